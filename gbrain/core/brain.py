@@ -1,0 +1,640 @@
+"""The brain: one SQLite file holding pages, their derived views and every other file of the tree.
+
+Invariant: every page row renders back to the exact bytes it was written from
+(:func:`render_row`), and all structured rows of a page (tags, links, timeline_entries) are
+rebuilt from that text on every write. Writes that edit a page (tag, link, timeline-add, …)
+edit its *markdown* and re-save it, so the markdown tree and the structured rows never drift.
+"""
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import posixpath
+import re
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import BadInput, Conflict, GBrainError, NotFound
+from . import db as dbmod
+from .markdown import (
+    BOM,
+    Page,
+    append_timeline,
+    append_to_compiled_truth,
+    edit_frontmatter,
+    parse_page,
+    parse_timeline_entries,
+    timeline_line,
+    unlink_text,
+)
+from .slugs import (
+    check_slug,
+    is_markdown,
+    name_key,
+    nfc,
+    page_slug_for_sidecar,
+    path_for_slug,
+    sidecar_path,
+    slug_for_path,
+    slug_key,
+)
+
+SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "log.md": None}
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def render_row(row: sqlite3.Row | dict) -> str:
+    """The exact page text of a ``pages`` row."""
+    return (BOM if row["bom"] else "") + row["frontmatter_raw"] + row["compiled_truth"] + row["separator"] + row["timeline"]
+
+
+def file_kind(path: str) -> str:
+    """How a non-page file is kept: ``raw`` sidecar, ``special`` root file, or ``blob``."""
+    if page_slug_for_sidecar(path) is not None:
+        return "raw"
+    if path in SPECIAL_FILES:
+        return "special"
+    return "blob"
+
+
+@dataclass
+class SaveResult:
+    slug: str
+    path: str
+    page_id: int
+    changed: bool
+    created: bool
+    warnings: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
+
+
+class Brain:
+    """A brain database. Open with :meth:`open`; use as a context manager to close it."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path):
+        self.conn = conn
+        self.path = path
+        self._tx_depth = 0
+        self._config_cache: dict[str, str] | None = None
+
+    # ---- lifecycle ----------------------------------------------------------
+
+    @classmethod
+    def open(cls, db: str | os.PathLike | None = None, *, create: bool = True) -> "Brain":
+        """Open the brain at ``db`` (or ``$GBRAIN_DB``, or ``./brain.db``), creating it if allowed."""
+        path = dbmod.resolve_db_path(db)
+        return cls(dbmod.connect(path, create=create), path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Brain":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction (``BEGIN IMMEDIATE``); nests by joining the outer one."""
+        if self._tx_depth:
+            self._tx_depth += 1
+            try:
+                yield
+            finally:
+                self._tx_depth -= 1
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._tx_depth = 1
+        try:
+            yield
+        except BaseException:
+            self._tx_depth = 0
+            self.conn.execute("ROLLBACK")
+            raise
+        self._tx_depth = 0
+        self.conn.execute("COMMIT")
+
+    # ---- config -------------------------------------------------------------
+
+    def config(self) -> dict[str, str]:
+        if self._config_cache is None:
+            self._config_cache = {r["key"]: r["value"] for r in self.conn.execute("SELECT key, value FROM config")}
+        return dict(self._config_cache)
+
+    def get_config(self, key: str, default: str | None = None) -> str | None:
+        return self.config().get(key, default)
+
+    def set_config(self, key: str, value: str) -> None:
+        if key == "timeline_split" and value not in ("rule", "heading"):
+            raise BadInput("timeline_split must be 'rule' or 'heading'")
+        with self.transaction():
+            self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+        self._config_cache = None
+
+    @property
+    def timeline_split(self) -> str:
+        return self.get_config("timeline_split", "rule") or "rule"
+
+    # ---- page lookup --------------------------------------------------------
+
+    def page_row(self, slug: str) -> sqlite3.Row | None:
+        return self.conn.execute("SELECT * FROM pages WHERE slug = ?", (nfc(slug),)).fetchone()
+
+    def resolve_slug(self, slug: str) -> sqlite3.Row:
+        """Find a page by slug: exact, then case-insensitive, then a unique suffix.
+
+        ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way.
+        Raises :class:`BadInput` for an unsafe slug and :class:`NotFound` (with near names in
+        ``suggestions``) for a miss or an ambiguous suffix.
+        """
+        s = check_slug(slug)
+        row = self.page_row(s)
+        if row:
+            return row
+        key = slug_key(s)
+        rows = self.conn.execute("SELECT * FROM pages WHERE slug_key = ?", (key,)).fetchall()
+        if len(rows) == 1:
+            return rows[0]
+        cands = self.conn.execute("SELECT * FROM pages WHERE name_key = ?", (name_key(s),)).fetchall()
+        cands = [r for r in cands if r["slug_key"] == key or r["slug_key"].endswith("/" + key)]
+        if len(cands) == 1:
+            return cands[0]
+        if len(cands) > 1:
+            names = sorted(r["slug"] for r in cands)
+            raise NotFound(f"'{slug}' matches {len(names)} pages: " + ", ".join(names[:10]), names[:10])
+        sugg = self.suggest(s)
+        msg = f"no page '{slug}'"
+        if sugg:
+            msg += "; did you mean: " + ", ".join(sugg)
+        raise NotFound(msg, sugg)
+
+    def suggest(self, slug: str, n: int = 5) -> list[str]:
+        slugs = [r[0] for r in self.conn.execute("SELECT slug FROM pages")]
+        key = slug_key(slug)
+        by_key = {s.casefold(): s for s in slugs}
+        names = {posixpath.basename(s).casefold(): s for s in slugs}
+        out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6)]
+        for k in difflib.get_close_matches(posixpath.basename(key), list(names), n=n, cutoff=0.6):
+            if names[k] not in out:
+                out.append(names[k])
+        return out[:n]
+
+    def get_text(self, slug: str) -> str:
+        return render_row(self.resolve_slug(slug))
+
+    def parsed(self, row: sqlite3.Row) -> Page:
+        return parse_page(render_row(row), row["path"], timeline_split=self.timeline_split)
+
+    # ---- writing pages ------------------------------------------------------
+
+    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True) -> SaveResult:
+        """Store ``text`` as the page at relative ``path``; rebuild its tags, links and timeline rows.
+
+        No-op (``changed=False``) when the bytes equal what is stored. ``resolve_incoming``
+        re-resolves dangling links that may now point at this page (bulk import does it once at
+        the end instead).
+        """
+        slug = slug_for_path(path)
+        page = parse_page(text, path, timeline_split=self.timeline_split)
+        data = text.encode("utf-8")
+        h = sha256(data)
+        row = self.conn.execute("SELECT id, content_hash, path FROM pages WHERE slug = ?", (slug,)).fetchone()
+        if row and row["content_hash"] == h and row["path"] == path:
+            return SaveResult(slug, path, row["id"], False, False, page.warnings)
+        ts = now_iso()
+        vals = dict(
+            slug=slug,
+            slug_key=slug_key(slug),
+            name_key=name_key(slug),
+            path=path,
+            type=page.type,
+            title=page.title,
+            compiled_truth=page.compiled_truth,
+            timeline=page.timeline,
+            frontmatter=json.dumps(page.frontmatter, ensure_ascii=False),
+            frontmatter_raw=page.frontmatter_raw,
+            frontmatter_error=page.frontmatter_error,
+            separator=page.separator,
+            bom=int(page.bom),
+            content_hash=h,
+            size=len(data),
+            updated_at=ts,
+        )
+        with self.transaction():
+            if row:
+                pid = row["id"]
+                sets = ", ".join(f"{k} = :{k}" for k in vals)
+                self.conn.execute(f"UPDATE pages SET {sets} WHERE id = :id", {**vals, "id": pid})
+                self.conn.execute("DELETE FROM tags WHERE page_id = ?", (pid,))
+                self.conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
+                self.conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
+            else:
+                cols = ", ".join(vals)
+                ph = ", ".join(f":{k}" for k in vals)
+                pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at)", vals).lastrowid
+            self.conn.executemany("INSERT OR IGNORE INTO tags(page_id, tag) VALUES (?, ?)", [(pid, t) for t in page.tags])
+            self.conn.executemany(
+                "INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)",
+                [(pid, e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
+            )
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (pid, self.resolve_link(slug, ln.kind, ln.target), ln.kind, ln.target, name_key(ln.target), ln.context)
+                    for ln in page.links
+                ],
+            )
+            if not row:
+                if resolve_incoming:
+                    self.resolve_dangling(name_key(slug))
+                if touch_sidecar:
+                    f = self.conn.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(slug),)).fetchone()
+                    if f:
+                        self._load_raw_rows(f["path"])
+        return SaveResult(slug, path, pid, True, not row, page.warnings)
+
+    def put(self, slug: str, text: str) -> SaveResult:
+        """Create or replace the page ``slug`` with ``text`` (full markdown)."""
+        s = check_slug(slug)
+        if not isinstance(text, str):
+            raise BadInput("page content must be text")
+        if "\x00" in text:
+            raise BadInput("page content contains a NUL byte")
+        row = self.page_row(s)
+        path = row["path"] if row else path_for_slug(s)
+        if not row:
+            clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()
+            if clash:
+                raise Conflict(f"{path} is stored as a non-page file (not valid UTF-8 markdown); refusing to overwrite it")
+        return self.save_page(path, text)
+
+    def delete_page(self, slug: str) -> str:
+        row = self.resolve_slug(slug)
+        with self.transaction():
+            self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))
+        return row["slug"]
+
+    def _edit(self, row: sqlite3.Row, new_text: str) -> SaveResult:
+        return self.save_page(row["path"], new_text)
+
+    # ---- links ----------------------------------------------------------------
+
+    def resolve_link(self, from_slug: str, kind: str, target: str) -> int | None:
+        """Page id a link points at, or None (dangling).
+
+        Order: for markdown links the path relative to the linking page, then from the root;
+        for wiki links the path from the root, then relative; then Obsidian's rule: the unique
+        page with that file name (case-insensitive), the shortest path winning a tie.
+        """
+        t = nfc(target.strip())
+        if not t:
+            return None
+        base = posixpath.dirname(from_slug)
+        rel = posixpath.normpath(posixpath.join(base, t.lstrip("/"))) if not t.startswith("/") else posixpath.normpath(t.lstrip("/"))
+        root = posixpath.normpath(t.lstrip("/"))
+        cands = [rel, root] if kind == "markdown" else [root, rel]
+        for c in cands:
+            if c.startswith("..") or c == ".":
+                continue
+            r = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (c,)).fetchone()
+            if r:
+                return r[0]
+            rows = self.conn.execute("SELECT id FROM pages WHERE slug_key = ?", (slug_key(c),)).fetchall()
+            if len(rows) == 1:
+                return rows[0][0]
+        if kind == "markdown" and "/" in t:
+            return None  # an explicit relative path that does not exist is dangling
+        rows = self.conn.execute("SELECT id, slug FROM pages WHERE name_key = ?", (name_key(t),)).fetchall()
+        key = slug_key(root)
+        rows = [r for r in rows if r["slug"].casefold() == key or r["slug"].casefold().endswith("/" + key)] or []
+        if not rows:
+            return None
+        rows.sort(key=lambda r: (r["slug"].count("/"), len(r["slug"]), r["slug"]))
+        return rows[0][0]
+
+    def resolve_dangling(self, target_name: str | None = None) -> int:
+        """Re-resolve dangling links (all, or those whose target's last segment is ``target_name``).
+        Returns how many now resolve."""
+        q = "SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL"
+        args: tuple = ()
+        if target_name is not None:
+            q += " AND l.target_name = ?"
+            args = (target_name,)
+        n = 0
+        with self.transaction():
+            for r in self.conn.execute(q, args).fetchall():
+                pid = self.resolve_link(r["slug"], r["kind"], r["target"])
+                if pid is not None:
+                    self.conn.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (pid, r["id"]))
+                    n += 1
+        return n
+
+    def links(self, slug: str) -> list[dict]:
+        """Outbound links of a page: target as written, resolved slug (or None), kind, context."""
+        row = self.resolve_slug(slug)
+        return [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT l.target, p.slug AS to_slug, l.kind, l.context FROM links l LEFT JOIN pages p ON p.id = l.to_page_id "
+                "WHERE l.from_page_id = ? ORDER BY l.id",
+                (row["id"],),
+            )
+        ]
+
+    def backlinks(self, slug: str) -> list[dict]:
+        """Pages linking to ``slug``: their slug, title and the link's context."""
+        row = self.resolve_slug(slug)
+        return [
+            dict(r)
+            for r in self.conn.execute(
+                "SELECT p.slug, p.title, p.type, MIN(l.context) AS context FROM links l JOIN pages p ON p.id = l.from_page_id "
+                "WHERE l.to_page_id = ? GROUP BY p.id ORDER BY p.slug",
+                (row["id"],),
+            )
+        ]
+
+    def link(self, from_slug: str, to_slug: str, context: str = "") -> SaveResult:
+        """Add a link from one page to another by writing it into the source page's markdown.
+
+        Appends ``[Title](relative/path.md)`` (plus `` — context``) as a new paragraph at the end
+        of the compiled truth. No change when the page already links there.
+        """
+        src = self.resolve_slug(from_slug)
+        dst = self.resolve_slug(to_slug)
+        have = self.conn.execute("SELECT 1 FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchone()
+        if have:
+            return SaveResult(src["slug"], src["path"], src["id"], False, False)
+        rel = posixpath.relpath(dst["path"], posixpath.dirname(src["path"]) or ".")
+        from urllib.parse import quote
+
+        href = quote(rel, safe="/.-_~")
+        label = dst["title"].replace("[", "(").replace("]", ")")
+        ctx = " ".join((context or "").split())
+        line = f"[{label}]({href})" + (f" — {ctx}" if ctx else "")
+        page = self.parsed(src)
+        return self._edit(src, append_to_compiled_truth(page, line))
+
+    def unlink(self, from_slug: str, to_slug: str) -> SaveResult:
+        """Remove every link from one page to another by turning it into plain text (its label)."""
+        src = self.resolve_slug(from_slug)
+        dst = self.resolve_slug(to_slug)
+        targets = {
+            (r["kind"] if r["kind"] == "markdown" else "wiki", r["target"])
+            for r in self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"]))
+        }
+        if not targets:
+            raise NotFound(f"{src['slug']} does not link to {dst['slug']}")
+        text, n = unlink_text(render_row(src), lambda kind, t: (kind, nfc(t)) in targets)
+        if n == 0:
+            raise GBrainError(f"could not find the link text to {dst['slug']} in {src['slug']}")
+        return self._edit(src, text)
+
+    # ---- tags -----------------------------------------------------------------
+
+    def tags(self, slug: str) -> list[str]:
+        row = self.resolve_slug(slug)
+        return [r[0] for r in self.conn.execute("SELECT tag FROM tags WHERE page_id = ? ORDER BY id", (row["id"],))]
+
+    def all_tags(self) -> list[dict]:
+        return [dict(r) for r in self.conn.execute("SELECT tag, COUNT(*) AS pages FROM tags GROUP BY tag ORDER BY pages DESC, tag")]
+
+    def _set_tags(self, row: sqlite3.Row, tags: list[str]) -> SaveResult:
+        page = self.parsed(row)
+        try:
+            text = edit_frontmatter(page, tags=tags)
+        except ValueError as e:
+            raise Conflict(str(e)) from e
+        return self._edit(row, text)
+
+    def tag(self, slug: str, tag: str) -> SaveResult:
+        """Add ``tag`` to the page's frontmatter ``tags`` (no change if present)."""
+        tag = _check_tag(tag)
+        row = self.resolve_slug(slug)
+        current = self.tags(row["slug"])
+        if tag in current:
+            return SaveResult(row["slug"], row["path"], row["id"], False, False)
+        return self._set_tags(row, current + [tag])
+
+    def untag(self, slug: str, tag: str) -> SaveResult:
+        tag = _check_tag(tag)
+        row = self.resolve_slug(slug)
+        current = self.tags(row["slug"])
+        if tag not in current:
+            raise NotFound(f"{row['slug']} has no tag '{tag}'")
+        return self._set_tags(row, [t for t in current if t != tag])
+
+    # ---- timeline ---------------------------------------------------------------
+
+    def timeline(self, slug: str, limit: int | None = None) -> list[dict]:
+        row = self.resolve_slug(slug)
+        q = "SELECT date, source, summary, detail FROM timeline_entries WHERE page_id = ? ORDER BY date DESC, id"
+        args: tuple = (row["id"],)
+        if limit:
+            q += " LIMIT ?"
+            args += (int(limit),)
+        return [dict(r) for r in self.conn.execute(q, args)]
+
+    def timeline_add(self, slug: str, date: str, summary: str, source: str = "", detail: str = "") -> SaveResult:
+        """Append a timeline line to the page's markdown (creating the ``---`` timeline if needed)."""
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date or ""):
+            raise BadInput(f"date must be YYYY-MM-DD, got {date!r}")
+        import datetime as _dt
+
+        try:
+            _dt.date.fromisoformat(date)
+        except ValueError as e:
+            raise BadInput(f"not a real date: {date}") from e
+        summary = " ".join((summary or "").split())
+        if not summary:
+            raise BadInput("summary is empty")
+        source = " ".join((source or "").replace("—", "-").split())
+        row = self.resolve_slug(slug)
+        page = self.parsed(row)
+        entry = timeline_line(date, summary, source, detail or "", nl=page.newline)
+        return self._edit(row, append_timeline(page, entry))
+
+    # ---- listing / stats --------------------------------------------------------
+
+    def list_pages(self, type: str | None = None, tag: str | None = None, limit: int | None = 50, sort: str = "slug", since: str | None = None) -> list[dict]:
+        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p"
+        where, args = [], []
+        if tag:
+            q += " JOIN tags t ON t.page_id = p.id"
+            where.append("t.tag = ?")
+            args.append(tag)
+        if type:
+            where.append("p.type = ?")
+            args.append(type)
+        if since:
+            where.append("p.updated_at >= ?")
+            args.append(since)
+        if where:
+            q += " WHERE " + " AND ".join(where)
+        order = {"slug": "p.slug", "updated": "p.updated_at DESC, p.slug", "created": "p.created_at DESC, p.slug", "title": "p.title"}.get(sort)
+        if order is None:
+            raise BadInput("sort must be one of slug, updated, created, title")
+        q += " ORDER BY " + order
+        if limit:
+            q += " LIMIT ?"
+            args.append(int(limit))
+        return [dict(r) for r in self.conn.execute(q, args)]
+
+    def stats(self) -> dict:
+        c = self.conn
+        one = lambda q: c.execute(q).fetchone()[0]  # noqa: E731
+        return {
+            "pages": one("SELECT COUNT(*) FROM pages"),
+            "by_type": {r[0]: r[1] for r in c.execute("SELECT type, COUNT(*) FROM pages GROUP BY type ORDER BY COUNT(*) DESC, type")},
+            "links": one("SELECT COUNT(*) FROM links"),
+            "links_resolved": one("SELECT COUNT(*) FROM links WHERE to_page_id IS NOT NULL"),
+            "links_dangling": one("SELECT COUNT(*) FROM links WHERE to_page_id IS NULL"),
+            "tags": one("SELECT COUNT(*) FROM tags"),
+            "unique_tags": one("SELECT COUNT(DISTINCT tag) FROM tags"),
+            "raw_data": one("SELECT COUNT(*) FROM raw_data"),
+            "timeline_entries": one("SELECT COUNT(*) FROM timeline_entries"),
+            "embeddings": one("SELECT COUNT(*) FROM page_embeddings"),
+            "files": one("SELECT COUNT(*) FROM files"),
+            "ingest_log": one("SELECT COUNT(*) FROM ingest_log"),
+            "frontmatter_errors": one("SELECT COUNT(*) FROM pages WHERE frontmatter_error IS NOT NULL"),
+            "db_bytes": self.path.stat().st_size if self.path.exists() else 0,
+        }
+
+    # ---- non-page files and raw data ----------------------------------------------
+
+    def save_file(self, path: str, data: bytes, kind: str | None = None) -> bool:
+        """Store a non-page file's exact bytes; derive raw_data / config / ingest_log rows from it.
+        Returns False when the stored bytes are already equal."""
+        kind = kind or file_kind(path)
+        h = sha256(data)
+        row = self.conn.execute("SELECT content_hash, kind FROM files WHERE path = ?", (path,)).fetchone()
+        if row and row["content_hash"] == h and row["kind"] == kind:
+            return False
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO files(path, kind, data, content_hash, size, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
+                "size = excluded.size, updated_at = excluded.updated_at",
+                (path, kind, data, h, len(data), now_iso()),
+            )
+            if kind == "raw":
+                self._load_raw_rows(path)
+            elif kind == "special":
+                self._load_special(path, data)
+        return True
+
+    def _load_raw_rows(self, path: str) -> list[str]:
+        """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.
+        One row per source key of ``{"sources": {...}}`` (or per top-level key). Returns warnings."""
+        slug = page_slug_for_sidecar(path)
+        page = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
+        frow = self.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+        self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (page["id"] if page else None, path))
+        if not page or not frow:
+            return [f"{path}: sidecar without a page {slug}.md"] if not page else []
+        self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (page["id"],))
+        try:
+            obj = json.loads(bytes(frow["data"]).decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            return [f"{path}: not valid JSON ({e}); kept as bytes"]
+        sources = raw_sources(obj)
+        self.conn.executemany(
+            "INSERT INTO raw_data(page_id, source, data) VALUES (?, ?, ?)",
+            [(page["id"], k, json.dumps(v, ensure_ascii=False)) for k, v in sources.items()],
+        )
+        return []
+
+    def _load_special(self, path: str, data: bytes) -> None:
+        text = data.decode("utf-8", errors="replace")
+        key = SPECIAL_FILES.get(path)
+        if key:
+            self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, text))
+            self._config_cache = None
+        if path == "log.md":
+            self.conn.execute("DELETE FROM ingest_log WHERE source_ref = 'log.md'")
+            rows = [
+                (e.source or "log", "log.md", "[]", e.summary, e.date + "T00:00:00Z")
+                for e in parse_timeline_entries(text)
+            ]
+            self.conn.executemany("INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary, timestamp) VALUES (?, ?, ?, ?, ?)", rows)
+
+    def delete_file(self, path: str) -> None:
+        with self.transaction():
+            row = self.conn.execute("SELECT kind, page_id FROM files WHERE path = ?", (path,)).fetchone()
+            self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+            if row and row["kind"] == "raw" and row["page_id"]:
+                self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (row["page_id"],))
+
+    def raw_get(self, slug: str, source: str | None = None) -> dict:
+        row = self.resolve_slug(slug)
+        rows = self.conn.execute("SELECT source, data, fetched_at FROM raw_data WHERE page_id = ? ORDER BY source", (row["id"],)).fetchall()
+        if source is not None:
+            rows = [r for r in rows if r["source"] == source]
+            if not rows:
+                raise NotFound(f"{row['slug']} has no raw data from '{source}'")
+        return {r["source"]: json.loads(r["data"]) for r in rows}
+
+    def raw_put(self, slug: str, source: str, data: Any) -> dict:
+        """Store a source's JSON for a page by rewriting its ``.raw/<name>.json`` sidecar.
+
+        Keeps the file's shape (``{"sources": {...}}`` by default) and every other source."""
+        if not source or not isinstance(source, str) or "/" in source:
+            raise BadInput("source must be a non-empty name such as 'crustdata'")
+        row = self.resolve_slug(slug)
+        path = sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        f = self.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+        obj: dict = {"sources": {}}
+        if f:
+            try:
+                obj = json.loads(bytes(f["data"]).decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise Conflict(f"{path} is not valid JSON; refusing to overwrite it ({e})") from e
+            if not isinstance(obj, dict):
+                raise Conflict(f"{path} is not a JSON object; refusing to overwrite it")
+        target = obj["sources"] if isinstance(obj.get("sources"), dict) else obj
+        if target.get(source) == data:
+            return {"slug": row["slug"], "source": source, "path": path, "changed": False}
+        target[source] = data
+        text = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+        self.save_file(path, text.encode("utf-8"), "raw")
+        return {"slug": row["slug"], "source": source, "path": path, "changed": True}
+
+    # ---- ingest log -------------------------------------------------------------
+
+    def log_ingest(self, source_type: str, source_ref: str, pages: list[str], summary: str = "") -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary, timestamp) VALUES (?, ?, ?, ?, ?)",
+                (source_type, source_ref, json.dumps(pages, ensure_ascii=False), summary, now_iso()),
+            )
+
+
+def raw_sources(obj: Any) -> dict:
+    """Source → data of a sidecar object: the ``sources`` mapping if present, else the top level."""
+    if isinstance(obj, dict):
+        if isinstance(obj.get("sources"), dict):
+            return obj["sources"]
+        return obj
+    return {"data": obj}
+
+
+def _check_tag(tag: str) -> str:
+    t = (tag or "").strip().lstrip("#").strip()
+    if not t or "," in t or "\n" in t:
+        raise BadInput(f"invalid tag {tag!r} (empty, or contains a comma or newline)")
+    return t

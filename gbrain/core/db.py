@@ -1,0 +1,239 @@
+"""brain.db: connection, pragmas and schema migrations.
+
+The schema is the GBrain spec's (pages, page_fts, page_embeddings, links, tags, raw_data,
+timeline_entries, ingest_log, config) plus what the byte-exact round trip needs:
+
+* ``pages.path``, ``pages.bom``, ``pages.frontmatter_raw``, ``pages.separator`` and
+  ``pages.content_hash`` (sha256 of the file bytes) so a page renders back to its exact bytes;
+* ``files``: every non-page file of the tree (``.raw/*.json`` sidecars, index.md/log.md/
+  schema.md, attachments, undecodable markdown) as an exact blob;
+* ``links.target`` with a nullable ``to_page_id``: unresolved links are kept and resolve when
+  their page appears.
+
+Migrations are small named functions, applied in order in one transaction each with the new
+``PRAGMA user_version``. Opening a database runs pending migrations forward; a database newer
+than this code is refused.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from ..errors import GBrainError
+
+DEFAULT_DB = "brain.db"
+BUSY_TIMEOUT_MS = 10_000
+
+DEFAULT_CONFIG = {
+    "version": "1",
+    "embedding_model": "text-embedding-3-small",
+    "embedding_dimensions": "1536",
+    "chunk_strategy": "section",
+    "timeline_split": "rule",
+}
+
+
+def _exec_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run a multi-statement script inside the current transaction (``executescript`` would commit)."""
+    stmt = ""
+    for line in script.splitlines(keepends=True):
+        stmt += line
+        if sqlite3.complete_statement(stmt):
+            conn.execute(stmt)
+            stmt = ""
+    if stmt.strip():
+        raise ValueError("incomplete SQL statement in migration: " + stmt[:80])
+
+
+def _m1_initial(conn: sqlite3.Connection) -> None:
+    _exec_script(conn, 
+        """
+CREATE TABLE pages (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  slug TEXT NOT NULL UNIQUE,            -- NFC, no .md: people/pedro-franceschi
+  slug_key TEXT NOT NULL,               -- casefolded slug, for case-insensitive lookup
+  name_key TEXT NOT NULL,               -- casefolded last path segment, for [[Name]] lookup
+  path TEXT NOT NULL UNIQUE,            -- exact relative path as found on disk
+  type TEXT NOT NULL,
+  title TEXT NOT NULL,
+  compiled_truth TEXT NOT NULL DEFAULT '',
+  timeline TEXT NOT NULL DEFAULT '',
+  frontmatter TEXT NOT NULL DEFAULT '{}',   -- JSON view of the YAML
+  frontmatter_raw TEXT NOT NULL DEFAULT '', -- exact original block incl. --- lines
+  frontmatter_error TEXT,
+  separator TEXT NOT NULL DEFAULT '',       -- exact separator line, '' when no timeline
+  bom INTEGER NOT NULL DEFAULT 0,
+  content_hash TEXT NOT NULL,               -- sha256 hex of the rendered bytes
+  size INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX idx_pages_type ON pages(type);
+CREATE INDEX idx_pages_slug_key ON pages(slug_key);
+CREATE INDEX idx_pages_name_key ON pages(name_key);
+CREATE INDEX idx_pages_updated ON pages(updated_at);
+
+CREATE VIRTUAL TABLE page_fts USING fts5(
+  title, compiled_truth, timeline,
+  content='pages', content_rowid='id',
+  tokenize='porter unicode61'
+);
+CREATE TRIGGER pages_ai AFTER INSERT ON pages BEGIN
+  INSERT INTO page_fts(rowid, title, compiled_truth, timeline)
+  VALUES (new.id, new.title, new.compiled_truth, new.timeline);
+END;
+CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN
+  INSERT INTO page_fts(page_fts, rowid, title, compiled_truth, timeline)
+  VALUES ('delete', old.id, old.title, old.compiled_truth, old.timeline);
+END;
+CREATE TRIGGER pages_au AFTER UPDATE OF title, compiled_truth, timeline ON pages BEGIN
+  INSERT INTO page_fts(page_fts, rowid, title, compiled_truth, timeline)
+  VALUES ('delete', old.id, old.title, old.compiled_truth, old.timeline);
+  INSERT INTO page_fts(rowid, title, compiled_truth, timeline)
+  VALUES (new.id, new.title, new.compiled_truth, new.timeline);
+END;
+
+CREATE TABLE page_embeddings (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  chunk_index INTEGER NOT NULL,
+  chunk_text TEXT NOT NULL,
+  embedding BLOB NOT NULL,                 -- little-endian float32
+  model TEXT NOT NULL DEFAULT 'text-embedding-3-small',
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX idx_embeddings_page ON page_embeddings(page_id);
+
+CREATE TABLE links (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  from_page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  to_page_id INTEGER REFERENCES pages(id) ON DELETE SET NULL,  -- NULL: unresolved (dangling)
+  kind TEXT NOT NULL DEFAULT 'markdown',   -- markdown | wiki | embed
+  target TEXT NOT NULL,                    -- as written, decoded, without .md / #anchor
+  target_name TEXT NOT NULL DEFAULT '',    -- casefolded last segment of target, to re-resolve
+  context TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  UNIQUE(from_page_id, kind, target)
+);
+CREATE INDEX idx_links_from ON links(from_page_id);
+CREATE INDEX idx_links_to ON links(to_page_id);
+CREATE INDEX idx_links_target_name ON links(target_name);
+
+CREATE TABLE tags (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  tag TEXT NOT NULL,
+  UNIQUE(page_id, tag)
+);
+CREATE INDEX idx_tags_tag ON tags(tag);
+CREATE INDEX idx_tags_page_id ON tags(page_id);
+
+CREATE TABLE raw_data (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  source TEXT NOT NULL,
+  data TEXT NOT NULL,
+  fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  UNIQUE(page_id, source)
+);
+CREATE INDEX idx_raw_data_page ON raw_data(page_id);
+
+CREATE TABLE timeline_entries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  date TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  summary TEXT NOT NULL,
+  detail TEXT NOT NULL DEFAULT '',
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX idx_timeline_page ON timeline_entries(page_id);
+CREATE INDEX idx_timeline_date ON timeline_entries(date);
+
+CREATE TABLE ingest_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  source_type TEXT NOT NULL,
+  source_ref TEXT NOT NULL,
+  pages_updated TEXT NOT NULL DEFAULT '[]',
+  summary TEXT NOT NULL DEFAULT '',
+  timestamp TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+
+CREATE TABLE config (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- every file of the tree that is not a page, as exact bytes
+CREATE TABLE files (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  path TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,             -- raw (a .raw/*.json sidecar) | special (index/log/schema.md) | blob
+  data BLOB NOT NULL,
+  content_hash TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  page_id INTEGER REFERENCES pages(id) ON DELETE SET NULL,  -- the page a sidecar belongs to
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX idx_files_page ON files(page_id);
+"""
+    )
+    conn.executemany("INSERT INTO config(key, value) VALUES (?, ?)", DEFAULT_CONFIG.items())
+
+
+#: ordered forward migrations; index + 1 is the user_version after applying
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
+    """The database path: ``db`` if given, else ``$GBRAIN_DB``, else ``./brain.db``."""
+    return Path(db or os.environ.get("GBRAIN_DB") or DEFAULT_DB)
+
+
+def connect(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Connection:
+    """Open (and migrate) a brain database.
+
+    Sets WAL, foreign keys, a 10 s busy timeout and ``synchronous=NORMAL``. Runs pending
+    migrations. Raises :class:`GBrainError` when the file is missing and ``create`` is false,
+    when it is not a SQLite database, or when its schema is newer than this code.
+    """
+    p = Path(path)
+    if not create and not p.exists():
+        raise GBrainError(f"no brain at {p} (run `gbrain init` or `gbrain import DIR` first, or pass --db)")
+    if p.parent and not p.parent.exists():
+        raise GBrainError(f"folder for the database does not exist: {p.parent}")
+    conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        migrate(conn)
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        raise GBrainError(f"{p} is not a usable brain database: {e}") from e
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply pending migrations, each in its own transaction; returns the final user_version."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise GBrainError(f"database schema v{version} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
+    for i in range(version, SCHEMA_VERSION):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] != i:  # another process migrated
+                conn.execute("ROLLBACK")
+                continue
+            MIGRATIONS[i](conn)
+            conn.execute(f"PRAGMA user_version = {i + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return conn.execute("PRAGMA user_version").fetchone()[0]

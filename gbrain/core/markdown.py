@@ -1,0 +1,790 @@
+"""The page model: parse a markdown file into its parts and render it back, byte for byte.
+
+Guarantee (the page bijection): for every ``text`` that is valid UTF-8 decoded,
+``parse_page(text, path).render() == text``. A page is stored as five exact slices:
+
+    [BOM] + frontmatter_raw + compiled_truth + separator + timeline
+
+``frontmatter_raw`` is the original YAML block with its ``---`` delimiter lines (or ``''``),
+``separator`` is the original line that splits compiled truth from timeline (or ``''``).
+Nothing is trimmed, re-dumped or normalised, so CRLF, mixed endings, tabs, trailing spaces,
+a missing final newline and YAML that does not load all survive untouched.
+
+Everything else on :class:`Page` (frontmatter as JSON-able dict, title, type, tags, links,
+timeline entries) is a *derived view*, recomputed from the text on every parse.
+
+Markdown structure comes from mistune's block and inline parsers (fenced code, links,
+headings); the only line-based rules are the ones the GBrain format itself defines
+(the ``---`` separator line and ``- **YYYY-MM-DD** | source — summary`` timeline lines),
+and both skip fenced code found by mistune.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import io
+import math
+import posixpath
+import re
+import unicodedata
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+import mistune
+from mistune.block_parser import BlockParser
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+BOM = "\ufeff"
+
+#: spec: directory → page type (the import algorithm's typeMap)
+FOLDER_TYPES = {
+    "people": "person",
+    "companies": "company",
+    "deals": "deal",
+    "yc": "yc",
+    "civic": "civic",
+    "projects": "project",
+    "concepts": "concept",
+    "sources": "source",
+    "media": "media",
+    "meetings": "source",
+    "programs": "source",
+}
+
+SPLIT_RULES = ("rule", "heading")
+
+_LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_FM_OPEN_RE = re.compile(r"---(?:\r\n|\r|\n)")
+_FM_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)", re.M)
+_TIMELINE_HEADING_RE = re.compile(r"^#{2}\s+(timeline|history)\b", re.I)
+_TIMELINE_LINE_RE = re.compile(r"^[-*+][ \t]+\*\*(\d{4}-\d{2}-\d{2})\*\*[ \t]*\|[ \t]*(.*?)[ \t]*$")
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+#: wiki/markdown targets with these extensions point at attachments, not pages
+ATTACHMENT_EXTS = frozenset(
+    "png jpg jpeg gif svg webp bmp avif ico pdf canvas mp3 mp4 m4a wav ogg webm mov mkv flac "
+    "zip gz tar csv json txt html htm xml yml yaml py js ts css base excalidraw".split()
+)
+
+
+class _SafeYAML:
+    """One lazily created ruamel loader per process (YAML 1.2, C loader when available)."""
+
+    _safe: YAML | None = None
+
+    @classmethod
+    def load(cls, text: str) -> Any:
+        if cls._safe is None:
+            cls._safe = YAML(typ="safe")
+        return cls._safe.load(text)
+
+
+# ---------------------------------------------------------------------------
+# data model
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Link:
+    """One outgoing link as written in a page.
+
+    ``kind`` is ``markdown`` (``[x](../a.md)``), ``wiki`` (``[[A]]``) or ``embed`` (``![[A]]``).
+    ``target`` is the page path as written, decoded (``%20`` → space), without ``#anchor`` and
+    without ``.md``; ``base`` is the directory of the linking page (for relative resolution).
+    ``context`` is the sentence around the link, as plain text.
+    """
+
+    kind: str
+    target: str
+    text: str = ""
+    context: str = ""
+
+    def key(self) -> str:
+        """Dedupe key within a page: kind family + normalised target (case-insensitive)."""
+        fam = "md" if self.kind == "markdown" else "wiki"
+        return fam + ":" + unicodedata.normalize("NFC", self.target).casefold()
+
+
+@dataclass
+class TimelineEntry:
+    """A structured timeline line: ``- **date** | source — summary`` plus indented detail."""
+
+    date: str
+    source: str
+    summary: str
+    detail: str = ""
+
+
+@dataclass
+class Page:
+    """A parsed page. The first five fields are exact slices; ``render()`` joins them."""
+
+    bom: bool
+    frontmatter_raw: str
+    compiled_truth: str
+    separator: str
+    timeline: str
+    path: str = ""
+    frontmatter: dict = field(default_factory=dict)
+    frontmatter_error: str | None = None
+    title: str = ""
+    type: str = "note"
+    tags: list[str] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    timeline_entries: list[TimelineEntry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        """The page text, exactly as parsed (or as edited)."""
+        return (BOM if self.bom else "") + self.frontmatter_raw + self.compiled_truth + self.separator + self.timeline
+
+    def to_bytes(self) -> bytes:
+        return self.render().encode("utf-8")
+
+    @property
+    def body(self) -> str:
+        return self.compiled_truth + self.separator + self.timeline
+
+    @property
+    def newline(self) -> str:
+        """The page's line ending: CRLF when the text uses it, else LF."""
+        return "\r\n" if "\r\n" in self.render() else "\n"
+
+
+# ---------------------------------------------------------------------------
+# mistune setup: a block parser that remembers where top-level fenced code is,
+# and an inline rule for Obsidian wiki links.
+# ---------------------------------------------------------------------------
+
+
+class _SpanBlockParser(BlockParser):
+    """mistune's block parser, recording the source span of each top-level fenced code block."""
+
+    def parse_fenced_code(self, m, state):  # type: ignore[override]
+        end = super().parse_fenced_code(m, state)
+        if end is not None and state.parent is None:
+            state.env.setdefault("fences", []).append((m.start(), end))
+        return end
+
+
+_WIKI_PATTERN = r"(?P<wiki_bang>!?)\[\[(?P<wiki_body>[^\[\]\n]+?)\]\]"
+
+
+def _parse_wikilink(inline, m, state):
+    body = m.group("wiki_body")
+    target, _, alias = body.partition("|")
+    target = target.rstrip("\\")  # `[[a\|b]]` inside tables
+    state.append_token(
+        {
+            "type": "wikilink",
+            "raw": m.group(0),
+            "attrs": {"target": target.strip(), "alias": alias.strip(), "embed": bool(m.group("wiki_bang"))},
+        }
+    )
+    return m.end()
+
+
+def _wikilink_plugin(md):
+    md.inline.register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
+
+
+_MD = None
+
+
+def _markdown():
+    global _MD
+    if _MD is None:
+        _MD = mistune.Markdown(renderer=None, block=_SpanBlockParser(), plugins=[_wikilink_plugin])
+    return _MD
+
+
+def _parse_ast(lf_text: str) -> tuple[list, list[tuple[int, int]]]:
+    md = _markdown()
+    state = md.block.state_cls()
+    tokens, state = md.parse(lf_text, state)
+    return tokens, state.env.get("fences", [])
+
+
+# ---------------------------------------------------------------------------
+# parsing
+# ---------------------------------------------------------------------------
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their own endings (``\\r\\n``, ``\\r`` or ``\\n``); ``''.join`` gives ``text`` back.
+
+    Unlike ``str.splitlines`` it does not break on U+2028, form feeds or other Unicode separators.
+    """
+    return _LINE_RE.findall(text)
+
+
+def _strip_eol(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def split_frontmatter(text: str) -> tuple[str, str, str | None]:
+    """Split ``text`` (BOM already removed) into ``(frontmatter_raw, body, warning)``.
+
+    A frontmatter block opens with a first line that is exactly ``---`` and closes at the next
+    line that is ``---`` or ``...`` (trailing blanks allowed). An unclosed block is no
+    frontmatter: the whole text is body, and a warning says so.
+    """
+    m = _FM_OPEN_RE.match(text)
+    if not m:
+        return "", text, None
+    c = _FM_CLOSE_RE.search(text, m.end())
+    if not c:
+        return "", text, "frontmatter opened with '---' but never closed; kept as body text"
+    return text[: c.end()], text[c.end() :], None
+
+
+def frontmatter_yaml(frontmatter_raw: str) -> str:
+    """The YAML text between the delimiter lines of a frontmatter block."""
+    lines = split_lines(frontmatter_raw)
+    return "".join(lines[1:-1])
+
+
+def to_json_value(value: Any) -> Any:
+    """Convert a YAML-loaded value to plain JSON data without silent coercion.
+
+    Dates and datetimes become ISO 8601 strings, binary becomes base64, sets become lists,
+    non-finite floats become their YAML spelling (``.nan``/``.inf``), mapping keys become strings.
+    """
+    if isinstance(value, dict):
+        return {_json_key(k): to_json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json_value(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return [to_json_value(v) for v in sorted(value, key=str)]
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _json_key(k: Any) -> str:
+    if isinstance(k, str):
+        return k
+    if isinstance(k, (_dt.date, _dt.datetime)):
+        return k.isoformat()
+    if k is None:
+        return "null"
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    return str(k)
+
+
+def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
+    """Load a frontmatter block as JSON-able data: ``(data, error)``.
+
+    On YAML that ruamel cannot load, or YAML that is not a mapping, returns ``({}, message)``;
+    the caller keeps the raw text and reports the message as a warning.
+    """
+    if not frontmatter_raw:
+        return {}, None
+    src = frontmatter_yaml(frontmatter_raw)
+    if not src.strip():
+        return {}, None
+    try:
+        data = _SafeYAML.load(src)
+    except (YAMLError, ValueError, TypeError, AttributeError) as e:  # ruamel raises several kinds
+        first = str(e).strip().splitlines()
+        return {}, "frontmatter YAML does not load: " + (first[0] if first else type(e).__name__)
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, f"frontmatter YAML is a {type(data).__name__}, not a mapping"
+    return to_json_value(data), None
+
+
+def tags_from_frontmatter(fm: dict) -> list[str]:
+    """Tags from ``tags:`` as a list, a block list or a comma-separated string (``#`` stripped)."""
+    raw = fm.get("tags")
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else str(raw).split(",")
+    out: list[str] = []
+    for item in items:
+        if item is None or isinstance(item, (dict, list)):
+            continue
+        t = str(item).strip().lstrip("#").strip()
+        if t and t not in out:
+            out.append(t)
+    return out
+
+
+def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter: bool, rule: str = "rule") -> int:
+    """Index of the line in ``split_lines(body)`` that separates compiled truth from timeline, or -1.
+
+    ``rule``: the first line that is exactly ``---``, outside fenced code (spans from mistune, in
+    LF-normalised offsets). ``heading``: the same, but only when the next non-blank line is a
+    ``## Timeline`` or ``## History`` heading. Without frontmatter, a ``---`` on the very first
+    line is not a separator (it is an unclosed frontmatter opener).
+    """
+    if rule not in SPLIT_RULES:
+        raise ValueError(f"timeline_split must be one of {SPLIT_RULES}, got {rule!r}")
+    lines = split_lines(body)
+    starts: list[int] = []
+    pos = 0
+    for ln in lines:
+        starts.append(pos)
+        pos += len(_strip_eol(ln)) + 1  # LF-normalised offsets
+    fence_starts = [a for a, _ in fences]
+    for i, ln in enumerate(lines):
+        if _strip_eol(ln) != "---":
+            continue
+        if i == 0 and not has_frontmatter:
+            continue
+        off = starts[i]
+        j = bisect_right(fence_starts, off) - 1
+        if j >= 0 and fences[j][0] <= off < fences[j][1]:
+            continue
+        if rule == "heading":
+            nxt = next((_strip_eol(x) for x in lines[i + 1 :] if _strip_eol(x).strip()), "")
+            if not _TIMELINE_HEADING_RE.match(nxt):
+                continue
+        return i
+    return -1
+
+
+def parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
+    """Timeline entries from ``- **YYYY-MM-DD** | source — summary`` lines.
+
+    The source is the text before the first em dash (when short and link-free), the summary the
+    rest; without an em dash the source is empty. Indented lines that follow form the detail.
+    Lines inside fenced code are skipped. Format: GBrain spec, "Parse timeline lines".
+    """
+    entries: list[TimelineEntry] = []
+    lines = [_strip_eol(x) for x in split_lines(timeline)]
+    in_fence = ""
+    cur: TimelineEntry | None = None
+    detail: list[str] = []
+
+    def close():
+        nonlocal cur, detail
+        if cur is not None:
+            while detail and not detail[-1].strip():
+                detail.pop()
+            cur.detail = _dedent(detail)
+            entries.append(cur)
+        cur, detail = None, []
+
+    for ln in lines:
+        stripped = ln.lstrip(" ")
+        if in_fence:
+            if stripped.startswith(in_fence):
+                in_fence = ""
+            if cur is not None:
+                detail.append(ln)
+            continue
+        fm = re.match(r"(`{3,}|~{3,})", stripped)
+        if fm and len(ln) - len(stripped) <= 3 and cur is None:
+            in_fence = fm.group(1)
+            continue
+        m = _TIMELINE_LINE_RE.match(ln)
+        if m:
+            close()
+            date, rest = m.group(1), m.group(2)
+            source, summary = "", rest
+            if "—" in rest:
+                before, after = rest.split("—", 1)
+                if len(before.strip()) <= 60 and "[" not in before:
+                    source, summary = before.strip(), after.strip()
+            cur = TimelineEntry(date=date, source=source, summary=summary.strip())
+            continue
+        if cur is not None:
+            if ln[:1] in (" ", "\t") and ln.strip():
+                if fm:
+                    in_fence = fm.group(1)
+                detail.append(ln)
+                continue
+            if not ln.strip():
+                detail.append(ln)
+                continue
+            close()
+    close()
+    return entries
+
+
+def _dedent(lines: list[str]) -> str:
+    body = [ln.expandtabs(4) for ln in lines]
+    indents = [len(ln) - len(ln.lstrip(" ")) for ln in body if ln.strip()]
+    cut = min(indents) if indents else 0
+    return "\n".join(ln[cut:] if ln.strip() else "" for ln in body).strip("\n")
+
+
+# ---- links -----------------------------------------------------------------
+
+_INLINE_CONTAINERS = {"paragraph", "heading", "block_text"}
+
+
+def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]]) -> None:
+    for tok in children:
+        t = tok.get("type")
+        start = sum(len(x) for x in out)
+        if t in ("text", "codespan", "inline_html"):
+            out.append(tok.get("raw", ""))
+        elif t in ("softbreak", "linebreak"):
+            out.append(" ")
+        elif t == "wikilink":
+            a = tok["attrs"]
+            out.append(a["alias"] or a["target"])
+            found.append((tok, start, sum(len(x) for x in out)))
+        elif t == "link":
+            _plain(tok.get("children", []), out, [])
+            found.append((tok, start, sum(len(x) for x in out)))
+        elif "children" in tok:
+            _plain(tok["children"], out, found)
+        elif "raw" in tok:
+            out.append(tok["raw"])
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence of ``text`` holding the span ``[start, end)``, at most 300 characters."""
+    lo = 0
+    for m in _SENTENCE_END_RE.finditer(text):
+        if m.end() <= start:
+            lo = m.end()
+        elif m.start() >= end:
+            hi = m.start()
+            break
+    else:
+        hi = len(text)
+    s = " ".join(text[lo:hi].split())
+    return s if len(s) <= 300 else s[:297] + "..."
+
+
+def _link_from_url(url: str) -> str | None:
+    """The page path a markdown link URL points at, or None for external URLs and attachments."""
+    url = url.strip()
+    if url.startswith("<") and url.endswith(">"):
+        url = url[1:-1]
+    if not url or url.startswith("#") or url.startswith("//") or _SCHEME_RE.match(url):
+        return None
+    url = url.split("#", 1)[0].split("?", 1)[0]
+    url = unquote(url)
+    if not url:
+        return None
+    return _page_target(url)
+
+
+def _page_target(target: str) -> str | None:
+    target = target.strip()
+    if not target:
+        return None
+    base = posixpath.basename(target)
+    if "." in base:
+        ext = base.rsplit(".", 1)[1].lower()
+        if ext == "md":
+            return target[:-3]
+        if ext in ATTACHMENT_EXTS:
+            return None
+    return target
+
+
+def _heading_text(tok: dict) -> str:
+    out: list[str] = []
+    _plain(tok.get("children", []), out, [])
+    return "".join(out).strip()
+
+
+def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> None:
+    for tok in tokens:
+        t = tok.get("type")
+        if t in ("block_code", "block_html"):
+            continue
+        if t in _INLINE_CONTAINERS:
+            out: list[str] = []
+            found: list[tuple[dict, int, int]] = []
+            _plain(tok.get("children", []), out, found)
+            text = "".join(out)
+            if t == "heading":
+                headings.append((tok["attrs"]["level"], text.strip()))
+            for ltok, s, e in found:
+                if ltok["type"] == "wikilink":
+                    a = ltok["attrs"]
+                    target = a["target"].split("#", 1)[0].split("^", 1)[0].strip()
+                    target = _page_target(target) if target else None
+                    if target is None:
+                        continue
+                    kind = "embed" if a["embed"] else "wiki"
+                    label = a["alias"] or a["target"]
+                else:
+                    target = _link_from_url(ltok.get("attrs", {}).get("url", ""))
+                    if target is None:
+                        continue
+                    kind = "markdown"
+                    label = text[s:e]
+                links.append(Link(kind=kind, target=target, text=label, context=_sentence(text, s, e)))
+        elif "children" in tok:
+            _walk(tok["children"], links, headings)
+
+
+def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
+    """Links (deduplicated per page, first occurrence wins) and headings from a mistune AST."""
+    links: list[Link] = []
+    headings: list[tuple[int, str]] = []
+    _walk(tokens, links, headings)
+    seen: set[str] = set()
+    out = []
+    for ln in links:
+        k = ln.key()
+        if k not in seen:
+            seen.add(k)
+            out.append(ln)
+    return out, headings
+
+
+# ---- the parser --------------------------------------------------------------
+
+
+def stem(path: str) -> str:
+    base = posixpath.basename(path)
+    return base[:-3] if base.lower().endswith(".md") else base
+
+
+def page_type(fm: dict, path: str) -> str:
+    """Type: frontmatter ``type``, else the spec's folder map on the first folder, else ``note``."""
+    t = fm.get("type")
+    if isinstance(t, str) and t.strip():
+        return t.strip()
+    first = path.split("/", 1)[0] if "/" in path else ""
+    return FOLDER_TYPES.get(first.lower(), "note")
+
+
+def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Page:
+    """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
+
+    Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
+    that does not load is kept raw, with ``frontmatter_error`` set and a warning.
+    Raises ``ValueError`` only for an unknown ``timeline_split``.
+    """
+    bom = text.startswith(BOM)
+    rest = text[1:] if bom else text
+    fm_raw, body, fm_warn = split_frontmatter(rest)
+    fm, fm_err = load_frontmatter(fm_raw)
+    lf_body = body.replace("\r\n", "\n").replace("\r", "\n")
+    tokens, fences = _parse_ast(lf_body)
+    lines = split_lines(body)
+    sep_i = find_separator(body, fences, has_frontmatter=bool(fm_raw), rule=timeline_split)
+    if sep_i >= 0:
+        compiled = "".join(lines[:sep_i])
+        separator = lines[sep_i]
+        timeline = "".join(lines[sep_i + 1 :])
+    else:
+        compiled, separator, timeline = body, "", ""
+    links, headings = extract_links(tokens)
+    title = fm.get("title")
+    if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
+        title = str(title).strip()
+    else:
+        title = next((h for lvl, h in headings if lvl == 1 and h), "") or stem(path)
+    page = Page(
+        bom=bom,
+        frontmatter_raw=fm_raw,
+        compiled_truth=compiled,
+        separator=separator,
+        timeline=timeline,
+        path=path,
+        frontmatter=fm,
+        frontmatter_error=fm_err,
+        title=title,
+        type=page_type(fm, path),
+        tags=tags_from_frontmatter(fm),
+        links=links,
+        timeline_entries=parse_timeline_entries(timeline) if separator else [],
+    )
+    if fm_warn:
+        page.warnings.append(fm_warn)
+    if fm_err:
+        page.warnings.append(fm_err)
+    return page
+
+
+# ---------------------------------------------------------------------------
+# edits: each returns new page text; callers re-parse it, so derived views stay exact
+# ---------------------------------------------------------------------------
+
+
+def _rt_yaml() -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 4096
+    return y
+
+
+def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] | None = None) -> str:
+    """New page text with frontmatter keys set (``update``) and/or the tag list replaced.
+
+    Uses ruamel's round-trip mode so comments, key order and quoting survive; only the
+    frontmatter block changes. A comma-string ``tags:`` stays a comma string. Creates a
+    frontmatter block when the page has none. Raises ``ValueError`` when the existing
+    frontmatter does not load (it would be lost by a re-dump).
+    """
+    nl = page.newline
+    if page.frontmatter_error:
+        raise ValueError(f"{page.path or 'page'}: {page.frontmatter_error}; fix the YAML by hand first")
+    y = _rt_yaml()
+    src = frontmatter_yaml(page.frontmatter_raw) if page.frontmatter_raw else ""
+    data = y.load(src) if src.strip() else None
+    if data is None:
+        from ruamel.yaml.comments import CommentedMap
+
+        data = CommentedMap()
+    for k, v in (update or {}).items():
+        if v is None:
+            data.pop(k, None)
+        else:
+            data[k] = v
+    if tags is not None:
+        old = data.get("tags")
+        if not tags:
+            data.pop("tags", None)
+        elif isinstance(old, str):
+            data["tags"] = ", ".join(tags)
+        elif old is not None and hasattr(old, "fa"):
+            flow = old.fa.flow_style()
+            old.clear()
+            old.extend(tags)
+            if flow:
+                old.fa.set_flow_style()
+        else:
+            data["tags"] = list(tags)
+    buf = io.StringIO()
+    if len(data):
+        y.dump(data, buf)
+    dumped = buf.getvalue()
+    if nl != "\n":
+        dumped = dumped.replace("\n", nl)
+    if page.frontmatter_raw:
+        lines = split_lines(page.frontmatter_raw)
+        new_fm = lines[0] + dumped + lines[-1]
+    else:
+        new_fm = "---" + nl + dumped + "---" + nl
+    return (BOM if page.bom else "") + new_fm + page.body
+
+
+def timeline_line(date: str, summary: str, source: str = "", detail: str = "", nl: str = "\n") -> str:
+    """One timeline entry in the GBrain format, with detail lines indented by two spaces."""
+    head = f"- **{date}** | " + (f"{source} — {summary}" if source else summary)
+    out = head + nl
+    for ln in detail.splitlines():
+        out += ("  " + ln if ln.strip() else "") + nl
+    return out
+
+
+def append_timeline(page: Page, entry: str) -> str:
+    """New page text with a timeline ``entry`` (full lines incl. endings) added.
+
+    Keeps the existing order: when the dated lines run newest-first the entry goes above the
+    first older one; otherwise it goes after the last entry. Creates the ``---`` separator
+    and timeline when the page has none. Nothing else in the text changes.
+    """
+    nl = page.newline
+    m = _TIMELINE_LINE_RE.match(_strip_eol(split_lines(entry)[0]))
+    new_date = m.group(1) if m else ""
+    if not page.separator:
+        ct = page.compiled_truth
+        if ct and not ct.endswith(("\n", "\r")):
+            ct += nl
+        if ct and ct.strip() and not ct.endswith(nl + nl) and not ct.endswith("\n\n"):
+            ct += nl
+        return (BOM if page.bom else "") + page.frontmatter_raw + ct + "---" + nl + nl + entry
+    lines = split_lines(page.timeline)
+    idx = [(i, _TIMELINE_LINE_RE.match(_strip_eol(ln)).group(1)) for i, ln in enumerate(lines) if _TIMELINE_LINE_RE.match(_strip_eol(ln))]
+    dates = [d for _, d in idx]
+    descending = len(dates) >= 2 and all(a >= b for a, b in zip(dates, dates[1:])) and dates[0] != dates[-1]
+    if descending and new_date:
+        pos = next((i for i, d in idx if d <= new_date), None)
+        if pos is None:
+            insert_at = _entry_end(lines, idx[-1][0])
+        else:
+            insert_at = pos
+    elif idx:
+        insert_at = _entry_end(lines, idx[-1][0])
+    else:
+        insert_at = len(lines)
+        while insert_at > 0 and not lines[insert_at - 1].strip():
+            insert_at -= 1
+    before = lines[:insert_at]
+    if before and not before[-1].endswith(("\n", "\r")):
+        before[-1] += nl
+    if not idx and before and before[-1].strip():
+        before.append(nl)
+    return (BOM if page.bom else "") + page.frontmatter_raw + page.compiled_truth + page.separator + "".join(before) + entry + "".join(lines[insert_at:])
+
+
+def _entry_end(lines: list[str], i: int) -> int:
+    """Index just past entry ``i`` and its indented detail lines."""
+    j = i + 1
+    while j < len(lines) and lines[j][:1] in (" ", "\t") and lines[j].strip():
+        j += 1
+    return j
+
+
+def append_to_compiled_truth(page: Page, line: str) -> str:
+    """New page text with ``line`` (no ending) appended as its own paragraph at the end of the
+    compiled truth (above the separator)."""
+    nl = page.newline
+    ct = page.compiled_truth
+    trail = len(ct) - len(ct.rstrip("\r\n"))
+    core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
+    add = (nl + nl if core.strip() else "") + line
+    new_ct = core + add + (tail if tail else (nl if page.separator else ""))
+    if page.separator and not new_ct.endswith(nl + nl):
+        new_ct = new_ct.rstrip("\r\n") + nl + nl
+    return (BOM if page.bom else "") + page.frontmatter_raw + new_ct + page.separator + page.timeline
+
+
+def unlink_text(text: str, matches) -> tuple[str, int]:
+    """Replace every link in ``text`` whose target satisfies ``matches(kind, target)`` with its label.
+
+    ``[Ana](../people/ana.md)`` → ``Ana``; ``[[people/ana|Ana]]`` → ``Ana``; ``[[Ana]]`` → ``Ana``.
+    Links inside fenced code are left alone. Returns ``(new_text, count)``.
+    """
+    count = 0
+
+    def wiki(m):
+        nonlocal count
+        body = m.group(2)
+        target, _, alias = body.partition("|")
+        t = target.split("#", 1)[0].strip()
+        if m.group(1) == "" and t and matches("wiki", _page_target(t) or ""):
+            count += 1
+            return alias.strip() or t
+        return m.group(0)
+
+    def md(m):
+        nonlocal count
+        tgt = _link_from_url(m.group(2))
+        if tgt is not None and matches("markdown", tgt):
+            count += 1
+            return m.group(1)
+        return m.group(0)
+
+    out: list[str] = []
+    in_fence = ""
+    for ln in split_lines(text):
+        s = ln.lstrip(" ")
+        fm = re.match(r"(`{3,}|~{3,})", s)
+        if in_fence:
+            if s.startswith(in_fence):
+                in_fence = ""
+            out.append(ln)
+            continue
+        if fm:
+            in_fence = fm.group(1)
+            out.append(ln)
+            continue
+        ln = re.sub(r"(!?)\[\[([^\[\]\n]+?)\]\]", wiki, ln)
+        ln = re.sub(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\)", md, ln)
+        out.append(ln)
+    return "".join(out), count

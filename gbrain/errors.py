@@ -1,0 +1,32 @@
+"""gbrain's exception tree. Every surface maps it once:
+
+    GBrainError              any failure                      → exit 1, MCP tool error
+    ├── NotFound             no such page / source / key      → exit 1
+    ├── Conflict             a write that would lose data      → exit 1
+    └── BadInput             unsafe slug, bad arguments/JSON  → exit 2 (usage)
+"""
+from __future__ import annotations
+
+
+class GBrainError(Exception):
+    """A failure with a message fit for a user (stderr) or an agent (tool error)."""
+
+    exit_code = 1
+
+
+class NotFound(GBrainError):
+    """A page, source or key that does not exist. ``suggestions`` holds near names."""
+
+    def __init__(self, message: str, suggestions: list[str] | None = None):
+        super().__init__(message)
+        self.suggestions = suggestions or []
+
+
+class Conflict(GBrainError):
+    """A write refused because it would lose data."""
+
+
+class BadInput(GBrainError):
+    """Invalid input from the caller: unsafe slug, malformed JSON, unknown option value."""
+
+    exit_code = 2

@@ -1,0 +1,555 @@
+"""The one registry of operations.
+
+Each :class:`Operation` has a name, a description, JSON-schema parameters and a handler that
+returns plain data. The CLI commands (``gbrain/cli.py``), ``gbrain call``, ``gbrain pipe``,
+``gbrain --tools-json`` and the MCP tools (``gbrain/mcp/``) are all generated from
+:data:`REGISTRY`; adding an operation here adds it everywhere.
+
+Handlers get ``(brain, args, ctx)``: ``args`` is a dict already checked against the schema
+(:func:`check_args`), ``ctx`` carries optional progress/warning callbacks from the surface.
+Errors are raised as :mod:`gbrain.errors` exceptions; surfaces map them to exit codes or
+tool errors.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from . import __version__
+from .core.brain import Brain
+from .core.search import search as fts_search
+from .errors import BadInput, GBrainError
+
+JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list}
+
+
+@dataclass
+class Param:
+    """One parameter. ``positional`` makes it a CLI argument (else ``--option``);
+    ``stdin`` lets the CLI read it from standard input or ``--file``."""
+
+    name: str
+    type: str = "string"
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    positional: bool = False
+    enum: list | None = None
+    stdin: bool = False
+    cli: bool = True  # shown as a CLI argument/option
+
+    def schema(self) -> dict:
+        s: dict = {"type": self.type, "description": self.description}
+        if self.enum:
+            s["enum"] = self.enum
+        if self.default is not None:
+            s["default"] = self.default
+        if self.type == "array":
+            s["items"] = {"type": "string"}
+        return s
+
+
+@dataclass
+class Context:
+    """What a surface lends a handler: progress and warning callbacks, the DB path."""
+
+    db: str | None = None
+    on_progress: Callable[[int, int], None] | None = None
+    on_warning: Callable[[str], None] | None = None
+    progress_label: Callable[[str], None] | None = None
+
+
+@dataclass
+class Operation:
+    name: str
+    description: str
+    handler: Callable[[Brain, dict, Context], Any]
+    params: list[Param] = field(default_factory=list)
+    mcp: bool = True  # exposed as an MCP tool and in --tools-json
+    db: str = "existing"  # existing | create | none
+    text: Callable[[Any, dict], str] | None = None  # CLI text rendering
+    mutating: bool = False
+
+    @property
+    def tool_name(self) -> str:
+        return "brain_" + self.name.replace("-", "_").replace(" ", "_")
+
+    def input_schema(self) -> dict:
+        return {
+            "type": "object",
+            "properties": {p.name: p.schema() for p in self.params},
+            "required": [p.name for p in self.params if p.required],
+            "additionalProperties": False,
+        }
+
+
+REGISTRY: dict[str, Operation] = {}
+
+
+def op(name: str, description: str, params: list[Param] | None = None, **kw) -> Callable:
+    """Decorator: register ``handler`` as an operation."""
+
+    def deco(fn: Callable) -> Callable:
+        if name in REGISTRY:
+            raise RuntimeError(f"operation {name} registered twice")
+        REGISTRY[name] = Operation(name=name, description=description, handler=fn, params=params or [], **kw)
+        return fn
+
+    return deco
+
+
+def find(name: str) -> Operation:
+    """Look an operation up by CLI name (``timeline-add``) or tool name (``brain_timeline_add``)."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    for o in REGISTRY.values():
+        if o.tool_name == name:
+            return o
+    raise BadInput(f"unknown tool '{name}'; see `gbrain --tools-json`")
+
+
+def check_args(o: Operation, args: Any) -> dict:
+    """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput."""
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise BadInput(f"{o.tool_name}: arguments must be a JSON object")
+    known = {p.name: p for p in o.params}
+    unknown = [k for k in args if k not in known]
+    if unknown:
+        raise BadInput(f"{o.tool_name}: unknown parameter(s) {', '.join(sorted(unknown))}; expected {', '.join(known) or 'none'}")
+    out = {}
+    for p in o.params:
+        v = args.get(p.name)
+        if v is None:
+            if p.required:
+                raise BadInput(f"{o.tool_name}: missing required parameter '{p.name}'")
+            out[p.name] = p.default
+            continue
+        t = JSON_TYPES[p.type]
+        if p.type == "integer" and isinstance(v, str) and v.strip().lstrip("-").isdigit():
+            v = int(v)
+        if p.type == "boolean" and isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
+            v = v.lower() in ("true", "1")
+        if (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
+            raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be {p.type}, got {type(v).__name__}")
+        if p.enum and v not in p.enum:
+            raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be one of {', '.join(map(str, p.enum))}")
+        out[p.name] = v
+    return out
+
+
+def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
+    """Run an operation by name with JSON arguments; opens the brain unless one is given."""
+    o = find(name)
+    ctx = ctx or Context()
+    a = check_args(o, args)
+    if o.db == "none":
+        return o.handler(None, a, ctx)  # type: ignore[arg-type]
+    if brain is not None:
+        return o.handler(brain, a, ctx)
+    with Brain.open(ctx.db, create=(o.db == "create")) as b:
+        return o.handler(b, a, ctx)
+
+
+def tools_json() -> list[dict]:
+    """Tool discovery in the format Claude Code reads: name, description, input_schema."""
+    return [{"name": o.tool_name, "description": o.description, "input_schema": o.input_schema()} for o in REGISTRY.values() if o.mcp]
+
+
+# ---------------------------------------------------------------------------
+# text renderers
+# ---------------------------------------------------------------------------
+
+
+def _rows(rows: list[dict], cols: list[str]) -> str:
+    if not rows:
+        return "(none)"
+    return "\n".join("  ".join(str(r.get(c, "")) for c in cols) for r in rows)
+
+
+def _saved(r: dict, a: dict) -> str:
+    verb = "created" if r.get("created") else ("updated" if r.get("changed") else "unchanged")
+    out = f"{verb} {r['slug']}"
+    for w in r.get("warnings") or []:
+        out += f"\nwarning: {w}"
+    return out
+
+
+def _report_text(r: dict, a: dict) -> str:
+    lines = []
+    c = r.get("counts")
+    if c:
+        lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))
+    lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
+    lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
+    lk = r["links"]
+    lines.append(f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling); {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {r['pages_reparsed']:,} re-parsed pages")
+    lines.append(f"Timeline entries: {r['timeline_entries']['stored']:,}; Tags: {r['tags']['stored']:,}")
+    raw = r["raw"]
+    lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")
+    if r.get("frontmatter_errors"):
+        lines.append(f"Frontmatter kept raw (YAML did not load): {r['frontmatter_errors']:,} pages")
+    if r.get("skipped_count"):
+        lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+    for p in r["problems"]:
+        lines.append(f"MISMATCH: {p}")
+    for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):
+        for p in r.get(key) or []:
+            lines.append(f"  {key}: {p}")
+    lines.append("Validation: OK ✓" if r["ok"] else "Validation: FAILED")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# operations
+# ---------------------------------------------------------------------------
+
+SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
+LIMIT = Param("limit", "integer", "maximum number of results", default=20)
+TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
+
+
+@op("init", "Create a new, empty brain database (default ./brain.db).", [Param("path", description="where to create the database (default: --db, $GBRAIN_DB or ./brain.db)", positional=True)], mcp=False, db="none", text=lambda r, a: f"{'created' if r['created'] else 'exists'} {r['path']} (schema v{r['schema_version']})")
+def _init(_b, a, ctx):
+    from .core.db import SCHEMA_VERSION, resolve_db_path
+
+    path = Path(a["path"]) if a["path"] else resolve_db_path(ctx.db)
+    existed = path.exists()
+    with Brain.open(path, create=True):
+        pass
+    return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}
+
+
+@op("version", "Print gbrain's version.", [], mcp=False, db="none", text=lambda r, a: f"gbrain {r['version']}")
+def _version(_b, a, ctx):
+    from .core.db import SCHEMA_VERSION
+
+    return {"version": __version__, "schema_version": SCHEMA_VERSION, "python": sys.version.split()[0]}
+
+
+@op("get", "Read a page by slug; returns its full markdown exactly as stored.", [SLUG], text=lambda r, a: r["content"])
+def _get(b, a, ctx):
+    row = b.resolve_slug(a["slug"])
+    from .core.brain import render_row
+
+    return {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+
+
+@op(
+    "put",
+    "Create or update a page. Give the full markdown as `content`, or update parts: `compiled_truth` "
+    "(replaces the text above the --- line), `timeline_append` (lines added to the timeline), `frontmatter` "
+    "(keys to set; null removes a key). Everything not named stays byte-exact.",
+    [
+        SLUG,
+        Param("content", description="full page markdown (CLI: standard input or --file)", stdin=True),
+        Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
+        Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'"),
+        Param("frontmatter", "object", "frontmatter keys to set (JSON object; null removes a key)"),
+    ],
+    db="create",
+    text=_saved,
+    mutating=True,
+)
+def _put(b, a, ctx):
+    from .core.markdown import BOM, append_timeline, edit_frontmatter
+
+    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
+    if a.get("content") is not None:
+        if parts:
+            raise BadInput("give either content or compiled_truth/timeline_append/frontmatter, not both")
+        return b.put(a["slug"], a["content"]).as_dict()
+    if not parts:
+        raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update")
+    from .core.slugs import check_slug
+
+    slug = check_slug(a["slug"])
+    row = b.page_row(slug)
+    if row is None:
+        try:
+            row = b.resolve_slug(slug)
+        except GBrainError:
+            row = None
+    text = b.get_text(row["slug"]) if row else ""
+    from .core.markdown import parse_page
+
+    page = parse_page(text, row["path"] if row else slug + ".md", timeline_split=b.timeline_split)
+    nl = page.newline
+    if a.get("frontmatter") is not None:
+        try:
+            text = edit_frontmatter(page, a["frontmatter"])
+        except ValueError as e:
+            raise GBrainError(str(e)) from e
+        page = parse_page(text, page.path, timeline_split=b.timeline_split)
+    if a.get("compiled_truth") is not None:
+        ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
+        if page.separator and not ct.endswith(nl):
+            ct += nl + nl
+        elif page.separator and not ct.endswith(nl + nl):
+            ct += nl
+        text = (BOM if page.bom else "") + page.frontmatter_raw + ct + page.separator + page.timeline
+        page = parse_page(text, page.path, timeline_split=b.timeline_split)
+    if a.get("timeline_append") is not None:
+        lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
+        if lines:
+            text = append_timeline(page, lines.replace("\n", nl) + nl)
+    return b.put(row["slug"] if row else slug, text).as_dict()
+
+
+@op("delete", "Delete a page (its sidecar file stays).", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']}", mutating=True)
+def _delete(b, a, ctx):
+    return {"slug": b.delete_page(a["slug"])}
+
+
+@op(
+    "list",
+    "List pages with filters, sorted by slug or by last update.",
+    [
+        TYPE,
+        Param("tag", description="only pages with this tag"),
+        Param("limit", "integer", "maximum number of pages", default=50),
+        Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
+        Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
+    ],
+    text=lambda r, a: _rows(r, ["slug", "type", "title"]),
+)
+def _list(b, a, ctx):
+    since = _since(a.get("since"))
+    return b.list_pages(type=a.get("type"), tag=a.get("tag"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
+
+
+def _since(v: str | None) -> str | None:
+    if not v:
+        return None
+    import re
+    import time
+
+    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", v)
+    if m:
+        secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T[\d:]+Z?)?", v.strip()):
+        return v.strip()
+    raise BadInput(f"since must be a span like 24h / 7d or an ISO date, got {v!r}")
+
+
+def _stats_text(r: dict, a: dict) -> str:
+    lines = [f"Pages: {r['pages']:,}"] + [f"  {t}: {n:,}" for t, n in r["by_type"].items()]
+    lines += [
+        f"Links: {r['links']:,} ({r['links_resolved']:,} resolved, {r['links_dangling']:,} dangling)",
+        f"Tags: {r['tags']:,} ({r['unique_tags']:,} unique)",
+        f"Raw data: {r['raw_data']:,}",
+        f"Timeline entries: {r['timeline_entries']:,}",
+        f"Embeddings: {r['embeddings']:,} chunks",
+        f"Other files: {r['files']:,}",
+        f"Ingest log: {r['ingest_log']:,}",
+        f"DB size: {r['db_bytes'] / 1e6:.1f} MB",
+    ]
+    return "\n".join(lines)
+
+
+@op("stats", "Brain statistics: pages by type, links, tags, raw data, timeline entries, embeddings.", [], text=_stats_text)
+def _stats(b, a, ctx):
+    return b.stats()
+
+
+@op(
+    "search",
+    "Full-text keyword search (FTS5, BM25, title weighted). Any text is safe: quotes, -, :, *, AND/NOT are treated as words.",
+    [Param("query", description="search words; \"quoted phrase\" and prefix* work", required=True, positional=True), TYPE, LIMIT],
+    text=lambda r, a: "\n".join(f"{h['slug']}  ({h['score']:.2f})  {h['title']}\n    {h['snippet']}" for h in r) or "no matches",
+)
+def _search(b, a, ctx):
+    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a.get("limit") or 20)
+
+
+@op("tags", "List the tags of a page (no slug: every tag with its page count).", [Param("slug", description="page slug", positional=True)], text=lambda r, a: "\n".join(r) if r and isinstance(r[0], str) else _rows(r, ["tag", "pages"]))
+def _tags(b, a, ctx):
+    if a.get("slug"):
+        return b.tags(a["slug"])
+    return b.all_tags()
+
+
+@op(
+    "tag",
+    "Add a tag to a page (or remove it with remove=true); edits the page's frontmatter `tags`.",
+    [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead", default=False)],
+    text=_saved,
+    mutating=True,
+)
+def _tag(b, a, ctx):
+    if a.get("remove"):
+        return b.untag(a["slug"], a["tag"]).as_dict()
+    return b.tag(a["slug"], a["tag"]).as_dict()
+
+
+@op("untag", "Remove a tag from a page; edits the page's frontmatter `tags`.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], mcp=False, text=_saved, mutating=True)
+def _untag(b, a, ctx):
+    return b.untag(a["slug"], a["tag"]).as_dict()
+
+
+@op(
+    "link",
+    "Link one page to another: writes [Title](relative.md) into the source page's compiled truth.",
+    [
+        Param("from", required=True, positional=True, description="slug of the page that links"),
+        Param("to", required=True, positional=True, description="slug of the page linked to"),
+        Param("context", description="a short sentence saying why (added after the link)", default=""),
+    ],
+    text=_saved,
+    mutating=True,
+)
+def _link(b, a, ctx):
+    return b.link(a["from"], a["to"], a.get("context") or "").as_dict()
+
+
+@op(
+    "unlink",
+    "Remove the links from one page to another (the link text stays as plain text).",
+    [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="slug linked to")],
+    text=_saved,
+    mutating=True,
+)
+def _unlink(b, a, ctx):
+    return b.unlink(a["from"], a["to"]).as_dict()
+
+
+@op(
+    "links",
+    "Outbound links of a page, resolved or dangling.",
+    [SLUG],
+    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  [{x['kind']}]  {x['context']}" for x in r) or "(no links)",
+)
+def _links(b, a, ctx):
+    return b.links(a["slug"])
+
+
+@op("backlinks", "Pages linking to a page.", [SLUG], text=lambda r, a: "\n".join(f"{x['slug']}  {x['context']}" for x in r) or "(no backlinks)")
+def _backlinks(b, a, ctx):
+    return b.backlinks(a["slug"])
+
+
+@op(
+    "timeline",
+    "Structured timeline entries of a page, newest first.",
+    [SLUG, Param("limit", "integer", "maximum number of entries")],
+    text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
+)
+def _timeline(b, a, ctx):
+    return b.timeline(a["slug"], a.get("limit"))
+
+
+@op(
+    "timeline-add",
+    "Add a timeline entry: appends `- **DATE** | source — summary` to the page's timeline (creating the --- section if needed).",
+    [
+        SLUG,
+        Param("date", required=True, description="YYYY-MM-DD"),
+        Param("summary", required=True, description="one-line summary"),
+        Param("source", description="meeting, email, call, manual, …", default=""),
+        Param("detail", description="longer detail, indented under the entry", default=""),
+    ],
+    text=_saved,
+    mutating=True,
+)
+def _timeline_add(b, a, ctx):
+    return b.timeline_add(a["slug"], a["date"], a["summary"], a.get("source") or "", a.get("detail") or "").as_dict()
+
+
+@op(
+    "raw",
+    "Read or write raw enrichment JSON of a page (.raw/<name>.json sidecar). With `data`, stores it under `source`.",
+    [SLUG, Param("source", description="source name, e.g. crustdata"), Param("data", "object", "JSON to store (write mode)")],
+    mutating=True,
+)
+def _raw(b, a, ctx):
+    if a.get("data") is not None:
+        if not a.get("source"):
+            raise BadInput("writing raw data needs a source")
+        return b.raw_put(a["slug"], a["source"], a["data"])
+    return b.raw_get(a["slug"], a.get("source"))
+
+
+@op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=lambda r, a: r if isinstance(r, str) else "\n".join(f"{k} = {v if len(v) < 80 else v[:77] + '...'}" for k, v in r.items()))
+def _config_get(b, a, ctx):
+    if not a.get("key"):
+        return b.config()
+    v = b.get_config(a["key"])
+    if v is None:
+        from .errors import NotFound
+
+        raise NotFound(f"no config key '{a['key']}'")
+    return v
+
+
+@op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True)
+def _config_set(b, a, ctx):
+    b.set_config(a["key"], a["value"])
+    return {"key": a["key"], "value": a["value"]}
+
+
+def _dir_arg(v: str) -> Path:
+    p = Path(v).expanduser()
+    if not p.exists():
+        raise BadInput(f"no such directory: {p}")
+    if not p.is_dir():
+        raise BadInput(f"not a directory: {p}")
+    return p
+
+
+@op(
+    "import",
+    "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
+    [Param("dir", required=True, positional=True, description="the markdown folder to import")],
+    mcp=False,
+    db="create",
+    text=_report_text,
+    mutating=True,
+)
+def _import(b, a, ctx):
+    from .sync.importer import import_tree
+
+    root = _dir_arg(a["dir"])
+    if ctx.progress_label:
+        ctx.progress_label("Importing")
+    return import_tree(b, root, on_progress=ctx.on_progress, on_warning=ctx.on_warning)
+
+
+@op(
+    "export",
+    "Export the brain to a markdown tree, byte for byte (only changed files are written), then verify it.",
+    [Param("dir", required=True, description="output folder (created if missing)")],
+    mcp=False,
+    text=_report_text,
+)
+def _export(b, a, ctx):
+    from .sync.exporter import export_tree
+
+    if ctx.progress_label:
+        ctx.progress_label("Exporting")
+    return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress)
+
+
+@op("verify", "Compare a markdown tree with the brain (hashes, counts, links) without writing anything.", [Param("dir", required=True, positional=True, description="the markdown folder")], mcp=False, text=_report_text)
+def _verify(b, a, ctx):
+    from .sync.scan import db_excludes, scan_tree
+    from .sync.verify import verify_tree
+
+    root = _dir_arg(a["dir"])
+    if ctx.progress_label:
+        ctx.progress_label("Verifying")
+    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path)), on_progress=ctx.on_progress)
+
+
+def dumps(obj: Any) -> str:
+    """JSON for stdout: UTF-8 text, non-ASCII kept, U+2028/U+2029 escaped."""
+    return json.dumps(obj, ensure_ascii=False, default=str).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+__all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_args", "tools_json", "dumps"]
+_ = os

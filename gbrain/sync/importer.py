@@ -1,0 +1,154 @@
+"""Import a markdown tree into brain.db, losslessly and incrementally.
+
+Every file under the root is kept (see :mod:`gbrain.sync.scan` for what is skipped and why):
+
+* ``*.md`` that decodes as UTF-8 → a page (exact text + derived rows);
+* ``<dir>/.raw/<name>.json`` → a ``raw`` file plus raw_data rows for page ``<dir>/<name>``;
+* root ``index.md`` / ``schema.md`` / ``log.md`` → ``special`` files (config / ingest_log, per spec);
+* anything else (attachments, invalid UTF-8, oversized markdown) → an exact ``blob``.
+
+Incremental by content hash: a file whose sha256 equals the stored one is not written. Commits
+every :data:`BATCH` files, so a killed import keeps what it finished and a re-run continues.
+Import never writes into the tree. Ends with the validation report of :mod:`gbrain.sync.verify`.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from ..core.brain import SPECIAL_FILES, Brain, file_kind, sha256
+from ..core.slugs import is_markdown, slug_for_path
+from . import verify
+from .scan import db_excludes, scan_tree
+
+BATCH = 500
+MAX_PAGE_BYTES = 16 * 1024 * 1024
+
+
+def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
+    """``(kind, text, warning)``: kind is ``page`` or a file kind; text is set for pages."""
+    if is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path:
+        if len(data) > MAX_PAGE_BYTES:
+            return "blob", None, f"{path}: larger than {MAX_PAGE_BYTES // (1024 * 1024)} MiB, kept as a file, not indexed"
+        if b"\x00" in data:
+            return "blob", None, f"{path}: contains NUL bytes (binary), kept as a file, not indexed"
+        try:
+            return "page", data.decode("utf-8"), None
+        except UnicodeDecodeError as e:
+            return "blob", None, f"{path}: not valid UTF-8 (byte {e.start}), kept as a file, not indexed"
+    return file_kind(path), None, None
+
+
+def import_tree(
+    brain: Brain,
+    root: str | os.PathLike,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> dict:
+    """Import ``root`` into ``brain``; return the validation report (``ok`` false on mismatch).
+
+    Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
+    """
+    rootp = Path(root)
+    scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
+    stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
+    stored.update({r[0]: (r[1], r[2]) for r in brain.conn.execute("SELECT path, content_hash, kind FROM files")})
+    warnings: list[str] = []
+
+    def warn(msg: str) -> None:
+        warnings.append(msg)
+        if on_warning:
+            on_warning(msg)
+
+    hashes: dict[str, str] = {}
+    read_errors: list[tuple[str, str]] = []
+    pending_files: list[tuple[str, bytes, str]] = []
+    written_pages: list[str] = []
+    counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
+    n = len(scan.files)
+    in_tx = 0
+    brain.conn.execute("BEGIN IMMEDIATE")
+    brain._tx_depth = 1
+    try:
+        for i, f in enumerate(scan.files):
+            try:
+                with open(f.abspath, "rb") as fh:
+                    data = fh.read()
+            except OSError as e:
+                read_errors.append((f.path, e.strerror or str(e)))
+                warn(f"{f.path}: cannot read ({e.strerror}); left as it was in the DB")
+                continue
+            h = sha256(data)
+            hashes[f.path] = h
+            old = stored.get(f.path)
+            if old and old[0] == h:
+                counts["unchanged"] += 1
+            else:
+                kind, text, w = classify(f.path, data)
+                if w:
+                    warn(w)
+                if kind == "page":
+                    if old and old[1] != "page":
+                        brain.conn.execute("DELETE FROM files WHERE path = ?", (f.path,))
+                    res = brain.save_page(f.path, text, resolve_incoming=False, touch_sidecar=False)
+                    for pw in res.warnings:
+                        warn(f"{f.path}: {pw}")
+                    written_pages.append(res.slug)
+                    counts["pages_written"] += 1
+                else:
+                    if old and old[1] == "page":
+                        brain.conn.execute("DELETE FROM pages WHERE path = ?", (f.path,))
+                    pending_files.append((f.path, data, kind))
+                    counts["files_written"] += 1
+                in_tx += 1
+            if in_tx >= BATCH:
+                brain.conn.execute("COMMIT")
+                brain.conn.execute("BEGIN IMMEDIATE")
+                in_tx = 0
+            if on_progress and (i % 100 == 0 or i == n - 1):
+                on_progress(i + 1, n)
+        # files after pages, so sidecars find their page
+        for path, data, kind in pending_files:
+            brain.save_file(path, data, kind)
+            if kind == "raw":
+                for w in brain._load_raw_rows(path):
+                    warn(w)
+        if written_pages:
+            brain.resolve_dangling()
+            # sidecars of new pages that were stored earlier
+            for r in brain.conn.execute(
+                "SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL"
+            ).fetchall():
+                brain._load_raw_rows(r[0])
+        if counts["pages_written"] or counts["files_written"]:
+            brain.conn.execute(
+                "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary) VALUES ('import', ?, ?, ?)",
+                (
+                    str(rootp.resolve()),
+                    "[]" if len(written_pages) > 1000 else __import__("json").dumps(written_pages, ensure_ascii=False),
+                    f"{counts['pages_written']} pages and {counts['files_written']} files written, {counts['unchanged']} unchanged",
+                ),
+            )
+        brain.conn.execute("COMMIT")
+    except BaseException:
+        brain.conn.execute("ROLLBACK")
+        raise
+    finally:
+        brain._tx_depth = 0
+    brain._config_cache = None
+    rep = verify.report(brain, scan, hashes, deep=False, parsed_slugs=written_pages, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
+    # pages that exist only in the DB (written with `put`) are not an import failure
+    extra_db = rep["missing_on_disk"]
+    if extra_db:
+        rep["problems"] = [p for p in rep["problems"] if "not on disk" not in p]
+        rep["ok"] = not rep["problems"]
+    if read_errors:
+        rep["ok"] = False
+        rep["problems"].append(f"{len(read_errors)} file(s) could not be read")
+        rep["read_errors"] = [{"path": p, "error": e} for p, e in read_errors[:50]]
+    return rep
+
+
+__all__ = ["import_tree", "classify", "slug_for_path"]

@@ -1,0 +1,125 @@
+"""Scan a markdown tree: which files belong to the brain, with their size and mtime.
+
+Skipped, and listed with a reason so nothing disappears silently: ``.git/`` (and other VCS
+folders), editor temp and swap files, symlinks (never followed), non-regular files, the brain
+database itself when it sits inside the tree, and anything matched by ``.gbrainignore``
+(gitignore syntax, via ``pathspec``).
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILE = ".gbrainignore"
+VCS_DIRS = {".git", ".hg", ".svn"}
+TMP_PREFIX = ".gbrain-tmp-"
+
+
+def is_temp_name(name: str) -> bool:
+    """Editor temp/swap/backup files and gbrain's own atomic-write temp files."""
+    return (
+        name.startswith(TMP_PREFIX)
+        or name.endswith((".swp", ".swo", ".swx", ".swpx", "~", "___jb_tmp___", "___jb_old___", ".crswap"))
+        or name.startswith(".#")
+        or (name.startswith("#") and name.endswith("#"))
+        or name == "4913"  # vim's write-permission probe
+        or name.startswith(".~lock.")
+    )
+
+
+@dataclass
+class FileInfo:
+    path: str  # relative, '/'-separated, exact on-disk spelling
+    abspath: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class Scan:
+    root: Path
+    files: list[FileInfo] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+
+
+def load_ignore(root: Path) -> pathspec.PathSpec | None:
+    f = root / IGNORE_FILE
+    if not f.is_file():
+        return None
+    lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -> Scan:
+    """List the brain files under ``root``.
+
+    ``exclude_abs`` holds absolute paths never to include (the database and its -wal/-shm).
+    Raises ``NotADirectoryError`` / ``FileNotFoundError`` / ``PermissionError`` for an unusable
+    root; unreadable subfolders are reported in ``skipped``.
+    """
+    rootp = Path(root)
+    if not rootp.exists():
+        raise FileNotFoundError(f"no such directory: {rootp}")
+    if not rootp.is_dir():
+        raise NotADirectoryError(f"not a directory: {rootp}")
+    os.listdir(rootp)  # raises PermissionError early
+    spec = load_ignore(rootp)
+    excl = {os.path.realpath(p) for p in (exclude_abs or set())}
+    out = Scan(root=rootp)
+    root_s = str(rootp)
+
+    def onerror(e: OSError) -> None:
+        rel = os.path.relpath(e.filename, root_s).replace(os.sep, "/") if e.filename else "?"
+        out.skipped.append((rel, f"unreadable folder: {e.strerror}"))
+
+    for dirpath, dirnames, filenames in os.walk(root_s, onerror=onerror):
+        reldir = os.path.relpath(dirpath, root_s).replace(os.sep, "/")
+        reldir = "" if reldir == "." else reldir + "/"
+        keep = []
+        for d in sorted(dirnames):
+            rel = reldir + d
+            full = os.path.join(dirpath, d)
+            if d in VCS_DIRS:
+                continue
+            if os.path.islink(full):
+                out.skipped.append((rel, "symlink (not followed)"))
+                continue
+            if spec is not None and spec.match_file(rel + "/"):
+                out.skipped.append((rel + "/", "ignored by .gbrainignore"))
+                continue
+            keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(filenames):
+            rel = reldir + name
+            full = os.path.join(dirpath, name)
+            if is_temp_name(name):
+                continue
+            try:
+                st = os.lstat(full)
+            except OSError as e:
+                out.skipped.append((rel, f"cannot stat: {e.strerror}"))
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                out.skipped.append((rel, "symlink (not followed)"))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                out.skipped.append((rel, "not a regular file"))
+                continue
+            if excl and os.path.realpath(full) in excl:
+                continue
+            if spec is not None and spec.match_file(rel):
+                out.skipped.append((rel, "ignored by .gbrainignore"))
+                continue
+            out.files.append(FileInfo(rel, full, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def db_excludes(db_path: str | os.PathLike | None) -> set[str]:
+    if not db_path:
+        return set()
+    p = os.path.realpath(str(db_path))
+    return {p, p + "-wal", p + "-shm", p + "-journal"}

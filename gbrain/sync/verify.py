@@ -1,0 +1,195 @@
+"""Verification: compare a markdown tree with brain.db without writing anything.
+
+Checks, for every file (never a sample):
+
+* the set of paths on disk equals the set stored (pages + other files);
+* sha256 of each file on disk equals sha256 of what the DB renders for that path;
+* with ``deep=True``, each page's derived rows equal a fresh parse of its text: links
+  (parsed vs stored, resolved vs dangling), timeline entries and tags; sidecars against raw_data.
+
+The report is a plain dict (``--json`` prints it as is); ``ok`` is false on any mismatch.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from ..core.brain import Brain, raw_sources, render_row
+from ..core.markdown import parse_page
+from .scan import Scan
+
+MAX_LISTED = 50
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def db_hashes(brain: Brain) -> dict[str, str]:
+    """path → sha256 of the bytes the DB renders for it (pages re-rendered, not trusted)."""
+    out: dict[str, str] = {}
+    for r in brain.conn.execute("SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"):
+        out[r["path"]] = hashlib.sha256(render_row(r).encode("utf-8")).hexdigest()
+    for r in brain.conn.execute("SELECT path, data FROM files"):
+        out[r["path"]] = hashlib.sha256(bytes(r["data"])).hexdigest()
+    return out
+
+
+def derived_counts(brain: Brain, slugs: Iterable[str] | None = None) -> dict:
+    """Re-parse pages (all, or ``slugs``) from their stored text and compare with stored rows."""
+    split = brain.timeline_split
+    q = "SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
+    rows = brain.conn.execute(q).fetchall()
+    want = set(slugs) if slugs is not None else None
+    stored_links = dict(brain.conn.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
+    stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
+    stored_tags = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
+    res = {"pages_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
+    for r in rows:
+        if want is not None and r["slug"] not in want:
+            continue
+        page = parse_page(render_row(r), r["path"], timeline_split=split)
+        res["pages_parsed"] += 1
+        counts = (len(page.links), len(page.timeline_entries), len(page.tags))
+        stored = (stored_links.get(r["id"], 0), stored_tl.get(r["id"], 0), stored_tags.get(r["id"], 0))
+        res["links_parsed"] += counts[0]
+        res["timeline_parsed"] += counts[1]
+        res["tags_parsed"] += counts[2]
+        res["links_stored"] += stored[0]
+        res["timeline_stored"] += stored[1]
+        res["tags_stored"] += stored[2]
+        if counts != stored and len(res["mismatched_pages"]) < MAX_LISTED:
+            res["mismatched_pages"].append(r["slug"])
+    return res
+
+
+def raw_counts(brain: Brain) -> dict:
+    """Sidecar files vs raw_data rows (each sidecar's sources re-read from its stored bytes)."""
+    expected = 0
+    sidecars = 0
+    orphans = []
+    bad = []
+    for r in brain.conn.execute("SELECT path, data, page_id FROM files WHERE kind = 'raw'"):
+        sidecars += 1
+        if r["page_id"] is None:
+            orphans.append(r["path"])
+            continue
+        try:
+            expected += len(raw_sources(json.loads(bytes(r["data"]).decode("utf-8"))))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            bad.append(r["path"])
+    stored = brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0]
+    return {"sidecars": sidecars, "raw_rows_expected": expected, "raw_rows_stored": stored, "sidecars_without_page": orphans[:MAX_LISTED], "sidecars_invalid_json": bad[:MAX_LISTED]}
+
+
+@dataclass
+class Compared:
+    seen: int
+    stored: int
+    missing_in_db: list[str]
+    missing_on_disk: list[str]
+    hash_mismatch: list[str]
+
+
+def compare(disk: dict[str, str], db: dict[str, str]) -> Compared:
+    """Compare ``path → sha256`` maps of a tree and the DB."""
+    missing_db = sorted(p for p in disk if p not in db)
+    missing_disk = sorted(p for p in db if p not in disk)
+    bad = sorted(p for p in disk if p in db and disk[p] != db[p])
+    return Compared(len(disk), sum(1 for p in disk if p in db), missing_db, missing_disk, bad)
+
+
+def report(
+    brain: Brain,
+    scan: Scan,
+    disk_hashes: dict[str, str],
+    *,
+    deep: bool = True,
+    parsed_slugs: Iterable[str] | None = None,
+    extra: dict | None = None,
+) -> dict:
+    """Build the validation report for ``scan`` (with its files' hashes) against ``brain``.
+
+    ``deep`` re-parses every page; otherwise only ``parsed_slugs`` (the pages a run just wrote).
+    """
+    db = db_hashes(brain)
+    c = compare(disk_hashes, db)
+    stats = brain.stats()
+    derived = derived_counts(brain, None if deep else list(parsed_slugs or []))
+    raw = raw_counts(brain)
+    problems = []
+    if c.missing_in_db:
+        problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB")
+    if c.missing_on_disk:
+        problems.append(f"{len(c.missing_on_disk)} path(s) in the DB are not on disk")
+    if c.hash_mismatch:
+        problems.append(f"{len(c.hash_mismatch)} file(s) differ from what the DB renders")
+    for k in ("links", "timeline", "tags"):
+        if derived[f"{k}_parsed"] != derived[f"{k}_stored"]:
+            problems.append(f"{k}: {derived[k + '_parsed']} parsed but {derived[k + '_stored']} stored")
+    if raw["raw_rows_expected"] != raw["raw_rows_stored"]:
+        problems.append(f"raw data: {raw['raw_rows_expected']} sources in sidecars but {raw['raw_rows_stored']} rows")
+    pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    rep = {
+        "ok": not problems,
+        "root": str(scan.root),
+        "files_seen": c.seen,
+        "files_stored": c.stored,
+        "pages": pages_on_disk,
+        "other_files": stats["files"],
+        "hashes_checked": len(disk_hashes),
+        "hash_mismatches": c.hash_mismatch[:MAX_LISTED],
+        "missing_in_db": c.missing_in_db[:MAX_LISTED],
+        "missing_on_disk": c.missing_on_disk[:MAX_LISTED],
+        "links": {
+            "stored": stats["links"],
+            "resolved": stats["links_resolved"],
+            "dangling": stats["links_dangling"],
+            "parsed_checked": derived["links_parsed"],
+            "stored_checked": derived["links_stored"],
+        },
+        "timeline_entries": {"stored": stats["timeline_entries"], "parsed_checked": derived["timeline_parsed"], "stored_checked": derived["timeline_stored"]},
+        "tags": {"stored": stats["tags"], "parsed_checked": derived["tags_parsed"], "stored_checked": derived["tags_stored"]},
+        "pages_reparsed": derived["pages_parsed"],
+        "derived_mismatches": derived["mismatched_pages"],
+        "raw": raw,
+        "frontmatter_errors": stats["frontmatter_errors"],
+        "skipped": [{"path": p, "reason": r} for p, r in scan.skipped[:MAX_LISTED]],
+        "skipped_count": len(scan.skipped),
+        "problems": problems,
+    }
+    if extra:
+        rep.update(extra)
+    return rep
+
+
+def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """sha256 of every scanned file: ``(path → hash, [(path, error)])``."""
+    out: dict[str, str] = {}
+    errors: list[tuple[str, str]] = []
+    n = len(scan.files)
+    for i, f in enumerate(scan.files):
+        try:
+            out[f.path] = sha256_file(f.abspath)
+        except OSError as e:
+            errors.append((f.path, e.strerror or str(e)))
+        if on_progress and (i % 200 == 0 or i == n - 1):
+            on_progress(i + 1, n)
+    return out, errors
+
+
+def verify_tree(brain: Brain, scan: Scan, on_progress=None) -> dict:
+    """``gbrain verify DIR``: hash every file, compare everything, write nothing."""
+    hashes, errors = hash_tree(scan, on_progress)
+    rep = report(brain, scan, hashes, deep=True)
+    if errors:
+        rep["ok"] = False
+        rep["problems"].append(f"{len(errors)} file(s) could not be read")
+        rep["read_errors"] = [{"path": p, "error": e} for p, e in errors[:MAX_LISTED]]
+    return rep
