@@ -35,6 +35,7 @@ from .markdown import (
 )
 from .slugs import (
     check_slug,
+    loose_key,
     is_markdown,
     name_key,
     nfc,
@@ -78,6 +79,7 @@ class SaveResult:
     changed: bool
     created: bool
     warnings: list[str] = field(default_factory=list)
+    counts: tuple[int, int, int] | None = None  # (links, timeline entries, tags) parsed from the text
 
     def as_dict(self) -> dict:
         return {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
@@ -203,7 +205,7 @@ class Brain:
 
     # ---- writing pages ------------------------------------------------------
 
-    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True) -> SaveResult:
+    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None) -> SaveResult:
         """Store ``text`` as the page at relative ``path``; rebuild its tags, links and timeline rows.
 
         No-op (``changed=False``) when the bytes equal what is stored. ``resolve_incoming``
@@ -211,7 +213,8 @@ class Brain:
         the end instead).
         """
         slug = slug_for_path(path)
-        page = parse_page(text, path, timeline_split=self.timeline_split)
+        if page is None:
+            page = parse_page(text, path, timeline_split=self.timeline_split)
         data = text.encode("utf-8")
         h = sha256(data)
         row = self.conn.execute("SELECT id, content_hash, path FROM pages WHERE slug = ?", (slug,)).fetchone()
@@ -222,6 +225,8 @@ class Brain:
             slug=slug,
             slug_key=slug_key(slug),
             name_key=name_key(slug),
+            loose_key=loose_key(slug),
+            title_key=loose_key(page.title),
             path=path,
             type=page.type,
             title=page.title,
@@ -256,18 +261,20 @@ class Brain:
             self.conn.executemany(
                 "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context) VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (pid, self.resolve_link(slug, ln.kind, ln.target), ln.kind, ln.target, name_key(ln.target), ln.context)
+                    (pid, self.resolve_link(slug, ln.kind, ln.target), ln.kind, ln.target, loose_key(ln.target), ln.context)
                     for ln in page.links
                 ],
             )
             if not row:
                 if resolve_incoming:
-                    self.resolve_dangling(name_key(slug))
+                    self.resolve_dangling(loose_key(slug))
+                    if loose_key(page.title) != loose_key(slug):
+                        self.resolve_dangling(loose_key(page.title))
                 if touch_sidecar:
                     f = self.conn.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(slug),)).fetchone()
                     if f:
                         self._load_raw_rows(f["path"])
-        return SaveResult(slug, path, pid, True, not row, page.warnings)
+        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.tags)))
 
     def put(self, slug: str, text: str) -> SaveResult:
         """Create or replace the page ``slug`` with ``text`` (full markdown)."""
@@ -322,7 +329,14 @@ class Brain:
             return None  # an explicit relative path that does not exist is dangling
         rows = self.conn.execute("SELECT id, slug FROM pages WHERE name_key = ?", (name_key(t),)).fetchall()
         key = slug_key(root)
-        rows = [r for r in rows if r["slug"].casefold() == key or r["slug"].casefold().endswith("/" + key)] or []
+        rows = [r for r in rows if r["slug"].casefold() == key or r["slug"].casefold().endswith("/" + key)]
+        if not rows and "/" not in t:
+            # gbrain pages are named by slug (bruno-okafor.md) while wiki links often use the
+            # name or title ([[Bruno Okafor]]): match the slugified name, then the slugified title
+            lk = loose_key(t)
+            rows = self.conn.execute("SELECT id, slug FROM pages WHERE loose_key = ?", (lk,)).fetchall()
+            if not rows:
+                rows = self.conn.execute("SELECT id, slug FROM pages WHERE title_key = ?", (lk,)).fetchall()
         if not rows:
             return None
         rows.sort(key=lambda r: (r["slug"].count("/"), len(r["slug"]), r["slug"]))

@@ -55,6 +55,8 @@ CREATE TABLE pages (
   slug TEXT NOT NULL UNIQUE,            -- NFC, no .md: people/pedro-franceschi
   slug_key TEXT NOT NULL,               -- casefolded slug, for case-insensitive lookup
   name_key TEXT NOT NULL,               -- casefolded last path segment, for [[Name]] lookup
+  loose_key TEXT NOT NULL DEFAULT '',   -- slugified name, for [[Bruno Okafor]] → bruno-okafor.md
+  title_key TEXT NOT NULL DEFAULT '',   -- slugified title, for [[Title]] lookup
   path TEXT NOT NULL UNIQUE,            -- exact relative path as found on disk
   type TEXT NOT NULL,
   title TEXT NOT NULL,
@@ -73,6 +75,8 @@ CREATE TABLE pages (
 CREATE INDEX idx_pages_type ON pages(type);
 CREATE INDEX idx_pages_slug_key ON pages(slug_key);
 CREATE INDEX idx_pages_name_key ON pages(name_key);
+CREATE INDEX idx_pages_loose_key ON pages(loose_key);
+CREATE INDEX idx_pages_title_key ON pages(title_key);
 CREATE INDEX idx_pages_updated ON pages(updated_at);
 
 CREATE VIRTUAL TABLE page_fts USING fts5(
@@ -112,7 +116,7 @@ CREATE TABLE links (
   to_page_id INTEGER REFERENCES pages(id) ON DELETE SET NULL,  -- NULL: unresolved (dangling)
   kind TEXT NOT NULL DEFAULT 'markdown',   -- markdown | wiki | embed
   target TEXT NOT NULL,                    -- as written, decoded, without .md / #anchor
-  target_name TEXT NOT NULL DEFAULT '',    -- casefolded last segment of target, to re-resolve
+  target_name TEXT NOT NULL DEFAULT '',    -- loose_key of the target's last segment, to re-resolve
   context TEXT NOT NULL DEFAULT '',
   created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
   UNIQUE(from_page_id, kind, target)

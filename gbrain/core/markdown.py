@@ -191,13 +191,31 @@ def _wikilink_plugin(md):
     md.inline.register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
 
 
+class _LinkMarkdown(mistune.Markdown):
+    """mistune's Markdown, running the inline parser only where it can find something we use:
+    blocks whose text holds a ``[`` (every markdown and wiki link does) and headings (titles).
+    Other blocks keep their text as one plain text token. Same tokens otherwise."""
+
+    def _iter_render(self, tokens, state):
+        for tok in tokens:
+            if "children" in tok:
+                tok["children"] = list(self._iter_render(tok["children"], state))
+            elif "text" in tok:
+                text = tok.pop("text")
+                if "[" in text or tok["type"] == "heading":
+                    tok["children"] = self.inline(text.strip(" \r\n\t\f"), state.env)
+                else:
+                    tok["children"] = [{"type": "text", "raw": text}]
+            yield tok
+
+
 _MD = None
 
 
 def _markdown():
     global _MD
     if _MD is None:
-        _MD = mistune.Markdown(renderer=None, block=_SpanBlockParser(), plugins=[_wikilink_plugin])
+        _MD = _LinkMarkdown(renderer=None, block=_SpanBlockParser(), plugins=[_wikilink_plugin])
     return _MD
 
 
@@ -426,25 +444,32 @@ def _dedent(lines: list[str]) -> str:
 _INLINE_CONTAINERS = {"paragraph", "heading", "block_text"}
 
 
-def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]]) -> None:
+def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], pos: int = 0) -> int:
+    """Append the plain text of inline ``children`` to ``out``; record links with their span.
+    Returns the new text length (``pos`` is the length so far)."""
     for tok in children:
         t = tok.get("type")
-        start = sum(len(x) for x in out)
+        start = pos
         if t in ("text", "codespan", "inline_html"):
-            out.append(tok.get("raw", ""))
+            s = tok.get("raw", "")
         elif t in ("softbreak", "linebreak"):
-            out.append(" ")
+            s = " "
         elif t == "wikilink":
             a = tok["attrs"]
-            out.append(a["alias"] or a["target"])
-            found.append((tok, start, sum(len(x) for x in out)))
+            s = a["alias"] or a["target"]
+            found.append((tok, start, start + len(s)))
         elif t == "link":
-            _plain(tok.get("children", []), out, [])
-            found.append((tok, start, sum(len(x) for x in out)))
+            pos = _plain(tok.get("children", []), out, [], pos)
+            found.append((tok, start, pos))
+            continue
         elif "children" in tok:
-            _plain(tok["children"], out, found)
-        elif "raw" in tok:
-            out.append(tok["raw"])
+            pos = _plain(tok["children"], out, found, pos)
+            continue
+        else:
+            s = tok.get("raw", "")
+        out.append(s)
+        pos += len(s)
+    return pos
 
 
 def _sentence(text: str, start: int, end: int) -> str:

@@ -38,6 +38,23 @@ def name_key(slug: str) -> str:
     return slug_key(posixpath.basename(slug))
 
 
+def loose_key(name: str) -> str:
+    """``Bruno Okafor`` / ``bruno_okafor`` / ``Bruno-Okafor.md`` → ``bruno-okafor``: the key wiki links
+    and titles are matched by when no exact path or file name matches."""
+    base = posixpath.basename(nfc(name).casefold())
+    if base.endswith(".md"):
+        base = base[:-3]
+    out, dash = [], False
+    for c in base:
+        if c.isalnum():
+            out.append(c)
+            dash = False
+        elif not dash:
+            out.append("-")
+            dash = True
+    return "".join(out).strip("-")
+
+
 def check_slug(slug: str) -> str:
     """Validate a user-given slug and return it normalised (NFC, no ``./``, no ``.md``).
 

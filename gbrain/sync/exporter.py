@@ -93,7 +93,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         return {"ok": True, "counts": counts, "root": str(root)}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     disk, errors = verify.hash_tree(scan)
-    rep = verify.report(brain, scan, disk, deep=False, parsed_slugs=[], extra={"counts": counts})
+    rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts})
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read back")

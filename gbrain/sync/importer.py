@@ -18,11 +18,26 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, sha256
+from ..core.markdown import Page, parse_page
 from ..core.slugs import is_markdown, slug_for_path
 from . import verify
 from .scan import db_excludes, scan_tree
 
-BATCH = 500
+BATCH = 500  # files per commit
+WINDOW = 2000  # files read, then parsed together
+PARALLEL_MIN = 200  # parse in worker processes from this many changed pages
+
+
+def _parse_job(job: tuple[str, str, str]) -> Page:
+    path, text, split = job
+    return parse_page(text, path, timeline_split=split)
+
+
+def _make_pool():
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+    return ctx.Pool(min(4, os.cpu_count() or 2))
 MAX_PAGE_BYTES = 16 * 1024 * 1024
 
 
@@ -66,49 +81,68 @@ def import_tree(
     read_errors: list[tuple[str, str]] = []
     pending_files: list[tuple[str, bytes, str]] = []
     written_pages: list[str] = []
+    parsed_counts: dict[str, tuple[int, int, int]] = {}
     counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
     n = len(scan.files)
-    in_tx = 0
+    split = brain.timeline_split
+    done = 0
+    pool = None
     brain.conn.execute("BEGIN IMMEDIATE")
     brain._tx_depth = 1
     try:
-        for i, f in enumerate(scan.files):
-            try:
-                with open(f.abspath, "rb") as fh:
-                    data = fh.read()
-            except OSError as e:
-                read_errors.append((f.path, e.strerror or str(e)))
-                warn(f"{f.path}: cannot read ({e.strerror}); left as it was in the DB")
-                continue
-            h = sha256(data)
-            hashes[f.path] = h
-            old = stored.get(f.path)
-            if old and old[0] == h:
-                counts["unchanged"] += 1
-            else:
+        for w0 in range(0, n, WINDOW):
+            # 1. read and hash a window of files; keep the changed ones
+            changed: list[tuple[str, str | None, bytes | None, str, str | None]] = []  # path, text, data, kind, old kind
+            for f in scan.files[w0 : w0 + WINDOW]:
+                try:
+                    with open(f.abspath, "rb") as fh:
+                        data = fh.read()
+                except OSError as e:
+                    read_errors.append((f.path, e.strerror or str(e)))
+                    warn(f"{f.path}: cannot read ({e.strerror}); left as it was in the DB")
+                    continue
+                h = sha256(data)
+                hashes[f.path] = h
+                old = stored.get(f.path)
+                if old and old[0] == h:
+                    counts["unchanged"] += 1
+                    continue
                 kind, text, w = classify(f.path, data)
                 if w:
                     warn(w)
+                changed.append((f.path, text, None if kind == "page" else data, kind, old[1] if old else None))
+            # 2. parse the changed pages (in worker processes when there are many)
+            jobs = [(p, t, split) for p, t, _, k, _ in changed if k == "page"]
+            if len(jobs) >= PARALLEL_MIN and pool is None and (os.cpu_count() or 1) > 1:
+                pool = _make_pool()
+            parsed = iter(pool.imap(_parse_job, jobs, chunksize=16) if pool is not None and len(jobs) >= PARALLEL_MIN else map(_parse_job, jobs))
+            # 3. write them, committing every BATCH files
+            in_tx = 0
+            for path, text, data, kind, old_kind in changed:
                 if kind == "page":
-                    if old and old[1] != "page":
-                        brain.conn.execute("DELETE FROM files WHERE path = ?", (f.path,))
-                    res = brain.save_page(f.path, text, resolve_incoming=False, touch_sidecar=False)
+                    page = next(parsed)
+                    if old_kind and old_kind != "page":
+                        brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+                    res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page)
                     for pw in res.warnings:
-                        warn(f"{f.path}: {pw}")
+                        warn(f"{path}: {pw}")
                     written_pages.append(res.slug)
+                    if res.counts:
+                        parsed_counts[res.slug] = res.counts
                     counts["pages_written"] += 1
                 else:
-                    if old and old[1] == "page":
-                        brain.conn.execute("DELETE FROM pages WHERE path = ?", (f.path,))
-                    pending_files.append((f.path, data, kind))
+                    if old_kind == "page":
+                        brain.conn.execute("DELETE FROM pages WHERE path = ?", (path,))
+                    pending_files.append((path, data, kind))
                     counts["files_written"] += 1
                 in_tx += 1
-            if in_tx >= BATCH:
-                brain.conn.execute("COMMIT")
-                brain.conn.execute("BEGIN IMMEDIATE")
-                in_tx = 0
-            if on_progress and (i % 100 == 0 or i == n - 1):
-                on_progress(i + 1, n)
+                if in_tx >= BATCH:
+                    brain.conn.execute("COMMIT")
+                    brain.conn.execute("BEGIN IMMEDIATE")
+                    in_tx = 0
+            done = min(n, w0 + WINDOW)
+            if on_progress:
+                on_progress(done, n)
         # files after pages, so sidecars find their page
         for path, data, kind in pending_files:
             brain.save_file(path, data, kind)
@@ -137,8 +171,11 @@ def import_tree(
         raise
     finally:
         brain._tx_depth = 0
+        if pool is not None:
+            pool.close()
+            pool.join()
     brain._config_cache = None
-    rep = verify.report(brain, scan, hashes, deep=False, parsed_slugs=written_pages, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
+    rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     # pages that exist only in the DB (written with `put`) are not an import failure
     extra_db = rep["missing_on_disk"]
     if extra_db:

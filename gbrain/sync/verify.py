@@ -41,19 +41,16 @@ def db_hashes(brain: Brain) -> dict[str, str]:
     return out
 
 
-def derived_counts(brain: Brain, slugs: Iterable[str] | None = None) -> dict:
-    """Re-parse pages (all, or ``slugs``) from their stored text and compare with stored rows."""
+def derived_counts(brain: Brain) -> dict:
+    """Re-parse every page from its stored text and compare its links/timeline/tags with the rows."""
     split = brain.timeline_split
     q = "SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     rows = brain.conn.execute(q).fetchall()
-    want = set(slugs) if slugs is not None else None
     stored_links = dict(brain.conn.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
     stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
     stored_tags = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
     res = {"pages_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
     for r in rows:
-        if want is not None and r["slug"] not in want:
-            continue
         page = parse_page(render_row(r), r["path"], timeline_split=split)
         res["pages_parsed"] += 1
         counts = (len(page.links), len(page.timeline_entries), len(page.tags))
@@ -66,6 +63,26 @@ def derived_counts(brain: Brain, slugs: Iterable[str] | None = None) -> dict:
         res["tags_stored"] += stored[2]
         if counts != stored and len(res["mismatched_pages"]) < MAX_LISTED:
             res["mismatched_pages"].append(r["slug"])
+    return res
+
+
+def check_counts(brain: Brain, parsed: dict[str, tuple[int, int, int]]) -> dict:
+    """Compare counts parsed by a run (slug → (links, timeline, tags)) with the rows stored."""
+    res = {"pages_parsed": len(parsed), "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
+    if not parsed:
+        return res
+    ids = {r[0]: r[1] for r in brain.conn.execute("SELECT slug, id FROM pages")}
+    stored_links = dict(brain.conn.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
+    stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
+    stored_tags = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
+    for slug, counts in parsed.items():
+        pid = ids.get(slug)
+        stored = (stored_links.get(pid, 0), stored_tl.get(pid, 0), stored_tags.get(pid, 0))
+        for k, a, b in zip(("links", "timeline", "tags"), counts, stored):
+            res[k + "_parsed"] += a
+            res[k + "_stored"] += b
+        if counts != stored and len(res["mismatched_pages"]) < MAX_LISTED:
+            res["mismatched_pages"].append(slug)
     return res
 
 
@@ -111,17 +128,18 @@ def report(
     disk_hashes: dict[str, str],
     *,
     deep: bool = True,
-    parsed_slugs: Iterable[str] | None = None,
+    parsed_counts: dict[str, tuple[int, int, int]] | None = None,
     extra: dict | None = None,
 ) -> dict:
     """Build the validation report for ``scan`` (with its files' hashes) against ``brain``.
 
-    ``deep`` re-parses every page; otherwise only ``parsed_slugs`` (the pages a run just wrote).
+    ``deep`` re-parses every page from its stored text; otherwise the counts a run parsed
+    (``parsed_counts``: slug → (links, timeline entries, tags)) are checked against the rows.
     """
     db = db_hashes(brain)
     c = compare(disk_hashes, db)
     stats = brain.stats()
-    derived = derived_counts(brain, None if deep else list(parsed_slugs or []))
+    derived = derived_counts(brain) if deep else check_counts(brain, parsed_counts or {})
     raw = raw_counts(brain)
     problems = []
     if c.missing_in_db:

@@ -1,0 +1,59 @@
+"""Shared test fixtures: real SQLite files in tmp_path, the CLI run in-process or as a subprocess."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_BRAIN = ROOT / "fixtures" / "brain"
+SHARED = ROOT.parent / "shared"
+CORPORA = SHARED / "corpora"
+MAKE_BRAIN = SHARED / "tools" / "make_brain.py"
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(tmp_path, monkeypatch):
+    """Every test gets its own brain.db path and no API keys."""
+    monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
+    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    yield
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return tmp_path / "brain.db"
+
+
+@pytest.fixture
+def brain_tree(tmp_path) -> Path:
+    """A writable copy of fixtures/brain."""
+    dst = tmp_path / "tree"
+    shutil.copytree(FIXTURE_BRAIN, dst)
+    return dst
+
+
+def gbrain(*args: str, input: str | bytes | None = None, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
+    """Run the real `gbrain` CLI in a subprocess (stdin/stdout as bytes)."""
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    data = input.encode("utf-8") if isinstance(input, str) else input
+    return subprocess.run([sys.executable, "-m", "gbrain", *args], input=data, capture_output=True, env=e, cwd=cwd, timeout=300)
+
+
+@pytest.fixture
+def run():
+    return gbrain
+
+
+def make_brain(out: Path, pages: int, seed: int = 1) -> Path:
+    if not MAKE_BRAIN.exists():
+        pytest.skip("../shared/tools/make_brain.py not available")
+    subprocess.run([sys.executable, str(MAKE_BRAIN), str(out), "--pages", str(pages), "--seed", str(seed)], check=True, capture_output=True)
+    return out
