@@ -146,10 +146,10 @@ def _make_command(o: ops.Operation):
             default = typer.Argument(... if p.required else None, help=p.description, show_default=False)
             ann = t if p.required else Optional[t]
         elif p.type == "boolean":
-            default = typer.Option(bool(p.default), f"--{p.name.replace('_', '-')}", help=p.description)
+            default = typer.Option(bool(p.default), f"--{(p.flag or p.name).replace('_', '-')}", help=p.description)
             ann = bool
         else:
-            default = typer.Option(... if p.required else p.default, f"--{p.name.replace('_', '-')}", help=p.description + (" (JSON)" if p.type == "object" else ""), show_default=p.default not in (None, ""))
+            default = typer.Option(... if p.required else p.default, f"--{(p.flag or p.name).replace('_', '-')}", help=p.description + (" (JSON)" if p.type == "object" else ""), show_default=p.default not in (None, ""))
             ann = t if (p.required or p.default is not None) else Optional[t]
         params.append(inspect.Parameter(py, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
         annotations[py] = ann

@@ -41,6 +41,8 @@ class Param:
     enum: list | None = None
     stdin: bool = False
     cli: bool = True  # shown as a CLI argument/option
+    in_schema: bool = True  # in the JSON schema (MCP, call, pipe, --tools-json); False: CLI-only
+    flag: str | None = None  # CLI option name when it differs from ``name`` (``type`` → ``--type``)
 
     def schema(self) -> dict:
         s: dict = {"type": self.type, "description": self.description}
@@ -81,8 +83,8 @@ class Operation:
     def input_schema(self) -> dict:
         return {
             "type": "object",
-            "properties": {p.name: p.schema() for p in self.params},
-            "required": [p.name for p in self.params if p.required],
+            "properties": {p.name: p.schema() for p in self.params if p.in_schema},
+            "required": [p.name for p in self.params if p.required and p.in_schema],
             "additionalProperties": False,
         }
 
@@ -553,3 +555,4 @@ def dumps(obj: Any) -> str:
 
 __all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_args", "tools_json", "dumps"]
 _ = os
+from . import ops_agents  # noqa: E402,F401

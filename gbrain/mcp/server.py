@@ -1,0 +1,265 @@
+"""``gbrain serve``: the MCP server on stdio, generated from the operations registry.
+
+Every operation registered with ``mcp=True`` in :data:`gbrain.operations.REGISTRY` becomes a
+tool named ``brain_<name>`` with the operation's JSON schema; nothing here lists tools by hand.
+Besides the tools the server offers two resources (``brain://index`` and the template
+``brain://pages/{+slug}``) and two prompts (``brain_briefing``, ``brain_ingest_meeting``).
+
+Protocol facts (from the official ``mcp`` SDK 2.x source): :class:`mcp.server.mcpserver.MCPServer`
+runs the stdio transport, which re-wraps fd 0/1 as UTF-8 whatever the locale and points fd 1 at
+stderr while serving, so only JSON-RPC reaches stdout. Tool failures come back as results with
+``isError: true``; resource failures as JSON-RPC errors.
+
+Concurrency: the core is synchronous. One SQLite connection is opened per server (WAL, 10 s busy
+timeout, ``check_same_thread=False``) and every request runs in a worker thread under one lock, so
+requests arriving together are answered one after another while the event loop keeps reading. The
+connection is in autocommit mode, so each request sees what other processes (CLI, ``watch``)
+committed before it started; no page data is cached between requests.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+from typing import Any, Callable
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+
+from .. import __version__
+from .. import operations as ops
+from ..core.brain import Brain
+from ..errors import GBrainError, NotFound
+
+log = logging.getLogger("gbrain.mcp")
+
+INSTRUCTIONS = (
+    "gbrain is a personal knowledge brain: markdown pages (people/, companies/, deals/, meetings/, …) "
+    "with YAML frontmatter, a compiled-truth section above the first '---' line and an append-only "
+    "timeline below it. Search with brain_search, read with brain_get, write with brain_put "
+    "(partial updates keep the rest of the page byte-exact), add dated facts with brain_timeline_add, "
+    "cross-reference with brain_link, store sources with brain_ingest. Slugs look like people/ana-lima; "
+    "a unique suffix such as ana-lima also works."
+)
+
+
+class BrainHost:
+    """The one brain a server works on, and the lock that serialises access to it.
+
+    :meth:`run` calls a synchronous function with the open :class:`Brain` in a worker thread.
+    The database is opened lazily (first request), so spawn-to-ready does not wait for SQLite.
+    """
+
+    def __init__(self, db_path: str | None):
+        self.db_path = db_path
+        self._brain: Brain | None = None
+        self._lock = threading.Lock()
+
+    def _open(self) -> Brain:
+        if self._brain is None:
+            self._brain = Brain.open(self.db_path, create=True)
+        return self._brain
+
+    def call(self, fn: Callable[[Brain], Any]) -> Any:
+        """Run ``fn(brain)`` under the lock (in the calling thread)."""
+        with self._lock:
+            b = self._open()
+            b._config_cache = None  # config (e.g. timeline_split) may have changed in another process
+            return fn(b)
+
+    async def run(self, fn: Callable[[Brain], Any]) -> Any:
+        """Run ``fn(brain)`` in a worker thread; returns its result or raises its exception."""
+        return await anyio.to_thread.run_sync(self.call, fn)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._brain is not None:
+                self._brain.close()
+                self._brain = None
+
+
+def _error_text(e: BaseException) -> str:
+    if isinstance(e, NotFound):
+        return f"error: {e}"
+    if isinstance(e, GBrainError):
+        return f"error: {e}"
+    if isinstance(e, (OSError, ValueError)):
+        return f"error: {type(e).__name__}: {e}"
+    return f"internal error: {type(e).__name__}: {e}"
+
+
+class OperationTool(Tool):
+    """An MCP tool backed by a registry operation. ``parameters`` is the operation's own JSON
+    schema; :meth:`run` checks arguments with :func:`gbrain.operations.check_args` and returns
+    the result as JSON text (the same JSON ``gbrain call`` prints), or a tool error."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> CallToolResult:
+        return await self.fn(arguments)
+
+
+def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
+    async def call(arguments: dict) -> CallToolResult:
+        def work(b: Brain) -> Any:
+            return ops.run(o.name, arguments, ops.Context(db=host.db_path, on_warning=warnings.append), brain=b)
+
+        warnings: list[str] = []
+        try:
+            if o.db == "none":
+                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, ops.Context(db=host.db_path)))
+            else:
+                result = await host.run(work)
+        except MCPError:
+            raise
+        except Exception as e:  # every failure is a tool error, never a crash of the server
+            if not isinstance(e, GBrainError):
+                log.exception("tool %s failed", o.tool_name)
+            return CallToolResult(content=[TextContent(type="text", text=_error_text(e))], is_error=True)
+        if warnings and isinstance(result, dict) and "warnings" not in result:
+            result = {**result, "warnings": warnings}
+        return CallToolResult(content=[TextContent(type="text", text=ops.dumps(result))])
+
+    base = Tool.from_function(call, name=o.tool_name, description=o.description, structured_output=False)
+    return OperationTool(
+        **{k: getattr(base, k) for k in ("fn", "name", "description", "fn_metadata", "is_async", "context_kwarg")},
+        parameters=o.input_schema(),
+        annotations=ToolAnnotations(read_only_hint=not o.mutating, destructive_hint=o.name in ("put",), open_world_hint=False),
+    )
+
+
+def tool_operations() -> list[ops.Operation]:
+    """The operations exposed as MCP tools, in registry order."""
+    return [o for o in ops.REGISTRY.values() if o.mcp]
+
+
+def _index(b: Brain) -> str:
+    by_type: dict[str, list[str]] = {}
+    for r in b.conn.execute("SELECT slug, type FROM pages ORDER BY type, slug"):
+        by_type.setdefault(r["type"], []).append(r["slug"])
+    return json.dumps({"pages": sum(map(len, by_type.values())), "by_type": by_type}, ensure_ascii=False, indent=1)
+
+
+def _resource_error(e: Exception) -> Exception:
+    if isinstance(e, NotFound):
+        return ResourceNotFoundError(str(e))
+    if isinstance(e, GBrainError):
+        return ResourceError(str(e))
+    return e
+
+
+BRIEFING_GUIDE = """Compile a briefing from the current state of my brain{focus}.
+
+Recently updated pages (newest first, since {since}):
+{recent}
+
+Recent ingests:
+{ingests}
+
+Brain: {pages} pages ({types}).
+
+How to work:
+1. Read the pages that matter with brain_get (or the resource brain://pages/<slug>); look at their
+   compiled truth (the state above the --- line) and the newest timeline entries.
+2. Use brain_search for people, companies and deals named in them; brain_backlinks shows who links to a page.
+3. Write the briefing: what changed, open threads and decisions pending, people to follow up with,
+   upcoming dates. Cite pages by slug. Say plainly when the brain has no information on something.
+"""
+
+INGEST_GUIDE = """Ingest this meeting into my brain.{ref_line}
+
+Steps (each a tool call):
+1. brain_ingest {{content, source_type: "meeting", source_ref}} stores the transcript as a sources/ page
+   and logs it; keep the returned slug to cite.
+2. Find every person, company and deal mentioned: brain_search by name; brain_get the page if it exists.
+3. Existing page: brain_put with compiled_truth (rewrite the state with what is new; the timeline and
+   frontmatter stay byte-exact). New entity worth a page: brain_put with full content (frontmatter with
+   title and type, compiled truth, a --- line, then a timeline).
+4. For each datable event: brain_timeline_add {{slug, date: YYYY-MM-DD, summary, source: "meeting"}}.
+5. For each relationship between two pages: brain_link {{from, to, context}}.
+6. Structured data (JSON from the meeting tool, action items): brain_raw {{slug, source, data}}.
+7. Finish with a short list of the pages you created or changed.
+{transcript}"""
+
+
+def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
+    """An :class:`MCPServer` with a tool per MCP operation, the two resources and two prompts.
+
+    Returns the server and its :class:`BrainHost` (close it when done). Nothing is opened yet.
+    """
+    host = BrainHost(db_path)
+    tools = [_make_tool(o, host) for o in tool_operations()]
+    server = MCPServer(
+        name="gbrain",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        tools=tools,
+        log_level="WARNING",
+        warn_on_duplicate_tools=True,
+    )
+
+    @server.resource("brain://index", name="index", description="All page slugs grouped by type (JSON)", mime_type="application/json")
+    async def index() -> str:
+        try:
+            return await host.run(_index)
+        except Exception as e:
+            raise _resource_error(e) from e
+
+    @server.resource("brain://pages/{+slug}", name="page", description="A page's full markdown, exactly as stored", mime_type="text/markdown")
+    async def page(slug: str) -> str:
+        try:
+            return await host.run(lambda b: b.get_text(slug))
+        except Exception as e:
+            raise _resource_error(e) from e
+
+    @server.prompt(name="brain_briefing", description="Compile a briefing from the current brain state")
+    async def brain_briefing(since: str = "7d", focus: str = "") -> str:
+        """Arguments: ``since`` (a span like 24h / 7d or an ISO date), ``focus`` (a topic)."""
+
+        def gather(b: Brain) -> str:
+            recent = ops.run("list", {"sort": "updated", "since": since, "limit": 30}, brain=b)
+            ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT 10").fetchall()
+            st = b.stats()
+            return BRIEFING_GUIDE.format(
+                focus=f", focused on: {focus}" if focus else "",
+                since=since,
+                recent="\n".join(f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent) or "(none)",
+                ingests="\n".join(f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests) or "(none)",
+                pages=st["pages"],
+                types=", ".join(f"{t} {n}" for t, n in list(st["by_type"].items())[:8]) or "empty",
+            )
+
+        try:
+            return await host.run(gather)
+        except GBrainError as e:
+            raise MCPError(code=INVALID_PARAMS, message=str(e)) from e
+
+    @server.prompt(name="brain_ingest_meeting", description="Guide for ingesting a meeting transcript")
+    async def brain_ingest_meeting(transcript: str = "", source_ref: str = "") -> str:
+        """Arguments: ``transcript`` (optional, the meeting text), ``source_ref`` (meeting id or URL)."""
+        return INGEST_GUIDE.format(
+            ref_line=f" Source reference: {source_ref}." if source_ref else "",
+            transcript=f"\nTranscript:\n\n{transcript}\n" if transcript else "",
+        )
+
+    _ = (index, page, brain_briefing, brain_ingest_meeting)
+    return server, host
+
+
+def serve(db_path: str | None) -> None:
+    """Run the MCP server on stdin/stdout until stdin closes. Logs go to stderr only."""
+    server, host = build_server(db_path)
+    names = ", ".join(o.tool_name for o in tool_operations())
+    from ..core.db import resolve_db_path
+
+    sys.stderr.write(f"gbrain MCP server running (stdio) on {resolve_db_path(db_path)}\ntools: {names}\n")
+    sys.stderr.flush()
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        host.close()

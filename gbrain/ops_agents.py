@@ -1,0 +1,130 @@
+"""Operations for agents: ``ingest`` (CLI ``gbrain ingest FILE``, MCP ``brain_ingest``).
+
+Registered in :data:`gbrain.operations.REGISTRY` like every other operation, so the CLI command,
+``gbrain call``, ``gbrain pipe``, ``--tools-json`` and the MCP tool all come from the one
+definition below.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import sys
+from pathlib import Path
+
+from .core.brain import Brain, render_row
+from .core.markdown import BOM, Page, edit_frontmatter, parse_page
+from .core.slugs import loose_key
+from .errors import BadInput, GBrainError
+from .operations import Context, Param, op
+
+SOURCE_TYPES = ["meeting", "article", "doc", "conversation"]
+MAX_SLUG_NAME = 60  # characters of the slugified title kept in a source slug
+
+
+def _title_of(content: str, file: str | None) -> str:
+    """A source's title: frontmatter ``title``, else the first ``# heading``, else the file's
+    stem, else the first non-blank line (without leading ``#``/``>``/``-``), else ``source``."""
+    page = parse_page(content, "")
+    if page.title:
+        return page.title
+    if file and file != "-":
+        return Path(file).stem
+    for line in content.splitlines():
+        s = line.strip().lstrip("#>-* ").strip()
+        if s and s != "---":
+            return s[:120]
+    return "source"
+
+
+def _date_of(page_fm: dict) -> str:
+    """``date`` from the source's frontmatter when it is an ISO date, else today (UTC)."""
+    d = page_fm.get("date")
+    if isinstance(d, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", d.strip()):
+        try:
+            return _dt.date.fromisoformat(d.strip()).isoformat()
+        except ValueError:
+            pass
+    return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+
+
+def source_page_text(content: str, *, title: str, source_type: str, source_ref: str, date: str) -> tuple[str, list[str]]:
+    """The page text a source is stored as, and warnings.
+
+    The source's own bytes stay untouched below a frontmatter block that records ``title``,
+    ``type: source``, ``source_type``, ``source_ref`` and ``ingested``. When the source already
+    has frontmatter, only the missing keys are added to it (its own keys win).
+    """
+    page = parse_page(content, "source.md")
+    meta = {"title": title, "type": "source", "source_type": source_type, "source_ref": source_ref, "ingested": date}
+    warnings: list[str] = []
+    if page.frontmatter_raw and not page.frontmatter_error:
+        missing = {k: v for k, v in meta.items() if k not in page.frontmatter}
+        return (edit_frontmatter(page, missing) if missing else content), warnings
+    if page.frontmatter_error:
+        warnings.append(f"the source's frontmatter does not load ({page.frontmatter_error}); kept as body text")
+    bom = content.startswith(BOM)
+    bare = Page(bom=bom, frontmatter_raw="", compiled_truth=content[1:] if bom else content, separator="", timeline="")
+    return edit_frontmatter(bare, meta), warnings
+
+
+def _read_source(file: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if file == "-" else Path(file).expanduser().read_bytes()
+    except IsADirectoryError as e:
+        raise BadInput(f"{file} is a directory; ingest takes one file") from e
+    except OSError as e:
+        raise BadInput(f"cannot read {file}: {e.strerror}") from e
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"{file} is not valid UTF-8 text (byte {e.start})") from e
+
+
+@op(
+    "ingest",
+    "Ingest a source document (meeting transcript, article, doc, conversation): stores it as a "
+    "sources/<date>-<title> page, logs it in the ingest log and returns the page slug. Then update "
+    "the pages it mentions with brain_put / brain_timeline_add / brain_link.",
+    [
+        Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
+        Param("content", cli=False, description="the source text (markdown or plain text); required"),
+        Param("source_type", description="kind of source", default="doc", enum=SOURCE_TYPES, flag="type"),
+        Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path)", flag="ref"),
+    ],
+    db="create",
+    text=lambda r, a: r["slug"] + "".join(f"\nwarning: {w}" for w in r.get("warnings") or []),
+    mutating=True,
+)
+def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
+    """Store a source as a page and log it. Idempotent: the same text on the same day finds the
+    same page and writes nothing (no second log row)."""
+    content, file = a.get("content"), a.get("file")
+    if content is not None and file is not None:
+        raise BadInput("give either a FILE or content, not both")
+    if content is None:
+        if file is None:
+            raise BadInput("nothing to ingest: give content (MCP/call) or a FILE (CLI)")
+        content = _read_source(file)
+    if "\x00" in content:
+        raise BadInput("the source contains a NUL byte; ingest text only")
+    if not content.strip():
+        raise BadInput("the source is empty")
+    source_type = a.get("source_type") or "doc"
+    source_ref = a.get("source_ref") or (str(Path(file).expanduser().resolve()) if file and file != "-" else "")
+    title = _title_of(content, file)
+    date = _date_of(parse_page(content, "").frontmatter)
+    text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, date=date)
+    base = f"sources/{date}-" + (loose_key(title)[:MAX_SLUG_NAME].strip("-") or "source")
+    with b.transaction():
+        for n in range(1, 1000):
+            slug = base if n == 1 else f"{base}-{n}"
+            row = b.page_row(slug)
+            if row is None:
+                break
+            if render_row(row) == text:
+                return {"slug": slug, "path": row["path"], "title": title, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
+        else:  # pragma: no cover - a thousand sources with one title on one day
+            raise GBrainError(f"too many sources named {base}")
+        res = b.put(slug, text)
+        b.log_ingest(source_type, source_ref, [slug], title)
+    return {"slug": slug, "path": res.path, "title": title, "source_type": source_type, "source_ref": source_ref, "created": res.created, "changed": res.changed, "logged": True, "warnings": warnings + res.warnings}
