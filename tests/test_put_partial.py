@@ -1,0 +1,121 @@
+"""brain_put partial updates (compiled_truth / timeline_append / frontmatter): the named part
+changes, every other byte of the page stays as it was."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.core.markdown import parse_page
+from gbrain.errors import BadInput
+
+WEIRD_FM = """---
+title:   "Weird  Spacing"   # a comment
+aliases:
+    - one
+    - 'two'
+created: 2024-05-02
+tags: [a,  b]
+desc: >
+  folded text
+  here
+empty:
+nested: {x: 1, y: [1,2]}
+---
+# Weird
+
+State text.
+
+---
+
+- **2025-01-02** | call — Talked.
+"""
+
+
+@pytest.fixture
+def brain(db_path):
+    with Brain.open(db_path) as b:
+        yield b
+
+
+def put(b: Brain, **args):
+    return ops.run("put", args, brain=b)
+
+
+def text(b: Brain, slug: str) -> str:
+    return ops.run("get", {"slug": slug}, brain=b)["content"]
+
+
+def test_frontmatter_update_keeps_other_keys_byte_exact(brain):
+    put(brain, slug="notes/weird", content=WEIRD_FM)
+    put(brain, slug="notes/weird", frontmatter={"status": "active"})
+    new = text(brain, "notes/weird")
+    head, rest = WEIRD_FM.split("---\n# Weird", 1)
+    assert new == head + "status: active\n---\n# Weird" + rest
+    assert parse_page(new).frontmatter["status"] == "active"
+
+
+def test_frontmatter_set_and_remove_touch_only_those_keys(brain):
+    put(brain, slug="notes/weird", content=WEIRD_FM)
+    put(brain, slug="notes/weird", frontmatter={"aliases": None, "created": "2024-06-01", "tags": ["x", "y"]})
+    new = text(brain, "notes/weird")
+    lines = new.splitlines()
+    assert 'title:   "Weird  Spacing"   # a comment' in lines
+    assert "nested: {x: 1, y: [1,2]}" in lines
+    assert "    - one" not in lines and "aliases:" not in lines
+    fm = parse_page(new).frontmatter
+    assert fm["created"] == "2024-06-01" and fm["tags"] == ["x", "y"] and "aliases" not in fm
+    assert new.endswith(WEIRD_FM.split("---\n# Weird", 1)[1])  # body untouched
+    assert brain.tags("notes/weird") == ["x", "y"]
+
+
+def test_frontmatter_update_on_crlf_page_keeps_crlf(brain):
+    crlf = WEIRD_FM.replace("\n", "\r\n")
+    put(brain, slug="notes/crlf", content=crlf)
+    put(brain, slug="notes/crlf", frontmatter={"status": "new"})
+    new = text(brain, "notes/crlf")
+    assert "\n" not in new.replace("\r\n", "")
+    assert new == crlf.replace("nested: {x: 1, y: [1,2]}\r\n", "nested: {x: 1, y: [1,2]}\r\nstatus: new\r\n")
+
+
+def test_timeline_append_on_new_page_makes_a_timeline(brain):
+    put(brain, slug="notes/new", timeline_append="- **2025-01-01** | manual — first")
+    assert ops.run("timeline", {"slug": "notes/new"}, brain=brain) == [{"date": "2025-01-01", "source": "manual", "summary": "first", "detail": ""}]
+
+
+def test_timeline_add_on_empty_page(brain):
+    put(brain, slug="notes/empty", content="")
+    ops.run("timeline-add", {"slug": "notes/empty", "date": "2025-02-03", "summary": "x"}, brain=brain)
+    assert [e["date"] for e in ops.run("timeline", {"slug": "notes/empty"}, brain=brain)] == ["2025-02-03"]
+
+
+def test_compiled_truth_keeps_frontmatter_and_timeline(brain):
+    put(brain, slug="notes/weird", content=WEIRD_FM)
+    put(brain, slug="notes/weird", compiled_truth="# Weird\n\nNew state — with ü.\n")
+    new = text(brain, "notes/weird")
+    fm_end = WEIRD_FM.index("---\n# Weird") + 4
+    assert new == WEIRD_FM[:fm_end] + "# Weird\n\nNew state — with ü.\n\n---\n\n- **2025-01-02** | call — Talked.\n"
+
+
+def test_compiled_truth_with_a_rule_line_is_refused(brain):
+    put(brain, slug="notes/weird", content=WEIRD_FM)
+    with pytest.raises(BadInput, match="---"):
+        put(brain, slug="notes/weird", compiled_truth="# Weird\n\nabove\n\n---\n\nbelow\n")
+    assert text(brain, "notes/weird") == WEIRD_FM
+
+
+def test_compiled_truth_rule_inside_fenced_code_is_fine(brain):
+    put(brain, slug="notes/weird", content=WEIRD_FM)
+    put(brain, slug="notes/weird", compiled_truth="# Weird\n\n```\n---\n```\n")
+    page = parse_page(text(brain, "notes/weird"))
+    assert page.compiled_truth == "# Weird\n\n```\n---\n```\n\n"
+    assert page.timeline == "\n- **2025-01-02** | call — Talked.\n"
+
+
+def test_all_three_parts_at_once(brain):
+    put(brain, slug="notes/weird", content=WEIRD_FM)
+    put(brain, slug="weird", compiled_truth="# W\n", timeline_append="- **2025-01-03** | call — Again.", frontmatter={"status": "x"})
+    page = parse_page(text(brain, "notes/weird"))
+    assert page.compiled_truth == "# W\n\n"
+    assert [e.date for e in page.timeline_entries] == ["2025-01-02", "2025-01-03"]
+    assert page.frontmatter["status"] == "x" and 'title:   "Weird  Spacing"   # a comment\n' in page.frontmatter_raw
