@@ -295,7 +295,11 @@ def _put(b, a, ctx):
         elif page.separator and not ct.endswith(nl + nl):
             ct += nl
         text = (BOM if page.bom else "") + page.frontmatter_raw + ct + page.separator + page.timeline
+        timeline = page.timeline
         page = parse_page(text, page.path, timeline_split=b.timeline_split)
+        if page.compiled_truth != ct or page.timeline != timeline:
+            raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
+                           "use another rule (***) or rewrite the whole page with content")
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
         if lines:

@@ -692,6 +692,13 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     if page.frontmatter_raw:
         lines = split_lines(page.frontmatter_raw)
         new_fm = lines[0] + dumped + lines[-1]
+        # rewrite only the named keys when that loads to the same data (other bytes stay exact)
+        from .fmsplice import splice_frontmatter
+
+        changed = list(update or {}) + (["tags"] if tags is not None else [])
+        spliced = splice_frontmatter(page.frontmatter_raw, data, changed, y, nl)
+        if spliced is not None and load_frontmatter(spliced) == load_frontmatter(new_fm):
+            new_fm = spliced
     else:
         new_fm = "---" + nl + dumped + "---" + nl
     return (BOM if page.bom else "") + new_fm + page.body
@@ -718,6 +725,8 @@ def append_timeline(page: Page, entry: str) -> str:
     new_date = m.group(1) if m else ""
     if not page.separator:
         ct = page.compiled_truth
+        if not ct and not page.frontmatter_raw:
+            ct = nl  # a '---' on the first line would open frontmatter, not a timeline
         if ct and not ct.endswith(("\n", "\r")):
             ct += nl
         if ct and ct.strip() and not ct.endswith(nl + nl) and not ct.endswith("\n\n"):

@@ -1,0 +1,103 @@
+"""Line-level frontmatter edits: rewrite only the top-level keys that change.
+
+A full YAML re-dump (even ruamel's round-trip mode) re-indents sequences, normalises spacing
+inside flow collections and moves comments, so "set one key" would rewrite bytes the caller
+never named. :func:`splice_frontmatter` instead finds each changed key's block of lines (the
+``key:`` line and its indented or ``- `` continuation lines) and replaces, removes or appends
+just that block. The caller checks the result loads to the same data as a full re-dump and
+falls back to the re-dump when it does not (anchors, complex keys, unusual layouts).
+"""
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+_KEY_LINE_RE = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\-?:&*!|>%@`{\[][^#]*?)[ \t]*:(?:[ \t]|\r?\n|\r|$)""")
+
+
+def _lines(text: str) -> list[str]:
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+", text)
+
+
+def _key_name(token: str) -> str:
+    if token.startswith('"'):
+        return token[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    if token.startswith("'"):
+        return token[1:-1].replace("''", "'")
+    return token.strip()
+
+
+def key_blocks(body: list[str]) -> dict[str, tuple[int, int]] | None:
+    """Top-level key → ``(start, end)`` line span in ``body`` (the YAML lines between the
+    ``---`` fences). None when a top-level line is not a plain ``key:`` line."""
+    blocks: dict[str, tuple[int, int]] = {}
+    cur: str | None = None
+    start = 0
+    last_content = -1  # last line that belongs to the current block
+
+    def close() -> None:
+        if cur is not None:
+            blocks[cur] = (start, last_content + 1)
+
+    for i, ln in enumerate(body):
+        s = ln.rstrip("\r\n")
+        if not s.strip():
+            continue
+        if s[0] in " \t":
+            if cur is None:
+                return None
+            last_content = i
+            continue
+        if s.startswith("#"):
+            close()
+            cur = None
+            continue
+        if s == "-" or s.startswith("- ") or s.startswith("-\t"):
+            if cur is None:
+                return None
+            last_content = i
+            continue
+        m = _KEY_LINE_RE.match(ln)
+        if not m:
+            return None
+        close()
+        cur = _key_name(m.group(1))
+        if cur in blocks:
+            return None
+        start = last_content = i
+    close()
+    return blocks
+
+
+def splice_frontmatter(frontmatter_raw: str, data: Any, changed: list[str], yaml: Any, nl: str) -> str | None:
+    """New ``frontmatter_raw`` with only the ``changed`` top-level keys rewritten from ``data``
+    (a ruamel mapping holding the final values; a key missing from it is removed). Keys not yet
+    in the block are appended before the closing fence. Returns None when the block's layout is
+    not one this line editor understands."""
+    lines = _lines(frontmatter_raw)
+    if len(lines) < 2:
+        return None
+    opener, body, closer = lines[0], lines[1:-1], lines[-1]
+    for key in dict.fromkeys(changed):
+        blocks = key_blocks(body)
+        if blocks is None:
+            return None
+        if key in data:
+            from ruamel.yaml.comments import CommentedMap
+
+            buf = io.StringIO()
+            one = CommentedMap()
+            one[key] = data[key]
+            yaml.dump(one, buf)
+            new = _lines(buf.getvalue().replace("\n", nl) if nl != "\n" else buf.getvalue())
+        else:
+            new = []
+        if key in blocks:
+            a, b = blocks[key]
+            body = body[:a] + new + body[b:]
+        elif new:
+            if body and not body[-1].endswith(("\n", "\r")):
+                body[-1] += nl
+            body = body + new
+    return opener + "".join(body) + closer
