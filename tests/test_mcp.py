@@ -1,0 +1,347 @@
+"""`gbrain serve` driven by the official MCP SDK's stdio client, as Claude Code would drive it.
+
+Every test starts the real server (`python -m gbrain serve --db X`) in a subprocess under
+LC_ALL=C and talks JSON-RPC to it over stdin/stdout.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+
+from conftest import FIXTURE_BRAIN, ROOT, gbrain
+
+#: the tools the spec names; every one whose operation is registered must be served
+SPEC_TOOLS = [
+    "brain_search", "brain_query", "brain_get", "brain_put", "brain_ingest", "brain_link", "brain_timeline",
+    "brain_timeline_add", "brain_tags", "brain_tag", "brain_list", "brain_backlinks", "brain_stats", "brain_raw",
+]
+#: spec tools this branch provides (brain_query comes with the search operations)
+OWN_TOOLS = set(SPEC_TOOLS) - {"brain_query"}
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    pp = os.pathsep.join([str(ROOT)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+    return {"PYTHONPATH": pp, "LC_ALL": "C", "LANG": "C", **extra}
+
+
+@contextlib.asynccontextmanager
+async def connect(db: Path, errlog=None):
+    """A real MCP client session with `python -m gbrain serve --db DB` (stderr to ``errlog``)."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db)], env=server_env(), cwd=str(ROOT))
+    transport = stdio_client(params, errlog=errlog or sys.stderr)
+    async with Client(transport, read_timeout_seconds=120) as client:
+        yield client
+
+
+def text_of(result) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return result.content[0].text
+
+
+def ok(result):
+    assert not result.is_error, text_of(result)
+    return json.loads(text_of(result))
+
+
+@pytest.fixture
+def fixture_db(tmp_path, brain_tree) -> Path:
+    db = tmp_path / "brain.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+    return db
+
+
+def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
+    async def main():
+        async with connect(fixture_db) as c:
+            return await c.list_tools(), await c.list_resources(), await c.list_resource_templates(), await c.list_prompts()
+
+    tools, resources, templates, prompts = anyio.run(main)
+    served = {t.name: t for t in tools.tools}
+    registry = {o.tool_name: o for o in ops.REGISTRY.values() if o.mcp}
+    assert set(served) == set(registry)
+    assert set(served) == {t["name"] for t in ops.tools_json()}
+    for name in SPEC_TOOLS:
+        if any(o.tool_name == name for o in ops.REGISTRY.values()):
+            assert name in served, name
+    assert OWN_TOOLS <= set(served)
+    for name, t in served.items():
+        assert t.input_schema == registry[name].input_schema()
+        assert t.description == registry[name].description
+        assert t.annotations.read_only_hint == (not registry[name].mutating)
+    assert served["brain_put"].input_schema["required"] == ["slug"]
+    assert set(served["brain_ingest"].input_schema["properties"]) == {"content", "source_type", "source_ref"}
+    assert [str(r.uri) for r in resources.resources] == ["brain://index"]
+    assert [t.uri_template for t in templates.resource_templates] == ["brain://pages/{+slug}"]
+    assert {p.name for p in prompts.prompts} == {"brain_briefing", "brain_ingest_meeting"}
+
+
+#: arguments for each tool; the test fails when a served tool has none here and cannot be called
+#: without arguments, so a new operation must come with a sample call
+SAMPLES: dict[str, list[dict]] = {
+    "brain_get": [{"slug": "ana-lima"}],
+    "brain_put": [{"slug": "people/zoe-new", "content": "---\ntitle: Zoë New\ntype: person\n---\n# Zoë New\n\nMet at the fair.\n"}, {"slug": "zoe-new", "frontmatter": {"status": "warm"}}],
+    "brain_list": [{"type": "person"}],
+    "brain_stats": [{}],
+    "brain_search": [{"query": "Series A"}],
+    "brain_query": [{"question": "Who knows Jensen Huang?"}],
+    "brain_tags": [{"slug": "people/ana-lima"}, {}],
+    "brain_tag": [{"slug": "people/zoe-new", "tag": "fair"}, {"slug": "people/zoe-new", "tag": "fair", "remove": True}],
+    "brain_link": [{"from": "people/zoe-new", "to": "people/ana-lima", "context": "introduced by Ana"}],
+    "brain_unlink": [{"from": "people/zoe-new", "to": "people/ana-lima"}],
+    "brain_links": [{"slug": "people/ana-lima"}],
+    "brain_backlinks": [{"slug": "companies/river-ai"}],
+    "brain_timeline": [{"slug": "people/ana-lima", "limit": 2}],
+    "brain_timeline_add": [{"slug": "people/zoe-new", "date": "2025-04-01", "summary": "Coffee in São Paulo", "source": "meeting"}],
+    "brain_raw": [{"slug": "people/zoe-new", "source": "crustdata", "data": {"title": "CEO", "ü": [1, 2]}}, {"slug": "people/zoe-new", "source": "crustdata"}],
+    "brain_ingest": [{"content": "# Call with Zoë\n\nShe wants an intro.\n", "source_type": "meeting", "source_ref": "meet/42"}],
+}
+
+
+def test_call_every_tool(fixture_db):
+    async def main():
+        out = {}
+        async with connect(fixture_db) as c:
+            names = [t.name for t in (await c.list_tools()).tools]
+            for name in names:
+                out[name] = [await c.call_tool(name, args) for args in SAMPLES.get(name, [{}])]
+        return names, out
+
+    names, out = anyio.run(main)
+    for name in names:
+        for r in out[name]:
+            if name in SAMPLES and name in OWN_TOOLS:
+                ok(r)
+            else:  # a tool from another branch: it answers, with a result or a clear tool error
+                assert not text_of(r).startswith("internal error"), (name, text_of(r))
+    assert json.loads(text_of(out["brain_get"][0]))["slug"] == "people/ana-lima"
+    assert json.loads(text_of(out["brain_put"][0]))["created"] is True
+    assert {x["slug"] for x in json.loads(text_of(out["brain_list"][0]))} == {"people/ana-lima", "people/bruno-okafor", "people/zoe-new"}
+    assert json.loads(text_of(out["brain_search"][0]))[0]["slug"] == "deals/river-ai-series-a"
+    assert json.loads(text_of(out["brain_tags"][0])) == ["founder", "yc-alum"]
+    assert [e["date"] for e in json.loads(text_of(out["brain_timeline"][0]))] == ["2025-03-04", "2024-11-20"]
+    assert json.loads(text_of(out["brain_raw"][1])) == {"crustdata": {"title": "CEO", "ü": [1, 2]}}
+    ingest = json.loads(text_of(out["brain_ingest"][0]))
+    assert ingest["slug"].startswith("sources/") and ingest["slug"].endswith("-call-with-zoë") and ingest["logged"] is True
+    # every write landed in the database, as the CLI sees it
+    with Brain.open(fixture_db) as b:
+        text = b.get_text("people/zoe-new")
+        assert "status: warm" in text and "- **2025-04-01** | meeting — Coffee in São Paulo" in text
+        assert "Zoë New" in text and b.tags("people/zoe-new") == [] and "../people/ana-lima.md" not in text
+        assert b.stats()["ingest_log"] >= 1
+        assert b.get_text(ingest["slug"]).endswith("# Call with Zoë\n\nShe wants an intro.\n")
+
+
+def test_resources_and_prompts(fixture_db):
+    async def main():
+        async with connect(fixture_db) as c:
+            page = await c.read_resource("brain://pages/people/ana-lima")
+            index = await c.read_resource("brain://index")
+            errors = []
+            for uri in ("brain://pages/people/nobody", "brain://pages/../etc/passwd", "brain://nothing"):
+                try:
+                    await c.read_resource(uri)
+                except MCPError as e:
+                    errors.append(str(e))
+            brief = await c.get_prompt("brain_briefing", {"since": "3650d", "focus": "River AI"})
+            ingest = await c.get_prompt("brain_ingest_meeting", {"transcript": "Ana: hello", "source_ref": "meet/7"})
+            bad = None
+            try:
+                await c.get_prompt("brain_briefing", {"since": "yesterday-ish"})
+            except MCPError as e:
+                bad = str(e)
+            return page, index, errors, brief, ingest, bad
+
+    page, index, errors, brief, ingest, bad = anyio.run(main)
+    assert page.contents[0].text == (FIXTURE_BRAIN / "people" / "ana-lima.md").read_text(encoding="utf-8")
+    assert page.contents[0].mime_type == "text/markdown"
+    idx = json.loads(index.contents[0].text)
+    assert idx["by_type"]["person"] == ["people/ana-lima", "people/bruno-okafor"] and idx["pages"] == sum(map(len, idx["by_type"].values()))
+    assert "no page 'people/nobody'" in errors[0] and len(errors) == 3
+    text = brief.messages[0].content.text
+    assert "focused on: River AI" in text and "people/ana-lima" in text and "brain_get" in text
+    text = ingest.messages[0].content.text
+    assert "meet/7" in text and "Ana: hello" in text and "brain_ingest" in text and "brain_timeline_add" in text
+    assert bad and "since must be" in bad
+
+
+def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
+    calls = [
+        ("brain_nope", {}, "Unknown tool: brain_nope"),
+        ("brain_get", {}, "missing required parameter 'slug'"),
+        ("brain_get", {"slug": 5}, "parameter 'slug' must be string"),
+        ("brain_get", {"slug": "ana-lima", "extra": 1}, "unknown parameter(s) extra"),
+        ("brain_get", {"slug": "../../etc/passwd"}, "'..' segment"),
+        ("brain_get", {"slug": "people/ana-lim"}, "did you mean: people/ana-lima"),
+        ("brain_put", {"slug": "x", "content": "a", "compiled_truth": "b"}, "not both"),
+        ("brain_put", {"slug": "x", "content": "nul\x00byte"}, "NUL"),
+        ("brain_timeline_add", {"slug": "ana-lima", "date": "2025-02-30", "summary": "x"}, "not a real date"),
+        ("brain_list", {"sort": "size"}, "must be one of"),
+        ("brain_ingest", {"source_type": "meeting"}, "nothing to ingest"),
+        ("brain_raw", {"slug": "ana-lima", "data": {"a": 1}}, "needs a source"),
+    ]
+
+    async def main():
+        async with connect(fixture_db) as c:
+            res = [await c.call_tool(name, args) for name, args, _ in calls]
+            return res, await c.call_tool("brain_stats", {})
+
+    res, stats = anyio.run(main)
+    for (name, args, msg), r in zip(calls, res):
+        assert r.is_error, (name, args)
+        assert msg in text_of(r), (name, text_of(r))
+    assert ok(stats)["pages"] == 6  # the fixture brain; nothing was written
+
+
+def test_big_page_unicode_separators_under_c_locale(fixture_db, tmp_path):
+    line = "Ünïcödé ✓ 日本語 \u2028 next\u2029 para — emoji 🧠\n"
+    big = "---\ntitle: Big\n---\n# Big\n\n" + line * (3_000_000 // len(line.encode("utf-8")) + 1)
+    assert len(big.encode("utf-8")) > 3_000_000
+    errlog = open(tmp_path / "server.err", "w+", encoding="utf-8")
+
+    async def main():
+        async with connect(fixture_db, errlog=errlog) as c:
+            put = await c.call_tool("brain_put", {"slug": "notes/big-ü", "content": big})
+            got = await c.call_tool("brain_get", {"slug": "notes/big-ü"})
+            res = await c.read_resource("brain://pages/notes/big-%C3%BC")
+            search = await c.call_tool("brain_search", {"query": "日本語"})
+            return put, got, res, search
+
+    put, got, res, search = anyio.run(main)
+    assert ok(put)["created"] is True
+    assert ok(got)["content"] == big
+    assert res.contents[0].text == big
+    assert "notes/big-ü" in [h["slug"] for h in ok(search)]
+    r = gbrain("--db", str(fixture_db), "get", "notes/big-ü", env={"LC_ALL": "C"})
+    assert r.returncode == 0 and r.stdout == big.encode("utf-8")
+    errlog.seek(0)
+    assert "gbrain MCP server running (stdio)" in errlog.read()  # the banner went to stderr, not the wire
+
+
+def test_stdout_carries_only_json_rpc(fixture_db):
+    """A raw client: every stdout line is one JSON-RPC message, UTF-8, with U+2028 intact."""
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "brain_put", "arguments": {"slug": "notes/ß", "content": "---\nbroken: [\n---\nÜber\u2028zwei\n"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "brain_get", "arguments": {"slug": "notes/ß"}}},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "brain_get", "arguments": {"slug": "nobody-at-all"}}},
+    ]
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **server_env()})
+    replies = []
+    try:
+        for m in msgs:
+            proc.stdin.write(json.dumps(m, ensure_ascii=False).encode("utf-8") + b"\n")
+            proc.stdin.flush()
+            if "id" in m:
+                replies.append(proc.stdout.readline())
+    finally:
+        proc.stdin.close()
+        rest = proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait(timeout=30)
+    assert rest == b""
+    parsed = [json.loads(r.decode("utf-8")) for r in replies]
+    assert [p["id"] for p in parsed] == [1, 2, 3, 4] and all(p["jsonrpc"] == "2.0" for p in parsed)
+    put = json.loads(parsed[1]["result"]["content"][0]["text"])
+    assert put["warnings"] and "frontmatter" in put["warnings"][0]
+    assert json.loads(parsed[2]["result"]["content"][0]["text"])["content"] == "---\nbroken: [\n---\nÜber\u2028zwei\n"
+    assert parsed[3]["result"]["isError"] is True
+    assert "Über".encode("utf-8") in replies[2] or b"\\u00dc" in replies[2]
+    assert b"gbrain MCP server running" in err
+
+
+def test_25_concurrent_requests(fixture_db):
+    async def main():
+        results: dict[int, object] = {}
+        async with connect(fixture_db) as c:
+            async def one(i: int) -> None:
+                if i % 3 == 0:
+                    results[i] = await c.call_tool("brain_put", {"slug": f"notes/n{i}", "content": f"# Note {i}\n\nnumber {i} ü\n"})
+                elif i % 3 == 1:
+                    results[i] = await c.call_tool("brain_search", {"query": "River"})
+                else:
+                    results[i] = await c.call_tool("brain_get", {"slug": "ana-lima"})
+
+            async with anyio.create_task_group() as tg:
+                for i in range(25):
+                    tg.start_soon(one, i)
+            listing = await c.call_tool("brain_list", {"limit": 100})
+        return results, listing
+
+    results, listing = anyio.run(main)
+    assert len(results) == 25
+    for i, r in results.items():
+        data = ok(r)
+        if i % 3 == 0:
+            assert data["created"] is True
+        elif i % 3 == 1:
+            assert data and data[0]["slug"].startswith(("companies/river-ai", "deals/river-ai"))
+        else:
+            assert data["slug"] == "people/ana-lima"
+    slugs = {x["slug"] for x in ok(listing)}
+    assert {f"notes/n{i}" for i in range(0, 25, 3)} <= slugs
+
+
+def test_sees_writes_of_other_processes(fixture_db):
+    """The server keeps its connection open while the CLI writes; the next request sees the write,
+    and the CLI sees the server's writes."""
+
+    async def main():
+        async with connect(fixture_db) as c:
+            before = await c.call_tool("brain_get", {"slug": "people/carla-cli"})
+            r = await anyio.to_thread.run_sync(lambda: gbrain("--db", str(fixture_db), "put", "people/carla-cli", input="# Carla\n\nWritten by the CLI.\n"))
+            assert r.returncode == 0, r.stderr
+            after = await c.call_tool("brain_get", {"slug": "people/carla-cli"})
+            r = await anyio.to_thread.run_sync(lambda: gbrain("--db", str(fixture_db), "timeline-add", "carla-cli", "--date", "2025-05-05", "--summary", "CLI entry"))
+            assert r.returncode == 0, r.stderr
+            tl = await c.call_tool("brain_timeline", {"slug": "carla-cli"})
+            resource = await c.read_resource("brain://pages/people/carla-cli")
+            await c.call_tool("brain_tag", {"slug": "carla-cli", "tag": "from-mcp"})
+            r = await anyio.to_thread.run_sync(lambda: gbrain("--db", str(fixture_db), "tags", "carla-cli"))
+            return before, after, tl, resource, r
+
+    before, after, tl, resource, r = anyio.run(main)
+    assert before.is_error and "no page" in text_of(before)
+    assert "Written by the CLI." in ok(after)["content"]
+    assert [e["summary"] for e in ok(tl)] == ["CLI entry"]
+    assert "CLI entry" in resource.contents[0].text
+    assert r.returncode == 0 and r.stdout.decode().split() == ["from-mcp"]
+
+
+def test_serve_imports_no_heavy_modules():
+    """Spawn-to-ready stays short: the server module does not import openai or numpy."""
+    code = "import sys, gbrain.cli, gbrain.mcp.server; print(sorted(m for m in ('openai', 'numpy') if m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **server_env()}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_missing_folder_is_a_tool_error_not_a_crash(tmp_path):
+    db = tmp_path / "no-such-folder" / "brain.db"
+
+    async def main():
+        async with connect(db) as c:
+            return await c.call_tool("brain_stats", {}), await c.call_tool("brain_get", {"slug": "x"})
+
+    a, b = anyio.run(main)
+    assert a.is_error and "folder for the database does not exist" in text_of(a)
+    assert b.is_error
+
+
+_ = tempfile
