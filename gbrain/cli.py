@@ -208,7 +208,7 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
     except GBrainError as e:
         _err(f"error: {e}")
         raise typer.Exit(2)
-    run_and_print(o, args if isinstance(args, dict) else {"__bad__": args}, True)
+    run_and_print(o, args, True)  # check_args rejects a non-object with a clear message
 
 
 @app.command("pipe")

@@ -1,0 +1,215 @@
+"""One registry, every surface: the CLI (`--json`), `gbrain call`, `gbrain pipe` and `--tools-json`
+list the same operations and give the same results; `gbrain ingest`."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+
+from conftest import gbrain
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+
+
+@pytest.fixture
+def fixture_db(tmp_path, brain_tree) -> Path:
+    db = tmp_path / "brain.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+    return db
+
+
+def j(r) -> object:
+    assert r.returncode == 0, r.stderr.decode()
+    return json.loads(r.stdout.decode("utf-8"))
+
+
+def pipe(db: Path, lines: list[str | dict]) -> list[dict]:
+    data = "".join((x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)) + "\n" for x in lines)
+    r = gbrain("--db", str(db), "pipe", input=data)
+    assert r.returncode == 0, r.stderr.decode()
+    out = r.stdout.decode("utf-8").splitlines()
+    return [json.loads(x) for x in out]
+
+
+def test_every_operation_is_on_every_surface():
+    from gbrain.cli import app
+
+    root = typer.main.get_command(app)
+    commands = set(root.commands)
+    config = set(root.commands["config"].commands)
+    for o in ops.REGISTRY.values():
+        assert o.description.strip(), o.name
+        if o.name.startswith("config-"):
+            assert o.name.split("-", 1)[1] in config
+        else:
+            assert o.name in commands, o.name
+        assert ops.find(o.tool_name) is o and ops.find(o.name) is o
+    r = gbrain("--tools-json")
+    tools = j(r)
+    assert [t["name"] for t in tools] == [o.tool_name for o in ops.REGISTRY.values() if o.mcp]
+    for t in tools:
+        assert set(t) == {"name", "description", "input_schema"}
+        assert t["input_schema"] == ops.find(t["name"]).input_schema()
+        assert t["input_schema"]["type"] == "object" and t["input_schema"]["additionalProperties"] is False
+    assert {"call", "pipe", "serve"} <= commands
+
+
+READS = [
+    ("get", {"slug": "ana-lima"}, ["get", "ana-lima"]),
+    ("search", {"query": "Series A", "limit": 3}, ["search", "Series A", "--limit", "3"]),
+    ("list", {"type": "person"}, ["list", "--type", "person"]),
+    ("tags", {"slug": "people/ana-lima"}, ["tags", "people/ana-lima"]),
+    ("links", {"slug": "people/ana-lima"}, ["links", "people/ana-lima"]),
+    ("backlinks", {"slug": "companies/river-ai"}, ["backlinks", "companies/river-ai"]),
+    ("timeline", {"slug": "ana-lima", "limit": 2}, ["timeline", "ana-lima", "--limit", "2"]),
+    ("stats", {}, ["stats"]),
+]
+
+
+def test_reads_are_equal_through_cli_call_and_pipe(fixture_db):
+    db = str(fixture_db)
+    cli = [j(gbrain("--db", db, *argv, "--json")) for _, _, argv in READS]
+    call = [j(gbrain("--db", db, "call", ops.find(name).tool_name, json.dumps(args))) for name, args, _ in READS]
+    piped = pipe(fixture_db, [{"id": i, "tool": name, "params": args} for i, (name, args, _) in enumerate(READS)])
+    with Brain.open(fixture_db) as b:
+        inproc = [json.loads(ops.dumps(ops.run(name, args, brain=b))) for name, args, _ in READS]
+    assert [p["id"] for p in piped] == list(range(len(READS))) and all(p["ok"] for p in piped)
+    for i, (name, _, _) in enumerate(READS):
+        assert cli[i] == call[i] == piped[i]["result"] == inproc[i], name
+    assert cli[0]["content"] == Path(fixture_db.parent / "tree" / "people" / "ana-lima.md").read_text(encoding="utf-8")
+
+
+SOURCE = "# Call with Zoë\n\nZoë wants an intro to Ana — soon.\n"
+
+
+def writes(src_file: Path) -> list[tuple[str, dict, list[str], str | None]]:
+    """(operation, call params, CLI argv, CLI stdin) for a run of writes."""
+    page = "---\ntitle: Zoë New\ntype: person\n---\n# Zoë New\n\nMet at the fair.\n"
+    return [
+        ("put", {"slug": "people/zoe-new", "content": page}, ["put", "people/zoe-new"], page),
+        ("put", {"slug": "zoe-new", "frontmatter": {"status": "warm"}}, ["put", "zoe-new", "--frontmatter", '{"status": "warm"}'], None),
+        ("put", {"slug": "zoe-new", "compiled_truth": "# Zoë New\n\nState: warm lead.\n"}, ["put", "zoe-new", "--compiled-truth", "# Zoë New\n\nState: warm lead.\n"], None),
+        ("tag", {"slug": "zoe-new", "tag": "fair"}, ["tag", "zoe-new", "fair"], None),
+        ("timeline-add", {"slug": "zoe-new", "date": "2025-04-01", "summary": "Coffee", "source": "meeting"}, ["timeline-add", "zoe-new", "--date", "2025-04-01", "--summary", "Coffee", "--source", "meeting"], None),
+        ("link", {"from": "zoe-new", "to": "ana-lima", "context": "introduced"}, ["link", "zoe-new", "ana-lima", "--context", "introduced"], None),
+        ("raw", {"slug": "zoe-new", "source": "crustdata", "data": {"title": "CEO"}}, ["raw", "zoe-new", "--source", "crustdata", "--data", '{"title": "CEO"}'], None),
+        ("tag", {"slug": "zoe-new", "tag": "fair", "remove": True}, ["tag", "zoe-new", "fair", "--remove"], None),
+        ("ingest", {"content": SOURCE, "source_type": "meeting", "source_ref": "meet/42"}, ["ingest", str(src_file), "--type", "meeting", "--ref", "meet/42"], None),
+    ]
+
+
+def test_writes_are_equal_through_cli_call_and_pipe(fixture_db, tmp_path):
+    src = tmp_path / "call.md"
+    src.write_text(SOURCE, encoding="utf-8")
+    dbs = {}
+    for surface in ("cli", "call", "pipe"):
+        dbs[surface] = tmp_path / f"{surface}.db"
+        shutil.copy(fixture_db, dbs[surface])
+    steps = writes(src)
+    results: dict[str, list] = {"cli": [], "call": []}
+    for name, args, argv, stdin in steps:
+        results["cli"].append(j(gbrain("--db", str(dbs["cli"]), *argv, "--json", input=stdin)))
+        results["call"].append(j(gbrain("--db", str(dbs["call"]), "call", ops.find(name).tool_name, json.dumps(args, ensure_ascii=False))))
+    piped = pipe(dbs["pipe"], [{"id": f"w{i}", "tool": ops.find(name).tool_name, "params": args} for i, (name, args, _, _) in enumerate(steps)])
+    assert all(p["ok"] for p in piped), piped
+    results["pipe"] = [p["result"] for p in piped]
+    assert results["cli"] == results["call"] == results["pipe"]
+    pages = {}
+    for s, db in dbs.items():
+        with Brain.open(db) as b:
+            pages[s] = (b.get_text("people/zoe-new"), b.get_text(results["cli"][-1]["slug"]), b.stats()["ingest_log"], b.raw_get("zoe-new"))
+    assert pages["cli"] == pages["call"] == pages["pipe"]
+    text = pages["cli"][0]
+    assert text.startswith("---\ntitle: Zoë New\ntype: person\nstatus: warm\n---\n# Zoë New\n\nState: warm lead.\n\n[Ana Lima](ana-lima.md) — introduced")
+    assert "- **2025-04-01** | meeting — Coffee" in text and "fair" not in text
+    assert pages["cli"][1].endswith(SOURCE)
+
+
+def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
+    out = pipe(fixture_db, [
+        {"id": 1, "tool": "brain_get", "params": {"slug": "ana-lima"}},
+        "this is not json",
+        "[1, 2]",
+        {"id": "x", "tool": "brain_nope"},
+        {"id": 4, "tool": "get", "params": {"slug": "nobody"}},
+        {"id": 5, "tool": "brain_get", "params": {"slug": 7}},
+        {"id": 6},
+        "",
+        {"id": 7, "tool": "stats"},
+    ])
+    assert [o["id"] for o in out] == [1, None, None, "x", 4, 5, 6, 7]
+    assert [o["ok"] for o in out] == [True, False, False, False, False, False, False, True]
+    assert out[0]["result"]["slug"] == "people/ana-lima"
+    assert "bad JSON line" in out[1]["error"]
+    assert "must be a JSON object" in out[2]["error"]
+    assert "unknown tool 'brain_nope'" in out[3]["error"]
+    assert "no page 'nobody'" in out[4]["error"]
+    assert "must be string" in out[5]["error"]
+    assert "needs a 'tool'" in out[6]["error"]
+    assert out[7]["result"]["pages"] == 6
+    for o in out:
+        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error"})
+
+
+def test_call_errors_and_exit_codes(fixture_db):
+    db = str(fixture_db)
+    r = gbrain("--db", db, "call", "brain_get", "{not json")
+    assert r.returncode == 2 and b"not valid JSON" in r.stderr
+    r = gbrain("--db", db, "call", "brain_nope", "{}")
+    assert r.returncode == 2 and b"unknown tool 'brain_nope'" in r.stderr
+    r = gbrain("--db", db, "call", "brain_get", "[1]")
+    assert r.returncode == 2 and b"must be a JSON object" in r.stderr
+    r = gbrain("--db", db, "call", "brain_get", '{"slug": "people/ana-lim"}')
+    assert r.returncode == 1 and b"did you mean: people/ana-lima" in r.stderr
+    assert json.loads(r.stdout)["suggestions"] == ["people/ana-lima"]
+    r = gbrain("--db", db, "call", "brain_stats")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 6
+
+
+def test_ingest_cli(fixture_db, tmp_path):
+    db = str(fixture_db)
+    src = tmp_path / "2025-03-04 Ana call.txt"
+    src.write_bytes("Ana: we close by Q2.\r\nBruno: ok — ünïcode.\r\n".encode("utf-8"))
+    r = gbrain("--db", db, "ingest", str(src), "--type", "meeting", "--ref", "zoom/123")
+    assert r.returncode == 0, r.stderr
+    slug = r.stdout.decode().strip()
+    assert slug.startswith("sources/") and slug.endswith("-2025-03-04-ana-call")
+    with Brain.open(fixture_db) as b:
+        text = b.get_text(slug)
+        row = b.conn.execute("SELECT source_type, source_ref, pages_updated FROM ingest_log ORDER BY id DESC LIMIT 1").fetchone()
+        logged = b.stats()["ingest_log"]
+    assert text.endswith(src.read_bytes().decode("utf-8"))  # the source's bytes, CRLF and all
+    assert "\r\nsource_type: meeting\r\nsource_ref: zoom/123\r\n" in text
+    assert tuple(row) == ("meeting", "zoom/123", json.dumps([slug]))
+    r = gbrain("--db", db, "stats")
+    assert f"Ingest log: {logged:,}".encode() in r.stdout
+    # the same source again: the same page, nothing new logged
+    again = j(gbrain("--db", db, "ingest", str(src), "--type", "meeting", "--ref", "zoom/123", "--json"))
+    assert again["slug"] == slug and again["created"] is False and again["logged"] is False
+    assert j(gbrain("--db", db, "stats", "--json"))["ingest_log"] == logged
+    # from standard input, default type doc; a source with its own frontmatter keeps it
+    own = "---\ntitle: Paper\ntags: [ml]\n---\nBody.\n"
+    res = j(gbrain("--db", db, "ingest", "-", "--ref", "https://example.org/p", "--json", input=own))
+    assert res["source_type"] == "doc" and res["slug"].endswith("-paper")
+    with Brain.open(fixture_db) as b:
+        t = b.get_text(res["slug"])
+    assert t.startswith("---\ntitle: Paper\ntags: [ml]\n") and t.endswith("---\nBody.\n") and "source_ref: https://example.org/p" in t
+    # bad input: exit 2, nothing written
+    for argv, msg in [
+        (["ingest", str(tmp_path / "missing.txt")], b"cannot read"),
+        (["ingest", str(src), "--type", "podcast"], b"must be one of"),
+        (["ingest"], b"nothing to ingest"),
+        (["ingest", str(tmp_path)], b"is a directory"),
+    ]:
+        r = gbrain("--db", db, *argv)
+        assert r.returncode == 2 and msg in r.stderr, (argv, r.stderr)
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"  \n")
+    r = gbrain("--db", db, "ingest", str(empty))
+    assert r.returncode == 2 and b"empty" in r.stderr
+    assert j(gbrain("--db", db, "stats", "--json"))["ingest_log"] == logged + 1
