@@ -266,3 +266,17 @@ def test_make_brain_200_roundtrip_byte_identical(tmp_path):
     assert tree_bytes(tmp_path / "out") == tree_bytes(src)
     with Brain.open(tmp_path / "rt.db") as b:
         assert verify_tree(b, scan_tree(src))["ok"]
+
+
+def test_nfc_and_nfd_spellings_of_one_name_are_both_kept(tmp_path):
+    root = tmp_path / "uni"
+    root.mkdir()
+    nfc, nfd = "Zo\u00eb.md", "Zoe\u0308.md"
+    (root / nfc).write_text("composed\n")
+    (root / nfd).write_text("decomposed\n")
+    rep, exp = roundtrip(root, tmp_path)
+    assert rep["ok"] and exp["ok"]
+    assert any("Unicode normalisation" in w for w in rep["warnings"])
+    assert tree_bytes(tmp_path / "out") == tree_bytes(root)
+    r = gbrain("get", "Zoe\u0308", "--db", str(tmp_path / "rt.db"))
+    assert r.returncode == 0 and r.stdout in (b"composed\n", b"decomposed\n")
