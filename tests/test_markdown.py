@@ -228,3 +228,9 @@ def test_unlink_text_turns_links_into_labels_outside_code():
     new, n = unlink_text(text, lambda kind, t: t.lower() == "ana")
     assert n == 2
     assert new == "See Ana and Ana L and [[Bob]].\n```\n[Ana](ana.md)\n```\n"
+
+
+def test_yaml_that_only_libyaml_rejects_still_loads():
+    p = parse_page("---\nsources: [web:https://github.com/a/b, web:https://arxiv.org/abs/1]\n---\n", "x.md")
+    assert p.frontmatter_error is None
+    assert p.frontmatter == {"sources": ["web:https://github.com/a/b", "web:https://arxiv.org/abs/1"]}

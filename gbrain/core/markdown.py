@@ -71,15 +71,22 @@ ATTACHMENT_EXTS = frozenset(
 
 
 class _SafeYAML:
-    """One lazily created ruamel loader per process (YAML 1.2, C loader when available)."""
+    """Lazily created ruamel loaders: the C loader (fast) first, then the pure-Python YAML 1.2
+    loader, which also reads what libyaml rejects but Obsidian accepts, such as
+    ``sources: [web:https://example.com]`` (``:`` inside a flow-sequence scalar)."""
 
-    _safe: YAML | None = None
+    _fast: YAML | None = None
+    _pure: YAML | None = None
 
     @classmethod
     def load(cls, text: str) -> Any:
-        if cls._safe is None:
-            cls._safe = YAML(typ="safe")
-        return cls._safe.load(text)
+        if cls._fast is None:
+            cls._fast = YAML(typ="safe")
+            cls._pure = YAML(typ="safe", pure=True)
+        try:
+            return cls._fast.load(text)
+        except YAMLError:
+            return cls._pure.load(text)
 
 
 # ---------------------------------------------------------------------------
@@ -314,8 +321,10 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
     try:
         data = _SafeYAML.load(src)
     except (YAMLError, ValueError, TypeError, AttributeError) as e:  # ruamel raises several kinds
-        first = str(e).strip().splitlines()
-        return {}, "frontmatter YAML does not load: " + (first[0] if first else type(e).__name__)
+        problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark is not None else ""
+        return {}, f"frontmatter YAML does not load: {problem}{where}"
     if data is None:
         return {}, None
     if not isinstance(data, dict):
