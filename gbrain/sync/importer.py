@@ -132,7 +132,7 @@ def import_tree(
                     page = next(parsed)
                     if old_kind and old_kind != "page":
                         brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
-                    res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page)
+                    res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page, resolve_links=False)
                     for pw in res.warnings:
                         warn(f"{path}: {pw}")
                     written_pages.append(res.slug)
