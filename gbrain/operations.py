@@ -190,7 +190,7 @@ def _report_text(r: dict, a: dict) -> str:
     lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
     lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
     lk = r["links"]
-    lines.append(f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling); {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {r['pages_reparsed']:,} re-parsed pages")
+    lines.append(f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling); {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {r['pages_reparsed']:,} checked pages")
     lines.append(f"Timeline entries: {r['timeline_entries']['stored']:,}; Tags: {r['tags']['stored']:,}")
     raw = r["raw"]
     lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")

@@ -22,6 +22,7 @@ from typing import Any, Iterator
 
 from ..errors import BadInput, Conflict, GBrainError, NotFound
 from . import db as dbmod
+from .links import MemoryIndex, SqlIndex, resolve
 from .markdown import (
     BOM,
     Page,
@@ -205,7 +206,7 @@ class Brain:
 
     # ---- writing pages ------------------------------------------------------
 
-    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None) -> SaveResult:
+    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None, resolve_links: bool = True) -> SaveResult:
         """Store ``text`` as the page at relative ``path``; rebuild its tags, links and timeline rows.
 
         No-op (``changed=False``) when the bytes equal what is stored. ``resolve_incoming``
@@ -261,7 +262,7 @@ class Brain:
             self.conn.executemany(
                 "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context) VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (pid, self.resolve_link(slug, ln.kind, ln.target), ln.kind, ln.target, loose_key(ln.target), ln.context)
+                    (pid, self.resolve_link(slug, ln.kind, ln.target) if resolve_links else None, ln.kind, ln.target, loose_key(ln.target), ln.context)
                     for ln in page.links
                 ],
             )
@@ -303,44 +304,8 @@ class Brain:
     # ---- links ----------------------------------------------------------------
 
     def resolve_link(self, from_slug: str, kind: str, target: str) -> int | None:
-        """Page id a link points at, or None (dangling).
-
-        Order: for markdown links the path relative to the linking page, then from the root;
-        for wiki links the path from the root, then relative; then Obsidian's rule: the unique
-        page with that file name (case-insensitive), the shortest path winning a tie.
-        """
-        t = nfc(target.strip())
-        if not t:
-            return None
-        base = posixpath.dirname(from_slug)
-        rel = posixpath.normpath(posixpath.join(base, t.lstrip("/"))) if not t.startswith("/") else posixpath.normpath(t.lstrip("/"))
-        root = posixpath.normpath(t.lstrip("/"))
-        cands = [rel, root] if kind == "markdown" else [root, rel]
-        for c in cands:
-            if c.startswith("..") or c == ".":
-                continue
-            r = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (c,)).fetchone()
-            if r:
-                return r[0]
-            rows = self.conn.execute("SELECT id FROM pages WHERE slug_key = ?", (slug_key(c),)).fetchall()
-            if len(rows) == 1:
-                return rows[0][0]
-        if kind == "markdown" and "/" in t:
-            return None  # an explicit relative path that does not exist is dangling
-        rows = self.conn.execute("SELECT id, slug FROM pages WHERE name_key = ?", (name_key(t),)).fetchall()
-        key = slug_key(root)
-        rows = [r for r in rows if r["slug"].casefold() == key or r["slug"].casefold().endswith("/" + key)]
-        if not rows and "/" not in t:
-            # gbrain pages are named by slug (bruno-okafor.md) while wiki links often use the
-            # name or title ([[Bruno Okafor]]): match the slugified name, then the slugified title
-            lk = loose_key(t)
-            rows = self.conn.execute("SELECT id, slug FROM pages WHERE loose_key = ?", (lk,)).fetchall()
-            if not rows:
-                rows = self.conn.execute("SELECT id, slug FROM pages WHERE title_key = ?", (lk,)).fetchall()
-        if not rows:
-            return None
-        rows.sort(key=lambda r: (r["slug"].count("/"), len(r["slug"]), r["slug"]))
-        return rows[0][0]
+        """Page id a link points at, or None (dangling); rules in :mod:`gbrain.core.links`."""
+        return resolve(SqlIndex(self.conn), from_slug, kind, target)
 
     def resolve_dangling(self, target_name: str | None = None) -> int:
         """Re-resolve dangling links (all, or those whose target's last segment is ``target_name``).
@@ -350,14 +315,12 @@ class Brain:
         if target_name is not None:
             q += " AND l.target_name = ?"
             args = (target_name,)
-        n = 0
+        rows = self.conn.execute(q, args).fetchall()
+        index = MemoryIndex(self.conn) if len(rows) > 200 else SqlIndex(self.conn)
+        updates = [(pid, r["id"]) for r in rows if (pid := resolve(index, r["slug"], r["kind"], r["target"])) is not None]
         with self.transaction():
-            for r in self.conn.execute(q, args).fetchall():
-                pid = self.resolve_link(r["slug"], r["kind"], r["target"])
-                if pid is not None:
-                    self.conn.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (pid, r["id"]))
-                    n += 1
-        return n
+            self.conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
+        return len(updates)
 
     def links(self, slug: str) -> list[dict]:
         """Outbound links of a page: target as written, resolved slug (or None), kind, context."""

@@ -34,6 +34,7 @@ from urllib.parse import unquote
 
 import mistune
 from mistune.block_parser import BlockParser
+from mistune.inline_parser import InlineParser
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
@@ -71,15 +72,22 @@ ATTACHMENT_EXTS = frozenset(
 
 
 class _SafeYAML:
-    """One lazily created ruamel loader per process (YAML 1.2, C loader when available)."""
+    """Lazily created ruamel loaders: the C loader (fast) first, then the pure-Python YAML 1.2
+    loader, which also reads what libyaml rejects but Obsidian accepts, such as
+    ``sources: [web:https://example.com]`` (``:`` inside a flow-sequence scalar)."""
 
-    _safe: YAML | None = None
+    _fast: YAML | None = None
+    _pure: YAML | None = None
 
     @classmethod
     def load(cls, text: str) -> Any:
-        if cls._safe is None:
-            cls._safe = YAML(typ="safe")
-        return cls._safe.load(text)
+        if cls._fast is None:
+            cls._fast = YAML(typ="safe")
+            cls._pure = YAML(typ="safe", pure=True)
+        try:
+            return cls._fast.load(text)
+        except YAMLError:
+            return cls._pure.load(text)
 
 
 # ---------------------------------------------------------------------------
@@ -187,14 +195,27 @@ def _parse_wikilink(inline, m, state):
     return m.end()
 
 
-def _wikilink_plugin(md):
-    md.inline.register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
+def _wikilink_plugin(md, inline=None):
+    (inline or md.inline).register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
+
+
+#: inline rules that matter for links: code spans and raw HTML hide links, escapes hide brackets
+_LINK_RULES = ["escape", "codespan", "wikilink", "link", "link_close", "inline_html", "softbreak"]
 
 
 class _LinkMarkdown(mistune.Markdown):
-    """mistune's Markdown, running the inline parser only where it can find something we use:
-    blocks whose text holds a ``[`` (every markdown and wiki link does) and headings (titles).
-    Other blocks keep their text as one plain text token. Same tokens otherwise."""
+    """mistune's Markdown, running inline parsing only where it can find something we use.
+
+    Headings get the full inline parser (titles are their plain text). Other blocks whose text
+    holds a ``[`` (every markdown and wiki link does) get a second inline parser with only the
+    rules links depend on (no emphasis: it cannot hide or create a link, and it dominates the
+    cost). Blocks without ``[`` keep their text as one plain text token."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.link_inline = InlineParser()
+        _wikilink_plugin(self, self.link_inline)
+        self.link_inline.rules = [r for r in _LINK_RULES if r in self.link_inline._methods]
 
     def _iter_render(self, tokens, state):
         for tok in tokens:
@@ -202,8 +223,10 @@ class _LinkMarkdown(mistune.Markdown):
                 tok["children"] = list(self._iter_render(tok["children"], state))
             elif "text" in tok:
                 text = tok.pop("text")
-                if "[" in text or tok["type"] == "heading":
+                if tok["type"] == "heading":
                     tok["children"] = self.inline(text.strip(" \r\n\t\f"), state.env)
+                elif "[" in text:
+                    tok["children"] = self.link_inline(text.strip(" \r\n\t\f"), state.env)
                 else:
                     tok["children"] = [{"type": "text", "raw": text}]
             yield tok
@@ -314,8 +337,10 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
     try:
         data = _SafeYAML.load(src)
     except (YAMLError, ValueError, TypeError, AttributeError) as e:  # ruamel raises several kinds
-        first = str(e).strip().splitlines()
-        return {}, "frontmatter YAML does not load: " + (first[0] if first else type(e).__name__)
+        problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark is not None else ""
+        return {}, f"frontmatter YAML does not load: {problem}{where}"
     if data is None:
         return {}, None
     if not isinstance(data, dict):

@@ -13,6 +13,7 @@ import re
 import sqlite3
 
 from ..errors import BadInput
+from .slugs import loose_key
 
 #: bm25 column weights: title, compiled_truth, timeline
 TITLE_WEIGHT = 5.0
@@ -79,7 +80,28 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     sql += f" ORDER BY bm25(page_fts, {w}) LIMIT ? OFFSET ?"
     args += [int(limit), int(offset)]
     rows = conn.execute(sql, args).fetchall()
-    return [
+    hits = [
         {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(r["score"], 4), "snippet": " ".join(r["snippet"].split())}
         for r in rows
     ]
+    if offset == 0:
+        hits = _exact_title_first(conn, query, type, hits, int(limit))
+    return hits
+
+
+def _exact_title_first(conn: sqlite3.Connection, query: str, type: str | None, hits: list[dict], limit: int) -> list[dict]:
+    """Put pages whose title is the query itself (``River AI`` → ``companies/river-ai``) first.
+
+    BM25 favours short documents, so a short page that merely mentions a name can outrank the
+    page *about* that name; a person or company looked up by name should come first."""
+    key = loose_key(query)
+    if not key:
+        return hits
+    q = "SELECT slug, title, type FROM pages WHERE title_key = ?" + (" AND type = ?" if type else "") + " ORDER BY slug LIMIT 5"
+    exact = conn.execute(q, (key, type) if type else (key,)).fetchall()
+    if not exact:
+        return hits
+    by_slug = {h["slug"]: h for h in hits}
+    top = [by_slug.get(r["slug"]) or {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": 0.0, "snippet": r["title"]} for r in exact]
+    names = {h["slug"] for h in top}
+    return (top + [h for h in hits if h["slug"] not in names])[:limit]

@@ -25,8 +25,11 @@ def safe_join(root: Path, rel: str) -> Path:
     return root.joinpath(*parts)
 
 
-def atomic_write(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` via a temp file + rename; keeps an existing file's mode."""
+def atomic_write(target: Path, data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` to ``target`` via a temp file + rename; keeps an existing file's mode.
+
+    Readers see the old or the new bytes, never a torn file. ``fsync`` also forces the data to
+    disk before the rename (slow; export leaves it off since the DB stays the source of truth)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = None
     try:
@@ -38,8 +41,9 @@ def atomic_write(target: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, target)

@@ -85,6 +85,7 @@ def import_tree(
     counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
     n = len(scan.files)
     split = brain.timeline_split
+    slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
     done = 0
     pool = None
     brain.conn.execute("BEGIN IMMEDIATE")
@@ -103,11 +104,19 @@ def import_tree(
                     continue
                 h = sha256(data)
                 hashes[f.path] = h
+                clash = None
+                if is_markdown(f.path):
+                    slug = slug_for_path(f.path)
+                    clash = slug_paths.setdefault(slug, f.path)
+                    if clash == f.path:
+                        clash = None
                 old = stored.get(f.path)
                 if old and old[0] == h:
                     counts["unchanged"] += 1
                     continue
                 kind, text, w = classify(f.path, data)
+                if clash and kind == "page":
+                    kind, text, w = "blob", None, f"{f.path}: same page name as {clash} after Unicode normalisation; kept as a file, not indexed"
                 if w:
                     warn(w)
                 changed.append((f.path, text, None if kind == "page" else data, kind, old[1] if old else None))
@@ -123,7 +132,7 @@ def import_tree(
                     page = next(parsed)
                     if old_kind and old_kind != "page":
                         brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
-                    res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page)
+                    res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page, resolve_links=False)
                     for pw in res.warnings:
                         warn(f"{path}: {pw}")
                     written_pages.append(res.slug)

@@ -68,7 +68,13 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
         raise NotADirectoryError(f"not a directory: {rootp}")
     os.listdir(rootp)  # raises PermissionError early
     spec = load_ignore(rootp)
-    excl = {os.path.realpath(p) for p in (exclude_abs or set())}
+    excl = set()
+    for p in exclude_abs or ():
+        try:
+            st = os.stat(p)
+            excl.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
     out = Scan(root=rootp)
     root_s = str(rootp)
 
@@ -109,7 +115,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
             if not stat.S_ISREG(st.st_mode):
                 out.skipped.append((rel, "not a regular file"))
                 continue
-            if excl and os.path.realpath(full) in excl:
+            if excl and (st.st_dev, st.st_ino) in excl:
                 continue
             if spec is not None and spec.match_file(rel):
                 out.skipped.append((rel, "ignored by .gbrainignore"))

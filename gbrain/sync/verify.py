@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable
 
 from ..core.brain import Brain, raw_sources, render_row
 from ..core.markdown import parse_page

@@ -1,0 +1,76 @@
+"""Link resolution: which page a link as written points at.
+
+One algorithm (:func:`resolve`), two page indexes behind it: :class:`SqlIndex` asks the
+database per lookup (single writes), :class:`MemoryIndex` loads the page keys once (bulk
+import, re-resolving thousands of dangling links).
+
+Order (spec "links" + Obsidian's rules):
+1. markdown links: the path relative to the linking page, then from the root; wiki links:
+   from the root, then relative. Exact slug first, then a unique case-insensitive match.
+2. an explicit relative markdown path that does not exist stays dangling;
+3. otherwise the page whose file name matches (case-insensitive), then — for bare names —
+   the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title.
+   Ties go to the shortest path.
+"""
+from __future__ import annotations
+
+import posixpath
+import sqlite3
+from collections import defaultdict
+
+from .slugs import loose_key, name_key, nfc, slug_key
+
+COLUMNS = ("slug", "slug_key", "name_key", "loose_key", "title_key")
+
+
+class SqlIndex:
+    """Look pages up with one indexed query per call."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
+        assert column in COLUMNS
+        return [(r[0], r[1]) for r in self.conn.execute(f"SELECT id, slug FROM pages WHERE {column} = ?", (value,))]
+
+
+class MemoryIndex:
+    """All page keys in dicts: for resolving many links at once."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.maps: dict[str, dict[str, list[tuple[int, str]]]] = {c: defaultdict(list) for c in COLUMNS}
+        for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key FROM pages"):
+            for c, v in zip(COLUMNS, row[1:]):
+                self.maps[c][v].append((row[0], row[1]))
+
+    def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
+        return self.maps[column].get(value, [])
+
+
+def resolve(index, from_slug: str, kind: str, target: str) -> int | None:
+    """Page id that ``target`` (as written in page ``from_slug``) points at, or None (dangling)."""
+    t = nfc(target.strip())
+    if not t:
+        return None
+    base = posixpath.dirname(from_slug)
+    root = posixpath.normpath(t.lstrip("/"))
+    rel = root if t.startswith("/") else posixpath.normpath(posixpath.join(base, t))
+    for c in ([rel, root] if kind == "markdown" else [root, rel]):
+        if c.startswith("..") or c == ".":
+            continue
+        rows = index.lookup("slug", c)
+        if rows:
+            return rows[0][0]
+        rows = index.lookup("slug_key", slug_key(c))
+        if len(rows) == 1:
+            return rows[0][0]
+    if kind == "markdown" and "/" in t:
+        return None
+    key = slug_key(root)
+    rows = [r for r in index.lookup("name_key", name_key(t)) if r[1].casefold() == key or r[1].casefold().endswith("/" + key)]
+    if not rows and "/" not in t:
+        lk = loose_key(t)
+        rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk)
+    if not rows:
+        return None
+    return min(rows, key=lambda r: (r[1].count("/"), len(r[1]), r[1]))[0]

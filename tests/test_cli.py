@@ -1,0 +1,218 @@
+"""The everyday CLI, run as a real subprocess against a real brain.db."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from conftest import FIXTURE_BRAIN, gbrain
+
+
+@pytest.fixture
+def imported(db_path):
+    r = gbrain("import", str(FIXTURE_BRAIN))
+    assert r.returncode == 0, r.stderr.decode()
+    return db_path
+
+
+def js(r):
+    assert r.returncode == 0, (r.returncode, r.stderr.decode())
+    return json.loads(r.stdout)
+
+
+def test_get_prints_exact_bytes_and_finds_unique_suffix(imported):
+    raw = (FIXTURE_BRAIN / "companies" / "river-ai.md").read_bytes()
+    assert b"\r\n" in raw
+    r = gbrain("get", "companies/river-ai")
+    assert r.returncode == 0 and r.stdout == raw
+    assert gbrain("get", "river-ai").stdout == raw
+    assert gbrain("get", "companies/river-ai.md").stdout == raw
+
+
+def test_get_miss_suggests_near_names_and_exits_1(imported):
+    r = gbrain("get", "people/ana-lim")
+    assert r.returncode == 1
+    assert b"people/ana-lima" in r.stderr
+    out = json.loads(gbrain("get", "ana-lmia", "--json").stdout)
+    assert "people/ana-lima" in out["suggestions"]
+
+
+def test_get_put_roundtrip_changes_nothing(imported):
+    before = gbrain("get", "people/ana-lima").stdout
+    r = gbrain("put", "people/ana-lima", input=before)
+    assert r.returncode == 0 and b"unchanged" in r.stdout
+    assert gbrain("get", "people/ana-lima").stdout == before
+
+
+def test_put_creates_and_updates_from_stdin_and_file(imported, tmp_path):
+    r = gbrain("put", "people/new-person", input="---\ntitle: New Person\n---\nHello [[Ana Lima]].\n")
+    assert r.returncode == 0 and b"created people/new-person" in r.stdout
+    f = tmp_path / "p.md"
+    f.write_bytes(b"# Changed\r\n")
+    assert gbrain("put", "people/new-person", "--file", str(f)).returncode == 0
+    assert gbrain("get", "people/new-person").stdout == b"# Changed\r\n"
+
+
+@pytest.mark.parametrize("slug", ["../etc/passwd", "/abs/path", "a/../b", "a\x01b", "", "a//b", "./..", "people\\x"])
+def test_unsafe_slugs_exit_2(imported, slug):
+    r = gbrain("put", slug, input="x")
+    assert r.returncode == 2, (slug, r.stderr)
+    assert b"error:" in r.stderr
+    assert gbrain("get", slug).returncode == 2
+
+
+def test_put_invalid_utf8_is_refused_with_exit_2(imported):
+    r = gbrain("put", "people/bad", input=b"\xff\xfe bad")
+    assert r.returncode == 2 and b"UTF-8" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "q",
+    ['"unbalanced', "-minus", "col:on", "star*", "*", "AND", "NOT river", "a AND OR NOT", "NEAR(x y)", "知识库", "🧠 brain", "'", "(", ")", "^", "river-ai", "a:b:c -d \"e"],
+)
+def test_search_never_raises_fts_syntax_errors(imported, q):
+    r = gbrain("search", "--json", "--", q)
+    assert r.returncode == 0, r.stderr.decode()
+    assert isinstance(json.loads(r.stdout), list)
+
+
+def test_search_ranks_title_and_snippet(imported):
+    hits = js(gbrain("search", "River AI", "--json"))
+    assert hits[0]["slug"] == "companies/river-ai"
+    assert all(set(h) == {"slug", "title", "type", "score", "snippet"} for h in hits)
+    assert js(gbrain("search", "river", "--type", "deal", "--json"))[0]["slug"] == "deals/river-ai-series-a"
+    assert js(gbrain("search", "GPU inference", "--limit", "1", "--json")).__len__() == 1
+
+
+def test_list_stats_tags(imported):
+    people = js(gbrain("list", "--type", "person", "--json"))
+    assert [p["slug"] for p in people] == ["people/ana-lima", "people/bruno-okafor"]
+    assert [p["slug"] for p in js(gbrain("list", "--tag", "active", "--json"))] == ["deals/river-ai-series-a"]
+    assert len(js(gbrain("list", "--limit", "2", "--json"))) == 2
+    st = js(gbrain("stats", "--json"))
+    assert st["pages"] == 6 and st["raw_data"] == 3 and st["timeline_entries"] == 6
+    assert st["by_type"]["person"] == 2
+    assert js(gbrain("tags", "people/ana-lima", "--json")) == ["founder", "yc-alum"]
+    assert b"Pages: 6" in gbrain("stats").stdout
+
+
+def test_tag_untag_edit_frontmatter(imported):
+    assert gbrain("tag", "people/ana-lima", "priority").returncode == 0
+    text = gbrain("get", "people/ana-lima").stdout.decode()
+    assert "tags: [founder, yc-alum, priority]" in text
+    assert js(gbrain("tags", "ana-lima", "--json")) == ["founder", "yc-alum", "priority"]
+    assert gbrain("untag", "people/ana-lima", "founder").returncode == 0
+    assert "tags: [yc-alum, priority]" in gbrain("get", "people/ana-lima").stdout.decode()
+    assert gbrain("untag", "people/ana-lima", "nope").returncode == 1
+    # comma-string tags on a CRLF page stay a CRLF comma string
+    assert gbrain("tag", "companies/river-ai", "gpu").returncode == 0
+    assert b"tags: ai, infra, gpu\r\n" in gbrain("get", "companies/river-ai").stdout
+
+
+def test_timeline_add_appends_markdown_and_row(imported):
+    r = gbrain("timeline-add", "people/bruno-okafor", "--date", "2025-04-01", "--summary", "Intro call with Ana", "--source", "call", "--detail", "Went well.\nFollow up in May.")
+    assert r.returncode == 0, r.stderr
+    text = gbrain("get", "people/bruno-okafor").stdout.decode()
+    assert "- **2025-04-01** | call — Intro call with Ana\n  Went well.\n  Follow up in May.\n" in text
+    tl = js(gbrain("timeline", "people/bruno-okafor", "--json"))
+    assert tl[0] == {"date": "2025-04-01", "source": "call", "summary": "Intro call with Ana", "detail": "Went well.\nFollow up in May."}
+    assert gbrain("timeline-add", "people/bruno-okafor", "--date", "2025-13-01", "--summary", "x").returncode == 2
+    assert gbrain("timeline-add", "people/bruno-okafor", "--date", "yesterday", "--summary", "x").returncode == 2
+
+
+def test_link_unlink_links_backlinks(imported):
+    assert gbrain("link", "people/bruno-okafor", "deals/river-ai-series-a", "--context", "considering leading").returncode == 0
+    text = gbrain("get", "people/bruno-okafor").stdout.decode()
+    assert "[River AI Series A](../deals/river-ai-series-a.md) — considering leading" in text
+    back = [b["slug"] for b in js(gbrain("backlinks", "deals/river-ai-series-a", "--json"))]
+    assert "people/bruno-okafor" in back
+    # linking again changes nothing
+    assert b"unchanged" in gbrain("link", "people/bruno-okafor", "deals/river-ai-series-a").stdout
+    links = js(gbrain("links", "people/ana-lima", "--json"))
+    assert {"target": "Bruno Okafor", "to_slug": "people/bruno-okafor"}.items() <= next(x for x in links if x["kind"] == "wiki").items()
+    assert gbrain("unlink", "people/bruno-okafor", "deals/river-ai-series-a").returncode == 0
+    assert "people/bruno-okafor" not in [b["slug"] for b in js(gbrain("backlinks", "deals/river-ai-series-a", "--json"))]
+    assert "River AI Series A — considering leading" in gbrain("get", "people/bruno-okafor").stdout.decode()
+
+
+def test_dangling_link_resolves_when_page_appears(imported):
+    links = js(gbrain("links", "concepts/hybrid-retrieval", "--json"))
+    assert links == [{"target": "Agent memory", "to_slug": None, "kind": "wiki", "context": links[0]["context"]}]
+    gbrain("put", "concepts/agent-memory", input="# Agent memory\n")
+    assert js(gbrain("links", "concepts/hybrid-retrieval", "--json"))[0]["to_slug"] == "concepts/agent-memory"
+
+
+def test_config_get_set_and_version(imported):
+    assert gbrain("config", "get", "timeline_split").stdout.strip() == b"rule"
+    assert gbrain("config", "set", "timeline_split", "bogus").returncode == 2
+    assert gbrain("config", "set", "timeline_split", "heading").returncode == 0
+    assert gbrain("config", "get", "timeline_split").stdout.strip() == b"heading"
+    assert gbrain("config", "get", "nope").returncode == 1
+    assert gbrain("version").stdout.startswith(b"gbrain ")
+    assert js(gbrain("version", "--json"))["schema_version"] >= 1
+
+
+def test_db_flag_before_or_after_command_and_env(tmp_path):
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    assert gbrain("--db", str(a), "init").returncode == 0
+    assert gbrain("init", "--db", str(b)).returncode == 0
+    assert a.exists() and b.exists()
+    assert gbrain("put", "x/y", "--db", str(a), input="hi").returncode == 0
+    assert gbrain("get", "x/y", env={"GBRAIN_DB": str(a)}).stdout == b"hi"
+    assert gbrain("--db", str(b), "get", "x/y").returncode == 1
+
+
+def test_missing_db_is_a_clear_error(tmp_path):
+    r = gbrain("get", "x", "--db", str(tmp_path / "none.db"))
+    assert r.returncode == 1 and b"no brain at" in r.stderr
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_not_a_database_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    r = gbrain("stats", "--db", str(bad))
+    assert r.returncode == 1 and b"not a usable brain database" in r.stderr
+
+
+def test_usage_errors_exit_2(imported):
+    assert gbrain("nosuchcommand").returncode == 2
+    assert gbrain("search").returncode == 2
+    assert gbrain("list", "--limit", "abc").returncode == 2
+    assert gbrain("import", "/no/such/dir").returncode == 2
+
+
+def test_schema_pragmas(imported):
+    conn = sqlite3.connect(imported)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA user_version").fetchone()[0] >= 1
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+    assert {"pages", "page_fts", "page_embeddings", "links", "tags", "raw_data", "timeline_entries", "ingest_log", "config", "files"} <= tables
+    assert "porter unicode61" in conn.execute("SELECT sql FROM sqlite_master WHERE name = 'page_fts'").fetchone()[0]
+
+
+def test_tools_json_lists_registry(imported):
+    tools = json.loads(gbrain("--tools-json").stdout)
+    names = {t["name"] for t in tools}
+    assert {"brain_search", "brain_get", "brain_put", "brain_link", "brain_timeline", "brain_timeline_add", "brain_tags", "brain_tag", "brain_list", "brain_backlinks", "brain_stats", "brain_raw"} <= names
+    assert all({"name", "description", "input_schema"} == set(t) for t in tools)
+
+
+def test_call_and_raw(imported):
+    r = js(gbrain("call", "brain_raw", json.dumps({"slug": "people/ana-lima", "source": "crustdata"})))
+    assert r == {"crustdata": {"name": "Ana Lima", "title": "CEO", "connections": 812}}
+    w = js(gbrain("call", "brain_raw", json.dumps({"slug": "people/bruno-okafor", "source": "exa", "data": {"hits": 3}})))
+    assert w["changed"] and w["path"] == "people/.raw/bruno-okafor.json"
+    assert js(gbrain("raw", "bruno-okafor", "--json")) == {"exa": {"hits": 3}}
+    assert gbrain("call", "brain_nope", "{}").returncode == 2
+    assert gbrain("call", "brain_get", "{not json").returncode == 2
+    assert gbrain("call", "brain_get", '{"slug": "x", "extra": 1}').returncode == 2
+
+
+def test_stdout_is_utf8_under_c_locale(imported):
+    gbrain("put", "people/zoë", input="# Zoë 🧠\n")
+    r = gbrain("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})
+    assert r.returncode == 0 and r.stdout == "# Zoë 🧠\n".encode()
+    assert os.environ.get("GBRAIN_DB")

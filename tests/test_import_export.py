@@ -1,0 +1,282 @@
+"""import → export → verify on real files: byte-identical trees, honest reports, nothing lost."""
+from __future__ import annotations
+
+import filecmp
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPORA, FIXTURE_BRAIN, gbrain, make_brain
+from gbrain.core.brain import Brain
+from gbrain.sync.exporter import export_tree
+from gbrain.sync.importer import import_tree
+from gbrain.sync.scan import scan_tree
+from gbrain.sync.verify import verify_tree
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    out = {}
+    for dp, dn, fn in os.walk(root):
+        dn[:] = [d for d in dn if d != ".git"]
+        for f in fn:
+            p = Path(dp) / f
+            if not p.is_symlink():
+                out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+def roundtrip(src: Path, tmp: Path) -> tuple[dict, dict]:
+    with Brain.open(tmp / "rt.db") as b:
+        rep = import_tree(b, src)
+        out = tmp / "out"
+        exp = export_tree(b, out)
+    return rep, exp
+
+
+def test_fixture_import_report_and_byte_identical_export(tmp_path):
+    rep, exp = roundtrip(FIXTURE_BRAIN, tmp_path)
+    assert rep["ok"] and exp["ok"], (rep["problems"], exp["problems"])
+    assert rep["files_seen"] == rep["files_stored"] == 11
+    assert rep["pages"] == 6 and rep["other_files"] == 5
+    assert rep["hashes_checked"] == 11 and rep["hash_mismatches"] == []
+    assert rep["links"]["parsed_checked"] == rep["links"]["stored_checked"] == 13
+    assert rep["links"]["dangling"] == 1
+    assert rep["raw"]["sidecars"] == 2 and rep["raw"]["raw_rows_stored"] == 3
+    assert tree_bytes(tmp_path / "out") == tree_bytes(FIXTURE_BRAIN)
+
+
+def test_special_files_feed_config_and_ingest_log(tmp_path):
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, FIXTURE_BRAIN)
+        assert b.get_config("original_index").startswith("# Index")
+        assert b.get_config("original_schema").startswith("# Schema")
+        rows = b.conn.execute("SELECT source_type, summary, timestamp FROM ingest_log WHERE source_ref = 'log.md' ORDER BY id").fetchall()
+        assert [tuple(r) for r in rows] == [("meeting", "Ingested the Ana Lima meeting.", "2025-03-04T00:00:00Z"), ("enrich", "Crustdata refresh for River AI.", "2025-02-01T00:00:00Z")]
+        assert b.page_row("index") is None
+
+
+def test_reimport_unchanged_writes_nothing(tmp_path, brain_tree):
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+    conn = sqlite3.connect(db)
+    changes_before = conn.execute("SELECT total_changes()").fetchone()
+    mtime = db.stat().st_mtime_ns
+    with Brain.open(db) as b:
+        before = b.conn.execute("SELECT COUNT(*) FROM ingest_log").fetchone()[0]
+        rep = import_tree(b, brain_tree)
+        assert rep["counts"] == {"pages_written": 0, "files_written": 0, "unchanged": 11}
+        assert b.conn.execute("SELECT COUNT(*) FROM ingest_log").fetchone()[0] == before
+        assert b.conn.total_changes == 0
+    assert changes_before is not None and mtime <= db.stat().st_mtime_ns
+
+
+def test_one_changed_file_is_reimported(tmp_path, brain_tree):
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        p = brain_tree / "people" / "bruno-okafor.md"
+        p.write_text(p.read_text() + "\n- **2025-05-01** | email — New entry\n")
+        rep = import_tree(b, brain_tree)
+        assert rep["ok"] and rep["counts"]["pages_written"] == 1 and rep["counts"]["unchanged"] == 10
+        assert b.timeline("people/bruno-okafor")[0]["summary"] == "New entry"
+
+
+def test_import_never_writes_into_the_tree(tmp_path, brain_tree):
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in brain_tree.rglob("*") if p.is_file()}
+    gbrain("import", str(brain_tree))
+    after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in brain_tree.rglob("*") if p.is_file()}
+    assert before == after
+
+
+def test_messy_files_are_kept(tmp_path):
+    root = tmp_path / "messy"
+    (root / "notes").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: x")
+    (root / "notes" / "latin1.md").write_bytes("caf\xe9\n".encode("latin-1"))
+    (root / "notes" / "binary.md").write_bytes(b"\x00\x01\x02")
+    (root / "notes" / "image.png").write_bytes(bytes(range(256)))
+    (root / "notes" / "ok.md").write_text("---\ntitle: [bad yaml\n---\nbody\n")
+    (root / "notes" / ".ok.md.swp").write_bytes(b"swap")
+    (root / "notes" / "ok.md~").write_bytes(b"backup")
+    (root / "notes" / "ignored.md").write_text("secret")
+    (root / ".gbrainignore").write_text("ignored.md\n")
+    os.symlink(root / "notes" / "ok.md", root / "notes" / "link.md")
+    (root / "people" / ".raw").mkdir(parents=True)
+    (root / "people" / ".raw" / "orphan.json").write_text("{not json")
+    with Brain.open(tmp_path / "b.db") as b:
+        rep = import_tree(b, root)
+        assert rep["ok"], rep["problems"]
+        kinds = dict(b.conn.execute("SELECT path, kind FROM files").fetchall())
+        assert kinds == {"notes/latin1.md": "blob", "notes/binary.md": "blob", "notes/image.png": "blob", ".gbrainignore": "blob", "people/.raw/orphan.json": "raw"}
+        assert b.page_row("notes/ok")["frontmatter_error"]
+        skipped = {s["path"]: s["reason"] for s in rep["skipped"]}
+        assert "symlink" in skipped["notes/link.md"] and "gbrainignore" in skipped["notes/ignored.md"]
+        assert any("not valid UTF-8" in w for w in rep["warnings"])
+        export_tree(b, tmp_path / "out")
+    out = tree_bytes(tmp_path / "out")
+    expected = {k: v for k, v in tree_bytes(root).items() if not k.startswith(".git/") and k not in ("notes/.ok.md.swp", "notes/ok.md~", "notes/ignored.md")}
+    assert out == expected
+
+
+def test_import_of_brain_db_inside_tree_skips_the_db(tmp_path, brain_tree):
+    r = gbrain("import", ".", "--db", "brain.db", cwd=brain_tree)
+    assert r.returncode == 0, r.stderr
+    r2 = gbrain("import", ".", "--db", "brain.db", "--json", cwd=brain_tree)
+    assert json.loads(r2.stdout)["counts"]["pages_written"] == 0
+
+
+def test_export_writes_only_changed_files_atomically(tmp_path, brain_tree):
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        out = tmp_path / "out"
+        first = export_tree(b, out)
+        assert first["counts"] == {"written": 11, "unchanged": 0}
+        stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+        b.tag("people/ana-lima", "new-tag")
+        second = export_tree(b, out)
+        assert second["counts"] == {"written": 1, "unchanged": 10} and second["ok"]
+        changed = [p for p in stamp if p.stat().st_mtime_ns != stamp[p]]
+        assert [p.relative_to(out).as_posix() for p in changed] == ["people/ana-lima.md"]
+        assert not list(out.rglob(".gbrain-tmp-*"))
+
+
+def test_verify_reports_every_kind_of_difference(tmp_path, brain_tree):
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        assert verify_tree(b, scan_tree(brain_tree))["ok"]
+        (brain_tree / "people" / "ana-lima.md").write_bytes(b"changed")
+        (brain_tree / "new.md").write_text("new")
+        (brain_tree / "deals" / "river-ai-series-a.md").unlink()
+        rep = verify_tree(b, scan_tree(brain_tree))
+        assert not rep["ok"]
+        assert rep["hash_mismatches"] == ["people/ana-lima.md"]
+        assert rep["missing_in_db"] == ["new.md"]
+        assert rep["missing_on_disk"] == ["deals/river-ai-series-a.md"]
+    r = gbrain("verify", str(brain_tree), "--db", str(tmp_path / "b.db"))
+    assert r.returncode == 1 and b"MISMATCH" in r.stdout
+
+
+def test_verify_catches_a_corrupted_derived_row(tmp_path, brain_tree):
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        b.conn.execute("DELETE FROM timeline_entries WHERE id = (SELECT MIN(id) FROM timeline_entries)")
+        b.conn.execute("DELETE FROM links WHERE id = (SELECT MIN(id) FROM links)")
+        rep = verify_tree(b, scan_tree(brain_tree))
+        assert not rep["ok"]
+        assert any(p.startswith("links:") for p in rep["problems"]) and any(p.startswith("timeline:") for p in rep["problems"])
+
+
+def test_db_roundtrip_after_cli_writes(tmp_path, brain_tree):
+    """import → CLI writes → export → import into a new DB gives equal pages, tags, links, timeline, raw."""
+    db1, db2 = tmp_path / "one.db", tmp_path / "two.db"
+    assert gbrain("import", str(brain_tree), "--db", str(db1)).returncode == 0
+    steps = [
+        ("tag", "people/ana-lima", "priority"),
+        ("untag", "companies/river-ai", "infra"),
+        ("timeline-add", "people/bruno-okafor", "--date", "2025-06-01", "--summary", "Term sheet sent", "--source", "email"),
+        ("timeline-add", "concepts/hybrid-retrieval", "--date", "2025-06-02", "--summary", "First timeline line"),
+        ("link", "deals/river-ai-series-a", "people/bruno-okafor", "--context", "possible lead"),
+        ("unlink", "people/ana-lima", "companies/river-ai"),
+        ("call", "brain_raw", json.dumps({"slug": "companies/river-ai", "source": "exa", "data": {"articles": 2}})),
+        ("call", "brain_put", json.dumps({"slug": "people/ana-lima", "timeline_append": "- **2025-06-03** | call — Closed the round"})),
+        ("call", "brain_put", json.dumps({"slug": "people/ana-lima", "frontmatter": {"score": 4}})),
+        ("call", "brain_put", json.dumps({"slug": "people/new-person", "compiled_truth": "# New Person\n\nMet at [[River AI]].\n"})),
+    ]
+    for s in steps:
+        r = gbrain(*s, "--db", str(db1))
+        assert r.returncode == 0, (s, r.stderr.decode())
+    out = tmp_path / "out"
+    assert gbrain("export", "--dir", str(out), "--db", str(db1)).returncode == 0
+    assert gbrain("import", str(out), "--db", str(db2)).returncode == 0
+
+    def snapshot(db):
+        c = sqlite3.connect(db)
+        q = lambda sql: sorted(map(tuple, c.execute(sql).fetchall()))  # noqa: E731
+        return {
+            "pages": q("SELECT slug, path, type, title, compiled_truth, timeline, frontmatter, frontmatter_raw, separator, bom, content_hash FROM pages"),
+            "tags": q("SELECT p.slug, t.tag FROM tags t JOIN pages p ON p.id = t.page_id"),
+            "links": q("SELECT f.slug, l.kind, l.target, t.slug, l.context FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
+            "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
+            "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
+            "files": q("SELECT path, kind, content_hash FROM files"),
+        }
+
+    a, b = snapshot(db1), snapshot(db2)
+    for k in a:
+        assert a[k] == b[k], k
+    assert ("people/ana-lima", "priority") in a["tags"]
+    assert ("people/bruno-okafor", "2025-06-01", "email", "Term sheet sent", "") in a["timeline"]
+    assert any(r[0] == "deals/river-ai-series-a" and r[3] == "people/bruno-okafor" for r in a["links"])
+    assert not any(r[0] == "people/ana-lima" and r[3] == "companies/river-ai" for r in a["links"])
+    assert ("companies/river-ai", "exa", '{"articles": 2}') in a["raw"]
+
+
+def test_killed_import_loses_nothing_and_resumes(tmp_path):
+    src = make_brain(tmp_path / "big", 1500)
+    db = tmp_path / "k.db"
+    env = dict(os.environ, GBRAIN_DB=str(db))
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "import", str(src)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:  # wait until the first batch has been committed
+        try:
+            c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+            n = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+            c.close()
+            if n > 0:
+                break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.02)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    r = gbrain("import", str(src), "--json", env={"GBRAIN_DB": str(db)})
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"], rep["problems"]
+    assert rep["files_seen"] == rep["files_stored"]
+    out = tmp_path / "out"
+    assert gbrain("export", "--dir", str(out), env={"GBRAIN_DB": str(db)}).returncode == 0
+    cmp = filecmp.dircmp(src, out)
+    assert not cmp.left_only and not cmp.right_only and not cmp.diff_files
+
+
+@pytest.mark.parametrize("corpus", ["gbrain-style", "msdocs-ad-identity"])
+def test_small_corpora_roundtrip_byte_identical(tmp_path, corpus):
+    src = CORPORA / corpus
+    if not src.exists():
+        pytest.skip(f"{src} not available")
+    rep, exp = roundtrip(src, tmp_path)
+    assert rep["ok"] and exp["ok"], (rep["problems"], exp["problems"])
+    assert rep["files_seen"] == rep["files_stored"] == len(tree_bytes(src))
+    assert tree_bytes(tmp_path / "out") == tree_bytes(src)
+
+
+def test_make_brain_200_roundtrip_byte_identical(tmp_path):
+    src = make_brain(tmp_path / "b200", 200)
+    rep, exp = roundtrip(src, tmp_path)
+    assert rep["ok"] and exp["ok"]
+    assert rep["raw"]["sidecars"] > 0 and rep["timeline_entries"]["stored"] > 0 and rep["links"]["dangling"] == 0
+    assert tree_bytes(tmp_path / "out") == tree_bytes(src)
+    with Brain.open(tmp_path / "rt.db") as b:
+        assert verify_tree(b, scan_tree(src))["ok"]
+
+
+def test_nfc_and_nfd_spellings_of_one_name_are_both_kept(tmp_path):
+    root = tmp_path / "uni"
+    root.mkdir()
+    nfc, nfd = "Zo\u00eb.md", "Zoe\u0308.md"
+    (root / nfc).write_text("composed\n")
+    (root / nfd).write_text("decomposed\n")
+    rep, exp = roundtrip(root, tmp_path)
+    assert rep["ok"] and exp["ok"]
+    assert any("Unicode normalisation" in w for w in rep["warnings"])
+    assert tree_bytes(tmp_path / "out") == tree_bytes(root)
+    r = gbrain("get", "Zoe\u0308", "--db", str(tmp_path / "rt.db"))
+    assert r.returncode == 0 and r.stdout in (b"composed\n", b"decomposed\n")

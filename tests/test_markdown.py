@@ -1,0 +1,236 @@
+"""The page model: exact round trip and correct derived views."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.markdown import (
+    append_timeline,
+    edit_frontmatter,
+    parse_page,
+    timeline_line,
+    unlink_text,
+)
+
+ROUNDTRIP_CASES = {
+    "lf": "---\ntitle: A\n---\n\nBody\n\n---\n\n- **2025-01-02** | x — y\n",
+    "crlf": "---\r\ntitle: A\r\n---\r\n\r\nBody\r\n\r\n---\r\n\r\n- **2025-01-02** | x — y\r\n",
+    "mixed": "---\ntitle: A\r\n---\r\nBody\n\r\n---\r\n- **2025-01-02** | x — y",
+    "lone_cr": "---\rtitle: A\r---\rBody\r---\rtail",
+    "bom": "\ufeff---\ntitle: A\n---\nBody\n",
+    "bom_no_fm": "\ufeff# Title\n\ntext",
+    "no_frontmatter": "# Just a note\n\nSome text.\n",
+    "empty_frontmatter": "---\n---\nBody\n",
+    "no_trailing_newline": "---\ntitle: A\n---\nBody",
+    "trailing_spaces_tabs": "---\ntitle: A   \n---\n\tindented\t \nline  \n",
+    "bad_yaml": "---\ntitle: [unclosed\nkey: : :\n---\nBody\n",
+    "yaml_list": "---\n- a\n- b\n---\nBody\n",
+    "unclosed_fm": "---\ntitle: A\nno closing\n",
+    "dots_close": "---\ntitle: A\n...\nBody\n",
+    "only_rule": "---\n",
+    "empty": "",
+    "fence_sep": "---\nt: 1\n---\n```\n---\n```\n\n---\nTimeline\n",
+    "unicode_seps": "Line\u2028with\u2029seps\x0cff\x1c\n---\nafter\n",
+    "emoji_cjk": "# 知识库 🧠\n\n[[页面]] and [x](../人/张三.md)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUNDTRIP_CASES))
+def test_render_parse_is_identity(name):
+    text = ROUNDTRIP_CASES[name]
+    page = parse_page(text, "people/a.md")
+    assert page.render() == text
+    assert page.to_bytes() == text.encode("utf-8")
+
+
+def test_frontmatter_json_keeps_types_and_isoformats_dates():
+    p = parse_page("---\ncreated: 2025-03-04\nwhen: 2025-03-04 10:30:00\nflag: yes\nn: 012\nscore: 3.5\nnone:\n---\n", "a.md")
+    assert p.frontmatter == {"created": "2025-03-04", "when": "2025-03-04T10:30:00", "flag": "yes", "n": 12, "score": 3.5, "none": None}
+    assert p.frontmatter_error is None
+
+
+def test_bad_yaml_is_kept_raw_with_a_warning():
+    text = "---\ntitle: [unclosed\n---\n# Heading\n"
+    p = parse_page(text, "notes/x.md")
+    assert p.frontmatter == {}
+    assert "does not load" in p.frontmatter_error
+    assert p.warnings and p.render() == text
+    assert p.title == "Heading"
+
+
+def test_non_mapping_yaml_is_an_error_not_coerced():
+    p = parse_page("---\n- a\n---\n", "x.md")
+    assert p.frontmatter == {} and "not a mapping" in p.frontmatter_error
+
+
+def test_unclosed_frontmatter_is_body_and_not_a_separator():
+    p = parse_page("---\ntitle: A\n\ntext\n", "x.md")
+    assert p.frontmatter_raw == "" and p.separator == "" and p.timeline == ""
+    assert "never closed" in p.warnings[0]
+
+
+def test_title_precedence():
+    assert parse_page("---\ntitle: From FM\n---\n# H1\n", "a/b.md").title == "From FM"
+    assert parse_page("intro\n\n# The **H1**\n", "a/b.md").title == "The H1"
+    assert parse_page("```\n# not a heading\n```\n", "a/My Note.md").title == "My Note"
+    assert parse_page("---\ntitle: 2024\n---\n", "a/b.md").title == "2024"
+
+
+def test_type_from_frontmatter_then_folder_then_note():
+    assert parse_page("---\ntype: yc\n---\n", "people/a.md").type == "yc"
+    assert parse_page("x", "people/a.md").type == "person"
+    assert parse_page("x", "Companies/a.md").type == "company"
+    assert parse_page("x", "meetings/a.md").type == "source"
+    assert parse_page("x", "random/a.md").type == "note"
+    assert parse_page("x", "a.md").type == "note"
+
+
+def test_split_at_first_rule_outside_fenced_code():
+    text = "---\nt: 1\n---\nabove\n\n```md\n---\ninside fence\n```\n~~~\n---\n~~~\n\n---\n\n- **2025-01-02** | s — below\n"
+    p = parse_page(text, "x.md")
+    assert "inside fence" in p.compiled_truth
+    assert p.separator == "---\n"
+    assert p.timeline == "\n- **2025-01-02** | s — below\n"
+    assert len(p.timeline_entries) == 1
+
+
+def test_rule_with_trailing_text_is_not_a_separator():
+    p = parse_page("a\n\n--- \n\nb\n\n----\n\nc\n", "x.md")
+    assert p.separator == ""
+
+
+def test_heading_mode_only_splits_before_timeline_heading():
+    text = "intro\n\n---\n\nmore prose\n\n---\n\n## Timeline\n\n- **2024-01-01** | a — b\n"
+    rule = parse_page(text, "x.md", timeline_split="rule")
+    assert rule.compiled_truth == "intro\n\n"
+    head = parse_page(text, "x.md", timeline_split="heading")
+    assert "more prose" in head.compiled_truth
+    assert head.timeline.startswith("\n## Timeline")
+    assert len(head.timeline_entries) == 1
+    assert head.render() == text
+
+
+def test_timeline_entries_summary_keeps_hyphens_dates_links_and_detail():
+    text = (
+        "x\n\n---\n\n"
+        "- **2025-03-04** | meeting — Discussed Series-A — see [Bob](bob.md) on 2025-04-01\n"
+        "  Detail one\n"
+        "    nested detail\n"
+        "- **2025-02-01** | just a summary without source\n"
+        "- **2025-01-01** | [Ana](a.md) — said hi\n"
+        "not an entry\n"
+        "```\n- **2020-01-01** | in — fence\n```\n"
+    )
+    es = parse_page(text, "x.md").timeline_entries
+    assert [e.date for e in es] == ["2025-03-04", "2025-02-01", "2025-01-01"]
+    assert es[0].source == "meeting"
+    assert es[0].summary == "Discussed Series-A — see [Bob](bob.md) on 2025-04-01"
+    assert es[0].detail == "Detail one\n  nested detail"
+    assert es[1].source == "" and es[1].summary == "just a summary without source"
+    assert es[2].source == "" and es[2].summary.startswith("[Ana](a.md)")
+
+
+def test_no_separator_means_empty_timeline():
+    p = parse_page("- **2025-03-04** | meeting — not in a timeline\n", "x.md")
+    assert p.timeline == "" and p.timeline_entries == []
+
+
+def test_links_all_forms_and_nothing_from_code_or_urls():
+    text = (
+        "[A](../people/a.md) [Sp](../people/Ana%20Lima.md) [Angle](<../people/b c.md>) [Anchor](c.md#part)\n"
+        "[[Wiki]] [[path/name|Alias]] [[Name#Heading]] ![[Embedded]] [[Note^block]]\n"
+        "`[x](code.md)` and `[[code]]` and [ext](https://example.com/a.md) [mail](mailto:a@b.c) [img](pic.png) [self](#top)\n"
+        "```\n[[in fence]] [y](fence.md)\n```\n"
+        "    [[indented code]]\n"
+    )
+    p = parse_page(text, "people/x.md")
+    got = [(ln.kind, ln.target) for ln in p.links]
+    assert got == [
+        ("markdown", "../people/a"),
+        ("markdown", "../people/Ana Lima"),
+        ("markdown", "../people/b c"),
+        ("markdown", "c"),
+        ("wiki", "Wiki"),
+        ("wiki", "path/name"),
+        ("wiki", "Name"),
+        ("embed", "Embedded"),
+        ("wiki", "Note"),
+    ]
+
+
+def test_link_context_is_the_sentence_around_it():
+    p = parse_page("First sentence here. Ana works at [Acme](acme.md) since 2020. Last one.\n", "x.md")
+    assert p.links[0].context == "Ana works at Acme since 2020."
+
+
+def test_links_deduplicated_per_page():
+    p = parse_page("[[Ana]] and [[ana]] and [A](ana.md) and [B](ana.md)\n", "x.md")
+    assert len(p.links) == 2  # one wiki target, one markdown target
+
+
+@pytest.mark.parametrize(
+    "fm,tags",
+    [
+        ("tags: [a, b]", ["a", "b"]),
+        ("tags:\n  - a\n  - b", ["a", "b"]),
+        ("tags: a, b ,#c", ["a", "b", "c"]),
+        ("tags: solo", ["solo"]),
+        ("tags:", []),
+        ("tags: [1, 2]", ["1", "2"]),
+    ],
+)
+def test_tags_forms(fm, tags):
+    assert parse_page(f"---\n{fm}\n---\n", "x.md").tags == tags
+
+
+def test_edit_frontmatter_tags_keeps_comments_and_style():
+    text = "---\n# a comment\ntitle: 'Quoted'\ntags: [a, b]  # inline\nother: 1\n---\nBody\n"
+    p = parse_page(text, "x.md")
+    new = edit_frontmatter(p, tags=["a", "b", "c"])
+    assert "# a comment" in new and "'Quoted'" in new and "other: 1" in new
+    assert parse_page(new, "x.md").tags == ["a", "b", "c"]
+    assert new.endswith("---\nBody\n")
+
+
+def test_edit_frontmatter_comma_string_and_crlf_and_no_frontmatter():
+    p = parse_page("---\r\ntags: a, b\r\n---\r\nBody\r\n", "x.md")
+    new = edit_frontmatter(p, tags=["a", "b", "c"])
+    assert "tags: a, b, c\r\n" in new and "\n" not in new.replace("\r\n", "")
+    p2 = parse_page("Body only\n", "x.md")
+    new2 = edit_frontmatter(p2, tags=["x"])
+    assert new2.startswith("---\n") and new2.endswith("---\nBody only\n")
+    assert parse_page(new2, "x.md").tags == ["x"]
+
+
+def test_edit_frontmatter_refuses_unparsable_yaml():
+    p = parse_page("---\ntitle: [oops\n---\n", "x.md")
+    with pytest.raises(ValueError):
+        edit_frontmatter(p, tags=["a"])
+
+
+def test_append_timeline_newest_first_order_is_kept():
+    text = "x\n\n---\n\n- **2025-03-01** | a — newest\n  detail\n- **2024-01-01** | b — oldest\n"
+    p = parse_page(text, "x.md")
+    new = append_timeline(p, timeline_line("2024-06-01", "middle", "c"))
+    dates = [e.date for e in parse_page(new, "x.md").timeline_entries]
+    assert dates == ["2025-03-01", "2024-06-01", "2024-01-01"]
+    assert new.startswith("x\n\n---\n\n- **2025-03-01** | a — newest\n  detail\n")
+
+
+def test_append_timeline_creates_separator_and_keeps_crlf():
+    p = parse_page("---\r\nt: 1\r\n---\r\nBody", "x.md")
+    new = append_timeline(p, timeline_line("2025-01-01", "hello", "manual", nl="\r\n"))
+    assert new == "---\r\nt: 1\r\n---\r\nBody\r\n\r\n---\r\n\r\n- **2025-01-01** | manual — hello\r\n"
+    assert len(parse_page(new, "x.md").timeline_entries) == 1
+
+
+def test_unlink_text_turns_links_into_labels_outside_code():
+    text = "See [Ana](ana.md) and [[ana|Ana L]] and [[Bob]].\n```\n[Ana](ana.md)\n```\n"
+    new, n = unlink_text(text, lambda kind, t: t.lower() == "ana")
+    assert n == 2
+    assert new == "See Ana and Ana L and [[Bob]].\n```\n[Ana](ana.md)\n```\n"
+
+
+def test_yaml_that_only_libyaml_rejects_still_loads():
+    p = parse_page("---\nsources: [web:https://github.com/a/b, web:https://arxiv.org/abs/1]\n---\n", "x.md")
+    assert p.frontmatter_error is None
+    assert p.frontmatter == {"sources": ["web:https://github.com/a/b", "web:https://arxiv.org/abs/1"]}
