@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import anyio
@@ -89,6 +88,7 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
     assert [str(r.uri) for r in resources.resources] == ["brain://index"]
     assert [t.uri_template for t in templates.resource_templates] == ["brain://pages/{+slug}"]
     assert {p.name for p in prompts.prompts} == {"brain_briefing", "brain_ingest_meeting"}
+    assert all(a.description for p in prompts.prompts for a in p.arguments)
 
 
 #: arguments for each tool; the test fails when a served tool has none here and cannot be called
@@ -345,4 +345,24 @@ def test_missing_folder_is_a_tool_error_not_a_crash(tmp_path):
     assert b.is_error
 
 
-_ = tempfile
+
+def test_tool_results_equal_in_process_results(fixture_db):
+    """An MCP tool's text is the JSON `gbrain call` prints: the operation's own result."""
+    reads = [
+        ("get", {"slug": "ana-lima"}),
+        ("search", {"query": "Series A", "limit": 3}),
+        ("list", {"type": "person", "sort": "title"}),
+        ("tags", {}),
+        ("links", {"slug": "people/ana-lima"}),
+        ("backlinks", {"slug": "companies/river-ai"}),
+        ("timeline", {"slug": "ana-lima"}),
+    ]
+
+    async def main():
+        async with connect(fixture_db) as c:
+            return [await c.call_tool(ops.find(name).tool_name, args) for name, args in reads]
+
+    served = anyio.run(main)
+    with Brain.open(fixture_db) as b:
+        for (name, args), r in zip(reads, served):
+            assert text_of(r) == ops.dumps(ops.run(name, args, brain=b)), name

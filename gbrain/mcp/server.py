@@ -22,7 +22,7 @@ import json
 import logging
 import sys
 import threading
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
@@ -30,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
 
 from .. import __version__
 from .. import operations as ops
@@ -84,8 +85,6 @@ class BrainHost:
 
 
 def _error_text(e: BaseException) -> str:
-    if isinstance(e, NotFound):
-        return f"error: {e}"
     if isinstance(e, GBrainError):
         return f"error: {e}"
     if isinstance(e, (OSError, ValueError)):
@@ -216,8 +215,10 @@ def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
             raise _resource_error(e) from e
 
     @server.prompt(name="brain_briefing", description="Compile a briefing from the current brain state")
-    async def brain_briefing(since: str = "7d", focus: str = "") -> str:
-        """Arguments: ``since`` (a span like 24h / 7d or an ISO date), ``focus`` (a topic)."""
+    async def brain_briefing(
+        since: Annotated[str, Field(description="pages updated since: a span like 24h / 7d, or an ISO date")] = "7d",
+        focus: Annotated[str, Field(description="a topic, person or company to focus on")] = "",
+    ) -> str:
 
         def gather(b: Brain) -> str:
             recent = ops.run("list", {"sort": "updated", "since": since, "limit": 30}, brain=b)
@@ -238,8 +239,10 @@ def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
             raise MCPError(code=INVALID_PARAMS, message=str(e)) from e
 
     @server.prompt(name="brain_ingest_meeting", description="Guide for ingesting a meeting transcript")
-    async def brain_ingest_meeting(transcript: str = "", source_ref: str = "") -> str:
-        """Arguments: ``transcript`` (optional, the meeting text), ``source_ref`` (meeting id or URL)."""
+    async def brain_ingest_meeting(
+        transcript: Annotated[str, Field(description="the meeting transcript or notes")] = "",
+        source_ref: Annotated[str, Field(description="meeting id or URL, recorded in the ingest log")] = "",
+    ) -> str:
         return INGEST_GUIDE.format(
             ref_line=f" Source reference: {source_ref}." if source_ref else "",
             transcript=f"\nTranscript:\n\n{transcript}\n" if transcript else "",
@@ -250,7 +253,11 @@ def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
 
 
 def serve(db_path: str | None) -> None:
-    """Run the MCP server on stdin/stdout until stdin closes. Logs go to stderr only."""
+    """Run the MCP server on stdin/stdout until stdin closes. Logs go to stderr only, as UTF-8."""
+    try:
+        sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        pass
     server, host = build_server(db_path)
     names = ", ".join(o.tool_name for o in tool_operations())
     from ..core.db import resolve_db_path
