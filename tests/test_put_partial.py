@@ -119,3 +119,34 @@ def test_all_three_parts_at_once(brain):
     assert page.compiled_truth == "# W\n\n"
     assert [e.date for e in page.timeline_entries] == ["2025-01-02", "2025-01-03"]
     assert page.frontmatter["status"] == "x" and 'title:   "Weird  Spacing"   # a comment\n' in page.frontmatter_raw
+
+
+def test_frontmatter_edits_on_real_corpora_touch_only_named_keys():
+    """On real vaults, setting one key and removing another changes exactly those key blocks."""
+    from conftest import CORPORA
+
+    from gbrain.core.fmsplice import key_blocks
+    from gbrain.core.markdown import edit_frontmatter, split_lines
+
+    dirs = [CORPORA / "gbrain-style", CORPORA / "obsidian-hub"]
+    if not all(d.exists() for d in dirs):
+        pytest.skip("../shared/corpora not available")
+    checked = 0
+    for path in sorted(p for d in dirs for p in d.rglob("*.md"))[:600]:
+        page = parse_page(path.read_text(encoding="utf-8", errors="replace"), path.name)
+        keys = [k for k in page.frontmatter if isinstance(k, str)]
+        if not page.frontmatter_raw or page.frontmatter_error or len(keys) < 2:
+            continue
+        change, drop = keys[len(keys) // 2], keys[0]
+        new = parse_page(edit_frontmatter(page, {change: "new value", drop: None, "zz_added": 1}), path.name)
+        old_body = split_lines(page.frontmatter_raw)[1:-1]
+        blocks = key_blocks(old_body)
+        gone = {i for k in (change, drop) for i in range(*blocks[k])}
+        kept = [ln for i, ln in enumerate(old_body) if i not in gone]
+        new_body = split_lines(new.frontmatter_raw)[1:-1]
+        assert [ln for ln in new_body if ln in kept] == kept, path
+        assert len(new_body) == len(kept) + 2, path
+        assert new.frontmatter[change] == "new value" and drop not in new.frontmatter and new.frontmatter["zz_added"] == 1
+        assert new.body == page.body
+        checked += 1
+    assert checked > 50
