@@ -102,11 +102,18 @@ class OperationTool(Tool):
 
 
 def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
+    hidden = {p.name for p in o.params if not p.in_schema}
+
     async def call(arguments: dict) -> CallToolResult:
         def work(b: Brain) -> Any:
             return ops.run(o.name, arguments, ops.Context(db=host.db_path, on_warning=warnings.append), brain=b)
 
         warnings: list[str] = []
+        cli_only = sorted(set(arguments or {}) & hidden)
+        if cli_only:  # e.g. ingest's FILE: agents send content, the server reads no local files for them
+            expected = ", ".join(p.name for p in o.params if p.in_schema) or "none"
+            msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}"
+            return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
         try:
             if o.db == "none":
                 result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, ops.Context(db=host.db_path)))
