@@ -117,27 +117,28 @@ def in_process(db: Path, slugs: list[str], words: list[str]) -> tuple[list[float
 
 async def over_mcp(db: Path, slugs: list[str], words: list[str]) -> tuple[list[float], list[float], float]:
     from mcp import Client
-    from mcp.client.stdio import StdioServerParameters
+    from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db)], env={"PYTHONPATH": ENV["PYTHONPATH"]})
     g, s = [], []
-    async with Client(params) as c:
-        await c.call_tool("brain_stats", {})  # warm: open the DB
-        for slug in slugs:
+    with open(os.devnull, "w") as quiet:  # the server's startup line goes to stderr
+        async with Client(stdio_client(params, errlog=quiet)) as c:
+            await c.call_tool("brain_stats", {})  # warm: open the DB
+            for slug in slugs:
+                t = time.perf_counter()
+                r = await c.call_tool("brain_get", {"slug": slug})
+                g.append(time.perf_counter() - t)
+                assert not r.is_error, r
+            for w in words:
+                t = time.perf_counter()
+                r = await c.call_tool("brain_search", {"query": w})
+                s.append(time.perf_counter() - t)
+                assert not r.is_error, r
             t = time.perf_counter()
-            r = await c.call_tool("brain_get", {"slug": slug})
-            g.append(time.perf_counter() - t)
-            assert not r.is_error, r
-        for w in words:
-            t = time.perf_counter()
-            r = await c.call_tool("brain_search", {"query": w})
-            s.append(time.perf_counter() - t)
-            assert not r.is_error, r
-        t = time.perf_counter()
-        async with anyio.create_task_group() as tg:
-            for slug in slugs[:25]:
-                tg.start_soon(c.call_tool, "brain_get", {"slug": slug})
-        burst = time.perf_counter() - t
+            async with anyio.create_task_group() as tg:
+                for slug in slugs[:25]:
+                    tg.start_soon(c.call_tool, "brain_get", {"slug": slug})
+            burst = time.perf_counter() - t
     return g, s, burst
 
 
