@@ -30,7 +30,7 @@ def j(r) -> object:
 
 def pipe(db: Path, lines: list[str | dict]) -> list[dict]:
     data = "".join((x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)) + "\n" for x in lines)
-    r = gbrain("--db", str(db), "pipe", input=data)
+    r = gbrain("--db", str(db), "pipe", input=data, env={"LC_ALL": "C", "LANG": "C"})
     assert r.returncode == 0, r.stderr.decode()
     out = r.stdout.decode("utf-8").splitlines()
     return [json.loads(x) for x in out]
@@ -49,8 +49,9 @@ def test_every_operation_is_on_every_surface():
         else:
             assert o.name in commands, o.name
         assert ops.find(o.tool_name) is o and ops.find(o.name) is o
-    r = gbrain("--tools-json")
+    r = gbrain("--tools-json", env={"LC_ALL": "C", "LANG": "C"})
     tools = j(r)
+    assert "…".encode("utf-8") in r.stdout  # UTF-8 whatever the locale
     assert [t["name"] for t in tools] == [o.tool_name for o in ops.REGISTRY.values() if o.mcp]
     for t in tools:
         assert set(t) == {"name", "description", "input_schema"}
@@ -114,7 +115,7 @@ def test_writes_are_equal_through_cli_call_and_pipe(fixture_db, tmp_path):
     results: dict[str, list] = {"cli": [], "call": []}
     for name, args, argv, stdin in steps:
         results["cli"].append(j(gbrain("--db", str(dbs["cli"]), *argv, "--json", input=stdin)))
-        results["call"].append(j(gbrain("--db", str(dbs["call"]), "call", ops.find(name).tool_name, json.dumps(args, ensure_ascii=False))))
+        results["call"].append(j(gbrain("--db", str(dbs["call"]), "call", ops.find(name).tool_name, json.dumps(args, ensure_ascii=False), env={"LC_ALL": "C", "LANG": "C"})))
     piped = pipe(dbs["pipe"], [{"id": f"w{i}", "tool": ops.find(name).tool_name, "params": args} for i, (name, args, _, _) in enumerate(steps)])
     assert all(p["ok"] for p in piped), piped
     results["pipe"] = [p["result"] for p in piped]
