@@ -196,6 +196,8 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Frontmatter kept raw (YAML did not load): {r['frontmatter_errors']:,} pages")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+    if r.get("kept_not_in_tree"):
+        lines.append(f"Note: {r['kept_not_in_tree']:,} page(s)/file(s) in the DB are not in this folder; kept (see missing_on_disk in --json)")
     for p in r["problems"]:
         lines.append(f"MISMATCH: {p}")
     for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):

@@ -168,10 +168,12 @@ def import_tree(
     brain._config_cache = None
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     # pages that exist only in the DB (written with `put`) are not an import failure
-    extra_db = rep["missing_on_disk"]
-    if extra_db:
+    if rep["missing_on_disk"]:
+        # pages written with `put` (or files deleted from the tree) are kept, not an import failure;
+        # `gbrain sync` is the command that propagates deletions
         rep["problems"] = [p for p in rep["problems"] if "not on disk" not in p]
         rep["ok"] = not rep["problems"]
+        rep["kept_not_in_tree"] = len(set(verify.db_hashes(brain)) - set(hashes))
     if read_errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(read_errors)} file(s) could not be read")
