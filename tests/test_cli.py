@@ -216,3 +216,11 @@ def test_stdout_is_utf8_under_c_locale(imported):
     r = gbrain("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})
     assert r.returncode == 0 and r.stdout == "# Zoë 🧠\n".encode()
     assert os.environ.get("GBRAIN_DB")
+
+
+def test_cjk_word_inside_a_run_is_found(imported):
+    gbrain("put", "concepts/zh", input="# 中文笔记\n\n这是一个知识库系统，用于个人笔记。\n")
+    hits = js(gbrain("search", "知识库", "--json"))
+    assert [h["slug"] for h in hits] == ["concepts/zh"]
+    assert "**知识库**" in hits[0]["snippet"]
+    assert js(gbrain("search", "不存在的词", "--json")) == []
