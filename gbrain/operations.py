@@ -290,6 +290,9 @@ def _put(b, a, ctx):
         page = parse_page(text, page.path, timeline_split=b.timeline_split)
     if a.get("compiled_truth") is not None:
         ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
+        old = page.compiled_truth
+        lead = old[: len(old) - len(old.lstrip("\r\n"))]  # keep the blank line(s) under the frontmatter
+        ct = lead + ct.lstrip("\r\n")
         if page.separator and not ct.endswith(nl):
             ct += nl + nl
         elif page.separator and not ct.endswith(nl + nl):
