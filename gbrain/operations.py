@@ -198,6 +198,8 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Frontmatter kept raw (YAML did not load): {r['frontmatter_errors']:,} pages")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+    if r.get("kept_not_in_tree"):
+        lines.append(f"Note: {r['kept_not_in_tree']:,} page(s)/file(s) in the DB are not in this folder; kept (see missing_on_disk in --json)")
     for p in r["problems"]:
         lines.append(f"MISMATCH: {p}")
     for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):
@@ -290,6 +292,9 @@ def _put(b, a, ctx):
         page = parse_page(text, page.path, timeline_split=b.timeline_split)
     if a.get("compiled_truth") is not None:
         ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
+        old = page.compiled_truth
+        lead = old[: len(old) - len(old.lstrip("\r\n"))]  # keep the blank line(s) under the frontmatter
+        ct = lead + ct.lstrip("\r\n")
         if page.separator and not ct.endswith(nl):
             ct += nl + nl
         elif page.separator and not ct.endswith(nl + nl):

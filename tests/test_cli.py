@@ -216,3 +216,31 @@ def test_stdout_is_utf8_under_c_locale(imported):
     r = gbrain("get", "people/zoë", env={"LC_ALL": "C", "LANG": "C", "PYTHONIOENCODING": ""})
     assert r.returncode == 0 and r.stdout == "# Zoë 🧠\n".encode()
     assert os.environ.get("GBRAIN_DB")
+
+
+def test_cjk_word_inside_a_run_is_found(imported):
+    gbrain("put", "concepts/zh", input="# 中文笔记\n\n这是一个知识库系统，用于个人笔记。\n")
+    hits = js(gbrain("search", "知识库", "--json"))
+    assert [h["slug"] for h in hits] == ["concepts/zh"]
+    assert "**知识库**" in hits[0]["snippet"]
+    assert js(gbrain("search", "不存在的词", "--json")) == []
+
+
+def test_partial_put_keeps_the_rest_byte_exact(imported):
+    before = gbrain("get", "people/bruno-okafor").stdout.decode()
+    r = gbrain("call", "brain_put", json.dumps({"slug": "people/bruno-okafor", "compiled_truth": "# Bruno Okafor\n\nNew truth."}))
+    assert r.returncode == 0
+    after = gbrain("get", "people/bruno-okafor").stdout.decode()
+    fm_end = before.index("---\n", 4) + 4
+    assert after[:fm_end] == before[:fm_end]
+    assert after[fm_end:].startswith("\n# Bruno Okafor\n\nNew truth.\n\n---\n")
+    assert after.endswith(before[before.index("\n---\n", fm_end):].split("\n---\n", 1)[1])
+
+
+def test_timeline_append_on_a_new_page_is_a_real_timeline(imported):
+    r = gbrain("call", "brain_put", json.dumps({"slug": "concepts/fresh", "timeline_append": "- **2025-01-01** | note — first"}))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["warnings"] == []
+    assert js(gbrain("timeline", "concepts/fresh", "--json"))[0]["summary"] == "first"
+    assert gbrain("timeline-add", "concepts/fresh", "--date", "2025-02-01", "--summary", "second").returncode == 0
+    assert len(js(gbrain("timeline", "concepts/fresh", "--json"))) == 2

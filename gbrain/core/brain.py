@@ -317,7 +317,14 @@ class Brain:
             args = (target_name,)
         rows = self.conn.execute(q, args).fetchall()
         index = MemoryIndex(self.conn) if len(rows) > 200 else SqlIndex(self.conn)
-        updates = [(pid, r["id"]) for r in rows if (pid := resolve(index, r["slug"], r["kind"], r["target"])) is not None]
+        memo: dict[tuple[str, str, str], int | None] = {}  # links from one folder to one target resolve alike
+        updates = []
+        for r in rows:
+            key = (posixpath.dirname(r["slug"]), r["kind"], r["target"])
+            if key not in memo:
+                memo[key] = resolve(index, r["slug"], r["kind"], r["target"])
+            if memo[key] is not None:
+                updates.append((memo[key], r["id"]))
         with self.transaction():
             self.conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
         return len(updates)

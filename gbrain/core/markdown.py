@@ -750,8 +750,8 @@ def append_timeline(page: Page, entry: str) -> str:
     new_date = m.group(1) if m else ""
     if not page.separator:
         ct = page.compiled_truth
-        if not ct and not page.frontmatter_raw:
-            ct = nl  # a '---' on the first line would open frontmatter, not a timeline
+        if not page.frontmatter_raw and not ct.strip():
+            ct = nl  # a '---' on the first line would read as a frontmatter opener
         if ct and not ct.endswith(("\n", "\r")):
             ct += nl
         if ct and ct.strip() and not ct.endswith(nl + nl) and not ct.endswith("\n\n"):

@@ -18,26 +18,13 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, sha256
-from ..core.markdown import Page, parse_page
 from ..core.slugs import is_markdown, slug_for_path
 from . import verify
+from .parallel import PageParser
 from .scan import db_excludes, scan_tree
 
 BATCH = 500  # files per commit
 WINDOW = 2000  # files read, then parsed together
-PARALLEL_MIN = 200  # parse in worker processes from this many changed pages
-
-
-def _parse_job(job: tuple[str, str, str]) -> Page:
-    path, text, split = job
-    return parse_page(text, path, timeline_split=split)
-
-
-def _make_pool():
-    import multiprocessing as mp
-
-    ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-    return ctx.Pool(min(4, os.cpu_count() or 2))
 MAX_PAGE_BYTES = 16 * 1024 * 1024
 
 
@@ -87,7 +74,7 @@ def import_tree(
     split = brain.timeline_split
     slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
     done = 0
-    pool = None
+    parser = PageParser()
     brain.conn.execute("BEGIN IMMEDIATE")
     brain._tx_depth = 1
     try:
@@ -121,10 +108,7 @@ def import_tree(
                     warn(w)
                 changed.append((f.path, text, None if kind == "page" else data, kind, old[1] if old else None))
             # 2. parse the changed pages (in worker processes when there are many)
-            jobs = [(p, t, split) for p, t, _, k, _ in changed if k == "page"]
-            if len(jobs) >= PARALLEL_MIN and pool is None and (os.cpu_count() or 1) > 1:
-                pool = _make_pool()
-            parsed = iter(pool.imap(_parse_job, jobs, chunksize=16) if pool is not None and len(jobs) >= PARALLEL_MIN else map(_parse_job, jobs))
+            parsed = iter(parser.parse([(p, t, split) for p, t, _, k, _ in changed if k == "page"]))
             # 3. write them, committing every BATCH files
             in_tx = 0
             for path, text, data, kind, old_kind in changed:
@@ -180,16 +164,16 @@ def import_tree(
         raise
     finally:
         brain._tx_depth = 0
-        if pool is not None:
-            pool.close()
-            pool.join()
+        parser.__exit__()
     brain._config_cache = None
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     # pages that exist only in the DB (written with `put`) are not an import failure
-    extra_db = rep["missing_on_disk"]
-    if extra_db:
+    if rep["missing_on_disk"]:
+        # pages written with `put` (or files deleted from the tree) are kept, not an import failure;
+        # `gbrain sync` is the command that propagates deletions
         rep["problems"] = [p for p in rep["problems"] if "not on disk" not in p]
         rep["ok"] = not rep["problems"]
+        rep["kept_not_in_tree"] = len(set(verify.db_hashes(brain)) - set(hashes))
     if read_errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(read_errors)} file(s) could not be read")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..core.brain import Brain, raw_sources, render_row
-from ..core.markdown import parse_page
+from .parallel import parse_all
 from .scan import Scan
 
 MAX_LISTED = 50
@@ -50,8 +50,8 @@ def derived_counts(brain: Brain) -> dict:
     stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
     stored_tags = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
     res = {"pages_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
-    for r in rows:
-        page = parse_page(render_row(r), r["path"], timeline_split=split)
+    pages = parse_all((r["path"], render_row(r), split) for r in rows)
+    for r, page in zip(rows, pages):
         res["pages_parsed"] += 1
         counts = (len(page.links), len(page.timeline_entries), len(page.tags))
         stored = (stored_links.get(r["id"], 0), stored_tl.get(r["id"], 0), stored_tags.get(r["id"], 0))
