@@ -51,7 +51,7 @@ import unicodedata
 from typing import Any
 
 from ..errors import BadInput
-from .markdown import edit_frontmatter, parse_page
+from .markdown import BOM, edit_frontmatter, parse_page, split_lines
 
 CHECKS = (
     "dead_links",
@@ -218,16 +218,22 @@ def _dead_links(brain) -> list[dict]:
             for k in difflib.get_close_matches(base, list(by_name), n=3, cutoff=0.75):
                 sugg += by_name[k]
             sugg = sugg[:5]
+        t = r["target"].strip()
+        if r["kind"] == "markdown" and not t.startswith("/"):
+            missing = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), t))
+        else:
+            missing = posixpath.normpath(t.lstrip("/"))
         out.append(
             {
                 "check": "dead_links",
                 "slug": r["slug"],
                 "target": r["target"],
+                "missing_slug": None if missing.startswith("..") else missing,
                 "kind": r["kind"],
                 "context": r["context"],
                 "suggestions": sugg,
                 "message": f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else ""),
-                "action": "create the page (gbrain put), or correct the link text (gbrain get, edit, gbrain put)",
+                "action": f"create the page (gbrain put {missing}), or correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']})",
             }
         )
     return out
@@ -391,8 +397,40 @@ def _duplicate_titles(brain) -> list[dict]:
 # ---------------------------------------------------------------------------
 
 
+def rename_tags_text(page, rename: dict[str, str]) -> str | None:
+    """New page text with tag spellings renamed by a *text* edit of the frontmatter's ``tags``
+    value only (flow list, block list or comma string; plain or quoted), so every other byte
+    stays as it was. None when there is nothing to rename this way."""
+    if not page.frontmatter_raw or not rename:
+        return None
+    lines = split_lines(page.frontmatter_raw)
+    start = next((i for i in range(1, len(lines) - 1) if re.match(r"tags[ \t]*:", lines[i])), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines) - 1 and (lines[end][:1] in (" ", "\t", "-") or not lines[end].strip()):
+        end += 1
+    alts = "|".join(re.escape(v) for v in sorted(rename, key=len, reverse=True))
+    tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^tags[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?P<post>[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
+    n = 0
+
+    def sub(m: re.Match) -> str:
+        nonlocal n
+        n += 1
+        return m.group("pre") + m.group("q") + rename[m.group("tag")] + m.group("q") + m.group("post")
+
+    new = [tok.sub(sub, ln) if start <= i < end else ln for i, ln in enumerate(lines)]
+    if not n:
+        return None
+    return (BOM if page.bom else "") + "".join(new) + page.body
+
+
 def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
-    """Rename non-canonical tag spellings of duplicate groups; returns ``(fixed, skipped)``."""
+    """Rename non-canonical tag spellings of duplicate groups; returns ``(fixed, skipped)``.
+
+    First a text edit of the ``tags`` value (keeps every other byte), else ruamel's round-trip
+    edit (``gbrain tag``'s path; may re-indent the YAML). Either must pass the check that the
+    page parses to the intended tags, the same other frontmatter values and the same body."""
     rename: dict[str, str] = {}
     pages: set[str] = set()
     for g in tag_groups(brain.conn):
@@ -400,6 +438,7 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
             if v != g["canonical"]:
                 rename[v] = g["canonical"]
         pages.update(g["pages"])
+    others = lambda fm: {k: v for k, v in fm.items() if k != "tags"}  # noqa: E731
     fixed, skipped = [], []
     for slug in sorted(pages):
         row = brain.page_row(slug)
@@ -411,16 +450,25 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
                 new.append(t2)
         if new == page.tags:
             continue
-        try:
-            text = edit_frontmatter(page, tags=new)
-        except ValueError as e:
-            skipped.append({"slug": slug, "reason": str(e)})
-            continue
-        after = parse_page(text, row["path"], timeline_split=brain.timeline_split)
-        others = lambda fm: {k: v for k, v in fm.items() if k != "tags"}  # noqa: E731
-        if after.tags != new or others(after.frontmatter) != others(page.frontmatter) or after.body != page.body or after.frontmatter_error:
-            skipped.append({"slug": slug, "reason": "the frontmatter edit would change more than the tags"})
-            continue
+
+        def good(text: str | None) -> bool:
+            if text is None:
+                return False
+            after = parse_page(text, row["path"], timeline_split=brain.timeline_split)
+            raw = after.frontmatter.get("tags")
+            n_items = len(raw) if isinstance(raw, list) else len([x for x in str(raw).split(",") if x.strip()])
+            return after.tags == new and n_items == len(new) and not after.frontmatter_error and others(after.frontmatter) == others(page.frontmatter) and after.body == page.body
+
+        text = rename_tags_text(page, rename)
+        if not good(text):
+            try:
+                text = edit_frontmatter(page, tags=new)
+            except ValueError as e:
+                skipped.append({"slug": slug, "reason": str(e)})
+                continue
+            if not good(text):
+                skipped.append({"slug": slug, "reason": "the frontmatter edit would change more than the tags"})
+                continue
         brain.save_page(row["path"], text)
         fixed.append({"check": "tag_duplicates", "slug": slug, "from": page.tags, "to": new, "message": "tags " + json.dumps(page.tags, ensure_ascii=False) + " → " + json.dumps(new, ensure_ascii=False)})
     return fixed, skipped
