@@ -364,3 +364,32 @@ def test_fix_safe_text_edit_shapes_and_dedupe_fallback(tmp_path):
         # a rename that collapses two tags goes through the YAML round-trip edit, flow style kept
         assert b.get_text("people/both") == "---\ntitle: Both\ntags: [yc-alum, ai]\n---\n\ny\n"
     assert lint(db, check="tag_duplicates")["ok"] is True
+
+
+EMBED_STATE = """CREATE TABLE embed_state (
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  chunks INTEGER NOT NULL DEFAULT 0,
+  embedded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  PRIMARY KEY (page_id, model)
+)"""
+
+
+def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
+    """With the search branch's embed_state table (content hash per page and model), staleness
+    is a hash comparison, the same rule `gbrain embed --stale` uses; timestamps are ignored."""
+    db = build(tmp_path, CLEAN, embed=False)
+    c = sqlite3.connect(db)
+    with c:
+        c.execute(EMBED_STATE)
+        c.execute("INSERT INTO embed_state(page_id, model, content_hash, embedded_at) SELECT id, 'wordllama', content_hash, '2000-01-01T00:00:00Z' FROM pages")
+    c.close()
+    assert lint(db, check="embeddings")["findings"] == []  # old timestamps, same content: fresh
+    c = sqlite3.connect(db)
+    with c:
+        c.execute("UPDATE embed_state SET content_hash = 'old' WHERE page_id = (SELECT id FROM pages WHERE slug = 'people/ana-lima')")
+        c.execute("DELETE FROM embed_state WHERE page_id = (SELECT id FROM pages WHERE slug = 'companies/river-ai')")
+    c.close()
+    r = lint(db, check="embeddings")
+    assert [(f["slug"], f["reason"], f["model"]) for f in r["findings"]] == [("companies/river-ai", "missing", "wordllama"), ("people/ana-lima", "stale", "wordllama")]

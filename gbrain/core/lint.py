@@ -25,9 +25,14 @@ The checks (names are stable; they are the ``check`` field of every finding):
     Tags that differ only in case, spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` /
     ``YC Alum``). The canonical spelling is :func:`tag_key`: lowercase, words joined by ``-``.
 ``embeddings``
-    Pages without embedding rows, or whose newest embedding is older than the page's
-    ``updated_at`` or was made with another model than config ``embedding_model``. A brain
-    with no embeddings at all gets one finding, not one per page.
+    Pages without embeddings, or whose embeddings are older than the page. When the brain has
+    the ``embed_state`` table (page content hash last embedded per model, written by
+    ``gbrain embed``), a page is stale when its ``content_hash`` differs from the embedded one
+    and missing when it has no row for the model in use (config ``embedding_model`` if it has
+    embedded anything, else the model with the most pages). Without that table, from
+    ``page_embeddings`` alone: no rows is missing; a chunk created before the page's
+    ``updated_at``, or made with another model than config ``embedding_model``, is stale.
+    A brain with no embeddings at all gets one finding, not one per page.
 ``frontmatter_errors``
     Pages whose YAML frontmatter did not load (``pages.frontmatter_error``; the text is kept).
 ``duplicate_titles``
@@ -341,27 +346,52 @@ def _tag_duplicates(brain) -> list[dict]:
     return out
 
 
+def _has_table(conn, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
 def _embeddings(brain) -> list[dict]:
     c = brain.conn
-    total = c.execute("SELECT COUNT(*) FROM page_embeddings").fetchone()[0]
     pages = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    total = c.execute("SELECT COUNT(*) FROM page_embeddings").fetchone()[0]
+    state = _has_table(c, "embed_state")
+    if state:
+        total += c.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0]
     if total == 0:
         if pages == 0:
             return []
         return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); semantic search (gbrain query) finds nothing", "action": "gbrain embed --all"}]
-    model = brain.get_config("embedding_model") or ""
+    configured = brain.get_config("embedding_model") or ""
     out = []
+    if state:
+        # embed_state (page_id, model, content_hash): the page content each model last embedded.
+        # Judge by the configured model when it has embedded anything, else by the model that has
+        # embedded the most pages (the one `gbrain embed` actually runs, e.g. an offline fallback).
+        models = {m: n for m, n in c.execute("SELECT model, COUNT(*) FROM embed_state GROUP BY model")}
+        model = configured if configured in models else (max(models, key=lambda m: (models[m], m)) if models else configured)
+        rows = c.execute(
+            "SELECT p.slug, p.updated_at, s.content_hash IS NULL AS missing FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
+            "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash ORDER BY p.slug",
+            (model,),
+        )
+        for r in rows:
+            if r["missing"]:
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "missing", "model": model, "message": f"not embedded with {model}", "action": f"gbrain embed {r['slug']}"})
+            else:
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "changed", "model": model, "updated_at": r["updated_at"], "message": f"page changed since it was embedded with {model}", "action": f"gbrain embed {r['slug']}"})
+        return out
+    # no embed_state table: compare the embedding rows' timestamps and model with the page
     for (slug,) in c.execute("SELECT slug FROM pages p WHERE NOT EXISTS (SELECT 1 FROM page_embeddings e WHERE e.page_id = p.id) ORDER BY slug"):
         out.append({"check": "embeddings", "slug": slug, "reason": "missing", "message": "no embeddings", "action": f"gbrain embed {slug}"})
     rows = c.execute(
-        "SELECT p.slug, p.updated_at, MAX(e.created_at) AS embedded_at, SUM(CASE WHEN ? != '' AND e.model != ? THEN 1 ELSE 0 END) AS other_model, "
+        "SELECT p.slug, p.updated_at, SUM(CASE WHEN ? != '' AND e.model != ? THEN 1 ELSE 0 END) AS other_model, "
         "MIN(julianday(e.created_at)) < julianday(p.updated_at) AS older "
         "FROM pages p JOIN page_embeddings e ON e.page_id = p.id GROUP BY p.id HAVING older OR other_model > 0 ORDER BY p.slug",
-        (model, model),
+        (configured, configured),
     )
     for r in rows:
         why = "model" if r["other_model"] and not r["older"] else "older"
-        msg = f"embedded with another model than {model}" if why == "model" else f"page changed at {r['updated_at']}, after its embeddings"
+        msg = f"embedded with another model than {configured}" if why == "model" else f"page changed at {r['updated_at']}, after its embeddings"
         out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": why, "updated_at": r["updated_at"], "message": msg, "action": f"gbrain embed {r['slug']}"})
     out.sort(key=lambda f: f["slug"])
     return out
