@@ -211,6 +211,7 @@ def _dead_links(brain) -> list[dict]:
     ).fetchall()
     out = []
     slugs: list[str] | None = None
+    folders: set[str] | None = None
     by_name: dict[str, list[str]] = {}
     for i, r in enumerate(rows):
         sugg: list[str] = []
@@ -224,7 +225,11 @@ def _dead_links(brain) -> list[dict]:
                 sugg += by_name[k]
             sugg = sugg[:5]
         t = r["target"].strip()
-        if r["kind"] == "markdown" and not t.startswith("/"):
+        if folders is None:
+            folders = {s.split("/", 1)[0] for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%/%'")}
+        # the page that would make the link resolve: relative to the linking page, unless the
+        # target starts with a top-level folder of the brain (`companies/x` written from root)
+        if r["kind"] == "markdown" and not t.startswith("/") and (t.startswith(".") or t.split("/", 1)[0] not in folders):
             missing = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), t))
         else:
             missing = posixpath.normpath(t.lstrip("/"))
