@@ -28,7 +28,10 @@ import typer
 
 from gbrain import operations as ops
 from gbrain.cli import app
+from gbrain.core.brain import Brain
 from gbrain.core.markdown import parse_page
+from gbrain.sync.exporter import export_tree
+from gbrain.sync.importer import import_tree
 
 from conftest import CORPORA, ROOT
 
@@ -409,7 +412,7 @@ def worked_example() -> list[str]:
     return [ln for ln in body.splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
-def test_ingest_skill_replayed_on_a_real_meeting(tmp_path, run):
+def test_ingest_skill_replayed_on_a_real_meeting(tmp_path):
     if not MEETING.exists():
         pytest.skip("amara-life-v1 meetings not available")
     work = tmp_path / "work"
@@ -430,7 +433,8 @@ def test_ingest_skill_replayed_on_a_real_meeting(tmp_path, run):
         (seed / rel).parent.mkdir(parents=True, exist_ok=True)
         (seed / rel).write_text(text, encoding="utf-8")
     db = tmp_path / "brain.db"
-    assert run("import", str(seed), "--db", str(db)).returncode == 0
+    with Brain.open(db) as b:
+        assert import_tree(b, seed)["ok"]
 
     env = {**os.environ, "GBRAIN_DB": str(db)}
     shell_fn = f'gbrain() {{ "{sys.executable}" -m gbrain "$@"; }}\n'
@@ -450,10 +454,9 @@ def test_ingest_skill_replayed_on_a_real_meeting(tmp_path, run):
         if name == "ingest":
             assert json.loads(p.stdout)["slug"] == SOURCE_SLUG
 
-    def j(*args):
-        p = run(*args, "--json", "--db", str(db))
-        assert p.returncode == 0, (args, p.stderr)
-        return json.loads(p.stdout)
+    # checked in-process (the commands above were the CLI); same operations as `gbrain … --json`
+    def j(name, slug=None):
+        return ops.run(name, {"slug": slug} if slug else {}, ops.Context(db=str(db)))
 
     # linked: every entity page is reached from the meeting, the transcript and each other
     back = {b["slug"] for b in j("backlinks", "people/hannah-liu")}
@@ -480,10 +483,11 @@ def test_ingest_skill_replayed_on_a_real_meeting(tmp_path, run):
 
     # export → import → export round-trips byte for byte
     out1, out2 = tmp_path / "export1", tmp_path / "export2"
-    assert run("export", "--dir", str(out1), "--db", str(db)).returncode == 0
-    db2 = tmp_path / "again.db"
-    assert run("import", str(out1), "--db", str(db2)).returncode == 0
-    assert run("export", "--dir", str(out2), "--db", str(db2)).returncode == 0
+    with Brain.open(db) as b:
+        assert export_tree(b, out1)["ok"]
+    with Brain.open(tmp_path / "again.db") as b:
+        assert import_tree(b, out1)["ok"]
+        assert export_tree(b, out2)["ok"]
     files1 = {p.relative_to(out1): p.read_bytes() for p in out1.rglob("*") if p.is_file()}
     files2 = {p.relative_to(out2): p.read_bytes() for p in out2.rglob("*") if p.is_file()}
     assert files1 == files2
