@@ -121,7 +121,9 @@ def check_tool_json(skill: str, line: str, tool: str, raw: str, schemas: dict, p
             problems.append(Problem(skill, line, f"{tool}: missing required parameter '{k}'"))
 
 
-def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Problem]) -> None:
+def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Problem], mention: bool = False) -> None:
+    """Check one ``gbrain …`` invocation. ``mention``: an inline reference such as `gbrain get`,
+    whose required arguments may be left out."""
     try:
         toks = shlex.split(seg, comments=False)
     except ValueError:
@@ -192,7 +194,7 @@ def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Prob
     if len(positional) > len(args):
         problems.append(Problem(skill, seg, f"`gbrain {path}` takes {len(args)} argument(s), got {len(positional)}: {positional}"))
     need = [a for a in args if a.required]
-    if len(positional) < len(need):
+    if len(positional) < len(need) and not (mention and not positional):
         problems.append(Problem(skill, seg, f"`gbrain {path}` needs {', '.join(a.name for a in need)}"))
     if name == "call" and len(positional) >= 1:
         tool = positional[0]
@@ -212,6 +214,9 @@ def check_skill_text(skill: str, text: str) -> list[Problem]:
             m = re.match(r"^\s*(brain_\w+)\s+(\{.*\})\s*$", line)
             if m:
                 check_tool_json(skill, line, m.group(1), m.group(2), schemas, problems)
+    # commands quoted inline in prose: `gbrain tag SLUG yc-alum`
+    for m in re.finditer(r"(?<!`)`(gbrain [^`\n]+)`(?!`)", text):
+        check_command(skill, m.group(1), root, schemas, problems, mention=True)
     # MCP calls quoted inline in prose: `brain_x {...}`
     for m in re.finditer(r"`(brain_\w+)\s+(\{[^`]*\})`", text):
         check_tool_json(skill, m.group(0), m.group(1), m.group(2), schemas, problems)
@@ -253,7 +258,7 @@ def test_checker_catches_renamed_commands_options_and_tools():
 name: x
 description: y
 ---
-Use `brain_nope {"slug": "a"}` and `brain_get {"slug": "a", "extra": 1}` and `brain_get {}`.
+Run `gbrain lint --fixsafe` or `gbrain lnt` (mentioning `gbrain get` alone is fine). Use `brain_nope {"slug": "a"}` and `brain_get {"slug": "a", "extra": 1}` and `brain_get {}`.
 
 ```bash
 gbrain frobnicate people/a
@@ -273,6 +278,8 @@ brain_timeline_add {"slug": "a", "date": "2025-01-01"}
     msgs = [p.message for p in check_skill_text("bad", bad)]
     expect = [
         "unknown command `gbrain frobnicate`",
+        "`gbrain lint` has no option --fixsafe",
+        "unknown command `gbrain lnt`",
         "`gbrain list` has no option --kind",
         "`gbrain link` needs",
         "`gbrain get` takes 1 argument(s), got 2",
@@ -285,7 +292,7 @@ brain_timeline_add {"slug": "a", "date": "2025-01-01"}
     ]
     for e in expect:
         assert any(m.startswith(e) for m in msgs), (e, msgs)
-    assert not any("query" in m or "search" in m for m in msgs), msgs
+    assert not any("query" in m or "search" in m or "`gbrain get` needs" in m for m in msgs), msgs
 
 
 def test_registry_tools_match_the_cli_tool_list(run):
