@@ -393,3 +393,23 @@ def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
     c.close()
     r = lint(db, check="embeddings")
     assert [(f["slug"], f["reason"], f["model"]) for f in r["findings"]] == [("companies/river-ai", "missing", "wordllama"), ("people/ana-lima", "stale", "wordllama")]
+
+
+def test_dead_link_missing_slug_forms(tmp_path):
+    pages = dict(CLEAN)
+    pages["sources/2025-03-04-notes.md"] = (
+        "---\ntitle: Notes\n---\n\n[Zed](zed.md), [Nope](companies/nope), [[Agent Memory]], [Far](../../outside.md), "
+        "[Ana L](../people/ana-lmia.md).\n\n[back](../people/ana-lima.md)\n"
+    )
+    db = build(tmp_path, pages)
+    r = lint(db, check="dead_links")
+    got = {f["target"]: (f["missing_slug"], f["kind"]) for f in r["findings"]}
+    assert got == {
+        "zed": ("sources/zed", "markdown"),
+        "companies/nope": ("companies/nope", "markdown"),
+        "Agent Memory": ("agent-memory", "wiki"),
+        "../../outside": (None, "markdown"),
+        "../people/ana-lmia": ("people/ana-lmia", "markdown"),
+    }
+    typo = next(f for f in r["findings"] if f["target"] == "../people/ana-lmia")
+    assert typo["suggestions"] == ["people/ana-lima"]

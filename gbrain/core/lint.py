@@ -57,6 +57,7 @@ from typing import Any
 
 from ..errors import BadInput
 from .markdown import BOM, edit_frontmatter, parse_page, split_lines
+from .slugs import loose_key
 
 CHECKS = (
     "dead_links",
@@ -228,22 +229,28 @@ def _dead_links(brain) -> list[dict]:
         if folders is None:
             folders = {s.split("/", 1)[0] for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%/%'")}
         # the page that would make the link resolve: relative to the linking page, unless the
-        # target starts with a top-level folder of the brain (`companies/x` written from root)
+        # target starts with a top-level folder of the brain (`companies/x` written from root);
+        # a wiki link without a folder resolves by name in any folder: give the slugified name
         if r["kind"] == "markdown" and not t.startswith("/") and (t.startswith(".") or t.split("/", 1)[0] not in folders):
-            missing = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), t))
+            missing: str | None = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), t))
+        elif r["kind"] != "markdown" and "/" not in t:
+            missing = loose_key(t) or None
         else:
             missing = posixpath.normpath(t.lstrip("/"))
+        if missing and (missing.startswith("..") or missing == "."):
+            missing = None
+        create = f"create the page (gbrain put {missing}{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
         out.append(
             {
                 "check": "dead_links",
                 "slug": r["slug"],
                 "target": r["target"],
-                "missing_slug": None if missing.startswith("..") else missing,
+                "missing_slug": missing,
                 "kind": r["kind"],
                 "context": r["context"],
                 "suggestions": sugg,
                 "message": f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else ""),
-                "action": f"create the page (gbrain put {missing}), or correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']})",
+                "action": f"{create}, or correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']})",
             }
         )
     return out
