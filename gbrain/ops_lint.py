@@ -69,5 +69,7 @@ def _threads_text(r: list, a: dict) -> str:
     text=_threads_text,
 )
 def _threads(b, a, ctx):
+    if a.get("limit") is not None and a["limit"] < 0:
+        raise BadInput("limit must be 0 (no limit) or more")
     items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"))
     return items[: a["limit"]] if a.get("limit") else items

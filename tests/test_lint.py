@@ -223,6 +223,10 @@ def test_cli_json_exit_code_and_check_filter(tmp_path, run):
     assert p.returncode == 2 and b"unknown check 'nonsense'" in p.stderr
     p = run("lint", "--as-of", "March", "--db", str(db))
     assert p.returncode == 2 and b"as_of must be a date" in p.stderr
+    with pytest.raises(ops.BadInput, match="limit must be 0"):
+        lint(db, limit=-1)
+    with pytest.raises(ops.BadInput, match="limit must be 0"):
+        ops.run("threads", {"limit": -2}, ops.Context(db=str(db)))
 
 
 def test_no_embeddings_at_all_is_reported_once(tmp_path):

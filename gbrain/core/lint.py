@@ -541,6 +541,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
             wanted.append(c)
     if thread_days is None or thread_days < 0:
         raise BadInput("thread_days must be 0 or more")
+    if limit is not None and limit < 0:
+        raise BadInput("limit must be 0 (no limit) or more")
     day = as_of_date(as_of).isoformat()
     fixed: list[dict] = []
     skipped: list[dict] = []
