@@ -442,6 +442,7 @@ def test_ingest_skill_replayed_on_a_real_meeting(tmp_path):
     db = tmp_path / "brain.db"
     with Brain.open(db) as b:
         assert import_tree(b, seed)["ok"]
+        b.set_config("embedding_model", "fake")  # once `gbrain embed` is merged: deterministic, offline
 
     env = {**os.environ, "GBRAIN_DB": str(db)}
     shell_fn = f'gbrain() {{ "{sys.executable}" -m gbrain "$@"; }}\n'
