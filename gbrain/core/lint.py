@@ -276,7 +276,8 @@ def _orphans(brain) -> list[dict]:
 
 def _stale_compiled_truth(brain) -> tuple[list[dict], dict]:
     rows = brain.conn.execute(
-        "SELECT p.id, p.slug, json_extract(p.frontmatter, '$.updated') AS updated, json_extract(p.frontmatter, '$.created') AS created "
+        "SELECT p.id, p.slug, CASE WHEN json_valid(p.frontmatter) THEN json_extract(p.frontmatter, '$.updated') END AS updated, "
+        "CASE WHEN json_valid(p.frontmatter) THEN json_extract(p.frontmatter, '$.created') END AS created "
         "FROM pages p WHERE EXISTS (SELECT 1 FROM timeline_entries t WHERE t.page_id = p.id)"
     ).fetchall()
     since: dict[int, tuple[str, str, str]] = {}
