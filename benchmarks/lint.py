@@ -5,7 +5,8 @@
 Builds the brain with ../shared/tools/make_brain.py, imports it into a fresh brain.db, then
 times (best of --repeat, in-process, warm page cache):
 
-* baseline: the `stats` operation (a handful of COUNT(*) queries over the same tables);
+* baselines: the `stats` operation (a handful of COUNT(*) queries over the same tables) and
+  reading every page row once (SELECT * FROM pages);
 * `lint` with all checks, once with the default per-check limit and once with --limit 0;
 * `lint --fix-safe` on a copy whose tags were respelled (every `yc-alum` → `YC Alum` on a third
   of the pages), so the fixer has real work;
@@ -77,10 +78,12 @@ def main() -> None:
         ctx = ops.Context(db=str(db))
         with Brain.open(db) as b:
             t_stats, _ = best(lambda: ops.run("stats", {}, ctx, brain=b), a.repeat)
+            t_scan, _ = best(lambda: b.conn.execute("SELECT * FROM pages").fetchall(), a.repeat)
             t_lint, r = best(lambda: ops.run("lint", {}, ctx, brain=b), a.repeat)
             t_all, r_all = best(lambda: ops.run("lint", {"limit": 0}, ctx, brain=b), a.repeat)
         counts = ", ".join(f"{k} {v:,}" for k, v in r["counts"].items())
         print(f"baseline stats:            {t_stats * 1000:8.1f} ms")
+        print(f"baseline read every page:  {t_scan * 1000:8.1f} ms  (SELECT * FROM pages)")
         print(f"lint (all checks):         {t_lint * 1000:8.1f} ms  ({t_lint / t_stats:.1f}x stats)  findings: {counts}")
         print(f"lint --limit 0:            {t_all * 1000:8.1f} ms  ({len(r_all['findings']):,} findings listed)")
         fix_db = work / "fix.db"
