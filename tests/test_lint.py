@@ -417,3 +417,44 @@ def test_dead_link_missing_slug_forms(tmp_path):
     }
     typo = next(f for f in r["findings"] if f["target"] == "../people/ana-lmia")
     assert typo["suggestions"] == ["people/ana-lima"]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from gbrain.core.lint import rename_tags_text  # noqa: E402
+from gbrain.core.markdown import parse_page  # noqa: E402
+
+_WORDS = st.sampled_from(["ai", "YC Alum", "yc_alum", "yc-alum", "Founder", "founder", "infra", "w25", "Deep Tech"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(tags=st.lists(_WORDS, min_size=1, max_size=5, unique=True), shape=st.sampled_from(["flow", "block", "comma", "quoted"]), extra=st.booleans())
+def test_rename_tags_text_changes_only_tag_tokens(tags, shape, extra):
+    """The text edit renames exactly the tag tokens: parsed tags are the mapped list (before the
+    dedupe that _fix_tags checks separately) and every line outside the tags value is unchanged."""
+    rename = {"YC Alum": "yc-alum", "yc_alum": "yc-alum", "Founder": "founder", "Deep Tech": "deep-tech"}
+    if shape == "flow":
+        tv = "tags: [" + ", ".join(tags) + "]\n"
+    elif shape == "block":
+        tv = "tags:\n" + "".join(f"  - {t}\n" for t in tags)
+    elif shape == "comma":
+        tv = "tags: " + ", ".join(tags) + "\n"
+    else:
+        tv = "tags: [" + ", ".join(f'"{t}"' for t in tags) + "]\n"
+    head = "---\ntitle: Founder notes  # YC Alum\n"
+    tail = ("note: yc_alum stays here\n" if extra else "") + "---\n\nBody mentions YC Alum and [x](y.md).\n"
+    text = head + tv + tail
+    page = parse_page(text, "p.md")
+    assert page.tags == tags
+    new = rename_tags_text(page, rename)
+    if not any(t in rename for t in tags):
+        assert new is None
+        return
+    assert new is not None
+    after = parse_page(new, "p.md")
+    raw = after.frontmatter["tags"]
+    items = raw if isinstance(raw, list) else [x.strip() for x in raw.split(",")]
+    assert items == [rename.get(t, t) for t in tags]
+    assert new.startswith(head) and new.endswith(tail)
+    assert after.frontmatter.get("note") == page.frontmatter.get("note")

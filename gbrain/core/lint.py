@@ -454,13 +454,13 @@ def rename_tags_text(page, rename: dict[str, str]) -> str | None:
     while end < len(lines) - 1 and (lines[end][:1] in (" ", "\t", "-") or not lines[end].strip()):
         end += 1
     alts = "|".join(re.escape(v) for v in sorted(rename, key=len, reverse=True))
-    tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^tags[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?P<post>[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
+    tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^tags[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?=[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
     n = 0
 
     def sub(m: re.Match) -> str:
         nonlocal n
         n += 1
-        return m.group("pre") + m.group("q") + rename[m.group("tag")] + m.group("q") + m.group("post")
+        return m.group("pre") + m.group("q") + rename[m.group("tag")] + m.group("q")
 
     new = [tok.sub(sub, ln) if start <= i < end else ln for i, ln in enumerate(lines)]
     if not n:
