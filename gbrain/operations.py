@@ -564,4 +564,5 @@ def dumps(obj: Any) -> str:
 
 __all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_args", "tools_json", "dumps"]
 _ = os
+from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401

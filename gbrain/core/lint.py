@@ -1,0 +1,606 @@
+"""Brain lint: the maintain skill's checks, as data an agent can act on.
+
+:func:`lint` runs read-only SQL over the derived tables (links, tags, timeline_entries,
+page_embeddings) plus a light re-read of the few pages that have an Open Threads section, and
+returns one finding per problem. Nothing here parses every page again, so a 7,471-page brain
+lints in well under a second (``benchmarks/lint.py``).
+
+The checks (names are stable; they are the ``check`` field of every finding):
+
+``dead_links``
+    A link whose target resolves to no page (``links.to_page_id IS NULL``).
+``orphans``
+    A page no *other* page links to (self-links do not count).
+``stale_compiled_truth``
+    A page whose timeline has entries dated after the last revision of its compiled truth.
+    The database only knows a page-level ``updated_at`` (any write touches it, including a
+    timeline append), so the revision date comes from the page itself: the frontmatter
+    ``updated:`` date, which the ingest skill sets whenever it rewrites the compiled truth,
+    else ``created:``. Pages with neither are not judged (counted in ``notes``).
+``open_threads``
+    An item of an ``Open Threads`` section whose newest date (``YYYY-MM-DD`` written in the
+    item, ignoring dates after ``as_of``) is more than ``thread_days`` days old, or an item
+    ticked done (``- [x]``) that should move to the timeline. Undated items cannot age.
+``tag_duplicates``
+    Tags that differ only in case, spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` /
+    ``YC Alum``). The canonical spelling is :func:`tag_key`: lowercase, words joined by ``-``.
+``embeddings``
+    Pages without embeddings, or whose embeddings are older than the page. When the brain has
+    the ``embed_state`` table (page content hash last embedded per model, written by
+    ``gbrain embed``), a page is stale when its ``content_hash`` differs from the embedded one
+    and missing when it has no row for the model in use (config ``embedding_model`` if it has
+    embedded anything, else the model with the most pages). Without that table, from
+    ``page_embeddings`` alone: no rows is missing; a chunk created before the page's
+    ``updated_at``, or made with another model than config ``embedding_model``, is stale.
+    A brain with no embeddings at all gets one finding, not one per page.
+``frontmatter_errors``
+    Pages whose YAML frontmatter did not load (``pages.frontmatter_error``; the text is kept).
+``duplicate_titles``
+    Two or more pages whose titles are equal up to case and punctuation (``title_key``):
+    ``[[Title]]`` links to them are ambiguous.
+
+``fix_safe=True`` applies only the edits that lose nothing: renaming tag variants to the
+canonical spelling in the pages' frontmatter (through the same markdown edit ``gbrain tag``
+uses). Each edit is verified before it is saved: the new text must parse to the intended tag
+list, to the same value for every other frontmatter key and to the same body; otherwise the
+page is left alone and listed under ``skipped``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import json
+import posixpath
+import re
+import unicodedata
+from typing import Any
+
+from ..errors import BadInput
+from .markdown import BOM, edit_frontmatter, parse_page, split_lines
+from .slugs import loose_key
+
+CHECKS = (
+    "dead_links",
+    "orphans",
+    "stale_compiled_truth",
+    "open_threads",
+    "tag_duplicates",
+    "embeddings",
+    "frontmatter_errors",
+    "duplicate_titles",
+)
+
+DEFAULT_THREAD_DAYS = 30
+#: dead links that get "did you mean" suggestions (difflib over all slugs is the slow part)
+SUGGEST_LIMIT = 50
+
+_DATE_RE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_ITEM_RE = re.compile(r"^([-*+]|\d+[.)])\s+(?:\[( |x|X)\]\s+)?(.*)$")
+_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def tag_key(tag: str) -> str:
+    """Canonical spelling of a tag: NFC, casefolded, ``#`` dropped, runs of spaces, ``_`` and
+    ``-`` joined into one ``-``. ``YC Alum`` / ``yc_alum`` / ``#yc-alum`` → ``yc-alum``."""
+    t = unicodedata.normalize("NFC", tag).strip().lstrip("#").casefold()
+    return re.sub(r"[\s_\-]+", "-", t).strip("-")
+
+
+def parse_date(value: Any) -> str | None:
+    """``YYYY-MM-DD`` from a frontmatter value (a date, or a datetime string), else None."""
+    if value is None or isinstance(value, bool):
+        return None
+    s = str(value).strip()[:10]
+    try:
+        return _dt.date.fromisoformat(s).isoformat()
+    except ValueError:
+        return None
+
+
+def as_of_date(as_of: str | None) -> _dt.date:
+    """The day the lint judges ages against: ``as_of`` (YYYY-MM-DD) or today (UTC).
+    Raises :class:`BadInput` for anything else."""
+    if not as_of:
+        return _dt.datetime.now(_dt.timezone.utc).date()
+    try:
+        return _dt.date.fromisoformat(as_of.strip())
+    except ValueError as e:
+        raise BadInput(f"as_of must be a date YYYY-MM-DD, got {as_of!r}") from e
+
+
+# ---------------------------------------------------------------------------
+# open threads
+# ---------------------------------------------------------------------------
+
+
+def open_thread_items(compiled_truth: str) -> list[dict]:
+    """Items of every ``Open Threads`` section (any heading level, any case) of a compiled truth.
+
+    An item is a list line (``-``, ``*``, ``+`` or ``1.``) directly under the heading, up to the
+    next heading of the same or a higher level; indented continuation lines join the item.
+    Fenced code is skipped. Returns ``[{"text", "done", "dates"}]``; ``done`` is True for a
+    ticked ``- [x]`` checkbox, ``dates`` the valid ``YYYY-MM-DD`` dates written in the item.
+    """
+    items: list[dict] = []
+    level = 0  # heading level of the open section, 0 = not in one
+    fence = ""
+    cur: dict | None = None
+    for raw in compiled_truth.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        fm = _FENCE_RE.match(raw)
+        if fence:
+            if fm and fm.group(1).startswith(fence[0]) and len(fm.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if fm:
+            fence = fm.group(1)
+            cur = None
+            continue
+        h = _HEADING_RE.match(raw)
+        if h:
+            lvl = len(h.group(1))
+            if h.group(2).strip().casefold().rstrip(":") == "open threads":
+                level = lvl
+            elif level and lvl <= level:
+                level = 0
+            cur = None
+            continue
+        if not level:
+            continue
+        m = _ITEM_RE.match(raw)
+        if m and raw[:1] not in (" ", "\t"):
+            cur = {"text": m.group(3).strip(), "done": (m.group(2) or "").lower() == "x"}
+            items.append(cur)
+        elif cur is not None and raw[:1] in (" ", "\t") and raw.strip():
+            cur["text"] += " " + raw.strip()
+        elif not raw.strip():
+            continue
+        else:
+            cur = None
+    for it in items:
+        dates = []
+        for d in _DATE_RE.findall(it["text"]):
+            try:
+                dates.append(_dt.date.fromisoformat(d).isoformat())
+            except ValueError:
+                pass
+        it["dates"] = dates
+    return items
+
+
+def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag: str | None = None, older_than: int | None = None) -> list[dict]:
+    """Every open-thread item in the brain, oldest first (undated items last).
+
+    Each item: ``slug``, ``title``, ``type``, ``text``, ``done``, ``date`` (newest date in the
+    item that is not after ``as_of``, or None) and ``age_days`` (days from ``date`` to
+    ``as_of``). ``older_than`` keeps dated items at least that many days old (and ticked ones).
+    Only pages whose compiled truth mentions "open threads" are read.
+    """
+    day = as_of_date(as_of)
+    q = "SELECT p.slug, p.title, p.type, p.compiled_truth FROM pages p"
+    where, args = ["p.compiled_truth LIKE '%open thread%'"], []
+    if tag:
+        q += " JOIN tags t ON t.page_id = p.id"
+        where.append("t.tag = ?")
+        args.append(tag)
+    if type:
+        where.append("p.type = ?")
+        args.append(type)
+    q += " WHERE " + " AND ".join(where) + " ORDER BY p.slug"
+    out = []
+    for r in conn.execute(q, args):
+        for it in open_thread_items(r["compiled_truth"]):
+            past = [d for d in it["dates"] if d <= day.isoformat()]
+            date = max(past) if past else None
+            age = (day - _dt.date.fromisoformat(date)).days if date else None
+            if older_than is not None and not it["done"] and (age is None or age < older_than):
+                continue
+            out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "text": it["text"], "done": it["done"], "date": date, "age_days": age})
+    out.sort(key=lambda x: (x["date"] is None, x["date"] or "", x["slug"]))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# the checks
+# ---------------------------------------------------------------------------
+
+
+def _dead_links(brain) -> list[dict]:
+    rows = brain.conn.execute(
+        "SELECT p.slug, l.kind, l.target, l.context FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
+    ).fetchall()
+    out = []
+    slugs: list[str] | None = None
+    folders: set[str] | None = None
+    by_name: dict[str, list[str]] = {}
+    for i, r in enumerate(rows):
+        sugg: list[str] = []
+        if i < SUGGEST_LIMIT:
+            if slugs is None:
+                slugs = [s for (s,) in brain.conn.execute("SELECT slug FROM pages")]
+                for s in slugs:
+                    by_name.setdefault(posixpath.basename(s).casefold(), []).append(s)
+            base = posixpath.basename(r["target"]).casefold()
+            for k in difflib.get_close_matches(base, list(by_name), n=3, cutoff=0.75):
+                sugg += by_name[k]
+            sugg = sugg[:5]
+        t = r["target"].strip()
+        if folders is None:
+            folders = {s.split("/", 1)[0] for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%/%'")}
+        # the page that would make the link resolve: relative to the linking page, unless the
+        # target starts with a top-level folder of the brain (`companies/x` written from root);
+        # a wiki link without a folder resolves by name in any folder: give the slugified name
+        if r["kind"] == "markdown" and not t.startswith("/") and (t.startswith(".") or t.split("/", 1)[0] not in folders):
+            missing: str | None = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), t))
+        elif r["kind"] != "markdown" and "/" not in t:
+            missing = loose_key(t) or None
+        else:
+            missing = posixpath.normpath(t.lstrip("/"))
+        if missing and (missing.startswith("..") or missing == "."):
+            missing = None
+        create = f"create the page (gbrain put {missing}{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
+        out.append(
+            {
+                "check": "dead_links",
+                "slug": r["slug"],
+                "target": r["target"],
+                "missing_slug": missing,
+                "kind": r["kind"],
+                "context": r["context"],
+                "suggestions": sugg,
+                "message": f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else ""),
+                "action": f"{create}, or correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']})",
+            }
+        )
+    return out
+
+
+def _orphans(brain) -> list[dict]:
+    rows = brain.conn.execute(
+        "SELECT slug, title, type FROM pages p WHERE NOT EXISTS "
+        "(SELECT 1 FROM links l WHERE l.to_page_id = p.id AND l.from_page_id != p.id) ORDER BY slug"
+    )
+    return [
+        {
+            "check": "orphans",
+            "slug": r["slug"],
+            "title": r["title"],
+            "type": r["type"],
+            "message": "no other page links here",
+            "action": "link it from a related page (gbrain link FROM " + r["slug"] + "), or delete it if it has no value",
+        }
+        for r in rows
+    ]
+
+
+def _stale_compiled_truth(brain) -> tuple[list[dict], dict]:
+    rows = brain.conn.execute(
+        "SELECT p.id, p.slug, CASE WHEN json_valid(p.frontmatter) THEN json_extract(p.frontmatter, '$.updated') END AS updated, "
+        "CASE WHEN json_valid(p.frontmatter) THEN json_extract(p.frontmatter, '$.created') END AS created "
+        "FROM pages p WHERE EXISTS (SELECT 1 FROM timeline_entries t WHERE t.page_id = p.id)"
+    ).fetchall()
+    since: dict[int, tuple[str, str, str]] = {}
+    undated = 0
+    for r in rows:
+        u, c = parse_date(r["updated"]), parse_date(r["created"])
+        if u or c:
+            since[r["id"]] = (r["slug"], u or c, "updated" if u else "created")
+        else:
+            undated += 1
+    newer: dict[int, list[str]] = {}
+    for pid, date in brain.conn.execute("SELECT page_id, date FROM timeline_entries"):
+        s = since.get(pid)
+        if s and date > s[1]:
+            newer.setdefault(pid, []).append(date)
+    out = []
+    for pid, dates in newer.items():
+        slug, d, basis = since[pid]
+        out.append(
+            {
+                "check": "stale_compiled_truth",
+                "slug": slug,
+                "revised": d,
+                "revised_from": basis,
+                "newer_entries": len(dates),
+                "newest_entry": max(dates),
+                "message": f"{len(dates)} timeline entr{'y' if len(dates) == 1 else 'ies'} after the compiled truth's {basis} date {d} (newest {max(dates)})",
+                "action": f"rewrite the compiled truth from the timeline and set updated: (gbrain put {slug} --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}')",
+            }
+        )
+    out.sort(key=lambda f: f["slug"])
+    return out, {"stale_compiled_truth_undated": undated}
+
+
+def _open_threads(brain, as_of: str, days: int) -> list[dict]:
+    out = []
+    for it in open_threads(brain.conn, as_of=as_of, older_than=days):
+        if it["done"]:
+            msg, act = "ticked done but still under Open Threads", "move it to the timeline (gbrain timeline-add) and remove it from Open Threads"
+        else:
+            msg, act = f"open for {it['age_days']} days (since {it['date']})", "follow up, or close it: remove it from Open Threads and record the outcome (gbrain timeline-add)"
+        out.append({"check": "open_threads", "slug": it["slug"], "text": it["text"], "done": it["done"], "date": it["date"], "age_days": it["age_days"], "message": msg + ": " + it["text"][:120], "action": act})
+    out.sort(key=lambda f: (f["slug"], f["date"] or ""))
+    return out
+
+
+def tag_groups(conn) -> list[dict]:
+    """Groups of tag spellings with the same :func:`tag_key` and more than one spelling:
+    ``[{"canonical", "variants": {spelling: pages}, "pages": [slug of pages using a non-canonical spelling]}]``."""
+    groups: dict[str, dict[str, int]] = {}
+    for tag, n in conn.execute("SELECT tag, COUNT(*) FROM tags GROUP BY tag"):
+        groups.setdefault(tag_key(tag), {})[tag] = n
+    out = []
+    for key, variants in sorted(groups.items()):
+        if len(variants) < 2 or not key:
+            continue
+        bad = [v for v in variants if v != key]
+        ph = ",".join("?" * len(bad))
+        pages = [s for (s,) in conn.execute(f"SELECT DISTINCT p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.tag IN ({ph}) ORDER BY p.slug", bad)]
+        out.append({"canonical": key, "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))), "pages": pages})
+    return out
+
+
+def _tag_duplicates(brain) -> list[dict]:
+    out = []
+    for g in tag_groups(brain.conn):
+        spell = ", ".join(f"{v!r} ({n})" for v, n in g["variants"].items())
+        out.append(
+            {
+                "check": "tag_duplicates",
+                "slug": None,
+                "canonical": g["canonical"],
+                "variants": g["variants"],
+                "pages": g["pages"],
+                "message": f"one tag spelled {len(g['variants'])} ways: {spell}",
+                "action": f"gbrain lint --fix-safe renames them to '{g['canonical']}'",
+            }
+        )
+    return out
+
+
+def _has_table(conn, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
+def _embeddings(brain) -> list[dict]:
+    c = brain.conn
+    pages = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    total = c.execute("SELECT COUNT(*) FROM page_embeddings").fetchone()[0]
+    state = _has_table(c, "embed_state")
+    if state:
+        total += c.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0]
+    if total == 0:
+        if pages == 0:
+            return []
+        return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); semantic search (gbrain query) finds nothing", "action": "gbrain embed --all"}]
+    configured = brain.get_config("embedding_model") or ""
+    out = []
+    if state:
+        # embed_state (page_id, model, content_hash): the page content each model last embedded.
+        # Judge by the configured model when it has embedded anything, else by the model that has
+        # embedded the most pages (the one `gbrain embed` actually runs, e.g. an offline fallback).
+        models = {m: n for m, n in c.execute("SELECT model, COUNT(*) FROM embed_state GROUP BY model")}
+        model = configured if configured in models else (max(models, key=lambda m: (models[m], m)) if models else configured)
+        rows = c.execute(
+            "SELECT p.slug, p.updated_at, s.content_hash IS NULL AS missing FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
+            "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash ORDER BY p.slug",
+            (model,),
+        )
+        for r in rows:
+            if r["missing"]:
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "missing", "model": model, "message": f"not embedded with {model}", "action": f"gbrain embed {r['slug']}"})
+            else:
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "changed", "model": model, "updated_at": r["updated_at"], "message": f"page changed since it was embedded with {model}", "action": f"gbrain embed {r['slug']}"})
+        return out
+    # no embed_state table: compare the embedding rows' timestamps and model with the page
+    for (slug,) in c.execute("SELECT slug FROM pages p WHERE NOT EXISTS (SELECT 1 FROM page_embeddings e WHERE e.page_id = p.id) ORDER BY slug"):
+        out.append({"check": "embeddings", "slug": slug, "reason": "missing", "message": "no embeddings", "action": f"gbrain embed {slug}"})
+    rows = c.execute(
+        "SELECT p.slug, p.updated_at, SUM(CASE WHEN ? != '' AND e.model != ? THEN 1 ELSE 0 END) AS other_model, "
+        "MIN(julianday(e.created_at)) < julianday(p.updated_at) AS older "
+        "FROM pages p JOIN page_embeddings e ON e.page_id = p.id GROUP BY p.id HAVING older OR other_model > 0 ORDER BY p.slug",
+        (configured, configured),
+    )
+    for r in rows:
+        why = "model" if r["other_model"] and not r["older"] else "older"
+        msg = f"embedded with another model than {configured}" if why == "model" else f"page changed at {r['updated_at']}, after its embeddings"
+        out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": why, "updated_at": r["updated_at"], "message": msg, "action": f"gbrain embed {r['slug']}"})
+    out.sort(key=lambda f: f["slug"])
+    return out
+
+
+def _frontmatter_errors(brain) -> list[dict]:
+    return [
+        {"check": "frontmatter_errors", "slug": r["slug"], "error": r["frontmatter_error"], "message": r["frontmatter_error"], "action": f"fix the YAML by hand (gbrain get {r['slug']}, edit, gbrain put {r['slug']})"}
+        for r in brain.conn.execute("SELECT slug, frontmatter_error FROM pages WHERE frontmatter_error IS NOT NULL ORDER BY slug")
+    ]
+
+
+def _duplicate_titles(brain) -> list[dict]:
+    out = []
+    rows = brain.conn.execute("SELECT title_key, MIN(title) AS title, GROUP_CONCAT(slug, char(10)) AS slugs FROM pages WHERE title_key != '' GROUP BY title_key HAVING COUNT(*) > 1 ORDER BY title_key")
+    for r in rows:
+        slugs = sorted(r["slugs"].split("\n"))
+        out.append(
+            {
+                "check": "duplicate_titles",
+                "slug": slugs[0],
+                "title": r["title"],
+                "pages": slugs,
+                "message": f"{len(slugs)} pages titled '{r['title']}': {', '.join(slugs)}",
+                "action": "merge them if they are one entity, else make the titles distinct (gbrain put SLUG --frontmatter '{\"title\": \"...\"}')",
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# safe fixes
+# ---------------------------------------------------------------------------
+
+
+def rename_tags_text(page, rename: dict[str, str]) -> str | None:
+    """New page text with tag spellings renamed by a *text* edit of the frontmatter's ``tags``
+    value only (flow list, block list or comma string; plain or quoted), so every other byte
+    stays as it was. None when there is nothing to rename this way."""
+    if not page.frontmatter_raw or not rename:
+        return None
+    lines = split_lines(page.frontmatter_raw)
+    start = next((i for i in range(1, len(lines) - 1) if re.match(r"tags[ \t]*:", lines[i])), None)
+    if start is None:
+        return None
+    end = start + 1
+    while end < len(lines) - 1 and (lines[end][:1] in (" ", "\t", "-") or not lines[end].strip()):
+        end += 1
+    alts = "|".join(re.escape(v) for v in sorted(rename, key=len, reverse=True))
+    tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^tags[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?=[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
+    n = 0
+
+    def sub(m: re.Match) -> str:
+        nonlocal n
+        n += 1
+        return m.group("pre") + m.group("q") + rename[m.group("tag")] + m.group("q")
+
+    new = [tok.sub(sub, ln) if start <= i < end else ln for i, ln in enumerate(lines)]
+    if not n:
+        return None
+    return (BOM if page.bom else "") + "".join(new) + page.body
+
+
+def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
+    """Rename non-canonical tag spellings of duplicate groups; returns ``(fixed, skipped)``.
+
+    First a text edit of the ``tags`` value (keeps every other byte), else ruamel's round-trip
+    edit (``gbrain tag``'s path; may re-indent the YAML). Either must pass the check that the
+    page parses to the intended tags, the same other frontmatter values and the same body."""
+    rename: dict[str, str] = {}
+    pages: set[str] = set()
+    for g in tag_groups(brain.conn):
+        for v in g["variants"]:
+            if v != g["canonical"]:
+                rename[v] = g["canonical"]
+        pages.update(g["pages"])
+    others = lambda fm: {k: v for k, v in fm.items() if k != "tags"}  # noqa: E731
+    fixed, skipped = [], []
+    for slug in sorted(pages):
+        row = brain.page_row(slug)
+        page = brain.parsed(row)
+        new: list[str] = []
+        for t in page.tags:
+            t2 = rename.get(t, t)
+            if t2 not in new:
+                new.append(t2)
+        if new == page.tags:
+            continue
+
+        def good(text: str | None) -> bool:
+            if text is None:
+                return False
+            after = parse_page(text, row["path"], timeline_split=brain.timeline_split)
+            raw = after.frontmatter.get("tags")
+            n_items = len(raw) if isinstance(raw, list) else len([x for x in str(raw).split(",") if x.strip()])
+            return after.tags == new and n_items == len(new) and not after.frontmatter_error and others(after.frontmatter) == others(page.frontmatter) and after.body == page.body
+
+        text = rename_tags_text(page, rename)
+        if not good(text):
+            try:
+                text = edit_frontmatter(page, tags=new)
+            except ValueError as e:
+                skipped.append({"slug": slug, "reason": str(e)})
+                continue
+            if not good(text):
+                skipped.append({"slug": slug, "reason": "the frontmatter edit would change more than the tags"})
+                continue
+        brain.save_page(row["path"], text)
+        fixed.append({"check": "tag_duplicates", "slug": slug, "from": page.tags, "to": new, "message": "tags " + json.dumps(page.tags, ensure_ascii=False) + " → " + json.dumps(new, ensure_ascii=False)})
+    return fixed, skipped
+
+
+# ---------------------------------------------------------------------------
+# entry point
+# ---------------------------------------------------------------------------
+
+
+def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, thread_days: int = DEFAULT_THREAD_DAYS, limit: int | None = 100, fix_safe: bool = False) -> dict:
+    """Run the checks (all, or those named in ``checks``) over ``brain``.
+
+    Returns ``{"ok", "as_of", "pages", "checks", "counts", "findings", "truncated", "fixed",
+    "skipped", "notes"}``: ``findings`` is a list of dicts each with ``check``, ``slug`` (None
+    for brain-wide findings), ``message``, ``action`` and check-specific fields; at most
+    ``limit`` per check (0/None: all) — ``counts`` has the full numbers and ``truncated`` how
+    many were left out. ``ok`` is True when nothing was found. ``fix_safe`` first applies the
+    lossless fixes (reported in ``fixed``), then lints the result.
+    Raises :class:`BadInput` for an unknown check name or a bad ``as_of``.
+    """
+    wanted = list(CHECKS) if not checks else []
+    for c in checks or []:
+        c = c.strip().replace("-", "_")
+        if c not in CHECKS:
+            raise BadInput(f"unknown check '{c}'; checks are: {', '.join(CHECKS)}")
+        if c not in wanted:
+            wanted.append(c)
+    if thread_days is None or thread_days < 0:
+        raise BadInput("thread_days must be 0 or more")
+    if limit is not None and limit < 0:
+        raise BadInput("limit must be 0 (no limit) or more")
+    day = as_of_date(as_of).isoformat()
+    fixed: list[dict] = []
+    skipped: list[dict] = []
+    if fix_safe and "tag_duplicates" in wanted:
+        with brain.transaction():
+            fixed, skipped = _fix_tags(brain)
+    notes: dict[str, Any] = {}
+    findings: list[dict] = []
+    counts: dict[str, int] = {}
+    truncated: dict[str, int] = {}
+    for c in CHECKS:
+        if c not in wanted:
+            continue
+        if c == "stale_compiled_truth":
+            found, extra = _stale_compiled_truth(brain)
+            notes.update(extra)
+        elif c == "open_threads":
+            found = _open_threads(brain, day, thread_days)
+        else:
+            found = globals()["_" + c](brain)
+        counts[c] = len(found)
+        if limit and len(found) > limit:
+            truncated[c] = len(found) - limit
+            found = found[:limit]
+        findings += found
+    return {
+        "ok": not any(counts.values()),
+        "as_of": day,
+        "pages": brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0],
+        "checks": wanted,
+        "counts": counts,
+        "findings": findings,
+        "truncated": truncated,
+        "fixed": fixed,
+        "skipped": skipped,
+        "notes": notes,
+    }
+
+
+def render_text(r: dict) -> str:
+    """The lint report for a terminal: counts per check, one line per finding, fixes."""
+    lines = [f"gbrain lint: {r['pages']:,} pages, as of {r['as_of']}"]
+    for f in r["fixed"]:
+        lines.append(f"fixed {f['slug']}: {f['message']}")
+    for s in r["skipped"]:
+        lines.append(f"not fixed {s['slug']}: {s['reason']}")
+    by: dict[str, list[dict]] = {}
+    for f in r["findings"]:
+        by.setdefault(f["check"], []).append(f)
+    for c in r["checks"]:
+        n = r["counts"].get(c, 0)
+        lines.append(f"{c}: {n:,}")
+        for f in by.get(c, []):
+            lines.append(f"  {f['slug'] or '(brain)'}  {f['message']}")
+        if r["truncated"].get(c):
+            lines.append(f"  … {r['truncated'][c]:,} more (--limit 0 shows all)")
+    if r["notes"].get("stale_compiled_truth_undated"):
+        lines.append(f"note: {r['notes']['stale_compiled_truth_undated']:,} pages with a timeline have no updated:/created: date; their compiled truth was not judged")
+    lines.append("clean ✓" if r["ok"] else f"{sum(r['counts'].values()):,} findings")
+    return "\n".join(lines)

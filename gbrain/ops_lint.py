@@ -1,0 +1,75 @@
+"""Operations for brain maintenance: ``lint`` (the maintain skill's checks) and ``threads``
+(open-thread items across the brain, for the briefing skill). Logic lives in
+:mod:`gbrain.core.lint`; these only map parameters and render text."""
+from __future__ import annotations
+
+from .core import lint as lintmod
+from .errors import BadInput
+from .operations import Param, op
+
+
+def _checks_arg(v: str | None) -> list[str] | None:
+    if not v:
+        return None
+    names = [c.strip() for c in v.split(",") if c.strip()]
+    if not names:
+        raise BadInput("check is empty; give names separated by commas, e.g. dead_links,orphans")
+    return names
+
+
+@op(
+    "lint",
+    "Check the brain for problems an agent should fix: dead_links, orphans, stale_compiled_truth (timeline newer than "
+    "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
+    "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles. Returns "
+    "findings with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
+    "fix_safe first applies only lossless fixes (tag spelling) and reports each.",
+    [
+        Param("check", description="only these checks, comma-separated (default: all): " + ",".join(lintmod.CHECKS)),
+        Param("fix_safe", "boolean", "apply lossless fixes first (rename tag variants to the canonical spelling) and report them", default=False),
+        Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
+        Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS),
+        Param("limit", "integer", "maximum findings listed per check (0: all; counts are always complete)", default=100),
+    ],
+    text=lambda r, a: lintmod.render_text(r),
+    mutating=True,
+)
+def _lint(b, a, ctx):
+    return lintmod.lint(
+        b,
+        checks=_checks_arg(a.get("check")),
+        as_of=a.get("as_of"),
+        thread_days=a.get("thread_days") if a.get("thread_days") is not None else lintmod.DEFAULT_THREAD_DAYS,
+        limit=a.get("limit"),
+        fix_safe=bool(a.get("fix_safe")),
+    )
+
+
+def _threads_text(r: list, a: dict) -> str:
+    if not r:
+        return "(no open threads)"
+    out = []
+    for t in r:
+        when = f"{t['date']} ({t['age_days']}d)" if t["date"] else "undated"
+        out.append(f"{t['slug']}  {when}{'  [done]' if t['done'] else ''}  {t['text']}")
+    return "\n".join(out)
+
+
+@op(
+    "threads",
+    "Open-thread items across the brain (list items under an 'Open Threads' heading), oldest first, each with its "
+    "page, newest date written in it and age in days; undated items come last, ticked ones are marked done.",
+    [
+        Param("type", description="only pages of this type (person, company, deal, …)"),
+        Param("tag", description="only pages with this tag"),
+        Param("older_than", "integer", "only items at least this many days old (plus ticked-done ones)"),
+        Param("as_of", description="count ages as of this date, YYYY-MM-DD (default: today, UTC)"),
+        Param("limit", "integer", "maximum number of items", default=100),
+    ],
+    text=_threads_text,
+)
+def _threads(b, a, ctx):
+    if a.get("limit") is not None and a["limit"] < 0:
+        raise BadInput("limit must be 0 (no limit) or more")
+    items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"))
+    return items[: a["limit"]] if a.get("limit") else items
