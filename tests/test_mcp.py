@@ -367,3 +367,35 @@ def test_tool_results_equal_in_process_results(fixture_db):
     with Brain.open(fixture_db) as b:
         for (name, args), r in zip(reads, served):
             assert text_of(r) == ops.dumps(ops.run(name, args, brain=b)), name
+
+
+def test_server_and_cli_write_at_the_same_time(fixture_db):
+    """25 concurrent MCP writes while CLI processes write the same DB: WAL plus the busy timeout
+    let every write through, and each side then sees all of them."""
+
+    async def main():
+        async with connect(fixture_db) as c:
+            cli_results = []
+
+            async def cli(i: int) -> None:
+                r = await anyio.to_thread.run_sync(lambda: gbrain("--db", str(fixture_db), "put", f"notes/cli-{i}", input=f"# CLI {i}\n"))
+                cli_results.append(r)
+
+            async def mcp(i: int) -> None:
+                r = await c.call_tool("brain_timeline_add", {"slug": "ana-lima", "date": f"2026-01-{i + 1:02d}", "summary": f"MCP entry {i}"})
+                assert not r.is_error, text_of(r)
+
+            async with anyio.create_task_group() as tg:
+                for i in range(3):
+                    tg.start_soon(cli, i)
+                for i in range(25):
+                    tg.start_soon(mcp, i)
+            listing = ok(await c.call_tool("brain_list", {"limit": 100}))
+            return cli_results, listing
+
+    cli_results, listing = anyio.run(main)
+    assert all(r.returncode == 0 for r in cli_results), [r.stderr for r in cli_results]
+    assert {f"notes/cli-{i}" for i in range(3)} <= {x["slug"] for x in listing}
+    with Brain.open(fixture_db) as b:
+        summaries = {e["summary"] for e in b.timeline("ana-lima")}
+    assert {f"MCP entry {i}" for i in range(25)} <= summaries
