@@ -244,3 +244,12 @@ def test_timeline_append_on_a_new_page_is_a_real_timeline(imported):
     assert js(gbrain("timeline", "concepts/fresh", "--json"))[0]["summary"] == "first"
     assert gbrain("timeline-add", "concepts/fresh", "--date", "2025-02-01", "--summary", "second").returncode == 0
     assert len(js(gbrain("timeline", "concepts/fresh", "--json"))) == 2
+
+
+def test_search_snippet_on_a_huge_page(imported, tmp_path):
+    f = tmp_path / "big.md"
+    f.write_text("# Huge\n\n" + "filler words here " * 20000 + "the needle sits here " + "alpha beta " * 30000)
+    assert gbrain("put", "notes/huge", "--file", str(f)).returncode == 0
+    hits = js(gbrain("search", "needle", "--json"))
+    assert hits[0]["slug"] == "notes/huge"
+    assert "**needle**" in hits[0]["snippet"] and len(hits[0]["snippet"]) < 400

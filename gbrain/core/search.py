@@ -23,6 +23,21 @@ _WORD = re.compile(r"[^\W_]+(?:\*)?|\*", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]*)"')
 
 
+SNIPPET_MAX_CHARS = 200_000
+
+
+def _cut_snippet(text: str, query: str, width: int = 160) -> str:
+    """A snippet around the first query word found in ``text`` (case-insensitive), words marked."""
+    low = text.lower()
+    words = [w.rstrip("*") for w in _WORD.findall(query) if w.rstrip("*")]
+    hits = [i for i in (low.find(w.lower()) for w in words) if i >= 0]
+    start = max(0, min(hits) - width // 3) if hits else 0
+    out = text[start : start + width]
+    for w in words:
+        out = re.sub(re.escape(w), lambda m: f"**{m.group(0)}**", out, flags=re.I)
+    return ("…" if start else "") + out + "…"
+
+
 def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -70,7 +85,10 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     w = ", ".join(str(x) for x in WEIGHTS)
     sql = (
         f"SELECT p.slug, p.title, p.type, -bm25(page_fts, {w}) AS score, "
-        "snippet(page_fts, -1, '**', '**', '…', 16) AS snippet "
+        # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
+        # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
+        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN NULL ELSE snippet(page_fts, -1, '**', '**', '…', 16) END AS snippet, "
+        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN substr(p.compiled_truth || ' ' || p.timeline, 1, {SNIPPET_MAX_CHARS}) END AS head "
         "FROM page_fts JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ?"
     )
     args: list = [q]
@@ -83,7 +101,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     if not rows and offset == 0 and _UNSPACED.search(query):
         return _substring_search(conn, query, type, int(limit))
     hits = [
-        {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(r["score"], 4), "snippet": " ".join(r["snippet"].split())}
+        {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(r["score"], 4), "snippet": " ".join((r["snippet"] if r["snippet"] is not None else _cut_snippet(r["head"], query)).split())}
         for r in rows
     ]
     if offset == 0:
