@@ -28,9 +28,9 @@ SNIPPET_MAX_CHARS = 200_000
 
 def _cut_snippet(text: str, query: str, width: int = 160) -> str:
     """A snippet around the first query word found in ``text`` (case-insensitive), words marked."""
-    low = text.lower()
     words = [w.rstrip("*") for w in _WORD.findall(query) if w.rstrip("*")]
-    hits = [i for i in (low.find(w.lower()) for w in words) if i >= 0]
+    found = (re.search(re.escape(w), text, flags=re.I) for w in words)
+    hits = [m.start() for m in found if m]
     start = max(0, min(hits) - width // 3) if hits else 0
     out = text[start : start + width]
     for w in words:
@@ -88,7 +88,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
         # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
         f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN NULL ELSE snippet(page_fts, -1, '**', '**', '…', 16) END AS snippet, "
-        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN substr(p.compiled_truth || ' ' || p.timeline, 1, {SNIPPET_MAX_CHARS}) END AS head "
+        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN p.compiled_truth || ' ' || p.timeline END AS head "
         "FROM page_fts JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ?"
     )
     args: list = [q]
