@@ -77,7 +77,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify
-from .scan import IGNORE_FILE, VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore, scan_tree
+from .scan import IGNORE_FILE, VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore
 
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size
@@ -370,6 +370,62 @@ class SyncEngine:
                 files.append(DiskFile(rel, st.st_size, st.st_mtime_ns))
         return files, skipped, bad
 
+    def scan(self) -> Scan:
+        """The whole tree under the same rules as :func:`gbrain.sync.scan.scan_tree` (VCS folders,
+        temp files, symlinks, non-regular files, ``.gbrainignore``, the database), with
+        ``os.scandir`` so a no-change sync costs little more than stat-ing every file.
+        Raises ``FileNotFoundError`` / ``PermissionError`` for an unusable root."""
+        out = Scan(root=self.root)
+        spec, excl = self.spec, self.excl
+        files, skipped = out.files, out.skipped
+        from .scan import FileInfo
+
+        def walk(absdir: str, reldir: str) -> None:
+            try:
+                it = os.scandir(absdir)
+            except OSError as e:
+                if not reldir:
+                    raise
+                skipped.append((reldir.rstrip("/"), f"unreadable folder: {e.strerror}"))
+                return
+            subdirs = []
+            with it:
+                for e in it:
+                    name = e.name
+                    rel = reldir + name
+                    try:
+                        if e.is_symlink():
+                            skipped.append((rel, "symlink (not followed)"))
+                            continue
+                        if e.is_dir(follow_symlinks=False):
+                            if name in VCS_DIRS:
+                                continue
+                            if spec is not None and spec.match_file(rel + "/"):
+                                skipped.append((rel + "/", "ignored by .gbrainignore"))
+                                continue
+                            subdirs.append((e.path, rel + "/"))
+                            continue
+                        if is_temp_name(name):
+                            continue
+                        st = e.stat(follow_symlinks=False)
+                    except OSError as err:
+                        skipped.append((rel, f"cannot stat: {err.strerror}"))
+                        continue
+                    if not stat.S_ISREG(st.st_mode):
+                        skipped.append((rel, "not a regular file"))
+                        continue
+                    if excl and os.path.realpath(e.path) in excl:
+                        continue
+                    if spec is not None and spec.match_file(rel):
+                        skipped.append((rel, "ignored by .gbrainignore"))
+                        continue
+                    files.append(FileInfo(rel, e.path, st.st_size, st.st_mtime_ns))
+            for a, r in sorted(subdirs):
+                walk(a, r)
+
+        walk(str(self.root), "")
+        return out
+
     def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
         before and after the read, else retry up to :data:`READ_TRIES` times and give
@@ -457,7 +513,7 @@ class SyncEngine:
         self.reload_ignore()
         self._dir_cache = {}
         try:
-            scan = scan_tree(self.root, exclude_abs=self.excl)
+            scan = self.scan()
         except FileNotFoundError:
             raise SyncError(f"the folder {self.root} does not exist (vanished?); nothing was changed") from None
         except PermissionError:
@@ -633,10 +689,27 @@ class SyncEngine:
                 out.unreadable.append((p, f"cannot remove: {e.strerror}"))
                 continue
             removed[p] = data
-        # 4. one transaction for the brain side
+        # 4. one transaction for the brain side (skipped when there is nothing to write)
+        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths
+        settle_rows = []
+        for p in settled:
+            f = disk.get(p)
+            st = state.get(p)
+            if f is None:
+                if st:
+                    settle_rows.append((p, None))
+            elif not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash):
+                settle_rows.append((p, f))
+            if f is not None:
+                out.disk_hashes[p] = f.hash
+        cur = self.cursor
+        base_seq = consumed_seq if consumed_seq is not None else (seq_now if cand is None else cur)
+        if not (acting or written or removed or copies or settle_rows or base_seq > cur or (cand is None and seq_now > cur)):
+            self._finish(out, paths, disk, removed, copies)
+            return out
         with self.brain.transaction():
-            fresh, tx_start_seq = self._db_side_in_tx(paths | set(copies))
-            changed_since = {p for p in paths if fresh.get(p) != S.get(p)}
+            fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
+            changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
             for src, dst in moves:
                 if src in changed_since or dst in changed_since:
                     continue
@@ -688,25 +761,23 @@ class SyncEngine:
                 self._forget(p)
                 out.removed.append(p)
                 self._log(f"← db (deleted) {p} → trash")
-            for p in settled:
-                f = disk.get(p)
+            for p, f in settle_rows:
                 if f is None:
                     self._forget(p)
-                    continue
-                st = state.get(p)
-                if not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash):
+                else:
                     self._record(p, f, f.hash)
-                out.disk_hashes[p] = f.hash
             # move the cursor: past what we consumed, and past our own rows when nobody else wrote
-            cur = self.cursor
-            base_seq = consumed_seq if consumed_seq is not None else (seq_now if cand is None else cur)
             tx_max = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
             new_cur = max(cur, base_seq)
             if tx_start_seq <= new_cur:  # nobody else wrote since: every newer row is our own
                 new_cur = max(new_cur, tx_max)
             self.conn.execute("UPDATE sync_root SET cursor = ?, synced_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = 1", (new_cur,))
             self.conn.execute("DELETE FROM change_log WHERE seq <= ?", (new_cur,))
-        # final disk hashes of every considered path
+        self._finish(out, paths, disk, removed, copies)
+        return out
+
+    def _finish(self, out: Outcome, paths: set[str], disk: dict[str, DiskFile], removed: dict, copies: dict) -> None:
+        """Fill ``out.disk_hashes`` with the final disk hash of every path considered."""
         for p in paths:
             if p in out.disk_hashes or p in removed:
                 continue
@@ -718,7 +789,6 @@ class SyncEngine:
             out.disk_hashes.pop(p, None)
         for src, dst in out.moved:
             out.disk_hashes.pop(src, None)
-        return out
 
     def _db_side_in_tx(self, paths: set[str]) -> tuple[dict[str, str], int]:
         """Inside the write transaction: ``path → hash`` again, and MAX(change_log.seq) at its start."""
