@@ -403,3 +403,18 @@ def test_sqlite_sees_schema_v3(db_path):
     assert c.execute("PRAGMA user_version").fetchone()[0] == 3
     names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
     assert {"sync_root", "sync_state", "sync_trash", "sync_conflicts", "change_log", "pages_changelog_au"} <= names
+
+
+def test_one_sync_at_a_time(env, tmp_path):
+    brain, eng, root = env
+    from gbrain.sync.engine import SyncError
+
+    other = Brain.open(brain.path)
+    e2 = SyncEngine(other, root)
+    with pytest.raises(SyncError, match="another `gbrain sync` or `gbrain watch` is running"):
+        e2.bind()
+    eng.close()
+    e2.bind()  # free again once the first one let go
+    assert e2.sync()["ok"]
+    e2.close()
+    other.close()

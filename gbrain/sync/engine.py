@@ -218,10 +218,20 @@ class SyncEngine:
         # only pay for realpath checks when the database sits inside the folder
         self.excl = db_excludes(self.brain.path) if db_real.startswith(root_real + os.sep) else set()
 
+    def lock_path(self) -> str:
+        """The lock file of this brain's sync: in the temp folder, named after the database's real
+        path. (Never a descriptor on the database itself: closing one would drop SQLite's own
+        POSIX locks held by this process.)"""
+        import hashlib
+        import tempfile
+
+        key = hashlib.sha256(os.path.realpath(str(self.brain.path)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return os.path.join(tempfile.gettempdir(), f"gbrain-sync-{key}.lock")
+
     def _lock(self) -> None:
         if self._lock_fd is not None:
             return
-        fd = os.open(str(self.brain.path), os.O_RDONLY)
+        fd = os.open(self.lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -42,6 +42,7 @@ MAX_WAIT_S = 2.0
 TICK_S = 0.02
 ROOT_CHECK_S = 0.5
 RETRY_S = 0.5
+RETRY_MAX_S = 30.0
 
 
 class _Handler:
@@ -94,7 +95,8 @@ class Watcher:
     def __init__(self, brain: Brain, root: str | os.PathLike, *, debounce: float = DEBOUNCE_S, max_wait: float = MAX_WAIT_S, log: Callable[[str], None] | None = None, rebind: bool = False):
         self.brain = brain
         self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
-        self.engine = SyncEngine(brain, root, log=self.log, warn=lambda w: self.log(f"warning: {w}"))
+        self._warned: dict[str, float] = {}
+        self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
         self.rebind = rebind
         self.debounce = debounce
         self.max_wait = max_wait
@@ -105,6 +107,15 @@ class Watcher:
         self.started = 0.0
         self.initial: dict | None = None
         self.error: str | None = None
+        self._tries: dict[str, int] = {}
+
+    def _warn(self, msg: str) -> None:
+        """Log a warning, but the same one at most once a minute (a file that stays unreadable is
+        retried with back-off, and must not flood the log)."""
+        now = time.monotonic()
+        if now - self._warned.get(msg, -1e9) >= 60:
+            self._warned[msg] = now
+            self.log(f"warning: {msg}")
 
     def stop(self) -> None:
         self._stop.set()
@@ -222,8 +233,9 @@ class Watcher:
                 if rows:
                     consumed = rows[-1][0]
                     paths = {r[1] for r in rows}
+                    # a commit by someone else during this batch changes data_version again,
+                    # so the next tick reads the log once more (our own commits do not)
                     self._batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry)
-                    dv = conn.execute("PRAGMA data_version").fetchone()[0]
             # 4. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
             if (dirty or dirty_dirs) and (now - last_event >= self.debounce or now - first_pending >= self.max_wait):
@@ -248,7 +260,13 @@ class Watcher:
         for p, why in out.unreadable:
             if "symlink" in why or "ignored" in why or "skipped" in why:
                 continue
-            retry[p] = now + RETRY_S
+            n = self._tries.get(p, 0) + 1
+            self._tries[p] = n
+            retry[p] = now + min(RETRY_MAX_S, RETRY_S * 2 ** (n - 1))  # 0.5 s, 1 s, 2 s … 30 s
+        unread = {p for p, _ in out.unreadable}
+        for p in list(self._tries):
+            if p not in unread and (p in paths or p in log_paths):
+                del self._tries[p]
         bad = eng.verify_paths(out)
         for p in bad:
             self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
