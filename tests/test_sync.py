@@ -418,3 +418,36 @@ def test_one_sync_at_a_time(env, tmp_path):
     assert e2.sync()["ok"]
     e2.close()
     other.close()
+
+
+def test_a_path_that_cannot_be_read_is_never_treated_as_deleted(env):
+    """A page whose file turned into something unreadable (here a FIFO, which works as root too)
+    keeps its page, is reported, and the run fails with exit code 1."""
+    brain, eng, root = env
+    f = root / "people" / "bruno-okafor.md"
+    f.unlink()
+    os.mkfifo(f)
+    rep = eng.sync()
+    assert rep["exit_code"] == 1 and not rep["ok"]
+    assert [u["path"] for u in rep["unreadable"]] == ["people/bruno-okafor.md"]
+    assert brain.page_row("people/bruno-okafor") is not None
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_permission_errors_leave_pages_alone(env):
+    brain, eng, root = env
+    f = root / "people" / "bruno-okafor.md"
+    d = root / "companies"
+    os.chmod(f, 0)
+    os.chmod(d, 0)
+    try:
+        f.touch()  # new mtime: the file must be read again
+        rep = eng.sync()
+    finally:
+        os.chmod(f, 0o644)
+        os.chmod(d, 0o755)
+    assert rep["exit_code"] == 1
+    assert brain.page_row("people/bruno-okafor") is not None and brain.page_row("companies/river-ai") is not None
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert eng.sync()["ok"]

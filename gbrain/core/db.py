@@ -219,6 +219,7 @@ CREATE TABLE sync_state (
   disk_hash TEXT NOT NULL,            -- sha256 of the file bytes at (size, mtime_ns)
   base_hash TEXT NOT NULL             -- sha256 last synced on both sides (file == DB)
 );
+CREATE INDEX idx_sync_state_base ON sync_state(base_hash);  -- move detection by content
 
 -- pages and files removed from the brain because their file was deleted (or deleted via gbrain)
 CREATE TABLE sync_trash (

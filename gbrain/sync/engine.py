@@ -531,12 +531,25 @@ class SyncEngine:
         state = self._state(None)
         if not scan.files and state:
             raise SyncError(f"{self.root} is empty but {len(state)} file(s) were synced from it before (an unmounted drive?); refusing to trash them. Delete the files one by one or pass another folder with --rebind")
+        first = 0
+        if not state and scan.files and self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM pages) AND NOT EXISTS (SELECT 1 FROM files)").fetchone()[0]:
+            # an empty brain and a folder never synced: the bulk importer (parallel parsing,
+            # batched commits) does the same as importing file by file, only faster
+            from .importer import import_tree
+
+            rep0 = import_tree(self.brain, self.root, on_warning=self._warn)
+            first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
+            self._log(f"+ {first:,} files imported into the empty brain")
         disk = {f.path: DiskFile(f.path, f.size, f.mtime_ns) for f in scan.files}
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
         bad_prefixes = [p.rstrip("/") + "/" for p, _why in scan.skipped]
         out = self._run(disk, unknown, bad_prefixes, None, state)
-        return self.report(scan, out)
+        rep = self.report(scan, out)
+        if first:
+            rep["counts"]["imported"] += first
+            rep["first_import"] = first
+        return rep
 
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None) -> Outcome:
         """Reconcile some paths (file events) and folders (folder events) with the same rules.
@@ -627,6 +640,8 @@ class SyncEngine:
         S = {p: db[p][0] for p in paths if p in db}
         B = {p: state[p][3] for p in paths if p in state}
         moves: list[tuple[str, str]] = []
+        if cand is not None:
+            self._widen_for_moves(paths, D, S, B, db, state)
         gone = {}
         for p in paths:
             if p in B and p not in D and S.get(p) == B[p]:
@@ -785,6 +800,32 @@ class SyncEngine:
             self.conn.execute("DELETE FROM change_log WHERE seq <= ?", (new_cur,))
         self._finish(out, paths, disk, removed, copies)
         return out
+
+    def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:
+        """A partial round (watch) may see a move's new path without its old one (a file moved
+        into a folder created a moment earlier reaches watchdog as a delete plus a create, in
+        different batches). For each new path, look up synced paths with the same base hash
+        that are gone from disk while the brain still has them unchanged, and add them."""
+        for p in sorted(paths):
+            h = D.get(p)
+            if h is None or p in S or p in B:
+                continue
+            for (src,) in self.conn.execute("SELECT path FROM sync_state WHERE base_hash = ? AND path != ?", (h, p)).fetchall():
+                if src in paths:
+                    continue
+                f, why = self.stat_path(src)
+                if f is not None or why is not None:
+                    continue
+                r = self.conn.execute("SELECT content_hash, 'page' FROM pages WHERE path = ? UNION ALL SELECT content_hash, 'file' FROM files WHERE path = ?", (src, src)).fetchone()
+                if r is None or r[0] != h:
+                    continue
+                st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE path = ?", (src,)).fetchone()
+                paths.add(src)
+                db[src] = (r[0], r[1])
+                state[src] = tuple(st)
+                S[src] = r[0]
+                B[src] = st[3]
+                break
 
     def _finish(self, out: Outcome, paths: set[str], disk: dict[str, DiskFile], removed: dict, copies: dict) -> None:
         """Fill ``out.disk_hashes`` with the final disk hash of every path considered."""

@@ -102,7 +102,10 @@ class Watcher:
         self.max_wait = max_wait
         self.q: queue.SimpleQueue = queue.SimpleQueue()
         self._stop = threading.Event()
-        self.totals = Outcome()
+        self.counts: dict[str, int] = {k: 0 for k in Outcome().counts()}
+        self.conflicts: list[dict] = []
+        self.moved: list[tuple[str, str]] = []
+        self.warning_count = 0
         self.batches = 0
         self.started = 0.0
         self.initial: dict | None = None
@@ -121,14 +124,11 @@ class Watcher:
         self._stop.set()
 
     def _add(self, out: Outcome) -> None:
-        t = self.totals
-        t.imported += out.imported
-        t.exported += out.exported
-        t.trashed += out.trashed
-        t.removed += out.removed
-        t.moved += out.moved
-        t.conflicts += out.conflicts
-        t.warnings += out.warnings
+        for k, v in out.counts().items():
+            self.counts[k] = self.counts.get(k, 0) + v
+        self.conflicts += out.conflicts
+        self.moved += out.moved
+        self.warning_count += len(out.warnings)
         if out.changed():
             self.batches += 1
 
@@ -175,13 +175,11 @@ class Watcher:
         c = rep.get("counts", {})
         if any(c.get(k) for k in ("imported", "exported", "trashed", "removed", "moved", "conflicts")):
             self.batches += 1
-        t = self.totals
-        t.imported += rep["changed"]["imported"]
-        t.exported += rep["changed"]["exported"]
-        t.trashed += rep["changed"]["trashed"]
-        t.removed += rep["changed"]["removed"]
-        t.moved += [(m["from"], m["to"]) for m in rep["moved"]]
-        t.conflicts += rep["conflicts"]
+        for k, v in c.items():
+            self.counts[k] = self.counts.get(k, 0) + v
+        self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
+        self.conflicts += rep["conflicts"]
+        self.warning_count += rep.get("warning_count", 0)
 
     def _loop(self) -> None:
         eng = self.engine
@@ -273,15 +271,15 @@ class Watcher:
             retry[p] = now + RETRY_S
 
     def summary(self) -> dict:
-        t = self.totals
+        """``{root, seconds, batches, counts, conflicts, moved, warning_count, initial_ok, ok, exit_code}``."""
         return {
             "root": str(self.engine.root),
             "seconds": round(time.monotonic() - self.started, 3) if self.started else 0,
             "batches": self.batches,
-            "counts": t.counts(),
-            "conflicts": t.conflicts,
-            "moved": [{"from": a, "to": b} for a, b in t.moved],
-            "warning_count": len(t.warnings),
+            "counts": dict(self.counts),
+            "conflicts": self.conflicts,
+            "moved": [{"from": a, "to": b} for a, b in self.moved],
+            "warning_count": self.warning_count,
             "initial_ok": bool(self.initial and self.initial["ok"]),
             "ok": True,
             "exit_code": 0,
