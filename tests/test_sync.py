@@ -451,3 +451,16 @@ def test_permission_errors_leave_pages_alone(env):
     assert brain.page_row("people/bruno-okafor") is not None and brain.page_row("companies/river-ai") is not None
     assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
     assert eng.sync()["ok"]
+
+
+def test_database_inside_the_tree_is_not_synced(tmp_path, brain_tree):
+    brain = Brain.open(brain_tree / "brain.db")
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    paths = {r[0] for r in brain.conn.execute("SELECT path FROM files UNION SELECT path FROM pages")}
+    assert not any(p.startswith("brain.db") for p in paths)
+    assert eng.sync()["counts"]["imported"] == 0
+    eng.close()
+    brain.close()

@@ -173,7 +173,7 @@ class SyncEngine:
         self._warn = warn or (lambda s: None)
         self._lock_fd: int | None = None
         self.spec: pathspec.PathSpec | None = None
-        self.excl: set[str] = set()
+        self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
         self._dir_cache: dict[str, set[str] | None] = {}
 
     # ---- binding and locking ------------------------------------------------
@@ -244,6 +244,18 @@ class SyncEngine:
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
+
+    def _excl_ids(self) -> set[tuple[int, int]]:
+        """(device, inode) of the database files inside the root (files matched by identity,
+        which is cheaper than resolving every path)."""
+        ids = set()
+        for p in self.excl:
+            try:
+                st = os.stat(p)
+                ids.add((st.st_dev, st.st_ino))
+            except OSError:
+                pass
+        return ids
 
     def reload_ignore(self) -> None:
         self.spec = load_ignore(self.root)
@@ -320,7 +332,7 @@ class SyncEngine:
             return None, "symlink (not followed)"
         if not stat.S_ISREG(st.st_mode):
             return None, "not a regular file"
-        if self.excl and os.path.realpath(full) in self.excl:
+        if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
             return None, "the brain database"
         return DiskFile(rel, st.st_size, st.st_mtime_ns), None
 
@@ -339,6 +351,7 @@ class SyncEngine:
         except OSError:
             return files, skipped, [reldir + "/"]
         root_s = str(self.root)
+        ids = self._excl_ids()
 
         def onerror(e: OSError) -> None:
             if e.filename and os.path.exists(e.filename):
@@ -375,7 +388,7 @@ class SyncEngine:
                 if not stat.S_ISREG(st.st_mode):
                     skipped.append((rel, "symlink (not followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"))
                     continue
-                if self.excl and os.path.realpath(full) in self.excl:
+                if self.excl and (st.st_dev, st.st_ino) in ids:
                     continue
                 files.append(DiskFile(rel, st.st_size, st.st_mtime_ns))
         return files, skipped, bad
@@ -386,7 +399,7 @@ class SyncEngine:
         ``os.scandir`` so a no-change sync costs little more than stat-ing every file.
         Raises ``FileNotFoundError`` / ``PermissionError`` for an unusable root."""
         out = Scan(root=self.root)
-        spec, excl = self.spec, self.excl
+        spec, excl = self.spec, self._excl_ids()
         files, skipped = out.files, out.skipped
         from .scan import FileInfo
 
@@ -424,7 +437,7 @@ class SyncEngine:
                     if not stat.S_ISREG(st.st_mode):
                         skipped.append((rel, "not a regular file"))
                         continue
-                    if excl and os.path.realpath(e.path) in excl:
+                    if excl and (st.st_dev, st.st_ino) in excl:
                         continue
                     if spec is not None and spec.match_file(rel):
                         skipped.append((rel, "ignored by .gbrainignore"))
@@ -887,6 +900,10 @@ class SyncEngine:
                 out.unreadable.append((p, why or "changed while syncing; will retry"))
                 return False
         kind, text, w = classify(p, data)
+        if kind == "page":
+            other = self.conn.execute("SELECT path FROM pages WHERE slug = ? AND path != ?", (slug_for_path(p), p)).fetchone()
+            if other:  # two spellings of one name (NFC and NFD): the second is kept as a file, as import does
+                kind, text, w = "blob", None, f"{p}: same page name as {other[0]} after Unicode normalisation; kept as a file, not indexed"
         if w:
             out.warnings.append(w)
             self._warn(w)
