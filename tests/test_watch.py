@@ -6,7 +6,6 @@ holds exactly what was deleted.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -114,6 +113,11 @@ def trash(brain: Brain) -> list[str]:
     return [r[0] for r in brain.conn.execute("SELECT path FROM sync_trash ORDER BY id")]
 
 
+def trashed_bytes(brain: Brain, path: str) -> bytes | None:
+    r = brain.conn.execute("SELECT data FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
+    return bytes(r[0]) if r else None
+
+
 def stop_ok(w: Watch) -> dict:
     code, out = w.stop()
     assert code == 0, w.lines
@@ -129,10 +133,13 @@ def test_edit_create_delete(watch, brain, brain_tree):
     wait_for(lambda: w.saw("~ people/ana-lima.md → db"), "the log line")
     (brain_tree / "people" / "carla-new.md").write_text("# Carla\n\nNew person.\n", encoding="utf-8")
     wait_for(lambda: brain.page_row("people/carla-new"), "the new page")
-    (brain_tree / "concepts" / "hybrid-retrieval.md").unlink()
+    gone = brain_tree / "concepts" / "hybrid-retrieval.md"
+    gone_bytes = gone.read_bytes()
+    gone.unlink()
     wait_for(lambda: brain.page_row("concepts/hybrid-retrieval") is None, "the page to go")
     settle(brain, brain_tree)
     assert trash(brain) == ["concepts/hybrid-retrieval.md"]
+    assert trashed_bytes(brain, "concepts/hybrid-retrieval.md") == gone_bytes
     summary = stop_ok(w)
     assert b"file" in summary
 
@@ -193,10 +200,12 @@ def test_folder_moved_out_and_back_in(watch, brain, brain_tree, tmp_path):
     outside = tmp_path / "outside-people"
     before = {r[0] for r in brain.conn.execute("SELECT path FROM pages WHERE path LIKE 'people/%' UNION SELECT path FROM files WHERE path LIKE 'people/%'")}
     assert len(before) == 3
+    original = {p: (brain_tree / p).read_bytes() for p in before}
     shutil.move(str(brain_tree / "people"), str(outside))
     wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'people/%'").fetchone()[0] == 0, "the folder's pages to go")
     settle(brain, brain_tree)
     assert set(trash(brain)) == before
+    assert all(trashed_bytes(brain, p) == data for p, data in original.items())
     shutil.move(str(outside), str(brain_tree / "people"))
     wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'people/%'").fetchone()[0] == 2, "the folder's pages to return")
     settle(brain, brain_tree)
@@ -312,7 +321,3 @@ def test_watch_once_equals_sync(brain_tree, run):
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["ok"] and rep["counts"]["imported"] == 11
-
-
-def _h(b: bytes) -> str:
-    return hashlib.sha256(b).hexdigest()

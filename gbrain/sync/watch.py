@@ -189,7 +189,7 @@ class Watcher:
         retry: dict[str, float] = {}  # path → when to retry (half-written / unreadable)
         first_pending = 0.0
         last_event = 0.0
-        dv = conn.execute("PRAGMA data_version").fetchone()[0]
+        dv = None  # read the log once at start: a commit during the initial sync is not missed
         next_root_check = time.monotonic() + ROOT_CHECK_S
         while not self._stop.is_set():
             # 1. drain events (block briefly for the first one)
