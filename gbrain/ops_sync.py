@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import sys
 
-from .operations import Context, Param, _dir_arg, _report_text, op
+from .operations import Param, _dir_arg, _report_text, op
 
-_ = Context
 
 
 def _sync_text(r: dict, a: dict) -> str:

@@ -60,7 +60,6 @@ that is suddenly empty while the base knows files (an unmounted drive looks like
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import posixpath
 import stat
@@ -77,7 +76,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify
-from .scan import IGNORE_FILE, VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore
+from .scan import VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore
 
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size
@@ -301,7 +300,6 @@ class SyncEngine:
         # every folder on the way must be a real folder (not a symlink) we can list
         parts = d.split("/") if d else []
         for i in range(len(parts)):
-            sub = "/".join(parts[: i + 1])
             parent = self._listdir("/".join(parts[:i]))
             if parent is None:
                 return None, "unreadable folder"
@@ -315,7 +313,6 @@ class SyncEngine:
                 return None, None
             except OSError as e:
                 return None, f"cannot stat folder: {e.strerror}"
-            _ = sub
         names = self._listdir(d)
         if names is None:
             return None, "unreadable folder"
@@ -1098,5 +1095,4 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     return out
 
 
-__all__ = ["SyncEngine", "SyncError", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "IGNORE_FILE"]
-_ = json
+__all__ = ["SyncEngine", "SyncError", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list"]
