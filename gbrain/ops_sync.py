@@ -10,18 +10,19 @@ import sys
 from .operations import Param, _dir_arg, _report_text, op
 
 
-
 def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
-        lines.insert(-1, f"Moved: {m['from']} → {m['to']}")
+        lines.append(f"Moved: {m['from']} → {m['to']}")
+    for u in r.get("unreadable") or []:
+        lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:
         if c.get("copy_path"):
-            lines.insert(-1, f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
+            lines.append(f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
         else:
-            lines.insert(-1, f"CONFLICT: {c['path']} ({c['kind']}): the edited version was kept")
-    for u in r.get("unreadable") or []:
-        lines.insert(-1, f"  unreadable: {u['path']} ({u['reason']})")
+            lines.append(f"CONFLICT: {c['path']} ({c['kind']}): the edited version was kept")
+    if r.get("conflicts"):
+        lines.append(f"{len(r['conflicts'])} conflict(s), both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
     return "\n".join(lines)
 
 
