@@ -464,3 +464,27 @@ def test_database_inside_the_tree_is_not_synced(tmp_path, brain_tree):
     assert eng.sync()["counts"]["imported"] == 0
     eng.close()
     brain.close()
+
+
+@pytest.mark.parametrize("corpus", ["gbrain-style"])
+def test_real_corpus_first_sync_changes_no_file(tmp_path, corpus):
+    """A first sync imports a real vault without writing a single file (bytes and mtimes equal)."""
+    from conftest import CORPORA
+
+    src = CORPORA / corpus
+    if not src.is_dir():
+        pytest.skip(f"{src} not available")
+    root = tmp_path / corpus
+    shutil.copytree(src, root, symlinks=True)
+    before = {p: ((root / p).read_bytes(), (root / p).stat().st_mtime_ns) for p in tree_files(root)}
+    brain = Brain.open(tmp_path / "c.db")
+    eng = SyncEngine(brain, root)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["exit_code"] == 0, rep["problems"]
+    rep = eng.sync()
+    assert rep["ok"] and not any(rep["counts"].values()), rep["counts"]
+    after = {p: ((root / p).read_bytes(), (root / p).stat().st_mtime_ns) for p in tree_files(root)}
+    assert after == before
+    eng.close()
+    brain.close()
