@@ -14,7 +14,10 @@ Prints:
 * a burst of 1,000 new files: time from the first write until all 1,000 pages are in the brain
   (target ≤ 5 s), beside the time the writes themselves took.
 
-    python benchmarks/sync.py [--pages 7471] [--samples 30]
+* obsidian-hub (../shared/corpora, 6,571 files): how many files the first sync changed (must be
+  0) and the no-change re-sync time beside the stat floor.
+
+    python benchmarks/sync.py [--pages 7471] [--samples 30] [--skip-hub]
 """
 from __future__ import annotations
 
@@ -76,6 +79,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=7471)
     ap.add_argument("--samples", type=int, default=30)
+    ap.add_argument("--skip-hub", action="store_true", help="skip the obsidian-hub corpus section")
     a = ap.parse_args()
     if not MAKE_BRAIN.exists():
         print(f"missing {MAKE_BRAIN}", file=sys.stderr)
@@ -189,7 +193,48 @@ def main() -> int:
         finally:
             w.terminate()
             out, err = w.communicate(timeout=30)
+        if not a.skip_hub:
+            hub(tmp_p)
     return 0
+
+
+def hub(tmp_p: Path) -> None:
+    """obsidian-hub (6,571 files): first sync into an empty brain, how many files it changed
+    (bytes or mtime; must be 0), and the no-change re-sync time beside the stat floor."""
+    import shutil
+
+    src = ROOT.parent / "shared" / "corpora" / "obsidian-hub"
+    if not src.is_dir():
+        print(f"\n(skipped obsidian-hub: {src} not found)")
+        return
+    tree = tmp_p / "hub"
+    shutil.copytree(src, tree, symlinks=True)
+
+    def snapshot() -> dict:
+        out = {}
+        for dp, dn, fn in os.walk(tree):
+            for name in fn:
+                full = os.path.join(dp, name)
+                st = os.lstat(full)
+                with open(full, "rb") as f:
+                    out[full] = (st.st_mtime_ns, f.read())
+        return out
+
+    before = snapshot()
+    with Brain.open(tmp_p / "hub.db") as brain:
+        eng = SyncEngine(brain, tree)
+        eng.bind()
+        t = time.perf_counter()
+        rep = eng.sync()
+        first = time.perf_counter() - t
+        time.sleep(1.1)
+        eng.sync()
+        changed = sum(1 for k, v in snapshot().items() if before.get(k) != v) + len(set(before) - set(snapshot()))
+        floor = statistics.median(stat_floor(tree) for _ in range(5))
+        nochange = median_of(lambda: eng.sync())
+        eng.close()
+    print(f"\nobsidian-hub: {len(before):,} files; first sync {first:.2f} s (ok={rep['ok']}), files changed by it: {changed}")
+    print(f"obsidian-hub: no-change sync {nochange * 1000:.1f} ms (median of 5) beside the walk + lstat floor {floor * 1000:.1f} ms")
 
 
 if __name__ == "__main__":
