@@ -321,3 +321,21 @@ def test_watch_once_equals_sync(brain_tree, run):
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     assert rep["ok"] and rep["counts"]["imported"] == 11
+
+
+def test_database_inside_the_watched_folder(brain_tree, run):
+    db = brain_tree / "brain.db"
+    w = Watch(brain_tree, db)
+    try:
+        r = run("put", "concepts/inside", input="# Inside\n", env={"GBRAIN_DB": str(db)})
+        assert r.returncode == 0, r.stderr
+        f = brain_tree / "concepts" / "inside.md"
+        wait_for(f.exists, "the file")
+        with Brain.open(db) as b:
+            settle(b, brain_tree)
+            assert not b.conn.execute("SELECT COUNT(*) FROM files WHERE path LIKE 'brain.db%'").fetchone()[0]
+        code, out = w.stop()
+        assert code == 0
+        assert not any("brain.db" in line for line in w.lines), w.lines
+    finally:
+        w.kill()
