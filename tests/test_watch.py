@@ -339,3 +339,37 @@ def test_database_inside_the_watched_folder(brain_tree, run):
         assert not any("brain.db" in line for line in w.lines), w.lines
     finally:
         w.kill()
+
+
+def test_both_sides_busy_at_once(watch, brain, brain_tree, db_path):
+    """Another connection writes one page 30 times while the file of another page is saved 30
+    times: in the end both files and both pages hold the last versions, with no conflict."""
+    w = watch()
+    f = brain_tree / "people" / "ana-lima.md"
+    base = f.read_bytes()
+    errors = []
+
+    def writer():
+        try:
+            with Brain.open(db_path) as other:
+                for i in range(30):
+                    other.put("concepts/busy", f"# Busy\n\nversion {i}\n")
+                    time.sleep(0.01)
+        except Exception as e:  # surfaced below
+            errors.append(e)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    for i in range(30):
+        f.write_bytes(base + f"\nfile version {i}\n".encode())
+        time.sleep(0.01)
+    t.join()
+    assert not errors
+    last_file = base + b"\nfile version 29\n"
+    g = brain_tree / "concepts" / "busy.md"
+    wait_for(lambda: g.exists() and g.read_bytes() == b"# Busy\n\nversion 29\n", "the last put on disk")
+    wait_for(lambda: text_of(brain, "people/ana-lima") == last_file.decode(), "the last save in the brain")
+    settle(brain, brain_tree)
+    assert f.read_bytes() == last_file
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0] == 0
+    stop_ok(w)
