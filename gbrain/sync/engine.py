@@ -79,7 +79,8 @@ from .importer import classify
 from .scan import VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore
 
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
-KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size
+KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
+KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
 READ_TRIES = 3
 
 
@@ -628,6 +629,7 @@ class SyncEngine:
                 if p in db or p in state:
                     out.unreadable.append((p, why))
         # 1. hash what changed since it was last hashed
+        kept = 0
         for p in sorted(paths):
             f = disk.get(p)
             if f is None:
@@ -643,8 +645,9 @@ class SyncEngine:
                 self._warn(f"{p}: {why}; left as it is, will retry")
                 continue
             f.hash = sha256(data)
-            if len(data) <= KEEP_BYTES:
-                f.data = data
+            if len(data) <= KEEP_BYTES and kept + len(data) <= KEEP_TOTAL:
+                f.data = data  # saves a second read when it is imported; re-read beyond the budget
+                kept += len(data)
         # 2. plan
         D = {p: disk[p].hash for p in paths if p in disk}
         S = {p: db[p][0] for p in paths if p in db}
