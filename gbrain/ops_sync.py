@@ -5,8 +5,10 @@
 """
 from __future__ import annotations
 
+import sqlite3
 import sys
 
+from .errors import GBrainError
 from .operations import Param, _dir_arg, _report_text, op
 
 
@@ -47,6 +49,8 @@ def _sync(b, a, ctx):
     try:
         eng.bind(rebind=bool(a.get("rebind")))
         return eng.sync()
+    except sqlite3.OperationalError as e:
+        raise GBrainError(f"the brain is busy or unwritable ({e}); nothing was half-done, run the sync again") from e
     finally:
         eng.close()
 
@@ -92,7 +96,10 @@ def _watch(b, a, ctx):
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
-    return Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind"))).run()
+    try:
+        return Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind"))).run()
+    except sqlite3.OperationalError as e:
+        raise GBrainError(f"the brain is busy or unwritable ({e}); watch stopped") from e
 
 
 def _conflicts_text(r: list, a: dict) -> str:

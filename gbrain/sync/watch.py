@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import queue
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -233,7 +234,8 @@ class Watcher:
                     paths = {r[1] for r in rows}
                     # a commit by someone else during this batch changes data_version again,
                     # so the next tick reads the log once more (our own commits do not)
-                    self._batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry)
+                    if not self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry):
+                        dv = None  # the brain was busy: read the log again next tick
             # 4. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
             if (dirty or dirty_dirs) and (now - last_event >= self.debounce or now - first_pending >= self.max_wait):
@@ -242,11 +244,29 @@ class Watcher:
                 dirty_dirs.clear()
                 for p in due_retry:
                     retry.pop(p, None)
-                self._batch(paths | due_retry, dirs, retry=retry)
+                if not self._safe_batch(paths | due_retry, dirs, retry=retry):
+                    for p in paths | due_retry:
+                        retry[p] = now + RETRY_S
+                    for d in dirs:
+                        dirty_dirs[d] = now
             elif due_retry and not dirty and not dirty_dirs:
                 for p in due_retry:
                     retry.pop(p, None)
-                self._batch(due_retry, set(), retry=retry)
+                if not self._safe_batch(due_retry, set(), retry=retry):
+                    for p in due_retry:
+                        retry[p] = now + RETRY_S
+
+    def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
+        """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
+        (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it."""
+        try:
+            self._batch(paths, dirs, **kw)
+            return True
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e):
+                raise
+            self._warn(f"the brain is busy ({e}); will retry")
+            return False
 
     def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict) -> None:
         eng = self.engine
