@@ -50,7 +50,7 @@ def _sync(b, a, ctx):
         eng.bind(rebind=bool(a.get("rebind")))
         return eng.sync()
     except sqlite3.OperationalError as e:
-        raise GBrainError(f"the brain is busy or unwritable ({e}); nothing was half-done, run the sync again") from e
+        raise GBrainError(f"the brain is busy or unwritable ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
     finally:
         eng.close()
 
