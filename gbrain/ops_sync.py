@@ -74,6 +74,7 @@ def _watch_text(r: dict, a: dict) -> str:
         Param("dir", required=True, positional=True, description="the markdown folder to watch"),
         Param("once", "boolean", "sync once and exit (same as `gbrain sync`)", default=False),
         Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100),
+        Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300),
         Param("rebind", "boolean", "watch a different folder than the one the brain is bound to", default=False),
     ],
     mcp=False,
@@ -97,7 +98,10 @@ def _watch(b, a, ctx):
         sys.stderr.flush()
 
     try:
-        return Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind"))).run()
+        rescan = a.get("rescan") if a.get("rescan") is not None else 300
+        if rescan < 0:
+            raise BadInput("rescan must be 0 (never) or a number of seconds")
+        return Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan)).run()
     except sqlite3.OperationalError as e:
         raise GBrainError(f"the brain is busy or unwritable ({e}); watch stopped") from e
 

@@ -373,3 +373,17 @@ def test_both_sides_busy_at_once(watch, brain, brain_tree, db_path):
     assert f.read_bytes() == last_file
     assert brain.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0] == 0
     stop_ok(w)
+
+
+def test_rescan_catches_a_change_the_observer_cannot_see(watch, brain, brain_tree, tmp_path):
+    """A write through a hard link outside the tree changes the file without any event inside
+    the watched folder; the periodic rescan still brings it in."""
+    w = watch("--rescan", "1")
+    f = brain_tree / "people" / "bruno-okafor.md"
+    outside = tmp_path / "outside-link.md"
+    os.link(f, outside)
+    with open(outside, "ab") as fh:
+        fh.write(b"\nWritten through a hard link.\n")
+    wait_for(lambda: "Written through a hard link." in (text_of(brain, "people/bruno-okafor") or ""), "the rescan to import the change")
+    settle(brain, brain_tree)
+    stop_ok(w)

@@ -18,6 +18,8 @@ paths):
   ``gbrain tag`` or the MCP server reach the file within a tick.
 * **No echo**: a file gbrain wrote is recorded with its stat and hash, so its own events find the
   file equal to the brain; a page imported from a file logs a change whose hash equals the file.
+* **Safety net**: every :data:`RESCAN_S` seconds (when no event is pending) a full sync runs,
+  so an event the observer dropped (inotify queue overflow) is caught within minutes.
 * **Robustness**: a half-written or unreadable file is retried on the next batches; a vanished root
   stops the watch with an error before anything is deleted. SIGINT/SIGTERM finish the batch in
   flight, then stop; a summary is returned.
@@ -44,6 +46,7 @@ TICK_S = 0.02
 ROOT_CHECK_S = 0.5
 RETRY_S = 0.5
 RETRY_MAX_S = 30.0
+RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 
 
 class _Handler:
@@ -93,8 +96,9 @@ class _Handler:
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
-    def __init__(self, brain: Brain, root: str | os.PathLike, *, debounce: float = DEBOUNCE_S, max_wait: float = MAX_WAIT_S, log: Callable[[str], None] | None = None, rebind: bool = False):
+    def __init__(self, brain: Brain, root: str | os.PathLike, *, debounce: float = DEBOUNCE_S, max_wait: float = MAX_WAIT_S, log: Callable[[str], None] | None = None, rebind: bool = False, rescan: float = RESCAN_S):
         self.brain = brain
+        self.rescan = rescan
         self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
         self._warned: dict[str, float] = {}
         self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
@@ -192,6 +196,7 @@ class Watcher:
         last_event = 0.0
         dv = None  # read the log once at start: a commit during the initial sync is not missed
         next_root_check = time.monotonic() + ROOT_CHECK_S
+        next_rescan = time.monotonic() + (self.rescan or 0)
         while not self._stop.is_set():
             # 1. drain events (block briefly for the first one)
             try:
@@ -236,7 +241,19 @@ class Watcher:
                     # so the next tick reads the log once more (our own commits do not)
                     if not self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry):
                         dv = None  # the brain was busy: read the log again next tick
-            # 4. file → brain, once the events settled
+            # 4. a full rescan now and then catches what the observer may have dropped
+            #    (inotify queue overflow, network file systems)
+            if self.rescan and now >= next_rescan and not dirty and not dirty_dirs:
+                next_rescan = now + self.rescan
+                try:
+                    rep = eng.sync()
+                except sqlite3.OperationalError as e:
+                    self._warn(f"the brain is busy ({e}); rescan skipped")
+                else:
+                    self._add_initial(rep)
+                    for p in rep["problems"]:
+                        self._warn(f"rescan: {p}")
+            # 5. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
             if (dirty or dirty_dirs) and (now - last_event >= self.debounce or now - first_pending >= self.max_wait):
                 paths, dirs = set(dirty), set(dirty_dirs)
