@@ -267,11 +267,20 @@ def test_symlinked_and_ignored_paths_are_left_alone(env):
     n = brain.stats()["pages"]
     (root / ".gbrainignore").write_text("meetings/\n")
     rep = eng.sync()
-    # the meeting page is neither trashed nor rewritten: it is reported as not readable
+    # the ignored meeting page is neither trashed nor rewritten; it is noted, not a mismatch
     assert brain.stats()["pages"] == n
     assert (root / "meetings" / "2025-03-04-ana-lima.md").exists()
-    assert any(u["path"] == "meetings/2025-03-04-ana-lima.md" for u in rep.get("unreadable", []))
-    assert rep["exit_code"] == 1
+    assert rep["ignored_in_brain"] == ["meetings/2025-03-04-ana-lima.md"]
+    assert rep["exit_code"] == 0, rep["problems"]
+    # a symlinked folder is not followed: the pages behind it are left alone and reported
+    (root / ".gbrainignore").unlink()
+    shutil.move(str(root / "concepts"), str(root.parent / "concepts-real"))
+    os.symlink(root.parent / "concepts-real", root / "concepts")
+    rep = eng.sync()
+    assert brain.page_row("concepts/hybrid-retrieval") is not None
+    assert [u["path"] for u in rep["unreadable"]] == ["concepts/hybrid-retrieval.md"]
+    assert "symlink" in rep["unreadable"][0]["reason"] and rep["exit_code"] == 1
+    assert [r[0] for r in brain.conn.execute("SELECT path FROM sync_trash")] == [".gbrainignore"]  # deleted above
 
 
 def test_bound_to_one_folder(env, tmp_path):

@@ -554,7 +554,7 @@ class SyncEngine:
         disk = {f.path: DiskFile(f.path, f.size, f.mtime_ns) for f in scan.files}
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
-        bad_prefixes = [p.rstrip("/") + "/" for p, _why in scan.skipped]
+        bad_prefixes = [(p.rstrip("/") + "/", why) for p, why in scan.skipped]
         out = self._run(disk, unknown, bad_prefixes, None, state)
         rep = self.report(scan, out)
         if first:
@@ -572,7 +572,7 @@ class SyncEngine:
         cand: set[str] = set()
         disk: dict[str, DiskFile] = {}
         unknown: dict[str, str] = {}
-        bad_prefixes: list[str] = []
+        bad_prefixes: list[tuple[str, str]] = []
         for p in set(paths) | set(log_paths):
             if p and not p.startswith("/") and ".." not in p.split("/"):
                 cand.add(p)
@@ -584,7 +584,8 @@ class SyncEngine:
             for f in files:
                 disk[f.path] = f
             unknown.update(skipped)
-            bad_prefixes += bad
+            bad_prefixes += [(b, "unreadable folder") for b in bad]
+            bad_prefixes += [(p.rstrip("/") + "/", why) for p, why in skipped]
         for p in cand:
             if p in disk or p in unknown:
                 continue
@@ -606,7 +607,7 @@ class SyncEngine:
         self,
         disk: dict[str, DiskFile],
         unknown: dict[str, str],
-        bad_prefixes: list[str],
+        bad_prefixes: list[tuple[str, str]],
         cand: set[str] | None,
         state: dict | None,
         *,
@@ -620,8 +621,8 @@ class SyncEngine:
         # paths we cannot see are left alone on both sides
         for p in list(paths):
             why = unknown.get(p)
-            if why is None and bad_prefixes and any(p.startswith(b) for b in bad_prefixes):
-                why = "in a folder that was skipped (unreadable, symlinked or ignored)"
+            if why is None and bad_prefixes:
+                why = next((f"in a skipped folder: {r}" for b, r in bad_prefixes if p.startswith(b)), None)
             if why is None and p not in disk:
                 why = self.excluded(p)
             if why is not None:
@@ -990,6 +991,12 @@ class SyncEngine:
             parsed_counts=out.parsed_counts,
             extra={"counts": out.counts(), "warnings": out.warnings[:200], "warning_count": len(out.warnings)},
         )
+        # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
+        ignored = [(p, w) for p, w in out.unreadable if "ignored by .gbrainignore" in w]
+        if ignored:
+            rep["ignored_in_brain"] = [p for p, _ in ignored[: verify.MAX_LISTED]]
+            rep["ignored_in_brain_count"] = len(ignored)
+        ignored_paths = {p for p, _ in ignored}
         unread_paths = {p for p, _ in out.unreadable}
         if unread_paths:
             # paths we could not read are reported once, as such, not as missing
@@ -1000,8 +1007,10 @@ class SyncEngine:
                 rep["problems"].append(f"{len(rep['missing_in_db'])} file(s) on disk are not in the DB")
             if rep["missing_on_disk"]:
                 rep["problems"].append(f"{len(rep['missing_on_disk'])} path(s) in the DB are not on disk")
-            rep["problems"].append(f"{len(unread_paths)} path(s) could not be read and were left as they were")
-            rep["unreadable"] = [{"path": p, "reason": w} for p, w in out.unreadable[:verify.MAX_LISTED]]
+            really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
+            if really:
+                rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
+                rep["unreadable"] = [{"path": p, "reason": w} for p, w in really[: verify.MAX_LISTED]]
         rep["ok"] = not rep["problems"]
         rep["conflicts"] = out.conflicts
         rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
