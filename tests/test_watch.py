@@ -225,7 +225,7 @@ def test_burst_of_1000_files_is_one_batch(watch, brain, brain_tree):
     assert code == 0
     text = out.decode()
     batches = int(text.split(" batch(es)")[0].rsplit(" ", 1)[1])
-    assert batches <= 3, text  # one batch, plus at most a straggler or two on a slow machine
+    assert batches <= 4, text  # one batch (two when writing takes longer than the 2 s max wait), plus stragglers on a loaded machine
     assert sum(1 for line in w.lines if line.startswith("+ burst/")) == 1000
 
 
