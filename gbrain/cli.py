@@ -113,6 +113,8 @@ def run_and_print(o: ops.Operation, args: dict, as_json: bool) -> None:
         _out(json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n")
     if isinstance(result, dict) and result.get("ok") is False:
         raise typer.Exit(1)
+    if isinstance(result, dict) and isinstance(result.get("exit_code"), int) and result["exit_code"]:
+        raise typer.Exit(result["exit_code"])  # e.g. sync: 3 when conflicts were found
 
 
 def _read_stdin_or_file(path: str | None) -> str | None:

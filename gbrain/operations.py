@@ -566,3 +566,4 @@ __all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_ar
 _ = os
 from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401
+from . import ops_sync  # noqa: E402,F401

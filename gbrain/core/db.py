@@ -187,8 +187,103 @@ CREATE INDEX idx_files_page ON files(page_id);
     conn.executemany("INSERT INTO config(key, value) VALUES (?, ?)", DEFAULT_CONFIG.items())
 
 
+def _m2_reserved(conn: sqlite3.Connection) -> None:
+    """Placeholder that keeps user_version numbering stable across branches."""
+    # replaced by the search migration at merge
+
+
+def _m3_sync(conn: sqlite3.Connection) -> None:
+    """Sync state: the bound folder, per-path base hashes, trash, conflicts and the change log.
+
+    The change log is written by triggers on ``pages`` and ``files``, so every write by any
+    process (CLI, MCP server, a second watcher) lands in the log in the same transaction as the
+    page itself. It is only written while the brain is bound to a folder (a row in sync_root);
+    see :mod:`gbrain.sync.engine` for how the tables are used.
+    """
+    _exec_script(conn,
+        """
+-- the folder this brain is kept equal to (at most one row)
+CREATE TABLE sync_root (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  root TEXT NOT NULL,                 -- absolute path of the folder
+  cursor INTEGER NOT NULL DEFAULT 0,  -- last change_log.seq applied to the folder
+  bound_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  synced_at TEXT
+);
+
+-- one row per path that was in sync on both sides at the last reconciliation
+CREATE TABLE sync_state (
+  path TEXT PRIMARY KEY,              -- exact relative path, '/'-separated
+  size INTEGER NOT NULL,              -- st_size when disk_hash was computed
+  mtime_ns INTEGER NOT NULL,          -- st_mtime_ns then; 0 = unknown or racy, always re-hash
+  disk_hash TEXT NOT NULL,            -- sha256 of the file bytes at (size, mtime_ns)
+  base_hash TEXT NOT NULL             -- sha256 last synced on both sides (file == DB)
+);
+CREATE INDEX idx_sync_state_base ON sync_state(base_hash);  -- move detection by content
+
+-- pages and files removed from the brain because their file was deleted (or deleted via gbrain)
+CREATE TABLE sync_trash (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  path TEXT NOT NULL,
+  slug TEXT,                          -- set for pages
+  kind TEXT NOT NULL,                 -- page | raw | special | blob
+  data BLOB NOT NULL,                 -- exact bytes
+  content_hash TEXT NOT NULL,
+  reason TEXT NOT NULL,               -- file deleted | deleted in brain | folder removed
+  deleted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+CREATE INDEX idx_sync_trash_slug ON sync_trash(slug);
+CREATE INDEX idx_sync_trash_path ON sync_trash(path);
+
+-- both sides changed since the base: the file won, the DB's version was kept as copy_path
+CREATE TABLE sync_conflicts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  path TEXT NOT NULL,                 -- the contested path
+  copy_path TEXT,                     -- where the losing version was kept (NULL: nothing to keep)
+  kind TEXT NOT NULL,                 -- both-changed | deleted-on-disk | deleted-in-brain
+  file_hash TEXT,
+  db_hash TEXT,
+  base_hash TEXT,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+
+-- every page/file write while bound: written by triggers in the writer's transaction
+CREATE TABLE change_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  path TEXT NOT NULL,
+  op TEXT NOT NULL,                   -- insert | update | delete
+  content_hash TEXT,                  -- NULL for delete
+  at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+);
+
+CREATE TRIGGER pages_changelog_ai AFTER INSERT ON pages WHEN EXISTS (SELECT 1 FROM sync_root) BEGIN
+  INSERT INTO change_log(path, op, content_hash) VALUES (new.path, 'insert', new.content_hash);
+END;
+CREATE TRIGGER pages_changelog_au AFTER UPDATE OF path, content_hash ON pages
+  WHEN EXISTS (SELECT 1 FROM sync_root) AND (old.path IS NOT new.path OR old.content_hash IS NOT new.content_hash) BEGIN
+  INSERT INTO change_log(path, op, content_hash) SELECT old.path, 'delete', NULL WHERE old.path IS NOT new.path;
+  INSERT INTO change_log(path, op, content_hash) VALUES (new.path, 'update', new.content_hash);
+END;
+CREATE TRIGGER pages_changelog_ad AFTER DELETE ON pages WHEN EXISTS (SELECT 1 FROM sync_root) BEGIN
+  INSERT INTO change_log(path, op, content_hash) VALUES (old.path, 'delete', NULL);
+END;
+CREATE TRIGGER files_changelog_ai AFTER INSERT ON files WHEN EXISTS (SELECT 1 FROM sync_root) BEGIN
+  INSERT INTO change_log(path, op, content_hash) VALUES (new.path, 'insert', new.content_hash);
+END;
+CREATE TRIGGER files_changelog_au AFTER UPDATE OF path, content_hash ON files
+  WHEN EXISTS (SELECT 1 FROM sync_root) AND (old.path IS NOT new.path OR old.content_hash IS NOT new.content_hash) BEGIN
+  INSERT INTO change_log(path, op, content_hash) SELECT old.path, 'delete', NULL WHERE old.path IS NOT new.path;
+  INSERT INTO change_log(path, op, content_hash) VALUES (new.path, 'update', new.content_hash);
+END;
+CREATE TRIGGER files_changelog_ad AFTER DELETE ON files WHEN EXISTS (SELECT 1 FROM sync_root) BEGIN
+  INSERT INTO change_log(path, op, content_hash) VALUES (old.path, 'delete', NULL);
+END;
+"""
+    )
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_reserved, _m3_sync]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,153 @@
+"""Sync operations: ``sync``, ``watch``, ``conflicts``, ``restore`` (see :mod:`gbrain.sync.engine`).
+
+``sync`` and ``watch`` are CLI-only (``mcp=False``): they write into a folder on the user's disk.
+``conflicts`` and ``restore`` are plain brain operations and also MCP tools.
+"""
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+from .errors import GBrainError
+from .operations import Param, _dir_arg, _report_text, op
+
+
+def _sync_text(r: dict, a: dict) -> str:
+    lines = [_report_text(r, a)]
+    for m in r.get("moved") or []:
+        lines.append(f"Moved: {m['from']} → {m['to']}")
+    for u in r.get("unreadable") or []:
+        lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
+    for c in r.get("conflicts") or []:
+        if c.get("copy_path"):
+            lines.append(f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
+        else:
+            lines.append(f"CONFLICT: {c['path']} ({c['kind']}): the edited version was kept")
+    if r.get("conflicts"):
+        lines.append(f"{len(r['conflicts'])} conflict(s), both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
+    return "\n".join(lines)
+
+
+@op(
+    "sync",
+    "Two-way sync of a markdown folder with the brain (three-way against the last sync; conflicts keep both versions), "
+    "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found.",
+    [
+        Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to"),
+        Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),
+    ],
+    mcp=False,
+    db="create",
+    text=_sync_text,
+    mutating=True,
+)
+def _sync(b, a, ctx):
+    from .sync.engine import SyncEngine
+
+    root = _dir_arg(a["dir"])
+    eng = SyncEngine(b, root, warn=ctx.on_warning)
+    try:
+        eng.bind(rebind=bool(a.get("rebind")))
+        return eng.sync()
+    except sqlite3.OperationalError as e:
+        raise GBrainError(f"the brain is busy or unwritable ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
+    finally:
+        eng.close()
+
+
+def _watch_text(r: dict, a: dict) -> str:
+    if "files_seen" in r:  # --once: the sync report
+        return _sync_text(r, a)
+    c = r["counts"]
+    return (
+        f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); "
+        f"{c['imported']} file→db, {c['exported']} db→file, {c['moved']} moved, {c['trashed']} trashed, "
+        f"{c['removed']} removed, {c['conflicts']} conflict(s)"
+    )
+
+
+@op(
+    "watch",
+    "Sync a markdown folder with the brain, then keep them equal live until Ctrl-C: file edits reach the brain, "
+    "writes by any process (put, tag, MCP) reach the files. One line per change on stderr.",
+    [
+        Param("dir", required=True, positional=True, description="the markdown folder to watch"),
+        Param("once", "boolean", "sync once and exit (same as `gbrain sync`)", default=False),
+        Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100),
+        Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300),
+        Param("rebind", "boolean", "watch a different folder than the one the brain is bound to", default=False),
+    ],
+    mcp=False,
+    db="create",
+    text=_watch_text,
+    mutating=True,
+)
+def _watch(b, a, ctx):
+    if a.get("once"):
+        return _sync(b, {"dir": a["dir"], "rebind": a.get("rebind")}, ctx)
+    from .errors import BadInput
+    from .sync.watch import Watcher
+
+    root = _dir_arg(a["dir"])
+    ms = a.get("debounce") if a.get("debounce") is not None else 100
+    if ms < 0 or ms > 60_000:
+        raise BadInput("debounce must be between 0 and 60000 milliseconds")
+
+    def log(line: str) -> None:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    try:
+        rescan = a.get("rescan") if a.get("rescan") is not None else 300
+        if rescan < 0:
+            raise BadInput("rescan must be 0 (never) or a number of seconds")
+        return Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan)).run()
+    except sqlite3.OperationalError as e:
+        raise GBrainError(f"the brain is busy or unwritable ({e}); watch stopped") from e
+
+
+def _conflicts_text(r: list, a: dict) -> str:
+    if not r:
+        return "no open conflicts"
+    out = []
+    for c in r:
+        if c.get("copy_path"):
+            out.append(f"#{c['id']} {c['status']}  {c['path']}  ← brain version in {c['copy_path']}  ({c['created_at']})")
+        else:
+            out.append(f"#{c['id']} {c['status']}  {c['path']}  ({c['kind']}, {c['created_at']})")
+    return "\n".join(out)
+
+
+@op(
+    "conflicts",
+    "List sync conflicts: paths edited both in the folder and in the brain. The file's version was kept; the brain's "
+    "version is in the conflict copy. Merge what you need, then delete the copy: the conflict is resolved.",
+    [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
+    text=_conflicts_text,
+)
+def _conflicts(b, a, ctx):
+    from .sync.engine import conflict_list
+
+    return conflict_list(b, all=bool(a.get("all")))
+
+
+def _restore_text(r, a: dict) -> str:
+    if isinstance(r, list):
+        return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  ({t['reason']}, {t['size']:,} bytes)" for t in r) or "the trash is empty"
+    return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + ")"
+
+
+@op(
+    "restore",
+    "Bring a page back from the sync trash (pages whose file was deleted, or deleted through gbrain while synced). "
+    "Without a slug: list the trash.",
+    [Param("slug", positional=True, description="page slug (or file path) to restore")],
+    text=_restore_text,
+    mutating=True,
+)
+def _restore(b, a, ctx):
+    from .sync.engine import restore, trash_list
+
+    if not a.get("slug"):
+        return trash_list(b)
+    return restore(b, a["slug"])

@@ -1,0 +1,1110 @@
+"""Two-way sync between a markdown folder and brain.db: three-way reconciliation against a base.
+
+The guarantee: after a reconciliation every path is either equal on both sides or listed in the
+report (unreadable, half-written, or a conflict whose losing version was kept in full). Nothing is
+merged silently, nothing is deleted because it could not be read, and no file is written that no
+change through gbrain asked for.
+
+State (tables of migration ``_m3_sync`` in :mod:`gbrain.core.db`)
+-------------------------------------------------------------------
+* ``sync_root``: the one folder the brain is bound to, and ``cursor``, the last ``change_log.seq``
+  already applied to that folder.
+* ``sync_state``: per path, the stat of the file when it was last hashed (``size``, ``mtime_ns``,
+  ``disk_hash``) and ``base_hash``, the sha256 both sides had when they were last equal. A scan
+  stats every file and reads only those whose (size, mtime_ns) differ from the row; a file whose
+  mtime was within :data:`RACY_NS` of the moment it was recorded is stored with ``mtime_ns = 0``
+  and re-hashed next time (git's "racily clean" rule: a second write in the same clock tick
+  would otherwise go unseen).
+* ``change_log``: one row per insert/update/delete of a page or file, written by SQLite triggers
+  in the writer's own transaction while the brain is bound. ``gbrain watch`` polls
+  ``PRAGMA data_version`` (it changes when another connection commits) and reads the log after
+  its cursor to learn which paths another process (``gbrain put``, the MCP server) changed.
+* ``sync_trash`` and ``sync_conflicts``: see below.
+
+The rules (per path; D = hash on disk, S = hash the DB stores, B = base; None = absent)
+-----------------------------------------------------------------------------------------
+==================  =======================================================================
+D == S              in sync: record the base (or forget the path when absent on both sides)
+D == B, S != B      the brain changed: write the file atomically (temp file + rename), or,
+                    when the page was deleted through gbrain, remove the file; it is removed
+                    only if it still has the base hash, and its bytes go to the trash
+S == B, D != B      the file changed: import it, or, when the file was deleted, move the page
+                    (or file) to the trash, from where ``gbrain restore SLUG`` brings it back
+both changed        a conflict: the file's version becomes the page; the brain's version is
+                    written in full next to it as ``name.conflict-YYYYMMDDTHHMMSS.md`` (UTC),
+                    which is then a page like any other, and a ``sync_conflicts`` row is added.
+                    Deleted on one side and edited on the other: the edit wins, the path is
+                    restored, and a conflict row records it.
+==================  =======================================================================
+
+With no base (first sync of a path) ``B`` is None, so a file only on disk is imported, a page
+only in the brain is written, equal content is simply recorded and differing content is a
+conflict. Moves: a path that vanished from disk with the DB unchanged (``S == B``), plus a new
+path on disk with that same hash and nothing in the DB, is a rename: the page row keeps its id
+(hence its tags, raw data, embeddings and timeline rows) and gets the new slug; its outbound
+links and every link that pointed at it are resolved again. A case-only rename is the same.
+
+Order of a reconciliation, chosen so that a crash at any point loses nothing:
+1. read: the DB hashes and ``MAX(change_log.seq)`` in one read snapshot, then stat/hash the files;
+2. write to disk: conflict copies first, then brain → file writes and removals, each one only
+   after re-checking that the file still has the stat it was planned from;
+3. one ``BEGIN IMMEDIATE`` transaction: imports, trash, renames, conflict rows and new bases.
+   A path whose DB hash changed since step 1 is skipped (a later round sees it).
+4. verification of every touched path (:mod:`gbrain.sync.verify` for a full sync).
+
+A path that cannot be read, is still being written (its stat changed while it was read), is a
+symlink or ignored, or lies in an unreadable folder is left alone on both sides and reported.
+A vanished or unreadable root raises :class:`~gbrain.errors.GBrainError`; so does a folder
+that is suddenly empty while the base knows files (an unmounted drive looks like that).
+"""
+from __future__ import annotations
+
+import fcntl
+import os
+import posixpath
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import pathspec
+
+from ..core.brain import Brain, render_row, sha256
+from ..core.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
+from ..errors import BadInput, GBrainError
+from . import verify
+from .exporter import atomic_write, safe_join
+from .importer import classify
+from .scan import VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore
+
+RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
+KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
+KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
+READ_TRIES = 3
+
+
+# ---------------------------------------------------------------------------
+# small records
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class DiskFile:
+    """A file on disk as seen by this round: its stat and (once known) its sha256."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str | None = None
+    data: bytes | None = None  # kept when it was read for hashing and is small
+
+
+@dataclass
+class Outcome:
+    """What one reconciliation did. Lists hold relative paths; ``log`` holds the one-line messages."""
+
+    imported: list[str] = field(default_factory=list)
+    exported: list[str] = field(default_factory=list)
+    trashed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (path, why): left alone
+    warnings: list[str] = field(default_factory=list)
+    mismatches: list[str] = field(default_factory=list)
+    parsed_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    disk_hashes: dict[str, str] = field(default_factory=dict)  # final disk hash of every path considered
+
+    def changed(self) -> int:
+        return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
+
+    def counts(self) -> dict:
+        return {
+            "imported": len(self.imported),
+            "exported": len(self.exported),
+            "trashed": len(self.trashed),
+            "removed": len(self.removed),
+            "moved": len(self.moved),
+            "conflicts": len(self.conflicts),
+            "unreadable": len(self.unreadable),
+        }
+
+
+class SyncError(GBrainError):
+    """Sync stopped before changing anything it could not vouch for (vanished root, lock held…)."""
+
+
+def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[str], bool] = lambda p: False) -> str:
+    """Where the losing version of ``path`` is kept: ``dir/name.conflict-YYYYMMDDTHHMMSS.md``.
+
+    Markdown keeps its ``.md`` suffix (so Obsidian shows the copy as a note); any other file gets
+    the marker appended (``ana.json.conflict-…``) so a copy is never mistaken for a sidecar.
+    ``-2``, ``-3``… are added while ``taken(candidate)`` is true. Time is UTC.
+    """
+    ts = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when if when is not None else time.time()))
+    n = 1
+    while True:
+        mark = f".conflict-{ts}" + (f"-{n}" if n > 1 else "")
+        cand = path[:-3] + mark + path[-3:] if is_markdown(path) else path + mark
+        if not taken(cand):
+            return cand
+        n += 1
+
+
+# ---------------------------------------------------------------------------
+# the engine
+# ---------------------------------------------------------------------------
+
+
+class SyncEngine:
+    """Keeps one brain and one folder equal. Not thread-safe: one engine per process and folder.
+
+    ``log`` receives one line per change (``~ people/ana-lima.md → db``, ``← db people/ana-lima``);
+    ``warn`` receives warnings. Use :meth:`bind` first, then :meth:`sync` (whole tree) or
+    :meth:`reconcile` (given paths and folders, as ``gbrain watch`` does).
+    """
+
+    def __init__(self, brain: Brain, root: str | os.PathLike, *, log: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None):
+        self.brain = brain
+        self.conn = brain.conn
+        self.root = Path(os.path.abspath(os.path.expanduser(str(root))))
+        self._log = log or (lambda s: None)
+        self._warn = warn or (lambda s: None)
+        self._lock_fd: int | None = None
+        self.spec: pathspec.PathSpec | None = None
+        self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
+        self._dir_cache: dict[str, set[str] | None] = {}
+
+    # ---- binding and locking ------------------------------------------------
+
+    def check_root(self) -> None:
+        """Raise :class:`SyncError` unless the root is an existing, listable directory."""
+        try:
+            st = os.stat(self.root)
+        except FileNotFoundError:
+            raise SyncError(f"the folder {self.root} does not exist (vanished?); nothing was changed") from None
+        except PermissionError:
+            raise SyncError(f"no permission to read {self.root}; nothing was changed") from None
+        if not stat.S_ISDIR(st.st_mode):
+            raise SyncError(f"{self.root} is not a folder")
+        try:
+            os.listdir(self.root)
+        except PermissionError:
+            raise SyncError(f"no permission to list {self.root}; nothing was changed") from None
+
+    def bind(self, rebind: bool = False) -> None:
+        """Bind the brain to the root (first time), take the sync lock and load ignore rules.
+
+        Raises :class:`BadInput` when the brain is bound to another folder (``rebind`` forgets the
+        old folder's base, so the next sync treats every path as first seen), and
+        :class:`SyncError` when another sync or watch holds the lock.
+        """
+        self.check_root()
+        self._lock()
+        row = self.conn.execute("SELECT root FROM sync_root WHERE id = 1").fetchone()
+        if row and row["root"] != str(self.root):
+            if not rebind:
+                raise BadInput(f"this brain is synced with {row['root']}, not {self.root}; pass --rebind to switch folders (the old folder is left as it is)")
+            with self.brain.transaction():
+                self.conn.execute("DELETE FROM sync_state")
+                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", (str(self.root),))
+        elif not row:
+            with self.brain.transaction():
+                self.conn.execute("INSERT INTO sync_root(id, root, cursor) VALUES (1, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log))", (str(self.root),))
+        self.reload_ignore()
+        db_real = os.path.realpath(str(self.brain.path))
+        root_real = os.path.realpath(str(self.root))
+        # only pay for realpath checks when the database sits inside the folder
+        self.excl = db_excludes(self.brain.path) if db_real.startswith(root_real + os.sep) else set()
+
+    def lock_path(self) -> str:
+        """The lock file of this brain's sync: in the temp folder, named after the database's real
+        path. (Never a descriptor on the database itself: closing one would drop SQLite's own
+        POSIX locks held by this process.)"""
+        import hashlib
+        import tempfile
+
+        key = hashlib.sha256(os.path.realpath(str(self.brain.path)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return os.path.join(tempfile.gettempdir(), f"gbrain-sync-{key}.lock")
+
+    def _lock(self) -> None:
+        if self._lock_fd is not None:
+            return
+        fd = os.open(self.lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise SyncError(f"another `gbrain sync` or `gbrain watch` is running on {self.brain.path}") from None
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Release the sync lock."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _excl_ids(self) -> set[tuple[int, int]]:
+        """(device, inode) of the database files inside the root (files matched by identity,
+        which is cheaper than resolving every path)."""
+        ids = set()
+        for p in self.excl:
+            try:
+                st = os.stat(p)
+                ids.add((st.st_dev, st.st_ino))
+            except OSError:
+                pass
+        return ids
+
+    def reload_ignore(self) -> None:
+        self.spec = load_ignore(self.root)
+
+    @property
+    def cursor(self) -> int:
+        r = self.conn.execute("SELECT cursor FROM sync_root WHERE id = 1").fetchone()
+        return r[0] if r else 0
+
+    # ---- reading the disk ------------------------------------------------------
+
+    def _abs(self, rel: str) -> str:
+        return str(safe_join(self.root, rel))
+
+    def excluded(self, rel: str) -> str | None:
+        """Why ``rel`` is not part of the brain (temp file, VCS folder, ignored), or None."""
+        parts = rel.split("/")
+        if any(p in VCS_DIRS for p in parts[:-1]):
+            return "version control folder"
+        if is_temp_name(parts[-1]):
+            return "editor temp file"
+        if self.spec is not None and (self.spec.match_file(rel) or any(self.spec.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts)))):
+            return "ignored by .gbrainignore"
+        return None
+
+    def _listdir(self, reldir: str) -> set[str] | None:
+        if reldir not in self._dir_cache:
+            try:
+                self._dir_cache[reldir] = set(os.listdir(os.path.join(str(self.root), *reldir.split("/")) if reldir else str(self.root)))
+            except FileNotFoundError:
+                self._dir_cache[reldir] = set()
+            except NotADirectoryError:
+                self._dir_cache[reldir] = set()
+            except OSError:
+                self._dir_cache[reldir] = None  # unreadable
+        return self._dir_cache[reldir]
+
+    def stat_path(self, rel: str) -> tuple[DiskFile | None, str | None]:
+        """``(file, None)`` when ``rel`` exists as a regular file with this exact spelling,
+        ``(None, None)`` when it does not exist, ``(None, reason)`` when it cannot be known
+        (unreadable folder, symlink, not a regular file): such a path is left alone."""
+        d, name = posixpath.split(rel)
+        # every folder on the way must be a real folder (not a symlink) we can list
+        parts = d.split("/") if d else []
+        for i in range(len(parts)):
+            parent = self._listdir("/".join(parts[:i]))
+            if parent is None:
+                return None, "unreadable folder"
+            if parts[i] not in parent:
+                return None, None
+            full = os.path.join(str(self.root), *parts[: i + 1])
+            try:
+                if stat.S_ISLNK(os.lstat(full).st_mode):
+                    return None, "inside a symlinked folder (not followed)"
+            except FileNotFoundError:
+                return None, None
+            except OSError as e:
+                return None, f"cannot stat folder: {e.strerror}"
+        names = self._listdir(d)
+        if names is None:
+            return None, "unreadable folder"
+        if name not in names:
+            return None, None
+        full = self._abs(rel)
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            return None, None
+        except OSError as e:
+            return None, f"cannot stat: {e.strerror}"
+        if stat.S_ISLNK(st.st_mode):
+            return None, "symlink (not followed)"
+        if not stat.S_ISREG(st.st_mode):
+            return None, "not a regular file"
+        if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
+            return None, "the brain database"
+        return DiskFile(rel, st.st_size, st.st_mtime_ns), None
+
+    def walk(self, reldir: str) -> tuple[list[DiskFile], list[tuple[str, str]], list[str]]:
+        """Files under folder ``reldir`` (same rules as :func:`scan_tree`):
+        ``(files, skipped (path, reason), unreadable folder prefixes)``."""
+        files: list[DiskFile] = []
+        skipped: list[tuple[str, str]] = []
+        bad: list[str] = []
+        top = os.path.join(str(self.root), *reldir.split("/")) if reldir else str(self.root)
+        try:
+            if stat.S_ISLNK(os.lstat(top).st_mode):
+                return files, [(reldir, "symlink (not followed)")], []
+        except FileNotFoundError:
+            return files, skipped, bad
+        except OSError:
+            return files, skipped, [reldir + "/"]
+        root_s = str(self.root)
+        ids = self._excl_ids()
+
+        def onerror(e: OSError) -> None:
+            if e.filename and os.path.exists(e.filename):
+                rel = os.path.relpath(e.filename, root_s).replace(os.sep, "/")
+                bad.append(rel + "/")
+
+        for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
+            rd = os.path.relpath(dirpath, root_s).replace(os.sep, "/")
+            rd = "" if rd == "." else rd + "/"
+            keep = []
+            for dn in dirnames:
+                full = os.path.join(dirpath, dn)
+                if dn in VCS_DIRS:
+                    continue
+                if os.path.islink(full):
+                    skipped.append((rd + dn, "symlink (not followed)"))
+                    continue
+                if self.spec is not None and self.spec.match_file(rd + dn + "/"):
+                    continue
+                keep.append(dn)
+            dirnames[:] = keep
+            for fn in filenames:
+                rel = rd + fn
+                if is_temp_name(fn) or (self.spec is not None and self.spec.match_file(rel)):
+                    continue
+                full = os.path.join(dirpath, fn)
+                try:
+                    st = os.lstat(full)
+                except FileNotFoundError:
+                    continue
+                except OSError as e:
+                    skipped.append((rel, f"cannot stat: {e.strerror}"))
+                    continue
+                if not stat.S_ISREG(st.st_mode):
+                    skipped.append((rel, "symlink (not followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"))
+                    continue
+                if self.excl and (st.st_dev, st.st_ino) in ids:
+                    continue
+                files.append(DiskFile(rel, st.st_size, st.st_mtime_ns))
+        return files, skipped, bad
+
+    def scan(self) -> Scan:
+        """The whole tree under the same rules as :func:`gbrain.sync.scan.scan_tree` (VCS folders,
+        temp files, symlinks, non-regular files, ``.gbrainignore``, the database), with
+        ``os.scandir`` so a no-change sync costs little more than stat-ing every file.
+        Raises ``FileNotFoundError`` / ``PermissionError`` for an unusable root."""
+        out = Scan(root=self.root)
+        spec, excl = self.spec, self._excl_ids()
+        files, skipped = out.files, out.skipped
+        from .scan import FileInfo
+
+        def walk(absdir: str, reldir: str) -> None:
+            try:
+                it = os.scandir(absdir)
+            except OSError as e:
+                if not reldir:
+                    raise
+                skipped.append((reldir.rstrip("/"), f"unreadable folder: {e.strerror}"))
+                return
+            subdirs = []
+            with it:
+                for e in it:
+                    name = e.name
+                    rel = reldir + name
+                    try:
+                        if e.is_symlink():
+                            skipped.append((rel, "symlink (not followed)"))
+                            continue
+                        if e.is_dir(follow_symlinks=False):
+                            if name in VCS_DIRS:
+                                continue
+                            if spec is not None and spec.match_file(rel + "/"):
+                                skipped.append((rel + "/", "ignored by .gbrainignore"))
+                                continue
+                            subdirs.append((e.path, rel + "/"))
+                            continue
+                        if is_temp_name(name):
+                            continue
+                        st = e.stat(follow_symlinks=False)
+                    except OSError as err:
+                        skipped.append((rel, f"cannot stat: {err.strerror}"))
+                        continue
+                    if not stat.S_ISREG(st.st_mode):
+                        skipped.append((rel, "not a regular file"))
+                        continue
+                    if excl and (st.st_dev, st.st_ino) in excl:
+                        continue
+                    if spec is not None and spec.match_file(rel):
+                        skipped.append((rel, "ignored by .gbrainignore"))
+                        continue
+                    files.append(FileInfo(rel, e.path, st.st_size, st.st_mtime_ns))
+            for a, r in sorted(subdirs):
+                walk(a, r)
+
+        walk(str(self.root), "")
+        return out
+
+    def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
+        """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
+        before and after the read, else retry up to :data:`READ_TRIES` times and give
+        ``(None, reason)`` (half-written, or unreadable). Updates ``f``'s stat on a retry."""
+        full = self._abs(f.path)
+        why = "changed while being read (half-written?)"
+        for attempt in range(READ_TRIES):
+            try:
+                with open(full, "rb") as fh:
+                    data = fh.read()
+                    st = os.fstat(fh.fileno())
+            except FileNotFoundError:
+                return None, "vanished while being read"
+            except OSError as e:
+                return None, f"cannot read: {e.strerror}"
+            if st.st_size == len(data) == f.size and st.st_mtime_ns == f.mtime_ns:
+                return data, None
+            f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+            if attempt < READ_TRIES - 1:
+                time.sleep(0.02 * (attempt + 1))
+                try:
+                    st2 = os.lstat(full)
+                    f.size, f.mtime_ns = st2.st_size, st2.st_mtime_ns
+                except OSError:
+                    return None, "vanished while being read"
+        return None, why
+
+    # ---- reading the DB ----------------------------------------------------------
+
+    def _db_side(self, paths: Iterable[str] | None) -> tuple[dict[str, tuple[str, str]], int]:
+        """``path → (hash, kind)`` of pages ('page') and files (their kind), and MAX(change_log.seq),
+        read in one snapshot. ``paths`` None reads everything."""
+        out: dict[str, tuple[str, str]] = {}
+        self.conn.execute("BEGIN")
+        try:
+            seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
+            if paths is None:
+                for r in self.conn.execute("SELECT path, content_hash FROM files"):
+                    out[r[0]] = (r[1], "file")
+                for r in self.conn.execute("SELECT path, content_hash FROM pages"):
+                    out[r[0]] = (r[1], "page")
+            else:
+                for chunk in _chunks(sorted(set(paths)), 500):
+                    ph = ",".join("?" * len(chunk))
+                    for r in self.conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({ph})", chunk):
+                        out[r[0]] = (r[1], "file")
+                    for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
+                        out[r[0]] = (r[1], "page")
+        finally:
+            self.conn.execute("COMMIT")
+        return out, seq
+
+    def _state(self, paths: Iterable[str] | None) -> dict[str, tuple[int, int, str, str]]:
+        """``path → (size, mtime_ns, disk_hash, base_hash)`` from sync_state."""
+        q = "SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state"
+        if paths is None:
+            return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.conn.execute(q)}
+        out = {}
+        for chunk in _chunks(sorted(set(paths)), 500):
+            ph = ",".join("?" * len(chunk))
+            for r in self.conn.execute(q + f" WHERE path IN ({ph})", chunk):
+                out[r[0]] = (r[1], r[2], r[3], r[4])
+        return out
+
+    def _known_under(self, prefix: str) -> set[str]:
+        """Paths the base or the DB know under folder ``prefix`` (``'a/b/'``)."""
+        out: set[str] = set()
+        hi = prefix[:-1] + chr(ord("/") + 1)  # every string that starts with prefix sorts in [prefix, hi)
+        for table in ("sync_state", "pages", "files"):
+            out.update(r[0] for r in self.conn.execute(f"SELECT path FROM {table} WHERE path >= ? AND path < ?", (prefix, hi)))
+        return out
+
+    def db_bytes(self, path: str) -> bytes | None:
+        r = self.conn.execute("SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE path = ?", (path,)).fetchone()
+        if r:
+            return render_row(r).encode("utf-8")
+        f = self.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+        return bytes(f[0]) if f else None
+
+    # ---- public entry points ----------------------------------------------------------
+
+    def sync(self) -> dict:
+        """Reconcile the whole tree; return the verification report (a dict, see :func:`report`)."""
+        self.check_root()
+        self.reload_ignore()
+        self._dir_cache = {}
+        try:
+            scan = self.scan()
+        except FileNotFoundError:
+            raise SyncError(f"the folder {self.root} does not exist (vanished?); nothing was changed") from None
+        except PermissionError:
+            raise SyncError(f"no permission to read {self.root}; nothing was changed") from None
+        state = self._state(None)
+        if not scan.files and state:
+            raise SyncError(f"{self.root} is empty but {len(state)} file(s) were synced from it before (an unmounted drive?); refusing to trash them. Delete the files one by one or pass another folder with --rebind")
+        first = 0
+        if not state and scan.files and self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM pages) AND NOT EXISTS (SELECT 1 FROM files)").fetchone()[0]:
+            # an empty brain and a folder never synced: the bulk importer (parallel parsing,
+            # batched commits) does the same as importing file by file, only faster
+            from .importer import import_tree
+
+            rep0 = import_tree(self.brain, self.root, on_warning=self._warn)
+            first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
+            self._log(f"+ {first:,} files imported into the empty brain")
+        disk = {f.path: DiskFile(f.path, f.size, f.mtime_ns) for f in scan.files}
+        unknown = dict(scan.skipped)
+        # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
+        bad_prefixes = [(p.rstrip("/") + "/", why) for p, why in scan.skipped]
+        out = self._run(disk, unknown, bad_prefixes, None, state)
+        rep = self.report(scan, out)
+        if first:
+            rep["counts"]["imported"] += first
+            rep["first_import"] = first
+        return rep
+
+    def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None) -> Outcome:
+        """Reconcile some paths (file events) and folders (folder events) with the same rules.
+
+        ``log_paths`` are paths named by the change log up to ``consumed_seq``; the cursor moves
+        to ``consumed_seq`` when the round commits.
+        """
+        self._dir_cache = {}
+        cand: set[str] = set()
+        disk: dict[str, DiskFile] = {}
+        unknown: dict[str, str] = {}
+        bad_prefixes: list[tuple[str, str]] = []
+        for p in set(paths) | set(log_paths):
+            if p and not p.startswith("/") and ".." not in p.split("/"):
+                cand.add(p)
+        for d in set(folders):
+            d = d.strip("/")
+            prefix = d + "/" if d else ""
+            cand |= self._known_under(prefix) if prefix else set(self._state(None)) | set(self._db_side(None)[0])
+            files, skipped, bad = self.walk(d)
+            for f in files:
+                disk[f.path] = f
+            unknown.update(skipped)
+            bad_prefixes += [(b, "unreadable folder") for b in bad]
+            bad_prefixes += [(p.rstrip("/") + "/", why) for p, why in skipped]
+        for p in cand:
+            if p in disk or p in unknown:
+                continue
+            why = self.excluded(p)
+            if why:
+                unknown[p] = why
+                continue
+            f, why = self.stat_path(p)
+            if why:
+                unknown[p] = why
+            elif f is not None:
+                disk[p] = f
+        cand |= set(disk)
+        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq)
+
+    # ---- the core -----------------------------------------------------------------
+
+    def _run(
+        self,
+        disk: dict[str, DiskFile],
+        unknown: dict[str, str],
+        bad_prefixes: list[tuple[str, str]],
+        cand: set[str] | None,
+        state: dict | None,
+        *,
+        consumed_seq: int | None = None,
+    ) -> Outcome:
+        out = Outcome()
+        db, seq_now = self._db_side(cand)
+        if state is None:
+            state = self._state(cand)
+        paths = set(disk) | set(state) | set(db) if cand is None else set(cand)
+        # paths we cannot see are left alone on both sides
+        for p in list(paths):
+            why = unknown.get(p)
+            if why is None and bad_prefixes:
+                why = next((f"in a skipped folder: {r}" for b, r in bad_prefixes if p.startswith(b)), None)
+            if why is None and p not in disk:
+                why = self.excluded(p)
+            if why is not None:
+                paths.discard(p)
+                if p in db or p in state:
+                    out.unreadable.append((p, why))
+        # 1. hash what changed since it was last hashed
+        kept = 0
+        for p in sorted(paths):
+            f = disk.get(p)
+            if f is None:
+                continue
+            st = state.get(p)
+            if st and st[1] and st[0] == f.size and st[1] == f.mtime_ns:
+                f.hash = st[2]
+                continue
+            data, why = self.read_stable(f)
+            if data is None:
+                paths.discard(p)
+                out.unreadable.append((p, why or "unreadable"))
+                self._warn(f"{p}: {why}; left as it is, will retry")
+                continue
+            f.hash = sha256(data)
+            if len(data) <= KEEP_BYTES and kept + len(data) <= KEEP_TOTAL:
+                f.data = data  # saves a second read when it is imported; re-read beyond the budget
+                kept += len(data)
+        # 2. plan
+        D = {p: disk[p].hash for p in paths if p in disk}
+        S = {p: db[p][0] for p in paths if p in db}
+        B = {p: state[p][3] for p in paths if p in state}
+        moves: list[tuple[str, str]] = []
+        if cand is not None:
+            self._widen_for_moves(paths, D, S, B, db, state)
+        gone = {}
+        for p in paths:
+            if p in B and p not in D and S.get(p) == B[p]:
+                gone.setdefault(B[p], []).append(p)
+        if gone:
+            for p in sorted(paths):
+                if p in D and p not in S and p not in B and D[p] in gone and gone[D[p]]:
+                    src = gone[D[p]][0]
+                    if (db[src][1] == "page") == (classify(p, b"")[0] == "page"):
+                        gone[D[p]].pop(0)
+                        moves.append((src, p))
+        moved_paths = {p for m in moves for p in m}
+        to_write: list[str] = []     # brain → file
+        to_remove: list[str] = []    # page deleted in the brain, file still at base
+        to_import: list[str] = []    # file → brain
+        to_trash: list[str] = []     # file deleted, brain unchanged
+        conflicts: list[tuple[str, str]] = []  # (path, kind)
+        settled: list[str] = []      # equal on both sides (record/refresh base)
+        for p in sorted(paths - moved_paths):
+            d, s, b = D.get(p), S.get(p), B.get(p)
+            if d == s:
+                settled.append(p)
+            elif d == b:
+                (to_write if s is not None else to_remove).append(p)
+            elif s == b:
+                (to_import if d is not None else to_trash).append(p)
+            else:
+                conflicts.append((p, "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")))
+        # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
+        now = time.time()
+        copies: dict[str, tuple[str, bytes]] = {}
+        for p, kind in conflicts:
+            if kind != "both-changed":
+                continue
+            data = self.db_bytes(p)
+            if data is None:
+                continue
+            cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies)
+            atomic_write(Path(self._abs(cp)), data)
+            copies[cp] = (p, data)
+        written: dict[str, DiskFile] = {}
+        for p in to_write + [p for p, k in conflicts if k == "deleted-on-disk"]:
+            if not self._still(p, disk.get(p)):
+                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                continue
+            data = self.db_bytes(p)
+            if data is None:
+                continue
+            if sha256(data) != S[p]:
+                continue  # the brain changed again since we looked; the next round writes it
+            atomic_write(Path(self._abs(p)), data)
+            written[p] = self._stat_written(p, data)
+        removed: dict[str, bytes] = {}
+        for p in to_remove:
+            f = disk[p]
+            if not self._still(p, f):
+                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                continue
+            data = f.data
+            if data is None:
+                data, why = self.read_stable(f)
+                if data is None or sha256(data) != B[p]:
+                    out.unreadable.append((p, why or "changed on disk while syncing; will retry"))
+                    continue
+            try:
+                os.unlink(self._abs(p))
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                out.unreadable.append((p, f"cannot remove: {e.strerror}"))
+                continue
+            removed[p] = data
+        # 4. one transaction for the brain side (skipped when there is nothing to write)
+        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths
+        settle_rows = []
+        for p in settled:
+            f = disk.get(p)
+            st = state.get(p)
+            if f is None:
+                if st:
+                    settle_rows.append((p, None))
+            elif not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash):
+                settle_rows.append((p, f))
+            if f is not None:
+                out.disk_hashes[p] = f.hash
+        cur = self.cursor
+        base_seq = consumed_seq if consumed_seq is not None else (seq_now if cand is None else cur)
+        if not (acting or written or removed or copies or settle_rows or base_seq > cur or (cand is None and seq_now > cur)):
+            self._finish(out, paths, disk, removed, copies)
+            return out
+        with self.brain.transaction():
+            fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
+            changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
+            for src, dst in moves:
+                if src in changed_since or dst in changed_since:
+                    continue
+                self._move(src, dst, disk[dst], out)
+            for p in to_import + [p for p, k in conflicts if k != "deleted-on-disk"]:
+                if p in changed_since:
+                    continue
+                if not self._import(p, disk[p], out):
+                    continue
+                if p in to_import:
+                    out.imported.append(p)
+                    self._log(("~ " if p in S else "+ ") + f"{p} → db")
+            for p in to_trash:
+                if p in changed_since:
+                    continue
+                self._trash(p, "file deleted")
+                out.trashed.append(p)
+                self._log(f"- {p} → trash")
+                self._forget(p)
+            for cp, (p, data) in copies.items():
+                f = self._stat_written(cp, data)
+                self._import(cp, f, out)
+            for p, kind in conflicts:
+                if p in changed_since:
+                    continue
+                cp = next((c for c, (orig, _) in copies.items() if orig == p), None)
+                row = {"path": p, "copy_path": cp, "kind": kind, "file_hash": D.get(p), "db_hash": S.get(p), "base_hash": B.get(p)}
+                self.conn.execute(
+                    "INSERT INTO sync_conflicts(path, copy_path, kind, file_hash, db_hash, base_hash) VALUES (:path, :copy_path, :kind, :file_hash, :db_hash, :base_hash)", row
+                )
+                out.conflicts.append(row)
+                if kind == "both-changed":
+                    self._log(f"! conflict {p}: the file's version kept, the brain's version saved as {cp}")
+                elif kind == "deleted-on-disk":
+                    if p in written:
+                        self._record(p, written[p], S[p])
+                        out.disk_hashes[p] = S[p]
+                    self._log(f"! conflict {p}: deleted on disk but changed in the brain; file restored")
+                else:
+                    self._log(f"! conflict {p}: deleted in the brain but changed on disk; page restored from the file")
+            for p, f in written.items():
+                if p in to_write:
+                    self._record(p, f, S[p])
+                    out.exported.append(p)
+                    out.disk_hashes[p] = S[p]
+                    self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
+            for p, data in removed.items():
+                self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, ?, ?, ?, ?)", (p, slug_for_path(p) if is_markdown(p) else None, "page" if is_markdown(p) else "file", data, B[p], "deleted in brain"))
+                self._forget(p)
+                out.removed.append(p)
+                self._log(f"← db (deleted) {p} → trash")
+            for p, f in settle_rows:
+                if f is None:
+                    self._forget(p)
+                else:
+                    self._record(p, f, f.hash)
+            # move the cursor: past what we consumed, and past our own rows when nobody else wrote
+            tx_max = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
+            new_cur = max(cur, base_seq)
+            if tx_start_seq <= new_cur:  # nobody else wrote since: every newer row is our own
+                new_cur = max(new_cur, tx_max)
+            self.conn.execute("UPDATE sync_root SET cursor = ?, synced_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = 1", (new_cur,))
+            self.conn.execute("DELETE FROM change_log WHERE seq <= ?", (new_cur,))
+        self._finish(out, paths, disk, removed, copies)
+        return out
+
+    def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:
+        """A partial round (watch) may see a move's new path without its old one (a file moved
+        into a folder created a moment earlier reaches watchdog as a delete plus a create, in
+        different batches). For each new path, look up synced paths with the same base hash
+        that are gone from disk while the brain still has them unchanged, and add them."""
+        for p in sorted(paths):
+            h = D.get(p)
+            if h is None or p in S or p in B:
+                continue
+            for (src,) in self.conn.execute("SELECT path FROM sync_state WHERE base_hash = ? AND path != ?", (h, p)).fetchall():
+                if src in paths:
+                    continue
+                f, why = self.stat_path(src)
+                if f is not None or why is not None:
+                    continue
+                r = self.conn.execute("SELECT content_hash, 'page' FROM pages WHERE path = ? UNION ALL SELECT content_hash, 'file' FROM files WHERE path = ?", (src, src)).fetchone()
+                if r is None or r[0] != h:
+                    continue
+                st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE path = ?", (src,)).fetchone()
+                paths.add(src)
+                db[src] = (r[0], r[1])
+                state[src] = tuple(st)
+                S[src] = r[0]
+                B[src] = st[3]
+                break
+
+    def _finish(self, out: Outcome, paths: set[str], disk: dict[str, DiskFile], removed: dict, copies: dict) -> None:
+        """Fill ``out.disk_hashes`` with the final disk hash of every path considered."""
+        for p in paths:
+            if p in out.disk_hashes or p in removed:
+                continue
+            if p in disk and disk[p].hash is not None:
+                out.disk_hashes[p] = disk[p].hash
+        for cp, (p, data) in copies.items():
+            out.disk_hashes[cp] = sha256(data)
+        for p in out.trashed:
+            out.disk_hashes.pop(p, None)
+        for src, dst in out.moved:
+            out.disk_hashes.pop(src, None)
+
+    def _db_side_in_tx(self, paths: set[str]) -> tuple[dict[str, str], int]:
+        """Inside the write transaction: ``path → hash`` again, and MAX(change_log.seq) at its start."""
+        seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
+        out: dict[str, str] = {}
+        for chunk in _chunks(sorted(paths), 500):
+            ph = ",".join("?" * len(chunk))
+            for r in self.conn.execute(f"SELECT path, content_hash FROM files WHERE path IN ({ph})", chunk):
+                out[r[0]] = r[1]
+            for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
+                out[r[0]] = r[1]
+        return out, seq
+
+    def _still(self, p: str, f: DiskFile | None) -> bool:
+        """True when the file at ``p`` still has the stat it was planned from (or is still absent)."""
+        try:
+            st = os.lstat(self._abs(p))
+        except FileNotFoundError:
+            return f is None
+        if f is None:
+            return False
+        return st.st_size == f.size and st.st_mtime_ns == f.mtime_ns
+
+    def _stat_written(self, p: str, data: bytes) -> DiskFile:
+        st = os.lstat(self._abs(p))
+        return DiskFile(p, st.st_size, st.st_mtime_ns, sha256(data), data)
+
+    def _record(self, p: str, f: DiskFile, base: str | None) -> None:
+        mt = f.mtime_ns if time.time_ns() - f.mtime_ns >= RACY_NS else 0
+        self.conn.execute(
+            "INSERT INTO sync_state(path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
+            (p, f.size, mt, f.hash, base or f.hash),
+        )
+
+    def _forget(self, p: str) -> None:
+        self.conn.execute("DELETE FROM sync_state WHERE path = ?", (p,))
+
+    def _import(self, p: str, f: DiskFile, out: Outcome) -> bool:
+        """Store the file's bytes as the page or file at ``p`` (inside the open transaction)."""
+        data = f.data
+        if data is None:
+            data, why = self.read_stable(f)
+            if data is None or sha256(data) != f.hash:
+                out.unreadable.append((p, why or "changed while syncing; will retry"))
+                return False
+        kind, text, w = classify(p, data)
+        if kind == "page":
+            other = self.conn.execute("SELECT path FROM pages WHERE slug = ? AND path != ?", (slug_for_path(p), p)).fetchone()
+            if other:  # two spellings of one name (NFC and NFD): the second is kept as a file, as import does
+                kind, text, w = "blob", None, f"{p}: same page name as {other[0]} after Unicode normalisation; kept as a file, not indexed"
+        if w:
+            out.warnings.append(w)
+            self._warn(w)
+        if kind == "page":
+            self.conn.execute("DELETE FROM files WHERE path = ?", (p,))
+            res = self.brain.save_page(p, text)
+            for pw in res.warnings:
+                out.warnings.append(f"{p}: {pw}")
+                self._warn(f"{p}: {pw}")
+            if res.counts:
+                out.parsed_counts[res.slug] = res.counts
+        else:
+            self.conn.execute("DELETE FROM pages WHERE path = ?", (p,))
+            self.brain.save_file(p, data, kind)
+            if kind == "raw":
+                for rw in self.brain._load_raw_rows(p):
+                    out.warnings.append(rw)
+        self._record(p, f, f.hash)
+        return True
+
+    def _trash(self, p: str, reason: str) -> None:
+        """Move the page or file at ``p`` from the brain to sync_trash (exact bytes kept)."""
+        r = self.conn.execute("SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash FROM pages WHERE path = ?", (p,)).fetchone()
+        if r:
+            self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, 'page', ?, ?, ?)", (p, r["slug"], render_row(r).encode("utf-8"), r["content_hash"], reason))
+            self.conn.execute("DELETE FROM pages WHERE id = ?", (r["id"],))
+            return
+        f = self.conn.execute("SELECT kind, data, content_hash FROM files WHERE path = ?", (p,)).fetchone()
+        if f:
+            self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, NULL, ?, ?, ?, ?)", (p, f["kind"], bytes(f["data"]), f["content_hash"], reason))
+            self.brain.delete_file(p)
+
+    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome) -> None:
+        """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again."""
+        c = self.conn
+        page = c.execute("SELECT id FROM pages WHERE path = ?", (src,)).fetchone()
+        new_slug = slug_for_path(dst)
+        if page and not c.execute("SELECT 1 FROM pages WHERE slug = ? AND id != ?", (new_slug, page["id"])).fetchone() and classify(dst, b"")[0] == "page":
+            pid = page["id"]
+            c.execute(
+                "UPDATE pages SET slug = ?, slug_key = ?, name_key = ?, loose_key = ?, path = ? WHERE id = ?",
+                (new_slug, slug_key(new_slug), name_key(new_slug), loose_key(new_slug), dst, pid),
+            )
+            # outbound links (relative ones depend on the folder) and inbound ones, resolved again
+            for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
+                c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
+            for r in c.execute("SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id = ?", (pid,)).fetchall():
+                c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(r["slug"], r["kind"], r["target"]), r["id"]))
+            sc = c.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone()
+            if sc:
+                self.brain._load_raw_rows(sc["path"])
+            title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
+            self.brain.resolve_dangling(loose_key(new_slug))
+            if loose_key(title) != loose_key(new_slug):
+                self.brain.resolve_dangling(loose_key(title))
+        else:
+            data = f.data if f.data is not None else self.db_bytes(src)
+            kind = c.execute("SELECT kind FROM files WHERE path = ?", (src,)).fetchone()
+            if page:
+                c.execute("DELETE FROM pages WHERE id = ?", (page["id"],))
+            elif kind:
+                self.brain.delete_file(src)
+            f.data = data
+            self._import(dst, f, out)
+        self._forget(src)
+        self._record(dst, f, f.hash)
+        out.moved.append((src, dst))
+        self._log(f"> {src} → {dst} (moved)")
+
+    # ---- reporting --------------------------------------------------------------------
+
+    def report(self, scan: Scan, out: Outcome) -> dict:
+        """The verification report of a full sync: :func:`gbrain.sync.verify.report` over the
+        final disk hashes (cached ones for files whose stat did not change), plus what this run
+        did. ``exit_code`` is 1 on any mismatch, 3 when conflicts were found, else 0."""
+        disk_hashes = dict(out.disk_hashes)
+        for p, _why in out.unreadable:
+            disk_hashes.pop(p, None)
+        rep = verify.report(
+            self.brain,
+            scan,
+            disk_hashes,
+            deep=False,
+            parsed_counts=out.parsed_counts,
+            extra={"counts": out.counts(), "warnings": out.warnings[:200], "warning_count": len(out.warnings)},
+        )
+        # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
+        ignored = [(p, w) for p, w in out.unreadable if "ignored by .gbrainignore" in w]
+        if ignored:
+            rep["ignored_in_brain"] = [p for p, _ in ignored[: verify.MAX_LISTED]]
+            rep["ignored_in_brain_count"] = len(ignored)
+        ignored_paths = {p for p, _ in ignored}
+        unread_paths = {p for p, _ in out.unreadable}
+        if unread_paths:
+            # paths we could not read are reported once, as such, not as missing
+            rep["missing_in_db"] = [p for p in rep["missing_in_db"] if p not in unread_paths]
+            rep["missing_on_disk"] = [p for p in rep["missing_on_disk"] if p not in unread_paths]
+            rep["problems"] = [x for x in rep["problems"] if "not in the DB" not in x and "not on disk" not in x]
+            if rep["missing_in_db"]:
+                rep["problems"].append(f"{len(rep['missing_in_db'])} file(s) on disk are not in the DB")
+            if rep["missing_on_disk"]:
+                rep["problems"].append(f"{len(rep['missing_on_disk'])} path(s) in the DB are not on disk")
+            really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
+            if really:
+                rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
+                rep["unreadable"] = [{"path": p, "reason": w} for p, w in really[: verify.MAX_LISTED]]
+        rep["ok"] = not rep["problems"]
+        rep["conflicts"] = out.conflicts
+        rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
+        rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
+        rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
+        return rep
+
+    def verify_paths(self, out: Outcome) -> list[str]:
+        """Cheap check after a watch batch: each touched path's file hash equals the DB's."""
+        bad = []
+        for p, h in out.disk_hashes.items():
+            dbh = self.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (p, p)).fetchone()
+            if dbh is None or dbh[0] != h:
+                bad.append(p)
+        return bad
+
+
+def _chunks(xs: list, n: int):
+    for i in range(0, len(xs), n):
+        yield xs[i : i + n]
+
+
+# ---------------------------------------------------------------------------
+# trash and conflicts
+# ---------------------------------------------------------------------------
+
+
+def restore(brain: Brain, slug: str) -> dict:
+    """Bring the newest trashed version of page ``slug`` (or of a file, by path) back into the
+    brain, with its trashed ``.raw`` sidecar. The next sync (or a running watch) writes the file.
+
+    Raises :class:`~gbrain.errors.NotFound` when the trash has nothing under that name and
+    :class:`~gbrain.errors.Conflict` when a page already lives there.
+    """
+    from ..core.slugs import nfc
+    from ..errors import Conflict, NotFound
+
+    s = nfc(slug.strip().strip("/"))
+    if s.endswith(".md"):
+        s = s[:-3]
+    c = brain.conn
+    row = c.execute("SELECT * FROM sync_trash WHERE slug = ? ORDER BY id DESC LIMIT 1", (s,)).fetchone()
+    if row is None:
+        row = c.execute("SELECT * FROM sync_trash WHERE path = ? OR path = ? ORDER BY id DESC LIMIT 1", (slug.strip(), s + ".md")).fetchone()
+    if row is None:
+        row = c.execute("SELECT * FROM sync_trash WHERE lower(slug) = lower(?) OR slug LIKE ? ORDER BY id DESC LIMIT 1", (s, "%/" + s)).fetchone()
+    if row is None:
+        raise NotFound(f"nothing named '{slug}' in the trash (see `gbrain restore` without a slug for the list)")
+    path = row["path"]
+    if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (path, path)).fetchone():
+        raise Conflict(f"{path} exists in the brain again; rename or delete it first")
+    restored = [path]
+    data = bytes(row["data"])
+    with brain.transaction():
+        kind, text, _w = classify(path, data)
+        if kind == "page" and text is not None:
+            brain.save_page(path, text)
+        else:
+            brain.save_file(path, data, kind)
+        c.execute("DELETE FROM sync_trash WHERE id = ?", (row["id"],))
+        if row["slug"]:
+            sp = sidecar_path(row["slug"])
+            sc = c.execute("SELECT * FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (sp,)).fetchone()
+            if sc and not c.execute("SELECT 1 FROM files WHERE path = ?", (sp,)).fetchone():
+                brain.save_file(sp, bytes(sc["data"]), "raw")
+                c.execute("DELETE FROM sync_trash WHERE id = ?", (sc["id"],))
+                restored.append(sp)
+    return {"slug": row["slug"], "path": path, "restored": restored, "deleted_at": row["deleted_at"], "reason": row["reason"]}
+
+
+def trash_list(brain: Brain, limit: int = 100) -> list[dict]:
+    """Newest first: ``{id, slug, path, kind, size, reason, deleted_at}``."""
+    return [
+        dict(r)
+        for r in brain.conn.execute("SELECT id, slug, path, kind, length(data) AS size, reason, deleted_at FROM sync_trash ORDER BY id DESC LIMIT ?", (limit,))
+    ]
+
+
+def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
+    """Conflicts, newest first. A conflict is ``open`` while its copy still exists in the brain
+    (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``."""
+    out = []
+    for r in brain.conn.execute("SELECT * FROM sync_conflicts ORDER BY id DESC"):
+        d = dict(r)
+        cp = d["copy_path"]
+        if cp is None:
+            d["status"] = "noted"
+        elif brain.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
+            d["status"] = "open"
+        else:
+            d["status"] = "resolved"
+        if all or d["status"] == "open":
+            out.append(d)
+    return out
+
+
+__all__ = ["SyncEngine", "SyncError", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list"]

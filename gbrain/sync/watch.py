@@ -1,0 +1,331 @@
+"""``gbrain watch DIR``: keep a folder and brain.db equal while both are being edited.
+
+One foreground process, one loop (the watchdog observer runs in its own thread and only queues
+paths):
+
+* **Start**: bind, start the observer, then run a full :meth:`SyncEngine.sync` (the catch-up after
+  downtime, through the same three-way rules). Events that arrive meanwhile are handled after it.
+* **File → brain**: every created/modified/moved/deleted/closed-after-write event marks its path
+  (and a move's destination) dirty; a folder event marks the folder dirty (a folder moved out of
+  the tree becomes a folder whose known paths are gone: its pages go to the trash by prefix; one
+  moved in is walked). Events are coalesced per path; a batch runs once no event arrived for
+  ``debounce`` seconds (or ``max_wait`` after the first pending one), so a ``git checkout`` of
+  1,000 files is one batch in one transaction. Editors' temp files (``.swp``, ``~``,
+  ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
+  the target, because reconciliation looks at each path's state, not at the event type.
+* **Brain → file**: each tick reads ``PRAGMA data_version``; when another connection committed,
+  the change log after the cursor names the paths to reconcile. Writes by ``gbrain put``,
+  ``gbrain tag`` or the MCP server reach the file within a tick.
+* **No echo**: a file gbrain wrote is recorded with its stat and hash, so its own events find the
+  file equal to the brain; a page imported from a file logs a change whose hash equals the file.
+* **Safety net**: every :data:`RESCAN_S` seconds (when no event is pending) a full sync runs,
+  so an event the observer dropped (inotify queue overflow) is caught within minutes.
+* **Robustness**: a half-written or unreadable file is retried on the next batches; a vanished root
+  stops the watch with an error before anything is deleted. SIGINT/SIGTERM finish the batch in
+  flight, then stop; a summary is returned.
+"""
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sqlite3
+import sys
+import threading
+import time
+from typing import Callable
+
+from ..core.brain import Brain
+from ..errors import GBrainError
+from .engine import Outcome, SyncEngine, SyncError
+from .scan import IGNORE_FILE, VCS_DIRS, is_temp_name
+
+DEBOUNCE_S = 0.1
+MAX_WAIT_S = 2.0
+TICK_S = 0.02
+ROOT_CHECK_S = 0.5
+RETRY_S = 0.5
+RETRY_MAX_S = 30.0
+RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
+
+
+class _Handler:
+    """watchdog handler: turns events into dirty relative paths / folders on a queue."""
+
+    KINDS = {"created", "modified", "moved", "deleted", "closed"}
+
+    def __init__(self, root: str, q: "queue.SimpleQueue", ignore_abs: set[str]):
+        self.root = root.rstrip(os.sep)
+        self.q = q
+        self.ignore_abs = ignore_abs
+
+    def _rel(self, path: str | bytes) -> str | None:
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if path == self.root:
+            return ""
+        if not path.startswith(self.root + os.sep):
+            return None
+        if path in self.ignore_abs:
+            return None
+        rel = path[len(self.root) + 1 :].replace(os.sep, "/")
+        if any(p in VCS_DIRS for p in rel.split("/")):
+            return None
+        return rel
+
+    def dispatch(self, event) -> None:
+        et = event.event_type
+        if et not in self.KINDS:
+            return  # opened / closed_no_write: our own reads must not wake us
+        now = time.monotonic()
+        paths = [event.src_path] + ([event.dest_path] if et == "moved" and getattr(event, "dest_path", None) else [])
+        for p in paths:
+            rel = self._rel(p)
+            if rel is None:
+                continue
+            if event.is_directory:
+                if et == "modified":
+                    continue
+                self.q.put(("dir", rel, now))
+            else:
+                if is_temp_name(rel.rsplit("/", 1)[-1]):
+                    continue
+                self.q.put(("file", rel, now))
+
+
+class Watcher:
+    """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
+
+    def __init__(self, brain: Brain, root: str | os.PathLike, *, debounce: float = DEBOUNCE_S, max_wait: float = MAX_WAIT_S, log: Callable[[str], None] | None = None, rebind: bool = False, rescan: float = RESCAN_S):
+        self.brain = brain
+        self.rescan = rescan
+        self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
+        self._warned: dict[str, float] = {}
+        self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
+        self.rebind = rebind
+        self.debounce = debounce
+        self.max_wait = max_wait
+        self.q: queue.SimpleQueue = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self.counts: dict[str, int] = {k: 0 for k in Outcome().counts()}
+        self.conflicts: list[dict] = []
+        self.moved: list[tuple[str, str]] = []
+        self.warning_count = 0
+        self.batches = 0
+        self.started = 0.0
+        self.initial: dict | None = None
+        self.error: str | None = None
+        self._tries: dict[str, int] = {}
+
+    def _warn(self, msg: str) -> None:
+        """Log a warning, but the same one at most once a minute (a file that stays unreadable is
+        retried with back-off, and must not flood the log)."""
+        now = time.monotonic()
+        if now - self._warned.get(msg, -1e9) >= 60:
+            self._warned[msg] = now
+            self.log(f"warning: {msg}")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _add(self, out: Outcome) -> None:
+        for k, v in out.counts().items():
+            self.counts[k] = self.counts.get(k, 0) + v
+        self.conflicts += out.conflicts
+        self.moved += out.moved
+        self.warning_count += len(out.warnings)
+        if out.changed():
+            self.batches += 1
+
+    def run(self, *, ready: Callable[[dict], None] | None = None) -> dict:
+        """Bind, start the observer, catch up with a full sync, then loop. Returns the summary."""
+        from watchdog.observers import Observer
+
+        eng = self.engine
+        eng.bind(rebind=self.rebind)
+        self.started = time.monotonic()
+        root = str(eng.root)
+        ignore_abs = set(eng.excl) | {os.path.abspath(str(self.brain.path)) + s for s in ("", "-wal", "-shm", "-journal")}
+        handler = _Handler(root, self.q, ignore_abs)
+        observer = Observer()
+        observer.schedule(handler, root, recursive=True)
+        observer.start()
+        old = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old[sig] = signal.signal(sig, lambda *_: self._stop.set())
+        try:
+            self.initial = eng.sync()
+            self._add_initial(self.initial)
+            files = self.initial["files_seen"]
+            self.log(f"watching {root} ({files:,} files; {self.initial['counts']['imported'] + self.initial['counts']['exported']} synced at start) — Ctrl-C to stop")
+            if not self.initial["ok"]:
+                for p in self.initial["problems"]:
+                    self.log(f"warning: {p}")
+            if ready:
+                ready(self.initial)
+            self._loop()
+        except GBrainError as e:
+            self.error = str(e)
+            raise
+        finally:
+            observer.stop()
+            for sig, h in old.items():
+                signal.signal(sig, h)
+            observer.join(timeout=5)
+            eng.close()
+        return self.summary()
+
+    def _add_initial(self, rep: dict) -> None:
+        c = rep.get("counts", {})
+        if any(c.get(k) for k in ("imported", "exported", "trashed", "removed", "moved", "conflicts")):
+            self.batches += 1
+        for k, v in c.items():
+            self.counts[k] = self.counts.get(k, 0) + v
+        self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
+        self.conflicts += rep["conflicts"]
+        self.warning_count += rep.get("warning_count", 0)
+
+    def _loop(self) -> None:
+        eng = self.engine
+        conn = self.brain.conn
+        dirty: dict[str, float] = {}
+        dirty_dirs: dict[str, float] = {}
+        retry: dict[str, float] = {}  # path → when to retry (half-written / unreadable)
+        first_pending = 0.0
+        last_event = 0.0
+        dv = None  # read the log once at start: a commit during the initial sync is not missed
+        next_root_check = time.monotonic() + ROOT_CHECK_S
+        next_rescan = time.monotonic() + (self.rescan or 0)
+        while not self._stop.is_set():
+            # 1. drain events (block briefly for the first one)
+            try:
+                item = self.q.get(timeout=TICK_S)
+                items = [item]
+                while True:
+                    try:
+                        items.append(self.q.get_nowait())
+                    except queue.Empty:
+                        break
+            except queue.Empty:
+                items = []
+            for kind, rel, t in items:
+                if not dirty and not dirty_dirs:
+                    first_pending = t
+                last_event = t
+                if kind == "dir":
+                    if rel == "":
+                        next_root_check = 0.0
+                        continue
+                    dirty_dirs[rel] = t
+                else:
+                    dirty[rel] = t
+                    if rel == IGNORE_FILE:
+                        eng.reload_ignore()
+            now = time.monotonic()
+            # 2. the root must still be there
+            if now >= next_root_check:
+                next_root_check = now + ROOT_CHECK_S
+                if not os.path.isdir(eng.root):
+                    raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
+            # 3. brain → file: another process committed
+            v = conn.execute("PRAGMA data_version").fetchone()[0]
+            if v != dv:
+                dv = v
+                cur = eng.cursor
+                rows = conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (cur,)).fetchall()
+                if rows:
+                    consumed = rows[-1][0]
+                    paths = {r[1] for r in rows}
+                    # a commit by someone else during this batch changes data_version again,
+                    # so the next tick reads the log once more (our own commits do not)
+                    if not self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry):
+                        dv = None  # the brain was busy: read the log again next tick
+            # 4. a full rescan now and then catches what the observer may have dropped
+            #    (inotify queue overflow, network file systems)
+            if self.rescan and now >= next_rescan and not dirty and not dirty_dirs:
+                next_rescan = now + self.rescan
+                try:
+                    rep = eng.sync()
+                except sqlite3.OperationalError as e:
+                    self._warn(f"the brain is busy ({e}); rescan skipped")
+                else:
+                    self._add_initial(rep)
+                    for p in rep["problems"]:
+                        self._warn(f"rescan: {p}")
+            # 5. file → brain, once the events settled
+            due_retry = {p for p, t in retry.items() if t <= now}
+            if (dirty or dirty_dirs) and (now - last_event >= self.debounce or now - first_pending >= self.max_wait):
+                paths, dirs = set(dirty), set(dirty_dirs)
+                dirty.clear()
+                dirty_dirs.clear()
+                for p in due_retry:
+                    retry.pop(p, None)
+                if not self._safe_batch(paths | due_retry, dirs, retry=retry):
+                    for p in paths | due_retry:
+                        retry[p] = now + RETRY_S
+                    for d in dirs:
+                        dirty_dirs[d] = now
+            elif due_retry and not dirty and not dirty_dirs:
+                for p in due_retry:
+                    retry.pop(p, None)
+                if not self._safe_batch(due_retry, set(), retry=retry):
+                    for p in due_retry:
+                        retry[p] = now + RETRY_S
+
+    def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
+        """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
+        (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it."""
+        try:
+            self._batch(paths, dirs, **kw)
+            return True
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) and "busy" not in str(e):
+                raise
+            self._warn(f"the brain is busy ({e}); will retry")
+            return False
+
+    def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict) -> None:
+        eng = self.engine
+        if not os.path.isdir(eng.root):
+            raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
+        out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq)
+        self._add(out)
+        now = time.monotonic()
+        for p, why in out.unreadable:
+            if "symlink" in why or "ignored" in why or "skipped" in why:
+                continue
+            n = self._tries.get(p, 0) + 1
+            self._tries[p] = n
+            retry[p] = now + min(RETRY_MAX_S, RETRY_S * 2 ** (n - 1))  # 0.5 s, 1 s, 2 s … 30 s
+        unread = {p for p, _ in out.unreadable}
+        for p in list(self._tries):
+            if p not in unread and (p in paths or p in log_paths):
+                del self._tries[p]
+        bad = eng.verify_paths(out)
+        for p in bad:
+            self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
+            retry[p] = now + RETRY_S
+
+    def summary(self) -> dict:
+        """``{root, seconds, batches, counts, conflicts, moved, warning_count, initial_ok, ok, exit_code}``."""
+        return {
+            "root": str(self.engine.root),
+            "seconds": round(time.monotonic() - self.started, 3) if self.started else 0,
+            "batches": self.batches,
+            "counts": dict(self.counts),
+            "conflicts": self.conflicts,
+            "moved": [{"from": a, "to": b} for a, b in self.moved],
+            "warning_count": self.warning_count,
+            "initial_ok": bool(self.initial and self.initial["ok"]),
+            "ok": True,
+            "exit_code": 0,
+        }
+
+
+def watch(brain: Brain, root: str | os.PathLike, **kw) -> dict:
+    """Run :class:`Watcher` on ``root`` until interrupted; return its summary."""
+    return Watcher(brain, root, **kw).run()
+
+
+__all__ = ["Watcher", "watch", "DEBOUNCE_S", "MAX_WAIT_S"]

@@ -1,0 +1,499 @@
+"""`gbrain sync DIR`: three-way reconciliation against the base, trash, conflicts, moves.
+
+Every scenario ends with a full verification (tree == brain) and checks that no version written
+on either side was lost: it is in the tree, in the brain, in a conflict copy or in the trash.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput, GBrainError
+from gbrain.sync.engine import SyncEngine, conflict_copy_path, conflict_list, restore
+from gbrain.sync.scan import db_excludes, scan_tree
+from gbrain.sync.verify import verify_tree
+
+
+def sha(b: bytes) -> str:
+    return hashlib.sha256(b).hexdigest()
+
+
+def tree_files(root: Path) -> dict[str, bytes]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            out[p.relative_to(root).as_posix()] = p.read_bytes()
+    return out
+
+
+def verify_equal(brain: Brain, root: Path) -> dict:
+    rep = verify_tree(brain, scan_tree(root, exclude_abs=db_excludes(brain.path)))
+    assert rep["ok"], rep["problems"]
+    return rep
+
+
+def all_versions(brain: Brain, root: Path) -> set[str]:
+    """Hashes of every version still kept somewhere: tree, brain, trash."""
+    hs = {sha(b) for b in tree_files(root).values()}
+    hs |= {r[0] for r in brain.conn.execute("SELECT content_hash FROM pages UNION SELECT content_hash FROM files")}
+    hs |= {sha(bytes(r[0])) for r in brain.conn.execute("SELECT data FROM sync_trash")}
+    return hs
+
+
+@pytest.fixture
+def env(tmp_path, brain_tree):
+    brain = Brain.open(tmp_path / "brain.db")
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    yield brain, eng, brain_tree
+    eng.close()
+    brain.close()
+
+
+def test_first_sync_imports_everything_and_second_changes_nothing(env):
+    brain, eng, root = env
+    before = {p: (root / p).stat().st_mtime_ns for p in tree_files(root)}
+    data = tree_files(root)
+    rep = eng.sync()
+    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "unreadable": 0}
+    # no file was touched: same bytes, same mtimes
+    assert tree_files(root) == data
+    assert {p: (root / p).stat().st_mtime_ns for p in tree_files(root)} == before
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_state").fetchone()[0] == len(data)
+    verify_equal(brain, root)
+
+
+def test_file_edit_is_imported_and_brain_write_reaches_the_file(env):
+    brain, eng, root = env
+    f = root / "people" / "bruno-okafor.md"
+    f.write_bytes(f.read_bytes() + b"\nEdited in vim.\n")
+    os.chmod(root / "people" / "ana-lima.md", 0o600)
+    brain.tag("people/ana-lima", "sync-test")
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert rep["changed"]["imported"] == ["people/bruno-okafor.md"]
+    assert rep["changed"]["exported"] == ["people/ana-lima.md"]
+    assert "Edited in vim." in brain.get_text("people/bruno-okafor")
+    ana = root / "people" / "ana-lima.md"
+    assert ana.read_text(encoding="utf-8") == brain.get_text("people/ana-lima")
+    assert "sync-test" in ana.read_text(encoding="utf-8")
+    assert ana.stat().st_mode & 0o777 == 0o600  # the atomic write kept the mode
+    assert not [p for p in os.listdir(root / "people") if p.startswith(".gbrain-tmp-")]
+    verify_equal(brain, root)
+
+
+def test_conflict_keeps_both_versions(env):
+    brain, eng, root = env
+    f = root / "people" / "ana-lima.md"
+    file_version = f.read_bytes() + b"\nFile side edit.\n"
+    f.write_bytes(file_version)
+    brain.timeline_add("people/ana-lima", "2026-01-02", "Brain side edit", "manual")
+    db_version = brain.get_text("people/ana-lima").encode("utf-8")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["ok"], rep["problems"]
+    [c] = rep["conflicts"]
+    assert c["path"] == "people/ana-lima.md" and c["kind"] == "both-changed"
+    # the file's version became the page; the brain's version is a full copy next to it
+    assert f.read_bytes() == file_version
+    assert brain.get_text("people/ana-lima").encode("utf-8") == file_version
+    copy = root / c["copy_path"]
+    assert copy.read_bytes() == db_version
+    assert c["copy_path"].startswith("people/ana-lima.conflict-") and c["copy_path"].endswith(".md")
+    assert brain.get_text(c["copy_path"][:-3]).encode("utf-8") == db_version
+    assert [x["status"] for x in conflict_list(brain)] == ["open"]
+    verify_equal(brain, root)
+    assert {sha(file_version), sha(db_version)} <= all_versions(brain, root)
+    # resolve: merge by hand, delete the copy, sync
+    f.write_bytes(file_version + b"- **2026-01-02** | manual \xe2\x80\x94 Brain side edit\n")
+    copy.unlink()
+    rep = eng.sync()
+    assert rep["exit_code"] == 0
+    assert conflict_list(brain) == [] and [x["status"] for x in conflict_list(brain, all=True)] == ["resolved"]
+    verify_equal(brain, root)
+    assert sha(db_version) in all_versions(brain, root)  # the deleted copy sits in the trash
+
+
+def test_file_deleted_goes_to_trash_and_restore_brings_it_back(env):
+    brain, eng, root = env
+    f = root / "people" / "ana-lima.md"
+    sidecar = root / "people" / ".raw" / "ana-lima.json"
+    data, sc = f.read_bytes(), sidecar.read_bytes()
+    raw_before = brain.raw_get("people/ana-lima")
+    f.unlink()
+    sidecar.unlink()
+    rep = eng.sync()
+    assert rep["ok"] and sorted(rep["changed"]["trashed"]) == ["people/.raw/ana-lima.json", "people/ana-lima.md"]
+    assert brain.page_row("people/ana-lima") is None
+    verify_equal(brain, root)
+    res = restore(brain, "ana-lima")
+    assert res["restored"] == ["people/ana-lima.md", "people/.raw/ana-lima.json"]
+    rep = eng.sync()
+    assert rep["ok"] and sorted(rep["changed"]["exported"]) == ["people/.raw/ana-lima.json", "people/ana-lima.md"]
+    assert f.read_bytes() == data and sidecar.read_bytes() == sc
+    assert brain.raw_get("people/ana-lima") == raw_before
+    verify_equal(brain, root)
+
+
+def test_page_deleted_in_brain_removes_file_only_at_base_hash(env):
+    brain, eng, root = env
+    a = root / "people" / "bruno-okafor.md"
+    a_data = a.read_bytes()
+    brain.delete_page("people/bruno-okafor")
+    rep = eng.sync()
+    assert rep["ok"] and rep["changed"]["removed"] == ["people/bruno-okafor.md"]
+    assert not a.exists()
+    assert sha(a_data) in all_versions(brain, root)  # the removed file is in the trash
+    # deleted in the brain while the file was edited: the edit wins, nothing is removed
+    c = root / "concepts" / "hybrid-retrieval.md"
+    c.write_bytes(c.read_bytes() + b"\nedited\n")
+    brain.delete_page("concepts/hybrid-retrieval")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["conflicts"][0]["kind"] == "deleted-in-brain"
+    assert c.exists() and brain.page_row("concepts/hybrid-retrieval") is not None
+    verify_equal(brain, root)
+
+
+def test_file_deleted_while_brain_changed_restores_the_file(env):
+    brain, eng, root = env
+    f = root / "deals" / "river-ai-series-a.md"
+    f.unlink()
+    brain.tag("deals/river-ai-series-a", "hot")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["conflicts"][0]["kind"] == "deleted-on-disk"
+    assert f.read_text(encoding="utf-8") == brain.get_text("deals/river-ai-series-a")
+    verify_equal(brain, root)
+
+
+def test_move_keeps_page_id_tags_raw_embeddings_and_links_resolve(env):
+    brain, eng, root = env
+    row = brain.page_row("people/ana-lima")
+    pid = row["id"]
+    brain.conn.execute("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding) VALUES (?, 0, 'x', ?)", (pid, b"\0" * 8))
+    tags = brain.tags("people/ana-lima")
+    raw = brain.raw_get("people/ana-lima")
+    backlinks = brain.backlinks("people/ana-lima")
+    assert backlinks
+    (root / "team").mkdir()
+    os.rename(root / "people" / "ana-lima.md", root / "team" / "ana-lima.md")
+    (root / "team" / ".raw").mkdir()
+    os.rename(root / "people" / ".raw" / "ana-lima.json", root / "team" / ".raw" / "ana-lima.json")
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert {(m["from"], m["to"]) for m in rep["moved"]} >= {("people/ana-lima.md", "team/ana-lima.md")}
+    new = brain.page_row("team/ana-lima")
+    assert new["id"] == pid and brain.page_row("people/ana-lima") is None
+    assert brain.tags("team/ana-lima") == tags
+    assert brain.raw_get("team/ana-lima") == raw
+    assert brain.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE page_id = ?", (pid,)).fetchone()[0] == 1
+    # links by name ([[Ana Lima]]) still find the page; relative paths to the old folder dangle
+    still = {b["slug"] for b in brain.backlinks("team/ana-lima")}
+    for bl in backlinks:
+        links = brain.links(bl["slug"])
+        kinds = {x["kind"] for x in links if x["to_slug"] == "team/ana-lima"}
+        if bl["slug"] in still:
+            assert kinds
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    verify_equal(brain, root)
+
+
+def test_case_only_rename(env):
+    brain, eng, root = env
+    pid = brain.page_row("companies/river-ai")["id"]
+    os.rename(root / "companies" / "river-ai.md", root / "companies" / "River-AI.md")
+    rep = eng.sync()
+    assert rep["ok"] and rep["moved"] == [{"from": "companies/river-ai.md", "to": "companies/River-AI.md"}]
+    assert brain.page_row("companies/River-AI")["id"] == pid
+    assert brain.page_row("companies/river-ai") is None
+    verify_equal(brain, root)
+
+
+def test_sidecars_and_other_files_sync_both_ways(env):
+    brain, eng, root = env
+    brain.raw_put("people/bruno-okafor", "crustdata", {"title": "CTO"})
+    (root / "assets").mkdir()
+    img = bytes(range(256)) * 4
+    (root / "assets" / "logo.png").write_bytes(img)
+    sc = root / "people" / ".raw" / "ana-lima.json"
+    obj = json.loads(sc.read_text(encoding="utf-8"))
+    obj.setdefault("sources", {})["manual"] = {"note": "edited on disk"}
+    sc.write_text(json.dumps(obj, indent=2) + "\n", encoding="utf-8")
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert json.loads((root / "people" / ".raw" / "bruno-okafor.json").read_text())["sources"]["crustdata"] == {"title": "CTO"}
+    assert brain.raw_get("people/ana-lima", "manual") == {"manual": {"note": "edited on disk"}}
+    assert bytes(brain.conn.execute("SELECT data FROM files WHERE path = 'assets/logo.png'").fetchone()[0]) == img
+    verify_equal(brain, root)
+
+
+def test_unparsable_markdown_keeps_its_bytes_with_a_warning(env):
+    brain, eng, root = env
+    bad = b"---\ntitle: [unclosed\n---\nbody \xff\xfe not utf-8\n"
+    (root / "people" / "broken.md").write_bytes(bad)
+    yaml_bad = b"---\ntitle: [unclosed\n---\nbody\n"
+    (root / "people" / "yaml-broken.md").write_bytes(yaml_bad)
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert any("not valid UTF-8" in w for w in rep["warnings"])
+    assert bytes(brain.conn.execute("SELECT data FROM files WHERE path = 'people/broken.md'").fetchone()[0]) == bad
+    assert brain.get_text("people/yaml-broken").encode() == yaml_bad
+    verify_equal(brain, root)
+
+
+def test_vanished_or_emptied_root_stops_without_deleting(env, tmp_path):
+    brain, eng, root = env
+    n = brain.stats()["pages"]
+    moved = tmp_path / "elsewhere"
+    shutil.move(str(root), str(moved))
+    with pytest.raises(GBrainError, match="does not exist"):
+        eng.sync()
+    root.mkdir()
+    with pytest.raises(GBrainError, match="empty"):
+        eng.sync()
+    assert brain.stats()["pages"] == n
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+
+
+def test_symlinked_and_ignored_paths_are_left_alone(env):
+    brain, eng, root = env
+    n = brain.stats()["pages"]
+    (root / ".gbrainignore").write_text("meetings/\n")
+    rep = eng.sync()
+    # the ignored meeting page is neither trashed nor rewritten; it is noted, not a mismatch
+    assert brain.stats()["pages"] == n
+    assert (root / "meetings" / "2025-03-04-ana-lima.md").exists()
+    assert rep["ignored_in_brain"] == ["meetings/2025-03-04-ana-lima.md"]
+    assert rep["exit_code"] == 0, rep["problems"]
+    # a symlinked folder is not followed: the pages behind it are left alone and reported
+    (root / ".gbrainignore").unlink()
+    shutil.move(str(root / "concepts"), str(root.parent / "concepts-real"))
+    os.symlink(root.parent / "concepts-real", root / "concepts")
+    rep = eng.sync()
+    assert brain.page_row("concepts/hybrid-retrieval") is not None
+    assert [u["path"] for u in rep["unreadable"]] == ["concepts/hybrid-retrieval.md"]
+    assert "symlink" in rep["unreadable"][0]["reason"] and rep["exit_code"] == 1
+    assert [r[0] for r in brain.conn.execute("SELECT path FROM sync_trash")] == [".gbrainignore"]  # deleted above
+
+
+def test_bound_to_one_folder(env, tmp_path):
+    brain, eng, root = env
+    other = tmp_path / "other"
+    other.mkdir()
+    e2 = SyncEngine(brain, other)
+    eng.close()
+    with pytest.raises(BadInput, match="--rebind"):
+        e2.bind()
+    e2.close()
+
+
+def test_change_log_written_by_triggers_in_the_writers_transaction(env, db_path):
+    brain, eng, root = env
+    start = eng.cursor
+    # a second connection, as another process would have
+    other = Brain.open(db_path)
+    other.tag("people/bruno-okafor", "from-another-process")
+    with pytest.raises(ZeroDivisionError):
+        with other.transaction():
+            other.put("people/never", "# never\n")
+            1 / 0
+    other.close()
+    rows = brain.conn.execute("SELECT path, op, content_hash FROM change_log WHERE seq > ?", (start,)).fetchall()
+    assert [(r["path"], r["op"]) for r in rows] == [("people/bruno-okafor.md", "update")]
+    assert rows[0]["content_hash"] == brain.page_row("people/bruno-okafor")["content_hash"]
+    eng.sync()
+    assert brain.conn.execute("SELECT COUNT(*) FROM change_log WHERE seq <= ?", (eng.cursor,)).fetchone()[0] == 0
+
+
+def test_unbound_brain_keeps_no_change_log(tmp_path, brain_tree):
+    brain = Brain.open(tmp_path / "b2.db")
+    brain.put("people/x", "# X\n")
+    assert brain.conn.execute("SELECT COUNT(*) FROM change_log").fetchone()[0] == 0
+    brain.close()
+
+
+def test_conflict_copy_names():
+    assert conflict_copy_path("people/ana.md", 0) == "people/ana.conflict-19700101T000000.md"
+    assert conflict_copy_path("people/.raw/ana.json", 0) == "people/.raw/ana.json.conflict-19700101T000000"
+    taken = {"a.conflict-19700101T000000.md"}
+    assert conflict_copy_path("a.md", 0, taken.__contains__) == "a.conflict-19700101T000000-2.md"
+
+
+def test_cli_exit_codes_and_json(run, tmp_path, brain_tree):
+    r = run("sync", str(brain_tree), "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["ok"] and rep["counts"]["imported"] == 11
+    f = brain_tree / "people" / "ana-lima.md"
+    f.write_bytes(f.read_bytes() + b"\nfile\n")
+    r = run("timeline-add", "people/ana-lima", "--date", "2026-02-02", "--summary", "brain")
+    assert r.returncode == 0, r.stderr
+    r = run("sync", str(brain_tree))
+    assert r.returncode == 3, r.stderr
+    assert b"CONFLICT: people/ana-lima.md" in r.stdout
+    r = run("conflicts", "--json")
+    assert json.loads(r.stdout)[0]["status"] == "open"
+    r = run("watch", str(brain_tree), "--once")
+    assert r.returncode == 0, r.stderr
+    r = run("sync", str(tmp_path / "nope"))
+    assert r.returncode == 2 and b"no such directory" in r.stderr
+    r = run("restore", "nothing-here")
+    assert r.returncode == 1 and b"nothing named" in r.stderr
+
+
+def test_random_edits_on_both_sides_lose_nothing(tmp_path, brain_tree):
+    """Rounds of random edits, deletes, creates and moves on both sides, a sync after each:
+    the tree verifies equal and every version that changed on either side since the last sync
+    is still kept somewhere (tree, brain, conflict copy or trash) after it."""
+    import random
+
+    rnd = random.Random(7)
+    brain = Brain.open(tmp_path / "brain.db")
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    eng.sync()
+    for rnd_i in range(12):
+        pages = [r[0] for r in brain.conn.execute("SELECT slug FROM pages WHERE slug NOT LIKE '%.conflict-%' ORDER BY slug")]
+        files = sorted(p for p in tree_files(brain_tree) if p.endswith(".md") and ".conflict-" not in p and p not in ("index.md", "log.md", "schema.md"))
+        for _ in range(3):
+            act = rnd.choice(["edit_file", "edit_db", "delete_file", "delete_db", "create_file", "create_db", "move_file"])
+            if act == "edit_file" and files:
+                p = brain_tree / rnd.choice(files)
+                if p.exists():
+                    data = p.read_bytes() + f"\nfile edit {rnd_i}\n".encode()
+                    p.write_bytes(data)
+            elif act == "edit_db" and pages:
+                s = rnd.choice(pages)
+                if brain.page_row(s):
+                    brain.put(s, brain.get_text(s) + f"\ndb edit {rnd_i}\n")
+            elif act == "delete_file" and files:
+                p = brain_tree / rnd.choice(files)
+                if p.exists():
+                    p.unlink()
+            elif act == "delete_db" and pages:
+                s = rnd.choice(pages)
+                if brain.page_row(s):
+                    brain.delete_page(s)
+            elif act == "create_file":
+                data = f"# new {rnd_i}\n\nbody {rnd.random()}\n".encode()
+                (brain_tree / f"new-file-{rnd_i}-{rnd.randrange(99)}.md").write_bytes(data)
+            elif act == "create_db":
+                s = f"concepts/new-db-{rnd_i}-{rnd.randrange(99)}"
+                brain.put(s, f"# db {rnd_i}\n")
+            elif act == "move_file" and files:
+                src = brain_tree / rnd.choice(files)
+                if src.exists():
+                    dst = src.with_name(f"moved-{rnd_i}-" + src.name)
+                    os.rename(src, dst)
+        # every version that differs from the base (a change on either side since the last
+        # sync) must survive the sync; a base version may be superseded by an edit
+        base = {r[0]: r[1] for r in brain.conn.execute("SELECT path, base_hash FROM sync_state")}
+        must = {sha(b) for p, b in tree_files(brain_tree).items() if base.get(p) != sha(b)}
+        must |= {r[1] for r in brain.conn.execute("SELECT path, content_hash FROM pages UNION SELECT path, content_hash FROM files") if base.get(r[0]) != r[1]}
+        rep = eng.sync()
+        assert rep["ok"], rep["problems"]
+        verify_equal(brain, brain_tree)
+        lost = must - all_versions(brain, brain_tree)
+        assert not lost, (rnd_i, lost, rep["changed"], rep["moved"], rep["conflicts"])
+    eng.close()
+    brain.close()
+
+
+def test_sqlite_sees_schema_v3(db_path):
+    Brain.open(db_path).close()
+    c = sqlite3.connect(db_path)
+    assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+    names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
+    assert {"sync_root", "sync_state", "sync_trash", "sync_conflicts", "change_log", "pages_changelog_au"} <= names
+
+
+def test_one_sync_at_a_time(env, tmp_path):
+    brain, eng, root = env
+    from gbrain.sync.engine import SyncError
+
+    other = Brain.open(brain.path)
+    e2 = SyncEngine(other, root)
+    with pytest.raises(SyncError, match="another `gbrain sync` or `gbrain watch` is running"):
+        e2.bind()
+    eng.close()
+    e2.bind()  # free again once the first one let go
+    assert e2.sync()["ok"]
+    e2.close()
+    other.close()
+
+
+def test_a_path_that_cannot_be_read_is_never_treated_as_deleted(env):
+    """A page whose file turned into something unreadable (here a FIFO, which works as root too)
+    keeps its page, is reported, and the run fails with exit code 1."""
+    brain, eng, root = env
+    f = root / "people" / "bruno-okafor.md"
+    f.unlink()
+    os.mkfifo(f)
+    rep = eng.sync()
+    assert rep["exit_code"] == 1 and not rep["ok"]
+    assert [u["path"] for u in rep["unreadable"]] == ["people/bruno-okafor.md"]
+    assert brain.page_row("people/bruno-okafor") is not None
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_permission_errors_leave_pages_alone(env):
+    brain, eng, root = env
+    f = root / "people" / "bruno-okafor.md"
+    d = root / "companies"
+    os.chmod(f, 0)
+    os.chmod(d, 0)
+    try:
+        f.touch()  # new mtime: the file must be read again
+        rep = eng.sync()
+    finally:
+        os.chmod(f, 0o644)
+        os.chmod(d, 0o755)
+    assert rep["exit_code"] == 1
+    assert brain.page_row("people/bruno-okafor") is not None and brain.page_row("companies/river-ai") is not None
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert eng.sync()["ok"]
+
+
+def test_database_inside_the_tree_is_not_synced(tmp_path, brain_tree):
+    brain = Brain.open(brain_tree / "brain.db")
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    paths = {r[0] for r in brain.conn.execute("SELECT path FROM files UNION SELECT path FROM pages")}
+    assert not any(p.startswith("brain.db") for p in paths)
+    assert eng.sync()["counts"]["imported"] == 0
+    eng.close()
+    brain.close()
+
+
+@pytest.mark.parametrize("corpus", ["gbrain-style"])
+def test_real_corpus_first_sync_changes_no_file(tmp_path, corpus):
+    """A first sync imports a real vault without writing a single file (bytes and mtimes equal)."""
+    from conftest import CORPORA
+
+    src = CORPORA / corpus
+    if not src.is_dir():
+        pytest.skip(f"{src} not available")
+    root = tmp_path / corpus
+    shutil.copytree(src, root, symlinks=True)
+    before = {p: ((root / p).read_bytes(), (root / p).stat().st_mtime_ns) for p in tree_files(root)}
+    brain = Brain.open(tmp_path / "c.db")
+    eng = SyncEngine(brain, root)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["exit_code"] == 0, rep["problems"]
+    rep = eng.sync()
+    assert rep["ok"] and not any(rep["counts"].values()), rep["counts"]
+    after = {p: ((root / p).read_bytes(), (root / p).stat().st_mtime_ns) for p in tree_files(root)}
+    assert after == before
+    eng.close()
+    brain.close()

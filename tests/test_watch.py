@@ -1,0 +1,389 @@
+"""`gbrain watch DIR` as a real subprocess with a real watchdog observer on temporary trees.
+
+Waits are event-driven: poll the brain (or the file) until the expected state, fail after
+:data:`TIMEOUT` seconds. After each scenario the tree and the brain verify equal and the trash
+holds exactly what was deleted.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.scan import db_excludes, scan_tree
+from gbrain.sync.verify import verify_tree
+
+TIMEOUT = 20.0
+
+
+def wait_for(cond, what: str, timeout: float = TIMEOUT):
+    """Poll ``cond()`` until it is truthy; fail with ``what`` after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < end:
+        try:
+            last = cond()
+        except Exception as e:  # the DB or the file may be mid-write
+            last = e
+        if last and not isinstance(last, Exception):
+            return last
+        time.sleep(0.02)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
+
+
+class Watch:
+    """A running ``gbrain watch`` subprocess; stderr lines are collected in ``lines``."""
+
+    def __init__(self, root: Path, db: Path, *args: str):
+        env = dict(os.environ, GBRAIN_DB=str(db))
+        self.p = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(root), "--debounce", "50", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.lines: list[str] = []
+        self._t = threading.Thread(target=self._read, daemon=True)
+        self._t.start()
+        wait_for(lambda: any(line.startswith("watching ") for line in self.lines) or self.p.poll() is not None, "watch to start")
+        if self.p.poll() is not None:
+            pytest.fail("watch exited early: " + "\n".join(self.lines))
+
+    def _read(self):
+        for raw in self.p.stderr:
+            self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def saw(self, text: str) -> bool:
+        return any(text in line for line in self.lines)
+
+    def stop(self, sig=signal.SIGINT) -> tuple[int, dict]:
+        self.p.send_signal(sig)
+        out, _ = self.p.communicate(timeout=TIMEOUT)
+        self._t.join(timeout=5)
+        return self.p.returncode, out
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+
+
+@pytest.fixture
+def brain(db_path):
+    b = Brain.open(db_path)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def watch(brain_tree, db_path):
+    started: list[Watch] = []
+
+    def start(*args: str) -> Watch:
+        w = Watch(brain_tree, db_path, *args)
+        started.append(w)
+        return w
+
+    yield start
+    for w in started:
+        w.kill()
+
+
+def text_of(brain: Brain, slug: str) -> str | None:
+    row = brain.page_row(slug)
+    from gbrain.core.brain import render_row
+
+    return render_row(row) if row else None
+
+
+def equal(brain: Brain, root: Path) -> dict | None:
+    rep = verify_tree(brain, scan_tree(root, exclude_abs=db_excludes(brain.path)))
+    return rep if rep["ok"] else None
+
+
+def settle(brain: Brain, root: Path) -> dict:
+    return wait_for(lambda: equal(brain, root), "the tree and the brain to verify equal")
+
+
+def trash(brain: Brain) -> list[str]:
+    return [r[0] for r in brain.conn.execute("SELECT path FROM sync_trash ORDER BY id")]
+
+
+def trashed_bytes(brain: Brain, path: str) -> bytes | None:
+    r = brain.conn.execute("SELECT data FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
+    return bytes(r[0]) if r else None
+
+
+def stop_ok(w: Watch) -> dict:
+    code, out = w.stop()
+    assert code == 0, w.lines
+    return out
+
+
+def test_edit_create_delete(watch, brain, brain_tree):
+    w = watch()
+    f = brain_tree / "people" / "ana-lima.md"
+    new = f.read_bytes() + b"\nEdited while watching.\n"
+    f.write_bytes(new)
+    wait_for(lambda: text_of(brain, "people/ana-lima") == new.decode(), "the edit to reach the brain")
+    wait_for(lambda: w.saw("~ people/ana-lima.md → db"), "the log line")
+    (brain_tree / "people" / "carla-new.md").write_text("# Carla\n\nNew person.\n", encoding="utf-8")
+    wait_for(lambda: brain.page_row("people/carla-new"), "the new page")
+    gone = brain_tree / "concepts" / "hybrid-retrieval.md"
+    gone_bytes = gone.read_bytes()
+    gone.unlink()
+    wait_for(lambda: brain.page_row("concepts/hybrid-retrieval") is None, "the page to go")
+    settle(brain, brain_tree)
+    assert trash(brain) == ["concepts/hybrid-retrieval.md"]
+    assert trashed_bytes(brain, "concepts/hybrid-retrieval.md") == gone_bytes
+    summary = stop_ok(w)
+    assert b"file" in summary
+
+
+def test_atomic_saves_count_as_a_change_of_the_target(watch, brain, brain_tree):
+    w = watch()
+    pid = brain.page_row("people/ana-lima")["id"]
+    target = brain_tree / "people" / "ana-lima.md"
+    # 1. write a temp file, rename it over the target
+    tmp = brain_tree / "people" / ".ana-lima.md.tmp-1234"
+    v1 = target.read_bytes() + b"\nsave 1\n"
+    tmp.write_bytes(v1)
+    os.replace(tmp, target)
+    wait_for(lambda: text_of(brain, "people/ana-lima") == v1.decode(), "save 1")
+    # 2. vim: rename the target to a backup, write a new target, delete the backup
+    backup = brain_tree / "people" / "ana-lima.md~"
+    v2 = v1 + b"save 2 (vim)\n"
+    os.rename(target, backup)
+    target.write_bytes(v2)
+    backup.unlink()
+    wait_for(lambda: text_of(brain, "people/ana-lima") == v2.decode(), "save 2")
+    # 3. JetBrains: ___jb_tmp___ then ___jb_old___
+    v3 = v2 + b"save 3 (jetbrains)\n"
+    jt = brain_tree / "people" / "ana-lima.md___jb_tmp___"
+    jo = brain_tree / "people" / "ana-lima.md___jb_old___"
+    jt.write_bytes(v3)
+    os.rename(target, jo)
+    os.rename(jt, target)
+    jo.unlink()
+    wait_for(lambda: text_of(brain, "people/ana-lima") == v3.decode(), "save 3")
+    settle(brain, brain_tree)
+    assert brain.page_row("people/ana-lima")["id"] == pid  # never deleted and re-created
+    junk = [r[0] for r in brain.conn.execute("SELECT path FROM pages WHERE path LIKE '%tmp%' OR path LIKE '%~' OR path LIKE '%jb_%' UNION SELECT path FROM files WHERE path LIKE '%tmp%' OR path LIKE '%~' OR path LIKE '%jb_%'")]
+    assert junk == [] and trash(brain) == []
+    stop_ok(w)
+
+
+def test_move_and_case_only_rename_keep_the_page(watch, brain, brain_tree):
+    w = watch()
+    pid = brain.page_row("people/bruno-okafor")["id"]
+    tags = brain.tags("people/bruno-okafor")
+    (brain_tree / "team").mkdir()
+    os.rename(brain_tree / "people" / "bruno-okafor.md", brain_tree / "team" / "bruno-okafor.md")
+    wait_for(lambda: brain.page_row("team/bruno-okafor"), "the moved page")
+    assert brain.page_row("team/bruno-okafor")["id"] == pid and brain.tags("team/bruno-okafor") == tags
+    os.rename(brain_tree / "team" / "bruno-okafor.md", brain_tree / "team" / "Bruno-Okafor.md")
+    wait_for(lambda: brain.page_row("team/Bruno-Okafor"), "the case-renamed page")
+    assert brain.page_row("team/Bruno-Okafor")["id"] == pid
+    assert brain.page_row("people/bruno-okafor") is None and brain.page_row("team/bruno-okafor") is None
+    settle(brain, brain_tree)
+    assert trash(brain) == []
+    wait_for(lambda: w.saw("> team/bruno-okafor.md → team/Bruno-Okafor.md (moved)"), "the move log line")
+    stop_ok(w)
+
+
+def test_folder_moved_out_and_back_in(watch, brain, brain_tree, tmp_path):
+    w = watch()
+    outside = tmp_path / "outside-people"
+    before = {r[0] for r in brain.conn.execute("SELECT path FROM pages WHERE path LIKE 'people/%' UNION SELECT path FROM files WHERE path LIKE 'people/%'")}
+    assert len(before) == 3
+    original = {p: (brain_tree / p).read_bytes() for p in before}
+    shutil.move(str(brain_tree / "people"), str(outside))
+    wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'people/%'").fetchone()[0] == 0, "the folder's pages to go")
+    settle(brain, brain_tree)
+    assert set(trash(brain)) == before
+    assert all(trashed_bytes(brain, p) == data for p, data in original.items())
+    shutil.move(str(outside), str(brain_tree / "people"))
+    wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'people/%'").fetchone()[0] == 2, "the folder's pages to return")
+    settle(brain, brain_tree)
+    assert brain.raw_get("people/ana-lima")  # the sidecar came back with its folder
+    stop_ok(w)
+
+
+def test_burst_of_1000_files_is_one_batch(watch, brain, brain_tree):
+    w = watch()
+    d = brain_tree / "burst"
+    d.mkdir()
+    for i in range(1000):
+        (d / f"note-{i:04d}.md").write_text(f"# Note {i}\n\nBurst body {i}.\n", encoding="utf-8")
+    wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'burst/%'").fetchone()[0] == 1000, "1,000 pages")
+    settle(brain, brain_tree)
+    code, out = w.stop()
+    assert code == 0
+    text = out.decode()
+    batches = int(text.split(" batch(es)")[0].rsplit(" ", 1)[1])
+    assert batches <= 4, text  # one batch (two when writing takes longer than the 2 s max wait), plus stragglers on a loaded machine
+    assert sum(1 for line in w.lines if line.startswith("+ burst/")) == 1000
+
+
+def test_writes_from_other_processes_reach_the_files(watch, brain, brain_tree, run):
+    w = watch()
+    f = brain_tree / "people" / "ana-lima.md"
+    r = run("tag", "people/ana-lima", "watched-tag")
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: "watched-tag" in f.read_text(encoding="utf-8"), "the tag to reach the file")
+    r = run("put", "concepts/from-agent", input="# From an agent\n\nWritten through gbrain put.\n")
+    assert r.returncode == 0, r.stderr
+    g = brain_tree / "concepts" / "from-agent.md"
+    wait_for(lambda: g.exists() and g.read_text(encoding="utf-8").startswith("# From an agent"), "the new page's file")
+    wait_for(lambda: w.saw("← db concepts/from-agent"), "the log line")
+    r = run("delete", "concepts/from-agent")
+    assert r.returncode == 0
+    wait_for(lambda: not g.exists(), "the file to be removed")
+    r = run("raw", "people/bruno-okafor", "--source", "crm", "--data", '{"stage": "lead"}')
+    assert r.returncode == 0, r.stderr
+    sc = brain_tree / "people" / ".raw" / "bruno-okafor.json"
+    wait_for(lambda: sc.exists() and json.loads(sc.read_text())["sources"]["crm"] == {"stage": "lead"}, "the sidecar file")
+    settle(brain, brain_tree)
+    # no echo: nothing written by the brain came back as a file → db import
+    live = w.lines[next(i for i, x in enumerate(w.lines) if x.startswith("watching ")) :]
+    assert not any(line.startswith(("~ ", "+ ")) for line in live), live
+    assert sum(1 for line in live if line.startswith("← db")) >= 3
+    stop_ok(w)
+
+
+def test_conflict_while_watch_was_down_and_restart_catch_up(watch, brain, brain_tree, run):
+    w = watch()
+    stop_ok(w)
+    # while nobody watches: one path edited on both sides, others on one side each
+    f = brain_tree / "people" / "ana-lima.md"
+    file_v = f.read_bytes() + b"\nfile side\n"
+    f.write_bytes(file_v)
+    brain.timeline_add("people/ana-lima", "2026-03-03", "brain side", "manual")
+    brain_v = text_of(brain, "people/ana-lima").encode()
+    g = brain_tree / "people" / "bruno-okafor.md"
+    g.write_bytes(g.read_bytes() + b"\nonly the file changed\n")
+    brain.tag("companies/river-ai", "only-the-brain-changed")
+    (brain_tree / "deals" / "river-ai-series-a.md").unlink()
+    w = watch()
+    assert w.saw("! conflict people/ana-lima.md")
+    settle(brain, brain_tree)
+    copies = list((brain_tree / "people").glob("ana-lima.conflict-*.md"))
+    assert len(copies) == 1 and copies[0].read_bytes() == brain_v
+    assert f.read_bytes() == file_v and text_of(brain, "people/ana-lima").encode() == file_v
+    assert "only the file changed" in text_of(brain, "people/bruno-okafor")
+    assert "only-the-brain-changed" in (brain_tree / "companies" / "river-ai.md").read_text()
+    assert trash(brain) == ["deals/river-ai-series-a.md"]
+    r = run("conflicts", "--json")
+    assert [c["status"] for c in json.loads(r.stdout)] == ["open"]
+    stop_ok(w)
+
+
+def test_half_written_file_ends_with_its_final_content(watch, brain, brain_tree):
+    w = watch()
+    f = brain_tree / "meetings" / "long-meeting.md"
+    full = ("# Long meeting\n\n" + "".join(f"Paragraph {i} with ümlauts ✓.\n\n" for i in range(2000))).encode()
+    with open(f, "wb") as fh:
+        fh.write(full[: len(full) // 2 + 1])  # cut inside a multi-byte character, perhaps
+        fh.flush()
+        time.sleep(0.3)  # an editor pausing mid-write (longer than the debounce)
+        fh.write(full[len(full) // 2 + 1 :])
+    wait_for(lambda: text_of(brain, "meetings/long-meeting") == full.decode(), "the complete file")
+    settle(brain, brain_tree)
+    assert f.read_bytes() == full  # gbrain never wrote the half version back
+    stop_ok(w)
+
+
+def test_sigterm_stops_cleanly_with_a_summary(watch, brain, brain_tree):
+    w = watch()
+    (brain_tree / "people" / "dana.md").write_text("# Dana\n", encoding="utf-8")
+    wait_for(lambda: brain.page_row("people/dana"), "the page")
+    code, out = w.stop(signal.SIGTERM)
+    assert code == 0 and b"watched " in out and b"12 file\xe2\x86\x92db" in out  # 11 at start + 1 live
+
+
+def test_vanished_root_stops_with_an_error_and_deletes_nothing(watch, brain, brain_tree, tmp_path):
+    w = watch()
+    n = brain.stats()["pages"]
+    shutil.move(str(brain_tree), str(tmp_path / "gone"))
+    wait_for(lambda: w.p.poll() is not None, "watch to stop")
+    w._t.join(timeout=5)
+    assert w.p.returncode == 1
+    assert w.saw("vanished")
+    assert brain.stats()["pages"] == n and trash(brain) == []
+
+
+def test_watch_once_equals_sync(brain_tree, run):
+    r = run("watch", str(brain_tree), "--once", "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["ok"] and rep["counts"]["imported"] == 11
+
+
+def test_database_inside_the_watched_folder(brain_tree, run):
+    db = brain_tree / "brain.db"
+    w = Watch(brain_tree, db)
+    try:
+        r = run("put", "concepts/inside", input="# Inside\n", env={"GBRAIN_DB": str(db)})
+        assert r.returncode == 0, r.stderr
+        f = brain_tree / "concepts" / "inside.md"
+        wait_for(f.exists, "the file")
+        with Brain.open(db) as b:
+            settle(b, brain_tree)
+            assert not b.conn.execute("SELECT COUNT(*) FROM files WHERE path LIKE 'brain.db%'").fetchone()[0]
+        code, out = w.stop()
+        assert code == 0
+        assert not any("brain.db" in line for line in w.lines), w.lines
+    finally:
+        w.kill()
+
+
+def test_both_sides_busy_at_once(watch, brain, brain_tree, db_path):
+    """Another connection writes one page 30 times while the file of another page is saved 30
+    times: in the end both files and both pages hold the last versions, with no conflict."""
+    w = watch()
+    f = brain_tree / "people" / "ana-lima.md"
+    base = f.read_bytes()
+    errors = []
+
+    def writer():
+        try:
+            with Brain.open(db_path) as other:
+                for i in range(30):
+                    other.put("concepts/busy", f"# Busy\n\nversion {i}\n")
+                    time.sleep(0.01)
+        except Exception as e:  # surfaced below
+            errors.append(e)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    for i in range(30):
+        f.write_bytes(base + f"\nfile version {i}\n".encode())
+        time.sleep(0.01)
+    t.join()
+    assert not errors
+    last_file = base + b"\nfile version 29\n"
+    g = brain_tree / "concepts" / "busy.md"
+    wait_for(lambda: g.exists() and g.read_bytes() == b"# Busy\n\nversion 29\n", "the last put on disk")
+    wait_for(lambda: text_of(brain, "people/ana-lima") == last_file.decode(), "the last save in the brain")
+    settle(brain, brain_tree)
+    assert f.read_bytes() == last_file
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0] == 0
+    stop_ok(w)
+
+
+def test_rescan_catches_a_change_the_observer_cannot_see(watch, brain, brain_tree, tmp_path):
+    """A write through a hard link outside the tree changes the file without any event inside
+    the watched folder; the periodic rescan still brings it in."""
+    w = watch("--rescan", "1")
+    f = brain_tree / "people" / "bruno-okafor.md"
+    outside = tmp_path / "outside-link.md"
+    os.link(f, outside)
+    with open(outside, "ab") as fh:
+        fh.write(b"\nWritten through a hard link.\n")
+    wait_for(lambda: "Written through a hard link." in (text_of(brain, "people/bruno-okafor") or ""), "the rescan to import the change")
+    settle(brain, brain_tree)
+    stop_ok(w)
