@@ -553,3 +553,4 @@ def dumps(obj: Any) -> str:
 
 __all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_args", "tools_json", "dumps"]
 _ = os
+from . import ops_search  # noqa: E402,F401
