@@ -95,7 +95,7 @@ def _query_text(r: dict, a: dict) -> str:
     text=_query_text,
 )
 def _query(b, a, ctx):
-    r = hybrid_query(b, a["question"], limit=a.get("limit") or 10, type=a.get("type"), mode=a.get("mode") or "hybrid")
+    r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
     for n in r["notes"]:
         if ctx.on_warning:
             ctx.on_warning(n)
