@@ -307,7 +307,7 @@ class FakeOpenAI:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def expected(self, texts):
@@ -401,6 +401,7 @@ def test_cli_embed_and_query_with_openai_server(server, brain_tree, run, tmp_pat
     hits = json.loads(r.stdout)["hits"]
     assert hits and len(server.requests) == n + 1 and server.requests[-1]["input"] == ["who leads River AI?"]
     server.always = 500
+    assert run("config", "set", "embedding_max_retries", "1").returncode == 0
     r = run("query", "anything", env=env)
     assert r.returncode == 1 and "failed after" in r.stderr.decode()
 

@@ -202,6 +202,7 @@ def _m2_search(conn: sqlite3.Connection) -> None:
 ALTER TABLE page_embeddings ADD COLUMN text_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE page_embeddings ADD COLUMN dims INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX idx_embeddings_model_hash ON page_embeddings(model, text_hash);
+CREATE INDEX idx_embeddings_model_id ON page_embeddings(model, id);  -- loading one model in id order
 
 CREATE TABLE embed_state (
   page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,

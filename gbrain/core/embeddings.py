@@ -438,7 +438,22 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         base_url=cfg.get("embedding_base_url") or os.environ.get("OPENAI_BASE_URL") or None,
         api_key=os.environ.get("OPENAI_API_KEY") or None,
         encoding_format=cfg.get("embedding_encoding") or "base64",
+        max_retries=_int_config(cfg, "embedding_max_retries", 6),
+        max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
     )
+
+
+def _int_config(cfg: dict, key: str, default: int) -> int:
+    v = cfg.get(key)
+    if v in (None, ""):
+        return default
+    try:
+        n = int(v)
+    except ValueError as e:
+        raise BadInput(f"config {key} must be a whole number, got {v!r}") from e
+    if n < 0:
+        raise BadInput(f"config {key} must not be negative")
+    return n
 
 
 #: (predicate on the model name, factory); first match wins, the last entry catches everything

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 import time
 from typing import Sequence
 
@@ -101,8 +102,22 @@ def has_vectors(conn: sqlite3.Connection, model: str) -> bool:
 
 def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
     """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``."""
+    # embed the question (a cold process loads the model) while the index loads
+    box: dict = {}
+
+    def _embed() -> None:
+        try:
+            box["v"] = model.embed(question)
+        except BaseException as e:  # re-raised below, in the caller's thread
+            box["e"] = e
+
+    th = threading.Thread(target=_embed, daemon=True)
+    th.start()
     idx = VectorIndex.get(conn, db_key, model.model_id)
-    qv = model.embed(question)
+    th.join()
+    if "e" in box:
+        raise box["e"]
+    qv = box["v"]
     scores = idx.scores(qv)
     allowed = None
     if type:
@@ -153,7 +168,7 @@ def query(
     stale = stale_count(conn, model.model_id)
     if stale:
         notes.append(f"{stale:,} page(s) changed since they were embedded; run `gbrain embed --stale`")
-    db_key = str(brain.path.resolve())
+    db_key = _db_key(brain)
     k = max(int(limit), candidates)
     idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type)
     if mode == "vector":
@@ -164,7 +179,7 @@ def query(
             weight = getattr(model, "fts_weight", None) or DEFAULT_WEIGHT
         ranked = fuse(fts, [(p, s) for p, s, _ in vec], fusion or DEFAULT_FUSION, weight)
         if boosts and ranked:
-            ranked = _boost(conn, ranked, question, scale=ranked[0][1] if (fusion or DEFAULT_FUSION) == "rrf" else 1.0)
+            ranked = _boost(conn, ranked, question, int(limit), scale=ranked[0][1] if (fusion or DEFAULT_FUSION) == "rrf" else 1.0)
     ranked = ranked[: int(limit)]
     if not ranked:
         return {"hits": [], "mode": mode, "model": model.model_id, "notes": notes}
@@ -187,11 +202,28 @@ def query(
     return {"hits": hits, "mode": mode, "model": model.model_id, "notes": notes}
 
 
-def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: str, scale: float = 1.0) -> list[tuple[int, float]]:
+def _db_key(brain) -> str:
+    key = getattr(brain, "_vector_key", None)
+    if key is None:
+        key = str(brain.path.resolve())
+        try:
+            brain._vector_key = key
+        except AttributeError:
+            pass
+    return key
+
+
+def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: str, limit: int, scale: float = 1.0) -> list[tuple[int, float]]:
     """Spec boosts on the fused scale: +0.2 when the page type matches the question's intent,
-    +0.1 when the page was updated in the last 30 days (both × ``scale``)."""
+    +0.1 when the page was updated in the last 30 days (both × ``scale``). Only candidates
+    that can still reach the top ``limit`` are looked up; the order of the others is kept."""
     want = intent_type(question)
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - RECENT_DAYS * 86400))
+    # a candidate more than the largest boost below the limit-th cannot enter the top `limit`
+    floor = ranked[min(limit, len(ranked)) - 1][1] - (TYPE_BOOST + RECENT_BOOST) * scale
+    head = [kv for kv in ranked if kv[1] >= floor]
+    tail = ranked[len(head):]
+    ranked = head
     pids = [p for p, _ in ranked]
     info = {r[0]: (r[1], r[2]) for r in conn.execute(f"SELECT id, type, updated_at FROM pages WHERE id IN ({','.join('?' * len(pids))})", pids)}
     out = []
@@ -200,4 +232,4 @@ def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: 
         b = (TYPE_BOOST if want and t == want else 0.0) + (RECENT_BOOST if upd >= since else 0.0)
         out.append((pid, s + b * scale))
     out.sort(key=lambda kv: -kv[1])
-    return out
+    return out + tail

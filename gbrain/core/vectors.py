@@ -13,6 +13,7 @@ matrix-vector product, ``argpartition`` for the top candidates and the best chun
 """
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -76,13 +77,26 @@ def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list
     raise ValueError(f"unknown page selection {mode!r}")
 
 
+_STALE: dict[tuple, tuple] = {}
+
+
 def stale_count(conn: sqlite3.Connection, model: str) -> int:
-    """How many pages were never embedded with ``model`` or changed since."""
-    return conn.execute(
+    """How many pages were never embedded with ``model`` or changed since (memoised until
+    the database changes: ``PRAGMA data_version`` + this connection's ``total_changes``)."""
+    key = (id(conn), model)
+    stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    hit = _STALE.get(key)
+    if hit is not None and hit[0][0] is conn and hit[0][1:] == stamp[1:]:
+        return hit[1]
+    if len(_STALE) > 64:
+        _STALE.clear()
+    n = conn.execute(
         "SELECT COUNT(*) FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
         "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash",
         (model,),
     ).fetchone()[0]
+    _STALE[key] = (stamp, n)
+    return n
 
 
 def _known_hashes(conn: sqlite3.Connection, model: str) -> set[str]:
@@ -267,6 +281,7 @@ class VectorIndex:
         self.alive = np.zeros(0, dtype=bool)
         self.mat = np.zeros((0, 0), dtype=np.float32)
         self._lock = threading.Lock()
+        self._stamp: tuple | None = None
 
     @classmethod
     def get(cls, conn: sqlite3.Connection, db_key: str, model: str) -> "VectorIndex":
@@ -292,12 +307,22 @@ class VectorIndex:
         return int(self.mat.nbytes + self.ids.nbytes + self.page_ids.nbytes + self.alive.nbytes)
 
     def refresh(self, conn: sqlite3.Connection) -> None:
+        """Bring the matrix up to date with the database (see the class docstring).
+
+        Skipped without a query when this connection has written nothing and no other
+        connection has committed anything since the last refresh (``PRAGMA data_version`` and
+        ``total_changes``)."""
         with self._lock:
+            # the connection itself (not its id, which a later connection could reuse) is kept
+            stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+            if self._stamp is not None and self._stamp[0] is conn and self._stamp[1:] == stamp[1:]:
+                return
             count, max_id = conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM page_embeddings WHERE model = ?", (self.model,)).fetchone()
             if count == self.count and max_id == self.max_id:
+                self._stamp = stamp
                 return
             if max_id > self.max_id:
-                self._append(conn.execute("SELECT id, page_id, embedding FROM page_embeddings WHERE model = ? AND id > ? ORDER BY id", (self.model, self.max_id)))
+                self._load_new(conn)
                 self.max_id = max_id
             if int(self.alive[: self.n].sum()) != count:
                 live = np.fromiter((r[0] for r in conn.execute("SELECT id FROM page_embeddings WHERE model = ?", (self.model,))), dtype=np.int64)
@@ -305,38 +330,55 @@ class VectorIndex:
                 if self.n and self.size < self.n * 0.75:
                     self._compact()
             self.count = count
+            self._stamp = stamp
 
-    def _append(self, rows: Iterable) -> None:
-        ids: list[int] = []
-        pids: list[int] = []
-        blobs: list[bytes] = []
-        for rid, pid, blob in rows:
-            if not self.dims:
-                self.dims = len(blob) // 4
-                self.mat = np.zeros((0, self.dims), dtype=np.float32)
-            if len(blob) != self.dims * 4:
-                continue
-            ids.append(rid)
-            pids.append(pid)
-            blobs.append(blob)
-        if not ids:
+    def _load_new(self, conn: sqlite3.Connection) -> None:
+        """Append the rows with an id above ``max_id``, written straight into the buffer.
+        Reads through a memory map (``PRAGMA mmap_size``) while loading: large blobs span
+        overflow pages, and mapped reads avoid copying each page."""
+        new = conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ? AND id > ?", (self.model, self.max_id)).fetchone()[0]
+        if not new:
             return
-        new = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), self.dims)
-        need = self.n + len(ids)
-        if need > self.mat.shape[0]:
-            cap = max(need, self.mat.shape[0] * 2 if self.n else need)
-            self.mat = _grow(self.mat, cap, self.n)
-            self.ids = _grow(self.ids, cap, self.n)
-            self.page_ids = _grow(self.page_ids, cap, self.n)
-            self.alive = _grow(self.alive, cap, self.n)
-        self.mat[self.n : need] = new
-        self.ids[self.n : need] = ids
-        self.page_ids[self.n : need] = pids
-        self.alive[self.n : need] = True
-        self.n = need
+        old_mmap = conn.execute("PRAGMA mmap_size").fetchone()[0]
+        conn.execute("PRAGMA mmap_size = 4294967296")
+        try:
+            rows = conn.execute("SELECT id, page_id, embedding FROM page_embeddings WHERE model = ? AND id > ? ORDER BY id", (self.model, self.max_id))
+            first = None
+            for first in rows:
+                break
+            if first is None:
+                return
+            if not self.dims:
+                self.dims = len(first[2]) // 4
+                self.mat = np.zeros((0, self.dims), dtype=np.float32)
+            self._reserve(self.n + new)
+            i = self.n
+            end = self.n + new
+            mat, ids, pids, d4 = self.mat, self.ids, self.page_ids, self.dims * 4
+            for rid, pid, blob in itertools.chain([first], rows):
+                if len(blob) != d4 or i >= end:
+                    continue  # another model's shape under the same name, or rows added meanwhile
+                mat[i] = np.frombuffer(blob, dtype="<f4")
+                ids[i] = rid
+                pids[i] = pid
+                i += 1
+            self.alive[self.n : i] = True
+            self.n = i
+        finally:
+            conn.execute(f"PRAGMA mmap_size = {int(old_mmap)}")
+
+    def _reserve(self, need: int) -> None:
+        if need <= self.mat.shape[0]:
+            return
+        cap = max(need, self.mat.shape[0] * 2 if self.n else need)
+        self.mat = _grow(self.mat, cap, self.n)
+        self.ids = _grow(self.ids, cap, self.n)
+        self.page_ids = _grow(self.page_ids, cap, self.n)
+        self.alive = _grow(self.alive, cap, self.n)
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self.alive[: self.n])
+        self._stamp = None
         self.mat = np.ascontiguousarray(self.mat[keep])
         self.ids = self.ids[keep]
         self.page_ids = self.page_ids[keep]
