@@ -239,6 +239,9 @@ def test_fusion_methods():
     assert rrf[2] == pytest.approx(2 / 62) and rrf[3] == pytest.approx(1 / 63 + 1 / 61) and max(rrf, key=rrf.get) == 3
     mm = fuse(fts, vec, "minmax", 0.4)
     assert [p for p, _ in mm] == [2, 3, 1, 4] and dict(mm)[2] == pytest.approx(0.4 * 4 / 9 + 0.6 * 0.875) and dict(mm)[1] == pytest.approx(0.4) and dict(mm)[4] == pytest.approx(0.0)
+    tmm = dict(fuse(fts, vec, "tmm", 0.5))
+    assert tmm[3] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)  # bm25 1.0 / max 10.0 keeps its credit
+    assert tmm[1] == pytest.approx(0.5) and tmm[2] == pytest.approx(0.5 * 0.5 + 0.5 * 0.875)
     with pytest.raises(ValueError):
         fuse(fts, vec, "max")
     assert intent_type("who knows Jensen Huang?") == "person" and intent_type("GPU prices") is None
@@ -450,3 +453,38 @@ def test_migration_two_adds_search_schema(tmp_path):
     assert {"text_hash", "dims", "model"} <= cols
     assert conn.execute("PRAGMA user_version").fetchone()[0] >= 2
     assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'embedding_cache'").fetchone()
+
+
+def test_page_deleted_during_embed_is_skipped(tmp_path):
+    from gbrain.core.vectors import embed_pages, plan_embed, select_pages
+
+    b = make(tmp_path, model="fake-32")
+    model = emb.get_model("fake-32")
+    plan, work = plan_embed(b.conn, model, select_pages(b.conn, "fake-32", "all"))
+    b.delete_page("bruno-okafor")
+    stats = embed_pages(b.conn, model, work)
+    assert stats["pages"] == 4  # visited, but the deleted one stored nothing
+    assert b.conn.execute("SELECT COUNT(DISTINCT page_id) FROM page_embeddings").fetchone()[0] == 3
+    assert b.conn.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0] == 3
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_LINES = st.lists(
+    st.one_of(
+        st.text(alphabet="abc xyz.!?\t", min_size=0, max_size=300),
+        st.sampled_from(["", "## Head", "```", "- **2025-01-02** | src — sum", "  detail", "# T", "word " * 200]),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(title=st.text(alphabet="Tt ", max_size=10), ct=_LINES, tl=_LINES, limit=st.integers(40, 600))
+def test_chunks_stay_within_budget_and_are_deterministic(title, ct, tl, limit):
+    a = chunk_page(title, "\n".join(ct), "\n".join(tl), max_tokens=limit)
+    assert a == chunk_page(title, "\n".join(ct), "\n".join(tl), max_tokens=limit)
+    assert [c.index for c in a] == list(range(len(a)))
+    for c in a:
+        assert c.text.strip()
+        assert approx_tokens(c.text) <= max(limit, 32 + approx_tokens(c.text.split("\n", 1)[0])) + 8

@@ -125,19 +125,23 @@ def _split_units(text: str, limit: int) -> list[str]:
 
 
 def _pack(units: list[str], limit: int, sep: str) -> list[str]:
-    """Join consecutive units into pieces of at most ``limit`` tokens, aiming at even sizes."""
-    total = sum(approx_tokens(u) for u in units)
+    """Join consecutive units into pieces of at most ``limit`` tokens (separators counted),
+    aiming at even sizes."""
+    total = approx_tokens(sep.join(units))
     target = min(limit, math.ceil(total / max(1, math.ceil(total / limit))))
     pieces: list[str] = []
     cur: list[str] = []
-    size = 0
+    chars = words = 0
     for u in units:
-        t = approx_tokens(u)
-        if cur and (size + t > limit or size >= target):
+        c = chars + (len(sep) if cur else 0) + len(u)
+        w = words + len(u.split())
+        size = max(math.ceil(c / 4), w)
+        if cur and (size > limit or max(math.ceil(chars / 4), words) >= target):
             pieces.append(sep.join(cur))
-            cur, size = [], 0
+            cur, chars, words = [], 0, 0
+            c, w = len(u), len(u.split())
         cur.append(u)
-        size += t
+        chars, words = c, w
     if cur:
         pieces.append(sep.join(cur))
     return pieces

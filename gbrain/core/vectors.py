@@ -195,6 +195,8 @@ def embed_pages(
 
 
 def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes]) -> None:
+    if not conn.execute("SELECT 1 FROM pages WHERE id = ?", (w.page_id,)).fetchone():
+        return  # deleted while we were embedding
     cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
     if [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
@@ -202,12 +204,11 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
             "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4) for c in w.chunks],
         )
-    if conn.execute("SELECT 1 FROM pages WHERE id = ?", (w.page_id,)).fetchone():
-        conn.execute(
-            "INSERT INTO embed_state(page_id, model, content_hash, chunks, embedded_at) VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
-            "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, embedded_at = excluded.embedded_at",
-            (w.page_id, model, w.content_hash, len(w.chunks)),
-        )
+    conn.execute(
+        "INSERT INTO embed_state(page_id, model, content_hash, chunks, embedded_at) VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
+        "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, embedded_at = excluded.embedded_at",
+        (w.page_id, model, w.content_hash, len(w.chunks)),
+    )
 
 
 def prune_cache(conn: sqlite3.Connection, model: str, tx: Callable | None = None, keep: int = CACHE_KEEP) -> int:
