@@ -488,3 +488,18 @@ def test_chunks_stay_within_budget_and_are_deterministic(title, ct, tl, limit):
     for c in a:
         assert c.text.strip()
         assert approx_tokens(c.text) <= max(limit, 32 + approx_tokens(c.text.split("\n", 1)[0])) + 8
+
+
+def test_index_sees_writes_of_another_connection(tmp_path):
+    VectorIndex.forget()
+    a = make(tmp_path, model="fake-32")
+    embed(a)
+    key = str(a.path.resolve())
+    idx = VectorIndex.get(a.conn, key, "fake-32")
+    n0 = idx.size
+    with Brain.open(tmp_path / "brain.db") as other:  # stands in for another process
+        other.save_page("people/dee.md", "# Dee\n\nAnother person.\n")
+        embed(other, slug="dee")
+    assert VectorIndex.get(a.conn, key, "fake-32").size == n0 + 1
+    r = ops.run("query", {"question": "Dee another person", "mode": "vector", "limit": 1}, brain=a)
+    assert r["hits"][0]["slug"] == "people/dee"
