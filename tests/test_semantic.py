@@ -13,7 +13,7 @@ import pytest
 from gbrain import operations as ops
 from gbrain.core import embeddings as emb
 from gbrain.core.brain import Brain
-from gbrain.core.chunking import MAX_TOKENS, approx_tokens, chunk_page, text_hash
+from gbrain.core.chunking import approx_tokens, chunk_page, text_hash
 from gbrain.core.hybrid import fuse, intent_type
 from gbrain.core.vectors import VectorIndex
 from gbrain.errors import GBrainError

@@ -34,7 +34,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -282,7 +282,8 @@ class OpenAIEmbedding(EmbeddingModel):
         self.encoding_format = encoding_format
         self.timeout = timeout
         self.max_request_tokens = max_request_tokens
-        self.requests = 0
+        self.requests = 0  # HTTP requests sent, retries included
+        self._count_lock = threading.Lock()
         self._client = None
 
     @property
@@ -332,7 +333,8 @@ class OpenAIEmbedding(EmbeddingModel):
         last = ""
         for attempt in range(self.max_retries + 1):
             try:
-                self.requests += 1
+                with self._count_lock:
+                    self.requests += 1
                 resp = self.client.embeddings.create(**kw)
                 data = sorted(resp.data, key=lambda d: d.index)
                 if len(data) != len(texts):
@@ -484,9 +486,9 @@ def get_model(name: str, config: dict | None = None) -> EmbeddingModel:
 
 def is_openai_name(name: str) -> bool:
     """True when ``name`` is served by the OpenAI provider (the catch-all)."""
-    for match, _ in PROVIDERS:
+    for match, factory in PROVIDERS:
         if match(name):
-            return _ is _openai
+            return factory is _openai
     return False
 
 
@@ -503,14 +505,3 @@ def resolve_model(config: dict, environ: dict | None = None) -> tuple[EmbeddingM
         return get_model(OFFLINE_MODEL, config), f"no OPENAI_API_KEY: using the offline {OFFLINE_MODEL} model instead of {name}"
     return get_model(name, config), None
 
-
-def iter_batches(items: Iterable, n: int):
-    """Lists of up to ``n`` consecutive items."""
-    buf: list = []
-    for x in items:
-        buf.append(x)
-        if len(buf) >= n:
-            yield buf
-            buf = []
-    if buf:
-        yield buf

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import GBrainError
 from .chunking import MAX_TOKENS, Chunk, chunk_page
-from .embeddings import EmbeddingModel, from_blob, to_blob
+from .embeddings import EmbeddingModel, to_blob
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
