@@ -386,6 +386,8 @@ def test_openai_shortened_dimensions_are_another_model(server):
     m = emb.get_model("text-embedding-3-small", {"embedding_dimensions": "256", "embedding_base_url": server.url})
     assert m.model_id == "text-embedding-3-small@256" and m.dims == 256
     assert emb.get_model("text-embedding-3-small", {"embedding_dimensions": "1536"}).model_id == "text-embedding-3-small"
+    large = emb.get_model("text-embedding-3-large", {"embedding_dimensions": "1536"})  # the init default
+    assert (large.model_id, large.dims, large.price_per_mtok) == ("text-embedding-3-large", 3072, 0.13)
 
 
 def test_cli_embed_and_query_with_openai_server(server, brain_tree, run, tmp_path):

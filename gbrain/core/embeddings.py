@@ -434,6 +434,8 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         d = int(dims) if dims else None
     except ValueError as e:
         raise BadInput(f"config embedding_dimensions must be a number, got {dims!r}") from e
+    if d == 1536 and native != 1536:
+        d = None  # the spec's default value, written by `init`: it means "the model's own size"
     return OpenAIEmbedding(
         name,
         dims=d if (d and native) else None,
