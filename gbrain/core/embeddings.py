@@ -247,6 +247,8 @@ class OpenAIEmbedding(EmbeddingModel):
     """
 
     batch_size = OPENAI_MAX_INPUTS
+    #: chunks per stored group: enough for several requests in flight
+    group_chunks = 2048
 
     def __init__(
         self,

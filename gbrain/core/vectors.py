@@ -146,6 +146,7 @@ def embed_pages(
     transaction: Callable | None = None,
 ) -> dict:
     """Embed the chunks of ``work`` and store them, in groups of about :data:`GROUP_CHUNKS`
+    (or the provider's ``group_chunks``, when larger, so several requests can be in flight)
     chunks, one write transaction per group (so a killed run keeps every finished group and
     ``embed --stale`` continues after it).
 
@@ -162,7 +163,7 @@ def embed_pages(
     tx = transaction or _plain_tx(conn)
     if on_progress:
         on_progress(0, total)
-    for group in _groups(work, GROUP_CHUNKS):
+    for group in _groups(work, max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)):
         hashes = sorted({c.hash for w in group for c in w.chunks})
         have = _blobs(conn, mid, hashes)
         todo: dict[str, str] = {}
