@@ -159,6 +159,10 @@ def main() -> None:
     print(f"  gbrain query  {statistics.median(cold_q):.3f}   (max {max(cold_q):.3f})")
     print(f"  gbrain search {statistics.median(cold_s):.3f}   baseline: keyword only")
     print(f"  gbrain version {statistics.median(cold_v):.3f}  baseline: interpreter + CLI start-up")
+    if not args.keep:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

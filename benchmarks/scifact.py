@@ -179,6 +179,9 @@ def main() -> None:
     print(f"gbrain query mean latency: {t_q * 1000:.1f} ms/query (warm, {model.model_id})")
     b.close()
     VectorIndex.forget()
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
