@@ -567,3 +567,4 @@ _ = os
 from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401
 from . import ops_sync  # noqa: E402,F401
+from . import ops_search  # noqa: E402,F401

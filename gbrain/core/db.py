@@ -187,9 +187,46 @@ CREATE INDEX idx_files_page ON files(page_id);
     conn.executemany("INSERT INTO config(key, value) VALUES (?, ?)", DEFAULT_CONFIG.items())
 
 
-def _m2_reserved(conn: sqlite3.Connection) -> None:
-    """Placeholder that keeps user_version numbering stable across branches."""
-    # replaced by the search migration at merge
+def _m2_search(conn: sqlite3.Connection) -> None:
+    """Semantic search: per-chunk text hash and dims, per-page embed state, a retired-vector cache.
+
+    * ``page_embeddings.text_hash`` (sha256 hex of the chunk text) and ``dims``; rows of several
+      models may coexist, queries read only the active model's (index on ``model, text_hash``).
+    * ``embed_state``: which page content (``pages.content_hash``) was last embedded with which
+      model, so ``embed --stale`` finds changed pages and a killed run resumes page by page.
+    * ``embedding_cache``: vectors of chunk rows that were deleted (page edited, renamed or
+      removed), keyed by model + text hash, so the same text is never sent to a provider twice.
+    """
+    _exec_script(conn,
+        """
+ALTER TABLE page_embeddings ADD COLUMN text_hash TEXT NOT NULL DEFAULT '';
+ALTER TABLE page_embeddings ADD COLUMN dims INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX idx_embeddings_model_hash ON page_embeddings(model, text_hash);
+CREATE INDEX idx_embeddings_model_id ON page_embeddings(model, id);  -- loading one model in id order
+
+CREATE TABLE embed_state (
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  content_hash TEXT NOT NULL,            -- pages.content_hash when the page was embedded
+  chunks INTEGER NOT NULL DEFAULT 0,
+  embedded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+  PRIMARY KEY (page_id, model)
+);
+
+CREATE TABLE embedding_cache (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  model TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  embedding BLOB NOT NULL,               -- little-endian float32, unit length
+  UNIQUE (model, text_hash)
+);
+CREATE TRIGGER page_embeddings_retire AFTER DELETE ON page_embeddings WHEN old.text_hash != '' BEGIN
+  INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding)
+  VALUES (old.model, old.text_hash, old.dims, old.embedding);
+END;
+"""
+    )
 
 
 def _m3_sync(conn: sqlite3.Connection) -> None:
@@ -283,7 +320,7 @@ END;
 
 
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_reserved, _m3_sync]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -154,3 +154,23 @@ def _exact_title_first(conn: sqlite3.Connection, query: str, type: str | None, h
     top = [by_slug.get(r["slug"]) or {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": 0.0, "snippet": r["title"]} for r in exact]
     names = {h["slug"] for h in top}
     return (top + [h for h in hits if h["slug"] not in names])[:limit]
+
+
+def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, float, float] | None = None) -> list[tuple[int, float]]:
+    """``[(page_id, score)]`` of the best ``limit`` pages for ``query``, best first, ``score``
+    being ``-bm25`` (higher is better). The same ranking as :func:`search`, without snippets."""
+    q = fts_query(query or "")
+    if not q or limit <= 0:
+        return []
+    w = ", ".join(str(x) for x in (weights or WEIGHTS))
+    sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
+    args: list = []
+    if type:
+        sql += " JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ? AND p.type = ?"
+        args = [q, type]
+    else:
+        sql += " WHERE page_fts MATCH ?"
+        args = [q]
+    sql += f" ORDER BY bm25(page_fts, {w}) LIMIT ?"
+    args.append(int(limit))
+    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, args)]

@@ -1,0 +1,169 @@
+"""Query latency: warm ``query`` on 50,000 chunks at 256 and 1,536 dims, and a cold CLI query.
+
+    python benchmarks/query_latency.py [--pages 7471] [--chunks 50000] [--queries 200]
+
+1. Builds a ``make_brain`` brain of ``--pages`` pages (``../shared/tools/make_brain.py``) and
+   imports it with gbrain's importer.
+2. Warm process: for 256 and 1,536 dims, stores ``--chunks`` synthetic unit vectors (spread over
+   the pages, model ``fake-<dims>``) and times ``hybrid.query`` (FTS5 + vectors + fusion +
+   passages) and the vector part alone (``VectorIndex.scores`` + ``top_pages``) over
+   ``--queries`` questions; prints p50/p95, the first-load time and the index memory. Baseline
+   in the same run: a stateless query that reads every vector from SQLite and scores it (what a
+   process without the in-memory index pays per query).
+3. Cold CLI: embeds the real pages with the offline default (wordllama) and times
+   ``python -m gbrain query QUESTION`` end to end (median of 5), beside ``gbrain search``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from gbrain.core import hybrid  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.core.embeddings import get_model, normalize, to_blob  # noqa: E402
+from gbrain.core.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
+from gbrain.sync.importer import import_tree  # noqa: E402
+
+MAKE_BRAIN = ROOT.parent / "shared" / "tools" / "make_brain.py"
+
+
+def pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+def rss_mb() -> float:
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def fill_synthetic(b: Brain, model: str, dims: int, n: int, rng: np.random.Generator) -> None:
+    pids = [r[0] for r in b.conn.execute("SELECT id FROM pages ORDER BY id")]
+    words = [r[0] for r in b.conn.execute("SELECT title FROM pages ORDER BY id")]
+    with b.transaction():
+        b.conn.execute("DELETE FROM page_embeddings WHERE model = ?", (model,))
+        for s in range(0, n, 5000):
+            m = normalize(rng.standard_normal((min(5000, n - s), dims)).astype(np.float32))
+            rows = []
+            for i, v in enumerate(m):
+                k = s + i
+                pid = pids[k % len(pids)]
+                text = f"{words[k % len(words)]}\nsynthetic chunk {k}"
+                rows.append((pid, k // len(pids), text, to_blob(v), model, f"h{k}", dims))
+            b.conn.executemany("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def baseline_query(b: Brain, model: str, q: np.ndarray, k: int = 10) -> list:
+    rows = b.conn.execute("SELECT page_id, embedding FROM page_embeddings WHERE model = ?", (model,)).fetchall()
+    m = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), -1)
+    s = m @ q
+    top = np.argsort(-s)[:k]
+    return [rows[i][0] for i in top]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pages", type=int, default=7471)
+    ap.add_argument("--chunks", type=int, default=50_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--keep", help="work folder to keep (and reuse)")
+    args = ap.parse_args()
+    work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="gbrain-latency-"))
+    work.mkdir(parents=True, exist_ok=True)
+    tree, db = work / "tree", work / "brain.db"
+    if not db.exists():
+        if not MAKE_BRAIN.exists():
+            sys.exit(f"make_brain not found at {MAKE_BRAIN}")
+        subprocess.run([sys.executable, str(MAKE_BRAIN), str(tree), "--pages", str(args.pages), "--clean"], check=True, capture_output=True)
+        b = Brain.open(db)
+        t = time.perf_counter()
+        import_tree(b, tree)
+        print(f"imported {args.pages:,} pages in {time.perf_counter() - t:.1f} s")
+        b.close()
+    b = Brain.open(db)
+    titles = [r[0] for r in b.conn.execute("SELECT title FROM pages")]
+    rnd = random.Random(7)
+    questions = [f"who knows {rnd.choice(titles)}?" if i % 2 else f"{rnd.choice(titles)} {rnd.choice(titles)} plans" for i in range(args.queries)]
+    rng = np.random.default_rng(7)
+    print(f"\nwarm process, {args.chunks:,} synthetic chunks over {args.pages:,} pages, {args.queries} queries (ms)")
+    print(f"{'dims':>5} {'load':>8} {'query p50':>10} {'query p95':>10} {'vector p50':>11} {'vector p95':>11} {'baseline p50':>13} {'index MB':>9} {'RSS +MB':>8}")
+    for dims in (256, 1536):
+        model = get_model(f"fake-{dims}")
+        fill_synthetic(b, model.model_id, dims, args.chunks, rng)
+        b.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        VectorIndex.forget()
+        r0 = rss_mb()
+        t = time.perf_counter()
+        idx = VectorIndex.get(b.conn, str(db.resolve()), model.model_id)
+        load = (time.perf_counter() - t) * 1000
+        r1 = rss_mb()
+        qv = {q: model.embed(q) for q in questions}
+        hybrid.query(b, questions[0], model=model)  # warm caches
+        tq, tv = [], []
+        for q in questions:
+            t = time.perf_counter()
+            hybrid.query(b, q, model=model, limit=10)
+            tq.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            idx.top_pages(idx.scores(qv[q]), 10)
+            tv.append((time.perf_counter() - t) * 1000)
+        tb = []
+        for q in questions[:10]:
+            t = time.perf_counter()
+            baseline_query(b, model.model_id, qv[q])
+            tb.append((time.perf_counter() - t) * 1000)
+        print(f"{dims:>5} {load:8.0f} {pct(tq, 50):10.1f} {pct(tq, 95):10.1f} {pct(tv, 50):11.1f} {pct(tv, 95):11.1f} {pct(tb, 50):13.0f} {idx.nbytes() / 1e6:9.0f} {r1 - r0:8.0f}")
+        with b.transaction():
+            b.conn.execute("DELETE FROM page_embeddings WHERE model = ?", (model.model_id,))
+    # cold CLI on the real pages with the offline default
+    wl = get_model("wordllama")
+    have = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = 'wordllama'").fetchone()[0]
+    if not have:
+        t = time.perf_counter()
+        plan, w = plan_embed(b.conn, wl, select_pages(b.conn, wl.model_id, "all"))
+        embed_pages(b.conn, wl, w, transaction=b.transaction)
+        print(f"\nembedded {plan.pages:,} pages → {plan.chunks:,} chunks with wordllama in {time.perf_counter() - t:.1f} s")
+    chunks = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = 'wordllama'").fetchone()[0]
+    b.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    b.close()
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+
+    def cli(*a: str) -> float:
+        t = time.perf_counter()
+        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), *a], capture_output=True, env=env)
+        dt = time.perf_counter() - t
+        if r.returncode != 0:
+            sys.exit(f"gbrain {' '.join(a)} failed: {r.stderr.decode()}")
+        return dt
+
+    cold_q = [cli("query", questions[i]) for i in range(5)]
+    cold_s = [cli("search", questions[i]) for i in range(5)]
+    cold_v = [cli("version") for i in range(5)]
+    print(f"\ncold CLI on {args.pages:,} pages / {chunks:,} wordllama chunks (median of 5, s):")
+    print(f"  gbrain query  {statistics.median(cold_q):.3f}   (max {max(cold_q):.3f})")
+    print(f"  gbrain search {statistics.median(cold_s):.3f}   baseline: keyword only")
+    print(f"  gbrain version {statistics.median(cold_v):.3f}  baseline: interpreter + CLI start-up")
+    if not args.keep:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Chunking: a page becomes the passages that get embedded.
+
+Strategy (GBrain spec, "Chunking strategy": section-level on ``##`` headings, ~500-token
+fallback), applied to a page's compiled truth and timeline:
+
+* **Sections.** The compiled truth is cut before every level-2 heading (``## State``) that is not
+  inside fenced code. Text before the first ``##`` is the page's lead section.
+* **Long sections** (more than ``max_tokens``) are split at paragraph boundaries (blank lines),
+  a paragraph that is still too long at sentence ends, a sentence at spaces, a word by
+  characters. Pieces are packed greedily towards an even size (``total / ceil(total / max)``)
+  so a 600-token section becomes two of ~300, not 500 + 100.
+* **Timeline.** Each timeline entry (``- **YYYY-MM-DD** | source — summary`` plus its indented
+  detail) is its own chunk: entries carry most of the facts, appending one changes no other
+  chunk, so only the new entry is embedded. Other text below the separator is chunked like a
+  section.
+* **Context.** Every chunk starts with the page title (and the section heading), so
+  ``## State`` of two people never embed alike. Markdown links become their label text.
+
+Each :class:`Chunk` carries ``hash``: sha256 hex of its exact text. Embeddings are cached by
+(model, hash), so unchanged chunks are never embedded twice.
+
+Token counts are estimates (:func:`approx_tokens`, ~4 characters per token for English text,
+the rule of thumb OpenAI documents for its tokenizers); no tokenizer is loaded.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+
+from .markdown import _TIMELINE_LINE_RE
+
+#: target upper size of one chunk, in estimated tokens
+MAX_TOKENS = 500
+
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_H2_RE = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?[ \t#]*$")
+_H1_RE = re.compile(r"^ {0,3}#(?:[ \t]+(.*?))?[ \t#]*$")
+_MD_LINK_RE = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\s]*(?:\([^()\s]*\))?[^()\s]*(?:\s+\"[^\"]*\")?\)")
+_WIKI_RE = re.compile(r"!?\[\[([^\[\]\n|#]*)(?:#[^\[\]\n|]*)?(?:\|([^\[\]\n]*))?\]\]")
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_SENTENCE_RE = re.compile(r"(?<=[.!?。！？])\s+")
+_BLANKS_RE = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One passage of a page: ``index`` (0-based within the page), ``text`` (exactly what is
+    embedded), ``kind`` (``section`` | ``timeline``), ``heading`` (section heading or entry date)."""
+
+    index: int
+    text: str
+    kind: str = "section"
+    heading: str = ""
+
+    @property
+    def hash(self) -> str:
+        return text_hash(self.text)
+
+    @property
+    def tokens(self) -> int:
+        return approx_tokens(self.text)
+
+
+def text_hash(text: str) -> str:
+    """sha256 hex of ``text`` as UTF-8: the cache key of a chunk (with the model name)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def approx_tokens(text: str) -> int:
+    """Estimated token count: ``ceil(chars / 4)``, at least the number of words."""
+    return max(math.ceil(len(text) / 4), len(text.split()))
+
+
+def clean_markdown(text: str) -> str:
+    """Text for embedding: links become their labels, HTML comments and runs of blank lines go."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _COMMENT_RE.sub("", text)
+    text = _WIKI_RE.sub(lambda m: (m.group(2) or m.group(1) or "").strip(), text)
+    text = _MD_LINK_RE.sub(lambda m: m.group(1), text)
+    text = _BLANKS_RE.sub("\n\n", text)
+    return text.strip()
+
+
+def _sections(body: str) -> list[tuple[str, str]]:
+    """(heading, text) pairs: cut before each ``##`` heading outside fenced code."""
+    out: list[tuple[str, list[str]]] = [("", [])]
+    fence = ""
+    for line in body.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        m = _FENCE_RE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = ""
+        elif m:
+            fence = m.group(1)
+        elif (h := _H2_RE.match(line)) is not None:
+            out.append(((h.group(1) or "").strip(), []))
+            continue
+        out[-1][1].append(line)
+    return [(h, "\n".join(lines)) for h, lines in out]
+
+
+def _split_units(text: str, limit: int) -> list[str]:
+    """Cut ``text`` into pieces of at most ``limit`` estimated tokens: paragraphs, then
+    sentences, then words, then characters."""
+    if approx_tokens(text) <= limit:
+        return [text]
+    out: list[str] = []
+    paras = [p.strip() for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+    if len(paras) > 1:
+        for p in paras:
+            out += _split_units(p, limit)
+        return out
+    sents = [s for s in _SENTENCE_RE.split(text) if s.strip()]
+    if len(sents) > 1:
+        for s in sents:
+            out += _split_units(s, limit)
+        return out
+    words = text.split()
+    if len(words) > 1:
+        return _pack(words, limit, " ")
+    step = max(1, limit * 4)
+    return [text[i : i + step] for i in range(0, len(text), step)]
+
+
+def _pack(units: list[str], limit: int, sep: str) -> list[str]:
+    """Join consecutive units into pieces of at most ``limit`` tokens (separators counted),
+    aiming at even sizes."""
+    total = approx_tokens(sep.join(units))
+    target = min(limit, math.ceil(total / max(1, math.ceil(total / limit))))
+    pieces: list[str] = []
+    cur: list[str] = []
+    chars = words = 0
+    for u in units:
+        c = chars + (len(sep) if cur else 0) + len(u)
+        w = words + len(u.split())
+        size = max(math.ceil(c / 4), w)
+        if cur and (size > limit or max(math.ceil(chars / 4), words) >= target):
+            pieces.append(sep.join(cur))
+            cur, chars, words = [], 0, 0
+            c, w = len(u), len(u.split())
+        cur.append(u)
+        chars, words = c, w
+    if cur:
+        pieces.append(sep.join(cur))
+    return pieces
+
+
+def _split_text(text: str, limit: int) -> list[str]:
+    units = _split_units(text, limit)
+    if len(units) == 1:
+        return units
+    sep = "\n\n" if "\n\n" in text else " "
+    return _pack(units, limit, sep)
+
+
+def _timeline_blocks(timeline: str) -> list[tuple[str, str]]:
+    """(kind, text) blocks of a timeline: ``entry`` (entry line + indented detail) or ``text``."""
+    blocks: list[tuple[str, list[str]]] = []
+    in_entry = False
+    fence = ""
+    for line in timeline.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        m = _FENCE_RE.match(line.lstrip())
+        if fence:
+            blocks[-1][1].append(line)
+            if m and m.group(1)[0] == fence[0]:
+                fence = ""
+            continue
+        if _TIMELINE_LINE_RE.match(line):
+            blocks.append(("entry", [line]))
+            in_entry = True
+            continue
+        if in_entry and (not line.strip() or line[:1] in (" ", "\t")):
+            blocks[-1][1].append(line)
+            if m:
+                fence = m.group(1)
+            continue
+        in_entry = False
+        if m:
+            fence = m.group(1)
+        if not blocks or blocks[-1][0] != "text":
+            blocks.append(("text", []))
+        blocks[-1][1].append(line)
+    return [(k, "\n".join(lines).strip()) for k, lines in blocks if "\n".join(lines).strip()]
+
+
+def _entry_text(block: str) -> tuple[str, str]:
+    """``(date, text)`` of an entry block: ``2025-03-04 | meeting — summary`` + detail lines."""
+    first, _, rest = block.partition("\n")
+    m = _TIMELINE_LINE_RE.match(first)
+    date = m.group(1) if m else ""
+    head = f"{date} | {m.group(2)}" if m else first
+    detail = "\n".join(ln.strip() for ln in rest.split("\n") if ln.strip())
+    return date, (head + ("\n" + detail if detail else ""))
+
+
+def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
+    """Chunks of one page, in page order (compiled truth sections, then timeline entries).
+
+    ``title`` is prepended to every chunk (``Title`` or ``Title — Heading`` on the first line).
+    A page with no text at all yields one title-only chunk (so a page is still found by
+    name); a page without a title and text yields none. Raises nothing.
+    """
+    title = " ".join((title or "").split())
+    texts: list[tuple[str, str, str]] = []  # (kind, heading, text)
+
+    for i, (heading, body) in enumerate(_sections(compiled_truth or "")):
+        body = clean_markdown(body)
+        if i == 0:
+            # the lead section usually opens with "# Title": the prefix says it already
+            lines = body.split("\n")
+            h1 = _H1_RE.match(lines[0]) if lines and lines[0] else None
+            if h1 and " ".join((h1.group(1) or "").split()) == title:
+                body = "\n".join(lines[1:]).strip()
+        heading = clean_markdown(heading)
+        if not body:
+            continue
+        prefix = f"{title} — {heading}" if heading and title else (heading or title)
+        budget = max(32, max_tokens - approx_tokens(prefix))
+        for part in _split_text(body, budget):
+            texts.append(("section", heading, f"{prefix}\n{part}" if prefix else part))
+
+    for kind, block in _timeline_blocks(timeline or ""):
+        if kind == "entry":
+            date, body = _entry_text(clean_markdown(block))
+            prefix = f"{title} — Timeline" if title else "Timeline"
+        else:
+            date, body = "", clean_markdown(block)
+            prefix = f"{title} — Timeline" if title else "Timeline"
+        budget = max(32, max_tokens - approx_tokens(prefix))
+        for part in _split_text(body, budget):
+            texts.append(("timeline", date, f"{prefix}\n{part}"))
+
+    if not texts and title:
+        texts.append(("section", "", title))
+    return [Chunk(i, t, k, h) for i, (k, h, t) in enumerate(texts)]

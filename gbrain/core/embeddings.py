@@ -1,0 +1,511 @@
+"""Embedding providers behind one small interface.
+
+The interface follows the shape of simonw/llm's ``EmbeddingModel``: a provider implements one
+method, :meth:`EmbeddingModel.embed_batch` (a list of strings in, one vector per string out);
+:meth:`~EmbeddingModel.embed` and :meth:`~EmbeddingModel.embed_multi` are derived from it.
+Every vector leaving :meth:`~EmbeddingModel.embed_multi` is float32 with unit L2 norm (a zero
+vector stays zero), so cosine similarity is a dot product.
+
+Providers are found by model name through :data:`PROVIDERS` (``register`` adds one):
+
+========================  ==========================================================  =====
+model name                provider                                                    dims
+========================  ==========================================================  =====
+``wordllama``             WordLlama ``l2_supercat`` static token embeddings, shipped    256
+                          inside the ``wordllama`` wheel: offline, no key, no download
+``fake`` / ``fake-N``     deterministic feature hashing of words (tests, demos)         N
+``st:NAME``               any sentence-transformers model the user has (extra ``st``)   —
+anything else             OpenAI embeddings API (or any OpenAI-compatible server)       —
+========================  ==========================================================  =====
+
+:func:`resolve_model` picks the active provider for a brain: config ``embedding_model``
+(default ``text-embedding-3-small``); an OpenAI model without ``OPENAI_API_KEY`` and without a
+base URL (``OPENAI_BASE_URL`` or config ``embedding_base_url``) falls back to ``wordllama``.
+
+Vectors are stored as little-endian float32 bytes (:func:`to_blob` / :func:`from_blob`).
+"""
+from __future__ import annotations
+
+import base64
+import os
+import random
+import re
+import threading
+import time
+from abc import ABC, abstractmethod
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..errors import BadInput, GBrainError
+from .chunking import approx_tokens, text_hash
+
+DEFAULT_MODEL = "text-embedding-3-small"
+OFFLINE_MODEL = "wordllama"
+
+#: OpenAI embedding models: native dimensions and US$ per 1M input tokens (openai.com/api/pricing)
+OPENAI_MODELS = {
+    "text-embedding-3-small": (1536, 0.02),
+    "text-embedding-3-large": (3072, 0.13),
+    "text-embedding-ada-002": (1536, 0.10),
+}
+#: OpenAI embeddings API limits (platform docs, "Embeddings"): inputs, tokens per request / input
+OPENAI_MAX_INPUTS = 2048
+OPENAI_MAX_REQUEST_TOKENS = 300_000
+OPENAI_MAX_INPUT_TOKENS = 8192
+
+
+def to_blob(vec: np.ndarray) -> bytes:
+    """Little-endian float32 bytes of a 1-d vector."""
+    return np.asarray(vec, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray:
+    """The float32 vector stored in ``blob`` (see :func:`to_blob`)."""
+    return np.frombuffer(blob, dtype="<f4")
+
+
+def normalize(m: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm, as float32; zero rows stay zero."""
+    m = np.asarray(m, dtype=np.float32)
+    if m.ndim == 1:
+        m = m[None, :]
+    n = np.linalg.norm(m, axis=1, keepdims=True)
+    n[n == 0] = 1.0
+    return np.ascontiguousarray(m / n, dtype=np.float32)
+
+
+class EmbeddingModel(ABC):
+    """A provider: turns texts into vectors.
+
+    Class attributes: ``model_id`` (recorded in ``page_embeddings.model``), ``dims`` (None until
+    known), ``batch_size`` (texts per :meth:`embed_batch` call), ``paid`` and
+    ``price_per_mtok`` (US$ per 1M tokens, for the cost estimate before big runs).
+    """
+
+    model_id: str = ""
+    dims: int | None = None
+    batch_size: int = 256
+    paid: bool = False
+    price_per_mtok: float = 0.0
+    #: keyword share in min-max fusion for this model (None: the spec's 0.4)
+    fts_weight: float | None = None
+
+    @abstractmethod
+    def embed_batch(self, texts: list[str]) -> Sequence[Sequence[float]] | np.ndarray:
+        """One vector per text, in order. Raise :class:`GBrainError` on failure."""
+
+    def embed(self, text: str) -> np.ndarray:
+        """The unit vector of one text (float32, shape ``(dims,)``)."""
+        return self.embed_multi([text])[0]
+
+    def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """Unit vectors of ``texts`` as a float32 matrix ``(len(texts), dims)``.
+
+        Calls :meth:`embed_batch` on slices of ``batch_size``; ``on_batch(n)`` after each slice
+        with the number of texts done in it.
+        """
+        out: list[np.ndarray] = []
+        for i in range(0, len(texts), self.batch_size):
+            part = texts[i : i + self.batch_size]
+            out.append(self._check(part, self.embed_batch(part)))
+            if on_batch:
+                on_batch(len(part))
+        if not out:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        return np.vstack(out)
+
+    def _check(self, texts: list[str], vecs) -> np.ndarray:
+        m = np.asarray(vecs, dtype=np.float32)
+        if m.ndim != 2 or m.shape[0] != len(texts):
+            raise GBrainError(f"{self.model_id}: expected {len(texts)} vectors, got shape {m.shape}")
+        if self.dims is None:
+            self.dims = int(m.shape[1])
+        elif m.shape[1] != self.dims:
+            raise GBrainError(f"{self.model_id}: expected {self.dims}-dimensional vectors, got {m.shape[1]}")
+        if not np.isfinite(m).all():
+            raise GBrainError(f"{self.model_id}: provider returned non-finite values")
+        return normalize(m)
+
+    def estimate_cost(self, tokens: int) -> float:
+        """US$ for embedding ``tokens`` tokens (0 for free providers)."""
+        return tokens / 1e6 * self.price_per_mtok if self.paid else 0.0
+
+
+# ---------------------------------------------------------------------------
+# providers
+# ---------------------------------------------------------------------------
+
+_WORD_RE = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class FakeEmbedding(EmbeddingModel):
+    """Deterministic feature hashing (Weinberger et al. 2009): each lower-cased word adds ±1 to
+    one of ``dims`` buckets chosen by its sha256. Same text, same vector, in any process; texts
+    sharing words are similar. ``calls`` counts :meth:`embed_batch` calls (for tests)."""
+
+    batch_size = 64
+
+    def __init__(self, model_id: str = "fake", dims: int = 64):
+        self.model_id = model_id
+        self.dims = dims
+        self.calls = 0
+        self.texts_embedded = 0
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        self.calls += 1
+        self.texts_embedded += len(texts)
+        m = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in _WORD_RE.findall(t.lower()):
+                h = int(text_hash(w)[:8], 16)
+                m[i, h % self.dims] += 1.0 if (h >> 31) & 1 else -1.0
+        return m
+
+
+class WordLlamaEmbedding(EmbeddingModel):
+    """WordLlama ``l2_supercat`` (256 dims): average of static token embeddings distilled from
+    LLM input embeddings (github.com/dleemiller/WordLlama). The weights ship inside the
+    ``wordllama`` wheel; they are loaded from the package directory with downloads disabled,
+    so this provider never touches the network. Texts are embedded shortest first so padded
+    batches stay small."""
+
+    model_id = OFFLINE_MODEL
+    dims = 256
+    batch_size = 512
+    fts_weight = 0.75  # SciFact train queries: 0.729 nDCG@10 at 0.75 vs 0.675 at 0.4
+    _lock = threading.Lock()
+    _shared = None
+
+    def __init__(self, model_id: str = OFFLINE_MODEL):
+        self.model_id = model_id
+
+    @classmethod
+    def _model(cls):
+        with cls._lock:
+            if cls._shared is None:
+                try:
+                    import wordllama
+                    from wordllama import WordLlama
+                except ImportError as e:
+                    raise GBrainError("the offline embedding model needs the wordllama package: pip install 'gbrain[offline]'") from e
+                pkg = os.path.dirname(wordllama.__file__)
+                try:
+                    cls._shared = WordLlama.load(config="l2_supercat", dim=256, cache_dir=pkg, disable_download=True)
+                except FileNotFoundError as e:
+                    raise GBrainError(f"wordllama weights not found in {pkg} (downloads are disabled): {e}") from e
+            return cls._shared
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        wl = self._model()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        step = 64
+        for s in range(0, len(order), step):
+            idx = order[s : s + step]
+            part = [texts[i] if texts[i].strip() else " " for i in idx]
+            v = wl.embed(part, norm=False, batch_size=step)
+            out[idx] = np.nan_to_num(v)
+        return out
+
+
+class SentenceTransformerEmbedding(EmbeddingModel):
+    """Any sentence-transformers model already on this machine (``st:all-MiniLM-L6-v2``);
+    needs the ``st`` extra. Loaded lazily, once per process."""
+
+    batch_size = 64
+
+    def __init__(self, model_id: str):
+        self.model_id = model_id
+        self._m = None
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        if self._m is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError as e:
+                raise GBrainError(f"{self.model_id} needs sentence-transformers: pip install 'gbrain[st]'") from e
+            self._m = SentenceTransformer(self.model_id.split(":", 1)[1])
+        return self._m.encode(texts, batch_size=self.batch_size, convert_to_numpy=True)
+
+
+class OpenAIEmbedding(EmbeddingModel):
+    """The OpenAI embeddings API through the official ``openai`` client (imported lazily), or
+    any OpenAI-compatible server (Ollama, LM Studio, vLLM) at ``base_url``.
+
+    * Batching within the API limits: at most 2,048 inputs and ~300k tokens per request (token
+      counts are estimated as UTF-8 bytes / 3, an over-estimate for English), inputs cut to
+      8,192 tokens (chunks never come near it).
+    * ``max_in_flight`` requests at once (threads sharing one client).
+    * Retries on 429, 5xx, timeouts and connection errors with exponential backoff
+      (``backoff · 2^attempt`` seconds, ×0.5–1 jitter, at most ``max_backoff``; a
+      ``Retry-After`` header wins when shorter than ``max_backoff``), ``max_retries`` times; then a
+      :class:`GBrainError` naming the server and the last status. Other HTTP errors fail at once.
+    * ``encoding_format``: ``base64`` (default, 4 bytes per float on the wire) or ``float``;
+      a server that answers in the other form is understood too.
+    """
+
+    batch_size = OPENAI_MAX_INPUTS
+    #: chunks per stored group: enough for several requests in flight
+    group_chunks = 2048
+
+    def __init__(
+        self,
+        model_id: str = DEFAULT_MODEL,
+        *,
+        dims: int | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        max_in_flight: int = 4,
+        max_retries: int = 6,
+        backoff: float = 0.5,
+        max_backoff: float = 20.0,
+        encoding_format: str = "base64",
+        timeout: float = 60.0,
+        max_request_tokens: int = OPENAI_MAX_REQUEST_TOKENS,
+    ):
+        if encoding_format not in ("base64", "float"):
+            raise BadInput("embedding encoding must be base64 or float")
+        native, price = OPENAI_MODELS.get(model_id, (None, 0.0))
+        self.api_model = model_id
+        self.dims = dims or native
+        self._send_dims = dims if (dims and native and dims != native and model_id.startswith("text-embedding-3")) else None
+        # shortened vectors are another model as far as storage is concerned
+        self.model_id = f"{model_id}@{dims}" if self._send_dims else model_id
+        self.base_url = base_url
+        self.api_key = api_key
+        self.paid = base_url is None or "api.openai.com" in base_url
+        self.price_per_mtok = price if self.paid else 0.0
+        self.max_in_flight = max(1, max_in_flight)
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.encoding_format = encoding_format
+        self.timeout = timeout
+        self.max_request_tokens = max_request_tokens
+        self.requests = 0  # HTTP requests sent, retries included
+        self._count_lock = threading.Lock()
+        self._client = None
+
+    @property
+    def client(self):
+        if self._client is None:
+            try:
+                import openai
+            except ImportError as e:
+                raise GBrainError("the openai package is needed for OpenAI embeddings: pip install openai") from e
+            self._client = openai.OpenAI(api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.timeout)
+        return self._client
+
+    @staticmethod
+    def request_tokens(text: str) -> int:
+        """Conservative token estimate for request limits: UTF-8 bytes / 3, rounded up."""
+        return len(text.encode("utf-8")) // 3 + 1
+
+    def batches(self, texts: list[str]) -> list[tuple[int, int]]:
+        """``(start, end)`` slices of ``texts`` that each fit one request."""
+        out: list[tuple[int, int]] = []
+        start, tok = 0, 0
+        for i, t in enumerate(texts):
+            n = min(self.request_tokens(t), OPENAI_MAX_INPUT_TOKENS)
+            if i > start and (i - start >= OPENAI_MAX_INPUTS or tok + n > self.max_request_tokens):
+                out.append((start, i))
+                start, tok = i, 0
+            tok += n
+        if start < len(texts):
+            out.append((start, len(texts)))
+        return out
+
+    def _decode(self, item) -> list[float] | np.ndarray:
+        e = item.embedding
+        if isinstance(e, str):
+            return np.frombuffer(base64.b64decode(e), dtype="<f4")
+        return e
+
+    def embed_batch(self, texts: list[str]) -> list:
+        import openai
+
+        inputs = [t if approx_tokens(t) <= OPENAI_MAX_INPUT_TOKENS else t[: OPENAI_MAX_INPUT_TOKENS * 3] for t in texts]
+        inputs = [t if t.strip() else " " for t in inputs]
+        kw: dict = {"model": self.api_model, "input": inputs, "encoding_format": self.encoding_format}
+        if self._send_dims:
+            kw["dimensions"] = self._send_dims
+        where = self.base_url or "api.openai.com"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            try:
+                with self._count_lock:
+                    self.requests += 1
+                resp = self.client.embeddings.create(**kw)
+                data = sorted(resp.data, key=lambda d: d.index)
+                if len(data) != len(texts):
+                    raise GBrainError(f"{where}: asked for {len(texts)} embeddings, got {len(data)}")
+                return [self._decode(d) for d in data]
+            except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError) as e:
+                status = getattr(e, "status_code", None)
+                last = f"HTTP {status}" if status else type(e).__name__
+                if attempt >= self.max_retries:
+                    break
+                delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
+                ra = _retry_after(getattr(e, "response", None))
+                if ra is not None and ra <= self.max_backoff:
+                    delay = ra
+                time.sleep(delay)
+            except openai.APIStatusError as e:
+                msg = _error_message(e)
+                raise GBrainError(f"embedding request to {where} failed: HTTP {e.status_code}: {msg}") from e
+        raise GBrainError(f"embedding request to {where} failed after {self.max_retries + 1} attempts (last: {last}); try again later or check the server")
+
+    def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """Like the base method, with token-aware batches and up to ``max_in_flight`` requests
+        at once. Results are in input order."""
+        slices = self.batches(texts)
+        if not slices:
+            return np.zeros((0, self.dims or 0), dtype=np.float32)
+        results: list[np.ndarray | None] = [None] * len(slices)
+
+        def work(k: int) -> None:
+            a, b = slices[k]
+            part = texts[a:b]
+            results[k] = np.asarray(self.embed_batch(part), dtype=np.float32)
+
+        if len(slices) == 1 or self.max_in_flight == 1:
+            for k in range(len(slices)):
+                work(k)
+                if on_batch:
+                    on_batch(slices[k][1] - slices[k][0])
+        else:
+            with ThreadPoolExecutor(max_workers=self.max_in_flight) as ex:
+                futs = {ex.submit(work, k): k for k in range(len(slices))}
+                try:
+                    for f in futs:
+                        f.result()
+                        if on_batch:
+                            a, b = slices[futs[f]]
+                            on_batch(b - a)
+                except BaseException:
+                    for f in futs:
+                        f.cancel()
+                    raise
+        return np.vstack([self._check(texts[a:b], r) for (a, b), r in zip(slices, results)])
+
+
+def _retry_after(response) -> float | None:
+    if response is None:
+        return None
+    h = response.headers
+    try:
+        if h.get("retry-after-ms"):
+            return float(h["retry-after-ms"]) / 1000
+        if h.get("retry-after"):
+            return float(h["retry-after"])
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def _error_message(e) -> str:
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+    return str(getattr(e, "message", e))
+
+
+# ---------------------------------------------------------------------------
+# registry and resolution
+# ---------------------------------------------------------------------------
+
+Factory = Callable[[str, dict], EmbeddingModel]
+
+
+def _fake(name: str, cfg: dict) -> EmbeddingModel:
+    m = re.fullmatch(r"fake(?:-(\d+))?", name)
+    dims = int(m.group(1)) if m and m.group(1) else 64
+    if not 2 <= dims <= 8192:
+        raise BadInput(f"fake embedding dims must be 2..8192, got {dims}")
+    return FakeEmbedding(name, dims)
+
+
+def _openai(name: str, cfg: dict) -> EmbeddingModel:
+    dims = cfg.get("embedding_dimensions")
+    native = OPENAI_MODELS.get(name, (None, 0))[0]
+    try:
+        d = int(dims) if dims else None
+    except ValueError as e:
+        raise BadInput(f"config embedding_dimensions must be a number, got {dims!r}") from e
+    if d == 1536 and native != 1536:
+        d = None  # the spec's default value, written by `init`: it means "the model's own size"
+    return OpenAIEmbedding(
+        name,
+        dims=d if (d and native) else None,
+        base_url=cfg.get("embedding_base_url") or os.environ.get("OPENAI_BASE_URL") or None,
+        api_key=os.environ.get("OPENAI_API_KEY") or None,
+        encoding_format=cfg.get("embedding_encoding") or "base64",
+        max_retries=_int_config(cfg, "embedding_max_retries", 6),
+        max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
+    )
+
+
+def _int_config(cfg: dict, key: str, default: int) -> int:
+    v = cfg.get(key)
+    if v in (None, ""):
+        return default
+    try:
+        n = int(v)
+    except ValueError as e:
+        raise BadInput(f"config {key} must be a whole number, got {v!r}") from e
+    if n < 0:
+        raise BadInput(f"config {key} must not be negative")
+    return n
+
+
+#: (predicate on the model name, factory); first match wins, the last entry catches everything
+PROVIDERS: list[tuple[Callable[[str], bool], Factory]] = [
+    (lambda n: n == OFFLINE_MODEL or n.startswith("wordllama"), lambda n, c: WordLlamaEmbedding(n)),
+    (lambda n: re.fullmatch(r"fake(-\d+)?", n) is not None, _fake),
+    (lambda n: n.startswith("st:"), lambda n, c: SentenceTransformerEmbedding(n)),
+    (lambda n: True, _openai),
+]
+
+
+def register(match: Callable[[str], bool], factory: Factory) -> None:
+    """Add a provider ahead of the built-in ones (plugins, tests)."""
+    PROVIDERS.insert(0, (match, factory))
+
+
+def get_model(name: str, config: dict | None = None) -> EmbeddingModel:
+    """The provider for model ``name`` (see the module table). Raises :class:`BadInput` for an
+    empty name."""
+    name = (name or "").strip()
+    if not name:
+        raise BadInput("embedding_model is empty; set it with `gbrain config set embedding_model NAME`")
+    for match, factory in PROVIDERS:
+        if match(name):
+            return factory(name, config or {})
+    raise BadInput(f"no embedding provider for {name!r}")  # pragma: no cover - catch-all above
+
+
+def is_openai_name(name: str) -> bool:
+    """True when ``name`` is served by the OpenAI provider (the catch-all)."""
+    for match, factory in PROVIDERS:
+        if match(name):
+            return factory is _openai
+    return False
+
+
+def resolve_model(config: dict, environ: dict | None = None) -> tuple[EmbeddingModel, str | None]:
+    """The active provider for a brain's ``config``, and a note when it is not the configured one.
+
+    Rule: ``embedding_model`` names the model (default ``text-embedding-3-small``). An OpenAI
+    model with no ``OPENAI_API_KEY`` and no base URL (``OPENAI_BASE_URL`` / config
+    ``embedding_base_url``: local servers need no key) uses the offline ``wordllama`` instead.
+    """
+    env = os.environ if environ is None else environ
+    name = (config.get("embedding_model") or DEFAULT_MODEL).strip()
+    if is_openai_name(name) and not env.get("OPENAI_API_KEY") and not (config.get("embedding_base_url") or env.get("OPENAI_BASE_URL")):
+        return get_model(OFFLINE_MODEL, config), f"no OPENAI_API_KEY: using the offline {OFFLINE_MODEL} model instead of {name}"
+    return get_model(name, config), None
+

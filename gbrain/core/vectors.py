@@ -1,0 +1,447 @@
+"""Vectors: embedding pages into ``page_embeddings`` and searching them in memory.
+
+Storage (migration ``_m2_search``): one ``page_embeddings`` row per chunk and model with the
+chunk text, its sha256 (``text_hash``), ``dims`` and the unit vector as little-endian float32
+bytes; ``embed_state`` remembers which page content each model last embedded;
+``embedding_cache`` keeps the vectors of deleted rows. Before a chunk is sent to a provider its
+(model, text_hash) is looked up in both tables, so unchanged text is never embedded twice.
+
+Search (:class:`VectorIndex`): all rows of one model as a float32 matrix, loaded once per
+process and kept valid across writes by reading only what changed (rows with a higher id are
+appended, deleted ids are masked; ids are AUTOINCREMENT, so they only grow). A query is one
+matrix-vector product, ``argpartition`` for the top candidates and the best chunk per page.
+"""
+from __future__ import annotations
+
+import itertools
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ..errors import GBrainError
+from .chunking import MAX_TOKENS, Chunk, chunk_page
+from .embeddings import EmbeddingModel, to_blob
+
+#: chunks sent to the provider per write transaction (a killed run loses at most one group)
+GROUP_CHUNKS = 512
+#: retired vectors kept in embedding_cache per model
+CACHE_KEEP = 100_000
+
+
+# ---------------------------------------------------------------------------
+# embedding pages
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class EmbedPlan:
+    """What an embed run will do: pages, chunks, how many need the provider, their tokens."""
+
+    model: str
+    pages: int = 0
+    chunks: int = 0
+    to_embed: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    paid: bool = False
+
+    def as_dict(self) -> dict:
+        return {"model": self.model, "pages": self.pages, "chunks": self.chunks, "to_embed": self.to_embed, "tokens": self.tokens, "estimated_cost_usd": round(self.cost, 4), "paid": self.paid}
+
+
+@dataclass
+class _PageWork:
+    page_id: int
+    content_hash: str
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list[int] | None = None) -> list[sqlite3.Row]:
+    """Pages to embed: ``all``, ``stale`` (never embedded with ``model`` or changed since) or
+    ``ids`` (the given ``page_ids``). Rows carry id, title, compiled_truth, timeline, content_hash."""
+    cols = "p.id, p.title, p.compiled_truth, p.timeline, p.content_hash"
+    if mode == "ids":
+        ph = ",".join("?" * len(page_ids or []))
+        return conn.execute(f"SELECT {cols} FROM pages p WHERE p.id IN ({ph}) ORDER BY p.id", list(page_ids or [])).fetchall()
+    if mode == "all":
+        return conn.execute(f"SELECT {cols} FROM pages p ORDER BY p.id").fetchall()
+    if mode == "stale":
+        return conn.execute(
+            f"SELECT {cols} FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
+            "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash ORDER BY p.id",
+            (model,),
+        ).fetchall()
+    raise ValueError(f"unknown page selection {mode!r}")
+
+
+_STALE: dict[tuple, tuple] = {}
+
+
+def stale_count(conn: sqlite3.Connection, model: str) -> int:
+    """How many pages were never embedded with ``model`` or changed since (memoised until
+    the database changes: ``PRAGMA data_version`` + this connection's ``total_changes``)."""
+    key = (id(conn), model)
+    stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+    hit = _STALE.get(key)
+    if hit is not None and hit[0][0] is conn and hit[0][1:] == stamp[1:]:
+        return hit[1]
+    if len(_STALE) > 64:
+        _STALE.clear()
+    n = conn.execute(
+        "SELECT COUNT(*) FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
+        "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash",
+        (model,),
+    ).fetchone()[0]
+    _STALE[key] = (stamp, n)
+    return n
+
+
+def _known_hashes(conn: sqlite3.Connection, model: str) -> set[str]:
+    live = {r[0] for r in conn.execute("SELECT DISTINCT text_hash FROM page_embeddings WHERE model = ? AND text_hash != ''", (model,))}
+    return live | {r[0] for r in conn.execute("SELECT text_hash FROM embedding_cache WHERE model = ?", (model,))}
+
+
+def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for i in range(0, len(hashes), 500):
+        part = hashes[i : i + 500]
+        ph = ",".join("?" * len(part))
+        for h, b in conn.execute(f"SELECT text_hash, embedding FROM embedding_cache WHERE model = ? AND text_hash IN ({ph})", [model, *part]):
+            out[h] = b
+        for h, b in conn.execute(f"SELECT text_hash, embedding FROM page_embeddings WHERE model = ? AND text_hash IN ({ph})", [model, *part]):
+            out[h] = b
+    return out
+
+
+def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int = MAX_TOKENS) -> tuple[EmbedPlan, list[_PageWork]]:
+    """Chunk ``rows`` and count what the provider must embed (texts not cached for the model)."""
+    known = _known_hashes(conn, model.model_id)
+    plan = EmbedPlan(model=model.model_id, paid=model.paid)
+    work: list[_PageWork] = []
+    new: set[str] = set()
+    for r in rows:
+        chunks = chunk_page(r["title"], r["compiled_truth"], r["timeline"], max_tokens=max_tokens)
+        work.append(_PageWork(r["id"], r["content_hash"], chunks))
+        plan.pages += 1
+        plan.chunks += len(chunks)
+        for c in chunks:
+            h = c.hash
+            if h not in known and h not in new:
+                new.add(h)
+                plan.to_embed += 1
+                plan.tokens += c.tokens
+    plan.cost = model.estimate_cost(plan.tokens)
+    return plan, work
+
+
+def embed_pages(
+    conn: sqlite3.Connection,
+    model: EmbeddingModel,
+    work: list[_PageWork],
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+    transaction: Callable | None = None,
+) -> dict:
+    """Embed the chunks of ``work`` and store them, in groups of about :data:`GROUP_CHUNKS`
+    (or the provider's ``group_chunks``, when larger, so several requests can be in flight)
+    chunks, one write transaction per group (so a killed run keeps every finished group and
+    ``embed --stale`` continues after it).
+
+    For each page: chunks whose (model, hash) is known reuse the stored vector; the others go
+    to the provider (each distinct text once); the page's rows of this model are replaced only
+    when its chunk list changed; ``embed_state`` records the page content embedded. Returns
+    ``{pages, chunks, embedded, cached, requests}``. Provider errors propagate
+    (:class:`GBrainError`) after the finished groups are committed.
+    """
+    mid = model.model_id
+    total = sum(len(w.chunks) for w in work)
+    done = 0
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0}
+    tx = transaction or _plain_tx(conn)
+    if on_progress:
+        on_progress(0, total)
+    for group in _groups(work, max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)):
+        hashes = sorted({c.hash for w in group for c in w.chunks})
+        have = _blobs(conn, mid, hashes)
+        todo: dict[str, str] = {}
+        for w in group:
+            for c in w.chunks:
+                if c.hash not in have and c.hash not in todo:
+                    todo[c.hash] = c.text
+        fresh: dict[str, bytes] = {}
+        if todo:
+            texts = list(todo.values())
+            vecs = model.embed_multi(texts)
+            fresh = {h: to_blob(v) for h, v in zip(todo.keys(), vecs)}
+        have.update(fresh)
+        with tx():
+            for w in group:
+                _store_page(conn, mid, w, have)
+                stats["pages"] += 1
+                stats["chunks"] += len(w.chunks)
+            if hashes:
+                for i in range(0, len(hashes), 500):
+                    part = hashes[i : i + 500]
+                    conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [mid, *part])
+        stats["embedded"] += len(fresh)
+        stats["cached"] += sum(len(w.chunks) for w in group) - len(fresh)
+        done += sum(len(w.chunks) for w in group)
+        if on_progress:
+            on_progress(done, total)
+    prune_cache(conn, mid, tx)
+    return stats
+
+
+def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes]) -> None:
+    if not conn.execute("SELECT 1 FROM pages WHERE id = ?", (w.page_id,)).fetchone():
+        return  # deleted while we were embedding
+    cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
+    if [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
+        conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
+        conn.executemany(
+            "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4) for c in w.chunks],
+        )
+    conn.execute(
+        "INSERT INTO embed_state(page_id, model, content_hash, chunks, embedded_at) VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
+        "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, embedded_at = excluded.embedded_at",
+        (w.page_id, model, w.content_hash, len(w.chunks)),
+    )
+
+
+def prune_cache(conn: sqlite3.Connection, model: str, tx: Callable | None = None, keep: int = CACHE_KEEP) -> int:
+    """Drop the oldest retired vectors of ``model`` beyond ``keep``; returns how many."""
+    n = conn.execute("SELECT COUNT(*) FROM embedding_cache WHERE model = ?", (model,)).fetchone()[0]
+    if n <= keep:
+        return 0
+    with (tx or _plain_tx(conn))():
+        conn.execute(
+            "DELETE FROM embedding_cache WHERE id IN (SELECT id FROM embedding_cache WHERE model = ? ORDER BY id LIMIT ?)",
+            (model, n - keep),
+        )
+    return n - keep
+
+
+def _groups(work: list[_PageWork], size: int) -> Iterable[list[_PageWork]]:
+    cur: list[_PageWork] = []
+    n = 0
+    for w in work:
+        cur.append(w)
+        n += len(w.chunks)
+        if n >= size:
+            yield cur
+            cur, n = [], 0
+    if cur:
+        yield cur
+
+
+def _plain_tx(conn: sqlite3.Connection):
+    import contextlib
+
+    @contextlib.contextmanager
+    def tx():
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    return tx
+
+
+# ---------------------------------------------------------------------------
+# the in-memory index
+# ---------------------------------------------------------------------------
+
+
+class VectorIndex:
+    """All vectors of one model in one brain, as a float32 matrix (rows = chunks).
+
+    :meth:`get` returns the process-wide instance for (database file, model) and brings it up
+    to date (:meth:`refresh`): a ``COUNT``/``MAX(id)`` probe; new rows (id above the highest
+    loaded) are appended to a buffer that grows by doubling; when rows were deleted, the live
+    ids are read and the dead rows masked. Rows whose vector length differs from the first
+    row's are skipped. Thread-safe.
+    """
+
+    _instances: dict[tuple[str, str], "VectorIndex"] = {}
+    _glock = threading.Lock()
+
+    def __init__(self, model: str):
+        self.model = model
+        self.dims = 0
+        self.n = 0
+        self.max_id = 0
+        self.count = 0
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.page_ids = np.zeros(0, dtype=np.int64)
+        self.alive = np.zeros(0, dtype=bool)
+        self.mat = np.zeros((0, 0), dtype=np.float32)
+        self._lock = threading.Lock()
+        self._stamp: tuple | None = None
+
+    @classmethod
+    def get(cls, conn: sqlite3.Connection, db_key: str, model: str) -> "VectorIndex":
+        with cls._glock:
+            idx = cls._instances.get((db_key, model))
+            if idx is None:
+                idx = cls._instances[(db_key, model)] = cls(model)
+        idx.refresh(conn)
+        return idx
+
+    @classmethod
+    def forget(cls) -> None:
+        """Drop every loaded index (tests, benchmarks)."""
+        with cls._glock:
+            cls._instances.clear()
+
+    @property
+    def size(self) -> int:
+        """Live rows."""
+        return int(self.alive[: self.n].sum())
+
+    def nbytes(self) -> int:
+        return int(self.mat.nbytes + self.ids.nbytes + self.page_ids.nbytes + self.alive.nbytes)
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Bring the matrix up to date with the database (see the class docstring).
+
+        Skipped without a query when this connection has written nothing and no other
+        connection has committed anything since the last refresh (``PRAGMA data_version`` and
+        ``total_changes``)."""
+        with self._lock:
+            # the connection itself (not its id, which a later connection could reuse) is kept
+            stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+            if self._stamp is not None and self._stamp[0] is conn and self._stamp[1:] == stamp[1:]:
+                return
+            count, max_id = conn.execute("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM page_embeddings WHERE model = ?", (self.model,)).fetchone()
+            if count == self.count and max_id == self.max_id:
+                self._stamp = stamp
+                return
+            if max_id > self.max_id:
+                self._load_new(conn)
+                self.max_id = max_id
+            if int(self.alive[: self.n].sum()) != count:
+                live = np.fromiter((r[0] for r in conn.execute("SELECT id FROM page_embeddings WHERE model = ?", (self.model,))), dtype=np.int64)
+                self.alive[: self.n] &= np.isin(self.ids[: self.n], live)
+                if self.n and self.size < self.n * 0.75:
+                    self._compact()
+            self.count = count
+            self._stamp = stamp
+
+    def _load_new(self, conn: sqlite3.Connection) -> None:
+        """Append the rows with an id above ``max_id``, written straight into the buffer.
+        Reads through a memory map (``PRAGMA mmap_size``) while loading: large blobs span
+        overflow pages, and mapped reads avoid copying each page."""
+        new = conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ? AND id > ?", (self.model, self.max_id)).fetchone()[0]
+        if not new:
+            return
+        old_mmap = conn.execute("PRAGMA mmap_size").fetchone()[0]
+        conn.execute("PRAGMA mmap_size = 4294967296")
+        try:
+            rows = conn.execute("SELECT id, page_id, embedding FROM page_embeddings WHERE model = ? AND id > ? ORDER BY id", (self.model, self.max_id))
+            first = None
+            for first in rows:
+                break
+            if first is None:
+                return
+            if not self.dims:
+                self.dims = len(first[2]) // 4
+                self.mat = np.zeros((0, self.dims), dtype=np.float32)
+            self._reserve(self.n + new)
+            i = self.n
+            end = self.n + new
+            mat, ids, pids, d4 = self.mat, self.ids, self.page_ids, self.dims * 4
+            for rid, pid, blob in itertools.chain([first], rows):
+                if len(blob) != d4 or i >= end:
+                    continue  # another model's shape under the same name, or rows added meanwhile
+                mat[i] = np.frombuffer(blob, dtype="<f4")
+                ids[i] = rid
+                pids[i] = pid
+                i += 1
+            self.alive[self.n : i] = True
+            self.n = i
+        finally:
+            conn.execute(f"PRAGMA mmap_size = {int(old_mmap)}")
+
+    def _reserve(self, need: int) -> None:
+        if need <= self.mat.shape[0]:
+            return
+        cap = max(need, self.mat.shape[0] * 2 if self.n else need)
+        self.mat = _grow(self.mat, cap, self.n)
+        self.ids = _grow(self.ids, cap, self.n)
+        self.page_ids = _grow(self.page_ids, cap, self.n)
+        self.alive = _grow(self.alive, cap, self.n)
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.alive[: self.n])
+        self._stamp = None
+        self.mat = np.ascontiguousarray(self.mat[keep])
+        self.ids = self.ids[keep]
+        self.page_ids = self.page_ids[keep]
+        self.alive = np.ones(len(keep), dtype=bool)
+        self.n = len(keep)
+
+    def scores(self, qvec: np.ndarray) -> np.ndarray:
+        """Cosine similarity of every loaded row with the unit vector ``qvec`` (dead rows -inf)."""
+        q = np.asarray(qvec, dtype=np.float32).reshape(-1)
+        if self.n == 0:
+            return np.zeros(0, dtype=np.float32)
+        if q.shape[0] != self.dims:
+            raise GBrainError(f"question vector has {q.shape[0]} dims, stored vectors of {self.model} have {self.dims}")
+        s = self.mat[: self.n] @ q
+        s[~self.alive[: self.n]] = -np.inf
+        return s
+
+    def top_pages(self, scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float, int]]:
+        """Best ``k`` pages as ``(page_id, score, row_id)``, each page's best chunk, best first.
+
+        ``allowed``: optional sorted array of page ids to keep (a type filter). Takes the top
+        ``4k`` chunks by ``argpartition`` and widens ×4 until ``k`` distinct pages are found or
+        every row was looked at.
+        """
+        if self.n == 0 or k <= 0:
+            return []
+        s = scores
+        if allowed is not None:
+            s = np.where(np.isin(self.page_ids[: self.n], allowed), s, -np.inf)
+        n = s.shape[0]
+        m = min(n, max(4 * k, 16))
+        while True:
+            cand = np.argpartition(-s, m - 1)[:m] if m < n else np.arange(n)
+            cand = cand[np.argsort(-s[cand], kind="stable")]
+            out: list[tuple[int, float, int]] = []
+            seen: set[int] = set()
+            for i in cand:
+                if not np.isfinite(s[i]):
+                    break
+                pid = int(self.page_ids[i])
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                out.append((pid, float(s[i]), int(self.ids[i])))
+                if len(out) == k:
+                    return out
+            if m >= n:
+                return out
+            m = min(n, m * 4)
+
+    def best_row(self, scores: np.ndarray, page_id: int) -> tuple[int, float] | None:
+        """``(row_id, score)`` of the best live chunk of one page, or None."""
+        rows = np.flatnonzero((self.page_ids[: self.n] == page_id) & self.alive[: self.n])
+        if rows.size == 0:
+            return None
+        i = rows[np.argmax(scores[rows])]
+        return int(self.ids[i]), float(scores[i])
+
+
+def _grow(a: np.ndarray, cap: int, n: int) -> np.ndarray:
+    shape = (cap,) + a.shape[1:]
+    b = np.zeros(shape, dtype=a.dtype)
+    b[:n] = a[:n]
+    return b

@@ -1,0 +1,104 @@
+"""Operations ``embed`` and ``query`` (CLI commands, MCP tools ``brain_embed`` / ``brain_query``)."""
+from __future__ import annotations
+
+import sys
+
+from .core.embeddings import resolve_model
+from .core.hybrid import query as hybrid_query
+from .core.vectors import embed_pages, plan_embed, select_pages
+from .errors import BadInput, GBrainError
+from .operations import Context, Param, op
+
+#: above this many chunks to embed, a paid provider's run is announced with tokens and cost
+ANNOUNCE_CHUNKS = 1000
+
+
+def _say(ctx: Context, msg: str) -> None:
+    """A message for the person now (stderr), not at the end like warnings."""
+    fn = getattr(ctx, "on_message", None)
+    if fn:
+        fn(msg)
+    else:
+        sys.stderr.write(msg.rstrip("\n") + "\n")
+        sys.stderr.flush()
+
+
+def _embed_text(r: dict, a: dict) -> str:
+    if r.get("dry_run"):
+        p = r["plan"]
+        s = f"would embed {p['pages']:,} page(s): {p['chunks']:,} chunks, {p['to_embed']:,} to send to {r['model']} (~{p['tokens']:,} tokens"
+        return s + (f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")")
+    return (
+        f"embedded {r['pages']:,} page(s) with {r['model']}: {r['chunks']:,} chunks "
+        f"({r['embedded']:,} new, {r['cached']:,} from cache)"
+    )
+
+
+@op(
+    "embed",
+    "Embed pages for semantic search: chunk them (## sections, timeline entries) and store one vector per chunk "
+    "with the active model (config embedding_model; offline wordllama without OPENAI_API_KEY). Unchanged chunks are "
+    "never embedded twice. No argument: pages changed since their last embedding (--stale).",
+    [
+        Param("slug", description="embed this page only", positional=True),
+        Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),
+        Param("stale", "boolean", "pages never embedded with the active model or changed since (the default)", default=False),
+        Param("dry_run", "boolean", "only report pages, chunks, tokens and estimated cost", default=False),
+    ],
+    db="existing",
+    text=_embed_text,
+    mutating=True,
+)
+def _embed(b, a, ctx):
+    picked = [k for k in ("slug", "all", "stale") if a.get(k)]
+    if len(picked) > 1:
+        raise BadInput("give one of SLUG, --all or --stale")
+    model, note = resolve_model(b.config())
+    if note:
+        _say(ctx, "note: " + note)
+    if a.get("slug"):
+        row = b.resolve_slug(a["slug"])
+        rows = select_pages(b.conn, model.model_id, "ids", [row["id"]])
+    else:
+        rows = select_pages(b.conn, model.model_id, "all" if a.get("all") else "stale")
+    plan, work = plan_embed(b.conn, model, rows)
+    out = {"model": model.model_id, "note": note, "plan": plan.as_dict()}
+    if a.get("dry_run"):
+        return {**out, "dry_run": True}
+    if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
+        _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
+    if ctx.progress_label:
+        ctx.progress_label(f"Embedding ({model.model_id})")
+    try:
+        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction)
+    except GBrainError as e:
+        raise GBrainError(f"{e} (finished pages are saved; run `gbrain embed --stale` to continue)") from e
+    return {**out, **stats}
+
+
+def _query_text(r: dict, a: dict) -> str:
+    if not r["hits"]:
+        return "no matches"
+    return "\n".join(f"{h['slug']}  ({h['score']:.3f})  {h['title']}\n    {h['passage'][:240]}" for h in r["hits"])
+
+
+@op(
+    "query",
+    "Semantic search: answer a question with pages ranked by meaning and keywords (FTS5 + vector, fused). "
+    "Each hit has slug, title, score and the best matching passage. Falls back to keyword search when the brain has no embeddings.",
+    [
+        Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
+        Param("limit", "integer", "maximum number of results", default=10),
+        Param("type", description="only pages of this type (person, company, deal, …)"),
+        Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
+    ],
+    text=_query_text,
+)
+def _query(b, a, ctx):
+    r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
+    for n in r["notes"]:
+        if ctx.on_warning:
+            ctx.on_warning(n)
+        else:
+            _say(ctx, "note: " + n)
+    return r

@@ -1,0 +1,507 @@
+"""Semantic search: chunking, providers (fake, wordllama, OpenAI against a local server),
+the embedding cache, resumable embed, mixed models, the vector index and hybrid query."""
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core import embeddings as emb
+from gbrain.core.brain import Brain
+from gbrain.core.chunking import approx_tokens, chunk_page, text_hash
+from gbrain.core.hybrid import fuse, intent_type
+from gbrain.core.vectors import VectorIndex
+from gbrain.errors import GBrainError
+
+# ---------------------------------------------------------------------------
+# chunking
+# ---------------------------------------------------------------------------
+
+
+def test_sections_split_on_h2_with_title_prepended_and_h1_not_repeated():
+    ct = "# Ana Lima\n\n> CEO of River AI.\n\n## State\n\nRaising a Series A.\n\n## Assessment\n\nStrong operator.\n"
+    chunks = chunk_page("Ana Lima", ct)
+    assert [c.text for c in chunks] == [
+        "Ana Lima\n> CEO of River AI.",
+        "Ana Lima — State\nRaising a Series A.",
+        "Ana Lima — Assessment\nStrong operator.",
+    ]
+    assert [c.index for c in chunks] == [0, 1, 2]
+    assert chunks[1].heading == "State" and chunks[1].hash == text_hash(chunks[1].text)
+
+
+def test_h2_inside_fenced_code_and_h3_do_not_split():
+    ct = "## Notes\n\n```md\n## not a heading\n```\n\n### Sub\n\ntext\n"
+    chunks = chunk_page("P", ct)
+    assert len(chunks) == 1
+    assert "## not a heading" in chunks[0].text and "### Sub" in chunks[0].text
+
+
+def test_empty_page_gives_title_chunk_and_nothing_without_title():
+    assert [c.text for c in chunk_page("Jensen Huang", "", "")] == ["Jensen Huang"]
+    assert chunk_page("", "  \n\n", "") == []
+    # a heading with no body makes no chunk of its own
+    assert [c.text for c in chunk_page("T", "## Empty\n\n## Full\n\nbody\n")] == ["T — Full\nbody"]
+
+
+def test_long_section_splits_at_paragraphs_then_sentences_within_budget():
+    para = " ".join(f"Sentence number {i} talks about retrieval quality." for i in range(60))  # ~750 tokens, one paragraph
+    ct = "## Long\n\n" + "\n\n".join(["Short intro paragraph."] + [para])
+    chunks = chunk_page("Doc", ct, max_tokens=200)
+    assert len(chunks) > 3
+    for c in chunks:
+        assert approx_tokens(c.text) <= 200 + 10
+        assert c.text.startswith("Doc — Long\n")
+    body = " ".join(c.text.split("\n", 1)[1] for c in chunks)
+    assert body.split() == ("Short intro paragraph. " + para).split()  # nothing lost, order kept
+    # sentence boundaries: no chunk starts mid-sentence
+    assert all(c.text.split("\n", 1)[1].startswith(("Sentence", "Short")) for c in chunks)
+
+
+def test_even_split_and_giant_word_is_cut_by_characters():
+    chunks = chunk_page("T", ("word " * 600).strip(), max_tokens=500)
+    sizes = [approx_tokens(c.text) for c in chunks]
+    assert len(chunks) == 2 and max(sizes) - min(sizes) < 60  # ~300 + ~300, not 500 + 100
+    blob = "x" * 10_000
+    chunks = chunk_page("T", blob, max_tokens=100)
+    assert "".join(c.text.split("\n", 1)[1] for c in chunks) == blob
+    assert all(approx_tokens(c.text) <= 110 for c in chunks)
+
+
+def test_timeline_entries_are_chunks_with_detail_and_appending_changes_no_other_chunk():
+    tl = "- **2025-03-04** | meeting — Met [Ana](../people/ana.md) about the round\n  She wants a lead by May.\n- **2025-02-01** | email — Intro from Bruno\n"
+    chunks = chunk_page("River AI", "Body.\n", tl)
+    assert [c.kind for c in chunks] == ["section", "timeline", "timeline"]
+    assert chunks[1].text == "River AI — Timeline\n2025-03-04 | meeting — Met Ana about the round\nShe wants a lead by May."
+    assert chunks[1].heading == "2025-03-04"
+    more = chunk_page("River AI", "Body.\n", "- **2025-04-01** | call — New entry\n" + tl)
+    assert {c.hash for c in chunks} <= {c.hash for c in more} and len(more) == 4
+
+
+def test_timeline_prose_and_crlf_and_wiki_links():
+    tl = "Some notes without dates.\r\n\r\n- **2025-01-01** | [[Ana Lima|Ana]] joined\r\n"
+    chunks = chunk_page("P", "## S\r\n\r\nx [[people/bob]] y\r\n", tl)
+    texts = [c.text for c in chunks]
+    assert texts == ["P — S\nx people/bob y", "P — Timeline\nSome notes without dates.", "P — Timeline\n2025-01-01 | Ana joined"]
+    assert all("\r" not in t for t in texts)
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+PAGES = {
+    "people/ana-lima.md": "---\ntype: person\n---\n# Ana Lima\n\n> CEO of River AI, a payments infrastructure startup.\n\n## State\n\nRaising a Series A for river payments.\n\n---\n\n- **2025-03-04** | meeting — Discussed GPU supply with Jensen\n",
+    "people/bruno-okafor.md": "---\ntype: person\n---\n# Bruno Okafor\n\n> Seed investor in developer tooling.\n",
+    "companies/river-ai.md": "---\ntype: company\n---\n# River AI\n\nPayments infrastructure for marketplaces.\n",
+    "concepts/retrieval.md": "# Hybrid retrieval\n\nMixing keyword search and vector search finds names and meaning.\n",
+}
+
+
+def make(tmp_path, pages=PAGES, model="fake-32") -> Brain:
+    b = Brain.open(tmp_path / "brain.db")
+    for path, text in pages.items():
+        b.save_page(path, text)
+    b.set_config("embedding_model", model)
+    return b
+
+
+class Counting(emb.FakeEmbedding):
+    """A fake provider shared across calls so tests can count what reached it."""
+
+    fail_after: int | None = None
+
+    def embed_batch(self, texts):
+        if self.fail_after is not None and self.calls >= self.fail_after:
+            raise GBrainError("provider down")
+        return super().embed_batch(texts)
+
+
+@pytest.fixture
+def counting(monkeypatch):
+    inst = Counting("counting", 32)
+    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "counting", lambda n, c: inst)] + list(emb.PROVIDERS))
+    VectorIndex.forget()
+    yield inst
+    VectorIndex.forget()
+
+
+def embed(b, **a):
+    return ops.run("embed", a, brain=b)
+
+
+# ---------------------------------------------------------------------------
+# the cache, resumability, mixed models
+# ---------------------------------------------------------------------------
+
+
+def test_reembedding_unchanged_pages_makes_no_provider_call(tmp_path, counting):
+    b = make(tmp_path, model="counting")
+    r = embed(b)
+    assert r["pages"] == 4 and r["embedded"] == r["chunks"] > 0 and counting.calls > 0
+    calls, texts = counting.calls, counting.texts_embedded
+    r = embed(b, all=True)
+    assert r["embedded"] == 0 and r["cached"] == r["chunks"]
+    assert (counting.calls, counting.texts_embedded) == (calls, texts)
+    assert embed(b, stale=True)["pages"] == 0  # nothing changed
+    # a new timeline entry: only that one chunk reaches the provider
+    ops.run("timeline-add", {"slug": "ana-lima", "date": "2025-05-01", "summary": "Closed the round"}, brain=b)
+    r = embed(b, stale=True)
+    assert r["pages"] == 1 and r["embedded"] == 1 and counting.texts_embedded == texts + 1
+    # a deleted and re-created page comes back from the retired-vector cache
+    text = b.get_text("bruno-okafor")
+    b.delete_page("bruno-okafor")
+    b.save_page("people/bruno-okafor.md", text)
+    r = embed(b, slug="bruno-okafor")
+    assert r["embedded"] == 0 and r["cached"] == r["chunks"] == 1
+
+
+def test_killed_embed_resumes_where_it_stopped(tmp_path, counting, monkeypatch):
+    from gbrain.core import vectors
+
+    monkeypatch.setattr(vectors, "GROUP_CHUNKS", 1)  # one page per group and transaction
+    b = make(tmp_path, model="counting")
+    counting.fail_after = 2
+    with pytest.raises(GBrainError, match="provider down.*embed --stale"):
+        embed(b)
+    done = b.conn.execute("SELECT COUNT(*) FROM embed_state WHERE model = 'counting'").fetchone()[0]
+    assert done == 2
+    counting.fail_after = None
+    before = counting.texts_embedded
+    r = embed(b, stale=True)
+    assert r["pages"] == 2 and counting.texts_embedded - before == r["embedded"] == r["chunks"]
+    assert b.conn.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0] == 4
+
+
+def test_switching_model_never_mixes_vectors(tmp_path):
+    VectorIndex.forget()
+    b = make(tmp_path, model="fake-32")
+    embed(b)
+    b.set_config("embedding_model", "fake-16")
+    r = ops.run("query", {"question": "payments"}, brain=b)
+    assert r["mode"] == "keyword"
+    assert "no embeddings for fake-16" in r["notes"][0] and "fake-32" in r["notes"][0]
+    assert embed(b, stale=True)["pages"] == 4
+    models = dict(b.conn.execute("SELECT model, COUNT(DISTINCT dims) FROM page_embeddings GROUP BY model").fetchall())
+    assert set(models) == {"fake-32", "fake-16"}
+    r = ops.run("query", {"question": "payments startup", "mode": "vector"}, brain=b)
+    assert r["mode"] == "vector" and r["model"] == "fake-16" and r["hits"]
+    idx = VectorIndex.get(b.conn, str(b.path.resolve()), "fake-16")
+    assert idx.dims == 16 and idx.size == b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model='fake-16'").fetchone()[0]
+
+
+def test_query_ranks_meaning_and_shows_best_passage_and_type_filter(tmp_path):
+    VectorIndex.forget()
+    b = make(tmp_path, model="fake-64")
+    embed(b)
+    r = ops.run("query", {"question": "GPU supply Jensen", "limit": 3}, brain=b)
+    assert r["mode"] == "hybrid" and r["hits"][0]["slug"] == "people/ana-lima"
+    assert r["hits"][0]["passage"] == "2025-03-04 | meeting — Discussed GPU supply with Jensen"
+    assert set(r["hits"][0]) == {"slug", "title", "type", "score", "passage"}
+    r = ops.run("query", {"question": "payments", "type": "company"}, brain=b)
+    assert [h["slug"] for h in r["hits"]] == ["companies/river-ai"]
+    # edited page: the query says the vectors are stale
+    ops.run("put", {"slug": "concepts/retrieval", "compiled_truth": "# Hybrid retrieval\n\nChanged.\n"}, brain=b)
+    assert any("embed --stale" in n for n in ops.run("query", {"question": "payments"}, brain=b)["notes"])
+
+
+def test_vector_index_reloads_only_what_changed(tmp_path):
+    VectorIndex.forget()
+    b = make(tmp_path, model="fake-32")
+    embed(b)
+    key = str(b.path.resolve())
+    idx = VectorIndex.get(b.conn, key, "fake-32")
+    n0, mat0 = idx.size, idx.mat
+    b.save_page("people/cara.md", "# Cara\n\nNew person.\n")
+    embed(b, slug="cara")
+    assert VectorIndex.get(b.conn, key, "fake-32") is idx and idx.size == n0 + 1
+    assert np.shares_memory(idx.mat, mat0) or idx.mat.shape[0] > mat0.shape[0]
+    b.delete_page("river-ai")
+    idx = VectorIndex.get(b.conn, key, "fake-32")
+    live = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = 'fake-32'").fetchone()[0]
+    assert idx.size == live == n0
+    rid = b.conn.execute("SELECT id FROM pages WHERE slug = 'companies/river-ai'").fetchone()
+    assert rid is None
+    top = idx.top_pages(idx.scores(emb.get_model("fake-32").embed("River AI payments")), 10)
+    slugs = {b.conn.execute("SELECT slug FROM pages WHERE id = ?", (p,)).fetchone()[0] for p, _, _ in top}
+    assert "companies/river-ai" not in slugs and len(top) == len(slugs)
+
+
+def test_fusion_methods():
+    fts = [(1, 10.0), (2, 5.0), (3, 1.0)]
+    vec = [(3, 0.9), (2, 0.8), (4, 0.1)]
+    rrf = dict(fuse(fts, vec, "rrf"))
+    assert rrf[2] == pytest.approx(2 / 62) and rrf[3] == pytest.approx(1 / 63 + 1 / 61) and max(rrf, key=rrf.get) == 3
+    mm = fuse(fts, vec, "minmax", 0.4)
+    assert [p for p, _ in mm] == [2, 3, 1, 4] and dict(mm)[2] == pytest.approx(0.4 * 4 / 9 + 0.6 * 0.875) and dict(mm)[1] == pytest.approx(0.4) and dict(mm)[4] == pytest.approx(0.0)
+    tmm = dict(fuse(fts, vec, "tmm", 0.5))
+    assert tmm[3] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)  # bm25 1.0 / max 10.0 keeps its credit
+    assert tmm[1] == pytest.approx(0.5) and tmm[2] == pytest.approx(0.5 * 0.5 + 0.5 * 0.875)
+    with pytest.raises(ValueError):
+        fuse(fts, vec, "max")
+    assert intent_type("who knows Jensen Huang?") == "person" and intent_type("GPU prices") is None
+
+
+def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, capsys):
+    class Paid(emb.FakeEmbedding):
+        paid = True
+        price_per_mtok = 0.02
+
+    inst = Paid("paid", 8)
+    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "paid", lambda n, c: inst)] + list(emb.PROVIDERS))
+    tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
+    b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="paid")
+    r = embed(b, dry_run=True)
+    assert r["plan"]["to_embed"] == 1002 and r["plan"]["estimated_cost_usd"] == round(r["plan"]["tokens"] / 1e6 * 0.02, 4)
+    assert inst.calls == 0
+    embed(b)
+    err = capsys.readouterr().err
+    assert "embedding 1,002 chunks" in err and "estimated cost $0.00" in err
+
+
+# ---------------------------------------------------------------------------
+# OpenAI: the real client against a local OpenAI-compatible server
+# ---------------------------------------------------------------------------
+
+
+class FakeOpenAI:
+    """An OpenAI-compatible /v1/embeddings endpoint on 127.0.0.1. ``script`` is a list of HTTP
+    statuses to answer before serving normally; ``always`` an error status to answer forever."""
+
+    def __init__(self, dims=1536):
+        self.dims = dims
+        self.requests: list[dict] = []
+        self.script: list[int] = []
+        self.always: int | None = None
+        self.model = emb.FakeEmbedding("srv", dims)
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
+                status = outer.script.pop(0) if outer.script else outer.always
+                if status:
+                    data = json.dumps({"error": {"message": f"scripted {status}", "type": "server_error"}}).encode()
+                    self.send_response(status)
+                    if status == 429:
+                        self.send_header("retry-after-ms", "5")
+                else:
+                    vecs = outer.model.embed_batch(body["input"])
+                    items = []
+                    for i, v in enumerate(vecs):
+                        e = base64.b64encode(v.astype("<f4").tobytes()).decode() if body.get("encoding_format") == "base64" else [float(x) for x in v]
+                        items.append({"object": "embedding", "index": i, "embedding": e})
+                    items.reverse()  # servers may answer out of order; index says where
+                    data = json.dumps({"object": "list", "data": items, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
+                    self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def expected(self, texts):
+        return emb.normalize(self.model.embed_batch(texts))
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = FakeOpenAI()
+    yield s
+    s.close()
+
+
+def client(server, **kw):
+    kw.setdefault("backoff", 0.001)
+    return emb.OpenAIEmbedding("text-embedding-3-small", base_url=server.url, api_key="sk-test", **kw)
+
+
+@pytest.mark.parametrize("fmt", ["float", "base64"])
+def test_openai_floats_and_base64(server, fmt):
+    texts = ["alpha beta", "gamma", "delta epsilon zeta"]
+    m = client(server, encoding_format=fmt)
+    got = m.embed_multi(texts)
+    assert got.shape == (3, 1536) and got.dtype == np.float32
+    np.testing.assert_allclose(got, server.expected(texts), atol=1e-6)
+    req = server.requests[-1]
+    assert req["encoding_format"] == fmt and req["model"] == "text-embedding-3-small" and req["auth"] == "Bearer sk-test"
+    assert req["path"] == "/v1/embeddings" and "dimensions" not in req
+
+
+def test_openai_429_then_success(server):
+    server.script = [429]
+    m = client(server)
+    got = m.embed_multi(["one", "two"])
+    assert len(server.requests) == 2 and m.requests == 2
+    np.testing.assert_allclose(got, server.expected(["one", "two"]), atol=1e-6)
+
+
+def test_openai_500_storm_ends_in_clear_error(server):
+    server.always = 500
+    m = client(server, max_retries=3)
+    with pytest.raises(GBrainError, match=r"failed after 4 attempts \(last: HTTP 500\)"):
+        m.embed_multi(["x"])
+    assert len(server.requests) == 4
+
+
+def test_openai_auth_error_fails_at_once(server):
+    server.always = 401
+    with pytest.raises(GBrainError, match="HTTP 401: scripted 401"):
+        client(server).embed_multi(["x"])
+    assert len(server.requests) == 1
+
+
+def test_openai_batches_within_limits_and_keeps_order(server):
+    texts = [f"text number {i} " + "pad " * 50 for i in range(40)]
+    m = client(server, max_request_tokens=400, max_in_flight=3)
+    slices = m.batches(texts)
+    assert len(slices) > 3 and slices[0][0] == 0 and slices[-1][1] == 40
+    assert all(sum(m.request_tokens(t) for t in texts[a:b]) <= 400 for a, b in slices)
+    got = m.embed_multi(texts)
+    assert len(server.requests) == len(slices)
+    np.testing.assert_allclose(got, server.expected(texts), atol=1e-6)
+    big = emb.OpenAIEmbedding("text-embedding-3-small", base_url=server.url)
+    assert [b - a for a, b in big.batches(["x"] * 5000)] == [2048, 2048, 904]
+    assert emb.OpenAIEmbedding().paid and not big.paid
+
+
+def test_openai_shortened_dimensions_are_another_model(server):
+    m = emb.get_model("text-embedding-3-small", {"embedding_dimensions": "256", "embedding_base_url": server.url})
+    assert m.model_id == "text-embedding-3-small@256" and m.dims == 256
+    assert emb.get_model("text-embedding-3-small", {"embedding_dimensions": "1536"}).model_id == "text-embedding-3-small"
+    large = emb.get_model("text-embedding-3-large", {"embedding_dimensions": "1536"})  # the init default
+    assert (large.model_id, large.dims, large.price_per_mtok) == ("text-embedding-3-large", 3072, 0.13)
+
+
+def test_cli_embed_and_query_with_openai_server(server, brain_tree, run, tmp_path):
+    env = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": server.url}
+    assert run("import", str(brain_tree)).returncode == 0
+    r = run("embed", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["model"] == "text-embedding-3-small" and out["note"] is None and out["embedded"] > 0
+    n = len(server.requests)
+    assert n >= 1 and server.requests[0]["encoding_format"] == "base64"
+    r = run("embed", "--all", "--json", env=env)
+    assert json.loads(r.stdout)["embedded"] == 0 and len(server.requests) == n  # cache: no HTTP at all
+    r = run("query", "who leads River AI?", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)["hits"]
+    assert hits and len(server.requests) == n + 1 and server.requests[-1]["input"] == ["who leads River AI?"]
+    server.always = 500
+    assert run("config", "set", "embedding_max_retries", "1").returncode == 0
+    r = run("query", "anything", env=env)
+    assert r.returncode == 1 and "failed after" in r.stderr.decode()
+
+
+# ---------------------------------------------------------------------------
+# CLI: offline default, fallback, tools
+# ---------------------------------------------------------------------------
+
+
+def test_cli_offline_default_uses_wordllama_without_key(brain_tree, run, db_path):
+    assert run("import", str(brain_tree)).returncode == 0
+    r = run("query", "payments company")
+    assert r.returncode == 0
+    assert "no embeddings for wordllama" in r.stderr.decode() and "keyword results" in r.stderr.decode()
+    r = run("embed")
+    assert r.returncode == 0, r.stderr
+    assert "using the offline wordllama model" in r.stderr.decode() and "with wordllama" in r.stdout.decode()
+    r = run("query", "who runs a payments startup?", "--limit", "3", "--json")
+    assert r.returncode == 0 and r.stderr.decode() == ""
+    res = json.loads(r.stdout)
+    assert res["mode"] == "hybrid" and res["model"] == "wordllama" and 1 <= len(res["hits"]) <= 3
+    with Brain.open(db_path) as b:
+        assert {m for (m,) in b.conn.execute("SELECT DISTINCT model FROM page_embeddings")} == {"wordllama"}
+        assert {d for (d,) in b.conn.execute("SELECT DISTINCT dims FROM page_embeddings")} == {256}
+    r = run("query", "x", "--limit", "0")
+    assert r.returncode == 2
+    r = run("embed", "nobody-here")
+    assert r.returncode == 1 and "no page" in r.stderr.decode()
+    r = run("embed", "ana-lima", "--all")
+    assert r.returncode == 2
+
+
+def test_tools_expose_brain_query_with_question_param():
+    tools = {t["name"]: t for t in ops.tools_json()}
+    q = tools["brain_query"]["input_schema"]
+    assert "question" in q["properties"] and q["required"] == ["question"]
+    assert "brain_embed" in tools
+
+
+def test_migration_two_adds_search_schema(tmp_path):
+    from gbrain.core import db
+
+    assert db.MIGRATIONS[1] is db._m2_search
+    conn = db.connect(tmp_path / "m.db")
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(page_embeddings)")}
+    assert {"text_hash", "dims", "model"} <= cols
+    assert conn.execute("PRAGMA user_version").fetchone()[0] >= 2
+    assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'embedding_cache'").fetchone()
+
+
+def test_page_deleted_during_embed_is_skipped(tmp_path):
+    from gbrain.core.vectors import embed_pages, plan_embed, select_pages
+
+    b = make(tmp_path, model="fake-32")
+    model = emb.get_model("fake-32")
+    plan, work = plan_embed(b.conn, model, select_pages(b.conn, "fake-32", "all"))
+    b.delete_page("bruno-okafor")
+    stats = embed_pages(b.conn, model, work)
+    assert stats["pages"] == 4  # visited, but the deleted one stored nothing
+    assert b.conn.execute("SELECT COUNT(DISTINCT page_id) FROM page_embeddings").fetchone()[0] == 3
+    assert b.conn.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0] == 3
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_LINES = st.lists(
+    st.one_of(
+        st.text(alphabet="abc xyz.!?\t", min_size=0, max_size=300),
+        st.sampled_from(["", "## Head", "```", "- **2025-01-02** | src — sum", "  detail", "# T", "word " * 200]),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(title=st.text(alphabet="Tt ", max_size=10), ct=_LINES, tl=_LINES, limit=st.integers(40, 600))
+def test_chunks_stay_within_budget_and_are_deterministic(title, ct, tl, limit):
+    a = chunk_page(title, "\n".join(ct), "\n".join(tl), max_tokens=limit)
+    assert a == chunk_page(title, "\n".join(ct), "\n".join(tl), max_tokens=limit)
+    assert [c.index for c in a] == list(range(len(a)))
+    for c in a:
+        assert c.text.strip()
+        assert approx_tokens(c.text) <= max(limit, 32 + approx_tokens(c.text.split("\n", 1)[0])) + 8
+
+
+def test_index_sees_writes_of_another_connection(tmp_path):
+    VectorIndex.forget()
+    a = make(tmp_path, model="fake-32")
+    embed(a)
+    key = str(a.path.resolve())
+    idx = VectorIndex.get(a.conn, key, "fake-32")
+    n0 = idx.size
+    with Brain.open(tmp_path / "brain.db") as other:  # stands in for another process
+        other.save_page("people/dee.md", "# Dee\n\nAnother person.\n")
+        embed(other, slug="dee")
+    assert VectorIndex.get(a.conn, key, "fake-32").size == n0 + 1
+    r = ops.run("query", {"question": "Dee another person", "mode": "vector", "limit": 1}, brain=a)
+    assert r["hits"][0]["slug"] == "people/dee"
