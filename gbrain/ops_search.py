@@ -3,9 +3,6 @@ from __future__ import annotations
 
 import sys
 
-from .core.embeddings import resolve_model
-from .core.hybrid import query as hybrid_query
-from .core.vectors import embed_pages, plan_embed, select_pages
 from .errors import BadInput, GBrainError
 from .operations import Context, Param, op
 
@@ -53,6 +50,9 @@ def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale") if a.get(k)]
     if len(picked) > 1:
         raise BadInput("give one of SLUG, --all or --stale")
+    from .core.embeddings import resolve_model  # numpy and providers load only when used
+    from .core.vectors import embed_pages, plan_embed, select_pages
+
     model, note = resolve_model(b.config())
     if note:
         _say(ctx, "note: " + note)
@@ -95,6 +95,8 @@ def _query_text(r: dict, a: dict) -> str:
     text=_query_text,
 )
 def _query(b, a, ctx):
+    from .core.hybrid import query as hybrid_query  # numpy loads only when used
+
     r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
     for n in r["notes"]:
         if ctx.on_warning:

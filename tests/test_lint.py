@@ -370,7 +370,7 @@ def test_fix_safe_text_edit_shapes_and_dedupe_fallback(tmp_path):
     assert lint(db, check="tag_duplicates")["ok"] is True
 
 
-EMBED_STATE = """CREATE TABLE embed_state (
+EMBED_STATE = """CREATE TABLE IF NOT EXISTS embed_state (
   page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
   model TEXT NOT NULL,
   content_hash TEXT NOT NULL,
@@ -381,7 +381,7 @@ EMBED_STATE = """CREATE TABLE embed_state (
 
 
 def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
-    """With the search branch's embed_state table (content hash per page and model), staleness
+    """With the embed_state table (written by `gbrain embed`: content hash per page and model), staleness
     is a hash comparison, the same rule `gbrain embed --stale` uses; timestamps are ignored."""
     db = build(tmp_path, CLEAN, embed=False)
     c = sqlite3.connect(db)

@@ -367,7 +367,9 @@ def _embeddings(brain) -> list[dict]:
     c = brain.conn
     pages = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     total = c.execute("SELECT COUNT(*) FROM page_embeddings").fetchone()[0]
-    state = _has_table(c, "embed_state")
+    # judge by embed_state (what `gbrain embed` records) when it holds anything; embedding rows
+    # written some other way are judged by their timestamps and model
+    state = _has_table(c, "embed_state") and c.execute("SELECT 1 FROM embed_state LIMIT 1").fetchone() is not None
     if state:
         total += c.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0]
     if total == 0:
