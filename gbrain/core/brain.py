@@ -456,15 +456,8 @@ class Brain:
     # ---- listing / stats --------------------------------------------------------
 
     def list_pages(self, type: str | None = None, tag: str | None = None, limit: int | None = 50, sort: str = "slug", since: str | None = None) -> list[dict]:
-        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p"
-        where, args = [], []
-        if tag:
-            q += " JOIN tags t ON t.page_id = p.id"
-            where.append("t.tag = ?")
-            args.append(tag)
-        if type:
-            where.append("p.type = ?")
-            args.append(type)
+        join, where, args = page_filter(type=type, tag=tag)
+        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p" + join
         if since:
             where.append("p.updated_at >= ?")
             args.append(since)
@@ -606,6 +599,19 @@ class Brain:
                 "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary, timestamp) VALUES (?, ?, ?, ?, ?)",
                 (source_type, source_ref, json.dumps(pages, ensure_ascii=False), summary, now_iso()),
             )
+
+
+def page_filter(*, type: str | None = None, tag: str | None = None) -> tuple[str, list[str], list]:
+    """SQL pieces selecting pages (aliased ``p``) by type and/or tag: ``(join, where, args)``."""
+    join, where, args = "", [], []
+    if tag:
+        join = " JOIN tags t ON t.page_id = p.id"
+        where.append("t.tag = ?")
+        args.append(tag)
+    if type:
+        where.append("p.type = ?")
+        args.append(type)
+    return join, where, args
 
 
 def raw_sources(obj: Any) -> dict:

@@ -56,6 +56,7 @@ import unicodedata
 from typing import Any
 
 from ..errors import BadInput
+from .brain import page_filter
 from .markdown import BOM, edit_frontmatter, parse_page, split_lines
 from .slugs import loose_key
 
@@ -177,15 +178,9 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
     Only pages whose compiled truth mentions "open threads" are read.
     """
     day = as_of_date(as_of)
-    q = "SELECT p.slug, p.title, p.type, p.compiled_truth FROM pages p"
-    where, args = ["p.compiled_truth LIKE '%open thread%'"], []
-    if tag:
-        q += " JOIN tags t ON t.page_id = p.id"
-        where.append("t.tag = ?")
-        args.append(tag)
-    if type:
-        where.append("p.type = ?")
-        args.append(type)
+    join, where, args = page_filter(type=type, tag=tag)
+    q = "SELECT p.slug, p.title, p.type, p.compiled_truth FROM pages p" + join
+    where.insert(0, "p.compiled_truth LIKE '%open thread%'")
     q += " WHERE " + " AND ".join(where) + " ORDER BY p.slug"
     out = []
     for r in conn.execute(q, args):
