@@ -104,6 +104,7 @@ def run_and_print(o: ops.Operation, args: dict, as_json: bool) -> None:
         _err(f"warning: {w}")
     if len(warnings) > 20:
         _err(f"warning: … and {len(warnings) - 20} more (see --json)")
+    sys.stderr.flush()
     if as_json:
         _out(ops.dumps(result) + "\n")
     elif o.text is not None:
@@ -277,7 +278,9 @@ def _root(
 
 
 def _pull_db(argv: list[str]) -> tuple[list[str], str | None]:
-    """Take ``--db X`` / ``--db=X`` out of argv wherever it stands (before a ``--``)."""
+    """Take ``--db X`` / ``--db=X`` out of argv wherever it stands (before a ``--``), and move a
+    ``--json`` given before the command name to after it (``gbrain --json stats``)."""
+    argv = _move_leading_json(argv)
     out, db, i = [], None, 0
     while i < len(argv):
         a = argv[i]
@@ -298,6 +301,32 @@ def _pull_db(argv: list[str]) -> tuple[list[str], str | None]:
         out.append(a)
         i += 1
     return out, db
+
+
+def _move_leading_json(argv: list[str]) -> list[str]:
+    i, seen_json = 0, False
+    rest = []
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        if argv[i] == "--json":
+            seen_json = True
+        else:
+            rest.append(argv[i])
+            if argv[i] == "--db" and i + 1 < len(argv):
+                i += 1
+                rest.append(argv[i])
+        i += 1
+    if not seen_json or i >= len(argv):
+        return argv
+    cmd_end = i + 1
+    if argv[i] == "config" and cmd_end < len(argv):  # a command group: `config get`
+        cmd_end += 1
+    tail = argv[cmd_end:]
+    if "--" in tail:
+        k = tail.index("--")
+        tail = tail[:k] + ["--json"] + tail[k:]
+    else:
+        tail = tail + ["--json"]
+    return rest + argv[i:cmd_end] + tail
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -188,18 +188,22 @@ def _report_text(r: dict, a: dict) -> str:
     if c:
         lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))
     lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
+    n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
     lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
     lk = r["links"]
-    lines.append(f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling); {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {r['pages_reparsed']:,} checked pages")
+    line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling)"
+    if r["pages_reparsed"]:
+        line += f"; {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {n(r['pages_reparsed'], 'checked page')}"
+    lines.append(line)
     lines.append(f"Timeline entries: {r['timeline_entries']['stored']:,}; Tags: {r['tags']['stored']:,}")
     raw = r["raw"]
     lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")
     if r.get("frontmatter_errors"):
-        lines.append(f"Frontmatter kept raw (YAML did not load): {r['frontmatter_errors']:,} pages")
+        lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
     if r.get("kept_not_in_tree"):
-        lines.append(f"Note: {r['kept_not_in_tree']:,} page(s)/file(s) in the DB are not in this folder; kept (see missing_on_disk in --json)")
+        lines.append(f"Note: {n(r['kept_not_in_tree'], 'page or file')} in the DB not in this folder; kept (see missing_on_disk in --json)")
     for p in r["problems"]:
         lines.append(f"MISMATCH: {p}")
     for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):
@@ -229,7 +233,7 @@ def _init(_b, a, ctx):
     return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}
 
 
-@op("version", "Print gbrain's version.", [], mcp=False, db="none", text=lambda r, a: f"gbrain {r['version']}")
+@op("version", "Print gbrain's version and database schema version.", [], mcp=False, db="none", text=lambda r, a: f"gbrain {r['version']} (schema v{r['schema_version']}, Python {r['python']})")
 def _version(_b, a, ctx):
     from .core.db import SCHEMA_VERSION
 
@@ -323,11 +327,11 @@ def _delete(b, a, ctx):
     [
         TYPE,
         Param("tag", description="only pages with this tag"),
-        Param("limit", "integer", "maximum number of pages", default=50),
+        Param("limit", "integer", "maximum number of pages (0: all)", default=50),
         Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
         Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
     ],
-    text=lambda r, a: _rows(r, ["slug", "type", "title"]),
+    text=lambda r, a: _rows(r, ["slug", "type", "title"]) + (f"\n… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else ""),
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"))
@@ -388,7 +392,7 @@ def _tags(b, a, ctx):
 
 @op(
     "tag",
-    "Add a tag to a page (or remove it with remove=true); edits the page's frontmatter `tags`.",
+    "Add a tag to a page (or remove it: --remove on the CLI, remove=true over MCP); edits the page's frontmatter `tags`.",
     [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead", default=False)],
     text=_saved,
     mutating=True,

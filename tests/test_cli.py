@@ -253,3 +253,52 @@ def test_search_snippet_on_a_huge_page(imported, tmp_path):
     hits = js(gbrain("search", "needle", "--json"))
     assert hits[0]["slug"] == "notes/huge"
     assert "**needle**" in hits[0]["snippet"] and len(hits[0]["snippet"]) < 400
+
+
+def test_put_with_a_short_slug_updates_the_page_it_names(imported):
+    before = gbrain("get", "ana-lima").stdout
+    r = gbrain("put", "ana-lima", input=before + b"\nOne more line.\n")
+    assert r.returncode == 0 and b"updated people/ana-lima" in r.stdout
+    assert [p["slug"] for p in js(gbrain("list", "--json", "--limit", "0")) if p["slug"] in ("ana-lima", "people/ana-lima")] == ["people/ana-lima"]
+    r = gbrain("call", "brain_put", json.dumps({"slug": "Bruno-Okafor", "content": "# Bruno\n"}))
+    assert json.loads(r.stdout)["slug"] == "people/bruno-okafor"
+    assert gbrain("put", "newname", input="# new\n").stdout.startswith(b"created newname")
+
+
+def test_db_that_is_a_folder_is_a_clear_error(imported, tmp_path):
+    for args, env in ((["stats", "--db", str(tmp_path)], None), (["stats"], {"GBRAIN_DB": str(tmp_path)})):
+        r = gbrain(*args, env=env)
+        assert r.returncode == 1 and b"is a folder" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_config_set_refuses_unknown_and_readonly_keys(imported):
+    r = gbrain("config", "set", "timline_split", "heading")
+    assert r.returncode == 2 and b"did you mean 'timeline_split'" in r.stderr
+    assert gbrain("config", "set", "version", "99").returncode == 2
+    assert gbrain("config", "set", "embedding_dimensions", "abc").returncode == 2
+    assert gbrain("config", "set", "embedding_dimensions", "512").returncode == 0
+    assert gbrain("config", "get", "version").stdout.strip() == b"1"
+
+
+def test_emoji_and_symbols_are_found_as_substrings(imported):
+    gbrain("put", "notes/games", input="# 🎮 Video games\n\nDone ✅ today.\n")
+    assert [h["slug"] for h in js(gbrain("search", "🎮", "--json"))] == ["notes/games"]
+    assert [h["slug"] for h in js(gbrain("search", "✅", "--json"))] == ["notes/games"]
+    assert js(gbrain("search", "🦄", "--json")) == []
+
+
+def test_a_page_cannot_link_to_itself(imported):
+    r = gbrain("link", "people/ana-lima", "ana-lima")
+    assert r.returncode == 2 and b"itself" in r.stderr
+
+
+def test_json_flag_before_the_command(imported):
+    assert json.loads(gbrain("--json", "stats").stdout)["pages"] == 6
+    assert json.loads(gbrain("--json", "config", "get", "timeline_split").stdout) == "rule"
+    assert json.loads(gbrain("--json", "--db", os.environ["GBRAIN_DB"], "tags", "ana-lima").stdout) == ["founder", "yc-alum"]
+
+
+def test_list_says_when_it_stops_at_the_limit(imported):
+    out = gbrain("list", "--limit", "2").stdout.decode()
+    assert "the first 2; --limit 0 lists all" in out
+    assert "--limit 0" not in gbrain("list").stdout.decode()

@@ -497,3 +497,63 @@ def test_real_corpus_first_sync_changes_no_file(tmp_path, corpus):
     assert after == before
     eng.close()
     brain.close()
+
+
+def test_sync_after_import_writes_brain_edits_out_without_conflicts(tmp_path, brain_tree, run):
+    """The README's flow: import a folder, let agents write, then sync the same folder."""
+    db = str(tmp_path / "flow.db")
+    assert run("import", str(brain_tree), "--db", db).returncode == 0
+    assert run("tag", "ana-lima", "priority", "--db", db).returncode == 0
+    assert run("timeline-add", "ana-lima", "--date", "2025-07-01", "--summary", "Closed the round", "--db", db).returncode == 0
+    assert run("call", "brain_raw", json.dumps({"slug": "ana-lima", "source": "exa", "data": {"n": 1}}), "--db", db).returncode == 0
+    r = run("sync", str(brain_tree), "--db", db, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, rep
+    assert rep["counts"]["conflicts"] == 0 and rep["counts"]["exported"] == 2
+    text = (brain_tree / "people" / "ana-lima.md").read_text()
+    assert "priority" in text and "- **2025-07-01** | Closed the round" in text
+    assert '"exa"' in (brain_tree / "people" / ".raw" / "ana-lima.json").read_text()
+    assert not list(brain_tree.rglob("*.conflict-*"))
+
+
+def test_rename_with_a_title_from_the_file_name_resolves_links_like_a_fresh_import(env, tmp_path):
+    brain, eng, root = env
+    (root / "notes").mkdir()
+    (root / "notes" / "Download and install.md").write_text("No heading, so the title is the file name.\n")
+    (root / "notes" / "Home.md").write_text("See [[Download and install]].\n")
+    assert eng.sync()["ok"]
+    assert brain.links("notes/Home")[0]["to_slug"] == "notes/Download and install"
+    (root / "notes" / "Download and install.md").rename(root / "notes" / "Install.md")
+    rep = eng.sync()
+    assert rep["ok"] and rep["counts"]["moved"] == 1
+    assert brain.page_row("notes/Install")["title"] == "Install"
+    assert brain.links("notes/Home")[0]["to_slug"] is None  # as Obsidian: the old name dangles
+    verify_equal(brain, root)
+    with Brain.open(tmp_path / "fresh.db") as fresh:
+        from gbrain.sync.importer import import_tree
+
+        import_tree(fresh, root)
+        assert fresh.links("notes/Home") == brain.links("notes/Home")
+
+
+def test_verify_catches_a_link_pointing_elsewhere_than_a_fresh_import(env):
+    brain, eng, root = env
+    other = brain.page_row("companies/river-ai")["id"]
+    brain.conn.execute("UPDATE links SET to_page_id = ? WHERE target = 'Bruno Okafor'", (other,))
+    rep = verify_tree(brain, scan_tree(root, exclude_abs=db_excludes(brain.path)))
+    assert not rep["ok"] and any("fresh import" in p for p in rep["problems"])
+    assert rep["links_resolved_differently"] == ["people/ana-lima → Bruno Okafor"]
+
+
+def test_new_page_takes_over_links_a_fresh_import_would_give_it(tmp_path, brain_tree):
+    """A link resolved by title to one page moves to a page that matches its name exactly."""
+    with Brain.open(tmp_path / "b.db") as b:
+        from gbrain.sync.importer import import_tree
+
+        import_tree(b, brain_tree)
+        b.put("notes/x", "Link to [[River AI]].\n")
+        assert b.links("notes/x")[0]["to_slug"] == "companies/river-ai"  # by title
+        b.put("notes/River AI", "# A note named River AI\n")
+        assert b.links("notes/x")[0]["to_slug"] == "notes/River AI"  # by file name now
+        b.delete_page("notes/River AI")
+        assert b.links("notes/x")[0]["to_slug"] == "companies/river-ai"  # back to the title match

@@ -49,6 +49,20 @@ from .slugs import (
 
 SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "log.md": None}
 
+_is_int = lambda v: v.strip().isdigit()  # noqa: E731
+#: config keys a user may set, with a value check (None: any text)
+SETTABLE_CONFIG = {
+    "timeline_split": lambda v: v in ("rule", "heading"),
+    "embedding_model": lambda v: bool(v.strip()),
+    "embedding_dimensions": _is_int,
+    "embedding_base_url": lambda v: v == "" or v.startswith(("http://", "https://")),
+    "embedding_max_retries": _is_int,
+    "embedding_concurrency": _is_int,
+    "embedding_encoding": lambda v: v in ("float", "base64"),
+    "chunk_strategy": lambda v: v in ("page", "section", "paragraph"),
+}
+READONLY_CONFIG = {"version", "original_index", "original_schema"}
+
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -81,6 +95,7 @@ class SaveResult:
     created: bool
     warnings: list[str] = field(default_factory=list)
     counts: tuple[int, int, int] | None = None  # (links, timeline entries, tags) parsed from the text
+    names: set[str] = field(default_factory=set)  # link-target keys whose resolution may have changed
 
     def as_dict(self) -> dict:
         return {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
@@ -144,6 +159,16 @@ class Brain:
         return self.config().get(key, default)
 
     def set_config(self, key: str, value: str) -> None:
+        """Set a config value. Raises :class:`BadInput` for an unknown key (with the nearest known
+        one), a read-only key, or a value of the wrong kind."""
+        if key in READONLY_CONFIG:
+            raise BadInput(f"config '{key}' is set by gbrain itself and cannot be changed")
+        if key not in SETTABLE_CONFIG:
+            near = difflib.get_close_matches(key, sorted(SETTABLE_CONFIG), n=1)
+            raise BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
+        check = SETTABLE_CONFIG[key]
+        if check and not check(value):
+            raise BadInput(f"invalid value {value!r} for {key}")
         if key == "timeline_split" and value not in ("rule", "heading"):
             raise BadInput("timeline_split must be 'rule' or 'heading'")
         with self.transaction():
@@ -218,7 +243,7 @@ class Brain:
             page = parse_page(text, path, timeline_split=self.timeline_split)
         data = text.encode("utf-8")
         h = sha256(data)
-        row = self.conn.execute("SELECT id, content_hash, path FROM pages WHERE slug = ?", (slug,)).fetchone()
+        row = self.conn.execute("SELECT id, content_hash, path, title FROM pages WHERE slug = ?", (slug,)).fetchone()
         if row and row["content_hash"] == h and row["path"] == path:
             return SaveResult(slug, path, row["id"], False, False, page.warnings)
         ts = now_iso()
@@ -266,16 +291,16 @@ class Brain:
                     for ln in page.links
                 ],
             )
+            # names other pages' links may now resolve by (a new page, or a changed title)
+            names = {loose_key(slug), loose_key(page.title)} if not row else ({loose_key(row["title"]), loose_key(page.title)} if row["title"] != page.title else set())
+            if resolve_incoming and names:
+                self.re_resolve(names)
             if not row:
-                if resolve_incoming:
-                    self.resolve_dangling(loose_key(slug))
-                    if loose_key(page.title) != loose_key(slug):
-                        self.resolve_dangling(loose_key(page.title))
                 if touch_sidecar:
                     f = self.conn.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(slug),)).fetchone()
                     if f:
                         self._load_raw_rows(f["path"])
-        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.tags)))
+        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.tags)), names)
 
     def put(self, slug: str, text: str) -> SaveResult:
         """Create or replace the page ``slug`` with ``text`` (full markdown)."""
@@ -285,6 +310,13 @@ class Brain:
         if "\x00" in text:
             raise BadInput("page content contains a NUL byte")
         row = self.page_row(s)
+        if row is None:
+            # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
+            # the same lookup as get (case-insensitive, then a unique suffix); a miss creates
+            try:
+                row = self.resolve_slug(s)
+            except NotFound:
+                row = None
         path = row["path"] if row else path_for_slug(s)
         if not row:
             clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()
@@ -296,6 +328,7 @@ class Brain:
         row = self.resolve_slug(slug)
         with self.transaction():
             self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))
+            self.re_resolve({loose_key(row["slug"]), loose_key(row["title"])})  # another page may match now
         return row["slug"]
 
     def _edit(self, row: sqlite3.Row, new_text: str) -> SaveResult:
@@ -307,14 +340,22 @@ class Brain:
         """Page id a link points at, or None (dangling); rules in :mod:`gbrain.core.links`."""
         return resolve(SqlIndex(self.conn), from_slug, kind, target)
 
-    def resolve_dangling(self, target_name: str | None = None) -> int:
-        """Re-resolve dangling links (all, or those whose target's last segment is ``target_name``).
-        Returns how many now resolve."""
-        q = "SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL"
-        args: tuple = ()
-        if target_name is not None:
-            q += " AND l.target_name = ?"
-            args = (target_name,)
+    def resolve_dangling(self) -> int:
+        """Resolve every dangling link that now has a page. Returns how many changed."""
+        return self._re_resolve("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL", ())
+
+    def re_resolve(self, names: set[str]) -> int:
+        """Resolve again every link (resolved or dangling) whose target's last segment has one of
+        the loose keys ``names``: after a page with such a name or title appears, disappears or is
+        renamed, links must point where a fresh import would point them. Returns how many changed."""
+        names = {n for n in names if n}
+        if not names:
+            return 0
+        ph = ", ".join("?" * len(names))
+        q = f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.target_name IN ({ph})"
+        return self._re_resolve(q, tuple(sorted(names)))
+
+    def _re_resolve(self, q: str, args: tuple) -> int:
         rows = self.conn.execute(q, args).fetchall()
         index = MemoryIndex(self.conn) if len(rows) > 200 else SqlIndex(self.conn)
         memo: dict[tuple[str, str, str], int | None] = {}  # links from one folder to one target resolve alike
@@ -323,7 +364,7 @@ class Brain:
             key = (posixpath.dirname(r["slug"]), r["kind"], r["target"])
             if key not in memo:
                 memo[key] = resolve(index, r["slug"], r["kind"], r["target"])
-            if memo[key] is not None:
+            if memo[key] != r["to_page_id"]:
                 updates.append((memo[key], r["id"]))
         with self.transaction():
             self.conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
@@ -361,6 +402,8 @@ class Brain:
         """
         src = self.resolve_slug(from_slug)
         dst = self.resolve_slug(to_slug)
+        if src["id"] == dst["id"]:
+            raise BadInput(f"{src['slug']} cannot link to itself")
         have = self.conn.execute("SELECT 1 FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchone()
         if have:
             return SaveResult(src["slug"], src["path"], src["id"], False, False)

@@ -337,11 +337,16 @@ def connect(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Connecti
     when it is not a SQLite database, or when its schema is newer than this code.
     """
     p = Path(path)
+    if p.is_dir():
+        raise GBrainError(f"{p} is a folder; --db / GBRAIN_DB must name the database file, e.g. {p / DEFAULT_DB}")
     if not create and not p.exists():
         raise GBrainError(f"no brain at {p} (run `gbrain init` or `gbrain import DIR` first, or pass --db)")
     if p.parent and not p.parent.exists():
         raise GBrainError(f"folder for the database does not exist: {p.parent}")
-    conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    try:
+        conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as e:
+        raise GBrainError(f"cannot open the brain database {p}: {e}") from e
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")

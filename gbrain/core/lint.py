@@ -370,7 +370,7 @@ def _embeddings(brain) -> list[dict]:
     if total == 0:
         if pages == 0:
             return []
-        return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); semantic search (gbrain query) finds nothing", "action": "gbrain embed --all"}]
+        return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); gbrain query falls back to keyword search until `gbrain embed` runs", "action": "gbrain embed --all"}]
     configured = brain.get_config("embedding_model") or ""
     out = []
     if state:

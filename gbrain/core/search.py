@@ -81,7 +81,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         raise BadInput("limit must be a positive number")
     q = fts_query(query or "")
     if not q:
-        return []
+        # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
+        return _substring_search(conn, query, type, int(limit)) if (query or "").strip(' "*') else []
     w = ", ".join(str(x) for x in WEIGHTS)
     sql = (
         f"SELECT p.slug, p.title, p.type, -bm25(page_fts, {w}) AS score, "

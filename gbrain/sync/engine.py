@@ -944,10 +944,14 @@ class SyncEngine:
         new_slug = slug_for_path(dst)
         if page and not c.execute("SELECT 1 FROM pages WHERE slug = ? AND id != ?", (new_slug, page["id"])).fetchone() and classify(dst, b"")[0] == "page":
             pid = page["id"]
+            old_title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
             c.execute(
                 "UPDATE pages SET slug = ?, slug_key = ?, name_key = ?, loose_key = ?, path = ? WHERE id = ?",
                 (new_slug, slug_key(new_slug), name_key(new_slug), loose_key(new_slug), dst, pid),
             )
+            # title (when it comes from the file name) and type (from the folder) follow the path
+            moved = self.brain.parsed(c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone())
+            c.execute("UPDATE pages SET title = ?, type = ?, title_key = ? WHERE id = ?", (moved.title, moved.type, loose_key(moved.title), pid))
             # outbound links (relative ones depend on the folder) and inbound ones, resolved again
             for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
                 c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
@@ -957,9 +961,7 @@ class SyncEngine:
             if sc:
                 self.brain._load_raw_rows(sc["path"])
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-            self.brain.resolve_dangling(loose_key(new_slug))
-            if loose_key(title) != loose_key(new_slug):
-                self.brain.resolve_dangling(loose_key(title))
+            self.brain.re_resolve({loose_key(new_slug), loose_key(title), loose_key(slug_for_path(src)), loose_key(old_title)})
         else:
             data = f.data if f.data is not None else self.db_bytes(src)
             kind = c.execute("SELECT kind FROM files WHERE path = ?", (src,)).fetchone()

@@ -14,6 +14,7 @@ Import never writes into the tree. Ends with the validation report of :mod:`gbra
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -23,6 +24,7 @@ from . import verify
 from .parallel import PageParser
 from .scan import db_excludes, scan_tree
 
+RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
 WINDOW = 2000  # files read, then parsed together
 MAX_PAGE_BYTES = 16 * 1024 * 1024
@@ -40,6 +42,40 @@ def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
         except UnicodeDecodeError as e:
             return "blob", None, f"{path}: not valid UTF-8 (byte {e.start}), kept as a file, not indexed"
     return file_kind(path), None, None
+
+
+def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> None:
+    """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``) and
+    record every file just imported as in sync on both sides (base = its hash).
+
+    Without this, a later ``sync`` of the same folder would see pages edited through gbrain after
+    the import as changed on *both* sides (no base) and turn them into conflicts.
+    """
+    has = brain.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone()
+    if not has:
+        return
+    abs_root = str(Path(os.path.abspath(os.path.expanduser(str(root)))))
+    row = brain.conn.execute("SELECT root FROM sync_root WHERE id = 1").fetchone()
+    if row and row[0] != abs_root:
+        return  # bound to another folder: its base stays as it is
+    if not row:
+        brain.conn.execute("DELETE FROM sync_state")
+        brain.conn.execute("INSERT INTO sync_root(id, root, cursor) VALUES (1, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log))", (abs_root,))
+    now = time.time_ns()
+    have = {r[0]: tuple(r[1:]) for r in brain.conn.execute("SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state")}
+    rows = []
+    for f in scan.files:
+        h = hashes.get(f.path)
+        if h is None:
+            continue
+        rec = (f.size, f.mtime_ns if now - f.mtime_ns >= RACY_NS else 0, h, h)
+        if have.get(f.path) != rec:  # an unchanged tree writes nothing
+            rows.append((f.path, *rec))
+    brain.conn.executemany(
+        "INSERT INTO sync_state(path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
+        rows,
+    )
 
 
 def import_tree(
@@ -69,6 +105,7 @@ def import_tree(
     pending_files: list[tuple[str, bytes, str]] = []
     written_pages: list[str] = []
     parsed_counts: dict[str, tuple[int, int, int]] = {}
+    changed_names: set[str] = set()
     counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
     n = len(scan.files)
     split = brain.timeline_split
@@ -120,6 +157,7 @@ def import_tree(
                     for pw in res.warnings:
                         warn(f"{path}: {pw}")
                     written_pages.append(res.slug)
+                    changed_names |= res.names
                     if res.counts:
                         parsed_counts[res.slug] = res.counts
                     counts["pages_written"] += 1
@@ -143,12 +181,14 @@ def import_tree(
                 for w in brain._load_raw_rows(path):
                     warn(w)
         if written_pages:
+            brain.re_resolve(changed_names)
             brain.resolve_dangling()
             # sidecars of new pages that were stored earlier
             for r in brain.conn.execute(
                 "SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL"
             ).fetchall():
                 brain._load_raw_rows(r[0])
+        _record_baseline(brain, rootp, scan, hashes)
         if counts["pages_written"] or counts["files_written"]:
             brain.conn.execute(
                 "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary) VALUES ('import', ?, ?, ?)",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..core.brain import Brain, raw_sources, render_row
+from ..core.links import MemoryIndex, resolve
 from .parallel import parse_all
 from .scan import Scan
 
@@ -44,7 +45,7 @@ def db_hashes(brain: Brain) -> dict[str, str]:
 def derived_counts(brain: Brain) -> dict:
     """Re-parse every page from its stored text and compare its links/timeline/tags with the rows."""
     split = brain.timeline_split
-    q = "SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
+    q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     rows = brain.conn.execute(q).fetchall()
     stored_links = dict(brain.conn.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
     stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
@@ -61,9 +62,26 @@ def derived_counts(brain: Brain) -> dict:
         res["links_stored"] += stored[0]
         res["timeline_stored"] += stored[1]
         res["tags_stored"] += stored[2]
-        if counts != stored and len(res["mismatched_pages"]) < MAX_LISTED:
+        if (counts != stored or (page.title, page.type) != (r["title"], r["type"])) and len(res["mismatched_pages"]) < MAX_LISTED:
             res["mismatched_pages"].append(r["slug"])
+        if (page.title, page.type) != (r["title"], r["type"]):
+            res["title_type_mismatches"] += 1
+    res["links_resolved_differently"] = links_resolved_differently(brain)
     return res
+
+
+def links_resolved_differently(brain: Brain) -> list[str]:
+    """Links whose stored target page differs from what resolving them afresh gives (as a new
+    import would): ``["from-slug → target", …]``, at most :data:`MAX_LISTED`."""
+    index = MemoryIndex(brain.conn)
+    out = []
+    q = "SELECT p.slug, l.kind, l.target, l.to_page_id FROM links l JOIN pages p ON p.id = l.from_page_id"
+    for r in brain.conn.execute(q):
+        if resolve(index, r["slug"], r["kind"], r["target"]) != r["to_page_id"]:
+            out.append(f"{r['slug']} → {r['target']}")
+            if len(out) >= MAX_LISTED:
+                break
+    return out
 
 
 def check_counts(brain: Brain, parsed: dict[str, tuple[int, int, int]]) -> dict:
@@ -151,6 +169,10 @@ def report(
     for k in ("links", "timeline", "tags"):
         if derived[f"{k}_parsed"] != derived[f"{k}_stored"]:
             problems.append(f"{k}: {derived[k + '_parsed']} parsed but {derived[k + '_stored']} stored")
+    if derived.get("title_type_mismatches"):
+        problems.append(f"{derived['title_type_mismatches']} page(s) store another title or type than their text gives")
+    if derived.get("links_resolved_differently"):
+        problems.append(f"{len(derived['links_resolved_differently'])}{'+' if len(derived['links_resolved_differently']) >= MAX_LISTED else ''} link(s) point at another page than a fresh import would resolve")
     if raw["raw_rows_expected"] != raw["raw_rows_stored"]:
         problems.append(f"raw data: {raw['raw_rows_expected']} sources in sidecars but {raw['raw_rows_stored']} rows")
     pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
@@ -176,6 +198,7 @@ def report(
         "tags": {"stored": stats["tags"], "parsed_checked": derived["tags_parsed"], "stored_checked": derived["tags_stored"]},
         "pages_reparsed": derived["pages_parsed"],
         "derived_mismatches": derived["mismatched_pages"],
+        "links_resolved_differently": derived.get("links_resolved_differently", []),
         "raw": raw,
         "frontmatter_errors": stats["frontmatter_errors"],
         "skipped": [{"path": p, "reason": r} for p, r in scan.skipped[:MAX_LISTED]],
