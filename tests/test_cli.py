@@ -302,3 +302,12 @@ def test_list_says_when_it_stops_at_the_limit(imported):
     out = gbrain("list", "--limit", "2").stdout.decode()
     assert "the first 2; --limit 0 lists all" in out
     assert "--limit 0" not in gbrain("list").stdout.decode()
+
+
+def test_snippets_show_link_labels_not_link_syntax(imported):
+    hits = js(gbrain("search", "River AI", "--json"))
+    bruno = next(h for h in hits if h["slug"] == "people/bruno-okafor")
+    assert "[[" not in bruno["snippet"] and "](" not in bruno["snippet"]
+    assert "the **River** **AI** round" in bruno["snippet"]
+    ana = next(h for h in hits if h["slug"] == "people/ana-lima")
+    assert "CEO of **River** **AI**." in ana["snippet"] and ".md" not in ana["snippet"]

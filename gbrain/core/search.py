@@ -26,6 +26,20 @@ _PHRASE = re.compile(r'"([^"]*)"')
 SNIPPET_MAX_CHARS = 200_000
 
 
+_MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^()\s]*)\)")
+_WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+
+
+def _clean_snippet(s: str) -> str:
+    """An FTS5 snippet (hits between \\x02 and \\x03) as readable text: links shown by their
+    label (a hit inside a URL is dropped with it), hits marked ``**like this**``."""
+    s = _MD_LINK.sub(lambda m: m.group(2), s)
+    s = _WIKI_LINK.sub(lambda m: m.group(1), s)
+    s = re.sub("\x02+", "\x02", re.sub("\x03+", "\x03", s)).replace("\x03\x02", "")
+    s = s.replace("\x02", "**").replace("\x03", "**")
+    return " ".join(s.split())
+
+
 def _cut_snippet(text: str, query: str, width: int = 160) -> str:
     """A snippet around the first query word found in ``text`` (case-insensitive), words marked."""
     words = [w.rstrip("*") for w in _WORD.findall(query) if w.rstrip("*")]
@@ -88,7 +102,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         f"SELECT p.slug, p.title, p.type, -bm25(page_fts, {w}) AS score, "
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
         # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
-        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN NULL ELSE snippet(page_fts, -1, '**', '**', '…', 16) END AS snippet, "
+        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN NULL ELSE snippet(page_fts, -1, char(2), char(3), '…', 16) END AS snippet, "
         f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN p.compiled_truth || ' ' || p.timeline END AS head "
         "FROM page_fts JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ?"
     )
@@ -102,7 +116,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     if not rows and offset == 0 and _UNSPACED.search(query):
         return _substring_search(conn, query, type, int(limit))
     hits = [
-        {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(r["score"], 4), "snippet": " ".join((r["snippet"] if r["snippet"] is not None else _cut_snippet(r["head"], query)).split())}
+        {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(r["score"], 4), "snippet": _clean_snippet(r["snippet"]) if r["snippet"] is not None else " ".join(_cut_snippet(r["head"], query).split())}
         for r in rows
     ]
     if offset == 0:

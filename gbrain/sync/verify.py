@@ -89,10 +89,18 @@ def check_counts(brain: Brain, parsed: dict[str, tuple[int, int, int]]) -> dict:
     res = {"pages_parsed": len(parsed), "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
     if not parsed:
         return res
-    ids = {r[0]: r[1] for r in brain.conn.execute("SELECT slug, id FROM pages")}
-    stored_links = dict(brain.conn.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
-    stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
-    stored_tags = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
+    c = brain.conn
+    if len(parsed) <= 200:  # a few pages: indexed lookups beat scanning every count
+        one = lambda q, pid: c.execute(q, (pid,)).fetchone()[0]  # noqa: E731
+        ids = {s: (r[0] if (r := c.execute("SELECT id FROM pages WHERE slug = ?", (s,)).fetchone()) else None) for s in parsed}
+        stored_links = {pid: one("SELECT COUNT(*) FROM links WHERE from_page_id = ?", pid) for pid in ids.values()}
+        stored_tl = {pid: one("SELECT COUNT(*) FROM timeline_entries WHERE page_id = ?", pid) for pid in ids.values()}
+        stored_tags = {pid: one("SELECT COUNT(*) FROM tags WHERE page_id = ?", pid) for pid in ids.values()}
+    else:
+        ids = {r[0]: r[1] for r in c.execute("SELECT slug, id FROM pages")}
+        stored_links = dict(c.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
+        stored_tl = dict(c.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
+        stored_tags = dict(c.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
     for slug, counts in parsed.items():
         pid = ids.get(slug)
         stored = (stored_links.get(pid, 0), stored_tl.get(pid, 0), stored_tags.get(pid, 0))
