@@ -48,6 +48,18 @@ def gbrain(*args: str, input: str | bytes | None = None, env: dict | None = None
 
 
 @pytest.fixture
+def fixture_db(tmp_path, brain_tree) -> Path:
+    """A brain.db with fixtures/brain imported (in-process)."""
+    from gbrain.core.brain import Brain
+    from gbrain.sync.importer import import_tree
+
+    db = tmp_path / "brain.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+    return db
+
+
+@pytest.fixture
 def run():
     return gbrain
 

@@ -13,14 +13,12 @@ import sys
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
-from gbrain.sync.importer import import_tree
 
 from conftest import FIXTURE_BRAIN, ROOT, gbrain
 
@@ -55,14 +53,6 @@ def text_of(result) -> str:
 def ok(result):
     assert not result.is_error, text_of(result)
     return json.loads(text_of(result))
-
-
-@pytest.fixture
-def fixture_db(tmp_path, brain_tree) -> Path:
-    db = tmp_path / "brain.db"
-    with Brain.open(db) as b:
-        import_tree(b, brain_tree)
-    return db
 
 
 def test_lists_tools_resources_prompts_from_the_registry(fixture_db):

@@ -6,21 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 import typer
 
 from conftest import gbrain
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
-from gbrain.sync.importer import import_tree
-
-
-@pytest.fixture
-def fixture_db(tmp_path, brain_tree) -> Path:
-    db = tmp_path / "brain.db"
-    with Brain.open(db) as b:
-        import_tree(b, brain_tree)
-    return db
 
 
 def j(r) -> object:
