@@ -265,6 +265,11 @@ def _get(b, a, ctx):
     mutating=True,
 )
 def _put(b, a, ctx):
+    with b.transaction():  # read, edit and write the page with no other writer in between
+        return _put_locked(b, a)
+
+
+def _put_locked(b, a):
     from .core.markdown import BOM, append_timeline, edit_frontmatter
 
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]

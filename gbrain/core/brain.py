@@ -101,6 +101,19 @@ class SaveResult:
         return {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
 
 
+def atomic(method):
+    """Run a read-modify-write method in one write transaction (``BEGIN IMMEDIATE``), so two
+    processes editing the same page serialise instead of overwriting each other's change."""
+    import functools
+
+    @functools.wraps(method)
+    def wrapper(self, *a, **kw):
+        with self.transaction():
+            return method(self, *a, **kw)
+
+    return wrapper
+
+
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -302,6 +315,7 @@ class Brain:
                         self._load_raw_rows(f["path"])
         return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.tags)), names)
 
+    @atomic
     def put(self, slug: str, text: str) -> SaveResult:
         """Create or replace the page ``slug`` with ``text`` (full markdown)."""
         s = check_slug(slug)
@@ -324,6 +338,7 @@ class Brain:
                 raise Conflict(f"{path} is stored as a non-page file (not valid UTF-8 markdown); refusing to overwrite it")
         return self.save_page(path, text)
 
+    @atomic
     def delete_page(self, slug: str) -> str:
         row = self.resolve_slug(slug)
         with self.transaction():
@@ -394,6 +409,7 @@ class Brain:
             )
         ]
 
+    @atomic
     def link(self, from_slug: str, to_slug: str, context: str = "") -> SaveResult:
         """Add a link from one page to another by writing it into the source page's markdown.
 
@@ -417,6 +433,7 @@ class Brain:
         page = self.parsed(src)
         return self._edit(src, append_to_compiled_truth(page, line))
 
+    @atomic
     def unlink(self, from_slug: str, to_slug: str) -> SaveResult:
         """Remove every link from one page to another by turning it into plain text (its label)."""
         src = self.resolve_slug(from_slug)
@@ -449,6 +466,7 @@ class Brain:
             raise Conflict(str(e)) from e
         return self._edit(row, text)
 
+    @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
         """Add ``tag`` to the page's frontmatter ``tags`` (no change if present)."""
         tag = _check_tag(tag)
@@ -458,6 +476,7 @@ class Brain:
             return SaveResult(row["slug"], row["path"], row["id"], False, False)
         return self._set_tags(row, current + [tag])
 
+    @atomic
     def untag(self, slug: str, tag: str) -> SaveResult:
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
@@ -477,6 +496,7 @@ class Brain:
             args += (int(limit),)
         return [dict(r) for r in self.conn.execute(q, args)]
 
+    @atomic
     def timeline_add(self, slug: str, date: str, summary: str, source: str = "", detail: str = "") -> SaveResult:
         """Append a timeline line to the page's markdown (creating the ``---`` timeline if needed)."""
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date or ""):
@@ -609,6 +629,7 @@ class Brain:
                 raise NotFound(f"{row['slug']} has no raw data from '{source}'")
         return {r["source"]: json.loads(r["data"]) for r in rows}
 
+    @atomic
     def raw_put(self, slug: str, source: str, data: Any) -> dict:
         """Store a source's JSON for a page by rewriting its ``.raw/<name>.json`` sidecar.
 
