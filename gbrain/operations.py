@@ -202,6 +202,8 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+    if r.get("kept_brain_edits"):
+        lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} edited through gbrain since the last import (`gbrain sync DIR` writes them out)")
     if r.get("kept_not_in_tree"):
         lines.append(f"Note: {n(r['kept_not_in_tree'], 'page or file')} in the DB not in this folder; kept (see missing_on_disk in --json)")
     for p in r["problems"]:

@@ -280,3 +280,27 @@ def test_nfc_and_nfd_spellings_of_one_name_are_both_kept(tmp_path):
     assert tree_bytes(tmp_path / "out") == tree_bytes(root)
     r = gbrain("get", "Zoe\u0308", "--db", str(tmp_path / "rt.db"))
     assert r.returncode == 0 and r.stdout in (b"composed\n", b"decomposed\n")
+
+
+def test_reimport_keeps_edits_made_through_gbrain(tmp_path, brain_tree):
+    db = str(tmp_path / "re.db")
+    assert gbrain("import", str(brain_tree), "--db", db).returncode == 0
+    assert gbrain("tag", "ana-lima", "precious", "--db", db).returncode == 0
+    r = gbrain("import", str(brain_tree), "--db", db, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["ok"], rep["problems"]
+    assert rep["kept_brain_edits"] == ["people/ana-lima.md"]
+    assert "precious" in json.loads(gbrain("tags", "ana-lima", "--json", "--db", db).stdout)
+    # the next sync writes the brain's version out; then import has nothing to say
+    assert gbrain("sync", str(brain_tree), "--db", db).returncode == 0
+    assert "precious" in (brain_tree / "people" / "ana-lima.md").read_text()
+
+
+def test_import_over_a_different_brain_version_keeps_it_in_the_trash(tmp_path, brain_tree):
+    db = str(tmp_path / "tr.db")
+    assert gbrain("put", "people/ana-lima", "--db", db, input="# a version only the brain had\n").returncode == 0
+    r = gbrain("import", str(brain_tree), "--db", db)
+    assert r.returncode == 0 and b"replaced; it is in the trash" in r.stderr
+    trash = json.loads(gbrain("restore", "--json", "--db", db).stdout)
+    assert any(t.get("slug") == "people/ana-lima" for t in (trash if isinstance(trash, list) else trash.get("trash", [])))
+    assert gbrain("get", "ana-lima", "--db", db).stdout == (brain_tree / "people" / "ana-lima.md").read_bytes()

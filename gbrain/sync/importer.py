@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..core.brain import SPECIAL_FILES, Brain, file_kind, sha256
+from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..core.slugs import is_markdown, slug_for_path
 from . import verify
 from .parallel import PageParser
@@ -42,6 +42,31 @@ def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
         except UnicodeDecodeError as e:
             return "blob", None, f"{path}: not valid UTF-8 (byte {e.start}), kept as a file, not indexed"
     return file_kind(path), None, None
+
+
+def _base_hashes(brain: Brain, root: Path) -> dict[str, str]:
+    """path → hash last imported/synced from ``root`` (empty when the brain is synced elsewhere)."""
+    c = brain.conn
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone():
+        return {}
+    row = c.execute("SELECT root FROM sync_root WHERE id = 1").fetchone()
+    if not row or row[0] != os.path.abspath(os.path.expanduser(str(root))):
+        return {}
+    return dict(c.execute("SELECT path, base_hash FROM sync_state").fetchall())
+
+
+def _trash_db_version(brain: Brain, path: str, reason: str) -> None:
+    """Copy the brain's current bytes of ``path`` into the sync trash before they are replaced."""
+    c = brain.conn
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_trash'").fetchone():
+        return
+    r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash FROM pages WHERE path = ?", (path,)).fetchone()
+    if r:
+        c.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, 'page', ?, ?, ?)", (path, r["slug"], render_row(r).encode("utf-8"), r["content_hash"], reason))
+        return
+    f = c.execute("SELECT kind, data, content_hash FROM files WHERE path = ?", (path,)).fetchone()
+    if f:
+        c.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, NULL, ?, ?, ?, ?)", (path, f["kind"], bytes(f["data"]), f["content_hash"], reason))
 
 
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> None:
@@ -92,6 +117,8 @@ def import_tree(
     rootp = Path(root)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
+    base = _base_hashes(brain, rootp)
+    kept_brain: list[str] = []
     stored.update({r[0]: (r[1], r[2]) for r in brain.conn.execute("SELECT path, content_hash, kind FROM files")})
     warnings: list[str] = []
 
@@ -138,6 +165,18 @@ def import_tree(
                 if old and old[0] == h:
                     counts["unchanged"] += 1
                     continue
+                if old is not None:
+                    b = base.get(f.path)
+                    if b is not None and h == b and old[0] != b:
+                        # the file is as last imported/synced, the brain was edited since: the
+                        # brain's version is the newer one; `gbrain sync` writes it to the file
+                        kept_brain.append(f.path)
+                        warn(f"{f.path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
+                        continue
+                    if old[0] != b:
+                        # the brain holds a version this folder never had: keep it in the trash
+                        _trash_db_version(brain, f.path, "replaced by import")
+                        warn(f"{f.path}: the brain's version differed from the file and was replaced; it is in the trash (`gbrain restore`)")
                 kind, text, w = classify(f.path, data)
                 if clash and kind == "page":
                     kind, text, w = "blob", None, f"{f.path}: same page name as {clash} after Unicode normalisation; kept as a file, not indexed"
@@ -188,7 +227,7 @@ def import_tree(
                 "SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL"
             ).fetchall():
                 brain._load_raw_rows(r[0])
-        _record_baseline(brain, rootp, scan, hashes)
+        _record_baseline(brain, rootp, scan, {p: h for p, h in hashes.items() if p not in set(kept_brain)})
         if counts["pages_written"] or counts["files_written"]:
             brain.conn.execute(
                 "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary) VALUES ('import', ?, ?, ?)",
@@ -208,6 +247,16 @@ def import_tree(
     brain._config_cache = None
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     # pages that exist only in the DB (written with `put`) are not an import failure
+    if kept_brain:
+        # those files differ from the brain on purpose: the brain's newer version is kept
+        kept = set(kept_brain)
+        others = [p for p in verify.compare(hashes, verify.db_hashes(brain)).hash_mismatch if p not in kept]
+        rep["kept_brain_edits"] = kept_brain[:200]
+        rep["hash_mismatches"] = others[: verify.MAX_LISTED]
+        rep["problems"] = [p for p in rep["problems"] if "differ from what the DB renders" not in p]
+        if others:
+            rep["problems"].append(f"{len(others)} file(s) differ from what the DB renders")
+        rep["ok"] = not rep["problems"]
     if rep["missing_on_disk"]:
         # pages written with `put` (or files deleted from the tree) are kept, not an import failure;
         # `gbrain sync` is the command that propagates deletions
