@@ -328,3 +328,26 @@ def test_parallel_writers_to_one_page_lose_nothing(imported):
     assert set(js(gbrain("tags", "people/bruno-okafor", "--json"))) >= {f"t{i}" for i in range(8)}
     assert {e["summary"] for e in js(gbrain("timeline", "people/bruno-okafor", "--json"))} >= {f"e{i}" for i in range(8)}
     assert set(js(gbrain("raw", "people/bruno-okafor", "--json"))) == {f"s{i}" for i in range(4)}
+
+
+@pytest.mark.parametrize(
+    "text,args",
+    [
+        ("intro\n```\nunclosed code\n", ("timeline-add", "--date", "2025-01-01", "--summary", "met")),
+        ("---\n\nIntro paragraph about Ana.\n", ("timeline-add", "--date", "2025-01-01", "--summary", "met")),
+        ("intro\n```\nunclosed code\n", ("link", "people/ana-lima")),
+    ],
+)
+def test_an_edit_the_page_cannot_hold_is_refused_and_writes_nothing(imported, text, args):
+    gbrain("put", "notes/odd", input=text)
+    r = gbrain(args[0], "notes/odd", *args[1:])
+    assert r.returncode == 1 and b"nothing was written" in r.stderr
+    assert gbrain("get", "notes/odd").stdout.decode() == text
+
+
+def test_timeline_add_in_heading_mode_creates_the_heading(imported):
+    assert gbrain("config", "set", "timeline_split", "heading").returncode == 0
+    gbrain("put", "notes/h", input="# H\n\nProse.\n")
+    assert gbrain("timeline-add", "notes/h", "--date", "2025-01-01", "--summary", "first").returncode == 0
+    assert gbrain("get", "notes/h").stdout.decode() == "# H\n\nProse.\n\n---\n\n## Timeline\n\n- **2025-01-01** | first\n"
+    assert js(gbrain("timeline", "notes/h", "--json"))[0]["summary"] == "first"

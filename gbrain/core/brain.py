@@ -346,8 +346,27 @@ class Brain:
             self.re_resolve({loose_key(row["slug"]), loose_key(row["title"])})  # another page may match now
         return row["slug"]
 
-    def _edit(self, row: sqlite3.Row, new_text: str) -> SaveResult:
-        return self.save_page(row["path"], new_text)
+    def _edit(self, row: sqlite3.Row, new_text: str, check=None, what: str = "edit") -> SaveResult:
+        """Save an edit of a page's text, after checking that it did what it was for.
+
+        ``check(old_page, new_page)`` returns True when the edit is recognised in the new text
+        (the timeline entry parses as one, the link is a link, …). Frontmatter must keep its
+        meaning unless the edit is a frontmatter edit. A page whose shape defeats the edit (an
+        unclosed code fence swallowing the new line, a bare ``---`` opener) raises
+        :class:`Conflict` and nothing is written, rather than reporting a change that did not land.
+        """
+        old = self.parsed(row)
+        new = parse_page(new_text, row["path"], timeline_split=self.timeline_split)
+        ok = check(old, new) if check else True
+        if ok and what != "frontmatter" and (new.frontmatter_raw != old.frontmatter_raw or new.bom != old.bom):
+            ok = False
+        if not ok:
+            raise Conflict(
+                f"{row['slug']}: the {what} would not be recognised in this page's markdown (an unclosed code fence, "
+                "a '---' line read as frontmatter, or timeline_split=heading without a '## Timeline' heading); "
+                "nothing was written. Edit the page with `gbrain get` / `gbrain put`."
+            )
+        return self.save_page(row["path"], new_text, page=new)
 
     # ---- links ----------------------------------------------------------------
 
@@ -431,7 +450,7 @@ class Brain:
         ctx = " ".join((context or "").split())
         line = f"[{label}]({href})" + (f" — {ctx}" if ctx else "")
         page = self.parsed(src)
-        return self._edit(src, append_to_compiled_truth(page, line))
+        return self._edit(src, append_to_compiled_truth(page, line), lambda o, n: len(n.links) > len(o.links), "link")
 
     @atomic
     def unlink(self, from_slug: str, to_slug: str) -> SaveResult:
@@ -447,7 +466,7 @@ class Brain:
         text, n = unlink_text(render_row(src), lambda kind, t: (kind, nfc(t)) in targets)
         if n == 0:
             raise GBrainError(f"could not find the link text to {dst['slug']} in {src['slug']}")
-        return self._edit(src, text)
+        return self._edit(src, text, lambda o, n: len(n.links) < len(o.links), "unlink")
 
     # ---- tags -----------------------------------------------------------------
 
@@ -464,7 +483,7 @@ class Brain:
             text = edit_frontmatter(page, tags=tags)
         except ValueError as e:
             raise Conflict(str(e)) from e
-        return self._edit(row, text)
+        return self._edit(row, text, lambda o, n: n.tags == tags and n.body == o.body, "frontmatter")
 
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
@@ -514,7 +533,11 @@ class Brain:
         row = self.resolve_slug(slug)
         page = self.parsed(row)
         entry = timeline_line(date, summary, source, detail or "", nl=page.newline)
-        return self._edit(row, append_timeline(page, entry))
+
+        def landed(o, n) -> bool:
+            return len(n.timeline_entries) == len(o.timeline_entries) + 1 and any(e.date == date and e.summary.endswith(summary) for e in n.timeline_entries)
+
+        return self._edit(row, append_timeline(page, entry, heading=self.timeline_split == "heading"), landed, "timeline entry")
 
     # ---- listing / stats --------------------------------------------------------
 

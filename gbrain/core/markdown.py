@@ -738,12 +738,14 @@ def timeline_line(date: str, summary: str, source: str = "", detail: str = "", n
     return out
 
 
-def append_timeline(page: Page, entry: str) -> str:
+def append_timeline(page: Page, entry: str, *, heading: bool = False) -> str:
     """New page text with a timeline ``entry`` (full lines incl. endings) added.
 
     Keeps the existing order: when the dated lines run newest-first the entry goes above the
     first older one; otherwise it goes after the last entry. Creates the ``---`` separator
-    and timeline when the page has none. Nothing else in the text changes.
+    and timeline when the page has none (with a ``## Timeline`` heading when ``heading``, as
+    ``timeline_split = heading`` needs). With fewer than two dated entries the order is unknown
+    and the entry goes last. Nothing else in the text changes.
     """
     nl = page.newline
     m = _TIMELINE_LINE_RE.match(_strip_eol(split_lines(entry)[0]))
@@ -756,7 +758,7 @@ def append_timeline(page: Page, entry: str) -> str:
             ct += nl
         if ct and ct.strip() and not ct.endswith(nl + nl) and not ct.endswith("\n\n"):
             ct += nl
-        return (BOM if page.bom else "") + page.frontmatter_raw + ct + "---" + nl + nl + entry
+        return (BOM if page.bom else "") + page.frontmatter_raw + ct + "---" + nl + nl + ("## Timeline" + nl + nl if heading else "") + entry
     lines = split_lines(page.timeline)
     idx = [(i, _TIMELINE_LINE_RE.match(_strip_eol(ln)).group(1)) for i, ln in enumerate(lines) if _TIMELINE_LINE_RE.match(_strip_eol(ln))]
     dates = [d for _, d in idx]
