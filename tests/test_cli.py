@@ -351,3 +351,50 @@ def test_timeline_add_in_heading_mode_creates_the_heading(imported):
     assert gbrain("timeline-add", "notes/h", "--date", "2025-01-01", "--summary", "first").returncode == 0
     assert gbrain("get", "notes/h").stdout.decode() == "# H\n\nProse.\n\n---\n\n## Timeline\n\n- **2025-01-01** | first\n"
     assert js(gbrain("timeline", "notes/h", "--json"))[0]["summary"] == "first"
+
+
+@pytest.mark.parametrize("slug", [".git/hooks/pre-commit", "people/.raw/note", "a/.hg/x", "x" * 250, "notes/.gbrain-tmp-1-x"])
+def test_slugs_that_cannot_round_trip_are_refused(imported, slug):
+    r = gbrain("put", slug, input="# x\n")
+    assert r.returncode == 2, (slug, r.stderr)
+
+
+def test_put_refuses_paths_that_clash_with_stored_files(imported):
+    r = gbrain("put", "people/ana-lima.md/child", input="# x\n")
+    assert r.returncode == 2 and b"cannot also be a folder" in r.stderr
+    assert gbrain("put", "people", input="# x\n").returncode == 0  # people.md beside people/ is fine
+    r = gbrain("put", "index", input="# x\n")
+    assert r.returncode == 2 and b"non-page file" in r.stderr
+
+
+def test_put_refuses_a_page_over_16_mib(imported, tmp_path):
+    f = tmp_path / "big.md"
+    f.write_text("y" * (16 * 1024 * 1024 + 1))
+    r = gbrain("put", "notes/huge", "--file", str(f))
+    assert r.returncode == 2 and b"MiB" in r.stderr
+
+
+def test_export_of_a_long_name_and_an_unwritable_path_reports_and_goes_on(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    long = "z" * 250 + ".md"
+    (src / long).write_text("long\n")
+    (src / "a.md").write_text("a\n")
+    db = str(tmp_path / "l.db")
+    assert gbrain("import", str(src), "--db", db).returncode == 0
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.md").mkdir()  # a folder where a page must go
+    r = gbrain("export", "--dir", str(out), "--db", db, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 1 and rep["counts"]["failed"] == 1 and rep["write_errors"][0]["path"] == "a.md"
+    assert (out / long).read_text() == "long\n"
+
+
+def test_a_long_imported_name_can_still_be_read(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / ("q" * 250 + ".md")).write_text("long\n")
+    db = str(tmp_path / "q.db")
+    assert gbrain("import", str(src), "--db", db).returncode == 0
+    assert gbrain("get", "q" * 250, "--db", db).stdout == b"long\n"

@@ -138,11 +138,11 @@ def test_export_writes_only_changed_files_atomically(tmp_path, brain_tree):
         import_tree(b, brain_tree)
         out = tmp_path / "out"
         first = export_tree(b, out)
-        assert first["counts"] == {"written": 11, "unchanged": 0}
+        assert first["counts"] == {"written": 11, "unchanged": 0, "failed": 0}
         stamp = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
         b.tag("people/ana-lima", "new-tag")
         second = export_tree(b, out)
-        assert second["counts"] == {"written": 1, "unchanged": 10} and second["ok"]
+        assert second["counts"] == {"written": 1, "unchanged": 10, "failed": 0} and second["ok"]
         changed = [p for p in stamp if p.stat().st_mtime_ns != stamp[p]]
         assert [p.relative_to(out).as_posix() for p in changed] == ["people/ana-lima.md"]
         assert not list(out.rglob(".gbrain-tmp-*"))

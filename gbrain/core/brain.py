@@ -35,6 +35,7 @@ from .markdown import (
     unlink_text,
 )
 from .slugs import (
+    MAX_NAME_BYTES,
     check_slug,
     loose_key,
     is_markdown,
@@ -48,6 +49,7 @@ from .slugs import (
 )
 
 SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "log.md": None}
+MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
 _is_int = lambda v: v.strip().isdigit()  # noqa: E731
 #: config keys a user may set, with a value check (None: any text)
@@ -323,6 +325,8 @@ class Brain:
             raise BadInput("page content must be text")
         if "\x00" in text:
             raise BadInput("page content contains a NUL byte")
+        if len(text) > MAX_PAGE_CHARS or len(text.encode("utf-8")) > MAX_PAGE_CHARS:
+            raise BadInput(f"page content is over {MAX_PAGE_CHARS // (1024 * 1024)} MiB; keep large sources as files next to the brain")
         row = self.page_row(s)
         if row is None:
             # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
@@ -335,8 +339,25 @@ class Brain:
         if not row:
             clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()
             if clash:
-                raise Conflict(f"{path} is stored as a non-page file (not valid UTF-8 markdown); refusing to overwrite it")
+                raise BadInput(f"{path} is stored as a non-page file (an attachment, sidecar or index/log/schema file); refusing to overwrite it")
+            self._check_path_free(path)
+            if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
+                raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
         return self.save_page(path, text)
+
+    def _check_path_free(self, path: str) -> None:
+        """Raise :class:`BadInput` when ``path`` cannot be a file next to what the brain holds:
+        a folder on its way is a stored file (``x.md/y.md`` beside page ``x``), or the path is a
+        folder of stored files."""
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            if self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (d, d)).fetchone():
+                raise BadInput(f"{path}: {d} is a file in the brain, so it cannot also be a folder")
+        pre = path + "/"
+        q = "SELECT 1 FROM pages WHERE substr(path, 1, ?) = ? UNION ALL SELECT 1 FROM files WHERE substr(path, 1, ?) = ? LIMIT 1"
+        if self.conn.execute(q, (len(pre), pre, len(pre), pre)).fetchone():
+            raise BadInput(f"{path} is a folder of files in the brain, so it cannot also be a page")
 
     @atomic
     def delete_page(self, slug: str) -> str:

@@ -12,6 +12,12 @@ import unicodedata
 from ..errors import BadInput
 
 
+#: folders a page slug may not point into: version control and the raw-sidecar folders
+RESERVED_DIRS = {".git", ".hg", ".svn", ".raw"}
+#: longest file-name segment (bytes) a slug may have: 255 (ext4, APFS) less ".md" and margin
+MAX_NAME_BYTES = 240
+
+
 def nfc(s: str) -> str:
     return unicodedata.normalize("NFC", s)
 
@@ -79,8 +85,10 @@ def check_slug(slug: str) -> str:
     for part in parts:
         if part in ("", ".", ".."):
             raise BadInput(f"slug {slug!r} has an empty, '.' or '..' segment")
-    if parts[-1].startswith(".") and ".raw" in parts:
-        raise BadInput(f"slug {slug!r} points into a .raw sidecar folder")
+        if part in RESERVED_DIRS:
+            raise BadInput(f"slug {slug!r} points into {part}/, which gbrain keeps out of the brain")
+        if part.startswith(".gbrain-tmp-"):
+            raise BadInput(f"slug {slug!r} uses gbrain's temporary-file prefix")
     return nfc(s)
 
 

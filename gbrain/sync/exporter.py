@@ -36,7 +36,8 @@ def atomic_write(target: Path, data: bytes, *, fsync: bool = False) -> None:
         mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         pass
-    tmp = target.parent / f"{TMP_PREFIX}{os.getpid()}-{target.name}"
+    # a short temp name: a 250-byte file name plus a prefix would exceed the 255-byte limit
+    tmp = target.parent / f"{TMP_PREFIX}{os.getpid()}-{abs(hash(target.name)) % 10**10}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -75,15 +76,20 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     hashes: dict[str, str] = {}
     i = 0
 
+    failed: list[dict] = []
+
     def put(rel: str, data: bytes) -> None:
         nonlocal written, unchanged, i
-        target = safe_join(root, rel)
-        if same_bytes(target, data):
-            unchanged += 1
-        else:
-            atomic_write(target, data)
-            written += 1
-        hashes[rel] = sha256(data)
+        try:
+            target = safe_join(root, rel)
+            if same_bytes(target, data):
+                unchanged += 1
+            else:
+                atomic_write(target, data)
+                written += 1
+            hashes[rel] = sha256(data)
+        except (OSError, GBrainError) as e:  # one unwritable path must not stop the rest
+            failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
         i += 1
         if on_progress and (i % 100 == 0 or i == total):
             on_progress(i, total)
@@ -92,12 +98,16 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         put(r["path"], render_row(r).encode("utf-8"))
     for r in brain.conn.execute("SELECT path, data FROM files ORDER BY path"):
         put(r["path"], bytes(r["data"]))
-    counts = {"written": written, "unchanged": unchanged}
+    counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
     if not check:
         return {"ok": True, "counts": counts, "root": str(root)}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     disk, errors = verify.hash_tree(scan)
     rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts})
+    if failed:
+        rep["ok"] = False
+        rep["write_errors"] = failed[: verify.MAX_LISTED]
+        rep["problems"].append(f"{len(failed)} file(s) could not be written: " + "; ".join(f"{f['path']}: {f['error']}" for f in failed[:3]))
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read back")
