@@ -210,7 +210,10 @@ def test_case_only_rename(env):
     pid = brain.page_row("companies/river-ai")["id"]
     os.rename(root / "companies" / "river-ai.md", root / "companies" / "River-AI.md")
     rep = eng.sync()
-    assert rep["ok"] and rep["moved"] == [{"from": "companies/river-ai.md", "to": "companies/River-AI.md"}]
+    assert rep["ok"] and rep["moved"] == [
+        {"from": "companies/river-ai.md", "to": "companies/River-AI.md"},
+        {"from": "companies/.raw/river-ai.json", "to": "companies/.raw/River-AI.json"},  # the sidecar follows its page
+    ]
     assert brain.page_row("companies/River-AI")["id"] == pid
     assert brain.page_row("companies/river-ai") is None
     verify_equal(brain, root)
@@ -557,3 +560,22 @@ def test_new_page_takes_over_links_a_fresh_import_would_give_it(tmp_path, brain_
         assert b.links("notes/x")[0]["to_slug"] == "notes/River AI"  # by file name now
         b.delete_page("notes/River AI")
         assert b.links("notes/x")[0]["to_slug"] == "companies/river-ai"  # back to the title match
+
+
+def test_a_renamed_page_takes_its_sidecar_along(env, tmp_path):
+    brain, eng, root = env
+    (root / "people" / "ana-lima.md").rename(root / "people" / "ana-renamed.md")
+    rep = eng.sync()
+    assert rep["ok"], rep["problems"]
+    assert not (root / "people" / ".raw" / "ana-lima.json").exists()
+    assert json.loads((root / "people" / ".raw" / "ana-renamed.json").read_text())["sources"]["crustdata"]["name"] == "Ana Lima"
+    assert set(brain.raw_get("people/ana-renamed")) == {"crustdata", "happenstance"}
+    brain.raw_put("people/ana-renamed", "exa", {"n": 1})
+    assert set(brain.raw_get("people/ana-renamed")) == {"crustdata", "happenstance", "exa"}
+    assert eng.sync()["ok"]
+    verify_equal(brain, root)
+    from gbrain.sync.importer import import_tree
+
+    with Brain.open(tmp_path / "again.db") as b2:
+        import_tree(b2, root)
+        assert set(b2.raw_get("people/ana-renamed")) == {"crustdata", "happenstance", "exa"}

@@ -681,8 +681,11 @@ class Brain:
         if not source or not isinstance(source, str) or "/" in source:
             raise BadInput("source must be a non-empty name such as 'crustdata'")
         row = self.resolve_slug(slug)
-        path = sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
-        f = self.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+        # the sidecar already attached to this page (it may carry an older name), else the usual one
+        f = self.conn.execute("SELECT path, data FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
+        path = f["path"] if f else sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        if f is None:
+            f = self.conn.execute("SELECT path, data FROM files WHERE path = ?", (path,)).fetchone()
         obj: dict = {"sources": {}}
         if f:
             try:

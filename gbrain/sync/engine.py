@@ -115,6 +115,7 @@ class Outcome:
     mismatches: list[str] = field(default_factory=list)
     parsed_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     disk_hashes: dict[str, str] = field(default_factory=dict)  # final disk hash of every path considered
+    sidecar_moves: list[tuple[str, str, int]] = field(default_factory=list)  # (old, new, page id) to rename
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -805,6 +806,8 @@ class SyncEngine:
                     self._forget(p)
                 else:
                     self._record(p, f, f.hash)
+            for old_sc, new_sc, pid in out.sidecar_moves:
+                self._move_sidecar(old_sc, new_sc, pid, out)
             # move the cursor: past what we consumed, and past our own rows when nobody else wrote
             tx_max = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
             new_cur = max(cur, base_seq)
@@ -960,6 +963,10 @@ class SyncEngine:
             sc = c.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone()
             if sc:
                 self.brain._load_raw_rows(sc["path"])
+            else:
+                old_sc = sidecar_path(slug_for_path(src))
+                if old_sc != sidecar_path(new_slug) and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+                    out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
             self.brain.re_resolve({loose_key(new_slug), loose_key(title), loose_key(slug_for_path(src)), loose_key(old_title)})
         else:
@@ -975,6 +982,34 @@ class SyncEngine:
         self._record(dst, f, f.hash)
         out.moved.append((src, dst))
         self._log(f"> {src} → {dst} (moved)")
+
+    def _move_sidecar(self, old: str, new: str, pid: int, out: Outcome) -> None:
+        """A page was renamed: rename its ``.raw/<name>.json`` sidecar with it, on disk and in the
+        brain, so its raw data stays attached (and survives export → import). Only when the old
+        file is exactly the stored version and nothing is at the new path yet; else left as is."""
+        c = self.conn
+        row = c.execute("SELECT content_hash FROM files WHERE path = ? AND kind = 'raw'", (old,)).fetchone()
+        a_old, a_new = self._abs(old), self._abs(new)
+        if row is None or c.execute("SELECT 1 FROM files WHERE path = ?", (new,)).fetchone() or os.path.lexists(a_new):
+            return
+        try:
+            with open(a_old, "rb") as fh:
+                if sha256(fh.read()) != row[0]:
+                    return
+            os.makedirs(os.path.dirname(a_new), exist_ok=True)
+            os.rename(a_old, a_new)
+            st = os.lstat(a_new)
+        except OSError as e:
+            self._warn(f"{old}: could not rename the sidecar with its page ({e.strerror}); left as it is")
+            return
+        c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
+        self.brain._load_raw_rows(new)
+        self._forget(old)
+        self._record(new, DiskFile(new, st.st_size, st.st_mtime_ns, row[0]), row[0])
+        out.disk_hashes.pop(old, None)
+        out.disk_hashes[new] = row[0]
+        out.moved.append((old, new))
+        self._log(f"> {old} → {new} (moved with its page)")
 
     # ---- reporting --------------------------------------------------------------------
 
