@@ -234,3 +234,19 @@ def test_yaml_that_only_libyaml_rejects_still_loads():
     p = parse_page("---\nsources: [web:https://github.com/a/b, web:https://arxiv.org/abs/1]\n---\n", "x.md")
     assert p.frontmatter_error is None
     assert p.frontmatter == {"sources": ["web:https://github.com/a/b", "web:https://arxiv.org/abs/1"]}
+
+
+def test_repeated_tag_edits_never_duplicate_comment_lines():
+    text = "---\ntags: [a] # fc\n# sc\n---\n"
+    for i in range(6):
+        p = parse_page(text, "p.md")
+        text = edit_frontmatter(p, tags=p.tags + [f"t{i}"])
+    assert text == "---\ntags: [a, t0, t1, t2, t3, t4, t5] # fc\n# sc\n---\n"
+
+
+def test_tag_edits_keep_item_comments_quotes_and_indentation():
+    text = '---\n# lead\ntags:\n  - alpha   # why alpha\n  - beta\n  - "gamma"\n# trailing\nx: 1\n---\nbody\n'
+    removed = edit_frontmatter(parse_page(text, "p.md"), tags=["alpha", "gamma"])
+    assert removed == '---\n# lead\ntags:\n  - alpha   # why alpha\n  - "gamma"\n# trailing\nx: 1\n---\nbody\n'
+    added = edit_frontmatter(parse_page(text, "p.md"), tags=["alpha", "beta", "gamma", "delta"])
+    assert added == '---\n# lead\ntags:\n  - alpha   # why alpha\n  - beta\n  - "gamma"\n  - delta\n# trailing\nx: 1\n---\nbody\n'

@@ -91,6 +91,15 @@ def splice_frontmatter(frontmatter_raw: str, data: Any, changed: list[str], yaml
             one[key] = data[key]
             yaml.dump(one, buf)
             new = _lines(buf.getvalue().replace("\n", nl) if nl != "\n" else buf.getvalue())
+            # ruamel attaches comment lines that follow a value to it and dumps them again; those
+            # outside the key's block stay in ``body``, so keep only the block's own comment lines
+            a, b = blocks.get(key, (0, 0))
+            own = {ln.strip() for ln in body[a:b] if ln.lstrip().startswith("#")}
+            new = [ln for ln in new if not ln.lstrip().startswith("#") or ln.strip() in own]
+            while new and not new[-1].strip():
+                new.pop()
+            if new and not new[-1].endswith(("\n", "\r")):
+                new[-1] += nl
         else:
             new = []
         if key in blocks:

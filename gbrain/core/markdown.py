@@ -684,6 +684,9 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         raise ValueError(f"{page.path or 'page'}: {page.frontmatter_error}; fix the YAML by hand first")
     y = _rt_yaml()
     src = frontmatter_yaml(page.frontmatter_raw) if page.frontmatter_raw else ""
+    ind = re.search(r"^( +)- ", src, re.M)  # keep the file's block-sequence indentation
+    if ind:
+        y.indent(mapping=2, sequence=len(ind.group(1)) + 2, offset=len(ind.group(1)))
     data = y.load(src) if src.strip() else None
     if data is None:
         from ruamel.yaml.comments import CommentedMap
@@ -701,11 +704,21 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         elif isinstance(old, str):
             data["tags"] = ", ".join(tags)
         elif old is not None and hasattr(old, "fa"):
-            flow = old.fa.flow_style()
-            old.clear()
-            old.extend(tags)
-            if flow:
-                old.fa.set_flow_style()
+            kept = [t for t in (str(x).strip().lstrip("#").strip() for x in old) if t in tags]
+            if kept + [t for t in tags if t not in kept] == list(tags):
+                # removals and appends edit the list in place: the other items keep their
+                # comments and quoting
+                for i in reversed(range(len(old))):
+                    if str(old[i]).strip().lstrip("#").strip() not in tags:
+                        del old[i]
+                have = {str(x).strip().lstrip("#").strip() for x in old}
+                old.extend(t for t in tags if t not in have)
+            else:
+                flow = old.fa.flow_style()
+                old.clear()
+                old.extend(tags)
+                if flow:
+                    old.fa.set_flow_style()
         else:
             data["tags"] = list(tags)
     buf = io.StringIO()
