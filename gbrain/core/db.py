@@ -252,7 +252,7 @@ CREATE TABLE sync_root (
 CREATE TABLE sync_state (
   path TEXT PRIMARY KEY,              -- exact relative path, '/'-separated
   size INTEGER NOT NULL,              -- st_size when disk_hash was computed
-  mtime_ns INTEGER NOT NULL,          -- st_mtime_ns then; 0 = unknown or racy, always re-hash
+  mtime_ns INTEGER NOT NULL,          -- change stamp max(st_mtime_ns, st_ctime_ns) then; 0 = racy, re-hash
   disk_hash TEXT NOT NULL,            -- sha256 of the file bytes at (size, mtime_ns)
   base_hash TEXT NOT NULL             -- sha256 last synced on both sides (file == DB)
 );

@@ -76,7 +76,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify
-from .scan import VCS_DIRS, Scan, db_excludes, is_temp_name, load_ignore
+from .scan import VCS_DIRS, Scan, change_stamp, db_excludes, is_temp_name, load_ignore
 
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
@@ -333,7 +333,7 @@ class SyncEngine:
             return None, "not a regular file"
         if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
             return None, "the brain database"
-        return DiskFile(rel, st.st_size, st.st_mtime_ns), None
+        return DiskFile(rel, st.st_size, change_stamp(st)), None
 
     def walk(self, reldir: str) -> tuple[list[DiskFile], list[tuple[str, str]], list[str]]:
         """Files under folder ``reldir`` (same rules as :func:`scan_tree`):
@@ -389,7 +389,7 @@ class SyncEngine:
                     continue
                 if self.excl and (st.st_dev, st.st_ino) in ids:
                     continue
-                files.append(DiskFile(rel, st.st_size, st.st_mtime_ns))
+                files.append(DiskFile(rel, st.st_size, change_stamp(st)))
         return files, skipped, bad
 
     def scan(self) -> Scan:
@@ -441,7 +441,7 @@ class SyncEngine:
                     if spec is not None and spec.match_file(rel):
                         skipped.append((rel, "ignored by .gbrainignore"))
                         continue
-                    files.append(FileInfo(rel, e.path, st.st_size, st.st_mtime_ns))
+                    files.append(FileInfo(rel, e.path, st.st_size, change_stamp(st)))
             for a, r in sorted(subdirs):
                 walk(a, r)
 
@@ -463,14 +463,14 @@ class SyncEngine:
                 return None, "vanished while being read"
             except OSError as e:
                 return None, f"cannot read: {e.strerror}"
-            if st.st_size == len(data) == f.size and st.st_mtime_ns == f.mtime_ns:
+            if st.st_size == len(data) == f.size and change_stamp(st) == f.mtime_ns:
                 return data, None
-            f.size, f.mtime_ns = st.st_size, st.st_mtime_ns
+            f.size, f.mtime_ns = st.st_size, change_stamp(st)
             if attempt < READ_TRIES - 1:
                 time.sleep(0.02 * (attempt + 1))
                 try:
                     st2 = os.lstat(full)
-                    f.size, f.mtime_ns = st2.st_size, st2.st_mtime_ns
+                    f.size, f.mtime_ns = st2.st_size, change_stamp(st2)
                 except OSError:
                     return None, "vanished while being read"
         return None, why
@@ -878,11 +878,11 @@ class SyncEngine:
             return f is None
         if f is None:
             return False
-        return st.st_size == f.size and st.st_mtime_ns == f.mtime_ns
+        return st.st_size == f.size and change_stamp(st) == f.mtime_ns
 
     def _stat_written(self, p: str, data: bytes) -> DiskFile:
         st = os.lstat(self._abs(p))
-        return DiskFile(p, st.st_size, st.st_mtime_ns, sha256(data), data)
+        return DiskFile(p, st.st_size, change_stamp(st), sha256(data), data)
 
     def _record(self, p: str, f: DiskFile, base: str | None) -> None:
         mt = f.mtime_ns if time.time_ns() - f.mtime_ns >= RACY_NS else 0
@@ -1005,7 +1005,7 @@ class SyncEngine:
         c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
         self.brain._load_raw_rows(new)
         self._forget(old)
-        self._record(new, DiskFile(new, st.st_size, st.st_mtime_ns, row[0]), row[0])
+        self._record(new, DiskFile(new, st.st_size, change_stamp(st), row[0]), row[0])
         out.disk_hashes.pop(old, None)
         out.disk_hashes[new] = row[0]
         out.moved.append((old, new))

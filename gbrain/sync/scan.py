@@ -19,6 +19,15 @@ VCS_DIRS = {".git", ".hg", ".svn"}
 TMP_PREFIX = ".gbrain-tmp-"
 
 
+def change_stamp(st: os.stat_result) -> int:
+    """The stat value sync compares to decide a file may have changed (nanoseconds).
+
+    ``max(st_mtime_ns, st_ctime_ns)``: an edit that restores the old mtime (``touch -d``,
+    ``rsync -a``, ``cp -p``, a backup restore) still moves the ctime, which no user tool sets.
+    """
+    return max(st.st_mtime_ns, st.st_ctime_ns)
+
+
 def is_temp_name(name: str) -> bool:
     """Editor temp/swap/backup files and gbrain's own atomic-write temp files."""
     return (
@@ -36,7 +45,7 @@ class FileInfo:
     path: str  # relative, '/'-separated, exact on-disk spelling
     abspath: str
     size: int
-    mtime_ns: int
+    mtime_ns: int  # change_stamp(): max of mtime and ctime
 
 
 @dataclass
@@ -120,7 +129,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
             if spec is not None and spec.match_file(rel):
                 out.skipped.append((rel, "ignored by .gbrainignore"))
                 continue
-            out.files.append(FileInfo(rel, full, st.st_size, st.st_mtime_ns))
+            out.files.append(FileInfo(rel, full, st.st_size, change_stamp(st)))
     return out
 
 
