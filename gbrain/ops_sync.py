@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 
-from .errors import GBrainError
+from .errors import BadInput, GBrainError
 from .operations import Param, _dir_arg, _report_text, op
 
 
@@ -134,6 +134,8 @@ def _conflicts(b, a, ctx):
 def _restore_text(r, a: dict) -> str:
     if isinstance(r, list):
         return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  ({t['reason']}, {t['size']:,} bytes)" for t in r) or "the trash is empty"
+    if "restored_all" in r:
+        return f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
     return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + ")"
 
 
@@ -141,13 +143,32 @@ def _restore_text(r, a: dict) -> str:
     "restore",
     "Bring a page back from the sync trash (pages whose file was deleted, or deleted through gbrain while synced). "
     "Without a slug: list the trash.",
-    [Param("slug", positional=True, description="page slug (or file path) to restore")],
+    [
+        Param("slug", positional=True, description="page slug (or file path) to restore"),
+        Param("all", "boolean", "restore every page and file in the trash (newest version of each)", default=False),
+        Param("limit", "integer", "how many trash entries to list (0: all)", default=100),
+    ],
     text=_restore_text,
     mutating=True,
 )
 def _restore(b, a, ctx):
+    from .errors import GBrainError
     from .sync.engine import restore, trash_list
 
+    if a.get("all"):
+        if a.get("slug"):
+            raise BadInput("give a slug or --all, not both")
+        done, skipped = [], []
+        for t in trash_list(b, limit=0):
+            name = t["slug"] or t["path"]
+            if name in done or t["path"] in done:
+                continue
+            try:
+                r = restore(b, t["path"])
+                done += r["restored"]
+            except GBrainError:
+                skipped.append(name)
+        return {"restored_all": done, "skipped": skipped}
     if not a.get("slug"):
-        return trash_list(b)
+        return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
     return restore(b, a["slug"])

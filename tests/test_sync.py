@@ -597,3 +597,19 @@ def test_an_edit_that_restores_the_old_mtime_is_still_seen(env):
     rep = eng.sync()
     assert rep["ok"] and rep["counts"]["imported"] == 1
     assert "BRUNO OKAFOR" in brain.get_text("people/bruno-okafor")
+
+
+def test_restore_all_brings_back_a_whole_deleted_folder(env, run):
+    brain, eng, root = env
+    shutil.rmtree(root / "people")
+    rep = eng.sync()
+    assert rep["counts"]["trashed"] >= 3
+    db = str(brain.path)
+    listed = json.loads(run("restore", "--limit", "0", "--json", "--db", db).stdout)
+    assert {t["path"] for t in listed} >= {"people/ana-lima.md", "people/bruno-okafor.md", "people/.raw/ana-lima.json"}
+    r = run("restore", "--all", "--db", db)
+    assert r.returncode == 0, r.stderr
+    assert brain.page_row("people/ana-lima") and brain.page_row("people/bruno-okafor")
+    assert eng.sync()["ok"]
+    assert (root / "people" / "ana-lima.md").exists() and (root / "people" / ".raw" / "ana-lima.json").exists()
+    verify_equal(brain, root)

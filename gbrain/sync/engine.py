@@ -1119,10 +1119,10 @@ def restore(brain: Brain, slug: str) -> dict:
 
 
 def trash_list(brain: Brain, limit: int = 100) -> list[dict]:
-    """Newest first: ``{id, slug, path, kind, size, reason, deleted_at}``."""
+    """Newest first: ``{id, slug, path, kind, size, reason, deleted_at}`` (``limit`` 0: all)."""
     return [
         dict(r)
-        for r in brain.conn.execute("SELECT id, slug, path, kind, length(data) AS size, reason, deleted_at FROM sync_trash ORDER BY id DESC LIMIT ?", (limit,))
+        for r in brain.conn.execute("SELECT id, slug, path, kind, length(data) AS size, reason, deleted_at FROM sync_trash ORDER BY id DESC LIMIT ?", (limit if limit and limit > 0 else -1,))
     ]
 
 
