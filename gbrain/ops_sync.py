@@ -152,7 +152,6 @@ def _restore_text(r, a: dict) -> str:
     mutating=True,
 )
 def _restore(b, a, ctx):
-    from .errors import GBrainError
     from .sync.engine import restore, trash_list
 
     if a.get("all"):
