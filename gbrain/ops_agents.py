@@ -92,7 +92,7 @@ def _read_source(file: str) -> str:
         Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path)", flag="ref"),
     ],
     db="create",
-    text=lambda r, a: r["slug"] + "".join(f"\nwarning: {w}" for w in r.get("warnings") or []),
+    text=lambda r, a: r["slug"],  # warnings go to stderr, so `slug=$(gbrain ingest …)` gets the slug alone
     mutating=True,
 )
 def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
@@ -127,4 +127,7 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
             raise GBrainError(f"too many sources named {base}")
         res = b.put(slug, text)
         b.log_ingest(source_type, source_ref, [slug], title)
+    for w in warnings + res.warnings:
+        if ctx.on_warning:
+            ctx.on_warning(w)
     return {"slug": slug, "path": res.path, "title": title, "source_type": source_type, "source_ref": source_ref, "created": res.created, "changed": res.changed, "logged": True, "warnings": warnings + res.warnings}

@@ -204,3 +204,12 @@ def test_ingest_cli(fixture_db, tmp_path):
     r = gbrain("--db", db, "ingest", str(empty))
     assert r.returncode == 2 and b"empty" in r.stderr
     assert j(gbrain("--db", db, "stats", "--json"))["ingest_log"] == logged + 1
+
+
+def test_ingest_prints_only_the_slug_on_stdout(tmp_path):
+    src = tmp_path / "m.md"
+    src.write_text("---\ntitle: [bad\n---\nMeeting notes\n")
+    r = gbrain("ingest", str(src), "--type", "meeting", "--ref", "r1", "--db", str(tmp_path / "i.db"))
+    assert r.returncode == 0
+    assert r.stdout.decode().strip().startswith("sources/") and "\n" not in r.stdout.decode().strip()
+    assert b"warning:" in r.stderr
