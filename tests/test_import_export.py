@@ -304,3 +304,27 @@ def test_import_over_a_different_brain_version_keeps_it_in_the_trash(tmp_path, b
     trash = json.loads(gbrain("restore", "--json", "--db", db).stdout)
     assert any(t.get("slug") == "people/ana-lima" for t in (trash if isinstance(trash, list) else trash.get("trash", [])))
     assert gbrain("get", "ana-lima", "--db", db).stdout == (brain_tree / "people" / "ana-lima.md").read_bytes()
+
+
+def test_a_write_landing_during_import_is_never_silently_overwritten(tmp_path, brain_tree, monkeypatch):
+    """A page written by another writer after import scanned the tree (simulated from the progress
+    callback, between two windows) is decided on the brain's current bytes, not the scan's."""
+    import gbrain.sync.importer as importer
+
+    monkeypatch.setattr(importer, "WINDOW", 2)
+    with Brain.open(tmp_path / "race.db") as b:
+        import_tree(b, brain_tree)
+        target = brain_tree / "people" / "bruno-okafor.md"  # a later window than the first
+        target.write_text(target.read_text() + "\nEdited on disk.\n")
+        fired = []
+
+        def on_progress(done, total):
+            if not fired:
+                fired.append(done)
+                b.tag("people/bruno-okafor", "written-meanwhile")
+
+        rep = import_tree(b, brain_tree, on_progress=on_progress)
+        assert fired and rep["ok"], rep["problems"]
+        assert "Edited on disk." in b.get_text("people/bruno-okafor")  # the file won, as import does
+        trashed = [bytes(r[0]).decode() for r in b.conn.execute("SELECT data FROM sync_trash WHERE path = 'people/bruno-okafor.md'")]
+        assert any("written-meanwhile" in t for t in trashed)  # and the brain's write was kept

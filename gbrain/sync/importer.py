@@ -55,6 +55,11 @@ def _base_hashes(brain: Brain, root: Path) -> dict[str, str]:
     return dict(c.execute("SELECT path, base_hash FROM sync_state").fetchall())
 
 
+def _current_hash(brain: Brain, path: str) -> str | None:
+    r = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (path, path)).fetchone()
+    return r[0] if r else None
+
+
 def _trash_db_version(brain: Brain, path: str, reason: str) -> None:
     """Copy the brain's current bytes of ``path`` into the sync trash before they are replaced."""
     c = brain.conn
@@ -136,6 +141,24 @@ def import_tree(
     counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
     n = len(scan.files)
     split = brain.timeline_split
+
+    def may_replace(path: str) -> bool:
+        """Inside the write transaction, on the brain's current bytes (another process may have
+        written the path since the scan): False when the brain's version must be kept; a brain
+        version the folder never had is copied to the trash before it is replaced."""
+        cur = _current_hash(brain, path)
+        if cur is None or cur == hashes[path]:
+            return True
+        b = base.get(path)
+        if b is not None and hashes[path] == b:
+            kept_brain.append(path)
+            warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
+            return False
+        if cur != b:
+            _trash_db_version(brain, path, "replaced by import")
+            warn(f"{path}: the brain's version differed from the file and was replaced; it is in the trash (`gbrain restore`)")
+        return True
+
     slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
     done = 0
     parser = PageParser()
@@ -173,10 +196,6 @@ def import_tree(
                         kept_brain.append(f.path)
                         warn(f"{f.path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
                         continue
-                    if old[0] != b:
-                        # the brain holds a version this folder never had: keep it in the trash
-                        _trash_db_version(brain, f.path, "replaced by import")
-                        warn(f"{f.path}: the brain's version differed from the file and was replaced; it is in the trash (`gbrain restore`)")
                 kind, text, w = classify(f.path, data)
                 if clash and kind == "page":
                     kind, text, w = "blob", None, f"{f.path}: same page name as {clash} after Unicode normalisation; kept as a file, not indexed"
@@ -188,8 +207,10 @@ def import_tree(
             # 3. write them, committing every BATCH files
             in_tx = 0
             for path, text, data, kind, old_kind in changed:
+                page = next(parsed) if kind == "page" else None
+                if kind == "page" and not may_replace(path):
+                    continue
                 if kind == "page":
-                    page = next(parsed)
                     if old_kind and old_kind != "page":
                         brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
                     res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page, resolve_links=False)
@@ -215,6 +236,8 @@ def import_tree(
                 on_progress(done, n)
         # files after pages, so sidecars find their page
         for path, data, kind in pending_files:
+            if not may_replace(path):
+                continue
             brain.save_file(path, data, kind)
             if kind == "raw":
                 for w in brain._load_raw_rows(path):
