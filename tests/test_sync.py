@@ -613,3 +613,20 @@ def test_restore_all_brings_back_a_whole_deleted_folder(env, run):
     assert eng.sync()["ok"]
     assert (root / "people" / "ana-lima.md").exists() and (root / "people" / ".raw" / "ana-lima.json").exists()
     verify_equal(brain, root)
+
+
+def test_a_sync_killed_after_writing_files_leaves_no_false_conflicts(env):
+    """Simulate a round that wrote a brain version to disk and died before recording it: the
+    file then holds a version the brain had, and a newer brain edit must still win, unconflicted."""
+    brain, eng, root = env
+    brain.tag("people/ana-lima", "ka")
+    ka = brain.get_text("people/ana-lima")
+    (root / "people" / "ana-lima.md").write_text(ka)  # written out, but the round "died" here
+    brain.tag("people/ana-lima", "kb")
+    rep = eng.sync()
+    assert rep["ok"] and rep["counts"]["conflicts"] == 0, rep
+    text = (root / "people" / "ana-lima.md").read_text()
+    assert "ka" in text and "kb" in text
+    assert not list(root.rglob("*.conflict-*"))
+    kept = [bytes(r[0]).decode() for r in brain.conn.execute("SELECT data FROM sync_trash WHERE path = 'people/ana-lima.md'")]
+    assert ka in kept  # the replaced bytes stay recoverable

@@ -675,6 +675,7 @@ class SyncEngine:
         to_trash: list[str] = []     # file deleted, brain unchanged
         conflicts: list[tuple[str, str]] = []  # (path, kind)
         settled: list[str] = []      # equal on both sides (record/refresh base)
+        echoes: set[str] = set()     # files holding an earlier brain version (a round that died)
         for p in sorted(paths - moved_paths):
             d, s, b = D.get(p), S.get(p), B.get(p)
             if d == s:
@@ -683,6 +684,11 @@ class SyncEngine:
                 (to_write if s is not None else to_remove).append(p)
             elif s == b:
                 (to_import if d is not None else to_trash).append(p)
+            elif d is not None and s is not None and self._brain_had(p, d):
+                # the file holds a version the brain itself had since the base: gbrain wrote it
+                # in a round that died before recording it (SIGKILL, crash). Not a user edit.
+                to_write.append(p)
+                echoes.add(p)
             else:
                 conflicts.append((p, "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")))
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
@@ -698,6 +704,7 @@ class SyncEngine:
             atomic_write(Path(self._abs(cp)), data)
             copies[cp] = (p, data)
         written: dict[str, DiskFile] = {}
+        echo_saved: dict[str, bytes] = {}
         for p in to_write + [p for p, k in conflicts if k == "deleted-on-disk"]:
             if not self._still(p, disk.get(p)):
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
@@ -707,6 +714,12 @@ class SyncEngine:
                 continue
             if sha256(data) != S[p]:
                 continue  # the brain changed again since we looked; the next round writes it
+            if p in echoes:  # keep the replaced bytes anyway (a deliberate revert stays recoverable)
+                try:
+                    with open(self._abs(p), "rb") as fh:
+                        echo_saved[p] = fh.read()
+                except OSError:
+                    pass
             atomic_write(Path(self._abs(p)), data)
             written[p] = self._stat_written(p, data)
         removed: dict[str, bytes] = {}
@@ -806,6 +819,11 @@ class SyncEngine:
                     self._forget(p)
                 else:
                     self._record(p, f, f.hash)
+            for p, data in echo_saved.items():
+                self.conn.execute(
+                    "INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, ?, ?, ?, 'older brain version on disk, replaced')",
+                    (p, slug_for_path(p) if is_markdown(p) else None, "page" if is_markdown(p) else "file", data, sha256(data)),
+                )
             for old_sc, new_sc, pid in out.sidecar_moves:
                 self._move_sidecar(old_sc, new_sc, pid, out)
             # move the cursor: past what we consumed, and past our own rows when nobody else wrote
@@ -879,6 +897,11 @@ class SyncEngine:
         if f is None:
             return False
         return st.st_size == f.size and change_stamp(st) == f.mtime_ns
+
+    def _brain_had(self, p: str, h: str) -> bool:
+        """True when the change log (rows not yet consumed, i.e. since the last completed round)
+        shows the brain held bytes with hash ``h`` at path ``p``."""
+        return self.conn.execute("SELECT 1 FROM change_log WHERE path = ? AND content_hash = ? LIMIT 1", (p, h)).fetchone() is not None
 
     def _stat_written(self, p: str, data: bytes) -> DiskFile:
         st = os.lstat(self._abs(p))
