@@ -23,8 +23,11 @@ def _sync_text(r: dict, a: dict) -> str:
             lines.append(f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
         else:
             lines.append(f"CONFLICT: {c['path']} ({c['kind']}): the edited version was kept")
-    if r.get("conflicts"):
-        lines.append(f"{len(r['conflicts'])} conflict(s), both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
+    copies = [c for c in r.get("conflicts") or [] if c.get("copy_path")]
+    if copies:
+        lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
+    if len(copies) < len(r.get("conflicts") or []):
+        lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge (`gbrain conflicts --all` notes them)")
     return "\n".join(lines)
 
 
