@@ -630,3 +630,18 @@ def test_a_sync_killed_after_writing_files_leaves_no_false_conflicts(env):
     assert not list(root.rglob("*.conflict-*"))
     kept = [bytes(r[0]).decode() for r in brain.conn.execute("SELECT data FROM sync_trash WHERE path = 'people/ana-lima.md'")]
     assert ka in kept  # the replaced bytes stay recoverable
+
+
+def test_watch_round_on_an_emptied_folder_trashes_nothing(env):
+    """What `gbrain watch` runs for a batch of delete events: with the folder emptied, it stops."""
+    brain, eng, root = env
+    for i in range(25):
+        (root / f"note-{i}.md").write_text(f"note {i}\n")
+    assert eng.sync()["ok"]
+    paths = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+    for child in list(root.iterdir()):
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
+    with pytest.raises(GBrainError, match="is empty now"):
+        eng.reconcile(paths=paths)
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert brain.page_row("note-3") is not None

@@ -78,6 +78,7 @@ from .exporter import atomic_write, safe_join
 from .importer import classify
 from .scan import VCS_DIRS, Scan, change_stamp, db_excludes, is_temp_name, load_ignore
 
+MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
@@ -691,6 +692,11 @@ class SyncEngine:
                 echoes.add(p)
             else:
                 conflicts.append((p, "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")))
+        # an emptied folder (an unmounted drive, a `rm -rf *` in the wrong window) is not a
+        # request to trash the whole brain: stop before touching either side
+        if len(to_trash) >= MASS_TRASH and not any(True for _ in os.scandir(self.root)):
+            raise SyncError(f"{self.root} is empty now but {len(to_trash)} synced file(s) came from it; refusing to trash them. "
+                            "If you really deleted everything, delete the pages with `gbrain delete`, or sync another folder with --rebind")
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
         now = time.time()
         copies: dict[str, tuple[str, bytes]] = {}
