@@ -75,7 +75,7 @@ from ..core.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_fo
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
-from .importer import classify
+from .importer import classify, trash_copy
 from .scan import VCS_DIRS, Scan, change_stamp, db_excludes, is_temp_name, load_ignore
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
@@ -959,14 +959,10 @@ class SyncEngine:
 
     def _trash(self, p: str, reason: str) -> None:
         """Move the page or file at ``p`` from the brain to sync_trash (exact bytes kept)."""
-        r = self.conn.execute("SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash FROM pages WHERE path = ?", (p,)).fetchone()
-        if r:
-            self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, 'page', ?, ?, ?)", (p, r["slug"], render_row(r).encode("utf-8"), r["content_hash"], reason))
-            self.conn.execute("DELETE FROM pages WHERE id = ?", (r["id"],))
-            return
-        f = self.conn.execute("SELECT kind, data, content_hash FROM files WHERE path = ?", (p,)).fetchone()
-        if f:
-            self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, NULL, ?, ?, ?, ?)", (p, f["kind"], bytes(f["data"]), f["content_hash"], reason))
+        kind = trash_copy(self.brain, p, reason)
+        if kind == "page":
+            self.conn.execute("DELETE FROM pages WHERE path = ?", (p,))
+        elif kind is not None:
             self.brain.delete_file(p)
 
     def _move(self, src: str, dst: str, f: DiskFile, out: Outcome) -> None:

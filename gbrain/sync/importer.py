@@ -60,18 +60,21 @@ def _current_hash(brain: Brain, path: str) -> str | None:
     return r[0] if r else None
 
 
-def _trash_db_version(brain: Brain, path: str, reason: str) -> None:
-    """Copy the brain's current bytes of ``path`` into the sync trash before they are replaced."""
+def trash_copy(brain: Brain, path: str, reason: str) -> str | None:
+    """Copy the brain's current bytes of ``path`` into the sync trash (before they are replaced
+    or deleted). Returns the kind copied (``page`` or a file kind), or None when there is none."""
     c = brain.conn
     if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_trash'").fetchone():
-        return
+        return None
     r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash FROM pages WHERE path = ?", (path,)).fetchone()
     if r:
         c.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, 'page', ?, ?, ?)", (path, r["slug"], render_row(r).encode("utf-8"), r["content_hash"], reason))
-        return
+        return "page"
     f = c.execute("SELECT kind, data, content_hash FROM files WHERE path = ?", (path,)).fetchone()
     if f:
         c.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, NULL, ?, ?, ?, ?)", (path, f["kind"], bytes(f["data"]), f["content_hash"], reason))
+        return f["kind"]
+    return None
 
 
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> None:
@@ -155,7 +158,7 @@ def import_tree(
             warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
             return False
         if cur != b:
-            _trash_db_version(brain, path, "replaced by import")
+            trash_copy(brain, path, "replaced by import")
             warn(f"{path}: the brain's version differed from the file and was replaced; it is in the trash (`gbrain restore`)")
         return True
 
