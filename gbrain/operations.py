@@ -323,9 +323,16 @@ def _put_locked(b, a):
     return b.put(row["slug"] if row else slug, text).as_dict()
 
 
-@op("delete", "Delete a page (its sidecar file stays).", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']}", mutating=True)
+@op("delete", "Delete a page; its bytes stay in the trash (`gbrain restore SLUG` brings it back). Its sidecar file stays.", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']} (in the trash: gbrain restore {r['slug']})", mutating=True)
 def _delete(b, a, ctx):
-    return {"slug": b.delete_page(a["slug"])}
+    from .sync.importer import trash_copy
+
+    with b.transaction():
+        row = b.resolve_slug(a["slug"])
+        bound = b.conn.execute("SELECT 1 FROM sync_root").fetchone()
+        if not bound:  # a synced brain's next sync trashes the page with its file
+            trash_copy(b, row["path"], "deleted through gbrain")
+        return {"slug": b.delete_page(row["slug"])}
 
 
 @op(

@@ -398,3 +398,13 @@ def test_a_long_imported_name_can_still_be_read(tmp_path):
     db = str(tmp_path / "q.db")
     assert gbrain("import", str(src), "--db", db).returncode == 0
     assert gbrain("get", "q" * 250, "--db", db).stdout == b"long\n"
+
+
+def test_delete_keeps_the_page_in_the_trash(tmp_path):
+    db = str(tmp_path / "d.db")
+    assert gbrain("put", "notes/tmp", "--db", db, input="# keep me\n").returncode == 0
+    r = gbrain("delete", "notes/tmp", "--db", db)
+    assert r.returncode == 0 and b"gbrain restore notes/tmp" in r.stdout
+    assert gbrain("get", "notes/tmp", "--db", db).returncode == 1
+    assert gbrain("restore", "notes/tmp", "--db", db).returncode == 0
+    assert gbrain("get", "notes/tmp", "--db", db).stdout == b"# keep me\n"
