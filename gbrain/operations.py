@@ -252,9 +252,9 @@ def _get(b, a, ctx):
 
 @op(
     "put",
-    "Create or update a page. Give the full markdown as `content`, or update parts: `compiled_truth` "
-    "(replaces the text above the --- line), `timeline_append` (lines added to the timeline), `frontmatter` "
-    "(keys to set; null removes a key). Everything not named stays byte-exact.",
+    "Create or update a page from its full markdown (CLI: standard input or --file; MCP: `content`), or update "
+    "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline), "
+    "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact.",
     [
         SLUG,
         Param("content", description="full page markdown (CLI: standard input or --file)", stdin=True),
