@@ -79,6 +79,10 @@ def run_and_print(o: ops.Operation, args: dict, as_json: bool) -> None:
     warnings: list[str] = []
     ctx.on_warning = warnings.append
     prog = _progress_ctx(ctx)
+    from .core.db import resolve_db_path
+
+    db_path = resolve_db_path(_STATE["db"])
+    new_db = o.db == "create" and not db_path.exists()
     try:
         result = ops.run(o.name, args, ctx)
     except NotFound as e:
@@ -100,6 +104,8 @@ def run_and_print(o: ops.Operation, args: dict, as_json: bool) -> None:
         raise typer.Exit(1)
     if prog:
         prog.stop()
+    if new_db and db_path.exists() and o.name != "init":
+        _err(f"note: created a new brain at {db_path}")
     for w in warnings[:20]:
         _err(f"warning: {w}")
     if len(warnings) > 20:

@@ -408,3 +408,10 @@ def test_delete_keeps_the_page_in_the_trash(tmp_path):
     assert gbrain("get", "notes/tmp", "--db", db).returncode == 1
     assert gbrain("restore", "notes/tmp", "--db", db).returncode == 0
     assert gbrain("get", "notes/tmp", "--db", db).stdout == b"# keep me\n"
+
+
+def test_a_write_that_creates_the_brain_says_so(tmp_path):
+    db = tmp_path / "fresh.db"
+    r = gbrain("put", "x", "--db", str(db), input="hi")
+    assert r.returncode == 0 and b"created a new brain at" in r.stderr
+    assert b"created a new brain" not in gbrain("put", "x", "--db", str(db), input="hi2").stderr
