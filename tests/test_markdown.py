@@ -250,3 +250,10 @@ def test_tag_edits_keep_item_comments_quotes_and_indentation():
     assert removed == '---\n# lead\ntags:\n  - alpha   # why alpha\n  - "gamma"\n# trailing\nx: 1\n---\nbody\n'
     added = edit_frontmatter(parse_page(text, "p.md"), tags=["alpha", "beta", "gamma", "delta"])
     assert added == '---\n# lead\ntags:\n  - alpha   # why alpha\n  - beta\n  - "gamma"\n  - delta\n# trailing\nx: 1\n---\nbody\n'
+
+
+def test_unlink_text_leaves_inline_code_alone():
+    text = "See [[ana]] and `[[ana]]` and ``x [A](ana.md)`` and [A](ana.md).\n"
+    new, n = unlink_text(text, lambda kind, t: t == "ana")
+    assert n == 2
+    assert new == "See ana and `[[ana]]` and ``x [A](ana.md)`` and A.\n"

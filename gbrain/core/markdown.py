@@ -858,7 +858,10 @@ def unlink_text(text: str, matches) -> tuple[str, int]:
             in_fence = fm.group(1)
             out.append(ln)
             continue
-        ln = re.sub(r"(!?)\[\[([^\[\]\n]+?)\]\]", wiki, ln)
-        ln = re.sub(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\)", md, ln)
-        out.append(ln)
+        # inline code spans (`…`, ``…``) are text, never links: edit only between them
+        parts = re.split(r"(`+[^`]*?`+)", ln)
+        for k in range(0, len(parts), 2):
+            parts[k] = re.sub(r"(!?)\[\[([^\[\]\n]+?)\]\]", wiki, parts[k])
+            parts[k] = re.sub(r"(?<!!)\[([^\[\]\n]*)\]\(([^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\)", md, parts[k])
+        out.append("".join(parts))
     return "".join(out), count
