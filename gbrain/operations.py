@@ -367,6 +367,16 @@ def _since(v: str | None) -> str | None:
     raise BadInput(f"since must be a span like 24h / 7d or an ISO date, got {v!r}")
 
 
+def _hits_text(hits: list[dict]) -> str:
+    """Search hits as text. BM25 scores are shown when they mean something: FTS5 clamps the IDF
+    of words found in half the pages or more to ~0, so on a small brain every score reads 0.00
+    and only the order carries information."""
+    if not hits:
+        return "no matches"
+    show = max(h["score"] for h in hits) >= 0.01
+    return "\n".join(f"{h['slug']}  " + (f"({h['score']:.2f})  " if show else "") + f"{h['title']}\n    {h['snippet']}" for h in hits)
+
+
 def _stats_text(r: dict, a: dict) -> str:
     lines = [f"Pages: {r['pages']:,}"] + [f"  {t}: {n:,}" for t, n in r["by_type"].items()]
     lines += [
@@ -391,7 +401,7 @@ def _stats(b, a, ctx):
     "search",
     "Full-text keyword search (FTS5, BM25, title weighted). Any text is safe: quotes, -, :, *, AND/NOT are treated as words.",
     [Param("query", description="search words; \"quoted phrase\" and prefix* work", required=True, positional=True), TYPE, LIMIT],
-    text=lambda r, a: "\n".join(f"{h['slug']}  ({h['score']:.2f})  {h['title']}\n    {h['snippet']}" for h in r) or "no matches",
+    text=lambda r, a: _hits_text(r),
 )
 def _search(b, a, ctx):
     return fts_search(b.conn, a["query"], type=a.get("type"), limit=a.get("limit") or 20)
