@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import sys
 from typing import Any, Optional
 
@@ -348,4 +347,3 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
-_ = os

@@ -13,7 +13,6 @@ tool errors.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -591,7 +590,6 @@ def dumps(obj: Any) -> str:
 
 
 __all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_args", "tools_json", "dumps"]
-_ = os
 from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401
 from . import ops_sync  # noqa: E402,F401

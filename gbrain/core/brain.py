@@ -601,14 +601,16 @@ class Brain:
 
     # ---- non-page files and raw data ----------------------------------------------
 
-    def save_file(self, path: str, data: bytes, kind: str | None = None) -> bool:
+    def save_file(self, path: str, data: bytes, kind: str | None = None) -> list[str] | None:
         """Store a non-page file's exact bytes; derive raw_data / config / ingest_log rows from it.
-        Returns False when the stored bytes are already equal."""
+        Returns None when the stored bytes are already equal, else the warnings of deriving the
+        rows (a sidecar that is not JSON, or has no page)."""
         kind = kind or file_kind(path)
         h = sha256(data)
         row = self.conn.execute("SELECT content_hash, kind FROM files WHERE path = ?", (path,)).fetchone()
         if row and row["content_hash"] == h and row["kind"] == kind:
-            return False
+            return None
+        warnings: list[str] = []
         with self.transaction():
             self.conn.execute(
                 "INSERT INTO files(path, kind, data, content_hash, size, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
@@ -617,10 +619,10 @@ class Brain:
                 (path, kind, data, h, len(data), now_iso()),
             )
             if kind == "raw":
-                self._load_raw_rows(path)
+                warnings = self._load_raw_rows(path)
             elif kind == "special":
                 self._load_special(path, data)
-        return True
+        return warnings
 
     def _load_raw_rows(self, path: str) -> list[str]:
         """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.

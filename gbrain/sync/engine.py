@@ -950,10 +950,7 @@ class SyncEngine:
                 out.parsed_counts[res.slug] = res.counts
         else:
             self.conn.execute("DELETE FROM pages WHERE path = ?", (p,))
-            self.brain.save_file(p, data, kind)
-            if kind == "raw":
-                for rw in self.brain._load_raw_rows(p):
-                    out.warnings.append(rw)
+            out.warnings += self.brain.save_file(p, data, kind) or []
         self._record(p, f, f.hash)
         return True
 

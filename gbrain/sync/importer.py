@@ -13,6 +13,7 @@ Import never writes into the tree. Ends with the validation report of :mod:`gbra
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -241,10 +242,8 @@ def import_tree(
         for path, data, kind in pending_files:
             if not may_replace(path):
                 continue
-            brain.save_file(path, data, kind)
-            if kind == "raw":
-                for w in brain._load_raw_rows(path):
-                    warn(w)
+            for w in brain.save_file(path, data, kind) or []:
+                warn(w)
         if written_pages:
             brain.re_resolve(changed_names)
             brain.resolve_dangling()
@@ -253,13 +252,14 @@ def import_tree(
                 "SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL"
             ).fetchall():
                 brain._load_raw_rows(r[0])
-        _record_baseline(brain, rootp, scan, {p: h for p, h in hashes.items() if p not in set(kept_brain)})
+        kept = set(kept_brain)
+        _record_baseline(brain, rootp, scan, {p: h for p, h in hashes.items() if p not in kept})
         if counts["pages_written"] or counts["files_written"]:
             brain.conn.execute(
                 "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary) VALUES ('import', ?, ?, ?)",
                 (
                     str(rootp.resolve()),
-                    "[]" if len(written_pages) > 1000 else __import__("json").dumps(written_pages, ensure_ascii=False),
+                    "[]" if len(written_pages) > 1000 else json.dumps(written_pages, ensure_ascii=False),
                     f"{counts['pages_written']} pages and {counts['files_written']} files written, {counts['unchanged']} unchanged",
                 ),
             )
@@ -272,10 +272,8 @@ def import_tree(
         parser.__exit__()
     brain._config_cache = None
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
-    # pages that exist only in the DB (written with `put`) are not an import failure
     if kept_brain:
         # those files differ from the brain on purpose: the brain's newer version is kept
-        kept = set(kept_brain)
         others = [p for p in verify.compare(hashes, verify.db_hashes(brain)).hash_mismatch if p not in kept]
         rep["kept_brain_edits"] = kept_brain[:200]
         rep["hash_mismatches"] = others[: verify.MAX_LISTED]
@@ -296,4 +294,4 @@ def import_tree(
     return rep
 
 
-__all__ = ["import_tree", "classify", "slug_for_path"]
+__all__ = ["import_tree", "classify", "trash_copy"]
