@@ -10,7 +10,8 @@
    ``--queries`` questions; prints p50/p95, the first-load time and the index memory. Baseline
    in the same run: a stateless query that reads every vector from SQLite and scores it (what a
    process without the in-memory index pays per query).
-3. Cold CLI: embeds the real pages with the offline default (wordllama) and times
+3. Cold CLI: embeds the real pages with the offline default (``minilm`` when installed, else
+   ``wordllama``; ``--model`` to choose) and times
    ``python -m gbrain query QUESTION`` end to end (median of 5), beside ``gbrain search``.
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np  # noqa: E402
 
 from gbrain.core import hybrid  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.core.embeddings import get_model, normalize, to_blob  # noqa: E402
+from gbrain.core.embeddings import get_model, normalize, offline_model, to_blob  # noqa: E402
 from gbrain.core.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
@@ -82,6 +83,7 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=50_000)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--keep", help="work folder to keep (and reuse)")
+    ap.add_argument("--model", default=offline_model(), help="model for the cold CLI part (default: the offline default)")
     args = ap.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="gbrain-latency-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -130,15 +132,17 @@ def main() -> None:
         print(f"{dims:>5} {load:8.0f} {pct(tq, 50):10.1f} {pct(tq, 95):10.1f} {pct(tv, 50):11.1f} {pct(tv, 95):11.1f} {pct(tb, 50):13.0f} {idx.nbytes() / 1e6:9.0f} {r1 - r0:8.0f}")
         with b.transaction():
             b.conn.execute("DELETE FROM page_embeddings WHERE model = ?", (model.model_id,))
-    # cold CLI on the real pages with the offline default
-    wl = get_model("wordllama")
-    have = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = 'wordllama'").fetchone()[0]
+    # cold CLI on the real pages with the offline default (or --model)
+    wl = get_model(args.model)
+    have = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ?", (wl.model_id,)).fetchone()[0]
     if not have:
         t = time.perf_counter()
         plan, w = plan_embed(b.conn, wl, select_pages(b.conn, wl.model_id, "all"))
         embed_pages(b.conn, wl, w, transaction=b.transaction)
-        print(f"\nembedded {plan.pages:,} pages → {plan.chunks:,} chunks with wordllama in {time.perf_counter() - t:.1f} s")
-    chunks = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = 'wordllama'").fetchone()[0]
+        dt = time.perf_counter() - t
+        print(f"\nembedded {plan.pages:,} pages → {plan.chunks:,} chunks ({plan.tokens:,} tokens) with {wl.model_id} in {dt:.1f} s ({plan.chunks / dt:,.0f} chunks/s)")
+    b.set_config("embedding_model", wl.model_id)
+    chunks = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ?", (wl.model_id,)).fetchone()[0]
     b.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     b.close()
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
@@ -155,7 +159,7 @@ def main() -> None:
     cold_q = [cli("query", questions[i]) for i in range(5)]
     cold_s = [cli("search", questions[i]) for i in range(5)]
     cold_v = [cli("version") for i in range(5)]
-    print(f"\ncold CLI on {args.pages:,} pages / {chunks:,} wordllama chunks (median of 5, s):")
+    print(f"\ncold CLI on {args.pages:,} pages / {chunks:,} {wl.model_id} chunks (median of 5, s):")
     print(f"  gbrain query  {statistics.median(cold_q):.3f}   (max {max(cold_q):.3f})")
     print(f"  gbrain search {statistics.median(cold_s):.3f}   baseline: keyword only")
     print(f"  gbrain version {statistics.median(cold_v):.3f}  baseline: interpreter + CLI start-up")

@@ -1,10 +1,11 @@
 """Search quality on BEIR SciFact, through gbrain's own import, embedding and search code.
 
-    python benchmarks/scifact.py [--corpus ../shared/corpora/ir/scifact] [--model wordllama]
+    python benchmarks/scifact.py [--corpus ../shared/corpora/ir/scifact] [--model minilm ...]
 
 Writes the 5,183 abstracts as markdown pages (``# Title`` + abstract) into a temporary tree,
-``import_tree``s it into a temporary brain, embeds every page with the offline default model
-and ranks the 300 test queries (qrels/test.tsv) with
+``import_tree``s it into a temporary brain, embeds every page with each model (default: the
+offline default, ``minilm`` when installed, then ``wordllama``) and ranks the 300 test queries
+(qrels/test.tsv) with
 
 * ``search``: FTS5 BM25 (``gbrain search``), per title weight;
 * ``vector``: cosine similarity only (best chunk per page);
@@ -31,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from gbrain.core import hybrid, search  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.core.embeddings import get_model  # noqa: E402
+from gbrain.core.embeddings import OFFLINE_MODEL, get_model, offline_model  # noqa: E402
 from gbrain.core.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
@@ -88,12 +89,13 @@ def evaluate(runs: dict[str, list[str]], rel: dict[str, dict[str, int]]) -> tupl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "ir" / "scifact"))
-    ap.add_argument("--model", default="wordllama")
+    ap.add_argument("--model", action="append", help="embedding model (repeatable; default: the offline default, then wordllama)")
     ap.add_argument("--keep", help="keep the brain at this path")
     args = ap.parse_args()
     corpus = Path(args.corpus)
     if not (corpus / "corpus.jsonl").exists():
         sys.exit(f"SciFact not found at {corpus}")
+    models = args.model or list(dict.fromkeys([offline_model(), OFFLINE_MODEL]))
     docs, queries, qrels = load(corpus)
     tmp = Path(tempfile.mkdtemp(prefix="gbrain-scifact-"))
     tree = tmp / "tree"
@@ -105,78 +107,72 @@ def main() -> None:
     t = time.perf_counter()
     import_tree(b, tree)
     t_import = time.perf_counter() - t
-    model = get_model(args.model)
-    t = time.perf_counter()
-    plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "all"))
-    embed_pages(b.conn, model, work, transaction=b.transaction)
-    t_embed = time.perf_counter() - t
+    print(f"SciFact: {len(docs):,} docs imported in {t_import:.1f} s", flush=True)
     slug_of = {r[0]: r[1].split("/", 1)[1] for r in b.conn.execute("SELECT id, slug FROM pages")}
-    print(f"SciFact: {len(docs):,} docs imported in {t_import:.1f} s; {plan.chunks:,} chunks embedded with {model.model_id} in {t_embed:.1f} s")
-
     db_key = str(db.resolve())
     K = hybrid.CANDIDATES
-
-    def candidates(split: str, title_weight: float = search.TITLE_WEIGHT):
-        fts, vec = {}, {}
-        for qid in qrels[split]:
-            q = queries[qid]
-            fts[qid] = search.fts_candidates(b.conn, q, limit=K, weights=(title_weight, 1.0, 1.0))
-            _, _, v = hybrid.vector_search(b.conn, db_key, model, q, limit=K)
-            vec[qid] = [(p, s) for p, s, _ in v]
-        return fts, vec
 
     def as_docs(lst) -> list[str]:
         return [slug_of[p] for p, _ in lst]
 
     rows: list[tuple[str, float, float]] = []
     # keyword search: title weights (tuned on train, reported on test)
-    tw_train = {}
+    fts = {}
     for tw in (1.0, 2.0, 3.0, 5.0):
-        f_train = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=(tw, 1.0, 1.0)) for q in qrels["train"]}
-        tw_train[tw] = evaluate({q: as_docs(v) for q, v in f_train.items()}, qrels["train"])[0]
-    fts_test, vec_test = candidates("test")
-    fts_train, vec_train = candidates("train")
-    for tw in (1.0, 2.0, 3.0, 5.0):
-        f = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=(tw, 1.0, 1.0)) for q in qrels["test"]}
-        nd, rc = evaluate({q: as_docs(v) for q, v in f.items()}, qrels["test"])
+        fts[tw] = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=(tw, 1.0, 1.0)) for split in ("train", "test") for q in qrels[split]}
+        tr = evaluate({q: as_docs(fts[tw][q]) for q in qrels["train"]}, qrels["train"])[0]
+        nd, rc = evaluate({q: as_docs(fts[tw][q]) for q in qrels["test"]}, qrels["test"])
         mark = " (gbrain search)" if tw == search.TITLE_WEIGHT else ""
-        rows.append((f"search: FTS5 BM25, title weight {tw:g}{mark} [train nDCG {tw_train[tw]:.3f}]", nd, rc))
-    nd, rc = evaluate({q: as_docs(v) for q, v in vec_test.items()}, qrels["test"])
-    rows.append((f"vector only: {model.model_id}", nd, rc))
-
-    def fused(fts, vec, method, w):
-        return {q: as_docs(hybrid.fuse(fts[q], vec[q], method, w)) for q in fts}
-
-    nd, rc = evaluate(fused(fts_test, vec_test, "rrf", 0), qrels["test"])
-    rows.append(("query: RRF k=60", nd, rc))
-    nd, rc = evaluate(fused(fts_test, vec_test, "minmax", 0.4), qrels["test"])
-    rows.append(("query: min-max 0.4·FTS + 0.6·vector (spec)", nd, rc))
+        rows.append((f"search: FTS5 BM25, title weight {tw:g}{mark} [train nDCG {tr:.3f}]", nd, rc))
+    fts_all = fts[search.TITLE_WEIGHT]
     grid = [round(0.05 * i, 2) for i in range(21)]
-    train_scores = {(meth, w): evaluate(fused(fts_train, vec_train, meth, w), qrels["train"])[0] for meth in ("minmax", "tmm") for w in grid}
-    for meth in ("minmax", "tmm"):
-        best_w = max(grid, key=lambda w: train_scores[(meth, w)])
-        nd, rc = evaluate(fused(fts_test, vec_test, meth, best_w), qrels["test"])
-        rows.append((f"query: {meth}, keyword weight {best_w:g} tuned on train (train nDCG {train_scores[(meth, best_w)]:.3f})", nd, rc))
+    curves = []
+    for name in models:
+        model = get_model(name)
+        t = time.perf_counter()
+        plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "all"))
+        embed_pages(b.conn, model, work, transaction=b.transaction)
+        t_embed = time.perf_counter() - t
+        print(f"{plan.chunks:,} chunks embedded with {model.model_id} in {t_embed:.1f} s ({plan.chunks / t_embed:,.0f} chunks/s)", flush=True)
+        vec = {}
+        for split in ("train", "test"):
+            for qid in qrels[split]:
+                _, _, v = hybrid.vector_search(b.conn, db_key, model, queries[qid], limit=K)
+                vec[qid] = [(p, s) for p, s, _ in v]
+        nd, rc = evaluate({q: as_docs(vec[q]) for q in qrels["test"]}, qrels["test"])
+        rows.append((f"vector only: {model.model_id}", nd, rc))
 
-    # gbrain query as shipped (defaults + boosts), through hybrid.query
-    runs = {}
-    t = time.perf_counter()
-    for qid in qrels["test"]:
-        r = hybrid.query(b, queries[qid], limit=K, model=model)
-        runs[qid] = [h["slug"].split("/", 1)[1] for h in r["hits"]]
-    t_q = (time.perf_counter() - t) / len(qrels["test"])
-    nd, rc = evaluate(runs, qrels["test"])
-    rows.append((f"gbrain query as shipped ({hybrid.DEFAULT_FUSION}, keyword weight {model.fts_weight or hybrid.DEFAULT_WEIGHT}, boosts on)", nd, rc))
+        def fused(split, method, w):
+            return {q: as_docs(hybrid.fuse(fts_all[q], vec[q], method, w)) for q in qrels[split]}
 
-    print(f"\n{'run (300 test queries)':<92} {'nDCG@10':>8} {'R@100':>7}")
+        nd, rc = evaluate(fused("test", "rrf", 0), qrels["test"])
+        rows.append((f"query ({model.model_id}): RRF k=60", nd, rc))
+        nd, rc = evaluate(fused("test", "minmax", 0.4), qrels["test"])
+        rows.append((f"query ({model.model_id}): min-max 0.4·FTS + 0.6·vector (spec)", nd, rc))
+        train_scores = {(meth, w): evaluate(fused("train", meth, w), qrels["train"])[0] for meth in ("minmax", "tmm") for w in grid}
+        for meth in ("minmax", "tmm"):
+            best_w = max(grid, key=lambda w: train_scores[(meth, w)])
+            nd, rc = evaluate(fused("test", meth, best_w), qrels["test"])
+            rows.append((f"query ({model.model_id}): {meth}, keyword weight {best_w:g} tuned on train (train nDCG {train_scores[(meth, best_w)]:.3f})", nd, rc))
+            curves.append(f"{model.model_id} {meth} keyword weight → train nDCG@10: " + ", ".join(f"{w:g}:{train_scores[(meth, w)]:.3f}" for w in grid))
+        # gbrain query as shipped (defaults + boosts), through hybrid.query
+        runs = {}
+        t = time.perf_counter()
+        for qid in qrels["test"]:
+            r = hybrid.query(b, queries[qid], limit=K, model=model)
+            runs[qid] = [h["slug"].split("/", 1)[1] for h in r["hits"]]
+        t_q = (time.perf_counter() - t) / len(qrels["test"])
+        nd, rc = evaluate(runs, qrels["test"])
+        rows.append((f"gbrain query as shipped ({model.model_id}, {hybrid.DEFAULT_FUSION}, keyword weight {model.fts_weight or hybrid.DEFAULT_WEIGHT}, boosts on; {t_q * 1000:.0f} ms/query warm)", nd, rc))
+
+    print(f"\n{'run (300 test queries)':<100} {'nDCG@10':>8} {'R@100':>7}")
     for name, nd, rc in rows:
-        print(f"{name:<92} {nd:8.4f} {rc:7.4f}")
+        print(f"{name:<100} {nd:8.4f} {rc:7.4f}")
     print("published:")
     for name, nd, rc in PUBLISHED:
-        print(f"  {name:<90} {nd:8.3f} {('%7.3f' % rc) if rc else '      -'}")
-    for meth in ("minmax", "tmm"):
-        print(f"{meth} keyword weight → train nDCG@10: " + ", ".join(f"{w:g}:{train_scores[(meth, w)]:.3f}" for w in grid))
-    print(f"gbrain query mean latency: {t_q * 1000:.1f} ms/query (warm, {model.model_id})")
+        print(f"  {name:<98} {nd:8.3f} {('%7.3f' % rc) if rc else '      -'}")
+    for c in curves:
+        print(c)
     b.close()
     VectorIndex.forget()
     import shutil

