@@ -30,9 +30,9 @@ BATCH = 8
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    """GELU, exact form ``x · Φ(x) = x/2 · (1 + erf(x/√2))``, in place on float32 ``x``. numpy has
-    no erf: Abramowitz & Stegun 7.1.26 (absolute error ≤ 1.5e-7), written with in-place
-    operations because this runs on the largest activations of the model."""
+    """GELU, exact form ``x · Φ(x) = x/2 · (1 + erf(x/√2))``, of float32 ``x`` (a new array of the
+    same shape; ``x`` is not changed). numpy has no erf: Abramowitz & Stegun 7.1.26 (absolute
+    error ≤ 1.5e-7), with in-place steps because this runs on the model's largest activations."""
     z = np.abs(x) * np.float32(1 / math.sqrt(2))
     e = np.square(z)
     np.negative(e, out=e)
