@@ -257,3 +257,17 @@ def test_unlink_text_leaves_inline_code_alone():
     new, n = unlink_text(text, lambda kind, t: t == "ana")
     assert n == 2
     assert new == "See ana and `[[ana]]` and ``x [A](ana.md)`` and A.\n"
+
+
+def test_edit_frontmatter_keeps_the_frontmatter_line_ending_of_a_mixed_page():
+    """LF frontmatter above a CRLF body (a file edited by two editors): a tag edit writes LF
+    lines into the frontmatter and leaves the body's bytes alone."""
+    text = "---\ntitle: A\ntags: [a]\n---\r\nBody\r\nmore\r\n"
+    new = edit_frontmatter(parse_page(text, "x.md"), tags=["a", "b"])
+    fm, body = new.split("---\r\n", 1)[0], new.split("\n---", 1)[1]
+    assert "\r" not in fm and body == "\r\nBody\r\nmore\r\n"
+    assert parse_page(new, "x.md").tags == ["a", "b"]
+    # and the other way round: CRLF frontmatter, LF body
+    text2 = "---\r\ntitle: A\r\n---\nBody\n"
+    new2 = edit_frontmatter(parse_page(text2, "x.md"), tags=["x"])
+    assert new2.endswith("---\nBody\n") and "\n" not in new2.split("---\nBody")[0].replace("\r\n", "")

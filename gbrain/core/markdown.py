@@ -680,6 +680,10 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     frontmatter does not load (it would be lost by a re-dump).
     """
     nl = page.newline
+    if page.frontmatter_raw:
+        # the frontmatter's own line ending (its opening fence's), which may differ from the body's
+        first = split_lines(page.frontmatter_raw)[0]
+        nl = "\r\n" if first.endswith("\r\n") else "\n"
     if page.frontmatter_error:
         raise ValueError(f"{page.path or 'page'}: {page.frontmatter_error}; fix the YAML by hand first")
     y = _rt_yaml()
