@@ -241,7 +241,13 @@ def pipe_cmd() -> None:
                     raise BadInput("request needs a 'tool' name")
                 o = ops.find(tool)
                 if brain is None and o.db != "none":
+                    from .core.db import resolve_db_path
+
+                    db_path = resolve_db_path(_STATE["db"])
+                    existed = db_path.exists()
                     brain = Brain.open(_STATE["db"], create=(o.db == "create"))
+                    if not existed and db_path.exists():
+                        _err(f"note: created a new brain at {db_path}")
                 res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"]), brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res}
             except (UnicodeDecodeError, json.JSONDecodeError) as e:

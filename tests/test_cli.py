@@ -415,3 +415,17 @@ def test_a_write_that_creates_the_brain_says_so(tmp_path):
     r = gbrain("put", "x", "--db", str(db), input="hi")
     assert r.returncode == 0 and b"created a new brain at" in r.stderr
     assert b"created a new brain" not in gbrain("put", "x", "--db", str(db), input="hi2").stderr
+
+
+def test_pipe_says_when_it_creates_the_brain(tmp_path):
+    db = tmp_path / "fresh.db"
+    line = json.dumps({"id": 1, "tool": "put", "params": {"slug": "x", "content": "hi"}}) + "\n"
+    r = gbrain("pipe", "--db", str(db), input=line)
+    assert r.returncode == 0 and json.loads(r.stdout)["ok"] is True
+    assert r.stderr.count(b"created a new brain at") == 1
+    r = gbrain("pipe", "--db", str(db), input=line)
+    assert json.loads(r.stdout)["ok"] is True and b"created a new brain" not in r.stderr
+    # a read-only stream on a missing brain creates nothing
+    gone = tmp_path / "none.db"
+    r = gbrain("pipe", "--db", str(gone), input=json.dumps({"id": 2, "tool": "get", "params": {"slug": "x"}}) + "\n")
+    assert json.loads(r.stdout)["ok"] is False and not gone.exists() and b"created" not in r.stderr
