@@ -429,3 +429,20 @@ def test_pipe_says_when_it_creates_the_brain(tmp_path):
     gone = tmp_path / "none.db"
     r = gbrain("pipe", "--db", str(gone), input=json.dumps({"id": 2, "tool": "get", "params": {"slug": "x"}}) + "\n")
     assert json.loads(r.stdout)["ok"] is False and not gone.exists() and b"created" not in r.stderr
+
+
+def test_unlink_removes_a_dead_link_by_its_target(imported):
+    gbrain("put", "notes/dead", input="# Dead\n\nSee [Ghost](../people/ghost.md), [[Nobody Here]] and [[Ana Lima]].\n")
+    assert len([x for x in js(gbrain("links", "notes/dead", "--json")) if x["to_slug"] is None]) == 2
+    # the wiki target as written, or its slug form
+    r = gbrain("unlink", "notes/dead", "nobody-here")
+    assert r.returncode == 0, r.stderr
+    # the markdown target as written, or the slug it points at
+    assert gbrain("unlink", "notes/dead", "people/ghost").returncode == 0
+    assert gbrain("get", "notes/dead").stdout.decode() == "# Dead\n\nSee Ghost, Nobody Here and [[Ana Lima]].\n"
+    assert [x["to_slug"] for x in js(gbrain("links", "notes/dead", "--json"))] == ["people/ana-lima"]
+    r = gbrain("unlink", "notes/dead", "people/ghost")
+    assert r.returncode == 1 and b"does not link to" in r.stderr
+    gbrain("put", "notes/dead2", input="[Ghost](../people/ghost.md)\n")
+    assert gbrain("unlink", "notes/dead2", "../people/ghost.md").returncode == 0
+    assert gbrain("get", "notes/dead2").stdout == b"Ghost\n"

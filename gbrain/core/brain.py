@@ -475,18 +475,32 @@ class Brain:
 
     @atomic
     def unlink(self, from_slug: str, to_slug: str) -> SaveResult:
-        """Remove every link from one page to another by turning it into plain text (its label)."""
+        """Remove every link from one page to another by turning it into plain text (its label).
+
+        ``to_slug`` names a page, or the target of a dead link: as written (``Nobody Here``,
+        ``../people/ghost.md``) or as the slug it points at (``nobody-here``, ``people/ghost``).
+        Raises NotFound when the page has no such link."""
         src = self.resolve_slug(from_slug)
-        dst = self.resolve_slug(to_slug)
-        targets = {
-            (r["kind"] if r["kind"] == "markdown" else "wiki", r["target"])
-            for r in self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"]))
-        }
+        try:
+            dst = self.resolve_slug(to_slug)
+        except (NotFound, BadInput):
+            dst = None
+        if dst is not None:
+            name = dst["slug"]
+            rows = self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"]))
+        else:
+            name = to_slug
+            rows = [
+                r
+                for r in self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id IS NULL", (src["id"],))
+                if _dead_target_is(src["slug"], r["kind"], r["target"], to_slug)
+            ]
+        targets = {(r["kind"] if r["kind"] == "markdown" else "wiki", r["target"]) for r in rows}
         if not targets:
-            raise NotFound(f"{src['slug']} does not link to {dst['slug']}")
+            raise NotFound(f"{src['slug']} does not link to {name}")
         text, n = unlink_text(render_row(src), lambda kind, t: (kind, nfc(t)) in targets)
         if n == 0:
-            raise GBrainError(f"could not find the link text to {dst['slug']} in {src['slug']}")
+            raise GBrainError(f"could not find the link text to {name} in {src['slug']}")
         return self._edit(src, text, lambda o, n: len(n.links) < len(o.links), "unlink")
 
     # ---- tags -----------------------------------------------------------------
@@ -741,3 +755,17 @@ def _check_tag(tag: str) -> str:
     if not t or "," in t or "\n" in t:
         raise BadInput(f"invalid tag {tag!r} (empty, or contains a comma or newline)")
     return t
+
+
+def _dead_target_is(from_slug: str, kind: str, target: str, name: str) -> bool:
+    """Whether the dead link ``target`` (of ``kind``, on page ``from_slug``) is what ``name``
+    means: the target as written, the slug a markdown path points at (relative to the linking
+    page, or from the root), or a wiki name's slug form."""
+    t, want = nfc(target.strip()), nfc(name.strip())
+    if t == want:
+        return True
+    if kind == "markdown":
+        strip = lambda p: p[:-3] if p.casefold().endswith(".md") else p  # noqa: E731
+        rel = posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), t))
+        return strip(want) in (strip(rel), strip(posixpath.normpath(t.lstrip("/"))))
+    return loose_key(t) == loose_key(want)

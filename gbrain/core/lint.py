@@ -245,7 +245,7 @@ def _dead_links(brain) -> list[dict]:
                 "context": r["context"],
                 "suggestions": sugg,
                 "message": f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else ""),
-                "action": f"{create}, or correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']})",
+                "action": f"{create}, correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']}), or drop the link (gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)})",
             }
         )
     return out
