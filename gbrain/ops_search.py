@@ -1,6 +1,8 @@
 """Operations ``embed`` and ``query`` (CLI commands, MCP tools ``brain_embed`` / ``brain_query``)."""
 from __future__ import annotations
 
+import os
+
 import sys
 
 from .errors import BadInput, GBrainError
@@ -51,8 +53,7 @@ def _embed(b, a, ctx):
     if len(picked) > 1:
         raise BadInput("give one of SLUG, --all or --stale")
     from .core.embeddings import resolve_model  # numpy and providers load only when used
-    from .core.vectors import embedded_counts
-    from .core.vectors import embed_pages, plan_embed, select_pages
+    from .core.vectors import embed_pages, embedded_counts, plan_embed, select_pages
 
     model, note = resolve_model(b.config(), embedded=embedded_counts(b.conn))
     if note:
@@ -68,6 +69,11 @@ def _embed(b, a, ctx):
         return {**out, "dry_run": True}
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
+    elif plan.to_embed > ANNOUNCE_CHUNKS and getattr(model, "cpu_tokens_per_s", 0):
+        cores = os.cpu_count() or 1
+        secs = plan.tokens / (model.cpu_tokens_per_s * cores)
+        took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
+        _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id} on {cores} CPU core(s): roughly {took}; an interrupted run continues with `gbrain embed --stale`")
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
     try:

@@ -265,6 +265,24 @@ def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, cap
     assert "embedding 1,002 chunks" in err and "estimated cost $0.00" in err
 
 
+def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monkeypatch, capsys):
+    class Local(emb.FakeEmbedding):
+        cpu_tokens_per_s = 1  # absurdly slow: the estimate is in minutes
+
+    inst = Local("local", 8)
+    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "local", lambda n, c: inst)] + list(emb.PROVIDERS))
+    tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
+    b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="local")
+    embed(b)
+    err = capsys.readouterr().err
+    assert "embedding 1,002 chunks" in err and " min;" in err and "gbrain embed --stale" in err and "cost" not in err
+    # under the threshold nothing is announced
+    (tmp_path / "small").mkdir()
+    b2 = make(tmp_path / "small", {"a.md": "# A\n\nshort\n"}, model="local")
+    embed(b2)
+    assert "embedding" not in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------
 # OpenAI: the real client against a local OpenAI-compatible server
 # ---------------------------------------------------------------------------
