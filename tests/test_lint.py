@@ -399,6 +399,32 @@ def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
     assert [(f["slug"], f["reason"], f["model"]) for f in r["findings"]] == [("companies/river-ai", "missing", "wordllama"), ("people/ana-lima", "stale", "wordllama")]
 
 
+def test_embeddings_are_judged_for_the_model_query_uses(tmp_path, minilm):
+    """lint, query and embed agree on the active model: a configured model with no vectors is
+    one brain-wide finding, and with both offline models embedded the one query uses
+    (minilm) is judged, not the other."""
+    db = build(tmp_path, CLEAN, embed=False)
+    c = sqlite3.connect(db)
+    with c:
+        c.execute(EMBED_STATE)
+        for m in ("minilm", "wordllama"):
+            c.execute("INSERT INTO embed_state(page_id, model, content_hash) SELECT id, ?, content_hash FROM pages", (m,))
+        c.execute("UPDATE embed_state SET content_hash = 'old' WHERE model = 'wordllama'")
+        c.execute("UPDATE embed_state SET content_hash = 'old' WHERE model = 'minilm' AND page_id = (SELECT id FROM pages WHERE slug = 'people/ana-lima')")
+    c.close()
+    r = lint(db, check="embeddings")
+    assert [(f["slug"], f["reason"], f["model"]) for f in r["findings"]] == [("people/ana-lima", "stale", "minilm")]
+    with Brain.open(db) as b:
+        b.set_config("embedding_model", "wordllama")
+    c = sqlite3.connect(db)
+    with c:
+        c.execute("DELETE FROM embed_state WHERE model = 'wordllama'")
+    c.close()
+    f = lint(db, check="embeddings")["findings"]
+    assert [(x["slug"], x["reason"], x["model"]) for x in f] == [(None, "none", "wordllama")]
+    assert "minilm" in f[0]["message"] and f[0]["action"] == "gbrain embed --stale"
+
+
 def test_dead_link_missing_slug_forms(tmp_path):
     pages = dict(CLEAN)
     pages["sources/2025-03-04-notes.md"] = (

@@ -358,6 +358,21 @@ def _has_table(conn, name: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
+def _active_model(brain, embed_state: dict[str, int]) -> str | None:
+    """The model `gbrain query` and `gbrain embed` use for this brain (``resolve_model`` with
+    the brain's chunk counts; ``embed_state``'s page counts when it has no vectors), or None when
+    the configured provider cannot be built."""
+    from ..errors import GBrainError
+    from .embeddings import resolve_model
+    from .vectors import embedded_counts
+
+    counts = embedded_counts(brain.conn) or {m: n for m, n in embed_state.items() if m in ("minilm", "wordllama")}
+    try:
+        return resolve_model(brain.config(), embedded=counts)[0].model_id
+    except GBrainError:
+        return None
+
+
 def _embeddings(brain) -> list[dict]:
     c = brain.conn
     pages = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
@@ -378,7 +393,12 @@ def _embeddings(brain) -> list[dict]:
         # Judge by the configured model when it has embedded anything, else by the model that has
         # embedded the most pages (the one `gbrain embed` actually runs, e.g. an offline fallback).
         models = {m: n for m, n in c.execute("SELECT model, COUNT(*) FROM embed_state GROUP BY model")}
-        model = configured if configured in models else (max(models, key=lambda m: (models[m], m)) if models else configured)
+        model = _active_model(brain, models) or configured
+        if not models.get(model):
+            others = ", ".join(f"{n:,} pages of {m}" for m, n in sorted(models.items(), key=lambda kv: -kv[1]) if n)
+            return [{"check": "embeddings", "slug": None, "reason": "none", "model": model, "pages": pages,
+                     "message": f"no page is embedded with {model}, the model gbrain query uses" + (f" (there are embeddings of {others})" if others else "") + "; query falls back to keyword search until `gbrain embed` runs",
+                     "action": "gbrain embed --stale"}]
         rows = c.execute(
             "SELECT p.slug, p.updated_at, s.content_hash IS NULL AS missing FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
             "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash ORDER BY p.slug",
