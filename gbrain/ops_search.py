@@ -89,7 +89,17 @@ def _embed(b, a, ctx):
 def _query_text(r: dict, a: dict) -> str:
     if not r["hits"]:
         return "no matches"
-    return "\n".join(f"{h['slug']}  ({h['score']:.3f})  {h['title']}\n    {h['passage'][:240]}" for h in r["hits"])
+    return "\n".join(f"{h['slug']}  ({h['score']:.3f})  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["hits"])
+
+
+def _shorten(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` characters at a word boundary, with ``…`` when cut."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1]
+    if " " in cut[width // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:") + "…"
 
 
 @op(

@@ -446,3 +446,10 @@ def test_unlink_removes_a_dead_link_by_its_target(imported):
     gbrain("put", "notes/dead2", input="[Ghost](../people/ghost.md)\n")
     assert gbrain("unlink", "notes/dead2", "../people/ghost.md").returncode == 0
     assert gbrain("get", "notes/dead2").stdout == b"Ghost\n"
+
+
+def test_snippets_do_not_double_the_pages_own_bold(imported):
+    gbrain("put", "notes/pw", input="# Security\n\nUse **Passwords** that are long, and a __password__ manager.\n")
+    hit = next(h for h in js(gbrain("search", "password", "--json")) if h["slug"] == "notes/pw")
+    assert "**Passwords**" in hit["snippet"] and "****" not in hit["snippet"]
+    assert "a **password** manager" in hit["snippet"]

@@ -619,3 +619,14 @@ def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
     with pytest.raises(KeyboardInterrupt):
         embed(b)
     assert "interrupted: finished pages are saved; run `gbrain embed --stale` to continue" in capsys.readouterr().err
+
+
+def test_query_text_cuts_long_passages_at_a_word_with_an_ellipsis():
+    from gbrain.ops_search import _query_text, _shorten
+
+    long = "alpha beta " * 40
+    out = _shorten(long.strip(), 240)
+    assert len(out) <= 240 and out.endswith("…") and out[:-1].split()[-1] in ("alpha", "beta")
+    assert _shorten("short text", 240) == "short text"
+    text = _query_text({"hits": [{"slug": "a", "score": 1.0, "title": "A", "passage": long}]}, {})
+    assert text.endswith("…") and "alph…" not in text

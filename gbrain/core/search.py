@@ -32,9 +32,13 @@ _WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
 
 def _clean_snippet(s: str) -> str:
     """An FTS5 snippet (hits between \\x02 and \\x03) as readable text: links shown by their
-    label (a hit inside a URL is dropped with it), hits marked ``**like this**``."""
+    label (a hit inside a URL is dropped with it), the page's ``**``/``__`` and heading marks
+    dropped, hits marked ``**like this**``."""
     s = _MD_LINK.sub(lambda m: m.group(2), s)
     s = _WIKI_LINK.sub(lambda m: m.group(1), s)
+    # the page's own bold and heading marks would read as (doubled) hit marks
+    s = re.sub(r"\*\*|__", "", s)
+    s = re.sub(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+", "", s)
     s = re.sub("\x02+", "\x02", re.sub("\x03+", "\x03", s)).replace("\x03\x02", "")
     s = s.replace("\x02", "**").replace("\x03", "**")
     return " ".join(s.split())
