@@ -13,6 +13,7 @@ tool errors.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -528,7 +529,28 @@ def _config_get(b, a, ctx):
 @op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True)
 def _config_set(b, a, ctx):
     b.set_config(a["key"], a["value"])
+    if a["key"] == "embedding_model" and ctx.on_warning:
+        w = _unknown_model_warning(a["value"], b.config())
+        if w:
+            ctx.on_warning(w)
     return {"key": a["key"], "value": a["value"]}
+
+
+def _unknown_model_warning(name: str, config: dict) -> str | None:
+    """A warning for an embedding model name that only an OpenAI-compatible server could serve
+    when no such server is configured (a typo such as ``minlm``), else None."""
+    import difflib
+
+    from .core import embeddings as emb
+
+    name = name.strip()
+    if not emb.is_openai_name(name) or name in emb.OPENAI_MODELS or config.get("embedding_base_url") or os.environ.get("OPENAI_BASE_URL"):
+        return None
+    known = [emb.MINILM_MODEL, emb.OFFLINE_MODEL, *emb.OPENAI_MODELS]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (f"'{name}' is not a model gbrain knows; it would be asked of an OpenAI-compatible server, and none is set "
+            f"(config embedding_base_url or OPENAI_BASE_URL). {hint}Offline models: {emb.MINILM_MODEL}, {emb.OFFLINE_MODEL}")
 
 
 def _dir_arg(v: str) -> Path:

@@ -630,3 +630,15 @@ def test_query_text_cuts_long_passages_at_a_word_with_an_ellipsis():
     assert _shorten("short text", 240) == "short text"
     text = _query_text({"hits": [{"slug": "a", "score": 1.0, "title": "A", "passage": long}]}, {})
     assert text.endswith("…") and "alph…" not in text
+
+
+def test_config_set_warns_about_a_model_name_nothing_can_serve(tmp_path, run, db_path):
+    run("put", "a", input="# A\n")
+    r = run("config", "set", "embedding_model", "minlm")
+    assert r.returncode == 0 and "did you mean minilm?" in r.stderr.decode()
+    for ok in ("minilm", "wordllama", "text-embedding-3-large", "fake-8"):
+        r = run("config", "set", "embedding_model", ok)
+        assert r.returncode == 0 and r.stderr.decode() == "", (ok, r.stderr)
+    # with a server configured any name is the server's business
+    run("config", "set", "embedding_base_url", "http://127.0.0.1:9/v1")
+    assert run("config", "set", "embedding_model", "nomic-embed-text").stderr.decode() == ""
