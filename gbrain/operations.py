@@ -404,7 +404,10 @@ def _stats(b, a, ctx):
     text=lambda r, a: _hits_text(r),
 )
 def _search(b, a, ctx):
-    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a.get("limit") or 20)
+    limit = 20 if a.get("limit") is None else a["limit"]
+    if limit <= 0:
+        raise BadInput("limit must be a positive number")
+    return fts_search(b.conn, a["query"], type=a.get("type"), limit=limit)
 
 
 @op("tags", "List the tags of a page (no slug: every tag with its page count).", [Param("slug", description="page slug", positional=True)], text=lambda r, a: "\n".join(r) if r and isinstance(r[0], str) else _rows(r, ["tag", "pages"]))

@@ -453,3 +453,9 @@ def test_snippets_do_not_double_the_pages_own_bold(imported):
     hit = next(h for h in js(gbrain("search", "password", "--json")) if h["slug"] == "notes/pw")
     assert "**Passwords**" in hit["snippet"] and "****" not in hit["snippet"]
     assert "a **password** manager" in hit["snippet"]
+
+
+def test_search_limit_must_be_positive_like_query(imported):
+    r = gbrain("search", "River", "--limit", "0")
+    assert r.returncode == 2 and b"limit must be a positive number" in r.stderr
+    assert len(js(gbrain("search", "River", "--limit", "1", "--json"))) == 1
