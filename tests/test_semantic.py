@@ -642,3 +642,13 @@ def test_config_set_warns_about_a_model_name_nothing_can_serve(tmp_path, run, db
     # with a server configured any name is the server's business
     run("config", "set", "embedding_base_url", "http://127.0.0.1:9/v1")
     assert run("config", "set", "embedding_model", "nomic-embed-text").stderr.decode() == ""
+
+
+def test_a_question_without_words_gets_keyword_matches_not_vector_noise(tmp_path):
+    b = make(tmp_path, {**PAGES, "notes/launch.md": "# Launch\n\nShipped 🚀 today.\n"})
+    embed(b)
+    r = ops.run("query", {"question": "("}, brain=b)
+    assert r["mode"] == "keyword" and r["hits"] == [] and "no words" in r["notes"][0]
+    r = ops.run("query", {"question": "🚀"}, brain=b)
+    assert r["mode"] == "keyword" and [h["slug"] for h in r["hits"]] == ["notes/launch"]
+    assert ops.run("query", {"question": "payments"}, brain=b)["mode"] == "hybrid"

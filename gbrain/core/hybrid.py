@@ -164,7 +164,11 @@ def query(
         raise BadInput("the question is empty")
     conn = brain.conn
     notes: list[str] = []
-    if model is None:
+    if mode != "keyword" and not any(ch.isalnum() for ch in question):
+        # punctuation or emoji only: nothing for a vector to mean; keyword search matches symbols
+        notes.append("the question has no words; showing keyword matches")
+        mode = "keyword"
+    if model is None and mode != "keyword":
         model, note = resolve_model(brain.config(), embedded=embedded_counts(conn))
     if mode != "keyword" and not has_vectors(conn, model.model_id):
         others = conn.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model").fetchall()
