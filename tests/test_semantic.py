@@ -652,3 +652,20 @@ def test_a_question_without_words_gets_keyword_matches_not_vector_noise(tmp_path
     r = ops.run("query", {"question": "🚀"}, brain=b)
     assert r["mode"] == "keyword" and [h["slug"] for h in r["hits"]] == ["notes/launch"]
     assert ops.run("query", {"question": "payments"}, brain=b)["mode"] == "hybrid"
+
+
+def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
+    from gbrain.core.vectors import plan_embed, select_pages
+
+    para = " ".join(f"word{i}" for i in range(150))
+    b = make(tmp_path, {"notes/long.md": "# Long\n\n" + "\n\n".join([para] * 6) + "\n"})
+
+    class Short(emb.FakeEmbedding):
+        max_chunk_tokens = 220
+
+    rows = select_pages(b.conn, "x", "all")
+    _, wide = plan_embed(b.conn, emb.FakeEmbedding("fake-8", 8), rows)
+    _, short = plan_embed(b.conn, Short("short", 8), rows)
+    assert len(short[0].chunks) > len(wide[0].chunks)
+    assert max(approx_tokens(c.text) for c in short[0].chunks) <= 220 < max(approx_tokens(c.text) for c in wide[0].chunks)
+    assert emb.get_model("minilm").max_chunk_tokens == 220

@@ -101,6 +101,8 @@ class EmbeddingModel(ABC):
     price_per_mtok: float = 0.0
     #: keyword share in min-max fusion for this model (None: the spec's 0.4)
     fts_weight: float | None = None
+    #: largest chunk to embed, in chunking.approx_tokens units (None: chunking.MAX_TOKENS)
+    max_chunk_tokens: int | None = None
 
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> Sequence[Sequence[float]] | np.ndarray:
@@ -253,6 +255,8 @@ class MiniLMEmbedding(EmbeddingModel):
     #: throughput per CPU core, in chunking.approx_tokens units, for the time estimate `embed`
     #: prints before big runs (measured: ~7,000/s on 2 cores for both 44- and 300-token chunks)
     cpu_tokens_per_s = 3500
+    #: chunk budget (chunking.approx_tokens units): 256 word pieces hold about 220 of them
+    max_chunk_tokens = 220
     _lock = threading.Lock()
     _shared = None
 

@@ -123,14 +123,17 @@ def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str,
     return out
 
 
-def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int = MAX_TOKENS) -> tuple[EmbedPlan, list[_PageWork]]:
-    """Chunk ``rows`` and count what the provider must embed (texts not cached for the model)."""
+def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None) -> tuple[EmbedPlan, list[_PageWork]]:
+    """Chunk ``rows`` and count what the provider must embed (texts not cached for the model).
+    Chunks hold at most ``max_tokens`` (default: the model's ``max_chunk_tokens``, else
+    :data:`~.chunking.MAX_TOKENS`), so a model with a short input window sees all of each."""
+    budget = max_tokens or getattr(model, "max_chunk_tokens", None) or MAX_TOKENS
     known = _known_hashes(conn, model.model_id)
     plan = EmbedPlan(model=model.model_id, paid=model.paid)
     work: list[_PageWork] = []
     new: set[str] = set()
     for r in rows:
-        chunks = chunk_page(r["title"], r["compiled_truth"], r["timeline"], max_tokens=max_tokens)
+        chunks = chunk_page(r["title"], r["compiled_truth"], r["timeline"], max_tokens=budget)
         work.append(_PageWork(r["id"], r["content_hash"], chunks))
         plan.pages += 1
         plan.chunks += len(chunks)
