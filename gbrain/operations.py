@@ -329,9 +329,9 @@ def _delete(b, a, ctx):
 
     with b.transaction():
         row = b.resolve_slug(a["slug"])
-        bound = b.conn.execute("SELECT 1 FROM sync_root").fetchone()
-        if not bound:  # a synced brain's next sync trashes the page with its file
-            trash_copy(b, row["path"], "deleted through gbrain")
+        # always now, synced brain or not: a page that never reached the folder has no file for
+        # the next sync to trash (that sync skips a second copy of the same bytes)
+        trash_copy(b, row["path"], "deleted through gbrain")
         return {"slug": b.delete_page(row["slug"])}
 
 

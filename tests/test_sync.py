@@ -645,3 +645,25 @@ def test_watch_round_on_an_emptied_folder_trashes_nothing(env):
         eng.reconcile(paths=paths)
     assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
     assert brain.page_row("note-3") is not None
+
+
+def test_delete_in_a_synced_brain_keeps_the_page_restorable(tmp_path, run):
+    """`delete` promises the trash. In a brain bound to a folder it used to leave that to the
+    next sync, which has nothing to trash for a page that never reached the folder: lost."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n", encoding="utf-8")
+    assert run("import", str(root)).returncode == 0
+    assert run("put", "notes/gnu", input="# Gnu\n").returncode == 0
+    assert run("delete", "notes/gnu").returncode == 0
+    r = run("restore", "notes/gnu")
+    assert r.returncode == 0, r.stderr
+    assert run("get", "notes/gnu").stdout == b"# Gnu\n"
+    # a page whose file is in the folder: delete, sync removes the file; one trash entry, restorable
+    assert run("sync", str(root)).returncode == 0
+    assert run("delete", "a").returncode == 0
+    assert run("sync", str(root)).returncode == 0 and not (root / "a.md").exists()
+    listed = json.loads(run("restore", "--json").stdout)
+    assert [x["path"] for x in listed].count("a.md") == 1, listed
+    assert run("restore", "a").returncode == 0
+    assert run("sync", str(root)).returncode == 0 and (root / "a.md").read_text(encoding="utf-8") == "# A\n"

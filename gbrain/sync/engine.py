@@ -816,7 +816,9 @@ class SyncEngine:
                     out.disk_hashes[p] = S[p]
                     self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
             for p, data in removed.items():
-                self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, ?, ?, ?, ?)", (p, slug_for_path(p) if is_markdown(p) else None, "page" if is_markdown(p) else "file", data, B[p], "deleted in brain"))
+                last = self.conn.execute("SELECT content_hash FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (p,)).fetchone()
+                if not (last and last[0] == B[p]):  # `gbrain delete` already trashed these bytes
+                    self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, ?, ?, ?, ?)", (p, slug_for_path(p) if is_markdown(p) else None, "page" if is_markdown(p) else "file", data, B[p], "deleted in brain"))
                 self._forget(p)
                 out.removed.append(p)
                 self._log(f"← db (deleted) {p} → trash")
