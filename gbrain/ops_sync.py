@@ -144,7 +144,7 @@ def _restore_text(r, a: dict) -> str:
 
 @op(
     "restore",
-    "Bring a page back from the sync trash (pages whose file was deleted, or deleted through gbrain while synced). "
+    "Bring a page back from the sync trash (pages whose file was deleted, or deleted through gbrain). "
     "Without a slug: list the trash.",
     [
         Param("slug", positional=True, description="page slug (or file path) to restore"),
