@@ -669,3 +669,11 @@ def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
     assert len(short[0].chunks) > len(wide[0].chunks)
     assert max(approx_tokens(c.text) for c in short[0].chunks) <= 220 < max(approx_tokens(c.text) for c in wide[0].chunks)
     assert emb.get_model("minilm").max_chunk_tokens == 220
+
+
+def test_query_finds_cjk_words_inside_a_run_like_search_does(tmp_path):
+    b = make(tmp_path, {**PAGES, "notes/water.md": "# 海水\n\n我们计划建设海水淡化厂，明年开工。\n"})
+    embed(b)
+    assert [h["slug"] for h in ops.run("search", {"query": "淡化厂"}, brain=b)] == ["notes/water"]
+    r = ops.run("query", {"question": "淡化厂"}, brain=b)
+    assert r["mode"] == "hybrid" and r["hits"][0]["slug"] == "notes/water"

@@ -133,28 +133,37 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[dict]:
-    """Pages containing every whitespace-separated part of ``query`` as a substring, ranked by
-    number of occurrences (title hits count ×5). Used when FTS5 finds nothing for CJK text."""
-    parts = [p for p in query.replace('"', " ").split() if p.strip("*")]
+def _substring_rows(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
+    """``[(page row, score)]`` of pages containing every whitespace-separated part of ``query``
+    as a substring, best first, scored by the number of occurrences (title hits count ×5)."""
+    parts = [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")]
     if not parts:
         return []
-    sql = "SELECT slug, title, type, compiled_truth, timeline FROM pages"
+    sql = "SELECT id, slug, title, type, compiled_truth, timeline FROM pages"
     where = " AND ".join("instr(title || ' ' || compiled_truth || ' ' || timeline, ?) > 0" for _ in parts)
-    args: list = [p.strip("*") for p in parts]
+    args: list = list(parts)
     sql += " WHERE " + where + (" AND type = ?" if type else "")
     if type:
         args.append(type)
-    hits = []
+    out = []
     for r in conn.execute(sql, args):
         body = r["compiled_truth"] + " " + r["timeline"]
-        score = sum(body.count(p.strip("*")) + 5 * r["title"].count(p.strip("*")) for p in parts)
-        first = parts[0].strip("*")
+        out.append((r, float(sum(body.count(p) + 5 * r["title"].count(p) for p in parts))))
+    out.sort(key=lambda rs: (-rs[1], rs[0]["slug"]))
+    return out[:limit]
+
+
+def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[dict]:
+    """:func:`_substring_rows` as search hits (with a snippet around the first part). Used when
+    FTS5 finds nothing for CJK text or symbols."""
+    hits = []
+    first = next((p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")), "")
+    for r, score in _substring_rows(conn, query, type, limit):
+        body = r["compiled_truth"] + " " + r["timeline"]
         i = body.find(first)
         snippet = " ".join(body[max(0, i - 40) : i + len(first) + 60].split()) if i >= 0 else r["title"]
-        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": float(score), "snippet": snippet.replace(first, f"**{first}**")})
-    hits.sort(key=lambda h: (-h["score"], h["slug"]))
-    return hits[:limit]
+        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": score, "snippet": snippet.replace(first, f"**{first}**")})
+    return hits
 
 
 def _exact_title_first(conn: sqlite3.Connection, query: str, type: str | None, hits: list[dict], limit: int) -> list[dict]:
@@ -177,10 +186,13 @@ def _exact_title_first(conn: sqlite3.Connection, query: str, type: str | None, h
 
 def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, float, float] | None = None) -> list[tuple[int, float]]:
     """``[(page_id, score)]`` of the best ``limit`` pages for ``query``, best first, ``score``
-    being ``-bm25`` (higher is better). The same ranking as :func:`search`, without snippets."""
+    being ``-bm25`` (higher is better). The same ranking as :func:`search`, without snippets,
+    and the same substring fallback for CJK text and symbols (``score``: occurrences)."""
     q = fts_query(query or "")
-    if not q or limit <= 0:
+    if limit <= 0:
         return []
+    if not q:
+        return [(int(r["id"]), sc) for r, sc in _substring_rows(conn, query or "", type, int(limit))]
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
     args: list = []
@@ -192,4 +204,8 @@ def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = N
         args = [q]
     sql += f" ORDER BY bm25(page_fts, {w}) LIMIT ?"
     args.append(int(limit))
-    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, args)]
+    out = [(int(r[0]), float(r[1])) for r in conn.execute(sql, args)]
+    if not out and _UNSPACED.search(query):
+        # as in search(): a word inside a CJK run is no FTS5 token
+        return [(int(r["id"]), sc) for r, sc in _substring_rows(conn, query, type, int(limit))]
+    return out
