@@ -677,3 +677,10 @@ def test_query_finds_cjk_words_inside_a_run_like_search_does(tmp_path):
     assert [h["slug"] for h in ops.run("search", {"query": "淡化厂"}, brain=b)] == ["notes/water"]
     r = ops.run("query", {"question": "淡化厂"}, brain=b)
     assert r["mode"] == "hybrid" and r["hits"][0]["slug"] == "notes/water"
+
+
+def test_a_bare_timeline_heading_is_no_chunk():
+    tl = "## Timeline\n\n- **2025-03-04** | meeting — Pitched.\n\nSome prose about the year.\n"
+    texts = [c.text for c in chunk_page("Ana Lima", "# Ana Lima\n\nCEO.\n", tl)]
+    assert "Ana Lima — Timeline\n## Timeline" not in texts and not any(t.endswith("## Timeline") for t in texts)
+    assert any("Pitched." in t for t in texts) and any("Some prose about the year." in t for t in texts)

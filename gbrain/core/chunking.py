@@ -33,6 +33,7 @@ from .markdown import _TIMELINE_LINE_RE
 
 #: target upper size of one chunk, in estimated tokens
 MAX_TOKENS = 500
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _H2_RE = re.compile(r"^ {0,3}##(?:[ \t]+(.*?))?[ \t#]*$")
@@ -227,6 +228,8 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
             prefix = f"{title} — Timeline" if title else "Timeline"
         else:
             date, body = "", clean_markdown(block)
+            if all(_HEADING_LINE.match(ln) for ln in body.split("\n") if ln.strip()):
+                continue  # a bare "## Timeline" heading: no content, and it would win name lookups
             prefix = f"{title} — Timeline" if title else "Timeline"
         budget = max(32, max_tokens - approx_tokens(prefix))
         for part in _split_text(body, budget):
