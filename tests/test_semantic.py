@@ -684,3 +684,12 @@ def test_a_bare_timeline_heading_is_no_chunk():
     texts = [c.text for c in chunk_page("Ana Lima", "# Ana Lima\n\nCEO.\n", tl)]
     assert "Ana Lima — Timeline\n## Timeline" not in texts and not any(t.endswith("## Timeline") for t in texts)
     assert any("Pitched." in t for t in texts) and any("Some prose about the year." in t for t in texts)
+
+
+def test_a_huge_title_does_not_crowd_out_the_chunk_text():
+    from gbrain.core.chunking import MAX_TITLE_CHARS
+
+    title = " ".join(["volcano"] * 1000)
+    chunks = chunk_page(title, "## Iceland\n\nLava reached the road.\n\n## Hawaii\n\nAsh closed the airport.\n")
+    assert [c.text.split("\n", 1)[1] for c in chunks] == ["Lava reached the road.", "Ash closed the airport."]
+    assert all(len(c.text.split("\n", 1)[0]) <= MAX_TITLE_CHARS + len(" — Iceland") for c in chunks)

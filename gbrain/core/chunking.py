@@ -33,6 +33,8 @@ from .markdown import _TIMELINE_LINE_RE
 
 #: target upper size of one chunk, in estimated tokens
 MAX_TOKENS = 500
+#: longest title prefix (characters) put in front of each chunk
+MAX_TITLE_CHARS = 200
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -204,6 +206,9 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
     name); a page without a title and text yields none. Raises nothing.
     """
     title = " ".join((title or "").split())
+    if len(title) > MAX_TITLE_CHARS:
+        # the prefix gives context; a huge title would fill a model's window in every chunk
+        title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     texts: list[tuple[str, str, str]] = []  # (kind, heading, text)
 
     for i, (heading, body) in enumerate(_sections(compiled_truth or "")):
