@@ -114,6 +114,10 @@ def find(name: str) -> Operation:
     raise BadInput(f"unknown tool '{name}'; see `gbrain --tools-json`")
 
 
+#: integers beyond this are refused (SQLite holds 64-bit integers; no count or limit comes near)
+MAX_INT = 2**53
+
+
 def check_args(o: Operation, args: Any) -> dict:
     """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput."""
     if args is None:
@@ -141,6 +145,8 @@ def check_args(o: Operation, args: Any) -> dict:
             raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be {p.type}, got {type(v).__name__}")
         if p.enum and v not in p.enum:
             raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be one of {', '.join(map(str, p.enum))}")
+        if p.type == "integer" and abs(v) > MAX_INT:
+            raise BadInput(f"{o.tool_name}: parameter '{p.name}' is too large (at most {MAX_INT:,})")
         out[p.name] = v
     return out
 

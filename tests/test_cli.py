@@ -459,3 +459,9 @@ def test_search_limit_must_be_positive_like_query(imported):
     r = gbrain("search", "River", "--limit", "0")
     assert r.returncode == 2 and b"limit must be a positive number" in r.stderr
     assert len(js(gbrain("search", "River", "--limit", "1", "--json"))) == 1
+
+
+def test_a_limit_too_large_for_sqlite_is_a_usage_error(imported):
+    for cmd in (["query", "banana"], ["search", "banana"], ["list"]):
+        r = gbrain(*cmd, "--limit", "9223372036854775808")
+        assert r.returncode == 2 and b"too large" in r.stderr and b"Traceback" not in r.stderr, (cmd, r.stderr)
