@@ -465,3 +465,14 @@ def test_a_limit_too_large_for_sqlite_is_a_usage_error(imported):
     for cmd in (["query", "banana"], ["search", "banana"], ["list"]):
         r = gbrain(*cmd, "--limit", "9223372036854775808")
         assert r.returncode == 2 and b"too large" in r.stderr and b"Traceback" not in r.stderr, (cmd, r.stderr)
+
+
+def test_python_cut_snippet_marks_words_and_looks_for_a_bounded_set():
+    from gbrain.core.search import SNIPPET_WORDS, _cut_snippet
+
+    text = "alpha " * 50 + "Needle in the hay, needle again." + " omega" * 50
+    out = _cut_snippet(text, " ".join(["zzz"] * 5000 + ["needle"]))
+    assert "**Needle**" in out  # 5,000 repeats of one word count once
+    assert _cut_snippet(text, "needle").count("**") == 4
+    many = " ".join(f"w{i}" for i in range(SNIPPET_WORDS)) + " needle"
+    assert "**" not in _cut_snippet(text, many)  # the 33rd distinct word is not looked for

@@ -24,6 +24,8 @@ _PHRASE = re.compile(r'"([^"]*)"')
 
 
 SNIPPET_MAX_CHARS = 200_000
+#: distinct query words a Python-cut snippet looks for
+SNIPPET_WORDS = 32
 
 
 _MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^()\s]*)\)")
@@ -45,14 +47,15 @@ def _clean_snippet(s: str) -> str:
 
 
 def _cut_snippet(text: str, query: str, width: int = 160) -> str:
-    """A snippet around the first query word found in ``text`` (case-insensitive), words marked."""
-    words = [w.rstrip("*") for w in _WORD.findall(query) if w.rstrip("*")]
-    found = (re.search(re.escape(w), text, flags=re.I) for w in words)
-    hits = [m.start() for m in found if m]
-    start = max(0, min(hits) - width // 3) if hits else 0
+    """A snippet around the first query word found in ``text`` (case-insensitive), words marked.
+    At most :data:`SNIPPET_WORDS` distinct words are looked for, in one pass over ``text``."""
+    words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall(query) if w.rstrip("*")))[:SNIPPET_WORDS]
+    rx = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.I) if words else None
+    m = rx.search(text) if rx else None
+    start = max(0, m.start() - width // 3) if m else 0
     out = text[start : start + width]
-    for w in words:
-        out = re.sub(re.escape(w), lambda m: f"**{m.group(0)}**", out, flags=re.I)
+    if rx:
+        out = rx.sub(lambda m: f"**{m.group(0)}**", out)
     return ("…" if start else "") + out + "…"
 
 
