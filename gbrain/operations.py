@@ -390,7 +390,7 @@ def _stats_text(r: dict, a: dict) -> str:
         f"Tags: {r['tags']:,} ({r['unique_tags']:,} unique)",
         f"Raw data: {r['raw_data']:,}",
         f"Timeline entries: {r['timeline_entries']:,}",
-        f"Embeddings: {r['embeddings']:,} chunks",
+        f"Embeddings: {r['embeddings']:,} chunks" + (" (" + ", ".join(f"{m}: {n:,}" for m, n in r.get("embeddings_by_model", {}).items()) + ")" if len(r.get("embeddings_by_model", {})) > 1 else ""),
         f"Other files: {r['files']:,}",
         f"Ingest log: {r['ingest_log']:,}",
         f"DB size: {r['db_bytes'] / 1e6:.1f} MB",

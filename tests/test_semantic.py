@@ -693,3 +693,15 @@ def test_a_huge_title_does_not_crowd_out_the_chunk_text():
     chunks = chunk_page(title, "## Iceland\n\nLava reached the road.\n\n## Hawaii\n\nAsh closed the airport.\n")
     assert [c.text.split("\n", 1)[1] for c in chunks] == ["Lava reached the road.", "Ash closed the airport."]
     assert all(len(c.text.split("\n", 1)[0]) <= MAX_TITLE_CHARS + len(" — Iceland") for c in chunks)
+
+
+def test_stats_split_embeddings_by_model_and_wordllama_names_are_exact(tmp_path, run, db_path):
+    assert run("put", "a", input="# A\n\nAlpha text.\n").returncode == 0
+    for m in ("fake-8", "fake-16"):
+        assert run("config", "set", "embedding_model", m).returncode == 0
+        assert run("embed").returncode == 0
+    st = json.loads(run("stats", "--json").stdout)
+    assert st["embeddings"] == 2 and st["embeddings_by_model"] == {"fake-16": 1, "fake-8": 1}
+    assert "(fake-16: 1, fake-8: 1)" in run("stats").stdout.decode()
+    r = run("config", "set", "embedding_model", "wordllama-foo")
+    assert "not a model gbrain knows" in r.stderr.decode()

@@ -607,6 +607,7 @@ class Brain:
             "raw_data": one("SELECT COUNT(*) FROM raw_data"),
             "timeline_entries": one("SELECT COUNT(*) FROM timeline_entries"),
             "embeddings": one("SELECT COUNT(*) FROM page_embeddings"),
+            "embeddings_by_model": {r[0]: r[1] for r in c.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model ORDER BY COUNT(*) DESC, model")},
             "files": one("SELECT COUNT(*) FROM files"),
             "ingest_log": one("SELECT COUNT(*) FROM ingest_log"),
             "frontmatter_errors": one("SELECT COUNT(*) FROM pages WHERE frontmatter_error IS NOT NULL"),

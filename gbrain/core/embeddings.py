@@ -534,7 +534,7 @@ def _int_config(cfg: dict, key: str, default: int) -> int:
 #: (predicate on the model name, factory); first match wins, the last entry catches everything
 PROVIDERS: list[tuple[Callable[[str], bool], Factory]] = [
     (lambda n: n == MINILM_MODEL, lambda n, c: MiniLMEmbedding(n)),
-    (lambda n: n == OFFLINE_MODEL or n.startswith("wordllama"), lambda n, c: WordLlamaEmbedding(n)),
+    (lambda n: n == OFFLINE_MODEL, lambda n, c: WordLlamaEmbedding(n)),
     (lambda n: re.fullmatch(r"fake(-\d+)?", n) is not None, _fake),
     (lambda n: n.startswith("st:"), lambda n, c: SentenceTransformerEmbedding(n)),
     (lambda n: True, _openai),

@@ -186,7 +186,7 @@ def query(
 
     stale = stale_count(conn, model.model_id)
     if stale:
-        notes.append(f"{stale:,} page(s) changed since they were embedded; run `gbrain embed --stale`")
+        notes.append(f"{stale:,} page(s) not embedded yet or changed since; run `gbrain embed --stale`")
     db_key = _db_key(brain)
     k = max(int(limit), candidates)
     idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type)
