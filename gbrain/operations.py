@@ -75,6 +75,8 @@ class Operation:
     db: str = "existing"  # existing | create | none
     text: Callable[[Any, dict], str] | None = None  # CLI text rendering
     mutating: bool = False
+    #: long-running: the MCP server runs it on a connection of its own, so other calls go on
+    own_connection: bool = False
 
     @property
     def tool_name(self) -> str:

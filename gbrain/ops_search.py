@@ -46,6 +46,7 @@ def _embed_text(r: dict, a: dict) -> str:
     db="existing",
     text=_embed_text,
     mutating=True,
+    own_connection=True,
 )
 def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale") if a.get(k)]

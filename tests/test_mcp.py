@@ -389,3 +389,44 @@ def test_server_and_cli_write_at_the_same_time(fixture_db):
     with Brain.open(fixture_db) as b:
         summaries = {e["summary"] for e in b.timeline("ana-lima")}
     assert {f"MCP entry {i}" for i in range(25)} <= summaries
+
+
+def test_a_long_brain_embed_does_not_block_other_tools(tmp_path, minilm):
+    """brain_embed runs on its own connection: reads and queries answer while it works."""
+    from conftest import make_brain
+
+    tree = make_brain(tmp_path / "tree", 120)
+    db = tmp_path / "brain.db"
+    assert gbrain("import", str(tree), "--db", str(db)).returncode == 0
+    assert gbrain("config", "set", "embedding_model", "minilm", "--db", str(db)).returncode == 0
+
+    async def main():
+        order: list[str] = []
+        async with connect(db) as c:
+            slug = ok(await c.call_tool("brain_list", {"limit": 1}))[0]["slug"]
+
+            async def do_embed():
+                r = await c.call_tool("brain_embed", {})
+                order.append("embed")
+                return r
+
+            async def do_reads():
+                await anyio.sleep(0.5)  # embed has started
+                for _ in range(3):
+                    ok(await c.call_tool("brain_get", {"slug": slug}))
+                    ok(await c.call_tool("brain_search", {"query": "meeting"}))
+                order.append("reads")
+
+            box = {}
+            async with anyio.create_task_group() as tg:
+                async def e():
+                    box["embed"] = await do_embed()
+                tg.start_soon(e)
+                tg.start_soon(do_reads)
+            q = ok(await c.call_tool("brain_query", {"question": "who met about the roadmap?"}))
+        return order, box["embed"], q
+
+    order, emb_result, q = anyio.run(main)
+    assert ok(emb_result)["chunks"] > 500
+    assert order == ["reads", "embed"]
+    assert q["mode"] == "hybrid" and q["model"] == "minilm"

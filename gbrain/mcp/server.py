@@ -117,6 +117,10 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
         try:
             if o.db == "none":
                 result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, ops.Context(db=host.db_path)))
+            elif o.own_connection:
+                # e.g. brain_embed for minutes: its own connection (WAL lets the others read,
+                # and its writes come in short transactions), not the shared lock
+                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, ops.Context(db=host.db_path, on_warning=warnings.append)))
             else:
                 result = await host.run(work)
         except MCPError:
