@@ -705,3 +705,13 @@ def test_stats_split_embeddings_by_model_and_wordllama_names_are_exact(tmp_path,
     assert "(fake-16: 1, fake-8: 1)" in run("stats").stdout.decode()
     r = run("config", "set", "embedding_model", "wordllama-foo")
     assert "not a model gbrain knows" in r.stderr.decode()
+
+
+def test_a_hit_not_embedded_yet_still_shows_a_passage(tmp_path):
+    b = make(tmp_path)
+    embed(b)
+    b.save_page("notes/late.md", "# Late\n\nThe zebrafish assay came back positive.\n")
+    r = ops.run("query", {"question": "zebrafish assay"}, brain=b)
+    hit = next(h for h in r["hits"] if h["slug"] == "notes/late")
+    assert "**zebrafish**" in hit["passage"] and "positive" in hit["passage"]
+    assert any("not embedded yet" in n for n in r["notes"])

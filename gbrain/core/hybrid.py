@@ -218,6 +218,15 @@ def query(
         if m is None:
             continue
         hits.append({"slug": m[1], "title": m[2], "type": m[3], "score": round(float(s), 4), "passage": _passage(texts.get(row_ids[pid], ""))})
+    bare = [h["slug"] for h in hits if not h["passage"]]
+    if bare:  # found by keywords only, not embedded yet: a passage cut around the words
+        from .search import _cut_snippet
+
+        q = f"SELECT slug, compiled_truth || ' ' || timeline FROM pages WHERE slug IN ({','.join('?' * len(bare))})"
+        cut = {slug: " ".join(_cut_snippet(body, question).split()) for slug, body in conn.execute(q, bare)}
+        for h in hits:
+            if not h["passage"]:
+                h["passage"] = cut.get(h["slug"], "")
     return {"hits": hits, "mode": mode, "model": model.model_id, "notes": notes}
 
 
