@@ -715,3 +715,16 @@ def test_a_hit_not_embedded_yet_still_shows_a_passage(tmp_path):
     hit = next(h for h in r["hits"] if h["slug"] == "notes/late")
     assert "**zebrafish**" in hit["passage"] and "positive" in hit["passage"]
     assert any("not embedded yet" in n for n in r["notes"])
+
+
+def test_concurrent_minilm_encodes_leave_blas_threading_as_it_was(minilm):
+    from threadpoolctl import threadpool_info
+
+    before = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    texts = [f"note number {i} about payments and GPUs" for i in range(64)]
+    ths = [threading.Thread(target=minilm.embed_multi, args=(texts,)) for _ in range(4)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+    assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before

@@ -188,8 +188,34 @@ class BertEncoder:
             for part in parts:
                 run(part)
             return out
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as ex:
+        with _one_blas_thread(), ThreadPoolExecutor(workers) as ex:
             list(ex.map(run, parts))
         return out
+
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_limiter = None
+
+
+class _one_blas_thread:
+    """BLAS held to one thread while any encode runs. The limit is process-wide, so concurrent
+    encodes share it: the first one in sets it, the last one out restores the old setting
+    (nested ``threadpool_limits`` would restore out of order and leave BLAS at one thread)."""
+
+    def __enter__(self):
+        global _blas_users, _blas_limiter
+        with _blas_lock:
+            if _blas_users == 0:
+                from threadpoolctl import threadpool_limits
+
+                _blas_limiter = threadpool_limits(limits=1, user_api="blas")
+            _blas_users += 1
+
+    def __exit__(self, *exc):
+        global _blas_users, _blas_limiter
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_limiter is not None:
+                _blas_limiter.restore_original_limits()
+                _blas_limiter = None
