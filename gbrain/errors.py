@@ -1,6 +1,7 @@
 """gbrain's exception tree. Every surface maps it once:
 
     GBrainError              any failure                      → exit 1, MCP tool error
+    ├── ModelUnavailable     a local embedding model is not installed → exit 1
     ├── NotFound             no such page / source / key      → exit 1
     ├── Conflict             a write that would lose data      → exit 1
     └── BadInput             unsafe slug, bad arguments/JSON  → exit 2 (usage)
@@ -12,6 +13,11 @@ class GBrainError(Exception):
     """A failure with a message fit for a user (stderr) or an agent (tool error)."""
 
     exit_code = 1
+
+
+class ModelUnavailable(GBrainError):
+    """A local embedding model whose package or weights are not installed (``query`` falls back
+    to keyword search; ``embed`` fails with the install line)."""
 
 
 class NotFound(GBrainError):

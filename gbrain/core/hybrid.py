@@ -36,6 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import ModelUnavailable
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir, resolve_model
 from .search import fts_candidates, search as keyword_search
 from .vectors import VectorIndex, embedded_counts, stale_count
@@ -189,7 +190,12 @@ def query(
         notes.append(f"{stale:,} page(s) not embedded yet or changed since; run `gbrain embed --stale`")
     db_key = _db_key(brain)
     k = max(int(limit), candidates)
-    idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type)
+    try:
+        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type)
+    except ModelUnavailable as e:
+        # the vectors are there but the model to embed the question is not: keywords still work
+        notes.append(f"{e}; showing keyword results")
+        return query(brain, question, limit=limit, type=type, model=model, mode="keyword") | {"notes": notes}
     if mode == "vector":
         ranked = [(pid, s) for pid, s, _ in vec]
     else:
