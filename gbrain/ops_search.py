@@ -28,7 +28,7 @@ def _embed_text(r: dict, a: dict) -> str:
         return s + (f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")")
     return (
         f"embedded {r['pages']:,} page(s) with {r['model']}: {r['chunks']:,} chunks "
-        f"({r['embedded']:,} new, {r['cached']:,} from cache)"
+        f"({r['embedded']:,} new, " + (f"{r['repeated']:,} repeated, " if r.get("repeated") else "") + f"{r['cached']:,} from cache)"
     )
 
 

