@@ -112,6 +112,11 @@ def make(tmp_path, pages=PAGES, model="fake-32") -> Brain:
     return b
 
 
+def serve_model(monkeypatch, inst: emb.EmbeddingModel) -> None:
+    """Make ``inst`` the provider for its own model name, for this test."""
+    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == inst.model_id, lambda n, c: inst)] + list(emb.PROVIDERS))
+
+
 class Counting(emb.FakeEmbedding):
     """A fake provider shared across calls so tests can count what reached it."""
 
@@ -126,7 +131,7 @@ class Counting(emb.FakeEmbedding):
 @pytest.fixture
 def counting(monkeypatch):
     inst = Counting("counting", 32)
-    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "counting", lambda n, c: inst)] + list(emb.PROVIDERS))
+    serve_model(monkeypatch, inst)
     VectorIndex.forget()
     yield inst
     VectorIndex.forget()
@@ -254,7 +259,7 @@ def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, cap
         price_per_mtok = 0.02
 
     inst = Paid("paid", 8)
-    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "paid", lambda n, c: inst)] + list(emb.PROVIDERS))
+    serve_model(monkeypatch, inst)
     tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
     b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="paid")
     r = embed(b, dry_run=True)
@@ -270,7 +275,7 @@ def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monk
         cpu_tokens_per_s = 1  # absurdly slow: the estimate is in minutes
 
     inst = Local("local", 8)
-    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "local", lambda n, c: inst)] + list(emb.PROVIDERS))
+    serve_model(monkeypatch, inst)
     tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
     b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="local")
     embed(b)
@@ -614,7 +619,7 @@ def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
             raise KeyboardInterrupt
 
     inst = Interrupted("stopper", 8)
-    monkeypatch.setattr(emb, "PROVIDERS", [(lambda n: n == "stopper", lambda n, c: inst)] + list(emb.PROVIDERS))
+    serve_model(monkeypatch, inst)
     b = make(tmp_path, model="stopper")
     with pytest.raises(KeyboardInterrupt):
         embed(b)
