@@ -52,10 +52,9 @@ def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale") if a.get(k)]
     if len(picked) > 1:
         raise BadInput("give one of SLUG, --all or --stale")
-    from .core.embeddings import resolve_model  # numpy and providers load only when used
-    from .core.vectors import embed_pages, embedded_counts, plan_embed, select_pages
+    from .core.vectors import active_model, embed_pages, plan_embed, select_pages  # numpy and providers load only when used
 
-    model, note = resolve_model(b.config(), embedded=embedded_counts(b.conn))
+    model, note = active_model(b.conn, b.config())
     if note:
         _say(ctx, "note: " + note)
     if a.get("slug"):
@@ -69,7 +68,7 @@ def _embed(b, a, ctx):
         return {**out, "dry_run": True}
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
-    elif plan.to_embed > ANNOUNCE_CHUNKS and getattr(model, "cpu_tokens_per_s", 0):
+    elif plan.to_embed > ANNOUNCE_CHUNKS and model.cpu_tokens_per_s:
         cores = os.cpu_count() or 1
         secs = plan.tokens / (model.cpu_tokens_per_s * cores)
         took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"

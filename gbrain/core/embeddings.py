@@ -103,6 +103,8 @@ class EmbeddingModel(ABC):
     fts_weight: float | None = None
     #: largest chunk to embed, in chunking.approx_tokens units (None: chunking.MAX_TOKENS)
     max_chunk_tokens: int | None = None
+    #: local models: throughput per CPU core (approx_tokens units) for `embed`'s time estimate
+    cpu_tokens_per_s: float = 0
 
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> Sequence[Sequence[float]] | np.ndarray:

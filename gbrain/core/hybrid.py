@@ -37,9 +37,9 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import ModelUnavailable
-from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir, resolve_model
+from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
 from .search import fts_candidates, search as keyword_search
-from .vectors import VectorIndex, embedded_counts, stale_count
+from .vectors import VectorIndex, active_model, stale_count
 
 #: candidates taken from each side before fusion
 CANDIDATES = 300
@@ -170,7 +170,7 @@ def query(
         notes.append("the question has no words; showing keyword matches")
         mode = "keyword"
     if model is None and mode != "keyword":
-        model, note = resolve_model(brain.config(), embedded=embedded_counts(conn))
+        model, note = active_model(conn, brain.config())
     if mode != "keyword" and not has_vectors(conn, model.model_id):
         others = conn.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model").fetchall()
         msg = f"no embeddings for {model.model_id}"

@@ -358,17 +358,14 @@ def _has_table(conn, name: str) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
-def _active_model(brain, embed_state: dict[str, int]) -> str | None:
-    """The model `gbrain query` and `gbrain embed` use for this brain (``resolve_model`` with
-    the brain's chunk counts; ``embed_state``'s page counts when it has no vectors), or None when
-    the configured provider cannot be built."""
+def _active_model(brain) -> str | None:
+    """The model `gbrain query` and `gbrain embed` use for this brain, or None when the
+    configured provider cannot be built."""
     from ..errors import GBrainError
-    from .embeddings import resolve_model
-    from .vectors import embedded_counts
+    from .vectors import active_model
 
-    counts = embedded_counts(brain.conn) or {m: n for m, n in embed_state.items() if m in ("minilm", "wordllama")}
     try:
-        return resolve_model(brain.config(), embedded=counts)[0].model_id
+        return active_model(brain.conn, brain.config())[0].model_id
     except GBrainError:
         return None
 
@@ -393,7 +390,7 @@ def _embeddings(brain) -> list[dict]:
         # Judge by the configured model when it has embedded anything, else by the model that has
         # embedded the most pages (the one `gbrain embed` actually runs, e.g. an offline fallback).
         models = {m: n for m, n in c.execute("SELECT model, COUNT(*) FROM embed_state GROUP BY model")}
-        model = _active_model(brain, models) or configured
+        model = _active_model(brain) or configured
         if not models.get(model):
             others = ", ".join(f"{n:,} pages of {m}" for m, n in sorted(models.items(), key=lambda kv: -kv[1]) if n)
             return [{"check": "embeddings", "slug": None, "reason": "none", "model": model, "pages": pages,

@@ -136,10 +136,16 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
+def _substring_parts(query: str) -> list[str]:
+    """The whitespace-separated parts of ``query`` that substring search looks for (quotes and
+    prefix stars dropped)."""
+    return [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")]
+
+
 def _substring_rows(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
     """``[(page row, score)]`` of pages containing every whitespace-separated part of ``query``
     as a substring, best first, scored by the number of occurrences (title hits count ×5)."""
-    parts = [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")]
+    parts = _substring_parts(query)
     if not parts:
         return []
     sql = "SELECT id, slug, title, type, compiled_truth, timeline FROM pages"
@@ -160,7 +166,7 @@ def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, li
     """:func:`_substring_rows` as search hits (with a snippet around the first part). Used when
     FTS5 finds nothing for CJK text or symbols."""
     hits = []
-    first = next((p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")), "")
+    first = (_substring_parts(query) or [""])[0]
     for r, score in _substring_rows(conn, query, type, limit):
         body = r["compiled_truth"] + " " + r["timeline"]
         i = body.find(first)

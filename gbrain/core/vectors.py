@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import GBrainError
 from .chunking import MAX_TOKENS, Chunk, chunk_page
-from .embeddings import EmbeddingModel, to_blob
+from .embeddings import EmbeddingModel, resolve_model, to_blob
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
@@ -81,10 +81,20 @@ _STALE: dict[tuple, tuple] = {}
 
 
 def embedded_counts(conn: sqlite3.Connection, models: tuple[str, ...] = ("minilm", "wordllama")) -> dict[str, int]:
-    """Chunks stored per model, for ``models`` (by default the offline ones); an index-only
-    count on ``idx_embeddings_model_id``."""
-    q = f"SELECT model, COUNT(*) FROM page_embeddings WHERE model IN ({','.join('?' * len(models))}) GROUP BY model"
-    return {m: n for m, n in conn.execute(q, models)}
+    """Chunks stored per model, for ``models`` (by default the offline ones), by an index-only
+    count on ``idx_embeddings_model_id``; when there are none, the pages ``embed_state`` records
+    per model (rows written without chunks)."""
+    marks = ",".join("?" * len(models))
+    counts = {m: n for m, n in conn.execute(f"SELECT model, COUNT(*) FROM page_embeddings WHERE model IN ({marks}) GROUP BY model", models)}
+    if not counts:
+        counts = {m: n for m, n in conn.execute(f"SELECT model, COUNT(*) FROM embed_state WHERE model IN ({marks}) GROUP BY model", models)}
+    return counts
+
+
+def active_model(conn: sqlite3.Connection, config: dict) -> tuple[EmbeddingModel, str | None]:
+    """The provider ``embed``, ``query`` and ``lint`` use for this brain, and a note when it is
+    not the configured one: :func:`~.embeddings.resolve_model` with the brain's counts."""
+    return resolve_model(config, embedded=embedded_counts(conn))
 
 
 def stale_count(conn: sqlite3.Connection, model: str) -> int:
