@@ -38,6 +38,7 @@ def _sync_text(r: dict, a: dict) -> str:
     [
         Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to"),
         Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),
+        Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished (you deleted them on purpose)", default=False),
     ],
     mcp=False,
     db="create",
@@ -49,6 +50,7 @@ def _sync(b, a, ctx):
 
     root = _dir_arg(a["dir"])
     eng = SyncEngine(b, root, warn=ctx.on_warning)
+    eng.confirm_delete = bool(a.get("confirm_delete"))
     try:
         eng.bind(rebind=bool(a.get("rebind")))
         return eng.sync()
@@ -79,6 +81,7 @@ def _watch_text(r: dict, a: dict) -> str:
         Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100),
         Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300),
         Param("rebind", "boolean", "watch a different folder than the one the brain is bound to", default=False),
+        Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished (you deleted them on purpose)", default=False),
     ],
     mcp=False,
     db="create",
@@ -87,7 +90,7 @@ def _watch_text(r: dict, a: dict) -> str:
 )
 def _watch(b, a, ctx):
     if a.get("once"):
-        return _sync(b, {"dir": a["dir"], "rebind": a.get("rebind")}, ctx)
+        return _sync(b, {"dir": a["dir"], "rebind": a.get("rebind"), "confirm_delete": a.get("confirm_delete")}, ctx)
     from .errors import BadInput
     from .sync.watch import Watcher
 
@@ -104,7 +107,9 @@ def _watch(b, a, ctx):
         rescan = a.get("rescan") if a.get("rescan") is not None else 300
         if rescan < 0:
             raise BadInput("rescan must be 0 (never) or a number of seconds")
-        return Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan)).run()
+        w = Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan))
+        w.engine.confirm_delete = bool(a.get("confirm_delete"))
+        return w.run()
     except sqlite3.OperationalError as e:
         raise GBrainError(f"the brain is busy or unwritable ({e}); watch stopped") from e
 

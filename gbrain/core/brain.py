@@ -362,10 +362,31 @@ class Brain:
     @atomic
     def delete_page(self, slug: str) -> str:
         row = self.resolve_slug(slug)
-        with self.transaction():
-            self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))
-            self.re_resolve({loose_key(row["slug"]), loose_key(row["title"])})  # another page may match now
+        self.remove_page_row(row["path"])
         return row["slug"]
+
+    def remove_page_row(self, path: str, *, resolve_incoming: bool = True) -> set[str] | None:
+        """Delete the page stored at ``path`` (its tags, links, timeline and raw rows cascade)
+        and point the links that pointed at it where a fresh import would: at another page with
+        that name or title, or nowhere. Every path that removes a page row goes through here
+        (``gbrain delete``, sync's trash, a page that became a file), so links never dangle where
+        a fresh import resolves them. Returns the link-target keys whose resolution may have
+        changed (``resolve_incoming=False`` leaves re-resolving them to the caller, as bulk
+        import does), or None when no page is stored at ``path``."""
+        row = self.conn.execute("SELECT id, slug, title FROM pages WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return None
+        names = {loose_key(row["slug"]), loose_key(row["title"])}
+        with self.transaction():
+            inbound = [r[0] for r in self.conn.execute("SELECT id FROM links WHERE to_page_id = ? AND from_page_id != ?", (row["id"], row["id"]))]
+            self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))
+            if resolve_incoming:
+                self.re_resolve(names)
+                if inbound:  # a link that reached the page by another key than its name or title
+                    for chunk in range(0, len(inbound), 500):
+                        ids = inbound[chunk : chunk + 500]
+                        self._re_resolve(f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.id IN ({', '.join('?' * len(ids))})", tuple(ids))
+        return names
 
     def _edit(self, row: sqlite3.Row, new_text: str, check=None, what: str = "edit") -> SaveResult:
         """Save an edit of a page's text, after checking that it did what it was for.

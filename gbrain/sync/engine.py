@@ -54,8 +54,10 @@ Order of a reconciliation, chosen so that a crash at any point loses nothing:
 
 A path that cannot be read, is still being written (its stat changed while it was read), is a
 symlink or ignored, or lies in an unreadable folder is left alone on both sides and reported.
-A vanished or unreadable root raises :class:`~gbrain.errors.GBrainError`; so does a folder
-that is suddenly empty while the base knows files (an unmounted drive looks like that).
+A vanished or unreadable root raises :class:`~gbrain.errors.GBrainError`; so does a round that
+would trash :data:`MASS_TRASH` or more notes from one folder (or the root) with no markdown left
+in it (an unmounted drive or sub-volume looks like that), until a person confirms with
+``--confirm-delete``.
 """
 from __future__ import annotations
 
@@ -137,6 +139,11 @@ class SyncError(GBrainError):
     """Sync stopped before changing anything it could not vouch for (vanished root, lock held…)."""
 
 
+class MassDeleteRefused(SyncError):
+    """A folder lost all its markdown at once (see :meth:`SyncEngine.vanished_folders`); a person
+    confirms with ``--confirm-delete``."""
+
+
 def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[str], bool] = lambda p: False) -> str:
     """Where the losing version of ``path`` is kept: ``dir/name.conflict-YYYYMMDDTHHMMSS.md``.
 
@@ -177,6 +184,8 @@ class SyncEngine:
         self.spec: pathspec.PathSpec | None = None
         self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
         self._dir_cache: dict[str, set[str] | None] = {}
+        #: trash the notes of a folder whose markdown all vanished (a person said so)
+        self.confirm_delete = False
 
     # ---- binding and locking ------------------------------------------------
 
@@ -542,8 +551,6 @@ class SyncEngine:
         except PermissionError:
             raise SyncError(f"no permission to read {self.root}; nothing was changed") from None
         state = self._state(None)
-        if not scan.files and state:
-            raise SyncError(f"{self.root} is empty but {len(state)} file(s) were synced from it before (an unmounted drive?); refusing to trash them. Delete the files one by one or pass another folder with --rebind")
         first = 0
         if not state and scan.files and self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM pages) AND NOT EXISTS (SELECT 1 FROM files)").fetchone()[0]:
             # an empty brain and a folder never synced: the bulk importer (parallel parsing,
@@ -692,11 +699,10 @@ class SyncEngine:
                 echoes.add(p)
             else:
                 conflicts.append((p, "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")))
-        # an emptied folder (an unmounted drive, a `rm -rf *` in the wrong window) is not a
-        # request to trash the whole brain: stop before touching either side
-        if len(to_trash) >= MASS_TRASH and not any(True for _ in os.scandir(self.root)):
-            raise SyncError(f"{self.root} is empty now but {len(to_trash)} synced file(s) came from it; refusing to trash them. "
-                            "If you really deleted everything, delete the pages with `gbrain delete`, or sync another folder with --rebind")
+        # an emptied folder (an unmounted drive or sub-volume, a `rm -rf *` in the wrong window)
+        # is not a request to trash its pages: stop before touching either side
+        if len(to_trash) >= MASS_TRASH and not self.confirm_delete:
+            self._check_vanished(to_trash, disk if cand is None else None)
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
         now = time.time()
         copies: dict[str, tuple[str, bytes]] = {}
@@ -844,6 +850,51 @@ class SyncEngine:
         self._finish(out, paths, disk, removed, copies)
         return out
 
+    def vanished_folders(self, to_trash: list[str], disk: dict | None) -> list[tuple[str, int]]:
+        """Folders (``''`` for the root, else ``'a/b/'``) from which at least :data:`MASS_TRASH`
+        synced markdown files would be trashed while no markdown file is left in them on disk
+        (only ``.DS_Store``, ``.obsidian/``, attachments…): ``[(folder, markdown files lost)]``,
+        outermost folders only. ``disk`` is the full scan when there is one; else the folders
+        are looked at on disk."""
+        per: dict[str, int] = {}
+        for p in to_trash:
+            if not is_markdown(p):
+                continue
+            parts = p.split("/")[:-1]
+            for i in range(len(parts) + 1):
+                pre = "".join(x + "/" for x in parts[:i])
+                per[pre] = per.get(pre, 0) + 1
+        out: list[tuple[str, int]] = []
+        for pre in sorted(per, key=lambda x: (x.count("/"), x)):
+            if per[pre] < MASS_TRASH or any(pre.startswith(o) for o, _ in out):
+                continue
+            if disk is not None:
+                left = any(q.startswith(pre) and is_markdown(q) for q in disk)
+            else:
+                left = self._markdown_left(pre)
+            if not left:
+                out.append((pre, per[pre]))
+        return out
+
+    def _markdown_left(self, prefix: str) -> bool:
+        """Whether any markdown file (not a temp file, not in a VCS folder) is under ``prefix``."""
+        top = os.path.join(str(self.root), *prefix.strip("/").split("/")) if prefix else str(self.root)
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = [d for d in dirnames if d not in VCS_DIRS and not os.path.islink(os.path.join(dirpath, d))]
+            if any(is_markdown(f) and not is_temp_name(f) for f in filenames):
+                return True
+        return False
+
+    def _check_vanished(self, to_trash: list[str], disk: dict | None) -> None:
+        gone = self.vanished_folders(to_trash, disk)
+        if not gone:
+            return
+        where = ", ".join(f"{(str(self.root / pre.rstrip('/')) if pre else str(self.root))} ({n} notes)" for pre, n in gone)
+        raise MassDeleteRefused(
+            f"every synced note is gone from {where}, with no markdown left there (an unmounted drive, or emptied by mistake?); "
+            f"nothing was trashed. If you deleted them on purpose, run `gbrain sync {self.root} --confirm-delete`"
+        )
+
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:
         """A partial round (watch) may see a move's new path without its old one (a file moved
         into a folder created a moment earlier reaches watchdog as a delete plus a create, in
@@ -951,7 +1002,7 @@ class SyncEngine:
             if res.counts:
                 out.parsed_counts[res.slug] = res.counts
         else:
-            self.conn.execute("DELETE FROM pages WHERE path = ?", (p,))
+            self.brain.remove_page_row(p)
             out.warnings += self.brain.save_file(p, data, kind) or []
         self._record(p, f, f.hash)
         return True
@@ -960,7 +1011,7 @@ class SyncEngine:
         """Move the page or file at ``p`` from the brain to sync_trash (exact bytes kept)."""
         kind = trash_copy(self.brain, p, reason)
         if kind == "page":
-            self.conn.execute("DELETE FROM pages WHERE path = ?", (p,))
+            self.brain.remove_page_row(p)
         elif kind is not None:
             self.brain.delete_file(p)
 
@@ -997,7 +1048,7 @@ class SyncEngine:
             data = f.data if f.data is not None else self.db_bytes(src)
             kind = c.execute("SELECT kind FROM files WHERE path = ?", (src,)).fetchone()
             if page:
-                c.execute("DELETE FROM pages WHERE id = ?", (page["id"],))
+                self.brain.remove_page_row(src)
             elif kind:
                 self.brain.delete_file(src)
             f.data = data
@@ -1168,4 +1219,4 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     return out
 
 
-__all__ = ["SyncEngine", "SyncError", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list"]
+__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list"]

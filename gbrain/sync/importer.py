@@ -227,7 +227,7 @@ def import_tree(
                     counts["pages_written"] += 1
                 else:
                     if old_kind == "page":
-                        brain.conn.execute("DELETE FROM pages WHERE path = ?", (path,))
+                        changed_names |= brain.remove_page_row(path, resolve_incoming=False) or set()
                     pending_files.append((path, data, kind))
                     counts["files_written"] += 1
                 in_tx += 1
@@ -244,7 +244,7 @@ def import_tree(
                 continue
             for w in brain.save_file(path, data, kind) or []:
                 warn(w)
-        if written_pages:
+        if written_pages or changed_names:
             brain.re_resolve(changed_names)
             brain.resolve_dangling()
             # sidecars of new pages that were stored earlier

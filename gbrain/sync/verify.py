@@ -84,6 +84,63 @@ def links_resolved_differently(brain: Brain) -> list[str]:
     return out
 
 
+def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
+    """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
+    brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
+    frontmatter error, content hash), tags, links (from, kind, target, resolved slug, context),
+    timeline entries, raw data, files (path, kind, hash, owning page) and the search index
+    (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages).
+    Two brains hold the same tree exactly when their snapshots are equal."""
+    c = brain.conn
+
+    def q(sql: str) -> list[tuple]:
+        return sorted((tuple(r) for r in c.execute(sql)), key=repr)
+
+    try:
+        c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+        fts = [("ok",)]
+    except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
+        fts = [("corrupt", str(e))]
+    return {
+        "pages": q("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash FROM pages"),
+        "tags": q("SELECT p.slug, t.tag FROM tags t JOIN pages p ON p.id = t.page_id"),
+        "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
+        "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
+        "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
+        "files": q("SELECT f.path, f.kind, f.content_hash, p.slug FROM files f LEFT JOIN pages p ON p.id = f.page_id"),
+        "fts": fts,
+    }
+
+
+def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict[str, list[tuple]]]:
+    """Export ``brain`` to a temporary folder, import that into a new temporary database and
+    compare :func:`derived_snapshot` of both: ``{view: {"only_here": rows, "only_fresh": rows}}``
+    for each view that differs (at most ``limit`` rows each); empty when the incremental brain
+    equals a fresh import of its own tree. Reads ``brain`` only; costs one export and one import."""
+    import tempfile
+    from pathlib import Path
+
+    from .exporter import export_tree
+    from .importer import import_tree
+
+    with tempfile.TemporaryDirectory(prefix="gbrain-fresh-") as tmp:
+        tree, db = Path(tmp) / "tree", Path(tmp) / "fresh.db"
+        export_tree(brain, tree, check=False)
+        with Brain.open(db) as fresh:
+            split = brain.timeline_split
+            if split != fresh.timeline_split:
+                fresh.set_config("timeline_split", split)
+            import_tree(fresh, tree)
+            theirs = derived_snapshot(fresh)
+    ours = derived_snapshot(brain)
+    out: dict[str, dict[str, list[tuple]]] = {}
+    for k in ours:
+        a, b = set(ours[k]), set(theirs[k])
+        if a != b:
+            out[k] = {"only_here": sorted(a - b, key=repr)[:limit], "only_fresh": sorted(b - a, key=repr)[:limit]}
+    return out
+
+
 def check_counts(brain: Brain, parsed: dict[str, tuple[int, int, int]]) -> dict:
     """Compare counts parsed by a run (slug → (links, timeline, tags)) with the rows stored."""
     res = {"pages_parsed": len(parsed), "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
