@@ -26,6 +26,10 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Read or set brain config values.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
+skills_app = typer.Typer(help="The agent skills shipped with gbrain: list (the default), show NAME, install.")
+app.add_typer(skills_app, name="skills")
+#: operations named ``<group>-<sub>`` become ``gbrain <group> <sub>``
+GROUPS = {"config": config_app, "skills": skills_app}
 
 _STATE: dict[str, Any] = {"db": None}
 
@@ -197,10 +201,18 @@ def _make_command(o: ops.Operation):
 
 
 for _o in ops.REGISTRY.values():
-    if _o.name.startswith("config-"):
-        config_app.command(_o.name.split("-", 1)[1], help=_o.description)(_make_command(_o))
+    _group = GROUPS.get(_o.name.split("-", 1)[0]) if "-" in _o.name else None
+    if _group is not None:
+        _group.command(_o.name.split("-", 1)[1], help=_o.description)(_make_command(_o))
     else:
         app.command(_o.name, help=_o.description)(_make_command(_o))
+
+
+@skills_app.callback(invoke_without_command=True)
+def _skills_root(ctx: typer.Context, json_: bool = typer.Option(False, "--json", help="print JSON")) -> None:
+    """`gbrain skills` alone lists the skills (as `gbrain skills list`)."""
+    if ctx.invoked_subcommand is None:
+        run_and_print(ops.REGISTRY["skills-list"], {}, json_)
 
 
 @app.command("call")
@@ -329,7 +341,7 @@ def _move_leading_json(argv: list[str]) -> list[str]:
     if not seen_json or i >= len(argv):
         return argv
     cmd_end = i + 1
-    if argv[i] == "config" and cmd_end < len(argv):  # a command group: `config get`
+    if argv[i] in GROUPS and cmd_end < len(argv) and not argv[cmd_end].startswith("-"):  # a command group: `config get`
         cmd_end += 1
     tail = argv[cmd_end:]
     if "--" in tail:

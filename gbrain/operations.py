@@ -627,3 +627,4 @@ from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401
 from . import ops_sync  # noqa: E402,F401
 from . import ops_search  # noqa: E402,F401
+from . import ops_skills  # noqa: E402,F401

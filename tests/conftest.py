@@ -83,3 +83,50 @@ def minilm():
             pytest.fail(msg)
         pytest.skip(msg)
     return emb.get_model("minilm")
+
+
+def _project_files() -> list[str]:
+    """The files a release would be built from: git's tracked and new (not ignored) files."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
+        return [f for f in out.decode("utf-8").split("\0") if f and (ROOT / f).is_file()]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: what the build reads
+        keep = ("gbrain/", "skills/")
+        return [str(p.relative_to(ROOT)) for p in ROOT.rglob("*") if p.is_file() and str(p.relative_to(ROOT)).startswith(keep) and "__pycache__" not in p.parts] + [
+            f for f in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md") if (ROOT / f).exists()
+        ]
+
+
+@pytest.fixture(scope="session")
+def installed_gbrain(tmp_path_factory) -> dict:
+    """gbrain as a user gets it: an sdist built from a copy of the project, a wheel built from
+    that sdist, installed into a fresh venv. Offline: the build runs in this interpreter (no
+    build isolation; needs setuptools>=70.1 from the test extra), the venv sees this
+    interpreter's site-packages for the dependencies, and pip installs only the wheel
+    (``--no-deps --no-index``). Returns ``{"python", "gbrain", "wheel", "site"}`` (paths)."""
+    base = tmp_path_factory.mktemp("wheel")
+    src, dist = base / "src", base / "dist"
+    for f in _project_files():
+        (src / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, src / f)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def backend(call: str, cwd: Path) -> str:
+        code = f"import sys; from setuptools import build_meta as b; print(b.{call}(sys.argv[1]))"
+        p = subprocess.run([sys.executable, "-c", code, str(dist)], cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+        assert p.returncode == 0, p.stderr[-3000:]
+        return p.stdout.strip().splitlines()[-1]
+
+    sdist = backend("build_sdist", src)
+    shutil.unpack_archive(dist / sdist, base / "unpacked")
+    wheel = dist / backend("build_wheel", base / "unpacked" / sdist.removesuffix(".tar.gz"))
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, timeout=300)
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    py = bindir / ("python.exe" if os.name == "nt" else "python")
+    p = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--disable-pip-version-check", str(wheel)], capture_output=True, text=True, env=env, cwd=base, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    where = subprocess.run([str(py), "-c", "import gbrain, pathlib; print(pathlib.Path(gbrain.__file__).parent)"], capture_output=True, text=True, env=env, cwd=base, timeout=60)
+    site = Path(where.stdout.strip())
+    assert site.resolve().is_relative_to(venv.resolve()), f"the venv imports gbrain from {site}, not from its own install"
+    return {"python": py, "gbrain": bindir / "gbrain", "wheel": wheel, "site": site, "env": env}

@@ -75,9 +75,10 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
         assert t.annotations.read_only_hint == (not registry[name].mutating)
     assert served["brain_put"].input_schema["required"] == ["slug"]
     assert set(served["brain_ingest"].input_schema["properties"]) == {"content", "source_type", "source_ref"}
-    assert [str(r.uri) for r in resources.resources] == ["brain://index"]
+    skills = {f"gbrain-{d.name}" for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").exists()}
+    assert sorted(str(r.uri) for r in resources.resources) == sorted(["brain://index"] + [f"brain://skills/{n}" for n in skills])
     assert [t.uri_template for t in templates.resource_templates] == ["brain://pages/{+slug}"]
-    assert {p.name for p in prompts.prompts} == {"brain_briefing", "brain_ingest_meeting"}
+    assert {p.name for p in prompts.prompts} == {"brain_briefing", "brain_ingest_meeting"} | skills
     assert all(a.description for p in prompts.prompts for a in p.arguments)
 
 

@@ -236,17 +236,36 @@ def header(text: str) -> dict:
 # ---------------------------------------------------------------------------
 
 
+@pytest.fixture(params=["source", "installed"])
+def skills_root(request) -> Path:
+    """The skills as the repository has them, and as a wheel built from it installs them
+    (``gbrain/skills`` in a fresh venv, see conftest ``installed_gbrain``)."""
+    if request.param == "source":
+        return SKILLS
+    return request.getfixturevalue("installed_gbrain")["site"] / "skills"
+
+
+def test_the_installed_copy_is_the_source():
+    """One source of truth: no second copy of the skills in the tree; the package finds
+    skills/ in a checkout (the wheel's copy is compared in tests/test_skills_package.py)."""
+    from gbrain.ops_skills import load_skills, skills_dir
+
+    assert not (ROOT / "gbrain" / "skills").exists()
+    assert skills_dir() == SKILLS
+    assert sorted(s.dir for s in load_skills()) == sorted(SKILL_NAMES)
+
+
 @pytest.mark.parametrize("name", SKILL_NAMES)
-def test_skill_header(name):
-    text = (SKILLS / name / "SKILL.md").read_text(encoding="utf-8")
+def test_skill_header(name, skills_root):
+    text = (skills_root / name / "SKILL.md").read_text(encoding="utf-8")
     fm = header(text)
     assert fm.get("name") == f"gbrain-{name}"
     assert isinstance(fm.get("description"), str) and len(fm["description"].split()) >= 15
 
 
 @pytest.mark.parametrize("name", SKILL_NAMES)
-def test_skill_commands_and_tools_exist(name):
-    text = (SKILLS / name / "SKILL.md").read_text(encoding="utf-8")
+def test_skill_commands_and_tools_exist(name, skills_root):
+    text = (skills_root / name / "SKILL.md").read_text(encoding="utf-8")
     cmds = [seg for _i, body in fences(text) for line in body.splitlines() for seg in command_segments(line)]
     assert cmds, "a skill must show the exact gbrain commands it uses"
     problems = check_skill_text(name, text)

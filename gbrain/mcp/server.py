@@ -3,7 +3,8 @@
 Every operation registered with ``mcp=True`` in :data:`gbrain.operations.REGISTRY` becomes a
 tool named ``brain_<name>`` with the operation's JSON schema; nothing here lists tools by hand.
 Besides the tools the server offers two resources (``brain://index`` and the template
-``brain://pages/{+slug}``) and two prompts (``brain_briefing``, ``brain_ingest_meeting``).
+``brain://pages/{+slug}``) and two prompts (``brain_briefing``, ``brain_ingest_meeting``), and
+each agent skill as a prompt (``gbrain-ingest``, …) and a resource ``brain://skills/<name>``.
 
 Protocol facts (from the official ``mcp`` SDK 2.x source): :class:`mcp.server.mcpserver.MCPServer`
 runs the stdio transport, which re-wraps fd 0/1 as UTF-8 whatever the locale and points fd 1 at
@@ -45,7 +46,8 @@ INSTRUCTIONS = (
     "timeline below it. Search with brain_search, read with brain_get, write with brain_put "
     "(partial updates keep the rest of the page byte-exact), add dated facts with brain_timeline_add, "
     "cross-reference with brain_link, store sources with brain_ingest. Slugs look like people/ana-lima; "
-    "a unique suffix such as ana-lima also works."
+    "a unique suffix such as ana-lima also works. Workflows (ingest, query, maintain, enrich, briefing) are "
+    "the prompts gbrain-<name>, also readable as resources brain://skills/gbrain-<name>."
 )
 
 
@@ -260,7 +262,30 @@ def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
         )
 
     _ = (index, page, brain_briefing, brain_ingest_meeting)
+    _add_skills(server)
     return server, host
+
+
+def _add_skills(server: MCPServer) -> None:
+    """Each agent skill (``skills/*/SKILL.md``, see :mod:`gbrain.ops_skills`) as a prompt named
+    after it (``gbrain-ingest``; optional ``task`` appended) and a resource
+    ``brain://skills/<name>`` holding the SKILL.md exactly as shipped."""
+    from ..ops_skills import load_skills
+
+    for sk in load_skills():
+
+        def make(sk=sk):
+            async def prompt(task: Annotated[str, Field(description="what to apply the workflow to (a question, a document, a page)")] = "") -> str:
+                return sk.text + (f"\n## Task\n\n{task}\n" if task else "")
+
+            async def resource() -> str:
+                return sk.text
+
+            return prompt, resource
+
+        prompt, resource = make()
+        server.prompt(name=sk.name, description=f"Skill: {sk.summary}")(prompt)
+        server.resource(f"brain://skills/{sk.name}", name=sk.name, description=f"Skill (SKILL.md): {sk.summary}", mime_type="text/markdown")(resource)
 
 
 def serve(db_path: str | None) -> None:
