@@ -3,6 +3,7 @@
     GBrainError              any failure                      → exit 1, MCP tool error
     ├── ModelUnavailable     a local embedding model is not installed → exit 1
     ├── NotFound             no such page / source / key      → exit 1
+    │   └── Ambiguous        a short name that matches several pages → exit 1
     ├── Conflict             a write that would lose data      → exit 1
     └── BadInput             unsafe slug, bad arguments/JSON  → exit 2 (usage)
 """
@@ -26,6 +27,12 @@ class NotFound(GBrainError):
     def __init__(self, message: str, suggestions: list[str] | None = None):
         super().__init__(message)
         self.suggestions = suggestions or []
+
+
+class Ambiguous(NotFound):
+    """A short name (a suffix such as ``ana-lima``) that matches several pages; ``suggestions``
+    holds them. Reads fail with it, and so do writes: a write must never create a new page
+    beside the ones the caller may have meant."""
 
 
 class Conflict(GBrainError):

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from . import __version__
 from .core.brain import Brain
 from .core.search import search as fts_search
-from .errors import BadInput, GBrainError
+from .errors import Ambiguous, BadInput, GBrainError, NotFound
 
 JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list}
 
@@ -43,11 +43,19 @@ class Param:
     cli: bool = True  # shown as a CLI argument/option
     in_schema: bool = True  # in the JSON schema (MCP, call, pipe, --tools-json); False: CLI-only
     flag: str | None = None  # CLI option name when it differs from ``name`` (``type`` → ``--type``)
+    #: bounds of an integer/number (JSON schema ``minimum``/``maximum``), checked by check_args
+    #: for every surface alike. Every integer parameter declares a ``minimum`` (a test checks it).
+    minimum: int | None = None
+    maximum: int | None = None
 
     def schema(self) -> dict:
         s: dict = {"type": self.type, "description": self.description}
         if self.enum:
             s["enum"] = self.enum
+        if self.minimum is not None:
+            s["minimum"] = self.minimum
+        if self.maximum is not None:
+            s["maximum"] = self.maximum
         if self.default is not None:
             s["default"] = self.default
         if self.type == "array":
@@ -149,8 +157,29 @@ def check_args(o: Operation, args: Any) -> dict:
             raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be one of {', '.join(map(str, p.enum))}")
         if p.type == "integer" and abs(v) > MAX_INT:
             raise BadInput(f"{o.tool_name}: parameter '{p.name}' is too large (at most {MAX_INT:,})")
+        if (p.minimum is not None and v < p.minimum) or (p.maximum is not None and v > p.maximum):
+            raise BadInput(f"{o.tool_name}: {p.name} must be {_bounds_text(p)}, got {v}")
         out[p.name] = v
     return out
+
+
+def _bounds_text(p: Param) -> str:
+    """``a positive number`` / ``0 or more`` / ``between 0 and 60000``: the rule a bounded
+    parameter breaks, worded the same for every operation."""
+    lo, hi = p.minimum, p.maximum
+    if hi is not None:
+        return f"between {lo} and {hi}" if lo is not None else f"at most {hi}"
+    if lo == 1:
+        return "a positive number"
+    if lo == 0:
+        return "0 (no limit) or more" if p.name == "limit" else "0 or more"
+    return f"at least {lo}"
+
+
+def limit_param(default: int | None, description: str, *, minimum: int = 0) -> Param:
+    """The ``limit`` parameter every listing operation shares: an integer, at least
+    ``minimum`` (0 means "all" where the operation says so), checked by :func:`check_args`."""
+    return Param("limit", "integer", description, default=default, minimum=minimum)
 
 
 def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
@@ -228,7 +257,7 @@ def _report_text(r: dict, a: dict) -> str:
 # ---------------------------------------------------------------------------
 
 SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
-LIMIT = Param("limit", "integer", "maximum number of results", default=20)
+LIMIT = limit_param(20, "maximum number of results", minimum=1)
 TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
 
 
@@ -296,7 +325,9 @@ def _put_locked(b, a):
     if row is None:
         try:
             row = b.resolve_slug(slug)
-        except GBrainError:
+        except Ambiguous:
+            raise  # refused like get: never create a page beside the ones meant
+        except NotFound:
             row = None
     text = b.get_text(row["slug"]) if row else ""
     from .core.markdown import parse_page
@@ -349,7 +380,7 @@ def _delete(b, a, ctx):
     [
         TYPE,
         Param("tag", description="only pages with this tag"),
-        Param("limit", "integer", "maximum number of pages (0: all)", default=50),
+        limit_param(50, "maximum number of pages (0: all)"),
         Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
         Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
     ],
@@ -412,10 +443,7 @@ def _stats(b, a, ctx):
     text=lambda r, a: _hits_text(r),
 )
 def _search(b, a, ctx):
-    limit = 20 if a.get("limit") is None else a["limit"]
-    if limit <= 0:
-        raise BadInput("limit must be a positive number")
-    return fts_search(b.conn, a["query"], type=a.get("type"), limit=limit)
+    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"])
 
 
 @op("tags", "List the tags of a page (no slug: every tag with its page count).", [Param("slug", description="page slug", positional=True)], text=lambda r, a: "\n".join(r) if r and isinstance(r[0], str) else _rows(r, ["tag", "pages"]))
@@ -487,7 +515,7 @@ def _backlinks(b, a, ctx):
 @op(
     "timeline",
     "Structured timeline entries of a page, newest first.",
-    [SLUG, Param("limit", "integer", "maximum number of entries")],
+    [SLUG, limit_param(None, "maximum number of entries (0 or none: all)")],
     text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
 )
 def _timeline(b, a, ctx):
@@ -622,7 +650,7 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, default=str).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-__all__ = ["REGISTRY", "Operation", "Param", "Context", "find", "run", "check_args", "tools_json", "dumps"]
+__all__ = ["REGISTRY", "Operation", "Param", "Context", "limit_param", "find", "run", "check_args", "tools_json", "dumps"]
 from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401
 from . import ops_sync  # noqa: E402,F401

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .core import lint as lintmod
 from .errors import BadInput
-from .operations import Param, op
+from .operations import Param, limit_param, op
 
 
 def _checks_arg(v: str | None) -> list[str] | None:
@@ -28,8 +28,8 @@ def _checks_arg(v: str | None) -> list[str] | None:
         Param("check", description="only these checks, comma-separated (default: all): " + ",".join(lintmod.CHECKS)),
         Param("fix_safe", "boolean", "apply lossless fixes first (rename tag variants to the canonical spelling) and report them", default=False),
         Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
-        Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS),
-        Param("limit", "integer", "maximum findings listed per check (0: all; counts are always complete)", default=100),
+        Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
+        limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
     ],
     text=lambda r, a: lintmod.render_text(r),
     mutating=True,
@@ -62,14 +62,12 @@ def _threads_text(r: list, a: dict) -> str:
     [
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("tag", description="only pages with this tag"),
-        Param("older_than", "integer", "only items at least this many days old (plus ticked-done ones)"),
+        Param("older_than", "integer", "only items at least this many days old (plus ticked-done ones)", minimum=0),
         Param("as_of", description="count ages as of this date, YYYY-MM-DD (default: today, UTC)"),
-        Param("limit", "integer", "maximum number of items", default=100),
+        limit_param(100, "maximum number of items (0: all)"),
     ],
     text=_threads_text,
 )
 def _threads(b, a, ctx):
-    if a.get("limit") is not None and a["limit"] < 0:
-        raise BadInput("limit must be 0 (no limit) or more")
     items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"))
     return items[: a["limit"]] if a.get("limit") else items

@@ -5,7 +5,7 @@ import os
 import sys
 
 from .errors import BadInput, GBrainError
-from .operations import Context, Param, op
+from .operations import Context, Param, limit_param, op
 
 #: above this many chunks to embed, a paid provider's run is announced with tokens and cost
 ANNOUNCE_CHUNKS = 1000
@@ -107,7 +107,7 @@ def _shorten(text: str, width: int) -> str:
     "Each hit has slug, title, score and the best matching passage. Falls back to keyword search when the brain has no embeddings.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
-        Param("limit", "integer", "maximum number of results", default=10),
+        limit_param(10, "maximum number of results", minimum=1),
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
     ],

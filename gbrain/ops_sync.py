@@ -9,7 +9,7 @@ import sqlite3
 import sys
 
 from .errors import BadInput, GBrainError
-from .operations import Param, _dir_arg, _report_text, op
+from .operations import Param, _dir_arg, _report_text, limit_param, op
 
 
 def _sync_text(r: dict, a: dict) -> str:
@@ -78,8 +78,8 @@ def _watch_text(r: dict, a: dict) -> str:
     [
         Param("dir", required=True, positional=True, description="the markdown folder to watch"),
         Param("once", "boolean", "sync once and exit (same as `gbrain sync`)", default=False),
-        Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100),
-        Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300),
+        Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100, minimum=0, maximum=60_000),
+        Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300, minimum=0),
         Param("rebind", "boolean", "watch a different folder than the one the brain is bound to", default=False),
         Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished (you deleted them on purpose)", default=False),
     ],
@@ -91,13 +91,10 @@ def _watch_text(r: dict, a: dict) -> str:
 def _watch(b, a, ctx):
     if a.get("once"):
         return _sync(b, {"dir": a["dir"], "rebind": a.get("rebind"), "confirm_delete": a.get("confirm_delete")}, ctx)
-    from .errors import BadInput
     from .sync.watch import Watcher
 
     root = _dir_arg(a["dir"])
     ms = a.get("debounce") if a.get("debounce") is not None else 100
-    if ms < 0 or ms > 60_000:
-        raise BadInput("debounce must be between 0 and 60000 milliseconds")
 
     def log(line: str) -> None:
         sys.stderr.write(line + "\n")
@@ -105,8 +102,6 @@ def _watch(b, a, ctx):
 
     try:
         rescan = a.get("rescan") if a.get("rescan") is not None else 300
-        if rescan < 0:
-            raise BadInput("rescan must be 0 (never) or a number of seconds")
         w = Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan))
         w.engine.confirm_delete = bool(a.get("confirm_delete"))
         return w.run()
@@ -154,7 +149,7 @@ def _restore_text(r, a: dict) -> str:
     [
         Param("slug", positional=True, description="page slug (or file path) to restore"),
         Param("all", "boolean", "restore every page and file in the trash (newest version of each)", default=False),
-        Param("limit", "integer", "how many trash entries to list (0: all)", default=100),
+        limit_param(100, "how many trash entries to list (0: all)"),
     ],
     text=_restore_text,
     mutating=True,

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import BadInput, Conflict, GBrainError, NotFound
+from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from . import db as dbmod
 from .links import MemoryIndex, SqlIndex, resolve
 from .markdown import (
@@ -203,8 +203,9 @@ class Brain:
         """Find a page by slug: exact, then case-insensitive, then a unique suffix.
 
         ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way.
-        Raises :class:`BadInput` for an unsafe slug and :class:`NotFound` (with near names in
-        ``suggestions``) for a miss or an ambiguous suffix.
+        Raises :class:`BadInput` for an unsafe slug, :class:`Ambiguous` (a :class:`NotFound`;
+        the matches in ``suggestions``) for a suffix several pages share and :class:`NotFound`
+        (with near names in ``suggestions``) for a miss.
         """
         s = check_slug(slug)
         row = self.page_row(s)
@@ -220,7 +221,7 @@ class Brain:
             return cands[0]
         if len(cands) > 1:
             names = sorted(r["slug"] for r in cands)
-            raise NotFound(f"'{slug}' matches {len(names)} pages: " + ", ".join(names[:10]), names[:10])
+            raise Ambiguous(f"'{slug}' matches {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
         sugg = self.suggest(s)
         msg = f"no page '{slug}'"
         if sugg:
@@ -330,9 +331,12 @@ class Brain:
         row = self.page_row(s)
         if row is None:
             # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
-            # the same lookup as get (case-insensitive, then a unique suffix); a miss creates
+            # the same lookup as get (case-insensitive, then a unique suffix); a miss creates,
+            # an ambiguous short name is refused like get refuses it (Ambiguous propagates)
             try:
                 row = self.resolve_slug(s)
+            except Ambiguous:
+                raise
             except NotFound:
                 row = None
         path = row["path"] if row else path_for_slug(s)
