@@ -14,6 +14,7 @@ from typing import Any, Optional
 import typer
 
 from . import operations as ops
+from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, invoke, main, run_and_print  # noqa: F401
 from .errors import BadInput, GBrainError, NotFound
 
 app = typer.Typer(
@@ -31,117 +32,7 @@ app.add_typer(skills_app, name="skills")
 #: operations named ``<group>-<sub>`` become ``gbrain <group> <sub>``
 GROUPS = {"config": config_app, "skills": skills_app}
 
-_STATE: dict[str, Any] = {"db": None}
-
 PY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool, "object": str, "array": str}
-
-
-def _err(msg: str) -> None:
-    sys.stderr.write(msg.rstrip("\n") + "\n")
-    sys.stderr.flush()
-
-
-def _out(text: str) -> None:
-    """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation."""
-    data = text.encode("utf-8", errors="surrogateescape")
-    try:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    except AttributeError:  # captured streams in tests
-        sys.stdout.write(text)
-
-
-def _progress_ctx(ctx: ops.Context):
-    """Attach a rich progress bar on stderr (only when stderr is a terminal)."""
-    if not sys.stderr.isatty():
-        return None
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-    task = {"id": None, "label": "Working"}
-
-    def label(s: str) -> None:
-        task["label"] = s
-
-    def on_progress(done: int, total: int) -> None:
-        if task["id"] is None:
-            prog.start()
-            task["id"] = prog.add_task(task["label"], total=total)
-        prog.update(task["id"], completed=done, total=total)
-
-    ctx.on_progress = on_progress
-    ctx.progress_label = label
-    return prog
-
-
-def run_and_print(o: ops.Operation, args: dict, as_json: bool) -> None:
-    """Run an operation for the CLI and print its result; exits with the right code."""
-    ctx = ops.Context(db=_STATE["db"])
-    warnings: list[str] = []
-    ctx.on_warning = warnings.append
-    prog = _progress_ctx(ctx)
-    from .core.db import resolve_db_path
-
-    db_path = resolve_db_path(_STATE["db"])
-    new_db = o.db == "create" and not db_path.exists()
-    try:
-        result = ops.run(o.name, args, ctx)
-    except NotFound as e:
-        if prog:
-            prog.stop()
-        if as_json:
-            _out(ops.dumps({"error": str(e), "suggestions": e.suggestions}) + "\n")
-        _err(f"error: {e}")
-        raise typer.Exit(1)
-    except GBrainError as e:
-        if prog:
-            prog.stop()
-        _err(f"error: {e}")
-        raise typer.Exit(e.exit_code)
-    except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
-        if prog:
-            prog.stop()
-        _err(f"error: {e}")
-        raise typer.Exit(1)
-    if prog:
-        prog.stop()
-    if new_db and db_path.exists() and o.name != "init":
-        _err(f"note: created a new brain at {db_path}")
-    for w in warnings[:20]:
-        _err(f"warning: {w}")
-    if len(warnings) > 20:
-        _err(f"warning: … and {len(warnings) - 20} more (see --json)")
-    sys.stderr.flush()
-    if as_json:
-        _out(ops.dumps(result) + "\n")
-    elif o.text is not None:
-        text = o.text(result, args)
-        _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
-    else:
-        _out(json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n")
-    if isinstance(result, dict) and result.get("ok") is False:
-        raise typer.Exit(1)
-    if isinstance(result, dict) and isinstance(result.get("exit_code"), int) and result["exit_code"]:
-        raise typer.Exit(result["exit_code"])  # e.g. sync: 3 when conflicts were found
-
-
-def _read_stdin_or_file(path: str | None) -> str | None:
-    if path:
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise BadInput(f"cannot read {path}: {e.strerror}") from e
-    elif not sys.stdin.isatty():
-        data = sys.stdin.buffer.read()
-    else:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise BadInput(f"page content is not valid UTF-8 (byte {e.start})") from e
 
 
 def _make_command(o: ops.Operation):
@@ -175,23 +66,7 @@ def _make_command(o: ops.Operation):
     def command(**kw):
         as_json = kw.pop("json_", False)
         file_ = kw.pop("file_", None)
-        args = {pymap[k]: v for k, v in kw.items()}
-        try:
-            for p in o.params:
-                if p.type == "object" and isinstance(args.get(p.name), str):
-                    try:
-                        args[p.name] = json.loads(args[p.name])
-                    except json.JSONDecodeError as e:
-                        raise BadInput(f"--{p.name} is not valid JSON: {e}") from e
-            if stdin_param and args.get(stdin_param.name) is None:
-                has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and p is not stdin_param)
-                if file_ or not has_partial:
-                    args[stdin_param.name] = _read_stdin_or_file(file_)
-        except GBrainError as e:
-            _err(f"error: {e}")
-            raise typer.Exit(e.exit_code)
-        args = {k: v for k, v in args.items() if v is not None}
-        run_and_print(o, args, as_json)
+        invoke(o, {pymap[k]: v for k, v in kw.items()}, as_json, file_)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = annotations
@@ -300,67 +175,7 @@ def _root(
         _out(ctx.get_help() + "\n")
 
 
-def _pull_db(argv: list[str]) -> tuple[list[str], str | None]:
-    """Take ``--db X`` / ``--db=X`` out of argv wherever it stands (before a ``--``), and move a
-    ``--json`` given before the command name to after it (``gbrain --json stats``)."""
-    argv = _move_leading_json(argv)
-    out, db, i = [], None, 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--":
-            out += argv[i:]
-            break
-        if a == "--db":
-            if i + 1 >= len(argv):
-                out.append(a)
-                break
-            db = argv[i + 1]
-            i += 2
-            continue
-        if a.startswith("--db="):
-            db = a[5:]
-            i += 1
-            continue
-        out.append(a)
-        i += 1
-    return out, db
-
-
-def _move_leading_json(argv: list[str]) -> list[str]:
-    i, seen_json = 0, False
-    rest = []
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
-        if argv[i] == "--json":
-            seen_json = True
-        else:
-            rest.append(argv[i])
-            if argv[i] == "--db" and i + 1 < len(argv):
-                i += 1
-                rest.append(argv[i])
-        i += 1
-    if not seen_json or i >= len(argv):
-        return argv
-    cmd_end = i + 1
-    if argv[i] in GROUPS and cmd_end < len(argv) and not argv[cmd_end].startswith("-"):  # a command group: `config get`
-        cmd_end += 1
-    tail = argv[cmd_end:]
-    if "--" in tail:
-        k = tail.index("--")
-        tail = tail[:k] + ["--json"] + tail[k:]
-    else:
-        tail = tail + ["--json"]
-    return rest + argv[i:cmd_end] + tail
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point."""
-    args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
-    _STATE["db"] = db or None
-    try:
-        app(args=args, prog_name="gbrain", standalone_mode=True)
-    except KeyboardInterrupt:
-        _err("interrupted")
-        sys.exit(130)
+assert set(GROUPS) == set(GROUP_NAMES), "keep gbrain.entry.GROUP_NAMES in step with GROUPS"
 
 
 if __name__ == "__main__":

@@ -71,12 +71,13 @@ def skills_dir() -> Path:
 def load_skills(root: Path | None = None) -> list[Skill]:
     """Every skill under ``root`` (default :func:`skills_dir`), sorted by name. A SKILL.md without
     a ``name``/``description`` header is an error (GBrainError): it would not load in any host."""
-    from .core.markdown import parse_page
+    from .core.markdown import load_frontmatter
 
     out = []
     for f in sorted((root or skills_dir()).glob("*/SKILL.md")):
         text = f.read_text(encoding="utf-8")
-        fm = parse_page(text, str(f)).frontmatter or {}
+        m = re.match(r"---\r?\n.*?\r?\n---\r?\n", text, re.S)  # the header only: no markdown parse
+        fm = load_frontmatter(m.group(0))[0] if m else {}
         name, desc = fm.get("name"), fm.get("description")
         if not isinstance(name, str) or not isinstance(desc, str):
             raise GBrainError(f"{f}: the YAML header needs name and description")

@@ -32,11 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-import mistune
-from mistune.block_parser import BlockParser
-from mistune.inline_parser import InlineParser
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
+# mistune and ruamel.yaml are imported on first use (`_markdown`, `_SafeYAML`): a command that
+# only reads stored pages (`gbrain get`) starts without them
 
 BOM = "\ufeff"
 
@@ -76,12 +73,16 @@ class _SafeYAML:
     loader, which also reads what libyaml rejects but Obsidian accepts, such as
     ``sources: [web:https://example.com]`` (``:`` inside a flow-sequence scalar)."""
 
-    _fast: YAML | None = None
-    _pure: YAML | None = None
+    _fast: Any = None  # ruamel.yaml.YAML
+    _pure: Any = None
 
     @classmethod
     def load(cls, text: str) -> Any:
+        from ruamel.yaml.error import YAMLError
+
         if cls._fast is None:
+            from ruamel.yaml import YAML
+
             cls._fast = YAML(typ="safe")
             cls._pure = YAML(typ="safe", pure=True)
         try:
@@ -163,73 +164,9 @@ class Page:
 
 
 # ---------------------------------------------------------------------------
-# mistune setup: a block parser that remembers where top-level fenced code is,
-# and an inline rule for Obsidian wiki links.
+# mistune setup (gbrain/core/mdparse.py, imported on first parse): a block parser that
+# remembers where top-level fenced code is, and an inline rule for Obsidian wiki links.
 # ---------------------------------------------------------------------------
-
-
-class _SpanBlockParser(BlockParser):
-    """mistune's block parser, recording the source span of each top-level fenced code block."""
-
-    def parse_fenced_code(self, m, state):  # type: ignore[override]
-        end = super().parse_fenced_code(m, state)
-        if end is not None and state.parent is None:
-            state.env.setdefault("fences", []).append((m.start(), end))
-        return end
-
-
-_WIKI_PATTERN = r"(?P<wiki_bang>!?)\[\[(?P<wiki_body>[^\[\]\n]+?)\]\]"
-
-
-def _parse_wikilink(inline, m, state):
-    body = m.group("wiki_body")
-    target, _, alias = body.partition("|")
-    target = target.rstrip("\\")  # `[[a\|b]]` inside tables
-    state.append_token(
-        {
-            "type": "wikilink",
-            "raw": m.group(0),
-            "attrs": {"target": target.strip(), "alias": alias.strip(), "embed": bool(m.group("wiki_bang"))},
-        }
-    )
-    return m.end()
-
-
-def _wikilink_plugin(md, inline=None):
-    (inline or md.inline).register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
-
-
-#: inline rules that matter for links: code spans and raw HTML hide links, escapes hide brackets
-_LINK_RULES = ["escape", "codespan", "wikilink", "link", "link_close", "inline_html", "softbreak"]
-
-
-class _LinkMarkdown(mistune.Markdown):
-    """mistune's Markdown, running inline parsing only where it can find something we use.
-
-    Headings get the full inline parser (titles are their plain text). Other blocks whose text
-    holds a ``[`` (every markdown and wiki link does) get a second inline parser with only the
-    rules links depend on (no emphasis: it cannot hide or create a link, and it dominates the
-    cost). Blocks without ``[`` keep their text as one plain text token."""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.link_inline = InlineParser()
-        _wikilink_plugin(self, self.link_inline)
-        self.link_inline.rules = [r for r in _LINK_RULES if r in self.link_inline._methods]
-
-    def _iter_render(self, tokens, state):
-        for tok in tokens:
-            if "children" in tok:
-                tok["children"] = list(self._iter_render(tok["children"], state))
-            elif "text" in tok:
-                text = tok.pop("text")
-                if tok["type"] == "heading":
-                    tok["children"] = self.inline(text.strip(" \r\n\t\f"), state.env)
-                elif "[" in text:
-                    tok["children"] = self.link_inline(text.strip(" \r\n\t\f"), state.env)
-                else:
-                    tok["children"] = [{"type": "text", "raw": text}]
-            yield tok
 
 
 _MD = None
@@ -238,6 +175,8 @@ _MD = None
 def _markdown():
     global _MD
     if _MD is None:
+        from .mdparse import _LinkMarkdown, _SpanBlockParser, _wikilink_plugin
+
         _MD = _LinkMarkdown(renderer=None, block=_SpanBlockParser(), plugins=[_wikilink_plugin])
     return _MD
 
@@ -334,6 +273,8 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
     src = frontmatter_yaml(frontmatter_raw)
     if not src.strip():
         return {}, None
+    from ruamel.yaml.error import YAMLError
+
     try:
         data = _SafeYAML.load(src)
     except (YAMLError, ValueError, TypeError, AttributeError) as e:  # ruamel raises several kinds
@@ -664,7 +605,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
 # ---------------------------------------------------------------------------
 
 
-def _rt_yaml() -> YAML:
+def _rt_yaml() -> Any:
+    from ruamel.yaml import YAML
+
     y = YAML(typ="rt")
     y.preserve_quotes = True
     y.width = 4096

@@ -1,0 +1,72 @@
+"""mistune's parsers as gbrain uses them, split from :mod:`gbrain.core.markdown` so that module
+imports without mistune (a command that only reads stored pages never parses markdown);
+:func:`gbrain.core.markdown._markdown` builds the one parser from these on first use."""
+from __future__ import annotations
+
+import mistune
+from mistune.block_parser import BlockParser
+from mistune.inline_parser import InlineParser
+
+
+class _SpanBlockParser(BlockParser):
+    """mistune's block parser, recording the source span of each top-level fenced code block."""
+
+    def parse_fenced_code(self, m, state):  # type: ignore[override]
+        end = super().parse_fenced_code(m, state)
+        if end is not None and state.parent is None:
+            state.env.setdefault("fences", []).append((m.start(), end))
+        return end
+
+
+_WIKI_PATTERN = r"(?P<wiki_bang>!?)\[\[(?P<wiki_body>[^\[\]\n]+?)\]\]"
+
+
+def _parse_wikilink(inline, m, state):
+    body = m.group("wiki_body")
+    target, _, alias = body.partition("|")
+    target = target.rstrip("\\")  # `[[a\|b]]` inside tables
+    state.append_token(
+        {
+            "type": "wikilink",
+            "raw": m.group(0),
+            "attrs": {"target": target.strip(), "alias": alias.strip(), "embed": bool(m.group("wiki_bang"))},
+        }
+    )
+    return m.end()
+
+
+def _wikilink_plugin(md, inline=None):
+    (inline or md.inline).register("wikilink", _WIKI_PATTERN, _parse_wikilink, before="link")
+
+
+#: inline rules that matter for links: code spans and raw HTML hide links, escapes hide brackets
+_LINK_RULES = ["escape", "codespan", "wikilink", "link", "link_close", "inline_html", "softbreak"]
+
+
+class _LinkMarkdown(mistune.Markdown):
+    """mistune's Markdown, running inline parsing only where it can find something we use.
+
+    Headings get the full inline parser (titles are their plain text). Other blocks whose text
+    holds a ``[`` (every markdown and wiki link does) get a second inline parser with only the
+    rules links depend on (no emphasis: it cannot hide or create a link, and it dominates the
+    cost). Blocks without ``[`` keep their text as one plain text token."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.link_inline = InlineParser()
+        _wikilink_plugin(self, self.link_inline)
+        self.link_inline.rules = [r for r in _LINK_RULES if r in self.link_inline._methods]
+
+    def _iter_render(self, tokens, state):
+        for tok in tokens:
+            if "children" in tok:
+                tok["children"] = list(self._iter_render(tok["children"], state))
+            elif "text" in tok:
+                text = tok.pop("text")
+                if tok["type"] == "heading":
+                    tok["children"] = self.inline(text.strip(" \r\n\t\f"), state.env)
+                elif "[" in text:
+                    tok["children"] = self.link_inline(text.strip(" \r\n\t\f"), state.env)
+                else:
+                    tok["children"] = [{"type": "text", "raw": text}]
+            yield tok

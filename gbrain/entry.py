@@ -1,0 +1,330 @@
+"""The ``gbrain`` entry point, without typer: global ``--db``, a fast path for plain commands,
+and the pieces every command shares (run an operation, print its result, exit codes).
+
+Start-up is part of the interface (``gbrain get`` from a shell or an agent's tool call runs a
+whole process), so :func:`main` parses a command line that only uses a registry operation's
+own arguments and options (``gbrain get SLUG``, ``gbrain search "x" --limit 5 --json``) itself,
+from the same :class:`gbrain.operations.Param` list the typer commands are generated from, and
+runs it without importing typer (whose parameter conversion imports pydantic). Anything else
+(``--help``, groups, ``call``/``pipe``, an unknown option, a value that does not convert) goes
+to the typer app in :mod:`gbrain.cli`, which gives the usual help and usage errors;
+``GBRAIN_FAST_PATH=0`` sends everything there. ``serve`` skips typer as well.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from . import operations as ops
+from .errors import BadInput, GBrainError, NotFound
+
+#: command groups of the typer app (``gbrain config get``, ``gbrain skills show``); cli.GROUPS
+GROUP_NAMES = ("config", "skills")
+#: commands the fast path leaves to typer (their own parsing lives in gbrain/cli.py)
+TYPER_ONLY = {"call", "pipe"}
+
+_STATE: dict[str, Any] = {"db": None}
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(msg.rstrip("\n") + "\n")
+    sys.stderr.flush()
+
+
+def _out(text: str) -> None:
+    """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation."""
+    data = text.encode("utf-8", errors="surrogateescape")
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except AttributeError:  # captured streams in tests
+        sys.stdout.write(text)
+
+
+def _progress_ctx(ctx: "ops.Context"):
+    """Attach a rich progress bar on stderr (only when stderr is a terminal)."""
+    if not sys.stderr.isatty():
+        return None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    task = {"id": None, "label": "Working"}
+
+    def label(s: str) -> None:
+        task["label"] = s
+
+    def on_progress(done: int, total: int) -> None:
+        if task["id"] is None:
+            prog.start()
+            task["id"] = prog.add_task(task["label"], total=total)
+        prog.update(task["id"], completed=done, total=total)
+
+    ctx.on_progress = on_progress
+    ctx.progress_label = label
+    return prog
+
+
+def run_and_print(o: "ops.Operation", args: dict, as_json: bool) -> None:
+    """Run an operation for the CLI and print its result; exits with the right code."""
+    ctx = ops.Context(db=_STATE["db"])
+    warnings: list[str] = []
+    ctx.on_warning = warnings.append
+    prog = _progress_ctx(ctx)
+    from .core.db import resolve_db_path
+
+    db_path = resolve_db_path(_STATE["db"])
+    new_db = o.db == "create" and not db_path.exists()
+    try:
+        result = ops.run(o.name, args, ctx)
+    except NotFound as e:
+        if prog:
+            prog.stop()
+        if as_json:
+            _out(ops.dumps({"error": str(e), "suggestions": e.suggestions}) + "\n")
+        _err(f"error: {e}")
+        raise SystemExit(1)
+    except GBrainError as e:
+        if prog:
+            prog.stop()
+        _err(f"error: {e}")
+        raise SystemExit(e.exit_code)
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
+        if prog:
+            prog.stop()
+        _err(f"error: {e}")
+        raise SystemExit(1)
+    if prog:
+        prog.stop()
+    if new_db and db_path.exists() and o.name != "init":
+        _err(f"note: created a new brain at {db_path}")
+    for w in warnings[:20]:
+        _err(f"warning: {w}")
+    if len(warnings) > 20:
+        _err(f"warning: … and {len(warnings) - 20} more (see --json)")
+    sys.stderr.flush()
+    if as_json:
+        _out(ops.dumps(result) + "\n")
+    elif o.text is not None:
+        text = o.text(result, args)
+        _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
+    else:
+        _out(json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n")
+    if isinstance(result, dict) and result.get("ok") is False:
+        raise SystemExit(1)
+    if isinstance(result, dict) and isinstance(result.get("exit_code"), int) and result["exit_code"]:
+        raise SystemExit(result["exit_code"])  # e.g. sync: 3 when conflicts were found
+
+
+def _read_stdin_or_file(path: str | None) -> str | None:
+    if path:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise BadInput(f"cannot read {path}: {e.strerror}") from e
+    elif not sys.stdin.isatty():
+        data = sys.stdin.buffer.read()
+    else:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"page content is not valid UTF-8 (byte {e.start})") from e
+
+
+def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = None) -> None:
+    """Run ``o`` for the CLI with the parsed command-line ``args`` (param name → value, None for
+    not given): parses ``object`` options as JSON, reads the stdin parameter from ``--file`` or
+    standard input, then :func:`run_and_print`. Both the typer commands and :func:`fast_main` end here."""
+    stdin_param = next((p for p in o.params if p.stdin), None)
+    try:
+        for p in o.params:
+            if p.type == "object" and isinstance(args.get(p.name), str):
+                try:
+                    args[p.name] = json.loads(args[p.name])
+                except json.JSONDecodeError as e:
+                    raise BadInput(f"--{p.name} is not valid JSON: {e}") from e
+        if stdin_param and args.get(stdin_param.name) is None:
+            has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and p is not stdin_param)
+            if file_ or not has_partial:
+                args[stdin_param.name] = _read_stdin_or_file(file_)
+    except GBrainError as e:
+        _err(f"error: {e}")
+        raise SystemExit(e.exit_code)
+    args = {k: v for k, v in args.items() if v is not None}
+    run_and_print(o, args, as_json)
+
+
+def _pull_db(argv: list[str]) -> tuple[list[str], str | None]:
+    """Take ``--db X`` / ``--db=X`` out of argv wherever it stands (before a ``--``), and move a
+    ``--json`` given before the command name to after it (``gbrain --json stats``)."""
+    argv = _move_leading_json(argv)
+    out, db, i = [], None, 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            out += argv[i:]
+            break
+        if a == "--db":
+            if i + 1 >= len(argv):
+                out.append(a)
+                break
+            db = argv[i + 1]
+            i += 2
+            continue
+        if a.startswith("--db="):
+            db = a[5:]
+            i += 1
+            continue
+        out.append(a)
+        i += 1
+    return out, db
+
+
+def _move_leading_json(argv: list[str]) -> list[str]:
+    i, seen_json = 0, False
+    rest = []
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        if argv[i] == "--json":
+            seen_json = True
+        else:
+            rest.append(argv[i])
+            if argv[i] == "--db" and i + 1 < len(argv):
+                i += 1
+                rest.append(argv[i])
+        i += 1
+    if not seen_json or i >= len(argv):
+        return argv
+    cmd_end = i + 1
+    if argv[i] in GROUP_NAMES and cmd_end < len(argv) and not argv[cmd_end].startswith("-"):  # a command group: `config get`
+        cmd_end += 1
+    tail = argv[cmd_end:]
+    if "--" in tail:
+        k = tail.index("--")
+        tail = tail[:k] + ["--json"] + tail[k:]
+    else:
+        tail = tail + ["--json"]
+    return rest + argv[i:cmd_end] + tail
+
+
+def _convert(p: "ops.Param", v: str) -> Any:
+    """A command-line string as typer would convert it for ``p``; ValueError when typer would
+    refuse it (the fast path then leaves the command line to typer for the usual message)."""
+    if p.type == "integer":
+        return int(v, 10)
+    if p.type == "number":
+        return float(v)
+    return v
+
+
+def fast_parse(argv: list[str]) -> tuple["ops.Operation", dict, bool, str | None] | None:
+    """``(operation, args, as_json, file)`` for a command line the fast path can take, else None.
+
+    Takes: a top-level registry command, its positional arguments in order, ``--opt value`` /
+    ``--opt=value`` for its options, ``--flag`` for its boolean options, ``--json``, and
+    ``--file``/``-f`` where the operation reads standard input; each at most once, every
+    required argument present and every value converting as typer converts it. ``args`` holds
+    what the typer command would receive (defaults included, None for not given)."""
+    if not argv or argv[0].startswith("-") or argv[0] in TYPER_ONLY or argv[0] in GROUP_NAMES:
+        return None
+    o = ops.REGISTRY.get(argv[0])
+    if o is None or "-" in o.name and o.name.split("-", 1)[0] in GROUP_NAMES:
+        return None
+    cli_params = [p for p in o.params if p.cli]
+    positional = [p for p in cli_params if p.positional]
+    options = {"--" + (p.flag or p.name).replace("_", "-"): p for p in cli_params if not p.positional}
+    has_stdin = any(p.stdin for p in o.params)
+    args: dict[str, Any] = {}
+    as_json, file_, seen, pos = False, None, set(), []
+    toks, i = argv[1:], 0
+    while i < len(toks):
+        t = toks[i]
+        if not t.startswith("-") or t == "-":
+            pos.append(t)
+            i += 1
+            continue
+        name, eq, val = t.partition("=")
+        if name in seen:
+            return None
+        seen.add(name)
+        if name == "--json" and not eq:
+            as_json = True
+        elif name in ("--file", "-f") and has_stdin:
+            if not eq:
+                if i + 1 >= len(toks):
+                    return None
+                i += 1
+                val = toks[i]
+            file_ = val
+        elif name in options:
+            p = options[name]
+            if p.type == "boolean":
+                if eq:
+                    return None
+                args[p.name] = True
+            else:
+                if not eq:
+                    if i + 1 >= len(toks):
+                        return None
+                    i += 1
+                    val = toks[i]
+                try:
+                    args[p.name] = _convert(p, val)
+                except ValueError:
+                    return None
+        else:
+            return None  # --help, --, an unknown option: typer answers
+        i += 1
+    if len(pos) > len(positional):
+        return None
+    for p, v in zip(positional, pos):
+        try:
+            args[p.name] = _convert(p, v)
+        except ValueError:
+            return None
+    for p in cli_params:
+        if p.name in args:
+            continue
+        if p.required:
+            return None  # typer reports what is missing
+        args[p.name] = bool(p.default) if (p.type == "boolean" and not p.positional) else (None if p.positional else p.default)
+    return o, args, as_json, file_
+
+
+def fast_main(argv: list[str]) -> bool:
+    """Run ``argv`` (``--db`` already taken out) without typer when :func:`fast_parse` takes it;
+    returns False when it does not (nothing was run). Exits like the typer command would."""
+    if os.environ.get("GBRAIN_FAST_PATH", "1") == "0":
+        return False
+    if argv[:1] == ["serve"] and len(argv) == 1:
+        try:
+            from .mcp.server import serve
+        except ImportError as e:
+            _err(f"error: the MCP server is not available: {e}")
+            raise SystemExit(1)
+        serve(_STATE["db"])
+        return True
+    parsed = fast_parse(argv)
+    if parsed is None:
+        return False
+    invoke(*parsed)
+    return True
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: the fast path when it takes the command line, else the typer app."""
+    args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
+    _STATE["db"] = db or None
+    try:
+        if fast_main(args):
+            return
+        from .cli import app
+
+        app(args=args, prog_name="gbrain", standalone_mode=True)
+    except KeyboardInterrupt:
+        _err("interrupted")
+        sys.exit(130)

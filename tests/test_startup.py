@@ -1,0 +1,151 @@
+"""Start-up: a command imports only what it needs, and the fast path (gbrain/entry.py) behaves
+exactly like the typer commands it stands in for. Speed itself is measured in
+benchmarks/startup.py, not asserted here."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from gbrain import entry
+
+from conftest import ROOT
+
+HEAVY = ("typer", "click", "pydantic", "rich", "mistune", "ruamel", "numpy", "openai", "mcp", "anyio", "watchdog")
+
+
+def imported_by(argv: list[str], extra: str = "") -> set[str]:
+    """The HEAVY top-level packages loaded after running ``gbrain ARGV`` in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from gbrain.entry import main\n"
+        f"{extra}\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"sys.stderr.write('MODULES ' + ' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))) + '\\n')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    line = [ln for ln in p.stderr.splitlines() if ln.startswith("MODULES")]
+    assert line, p.stderr
+    return set(line[-1].split()[1:])
+
+
+def test_reading_commands_import_no_cli_framework_parser_or_model(fixture_db):
+    """`gbrain get` (and other plain reads) run without typer/pydantic, mistune or ruamel."""
+    for argv in (["get", "people/ana-lima"], ["search", "Series A", "--limit", "3", "--json"], ["get", "nobody"]):
+        assert imported_by(["--db", str(fixture_db), *argv]) == set(), argv
+
+
+def test_help_and_other_command_lines_still_reach_typer(fixture_db):
+    assert "typer" in imported_by(["--db", str(fixture_db), "get", "--help"])
+    assert "typer" in imported_by(["--db", str(fixture_db), "config", "get"])
+
+
+def test_serve_imports_neither_typer_nor_the_heavy_optional_parts():
+    """`serve` skips typer too; the MCP SDK (with pydantic) is what it needs."""
+    code = "import sys, gbrain.entry, gbrain.mcp.server; print(sorted(m for m in ('typer', 'mistune', 'numpy', 'openai', 'watchdog') if m in sys.modules))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------
+# the fast path gives what typer gives, byte for byte
+# ---------------------------------------------------------------------------
+
+READS = [
+    ["get", "ana-lima"],
+    ["get", "people/ana-lima", "--json"],
+    ["get", "people/nobody"],
+    ["get", "--json", "nobody"],
+    ["get"],
+    ["get", "a", "b"],
+    ["search", "Series A", "--limit", "2"],
+    ["search", "--limit=2", "Series A", "--json"],
+    ["search", "x", "--limit", "two"],
+    ["search", "x", "--limit", "3", "--limit", "4"],
+    ["list", "--type", "person", "--json"],
+    ["list", "--bogus"],
+    ["stats"],
+    ["backlinks", "companies/river-ai"],
+    ["timeline", "people/ana-lima", "--limit", "2"],
+    ["tags"],
+    ["version", "--json"],
+    ["skills-list"],
+]
+
+WRITES = [
+    (["put", "people/zed"], b"---\ntitle: Zed\ntype: person\n---\n# Zed\n"),
+    (["put", "people/zed", "--file", "PAGE"], None),
+    (["tag", "people/ana-lima", "fair"], None),
+    (["timeline-add", "people/ana-lima", "--date", "2025-04-01", "--summary", "Coffee"], None),
+    (["put", "people/ana-lima", "--frontmatter", '{"status": "warm"}'], None),
+    (["put", "people/ana-lima", "--frontmatter", "{not json"], None),
+]
+
+
+class _Stdin:
+    def __init__(self, data: bytes | None):
+        self.buffer = io.BytesIO(data or b"")
+        self._tty = data is None
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def _run(argv, fast: bool, monkeypatch, capfdbinary, stdin: bytes | None = None):
+    monkeypatch.setenv("GBRAIN_FAST_PATH", "1" if fast else "0")
+    monkeypatch.setattr(sys, "stdin", _Stdin(stdin))
+    code = 0
+    try:
+        entry.main(argv)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    out, err = capfdbinary.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("argv", READS, ids=lambda a: " ".join(a) or "none")
+def test_fast_path_equals_typer_for_reads(argv, fixture_db, monkeypatch, capfdbinary):
+    full = ["--db", str(fixture_db), *argv]
+    taken = entry.fast_parse(argv) is not None
+    slow = _run(full, False, monkeypatch, capfdbinary)
+    fast = _run(full, True, monkeypatch, capfdbinary)
+    assert fast == slow, (taken, fast, slow)
+
+
+def test_fast_path_equals_typer_for_writes(fixture_db, tmp_path, monkeypatch, capfdbinary):
+    page = tmp_path / "page.md"
+    page.write_bytes(b"---\ntitle: Zed\ntype: person\n---\n# Zed\n\nFrom a file.\n")
+    dbs = {}
+    for fast in (False, True):
+        db = tmp_path / f"{'fast' if fast else 'slow'}.db"
+        shutil.copy(fixture_db, db)
+        dbs[fast] = db
+    results = {True: [], False: []}
+    for argv, data in WRITES:
+        argv = [str(page) if a == "PAGE" else a for a in argv]
+        for fast in (False, True):
+            results[fast].append(_run(["--db", str(dbs[fast]), *argv], fast, monkeypatch, capfdbinary, stdin=data))
+    assert results[True] == results[False]
+    assert any(code == 2 for code, _o, _e in results[True])  # the bad JSON
+    for fast in (False, True):
+        _run(["--db", str(dbs[fast]), "get", "people/ana-lima"], fast, monkeypatch, capfdbinary)
+    pages = [_run(["--db", str(dbs[f]), "get", slug], True, monkeypatch, capfdbinary)[1] for slug in ("people/ana-lima", "people/zed") for f in (False, True)]
+    assert pages[0] == pages[1] and pages[2] == pages[3] and b"From a file." in pages[2]
+    assert json.loads(_run(["--db", str(dbs[True]), "tags", "people/ana-lima", "--json"], True, monkeypatch, capfdbinary)[1]).count("fair") == 1
+
+
+def test_what_the_fast_path_takes():
+    assert entry.fast_parse(["get", "x"])[0].name == "get"
+    for argv in (["get", "--help"], ["get", "-h"], ["config", "get"], ["call", "brain_get"], ["skills"], ["search", "--", "-x"], ["nope"], ["--tools-json"]):
+        assert entry.fast_parse(argv) is None, argv
