@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from typing import Any
 
@@ -215,8 +216,12 @@ def _convert(p: "ops.Param", v: str) -> Any:
     """A command-line string as typer would convert it for ``p``; ValueError when typer would
     refuse it (the fast path then leaves the command line to typer for the usual message)."""
     if p.type == "integer":
-        return int(v, 10)
+        if not re.fullmatch(r"-?[0-9]+", v):  # plain digits only; typer decides anything fancier
+            raise ValueError(v)
+        return int(v)
     if p.type == "number":
+        if not re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v):
+            raise ValueError(v)
         return float(v)
     return v
 
