@@ -103,7 +103,7 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
     except GBrainError as e:
         _err(f"error: {e}")
         raise typer.Exit(2)
-    run_and_print(o, args, True)  # check_args rejects a non-object with a clear message
+    run_and_print(o, args, True, surface="call")  # check_args rejects a non-object with a clear message
 
 
 @app.command("pipe")
@@ -135,7 +135,7 @@ def pipe_cmd() -> None:
                     brain = Brain.open(_STATE["db"], create=(o.db == "create"))
                     if not existed and db_path.exists():
                         _err(f"note: created a new brain at {db_path}")
-                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"]), brain=brain if o.db != "none" else None)
+                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe"), brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res}
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 resp = {"id": rid, "ok": False, "error": f"bad JSON line: {e}"}

@@ -69,9 +69,10 @@ def _progress_ctx(ctx: "ops.Context"):
     return prog
 
 
-def run_and_print(o: "ops.Operation", args: dict, as_json: bool) -> None:
-    """Run an operation for the CLI and print its result; exits with the right code."""
-    ctx = ops.Context(db=_STATE["db"])
+def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = "cli") -> None:
+    """Run an operation for the CLI and print its result; exits with the right code.
+    ``surface`` is recorded as the origin of the versions written (``call`` passes its own)."""
+    ctx = ops.Context(db=_STATE["db"], surface=surface)
     warnings: list[str] = []
     ctx.on_warning = warnings.append
     prog = _progress_ctx(ctx)

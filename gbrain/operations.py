@@ -71,6 +71,9 @@ class Context:
     on_progress: Callable[[int, int], None] | None = None
     on_warning: Callable[[str], None] | None = None
     progress_label: Callable[[str], None] | None = None
+    #: who is calling, recorded with every version written (cli, mcp, pipe, call; see core/origin.py)
+    surface: str | None = None
+    client: str | None = None  # the MCP client's name from the initialize handshake
 
 
 @dataclass
@@ -184,15 +187,18 @@ def limit_param(default: int | None, description: str, *, minimum: int = 0) -> P
 
 def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
     """Run an operation by name with JSON arguments; opens the brain unless one is given."""
+    from .core.origin import origin
+
     o = find(name)
     ctx = ctx or Context()
     a = check_args(o, args)
-    if o.db == "none":
-        return o.handler(None, a, ctx)  # type: ignore[arg-type]
-    if brain is not None:
-        return o.handler(brain, a, ctx)
-    with Brain.open(ctx.db, create=(o.db == "create")) as b:
-        return o.handler(b, a, ctx)
+    with origin(surface=ctx.surface, operation=o.name, client=ctx.client):
+        if o.db == "none":
+            return o.handler(None, a, ctx)  # type: ignore[arg-type]
+        if brain is not None:
+            return o.handler(brain, a, ctx)
+        with Brain.open(ctx.db, create=(o.db == "create")) as b:
+            return o.handler(b, a, ctx)
 
 
 def tools_json() -> list[dict]:
@@ -279,8 +285,17 @@ def _version(_b, a, ctx):
     return {"version": __version__, "schema_version": SCHEMA_VERSION, "python": sys.version.split()[0]}
 
 
-@op("get", "Read a page by slug; returns its full markdown exactly as stored.", [SLUG], text=lambda r, a: r["content"])
+@op(
+    "get",
+    "Read a page by slug; returns its full markdown exactly as stored (with version: as it was in that version of its history).",
+    [SLUG, Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1)],
+    text=lambda r, a: r["content"],
+)
 def _get(b, a, ctx):
+    if a.get("version") is not None:
+        from .core.history import get_version
+
+        return get_version(b, a["slug"], a["version"])
     row = b.resolve_slug(a["slug"])
     from .core.brain import render_row
 
@@ -656,3 +671,4 @@ from . import ops_agents  # noqa: E402,F401
 from . import ops_sync  # noqa: E402,F401
 from . import ops_search  # noqa: E402,F401
 from . import ops_skills  # noqa: E402,F401
+from . import ops_history  # noqa: E402,F401

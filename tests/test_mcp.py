@@ -101,6 +101,10 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_timeline_add": [{"slug": "people/zoe-new", "date": "2025-04-01", "summary": "Coffee in São Paulo", "source": "meeting"}],
     "brain_raw": [{"slug": "people/zoe-new", "source": "crustdata", "data": {"title": "CEO", "ü": [1, 2]}}, {"slug": "people/zoe-new", "source": "crustdata"}],
     "brain_ingest": [{"content": "# Call with Zoë\n\nShe wants an intro.\n", "source_type": "meeting", "source_ref": "meet/42"}],
+    "brain_history": [{"slug": "people/zoe-new"}],
+    "brain_diff": [{"slug": "people/zoe-new", "from_version": 1}],
+    "brain_changes": [{"since": "1h", "origin": "mcp"}],
+    "brain_revert": [{"slug": "people/zoe-new", "to": 1}],
 }
 
 

@@ -62,6 +62,9 @@ SETTABLE_CONFIG = {
     "embedding_concurrency": _is_int,
     "embedding_encoding": lambda v: v in ("float", "base64"),
     "chunk_strategy": lambda v: v in ("page", "section", "paragraph"),
+    # `history --prune` defaults (empty: keep everything)
+    "history_keep_days": lambda v: v == "" or _is_int(v),
+    "history_keep_last": lambda v: v == "" or _is_int(v),
 }
 READONLY_CONFIG = {"version", "original_index", "original_schema"}
 

@@ -319,8 +319,17 @@ END;
     )
 
 
+def _m4_history(conn: sqlite3.Connection) -> None:
+    """Page and file history: every version written, each distinct body once (compressed), with
+    its origin; written by triggers in the writer's transaction. Pages and files present now are
+    recorded as version 1 (``baseline``). See :mod:`gbrain.core.history`."""
+    from .history import migration_sql
+
+    _exec_script(conn, migration_sql())
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -352,12 +361,24 @@ def connect(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Connecti
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
+        register_functions(conn)
         migrate(conn)
     except sqlite3.DatabaseError as e:
         conn.close()
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    """SQL functions the history triggers call (migration v4): ``gb_pack(body, base)`` compresses a
+    version, ``gb_origin(i)`` is the writer's surface / operation / MCP client. Every gbrain
+    connection has them; writing pages without them fails rather than bypassing history."""
+    from .history import pack
+    from .origin import sql_field
+
+    conn.create_function("gb_pack", 2, pack, deterministic=True)
+    conn.create_function("gb_origin", 1, sql_field)
 
 
 def migrate(conn: sqlite3.Connection) -> int:

@@ -100,15 +100,27 @@ class OperationTool(Tool):
     the result as JSON text (the same JSON ``gbrain call`` prints), or a tool error."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> CallToolResult:
-        return await self.fn(arguments)
+        return await self.fn(arguments, _client_name(context))
+
+
+def _client_name(context: Any) -> str:
+    """The client's name from the MCP ``initialize`` handshake (``clientInfo.name``), or ''."""
+    try:
+        info = context.request_context.session.client_params.client_info
+        return str(info.name or "")[:100]
+    except AttributeError:
+        return ""
 
 
 def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     hidden = {p.name for p in o.params if not p.in_schema}
 
-    async def call(arguments: dict) -> CallToolResult:
+    async def call(arguments: dict, client: str = "") -> CallToolResult:
+        def context(**kw) -> ops.Context:
+            return ops.Context(db=host.db_path, surface="mcp", client=client, **kw)
+
         def work(b: Brain) -> Any:
-            return ops.run(o.name, arguments, ops.Context(db=host.db_path, on_warning=warnings.append), brain=b)
+            return ops.run(o.name, arguments, context(on_warning=warnings.append), brain=b)
 
         warnings: list[str] = []
         cli_only = sorted(set(arguments or {}) & hidden)
@@ -118,11 +130,11 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
             return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
         try:
             if o.db == "none":
-                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, ops.Context(db=host.db_path)))
+                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, context()))
             elif o.own_connection:
                 # e.g. brain_embed for minutes: its own connection (WAL lets the others read,
                 # and its writes come in short transactions), not the shared lock
-                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, ops.Context(db=host.db_path, on_warning=warnings.append)))
+                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, context(on_warning=warnings.append)))
             else:
                 result = await host.run(work)
         except MCPError:

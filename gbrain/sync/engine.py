@@ -73,6 +73,7 @@ from typing import Callable, Iterable
 import pathspec
 
 from ..core.brain import Brain, render_row, sha256
+from ..core.origin import origin
 from ..core.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
 from . import verify
@@ -119,6 +120,7 @@ class Outcome:
     parsed_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     disk_hashes: dict[str, str] = field(default_factory=dict)  # final disk hash of every path considered
     sidecar_moves: list[tuple[str, str, int]] = field(default_factory=list)  # (old, new, page id) to rename
+    collapsed: list[dict] = field(default_factory=list)  # pages a file emptied or shrank (see _check_collapse)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -186,6 +188,8 @@ class SyncEngine:
         self._dir_cache: dict[str, set[str] | None] = {}
         #: trash the notes of a folder whose markdown all vanished (a person said so)
         self.confirm_delete = False
+        #: recorded as the origin of every version this engine writes (``watch`` sets its own)
+        self.surface = "sync"
 
     # ---- binding and locking ------------------------------------------------
 
@@ -557,7 +561,7 @@ class SyncEngine:
             # batched commits) does the same as importing file by file, only faster
             from .importer import import_tree
 
-            rep0 = import_tree(self.brain, self.root, on_warning=self._warn)
+            rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface)
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
             self._log(f"+ {first:,} files imported into the empty brain")
         disk = {f.path: DiskFile(f.path, f.size, f.mtime_ns) for f in scan.files}
@@ -772,31 +776,35 @@ class SyncEngine:
         if not (acting or written or removed or copies or settle_rows or base_seq > cur or (cand is None and seq_now > cur)):
             self._finish(out, paths, disk, removed, copies)
             return out
-        with self.brain.transaction():
+        with self.brain.transaction(), origin(surface=self.surface):
             fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
             changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
             for src, dst in moves:
                 if src in changed_since or dst in changed_since:
                     continue
-                self._move(src, dst, disk[dst], out)
+                with origin(operation="file moved"):
+                    self._move(src, dst, disk[dst], out)
             for p in to_import + [p for p, k in conflicts if k != "deleted-on-disk"]:
                 if p in changed_since:
                     continue
-                if not self._import(p, disk[p], out):
-                    continue
+                with origin(operation="file changed" if p in to_import else "conflict: file kept"):
+                    if not self._import(p, disk[p], out):
+                        continue
                 if p in to_import:
                     out.imported.append(p)
                     self._log(("~ " if p in S else "+ ") + f"{p} → db")
             for p in to_trash:
                 if p in changed_since:
                     continue
-                self._trash(p, "file deleted")
+                with origin(operation="file deleted"):
+                    self._trash(p, "file deleted")
                 out.trashed.append(p)
                 self._log(f"- {p} → trash")
                 self._forget(p)
             for cp, (p, data) in copies.items():
                 f = self._stat_written(cp, data)
-                self._import(cp, f, out)
+                with origin(operation="conflict copy"):
+                    self._import(cp, f, out)
             for p, kind in conflicts:
                 if p in changed_since:
                     continue
@@ -993,6 +1001,7 @@ class SyncEngine:
         if w:
             out.warnings.append(w)
             self._warn(w)
+        self._check_collapse(p, len(data), out)
         if kind == "page":
             self.conn.execute("DELETE FROM files WHERE path = ?", (p,))
             res = self.brain.save_page(p, text)
@@ -1006,6 +1015,18 @@ class SyncEngine:
             out.warnings += self.brain.save_file(p, data, kind) or []
         self._record(p, f, f.hash)
         return True
+
+    def _check_collapse(self, p: str, new_size: int, out: Outcome) -> None:
+        """Warn loudly when the file replacing a page (or file) is empty or lost most of its bytes
+        (a crashed save, a truncating editor): the replaced version is in the history, one
+        ``gbrain revert`` away; the warning says which."""
+        from ..core.history import collapse_warning
+
+        w = collapse_warning(self.brain, p, new_size)
+        if w:
+            out.warnings.append(w["message"])
+            out.collapsed.append(w)
+            self._warn(w["message"])
 
     def _trash(self, p: str, reason: str) -> None:
         """Move the page or file at ``p`` from the brain to sync_trash (exact bytes kept)."""
@@ -1125,6 +1146,8 @@ class SyncEngine:
                 rep["unreadable"] = [{"path": p, "reason": w} for p, w in really[: verify.MAX_LISTED]]
         rep["ok"] = not rep["problems"]
         rep["conflicts"] = out.conflicts
+        if out.collapsed:
+            rep["collapsed"] = out.collapsed
         rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)

@@ -22,6 +22,7 @@ from typing import Callable
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..core.slugs import is_markdown, slug_for_path
 from . import verify
+from ..core.origin import origin
 from .parallel import PageParser
 from .scan import db_excludes, scan_tree
 
@@ -118,11 +119,18 @@ def import_tree(
     *,
     on_progress: Callable[[int, int], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
+    surface: str = "import",
 ) -> dict:
     """Import ``root`` into ``brain``; return the validation report (``ok`` false on mismatch).
 
+    ``surface`` is recorded as the origin of the versions written (``sync`` passes its own).
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
+    with origin(surface=surface):
+        return _import_tree(brain, root, on_progress, on_warning)
+
+
+def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     rootp = Path(root)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}

@@ -103,6 +103,7 @@ class Watcher:
         self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
         self._warned: dict[str, float] = {}
         self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
+        self.engine.surface = "watch"
         self.rebind = rebind
         self.debounce = debounce
         self.max_wait = max_wait
@@ -113,6 +114,7 @@ class Watcher:
         self.conflicts: list[dict] = []
         self.moved: list[tuple[str, str]] = []
         self.warning_count = 0
+        self.collapsed: list[dict] = []  # pages a saved file emptied or shrank (revert hints)
         self.batches = 0
         self.started = 0.0
         self.initial: dict | None = None
@@ -135,6 +137,7 @@ class Watcher:
             self.counts[k] = self.counts.get(k, 0) + v
         self.conflicts += out.conflicts
         self.moved += out.moved
+        self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
         if out.changed():
             self.batches += 1
@@ -196,6 +199,7 @@ class Watcher:
             self.counts[k] = self.counts.get(k, 0) + v
         self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
         self.conflicts += rep["conflicts"]
+        self.collapsed += rep.get("collapsed", [])
         self.warning_count += rep.get("warning_count", 0)
 
     def _loop(self) -> None:
@@ -330,6 +334,7 @@ class Watcher:
             "counts": dict(self.counts),
             "conflicts": self.conflicts,
             "moved": [{"from": a, "to": b} for a, b in self.moved],
+            "collapsed": self.collapsed,
             "warning_count": self.warning_count,
             "initial_ok": bool(self.initial and self.initial["ok"]),
             "ok": True,

@@ -1,0 +1,506 @@
+"""Page and file history: every version any writer stores is kept, with who wrote it.
+
+Storage (migration ``_m4_history`` in :mod:`gbrain.core.db`)
+-------------------------------------------------------------
+* ``history``: one row per write of a page (keyed by slug) or a non-page file (keyed by path):
+  ``version`` (1, 2, … per key), ``op`` (``create``, ``update``, ``delete``, ``move``,
+  ``baseline`` for what a brain held when history began), the body it wrote (``body_id``,
+  NULL for a deletion or a page moved away), its size, the time (UTC, milliseconds) and the
+  origin: ``surface``, ``operation`` and MCP ``client`` (:mod:`gbrain.core.origin`).
+* ``history_bodies``: each distinct body once, content-addressed by its sha256 (the same hash
+  as ``pages.content_hash`` / ``files.content_hash``), deflate-compressed. A body written over
+  another one is compressed with the replaced body as the preset dictionary (a delta, in effect:
+  a page that gained one timeline line costs tens of bytes); chains are cut every
+  :data:`MAX_DEPTH` steps with a body compressed on its own.
+
+The rows are written by SQLite triggers on ``pages`` and ``files`` in the writer's own
+transaction, so every path that writes (``put``, ``tag``, ``link``, ``raw``, ``delete``, import,
+sync, watch, the MCP server, another process) is recorded with no code of its own, exactly
+like the sync change log. The triggers call two SQL functions, ``gb_pack`` and ``gb_origin``,
+that :func:`gbrain.core.db.connect` registers; a connection opened without them (a plain
+``sqlite3`` shell) cannot write pages, which is deliberate: nothing writes around history.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import sqlite3
+import time
+import zlib
+from typing import Any
+
+from ..errors import BadInput, NotFound
+
+MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
+LEVEL = 6  #: zlib level (6: zlib's default trade of speed for size)
+_WBITS = -15  # raw deflate: the sha256 of each body is the integrity check
+
+
+def pack(data: Any, base: Any = None) -> bytes:
+    """SQL ``gb_pack(body, base)``: ``body`` (text or bytes) deflated, with ``base`` (the body
+    it replaces, or NULL) as the preset dictionary. First byte: ``d`` (with dictionary),
+    ``z`` (alone) or ``r`` (stored as is when deflate does not make it smaller)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if base is not None:
+        zd = base.encode("utf-8") if isinstance(base, str) else bytes(base)
+        c = zlib.compressobj(LEVEL, zlib.DEFLATED, _WBITS, zdict=zd[-32768:] if zd else b"\0")
+        out = b"d" + c.compress(raw) + c.flush()
+    else:
+        c = zlib.compressobj(LEVEL, zlib.DEFLATED, _WBITS)
+        out = b"z" + c.compress(raw) + c.flush()
+    return out if len(out) <= len(raw) else b"r" + raw
+
+
+def hashlib_sha(text: str | bytes) -> str:
+    """sha256 hex of ``text`` (UTF-8) or bytes: the key of a stored body."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).hexdigest()
+
+
+def _unpack_one(data: bytes, base: bytes | None) -> bytes:
+    tag, rest = data[:1], data[1:]
+    if tag == b"r":
+        return rest
+    if tag == b"z":
+        return zlib.decompress(rest, _WBITS)
+    if tag == b"d":
+        if base is None:
+            raise ValueError("delta body without its base")
+        d = zlib.decompressobj(_WBITS, zdict=base[-32768:] if base else b"\0")
+        return d.decompress(rest) + d.flush()
+    raise ValueError(f"unknown body encoding {tag!r}")
+
+
+def body(conn: sqlite3.Connection, body_id: int) -> bytes:
+    """The exact bytes of history body ``body_id`` (following its chain of bases)."""
+    chain = []
+    bid: int | None = body_id
+    while bid is not None:
+        r = conn.execute("SELECT base_id, data FROM history_bodies WHERE id = ?", (bid,)).fetchone()
+        if r is None:
+            raise NotFound(f"history body {bid} is missing")
+        chain.append(bytes(r[1]))
+        bid = r[0] if bytes(r[1])[:1] == b"d" else None
+    out: bytes | None = None
+    for data in reversed(chain):
+        out = _unpack_one(data, out)
+    assert out is not None
+    return out
+
+
+def _render(p: str) -> str:
+    return f"CASE WHEN {p}.bom THEN char(65279) ELSE '' END || {p}.frontmatter_raw || {p}.compiled_truth || {p}.separator || {p}.timeline"
+
+
+_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+_ORIGIN = "gb_origin(0), gb_origin(1), gb_origin(2)"
+
+
+def _next(kind: str, name: str) -> str:
+    return f"(SELECT COALESCE(MAX(version), 0) + 1 FROM history WHERE kind = '{kind}' AND name = {name})"
+
+
+def _store_body(new_body: str, new_hash: str, new_size: str, old_body: str | None, old_hash: str | None) -> str:
+    """SQL that stores ``new_body`` unless a body with its hash exists; against the old body
+    (when it is stored and its chain is short) or alone."""
+    if old_body is None:
+        return (f"INSERT INTO history_bodies(hash, size, base_id, depth, data) SELECT {new_hash}, {new_size}, NULL, 0, gb_pack({new_body}, NULL) "
+                f"WHERE NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = {new_hash});")
+    return (
+        f"INSERT INTO history_bodies(hash, size, base_id, depth, data) "
+        f"SELECT {new_hash}, {new_size}, CASE WHEN b.depth < {MAX_DEPTH} THEN b.id END, CASE WHEN b.depth < {MAX_DEPTH} THEN b.depth + 1 ELSE 0 END, "
+        f"gb_pack({new_body}, CASE WHEN b.depth < {MAX_DEPTH} THEN {old_body} END) "
+        f"FROM (SELECT 1) LEFT JOIN history_bodies b ON b.hash = {old_hash} "
+        f"WHERE NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = {new_hash});"
+    )
+
+
+def _row(kind: str, name: str, path: str, op: str, body_hash: str | None, size: str, detail: str = "''") -> str:
+    bid = f"(SELECT id FROM history_bodies WHERE hash = {body_hash})" if body_hash else "NULL"
+    return (f"INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail) "
+            f"VALUES ('{kind}', {name}, {_next(kind, name)}, {path}, {op}, {bid}, {size}, {_AT}, {_ORIGIN}, {detail});")
+
+
+def migration_sql() -> str:
+    """The tables and triggers of migration v4 (see the module docstring)."""
+    pn, po = _render("new"), _render("old")
+    moved = "old.slug IS NOT new.slug"
+    return f"""
+CREATE TABLE history_bodies (
+  id INTEGER PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,          -- sha256 hex of the exact bytes
+  size INTEGER NOT NULL,              -- bytes, uncompressed
+  base_id INTEGER,                    -- the body used as deflate dictionary ('d' encoding)
+  depth INTEGER NOT NULL DEFAULT 0,   -- length of the chain of bases
+  data BLOB NOT NULL                  -- gbrain.core.history.pack
+);
+CREATE TABLE history (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  kind TEXT NOT NULL,                 -- page | file
+  name TEXT NOT NULL,                 -- slug (page) or path (file)
+  version INTEGER NOT NULL,           -- 1, 2, ... per (kind, name)
+  path TEXT NOT NULL,
+  op TEXT NOT NULL,                   -- baseline | create | update | move | delete
+  body_id INTEGER,                    -- NULL: deleted, or moved away
+  size INTEGER NOT NULL DEFAULT 0,
+  at TEXT NOT NULL,
+  surface TEXT NOT NULL DEFAULT '',   -- cli | mcp | pipe | call | sync | watch | import | api
+  operation TEXT NOT NULL DEFAULT '',
+  client TEXT NOT NULL DEFAULT '',    -- MCP client name from the handshake
+  detail TEXT NOT NULL DEFAULT '',
+  UNIQUE (kind, name, version)
+);
+CREATE TRIGGER pages_history_ai AFTER INSERT ON pages BEGIN
+  {_store_body(pn, "new.content_hash", "new.size", None, None)}
+  {_row("page", "new.slug", "new.path", "'create'", "new.content_hash", "new.size")}
+END;
+CREATE TRIGGER pages_history_au AFTER UPDATE OF slug, path, content_hash ON pages
+  WHEN old.content_hash IS NOT new.content_hash OR old.slug IS NOT new.slug OR old.path IS NOT new.path BEGIN
+  INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail)
+    SELECT 'page', old.slug, {_next("page", "old.slug")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.slug WHERE {moved};
+  {_store_body(pn, "new.content_hash", "new.size", po, "old.content_hash")}
+  {_row("page", "new.slug", "new.path", f"CASE WHEN {moved} THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", f"CASE WHEN {moved} THEN 'from ' || old.slug ELSE '' END")}
+END;
+CREATE TRIGGER pages_history_ad AFTER DELETE ON pages BEGIN
+  {_row("page", "old.slug", "old.path", "'delete'", None, "0")}
+END;
+CREATE TRIGGER files_history_ai AFTER INSERT ON files BEGIN
+  {_store_body("new.data", "new.content_hash", "new.size", None, None)}
+  {_row("file", "new.path", "new.path", "'create'", "new.content_hash", "new.size")}
+END;
+CREATE TRIGGER files_history_au AFTER UPDATE OF path, content_hash ON files
+  WHEN old.content_hash IS NOT new.content_hash OR old.path IS NOT new.path BEGIN
+  INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail)
+    SELECT 'file', old.path, {_next("file", "old.path")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.path WHERE old.path IS NOT new.path;
+  {_store_body("new.data", "new.content_hash", "new.size", "old.data", "old.content_hash")}
+  {_row("file", "new.path", "new.path", "CASE WHEN old.path IS NOT new.path THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", "CASE WHEN old.path IS NOT new.path THEN 'from ' || old.path ELSE '' END")}
+END;
+CREATE TRIGGER files_history_ad AFTER DELETE ON files BEGIN
+  {_row("file", "old.path", "old.path", "'delete'", None, "0")}
+END;
+INSERT OR IGNORE INTO history_bodies(hash, size, base_id, depth, data) SELECT content_hash, size, NULL, 0, gb_pack({_render("pages")}, NULL) FROM pages;
+INSERT OR IGNORE INTO history_bodies(hash, size, base_id, depth, data) SELECT content_hash, size, NULL, 0, gb_pack(data, NULL) FROM files;
+INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation)
+  SELECT 'page', slug, 1, path, 'baseline', (SELECT id FROM history_bodies b WHERE b.hash = pages.content_hash), size, {_AT}, 'migrate', 'history began' FROM pages;
+INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation)
+  SELECT 'file', path, 1, path, 'baseline', (SELECT id FROM history_bodies b WHERE b.hash = files.content_hash), size, {_AT}, 'migrate', 'history began' FROM files;
+"""
+
+
+# ---------------------------------------------------------------------------
+# reading history
+# ---------------------------------------------------------------------------
+
+COLLAPSE_MIN_BYTES = 200  #: a page at least this big that loses over half its bytes is reported
+
+
+def resolve_key(brain, name: str) -> tuple[str, str]:
+    """``(kind, name)`` of the history to read for ``name``: a live page (by the usual slug
+    lookup), a page that was deleted or moved away (exact slug, then case-insensitive, then a
+    unique suffix), or a non-page file by its path. Raises :class:`NotFound`."""
+    from .slugs import nfc
+
+    c = brain.conn
+    try:
+        return "page", brain.resolve_slug(name)["slug"]
+    except NotFound as e:
+        miss: Exception = e
+    except BadInput as e:
+        miss = e
+    raw = nfc(name.strip())
+    s = raw.strip("/")
+    if s.endswith(".md"):
+        s = s[:-3]
+    for kind, key in (("file", raw), ("page", s)):
+        if c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", (kind, key)).fetchone():
+            return kind, key
+    rows = c.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND (lower(name) = lower(?) OR lower(name) LIKE '%/' || lower(?))", (s, s)).fetchall()
+    if len(rows) == 1:
+        return "page", rows[0][0]
+    if len(rows) > 1:
+        names = sorted(r[0] for r in rows)[:10]
+        raise NotFound(f"'{name}' matches {len(rows)} page histories: " + ", ".join(names), names)
+    raise NotFound(f"{miss}; and no history under that name (deleted pages keep theirs: `gbrain changes` lists recent ones)", getattr(miss, "suggestions", []))
+
+
+def _origin_of(r) -> str:
+    o = r["surface"] or "?"
+    if r["client"]:
+        o += f"({r['client']})"
+    if r["operation"]:
+        o += " " + r["operation"]
+    return o
+
+
+def _version_dict(r, name_field: bool = False) -> dict:
+    d = {
+        "version": r["version"],
+        "at": r["at"],
+        "op": r["op"],
+        "size": r["size"],
+        "surface": r["surface"],
+        "operation": r["operation"],
+        "client": r["client"],
+        "origin": _origin_of(r),
+        "path": r["path"],
+    }
+    if r["detail"]:
+        d["detail"] = r["detail"]
+    if name_field:
+        d = {"kind": r["kind"], "name": r["name"], **d}
+    return d
+
+
+def _line_delta(old: bytes | None, new: bytes | None) -> tuple[int, int] | None:
+    """(lines added, lines removed) from ``old`` to ``new``; None for binary bodies."""
+    try:
+        a = (old or b"").decode("utf-8").splitlines()
+        b = (new or b"").decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    add = rem = 0
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            rem += i2 - i1
+        if tag in ("replace", "insert"):
+            add += j2 - j1
+    return add, rem
+
+
+def versions(brain, name: str, limit: int = 20) -> dict:
+    """The history of a page (or file), newest first: ``{kind, name, live, versions: [{version,
+    at, op, size, surface, operation, client, origin, path, added, removed}]}``. ``added`` /
+    ``removed`` count lines against the version before (None for binary files)."""
+    kind, key = resolve_key(brain, name)
+    c = brain.conn
+    q = "SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC"
+    rows = c.execute(q + (" LIMIT ?" if limit and limit > 0 else ""), (kind, key, limit) if limit and limit > 0 else (kind, key)).fetchall()
+    total = c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
+    out = []
+    # the body each listed version replaced: the nearest older version that has one
+    older = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version < ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT 1", (kind, key, rows[-1]["version"])).fetchone() if rows else None
+    prev_bid = older[0] if older else None
+    cache: dict[int, bytes] = {}
+
+    def get(bid):
+        if bid is None:
+            return None
+        if bid not in cache:
+            cache[bid] = body(c, bid)
+        return cache[bid]
+
+    deltas = {}
+    for r in reversed(rows):
+        bid = r["body_id"]
+        if r["op"] == "delete" or (r["op"] == "move" and bid is None):
+            deltas[r["version"]] = (0, 0)
+            continue
+        deltas[r["version"]] = _line_delta(get(prev_bid), get(bid)) if (prev_bid != bid or prev_bid is None) and r["size"] <= 4 * 1024 * 1024 else (0, 0)
+        prev_bid = bid
+    for r in rows:
+        d = _version_dict(r)
+        dl = deltas.get(r["version"])
+        d["added"], d["removed"] = dl if dl else (None, None)
+        out.append(d)
+    live = _live_hash(brain, kind, key) is not None
+    return {"kind": kind, "name": key, "live": live, "total": total, "versions": out}
+
+
+def _live_hash(brain, kind: str, key: str) -> str | None:
+    if kind == "page":
+        r = brain.conn.execute("SELECT content_hash FROM pages WHERE slug = ?", (key,)).fetchone()
+    else:
+        r = brain.conn.execute("SELECT content_hash FROM files WHERE path = ?", (key,)).fetchone()
+    return r[0] if r else None
+
+
+def _version_row(brain, kind: str, key: str, n: int | None):
+    """The history row of version ``n`` (None: the newest with a body). Negative ``n`` counts
+    back from the newest (-1: the one before it). Raises NotFound / BadInput."""
+    c = brain.conn
+    if n is None or n < 0:
+        rows = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT ?", (kind, key, 1 + (-n if n else 0))).fetchall()
+        k = -n if n else 0
+        if len(rows) <= k:
+            raise NotFound(f"{key} has fewer than {k + 1} versions with text")
+        return rows[k]
+    r = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, key, n)).fetchone()
+    if r is None:
+        last = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
+        raise NotFound(f"{key} has no version {n} (versions: 1 to {last}; pruned ones are gone: `gbrain history {key}` lists them)")
+    if r["body_id"] is None:
+        what = "the deletion" if r["op"] == "delete" else f"the move ({r['detail']})"
+        raise BadInput(f"version {n} of {key} is {what}; it has no text (the version before it has)")
+    return r
+
+
+def get_version(brain, name: str, n: int) -> dict:
+    """Version ``n`` of a page or file: ``{kind, name, version, at, origin, …, content}`` with the
+    exact text (``content``; a file that is not UTF-8 text raises BadInput)."""
+    kind, key = resolve_key(brain, name)
+    r = _version_row(brain, kind, key, n)
+    data = body(brain.conn, r["body_id"])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"version {r['version']} of {key} is binary ({len(data):,} bytes), not text") from e
+    return {"kind": kind, "slug" if kind == "page" else "path": key, **_version_dict(r), "content": text}
+
+
+def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3) -> dict:
+    """Unified diff of two versions: none given, the version before the newest against the
+    newest; one, that version against the newest; two, ``a`` against ``b``. Returns
+    ``{name, from, to, diff, added, removed}``."""
+    kind, key = resolve_key(brain, name)
+    ra = _version_row(brain, kind, key, a if a is not None else -1)
+    rb = _version_row(brain, kind, key, b)
+    da, db_ = body(brain.conn, ra["body_id"]), body(brain.conn, rb["body_id"])
+    try:
+        ta, tb = da.decode("utf-8"), db_.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"name": key, "from": ra["version"], "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {ra['version']} and {rb['version']} differ\n", "added": None, "removed": None}
+    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{key}@v{ra['version']}", f"{key}@v{rb['version']}", n=context))
+    text = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
+    add = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
+    rem = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
+    return {"name": key, "from": ra["version"], "to": rb["version"], "diff": text, "added": add, "removed": rem}
+
+
+def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None) -> list[dict]:
+    """Writes across the brain, newest first: ``[{kind, name, version, at, op, size, surface,
+    operation, client, origin, path}]``. ``since`` is an ISO time; ``origin`` matches the
+    surface (cli, mcp, …), the MCP client name or the operation."""
+    q = "SELECT * FROM history WHERE 1"
+    args: list = []
+    if since:
+        q += " AND at >= ?"
+        args.append(since)
+    if origin:
+        q += " AND (surface = ? OR client = ? OR operation = ?)"
+        args += [origin, origin, origin]
+    if kind:
+        q += " AND kind = ?"
+        args.append(kind)
+    q += " ORDER BY id DESC"
+    if limit and limit > 0:
+        q += " LIMIT ?"
+        args.append(limit)
+    return [_version_dict(r, name_field=True) for r in brain.conn.execute(q, args)]
+
+
+def collapse_warning(brain, path: str, new_size: int) -> dict | None:
+    """When bytes of ``new_size`` are about to replace the page or file at ``path``: a warning dict
+    ``{path, name, old_size, new_size, version, revert, message}`` if the new version is empty or
+    lost over half of a page of at least :data:`COLLAPSE_MIN_BYTES`, else None. ``version`` is the
+    history version holding the text being replaced."""
+    c = brain.conn
+    r = c.execute("SELECT 'page' AS kind, slug AS name, size FROM pages WHERE path = ? UNION ALL SELECT 'file', path, size FROM files WHERE path = ?", (path, path)).fetchone()
+    if r is None or r["size"] <= 0 or new_size >= r["size"]:
+        return None
+    old = r["size"]
+    if not (new_size == 0 or (old >= COLLAPSE_MIN_BYTES and new_size * 2 < old)):
+        return None
+    v = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL", (r["kind"], r["name"])).fetchone()[0]
+    revert = f"gbrain revert {r['name']} --to {v}" if v else ""
+    what = "is now empty" if new_size == 0 else f"shrank from {old:,} to {new_size:,} bytes"
+    msg = f"{path}: the file {what}" + (f" (was {old:,} bytes)" if new_size == 0 else "") + "; the brain took it as it is"
+    if v:
+        msg += f"; the previous text is version {v} of its history: `{revert}` brings it back"
+    return {"path": path, "name": r["name"], "kind": r["kind"], "old_size": old, "new_size": new_size, "version": v, "revert": revert, "message": msg}
+
+
+# ---------------------------------------------------------------------------
+# writing: revert and prune
+# ---------------------------------------------------------------------------
+
+
+def revert(brain, name: str, n: int) -> dict:
+    """Make version ``n``'s exact bytes the current version again (a new version; the history
+    keeps everything). A deleted page is created again at its path. Under ``sync``/``watch``
+    the file follows (the change log sees the write). Returns ``{kind, name, path, version,
+    reverted_to, changed}``; raises NotFound, BadInput (no such text, the path is taken)."""
+    from .brain import Brain
+
+    assert isinstance(brain, Brain)
+    kind, key = resolve_key(brain, name)
+    c = brain.conn
+    with brain.transaction():
+        r = _version_row(brain, kind, key, n)
+        data = body(c, r["body_id"])
+        if kind == "page":
+            live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
+            path = live["path"] if live else r["path"]
+            if not live:
+                if c.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
+                    raise BadInput(f"{path} is a non-page file in the brain now; move or delete it before reverting {key}")
+                brain._check_path_free(path)
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise BadInput(f"version {n} of {key} is not UTF-8 text") from e
+            res = brain.save_page(path, text)
+            changed = res.changed
+        else:
+            path = key
+            if c.execute("SELECT 1 FROM pages WHERE path = ?", (path,)).fetchone():
+                raise BadInput(f"{path} is a page in the brain now; delete it before reverting the file")
+            changed = brain.save_file(path, data) is not None
+        v = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
+    return {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
+
+
+def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None) -> tuple[list[int], dict]:
+    """Which history rows pruning would delete: versions older than ``keep_days`` days that are
+    not among the newest ``keep_last`` of their page/file. Never the newest version of a key,
+    nor the newest version with text (a deleted page's last text). Returns ``(row ids, summary)``."""
+    if keep_days is None and keep_last is None:
+        raise BadInput("pruning needs --keep-days and/or --keep-last (or config history_keep_days / history_keep_last)")
+    if (keep_days is not None and keep_days < 0) or (keep_last is not None and keep_last < 0):
+        raise BadInput("--keep-days and --keep-last must be 0 or more")
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime((now or time.time()) - (keep_days or 0) * 86400)) if keep_days is not None else None
+    c = brain.conn
+    ids: list[int] = []
+    keys = 0
+    cur = None
+    rank = 0
+    seen_text = False
+    for r in c.execute("SELECT id, kind, name, at, body_id FROM history ORDER BY kind, name, version DESC"):
+        k = (r["kind"], r["name"])
+        if k != cur:
+            cur, rank, seen_text = k, 0, False
+            keys += 1
+        rank += 1
+        protected = rank == 1 or (r["body_id"] is not None and not seen_text)
+        if r["body_id"] is not None:
+            seen_text = True
+        if protected:
+            continue
+        if keep_last is not None and rank <= keep_last:
+            continue
+        if cutoff is not None and r["at"] >= cutoff:
+            continue
+        ids.append(r["id"])
+    return ids, {"keys": keys}
+
+
+def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False) -> dict:
+    """Plan (and with ``apply`` carry out) pruning: ``{versions, bodies, bytes, applied}`` —
+    how many versions and stored bodies go and the compressed bytes they free."""
+    with brain.transaction():
+        ids, summ = prune_plan(brain, keep_days, keep_last)
+        c = brain.conn
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
+        c.execute("DELETE FROM prune_ids")
+        c.executemany("INSERT INTO prune_ids(id) VALUES (?)", [(i,) for i in ids])
+        # bodies still needed: those of kept versions, and every base in their chains
+        keep = """WITH RECURSIVE need(id) AS (
+                    SELECT body_id FROM history WHERE body_id IS NOT NULL AND id NOT IN (SELECT id FROM prune_ids)
+                    UNION SELECT b.base_id FROM history_bodies b JOIN need ON b.id = need.id WHERE b.base_id IS NOT NULL AND substr(b.data, 1, 1) = X'64')
+                  SELECT id FROM need"""
+        gone = c.execute(f"SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies WHERE id NOT IN ({keep})").fetchone()
+        out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1], "keys": summ["keys"], "applied": False, "keep_days": keep_days, "keep_last": keep_last}
+        if apply:
+            c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
+            c.execute(f"DELETE FROM history_bodies WHERE id NOT IN ({keep})")
+            out["applied"] = True
+        c.execute("DELETE FROM prune_ids")
+    return out

@@ -1,0 +1,125 @@
+"""History operations: ``history`` (and pruning), ``diff``, ``revert``, ``changes``; ``get
+--version`` lives with ``get``. The versions themselves are written by triggers
+(:mod:`gbrain.core.history`), so these only read them, or write a version back.
+"""
+from __future__ import annotations
+
+from .errors import BadInput
+from .operations import SLUG, Param, _since, limit_param, op
+
+
+def _history_text(r: dict, a: dict) -> str:
+    if "applied" in r:
+        what = f"{r['versions']:,} version(s) and {r['bodies']:,} stored body(ies), {r['bytes'] / 1e6:.2f} MB compressed"
+        rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
+        if r["applied"]:
+            return f"pruned {what} ({rule}; the newest version of each page and a deleted page's last text are always kept)"
+        return f"dry run: pruning would remove {what} ({rule}); run again with --apply to do it"
+    lines = [f"{r['name']}" + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
+    for v in r["versions"]:
+        delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
+        extra = f"  {v['detail']}" if v.get("detail") else ""
+        lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {v['origin']}{extra}")
+    if len(r["versions"]) < r["total"]:
+        lines.append(f"… the newest {len(r['versions'])}; --limit 0 lists all")
+    return "\n".join(lines)
+
+
+def _config_int(b, key: str) -> int | None:
+    v = (b.get_config(key) or "").strip()
+    return int(v) if v.isdigit() else None
+
+
+@op(
+    "history",
+    "Versions of a page (or file), newest first: number, time, origin (surface, operation, MCP client), size, lines "
+    "added/removed. Deleted pages keep their history. With prune: drop old versions (a dry run unless apply).",
+    [
+        Param("slug", positional=True, description="page slug (a deleted page's too) or a file path"),
+        limit_param(20, "how many versions to list (0: all)"),
+        Param("prune", "boolean", "prune old versions of every page instead (a dry run unless --apply)", default=False),
+        Param("keep_days", "integer", "with prune: keep versions newer than this many days (default: config history_keep_days)", minimum=0),
+        Param("keep_last", "integer", "with prune: keep this many newest versions of each page (default: config history_keep_last)", minimum=0),
+        Param("apply", "boolean", "with prune: really delete (without it, only report what would go)", default=False),
+    ],
+    text=_history_text,
+    mutating=True,
+)
+def _history(b, a, ctx):
+    from .core import history as h
+
+    if a.get("prune"):
+        if a.get("slug"):
+            raise BadInput("--prune works on the whole brain; give no slug")
+        days = a.get("keep_days") if a.get("keep_days") is not None else _config_int(b, "history_keep_days")
+        last = a.get("keep_last") if a.get("keep_last") is not None else _config_int(b, "history_keep_last")
+        return h.prune(b, days, last, apply=bool(a.get("apply")))
+    if a.get("apply") or a.get("keep_days") is not None or a.get("keep_last") is not None:
+        raise BadInput("--apply, --keep-days and --keep-last go with --prune")
+    if not a.get("slug"):
+        raise BadInput("give a page slug (or --prune); `gbrain changes` lists recent writes across the brain")
+    limit = a.get("limit")
+    if limit is not None and limit < 0:
+        raise BadInput("limit must be 0 (all) or more")
+    return h.versions(b, a["slug"], limit=20 if limit is None else limit)
+
+
+def _diff_text(r: dict, a: dict) -> str:
+    return r["diff"] or f"versions {r['from']} and {r['to']} of {r['name']} are identical\n"
+
+
+@op(
+    "diff",
+    "Unified diff between two versions of a page: no versions, the one before the newest against the newest; one, "
+    "that version against the newest; two, the first against the second.",
+    [
+        SLUG,
+        Param("from_version", "integer", "the older version (default: the one before the newest)", positional=True, minimum=1),
+        Param("to_version", "integer", "the newer version (default: the newest)", positional=True, minimum=1),
+    ],
+    text=_diff_text,
+)
+def _diff(b, a, ctx):
+    from .core import history as h
+
+    return h.diff(b, a["slug"], a.get("from_version"), a.get("to_version"))
+
+
+@op(
+    "revert",
+    "Bring back a page's text as it was in version N (`gbrain history SLUG` lists them): a new version with those exact "
+    "bytes; nothing is lost. A deleted page comes back. Under sync/watch the file follows.",
+    [SLUG, Param("to", "integer", "the version to bring back", required=True, minimum=1)],
+    text=lambda r, a: f"{r.get('slug') or r.get('path')}: " + (f"version {r['reverted_to']} brought back as version {r['version']}" if r["changed"] else f"already equal to version {r['reverted_to']}; nothing written"),
+    mutating=True,
+)
+def _revert(b, a, ctx):
+    from .core import history as h
+
+    return h.revert(b, a["slug"], a["to"])
+
+
+def _changes_text(r: list, a: dict) -> str:
+    if not r:
+        return "no changes" + (f" since {a['since']}" if a.get("since") else "")
+    return "\n".join(f"{c['at']}  {c['name']}  v{c['version']} {c['op']}  {c['origin']}" + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
+
+
+@op(
+    "changes",
+    "What changed across the brain and by whom, newest first: page/file, version, operation, origin (cli, mcp with "
+    "the client's name, pipe, call, sync, watch, import). Check it to review your own writes; `revert` undoes one.",
+    [
+        Param("since", description="only changes since: a span like 24h / 7d or an ISO date", default="24h"),
+        Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
+        limit_param(100, "maximum number of changes (0: all)"),
+    ],
+    text=_changes_text,
+)
+def _changes(b, a, ctx):
+    from .core import history as h
+
+    limit = a.get("limit")
+    if limit is not None and limit < 0:
+        raise BadInput("limit must be 0 (all) or more")
+    return h.changes(b, since=_since(a.get("since")), origin=a.get("origin"), limit=100 if limit is None else limit)

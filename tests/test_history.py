@@ -1,0 +1,265 @@
+"""Page history (issue 12): every replaced version is kept, with its origin; get --version,
+diff, revert, changes, prune; sync's warning when a save empties a page; conflicts in history."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core import history as h
+from gbrain.core.brain import Brain, render_row
+from gbrain.errors import BadInput, NotFound
+from gbrain.sync.engine import SyncEngine
+
+from conftest import SHARED, gbrain
+
+ANA = "---\ntitle: Ana Lima\ntype: person\n---\nAna runs River AI.\n\n---\n\n- **2024-01-02** | meeting — Met Ana\n"
+
+
+def run(b, name, surface="cli", **args):
+    return ops.run(name, args, ops.Context(surface=surface), brain=b)
+
+
+def current(b, slug):
+    return b.get_text(slug)
+
+
+def check_versions(b, slug, texts):
+    """Each text in ``texts`` is a version of ``slug`` whose bytes come back exactly."""
+    hist = h.versions(b, slug, limit=0)
+    bodies = {}
+    for v in hist["versions"]:
+        if v["op"] not in ("delete",) and not (v["op"] == "move" and v["size"] == 0):
+            bodies[run(b, "get", slug=slug, version=v["version"])["content"]] = v["version"]
+    for t in texts:
+        assert t in bodies, (slug, t[:80], list(bodies)[:3])
+    return bodies
+
+
+def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
+    b = Brain.open(tmp_path / "brain.db")
+    seen = []
+
+    def snap(slug="people/ana"):
+        seen.append(current(b, slug))
+
+    run(b, "put", slug="people/ana", content=ANA); snap()
+    run(b, "put", surface="mcp", slug="ana", compiled_truth="Ana left River AI."); snap()
+    run(b, "put", surface="pipe", slug="ana", frontmatter={"status": "warm"}); snap()
+    run(b, "put", surface="call", slug="ana", timeline_append="- **2024-03-04** | call — Called"); snap()
+    run(b, "tag", slug="ana", tag="vip"); snap()
+    run(b, "untag", slug="ana", tag="vip"); snap()
+    run(b, "put", slug="people/bo", content="# Bo\n")
+    run(b, "link", **{"from": "ana", "to": "bo", "context": "friends"}); snap()
+    run(b, "unlink", **{"from": "ana", "to": "bo"}); snap()
+    run(b, "timeline-add", slug="ana", date="2024-05-06", summary="Lunch"); snap()
+    run(b, "raw", slug="ana", source="crm", data={"a": 1})
+    sidecar = b.conn.execute("SELECT path, data FROM files WHERE kind = 'raw'").fetchone()
+    first_raw = bytes(sidecar["data"])
+    run(b, "raw", slug="ana", source="crm", data={"a": 2})
+    ing = run(b, "ingest", content="# Notes\n\nhello\n", source_type="doc", source_ref="n/1")
+    run(b, "delete", slug="ana")
+    with pytest.raises(NotFound):
+        b.resolve_slug("people/ana")
+    # every version of the page comes back byte for byte, the deleted page included
+    vers = check_versions(b, "people/ana", seen)
+    assert h.versions(b, "ana")["live"] is False
+    # the sidecar's replaced version too
+    assert h.body(b.conn, h._version_row(b, "file", sidecar["path"], 1)["body_id"]) == first_raw
+    # revert brings a deleted page back with the exact bytes of the chosen version
+    for t in (seen[2], seen[-1]):
+        r = run(b, "revert", slug="people/ana", to=vers[t])
+        assert current(b, "people/ana") == t and r["changed"]
+    # and origins were recorded
+    ops_seen = [(c["surface"], c["operation"]) for c in h.changes(b, limit=0) if c["name"] == "people/ana"]
+    for want in [("cli", "put"), ("mcp", "put"), ("pipe", "put"), ("call", "put"), ("cli", "tag"), ("cli", "untag"), ("cli", "link"),
+                 ("cli", "unlink"), ("cli", "timeline-add"), ("cli", "delete"), ("cli", "revert")]:
+        assert want in ops_seen, want
+    assert any(c["name"] == ing["slug"] and c["operation"] == "ingest" for c in h.changes(b, limit=0))
+    assert [c["name"] for c in run(b, "changes", origin="mcp")] == ["people/ana"]
+    # restore from the trash is a write like any other
+    run(b, "delete", slug="ana")
+    run(b, "restore", slug="people/ana")
+    assert h.changes(b, limit=1)[0]["operation"] == "restore"
+    # import over a page: the brain's version stays in history
+    dst = brain_tree / "people" / "ana-lima.md"
+    with Brain.open(tmp_path / "imp.db") as b2:
+        run(b2, "import", dir=str(brain_tree))
+        orig = b2.get_text("people/ana-lima")
+        run(b2, "put", slug="ana-lima", compiled_truth="changed in the brain")
+        edited = b2.get_text("people/ana-lima")
+        dst.write_bytes(dst.read_bytes() + b"\nfrom the folder\n")
+        from gbrain.sync.importer import import_tree
+        b2.conn.execute("DELETE FROM sync_root")  # imported elsewhere: no base, the file wins
+        import_tree(b2, brain_tree)
+        assert b2.get_text("people/ana-lima") == dst.read_text("utf-8")
+        check_versions(b2, "people/ana-lima", [orig, edited])
+        assert {c["surface"] for c in h.changes(b2, limit=0)} == {"import", "cli"}
+    b.close()
+
+
+def test_history_diff_and_cli(tmp_path):
+    db = str(tmp_path / "brain.db")
+    assert gbrain("--db", db, "put", "people/ana", input=ANA).returncode == 0
+    assert gbrain("--db", db, "tag", "ana", "vip").returncode == 0
+    r = gbrain("--db", db, "history", "ana")
+    out = r.stdout.decode()
+    assert r.returncode == 0 and "people/ana: 2 version(s)" in out
+    assert "cli tag" in out and "cli put" in out and "+2 -0" in out
+    d = gbrain("--db", db, "diff", "ana").stdout.decode()
+    assert d.startswith("--- people/ana@v1\n+++ people/ana@v2\n") and "+tags:\n+- vip\n" in d
+    assert gbrain("--db", db, "get", "ana", "--version", "1").stdout.decode() == ANA
+    r = gbrain("--db", db, "revert", "ana", "--to", "1")
+    assert r.returncode == 0 and "version 1 brought back as version 3" in r.stdout.decode()
+    assert gbrain("--db", db, "get", "ana").stdout.decode() == ANA
+    bad = gbrain("--db", db, "get", "ana", "--version", "9")
+    assert bad.returncode == 1 and "no version 9" in bad.stderr.decode()
+    ch = json.loads(gbrain("--db", db, "changes", "--origin", "cli", "--json").stdout)
+    assert [c["operation"] for c in ch] == ["revert", "tag", "put"]
+    assert gbrain("--db", db, "changes", "--since", "soon").returncode == 2
+
+
+def test_mcp_writes_carry_the_client_name(fixture_db):
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp_types import Implementation
+
+    from test_mcp import server_env
+    from conftest import ROOT
+    import sys
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(fixture_db)], env=server_env(), cwd=str(ROOT))
+        async with Client(stdio_client(params), read_timeout_seconds=120, client_info=Implementation(name="claude-code", version="1.0")) as c:
+            r = await c.call_tool("brain_put", {"slug": "ana-lima", "compiled_truth": "Rewritten by an agent."})
+            assert not r.is_error
+            ch = await c.call_tool("brain_changes", {"origin": "claude-code"})
+            hist = await c.call_tool("brain_history", {"slug": "ana-lima"})
+            rev = await c.call_tool("brain_revert", {"slug": "ana-lima", "to": 1})
+            return json.loads(ch.content[0].text), json.loads(hist.content[0].text), json.loads(rev.content[0].text)
+
+    ch, hist, rev = anyio.run(main)
+    assert ch[0]["name"] == "people/ana-lima" and ch[0]["surface"] == "mcp" and ch[0]["operation"] == "put"
+    assert hist["versions"][0]["client"] == "claude-code" and hist["versions"][-1]["op"] == "create"
+    assert rev["reverted_to"] == 1 and rev["changed"]
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("people/ana-lima") == (Path(__file__).parent.parent / "fixtures" / "brain" / "people" / "ana-lima.md").read_text("utf-8")
+
+
+def test_zero_byte_save_is_loud_and_one_revert_away(tmp_path):
+    case = SHARED / "cases" / "zero-byte-save" / "input"
+    if not case.exists():
+        pytest.skip("../shared/cases/zero-byte-save not available")
+    root = tmp_path / "notes"
+    shutil.copytree(case, root)
+    for p in root.rglob("*"):
+        os.chmod(p, 0o755 if p.is_dir() else 0o644)
+    os.chmod(root, 0o755)
+    db = str(tmp_path / "brain.db")
+    ana = root / "people" / "ana-lima.md"
+    before = ana.read_bytes()
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    ana.write_bytes(b"")  # the crashed save
+    r = gbrain("--db", db, "sync", str(root), "--json")
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert "people/ana-lima.md: the file is now empty (was 154 bytes)" in err and "gbrain revert people/ana-lima --to 1" in err
+    rep = json.loads(r.stdout)
+    assert rep["collapsed"][0]["revert"] == "gbrain revert people/ana-lima --to 1"
+    assert gbrain("--db", db, "get", "people/ana-lima").stdout == b""
+    assert gbrain("--db", db, "revert", "people/ana-lima", "--to", "1").returncode == 0
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    assert ana.read_bytes() == before  # the file follows the revert
+
+
+def test_a_page_that_lost_most_of_its_bytes_is_reported(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "big.md").write_text("x" * 1000 + "\n")
+    with Brain.open(tmp_path / "brain.db") as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "big.md").write_text("x" * 100 + "\n")
+        rep = eng.sync()
+        assert rep["collapsed"][0]["old_size"] == 1001 and rep["collapsed"][0]["new_size"] == 101
+        (root / "big.md").write_text("x" * 80 + "\n")  # a small page shrinking a little is no news
+        assert "collapsed" not in eng.sync()
+        eng.close()
+
+
+def test_conflict_keeps_both_versions_in_history(tmp_path):
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "ana.md").write_text("base\n")
+    with Brain.open(tmp_path / "brain.db") as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("ana", "brain side\n")
+        (root / "ana.md").write_text("file side\n")
+        rep = eng.sync()
+        assert rep["conflicts"] and rep["conflicts"][0]["copy_path"]
+        cp = rep["conflicts"][0]["copy_path"]
+        assert (root / cp).read_text() == "brain side\n"  # the copy file stays for Obsidian users
+        vers = check_versions(b, "ana", ["base\n", "brain side\n", "file side\n"])
+        assert h.versions(b, "ana")["versions"][0]["surface"] == "sync"
+        # deleting the copy loses nothing
+        (root / cp).unlink()
+        eng.sync()
+        assert b.page_row(cp[:-3]) is None
+        run(b, "revert", slug="ana", to=vers["brain side\n"])
+        eng.sync()
+        assert (root / "ana.md").read_text() == "brain side\n"
+        eng.close()
+
+
+def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
+    with Brain.open(tmp_path / "brain.db") as b:
+        for i in range(5):
+            b.put("a", f"a{i}\n")
+        for i in range(3):
+            b.put("gone", f"g{i}\n")
+        run(b, "delete", slug="gone")
+        with pytest.raises(BadInput):
+            run(b, "history", prune=True)
+        dry = run(b, "history", prune=True, keep_last=1)
+        assert dry["applied"] is False and dry["versions"] == 4 + 2
+        assert len(h.versions(b, "a", limit=0)["versions"]) == 5  # nothing went
+        b.set_config("history_keep_last", "2")
+        done = run(b, "history", prune=True, apply=True)
+        assert done["applied"] and done["versions"] == 3 + 2
+        assert [v["version"] for v in h.versions(b, "a", limit=0)["versions"]] == [5, 4]
+        assert run(b, "get", slug="a", version=4)["content"] == "a3\n"
+        assert [v["version"] for v in h.versions(b, "gone", limit=0)["versions"]] == [4, 3]
+        run(b, "revert", slug="gone", to=3)
+        assert b.get_text("gone") == "g2\n"
+        # days: nothing is older than a day
+        assert run(b, "history", prune=True, keep_days=1)["versions"] == 0
+        n = b.conn.execute("SELECT COUNT(*) FROM history_bodies").fetchone()[0]
+        assert n == b.conn.execute("SELECT COUNT(DISTINCT body_id) FROM history").fetchone()[0]
+
+
+def test_a_v3_brain_gets_its_pages_as_version_one(tmp_path):
+    from gbrain.core import db as dbmod
+
+    p = tmp_path / "old.db"
+    c = sqlite3.connect(p, isolation_level=None)
+    for m in dbmod.MIGRATIONS[:3]:
+        m(c)
+    c.execute("PRAGMA user_version = 3")
+    text = "\ufeff---\ntitle: Old\n---\nbody\n"
+    c.execute("INSERT INTO pages(slug, slug_key, name_key, path, type, title, compiled_truth, frontmatter_raw, bom, content_hash, size) VALUES "
+              "('old', 'old', 'old', 'old.md', 'note', 'Old', 'body\n', '---\ntitle: Old\n---\n', 1, ?, ?)",
+              (h.hashlib_sha(text), len(text.encode())))
+    c.close()
+    with Brain.open(p) as b:
+        v = h.versions(b, "old")["versions"]
+        assert [(x["version"], x["op"]) for x in v] == [(1, "baseline")]
+        assert run(b, "get", slug="old", version=1)["content"] == text == render_row(b.page_row("old"))
