@@ -104,7 +104,7 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_history": [{"slug": "people/zoe-new"}],
     "brain_diff": [{"slug": "people/zoe-new", "from_version": 1}],
     "brain_changes": [{"since": "1h", "origin": "mcp"}],
-    "brain_revert": [{"slug": "people/zoe-new", "to": 1}],
+    "brain_revert": [{"slug": "people/zoe-new", "to": 7}],  # its newest version: no change
 }
 
 

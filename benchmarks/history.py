@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Page history cost on a make_brain.py brain (issue 12), beside the same brain without history.
+
+Builds the 7,471-page brain, imports it, copies the DB and drops the history triggers from the
+copy (the baseline: what a brain costs without history). Then applies ``--edits`` rounds of
+edits to every page on both, interleaved write by write so machine load hits both alike; the
+edits rotate through what agents and people do (a timeline entry, a tag, a rewritten compiled
+truth through a partial put, a full put with one line changed). Prints:
+
+* DB size after the edits with history against without (target ≤ 1.5×), the history tables'
+  bytes (SQLite's dbstat) and the raw size of all the versions they hold;
+* the median and p95 time of a write with history against without (target ≤ 10% slower);
+* ``history SLUG`` (with line counts), ``diff SLUG`` and ``changes`` latency.
+
+    python benchmarks/history.py [--pages 7471] [--edits 10] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gbrain import operations as ops  # noqa: E402
+from gbrain.core import history as h  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.sync.importer import import_tree  # noqa: E402
+
+MAKE_BRAIN = next((p for p in (ROOT.parent / "shared" / "tools" / "make_brain.py", Path("/work/shared/tools/make_brain.py")) if p.exists()), None)
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def db_bytes(path: Path) -> int:
+    c = sqlite3.connect(path)
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    n = c.execute("PRAGMA page_count").fetchone()[0] * c.execute("PRAGMA page_size").fetchone()[0] - c.execute("PRAGMA freelist_count").fetchone()[0] * c.execute("PRAGMA page_size").fetchone()[0]
+    c.close()
+    return n
+
+
+def table_bytes(path: Path, names: tuple[str, ...]) -> int:
+    c = sqlite3.connect(path)
+    ph = ",".join("?" * len(names))
+    idx = [r[0] for r in c.execute(f"SELECT name FROM sqlite_master WHERE tbl_name IN ({ph})", names)]
+    n = c.execute(f"SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN ({','.join('?' * len(idx))})", idx).fetchone()[0]
+    c.close()
+    return n
+
+
+def edit(b: Brain, slug: str, rnd: int, i: int) -> None:
+    k = rnd % 4
+    if k == 0:
+        b.timeline_add(slug, f"2025-{1 + rnd % 12:02d}-{1 + i % 28:02d}", f"Benchmark event {rnd} for {slug}", "bench")
+    elif k == 1:
+        b.tag(slug, f"bench-{rnd}")
+    elif k == 2:
+        ops.run("put", {"slug": slug, "compiled_truth": f"Rewritten in round {rnd}: {slug} is still active, status reviewed.\n\nMore detail {i}.\n"}, brain=b)
+    else:
+        text = b.get_text(slug)
+        b.put(slug, text.replace("\n", f" (r{rnd})\n", 1) if "\n" in text else text + f" r{rnd}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pages", type=int, default=7471)
+    ap.add_argument("--edits", type=int, default=10, help="edits per page")
+    ap.add_argument("--keep", help="work in this folder and keep it")
+    a = ap.parse_args()
+    work = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="gbrain-hist-"))
+    work.mkdir(parents=True, exist_ok=True)
+    tree = work / "tree"
+    if not tree.exists():
+        if MAKE_BRAIN is None:
+            sys.exit("make_brain.py not found (../shared/tools)")
+        subprocess.run([sys.executable, str(MAKE_BRAIN), str(tree), "--pages", str(a.pages)], check=True, capture_output=True)
+    with_h, without = work / "with.db", work / "without.db"
+    for p in (with_h, without):
+        for s in ("", "-wal", "-shm"):
+            Path(str(p) + s).unlink(missing_ok=True)
+    t = time.perf_counter()
+    with Brain.open(with_h) as b:
+        import_tree(b, tree)
+    t_import = time.perf_counter() - t
+    c = sqlite3.connect(with_h)
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    shutil.copy(with_h, without)
+    c = sqlite3.connect(without)
+    for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%history%'").fetchall():
+        c.execute(f"DROP TRIGGER {name}")
+    c.execute("DELETE FROM history")
+    c.execute("DELETE FROM history_bodies")
+    c.commit()
+    c.execute("VACUUM")
+    c.close()
+    size0_with, size0_without = db_bytes(with_h), db_bytes(without)
+    bw, bo = Brain.open(with_h), Brain.open(without)
+    slugs = [r[0] for r in bw.conn.execute("SELECT slug FROM pages ORDER BY slug")]
+    tw: list[float] = []
+    to: list[float] = []
+    t0 = time.perf_counter()
+    for rnd in range(a.edits):
+        for i, s in enumerate(slugs):
+            first = (i + rnd) % 2  # alternate which DB goes first
+            for which in ((bw, tw), (bo, to)) if first else ((bo, to), (bw, tw)):
+                t = time.perf_counter()
+                edit(which[0], s, rnd, i)
+                which[1].append(time.perf_counter() - t)
+        print(f"round {rnd + 1}/{a.edits} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    # latency of reading history
+    rng = random.Random(1)
+    sample = rng.sample(slugs, min(200, len(slugs)))
+    th, td = [], []
+    for s in sample:
+        t = time.perf_counter()
+        h.versions(bw, s)
+        th.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        h.diff(bw, s)
+        td.append(time.perf_counter() - t)
+    tc = []
+    for _ in range(20):
+        t = time.perf_counter()
+        h.changes(bw, since=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - 86400)), limit=100)
+        tc.append(time.perf_counter() - t)
+    raw_all = bw.conn.execute("SELECT COALESCE(SUM(size), 0), COUNT(*) FROM history WHERE body_id IS NOT NULL").fetchone()
+    raw_distinct = bw.conn.execute("SELECT COALESCE(SUM(size), 0), COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies").fetchone()
+    bw.close()
+    bo.close()
+    sw, so = db_bytes(with_h), db_bytes(without)
+    hist_bytes = table_bytes(with_h, ("history", "history_bodies"))
+    body_bytes = table_bytes(with_h, ("history_bodies",))
+    mw, mo = statistics.median(tw), statistics.median(to)
+    print(f"brain: {len(slugs):,} pages, {a.edits} edits per page ({len(tw):,} writes on each DB); import with history {t_import:.1f} s")
+    print(f"after import: {size0_with / 1e6:.1f} MB with history, {size0_without / 1e6:.1f} MB without")
+    print(f"after the edits: {sw / 1e6:.1f} MB with history vs {so / 1e6:.1f} MB without = {sw / so:.2f}x (target <= 1.5x)")
+    print(f"  history tables {hist_bytes / 1e6:.1f} MB (bodies {body_bytes / 1e6:.1f} MB, version rows {(hist_bytes - body_bytes) / 1e6:.1f} MB)")
+    print(f"  versions held: {raw_all[1]:,} versions, {raw_all[0] / 1e6:.1f} MB raw; {raw_distinct[1]:,} distinct bodies, {raw_distinct[0] / 1e6:.1f} MB raw -> {raw_distinct[2] / 1e6:.1f} MB stored ({raw_all[0] / max(1, raw_distinct[2]):.0f}x smaller than the raw versions)")
+    print(f"write (one edit, own transaction): median {mw * 1e3:.2f} ms with history vs {mo * 1e3:.2f} ms without = {100 * (mw / mo - 1):+.1f}% (target <= +10%); "
+          f"p95 {pct(tw, 0.95) * 1e3:.2f} vs {pct(to, 0.95) * 1e3:.2f} ms; total {sum(tw):.1f} s vs {sum(to):.1f} s")
+    print(f"history SLUG (20 newest, with line counts): median {statistics.median(th) * 1e3:.2f} ms, p95 {pct(th, 0.95) * 1e3:.2f} ms")
+    print(f"diff SLUG (newest two): median {statistics.median(td) * 1e3:.2f} ms, p95 {pct(td, 0.95) * 1e3:.2f} ms")
+    print(f"changes --since 24h (100 newest of {raw_all[1]:,}+ rows): median {statistics.median(tc) * 1e3:.2f} ms")
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
