@@ -173,4 +173,12 @@ def _restore(b, a, ctx):
         return {"restored_all": done, "skipped": skipped}
     if not a.get("slug"):
         return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
-    return restore(b, a["slug"])
+    from .errors import NotFound
+
+    try:
+        return restore(b, a["slug"])
+    except NotFound:
+        # not in the trash (emptied, or from before the trash): a deleted page's history has it
+        from .core.history import restore_from_history
+
+        return restore_from_history(b, a["slug"])

@@ -87,6 +87,12 @@ def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
     run(b, "delete", slug="ana")
     run(b, "restore", slug="people/ana")
     assert h.changes(b, limit=1)[0]["operation"] == "restore"
+    # with the trash emptied, restore finds the page in its history
+    before = current(b, "people/ana")
+    run(b, "delete", slug="ana")
+    b.conn.execute("DELETE FROM sync_trash")
+    r = run(b, "restore", slug="people/ana")
+    assert current(b, "people/ana") == before and r["reason"].startswith("from history")
     # import over a page: the brain's version stays in history
     dst = brain_tree / "people" / "ana-lima.md"
     with Brain.open(tmp_path / "imp.db") as b2:

@@ -448,6 +448,18 @@ def revert(brain, name: str, n: int) -> dict:
     return {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
 
 
+def restore_from_history(brain, name: str) -> dict:
+    """``restore`` for a page or file the trash does not hold: bring back the last text its
+    history has (a new version), in the shape of :func:`gbrain.sync.engine.restore`'s result.
+    Raises NotFound (no history, or it is not deleted) or BadInput (its path is taken)."""
+    kind, key = resolve_key(brain, name)
+    if _live_hash(brain, kind, key) is not None:
+        raise NotFound(f"{key} is not deleted (nothing to restore); `gbrain revert {key} --to N` brings back an older version")
+    gone = brain.conn.execute("SELECT at FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+    r = revert(brain, key, _version_row(brain, kind, key, None)["version"])
+    return {"slug": key if kind == "page" else None, "path": r["path"], "restored": [r["path"]], "deleted_at": gone["at"], "reason": f"from history (version {r['reverted_to']})"}
+
+
 def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None) -> tuple[list[int], dict]:
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
     not among the newest ``keep_last`` of their page/file. Never the newest version of a key,
