@@ -177,8 +177,11 @@ def _restore(b, a, ctx):
 
     try:
         return restore(b, a["slug"])
-    except NotFound:
+    except NotFound as miss:
         # not in the trash (emptied, or from before the trash): a deleted page's history has it
         from .core.history import restore_from_history
 
-        return restore_from_history(b, a["slug"])
+        try:
+            return restore_from_history(b, a["slug"])
+        except NotFound:
+            raise miss from None
