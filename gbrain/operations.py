@@ -335,15 +335,13 @@ def _put_locked(b, a):
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update")
     from .core.slugs import check_slug
 
-    slug = check_slug(a["slug"])
-    row = b.page_row(slug)
-    if row is None:
-        try:
-            row = b.resolve_slug(slug)
-        except Ambiguous:
-            raise  # refused like get: never create a page beside the ones meant
-        except NotFound:
-            row = None
+    try:
+        row = b.resolve_slug(a["slug"])  # exact as written first, then the usual lookup
+    except Ambiguous:
+        raise  # refused like get: never create a page beside the ones meant
+    except NotFound:
+        row = None
+    slug = row["slug"] if row else check_slug(a["slug"])
     text = b.get_text(row["slug"]) if row else ""
     from .core.markdown import parse_page
 

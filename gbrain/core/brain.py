@@ -37,6 +37,8 @@ from .markdown import (
 from .slugs import (
     MAX_NAME_BYTES,
     check_slug,
+    exact_slug,
+    segments_key,
     loose_key,
     is_markdown,
     name_key,
@@ -210,6 +212,10 @@ class Brain:
         the matches in ``suggestions``) for a suffix several pages share and :class:`NotFound`
         (with near names in ``suggestions``) for a miss.
         """
+        raw = exact_slug(slug)  # as written first: `notes/Draft plan `, `x.md` (file x.md.md)
+        row = self.page_row(raw) if raw else None
+        if row:
+            return row
         s = check_slug(slug)
         row = self.page_row(s)
         if row:
@@ -225,6 +231,15 @@ class Brain:
         if len(cands) > 1:
             names = sorted(r["slug"] for r in cands)
             raise Ambiguous(f"'{slug}' matches {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
+        # the same name but for spaces around a segment (`notes/Draft plan ` typed without its space)
+        sk = segments_key(s)
+        spaced = [r for r in self.conn.execute("SELECT slug FROM pages WHERE slug_key != trim(slug_key) OR slug_key LIKE '% /%' OR slug_key LIKE '%/ %'")
+                  if segments_key(r[0]) == sk or segments_key(r[0]).endswith("/" + sk)]
+        if len(spaced) == 1:
+            return self.page_row(spaced[0][0])
+        if len(spaced) > 1:
+            names = sorted(r[0] for r in spaced)
+            raise Ambiguous(f"'{slug}' matches {len(names)} pages: " + ", ".join(repr(n) for n in names[:10]) + "; give the full slug", names[:10])
         sugg = self.suggest(s)
         msg = f"no page '{slug}'"
         if sugg:
@@ -324,25 +339,22 @@ class Brain:
     @atomic
     def put(self, slug: str, text: str) -> SaveResult:
         """Create or replace the page ``slug`` with ``text`` (full markdown)."""
-        s = check_slug(slug)
         if not isinstance(text, str):
             raise BadInput("page content must be text")
         if "\x00" in text:
             raise BadInput("page content contains a NUL byte")
         if len(text) > MAX_PAGE_CHARS or len(text.encode("utf-8")) > MAX_PAGE_CHARS:
             raise BadInput(f"page content is over {MAX_PAGE_CHARS // (1024 * 1024)} MiB; keep large sources as files next to the brain")
-        row = self.page_row(s)
-        if row is None:
-            # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
-            # the same lookup as get (case-insensitive, then a unique suffix); a miss creates,
-            # an ambiguous short name is refused like get refuses it (Ambiguous propagates)
-            try:
-                row = self.resolve_slug(s)
-            except Ambiguous:
-                raise
-            except NotFound:
-                row = None
-        path = row["path"] if row else path_for_slug(s)
+        # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
+        # the same lookup as get (exact as written, case-insensitive, a unique suffix); a miss
+        # creates, an ambiguous short name is refused like get refuses it (Ambiguous propagates)
+        try:
+            row = self.resolve_slug(slug)
+        except Ambiguous:
+            raise
+        except NotFound:
+            row = None
+        path = row["path"] if row else path_for_slug(check_slug(slug))
         if not row:
             clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()
             if clash:

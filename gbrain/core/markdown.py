@@ -165,7 +165,8 @@ class Page:
 
 # ---------------------------------------------------------------------------
 # mistune setup (gbrain/core/mdparse.py, imported on first parse): a block parser that
-# remembers where top-level fenced code is, and an inline rule for Obsidian wiki links.
+# remembers where top-level opaque blocks are (fenced code, HTML, math, %% comments), and an
+# inline rule for Obsidian wiki links.
 # ---------------------------------------------------------------------------
 
 
@@ -185,7 +186,7 @@ def _parse_ast(lf_text: str) -> tuple[list, list[tuple[int, int]]]:
     md = _markdown()
     state = md.block.state_cls()
     tokens, state = md.parse(lf_text, state)
-    return tokens, state.env.get("fences", [])
+    return tokens, sorted(state.env.get("opaque", []))
 
 
 # ---------------------------------------------------------------------------
@@ -308,8 +309,9 @@ def tags_from_frontmatter(fm: dict) -> list[str]:
 def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter: bool, rule: str = "rule") -> int:
     """Index of the line in ``split_lines(body)`` that separates compiled truth from timeline, or -1.
 
-    ``rule``: the first line that is exactly ``---``, outside fenced code (spans from mistune, in
-    LF-normalised offsets). ``heading``: the same, but only when the next non-blank line is a
+    ``rule``: the first line that is exactly ``---`` outside fenced code, HTML blocks and comments,
+    ``$$`` math and ``%%`` comments (``fences``: their spans from mistune, in LF-normalised
+    offsets, sorted). ``heading``: the same, but only when the next non-blank line is a
     ``## Timeline`` or ``## History`` heading. Without frontmatter, a ``---`` on the very first
     line is not a separator (it is an unclosed frontmatter opener).
     """

@@ -6,15 +6,66 @@ from __future__ import annotations
 import mistune
 from mistune.block_parser import BlockParser
 from mistune.inline_parser import InlineParser
+from mistune.plugins import math as _math
+
+
+_COMMENT_PATTERN = r"^ {0,3}%%(?P<comment_rest>[^\n]*)"
+
+
+def _parse_obsidian_comment(block, m, state):
+    """An Obsidian comment block: a line opening with ``%%`` up to the line that closes it with
+    ``%%`` (Obsidian does not render it, so a ``---`` inside is no separator and a link inside
+    is no link). Unclosed, or closed with text after it on the line: not a comment block."""
+    src = state.src
+    close = m.group("comment_rest").find("%%")
+    if close >= 0:
+        end = m.start("comment_rest") + close + 2
+    else:
+        i = src.find("%%", m.end())
+        if i < 0:
+            return None
+        end = i + 2
+    eol = src.find("\n", end)
+    eol = len(src) if eol < 0 else eol
+    if src[end:eol].strip():
+        return None
+    state.append_token({"type": "obsidian_comment", "raw": src[m.start() : eol]})
+    return eol + 1 if eol < len(src) else eol
 
 
 class _SpanBlockParser(BlockParser):
-    """mistune's block parser, recording the source span of each top-level fenced code block."""
+    """mistune's block parser, recording the source span of each top-level block whose lines are
+    not markdown: fenced code, HTML blocks and comments (CommonMark's HTML block rules),
+    ``$$ … $$`` math (mistune's math plugin pattern) and Obsidian ``%% … %%`` comments.
+    A ``---`` line inside one of them is not the compiled-truth/timeline separator."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.register("block_math", _math.BLOCK_MATH_PATTERN, self._opaque(_math.parse_block_math), before="fenced_code")
+        self.register("obsidian_comment", _COMMENT_PATTERN, self._opaque(_parse_obsidian_comment), before="fenced_code")
+
+    @staticmethod
+    def _opaque(func):
+        def parse(block, m, state):
+            end = func(block, m, state)
+            if end is not None and state.parent is None:
+                state.env.setdefault("opaque", []).append((m.start(), end))
+            return end
+
+        return parse
 
     def parse_fenced_code(self, m, state):  # type: ignore[override]
         end = super().parse_fenced_code(m, state)
         if end is not None and state.parent is None:
-            state.env.setdefault("fences", []).append((m.start(), end))
+            state.env.setdefault("opaque", []).append((m.start(), end))
+        return end
+
+    def parse_raw_html(self, m, state):  # type: ignore[override]
+        n = len(state.tokens)
+        end = super().parse_raw_html(m, state)
+        # an HTML block (not a line of HTML continuing a paragraph)
+        if end is not None and state.parent is None and len(state.tokens) > n and state.tokens[-1]["type"] == "block_html":
+            state.env.setdefault("opaque", []).append((m.start(), end))
         return end
 
 

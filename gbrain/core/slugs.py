@@ -61,35 +61,68 @@ def loose_key(name: str) -> str:
     return "".join(out).strip("-")
 
 
-def check_slug(slug: str) -> str:
-    """Validate a user-given slug and return it normalised (NFC, no ``./``, no ``.md``).
+def slug_problem(slug: str) -> str | None:
+    """Why ``slug`` (already normalised: no ``.md``, NFC) cannot name a page, or None when it can.
 
-    Raises :class:`BadInput` for an empty slug, NUL or control characters, an absolute path,
-    a ``..`` or ``.`` segment, a backslash or an empty segment: all would write outside the
-    brain or to an ambiguous file.
+    The one rule shared by import/sync (a markdown file whose slug breaks it is kept as a file
+    and reported) and by every command (:func:`check_slug`): no empty, NUL or control
+    characters, no absolute path or drive (``C:/`` — ``1: Weekly plan`` is a name), no ``.``,
+    ``..`` or empty segment, no backslash, nothing inside ``.git/``/``.raw/`` or with gbrain's
+    temporary-file prefix. Spaces, colons, ``#`` and every other character are allowed.
+    """
+    if not isinstance(slug, str) or not slug.strip():
+        return "the name is empty"
+    if "\x00" in slug or any(ord(c) < 32 or ord(c) == 127 for c in slug):
+        return "it contains a NUL or control character"
+    if "\\" in slug:
+        return "it contains a backslash; use '/' between folders"
+    if slug.startswith("/") or (len(slug) > 1 and slug[0].isascii() and slug[0].isalpha() and slug[1] == ":" and (len(slug) == 2 or slug[2] == "/")):
+        return "it is an absolute path; slugs are relative to the brain, e.g. people/ana-lima"
+    for part in slug.split("/"):
+        if part.strip() in ("", ".", ".."):
+            return "it has an empty, blank, '.' or '..' segment"
+        if part in RESERVED_DIRS:
+            return f"it points into {part}/, which gbrain keeps out of the brain"
+        if part.startswith(".gbrain-tmp-"):
+            return "it uses gbrain's temporary-file prefix"
+    return None
+
+
+def check_slug(slug: str) -> str:
+    """Validate a user-given slug and return it normalised (NFC; surrounding whitespace, a
+    leading ``./`` and a ``.md`` suffix removed).
+
+    Raises :class:`BadInput` when :func:`slug_problem` finds the slug unsafe: it would write
+    outside the brain or to an ambiguous file. Lookups try the slug exactly as given first
+    (:func:`exact_slug`), so a page named ``Draft plan `` or ``x.md`` is still reachable.
     """
     if not isinstance(slug, str) or not slug.strip():
         raise BadInput("slug is empty")
     s = slug.strip()
-    if "\x00" in s or any(ord(c) < 32 for c in s):
-        raise BadInput(f"slug {slug!r} contains a NUL or control character")
-    if "\\" in s:
-        raise BadInput(f"slug {slug!r} contains a backslash; use '/' between folders")
-    if s.startswith("/") or (len(s) > 1 and s[1] == ":"):
-        raise BadInput(f"slug {slug!r} is an absolute path; slugs are relative to the brain, e.g. people/ana-lima")
     while s.startswith("./"):
         s = s[2:]
     if is_markdown(s):
         s = s[:-3]
-    parts = s.split("/")
-    for part in parts:
-        if part in ("", ".", ".."):
-            raise BadInput(f"slug {slug!r} has an empty, '.' or '..' segment")
-        if part in RESERVED_DIRS:
-            raise BadInput(f"slug {slug!r} points into {part}/, which gbrain keeps out of the brain")
-        if part.startswith(".gbrain-tmp-"):
-            raise BadInput(f"slug {slug!r} uses gbrain's temporary-file prefix")
+    why = slug_problem(s)
+    if why:
+        raise BadInput(f"slug {slug!r}: {why}")
     return nfc(s)
+
+
+def exact_slug(slug: str) -> str | None:
+    """``slug`` exactly as given (NFC), when it is a valid slug: the first name every lookup
+    tries, so names ending in a space, starting with ``./``-free dots or ending in ``.md``
+    (file ``x.md.md``) are found as written. None when it is not a valid slug."""
+    if not isinstance(slug, str):
+        return None
+    s = nfc(slug)
+    return s if slug_problem(s) is None else None
+
+
+def segments_key(slug: str) -> str:
+    """Case-insensitive key with the spaces around each segment dropped: ``notes/Draft plan ``
+    and ``notes/draft plan`` meet (the last lookup before suggestions)."""
+    return "/".join(part.strip() for part in slug_key(slug).split("/"))
 
 
 def path_for_slug(slug: str) -> str:

@@ -79,7 +79,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify, trash_copy
-from .scan import VCS_DIRS, Scan, change_stamp, db_excludes, is_temp_name, load_ignore
+from .scan import VCS_DIRS, Scan, change_stamp, db_excludes, ignore_reason, is_temp_name, load_ignore
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
@@ -292,8 +292,12 @@ class SyncEngine:
             return "version control folder"
         if is_temp_name(parts[-1]):
             return "editor temp file"
-        if self.spec is not None and (self.spec.match_file(rel) or any(self.spec.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts)))):
-            return "ignored by .gbrainignore"
+        if self.spec is not None:
+            if self.spec.match_file(rel):
+                return "ignored by .gbrainignore"
+            d = next(("/".join(parts[:i]) + "/" for i in range(1, len(parts)) if self.spec.match_file("/".join(parts[:i]) + "/")), None)
+            if d:
+                return ignore_reason(d)
         return None
 
     def _listdir(self, reldir: str) -> set[str] | None:
@@ -437,7 +441,7 @@ class SyncEngine:
                             if name in VCS_DIRS:
                                 continue
                             if spec is not None and spec.match_file(rel + "/"):
-                                skipped.append((rel + "/", "ignored by .gbrainignore"))
+                                skipped.append((rel + "/", ignore_reason(rel + "/")))
                                 continue
                             subdirs.append((e.path, rel + "/"))
                             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..core.slugs import is_markdown, slug_for_path
+from ..core.slugs import is_markdown, slug_for_path, slug_problem
 from . import verify
 from ..core.origin import origin
 from .parallel import PageParser
@@ -40,9 +40,13 @@ def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
         if b"\x00" in data:
             return "blob", None, f"{path}: contains NUL bytes (binary), kept as a file, not indexed"
         try:
-            return "page", data.decode("utf-8"), None
+            text = data.decode("utf-8")
         except UnicodeDecodeError as e:
             return "blob", None, f"{path}: not valid UTF-8 (byte {e.start}), kept as a file, not indexed"
+        why = slug_problem(slug_for_path(path))
+        if why:  # the one slug rule: a page no command could name is kept as a file, and said so
+            return "blob", None, f"{path}: no command could name this page ({why}); kept as a file, not indexed"
+        return "page", text, None
     return file_kind(path), None, None
 
 

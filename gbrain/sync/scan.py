@@ -3,7 +3,8 @@
 Skipped, and listed with a reason so nothing disappears silently: ``.git/`` (and other VCS
 folders), editor temp and swap files, symlinks (never followed), non-regular files, the brain
 database itself when it sits inside the tree, and anything matched by ``.gbrainignore``
-(gitignore syntax, via ``pathspec``).
+(gitignore syntax, via ``pathspec``), and by default Obsidian's ``.obsidian/`` and ``.trash/``
+(:data:`DEFAULT_IGNORE`; ``!.obsidian/`` in ``.gbrainignore`` brings one back).
 """
 from __future__ import annotations
 
@@ -55,12 +56,28 @@ class Scan:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
 
 
-def load_ignore(root: Path) -> pathspec.PathSpec | None:
+#: ignored unless ``.gbrainignore`` says otherwise (``!.obsidian/``): Obsidian's settings, which
+#: change on every click (workspace.json), and its trash. The user's lines come after these, so
+#: a negation brings a folder back (gitignore's last-match-wins).
+DEFAULT_IGNORE = (".obsidian/", ".trash/")
+
+
+def load_ignore(root: Path) -> pathspec.PathSpec:
+    """The ignore rules of ``root``: :data:`DEFAULT_IGNORE`, then ``root/.gbrainignore``
+    (gitignore syntax, via ``pathspec``)."""
+    lines = list(DEFAULT_IGNORE)
     f = root / IGNORE_FILE
-    if not f.is_file():
-        return None
-    lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
+    if f.is_file():
+        lines += f.read_text(encoding="utf-8", errors="replace").splitlines()
     return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def ignore_reason(rel: str) -> str:
+    """Why an ignored path is skipped, for the report (``rel`` ends with ``/`` for a folder)."""
+    name = rel.rstrip("/").rsplit("/", 1)[-1] + "/"
+    if name in DEFAULT_IGNORE:
+        return f"ignored by default (Obsidian's {'settings' if name == '.obsidian/' else 'trash'}; `!{name}` in .gbrainignore syncs it)"
+    return "ignored by .gbrainignore"
 
 
 def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -> Scan:
@@ -104,7 +121,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
                 out.skipped.append((rel, "symlink (not followed)"))
                 continue
             if spec is not None and spec.match_file(rel + "/"):
-                out.skipped.append((rel + "/", "ignored by .gbrainignore"))
+                out.skipped.append((rel + "/", ignore_reason(rel + "/")))
                 continue
             keep.append(d)
         dirnames[:] = keep
