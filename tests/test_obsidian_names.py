@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -399,3 +400,97 @@ def test_obsidian_and_trash_folders_are_not_synced_by_default(tmp_path, how):
     (vault / ".gbrainignore").write_text("!.obsidian/\n.obsidian/workspace.json\n")
     ops.run(how, {"dir": str(vault)}, ops.Context(db=str(db)))
     assert _stored(db) == [".gbrainignore", ".obsidian/app.json", "notes/a.md", "sub/.obsidian/app.json", "sub/b.md"]
+
+
+# ---------------------------------------------------------------------------
+# item 9: case-only renames are moves; names that are not UTF-8 never stop a run
+# ---------------------------------------------------------------------------
+
+
+def _bad_names(root: Path) -> None:
+    """An old zip/Samba tree: a file and a folder whose names are Latin-1 bytes."""
+    rb = os.fsencode(root)
+    with open(rb + b"/caf\xe9.md", "wb") as f:
+        f.write(b"# Cafe\n")
+    os.mkdir(rb + b"/d\xff")
+    with open(rb + b"/d\xff/x.md", "wb") as f:
+        f.write(b"# X\n")
+
+
+@pytest.mark.parametrize("how", ["import", "sync"])
+def test_names_that_are_not_utf8_are_skipped_and_named(tmp_path, how):
+    tree = tmp_path / "t"
+    (tree / "notes").mkdir(parents=True)
+    (tree / "notes" / "ok.md").write_bytes(b"# Ok\n")
+    _bad_names(tree)
+    _bad_names(tree / "notes")
+    db = tmp_path / "brain.db"
+    r = gbrain(how, str(tree), "--db", str(db))
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    assert b"names not valid UTF-8 (rename to bring them in): " in r.stdout
+    for name in [rb"caf\xe9.md", rb"d\xff/", rb"notes/caf\xe9.md", rb"notes/d\xff/"]:
+        assert name in r.stdout, name
+    assert _stored(db) == ["notes/ok.md"]
+    rep = ops.run(how, {"dir": str(tree)}, ops.Context(db=str(db)))  # again: nothing changes, still named
+    assert sorted(s["path"] for s in rep["skipped"]) == ["caf\\xe9.md", "d\\xff/", "notes/caf\\xe9.md", "notes/d\\xff/"]
+    assert rep["ok"] and _stored(db) == ["notes/ok.md"]
+
+
+def test_watch_skips_a_name_that_is_not_utf8_and_goes_on(tmp_path):
+    from test_watch import Watch, wait_for
+
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "a.md").write_bytes(b"# A\n")
+    db = tmp_path / "brain.db"
+    w = Watch(tree, db)
+    try:
+        _bad_names(tree)
+        (tree / "b.md").write_bytes(b"# B\n")
+        with Brain.open(db) as b:
+            wait_for(lambda: b.page_row("b"), "the good file after the bad names")
+            (tree / "a.md").write_bytes(b"# A2\n")
+            wait_for(lambda: b.get_text("a") == "# A2\n", "an edit after the bad names")
+            assert w.p.poll() is None and not w.saw("Traceback")
+            assert w.saw("! skipped caf\\xe9.md: name is not valid UTF-8") and w.saw("! skipped d\\xff/: name is not valid UTF-8")
+            assert sorted(r[0] for r in b.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")) == ["a.md", "b.md"]
+        code, _ = w.stop()
+        assert code == 0, w.lines
+    finally:
+        w.kill()
+
+
+def test_case_only_rename_on_a_case_insensitive_disk_is_a_move(tmp_path, monkeypatch):
+    """macOS and Windows find `Note.md` after it was renamed `note.md`; sync trusts the folder
+    listing's spelling, so the rename is a move (same page id, tags, backlinks), not a copy."""
+    tree = tmp_path / "v"
+    tree.mkdir()
+    (tree / "Note.md").write_bytes(b"# Note\n\nhello\n")
+    (tree / "other.md").write_bytes(b"see [[Note]]\n")
+    db = tmp_path / "brain.db"
+    ctx = ops.Context(db=str(db))
+    ops.run("sync", {"dir": str(tree)}, ctx)
+    ops.run("tag", {"slug": "Note", "tag": "keep"}, ctx)
+    ops.run("sync", {"dir": str(tree)}, ctx)
+    with Brain.open(db) as b:
+        pid = b.page_row("Note")["id"]
+    os.rename(tree / "Note.md", tree / "note.md")
+
+    def ci(path):  # resolve a name case-insensitively, as APFS/NTFS do
+        d, n = os.path.split(os.fspath(path))
+        try:
+            return next((os.path.join(d, x) for x in os.listdir(d) if x.lower() == n.lower()), path)
+        except OSError:
+            return path
+
+    for fn in ("lstat", "stat"):
+        real = getattr(os, fn)
+        monkeypatch.setattr(os, fn, lambda p, *a, _real=real, **k: _real(ci(p), *a, **k))
+    assert os.path.exists(tree / "Note.md")  # the emulation holds
+    rep = ops.run("sync", {"dir": str(tree)}, ctx)
+    assert rep["ok"]
+    with Brain.open(db) as b:
+        assert [r[0] for r in b.conn.execute("SELECT slug FROM pages ORDER BY slug")] == ["note", "other"]
+        assert b.page_row("note")["id"] == pid and b.tags("note") == ["keep"]
+        assert [x["slug"] for x in b.backlinks("note")] == ["other"]
+    assert sorted(os.listdir(tree)) == ["note.md", "other.md"]

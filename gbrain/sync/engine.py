@@ -79,7 +79,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify, trash_copy
-from .scan import VCS_DIRS, Scan, change_stamp, db_excludes, ignore_reason, is_temp_name, load_ignore
+from .scan import NOT_UTF8, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
@@ -287,6 +287,8 @@ class SyncEngine:
 
     def excluded(self, rel: str) -> str | None:
         """Why ``rel`` is not part of the brain (temp file, VCS folder, ignored), or None."""
+        if undecodable(rel):
+            return NOT_UTF8
         parts = rel.split("/")
         if any(p in VCS_DIRS for p in parts[:-1]):
             return "version control folder"
@@ -359,6 +361,8 @@ class SyncEngine:
         files: list[DiskFile] = []
         skipped: list[tuple[str, str]] = []
         bad: list[str] = []
+        if undecodable(reldir):
+            return files, [(escaped(reldir), NOT_UTF8)], []
         top = os.path.join(str(self.root), *reldir.split("/")) if reldir else str(self.root)
         try:
             if stat.S_ISLNK(os.lstat(top).st_mode):
@@ -383,6 +387,9 @@ class SyncEngine:
                 full = os.path.join(dirpath, dn)
                 if dn in VCS_DIRS:
                     continue
+                if undecodable(dn):
+                    skipped.append((escaped(rd + dn) + "/", NOT_UTF8))
+                    continue
                 if os.path.islink(full):
                     skipped.append((rd + dn, "symlink (not followed)"))
                     continue
@@ -392,6 +399,9 @@ class SyncEngine:
             dirnames[:] = keep
             for fn in filenames:
                 rel = rd + fn
+                if undecodable(fn):
+                    skipped.append((escaped(rel), NOT_UTF8))
+                    continue
                 if is_temp_name(fn) or (self.spec is not None and self.spec.match_file(rel)):
                     continue
                 full = os.path.join(dirpath, fn)
@@ -433,6 +443,9 @@ class SyncEngine:
                 for e in it:
                     name = e.name
                     rel = reldir + name
+                    if undecodable(name):
+                        skipped.append((escaped(rel) + ("/" if e.is_dir(follow_symlinks=False) else ""), NOT_UTF8))
+                        continue
                     try:
                         if e.is_symlink():
                             skipped.append((rel, "symlink (not followed)"))
@@ -591,10 +604,12 @@ class SyncEngine:
         unknown: dict[str, str] = {}
         bad_prefixes: list[tuple[str, str]] = []
         for p in set(paths) | set(log_paths):
-            if p and not p.startswith("/") and ".." not in p.split("/"):
+            if p and not p.startswith("/") and ".." not in p.split("/") and not undecodable(p):
                 cand.add(p)
         for d in set(folders):
             d = d.strip("/")
+            if undecodable(d):  # never in the brain: nothing to reconcile under it
+                continue
             prefix = d + "/" if d else ""
             cand |= self._known_under(prefix) if prefix else set(self._state(None)) | set(self._db_side(None)[0])
             files, skipped, bad = self.walk(d)

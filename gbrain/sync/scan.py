@@ -41,6 +41,26 @@ def is_temp_name(name: str) -> bool:
     )
 
 
+#: why a file or folder whose name is not valid UTF-8 is skipped (old zip or Samba trees)
+NOT_UTF8 = "name is not valid UTF-8 (skipped; rename the file to bring it in)"
+
+
+def undecodable(name: str) -> bool:
+    """True when a name from the OS is not valid UTF-8: Python carries its bad bytes as lone
+    surrogates (``surrogateescape``), which SQLite and JSON cannot store."""
+    try:
+        name.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def escaped(rel: str) -> str:
+    """A printable spelling of ``rel`` for reports: bytes that are not UTF-8 as ``\\xNN``
+    (``caf\\xe9.md``)."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
 @dataclass
 class FileInfo:
     path: str  # relative, '/'-separated, exact on-disk spelling
@@ -117,6 +137,9 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
             full = os.path.join(dirpath, d)
             if d in VCS_DIRS:
                 continue
+            if undecodable(d):
+                out.skipped.append((escaped(rel) + "/", NOT_UTF8))
+                continue
             if os.path.islink(full):
                 out.skipped.append((rel, "symlink (not followed)"))
                 continue
@@ -129,6 +152,9 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
             rel = reldir + name
             full = os.path.join(dirpath, name)
             if is_temp_name(name):
+                continue
+            if undecodable(name):
+                out.skipped.append((escaped(rel), NOT_UTF8))
                 continue
             try:
                 st = os.lstat(full)

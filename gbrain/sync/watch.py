@@ -38,7 +38,7 @@ from typing import Callable
 from ..core.brain import Brain
 from ..errors import GBrainError
 from .engine import Outcome, SyncEngine, SyncError
-from .scan import IGNORE_FILE, VCS_DIRS, is_temp_name
+from .scan import IGNORE_FILE, NOT_UTF8, VCS_DIRS, escaped, is_temp_name, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -104,6 +104,7 @@ class Watcher:
         self._warned: dict[str, float] = {}
         self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
         self.engine.surface = "watch"
+        self._said_bad: set[str] = set()
         self.rebind = rebind
         self.debounce = debounce
         self.max_wait = max_wait
@@ -228,6 +229,11 @@ class Watcher:
             except queue.Empty:
                 items = []
             for kind, rel, t in items:
+                if undecodable(rel):  # an old zip/Samba name: said once, never synced
+                    if rel not in self._said_bad:
+                        self._said_bad.add(rel)
+                        self.log(f"! skipped {escaped(rel)}{'/' if kind == 'dir' else ''}: {NOT_UTF8}")
+                    continue
                 if not dirty and not dirty_dirs:
                     first_pending = t
                 last_event = t
