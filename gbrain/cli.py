@@ -150,14 +150,18 @@ def pipe_cmd() -> None:
 
 
 @app.command("serve")
-def serve_cmd() -> None:
-    """Start the MCP server on stdio (JSON-RPC on stdout; logs on stderr)."""
+def serve_cmd(create: bool = typer.Option(False, "--create", help="create the brain when --db names one that does not exist")) -> None:
+    """Start the MCP server on stdio (JSON-RPC on stdout; logs on stderr). Ctrl-C stops it."""
     try:
         from .mcp.server import serve
     except ImportError as e:
         _err(f"error: the MCP server is not available: {e}")
         raise typer.Exit(1)
-    serve(_STATE["db"])
+    try:
+        serve(_STATE["db"], create=create)
+    except GBrainError as e:
+        _err(f"error: {e}")
+        raise typer.Exit(e.exit_code)
 
 
 @app.callback(invoke_without_command=True)

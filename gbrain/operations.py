@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -63,9 +64,19 @@ class Param:
         return s
 
 
+class Cancelled(GBrainError):
+    """The caller cancelled the operation (MCP ``notifications/cancelled``, client gone).
+    Work finished before the check is kept."""
+
+
 @dataclass
 class Context:
-    """What a surface lends a handler: progress and warning callbacks, the DB path."""
+    """What a surface lends a handler: progress and warning callbacks, the DB path.
+
+    ``surface`` (cli, mcp, call, pipe, …) is recorded as the origin of versions written; an agent's
+    surface (:attr:`agent`) also changes messages that name a flag or a parameter, and confirmations. ``cancel`` is
+    set by the surface when the caller gives up; long handlers call :meth:`check_cancel`
+    between units of work (each unit is committed before the check)."""
 
     db: str | None = None
     on_progress: Callable[[int, int], None] | None = None
@@ -74,6 +85,21 @@ class Context:
     #: who is calling, recorded with every version written (cli, mcp, pipe, call; see core/origin.py)
     surface: str | None = None
     client: str | None = None  # the MCP client's name from the initialize handshake
+    cancel: threading.Event | None = None
+
+    def check_cancel(self) -> None:
+        """Raise :class:`Cancelled` when the caller has cancelled."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled("cancelled by the client; finished work is kept")
+
+    def flag(self, name: str) -> str:
+        """How the person or agent names parameter ``name``: ``--dry-run`` on the CLI, ``dry_run`` for tools."""
+        return name if self.agent else "--" + name.replace("_", "-")
+
+    @property
+    def agent(self) -> bool:
+        """True for an agent's call (MCP, ``call``, ``pipe``): no person at a terminal."""
+        return self.surface in ("mcp", "call", "pipe")
 
 
 @dataclass
@@ -88,18 +114,72 @@ class Operation:
     mutating: bool = False
     #: long-running: the MCP server runs it on a connection of its own, so other calls go on
     own_connection: bool = False
+    # --- MCP tool annotations (https://modelcontextprotocol.io: ToolAnnotations) -------------
+    title: str = ""
+    #: may delete or overwrite what exists (False: only adds, or reads)
+    destructive: bool = False
+    #: calling again with the same arguments changes nothing more
+    idempotent: bool = False
+    #: may call something outside the brain (a remote embedding endpoint)
+    open_world: bool = False
+    #: JSON schema of the structured result (an object); list results are wrapped as
+    #: ``{"items": [...]}`` and ``item`` is the schema of one element
+    output: dict | None = None
+    item: dict | None = None
+    #: paging for agents: ``limit`` (the op's own ``limit`` parameter counts items; the page is cut
+    #: from a fetch of offset + limit + 1) or ``slice`` (the result's list is cut as it is);
+    #: ``page_key`` names the list in a dict result (None: the result is the list)
+    page: str | None = None
+    page_key: str | None = None
+    page_size: int = 50
+    #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
+    tool_defaults: dict = field(default_factory=dict)
 
     @property
     def tool_name(self) -> str:
         return "brain_" + self.name.replace("-", "_").replace(" ", "_")
 
+    @property
+    def read_only(self) -> bool:
+        return not self.mutating
+
     def input_schema(self) -> dict:
+        props = {p.name: p.schema() for p in self.params if p.in_schema}
+        for k, v in self.tool_defaults.items():
+            if k in props:
+                props[k] = {**props[k], "default": v}
+        if self.page:
+            props["cursor"] = {"type": "string", "description": "next_cursor from the previous answer: the next page"}
         return {
             "type": "object",
-            "properties": {p.name: p.schema() for p in self.params if p.in_schema},
+            "properties": props,
             "required": [p.name for p in self.params if p.required and p.in_schema],
             "additionalProperties": False,
         }
+
+    def annotations(self) -> dict:
+        """MCP tool annotations: title and the four hints, from the registry entry."""
+        return {
+            "title": self.title or self.name.replace("-", " ").capitalize(),
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.read_only or self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+    def output_schema(self) -> dict:
+        """JSON schema of the tool's structured result (always an object)."""
+        if self.item is not None or self.page:
+            items = {"type": "array", "items": self.item or {}}
+            if self.page_key:
+                base = self.output or {"type": "object", "properties": {}}
+                props = {**base.get("properties", {}), self.page_key: items}
+            else:
+                props = {"items": items}
+            if self.page:
+                props["next_cursor"] = {"type": ["string", "null"], "description": "pass as cursor for the next page; null: no more"}
+            return {"type": "object", "properties": props, "required": [self.page_key or "items"]}
+        return self.output or {"type": "object"}
 
 
 REGISTRY: dict[str, Operation] = {}
@@ -201,6 +281,86 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
             return o.handler(b, a, ctx)
 
 
+#: an agent's page of results stays under this many characters of JSON (~10,000 tokens; hosts
+#: such as Claude Code warn at 25,000 tokens); at least one item is always returned
+PAGE_CHARS = 40_000
+
+
+def _cursor_key(o: Operation, args: dict) -> str:
+    import hashlib
+
+    return hashlib.sha1(dumps([o.name, sorted(args.items())]).encode()).hexdigest()[:8]
+
+
+def encode_cursor(o: Operation, args: dict, offset: int) -> str:
+    """An opaque cursor: the offset of the next item, bound to the other arguments."""
+    import base64
+
+    return base64.urlsafe_b64encode(f"{offset}:{_cursor_key(o, args)}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(o: Operation, args: dict, cursor: str | None) -> int:
+    """The offset a cursor from :func:`encode_cursor` stands for. Raises BadInput for a cursor
+    that is malformed or was made for other arguments."""
+    import base64
+
+    if not cursor:
+        return 0
+    try:
+        off, key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        offset = int(off)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadInput(f"{o.tool_name}: parameter 'cursor' is not a cursor this tool returned") from e
+    if key != _cursor_key(o, args) or offset < 0:
+        raise BadInput(f"{o.tool_name}: parameter 'cursor' belongs to a call with other arguments; repeat those arguments, or drop cursor to start over")
+    return offset
+
+
+def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> dict:
+    """Run an operation for an agent (MCP): the structured result, always an object.
+
+    Lists come back as ``{"items": [...]}``; a paged operation (``Operation.page``) returns one
+    page — its ``limit`` (or ``page_size``) items, cut further to :data:`PAGE_CHARS` of JSON — and
+    ``next_cursor`` (None on the last page). ``tool_defaults`` fill arguments not given."""
+    o = find(name)
+    ctx = ctx or Context(surface="mcp")
+    args = dict(args) if isinstance(args, dict) else args
+    cursor = None
+    if isinstance(args, dict):
+        if o.page:
+            cursor = args.pop("cursor", None)
+            if cursor is not None and not isinstance(cursor, str):
+                raise BadInput(f"{o.tool_name}: parameter 'cursor' must be string, got {type(cursor).__name__}")
+        for k, v in o.tool_defaults.items():
+            args.setdefault(k, v)
+    if not o.page:
+        result = run(name, args, ctx, brain)
+        return result if isinstance(result, dict) else {"items": result}
+    a = check_args(o, args)
+    key_args = {k: v for k, v in a.items() if v is not None}
+    offset = decode_cursor(o, key_args, cursor)
+    if o.page == "limit":
+        want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
+        fetch = dict(a, limit=offset + want + 1 if want else 0)
+        result = run(name, fetch, ctx, brain)
+    else:
+        want = o.page_size
+        result = run(name, a, ctx, brain)
+    items = result[o.page_key] if o.page_key else result
+    page = items[offset : offset + want] if want else items[offset:]
+    used = 0
+    for i, it in enumerate(page):
+        used += len(dumps(it)) + 1
+        if used > PAGE_CHARS and i:
+            page = page[:i]
+            break
+    more = offset + len(page) < len(items)
+    nxt = encode_cursor(o, key_args, offset + len(page)) if more else None
+    if o.page_key:
+        return {**result, o.page_key: page, "next_cursor": nxt}
+    return {"items": page, "next_cursor": nxt}
+
+
 def tools_json() -> list[dict]:
     """Tool discovery in the format Claude Code reads: name, description, input_schema."""
     return [{"name": o.tool_name, "description": o.description, "input_schema": o.input_schema()} for o in REGISTRY.values() if o.mcp]
@@ -219,7 +379,7 @@ def _rows(rows: list[dict], cols: list[str]) -> str:
 
 def _saved(r: dict, a: dict) -> str:
     verb = "created" if r.get("created") else ("updated" if r.get("changed") else "unchanged")
-    out = f"{verb} {r['slug']}"
+    out = f"{verb} {r['slug']}" + (f": {r['note']}" if r.get("note") else "")
     for w in r.get("warnings") or []:
         out += f"\nwarning: {w}"
     return out
@@ -267,6 +427,23 @@ def _report_text(r: dict, a: dict) -> str:
 # operations
 # ---------------------------------------------------------------------------
 
+def obj(*required: str, **props: str | dict) -> dict:
+    """A JSON schema object for a result: ``obj("slug", slug="string", note="string?")`` — a
+    trailing ``?`` allows null; a dict is used as the property's schema as it is."""
+    def one(t):
+        if isinstance(t, dict):
+            return t
+        if t.endswith("?"):
+            return {"type": [t[:-1], "null"]}
+        return {"type": t}
+
+    return {"type": "object", "properties": {k: one(v) for k, v in props.items()}, "required": list(required)}
+
+
+#: what a page write returns (``SaveResult.as_dict``)
+SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", warnings="array", note="string")
+PAGE_REF = dict(slug="string", title="string?", type="string?")
+
 SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
 LIMIT = limit_param(20, "maximum number of results", minimum=1)
 TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
@@ -292,19 +469,50 @@ def _version(_b, a, ctx):
 
 @op(
     "get",
-    "Read a page by slug; returns its full markdown exactly as stored (with version: as it was in that version of its history).",
-    [SLUG, Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1)],
+    "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history). A long page comes in parts for agents: "
+    "`truncated` is true, `next_offset` is where the rest starts (pass it as offset) and `sections` lists "
+    "the headings with their offsets, to jump to one.",
+    [
+        SLUG,
+        Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
+        Param("offset", "integer", "start at this character of the page (next_offset of the previous part, or a section's offset)", default=0, minimum=0, cli=False),
+        Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
+    ],
     text=lambda r, a: r["content"],
+    title="Read a page",
+    output=obj("slug", "content", **PAGE_REF, content="string", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
+    tool_defaults={"max_chars": 60_000},
 )
 def _get(b, a, ctx):
     if a.get("version") is not None:
         from .core.history import get_version
 
-        return get_version(b, a["slug"], a["version"])
-    row = b.resolve_slug(a["slug"])
-    from .core.brain import render_row
+        out = get_version(b, a["slug"], a["version"])
+    else:
+        row = b.resolve_slug(a["slug"])
+        from .core.brain import render_row
 
-    return {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+        out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+    offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
+    text = out["content"]
+    if offset == 0 and (not cap or len(text) <= cap):
+        return out
+    return {**out, **_part(text, offset, cap)}
+
+
+def _part(text: str, offset: int, cap: int) -> dict:
+    """``text[offset:]`` cut to at most ``cap`` characters at a line end (0: no cap), with the
+    offset the rest starts at and the page's headings (``#`` lines) with their offsets."""
+    import re
+
+    end = len(text) if not cap else min(len(text), offset + cap)
+    if end < len(text):
+        nl = text.rfind("\n", offset, end)
+        if nl > offset:
+            end = nl + 1
+    sections = [{"heading": m.group(0).strip()[:200], "offset": m.start()} for m in re.finditer(r"(?m)^#{1,6} [^\n]*", text)][:500]
+    return {"content": text[offset:end], "truncated": end < len(text) or offset > 0, "offset": offset,
+            "next_offset": end if end < len(text) else None, "total_chars": len(text), "sections": sections}
 
 
 @op(
@@ -322,13 +530,17 @@ def _get(b, a, ctx):
     db="create",
     text=_saved,
     mutating=True,
+    title="Write a page",
+    destructive=True,  # replaces the text it is given parts of (the old bytes are not kept)
+    idempotent=True,  # the same content again: changed is false
+    output=SAVED,
 )
 def _put(b, a, ctx):
     with b.transaction():  # read, edit and write the page with no other writer in between
-        return _put_locked(b, a)
+        return _put_locked(b, a, ctx)
 
 
-def _put_locked(b, a):
+def _put_locked(b, a, ctx):
     from .core.markdown import BOM, append_timeline, edit_frontmatter
 
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
@@ -337,7 +549,8 @@ def _put_locked(b, a):
             raise BadInput("give either content or compiled_truth/timeline_append/frontmatter, not both")
         return b.put(a["slug"], a["content"]).as_dict()
     if not parts:
-        raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update")
+        raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
+                       else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter")
     from .core.slugs import check_slug
 
     try:
@@ -402,6 +615,9 @@ def _delete(b, a, ctx):
         Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
         Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
     ],
+    title="List pages",
+    item=obj("slug", **PAGE_REF, updated_at="string?"),
+    page="limit",
     text=lambda r, a: _rows(r, ["slug", "type", "title"]) + (f"\n… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else ""),
 )
 def _list(b, a, ctx):
@@ -449,7 +665,8 @@ def _stats_text(r: dict, a: dict) -> str:
     return "\n".join(lines)
 
 
-@op("stats", "Brain statistics: pages by type, links, tags, raw data, timeline entries, embeddings.", [], text=_stats_text)
+@op("stats", "Brain statistics: pages by type, links, tags, raw data, timeline entries, embeddings.", [], text=_stats_text, title="Brain statistics",
+    output=obj("pages", pages="integer", by_type="object", links="integer", tags="integer", timeline_entries="integer", embeddings="integer", db_bytes="integer"))
 def _stats(b, a, ctx):
     return b.stats()
 
@@ -459,12 +676,15 @@ def _stats(b, a, ctx):
     "Full-text keyword search (FTS5, BM25, title weighted). Any text is safe: quotes, -, :, *, AND/NOT are treated as words.",
     [Param("query", description="search words; \"quoted phrase\" and prefix* work", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),
+    title="Keyword search",
+    item=obj("slug", **PAGE_REF, score="number", snippet="string"),
+    page="limit",
 )
 def _search(b, a, ctx):
     return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"])
 
 
-@op("tags", "List the tags of a page (no slug: every tag with its page count).", [Param("slug", description="page slug", positional=True)], text=lambda r, a: "\n".join(r) if r and isinstance(r[0], str) else _rows(r, ["tag", "pages"]))
+@op("tags", "List the tags of a page (no slug: every tag with its page count).", [Param("slug", description="page slug", positional=True)], title="List tags", item={"type": ["string", "object"]}, text=lambda r, a: "\n".join(r) if r and isinstance(r[0], str) else _rows(r, ["tag", "pages"]))
 def _tags(b, a, ctx):
     if a.get("slug"):
         return b.tags(a["slug"])
@@ -473,10 +693,13 @@ def _tags(b, a, ctx):
 
 @op(
     "tag",
-    "Add a tag to a page (or remove it: --remove on the CLI, remove=true over MCP); edits the page's frontmatter `tags`.",
-    [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead", default=False)],
+    "Add a tag to a page (brain_untag removes one); edits the page's frontmatter `tags`. Adding a tag the page has changes nothing.",
+    [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead (same as `gbrain untag`)", default=False, in_schema=False)],
     text=_saved,
     mutating=True,
+    title="Add a tag",
+    idempotent=True,
+    output=SAVED,
 )
 def _tag(b, a, ctx):
     if a.get("remove"):
@@ -484,7 +707,8 @@ def _tag(b, a, ctx):
     return b.tag(a["slug"], a["tag"]).as_dict()
 
 
-@op("untag", "Remove a tag from a page; edits the page's frontmatter `tags`.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], mcp=False, text=_saved, mutating=True)
+@op("untag", "Remove a tag from a page; edits the page's frontmatter `tags`.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], text=_saved, mutating=True,
+    title="Remove a tag", destructive=True, idempotent=True, output=SAVED)
 def _untag(b, a, ctx):
     return b.untag(a["slug"], a["tag"]).as_dict()
 
@@ -499,6 +723,8 @@ def _untag(b, a, ctx):
     ],
     text=_saved,
     mutating=True,
+    title="Link two pages",
+    output=SAVED,
 )
 def _link(b, a, ctx):
     return b.link(a["from"], a["to"], a.get("context") or "").as_dict()
@@ -510,6 +736,10 @@ def _link(b, a, ctx):
     [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="slug linked to")],
     text=_saved,
     mutating=True,
+    title="Unlink two pages",
+    destructive=True,
+    idempotent=True,
+    output=SAVED,
 )
 def _unlink(b, a, ctx):
     return b.unlink(a["from"], a["to"]).as_dict()
@@ -518,26 +748,35 @@ def _unlink(b, a, ctx):
 @op(
     "links",
     "Outbound links of a page, resolved or dangling.",
-    [SLUG],
+    [SLUG, limit_param(100, "maximum number of links (0: all)")],
+    title="Links from a page",
+    item=obj("target", target="string", to_slug="string?", kind="string", context="string"),
+    page="limit",
     text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  [{x['kind']}]  {x['context']}" for x in r) or "(no links)",
 )
 def _links(b, a, ctx):
-    return b.links(a["slug"])
+    out = b.links(a["slug"])
+    return out[: a["limit"]] if a.get("limit") else out
 
 
-@op("backlinks", "Pages linking to a page.", [SLUG], text=lambda r, a: "\n".join(f"{x['slug']}  {x['context']}" for x in r) or "(no backlinks)")
+@op("backlinks", "Pages linking to a page.", [SLUG, limit_param(100, "maximum number of pages (0: all)")],
+    title="Backlinks of a page", item=obj("slug", **PAGE_REF, context="string"), page="limit", text=lambda r, a: "\n".join(f"{x['slug']}  {x['context']}" for x in r) or "(no backlinks)")
 def _backlinks(b, a, ctx):
-    return b.backlinks(a["slug"])
+    out = b.backlinks(a["slug"])
+    return out[: a["limit"]] if a.get("limit") else out
 
 
 @op(
     "timeline",
     "Structured timeline entries of a page, newest first.",
     [SLUG, limit_param(None, "maximum number of entries (0 or none: all)")],
+    title="Timeline of a page",
+    item=obj("date", "summary", date="string", source="string", summary="string", detail="string"),
+    page="limit",
     text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
 )
 def _timeline(b, a, ctx):
-    return b.timeline(a["slug"], a.get("limit"))
+    return b.timeline(a["slug"], a.get("limit") or None)
 
 
 @op(
@@ -552,6 +791,9 @@ def _timeline(b, a, ctx):
     ],
     text=_saved,
     mutating=True,
+    title="Add a timeline entry",
+    idempotent=True,  # the same date, source and summary again adds nothing
+    output=SAVED,
 )
 def _timeline_add(b, a, ctx):
     return b.timeline_add(a["slug"], a["date"], a["summary"], a.get("source") or "", a.get("detail") or "").as_dict()
@@ -559,16 +801,33 @@ def _timeline_add(b, a, ctx):
 
 @op(
     "raw",
-    "Read or write raw enrichment JSON of a page (.raw/<name>.json sidecar). With `data`, stores it under `source`.",
-    [SLUG, Param("source", description="source name, e.g. crustdata"), Param("data", "object", "JSON to store (write mode)")],
-    mutating=True,
+    "Read the raw enrichment JSON of a page (.raw/<name>.json sidecar): every source, or one. "
+    "brain_raw_put stores data (CLI: `gbrain raw SLUG --source S --data JSON`).",
+    [SLUG, Param("source", description="source name, e.g. crustdata"), Param("data", "object", "JSON to store under --source (write mode)", in_schema=False)],
+    title="Read raw data",
+    output={"type": "object", "description": "source name → the JSON stored for it"},
 )
 def _raw(b, a, ctx):
     if a.get("data") is not None:
-        if not a.get("source"):
-            raise BadInput("writing raw data needs a source")
-        return b.raw_put(a["slug"], a["source"], a["data"])
+        return _raw_put(b, a, ctx)
     return b.raw_get(a["slug"], a.get("source"))
+
+
+@op(
+    "raw-put",
+    "Store raw enrichment JSON for a page under a source name (.raw/<name>.json sidecar); replaces what that source had.",
+    [SLUG, Param("source", required=True, description="source name, e.g. crustdata"), Param("data", "object", "the JSON to store", required=True)],
+    mcp=True,
+    mutating=True,
+    title="Store raw data",
+    destructive=True,
+    idempotent=True,
+    output=obj("slug", "changed", slug="string", source="string", path="string", changed="boolean"),
+)
+def _raw_put(b, a, ctx):
+    if not a.get("source"):
+        raise BadInput(f"writing raw data needs {ctx.flag('source')}")
+    return b.raw_put(a["slug"], a["source"], a["data"])
 
 
 @op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=lambda r, a: r if isinstance(r, str) else "\n".join(f"{k} = {v if len(v) < 80 else v[:77] + '...'}" for k, v in r.items()))
@@ -673,5 +932,6 @@ from . import ops_lint  # noqa: E402,F401
 from . import ops_agents  # noqa: E402,F401
 from . import ops_sync  # noqa: E402,F401
 from . import ops_search  # noqa: E402,F401
+from . import ops_graph  # noqa: E402,F401
 from . import ops_skills  # noqa: E402,F401
 from . import ops_history  # noqa: E402,F401

@@ -15,7 +15,7 @@ from .core.brain import Brain, render_row
 from .core.markdown import BOM, Page, edit_frontmatter, parse_page
 from .core.slugs import loose_key
 from .errors import BadInput, GBrainError
-from .operations import Context, Param, op
+from .operations import obj, Context, Param, op
 
 SOURCE_TYPES = ["meeting", "article", "doc", "conversation"]
 MAX_SLUG_NAME = 60  # characters of the slugified title kept in a source slug
@@ -92,6 +92,8 @@ def _read_source(file: str) -> str:
         Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path)", flag="ref"),
     ],
     db="create",
+    title="Ingest a source",
+    output=obj("slug", slug="string", path="string", title="string?", source_type="string", source_ref="string", created="boolean", changed="boolean", logged="boolean", warnings="array"),
     text=lambda r, a: r["slug"],  # warnings go to stderr, so `slug=$(gbrain ingest …)` gets the slug alone
     mutating=True,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .core import lint as lintmod
 from .errors import BadInput
-from .operations import Param, limit_param, op
+from .operations import Param, limit_param, obj, op
 
 
 def _checks_arg(v: str | None) -> list[str] | None:
@@ -32,7 +32,13 @@ def _checks_arg(v: str | None) -> list[str] | None:
         limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
     ],
     text=lambda r, a: lintmod.render_text(r),
-    mutating=True,
+    mutating=True,  # only with fix_safe, and losslessly
+    title="Check the brain for problems",
+    idempotent=True,
+    output=obj("ok", "counts", ok="boolean", as_of="string", pages="integer", checks="array", counts="object", truncated="object", fixed="array", skipped="array", notes="object"),
+    item=obj("check", "message", check="string", slug="string?", message="string", action="string"),
+    page="slice",
+    page_key="findings",
 )
 def _lint(b, a, ctx):
     return lintmod.lint(
@@ -66,6 +72,9 @@ def _threads_text(r: list, a: dict) -> str:
         Param("as_of", description="count ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         limit_param(100, "maximum number of items (0: all)"),
     ],
+    title="Open threads",
+    item=obj("slug", "text", slug="string", title="string?", type="string?", text="string", done="boolean", date="string?", age_days="integer?"),
+    page="limit",
     text=_threads_text,
 )
 def _threads(b, a, ctx):

@@ -5,7 +5,19 @@ import os
 import sys
 
 from .errors import BadInput, GBrainError
-from .operations import Context, Param, limit_param, op
+from .operations import Cancelled, Context, Param, limit_param, obj, op
+
+#: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
+#: dollars on a paid endpoint needs ``confirm: true``
+CONFIRM_USD = 0.10
+
+
+def _confirm_usd(config: dict) -> float:
+    v = config.get("embed_confirm_usd")
+    try:
+        return float(v) if v not in (None, "") else CONFIRM_USD
+    except ValueError as e:
+        raise BadInput(f"config embed_confirm_usd must be a number of US dollars, got {v!r}") from e
 
 #: above this many chunks to embed, a paid provider's run is announced with tokens and cost
 ANNOUNCE_CHUNKS = 1000
@@ -42,16 +54,22 @@ def _embed_text(r: dict, a: dict) -> str:
         Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),
         Param("stale", "boolean", "pages never embedded with the active model or changed since (the default)", default=False),
         Param("dry_run", "boolean", "only report pages, chunks, tokens and estimated cost", default=False),
+        Param("confirm", "boolean", "go ahead with a run to a paid embedding endpoint whose estimated cost is above config embed_confirm_usd (agents only; the CLI asks nobody)", default=False, cli=False),
     ],
     db="existing",
     text=_embed_text,
     mutating=True,
     own_connection=True,
+    title="Embed pages for semantic search",
+    idempotent=True,
+    open_world=True,  # with an OpenAI-compatible model it sends page text to that endpoint
+    output=obj("model", model="string", note="string?", plan="object", dry_run="boolean", needs_confirm="boolean", message="string",
+               pages="integer", chunks="integer", embedded="integer", cached="integer", repeated="integer", cancelled="boolean"),
 )
 def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale") if a.get(k)]
     if len(picked) > 1:
-        raise BadInput("give one of SLUG, --all or --stale")
+        raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')} or {ctx.flag('stale')}")
     from .core.vectors import active_model, embed_pages, plan_embed, select_pages  # numpy and providers load only when used
 
     model, note = active_model(b.conn, b.config())
@@ -66,6 +84,12 @@ def _embed(b, a, ctx):
     out = {"model": model.model_id, "note": note, "plan": plan.as_dict()}
     if a.get("dry_run"):
         return {**out, "dry_run": True}
+    limit_usd = _confirm_usd(b.config())
+    if ctx.agent and plan.paid and plan.cost > limit_usd and not a.get("confirm"):
+        # an agent learns the cost before anything is sent; a person at the CLI sees it announced
+        return {**out, "needs_confirm": True, "message": (
+            f"this would send {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) to {model.model_id}, estimated "
+            f"${plan.cost:.2f}, above config embed_confirm_usd ${limit_usd:.2f}; call brain_embed again with confirm: true to go ahead")}
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
     elif plan.to_embed > ANNOUNCE_CHUNKS and model.cpu_tokens_per_s:
@@ -76,9 +100,12 @@ def _embed(b, a, ctx):
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
     try:
-        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction)
+        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel)
+    except Cancelled:
+        raise
     except GBrainError as e:
-        raise GBrainError(f"{e} (finished pages are saved; run `gbrain embed --stale` to continue)") from e
+        again = "call brain_embed again (no arguments)" if ctx.agent else "run `gbrain embed --stale`"
+        raise GBrainError(f"{e} (finished pages are saved; {again} to continue)") from e
     except KeyboardInterrupt:
         _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
         raise
@@ -111,6 +138,12 @@ def _shorten(text: str, width: int) -> str:
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
     ],
+    title="Semantic search",
+    open_world=True,  # with an OpenAI-compatible model the question goes to that endpoint
+    output=obj("hits", mode="string", model="string?", notes="array"),
+    item=obj("slug", **{"slug": "string", "title": "string?", "type": "string?", "score": "number", "passage": "string"}),
+    page="limit",
+    page_key="hits",
     text=_query_text,
 )
 def _query(b, a, ctx):

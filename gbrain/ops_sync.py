@@ -9,7 +9,7 @@ import sqlite3
 import sys
 
 from .errors import BadInput, GBrainError
-from .operations import Param, _dir_arg, _report_text, limit_param, op
+from .operations import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
 def _sync_text(r: dict, a: dict) -> str:
@@ -126,6 +126,8 @@ def _conflicts_text(r: list, a: dict) -> str:
     "List sync conflicts: paths edited both in the folder and in the brain. The file's version was kept; the brain's "
     "version is in the conflict copy. Merge what you need, then delete the copy: the conflict is resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
+    title="Sync conflicts",
+    item={"type": "object"},
     text=_conflicts_text,
 )
 def _conflicts(b, a, ctx):
@@ -142,24 +144,48 @@ def _restore_text(r, a: dict) -> str:
     return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + ")"
 
 
+TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", reason="string", size="integer")
+
+
+@op(
+    "trash",
+    "List the trash, newest first: pages and files deleted or replaced (by sync, import or delete) whose bytes "
+    "are kept; brain_restore brings one back.",
+    [limit_param(100, "how many trash entries to list (0: all)")],
+    text=_restore_text,
+    title="List the trash",
+    item=TRASH_ITEM,
+    page="limit",
+)
+def _trash(b, a, ctx):
+    from .sync.engine import trash_list
+
+    return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
+
+
 @op(
     "restore",
     "Bring a page back from the sync trash (pages whose file was deleted, or deleted through gbrain). "
-    "Without a slug: list the trash.",
+    "Without a slug: list the trash (brain_trash lists it read-only).",
     [
         Param("slug", positional=True, description="page slug (or file path) to restore"),
         Param("all", "boolean", "restore every page and file in the trash (newest version of each)", default=False),
-        limit_param(100, "how many trash entries to list (0: all)"),
+        Param("limit", "integer", "how many trash entries to list (0: all)", default=100, minimum=0, in_schema=False),
     ],
     text=_restore_text,
     mutating=True,
+    title="Restore from the trash",
+    destructive=True,  # restoring over a page that came back would replace it; restore refuses that, but be safe
+    output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array"),
 )
 def _restore(b, a, ctx):
     from .sync.engine import restore, trash_list
 
+    if not a.get("slug") and not a.get("all") and ctx.agent:
+        raise BadInput("brain_restore: give slug (a page or file path from brain_trash) or all=true; brain_trash lists the trash")
     if a.get("all"):
         if a.get("slug"):
-            raise BadInput("give a slug or --all, not both")
+            raise BadInput(f"give a slug or {ctx.flag('all')}, not both")
         done, skipped = [], []
         for t in trash_list(b, limit=0):
             name = t["slug"] or t["path"]

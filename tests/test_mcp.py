@@ -28,7 +28,7 @@ SPEC_TOOLS = [
     "brain_timeline_add", "brain_tags", "brain_tag", "brain_list", "brain_backlinks", "brain_stats", "brain_raw",
 ]
 #: spec tools this branch provides (brain_query comes with the search operations)
-OWN_TOOLS = set(SPEC_TOOLS) - {"brain_query"}
+OWN_TOOLS = set(SPEC_TOOLS) - {"brain_query"} | {"brain_untag", "brain_raw_put", "brain_trash", "brain_graph", "brain_path"}
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -37,9 +37,9 @@ def server_env(**extra: str) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def connect(db: Path, errlog=None):
+async def connect(db: Path, errlog=None, extra: list[str] | None = None, env: dict | None = None):
     """A real MCP client session with `python -m gbrain serve --db DB` (stderr to ``errlog``)."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db)], env=server_env(), cwd=str(ROOT))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db), *(extra or [])], env={**server_env(), **(env or {})}, cwd=str(ROOT))
     transport = stdio_client(params, errlog=errlog or sys.stderr)
     async with Client(transport, read_timeout_seconds=120) as client:
         yield client
@@ -51,8 +51,16 @@ def text_of(result) -> str:
 
 
 def ok(result):
+    """The structured result of a successful call; its text block is the same JSON."""
     assert not result.is_error, text_of(result)
-    return json.loads(text_of(result))
+    data = json.loads(text_of(result))
+    assert result.structured_content == data
+    return data
+
+
+def items(result) -> list:
+    """The items of a list tool's answer (its first page)."""
+    return ok(result)["items"]
 
 
 def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
@@ -73,11 +81,13 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
         assert t.input_schema == registry[name].input_schema()
         assert t.description == registry[name].description
         assert t.annotations.read_only_hint == (not registry[name].mutating)
+        assert t.output_schema == registry[name].output_schema() and t.output_schema["type"] == "object"
+        assert t.title and t.annotations.title == t.title
     assert served["brain_put"].input_schema["required"] == ["slug"]
     assert set(served["brain_ingest"].input_schema["properties"]) == {"content", "source_type", "source_ref"}
     skills = {f"gbrain-{d.name}" for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").exists()}
     assert sorted(str(r.uri) for r in resources.resources) == sorted(["brain://index"] + [f"brain://skills/{n}" for n in skills])
-    assert [t.uri_template for t in templates.resource_templates] == ["brain://pages/{+slug}"]
+    assert sorted(t.uri_template for t in templates.resource_templates) == ["brain://index{?cursor}", "brain://pages/{+slug}"]
     assert {p.name for p in prompts.prompts} == {"brain_briefing", "brain_ingest_meeting"} | skills
     assert all(a.description for p in prompts.prompts for a in p.arguments)
 
@@ -92,14 +102,20 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_search": [{"query": "Series A"}],
     "brain_query": [{"question": "Who knows Jensen Huang?"}],
     "brain_tags": [{"slug": "people/ana-lima"}, {}],
-    "brain_tag": [{"slug": "people/zoe-new", "tag": "fair"}, {"slug": "people/zoe-new", "tag": "fair", "remove": True}],
+    "brain_tag": [{"slug": "people/zoe-new", "tag": "fair"}],
+    "brain_untag": [{"slug": "people/zoe-new", "tag": "fair"}],
     "brain_link": [{"from": "people/zoe-new", "to": "people/ana-lima", "context": "introduced by Ana"}],
     "brain_unlink": [{"from": "people/zoe-new", "to": "people/ana-lima"}],
     "brain_links": [{"slug": "people/ana-lima"}],
     "brain_backlinks": [{"slug": "companies/river-ai"}],
     "brain_timeline": [{"slug": "people/ana-lima", "limit": 2}],
     "brain_timeline_add": [{"slug": "people/zoe-new", "date": "2025-04-01", "summary": "Coffee in São Paulo", "source": "meeting"}],
-    "brain_raw": [{"slug": "people/zoe-new", "source": "crustdata", "data": {"title": "CEO", "ü": [1, 2]}}, {"slug": "people/zoe-new", "source": "crustdata"}],
+    "brain_raw_put": [{"slug": "people/zoe-new", "source": "crustdata", "data": {"title": "CEO", "ü": [1, 2]}}],
+    "brain_raw": [{"slug": "people/zoe-new", "source": "crustdata"}],
+    "brain_trash": [{}],
+    "brain_graph": [{"slug": "ana-lima", "depth": 2}],
+    "brain_path": [{"from": "people/zoe-new", "to": "companies/river-ai"}],
+    "brain_restore": [{"slug": "nobody-in-the-trash"}],
     "brain_ingest": [{"content": "# Call with Zoë\n\nShe wants an intro.\n", "source_type": "meeting", "source_ref": "meet/42"}],
     "brain_history": [{"slug": "people/zoe-new"}],
     "brain_diff": [{"slug": "people/zoe-new", "from_version": 1}],
@@ -113,7 +129,8 @@ def test_call_every_tool(fixture_db):
         out = {}
         async with connect(fixture_db) as c:
             names = [t.name for t in (await c.list_tools()).tools]
-            for name in names:
+            order = list(SAMPLES)  # writes before the reads that check them
+            for name in sorted(names, key=lambda n: order.index(n) if n in order else len(order)):
                 out[name] = [await c.call_tool(name, args) for args in SAMPLES.get(name, [{}])]
         return names, out
 
@@ -124,13 +141,13 @@ def test_call_every_tool(fixture_db):
                 ok(r)
             else:  # a tool from another branch: it answers, with a result or a clear tool error
                 assert not text_of(r).startswith("internal error"), (name, text_of(r))
-    assert json.loads(text_of(out["brain_get"][0]))["slug"] == "people/ana-lima"
-    assert json.loads(text_of(out["brain_put"][0]))["created"] is True
-    assert {x["slug"] for x in json.loads(text_of(out["brain_list"][0]))} == {"people/ana-lima", "people/bruno-okafor", "people/zoe-new"}
-    assert json.loads(text_of(out["brain_search"][0]))[0]["slug"] == "deals/river-ai-series-a"
-    assert json.loads(text_of(out["brain_tags"][0])) == ["founder", "yc-alum"]
-    assert [e["date"] for e in json.loads(text_of(out["brain_timeline"][0]))] == ["2025-03-04", "2024-11-20"]
-    assert json.loads(text_of(out["brain_raw"][1])) == {"crustdata": {"title": "CEO", "ü": [1, 2]}}
+    assert ok(out["brain_get"][0])["slug"] == "people/ana-lima"
+    assert ok(out["brain_put"][0])["created"] is True
+    assert {x["slug"] for x in items(out["brain_list"][0])} == {"people/ana-lima", "people/bruno-okafor", "people/zoe-new"}
+    assert items(out["brain_search"][0])[0]["slug"] == "deals/river-ai-series-a"
+    assert items(out["brain_tags"][0]) == ["founder", "yc-alum"]
+    assert [e["date"] for e in items(out["brain_timeline"][0])] == ["2025-03-04", "2024-11-20"]
+    assert ok(out["brain_raw"][0]) == {"crustdata": {"title": "CEO", "ü": [1, 2]}}
     ingest = json.loads(text_of(out["brain_ingest"][0]))
     assert ingest["slug"].startswith("sources/") and ingest["slug"].endswith("-call-with-zoë") and ingest["logged"] is True
     # every write landed in the database, as the CLI sees it
@@ -189,7 +206,11 @@ def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
         ("brain_list", {"sort": "size"}, "must be one of"),
         ("brain_ingest", {"source_type": "meeting"}, "nothing to ingest"),
         ("brain_ingest", {"file": "/etc/hostname"}, "unknown parameter(s) file; expected content, source_type, source_ref"),
-        ("brain_raw", {"slug": "ana-lima", "data": {"a": 1}}, "needs a source"),
+        ("brain_raw", {"slug": "ana-lima", "data": {"a": 1}}, "unknown parameter(s) data; expected slug, source"),
+        ("brain_raw_put", {"slug": "ana-lima", "data": {"a": 1}}, "missing required parameter 'source'"),
+        ("brain_tag", {"slug": "ana-lima", "tag": "x", "remove": True}, "unknown parameter(s) remove"),
+        ("brain_restore", {}, "brain_trash lists the trash"),
+        ("brain_list", {"cursor": "bm9wZQ"}, "brain_list: parameter 'cursor'"),
     ]
 
     async def main():
@@ -214,16 +235,23 @@ def test_big_page_unicode_separators_under_c_locale(fixture_db, tmp_path):
         async with connect(fixture_db, errlog=errlog) as c:
             put = await c.call_tool("brain_put", {"slug": "notes/big-ü", "content": big})
             got = await c.call_tool("brain_get", {"slug": "notes/big-ü"})
+            parts = [ok(got)]
+            while parts[-1]["next_offset"] is not None:  # a long page comes in parts
+                parts.append(ok(await c.call_tool("brain_get", {"slug": "notes/big-ü", "offset": parts[-1]["next_offset"]})))
+            whole = ok(await c.call_tool("brain_get", {"slug": "notes/big-ü", "max_chars": 0}))
             res = await c.read_resource("brain://pages/notes/big-%C3%BC")
             # a word that occurs once: FTS5 snippet() over the 50,000 lines with 日本語 takes seconds
             search = await c.call_tool("brain_search", {"query": "quetzalcoatl"})
-            return put, got, res, search
+            return put, parts, whole, res, search
 
-    put, got, res, search = anyio.run(main)
+    put, parts, whole, res, search = anyio.run(main)
     assert ok(put)["created"] is True
-    assert ok(got)["content"] == big
+    assert parts[0]["truncated"] and parts[0]["total_chars"] == len(big) and len(parts) > 10
+    assert all(len(p["content"]) <= 60_000 and p["content"].endswith("\n") for p in parts)
+    assert "".join(p["content"] for p in parts) == big and whole["content"] == big and "truncated" not in whole
+    assert parts[0]["sections"] == [{"heading": "# Big", "offset": len("---\ntitle: Big\n---\n")}]
     assert res.contents[0].text == big
-    assert "notes/big-ü" in [h["slug"] for h in ok(search)]
+    assert "notes/big-ü" in [h["slug"] for h in items(search)]
     r = gbrain("--db", str(fixture_db), "get", "notes/big-ü", env={"LC_ALL": "C"})
     assert r.returncode == 0 and r.stdout == big.encode("utf-8")
     errlog.seek(0)
@@ -288,10 +316,10 @@ def test_25_concurrent_requests(fixture_db):
         if i % 3 == 0:
             assert data["created"] is True
         elif i % 3 == 1:
-            assert data and data[0]["slug"].startswith(("companies/river-ai", "deals/river-ai"))
+            assert data["items"] and data["items"][0]["slug"].startswith(("companies/river-ai", "deals/river-ai"))
         else:
             assert data["slug"] == "people/ana-lima"
-    slugs = {x["slug"] for x in ok(listing)}
+    slugs = {x["slug"] for x in items(listing)}
     assert {f"notes/n{i}" for i in range(0, 25, 3)} <= slugs
 
 
@@ -316,7 +344,7 @@ def test_sees_writes_of_other_processes(fixture_db):
     before, after, tl, resource, r = anyio.run(main)
     assert before.is_error and "no page" in text_of(before)
     assert "Written by the CLI." in ok(after)["content"]
-    assert [e["summary"] for e in ok(tl)] == ["CLI entry"]
+    assert [e["summary"] for e in items(tl)] == ["CLI entry"]
     assert "CLI entry" in resource.contents[0].text
     assert r.returncode == 0 and r.stdout.decode().split() == ["from-mcp"]
 
@@ -329,11 +357,24 @@ def test_serve_imports_no_heavy_modules():
     assert r.stdout.strip() == "[]"
 
 
+def test_serve_refuses_a_missing_db_unless_asked_to_create(tmp_path):
+    db = tmp_path / "typo.db"
+    r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], input=b"", capture_output=True, env={**os.environ, **server_env()}, timeout=60)
+    assert r.returncode == 2 and b"no brain at" in r.stderr and b"--create" in r.stderr and r.stdout == b""
+    assert not db.exists()
+
+    async def main():
+        async with connect(db, extra=["--create"]) as c:
+            return await c.call_tool("brain_stats", {})
+
+    assert ok(anyio.run(main))["pages"] == 0 and db.exists()
+
+
 def test_missing_folder_is_a_tool_error_not_a_crash(tmp_path):
     db = tmp_path / "no-such-folder" / "brain.db"
 
     async def main():
-        async with connect(db) as c:
+        async with connect(db, extra=["--create"]) as c:
             return await c.call_tool("brain_stats", {}), await c.call_tool("brain_get", {"slug": "x"})
 
     a, b = anyio.run(main)
@@ -341,9 +382,9 @@ def test_missing_folder_is_a_tool_error_not_a_crash(tmp_path):
     assert b.is_error
 
 
-
 def test_tool_results_equal_in_process_results(fixture_db):
-    """An MCP tool's text is the JSON `gbrain call` prints: the operation's own result."""
+    """An MCP tool's text is the JSON of its structured result: the operation's own result
+    (lists as {"items", "next_cursor"})."""
     reads = [
         ("get", {"slug": "ana-lima"}),
         ("search", {"query": "Series A", "limit": 3}),
@@ -361,7 +402,11 @@ def test_tool_results_equal_in_process_results(fixture_db):
     served = anyio.run(main)
     with Brain.open(fixture_db) as b:
         for (name, args), r in zip(reads, served):
-            assert text_of(r) == ops.dumps(ops.run(name, args, brain=b)), name
+            assert text_of(r) == ops.dumps(ops.run_tool(name, args, brain=b)), name
+            res = ops.run(name, args, brain=b)
+            got = ok(r)
+            got.pop("next_cursor", None)
+            assert got == (res if isinstance(res, dict) else {"items": res}), name
 
 
 def test_server_and_cli_write_at_the_same_time(fixture_db):
@@ -385,7 +430,7 @@ def test_server_and_cli_write_at_the_same_time(fixture_db):
                     tg.start_soon(cli, i)
                 for i in range(25):
                     tg.start_soon(mcp, i)
-            listing = ok(await c.call_tool("brain_list", {"limit": 100}))
+            listing = items(await c.call_tool("brain_list", {"limit": 100}))
             return cli_results, listing
 
     cli_results, listing = anyio.run(main)
@@ -408,7 +453,7 @@ def test_a_long_brain_embed_does_not_block_other_tools(tmp_path, minilm):
     async def main():
         order: list[str] = []
         async with connect(db) as c:
-            slug = ok(await c.call_tool("brain_list", {"limit": 1}))[0]["slug"]
+            slug = items(await c.call_tool("brain_list", {"limit": 1}))[0]["slug"]
 
             async def do_embed():
                 r = await c.call_tool("brain_embed", {})

@@ -125,7 +125,7 @@ def test_negative_limit_over_mcp(tmp_path):
         async with stdio_client(params) as (r, w), ClientSession(r, w) as c:
             await c.initialize()
             out = {}
-            for tool, args in [("brain_list", {"limit": -2}), ("brain_timeline", {"slug": "ana-lima", "limit": -2}), ("brain_restore", {"limit": -1})]:
+            for tool, args in [("brain_list", {"limit": -2}), ("brain_timeline", {"slug": "ana-lima", "limit": -2}), ("brain_trash", {"limit": -1})]:
                 res = await c.call_tool(tool, args)
                 out[tool] = (res.is_error, res.content[0].text)
             return out

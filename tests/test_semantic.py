@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -302,6 +303,7 @@ class FakeOpenAI:
         self.requests: list[dict] = []
         self.script: list[int] = []
         self.always: int | None = None
+        self.delay = 0.0  # seconds each answer takes (a slow endpoint, for cancel tests)
         self.model = emb.FakeEmbedding("srv", dims)
         outer = self
 
@@ -312,6 +314,8 @@ class FakeOpenAI:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
+                if outer.delay:
+                    time.sleep(outer.delay)
                 status = outer.script.pop(0) if outer.script else outer.always
                 if status:
                     data = json.dumps({"error": {"message": f"scripted {status}", "type": "server_error"}}).encode()

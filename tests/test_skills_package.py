@@ -155,7 +155,7 @@ def test_install_targets_user_and_other_hosts(run, tmp_path):
 
 def test_each_skill_is_an_mcp_prompt_and_resource(tmp_path):
     async def main():
-        async with connect(tmp_path / "brain.db") as c:
+        async with connect(tmp_path / "brain.db", extra=["--create"]) as c:
             out = {}
             for s in load_skills():
                 res = await c.read_resource(f"brain://skills/{s.name}")

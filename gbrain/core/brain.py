@@ -63,6 +63,9 @@ SETTABLE_CONFIG = {
     "embedding_max_retries": _is_int,
     "embedding_concurrency": _is_int,
     "embedding_encoding": lambda v: v in ("float", "base64"),
+    "embedding_batch_size": _is_int,
+    "embedding_paid": lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"),
+    "embed_confirm_usd": lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)),
     "chunk_strategy": lambda v: v in ("page", "section", "paragraph"),
     # `history --prune` defaults (empty: keep everything)
     "history_keep_days": lambda v: v == "" or _is_int(v),
@@ -103,9 +106,13 @@ class SaveResult:
     warnings: list[str] = field(default_factory=list)
     counts: tuple[int, int, int] | None = None  # (links, timeline entries, tags) parsed from the text
     names: set[str] = field(default_factory=set)  # link-target keys whose resolution may have changed
+    note: str | None = None  # why nothing changed (e.g. the timeline entry is already there)
 
     def as_dict(self) -> dict:
-        return {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
+        d = {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
+        if self.note:
+            d["note"] = self.note
+        return d
 
 
 def atomic(method):
@@ -607,6 +614,10 @@ class Brain:
         source = " ".join((source or "").replace("—", "-").split())
         row = self.resolve_slug(slug)
         page = self.parsed(row)
+        if any(e.date == date and e.source == source and e.summary == summary for e in page.timeline_entries):
+            # a retried call: the entry is there already, so nothing is added
+            return SaveResult(row["slug"], row["path"], row["id"], changed=False, created=False,
+                              note=f"the timeline already has this entry ({date} | {source or 'no source'} — {summary}); nothing added")
         entry = timeline_line(date, summary, source, detail or "", nl=page.newline)
 
         def landed(o, n) -> bool:

@@ -335,6 +335,8 @@ class OpenAIEmbedding(EmbeddingModel):
         encoding_format: str = "base64",
         timeout: float = 60.0,
         max_request_tokens: int = OPENAI_MAX_REQUEST_TOKENS,
+        paid: bool | None = None,
+        batch_size: int | None = None,
     ):
         if encoding_format not in ("base64", "float"):
             raise BadInput("embedding encoding must be base64 or float")
@@ -346,8 +348,12 @@ class OpenAIEmbedding(EmbeddingModel):
         self.model_id = f"{model_id}@{dims}" if self._send_dims else model_id
         self.base_url = base_url
         self.api_key = api_key
-        self.paid = base_url is None or "api.openai.com" in base_url
+        # a gateway or proxy that bills says so with config embedding_paid (priced as OpenAI's model)
+        self.paid = (base_url is None or "api.openai.com" in base_url) if paid is None else paid
         self.price_per_mtok = price if self.paid else 0.0
+        if batch_size:  # a gateway with a lower inputs-per-request limit (config embedding_batch_size)
+            self.batch_size = min(batch_size, OPENAI_MAX_INPUTS)
+            self.group_chunks = max(512, self.batch_size * max(1, max_in_flight))
         self.max_in_flight = max(1, max_in_flight)
         self.max_retries = max_retries
         self.backoff = backoff
@@ -380,7 +386,7 @@ class OpenAIEmbedding(EmbeddingModel):
         start, tok = 0, 0
         for i, t in enumerate(texts):
             n = min(self.request_tokens(t), OPENAI_MAX_INPUT_TOKENS)
-            if i > start and (i - start >= OPENAI_MAX_INPUTS or tok + n > self.max_request_tokens):
+            if i > start and (i - start >= self.batch_size or tok + n > self.max_request_tokens):
                 out.append((start, i))
                 start, tok = i, 0
             tok += n
@@ -517,7 +523,20 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         encoding_format=cfg.get("embedding_encoding") or "base64",
         max_retries=_int_config(cfg, "embedding_max_retries", 6),
         max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
+        paid=_bool_config(cfg, "embedding_paid"),
+        batch_size=_int_config(cfg, "embedding_batch_size", 0) or None,
     )
+
+
+def _bool_config(cfg: dict, key: str) -> bool | None:
+    v = str(cfg.get(key) or "").strip().lower()
+    if not v:
+        return None
+    if v in ("true", "yes", "1"):
+        return True
+    if v in ("false", "no", "0"):
+        return False
+    raise BadInput(f"config {key} must be true or false, got {v!r}")
 
 
 def _int_config(cfg: dict, key: str, default: int) -> int:

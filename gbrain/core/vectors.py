@@ -164,6 +164,7 @@ def embed_pages(
     *,
     on_progress: Callable[[int, int], None] | None = None,
     transaction: Callable | None = None,
+    check_stop: Callable[[], None] | None = None,
 ) -> dict:
     """Embed the chunks of ``work`` and store them, in groups of about :data:`GROUP_CHUNKS`
     (or the provider's ``group_chunks``, when larger, so several requests can be in flight)
@@ -175,7 +176,8 @@ def embed_pages(
     when its chunk list changed; ``embed_state`` records the page content embedded. Returns
     ``{pages, chunks, embedded, cached, repeated}`` (``repeated``: further copies of a text
     embedded once in this run). Provider errors propagate (:class:`GBrainError`) after the
-    finished groups are committed.
+    finished groups are committed. ``check_stop()`` is called after each provider batch and
+    each group and may raise to stop the run (a cancelled MCP call); finished groups stay.
     """
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
@@ -193,9 +195,21 @@ def embed_pages(
                 if c.hash not in have and c.hash not in todo:
                     todo[c.hash] = c.text
         fresh: dict[str, bytes] = {}
+        if check_stop:
+            check_stop()
         if todo:
             texts = list(todo.values())
-            vecs = model.embed_multi(texts)
+            group_n = sum(len(w.chunks) for w in group)
+            sent = [0]
+
+            def on_batch(n: int) -> None:
+                if check_stop:
+                    check_stop()
+                sent[0] += n
+                if on_progress:  # chunks of the group, in proportion to the texts sent so far
+                    on_progress(done + group_n * sent[0] // len(texts), total)
+
+            vecs = model.embed_multi(texts, on_batch=on_batch)
             fresh = {h: to_blob(v) for h, v in zip(todo.keys(), vecs)}
         have.update(fresh)
         with tx():

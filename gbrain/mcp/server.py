@@ -23,8 +23,10 @@ import json
 import logging
 import sys
 import threading
+import time
 from typing import Annotated, Any, Callable
 
+import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
@@ -58,14 +60,32 @@ class BrainHost:
     The database is opened lazily (first request), so spawn-to-ready does not wait for SQLite.
     """
 
-    def __init__(self, db_path: str | None):
+    def __init__(self, db_path: str | None, create: bool = False):
         self.db_path = db_path
+        self.create = create
         self._brain: Brain | None = None
         self._lock = threading.Lock()
+        #: cancel events of the calls under way (set them all when the client goes away)
+        self.running: set[threading.Event] = set()
+        #: worker threads still working (a cancelled call's thread runs on to its next check)
+        self.busy = 0
+        self._busy_lock = threading.Lock()
+
+    def track(self, fn: Callable[[], Any]) -> Callable[[], Any]:
+        """``fn`` counted in :attr:`busy` while it runs."""
+        def run() -> Any:
+            with self._busy_lock:
+                self.busy += 1
+            try:
+                return fn()
+            finally:
+                with self._busy_lock:
+                    self.busy -= 1
+        return run
 
     def _open(self) -> Brain:
         if self._brain is None:
-            self._brain = Brain.open(self.db_path, create=True)
+            self._brain = Brain.open(self.db_path, create=self.create)
         return self._brain
 
     def call(self, fn: Callable[[Brain], Any]) -> Any:
@@ -78,6 +98,18 @@ class BrainHost:
     async def run(self, fn: Callable[[Brain], Any]) -> Any:
         """Run ``fn(brain)`` in a worker thread; returns its result or raises its exception."""
         return await anyio.to_thread.run_sync(self.call, fn)
+
+    def shutdown(self, wait: float = 3.0) -> None:
+        """Cancel the calls under way, give their threads ``wait`` seconds to stop at their next
+        check, then close the brain (if its lock is free by then)."""
+        for ev in list(self.running):
+            ev.set()
+        end = time.monotonic() + wait
+        while self.busy and time.monotonic() < end:
+            time.sleep(0.02)
+        if self._lock.acquire(timeout=max(0.0, end - time.monotonic())):
+            self._lock.release()
+            self.close()
 
     def close(self) -> None:
         with self._lock:
@@ -96,11 +128,41 @@ def _error_text(e: BaseException) -> str:
 
 class OperationTool(Tool):
     """An MCP tool backed by a registry operation. ``parameters`` is the operation's own JSON
-    schema; :meth:`run` checks arguments with :func:`gbrain.operations.check_args` and returns
-    the result as JSON text (the same JSON ``gbrain call`` prints), or a tool error."""
+    schema and ``out_schema`` its output schema; :meth:`run` checks arguments with
+    :func:`gbrain.operations.check_args` and returns the structured result
+    (:func:`gbrain.operations.run_tool`) both as ``structuredContent`` and as JSON text (for
+    clients that read only text), or a tool error."""
+
+    out_schema: dict | None = None
+
+    @property
+    def output_schema(self) -> dict | None:  # type: ignore[override]
+        return self.out_schema
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> CallToolResult:
-        return await self.fn(arguments, _client_name(context))
+        return await self.fn(arguments, context)
+
+
+#: progress notifications are sent at most this often (seconds); the last one always
+PROGRESS_EVERY = 0.2
+
+
+def _progress_sender(mcp_ctx: Any) -> Callable[[int, int], None]:
+    """A ``(done, total)`` callback for a worker thread that sends ``notifications/progress``
+    for the request (the SDK sends nothing when the client gave no progress token)."""
+    last = [0.0]
+
+    def send(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < PROGRESS_EVERY:
+            return
+        last[0] = now
+        try:
+            anyio.from_thread.run(mcp_ctx.report_progress, float(done), float(total), f"{done:,} of {total:,}")
+        except Exception:  # the call was cancelled or the client is gone: the work decides
+            pass
+
+    return send
 
 
 def _client_name(context: Any) -> str:
@@ -115,43 +177,55 @@ def _client_name(context: Any) -> str:
 def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     hidden = {p.name for p in o.params if not p.in_schema}
 
-    async def call(arguments: dict, client: str = "") -> CallToolResult:
-        def context(**kw) -> ops.Context:
-            return ops.Context(db=host.db_path, surface="mcp", client=client, **kw)
-
-        def work(b: Brain) -> Any:
-            return ops.run(o.name, arguments, context(on_warning=warnings.append), brain=b)
-
+    async def call(arguments: dict, mcp_ctx: Any = None) -> CallToolResult:
         warnings: list[str] = []
+        cancel = threading.Event()
+        ctx = ops.Context(db=host.db_path, on_warning=warnings.append, surface="mcp", client=_client_name(mcp_ctx), cancel=cancel,
+                          on_progress=_progress_sender(mcp_ctx) if mcp_ctx is not None else None)
         cli_only = sorted(set(arguments or {}) & hidden)
         if cli_only:  # e.g. ingest's FILE: agents send content, the server reads no local files for them
             expected = ", ".join(p.name for p in o.params if p.in_schema) or "none"
             msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}"
             return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
+        host.running.add(cancel)
         try:
-            if o.db == "none":
-                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, context()))
-            elif o.own_connection:
+            if o.db == "none" or o.own_connection:
                 # e.g. brain_embed for minutes: its own connection (WAL lets the others read,
                 # and its writes come in short transactions), not the shared lock
-                result = await anyio.to_thread.run_sync(lambda: ops.run(o.name, arguments, context(on_warning=warnings.append)))
+                fn = lambda: ops.run_tool(o.name, arguments, ctx)  # noqa: E731
             else:
-                result = await host.run(work)
+                fn = lambda: host.call(lambda b: ops.run_tool(o.name, arguments, ctx, brain=b))  # noqa: E731
+            try:
+                # abandon on cancel: the request ends at once; the work sees ``cancel`` at its
+                # next check (embed: after each batch) and stops, keeping what it committed
+                result = await anyio.to_thread.run_sync(host.track(fn), abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class():
+                cancel.set()
+                raise
         except MCPError:
             raise
         except Exception as e:  # every failure is a tool error, never a crash of the server
             if not isinstance(e, GBrainError):
                 log.exception("tool %s failed", o.tool_name)
             return CallToolResult(content=[TextContent(type="text", text=_error_text(e))], is_error=True)
-        if warnings and isinstance(result, dict) and "warnings" not in result:
+        finally:
+            host.running.discard(cancel)
+        if warnings and "warnings" not in result:
             result = {**result, "warnings": warnings}
-        return CallToolResult(content=[TextContent(type="text", text=ops.dumps(result))])
+        return CallToolResult(content=[TextContent(type="text", text=ops.dumps(result))], structured_content=json.loads(ops.dumps(result)))
 
     base = Tool.from_function(call, name=o.tool_name, description=o.description, structured_output=False)
+    ann = o.annotations()
     return OperationTool(
-        **{k: getattr(base, k) for k in ("fn", "name", "description", "fn_metadata", "is_async", "context_kwarg")},
+        **{k: getattr(base, k) for k in ("fn", "name", "description", "fn_metadata", "is_async")},
+        context_kwarg=None,
+        title=ann["title"],
         parameters=o.input_schema(),
-        annotations=ToolAnnotations(read_only_hint=not o.mutating, destructive_hint=o.name in ("put",), open_world_hint=False),
+        out_schema=o.output_schema(),
+        annotations=ToolAnnotations(
+            title=ann["title"], read_only_hint=ann["readOnlyHint"], destructive_hint=ann["destructiveHint"],
+            idempotent_hint=ann["idempotentHint"], open_world_hint=ann["openWorldHint"],
+        ),
     )
 
 
@@ -160,11 +234,28 @@ def tool_operations() -> list[ops.Operation]:
     return [o for o in ops.REGISTRY.values() if o.mcp]
 
 
-def _index(b: Brain) -> str:
+#: slugs in one page of the brain://index resource (~40 characters each: ~10,000 tokens at most)
+INDEX_PAGE = 1000
+
+
+def _index(b: Brain, cursor: str | None = None) -> str:
+    """One page of the index: ``{pages, by_type, next}`` with at most :data:`INDEX_PAGE` slugs,
+    grouped by type in (type, slug) order; ``next`` is the URI of the next page (None: last)."""
+    from types import SimpleNamespace
+
+    key = SimpleNamespace(name="index", tool_name="brain://index")
+    try:
+        offset = ops.decode_cursor(key, {}, cursor)  # type: ignore[arg-type]
+    except GBrainError as e:
+        raise ResourceError(f"brain://index: {e}") from e
+    total = b.conn.execute("SELECT count(*) FROM pages").fetchone()[0]
     by_type: dict[str, list[str]] = {}
-    for r in b.conn.execute("SELECT slug, type FROM pages ORDER BY type, slug"):
+    rows = b.conn.execute("SELECT slug, type FROM pages ORDER BY type, slug LIMIT ? OFFSET ?", (INDEX_PAGE, offset)).fetchall()
+    for r in rows:
         by_type.setdefault(r["type"], []).append(r["slug"])
-    return json.dumps({"pages": sum(map(len, by_type.values())), "by_type": by_type}, ensure_ascii=False, indent=1)
+    end = offset + len(rows)
+    nxt = f"brain://index?cursor={ops.encode_cursor(key, {}, end)}" if end < total else None  # type: ignore[arg-type]
+    return json.dumps({"pages": total, "offset": offset, "by_type": by_type, "next": nxt}, ensure_ascii=False, indent=1)
 
 
 def _resource_error(e: Exception) -> Exception:
@@ -209,26 +300,44 @@ Steps (each a tool call):
 {transcript}"""
 
 
-def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
+class _Server(MCPServer):
+    """MCPServer with JSON-RPC errors for an unknown prompt (the SDK answers code 0)."""
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None):  # type: ignore[override]
+        if not self._prompt_manager.get_prompt(name):
+            known = ", ".join(sorted(p.name for p in self._prompt_manager.list_prompts()))
+            raise MCPError(code=INVALID_PARAMS, message=f"unknown prompt '{name}'; prompts: {known}")
+        return await super().get_prompt(name, arguments, context)
+
+
+def build_server(db_path: str | None, create: bool = False) -> tuple[MCPServer, BrainHost]:
     """An :class:`MCPServer` with a tool per MCP operation, the two resources and two prompts.
 
     Returns the server and its :class:`BrainHost` (close it when done). Nothing is opened yet.
     """
-    host = BrainHost(db_path)
+    host = BrainHost(db_path, create=create)
     tools = [_make_tool(o, host) for o in tool_operations()]
-    server = MCPServer(
+    server = _Server(
         name="gbrain",
         version=__version__,
         instructions=INSTRUCTIONS,
         tools=tools,
         log_level="WARNING",
         warn_on_duplicate_tools=True,
+        subscriptions=False,  # nothing is published: do not offer subscriptions/listen
     )
 
     @server.resource("brain://index", name="index", description="All page slugs grouped by type (JSON)", mime_type="application/json")
     async def index() -> str:
         try:
             return await host.run(_index)
+        except Exception as e:
+            raise _resource_error(e) from e
+
+    @server.resource("brain://index{?cursor}", name="index-page", description="The next page of brain://index (its `next` URI)", mime_type="application/json")
+    async def index_page(cursor: str = "") -> str:
+        try:
+            return await host.run(lambda b: _index(b, cursor or None))
         except Exception as e:
             raise _resource_error(e) from e
 
@@ -273,7 +382,7 @@ def build_server(db_path: str | None) -> tuple[MCPServer, BrainHost]:
             transcript=f"\nTranscript:\n\n{transcript}\n" if transcript else "",
         )
 
-    _ = (index, page, brain_briefing, brain_ingest_meeting)
+    _ = (index, index_page, page, brain_briefing, brain_ingest_meeting)
     _add_skills(server)
     return server, host
 
@@ -300,21 +409,73 @@ def _add_skills(server: MCPServer) -> None:
         server.resource(f"brain://skills/{sk.name}", name=sk.name, description=f"Skill (SKILL.md): {sk.summary}", mime_type="text/markdown")(resource)
 
 
-def serve(db_path: str | None) -> None:
-    """Run the MCP server on stdin/stdout until stdin closes. Logs go to stderr only, as UTF-8."""
+async def _run_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport, with one addition: a line that is not JSON (or not a JSON-RPC
+    message) gets the JSON-RPC error reply the spec gives it (``-32700`` parse error or
+    ``-32600`` invalid request, ``id: null``) instead of silence."""
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+
+    low = server._lowlevel_server
+    async with stdio_server() as (read, write):
+        send, recv = anyio.create_memory_object_stream(0)
+
+        async def pump() -> None:
+            async with send:
+                async for item in read:
+                    if isinstance(item, Exception):
+                        errs = getattr(item, "errors", lambda: [])()
+                        bad_json = any(e.get("type") == "json_invalid" for e in errs)
+                        code, what = (PARSE_ERROR, "Parse error: the line is not JSON") if bad_json else (INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+                        await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=what))))
+                        continue
+                    await send.send(item)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            await low.run(recv, write, low.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
+def serve(db_path: str | None, create: bool = False) -> None:
+    """Run the MCP server on stdin/stdout until stdin closes (the client went away) or Ctrl-C.
+    Logs go to stderr only, as UTF-8. A ``db_path`` that does not exist is refused
+    (:class:`BadInput`) unless ``create``. On the way out, calls still running are cancelled
+    (embed stops after its batch in flight, keeping finished groups) and the process exits
+    even when a worker thread is still blocked reading stdin."""
+    import os
+
+    from ..core.db import resolve_db_path
+    from ..errors import BadInput
+
+    path = resolve_db_path(db_path)
+    if not create and not path.exists():
+        raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
     try:
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         pass
-    server, host = build_server(db_path)
+    server, host = build_server(db_path, create=create)
     names = ", ".join(o.tool_name for o in tool_operations())
-    from ..core.db import resolve_db_path
-
-    sys.stderr.write(f"gbrain MCP server running (stdio) on {resolve_db_path(db_path)}\ntools: {names}\n")
+    sys.stderr.write(f"gbrain MCP server running (stdio) on {path}\ntools: {names}\n")
     sys.stderr.flush()
+    import signal
+
+    def stop(signum, frame) -> None:  # Ctrl-C / kill: the SDK's stdin thread would hold the exit
+        host.shutdown(wait=1.0)
+        sys.stderr.write("gbrain MCP server stopped\n")
+        sys.stderr.flush()
+        os._exit(130 if signum == signal.SIGINT else 143)
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    code = 0
     try:
-        server.run("stdio")
+        anyio.run(_run_stdio, server)
     except KeyboardInterrupt:
-        pass
+        code = 130
     finally:
-        host.close()
+        host.shutdown()
+    sys.stderr.flush()
+    os._exit(code)  # a worker thread may still block on stdin (the SDK reads it in a thread)

@@ -1,0 +1,157 @@
+"""The link graph: ``graph`` (pages within N link hops of a page) and ``path`` (the shortest link
+chain between two pages). Both read the resolved ``links`` rows (dangling links are no edges);
+a link counts in both directions for reachability, and each edge says which way it points.
+
+Breadth-first search, one SQL query per hop level over the ``idx_links_from``/``idx_links_to``
+indexes, so the cost grows with the pages reached, not with the brain.
+"""
+from __future__ import annotations
+
+from .errors import BadInput
+from .operations import Param, obj, op
+
+DIRECTIONS = ["both", "out", "in"]
+NODE = obj("slug", "distance", slug="string", title="string?", type="string?", distance="integer")
+EDGE = obj("from", "to", **{"from": "string", "to": "string", "kind": "string", "context": "string"})
+
+
+def _neighbours(conn, ids: list[int], direction: str) -> list[tuple[int, int, str, str]]:
+    """Resolved links touching ``ids``: ``(from_id, to_id, kind, context)``."""
+    out: list[tuple[int, int, str, str]] = []
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        marks = ",".join("?" * len(part))
+        if direction in ("out", "both"):
+            out += conn.execute(f"SELECT from_page_id, to_page_id, kind, context FROM links WHERE to_page_id IS NOT NULL AND from_page_id IN ({marks})", part).fetchall()
+        if direction in ("in", "both"):
+            out += conn.execute(f"SELECT from_page_id, to_page_id, kind, context FROM links WHERE to_page_id IS NOT NULL AND to_page_id IN ({marks})", part).fetchall()
+    return [tuple(r) for r in out]
+
+
+def _pages(conn, ids) -> dict[int, dict]:
+    ids = list(ids)
+    out: dict[int, dict] = {}
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(part))})", part):
+            out[r["id"]] = {"slug": r["slug"], "title": r["title"], "type": r["type"]}
+    return out
+
+
+def _graph_text(r: dict, a: dict) -> str:
+    lines = [f"{r['root']}  (depth {r['depth']}, {len(r['nodes']) - 1} page(s) linked)"]
+    by = {n["slug"]: n for n in r["nodes"]}
+    for e in r["edges"]:
+        ctx = f"  — {e['context']}" if e["context"] else ""
+        lines.append(f"  {e['from']} → {e['to']}{ctx}")
+    if r.get("more"):
+        lines.append(f"  … {r['more']} more page(s) beyond --limit")
+    return "\n".join(lines) if by else "(no page)"
+
+
+@op(
+    "graph",
+    "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). "
+    "direction: out (pages it links to), in (pages linking to it) or both. type keeps only pages of that type "
+    "(the walk still passes through others).",
+    [
+        Param("slug", description="the page to start from", required=True, positional=True),
+        Param("depth", "integer", "link hops to follow (1-4)", default=1, minimum=1, maximum=4),
+        Param("type", description="only pages of this type (person, company, deal, …)"),
+        Param("direction", description="out | in | both", default="both", enum=DIRECTIONS),
+        Param("limit", "integer", "maximum pages listed besides the start (nearest first)", default=100, minimum=1),
+    ],
+    text=_graph_text,
+    title="Link graph around a page",
+    output=obj("root", "nodes", "edges", root="string", depth="integer", direction="string", nodes={"type": "array", "items": NODE},
+               edges={"type": "array", "items": EDGE}, more="integer"),
+)
+def _graph(b, a, ctx):
+    root = b.resolve_slug(a["slug"])
+    depth, direction, limit = a["depth"] or 1, a.get("direction") or "both", a["limit"] or 100
+    dist = {root["id"]: 0}
+    edges: set[tuple[int, int, str, str]] = set()
+    frontier = [root["id"]]
+    for d in range(1, depth + 1):
+        nxt = []
+        for f, t, kind, context in _neighbours(b.conn, frontier, direction):
+            edges.add((f, t, kind, context))
+            for n in (f, t):
+                if n not in dist:
+                    dist[n] = d
+                    nxt.append(n)
+        frontier = nxt
+        if not frontier:
+            break
+    pages = _pages(b.conn, dist)
+    keep = [i for i in dist if i == root["id"] or not a.get("type") or pages[i]["type"] == a["type"]]
+    keep.sort(key=lambda i: (dist[i], pages[i]["slug"]))
+    more = max(0, len(keep) - 1 - limit)
+    keep = keep[: limit + 1]
+    kept = set(keep)
+    nodes = [{**pages[i], "distance": dist[i]} for i in keep]
+    out_edges = sorted(
+        ({"from": pages[f]["slug"], "to": pages[t]["slug"], "kind": k, "context": c} for f, t, k, c in edges if f in kept and t in kept and f != t),
+        key=lambda e: (e["from"], e["to"], e["kind"]),
+    )
+    return {"root": root["slug"], "depth": depth, "direction": direction, "nodes": nodes, "edges": out_edges, "more": more}
+
+
+def _path_text(r: dict, a: dict) -> str:
+    if not r["found"]:
+        return f"no link chain between {r['from']} and {r['to']} within {r['max_depth']} hops"
+    out = [r["path"][0]["slug"]]
+    for e in r["links"]:
+        out.append(f"  {'→' if e['forward'] else '←'} {e['to'] if e['forward'] else e['from']}" + (f"  — {e['context']}" if e["context"] else ""))
+    return "\n".join(out)
+
+
+@op(
+    "path",
+    "The shortest chain of links between two pages (\"how do I know Jensen?\"): the pages on the way and, for each "
+    "hop, the link with its direction (forward: the earlier page links to the next) and context.",
+    [
+        Param("from", description="slug of the first page", required=True, positional=True),
+        Param("to", description="slug of the last page", required=True, positional=True),
+        Param("max_depth", "integer", "give up beyond this many hops", default=6, minimum=1, maximum=12),
+    ],
+    text=_path_text,
+    title="Shortest link chain between two pages",
+    output=obj("found", "from", "to", found="boolean", hops="integer?", max_depth="integer", **{"from": "string", "to": "string"},
+               path={"type": "array", "items": obj("slug", slug="string", title="string?", type="string?")},
+               links={"type": "array", "items": obj("from", "to", "forward", **{"from": "string", "to": "string", "forward": "boolean", "kind": "string", "context": "string"})}),
+)
+def _path(b, a, ctx):
+    src, dst = b.resolve_slug(a["from"]), b.resolve_slug(a["to"])
+    max_depth = a["max_depth"] or 6
+    base = {"from": src["slug"], "to": dst["slug"], "max_depth": max_depth}
+    if src["id"] == dst["id"]:
+        raise BadInput(f"{ctx.flag('from')} and {ctx.flag('to')} are the same page ({src['slug']})")
+    prev: dict[int, tuple[int, tuple[int, int, str, str]]] = {}
+    seen = {src["id"]}
+    frontier = [src["id"]]
+    for _ in range(max_depth):
+        nxt = []
+        here_set = set(frontier)
+        for e in sorted(_neighbours(b.conn, frontier, "both")):
+            f, t = e[0], e[1]
+            for here, there in ((f, t), (t, f)):
+                if here in here_set and there not in seen:
+                    seen.add(there)
+                    prev[there] = (here, e)
+                    nxt.append(there)
+        if dst["id"] in seen or not nxt:
+            break
+        frontier = nxt
+    if dst["id"] not in seen:
+        return {**base, "found": False, "hops": None, "path": [], "links": []}
+    chain, hops = [dst["id"]], []
+    while chain[-1] != src["id"]:
+        here, e = prev[chain[-1]]
+        hops.append(e)
+        chain.append(here)
+    chain.reverse()
+    hops.reverse()
+    pages = _pages(b.conn, chain)
+    links = [{"from": pages[f]["slug"], "to": pages[t]["slug"], "forward": f == chain[i], "kind": k, "context": c} for i, (f, t, k, c) in enumerate(hops)]
+    return {**base, "found": True, "hops": len(hops), "path": [pages[i] for i in chain], "links": links}

@@ -1,0 +1,416 @@
+"""What an agent host needs from `gbrain serve` beyond working calls (issue 15), each driven by
+the official Python SDK client (or a raw client on the pipes where the SDK cannot misbehave):
+progress, cancellation, exit on disconnect, truthful annotations, structured content, cursors,
+safe retries, cost before spending, protocol hygiene and the link graph."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+
+import anyio
+import jsonschema
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from gbrain import operations as ops
+from conftest import gbrain, make_brain
+from test_mcp import SAMPLES, connect, items, ok, server_env, text_of
+from test_semantic import FakeOpenAI
+
+
+@pytest.fixture
+def endpoint():
+    s = FakeOpenAI()
+    yield s
+    s.close()
+
+
+def _brain_on_endpoint(tmp_path, endpoint, pages: int):
+    tree = make_brain(tmp_path / "tree", pages)
+    db = tmp_path / "brain.db"
+    assert gbrain("import", str(tree), "--db", str(db)).returncode == 0
+    for k, v in {"embedding_model": "text-embedding-3-small", "embedding_base_url": endpoint.url, "embedding_batch_size": "16", "embedding_concurrency": "1"}.items():
+        assert gbrain("config", "set", k, v, "--db", str(db)).returncode == 0
+    return db
+
+
+def _embedded(db) -> int:
+    with sqlite3.connect(db) as c:
+        return c.execute("SELECT count(*) FROM page_embeddings").fetchone()[0]
+
+
+ENV = {"OPENAI_API_KEY": "sk-test"}
+
+
+def test_embed_sends_progress_and_a_cancel_stops_it_within_a_second_keeping_finished_work(tmp_path, endpoint):
+    db = _brain_on_endpoint(tmp_path, endpoint, 100)
+    endpoint.delay = 0.05  # ~45 requests of 16 chunks: a run of a few seconds
+
+    async def main():
+        seen: list[tuple[float, float]] = []
+        enough = anyio.Event()
+
+        async def progress(p, total, message):
+            seen.append((p, total))
+            if p >= 530:  # past the first group of 512 chunks, which is committed
+                enough.set()
+
+        async with connect(db, env=ENV) as c:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: c.call_tool("brain_embed", {}, progress_callback=progress))
+                await enough.wait()
+                tg.cancel_scope.cancel()  # the SDK sends notifications/cancelled
+            n0 = len(endpoint.requests)
+            await anyio.sleep(1.0)
+            n1 = len(endpoint.requests)
+            await anyio.sleep(1.5)
+            n2 = len(endpoint.requests)
+            stats = ok(await c.call_tool("brain_stats", {}))  # the server still answers
+            kept = _embedded(db)
+            endpoint.delay = 0
+            again = ok(await c.call_tool("brain_embed", {}))
+        return seen, (n0, n1, n2), stats, kept, again
+
+    seen, (n0, n1, n2), stats, kept, again = anyio.run(main)
+    totals = {t for _, t in seen}
+    assert len(totals) == 1 and len(seen) >= 3
+    total = totals.pop()
+    assert [p for p, _ in seen] == sorted(p for p, _ in seen) and seen[0][0] < seen[-1][0] < total
+    assert n1 == n2 and n1 - n0 <= 2, (n0, n1, n2)  # nothing sent a second after the cancel
+    assert 512 <= kept < total and stats["embeddings"] == kept  # the finished group stayed
+    assert again["chunks"] == total - kept and again["embedded"] + again["cached"] + again.get("repeated", 0) == total - kept
+    assert _embedded(db) == total
+
+
+def test_server_stops_work_and_exits_when_the_client_goes_away(tmp_path, endpoint):
+    db = _brain_on_endpoint(tmp_path, endpoint, 100)
+    endpoint.delay = 0.05
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, **server_env(), **ENV})
+    try:
+        for m in (
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "brain_embed", "arguments": {}}},
+        ):
+            proc.stdin.write(json.dumps(m).encode() + b"\n")
+            proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        end = time.monotonic() + 60
+        while len(endpoint.requests) < 3 and time.monotonic() < end:
+            time.sleep(0.02)
+        assert len(endpoint.requests) >= 3
+        proc.stdin.close()  # the client is gone
+        proc.wait(timeout=30)  # exits by itself (raises TimeoutExpired if it does not)
+        n = len(endpoint.requests)
+        time.sleep(1.0)
+        assert len(endpoint.requests) == n and n < 45
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_paid_endpoint_returns_the_estimate_and_needs_confirm(fixture_db, endpoint):
+    for k, v in {"embedding_model": "text-embedding-3-small", "embedding_base_url": endpoint.url, "embedding_paid": "true", "embed_confirm_usd": "0"}.items():
+        assert gbrain("config", "set", k, v, "--db", str(fixture_db)).returncode == 0
+
+    async def main():
+        async with connect(fixture_db, env=ENV) as c:
+            first = ok(await c.call_tool("brain_embed", {}))
+            sent = len(endpoint.requests)
+            done = ok(await c.call_tool("brain_embed", {"confirm": True}))
+        return first, sent, done
+
+    first, sent, done = anyio.run(main)
+    assert first["needs_confirm"] is True and sent == 0
+    assert first["plan"]["paid"] and first["plan"]["estimated_cost_usd"] >= 0 and first["plan"]["tokens"] > 0 and first["plan"]["to_embed"] > 0
+    assert "confirm: true" in first["message"] and "embed_confirm_usd" in first["message"]
+    assert done["embedded"] == first["plan"]["to_embed"] and len(endpoint.requests) > 0
+
+
+#: tools that change nothing, and those that may replace or remove what exists
+READ_ONLY = {"brain_get", "brain_list", "brain_stats", "brain_search", "brain_tags", "brain_links", "brain_backlinks", "brain_timeline",
+             "brain_raw", "brain_threads", "brain_conflicts", "brain_trash", "brain_query", "brain_graph", "brain_path"}
+DESTRUCTIVE = {"brain_put", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore"}
+OPEN_WORLD = {"brain_embed", "brain_query"}
+
+
+def _snapshot(db) -> list:
+    with sqlite3.connect(db) as c:
+        return [c.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("pages", "tags", "links", "timeline_entries", "raw_data", "files", "page_embeddings", "ingest_log")]
+
+
+def test_annotations_tell_the_truth(fixture_db):
+    """Every tool has a title and the four hints; calling every read-only tool leaves every
+    table as it was (so a read-only host may allow them without asking)."""
+
+    async def main():
+        async with connect(fixture_db) as c:
+            tools = (await c.list_tools()).tools
+            before = _snapshot(fixture_db)
+            for t in tools:
+                if t.annotations.read_only_hint:
+                    for args in SAMPLES.get(t.name, [{}]) + [{"slug": "people/ana-lima"}] * (t.name in ("brain_graph",)) + [{"from": "ana-lima", "to": "bruno-okafor"}] * (t.name == "brain_path"):
+                        await c.call_tool(t.name, args)
+            return tools, before, _snapshot(fixture_db)
+
+    tools, before, after = anyio.run(main)
+    by = {t.name: t for t in tools}
+    assert {n for n, t in by.items() if t.annotations.read_only_hint} == READ_ONLY & set(by)
+    assert {n for n, t in by.items() if t.annotations.destructive_hint} == DESTRUCTIVE
+    assert {n for n, t in by.items() if t.annotations.open_world_hint} == OPEN_WORLD
+    for n, t in by.items():
+        a = t.annotations
+        assert t.title and a.title == t.title and None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), n
+        assert not (a.read_only_hint and a.destructive_hint), n
+        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint", "brain_embed"}), n
+    assert before == after
+    # the mixed tools were split: each half has its own hints
+    assert "data" not in by["brain_raw"].input_schema["properties"] and by["brain_raw_put"].input_schema["required"] == ["slug", "source", "data"]
+    assert "remove" not in by["brain_tag"].input_schema["properties"]
+
+
+def test_every_tool_returns_structured_content_that_fits_its_output_schema(fixture_db):
+    async def main():
+        out = {}
+        async with connect(fixture_db) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            extra = {"brain_graph": [{"slug": "ana-lima", "depth": 2}], "brain_path": [{"from": "meetings/2025-03-04-ana-lima", "to": "companies/river-ai"}],
+                     "brain_lint": [{}], "brain_threads": [{}], "brain_conflicts": [{}]}
+            for name in sorted(tools, key=lambda n: list(SAMPLES).index(n) if n in SAMPLES else len(SAMPLES)):
+                if name in ("brain_embed", "brain_query", "brain_restore"):
+                    continue  # embed and query run on models (test_semantic, test_mcp); restore needs a trash
+                out[name] = [await c.call_tool(name, a) for a in SAMPLES.get(name, extra.get(name, [{}]))]
+        return tools, out
+
+    tools, out = anyio.run(main)
+    assert len(out) >= 20
+    for name, results in out.items():
+        for r in results:
+            data = ok(r)  # structuredContent equals the JSON of the text block
+            jsonschema.validate(data, tools[name].output_schema)
+
+
+def test_cursors_page_through_lists_and_pages_stay_small(tmp_path):
+    tree = tmp_path / "tree"
+    (tree / "notes").mkdir(parents=True)
+    (tree / "hub.md").write_text("# Hub\n\nThe centre.\n", encoding="utf-8")
+    for i in range(1030):
+        (tree / "notes" / f"n{i:04d}.md").write_text(f"# Note {i}\n\nLinks to [[Hub]] and mentions lanterns.\n", encoding="utf-8")
+    long_entries = "".join(f"- **2024-01-{1 + i % 28:02d}** | call — entry {i} " + "word " * 80 + "\n" for i in range(200))
+    (tree / "long.md").write_text("# Long\n\nA page with a long timeline.\n\n---\n\n" + long_entries, encoding="utf-8")
+    db = tmp_path / "brain.db"
+    assert gbrain("import", str(tree), "--db", str(db)).returncode == 0
+
+    async def collect(c, tool, args):
+        got, pages, cursor = [], [], None
+        while True:
+            r = ok(await c.call_tool(tool, {**args, **({"cursor": cursor} if cursor else {})}))
+            pages.append(len(json.dumps(r["items"], ensure_ascii=False)))
+            got += r["items"]
+            cursor = r["next_cursor"]
+            if cursor is None:
+                return got, pages
+
+    async def main():
+        async with connect(db) as c:
+            listed, list_pages = await collect(c, "brain_list", {"limit": 400})
+            back, _ = await collect(c, "brain_backlinks", {"slug": "hub", "limit": 300})
+            hits, _ = await collect(c, "brain_search", {"query": "lanterns", "limit": 500})
+            tl, tl_pages = await collect(c, "brain_timeline", {"slug": "long"})
+            wrong = await c.call_tool("brain_list", {"limit": 50, "type": "note", "cursor": ok(await c.call_tool("brain_list", {"limit": 50}))["next_cursor"]})
+            index = [json.loads((await c.read_resource("brain://index")).contents[0].text)]
+            while index[-1]["next"]:
+                index.append(json.loads((await c.read_resource(index[-1]["next"])).contents[0].text))
+        return listed, list_pages, back, hits, tl, tl_pages, wrong, index
+
+    listed, list_pages, back, hits, tl, tl_pages, wrong, index = anyio.run(main)
+    slugs = [x["slug"] for x in listed]
+    assert len(slugs) == len(set(slugs)) == 1032 and slugs == sorted(slugs) and len(list_pages) == 3
+    assert len({x["slug"] for x in back}) == len(back) == 1030
+    assert len({x["slug"] for x in hits}) == len(hits) == 1030
+    # a page of big items is cut by size (~10,000 tokens), and the rest follows by cursor
+    assert len(tl) == 200 and len(tl_pages) > 1 and max(tl_pages) <= ops.PAGE_CHARS + 1000
+    assert wrong.is_error and "cursor" in text_of(wrong) and "other arguments" in text_of(wrong)
+    assert len(index) == 2 and index[0]["pages"] == 1032
+    assert sum(len(v) for i in index for v in i["by_type"].values()) == 1032
+
+
+def test_retries_are_safe(fixture_db):
+    page = "---\ntitle: Retry\n---\n# Retry\n\nSame bytes.\n"
+
+    async def main():
+        async with connect(fixture_db) as c:
+            entry = {"slug": "ana-lima", "date": "2025-06-01", "summary": "Signed the term sheet", "source": "email"}
+            calls = [
+                ("brain_timeline_add", entry), ("brain_timeline_add", entry),
+                ("brain_put", {"slug": "notes/retry", "content": page}), ("brain_put", {"slug": "notes/retry", "content": page}),
+                ("brain_tag", {"slug": "notes/retry", "tag": "x"}), ("brain_tag", {"slug": "notes/retry", "tag": "x"}),
+                ("brain_raw_put", {"slug": "notes/retry", "source": "s", "data": {"a": 1}}), ("brain_raw_put", {"slug": "notes/retry", "source": "s", "data": {"a": 1}}),
+                ("brain_link", {"from": "notes/retry", "to": "ana-lima"}), ("brain_untag", {"slug": "notes/retry", "tag": "x"}),
+            ]
+            res = [ok(await c.call_tool(n, a)) for n, a in calls]
+            res.append(await c.call_tool("brain_untag", {"slug": "notes/retry", "tag": "x"}))  # gone already: nothing changes
+            tl = items(await c.call_tool("brain_timeline", {"slug": "ana-lima"}))
+        return res, tl
+
+    res, tl = anyio.run(main)
+    changed = [r["changed"] for r in res[:-1]] + [None]
+    assert changed[:-1] == [True, False, True, False, True, False, True, False, True, True]
+    assert res[-1].is_error and "has no tag 'x'" in text_of(res[-1])
+    assert "already has this entry" in res[1]["note"] and "nothing added" in res[1]["note"]
+    assert sum(e["summary"] == "Signed the term sheet" for e in tl) == 1
+
+
+def test_protocol_hygiene(fixture_db, tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, **server_env()})
+
+    def ask(line: bytes) -> dict:
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline())
+
+    try:
+        init = ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode())
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        parse = ask(b"this is not json {")
+        invalid = ask(b'{"hello": "world"}')
+        prompt = ask(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "nope"}}).encode())
+        resource = ask(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "brain://nothing"}}).encode())
+        alive = ask(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "brain_stats", "arguments": {}}}).encode())
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    caps = init["result"]["capabilities"]
+    assert caps["resources"].get("subscribe") in (None, False) and "subscriptions" not in json.dumps(caps)  # nothing advertised that is not served
+    assert parse == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error: the line is not JSON"}}
+    assert invalid["id"] is None and invalid["error"]["code"] == -32600
+    assert prompt["id"] == 2 and prompt["error"]["code"] == -32602 and "unknown prompt 'nope'" in prompt["error"]["message"] and "brain_briefing" in prompt["error"]["message"]
+    assert resource["id"] == 3 and resource["error"]["code"] < 0 and "brain://nothing" in resource["error"]["message"]
+    assert alive["result"]["structuredContent"]["pages"] == 6
+    assert b"Traceback" not in proc.stderr.read()
+
+
+def test_ctrl_c_stops_serve(fixture_db):
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, **server_env()})
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode() + b"\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    proc.send_signal(signal.SIGINT)  # stdin stays open, as in a terminal
+    try:
+        rc = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc == 130 and b"Traceback" not in proc.stderr.read()
+
+
+def test_error_texts_name_the_tool_and_parameter(fixture_db):
+    async def main():
+        async with connect(fixture_db) as c:
+            return [text_of(await c.call_tool(n, a)) for n, a in (
+                ("brain_embed", {"slug": "ana-lima", "all": True}),
+                ("brain_path", {"from": "ana-lima", "to": "people/ana-lima"}),
+                ("brain_get", {"slug": "ana-lima", "offset": -1}),
+            )]
+
+    texts = anyio.run(main)
+    assert "give one of slug, all or stale" in texts[0] and "--" not in texts[0]
+    assert "from and to are the same page" in texts[1]
+    assert "brain_get: offset must be 0 or more" in texts[2]
+
+
+def test_graph_and_path(fixture_db):
+    async def main():
+        async with connect(fixture_db) as c:
+            g1 = ok(await c.call_tool("brain_graph", {"slug": "ana-lima"}))
+            g2 = ok(await c.call_tool("brain_graph", {"slug": "ana-lima", "depth": 2, "type": "person", "direction": "out"}))
+            p = ok(await c.call_tool("brain_path", {"from": "meetings/2025-03-04-ana-lima", "to": "companies/river-ai"}))
+            none = ok(await c.call_tool("brain_path", {"from": "concepts/hybrid-retrieval", "to": "bruno-okafor"}))
+        return g1, g2, p, none
+
+    g1, g2, p, none = anyio.run(main)
+    assert g1["root"] == "people/ana-lima" and g1["nodes"][0] == {"slug": "people/ana-lima", "title": "Ana Lima", "type": "person", "distance": 0}
+    near = {n["slug"] for n in g1["nodes"] if n["distance"] == 1}
+    assert {"companies/river-ai", "people/bruno-okafor", "deals/river-ai-series-a"} <= near
+    e = next(e for e in g1["edges"] if e["from"] == "people/ana-lima" and e["to"] == "companies/river-ai")
+    assert e["context"] == "Co-founder and CEO of River AI."
+    assert any(e["from"] == "companies/river-ai" and e["to"] == "people/ana-lima" for e in g1["edges"])  # inbound too
+    assert {n["type"] for n in g2["nodes"]} == {"person"}
+    direct = {e["to"] for e in g2["edges"] if e["from"] == "people/ana-lima"}
+    assert {n["slug"] for n in g2["nodes"] if n["distance"] == 1} <= direct  # out: one hop is a link from the page
+    assert p["found"] and p["hops"] == len(p["links"]) == len(p["path"]) - 1
+    assert p["path"][0]["slug"] == "meetings/2025-03-04-ana-lima" and p["path"][-1]["slug"] == "companies/river-ai"
+    for a, b_, link in zip(p["path"], p["path"][1:], p["links"]):
+        assert {link["from"], link["to"]} == {a["slug"], b_["slug"]} and link["forward"] == (link["from"] == a["slug"])
+    assert none == {"from": "concepts/hybrid-retrieval", "to": "people/bruno-okafor", "max_depth": 6, "found": False, "hops": None, "path": [], "links": []}
+    r = gbrain("--db", str(fixture_db), "path", "meetings/2025-03-04-ana-lima", "companies/river-ai")
+    assert r.returncode == 0 and r.stdout.decode().splitlines()[0] == "meetings/2025-03-04-ana-lima"
+    r = gbrain("--db", str(fixture_db), "graph", "ana-lima", "--depth", "2", "--type", "company")
+    assert r.returncode == 0 and "companies/river-ai" in r.stdout.decode()
+
+
+def test_unknown_resource_and_prompt_through_the_sdk(fixture_db):
+    async def main():
+        errs = []
+        async with connect(fixture_db) as c:
+            for coro in (c.get_prompt("nope", {}), c.read_resource("brain://index?cursor=garbage")):
+                try:
+                    await coro
+                except MCPError as e:
+                    errs.append(e)
+        return errs
+
+    errs = anyio.run(main)
+    assert len(errs) == 2 and errs[0].error.code == -32602 and "cursor" in str(errs[1])
+
+
+#: where the TypeScript SDK is installed for the test (npm, once per machine; CI installs it too)
+NPM_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "gbrain-tests", "npm")
+TS_SDK = "@modelcontextprotocol/sdk@1"
+
+
+@pytest.fixture(scope="session")
+def ts_sdk() -> str:
+    """A folder whose node_modules holds the official TypeScript MCP SDK, installed from the npm
+    registry on first use. No node or npm on a developer's machine: skipped; under CI: fails."""
+    import shutil
+
+    if not (shutil.which("node") and shutil.which("npm")):
+        if os.environ.get("CI"):
+            pytest.fail("node and npm are needed for the TypeScript SDK test (apt-get install nodejs npm)")
+        pytest.skip("node/npm not installed")
+    marker = os.path.join(NPM_CACHE, "node_modules", "@modelcontextprotocol", "sdk", "package.json")
+    if not os.path.exists(marker):
+        os.makedirs(NPM_CACHE, exist_ok=True)
+        r = subprocess.run(["npm", "install", "--prefix", NPM_CACHE, "--no-audit", "--no-fund", "--loglevel=error", TS_SDK], capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stderr
+    return NPM_CACHE
+
+
+def test_typescript_sdk_client_lists_tools_and_calls_search_and_get(fixture_db, ts_sdk):
+    from conftest import ROOT
+
+    script = os.path.join(os.path.dirname(__file__), "js", "ts_sdk_client.cjs")
+    r = subprocess.run(["node", script, ts_sdk, sys.executable, str(fixture_db)], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, **server_env()}, cwd=str(ROOT))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    tools = {t["name"]: t for t in out["tools"]}
+    assert {o.tool_name for o in ops.REGISTRY.values() if o.mcp} == set(tools)
+    assert tools["brain_get"]["annotations"]["readOnlyHint"] is True and tools["brain_get"]["outputSchema"]["type"] == "object"
+    search = out["search"]
+    assert not search.get("isError") and search["structuredContent"]["items"][0]["slug"] == "deals/river-ai-series-a"
+    assert json.loads(search["content"][0]["text"]) == search["structuredContent"]
+    get = out["get"]
+    assert not get.get("isError") and get["structuredContent"]["slug"] == "people/ana-lima"
+    assert get["structuredContent"]["content"].startswith("---\n")
