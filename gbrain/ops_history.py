@@ -43,7 +43,8 @@ def _config_int(b, key: str) -> int | None:
         Param("apply", "boolean", "with prune: really delete (without it, only report what would go)", default=False),
     ],
     text=_history_text,
-    mutating=True,
+    mutating=True,  # only with prune and apply; TODO: a separate history-prune op would make this read-only
+    title="Version history of a page",
 )
 def _history(b, a, ctx):
     from .core import history as h
@@ -78,6 +79,7 @@ def _diff_text(r: dict, a: dict) -> str:
         Param("to_version", "integer", "the newer version (default: the newest)", positional=True, minimum=1),
     ],
     text=_diff_text,
+    title="Diff two versions of a page",
 )
 def _diff(b, a, ctx):
     from .core import history as h
@@ -92,6 +94,9 @@ def _diff(b, a, ctx):
     [SLUG, Param("to", "integer", "the version to bring back", required=True, minimum=1)],
     text=lambda r, a: f"{r.get('slug') or r.get('path')}: " + (f"version {r['reverted_to']} brought back as version {r['version']}" if r["changed"] else f"already equal to version {r['reverted_to']}; nothing written"),
     mutating=True,
+    title="Revert a page to a version",
+    destructive=True,  # replaces the current text (which stays in the history)
+    idempotent=True,
 )
 def _revert(b, a, ctx):
     from .core import history as h
@@ -115,6 +120,9 @@ def _changes_text(r: list, a: dict) -> str:
         limit_param(100, "maximum number of changes (0: all)"),
     ],
     text=_changes_text,
+    title="Recent changes across the brain",
+    item={"type": "object"},
+    page="limit",
 )
 def _changes(b, a, ctx):
     from .core import history as h

@@ -135,8 +135,9 @@ def test_paid_endpoint_returns_the_estimate_and_needs_confirm(fixture_db, endpoi
 
 #: tools that change nothing, and those that may replace or remove what exists
 READ_ONLY = {"brain_get", "brain_list", "brain_stats", "brain_search", "brain_tags", "brain_links", "brain_backlinks", "brain_timeline",
-             "brain_raw", "brain_threads", "brain_conflicts", "brain_trash", "brain_query", "brain_graph", "brain_path"}
-DESTRUCTIVE = {"brain_put", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore"}
+             "brain_raw", "brain_threads", "brain_conflicts", "brain_trash", "brain_query", "brain_graph", "brain_path",
+             "brain_diff", "brain_changes"}
+DESTRUCTIVE = {"brain_put", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore", "brain_revert"}
 OPEN_WORLD = {"brain_embed", "brain_query"}
 
 
@@ -168,7 +169,7 @@ def test_annotations_tell_the_truth(fixture_db):
         a = t.annotations
         assert t.title and a.title == t.title and None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), n
         assert not (a.read_only_hint and a.destructive_hint), n
-        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint", "brain_embed"}), n
+        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint", "brain_embed", "brain_revert"}), n
     assert before == after
     # the mixed tools were split: each half has its own hints
     assert "data" not in by["brain_raw"].input_schema["properties"] and by["brain_raw_put"].input_schema["required"] == ["slug", "source", "data"]
@@ -181,7 +182,8 @@ def test_every_tool_returns_structured_content_that_fits_its_output_schema(fixtu
         async with connect(fixture_db) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
             extra = {"brain_graph": [{"slug": "ana-lima", "depth": 2}], "brain_path": [{"from": "meetings/2025-03-04-ana-lima", "to": "companies/river-ai"}],
-                     "brain_lint": [{}], "brain_threads": [{}], "brain_conflicts": [{}]}
+                     "brain_lint": [{}], "brain_threads": [{}], "brain_conflicts": [{}], "brain_history": [{"slug": "zoe-new"}],
+                     "brain_diff": [{"slug": "zoe-new"}], "brain_revert": [{"slug": "zoe-new", "to": 1}], "brain_changes": [{}]}
             for name in sorted(tools, key=lambda n: list(SAMPLES).index(n) if n in SAMPLES else len(SAMPLES)):
                 if name in ("brain_embed", "brain_query", "brain_restore"):
                     continue  # embed and query run on models (test_semantic, test_mcp); restore needs a trash
