@@ -148,7 +148,7 @@ def test_mcp_writes_carry_the_client_name(fixture_db):
             ch = await c.call_tool("brain_changes", {"origin": "claude-code"})
             hist = await c.call_tool("brain_history", {"slug": "ana-lima"})
             rev = await c.call_tool("brain_revert", {"slug": "ana-lima", "to": 1})
-            return json.loads(ch.content[0].text), json.loads(hist.content[0].text), json.loads(rev.content[0].text)
+            return json.loads(ch.content[0].text)["items"], json.loads(hist.content[0].text), json.loads(rev.content[0].text)
 
     ch, hist, rev = anyio.run(main)
     assert ch[0]["name"] == "people/ana-lima" and ch[0]["surface"] == "mcp" and ch[0]["operation"] == "put"
