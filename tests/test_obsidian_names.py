@@ -494,3 +494,41 @@ def test_case_only_rename_on_a_case_insensitive_disk_is_a_move(tmp_path, monkeyp
         assert b.page_row("note")["id"] == pid and b.tags("note") == ["keep"]
         assert [x["slug"] for x in b.backlinks("note")] == ["other"]
     assert sorted(os.listdir(tree)) == ["note.md", "other.md"]
+
+
+def test_mcp_names_every_page_as_tool_and_resource(tmp_path):
+    """Over the official MCP client: brain_get and brain://pages/… reach `notes/Draft plan `,
+    `1: Weekly plan` and `Q: open questions`; `..` and absolute paths stay refused."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from urllib.parse import quote
+    import sys
+
+    tree = case_tree(tmp_path, "name-colon")
+    shutil.copytree(CASES / "name-trailing-space" / "input" / "notes", tree / "notes")
+    db = tmp_path / "brain.db"
+    with Brain.open(db) as b:
+        import_tree(b, tree)
+    names = ["notes/Draft plan ", "1: Weekly plan", "Q: open questions"]
+
+    async def go():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", str(db)], env=dict(os.environ))
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as c:
+            await c.initialize()
+            out = []
+            for n in names:
+                res = await c.call_tool("brain_get", {"slug": n})
+                out.append(json.loads(res.content[0].text)["content"])
+                out.append((await c.read_resource("brain://pages/" + quote(n))).contents[0].text)
+            bad = []
+            for n in ["../etc/passwd", "%2Fetc%2Fpasswd"]:
+                try:
+                    await c.read_resource("brain://pages/" + n)
+                    bad.append(n)
+                except Exception:
+                    pass
+            return out, bad
+
+    out, bad = asyncio.run(go())
+    want = [(tree / f"{n}.md").read_text() for n in names]
+    assert out == [x for w in want for x in (w, w)] and bad == []

@@ -35,6 +35,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+try:  # the SDK's own path checks take `Q: open questions` for a Windows drive; gbrain's
+    # check_slug/slug_problem already refuse absolute paths and `..` in every slug
+    from mcp.server.mcpserver.resources import ResourceSecurity
+
+    _SLUG_RESOURCE: dict = {"security": ResourceSecurity(exempt_params={"slug"})}
+except ImportError:  # older SDKs have no such check
+    _SLUG_RESOURCE = {}
+
 from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
@@ -341,7 +349,7 @@ def build_server(db_path: str | None, create: bool = False) -> tuple[MCPServer, 
         except Exception as e:
             raise _resource_error(e) from e
 
-    @server.resource("brain://pages/{+slug}", name="page", description="A page's full markdown, exactly as stored", mime_type="text/markdown")
+    @server.resource("brain://pages/{+slug}", name="page", description="A page's full markdown, exactly as stored", mime_type="text/markdown", **_SLUG_RESOURCE)
     async def page(slug: str) -> str:
         try:
             return await host.run(lambda b: b.get_text(slug))
