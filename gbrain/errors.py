@@ -5,6 +5,7 @@
     ├── NotFound             no such page / source / key      → exit 1
     │   └── Ambiguous        a short name that matches several pages → exit 1
     ├── Conflict             a write that would lose data      → exit 1
+    ├── Damaged              brain.db fails SQLite's integrity check → exit 1 (writes refused)
     └── BadInput             unsafe slug, bad arguments/JSON  → exit 2 (usage)
 """
 from __future__ import annotations
@@ -37,6 +38,11 @@ class Ambiguous(NotFound):
 
 class Conflict(GBrainError):
     """A write refused because it would lose data."""
+
+
+class Damaged(GBrainError):
+    """The database file is malformed (random bytes, a torn copy): writes are refused, reads
+    may still get out what is readable (``gbrain export``)."""
 
 
 class BadInput(GBrainError):

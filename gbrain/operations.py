@@ -276,9 +276,37 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
         if o.db == "none":
             return o.handler(None, a, ctx)  # type: ignore[arg-type]
         if brain is not None:
-            return o.handler(brain, a, ctx)
+            return _guarded(o, brain, a, ctx)
         with Brain.open(ctx.db, create=(o.db == "create")) as b:
-            return o.handler(b, a, ctx)
+            return _guarded(o, b, a, ctx)
+
+
+def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
+    """Run a handler; SQLite errors become one clear line (damaged file with how to recover,
+    full disk, read-only brain). A write to a damaged brain is refused before it starts."""
+    import sqlite3
+
+    from .core.db import db_error
+
+    if o.mutating:
+        b.check_sound()
+    elif b.damaged and ctx.on_warning:
+        ctx.on_warning(f"{b.path} is damaged (SQLite: {b.damaged}); what is read may be incomplete; run `gbrain check`")
+    try:
+        return o.handler(b, a, ctx)
+    except sqlite3.Error as e:
+        err = db_error(e, b.path, wrote=o.mutating)
+        if "malformed" in str(e).lower():
+            b.damaged = b.damaged or str(e)
+        raise err from e
+    except OSError as e:
+        import errno
+
+        if e.errno == errno.ENOSPC or e.errno == getattr(errno, "EDQUOT", -1):
+            raise GBrainError(f"no space left writing {e.filename or 'a file'}; what was written is complete (atomic writes), free some space and run it again") from e
+        if e.errno == errno.EROFS:
+            raise GBrainError(f"{e.filename or 'the folder'} is on a read-only file system; nothing was written there") from e
+        raise
 
 
 #: an agent's page of results stays under this many characters of JSON (~10,000 tokens; hosts
@@ -454,8 +482,8 @@ def _init(_b, a, ctx):
     from .core.db import SCHEMA_VERSION, resolve_db_path
 
     path = Path(a["path"]) if a["path"] else resolve_db_path(ctx.db)
-    existed = path.exists()
-    with Brain.open(path, create=True):
+    existed = path.exists() and path.stat().st_size > 0
+    with Brain.open(path, create=True, allow_empty_file=True):
         pass
     return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}
 
@@ -920,6 +948,21 @@ def _verify(b, a, ctx):
     if ctx.progress_label:
         ctx.progress_label("Verifying")
     return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path)), on_progress=ctx.on_progress)
+
+
+def _check_text(r: dict, a: dict) -> str:
+    if r["ok"]:
+        return f"{r['database']}: OK (integrity_check, search index, foreign keys)"
+    return "\n".join([f"{r['database']}: DAMAGED"] + [f"  {p}" for p in r["problems"]] + [r["advice"]])
+
+
+@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, and foreign keys. Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
+def _check(b, a, ctx):
+    from .core.db import recovery_advice
+    from .sync.verify import db_integrity
+
+    problems = db_integrity(b, full=True)
+    return {"ok": not problems, "database": str(b.path), "problems": problems, "advice": recovery_advice(b.path) if problems else ""}
 
 
 def dumps(obj: Any) -> str:

@@ -55,7 +55,9 @@ def _sync(b, a, ctx):
         eng.bind(rebind=bool(a.get("rebind")))
         return eng.sync()
     except sqlite3.OperationalError as e:
-        raise GBrainError(f"the brain is busy or unwritable ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
+        if "locked" not in str(e) and "busy" not in str(e):
+            raise
+        raise GBrainError(f"the brain is busy ({e}); the brain side was rolled back and the files written are complete; run the sync again") from e
     finally:
         eng.close()
 
@@ -106,7 +108,9 @@ def _watch(b, a, ctx):
         w.engine.confirm_delete = bool(a.get("confirm_delete"))
         return w.run()
     except sqlite3.OperationalError as e:
-        raise GBrainError(f"the brain is busy or unwritable ({e}); watch stopped") from e
+        if "locked" not in str(e) and "busy" not in str(e):
+            raise
+        raise GBrainError(f"the brain is busy ({e}); watch stopped") from e
 
 
 def _conflicts_text(r: list, a: dict) -> str:

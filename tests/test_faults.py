@@ -102,3 +102,188 @@ def test_deleting_the_last_notes_of_a_small_vault_one_by_one_never_gets_stuck(tm
     assert sorted(os.listdir(root)) == []
     r = gbrain("sync", str(root), "--db", str(db))  # nothing left to trash: still fine
     assert r.returncode == 0, r.stderr.decode()
+
+
+# ---- 3. a damaged brain.db ---------------------------------------------------------------------
+
+
+def damage(db: Path, at: float = 0.5, n: int = 4096 * 3) -> None:
+    """Overwrite ``n`` bytes at the middle of the file with random bytes (a bad sector, a torn copy)."""
+    size = db.stat().st_size
+    with open(db, "r+b") as f:
+        f.seek(int(size * at) // 4096 * 4096)
+        f.write(os.urandom(n))
+
+
+def one_line_error(r) -> str:
+    err = r.stderr.decode()
+    assert "Traceback" not in err, err
+    lines = [x for x in err.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture
+def brain300(tmp_path):
+    from conftest import make_brain
+
+    tree = make_brain(tmp_path / "tree", 300)
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        from gbrain.sync.importer import import_tree
+
+        import_tree(b, tree)
+    return tree, db
+
+
+def test_damaged_db_refuses_writes_says_how_to_recover_and_export_saves_what_is_readable(tmp_path, brain300):
+    tree, db = brain300
+    damage(db)
+    r = gbrain("put", "people/new-one", "--db", str(db), input="# New\n")
+    line = one_line_error(r)
+    assert r.returncode == 1 and "is damaged" in line and "gbrain export" in line and "gbrain import" in line
+    r = gbrain("tag", "people/" + sorted(p for p in os.listdir(tree / "people") if p.endswith(".md"))[0][:-3], "x", "--db", str(db))
+    assert r.returncode == 1 and "is damaged" in one_line_error(r)
+    r = gbrain("check", "--db", str(db))
+    assert r.returncode == 1 and "DAMAGED" in r.stdout.decode()
+    r = gbrain("verify", str(tree), "--db", str(db))
+    assert r.returncode == 1 and "is damaged" in one_line_error(r)
+    out = tmp_path / "saved"
+    r = gbrain("export", "--dir", str(out), "--db", str(db))
+    line = one_line_error(r)
+    assert r.returncode == 1 and "readable file(s)" in line
+    saved = [p for p in out.rglob("*") if p.is_file()]
+    assert len(saved) > 100
+    for p in saved:  # what was saved is exact
+        assert p.read_bytes() == (tree / p.relative_to(out)).read_bytes()
+
+
+def test_a_sound_db_passes_check_and_verify(brain300):
+    tree, db = brain300
+    r = gbrain("check", "--db", str(db))
+    assert r.returncode == 0 and "OK" in r.stdout.decode()
+
+
+def test_zero_byte_db_file_is_not_silently_a_new_brain(tmp_path):
+    db = tmp_path / "empty.db"
+    db.write_bytes(b"")
+    for argv in (["stats"], ["put", "a"], ["import", str(tmp_path)]):
+        r = gbrain(*argv, "--db", str(db), input="# A\n")
+        assert r.returncode == 1 and "empty file (0 bytes)" in one_line_error(r), argv
+        assert db.stat().st_size == 0
+    r = gbrain("init", str(db))
+    assert r.returncode == 0 and "created" in r.stdout.decode()
+    assert gbrain("stats", "--db", str(db)).returncode == 0
+
+
+KILLED_WRITER = """
+import os, signal, sys
+from gbrain.core.brain import Brain
+b = Brain.open(sys.argv[1])
+b.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+b.put("notes/last", "# Last\\n")   # a write left in the WAL
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_open_after_an_unclean_shutdown_checks_the_file(tmp_path, brain300):
+    tree, db = brain300
+    r = __import__("subprocess").run([__import__("sys").executable, "-c", KILLED_WRITER, str(db)], capture_output=True)
+    assert r.returncode == -9
+    assert os.path.getsize(str(db) + "-wal") > 0
+    damage(db)
+    r = gbrain("get", "notes/last", "--db", str(db))  # a read still answers, with a warning
+    assert r.returncode == 0 and r.stdout.decode() == "# Last\n"
+    assert "is damaged" in r.stderr.decode() and "gbrain check" in r.stderr.decode()
+
+
+# ---- 4. full disk and read-only ------------------------------------------------------------------
+
+
+def _mount(args: list[str]) -> bool:
+    import subprocess
+
+    if os.geteuid() != 0:
+        return False
+    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def tiny_fs(tmp_path):
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    if not _mount(["-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)]):
+        pytest.skip("needs root to mount a small tmpfs")
+    yield mnt
+    __import__("subprocess").run(["umount", "-l", str(mnt)])
+
+
+def test_full_disk_during_import_is_one_clear_line_and_the_brain_stays_sound(tmp_path, tiny_fs):
+    from conftest import make_brain
+
+    tree = make_brain(tmp_path / "tree", 300)
+    db = tiny_fs / "b.db"
+    r = gbrain("import", str(tree), "--db", str(db))
+    line = one_line_error(r)
+    assert r.returncode == 1 and "is full" in line and "cannot rollback" not in r.stderr.decode()
+    with Brain.open(db) as b:  # what was committed before is intact
+        assert not __import__("gbrain.sync.verify", fromlist=["x"]).db_integrity(b, full=True)
+
+
+def test_full_vault_during_sync_is_one_clear_line(tmp_path, tiny_fs):
+    db = tmp_path / "b.db"
+    (tiny_fs / "a.md").write_text("# A\n")
+    assert gbrain("sync", str(tiny_fs), "--db", str(db)).returncode == 0
+    with Brain.open(db) as b:
+        b.put("big", "# Big\n\n" + "word " * 400_000)  # 2 MB: does not fit
+    r = gbrain("sync", str(tiny_fs), "--db", str(db))
+    line = one_line_error(r)
+    assert r.returncode == 1 and "no space left" in line
+    assert not [p for p in os.listdir(tiny_fs) if p.startswith(".gbrain-tmp-")]
+
+
+@pytest.fixture
+def read_only_brain(tmp_path, brain300):
+    tree, db = brain300
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if not _mount(["--bind", str(db.parent), str(mnt)]):
+        pytest.skip("needs root for a read-only bind mount")
+    if not _mount(["-o", "remount,ro,bind", str(mnt)]):
+        __import__("subprocess").run(["umount", str(mnt)])
+        pytest.skip("cannot remount read-only")
+    yield tree, mnt / "b.db"
+    __import__("subprocess").run(["umount", "-l", str(mnt)])
+
+
+def test_read_commands_work_on_a_read_only_mount_and_writes_get_one_line(read_only_brain):
+    tree, db = read_only_brain
+    slug = "people/" + sorted(p for p in os.listdir(tree / "people") if p.endswith(".md"))[0][:-3]
+    for argv in (["stats"], ["get", slug], ["search", "the"], ["list"], ["backlinks", slug], ["check"], ["verify", str(tree)]):
+        r = gbrain(*argv, "--db", str(db))
+        assert r.returncode == 0, (argv, r.stderr.decode())
+    assert gbrain("get", slug, "--db", str(db)).stdout == (tree / (slug + ".md")).read_bytes()
+    for argv in (["tag", slug, "x"], ["put", "notes/n"], ["timeline-add", slug, "--date", "2025-01-01", "--summary", "s"]):
+        r = gbrain(*argv, "--db", str(db), input="# N\n")
+        assert r.returncode == 1 and "is read-only" in one_line_error(r), argv
+
+
+# ---- 7. slugs that look like something else ------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug", ["people/x\n", "people/x\r", "\npeople/x", "people/\u202egpj.exe", "a\u200bb", "x\ty", "\u2066x\u2069", "x\u00ady", "x\u2028y", "x\x7fy", "x\u0085y"])
+def test_slugs_with_control_bidi_or_invisible_characters_are_refused(tmp_path, slug):
+    db = str(tmp_path / "b.db")
+    with pytest.raises(GBrainError) as e:
+        ops.run("put", {"slug": slug, "content": "# X\n"}, ops.Context(db=db))
+    assert e.value.exit_code == 2 and "invisible or control character" in str(e.value)
+    with Brain.open(db) as b:
+        assert b.stats()["pages"] == 0
+
+
+def test_emoji_and_joiners_stay_valid_slugs(tmp_path):
+    db = str(tmp_path / "b.db")
+    for slug in ["notes/family-\U0001F468\u200d\U0001F469\u200d\U0001F467", "notes/\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"]:
+        assert ops.run("put", {"slug": slug, "content": "# X\n"}, ops.Context(db=db))["created"]
+    r = gbrain("put", "people/x\n", "--db", db, input="# X\n")
+    assert r.returncode == 2 and "U+000A" in r.stderr.decode()

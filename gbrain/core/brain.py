@@ -136,17 +136,46 @@ class Brain:
         self.path = path
         self._tx_depth = 0
         self._config_cache: dict[str, str] | None = None
+        #: why the file fails SQLite's integrity check (writes are then refused), or None
+        self.damaged: str | None = None
+        self._checked = False  # quick_check ran in this process
+        self._open_lock: int | None = None
 
     # ---- lifecycle ----------------------------------------------------------
 
     @classmethod
-    def open(cls, db: str | os.PathLike | None = None, *, create: bool = True) -> "Brain":
-        """Open the brain at ``db`` (or ``$GBRAIN_DB``, or ``./brain.db``), creating it if allowed."""
+    def open(cls, db: str | os.PathLike | None = None, *, create: bool = True, allow_empty_file: bool = False) -> "Brain":
+        """Open the brain at ``db`` (or ``$GBRAIN_DB``, or ``./brain.db``), creating it if allowed.
+
+        After an unclean shutdown (the last process using the file died: a WAL file is left and
+        no other gbrain process has the brain open) the file is checked with SQLite's
+        quick_check first; a damaged file opens for reading only (:attr:`damaged`)."""
         path = dbmod.resolve_db_path(db)
-        return cls(dbmod.connect(path, create=create), path)
+        unclean, lock = _open_lock(path)
+        b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
+        b._open_lock = lock
+        if unclean:
+            b.check_sound(raise_=False)
+        return b
 
     def close(self) -> None:
         self.conn.close()
+        if self._open_lock is not None:
+            os.close(self._open_lock)
+            self._open_lock = None
+
+    def check_sound(self, *, raise_: bool = True) -> None:
+        """Run SQLite's quick_check once per process (43 ms for a 2,000-page brain). A damaged
+        file sets :attr:`damaged`; ``raise_`` then raises :class:`~gbrain.errors.Damaged`."""
+        if not self._checked:
+            self._checked = True
+            why = dbmod.quick_check(self.conn)
+            if why:
+                self.damaged = why
+        if self.damaged and raise_:
+            from ..errors import Damaged
+
+            raise Damaged(f"{self.path} is damaged (SQLite: {self.damaged}); nothing was written; {dbmod.recovery_advice(self.path)}")
 
     def __enter__(self) -> "Brain":
         return self
@@ -164,16 +193,21 @@ class Brain:
             finally:
                 self._tx_depth -= 1
             return
+        self.check_sound()  # a malformed file is never written to
         self.conn.execute("BEGIN IMMEDIATE")
         self._tx_depth = 1
         try:
             yield
         except BaseException:
             self._tx_depth = 0
-            self.conn.execute("ROLLBACK")
+            dbmod.rollback(self.conn)
             raise
         self._tx_depth = 0
-        self.conn.execute("COMMIT")
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            dbmod.rollback(self.conn)
+            raise
 
     # ---- config -------------------------------------------------------------
 
@@ -778,6 +812,34 @@ class Brain:
                 "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary, timestamp) VALUES (?, ?, ?, ?, ?)",
                 (source_type, source_ref, json.dumps(pages, ensure_ascii=False), summary, now_iso()),
             )
+
+
+def _open_lock(path: Path) -> tuple[bool, int | None]:
+    """Take a shared lock that says "a gbrain process has this brain open" (a file in the temp
+    folder named after the database's real path, released by the kernel when the process dies).
+    Returns ``(unclean, fd)``: unclean is True when no other gbrain process holds it and a
+    non-empty ``-wal`` file is left, i.e. the last process died without closing the database."""
+    import fcntl
+    import hashlib
+    import tempfile
+
+    try:
+        real = os.path.realpath(str(path))
+        key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        fd = os.open(os.path.join(tempfile.gettempdir(), f"gbrain-open-{key}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return False, None
+    unclean = False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        try:
+            unclean = os.path.getsize(real + "-wal") > 0
+        except OSError:
+            pass
+    except OSError:
+        pass
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return unclean, fd
 
 
 def page_filter(*, type: str | None = None, tag: str | None = None) -> tuple[str, list[str], list]:

@@ -338,12 +338,55 @@ def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
     return Path(db or os.environ.get("GBRAIN_DB") or DEFAULT_DB)
 
 
-def connect(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Connection:
+def is_read_only(p: Path) -> bool:
+    """Whether the database cannot be written here: a read-only mount (``statvfs``'s
+    ``ST_RDONLY``), or a file or folder without write permission for this user (root ignores
+    modes, so for root only the mount counts)."""
+    try:
+        if os.statvfs(p.parent if str(p.parent) else ".").f_flag & os.ST_RDONLY:
+            return True
+    except (OSError, AttributeError):
+        pass
+    if not p.exists():
+        return False
+    return not os.access(p, os.W_OK) or not os.access(p.parent if str(p.parent) else ".", os.W_OK | os.X_OK)
+
+
+def recovery_advice(p: Path | str) -> str:
+    return (f"to recover, save what is readable with `gbrain export --dir SAFE_FOLDER --db {p}`, "
+            f"or rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`")
+
+
+def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True) -> GBrainError:
+    """One clear line (a :class:`GBrainError`) for a SQLite error on database ``p``: damaged
+    file (with how to recover), full disk, read-only file or mount, I/O error; the rest as is.
+    ``wrote`` says whether the failing call was a write (its transaction was rolled back)."""
+    from ..errors import Damaged
+
+    msg = str(e)
+    low = msg.lower()
+    rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
+    if "malformed" in low or "not a database" in low or "corrupt" in low:
+        return Damaged(f"{p} is damaged (SQLite: {msg}); writes are refused; {recovery_advice(p)}")
+    if "disk is full" in low or "database or disk is full" in low:
+        return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
+    if "readonly" in low or "read-only" in low:
+        return GBrainError(f"{p} is read-only (SQLite: {msg}){rolled}; reads work, writes need write access to the file and its folder")
+    if "disk i/o error" in low:
+        return GBrainError(f"disk I/O error on {p} (SQLite: {msg}){rolled}; check the disk, then run `gbrain check --db {p}`")
+    return GBrainError(f"database error on {p}: {msg}")
+
+
+def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: bool = False) -> sqlite3.Connection:
     """Open (and migrate) a brain database.
 
     Sets WAL, foreign keys, a 10 s busy timeout and ``synchronous=NORMAL``. Runs pending
-    migrations. Raises :class:`GBrainError` when the file is missing and ``create`` is false,
-    when it is not a SQLite database, or when its schema is newer than this code.
+    migrations. A database that cannot be written (read-only file or mount, see
+    :func:`is_read_only`) is opened read-only (``mode=ro``, or ``immutable=1`` when even the
+    WAL index cannot be created) so reads work; writes then fail with a clear line.
+    Raises :class:`GBrainError` when the file is missing and ``create`` is false, when it is a
+    zero-byte file (not silently a new brain, unless ``allow_empty_file``: ``gbrain init``), when
+    it is not a SQLite database, or when its schema is newer than this code.
     """
     p = Path(path)
     if p.is_dir():
@@ -353,19 +396,42 @@ def connect(path: str | os.PathLike, *, create: bool = True) -> sqlite3.Connecti
     if p.parent and not p.parent.exists():
         raise GBrainError(f"folder for the database does not exist: {p.parent}")
     try:
-        conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        empty = p.exists() and p.stat().st_size == 0 and not os.path.exists(str(p) + "-wal")
+    except OSError:
+        empty = False
+    if empty and not allow_empty_file:
+        raise GBrainError(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {p}` to make it a new brain")
+    ro = is_read_only(p) and p.exists()
+    try:
+        if ro:
+            conn = _connect_read_only(p)
+        else:
+            conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as e:
         raise GBrainError(f"cannot open the brain database {p}: {e}") from e
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        conn.execute("PRAGMA journal_mode = WAL")
+        if not ro:
+            conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA synchronous = NORMAL")
         register_functions(conn)
-        migrate(conn)
+        if ro:
+            v = conn.execute("PRAGMA user_version").fetchone()[0]
+            if v < SCHEMA_VERSION:
+                raise GBrainError(f"{p} is read-only and needs a schema upgrade (v{v} → v{SCHEMA_VERSION}) that writes; open it once with write access")
+            if v > SCHEMA_VERSION:
+                raise GBrainError(f"database schema v{v} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
+        else:
+            migrate(conn)
     except sqlite3.DatabaseError as e:
         conn.close()
+        if "malformed" in str(e).lower():
+            raise db_error(e, p, wrote=False) from e
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
+    except GBrainError:
+        conn.close()
+        raise
     conn.row_factory = sqlite3.Row
     return conn
 
@@ -379,6 +445,47 @@ def register_functions(conn: sqlite3.Connection) -> None:
 
     conn.create_function("gb_pack", 2, pack, deterministic=True)
     conn.create_function("gb_origin", 1, sql_field)
+
+
+def _connect_read_only(p: Path) -> sqlite3.Connection:
+    """A read-only connection. ``mode=ro`` needs the WAL index (``-shm``) to exist or be
+    creatable; on a read-only mount with neither, ``immutable=1`` (nobody can write there, so
+    nothing can change under the reader)."""
+    from urllib.parse import quote
+
+    uri = "file:" + quote(str(p.absolute()))
+    conn = sqlite3.connect(uri + "?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already done it: after SQLITE_FULL or
+    an I/O error SQLite may have rolled back itself, and a second ROLLBACK would replace the
+    real error with "cannot rollback - no transaction is active"."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
+def quick_check(conn: sqlite3.Connection) -> str | None:
+    """SQLite's ``PRAGMA quick_check`` (O(database size): 43 ms for a 2,000-page, 19 MB brain):
+    None when the file is sound, else the first problem it names."""
+    try:
+        rows = [r[0] for r in conn.execute("PRAGMA quick_check(5)").fetchall()]
+    except sqlite3.DatabaseError as e:
+        return str(e)
+    if rows == ["ok"]:
+        return None
+    lines = [x.strip() for r in rows for x in r.splitlines() if x.strip()]
+    first = next((x for x in lines if not x.startswith("***")), lines[0] if lines else "?")
+    return "quick_check: " + " ".join(first.split())[:200]
 
 
 def migrate(conn: sqlite3.Connection) -> int:
@@ -396,6 +503,6 @@ def migrate(conn: sqlite3.Connection) -> int:
             conn.execute(f"PRAGMA user_version = {i + 1}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
     return conn.execute("PRAGMA user_version").fetchone()[0]

@@ -98,6 +98,9 @@ def check_slug(slug: str) -> str:
     """
     if not isinstance(slug, str) or not slug.strip():
         raise BadInput("slug is empty")
+    bad = next((c for c in slug if _looks_like_something_else(c)), None)
+    if bad is not None:  # checked before stripping: `people/x\n` is not silently `people/x`
+        raise BadInput(f"slug {slug!r} contains an invisible or control character (U+{ord(bad):04X} {unicodedata.name(bad, 'control')}); a name must look like what it is")
     s = slug.strip()
     while s.startswith("./"):
         s = s[2:]
@@ -123,6 +126,16 @@ def segments_key(slug: str) -> str:
     """Case-insensitive key with the spaces around each segment dropped: ``notes/Draft plan ``
     and ``notes/draft plan`` meet (the last lookup before suggestions)."""
     return "/".join(part.strip() for part in slug_key(slug).split("/"))
+
+
+#: bidi overrides/isolates/marks and invisible characters that make a name display as another
+#: (the "Trojan Source" family, CVE-2021-42574); ZWJ/ZWNJ stay allowed (emoji, Persian, Indic)
+INVISIBLE = set("\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff\u00ad\u180e\u2028\u2029")
+
+
+def _looks_like_something_else(c: str) -> bool:
+    """A control character (C0, DEL, C1), a line/paragraph separator, or one of :data:`INVISIBLE`."""
+    return c in INVISIBLE or unicodedata.category(c) in ("Cc", "Zl", "Zp")
 
 
 def path_for_slug(slug: str) -> str:

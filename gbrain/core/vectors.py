@@ -282,11 +282,13 @@ def _plain_tx(conn: sqlite3.Connection):
 
     @contextlib.contextmanager
     def tx():
+        from .db import rollback
+
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         conn.execute("COMMIT")
 

@@ -8,6 +8,7 @@ file. Files in OUT that the DB does not know are left alone (and reported by the
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Callable
 
@@ -67,6 +68,35 @@ def same_bytes(target: Path, data: bytes) -> bool:
         return f.read() == data
 
 
+def _rows(brain: Brain, table: str, cols: str, unreadable: list[str]):
+    """Rows of ``table`` in path order; on a damaged database (SQLite: malformed), every row
+    that can still be read, one by one by id, noting the ids that cannot in ``unreadable``:
+    export is how a person saves what is readable from a damaged brain."""
+    try:
+        rows = brain.conn.execute(f"SELECT {cols} FROM {table} ORDER BY path").fetchall()
+        yield from rows
+        return
+    except sqlite3.DatabaseError:
+        pass
+    try:
+        ids = [r[0] for r in brain.conn.execute(f"SELECT id FROM {table}")]
+    except sqlite3.DatabaseError:
+        try:
+            top = brain.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)).fetchone()
+            ids = list(range(1, (top[0] if top else 0) + 1))
+        except sqlite3.DatabaseError:
+            ids = []
+            unreadable.append(f"{table}: every row")
+    for i in ids:
+        try:
+            r = brain.conn.execute(f"SELECT {cols} FROM {table} WHERE id = ?", (i,)).fetchone()
+        except sqlite3.DatabaseError:
+            unreadable.append(f"{table} #{i}")
+            continue
+        if r is not None:
+            yield r
+
+
 def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True) -> dict:
     """Write the brain to ``out``; return the verification report of ``out`` against the DB."""
     root = Path(out)
@@ -94,16 +124,23 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         if on_progress and (i % 100 == 0 or i == total):
             on_progress(i, total)
 
-    for r in brain.conn.execute("SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages ORDER BY path"):
+    unreadable: list[str] = []
+    for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline", unreadable):
         put(r["path"], render_row(r).encode("utf-8"))
-    for r in brain.conn.execute("SELECT path, data FROM files ORDER BY path"):
+    for r in _rows(brain, "files", "path, data", unreadable):
         put(r["path"], bytes(r["data"]))
+    if unreadable:
+        failed.append({"path": "(database)", "error": f"{len(unreadable)} row(s) could not be read from the damaged database: " + ", ".join(unreadable[:5])})
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
     if not check:
         return {"ok": True, "counts": counts, "root": str(root)}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     disk, errors = verify.hash_tree(scan)
-    rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts})
+    try:
+        rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts})
+    except sqlite3.DatabaseError as e:  # a damaged brain: the files written are what could be saved
+        lost = f"; not saved: {failed[-1]['error']}" if unreadable else ""
+        raise GBrainError(f"{brain.path} is damaged ({e}); saved {written + unchanged:,} readable file(s) to {root}{lost}") from e
     if failed:
         rep["ok"] = False
         rep["write_errors"] = failed[: verify.MAX_LISTED]

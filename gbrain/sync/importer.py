@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
+from ..core.db import rollback
 from ..core.slugs import is_markdown, slug_for_path, slug_problem
 from . import verify
 from ..core.origin import origin
@@ -178,6 +179,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
     done = 0
     parser = PageParser()
+    brain.check_sound()
     brain.conn.execute("BEGIN IMMEDIATE")
     brain._tx_depth = 1
     try:
@@ -277,7 +279,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             )
         brain.conn.execute("COMMIT")
     except BaseException:
-        brain.conn.execute("ROLLBACK")
+        rollback(brain.conn)
         raise
     finally:
         brain._tx_depth = 0

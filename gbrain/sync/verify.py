@@ -290,10 +290,55 @@ def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None)
     return out, errors
 
 
+def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
+    """Problems with the database file itself (empty when sound): SQLite's ``quick_check``
+    (``integrity_check`` with ``full``, which also compares indexes with their tables), FTS5's
+    integrity check of the search index against the pages, and (``full``) foreign keys."""
+    import sqlite3
+
+    c = brain.conn
+    out: list[str] = []
+    try:
+        rows = [r[0] for r in c.execute("PRAGMA integrity_check(20)" if full else "PRAGMA quick_check(20)")]
+        lines = [x.strip() for r in rows for x in r.splitlines() if x.strip() and not x.startswith("***")]
+        if rows != ["ok"]:
+            out += [f"SQLite: {x}" for x in lines[:10]]
+    except sqlite3.DatabaseError as e:
+        out.append(f"SQLite: {e}")
+    try:
+        c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError as e:
+        if "readonly" not in str(e):  # FTS5 runs its check as a write; a read-only brain skips it
+            out.append(f"search index: {e}")
+    if full:
+        try:
+            n = len(c.execute("PRAGMA foreign_key_check").fetchall())
+            if n:
+                out.append(f"{n} row(s) point at rows that do not exist (foreign keys)")
+        except sqlite3.DatabaseError as e:
+            out.append(f"foreign keys: {e}")
+    if out:
+        brain.damaged = brain.damaged or out[0]
+    return out
+
+
 def verify_tree(brain: Brain, scan: Scan, on_progress=None) -> dict:
-    """``gbrain verify DIR``: hash every file, compare everything, write nothing."""
+    """``gbrain verify DIR``: check the database file (:func:`db_integrity`), hash every file,
+    compare everything, write nothing."""
+    import sqlite3
+
+    from ..core.db import recovery_advice
+
+    from ..errors import Damaged
+
+    bad = db_integrity(brain)
+    if bad:
+        raise Damaged(f"{brain.path} is damaged ({bad[0]}); {recovery_advice(brain.path)}")
     hashes, errors = hash_tree(scan, on_progress)
-    rep = report(brain, scan, hashes, deep=True)
+    try:
+        rep = report(brain, scan, hashes, deep=True)
+    except sqlite3.DatabaseError as e:
+        raise Damaged(f"{brain.path} is damaged ({e}); {recovery_advice(brain.path)}") from e
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read")
