@@ -16,6 +16,8 @@ def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
         lines.append(f"Moved: {m['from']} → {m['to']}")
+    for c in r.get("cleaned") or []:
+        lines.append(f"Cleaned: {c}")
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:
@@ -119,7 +121,7 @@ def _conflicts_text(r: list, a: dict) -> str:
     out = []
     for c in r:
         if c.get("copy_path"):
-            out.append(f"#{c['id']} {c['status']}  {c['path']}  ← brain version in {c['copy_path']}  ({c['created_at']})")
+            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← brain version in {c['copy_path']}  ({c.get('note') or c['created_at']})")
         else:
             out.append(f"#{c['id']} {c['status']}  {c['path']}  ({c['kind']}, {c['created_at']})")
     return "\n".join(out)

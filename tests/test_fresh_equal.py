@@ -40,7 +40,8 @@ bodies = st.builds(
     lambda title, links, tags, tl: (
         (("---\n" + (f"title: {title}\n" if title else "") + (f"tags: [{', '.join(tags)}]\n" if tags else "") + "---\n") if (title or tags) else "")
         + "Body " + " ".join(links) + "\n"
-        + ("\n---\n\n" + "".join(f"- **{d}** | note — entry {i}\n" for i, d in enumerate(tl)) if tl else "")
+        + ("\n---\n\nMore text.\n" if len(links) == 2 else "")
+        + ("\n---\n\n## Timeline\n\n" + "".join(f"- **{d}** | note — entry {i}\n" for i, d in enumerate(tl)) if tl else "")
     ),
     st.sampled_from(TITLES),
     st.lists(st.sampled_from(LINKS), max_size=3),
@@ -157,6 +158,11 @@ class FreshEqual(RuleBasedStateMachine):
     @rule(name=names, tag=st.sampled_from(TAGS))
     def cli_untag(self, name, tag):
         self._cli("untag", name, tag)
+
+    @rule(split=st.sampled_from(["rule", "heading"]))
+    def cli_timeline_split(self, split):
+        self._cli("config", "set", "timeline_split", split)
+        self.brain._config_cache = None
 
     # ---- sync and import -------------------------------------------------------------
 

@@ -232,9 +232,23 @@ class Brain:
             raise BadInput(f"invalid value {value!r} for {key}")
         if key == "timeline_split" and value not in ("rule", "heading"):
             raise BadInput("timeline_split must be 'rule' or 'heading'")
+        old = self.get_config(key)
         with self.transaction():
             self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
-        self._config_cache = None
+            self._config_cache = None
+            if key == "timeline_split" and (old or "rule") != value:
+                self.rederive_pages()  # where compiled truth ends depends on it
+
+    def rederive_pages(self) -> int:
+        """Parse every page again (same bytes, current ``timeline_split``) and rebuild its derived
+        rows, as a fresh import would. Returns the number of pages."""
+        rows = self.conn.execute("SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages").fetchall()
+        with self.transaction():
+            for r in rows:
+                self.save_page(r["path"], render_row(r), force=True, resolve_incoming=False)
+            self.resolve_dangling()
+            self.re_resolve({r[0] for r in self.conn.execute("SELECT DISTINCT target_name FROM links")})
+        return len(rows)
 
     @property
     def timeline_split(self) -> str:
@@ -306,7 +320,7 @@ class Brain:
 
     # ---- writing pages ------------------------------------------------------
 
-    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None, resolve_links: bool = True) -> SaveResult:
+    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None, resolve_links: bool = True, force: bool = False) -> SaveResult:
         """Store ``text`` as the page at relative ``path``; rebuild its tags, links and timeline rows.
 
         No-op (``changed=False``) when the bytes equal what is stored. ``resolve_incoming``
@@ -319,7 +333,7 @@ class Brain:
         data = text.encode("utf-8")
         h = sha256(data)
         row = self.conn.execute("SELECT id, content_hash, path, title FROM pages WHERE slug = ?", (slug,)).fetchone()
-        if row and row["content_hash"] == h and row["path"] == path:
+        if row and row["content_hash"] == h and row["path"] == path and not force:
             return SaveResult(slug, path, row["id"], False, False, page.warnings)
         ts = now_iso()
         vals = dict(

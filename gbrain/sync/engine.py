@@ -64,6 +64,7 @@ from __future__ import annotations
 import fcntl
 import os
 import posixpath
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -79,7 +80,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify, trash_copy
-from .scan import NOT_UTF8, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
+from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
@@ -121,6 +122,7 @@ class Outcome:
     disk_hashes: dict[str, str] = field(default_factory=dict)  # final disk hash of every path considered
     sidecar_moves: list[tuple[str, str, int]] = field(default_factory=list)  # (old, new, page id) to rename
     collapsed: list[dict] = field(default_factory=list)  # pages a file emptied or shrank (see _check_collapse)
+    cleaned: list[str] = field(default_factory=list)  # leftovers of a run that died, cleaned up (one line each)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -144,6 +146,17 @@ class SyncError(GBrainError):
 class MassDeleteRefused(SyncError):
     """A folder lost all its markdown at once (see :meth:`SyncEngine.vanished_folders`); a person
     confirms with ``--confirm-delete``."""
+
+
+_COPY_MARK = re.compile(r"\.conflict-\d{8}T\d{6}(?:-\d+)?")
+
+
+def is_conflict_copy_of(copy: str, path: str) -> bool:
+    """Whether ``copy`` is named like a conflict copy of ``path`` (see :func:`conflict_copy_path`)."""
+    if is_markdown(path):
+        stem, ext = path[:-3], path[-3:]
+        return copy.startswith(stem) and copy.endswith(ext) and _COPY_MARK.fullmatch(copy[len(stem) : len(copy) - 3]) is not None
+    return copy.startswith(path) and _COPY_MARK.fullmatch(copy[len(path) :]) is not None
 
 
 def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[str], bool] = lambda p: False) -> str:
@@ -190,6 +203,7 @@ class SyncEngine:
         self.confirm_delete = False
         #: recorded as the origin of every version this engine writes (``watch`` sets its own)
         self.surface = "sync"
+        self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
 
     # ---- binding and locking ------------------------------------------------
 
@@ -459,6 +473,8 @@ class SyncEngine:
                             subdirs.append((e.path, rel + "/"))
                             continue
                         if is_temp_name(name):
+                            if name.startswith(TMP_PREFIX):
+                                temps.append((e.path, rel))
                             continue
                         st = e.stat(follow_symlinks=False)
                     except OSError as err:
@@ -476,8 +492,26 @@ class SyncEngine:
             for a, r in sorted(subdirs):
                 walk(a, r)
 
+        temps: list[tuple[str, str]] = []
         walk(str(self.root), "")
+        self.leftover_temps = temps
         return out
+
+    def clean_temp_files(self, temps: list[tuple[str, str]]) -> list[str]:
+        """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``) left by a process
+        that died mid-write (its pid is gone); they are partial copies of bytes the brain still
+        holds. A live writer's temp file is left alone. Returns the relative paths removed."""
+        removed = []
+        for full, rel in temps:
+            m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", os.path.basename(full))
+            if not m or _pid_alive(int(m.group(1))):
+                continue
+            try:
+                os.unlink(full)
+                removed.append(rel)
+            except OSError:
+                pass
+        return removed
 
     def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
@@ -581,11 +615,15 @@ class SyncEngine:
             rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface)
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
             self._log(f"+ {first:,} files imported into the empty brain")
+        cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps)]
+        for c in cleaned:
+            self._log(f"- cleaned {c}")
         disk = {f.path: DiskFile(f.path, f.size, f.mtime_ns) for f in scan.files}
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
         bad_prefixes = [(p.rstrip("/") + "/", why) for p, why in scan.skipped]
         out = self._run(disk, unknown, bad_prefixes, None, state)
+        out.cleaned[:0] = cleaned
         rep = self.report(scan, out)
         if first:
             rep["counts"]["imported"] += first
@@ -734,6 +772,16 @@ class SyncEngine:
                 continue
             data = self.db_bytes(p)
             if data is None:
+                continue
+            # a round killed after writing this copy and before recording it left it on disk:
+            # take it as the copy instead of writing a second one
+            h = sha256(data)
+            left = next((q for q in sorted(D) if D[q] == h and q not in S and q not in B and q not in copies and is_conflict_copy_of(q, p)), None)
+            if left is not None:
+                copies[left] = (p, data)
+                if left in to_import:
+                    to_import.remove(left)
+                out.cleaned.append(f"{left} (conflict copy of a sync that died; taken as this conflict's copy)")
                 continue
             cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies)
             atomic_write(Path(self._abs(cp)), data)
@@ -1168,6 +1216,7 @@ class SyncEngine:
         if out.collapsed:
             rep["collapsed"] = out.collapsed
         rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
+        rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep
@@ -1180,6 +1229,18 @@ class SyncEngine:
             if dbh is None or dbh[0] != h:
                 bad.append(p)
         return bad
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _chunks(xs: list, n: int):
@@ -1258,6 +1319,15 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
             d["status"] = "resolved"
         if all or d["status"] == "open":
             out.append(d)
+    # a copy written by a sync that died before recording its conflict: listed, so it is merged
+    known = {r[0] for r in brain.conn.execute("SELECT copy_path FROM sync_conflicts WHERE copy_path IS NOT NULL")}
+    for (p,) in brain.conn.execute("SELECT path FROM pages WHERE path LIKE '%.conflict-%' UNION ALL SELECT path FROM files WHERE path LIKE '%.conflict-%'"):
+        m = _COPY_MARK.search(p)
+        if p in known or not m:
+            continue
+        orig = p[: m.start()] + p[m.end() :]
+        out.append({"id": None, "path": orig, "copy_path": p, "kind": "both-changed", "file_hash": None, "db_hash": None, "base_hash": None,
+                    "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)"})
     return out
 
 

@@ -26,6 +26,24 @@ def safe_join(root: Path, rel: str) -> Path:
     return root.joinpath(*parts)
 
 
+def symlink_on_the_way(root: Path, rel: str) -> str | None:
+    """The first folder or file of ``rel`` under ``root`` (``root`` itself is the user's choice)
+    that is a symlink, as a relative path, or None. Writing there would land outside the folder
+    or change a file the link points at."""
+    parts = rel.split("/")
+    cur = root
+    for k, part in enumerate(parts):
+        cur = cur / part
+        try:
+            if os.path.islink(cur):
+                return "/".join(parts[: k + 1])
+        except OSError:
+            return None
+        if not cur.exists():
+            return None
+    return None
+
+
 def atomic_write(target: Path, data: bytes, *, fsync: bool = False) -> None:
     """Write ``data`` to ``target`` via a temp file + rename; keeps an existing file's mode.
 
@@ -112,6 +130,9 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         nonlocal written, unchanged, i
         try:
             target = safe_join(root, rel)
+            link = symlink_on_the_way(root, rel)
+            if link:
+                raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
             if same_bytes(target, data):
                 unchanged += 1
             else:

@@ -87,7 +87,7 @@ def links_resolved_differently(brain: Brain) -> list[str]:
 def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
-    frontmatter error, content hash), tags, links (from, kind, target, resolved slug, context),
+    frontmatter error, content hash, separator, hash of the compiled truth / timeline split), tags, links (from, kind, target, resolved slug, context),
     timeline entries, raw data, files (path, kind, hash, owning page) and the search index
     (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages).
     Two brains hold the same tree exactly when their snapshots are equal."""
@@ -101,8 +101,12 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
         fts = [("ok",)]
     except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
         fts = [("corrupt", str(e))]
+    pages = sorted(
+        (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], hashlib.sha256((r[8] + "\0" + r[9]).encode("utf-8", "surrogatepass")).hexdigest())
+        for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, compiled_truth, timeline FROM pages")
+    )
     return {
-        "pages": q("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash FROM pages"),
+        "pages": pages,  # the compiled truth / timeline split as a hash of both parts
         "tags": q("SELECT p.slug, t.tag FROM tags t JOIN pages p ON p.id = t.page_id"),
         "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
         "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
