@@ -110,14 +110,19 @@ def check(db: Path, root: Path, versions: set[str], trashed: set[str]) -> list[s
     return bad
 
 
-def edits(rng: random.Random, root: Path, db: Path, n: int) -> tuple[set[str], set[str]]:
+def edits(rng: random.Random, root: Path, db: Path, n: int, both: bool = True) -> tuple[set[str], set[str]]:
     """Edit the folder and the brain like a person and an agent would: returns (hashes of every
-    version written, base hashes of files deleted on disk)."""
+    version written, base hashes of files deleted on disk). ``both`` also edits some pages on
+    both sides (conflicts for a sync; with watch running, the agent's read-modify-write would
+    knowingly replace the imported disk edit, which is an edit, not a loss)."""
     pages = sorted(p for p in disk_hashes(root) if p.endswith(".md") and "/" in p and ".conflict-" not in p)
     rng.shuffle(pages)
     versions: set[str] = set()
     trashed: set[str] = set()
-    disk_side, brain_side, both, deleted = pages[:n], pages[n : 2 * n], pages[2 * n : 2 * n + n // 4], pages[3 * n : 3 * n + n // 4]
+    disk_side, brain_side, deleted = pages[:n], pages[n : 2 * n], pages[3 * n : 3 * n + n // 4]
+    both = pages[2 * n : 2 * n + n // 4] if both else []
+    with Brain.open(db) as b:  # what the agent read before the person saved: concurrent edits
+        brain_texts = {p: b.get_text(p[:-3]) for p in brain_side + both}
     for p in disk_side + both:
         f = root / p
         data = f.read_bytes() + f"\nedited on disk {rng.random()}\n".encode()
@@ -129,7 +134,7 @@ def edits(rng: random.Random, root: Path, db: Path, n: int) -> tuple[set[str], s
     with Brain.open(db) as b:
         for p in brain_side + both:
             slug = p[:-3]
-            text = b.get_text(slug) + f"\nedited in the brain {rng.random()}\n"
+            text = brain_texts[p] + f"\nedited in the brain {rng.random()}\n"
             b.put(slug, text)
             versions.add(sha(text.encode()))
         for i in range(n // 4):
@@ -216,7 +221,7 @@ def main() -> int:
                     if b"watching" not in line:
                         proc.kill()
                         print(f"  trial {i} watch did not start: {line!r}")
-                    versions, trashed = edits(rng, tree, db, a.edits)
+                    versions, trashed = edits(rng, tree, db, a.edits, both=False)
                     delay = rng.uniform(0, 1.5)
                     killed = kill_at(proc, delay)
                 problems = []
