@@ -177,6 +177,9 @@ class FreshEqual(RuleBasedStateMachine):
             from gbrain.sync.importer import import_tree
             from gbrain.sync.verify import derived_snapshot
 
+            self.brain._config_cache = None
+            if self.brain.timeline_split != fresh.timeline_split:  # a brain setting, not in the tree
+                fresh.set_config("timeline_split", self.brain.timeline_split)
             import_tree(fresh, self.v)
             assert derived_snapshot(fresh) == derived_snapshot(self.brain)
         os.unlink(self.tmp / "check.db")
