@@ -22,6 +22,7 @@ from typing import Any, Iterator
 
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from . import db as dbmod
+from .derive import identity_key, write_rows
 from .links import MemoryIndex, SqlIndex, resolve
 from .markdown import (
     BOM,
@@ -260,12 +261,13 @@ class Brain:
         return self.conn.execute("SELECT * FROM pages WHERE slug = ?", (nfc(slug),)).fetchone()
 
     def resolve_slug(self, slug: str) -> sqlite3.Row:
-        """Find a page by slug: exact, then case-insensitive, then a unique suffix.
+        """Find a page by slug: exact, then case-insensitive, then a unique suffix, then an alias.
 
-        ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way.
+        ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way;
+        ``Templater`` finds the page whose frontmatter ``aliases`` hold it (case-insensitive, NFC).
         Raises :class:`BadInput` for an unsafe slug, :class:`Ambiguous` (a :class:`NotFound`;
-        the matches in ``suggestions``) for a suffix several pages share and :class:`NotFound`
-        (with near names in ``suggestions``) for a miss.
+        the matches in ``suggestions``) for a suffix or an alias several pages share and
+        :class:`NotFound` (with near names in ``suggestions``, aliases included) for a miss.
         """
         raw = exact_slug(slug)  # as written first: `notes/Draft plan `, `x.md` (file x.md.md)
         row = self.page_row(raw) if raw else None
@@ -295,6 +297,14 @@ class Brain:
         if len(spaced) > 1:
             names = sorted(r[0] for r in spaced)
             raise Ambiguous(f"'{slug}' matches {len(names)} pages: " + ", ".join(repr(n) for n in names[:10]) + "; give the full slug", names[:10])
+        rows = self.conn.execute(
+            "SELECT DISTINCT p.* FROM aliases a JOIN pages p ON p.id = a.page_id WHERE a.alias_key = ? ORDER BY p.slug", (identity_key(slug.strip()),)
+        ).fetchall()
+        if len(rows) == 1:
+            return rows[0]
+        if len(rows) > 1:
+            names = [r["slug"] for r in rows]
+            raise Ambiguous(f"'{slug}' is an alias of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
         sugg = self.suggest(s)
         msg = f"no page '{slug}'"
         if sugg:
@@ -302,6 +312,9 @@ class Brain:
         raise NotFound(msg, sugg)
 
     def suggest(self, slug: str, n: int = 5) -> list[str]:
+        """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
+        slug, then near the file name, then aliases (as written) near it; difflib ratio >= 0.6
+        on casefolded NFC text."""
         slugs = [r[0] for r in self.conn.execute("SELECT slug FROM pages")]
         key = slug_key(slug)
         by_key = {s.casefold(): s for s in slugs}
@@ -310,6 +323,11 @@ class Brain:
         for k in difflib.get_close_matches(posixpath.basename(key), list(names), n=n, cutoff=0.6):
             if names[k] not in out:
                 out.append(names[k])
+        aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
+        for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
+            alias, s = aliases[k]
+            if s not in out and alias not in out:
+                out.append(alias)
         return out[:n]
 
     def get_text(self, slug: str) -> str:
@@ -361,27 +379,15 @@ class Brain:
                 pid = row["id"]
                 sets = ", ".join(f"{k} = :{k}" for k in vals)
                 self.conn.execute(f"UPDATE pages SET {sets} WHERE id = :id", {**vals, "id": pid})
-                self.conn.execute("DELETE FROM tags WHERE page_id = ?", (pid,))
-                self.conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
-                self.conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
             else:
                 cols = ", ".join(vals)
                 ph = ", ".join(f":{k}" for k in vals)
                 pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at)", vals).lastrowid
-            self.conn.executemany("INSERT OR IGNORE INTO tags(page_id, tag) VALUES (?, ?)", [(pid, t) for t in page.tags])
-            self.conn.executemany(
-                "INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)",
-                [(pid, e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
-            )
-            self.conn.executemany(
-                "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context) VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (pid, self.resolve_link(slug, ln.kind, ln.target) if resolve_links else None, ln.kind, ln.target, loose_key(ln.target), ln.context)
-                    for ln in page.links
-                ],
-            )
-            # names other pages' links may now resolve by (a new page, or a changed title)
+            old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
+            write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None)
+            # names other pages' links may now resolve by (a new page, a changed title or alias)
             names = {loose_key(slug), loose_key(page.title)} if not row else ({loose_key(row["title"]), loose_key(page.title)} if row["title"] != page.title else set())
+            names |= old_aliases ^ {loose_key(a) for a in page.aliases}
             if resolve_incoming and names:
                 self.re_resolve(names)
             if not row:
@@ -389,7 +395,7 @@ class Brain:
                     f = self.conn.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(slug),)).fetchone()
                     if f:
                         self._load_raw_rows(f["path"])
-        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.tags)), names)
+        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names)
 
     @atomic
     def put(self, slug: str, text: str) -> SaveResult:
@@ -451,6 +457,7 @@ class Brain:
         if row is None:
             return None
         names = {loose_key(row["slug"]), loose_key(row["title"])}
+        names |= {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (row["id"],))}
         with self.transaction():
             inbound = [r[0] for r in self.conn.execute("SELECT id FROM links WHERE to_page_id = ? AND from_page_id != ?", (row["id"], row["id"]))]
             self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))

@@ -328,8 +328,43 @@ def _m4_history(conn: sqlite3.Connection) -> None:
     _exec_script(conn, migration_sql())
 
 
+def _m5_obsidian(conn: sqlite3.Connection) -> None:
+    """Obsidian meaning: page aliases and tag identity, then every page's derived rows again.
+
+    * ``aliases``: one row per frontmatter alias (``aliases``/``alias``), as written, with its
+      identity key (NFC + casefold, for naming a page) and its loose key (for ``[[Alias]]`` links).
+    * ``tags.tag_key``: the tag's identity (NFC + casefold): ``Founder``/``founder`` and ``café``
+      typed precomposed or decomposed are one tag; ``tags.tag`` keeps the spelling as written.
+      ``tags.inline`` is 1 for a tag written only in the body (``#tag``), not in ``tags:``.
+
+    Existing pages are re-derived from their stored text (tags incl. inline ones, aliases,
+    titles, links), so an upgraded brain equals a fresh import of the same tree.
+    """
+    _exec_script(conn,
+        """
+CREATE TABLE aliases (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  alias TEXT NOT NULL,                 -- as written in the frontmatter (stripped)
+  alias_key TEXT NOT NULL,             -- NFC + casefold: naming a page by its alias
+  loose_key TEXT NOT NULL DEFAULT '',  -- slugified alias: [[Alias]] link resolution
+  UNIQUE(page_id, alias_key)
+);
+CREATE INDEX idx_aliases_key ON aliases(alias_key);
+CREATE INDEX idx_aliases_loose ON aliases(loose_key);
+CREATE INDEX idx_aliases_page ON aliases(page_id);
+ALTER TABLE tags ADD COLUMN tag_key TEXT NOT NULL DEFAULT '';
+ALTER TABLE tags ADD COLUMN inline INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX idx_tags_tag_key ON tags(tag_key);
+"""
+    )
+    from .derive import rederive_all
+
+    rederive_all(conn)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -9,7 +9,8 @@ Order (spec "links" + Obsidian's rules):
    from the root, then relative. Exact slug first, then a unique case-insensitive match.
 2. an explicit relative markdown path that does not exist stays dangling;
 3. otherwise the page whose file name matches (case-insensitive), then — for bare names —
-   the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title.
+   the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title,
+   then a frontmatter alias (``aliases: [Bruno]`` makes ``[[Bruno]]`` resolve to the page).
    Ties go to the shortest path.
 """
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections import defaultdict
 from .slugs import loose_key, name_key, nfc, slug_key
 
 COLUMNS = ("slug", "slug_key", "name_key", "loose_key", "title_key")
+#: lookups answered from the aliases table
+ALIAS_COLUMNS = ("alias_key", "alias_loose")
 
 
 class SqlIndex:
@@ -30,6 +33,10 @@ class SqlIndex:
         self.conn = conn
 
     def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
+        if column in ALIAS_COLUMNS:
+            col = "alias_key" if column == "alias_key" else "loose_key"
+            q = f"SELECT DISTINCT p.id, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id WHERE a.{col} = ?"
+            return [(r[0], r[1]) for r in self.conn.execute(q, (value,))]
         assert column in COLUMNS
         return [(r[0], r[1]) for r in self.conn.execute(f"SELECT id, slug FROM pages WHERE {column} = ?", (value,))]
 
@@ -42,6 +49,12 @@ class MemoryIndex:
         for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key FROM pages"):
             for c, v in zip(COLUMNS, row[1:]):
                 self.maps[c][v].append((row[0], row[1]))
+        for c in ALIAS_COLUMNS:
+            self.maps[c] = defaultdict(list)
+        q = "SELECT DISTINCT p.id, p.slug, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"
+        for pid, slug, akey, aloose in conn.execute(q):
+            self.maps["alias_key"][akey].append((pid, slug))
+            self.maps["alias_loose"][aloose].append((pid, slug))
 
     def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
         return self.maps[column].get(value, [])
@@ -70,7 +83,7 @@ def resolve(index, from_slug: str, kind: str, target: str) -> int | None:
     rows = [r for r in index.lookup("name_key", name_key(t)) if r[1].casefold() == key or r[1].casefold().endswith("/" + key)]
     if not rows and "/" not in t:
         lk = loose_key(t)
-        rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk)
+        rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
     if not rows:
         return None
     return min(rows, key=lambda r: (r[1].count("/"), len(r[1]), r[1]))[0]

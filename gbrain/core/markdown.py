@@ -141,7 +141,9 @@ class Page:
     frontmatter_error: str | None = None
     title: str = ""
     type: str = "note"
-    tags: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # frontmatter ``tags:`` as written
+    inline_tags: list[str] = field(default_factory=list)  # ``#tag`` in the body, as written
+    aliases: list[str] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     timeline_entries: list[TimelineEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -152,6 +154,12 @@ class Page:
 
     def to_bytes(self) -> bytes:
         return self.render().encode("utf-8")
+
+    @property
+    def all_tags(self) -> list[str]:
+        """Every tag of the page: frontmatter tags, then inline ones; one spelling per identity
+        (NFC + casefold), the first written. What the ``tags`` table holds."""
+        return merge_tags(self.tags, self.inline_tags)
 
     @property
     def body(self) -> str:
@@ -303,6 +311,44 @@ def tags_from_frontmatter(fm: dict) -> list[str]:
         t = str(item).strip().lstrip("#").strip()
         if t and t not in out:
             out.append(t)
+    return out
+
+
+def merge_tags(*lists: list[str]) -> list[str]:
+    """One list of tags, first spelling of each identity (NFC + casefold) kept, in order."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for lst in lists:
+        for t in lst:
+            k = unicodedata.normalize("NFC", t).casefold()
+            if k not in seen:
+                seen.add(k)
+                out.append(t)
+    return out
+
+
+def aliases_from_frontmatter(fm: dict) -> list[str]:
+    """A page's aliases, as Obsidian reads them: frontmatter ``aliases`` (or ``alias``).
+
+    ``fm`` is the page's frontmatter as loaded (:func:`load_frontmatter`). Each key may hold a
+    list or a single string; both keys are read (``aliases`` first). Items are stripped; empty
+    items and items that are not strings (numbers, mappings, nested lists, null) are skipped, as
+    are repeats that differ only in case or Unicode normalisation (first spelling wins).
+    Returns ``list[str]`` in written order, each alias exactly as written (stripped); never raises.
+    """
+    out: list[str] = []
+    seen: set[str] = set()
+    for key in ("aliases", "alias"):
+        raw = fm.get(key) if isinstance(fm, dict) else None
+        items = raw if isinstance(raw, list) else [raw]
+        for item in items:
+            if not isinstance(item, str):
+                continue
+            a = item.strip()
+            k = unicodedata.normalize("NFC", a).casefold()
+            if a and k not in seen:
+                seen.add(k)
+                out.append(a)
     return out
 
 
@@ -575,6 +621,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     else:
         compiled, separator, timeline = body, "", ""
     links, headings = extract_links(tokens)
+    fm_tags = tags_from_frontmatter(fm)
+    inline_tags: list[str] = []
     title = fm.get("title")
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
         title = str(title).strip()
@@ -591,7 +639,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         frontmatter_error=fm_err,
         title=title,
         type=page_type(fm, path),
-        tags=tags_from_frontmatter(fm),
+        tags=fm_tags,
+        inline_tags=inline_tags,
+        aliases=aliases_from_frontmatter(fm),
         links=links,
         timeline_entries=parse_timeline_entries(timeline) if separator else [],
     )

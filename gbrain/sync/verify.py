@@ -54,7 +54,7 @@ def derived_counts(brain: Brain) -> dict:
     pages = parse_all((r["path"], render_row(r), split) for r in rows)
     for r, page in zip(rows, pages):
         res["pages_parsed"] += 1
-        counts = (len(page.links), len(page.timeline_entries), len(page.tags))
+        counts = (len(page.links), len(page.timeline_entries), len(page.all_tags))
         stored = (stored_links.get(r["id"], 0), stored_tl.get(r["id"], 0), stored_tags.get(r["id"], 0))
         res["links_parsed"] += counts[0]
         res["timeline_parsed"] += counts[1]

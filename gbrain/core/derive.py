@@ -1,0 +1,69 @@
+"""Derived rows of a page (tags, aliases, links, timeline entries), written from its parsed text.
+
+One writer for every path that stores a page (``Brain.save_page``, bulk import, the schema
+migration that re-derives an existing brain), so an incrementally kept brain and a fresh import
+of the same tree hold the same rows.
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+from .markdown import Page, parse_page
+from .slugs import loose_key, nfc
+
+
+def identity_key(name: str) -> str:
+    """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
+    return nfc(name).casefold()
+
+
+def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None) -> None:
+    """Replace page ``pid``'s tags, aliases, timeline entries and links with those of ``page``.
+
+    ``resolve(kind, target)`` gives a link's page id (None: dangling); without it every link is
+    stored dangling and resolved later in bulk. Runs in the caller's transaction.
+    """
+    conn.execute("DELETE FROM tags WHERE page_id = ?", (pid,))
+    conn.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
+    conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
+    conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
+    fm = {identity_key(t) for t in page.tags}
+    conn.executemany(
+        "INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)",
+        [(pid, t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)",
+        [(pid, a, identity_key(a), loose_key(a)) for a in page.aliases],
+    )
+    conn.executemany(
+        "INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)",
+        [(pid, e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context) VALUES (?, ?, ?, ?, ?, ?)",
+        [(pid, resolve(ln.kind, ln.target) if resolve else None, ln.kind, ln.target, loose_key(ln.target), ln.context) for ln in page.links],
+    )
+
+
+def rederive_all(conn: sqlite3.Connection) -> int:
+    """Re-parse every stored page and rewrite its title, type and derived rows, then resolve
+    every link again. For schema migrations that change what is derived. Returns pages done."""
+    from .links import MemoryIndex, resolve
+
+    row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
+    split = row[0] if row and row[0] in ("rule", "heading") else "rule"
+    q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
+    n = 0
+    for r in conn.execute(q).fetchall():
+        text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
+        page = parse_page(text, r[2], timeline_split=split)
+        if (page.title, page.type) != (r[3], r[4]):
+            conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, loose_key(page.title), page.type, r[0]))
+        write_rows(conn, r[0], page, None)
+        n += 1
+    index = MemoryIndex(conn)
+    rows = conn.execute("SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id").fetchall()
+    conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", [(resolve(index, r[3], r[1], r[2]), r[0]) for r in rows])
+    return n

@@ -1,0 +1,154 @@
+"""Obsidian vaults as people keep them: aliases, inline and nested tags, tag identity, titles,
+links per page (issue 10). In-process Brain on real SQLite files; a few CLI subprocess runs."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED, gbrain
+from gbrain.core.brain import Brain
+from gbrain.core.markdown import aliases_from_frontmatter, parse_page
+from gbrain.errors import NotFound
+from gbrain.sync.importer import import_tree
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+    return root
+
+
+def fresh_rows(tree: Path, db: Path) -> dict:
+    """Derived rows of a fresh import of ``tree``, keyed by slug (to compare with an edited brain)."""
+    with Brain.open(db) as b:
+        import_tree(b, tree)
+        return derived_rows(b)
+
+
+def derived_rows(b: Brain) -> dict:
+    c = b.conn
+    return {
+        "pages": sorted(tuple(r) for r in c.execute("SELECT slug, title, title_key, type FROM pages")),
+        "tags": sorted(tuple(r) for r in c.execute("SELECT p.slug, t.tag, t.tag_key, t.inline FROM tags t JOIN pages p ON p.id = t.page_id")),
+        "aliases": sorted(tuple(r) for r in c.execute("SELECT p.slug, a.alias, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id")),
+        "links": sorted(
+            tuple(r)
+            for r in c.execute("SELECT p.slug, l.kind, l.target, q.slug FROM links l JOIN pages p ON p.id = l.from_page_id LEFT JOIN pages q ON q.id = l.to_page_id")
+        ),
+    }
+
+
+# ---- aliases ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fm, want",
+    [
+        ({"aliases": ["Templater", "tp"]}, ["Templater", "tp"]),
+        ({"aliases": "Templater"}, ["Templater"]),
+        ({"alias": "One"}, ["One"]),
+        ({"aliases": ["A"], "alias": ["B", "a"]}, ["A", "B"]),  # both keys; 'a' repeats 'A'
+        ({"aliases": [1, None, {"x": 1}, ["n"], " padded ", "", "Café"]}, ["padded", "Café"]),
+        ({"aliases": None}, []),
+        ({"aliases": 42}, []),
+        ({}, []),
+    ],
+)
+def test_aliases_from_frontmatter(fm, want):
+    assert aliases_from_frontmatter(fm) == want
+
+
+ALIAS_VAULT = {
+    "plugins/Templater Plugin.md": "---\naliases: [Templater, tp]\n---\n# Templater Plugin\n\nTemplates.\n",
+    "people/Ana Lima.md": "---\nalias: Ana\n---\nAna works on [[Templater]] and [[tp|the plugin]].\n",
+    "notes/Daily.md": "Met [[Ana]] today; see [[Nobody]].\n",
+}
+
+
+def test_alias_names_a_page_in_commands(tmp_path):
+    tree = write(tmp_path / "v", ALIAS_VAULT)
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        assert b.resolve_slug("Templater")["slug"] == "plugins/Templater Plugin"
+        assert b.resolve_slug("templater")["slug"] == "plugins/Templater Plugin"  # case-insensitive
+        assert b.resolve_slug("ana")["slug"] == "people/Ana Lima"
+        # links written with an alias resolve to the page
+        assert {(l["target"], l["to_slug"]) for l in b.links("people/Ana Lima")} == {("Templater", "plugins/Templater Plugin"), ("tp", "plugins/Templater Plugin")}
+        assert [r["slug"] for r in b.backlinks("Ana")] == ["notes/Daily"]
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("tpp")
+        assert e.value.suggestions == ["tp"] and "did you mean: tp" in str(e.value)
+    r = gbrain("--db", str(tmp_path / "b.db"), "get", "Templater")
+    assert r.returncode == 0 and r.stdout == ALIAS_VAULT["plugins/Templater Plugin.md"].encode()
+
+
+def test_exact_slug_wins_over_alias(tmp_path):
+    tree = write(tmp_path / "v", {"Ana.md": "the page named Ana\n", "people/Ana Lima.md": "---\nalias: Ana\n---\nx\n"})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        assert b.resolve_slug("Ana")["slug"] == "Ana"
+
+
+def test_alias_shared_by_two_pages_is_ambiguous(tmp_path):
+    tree = write(tmp_path / "v", {"a.md": "---\naliases: [Same]\n---\n", "b.md": "---\naliases: [same]\n---\n"})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        with pytest.raises(NotFound, match="alias of 2 pages"):
+            b.resolve_slug("SAME")
+
+
+def test_alias_edits_keep_links_equal_to_fresh_import(tmp_path):
+    """Adding, changing and removing an alias re-resolves the links that use it, like a fresh import."""
+    tree = write(tmp_path / "v", ALIAS_VAULT)
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        steps = [
+            ("people/Ana Lima", "---\nalias: Annie\n---\nAna works on [[Templater]].\n"),
+            ("plugins/Templater Plugin", "# Templater Plugin\n\nno aliases now\n"),
+            ("notes/Daily", "Met [[Annie]] and [[Ana]].\n"),
+            ("plugins/Templater Plugin", "---\naliases:\n  - Templater\n---\nback\n"),
+        ]
+        for slug, text in steps:
+            b.put(slug, text)
+            (tree / (slug + ".md")).write_bytes(text.encode())
+            assert derived_rows(b) == fresh_rows(tree, tmp_path / f"fresh{len(list(tmp_path.iterdir()))}.db")
+        b.delete_page("plugins/Templater Plugin")
+        (tree / "plugins/Templater Plugin.md").unlink()
+        assert derived_rows(b) == fresh_rows(tree, tmp_path / "fresh-last.db")
+
+
+def test_obsidian_hub_get_templater(tmp_path):
+    hub = SHARED / "corpora" / "obsidian-hub"
+    if not hub.exists():
+        pytest.skip("obsidian-hub corpus not available")
+    src = hub / "02 - Community Expansions/02.05 All Community Expansions/Plugins/templater-obsidian.md"
+    text = src.read_bytes()
+    tree = tmp_path / "v"
+    (tree / src.relative_to(hub).parent).mkdir(parents=True, exist_ok=True)
+    (tree / src.relative_to(hub)).write_bytes(text)
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+    r = gbrain("--db", str(tmp_path / "b.db"), "get", "Templater")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == text
+
+
+def test_upgrade_from_v3_rederives_like_a_fresh_import(tmp_path):
+    """A brain made before aliases and tag identity (schema v3) gets the same rows as a fresh import."""
+    tree = write(tmp_path / "v", ALIAS_VAULT)
+    want = fresh_rows(tree, tmp_path / "fresh.db")
+    db = tmp_path / "old.db"
+    fresh_rows(tree, db)
+    c = sqlite3.connect(db)
+    c.executescript(
+        "DROP TABLE aliases; DROP INDEX idx_tags_tag_key; ALTER TABLE tags DROP COLUMN tag_key; ALTER TABLE tags DROP COLUMN inline;"
+        "UPDATE links SET to_page_id = NULL; UPDATE pages SET title = 'stale', title_key = 'stale'; PRAGMA user_version = 3;"
+    )
+    c.close()
+    with Brain.open(db) as b:
+        assert derived_rows(b) == want
