@@ -638,7 +638,7 @@ def _delete(b, a, ctx):
     "List pages with filters, sorted by slug or by last update.",
     [
         TYPE,
-        Param("tag", description="only pages with this tag"),
+        Param("tag", description="only pages with this tag (any case or Unicode form; a parent tag also selects its nested tags: area finds area/sub)"),
         limit_param(50, "maximum number of pages (0: all)"),
         Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
         Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
@@ -712,7 +712,21 @@ def _search(b, a, ctx):
     return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"])
 
 
-@op("tags", "List the tags of a page (no slug: every tag with its page count).", [Param("slug", description="page slug", positional=True)], title="List tags", item={"type": ["string", "object"]}, text=lambda r, a: "\n".join(r) if r and isinstance(r[0], str) else _rows(r, ["tag", "pages"]))
+def _tags_text(r, a) -> str:
+    if r and isinstance(r[0], str):
+        return "\n".join(r)
+    rows = [{**t, "spellings": ", ".join(t["spellings"]) if len(t["spellings"]) > 1 else ""} for t in r]
+    return _rows(rows, ["tag", "pages", "spellings"])
+
+
+@op(
+    "tags",
+    "List the tags of a page, frontmatter and inline #tags (no slug: every tag once, matched ignoring case and Unicode form, with its page count and spellings).",
+    [Param("slug", description="page slug", positional=True)],
+    title="List tags",
+    item={"type": ["string", "object"]},
+    text=_tags_text,
+)
 def _tags(b, a, ctx):
     if a.get("slug"):
         return b.tags(a["slug"])

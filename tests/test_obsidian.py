@@ -152,3 +152,129 @@ def test_upgrade_from_v3_rederives_like_a_fresh_import(tmp_path):
     c.close()
     with Brain.open(db) as b:
         assert derived_rows(b) == want
+
+
+# ---- inline tags and tag identity -----------------------------------------------------------
+
+CASES = SHARED / "cases"
+
+
+def copy_case(name: str, dst: Path) -> Path:
+    import shutil
+
+    src = CASES / name / "input"
+    if not src.exists():
+        pytest.skip(f"../shared/cases/{name} not available")
+    shutil.copytree(src, dst, symlinks=True)
+    return dst
+
+
+INLINE = """---
+tags: [Founder]
+---
+# Heading #inhead
+Text #alpha and #area/sub, not a#b, not #1984, yes #y1984. `#code` [#link](x.md) [[#h]] http://x.com/#frag
+#founder again, #café, #日本語。 done <span>#html</span> <!-- #comment --> %% #obscomment %%
+$$ #math $$ #trailing/
+
+```
+#fenced
+```
+
+    #indented
+
+- item #inlist
+> quote #inquote
+<!--
+#htmlblock
+-->
+%% open
+#incomment
+%%
+#after
+"""
+
+
+def test_inline_tags_as_obsidian_reads_them():
+    page = parse_page(INLINE, "x.md")
+    assert page.tags == ["Founder"]
+    assert page.inline_tags == ["inhead", "alpha", "area/sub", "y1984", "founder", "café", "日本語", "trailing", "inlist", "inquote", "after"]
+    # one tag per identity: the frontmatter spelling wins over the inline 'founder'
+    assert page.all_tags == ["Founder", "inhead", "alpha", "area/sub", "y1984", "café", "日本語", "trailing", "inlist", "inquote", "after"]
+    assert page.render() == INLINE
+
+
+def test_inline_and_nested_tags_in_list_tags_and_lint(tmp_path):
+    tree = write(tmp_path / "v", {"a.md": INLINE, "b.md": "Just #area here.\n", "c.md": "Deeper #area/sub/x and #Area/Sub.\n", "d.md": "#areas is another tag\n"})
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        import_tree(b, tree)
+        assert [p["slug"] for p in b.list_pages(tag="area")] == ["a", "b", "c"]  # area/sub and area/sub/x count
+        assert [p["slug"] for p in b.list_pages(tag="area/sub")] == ["a", "c"]
+        assert [p["slug"] for p in b.list_pages(tag="#ALPHA")] == ["a"]
+        assert b.tags("c") == ["area/sub/x", "Area/Sub"]
+        t = {r["tag"].casefold(): r for r in b.all_tags()}
+        assert t["area/sub"]["pages"] == 2 and t["area/sub"]["spellings"] == {"Area/Sub": 1, "area/sub": 1}
+        # inline-only tag: untag says so and writes nothing
+        before = (tree / "b.md").read_bytes()
+        with pytest.raises(Exception, match="inline") as e:
+            b.untag("b", "AREA")
+        assert type(e.value).__name__ == "BadInput"
+        assert b.get_text("b").encode() == before
+        # tag of a tag the page has inline: no change; a new one goes to the frontmatter
+        assert b.tag("b", "Area").changed is False
+        assert b.tag("b", "new").changed is True and b.get_text("b") == "---\ntags:\n- new\n---\nJust #area here.\n"
+    r = gbrain("--db", str(db), "call", "list", json.dumps({"tag": "ALPHA"}))
+    assert r.returncode == 0 and [p["slug"] for p in json.loads(r.stdout)] == ["a"]
+    r = gbrain("--db", str(db), "untag", "b", "area")
+    assert r.returncode == 2 and b"inline" in r.stderr
+    r = gbrain("--db", str(db), "tags")
+    assert r.returncode == 0 and "Area/Sub, area/sub" in r.stdout.decode()
+    r = gbrain("--db", str(db), "lint", "--json")
+    assert r.returncode in (0, 1) and "area/sub" in r.stdout.decode().casefold()
+
+
+def test_case_tags_case(tmp_path):
+    tree = copy_case("tags-case", tmp_path / "v")
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        import_tree(b, tree)
+        for spelling in ("founder", "Founder", "FOUNDER"):
+            assert [p["slug"] for p in b.list_pages(tag=spelling)] == ["people/ana-lima", "people/bruno-okafor"]
+        assert b.tags("people/ana-lima") == ["Founder", "Investor"]  # stored as written
+        founder = next(t for t in b.all_tags() if t["tag"].casefold() == "founder")
+        assert founder["pages"] == 2 and founder["spellings"] == {"Founder": 1, "founder": 1}
+    r = gbrain("--db", str(db), "call", "list", json.dumps({"tag": "FOUNDER"}))
+    assert [p["slug"] for p in json.loads(r.stdout)] == ["people/ana-lima", "people/bruno-okafor"]
+    out = tmp_path / "out"
+    assert gbrain("--db", str(db), "export", "--dir", str(out)).returncode == 0
+    assert (out / "people/ana-lima.md").read_bytes() == (tree / "people/ana-lima.md").read_bytes()
+
+
+def test_case_tags_nfc_nfd(tmp_path):
+    import unicodedata
+
+    tree = copy_case("tags-nfc-nfd", tmp_path / "v")
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        import_tree(b, tree)
+        for spelling in ("café", unicodedata.normalize("NFD", "café"), "CAFÉ"):
+            assert [p["slug"] for p in b.list_pages(tag=spelling)] == ["notes/espresso", "notes/flat-white"]
+        cafe = [t for t in b.all_tags() if unicodedata.normalize("NFC", t["tag"]) == "café"]
+        assert len(cafe) == 1 and cafe[0]["pages"] == 2 and len(cafe[0]["spellings"]) == 2
+    out = tmp_path / "out"
+    assert gbrain("--db", str(db), "export", "--dir", str(out)).returncode == 0
+    for f in ("notes/espresso.md", "notes/flat-white.md"):
+        assert (out / f).read_bytes() == (tree / f).read_bytes()  # each spelling exported as written
+
+
+def test_inline_tag_edits_equal_fresh_import(tmp_path):
+    tree = write(tmp_path / "v", {"a.md": "Has #one and #Two.\n", "b.md": "---\ntags: [two]\n---\n#three\n"})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        for slug, text in [("a", "Now #two and #Three/sub.\n"), ("b", "---\ntags: [Three]\n---\nno inline\n")]:
+            b.put(slug, text)
+            (tree / f"{slug}.md").write_bytes(text.encode())
+        b.tag("a", "extra")
+        (tree / "a.md").write_bytes(b.get_text("a").encode())
+        assert derived_rows(b) == fresh_rows(tree, tmp_path / "fresh.db")

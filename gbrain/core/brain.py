@@ -608,11 +608,24 @@ class Brain:
     # ---- tags -----------------------------------------------------------------
 
     def tags(self, slug: str) -> list[str]:
+        """The page's tags as written: frontmatter ``tags`` first, then inline ``#tags``."""
         row = self.resolve_slug(slug)
         return [r[0] for r in self.conn.execute("SELECT tag FROM tags WHERE page_id = ? ORDER BY id", (row["id"],))]
 
     def all_tags(self) -> list[dict]:
-        return [dict(r) for r in self.conn.execute("SELECT tag, COUNT(*) AS pages FROM tags GROUP BY tag ORDER BY pages DESC, tag")]
+        """Every tag once per identity (NFC + casefold): ``[{"tag", "pages", "spellings"}]``.
+        ``tag`` is the spelling most pages use (ties: the smallest), ``spellings`` maps each
+        spelling written to its page count. Ordered by pages, then tag."""
+        groups: dict[str, dict[str, int]] = {}
+        for key, tag, n in self.conn.execute("SELECT tag_key, tag, COUNT(*) FROM tags GROUP BY tag_key, tag"):
+            groups.setdefault(key, {})[tag] = n
+        out = []
+        for key, sp in groups.items():
+            pages = self.conn.execute("SELECT COUNT(DISTINCT page_id) FROM tags WHERE tag_key = ?", (key,)).fetchone()[0] if len(sp) > 1 else next(iter(sp.values()))
+            order = sorted(sp.items(), key=lambda kv: (-kv[1], kv[0]))
+            out.append({"tag": order[0][0], "pages": pages, "spellings": dict(order)})
+        out.sort(key=lambda r: (-r["pages"], r["tag"]))
+        return out
 
     def _set_tags(self, row: sqlite3.Row, tags: list[str]) -> SaveResult:
         page = self.parsed(row)
@@ -624,22 +637,33 @@ class Brain:
 
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
-        """Add ``tag`` to the page's frontmatter ``tags`` (no change if present)."""
+        """Add ``tag`` to the page's frontmatter ``tags``. No change when the page already has
+        the tag in any spelling (case, Unicode normalisation), in its frontmatter or inline."""
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
-        current = self.tags(row["slug"])
-        if tag in current:
+        page = self.parsed(row)
+        if identity_key(tag) in {identity_key(t) for t in page.all_tags}:
             return SaveResult(row["slug"], row["path"], row["id"], False, False)
-        return self._set_tags(row, current + [tag])
+        return self._set_tags(row, page.tags + [tag])
 
     @atomic
     def untag(self, slug: str, tag: str) -> SaveResult:
+        """Remove ``tag`` (every spelling of it) from the page's frontmatter ``tags``.
+
+        Raises :class:`NotFound` when the page has no such tag and :class:`BadInput` when the
+        tag is written only inline in the body (``#tag``): untag edits the frontmatter only, so
+        nothing is written and the message says where the tag is."""
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
-        current = self.tags(row["slug"])
-        if tag not in current:
+        page = self.parsed(row)
+        key = identity_key(tag)
+        keep = [t for t in page.tags if identity_key(t) != key]
+        if len(keep) == len(page.tags):
+            inline = [t for t in page.inline_tags if identity_key(t) == key]
+            if inline:
+                raise BadInput(f"{row['slug']}: tag '{tag}' is written inline in the page's text (#{inline[0]}), not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             raise NotFound(f"{row['slug']} has no tag '{tag}'")
-        return self._set_tags(row, [t for t in current if t != tag])
+        return self._set_tags(row, keep)
 
     # ---- timeline ---------------------------------------------------------------
 
@@ -864,12 +888,15 @@ def _open_lock(path: Path) -> tuple[bool, int | None]:
 
 
 def page_filter(*, type: str | None = None, tag: str | None = None) -> tuple[str, list[str], list]:
-    """SQL pieces selecting pages (aliased ``p``) by type and/or tag: ``(join, where, args)``."""
+    """SQL pieces selecting pages (aliased ``p``) by type and/or tag: ``(join, where, args)``.
+
+    ``tag`` matches by identity (NFC + casefold, ``#`` dropped), frontmatter and inline tags
+    alike, and a nested tag's parents: ``area`` selects pages tagged ``area`` or ``area/sub``."""
     join, where, args = "", [], []
     if tag:
-        join = " JOIN tags t ON t.page_id = p.id"
-        where.append("t.tag = ?")
-        args.append(tag)
+        key = identity_key(tag.strip().lstrip("#").strip().rstrip("/"))
+        where.append("EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND (t.tag_key = ? OR substr(t.tag_key, 1, ?) = ?))")
+        args += [key, len(key) + 1, key + "/"]
     if type:
         where.append("p.type = ?")
         args.append(type)

@@ -582,6 +582,63 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
     return out, headings
 
 
+# ---- inline tags ------------------------------------------------------------
+
+#: a ``#`` at the start of a line or after whitespace, then tag characters (ASCII punctuation
+#: other than ``_ - /`` ends a tag; Unicode punctuation is trimmed by _clean_tag)
+_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)", re.M)
+_COMMENT_RE = re.compile(r"%%.*?(?:%%|\Z)", re.S)  # Obsidian comments (an unclosed one runs to the end)
+_MATH_RE = re.compile(r"\$\$.*?\$\$", re.S)
+_HIDDEN = "\x00"  # stands for code spans, links and raw HTML: no tag starts in or right after them
+
+
+def _tag_text(tokens: list, out: list[str]) -> None:
+    """The text of ``tokens`` where inline tags may be written, in document order: code (fenced,
+    indented, spans), raw HTML (blocks, comments, inline tags) and links are left out."""
+    for tok in tokens:
+        t = tok.get("type")
+        if t in ("block_code", "block_html", "softbreak", "linebreak"):
+            out.append("\n")
+        elif t == "text":
+            out.append(tok.get("raw", ""))
+        elif t in ("codespan", "inline_html", "link", "wikilink", "image"):
+            out.append(_HIDDEN)
+        elif "children" in tok:
+            _tag_text(tok["children"], out)
+            if t in _INLINE_CONTAINERS or t in ("list_item", "block_quote"):
+                out.append("\n")
+
+
+def _clean_tag(raw: str) -> str:
+    """Cut a tag match at the first Unicode punctuation, separator or control character (other
+    than ``_ - /`` and the emoji joiner); drop trailing slashes."""
+    for i, c in enumerate(raw):
+        if c in "_-/" or c == "\u200d":
+            continue
+        if unicodedata.category(c)[0] in "PZC":
+            raw = raw[:i]
+            break
+    return raw.rstrip("/")
+
+
+def extract_inline_tags(tokens: list) -> list[str]:
+    """Inline tags (``#tag``, nested ``#area/sub``) of a page body's mistune AST, as Obsidian
+    reads them: a ``#`` at the start of a line or after whitespace, outside code, links, URLs,
+    raw HTML, HTML and ``%% … %%`` comments and ``$$ … $$`` math; a heading's ``# `` is not a
+    tag (nothing follows the ``#``) and a purely numeric name (``#1984``) is not one either.
+    Returns the tags as written, without ``#``, one per identity (NFC + casefold), first
+    spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags)."""
+    parts: list[str] = []
+    _tag_text(tokens, parts)
+    text = _MATH_RE.sub(_HIDDEN, _COMMENT_RE.sub(_HIDDEN, "".join(parts)))
+    found: list[str] = []
+    for m in _TAG_RE.finditer(text):
+        tag = _clean_tag(m.group(1))
+        if tag and not all(c.isdigit() or c == "/" for c in tag):
+            found.append(tag)
+    return merge_tags(found)
+
+
 # ---- the parser --------------------------------------------------------------
 
 
@@ -622,7 +679,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         compiled, separator, timeline = body, "", ""
     links, headings = extract_links(tokens)
     fm_tags = tags_from_frontmatter(fm)
-    inline_tags: list[str] = []
+    inline_tags = extract_inline_tags(tokens)
     title = fm.get("title")
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
         title = str(title).strip()
