@@ -70,7 +70,8 @@ def test_unclosed_frontmatter_is_body_and_not_a_separator():
 
 def test_title_precedence():
     assert parse_page("---\ntitle: From FM\n---\n# H1\n", "a/b.md").title == "From FM"
-    assert parse_page("intro\n\n# The **H1**\n", "a/b.md").title == "The H1"
+    assert parse_page("\n# The **H1**\n\nintro\n", "a/b.md").title == "The H1"
+    assert parse_page("intro\n\n# The **H1**\n", "a/b.md").title == "b"  # an H1 further down is no title (issue 10)
     assert parse_page("```\n# not a heading\n```\n", "a/My Note.md").title == "My Note"
     assert parse_page("---\ntitle: 2024\n---\n", "a/b.md").title == "2024"
 

@@ -278,3 +278,32 @@ def test_inline_tag_edits_equal_fresh_import(tmp_path):
         b.tag("a", "extra")
         (tree / "a.md").write_bytes(b.get_text("a").encode())
         assert derived_rows(b) == fresh_rows(tree, tmp_path / "fresh.db")
+
+
+# ---- titles -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("---\ntitle: From FM\n---\n# Heading\n", "From FM"),
+        ("\n\n# Opening *H1*\n\nbody\n", "Opening H1"),
+        ("Setext\n======\n", "Setext"),
+        ("Intro first.\n\n# Later H1\n", "My Note"),
+        ("## An H2 opens\n\n# H1 below\n", "My Note"),
+        ("---\ntitle: ''\n---\n# Opening\n", "Opening"),
+        ("%% comment %%\n\n# After a comment\n", "My Note"),
+        ("", "My Note"),
+    ],
+)
+def test_title_rule(text, title):
+    assert parse_page(text, "notes/My Note.md").title == title
+
+
+def test_footer_h1_is_not_a_title_on_obsidian_hub(tmp_path):
+    hub = SHARED / "corpora" / "obsidian-hub"
+    if not hub.exists():
+        pytest.skip("obsidian-hub corpus not available")
+    for rel, title in [("05 - Concepts/PARA.md", "PARA"), ("00 - Start here.md", "00 - Start here")]:
+        page = parse_page((hub / rel).read_text("utf-8"), rel)
+        assert page.title == title

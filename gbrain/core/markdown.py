@@ -639,6 +639,19 @@ def extract_inline_tags(tokens: list) -> list[str]:
     return merge_tags(found)
 
 
+def opening_h1(tokens: list) -> str:
+    """The plain text of the level-1 heading that opens a body (its first block after blank
+    lines), else ``''``. An H1 further down (a footer's "This note in GitHub") is no title, as
+    in Obsidian's inline title, which shows the file name unless the note starts with one."""
+    for tok in tokens:
+        if tok.get("type") == "blank_line":
+            continue
+        if tok.get("type") == "heading" and tok["attrs"]["level"] == 1:
+            return _heading_text(tok)
+        return ""
+    return ""
+
+
 # ---- the parser --------------------------------------------------------------
 
 
@@ -658,6 +671,10 @@ def page_type(fm: dict, path: str) -> str:
 
 def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Page:
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
+
+    Title: frontmatter ``title``, else an H1 that opens the body (:func:`opening_h1`), else the
+    file name without ``.md``. Tags: frontmatter ``tags`` (``Page.tags``) and inline ``#tags``
+    (``Page.inline_tags``); aliases: frontmatter ``aliases``/``alias``.
 
     Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
     that does not load is kept raw, with ``frontmatter_error`` set and a warning.
@@ -684,7 +701,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
         title = str(title).strip()
     else:
-        title = next((h for lvl, h in headings if lvl == 1 and h), "") or stem(path)
+        title = opening_h1(tokens) or stem(path)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,
