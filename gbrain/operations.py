@@ -789,20 +789,27 @@ def _unlink(b, a, ctx):
 
 @op(
     "links",
-    "Outbound links of a page, resolved or dangling.",
+    "Outbound links of a page, one per linked page (resolved or dangling), with how many times and in which forms it is linked.",
     [SLUG, limit_param(100, "maximum number of links (0: all)")],
     title="Links from a page",
-    item=obj("target", target="string", to_slug="string?", kind="string", context="string"),
+    item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
     page="limit",
-    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  [{x['kind']}]  {x['context']}" for x in r) or "(no links)",
+    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no links)",
 )
 def _links(b, a, ctx):
     out = b.links(a["slug"])
     return out[: a["limit"]] if a.get("limit") else out
 
 
-@op("backlinks", "Pages linking to a page.", [SLUG, limit_param(100, "maximum number of pages (0: all)")],
-    title="Backlinks of a page", item=obj("slug", **PAGE_REF, context="string"), page="limit", text=lambda r, a: "\n".join(f"{x['slug']}  {x['context']}" for x in r) or "(no backlinks)")
+@op(
+    "backlinks",
+    "Pages linking to a page, each once, with how many times and in which forms it links.",
+    [SLUG, limit_param(100, "maximum number of pages (0: all)")],
+    title="Backlinks of a page",
+    item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
+    page="limit",
+    text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
+)
 def _backlinks(b, a, ctx):
     out = b.backlinks(a["slug"])
     return out[: a["limit"]] if a.get("limit") else out

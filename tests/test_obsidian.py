@@ -38,7 +38,7 @@ def derived_rows(b: Brain) -> dict:
         "aliases": sorted(tuple(r) for r in c.execute("SELECT p.slug, a.alias, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id")),
         "links": sorted(
             tuple(r)
-            for r in c.execute("SELECT p.slug, l.kind, l.target, q.slug FROM links l JOIN pages p ON p.id = l.from_page_id LEFT JOIN pages q ON q.id = l.to_page_id")
+            for r in c.execute("SELECT p.slug, l.kind, l.target, q.slug, l.count, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id LEFT JOIN pages q ON q.id = l.to_page_id")
         ),
     }
 
@@ -78,7 +78,8 @@ def test_alias_names_a_page_in_commands(tmp_path):
         assert b.resolve_slug("templater")["slug"] == "plugins/Templater Plugin"  # case-insensitive
         assert b.resolve_slug("ana")["slug"] == "people/Ana Lima"
         # links written with an alias resolve to the page
-        assert {(l["target"], l["to_slug"]) for l in b.links("people/Ana Lima")} == {("Templater", "plugins/Templater Plugin"), ("tp", "plugins/Templater Plugin")}
+        [link] = b.links("people/Ana Lima")  # one linked page, by two aliases
+        assert (link["to_slug"], link["count"], link["forms"]) == ("plugins/Templater Plugin", 2, ["[[Templater]]", "[[tp]]"])
         assert [r["slug"] for r in b.backlinks("Ana")] == ["notes/Daily"]
         with pytest.raises(NotFound) as e:
             b.resolve_slug("tpp")
@@ -147,6 +148,7 @@ def test_upgrade_from_v3_rederives_like_a_fresh_import(tmp_path):
     c = sqlite3.connect(db)
     c.executescript(
         "DROP TABLE aliases; DROP INDEX idx_tags_tag_key; ALTER TABLE tags DROP COLUMN tag_key; ALTER TABLE tags DROP COLUMN inline;"
+        "ALTER TABLE links DROP COLUMN count; ALTER TABLE links DROP COLUMN forms;"
         "UPDATE links SET to_page_id = NULL; UPDATE pages SET title = 'stale', title_key = 'stale'; PRAGMA user_version = 3;"
     )
     c.close()
@@ -307,3 +309,33 @@ def test_footer_h1_is_not_a_title_on_obsidian_hub(tmp_path):
     for rel, title in [("05 - Concepts/PARA.md", "PARA"), ("00 - Start here.md", "00 - Start here")]:
         page = parse_page((hub / rel).read_text("utf-8"), rel)
         assert page.title == title
+
+
+# ---- links per page ----------------------------------------------------------------------------
+
+
+def test_links_and_backlinks_list_each_page_once(tmp_path):
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Café notes")
+    tree = write(
+        tmp_path / "v",
+        {
+            "Note.md": "---\naliases: [Nota]\n---\n# Note\n\n## Heading\n\ntext ^block-id\n",
+            "src.md": "See [[Note]], [[note#Heading]], [[Note#^block-id|that line]], ![[Note]], [n](Note.md), [[Nota]] and [[Gone]] twice [[Gone]].\n"
+            "Also [[Café notes]].\n",
+            f"{nfd}.md": "Links [[Note]].\n",
+        },
+    )
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        out = b.links("src")
+        assert [(x["to_slug"], x["count"]) for x in out] == [("Note", 6), (None, 2), ("Café notes", 1)]
+        assert out[0]["forms"] == ["[[Note]]", "[[note#Heading]]", "[[Note#^block-id]]", "![[Note]]", "(Note.md)", "[[Nota]]"]
+        back = b.backlinks("Note")
+        assert [(x["slug"], x["count"]) for x in back] == [("Café notes", 1), ("src", 6)]
+        # an NFD file name: listed by its NFC slug, found by the NFC-typed name
+        assert unicodedata.is_normalized("NFC", back[0]["slug"])
+        assert b.resolve_slug("Café notes")["path"] == f"{nfd}.md"
+    r = gbrain("--db", str(tmp_path / "b.db"), "backlinks", "Note")
+    assert r.returncode == 0 and r.stdout.decode().count("src") == 1

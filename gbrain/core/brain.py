@@ -528,28 +528,26 @@ class Brain:
         return len(updates)
 
     def links(self, slug: str) -> list[dict]:
-        """Outbound links of a page: target as written, resolved slug (or None), kind, context."""
+        """Outbound links of a page, one per linked page (a dangling target: one per target as
+        written): ``{target, to_slug (None: dangling), kind, context, count, forms}``. ``count``
+        is how many times the page links there, ``forms`` each form written (``[[Note#Heading]]``,
+        ``![[Note]]``, ``(note.md)``), ``target``/``kind``/``context`` those of the first link."""
         row = self.resolve_slug(slug)
-        return [
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT l.target, p.slug AS to_slug, l.kind, l.context FROM links l LEFT JOIN pages p ON p.id = l.to_page_id "
-                "WHERE l.from_page_id = ? ORDER BY l.id",
-                (row["id"],),
-            )
-        ]
+        q = (
+            "SELECT l.target, p.slug AS to_slug, l.kind, l.context, l.count, l.forms, l.to_page_id FROM links l "
+            "LEFT JOIN pages p ON p.id = l.to_page_id WHERE l.from_page_id = ? ORDER BY l.id"
+        )
+        return _group_links(self.conn.execute(q, (row["id"],)), lambda r: ("page", r["to_page_id"]) if r["to_page_id"] is not None else ("dead", r["target"]))
 
     def backlinks(self, slug: str) -> list[dict]:
-        """Pages linking to ``slug``: their slug, title and the link's context."""
+        """Pages linking to ``slug``, each once: ``{slug, title, type, context, count, forms}``
+        (``count``: links from that page, ``forms``: the forms it writes them in)."""
         row = self.resolve_slug(slug)
-        return [
-            dict(r)
-            for r in self.conn.execute(
-                "SELECT p.slug, p.title, p.type, MIN(l.context) AS context FROM links l JOIN pages p ON p.id = l.from_page_id "
-                "WHERE l.to_page_id = ? GROUP BY p.id ORDER BY p.slug",
-                (row["id"],),
-            )
-        ]
+        q = (
+            "SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, p.id AS from_id FROM links l JOIN pages p ON p.id = l.from_page_id "
+            "WHERE l.to_page_id = ? ORDER BY p.slug, l.id"
+        )
+        return _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
 
     @atomic
     def link(self, from_slug: str, to_slug: str, context: str = "") -> SaveResult:
@@ -901,6 +899,22 @@ def page_filter(*, type: str | None = None, tag: str | None = None) -> tuple[str
         where.append("p.type = ?")
         args.append(type)
     return join, where, args
+
+
+def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dict]:
+    """Merge link rows with the same ``key(row)``: counts add up, forms join (first seen first);
+    the other fields are the first row's. Keeps the rows' order."""
+    out: dict[Any, dict] = {}
+    for r in rows:
+        k = key(r)
+        forms = json.loads(r["forms"] or "[]")
+        if k in out:
+            g = out[k]
+            g["count"] += r["count"]
+            g["forms"] += [f for f in forms if f not in g["forms"]]
+        else:
+            out[k] = {**{c: r[c] for c in r.keys() if c not in drop and c != "forms"}, "forms": forms}
+    return list(out.values())
 
 
 def raw_sources(obj: Any) -> dict:

@@ -336,6 +336,9 @@ def _m5_obsidian(conn: sqlite3.Connection) -> None:
     * ``tags.tag_key``: the tag's identity (NFC + casefold): ``Founder``/``founder`` and ``café``
       typed precomposed or decomposed are one tag; ``tags.tag`` keeps the spelling as written.
       ``tags.inline`` is 1 for a tag written only in the body (``#tag``), not in ``tags:``.
+    * ``links.count`` / ``links.forms``: how many times a page links one target and the forms
+      written (JSON list: ``[[Note#Heading]]``, ``![[Note]]``, ``(note.md)``), so ``links`` and
+      ``backlinks`` list each linked page once with how and how often it is linked.
 
     Existing pages are re-derived from their stored text (tags incl. inline ones, aliases,
     titles, links), so an upgraded brain equals a fresh import of the same tree.
@@ -356,6 +359,8 @@ CREATE INDEX idx_aliases_page ON aliases(page_id);
 ALTER TABLE tags ADD COLUMN tag_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE tags ADD COLUMN inline INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX idx_tags_tag_key ON tags(tag_key);
+ALTER TABLE links ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE links ADD COLUMN forms TEXT NOT NULL DEFAULT '[]';
 """
     )
     from .derive import rederive_all

@@ -6,6 +6,7 @@ of the same tree hold the same rows.
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Callable
 
@@ -42,8 +43,11 @@ def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable
         [(pid, e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
     )
     conn.executemany(
-        "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context) VALUES (?, ?, ?, ?, ?, ?)",
-        [(pid, resolve(ln.kind, ln.target) if resolve else None, ln.kind, ln.target, loose_key(ln.target), ln.context) for ln in page.links],
+        "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (pid, resolve(ln.kind, ln.target) if resolve else None, ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, json.dumps(ln.forms, ensure_ascii=False))
+            for ln in page.links
+        ],
     )
 
 

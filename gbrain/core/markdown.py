@@ -110,6 +110,8 @@ class Link:
     target: str
     text: str = ""
     context: str = ""
+    count: int = 1  # times the page links this target in this family (after dedupe)
+    forms: list[str] = field(default_factory=list)  # each distinct form written: [[x#h]], ![[x]], (x.md)
 
     def key(self) -> str:
         """Dedupe key within a page: kind family + normalised target (case-insensitive)."""
@@ -556,29 +558,36 @@ def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> N
                         continue
                     kind = "embed" if a["embed"] else "wiki"
                     label = a["alias"] or a["target"]
+                    form = ("![[" if a["embed"] else "[[") + a["target"] + "]]"
                 else:
                     target = _link_from_url(ltok.get("attrs", {}).get("url", ""))
                     if target is None:
                         continue
                     kind = "markdown"
                     label = text[s:e]
-                links.append(Link(kind=kind, target=target, text=label, context=_sentence(text, s, e)))
+                    form = "(" + ltok.get("attrs", {}).get("url", "") + ")"
+                links.append(Link(kind=kind, target=target, text=label, context=_sentence(text, s, e), forms=[form]))
         elif "children" in tok:
             _walk(tok["children"], links, headings)
 
 
 def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
-    """Links (deduplicated per page, first occurrence wins) and headings from a mistune AST."""
+    """Links (deduplicated per page, first occurrence wins; ``count`` and ``forms`` gather the
+    repeats) and headings from a mistune AST."""
     links: list[Link] = []
     headings: list[tuple[int, str]] = []
     _walk(tokens, links, headings)
-    seen: set[str] = set()
+    seen: dict[str, Link] = {}
     out = []
     for ln in links:
         k = ln.key()
-        if k not in seen:
-            seen.add(k)
+        first = seen.get(k)
+        if first is None:
+            seen[k] = ln
             out.append(ln)
+        else:
+            first.count += 1
+            first.forms += [f for f in ln.forms if f not in first.forms]
     return out, headings
 
 
