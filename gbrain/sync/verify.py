@@ -87,7 +87,9 @@ def links_resolved_differently(brain: Brain) -> list[str]:
 def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
-    frontmatter error, content hash, separator, hash of the compiled truth / timeline split), tags, links (from, kind, target, resolved slug, context),
+    frontmatter error, content hash, separator, hash of the compiled truth / timeline split), tags
+    (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
+    context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page) and the search index
     (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages).
     Two brains hold the same tree exactly when their snapshots are equal."""
@@ -107,8 +109,9 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     )
     return {
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
-        "tags": q("SELECT p.slug, t.tag FROM tags t JOIN pages p ON p.id = t.page_id"),
-        "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
+        "tags": q("SELECT p.slug, t.tag, t.tag_key, t.inline FROM tags t JOIN pages p ON p.id = t.page_id"),
+        "aliases": q("SELECT p.slug, a.alias, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"),
+        "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context, l.count, l.forms FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
         "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
         "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
         "files": q("SELECT f.path, f.kind, f.content_hash, p.slug FROM files f LEFT JOIN pages p ON p.id = f.page_id"),
@@ -264,7 +267,17 @@ def report(
             "stored_checked": derived["links_stored"],
         },
         "timeline_entries": {"stored": stats["timeline_entries"], "parsed_checked": derived["timeline_parsed"], "stored_checked": derived["timeline_stored"]},
-        "tags": {"stored": stats["tags"], "parsed_checked": derived["tags_parsed"], "stored_checked": derived["tags_stored"]},
+        "tags": {
+            "stored": stats["tags"],
+            "inline": brain.conn.execute("SELECT COUNT(*) FROM tags WHERE inline = 1").fetchone()[0],
+            "unique": brain.conn.execute("SELECT COUNT(DISTINCT tag_key) FROM tags").fetchone()[0],
+            "parsed_checked": derived["tags_parsed"],
+            "stored_checked": derived["tags_stored"],
+        },
+        "aliases": {
+            "stored": brain.conn.execute("SELECT COUNT(*) FROM aliases").fetchone()[0],
+            "pages": brain.conn.execute("SELECT COUNT(DISTINCT page_id) FROM aliases").fetchone()[0],
+        },
         "pages_reparsed": derived["pages_parsed"],
         "derived_mismatches": derived["mismatched_pages"],
         "links_resolved_differently": derived.get("links_resolved_differently", []),
