@@ -2,11 +2,12 @@
 """Round-trip every corpus in ../shared/corpora and make_brain trees through import → export.
 
 Prints, per tree: files, pages, other files, links (resolved/dangling), timeline entries,
+tags (of which inline-only) and aliases,
 frontmatter kept raw, whether the exported tree is byte-identical (every file compared),
 and whether `verify` of the source tree against the DB reports zero mismatches.
 Exits 1 if any tree is not byte-identical.
 
-    python benchmarks/roundtrip_corpora.py [--pages 200 7471]
+    python benchmarks/roundtrip_corpora.py [--pages 200 7471] [--corpora obsidian-hub]
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def run(name: str, src: Path, tmp: Path) -> bool:
     print(
         f"{name:<22} files {rep['files_seen']:>6,}  pages {rep['pages']:>6,}  other {rep['other_files']:>4,}  "
         f"links {lk['resolved']:>6,}/{lk['dangling']:<5,}  timeline {rep['timeline_entries']['stored']:>6,}  "
+        f"tags {rep['tags']['stored']:>6,} (inline {rep['tags'].get('inline', 0):,})  aliases {rep.get('aliases', {}).get('stored', 0):>5,}  "
         f"raw-yaml {rep['frontmatter_errors']:>3}  import {'ok' if rep['ok'] else 'FAIL'}  export {'ok' if exp['ok'] else 'FAIL'}  "
         f"verify {'0 mismatches' if ver['ok'] else ver['problems']}  bytes {'IDENTICAL' if same else 'DIFFERENT'}  {time.perf_counter() - t:5.1f}s"
     )
@@ -65,11 +67,12 @@ def run(name: str, src: Path, tmp: Path) -> bool:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, nargs="*", default=[200, 7471])
+    ap.add_argument("--corpora", nargs="*", default=CORPORA, help="which corpora to run (default: all)")
     a = ap.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        for c in CORPORA:
+        for c in a.corpora:
             src = SHARED / "corpora" / c
             if src.exists():
                 ok &= run(c, src, tmp)
