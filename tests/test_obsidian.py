@@ -140,7 +140,7 @@ def test_obsidian_hub_get_templater(tmp_path):
 
 
 def test_upgrade_from_v3_rederives_like_a_fresh_import(tmp_path):
-    """A brain made before aliases and tag identity (schema v3) gets the same rows as a fresh import."""
+    """A brain made before aliases and tag identity (schema v4, before v5) gets the same rows as a fresh import."""
     tree = write(tmp_path / "v", ALIAS_VAULT)
     want = fresh_rows(tree, tmp_path / "fresh.db")
     db = tmp_path / "old.db"
@@ -149,7 +149,7 @@ def test_upgrade_from_v3_rederives_like_a_fresh_import(tmp_path):
     c.executescript(
         "DROP TABLE aliases; DROP INDEX idx_tags_tag_key; ALTER TABLE tags DROP COLUMN tag_key; ALTER TABLE tags DROP COLUMN inline;"
         "ALTER TABLE links DROP COLUMN count; ALTER TABLE links DROP COLUMN forms;"
-        "UPDATE links SET to_page_id = NULL; UPDATE pages SET title = 'stale', title_key = 'stale'; PRAGMA user_version = 3;"
+        "UPDATE links SET to_page_id = NULL; UPDATE pages SET title = 'stale', title_key = 'stale'; PRAGMA user_version = 4;"
     )
     c.close()
     with Brain.open(db) as b:
