@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: ../shared of the repository (a git worktree may sit one level deeper)
+SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "corpora").is_dir()), ROOT.parent / "shared")
 sys.path.insert(0, str(ROOT))
 
 from gbrain.core import hybrid, search  # noqa: E402
@@ -88,20 +90,22 @@ def evaluate(runs: dict[str, list[str]], rel: dict[str, dict[str, int]]) -> tupl
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", default=str(ROOT.parent / "shared" / "corpora" / "ir" / "scifact"))
+    ap.add_argument("--corpus", default=str(SHARED / "corpora" / "ir" / "scifact"))
     ap.add_argument("--model", action="append", help="embedding model (repeatable; default: the offline default, then wordllama)")
-    ap.add_argument("--keep", help="keep the brain at this path")
+    ap.add_argument("--keep", help="keep the brain (with its embeddings) at this path")
+    ap.add_argument("--keyword-only", action="store_true", help="only the keyword rows (no embedding)")
+    ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain if it exists (its stored vectors are not embedded again)")
     args = ap.parse_args()
     corpus = Path(args.corpus)
     if not (corpus / "corpus.jsonl").exists():
         sys.exit(f"SciFact not found at {corpus}")
-    models = args.model or list(dict.fromkeys([offline_model(), OFFLINE_MODEL]))
+    models = [] if args.keyword_only else (args.model or list(dict.fromkeys([offline_model(), OFFLINE_MODEL])))
     docs, queries, qrels = load(corpus)
     tmp = Path(tempfile.mkdtemp(prefix="gbrain-scifact-"))
     tree = tmp / "tree"
     write_tree(docs, tree)
     db = Path(args.keep) if args.keep else tmp / "brain.db"
-    if db.exists():
+    if db.exists() and not (args.keep and args.reuse):
         db.unlink()
     b = Brain.open(db)
     t = time.perf_counter()
@@ -119,7 +123,8 @@ def main() -> None:
     # keyword search: title weights (tuned on train, reported on test)
     fts = {}
     for tw in (1.0, 2.0, 3.0, 5.0):
-        fts[tw] = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=(tw, 1.0, 1.0)) for split in ("train", "test") for q in qrels[split]}
+        weights = (tw, tw) + search.WEIGHTS[2:]
+        fts[tw] = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=weights) for split in ("train", "test") for q in qrels[split]}
         tr = evaluate({q: as_docs(fts[tw][q]) for q in qrels["train"]}, qrels["train"])[0]
         nd, rc = evaluate({q: as_docs(fts[tw][q]) for q in qrels["test"]}, qrels["test"])
         mark = " (gbrain search)" if tw == search.TITLE_WEIGHT else ""

@@ -50,9 +50,19 @@ def _progress_ctx(ctx: "ops.Context"):
     if not sys.stderr.isatty():
         return None
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.text import Text
 
-    prog = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+    class Rate(ProgressColumn):
+        """Items per second (rich's speed estimate), blank until it has one."""
+
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:,.1f}/s" if task.speed else "")
+
+    prog = Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), Rate(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=True,
+    )
     task = {"id": None, "label": "Working"}
 
     def label(s: str) -> None:

@@ -669,13 +669,14 @@ def _since(v: str | None) -> str | None:
 
 
 def _hits_text(hits: list[dict]) -> str:
-    """Search hits as text. BM25 scores are shown when they mean something: FTS5 clamps the IDF
-    of words found in half the pages or more to ~0, so on a small brain every score reads 0.00
-    and only the order carries information."""
+    """Search hits as text, with the score (comparable within one search: the best keyword
+    match alone scores 1, a page named by the query more) and the fields that matched."""
     if not hits:
         return "no matches"
-    show = max(h["score"] for h in hits) >= 0.01
-    return "\n".join(f"{h['slug']}  " + (f"({h['score']:.2f})  " if show else "") + f"{h['title']}\n    {h['snippet']}" for h in hits)
+    return "\n".join(
+        f"{h['slug']}  ({h['score']:.2f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {h['snippet']}"
+        for h in hits
+    )
 
 
 def _stats_text(r: dict, a: dict) -> str:
@@ -701,7 +702,8 @@ def _stats(b, a, ctx):
 
 @op(
     "search",
-    "Full-text keyword search (FTS5, BM25, title weighted). Any text is safe: quotes, -, :, *, AND/NOT are treated as words.",
+    "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings and text; a page whose title, alias "
+    "or file name the query names comes first). Each hit lists the fields that matched (signals). Any text is safe: quotes, -, :, *, AND/NOT are treated as words.",
     [Param("query", description="search words; \"quoted phrase\" and prefix* work", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",

@@ -1,7 +1,6 @@
 """Operations ``embed`` and ``query`` (CLI commands, MCP tools ``brain_embed`` / ``brain_query``)."""
 from __future__ import annotations
 
-import os
 import sys
 
 from .errors import BadInput, GBrainError
@@ -70,7 +69,7 @@ def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale") if a.get(k)]
     if len(picked) > 1:
         raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')} or {ctx.flag('stale')}")
-    from .core.vectors import active_model, embed_pages, plan_embed, select_pages  # numpy and providers load only when used
+    from .core.vectors import active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
 
     model, note = active_model(b.conn, b.config())
     if note:
@@ -92,11 +91,18 @@ def _embed(b, a, ctx):
             f"${plan.cost:.2f}, above config embed_confirm_usd ${limit_usd:.2f}; call brain_embed again with confirm: true to go ahead")}
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
-    elif plan.to_embed > ANNOUNCE_CHUNKS and model.cpu_tokens_per_s:
-        cores = os.cpu_count() or 1
-        secs = plan.tokens / (model.cpu_tokens_per_s * cores)
-        took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
-        _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id} on {cores} CPU core(s): roughly {took}; an interrupted run continues with `gbrain embed --stale`")
+    elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid:
+        # a local model: time a sample on this machine, now (its load included), not a constant
+        rate, n = sample_rate(b.conn, model, work, transaction=b.transaction)
+        if rate > 0:
+            secs = plan.tokens / rate
+            took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
+            per_chunk = plan.tokens / max(plan.to_embed, 1)
+            _say(
+                ctx,
+                f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: roughly {took} "
+                f"at {rate / per_chunk:,.1f} chunks/s, timed on {n} chunks here just now; an interrupted run continues with `gbrain embed --stale`",
+            )
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
     try:

@@ -81,7 +81,7 @@ def test_search_never_raises_fts_syntax_errors(imported, q):
 def test_search_ranks_title_and_snippet(imported):
     hits = js(gbrain("search", "River AI", "--json"))
     assert hits[0]["slug"] == "companies/river-ai"
-    assert all(set(h) == {"slug", "title", "type", "score", "snippet"} for h in hits)
+    assert all(set(h) == {"slug", "title", "type", "score", "snippet", "signals"} for h in hits)
     assert js(gbrain("search", "river", "--type", "deal", "--json"))[0]["slug"] == "deals/river-ai-series-a"
     assert js(gbrain("search", "GPU inference", "--limit", "1", "--json")).__len__() == 1
 

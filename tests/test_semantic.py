@@ -272,16 +272,25 @@ def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, cap
 
 
 def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monkeypatch, capsys):
+    """The estimate comes from a timed sample on this machine (not a constant), and the sampled
+    vectors are reused: every text reaches the provider once."""
+    import time as _time
+
     class Local(emb.FakeEmbedding):
-        cpu_tokens_per_s = 1  # absurdly slow: the estimate is in minutes
+        def embed_batch(self, texts):
+            _time.sleep(0.02 * len(texts))  # 50 chunks/s
+            return super().embed_batch(texts)
 
     inst = Local("local", 8)
     serve_model(monkeypatch, inst)
     tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
     b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="local")
-    embed(b)
+    r = embed(b)
     err = capsys.readouterr().err
-    assert "embedding 1,002 chunks" in err and " min;" in err and "gbrain embed --stale" in err and "cost" not in err
+    assert "embedding 1,002 chunks" in err and "timed on 32 chunks" in err and "gbrain embed --stale" in err and "cost" not in err
+    rate = float(err.split(" chunks/s")[0].rsplit("at ", 1)[1].replace(",", ""))
+    assert 5 < rate <= 50.5  # what the sample measured, not a built-in figure
+    assert inst.texts_embedded == 1002 and r["embedded"] + r["cached"] == 1002
     # under the threshold nothing is announced
     (tmp_path / "small").mkdir()
     b2 = make(tmp_path / "small", {"a.md": "# A\n\nshort\n"}, model="local")

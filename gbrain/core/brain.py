@@ -24,6 +24,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from . import db as dbmod
 from .derive import identity_key, write_rows
 from .links import MemoryIndex, SqlIndex, resolve
+from .search import search_fields
 from .markdown import (
     BOM,
     Page,
@@ -373,6 +374,7 @@ class Brain:
             content_hash=h,
             size=len(data),
             updated_at=ts,
+            **search_fields(page),
         )
         with self.transaction():
             if row:

@@ -368,8 +368,72 @@ ALTER TABLE links ADD COLUMN forms TEXT NOT NULL DEFAULT '[]';
     rederive_all(conn)
 
 
+_FTS_COLS = "title, search_aliases, path, search_headings, compiled_truth, timeline, search_words"
+
+
+def _m6_fields(conn: sqlite3.Connection) -> None:
+    """Known-item search: the FTS index gets a page's aliases, path, headings and the words the
+    tokenizer cannot see, each as its own column so ranking can weight it (``core/search.py``).
+
+    * ``pages.search_aliases``: frontmatter ``aliases``/``alias`` values, one per line;
+    * ``pages.search_headings``: the text of the page's headings, one per line;
+    * ``pages.search_words``: ASCII words glued to CJK text (``重跑gen-itgc后`` → ``gen itgc``),
+      which unicode61 keeps inside one token.
+
+    All three are derived from the page text on every save (``search.search_fields``), so a
+    fresh import and incremental saves give the same rows; existing pages are filled here.
+    ``page_fts`` is rebuilt with the columns of ``_FTS_COLS`` (external content: no copy of the
+    text), its triggers fire on every indexed column, ``path`` included (a rename changes it).
+    """
+    from .brain import render_row
+    from .markdown import parse_page
+    from .search import search_fields
+
+    _exec_script(conn,
+        """
+ALTER TABLE pages ADD COLUMN search_aliases TEXT NOT NULL DEFAULT '';
+ALTER TABLE pages ADD COLUMN search_headings TEXT NOT NULL DEFAULT '';
+ALTER TABLE pages ADD COLUMN search_words TEXT NOT NULL DEFAULT '';
+DROP TRIGGER pages_ai;
+DROP TRIGGER pages_ad;
+DROP TRIGGER pages_au;
+DROP TABLE page_fts;
+"""
+    )
+    cur = conn.execute("SELECT * FROM pages")
+    names = [d[0] for d in cur.description]
+    for t in cur.fetchall():
+        r = dict(zip(names, t))
+        page = parse_page(render_row(r), r["path"])
+        f = search_fields(page)
+        conn.execute("UPDATE pages SET search_aliases = ?, search_headings = ?, search_words = ? WHERE id = ?", (f["search_aliases"], f["search_headings"], f["search_words"], r["id"]))
+    cols = _FTS_COLS
+    new = ", ".join("new." + c.strip() for c in cols.split(","))
+    old = ", ".join("old." + c.strip() for c in cols.split(","))
+    _exec_script(conn,
+        f"""
+CREATE VIRTUAL TABLE page_fts USING fts5(
+  {cols},
+  content='pages', content_rowid='id',
+  tokenize='porter unicode61'
+);
+CREATE TRIGGER pages_ai AFTER INSERT ON pages BEGIN
+  INSERT INTO page_fts(rowid, {cols}) VALUES (new.id, {new});
+END;
+CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN
+  INSERT INTO page_fts(page_fts, rowid, {cols}) VALUES ('delete', old.id, {old});
+END;
+CREATE TRIGGER pages_au AFTER UPDATE OF {cols} ON pages BEGIN
+  INSERT INTO page_fts(page_fts, rowid, {cols}) VALUES ('delete', old.id, {old});
+  INSERT INTO page_fts(rowid, {cols}) VALUES (new.id, {new});
+END;
+INSERT INTO page_fts(page_fts) VALUES ('rebuild');
+"""
+    )
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -252,7 +252,8 @@ class MiniLMEmbedding(EmbeddingModel):
 
     model_id = MINILM_MODEL
     dims = 384
-    batch_size = 64
+    #: small slices so `embed`'s progress moves every second or two even on a busy machine
+    batch_size = 16
     fts_weight = 0.65  # tmm keyword weight, best on SciFact's 809 train queries (benchmarks/scifact.py)
     #: throughput per CPU core, in chunking.approx_tokens units, for the time estimate `embed`
     #: prints before big runs (measured: ~7,000/s on 2 cores for both 44- and 300-token chunks)

@@ -149,6 +149,8 @@ class Page:
     links: list[Link] = field(default_factory=list)
     timeline_entries: list[TimelineEntry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the text of the page's headings (any level), in order
+    headings: list[str] = field(default_factory=list)
 
     def render(self) -> str:
         """The page text, exactly as parsed (or as edited)."""
@@ -727,6 +729,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         aliases=aliases_from_frontmatter(fm),
         links=links,
         timeline_entries=parse_timeline_entries(timeline) if separator else [],
+        headings=[h for _, h in headings if h],
     )
     if fm_warn:
         page.warnings.append(fm_warn)

@@ -1,4 +1,4 @@
-"""Keyword search: FTS5 with BM25 ranking, safe for any user text.
+"""Keyword search: FTS5 with BM25 ranking over weighted fields, safe for any user text.
 
 User text is never passed to FTS5 as query syntax. :func:`fts_query` turns it into a query
 of quoted terms: each word becomes a string literal (``"word"``), text in double quotes stays a
@@ -6,18 +6,62 @@ phrase, a trailing ``*`` on a word keeps prefix search, and the terms are joined
 so ranking is classic BM25 over all query terms (Robertson & Zaragoza 2009; FTS5 ``bm25()``).
 FTS5 operators typed by the user (``AND``, ``NOT``, ``NEAR``, ``-``, ``:``) are plain words.
 Quoting rule: FTS5 spec §3.1, a string is enclosed in ``"`` with embedded ``"`` doubled.
+
+Fields (``page_fts`` columns, migration v6): title, aliases, path, headings, compiled truth,
+timeline, and the ASCII words glued to CJK text. BM25 weights them (:data:`WEIGHTS`); stop
+words of a query that has other words count in the body fields only (a question's "are" or
+"you" never matches a title).
+
+Known-item ranking (:func:`rank`): FTS5's BM25 normalises by the length of the whole page, so
+a title match in a long note weighs little, and a long note that mentions every word in passing
+can outrank the note *named* by the query. The best :data:`RERANK` BM25 candidates are
+re-scored as ``bm25 / max_bm25 + NAME_WEIGHT · name + HEADING_WEIGHT · heading + EXACT_WEIGHT ·
+exact`` where ``name`` is the IDF-weighted share of the query's words found in the title,
+aliases or path (Robertson's IDF; the idea of per-field evidence is BM25F's, Robertson,
+Zaragoza & Taylor, CIKM 2004), ``heading`` the same share in the headings, and ``exact`` is 1
+when the whole query is the page's title, an alias or its file name. The name evidence does not
+depend on the page's length, so notes of very different sizes compete on what they are called.
+Scores are comparable within one query (the best BM25 match alone scores 1).
 """
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 
 from ..errors import BadInput
 from .slugs import loose_key
 
-#: bm25 column weights: title, compiled_truth, timeline
 TITLE_WEIGHT = 5.0
-WEIGHTS = (TITLE_WEIGHT, 1.0, 1.0)
+#: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
+#: timeline, glued words
+WEIGHTS = (TITLE_WEIGHT, TITLE_WEIGHT, 2.0, 2.0, 1.0, 1.0, 1.0)
+COLUMNS = ("title", "search_aliases", "path", "search_headings", "compiled_truth", "timeline", "search_words")
+#: known-item re-scoring (module docstring)
+NAME_WEIGHT = 0.5
+HEADING_WEIGHT = 0.25
+EXACT_WEIGHT = 1.0
+#: exponent on the name's precision (matched words / words of the shortest name)
+PRECISION_POWER = 2.0
+#: BM25 candidates re-scored
+RERANK = 100
+#: query words looked up for name evidence
+NAME_WORDS = 16
+
+#: English function words: in a query with other words they only count in the body fields
+STOP_WORDS = frozenset(
+    """a an the and or but nor not no so if then than that this these those there here
+    is are was were be been being am do does did done doing have has had having can could
+    shall should will would may might must i me my mine we us our ours you your yours he him his
+    she her hers it its they them their theirs what which who whom whose when where why how
+    of to in on at by for from with about into onto over under as up down out off s t
+    all any some each every both either neither few more most much many other such own same
+    too very just also only""".split()
+)
+_BODY_FILTER = "{compiled_truth timeline search_words}"
+STOP_WORDS_DROPPED = True
+#: (column, signal) of the name fields
+_NAME_COLUMNS = (("title", "title"), ("search_aliases", "alias"), ("path", "path"), ("search_headings", "headings"))
 
 _WORD = re.compile(r"[^\W_]+(?:\*)?|\*", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]*)"')
@@ -64,7 +108,10 @@ def _quote(term: str) -> str:
 
 
 def fts_query(text: str) -> str:
-    """Build a safe FTS5 MATCH expression from free user text; ``''`` when it has no words."""
+    """Build a safe FTS5 MATCH expression from free user text; ``''`` when it has no words.
+
+    When the text has a word that is not in :data:`STOP_WORDS`, its stop words match the body
+    fields only (``{compiled_truth timeline search_words} : "are"``)."""
     parts: list[str] = []
     pos = 0
     for m in _PHRASE.finditer(text):
@@ -78,7 +125,14 @@ def fts_query(text: str) -> str:
     for p in parts:
         if p not in seen:
             seen.append(p)
+    if any(not _is_stop(p) for p in seen):
+        seen = [p for p in seen if not _is_stop(p)] if STOP_WORDS_DROPPED else [f"{_BODY_FILTER} : {p}" if _is_stop(p) else p for p in seen]
     return " OR ".join(seen)
+
+
+def _is_stop(term: str) -> bool:
+    """A quoted single word (no prefix star) that is a stop word."""
+    return term.startswith('"') and term.endswith('"') and term[1:-1].casefold() in STOP_WORDS
 
 
 def _terms(text: str) -> list[str]:
@@ -92,43 +146,195 @@ def _terms(text: str) -> list[str]:
     return out
 
 
-def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0) -> list[dict]:
-    """Rank pages for ``query`` by BM25 (title weighted ×5).
+def search_fields(page) -> dict[str, str]:
+    """The derived ``pages`` columns the FTS index reads besides title, path and text:
+    ``{search_aliases, search_headings, search_words}`` (strings, one item per line / space).
 
-    Returns ``[{slug, title, type, score, snippet}]``, best first; ``score`` is ``-bm25`` (higher
-    is better). Raises :class:`BadInput` for a non-positive limit.
+    ``page`` is a parsed :class:`~gbrain.core.markdown.Page`. Aliases: frontmatter ``aliases``
+    or ``alias`` (a list or one string). Glued words: the non-CJK runs of a token that mixes CJK
+    and other letters (``重跑gen-itgc后`` → ``gen itgc``), which unicode61 cannot split."""
+    fm = page.frontmatter if isinstance(page.frontmatter, dict) else {}
+    aliases: list[str] = []
+    for key in ("aliases", "alias"):
+        v = fm.get(key)
+        for a in (v if isinstance(v, list) else [v]):
+            if isinstance(a, (str, int, float)) and not isinstance(a, bool) and str(a).strip():
+                aliases.append(str(a).strip())
+    words: list[str] = []
+    for text in (page.compiled_truth, page.timeline):
+        if _UNSPACED.search(text):
+            for tok in _WORD.findall(text):
+                if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
+                    words += [w for w in _UNSPACED.split(tok) if w]
+    return {
+        "search_aliases": "\n".join(dict.fromkeys(aliases)),
+        # the heading that is the title is indexed as the title already
+        "search_headings": "\n".join(h for h in page.headings if h != page.title),
+        "search_words": " ".join(dict.fromkeys(words)),
+    }
+
+
+def query_words(query: str) -> list[str]:
+    """The distinct casefolded words of ``query`` that carry meaning: its words minus
+    :data:`STOP_WORDS` (all of them when every word is a stop word), at most :data:`NAME_WORDS`."""
+    words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.rstrip("*")))
+    return ([w for w in words if w not in STOP_WORDS] or words)[:NAME_WORDS]
+
+
+def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None) -> list[dict]:
+    """Known-item ranking of pages for ``query`` (module docstring).
+
+    Returns ``[{id, score, bm25, signals}]``, best first, at most ``limit``: ``score`` the
+    re-scored value (higher is better), ``bm25`` FTS5's ``-bm25`` with :data:`WEIGHTS` (0 for a
+    page found only by its exact name), ``signals`` the fields that matched, from ``title``,
+    ``alias``, ``path``, ``headings``, ``body``. ``[]`` when the query has no indexable word.
+    """
+    q = fts_query(query or "")
+    if not q or limit <= 0:
+        return []
+    w = ", ".join(str(x) for x in (weights or WEIGHTS))
+    depth = max(int(limit), RERANK)
+    sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
+    if type:
+        sql += " JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ? AND p.type = ?"
+        args: list = [q, type]
+    else:
+        sql += " WHERE page_fts MATCH ?"
+        args = [q]
+    rows = conn.execute(sql + f" ORDER BY bm25(page_fts, {w}) LIMIT ?", [*args, depth]).fetchall()
+    bm = {int(r[0]): float(r[1]) for r in rows}
+    exact = _exact_names(conn, query, type)
+    for pid in exact:
+        bm.setdefault(pid, 0.0)
+    if not bm:
+        return []
+    ids = list(bm)
+    # rowid-only queries filtered here: FTS5 runs a MATCH once per value of ``rowid IN (…)``
+    signals: dict[int, set[str]] = {pid: set() for pid in ids}
+    for (pid,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [_body_only(q)]):
+        if pid in signals:
+            signals[pid].add("body")
+    name = {pid: 0.0 for pid in ids}
+    head = {pid: 0.0 for pid in ids}
+    words = query_words(query)
+    n_pages = max(1, conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0])
+    total = 0.0
+    matched: dict[str, set[int]] = {}
+    for word in words:
+        term = _quote(word)
+        df = conn.execute("SELECT COUNT(*) FROM page_fts WHERE page_fts MATCH ?", [term]).fetchone()[0]
+        if not df:
+            continue  # in no page: no evidence for or against any page
+        idf = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
+        total += idf
+        named: set[int] = set()
+        matched[word] = named
+        for col, sig in _NAME_COLUMNS:
+            for (pid,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [f"{{{col}}} : {term}"]):
+                if pid in signals:
+                    signals[pid].add(sig)
+                    if sig == "headings":
+                        head[pid] += idf
+                    elif pid not in named:
+                        named.add(pid)
+                        name[pid] += idf
+    # precision of the name: how much of the page's shortest name (title or alias) the matched
+    # words make up, so a long title sharing a few words with a long question counts little
+    name_len = {}
+    for r in conn.execute(f"SELECT id, title, search_aliases FROM pages WHERE id IN ({','.join(map(str, ids))})"):
+        names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
+        name_len[r[0]] = min(max(1, len({w.casefold() for w in _WORD.findall(n)} - STOP_WORDS)) for n in names)
+    hits_in_name = {pid: sum(1 for w in words if pid in matched.get(w, ())) for pid in ids}
+    top = max(bm.values()) or 1.0
+    out = []
+    for pid in ids:
+        ex = pid in exact
+        if ex:
+            signals[pid].add(exact[pid])
+        precision = min(1.0, hits_in_name[pid] / name_len.get(pid, 1)) ** PRECISION_POWER
+        score = bm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
+        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(signals[pid])})
+    order = {pid: i for i, pid in enumerate(ids)}
+    out.sort(key=lambda h: (-h["score"], order[h["id"]]))
+    return out[: int(limit)]
+
+
+def _body_only(q: str) -> str:
+    """``q`` restricted to the body fields (already-filtered stop-word terms included)."""
+    return f"{_BODY_FILTER} : (" + q.replace(f"{_BODY_FILTER} : ", "") + ")"
+
+
+def _exact_names(conn: sqlite3.Connection, query: str, type: str | None) -> dict[int, str]:
+    """``{page_id: signal}`` of pages whose title (``title``), file name (``path``) or an alias
+    (``alias``) is the query itself, compared by :func:`~gbrain.core.slugs.loose_key`."""
+    key = loose_key(query or "")
+    if not key:
+        return {}
+    t = " AND type = ?" if type else ""
+    out: dict[int, str] = {}
+    for r in conn.execute(f"SELECT id, title_key, loose_key FROM pages WHERE (title_key = ? OR loose_key = ?){t} LIMIT 20", (key, key, type) if type else (key, key)):
+        out[int(r[0])] = "title" if r[1] == key else "path"
+    # aliases: a cheap prefilter on the words, then the exact key
+    first = _WORD.findall(query)
+    if first:
+        like = "%" + first[0].rstrip("*").replace("%", "").replace("_", "") + "%"
+        for r in conn.execute(f"SELECT id, search_aliases FROM pages WHERE search_aliases LIKE ?{t} LIMIT 200", (like, type) if type else (like,)):
+            if any(loose_key(a) == key for a in r[1].split("\n")):
+                out.setdefault(int(r[0]), "alias")
+    return out
+
+
+def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0) -> list[dict]:
+    """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
+
+    Returns ``[{slug, title, type, score, snippet, signals}]``, best first; ``score`` is
+    :func:`rank`'s (higher is better, comparable within one query), ``signals`` the fields that
+    matched. Raises :class:`BadInput` for a non-positive limit.
     """
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
+    offset = int(offset or 0)
     q = fts_query(query or "")
     if not q:
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
         return _substring_search(conn, query, type, int(limit)) if (query or "").strip(' "*') else []
-    w = ", ".join(str(x) for x in WEIGHTS)
-    sql = (
-        f"SELECT p.slug, p.title, p.type, -bm25(page_fts, {w}) AS score, "
+    ranked = rank(conn, query, type=type, limit=int(limit) + offset)[offset:]
+    if not ranked and offset == 0 and _UNSPACED.search(query):
+        return _substring_search(conn, query, type, int(limit))
+    if not ranked:
+        return []
+    ids = [h["id"] for h in ranked]
+    idin = f"p.id IN ({','.join(map(str, ids))})"
+    meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
+    snip = {}
+    small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
+    if small:
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
         # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
-        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN NULL ELSE snippet(page_fts, -1, char(2), char(3), '…', 16) END AS snippet, "
-        f"CASE WHEN p.size > {SNIPPET_MAX_CHARS} THEN p.compiled_truth || ' ' || p.timeline END AS head "
-        "FROM page_fts JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ?"
-    )
-    args: list = [q]
-    if type:
-        sql += " AND p.type = ?"
-        args.append(type)
-    sql += f" ORDER BY bm25(page_fts, {w}) LIMIT ? OFFSET ?"
-    args += [int(limit), int(offset)]
-    rows = conn.execute(sql, args).fetchall()
-    if not rows and offset == 0 and _UNSPACED.search(query):
-        return _substring_search(conn, query, type, int(limit))
-    hits = [
-        {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(r["score"], 4), "snippet": _clean_snippet(r["snippet"]) if r["snippet"] is not None else " ".join(_cut_snippet(r["head"], query).split())}
-        for r in rows
+        # one rowid at a time: FTS5 runs the MATCH once per value of ``rowid IN (…)``
+        sql = "SELECT snippet(page_fts, -1, char(2), char(3), '…', 16) FROM page_fts WHERE page_fts MATCH ? AND rowid = ?"
+        body_q = _body_only(q)
+        for i in small:
+            r = conn.execute(sql, [body_q, i]).fetchone()
+            if r is not None:
+                snip[i] = _clean_snippet(r[0])
+    big = [i for i in ids if i not in snip]
+    if big:
+        for r in conn.execute(f"SELECT id, title, size, compiled_truth || ' ' || timeline AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
+            if r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):
+                snip[r["id"]] = " ".join(_cut_snippet(r["head"], query).split())
+            else:
+                snip[r["id"]] = r["title"]
+    return [
+        {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": round(h["score"], 4), "snippet": snip.get(h["id"], ""), "signals": h["signals"]}
+        for h in ranked
     ]
-    if offset == 0:
-        hits = _exact_title_first(conn, query, type, hits, int(limit))
-    return hits
+
+
+def _matches_text(text: str, query: str) -> bool:
+    words = query_words(query)
+    low = text.casefold()
+    return any(w in low for w in words)
 
 
 #: scripts written without spaces between words (CJK, kana, Thai, …): unicode61 makes one token of
@@ -175,46 +381,19 @@ def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, li
     return hits
 
 
-def _exact_title_first(conn: sqlite3.Connection, query: str, type: str | None, hits: list[dict], limit: int) -> list[dict]:
-    """Put pages whose title is the query itself (``River AI`` → ``companies/river-ai``) first.
-
-    BM25 favours short documents, so a short page that merely mentions a name can outrank the
-    page *about* that name; a person or company looked up by name should come first."""
-    key = loose_key(query)
-    if not key:
-        return hits
-    q = "SELECT slug, title, type FROM pages WHERE title_key = ?" + (" AND type = ?" if type else "") + " ORDER BY slug LIMIT 5"
-    exact = conn.execute(q, (key, type) if type else (key,)).fetchall()
-    if not exact:
-        return hits
-    by_slug = {h["slug"]: h for h in hits}
-    top = [by_slug.get(r["slug"]) or {"slug": r["slug"], "title": r["title"], "type": r["type"], "score": 0.0, "snippet": r["title"]} for r in exact]
-    names = {h["slug"] for h in top}
-    return (top + [h for h in hits if h["slug"] not in names])[:limit]
-
-
-def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, float, float] | None = None) -> list[tuple[int, float]]:
-    """``[(page_id, score)]`` of the best ``limit`` pages for ``query``, best first, ``score``
-    being ``-bm25`` (higher is better). The same ranking as :func:`search`, without snippets,
-    and the same substring fallback for CJK text and symbols (``score``: occurrences)."""
-    q = fts_query(query or "")
+def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None) -> list[dict]:
+    """``[{id, score, signals}]`` of the best ``limit`` pages for ``query``, best first: the same
+    ranking as :func:`search` (:func:`rank`), without snippets, and the same substring fallback
+    for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``)."""
     if limit <= 0:
         return []
-    if not q:
-        return [(int(r["id"]), sc) for r, sc in _substring_rows(conn, query or "", type, int(limit))]
-    w = ", ".join(str(x) for x in (weights or WEIGHTS))
-    sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
-    args: list = []
-    if type:
-        sql += " JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ? AND p.type = ?"
-        args = [q, type]
-    else:
-        sql += " WHERE page_fts MATCH ?"
-        args = [q]
-    sql += f" ORDER BY bm25(page_fts, {w}) LIMIT ?"
-    args.append(int(limit))
-    out = [(int(r[0]), float(r[1])) for r in conn.execute(sql, args)]
-    if not out and _UNSPACED.search(query):
-        # as in search(): a word inside a CJK run is no FTS5 token
-        return [(int(r["id"]), sc) for r, sc in _substring_rows(conn, query, type, int(limit))]
+    out = rank(conn, query, type=type, limit=int(limit), weights=weights) if fts_query(query or "") else []
+    if not out and (not fts_query(query or "") or _UNSPACED.search(query or "")):
+        # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
+        return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", type, int(limit))]
     return out
+
+
+def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None) -> list[tuple[int, float]]:
+    """:func:`keyword_candidates` as ``[(page_id, score)]``."""
+    return [(h["id"], h["score"]) for h in keyword_candidates(conn, query, type=type, limit=limit, weights=weights)]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -27,6 +28,8 @@ from .embeddings import EmbeddingModel, resolve_model, to_blob
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
+#: chunks timed by :func:`sample_rate` for `embed`'s estimate
+SAMPLE_CHUNKS = 32
 #: retired vectors kept in embedding_cache per model
 CACHE_KEEP = 100_000
 
@@ -232,6 +235,34 @@ def embed_pages(
             on_progress(done, total)
     prune_cache(conn, mid, tx)
     return stats
+
+
+def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_PageWork], n: int = SAMPLE_CHUNKS, transaction: Callable | None = None) -> tuple[float, int]:
+    """Time the embedding of up to ``n`` chunks of ``work`` that need the provider, spread over
+    the run, on this machine now: ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
+    when nothing needs embedding. The vectors are kept in ``embedding_cache``, so the run that
+    follows reuses them (nothing is embedded twice). Provider errors propagate."""
+    known = _known_hashes(conn, model.model_id)
+    todo: dict[str, object] = {}
+    for w in work:
+        for c in w.chunks:
+            if c.hash not in known and c.hash not in todo:
+                todo[c.hash] = c
+    if not todo:
+        return 0.0, 0
+    pool = list(todo.values())
+    step = max(1, len(pool) // n)
+    sample = pool[::step][:n]
+    t = time.perf_counter()
+    vecs = model.embed_multi([c.text for c in sample])
+    dt = max(time.perf_counter() - t, 1e-6)
+    tx = transaction or _plain_tx(conn)
+    with tx():
+        conn.executemany(
+            "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
+            [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(sample, vecs)],
+        )
+    return sum(c.tokens for c in sample) / dt, len(sample)
 
 
 def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes]) -> None:
