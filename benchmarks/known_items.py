@@ -188,7 +188,11 @@ def main() -> None:
 
     t = time.perf_counter()
     ranks = [ranks_for([path_of[h["slug"]] for h in search.search(b.conn, q, limit=DEPTH)], gold) for q, gold, _ in QUERIES]
-    results = {"search": report("search (gbrain search)", ranks, (time.perf_counter() - t) * 1000 / len(QUERIES))}
+    results = {"search": report(f"search (gbrain search, top {DEPTH} with snippets)", ranks, (time.perf_counter() - t) * 1000 / len(QUERIES))}
+    t = time.perf_counter()
+    for q, _, _ in QUERIES:
+        search.search(b.conn, q, limit=20)
+    print(f"  search at the CLI's default limit (20): {(time.perf_counter() - t) * 1000 / len(QUERIES):.1f} ms/query")
 
     if not args.no_query:
         model = get_model(args.model or offline_model())

@@ -134,11 +134,15 @@ def main() -> None:
     curves = []
     for name in models:
         model = get_model(name)
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "all"))
         embed_pages(b.conn, model, work, transaction=b.transaction)
-        t_embed = time.perf_counter() - t
-        print(f"{plan.chunks:,} chunks embedded with {model.model_id} in {t_embed:.1f} s ({plan.chunks / t_embed:,.0f} chunks/s)", flush=True)
+        t_embed, c_embed = time.perf_counter() - t, time.process_time() - c
+        print(
+            f"{plan.chunks:,} chunks ({plan.to_embed:,} to embed) with {model.model_id} in {t_embed:.1f} s wall, {c_embed:.1f} CPU-s: "
+            f"{plan.to_embed / max(t_embed, 1e-9):,.1f} chunks/s wall, {plan.to_embed / max(c_embed, 1e-9):,.1f} chunks per CPU-second",
+            flush=True,
+        )
         vec = {}
         for split in ("train", "test"):
             for qid in qrels[split]:

@@ -209,7 +209,8 @@ def test_query_ranks_meaning_and_shows_best_passage_and_type_filter(tmp_path):
     r = ops.run("query", {"question": "GPU supply Jensen", "limit": 3}, brain=b)
     assert r["mode"] == "hybrid" and r["hits"][0]["slug"] == "people/ana-lima"
     assert r["hits"][0]["passage"] == "2025-03-04 | meeting — Discussed GPU supply with Jensen"
-    assert set(r["hits"][0]) == {"slug", "title", "type", "score", "passage"}
+    assert set(r["hits"][0]) == {"slug", "title", "type", "score", "passage", "signals"}
+    assert set(r["hits"][0]["signals"]) >= {"body", "vector"}
     r = ops.run("query", {"question": "payments", "type": "company"}, brain=b)
     assert [h["slug"] for h in r["hits"]] == ["companies/river-ai"]
     # edited page: the query says the vectors are stale
