@@ -93,6 +93,7 @@ def main() -> None:
     ap.add_argument("--corpus", default=str(SHARED / "corpora" / "ir" / "scifact"))
     ap.add_argument("--model", action="append", help="embedding model (repeatable; default: the offline default, then wordllama)")
     ap.add_argument("--keep", help="keep the brain (with its embeddings) at this path")
+    ap.add_argument("--title-weights", default="1,2,3,5", help="title weights of the keyword sweep (comma-separated; the shipped one is always included)")
     ap.add_argument("--keyword-only", action="store_true", help="only the keyword rows (no embedding)")
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain if it exists (its stored vectors are not embedded again)")
     args = ap.parse_args()
@@ -122,7 +123,8 @@ def main() -> None:
     rows: list[tuple[str, float, float]] = []
     # keyword search: title weights (tuned on train, reported on test)
     fts = {}
-    for tw in (1.0, 2.0, 3.0, 5.0):
+    sweep = sorted({float(x) for x in args.title_weights.split(",") if x.strip()} | {search.TITLE_WEIGHT})
+    for tw in sweep:
         weights = (tw, tw) + search.WEIGHTS[2:]
         fts[tw] = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=weights) for split in ("train", "test") for q in qrels[split]}
         tr = evaluate({q: as_docs(fts[tw][q]) for q in qrels["train"]}, qrels["train"])[0]
