@@ -389,15 +389,16 @@ def _m6_fields(conn: sqlite3.Connection) -> None:
     from .markdown import parse_page
     from .search import search_fields
 
+    have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
+    for col in ("search_aliases", "search_headings", "search_words"):
+        if col not in have:  # (a brain whose user_version was set back already has them)
+            conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT NOT NULL DEFAULT ''")
     _exec_script(conn,
         """
-ALTER TABLE pages ADD COLUMN search_aliases TEXT NOT NULL DEFAULT '';
-ALTER TABLE pages ADD COLUMN search_headings TEXT NOT NULL DEFAULT '';
-ALTER TABLE pages ADD COLUMN search_words TEXT NOT NULL DEFAULT '';
-DROP TRIGGER pages_ai;
-DROP TRIGGER pages_ad;
-DROP TRIGGER pages_au;
-DROP TABLE page_fts;
+DROP TRIGGER IF EXISTS pages_ai;
+DROP TRIGGER IF EXISTS pages_ad;
+DROP TRIGGER IF EXISTS pages_au;
+DROP TABLE IF EXISTS page_fts;
 """
     )
     cur = conn.execute("SELECT * FROM pages")
