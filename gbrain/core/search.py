@@ -150,16 +150,11 @@ def search_fields(page) -> dict[str, str]:
     """The derived ``pages`` columns the FTS index reads besides title, path and text:
     ``{search_aliases, search_headings, search_words}`` (strings, one item per line / space).
 
-    ``page`` is a parsed :class:`~gbrain.core.markdown.Page`. Aliases: frontmatter ``aliases``
-    or ``alias`` (a list or one string). Glued words: the non-CJK runs of a token that mixes CJK
-    and other letters (``重跑gen-itgc后`` → ``gen itgc``), which unicode61 cannot split."""
-    fm = page.frontmatter if isinstance(page.frontmatter, dict) else {}
-    aliases: list[str] = []
-    for key in ("aliases", "alias"):
-        v = fm.get(key)
-        for a in (v if isinstance(v, list) else [v]):
-            if isinstance(a, (str, int, float)) and not isinstance(a, bool) and str(a).strip():
-                aliases.append(str(a).strip())
+    ``page`` is a parsed :class:`~gbrain.core.markdown.Page`. Aliases: ``page.aliases``, the
+    page model's one rule (:func:`~gbrain.core.markdown.aliases_from_frontmatter`), so the names
+    search weighs are exactly the names that resolve links and commands. Glued words: the non-CJK
+    runs of a token that mixes CJK and other letters (``重跑gen-itgc后`` → ``gen itgc``), which
+    unicode61 cannot split."""
     words: list[str] = []
     for text in (page.compiled_truth, page.timeline):
         if _UNSPACED.search(text):
@@ -167,7 +162,7 @@ def search_fields(page) -> dict[str, str]:
                 if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
                     words += [w for w in _UNSPACED.split(tok) if w]
     return {
-        "search_aliases": "\n".join(dict.fromkeys(aliases)),
+        "search_aliases": "\n".join(page.aliases),
         # the heading that is the title is indexed as the title already
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
         "search_words": " ".join(dict.fromkeys(words)),
