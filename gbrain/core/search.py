@@ -269,13 +269,12 @@ def _exact_names(conn: sqlite3.Connection, query: str, type: str | None) -> dict
     out: dict[int, str] = {}
     for r in conn.execute(f"SELECT id, title_key, loose_key FROM pages WHERE (title_key = ? OR loose_key = ?){t} LIMIT 20", (key, key, type) if type else (key, key)):
         out[int(r[0])] = "title" if r[1] == key else "path"
-    # aliases: a cheap prefilter on the words, then the exact key
-    first = _WORD.findall(query)
-    if first:
-        like = "%" + first[0].rstrip("*").replace("%", "").replace("_", "") + "%"
-        for r in conn.execute(f"SELECT id, search_aliases FROM pages WHERE search_aliases LIKE ?{t} LIMIT 200", (like, type) if type else (like,)):
-            if any(loose_key(a) == key for a in r[1].split("\n")):
-                out.setdefault(int(r[0]), "alias")
+    # aliases: the page model's alias rows (the same names as ``search_aliases``), keyed by
+    # loose_key and indexed, so an exact alias costs one index probe, not a scan of every page
+    sql = "SELECT a.page_id FROM aliases a"
+    sql += " JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ? AND p.type = ?" if type else " WHERE a.loose_key = ?"
+    for (pid,) in conn.execute(sql + " LIMIT 200", (key, type) if type else (key,)):
+        out.setdefault(int(pid), "alias")
     return out
 
 
