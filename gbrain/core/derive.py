@@ -11,12 +11,7 @@ import sqlite3
 from typing import Callable
 
 from .markdown import Page, parse_page
-from .slugs import loose_key, nfc
-
-
-def identity_key(name: str) -> str:
-    """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
-    return nfc(name).casefold()
+from .slugs import identity_key, loose_key
 
 
 def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None) -> None:

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from .slugs import identity_key
+
 # mistune and ruamel.yaml are imported on first use (`_markdown`, `_SafeYAML`): a command that
 # only reads stored pages (`gbrain get`) starts without them
 
@@ -116,7 +118,7 @@ class Link:
     def key(self) -> str:
         """Dedupe key within a page: kind family + normalised target (case-insensitive)."""
         fam = "md" if self.kind == "markdown" else "wiki"
-        return fam + ":" + unicodedata.normalize("NFC", self.target).casefold()
+        return fam + ":" + identity_key(self.target)
 
 
 @dataclass
@@ -324,7 +326,7 @@ def merge_tags(*lists: list[str]) -> list[str]:
     seen: set[str] = set()
     for lst in lists:
         for t in lst:
-            k = unicodedata.normalize("NFC", t).casefold()
+            k = identity_key(t)
             if k not in seen:
                 seen.add(k)
                 out.append(t)
@@ -349,7 +351,7 @@ def aliases_from_frontmatter(fm: dict) -> list[str]:
             if not isinstance(item, str):
                 continue
             a = item.strip()
-            k = unicodedata.normalize("NFC", a).casefold()
+            k = identity_key(a)
             if a and k not in seen:
                 seen.add(k)
                 out.append(a)

@@ -22,6 +22,11 @@ def nfc(s: str) -> str:
     return unicodedata.normalize("NFC", s)
 
 
+def identity_key(name: str) -> str:
+    """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
+    return nfc(name).casefold()
+
+
 def is_markdown(path: str) -> bool:
     return path.lower().endswith(".md")
 
