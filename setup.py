@@ -2,7 +2,7 @@
 
 ``skills/*/SKILL.md`` at the top of the repository is the one source; a wheel built from the
 repository (or from its sdist, which carries ``skills/`` through MANIFEST.in) gets a copy at
-``gbrain/skills/<dir>/SKILL.md``, where :mod:`gbrain.ops_skills` looks first. Nothing is copied
+``gbrain/skills/<dir>/SKILL.md``, where :mod:`gbrain.operations.skills` looks first. Nothing is copied
 into the source tree: an editable install or a checkout reads ``skills/`` itself. Project
 metadata lives in pyproject.toml.
 """

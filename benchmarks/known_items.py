@@ -34,10 +34,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "corpora").is_dir()), ROOT.parent / "shared")
 sys.path.insert(0, str(ROOT))
 
-from gbrain.core import hybrid, search  # noqa: E402
+from gbrain.search import hybrid, keyword as search  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.core.embeddings import get_model, offline_model  # noqa: E402
-from gbrain.core.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
+from gbrain.search.embeddings import get_model, offline_model  # noqa: E402
+from gbrain.search.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
 TARGETS = {"hit@1": 0.80, "MRR@10": 0.85, "hit@5": 0.95}

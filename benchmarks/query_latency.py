@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from gbrain.core import hybrid  # noqa: E402
+from gbrain.search import hybrid  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.core.embeddings import get_model, normalize, offline_model, to_blob  # noqa: E402
-from gbrain.core.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
+from gbrain.search.embeddings import get_model, normalize, offline_model, to_blob  # noqa: E402
+from gbrain.search.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
 #: ../shared of the repository (a git worktree may sit one level deeper)
@@ -150,7 +150,7 @@ def main() -> None:
     b.set_config("embedding_model", wl.model_id)
     # warm in-process `query` with the real model: the question is encoded on one BLAS thread
     # (bert.SMALL_INPUT_TOKENS); baseline in the same run: the same questions with BLAS's threads
-    from gbrain.core import bert
+    from gbrain.search import bert
 
     qs = questions[: min(60, len(questions))]
     hybrid.query(b, qs[0], model=wl)  # load the index and the weights

@@ -32,10 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "corpora").is_dir()), ROOT.parent / "shared")
 sys.path.insert(0, str(ROOT))
 
-from gbrain.core import hybrid, search  # noqa: E402
+from gbrain.search import hybrid, keyword as search  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.core.embeddings import OFFLINE_MODEL, get_model, offline_model  # noqa: E402
-from gbrain.core.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
+from gbrain.search.embeddings import OFFLINE_MODEL, get_model, offline_model  # noqa: E402
+from gbrain.search.vectors import VectorIndex, embed_pages, plan_embed, select_pages  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
 PUBLISHED = [

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.core.search import search  # noqa: E402
+from gbrain.search.keyword import search  # noqa: E402
 from gbrain.sync.engine import SyncEngine  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 

@@ -128,7 +128,7 @@ def pipe_cmd() -> None:
                     raise BadInput("request needs a 'tool' name")
                 o = ops.find(tool)
                 if brain is None and o.db != "none":
-                    from .core.db import resolve_db_path
+                    from .storage.db import resolve_db_path
 
                     db_path = resolve_db_path(_STATE["db"])
                     existed = db_path.exists()

@@ -86,7 +86,7 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     warnings: list[str] = []
     ctx.on_warning = warnings.append
     prog = _progress_ctx(ctx)
-    from .core.db import resolve_db_path
+    from .storage.db import resolve_db_path
 
     db_path = resolve_db_path(_STATE["db"])
     new_db = o.db == "create" and not db_path.exists()

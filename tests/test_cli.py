@@ -468,7 +468,7 @@ def test_a_limit_too_large_for_sqlite_is_a_usage_error(imported):
 
 
 def test_python_cut_snippet_marks_words_and_looks_for_a_bounded_set():
-    from gbrain.core.search import SNIPPET_WORDS, _cut_snippet
+    from gbrain.search.keyword import SNIPPET_WORDS, _cut_snippet
 
     text = "alpha " * 50 + "Needle in the hay, needle again." + " omega" * 50
     out = _cut_snippet(text, " ".join(["zzz"] * 5000 + ["needle"]))

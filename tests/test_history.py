@@ -253,7 +253,7 @@ def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
 
 
 def test_a_v3_brain_gets_its_pages_as_version_one(tmp_path):
-    from gbrain.core import db as dbmod
+    from gbrain.storage import db as dbmod
 
     p = tmp_path / "old.db"
     c = sqlite3.connect(p, isolation_level=None)

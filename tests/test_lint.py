@@ -449,7 +449,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from gbrain.core.lint import rename_tags_text  # noqa: E402
-from gbrain.core.markdown import parse_page  # noqa: E402
+from gbrain.page.markdown import parse_page  # noqa: E402
 
 _WORDS = st.sampled_from(["ai", "YC Alum", "yc_alum", "yc-alum", "Founder", "founder", "infra", "w25", "Deep Tech"])
 

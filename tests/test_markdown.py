@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from gbrain.core.markdown import (
+from gbrain.page.markdown import (
     append_timeline,
     edit_frontmatter,
     parse_page,

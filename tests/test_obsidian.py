@@ -10,7 +10,7 @@ import pytest
 
 from conftest import SHARED, gbrain
 from gbrain.core.brain import Brain
-from gbrain.core.markdown import aliases_from_frontmatter, parse_page
+from gbrain.page.markdown import aliases_from_frontmatter, parse_page
 from gbrain.errors import NotFound
 from gbrain.sync.importer import import_tree
 

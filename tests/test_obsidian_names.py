@@ -342,7 +342,7 @@ SEP_CASES = {
 @pytest.mark.parametrize("name", list(SEP_CASES))
 @pytest.mark.parametrize("nl", ["\n", "\r\n"])
 def test_a_rule_inside_an_opaque_block_is_not_the_separator(name, nl):
-    from gbrain.core.markdown import parse_page
+    from gbrain.page.markdown import parse_page
 
     block = SEP_CASES[name]
     ct = f"# T\n\nintro\n\n{block}\n\nstate\n\n".replace("\n", nl)
@@ -354,7 +354,7 @@ def test_a_rule_inside_an_opaque_block_is_not_the_separator(name, nl):
 
 
 def test_unclosed_comment_or_math_does_not_hide_the_separator():
-    from gbrain.core.markdown import parse_page
+    from gbrain.page.markdown import parse_page
 
     for block in ["%% never closed", "$$\nnever closed"]:
         text = f"# T\n\n{block}\n\n---\n\n- **2025-01-02** | call — x\n"
@@ -363,7 +363,7 @@ def test_unclosed_comment_or_math_does_not_hide_the_separator():
 
 
 def test_links_inside_an_obsidian_comment_block_are_not_links():
-    from gbrain.core.markdown import parse_page
+    from gbrain.page.markdown import parse_page
 
     p = parse_page("[[a]]\n\n%%\n[[hidden]]\n%%\n\n[[b]]\n", "t.md")
     assert [ln.target for ln in p.links] == ["a", "b"]

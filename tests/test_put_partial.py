@@ -6,7 +6,7 @@ import pytest
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
-from gbrain.core.markdown import parse_page
+from gbrain.page.markdown import parse_page
 from gbrain.errors import BadInput
 
 WEIRD_FM = """---
@@ -125,8 +125,8 @@ def test_frontmatter_edits_on_real_corpora_touch_only_named_keys():
     """On real vaults, setting one key and removing another changes exactly those key blocks."""
     from conftest import CORPORA
 
-    from gbrain.core.fmsplice import key_blocks
-    from gbrain.core.markdown import edit_frontmatter, split_lines
+    from gbrain.page.fmsplice import key_blocks
+    from gbrain.page.markdown import edit_frontmatter, split_lines
 
     dirs = [CORPORA / "gbrain-style", CORPORA / "obsidian-hub"]
     if not all(d.exists() for d in dirs):

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gbrain import operations as ops
-from gbrain.core import db as dbmod, hybrid, search
+from gbrain.storage import db as dbmod
+from gbrain.search import hybrid, keyword as search
 from gbrain.core.brain import Brain
-from gbrain.core.vectors import VectorIndex
+from gbrain.search.vectors import VectorIndex
 from gbrain.sync.importer import import_tree
 
 from conftest import gbrain
@@ -201,7 +202,7 @@ _SAFE: dict = {}
 
 
 def test_single_question_encodes_on_one_blas_thread(minilm, monkeypatch):
-    from gbrain.core import bert
+    from gbrain.search import bert
 
     seen = []
     real = bert.BertEncoder._forward

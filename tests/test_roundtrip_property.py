@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gbrain.core.brain import Brain
-from gbrain.core.markdown import parse_page
+from gbrain.page.markdown import parse_page
 from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
 

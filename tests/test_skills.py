@@ -29,7 +29,7 @@ import typer
 from gbrain import operations as ops
 from gbrain.cli import app
 from gbrain.core.brain import Brain
-from gbrain.core.markdown import parse_page
+from gbrain.page.markdown import parse_page
 from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
 
@@ -248,7 +248,7 @@ def skills_root(request) -> Path:
 def test_the_installed_copy_is_the_source():
     """One source of truth: no second copy of the skills in the tree; the package finds
     skills/ in a checkout (the wheel's copy is compared in tests/test_skills_package.py)."""
-    from gbrain.ops_skills import load_skills, skills_dir
+    from gbrain.operations.skills import load_skills, skills_dir
 
     assert not (ROOT / "gbrain" / "skills").exists()
     assert skills_dir() == SKILLS

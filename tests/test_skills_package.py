@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 
-from gbrain.ops_skills import load_skills
+from gbrain.operations.skills import load_skills
 
 from conftest import ROOT, gbrain
 from test_mcp import connect
@@ -115,7 +115,7 @@ def test_install_keeps_local_edits_unless_forced_and_never_loses_them(run, tmp_p
 
 def test_install_updates_an_unedited_older_copy(run, tmp_path):
     """A copy exactly as an older gbrain wrote it is gbrain's to replace."""
-    from gbrain.ops_skills import MARKER
+    from gbrain.operations.skills import MARKER
 
     assert run("skills", "install", "--project", str(tmp_path), "--skill", "briefing").returncode == 0
     folder = claude_dir(tmp_path) / "gbrain-briefing"

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
-from . import db as dbmod
-from .derive import identity_key, write_rows
-from .links import MemoryIndex, SqlIndex, resolve
-from .search import search_fields
-from .markdown import (
+from ..storage import db as dbmod
+from ..storage.derive import identity_key, write_rows
+from ..page.links import MemoryIndex, SqlIndex, resolve
+from ..search.keyword import search_fields
+from ..page.markdown import (
     BOM,
     Page,
     append_timeline,
@@ -36,7 +36,7 @@ from .markdown import (
     timeline_line,
     unlink_text,
 )
-from .slugs import (
+from ..page.slugs import (
     MAX_NAME_BYTES,
     check_slug,
     exact_slug,
@@ -496,7 +496,7 @@ class Brain:
     # ---- links ----------------------------------------------------------------
 
     def resolve_link(self, from_slug: str, kind: str, target: str) -> int | None:
-        """Page id a link points at, or None (dangling); rules in :mod:`gbrain.core.links`."""
+        """Page id a link points at, or None (dangling); rules in :mod:`gbrain.page.links`."""
         return resolve(SqlIndex(self.conn), from_slug, kind, target)
 
     def resolve_dangling(self) -> int:

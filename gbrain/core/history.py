@@ -1,12 +1,12 @@
 """Page and file history: every version any writer stores is kept, with who wrote it.
 
-Storage (migration ``_m4_history`` in :mod:`gbrain.core.db`)
+Storage (migration ``_m4_history`` in :mod:`gbrain.storage.db`)
 -------------------------------------------------------------
 * ``history``: one row per write of a page (keyed by slug) or a non-page file (keyed by path):
   ``version`` (1, 2, … per key), ``op`` (``create``, ``update``, ``delete``, ``move``,
   ``baseline`` for what a brain held when history began), the body it wrote (``body_id``,
   NULL for a deletion or a page moved away), its size, the time (UTC, milliseconds) and the
-  origin: ``surface``, ``operation`` and MCP ``client`` (:mod:`gbrain.core.origin`).
+  origin: ``surface``, ``operation`` and MCP ``client`` (:mod:`gbrain.storage.origin`).
 * ``history_bodies``: each distinct body once, content-addressed by its sha256 (the same hash
   as ``pages.content_hash`` / ``files.content_hash``), deflate-compressed. A body written over
   another one is compressed with the replaced body as the preset dictionary (a delta, in effect:
@@ -17,7 +17,7 @@ The rows are written by SQLite triggers on ``pages`` and ``files`` in the writer
 transaction, so every path that writes (``put``, ``tag``, ``link``, ``raw``, ``delete``, import,
 sync, watch, the MCP server, another process) is recorded with no code of its own, exactly
 like the sync change log. The triggers call two SQL functions, ``gb_pack`` and ``gb_origin``,
-that :func:`gbrain.core.db.connect` registers; a connection opened without them (a plain
+that :func:`gbrain.storage.db.connect` registers; a connection opened without them (a plain
 ``sqlite3`` shell) cannot write pages, which is deliberate: nothing writes around history.
 """
 from __future__ import annotations
@@ -197,7 +197,7 @@ def resolve_key(brain, name: str) -> tuple[str, str]:
     """``(kind, name)`` of the history to read for ``name``: a live page (by the usual slug
     lookup), a page that was deleted or moved away (exact slug, then case-insensitive, then a
     unique suffix), or a non-page file by its path. Raises :class:`NotFound`."""
-    from .slugs import nfc
+    from ..page.slugs import nfc
 
     c = brain.conn
     try:

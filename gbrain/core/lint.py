@@ -57,8 +57,8 @@ from typing import Any
 
 from ..errors import BadInput
 from .brain import page_filter
-from .markdown import BOM, edit_frontmatter, parse_page, split_lines
-from .slugs import loose_key
+from ..page.markdown import BOM, edit_frontmatter, parse_page, split_lines
+from ..page.slugs import loose_key
 
 CHECKS = (
     "dead_links",
@@ -362,7 +362,7 @@ def _active_model(brain) -> str | None:
     """The model `gbrain query` and `gbrain embed` use for this brain, or None when the
     configured provider cannot be built."""
     from ..errors import GBrainError
-    from .vectors import active_model
+    from ..search.vectors import active_model
 
     try:
         return active_model(brain.conn, brain.config())[0].model_id

@@ -396,10 +396,10 @@ def build_server(db_path: str | None, create: bool = False) -> tuple[MCPServer, 
 
 
 def _add_skills(server: MCPServer) -> None:
-    """Each agent skill (``skills/*/SKILL.md``, see :mod:`gbrain.ops_skills`) as a prompt named
+    """Each agent skill (``skills/*/SKILL.md``, see :mod:`gbrain.operations.skills`) as a prompt named
     after it (``gbrain-ingest``; optional ``task`` appended) and a resource
     ``brain://skills/<name>`` holding the SKILL.md exactly as shipped."""
-    from ..ops_skills import load_skills
+    from ..operations.skills import load_skills
 
     for sk in load_skills():
 
@@ -454,7 +454,7 @@ def serve(db_path: str | None, create: bool = False) -> None:
     even when a worker thread is still blocked reading stdin."""
     import os
 
-    from ..core.db import resolve_db_path
+    from ..storage.db import resolve_db_path
     from ..errors import BadInput
 
     path = resolve_db_path(db_path)

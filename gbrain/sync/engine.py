@@ -5,7 +5,7 @@ report (unreadable, half-written, or a conflict whose losing version was kept in
 merged silently, nothing is deleted because it could not be read, and no file is written that no
 change through gbrain asked for.
 
-State (tables of migration ``_m3_sync`` in :mod:`gbrain.core.db`)
+State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
 -------------------------------------------------------------------
 * ``sync_root``: the one folder the brain is bound to, and ``cursor``, the last ``change_log.seq``
   already applied to that folder.
@@ -74,8 +74,8 @@ from typing import Callable, Iterable
 import pathspec
 
 from ..core.brain import Brain, render_row, sha256
-from ..core.origin import origin
-from ..core.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
+from ..storage.origin import origin
+from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -1260,7 +1260,7 @@ def restore(brain: Brain, slug: str) -> dict:
     Raises :class:`~gbrain.errors.NotFound` when the trash has nothing under that name and
     :class:`~gbrain.errors.Conflict` when a page already lives there.
     """
-    from ..core.slugs import nfc
+    from ..page.slugs import nfc
     from ..errors import Conflict, NotFound
 
     s = nfc(slug.strip().strip("/"))

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..core.db import rollback
-from ..core.slugs import is_markdown, slug_for_path, slug_problem
+from ..storage.db import rollback
+from ..page.slugs import is_markdown, slug_for_path, slug_problem
 from . import verify
-from ..core.origin import origin
+from ..storage.origin import origin
 from .parallel import PageParser
 from .scan import db_excludes, scan_tree
 

@@ -9,7 +9,7 @@ import multiprocessing as mp
 import os
 from typing import Iterable, Iterator
 
-from ..core.markdown import Page, parse_page
+from ..page.markdown import Page, parse_page
 
 PARALLEL_MIN = 200  # use worker processes from this many pages
 

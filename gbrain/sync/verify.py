@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..core.brain import Brain, raw_sources, render_row
-from ..core.links import MemoryIndex, resolve
+from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
 from .scan import Scan
 
@@ -344,7 +344,7 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None) -> dict:
     compare everything, write nothing."""
     import sqlite3
 
-    from ..core.db import recovery_advice
+    from ..storage.db import recovery_advice
 
     from ..errors import Damaged
 

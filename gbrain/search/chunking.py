@@ -29,7 +29,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from .markdown import _TIMELINE_LINE_RE
+from ..page.markdown import _TIMELINE_LINE_RE
 
 #: target upper size of one chunk, in estimated tokens
 MAX_TOKENS = 500

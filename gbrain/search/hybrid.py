@@ -41,7 +41,7 @@ import numpy as np
 
 from ..errors import ModelUnavailable
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
-from .search import keyword_candidates, search as keyword_search
+from .keyword import keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count
 
 #: candidates taken from each side before fusion
@@ -235,7 +235,7 @@ def query(
         hits.append({"slug": m[1], "title": m[2], "type": m[3], "score": round(float(s), 4), "passage": _passage(texts.get(row_ids[pid], "")), "signals": signals})
     bare = [h["slug"] for h in hits if not h["passage"]]
     if bare:  # found by keywords only, not embedded yet: a passage cut around the words
-        from .search import _cut_snippet
+        from .keyword import _cut_snippet
 
         q = f"SELECT slug, compiled_truth || ' ' || timeline FROM pages WHERE slug IN ({','.join('?' * len(bare))})"
         cut = {slug: " ".join(_cut_snippet(body, question).split()) for slug, body in conn.execute(q, bare)}

@@ -1,6 +1,6 @@
-"""mistune's parsers as gbrain uses them, split from :mod:`gbrain.core.markdown` so that module
+"""mistune's parsers as gbrain uses them, split from :mod:`gbrain.page.markdown` so that module
 imports without mistune (a command that only reads stored pages never parses markdown);
-:func:`gbrain.core.markdown._markdown` builds the one parser from these on first use."""
+:func:`gbrain.page.markdown._markdown` builds the one parser from these on first use."""
 from __future__ import annotations
 
 import mistune

@@ -178,7 +178,7 @@ class Page:
 
 
 # ---------------------------------------------------------------------------
-# mistune setup (gbrain/core/mdparse.py, imported on first parse): a block parser that
+# mistune setup (gbrain/page/mdparse.py, imported on first parse): a block parser that
 # remembers where top-level opaque blocks are (fenced code, HTML, math, %% comments), and an
 # inline rule for Obsidian wiki links.
 # ---------------------------------------------------------------------------

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__
-from .errors import BadInput, GBrainError, NotFound
-from .operations import Param, op
+from .. import __version__
+from ..errors import BadInput, GBrainError, NotFound
+from .registry import Param, op
 
 #: where each agent host reads Agent Skills: (project folder, user folder under $HOME)
 HOSTS = {
@@ -61,17 +61,17 @@ def skills_dir() -> Path:
     """The folder holding ``<dir>/SKILL.md``: the packaged copy (``gbrain/skills``) in an installed
     wheel, else the repository's ``skills/`` (checkout, editable install). Raises GBrainError
     when neither exists (a broken build)."""
-    here = Path(__file__).resolve().parent
-    for d in (here / "skills", here.parent / "skills"):
+    package = Path(__file__).resolve().parent.parent  # gbrain/
+    for d in (package / "skills", package.parent / "skills"):
         if any(d.glob("*/SKILL.md")):
             return d
-    raise GBrainError(f"gbrain's skills are missing from this installation (looked in {here / 'skills'} and {here.parent / 'skills'})")
+    raise GBrainError(f"gbrain's skills are missing from this installation (looked in {package / 'skills'} and {package.parent / 'skills'})")
 
 
 def load_skills(root: Path | None = None) -> list[Skill]:
     """Every skill under ``root`` (default :func:`skills_dir`), sorted by name. A SKILL.md without
     a ``name``/``description`` header is an error (GBrainError): it would not load in any host."""
-    from .core.markdown import load_frontmatter
+    from ..page.markdown import load_frontmatter
 
     out = []
     for f in sorted((root or skills_dir()).glob("*/SKILL.md")):

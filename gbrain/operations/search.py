@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from .errors import BadInput, GBrainError
-from .operations import Cancelled, Context, Param, limit_param, obj, op
+from ..errors import BadInput, GBrainError
+from .registry import Cancelled, Context, Param, limit_param, obj, op
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -69,7 +69,7 @@ def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale") if a.get(k)]
     if len(picked) > 1:
         raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')} or {ctx.flag('stale')}")
-    from .core.vectors import active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
+    from ..search.vectors import active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
 
     model, note = active_model(b.conn, b.config())
     if note:
@@ -153,7 +153,7 @@ def _shorten(text: str, width: int) -> str:
     text=_query_text,
 )
 def _query(b, a, ctx):
-    from .core.hybrid import query as hybrid_query  # numpy loads only when used
+    from ..search.hybrid import query as hybrid_query  # numpy loads only when used
 
     r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
     for n in r["notes"]:

@@ -313,7 +313,7 @@ def _plain_tx(conn: sqlite3.Connection):
 
     @contextlib.contextmanager
     def tx():
-        from .db import rollback
+        from ..storage.db import rollback
 
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -323,7 +323,7 @@ def _m4_history(conn: sqlite3.Connection) -> None:
     """Page and file history: every version written, each distinct body once (compressed), with
     its origin; written by triggers in the writer's transaction. Pages and files present now are
     recorded as version 1 (``baseline``). See :mod:`gbrain.core.history`."""
-    from .history import migration_sql
+    from ..core.history import migration_sql
 
     _exec_script(conn, migration_sql())
 
@@ -373,7 +373,7 @@ _FTS_COLS = "title, search_aliases, path, search_headings, compiled_truth, timel
 
 def _m6_fields(conn: sqlite3.Connection) -> None:
     """Known-item search: the FTS index gets a page's aliases, path, headings and the words the
-    tokenizer cannot see, each as its own column so ranking can weight it (``core/search.py``).
+    tokenizer cannot see, each as its own column so ranking can weight it (``search/keyword.py``).
 
     * ``pages.search_aliases``: frontmatter ``aliases``/``alias`` values, one per line;
     * ``pages.search_headings``: the text of the page's headings, one per line;
@@ -385,9 +385,9 @@ def _m6_fields(conn: sqlite3.Connection) -> None:
     ``page_fts`` is rebuilt with the columns of ``_FTS_COLS`` (external content: no copy of the
     text), its triggers fire on every indexed column, ``path`` included (a rename changes it).
     """
-    from .brain import render_row
-    from .markdown import parse_page
-    from .search import search_fields
+    from ..core.brain import render_row
+    from ..page.markdown import parse_page
+    from ..search.keyword import search_fields
 
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
     for col in ("search_aliases", "search_headings", "search_words"):
@@ -545,7 +545,7 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """SQL functions the history triggers call (migration v4): ``gb_pack(body, base)`` compresses a
     version, ``gb_origin(i)`` is the writer's surface / operation / MCP client. Every gbrain
     connection has them; writing pages without them fails rather than bypassing history."""
-    from .history import pack
+    from ..core.history import pack
     from .origin import sql_field
 
     conn.create_function("gb_pack", 2, pack, deterministic=True)

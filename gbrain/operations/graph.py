@@ -7,8 +7,8 @@ indexes, so the cost grows with the pages reached, not with the brain.
 """
 from __future__ import annotations
 
-from .errors import BadInput
-from .operations import Param, obj, op
+from ..errors import BadInput
+from .registry import Param, obj, op
 
 DIRECTIONS = ["both", "out", "in"]
 NODE = obj("slug", "distance", slug="string", title="string?", type="string?", distance="integer")

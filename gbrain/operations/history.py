@@ -4,8 +4,8 @@
 """
 from __future__ import annotations
 
-from .errors import BadInput
-from .operations import SLUG, Param, _since, limit_param, op
+from ..errors import BadInput
+from .registry import SLUG, Param, _since, limit_param, op
 
 
 def _history_text(r: dict, a: dict) -> str:
@@ -47,7 +47,7 @@ def _config_int(b, key: str) -> int | None:
     title="Version history of a page",
 )
 def _history(b, a, ctx):
-    from .core import history as h
+    from ..core import history as h
 
     if a.get("prune"):
         if a.get("slug"):
@@ -82,7 +82,7 @@ def _diff_text(r: dict, a: dict) -> str:
     title="Diff two versions of a page",
 )
 def _diff(b, a, ctx):
-    from .core import history as h
+    from ..core import history as h
 
     return h.diff(b, a["slug"], a.get("from_version"), a.get("to_version"))
 
@@ -99,7 +99,7 @@ def _diff(b, a, ctx):
     idempotent=True,
 )
 def _revert(b, a, ctx):
-    from .core import history as h
+    from ..core import history as h
 
     return h.revert(b, a["slug"], a["to"])
 
@@ -125,7 +125,7 @@ def _changes_text(r: list, a: dict) -> str:
     page="limit",
 )
 def _changes(b, a, ctx):
-    from .core import history as h
+    from ..core import history as h
 
     limit = a.get("limit")
     if limit is not None and limit < 0:

@@ -3,9 +3,9 @@
 :mod:`gbrain.core.lint`; these only map parameters and render text."""
 from __future__ import annotations
 
-from .core import lint as lintmod
-from .errors import BadInput
-from .operations import Param, limit_param, obj, op
+from ..core import lint as lintmod
+from ..errors import BadInput
+from .registry import Param, limit_param, obj, op
 
 
 def _checks_arg(v: str | None) -> list[str] | None:

@@ -11,11 +11,11 @@ import re
 import sys
 from pathlib import Path
 
-from .core.brain import Brain, render_row
-from .core.markdown import BOM, Page, edit_frontmatter, parse_page
-from .core.slugs import loose_key
-from .errors import BadInput, GBrainError
-from .operations import obj, Context, Param, op
+from ..core.brain import Brain, render_row
+from ..page.markdown import BOM, Page, edit_frontmatter, parse_page
+from ..page.slugs import loose_key
+from ..errors import BadInput, GBrainError
+from .registry import obj, Context, Param, op
 
 SOURCE_TYPES = ["meeting", "article", "doc", "conversation"]
 MAX_SLUG_NAME = 60  # characters of the slugified title kept in a source slug

@@ -10,8 +10,8 @@ import json
 import sqlite3
 from typing import Callable
 
-from .markdown import Page, parse_page
-from .slugs import identity_key, loose_key
+from ..page.markdown import Page, parse_page
+from ..page.slugs import identity_key, loose_key
 
 
 def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None) -> None:
@@ -49,7 +49,7 @@ def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable
 def rederive_all(conn: sqlite3.Connection) -> int:
     """Re-parse every stored page and rewrite its title, type and derived rows, then resolve
     every link again. For schema migrations that change what is derived. Returns pages done."""
-    from .links import MemoryIndex, resolve
+    from ..page.links import MemoryIndex, resolve
 
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
     split = row[0] if row and row[0] in ("rule", "heading") else "rule"

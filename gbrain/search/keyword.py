@@ -30,7 +30,7 @@ import re
 import sqlite3
 
 from ..errors import BadInput
-from .slugs import loose_key
+from ..page.slugs import loose_key
 
 TITLE_WEIGHT = 5.0
 #: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
@@ -150,8 +150,8 @@ def search_fields(page) -> dict[str, str]:
     """The derived ``pages`` columns the FTS index reads besides title, path and text:
     ``{search_aliases, search_headings, search_words}`` (strings, one item per line / space).
 
-    ``page`` is a parsed :class:`~gbrain.core.markdown.Page`. Aliases: ``page.aliases``, the
-    page model's one rule (:func:`~gbrain.core.markdown.aliases_from_frontmatter`), so the names
+    ``page`` is a parsed :class:`~gbrain.page.markdown.Page`. Aliases: ``page.aliases``, the
+    page model's one rule (:func:`~gbrain.page.markdown.aliases_from_frontmatter`), so the names
     search weighs are exactly the names that resolve links and commands. Glued words: the non-CJK
     runs of a token that mixes CJK and other letters (``重跑gen-itgc后`` → ``gen itgc``), which
     unicode61 cannot split."""
@@ -261,7 +261,7 @@ def _body_only(q: str) -> str:
 
 def _exact_names(conn: sqlite3.Connection, query: str, type: str | None) -> dict[int, str]:
     """``{page_id: signal}`` of pages whose title (``title``), file name (``path``) or an alias
-    (``alias``) is the query itself, compared by :func:`~gbrain.core.slugs.loose_key`."""
+    (``alias``) is the query itself, compared by :func:`~gbrain.page.slugs.loose_key`."""
     key = loose_key(query or "")
     if not key:
         return {}

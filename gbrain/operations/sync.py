@@ -8,8 +8,8 @@ from __future__ import annotations
 import sqlite3
 import sys
 
-from .errors import BadInput, GBrainError
-from .operations import Param, _dir_arg, _report_text, limit_param, obj, op
+from ..errors import BadInput, GBrainError
+from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
 def _sync_text(r: dict, a: dict) -> str:
@@ -48,7 +48,7 @@ def _sync_text(r: dict, a: dict) -> str:
     mutating=True,
 )
 def _sync(b, a, ctx):
-    from .sync.engine import SyncEngine
+    from ..sync.engine import SyncEngine
 
     root = _dir_arg(a["dir"])
     eng = SyncEngine(b, root, warn=ctx.on_warning)
@@ -95,7 +95,7 @@ def _watch_text(r: dict, a: dict) -> str:
 def _watch(b, a, ctx):
     if a.get("once"):
         return _sync(b, {"dir": a["dir"], "rebind": a.get("rebind"), "confirm_delete": a.get("confirm_delete")}, ctx)
-    from .sync.watch import Watcher
+    from ..sync.watch import Watcher
 
     root = _dir_arg(a["dir"])
     ms = a.get("debounce") if a.get("debounce") is not None else 100
@@ -137,7 +137,7 @@ def _conflicts_text(r: list, a: dict) -> str:
     text=_conflicts_text,
 )
 def _conflicts(b, a, ctx):
-    from .sync.engine import conflict_list
+    from ..sync.engine import conflict_list
 
     return conflict_list(b, all=bool(a.get("all")))
 
@@ -164,7 +164,7 @@ TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", rea
     page="limit",
 )
 def _trash(b, a, ctx):
-    from .sync.engine import trash_list
+    from ..sync.engine import trash_list
 
     return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
 
@@ -185,7 +185,7 @@ def _trash(b, a, ctx):
     output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array"),
 )
 def _restore(b, a, ctx):
-    from .sync.engine import restore, trash_list
+    from ..sync.engine import restore, trash_list
 
     if not a.get("slug") and not a.get("all") and ctx.agent:
         raise BadInput("brain_restore: give slug (a page or file path from brain_trash) or all=true; brain_trash lists the trash")
@@ -205,13 +205,13 @@ def _restore(b, a, ctx):
         return {"restored_all": done, "skipped": skipped}
     if not a.get("slug"):
         return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
-    from .errors import NotFound
+    from ..errors import NotFound
 
     try:
         return restore(b, a["slug"])
     except NotFound as miss:
         # not in the trash (emptied, or from before the trash): a deleted page's history has it
-        from .core.history import restore_from_history
+        from ..core.history import restore_from_history
 
         try:
             return restore_from_history(b, a["slug"])

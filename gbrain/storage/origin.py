@@ -6,7 +6,7 @@ changed``, …) and, over MCP, the client's name from the ``initialize`` handsha
 
 It lives in a :class:`contextvars.ContextVar`, so each thread (the MCP server runs every tool
 call in a worker thread) and each nested call sees its own value. The history triggers of
-migration v4 read it through the SQL function ``gb_origin(i)`` that :func:`gbrain.core.db.connect`
+migration v4 read it through the SQL function ``gb_origin(i)`` that :func:`gbrain.storage.db.connect`
 registers on every connection, so the origin lands in the writer's own transaction.
 """
 from __future__ import annotations

@@ -1,0 +1,505 @@
+"""The core operations: pages (get/put/delete/list), search, tags, links, timeline, raw data,
+config, and the tree operations import/export/verify/check. Area operations live beside this
+module (``agents``, ``search``, ``lint``, ``sync``, ``graph``, ``skills``, ``history``)."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core.brain import Brain
+from ..search.keyword import search as fts_search
+from ..errors import Ambiguous, BadInput, GBrainError, NotFound
+from .registry import (
+    LIMIT, PAGE_CHARS, PAGE_REF, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
+)
+
+
+@op("init", "Create a new, empty brain database (default ./brain.db).", [Param("path", description="where to create the database (default: --db, $GBRAIN_DB or ./brain.db)", positional=True)], mcp=False, db="none", text=lambda r, a: f"{'created' if r['created'] else 'exists'} {r['path']} (schema v{r['schema_version']})")
+def _init(_b, a, ctx):
+    from ..storage.db import SCHEMA_VERSION, resolve_db_path
+
+    path = Path(a["path"]) if a["path"] else resolve_db_path(ctx.db)
+    existed = path.exists() and path.stat().st_size > 0
+    with Brain.open(path, create=True, allow_empty_file=True):
+        pass
+    return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}
+
+
+@op("version", "Print gbrain's version and database schema version.", [], mcp=False, db="none", text=lambda r, a: f"gbrain {r['version']} (schema v{r['schema_version']}, Python {r['python']})")
+def _version(_b, a, ctx):
+    from ..storage.db import SCHEMA_VERSION
+
+    return {"version": __version__, "schema_version": SCHEMA_VERSION, "python": sys.version.split()[0]}
+
+
+@op(
+    "get",
+    "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history). A long page comes in parts for agents: "
+    "`truncated` is true, `next_offset` is where the rest starts (pass it as offset) and `sections` lists "
+    "the headings with their offsets, to jump to one.",
+    [
+        SLUG,
+        Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
+        Param("offset", "integer", "start at this character of the page (next_offset of the previous part, or a section's offset)", default=0, minimum=0, cli=False),
+        Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
+    ],
+    text=lambda r, a: r["content"],
+    title="Read a page",
+    output=obj("slug", "content", **PAGE_REF, content="string", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
+    tool_defaults={"max_chars": 60_000},
+)
+def _get(b, a, ctx):
+    if a.get("version") is not None:
+        from ..core.history import get_version
+
+        out = get_version(b, a["slug"], a["version"])
+    else:
+        row = b.resolve_slug(a["slug"])
+        from ..core.brain import render_row
+
+        out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+    offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
+    text = out["content"]
+    if offset == 0 and (not cap or len(text) <= cap):
+        return out
+    return {**out, **_part(text, offset, cap)}
+
+
+def _part(text: str, offset: int, cap: int) -> dict:
+    """``text[offset:]`` cut to at most ``cap`` characters at a line end (0: no cap), with the
+    offset the rest starts at and the page's headings (``#`` lines) with their offsets."""
+    import re
+
+    end = len(text) if not cap else min(len(text), offset + cap)
+    if end < len(text):
+        nl = text.rfind("\n", offset, end)
+        if nl > offset:
+            end = nl + 1
+    sections = [{"heading": m.group(0).strip()[:200], "offset": m.start()} for m in re.finditer(r"(?m)^#{1,6} [^\n]*", text)][:500]
+    return {"content": text[offset:end], "truncated": end < len(text) or offset > 0, "offset": offset,
+            "next_offset": end if end < len(text) else None, "total_chars": len(text), "sections": sections}
+
+
+@op(
+    "put",
+    "Create or update a page from its full markdown (CLI: standard input or --file; MCP: `content`), or update "
+    "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline), "
+    "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact.",
+    [
+        SLUG,
+        Param("content", description="full page markdown (CLI: standard input or --file)", stdin=True),
+        Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
+        Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'"),
+        Param("frontmatter", "object", "frontmatter keys to set (JSON object; null removes a key)"),
+    ],
+    db="create",
+    text=_saved,
+    mutating=True,
+    title="Write a page",
+    destructive=True,  # replaces the text it is given parts of (the old bytes are not kept)
+    idempotent=True,  # the same content again: changed is false
+    output=SAVED,
+)
+def _put(b, a, ctx):
+    with b.transaction():  # read, edit and write the page with no other writer in between
+        return _put_locked(b, a, ctx)
+
+
+def _put_locked(b, a, ctx):
+    from ..page.markdown import BOM, append_timeline, edit_frontmatter
+
+    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
+    if a.get("content") is not None:
+        if parts:
+            raise BadInput("give either content or compiled_truth/timeline_append/frontmatter, not both")
+        return b.put(a["slug"], a["content"]).as_dict()
+    if not parts:
+        raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
+                       else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter")
+    from ..page.slugs import check_slug
+
+    try:
+        row = b.resolve_slug(a["slug"])  # exact as written first, then the usual lookup
+    except Ambiguous:
+        raise  # refused like get: never create a page beside the ones meant
+    except NotFound:
+        row = None
+    slug = row["slug"] if row else check_slug(a["slug"])
+    text = b.get_text(row["slug"]) if row else ""
+    from ..page.markdown import parse_page
+
+    page = parse_page(text, row["path"] if row else slug + ".md", timeline_split=b.timeline_split)
+    nl = page.newline
+    if a.get("frontmatter") is not None:
+        try:
+            text = edit_frontmatter(page, a["frontmatter"])
+        except ValueError as e:
+            raise GBrainError(str(e)) from e
+        page = parse_page(text, page.path, timeline_split=b.timeline_split)
+    if a.get("compiled_truth") is not None:
+        ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
+        old = page.compiled_truth
+        lead = old[: len(old) - len(old.lstrip("\r\n"))]  # keep the blank line(s) under the frontmatter
+        ct = lead + ct.lstrip("\r\n")
+        if page.separator and not ct.endswith(nl):
+            ct += nl + nl
+        elif page.separator and not ct.endswith(nl + nl):
+            ct += nl
+        text = (BOM if page.bom else "") + page.frontmatter_raw + ct + page.separator + page.timeline
+        timeline = page.timeline
+        page = parse_page(text, page.path, timeline_split=b.timeline_split)
+        if page.compiled_truth != ct or page.timeline != timeline:
+            raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
+                           "use another rule (***) or rewrite the whole page with content")
+    if a.get("timeline_append") is not None:
+        lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
+        if lines:
+            text = append_timeline(page, lines.replace("\n", nl) + nl)
+    return b.put(row["slug"] if row else slug, text).as_dict()
+
+
+@op("delete", "Delete a page; its bytes stay in the trash (`gbrain restore SLUG` brings it back). Its sidecar file stays.", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']} (in the trash: gbrain restore {r['slug']})", mutating=True)
+def _delete(b, a, ctx):
+    from ..sync.importer import trash_copy
+
+    with b.transaction():
+        row = b.resolve_slug(a["slug"])
+        # always now, synced brain or not: a page that never reached the folder has no file for
+        # the next sync to trash (that sync skips a second copy of the same bytes)
+        trash_copy(b, row["path"], "deleted through gbrain")
+        return {"slug": b.delete_page(row["slug"])}
+
+
+@op(
+    "list",
+    "List pages with filters, sorted by slug or by last update.",
+    [
+        TYPE,
+        Param("tag", description="only pages with this tag (any case or Unicode form; a parent tag also selects its nested tags: area finds area/sub)"),
+        limit_param(50, "maximum number of pages (0: all)"),
+        Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
+        Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
+    ],
+    title="List pages",
+    item=obj("slug", **PAGE_REF, updated_at="string?"),
+    page="limit",
+    text=lambda r, a: _rows(r, ["slug", "type", "title"]) + (f"\n… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else ""),
+)
+def _list(b, a, ctx):
+    since = _since(a.get("since"))
+    return b.list_pages(type=a.get("type"), tag=a.get("tag"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
+
+
+def _hits_text(hits: list[dict]) -> str:
+    """Search hits as text, with the score (comparable within one search: the best keyword
+    match alone scores 1, a page named by the query more) and the fields that matched."""
+    if not hits:
+        return "no matches"
+    return "\n".join(
+        f"{h['slug']}  ({h['score']:.2f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {h['snippet']}"
+        for h in hits
+    )
+
+
+def _stats_text(r: dict, a: dict) -> str:
+    lines = [f"Pages: {r['pages']:,}"] + [f"  {t}: {n:,}" for t, n in r["by_type"].items()]
+    lines += [
+        f"Links: {r['links']:,} ({r['links_resolved']:,} resolved, {r['links_dangling']:,} dangling)",
+        f"Tags: {r['tags']:,} ({r['unique_tags']:,} unique)",
+        f"Raw data: {r['raw_data']:,}",
+        f"Timeline entries: {r['timeline_entries']:,}",
+        f"Embeddings: {r['embeddings']:,} chunks" + (" (" + ", ".join(f"{m}: {n:,}" for m, n in r.get("embeddings_by_model", {}).items()) + ")" if len(r.get("embeddings_by_model", {})) > 1 else ""),
+        f"Other files: {r['files']:,}",
+        f"Ingest log: {r['ingest_log']:,}",
+        f"DB size: {r['db_bytes'] / 1e6:.1f} MB",
+    ]
+    return "\n".join(lines)
+
+
+@op("stats", "Brain statistics: pages by type, links, tags, raw data, timeline entries, embeddings.", [], text=_stats_text, title="Brain statistics",
+    output=obj("pages", pages="integer", by_type="object", links="integer", tags="integer", timeline_entries="integer", embeddings="integer", db_bytes="integer"))
+def _stats(b, a, ctx):
+    return b.stats()
+
+
+@op(
+    "search",
+    "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings and text; a page whose title, alias "
+    "or file name the query names comes first). Each hit lists the fields that matched (signals). Any text is safe: quotes, -, :, *, AND/NOT are treated as words.",
+    [Param("query", description="search words; \"quoted phrase\" and prefix* work", required=True, positional=True), TYPE, LIMIT],
+    text=lambda r, a: _hits_text(r),
+    title="Keyword search",
+    item=obj("slug", **PAGE_REF, score="number", snippet="string"),
+    page="limit",
+)
+def _search(b, a, ctx):
+    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"])
+
+
+def _tags_text(r, a) -> str:
+    if r and isinstance(r[0], str):
+        return "\n".join(r)
+    rows = [{**t, "spellings": ", ".join(t["spellings"]) if len(t["spellings"]) > 1 else ""} for t in r]
+    return _rows(rows, ["tag", "pages", "spellings"])
+
+
+@op(
+    "tags",
+    "List the tags of a page, frontmatter and inline #tags (no slug: every tag once, matched ignoring case and Unicode form, with its page count and spellings).",
+    [Param("slug", description="page slug", positional=True)],
+    title="List tags",
+    item={"type": ["string", "object"]},
+    text=_tags_text,
+)
+def _tags(b, a, ctx):
+    if a.get("slug"):
+        return b.tags(a["slug"])
+    return b.all_tags()
+
+
+@op(
+    "tag",
+    "Add a tag to a page (brain_untag removes one); edits the page's frontmatter `tags`. Adding a tag the page has changes nothing.",
+    [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead (same as `gbrain untag`)", default=False, in_schema=False)],
+    text=_saved,
+    mutating=True,
+    title="Add a tag",
+    idempotent=True,
+    output=SAVED,
+)
+def _tag(b, a, ctx):
+    if a.get("remove"):
+        return b.untag(a["slug"], a["tag"]).as_dict()
+    return b.tag(a["slug"], a["tag"]).as_dict()
+
+
+@op("untag", "Remove a tag from a page; edits the page's frontmatter `tags`.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], text=_saved, mutating=True,
+    title="Remove a tag", destructive=True, idempotent=True, output=SAVED)
+def _untag(b, a, ctx):
+    return b.untag(a["slug"], a["tag"]).as_dict()
+
+
+@op(
+    "link",
+    "Link one page to another: writes [Title](relative.md) into the source page's compiled truth.",
+    [
+        Param("from", required=True, positional=True, description="slug of the page that links"),
+        Param("to", required=True, positional=True, description="slug of the page linked to"),
+        Param("context", description="a short sentence saying why (added after the link)", default=""),
+    ],
+    text=_saved,
+    mutating=True,
+    title="Link two pages",
+    output=SAVED,
+)
+def _link(b, a, ctx):
+    return b.link(a["from"], a["to"], a.get("context") or "").as_dict()
+
+
+@op(
+    "unlink",
+    "Remove the links from one page to another (the link text stays as plain text).",
+    [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="slug linked to")],
+    text=_saved,
+    mutating=True,
+    title="Unlink two pages",
+    destructive=True,
+    idempotent=True,
+    output=SAVED,
+)
+def _unlink(b, a, ctx):
+    return b.unlink(a["from"], a["to"]).as_dict()
+
+
+@op(
+    "links",
+    "Outbound links of a page, one per linked page (resolved or dangling), with how many times and in which forms it is linked.",
+    [SLUG, limit_param(100, "maximum number of links (0: all)")],
+    title="Links from a page",
+    item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
+    page="limit",
+    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no links)",
+)
+def _links(b, a, ctx):
+    out = b.links(a["slug"])
+    return out[: a["limit"]] if a.get("limit") else out
+
+
+@op(
+    "backlinks",
+    "Pages linking to a page, each once, with how many times and in which forms it links.",
+    [SLUG, limit_param(100, "maximum number of pages (0: all)")],
+    title="Backlinks of a page",
+    item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
+    page="limit",
+    text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
+)
+def _backlinks(b, a, ctx):
+    out = b.backlinks(a["slug"])
+    return out[: a["limit"]] if a.get("limit") else out
+
+
+@op(
+    "timeline",
+    "Structured timeline entries of a page, newest first.",
+    [SLUG, limit_param(None, "maximum number of entries (0 or none: all)")],
+    title="Timeline of a page",
+    item=obj("date", "summary", date="string", source="string", summary="string", detail="string"),
+    page="limit",
+    text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
+)
+def _timeline(b, a, ctx):
+    return b.timeline(a["slug"], a.get("limit") or None)
+
+
+@op(
+    "timeline-add",
+    "Add a timeline entry: appends `- **DATE** | source — summary` to the page's timeline (creating the --- section if needed).",
+    [
+        SLUG,
+        Param("date", required=True, description="YYYY-MM-DD"),
+        Param("summary", required=True, description="one-line summary"),
+        Param("source", description="meeting, email, call, manual, …", default=""),
+        Param("detail", description="longer detail, indented under the entry", default=""),
+    ],
+    text=_saved,
+    mutating=True,
+    title="Add a timeline entry",
+    idempotent=True,  # the same date, source and summary again adds nothing
+    output=SAVED,
+)
+def _timeline_add(b, a, ctx):
+    return b.timeline_add(a["slug"], a["date"], a["summary"], a.get("source") or "", a.get("detail") or "").as_dict()
+
+
+@op(
+    "raw",
+    "Read the raw enrichment JSON of a page (.raw/<name>.json sidecar): every source, or one. "
+    "brain_raw_put stores data (CLI: `gbrain raw SLUG --source S --data JSON`).",
+    [SLUG, Param("source", description="source name, e.g. crustdata"), Param("data", "object", "JSON to store under --source (write mode)", in_schema=False)],
+    title="Read raw data",
+    output={"type": "object", "description": "source name → the JSON stored for it"},
+)
+def _raw(b, a, ctx):
+    if a.get("data") is not None:
+        return _raw_put(b, a, ctx)
+    return b.raw_get(a["slug"], a.get("source"))
+
+
+@op(
+    "raw-put",
+    "Store raw enrichment JSON for a page under a source name (.raw/<name>.json sidecar); replaces what that source had.",
+    [SLUG, Param("source", required=True, description="source name, e.g. crustdata"), Param("data", "object", "the JSON to store", required=True)],
+    mcp=True,
+    mutating=True,
+    title="Store raw data",
+    destructive=True,
+    idempotent=True,
+    output=obj("slug", "changed", slug="string", source="string", path="string", changed="boolean"),
+)
+def _raw_put(b, a, ctx):
+    if not a.get("source"):
+        raise BadInput(f"writing raw data needs {ctx.flag('source')}")
+    return b.raw_put(a["slug"], a["source"], a["data"])
+
+
+@op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=lambda r, a: r if isinstance(r, str) else "\n".join(f"{k} = {v if len(v) < 80 else v[:77] + '...'}" for k, v in r.items()))
+def _config_get(b, a, ctx):
+    if not a.get("key"):
+        return b.config()
+    v = b.get_config(a["key"])
+    if v is None:
+        from ..errors import NotFound
+
+        raise NotFound(f"no config key '{a['key']}'")
+    return v
+
+
+@op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True)
+def _config_set(b, a, ctx):
+    b.set_config(a["key"], a["value"])
+    if a["key"] == "embedding_model" and ctx.on_warning:
+        w = _unknown_model_warning(a["value"], b.config())
+        if w:
+            ctx.on_warning(w)
+    return {"key": a["key"], "value": a["value"]}
+
+
+def _unknown_model_warning(name: str, config: dict) -> str | None:
+    """A warning for an embedding model name that only an OpenAI-compatible server could serve
+    when no such server is configured (a typo such as ``minlm``), else None."""
+    import difflib
+
+    from ..search import embeddings as emb
+
+    name = name.strip()
+    if not emb.is_openai_name(name) or name in emb.OPENAI_MODELS or config.get("embedding_base_url") or os.environ.get("OPENAI_BASE_URL"):
+        return None
+    known = [emb.MINILM_MODEL, emb.OFFLINE_MODEL, *emb.OPENAI_MODELS]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (f"'{name}' is not a model gbrain knows; it would be asked of an OpenAI-compatible server, and none is set "
+            f"(config embedding_base_url or OPENAI_BASE_URL). {hint}Offline models: {emb.MINILM_MODEL}, {emb.OFFLINE_MODEL}")
+
+
+@op(
+    "import",
+    "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
+    [Param("dir", required=True, positional=True, description="the markdown folder to import")],
+    mcp=False,
+    db="create",
+    text=_report_text,
+    mutating=True,
+)
+def _import(b, a, ctx):
+    from ..sync.importer import import_tree
+
+    root = _dir_arg(a["dir"])
+    if ctx.progress_label:
+        ctx.progress_label("Importing")
+    return import_tree(b, root, on_progress=ctx.on_progress, on_warning=ctx.on_warning)
+
+
+@op(
+    "export",
+    "Export the brain to a markdown tree, byte for byte (only changed files are written), then verify it.",
+    [Param("dir", required=True, description="output folder (created if missing)")],
+    mcp=False,
+    text=_report_text,
+)
+def _export(b, a, ctx):
+    from ..sync.exporter import export_tree
+
+    if ctx.progress_label:
+        ctx.progress_label("Exporting")
+    return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress)
+
+
+@op("verify", "Compare a markdown tree with the brain (hashes, counts, links) without writing anything.", [Param("dir", required=True, positional=True, description="the markdown folder")], mcp=False, text=_report_text)
+def _verify(b, a, ctx):
+    from ..sync.scan import db_excludes, scan_tree
+    from ..sync.verify import verify_tree
+
+    root = _dir_arg(a["dir"])
+    if ctx.progress_label:
+        ctx.progress_label("Verifying")
+    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path)), on_progress=ctx.on_progress)
+
+
+def _check_text(r: dict, a: dict) -> str:
+    if r["ok"]:
+        return f"{r['database']}: OK (integrity_check, search index, foreign keys)"
+    return "\n".join([f"{r['database']}: DAMAGED"] + [f"  {p}" for p in r["problems"]] + [r["advice"]])
+
+
+@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, and foreign keys. Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
+def _check(b, a, ctx):
+    from ..storage.db import recovery_advice
+    from ..sync.verify import db_integrity
+
+    problems = db_integrity(b, full=True)
+    return {"ok": not problems, "database": str(b.path), "problems": problems, "advice": recovery_advice(b.path) if problems else ""}

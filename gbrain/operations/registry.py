@@ -1,0 +1,505 @@
+"""The registry machinery: :class:`Operation`, :class:`Param`, :func:`op`, :func:`run`.
+
+Each :class:`Operation` has a name, a description, JSON-schema parameters and a handler that
+returns plain data. The CLI commands (``gbrain/cli.py``), ``gbrain call``, ``gbrain pipe``,
+``gbrain --tools-json`` and the MCP tools (``gbrain/mcp/``) are all generated from
+:data:`REGISTRY`; adding an operation here adds it everywhere.
+
+Handlers get ``(brain, args, ctx)``: ``args`` is a dict already checked against the schema
+(:func:`check_args`), ``ctx`` carries optional progress/warning callbacks from the surface.
+Errors are raised as :mod:`gbrain.errors` exceptions; surfaces map them to exit codes or
+tool errors.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..core.brain import Brain
+from ..errors import Ambiguous, BadInput, GBrainError, NotFound
+
+JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list}
+
+
+@dataclass
+class Param:
+    """One parameter. ``positional`` makes it a CLI argument (else ``--option``);
+    ``stdin`` lets the CLI read it from standard input or ``--file``."""
+
+    name: str
+    type: str = "string"
+    description: str = ""
+    required: bool = False
+    default: Any = None
+    positional: bool = False
+    enum: list | None = None
+    stdin: bool = False
+    cli: bool = True  # shown as a CLI argument/option
+    in_schema: bool = True  # in the JSON schema (MCP, call, pipe, --tools-json); False: CLI-only
+    flag: str | None = None  # CLI option name when it differs from ``name`` (``type`` → ``--type``)
+    #: bounds of an integer/number (JSON schema ``minimum``/``maximum``), checked by check_args
+    #: for every surface alike. Every integer parameter declares a ``minimum`` (a test checks it).
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def schema(self) -> dict:
+        s: dict = {"type": self.type, "description": self.description}
+        if self.enum:
+            s["enum"] = self.enum
+        if self.minimum is not None:
+            s["minimum"] = self.minimum
+        if self.maximum is not None:
+            s["maximum"] = self.maximum
+        if self.default is not None:
+            s["default"] = self.default
+        if self.type == "array":
+            s["items"] = {"type": "string"}
+        return s
+
+
+class Cancelled(GBrainError):
+    """The caller cancelled the operation (MCP ``notifications/cancelled``, client gone).
+    Work finished before the check is kept."""
+
+
+@dataclass
+class Context:
+    """What a surface lends a handler: progress and warning callbacks, the DB path.
+
+    ``surface`` (cli, mcp, call, pipe, …) is recorded as the origin of versions written; an agent's
+    surface (:attr:`agent`) also changes messages that name a flag or a parameter, and confirmations. ``cancel`` is
+    set by the surface when the caller gives up; long handlers call :meth:`check_cancel`
+    between units of work (each unit is committed before the check)."""
+
+    db: str | None = None
+    on_progress: Callable[[int, int], None] | None = None
+    on_warning: Callable[[str], None] | None = None
+    progress_label: Callable[[str], None] | None = None
+    #: who is calling, recorded with every version written (cli, mcp, pipe, call; see storage/origin.py)
+    surface: str | None = None
+    client: str | None = None  # the MCP client's name from the initialize handshake
+    cancel: threading.Event | None = None
+
+    def check_cancel(self) -> None:
+        """Raise :class:`Cancelled` when the caller has cancelled."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled("cancelled by the client; finished work is kept")
+
+    def flag(self, name: str) -> str:
+        """How the person or agent names parameter ``name``: ``--dry-run`` on the CLI, ``dry_run`` for tools."""
+        return name if self.agent else "--" + name.replace("_", "-")
+
+    @property
+    def agent(self) -> bool:
+        """True for an agent's call (MCP, ``call``, ``pipe``): no person at a terminal."""
+        return self.surface in ("mcp", "call", "pipe")
+
+
+@dataclass
+class Operation:
+    name: str
+    description: str
+    handler: Callable[[Brain, dict, Context], Any]
+    params: list[Param] = field(default_factory=list)
+    mcp: bool = True  # exposed as an MCP tool and in --tools-json
+    db: str = "existing"  # existing | create | none
+    text: Callable[[Any, dict], str] | None = None  # CLI text rendering
+    mutating: bool = False
+    #: long-running: the MCP server runs it on a connection of its own, so other calls go on
+    own_connection: bool = False
+    # --- MCP tool annotations (https://modelcontextprotocol.io: ToolAnnotations) -------------
+    title: str = ""
+    #: may delete or overwrite what exists (False: only adds, or reads)
+    destructive: bool = False
+    #: calling again with the same arguments changes nothing more
+    idempotent: bool = False
+    #: may call something outside the brain (a remote embedding endpoint)
+    open_world: bool = False
+    #: JSON schema of the structured result (an object); list results are wrapped as
+    #: ``{"items": [...]}`` and ``item`` is the schema of one element
+    output: dict | None = None
+    item: dict | None = None
+    #: paging for agents: ``limit`` (the op's own ``limit`` parameter counts items; the page is cut
+    #: from a fetch of offset + limit + 1) or ``slice`` (the result's list is cut as it is);
+    #: ``page_key`` names the list in a dict result (None: the result is the list)
+    page: str | None = None
+    page_key: str | None = None
+    page_size: int = 50
+    #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
+    tool_defaults: dict = field(default_factory=dict)
+
+    @property
+    def tool_name(self) -> str:
+        return "brain_" + self.name.replace("-", "_").replace(" ", "_")
+
+    @property
+    def read_only(self) -> bool:
+        return not self.mutating
+
+    def input_schema(self) -> dict:
+        props = {p.name: p.schema() for p in self.params if p.in_schema}
+        for k, v in self.tool_defaults.items():
+            if k in props:
+                props[k] = {**props[k], "default": v}
+        if self.page:
+            props["cursor"] = {"type": "string", "description": "next_cursor from the previous answer: the next page"}
+        return {
+            "type": "object",
+            "properties": props,
+            "required": [p.name for p in self.params if p.required and p.in_schema],
+            "additionalProperties": False,
+        }
+
+    def annotations(self) -> dict:
+        """MCP tool annotations: title and the four hints, from the registry entry."""
+        return {
+            "title": self.title or self.name.replace("-", " ").capitalize(),
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.read_only or self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+
+    def output_schema(self) -> dict:
+        """JSON schema of the tool's structured result (always an object)."""
+        if self.item is not None or self.page:
+            items = {"type": "array", "items": self.item or {}}
+            if self.page_key:
+                base = self.output or {"type": "object", "properties": {}}
+                props = {**base.get("properties", {}), self.page_key: items}
+            else:
+                props = {"items": items}
+            if self.page:
+                props["next_cursor"] = {"type": ["string", "null"], "description": "pass as cursor for the next page; null: no more"}
+            return {"type": "object", "properties": props, "required": [self.page_key or "items"]}
+        return self.output or {"type": "object"}
+
+
+REGISTRY: dict[str, Operation] = {}
+
+
+def op(name: str, description: str, params: list[Param] | None = None, **kw) -> Callable:
+    """Decorator: register ``handler`` as an operation."""
+
+    def deco(fn: Callable) -> Callable:
+        if name in REGISTRY:
+            raise RuntimeError(f"operation {name} registered twice")
+        REGISTRY[name] = Operation(name=name, description=description, handler=fn, params=params or [], **kw)
+        return fn
+
+    return deco
+
+
+def find(name: str) -> Operation:
+    """Look an operation up by CLI name (``timeline-add``) or tool name (``brain_timeline_add``)."""
+    if name in REGISTRY:
+        return REGISTRY[name]
+    for o in REGISTRY.values():
+        if o.tool_name == name:
+            return o
+    raise BadInput(f"unknown tool '{name}'; see `gbrain --tools-json`")
+
+
+#: integers beyond this are refused (SQLite holds 64-bit integers; no count or limit comes near)
+MAX_INT = 2**53
+
+
+def check_args(o: Operation, args: Any) -> dict:
+    """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput."""
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise BadInput(f"{o.tool_name}: arguments must be a JSON object")
+    known = {p.name: p for p in o.params}
+    unknown = [k for k in args if k not in known]
+    if unknown:
+        raise BadInput(f"{o.tool_name}: unknown parameter(s) {', '.join(sorted(unknown))}; expected {', '.join(known) or 'none'}")
+    out = {}
+    for p in o.params:
+        v = args.get(p.name)
+        if v is None:
+            if p.required:
+                raise BadInput(f"{o.tool_name}: missing required parameter '{p.name}'")
+            out[p.name] = p.default
+            continue
+        t = JSON_TYPES[p.type]
+        if p.type == "integer" and isinstance(v, str) and v.strip().lstrip("-").isdigit():
+            v = int(v)
+        if p.type == "boolean" and isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
+            v = v.lower() in ("true", "1")
+        if (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
+            raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be {p.type}, got {type(v).__name__}")
+        if p.enum and v not in p.enum:
+            raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be one of {', '.join(map(str, p.enum))}")
+        if p.type == "integer" and abs(v) > MAX_INT:
+            raise BadInput(f"{o.tool_name}: parameter '{p.name}' is too large (at most {MAX_INT:,})")
+        if (p.minimum is not None and v < p.minimum) or (p.maximum is not None and v > p.maximum):
+            raise BadInput(f"{o.tool_name}: {p.name} must be {_bounds_text(p)}, got {v}")
+        out[p.name] = v
+    return out
+
+
+def _bounds_text(p: Param) -> str:
+    """``a positive number`` / ``0 or more`` / ``between 0 and 60000``: the rule a bounded
+    parameter breaks, worded the same for every operation."""
+    lo, hi = p.minimum, p.maximum
+    if hi is not None:
+        return f"between {lo} and {hi}" if lo is not None else f"at most {hi}"
+    if lo == 1:
+        return "a positive number"
+    if lo == 0:
+        return "0 (no limit) or more" if p.name == "limit" else "0 or more"
+    return f"at least {lo}"
+
+
+def limit_param(default: int | None, description: str, *, minimum: int = 0) -> Param:
+    """The ``limit`` parameter every listing operation shares: an integer, at least
+    ``minimum`` (0 means "all" where the operation says so), checked by :func:`check_args`."""
+    return Param("limit", "integer", description, default=default, minimum=minimum)
+
+
+def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
+    """Run an operation by name with JSON arguments; opens the brain unless one is given."""
+    from ..storage.origin import origin
+
+    o = find(name)
+    ctx = ctx or Context()
+    a = check_args(o, args)
+    with origin(surface=ctx.surface, operation=o.name, client=ctx.client):
+        if o.db == "none":
+            return o.handler(None, a, ctx)  # type: ignore[arg-type]
+        if brain is not None:
+            return _guarded(o, brain, a, ctx)
+        with Brain.open(ctx.db, create=(o.db == "create")) as b:
+            return _guarded(o, b, a, ctx)
+
+
+def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
+    """Run a handler; SQLite errors become one clear line (damaged file with how to recover,
+    full disk, read-only brain). A write to a damaged brain is refused before it starts."""
+    import sqlite3
+
+    from ..storage.db import db_error
+
+    if o.mutating:
+        b.check_sound()
+    elif b.damaged and ctx.on_warning:
+        ctx.on_warning(f"{b.path} is damaged (SQLite: {b.damaged}); what is read may be incomplete; run `gbrain check`")
+    try:
+        return o.handler(b, a, ctx)
+    except sqlite3.Error as e:
+        err = db_error(e, b.path, wrote=o.mutating)
+        if "malformed" in str(e).lower():
+            b.damaged = b.damaged or str(e)
+        raise err from e
+    except OSError as e:
+        import errno
+
+        if e.errno == errno.ENOSPC or e.errno == getattr(errno, "EDQUOT", -1):
+            raise GBrainError(f"no space left writing {e.filename or 'a file'}; what was written is complete (atomic writes), free some space and run it again") from e
+        if e.errno == errno.EROFS:
+            raise GBrainError(f"{e.filename or 'the folder'} is on a read-only file system; nothing was written there") from e
+        raise
+
+
+#: an agent's page of results stays under this many characters of JSON (~10,000 tokens; hosts
+#: such as Claude Code warn at 25,000 tokens); at least one item is always returned
+PAGE_CHARS = 40_000
+
+
+def _cursor_key(o: Operation, args: dict) -> str:
+    import hashlib
+
+    return hashlib.sha1(dumps([o.name, sorted(args.items())]).encode()).hexdigest()[:8]
+
+
+def encode_cursor(o: Operation, args: dict, offset: int) -> str:
+    """An opaque cursor: the offset of the next item, bound to the other arguments."""
+    import base64
+
+    return base64.urlsafe_b64encode(f"{offset}:{_cursor_key(o, args)}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(o: Operation, args: dict, cursor: str | None) -> int:
+    """The offset a cursor from :func:`encode_cursor` stands for. Raises BadInput for a cursor
+    that is malformed or was made for other arguments."""
+    import base64
+
+    if not cursor:
+        return 0
+    try:
+        off, key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        offset = int(off)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise BadInput(f"{o.tool_name}: parameter 'cursor' is not a cursor this tool returned") from e
+    if key != _cursor_key(o, args) or offset < 0:
+        raise BadInput(f"{o.tool_name}: parameter 'cursor' belongs to a call with other arguments; repeat those arguments, or drop cursor to start over")
+    return offset
+
+
+def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> dict:
+    """Run an operation for an agent (MCP): the structured result, always an object.
+
+    Lists come back as ``{"items": [...]}``; a paged operation (``Operation.page``) returns one
+    page — its ``limit`` (or ``page_size``) items, cut further to :data:`PAGE_CHARS` of JSON — and
+    ``next_cursor`` (None on the last page). ``tool_defaults`` fill arguments not given."""
+    o = find(name)
+    ctx = ctx or Context(surface="mcp")
+    args = dict(args) if isinstance(args, dict) else args
+    cursor = None
+    if isinstance(args, dict):
+        if o.page:
+            cursor = args.pop("cursor", None)
+            if cursor is not None and not isinstance(cursor, str):
+                raise BadInput(f"{o.tool_name}: parameter 'cursor' must be string, got {type(cursor).__name__}")
+        for k, v in o.tool_defaults.items():
+            args.setdefault(k, v)
+    if not o.page:
+        result = run(name, args, ctx, brain)
+        return result if isinstance(result, dict) else {"items": result}
+    a = check_args(o, args)
+    key_args = {k: v for k, v in a.items() if v is not None}
+    offset = decode_cursor(o, key_args, cursor)
+    if o.page == "limit":
+        want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
+        fetch = dict(a, limit=offset + want + 1 if want else 0)
+        result = run(name, fetch, ctx, brain)
+    else:
+        want = o.page_size
+        result = run(name, a, ctx, brain)
+    items = result[o.page_key] if o.page_key else result
+    page = items[offset : offset + want] if want else items[offset:]
+    used = 0
+    for i, it in enumerate(page):
+        used += len(dumps(it)) + 1
+        if used > PAGE_CHARS and i:
+            page = page[:i]
+            break
+    more = offset + len(page) < len(items)
+    nxt = encode_cursor(o, key_args, offset + len(page)) if more else None
+    if o.page_key:
+        return {**result, o.page_key: page, "next_cursor": nxt}
+    return {"items": page, "next_cursor": nxt}
+
+
+def tools_json() -> list[dict]:
+    """Tool discovery in the format Claude Code reads: name, description, input_schema."""
+    return [{"name": o.tool_name, "description": o.description, "input_schema": o.input_schema()} for o in REGISTRY.values() if o.mcp]
+
+
+# ---------------------------------------------------------------------------
+# text renderers
+# ---------------------------------------------------------------------------
+
+
+def _rows(rows: list[dict], cols: list[str]) -> str:
+    if not rows:
+        return "(none)"
+    return "\n".join("  ".join(str(r.get(c, "")) for c in cols) for r in rows)
+
+
+def _saved(r: dict, a: dict) -> str:
+    verb = "created" if r.get("created") else ("updated" if r.get("changed") else "unchanged")
+    out = f"{verb} {r['slug']}" + (f": {r['note']}" if r.get("note") else "")
+    for w in r.get("warnings") or []:
+        out += f"\nwarning: {w}"
+    return out
+
+
+def _report_text(r: dict, a: dict) -> str:
+    lines = []
+    c = r.get("counts")
+    if c:
+        lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))
+    lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
+    n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
+    lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
+    lk = r["links"]
+    line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling)"
+    if r["pages_reparsed"]:
+        line += f"; {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {n(r['pages_reparsed'], 'checked page')}"
+    lines.append(line)
+    lines.append(f"Timeline entries: {r['timeline_entries']['stored']:,}; Tags: {r['tags']['stored']:,}")
+    raw = r["raw"]
+    lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")
+    if r.get("frontmatter_errors"):
+        lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
+    if r.get("skipped_count"):
+        lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+        from ..sync.scan import NOT_UTF8
+
+        bad = [s["path"] for s in r.get("skipped") or [] if isinstance(s, dict) and s.get("reason") == NOT_UTF8]
+        if bad:
+            lines.append(f"  names not valid UTF-8 (rename to bring them in): {', '.join(bad[:10])}" + (" …" if len(bad) > 10 else ""))
+    if r.get("kept_brain_edits"):
+        lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} edited through gbrain since the last import (`gbrain sync DIR` writes them out)")
+    if r.get("kept_not_in_tree"):
+        lines.append(f"Note: {n(r['kept_not_in_tree'], 'page or file')} in the DB not in this folder; kept (see missing_on_disk in --json)")
+    for p in r["problems"]:
+        lines.append(f"MISMATCH: {p}")
+    for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):
+        for p in r.get(key) or []:
+            lines.append(f"  {key}: {p}")
+    lines.append("Validation: OK ✓" if r["ok"] else "Validation: FAILED")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# operations
+# ---------------------------------------------------------------------------
+
+def obj(*required: str, **props: str | dict) -> dict:
+    """A JSON schema object for a result: ``obj("slug", slug="string", note="string?")`` — a
+    trailing ``?`` allows null; a dict is used as the property's schema as it is."""
+    def one(t):
+        if isinstance(t, dict):
+            return t
+        if t.endswith("?"):
+            return {"type": [t[:-1], "null"]}
+        return {"type": t}
+
+    return {"type": "object", "properties": {k: one(v) for k, v in props.items()}, "required": list(required)}
+
+
+#: what a page write returns (``SaveResult.as_dict``)
+SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", warnings="array", note="string")
+PAGE_REF = dict(slug="string", title="string?", type="string?")
+
+SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
+LIMIT = limit_param(20, "maximum number of results", minimum=1)
+TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
+
+
+
+def _since(v: str | None) -> str | None:
+    if not v:
+        return None
+    import re
+    import time
+
+    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", v)
+    if m:
+        secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T[\d:]+Z?)?", v.strip()):
+        return v.strip()
+    raise BadInput(f"since must be a span like 24h / 7d or an ISO date, got {v!r}")
+
+
+def _dir_arg(v: str) -> Path:
+    p = Path(v).expanduser()
+    if not p.exists():
+        raise BadInput(f"no such directory: {p}")
+    if not p.is_dir():
+        raise BadInput(f"not a directory: {p}")
+    return p
+
+
+def dumps(obj: Any) -> str:
+    """JSON for stdout: UTF-8 text, non-ASCII kept, U+2028/U+2029 escaped."""
+    return json.dumps(obj, ensure_ascii=False, default=str).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
