@@ -22,6 +22,8 @@ State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
 * ``sync_trash`` and ``sync_conflicts``: see below.
 
 The rules (per path; D = hash on disk, S = hash the DB stores, B = base; None = absent)
+are decided by the pure function :func:`gbrain.sync.plan.decide`; this module gathers the states
+and carries the plan out.
 -----------------------------------------------------------------------------------------
 ==================  =======================================================================
 D == S              in sync: record the base (or forget the path when absent on both sides)
@@ -80,6 +82,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from .importer import classify, trash_copy
+from .plan import PathState, decide
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
@@ -723,43 +726,24 @@ class SyncEngine:
         D = {p: disk[p].hash for p in paths if p in disk}
         S = {p: db[p][0] for p in paths if p in db}
         B = {p: state[p][3] for p in paths if p in state}
-        moves: list[tuple[str, str]] = []
         if cand is not None:
             self._widen_for_moves(paths, D, S, B, db, state)
-        gone = {}
+        states = {}
         for p in paths:
-            if p in B and p not in D and S.get(p) == B[p]:
-                gone.setdefault(B[p], []).append(p)
-        if gone:
-            for p in sorted(paths):
-                if p in D and p not in S and p not in B and D[p] in gone and gone[D[p]]:
-                    src = gone[D[p]][0]
-                    if (db[src][1] == "page") == (classify(p, b"")[0] == "page"):
-                        gone[D[p]].pop(0)
-                        moves.append((src, p))
-        moved_paths = {p for m in moves for p in m}
-        to_write: list[str] = []     # brain → file
-        to_remove: list[str] = []    # page deleted in the brain, file still at base
-        to_import: list[str] = []    # file → brain
-        to_trash: list[str] = []     # file deleted, brain unchanged
-        conflicts: list[tuple[str, str]] = []  # (path, kind)
-        settled: list[str] = []      # equal on both sides (record/refresh base)
-        echoes: set[str] = set()     # files holding an earlier brain version (a round that died)
-        for p in sorted(paths - moved_paths):
             d, s, b = D.get(p), S.get(p), B.get(p)
-            if d == s:
-                settled.append(p)
-            elif d == b:
-                (to_write if s is not None else to_remove).append(p)
-            elif s == b:
-                (to_import if d is not None else to_trash).append(p)
-            elif d is not None and s is not None and self._brain_had(p, d):
-                # the file holds a version the brain itself had since the base: gbrain wrote it
-                # in a round that died before recording it (SIGKILL, crash). Not a user edit.
-                to_write.append(p)
-                echoes.add(p)
-            else:
-                conflicts.append((p, "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")))
+            states[p] = PathState(
+                disk=d, brain=s, base=b,
+                brain_kind=db[p][1] if p in db else None,
+                # the kind only matters for a path new on disk (a move's destination)
+                disk_kind=("page" if classify(p, b"")[0] == "page" else "file") if d is not None and s is None and b is None else None,
+                # only asked where the three sides all differ: it reads history
+                disk_was_brain=d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d),
+            )
+        plan = decide(states)
+        moves = plan.moves
+        moved_paths = {p for m in moves for p in m}
+        to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
+        conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
         # an emptied folder (an unmounted drive or sub-volume, a `rm -rf *` in the wrong window)
         # is not a request to trash its pages: stop before touching either side
         if len(to_trash) >= MASS_TRASH and not self.confirm_delete:
