@@ -150,7 +150,10 @@ def pipe_cmd() -> None:
 
 
 @app.command("serve")
-def serve_cmd(create: bool = typer.Option(False, "--create", help="create the brain when --db names one that does not exist")) -> None:
+def serve_cmd(
+    create: bool = typer.Option(False, "--create", help="create the brain when --db names one that does not exist"),
+    read_only: bool = typer.Option(False, "--read-only", help="offer only the tools that change nothing; the database refuses writes"),
+) -> None:
     """Start the MCP server on stdio (JSON-RPC on stdout; logs on stderr). Ctrl-C stops it."""
     try:
         from .mcp.server import serve
@@ -158,7 +161,7 @@ def serve_cmd(create: bool = typer.Option(False, "--create", help="create the br
         _err(f"error: the MCP server is not available: {e}")
         raise typer.Exit(1)
     try:
-        serve(_STATE["db"], create=create)
+        serve(_STATE["db"], create=create, read_only=read_only)
     except GBrainError as e:
         _err(f"error: {e}")
         raise typer.Exit(e.exit_code)

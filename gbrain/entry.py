@@ -316,14 +316,14 @@ def fast_main(argv: list[str]) -> bool:
     returns False when it does not (nothing was run). Exits like the typer command would."""
     if os.environ.get("GBRAIN_FAST_PATH", "1") == "0":
         return False
-    if argv[:1] == ["serve"] and argv[1:] in ([], ["--create"]):
+    if argv[:1] == ["serve"] and set(argv[1:]) <= {"--create", "--read-only"} and len(set(argv[1:])) == len(argv[1:]):
         try:
             from .mcp.server import serve
         except ImportError as e:
             _err(f"error: the MCP server is not available: {e}")
             raise SystemExit(1)
         try:
-            serve(_STATE["db"], create=argv[1:] == ["--create"])
+            serve(_STATE["db"], create="--create" in argv, read_only="--read-only" in argv)
         except GBrainError as e:  # e.g. no brain at --db (serve --create makes one)
             _err(f"error: {e}")
             raise SystemExit(e.exit_code)

@@ -480,3 +480,49 @@ def test_a_long_brain_embed_does_not_block_other_tools(tmp_path, minilm):
     assert ok(emb_result)["chunks"] > 500
     assert order == ["reads", "embed"]
     assert q["mode"] == "hybrid" and q["model"] == "minilm"
+
+
+def test_serve_read_only_offers_only_read_tools_and_writes_nothing(fixture_db):
+    """`serve --read-only`: the tools of non-mutating operations only, every one of them answers,
+    and the brain (pages, history, change log) is the same afterwards."""
+    def state():
+        with Brain.open(fixture_db) as b:
+            return [tuple(r) for r in b.conn.execute("SELECT slug, content_hash FROM pages ORDER BY slug")], b.conn.execute("SELECT count(*) FROM history").fetchone()[0]
+
+    before = state()
+
+    async def main():
+        async with connect(fixture_db, extra=["--read-only"]) as c:
+            names = [t.name for t in (await c.list_tools()).tools]
+            out = {n: [await c.call_tool(n, a) for a in SAMPLES.get(n, [{}])] for n in names}
+            index = await c.read_resource("brain://index")
+            return names, out, index
+
+    names, out, index = anyio.run(main)
+    expected = {o.tool_name for o in ops.REGISTRY.values() if o.mcp and not o.mutating}
+    assert set(names) == expected and "brain_put" not in names and "brain_get" in names
+    for n, results in out.items():
+        for r in results:
+            assert not text_of(r).startswith("internal error"), (n, text_of(r))
+            assert "readonly" not in text_of(r) and "read-only" not in text_of(r), (n, text_of(r))
+    assert ok(out["brain_get"][0])["slug"] == "people/ana-lima"
+    assert "people/ana-lima" in index.contents[0].text
+    assert state() == before
+
+
+def test_read_only_brain_refuses_a_write_that_reaches_it(fixture_db):
+    """The database itself refuses writes under `serve --read-only` (defence in depth behind the
+    tool list): a write through the same Brain fails as a read-only error and changes nothing."""
+    from gbrain.errors import GBrainError
+
+    with Brain.open(fixture_db) as b:
+        before = b.get_text("people/ana-lima")
+        b.refuse_writes()
+        try:
+            ops.run("tag", {"slug": "people/ana-lima", "tag": "x"}, brain=b)
+        except GBrainError as e:
+            assert "read-only" in str(e)
+        else:
+            raise AssertionError("a write went through a read-only brain")
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("people/ana-lima") == before

@@ -160,6 +160,13 @@ class Brain:
             b.check_sound(raise_=False)
         return b
 
+    def refuse_writes(self) -> None:
+        """From now on the database refuses every write on this connection (SQLite
+        ``PRAGMA query_only``): a write raises ``sqlite3.OperationalError`` ("attempt to write a
+        readonly database"), which reaches the user as a read-only error. For ``serve
+        --read-only``."""
+        self.conn.execute("PRAGMA query_only = ON")
+
     def close(self) -> None:
         self.conn.close()
         if self._open_lock is not None:

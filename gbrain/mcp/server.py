@@ -68,9 +68,11 @@ class BrainHost:
     The database is opened lazily (first request), so spawn-to-ready does not wait for SQLite.
     """
 
-    def __init__(self, db_path: str | None, create: bool = False):
+    def __init__(self, db_path: str | None, create: bool = False, read_only: bool = False):
         self.db_path = db_path
         self.create = create
+        #: open the brain so the database itself refuses writes (``serve --read-only``)
+        self.read_only = read_only
         self._brain: Brain | None = None
         self._lock = threading.Lock()
         #: cancel events of the calls under way (set them all when the client goes away)
@@ -94,6 +96,8 @@ class BrainHost:
     def _open(self) -> Brain:
         if self._brain is None:
             self._brain = Brain.open(self.db_path, create=self.create)
+            if self.read_only:
+                self._brain.refuse_writes()
         return self._brain
 
     def call(self, fn: Callable[[Brain], Any]) -> Any:
@@ -237,9 +241,10 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     )
 
 
-def tool_operations() -> list[ops.Operation]:
-    """The operations exposed as MCP tools, in registry order."""
-    return [o for o in ops.REGISTRY.values() if o.mcp]
+def tool_operations(read_only: bool = False) -> list[ops.Operation]:
+    """The operations exposed as MCP tools, in registry order; with ``read_only`` only those
+    that change nothing (``serve --read-only``)."""
+    return [o for o in ops.REGISTRY.values() if o.mcp and not (read_only and o.mutating)]
 
 
 #: slugs in one page of the brain://index resource (~40 characters each: ~10,000 tokens at most)
@@ -318,13 +323,16 @@ class _Server(MCPServer):
         return await super().get_prompt(name, arguments, context)
 
 
-def build_server(db_path: str | None, create: bool = False) -> tuple[MCPServer, BrainHost]:
+def build_server(db_path: str | None, create: bool = False, read_only: bool = False) -> tuple[MCPServer, BrainHost]:
     """An :class:`MCPServer` with a tool per MCP operation, the two resources and two prompts.
 
-    Returns the server and its :class:`BrainHost` (close it when done). Nothing is opened yet.
+    ``read_only``: only the tools of operations that change nothing are offered, and the brain
+    is opened so that the database refuses any write (SQLite ``PRAGMA query_only``), so an
+    agent can read a shared brain but not change it. Returns the server and its
+    :class:`BrainHost` (close it when done). Nothing is opened yet.
     """
-    host = BrainHost(db_path, create=create)
-    tools = [_make_tool(o, host) for o in tool_operations()]
+    host = BrainHost(db_path, create=create, read_only=read_only)
+    tools = [_make_tool(o, host) for o in tool_operations(read_only)]
     server = _Server(
         name="gbrain",
         version=__version__,
@@ -446,12 +454,13 @@ async def _run_stdio(server: MCPServer) -> None:
             tg.cancel_scope.cancel()
 
 
-def serve(db_path: str | None, create: bool = False) -> None:
+def serve(db_path: str | None, create: bool = False, read_only: bool = False) -> None:
     """Run the MCP server on stdin/stdout until stdin closes (the client went away) or Ctrl-C.
     Logs go to stderr only, as UTF-8. A ``db_path`` that does not exist is refused
     (:class:`BadInput`) unless ``create``. On the way out, calls still running are cancelled
     (embed stops after its batch in flight, keeping finished groups) and the process exits
-    even when a worker thread is still blocked reading stdin."""
+    even when a worker thread is still blocked reading stdin. ``read_only``: see
+    :func:`build_server`."""
     import os
 
     from ..storage.db import resolve_db_path
@@ -464,9 +473,10 @@ def serve(db_path: str | None, create: bool = False) -> None:
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         pass
-    server, host = build_server(db_path, create=create)
-    names = ", ".join(o.tool_name for o in tool_operations())
-    sys.stderr.write(f"gbrain MCP server running (stdio) on {path}\ntools: {names}\n")
+    server, host = build_server(db_path, create=create, read_only=read_only)
+    names = ", ".join(o.tool_name for o in tool_operations(read_only))
+    mode = " read-only" if read_only else ""
+    sys.stderr.write(f"gbrain MCP server running{mode} (stdio) on {path}\ntools: {names}\n")
     sys.stderr.flush()
     import signal
 
