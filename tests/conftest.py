@@ -17,16 +17,23 @@ MAKE_BRAIN = SHARED / "tools" / "make_brain.py"
 
 
 @pytest.fixture(autouse=True)
-def _clean_env(tmp_path, monkeypatch):
-    """Every test gets its own brain.db path and no API keys."""
-    monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
+def _clean_env(tmp_path, monkeypatch, request):
+    """Every test gets its own brain.db path (``--engine postgres``: its own new Postgres
+    database) and no API keys."""
+    if request.config.getoption("--engine") == "postgres":
+        monkeypatch.setenv("GBRAIN_DB", new_pg_database(request.getfixturevalue("pg_server")))
+    else:
+        monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(k, raising=False)
     yield
 
 
 @pytest.fixture
-def db_path(tmp_path) -> Path:
+def db_path(tmp_path, request) -> Path:
+    """The test's brain: a file path, or with ``--engine postgres`` its database URL ($GBRAIN_DB)."""
+    if request.config.getoption("--engine") == "postgres":
+        return os.environ["GBRAIN_DB"]  # type: ignore[return-value]
     return tmp_path / "brain.db"
 
 
@@ -48,12 +55,12 @@ def gbrain(*args: str, input: str | bytes | None = None, env: dict | None = None
 
 
 @pytest.fixture
-def fixture_db(tmp_path, brain_tree) -> Path:
-    """A brain.db with fixtures/brain imported (in-process)."""
+def fixture_db(tmp_path, brain_tree, db_path) -> Path:
+    """A brain.db (``--engine postgres``: a database) with fixtures/brain imported (in-process)."""
     from gbrain.core.brain import Brain
     from gbrain.sync.importer import import_tree
 
-    db = tmp_path / "brain.db"
+    db = db_path
     with Brain.open(db) as b:
         import_tree(b, brain_tree)
     return db
@@ -130,3 +137,60 @@ def installed_gbrain(tmp_path_factory) -> dict:
     site = Path(where.stdout.strip())
     assert site.resolve().is_relative_to(venv.resolve()), f"the venv imports gbrain from {site}, not from its own install"
     return {"python": py, "gbrain": bindir / "gbrain", "wheel": wheel, "site": site, "env": env}
+
+
+# ---------------------------------------------------------------------------
+# Postgres (gbrain/storage/pg.py): a private server from the pgserver package
+# ---------------------------------------------------------------------------
+
+
+def pytest_addoption(parser):
+    parser.addoption("--engine", choices=("sqlite", "postgres"), default="sqlite",
+                     help="run the brain fixtures (db_path, fixture_db) on this engine; postgres starts a private server (pgserver)")
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    """A private Postgres 16 + pgvector (the ``pgserver`` wheel) on a Unix socket, one per test
+    worker, stopped at the end of the session. Yields the admin URL."""
+    import tempfile
+
+    import pgserver
+
+    # not under pytest's 0700 tmp folder: as root, pgserver runs the server as its own user,
+    # which must reach the data folder to stop it
+    d = tempfile.mkdtemp(prefix="gbrain-pg-")
+    os.chmod(d, 0o755)
+    srv = pgserver.get_server(d, cleanup_mode="stop")
+    yield srv.get_uri()
+    from gbrain.storage.pg import close_pools
+
+    close_pools()
+    srv.cleanup()
+    shutil.rmtree(d, ignore_errors=True)
+
+
+_PG_DBS = [0]
+
+
+def new_pg_database(admin_url: str) -> str:
+    """A fresh, empty database on the test server; returns its URL."""
+    import uuid
+
+    import psycopg
+
+    name = "gb_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(admin_url, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    return admin_url.replace("/postgres?", f"/{name}?", 1)
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """The URL of a new, empty Postgres database for this test (a brain is created on first open)."""
+    return new_pg_database(pg_server)
+
+
+@pytest.fixture
+def engine(request) -> str:
+    return request.config.getoption("--engine")

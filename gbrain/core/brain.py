@@ -153,6 +153,8 @@ class Brain:
         no other gbrain process has the brain open) the file is checked with SQLite's
         quick_check first; a damaged file opens for reading only (:attr:`damaged`)."""
         path = dbmod.resolve_db_path(db)
+        if not isinstance(path, Path):  # a Postgres URL (storage/pg.py): the server keeps it sound
+            return cls(dbmod.connect(path, create=create), path)  # type: ignore[arg-type]
         unclean, lock = _open_lock(path)
         b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
         b._open_lock = lock
@@ -391,7 +393,7 @@ class Brain:
             else:
                 cols = ", ".join(vals)
                 ph = ", ".join(f":{k}" for k in vals)
-                pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at)", vals).lastrowid
+                pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at) RETURNING id", vals).fetchone()[0]
             old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
             write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
@@ -748,8 +750,14 @@ class Brain:
             "files": one("SELECT COUNT(*) FROM files"),
             "ingest_log": one("SELECT COUNT(*) FROM ingest_log"),
             "frontmatter_errors": one("SELECT COUNT(*) FROM pages WHERE frontmatter_error IS NOT NULL"),
-            "db_bytes": self.path.stat().st_size if self.path.exists() else 0,
+            "db_bytes": self._db_bytes(),
         }
+
+    def _db_bytes(self) -> int:
+        """Size of the database: the file (SQLite) or ``pg_database_size`` (Postgres)."""
+        if dbmod.is_postgres(self.conn):
+            return int(self.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+        return self.path.stat().st_size if self.path.exists() else 0
 
     # ---- non-page files and raw data ----------------------------------------------
 

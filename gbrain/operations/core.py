@@ -23,7 +23,7 @@ def _init(_b, a, ctx):
     from ..storage.db import SCHEMA_VERSION, resolve_db_path
 
     path = Path(a["path"]) if a["path"] else resolve_db_path(ctx.db)
-    existed = path.exists() and path.stat().st_size > 0
+    existed = path.exists() and (not isinstance(path, Path) or path.stat().st_size > 0)
     with Brain.open(path, create=True, allow_empty_file=True):
         pass
     return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}

@@ -187,6 +187,8 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     q = fts_query(query or "")
     if not q or limit <= 0:
         return []
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return _rank_pg(conn, query, type=type, limit=limit)
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
@@ -254,6 +256,71 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     return out[: int(limit)]
 
 
+#: Postgres: tsvector weights of the signals (storage/sql/pg_v1.sql builds pages.search_tsv)
+_PG_SIGNALS = (("title", "A"), ("path", "B"), ("body", "CD"))
+
+
+def _pg_tsquery(words: list[str]) -> tuple[str, list[str]]:
+    """SQL for a tsquery matching any of ``words`` (each through ``plainto_tsquery`` in the
+    'english' and 'simple' configurations: user text is never query syntax), and its arguments."""
+    parts = " || ".join("plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)" for _ in words)
+    return f"({parts})", [x for w in words for x in (w, w)]
+
+
+def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
+    """:func:`rank` on Postgres: ``ts_rank_cd`` over the weighted ``pages.search_tsv`` (A title
+    and aliases, B path and headings, C body, D timeline; cover density, Clarke et al. 2000),
+    normalised by the best hit, plus the same name evidence (share of the query's words in the
+    title/aliases, weighted by IDF) and exact-name bonus as on SQLite. Same result shape."""
+    words = query_words(query)
+    if not words:
+        return []
+    tsq, targs = _pg_tsquery(words)
+    depth = max(int(limit), RERANK)
+    # pages with every word (plainto_tsquery ANDs them) rank above pages with some: coordination
+    sql = (f"SELECT p.id, ts_rank_cd(p.search_tsv, q) + 2 * ts_rank_cd(p.search_tsv, plainto_tsquery('english', ?)) AS r, ts_filter(p.search_tsv, '{{a}}') @@ q AS t, "
+           f"ts_filter(p.search_tsv, '{{b}}') @@ q AS pa, ts_filter(p.search_tsv, '{{c,d}}') @@ q AS b "
+           f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.search_tsv @@ q")
+    args: list = [" ".join(words), *targs]
+    if type:
+        sql += " AND p.type = ?"
+        args.append(type)
+    rows = conn.execute(sql + " ORDER BY r DESC, p.id LIMIT ?", [*args, depth]).fetchall()
+    bm = {int(r[0]): float(r[1]) for r in rows}
+    signals: dict[int, set[str]] = {int(r[0]): {s for s, on in (("title", r[2]), ("path", r[3]), ("body", r[4])) if on} for r in rows}
+    exact = _exact_names(conn, query, type)
+    for pid in exact:
+        bm.setdefault(pid, 0.0)
+        signals.setdefault(pid, set())
+    if not bm:
+        return []
+    ids = list(bm)
+    n_pages = max(1, conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0])
+    name = {pid: 0.0 for pid in ids}
+    total = 0.0
+    idin = ",".join(map(str, ids))
+    for word in words:
+        wq, wargs = _pg_tsquery([word])
+        df = conn.execute(f"SELECT COUNT(*) FROM pages WHERE search_tsv @@ {wq}", wargs).fetchone()[0]
+        if not df:
+            continue
+        idf = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
+        total += idf
+        for (pid,) in conn.execute(f"SELECT id FROM pages WHERE id IN ({idin}) AND ts_filter(search_tsv, '{{a}}') @@ {wq}", wargs):
+            name[int(pid)] += idf
+    top = max(bm.values()) or 1.0
+    out = []
+    for pid in ids:
+        ex = pid in exact
+        if ex:
+            signals[pid].add(exact[pid])
+        score = bm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
+        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(signals[pid])})
+    order = {pid: i for i, pid in enumerate(ids)}
+    out.sort(key=lambda h: (-h["score"], order[h["id"]]))
+    return out[: int(limit)]
+
+
 def _body_only(q: str) -> str:
     """``q`` restricted to the body fields (already-filtered stop-word terms included)."""
     return f"{_BODY_FILTER} : (" + q.replace(f"{_BODY_FILTER} : ", "") + ")"
@@ -301,7 +368,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     idin = f"p.id IN ({','.join(map(str, ids))})"
     meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
     snip = {}
-    small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
+    # Postgres: every snippet is cut from the text below (no FTS5 snippet())
+    small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS] if getattr(conn, "dialect", "sqlite") != "postgres" else []
     if small:
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
         # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
@@ -315,7 +383,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     big = [i for i in ids if i not in snip]
     if big:
         for r in conn.execute(f"SELECT id, title, size, compiled_truth || ' ' || timeline AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
-            if r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):
+            if getattr(conn, "dialect", "sqlite") == "postgres":  # meaningful words only (no stop words)
+                snip[r["id"]] = " ".join(_cut_snippet(_clean_snippet(r["head"]), " ".join(query_words(query))).split())
+            elif r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):
                 snip[r["id"]] = " ".join(_cut_snippet(r["head"], query).split())
             else:
                 snip[r["id"]] = r["title"]

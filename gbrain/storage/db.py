@@ -439,8 +439,22 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
-    """The database path: ``db`` if given, else ``$GBRAIN_DB``, else ``./brain.db``."""
-    return Path(db or os.environ.get("GBRAIN_DB") or DEFAULT_DB)
+    """The database: ``db`` if given, else ``$GBRAIN_DB``, else ``./brain.db``. A path is a
+    SQLite file (a ``Path``); a ``postgresql://`` URL gives a :class:`gbrain.storage.pg.DbUrl`
+    (a ``str`` showing the URL with its password redacted)."""
+    from .pg import DbUrl, is_url
+
+    if isinstance(db, DbUrl):
+        return db  # type: ignore[return-value]
+    target = db or os.environ.get("GBRAIN_DB") or DEFAULT_DB
+    if is_url(target):
+        return DbUrl(str(target))  # type: ignore[return-value]
+    return Path(target)
+
+
+def is_postgres(conn) -> bool:
+    """Whether ``conn`` is a Postgres connection (:class:`gbrain.storage.pg.PgConnection`)."""
+    return getattr(conn, "dialect", "sqlite") == "postgres"
 
 
 def is_read_only(p: Path) -> bool:
@@ -493,6 +507,12 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     zero-byte file (not silently a new brain, unless ``allow_empty_file``: ``gbrain init``), when
     it is not a SQLite database, or when its schema is newer than this code.
     """
+    from .pg import DbUrl, is_url
+
+    if isinstance(path, DbUrl) or is_url(path):
+        from . import pg
+
+        return pg.connect(path.url if isinstance(path, DbUrl) else str(path))  # type: ignore[return-value]
     p = Path(path)
     if p.is_dir():
         raise GBrainError(f"{p} is a folder; --db / GBRAIN_DB must name the database file, e.g. {p / DEFAULT_DB}")

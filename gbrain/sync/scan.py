@@ -177,7 +177,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
 
 
 def db_excludes(db_path: str | os.PathLike | None) -> set[str]:
-    if not db_path:
+    if not db_path or str(db_path).startswith(("postgresql://", "postgres://")):
         return set()
     p = os.path.realpath(str(db_path))
     return {p, p + "-wal", p + "-shm", p + "-journal"}

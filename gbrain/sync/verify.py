@@ -323,7 +323,8 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     except sqlite3.DatabaseError as e:
         out.append(f"SQLite: {e}")
     try:
-        c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+        if getattr(c, "dialect", "sqlite") != "postgres":  # Postgres keeps its GIN index itself
+            c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
     except sqlite3.DatabaseError as e:
         if "readonly" not in str(e):  # FTS5 runs its check as a write; a read-only brain skips it
             out.append(f"search index: {e}")

@@ -1,0 +1,496 @@
+"""gbrain on PostgreSQL (+ pgvector): the connection behind ``--db postgresql://…``.
+
+The storage seam (see ``docs/storage.md``): :func:`gbrain.storage.db.open_connection` gives
+every layer one connection object. For a path it is a ``sqlite3.Connection``; for a
+``postgresql://`` URL it is a :class:`PgConnection` — a psycopg 3 connection (taken from a
+``psycopg_pool`` pool per URL) that speaks the DB-API subset gbrain's SQL was written against:
+
+* ``execute`` / ``executemany`` / ``commit`` / ``rollback`` / ``in_transaction`` /
+  ``total_changes`` / ``close``; rows indexable by position and by column name (``sqlite3.Row``);
+* portable SQL is shared: :func:`translate` rewrites the few SQLite spellings gbrain uses
+  (``?``/``:name`` placeholders, ``INSERT OR IGNORE``, ``LIKE`` (case-insensitive: ``ILIKE``), ``GROUP_CONCAT``, ``BEGIN IMMEDIATE``, ``strftime(…, 'now')``,
+  ``instr``, ``json_extract``, ``char``, ``X'..'`` literals, ``IS NOT`` between values) and
+  refuses (``NotImplementedError``) the ones it cannot (``INSERT OR REPLACE``);
+* what differs by engine is explicit at the call site (``conn.dialect``): keyword search
+  (``search/keyword.py``: weighted ``tsvector``), ``PRAGMA`` checks;
+* errors come out as the ``sqlite3`` exception classes (:func:`_mapped`), so the one fault
+  mapping (``storage/db.py: db_error``) serves both engines; every message is passed through
+  :func:`redact` first: a password in the URL is never printed or logged.
+
+``BEGIN IMMEDIATE`` becomes ``BEGIN`` + a transaction-scoped advisory lock, so read-modify-write
+operations are serialised per brain as SQLite serialises them per file. History and the sync
+change log are plpgsql triggers (``sql/pg_v1.sql``) in the writer's transaction; the writer's
+origin (:mod:`gbrain.storage.origin`) reaches them through the session setting
+``gbrain.origin``, set before each write when it changed.
+
+Schema versions live in ``gbrain_schema(version)``; ``sql/pg_vN.sql`` is version N, applied in
+one transaction under an advisory lock (several processes may open a new brain at once).
+"""
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from decimal import Decimal
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import GBrainError
+
+#: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
+WRITE_LOCK = 0x6762_7261  # 'gbra'
+MIGRATE_LOCK = 0x6762_7269
+PG_SCHEMA_VERSION = 1
+
+
+def is_url(db: object) -> bool:
+    """Whether ``db`` (a ``--db`` value) names a Postgres database rather than a SQLite file."""
+    s = str(db or "")
+    return s.startswith(("postgresql://", "postgres://"))
+
+
+_PW_QUERY = re.compile(r"(?i)(password=)[^&\s]*")
+_PW_KV = re.compile(r"(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)")
+
+
+def redact(text: object, url: str | None = None) -> str:
+    """``text`` with every password of a connection string replaced by ``***``: the
+    ``user:password@`` part of a URL, ``password=`` in a URL query or a libpq key/value string,
+    and the literal password of ``url`` wherever it appears. Safe on any text."""
+    s = str(text)
+    if url:
+        try:
+            pw = urlsplit(url).password
+        except ValueError:
+            pw = None
+        if pw:
+            s = s.replace(pw, "***")
+            from urllib.parse import quote
+
+            s = s.replace(quote(pw, safe=""), "***")
+    s = re.sub(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", r"\1:***@", s)
+    s = _PW_QUERY.sub(r"\1***", s)
+    return _PW_KV.sub(r"\1***", s)
+
+
+class DbUrl(str):
+    """The ``path`` of a Postgres brain: its URL with the password redacted (what messages show),
+    keeping the real URL in :attr:`url`. Answers the few ``Path`` questions callers ask."""
+
+    url: str
+
+    def __new__(cls, url: str) -> "DbUrl":
+        s = super().__new__(cls, redact(url))
+        s.url = url
+        return s
+
+    def exists(self) -> bool:
+        return True
+
+    def resolve(self) -> "DbUrl":
+        return self
+
+
+# ---------------------------------------------------------------------------
+# SQL translation
+# ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|::|:[A-Za-z_]\w*|\?|%|[^'\"?%:-]+|-|:")
+
+
+@lru_cache(maxsize=2048)
+def translate(sql: str) -> str:
+    """gbrain's SQLite SQL as Postgres SQL with psycopg ``%s`` placeholders (see the module
+    docstring for what is rewritten). Raises ``NotImplementedError`` for SQLite-only forms."""
+    s = sql
+    if re.search(r"(?i)\bINSERT\s+OR\s+REPLACE\b", s):
+        raise NotImplementedError("INSERT OR REPLACE has no Postgres form here; write ON CONFLICT (...) DO UPDATE")
+    ignore = re.search(r"(?i)\bINSERT\s+OR\s+IGNORE\s+INTO\b", s)
+    if ignore:
+        s = re.sub(r"(?i)\bINSERT\s+OR\s+IGNORE\s+INTO\b", "INSERT INTO", s)
+        m = re.search(r"(?i)\bRETURNING\b", s)
+        s = (s[: m.start()] + "ON CONFLICT DO NOTHING " + s[m.start():]) if m else re.sub(r"--[^\n']*$", "", s.rstrip()).rstrip().rstrip(";") + " ON CONFLICT DO NOTHING"
+    s = re.sub(r"strftime\('%Y-%m-%dT%H:%M:%SZ',\s*'now'\)", "gb_now()", s)
+    s = re.sub(r"strftime\('%Y-%m-%dT%H:%M:%fZ',\s*'now'\)", "gb_now_ms()", s)
+    if "strftime(" in s:
+        raise NotImplementedError("strftime with this format has no Postgres translation: " + s[:120])
+    s = re.sub(r"FROM sqlite_master WHERE type = 'table' AND name =", "FROM information_schema.tables WHERE table_schema = current_schema() AND table_name =", s)
+    s = re.sub(r"(?i)\bGROUP_CONCAT\(", "string_agg(", s)
+    s = re.sub(r"\bLIKE\b", "ILIKE", s)  # SQLite's LIKE ignores (ASCII) case
+    s = re.sub(r"\binstr\(", "strpos(", s)
+    s = re.sub(r"\bchar\(", "chr(", s)
+    s = re.sub(r"json_valid\(([\w.]+)\)", r"(\1 IS JSON)", s)
+    s = re.sub(r"json_extract\(([\w.]+),\s*'\$\.(\w+)'\)", r"(\1::jsonb ->> '\2')", s)
+    s = re.sub(r"X'([0-9A-Fa-f]*)'", r"'\\x\1'::bytea", s)
+    s = re.sub(r"(?i)\bIS NOT (?!NULL\b)", "IS DISTINCT FROM ", s)
+    out = []
+    for tok in _TOKEN.findall(s):
+        if tok == "?":
+            out.append("%s")
+        elif tok[0] == ":" and len(tok) > 1 and tok != "::":
+            out.append(f"%({tok[1:]})s")
+        elif tok == "%":
+            out.append("%%")
+        elif tok.startswith("'"):
+            out.append(tok.replace("%", "%%"))
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# rows and cursors
+# ---------------------------------------------------------------------------
+
+
+class Row(tuple):
+    """A result row like ``sqlite3.Row``: by position, by column name (case-insensitive), ``keys()``."""
+
+    _index: dict[str, int]
+    _names: list[str]
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, str):
+            try:
+                return tuple.__getitem__(self, self._index[k.lower()])
+            except KeyError:
+                raise IndexError(f"no such column: {k}") from None
+        return tuple.__getitem__(self, k)
+
+    def keys(self) -> list[str]:
+        return list(self._names)
+
+
+def _plain(v: Any) -> Any:
+    """Values as SQLite gives them: numeric → int/float, memoryview → bytes."""
+    if isinstance(v, Decimal):
+        return int(v) if v == v.to_integral_value() else float(v)
+    if isinstance(v, memoryview):
+        return bytes(v)
+    return v
+
+
+def _row_factory(cur):
+    desc = cur.description
+    if desc is None:
+        return lambda values: values
+    names = [d.name for d in desc]
+    cls = type("Row", (Row,), {"_names": names, "_index": {n.lower(): i for i, n in reversed(list(enumerate(names)))}})
+
+    def make(values):
+        return cls(_plain(v) for v in values)
+
+    return make
+
+
+def _param(v: Any) -> Any:
+    if isinstance(v, bool):
+        return int(v)
+    return v
+
+
+class PgCursor:
+    """What ``execute`` returns: ``fetchone``/``fetchall``/iteration, ``rowcount``, ``description``,
+    ``lastrowid`` (only for ``INSERT … RETURNING id``: write that instead)."""
+
+    def __init__(self, cur, rows: list | None = None):
+        self._cur = cur
+        self._rows = rows
+        self.lastrowid = None
+
+    @property
+    def description(self):
+        return self._cur.description if self._cur is not None else None
+
+    @property
+    def rowcount(self) -> int:
+        return self._cur.rowcount if self._cur is not None else -1
+
+    def fetchone(self):
+        if self._rows is not None:
+            return self._rows.pop(0) if self._rows else None
+        if self._cur is None or self._cur.description is None:
+            return None
+        return self._cur.fetchone()
+
+    def fetchall(self) -> list:
+        if self._rows is not None:
+            r, self._rows = self._rows, []
+            return r
+        if self._cur is None or self._cur.description is None:
+            return []
+        return self._cur.fetchall()
+
+    def fetchmany(self, n: int = 1) -> list:
+        if self._rows is not None:
+            r, self._rows = self._rows[:n], self._rows[n:]
+            return r
+        return self._cur.fetchmany(n) if self._cur is not None and self._cur.description is not None else []
+
+    def __iter__(self):
+        return iter(self.fetchall())
+
+    def close(self) -> None:
+        if self._cur is not None:
+            self._cur.close()
+
+
+# ---------------------------------------------------------------------------
+# errors
+# ---------------------------------------------------------------------------
+
+
+def _mapped(e: Exception, url: str) -> sqlite3.Error:
+    """A psycopg error as the ``sqlite3`` exception the rest of gbrain handles, message redacted."""
+    import psycopg
+    from psycopg import errors as pe
+
+    msg = redact(str(e).strip(), url)
+    if isinstance(e, pe.ReadOnlySqlTransaction):
+        return sqlite3.OperationalError(f"attempt to write a readonly database (Postgres: {msg})")
+    if isinstance(e, pe.DiskFull):
+        return sqlite3.OperationalError(f"database or disk is full (Postgres: {msg})")
+    if isinstance(e, psycopg.IntegrityError):
+        return sqlite3.IntegrityError(msg)
+    if isinstance(e, (psycopg.ProgrammingError, psycopg.DataError)):
+        return sqlite3.OperationalError(msg)
+    if isinstance(e, psycopg.OperationalError):
+        return sqlite3.OperationalError(msg)
+    return sqlite3.DatabaseError(msg)
+
+
+# ---------------------------------------------------------------------------
+# the connection
+# ---------------------------------------------------------------------------
+
+_POOLS: dict[str, Any] = {}
+_POOLS_LOCK = threading.Lock()
+_WRITE = re.compile(r"(?is)^\s*(INSERT|UPDATE|DELETE)\b")
+
+
+def _pool(url: str):
+    """The process's pool for ``url`` (made on first use). Before the pool is made, one plain
+    connection is opened and closed, so a wrong URL, password or unreachable server fails at once
+    with the server's reason (the pool would retry in the background until its timeout)."""
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+    with _POOLS_LOCK:
+        p = _POOLS.get(url)
+        if p is None:
+            try:
+                psycopg.connect(url, connect_timeout=10).close()
+            except psycopg.Error as e:
+                raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
+            p = ConnectionPool(url, min_size=0, max_size=8, kwargs={"autocommit": True}, open=True, timeout=30, name="gbrain")
+            _POOLS[url] = p
+        return p
+
+
+def close_pools() -> None:
+    """Close every pool of this process (their idle connections end at once)."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+    for p in pools:
+        try:
+            p.close(timeout=2)
+        except Exception:
+            pass
+
+
+import atexit  # noqa: E402
+
+atexit.register(close_pools)
+
+
+class PgConnection:
+    """A Postgres connection shaped like the ``sqlite3.Connection`` gbrain uses (module docstring)."""
+
+    dialect = "postgres"
+
+    def __init__(self, url: str):
+        import psycopg
+
+        self.url = url
+        self.path = DbUrl(url)
+        self._pool = _pool(url)
+        try:
+            self._conn = self._pool.getconn()
+        except Exception as e:  # PoolTimeout wraps the connect error
+            raise GBrainError(f"cannot connect to the brain database {self.path}: {redact(e, url)}") from None
+        self._conn.row_factory = _row_factory
+        self._origin: str | None = None
+        self.total_changes = 0
+        self.row_factory = None  # accepted, ignored: rows are always Row
+        self._psycopg = psycopg
+
+    # sqlite3.Connection's surface ------------------------------------------------
+
+    @property
+    def in_transaction(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self._conn.info.transaction_status != TransactionStatus.IDLE
+
+    def _set_origin(self) -> None:
+        from .origin import current
+
+        o = "\t".join(current())
+        if o != self._origin:
+            self._conn.execute("SELECT set_config('gbrain.origin', %s, false)", (o,))
+            self._origin = o
+
+    def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> PgCursor:
+        head = sql.lstrip()[:16].upper()
+        if head.startswith("PRAGMA"):
+            return self._pragma(sql)
+        try:
+            if head.startswith("BEGIN"):
+                self._conn.execute("BEGIN")
+                if "IMMEDIATE" in head or "EXCLUSIVE" in head:
+                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                return PgCursor(None)
+            q = translate(sql)
+            if _WRITE.match(sql):
+                self._set_origin()
+            cur = self._conn.execute(q, [_param(p) for p in params] if not isinstance(params, dict) else params)
+            if _WRITE.match(sql) and cur.rowcount > 0:
+                self.total_changes += cur.rowcount
+            return PgCursor(cur)
+        except self._psycopg.Error as e:
+            raise _mapped(e, self.url) from None
+
+    def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> PgCursor:
+        rows = [[_param(p) for p in r] for r in seq]
+        if not rows:
+            return PgCursor(None, [])
+        try:
+            if _WRITE.match(sql):
+                self._set_origin()
+            with self._conn.cursor() as cur:
+                cur.executemany(translate(sql), rows)
+                if cur.rowcount > 0:
+                    self.total_changes += cur.rowcount
+            return PgCursor(None, [])
+        except self._psycopg.Error as e:
+            raise _mapped(e, self.url) from None
+
+    def executescript(self, script: str) -> None:
+        try:
+            self._conn.execute(script.replace("%", "%%"))
+        except self._psycopg.Error as e:
+            raise _mapped(e, self.url) from None
+
+    def commit(self) -> None:
+        if self.in_transaction:
+            self.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.in_transaction:
+            try:
+                self._conn.execute("ROLLBACK")
+            except self._psycopg.Error:
+                pass
+
+    def close(self) -> None:
+        c, self._conn = getattr(self, "_conn", None), None
+        if c is not None:
+            try:
+                if c.info.transaction_status != 0:
+                    c.execute("ROLLBACK")
+                c.execute("RESET ALL")
+            except Exception:
+                pass
+            self._pool.putconn(c)
+
+    def create_function(self, *a, **k) -> None:
+        """SQLite's Python SQL functions have SQL definitions in the Postgres schema."""
+
+    # PRAGMAs -----------------------------------------------------------------------
+
+    def _pragma(self, sql: str) -> PgCursor:
+        m = re.match(r"(?is)\s*PRAGMA\s+(\w+)\s*(?:\((.*?)\))?\s*(?:=\s*(\S+))?", sql)
+        name = (m.group(1) if m else "").lower()
+        val = m.group(3) if m else None
+        if name in ("quick_check", "integrity_check"):
+            return PgCursor(None, [Row(("ok",))])
+        if name == "foreign_key_check":
+            return PgCursor(None, [])
+        if name == "query_only":
+            on = str(val).upper() in ("ON", "1", "TRUE")
+            self._conn.execute("SET default_transaction_read_only = " + ("on" if on else "off"))
+            return PgCursor(None, [])
+        if name == "data_version":
+            # changes when any writer committed: the newest history row (every page/file write
+            # adds one) and the newest embedding row
+            r = self._conn.execute("SELECT (SELECT coalesce(max(id), 0) FROM history) * 1000003 + (SELECT coalesce(max(id), 0) FROM page_embeddings)").fetchone()
+            return PgCursor(None, [Row((_plain(r[0]),))])
+        if name == "user_version":
+            return PgCursor(None, [Row((schema_version(self),))])
+        if name == "table_info":
+            t = m.group(2).strip("'\" ") if m and m.group(2) else ""
+            rows = self._conn.execute("SELECT ordinal_position - 1, column_name FROM information_schema.columns WHERE table_name = %s ORDER BY ordinal_position", (t,)).fetchall()
+            return PgCursor(None, [Row((r[0], r[1])) for r in rows])
+        # busy_timeout, journal_mode, foreign_keys, synchronous, mmap_size: SQLite file settings
+        # (reading one gives 0, setting one does nothing)
+        return PgCursor(None, [] if val is not None else [Row((0,))])
+
+
+# ---------------------------------------------------------------------------
+# opening and migrating
+# ---------------------------------------------------------------------------
+
+
+def schema_version(conn: PgConnection) -> int:
+    r = conn._conn.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()
+    if not r[0]:
+        return 0
+    return int(conn._conn.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
+
+
+def _schema_sql(v: int) -> str:
+    return (resources.files("gbrain.storage") / "sql" / f"pg_v{v}.sql").read_text(encoding="utf-8")
+
+
+def migrate(conn: PgConnection) -> int:
+    """Apply pending schema versions (``sql/pg_vN.sql``), each in one transaction under an
+    advisory lock; returns the version. Raises :class:`GBrainError` for a newer schema."""
+    v = schema_version(conn)
+    if v > PG_SCHEMA_VERSION:
+        raise GBrainError(f"database schema v{v} (Postgres) is newer than this gbrain (v{PG_SCHEMA_VERSION}); upgrade gbrain")
+    if v == PG_SCHEMA_VERSION:
+        return v
+    c = conn._conn
+    try:
+        c.execute("BEGIN")
+        c.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+        c.execute("CREATE TABLE IF NOT EXISTS gbrain_schema (version integer PRIMARY KEY, applied_at text NOT NULL DEFAULT now()::text)")
+        v = int(c.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
+        for i in range(v + 1, PG_SCHEMA_VERSION + 1):
+            c.execute(_schema_sql(i))
+            c.execute("INSERT INTO gbrain_schema(version) VALUES (%s)", (i,))
+        c.execute("COMMIT")
+    except conn._psycopg.Error as e:
+        c.execute("ROLLBACK")
+        raise GBrainError(f"cannot set up the brain schema on {conn.path}: {redact(e, conn.url)}") from None
+    return PG_SCHEMA_VERSION
+
+
+def connect(url: str) -> PgConnection:
+    """Open (and migrate) the Postgres brain at ``url``. Raises :class:`GBrainError` (password
+    redacted) when the server cannot be reached or the schema cannot be set up."""
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        raise GBrainError("a postgresql:// brain needs psycopg 3 and psycopg-pool: pip install 'psycopg[binary]' psycopg-pool") from None
+    conn = PgConnection(url)
+    try:
+        migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
