@@ -442,14 +442,18 @@ def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
     """The database: ``db`` if given, else ``$GBRAIN_DB``, else ``./brain.db``. A path is a
     SQLite file (a ``Path``); a ``postgresql://`` URL gives a :class:`gbrain.storage.pg.DbUrl`
     (a ``str`` showing the URL with its password redacted)."""
-    from .pg import DbUrl, is_url
-
-    if isinstance(db, DbUrl):
-        return db  # type: ignore[return-value]
     target = db or os.environ.get("GBRAIN_DB") or DEFAULT_DB
     if is_url(target):
-        return DbUrl(str(target))  # type: ignore[return-value]
+        from .pg import DbUrl
+
+        return target if isinstance(target, DbUrl) else DbUrl(str(target))  # type: ignore[return-value]
     return Path(target)
+
+
+def is_url(target: object) -> bool:
+    """Whether a ``--db`` value names a Postgres database (``postgresql://`` / ``postgres://``)
+    rather than a SQLite file. (Checked without importing the Postgres code.)"""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
 def is_postgres(conn) -> bool:
@@ -507,12 +511,10 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     zero-byte file (not silently a new brain, unless ``allow_empty_file``: ``gbrain init``), when
     it is not a SQLite database, or when its schema is newer than this code.
     """
-    from .pg import DbUrl, is_url
-
-    if isinstance(path, DbUrl) or is_url(path):
+    if is_url(path):
         from . import pg
 
-        return pg.connect(path.url if isinstance(path, DbUrl) else str(path))  # type: ignore[return-value]
+        return pg.connect(getattr(path, "url", None) or str(path))  # type: ignore[return-value]
     p = Path(path)
     if p.is_dir():
         raise GBrainError(f"{p} is a folder; --db / GBRAIN_DB must name the database file, e.g. {p / DEFAULT_DB}")

@@ -33,7 +33,6 @@ import sqlite3
 import threading
 from decimal import Decimal
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterable, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
@@ -452,6 +451,8 @@ def schema_version(conn: PgConnection) -> int:
 
 
 def _schema_sql(v: int) -> str:
+    from importlib import resources
+
     return (resources.files("gbrain.storage") / "sql" / f"pg_v{v}.sql").read_text(encoding="utf-8")
 
 
