@@ -266,3 +266,30 @@ def test_mcp_server_on_postgres(pg_url, brain_tree):
     assert "people/zoe-new" in index.contents[0].text
     assert out(gbrain("get", "people/zoe-new", "--db", pg_url)) == "# Zoë New\n\nMet at the fair.\n"
     assert names == {o.tool_name for o in ops.REGISTRY.values() if o.mcp and not o.mutating}
+
+
+def test_embed_and_query_use_pgvector_hnsw(pg_url, tmp_path, brain_tree):
+    """embed stores each vector in pgvector's column too and makes an HNSW index for the model;
+    `query --mode vector` ranks through it with the same pages and cosine scores as the numpy
+    index on SQLite; hybrid query works."""
+    sq = str(tmp_path / "brain.db")
+    res = {}
+    for db in (sq, pg_url):
+        out(gbrain("import", str(brain_tree), "--db", db))
+        out(gbrain("config", "set", "embedding_model", "fake-64", "--db", db))
+        out(gbrain("embed", "--db", db))
+        res[db] = [json.loads(out(gbrain("query", "who knows jensen huang", "--mode", m, "--json", "--db", db))) for m in ("vector", "hybrid")]
+    vp, vs = res[pg_url][0]["hits"], res[sq][0]["hits"]
+    assert [(h["slug"], round(h["score"], 3)) for h in vp] == [(h["slug"], round(h["score"], 3)) for h in vs]
+    assert res[pg_url][1]["hits"][0]["slug"] == res[sq][1]["hits"][0]["slug"] and res[pg_url][1]["mode"] == "hybrid"
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        assert c.execute("SELECT count(*) FROM page_embeddings WHERE vec IS NULL").fetchone()[0] == 0
+        c.execute("SET enable_seqscan = off")
+        c.execute("SET enable_sort = off")  # a 17-row table: make the planner show it can use the index
+        from gbrain.search.vectors import PgVectors, hnsw_index_name
+
+        q = "[" + ",".join(["0.125"] * 64) + "]"
+        plan = " ".join(r[0] for r in c.execute(f"EXPLAIN SELECT id FROM page_embeddings WHERE model = 'fake-64' AND dims = 64 ORDER BY vec::vector(64) <=> '{q}'::vector(64) LIMIT 5"))
+        assert hnsw_index_name("fake-64", 64) in plan, plan
+        assert PgVectors(c, "fake-64", [0.125] * 64).top_pages(3)

@@ -125,6 +125,11 @@ def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, 
         except BaseException as e:  # re-raised below, in the caller's thread
             box["e"] = e
 
+    if getattr(conn, "dialect", "sqlite") == "postgres":  # pgvector's HNSW index, no numpy copy
+        from .vectors import PgVectors
+
+        pv = PgVectors(conn, model.model_id, np.asarray(model.embed(question), dtype=np.float32))
+        return pv, None, pv.top_pages(limit, type)  # type: ignore[return-value]
     th = threading.Thread(target=_embed, daemon=True)
     th.start()
     idx = VectorIndex.get(conn, db_key, model.model_id)

@@ -271,10 +271,18 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
     cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
     if [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
-        conn.executemany(
-            "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4) for c in w.chunks],
-        )
+        if getattr(conn, "dialect", "sqlite") == "postgres":  # the same vector for pgvector too
+            conn.executemany(
+                "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?::vector)",
+                [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4, pg_vector_text(blobs[c.hash])) for c in w.chunks],
+            )
+            for d in {len(blobs[c.hash]) // 4 for c in w.chunks}:
+                ensure_hnsw_index(conn, model, d)
+        else:
+            conn.executemany(
+                "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4) for c in w.chunks],
+            )
     conn.execute(
         "INSERT INTO embed_state(page_id, model, content_hash, chunks, embedded_at) VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
         "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, embedded_at = excluded.embedded_at",
@@ -517,3 +525,72 @@ def _grow(a: np.ndarray, cap: int, n: int) -> np.ndarray:
     b = np.zeros(shape, dtype=a.dtype)
     b[:n] = a[:n]
     return b
+
+
+# ---------------------------------------------------------------------------
+# Postgres: pgvector
+# ---------------------------------------------------------------------------
+
+
+def pg_vector_text(v) -> str:
+    """A vector (little-endian float32 bytes or an array) as pgvector's text form ``[x,y,…]``."""
+    a = np.frombuffer(v, dtype="<f4") if isinstance(v, (bytes, bytearray, memoryview)) else np.asarray(v, dtype=np.float32)
+    return "[" + ",".join(f"{x:.8g}" for x in a.tolist()) + "]"
+
+
+def hnsw_index_name(model: str, dims: int) -> str:
+    import hashlib
+
+    return "idx_vec_hnsw_" + hashlib.sha1(f"{model}\0{dims}".encode("utf-8")).hexdigest()[:12]
+
+
+def ensure_hnsw_index(conn, model: str, dims: int) -> None:
+    """Postgres: an HNSW index (pgvector, cosine distance; Malkov & Yashunin 2018) over the
+    vectors of ``model`` with ``dims`` dimensions, made once (a partial expression index: the
+    ``vec`` column holds vectors of any size, an HNSW index needs one)."""
+    name = hnsw_index_name(model, dims)
+    seen = conn.__dict__.setdefault("_hnsw", set())
+    if name in seen:
+        return
+    lit = model.replace("'", "''")
+    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON page_embeddings USING hnsw ((vec::vector({int(dims)})) vector_cosine_ops) WHERE model = '{lit}' AND dims = {int(dims)}")
+    seen.add(name)
+
+
+class PgVectors:
+    """Vector search on Postgres through pgvector's HNSW index (:func:`ensure_hnsw_index`), with
+    the part of :class:`VectorIndex`'s interface that query uses: :meth:`top_pages` and
+    :meth:`best_row`. Scores are cosine similarities, as with the numpy index."""
+
+    def __init__(self, conn, model: str, qvec: np.ndarray):
+        self.conn = conn
+        self.model = model
+        self.dims = int(len(qvec))
+        self.q = pg_vector_text(qvec)
+        lit = model.replace("'", "''")
+        self._expr = f"vec::vector({self.dims})"
+        self._where = f"model = '{lit}' AND dims = {self.dims}"
+
+    def top_pages(self, k: int, type: str | None = None) -> list[tuple[int, float, int]]:
+        """``[(page_id, cosine, row_id)]`` of the ``k`` best pages (each by its best chunk)."""
+        n = max(40, int(k) * 4)
+        self.conn.execute(f"SET hnsw.ef_search = {min(1000, n)}")
+        sql = (f"SELECT e.id, e.page_id, 1 - ({self._expr} <=> ?::vector({self.dims})) FROM page_embeddings e "
+               f"WHERE {self._where} ORDER BY {self._expr} <=> ?::vector({self.dims}) LIMIT ?")
+        best: dict[int, tuple[float, int]] = {}
+        for rid, pid, sc in self.conn.execute(sql, (self.q, self.q, n)):
+            if pid not in best or sc > best[pid][0]:
+                best[pid] = (float(sc), int(rid))
+        if type and best:
+            keep = {r[0] for r in self.conn.execute(f"SELECT id FROM pages WHERE type = ? AND id IN ({','.join(map(str, best))})", (type,))}
+            best = {p: v for p, v in best.items() if p in keep}
+        out = sorted(((p, s, r) for p, (s, r) in best.items()), key=lambda t: (-t[1], t[0]))
+        return out[: int(k)]
+
+    def best_row(self, scores, page_id: int) -> tuple[int, float] | None:
+        """``(row_id, cosine)`` of ``page_id``'s chunk nearest the question, or None."""
+        r = self.conn.execute(
+            f"SELECT id, 1 - ({self._expr} <=> ?::vector({self.dims})) AS s FROM page_embeddings WHERE page_id = ? AND {self._where} ORDER BY s DESC LIMIT 1",
+            (self.q, int(page_id)),
+        ).fetchone()
+        return (int(r[0]), float(r[1])) if r else None
