@@ -293,3 +293,37 @@ def test_embed_and_query_use_pgvector_hnsw(pg_url, tmp_path, brain_tree):
         plan = " ".join(r[0] for r in c.execute(f"EXPLAIN SELECT id FROM page_embeddings WHERE model = 'fake-64' AND dims = 64 ORDER BY vec::vector(64) <=> '{q}'::vector(64) LIMIT 5"))
         assert hnsw_index_name("fake-64", 64) in plan, plan
         assert PgVectors(c, "fake-64", [0.125] * 64).top_pages(3)
+
+
+def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, brain_tree):
+    """`gbrain copy` SQLite → Postgres → SQLite: the same export tree byte for byte, the same
+    history (every version's bytes), the same vectors (and pgvector's column + HNSW index on
+    Postgres), writes continue after the copied ids; a non-empty target is refused (exit 2,
+    nothing written); the URL's password is never printed."""
+    a, c = str(tmp_path / "a.db"), str(tmp_path / "c.db")
+    out(gbrain("import", str(brain_tree), "--db", a))
+    out(gbrain("tag", "people/ana-lima", "angel", "--db", a))
+    out(gbrain("config", "set", "embedding_model", "fake-64", "--db", a))
+    out(gbrain("embed", "--db", a))
+    secret = pg_url.replace("postgres:@", "postgres:Pw0rd-Secret@", 1)  # the test server trusts local users
+    r = gbrain("copy", "--from", a, "--to", secret)
+    assert r.returncode == 0 and "the same brain" in r.stdout.decode(), r.stderr.decode()
+    assert "Pw0rd-Secret" not in (r.stdout + r.stderr).decode() and "postgres:***@" in r.stdout.decode()
+    out(gbrain("timeline-add", "people/ana-lima", "--date", "2025-06-01", "--summary", "After the copy", "--db", pg_url))
+    res = json.loads(out(gbrain("copy", "--from", pg_url, "--to", c, "--json")))
+    assert res["equal"] and res["history"] == json.loads(out(gbrain("copy", "--from", c, "--to", str(tmp_path / "d.db"), "--json")))["history"]
+    for db in (pg_url, c):
+        h = json.loads(out(gbrain("history", "people/ana-lima", "--json", "--db", db)))
+        assert [v["version"] for v in h["versions"]] == [3, 2, 1]
+        assert out(gbrain("get", "people/ana-lima", "--version", "2", "--db", db)) == out(gbrain("get", "people/ana-lima", "--version", "2", "--db", a))
+    out(gbrain("export", "--dir", str(tmp_path / "pg"), "--db", pg_url))
+    out(gbrain("export", "--dir", str(tmp_path / "c"), "--db", c))
+    assert tree_bytes(tmp_path / "pg") == tree_bytes(tmp_path / "c")
+    with Brain.open(pg_url) as b:
+        assert b.conn.execute("SELECT count(*) FROM page_embeddings WHERE vec IS NULL").fetchone()[0] == 0
+        assert b.conn.execute("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'idx_vec_hnsw_%'").fetchone()[0] == 1
+    with sqlite3.connect(a) as x, sqlite3.connect(c) as y:
+        q = "SELECT page_id, chunk_index, embedding, model FROM page_embeddings ORDER BY id"
+        assert x.execute(q).fetchall() == y.execute(q).fetchall()
+    r = gbrain("copy", "--from", a, "--to", pg_url)
+    assert r.returncode == 2 and "already holds a brain" in r.stderr.decode()

@@ -503,3 +503,42 @@ def _check(b, a, ctx):
 
     problems = db_integrity(b, full=True)
     return {"ok": not problems, "database": str(b.path), "problems": problems, "advice": recovery_advice(b.path) if problems else ""}
+
+
+def _copy_text(r: dict, a: dict) -> str:
+    rows = sum(r["tables"].values())
+    return (f"copied {r['pages']:,} page(s), {r['files']:,} file(s), {r['history']:,} version(s) ({rows:,} rows) "
+            f"from {r['from']} to {r['to']}; {'the same brain' if r['equal'] else 'DIFFERENCES: ' + ', '.join(r['differences'])}")
+
+
+@op(
+    "copy",
+    "Copy a whole brain to another database of either engine (SQLite file ↔ postgresql://…): pages, files, "
+    "history, embeddings and sync state, ids kept; the target must be new or empty.",
+    [
+        Param("from", required=True, description="the brain to copy: a SQLite file or a postgresql:// URL"),
+        Param("to", required=True, description="where to copy it: a new SQLite file or an empty postgresql:// database"),
+    ],
+    mcp=False,
+    db="none",
+    mutating=True,
+    text=_copy_text,
+)
+def _copy(_b, a, ctx):
+    from ..storage.copy import copy_tables, is_empty
+    from ..storage.db import resolve_db_path
+    from ..sync.verify import derived_snapshot
+
+    src_p, dst_p = resolve_db_path(a["from"]), resolve_db_path(a["to"])
+    if str(src_p) == str(dst_p) and getattr(src_p, "url", None) == getattr(dst_p, "url", None):
+        raise BadInput("--from and --to name the same brain")
+    with Brain.open(src_p, create=False) as src, Brain.open(dst_p, create=True) as dst:
+        if not is_empty(dst.conn):
+            raise BadInput(f"{dst_p} already holds a brain; copy needs a new or empty target (nothing was written)")
+        if ctx.progress_label:
+            ctx.progress_label("Copying")
+        counts = copy_tables(src.conn, dst.conn, on_progress=ctx.on_progress)
+        a_snap, b_snap = derived_snapshot(src), derived_snapshot(dst)
+        diff = sorted(k for k in a_snap if a_snap[k] != b_snap.get(k))
+    return {"from": str(src_p), "to": str(dst_p), "tables": counts, "pages": counts["pages"], "files": counts["files"],
+            "history": counts["history"], "equal": not diff, "differences": diff}

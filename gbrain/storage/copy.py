@@ -1,0 +1,101 @@
+"""Copy a whole brain between databases of either engine (``gbrain copy --from A --to B``).
+
+Every table is copied row for row with its ids (pages, files, derived rows, raw data, history and
+its bodies, embeddings and their cache, the sync state and change log, config), so the target is
+the same brain: same export tree, same history (``get --version N`` gives the same bytes), same
+vectors, same sync binding. History bodies are copied as stored (SQLite's deflate chains or
+Postgres' plain bodies): :func:`gbrain.core.history.body` reads either encoding on either engine.
+
+The target must be empty (no page, no file, no history). The copy runs in one transaction on the
+target: a failure leaves it as it was. Inserting pages and files fires the target's history and
+change-log triggers; those rows are replaced by the source's own before commit.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+#: tables in the order they are filled (a row's parents first); history and sync state after
+#: the pages and files whose triggers would otherwise write them
+TABLES = [
+    "config", "pages", "files", "links", "tags", "aliases", "raw_data", "timeline_entries", "ingest_log",
+    "page_embeddings", "embed_state", "embedding_cache",
+    "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_trash", "sync_conflicts",
+]
+#: columns each engine computes itself (Postgres: the tsvector; pgvector's column is filled from
+#: the float32 bytes)
+COMPUTED = {"search_tsv", "vec"}
+BATCH = 500
+
+
+def _columns(conn, table: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({table})").fetchall()]
+
+
+def _is_pg(conn) -> bool:
+    return getattr(conn, "dialect", "sqlite") == "postgres"
+
+
+def is_empty(conn) -> bool:
+    """Whether a brain holds no page, file or history yet (a new one: ``init`` or first open)."""
+    return not any(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() for t in ("pages", "files", "history"))
+
+
+def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Copy every table of :data:`TABLES` from connection ``src`` to the empty brain on ``dst``
+    in one transaction; returns ``{table: rows copied}``. Raises ``ValueError`` when ``dst`` is
+    not empty (nothing is written)."""
+    from ..search.vectors import ensure_hnsw_index, pg_vector_text
+
+    if not is_empty(dst):
+        raise ValueError("the target brain is not empty")
+    counts: dict[str, int] = {}
+    total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES)
+    done = 0
+    dst.execute("BEGIN IMMEDIATE")
+    try:
+        for t in TABLES:
+            if t in ("config", "history_bodies", "history", "change_log"):
+                dst.execute(f"DELETE FROM {t}")  # defaults of a new brain / rows its triggers wrote
+            have = set(_columns(dst, t))
+            cols = [c for c in _columns(src, t) if c in have and c not in COMPUTED]
+            vec = t == "page_embeddings" and _is_pg(dst)
+            names = cols + (["vec"] if vec else [])
+            marks = ", ".join(["?"] * len(cols) + (["?::vector"] if vec else []))
+            ins = f"INSERT INTO {t}({', '.join(names)}) VALUES ({marks})"
+            cur = src.execute(f"SELECT {', '.join(cols)} FROM {t} ORDER BY 1")
+            n = 0
+            shapes: set[tuple[str, int]] = set()
+            while True:
+                rows = cur.fetchmany(BATCH)
+                if not rows:
+                    break
+                if vec:
+                    i_emb, i_model, i_dims = cols.index("embedding"), cols.index("model"), cols.index("dims")
+                    batch = [tuple(r) + (pg_vector_text(r[i_emb]),) for r in rows]
+                    shapes |= {(r[i_model], int(r[i_dims])) for r in rows}
+                else:
+                    batch = [tuple(r) for r in rows]
+                dst.executemany(ins, batch)
+                n += len(rows)
+                done += len(rows)
+                if on_progress:
+                    on_progress(done, total)
+            for model, dims in shapes:
+                ensure_hnsw_index(dst, model, dims)
+            counts[t] = n
+        if _is_pg(dst):  # identities continue after the copied ids
+            for t in TABLES:
+                col = "seq" if t == "change_log" else "id"
+                if col in _columns(dst, t):
+                    dst.execute(f"SELECT setval(pg_get_serial_sequence('{t}', '{col}'), coalesce((SELECT max({col}) FROM {t}), 0) + 1, false)")
+        dst.execute("COMMIT")
+    except BaseException:
+        dst.rollback() if _is_pg(dst) else _sqlite_rollback(dst)
+        raise
+    return counts
+
+
+def _sqlite_rollback(conn) -> None:
+    from .db import rollback
+
+    rollback(conn)
