@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import GBrainError
 from .chunking import MAX_TOKENS, Chunk, chunk_page
 from .embeddings import EmbeddingModel, resolve_model, to_blob
+from ..storage.pg import ensure_hnsw_index, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
@@ -530,31 +531,6 @@ def _grow(a: np.ndarray, cap: int, n: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # Postgres: pgvector
 # ---------------------------------------------------------------------------
-
-
-def pg_vector_text(v) -> str:
-    """A vector (little-endian float32 bytes or an array) as pgvector's text form ``[x,y,…]``."""
-    a = np.frombuffer(v, dtype="<f4") if isinstance(v, (bytes, bytearray, memoryview)) else np.asarray(v, dtype=np.float32)
-    return "[" + ",".join(f"{x:.8g}" for x in a.tolist()) + "]"
-
-
-def hnsw_index_name(model: str, dims: int) -> str:
-    import hashlib
-
-    return "idx_vec_hnsw_" + hashlib.sha1(f"{model}\0{dims}".encode("utf-8")).hexdigest()[:12]
-
-
-def ensure_hnsw_index(conn, model: str, dims: int) -> None:
-    """Postgres: an HNSW index (pgvector, cosine distance; Malkov & Yashunin 2018) over the
-    vectors of ``model`` with ``dims`` dimensions, made once (a partial expression index: the
-    ``vec`` column holds vectors of any size, an HNSW index needs one)."""
-    name = hnsw_index_name(model, dims)
-    seen = conn.__dict__.setdefault("_hnsw", set())
-    if name in seen:
-        return
-    lit = model.replace("'", "''")
-    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON page_embeddings USING hnsw ((vec::vector({int(dims)})) vector_cosine_ops) WHERE model = '{lit}' AND dims = {int(dims)}")
-    seen.add(name)
 
 
 class PgVectors:

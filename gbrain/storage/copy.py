@@ -44,7 +44,7 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
     """Copy every table of :data:`TABLES` from connection ``src`` to the empty brain on ``dst``
     in one transaction; returns ``{table: rows copied}``. Raises ``ValueError`` when ``dst`` is
     not empty (nothing is written)."""
-    from ..search.vectors import ensure_hnsw_index, pg_vector_text
+    from .pg import ensure_hnsw_index, pg_vector_text
 
     if not is_empty(dst):
         raise ValueError("the target brain is not empty")
