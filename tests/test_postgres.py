@@ -99,6 +99,8 @@ def test_password_never_printed_when_the_server_refuses(pg_server, tmp_path):
 
 
 def test_schema_is_versioned_and_opening_twice_migrates_once(pg_url):
+    assert out(gbrain("init", "--db", pg_url)).startswith("created postgresql://")
+    assert out(gbrain("init", pg_url)).startswith("exists postgresql://")
     with Brain.open(pg_url) as b:
         assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
         assert b.conn.execute("SELECT count(*) FROM gbrain_schema").fetchone()[0] == pg.PG_SCHEMA_VERSION
@@ -327,3 +329,34 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
         assert x.execute(q).fetchall() == y.execute(q).fetchall()
     r = gbrain("copy", "--from", a, "--to", pg_url)
     assert r.returncode == 2 and "already holds a brain" in r.stderr.decode()
+
+
+def test_watch_on_postgres_both_ways(pg_url, brain_tree):
+    """`gbrain watch` on a Postgres brain (a real watchdog observer in a subprocess): a CLI write
+    to the brain reaches the file, a file edit reaches the brain. (Brain → file is noticed by
+    polling the data_version stamp, not yet LISTEN/NOTIFY.)"""
+    import time
+
+    out(gbrain("sync", str(brain_tree), "--db", pg_url))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(brain_tree), "--db", pg_url], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def wait_for(cond, what: str) -> None:
+        end = time.monotonic() + 120
+        while time.monotonic() < end:
+            if cond():
+                return
+            time.sleep(0.2)
+        w.kill()
+        raise AssertionError(f"{what}: not seen; watch said: {w.stdout.read().decode()[-2000:]}")
+
+    try:
+        wait_for(lambda: w.stdout.peek(1) if hasattr(w.stdout, "peek") else True, "watch started")
+        out(gbrain("tag", "people/ana-lima", "watched", "--db", pg_url))
+        wait_for(lambda: "watched" in (brain_tree / "people" / "ana-lima.md").read_text(), "brain → file")
+        f = brain_tree / "concepts" / "hybrid-retrieval.md"
+        f.write_bytes(f.read_bytes() + b"\nEdited while watching.\n")
+        wait_for(lambda: gbrain("get", "concepts/hybrid-retrieval", "--db", pg_url).stdout.endswith(b"Edited while watching.\n"), "file → brain")
+    finally:
+        w.terminate()
+        w.wait(timeout=30)

@@ -22,8 +22,15 @@ from .registry import (
 def _init(_b, a, ctx):
     from ..storage.db import SCHEMA_VERSION, resolve_db_path
 
-    path = Path(a["path"]) if a["path"] else resolve_db_path(ctx.db)
-    existed = path.exists() and (not isinstance(path, Path) or path.stat().st_size > 0)
+    path = resolve_db_path(a["path"] or ctx.db)
+    if not isinstance(path, Path):  # a Postgres URL: a brain exists when its schema does
+        from ..storage import pg
+
+        existed = pg.brain_exists(path.url)  # type: ignore[attr-defined]
+        with Brain.open(path, create=True):
+            pass
+        return {"path": str(path), "created": not existed, "schema_version": pg.PG_SCHEMA_VERSION}
+    existed = path.exists() and path.stat().st_size > 0
     with Brain.open(path, create=True, allow_empty_file=True):
         pass
     return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}

@@ -480,6 +480,18 @@ def migrate(conn: PgConnection) -> int:
     return PG_SCHEMA_VERSION
 
 
+def brain_exists(url: str) -> bool:
+    """Whether the database at ``url`` already holds a gbrain schema. Raises :class:`GBrainError`
+    (password redacted) when it cannot be reached."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=10) as c:
+            return bool(c.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()[0])
+    except psycopg.Error as e:
+        raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
+
+
 def connect(url: str) -> PgConnection:
     """Open (and migrate) the Postgres brain at ``url``. Raises :class:`GBrainError` (password
     redacted) when the server cannot be reached or the schema cannot be set up."""
