@@ -51,6 +51,8 @@ def test_translate_rewrites_sqlite_spellings_and_never_touches_literals():
     assert t("INSERT OR IGNORE INTO t(a) VALUES (?) RETURNING id") == "INSERT INTO t(a) VALUES (%s) ON CONFLICT DO NOTHING RETURNING id"
     assert t("UPDATE t SET at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')") == "UPDATE t SET at = gb_now()"
     assert t("SELECT 1 WHERE a IS NOT ? AND b IS NOT NULL") == "SELECT 1 WHERE a IS DISTINCT FROM %s AND b IS NOT NULL"
+    assert t("SELECT * FROM h WHERE 1 AND at >= ?") == "SELECT * FROM h WHERE TRUE AND at >= %s"
+    assert t("SELECT * FROM h WHERE 1 = ?") == "SELECT * FROM h WHERE 1 = %s"
     assert t("SELECT 1 FROM p WHERE a LIKE ?") == "SELECT 1 FROM p WHERE a ILIKE %s"
     assert t("SELECT GROUP_CONCAT(slug, char(31)), instr(a, ?) FROM p") == "SELECT string_agg(slug, chr(31)), strpos(a, %s) FROM p"
     assert t("SELECT 1 WHERE substr(d, 1, 1) = X'64'") == "SELECT 1 WHERE substr(d, 1, 1) = '\\x64'::bytea"
@@ -185,6 +187,8 @@ def test_every_version_is_kept_with_its_origin(pg_url, brain_tree):
     assert out(gbrain("get", "people/ana-lima", "--version", "1", "--db", pg_url)) == v1
     out(gbrain("revert", "people/ana-lima", "--to", "1", "--db", pg_url))
     assert out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1
+    ch = json.loads(out(gbrain("changes", "--origin", "cli", "--json", "--db", pg_url)))
+    assert [c["operation"] for c in ch] == ["revert", "timeline-add", "tag"]
 
 
 def test_sync_both_ways_on_postgres(pg_url, brain_tree, tmp_path):

@@ -368,8 +368,18 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     idin = f"p.id IN ({','.join(map(str, ids))})"
     meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
     snip = {}
-    # Postgres: every snippet is cut from the text below (no FTS5 snippet())
-    small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS] if getattr(conn, "dialect", "sqlite") != "postgres" else []
+    small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
+    if small and getattr(conn, "dialect", "sqlite") == "postgres":
+        # Postgres' own snippet: ts_headline marks the (stemmed) query words in the best fragment
+        words = query_words(query)
+        tsq, targs = _pg_tsquery(words)
+        sql = (f"SELECT ts_headline('english', compiled_truth || ' ' || timeline, {tsq}, "
+               "'StartSel=, StopSel=, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') FROM pages WHERE id = ?")
+        for i in small:
+            r = conn.execute(sql, [*targs, i]).fetchone()
+            if r is not None and "" in r[0]:
+                snip[i] = _clean_snippet(r[0])
+        small = []
     if small:
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
         # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead

@@ -116,6 +116,7 @@ def translate(sql: str) -> str:
     if "strftime(" in s:
         raise NotImplementedError("strftime with this format has no Postgres translation: " + s[:120])
     s = re.sub(r"FROM sqlite_master WHERE type = 'table' AND name =", "FROM information_schema.tables WHERE table_schema = current_schema() AND table_name =", s)
+    s = re.sub(r"\bWHERE 1\b(?!\s*[=<>!])", "WHERE TRUE", s)  # SQLite's integer truth
     s = re.sub(r"(?i)\bGROUP_CONCAT\(", "string_agg(", s)
     s = re.sub(r"\bLIKE\b", "ILIKE", s)  # SQLite's LIKE ignores (ASCII) case
     s = re.sub(r"\binstr\(", "strpos(", s)
