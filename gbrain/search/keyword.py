@@ -374,11 +374,10 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         words = query_words(query)
         tsq, targs = _pg_tsquery(words)
         sql = (f"SELECT ts_headline('english', compiled_truth || ' ' || timeline, {tsq}, "
-               "'StartSel=, StopSel=, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') FROM pages WHERE id = ?")
-        for i in small:
-            r = conn.execute(sql, [*targs, i]).fetchone()
-            if r is not None and "" in r[0]:
-                snip[i] = _clean_snippet(r[0])
+               f"'StartSel=\x02, StopSel=\x03, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') FROM pages WHERE id IN ({','.join(map(str, small))})")
+        for r in conn.execute(sql.replace("SELECT ts_headline", "SELECT id, ts_headline", 1), targs):  # one round trip
+            if "\x02" in r[1]:
+                snip[int(r[0])] = _clean_snippet(r[1])
         small = []
     if small:
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
