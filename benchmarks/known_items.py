@@ -23,6 +23,7 @@ is printed with its rank (``>100`` when not in the first 100).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -206,10 +207,21 @@ def main() -> None:
         t = time.perf_counter()
         ranks = [ranks_for([path_of[h["slug"]] for h in hybrid.query(b, q, limit=DEPTH, model=model)["hits"]], gold) for q, gold, _ in QUERIES]
         results["query"] = report(f"query (gbrain query, {model.model_id}, hybrid)", ranks, (time.perf_counter() - t) * 1000 / len(QUERIES))
+        # each near-tie boost off in turn (issue 13: a boost stays only if it helps or is neutral)
+        for name in ("TYPE_BOOST", "RECENT_BOOST"):
+            keep = getattr(hybrid, name)
+            setattr(hybrid, name, 0.0)
+            try:
+                off = [ranks_for([path_of[h["slug"]] for h in hybrid.query(b, q, limit=DEPTH, model=model)["hits"]], gold) for q, gold, _ in QUERIES]
+            finally:
+                setattr(hybrid, name, keep)
+            m_off = metrics(off)
+            print(f"  {name} off: " + ", ".join(f"{k} {v:.3f} ({results['query'][k] - v:+.3f} from the boost)" for k, v in m_off.items()))
     b.close()
     VectorIndex.forget()
     shutil.rmtree(tmp, ignore_errors=True)
     print("\nsummary: " + "; ".join(f"{name} " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()) for name, m in results.items()))
+    print("load average %.2f %.2f %.2f (ranking figures do not depend on load; ms/query do)" % os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -142,11 +142,12 @@ def main() -> None:
     wl = get_model(args.model)
     have = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ?", (wl.model_id,)).fetchone()[0]
     if not have:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         plan, w = plan_embed(b.conn, wl, select_pages(b.conn, wl.model_id, "all"))
         embed_pages(b.conn, wl, w, transaction=b.transaction)
         dt = time.perf_counter() - t
-        print(f"\nembedded {plan.pages:,} pages → {plan.chunks:,} chunks ({plan.tokens:,} tokens) with {wl.model_id} in {dt:.1f} s ({plan.chunks / dt:,.0f} chunks/s)")
+        print(f"\nembedded {plan.pages:,} pages → {plan.chunks:,} chunks ({plan.tokens:,} tokens) with {wl.model_id} in {dt:.1f} s ({plan.chunks / dt:,.0f} chunks/s, "
+              f"{plan.chunks / max(time.process_time() - c, 1e-9):,.1f} chunks per CPU-second; load average %.2f %.2f %.2f)" % os.getloadavg())
     b.set_config("embedding_model", wl.model_id)
     # warm in-process `query` with the real model: the question is encoded on one BLAS thread
     # (bert.SMALL_INPUT_TOKENS); baseline in the same run: the same questions with BLAS's threads
@@ -168,7 +169,8 @@ def main() -> None:
             tq.append((time.perf_counter() - t) * 1000)
             rows.setdefault(q, []).append([h["slug"] for h in hits])
         print(f"\nwarm query, {wl.model_id}, {len(qs)} questions, {label}: query p50 {pct(tq, 50):.1f} ms, p95 {pct(tq, 95):.1f} ms; "
-              f"encode p50 {pct(te, 50):.1f} ms" + ("   target: query p50 ≤ 60 ms" if limit else ""))
+              f"encode p50 {pct(te, 50):.1f} ms" + ("   target: query p50 ≤ 60 ms" if limit else "")
+              + "   load average %.2f %.2f %.2f" % os.getloadavg())
     bert.SMALL_INPUT_TOKENS = small
     same = sum(1 for v in rows.values() if v[0] == v[1])
     print(f"  same top 10 with both settings: {same}/{len(rows)} questions")
