@@ -131,8 +131,10 @@ def test_type_boost_reorders_near_ties_only(tmp_path):
     strong = [(company, 0.90)] + [(p, 0.85 - 0.01 * i) for i, p in enumerate(people)]
     out = hybrid._boost(b.conn, strong, "who led Lucid's seed round?", 10)
     assert out[0][0] == company
+    # the type boost is 0 (benchmarks/boosts.py: +0.03 cost a meeting answer and helped none),
+    # so not even a near-tie person page passes the company page any more
     tie = [(company, 0.80), (people[0], 0.79)]
-    assert hybrid._boost(b.conn, tie, "who led Lucid's seed round?", 10)[0][0] == people[0]
+    assert hybrid._boost(b.conn, tie, "who led Lucid's seed round?", 10)[0][0] == company
 
 
 def _fts_rows(conn) -> list[tuple]:
