@@ -174,6 +174,36 @@ def test_verify_catches_a_corrupted_derived_row(tmp_path, brain_tree):
         assert any(p.startswith("links:") for p in rep["problems"]) and any(p.startswith("timeline:") for p in rep["problems"])
 
 
+def test_verify_compares_stored_hashes_and_samples_the_derived_rows(tmp_path, brain_tree):
+    """verify reads and hashes the tree, compares it with the stored hashes and re-parses a random
+    sample of pages; --deep re-parses every page."""
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        pages = b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+        rep = verify_tree(b, scan_tree(brain_tree), sample=3)
+        assert rep["ok"] and rep["pages_reparsed"] == 3 and rep["pages_sampled"]
+        rep = verify_tree(b, scan_tree(brain_tree), deep=True)
+        assert rep["ok"] and rep["pages_reparsed"] == pages and not rep["pages_sampled"]
+    r = gbrain("verify", str(brain_tree), "--deep", "--db", str(tmp_path / "b.db"))
+    assert r.returncode == 0 and f"in {pages} checked pages" in r.stdout.decode()
+
+
+def test_verify_catches_stored_text_that_differs_from_its_hash_and_rows(tmp_path, brain_tree):
+    """A page whose stored text no longer gives its stored hash (the text its rows were derived
+    from), and a page whose frontmatter JSON differs from its text, are reported by name."""
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        b.conn.execute("UPDATE pages SET compiled_truth = compiled_truth || 'x' WHERE slug = 'people/ana-lima'")
+        b.conn.execute("UPDATE pages SET frontmatter = '{}' WHERE slug = 'companies/river-ai'")
+        for deep in (False, True):
+            rep = verify_tree(b, scan_tree(brain_tree), deep=deep)
+            assert not rep["ok"]
+            assert sorted(rep["derived_mismatches"]) == ["companies/river-ai", "people/ana-lima"]
+            assert rep["views_differing"]["text"] == 1 and rep["views_differing"]["frontmatter"] == 1
+            # the deep check re-renders every page: the edited text no longer equals the file
+            assert rep["hash_mismatches"] == (["people/ana-lima.md"] if deep else [])
+
+
 def test_db_roundtrip_after_cli_writes(tmp_path, brain_tree):
     """import → CLI writes → export → import into a new DB gives equal pages, tags, links, timeline, raw."""
     db1, db2 = tmp_path / "one.db", tmp_path / "two.db"

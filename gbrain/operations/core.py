@@ -486,7 +486,16 @@ def _export(b, a, ctx):
     return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress)
 
 
-@op("verify", "Compare a markdown tree with the brain (hashes, counts, links) without writing anything.", [Param("dir", required=True, positional=True, description="the markdown folder")], mcp=False, text=_report_text)
+@op(
+    "verify",
+    "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, and the derived rows of 25 pages drawn at random re-parsed from their text (--deep: every page, and the database file's integrity).",
+    [
+        Param("dir", required=True, positional=True, description="the markdown folder"),
+        Param("deep", "boolean", "also check the database file, re-render every page and re-parse every page (the cost of an import)", default=False),
+    ],
+    mcp=False,
+    text=_report_text,
+)
 def _verify(b, a, ctx):
     from ..sync.scan import db_excludes, scan_tree
     from ..sync.verify import verify_tree
@@ -494,7 +503,7 @@ def _verify(b, a, ctx):
     root = _dir_arg(a["dir"])
     if ctx.progress_label:
         ctx.progress_label("Verifying")
-    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path)), on_progress=ctx.on_progress)
+    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path)), on_progress=ctx.on_progress, deep=bool(a.get("deep")))
 
 
 def _check_text(r: dict, a: dict) -> str:

@@ -423,6 +423,8 @@ def _report_text(r: dict, a: dict) -> str:
     line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling)"
     if r["pages_reparsed"]:
         line += f"; {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {n(r['pages_reparsed'], 'checked page')}"
+        if r.get("pages_sampled"):
+            line += " (drawn at random; --deep checks every page)"
     lines.append(line)
     lines.append(f"Timeline entries: {r['timeline_entries']['stored']:,}; Tags: {r['tags']['stored']:,}")
     raw = r["raw"]

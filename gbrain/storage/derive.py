@@ -14,8 +14,24 @@ from ..page.markdown import Page, parse_page
 from ..page.slugs import identity_key, loose_key
 
 
+def derived_rows(page: Page) -> dict[str, list[tuple]]:
+    """The rows a page's text gives, as written by :func:`write_rows` (links without their
+    resolved page): ``{"tags": [(tag, tag_key, inline)], "aliases": [(alias, alias_key,
+    loose_key)], "timeline": [(date, source, summary, detail)], "links": [(kind, target,
+    target_name, context, count, forms_json)]}``, each in the order written. ``verify`` compares
+    them with the stored rows."""
+    fm = {identity_key(t) for t in page.tags}
+    return {
+        "tags": [(t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
+        "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
+        "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
+        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, json.dumps(ln.forms, ensure_ascii=False)) for ln in page.links],
+    }
+
+
 def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None) -> None:
-    """Replace page ``pid``'s tags, aliases, timeline entries and links with those of ``page``.
+    """Replace page ``pid``'s tags, aliases, timeline entries and links with those of ``page``
+    (:func:`derived_rows`).
 
     ``resolve(kind, target)`` gives a link's page id (None: dangling); without it every link is
     stored dangling and resolved later in bulk. Runs in the caller's transaction.
@@ -24,25 +40,13 @@ def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable
     conn.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
     conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
     conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
-    fm = {identity_key(t) for t in page.tags}
-    conn.executemany(
-        "INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)",
-        [(pid, t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
-    )
-    conn.executemany(
-        "INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)",
-        [(pid, a, identity_key(a), loose_key(a)) for a in page.aliases],
-    )
-    conn.executemany(
-        "INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)",
-        [(pid, e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
-    )
+    rows = derived_rows(page)
+    conn.executemany("INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)", [(pid, *r) for r in rows["tags"]])
+    conn.executemany("INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)", [(pid, *r) for r in rows["aliases"]])
+    conn.executemany("INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)", [(pid, *r) for r in rows["timeline"]])
     conn.executemany(
         "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (pid, resolve(ln.kind, ln.target) if resolve else None, ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, json.dumps(ln.forms, ensure_ascii=False))
-            for ln in page.links
-        ],
+        [(pid, resolve(r[0], r[1]) if resolve else None, *r) for r in rows["links"]],
     )
 
 

@@ -1,11 +1,15 @@
 """Verification: compare a markdown tree with brain.db without writing anything.
 
-Checks, for every file (never a sample):
+Checks, for every file:
 
 * the set of paths on disk equals the set stored (pages + other files);
-* sha256 of each file on disk equals sha256 of what the DB renders for that path;
-* with ``deep=True``, each page's derived rows equal a fresh parse of its text: links
-  (parsed vs stored, resolved vs dangling), timeline entries and tags; sidecars against raw_data.
+* sha256 of each file on disk equals the content hash stored for that path (with ``deep=True``:
+  sha256 of what the DB renders for it, every page re-rendered);
+* each re-parsed page's text equals the hash stored when its rows were derived, and its derived
+  views (title, type, frontmatter JSON, search fields, tags, aliases, timeline entries, links and
+  where they resolve) equal a fresh parse of that text: ``gbrain verify`` re-parses a random
+  sample of :data:`SAMPLE` pages (every page of a smaller brain), ``--deep`` every page;
+  sidecars against raw_data.
 
 The report is a plain dict (``--json`` prints it as is); ``ok`` is false on any mismatch.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,6 +27,7 @@ from .parallel import parse_all
 from .scan import Scan
 
 MAX_LISTED = 50
+WHOLE_READ = 1 << 20  # files up to this size are hashed from one read, larger ones in pieces
 
 
 def sha256_file(path: str) -> str:
@@ -30,6 +36,25 @@ def sha256_file(path: str) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def _sha256_sized(path: str, size: int) -> str:
+    """sha256 of the file at ``path`` whose scanned size is ``size``: a file up to
+    :data:`WHOLE_READ` in one ``read`` (most files of a brain are small; a file that grew since
+    the scan is read on to its end), a larger one in pieces."""
+    if size > WHOLE_READ:
+        return sha256_file(path)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        data = os.read(fd, size + 1)
+        if len(data) <= size:
+            return hashlib.sha256(data).hexdigest()
+        h = hashlib.sha256(data)
+        for chunk in iter(lambda: os.read(fd, 1 << 20), b""):
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
 
 
 def db_hashes(brain: Brain) -> dict[str, str]:
@@ -42,46 +67,120 @@ def db_hashes(brain: Brain) -> dict[str, str]:
     return out
 
 
-def derived_counts(brain: Brain) -> dict:
-    """Re-parse every page from its stored text and compare its links/timeline/tags with the rows."""
+def stored_hashes(brain: Brain) -> dict[str, str]:
+    """path → the content hash stored with each page and file (sha256 of the bytes written): what
+    a tree is compared with without reading the stored text back. :func:`derived_check` re-renders
+    the pages it checks and compares their text with this hash; :func:`db_hashes` does it for all."""
+    return dict(brain.conn.execute("SELECT path, content_hash FROM pages UNION ALL SELECT path, content_hash FROM files").fetchall())
+
+
+def _first_by(rows: list[tuple], key) -> list[tuple]:
+    """``rows`` without the repeats of a unique key (the first is kept, as INSERT OR IGNORE does)."""
+    seen: set = set()
+    out = []
+    for r in rows:
+        k = key(r)
+        if k not in seen:
+            seen.add(k)
+            out.append(r)
+    return out
+
+
+def derived_check(brain: Brain, *, sample: int | None = None) -> dict:
+    """Re-parse pages from their stored text and compare every derived view with the stored rows.
+
+    ``sample``: check that many pages drawn at random (every page when the brain has no more);
+    None checks every page. For each checked page: the stored text against its stored content
+    hash (the text the rows were derived from), title, type, frontmatter JSON and error, search
+    fields, tags, aliases, timeline entries and links (as multisets), and where each of its links
+    resolves against where a fresh import would resolve it. Returns the counts parsed vs stored,
+    ``mismatched_pages`` (slugs, at most :data:`MAX_LISTED`), ``views_differing`` (view → pages),
+    ``links_resolved_differently``, ``pages_total`` and ``sampled``."""
+    import random
+
+    from ..page.links import SqlIndex
+    from ..search.keyword import search_fields
+    from ..storage.derive import derived_rows
+
+    c = brain.conn
     split = brain.timeline_split
-    q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
-    rows = brain.conn.execute(q).fetchall()
-    stored_links = dict(brain.conn.execute("SELECT from_page_id, COUNT(*) FROM links GROUP BY from_page_id").fetchall())
-    stored_tl = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM timeline_entries GROUP BY page_id").fetchall())
-    stored_tags = dict(brain.conn.execute("SELECT page_id, COUNT(*) FROM tags GROUP BY page_id").fetchall())
-    res = {"pages_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": []}
-    pages = parse_all((r["path"], render_row(r), split) for r in rows)
-    for r, page in zip(rows, pages):
+    ids = [r[0] for r in c.execute("SELECT id FROM pages")]
+    total = len(ids)
+    sampled = sample is not None and total > sample
+    if sampled:
+        ids = random.SystemRandom().sample(ids, sample)
+
+    def rows(sql: str) -> list:
+        """``sql`` ends in a WHERE on a page id column: all rows (every page) or the sample's."""
+        if not sampled:
+            return c.execute(sql.rsplit(" WHERE ", 1)[0]).fetchall()
+        out: list = []
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            out += c.execute(sql.replace("= ?", f"IN ({', '.join('?' * len(part))})"), part).fetchall()
+        return out
+
+    def grouped(sql: str) -> dict[int, list[tuple]]:
+        g: dict[int, list[tuple]] = {}
+        for r in rows(sql):
+            g.setdefault(r[0], []).append(tuple(r[1:]))
+        return g
+
+    pages = rows("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, content_hash, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?")
+    stored = {
+        "tags": grouped("SELECT page_id, tag, tag_key, inline FROM tags WHERE page_id = ?"),
+        "aliases": grouped("SELECT page_id, alias, alias_key, loose_key FROM aliases WHERE page_id = ?"),
+        "timeline": grouped("SELECT page_id, date, source, summary, detail FROM timeline_entries WHERE page_id = ?"),
+        "links": grouped("SELECT from_page_id, kind, target, target_name, context, count, forms, to_page_id FROM links WHERE from_page_id = ?"),
+    }
+    index = MemoryIndex(c) if not sampled else SqlIndex(c)
+    res: dict = {"pages_parsed": 0, "pages_total": total, "sampled": sampled, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": [], "title_type_mismatches": 0, "pages_differing": 0, "views_differing": {}, "links_resolved_differently": []}
+    jobs = [(r["path"], render_row(r), split) for r in pages]
+    for r, job, page in zip(pages, jobs, parse_all(jobs)):
+        pid = r["id"]
         res["pages_parsed"] += 1
-        counts = (len(page.links), len(page.timeline_entries), len(page.all_tags))
-        stored = (stored_links.get(r["id"], 0), stored_tl.get(r["id"], 0), stored_tags.get(r["id"], 0))
-        res["links_parsed"] += counts[0]
-        res["timeline_parsed"] += counts[1]
-        res["tags_parsed"] += counts[2]
-        res["links_stored"] += stored[0]
-        res["timeline_stored"] += stored[1]
-        res["tags_stored"] += stored[2]
-        if (counts != stored or (page.title, page.type) != (r["title"], r["type"])) and len(res["mismatched_pages"]) < MAX_LISTED:
-            res["mismatched_pages"].append(r["slug"])
+        want = derived_rows(page)
+        want["tags"] = _first_by(want["tags"], lambda t: t[0])
+        want["aliases"] = _first_by(want["aliases"], lambda t: t[1])
+        want["links"] = _first_by(want["links"], lambda t: (t[0], t[1]))
+        have = {k: v.get(pid, []) for k, v in stored.items()}
+        links_have = [t[:-1] for t in have["links"]]
+        for k, key in (("links", "links"), ("timeline", "timeline"), ("tags", "tags")):
+            res[k + "_parsed"] += len(want[key])
+            res[k + "_stored"] += len(have[key])
+        bad = []
+        if hashlib.sha256(job[1].encode("utf-8")).hexdigest() != r["content_hash"]:
+            bad.append("text")
         if (page.title, page.type) != (r["title"], r["type"]):
+            bad.append("title/type")
             res["title_type_mismatches"] += 1
-    res["links_resolved_differently"] = links_resolved_differently(brain)
+        if (json.dumps(page.frontmatter, ensure_ascii=False), page.frontmatter_error) != (r["frontmatter"], r["frontmatter_error"]):
+            bad.append("frontmatter")
+        f = search_fields(page)
+        if (f["search_aliases"], f["search_headings"], f["search_words"]) != (r["search_aliases"], r["search_headings"], r["search_words"]):
+            bad.append("search fields")
+        for k in ("tags", "aliases", "timeline"):
+            if sorted(want[k], key=repr) != sorted(have[k], key=repr):
+                bad.append(k)
+        if sorted(want["links"], key=repr) != sorted(links_have, key=repr):
+            bad.append("links")
+        for t in have["links"]:
+            if resolve(index, r["slug"], t[0], t[1]) != t[-1]:
+                if "link targets" not in bad:
+                    bad.append("link targets")
+                if len(res["links_resolved_differently"]) < MAX_LISTED:
+                    res["links_resolved_differently"].append(f"{r['slug']} → {t[1]}")
+        for v in bad:
+            res["views_differing"][v] = res["views_differing"].get(v, 0) + 1
+        res["pages_differing"] += bool(bad)
+        if bad and len(res["mismatched_pages"]) < MAX_LISTED:
+            res["mismatched_pages"].append(r["slug"])
     return res
 
 
-def links_resolved_differently(brain: Brain) -> list[str]:
-    """Links whose stored target page differs from what resolving them afresh gives (as a new
-    import would): ``["from-slug → target", …]``, at most :data:`MAX_LISTED`."""
-    index = MemoryIndex(brain.conn)
-    out = []
-    q = "SELECT p.slug, l.kind, l.target, l.to_page_id FROM links l JOIN pages p ON p.id = l.from_page_id"
-    for r in brain.conn.execute(q):
-        if resolve(index, r["slug"], r["kind"], r["target"]) != r["to_page_id"]:
-            out.append(f"{r['slug']} → {r['target']}")
-            if len(out) >= MAX_LISTED:
-                break
-    return out
+def derived_counts(brain: Brain) -> dict:
+    """Every page re-parsed and compared (:func:`derived_check` without a sample)."""
+    return derived_check(brain)
 
 
 def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
@@ -219,18 +318,24 @@ def report(
     disk_hashes: dict[str, str],
     *,
     deep: bool = True,
+    sample: int | None = None,
     parsed_counts: dict[str, tuple[int, int, int]] | None = None,
     extra: dict | None = None,
 ) -> dict:
     """Build the validation report for ``scan`` (with its files' hashes) against ``brain``.
 
-    ``deep`` re-parses every page from its stored text; otherwise the counts a run parsed
-    (``parsed_counts``: slug → (links, timeline entries, tags)) are checked against the rows.
+    ``deep`` re-renders every page (its hash is computed, not read) and re-parses it from its
+    stored text; ``sample`` (with ``deep=False``) compares the tree with the stored hashes and
+    re-parses that many pages drawn at random (:func:`derived_check`); otherwise the counts a run
+    parsed (``parsed_counts``: slug → (links, timeline entries, tags)) are checked against the rows.
     """
-    db = db_hashes(brain)
+    db = db_hashes(brain) if deep else stored_hashes(brain)
     c = compare(disk_hashes, db)
     stats = brain.stats()
-    derived = derived_counts(brain) if deep else check_counts(brain, parsed_counts or {})
+    if deep or sample is not None:
+        derived = derived_check(brain, sample=None if deep else sample)
+    else:
+        derived = check_counts(brain, parsed_counts or {})
     raw = raw_counts(brain)
     problems = []
     if c.missing_in_db:
@@ -242,8 +347,9 @@ def report(
     for k in ("links", "timeline", "tags"):
         if derived[f"{k}_parsed"] != derived[f"{k}_stored"]:
             problems.append(f"{k}: {derived[k + '_parsed']} parsed but {derived[k + '_stored']} stored")
-    if derived.get("title_type_mismatches"):
-        problems.append(f"{derived['title_type_mismatches']} page(s) store another title or type than their text gives")
+    views = derived.get("views_differing") or {}
+    if views:
+        problems.append(f"{derived['pages_differing']} page(s) store rows or text that differ from what their text gives: " + ", ".join(f"{k} ({v})" for k, v in sorted(views.items())))
     if derived.get("links_resolved_differently"):
         problems.append(f"{len(derived['links_resolved_differently'])}{'+' if len(derived['links_resolved_differently']) >= MAX_LISTED else ''} link(s) point at another page than a fresh import would resolve")
     if raw["raw_rows_expected"] != raw["raw_rows_stored"]:
@@ -280,6 +386,8 @@ def report(
             "pages": brain.conn.execute("SELECT COUNT(DISTINCT page_id) FROM aliases").fetchone()[0],
         },
         "pages_reparsed": derived["pages_parsed"],
+        "pages_sampled": bool(derived.get("sampled")),
+        "views_differing": derived.get("views_differing", {}),
         "derived_mismatches": derived["mismatched_pages"],
         "links_resolved_differently": derived.get("links_resolved_differently", []),
         "raw": raw,
@@ -300,7 +408,7 @@ def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None)
     n = len(scan.files)
     for i, f in enumerate(scan.files):
         try:
-            out[f.path] = sha256_file(f.abspath)
+            out[f.path] = _sha256_sized(f.abspath, f.size)
         except OSError as e:
             errors.append((f.path, e.strerror or str(e)))
         if on_progress and (i % 200 == 0 or i == n - 1):
@@ -341,21 +449,33 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     return out
 
 
-def verify_tree(brain: Brain, scan: Scan, on_progress=None) -> dict:
-    """``gbrain verify DIR``: check the database file (:func:`db_integrity`), hash every file,
-    compare everything, write nothing."""
+#: pages ``gbrain verify`` re-parses (drawn at random each run) unless ``--deep``
+SAMPLE = 25
+
+
+def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int = SAMPLE) -> dict:
+    """``gbrain verify DIR``: hash every file of the tree and compare it with the content hash
+    stored for its path (a changed, missing or extra file is a mismatch), then re-parse ``sample``
+    pages drawn at random from their stored text and compare every derived view with the stored
+    rows, and the text with the hash stored when the rows were derived (:func:`derived_check`).
+    Costs about reading and hashing the tree. Writes nothing.
+
+    ``deep``: also check the database file (:func:`db_integrity`), re-render and re-hash every
+    stored page instead of reading its stored hash, and re-parse every page (the cost of an
+    import). Raises :class:`~gbrain.errors.Damaged` when SQLite finds the file damaged."""
     import sqlite3
 
     from ..storage.db import recovery_advice
 
     from ..errors import Damaged
 
-    bad = db_integrity(brain)
-    if bad:
-        raise Damaged(f"{brain.path} is damaged ({bad[0]}); {recovery_advice(brain.path)}")
+    if deep or brain.damaged:
+        bad = db_integrity(brain) if deep else [brain.damaged]
+        if bad:
+            raise Damaged(f"{brain.path} is damaged ({bad[0]}); {recovery_advice(brain.path)}")
     hashes, errors = hash_tree(scan, on_progress)
     try:
-        rep = report(brain, scan, hashes, deep=True)
+        rep = report(brain, scan, hashes, deep=deep, sample=sample)
     except sqlite3.DatabaseError as e:
         raise Damaged(f"{brain.path} is damaged ({e}); {recovery_advice(brain.path)}") from e
     if errors:
