@@ -395,7 +395,7 @@ class Brain:
                 ph = ", ".join(f":{k}" for k in vals)
                 pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at) RETURNING id", vals).fetchone()[0]
             old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
-            write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None)
+            write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None, new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
             names = {loose_key(slug), loose_key(page.title)} if not row else ({loose_key(row["title"]), loose_key(page.title)} if row["title"] != page.title else set())
             names |= old_aliases ^ {loose_key(a) for a in page.aliases}
@@ -512,15 +512,18 @@ class Brain:
         """Resolve every dangling link that now has a page. Returns how many changed."""
         return self._re_resolve("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL", ())
 
-    def re_resolve(self, names: set[str]) -> int:
+    def re_resolve(self, names: set[str], *, dangling: bool = False) -> int:
         """Resolve again every link (resolved or dangling) whose target's last segment has one of
         the loose keys ``names``: after a page with such a name or title appears, disappears or is
-        renamed, links must point where a fresh import would point them. Returns how many changed."""
+        renamed, links must point where a fresh import would point them. ``dangling``: also every
+        dangling link (:meth:`resolve_dangling`), in the same pass. Returns how many changed."""
         names = {n for n in names if n}
         if not names:
-            return 0
+            return self.resolve_dangling() if dangling else 0
         ph = ", ".join("?" * len(names))
         q = f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.target_name IN ({ph})"
+        if dangling:
+            q += " OR l.to_page_id IS NULL"
         return self._re_resolve(q, tuple(sorted(names)))
 
     def _re_resolve(self, q: str, args: tuple) -> int:

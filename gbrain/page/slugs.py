@@ -7,7 +7,9 @@ A slug is the page's path relative to the brain root, with ``/`` separators and 
 from __future__ import annotations
 
 import posixpath
+import re
 import unicodedata
+from functools import lru_cache
 
 from ..errors import BadInput
 
@@ -49,21 +51,19 @@ def name_key(slug: str) -> str:
     return slug_key(posixpath.basename(slug))
 
 
+#: a run of characters that are not ``str.isalnum()`` (``\\w`` is exactly isalnum or ``_``)
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+@lru_cache(maxsize=1 << 16)
 def loose_key(name: str) -> str:
     """``Bruno Okafor`` / ``bruno_okafor`` / ``Bruno-Okafor.md`` → ``bruno-okafor``: the key wiki links
-    and titles are matched by when no exact path or file name matches."""
+    and titles are matched by when no exact path or file name matches (each run of characters
+    that are not letters or digits becomes one ``-``; leading and trailing ``-`` dropped)."""
     base = posixpath.basename(nfc(name).casefold())
     if base.endswith(".md"):
         base = base[:-3]
-    out, dash = [], False
-    for c in base:
-        if c.isalnum():
-            out.append(c)
-            dash = False
-        elif not dash:
-            out.append("-")
-            dash = True
-    return "".join(out).strip("-")
+    return _NOT_ALNUM.sub("-", base).strip("-")
 
 
 def slug_problem(slug: str) -> str | None:

@@ -29,17 +29,19 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
     }
 
 
-def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None) -> None:
+def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None, *, new: bool = False) -> None:
     """Replace page ``pid``'s tags, aliases, timeline entries and links with those of ``page``
     (:func:`derived_rows`).
 
     ``resolve(kind, target)`` gives a link's page id (None: dangling); without it every link is
-    stored dangling and resolved later in bulk. Runs in the caller's transaction.
+    stored dangling and resolved later in bulk. ``new``: the page row was just inserted (page ids
+    are AUTOINCREMENT, never reused), so it has no rows to delete. Runs in the caller's transaction.
     """
-    conn.execute("DELETE FROM tags WHERE page_id = ?", (pid,))
-    conn.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
-    conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
-    conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
+    if not new:
+        conn.execute("DELETE FROM tags WHERE page_id = ?", (pid,))
+        conn.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
+        conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
+        conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
     rows = derived_rows(page)
     conn.executemany("INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)", [(pid, *r) for r in rows["tags"]])
     conn.executemany("INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)", [(pid, *r) for r in rows["aliases"]])

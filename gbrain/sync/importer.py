@@ -259,8 +259,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             for w in brain.save_file(path, data, kind) or []:
                 warn(w)
         if written_pages or changed_names:
-            brain.re_resolve(changed_names)
-            brain.resolve_dangling()
+            brain.re_resolve(changed_names, dangling=True)
             # sidecars of new pages that were stored earlier
             for r in brain.conn.execute(
                 "SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL"
