@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -124,6 +125,8 @@ def main() -> None:
     tw: list[float] = []
     to: list[float] = []
     t0 = time.perf_counter()
+    load0 = os.getloadavg()
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
     for rnd in range(a.edits):
         for i, s in enumerate(slugs):
             first = (i + rnd) % 2  # alternate which DB goes first
@@ -131,7 +134,10 @@ def main() -> None:
                 t = time.perf_counter()
                 edit(which[0], s, rnd, i)
                 which[1].append(time.perf_counter() - t)
-        print(f"round {rnd + 1}/{a.edits} done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+        print(f"round {rnd + 1}/{a.edits} done ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})", file=sys.stderr)
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    load1 = os.getloadavg()
+    t_edits = time.perf_counter() - t0
     # latency of reading history
     rng = random.Random(1)
     sample = rng.sample(slugs, min(200, len(slugs)))
@@ -164,6 +170,8 @@ def main() -> None:
                  f"{full_with / 1e6:.1f} MB vs {full_without / 1e6:.1f} MB = {full_with / full_without:.2f}x (target <= 1.5x)")
     else:
         extra = ""
+    print(f"load average (1/5/15 min) before the edits {load0[0]:.2f}/{load0[1]:.2f}/{load0[2]:.2f}, after {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f} on {os.cpu_count()} cores; "
+          f"the edits took {t_edits:.0f} s wall, {cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.0f} CPU-s")
     print(f"brain: {len(all_slugs):,} pages; {a.edits} edits on each of {len(slugs):,} of them ({len(tw):,} writes on each DB); import with history {t_import:.1f} s")
     print(f"after import: {size0_with / 1e6:.1f} MB with history, {size0_without / 1e6:.1f} MB without")
     print(f"after the edits: {sw / 1e6:.1f} MB with history vs {so / 1e6:.1f} MB without = {sw / so:.2f}x (target <= 1.5x)")

@@ -11,6 +11,7 @@ import pytest
 from conftest import gbrain
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list
 from gbrain.errors import GBrainError
 from gbrain.sync.engine import MASS_TRASH, MassDeleteRefused, SyncEngine
 
@@ -44,13 +45,13 @@ def test_root_with_only_non_markdown_left_is_refused_until_confirmed(tmp_path, l
     assert "every synced note is gone" in err and "--confirm-delete" in err
     with Brain.open(db) as b:
         assert b.stats()["pages"] == MASS_TRASH + 8
-        assert b.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+        assert trash_list(b) == []
     # the error's own advice works
     r = gbrain("sync", str(root), "--confirm-delete", "--db", str(db))
     assert r.returncode == 0, r.stderr.decode()
     with Brain.open(db) as b:
         assert b.stats()["pages"] == 0
-        assert b.conn.execute("SELECT COUNT(*) FROM sync_trash WHERE kind = 'page'").fetchone()[0] == MASS_TRASH + 8
+        assert len([t for t in trash_list(b, limit=0) if t["kind"] == "page" and t["deleted"]]) == MASS_TRASH + 8
 
 
 def test_emptied_subfolder_is_refused_but_the_rest_of_the_tree_is_not_blocked_forever(tmp_path):
@@ -398,7 +399,7 @@ def test_limit_rename_plus_edit_leaves_the_sidecar_under_the_old_name_and_loses_
     assert rep["ok"], rep["problems"]
     assert (root / "people/.raw/ana.json").read_text() == sidecar  # kept on disk…
     assert bytes(b.conn.execute("SELECT data FROM files WHERE path = 'people/.raw/ana.json'").fetchone()[0]).decode() == sidecar  # …and in the brain
-    assert b.conn.execute("SELECT COUNT(*) FROM sync_trash WHERE slug = 'people/ana'").fetchone()[0] == 1  # old page restorable
+    assert [t["slug"] for t in trash_list(b, limit=0) if t["slug"] == "people/ana" and t["deleted"]] == ["people/ana"]  # old page restorable
     from gbrain.sync.verify import fresh_import_differences
 
     assert fresh_import_differences(b) == {}

@@ -87,12 +87,14 @@ def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
     run(b, "delete", slug="ana")
     run(b, "restore", slug="people/ana")
     assert h.changes(b, limit=1)[0]["operation"] == "restore"
-    # with the trash emptied, restore finds the page in its history
+    # the trash is the history: restore brings back the last version, byte for byte
     before = current(b, "people/ana")
     run(b, "delete", slug="ana")
-    b.conn.execute("DELETE FROM sync_trash")
+    listed = run(b, "trash")
+    assert listed[0]["slug"] == "people/ana" and listed[0]["deleted"] and listed[0]["reason"] == "delete (cli)"
     r = run(b, "restore", slug="people/ana")
-    assert current(b, "people/ana") == before and r["reason"].startswith("from history")
+    assert current(b, "people/ana") == before and r["version"] == listed[0]["version"]
+    assert not any(t["slug"] == "people/ana" and t["deleted"] for t in run(b, "trash"))
     # import over a page: the brain's version stays in history
     dst = brain_tree / "people" / "ana-lima.md"
     with Brain.open(tmp_path / "imp.db") as b2:
@@ -234,12 +236,14 @@ def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
             b.put("gone", f"g{i}\n")
         run(b, "delete", slug="gone")
         with pytest.raises(BadInput):
-            run(b, "history", prune=True)
-        dry = run(b, "history", prune=True, keep_last=1)
+            run(b, "history-prune")
+        with pytest.raises(BadInput):  # history only reads now
+            run(b, "history", slug="a", prune=True)
+        dry = run(b, "history-prune", keep_last=1)
         assert dry["applied"] is False and dry["versions"] == 4 + 2
         assert len(h.versions(b, "a", limit=0)["versions"]) == 5  # nothing went
         b.set_config("history_keep_last", "2")
-        done = run(b, "history", prune=True, apply=True)
+        done = run(b, "history-prune", apply=True)
         assert done["applied"] and done["versions"] == 3 + 2
         assert [v["version"] for v in h.versions(b, "a", limit=0)["versions"]] == [5, 4]
         assert run(b, "get", slug="a", version=4)["content"] == "a3\n"
@@ -247,9 +251,37 @@ def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
         run(b, "revert", slug="gone", to=3)
         assert b.get_text("gone") == "g2\n"
         # days: nothing is older than a day
-        assert run(b, "history", prune=True, keep_days=1)["versions"] == 0
+        assert run(b, "history-prune", keep_days=1)["versions"] == 0
         n = b.conn.execute("SELECT COUNT(*) FROM history_bodies").fetchone()[0]
         assert n == b.conn.execute("SELECT COUNT(DISTINCT body_id) FROM history").fetchone()[0]
+
+
+def test_prune_keeps_a_deleted_pages_last_text_unless_asked(tmp_path):
+    """keep_days 0 (everything is old): a deleted page's last text and its deletion stay, and it
+    stays in the trash; --include-deleted prunes them (dry run first); the current version of a
+    live page stays whatever is asked."""
+    db = str(tmp_path / "brain.db")
+    with Brain.open(db) as b:
+        for i in range(3):
+            b.put("live", f"l{i}\n")
+            b.put("gone", f"g{i}\n")
+        run(b, "delete", slug="gone")
+        done = run(b, "history-prune", keep_days=0, apply=True)
+        assert done["versions"] == 2 + 2 and done["deleted_keys"] == 0
+        assert [v["op"] for v in h.versions(b, "gone", limit=0)["versions"]] == ["delete", "update"]
+        assert [t["slug"] for t in run(b, "trash")] == ["gone"]
+    dry = gbrain("--db", db, "history-prune", "--keep-days", "0", "--include-deleted")
+    out = dry.stdout.decode()
+    assert dry.returncode == 0 and out.startswith("dry run: pruning would remove 2 version(s)") and "1 deleted page(s)/file(s) leave the trash" in out
+    assert json.loads(gbrain("--db", db, "trash", "--json").stdout)[0]["slug"] == "gone"  # the dry run removed nothing
+    r = gbrain("--db", db, "history-prune", "--keep-days", "0", "--include-deleted", "--apply", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["deleted_keys"] == 1
+    with Brain.open(db) as b:
+        assert run(b, "trash") == [] and b.get_text("live") == "l2\n"
+        assert [v["version"] for v in h.versions(b, "live", limit=0)["versions"]] == [3]
+        with pytest.raises(NotFound):
+            h.versions(b, "gone")
+        assert b.conn.execute("SELECT COUNT(*) FROM history_bodies").fetchone()[0] == 1
 
 
 def test_a_v3_brain_gets_its_pages_as_version_one(tmp_path):
@@ -269,6 +301,66 @@ def test_a_v3_brain_gets_its_pages_as_version_one(tmp_path):
         v = h.versions(b, "old")["versions"]
         assert [(x["version"], x["op"]) for x in v] == [(1, "baseline")]
         assert run(b, "get", slug="old", version=1)["content"] == text == render_row(b.page_row("old"))
+
+
+def test_v7_moves_the_old_trash_into_history_losing_nothing(tmp_path, monkeypatch):
+    """A brain made with the v6 schema (history and a sync_trash table) holding trash rows of
+    every kind the old code wrote: after migration v7 the table is gone, every trashed body is
+    a version of its page or file, the trash lists the same entries and restore works."""
+    from gbrain.storage import db as dbmod
+
+    p = tmp_path / "old.db"
+    monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:6])
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 6)
+    rows = []  # what the old code put in sync_trash: (path, slug, kind, data, reason)
+
+    def old_trash(b, path, slug, kind, data, reason):
+        b.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason, deleted_at) VALUES (?, ?, ?, ?, ?, ?, '2025-01-02T03:04:05Z')",
+                       (path, slug, kind, data, h.hashlib_sha(data), reason))
+        rows.append((path, slug, kind, data, reason))
+
+    with Brain.open(p) as b:
+        assert b.conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        b.put("people/ana", "ana 1\n"); b.put("people/ana", "ana 2\n")
+        old_trash(b, "people/ana.md", "people/ana", "page", b"ana 2\n", "replaced by import")  # in history already
+        b.put("people/ana", "ana 3\n")
+        b.put("notes/gone", "gone 1\n")
+        old_trash(b, "notes/gone.md", "notes/gone", "page", b"gone 1\n", "deleted through gbrain")
+        ops.run("delete", {"slug": "notes/gone"}, brain=b)
+        old_trash(b, "old/pre.md", "old/pre", "page", b"deleted before history\n", "file deleted")  # no history at all
+        old_trash(b, "people/.raw/x.json", None, "raw", b'{"a": 1}\n', "file deleted")
+        b.put("people/bo", "bo now\n")
+        old_trash(b, "people/bo.md", "people/bo", "page", b"bo before history\n", "replaced by import")
+        old_trash(b, "old/twice.md", "old/twice", "page", b"twice 1\n", "file deleted")
+        old_trash(b, "old/twice.md", "old/twice", "page", b"twice 2\n", "file deleted")
+        old_trash(b, "notes/bin.png", None, "blob", b"\x89PNG\x00\xff", "deleted in brain")
+    monkeypatch.undo()
+    with Brain.open(p) as b:
+        c = b.conn
+        assert c.execute("PRAGMA user_version").fetchone()[0] == len(dbmod.MIGRATIONS)
+        assert not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_trash'").fetchone()
+        for path, slug, kind, data, reason in rows:  # every trashed body is a version of its key
+            k, name = ("page", slug) if slug else ("file", path)
+            bodies = [h.body(c, r[0]) for r in c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL", (k, name))]
+            assert data in bodies, (name, data)
+        # live pages: the current text is still the newest version
+        for slug, text in (("people/ana", "ana 3\n"), ("people/bo", "bo now\n")):
+            assert b.get_text(slug) == text == run(b, "get", slug=slug, version=h.versions(b, slug)["versions"][0]["version"])["content"]
+        trash = {(t["slug"] or t["path"], t["deleted"]): t for t in run(b, "trash", limit=0)}
+        assert set(trash) == {("notes/gone", True), ("old/pre", True), ("people/.raw/x.json", True), ("old/twice", True), ("notes/bin.png", True),
+                              ("people/ana", False), ("people/bo", False), ("old/twice", False)}  # its first deletion's text
+        assert trash[("old/pre", True)]["reason"] == "file deleted" and trash[("old/pre", True)]["deleted_at"].startswith("2025-01-02T03:04:05")
+        assert run(b, "get", slug="old/twice", version=trash[("old/twice", False)]["version"])["content"] == "twice 1\n"
+        assert trash[("people/ana", False)]["version"] == 2 and trash[("people/ana", False)]["reason"] == "replaced by import"
+        assert run(b, "get", slug="people/bo", version=trash[("people/bo", False)]["version"])["content"] == "bo before history\n"
+        # restore brings back the newest trashed text of each deleted one
+        assert run(b, "restore", slug="old/twice")["restored"] == ["old/twice.md"] and b.get_text("old/twice") == "twice 2\n"
+        assert run(b, "restore", slug="pre")["path"] == "old/pre.md" and b.get_text("old/pre") == "deleted before history\n"
+        run(b, "restore", slug="notes/bin.png")
+        assert bytes(c.execute("SELECT data FROM files WHERE path = 'notes/bin.png'").fetchone()[0]) == b"\x89PNG\x00\xff"
+        from gbrain.errors import Conflict
+        with pytest.raises(Conflict, match="revert people/ana"):
+            run(b, "restore", slug="people/ana")
 
 
 # ---------------------------------------------------------------------------

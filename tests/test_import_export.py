@@ -330,10 +330,11 @@ def test_import_over_a_different_brain_version_keeps_it_in_the_trash(tmp_path, b
     db = str(tmp_path / "tr.db")
     assert gbrain("put", "people/ana-lima", "--db", db, input="# a version only the brain had\n").returncode == 0
     r = gbrain("import", str(brain_tree), "--db", db)
-    assert r.returncode == 0 and b"replaced; it is in the trash" in r.stderr
+    assert r.returncode == 0 and b"replaced; it is in the trash (version 1 of its history: `gbrain revert people/ana-lima --to 1`)" in r.stderr
     trash = json.loads(gbrain("restore", "--json", "--db", db).stdout)
-    assert any(t.get("slug") == "people/ana-lima" for t in (trash if isinstance(trash, list) else trash.get("trash", [])))
+    assert [(t["slug"], t["version"], t["reason"], t["deleted"]) for t in trash] == [("people/ana-lima", 1, "replaced by import", False)]
     assert gbrain("get", "ana-lima", "--db", db).stdout == (brain_tree / "people" / "ana-lima.md").read_bytes()
+    assert gbrain("get", "ana-lima", "--version", "1", "--db", db).stdout == b"# a version only the brain had\n"
 
 
 def test_a_write_landing_during_import_is_never_silently_overwritten(tmp_path, brain_tree, monkeypatch):
@@ -356,5 +357,7 @@ def test_a_write_landing_during_import_is_never_silently_overwritten(tmp_path, b
         rep = import_tree(b, brain_tree, on_progress=on_progress)
         assert fired and rep["ok"], rep["problems"]
         assert "Edited on disk." in b.get_text("people/bruno-okafor")  # the file won, as import does
-        trashed = [bytes(r[0]).decode() for r in b.conn.execute("SELECT data FROM sync_trash WHERE path = 'people/bruno-okafor.md'")]
+        from gbrain.core import history as h
+
+        trashed = [h.get_version(b, t["slug"], t["version"])["content"] for t in h.trash_list(b, limit=0) if t["path"] == "people/bruno-okafor.md"]
         assert any("written-meanwhile" in t for t in trashed)  # and the brain's write was kept

@@ -118,6 +118,7 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_restore": [{"slug": "nobody-in-the-trash"}],
     "brain_ingest": [{"content": "# Call with Zoë\n\nShe wants an intro.\n", "source_type": "meeting", "source_ref": "meet/42"}],
     "brain_history": [{"slug": "people/zoe-new"}],
+    "brain_history_prune": [{"keep_last": 1}],  # a dry run: nothing goes
     "brain_diff": [{"slug": "people/zoe-new", "from_version": 1}],
     "brain_changes": [{"since": "1h", "origin": "mcp"}],
     "brain_revert": [{"slug": "people/zoe-new", "to": 7}],  # its newest version: no change

@@ -136,8 +136,8 @@ def test_paid_endpoint_returns_the_estimate_and_needs_confirm(fixture_db, endpoi
 #: tools that change nothing, and those that may replace or remove what exists
 READ_ONLY = {"brain_get", "brain_list", "brain_stats", "brain_search", "brain_tags", "brain_links", "brain_backlinks", "brain_timeline",
              "brain_raw", "brain_threads", "brain_conflicts", "brain_trash", "brain_query", "brain_graph", "brain_path",
-             "brain_diff", "brain_changes"}
-DESTRUCTIVE = {"brain_put", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore", "brain_revert"}
+             "brain_history", "brain_diff", "brain_changes"}
+DESTRUCTIVE = {"brain_put", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore", "brain_revert", "brain_history_prune"}
 OPEN_WORLD = {"brain_embed", "brain_query"}
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, GBrainError
+from gbrain.core.history import get_version, trash_list
 from gbrain.sync.engine import SyncEngine, conflict_copy_path, conflict_list, restore
 from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import verify_tree
@@ -43,7 +44,7 @@ def all_versions(brain: Brain, root: Path) -> set[str]:
     """Hashes of every version still kept somewhere: tree, brain, trash."""
     hs = {sha(b) for b in tree_files(root).values()}
     hs |= {r[0] for r in brain.conn.execute("SELECT content_hash FROM pages UNION SELECT content_hash FROM files")}
-    hs |= {sha(bytes(r[0])) for r in brain.conn.execute("SELECT data FROM sync_trash")}
+    hs |= {r[0] for r in brain.conn.execute("SELECT hash FROM history_bodies")}  # the history (trash included)
     return hs
 
 
@@ -201,7 +202,7 @@ def test_move_keeps_page_id_tags_raw_embeddings_and_links_resolve(env):
         kinds = {x["kind"] for x in links if x["to_slug"] == "team/ana-lima"}
         if bl["slug"] in still:
             assert kinds
-    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert trash_list(brain) == []
     verify_equal(brain, root)
 
 
@@ -263,7 +264,7 @@ def test_vanished_root_stops_and_a_small_emptied_vault_is_not_stuck(env, tmp_pat
     rep = eng.sync()  # a 9-note vault emptied on purpose is not stuck: below the mass-delete bar
     assert rep["ok"] and rep["counts"]["trashed"] >= n, rep["problems"]
     assert brain.stats()["pages"] == 0
-    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash WHERE kind = 'page'").fetchone()[0] == n
+    assert len([t for t in trash_list(brain, limit=0) if t["kind"] == "page" and t["deleted"]]) == n
 
 
 def test_symlinked_and_ignored_paths_are_left_alone(env):
@@ -284,7 +285,7 @@ def test_symlinked_and_ignored_paths_are_left_alone(env):
     assert brain.page_row("concepts/hybrid-retrieval") is not None
     assert [u["path"] for u in rep["unreadable"]] == ["concepts/hybrid-retrieval.md"]
     assert "symlink" in rep["unreadable"][0]["reason"] and rep["exit_code"] == 1
-    assert [r[0] for r in brain.conn.execute("SELECT path FROM sync_trash")] == [".gbrainignore"]  # deleted above
+    assert [t["path"] for t in trash_list(brain, limit=0)] == [".gbrainignore"]  # deleted above
 
 
 def test_bound_to_one_folder(env, tmp_path):
@@ -415,7 +416,7 @@ def test_sqlite_sees_schema_v3(db_path):
     c = sqlite3.connect(db_path)
     assert c.execute("PRAGMA user_version").fetchone()[0] >= 3  # later migrations append
     names = {r[0] for r in c.execute("SELECT name FROM sqlite_master")}
-    assert {"sync_root", "sync_state", "sync_trash", "sync_conflicts", "change_log", "pages_changelog_au"} <= names
+    assert {"sync_root", "sync_state", "sync_conflicts", "change_log", "pages_changelog_au"} <= names
 
 
 def test_one_sync_at_a_time(env, tmp_path):
@@ -444,7 +445,7 @@ def test_a_path_that_cannot_be_read_is_never_treated_as_deleted(env):
     assert rep["exit_code"] == 1 and not rep["ok"]
     assert [u["path"] for u in rep["unreadable"]] == ["people/bruno-okafor.md"]
     assert brain.page_row("people/bruno-okafor") is not None
-    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert trash_list(brain) == []
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
@@ -462,7 +463,7 @@ def test_permission_errors_leave_pages_alone(env):
         os.chmod(d, 0o755)
     assert rep["exit_code"] == 1
     assert brain.page_row("people/bruno-okafor") is not None and brain.page_row("companies/river-ai") is not None
-    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert trash_list(brain) == []
     assert eng.sync()["ok"]
 
 
@@ -629,7 +630,7 @@ def test_a_sync_killed_after_writing_files_leaves_no_false_conflicts(env):
     text = (root / "people" / "ana-lima.md").read_text()
     assert "ka" in text and "kb" in text
     assert not list(root.rglob("*.conflict-*"))
-    kept = [bytes(r[0]).decode() for r in brain.conn.execute("SELECT data FROM sync_trash WHERE path = 'people/ana-lima.md'")]
+    kept = [get_version(brain, t["slug"], t["version"])["content"] for t in trash_list(brain, limit=0) if t["path"] == "people/ana-lima.md"]
     assert ka in kept  # the replaced bytes stay recoverable
 
 
@@ -644,7 +645,7 @@ def test_watch_round_on_an_emptied_folder_trashes_nothing(env):
         shutil.rmtree(child) if child.is_dir() else child.unlink()
     with pytest.raises(GBrainError, match="every synced note is gone from"):
         eng.reconcile(paths=paths)
-    assert brain.conn.execute("SELECT COUNT(*) FROM sync_trash").fetchone()[0] == 0
+    assert trash_list(brain) == []
     assert brain.page_row("note-3") is not None
 
 

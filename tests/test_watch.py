@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list, version_bytes
 from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import verify_tree
 
@@ -133,12 +134,12 @@ def settle(brain: Brain, root: Path) -> dict:
 
 
 def trash(brain: Brain) -> list[str]:
-    return [r[0] for r in brain.conn.execute("SELECT path FROM sync_trash ORDER BY id")]
+    return [t["path"] for t in reversed(trash_list(brain, limit=0))]
 
 
 def trashed_bytes(brain: Brain, path: str) -> bytes | None:
-    r = brain.conn.execute("SELECT data FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
-    return bytes(r[0]) if r else None
+    t = next((t for t in trash_list(brain, limit=0) if t["path"] == path), None)
+    return None if t is None else version_bytes(brain, t["kind"], t["slug"] or t["path"], t["version"])
 
 
 def stop_ok(w: Watch) -> dict:

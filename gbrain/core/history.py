@@ -148,7 +148,7 @@ CREATE TABLE history (
   client TEXT NOT NULL DEFAULT '',    -- MCP client name from the handshake
   detail TEXT NOT NULL DEFAULT '',
   UNIQUE (kind, name, version)
-);
+);  -- migration v7 adds: trashed TEXT NOT NULL DEFAULT '' (see TRASH_SQL)
 CREATE TRIGGER pages_history_ai AFTER INSERT ON pages BEGIN
   {_store_body(pn, "new.content_hash", "new.size", None, None)}
   {_row("page", "new.slug", "new.path", "'create'", "new.content_hash", "new.size")}
@@ -333,6 +333,13 @@ def _version_row(brain, kind: str, key: str, n: int | None):
     return r
 
 
+def version_bytes(brain, kind: str, name: str, n: int | None = None) -> bytes:
+    """The exact bytes of version ``n`` (None: the newest with text) of page slug / file path
+    ``name`` (``kind`` ``page`` or ``file``, as :func:`trash_list` entries give them). Raises
+    NotFound / BadInput like :func:`get_version`."""
+    return body(brain.conn, _version_row(brain, kind, name, n)["body_id"])
+
+
 def get_version(brain, name: str, n: int) -> dict:
     """Version ``n`` of a page or file: ``{kind, name, version, at, origin, …, content}`` with the
     exact text (``content``; a file that is not UTF-8 text raises BadInput)."""
@@ -409,6 +416,246 @@ def collapse_warning(brain, path: str, new_size: int) -> dict | None:
 
 
 # ---------------------------------------------------------------------------
+# the trash: a view of the history
+# ---------------------------------------------------------------------------
+
+TRASH_SQL = """
+ALTER TABLE history ADD COLUMN trashed TEXT NOT NULL DEFAULT '';
+CREATE INDEX idx_history_trash ON history(id) WHERE op = 'delete' OR trashed != '';
+"""
+"""Migration v7's schema: ``history.trashed`` says why a version went to the trash although the
+page lives on (``replaced by import``: a writer replaced bytes that exist nowhere else but here);
+the partial index serves :func:`trash_list`."""
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}Z"
+
+
+def _store(conn: sqlite3.Connection, data: bytes) -> int:
+    """The id of the stored body with ``data``'s bytes (stored, on its own, when missing)."""
+    hx = hashlib_sha(data)
+    r = conn.execute("SELECT id FROM history_bodies WHERE hash = ?", (hx,)).fetchone()
+    if r:
+        return r[0]
+    return conn.execute("INSERT INTO history_bodies(hash, size, base_id, depth, data) VALUES (?, ?, NULL, 0, ?)", (hx, len(data), pack(data))).lastrowid
+
+
+def _key_live_hash(conn: sqlite3.Connection, kind: str, name: str) -> str | None:
+    q = "SELECT content_hash FROM pages WHERE slug = ?" if kind == "page" else "SELECT content_hash FROM files WHERE path = ?"
+    r = conn.execute(q, (name,)).fetchone()
+    return r[0] if r else None
+
+
+def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data: bytes, reason: str, *,
+                 at: str | None = None, surface: str | None = None, operation: str | None = None) -> int | None:
+    """Make sure bytes that a writer is about to lose (a file sync removes, an older version on
+    disk it overwrites, a row of the old ``sync_trash``) are a version in the history of
+    ``(kind, name)`` and listed in the trash with ``reason``. Returns the version holding them
+    (None when they are the current text: nothing is lost).
+
+    Bytes the history already has for that key: the newest version with them is marked
+    ``trashed``. Bytes it lacks (written before history began, or pruned): appended as a new
+    version, followed by the current text again (a live page keeps its current text as its
+    newest version) or by a deletion (a deleted page stays deleted). Nothing is renumbered.
+    Runs in the caller's transaction; ``at``/``surface``/``operation`` default to now and the
+    current origin (:mod:`gbrain.storage.origin`)."""
+    from ..storage.origin import current
+
+    o = current()
+    surface = surface if surface is not None else o.surface
+    operation = operation if operation is not None else (o.operation or reason)
+    at = at or _now()
+    hx = hashlib_sha(data)
+    live = _key_live_hash(conn, kind, name)
+    if live == hx:
+        return None
+    r = conn.execute("SELECT h.id, h.version FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? AND b.hash = ? "
+                     "ORDER BY h.version DESC LIMIT 1", (kind, name, hx)).fetchone()
+    if r:
+        conn.execute("UPDATE history SET trashed = ? WHERE id = ? AND trashed = ''", (reason, r[0]))
+        return r[1]
+    bid = _store(conn, data)
+    last = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, name)).fetchone()[0] or 0
+    ins = ("INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail, trashed) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)")
+    conn.execute(ins, (kind, name, last + 1, path, "update" if last else "create", bid, len(data), at, surface, operation, "kept from the trash", reason))
+    if live is not None:
+        cur = conn.execute("SELECT id, size FROM history_bodies WHERE hash = ?", (live,)).fetchone()
+        if cur is None:  # the current text predates history (cannot happen after v4's baseline): store it
+            q = f"SELECT {_render('pages')} FROM pages WHERE slug = ?" if kind == "page" else "SELECT data FROM files WHERE path = ?"
+            cur_data = conn.execute(q, (name,)).fetchone()[0]
+            cur_data = cur_data.encode("utf-8") if isinstance(cur_data, str) else bytes(cur_data)
+            cur = (_store(conn, cur_data), len(cur_data))
+        cpath = conn.execute("SELECT path FROM pages WHERE slug = ?" if kind == "page" else "SELECT path FROM files WHERE path = ?", (name,)).fetchone()[0]
+        conn.execute(ins, (kind, name, last + 2, cpath, "update", cur[0], cur[1], at, surface, operation, "the current text again", ""))
+    else:
+        conn.execute(ins, (kind, name, last + 2, path, "delete", None, 0, at, surface, operation, "", ""))
+    return last + 1
+
+
+def mark_replaced(brain, path: str, reason: str) -> int | None:
+    """Before a writer replaces the brain's bytes at ``path`` with bytes the brain never had (an
+    import over a page edited elsewhere): mark the version holding the current bytes as
+    ``trashed`` so the trash lists it. Returns its version number (None: nothing stored there)."""
+    c = brain.conn
+    r = c.execute("SELECT 'page', slug FROM pages WHERE path = ? UNION ALL SELECT 'file', path FROM files WHERE path = ?", (path, path)).fetchone()
+    if r is None:
+        return None
+    v = c.execute("SELECT id, version FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT 1", (r[0], r[1])).fetchone()
+    if v is None:
+        return None
+    c.execute("UPDATE history SET trashed = ? WHERE id = ? AND trashed = ''", (reason, v[0]))
+    return v[1]
+
+
+def key_for_path(conn: sqlite3.Connection, path: str) -> tuple[str, str]:
+    """``(kind, name)`` of the history that last wrote ``path``: the page whose file it was, or
+    the file itself; without such a history, a page by :func:`slug_for_path` for markdown."""
+    r = conn.execute("SELECT kind, name FROM history WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
+    if r:
+        return r[0], r[1]
+    from ..page.slugs import is_markdown, slug_for_path
+
+    return ("page", slug_for_path(path)) if is_markdown(path) else ("file", path)
+
+
+def record_move(conn: sqlite3.Connection, src: str, dst: str) -> None:
+    """A writer moved ``src`` to ``dst`` by deleting one and creating the other (a file, or a page
+    that becomes a file): record the pair as a move in the history (``move`` rows with ``to`` /
+    ``from`` details), so the old name is not listed in the trash as deleted."""
+    for path, detail, op in ((src, "to " + dst, "delete"), (dst, "from " + src, "create")):
+        r = conn.execute("SELECT id FROM history WHERE path = ? ORDER BY id DESC LIMIT 1", (path,)).fetchone()
+        if r:
+            conn.execute("UPDATE history SET op = 'move', detail = ? WHERE id = ? AND op = ?", (detail, r[0], op))
+
+
+def _deleted_reason(r) -> str:
+    if r["surface"] == "migrate":
+        return r["operation"] or "deleted"
+    what = r["operation"] or "deleted"
+    return f"{what} ({r['surface']}{'/' + r['client'] if r['client'] else ''})"
+
+
+def trash_list(brain, limit: int = 100) -> list[dict]:
+    """The trash, newest first, read from the history: ``[{id, slug, path, kind, size, reason,
+    deleted_at, version}]``. An entry is either a deleted page or file (its newest history row
+    is the deletion; ``version`` is its last text, what ``restore`` brings back) or a version a
+    writer replaced while it existed nowhere else (``trashed``: import over a page edited in
+    the brain, an older version on disk overwritten; ``revert --to version`` brings it back).
+    ``kind`` is ``page`` or ``file``; ``limit`` 0 lists all."""
+    c = brain.conn
+    q = """
+    SELECT * FROM (
+      SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, '' AS trashed,
+             t.version AS version, t.size AS size, t.path AS text_path
+      FROM history d
+      JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
+      WHERE d.op = 'delete'
+        AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)
+      UNION ALL
+      SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, r.trashed,
+             r.version, r.size, r.path
+      FROM history r
+      LEFT JOIN history n ON n.kind = r.kind AND n.name = r.name AND n.version = r.version + 1
+      WHERE r.trashed != ''
+        -- not the current text, nor a deleted page's last text (listed as the deletion)
+        AND r.body_id IS NOT (SELECT body_id FROM history m WHERE m.kind = r.kind AND m.name = r.name ORDER BY version DESC LIMIT 1)
+        AND (EXISTS (SELECT 1 FROM history m WHERE m.kind = r.kind AND m.name = r.name AND m.version > r.version AND m.body_id IS NOT NULL)
+             OR (SELECT op FROM history m WHERE m.kind = r.kind AND m.name = r.name ORDER BY version DESC LIMIT 1) != 'delete')
+    ) ORDER BY id DESC, version DESC"""
+    if limit and limit > 0:
+        q += f" LIMIT {int(limit)}"
+    out = []
+    for r in c.execute(q):
+        out.append({
+            "id": r["id"], "slug": r["name"] if r["kind"] == "page" else None, "path": r["text_path"] or r["path"], "kind": r["kind"],
+            "size": r["size"], "reason": r["trashed"] or _deleted_reason(r), "deleted_at": r["deleted_at"], "version": r["version"],
+            "deleted": not r["trashed"],
+        })
+    return out
+
+
+def _find_deleted(c: sqlite3.Connection, name: str):
+    """The deleted key ``name`` names (slug or path; exactly, then case-insensitively or by a
+    unique suffix), as its deletion row, or None."""
+    from ..page.slugs import nfc
+
+    raw = nfc(name.strip())
+    s = raw.strip("/")
+    if s.endswith(".md"):
+        s = s[:-3]
+    newest = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
+    for cond, args in (("d.kind = 'page' AND d.name = ?", (s,)), ("d.kind = 'file' AND d.name = ?", (raw,)), ("d.path = ? OR d.path = ?", (raw, s + ".md")),
+                       ("d.kind = 'page' AND (lower(d.name) = lower(?) OR lower(d.name) LIKE '%/' || lower(?))", (s, s))):
+        rows = c.execute(f"SELECT d.* FROM history d WHERE {newest} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
+        if len({(r["kind"], r["name"]) for r in rows}) == 1:
+            return rows[0]
+        if len(rows) > 1:
+            names = sorted({r["name"] for r in rows})[:10]
+            raise NotFound(f"'{name}' matches {len(names)} deleted pages: " + ", ".join(names), names)
+    return None
+
+
+def restore(brain, name: str) -> dict:
+    """Bring back a deleted page (or file) from its history: its last text becomes a new
+    version at its path, with its ``.raw`` sidecar when that was deleted too. Under sync/watch
+    the file follows (the change log sees the write). Returns ``{slug, path, restored: [paths],
+    deleted_at, reason, version}``. Raises NotFound (nothing deleted under that name),
+    Conflict (the page lives; ``revert`` brings back an older version) or BadInput (its path
+    is taken by another kind)."""
+    from ..errors import Conflict
+    from ..page.slugs import sidecar_path
+
+    c = brain.conn
+    with brain.transaction():
+        d = _find_deleted(c, name)
+        if d is None:
+            try:
+                kind, key = resolve_key(brain, name)
+            except NotFound:
+                raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)") from None
+            if _live_hash(brain, kind, key) is not None:
+                raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {key}` lists its versions and `gbrain revert {key} --to N` brings one back")
+            raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)")
+        kind, key = d["kind"], d["name"]
+        last = _version_row(brain, kind, key, None)
+        path = last["path"]
+        if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (path, path)).fetchone():
+            raise Conflict(f"{path} exists in the brain again; rename or delete it first (`gbrain revert {key} --to {last['version']}` once it is free)")
+        r = _revert_key(brain, kind, key, last["version"])
+        restored = [r["path"]]
+        if kind == "page":
+            sp = sidecar_path(key)
+            sc = c.execute("SELECT op FROM history WHERE kind = 'file' AND name = ? ORDER BY version DESC LIMIT 1", (sp,)).fetchone()
+            if sc and sc["op"] == "delete" and not c.execute("SELECT 1 FROM files WHERE path = ?", (sp,)).fetchone():
+                t = _version_row(brain, "file", sp, None)
+                brain.save_file(sp, body(c, t["body_id"]), "raw")
+                restored.append(sp)
+    return {"slug": key if kind == "page" else None, "path": r["path"], "restored": restored, "deleted_at": d["at"], "reason": _deleted_reason(d), "version": last["version"]}
+
+
+def trash_migration(conn: sqlite3.Connection) -> int:
+    """Migration v7: add ``history.trashed`` and move every row of the old ``sync_trash`` table
+    into the history (:func:`keep_version`, at the time it was trashed, origin ``migrate`` with
+    the old reason as operation), then drop the table. Returns the rows moved."""
+    if "trashed" not in {r[1] for r in conn.execute("PRAGMA table_info(history)")}:  # (set back: already there)
+        for stmt in TRASH_SQL.strip().split(";"):
+            if stmt.strip():
+                conn.execute(stmt)
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_trash'").fetchone():
+        return 0
+    n = 0
+    for r in conn.execute("SELECT id, path, slug, kind, data, reason, deleted_at FROM sync_trash ORDER BY id").fetchall():
+        kind, name = ("page", r[2]) if r[3] == "page" and r[2] else ("file", r[1])
+        at = (r[6] or _now()).replace("Z", ".000Z") if len(r[6] or "") == 20 else (r[6] or _now())
+        keep_version(conn, kind, name, r[1], bytes(r[4]), r[5], at=at, surface="migrate", operation=r[5])
+        n += 1
+    conn.execute("DROP TABLE sync_trash")
+    return n
+
+
+# ---------------------------------------------------------------------------
 # writing: revert and prune
 # ---------------------------------------------------------------------------
 
@@ -422,6 +669,10 @@ def revert(brain, name: str, n: int) -> dict:
 
     assert isinstance(brain, Brain)
     kind, key = resolve_key(brain, name)
+    return _revert_key(brain, kind, key, n)
+
+
+def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     c = brain.conn
     with brain.transaction():
         r = _version_row(brain, kind, key, n)
@@ -448,57 +699,61 @@ def revert(brain, name: str, n: int) -> dict:
     return {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
 
 
-def restore_from_history(brain, name: str) -> dict:
-    """``restore`` for a page or file the trash does not hold: bring back the last text its
-    history has (a new version), in the shape of :func:`gbrain.sync.engine.restore`'s result.
-    Raises NotFound (no history, or it is not deleted) or BadInput (its path is taken)."""
-    kind, key = resolve_key(brain, name)
-    if _live_hash(brain, kind, key) is not None:
-        raise NotFound(f"{key} is not deleted (nothing to restore); `gbrain revert {key} --to N` brings back an older version")
-    gone = brain.conn.execute("SELECT at FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
-    r = revert(brain, key, _version_row(brain, kind, key, None)["version"])
-    return {"slug": key if kind == "page" else None, "path": r["path"], "restored": [r["path"]], "deleted_at": gone["at"], "reason": f"from history (version {r['reverted_to']})"}
-
-
-def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None) -> tuple[list[int], dict]:
+def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None, include_deleted: bool = False) -> tuple[list[int], dict]:
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
-    not among the newest ``keep_last`` of their page/file. Never the newest version of a key,
-    nor the newest version with text (a deleted page's last text). Returns ``(row ids, summary)``."""
+    not among the newest ``keep_last`` of their page/file. Never the current version of a live
+    page or file. Of a page or file with no current row (deleted, or moved away) the newest row
+    and its last text are kept too, unless ``include_deleted``: then its rows follow the same
+    age/count rules, and when all of them go it leaves the trash for good. Returns ``(row ids,
+    summary {keys, deleted_keys})``; ``deleted_keys`` counts the deleted ones whose whole history
+    would go."""
     if keep_days is None and keep_last is None:
         raise BadInput("pruning needs --keep-days and/or --keep-last (or config history_keep_days / history_keep_last)")
     if (keep_days is not None and keep_days < 0) or (keep_last is not None and keep_last < 0):
         raise BadInput("--keep-days and --keep-last must be 0 or more")
-    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime((now or time.time()) - (keep_days or 0) * 86400)) if keep_days is not None else None
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.999Z", time.gmtime((now or time.time()) - (keep_days or 0) * 86400)) if keep_days is not None else None
     c = brain.conn
+    live = {("page", r[0]) for r in c.execute("SELECT slug FROM pages")} | {("file", r[0]) for r in c.execute("SELECT path FROM files")}
     ids: list[int] = []
-    keys = 0
+    keys = gone_keys = 0
     cur = None
     rank = 0
     seen_text = False
+    kept_any = True
+
+    def close() -> None:
+        nonlocal gone_keys
+        if cur is not None and not kept_any:
+            gone_keys += 1
+
     for r in c.execute("SELECT id, kind, name, at, body_id FROM history ORDER BY kind, name, version DESC"):
         k = (r["kind"], r["name"])
         if k != cur:
-            cur, rank, seen_text = k, 0, False
+            close()
+            cur, rank, seen_text, kept_any = k, 0, False, False
             keys += 1
         rank += 1
-        protected = rank == 1 or (r["body_id"] is not None and not seen_text)
+        if k in live or not include_deleted:
+            protected = rank == 1 or (r["body_id"] is not None and not seen_text)
+        else:
+            protected = False
         if r["body_id"] is not None:
             seen_text = True
-        if protected:
-            continue
-        if keep_last is not None and rank <= keep_last:
-            continue
-        if cutoff is not None and r["at"] >= cutoff:
+        if protected or (keep_last is not None and rank <= keep_last) or (cutoff is not None and r["at"] > cutoff):
+            kept_any = True
             continue
         ids.append(r["id"])
-    return ids, {"keys": keys}
+    close()
+    return ids, {"keys": keys, "deleted_keys": gone_keys}
 
 
-def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False) -> dict:
-    """Plan (and with ``apply`` carry out) pruning: ``{versions, bodies, bytes, applied}`` —
-    how many versions and stored bodies go and the compressed bytes they free."""
+def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False, include_deleted: bool = False) -> dict:
+    """Plan (and with ``apply`` carry out) pruning (:func:`prune_plan`): ``{versions, bodies,
+    bytes, keys, deleted_keys, applied, keep_days, keep_last, include_deleted}`` — how many
+    versions and stored bodies go, the compressed bytes they free, and how many deleted pages
+    leave the trash for good (only with ``include_deleted``)."""
     with brain.transaction():
-        ids, summ = prune_plan(brain, keep_days, keep_last)
+        ids, summ = prune_plan(brain, keep_days, keep_last, include_deleted=include_deleted)
         c = brain.conn
         c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
         c.execute("DELETE FROM prune_ids")
@@ -509,7 +764,8 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                     UNION SELECT b.base_id FROM history_bodies b JOIN need ON b.id = need.id WHERE b.base_id IS NOT NULL AND substr(b.data, 1, 1) = X'64')
                   SELECT id FROM need"""
         gone = c.execute(f"SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies WHERE id NOT IN ({keep})").fetchone()
-        out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1], "keys": summ["keys"], "applied": False, "keep_days": keep_days, "keep_last": keep_last}
+        out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1], "keys": summ["keys"], "deleted_keys": summ["deleted_keys"], "applied": False,
+               "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted}
         if apply:
             c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
             c.execute(f"DELETE FROM history_bodies WHERE id NOT IN ({keep})")

@@ -169,15 +169,10 @@ def _put_locked(b, a, ctx):
     return b.put(row["slug"] if row else slug, text).as_dict()
 
 
-@op("delete", "Delete a page; its bytes stay in the trash (`gbrain restore SLUG` brings it back). Its sidecar file stays.", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']} (in the trash: gbrain restore {r['slug']})", mutating=True)
+@op("delete", "Delete a page; its history keeps every version, so it is in the trash (`gbrain restore SLUG` brings it back). Its sidecar file stays.", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']} (in the trash: gbrain restore {r['slug']})", mutating=True)
 def _delete(b, a, ctx):
-    from ..sync.importer import trash_copy
-
     with b.transaction():
         row = b.resolve_slug(a["slug"])
-        # always now, synced brain or not: a page that never reached the folder has no file for
-        # the next sync to trash (that sync skips a second copy of the same bytes)
-        trash_copy(b, row["path"], "deleted through gbrain")
         return {"slug": b.delete_page(row["slug"])}
 
 

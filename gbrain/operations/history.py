@@ -1,5 +1,5 @@
-"""History operations: ``history`` (and pruning), ``diff``, ``revert``, ``changes``; ``get
---version`` lives with ``get``. The versions themselves are written by triggers
+"""History operations: ``history`` (read-only), ``history-prune``, ``diff``, ``revert``, ``changes``;
+``get --version`` lives with ``get``; ``trash``/``restore`` (views of the history) with sync. The versions themselves are written by triggers
 (:mod:`gbrain.core.history`), so these only read them, or write a version back.
 """
 from __future__ import annotations
@@ -9,12 +9,6 @@ from .registry import SLUG, Param, _since, limit_param, op
 
 
 def _history_text(r: dict, a: dict) -> str:
-    if "applied" in r:
-        what = f"{r['versions']:,} version(s) and {r['bodies']:,} stored body(ies), {r['bytes'] / 1e6:.2f} MB compressed"
-        rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
-        if r["applied"]:
-            return f"pruned {what} ({rule}; the newest version of each page and a deleted page's last text are always kept)"
-        return f"dry run: pruning would remove {what} ({rule}); run again with --apply to do it"
     lines = [f"{r['name']}" + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
     for v in r["versions"]:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
@@ -33,36 +27,56 @@ def _config_int(b, key: str) -> int | None:
 @op(
     "history",
     "Versions of a page (or file), newest first: number, time, origin (surface, operation, MCP client), size, lines "
-    "added/removed. Deleted pages keep their history. With prune: drop old versions (a dry run unless apply).",
+    "added/removed. Deleted pages keep their history. `get --version N` shows one, `diff` compares two, `revert` brings one back.",
     [
-        Param("slug", positional=True, description="page slug (a deleted page's too) or a file path"),
+        Param("slug", required=True, positional=True, description="page slug (a deleted page's too) or a file path"),
         limit_param(20, "how many versions to list (0: all)"),
-        Param("prune", "boolean", "prune old versions of every page instead (a dry run unless --apply)", default=False),
-        Param("keep_days", "integer", "with prune: keep versions newer than this many days (default: config history_keep_days)", minimum=0),
-        Param("keep_last", "integer", "with prune: keep this many newest versions of each page (default: config history_keep_last)", minimum=0),
-        Param("apply", "boolean", "with prune: really delete (without it, only report what would go)", default=False),
     ],
     text=_history_text,
-    mutating=True,  # only with prune and apply; TODO: a separate history-prune op would make this read-only
     title="Version history of a page",
 )
 def _history(b, a, ctx):
     from ..core import history as h
 
-    if a.get("prune"):
-        if a.get("slug"):
-            raise BadInput("--prune works on the whole brain; give no slug")
-        days = a.get("keep_days") if a.get("keep_days") is not None else _config_int(b, "history_keep_days")
-        last = a.get("keep_last") if a.get("keep_last") is not None else _config_int(b, "history_keep_last")
-        return h.prune(b, days, last, apply=bool(a.get("apply")))
-    if a.get("apply") or a.get("keep_days") is not None or a.get("keep_last") is not None:
-        raise BadInput("--apply, --keep-days and --keep-last go with --prune")
-    if not a.get("slug"):
-        raise BadInput("give a page slug (or --prune); `gbrain changes` lists recent writes across the brain")
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
     return h.versions(b, a["slug"], limit=20 if limit is None else limit)
+
+
+def _prune_text(r: dict, a: dict) -> str:
+    what = f"{r['versions']:,} version(s) and {r['bodies']:,} stored body(ies), {r['bytes'] / 1e6:.2f} MB compressed"
+    if r["include_deleted"]:
+        what += f"; {r['deleted_keys']:,} deleted page(s)/file(s) leave the trash for good"
+    rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
+    kept = "the current version of each page is always kept" + ("" if r["include_deleted"] else "; so are a deleted page's last text and its deletion (--include-deleted prunes those too)")
+    if r["applied"]:
+        return f"pruned {what} ({rule}; {kept})"
+    return f"dry run: pruning would remove {what} ({rule}; {kept}); run again with --apply to do it"
+
+
+@op(
+    "history-prune",
+    "Drop old versions from the history of every page and file: those older than keep_days and beyond the newest "
+    "keep_last of each (defaults: config history_keep_days / history_keep_last). A dry run unless apply. The current "
+    "version is never pruned; a deleted page's last text only with include_deleted.",
+    [
+        Param("keep_days", "integer", "keep versions newer than this many days (default: config history_keep_days)", minimum=0),
+        Param("keep_last", "integer", "keep this many newest versions of each page (default: config history_keep_last)", minimum=0),
+        Param("include_deleted", "boolean", "also prune deleted pages and files by the same rules, their last text included (they leave the trash)", default=False),
+        Param("apply", "boolean", "really delete (without it, only report what would go)", default=False),
+    ],
+    text=_prune_text,
+    mutating=True,
+    destructive=True,  # with apply, versions are gone for good
+    title="Prune old versions from the history",
+)
+def _history_prune(b, a, ctx):
+    from ..core import history as h
+
+    days = a.get("keep_days") if a.get("keep_days") is not None else _config_int(b, "history_keep_days")
+    last = a.get("keep_last") if a.get("keep_last") is not None else _config_int(b, "history_keep_last")
+    return h.prune(b, days, last, apply=bool(a.get("apply")), include_deleted=bool(a.get("include_deleted")))
 
 
 def _diff_text(r: dict, a: dict) -> str:

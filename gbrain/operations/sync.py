@@ -1,4 +1,5 @@
-"""Sync operations: ``sync``, ``watch``, ``conflicts``, ``restore`` (see :mod:`gbrain.sync.engine`).
+"""Sync operations: ``sync``, ``watch``, ``conflicts``, ``trash``, ``restore`` (see :mod:`gbrain.sync.engine`;
+the trash is a view of the page history, :mod:`gbrain.core.history`).
 
 ``sync`` and ``watch`` are CLI-only (``mcp=False``): they write into a folder on the user's disk.
 ``conflicts`` and ``restore`` are plain brain operations and also MCP tools.
@@ -144,19 +145,20 @@ def _conflicts(b, a, ctx):
 
 def _restore_text(r, a: dict) -> str:
     if isinstance(r, list):
-        return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  ({t['reason']}, {t['size']:,} bytes)" for t in r) or "the trash is empty"
+        return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  v{t['version']}  ({t['reason']}, {t['size']:,} bytes)" for t in r) or "the trash is empty"
     if "restored_all" in r:
         return f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
-    return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + ")"
+    return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + f") from version {r['version']} of its history"
 
 
-TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", reason="string", size="integer")
+TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", reason="string", size="integer", version="integer", deleted="boolean")
 
 
 @op(
     "trash",
-    "List the trash, newest first: pages and files deleted or replaced (by sync, import or delete) whose bytes "
-    "are kept; brain_restore brings one back.",
+    "List the trash, newest first: pages and files deleted (by delete, sync, watch) and versions replaced by import or "
+    "sync while they existed nowhere else. It is a view of the page history: brain_restore brings a deleted one back, "
+    "brain_revert (--to its version) a replaced one.",
     [limit_param(100, "how many trash entries to list (0: all)")],
     text=_restore_text,
     title="List the trash",
@@ -164,18 +166,18 @@ TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", rea
     page="limit",
 )
 def _trash(b, a, ctx):
-    from ..sync.engine import trash_list
+    from ..core.history import trash_list
 
     return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
 
 
 @op(
     "restore",
-    "Bring a page back from the sync trash (pages whose file was deleted, or deleted through gbrain). "
-    "Without a slug: list the trash (brain_trash lists it read-only).",
+    "Bring a deleted page (or file) back from the trash: its last version in the history becomes the page again, with "
+    "its deleted .raw sidecar. Under sync/watch the file follows. Without a slug: list the trash (brain_trash lists it read-only).",
     [
         Param("slug", positional=True, description="page slug (or file path) to restore"),
-        Param("all", "boolean", "restore every page and file in the trash (newest version of each)", default=False),
+        Param("all", "boolean", "restore every deleted page and file in the trash", default=False),
         Param("limit", "integer", "how many trash entries to list (0: all)", default=100, minimum=0, in_schema=False),
     ],
     text=_restore_text,
@@ -185,7 +187,7 @@ def _trash(b, a, ctx):
     output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array"),
 )
 def _restore(b, a, ctx):
-    from ..sync.engine import restore, trash_list
+    from ..core.history import restore, trash_list
 
     if not a.get("slug") and not a.get("all") and ctx.agent:
         raise BadInput("brain_restore: give slug (a page or file path from brain_trash) or all=true; brain_trash lists the trash")
@@ -194,26 +196,17 @@ def _restore(b, a, ctx):
             raise BadInput(f"give a slug or {ctx.flag('all')}, not both")
         done, skipped = [], []
         for t in trash_list(b, limit=0):
+            if not t["deleted"]:
+                continue  # a replaced version of a live page: `revert` brings it back
             name = t["slug"] or t["path"]
             if name in done or t["path"] in done:
                 continue
             try:
-                r = restore(b, t["path"])
+                r = restore(b, name)
                 done += r["restored"]
             except GBrainError:
                 skipped.append(name)
         return {"restored_all": done, "skipped": skipped}
     if not a.get("slug"):
         return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
-    from ..errors import NotFound
-
-    try:
-        return restore(b, a["slug"])
-    except NotFound as miss:
-        # not in the trash (emptied, or from before the trash): a deleted page's history has it
-        from ..core.history import restore_from_history
-
-        try:
-            return restore_from_history(b, a["slug"])
-        except NotFound:
-            raise miss from None
+    return restore(b, a["slug"])

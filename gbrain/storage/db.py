@@ -230,7 +230,7 @@ END;
 
 
 def _m3_sync(conn: sqlite3.Connection) -> None:
-    """Sync state: the bound folder, per-path base hashes, trash, conflicts and the change log.
+    """Sync state: the bound folder, per-path base hashes, trash (until v7), conflicts and the change log.
 
     The change log is written by triggers on ``pages`` and ``files``, so every write by any
     process (CLI, MCP server, a second watcher) lands in the log in the same transaction as the
@@ -258,7 +258,8 @@ CREATE TABLE sync_state (
 );
 CREATE INDEX idx_sync_state_base ON sync_state(base_hash);  -- move detection by content
 
--- pages and files removed from the brain because their file was deleted (or deleted via gbrain)
+-- pages and files removed from the brain because their file was deleted (or deleted via gbrain);
+-- v7 moves its rows into the history and drops it (the trash is a view of the history)
 CREATE TABLE sync_trash (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   path TEXT NOT NULL,
@@ -433,8 +434,17 @@ INSERT INTO page_fts(page_fts) VALUES ('rebuild');
     )
 
 
+def _m7_trash(conn: sqlite3.Connection) -> None:
+    """The trash becomes a view of the history: ``history.trashed`` (why a version that a writer
+    replaced went to the trash) and every row of v3's ``sync_trash`` moved into the history
+    (nothing lost), then ``sync_trash`` dropped. See :func:`gbrain.core.history.trash_migration`."""
+    from ..core.history import trash_migration
+
+    trash_migration(conn)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

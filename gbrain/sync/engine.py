@@ -19,7 +19,8 @@ State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
   in the writer's own transaction while the brain is bound. ``gbrain watch`` polls
   ``PRAGMA data_version`` (it changes when another connection commits) and reads the log after
   its cursor to learn which paths another process (``gbrain put``, the MCP server) changed.
-* ``sync_trash`` and ``sync_conflicts``: see below.
+* ``sync_conflicts``: see below. The trash is a view of the page history (:mod:`gbrain.core.history`):
+  a page the sync removes keeps its versions and its deletion there.
 
 The rules (per path; D = hash on disk, S = hash the DB stores, B = base; None = absent)
 are decided by the pure function :func:`gbrain.sync.plan.decide`; this module gathers the states
@@ -50,7 +51,7 @@ Order of a reconciliation, chosen so that a crash at any point loses nothing:
 1. read: the DB hashes and ``MAX(change_log.seq)`` in one read snapshot, then stat/hash the files;
 2. write to disk: conflict copies first, then brain → file writes and removals, each one only
    after re-checking that the file still has the stat it was planned from;
-3. one ``BEGIN IMMEDIATE`` transaction: imports, trash, renames, conflict rows and new bases.
+3. one ``BEGIN IMMEDIATE`` transaction: imports, deletions (to the trash), renames, conflict rows and new bases.
    A path whose DB hash changed since step 1 is skipped (a later round sees it).
 4. verification of every touched path (:mod:`gbrain.sync.verify` for a full sync).
 
@@ -81,7 +82,8 @@ from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_fo
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
-from .importer import classify, trash_copy
+from ..core.history import key_for_path, keep_version, record_move
+from .importer import classify
 from .plan import PathState, decide
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
 
@@ -881,9 +883,10 @@ class SyncEngine:
                     out.disk_hashes[p] = S[p]
                     self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
             for p, data in removed.items():
-                last = self.conn.execute("SELECT content_hash FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (p,)).fetchone()
-                if not (last and last[0] == B[p]):  # `gbrain delete` already trashed these bytes
-                    self.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, ?, ?, ?, ?)", (p, slug_for_path(p) if is_markdown(p) else None, "page" if is_markdown(p) else "file", data, B[p], "deleted in brain"))
+                # the file's bytes are the brain's version at the base, so its history has them;
+                # unless they predate history or were pruned: then they become a version of it
+                with origin(operation="deleted in brain"):
+                    keep_version(self.conn, *key_for_path(self.conn, p), p, data, "deleted in brain")
                 self._forget(p)
                 out.removed.append(p)
                 self._log(f"← db (deleted) {p} → trash")
@@ -893,10 +896,8 @@ class SyncEngine:
                 else:
                     self._record(p, f, f.hash)
             for p, data in echo_saved.items():
-                self.conn.execute(
-                    "INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, ?, ?, ?, 'older brain version on disk, replaced')",
-                    (p, slug_for_path(p) if is_markdown(p) else None, "page" if is_markdown(p) else "file", data, sha256(data)),
-                )
+                with origin(operation="older version on disk replaced"):
+                    keep_version(self.conn, *key_for_path(self.conn, p), p, data, "older brain version on disk, replaced")
             for old_sc, new_sc, pid in out.sidecar_moves:
                 self._move_sidecar(old_sc, new_sc, pid, out)
             # move the cursor: past what we consumed, and past our own rows when nobody else wrote
@@ -1080,11 +1081,11 @@ class SyncEngine:
             self._warn(w["message"])
 
     def _trash(self, p: str, reason: str) -> None:
-        """Move the page or file at ``p`` from the brain to sync_trash (exact bytes kept)."""
-        kind = trash_copy(self.brain, p, reason)
-        if kind == "page":
+        """Remove the page or file at ``p`` from the brain: its history keeps every version and
+        the deletion, so it is in the trash (``gbrain trash``) and ``gbrain restore`` brings it back."""
+        if self.conn.execute("SELECT 1 FROM pages WHERE path = ?", (p,)).fetchone():
             self.brain.remove_page_row(p)
-        elif kind is not None:
+        elif self.conn.execute("SELECT 1 FROM files WHERE path = ?", (p,)).fetchone():
             self.brain.delete_file(p)
 
     def _move(self, src: str, dst: str, f: DiskFile, out: Outcome) -> None:
@@ -1125,6 +1126,7 @@ class SyncEngine:
                 self.brain.delete_file(src)
             f.data = data
             self._import(dst, f, out)
+            record_move(self.conn, src, dst)
         self._forget(src)
         self._record(dst, f, f.hash)
         out.moved.append((src, dst))
@@ -1238,54 +1240,19 @@ def _chunks(xs: list, n: int):
 
 
 def restore(brain: Brain, slug: str) -> dict:
-    """Bring the newest trashed version of page ``slug`` (or of a file, by path) back into the
-    brain, with its trashed ``.raw`` sidecar. The next sync (or a running watch) writes the file.
+    """Bring a deleted page (or file, by path) back from its history, with its deleted ``.raw``
+    sidecar; the next sync (or a running watch) writes the file. See
+    :func:`gbrain.core.history.restore` (the trash is a view of the history)."""
+    from ..core.history import restore as restore_from_history
 
-    Raises :class:`~gbrain.errors.NotFound` when the trash has nothing under that name and
-    :class:`~gbrain.errors.Conflict` when a page already lives there.
-    """
-    from ..page.slugs import nfc
-    from ..errors import Conflict, NotFound
-
-    s = nfc(slug.strip().strip("/"))
-    if s.endswith(".md"):
-        s = s[:-3]
-    c = brain.conn
-    row = c.execute("SELECT * FROM sync_trash WHERE slug = ? ORDER BY id DESC LIMIT 1", (s,)).fetchone()
-    if row is None:
-        row = c.execute("SELECT * FROM sync_trash WHERE path = ? OR path = ? ORDER BY id DESC LIMIT 1", (slug.strip(), s + ".md")).fetchone()
-    if row is None:
-        row = c.execute("SELECT * FROM sync_trash WHERE lower(slug) = lower(?) OR slug LIKE ? ORDER BY id DESC LIMIT 1", (s, "%/" + s)).fetchone()
-    if row is None:
-        raise NotFound(f"nothing named '{slug}' in the trash (see `gbrain restore` without a slug for the list)")
-    path = row["path"]
-    if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (path, path)).fetchone():
-        raise Conflict(f"{path} exists in the brain again; rename or delete it first")
-    restored = [path]
-    data = bytes(row["data"])
-    with brain.transaction():
-        kind, text, _w = classify(path, data)
-        if kind == "page" and text is not None:
-            brain.save_page(path, text)
-        else:
-            brain.save_file(path, data, kind)
-        c.execute("DELETE FROM sync_trash WHERE id = ?", (row["id"],))
-        if row["slug"]:
-            sp = sidecar_path(row["slug"])
-            sc = c.execute("SELECT * FROM sync_trash WHERE path = ? ORDER BY id DESC LIMIT 1", (sp,)).fetchone()
-            if sc and not c.execute("SELECT 1 FROM files WHERE path = ?", (sp,)).fetchone():
-                brain.save_file(sp, bytes(sc["data"]), "raw")
-                c.execute("DELETE FROM sync_trash WHERE id = ?", (sc["id"],))
-                restored.append(sp)
-    return {"slug": row["slug"], "path": path, "restored": restored, "deleted_at": row["deleted_at"], "reason": row["reason"]}
+    return restore_from_history(brain, slug)
 
 
 def trash_list(brain: Brain, limit: int = 100) -> list[dict]:
-    """Newest first: ``{id, slug, path, kind, size, reason, deleted_at}`` (``limit`` 0: all)."""
-    return [
-        dict(r)
-        for r in brain.conn.execute("SELECT id, slug, path, kind, length(data) AS size, reason, deleted_at FROM sync_trash ORDER BY id DESC LIMIT ?", (limit if limit and limit > 0 else -1,))
-    ]
+    """The trash, newest first (:func:`gbrain.core.history.trash_list`; ``limit`` 0: all)."""
+    from ..core.history import trash_list as tl
+
+    return tl(brain, limit=limit)
 
 
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:

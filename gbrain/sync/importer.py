@@ -67,23 +67,6 @@ def _current_hash(brain: Brain, path: str) -> str | None:
     return r[0] if r else None
 
 
-def trash_copy(brain: Brain, path: str, reason: str) -> str | None:
-    """Copy the brain's current bytes of ``path`` into the sync trash (before they are replaced
-    or deleted). Returns the kind copied (``page`` or a file kind), or None when there is none."""
-    c = brain.conn
-    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_trash'").fetchone():
-        return None
-    r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash FROM pages WHERE path = ?", (path,)).fetchone()
-    if r:
-        c.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, ?, 'page', ?, ?, ?)", (path, r["slug"], render_row(r).encode("utf-8"), r["content_hash"], reason))
-        return "page"
-    f = c.execute("SELECT kind, data, content_hash FROM files WHERE path = ?", (path,)).fetchone()
-    if f:
-        c.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason) VALUES (?, NULL, ?, ?, ?, ?)", (path, f["kind"], bytes(f["data"]), f["content_hash"], reason))
-        return f["kind"]
-    return None
-
-
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> None:
     """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``) and
     record every file just imported as in sync on both sides (base = its hash).
@@ -162,7 +145,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     def may_replace(path: str) -> bool:
         """Inside the write transaction, on the brain's current bytes (another process may have
         written the path since the scan): False when the brain's version must be kept; a brain
-        version the folder never had is copied to the trash before it is replaced."""
+        version the folder never had is marked in its history as trashed before it is replaced."""
         cur = _current_hash(brain, path)
         if cur is None or cur == hashes[path]:
             return True
@@ -172,8 +155,13 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
             return False
         if cur != b:
-            trash_copy(brain, path, "replaced by import")
-            warn(f"{path}: the brain's version differed from the file and was replaced; it is in the trash (`gbrain restore`)")
+            from ..core.history import mark_replaced
+
+            v = mark_replaced(brain, path, "replaced by import")
+            name = brain.conn.execute("SELECT slug FROM pages WHERE path = ?", (path,)).fetchone()
+            name = name[0] if name else path
+            warn(f"{path}: the brain's version differed from the file and was replaced; it is in the trash "
+                 f"(version {v} of its history: `gbrain revert {name} --to {v}`)")
         return True
 
     slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
@@ -307,4 +295,4 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     return rep
 
 
-__all__ = ["import_tree", "classify", "trash_copy"]
+__all__ = ["import_tree", "classify"]
