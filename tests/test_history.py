@@ -380,7 +380,13 @@ STEP = st.one_of(
     st.tuples(st.just("revert"), st.sampled_from(["n/a", "n/b"]), st.integers(1, 30), SURFACES),
     st.tuples(st.just("file"), st.sampled_from(["n/a", "n/b"]), TEXT, st.just("sync")),
     st.tuples(st.just("truncate"), st.sampled_from(["n/a", "n/b"]), st.just(""), st.just("sync")),
-    st.tuples(st.just("sync"), st.just("n/a"), st.just(""), st.just("sync")),
+    st.tuples(st.just("sync"), st.just("n/a"), st.just(""), st.sampled_from(["sync", "watch"])),
+    st.tuples(st.just("untag"), st.sampled_from(["n/a", "n/b"]), st.sampled_from(["x", "y"]), SURFACES),
+    st.tuples(st.just("link"), st.sampled_from(["n/a", "n/b"]), st.sampled_from(["met at the fair", ""]), SURFACES),
+    st.tuples(st.just("unlink"), st.sampled_from(["n/a", "n/b"]), st.just(""), SURFACES),
+    st.tuples(st.just("raw"), st.sampled_from(["n/a", "n/b"]), st.integers(0, 3), SURFACES),
+    st.tuples(st.just("restore"), st.sampled_from(["n/a", "n/b"]), st.just(""), SURFACES),
+    st.tuples(st.just("import"), st.sampled_from(["n/a", "n/b"]), TEXT, st.just("import")),
 )
 
 
@@ -398,11 +404,14 @@ def test_property_every_version_comes_back_byte_for_byte(steps):
         eng = SyncEngine(b, root)
         eng.bind()
         seen: dict[str, list[bytes]] = {"n/a": [], "n/b": []}
+        raws: dict[str, list[bytes]] = {}  # sidecar path -> every version it had
 
         def note(slug):
             r = b.page_row(slug)
             if r is not None:
                 seen[slug].append(render_row(r).encode("utf-8"))
+            for path, data in b.conn.execute("SELECT path, data FROM files WHERE kind = 'raw'"):
+                raws.setdefault(path, []).append(bytes(data))
 
         for kind, slug, arg, surface in steps:
             try:
@@ -426,7 +435,26 @@ def test_property_every_version_comes_back_byte_for_byte(steps):
                     if p.exists():
                         p.write_bytes(b"")
                     eng.sync()
+                elif kind == "untag":
+                    run(b, "untag", surface, slug=slug, tag=arg)
+                elif kind == "link":
+                    other = "n/b" if slug == "n/a" else "n/a"
+                    run(b, "link", surface, **{"from": slug, "to": other, **({"context": arg} if arg else {})})
+                elif kind == "unlink":
+                    run(b, "unlink", surface, **{"from": slug, "to": "n/b" if slug == "n/a" else "n/a"})
+                elif kind == "raw":
+                    run(b, "raw", surface, slug=slug, source="crm", data={"v": arg})
+                elif kind == "restore":
+                    run(b, "restore", surface, slug=slug)
+                elif kind == "import":  # a file imported over the page (the brain's version is replaced)
+                    from gbrain.sync.importer import import_tree
+
+                    other = Path(tmp) / "other"
+                    (other / "n").mkdir(parents=True, exist_ok=True)
+                    (other / (slug + ".md")).write_bytes(arg.encode("utf-8"))
+                    import_tree(b, other)
                 else:
+                    eng.surface = surface  # the engine a watcher runs, as the watcher labels it
                     eng.sync()
             except GBrainError:
                 pass  # a refused write (no such page, no such version, an edit the page's shape defeats)
@@ -451,4 +479,12 @@ def test_property_every_version_comes_back_byte_for_byte(steps):
                     assert "is a non-page file" in str(e) or "cannot also be" in str(e), e
                     continue
                 assert render_row(b.page_row(slug)).encode("utf-8") == t
+        for path, datas in raws.items():  # the .raw sidecars: every version too, and revert
+            hist = h.versions(b, path, limit=0)["versions"]
+            have = {h.version_bytes(b, "file", path, v["version"]): v["version"] for v in hist if v["op"] != "delete" and v["size"]}
+            for d in datas:
+                assert d in have, (path, d)
+            for d in set(datas):
+                run(b, "revert", "cli", slug=path, to=have[d])
+                assert bytes(b.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()[0]) == d
         b.close()

@@ -411,3 +411,44 @@ def test_rescan_catches_a_change_the_observer_cannot_see(watch, brain, brain_tre
     wait_for(lambda: "Written through a hard link." in (text_of(brain, "people/bruno-okafor") or ""), "the rescan to import the change")
     settle(brain, brain_tree)
     stop_ok(w)
+
+
+def test_a_file_truncated_to_zero_bytes_warns_and_one_revert_brings_it_back(watch, brain, brain_tree, db_path):
+    """Issue 12, zero-byte-save under a real watcher: a crashed save leaves an empty note; watch
+    imports it (the folder is the truth) but says so on stderr with the revert to run, the old
+    text is a version in the history, and `gbrain revert` (another process) writes it back to
+    the file through the running watch."""
+    from conftest import gbrain
+
+    w = watch()
+    f = brain_tree / "people" / "ana-lima.md"
+    before = f.read_bytes()
+    assert len(before) > 0
+    with open(f, "r+b") as fh:  # what a crashed save leaves: the same file, truncated
+        fh.truncate(0)
+    wait_for(lambda: text_of(brain, "people/ana-lima") == "", "the empty file to reach the brain")
+    wait_for(lambda: w.saw("people/ana-lima.md: the file is now empty"), "the collapse warning on stderr")
+    line = next(x for x in w.lines if "the file is now empty" in x)
+    assert f"(was {len(before):,} bytes)" in line
+    v = [x for x in h_versions(brain, "people/ana-lima") if x["size"] == len(before)][0]["version"]
+    assert f"`gbrain revert people/ana-lima --to {v}`" in line
+    r = gbrain("--db", str(db_path), "revert", "people/ana-lima", "--to", str(v))
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: f.read_bytes() == before, "the reverted text to reach the file")
+    settle(brain, brain_tree)
+    # the trash is the history: delete through gbrain, the watcher removes the file; restore
+    # (another process) brings the page back and the watcher writes the file again
+    assert gbrain("--db", str(db_path), "delete", "people/ana-lima").returncode == 0
+    wait_for(lambda: not f.exists(), "the deleted page's file to go")
+    assert trash(brain) == ["people/ana-lima.md"]
+    r = gbrain("--db", str(db_path), "restore", "ana-lima")
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: f.exists() and f.read_bytes() == before, "the restored page's file to come back")
+    settle(brain, brain_tree)
+    stop_ok(w)
+
+
+def h_versions(brain: Brain, slug: str) -> list[dict]:
+    from gbrain.core.history import versions
+
+    return versions(brain, slug, limit=0)["versions"]
