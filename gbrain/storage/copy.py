@@ -49,11 +49,12 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
     if not is_empty(dst):
         raise ValueError("the target brain is not empty")
     counts: dict[str, int] = {}
-    total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES)
+    tables = [t for t in TABLES if _columns(src, t) and _columns(dst, t)]  # (SQLite v7 has no sync_trash: the trash is the history)
+    total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
     done = 0
     dst.execute("BEGIN IMMEDIATE")
     try:
-        for t in TABLES:
+        for t in tables:
             if t in ("config", "history_bodies", "history", "change_log"):
                 dst.execute(f"DELETE FROM {t}")  # defaults of a new brain / rows its triggers wrote
             have = set(_columns(dst, t))
