@@ -337,8 +337,7 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
 
 def test_watch_on_postgres_both_ways(pg_url, brain_tree):
     """`gbrain watch` on a Postgres brain (a real watchdog observer in a subprocess): a CLI write
-    to the brain reaches the file, a file edit reaches the brain. (Brain → file is noticed by
-    polling the data_version stamp, not yet LISTEN/NOTIFY.)"""
+    to the brain reaches the file, a file edit reaches the brain."""
     import time
 
     out(gbrain("sync", str(brain_tree), "--db", pg_url))
@@ -364,3 +363,97 @@ def test_watch_on_postgres_both_ways(pg_url, brain_tree):
     finally:
         w.terminate()
         w.wait(timeout=30)
+
+
+def test_two_watchers_on_one_brain_each_with_its_own_base(pg_url, brain_tree, tmp_path):
+    """Many people, live (issue 16): two `gbrain watch` processes on two folders of one Postgres
+    brain (as two machines would run them). Each folder is a sync client with its own base and
+    cursor; a save in one reaches the other through LISTEN/NOTIFY; a delete propagates; two saves
+    of one page at once give a conflict copy in both folders and keep both versions in the
+    history."""
+    import re
+    import shutil
+
+    from test_watch import Watch, wait_for
+
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    wa = Watch(a, pg_url)
+    wb = None
+    try:
+        wb = Watch(b, pg_url)
+        # bob's empty folder is filled from the brain by his watcher's catch-up
+        wait_for(lambda: tree_bytes(b) == tree_bytes(a), "bob's folder to equal alice's")
+        with Brain.open(pg_url) as br:
+            clients = sorted(r[0] for r in br.conn.execute("SELECT client FROM sync_root"))
+            assert [c.split(":", 1)[1] for c in clients] == sorted([str(a), str(b)])  # host:folder
+            per = dict(br.conn.execute("SELECT client, count(*) FROM sync_state GROUP BY client").fetchall())
+            assert len(per) == 2 and len(set(per.values())) == 1  # each folder has a base for every path
+        # a save in alice's folder reaches bob's
+        fa = a / "people" / "ana-lima.md"
+        fa.write_bytes(fa.read_bytes() + b"\nAlice was here.\n")
+        wait_for(lambda: (b / "people" / "ana-lima.md").read_bytes() == fa.read_bytes(), "alice's save in bob's folder")
+        # a new note in bob's folder reaches alice's; a delete in alice's folder removes it in bob's
+        (b / "notes").mkdir(exist_ok=True)
+        (b / "notes" / "from-bob.md").write_bytes(b"# From Bob\n\nHello.\n")
+        wait_for(lambda: (a / "notes" / "from-bob.md").exists(), "bob's new note in alice's folder")
+        (a / "notes" / "from-bob.md").unlink()
+        wait_for(lambda: not (b / "notes" / "from-bob.md").exists(), "alice's delete in bob's folder")
+        # both edit one page at once: a conflict copy, nothing lost
+        pa, pb = a / "concepts" / "hybrid-retrieval.md", b / "concepts" / "hybrid-retrieval.md"
+        base = pa.read_bytes()
+        va, vb = base + b"\nAlice's version.\n", base + b"\nBob's version.\n"
+        pa.write_bytes(va)
+        pb.write_bytes(vb)
+        copy = re.compile(r"hybrid-retrieval\.conflict-\d{8}T\d{6}(-\d+)?\.md")
+
+        def settled():
+            ca = sorted(p.name for p in (a / "concepts").iterdir() if copy.fullmatch(p.name))
+            return len(ca) == 1 and tree_bytes(a) == tree_bytes(b)
+
+        try:
+            wait_for(settled, "one conflict copy and equal folders")
+        except BaseException:
+            print("ALICE", "\n".join(wa.lines), "BOB", "\n".join(wb.lines), sorted(os.listdir(a / "concepts")), sorted(os.listdir(b / "concepts")), sep="\n")
+            print({k: v for k, v in tree_bytes(a).items() if tree_bytes(b).get(k) != v}, {k for k in tree_bytes(b) if k not in tree_bytes(a)})
+            raise
+        kept = pa.read_bytes()
+        other = next(p for p in (a / "concepts").iterdir() if copy.fullmatch(p.name)).read_bytes()
+        assert {kept, other} == {va, vb}
+        with Brain.open(pg_url) as br:
+            from gbrain.core.history import body
+
+            ids = [r[0] for r in br.conn.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND body_id IS NOT NULL", ("concepts/hybrid-retrieval",))]
+            bodies = {body(br.conn, i) for i in ids}
+            assert va in bodies and vb in bodies  # both versions in the page's history
+            assert br.conn.execute("SELECT count(*) FROM sync_conflicts WHERE path = ?", ("concepts/hybrid-retrieval.md",)).fetchone()[0] == 1
+    finally:
+        for w in (wa, wb):
+            if w is not None:
+                w.kill()
+
+
+def test_a_commit_that_writes_the_change_log_notifies_listeners(pg_url, brain_tree):
+    """`watch` learns of other machines' writes from LISTEN gbrain_changes (pg_v2.sql's trigger
+    on the change log), read from the socket: one notification per committed write transaction
+    while a folder is bound, none for a read or a rolled-back write."""
+    import time
+
+    out(gbrain("sync", str(brain_tree), "--db", pg_url))  # binds a folder: the change log is written
+    lis = pg.Listener(pg_url)
+    try:
+        assert lis.poll() == 0
+        out(gbrain("get", "people/ana-lima", "--db", pg_url))
+        out(gbrain("tag", "people/ana-lima", "one", "--db", pg_url))
+        with Brain.open(pg_url) as b:
+            b.conn.execute("BEGIN IMMEDIATE")
+            b.conn.execute("UPDATE pages SET content_hash = 'x' WHERE path = 'people/ana-lima.md'")
+            b.conn.rollback()
+        end = time.monotonic() + 30
+        while lis.poll() < 1 and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert lis.poll() == 1
+    finally:
+        lis.close()

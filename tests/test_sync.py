@@ -669,3 +669,35 @@ def test_delete_in_a_synced_brain_keeps_the_page_restorable(tmp_path, run):
     assert [x["path"] for x in listed].count("a.md") == 1, listed
     assert run("restore", "a").returncode == 0
     assert run("sync", str(root)).returncode == 0 and (root / "a.md").read_text(encoding="utf-8") == "# A\n"
+
+
+def test_v8_keeps_the_base_of_a_brain_synced_before_clients(tmp_path, brain_tree):
+    """A SQLite brain bound and synced under schema v7: migration v8 adds the ``client`` column
+    (one client, ''), so the next sync finds every path in sync (its base kept, nothing written,
+    no conflict) and the brain still refuses a second folder."""
+    from gbrain.storage import db as dbmod
+
+    p = tmp_path / "old.db"
+    with Brain.open(p) as b:
+        eng = SyncEngine(b, brain_tree)
+        eng.bind()
+        assert eng.sync()["ok"]
+        eng.close()
+        n = b.conn.execute("SELECT COUNT(*) FROM sync_state").fetchone()[0]
+    with sqlite3.connect(p) as c:  # back to the v7 shape: what v8 adds, taken away
+        c.executescript("DROP INDEX idx_sync_state_client_path; ALTER TABLE sync_state DROP COLUMN client; ALTER TABLE sync_root DROP COLUMN client; PRAGMA user_version = 7;")
+    (brain_tree / "people" / "ana-lima.md").write_bytes((brain_tree / "people" / "ana-lima.md").read_bytes() + b"\nafter v8\n")
+    with Brain.open(p) as b:
+        assert b.conn.execute("PRAGMA user_version").fetchone()[0] == len(dbmod.MIGRATIONS)
+        assert [tuple(r) for r in b.conn.execute("SELECT client, COUNT(*) FROM sync_state GROUP BY client")] == [("", n)]
+        eng = SyncEngine(b, brain_tree)
+        eng.bind()
+        rep = eng.sync()
+        eng.close()
+        assert rep["ok"] and rep["counts"]["imported"] == 1 and rep["counts"]["conflicts"] == 0 and rep["counts"]["exported"] == 0
+        other = tmp_path / "other"
+        other.mkdir()
+        e2 = SyncEngine(b, other)
+        with pytest.raises(BadInput, match="--rebind"):
+            e2.bind()
+        e2.close()

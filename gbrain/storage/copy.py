@@ -52,6 +52,7 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
     tables = [t for t in TABLES if _columns(src, t) and _columns(dst, t)]  # (SQLite v7 has no sync_trash: the trash is the history)
     total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
     done = 0
+    keep = _sqlite_client(src) if _is_pg(src) and not _is_pg(dst) else None
     dst.execute("BEGIN IMMEDIATE")
     try:
         for t in tables:
@@ -63,7 +64,13 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
             names = cols + (["vec"] if vec else [])
             marks = ", ".join(["?"] * len(cols) + (["?::vector"] if vec else []))
             ins = f"INSERT INTO {t}({', '.join(names)}) VALUES ({marks})"
-            cur = src.execute(f"SELECT {', '.join(cols)} FROM {t} ORDER BY 1")
+            sel = f"SELECT {', '.join(cols)} FROM {t} ORDER BY 1"
+            if keep is not None and t in ("sync_root", "sync_state") and "client" in cols:
+                # a SQLite brain syncs with one folder: the Postgres client of this machine
+                # (the first one) becomes it, as client '' (and id 1); other machines' bases stay behind
+                exprs = ["1" if (c == "id" and t == "sync_root") else ("''" if c == "client" else c) for c in cols]
+                sel = f"SELECT {', '.join(exprs)} FROM {t} WHERE client = ? ORDER BY 1"
+            cur = src.execute(sel, (keep,)) if "WHERE client" in sel else src.execute(sel)
             n = 0
             shapes: set[tuple[str, int]] = set()
             while True:
@@ -94,6 +101,16 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
         dst.rollback() if _is_pg(dst) else _sqlite_rollback(dst)
         raise
     return counts
+
+
+def _sqlite_client(src) -> str:
+    """The Postgres sync client a copy to SQLite keeps: the first one of this machine, else the
+    first one (``''`` when none)."""
+    import socket
+
+    rows = [r[0] for r in src.execute("SELECT client FROM sync_root ORDER BY id").fetchall()] if _columns(src, "sync_root") else []
+    mine = [c for c in rows if c.startswith(socket.gethostname() + ":")]
+    return (mine or rows or [""])[0]
 
 
 def _sqlite_rollback(conn) -> None:

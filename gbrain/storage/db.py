@@ -443,8 +443,42 @@ def _m7_trash(conn: sqlite3.Connection) -> None:
     trash_migration(conn)
 
 
+def _m8_clients(conn: sqlite3.Connection) -> None:
+    """Sync state per client (issue 16): ``client`` on ``sync_root`` and ``sync_state``, so the
+    brain can keep one base per folder that syncs with it. A SQLite brain has one client, ``''``
+    (one folder per brain file, as before: its one row keeps ``id = 1``); a Postgres brain has one
+    per machine and folder (:func:`sync_client`)."""
+    _exec_script(conn,
+        """
+ALTER TABLE sync_root ADD COLUMN client TEXT NOT NULL DEFAULT '';
+ALTER TABLE sync_state ADD COLUMN client TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX idx_sync_state_client_path ON sync_state(client, path);
+"""
+    )
+
+
+def sync_client(conn, root: str | os.PathLike) -> str:
+    """The sync client id of folder ``root`` on this brain: ``''`` on SQLite (one folder per brain
+    file); on Postgres ``host:/absolute/folder`` (``socket.gethostname()``), so every machine and
+    folder keeps its own base hashes and change-log cursor (many people, one team brain)."""
+    if getattr(conn, "dialect", "sqlite") != "postgres":
+        return ""
+    import socket
+
+    return f"{socket.gethostname()}:{os.path.abspath(os.path.expanduser(str(root)))}"
+
+
+def bind_client(conn, client: str, root: str) -> None:
+    """Add the binding row of ``client`` (folder ``root``), its cursor at the end of the change
+    log (inside the caller's write transaction)."""
+    conn.execute(
+        "INSERT INTO sync_root(id, client, root, cursor) VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM sync_root), ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log))",
+        (client, root),
+    )
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

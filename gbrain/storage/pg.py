@@ -41,7 +41,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 1
+PG_SCHEMA_VERSION = 2
 
 
 def is_url(db: object) -> bool:
@@ -437,6 +437,50 @@ class PgConnection:
         # busy_timeout, journal_mode, foreign_keys, synchronous, mmap_size: SQLite file settings
         # (reading one gives 0, setting one does nothing)
         return PgCursor(None, [] if val is not None else [Row((0,))])
+
+
+#: the channel the change-log trigger of ``pg_v2.sql`` notifies on every committed write
+CHANGES_CHANNEL = "gbrain_changes"
+
+
+class Listener:
+    """``LISTEN gbrain_changes`` on a connection of its own (not from the pool: a pooled
+    connection would hand the notifications to whoever borrows it next). Another process's commit
+    that wrote the change log (any page or file write while a folder is bound) arrives as one
+    notification; :meth:`poll` reads what arrived without a round trip to the server.
+    Raises :class:`GBrainError` (password redacted) when the server cannot be reached."""
+
+    def __init__(self, url: str, channel: str = CHANGES_CHANNEL):
+        import psycopg
+
+        self.url = url
+        self.seen = 0
+        try:
+            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+            self._conn.execute(f"LISTEN {channel}")
+        except psycopg.Error as e:
+            raise GBrainError(f"cannot listen for changes on {redact(url)}: {redact(str(e).strip(), url)}") from None
+
+    def poll(self) -> int:
+        """The number of notifications received so far (this call reads those already on the
+        socket and never waits). Raises ``sqlite3.OperationalError`` when the connection broke."""
+        try:
+            for _ in self._conn.notifies(timeout=0):
+                self.seen += 1
+        except self._psycopg_error() as e:
+            raise sqlite3.OperationalError(f"lost the change notifications connection: {redact(str(e).strip(), self.url)}") from None
+        return self.seen
+
+    def _psycopg_error(self):
+        import psycopg
+
+        return psycopg.Error
+
+    def close(self) -> None:
+        try:
+            self._conn.close()
+        except Exception:
+            pass
 
 
 # ---------------------------------------------------------------------------

@@ -7,9 +7,12 @@ change through gbrain asked for.
 
 State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
 -------------------------------------------------------------------
-* ``sync_root``: the one folder the brain is bound to, and ``cursor``, the last ``change_log.seq``
-  already applied to that folder.
-* ``sync_state``: per path, the stat of the file when it was last hashed (``size``, ``mtime_ns``,
+* ``sync_root``: one row per sync client (a folder syncing with the brain: ``client`` is ``''``
+  on SQLite, one folder per brain file; ``host:/folder`` on Postgres, where many machines keep
+  their own copies, see :func:`gbrain.storage.db.sync_client`): its ``root`` and ``cursor``, the
+  last ``change_log.seq`` already applied to that folder. The log is kept until every client
+  has applied it.
+* ``sync_state``: per client and path, the stat of the file when it was last hashed (``size``, ``mtime_ns``,
   ``disk_hash``) and ``base_hash``, the sha256 both sides had when they were last equal. A scan
   stats every file and reads only those whose (size, mtime_ns) differ from the row; a file whose
   mtime was within :data:`RACY_NS` of the moment it was recorded is stored with ``mtime_ns = 0``
@@ -17,8 +20,9 @@ State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
   would otherwise go unseen).
 * ``change_log``: one row per insert/update/delete of a page or file, written by SQLite triggers
   in the writer's own transaction while the brain is bound. ``gbrain watch`` polls
-  ``PRAGMA data_version`` (it changes when another connection commits) and reads the log after
-  its cursor to learn which paths another process (``gbrain put``, the MCP server) changed.
+  ``PRAGMA data_version`` (it changes when another connection commits; on Postgres it listens
+  for the ``gbrain_changes`` notification instead) and reads the log after its cursor to learn
+  which paths another process (``gbrain put``, the MCP server, another machine) changed.
 * ``sync_conflicts``: see below. The trash is a view of the page history (:mod:`gbrain.core.history`):
   a page the sync removes keeps its versions and its deletion there.
 
@@ -77,6 +81,7 @@ from typing import Callable, Iterable
 import pathspec
 
 from ..core.brain import Brain, render_row, sha256
+from ..storage.db import bind_client, sync_client
 from ..storage.origin import origin
 from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
@@ -208,6 +213,8 @@ class SyncEngine:
         self.confirm_delete = False
         #: recorded as the origin of every version this engine writes (``watch`` sets its own)
         self.surface = "sync"
+        #: whose base this engine reads and writes: '' on SQLite, host:folder on Postgres
+        self.client = sync_client(self.conn, self.root)
         self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
 
     # ---- binding and locking ------------------------------------------------
@@ -236,21 +243,32 @@ class SyncEngine:
         """
         self.check_root()
         self._lock()
-        row = self.conn.execute("SELECT root FROM sync_root WHERE id = 1").fetchone()
+        if self.client:
+            self._adopt_unnamed()
+        row = self.conn.execute("SELECT root FROM sync_root WHERE client = ?", (self.client,)).fetchone()
         if row and row["root"] != str(self.root):
             if not rebind:
                 raise BadInput(f"this brain is synced with {row['root']}, not {self.root}; pass --rebind to switch folders (the old folder is left as it is)")
             with self.brain.transaction():
-                self.conn.execute("DELETE FROM sync_state")
-                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now')", (str(self.root),))
+                self.conn.execute("DELETE FROM sync_state WHERE client = ?", (self.client,))
+                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE client = ?", (str(self.root), self.client))
         elif not row:
             with self.brain.transaction():
-                self.conn.execute("INSERT INTO sync_root(id, root, cursor) VALUES (1, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log))", (str(self.root),))
+                bind_client(self.conn, self.client, str(self.root))
         self.reload_ignore()
         db_real = os.path.realpath(str(self.brain.path))
         root_real = os.path.realpath(str(self.root))
         # only pay for realpath checks when the database sits inside the folder
         self.excl = db_excludes(self.brain.path) if db_real.startswith(root_real + os.sep) else set()
+
+    def _adopt_unnamed(self) -> None:
+        """A Postgres brain bound before clients existed (or copied from SQLite) has one unnamed
+        client (``''``); the folder it names becomes this client, keeping its base."""
+        row = self.conn.execute("SELECT root FROM sync_root WHERE client = ''").fetchone()
+        if row and row["root"] == str(self.root) and not self.conn.execute("SELECT 1 FROM sync_root WHERE client = ?", (self.client,)).fetchone():
+            with self.brain.transaction():
+                self.conn.execute("UPDATE sync_state SET client = ? WHERE client = ''", (self.client,))
+                self.conn.execute("UPDATE sync_root SET client = ? WHERE client = ''", (self.client,))
 
     def lock_path(self) -> str:
         """The lock file of this brain's sync: in the temp folder, named after the database's real
@@ -259,7 +277,11 @@ class SyncEngine:
         import hashlib
         import tempfile
 
-        key = hashlib.sha256(os.path.realpath(str(self.brain.path)).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        if self.client:  # Postgres: one lock per database and folder (other folders sync at will)
+            name = getattr(self.brain.path, "url", str(self.brain.path)) + "\0" + self.client
+        else:
+            name = os.path.realpath(str(self.brain.path))
+        key = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         return os.path.join(tempfile.gettempdir(), f"gbrain-sync-{key}.lock")
 
     def _lock(self) -> None:
@@ -296,7 +318,7 @@ class SyncEngine:
 
     @property
     def cursor(self) -> int:
-        r = self.conn.execute("SELECT cursor FROM sync_root WHERE id = 1").fetchone()
+        r = self.conn.execute("SELECT cursor FROM sync_root WHERE client = ?", (self.client,)).fetchone()
         return r[0] if r else 0
 
     # ---- reading the disk ------------------------------------------------------
@@ -572,13 +594,13 @@ class SyncEngine:
 
     def _state(self, paths: Iterable[str] | None) -> dict[str, tuple[int, int, str, str]]:
         """``path → (size, mtime_ns, disk_hash, base_hash)`` from sync_state."""
-        q = "SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state"
+        q = "SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ?"
         if paths is None:
-            return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.conn.execute(q)}
+            return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.conn.execute(q, (self.client,))}
         out = {}
         for chunk in _chunks(sorted(set(paths)), 500):
             ph = ",".join("?" * len(chunk))
-            for r in self.conn.execute(q + f" WHERE path IN ({ph})", chunk):
+            for r in self.conn.execute(q + f" AND path IN ({ph})", [self.client, *chunk]):
                 out[r[0]] = (r[1], r[2], r[3], r[4])
         return out
 
@@ -586,7 +608,8 @@ class SyncEngine:
         """Paths the base or the DB know under folder ``prefix`` (``'a/b/'``)."""
         out: set[str] = set()
         hi = prefix[:-1] + chr(ord("/") + 1)  # every string that starts with prefix sorts in [prefix, hi)
-        for table in ("sync_state", "pages", "files"):
+        out.update(r[0] for r in self.conn.execute("SELECT path FROM sync_state WHERE client = ? AND path >= ? AND path < ?", (self.client, prefix, hi)))
+        for table in ("pages", "files"):
             out.update(r[0] for r in self.conn.execute(f"SELECT path FROM {table} WHERE path >= ? AND path < ?", (prefix, hi)))
         return out
 
@@ -905,8 +928,9 @@ class SyncEngine:
             new_cur = max(cur, base_seq)
             if tx_start_seq <= new_cur:  # nobody else wrote since: every newer row is our own
                 new_cur = max(new_cur, tx_max)
-            self.conn.execute("UPDATE sync_root SET cursor = ?, synced_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = 1", (new_cur,))
-            self.conn.execute("DELETE FROM change_log WHERE seq <= ?", (new_cur,))
+            self.conn.execute("UPDATE sync_root SET cursor = ?, synced_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE client = ?", (new_cur, self.client))
+            # the log is kept until every client (folder) has applied it
+            self.conn.execute("DELETE FROM change_log WHERE seq <= (SELECT MIN(cursor) FROM sync_root)")
         self._finish(out, paths, disk, removed, copies)
         return out
 
@@ -964,7 +988,7 @@ class SyncEngine:
             h = D.get(p)
             if h is None or p in S or p in B:
                 continue
-            for (src,) in self.conn.execute("SELECT path FROM sync_state WHERE base_hash = ? AND path != ?", (h, p)).fetchall():
+            for (src,) in self.conn.execute("SELECT path FROM sync_state WHERE client = ? AND base_hash = ? AND path != ?", (self.client, h, p)).fetchall():
                 if src in paths:
                     continue
                 f, why = self.stat_path(src)
@@ -973,7 +997,7 @@ class SyncEngine:
                 r = self.conn.execute("SELECT content_hash, 'page' FROM pages WHERE path = ? UNION ALL SELECT content_hash, 'file' FROM files WHERE path = ?", (src, src)).fetchone()
                 if r is None or r[0] != h:
                     continue
-                st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE path = ?", (src,)).fetchone()
+                st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ? AND path = ?", (self.client, src)).fetchone()
                 paths.add(src)
                 db[src] = (r[0], r[1])
                 state[src] = tuple(st)
@@ -1020,7 +1044,7 @@ class SyncEngine:
     def _brain_had(self, p: str, h: str) -> bool:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
         shows the brain held bytes with hash ``h`` at path ``p``."""
-        return self.conn.execute("SELECT 1 FROM change_log WHERE path = ? AND content_hash = ? LIMIT 1", (p, h)).fetchone() is not None
+        return self.conn.execute("SELECT 1 FROM change_log WHERE seq > ? AND path = ? AND content_hash = ? LIMIT 1", (self.cursor, p, h)).fetchone() is not None
 
     def _stat_written(self, p: str, data: bytes) -> DiskFile:
         st = os.lstat(self._abs(p))
@@ -1029,13 +1053,13 @@ class SyncEngine:
     def _record(self, p: str, f: DiskFile, base: str | None) -> None:
         mt = f.mtime_ns if time.time_ns() - f.mtime_ns >= RACY_NS else 0
         self.conn.execute(
-            "INSERT INTO sync_state(path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?) "
-            "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
-            (p, f.size, mt, f.hash, base or f.hash),
+            "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
+            (self.client, p, f.size, mt, f.hash, base or f.hash),
         )
 
     def _forget(self, p: str) -> None:
-        self.conn.execute("DELETE FROM sync_state WHERE path = ?", (p,))
+        self.conn.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (self.client, p))
 
     def _import(self, p: str, f: DiskFile, out: Outcome) -> bool:
         """Store the file's bytes as the page or file at ``p`` (inside the open transaction)."""

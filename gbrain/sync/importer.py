@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import rollback
+from ..storage.db import bind_client, rollback, sync_client
 from ..page.slugs import is_markdown, slug_for_path, slug_problem
 from . import verify
 from ..storage.origin import origin
@@ -56,10 +56,11 @@ def _base_hashes(brain: Brain, root: Path) -> dict[str, str]:
     c = brain.conn
     if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone():
         return {}
-    row = c.execute("SELECT root FROM sync_root WHERE id = 1").fetchone()
+    client = sync_client(c, root)
+    row = c.execute("SELECT root FROM sync_root WHERE client = ?", (client,)).fetchone()
     if not row or row[0] != os.path.abspath(os.path.expanduser(str(root))):
         return {}
-    return dict(c.execute("SELECT path, base_hash FROM sync_state").fetchall())
+    return dict(c.execute("SELECT path, base_hash FROM sync_state WHERE client = ?", (client,)).fetchall())
 
 
 def _current_hash(brain: Brain, path: str) -> str | None:
@@ -78,14 +79,15 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> 
     if not has:
         return
     abs_root = str(Path(os.path.abspath(os.path.expanduser(str(root)))))
-    row = brain.conn.execute("SELECT root FROM sync_root WHERE id = 1").fetchone()
+    client = sync_client(brain.conn, abs_root)
+    row = brain.conn.execute("SELECT root FROM sync_root WHERE client = ?", (client,)).fetchone()
     if row and row[0] != abs_root:
         return  # bound to another folder: its base stays as it is
     if not row:
-        brain.conn.execute("DELETE FROM sync_state")
-        brain.conn.execute("INSERT INTO sync_root(id, root, cursor) VALUES (1, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log))", (abs_root,))
+        brain.conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
+        bind_client(brain.conn, client, abs_root)
     now = time.time_ns()
-    have = {r[0]: tuple(r[1:]) for r in brain.conn.execute("SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state")}
+    have = {r[0]: tuple(r[1:]) for r in brain.conn.execute("SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ?", (client,))}
     rows = []
     for f in scan.files:
         h = hashes.get(f.path)
@@ -93,10 +95,10 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> 
             continue
         rec = (f.size, f.mtime_ns if now - f.mtime_ns >= RACY_NS else 0, h, h)
         if have.get(f.path) != rec:  # an unchanged tree writes nothing
-            rows.append((f.path, *rec))
+            rows.append((client, f.path, *rec))
     brain.conn.executemany(
-        "INSERT INTO sync_state(path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?) "
-        "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
+        "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
         rows,
     )
 

@@ -13,9 +13,11 @@ paths):
   1,000 files is one batch in one transaction. Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
   the target, because reconciliation looks at each path's state, not at the event type.
-* **Brain → file**: each tick reads ``PRAGMA data_version``; when another connection committed,
-  the change log after the cursor names the paths to reconcile. Writes by ``gbrain put``,
-  ``gbrain tag`` or the MCP server reach the file within a tick.
+* **Brain → file**: each tick reads ``PRAGMA data_version`` (SQLite) or the notifications of
+  ``LISTEN gbrain_changes`` already on the socket (Postgres: the change-log trigger notifies at
+  commit; no query per tick); when another connection committed, the change log after this
+  folder's cursor names the paths to reconcile. Writes by ``gbrain put``, ``gbrain tag``, the
+  MCP server or another machine's watcher reach the file within a tick.
 * **No echo**: a file gbrain wrote is recorded with its stat and hash, so its own events find the
   file equal to the brain; a page imported from a file logs a change whose hash equals the file.
 * **Safety net**: every :data:`RESCAN_S` seconds (when no event is pending) a full sync runs,
@@ -121,6 +123,7 @@ class Watcher:
         self.initial: dict | None = None
         self.error: str | None = None
         self._tries: dict[str, int] = {}
+        self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -149,6 +152,11 @@ class Watcher:
 
         eng = self.engine
         eng.bind(rebind=self.rebind)
+        if getattr(self.brain.conn, "dialect", "sqlite") == "postgres":
+            from ..storage.pg import Listener
+
+            # before the catch-up sync: a commit by another machine meanwhile is not missed
+            self._listener = Listener(self.brain.conn.url)
         self.started = time.monotonic()
         root = str(eng.root)
         ignore_abs = set(eng.excl) | {os.path.abspath(str(self.brain.path)) + s for s in ("", "-wal", "-shm", "-journal")}
@@ -189,6 +197,8 @@ class Watcher:
             for sig, h in old.items():
                 signal.signal(sig, h)
             observer.join(timeout=5)
+            if self._listener is not None:
+                self._listener.close()
             eng.close()
         return self.summary()
 
@@ -252,8 +262,9 @@ class Watcher:
                 next_root_check = now + ROOT_CHECK_S
                 if not os.path.isdir(eng.root):
                     raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
-            # 3. brain → file: another process committed
-            v = conn.execute("PRAGMA data_version").fetchone()[0]
+            # 3. brain → file: another process committed (SQLite: data_version changed; Postgres:
+            #    a notification from the change-log trigger, read from the socket without a query)
+            v = self._changes(conn)
             if v != dv:
                 dv = v
                 cur = eng.cursor
@@ -296,6 +307,25 @@ class Watcher:
                 if not self._safe_batch(due_retry, set(), retry=retry):
                     for p in due_retry:
                         retry[p] = now + RETRY_S
+
+    def _changes(self, conn) -> int:
+        """A number that changes when another connection committed a write: SQLite's
+        ``PRAGMA data_version``, or on Postgres the count of ``gbrain_changes`` notifications. A
+        broken LISTEN connection is reopened; until then the data_version stamp is read."""
+        if self._listener is None:
+            return conn.execute("PRAGMA data_version").fetchone()[0]
+        try:
+            return -1 - self._listener.poll()
+        except sqlite3.OperationalError as e:
+            self._warn(f"{e}; reconnecting (changes are read by polling meanwhile)")
+            from ..storage.pg import Listener
+
+            self._listener.close()
+            try:
+                self._listener = Listener(conn.url)
+            except GBrainError:
+                self._listener = None
+            return conn.execute("PRAGMA data_version").fetchone()[0]
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
