@@ -448,13 +448,10 @@ def _m8_clients(conn: sqlite3.Connection) -> None:
     brain can keep one base per folder that syncs with it. A SQLite brain has one client, ``''``
     (one folder per brain file, as before: its one row keeps ``id = 1``); a Postgres brain has one
     per machine and folder (:func:`sync_client`)."""
-    _exec_script(conn,
-        """
-ALTER TABLE sync_root ADD COLUMN client TEXT NOT NULL DEFAULT '';
-ALTER TABLE sync_state ADD COLUMN client TEXT NOT NULL DEFAULT '';
-CREATE UNIQUE INDEX idx_sync_state_client_path ON sync_state(client, path);
-"""
-    )
+    for t in ("sync_root", "sync_state"):
+        if "client" not in {r[1] for r in conn.execute(f"PRAGMA table_info({t})")}:  # (set back: already there)
+            conn.execute(f"ALTER TABLE {t} ADD COLUMN client TEXT NOT NULL DEFAULT ''")
+    conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS idx_sync_state_client_path ON sync_state(client, path)")
 
 
 def sync_client(conn, root: str | os.PathLike) -> str:
