@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
+from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.derive import identity_key, write_rows
 from ..page.links import MemoryIndex, SqlIndex, resolve
@@ -767,18 +768,23 @@ class Brain:
     def save_file(self, path: str, data: bytes, kind: str | None = None) -> list[str] | None:
         """Store a non-page file's exact bytes; derive raw_data / config / ingest_log rows from it.
         Returns None when the stored bytes are already equal, else the warnings of deriving the
-        rows (a sidecar that is not JSON, or has no page)."""
+        rows (a sidecar that is not JSON, or has no page). A ``blob`` bigger than
+        ``blobs.BIG`` is stored in pieces (:mod:`gbrain.storage.blobs`)."""
         kind = kind or file_kind(path)
         h = sha256(data)
+        if kind == "blob" and blobs.is_big(len(data)):
+            import io
+
+            return self._save_pieces(path, kind, lambda: io.BytesIO(data), h, len(data))[0]
         row = self.conn.execute("SELECT content_hash, kind FROM files WHERE path = ?", (path,)).fetchone()
         if row and row["content_hash"] == h and row["kind"] == kind:
             return None
         warnings: list[str] = []
         with self.transaction():
             self.conn.execute(
-                "INSERT INTO files(path, kind, data, content_hash, size, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+                "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?) "
                 "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
-                "size = excluded.size, updated_at = excluded.updated_at",
+                "size = excluded.size, pieces = 0, updated_at = excluded.updated_at",
                 (path, kind, data, h, len(data), now_iso()),
             )
             if kind == "raw":
@@ -787,18 +793,53 @@ class Brain:
                 self._load_special(path, data)
         return warnings
 
+    def save_file_from(self, path: str, source: str | os.PathLike, kind: str | None = None, known_hash: str | None = None) -> tuple[list[str] | None, str]:
+        """Store the file at ``source`` on disk as stored file ``path``, streaming a big ``blob``
+        (over ``blobs.BIG``) into pieces, one piece in memory at a time. ``known_hash`` (its
+        sha256 from a scan) lets an unchanged file, or bytes already stored in pieces, skip the
+        read. Returns ``(save_file's result, sha256 of the bytes stored)``; the hash differs from
+        ``known_hash`` when the file changed since it was hashed. Raises ``OSError``."""
+        kind = kind or file_kind(path)
+        size = os.path.getsize(source)
+        if kind != "blob" or not blobs.is_big(size):
+            with open(source, "rb") as fh:
+                data = fh.read()
+            return self.save_file(path, data, kind), sha256(data)
+        return self._save_pieces(path, kind, lambda: open(source, "rb"), known_hash, size)
+
+    def _save_pieces(self, path: str, kind: str, opener, known_hash: str | None, size: int) -> tuple[list[str] | None, str]:
+        row = self.conn.execute("SELECT content_hash, kind FROM files WHERE path = ?", (path,)).fetchone()
+        if known_hash and row and row["content_hash"] == known_hash and row["kind"] == kind:
+            return None, known_hash
+        with self.transaction():
+            n = blobs.has_pieces(self.conn, known_hash) if known_hash else 0
+            if n:
+                hx = known_hash
+            else:
+                with opener() as fh:
+                    hx, size, n = blobs.store_stream(self.conn, fh)
+                if row and row["content_hash"] == hx and row["kind"] == kind:
+                    return None, hx
+            self.conn.execute(
+                "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at) VALUES (?, ?, X'', ?, ?, ?, ?) "
+                "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
+                "size = excluded.size, pieces = excluded.pieces, updated_at = excluded.updated_at",
+                (path, kind, hx, size, n, now_iso()),
+            )
+        return [], hx
+
     def _load_raw_rows(self, path: str) -> list[str]:
         """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.
         One row per source key of ``{"sources": {...}}`` (or per top-level key). Returns warnings."""
         slug = page_slug_for_sidecar(path)
         page = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
-        frow = self.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+        fdata = blobs.file_bytes(self.conn, path)
         self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (page["id"] if page else None, path))
-        if not page or not frow:
+        if not page or fdata is None:
             return [f"{path}: sidecar without a page {slug}.md"] if not page else []
         self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (page["id"],))
         try:
-            obj = json.loads(bytes(frow["data"]).decode("utf-8"))
+            obj = json.loads(fdata.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             return [f"{path}: not valid JSON ({e}); kept as bytes"]
         sources = raw_sources(obj)
@@ -847,14 +888,13 @@ class Brain:
             raise BadInput("source must be a non-empty name such as 'crustdata'")
         row = self.resolve_slug(slug)
         # the sidecar already attached to this page (it may carry an older name), else the usual one
-        f = self.conn.execute("SELECT path, data FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
+        f = self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
         path = f["path"] if f else sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
-        if f is None:
-            f = self.conn.execute("SELECT path, data FROM files WHERE path = ?", (path,)).fetchone()
+        fdata = blobs.file_bytes(self.conn, path)
         obj: dict = {"sources": {}}
-        if f:
+        if fdata is not None:
             try:
-                obj = json.loads(bytes(f["data"]).decode("utf-8"))
+                obj = json.loads(fdata.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 raise Conflict(f"{path} is not valid JSON; refusing to overwrite it ({e})") from e
             if not isinstance(obj, dict):

@@ -71,7 +71,24 @@ def _unpack_one(data: bytes, base: bytes | None) -> bytes:
 
 
 def body(conn: sqlite3.Connection, body_id: int) -> bytes:
-    """The exact bytes of history body ``body_id`` (following its chain of bases)."""
+    """The exact bytes of history body ``body_id`` (following its chain of bases; a body stored
+    in pieces, marker ``c``, is read from :mod:`gbrain.storage.blobs`: whole, so a caller that
+    can stream uses :func:`body_pieces`)."""
+    return b"".join(body_pieces(conn, body_id))
+
+
+def body_pieces(conn: sqlite3.Connection, body_id: int):
+    """The bytes of history body ``body_id`` as an iterator of pieces: a big file's body (marker
+    ``c``) one stored piece at a time, any other body in one piece."""
+    r = conn.execute("SELECT hash, data FROM history_bodies WHERE id = ?", (body_id,)).fetchone()
+    if r is not None and bytes(r[1][:1]) == b"c":
+        from ..storage.blobs import iter_pieces
+
+        return iter_pieces(conn, r[0])
+    return iter([_body_whole(conn, body_id)])
+
+
+def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
     chain = []
     bid: int | None = body_id
     while bid is not None:
@@ -183,6 +200,38 @@ INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, o
   SELECT 'page', slug, 1, path, 'baseline', (SELECT id FROM history_bodies b WHERE b.hash = pages.content_hash), size, {_AT}, 'migrate', 'history began' FROM pages;
 INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation)
   SELECT 'file', path, 1, path, 'baseline', (SELECT id FROM history_bodies b WHERE b.hash = files.content_hash), size, {_AT}, 'migrate', 'history began' FROM files;
+"""
+
+
+def pieces_triggers_sql() -> str:
+    """Migration v9's file history triggers: a file stored in pieces (``files.pieces > 0``, see
+    :mod:`gbrain.storage.blobs`) gets the body marker ``c`` (its bytes are the pieces under its
+    hash; depth :data:`MAX_DEPTH` so it is never a deflate dictionary) instead of a packed copy,
+    and a file body is compressed against the one it replaces only when both were stored whole."""
+    m = MAX_DEPTH
+    ok = f"new.pieces = 0 AND old.pieces = 0 AND b.depth < {m}"
+    new_body = (f"INSERT INTO history_bodies(hash, size, base_id, depth, data) SELECT new.content_hash, new.size, NULL, "
+                f"CASE WHEN new.pieces > 0 THEN {m} ELSE 0 END, CASE WHEN new.pieces > 0 THEN X'63' ELSE gb_pack(new.data, NULL) END "
+                f"WHERE NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = new.content_hash);")
+    upd_body = (f"INSERT INTO history_bodies(hash, size, base_id, depth, data) SELECT new.content_hash, new.size, CASE WHEN {ok} THEN b.id END, "
+                f"CASE WHEN new.pieces > 0 THEN {m} WHEN {ok} THEN b.depth + 1 ELSE 0 END, "
+                f"CASE WHEN new.pieces > 0 THEN X'63' ELSE gb_pack(new.data, CASE WHEN {ok} THEN old.data END) END "
+                f"FROM (SELECT 1) LEFT JOIN history_bodies b ON b.hash = old.content_hash "
+                f"WHERE NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = new.content_hash);")
+    return f"""
+DROP TRIGGER IF EXISTS files_history_ai;
+DROP TRIGGER IF EXISTS files_history_au;
+CREATE TRIGGER files_history_ai AFTER INSERT ON files BEGIN
+  {new_body}
+  {_row("file", "new.path", "new.path", "'create'", "new.content_hash", "new.size")}
+END;
+CREATE TRIGGER files_history_au AFTER UPDATE OF path, content_hash ON files
+  WHEN old.content_hash IS NOT new.content_hash OR old.path IS NOT new.path BEGIN
+  INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail)
+    SELECT 'file', old.path, {_next("file", "old.path")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.path WHERE old.path IS NOT new.path;
+  {upd_body}
+  {_row("file", "new.path", "new.path", "CASE WHEN old.path IS NOT new.path THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", "CASE WHEN old.path IS NOT new.path THEN 'from ' || old.path ELSE '' END")}
+END;
 """
 
 
@@ -438,6 +487,11 @@ def _store(conn: sqlite3.Connection, data: bytes) -> int:
     r = conn.execute("SELECT id FROM history_bodies WHERE hash = ?", (hx,)).fetchone()
     if r:
         return r[0]
+    from ..storage import blobs
+
+    if blobs.is_big(len(data)):  # kept in pieces, like the file it was
+        blobs.store_bytes(conn, data)
+        return conn.execute("INSERT INTO history_bodies(hash, size, base_id, depth, data) VALUES (?, ?, NULL, ?, X'63') RETURNING id", (hx, len(data), MAX_DEPTH)).fetchone()[0]
     return conn.execute("INSERT INTO history_bodies(hash, size, base_id, depth, data) VALUES (?, ?, NULL, 0, ?)", (hx, len(data), pack(data))).lastrowid
 
 
@@ -448,7 +502,7 @@ def _key_live_hash(conn: sqlite3.Connection, kind: str, name: str) -> str | None
 
 
 def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data: bytes, reason: str, *,
-                 at: str | None = None, surface: str | None = None, operation: str | None = None) -> int | None:
+                 at: str | None = None, surface: str | None = None, operation: str | None = None, hx: str | None = None) -> int | None:
     """Make sure bytes that a writer is about to lose (a file sync removes, an older version on
     disk it overwrites, a row of the old ``sync_trash``) are a version in the history of
     ``(kind, name)`` and listed in the trash with ``reason``. Returns the version holding them
@@ -466,7 +520,7 @@ def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data
     surface = surface if surface is not None else o.surface
     operation = operation if operation is not None else (o.operation or reason)
     at = at or _now()
-    hx = hashlib_sha(data)
+    hx = hx or hashlib_sha(data)  # (``hx`` given: a big file's bytes the history holds, ``data`` unused)
     live = _key_live_hash(conn, kind, name)
     if live == hx:
         return None
@@ -484,8 +538,12 @@ def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data
         cur = conn.execute("SELECT id, size FROM history_bodies WHERE hash = ?", (live,)).fetchone()
         if cur is None:  # the current text predates history (cannot happen after v4's baseline): store it
             q = f"SELECT {_render('pages')} FROM pages WHERE slug = ?" if kind == "page" else "SELECT data FROM files WHERE path = ?"
-            cur_data = conn.execute(q, (name,)).fetchone()[0]
-            cur_data = cur_data.encode("utf-8") if isinstance(cur_data, str) else bytes(cur_data)
+            if kind == "page":
+                cur_data = conn.execute(q, (name,)).fetchone()[0].encode("utf-8")
+            else:
+                from ..storage.blobs import file_bytes
+
+                cur_data = file_bytes(conn, name) or b""
             cur = (_store(conn, cur_data), len(cur_data))
         cpath = conn.execute("SELECT path FROM pages WHERE slug = ?" if kind == "page" else "SELECT path FROM files WHERE path = ?", (name,)).fetchone()[0]
         conn.execute(ins, (kind, name, last + 2, cpath, "update", cur[0], cur[1], at, surface, operation, "the current text again", ""))
@@ -769,6 +827,9 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
         if apply:
             c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
             c.execute(f"DELETE FROM history_bodies WHERE id NOT IN ({keep})")
+            from ..storage.blobs import prune_unused
+
+            prune_unused(c)
             out["applied"] = True
         c.execute("DELETE FROM prune_ids")
     return out

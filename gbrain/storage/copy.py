@@ -17,7 +17,7 @@ from typing import Callable
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
 TABLES = [
-    "config", "pages", "files", "links", "tags", "aliases", "raw_data", "timeline_entries", "ingest_log",
+    "config", "pages", "blob_data", "blob_pieces", "files", "links", "tags", "aliases", "raw_data", "timeline_entries", "ingest_log",
     "page_embeddings", "embed_state", "embedding_cache",
     "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_trash", "sync_conflicts",
 ]
@@ -25,6 +25,9 @@ TABLES = [
 #: the float32 bytes)
 COMPUTED = {"search_tsv", "vec"}
 BATCH = 500
+#: rows per round trip of tables with big values (a ``blob_data`` piece is up to 1 MiB; a file row
+#: up to 16 MiB): read by id ranges, so neither engine's cursor holds more than this many
+SMALL_BATCH = {"blob_data": 4, "files": 8, "history_bodies": 64}
 
 
 def _columns(conn, table: str) -> list[str]:
@@ -70,11 +73,18 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
                 # (the first one) becomes it, as client '' (and id 1); other machines' bases stay behind
                 exprs = ["1" if (c == "id" and t == "sync_root") else ("''" if c == "client" else c) for c in cols]
                 sel = f"SELECT {', '.join(exprs)} FROM {t} WHERE client = ? ORDER BY 1"
-            cur = src.execute(sel, (keep,)) if "WHERE client" in sel else src.execute(sel)
+            paged = t in SMALL_BATCH and cols and cols[0] == "id" and "WHERE client" not in sel
+            cur = None if paged else (src.execute(sel, (keep,)) if "WHERE client" in sel else src.execute(sel))
             n = 0
+            last = None
             shapes: set[tuple[str, int]] = set()
             while True:
-                rows = cur.fetchmany(BATCH)
+                if paged:  # by id ranges: big values, one small batch in memory at a time
+                    rows = src.execute(f"SELECT {', '.join(cols)} FROM {t} WHERE id > ? ORDER BY id LIMIT {SMALL_BATCH[t]}", (-1 if last is None else last,)).fetchall()
+                    if rows:
+                        last = rows[-1][0]
+                else:
+                    rows = cur.fetchmany(BATCH)
                 if not rows:
                     break
                 if vec:

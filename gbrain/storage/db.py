@@ -474,8 +474,46 @@ def bind_client(conn, client: str, root: str) -> None:
     )
 
 
+#: (v9) what sync, import and verify read of every path: index-only scans instead of reading
+#: every page's text (a 50,000-page brain's table is ~0.5 GB)
+COVERING_SQL = """
+CREATE INDEX IF NOT EXISTS idx_pages_path_hash ON pages(path, content_hash);
+CREATE INDEX IF NOT EXISTS idx_files_path_hash ON files(path, content_hash, kind);
+CREATE INDEX IF NOT EXISTS idx_pages_fm_error ON pages(frontmatter_error) WHERE frontmatter_error IS NOT NULL;
+"""
+
+
+def _m9_pieces(conn: sqlite3.Connection) -> None:
+    """Big files in pieces (:mod:`gbrain.storage.blobs`): ``blob_data`` / ``blob_pieces`` and
+    ``files.pieces``; the file history triggers mark a body stored in pieces (``c``) instead of
+    packing a copy (:func:`gbrain.core.history.pieces_triggers_sql`). Files bigger than
+    ``blobs.BIG`` stored whole before are moved into pieces, read piece by piece from their row
+    (``blobopen``), and their current history body becomes the marker when no other body uses it
+    as its deflate dictionary; every other byte stays where it was. Also the covering indexes
+    of :data:`COVERING_SQL`."""
+    from ..core.history import MAX_DEPTH, pieces_triggers_sql
+    from . import blobs
+
+    _exec_script(conn, blobs.MIGRATION_SQL)
+    if "pieces" not in {r[1] for r in conn.execute("PRAGMA table_info(files)")}:  # (a brain whose user_version was set back has it)
+        conn.execute(blobs.PIECES_COLUMN)
+    _exec_script(conn, pieces_triggers_sql())
+    _exec_script(conn, COVERING_SQL)
+    for fid, hx, size in conn.execute("SELECT id, content_hash, size FROM files WHERE size > ?", (blobs.BIG,)).fetchall():
+        n = blobs.has_pieces(conn, hx)
+        if not n:
+            with conn.blobopen("files", "data", fid, readonly=True) as b:
+                got, _, n = blobs.store_stream(conn, b)
+            if got != hx:  # not the bytes its hash names: leave the row as it was
+                continue
+        conn.execute("UPDATE files SET data = X'', pieces = ? WHERE id = ?", (n, fid))
+    conn.execute(
+        f"UPDATE history_bodies SET data = X'63', depth = {MAX_DEPTH}, base_id = NULL WHERE hash IN (SELECT content_hash FROM files WHERE pieces > 0) "
+        "AND id NOT IN (SELECT base_id FROM history_bodies WHERE base_id IS NOT NULL AND substr(data, 1, 1) = X'64')")
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

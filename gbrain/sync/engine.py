@@ -80,7 +80,8 @@ from typing import Callable, Iterable
 
 import pathspec
 
-from ..core.brain import Brain, render_row, sha256
+from ..core.brain import Brain, file_kind, render_row, sha256
+from ..storage import blobs
 from ..storage.db import bind_client, sync_client
 from ..storage.origin import origin
 from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
@@ -102,6 +103,13 @@ READ_TRIES = 3
 # ---------------------------------------------------------------------------
 # small records
 # ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HashOnly:
+    """A removed big file's bytes, by hash only: the history holds them already."""
+
+    hx: str
 
 
 @dataclass
@@ -567,6 +575,30 @@ class SyncEngine:
                     return None, "vanished while being read"
         return None, why
 
+    def hash_stable(self, f: DiskFile) -> tuple[str | None, str | None]:
+        """:meth:`read_stable` for a big file: its sha256 read in pieces, ``(hash, None)`` when
+        the stat matches before and after, else ``(None, reason)`` after :data:`READ_TRIES`."""
+        full = self._abs(f.path)
+        for attempt in range(READ_TRIES):
+            try:
+                hx, n = blobs.hash_file(full)
+                st = os.lstat(full)
+            except FileNotFoundError:
+                return None, "vanished while being read"
+            except OSError as e:
+                return None, f"cannot read: {e.strerror}"
+            if st.st_size == n == f.size and change_stamp(st) == f.mtime_ns:
+                return hx, None
+            f.size, f.mtime_ns = st.st_size, change_stamp(st)
+            if attempt < READ_TRIES - 1:
+                time.sleep(0.02 * (attempt + 1))
+        return None, "changed while being read (half-written?)"
+
+    def _db_pieces(self, path: str) -> tuple[str, int] | None:
+        """``(hash, size)`` of a stored file kept in pieces (None: a page, a small file or none)."""
+        r = self.conn.execute("SELECT content_hash, size FROM files WHERE path = ? AND pieces > 0", (path,)).fetchone()
+        return (r[0], r[1]) if r else None
+
     # ---- reading the DB ----------------------------------------------------------
 
     def _db_side(self, paths: Iterable[str] | None) -> tuple[dict[str, tuple[str, str]], int]:
@@ -617,8 +649,7 @@ class SyncEngine:
         r = self.conn.execute("SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE path = ?", (path,)).fetchone()
         if r:
             return render_row(r).encode("utf-8")
-        f = self.conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
-        return bytes(f[0]) if f else None
+        return blobs.file_bytes(self.conn, path)
 
     # ---- public entry points ----------------------------------------------------------
 
@@ -737,6 +768,15 @@ class SyncEngine:
             if st and st[1] and st[0] == f.size and st[1] == f.mtime_ns:
                 f.hash = st[2]
                 continue
+            if blobs.is_big(f.size):  # hashed in pieces, never read whole
+                hx, why = self.hash_stable(f)
+                if hx is None:
+                    paths.discard(p)
+                    out.unreadable.append((p, why or "unreadable"))
+                    self._warn(f"{p}: {why}; left as it is, will retry")
+                    continue
+                f.hash = hx
+                continue
             data, why = self.read_stable(f)
             if data is None:
                 paths.discard(p)
@@ -801,6 +841,14 @@ class SyncEngine:
             if not self._still(p, disk.get(p)):
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
                 continue
+            big = self._db_pieces(p)
+            if big is not None and p not in echoes:  # streamed from its pieces
+                if big[0] != S[p]:
+                    continue
+                atomic_write(Path(self._abs(p)), blobs.iter_pieces(self.conn, big[0]))
+                st = os.lstat(self._abs(p))
+                written[p] = DiskFile(p, st.st_size, change_stamp(st), big[0], None)
+                continue
             data = self.db_bytes(p)
             if data is None:
                 continue
@@ -821,6 +869,12 @@ class SyncEngine:
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
                 continue
             data = f.data
+            if data is None and blobs.is_big(f.size) and self.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (B[p],)).fetchone():
+                hx, why = self.hash_stable(f)  # its bytes are in the history: nothing to keep in memory
+                if hx != B[p]:
+                    out.unreadable.append((p, why or "changed on disk while syncing; will retry"))
+                    continue
+                data = HashOnly(hx)
             if data is None:
                 data, why = self.read_stable(f)
                 if data is None or sha256(data) != B[p]:
@@ -909,7 +963,7 @@ class SyncEngine:
                 # the file's bytes are the brain's version at the base, so its history has them;
                 # unless they predate history or were pruned: then they become a version of it
                 with origin(operation="deleted in brain"):
-                    keep_version(self.conn, *key_for_path(self.conn, p), p, data, "deleted in brain")
+                    keep_version(self.conn, *key_for_path(self.conn, p), p, data, "deleted in brain", hx=data.hx if isinstance(data, HashOnly) else None)
                 self._forget(p)
                 out.removed.append(p)
                 self._log(f"← db (deleted) {p} → trash")
@@ -1064,6 +1118,21 @@ class SyncEngine:
     def _import(self, p: str, f: DiskFile, out: Outcome) -> bool:
         """Store the file's bytes as the page or file at ``p`` (inside the open transaction)."""
         data = f.data
+        if data is None and blobs.is_big(f.size) and classify(p, b"")[0] != "page" and file_kind(p) == "blob":
+            # a big file: streamed into pieces (never a page: pages are at most 16 MiB)
+            self._check_collapse(p, f.size, out)
+            self.brain.remove_page_row(p)
+            try:
+                res, got = self.brain.save_file_from(p, self._abs(p), "blob", f.hash)
+            except OSError as e:
+                out.unreadable.append((p, f"cannot read: {e.strerror}"))
+                return False
+            if got != f.hash:  # changed since it was hashed: the brain has what was read; next round settles it
+                out.unreadable.append((p, "changed while syncing; will retry"))
+                return False
+            out.warnings += res or []
+            self._record(p, f, f.hash)
+            return True
         if data is None:
             data, why = self.read_stable(f)
             if data is None or sha256(data) != f.hash:
@@ -1200,6 +1269,7 @@ class SyncEngine:
             deep=False,
             parsed_counts=out.parsed_counts,
             extra={"counts": out.counts(), "warnings": out.warnings[:200], "warning_count": len(out.warnings)},
+            raw_check=bool(out.changed() or out.parsed_counts or out.unreadable),
         )
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
         ignored = [(p, w) for p, w in out.unreadable if "ignored by .gbrainignore" in w]

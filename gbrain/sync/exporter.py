@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from ..core.brain import Brain, render_row, sha256
 from ..errors import GBrainError
+from ..storage import blobs
 from . import verify
 from .scan import TMP_PREFIX, db_excludes, scan_tree
 
@@ -44,8 +45,9 @@ def symlink_on_the_way(root: Path, rel: str) -> str | None:
     return None
 
 
-def atomic_write(target: Path, data: bytes, *, fsync: bool = False) -> None:
-    """Write ``data`` to ``target`` via a temp file + rename; keeps an existing file's mode.
+def atomic_write(target: Path, data: bytes | Iterable[bytes], *, fsync: bool = False) -> None:
+    """Write ``data`` (bytes, or an iterable of pieces: a big file streamed from the brain) to
+    ``target`` via a temp file + rename; keeps an existing file's mode.
 
     Readers see the old or the new bytes, never a torn file. ``fsync`` also forces the data to
     disk before the rename (slow; export leaves it off since the DB stays the source of truth)."""
@@ -60,7 +62,11 @@ def atomic_write(target: Path, data: bytes, *, fsync: bool = False) -> None:
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for piece in data:
+                    f.write(piece)
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
@@ -84,6 +90,16 @@ def same_bytes(target: Path, data: bytes) -> bool:
         return False
     with open(target, "rb") as f:
         return f.read() == data
+
+
+def same_hash(target: Path, size: int, hx: str) -> bool:
+    """Whether the file at ``target`` has ``size`` bytes whose sha256 is ``hx`` (read in pieces)."""
+    try:
+        if target.stat().st_size != size:
+            return False
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    return blobs.hash_file(target)[0] == hx
 
 
 def _rows(brain: Brain, table: str, cols: str, unreadable: list[str]):
@@ -145,11 +161,38 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         if on_progress and (i % 100 == 0 or i == total):
             on_progress(i, total)
 
+    def put_big(rel: str, hx: str, size: int) -> None:
+        nonlocal written, unchanged, i
+        try:
+            target = safe_join(root, rel)
+            link = symlink_on_the_way(root, rel)
+            if link:
+                raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
+            if same_hash(target, size, hx):
+                unchanged += 1
+            else:
+                atomic_write(target, blobs.iter_pieces(brain.conn, hx))
+                written += 1
+            hashes[rel] = hx
+        except (OSError, GBrainError, ValueError) as e:
+            failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
+        i += 1
+        if on_progress and (i % 100 == 0 or i == total):
+            on_progress(i, total)
+
     unreadable: list[str] = []
     for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline", unreadable):
         put(r["path"], render_row(r).encode("utf-8"))
-    for r in _rows(brain, "files", "path, data", unreadable):
-        put(r["path"], bytes(r["data"]))
+    for r in _rows(brain, "files", "id, path, pieces, content_hash, size", unreadable):
+        if r["pieces"]:  # a big file: streamed from its pieces, never whole in memory
+            put_big(r["path"], r["content_hash"], r["size"])
+            continue
+        try:
+            d = brain.conn.execute("SELECT data FROM files WHERE id = ?", (r["id"],)).fetchone()
+        except sqlite3.DatabaseError:
+            unreadable.append(f"files #{r['id']}")
+            continue
+        put(r["path"], bytes(d[0]))
     if unreadable:
         failed.append({"path": "(database)", "error": f"{len(unreadable)} row(s) could not be read from the damaged database: " + ", ".join(unreadable[:5])})
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}

@@ -31,6 +31,7 @@ RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed
 BATCH = 500  # files per commit
 WINDOW = 2000  # files read, then parsed together
 MAX_PAGE_BYTES = 16 * 1024 * 1024
+COMMIT_BYTES = 256 * 1024 * 1024  # non-page files: commit at least every this many bytes stored
 
 
 def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
@@ -136,7 +137,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
 
     hashes: dict[str, str] = {}
     read_errors: list[tuple[str, str]] = []
-    pending_files: list[tuple[str, bytes, str]] = []
+    pending_files: list[tuple[str, str, str]] = []  # path, file on disk, kind: read when stored
     written_pages: list[str] = []
     parsed_counts: dict[str, tuple[int, int, int]] = {}
     changed_names: set[str] = set()
@@ -177,14 +178,22 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             # 1. read and hash a window of files; keep the changed ones
             changed: list[tuple[str, str | None, bytes | None, str, str | None]] = []  # path, text, data, kind, old kind
             for f in scan.files[w0 : w0 + WINDOW]:
+                # a page is read whole (it is parsed); any other file is only hashed here (in
+                # pieces when big) and read again when it is stored: a window of attachments
+                # is never held in memory
+                page_like = is_markdown(f.path) and f.path not in SPECIAL_FILES and "/.raw/" not in "/" + f.path and f.size <= MAX_PAGE_BYTES
                 try:
-                    with open(f.abspath, "rb") as fh:
-                        data = fh.read()
+                    if page_like:
+                        with open(f.abspath, "rb") as fh:
+                            data = fh.read()
+                        h = sha256(data)
+                    else:
+                        data = None
+                        h = verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size)
                 except OSError as e:
                     read_errors.append((f.path, e.strerror or str(e)))
                     warn(f"{f.path}: cannot read ({e.strerror}); left as it was in the DB")
                     continue
-                h = sha256(data)
                 hashes[f.path] = h
                 clash = None
                 if is_markdown(f.path):
@@ -204,17 +213,22 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         kept_brain.append(f.path)
                         warn(f"{f.path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
                         continue
-                kind, text, w = classify(f.path, data)
+                if data is not None:
+                    kind, text, w = classify(f.path, data)
+                elif is_markdown(f.path) and f.path not in SPECIAL_FILES and "/.raw/" not in "/" + f.path:
+                    kind, text, w = "blob", None, f"{f.path}: larger than {MAX_PAGE_BYTES // (1024 * 1024)} MiB, kept as a file, not indexed"
+                else:
+                    kind, text, w = file_kind(f.path), None, None
                 if clash and kind == "page":
                     kind, text, w = "blob", None, f"{f.path}: same page name as {clash} after Unicode normalisation; kept as a file, not indexed"
                 if w:
                     warn(w)
-                changed.append((f.path, text, None if kind == "page" else data, kind, old[1] if old else None))
+                changed.append((f.path, text, f.abspath, kind, old[1] if old else None))
             # 2. parse the changed pages (in worker processes when there are many)
             parsed = iter(parser.parse([(p, t, split) for p, t, _, k, _ in changed if k == "page"]))
             # 3. write them, committing every BATCH files
             in_tx = 0
-            for path, text, data, kind, old_kind in changed:
+            for path, text, abspath, kind, old_kind in changed:
                 page = next(parsed) if kind == "page" else None
                 if kind == "page" and not may_replace(path):
                     continue
@@ -232,7 +246,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 else:
                     if old_kind == "page":
                         changed_names |= brain.remove_page_row(path, resolve_incoming=False) or set()
-                    pending_files.append((path, data, kind))
+                    pending_files.append((path, abspath, kind))
                     counts["files_written"] += 1
                 in_tx += 1
                 if in_tx >= BATCH:
@@ -243,11 +257,27 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             if on_progress:
                 on_progress(done, n)
         # files after pages, so sidecars find their page
-        for path, data, kind in pending_files:
+        in_tx = stored_bytes = 0
+        for path, abspath, kind in pending_files:
             if not may_replace(path):
                 continue
-            for w in brain.save_file(path, data, kind) or []:
+            try:
+                res, got = brain.save_file_from(path, abspath, kind, hashes[path])
+            except OSError as e:
+                read_errors.append((path, e.strerror or str(e)))
+                warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
+                hashes.pop(path, None)
+                continue
+            if got != hashes[path]:  # changed since it was hashed: what was stored is what counts
+                hashes[path] = got
+            for w in res or []:
                 warn(w)
+            in_tx += 1
+            stored_bytes += os.path.getsize(abspath) if os.path.exists(abspath) else 0
+            if in_tx >= BATCH or stored_bytes >= COMMIT_BYTES:  # bounded transactions (and WAL)
+                brain.conn.execute("COMMIT")
+                brain.conn.execute("BEGIN IMMEDIATE")
+                in_tx = stored_bytes = 0
         if written_pages or changed_names:
             brain.re_resolve(changed_names, dangling=True)
             # sidecars of new pages that were stored earlier

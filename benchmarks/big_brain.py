@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""The 2.3 GB brain (issue 14, item 3): import, no-change sync, export and verify of a tree of
+about 8,400 files and 2.3 GB, beside a plain ``cp -r`` of the same tree measured in the same run.
+
+The tree: a make_brain.py brain (``../shared/tools/make_brain.py``, called as it is) of
+6,900 × scale pages, plus attachments (about 630 × scale files) until the tree holds
+2.3 GB × scale: images (``.png``/``.jpg``, 50 KB–4 MB), PDFs (200 KB–20 MB), large ``.raw`` JSON
+sidecars of existing pages (1–8 MB of valid ``{"sources": …}`` JSON) and a few big media files
+(50–200 MB, stored in pieces). Attachment bytes are pseudo-random (incompressible, like real
+images and PDFs); sizes are drawn from a fixed seed and scaled to the byte target.
+
+Printed beside targets (each ``gbrain`` command is a whole process; its peak memory is the
+child's ``ru_maxrss`` from ``os.wait4``):
+
+* import: wall, CPU, peak memory (target ≤ 300 MB);
+* no-change ``sync`` (after a binding sync): the CLI process and in-process (target ≤ 1 s);
+* ``export`` to a new folder and ``verify`` of the tree vs ``cp -r`` of the tree (target ≤ 2×);
+* the database size, and ``os.getloadavg()`` (2 shared cores: wall time is not only ours).
+
+    python benchmarks/big_brain.py [--scale 1.0] [--work /tmp/gbrain-big] [--keep]
+
+Needs about 4.5× the tree's size free under ``--work`` (tree, DB, export, copy); checked first.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FULL_BYTES = 2.3e9
+FULL_PAGES = 6900
+FULL_ATTACH = 630
+PIECE = 1 << 20
+
+
+def make_brain_tool() -> Path:
+    for base in (ROOT.parent, ROOT.parent.parent, Path("/work")):
+        p = base / "shared" / "tools" / "make_brain.py"
+        if p.exists():
+            return p
+    raise SystemExit("make_brain.py not found (expected ../shared/tools/make_brain.py)")
+
+
+def tree_size(root: Path) -> tuple[int, int]:
+    n = b = 0
+    for dp, _, fn in os.walk(root):
+        for name in fn:
+            n += 1
+            b += os.lstat(os.path.join(dp, name)).st_size
+    return n, b
+
+
+def _write_random(path: Path, size: int, rnd: random.Random, head: bytes = b"") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(head[:size])
+        left = size - min(size, len(head))
+        while left:
+            k = min(left, PIECE)
+            f.write(rnd.randbytes(k))
+            left -= k
+
+
+def _write_raw_json(path: Path, size: int, rnd: random.Random) -> None:
+    """Valid sidecar JSON of about ``size`` bytes: ``{"sources": {"crawl": {"records": [...]}}}``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rec_bytes = 200
+    n = max(1, size // rec_bytes)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write('{\n  "sources": {\n    "crawl": {\n      "records": [\n')
+        for i in range(n):
+            f.write(("," if i else "") + json.dumps({"id": i, "text": rnd.randbytes(70).hex()[:140]}) + "\n")
+        f.write("      ]\n    }\n  }\n}\n")
+
+
+def add_attachments(tree: Path, scale: float, seed: int = 14) -> dict:
+    """Add images, PDFs, large .raw JSON and big media to ``tree`` until it holds
+    ``FULL_BYTES × scale`` bytes; returns counts by kind."""
+    rnd = random.Random(seed)
+    _, have = tree_size(tree)
+    target = FULL_BYTES * scale
+    n = max(4, round(FULL_ATTACH * scale))
+    kinds = []
+    for i in range(n):
+        x = rnd.random()
+        if x < 0.70:
+            kinds.append(("image", rnd.uniform(math.log(50e3), math.log(4e6))))
+        elif x < 0.90:
+            kinds.append(("pdf", rnd.uniform(math.log(200e3), math.log(20e6))))
+        elif x < 0.98:
+            kinds.append(("raw", rnd.uniform(math.log(1e6), math.log(8e6))))
+        else:
+            kinds.append(("media", rnd.uniform(math.log(50e6), math.log(200e6))))
+    kinds[0] = ("media", math.log(120e6))  # at least one big file at every scale
+    sizes = [math.exp(v) for _, v in kinds]
+    # raw JSON keeps its size (a sidecar is parsed whole); the binary files are scaled to the target
+    fixed = sum(s for (k, _), s in zip(kinds, sizes) if k == "raw")
+    free = max(0.0, target - have - fixed)
+    binsum = sum(s for (k, _), s in zip(kinds, sizes) if k != "raw") or 1.0
+    f = free / binsum
+    pages = sorted(p for p in tree.rglob("*.md") if "/." not in str(p.relative_to(tree)) and p.parent != tree)
+    counts: dict[str, int] = {}
+    for i, ((kind, _), s) in enumerate(zip(kinds, sizes)):
+        size = int(s if kind == "raw" else s * f)
+        page = pages[(i * 7919) % len(pages)]
+        rel_dir = page.parent
+        if kind == "image":
+            ext = ".png" if i % 2 else ".jpg"
+            head = b"\x89PNG\r\n\x1a\n" if ext == ".png" else b"\xff\xd8\xff\xe0"
+            _write_random(rel_dir / "attachments" / f"{page.stem}-{i}{ext}", size, rnd, head)
+        elif kind == "pdf":
+            _write_random(tree / "documents" / f"doc-{i:04d}.pdf", size, rnd, b"%PDF-1.7\n")
+        elif kind == "raw":
+            _write_raw_json(rel_dir / ".raw" / f"{page.stem}.json", size, rnd)
+        else:
+            _write_random(tree / "media" / f"recording-{i:03d}.mp4", size, rnd, b"\x00\x00\x00\x18ftypmp42")
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+_HWM = ("import atexit, runpy, sys\n"
+        "out = sys.argv[1]\n"
+        "def _hwm():\n"
+        "    with open(out, 'w') as f:\n"
+        "        f.write(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1])\n"
+        "atexit.register(_hwm)\n"
+        "sys.argv = ['gbrain'] + sys.argv[2:]\n"
+        "runpy.run_module('gbrain', run_name='__main__')\n")
+
+
+def run_child(cmd: list[str], env: dict) -> tuple[float, float, float, int, str]:
+    """``(wall_s, cpu_s, peak_rss_mb, returncode, stderr tail)`` of one ``gbrain`` process
+    (``cmd`` = ``[python, "-m", "gbrain", ...]``). CPU from ``os.wait4``; the peak is the
+    process's own ``VmHWM`` read at exit (``ru_maxrss`` of a child starts from this process's
+    RSS at fork: Linux keeps the pre-exec high-water mark)."""
+    assert cmd[1:3] == ["-m", "gbrain"], cmd
+    hwm = tempfile.NamedTemporaryFile(delete=False)
+    hwm.close()
+    errf = tempfile.TemporaryFile()
+    t = time.perf_counter()
+    p = subprocess.Popen([cmd[0], "-c", _HWM, hwm.name, *cmd[3:]], env=env, stdout=subprocess.DEVNULL, stderr=errf)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    try:
+        peak = int(Path(hwm.name).read_text() or "0") / 1024
+    finally:
+        os.unlink(hwm.name)
+    errf.seek(0)
+    return wall, ru.ru_utime + ru.ru_stime, peak, p.returncode, errf.read().decode("utf-8", "replace")[-2000:]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--scale", type=float, default=1.0, help="fraction of the 2.3 GB / 8,400-file brain")
+    ap.add_argument("--work", default=None, help="work folder (default: a new one under /tmp)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    a = ap.parse_args()
+    work = Path(a.work) if a.work else Path(tempfile.mkdtemp(prefix="gbrain-big-", dir="/tmp"))
+    work.mkdir(parents=True, exist_ok=True)
+    need = 4.5 * FULL_BYTES * a.scale
+    free = shutil.disk_usage(work).free
+    print(f"big-brain benchmark, scale {a.scale}: work folder {work}; free {free / 1e9:.1f} GB, need ~{need / 1e9:.1f} GB; load {os.getloadavg()}")
+    if free < need:
+        print(f"not enough free disk for scale {a.scale}: {free / 1e9:.1f} GB free, ~{need / 1e9:.1f} GB needed; try --scale {a.scale * free / need:.2f}", file=sys.stderr)
+        return 1
+    tree, db = work / "tree", work / "brain.db"
+    try:
+        t = time.perf_counter()
+        subprocess.run([sys.executable, str(make_brain_tool()), str(tree), "--pages", str(max(50, round(FULL_PAGES * a.scale))), "--clean"], check=True, capture_output=True)
+        kinds = add_attachments(tree, a.scale)
+        nfiles, nbytes = tree_size(tree)
+        print(f"tree: {nfiles:,} files, {nbytes / 1e9:.2f} GB (attachments: {kinds}); generated in {time.perf_counter() - t:.0f} s")
+        env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
+
+        # floor: a plain copy of the tree, in the same run
+        subprocess.run(["sync"], check=False)
+        t = time.perf_counter()
+        subprocess.run(["cp", "-r", str(tree), str(work / "copy")], check=True)
+        cp = time.perf_counter() - t
+        shutil.rmtree(work / "copy")
+
+        load = os.getloadavg()
+        wall, cpu, rss, rc, err = run_child([sys.executable, "-m", "gbrain", "import", str(tree)], env)
+        if rc != 0:
+            print(f"import failed ({rc}): {err}", file=sys.stderr)
+            return 1
+        dbsize = sum(os.path.getsize(str(db) + s) for s in ("", "-wal") if os.path.exists(str(db) + s))
+        print(f"\nimport (CLI)        {wall:7.1f} s wall  {cpu:7.1f} CPU-s   peak {rss:6.0f} MB   target ≤ 300 MB   ({nbytes / 1e6 / wall:.0f} MB/s; DB {dbsize / 1e9:.2f} GB; load {load[0]:.1f})")
+
+        wall1, _, rss1, rc, err = run_child([sys.executable, "-m", "gbrain", "sync", str(tree)], env)
+        assert rc == 0, err
+        time.sleep(1.1)
+        run_child([sys.executable, "-m", "gbrain", "sync", str(tree)], env)
+        xs, peaks = [], []
+        for _ in range(3):
+            w, _, r, rc, err = run_child([sys.executable, "-m", "gbrain", "sync", str(tree)], env)
+            assert rc == 0, err
+            xs.append(w)
+            peaks.append(r)
+        from gbrain.core.brain import Brain
+        from gbrain.sync.engine import SyncEngine
+
+        with Brain.open(db) as brain:
+            eng = SyncEngine(brain, tree)
+            eng.bind()
+            ins = []
+            for _ in range(3):
+                t = time.perf_counter()
+                rep = eng.sync()
+                ins.append(time.perf_counter() - t)
+                assert rep["ok"] and not any(rep["counts"].values()), rep["counts"]
+            eng.close()
+        nc = statistics.median(xs)
+        print(f"first sync (binds)  {wall1:7.1f} s wall   peak {rss1:6.0f} MB")
+        print(f"no-change sync      {nc * 1000:7.0f} ms (CLI, median of 3; peak {max(peaks):.0f} MB), {statistics.median(ins) * 1000:.0f} ms in-process   target ≤ 1000 ms")
+
+        load = os.getloadavg()
+        t = time.perf_counter()
+        subprocess.run(["cp", "-r", str(tree), str(work / "copy")], check=True)
+        cp2 = time.perf_counter() - t
+        shutil.rmtree(work / "copy")
+        cp = min(cp, cp2)
+        wall_e, cpu_e, rss_e, rc, err = run_child([sys.executable, "-m", "gbrain", "export", "--dir", str(work / "export")], env)
+        assert rc == 0, err
+        wall_v, cpu_v, rss_v, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], env)
+        assert rc == 0, err
+        print(f"cp -r of the tree   {cp:7.1f} s   (floor; best of 2)")
+        print(f"export (new folder) {wall_e:7.1f} s wall  {cpu_e:6.1f} CPU-s  peak {rss_e:6.0f} MB   = {wall_e / cp:.2f}x cp -r   target ≤ 2x   (load {load[0]:.1f})")
+        print(f"verify              {wall_v:7.1f} s wall  {cpu_v:6.1f} CPU-s  peak {rss_v:6.0f} MB   = {wall_v / cp:.2f}x cp -r   target ≤ 2x")
+        print(f"load average at the end: {os.getloadavg()}")
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""Large files in pieces: a file bigger than :data:`BIG` never passes through memory whole.
+
+Storage (migration v9 in :mod:`gbrain.storage.db`, ``sql/pg_v3.sql`` on Postgres)
+------------------------------------------------------------------------------------
+* ``blob_data(id, data)``: one piece of at most :data:`PIECE` bytes;
+* ``blob_pieces(hash, seq, data_id)``: the pieces of the file whose sha256 is ``hash``, in
+  order (``seq`` 0, 1, …). Content-addressed: the same bytes are stored once, whichever file or
+  history version holds them;
+* ``files.pieces``: 0 when the file's bytes are in ``files.data`` (every file up to :data:`BIG`),
+  else the number of pieces under ``files.content_hash`` (``files.data`` is then empty);
+* a history body of such a file is the one-byte marker ``c`` (``history_bodies.data``) meaning
+  "the pieces under this hash" (:mod:`gbrain.core.history`), never a second copy; its ``depth``
+  is the chain maximum, so it is never used as a deflate dictionary.
+
+A piece set is written before the ``files`` row that names it (the history trigger only marks),
+and pieces are only removed by ``history-prune`` when neither a file nor a history body names
+their hash any more. Writers stream from a file object (:func:`store_stream`), readers get an
+iterator of pieces (:func:`iter_file`); each piece is fetched by its own query, so neither
+engine's cursor ever holds more than one piece.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+PIECE = 1 << 20  #: bytes per stored piece (1 MiB)
+BIG = 16 << 20  #: files larger than this (16 MiB, the largest page) are streamed and stored in pieces
+READ = 1 << 20  #: bytes per read when hashing or copying a big file
+
+MIGRATION_SQL = """
+CREATE TABLE IF NOT EXISTS blob_data (
+  id INTEGER PRIMARY KEY,
+  data BLOB NOT NULL                -- one piece, at most blobs.PIECE bytes
+);
+CREATE TABLE IF NOT EXISTS blob_pieces (
+  hash TEXT NOT NULL,               -- sha256 hex of the whole file
+  seq INTEGER NOT NULL,             -- 0, 1, ... in file order
+  data_id INTEGER NOT NULL REFERENCES blob_data(id),
+  PRIMARY KEY (hash, seq)
+);
+"""
+#: 0: the bytes are in ``files.data``; n: n pieces under ``files.content_hash``
+PIECES_COLUMN = "ALTER TABLE files ADD COLUMN pieces INTEGER NOT NULL DEFAULT 0"
+
+
+def is_big(size: int) -> bool:
+    """Whether a file of ``size`` bytes is streamed and stored in pieces."""
+    return size > BIG
+
+
+def hash_file(path: str | os.PathLike) -> tuple[str, int]:
+    """``(sha256 hex, size)`` of a file, read :data:`READ` bytes at a time."""
+    h = hashlib.sha256()
+    n = 0
+    with open(path, "rb") as fh:
+        while True:
+            b = fh.read(READ)
+            if not b:
+                break
+            h.update(b)
+            n += len(b)
+    return h.hexdigest(), n
+
+
+def has_pieces(conn, hx: str) -> int:
+    """How many pieces are stored under ``hx`` (0: none)."""
+    r = conn.execute("SELECT COUNT(*) FROM blob_pieces WHERE hash = ?", (hx,)).fetchone()
+    return int(r[0]) if r else 0
+
+
+def store_stream(conn, fh: BinaryIO) -> tuple[str, int, int]:
+    """Store everything ``fh`` yields as pieces (in the caller's transaction); returns
+    ``(sha256 hex, size, pieces)``. Bytes already stored under the same hash are not kept twice
+    (the pieces just written are dropped again). Peak memory: one piece."""
+    h = hashlib.sha256()
+    size = 0
+    ids: list[int] = []
+    while True:
+        b = fh.read(PIECE)
+        if not b:
+            break
+        h.update(b)
+        size += len(b)
+        ids.append(conn.execute("INSERT INTO blob_data(data) VALUES (?) RETURNING id", (b,)).fetchone()[0])
+        del b
+    hx = h.hexdigest()
+    have = has_pieces(conn, hx)
+    if have:
+        conn.executemany("DELETE FROM blob_data WHERE id = ?", [(i,) for i in ids])
+        return hx, size, have
+    conn.executemany("INSERT INTO blob_pieces(hash, seq, data_id) VALUES (?, ?, ?)", [(hx, k, i) for k, i in enumerate(ids)])
+    return hx, size, len(ids)
+
+
+def store_bytes(conn, data: bytes) -> tuple[str, int, int]:
+    """:func:`store_stream` over bytes already in memory (a revert, a move of a big file)."""
+    return store_stream(conn, io.BytesIO(data))
+
+
+def iter_pieces(conn, hx: str) -> Iterator[bytes]:
+    """The pieces stored under ``hx``, in order, one query each."""
+    n = has_pieces(conn, hx)
+    for k in range(n):
+        r = conn.execute("SELECT d.data FROM blob_pieces p JOIN blob_data d ON d.id = p.data_id WHERE p.hash = ? AND p.seq = ?", (hx, k)).fetchone()
+        if r is None:
+            raise ValueError(f"piece {k} of {hx} is missing")
+        yield bytes(r[0])
+
+
+def iter_file(conn, path: str) -> Iterator[bytes] | None:
+    """The bytes of stored file ``path`` as an iterator of pieces (one piece for a small file);
+    None when no such file is stored."""
+    r = conn.execute("SELECT pieces, content_hash FROM files WHERE path = ?", (path,)).fetchone()
+    if r is None:
+        return None
+    if not r[0]:
+        d = conn.execute("SELECT data FROM files WHERE path = ?", (path,)).fetchone()
+        return iter([bytes(d[0])])
+    return iter_pieces(conn, r[1])
+
+
+def file_bytes(conn, path: str) -> bytes | None:
+    """The whole bytes of stored file ``path`` (None: not stored). For the callers that need
+    them whole anyway (a ``.raw`` sidecar's JSON, ``log.md``); big files go through
+    :func:`iter_file`."""
+    it = iter_file(conn, path)
+    return None if it is None else b"".join(it)
+
+
+def write_pieces(pieces: Iterator[bytes], dest: Path) -> tuple[str, int]:
+    """Write ``pieces`` to ``dest`` (open file object semantics: the caller makes it atomic);
+    returns ``(sha256 hex, size)`` of what was written."""
+    h = hashlib.sha256()
+    n = 0
+    with open(dest, "wb") as out:
+        for b in pieces:
+            h.update(b)
+            n += len(b)
+            out.write(b)
+    return h.hexdigest(), n
+
+
+_UNUSED = ("SELECT hash FROM blob_pieces WHERE hash NOT IN (SELECT content_hash FROM files WHERE pieces > 0) "
+           "AND hash NOT IN (SELECT hash FROM history_bodies WHERE substr(data, 1, 1) = X'63')")
+
+
+def prune_unused(conn) -> int:
+    """Delete the pieces no file and no history body names any more (after ``history-prune``
+    removed bodies); returns how many pieces went. Runs in the caller's transaction."""
+    gone = [r[0] for r in conn.execute(f"SELECT data_id FROM blob_pieces WHERE hash IN ({_UNUSED})").fetchall()]
+    conn.execute(f"DELETE FROM blob_pieces WHERE hash IN ({_UNUSED})")
+    conn.executemany("DELETE FROM blob_data WHERE id = ?", [(i,) for i in gone])
+    return len(gone)
+
+
+__all__ = ["PIECE", "BIG", "is_big", "hash_file", "store_stream", "store_bytes", "iter_pieces", "iter_file", "file_bytes", "write_pieces", "has_pieces", "prune_unused"]
