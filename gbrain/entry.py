@@ -318,12 +318,12 @@ def fast_main(argv: list[str]) -> bool:
         return False
     if argv[:1] == ["serve"] and set(argv[1:]) <= {"--create", "--read-only"} and len(set(argv[1:])) == len(argv[1:]):
         try:
-            from .mcp.server import serve
+            from .mcp.handshake import serve_main
+
+            serve_main(_STATE["db"], create="--create" in argv, read_only="--read-only" in argv)
         except ImportError as e:
             _err(f"error: the MCP server is not available: {e}")
             raise SystemExit(1)
-        try:
-            serve(_STATE["db"], create="--create" in argv, read_only="--read-only" in argv)
         except GBrainError as e:  # e.g. no brain at --db (serve --create makes one)
             _err(f"error: {e}")
             raise SystemExit(e.exit_code)

@@ -527,3 +527,70 @@ def test_read_only_brain_refuses_a_write_that_reaches_it(fixture_db):
             raise AssertionError("a write went through a read-only brain")
     with Brain.open(fixture_db) as b:
         assert b.get_text("people/ana-lima") == before
+
+
+#: first lines a host may send; each is answered byte for byte as the SDK answers it
+FIRST_LINES = [
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}},
+    {"jsonrpc": "2.0", "id": "a-7", "method": "initialize", "params": {"protocolVersion": "2024-11-05", "capabilities": {"roots": {"listChanged": True}, "sampling": {}}, "clientInfo": {"name": "ü host", "version": "0.1", "title": "Ü"}}},
+    {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "old", "version": "9"}}},
+    {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": "2026-07-28", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "new", "version": "2"}}},
+    {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"protocolVersion": 5, "capabilities": {}, "clientInfo": {"name": "bad", "version": "1"}}},
+    {"jsonrpc": "2.0", "id": 5, "method": "ping"},
+    "not json at all",
+]
+
+
+def _serve_transcript(db: Path, first: object, fast: str) -> list[bytes]:
+    """Stdout lines of `gbrain serve` given ``first`` (then `initialized` and a ping, id 99)
+    up to the ping's answer."""
+    line = first if isinstance(first, str) else json.dumps(first, ensure_ascii=False)
+    rest = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 99, "method": "ping"}]
+    data = (line + "\n" + "".join(json.dumps(m) + "\n" for m in rest)).encode()
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)})
+    try:
+        p.stdin.write(data)
+        p.stdin.flush()
+        out = []
+        while True:
+            got = p.stdout.readline()
+            assert got, out
+            out.append(got)
+            if json.loads(got).get("id") == 99:
+                break
+    finally:
+        p.stdin.close()
+        p.wait(timeout=60)
+    return out
+
+
+def test_initialize_answered_before_the_sdk_loads_is_the_sdks_own_answer(fixture_db):
+    """`serve` answers `initialize` before importing the SDK (gbrain/mcp/handshake.py): for
+    every kind of first line, what the host reads is byte for byte what the SDK alone writes
+    (GBRAIN_FAST_INIT=0), and the session goes on (a ping after it is answered)."""
+    for first in FIRST_LINES:
+        fast, sdk = _serve_transcript(fixture_db, first, "1"), _serve_transcript(fixture_db, first, "0")
+        assert fast == sdk, first
+        assert json.loads(fast[-1]) == {"jsonrpc": "2.0", "id": 99, "result": {}}
+
+
+def test_initialize_is_answered_before_the_server_starts(fixture_db):
+    """The answer is written before the SDK is loaded: it reaches the host ahead of the
+    `server running` line `serve` logs once the SDK is up (stdout and stderr in one pipe)."""
+    init = json.dumps(FIRST_LINES[0]) + "\n"
+
+    def merged(fast: str) -> bytes:
+        r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], input=init.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)}, timeout=60)
+        return r.stdout
+
+    fast, sdk = merged("1"), merged("0")
+    assert fast.startswith(b'{"jsonrpc":"2.0","id":1,"result":') and b"gbrain MCP server running" in fast
+    assert sdk.startswith(b"gbrain MCP server running")
+
+
+def test_handshake_versions_are_the_sdks():
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    from gbrain.mcp.handshake import HANDSHAKE_VERSIONS
+
+    assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)

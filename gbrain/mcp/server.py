@@ -47,18 +47,10 @@ from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
 from ..errors import GBrainError, NotFound
+from .handshake import INSTRUCTIONS
 
 log = logging.getLogger("gbrain.mcp")
 
-INSTRUCTIONS = (
-    "gbrain is a personal knowledge brain: markdown pages (people/, companies/, deals/, meetings/, …) "
-    "with YAML frontmatter, a compiled-truth section above the first '---' line and an append-only "
-    "timeline below it. Search with brain_search, read with brain_get, write with brain_put "
-    "(partial updates keep the rest of the page byte-exact), add dated facts with brain_timeline_add, "
-    "cross-reference with brain_link, store sources with brain_ingest. Slugs look like people/ana-lima; "
-    "a unique suffix such as ana-lima also works. Workflows (ingest, query, maintain, enrich, briefing) are "
-    "the prompts gbrain-<name>, also readable as resources brain://skills/gbrain-<name>."
-)
 
 
 class BrainHost:
@@ -425,10 +417,15 @@ def _add_skills(server: MCPServer) -> None:
         server.resource(f"brain://skills/{sk.name}", name=sk.name, description=f"Skill (SKILL.md): {sk.summary}", mime_type="text/markdown")(resource)
 
 
-async def _run_stdio(server: MCPServer) -> None:
-    """The SDK's stdio transport, with one addition: a line that is not JSON (or not a JSON-RPC
+async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool = False) -> None:
+    """The SDK's stdio transport, with two additions: a line that is not JSON (or not a JSON-RPC
     message) gets the JSON-RPC error reply the spec gives it (``-32700`` parse error or
-    ``-32600`` invalid request, ``id: null``) instead of silence."""
+    ``-32600`` invalid request, ``id: null``) instead of silence; and ``first_line``, the first
+    line of stdin already read by :func:`serve` before the SDK was imported, is handed to the SDK
+    first. ``answered``: that line was an ``initialize`` request already answered
+    (:mod:`gbrain.mcp.handshake`), so the SDK's own answer to it (the first message it writes)
+    is not written again."""
+    import mcp_types as types
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
     from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
@@ -436,31 +433,59 @@ async def _run_stdio(server: MCPServer) -> None:
     low = server._lowlevel_server
     async with stdio_server() as (read, write):
         send, recv = anyio.create_memory_object_stream(0)
+        out_send, out_recv = anyio.create_memory_object_stream(0)
+        first: Any = None
+        if first_line:
+            try:  # as the SDK's stdin reader does with each line
+                first = SessionMessage(types.jsonrpc_message_adapter.validate_json(first_line.decode("utf-8", "replace"), by_name=False))
+            except Exception as exc:
+                first = exc
+        answered_id = getattr(getattr(first, "message", None), "id", None) if answered else None
+
+        async def deliver(item: Any) -> None:
+            if isinstance(item, Exception):
+                errs = getattr(item, "errors", lambda: [])()
+                bad_json = any(e.get("type") == "json_invalid" for e in errs)
+                code, what = (PARSE_ERROR, "Parse error: the line is not JSON") if bad_json else (INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
+                await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=what))))
+                return
+            await send.send(item)
 
         async def pump() -> None:
             async with send:
+                if first is not None:
+                    await deliver(first)
                 async for item in read:
-                    if isinstance(item, Exception):
-                        errs = getattr(item, "errors", lambda: [])()
-                        bad_json = any(e.get("type") == "json_invalid" for e in errs)
-                        code, what = (PARSE_ERROR, "Parse error: the line is not JSON") if bad_json else (INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
-                        await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=what))))
+                    await deliver(item)
+
+        async def forward() -> None:
+            skip = answered_id is not None
+            async with out_recv, write:  # the SDK closed out_send: close the transport's side
+                async for msg in out_recv:
+                    if skip and getattr(msg.message, "id", None) == answered_id:  # answered already
+                        skip = False
+                        if getattr(msg.message, "error", None) is not None:
+                            log.warning("the SDK refused the initialize request answered before it loaded: %s", msg.message)
                         continue
-                    await send.send(item)
+                    await write.send(msg)
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(pump)
-            await low.run(recv, write, low.create_initialization_options())
-            tg.cancel_scope.cancel()
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(forward)  # ends when the server's side is closed, after its last message
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump)
+                async with out_send:
+                    await low.run(recv, out_send, low.create_initialization_options())
+                tg.cancel_scope.cancel()
 
 
-def serve(db_path: str | None, create: bool = False, read_only: bool = False) -> None:
+def serve(db_path: str | None, create: bool = False, read_only: bool = False, first_line: bytes = b"", answered: bool = False) -> None:
     """Run the MCP server on stdin/stdout until stdin closes (the client went away) or Ctrl-C.
     Logs go to stderr only, as UTF-8. A ``db_path`` that does not exist is refused
     (:class:`BadInput`) unless ``create``. On the way out, calls still running are cancelled
     (embed stops after its batch in flight, keeping finished groups) and the process exits
     even when a worker thread is still blocked reading stdin. ``read_only``: see
-    :func:`build_server`."""
+    :func:`build_server`. ``first_line``/``answered``: the first line of stdin, read (and when
+    ``answered``, answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
     import os
 
     from ..storage.db import resolve_db_path
@@ -490,7 +515,7 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False) ->
     signal.signal(signal.SIGTERM, stop)
     code = 0
     try:
-        anyio.run(_run_stdio, server)
+        anyio.run(_run_stdio, server, first_line, answered)
     except KeyboardInterrupt:
         code = 130
     finally:
