@@ -538,6 +538,7 @@ FIRST_LINES = [
     {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"protocolVersion": 5, "capabilities": {}, "clientInfo": {"name": "bad", "version": "1"}}},
     {"jsonrpc": "2.0", "id": 5, "method": "ping"},
     "not json at all",
+    '{"jsonrpc": "2.0", "id": 8,\r"method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "cr", "version": "1"}}}',
 ]
 
 

@@ -50,21 +50,16 @@ CAPABILITIES: dict = {
 }
 """What :func:`gbrain.mcp.server.build_server` offers, as the SDK announces it."""
 
-MAX_LINE = 1 << 20
-"""A first line longer than this (bytes) is left to the SDK unanswered."""
-
-
 def enabled() -> bool:
     """False when ``GBRAIN_FAST_INIT=0``: the SDK answers ``initialize`` itself."""
     return os.environ.get("GBRAIN_FAST_INIT", "1") != "0"
 
 
 def read_first_line(fd: int = 0) -> bytes:
-    """The bytes of ``fd`` up to and including the first ``\\n`` (or to end of input, or
-    :data:`MAX_LINE` bytes), read one byte at a time so nothing after it is consumed. ``b""``
-    when the input is already closed."""
+    """The bytes of ``fd`` up to and including the first ``\\n`` (or to end of input), read one
+    byte at a time so nothing after it is consumed. ``b""`` when the input is already closed."""
     out = bytearray()
-    while len(out) < MAX_LINE:
+    while True:
         try:
             b = os.read(fd, 1)
         except InterruptedError:
@@ -85,8 +80,14 @@ def initialize_answer(line: bytes) -> bytes | None:
     """The JSON-RPC line (ending in ``\\n``) answering ``line`` when it is a valid ``initialize``
     request, exactly as the SDK would write it; None for anything else (the SDK answers it)."""
     try:
-        msg = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in text.removesuffix("\r\n"):  # the SDK reads a lone CR as the end of a line
+        return None
+    try:
+        msg = json.loads(text)
+    except ValueError:
         return None
     if not isinstance(msg, dict) or set(msg) != {"jsonrpc", "id", "method", "params"}:
         return None

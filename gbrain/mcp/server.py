@@ -19,6 +19,7 @@ committed before it started; no page data is cached between requests.
 """
 from __future__ import annotations
 
+import io
 import json
 import logging
 import sys
@@ -434,13 +435,15 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
     async with stdio_server() as (read, write):
         send, recv = anyio.create_memory_object_stream(0)
         out_send, out_recv = anyio.create_memory_object_stream(0)
-        first: Any = None
-        if first_line:
-            try:  # as the SDK's stdin reader does with each line
-                first = SessionMessage(types.jsonrpc_message_adapter.validate_json(first_line.decode("utf-8", "replace"), by_name=False))
+        firsts: list[Any] = []
+        # the lines the SDK's reader would make of those bytes (UTF-8 with replacement,
+        # universal newlines: a lone CR ends a line too), each validated as it does
+        for text in io.StringIO(first_line.decode("utf-8", "replace"), newline=None).readlines():
+            try:
+                firsts.append(SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False)))
             except Exception as exc:
-                first = exc
-        answered_id = getattr(getattr(first, "message", None), "id", None) if answered else None
+                firsts.append(exc)
+        answered_id = getattr(getattr(firsts[0], "message", None), "id", None) if answered and firsts else None
 
         async def deliver(item: Any) -> None:
             if isinstance(item, Exception):
@@ -453,8 +456,8 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
 
         async def pump() -> None:
             async with send:
-                if first is not None:
-                    await deliver(first)
+                for item in firsts:
+                    await deliver(item)
                 async for item in read:
                     await deliver(item)
 
