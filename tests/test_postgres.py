@@ -490,3 +490,25 @@ def test_big_file_in_pieces_on_postgres_and_copied_both_ways(pg_url, tmp_path):
     with Brain.open(c) as b:
         assert b.conn.execute("SELECT COUNT(DISTINCT hash) FROM blob_pieces").fetchone()[0] == 2
         assert blobs.file_bytes(b.conn, "att/v.bin") == data2
+
+
+def test_search_ranks_a_bounded_candidate_set_and_keeps_every_name_match(pg_url, monkeypatch):
+    """Postgres search ranks at most PG_CANDIDATES body matches (from the GIN index), beside every
+    page with a query word in a name: with a word in every body, the page titled with it and the
+    page with both words still come first; with few matches the ranking is the full one."""
+    from gbrain.search import keyword
+
+    with Brain.open(pg_url) as b:
+        for i in range(30):
+            b.put(f"notes/n{i:02d}", f"# Note {i}\n\nA pricing remark number {i}, and more pricing.\n")
+        b.put("notes/zz-both", "# Both\n\nPricing and tariffs together.\n")
+        b.put("concepts/pricing", "# Pricing\n\nHow we set prices.\n")
+        full = [h["slug"] for h in keyword.search(b.conn, "pricing", limit=40)]
+        monkeypatch.setattr(keyword, "PG_CANDIDATES", 5)
+        bounded = keyword.search(b.conn, "pricing", limit=40)
+        assert bounded[0]["slug"] == full[0] == "concepts/pricing" and "title" in bounded[0]["signals"]
+        assert len(bounded) >= 5 and {h["slug"] for h in bounded} <= set(full)
+        two = [h["slug"] for h in keyword.search(b.conn, "pricing tariffs", limit=5)]
+        assert set(two[:2]) == {"notes/zz-both", "concepts/pricing"}  # every word / the name: ranked whatever the table order
+        monkeypatch.setattr(keyword, "PG_CANDIDATES", 400)
+        assert [h["slug"] for h in keyword.search(b.conn, "pricing", limit=40)] == full

@@ -267,55 +267,85 @@ def _pg_tsquery(words: list[str]) -> tuple[str, list[str]]:
     return f"({parts})", [x for w in words for x in (w, w)]
 
 
+#: Postgres: at most this many pages are ranked with ``ts_rank_cd`` per query, beside every page
+#: with a query word in a name (see :func:`_rank_pg`)
+PG_CANDIDATES = 400
+
+
 def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
     """:func:`rank` on Postgres: ``ts_rank_cd`` over the weighted ``pages.search_tsv`` (A title
-    and aliases, B path and headings, C body, D timeline; cover density, Clarke et al. 2000),
-    normalised by the best hit, plus the same name evidence (share of the query's words in the
-    title/aliases, weighted by IDF) and exact-name bonus as on SQLite. Same result shape."""
+    and aliases, B path and headings, C body, D timeline; cover density, Clarke et al. 2000) plus
+    2 × the rank of the all-words query (coordination), normalised by the best hit, plus the same
+    name evidence (share of the query's words in the title/aliases, weighted by IDF) and
+    exact-name bonus as on SQLite. Same result shape.
+
+    The ranked set is bounded (Postgres schema v4): the GIN index alone counts each word's pages and
+    lists matches, and ``ts_rank_cd`` runs over at most :data:`PG_CANDIDATES` body matches —
+    every match when there are no more than that (the ranking is then exact), else the pages
+    with every word first, then pages with some (each in table order) — plus every page with a query
+    word in its title, an alias, its path or a heading (``search_names_tsv``). Only a word
+    found in hundreds of pages' bodies and in no name is ranked over a subset of them."""
     words = query_words(query)
     if not words:
         return []
     tsq, targs = _pg_tsquery(words)
+    andq, aargs = "plainto_tsquery('english', ?)", [" ".join(words)]
     depth = max(int(limit), RERANK)
-    # pages with every word (plainto_tsquery ANDs them) rank above pages with some: coordination
-    sql = (f"SELECT p.id, ts_rank_cd(p.search_tsv, q) + 2 * ts_rank_cd(p.search_tsv, plainto_tsquery('english', ?)) AS r, ts_filter(p.search_tsv, '{{a}}') @@ q AS t, "
-           f"ts_filter(p.search_tsv, '{{b}}') @@ q AS pa, ts_filter(p.search_tsv, '{{c,d}}') @@ q AS b "
-           f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.search_tsv @@ q")
-    args: list = [" ".join(words), *targs]
-    if type:
-        sql += " AND p.type = ?"
-        args.append(type)
-    rows = conn.execute(sql + " ORDER BY r DESC, p.id LIMIT ?", [*args, depth]).fetchall()
-    bm = {int(r[0]): float(r[1]) for r in rows}
-    signals: dict[int, set[str]] = {int(r[0]): {s for s, on in (("title", r[2]), ("path", r[3]), ("body", r[4])) if on} for r in rows}
+    per = [_pg_tsquery([w]) for w in words]
+    wargs = [x for _, wa in per for x in wa]
+    # 1. one round trip, from the GIN index only: the pages, each word's pages (its IDF), and
+    #    the candidate lists: pages with any word (one more than needed, to know whether that is
+    #    all of them), with every word, with a word in a name
+    sql = ("SELECT (SELECT COUNT(*) FROM pages), " + ", ".join(f"gb_match_count({wq})" for wq, _ in per)
+           + f", ARRAY(SELECT gb_match_ids({tsq}, ?)), ARRAY(SELECT gb_match_ids({andq}, ?)), ARRAY(SELECT gb_name_ids({tsq}, ?))")
+    r = conn.execute(sql, [*wargs, *targs, PG_CANDIDATES + 1, *aargs, PG_CANDIDATES, *targs, 10 * PG_CANDIDATES]).fetchone()
+    n_pages, dfs = max(1, int(r[0])), [int(x) for x in r[1 : 1 + len(words)]]
+    any_ids, all_ids, name_ids = list(r[-3]), list(r[-2]), list(r[-1])
+    if len(any_ids) <= PG_CANDIDATES:
+        cands = set(any_ids)  # every match: the ranking is exact
+    else:
+        cands = set(all_ids)
+        for pid in any_ids:
+            if len(cands) >= PG_CANDIDATES:
+                break
+            cands.add(pid)
+        cands.update(name_ids)
     exact = _exact_names(conn, query, type)
-    for pid in exact:
-        bm.setdefault(pid, 0.0)
-        signals.setdefault(pid, set())
+    if not cands and not exact:
+        return []
+    # 2. one round trip: rank the candidates, keep the best ``depth`` (and the exact names), and
+    #    read their signals and name evidence
+    idf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in dfs]
+    total = sum(idf)
+    cols = "".join(f", bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ {wq})" for wq, _ in per)
+    t = " AND p.type = ?" if type else ""
+    sql = (f"WITH r AS (SELECT p.id, ts_rank_cd(p.search_tsv, q) + 2 * ts_rank_cd(p.search_tsv, {andq}) AS r "
+           f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.id = ANY(?){t}), "
+           f"top AS ((SELECT id, r FROM r ORDER BY r DESC, id LIMIT ?) UNION (SELECT id, 0 FROM pages p WHERE id = ANY(?))) "
+           f"SELECT top.id, max(top.r), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), "
+           f"bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){cols} "
+           f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
+    args = [*aargs, *targs, sorted(cands), *([type] if type else []), depth, sorted(exact), *wargs, *targs]
+    bm: dict[int, float] = {}
+    signals: dict[int, set[str]] = {}
+    name: dict[int, float] = {}
+    for r in conn.execute(sql, args):
+        pid = int(r[0])
+        bm[pid] = float(r[1])
+        signals[pid] = {s for s, on in (("title", r[2]), ("path", r[3]), ("body", r[4])) if on}
+        name[pid] = sum(w for w, on in zip(idf, r[5:]) if on)
     if not bm:
         return []
     ids = list(bm)
-    n_pages = max(1, conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0])
-    name = {pid: 0.0 for pid in ids}
-    total = 0.0
-    idin = ",".join(map(str, ids))
-    for word in words:
-        wq, wargs = _pg_tsquery([word])
-        df = conn.execute(f"SELECT COUNT(*) FROM pages WHERE search_tsv @@ {wq}", wargs).fetchone()[0]
-        if not df:
-            continue
-        idf = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
-        total += idf
-        for (pid,) in conn.execute(f"SELECT id FROM pages WHERE id IN ({idin}) AND ts_filter(search_tsv, '{{a}}') @@ {wq}", wargs):
-            name[int(pid)] += idf
     top = max(bm.values()) or 1.0
     out = []
     for pid in ids:
+        sig = signals.get(pid, set())
         ex = pid in exact
         if ex:
-            signals[pid].add(exact[pid])
+            sig.add(exact[pid])
         score = bm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
-        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(signals[pid])})
+        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
     order = {pid: i for i, pid in enumerate(ids)}
     out.sort(key=lambda h: (-h["score"], order[h["id"]]))
     return out[: int(limit)]

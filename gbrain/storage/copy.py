@@ -23,7 +23,7 @@ TABLES = [
 ]
 #: columns each engine computes itself (Postgres: the tsvector; pgvector's column is filled from
 #: the float32 bytes)
-COMPUTED = {"search_tsv", "vec"}
+COMPUTED = {"search_tsv", "search_names_tsv", "vec"}
 BATCH = 500
 #: rows per round trip of tables with big values (a ``blob_data`` piece is up to 1 MiB; a file row
 #: up to 16 MiB): read by id ranges, so neither engine's cursor holds more than this many
