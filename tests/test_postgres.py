@@ -512,3 +512,31 @@ def test_search_ranks_a_bounded_candidate_set_and_keeps_every_name_match(pg_url,
         assert set(two[:2]) == {"notes/zz-both", "concepts/pricing"}  # every word / the name: ranked whatever the table order
         monkeypatch.setattr(keyword, "PG_CANDIDATES", 400)
         assert [h["slug"] for h in keyword.search(b.conn, "pricing", limit=40)] == full
+
+
+def test_copy_of_a_brain_with_two_sync_clients_to_sqlite_keeps_this_machines_first(pg_url, brain_tree, tmp_path):
+    """A Postgres brain synced with two folders has two clients (host:folder), each with its own
+    base; `copy` to SQLite (one folder per file) keeps the first client of this machine as the
+    file's binding, so syncing that folder with the copy finds nothing to do."""
+    import shutil
+
+    from gbrain.sync.engine import SyncEngine
+
+    other = tmp_path / "other"
+    shutil.copytree(brain_tree, other)
+    with Brain.open(pg_url) as b:
+        for root in (brain_tree, other):
+            e = SyncEngine(b, root)
+            e.bind()
+            assert e.sync()["ok"]
+            e.close()
+        assert len(b.conn.execute("SELECT client FROM sync_root").fetchall()) == 2
+    c = tmp_path / "c.db"
+    out(gbrain("copy", "--from", pg_url, "--to", str(c)))
+    with Brain.open(c) as b:
+        assert [tuple(r) for r in b.conn.execute("SELECT id, client, root FROM sync_root")] == [(1, "", str(brain_tree))]
+        e = SyncEngine(b, brain_tree)
+        e.bind()
+        rep = e.sync()
+        e.close()
+        assert rep["ok"] and not any(rep["counts"].values()), rep["counts"]
