@@ -183,34 +183,45 @@ def save_latencies(db: str, a: Path, b: Path | None, pages: list[str], env: dict
 
 
 WRITER = """
-import sys, time
+import sqlite3, sys, time
 sys.path.insert(0, sys.argv[1])
 from gbrain.core.brain import Brain
 db, who, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+busy = 0
 with Brain.open(db) as b:
     b.conn.execute("SELECT 1").fetchone()
+    b.check_sound()
     print(time.time(), flush=True)
     for k in range(n):
-        b.put(f"bench/writer-{who}-{k}", f"# Writer {who} note {k}\\n\\nWritten at {time.time()} by process {who}.\\n")
-    print(time.time(), flush=True)
+        while True:
+            try:
+                b.put(f"bench/writer-{who}-{k}", f"# Writer {who} note {k}\\n\\nWritten at {time.time()} by process {who}.\\n")
+                break
+            except sqlite3.OperationalError as e:  # 'database is locked' after the busy timeout: tried again
+                if "locked" not in str(e) and "busy" not in str(e):
+                    raise
+                busy += 1
+    print(time.time(), busy, flush=True)
 """
 
 
-def writers(db: str, procs: int, n: int, env: dict) -> tuple[float, int]:
+def writers(db: str, procs: int, n: int, env: dict) -> tuple[float, int, int]:
     """``procs`` processes each writing ``n`` new pages at once: (writes per second over the span
-    from the first start to the last end, pages found afterwards)."""
+    from the first start to the last end, pages found afterwards, writes refused as busy (SQLite:
+    'database is locked' after the 10 s busy timeout) and tried again)."""
     ps = [subprocess.Popen([sys.executable, "-c", WRITER, str(ROOT), db, str(i), str(n)], stdout=subprocess.PIPE, env=env) for i in range(procs)]
-    spans = []
+    spans, busy = [], 0
     for p in ps:
         out, _ = p.communicate()
         if p.returncode:
             raise SystemExit(f"writer failed on {db}")
-        a, z = (float(x) for x in out.split())
-        spans.append((a, z))
+        a, z, k = out.split()
+        spans.append((float(a), float(z)))
+        busy += int(k)
     span = max(z for _, z in spans) - min(a for a, _ in spans)
     with Brain.open(db) as b:
         found = b.conn.execute("SELECT count(*) FROM pages WHERE slug LIKE 'bench/writer-%'").fetchone()[0]
-    return procs * n / span, found
+    return procs * n / span, found, busy
 
 
 def main() -> None:
@@ -220,7 +231,9 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=0, help="vectors for the query figure (default 3 per page)")
     ap.add_argument("--saves", type=int, default=15, help="pages saved under watch")
     ap.add_argument("--writes", type=int, default=100, help="pages each of the 4 writer processes writes")
+    ap.add_argument("--parts", default="search,query,watch,writers", help="what to measure after the import (comma-separated)")
     args = ap.parse_args()
+    parts = set(args.parts.split(","))
     import pgserver
     import psycopg
 
@@ -265,6 +278,8 @@ def main() -> None:
             ops.run("sync", {"dir": str(tree)}, ops.Context(db=db))  # import bound the tree
             w3, c3, _ = timed(lambda: ops.run("sync", {"dir": str(tree)}, ops.Context(db=db)))
             row(name, "no-change sync", w3, c3, "s")
+            if "search" not in parts:
+                continue
             row(name, f"search p50 ({len(qs)} queries, warm)", search_p50(db, qs) / 1000, float("nan"), "ms")
         # query: vectors stored on SQLite, the brain moved to Postgres with `gbrain copy`
         from gbrain.search.embeddings import get_model
@@ -276,10 +291,13 @@ def main() -> None:
             model = None
             print(f"  (query skipped: minilm unavailable: {e})")
         chunks = args.chunks or 3 * args.pages
+        if "query" not in parts:
+            model = None
         if model is not None:
             fill_vectors(sq, model.model_id, model.dims, chunks)
-        w, c, _ = timed(lambda: ops.run("copy", {"from": sq, "to": pg_copy}, ops.Context(db=None)))
-        row("sqlite→postgres", f"copy ({chunks:,} vectors)" if model else "copy", w, c, "s")
+        if "query" in parts:
+            w, c, _ = timed(lambda: ops.run("copy", {"from": sq, "to": pg_copy}, ops.Context(db=None)))
+            row("sqlite→postgres", f"copy ({chunks:,} vectors)" if model else "copy", w, c, "s")
         if model is not None:
             rnd = random.Random(7)
             with Brain.open(sq) as b:
@@ -291,18 +309,21 @@ def main() -> None:
         rnd = random.Random(11)
         mds = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.md") if "/" in str(p.relative_to(tree)))
         saves = rnd.sample(mds, min(args.saves, len(mds)))
-        to_brain, _ = save_latencies(sq, tree, None, saves, env)
-        row("sqlite", f"save → brain p50 (watch, {len(saves)} saves)", statistics.median(to_brain), float("nan"), "ms")
-        other = tmp / "tree-b"  # a second person's copy of the vault
-        shutil.copytree(tree, other)
-        to_brain, to_other = save_latencies(pg_url, tree, other, saves, env)
-        row("postgres", f"save → brain p50 (watch, {len(saves)} saves)", statistics.median(to_brain), float("nan"), "ms")
-        row("postgres", f"save → other folder p50 (2 watchers)", statistics.median(to_other), float("nan"), "ms")
-        row("postgres", f"save → other folder max", max(to_other), float("nan"), "ms")
+        if "watch" not in parts:
+            saves = []
+        to_brain, _ = save_latencies(sq, tree, None, saves, env) if saves else ([], [])
+        if saves:
+            row("sqlite", f"save → brain p50 (watch, {len(saves)} saves)", statistics.median(to_brain), float("nan"), "ms")
+            other = tmp / "tree-b"  # a second person's copy of the vault
+            shutil.copytree(tree, other)
+            to_brain, to_other = save_latencies(pg_url, tree, other, saves, env)
+            row("postgres", f"save → brain p50 (watch, {len(saves)} saves)", statistics.median(to_brain), float("nan"), "ms")
+            row("postgres", "save → other folder p50 (2 watchers)", statistics.median(to_other), float("nan"), "ms")
+            row("postgres", "save → other folder max", max(to_other), float("nan"), "ms")
         # 4 concurrent writer processes
-        for name, db in (("sqlite", sq), ("postgres", pg_url)):
-            rate, found = writers(db, 4, args.writes, env)
-            row(name, f"4 writer processes ({found}/{4 * args.writes} pages kept)", rate, float("nan"), "/s")
+        for name, db in (("sqlite", sq), ("postgres", pg_url)) if "writers" in parts else ():
+            rate, found, busy = writers(db, 4, args.writes, env)
+            row(name, f"4 writers ({found}/{4 * args.writes} kept, {busy} busy)", rate, float("nan"), "/s")
         base = {k: v for n, k, v, _, _ in rows if n == "sqlite"}
         print(f"\n{'engine':16} {'what':44} {'value':>12} {'cpu (gbrain)':>13} {'× sqlite':>9}")
         for n, k, v, c, unit in rows:
