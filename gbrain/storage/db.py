@@ -681,6 +681,8 @@ def rollback(conn: sqlite3.Connection) -> None:
 
 
 def _has_pieces(conn: sqlite3.Connection) -> bool:
+    if is_postgres(conn):  # (Postgres answers quick_check itself: storage/pg.py)
+        return False
     try:
         return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'blob_data'").fetchone() is not None and \
             conn.execute("SELECT 1 FROM blob_data LIMIT 1").fetchone() is not None
