@@ -124,6 +124,7 @@ def main() -> None:
     slugs = all_slugs if not a.edit_pages or a.edit_pages >= len(all_slugs) else all_slugs[:: max(1, len(all_slugs) // a.edit_pages)][: a.edit_pages]
     tw: list[float] = []
     to: list[float] = []
+    cpu = {id(tw): 0.0, id(to): 0.0}  # CPU-s of this process per DB: load hits wall time, much less CPU time
     t0 = time.perf_counter()
     load0 = os.getloadavg()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -131,9 +132,10 @@ def main() -> None:
         for i, s in enumerate(slugs):
             first = (i + rnd) % 2  # alternate which DB goes first
             for which in ((bw, tw), (bo, to)) if first else ((bo, to), (bw, tw)):
-                t = time.perf_counter()
+                t, c0 = time.perf_counter(), time.process_time()
                 edit(which[0], s, rnd, i)
                 which[1].append(time.perf_counter() - t)
+                cpu[id(which[1])] += time.process_time() - c0
         print(f"round {rnd + 1}/{a.edits} done ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})", file=sys.stderr)
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     load1 = os.getloadavg()
@@ -180,7 +182,8 @@ def main() -> None:
     print(f"  history tables {hist_bytes / 1e6:.1f} MB (bodies {body_bytes / 1e6:.1f} MB, version rows {(hist_bytes - body_bytes) / 1e6:.1f} MB)")
     print(f"  versions held: {raw_all[1]:,} versions, {raw_all[0] / 1e6:.1f} MB raw; {raw_distinct[1]:,} distinct bodies, {raw_distinct[0] / 1e6:.1f} MB raw -> {raw_distinct[2] / 1e6:.1f} MB stored ({raw_all[0] / max(1, raw_distinct[2]):.0f}x smaller than the raw versions)")
     print(f"write (one edit, own transaction): median {mw * 1e3:.2f} ms with history vs {mo * 1e3:.2f} ms without = {100 * (mw / mo - 1):+.1f}% (target <= +10%); "
-          f"p95 {pct(tw, 0.95) * 1e3:.2f} vs {pct(to, 0.95) * 1e3:.2f} ms; total {sum(tw):.1f} s vs {sum(to):.1f} s")
+          f"p95 {pct(tw, 0.95) * 1e3:.2f} vs {pct(to, 0.95) * 1e3:.2f} ms; total {sum(tw):.1f} s vs {sum(to):.1f} s = {100 * (sum(tw) / sum(to) - 1):+.1f}%")
+    print(f"  CPU per write (mean, this process): {cpu[id(tw)] / len(tw) * 1e3:.2f} ms with history vs {cpu[id(to)] / len(to) * 1e3:.2f} ms without = {100 * (cpu[id(tw)] / cpu[id(to)] - 1):+.1f}%")
     print(f"history SLUG (20 newest, with line counts): median {statistics.median(th) * 1e3:.2f} ms, p95 {pct(th, 0.95) * 1e3:.2f} ms")
     print(f"diff SLUG (newest two): median {statistics.median(td) * 1e3:.2f} ms, p95 {pct(td, 0.95) * 1e3:.2f} ms")
     print(f"changes --since 24h (100 newest of {raw_all[1]:,}+ rows): median {statistics.median(tc) * 1e3:.2f} ms")

@@ -36,19 +36,65 @@ LEVEL = 6  #: zlib level (6: zlib's default trade of speed for size)
 _WBITS = -15  # raw deflate: the sha256 of each body is the integrity check
 
 
+SMALL_EDIT = 256  #: a changed span up to this many bytes is stored as is ('x' encoding, no deflate)
+
+
+def _common_prefix(a: bytes, b: bytes, n: int) -> int:
+    """Length of the common prefix of ``a[:n]`` and ``b[:n]`` (memcmp by halving, then bytes)."""
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n
+    while hi - lo > 32:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
 def pack(data: Any, base: Any = None) -> bytes:
-    """SQL ``gb_pack(body, base)``: ``body`` (text or bytes) deflated, with ``base`` (the body
-    it replaces, or NULL) as the preset dictionary. First byte: ``d`` (with dictionary),
-    ``z`` (alone) or ``r`` (stored as is when deflate does not make it smaller)."""
+    """SQL ``gb_pack(body, base)``: ``body`` (text or bytes) stored against ``base`` (the body it
+    replaces, or NULL). First byte says how:
+
+    * ``x`` — against ``base``: the lengths of the prefix and suffix it shares with ``base``
+      (4 bytes each, little-endian), then the changed span between them, itself encoded as ``r``
+      (as is, when at most :data:`SMALL_EDIT` bytes) or ``d``. An edit costs about its own size
+      and a few microseconds: most writes change one place of a page (a tag, a timeline line,
+      the compiled truth), so this is the common case;
+    * ``d`` — deflated with ``base`` as the preset dictionary (a changed span that is long);
+    * ``z`` — deflated alone (no base), ``r`` — as is (when deflate does not make it smaller).
+    """
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     if base is not None:
         zd = base.encode("utf-8") if isinstance(base, str) else bytes(base)
-        c = zlib.compressobj(LEVEL, zlib.DEFLATED, _WBITS, zdict=zd[-32768:] if zd else b"\0")
+        if not zd:
+            return _deflate(raw, b"\0")
+        n = min(len(raw), len(zd))
+        pre = _common_prefix(raw, zd, n)
+        m = n - pre
+        suf = _common_prefix(raw[::-1], zd[::-1], m) if m else 0
+        mid = raw[pre:len(raw) - suf]
+        span = b"r" + mid if len(mid) <= SMALL_EDIT else _deflate(mid, zd)
+        out = b"x" + pre.to_bytes(4, "little") + suf.to_bytes(4, "little") + span
+        return out if len(out) <= len(raw) else b"r" + raw
+    return _deflate(raw, None)
+
+
+def _deflate(raw: bytes, zd: bytes | None) -> bytes:
+    if zd is not None:
+        c = zlib.compressobj(LEVEL, zlib.DEFLATED, _WBITS, zdict=zd[-32768:])
         out = b"d" + c.compress(raw) + c.flush()
     else:
         c = zlib.compressobj(LEVEL, zlib.DEFLATED, _WBITS)
         out = b"z" + c.compress(raw) + c.flush()
     return out if len(out) <= len(raw) else b"r" + raw
+
+
+#: encodings that need the body they were packed against (their ``base_id``)
+DELTA_TAGS = (b"d", b"x")
 
 
 def hashlib_sha(text: str | bytes) -> str:
@@ -62,6 +108,11 @@ def _unpack_one(data: bytes, base: bytes | None) -> bytes:
         return rest
     if tag == b"z":
         return zlib.decompress(rest, _WBITS)
+    if tag == b"x":
+        if base is None:
+            raise ValueError("delta body without its base")
+        pre, suf = int.from_bytes(rest[:4], "little"), int.from_bytes(rest[4:8], "little")
+        return base[:pre] + _unpack_one(rest[8:], base) + base[len(base) - suf:]
     if tag == b"d":
         if base is None:
             raise ValueError("delta body without its base")
@@ -96,7 +147,7 @@ def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
         if r is None:
             raise NotFound(f"history body {bid} is missing")
         chain.append(bytes(r[1]))
-        bid = r[0] if bytes(r[1])[:1] == b"d" else None
+        bid = r[0] if bytes(r[1])[:1] in DELTA_TAGS else None
     out: bytes | None = None
     for data in reversed(chain):
         out = _unpack_one(data, out)
@@ -146,7 +197,7 @@ CREATE TABLE history_bodies (
   id INTEGER PRIMARY KEY,
   hash TEXT NOT NULL UNIQUE,          -- sha256 hex of the exact bytes
   size INTEGER NOT NULL,              -- bytes, uncompressed
-  base_id INTEGER,                    -- the body used as deflate dictionary ('d' encoding)
+  base_id INTEGER,                    -- the body this one is stored against ('d', 'x' encodings)
   depth INTEGER NOT NULL DEFAULT 0,   -- length of the chain of bases
   data BLOB NOT NULL                  -- gbrain.core.history.pack
 );
@@ -819,7 +870,7 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
         # bodies still needed: those of kept versions, and every base in their chains
         keep = """WITH RECURSIVE need(id) AS (
                     SELECT body_id FROM history WHERE body_id IS NOT NULL AND id NOT IN (SELECT id FROM prune_ids)
-                    UNION SELECT b.base_id FROM history_bodies b JOIN need ON b.id = need.id WHERE b.base_id IS NOT NULL AND substr(b.data, 1, 1) = X'64')
+                    UNION SELECT b.base_id FROM history_bodies b JOIN need ON b.id = need.id WHERE b.base_id IS NOT NULL AND substr(b.data, 1, 1) IN (X'64', X'78'))
                   SELECT id FROM need"""
         gone = c.execute(f"SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies WHERE id NOT IN ({keep})").fetchone()
         out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1], "keys": summ["keys"], "deleted_keys": summ["deleted_keys"], "applied": False,
