@@ -540,3 +540,110 @@ def test_copy_of_a_brain_with_two_sync_clients_to_sqlite_keeps_this_machines_fir
         rep = e.sync()
         e.close()
         assert rep["ok"] and not any(rep["counts"].values()), rep["counts"]
+
+
+def test_trash_restore_and_prune_on_postgres(pg_url, brain_tree):
+    """The trash is a view of the history on Postgres too (schema v2: history.trashed; v5: no
+    sync_trash): a deleted page is listed, restore brings its exact bytes back as a new version,
+    a version import replaced while the brain alone held it is listed as trashed, and pruning
+    (dry run, then --apply) keeps the current versions."""
+    out(gbrain("import", str(brain_tree), "--db", pg_url))
+    v1 = out(gbrain("get", "people/ana-lima", "--db", pg_url))
+    out(gbrain("delete", "people/ana-lima", "--db", pg_url))
+    t = json.loads(out(gbrain("trash", "--json", "--db", pg_url)))
+    assert [(e["slug"], e["version"], e["deleted"]) for e in t] == [("people/ana-lima", 1, True)]
+    r = json.loads(out(gbrain("restore", "people/ana-lima", "--json", "--db", pg_url)))
+    assert r["version"] == 1 and out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1
+    assert json.loads(out(gbrain("trash", "--json", "--db", pg_url))) == []
+    # an edit made in the brain, then an import of the file edited too: the brain's edit is trashed
+    out(gbrain("tag", "people/ana-lima", "angel", "--db", pg_url))
+    edited = out(gbrain("get", "people/ana-lima", "--db", pg_url))
+    ana = brain_tree / "people" / "ana-lima.md"
+    ana.write_bytes(v1.encode() + b"edited on disk\n")
+    out(gbrain("import", str(brain_tree), "--db", pg_url))
+    t = json.loads(out(gbrain("trash", "--json", "--db", pg_url)))
+    assert [(e["slug"], e["deleted"]) for e in t] == [("people/ana-lima", False)], t
+    assert out(gbrain("get", "people/ana-lima", "--version", str(t[0]["version"]), "--db", pg_url)) == edited
+    with Brain.open(pg_url) as b:
+        assert not b.conn.execute("SELECT 1 FROM pg_tables WHERE tablename = 'sync_trash'").fetchone()
+    dry = json.loads(out(gbrain("history-prune", "--keep-last", "1", "--json", "--db", pg_url)))
+    assert dry["versions"] > 0 and not dry["applied"]
+    done = json.loads(out(gbrain("history-prune", "--keep-last", "1", "--apply", "--json", "--db", pg_url)))
+    assert done["versions"] == dry["versions"] and done["applied"]
+    assert out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1 + "edited on disk\n"
+    assert json.loads(out(gbrain("history", "people/ana-lima", "--json", "--db", pg_url)))["total"] == 1
+
+
+def test_copy_carries_the_trash_both_ways(pg_url, tmp_path, brain_tree):
+    """A page deleted in SQLite and a version marked trashed are in the trash after `gbrain copy`
+    to Postgres, where restore brings the page back; deleted again there and copied back to
+    SQLite, restore works there too."""
+    a, c = str(tmp_path / "a.db"), str(tmp_path / "c.db")
+    out(gbrain("import", str(brain_tree), "--db", a))
+    v1 = out(gbrain("get", "people/ana-lima", "--db", a))
+    out(gbrain("tag", "concepts/hybrid-retrieval", "x-edit", "--db", a))
+    edited = out(gbrain("get", "concepts/hybrid-retrieval", "--db", a))
+    f = brain_tree / "concepts" / "hybrid-retrieval.md"
+    f.write_bytes(f.read_bytes() + b"edited on disk\n")
+    out(gbrain("import", str(brain_tree), "--db", a))  # replaces the brain-only edit: trashed
+    out(gbrain("delete", "people/ana-lima", "--db", a))
+    before = json.loads(out(gbrain("trash", "--json", "--db", a)))
+    assert {(e["slug"], e["deleted"]) for e in before} == {("people/ana-lima", True), ("concepts/hybrid-retrieval", False)}
+    out(gbrain("copy", "--from", a, "--to", pg_url))
+    assert json.loads(out(gbrain("trash", "--json", "--db", pg_url))) == before
+    t = next(e for e in before if not e["deleted"])
+    assert out(gbrain("get", "concepts/hybrid-retrieval", "--version", str(t["version"]), "--db", pg_url)) == edited
+    out(gbrain("restore", "people/ana-lima", "--db", pg_url))
+    assert out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1
+    out(gbrain("delete", "people/ana-lima", "--db", pg_url))
+    mid = json.loads(out(gbrain("trash", "--json", "--db", pg_url)))
+    out(gbrain("copy", "--from", pg_url, "--to", c))
+    assert json.loads(out(gbrain("trash", "--json", "--db", c))) == mid
+    out(gbrain("restore", "people/ana-lima", "--db", c))
+    assert out(gbrain("get", "people/ana-lima", "--db", c)) == v1
+
+
+def test_v5_moves_the_old_trash_into_history_losing_nothing(pg_url, monkeypatch):
+    """A Postgres brain made with schema v1 (sync_trash) holding trash rows of every kind the
+    old code wrote: after v2 the table is gone, every trashed body is a version of its page or
+    file, the trash lists them and restore / revert give the exact bytes back (schema v5; v2
+    added history.trashed but left the rows in sync_trash)."""
+    from gbrain import operations as ops
+    from gbrain.core import history as h
+
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 1)
+
+    def old_trash(b, path, slug, kind, data, reason):
+        b.conn.execute("INSERT INTO sync_trash(path, slug, kind, data, content_hash, reason, deleted_at) VALUES (?, ?, ?, ?, ?, ?, '2025-01-02T03:04:05Z')",
+                       (path, slug, kind, data, h.hashlib_sha(data), reason))
+
+    with Brain.open(pg_url) as b:
+        assert pg.schema_version(b.conn) == 1
+        b.put("people/ana", "ana 1\n")
+        b.put("people/ana", "ana 2\n")
+        old_trash(b, "people/ana.md", "people/ana", "page", b"ana 2\n", "replaced by import")  # in history already
+        b.put("people/ana", "ana 3\n")
+        old_trash(b, "people/ana.md", "people/ana", "page", b"ana 3\n", "replaced by import")  # the current text: nothing lost
+        b.put("notes/gone", "gone 1\n")
+        old_trash(b, "notes/gone.md", "notes/gone", "page", b"gone 1\n", "deleted through gbrain")
+        ops.run("delete", {"slug": "notes/gone"}, brain=b)
+        old_trash(b, "old/pre.md", "old/pre", "page", b"deleted before history\n", "file deleted")  # no history at all
+        old_trash(b, "people/ana.md", "people/ana", "page", b"ana 0, before history\n", "replaced by import")  # live page, bytes lacking
+        old_trash(b, "assets/x.bin", None, "blob", b"\x00\x01binary", "file deleted")
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 5)
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        assert pg.schema_version(c) == 5
+        assert not c.execute("SELECT 1 FROM pg_tables WHERE tablename = 'sync_trash'").fetchone()
+        t = {(e["slug"] or e["path"], e["deleted"]): e for e in h.trash_list(b)}
+        assert set(t) == {("people/ana", False), ("notes/gone", True), ("old/pre", True), ("assets/x.bin", True)}, t
+        assert b.get_text("people/ana") == "ana 3\n"  # the live page keeps its text as its newest version
+        assert h.get_version(b, "people/ana", t[("people/ana", False)]["version"])["content"] in ("ana 2\n", "ana 0, before history\n")
+        vs = {h.get_version(b, "people/ana", v["version"])["content"] for v in h.versions(b, "people/ana", limit=0)["versions"] if v["op"] != "delete"}
+        assert {"ana 1\n", "ana 2\n", "ana 3\n", "ana 0, before history\n"} <= vs
+        assert [v["version"] for v in h.versions(b, "people/ana", limit=0)["versions"]] == [5, 4, 3, 2, 1]  # nothing renumbered: v4 the lacking bytes, v5 the current text again
+        for slug, text in (("notes/gone", "gone 1\n"), ("old/pre", "deleted before history\n")):
+            h.restore(b, slug)
+            assert b.get_text(slug) == text
+        h.restore(b, "assets/x.bin")
+        assert bytes(c.execute("SELECT data FROM files WHERE path = 'assets/x.bin'").fetchone()[0]) == b"\x00\x01binary"

@@ -543,7 +543,7 @@ def _store(conn: sqlite3.Connection, data: bytes) -> int:
     if blobs.is_big(len(data)):  # kept in pieces, like the file it was
         blobs.store_bytes(conn, data)
         return conn.execute("INSERT INTO history_bodies(hash, size, base_id, depth, data) VALUES (?, ?, NULL, ?, X'63') RETURNING id", (hx, len(data), MAX_DEPTH)).fetchone()[0]
-    return conn.execute("INSERT INTO history_bodies(hash, size, base_id, depth, data) VALUES (?, ?, NULL, 0, ?)", (hx, len(data), pack(data))).lastrowid
+    return conn.execute("INSERT INTO history_bodies(hash, size, base_id, depth, data) VALUES (?, ?, NULL, 0, ?) RETURNING id", (hx, len(data), pack(data))).fetchone()[0]
 
 
 def _key_live_hash(conn: sqlite3.Connection, kind: str, name: str) -> str | None:

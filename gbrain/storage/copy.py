@@ -1,6 +1,7 @@
 """Copy a whole brain between databases of either engine (``gbrain copy --from A --to B``).
 
-Every table is copied row for row with its ids (pages, files, derived rows, raw data, history and
+Every table is copied row for row with its ids (pages, files, derived rows, raw data, history (with
+its trash: deletions and `trashed` marks) and
 its bodies, embeddings and their cache, the sync state and change log, config), so the target is
 the same brain: same export tree, same history (``get --version N`` gives the same bytes), same
 vectors, same sync binding. History bodies are copied as stored (SQLite's deflate chains or
@@ -19,7 +20,7 @@ from typing import Callable
 TABLES = [
     "config", "pages", "blob_data", "blob_pieces", "files", "links", "tags", "aliases", "raw_data", "timeline_entries", "ingest_log",
     "page_embeddings", "embed_state", "embedding_cache",
-    "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_trash", "sync_conflicts",
+    "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_conflicts",
 ]
 #: columns each engine computes itself (Postgres: the tsvector; pgvector's column is filled from
 #: the float32 bytes)
@@ -52,7 +53,7 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
     if not is_empty(dst):
         raise ValueError("the target brain is not empty")
     counts: dict[str, int] = {}
-    tables = [t for t in TABLES if _columns(src, t) and _columns(dst, t)]  # (SQLite v7 has no sync_trash: the trash is the history)
+    tables = [t for t in TABLES if _columns(src, t) and _columns(dst, t)]
     total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
     done = 0
     keep = _sqlite_client(src) if _is_pg(src) and not _is_pg(dst) else None
