@@ -90,6 +90,7 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=10, help="edits per page")
     ap.add_argument("--edit-pages", type=int, default=0, help="edit only this many pages (spread over the brain; 0: all); the size at all pages is then extrapolated from the bytes per edit")
     ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--stop-file", help="when this file exists, stop after the current round and print the figures of the rounds done")
     a = ap.parse_args()
     work = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="gbrain-hist-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -136,7 +137,15 @@ def main() -> None:
                 edit(which[0], s, rnd, i)
                 which[1].append(time.perf_counter() - t)
                 cpu[id(which[1])] += time.process_time() - c0
-        print(f"round {rnd + 1}/{a.edits} done ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})", file=sys.stderr)
+        k = len(slugs)
+        rw, ro = tw[-k:], to[-k:]
+        print(f"round {rnd + 1}/{a.edits} done ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f}): this round's write median {statistics.median(rw) * 1e3:.2f} vs "
+              f"{statistics.median(ro) * 1e3:.2f} ms = {100 * (statistics.median(rw) / statistics.median(ro) - 1):+.1f}%; so far {100 * (statistics.median(tw) / statistics.median(to) - 1):+.1f}% "
+              f"(CPU {100 * (cpu[id(tw)] / cpu[id(to)] - 1):+.1f}%)", file=sys.stderr, flush=True)
+        if a.stop_file and os.path.exists(a.stop_file):
+            print(f"stopped after round {rnd + 1} ({a.stop_file} exists)", file=sys.stderr)
+            a.edits = rnd + 1
+            break
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     load1 = os.getloadavg()
     t_edits = time.perf_counter() - t0

@@ -237,8 +237,10 @@ def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
         run(b, "delete", slug="gone")
         with pytest.raises(BadInput):
             run(b, "history-prune")
-        with pytest.raises(BadInput):  # history only reads now
+        with pytest.raises(BadInput):  # history --prune is history-prune: it needs a rule too
             run(b, "history", slug="a", prune=True)
+        with pytest.raises(BadInput):  # a rule without --prune is a mistake, not a listing
+            run(b, "history", slug="a", keep_last=1)
         dry = run(b, "history-prune", keep_last=1)
         assert dry["applied"] is False and dry["versions"] == 4 + 2
         assert len(h.versions(b, "a", limit=0)["versions"]) == 5  # nothing went
@@ -254,6 +256,44 @@ def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
         assert run(b, "history-prune", keep_days=1)["versions"] == 0
         n = b.conn.execute("SELECT COUNT(*) FROM history_bodies").fetchone()[0]
         assert n == b.conn.execute("SELECT COUNT(DISTINCT body_id) FROM history").fetchone()[0]
+
+
+def test_history_prune_spelling_of_the_issue_with_config_defaults(tmp_path):
+    """`gbrain history --prune --keep-days N --keep-last K` (issue 12's spelling) is history-prune:
+    a dry run first, --apply to do it; with a SLUG only that page's history, without one the
+    whole brain; the config defaults history_keep_days / history_keep_last are used when the
+    options are not given (a version goes when older than the days AND beyond the newest K)."""
+    db = str(tmp_path / "brain.db")
+    with Brain.open(db) as b:
+        for i in range(4):
+            b.put("a", f"a{i}\n")
+            b.put("b", f"b{i}\n")
+    n = lambda slug: len(json.loads(gbrain("--db", db, "history", slug, "--limit", "0", "--json").stdout)["versions"])  # noqa: E731
+    r = gbrain("--db", db, "history", "--prune", "--keep-days", "0", "--keep-last", "2")
+    assert r.returncode == 0 and r.stdout.decode().startswith("dry run: pruning would remove 4 version(s)"), r.stderr
+    assert (n("a"), n("b")) == (4, 4)  # the dry run removed nothing
+    r = gbrain("--db", db, "history", "a", "--prune", "--keep-last", "1", "--apply", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["versions"] == 3 and json.loads(r.stdout)["name"] == "a"
+    assert (n("a"), n("b")) == (1, 4)  # only a's history
+    assert gbrain("--db", db, "get", "a").stdout == b"a3\n"
+    # config defaults: keep_days 1 keeps everything (nothing is a day old), whatever keep_last says
+    assert gbrain("--db", db, "config", "set", "history_keep_days", "1").returncode == 0
+    assert gbrain("--db", db, "config", "set", "history_keep_last", "1").returncode == 0
+    r = json.loads(gbrain("--db", db, "history", "--prune", "--apply", "--json").stdout)
+    assert (r["keep_days"], r["keep_last"], r["versions"]) == (1, 1, 0)
+    assert gbrain("--db", db, "config", "set", "history_keep_days", "0").returncode == 0
+    r = json.loads(gbrain("--db", db, "history", "--prune", "--json").stdout)
+    assert (r["keep_days"], r["keep_last"], r["versions"], r["applied"]) == (0, 1, 3, False)
+    r = json.loads(gbrain("--db", db, "history", "--prune", "--keep-last", "2", "--apply", "--json").stdout)  # an option beats the config
+    assert (r["keep_days"], r["keep_last"], r["versions"], r["applied"]) == (0, 2, 2, True)
+    assert (n("a"), n("b")) == (1, 2)
+    # the same through the registry's other surfaces: MCP/call get history_prune (history has no prune there)
+    with Brain.open(db) as b:
+        assert "prune" not in ops.find("history").input_schema()["properties"]
+        assert run(b, "history-prune", slug="b", keep_last=1, surface="tool")["versions"] == 1
+    for bad in (["history"], ["history", "a", "--keep-last", "1"]):
+        r = gbrain("--db", db, *bad)
+        assert r.returncode == 2 and r.stderr.decode().startswith("error:"), bad
 
 
 def test_prune_keeps_a_deleted_pages_last_text_unless_asked(tmp_path):

@@ -808,14 +808,15 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     return {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
 
 
-def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None, include_deleted: bool = False) -> tuple[list[int], dict]:
+def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None, include_deleted: bool = False,
+               key: tuple[str, str] | None = None) -> tuple[list[int], dict]:
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
     not among the newest ``keep_last`` of their page/file. Never the current version of a live
     page or file. Of a page or file with no current row (deleted, or moved away) the newest row
     and its last text are kept too, unless ``include_deleted``: then its rows follow the same
     age/count rules, and when all of them go it leaves the trash for good. Returns ``(row ids,
     summary {keys, deleted_keys})``; ``deleted_keys`` counts the deleted ones whose whole history
-    would go."""
+    would go. ``key`` (``(kind, name)``, :func:`resolve_key`) limits it to one page's or file's history."""
     if keep_days is None and keep_last is None:
         raise BadInput("pruning needs --keep-days and/or --keep-last (or config history_keep_days / history_keep_last)")
     if (keep_days is not None and keep_days < 0) or (keep_last is not None and keep_last < 0):
@@ -835,7 +836,8 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
         if cur is not None and not kept_any:
             gone_keys += 1
 
-    for r in c.execute("SELECT id, kind, name, at, body_id FROM history ORDER BY kind, name, version DESC"):
+    where = " WHERE kind = ? AND name = ?" if key else ""
+    for r in c.execute(f"SELECT id, kind, name, at, body_id FROM history{where} ORDER BY kind, name, version DESC", key or ()):
         k = (r["kind"], r["name"])
         if k != cur:
             close()
@@ -856,13 +858,15 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     return ids, {"keys": keys, "deleted_keys": gone_keys}
 
 
-def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False, include_deleted: bool = False) -> dict:
-    """Plan (and with ``apply`` carry out) pruning (:func:`prune_plan`): ``{versions, bodies,
-    bytes, keys, deleted_keys, applied, keep_days, keep_last, include_deleted}`` — how many
-    versions and stored bodies go, the compressed bytes they free, and how many deleted pages
-    leave the trash for good (only with ``include_deleted``)."""
+def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False, include_deleted: bool = False,
+          key: tuple[str, str] | None = None) -> dict:
+    """Plan (and with ``apply`` carry out) pruning (:func:`prune_plan`; ``key``: one page's or
+    file's history only): ``{versions, bodies, bytes, keys, deleted_keys, applied, keep_days,
+    keep_last, include_deleted, name}`` — how many versions and stored bodies go, the compressed
+    bytes they free, and how many deleted pages leave the trash for good (only with
+    ``include_deleted``); ``name`` is the key's name (None: the whole brain)."""
     with brain.transaction():
-        ids, summ = prune_plan(brain, keep_days, keep_last, include_deleted=include_deleted)
+        ids, summ = prune_plan(brain, keep_days, keep_last, include_deleted=include_deleted, key=key)
         c = brain.conn
         c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
         c.execute("DELETE FROM prune_ids")
@@ -874,7 +878,7 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                   SELECT id FROM need"""
         gone = c.execute(f"SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies WHERE id NOT IN ({keep})").fetchone()
         out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1], "keys": summ["keys"], "deleted_keys": summ["deleted_keys"], "applied": False,
-               "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted}
+               "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted, "name": key[1] if key else None}
         if apply:
             c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
             c.execute(f"DELETE FROM history_bodies WHERE id NOT IN ({keep})")

@@ -5,10 +5,12 @@
 from __future__ import annotations
 
 from ..errors import BadInput
-from .registry import SLUG, Param, _since, limit_param, op
+from .registry import SLUG, Param, _since, limit_param, op, run
 
 
 def _history_text(r: dict, a: dict) -> str:
+    if a.get("prune"):
+        return _prune_text(r, a)
     lines = [f"{r['name']}" + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
     for v in r["versions"]:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
@@ -24,13 +26,24 @@ def _config_int(b, key: str) -> int | None:
     return int(v) if v.isdigit() else None
 
 
+#: the parameters of `gbrain history --prune` (CLI only: agents call history_prune, a tool of its own
+#: marked destructive); the pruning itself is history-prune's
+_PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
+
+
 @op(
     "history",
     "Versions of a page (or file), newest first: number, time, origin (surface, operation, MCP client), size, lines "
-    "added/removed. Deleted pages keep their history. `get --version N` shows one, `diff` compares two, `revert` brings one back.",
+    "added/removed. Deleted pages keep their history. `get --version N` shows one, `diff` compares two, `revert` brings one back. "
+    "On the command line `gbrain history [SLUG] --prune --keep-days N --keep-last K` is `history-prune` (a dry run unless --apply).",
     [
-        Param("slug", required=True, positional=True, description="page slug (a deleted page's too) or a file path"),
+        Param("slug", required=False, positional=True, description="page slug (a deleted page's too) or a file path"),
         limit_param(20, "how many versions to list (0: all)"),
+        Param("prune", "boolean", "prune old versions instead of listing them (the same as `gbrain history-prune`; of SLUG's history only when given, else of the whole brain)", in_schema=False),
+        Param("keep_days", "integer", "with --prune: keep versions newer than this many days (default: config history_keep_days)", minimum=0, in_schema=False),
+        Param("keep_last", "integer", "with --prune: keep this many newest versions of each page (default: config history_keep_last)", minimum=0, in_schema=False),
+        Param("include_deleted", "boolean", "with --prune: deleted pages too, their last text included (they leave the trash)", in_schema=False),
+        Param("apply", "boolean", "with --prune: really delete (without it, a dry run)", in_schema=False),
     ],
     text=_history_text,
     title="Version history of a page",
@@ -38,6 +51,16 @@ def _config_int(b, key: str) -> int | None:
 def _history(b, a, ctx):
     from ..core import history as h
 
+    if a.get("prune"):
+        args = {k: a[k] for k in _PRUNE_FLAGS if a.get(k) is not None}
+        if a.get("slug"):
+            args["slug"] = a["slug"]
+        return run("history-prune", args, ctx, brain=b)
+    given = [f"--{k.replace('_', '-')}" for k in _PRUNE_FLAGS if a.get(k)]
+    if given:
+        raise BadInput(f"{', '.join(given)}: only with --prune (`gbrain history --prune --keep-days N --keep-last K`)")
+    if not a.get("slug"):
+        raise BadInput("history needs a page slug (`gbrain history SLUG`), or --prune to prune the whole brain")
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
@@ -50,17 +73,19 @@ def _prune_text(r: dict, a: dict) -> str:
         what += f"; {r['deleted_keys']:,} deleted page(s)/file(s) leave the trash for good"
     rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
     kept = "the current version of each page is always kept" + ("" if r["include_deleted"] else "; so are a deleted page's last text and its deletion (--include-deleted prunes those too)")
+    of = f" of {r['name']}" if r.get("name") else ""
     if r["applied"]:
-        return f"pruned {what} ({rule}; {kept})"
-    return f"dry run: pruning would remove {what} ({rule}; {kept}); run again with --apply to do it"
+        return f"pruned {what}{of} ({rule}; {kept})"
+    return f"dry run: pruning would remove {what}{of} ({rule}; {kept}); run again with --apply to do it"
 
 
 @op(
     "history-prune",
     "Drop old versions from the history of every page and file: those older than keep_days and beyond the newest "
     "keep_last of each (defaults: config history_keep_days / history_keep_last). A dry run unless apply. The current "
-    "version is never pruned; a deleted page's last text only with include_deleted.",
+    "version is never pruned; a deleted page's last text only with include_deleted. `gbrain history [SLUG] --prune` is the same.",
     [
+        Param("slug", positional=True, description="only this page's (or file's) history, a deleted one's too (default: every page and file)"),
         Param("keep_days", "integer", "keep versions newer than this many days (default: config history_keep_days)", minimum=0),
         Param("keep_last", "integer", "keep this many newest versions of each page (default: config history_keep_last)", minimum=0),
         Param("include_deleted", "boolean", "also prune deleted pages and files by the same rules, their last text included (they leave the trash)", default=False),
@@ -76,7 +101,8 @@ def _history_prune(b, a, ctx):
 
     days = a.get("keep_days") if a.get("keep_days") is not None else _config_int(b, "history_keep_days")
     last = a.get("keep_last") if a.get("keep_last") is not None else _config_int(b, "history_keep_last")
-    return h.prune(b, days, last, apply=bool(a.get("apply")), include_deleted=bool(a.get("include_deleted")))
+    key = h.resolve_key(b, a["slug"]) if a.get("slug") else None
+    return h.prune(b, days, last, apply=bool(a.get("apply")), include_deleted=bool(a.get("include_deleted")), key=key)
 
 
 def _diff_text(r: dict, a: dict) -> str:
