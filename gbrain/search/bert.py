@@ -16,6 +16,7 @@ at the model's ``max_seq_length`` word pieces, as sentence-transformers does.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import math
 import os
@@ -184,7 +185,11 @@ class BertEncoder:
         parts = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
 
         def run(part: list[int]) -> None:
-            out[part] = self._forward([ids[i] for i in part])
+            _thread_local_one()  # a pool thread's BLAS calls follow only a limit set from it
+            try:
+                out[part] = self._forward([ids[i] for i in part])
+            finally:
+                _thread_local_restore()
 
         workers = min(len(parts), os.cpu_count() or 1, 8)
         if workers <= 1:
@@ -214,16 +219,65 @@ class _one_blas_thread:
     def __enter__(self):
         global _blas_users, _blas_limiter
         with _blas_lock:
+            _openblas_local_setters()  # found (and the original setting read) before any limit
             if _blas_users == 0:
                 from threadpoolctl import threadpool_limits
 
                 _blas_limiter = threadpool_limits(limits=1, user_api="blas")
             _blas_users += 1
+        _thread_local_one()
 
     def __exit__(self, *exc):
         global _blas_users, _blas_limiter
+        _thread_local_restore()
         with _blas_lock:
             _blas_users -= 1
             if _blas_users == 0 and _blas_limiter is not None:
                 _blas_limiter.restore_original_limits()
                 _blas_limiter = None
+
+
+_local_setters: list | None = None
+_local_original: list[int] = []
+
+
+def _openblas_local_setters() -> list:
+    """OpenBLAS's ``openblas_set_num_threads_local`` of every loaded OpenBLAS (≥ 0.3.27), else [].
+
+    Once OpenBLAS's thread server runs, a limit set with ``openblas_set_num_threads`` (what
+    threadpoolctl calls) from a thread other than the main one was not applied with numpy's
+    OpenBLAS 0.3.31 here, so ``query``, which encodes its question in a worker thread (and under
+    ``serve`` runs in one), used all BLAS threads: 210-320 ms per question against 25-35 ms on 2
+    busy cores. The ``_local`` call is applied from any thread. The setting each had before gbrain
+    first changed it is kept in ``_local_original`` for restoring."""
+    global _local_setters
+    if _local_setters is None:
+        found, orig = [], []
+        try:
+            from threadpoolctl import threadpool_info
+
+            for info in threadpool_info():
+                if info.get("internal_api") == "openblas":
+                    fn = getattr(ctypes.CDLL(info["filepath"]), "openblas_set_num_threads_local", None)
+                    if fn is not None:
+                        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_int]
+                        found.append(fn)
+                        orig.append(int(info["num_threads"]))
+        except Exception:  # noqa: BLE001 - no OpenBLAS or no such symbol: the global limit alone
+            found, orig = [], []
+        _local_original[:] = orig
+        _local_setters = found
+    return _local_setters
+
+
+def _thread_local_one() -> None:
+    """Hold the calling thread's BLAS calls to one thread (see ``_openblas_local_setters``)."""
+    for fn in _openblas_local_setters():
+        fn(1)
+
+
+def _thread_local_restore() -> None:
+    """Give the calling thread back the BLAS setting found before gbrain changed it (not the
+    setting found on entry: with several encodes at once that may be another one's limit)."""
+    for fn, n in zip(_openblas_local_setters(), _local_original):
+        fn(n)
