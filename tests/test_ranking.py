@@ -120,6 +120,34 @@ def test_query_json_says_which_signals_matched(tmp_path):
     assert "title" in gbrain("--db", db, "search", "River AI").stdout.decode()
 
 
+def test_a_short_name_matched_whole_beats_a_long_title_sharing_the_words(tmp_path, monkeypatch):
+    """Name evidence counts the name's precision: "minimal theme" is most of `Minimal Theme
+    Guide` and a small part of a long digest title that happens to contain both words. Without
+    the precision term (PRECISION_POWER 0) the digest, with the higher BM25, comes first."""
+    pages = {
+        "Themes/Minimal.md": "# Minimal Theme Guide\n\n" + "A clean look with dark mode, readable fonts and quiet colours for long writing sessions. " * 4 + "\n",
+        "notes/digest.md": "# Weekly digest of community plugins, a minimal theme update and other news\n\n" + "Minimal theme tweaks. " * 3 + "\n",
+    }
+    pages |= {f"x/{i}.md": f"# Note {i}\n\nsomething else {i}\n" for i in range(5)}
+    b = brain_of(tmp_path, pages)
+    assert slugs(search.search(b.conn, "minimal theme"))[:2] == ["Themes/Minimal", "notes/digest"]
+    monkeypatch.setattr(search, "PRECISION_POWER", 0.0)
+    assert slugs(search.search(b.conn, "minimal theme"))[0] == "notes/digest"
+
+
+def test_heading_evidence_lifts_the_page_with_the_query_as_a_section(tmp_path, monkeypatch):
+    """A page with a `## Backlinks` section is what "backlinks" means among pages that only
+    mention the word in their text (HEADING_WEIGHT; 0 makes the longer mention win)."""
+    pages = {
+        "Plugins/Core.md": "# Core plugins\n\n## Backlinks\n\nShows the notes that link to this one, with context around it.\n",
+        "notes/tips.md": "# Tips\n\nBacklinks backlinks: open the backlinks pane.\n",
+    }
+    b = brain_of(tmp_path, pages)
+    assert slugs(search.search(b.conn, "backlinks"))[0] == "Plugins/Core"
+    monkeypatch.setattr(search, "HEADING_WEIGHT", 0.0)
+    assert slugs(search.search(b.conn, "backlinks"))[0] == "notes/tips"
+
+
 def test_type_boost_reorders_near_ties_only(tmp_path):
     """'who led Lucid's seed round?': three person pages mentioning Lucid in passing must not
     pass the company page that is the strong match; a near-tie may be re-ordered."""
