@@ -15,8 +15,9 @@ need after a crash:
 
     python benchmarks/faults.py [--trials 30] [--pages 2000] [--seed 1] [--modes import,sync,watch]
 
-Prints one line per trial, then trials, failures and seconds per mode. A failure prints what
-was wrong; the exit code is 1 when any trial failed.
+Prints one line per trial, then trials, failures and seconds per mode, and the load average
+(``os.getloadavg()``) at the start and the end. A failure prints what was wrong; the exit code
+is 1 when any trial failed.
 """
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def disk_hashes(root: Path) -> dict[str, str]:
 def kept_versions(db: Path, root: Path) -> set[str]:
     with Brain.open(db) as b:
         have = {r[0] for r in b.conn.execute("SELECT content_hash FROM pages UNION SELECT content_hash FROM files")}
-        have |= {sha(bytes(r[0])) for r in b.conn.execute("SELECT data FROM sync_trash")}
+        # every version written is in the history (the trash is a view of it, docs/history.md)
+        have |= {r[0] for r in b.conn.execute("SELECT hash FROM history_bodies")}
     return have | set(disk_hashes(root).values())
 
 
@@ -99,7 +101,7 @@ def check(db: Path, root: Path, versions: set[str], trashed: set[str]) -> list[s
         bad.append(f"{len(lost)} written version(s) lost")
     gone = trashed - have
     if gone:
-        bad.append(f"{len(gone)} deleted file version(s) not in the trash")
+        bad.append(f"{len(gone)} deleted file version(s) not in the history (the trash)")
     left = [p for p in disk_hashes(root) if "/.gbrain-tmp-" in "/" + p]
     if left:
         bad.append(f"temp files left: {left[:3]}")
@@ -167,6 +169,8 @@ def main() -> int:
     modes = a.modes.split(",")
     work = Path(tempfile.mkdtemp(prefix="gbrain-faults-"))
     t_all = time.perf_counter()
+    load0 = os.getloadavg()
+    print(f"load average at start: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f} ({os.cpu_count()} CPUs)", flush=True)
     try:
         tree0 = work / "tree0"
         subprocess.run([sys.executable, str(MAKE_BRAIN), str(tree0), "--pages", str(a.pages), "--seed", str(a.seed)], check=True, capture_output=True)
@@ -246,6 +250,8 @@ def main() -> int:
             print(f"{m:8s} {s['trials']:6d} {s['killed']:6d} {s['failures']:8d} {s['seconds']:8.1f}")
         n, f = sum(s["trials"] for s in stats.values()), sum(s["failures"] for s in stats.values())
         print(f"{'all':8s} {n:6d} {sum(s['killed'] for s in stats.values()):6d} {f:8d} {total:8.1f}   (target: 0 failures)")
+        load = os.getloadavg()
+        print(f"load average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} CPUs)")
         return 1 if f else 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

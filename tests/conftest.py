@@ -11,7 +11,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_BRAIN = ROOT / "fixtures" / "brain"
-SHARED = ROOT.parent / "shared"
+# the shared inputs sit beside the repository (../shared); a worktree one level deeper finds
+# them further up
+SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "tools").is_dir()), ROOT.parent / "shared")
 CORPORA = SHARED / "corpora"
 MAKE_BRAIN = SHARED / "tools" / "make_brain.py"
 

@@ -1,9 +1,12 @@
 """An incremental brain always equals a fresh import of its own tree.
 
-Whatever sequence of disk edits, moves, deletes, CLI writes, registry (MCP-level) writes, syncs
-and imports happened, every derived view (pages, titles, tags, links and where they resolve,
-timeline entries, raw rows, files, the FTS index) equals what importing the exported tree into
-a new database gives. A hypothesis rule-based state machine drives random sequences; CI runs a
+Whatever sequence of disk edits, moves, deletes, CLI writes, registry (MCP-level) writes, syncs,
+imports, embeds and embedding-model switches happened, every derived view (pages, titles, tags,
+links and where they resolve, timeline entries, raw rows, files, the FTS index, which pages'
+embeddings are fresh per model and their chunks) equals what importing the exported tree into
+a new database and running the same embeds gives. Staleness is also checked against a model
+kept by the test: a page is fresh for a model exactly when it was embedded with that model and
+its title, compiled truth and timeline have not changed since. A hypothesis rule-based state machine drives random sequences; CI runs a
 bounded number of examples, ``GBRAIN_STATEFUL_EXAMPLES=500`` runs more.
 """
 from __future__ import annotations
@@ -34,6 +37,7 @@ NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/l
 TITLES = [None, "Soren", "Ana", "Log 1"]
 LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]"]
 TAGS = ["alpha", "beta"]
+MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
 DATES = ["2025-01-02", "2025-03-04"]
 
 bodies = st.builds(
@@ -68,7 +72,10 @@ class FreshEqual(RuleBasedStateMachine):
         for name, body in start:
             self._write(name, body)
         self.brain = Brain.open(self.db)
+        self.brain.set_config("embedding_model", MODELS[0])
         self.synced = False
+        # the test's own account of staleness: (page id, model) -> the text it was embedded from
+        self.embedded: dict[tuple[int, str], tuple] = {}
         self.sync()
 
     def teardown(self):
@@ -164,6 +171,48 @@ class FreshEqual(RuleBasedStateMachine):
         self._cli("config", "set", "timeline_split", split)
         self.brain._config_cache = None
 
+    # ---- embeddings -------------------------------------------------------------------
+
+    def _texts(self) -> dict[int, tuple]:
+        return {r[0]: tuple(r[1:]) for r in self.brain.conn.execute("SELECT id, title, compiled_truth, timeline FROM pages")}
+
+    def _model(self) -> str:
+        self.brain._config_cache = None
+        return self.brain.get_config("embedding_model")
+
+    def _embedded(self, model: str, ids) -> None:
+        texts = self._texts()
+        for i in ids:
+            if i in texts:
+                self.embedded[(i, model)] = texts[i]
+
+    @rule(model=st.sampled_from(MODELS), cli=st.booleans())
+    def switch_model(self, model, cli):
+        if cli:
+            self._cli("config", "set", "embedding_model", model)
+        else:
+            self._op("config-set", {"key": "embedding_model", "value": model})
+        self.brain._config_cache = None
+
+    @rule(every=st.booleans())
+    def op_embed(self, every):
+        if self._op("embed", {"all": True} if every else {}) is not None:
+            self._embedded(self._model(), self._texts())
+
+    @rule()
+    def cli_embed(self):
+        if self._cli("embed") == 0:
+            self._embedded(self._model(), self._texts())
+
+    @rule(name=names)
+    def op_embed_page(self, name):
+        try:  # the page the name resolves to (exact, case-insensitive, suffix, alias)
+            row = self.brain.resolve_slug(name)
+        except GBrainError:
+            row = None
+        if self._op("embed", {"slug": name}) is not None and row:
+            self._embedded(self._model(), [row["id"]])
+
     # ---- sync and import -------------------------------------------------------------
 
     @rule()
@@ -175,12 +224,13 @@ class FreshEqual(RuleBasedStateMachine):
         # must give the same brain
         with Brain.open(self.tmp / "check.db") as fresh:
             from gbrain.sync.importer import import_tree
-            from gbrain.sync.verify import derived_snapshot
+            from gbrain.sync.verify import derived_snapshot, embed_like
 
             self.brain._config_cache = None
             if self.brain.timeline_split != fresh.timeline_split:  # a brain setting, not in the tree
                 fresh.set_config("timeline_split", self.brain.timeline_split)
             import_tree(fresh, self.v)
+            assert embed_like(fresh, self.brain) == []
             assert derived_snapshot(fresh) == derived_snapshot(self.brain)
         os.unlink(self.tmp / "check.db")
 
@@ -197,6 +247,21 @@ class FreshEqual(RuleBasedStateMachine):
             return
         diff = fresh_import_differences(self.brain)
         assert not diff, diff
+
+    @precondition(lambda self: hasattr(self, "brain"))
+    @invariant()
+    def embeddings_stale_exactly_when_their_text_changed(self):
+        texts = self._texts()
+        # a page whose text changed since it was embedded stays stale, even if it changes back
+        self.embedded = {k: t for k, t in self.embedded.items() if texts.get(k[0]) == t}
+        want = {k for k in self.embedded}
+        got = {
+            (r[0], r[1])
+            for r in self.brain.conn.execute(
+                "SELECT s.page_id, s.model FROM embed_state s JOIN pages p ON p.id = s.page_id WHERE s.content_hash = p.content_hash"
+            )
+        }
+        assert got == want, (got - want, want - got)
 
     @precondition(lambda self: hasattr(self, "brain"))
     @invariant()
@@ -254,3 +319,96 @@ def test_removing_a_page_any_way_re_resolves_its_inbound_links(tmp_path, how):
             ops.run("import", {"dir": str(v)}, ops.Context(db=db))
         assert [x["to_slug"] for x in b.links("people/ana")] == ["notes/zed"]
         assert fresh_import_differences(b) == {}
+
+
+def _fresh_pairs(b: Brain) -> set[tuple[str, str]]:
+    """(slug, model) pairs whose embeddings are fresh (not stale) in ``b``."""
+    from gbrain.search.vectors import select_pages
+
+    models = [r[0] for r in b.conn.execute("SELECT DISTINCT model FROM embed_state")]
+    out = set()
+    slugs = {r[0]: r[1] for r in b.conn.execute("SELECT id, slug FROM pages")}
+    for m in models:
+        stale = {r["id"] for r in select_pages(b.conn, m, "stale")}
+        out |= {(slugs[i], m) for i in slugs if i not in stale}
+    return out
+
+
+def test_embeddings_go_stale_when_the_text_they_were_made_from_changes(tmp_path):
+    """Issue 11 item 1 (embeddings' staleness): a page's chunks carry its title. A move that
+    changes the title (taken from the file name) leaves the page text (content hash) equal but
+    the embedded text old: the page must be stale, and after `embed` its chunks must equal what
+    a fresh import + the same embed gives."""
+    v = tmp_path / "v"
+    (v / "people").mkdir(parents=True)
+    (v / "people/ana.md").write_text("Body about Ana.\n\n---\n\n## Timeline\n\n- **2025-01-02** | x — y\n")
+    db = str(tmp_path / "b.db")
+    ctx = lambda: ops.Context(db=db)  # noqa: E731
+    assert ops.run("sync", {"dir": str(v)}, ctx())["ok"]
+    ops.run("config-set", {"key": "embedding_model", "value": "fake-16"}, ctx())
+    ops.run("embed", {}, ctx())
+    with Brain.open(db) as b:
+        assert _fresh_pairs(b) == {("people/ana", "fake-16")}
+    os.rename(v / "people/ana.md", v / "people/bob.md")
+    r = ops.run("sync", {"dir": str(v)}, ctx())
+    assert r["ok"] and r["counts"]["moved"] == 1, r
+    with Brain.open(db) as b:
+        assert _fresh_pairs(b) == set()  # the chunks still say "ana"
+        assert fresh_import_differences(b) == {}
+    ops.run("embed", {}, ctx())
+    with Brain.open(db) as b:
+        assert _fresh_pairs(b) == {("people/bob", "fake-16")}
+        texts = [r[0] for r in b.conn.execute("SELECT chunk_text FROM page_embeddings ORDER BY chunk_index")]
+        assert texts and all(t.startswith("bob") for t in texts), texts
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_page_changed_while_embed_works_stays_stale(tmp_path):
+    """The chunk source check: an embed run that read a page before a move (same content hash,
+    new title) must not store the old chunks as the page's fresh embedding."""
+    from gbrain.search.embeddings import get_model
+    from gbrain.search.vectors import embed_pages, plan_embed, select_pages
+
+    v = tmp_path / "v"
+    (v / "people").mkdir(parents=True)
+    (v / "people/ana.md").write_text("Body about Ana.\n")
+    db = str(tmp_path / "b.db")
+    assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
+    with Brain.open(db) as b:
+        model = get_model("fake-16")
+        _, work = plan_embed(b.conn, model, select_pages(b.conn, "fake-16", "stale"))
+        os.rename(v / "people/ana.md", v / "people/bob.md")
+        assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["counts"]["moved"] == 1
+        embed_pages(b.conn, model, work)
+        assert _fresh_pairs(b) == set()
+
+
+def test_timeline_split_change_makes_embeddings_stale(tmp_path):
+    db = str(tmp_path / "b.db")
+    with Brain.open(db) as b:
+        b.put("notes/x", "Lead text.\n\n---\n\nMore.\n\n## Timeline\n\n- **2025-01-02** | x — entry\n")
+        before = b.conn.execute("SELECT timeline FROM pages").fetchone()[0]
+        b.set_config("embedding_model", "fake-16")
+    ops.run("embed", {}, ops.Context(db=db))
+    ops.run("config-set", {"key": "timeline_split", "value": "heading"}, ops.Context(db=db))
+    with Brain.open(db) as b:
+        assert b.conn.execute("SELECT timeline FROM pages").fetchone()[0] != before  # the split moved
+        assert _fresh_pairs(b) == set()
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path):
+    """Found by the state machine: tagging a page changes its bytes (content hash) but not the
+    text its chunks are made from; a fresh import + the same embed has it fresh, so must we."""
+    db = str(tmp_path / "b.db")
+    with Brain.open(db) as b:
+        b.put("people/ana", "Body about Ana.\n")
+        b.set_config("embedding_model", "fake-16")
+    ops.run("embed", {}, ops.Context(db=db))
+    ops.run("tag", {"slug": "people/ana", "tag": "alpha"}, ops.Context(db=db))
+    with Brain.open(db) as b:
+        assert _fresh_pairs(b) == {("people/ana", "fake-16")}
+        assert fresh_import_differences(b) == {}
+    ops.run("put", {"slug": "people/ana", "content": "---\ntitle: Ana\ntags: [alpha]\n---\nBody about Ana.\n"}, ops.Context(db=db))
+    with Brain.open(db) as b:
+        assert _fresh_pairs(b) == set()  # the title is in every chunk

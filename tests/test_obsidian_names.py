@@ -250,7 +250,7 @@ def test_a_name_no_command_could_address_is_reported_and_kept(tmp_path):
         assert rep["ok"]
         assert [r[0] for r in b.conn.execute("SELECT slug FROM pages")] == ["fine"]
         warned = " ".join(rep["warnings"])
-        assert "tab\there.md: no command could name this page" in warned and "sub/ .md: no command could name this page" in warned
+        assert "tab\\u0009here.md: no command could name this page" in warned  # shown escaped and "sub/ .md: no command could name this page" in warned
         from gbrain.sync.exporter import export_tree
 
         out = tmp_path / "out"

@@ -452,3 +452,30 @@ def h_versions(brain: Brain, slug: str) -> list[dict]:
     from gbrain.core.history import versions
 
     return versions(brain, slug, limit=0)["versions"]
+
+
+def test_an_emptied_subfolder_under_watch_is_refused_not_trashed(tmp_path):
+    """Issue 11 item 2 under a real `gbrain watch`: a synced subfolder whose notes all vanish at
+    once (an unmounted sub-volume; `.DS_Store` left) is not trashed: watch says which folder
+    and how to confirm, the pages stay; `--confirm-delete` then trashes them."""
+    from gbrain.sync.engine import MASS_TRASH
+
+    root, db = tmp_path / "v", tmp_path / "b.db"
+    (root / "archive").mkdir(parents=True)
+    (root / "keep.md").write_text("# Keep\n")
+    for i in range(MASS_TRASH + 10):
+        (root / "archive" / f"n{i}.md").write_text(f"# Note {i}\n")
+    w = Watch(root, db)
+    try:
+        for p in (root / "archive").glob("*.md"):
+            p.unlink()
+        (root / "archive" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+        wait_for(lambda: w.saw("archive") and w.saw("--confirm-delete") or w.p.poll() is not None, "watch to refuse")
+        with Brain.open(db) as b:
+            assert b.stats()["pages"] == MASS_TRASH + 11 and trash(b) == []
+    finally:
+        w.kill()
+    r = subprocess.run([sys.executable, "-m", "gbrain", "sync", str(root), "--db", str(db), "--confirm-delete"], capture_output=True)
+    assert r.returncode == 0, r.stderr.decode()
+    with Brain.open(db) as b:
+        assert b.stats()["pages"] == 1 and len(trash(b)) == MASS_TRASH + 10

@@ -69,11 +69,26 @@ def _get(b, a, ctx):
         from ..core.brain import render_row
 
         out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+        _check_hash(b, row, out["content"])
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
     if offset == 0 and (not cap or len(text) <= cap):
         return out
     return {**out, **_part(text, offset, cap)}
+
+
+def _check_hash(b, row, text: str) -> None:
+    """Refuse to hand out a page whose stored text no longer matches the hash stored with it
+    (random bytes in the database file): :class:`~gbrain.errors.Damaged`, one line with how to
+    recover. Costs one sha256 of the page."""
+    import hashlib
+
+    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != row["content_hash"]:
+        from ..errors import Damaged
+        from ..storage.db import recovery_advice
+
+        raise Damaged(f"{b.path} is damaged: the stored text of {row['slug']!r} no longer matches its hash, so it is not shown; "
+                      f"take it from your markdown folder; {recovery_advice(b.path)}; then run `gbrain check`")
 
 
 def _part(text: str, offset: int, cap: int) -> dict:

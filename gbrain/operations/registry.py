@@ -292,6 +292,17 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
         ctx.on_warning(f"{b.path} is damaged (SQLite: {b.damaged}); what is read may be incomplete; run `gbrain check`")
     try:
         return o.handler(b, a, ctx)
+    except NotFound:
+        # "no such page" from a damaged index would be a wrong answer: a miss costs one
+        # quick_check (once per process), a damaged file says so instead
+        if b is not None and getattr(getattr(b, "conn", None), "dialect", "sqlite") != "postgres":
+            b.check_sound(raise_=False)
+            if b.damaged:
+                from ..errors import Damaged
+                from ..storage.db import recovery_advice
+
+                raise Damaged(f"{b.path} is damaged (SQLite: {b.damaged}); the page may be there but cannot be found; {recovery_advice(b.path)}") from None
+        raise
     except sqlite3.Error as e:
         err = db_error(e, b.path, wrote=o.mutating)
         if "malformed" in str(e).lower():

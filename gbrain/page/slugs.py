@@ -70,15 +70,17 @@ def slug_problem(slug: str) -> str | None:
     """Why ``slug`` (already normalised: no ``.md``, NFC) cannot name a page, or None when it can.
 
     The one rule shared by import/sync (a markdown file whose slug breaks it is kept as a file
-    and reported) and by every command (:func:`check_slug`): no empty, NUL or control
-    characters, no absolute path or drive (``C:/`` — ``1: Weekly plan`` is a name), no ``.``,
+    and reported) and by every command (:func:`check_slug`): no empty name, no NUL, control,
+    bidi or invisible character (:data:`INVISIBLE`: a right-to-left override or a zero-width
+    space makes a name look like another), no absolute path or drive (``C:/`` — ``1: Weekly plan`` is a name), no ``.``,
     ``..`` or empty segment, no backslash, nothing inside ``.git/``/``.raw/`` or with gbrain's
     temporary-file prefix. Spaces, colons, ``#`` and every other character are allowed.
     """
     if not isinstance(slug, str) or not slug.strip():
         return "the name is empty"
-    if "\x00" in slug or any(ord(c) < 32 or ord(c) == 127 for c in slug):
-        return "it contains a NUL or control character"
+    bad = next((c for c in slug if _looks_like_something_else(c)), None)
+    if bad is not None:
+        return f"it contains an invisible or control character (U+{ord(bad):04X} {unicodedata.name(bad, 'control')})"
     if "\\" in slug:
         return "it contains a backslash; use '/' between folders"
     if slug.startswith("/") or (len(slug) > 1 and slug[0].isascii() and slug[0].isalpha() and slug[1] == ":" and (len(slug) == 2 or slug[2] == "/")):
@@ -141,6 +143,15 @@ INVISIBLE = set("\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2
 def _looks_like_something_else(c: str) -> bool:
     """A control character (C0, DEL, C1), a line/paragraph separator, or one of :data:`INVISIBLE`."""
     return c in INVISIBLE or unicodedata.category(c) in ("Cc", "Zl", "Zp")
+
+
+def shown(text: str) -> str:
+    """``text`` for a message: each control, bidi or invisible character (as
+    :func:`slug_problem` judges them) written as a ``\\uXXXX`` escape, so a name printed to a
+    terminal looks like what it is (a right-to-left override would reorder the line)."""
+    if not any(_looks_like_something_else(c) for c in text):
+        return text
+    return "".join(f"\\u{ord(c):04x}" if _looks_like_something_else(c) else c for c in text)
 
 
 def path_for_slug(slug: str) -> str:

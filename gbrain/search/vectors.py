@@ -61,6 +61,9 @@ class _PageWork:
     page_id: int
     content_hash: str
     chunks: list[Chunk] = field(default_factory=list)
+    #: the text the chunks were made from (title, compiled truth, timeline), checked again when
+    #: they are stored: a page moved or re-split meanwhile keeps its content hash but not its text
+    source: tuple[str, str, str] | None = None
 
 
 def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list[int] | None = None) -> list[sqlite3.Row]:
@@ -148,7 +151,7 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
     new: set[str] = set()
     for r in rows:
         chunks = chunk_page(r["title"], r["compiled_truth"], r["timeline"], max_tokens=budget)
-        work.append(_PageWork(r["id"], r["content_hash"], chunks))
+        work.append(_PageWork(r["id"], r["content_hash"], chunks, (r["title"], r["compiled_truth"], r["timeline"])))
         plan.pages += 1
         plan.chunks += len(chunks)
         for c in chunks:
@@ -177,7 +180,8 @@ def embed_pages(
 
     For each page: chunks whose (model, hash) is known reuse the stored vector; the others go
     to the provider (each distinct text once); the page's rows of this model are replaced only
-    when its chunk list changed; ``embed_state`` records the page content embedded. Returns
+    when its chunk list changed; ``embed_state`` records the page content embedded. A page whose
+    text changed since it was chunked is skipped (it stays stale for the next run). Returns
     ``{pages, chunks, embedded, cached, repeated}`` (``repeated``: further copies of a text
     embedded once in this run). Provider errors propagate (:class:`GBrainError`) after the
     finished groups are committed. ``check_stop()`` is called after each provider batch and
@@ -267,8 +271,11 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
 
 
 def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes]) -> None:
-    if not conn.execute("SELECT 1 FROM pages WHERE id = ?", (w.page_id,)).fetchone():
+    now = conn.execute("SELECT title, compiled_truth, timeline, content_hash FROM pages WHERE id = ?", (w.page_id,)).fetchone()
+    if not now:
         return  # deleted while we were embedding
+    if now[3] != w.content_hash or (w.source is not None and tuple(now[:3]) != w.source):
+        return  # changed while we were embedding (a move can change the title alone): stays stale
     cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
     if [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))

@@ -512,8 +512,45 @@ def _m9_pieces(conn: sqlite3.Connection) -> None:
         "AND id NOT IN (SELECT base_id FROM history_bodies WHERE base_id IS NOT NULL AND substr(data, 1, 1) = X'64')")
 
 
+def _m10_embed_stale(conn: sqlite3.Connection) -> None:
+    """Embeddings go stale when the text they were made from changes, not only the page bytes.
+
+    A page's chunks are made from its title, compiled truth and timeline. A move that changes a
+    title taken from the file name, or a new ``timeline_split``, changes them while
+    ``pages.content_hash`` stays the same, so ``embed_state.content_hash = pages.content_hash``
+    said "fresh" for chunks carrying the old text. The trigger ``pages_embed_stale`` clears
+    ``embed_state.content_hash`` (so it equals no page) whenever one of the three changes, in the
+    writer's transaction, whichever process writes; ``pages_embed_same_text`` carries the new
+    content hash over to fresh rows when the bytes changed but those three did not (a tag or
+    another frontmatter edit), so such a page stays fresh, as it is after a fresh import and
+    embed. Rows already wrong when this runs are found by their chunk text: every chunk starts
+    with the page's title (``chunking.chunk_page``).
+    """
+    _exec_script(conn,
+        """
+CREATE TRIGGER IF NOT EXISTS pages_embed_stale AFTER UPDATE OF title, compiled_truth, timeline ON pages
+WHEN old.title IS NOT new.title OR old.compiled_truth IS NOT new.compiled_truth OR old.timeline IS NOT new.timeline
+BEGIN
+  UPDATE embed_state SET content_hash = '' WHERE page_id = new.id AND content_hash != '';
+END;
+CREATE TRIGGER IF NOT EXISTS pages_embed_same_text AFTER UPDATE OF content_hash ON pages
+WHEN old.content_hash IS NOT new.content_hash
+  AND old.title IS new.title AND old.compiled_truth IS new.compiled_truth AND old.timeline IS new.timeline
+BEGIN
+  UPDATE embed_state SET content_hash = new.content_hash WHERE page_id = new.id AND content_hash = old.content_hash;
+END;
+UPDATE embed_state SET content_hash = '' WHERE content_hash != '' AND EXISTS (
+  SELECT 1 FROM page_embeddings e JOIN pages p ON p.id = e.page_id
+  WHERE e.page_id = embed_state.page_id AND e.model = embed_state.model
+    AND p.title != '' AND p.title = trim(p.title) AND instr(p.title, '  ') = 0
+    AND instr(p.title, char(9)) = 0 AND instr(p.title, char(10)) = 0 AND instr(p.title, char(13)) = 0 AND length(p.title) < 100
+    AND substr(e.chunk_text, 1, length(p.title)) != p.title);
+"""
+    )
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -554,6 +591,15 @@ def is_read_only(p: Path) -> bool:
     return not os.access(p, os.W_OK) or not os.access(p.parent if str(p.parent) else ".", os.W_OK | os.X_OK)
 
 
+def one_line(e: object, limit: int = 200) -> str:
+    """An error's text for one printable line: whitespace runs as one space, characters that
+    are not printable (or U+FFFD, what bytes of a damaged page decode to) as ``?``, at most
+    ``limit`` characters. SQLite may quote damaged data in its messages."""
+    text = " ".join(str(e).split())
+    text = "".join(c if c.isprintable() and c != "\ufffd" else "?" for c in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def recovery_advice(p: Path | str) -> str:
     return (f"to recover, save what is readable with `gbrain export --dir SAFE_FOLDER --db {p}`, "
             f"or rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`")
@@ -565,7 +611,7 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True) -> GBrainEr
     ``wrote`` says whether the failing call was a write (its transaction was rolled back)."""
     from ..errors import Damaged
 
-    msg = str(e)
+    msg = one_line(e)
     low = msg.lower()
     rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
     if "malformed" in low or "not a database" in low or "corrupt" in low:

@@ -181,8 +181,13 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             on_progress(i, total)
 
     unreadable: list[str] = []
-    for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline", unreadable):
-        put(r["path"], render_row(r).encode("utf-8"))
+    mismatched: list[str] = []  # rows whose bytes no longer match the hash stored with them
+    for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash", unreadable):
+        data = render_row(r).encode("utf-8")
+        if sha256(data) != r["content_hash"]:
+            mismatched.append(str(r["path"]))
+            continue
+        put(r["path"], data)
     for r in _rows(brain, "files", "id, path, pieces, content_hash, size", unreadable):
         if r["pieces"]:  # a big file: streamed from its pieces, never whole in memory
             put_big(r["path"], r["content_hash"], r["size"])
@@ -192,9 +197,23 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         except sqlite3.DatabaseError:
             unreadable.append(f"files #{r['id']}")
             continue
-        put(r["path"], bytes(d[0]))
+        data = bytes(d[0])
+        if sha256(data) != r["content_hash"]:
+            mismatched.append(str(r["path"]))
+            continue
+        put(r["path"], data)
     if unreadable:
         failed.append({"path": "(database)", "error": f"{len(unreadable)} row(s) could not be read from the damaged database: " + ", ".join(unreadable[:5])})
+    if mismatched:  # never saved as good: a damaged row is named, not exported
+        from ..errors import Damaged
+        from ..page.slugs import shown
+
+        names = ", ".join(shown(x) for x in mismatched[:3]) + (f" and {len(mismatched) - 3:,} more" if len(mismatched) > 3 else "")
+        raise Damaged(
+            f"{brain.path} is damaged: {len(mismatched):,} row(s) no longer match the hash stored with them and were not saved ({names}); "
+            f"saved {written + unchanged:,} readable file(s) to {root}; take those from your markdown folder "
+            f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
+        )
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
     if not check:
         return {"ok": True, "counts": counts, "root": str(root)}
@@ -204,7 +223,9 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts})
     except sqlite3.DatabaseError as e:  # a damaged brain: the files written are what could be saved
         lost = f"; not saved: {failed[-1]['error']}" if unreadable else ""
-        raise GBrainError(f"{brain.path} is damaged ({e}); saved {written + unchanged:,} readable file(s) to {root}{lost}") from e
+        from ..storage.db import one_line
+
+        raise GBrainError(f"{brain.path} is damaged ({one_line(e)}); saved {written + unchanged:,} readable file(s) to {root}{lost}") from e
     if failed:
         rep["ok"] = False
         rep["write_errors"] = failed[: verify.MAX_LISTED]

@@ -21,7 +21,7 @@ from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import bind_client, rollback, sync_client
-from ..page.slugs import is_markdown, slug_for_path, slug_problem
+from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser
@@ -47,7 +47,7 @@ def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
             return "blob", None, f"{path}: not valid UTF-8 (byte {e.start}), kept as a file, not indexed"
         why = slug_problem(slug_for_path(path))
         if why:  # the one slug rule: a page no command could name is kept as a file, and said so
-            return "blob", None, f"{path}: no command could name this page ({why}); kept as a file, not indexed"
+            return "blob", None, f"{shown(path)}: no command could name this page ({why}); kept as a file, not indexed"
         return "page", text, None
     return file_kind(path), None, None
 

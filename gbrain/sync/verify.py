@@ -197,8 +197,9 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     frontmatter error, content hash, separator, hash of the compiled truth / timeline split), tags
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
-    timeline entries, raw data, files (path, kind, hash, owning page) and the search index
-    (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages).
+    timeline entries, raw data, files (path, kind, hash, owning page), the search index
+    (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages) and
+    embeddings' staleness (``embeddings``: :func:`embedding_view`).
     Two brains hold the same tree exactly when their snapshots are equal."""
     c = brain.conn
 
@@ -224,12 +225,73 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
         "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
         "files": q("SELECT f.path, f.kind, f.content_hash, p.slug FROM files f LEFT JOIN pages p ON p.id = f.page_id"),
         "fts": fts,
+        "embeddings": embedding_view(brain),
     }
+
+
+def embedding_view(brain: Brain) -> list[tuple]:
+    """Which pages' embeddings are fresh, per model: ``(slug, model, chunks)`` for every page
+    whose embedding with ``model`` is not stale (``embed --stale`` would leave it alone), with
+    ``chunks`` the sha256 of its stored chunk text hashes in order; a stale or never-embedded
+    page has no row. Equal views mean the same pages would be re-embedded and the fresh ones hold
+    the same chunk texts."""
+    c = brain.conn
+    rows = c.execute(
+        "SELECT p.slug, s.model, e.chunk_index, e.text_hash FROM embed_state s JOIN pages p ON p.id = s.page_id "
+        "LEFT JOIN page_embeddings e ON e.page_id = s.page_id AND e.model = s.model "
+        "WHERE s.content_hash = p.content_hash"
+    ).fetchall()
+    parts: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for slug, model, i, h in rows:
+        got = parts.setdefault((slug, model), [])
+        if i is not None:
+            got.append((i, h))
+    return sorted(
+        (slug, model, hashlib.sha256("\n".join(h for _, h in sorted(v)).encode()).hexdigest())
+        for (slug, model), v in parts.items()
+    )
+
+
+def embed_like(fresh: Brain, brain: Brain) -> list[str]:
+    """The same embeds in ``fresh`` (a new import of ``brain``'s tree): embed, with each model,
+    the pages whose embeddings are fresh in ``brain``, reusing ``brain``'s vectors by text hash
+    (nothing is sent to a provider for a text ``brain`` already embedded). Returns problems
+    (a model no provider can serve here, a provider error) as lines; writes ``fresh`` only."""
+    want: dict[str, list[str]] = {}
+    for slug, model, _ in embedding_view(brain):
+        want.setdefault(model, []).append(slug)
+    if not want:
+        return []
+    from ..search.embeddings import get_model
+    from ..search.vectors import embed_pages, plan_embed, select_pages
+
+    problems = []
+    for model, slugs in sorted(want.items()):
+        with fresh.transaction():
+            for r in brain.conn.execute(
+                "SELECT DISTINCT text_hash, dims, embedding FROM page_embeddings WHERE model = ? AND text_hash != ''", (model,)
+            ):
+                fresh.conn.execute(
+                    "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)", (model, r[0], r[1], r[2])
+                )
+        ids = []
+        for slug in slugs:
+            r = fresh.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone()
+            if r:
+                ids.append(r[0])
+        try:
+            m = get_model(model, brain.config())
+            _, work = plan_embed(fresh.conn, m, select_pages(fresh.conn, model, "ids", ids))
+            embed_pages(fresh.conn, m, work, transaction=fresh.transaction)
+        except Exception as e:  # an OpenAI model without a key or server here: say so, compare the rest
+            problems.append(f"cannot embed with {model} here: {e}")
+    return problems
 
 
 def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict[str, list[tuple]]]:
     """Export ``brain`` to a temporary folder, import that into a new temporary database and
-    compare :func:`derived_snapshot` of both: ``{view: {"only_here": rows, "only_fresh": rows}}``
+    run the same embeds there (:func:`embed_like`) and compare :func:`derived_snapshot` of both:
+    ``{view: {"only_here": rows, "only_fresh": rows}}``
     for each view that differs (at most ``limit`` rows each); empty when the incremental brain
     equals a fresh import of its own tree. Reads ``brain`` only; costs one export and one import."""
     import tempfile
@@ -246,6 +308,7 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
             if split != fresh.timeline_split:
                 fresh.set_config("timeline_split", split)
             import_tree(fresh, tree)
+            problems = embed_like(fresh, brain)
             theirs = derived_snapshot(fresh)
     ours = derived_snapshot(brain)
     out: dict[str, dict[str, list[tuple]]] = {}
@@ -253,6 +316,8 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
         a, b = set(ours[k]), set(theirs[k])
         if a != b:
             out[k] = {"only_here": sorted(a - b, key=repr)[:limit], "only_fresh": sorted(b - a, key=repr)[:limit]}
+    if problems:
+        out["embed"] = {"only_here": [(p,) for p in problems[:limit]], "only_fresh": []}
     return out
 
 
@@ -477,19 +542,18 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
     import). Raises :class:`~gbrain.errors.Damaged` when SQLite finds the file damaged."""
     import sqlite3
 
-    from ..storage.db import recovery_advice
-
     from ..errors import Damaged
+    from ..storage.db import one_line, recovery_advice
 
     if deep or brain.damaged:
         bad = db_integrity(brain) if deep else [brain.damaged]
         if bad:
-            raise Damaged(f"{brain.path} is damaged ({bad[0]}); {recovery_advice(brain.path)}")
+            raise Damaged(f"{brain.path} is damaged ({one_line(bad[0])}); {recovery_advice(brain.path)}")
     hashes, errors = hash_tree(scan, on_progress)
     try:
         rep = report(brain, scan, hashes, deep=deep, sample=sample)
     except sqlite3.DatabaseError as e:
-        raise Damaged(f"{brain.path} is damaged ({e}); {recovery_advice(brain.path)}") from e
+        raise Damaged(f"{brain.path} is damaged ({one_line(e)}); {recovery_advice(brain.path)}") from e
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read")
