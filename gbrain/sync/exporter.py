@@ -204,15 +204,19 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         put(r["path"], data)
     if unreadable:
         failed.append({"path": "(database)", "error": f"{len(unreadable)} row(s) could not be read from the damaged database: " + ", ".join(unreadable[:5])})
-    if mismatched:  # never saved as good: a damaged row is named, not exported
+    if mismatched or unreadable:  # never saved as good: damaged rows are named, not exported
         from ..errors import Damaged
         from ..page.slugs import shown
 
-        names = ", ".join(shown(x) for x in mismatched[:3]) + (f" and {len(mismatched) - 3:,} more" if len(mismatched) > 3 else "")
+        parts = []
+        if mismatched:
+            names = ", ".join(shown(x) for x in mismatched[:3]) + (f" and {len(mismatched) - 3:,} more" if len(mismatched) > 3 else "")
+            parts.append(f"{len(mismatched):,} row(s) no longer match the hash stored with them and were not saved ({names})")
+        if unreadable:
+            parts.append(f"{len(unreadable):,} row(s) could not be read ({', '.join(unreadable[:3])})")
         raise Damaged(
-            f"{brain.path} is damaged: {len(mismatched):,} row(s) no longer match the hash stored with them and were not saved ({names}); "
-            f"saved {written + unchanged:,} readable file(s) to {root}; take those from your markdown folder "
-            f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
+            f"{brain.path} is damaged: {'; '.join(parts)}; saved {written + unchanged:,} readable file(s) to {root}; "
+            f"take the rest from your markdown folder (`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
         )
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
     if not check:
