@@ -316,6 +316,19 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
         if e.errno == errno.EROFS:
             raise GBrainError(f"{e.filename or 'the folder'} is on a read-only file system; nothing was written there") from e
         raise
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        # rows that disagree with each other (a page id one query found and the next did not)
+        # come from a damaged file more often than from a bug: one quick_check tells which, and a
+        # damaged file says so in one line instead of a traceback
+        if isinstance(e, GBrainError) or b is None or getattr(getattr(b, "conn", None), "dialect", "sqlite") == "postgres":
+            raise
+        b.check_sound(raise_=False)
+        if b.damaged:
+            from ..errors import Damaged
+            from ..storage.db import recovery_advice
+
+            raise Damaged(f"{b.path} is damaged (SQLite: {b.damaged}); what it holds cannot be read consistently; {recovery_advice(b.path)}") from None
+        raise
 
 
 #: an agent's page of results stays under this many characters of JSON (~10,000 tokens; hosts

@@ -230,6 +230,19 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         from ..storage.db import one_line
 
         raise GBrainError(f"{brain.path} is damaged ({one_line(e)}); saved {written + unchanged:,} readable file(s) to {root}{lost}") from e
+    if not rep.get("ok", True) and not failed and not errors:
+        # the tree written disagrees with the brain though every row read was sound: a damaged
+        # index hid rows from the export's reads (one quick_check tells)
+        brain.check_sound(raise_=False)
+        if brain.damaged:
+            from ..errors import Damaged
+            from ..storage.db import one_line
+
+            raise Damaged(
+                f"{brain.path} is damaged (SQLite: {one_line(brain.damaged)}); saved {written + unchanged:,} readable file(s) to {root}, "
+                f"but the export does not match the brain ({one_line('; '.join(rep.get('problems', [])[:2]))}); take the rest from your markdown folder "
+                f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
+            )
     if failed:
         rep["ok"] = False
         rep["write_errors"] = failed[: verify.MAX_LISTED]
