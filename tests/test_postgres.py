@@ -647,3 +647,52 @@ def test_v5_moves_the_old_trash_into_history_losing_nothing(pg_url, monkeypatch)
             assert b.get_text(slug) == text
         h.restore(b, "assets/x.bin")
         assert bytes(c.execute("SELECT data FROM files WHERE path = 'assets/x.bin'").fetchone()[0]) == b"\x00\x01binary"
+
+
+def test_search_type_filter_applies_before_the_candidate_bound(pg_url, monkeypatch):
+    """`search WORD --type X` when WORD is in more bodies than PG_CANDIDATES: the bounded
+    candidate set is drawn from the pages of type X only, so every X page with the word is
+    found (here they come last in table order, past the bound of all matches); `query --type`
+    likewise finds X pages beyond the HNSW candidates of all pages."""
+    from gbrain.search import keyword
+
+    with Brain.open(pg_url) as b:
+        for i in range(30):
+            b.put(f"notes/n{i:02d}", f"# Note {i}\n\nA pricing remark number {i}, and more pricing.\n")
+        for i in range(3):
+            b.put(f"deals/d{i}", f"---\ntype: deal\n---\n# Deal {i}\n\nThe pricing of deal {i}.\n")
+        want = {f"deals/d{i}" for i in range(3)}
+        full = {h["slug"] for h in keyword.search(b.conn, "pricing", type="deal", limit=10)}
+        assert full == want
+        monkeypatch.setattr(keyword, "PG_CANDIDATES", 5)
+        assert {h["slug"] for h in keyword.search(b.conn, "pricing", type="deal", limit=10)} == want
+        assert len(keyword.search(b.conn, "pricing", limit=40)) >= 5
+        hits = keyword.keyword_candidates(b.conn, "pricing", type="deal", limit=10)
+        assert {b.conn.execute("SELECT slug FROM pages WHERE id = ?", (h["id"],)).fetchone()[0] for h in hits} == want
+
+
+def test_vector_type_filter_applies_before_the_hnsw_bound(pg_url):
+    """`query --type X` on Postgres: pages of type X are found even when every one of the nearest
+    chunks of all pages is of another type (the filter is not applied to HNSW's first k)."""
+    import numpy as np
+
+    from gbrain.search.vectors import PgVectors, ensure_hnsw_index, pg_vector_text
+
+    with Brain.open(pg_url) as b:
+        for i in range(60):
+            b.put(f"notes/n{i:02d}", f"# Note {i}\n\nText {i}.\n")
+        for i in range(2):
+            b.put(f"deals/d{i}", f"---\ntype: deal\n---\n# Deal {i}\n\nText.\n")
+        rows = b.conn.execute("SELECT id, slug FROM pages ORDER BY id").fetchall()
+        q = np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
+        with b.transaction():
+            for pid, slug in rows:
+                far = slug.startswith("deals/")
+                v = np.array([0.0, 1.0, 0.0, 0.0] if far else [1.0, 0.01 * (pid % 7), 0.0, 0.0], dtype=np.float32)
+                v /= np.linalg.norm(v)
+                b.conn.execute("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims, vec) "
+                               "VALUES (?, 0, 't', ?, 'fake-4', ?, 4, ?::vector)", (pid, v.tobytes(), slug, pg_vector_text(v.tobytes())))
+        ensure_hnsw_index(b.conn, "fake-4", 4)
+        pv = PgVectors(b.conn, "fake-4", q)
+        got = {b.conn.execute("SELECT slug FROM pages WHERE id = ?", (p,)).fetchone()[0] for p, _, _ in pv.top_pages(5, "deal")}
+        assert got == {"deals/d0", "deals/d1"}

@@ -284,7 +284,8 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
     every match when there are no more than that (the ranking is then exact), else the pages
     with every word first, then pages with some (each in table order) — plus every page with a query
     word in its title, an alias, its path or a heading (``search_names_tsv``). Only a word
-    found in hundreds of pages' bodies and in no name is ranked over a subset of them."""
+    found in hundreds of pages' bodies and in no name is ranked over a subset of them. With
+    ``type``, every list holds pages of that type only (the filter comes before the bound)."""
     words = query_words(query)
     if not words:
         return []
@@ -296,9 +297,16 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
     # 1. one round trip, from the GIN index only: the pages, each word's pages (its IDF), and
     #    the candidate lists: pages with any word (one more than needed, to know whether that is
     #    all of them), with every word, with a word in a name
+    #    (with a type filter, the lists hold pages of that type only (schema v7): the bound
+    #    applies after the filter, so a common word cannot crowd out the type asked for)
+    if type:
+        of, ta = "_of", [type]
+    else:
+        of, ta = "", []
     sql = ("SELECT (SELECT COUNT(*) FROM pages), " + ", ".join(f"gb_match_count({wq})" for wq, _ in per)
-           + f", ARRAY(SELECT gb_match_ids({tsq}, ?)), ARRAY(SELECT gb_match_ids({andq}, ?)), ARRAY(SELECT gb_name_ids({tsq}, ?))")
-    r = conn.execute(sql, [*wargs, *targs, PG_CANDIDATES + 1, *aargs, PG_CANDIDATES, *targs, 10 * PG_CANDIDATES]).fetchone()
+           + f", ARRAY(SELECT gb_match_ids{of}({tsq}, {'?, ' if type else ''}?)), ARRAY(SELECT gb_match_ids{of}({andq}, {'?, ' if type else ''}?)), "
+           + f"ARRAY(SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?))")
+    r = conn.execute(sql, [*wargs, *targs, *ta, PG_CANDIDATES + 1, *aargs, *ta, PG_CANDIDATES, *targs, *ta, 10 * PG_CANDIDATES]).fetchone()
     n_pages, dfs = max(1, int(r[0])), [int(x) for x in r[1 : 1 + len(words)]]
     any_ids, all_ids, name_ids = list(r[-3]), list(r[-2]), list(r[-1])
     if len(any_ids) <= PG_CANDIDATES:

@@ -555,7 +555,9 @@ class PgVectors:
         self._where = f"model = '{lit}' AND dims = {self.dims}"
 
     def top_pages(self, k: int, type: str | None = None) -> list[tuple[int, float, int]]:
-        """``[(page_id, cosine, row_id)]`` of the ``k`` best pages (each by its best chunk)."""
+        """``[(page_id, cosine, row_id)]`` of the ``k`` best pages (each by its best chunk); with
+        ``type``, of the pages of that type (an exact scan of that type's chunks when the index's
+        nearest chunks hold fewer than ``k`` such pages)."""
         n = max(40, int(k) * 4)
         self.conn.execute(f"SET hnsw.ef_search = {min(1000, n)}")
         sql = (f"SELECT e.id, e.page_id, 1 - ({self._expr} <=> ?::vector({self.dims})) FROM page_embeddings e "
@@ -567,6 +569,17 @@ class PgVectors:
         if type and best:
             keep = {r[0] for r in self.conn.execute(f"SELECT id FROM pages WHERE type = ? AND id IN ({','.join(map(str, best))})", (type,))}
             best = {p: v for p, v in best.items() if p in keep}
+            if len(best) < int(k):
+                # HNSW gave the nearest chunks of every type and too few were of this type (pgvector
+                # filters after the index scan): rank this type's chunks exactly (`+ 0` keeps the
+                # planner off the index), so the filter applies before the bound
+                sql = (f"SELECT e.id, e.page_id, 1 - ({self._expr} <=> ?::vector({self.dims})) FROM page_embeddings e "
+                       f"JOIN pages p ON p.id = e.page_id WHERE p.type = ? AND {self._where} "
+                       f"ORDER BY ({self._expr} <=> ?::vector({self.dims})) + 0 LIMIT ?")
+                best = {}
+                for rid, pid, sc in self.conn.execute(sql, (self.q, type, self.q, n)):
+                    if pid not in best or sc > best[pid][0]:
+                        best[pid] = (float(sc), int(rid))
         out = sorted(((p, s, r) for p, (s, r) in best.items()), key=lambda t: (-t[1], t[0]))
         return out[: int(k)]
 
