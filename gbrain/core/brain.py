@@ -206,7 +206,7 @@ class Brain:
                 self._tx_depth -= 1
             return
         self.check_sound()  # a malformed file is never written to
-        self.conn.execute("BEGIN IMMEDIATE")
+        dbmod.begin_write(self.conn)
         self._tx_depth = 1
         try:
             yield

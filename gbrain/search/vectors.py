@@ -329,9 +329,9 @@ def _plain_tx(conn: sqlite3.Connection):
 
     @contextlib.contextmanager
     def tx():
-        from ..storage.db import rollback
+        from ..storage.db import begin_write, rollback
 
-        conn.execute("BEGIN IMMEDIATE")
+        begin_write(conn)
         try:
             yield
         except BaseException:

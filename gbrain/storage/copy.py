@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .db import begin_write
+
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
 TABLES = [
@@ -57,7 +59,7 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
     total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
     done = 0
     keep = _sqlite_client(src) if _is_pg(src) and not _is_pg(dst) else None
-    dst.execute("BEGIN IMMEDIATE")
+    begin_write(dst)
     try:
         for t in tables:
             if t in ("config", "history_bodies", "history", "change_log"):

@@ -25,6 +25,9 @@ from ..errors import GBrainError
 
 DEFAULT_DB = "brain.db"
 BUSY_TIMEOUT_MS = 10_000
+#: how long a write transaction waits for another process's (seconds) before it gives up with
+#: "database is locked" (:func:`begin_write`); SQLite's busy timeout alone refused writes under load
+WRITE_WAIT_S = 300.0
 
 DEFAULT_CONFIG = {
     "version": "1",
@@ -715,6 +718,43 @@ def _connect_read_only(p: Path) -> sqlite3.Connection:
     return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
 
 
+def begin_write(conn) -> None:
+    """``BEGIN IMMEDIATE``: start a write transaction, waiting for other writers as long as it takes,
+    up to :data:`WRITE_WAIT_S` (then ``sqlite3.OperationalError`` "database is locked", as before).
+
+    SQLite's busy handler is not fair: a waiter sleeps longer and longer between tries (up to
+    100 ms), so a process that commits and begins again takes the lock back before the waiters
+    wake, and a waiter gave up after the 10 s busy timeout (43 of 400 ``put``s of 4 writer
+    processes under load, docs/storage.md). Here the busy handler is off while the lock is
+    asked for and every waiter asks again after a short random pause (1–8 ms, jitter so waiters
+    do not ask in step), so a free lock goes to a waiter within milliseconds, and a long
+    transaction of another process (an import, a sync) is waited for instead of failing. On
+    Postgres ``BEGIN IMMEDIATE`` takes the brain's advisory lock, whose waiters queue in order."""
+    if is_postgres(conn):
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    import random
+    import time
+
+    deadline = None
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        while True:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e):
+                    raise
+                if deadline is None:
+                    deadline = time.monotonic() + WRITE_WAIT_S
+                elif time.monotonic() >= deadline:
+                    raise
+            time.sleep(random.uniform(0.001, 0.008))
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+
 def rollback(conn: sqlite3.Connection) -> None:
     """Roll back the open transaction, if SQLite has not already done it: after SQLITE_FULL or
     an I/O error SQLite may have rolled back itself, and a second ROLLBACK would replace the
@@ -770,7 +810,7 @@ def migrate(conn: sqlite3.Connection) -> int:
     if version > SCHEMA_VERSION:
         raise GBrainError(f"database schema v{version} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
     for i in range(version, SCHEMA_VERSION):
-        conn.execute("BEGIN IMMEDIATE")
+        begin_write(conn)
         try:
             if conn.execute("PRAGMA user_version").fetchone()[0] != i:  # another process migrated
                 conn.execute("ROLLBACK")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import bind_client, rollback, sync_client
+from ..storage.db import begin_write, bind_client, rollback, sync_client
 from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
 from ..storage.origin import origin
@@ -171,7 +171,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     done = 0
     parser = PageParser()
     brain.check_sound()
-    brain.conn.execute("BEGIN IMMEDIATE")
+    begin_write(brain.conn)
     brain._tx_depth = 1
     try:
         for w0 in range(0, n, WINDOW):
@@ -251,7 +251,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 in_tx += 1
                 if in_tx >= BATCH:
                     brain.conn.execute("COMMIT")
-                    brain.conn.execute("BEGIN IMMEDIATE")
+                    begin_write(brain.conn)
                     in_tx = 0
             done = min(n, w0 + WINDOW)
             if on_progress:
@@ -276,7 +276,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             stored_bytes += os.path.getsize(abspath) if os.path.exists(abspath) else 0
             if in_tx >= BATCH or stored_bytes >= COMMIT_BYTES:  # bounded transactions (and WAL)
                 brain.conn.execute("COMMIT")
-                brain.conn.execute("BEGIN IMMEDIATE")
+                begin_write(brain.conn)
                 in_tx = stored_bytes = 0
         if written_pages or changed_names:
             brain.re_resolve(changed_names, dangling=True)
