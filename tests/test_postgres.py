@@ -696,3 +696,58 @@ def test_vector_type_filter_applies_before_the_hnsw_bound(pg_url):
         pv = PgVectors(b.conn, "fake-4", q)
         got = {b.conn.execute("SELECT slug FROM pages WHERE id = ?", (p,)).fetchone()[0] for p, _, _ in pv.top_pages(5, "deal")}
         assert got == {"deals/d0", "deals/d1"}
+
+
+def test_watch_listens_again_after_its_listen_connection_is_lost(pg_server, pg_url, brain_tree, tmp_path):
+    """Two `gbrain watch` processes on two folders; bob's LISTEN connection is terminated by the
+    server (pg_terminate_backend) while the database refuses new connections, so his first
+    reconnect fails: his watch keeps going (polling meanwhile), LISTENs again on a new backend
+    once it can (with back-off), and a later save in alice's folder still reaches his."""
+    import shutil
+
+    import psycopg
+
+    from test_watch import Watch, wait_for
+
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    dbname = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+    admin = psycopg.connect(pg_server, autocommit=True)
+
+    def listeners(pid: int) -> list[int]:
+        return [r[0] for r in admin.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s", (f"gbrain-listen:{pid}",))]
+
+    wa = Watch(a, pg_url)
+    wb = None
+    try:
+        wb = Watch(b, pg_url)
+        wait_for(lambda: tree_bytes(b) == tree_bytes(a), "bob's folder to equal alice's")
+        first = listeners(wb.p.pid)
+        assert len(first) == 1, first
+        admin.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS false')
+        try:
+            admin.execute("SELECT pg_terminate_backend(%s)", (first[0],))
+            wait_for(lambda: wb.saw("reconnecting"), "bob's watch to notice the lost connection")
+            fa = a / "people" / "ana-lima.md"
+            fa.write_bytes(fa.read_bytes() + b"\nSaved while bob could not listen.\n")
+            wait_for(lambda: (b / "people" / "ana-lima.md").read_bytes() == fa.read_bytes(), "the save in bob's folder (polling)")
+        finally:
+            admin.execute(f'ALTER DATABASE "{dbname}" WITH ALLOW_CONNECTIONS true')
+        again = wait_for(lambda: listeners(wb.p.pid), "bob's watch to LISTEN again")
+        assert again != first and wb.p.poll() is None
+        fa.write_bytes(fa.read_bytes() + b"\nSaved after bob listens again.\n")
+        wait_for(lambda: (b / "people" / "ana-lima.md").read_bytes() == fa.read_bytes(), "the later save in bob's folder")
+        # lost again, reconnecting at once this time
+        admin.execute("SELECT pg_terminate_backend(%s)", (again[0],))
+        wait_for(lambda: listeners(wb.p.pid) not in ([], again), "bob's watch to LISTEN on a third backend")
+        fa.write_bytes(fa.read_bytes() + b"\nThird save.\n")
+        wait_for(lambda: (b / "people" / "ana-lima.md").read_bytes() == fa.read_bytes(), "the third save in bob's folder")
+    except BaseException:
+        print("ALICE", "\n".join(wa.lines), "BOB", "\n".join(wb.lines if wb else []), sep="\n")
+        raise
+    finally:
+        admin.close()
+        for w in (wa, wb):
+            if w is not None:
+                w.p.kill()

@@ -28,6 +28,7 @@ one transaction under an advisory lock (several processes may open a new brain a
 """
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -448,7 +449,9 @@ class Listener:
     connection would hand the notifications to whoever borrows it next). Another process's commit
     that wrote the change log (any page or file write while a folder is bound) arrives as one
     notification; :meth:`poll` reads what arrived without a round trip to the server.
-    Raises :class:`GBrainError` (password redacted) when the server cannot be reached."""
+    The connection's ``application_name`` is ``gbrain-listen:<pid>`` (visible in
+    ``pg_stat_activity``). Raises :class:`GBrainError` (password redacted) when the server cannot
+    be reached."""
 
     def __init__(self, url: str, channel: str = CHANGES_CHANNEL):
         import psycopg
@@ -456,7 +459,7 @@ class Listener:
         self.url = url
         self.seen = 0
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=f"gbrain-listen:{os.getpid()}")
             self._conn.execute(f"LISTEN {channel}")
         except psycopg.Error as e:
             raise GBrainError(f"cannot listen for changes on {redact(url)}: {redact(str(e).strip(), url)}") from None

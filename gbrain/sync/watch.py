@@ -49,6 +49,10 @@ STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 ROOT_CHECK_S = 0.5
 RETRY_S = 0.5
 RETRY_MAX_S = 30.0
+#: Postgres: after a lost LISTEN connection, the first reconnect is at once, then after 0.5 s,
+#: 1 s, 2 s … at most 30 s apart (changes are read by polling until one succeeds)
+LISTEN_RETRY_S = 0.5
+LISTEN_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 
 
@@ -124,6 +128,10 @@ class Watcher:
         self.error: str | None = None
         self._tries: dict[str, int] = {}
         self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
+        self._listen = False  # Postgres: listen for changes (reconnect when the listener is lost)
+        self._listen_epoch = 0  # one more per LISTEN connection made
+        self._listen_at = 0.0  # monotonic time of the next reconnect attempt
+        self._listen_wait = LISTEN_RETRY_S
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -157,6 +165,7 @@ class Watcher:
 
             # before the catch-up sync: a commit by another machine meanwhile is not missed
             self._listener = Listener(self.brain.conn.url)
+            self._listen = True
         self.started = time.monotonic()
         root = str(eng.root)
         ignore_abs = set(eng.excl) | {os.path.abspath(str(self.brain.path)) + s for s in ("", "-wal", "-shm", "-journal")}
@@ -308,24 +317,39 @@ class Watcher:
                     for p in due_retry:
                         retry[p] = now + RETRY_S
 
-    def _changes(self, conn) -> int:
-        """A number that changes when another connection committed a write: SQLite's
-        ``PRAGMA data_version``, or on Postgres the count of ``gbrain_changes`` notifications. A
-        broken LISTEN connection is reopened; until then the data_version stamp is read."""
-        if self._listener is None:
+    def _changes(self, conn):
+        """A value that changes when another connection committed a write: SQLite's
+        ``PRAGMA data_version``; on Postgres ``(connection number, notifications so far)`` of the
+        ``LISTEN gbrain_changes`` connection. A lost LISTEN connection is made again, at once and
+        then with back-off (:data:`LISTEN_RETRY_S` doubling up to :data:`LISTEN_RETRY_MAX_S`);
+        until one succeeds the ``data_version`` stamp is polled. A new connection gives a new
+        value, so the change log is read once more: a commit made while nobody listened is not
+        missed (it is in the log, after this folder's cursor)."""
+        if not self._listen:
             return conn.execute("PRAGMA data_version").fetchone()[0]
-        try:
-            return -1 - self._listener.poll()
-        except sqlite3.OperationalError as e:
-            self._warn(f"{e}; reconnecting (changes are read by polling meanwhile)")
-            from ..storage.pg import Listener
+        from ..storage.pg import Listener
 
-            self._listener.close()
+        if self._listener is not None:
+            try:
+                return (self._listen_epoch, self._listener.poll())
+            except sqlite3.OperationalError as e:
+                self._warn(f"{e}; reconnecting (changes are read by polling meanwhile)")
+                self._listener.close()
+                self._listener = None
+                self._listen_at, self._listen_wait = 0.0, LISTEN_RETRY_S
+        now = time.monotonic()
+        if now >= self._listen_at:
             try:
                 self._listener = Listener(conn.url)
-            except GBrainError:
-                self._listener = None
-            return conn.execute("PRAGMA data_version").fetchone()[0]
+            except GBrainError as e:
+                self._listen_at = now + self._listen_wait
+                self._warn(f"{e}; trying again in {self._listen_wait:g} s")
+                self._listen_wait = min(LISTEN_RETRY_MAX_S, 2 * self._listen_wait)
+            else:
+                self._listen_epoch += 1
+                self.log("listening for changes again")
+                return (self._listen_epoch, self._listener.poll())
+        return ("polled", conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
