@@ -751,3 +751,34 @@ def test_watch_listens_again_after_its_listen_connection_is_lost(pg_server, pg_u
         for w in (wa, wb):
             if w is not None:
                 w.p.kill()
+
+
+def test_sync_client_expiry_on_postgres_with_a_live_client(pg_url, brain_tree, tmp_path):
+    """Sync client expiry on Postgres (pg_v8.sql; the single-client case is
+    test_sync_expiry.py, which `--engine postgres` runs here too): two folders, the one unseen too
+    long is expired by a writer's trigger while the live one keeps every log row it has not
+    applied; once the live one syncs the log is trimmed, and the expired one catches up whole
+    (both trees equal)."""
+    from test_sync_expiry import _bulk
+
+    from gbrain.storage import db as dbmod
+
+    out(gbrain("sync", str(brain_tree), "--db", pg_url))
+    other = tmp_path / "other"
+    other.mkdir()
+    out(gbrain("sync", str(other), "--db", pg_url))
+    with Brain.open(pg_url) as b, b.transaction():
+        b.conn.execute("UPDATE sync_root SET synced_at = '2000-01-01T00:00:00Z', bound_at = '2000-01-01T00:00:00Z' WHERE client LIKE ?", ("%:" + str(brain_tree),))
+    with Brain.open(pg_url) as b:
+        live = b.conn.execute("SELECT cursor FROM sync_root WHERE client LIKE ?", ("%:" + str(other),)).fetchone()[0]
+    _bulk(pg_url, "third")
+    with Brain.open(pg_url) as b:
+        cur = dict((c.split(":", 1)[1], v) for c, v in b.conn.execute("SELECT client, cursor FROM sync_root"))
+        assert cur == {str(brain_tree): -1, str(other): live}
+        assert b.conn.execute("SELECT count(*) FROM change_log WHERE seq > ?", (live,)).fetchone()[0] == dbmod.EXPIRE_EVERY + 10
+    out(gbrain("sync", str(other), "--db", pg_url))
+    with Brain.open(pg_url) as b:
+        assert b.conn.execute("SELECT count(*) FROM change_log").fetchone()[0] < dbmod.EXPIRE_EVERY
+    r = gbrain("sync", str(brain_tree), "--json", "--db", pg_url)
+    assert json.loads(out(r))["exit_code"] == 0 and "not synced for longer" in r.stderr.decode()
+    assert tree_bytes(brain_tree) == tree_bytes(other)

@@ -73,6 +73,9 @@ SETTABLE_CONFIG = {
     # `history --prune` defaults (empty: keep everything)
     "history_keep_days": lambda v: v == "" or _is_int(v),
     "history_keep_last": lambda v: v == "" or _is_int(v),
+    # a sync client (folder) not synced for this many days stops holding the change log back
+    # (empty: 30; 0: never); it is compared path by path when it comes back
+    "sync_client_expire_days": lambda v: v == "" or _is_int(v),
 }
 READONLY_CONFIG = {"version", "original_index", "original_schema"}
 

@@ -477,6 +477,47 @@ def bind_client(conn, client: str, root: str) -> None:
     )
 
 
+#: days a sync client may go unseen before it is expired (config ``sync_client_expire_days``;
+#: 0 = never)
+EXPIRE_DAYS_DEFAULT = 30
+#: the change-log row numbers that expire clients and trim the log (one insert in this many)
+EXPIRE_EVERY = 256
+_EXPIRE_DAYS = f"CAST(COALESCE(NULLIF(TRIM((SELECT value FROM config WHERE key = 'sync_client_expire_days')), ''), '{EXPIRE_DAYS_DEFAULT}') AS INTEGER)"
+#: SQLite: a client unseen (``synced_at``, else ``bound_at``) for longer than the configured days
+#: gets ``cursor = -1`` (expired: its base hashes stay, its place in the change log is dropped)
+EXPIRE_SQL = (f"UPDATE sync_root SET cursor = -1 WHERE cursor >= 0 AND {_EXPIRE_DAYS} > 0 AND COALESCE(synced_at, bound_at) < "
+              f"strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || {_EXPIRE_DAYS} || ' days')")
+#: SQLite: the log rows every live client has applied (all of them below ``{upto}`` when none is live)
+TRIM_SQL = "DELETE FROM change_log WHERE seq < {upto} AND seq <= COALESCE((SELECT MIN(cursor) FROM sync_root WHERE cursor >= 0), {upto})"
+
+
+def _m11_client_expiry(conn: sqlite3.Connection) -> None:
+    """Sync clients expire (issue 16): a folder not synced for ``sync_client_expire_days`` (30)
+    days no longer holds the change log back. A trigger on every :data:`EXPIRE_EVERY`-th
+    change-log row, in the writer's transaction (so the log stays bounded even when no client
+    syncs any more and only ``put``s write), expires such clients and deletes the rows every
+    live client has applied. An expired client keeps its base hashes: when it comes back its
+    sync compares every path three ways (disk, brain, base), which needs no log, and it is live
+    again (:func:`expire_sync_clients`, :meth:`gbrain.sync.engine.SyncEngine.sync`)."""
+    _exec_script(conn, f"""
+CREATE TRIGGER change_log_expire AFTER INSERT ON change_log WHEN new.seq % {EXPIRE_EVERY} = 0 BEGIN
+  {EXPIRE_SQL};
+  {TRIM_SQL.format(upto="new.seq")};
+END;
+""")
+
+
+def expire_sync_clients(conn) -> None:
+    """Expire the sync clients unseen for longer than ``sync_client_expire_days`` and delete the
+    change-log rows every live client has applied (inside the caller's write transaction; both
+    engines). What the ``change_log_expire`` trigger does every :data:`EXPIRE_EVERY` rows."""
+    if is_postgres(conn):
+        conn.execute("SELECT gb_expire_clients((SELECT COALESCE(MAX(seq), 0) + 1 FROM change_log))")
+        return
+    conn.execute(EXPIRE_SQL)
+    conn.execute(TRIM_SQL.format(upto="(SELECT COALESCE(MAX(seq), 0) + 1 FROM change_log)"))
+
+
 #: (v9) what sync, import and verify read of every path: index-only scans instead of reading
 #: every page's text (a 50,000-page brain's table is ~0.5 GB)
 COVERING_SQL = """
@@ -553,7 +594,7 @@ UPDATE embed_state SET content_hash = '' WHERE content_hash != '' AND EXISTS (
 
 
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -10,8 +10,10 @@ State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
 * ``sync_root``: one row per sync client (a folder syncing with the brain: ``client`` is ``''``
   on SQLite, one folder per brain file; ``host:/folder`` on Postgres, where many machines keep
   their own copies, see :func:`gbrain.storage.db.sync_client`): its ``root`` and ``cursor``, the
-  last ``change_log.seq`` already applied to that folder. The log is kept until every client
-  has applied it.
+  last ``change_log.seq`` already applied to that folder. The log is kept until every live
+  client has applied it; a client not synced for ``sync_client_expire_days`` is expired
+  (``cursor = -1``, :func:`gbrain.storage.db.expire_sync_clients`) and compares every path
+  three ways when it comes back (it keeps its base hashes).
 * ``sync_state``: per client and path, the stat of the file when it was last hashed (``size``, ``mtime_ns``,
   ``disk_hash``) and ``base_hash``, the sha256 both sides had when they were last equal. A scan
   stats every file and reads only those whose (size, mtime_ns) differ from the row; a file whose
@@ -82,7 +84,7 @@ import pathspec
 
 from ..core.brain import Brain, file_kind, render_row, sha256
 from ..storage import blobs
-from ..storage.db import bind_client, sync_client
+from ..storage.db import bind_client, expire_sync_clients, sync_client
 from ..storage.origin import origin
 from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
@@ -94,6 +96,9 @@ from .plan import PathState, decide
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
+#: a client records that it is alive (``sync_root.synced_at``) at most this often (s): sync runs
+#: and a running watch, so only a folder nobody syncs any more is expired
+TOUCH_S = 600
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
@@ -324,8 +329,19 @@ class SyncEngine:
     def reload_ignore(self) -> None:
         self.spec = load_ignore(self.root)
 
+    def touch(self) -> None:
+        """Record that this client is alive (``sync_root.synced_at`` = now) when the last record is
+        older than :data:`TOUCH_S`, so a folder that is synced but sees no change is not expired
+        (``sync_client_expire_days``). An expired client is left to its next full sync."""
+        r = self.conn.execute("SELECT COALESCE(synced_at, bound_at), cursor FROM sync_root WHERE client = ?", (self.client,)).fetchone()
+        if r is None or r[1] < 0 or r[0] >= time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - TOUCH_S)):
+            return
+        with self.brain.transaction():
+            self.conn.execute("UPDATE sync_root SET synced_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE client = ? AND cursor >= 0", (self.client,))
+
     @property
     def cursor(self) -> int:
+        """The last change-log row applied to this folder (-1: expired, see :meth:`touch`)."""
         r = self.conn.execute("SELECT cursor FROM sync_root WHERE client = ?", (self.client,)).fetchone()
         return r[0] if r else 0
 
@@ -664,6 +680,14 @@ class SyncEngine:
             raise SyncError(f"the folder {self.root} does not exist (vanished?); nothing was changed") from None
         except PermissionError:
             raise SyncError(f"no permission to read {self.root}; nothing was changed") from None
+        if self.cursor < 0:
+            # expired (unseen for longer than sync_client_expire_days): the log rows it had not
+            # applied may be gone; the full three-way comparison below needs none of them, and
+            # its round makes the client live again at the end of the log
+            self._warn("this folder was not synced for longer than the brain keeps its changes (config sync_client_expire_days); "
+                       "comparing every path with its last synced version instead (nothing is lost)")
+        else:
+            self.touch()
         state = self._state(None)
         first = 0
         if not state and scan.files and self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM pages) AND NOT EXISTS (SELECT 1 FROM files)").fetchone()[0]:
@@ -983,8 +1007,9 @@ class SyncEngine:
             if tx_start_seq <= new_cur:  # nobody else wrote since: every newer row is our own
                 new_cur = max(new_cur, tx_max)
             self.conn.execute("UPDATE sync_root SET cursor = ?, synced_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE client = ?", (new_cur, self.client))
-            # the log is kept until every client (folder) has applied it
-            self.conn.execute("DELETE FROM change_log WHERE seq <= (SELECT MIN(cursor) FROM sync_root)")
+            # the log is kept until every live client (folder) has applied it; clients unseen
+            # for longer than sync_client_expire_days are expired first
+            expire_sync_clients(self.conn)
         self._finish(out, paths, disk, removed, copies)
         return out
 

@@ -39,7 +39,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from .engine import Outcome, SyncEngine, SyncError
+from .engine import TOUCH_S, Outcome, SyncEngine, SyncError
 from .scan import IGNORE_FILE, NOT_UTF8, VCS_DIRS, escaped, is_temp_name, undecodable
 
 DEBOUNCE_S = 0.1
@@ -233,6 +233,8 @@ class Watcher:
         dv = None  # read the log once at start: a commit during the initial sync is not missed
         next_root_check = time.monotonic() + ROOT_CHECK_S
         next_rescan = time.monotonic() + (self.rescan or 0)
+        next_touch = time.monotonic() + TOUCH_S
+        expired = False  # this folder's client was expired (unseen too long): rescan it whole
         while not self._stop.is_set():
             if self._masked and signal.sigtimedwait(STOP_SIGNALS, 0) is not None:
                 break  # SIGINT/SIGTERM: stop after the batch that just finished
@@ -277,7 +279,11 @@ class Watcher:
             if v != dv:
                 dv = v
                 cur = eng.cursor
-                rows = conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (cur,)).fetchall()
+                if cur < 0:  # expired while this watch was away (a laptop asleep for weeks): the
+                    expired = True  # log rows it missed may be gone; a full sync needs none
+                    rows = []
+                else:
+                    rows = conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (cur,)).fetchall()
                 if rows:
                     consumed = rows[-1][0]
                     paths = {r[1] for r in rows}
@@ -287,16 +293,26 @@ class Watcher:
                         dv = None  # the brain was busy: read the log again next tick
             # 4. a full rescan now and then catches what the observer may have dropped
             #    (inotify queue overflow, network file systems)
-            if self.rescan and now >= next_rescan and not dirty and not dirty_dirs:
+            #    and a client expired meanwhile catches up with one
+            if (expired or (self.rescan and now >= next_rescan)) and not dirty and not dirty_dirs:
                 next_rescan = now + self.rescan
                 try:
                     rep = eng.sync()
                 except sqlite3.OperationalError as e:
                     self._warn(f"the brain is busy ({e}); rescan skipped")
                 else:
+                    expired = False
+                    next_touch = now + TOUCH_S
                     self._add_initial(rep)
                     for p in rep["problems"]:
                         self._warn(f"rescan: {p}")
+            # this client is alive: recorded now and then, so it is never expired while it runs
+            if now >= next_touch:
+                next_touch = now + TOUCH_S
+                try:
+                    eng.touch()
+                except sqlite3.OperationalError as e:
+                    self._warn(f"the brain is busy ({e}); will retry")
             # 5. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
             if (dirty or dirty_dirs) and (now - last_event >= self.debounce or now - first_pending >= self.max_wait):
