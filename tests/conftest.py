@@ -151,6 +151,22 @@ def pytest_addoption(parser):
                      help="run the brain fixtures (db_path, fixture_db) on this engine; postgres starts a private server (pgserver)")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only(reason): the test is about a SQLite-specific feature "
+                            "(the file, its pragmas, FTS5); skipped with the reason under --engine postgres")
+
+
+def pytest_collection_modifyitems(config, items):
+    """``@pytest.mark.sqlite_only("why")``: skipped under ``--engine postgres``, naming the SQLite
+    feature it is about."""
+    if config.getoption("--engine") != "postgres":
+        return
+    for item in items:
+        m = item.get_closest_marker("sqlite_only")
+        if m is not None:
+            item.add_marker(pytest.mark.skip(reason="SQLite only: " + (m.args[0] if m.args else "a SQLite feature")))
+
+
 @pytest.fixture(scope="session")
 def pg_server(tmp_path_factory):
     """A private Postgres 16 + pgvector (the ``pgserver`` wheel) on a Unix socket, one per test

@@ -184,6 +184,7 @@ def test_usage_errors_exit_2(imported):
     assert gbrain("import", "/no/such/dir").returncode == 2
 
 
+@pytest.mark.sqlite_only("opens the brain file with sqlite3: WAL journal mode, user_version, sqlite_master and the FTS5 tokenizer")
 def test_schema_pragmas(imported):
     conn = sqlite3.connect(imported)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -304,6 +305,7 @@ def test_list_says_when_it_stops_at_the_limit(imported):
     assert "--limit 0" not in gbrain("list").stdout.decode()
 
 
+@pytest.mark.sqlite_only("FTS5's snippet() chooses the fragment; Postgres' ts_headline chooses another one (labels are shown, not link syntax, on both)")
 def test_snippets_show_link_labels_not_link_syntax(imported):
     hits = js(gbrain("search", "River AI", "--json"))
     bruno = next(h for h in hits if h["slug"] == "people/bruno-okafor")

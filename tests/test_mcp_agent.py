@@ -142,8 +142,11 @@ OPEN_WORLD = {"brain_embed", "brain_query"}
 
 
 def _snapshot(db) -> list:
-    with sqlite3.connect(db) as c:
-        return [c.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("pages", "tags", "links", "timeline_entries", "raw_data", "files", "page_embeddings", "ingest_log")]
+    """Every row of the tables a write would change (either engine)."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db) as b:
+        return [[tuple(r) for r in b.conn.execute(f"SELECT * FROM {t} ORDER BY 1")] for t in ("pages", "tags", "links", "timeline_entries", "raw_data", "files", "page_embeddings", "ingest_log")]
 
 
 def test_annotations_tell_the_truth(fixture_db):

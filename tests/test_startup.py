@@ -126,6 +126,7 @@ def test_fast_path_equals_typer_for_reads(argv, fixture_db, monkeypatch, capfdbi
     assert fast == slow, (taken, fast, slow)
 
 
+@pytest.mark.sqlite_only("copies the SQLite brain file (shutil.copy) so the fast path and typer write a brain each; the fast path does not depend on the engine")
 def test_fast_path_equals_typer_for_writes(fixture_db, tmp_path, monkeypatch, capfdbinary):
     page = tmp_path / "page.md"
     page.write_bytes(b"---\ntitle: Zed\ntype: person\n---\n# Zed\n\nFrom a file.\n")

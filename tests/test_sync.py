@@ -303,7 +303,7 @@ def test_change_log_written_by_triggers_in_the_writers_transaction(env, db_path)
     brain, eng, root = env
     start = eng.cursor
     # a second connection, as another process would have
-    other = Brain.open(db_path)
+    other = Brain.open(brain.path)  # (env's brain, a SQLite file whatever the engine)
     other.tag("people/bruno-okafor", "from-another-process")
     with pytest.raises(ZeroDivisionError):
         with other.transaction():
@@ -411,6 +411,7 @@ def test_random_edits_on_both_sides_lose_nothing(tmp_path, brain_tree):
     brain.close()
 
 
+@pytest.mark.sqlite_only("opens the brain file with sqlite3 (user_version, sqlite_master)")
 def test_sqlite_sees_schema_v3(db_path):
     Brain.open(db_path).close()
     c = sqlite3.connect(db_path)

@@ -243,7 +243,9 @@ def test_burst_of_1000_files_is_one_batch(watch, brain, brain_tree):
     d.mkdir()
     for i in range(1000):
         (d / f"note-{i:04d}.md").write_text(f"# Note {i}\n\nBurst body {i}.\n", encoding="utf-8")
-    wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'burst/%'").fetchone()[0] == 1000, "1,000 pages")
+    # a bound for failing, not a speed figure: importing 1,000 pages took over 20 s on Postgres at
+    # loadavg 29 on 2 cores (benchmarks/sync.py measures the burst)
+    wait_for(lambda: brain.conn.execute("SELECT COUNT(*) FROM pages WHERE path LIKE 'burst/%'").fetchone()[0] == 1000, "1,000 pages", timeout=6 * TIMEOUT)
     settle(brain, brain_tree)
     code, out = w.stop()
     assert code == 0
