@@ -500,7 +500,7 @@ def _m11_client_expiry(conn: sqlite3.Connection) -> None:
     sync compares every path three ways (disk, brain, base), which needs no log, and it is live
     again (:func:`expire_sync_clients`, :meth:`gbrain.sync.engine.SyncEngine.sync`)."""
     _exec_script(conn, f"""
-CREATE TRIGGER change_log_expire AFTER INSERT ON change_log WHEN new.seq % {EXPIRE_EVERY} = 0 BEGIN
+CREATE TRIGGER IF NOT EXISTS change_log_expire AFTER INSERT ON change_log WHEN new.seq % {EXPIRE_EVERY} = 0 BEGIN
   {EXPIRE_SQL};
   {TRIM_SQL.format(upto="new.seq")};
 END;
