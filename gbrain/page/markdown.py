@@ -242,27 +242,110 @@ def frontmatter_yaml(frontmatter_raw: str) -> str:
     return "".join(lines[1:-1])
 
 
-def to_json_value(value: Any) -> Any:
+#: frontmatter nested deeper than this (flow ``[[[…]]]``, block indentation or a chain of aliases)
+#: does not load: deeper data would overflow the Python stack of the loader, of the JSON
+#: conversion or of ``json.dumps``/``json.loads`` of the stored frontmatter.
+FM_MAX_DEPTH = 256
+#: the loaded frontmatter may hold at most ``FM_BUDGET_BASE + 2 × len(yaml text)`` values and
+#: string characters: YAML without aliases never comes near it, while aliases that expand
+#: exponentially ("billion laughs") are refused before they are copied into the brain.
+FM_BUDGET_BASE = 10_000
+
+
+class FrontmatterUnloadable(ValueError):
+    """Loaded YAML that gbrain refuses to convert: an alias that contains itself, nesting deeper
+    than :data:`FM_MAX_DEPTH`, or aliases expanding past the size budget. ``str(e)`` is the
+    reason, one line."""
+
+
+def to_json_value(value: Any, *, budget: int | None = None) -> Any:
     """Convert a YAML-loaded value to plain JSON data without silent coercion.
 
     Dates and datetimes become ISO 8601 strings, binary becomes base64, sets become lists,
     non-finite floats become their YAML spelling (``.nan``/``.inf``), mapping keys become strings.
+    ``budget`` bounds the result: every value counts 1 and every string (or key) its length; at
+    most ``budget`` in all (``None``: no bound). Shared values (YAML aliases) count each time
+    they appear. Raises :class:`FrontmatterUnloadable` for a value that contains itself, for
+    nesting deeper than :data:`FM_MAX_DEPTH` and when the budget runs out.
     """
-    if isinstance(value, dict):
-        return {_json_key(k): to_json_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_json_value(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return [to_json_value(v) for v in sorted(value, key=str)]
+    left = [budget if budget is not None else -1]
+    return _to_json(value, left, set(), 0)
+
+
+def _spend(left: list[int], n: int) -> None:
+    if left[0] < 0:
+        return
+    left[0] -= n
+    if left[0] < 0:
+        raise FrontmatterUnloadable("frontmatter YAML aliases expand to too much data (over the size budget)")
+
+
+def _to_json(value: Any, left: list[int], path: set[int], depth: int) -> Any:
+    # one Python frame per nesting level (no comprehensions): depth is bounded by FM_MAX_DEPTH
+    _spend(left, 1)
+    if isinstance(value, (dict, list, tuple, set, frozenset)):
+        if depth >= FM_MAX_DEPTH:
+            raise FrontmatterUnloadable(f"frontmatter YAML nests deeper than {FM_MAX_DEPTH} levels")
+        if id(value) in path:
+            raise FrontmatterUnloadable("frontmatter YAML has an alias that contains itself (recursive data)")
+        path.add(id(value))
+        try:
+            if isinstance(value, dict):
+                out: Any = {}
+                for k, v in value.items():
+                    key = _json_key(k)
+                    _spend(left, len(key))
+                    out[key] = _to_json(v, left, path, depth + 1)
+                return out
+            items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+            out = []
+            for v in items:
+                out.append(_to_json(v, left, path, depth + 1))
+            return out
+        finally:
+            path.discard(id(value))
     if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
         return value.isoformat()
     if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
+        text = base64.b64encode(value).decode("ascii")
+        _spend(left, len(text))
+        return text
     if isinstance(value, float) and not math.isfinite(value):
         return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if isinstance(value, str):
+        _spend(left, len(value))
         return value
-    return str(value)
+    if value is None or isinstance(value, (int, float, bool)):
+        return value
+    text = str(value)
+    _spend(left, len(text))
+    return text
+
+
+def _too_deep(src: str) -> bool:
+    """True when the YAML event stream of ``src`` nests deeper than :data:`FM_MAX_DEPTH`.
+
+    Checked before loading: the C loader crashes the process (not an exception) on some tens
+    of thousands of levels. Each level needs one of ``[{-?:``, so short YAML skips the scan."""
+    if sum(src.count(c) for c in "[{-?:") <= FM_MAX_DEPTH:
+        return False
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+
+    if _SafeYAML._fast is None:
+        _SafeYAML.load("")
+    depth = 0
+    try:
+        for ev in _SafeYAML._fast.parse(src):
+            if isinstance(ev, CollectionStartEvent):
+                depth += 1
+                if depth > FM_MAX_DEPTH:
+                    return True
+            elif isinstance(ev, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        return False  # the load reports the syntax error itself
+    return False
 
 
 def _json_key(k: Any) -> str:
@@ -281,7 +364,10 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
     """Load a frontmatter block as JSON-able data: ``(data, error)``.
 
     On YAML that ruamel cannot load, or YAML that is not a mapping, returns ``({}, message)``;
-    the caller keeps the raw text and reports the message as a warning.
+    the caller keeps the raw text and reports the message as a warning. So does YAML that loads
+    but is refused (:class:`FrontmatterUnloadable`): an alias that contains itself, nesting
+    deeper than :data:`FM_MAX_DEPTH` levels, or aliases that expand past
+    ``FM_BUDGET_BASE + 2 × len(yaml)`` values and characters ("billion laughs").
     """
     if not frontmatter_raw:
         return {}, None
@@ -290,8 +376,13 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
         return {}, None
     from ruamel.yaml.error import YAMLError
 
+    too_deep = f"frontmatter YAML does not load: it nests deeper than {FM_MAX_DEPTH} levels"
+    if _too_deep(src):
+        return {}, too_deep
     try:
         data = _SafeYAML.load(src)
+    except RecursionError:  # the pure-Python loader, on nesting the C loader rejected
+        return {}, too_deep
     except (YAMLError, ValueError, TypeError, AttributeError) as e:  # ruamel raises several kinds
         problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
         mark = getattr(e, "problem_mark", None)
@@ -301,7 +392,10 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
         return {}, None
     if not isinstance(data, dict):
         return {}, f"frontmatter YAML is a {type(data).__name__}, not a mapping"
-    return to_json_value(data), None
+    try:
+        return to_json_value(data, budget=FM_BUDGET_BASE + 2 * len(src)), None
+    except FrontmatterUnloadable as e:
+        return {}, f"{e}; kept as written"
 
 
 def tags_from_frontmatter(fm: dict) -> list[str]:

@@ -1,0 +1,149 @@
+"""Bad input found by a new-user test (issue 11's bar): one clear line, the right exit code,
+nothing lost, never a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from conftest import gbrain
+from gbrain import operations as ops
+from gbrain.page.markdown import FM_MAX_DEPTH, FrontmatterUnloadable, parse_page, to_json_value
+
+SELF_ALIAS = "---\ntitle: &a [*a]\n---\nbody\n"
+
+
+def nested(n: int) -> str:
+    return "---\na: " + "[" * n + "]" * n + "\n---\nbody\n"
+
+
+def laughs(levels: int) -> str:
+    """~400 bytes of YAML whose aliases expand to 10**levels values."""
+    lines = ["a0: &a0 [lol]"]
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]")
+    return "---\n" + "\n".join(lines) + "\n---\nbody\n"
+
+
+def no_traceback(r) -> None:
+    assert b"Traceback" not in r.stderr and b"RecursionError" not in r.stderr, r.stderr.decode()[-2000:]
+
+
+# ---- 1. recursive or deeply nested frontmatter ------------------------------------------------
+
+
+def test_self_referencing_alias_is_unloadable_frontmatter_kept_exactly():
+    p = parse_page(SELF_ALIAS, "anchor.md")
+    assert p.render() == SELF_ALIAS
+    assert p.frontmatter == {} and "contains itself" in p.frontmatter_error
+    assert p.warnings == [p.frontmatter_error]
+    x: list = []
+    x.append(x)
+    with pytest.raises(FrontmatterUnloadable):
+        to_json_value(x)
+    d: dict = {}
+    d["me"] = {"again": d}
+    with pytest.raises(FrontmatterUnloadable):
+        to_json_value(d)
+
+
+def test_shared_but_not_recursive_aliases_still_load():
+    text = "---\nbase: &b {x: 1}\nboth: [*b, *b]\n---\nbody\n"
+    p = parse_page(text)
+    assert p.frontmatter_error is None
+    assert p.frontmatter["both"] == [{"x": 1}, {"x": 1}]
+
+
+@pytest.mark.parametrize("n", [FM_MAX_DEPTH - 1, FM_MAX_DEPTH + 1, 500, 60_000])
+def test_deep_nesting_loads_up_to_the_limit_and_is_unloadable_beyond(n):
+    text = nested(n)
+    p = parse_page(text, "deep.md")
+    assert p.render() == text
+    if n < FM_MAX_DEPTH:
+        assert p.frontmatter_error is None
+    else:
+        assert p.frontmatter == {} and f"deeper than {FM_MAX_DEPTH}" in p.frontmatter_error
+
+
+def test_deep_block_nesting_and_alias_chains_are_bounded_too():
+    block = "---\na:\n" + "- " * (FM_MAX_DEPTH + 5) + "x\n---\nbody\n"
+    assert f"deeper than {FM_MAX_DEPTH}" in parse_page(block).frontmatter_error
+    chain = ["a0: &a0 [x]"] + [f"a{i}: &a{i} [*a{i - 1}]" for i in range(1, FM_MAX_DEPTH + 5)]
+    text = "---\n" + "\n".join(chain) + "\n---\nbody\n"
+    p = parse_page(text)
+    assert p.render() == text and p.frontmatter == {} and p.frontmatter_error
+    deep: list = ["x"]
+    for _ in range(FM_MAX_DEPTH + 5):  # what a chain of aliases loads as: no deep YAML text
+        deep = [deep]
+    with pytest.raises(FrontmatterUnloadable, match="deeper than"):
+        to_json_value(deep)
+
+
+def test_import_with_recursive_and_deep_frontmatter_warns_and_imports_everything(tmp_path):
+    v, db = tmp_path / "v", tmp_path / "a.db"
+    v.mkdir()
+    (v / "anchor.md").write_text(SELF_ALIAS)
+    (v / "deep.md").write_text(nested(500))
+    (v / "ok.md").write_text("# ok\n")
+    r = gbrain("import", str(v), "--db", str(db))
+    no_traceback(r)
+    assert r.returncode == 0
+    err = r.stderr.decode()
+    assert "anchor.md: frontmatter YAML has an alias that contains itself" in err
+    assert f"deep.md: frontmatter YAML does not load: it nests deeper than {FM_MAX_DEPTH}" in err
+    for slug, name in [("anchor", "anchor.md"), ("deep", "deep.md"), ("ok", "ok.md")]:
+        got = gbrain("get", slug, "--db", str(db))
+        assert got.returncode == 0 and got.stdout == (v / name).read_bytes()
+    with sqlite3.connect(db) as c:
+        rows = dict(c.execute("SELECT slug, frontmatter_error FROM pages").fetchall())
+    assert rows["ok"] is None and "contains itself" in rows["anchor"] and "deeper" in rows["deep"]
+    # sync of the same tree into another brain: the same
+    r = gbrain("sync", str(v), "--db", str(tmp_path / "s.db"))
+    no_traceback(r)
+    assert r.returncode == 0
+
+
+def test_put_of_recursive_frontmatter_is_stored_with_a_warning_like_other_bad_yaml(tmp_path):
+    db = str(tmp_path / "a.db")
+    r = gbrain("put", "p1", "--db", db, input=SELF_ALIAS)
+    no_traceback(r)
+    assert r.returncode == 0 and b"warning: frontmatter YAML has an alias that contains itself" in r.stdout + r.stderr
+    assert gbrain("get", "p1", "--db", db).stdout == SELF_ALIAS.encode()
+    # the operation every surface (MCP brain_put too) calls
+    out = ops.run_tool("put", {"slug": "p2", "content": nested(500)}, ops.Context(db=db, surface="mcp"))
+    assert out["created"] is True
+    assert "deeper than" in json.dumps(out)
+
+
+# ---- 2. alias expansion ("billion laughs") --------------------------------------------------------
+
+
+@pytest.mark.parametrize("levels", [7, 8])
+def test_alias_bomb_is_refused_and_the_import_stays_small(tmp_path, levels):
+    v, db = tmp_path / "v", tmp_path / "a.db"
+    v.mkdir()
+    text = laughs(levels)
+    assert len(text) < 600
+    (v / "bomb.md").write_text(text)
+    (v / "ok.md").write_text("# ok\n")
+    r = gbrain("import", str(v), "--db", str(db))
+    no_traceback(r)
+    assert r.returncode == 0 and b"bomb.md: frontmatter YAML aliases expand to too much data" in r.stderr
+    assert gbrain("get", "bomb", "--db", str(db)).stdout == text.encode()
+    with sqlite3.connect(db) as c:
+        fm, err = c.execute("SELECT frontmatter, frontmatter_error FROM pages WHERE slug = 'bomb'").fetchone()
+    assert json.loads(fm) == {} and "too much data" in err
+    wal = db.with_name(db.name + "-wal")
+    size = os.path.getsize(db) + (os.path.getsize(wal) if wal.exists() else 0)
+    assert size < 2_000_000  # was 80 MB at 7 levels
+
+
+def test_alias_budget_counts_values_and_characters():
+    with pytest.raises(FrontmatterUnloadable):
+        to_json_value([["x" * 100] * 100] * 10, budget=50_000)
+    assert to_json_value([["x" * 100] * 100] * 4, budget=50_000)
+    # YAML without aliases never meets the budget, however long
+    big = "---\n" + "".join(f"k{i}: [{', '.join(['v'] * 50)}]\n" for i in range(400)) + "---\n"
+    assert parse_page(big).frontmatter_error is None
