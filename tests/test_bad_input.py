@@ -147,3 +147,70 @@ def test_alias_budget_counts_values_and_characters():
     # YAML without aliases never meets the budget, however long
     big = "---\n" + "".join(f"k{i}: [{', '.join(['v'] * 50)}]\n" for i in range(400)) + "---\n"
     assert parse_page(big).frontmatter_error is None
+
+
+# ---- 3. reads on a completely full disk -------------------------------------------------------------
+
+
+def _mount_tmpfs(mnt, size: str) -> bool:
+    import subprocess
+
+    if os.geteuid() != 0:
+        return False
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "none", str(mnt)], capture_output=True).returncode == 0
+
+
+def _fill(folder) -> None:
+    fd = os.open(folder / "fill", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    assert os.statvfs(folder).f_bavail == 0
+
+
+def test_full_disk_reads_work_and_writes_say_the_disk_is_full(tmp_path):
+    import shutil
+    import subprocess
+
+    src = tmp_path / "v"
+    src.mkdir()
+    (src / "ok.md").write_text("# Okapi\n\nstriped legs\n")
+    (src / "two.md").write_text("# Two\n\nsecond page\n")
+    small = tmp_path / "small.db"
+    assert gbrain("import", str(src), "--db", str(small)).returncode == 0
+    assert not os.path.exists(str(small) + "-wal")  # closed cleanly: only the main file
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    if not _mount_tmpfs(mnt, "1200k"):
+        pytest.skip("needs root to mount a small tmpfs")
+    try:
+        shutil.copy(small, mnt / "b.db")
+        _fill(mnt)
+        db = str(mnt / "b.db")
+        r = gbrain("get", "ok", "--db", db)
+        assert r.returncode == 0 and r.stdout == b"# Okapi\n\nstriped legs\n", r.stderr
+        r = gbrain("search", "striped", "--db", db, "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)[0]["slug"] == "ok", r.stderr
+        r = gbrain("put", "new", "--db", db, input="# New\n")
+        no_traceback(r)
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "is full" in err and "not a usable" not in err and "damaged" not in err
+        assert len(err.strip().splitlines()) == 1
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])
+
+
+def test_an_io_error_on_a_full_disk_is_reported_as_full_not_damaged(tmp_path, monkeypatch):
+    import sqlite3 as sq
+
+    from gbrain.storage import db as dbmod
+
+    monkeypatch.setattr(dbmod, "disk_full", lambda p: True)
+    msg = str(dbmod.db_error(sq.OperationalError("disk I/O error"), tmp_path / "b.db"))
+    assert "is full" in msg and "check the disk" not in msg
+    monkeypatch.setattr(dbmod, "disk_full", lambda p: False)
+    assert "disk I/O error" in str(dbmod.db_error(sq.OperationalError("disk I/O error"), tmp_path / "b.db"))

@@ -662,6 +662,8 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True) -> GBrainEr
         return Damaged(f"{p} is damaged (SQLite: {msg}); writes are refused; {recovery_advice(p)}")
     if "disk is full" in low or "database or disk is full" in low:
         return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
+    if ("readonly" in low or "read-only" in low or "disk i/o error" in low) and not is_url(str(p)) and disk_full(p):
+        return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
     if "readonly" in low or "read-only" in low:
         return GBrainError(f"{p} is read-only (SQLite: {msg}){rolled}; reads work, writes need write access to the file and its folder")
     if "disk i/o error" in low:
@@ -724,6 +726,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         conn.close()
         if "malformed" in str(e).lower():
             raise db_error(e, p, wrote=False) from e
+        if not ro and disk_full(p):
+            return _connect_on_full_disk(p, e)
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     except GBrainError:
         conn.close()
@@ -741,6 +745,54 @@ def register_functions(conn: sqlite3.Connection) -> None:
 
     conn.create_function("gb_pack", 2, pack, deterministic=True)
     conn.create_function("gb_origin", 1, sql_field)
+
+
+#: free bytes under which the disk holding a brain counts as full: the WAL index (``-shm``)
+#: a connection creates needs 32 KiB
+FULL_DISK_BYTES = 256 * 1024
+
+
+def disk_full(p: Path | str) -> bool:
+    """Whether the file system holding database ``p`` has (almost) no free space left for this
+    user (under :data:`FULL_DISK_BYTES`, from ``statvfs``). False when that cannot be told."""
+    try:
+        st = os.statvfs(Path(p).parent if str(Path(p).parent) else ".")
+    except (OSError, AttributeError):
+        return False
+    return st.f_bavail * st.f_frsize < FULL_DISK_BYTES
+
+
+def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
+    """A connection for reading a WAL brain on a full disk, where the WAL index file cannot be
+    created: ``locking_mode=EXCLUSIVE`` before the first read keeps the index in memory (the
+    WAL is still read), so reads work. The lock blocks other processes until the command ends;
+    writes fail with "the disk … is full" (:func:`db_error`). Raises :class:`GBrainError`
+    saying the disk is full when even that fails or the schema needs an upgrade (a write)."""
+    full = (f"the disk holding {p} is full (SQLite: {one_line(first)}); even reading needs a little "
+            f"space for the WAL index; free some space and run it again")
+    try:
+        conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as e:
+        raise GBrainError(full) from e
+    try:
+        conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        register_functions(conn)
+        v = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as e:
+        conn.close()
+        if "malformed" in str(e).lower():
+            raise db_error(e, p, wrote=False) from e
+        raise GBrainError(full) from e
+    if v != SCHEMA_VERSION:
+        conn.close()
+        if v > SCHEMA_VERSION:
+            raise GBrainError(f"database schema v{v} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
+        raise GBrainError(full.replace("even reading needs", "the schema upgrade and the WAL index need"))
+    conn.row_factory = sqlite3.Row
+    return conn
 
 
 def _connect_read_only(p: Path) -> sqlite3.Connection:
