@@ -29,8 +29,20 @@ TYPER_ONLY = {"call", "pipe"}
 _STATE: dict[str, Any] = {"db": None}
 
 
+#: what a terminal would act on instead of showing: C0/C1 controls (ESC sequences, backspace, a
+#: lone CR; newline and tab are layout) and the bidi marks, embeddings, overrides and isolates
+_UNSAFE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` for a terminal: each character of :data:`_UNSAFE_RE` written as its escape
+    (``\\x1b``, ``\\u202e``), so a title or tag cannot move the cursor, recolour the screen or
+    reorder what follows. For human output only: ``--json`` and stored data are left as they are."""
+    return _UNSAFE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def _err(msg: str) -> None:
-    sys.stderr.write(msg.rstrip("\n") + "\n")
+    sys.stderr.write(terminal_safe(msg.rstrip("\n")) + "\n")
     sys.stderr.flush()
 
 
@@ -122,9 +134,11 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         _out(ops.dumps(result) + "\n")
     elif o.text is not None:
         text = o.text(result, args)
+        if not o.text_exact:
+            text = terminal_safe(text)
         _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
     else:
-        _out(json.dumps(result, ensure_ascii=False, indent=2, default=str) + "\n")
+        _out(terminal_safe(json.dumps(result, ensure_ascii=False, indent=2, default=str)) + "\n")
     if isinstance(result, dict) and result.get("ok") is False:
         raise SystemExit(1)
     if isinstance(result, dict) and isinstance(result.get("exit_code"), int) and result["exit_code"]:

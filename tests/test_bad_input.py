@@ -214,3 +214,27 @@ def test_an_io_error_on_a_full_disk_is_reported_as_full_not_damaged(tmp_path, mo
     assert "is full" in msg and "check the disk" not in msg
     monkeypatch.setattr(dbmod, "disk_full", lambda p: False)
     assert "disk I/O error" in str(dbmod.db_error(sq.OperationalError("disk I/O error"), tmp_path / "b.db"))
+
+
+# ---- 4. control and bidi characters in human output --------------------------------------------------
+
+EVIL_TITLE = "Evil \x1b[31mred\x1b[0m \u202eslidoc\u202c title\x07"
+EVIL_PAGE = f"---\ntitle: \"{EVIL_TITLE.encode('unicode_escape').decode()}\"\ntags: [\"bad\\e[2Jtag\", \"rlo\\u202etag\"]\n---\nEvil page about okapis\n"
+
+
+def test_control_and_bidi_characters_are_escaped_in_human_output_only(tmp_path):
+    db = str(tmp_path / "a.db")
+    assert gbrain("put", "evil", "--db", db, input=EVIL_PAGE).returncode == 0
+    for cmd in (["list"], ["tags"], ["tags", "evil"], ["search", "okapis"], ["search", "evil"]):
+        r = gbrain(*cmd, "--db", db)
+        assert r.returncode == 0, (cmd, r.stderr)
+        out = r.stdout.decode()
+        for c in ("\x1b", "\u202e", "\u202c", "\x07"):
+            assert c not in out, (cmd, out)
+        assert "\\x1b" in out or "\\u202e" in out, (cmd, out)
+    assert "Evil \\x1b[31mred\\x1b[0m \\u202eslidoc\\u202c title\\x07" in gbrain("list", "--db", db).stdout.decode()
+    # --json and get keep the data as stored
+    listed = json.loads(gbrain("list", "--db", db, "--json").stdout)
+    assert listed[0]["title"] == EVIL_TITLE
+    assert sorted(json.loads(gbrain("tags", "evil", "--db", db, "--json").stdout)) == ["bad\x1b[2Jtag", "rlo\u202etag"]
+    assert gbrain("get", "evil", "--db", db).stdout == EVIL_PAGE.encode()

@@ -55,6 +55,7 @@ def _version(_b, a, ctx):
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
     ],
     text=lambda r, a: r["content"],
+    text_exact=True,
     title="Read a page",
     output=obj("slug", "content", **PAGE_REF, content="string", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
     tool_defaults={"max_chars": 60_000},

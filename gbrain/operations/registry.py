@@ -109,6 +109,9 @@ class Operation:
     mcp: bool = True  # exposed as an MCP tool and in --tools-json
     db: str = "existing"  # existing | create | none
     text: Callable[[Any, dict], str] | None = None  # CLI text rendering
+    #: the CLI text is content to print byte for byte (``get``): control and bidi characters are
+    #: not escaped as they are in every other human output (``entry.terminal_safe``)
+    text_exact: bool = False
     mutating: bool = False
     #: long-running: the MCP server runs it on a connection of its own, so other calls go on
     own_connection: bool = False

@@ -207,6 +207,7 @@ def _skills_list(b, a, ctx):
     mcp=False,
     db="none",
     text=lambda r, a: r["content"],
+    text_exact=True,
 )
 def _skills_show(b, a, ctx):
     s = find_skill(a["name"])
