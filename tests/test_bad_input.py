@@ -238,3 +238,37 @@ def test_control_and_bidi_characters_are_escaped_in_human_output_only(tmp_path):
     assert listed[0]["title"] == EVIL_TITLE
     assert sorted(json.loads(gbrain("tags", "evil", "--db", db, "--json").stdout)) == ["bad\x1b[2Jtag", "rlo\u202etag"]
     assert gbrain("get", "evil", "--db", db).stdout == EVIL_PAGE.encode()
+
+
+# ---- 5. queries with no words ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def symbols_db(tmp_path):
+    v = tmp_path / "s"
+    v.mkdir()
+    (v / "a.md").write_text("# Paren (one) (two)\n\nx^2 and (y)\n")
+    (v / "b.md").write_text("# Emoji 🧠\n\n🧠🧠 *bold*\n")
+    (v / "c.md").write_text("# Plain\n\n(z)\n")
+    db = str(tmp_path / "s.db")
+    assert gbrain("import", str(v), "--db", db).returncode == 0
+    return db
+
+
+@pytest.mark.parametrize("q,want", [("(", ["a", "c"]), ("^", ["a"]), ("🧠", ["b"]), ("*", ["b"])])
+def test_symbol_queries_match_substrings_with_scores_like_any_search(symbols_db, q, want):
+    r = gbrain("search", "--db", symbols_db, "--json", "--", q)
+    assert r.returncode == 0, r.stderr
+    hits = json.loads(r.stdout)
+    assert [h["slug"] for h in hits] == want
+    # as documented (docs/search.md): the best match scores 1, the others less; signals say where
+    assert hits[0]["score"] == 1 and all(0 < h["score"] <= 1 for h in hits)
+    assert all(h["signals"] and set(h["signals"]) <= {"title", "body"} for h in hits)
+    text = gbrain("search", "--db", symbols_db, "--", q).stdout.decode()
+    assert "(1.00; " in text
+
+
+def test_symbol_signals_name_the_fields_that_matched(symbols_db):
+    hits = {h["slug"]: h for h in json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "(").stdout)}
+    assert hits["a"]["signals"] == ["title", "body"] and hits["c"]["signals"] == ["body"]
+    assert json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "   ").stdout) == []

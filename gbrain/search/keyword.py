@@ -396,7 +396,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     q = fts_query(query or "")
     if not q:
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
-        return _substring_search(conn, query, type, int(limit)) if (query or "").strip(' "*') else []
+        # (a query of only `*` or quotes looks for them as written; an empty one finds nothing)
+        return _substring_search(conn, query, type, int(limit)) if (query or "").strip() else []
     ranked = rank(conn, query, type=type, limit=int(limit) + offset)[offset:]
     if not ranked and offset == 0 and _UNSPACED.search(query):
         return _substring_search(conn, query, type, int(limit))
@@ -455,8 +456,8 @@ _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u
 
 def _substring_parts(query: str) -> list[str]:
     """The whitespace-separated parts of ``query`` that substring search looks for (quotes and
-    prefix stars dropped)."""
-    return [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")]
+    prefix stars dropped; a query of nothing else, such as ``*``, is looked for as written)."""
+    return [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")] or query.split()
 
 
 def _substring_rows(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
@@ -481,14 +482,21 @@ def _substring_rows(conn: sqlite3.Connection, query: str, type: str | None, limi
 
 def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[dict]:
     """:func:`_substring_rows` as search hits (with a snippet around the first part). Used when
-    FTS5 finds nothing for CJK text or symbols."""
+    FTS5 finds nothing for CJK text or symbols. ``score`` is the page's occurrences relative to
+    the best hit's (the best scores 1, as the best BM25 match does in :func:`search`);
+    ``signals`` is ``title`` and/or ``body``, where a part was found."""
     hits = []
-    first = (_substring_parts(query) or [""])[0]
-    for r, score in _substring_rows(conn, query, type, limit):
+    parts = _substring_parts(query)
+    first = (parts or [""])[0]
+    rows = _substring_rows(conn, query, type, limit)
+    best = max((sc for _, sc in rows), default=0.0) or 1.0
+    for r, score in rows:
         body = r["compiled_truth"] + " " + r["timeline"]
         i = body.find(first)
         snippet = " ".join(body[max(0, i - 40) : i + len(first) + 60].split()) if i >= 0 else r["title"]
-        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": score, "snippet": snippet.replace(first, f"**{first}**")})
+        signals = [f for f, text in (("title", r["title"]), ("body", body)) if any(p in text for p in parts)]
+        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(score / best, 4),
+                     "snippet": snippet if "*" in first else snippet.replace(first, f"**{first}**"), "signals": signals})
     return hits
 
 
