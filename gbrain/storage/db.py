@@ -726,7 +726,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         conn.close()
         if "malformed" in str(e).lower():
             raise db_error(e, p, wrote=False) from e
-        if not ro and disk_full(p):
+        if not ro and any(k in str(e).lower() for k in ("i/o", "full", "unable to open")) and disk_full(p):
             return _connect_on_full_disk(p, e)
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     except GBrainError:
