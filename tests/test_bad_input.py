@@ -272,3 +272,21 @@ def test_symbol_signals_name_the_fields_that_matched(symbols_db):
     hits = {h["slug"]: h for h in json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "(").stdout)}
     assert hits["a"]["signals"] == ["title", "body"] and hits["c"]["signals"] == ["body"]
     assert json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "   ").stdout) == []
+
+
+def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monkeypatch):
+    import sqlite3 as sq
+
+    from gbrain.errors import GBrainError
+    from gbrain.storage import db as dbmod
+
+    p = tmp_path / "old.db"
+    c = sq.connect(p)
+    c.execute("PRAGMA journal_mode = WAL")
+    c.execute("CREATE TABLE t (x)")
+    c.execute(f"PRAGMA user_version = {dbmod.SCHEMA_VERSION - 1}")
+    c.close()
+    with pytest.raises(GBrainError) as e:
+        dbmod._connect_on_full_disk(p, sq.OperationalError("disk I/O error"))
+    msg = str(e.value)
+    assert "is full" in msg and f"v{dbmod.SCHEMA_VERSION - 1} → v{dbmod.SCHEMA_VERSION}" in msg and "damaged" not in msg

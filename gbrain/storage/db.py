@@ -790,7 +790,8 @@ def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
         conn.close()
         if v > SCHEMA_VERSION:
             raise GBrainError(f"database schema v{v} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
-        raise GBrainError(full.replace("even reading needs", "the schema upgrade and the WAL index need"))
+        raise GBrainError(f"the disk holding {p} is full (SQLite: {one_line(first)}); this gbrain must upgrade the "
+                          f"brain's schema (v{v} → v{SCHEMA_VERSION}) before reading it, which needs space; free some space and run it again")
     conn.row_factory = sqlite3.Row
     return conn
 
