@@ -481,3 +481,25 @@ def test_an_emptied_subfolder_under_watch_is_refused_not_trashed(tmp_path):
     assert r.returncode == 0, r.stderr.decode()
     with Brain.open(db) as b:
         assert b.stats()["pages"] == 1 and len(trash(b)) == MASS_TRASH + 10
+
+
+def test_recursive_or_exploding_frontmatter_does_not_stop_watch(watch, brain, brain_tree):
+    """A note whose YAML refers to itself, nests 500 deep or is an alias bomb is stored as it is
+    (frontmatter kept raw, with a warning); watch goes on indexing what comes next."""
+    w = watch()
+    bad = {
+        "anchor.md": "---\ntitle: &a [*a]\n---\nbody\n",
+        "deep.md": "---\na: " + "[" * 500 + "]" * 500 + "\n---\nbody\n",
+        "bomb.md": "---\na0: &a0 [x]\n" + "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 8)) + "---\nbody\n",
+    }
+    for name, text in bad.items():
+        (brain_tree / "notes" / name).parent.mkdir(parents=True, exist_ok=True)
+        (brain_tree / "notes" / name).write_text(text, encoding="utf-8")
+    for name, text in bad.items():
+        slug = "notes/" + name[:-3]
+        wait_for(lambda: text_of(brain, slug) == text, f"{name} to reach the brain")
+        assert brain.page_row(slug)["frontmatter_error"]
+    (brain_tree / "notes" / "after.md").write_text("# After\n", encoding="utf-8")
+    wait_for(lambda: brain.page_row("notes/after"), "a later note to be indexed")
+    settle(brain, brain_tree)
+    stop_ok(w)
