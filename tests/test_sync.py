@@ -702,3 +702,78 @@ def test_v8_keeps_the_base_of_a_brain_synced_before_clients(tmp_path, brain_tree
         with pytest.raises(BadInput, match="--rebind"):
             e2.bind()
         e2.close()
+
+
+def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch):
+    """A whole-tree round compares the scan's stats and the brain's hashes with sync_state as sets
+    and hands only the paths that differ to the pure plan (issue 14: a no-change sync at 50,000
+    pages); each kind of difference still reaches ``decide`` and is carried out."""
+    import time
+
+    from gbrain.sync import engine as engine_mod
+
+    brain, eng, root = env
+    seen: list[set[str]] = []
+    real = engine_mod.decide
+    monkeypatch.setattr(engine_mod, "decide", lambda states: (seen.append(set(states)), real(states))[1])
+    time.sleep(1.2)  # past the racy window: the stats recorded next are trusted
+    assert eng.sync()["ok"]
+    seen.clear()
+    rep = eng.sync()
+    assert rep["ok"] and not any(rep["counts"].values())
+    assert seen == [set()]  # nothing planned, and every path still verified
+    assert rep["hashes_checked"] == len(tree_files(root))
+
+    # a file edit, a brain edit, a new file, a deleted file, a racy stat and a pending disk hash
+    (root / "people" / "bruno-okafor.md").write_bytes((root / "people" / "bruno-okafor.md").read_bytes() + b"\nEdited.\n")
+    text = brain.get_text("people/ana-lima")
+    brain.put("people/ana-lima", text + "\nEdited in the brain.\n")
+    (root / "notes").mkdir(exist_ok=True)
+    (root / "notes" / "new.md").write_text("# New\n\nA new note.\n")
+    victim, racy, pending = "companies/river-ai.md", "concepts/hybrid-retrieval.md", "deals/river-ai-series-a.md"
+    (root / victim).unlink()
+    brain.conn.execute("UPDATE sync_state SET mtime_ns = 0 WHERE path = ?", (racy,))
+    brain.conn.execute("UPDATE sync_state SET base_hash = 'x' WHERE path = ?", (pending,))  # a base not yet recorded
+    brain.conn.commit()
+    seen.clear()
+    rep = eng.sync()
+    assert rep["ok"], (rep["problems"], rep.get("unreadable"))
+    assert seen == [{"people/bruno-okafor.md", "people/ana-lima.md", "notes/new.md", victim, racy, pending}]
+    assert set(rep["changed"]["imported"]) == {"people/bruno-okafor.md", "notes/new.md"}
+    assert rep["changed"]["exported"] == ["people/ana-lima.md"] and rep["changed"]["trashed"] == [victim]
+    assert b"Edited in the brain." in (root / "people" / "ana-lima.md").read_bytes()
+    assert brain.conn.execute("SELECT base_hash FROM sync_state WHERE path = ?", (pending,)).fetchone()[0] == sha((root / pending).read_bytes())
+    verify_equal(brain, root)
+    time.sleep(1.2)
+    eng.sync()
+    seen.clear()
+    rep = eng.sync()
+    assert rep["ok"] and seen == [set()]
+
+
+def test_ignore_matcher_answers_as_pathspec():
+    """The screened matcher of .gbrainignore (one combined regex, then pathspec) gives
+    pathspec's answer for every path, negations and folder patterns included."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from gbrain.sync.scan import DEFAULT_IGNORE, ignore_matcher, load_ignore
+
+    import pathspec
+
+    seg = st.sampled_from(["a", "b", "doc", ".obsidian", ".trash", "x.md", "y.png", "a b", "build", "#t#", "ü"])
+    path = st.lists(seg, min_size=1, max_size=4).map("/".join).flatmap(lambda p: st.sampled_from([p, p + "/"]))
+    pat = st.sampled_from(["*.md", "!*.md", "build/", "!build/", "a/*", "/doc", "**/b", "b/**", "!.obsidian/", "x.*", "*.png", "!a/x.md",
+                           "[ab]", "a/**/x.md", "# comment", "", "\\#t#", "doc/", "*", "!doc/x.md", "ü/"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(pat, max_size=6), st.lists(path, min_size=1, max_size=10))
+    def check(lines, paths):
+        spec = pathspec.GitIgnoreSpec.from_lines(list(DEFAULT_IGNORE) + lines)
+        m = ignore_matcher(spec)
+        for p in paths:
+            assert m(p) == spec.match_file(p), (lines, p)
+
+    check()
+    assert ignore_matcher(None)("a.md") is False
+    assert ignore_matcher(load_ignore(Path("/nonexistent")))(".obsidian/") is True

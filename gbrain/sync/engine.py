@@ -93,7 +93,7 @@ from .exporter import atomic_write, safe_join
 from ..core.history import key_for_path, keep_version, record_move
 from .importer import classify
 from .plan import PathState, decide
-from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_reason, is_temp_name, load_ignore, undecodable
+from .scan import NOT_UTF8, TEMP_SUFFIXES, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 #: a client records that it is alive (``sync_root.synced_at``) at most this often (s): sync runs
@@ -220,6 +220,7 @@ class SyncEngine:
         self._warn = warn or (lambda s: None)
         self._lock_fd: int | None = None
         self.spec: pathspec.PathSpec | None = None
+        self.ignored: Callable[[str], bool] = ignore_matcher(None)  # self.spec.match_file, fast
         self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
         self._dir_cache: dict[str, set[str] | None] = {}
         #: trash the notes of a folder whose markdown all vanished (a person said so)
@@ -327,7 +328,9 @@ class SyncEngine:
         return ids
 
     def reload_ignore(self) -> None:
+        """Read ``.gbrainignore`` again (``self.spec``, and ``self.ignored``, its fast matcher)."""
         self.spec = load_ignore(self.root)
+        self.ignored = ignore_matcher(self.spec)
 
     def touch(self) -> None:
         """Record that this client is alive (``sync_root.synced_at`` = now) when the last record is
@@ -458,7 +461,7 @@ class SyncEngine:
                 if os.path.islink(full):
                     skipped.append((rd + dn, "symlink (not followed)"))
                     continue
-                if self.spec is not None and self.spec.match_file(rd + dn + "/"):
+                if self.ignored(rd + dn + "/"):
                     continue
                 keep.append(dn)
             dirnames[:] = keep
@@ -467,7 +470,7 @@ class SyncEngine:
                 if undecodable(fn):
                     skipped.append((escaped(rel), NOT_UTF8))
                     continue
-                if is_temp_name(fn) or (self.spec is not None and self.spec.match_file(rel)):
+                if is_temp_name(fn) or self.ignored(rel):
                     continue
                 full = os.path.join(dirpath, fn)
                 try:
@@ -489,11 +492,16 @@ class SyncEngine:
         """The whole tree under the same rules as :func:`gbrain.sync.scan.scan_tree` (VCS folders,
         temp files, symlinks, non-regular files, ``.gbrainignore``, the database), with
         ``os.scandir`` so a no-change sync costs little more than stat-ing every file.
-        Raises ``FileNotFoundError`` / ``PermissionError`` for an unusable root."""
-        out = Scan(root=self.root)
-        spec, excl = self.spec, self._excl_ids()
-        files, skipped = out.files, out.skipped
-        from .scan import FileInfo
+
+        The files come as ``Scan.stats``, a list of ``(path, size, change stamp)`` tuples
+        (:func:`~gbrain.sync.scan.change_stamp`), which :meth:`sync` compares with ``sync_state``
+        as sets; ``Scan.files`` stays empty. Raises ``FileNotFoundError`` / ``PermissionError``
+        for an unusable root."""
+        out = Scan(root=self.root, stats=[])
+        ignored, excl = self.ignored, self._excl_ids()
+        files, skipped = out.stats, out.skipped
+        add, S_ISREG = files.append, stat.S_ISREG
+        temp_suffixes = TEMP_SUFFIXES
 
         def walk(absdir: str, reldir: str) -> None:
             try:
@@ -508,7 +516,7 @@ class SyncEngine:
                 for e in it:
                     name = e.name
                     rel = reldir + name
-                    if undecodable(name):
+                    if not name.isascii() and undecodable(name):
                         skipped.append((escaped(rel) + ("/" if e.is_dir(follow_symlinks=False) else ""), NOT_UTF8))
                         continue
                     try:
@@ -518,12 +526,13 @@ class SyncEngine:
                         if e.is_dir(follow_symlinks=False):
                             if name in VCS_DIRS:
                                 continue
-                            if spec is not None and spec.match_file(rel + "/"):
+                            if ignored(rel + "/"):
                                 skipped.append((rel + "/", ignore_reason(rel + "/")))
                                 continue
                             subdirs.append((e.path, rel + "/"))
                             continue
-                        if is_temp_name(name):
+                        # is_temp_name needs a name starting with '.', '#' or '4' or ending in a temp suffix
+                        if (name[0] in ".#4" or name.endswith(temp_suffixes)) and is_temp_name(name):
                             if name.startswith(TMP_PREFIX):
                                 temps.append((e.path, rel))
                             continue
@@ -531,15 +540,16 @@ class SyncEngine:
                     except OSError as err:
                         skipped.append((rel, f"cannot stat: {err.strerror}"))
                         continue
-                    if not stat.S_ISREG(st.st_mode):
+                    if not S_ISREG(st.st_mode):
                         skipped.append((rel, "not a regular file"))
                         continue
                     if excl and (st.st_dev, st.st_ino) in excl:
                         continue
-                    if spec is not None and spec.match_file(rel):
+                    if ignored(rel):
                         skipped.append((rel, "ignored by .gbrainignore"))
                         continue
-                    files.append(FileInfo(rel, e.path, st.st_size, change_stamp(st)))
+                    m, c = st.st_mtime_ns, st.st_ctime_ns
+                    add((rel, st.st_size, m if m > c else c))  # change_stamp(st), inlined
             for a, r in sorted(subdirs):
                 walk(a, r)
 
@@ -645,6 +655,9 @@ class SyncEngine:
         q = "SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ?"
         if paths is None:
             return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.conn.execute(q, (self.client,))}
+        paths = set(paths)
+        if len(paths) > 5000:  # many: one read of the whole table beats thousands of IN lists
+            return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._tuples(q, (self.client,)) if r[0] in paths}
         out = {}
         for chunk in _chunks(sorted(set(paths)), 500):
             ph = ",".join("?" * len(chunk))
@@ -670,7 +683,14 @@ class SyncEngine:
     # ---- public entry points ----------------------------------------------------------
 
     def sync(self) -> dict:
-        """Reconcile the whole tree; return the verification report (a dict, see :func:`report`)."""
+        """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
+
+        Only the paths that may have changed are planned: the scan's ``(path, size, change
+        stamp)`` tuples are intersected with ``sync_state``'s as sets, and the brain's
+        ``(path, content hash)`` pairs with the bases (:meth:`_unchanged`); a path equal on every
+        count (its file's stat as recorded, the file's hash then equal to the base, the brain's
+        hash equal to the base) is settled as :func:`~gbrain.sync.plan.decide` would settle it,
+        with nothing to write, and every other path goes through :meth:`_run` and ``decide``."""
         self.check_root()
         self.reload_ignore()
         self._dir_cache = {}
@@ -688,9 +708,10 @@ class SyncEngine:
                        "comparing every path with its last synced version instead (nothing is lost)")
         else:
             self.touch()
-        state = self._state(None)
+        stats = scan.stats or []
         first = 0
-        if not state and scan.files and self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM pages) AND NOT EXISTS (SELECT 1 FROM files)").fetchone()[0]:
+        if stats and not self.conn.execute("SELECT EXISTS (SELECT 1 FROM sync_state WHERE client = ?)", (self.client,)).fetchone()[0] \
+                and self.conn.execute("SELECT NOT EXISTS (SELECT 1 FROM pages) AND NOT EXISTS (SELECT 1 FROM files)").fetchone()[0]:
             # an empty brain and a folder never synced: the bulk importer (parallel parsing,
             # batched commits) does the same as importing file by file, only faster
             from .importer import import_tree
@@ -701,17 +722,72 @@ class SyncEngine:
         cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps)]
         for c in cleaned:
             self._log(f"- cleaned {c}")
-        disk = {f.path: DiskFile(f.path, f.size, f.mtime_ns) for f in scan.files}
+        clean, db, state_paths, seq_now = self._unchanged(stats)
+        disk = {p: DiskFile(p, size, mt) for p, size, mt in stats if p not in clean}
+        cand = set(disk) | state_paths | set(db)
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
         bad_prefixes = [(p.rstrip("/") + "/", why) for p, why in scan.skipped]
-        out = self._run(disk, unknown, bad_prefixes, None, state)
+        out = self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
+                        all_disk=[t[0] for t in stats])
         out.cleaned[:0] = cleaned
         rep = self.report(scan, out)
         if first:
             rep["counts"]["imported"] += first
             rep["first_import"] = first
         return rep
+
+    def _tuples(self, sql: str, params: tuple = ()) -> Iterable[tuple]:
+        """Rows of ``sql`` as plain tuples (hashable, equal to tuples built in Python: what the
+        set operations of :meth:`_unchanged` need; ``sqlite3.Row`` is neither)."""
+        if getattr(self.conn, "dialect", "sqlite") == "postgres":
+            return self.conn.execute(sql, params)  # pg.Row is a tuple subclass with tuple equality
+        cur = self.conn.cursor()
+        cur.row_factory = None
+        return cur.execute(sql, params)
+
+    def _unchanged(self, stats: list[tuple[str, int, int]]) -> tuple[dict[str, str], dict[str, tuple[str, str]], set[str], int]:
+        """The paths a full round need not plan, found by set operations in one read snapshot.
+
+        ``stats`` are the scan's ``(path, size, change stamp)``. A path is unchanged when its
+        file's stat equals the one ``sync_state`` recorded (not racy: ``mtime_ns != 0``) with the
+        file's hash then equal to the base, and the brain's content hash equals the base too: then
+        D == S == B and its ``sync_state`` row is already exact, so
+        :func:`~gbrain.sync.plan.decide` would settle it with nothing to write. SQLite joins
+        ``sync_state`` with ``pages``/``files`` on (path, hash) (covering indexes); the stats are
+        compared as tuples in one set. When every page, file, base and file on disk is unchanged
+        (the counts say so) nothing else is read.
+
+        Returns ``(unchanged path → hash, every other path of the brain → (hash, 'page'|'file'),
+        every other path sync_state knows, MAX(change_log.seq))``, the brain side read in the
+        snapshot of the sequence number (as :meth:`_db_side` does)."""
+        rows = self._tuples
+        eq = "FROM sync_state s JOIN {t} x ON x.path = s.path AND x.content_hash = s.base_hash WHERE s.client = ? AND s.mtime_ns != 0 AND s.disk_hash = s.base_hash"
+        db: dict[str, tuple[str, str]] = {}
+        self.conn.execute("BEGIN")
+        try:
+            seq = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM change_log").fetchone()[0]
+            same = list(rows("SELECT s.path, s.size, s.mtime_ns, s.base_hash " + eq.format(t="pages"), (self.client,)))
+            same += rows("SELECT s.path, s.size, s.mtime_ns, s.base_hash " + eq.format(t="files"), (self.client,))
+            n_pages, n_files, n_state = self.conn.execute(
+                "SELECT (SELECT COUNT(*) FROM pages), (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM sync_state WHERE client = ?)", (self.client,)).fetchone()
+            on_disk = set(stats)
+            clean = {r[0]: r[3] for r in same if r[:3] in on_disk}
+            everything = len(clean) == n_pages + n_files == n_state == len(on_disk)
+            if not everything:  # something changed: every path of the brain and the base
+                pages = set(rows("SELECT path, content_hash FROM pages"))
+                files = set(rows("SELECT path, content_hash FROM files"))
+                known = {r[0] for r in rows("SELECT path FROM sync_state WHERE client = ?", (self.client,))}
+        finally:
+            self.conn.execute("COMMIT")
+        if everything:
+            return clean, db, set(), seq
+        page_paths = {p for p, _ in pages}
+        for p in page_paths.intersection(p for p, _ in files):  # in both tables (never written so): full rules
+            clean.pop(p, None)
+        db.update((p, (h, "file")) for p, h in files if p not in clean)
+        db.update((p, (h, "page")) for p, h in pages if p not in clean)
+        return clean, db, known - clean.keys(), seq
 
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None) -> Outcome:
         """Reconcile some paths (file events) and folders (folder events) with the same rules.
@@ -765,12 +841,27 @@ class SyncEngine:
         state: dict | None,
         *,
         consumed_seq: int | None = None,
+        full: bool = False,
+        db: dict[str, tuple[str, str]] | None = None,
+        seq_now: int = 0,
+        settled_hashes: dict[str, str] | None = None,
+        all_disk: Iterable[str] | None = None,
     ) -> Outcome:
+        """One round over ``cand`` (None: every path of ``disk``, the base and the brain).
+
+        ``full``: ``cand`` are the paths of a whole-tree round that may have changed
+        (:meth:`sync`); the others (``settled_hashes``: path → hash) are settled already, and
+        ``all_disk`` names every file on disk (for the mass-deletion check). ``db`` and
+        ``seq_now``: the brain side of ``cand`` read by the caller (else read here)."""
         out = Outcome()
-        db, seq_now = self._db_side(cand)
+        if settled_hashes:
+            out.disk_hashes.update(settled_hashes)
+        if db is None:
+            db, seq_now = self._db_side(cand)
         if state is None:
             state = self._state(cand)
         paths = set(disk) | set(state) | set(db) if cand is None else set(cand)
+        whole = cand is None or full  # a round over the whole tree (the cursor moves to seq_now)
         # paths we cannot see are left alone on both sides
         for p in list(paths):
             why = unknown.get(p)
@@ -815,7 +906,7 @@ class SyncEngine:
         D = {p: disk[p].hash for p in paths if p in disk}
         S = {p: db[p][0] for p in paths if p in db}
         B = {p: state[p][3] for p in paths if p in state}
-        if cand is not None:
+        if not whole:
             self._widen_for_moves(paths, D, S, B, db, state)
         states = {}
         for p in paths:
@@ -836,7 +927,7 @@ class SyncEngine:
         # an emptied folder (an unmounted drive or sub-volume, a `rm -rf *` in the wrong window)
         # is not a request to trash its pages: stop before touching either side
         if len(to_trash) >= MASS_TRASH and not self.confirm_delete:
-            self._check_vanished(to_trash, disk if cand is None else None)
+            self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
         now = time.time()
         copies: dict[str, tuple[str, bytes]] = {}
@@ -926,8 +1017,8 @@ class SyncEngine:
             if f is not None:
                 out.disk_hashes[p] = f.hash
         cur = self.cursor
-        base_seq = consumed_seq if consumed_seq is not None else (seq_now if cand is None else cur)
-        if not (acting or written or removed or copies or settle_rows or base_seq > cur or (cand is None and seq_now > cur)):
+        base_seq = consumed_seq if consumed_seq is not None else (seq_now if whole else cur)
+        if not (acting or written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
             self._finish(out, paths, disk, removed, copies)
             return out
         with self.brain.transaction(), origin(surface=self.surface):

@@ -79,7 +79,10 @@ def stored_hashes(brain: Brain) -> dict[str, str]:
     """path → the content hash stored with each page and file (sha256 of the bytes written): what
     a tree is compared with without reading the stored text back. :func:`derived_check` re-renders
     the pages it checks and compares their text with this hash; :func:`db_hashes` does it for all."""
-    return dict(brain.conn.execute("SELECT path, content_hash FROM pages UNION ALL SELECT path, content_hash FROM files").fetchall())
+    cur = brain.conn.cursor() if getattr(brain.conn, "dialect", "sqlite") != "postgres" else None
+    if cur is not None:
+        cur.row_factory = None  # plain tuples: dict() builds from them in C
+    return dict((cur or brain.conn).execute("SELECT path, content_hash FROM pages UNION ALL SELECT path, content_hash FROM files"))
 
 
 def _first_by(rows: list[tuple], key) -> list[tuple]:
@@ -378,11 +381,13 @@ class Compared:
 
 
 def compare(disk: dict[str, str], db: dict[str, str]) -> Compared:
-    """Compare ``path → sha256`` maps of a tree and the DB."""
-    missing_db = sorted(p for p in disk if p not in db)
-    missing_disk = sorted(p for p in db if p not in disk)
-    bad = sorted(p for p in disk if p in db and disk[p] != db[p])
-    return Compared(len(disk), sum(1 for p in disk if p in db), missing_db, missing_disk, bad)
+    """Compare ``path → sha256`` maps of a tree and the DB (as sets of keys and of items)."""
+    if disk == db:
+        return Compared(len(disk), len(disk), [], [], [])
+    missing_db = sorted(disk.keys() - db.keys())
+    missing_disk = sorted(db.keys() - disk.keys())
+    bad = sorted(p for p, _ in disk.items() - db.items() if p in db)
+    return Compared(len(disk), len(disk) - len(missing_db), missing_db, missing_disk, bad)
 
 
 def report(
