@@ -361,3 +361,35 @@ def test_a_write_landing_during_import_is_never_silently_overwritten(tmp_path, b
 
         trashed = [h.get_version(b, t["slug"], t["version"])["content"] for t in h.trash_list(b, limit=0) if t["path"] == "people/bruno-okafor.md"]
         assert any("written-meanwhile" in t for t in trashed)  # and the brain's write was kept
+
+
+def test_export_checks_the_tree_from_the_hashes_of_what_it_wrote(tmp_path, brain_tree, monkeypatch):
+    """Export's check compares the tree with the stored hashes using the hashes of the bytes it
+    wrote (issue 14: export at ≤ 2× a plain copy): nothing it wrote is read back, but a file
+    changed after it was written and a file export did not write are read, and reported."""
+    from gbrain.sync import verify as verify_mod
+
+    reads: list[str] = []
+    real = verify_mod._sha256_sized
+    monkeypatch.setattr(verify_mod, "_sha256_sized", lambda path, size: (reads.append(path), real(path, size))[1])
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        reads.clear()
+        out = tmp_path / "out"
+        rep = export_tree(b, out)
+        assert rep["ok"] and rep["hashes_checked"] == 11 and reads == []
+        (out / "stray.md").write_text("# Stray\n")
+        rep = export_tree(b, out)  # nothing to write; the stray file is read and reported
+        assert rep["counts"]["unchanged"] == 11 and rep["missing_in_db"] == ["stray.md"] and not rep["ok"]
+        assert [os.path.basename(p) for p in reads] == ["stray.md"]
+        (out / "stray.md").unlink()
+        reads.clear()
+
+        def meddle(done, total):  # another program edits a file export has just written
+            if done == total:
+                (out / "people" / "ana-lima.md").write_bytes(b"edited meanwhile\n")
+
+        b.tag("people/ana-lima", "meddled")
+        rep = export_tree(b, out, on_progress=meddle)
+        assert rep["hash_mismatches"] == ["people/ana-lima.md"] and not rep["ok"]
+        assert [os.path.basename(p) for p in reads] == ["ana-lima.md"]

@@ -7,6 +7,7 @@ file. Files in OUT that the DB does not know are left alone (and reported by the
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from pathlib import Path
@@ -16,7 +17,7 @@ from ..core.brain import Brain, render_row, sha256
 from ..errors import GBrainError
 from ..storage import blobs
 from . import verify
-from .scan import TMP_PREFIX, db_excludes, scan_tree
+from .scan import TMP_PREFIX, change_stamp, db_excludes, scan_tree
 
 
 def safe_join(root: Path, rel: str) -> Path:
@@ -132,17 +133,30 @@ def _rows(brain: Brain, table: str, cols: str, unreadable: list[str]):
 
 
 def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True) -> dict:
-    """Write the brain to ``out``; return the verification report of ``out`` against the DB."""
+    """Write the brain to ``out``; return the verification report of ``out`` against the DB.
+
+    The check compares the tree with the hashes stored in the brain (:func:`verify.report`):
+    every stored path must be in ``out`` with its stored hash, and every file of ``out`` must be
+    stored. The hash of each file is taken from the bytes as they are written (a big file's
+    pieces hashed as they stream to disk, so a damaged piece shows as a mismatch) or as they
+    were found identical on disk; the final scan re-reads only a file whose size or change stamp
+    moved since it was written (someone else wrote it meanwhile) and files export did not write.
+    So the check costs a walk of ``out``, not a second read of every byte (nor a parse of every
+    ``.raw`` sidecar's JSON: export writes no raw_data row; ``gbrain verify`` counts them)."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     total = brain.conn.execute("SELECT (SELECT COUNT(*) FROM pages) + (SELECT COUNT(*) FROM files)").fetchone()[0]
     written = unchanged = 0
-    hashes: dict[str, str] = {}
+    known: dict[str, tuple[int, int, str]] = {}  # path → (size, change stamp, sha256) as written
     i = 0
 
     failed: list[dict] = []
 
-    def put(rel: str, data: bytes) -> None:
+    def note(rel: str, target: Path, hx: str) -> None:
+        st = os.lstat(target)
+        known[rel] = (st.st_size, change_stamp(st), hx)
+
+    def put(rel: str, data: bytes, hx: str) -> None:
         nonlocal written, unchanged, i
         try:
             target = safe_join(root, rel)
@@ -154,7 +168,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             else:
                 atomic_write(target, data)
                 written += 1
-            hashes[rel] = sha256(data)
+            note(rel, target, hx)
         except (OSError, GBrainError) as e:  # one unwritable path must not stop the rest
             failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
         i += 1
@@ -170,10 +184,19 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
             if same_hash(target, size, hx):
                 unchanged += 1
+                got = hx
             else:
-                atomic_write(target, blobs.iter_pieces(brain.conn, hx))
+                h = hashlib.sha256()
+
+                def pieces():
+                    for piece in blobs.iter_pieces(brain.conn, hx):
+                        h.update(piece)  # the bytes written, hashed on their way to disk
+                        yield piece
+
+                atomic_write(target, pieces())
                 written += 1
-            hashes[rel] = hx
+                got = h.hexdigest()
+            note(rel, target, got)
         except (OSError, GBrainError, ValueError) as e:
             failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
         i += 1
@@ -184,10 +207,11 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     mismatched: list[str] = []  # rows whose bytes no longer match the hash stored with them
     for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash", unreadable):
         data = render_row(r).encode("utf-8")
-        if sha256(data) != r["content_hash"]:
+        hx = sha256(data)
+        if hx != r["content_hash"]:
             mismatched.append(str(r["path"]))
             continue
-        put(r["path"], data)
+        put(r["path"], data, hx)
     for r in _rows(brain, "files", "id, path, pieces, content_hash, size", unreadable):
         if r["pieces"]:  # a big file: streamed from its pieces, never whole in memory
             put_big(r["path"], r["content_hash"], r["size"])
@@ -198,10 +222,11 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             unreadable.append(f"files #{r['id']}")
             continue
         data = bytes(d[0])
-        if sha256(data) != r["content_hash"]:
+        hx = sha256(data)
+        if hx != r["content_hash"]:
             mismatched.append(str(r["path"]))
             continue
-        put(r["path"], data)
+        put(r["path"], data, hx)
     if unreadable:
         failed.append({"path": "(database)", "error": f"{len(unreadable)} row(s) could not be read from the damaged database: " + ", ".join(unreadable[:5])})
     if mismatched or unreadable:  # never saved as good: damaged rows are named, not exported
@@ -222,9 +247,11 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     if not check:
         return {"ok": True, "counts": counts, "root": str(root)}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
-    disk, errors = verify.hash_tree(scan)
+    disk, errors = verify.hash_tree(scan, known=known)
     try:
-        rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts})
+        # the sidecars' JSON is not parsed again (``raw_check``): their bytes are checked by hash
+        # like every file's, and export changes no raw_data row (``verify`` counts them)
+        rep = verify.report(brain, scan, disk, deep=False, extra={"counts": counts}, raw_check=False)
     except sqlite3.DatabaseError as e:  # a damaged brain: the files written are what could be saved
         lost = f"; not saved: {failed[-1]['error']}" if unreadable else ""
         from ..storage.db import one_line

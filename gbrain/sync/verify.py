@@ -483,16 +483,26 @@ def report(
     return rep
 
 
-def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """sha256 of every scanned file: ``(path → hash, [(path, error)])``."""
+def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None, *,
+              known: dict[str, tuple[int, int, str]] | None = None) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """sha256 of every scanned file: ``(path → hash, [(path, error)])``.
+
+    ``known``: path → ``(size, change stamp, sha256)`` of files whose bytes the caller hashed as
+    it wrote them (export); a scanned file with exactly that size and change stamp
+    (:func:`~gbrain.sync.scan.change_stamp`: any later write moves its ctime) takes that hash
+    instead of being read again. Every other file is read and hashed."""
     out: dict[str, str] = {}
     errors: list[tuple[str, str]] = []
     n = len(scan.files)
     for i, f in enumerate(scan.files):
-        try:
-            out[f.path] = _sha256_sized(f.abspath, f.size)
-        except OSError as e:
-            errors.append((f.path, e.strerror or str(e)))
+        k = known.get(f.path) if known else None
+        if k is not None and k[0] == f.size and k[1] == f.mtime_ns:
+            out[f.path] = k[2]
+        else:
+            try:
+                out[f.path] = _sha256_sized(f.abspath, f.size)
+            except OSError as e:
+                errors.append((f.path, e.strerror or str(e)))
         if on_progress and (i % 200 == 0 or i == n - 1):
             on_progress(i + 1, n)
     return out, errors
