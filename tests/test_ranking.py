@@ -304,3 +304,105 @@ def test_boosts_never_lift_a_weak_match_over_a_strong_one(tmp_path_factory, rank
         for c in before:
             if before[a] - before[c] > gap:
                 assert pos[a] < pos[c], (a, c)
+
+
+# ---- bounded ranking (issue 14: search p50 at 50,000 pages) ---------------------------------
+
+def _vocab_brain(tmp_path, n: int = 80, seed: int = 7) -> Brain:
+    """Pages of words with very different page counts: ``common`` in every page, ``often`` in
+    most, ``sometimes`` in a third, ``rare`` in a few, plus filler of varying length; a few pages
+    are named by the words (title, path)."""
+    import random
+    rnd = random.Random(seed)
+    pages = {}
+    for i in range(n):
+        words = ["common"] * rnd.randint(1, 4) + [f"filler{rnd.randint(0, 30)}" for _ in range(rnd.randint(3, 60))]
+        if rnd.random() < 0.8:
+            words += ["often"] * rnd.randint(1, 3)
+        if i % 3 == 0:
+            words += ["sometimes"] * rnd.randint(1, 3)
+        if i % 11 == 0:
+            words += ["rare"] * rnd.randint(1, 2)
+        rnd.shuffle(words)
+        title = "Common often" if i == 40 else ("Rare sometimes" if i == 33 else f"Note {i}")
+        fm = "---\ntype: memo\n---\n" if i % 2 else ""
+        pages[f"notes/n{i}.md"] = f"{fm}# {title}\n\n" + " ".join(words) + ".\n"
+    pages["named/common.md"] = "# Common\n\nA page named by the word, mentioning it once: common.\n"
+    return brain_of(tmp_path, pages)
+
+
+QUERIES = ["common", "often", "sometimes", "rare", "common rare", "often rare", "sometimes rare", "common often",
+           "common often sometimes", "rare sometimes", "Common often", "often sometimes rare", "filler3 common",
+           "filler7 rare often", "filler2 filler9 sometimes"]
+
+
+def test_bounded_ranking_equals_the_full_ranking_wherever_it_is_not_cut(tmp_path, monkeypatch):
+    """With a bound far below the matches, the ranking is computed over a candidate subset; where
+    the subset is proven to hold the best pages (the rarest words' pages outscore what the common
+    words alone can add) or holds every match, every hit, score and signal equals the ranking
+    of every match."""
+    b = _vocab_brain(tmp_path)
+    full = {}
+    for q in QUERIES:
+        full[q] = search.rank(b.conn, q, limit=6)
+        assert full[q], q
+    monkeypatch.setattr(search, "RERANK", 6)
+    full = {q: search.rank(b.conn, q, limit=6) for q in QUERIES}
+    real = search._bm25_top
+    cut = {}
+
+    def spy(*a, **k):
+        top, bounded = real(*a, **k)
+        cut[a[1]] = bounded
+        return top, bounded
+
+    monkeypatch.setattr(search, "_bm25_top", spy)
+    monkeypatch.setattr(search, "RANK_BOUND", 30)
+    monkeypatch.setattr(search, "RANK_WINDOW", 10)
+    equal = 0
+    for q in QUERIES:
+        got = search.rank(b.conn, q, limit=6)
+        if not cut[search.fts_query(q)]:
+            assert got == full[q], q
+            equal += 1
+    # the bound is hit (the words are in more pages than it) and yet most rankings are proven
+    assert sum(cut.values()) >= 1 and equal >= 8, (cut, equal)
+    # with the type filter too
+    monkeypatch.setattr(search, "RERANK", 3)
+    monkeypatch.setattr(search, "RANK_BOUND", 10**9)
+    full_t = search.rank(b.conn, "common rare", limit=3, type="memo")
+    monkeypatch.setattr(search, "RANK_BOUND", 30)
+    cut.clear()
+    assert search.rank(b.conn, "common rare", limit=3, type="memo") == full_t
+    assert cut == {'"common" OR "rare"': False}
+    assert {r[0] for r in b.conn.execute(f"SELECT type FROM pages WHERE id IN ({','.join(str(h['id']) for h in full_t)})")} == {"memo"}
+
+
+def test_bounded_ranking_never_asks_fts5_to_rank_every_match(tmp_path, monkeypatch):
+    """Over the bound no statement ranks the whole query (``ORDER BY bm25``: FTS5 computes BM25
+    for every match first); the page named by the query still comes first."""
+    b = _vocab_brain(tmp_path)
+    monkeypatch.setattr(search, "RANK_BOUND", 30)
+    monkeypatch.setattr(search, "RANK_WINDOW", 10)
+    seen: list[str] = []
+    b.conn.set_trace_callback(seen.append)
+    hits = search.search(b.conn, "common", limit=5)
+    b.conn.set_trace_callback(None)
+    assert hits[0]["slug"] == "named/common"
+    assert len(hits) == 5
+    assert not [s for s in seen if "ORDER BY bm25" in s]
+    # under the bound, FTS5 ranks every match as before
+    monkeypatch.setattr(search, "RANK_BOUND", 10**9)
+    seen.clear()
+    b.conn.set_trace_callback(seen.append)
+    search.search(b.conn, "common", limit=5)
+    b.conn.set_trace_callback(None)
+    assert [s for s in seen if "ORDER BY bm25" in s]
+
+
+def test_fts_row_count_is_the_pages(tmp_path):
+    """The N of BM25's IDF read from FTS5's own record equals the pages, after saves and deletes."""
+    b = _vocab_brain(tmp_path, n=12)
+    assert search._fts_rows(b.conn) == b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 13
+    b.delete_page("notes/n3")
+    assert search._fts_rows(b.conn) == b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 12

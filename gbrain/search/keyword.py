@@ -25,6 +25,7 @@ Scores are comparable within one query (the best BM25 match alone scores 1).
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 import sqlite3
@@ -62,6 +63,8 @@ _BODY_FILTER = "{compiled_truth timeline search_words}"
 STOP_WORDS_DROPPED = True
 #: (column, signal) of the name fields
 _NAME_COLUMNS = (("title", "title"), ("search_aliases", "alias"), ("path", "path"), ("search_headings", "headings"))
+#: their positions in :data:`COLUMNS`
+_NAME_INDEX = tuple(COLUMNS.index(c) for c, _ in _NAME_COLUMNS)
 
 _WORD = re.compile(r"[^\W_]+(?:\*)?|\*", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]*)"')
@@ -112,6 +115,12 @@ def fts_query(text: str) -> str:
 
     When the text has a word that is not in :data:`STOP_WORDS`, its stop words match the body
     fields only (``{compiled_truth timeline search_words} : "are"``)."""
+    return " OR ".join(fts_parts(text))
+
+
+def fts_parts(text: str) -> list[str]:
+    """The terms :func:`fts_query` joins with ``OR``, in order, each once (FTS5 strings: a
+    quoted word, a quoted phrase, a quoted prefix ``"wor"*``); ``[]`` when the text has no words."""
     parts: list[str] = []
     pos = 0
     for m in _PHRASE.finditer(text):
@@ -127,7 +136,7 @@ def fts_query(text: str) -> str:
             seen.append(p)
     if any(not _is_stop(p) for p in seen):
         seen = [p for p in seen if not _is_stop(p)] if STOP_WORDS_DROPPED else [f"{_BODY_FILTER} : {p}" if _is_stop(p) else p for p in seen]
-    return " OR ".join(seen)
+    return seen
 
 
 def _is_stop(term: str) -> bool:
@@ -191,44 +200,42 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         return _rank_pg(conn, query, type=type, limit=limit)
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
-    sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
-    if type:
-        sql += " JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ? AND p.type = ?"
-        args: list = [q, type]
-    else:
-        sql += " WHERE page_fts MATCH ?"
-        args = [q]
-    rows = conn.execute(sql + f" ORDER BY bm25(page_fts, {w}) LIMIT ?", [*args, depth]).fetchall()
-    bm = {int(r[0]): float(r[1]) for r in rows}
+    parts = fts_parts(query or "")
+    counts: dict[str, int] = {}
+    words = query_words(query)
+    n_pages = _fts_rows(conn)
+    # each word's pages (its IDF); words in no page are no evidence for or against any page
+    word_idf: dict[str, float] = {}
+    for word in words:
+        df = _match_count(conn, _quote(word), counts)
+        if df:
+            word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
+    total = sum(word_idf.values())
+    ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf])
+    bm = dict(ranked)
     exact = _exact_names(conn, query, type)
     for pid in exact:
         bm.setdefault(pid, 0.0)
     if not bm:
         return []
     ids = list(bm)
-    # rowid-only queries filtered here: FTS5 runs a MATCH once per value of ``rowid IN (…)``
     signals: dict[int, set[str]] = {pid: set() for pid in ids}
-    for (pid,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [_body_only(q)]):
-        if pid in signals:
-            signals[pid].add("body")
     name = {pid: 0.0 for pid in ids}
     head = {pid: 0.0 for pid in ids}
-    words = query_words(query)
-    n_pages = max(1, conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0])
-    total = 0.0
     matched: dict[str, set[int]] = {}
-    for word in words:
-        term = _quote(word)
-        df = conn.execute("SELECT COUNT(*) FROM page_fts WHERE page_fts MATCH ?", [term]).fetchone()[0]
-        if not df:
-            continue  # in no page: no evidence for or against any page
-        idf = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
-        total += idf
+    # which name fields of the candidates hold each word: a weight-1-on-one-column bm25 is
+    # above 0 exactly when that column has the word (one pass over the word's pages; column
+    # filters would take one pass per column)
+    cols = ", ".join("bm25(page_fts, " + ", ".join("1" if j == i else "0" for j in range(len(COLUMNS))) + ")" for i in _NAME_INDEX)
+    ids_json = json.dumps(ids)
+    for word, idf in word_idf.items():
         named: set[int] = set()
         matched[word] = named
-        for col, sig in _NAME_COLUMNS:
-            for (pid,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [f"{{{col}}} : {term}"]):
-                if pid in signals:
+        sql = f"SELECT rowid, {cols} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
+        for r in conn.execute(sql, [_quote(word), ids_json]):
+            pid = int(r[0])
+            for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
+                if v:
                     signals[pid].add(sig)
                     if sig == "headings":
                         head[pid] += idf
@@ -250,10 +257,144 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
             signals[pid].add(exact[pid])
         precision = min(1.0, hits_in_name[pid] / name_len.get(pid, 1)) ** PRECISION_POWER
         score = bm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
-        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(signals[pid])})
+        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     order = {pid: i for i, pid in enumerate(ids)}
     out.sort(key=lambda h: (-h["score"], order[h["id"]]))
-    return out[: int(limit)]
+    out = out[: int(limit)]
+    # the body signal of the hits returned only, one rowid at a time (a MATCH runs once per
+    # value of ``rowid IN (…)``; listing every body match costs as much as the matches)
+    body_q = _body_only(q)
+    for h in out:
+        if conn.execute("SELECT 1 FROM page_fts WHERE page_fts MATCH ? AND rowid = ?", [body_q, h["id"]]).fetchone():
+            h["signals"].add("body")
+        h["signals"] = sorted(h["signals"])
+    return out
+
+
+#: SQLite: a search computes BM25 for at most about this many pages per candidate list
+#: (:func:`_bm25_top`); below it the ranking is FTS5's over every match
+RANK_BOUND = 5000
+#: SQLite: pages in table order added to the candidates when the bound is hit (per list)
+RANK_WINDOW = 1000
+#: FTS5 bm25()'s k1 (fts5_aux.c): one term adds less than ``(k1 + 1) · idf`` to a page's score
+_K1 = 1.2
+
+
+def _match_count(conn: sqlite3.Connection, term: str, memo: dict[str, int]) -> int:
+    """Pages matching the FTS5 expression ``term`` (memoised in ``memo``; ASCII case is one
+    key: the tokenizer folds it)."""
+    key = term.lower() if term.isascii() else term
+    if key not in memo:
+        memo[key] = int(conn.execute("SELECT COUNT(*) FROM page_fts WHERE page_fts MATCH ?", [term]).fetchone()[0])
+    return memo[key]
+
+
+def _fts_rows(conn: sqlite3.Connection) -> int:
+    """The rows of ``page_fts`` as FTS5 counts them for BM25 (the first varint of its averages
+    record, ``page_fts_data`` row 1, in SQLite's varint encoding: FTS5's file format); the
+    pages' ``COUNT(*)`` when that record cannot be read. At least 1."""
+    try:
+        r = conn.execute("SELECT block FROM page_fts_data WHERE id = 1").fetchone()
+    except sqlite3.Error:
+        r = None
+    if r and isinstance(r[0], bytes) and r[0]:
+        blk, v = r[0], 0
+        for i, x in enumerate(blk[:9]):
+            if i == 8:
+                v = (v << 8) | x
+                break
+            v = (v << 7) | (x & 0x7F)
+            if not x & 0x80:
+                break
+        return max(1, v)
+    return max(1, int(conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]))
+
+
+def _fts_idf(n_rows: int, df: int) -> float:
+    """FTS5 bm25()'s IDF of a term in ``df`` of ``n_rows`` rows (fts5_aux.c: floored at 1e-6)."""
+    idf = math.log((n_rows - df + 0.5) / (df + 0.5))
+    return idf if idf > 0 else 1e-6
+
+
+def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: str | None, depth: int,
+              counts: dict[str, int], n_rows: int, words: list[str]) -> tuple[list[tuple[int, float]], bool]:
+    """``([(page_id, -bm25)], bounded)``: the best ``depth`` pages for the FTS5 query ``q`` (= ``parts``
+    joined with ``OR``) by bm25 with column weights ``w``, best first, ties by id; pages of
+    ``type`` only when given; ``bounded`` is True when the list may differ from FTS5's ranking
+    of every match (case 3 below).
+
+    FTS5 computes BM25 for every match before ``ORDER BY … LIMIT``, so the cost follows the
+    matches (a word in most of 50,000 pages: tens of ms). Bounded here, the ranking unchanged
+    wherever it can be proven:
+
+    1. every part's page count (df); when they sum to at most :data:`RANK_BOUND`, FTS5 ranks
+       every match (the plain ranking);
+    2. else the rarest parts whose counts sum to at most :data:`RANK_BOUND` name the
+       candidates, scored with the whole query (``MATCH q AND +rowid IN …``: the same phrases,
+       so the same scores; the ``+`` keeps FTS5 from running the MATCH once per id). A page
+       with none of those parts scores less than the sum over the other parts of
+       ``(k1 + 1) · idf`` (BM25's saturation: MaxScore, Turtle & Flood 1995), so when the
+       ``depth``-th candidate scores more, these are exactly the plain ranking's best;
+    3. else (a common word, or common words only) the bound is hit: the candidates grow by the
+       first :data:`RANK_WINDOW` pages (table order) with every part, with any part, and with
+       every one of ``words`` (FTS5 strings of the query's words found in some page) in a
+       title, alias or path, and the best of those by the same scores are returned.
+    """
+    dfs = [_match_count(conn, p, counts) for p in parts]
+    if sum(dfs) <= RANK_BOUND:
+        sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
+        if type:
+            sql += " JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ? AND p.type = ?"
+            args: list = [q, type]
+        else:
+            sql += " WHERE page_fts MATCH ?"
+            args = [q]
+        rows = conn.execute(sql + f" ORDER BY bm25(page_fts, {w}), page_fts.rowid LIMIT ?", [*args, depth]).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows], False
+    order = sorted(range(len(parts)), key=dfs.__getitem__)
+    m = tot = 0
+    while m < len(order) and tot + dfs[order[m]] <= RANK_BOUND:
+        tot += dfs[order[m]]
+        m += 1
+    rest = sum((_K1 + 1) * _fts_idf(n_rows, dfs[i]) for i in order[m:])
+    scored: dict[int, float] = {}
+
+    def score(ids) -> None:
+        ids = [i for i in ids if i not in scored]
+        if type and ids:
+            ids = [r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ? AND id IN (SELECT value FROM json_each(?))", [type, json.dumps(ids)])]
+        if ids:
+            sql = f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
+            scored.update((int(r[0]), float(r[1])) for r in conn.execute(sql, [q, json.dumps(ids)]))
+
+    def best() -> list[tuple[int, float]]:
+        return sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
+
+    def proven(top: list[tuple[int, float]]) -> bool:
+        # every page outside the candidates scores below ``rest`` (margin for rounding)
+        return len(top) >= depth and top[-1][1] > rest * (1 + 1e-9) + 1e-12
+
+    if m:
+        rare = " OR ".join(parts[i] for i in order[:m])
+        score([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [rare])])
+        top = best()
+        if proven(top):
+            return top, False
+    # the bound is hit: the first pages in table order with every part and with any part (the
+    # same phrases as ``q``: the same scores), and those named by every word
+    complete = False
+    for expr in ([" AND ".join(parts)] if len(parts) > 1 else []) + [q]:
+        rows = conn.execute(f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [expr, RANK_WINDOW]).fetchall()
+        complete = len(rows) < RANK_WINDOW  # for ``q``: every match is a candidate
+        if type:
+            keep = {r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ? AND id IN (SELECT value FROM json_each(?))", [type, json.dumps([r[0] for r in rows])])}
+            rows = [r for r in rows if r[0] in keep]
+        scored.update((int(r[0]), float(r[1])) for r in rows)
+    if words:
+        named = "{title search_aliases path} : (" + " AND ".join(words) + ")"
+        score([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [named, RANK_WINDOW])])
+    top = best()
+    return top, not (complete or proven(top))
 
 
 #: Postgres: tsvector weights of the signals (storage/sql/pg_v1.sql builds pages.search_tsv)
