@@ -406,3 +406,13 @@ def test_fts_row_count_is_the_pages(tmp_path):
     assert search._fts_rows(b.conn) == b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 13
     b.delete_page("notes/n3")
     assert search._fts_rows(b.conn) == b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 12
+
+
+def test_body_signal_is_the_same_for_few_and_many_hits(tmp_path, monkeypatch):
+    """The body signal of a few hits is probed page by page, of many in one pass: same answer."""
+    b = _vocab_brain(tmp_path)
+    many = search.rank(b.conn, "common rare", limit=60)
+    assert len(many) > search.BODY_PROBES
+    monkeypatch.setattr(search, "BODY_PROBES", 1000)
+    assert search.rank(b.conn, "common rare", limit=60) == many
+    assert all("body" in h["signals"] for h in many if h["bm25"])
