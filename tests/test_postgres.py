@@ -782,3 +782,28 @@ def test_sync_client_expiry_on_postgres_with_a_live_client(pg_url, brain_tree, t
     r = gbrain("sync", str(brain_tree), "--json", "--db", pg_url)
     assert json.loads(out(r))["exit_code"] == 0 and "not synced for longer" in r.stderr.decode()
     assert tree_bytes(brain_tree) == tree_bytes(other)
+
+
+def test_search_scores_equal_the_plain_cover_density_formula(pg_url):
+    """The ranking's shortcuts keep its scores: ``bm25`` of every ranked page is exactly
+    ``ts_rank_cd(tsv, any word) + 2 · ts_rank_cd(tsv, all words)`` with each word in both its
+    'english' and 'simple' forms (the all-words rank is skipped where it is 0, a word's two equal
+    forms are given once), for queries where some, one or no page has every word."""
+    from gbrain.search import keyword
+
+    with Brain.open(pg_url) as b:
+        b.put("notes/both", "# Pricing plans\n\nOur pricing plans for 2024, and pricing again.\n")
+        b.put("notes/one", "# Tariffs\n\nPricing remarks only. 2024 was a year.\n")
+        b.put("notes/other", "# Plans\n\nPlanning the plans, planned in 2025.\n")
+        b.put("notes/none", "# Weather\n\nRain and sun.\n")
+        c = b.conn
+        for q in ("pricing plans", "pricing 2024", "2024", "plans tariffs weather", "who knows pricing?", "rain"):
+            words = keyword.query_words(q)
+            anyq = " || ".join("plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)" for _ in words)
+            ref = {r[0]: r[1] for r in c.execute(
+                f"SELECT id, ts_rank_cd(search_tsv, {anyq}) + 2 * ts_rank_cd(search_tsv, plainto_tsquery('english', ?)) FROM pages",
+                [*(x for w in words for x in (w, w)), " ".join(words)])}
+            got = keyword.rank(c, q, limit=20)
+            assert got, q
+            for h in got:
+                assert h["bm25"] == ref[h["id"]], (q, h)

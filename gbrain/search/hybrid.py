@@ -116,29 +116,41 @@ def has_vectors(conn: sqlite3.Connection, model: str) -> bool:
     return conn.execute("SELECT 1 FROM page_embeddings WHERE model = ? LIMIT 1", (model,)).fetchone() is not None
 
 
-def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
-    """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``."""
-    # embed the question (a cold process loads the model) while the index loads
-    box: dict = {}
+class _Embedding:
+    """The question's vector, computed in a thread of its own from construction on (a cold
+    process loads the model there) while the caller does other work: the keyword side, loading
+    the index. :meth:`get` waits for it and re-raises what the encoder raised."""
 
-    def _embed() -> None:
+    def __init__(self, model: EmbeddingModel, question: str):
+        self._box: dict = {}
+        self._th = threading.Thread(target=self._run, args=(model, question), daemon=True)
+        self._th.start()
+
+    def _run(self, model: EmbeddingModel, question: str) -> None:
         try:
-            box["v"] = model.embed(question)
-        except BaseException as e:  # re-raised below, in the caller's thread
-            box["e"] = e
+            self._box["v"] = model.embed(question)
+        except BaseException as e:  # re-raised in the caller's thread by get()
+            self._box["e"] = e
 
+    def get(self) -> np.ndarray:
+        self._th.join()
+        if "e" in self._box:
+            raise self._box["e"]
+        return self._box["v"]
+
+
+def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None, embedding: _Embedding | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
+    """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``.
+    ``embedding``: the question's vector already being computed (else it is started here)."""
+    # embed the question (a cold process loads the model) while the index loads
+    emb = embedding or _Embedding(model, question)
     if getattr(conn, "dialect", "sqlite") == "postgres":  # pgvector's HNSW index, no numpy copy
         from .vectors import PgVectors
 
-        pv = PgVectors(conn, model.model_id, np.asarray(model.embed(question), dtype=np.float32))
+        pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32))
         return pv, None, pv.top_pages(limit, type)  # type: ignore[return-value]
-    th = threading.Thread(target=_embed, daemon=True)
-    th.start()
     idx = VectorIndex.get(conn, db_key, model.model_id)
-    th.join()
-    if "e" in box:
-        raise box["e"]
-    qv = box["v"]
+    qv = emb.get()
     scores = idx.scores(qv)
     allowed = None
     if type:
@@ -202,8 +214,12 @@ def query(
         notes.append(f"{stale:,} page(s) not embedded yet or changed since; run `gbrain embed --stale`")
     db_key = _db_key(brain)
     k = max(int(limit), candidates)
+    # the question is encoded in a thread while this one ranks the keyword side (the database
+    # works, or releases the GIL, meanwhile): the two sides overlap instead of adding up
+    emb = _Embedding(model, question)
+    kw = keyword_candidates(conn, question, type=type, limit=k) if mode != "vector" else []
     try:
-        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type)
+        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, embedding=emb)
     except ModelUnavailable as e:
         # the vectors are there but the model to embed the question is not: keywords still work
         notes.append(f"{e}; showing keyword results")
@@ -212,7 +228,6 @@ def query(
     if mode == "vector":
         ranked = [(pid, s) for pid, s, _ in vec]
     else:
-        kw = keyword_candidates(conn, question, type=type, limit=k)
         kw_signals = {h["id"]: h["signals"] for h in kw}
         fts = [(h["id"], h["score"]) for h in kw]
         if weight is None:
@@ -226,9 +241,9 @@ def query(
     best_rows = {pid: row for pid, _, row in vec}
     pids = [p for p, _ in ranked]
     meta = {r[0]: r for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(pids))})", pids)}
-    row_ids = {}
-    for pid in pids:
-        row_ids[pid] = best_rows.get(pid) or (idx.best_row(scores, pid) or (None, 0))[0]
+    # pages found by keywords only: their chunk nearest the question (one statement on Postgres)
+    more = idx.best_rows(scores, [pid for pid in pids if not best_rows.get(pid)])
+    row_ids = {pid: best_rows.get(pid) or (more.get(pid) or (None, 0))[0] for pid in pids}
     texts = {}
     rids = [r for r in row_ids.values() if r is not None]
     if rids:

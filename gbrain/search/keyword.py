@@ -409,10 +409,20 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
 _PG_SIGNALS = (("title", "A"), ("path", "B"), ("body", "CD"))
 
 
-def _pg_tsquery(words: list[str]) -> tuple[str, list[str]]:
+#: Postgres: one word's tsquery, its 'english' and 'simple' forms OR-ed, or one of them when they
+#: are the same ('2024', 'chip'): a repeated operand matches the same pages and gives the same
+#: ``ts_rank_cd`` (the ranker merges equal operands), but costs the ranker time on every page
+_PG_WORD = ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM "
+            "(SELECT plainto_tsquery('english', ?) AS e, plainto_tsquery('simple', ?) AS s) AS w)")
+
+
+def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
     """SQL for a tsquery matching any of ``words`` (each through ``plainto_tsquery`` in the
-    'english' and 'simple' configurations: user text is never query syntax), and its arguments."""
-    parts = " || ".join("plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)" for _ in words)
+    'english' and 'simple' configurations: user text is never query syntax), and its arguments.
+    ``merged``: a word's two forms once when equal (:data:`_PG_WORD`); ``False`` keeps both
+    (``ts_headline`` picks its fragment by the operands, so the snippets keep that form)."""
+    one = _PG_WORD if merged else "plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)"
+    parts = " || ".join(one for _ in words)
     return f"({parts})", [x for w in words for x in (w, w)]
 
 
@@ -476,13 +486,18 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
     total = sum(idf)
     cols = "".join(f", bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ {wq})" for wq, _ in per)
     t = " AND p.type = ?" if type else ""
-    sql = (f"WITH r AS (SELECT p.id, ts_rank_cd(p.search_tsv, q) + 2 * ts_rank_cd(p.search_tsv, {andq}) AS r "
+    # the all-words rank is 0 on a page without every word (no cover: Clarke et al.), so it is
+    # computed only where the all-words query matches, and not at all when no page has every word
+    # (the usual case for a question): the same scores for about half the ranking's work (in
+    # double precision, as real + 2 * real was)
+    both = f" + CASE WHEN p.search_tsv @@ {andq} THEN 2 * ts_rank_cd(p.search_tsv, {andq}) ELSE 0 END" if all_ids else ""
+    sql = (f"WITH r AS (SELECT p.id, ts_rank_cd(p.search_tsv, q)::float8{both} AS r "
            f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.id = ANY(?){t}), "
            f"top AS ((SELECT id, r FROM r ORDER BY r DESC, id LIMIT ?) UNION (SELECT id, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), "
            f"bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){cols} "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
-    args = [*aargs, *targs, sorted(cands), *([type] if type else []), depth, sorted(exact), *wargs, *targs]
+    args = [*(aargs * 2 if all_ids else []), *targs, sorted(cands), *([type] if type else []), depth, sorted(exact), *wargs, *targs]
     bm: dict[int, float] = {}
     signals: dict[int, set[str]] = {}
     name: dict[int, float] = {}
@@ -560,7 +575,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     if small and getattr(conn, "dialect", "sqlite") == "postgres":
         # Postgres' own snippet: ts_headline marks the (stemmed) query words in the best fragment
         words = query_words(query)
-        tsq, targs = _pg_tsquery(words)
+        tsq, targs = _pg_tsquery(words, merged=False)
         sql = (f"SELECT ts_headline('english', compiled_truth || ' ' || timeline, {tsq}, "
                f"'StartSel=\x02, StopSel=\x03, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') FROM pages WHERE id IN ({','.join(map(str, small))})")
         for r in conn.execute(sql.replace("SELECT ts_headline", "SELECT id, ts_headline", 1), targs):  # one round trip

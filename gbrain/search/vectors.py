@@ -527,6 +527,16 @@ class VectorIndex:
         i = rows[np.argmax(scores[rows])]
         return int(self.ids[i]), float(scores[i])
 
+    def best_rows(self, scores: np.ndarray, page_ids) -> dict[int, tuple[int, float]]:
+        """``{page_id: (row_id, score)}``: :meth:`best_row` of each of ``page_ids`` that has a
+        live chunk."""
+        out = {}
+        for pid in page_ids:
+            r = self.best_row(scores, pid)
+            if r is not None:
+                out[int(pid)] = r
+        return out
+
 
 def _grow(a: np.ndarray, cap: int, n: int) -> np.ndarray:
     shape = (cap,) + a.shape[1:]
@@ -559,7 +569,13 @@ class PgVectors:
         ``type``, of the pages of that type (an exact scan of that type's chunks when the index's
         nearest chunks hold fewer than ``k`` such pages)."""
         n = max(40, int(k) * 4)
-        self.conn.execute(f"SET hnsw.ef_search = {min(1000, n)}")
+        ef = min(1000, n)
+        # a round trip only when the setting changes: a session setting lasts until the
+        # connection goes back to the pool (RESET ALL) unless a transaction rolls it back, so it
+        # is remembered only when set outside a transaction
+        if self.conn.__dict__.get("_ef_search") != ef or self.conn.in_transaction:
+            self.conn.execute(f"SET hnsw.ef_search = {ef}")
+            self.conn.__dict__["_ef_search"] = None if self.conn.in_transaction else ef
         sql = (f"SELECT e.id, e.page_id, 1 - ({self._expr} <=> ?::vector({self.dims})) FROM page_embeddings e "
                f"WHERE {self._where} ORDER BY {self._expr} <=> ?::vector({self.dims}) LIMIT ?")
         best: dict[int, tuple[float, int]] = {}
@@ -590,3 +606,13 @@ class PgVectors:
             (self.q, int(page_id)),
         ).fetchone()
         return (int(r[0]), float(r[1])) if r else None
+
+    def best_rows(self, scores, page_ids) -> dict[int, tuple[int, float]]:
+        """``{page_id: (row_id, cosine)}``: :meth:`best_row` of each of ``page_ids`` that has a
+        vector, in one statement (ties: the lowest row id)."""
+        ids = sorted({int(p) for p in page_ids})
+        if not ids:
+            return {}
+        sql = (f"SELECT DISTINCT ON (page_id) page_id, id, 1 - ({self._expr} <=> ?::vector({self.dims})) AS s FROM page_embeddings "
+               f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, s DESC, id")
+        return {int(r[0]): (int(r[1]), float(r[2])) for r in self.conn.execute(sql, (self.q, ids))}
