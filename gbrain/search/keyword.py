@@ -458,16 +458,25 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
     #    all of them), with every word, with a word in a name
     #    (with a type filter, the lists hold pages of that type only (schema v7): the bound
     #    applies after the filter, so a common word cannot crowd out the type asked for)
+    #    (and, in the same round trip, the pages named exactly by the query: _exact_names)
     if type:
         of, ta = "_of", [type]
     else:
         of, ta = "", []
+    ex_sql, ex_args = _exact_names_pg(query, type)
     sql = ("SELECT (SELECT COUNT(*) FROM pages), " + ", ".join(f"gb_match_count({wq})" for wq, _ in per)
            + f", ARRAY(SELECT gb_match_ids{of}({tsq}, {'?, ' if type else ''}?)), ARRAY(SELECT gb_match_ids{of}({andq}, {'?, ' if type else ''}?)), "
-           + f"ARRAY(SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?))")
-    r = conn.execute(sql, [*wargs, *targs, *ta, PG_CANDIDATES + 1, *aargs, *ta, PG_CANDIDATES, *targs, *ta, 10 * PG_CANDIDATES]).fetchone()
+           + f"ARRAY(SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)){ex_sql}")
+    r = conn.execute(sql, [*wargs, *targs, *ta, PG_CANDIDATES + 1, *aargs, *ta, PG_CANDIDATES, *targs, *ta, 10 * PG_CANDIDATES, *ex_args]).fetchone()
     n_pages, dfs = max(1, int(r[0])), [int(x) for x in r[1 : 1 + len(words)]]
-    any_ids, all_ids, name_ids = list(r[-3]), list(r[-2]), list(r[-1])
+    k = 1 + len(words)
+    any_ids, all_ids, name_ids = list(r[k]), list(r[k + 1]), list(r[k + 2])
+    exact: dict[int, str] = {}
+    if ex_sql:
+        for pid, is_title in r[k + 3]:
+            exact[int(pid)] = "title" if is_title else "path"
+        for pid in r[k + 4]:
+            exact.setdefault(int(pid), "alias")
     if len(any_ids) <= PG_CANDIDATES:
         cands = set(any_ids)  # every match: the ranking is exact
     else:
@@ -477,7 +486,6 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
                 break
             cands.add(pid)
         cands.update(name_ids)
-    exact = _exact_names(conn, query, type)
     if not cands and not exact:
         return []
     # 2. one round trip: rank the candidates, keep the best ``depth`` (and the exact names), and
@@ -547,6 +555,20 @@ def _exact_names(conn: sqlite3.Connection, query: str, type: str | None) -> dict
     return out
 
 
+def _exact_names_pg(query: str, type: str | None) -> tuple[str, list]:
+    """:func:`_exact_names` on Postgres as two more columns of a ``SELECT`` (leading comma) and
+    their arguments: ``[[page_id, 1 if the title else 0 (the file name)]]`` (at most 20) and the
+    alias matches' page ids (at most 200); ``("", [])`` for a query with no name key."""
+    key = loose_key(query or "")
+    if not key:
+        return "", []
+    t = " AND type = ?" if type else ""
+    a = " JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ? AND p.type = ?" if type else " WHERE a.loose_key = ?"
+    sql = (f", ARRAY(SELECT ARRAY[id, (title_key = ?)::int] FROM pages WHERE (title_key = ? OR loose_key = ?){t} LIMIT 20)"
+           f", ARRAY(SELECT a.page_id FROM aliases a{a} LIMIT 200)")
+    return sql, [key, key, key, *([type] if type else []), key, *([type] if type else [])]
+
+
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0) -> list[dict]:
     """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
 
@@ -569,19 +591,24 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         return []
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
-    meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
     snip = {}
-    small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
-    if small and getattr(conn, "dialect", "sqlite") == "postgres":
-        # Postgres' own snippet: ts_headline marks the (stemmed) query words in the best fragment
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        # Postgres' own snippet: ts_headline marks the (stemmed) query words in the best fragment;
+        # read with the rows themselves (one round trip)
         words = query_words(query)
         tsq, targs = _pg_tsquery(words, merged=False)
-        sql = (f"SELECT ts_headline('english', compiled_truth || ' ' || timeline, {tsq}, "
-               f"'StartSel=\x02, StopSel=\x03, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') FROM pages WHERE id IN ({','.join(map(str, small))})")
-        for r in conn.execute(sql.replace("SELECT ts_headline", "SELECT id, ts_headline", 1), targs):  # one round trip
-            if "\x02" in r[1]:
-                snip[int(r[0])] = _clean_snippet(r[1])
+        sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS)} THEN "
+               f"ts_headline('english', compiled_truth || ' ' || timeline, {tsq}, "
+               f"'StartSel=\x02, StopSel=\x03, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') END AS head FROM pages p WHERE {idin}")
+        meta = {}
+        for r in conn.execute(sql, targs):
+            meta[r["id"]] = r
+            if r["head"] is not None and "\x02" in r["head"]:
+                snip[int(r["id"])] = _clean_snippet(r["head"])
         small = []
+    else:
+        meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
+        small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
     if small:
         # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
         # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
