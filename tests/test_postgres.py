@@ -807,3 +807,27 @@ def test_search_scores_equal_the_plain_cover_density_formula(pg_url):
             assert got, q
             for h in got:
                 assert h["bm25"] == ref[h["id"]], (q, h)
+
+
+def test_query_ranks_the_vector_side_on_a_second_connection_with_the_same_hits(pg_url, brain_tree, monkeypatch):
+    """Hybrid `query` on Postgres ranks the vectors on a second pooled connection while the
+    keyword side runs on the brain's own; inside a transaction it stays on the one connection.
+    Both give the same hits and scores."""
+    from gbrain.search import hybrid
+    from gbrain.search.embeddings import get_model
+
+    out(gbrain("import", str(brain_tree), "--db", pg_url))
+    out(gbrain("config", "set", "embedding_model", "fake-64", "--db", pg_url))
+    out(gbrain("embed", "--db", pg_url))
+    seen = []
+    real = hybrid._pg_top_pages
+    monkeypatch.setattr(hybrid, "_pg_top_pages", lambda *a: seen.append(a[3]) or real(*a))
+    model = get_model("fake-64")
+    with Brain.open(pg_url) as b:
+        two = [hybrid.query(b, q, model=model, limit=5) for q in ("who knows jensen huang", "nvidia chips")]
+        assert len(seen) == 2 and seen[0] == hybrid.CANDIDATES
+        b.conn.execute("BEGIN")
+        one = [hybrid.query(b, q, model=model, limit=5) for q in ("who knows jensen huang", "nvidia chips")]
+        b.conn.rollback()
+        assert len(seen) == 2  # not used inside a transaction
+    assert one == two and all(r["mode"] == "hybrid" and r["hits"] for r in two)

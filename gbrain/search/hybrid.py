@@ -121,14 +121,16 @@ class _Embedding:
     process loads the model there) while the caller does other work: the keyword side, loading
     the index. :meth:`get` waits for it and re-raises what the encoder raised."""
 
-    def __init__(self, model: EmbeddingModel, question: str):
+    def __init__(self, model: EmbeddingModel, question: str, then=None):
         self._box: dict = {}
-        self._th = threading.Thread(target=self._run, args=(model, question), daemon=True)
+        self._th = threading.Thread(target=self._run, args=(model, question, then), daemon=True)
         self._th.start()
 
-    def _run(self, model: EmbeddingModel, question: str) -> None:
+    def _run(self, model: EmbeddingModel, question: str, then) -> None:
         try:
             self._box["v"] = model.embed(question)
+            if then is not None:  # more work on the vector in the same thread (its result: after())
+                self._box["then"] = then(self._box["v"])
         except BaseException as e:  # re-raised in the caller's thread by get()
             self._box["e"] = e
 
@@ -137,6 +139,24 @@ class _Embedding:
         if "e" in self._box:
             raise self._box["e"]
         return self._box["v"]
+
+    def after(self):
+        """What ``then(vector)`` returned (None without ``then``); raises as :meth:`get`."""
+        self.get()
+        return self._box.get("then")
+
+
+def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, type: str | None) -> list[tuple[int, float, int]]:
+    """:meth:`PgVectors.top_pages` on a connection of its own from the pool (so it runs on the
+    server beside the keyword side's statements on the caller's connection)."""
+    from ..storage.pg import PgConnection
+    from .vectors import PgVectors
+
+    c = PgConnection(url)
+    try:
+        return PgVectors(c, model_id, np.asarray(vec, dtype=np.float32)).top_pages(k, type)
+    finally:
+        c.close()
 
 
 def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None, embedding: _Embedding | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
@@ -148,7 +168,8 @@ def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, 
         from .vectors import PgVectors
 
         pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32))
-        return pv, None, pv.top_pages(limit, type)  # type: ignore[return-value]
+        ranked = emb.after()  # already ranked on a second connection (query's hybrid mode)
+        return pv, None, ranked if ranked is not None else pv.top_pages(limit, type)  # type: ignore[return-value]
     idx = VectorIndex.get(conn, db_key, model.model_id)
     qv = emb.get()
     scores = idx.scores(qv)
@@ -215,8 +236,15 @@ def query(
     db_key = _db_key(brain)
     k = max(int(limit), candidates)
     # the question is encoded in a thread while this one ranks the keyword side (the database
-    # works, or releases the GIL, meanwhile): the two sides overlap instead of adding up
-    emb = _Embedding(model, question)
+    # works, or releases the GIL, meanwhile): the two sides overlap instead of adding up. On
+    # Postgres that thread then ranks the vectors too, on a second pooled connection, so the
+    # server runs both sides at once (not inside a transaction: a second connection would not
+    # see its writes)
+    then = None
+    if getattr(conn, "dialect", "sqlite") == "postgres" and mode != "vector" and not conn.in_transaction:
+        url, mid = conn.url, model.model_id
+        then = lambda v: _pg_top_pages(url, mid, v, k, type)  # noqa: E731
+    emb = _Embedding(model, question, then)
     kw = keyword_candidates(conn, question, type=type, limit=k) if mode != "vector" else []
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, embedding=emb)
