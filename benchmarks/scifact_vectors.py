@@ -1,0 +1,199 @@
+"""SciFact: vector-side variants of ``gbrain query`` (minilm) tuned on train, reported on test.
+
+    python benchmarks/scifact_vectors.py [--cache DIR] [--budget SECONDS] [--corpus ...]
+
+``benchmarks/scifact.py`` re-embeds all 5,183 abstracts (12,665 ``minilm`` chunks) on every
+run: ~1,000 CPU-seconds, more than an hour of wall time on 2 cores at load 25-30. This script
+keeps what it embeds in ``--cache`` (one ``.npy`` of vectors + ``.json`` of the texts' sha256 per
+256 texts, written as it goes), so a run that is stopped (``--budget``, a kill, the end of a
+session) loses at most one batch, and the next run, or a variant that shares chunk texts, reuses
+the vectors. It evaluates only when every chunk of the shipped chunking has a vector.
+
+The keyword side is the shipped one (``keyword.keyword_candidates``, 300 candidates), fused with
+``tmm`` as ``hybrid.fuse`` does; the keyword weight is chosen on the 809 train queries among
+0.5-0.75 and the test nDCG@10 (300 queries) is printed at that weight and at the shipped 0.65.
+Variants (none changes the stored vectors):
+
+* ``max``: a page's best chunk (MaxP; what ``gbrain query`` ships);
+* ``max+first b``: ``(1 - b) · best chunk + b · first chunk`` (FirstP/MaxP of Dai & Callan,
+  "Deeper Text Understanding for IR with Contextual Neural Language Modeling", SIGIR 2019;
+  every gbrain chunk starts with the page title, so the first chunk is the title-bearing one);
+* ``prf SRC k b``: Rocchio feedback in embedding space (Rocchio 1971; for dense retrievers Li
+  et al., "Pseudo Relevance Feedback with Deep Language Models and Dense Retrievers: Successes
+  and Pitfalls", ACM TOIS 2023): ``q' = unit(q + b · mean(best chunk of the top k pages))``,
+  the top pages taken from the fused ranking (``fused``) or the vector one (``vector``), and the
+  vector side ranked again with ``q'``.
+
+Metric: nDCG@10 (binary gains, as ``benchmarks/scifact.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import scifact as S  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.search import keyword  # noqa: E402
+from gbrain.search.chunking import chunk_page  # noqa: E402
+from gbrain.search.embeddings import get_model  # noqa: E402
+from gbrain.sync.importer import import_tree  # noqa: E402
+
+WEIGHTS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75]
+SHIPPED_WEIGHT = 0.65
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Cache:
+    """sha256(text) → unit vector, stored as ``<stamp>.npy`` + ``<stamp>.json`` files in a folder."""
+
+    def __init__(self, folder: Path):
+        self.dir = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.where: dict[str, tuple[int, int]] = {}
+        self.mats: list[np.ndarray] = []
+        for f in sorted(folder.glob("*.npy")):
+            names = json.loads(f.with_suffix(".json").read_text())
+            m = np.load(f)
+            for i, h in enumerate(names):
+                self.where[h] = (len(self.mats), i)
+            self.mats.append(m)
+
+    def missing(self, texts: list[str]) -> list[str]:
+        seen: set[str] = set()
+        out = []
+        for t in texts:
+            h = sha(t)
+            if h not in self.where and h not in seen:
+                seen.add(h)
+                out.append(t)
+        return out
+
+    def add(self, texts: list[str], vecs: np.ndarray) -> None:
+        stamp = f"{time.time():.6f}"
+        np.save(self.dir / f"{stamp}.npy", vecs)
+        (self.dir / f"{stamp}.json").write_text(json.dumps([sha(t) for t in texts]))
+        for i, t in enumerate(texts):
+            self.where[sha(t)] = (len(self.mats), i)
+        self.mats.append(vecs)
+
+    def matrix(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self.mats[a][b] for a, b in (self.where[sha(t)] for t in texts)])
+
+
+def embed_missing(cache: Cache, model, texts: list[str], budget: float) -> bool:
+    """Embed the texts the cache lacks, shortest first, 256 at a time; stop after ``budget``
+    seconds. True when none is missing any more."""
+    todo = sorted(cache.missing(texts), key=len)
+    t0, c0 = time.perf_counter(), time.process_time()
+    print(f"{len(todo):,} of {len(set(texts)):,} texts to embed", flush=True)
+    for s in range(0, len(todo), 256):
+        if time.perf_counter() - t0 > budget:
+            return False
+        part = todo[s : s + 256]
+        cache.add(part, model.embed_multi(part))
+        dt, dc = time.perf_counter() - t0, time.process_time() - c0
+        print(f"  {s + len(part):,}/{len(todo):,}: {dt:.0f} s wall, {dc:.0f} CPU-s, load {os.getloadavg()[0]:.1f}", flush=True)
+    return True
+
+
+def tmm(fts: list[tuple[int, float]], vec: list[tuple[int, float]], w: float) -> list[int]:
+    """``hybrid.fuse(fts, vec, "tmm", w)`` as a list of page ids (same scaling and tie order)."""
+    from gbrain.search.hybrid import fuse
+
+    return [p for p, _ in fuse(fts, vec, "tmm", w)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", default=str(S.SHARED / "corpora" / "ir" / "scifact"))
+    ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "gbrain-scifact-minilm"), help="folder of cached vectors (kept)")
+    ap.add_argument("--budget", type=float, default=float("inf"), help="stop embedding after this many seconds (the cache keeps what was done)")
+    ap.add_argument("--partial", action="store_true", help="evaluate anyway with the chunks that have vectors (a quick look; not a figure to report)")
+    args = ap.parse_args()
+    docs, queries, qrels = S.load(Path(args.corpus))
+    cache = Cache(Path(args.cache))
+    tmp = Path(tempfile.mkdtemp(prefix="gbrain-scifact-vec-"))
+    S.write_tree(docs, tmp / "tree")
+    b = Brain.open(tmp / "brain.db")
+    import_tree(b, tmp / "tree")
+    model = get_model("minilm")
+    pages = b.conn.execute("SELECT id, slug, title, compiled_truth, timeline FROM pages ORDER BY id").fetchall()
+    doc_of = {r[0]: r[1].split("/", 1)[1] for r in pages}
+    chunks = [(r[0], c.text) for r in pages for c in chunk_page(r[2], r[3], r[4], max_tokens=model.max_chunk_tokens)]
+    qids = sorted(set(qrels["train"]) | set(qrels["test"]))
+    texts = [queries[q] for q in qids] + [t for _, t in chunks]
+    if not embed_missing(cache, model, texts, args.budget):
+        left = len(cache.missing(texts))
+        print(f"stopped after --budget {args.budget:g} s with {left:,} texts left; run again to continue (cache: {args.cache})")
+        if not args.partial or cache.missing([queries[q] for q in qids]):
+            return
+        chunks = [(p, t) for p, t in chunks if sha(t) in cache.where]
+        print(f"PARTIAL: {len(chunks):,} chunks of {len({p for p, _ in chunks}):,} pages have vectors; figures below are not comparable with the full run")
+    kw = {q: keyword.fts_candidates(b.conn, queries[q], limit=300) for q in qids}
+    qv = cache.matrix([queries[q] for q in qids])
+    qi = {q: i for i, q in enumerate(qids)}
+    m = cache.matrix([t for _, t in chunks])
+    pids = np.array([p for p, _ in chunks])
+    starts = np.flatnonzero(np.r_[True, np.diff(pids) != 0])
+    upages = pids[starts]
+    rows_of: dict[int, list[int]] = {}
+    for i, p in enumerate(pids):
+        rows_of.setdefault(int(p), []).append(i)
+
+    def page_max(q: np.ndarray) -> np.ndarray:
+        return np.maximum.reduceat(q @ m.T, starts, axis=1)
+
+    def top(row: np.ndarray, k: int = 300) -> list[tuple[int, float]]:
+        i = np.argpartition(-row, k)[:k]
+        i = i[np.argsort(-row[i], kind="stable")]
+        return [(int(upages[j]), float(row[j])) for j in i]
+
+    def ndcg(split: str, scores: np.ndarray, w: float) -> float:
+        vals = []
+        for q, rel in qrels[split].items():
+            ranked = [doc_of[p] for p in tmm(kw[q], top(scores[qi[q]]), w)[:10]]
+            vals.append(S.ndcg10(ranked, rel))
+        return sum(vals) / len(vals)
+
+    smax = page_max(qv)
+    first = qv @ m[[rows_of[int(p)][0] for p in upages]].T
+    variants = [("max (shipped)", smax)] + [(f"max+first b={bb:g}", (1 - bb) * smax + bb * first) for bb in (0.1, 0.2, 0.3, 0.5)]
+    base = {q: tmm(kw[q], top(smax[qi[q]]), SHIPPED_WEIGHT) for q in qids}
+    for src in ("fused", "vector"):
+        for k in (3, 5, 10):
+            for beta in (0.25, 0.5, 1.0):
+                q2 = qv.copy()
+                for q, i in qi.items():
+                    pages_k = base[q][:k] if src == "fused" else [p for p, _ in top(smax[i], k)]
+                    best = [max(rows_of[p], key=lambda r: float(qv[i] @ m[r])) for p in pages_k if p in rows_of]
+                    if best:  # (--partial: a keyword hit may have no vector yet)
+                        q2[i] = qv[i] + beta * m[best].mean(axis=0)
+                q2 /= np.linalg.norm(q2, axis=1, keepdims=True)
+                variants.append((f"prf {src} k={k} b={beta:g}", page_max(q2)))
+    print(f"\n{'variant':<28} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65")
+    for name, sc in variants:
+        tr = {w: ndcg("train", sc, w) for w in WEIGHTS}
+        bw = max(WEIGHTS, key=lambda w: tr[w])
+        print(f"{name:<28} " + " ".join(f"{tr[w]:.4f} " for w in WEIGHTS) + f" {bw:<5g} {tr[bw]:.4f}  {ndcg('test', sc, bw):.4f}   {ndcg('test', sc, SHIPPED_WEIGHT):.4f}", flush=True)
+    print("target (issue 13): gbrain query with minilm ≥ 0.74 nDCG@10 on test, the variant chosen on train")
+    print("load average %.2f %.2f %.2f" % os.getloadavg())
+    b.close()
+
+
+if __name__ == "__main__":
+    main()
