@@ -196,8 +196,33 @@ def _markdown():
     return _MD
 
 
+#: parse block structure with pulldown-cmark (gbrain/page/fastparse.py) where it is shown to
+#: give mistune's tokens; False: mistune alone (the reference the fast path is tested against)
+FAST_PARSE = True
+_FAST: Any = None  # fastparse.parse_blocks, False when pyromark is missing
+
+
 def _parse_ast(lf_text: str) -> tuple[list, list[tuple[int, int]]]:
+    """mistune-shaped tokens of an LF-normalised body (inline children parsed by gbrain's
+    mistune inline parsers) and the sorted top-level opaque spans (fenced code, HTML blocks,
+    ``$$`` math, ``%%`` comments) in character offsets. Blocks come from pulldown-cmark when
+    :data:`FAST_PARSE` is on, pyromark is installed and the page holds nothing the fast path
+    leaves to mistune; else from mistune's block parser."""
+    global _FAST
     md = _markdown()
+    if FAST_PARSE:
+        if _FAST is None:
+            try:
+                from .fastparse import parse_blocks
+
+                _FAST = parse_blocks
+            except ImportError:
+                _FAST = False
+        if _FAST:
+            fast = _FAST(lf_text if lf_text.endswith("\n") else lf_text + "\n")
+            if fast is not None:
+                blocks, fences = fast
+                return list(md._iter_render(blocks, md.block.state_cls())), fences
     state = md.block.state_cls()
     tokens, state = md.parse(lf_text, state)
     return tokens, sorted(state.env.get("opaque", []))

@@ -1,0 +1,327 @@
+"""The fast path of the markdown parse: block structure from pulldown-cmark (the ``pyromark``
+wheel), inline text from gbrain's mistune inline parsers, so every derived view (links with
+their context, inline tags, headings, title, separator) is what the mistune-only path gives.
+
+pulldown-cmark finds the blocks ~40× faster than mistune's block parser; the text of each
+paragraph and heading is cut from the source by the ranges of its events (the container
+prefixes of continuation lines left out, as mistune's list and block-quote parsers leave them
+out) and handed to the same inline parsers mistune's ``_iter_render`` would call. Where the two
+block parsers are not shown equal (``tests/test_fastparse.py`` compares both paths on every
+page of every corpus, the make_brain brain and generated pages), :func:`parse_blocks` returns
+``None`` and the caller uses mistune for the whole page: HTML blocks, Obsidian ``%% %%``
+comments, ``$$`` math, link reference definitions, and a few shapes found by that comparison.
+
+Imported on first parse by :func:`gbrain.page.markdown._parse_ast`; without ``pyromark`` the
+import fails and mistune parses every page.
+"""
+from __future__ import annotations
+
+import re
+
+import pyromark
+
+_EVENTS = pyromark.events_with_range
+#: mistune's ATX heading rule (block_parser.SPECIFICATION["atx_heading"]) and closing-# trim
+_ATX_RE = re.compile(r" {0,3}(#{1,6})(?!#+)([ \t]*|[ \t]+.*?)$")
+_ATX_TRIM = re.compile(r"(\s+|^)#+\s*$")
+_WS = " \t\n\r\f\v"
+
+#: a line that may be a link reference definition (after list, quote and indent characters):
+#: mistune parses the page (its inline parser resolves ``[x][ref]`` from the block parser's defs)
+_REFDEF_RE = re.compile(r"^[ \t>*+\-0-9.)]*\[(?:[^\\\[\]]|\\.)*\]:", re.M)  # LINK_LABEL may span lines
+#: a line that may open an Obsidian comment block or a ``$$`` math block (mistune's top-level
+#: rules in gbrain/page/mdparse.py, unknown to pulldown-cmark)
+_OPAQUE_START_RE = re.compile(r"^ {0,3}(?:%%|\$\$)", re.M)
+_BLOCK_MATH_RE = re.compile(
+    r" {0,3}\$\$(?P<math_text_single>[^\n]*?)\$\$[ \t]*(?:\n|$)|"
+    r" {0,3}\$\$[ \t]*\n(?P<math_text_multi>[\s\S]*?)\n\$\$[ \t]*(?:\n|$)"
+)  # mistune.plugins.math.BLOCK_MATH_PATTERN, matched at a line start
+_COMMENT_OPEN_RE = re.compile(r" {0,3}%%(?P<comment_rest>[^\n]*)")  # mdparse._COMMENT_PATTERN
+
+#: a list item whose first line holds only its marker
+_EMPTY_ITEM_RE = re.compile(rb"(?:[-+*]|[0-9]{1,9}[.)])[ \t]*(?:\n|$)")
+
+_BLOCKISH = frozenset(bytes([c]) for c in b"=-#>*+0123456789`~<_|\\")
+
+_TAB_ITEM_RE = re.compile(rb"(?:[-+*]|[0-9]{1,9}[.)]) *\t")
+
+_HTML_OPEN_RE = re.compile(rb" {0,3}(<!--|</?[A-Za-z])")
+
+_INLINE_STARTS = frozenset(("Link", "Image", "Emphasis", "Strong", "Strikethrough", "Superscript", "Subscript"))
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def parse_blocks(src: str) -> tuple[list, list[tuple[int, int]]] | None:
+    """mistune-shaped block tokens of ``src`` (LF line endings, ending in ``\\n``) with their
+    inline text still unparsed (``text`` keys, as mistune's block parser leaves them), and the
+    top-level fenced code spans ``[(start, end)]`` in character offsets; ``None`` when the page
+    holds a construct the fast path does not handle (the caller parses it with mistune)."""
+    if "]:" in src and _REFDEF_RE.search(src):
+        return None
+    try:
+        if ("%%" in src or "$$" in src) and _OPAQUE_START_RE.search(src):
+            return _with_opaque_blocks(src)
+        return _Builder(src).run()
+    except _Unsupported:
+        return None
+
+
+def _opaque_end(src: str, pos: int) -> int | None:
+    """Where the ``%%`` comment block or ``$$`` math block mistune would read at line start
+    ``pos`` ends (mdparse._parse_obsidian_comment, mistune's math plugin), or None (no block)."""
+    m = _BLOCK_MATH_RE.match(src, pos)
+    if m:
+        return m.end()
+    m = _COMMENT_OPEN_RE.match(src, pos)
+    if not m:
+        return None
+    close = m.group("comment_rest").find("%%")
+    if close >= 0:
+        end = m.start("comment_rest") + close + 2
+    else:
+        i = src.find("%%", m.end())
+        if i < 0:
+            return None
+        end = i + 2
+    eol = src.find("\n", end)
+    eol = len(src) if eol < 0 else eol
+    if src[end:eol].strip():
+        return None
+    return eol + 1 if eol < len(src) else eol
+
+
+def _with_opaque_blocks(src: str):
+    """Blocks of a page holding ``%%`` comment or ``$$`` math blocks: each one mistune reads is
+    blanked (its characters but line ends made spaces, so offsets stay) before pulldown-cmark
+    parses the page, and recorded as an opaque span and a token. A block inside a list, quote,
+    code or HTML block of the result, or right below a line of one (which mistune might continue
+    lazily into it), sends the page to mistune (:class:`_Unsupported`)."""
+    regions = []
+    pos = 0
+    for m in _OPAQUE_START_RE.finditer(src):
+        if m.start() < pos:
+            continue
+        end = _opaque_end(src, m.start())
+        if end is not None:
+            regions.append((m.start(), end))
+            pos = end
+    if not regions:
+        return _Builder(src).run()
+    parts = []
+    pos = 0
+    for a, z in regions:
+        parts.append(src[pos:a])
+        # the same number of UTF-8 bytes, so pulldown-cmark's offsets are the page's
+        parts.append("\n".join(" " * len(ln.encode("utf-8")) for ln in src[a:z].split("\n")))
+        pos = z
+    parts.append(src[pos:])
+    builder = _Builder("".join(parts), src)
+    blocks, fences = builder.run()
+    b = builder.b
+    blanked = builder.src.encode("utf-8")
+    ascii_ = builder.ascii
+    prev = -1
+    for a, z in regions:
+        ba, bz = (a, z) if ascii_ else (len(src[:a].encode("utf-8")), len(src[:z].encode("utf-8")))
+        # mistune reads the block at a top-level block start: not inside a list, quote, code or
+        # HTML block, and not where a line above could continue into it (a list item's or a
+        # quote's lazy line): the line above must be blank, another such block, or top-level
+        frm = ba
+        if ba > 0 and ba != prev:
+            pl = b.rfind(b"\n", 0, ba - 1) + 1
+            if b[pl : ba - 1].strip():
+                frm = pl
+        for cs, ce in builder.containers:
+            # (a range may run over the blank lines that follow it: those do not count)
+            if cs < bz and ce > frm and cs + len(blanked[cs:ce].rstrip()) > frm:
+                raise _Unsupported("opaque block")
+        prev = bz
+    first = regions[0][0] if ascii_ else len(src[: regions[0][0]].encode("utf-8"))
+    if not blocks or builder.first_start > first:
+        blocks.insert(0, {"type": "obsidian_comment"})  # an opening comment: no H1 title
+    return blocks, sorted(fences + regions)
+
+
+class _Builder:
+    def __init__(self, src: str, orig: str | None = None):
+        self.src = src  # what pulldown-cmark reads: ``orig``, or it with blocks blanked byte for byte
+        orig = src if orig is None else orig
+        self.b = orig.encode("utf-8")
+        self.ascii = len(self.b) == len(orig)
+        self.first_start = -1  # byte offset of the first top-level block
+        self.containers: list[tuple[int, int]] = []  # byte ranges of lists, items, quotes, code, HTML
+
+    def text(self, a: int, z: int) -> str:
+        return self.b[a:z].decode("utf-8")
+
+    def chars(self, off: int) -> int:
+        return off if self.ascii else len(self.b[:off].decode("utf-8"))
+
+    def run(self):
+        root: list = []
+        stack: list[tuple[str, list]] = [("root", root)]  # (kind, children)
+        self.stack = stack
+        fences: list[tuple[int, int]] = []
+        # the inline container being filled: [kind, token, first, last, pieces, depth]
+        cur = None
+        html_end = -1
+        b = self.b
+        for ev, rng in _EVENTS(self.src):
+            s, e = rng["start"], rng["end"]
+            if isinstance(ev, str):
+                name, val = ev, None
+                kind = "leaf"
+            else:
+                ((kind, val),) = ev.items()
+                name = val if kind in ("Start", "End") else kind
+                if isinstance(name, dict):
+                    (name,) = name.keys()
+            if kind == "Start" and name in _INLINE_STARTS or kind == "End" and name in _INLINE_STARTS or kind in ("Text", "Code", "InlineHtml", "FootnoteReference", "TaskListMarker") or name in ("SoftBreak", "HardBreak"):
+                if cur is None:
+                    if stack[-1][0] in ("CodeBlock", "HtmlBlock"):
+                        continue
+                    if stack[-1][0] != "Item":
+                        raise _Unsupported(name)
+                    tok = {"type": "block_text"}
+                    stack[-1][1].append(tok)
+                    cur = [tok, s, e, [], 0, 0]  # token, first, last, gaps, newline breaks, pending gap start
+                if name in ("SoftBreak", "HardBreak"):
+                    cur[4] += 1
+                    cur[5] = e
+                else:
+                    if cur[5]:
+                        cur[3].append((cur[5], s))
+                        cur[5] = 0
+                    if s < cur[1]:
+                        cur[1] = s
+                if e > cur[2]:
+                    cur[2] = e
+                continue
+            if kind == "Start":
+                if self.first_start < 0:
+                    self.first_start = s
+                if cur is not None and cur[0] is not None and cur[0]["type"] == "block_text":
+                    self.close(cur, len(stack) > 1)
+                    cur = None
+                if name == "Paragraph":
+                    tok = {"type": "paragraph"}
+                    stack[-1][1].append(tok)
+                    cur = [tok, e, s, [], 0, 0]
+                elif name == "Heading":
+                    level = int(val["Heading"]["level"][1:])
+                    tok = {"type": "heading", "attrs": {"level": level}}
+                    stack[-1][1].append(tok)
+                    seg = b[s:e].rstrip(b"\n")
+                    if b"\n" in seg:  # setext: the paragraph lines above the underline
+                        if len(seg.rsplit(b"\n", 1)[1].strip()) < 3 and b"-" in seg.rsplit(b"\n", 1)[1]:
+                            raise _Unsupported("setext")  # '-' or '--': mistune may read a list item
+                        cur = [tok, e, s, [], 0, 0]
+                    else:
+                        ls = b.rfind(b"\n", 0, s) + 1
+                        le = b.find(b"\n", s)
+                        m = _ATX_RE.match(self.text(ls, le))
+                        if m is None:
+                            raise _Unsupported("atx")
+                        t = m.group(2).strip(_WS)
+                        tok["text"] = _ATX_TRIM.sub("", t) if t else t
+                        cur = [None, s, e, [], 0, 0]  # its text is set; inline events only pass
+                elif name in ("List", "Item", "BlockQuote"):
+                    if name == "Item" and (_EMPTY_ITEM_RE.match(b, s) or _TAB_ITEM_RE.match(b, s)):
+                        raise _Unsupported("empty item")  # mistune reads what follows otherwise
+                    self.containers.append((s, e))
+                    tok = {"type": {"List": "list", "Item": "list_item", "BlockQuote": "block_quote"}[name], "children": []}
+                    stack[-1][1].append(tok)
+                    stack.append((name, tok["children"]))
+                elif name == "CodeBlock":
+                    if not isinstance(val["CodeBlock"], dict):
+                        raise _Unsupported("indented code")  # where it starts and ends differs
+                    self.containers.append((s, e))
+                    stack[-1][1].append({"type": "block_code", "raw": ""})
+                    if len(stack) == 1 and isinstance(val["CodeBlock"], dict):
+                        fences.append((self.chars(s), self.chars(e)))
+                    stack.append(("CodeBlock", []))
+                elif name == "HtmlBlock":
+                    ls = b.rfind(b"\n", 0, s) + 1
+                    m = _HTML_OPEN_RE.match(b, ls)
+                    if len(stack) > 1 or m is None or m.group(1) != b"<!--" and ls > 0 and ls != html_end and b[b.rfind(b"\n", 0, ls - 1) + 1 : ls].strip():
+                        # nested, not a comment or tag (mistune knows `<!X` only uppercase), or a
+                        # tag right below a line of text or a list: where mistune ends it or what
+                        # it interrupts differs
+                        raise _Unsupported("html block")
+                    self.containers.append((s, e))
+                    stack[-1][1].append({"type": "block_html", "raw": ""})
+                    if len(stack) == 1:
+                        fences.append((self.chars(s), self.chars(e)))
+                    stack.append(("HtmlBlock", []))
+                else:
+                    raise _Unsupported(name)
+            elif kind == "End":
+                if name in ("Paragraph", "Heading"):
+                    if cur is not None and cur[0] is not None:
+                        self.close(cur, len(stack) > 1)
+                    cur = None
+                elif name in ("List", "Item", "BlockQuote", "CodeBlock", "HtmlBlock"):
+                    if name == "HtmlBlock":  # where the next line starts (another may follow)
+                        html_end = e if b[e - 1 : e] == b"\n" else b.find(b"\n", e) + 1
+                    if name == "BlockQuote" and e > 0:
+                        # a quote must end at a blank line or the end: mistune continues it
+                        # with lines pulldown-cmark starts other blocks with
+                        nxt = b.find(b"\n", e - 1) + 1
+                        if nxt and b[nxt : b.find(b"\n", nxt) if b.find(b"\n", nxt) >= 0 else len(b)].strip():
+                            raise _Unsupported("quote end")
+                    if cur is not None and cur[0] is not None and cur[0]["type"] == "block_text":
+                        self.close(cur, len(stack) > 1)
+                        cur = None
+                    stack.pop()
+                else:
+                    raise _Unsupported(name)
+            elif name == "Html" and stack[-1][0] == "HtmlBlock":
+                continue
+            elif name == "Rule":
+                if cur is not None and cur[0] is not None and cur[0]["type"] == "block_text":
+                    self.close(cur, len(stack) > 1)
+                    cur = None
+                stack[-1][1].append({"type": "thematic_break"})
+            else:
+                raise _Unsupported(name)
+        return root, fences
+
+    def close(self, cur, nested: bool) -> None:
+        if nested and cur[3]:
+            quoted = any(k == "BlockQuote" for k, _ in self.stack)
+            for a, z in cur[3]:
+                # a lazy line (no '>') continuing a quote's paragraph, or a continuation line
+                # that could open a block (setext underline, list item, heading, fence, HTML):
+                # mistune's list and quote parsers may file it elsewhere
+                if quoted and b">" not in self.b[a:z] or self.b[z : z + 1] in _BLOCKISH:
+                    raise _Unsupported("continuation line")
+        self._close(cur, nested)
+
+    def _close(self, cur, nested: bool) -> None:
+        tok, first, last, gaps, breaks, _ = cur
+        if last <= first:
+            tok["text"] = ""
+            return
+        b = self.b
+        # an escaped character's event starts after its backslash (no container prefix or
+        # indentation ends in one)
+        if first > 0 and b[first - 1] == 0x5C:
+            first -= 1
+        if not nested:
+            tok["text"] = self.text(first, last)
+            return
+        # inside a list item or block quote: leave out each continuation line's container prefix
+        # (the gap between a line break and the next inline event); a line break pulldown-cmark
+        # saw no break at (inside a code span, inline HTML, a link destination) would keep one
+        if self.b.count(b"\n", first, last) != breaks:
+            raise _Unsupported("span across lines")
+        parts = []
+        pos = first
+        for a, z in gaps:
+            parts.append(b[pos:a])
+            pos = z - 1 if b[z - 1] == 0x5C else z
+        parts.append(self.b[pos:last])
+        tok["text"] = b"".join(parts).decode("utf-8")

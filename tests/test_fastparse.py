@@ -1,0 +1,194 @@
+"""The pulldown-cmark fast path (gbrain/page/fastparse.py) gives every derived view the mistune
+path gives: on every page of every corpus in ../shared/corpora, on a make_brain brain and on
+generated pages, ``parse_page`` with ``FAST_PARSE`` on and off yields the same links (with
+their text, context, count and forms), tags, title, headings, timeline entries, separator
+position and FTS fields, and the page still renders to its text."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPORA, make_brain
+from gbrain.page import markdown
+from gbrain.page.markdown import parse_page
+from gbrain.search.keyword import search_fields
+
+pytest.importorskip("pyromark")
+
+
+def views(page) -> tuple:
+    """Everything derived from a page's text that reaches the database."""
+    return (
+        page.compiled_truth,
+        page.separator,
+        page.timeline,
+        page.title,
+        page.type,
+        page.tags,
+        page.inline_tags,
+        page.aliases,
+        page.headings,
+        [(ln.kind, ln.target, ln.text, ln.context, ln.count, ln.forms) for ln in page.links],
+        [(t.date, t.source, t.summary, t.detail) for t in page.timeline_entries],
+        page.warnings,
+        search_fields(page),
+    )
+
+
+def both_ways(text: str, path: str, split: str = "rule") -> tuple[tuple, tuple]:
+    """(fast path views, mistune views) of one page; asserts the fast one renders back."""
+    try:
+        markdown.FAST_PARSE = True
+        fast = parse_page(text, path, timeline_split=split)
+        markdown.FAST_PARSE = False
+        slow = parse_page(text, path, timeline_split=split)
+    finally:
+        markdown.FAST_PARSE = True
+    assert fast.render() == text
+    return views(fast), views(slow)
+
+
+def uses_fast_path(text: str) -> bool:
+    from gbrain.page.fastparse import parse_blocks
+
+    body = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[1]
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
+    return parse_blocks(body if body.endswith("\n") else body + "\n") is not None
+
+
+def tree_pages(root: Path) -> list[tuple[str, str]]:
+    out = []
+    for dp, dn, fn in os.walk(root):
+        dn[:] = sorted(d for d in dn if d != ".git")
+        for name in sorted(fn):
+            if name.endswith(".md"):
+                p = Path(dp) / name
+                try:
+                    out.append((p.relative_to(root).as_posix(), p.read_bytes().decode("utf-8")))
+                except UnicodeDecodeError:
+                    pass  # stored as a blob, never parsed
+    return out
+
+
+def assert_tree_equal(pages: list[tuple[str, str]], min_fast: float) -> None:
+    bad = []
+    fast = 0
+    for path, text in pages:
+        a, b = both_ways(text, path)
+        if a != b:
+            bad.append(path)
+        fast += uses_fast_path(text)
+    assert not bad, f"{len(bad)} pages differ between the fast path and mistune, e.g. {bad[:5]}"
+    # the fast path is taken where it should be (a guard against a silently disabled path)
+    assert fast >= min_fast * len(pages), (fast, len(pages))
+
+
+CORPUS_NAMES = ["obsidian-help", "obsidian-hub", "llm-wiki-ob-vault", "msdocs-ad-identity", "gbrain-style"]
+
+
+@pytest.mark.parametrize("corpus", CORPUS_NAMES)
+def test_corpus_pages_parse_the_same_both_ways(corpus):
+    root = CORPORA / corpus
+    if not root.is_dir():
+        pytest.skip(f"{root} not available")
+    assert_tree_equal(tree_pages(root), min_fast=0.85)
+
+
+def test_every_corpus_is_compared():
+    """A corpus added to ../shared/corpora with markdown notes must join the list above."""
+    if not CORPORA.is_dir():
+        pytest.skip("../shared/corpora not available")
+    with_md = {d.name for d in CORPORA.iterdir() if d.is_dir() and any(d.rglob("*.md"))}
+    with_md -= {"ir"}  # SOURCE.md only
+    assert with_md <= set(CORPUS_NAMES)
+
+
+def test_make_brain_pages_parse_the_same_both_ways(tmp_path):
+    pages = int(os.environ.get("GBRAIN_FASTPARSE_PAGES", "2500"))
+    tree = make_brain(tmp_path / "brain", pages)
+    assert_tree_equal(tree_pages(tree), min_fast=0.95)
+
+
+# ---- generated pages: the constructs where the two block parsers could part ----------------
+
+WORD = st.text(alphabet=st.sampled_from(list("ab #[]()!|*_`<>$%:-.\\é知")), max_size=10)
+PIECE = st.one_of(
+    WORD,
+    st.sampled_from(
+        [
+            "[[Ana]]", "[[people/ana|Ana B]]", "![[img.png]]", "[x](../people/bo.md)", "[y](<a b.md>)",
+            "[z](c.md \"t\")", "#tag", "#a/b", "#1984", "`code [[x]]`", "<span>[[h]]</span>", "%% c [[x]] %%",
+            "$$ m $$", "*em [[e]]*", "\\[[n]]", "[r][ref]", "https://x.y/#z", "&amp;", "  ", "\t",
+        ]
+    ),
+)
+PREFIX = st.sampled_from(
+    ["", "", "", "# ", "## ", "### ", "- ", "  - ", "    - ", "* ", "1. ", "2) ", "> ", "> - ", "- > ", "  ", "   ", "    ", "\t", "- [ ] "]
+)
+WHOLE_LINE = st.sampled_from(
+    [
+        "", "", "---", "***", "===", "```", "```py", "~~~", "````", "%%", "%% note %%", "$$", "$$ x $$",
+        "<div>", "</div>", "<!-- c -->", "<!--", "-->", "[ref]: ../people/ref.md", "## Timeline",
+        "- **2024-01-02** | meeting — met [[Ana]]", "  detail [[Bo]]", "| a | [[t]] |", "|---|---|",
+    ]
+)
+
+
+@st.composite
+def line(draw) -> str:
+    if draw(st.integers(0, 2)) == 0:
+        return draw(WHOLE_LINE)
+    return draw(PREFIX) + "".join(draw(st.lists(PIECE, max_size=5)))
+
+
+@st.composite
+def page_text(draw) -> str:
+    fm = draw(st.sampled_from(["", "---\ntitle: T\n---\n", "---\ntags: [x]\n---\n"]))
+    nl = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    return fm + nl.join(draw(st.lists(line(), max_size=16))) + draw(st.sampled_from(["", nl]))
+
+
+@settings(max_examples=int(os.environ.get("GBRAIN_FASTPARSE_EXAMPLES", "400")), deadline=None)
+@given(page_text(), st.sampled_from(["rule", "heading"]))
+def test_generated_pages_parse_the_same_both_ways(text, split):
+    fast, slow = both_ways(text, "notes/x.md", split)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "%% opening comment %%\n# Title\n",
+        "# Title\n%% c %%\n---\n- **2024-01-01** | x\n",
+        "- a\n%% lazy? %%\n\n---\n",
+        "> q\n%% c %%\n",
+        "text\n%% c\n---\n%%\nmore [[x]]\n",
+        "$$\n---\n$$\n\n---\n",
+        "```\n%% c %%\n```\n---\n",
+        "<div>\n---\n</div>\n\n---\n",
+        "- item\n\n  %% inside %%\n\n  ---\n",
+        "%% a %%\n%% b %%\ntext [[y]]\n",
+        "é %% c %%\n\n%% ü [[x]] %%\n\n[[z]] ü\n",
+        "- `a\n  b` [[x]]\n",
+        "> [a\n> b](c.md) and [[d]]\n",
+        "Setext [[x]]\n===\n",
+        "- Setext [[x]]\n  ---\n",
+    ],
+)
+def test_known_shapes_parse_the_same_both_ways(text):
+    fast, slow = both_ways(text, "notes/x.md")
+    assert fast == slow
+
+
+def test_without_pyromark_mistune_parses(monkeypatch):
+    """pyromark missing: every page goes to mistune (the dependency is optional at run time)."""
+    import sys
+
+    monkeypatch.setattr(markdown, "_FAST", None)
+    monkeypatch.setitem(sys.modules, "gbrain.page.fastparse", None)  # import raises ImportError
+    p = parse_page("# T\n\nSee [[Ana]].\n", "x.md")
+    assert [ln.target for ln in p.links] == ["Ana"] and markdown._FAST is False
