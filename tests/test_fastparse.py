@@ -177,6 +177,8 @@ def test_generated_pages_parse_the_same_both_ways(text, split):
         "> [a\n> b](c.md) and [[d]]\n",
         "Setext [[x]]\n===\n",
         "- Setext [[x]]\n  ---\n",
+        "".join("  " * i + "- level [[x%d]] #t%d\n" % (i, i) for i in range(30)),
+        "> " * 40 + "deep [[q]] #q\n",
     ],
 )
 def test_known_shapes_parse_the_same_both_ways(text):

@@ -47,6 +47,10 @@ _TAB_ITEM_RE = re.compile(rb"(?:[-+*]|[0-9]{1,9}[.)]) *\t")
 
 _HTML_OPEN_RE = re.compile(rb" {0,3}(<!--|</?[A-Za-z])")
 
+#: containers open at most (a list and its item are two): mistune's block parser stops descending
+#: into lists and quotes at its max_nested_level (20), pulldown-cmark does not
+_MAX_STACK = 16
+
 _INLINE_STARTS = frozenset(("Link", "Image", "Emphasis", "Strong", "Strikethrough", "Superscript", "Subscript"))
 
 
@@ -229,6 +233,8 @@ class _Builder:
                         tok["text"] = _ATX_TRIM.sub("", t) if t else t
                         cur = [None, s, e, [], 0, 0]  # its text is set; inline events only pass
                 elif name in ("List", "Item", "BlockQuote"):
+                    if len(stack) >= _MAX_STACK:
+                        raise _Unsupported("deep nesting")  # mistune stops nesting at 20 levels
                     if name == "Item" and (_EMPTY_ITEM_RE.match(b, s) or _TAB_ITEM_RE.match(b, s)):
                         raise _Unsupported("empty item")  # mistune reads what follows otherwise
                     self.containers.append((s, e))
