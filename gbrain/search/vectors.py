@@ -101,7 +101,9 @@ def embedded_counts(conn: sqlite3.Connection, models: tuple[str, ...] = ("minilm
 def active_model(conn: sqlite3.Connection, config: dict) -> tuple[EmbeddingModel, str | None]:
     """The provider ``embed``, ``query`` and ``lint`` use for this brain, and a note when it is
     not the configured one: :func:`~.embeddings.resolve_model` with the brain's counts."""
-    return resolve_model(config, embedded=embedded_counts(conn))
+    name = (config.get("embedding_model") or "").strip()
+    models = ("minilm", "wordllama") + ((name,) if name and name not in ("minilm", "wordllama") else ())
+    return resolve_model(config, embedded=embedded_counts(conn, models))
 
 
 def stale_count(conn: sqlite3.Connection, model: str) -> int:

@@ -29,6 +29,9 @@ BUSY_TIMEOUT_MS = 10_000
 #: "database is locked" (:func:`begin_write`); SQLite's busy timeout alone refused writes under load
 WRITE_WAIT_S = 300.0
 
+#: config key gbrain writes when a person sets ``embedding_model`` (read-only to `config set`)
+EMBEDDING_MODEL_CHOSEN = "embedding_model_chosen"
+
 DEFAULT_CONFIG = {
     "version": "1",
     "embedding_model": "text-embedding-3-small",

@@ -64,6 +64,19 @@ def _base_hashes(brain: Brain, root: Path) -> dict[str, str]:
     return dict(c.execute("SELECT path, base_hash FROM sync_state WHERE client = ?", (client,)).fetchall())
 
 
+def _bound_elsewhere(brain: Brain, root: Path) -> tuple[str, int] | None:
+    """(folder, page count) when ``brain`` already holds pages and is bound to a folder other
+    than ``root`` (its first import or sync was of another tree), else None."""
+    c = brain.conn
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone():
+        return None
+    row = c.execute("SELECT root FROM sync_root WHERE client = ?", (sync_client(c, root),)).fetchone()
+    if not row or row[0] == os.path.abspath(os.path.expanduser(str(root))):
+        return None
+    n = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    return (row[0], n) if n else None
+
+
 def _current_hash(brain: Brain, path: str) -> str | None:
     r = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (path, path)).fetchone()
     return r[0] if r else None
@@ -135,6 +148,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         if on_warning:
             on_warning(msg)
 
+    other = _bound_elsewhere(brain, rootp)
+    if other:
+        warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
+             f"are added beside them (to keep a separate brain, pass --db NEW.db)")
     hashes: dict[str, str] = {}
     read_errors: list[tuple[str, str]] = []
     pending_files: list[tuple[str, str, str]] = []  # path, file on disk, kind: read when stored
