@@ -295,6 +295,21 @@ def test_fix_safe_skips_pages_whose_yaml_does_not_load(tmp_path):
         assert b.get_text("people/odd") == pages["people/odd.md"]
 
 
+def test_fix_safe_renames_to_the_spelling_most_pages_use(tmp_path):
+    """obsidian-hub: 60 pages tag `MOC`, one `moc`. The fix rewrites the one page, not the 60,
+    and its canonical spelling is the one `gbrain tags` shows."""
+    pages = dict(CLEAN)
+    for i in range(3):
+        pages[f"maps/m{i}.md"] = f"---\ntags: [MOC]\n---\n# Map {i}\n"
+    pages["maps/odd.md"] = "---\ntags: [moc]\n---\n# Odd\n"
+    db = build(tmp_path, pages)
+    r = lint(db, fix_safe=True, check="tag_duplicates")
+    assert [(f["slug"], f["from"], f["to"]) for f in r["fixed"]] == [("maps/odd", ["moc"], ["MOC"])]
+    with Brain.open(db) as b:
+        assert [t["tag"] for t in b.all_tags() if t["tag"].lower() == "moc"] == ["MOC"]
+        assert b.get_text("maps/m0") == pages["maps/m0.md"]
+
+
 def test_threads_lists_items_oldest_first(tmp_path, run):
     pages = dict(SEEDED)
     pages["people/ana-lima.md"] = CLEAN["people/ana-lima.md"].replace(

@@ -23,7 +23,9 @@ The checks (names are stable; they are the ``check`` field of every finding):
     ticked done (``- [x]``) that should move to the timeline. Undated items cannot age.
 ``tag_duplicates``
     Tags that differ only in case, spaces, ``_`` or ``-`` (``yc-alum`` / ``yc_alum`` /
-    ``YC Alum``). The canonical spelling is :func:`tag_key`: lowercase, words joined by ``-``.
+    ``YC Alum``). The canonical spelling is the one most pages use (so ``--fix-safe`` rewrites the
+    fewest files); on a tie, the :func:`tag_key` form (lowercase, words joined by ``-``) when a
+    page writes it, else the smallest spelling.
 ``embeddings``
     Pages without embeddings, or whose embeddings are older than the page. When the brain has
     the ``embed_state`` table (page content hash last embedded per model, written by
@@ -329,10 +331,13 @@ def tag_groups(conn) -> list[dict]:
     for key, variants in sorted(groups.items()):
         if len(variants) < 2 or not key:
             continue
-        bad = [v for v in variants if v != key]
+        # the spelling most pages already use (fewest files rewritten; what `gbrain tags` shows);
+        # on a tie the normalised form when it is written, else the smallest
+        canon = min(variants, key=lambda v: (-variants[v], v != key, v))
+        bad = [v for v in variants if v != canon]
         ph = ",".join("?" * len(bad))
         pages = [s for (s,) in conn.execute(f"SELECT DISTINCT p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.tag IN ({ph}) ORDER BY p.slug", bad)]
-        out.append({"canonical": key, "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))), "pages": pages})
+        out.append({"canonical": canon, "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))), "pages": pages})
     return out
 
 
