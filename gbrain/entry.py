@@ -353,6 +353,11 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: the fast path when it takes the command line, else the typer app."""
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
     _STATE["db"] = db or None
+    if args in (["--version"], ["-V"]):
+        from . import __version__
+
+        sys.stdout.write(f"gbrain {__version__}\n")
+        return
     try:
         if fast_main(args):
             return

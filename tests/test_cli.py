@@ -478,3 +478,11 @@ def test_python_cut_snippet_marks_words_and_looks_for_a_bounded_set():
     assert _cut_snippet(text, "needle").count("**") == 4
     many = " ".join(f"w{i}" for i in range(SNIPPET_WORDS)) + " needle"
     assert "**" not in _cut_snippet(text, many)  # the 33rd distinct word is not looked for
+
+
+def test_version_flag_prints_the_version():
+    from gbrain import __version__
+
+    for flag in ("--version", "-V"):
+        r = gbrain(flag)
+        assert r.returncode == 0 and r.stdout.decode() == f"gbrain {__version__}\n" and r.stderr == b""

@@ -131,6 +131,14 @@ def test_history_diff_and_cli(tmp_path):
     ch = json.loads(gbrain("--db", db, "changes", "--origin", "cli", "--json").stdout)
     assert [c["operation"] for c in ch] == ["revert", "tag", "put"]
     assert gbrain("--db", db, "changes", "--since", "soon").returncode == 2
+    none = gbrain("--db", db, "changes", "--origin", "mcp")
+    assert none.returncode == 0 and none.stdout.decode().strip() == "no changes by mcp since 24h"
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "x.md").write_text("# X\n")
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    out = gbrain("--db", db, "history", "x").stdout.decode()
+    assert out.rstrip().endswith(" import") and "import import" not in out
 
 
 def test_mcp_writes_carry_the_client_name(fixture_db):

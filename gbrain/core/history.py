@@ -326,7 +326,7 @@ def _origin_of(r) -> str:
     o = r["surface"] or "?"
     if r["client"]:
         o += f"({r['client']})"
-    if r["operation"]:
+    if r["operation"] and r["operation"] != r["surface"]:  # `import` by `import`: said once
         o += " " + r["operation"]
     return o
 

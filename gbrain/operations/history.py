@@ -146,7 +146,7 @@ def _revert(b, a, ctx):
 
 def _changes_text(r: list, a: dict) -> str:
     if not r:
-        return "no changes" + (f" since {a['since']}" if a.get("since") else "")
+        return "no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" since {a['since']}" if a.get("since") else "")
     return "\n".join(f"{c['at']}  {c['name']}  v{c['version']} {c['op']}  {c['origin']}" + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
 
 
