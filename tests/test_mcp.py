@@ -457,7 +457,8 @@ def test_a_long_brain_embed_does_not_block_other_tools(tmp_path, minilm):
             slug = items(await c.call_tool("brain_list", {"limit": 1}))[0]["slug"]
 
             async def do_embed():
-                r = await c.call_tool("brain_embed", {})
+                # ~500 chunks of minilm: minutes when other jobs share the 2 cores (no speed bar here)
+                r = await c.call_tool("brain_embed", {}, read_timeout_seconds=900)
                 order.append("embed")
                 return r
 
