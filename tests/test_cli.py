@@ -355,6 +355,23 @@ def test_timeline_add_in_heading_mode_creates_the_heading(imported):
     assert js(gbrain("timeline", "notes/h", "--json"))[0]["summary"] == "first"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# H\n\nIntro.\n\n---\n\nMore.\n\n## Timeline\n\n- **2025-01-01** | first\n",  # a plain rule above
+        "# H\n\nIntro.\n\n## Timeline\n\n- **2025-01-01** | first\n",  # no rule at all
+    ],
+)
+def test_timeline_add_in_heading_mode_uses_the_pages_own_timeline_heading(imported, text):
+    assert gbrain("config", "set", "timeline_split", "heading").returncode == 0
+    gbrain("put", "notes/h", input=text)
+    assert gbrain("timeline-add", "notes/h", "--date", "2025-02-01", "--summary", "second").returncode == 0
+    out = gbrain("get", "notes/h").stdout.decode()
+    assert out.count("## Timeline") == 1 and out.endswith("- **2025-01-01** | first\n- **2025-02-01** | second\n")
+    assert out.replace("---\n## Timeline", "## Timeline") == text + "- **2025-02-01** | second\n"
+    assert sorted(e["summary"] for e in js(gbrain("timeline", "notes/h", "--json"))) == ["first", "second"]
+
+
 @pytest.mark.parametrize("slug", [".git/hooks/pre-commit", "people/.raw/note", "a/.hg/x", "x" * 250, "notes/.gbrain-tmp-1-x"])
 def test_slugs_that_cannot_round_trip_are_refused(imported, slug):
     r = gbrain("put", slug, input="# x\n")

@@ -30,6 +30,7 @@ from ..search.keyword import search_fields
 from ..page.markdown import (
     BOM,
     Page,
+    adopt_timeline_heading,
     append_timeline,
     append_to_compiled_truth,
     edit_frontmatter,
@@ -717,11 +718,14 @@ class Brain:
             return SaveResult(row["slug"], row["path"], row["id"], changed=False, created=False,
                               note=f"the timeline already has this entry ({date} | {source or 'no source'} — {summary}); nothing added")
         entry = timeline_line(date, summary, source, detail or "", nl=page.newline)
+        heading = self.timeline_split == "heading"
+        # entries already under the page's own '## Timeline' heading count once it becomes the timeline
+        base = (None if page.separator else adopt_timeline_heading(page, heading)) or page
 
         def landed(o, n) -> bool:
-            return len(n.timeline_entries) == len(o.timeline_entries) + 1 and any(e.date == date and e.summary.endswith(summary) for e in n.timeline_entries)
+            return len(n.timeline_entries) == len(base.timeline_entries) + 1 and any(e.date == date and e.summary.endswith(summary) for e in n.timeline_entries)
 
-        return self._edit(row, append_timeline(page, entry, heading=self.timeline_split == "heading"), landed, "timeline entry")
+        return self._edit(row, append_timeline(page, entry, heading=heading), landed, "timeline entry")
 
     # ---- listing / stats --------------------------------------------------------
 

@@ -970,6 +970,9 @@ def append_timeline(page: Page, entry: str, *, heading: bool = False) -> str:
     m = _TIMELINE_LINE_RE.match(_strip_eol(split_lines(entry)[0]))
     new_date = m.group(1) if m else ""
     if not page.separator:
+        adopted = adopt_timeline_heading(page, heading)
+        if adopted is not None:
+            return append_timeline(adopted, entry, heading=heading)
         ct = page.compiled_truth
         if not page.frontmatter_raw and not ct.strip():
             ct = nl  # a '---' on the first line would read as a frontmatter opener
@@ -1000,6 +1003,35 @@ def append_timeline(page: Page, entry: str, *, heading: bool = False) -> str:
     if not idx and before and before[-1].strip():
         before.append(nl)
     return (BOM if page.bom else "") + page.frontmatter_raw + page.compiled_truth + page.separator + "".join(before) + entry + "".join(lines[insert_at:])
+
+
+def adopt_timeline_heading(page: Page, heading: bool) -> Page | None:
+    """The page re-parsed with a ``---`` inserted above its own ``## Timeline``/``## History``
+    heading, or None when it has none that such a line would make the separator.
+
+    A page without a separator may still carry its timeline under that heading (a plain rule
+    elsewhere, or no rule at all); the entry belongs there, not in a second section. The heading
+    is adopted only when the re-parse (rule ``heading`` or ``rule``, as ``heading`` says) puts
+    the separator exactly on the inserted line, outside code and comments.
+    """
+    nl = page.newline
+    lines = split_lines(page.compiled_truth)
+    head = (BOM if page.bom else "") + page.frontmatter_raw
+    for i, ln in enumerate(lines):
+        if not _TIMELINE_HEADING_RE.match(_strip_eol(ln)):
+            continue
+        before = lines[:i]
+        if before and not before[-1].endswith(("\n", "\r")):
+            continue
+        pad = nl if before and before[-1].strip() else ""
+        prefix = head + "".join(before) + pad
+        text = prefix + "---" + nl + "".join(lines[i:])
+        if not before and not page.frontmatter_raw:
+            continue  # a '---' on the first line would read as a frontmatter opener
+        new = parse_page(text, page.path, timeline_split="heading" if heading else "rule")
+        if new.separator and len(new.render()) - len(new.separator) - len(new.timeline) == len(prefix):
+            return new
+    return None
 
 
 def _entry_end(lines: list[str], i: int) -> int:
