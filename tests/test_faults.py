@@ -2,6 +2,7 @@
 leftovers, hostile export folders and slugs that look like something else."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -301,6 +302,56 @@ def test_a_page_whose_bytes_changed_inside_the_file_is_not_returned_as_good(tmp_
     assert saved == sorted(x.relative_to(tree) for x in tree.rglob("*") if x.is_file() and x.relative_to(tree).as_posix() != path)
     for p in saved:
         assert (out / p).read_bytes() == (tree / p).read_bytes()
+
+
+def _damage_ana(tmp_path, brain_tree) -> str:
+    """A brain of fixtures/brain whose people/ana-lima text was changed in place (its stored
+    content_hash left as it was): what random bytes inside the text do, without the randomness."""
+    import sqlite3
+
+    db = str(tmp_path / "hb.db")
+    assert gbrain("import", str(brain_tree), "--db", db).returncode == 0
+    c = sqlite3.connect(db)
+    c.execute("UPDATE pages SET compiled_truth = replace(compiled_truth, 'Co-founder', 'Co-fXunder') WHERE slug = 'people/ana-lima'")
+    c.commit()
+    c.close()
+    return db
+
+
+@pytest.mark.parametrize("args", [
+    ["tag", "ana-lima", "x"], ["untag", "ana-lima", "founder"], ["link", "ana-lima", "concepts/hybrid-retrieval"], ["unlink", "ana-lima", "companies/river-ai"],
+    ["timeline-add", "ana-lima", "--date", "2025-01-01", "--summary", "met"],
+    ["put", "ana-lima", "--timeline-append", "- **2025-01-01** | met"],
+])
+def test_a_partial_write_to_a_page_whose_text_fails_its_hash_is_refused(tmp_path, brain_tree, args):
+    db = _damage_ana(tmp_path, brain_tree)
+    versions = gbrain("history", "ana-lima", "--db", db, "--json").stdout
+    r = gbrain(*args, "--db", db)
+    line = one_line_error(r)
+    assert r.returncode == 1 and "is damaged" in line and "'people/ana-lima'" in line and "nothing was written" in line, line
+    assert gbrain("history", "ana-lima", "--db", db, "--json").stdout == versions
+    assert gbrain("get", "ana-lima", "--db", db).returncode == 1  # still refused, not made good
+
+
+def test_check_names_pages_whose_text_fails_its_hash(tmp_path, brain_tree):
+    db = _damage_ana(tmp_path, brain_tree)
+    r = gbrain("check", "--db", db)
+    assert r.returncode == 1 and b"people/ana-lima" in r.stdout + r.stderr, r
+    assert b"1 page(s)" in r.stdout + r.stderr
+
+
+def test_a_full_put_repairs_a_damaged_page_and_keeps_the_damaged_text_in_the_history(tmp_path, brain_tree):
+    db = _damage_ana(tmp_path, brain_tree)
+    good = (brain_tree / "people" / "ana-lima.md").read_bytes()
+    r = gbrain("put", "ana-lima", "--db", db, input=good)  # the same bytes as the stored hash
+    assert r.returncode == 0, r.stderr
+    assert gbrain("get", "ana-lima", "--db", db).stdout == good
+    assert gbrain("check", "--db", db).returncode == 0
+    trash = json.loads(gbrain("trash", "--json", "--db", db).stdout)
+    kept = [t for t in trash if t["slug"] == "people/ana-lima"]
+    assert kept and "damaged" in kept[0]["reason"]
+    old = gbrain("get", "ana-lima", "--version", str(kept[0]["version"]), "--db", db).stdout
+    assert b"Co-fXunder" in old
 
 
 # ---- 4. full disk and read-only ------------------------------------------------------------------

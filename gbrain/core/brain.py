@@ -351,6 +351,18 @@ class Brain:
     def get_text(self, slug: str) -> str:
         return render_row(self.resolve_slug(slug))
 
+    def check_text(self, row: sqlite3.Row, what: str = "nothing was written") -> str:
+        """The page text of ``row`` when its sha256 is the ``content_hash`` stored with it; else
+        raises :class:`~gbrain.errors.Damaged` (random bytes in the database file), one line with
+        how to recover, ``what`` saying what was refused. Costs one sha256 of the page."""
+        text = render_row(row)
+        if sha256(text.encode("utf-8", "surrogatepass")) != row["content_hash"]:
+            from ..errors import Damaged
+
+            raise Damaged(f"{self.path} is damaged: the stored text of {row['slug']!r} no longer matches its hash, so {what}; "
+                          f"take it from your markdown folder; {dbmod.recovery_advice(self.path)}; then run `gbrain check`")
+        return text
+
     def parsed(self, row: sqlite3.Row) -> Page:
         return parse_page(render_row(row), row["path"], timeline_split=self.timeline_split)
 
@@ -442,6 +454,15 @@ class Brain:
             self._check_path_free(path)
             if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
                 raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
+        if row and sha256(render_row(row).encode("utf-8", "surrogatepass")) != row["content_hash"]:
+            # a whole new text replaces a stored text that fails its hash (the way to repair it):
+            # the damaged bytes become a trashed version first, so nothing is lost
+            from .history import keep_version
+            from ..storage.origin import origin
+
+            with origin(operation="damaged text replaced by put"):
+                keep_version(self.conn, "page", row["slug"], path, render_row(row).encode("utf-8", "surrogatepass"), "damaged text replaced by put")
+            return self.save_page(path, text, force=True)
         return self.save_page(path, text)
 
     def _check_path_free(self, path: str) -> None:
@@ -497,6 +518,8 @@ class Brain:
         unclosed code fence swallowing the new line, a bare ``---`` opener) raises
         :class:`Conflict` and nothing is written, rather than reporting a change that did not land.
         """
+        # the edit was made to this text: a text that fails its hash must not become a version
+        self.check_text(self.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone(), "nothing was written")
         old = self.parsed(row)
         new = parse_page(new_text, row["path"], timeline_split=self.timeline_split)
         ok = check(old, new) if check else True

@@ -57,7 +57,7 @@ import re
 import unicodedata
 from typing import Any
 
-from ..errors import BadInput
+from ..errors import BadInput, GBrainError
 from .brain import page_filter
 from ..page.markdown import BOM, edit_frontmatter, parse_page, split_lines
 from ..page.slugs import loose_key
@@ -504,6 +504,11 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
     fixed, skipped = [], []
     for slug in sorted(pages):
         row = brain.page_row(slug)
+        try:
+            brain.check_text(row)
+        except GBrainError as e:  # Damaged: a text that fails its hash is never edited
+            skipped.append({"slug": slug, "reason": str(e)})
+            continue
         page = brain.parsed(row)
         new: list[str] = []
         for t in page.tags:

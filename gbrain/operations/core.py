@@ -85,11 +85,7 @@ def _check_hash(b, row, text: str) -> None:
     import hashlib
 
     if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != row["content_hash"]:
-        from ..errors import Damaged
-        from ..storage.db import recovery_advice
-
-        raise Damaged(f"{b.path} is damaged: the stored text of {row['slug']!r} no longer matches its hash, so it is not shown; "
-                      f"take it from your markdown folder; {recovery_advice(b.path)}; then run `gbrain check`")
+        b.check_text(row, "it is not shown")
 
 
 def _part(text: str, offset: int, cap: int) -> dict:
@@ -152,7 +148,7 @@ def _put_locked(b, a, ctx):
     except NotFound:
         row = None
     slug = row["slug"] if row else check_slug(a["slug"])
-    text = b.get_text(row["slug"]) if row else ""
+    text = b.check_text(row) if row else ""  # a partial update of a damaged text is refused
     from ..page.markdown import parse_page
 
     page = parse_page(text, row["path"] if row else slug + ".md", timeline_split=b.timeline_split)
@@ -519,11 +515,11 @@ def _verify(b, a, ctx):
 
 def _check_text(r: dict, a: dict) -> str:
     if r["ok"]:
-        return f"{r['database']}: OK (integrity_check, search index, foreign keys)"
+        return f"{r['database']}: OK (integrity_check, search index, foreign keys, page hashes)"
     return "\n".join([f"{r['database']}: DAMAGED"] + [f"  {p}" for p in r["problems"]] + [r["advice"]])
 
 
-@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, and foreign keys. Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
+@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys and every page's text against its stored hash. Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
 def _check(b, a, ctx):
     from ..storage.db import recovery_advice
     from ..sync.verify import db_integrity

@@ -508,10 +508,31 @@ def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None,
     return out, errors
 
 
+def damaged_pages(brain: Brain, listed: int = 10) -> list[str]:
+    """Problems for pages whose stored text no longer hashes to the ``content_hash`` stored with
+    it (bytes changed in place: ``get`` and every edit refuse them), one line naming up to
+    ``listed`` slugs; ``[]`` when every page matches. Costs one read and sha256 of every page."""
+    import sqlite3
+
+    bad: list[str] = []
+    try:
+        for r in brain.conn.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash FROM pages ORDER BY slug"):
+            if hashlib.sha256(render_row(r).encode("utf-8", "surrogatepass")).hexdigest() != r["content_hash"]:
+                bad.append(r["slug"])
+    except sqlite3.DatabaseError as e:
+        return [f"page texts: {e}"]
+    if not bad:
+        return []
+    more = f" and {len(bad) - listed:,} more" if len(bad) > listed else ""
+    return [f"{len(bad):,} page(s) whose stored text no longer matches its hash: {', '.join(bad[:listed])}{more} "
+            "(take them from your markdown folder and `gbrain put` each; the damaged text is kept in its history)"]
+
+
 def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     """Problems with the database file itself (empty when sound): SQLite's ``quick_check``
     (``integrity_check`` with ``full``, which also compares indexes with their tables), FTS5's
-    integrity check of the search index against the pages, and (``full``) foreign keys."""
+    integrity check of the search index against the pages, and (``full``) foreign keys and
+    every page's stored text against its ``content_hash`` (:func:`damaged_pages`)."""
     import sqlite3
 
     c = brain.conn
@@ -536,6 +557,7 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
                 out.append(f"{n} row(s) point at rows that do not exist (foreign keys)")
         except sqlite3.DatabaseError as e:
             out.append(f"foreign keys: {e}")
+        out += damaged_pages(brain)
     if out:
         brain.damaged = brain.damaged or out[0]
     return out
