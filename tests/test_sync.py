@@ -65,7 +65,7 @@ def test_first_sync_imports_everything_and_second_changes_nothing(env):
     before = {p: (root / p).stat().st_mtime_ns for p in tree_files(root)}
     data = tree_files(root)
     rep = eng.sync()
-    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "unreadable": 0}
+    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "put_back": 0, "unreadable": 0}
     # no file was touched: same bytes, same mtimes
     assert tree_files(root) == data
     assert {p: (root / p).stat().st_mtime_ns for p in tree_files(root)} == before
@@ -161,6 +161,31 @@ def test_page_deleted_in_brain_removes_file_only_at_base_hash(env):
     assert rep["exit_code"] == 3 and rep["conflicts"][0]["kind"] == "deleted-in-brain"
     assert c.exists() and brain.page_row("concepts/hybrid-retrieval") is not None
     verify_equal(brain, root)
+
+
+def test_a_page_deleted_in_the_brain_while_its_file_changed_is_reported_as_what_conflicts_shows(tmp_path):
+    """The report and `gbrain conflicts` agree: a delete/edit conflict is no conflict copy to
+    merge; the report counts it as put back, `conflicts` lists no open one and --all notes it."""
+    import shutil
+
+    from conftest import FIXTURE_BRAIN, gbrain
+
+    v = tmp_path / "v"
+    shutil.copytree(FIXTURE_BRAIN, v)
+    db = str(tmp_path / "s.db")
+    assert gbrain("--db", db, "sync", str(v)).returncode == 0
+    assert gbrain("--db", db, "delete", "people/ana-lima").returncode == 0
+    f = v / "people" / "ana-lima.md"
+    f.write_bytes(f.read_bytes() + b"more\n")
+    r = gbrain("--db", db, "sync", str(v))
+    out = r.stdout.decode()
+    assert r.returncode == 3
+    assert "conflicts 0, put back 1," in out and "PUT BACK: people/ana-lima.md: deleted in the brain, edited on disk" in out
+    assert "CONFLICT" not in out
+    assert gbrain("--db", db, "conflicts").stdout.decode().strip() == "no open conflicts"
+    noted = json.loads(gbrain("--db", db, "conflicts", "--all", "--json").stdout)
+    assert [(c["path"], c["kind"], c["status"]) for c in noted] == [("people/ana-lima.md", "deleted-in-brain", "noted")]
+    assert f.read_bytes().endswith(b"more\n") and gbrain("--db", db, "get", "people/ana-lima").stdout == f.read_bytes()
 
 
 def test_file_deleted_while_brain_changed_restores_the_file(env):

@@ -25,19 +25,20 @@ def _sync_text(r: dict, a: dict) -> str:
         if c.get("copy_path"):
             lines.append(f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
         else:
-            lines.append(f"CONFLICT: {c['path']} ({c['kind']}): the edited version was kept")
+            where = "in the brain, edited on disk" if c["kind"] == "deleted-in-brain" else "on disk, edited in the brain"
+            lines.append(f"PUT BACK: {c['path']}: deleted {where}; the edited version was kept (not a conflict copy: `gbrain conflicts --all` notes it)")
     copies = [c for c in r.get("conflicts") or [] if c.get("copy_path")]
     if copies:
         lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
     if len(copies) < len(r.get("conflicts") or []):
-        lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge (`gbrain conflicts --all` notes them)")
+        lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge; delete it again if you meant to (`gbrain conflicts --all` notes them)")
     return "\n".join(lines)
 
 
 @op(
     "sync",
     "Two-way sync of a markdown folder with the brain (three-way against the last sync; conflicts keep both versions), "
-    "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found.",
+    "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found (a copy to merge, or an edited page put back after a delete).",
     [
         Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to"),
         Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),

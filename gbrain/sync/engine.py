@@ -157,7 +157,10 @@ class Outcome:
             "trashed": len(self.trashed),
             "removed": len(self.removed),
             "moved": len(self.moved),
-            "conflicts": len(self.conflicts),
+            # conflicts with both versions kept (a copy `gbrain conflicts` lists) apart from
+            # delete/edit conflicts, where the edited version was simply put back (noted only)
+            "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
+            "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")),
             "unreadable": len(self.unreadable),
         }
 
