@@ -236,6 +236,39 @@ def test_conflict_keeps_both_versions_in_history(tmp_path):
         eng.close()
 
 
+def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path, db_path):
+    """Issue: after a watched folder rename `history NEW` showed 1 version and `diff NEW` said
+    "fewer than 2 versions with text"; the older versions were only under the old slug."""
+    root = tmp_path / "vault"
+    (root / "drafts").mkdir(parents=True)
+    (root / "drafts" / "ana.md").write_text("# Ana\n\none\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "drafts" / "ana.md").write_text("# Ana\n\none\ntwo\n")
+        eng.sync()
+        (root / "drafts").rename(root / "people")  # a folder rename: the page moves
+        rep = eng.sync()
+        assert rep["ok"] and b.page_row("people/ana") is not None and b.page_row("drafts/ana") is None
+        (root / "people" / "ana.md").rename(root / "people" / "ana-lima.md")  # and the file again
+        eng.sync()
+        v = h.versions(b, "people/ana-lima", limit=0)
+        texts = [h.version_bytes(b, "page", x.get("name", v["name"]), x["version"]) for x in v["versions"] if x["size"] and x["op"] != "delete"]
+        assert texts[-2:] == [b"# Ana\n\none\ntwo\n", b"# Ana\n\none\n"]  # the versions written as drafts/ana
+        assert {x.get("name") for x in v["versions"]} == {None, "people/ana", "drafts/ana"}
+        assert v["total"] == len(v["versions"])
+        d = h.diff(b, "people/ana-lima")  # the newest against the one before: across both moves
+        assert d["added"] == 1 and d["removed"] == 0 and "+two" in d["diff"] and d["from_name"] == "drafts/ana"
+        assert h.get_version(b, "people/ana-lima", 1)["content"] == "# Ana\n\none\ntwo\n"
+        assert [x["version"] for x in h.versions(b, "drafts/ana")["versions"]]  # the old name keeps its own history
+        eng.close()
+    if not isinstance(db_path, str):  # the CLI prints the older versions with the name they are numbered under
+        out = gbrain("history", "people/ana-lima", "--db", str(db_path)).stdout.decode()
+        assert "(as drafts/ana: `gbrain get drafts/ana --version 1`)" in out
+        assert "+two" in gbrain("diff", "people/ana-lima", "--db", str(db_path)).stdout.decode()
+
+
 def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
     with Brain.open(tmp_path / "brain.db") as b:
         for i in range(5):

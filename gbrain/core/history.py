@@ -366,19 +366,103 @@ def _line_delta(old: bytes | None, new: bytes | None) -> tuple[int, int] | None:
     return add, rem
 
 
+#: how many moves a page's history follows back (a guard against a cycle of renames)
+MAX_MOVES = 100
+
+
+def lineage(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[str, int | None]]:
+    """The names whose versions make up the history of ``(kind, key)``, newest first:
+    ``[(key, None), (older name, last version), …]``. The key itself contributes every version;
+    when the incarnation of a name that ends at ``last`` began as a move (its first version is
+    op ``move`` with detail ``from OLD``, written by the pages/files update triggers), OLD's
+    versions before it moved away (``version < `` its ``move … to KEY`` row) come next, and so
+    on back through every rename (at most :data:`MAX_MOVES`). Plain SQL: SQLite and Postgres."""
+    out: list[tuple[str, int | None]] = [(key, None)]
+    seen = {key}
+    cur, upto = key, None
+    while len(out) <= MAX_MOVES:
+        cond, args = ("", (kind, cur)) if upto is None else (" AND version <= ?", (kind, cur, upto))
+        end = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?" + cond, args).fetchone()[0]
+        if end is None:
+            break
+        last = conn.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, cur, end)).fetchone()
+        top = end if last[0] is not None else end - 1  # a deleted or moved-away name: the text before that
+        gap = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NULL AND version < ?", (kind, cur, top + 1)).fetchone()[0]
+        first = conn.execute("SELECT op, detail FROM history WHERE kind = ? AND name = ? AND version > ? AND version <= ? ORDER BY version LIMIT 1",
+                             (kind, cur, gap or 0, top)).fetchone()
+        if first is None or first["op"] != "move" or not (first["detail"] or "").startswith("from "):
+            break
+        old = first["detail"][5:]
+        if old in seen:
+            break
+        away = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND detail = ?",
+                            (kind, old, "to " + cur)).fetchone()[0]
+        if away is None:
+            break
+        out.append((old, away - 1))
+        seen.add(old)
+        cur, upto = old, away - 1
+    return out
+
+
+def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, dedupe: bool = False) -> list:
+    """History rows of ``key`` and the names it moved from (:func:`lineage`), newest first;
+    ``with_body``: only versions with text; ``limit`` > 0: at most that many; ``dedupe``: the
+    older name's last text, when the move carried it unchanged, is left out (counted once)."""
+    rows: list = []
+    for name, upto in lineage(conn, kind, key):
+        q = "SELECT * FROM history WHERE kind = ? AND name = ?"
+        args: tuple = (kind, name)
+        if upto is not None:
+            q += " AND version <= ?"
+            args += (upto,)
+        if with_body:
+            q += " AND body_id IS NOT NULL"
+        q += " ORDER BY version DESC"
+        if limit > 0:
+            q += " LIMIT ?"
+            args += (limit - len(rows) + 1,)
+        got = conn.execute(q, args).fetchall()
+        if dedupe and with_body and rows and got and got[0]["body_id"] == rows[-1]["body_id"]:
+            got = got[1:]  # the text that moved is the move's own version: counted once
+        rows += got
+        if limit > 0:
+            rows = rows[:limit]
+        if limit > 0 and len(rows) >= limit:
+            break
+    return rows
+
+
 def versions(brain, name: str, limit: int = 20) -> dict:
-    """The history of a page (or file), newest first: ``{kind, name, live, versions: [{version,
-    at, op, size, surface, operation, client, origin, path, added, removed}]}``. ``added`` /
-    ``removed`` count lines against the version before (None for binary files)."""
+    """The history of a page (or file), newest first: ``{kind, name, live, total, versions:
+    [{version, at, op, size, surface, operation, client, origin, path, added, removed}]}``.
+    ``added`` / ``removed`` count lines against the version before (None for binary files).
+    The history follows the page's moves (:func:`lineage`): versions written under an older
+    name come after its own, each with ``name`` (the slug or path they are numbered under)."""
     kind, key = resolve_key(brain, name)
     c = brain.conn
-    q = "SELECT * FROM history WHERE kind = ? AND name = ? ORDER BY version DESC"
-    rows = c.execute(q + (" LIMIT ?" if limit and limit > 0 else ""), (kind, key, limit) if limit and limit > 0 else (kind, key)).fetchall()
-    total = c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
+    rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
+    total = 0
+    for nm, upto in lineage(c, kind, key):
+        total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ?" + ("" if upto is None else " AND version <= ?"),
+                           (kind, nm) if upto is None else (kind, nm, upto)).fetchone()[0]
     out = []
     # the body each listed version replaced: the nearest older version that has one
-    older = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version < ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT 1", (kind, key, rows[-1]["version"])).fetchone() if rows else None
-    prev_bid = older[0] if older else None
+    older = None
+    if rows:
+        allb = _lineage_rows(c, kind, key, with_body=True, limit=len(rows) + 1 + total)
+        last = rows[-1]
+        seen_last = False
+        for r in allb:
+            if seen_last:
+                older = r
+                break
+            if r["name"] == last["name"] and r["version"] <= last["version"]:
+                if r["version"] < last["version"]:
+                    older = r
+                    break
+                seen_last = True
+    prev_bid = older["body_id"] if older else None
     cache: dict[int, bytes] = {}
 
     def get(bid):
@@ -392,13 +476,15 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     for r in reversed(rows):
         bid = r["body_id"]
         if r["op"] == "delete" or (r["op"] == "move" and bid is None):
-            deltas[r["version"]] = (0, 0)
+            deltas[r["name"], r["version"]] = (0, 0)
             continue
-        deltas[r["version"]] = _line_delta(get(prev_bid), get(bid)) if (prev_bid != bid or prev_bid is None) and r["size"] <= 4 * 1024 * 1024 else (0, 0)
+        deltas[r["name"], r["version"]] = _line_delta(get(prev_bid), get(bid)) if (prev_bid != bid or prev_bid is None) and r["size"] <= 4 * 1024 * 1024 else (0, 0)
         prev_bid = bid
     for r in rows:
         d = _version_dict(r)
-        dl = deltas.get(r["version"])
+        if r["name"] != key:
+            d["name"] = r["name"]
+        dl = deltas.get((r["name"], r["version"]))
         d["added"], d["removed"] = dl if dl else (None, None)
         out.append(d)
     live = _live_hash(brain, kind, key) is not None
@@ -417,8 +503,8 @@ def _version_row(brain, kind: str, key: str, n: int | None):
     """The history row of version ``n`` (None: the newest with a body). Negative ``n`` counts
     back from the newest (-1: the one before it). Raises NotFound / BadInput."""
     c = brain.conn
-    if n is None or n < 0:
-        rows = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL ORDER BY version DESC LIMIT ?", (kind, key, 1 + (-n if n else 0))).fetchall()
+    if n is None or n < 0:  # counting back follows the page's moves (:func:`lineage`)
+        rows = _lineage_rows(c, kind, key, with_body=True, limit=1 + (-n if n else 0), dedupe=True)
         k = -n if n else 0
         if len(rows) <= k:
             raise NotFound(f"{key} has fewer than {k + 1} versions with text")
@@ -465,11 +551,14 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
     except UnicodeDecodeError:
         return {"name": key, "from": ra["version"], "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {ra['version']} and {rb['version']} differ\n", "added": None, "removed": None}
-    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{key}@v{ra['version']}", f"{key}@v{rb['version']}", n=context))
+    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{ra['name']}@v{ra['version']}", f"{rb['name']}@v{rb['version']}", n=context))
     text = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
     add = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
     rem = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
-    return {"name": key, "from": ra["version"], "to": rb["version"], "diff": text, "added": add, "removed": rem}
+    out = {"name": key, "from": ra["version"], "to": rb["version"], "diff": text, "added": add, "removed": rem}
+    if ra["name"] != key:  # the version before the newest was written under a name the page moved from
+        out["from_name"] = ra["name"]
+    return out
 
 
 def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None) -> list[dict]:

@@ -15,6 +15,8 @@ def _history_text(r: dict, a: dict) -> str:
     for v in r["versions"]:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
         extra = f"  {v['detail']}" if v.get("detail") else ""
+        if v.get("name"):  # a version written before the page moved: numbered under that name
+            extra += f"  (as {v['name']}: `gbrain get {v['name']} --version {v['version']}`)"
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {v['origin']}{extra}")
     if len(r["versions"]) < r["total"]:
         lines.append(f"… the newest {len(r['versions'])}; --limit 0 lists all")
@@ -106,7 +108,11 @@ def _history_prune(b, a, ctx):
 
 
 def _diff_text(r: dict, a: dict) -> str:
-    return r["diff"] or f"versions {r['from']} and {r['to']} of {r['name']} are identical\n"
+    if r["diff"]:
+        return r["diff"]
+    if r.get("from_name"):
+        return f"version {r['from']} of {r['from_name']} and version {r['to']} of {r['name']} are identical\n"
+    return f"versions {r['from']} and {r['to']} of {r['name']} are identical\n"
 
 
 @op(
