@@ -146,6 +146,8 @@ def test_export_writes_only_changed_files_atomically(tmp_path, brain_tree):
         changed = [p for p in stamp if p.stat().st_mtime_ns != stamp[p]]
         assert [p.relative_to(out).as_posix() for p in changed] == ["people/ana-lima.md"]
         assert not list(out.rglob(".gbrain-tmp-*"))
+        b.untag("people/ana-lima", "new-tag")  # back to a version the earlier export wrote
+        assert export_tree(b, out)["counts"] == {"written": 1, "unchanged": 10, "failed": 0}
 
 
 def test_verify_reports_every_kind_of_difference(tmp_path, brain_tree):
@@ -411,3 +413,60 @@ def test_import_of_a_second_folder_into_a_bound_brain_says_so(tmp_path, brain_tr
     assert b"already holds" not in again.stderr
     fresh = gbrain("--db", str(tmp_path / "c.db"), "import", str(mine))
     assert b"already holds" not in fresh.stderr
+
+
+def _imported_copy(tmp_path, brain_tree):
+    """A brain imported from ``brain_tree`` and a copy of that tree it is not bound to."""
+    import shutil
+
+    db = str(tmp_path / "i.db")
+    assert gbrain("import", str(brain_tree), "--db", db).returncode == 0
+    copy = tmp_path / "copy"
+    shutil.copytree(brain_tree, copy, symlinks=True)
+    return db, copy
+
+
+def test_export_refuses_to_replace_files_that_differ_and_writes_nothing(tmp_path, brain_tree):
+    """An edit that exists only on disk is never silently overwritten."""
+    db, copy = _imported_copy(tmp_path, brain_tree)
+    ana = copy / "people" / "ana-lima.md"
+    ana.write_bytes(ana.read_bytes() + b"precious\n")
+    assert gbrain("--db", db, "tag", "people/ana-lima", "fresh").returncode == 0
+    assert gbrain("--db", db, "tag", "companies/river-ai", "fresh").returncode == 0  # the brain's own change: no clash
+    (copy / "companies" / "river-ai.md").unlink()
+    before = tree_bytes(copy)
+    r = gbrain("--db", db, "export", "--dir", str(copy))
+    assert r.returncode == 2, r.stderr
+    assert b"1 file(s)" in r.stderr and b"people/ana-lima.md" in r.stderr and b"nothing was written" in r.stderr and b"--overwrite" in r.stderr
+    assert tree_bytes(copy) == before
+
+
+def test_export_overwrite_keeps_the_replaced_bytes_in_the_history(tmp_path, brain_tree):
+    db, copy = _imported_copy(tmp_path, brain_tree)
+    ana = copy / "people" / "ana-lima.md"
+    edited = ana.read_bytes() + b"precious\n"
+    ana.write_bytes(edited)
+    (copy / "new-only-on-disk.md").write_text("# mine\n")
+    r = gbrain("--db", db, "export", "--dir", str(copy), "--overwrite")
+    assert r.returncode in (0, 1), r.stderr  # 1: verify reports the file the brain does not know
+    assert b"precious" not in ana.read_bytes()
+    assert (copy / "new-only-on-disk.md").read_text() == "# mine\n"  # not the brain's: untouched
+    trash = json.loads(gbrain("--db", db, "trash", "--json").stdout)
+    kept = [t for t in trash if t["slug"] == "people/ana-lima"]
+    assert kept and "export --overwrite" in kept[0]["reason"], trash
+    assert gbrain("--db", db, "get", "people/ana-lima", "--version", str(kept[0]["version"])).stdout == edited
+    assert gbrain("--db", db, "export", "--dir", str(copy)).returncode in (0, 1)  # nothing differs now
+
+
+def test_export_into_the_folder_the_brain_is_bound_to_points_to_sync(tmp_path, brain_tree):
+    """The new-user repro: import v, edit v, export --dir v."""
+    db = str(tmp_path / "i.db")
+    assert gbrain("import", str(brain_tree), "--db", db).returncode == 0
+    ana = brain_tree / "people" / "ana-lima.md"
+    ana.write_bytes(ana.read_bytes() + b"precious\n")
+    before = tree_bytes(brain_tree)
+    for extra in ((), ("--overwrite",)):
+        r = gbrain("--db", db, "export", "--dir", str(brain_tree), *extra)
+        assert r.returncode == 2 and b"gbrain sync" in r.stderr and b"people/ana-lima.md" in r.stderr, r.stderr
+        assert tree_bytes(brain_tree) == before
+    assert gbrain("--db", db, "export", "--dir", str(tmp_path / "elsewhere")).returncode == 0

@@ -481,7 +481,10 @@ def _import(b, a, ctx):
 @op(
     "export",
     "Export the brain to a markdown tree, byte for byte (only changed files are written), then verify it.",
-    [Param("dir", required=True, description="output folder (created if missing)")],
+    [
+        Param("dir", required=True, description="output folder (created if missing)"),
+        Param("overwrite", "boolean", "replace files in the folder that differ from the brain (their bytes are kept in the history first)", default=False),
+    ],
     mcp=False,
     text=_report_text,
 )
@@ -490,7 +493,7 @@ def _export(b, a, ctx):
 
     if ctx.progress_label:
         ctx.progress_label("Exporting")
-    return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress)
+    return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress, overwrite=bool(a.get("overwrite")))
 
 
 @op(

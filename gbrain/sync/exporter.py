@@ -4,6 +4,13 @@ Writes every page (its exact rendered bytes) and every other stored file (sideca
 files, blobs) to ``OUT/<path>``. Only files whose bytes differ are written; each write is
 atomic (a temp file in the same folder, then ``os.replace``), so a crash never leaves a torn
 file. Files in OUT that the DB does not know are left alone (and reported by the verification).
+
+Export never destroys bytes it did not write: before writing anything it compares every target
+that already exists with the brain's bytes (by hash). Targets that differ are refused (BadInput,
+nothing written) unless ``overwrite`` is given; then their bytes are first kept as a version in
+the page's or file's history (listed in the trash, ``revert --to`` brings them back), in one
+transaction, and only then replaced. A folder the brain syncs with is refused: ``sync`` is the
+command that merges both sides there.
 """
 from __future__ import annotations
 
@@ -132,7 +139,88 @@ def _rows(brain: Brain, table: str, cols: str, unreadable: list[str]):
             yield r
 
 
-def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True) -> dict:
+def synced_folder(brain: Brain, root: Path) -> str | None:
+    """The folder the brain is bound to for ``sync`` when it is ``root`` (same real path), else None."""
+    try:
+        rows = brain.conn.execute("SELECT root FROM sync_root").fetchall()
+    except sqlite3.DatabaseError:
+        return None
+    real = os.path.realpath(root)
+    for r in rows:
+        if r[0] and os.path.realpath(r[0]) == real:
+            return str(r[0])
+    return None
+
+
+def _in_history(brain: Brain, rel: str, hx: str) -> bool:
+    """Whether the history of the page/file at ``rel`` holds a version with sha256 ``hx``."""
+    from ..core.history import key_for_path
+
+    try:
+        b = brain.conn.execute("SELECT id FROM history_bodies WHERE hash = ?", (hx,)).fetchone()
+        if b is None:
+            return False
+        kind, name = key_for_path(brain.conn, rel)
+        return brain.conn.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? AND body_id = ? LIMIT 1", (kind, name, b[0])).fetchone() is not None
+    except sqlite3.DatabaseError:
+        return False
+
+
+def differing_targets(brain: Brain, root: Path, known: set[str] | None = None) -> dict[str, int]:
+    """Files under ``root`` that export would replace with bytes the brain never had:
+    ``{path: size on disk}`` for every page/file row whose target exists (as a file), whose
+    sha256 is not the row's ``content_hash`` and is no version in that page's/file's history (an
+    earlier export of an older version is replaced freely: the history keeps it). Reads each
+    existing target once; missing targets cost one ``stat``. ``known`` (when given) receives the
+    paths whose differing bytes the history already holds."""
+    out: dict[str, int] = {}
+    unreadable: list[str] = []
+    for table in ("pages", "files"):
+        for r in _rows(brain, table, "path, content_hash", unreadable):
+            rel = str(r["path"])
+            try:
+                target = safe_join(root, rel)
+                if symlink_on_the_way(root, rel):
+                    continue  # refused later, one path at a time, without writing
+                st = target.stat()
+            except (OSError, GBrainError):
+                continue
+            if not os.path.isfile(target):
+                continue
+            try:
+                hx = blobs.hash_file(target)[0]
+            except OSError:
+                continue
+            if hx != r["content_hash"]:
+                if not _in_history(brain, rel, hx):
+                    out[rel] = st.st_size
+                elif known is not None:
+                    known.add(rel)
+    return out
+
+
+def _keep_replaced(brain: Brain, root: Path, paths: dict[str, int]) -> None:
+    """Make the bytes on disk at ``paths`` versions in the history (and the trash) before export
+    replaces them, in one transaction. Files over ``blobs.BIG`` are not read whole: refused."""
+    from ..core.history import keep_version, key_for_path
+    from ..errors import BadInput
+    from ..page.slugs import shown
+    from ..storage.origin import origin
+
+    big = [p for p, n in paths.items() if n > blobs.BIG]
+    if big:
+        raise BadInput(
+            f"{len(big):,} file(s) in {root} over {blobs.BIG // 2**20} MiB differ from the brain and cannot be kept in its history "
+            f"({', '.join(shown(p) for p in big[:5])}); move them away, then export again; nothing was written"
+        )
+    with brain.transaction(), origin(operation="replaced by export --overwrite"):
+        for rel in sorted(paths):
+            data = safe_join(root, rel).read_bytes()
+            keep_version(brain.conn, *key_for_path(brain.conn, rel), rel, data, "replaced by export --overwrite")
+
+
+def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True,
+                overwrite: bool = False) -> dict:
     """Write the brain to ``out``; return the verification report of ``out`` against the DB.
 
     The check compares the tree with the hashes stored in the brain (:func:`verify.report`):
@@ -142,8 +230,30 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     were found identical on disk; the final scan re-reads only a file whose size or change stamp
     moved since it was written (someone else wrote it meanwhile) and files export did not write.
     So the check costs a walk of ``out``, not a second read of every byte (nor a parse of every
-    ``.raw`` sidecar's JSON: export writes no raw_data row; ``gbrain verify`` counts them)."""
+    ``.raw`` sidecar's JSON: export writes no raw_data row; ``gbrain verify`` counts them).
+
+    Raises :class:`BadInput` (nothing written) when ``out`` is the folder the brain syncs with,
+    or when files there differ from the brain's bytes and ``overwrite`` is False (the message
+    lists them). With ``overwrite``, those files' bytes are kept in the history first (see the
+    module docstring). Raises :class:`Damaged` after saving what is readable from a damaged brain."""
+    from ..errors import BadInput
+    from ..page.slugs import shown
+
     root = Path(out)
+    bound = synced_folder(brain, root)
+    in_hist: set[str] = set()
+    clobber = differing_targets(brain, root, in_hist) if root.is_dir() else {}
+    names = ", ".join(shown(p) for p in sorted(clobber)[:10]) + (f" and {len(clobber) - 10:,} more" if len(clobber) > 10 else "")
+    if bound:
+        differ = f"; {len(clobber):,} file(s) there differ from the brain: {names}" if clobber else ""
+        raise BadInput(f"{bound} is the folder this brain imports from / syncs with: run `gbrain sync {bound}` (it merges the edits of both "
+                       f"sides, conflicts kept){differ}; export writes a copy into another folder; nothing was written")
+    if clobber and not overwrite:
+        raise BadInput(f"{len(clobber):,} file(s) in {root} differ from the brain and export would replace them: {names}; nothing was written. "
+                       "Import them first (`gbrain import FOLDER`), export into an empty folder, or pass --overwrite "
+                       "(the replaced bytes are kept in the history and listed in `gbrain trash`)")
+    if clobber:
+        _keep_replaced(brain, root, clobber)
     root.mkdir(parents=True, exist_ok=True)
     total = brain.conn.execute("SELECT (SELECT COUNT(*) FROM pages) + (SELECT COUNT(*) FROM files)").fetchone()[0]
     written = unchanged = 0
@@ -151,6 +261,12 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     i = 0
 
     failed: list[dict] = []
+
+    def fresh(target: Path, rel: str) -> bool:
+        """True when ``target`` may be (re)written: it was checked above, or is still missing."""
+        if rel in clobber or rel in in_hist or not os.path.lexists(target):
+            return True
+        raise GBrainError("appeared or changed on disk during the export; left as it is")
 
     def note(rel: str, target: Path, hx: str) -> None:
         st = os.lstat(target)
@@ -165,7 +281,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
             if same_bytes(target, data):
                 unchanged += 1
-            else:
+            elif fresh(target, rel):
                 atomic_write(target, data)
                 written += 1
             note(rel, target, hx)
@@ -186,6 +302,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 unchanged += 1
                 got = hx
             else:
+                fresh(target, rel)
                 h = hashlib.sha256()
 
                 def pieces():
