@@ -20,6 +20,8 @@ import re
 
 import pyromark
 
+from .mdparse import comment_block_eol
+
 _EVENTS = pyromark.events_with_range
 #: mistune's ATX heading rule (block_parser.SPECIFICATION["atx_heading"]) and closing-# trim
 _ATX_RE = re.compile(r" {0,3}(#{1,6})(?!#+)([ \t]*|[ \t]+.*?)$")
@@ -82,17 +84,8 @@ def _opaque_end(src: str, pos: int) -> int | None:
     m = _COMMENT_OPEN_RE.match(src, pos)
     if not m:
         return None
-    close = m.group("comment_rest").find("%%")
-    if close >= 0:
-        end = m.start("comment_rest") + close + 2
-    else:
-        i = src.find("%%", m.end())
-        if i < 0:
-            return None
-        end = i + 2
-    eol = src.find("\n", end)
-    eol = len(src) if eol < 0 else eol
-    if src[end:eol].strip():
+    eol = comment_block_eol(src, m)
+    if eol is None:
         return None
     return eol + 1 if eol < len(src) else eol
 

@@ -12,11 +12,10 @@ from mistune.plugins import math as _math
 _COMMENT_PATTERN = r"^ {0,3}%%(?P<comment_rest>[^\n]*)"
 
 
-def _parse_obsidian_comment(block, m, state):
-    """An Obsidian comment block: a line opening with ``%%`` up to the line that closes it with
-    ``%%`` (Obsidian does not render it, so a ``---`` inside is no separator and a link inside
-    is no link). Unclosed, or closed with text after it on the line: not a comment block."""
-    src = state.src
+def comment_block_eol(src: str, m) -> int | None:
+    """Where the line closing an Obsidian ``%%`` comment block opened by match ``m`` (of
+    :data:`_COMMENT_PATTERN`) ends in ``src`` (the index of its newline, or ``len(src)``), or None
+    when it is no comment block (unclosed, or closed with text after it on the line)."""
     close = m.group("comment_rest").find("%%")
     if close >= 0:
         end = m.start("comment_rest") + close + 2
@@ -27,7 +26,16 @@ def _parse_obsidian_comment(block, m, state):
         end = i + 2
     eol = src.find("\n", end)
     eol = len(src) if eol < 0 else eol
-    if src[end:eol].strip():
+    return None if src[end:eol].strip() else eol
+
+
+def _parse_obsidian_comment(block, m, state):
+    """An Obsidian comment block: a line opening with ``%%`` up to the line that closes it with
+    ``%%`` (Obsidian does not render it, so a ``---`` inside is no separator and a link inside
+    is no link). Unclosed, or closed with text after it on the line: not a comment block."""
+    src = state.src
+    eol = comment_block_eol(src, m)
+    if eol is None:
         return None
     state.append_token({"type": "obsidian_comment", "raw": src[m.start() : eol]})
     return eol + 1 if eol < len(src) else eol
