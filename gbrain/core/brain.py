@@ -355,13 +355,20 @@ class Brain:
         """The page text of ``row`` when its sha256 is the ``content_hash`` stored with it; else
         raises :class:`~gbrain.errors.Damaged` (random bytes in the database file), one line with
         how to recover, ``what`` saying what was refused. Costs one sha256 of the page."""
-        text = render_row(row)
-        if sha256(text.encode("utf-8", "surrogatepass")) != row["content_hash"]:
+        text, sound = self._stored_text(row)
+        if not sound:
             from ..errors import Damaged
 
             raise Damaged(f"{self.path} is damaged: the stored text of {row['slug']!r} no longer matches its hash, so {what}; "
                           f"take it from your markdown folder; {dbmod.recovery_advice(self.path)}; then run `gbrain check`")
         return text
+
+    @staticmethod
+    def _stored_text(row: sqlite3.Row) -> tuple[str, bool]:
+        """``(text, sound)``: the page text of ``row`` and whether its sha256 is the stored
+        ``content_hash``."""
+        text = render_row(row)
+        return text, sha256(text.encode("utf-8", "surrogatepass")) == row["content_hash"]
 
     def parsed(self, row: sqlite3.Row) -> Page:
         return parse_page(render_row(row), row["path"], timeline_split=self.timeline_split)
@@ -454,14 +461,15 @@ class Brain:
             self._check_path_free(path)
             if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
                 raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
-        if row and sha256(render_row(row).encode("utf-8", "surrogatepass")) != row["content_hash"]:
+        old_text, sound = self._stored_text(row) if row else ("", True)
+        if not sound:
             # a whole new text replaces a stored text that fails its hash (the way to repair it):
             # the damaged bytes become a trashed version first, so nothing is lost
             from .history import keep_version
             from ..storage.origin import origin
 
             with origin(operation="damaged text replaced by put"):
-                keep_version(self.conn, "page", row["slug"], path, render_row(row).encode("utf-8", "surrogatepass"), "damaged text replaced by put")
+                keep_version(self.conn, "page", row["slug"], path, old_text.encode("utf-8", "surrogatepass"), "damaged text replaced by put")
             return self.save_page(path, text, force=True)
         return self.save_page(path, text)
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import GBrainError
 from .chunking import MAX_TOKENS, Chunk, chunk_page
-from .embeddings import EmbeddingModel, resolve_model, to_blob
+from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, resolve_model, to_blob
 from ..storage.pg import ensure_hnsw_index, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
@@ -102,7 +102,7 @@ def active_model(conn: sqlite3.Connection, config: dict) -> tuple[EmbeddingModel
     """The provider ``embed``, ``query`` and ``lint`` use for this brain, and a note when it is
     not the configured one: :func:`~.embeddings.resolve_model` with the brain's counts."""
     name = (config.get("embedding_model") or "").strip()
-    models = ("minilm", "wordllama") + ((name,) if name and name not in ("minilm", "wordllama") else ())
+    models = (MINILM_MODEL, OFFLINE_MODEL) + ((name,) if name and name not in (MINILM_MODEL, OFFLINE_MODEL) else ())
     return resolve_model(config, embedded=embedded_counts(conn, models))
 
 

@@ -52,29 +52,31 @@ def classify(path: str, data: bytes) -> tuple[str, str | None, str | None]:
     return file_kind(path), None, None
 
 
-def _base_hashes(brain: Brain, root: Path) -> dict[str, str]:
-    """path → hash last imported/synced from ``root`` (empty when the brain is synced elsewhere)."""
+def _binding(brain: Brain, root: Path) -> tuple[str, str | None]:
+    """``(client, folder)``: this machine's sync client for ``root`` and the folder that client is
+    bound to (None when it is unbound, or the brain predates sync)."""
     c = brain.conn
-    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone():
-        return {}
     client = sync_client(c, root)
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone():
+        return client, None
     row = c.execute("SELECT root FROM sync_root WHERE client = ?", (client,)).fetchone()
-    if not row or row[0] != os.path.abspath(os.path.expanduser(str(root))):
+    return client, (row[0] if row else None)
+
+
+def _base_hashes(brain: Brain, client: str, bound: str | None, root: Path) -> dict[str, str]:
+    """path → hash last imported/synced from ``root`` (empty when the brain is synced elsewhere)."""
+    if bound != os.path.abspath(os.path.expanduser(str(root))):
         return {}
-    return dict(c.execute("SELECT path, base_hash FROM sync_state WHERE client = ?", (client,)).fetchall())
+    return dict(brain.conn.execute("SELECT path, base_hash FROM sync_state WHERE client = ?", (client,)).fetchall())
 
 
-def _bound_elsewhere(brain: Brain, root: Path) -> tuple[str, int] | None:
+def _bound_elsewhere(brain: Brain, bound: str | None, root: Path) -> tuple[str, int] | None:
     """(folder, page count) when ``brain`` already holds pages and is bound to a folder other
     than ``root`` (its first import or sync was of another tree), else None."""
-    c = brain.conn
-    if not c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sync_root'").fetchone():
+    if bound is None or bound == os.path.abspath(os.path.expanduser(str(root))):
         return None
-    row = c.execute("SELECT root FROM sync_root WHERE client = ?", (sync_client(c, root),)).fetchone()
-    if not row or row[0] == os.path.abspath(os.path.expanduser(str(root))):
-        return None
-    n = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
-    return (row[0], n) if n else None
+    n = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    return (bound, n) if n else None
 
 
 def _current_hash(brain: Brain, path: str) -> str | None:
@@ -138,7 +140,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     rootp = Path(root)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
-    base = _base_hashes(brain, rootp)
+    client, bound = _binding(brain, rootp)
+    base = _base_hashes(brain, client, bound, rootp)
     kept_brain: list[str] = []
     stored.update({r[0]: (r[1], r[2]) for r in brain.conn.execute("SELECT path, content_hash, kind FROM files")})
     warnings: list[str] = []
@@ -148,7 +151,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         if on_warning:
             on_warning(msg)
 
-    other = _bound_elsewhere(brain, rootp)
+    other = _bound_elsewhere(brain, bound, rootp)
     if other:
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
              f"are added beside them (to keep a separate brain, pass --db NEW.db)")
