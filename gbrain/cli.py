@@ -14,7 +14,7 @@ from typing import Any, Optional
 import typer
 
 from . import operations as ops
-from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, invoke, main, run_and_print  # noqa: F401
+from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, invoke, main, run_and_print  # noqa: F401
 from .errors import BadInput, GBrainError, NotFound
 
 app = typer.Typer(
@@ -96,13 +96,11 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
     try:
         args = json.loads(params)
     except json.JSONDecodeError as e:
-        _err(f"error: parameters are not valid JSON: {e}")
-        raise typer.Exit(2)
+        fail(f"parameters are not valid JSON: {e}", 2, True)
     try:
         o = ops.find(tool)
     except GBrainError as e:
-        _err(f"error: {e}")
-        raise typer.Exit(2)
+        fail(str(e), 2, True)
     run_and_print(o, args, True, surface="call")  # check_args rejects a non-object with a clear message
 
 

@@ -16,7 +16,7 @@ import json
 import os
 import re
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from . import operations as ops
 from .errors import BadInput, GBrainError, NotFound
@@ -44,6 +44,16 @@ def terminal_safe(text: str) -> str:
 def _err(msg: str) -> None:
     sys.stderr.write(terminal_safe(msg.rstrip("\n")) + "\n")
     sys.stderr.flush()
+
+
+def fail(msg: str, code: int, as_json: bool = False, **extra) -> "NoReturn":
+    """End the command with exit ``code`` (1 failure, 2 usage/bad input): ``error: msg`` on stderr,
+    and under ``--json`` (or ``call``) also one JSON object ``{"error", "exit_code", **extra}`` on
+    stdout, so a script always has one object to read."""
+    if as_json:
+        _out(json.dumps({"error": msg, "exit_code": code, **extra}, ensure_ascii=False) + "\n")
+    _err(f"error: {msg}")
+    raise SystemExit(code)
 
 
 def _out(text: str) -> None:
@@ -107,20 +117,15 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     except NotFound as e:
         if prog:
             prog.stop()
-        if as_json:
-            _out(ops.dumps({"error": str(e), "suggestions": e.suggestions}) + "\n")
-        _err(f"error: {e}")
-        raise SystemExit(1)
+        fail(str(e), 1, as_json, suggestions=e.suggestions)
     except GBrainError as e:
         if prog:
             prog.stop()
-        _err(f"error: {e}")
-        raise SystemExit(e.exit_code)
+        fail(str(e), e.exit_code, as_json)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
         if prog:
             prog.stop()
-        _err(f"error: {e}")
-        raise SystemExit(1)
+        fail(str(e), 1, as_json)
     if prog:
         prog.stop()
     if new_db and db_path.exists() and o.name != "init":
@@ -179,8 +184,7 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
             if file_ or not has_partial:
                 args[stdin_param.name] = _read_stdin_or_file(file_)
     except GBrainError as e:
-        _err(f"error: {e}")
-        raise SystemExit(e.exit_code)
+        fail(str(e), e.exit_code, as_json)
     args = {k: v for k, v in args.items() if v is not None}
     run_and_print(o, args, as_json)
 
@@ -349,6 +353,13 @@ def fast_main(argv: list[str]) -> bool:
     return True
 
 
+def _json_errors(args: list[str]) -> bool:
+    """True when the command line asks for JSON output (``--json`` before any ``--``, or ``call``):
+    its errors are then reported as JSON on stdout as well."""
+    head = args[: args.index("--")] if "--" in args else args
+    return "--json" in head or head[:1] == ["call"]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: the fast path when it takes the command line, else the typer app."""
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
@@ -363,7 +374,22 @@ def main(argv: list[str] | None = None) -> None:
             return
         from .cli import app
 
-        app(args=args, prog_name="gbrain", standalone_mode=True)
+        if not _json_errors(args):
+            app(args=args, prog_name="gbrain", standalone_mode=True)
+            return
+        import typer
+
+        try:  # click's own error printing is bypassed so that the error is JSON on stdout too
+            rc = app(args=args, prog_name="gbrain", standalone_mode=False)
+        except typer.TyperException as e:  # typer's click: usage errors, bad parameters
+            code = getattr(e, "exit_code", 2)
+            _out(json.dumps({"error": e.format_message(), "exit_code": code}, ensure_ascii=False) + "\n")
+            e.show()  # usage, hint and error on stderr, as without --json
+            raise SystemExit(code)
+        except typer.Abort:
+            fail("aborted", 1, True)
+        if isinstance(rc, int) and rc:
+            raise SystemExit(rc)
     except KeyboardInterrupt:
         _err("interrupted")
         sys.exit(130)

@@ -218,3 +218,26 @@ def test_ingest_prints_only_the_slug_on_stdout(tmp_path):
     assert r.returncode == 0
     assert r.stdout.decode().strip().startswith("sources/") and "\n" not in r.stdout.decode().strip()
     assert b"warning:" in r.stderr
+
+
+def test_json_mode_reports_every_error_as_json_on_stdout(fixture_db):
+    """Under --json (and `call`), a script reads one JSON object on stdout whatever went wrong:
+    usage errors (exit 2), bad input (2), not found (1); the human message stays on stderr."""
+    db = str(fixture_db)
+    cases = [
+        (("search", "--json", "--limit", "abc", "x"), 2, "--limit"),  # typer usage error
+        (("search", "--json"), 2, "query"),  # missing argument
+        (("--json", "bogus"), 2, "bogus"),  # no such command
+        (("get", "--json", "people/ana-lim"), 1, "no page"),
+        (("get", "--json", "../etc/passwd"), 2, ""),  # unsafe slug: bad input
+        (("call", "brain_get", "{not json"), 2, "not valid JSON"),
+        (("call", "brain_nope", "{}"), 2, "unknown tool"),
+        (("call", "brain_get", "[1]"), 2, "JSON object"),
+    ]
+    for args, code, words in cases:
+        r = gbrain("--db", db, *args)
+        assert r.returncode == code, (args, r.returncode, r.stderr)
+        out = json.loads(r.stdout)
+        assert isinstance(out, dict) and out["exit_code"] == code, (args, r.stdout)
+        assert words in out["error"], (args, out)
+        assert r.stderr.strip(), args  # the human message is still on stderr
