@@ -100,7 +100,8 @@ def test_negative_limit_case(tmp_path):
     r = gbrain("list", "--limit", "-2", "--db", str(db))
     assert r.returncode == 2 and r.stderr == b"error: brain_list: limit must be 0 (no limit) or more, got -2\n" and r.stdout == b""
     r = gbrain("call", "brain_timeline", json.dumps({"slug": "ana-lima", "limit": -2}), "--db", str(db))
-    assert r.returncode == 2 and b"limit must be 0 (no limit) or more, got -2" in r.stderr and r.stdout == b""
+    assert r.returncode == 2 and b"limit must be 0 (no limit) or more, got -2" in r.stderr
+    assert json.loads(r.stdout) == {"error": "brain_timeline: limit must be 0 (no limit) or more, got -2", "exit_code": 2}  # call: JSON too
     tools = [("list", {}), ("timeline", {"slug": "ana-lima"}), ("restore", {}), ("search", {"query": "Person"}),
              ("query", {"question": "person"}), ("lint", {}), ("threads", {})]
     for (tool, _), res in zip(tools, pipe(db, [(t, {**a, "limit": -2}) for t, a in tools])):
@@ -256,6 +257,26 @@ def test_a_name_no_command_could_address_is_reported_and_kept(tmp_path):
         out = tmp_path / "out"
         export_tree(b, out)
     assert (out / "tab\there.md").read_bytes() == b"# Tab\n" and (out / "sub" / " .md").read_bytes() == b"# Blank name\n"
+
+
+def test_a_backslash_in_a_file_name_is_not_a_folder(tmp_path):
+    """``a\\b.md`` is one file name (POSIX), not ``a/b``: it is kept as a file no command could name,
+    and the real ``a/b.md`` beside it is a page (was: both had slug ``a/b``, the real page was kept
+    as a file "after Unicode normalisation", and stayed one after the other was deleted)."""
+    tree = tmp_path / "t"
+    (tree / "notes" / "a").mkdir(parents=True)
+    (tree / "notes" / "a\\b.md").write_bytes(b"# Backslash\n")
+    (tree / "notes" / "a" / "b.md").write_bytes(b"# Real\n\nkiwi2\n")
+    with Brain.open(tmp_path / "brain.db") as b:
+        rep = import_tree(b, tree)
+        assert rep["ok"], rep["problems"]
+        assert [r[0] for r in b.conn.execute("SELECT slug FROM pages")] == ["notes/a/b"]
+        assert "kiwi2" in b.get_text("notes/a/b")
+        assert any("a\\b.md: no command could name this page" in w and "backslash" in w for w in rep["warnings"])
+        from gbrain.sync.exporter import export_tree
+
+        export_tree(b, tmp_path / "out")
+    assert (tmp_path / "out" / "notes" / "a\\b.md").read_bytes() == b"# Backslash\n"
 
 
 _NAME = st.lists(st.sampled_from(list("aAzZ19 :#.-'%&[]") + ["é", "e\u0301", "ß", "İ", "重", "\u00a0"]), min_size=1, max_size=10).map("".join)

@@ -34,8 +34,9 @@ def is_markdown(path: str) -> bool:
 
 
 def slug_for_path(path: str) -> str:
-    """``people/Ana Lima.md`` → ``people/Ana Lima`` (NFC)."""
-    p = path.replace("\\", "/")
+    """``people/Ana Lima.md`` → ``people/Ana Lima`` (NFC). ``path`` is a POSIX relative path: a
+    backslash is part of a file name (``a\\b.md`` is not ``a/b``; :func:`slug_problem` refuses it)."""
+    p = path
     if is_markdown(p):
         p = p[:-3]
     return nfc(p)
