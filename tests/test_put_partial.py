@@ -150,3 +150,25 @@ def test_frontmatter_edits_on_real_corpora_touch_only_named_keys():
         assert new.body == page.body
         checked += 1
     assert checked > 50
+
+
+def test_an_empty_put_never_wipes_a_page(tmp_path):
+    """``gbrain put x < /dev/null`` (a script whose stdin was closed by mistake) must not empty a
+    page: an empty or blank text over a page that has text is refused, on the CLI and over the
+    registry alike, and the page is unchanged. A new page may still be created empty."""
+    from conftest import gbrain
+
+    db = tmp_path / "brain.db"
+    with Brain.open(db) as b:
+        b.put("notes/keep", "# Keep\n\nText that must stay.\n")
+        with pytest.raises(BadInput, match="empty"):
+            ops.run("put", {"slug": "notes/keep", "content": ""}, brain=b)
+        with pytest.raises(BadInput, match="empty"):
+            ops.run("put", {"slug": "notes/keep", "content": " \n\n"}, brain=b)
+        assert b.get_text("notes/keep") == "# Keep\n\nText that must stay.\n"
+        ops.run("put", {"slug": "notes/blank", "content": ""}, brain=b)  # a new empty page is fine
+        assert b.get_text("notes/blank") == ""
+    r = gbrain("--db", str(db), "put", "notes/keep", input=b"")
+    assert r.returncode == 2 and b"empty" in r.stderr, r.stderr
+    with Brain.open(db) as b:
+        assert b.get_text("notes/keep") == "# Keep\n\nText that must stay.\n"

@@ -437,7 +437,11 @@ class Brain:
 
     @atomic
     def put(self, slug: str, text: str) -> SaveResult:
-        """Create or replace the page ``slug`` with ``text`` (full markdown)."""
+        """Create or replace the page ``slug`` with ``text`` (full markdown).
+
+        Raises ``BadInput`` for text that is not a page (NUL, too big) and for an empty or blank
+        text over a page that has text (a lost input must not wipe a page); ``Ambiguous`` for a
+        short name that matches several pages."""
         if not isinstance(text, str):
             raise BadInput("page content must be text")
         if "\x00" in text:
@@ -462,6 +466,12 @@ class Brain:
             if any(len(part.encode("utf-8")) > MAX_NAME_BYTES for part in path.split("/")):
                 raise BadInput(f"{path}: a name longer than {MAX_NAME_BYTES} bytes cannot be a file on most systems")
         old_text, sound = self._stored_text(row) if row else ("", True)
+        if row and not text.strip() and old_text.strip():
+            # `gbrain put x < /dev/null` from a script whose input went missing must not wipe a page
+            raise BadInput(
+                f"refusing to replace {row['slug']} ({len(old_text.encode('utf-8', 'surrogatepass')):,} bytes) with an empty text "
+                "(was the input empty?); nothing was written. To remove the page, delete it"
+            )
         if not sound:
             # a whole new text replaces a stored text that fails its hash (the way to repair it):
             # the damaged bytes become a trashed version first, so nothing is lost
