@@ -339,3 +339,60 @@ def test_links_and_backlinks_list_each_page_once(tmp_path):
         assert b.resolve_slug("Café notes")["path"] == f"{nfd}.md"
     r = gbrain("--db", str(tmp_path / "b.db"), "backlinks", "Note")
     assert r.returncode == 0 and r.stdout.decode().count("src") == 1
+
+
+def _canvas_vault(tree: Path) -> Path:
+    for p, text in [
+        ("en/Plugins/Canvas.md", "# Canvas\n"),
+        ("ko/플러그인/Canvas.md", "# Canvas\n"),
+        ("en/Editing/Embed.md", "See [[Canvas]].\n"),
+        ("ko/편집/Embed.md", "See [[Canvas]].\n"),
+        ("de/Bearbeiten/Embed.md", "See [[Canvas]].\n"),
+        ("Top.md", "See [[Canvas]].\n"),
+    ]:
+        f = tree / p
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text, encoding="utf-8")
+    return tree
+
+
+def test_a_shared_file_name_resolves_to_the_page_nearest_the_link(tmp_path, db_path):
+    """A multi-language vault (obsidian-help: en/Plugins/Canvas.md, ko/플러그인/Canvas.md, …):
+    ``[[Canvas]]`` in an ``en/`` page is the ``en/`` Canvas, in a ``ko/`` page the ``ko/`` one — the
+    candidate sharing the most leading folders with the linking page, then the shortest path
+    (was: the shortest path only, so 26 links from en/ pages went to other languages). Adding the
+    nearer page later moves the link there, as a fresh import would."""
+    tree = _canvas_vault(tmp_path / "v")
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        to = lambda src: [l["to_slug"] for l in b.links(src)]
+        assert to("en/Editing/Embed") == ["en/Plugins/Canvas"]
+        assert to("ko/편집/Embed") == ["ko/플러그인/Canvas"]
+        assert to("Top") == to("de/Bearbeiten/Embed") == ["ko/플러그인/Canvas"]  # no shared folder: the shortest path, as before
+        b.put("de/Plugins/Canvas", "# Canvas\n")  # a nearer page for the de/ link appears
+        assert to("de/Bearbeiten/Embed") == ["de/Plugins/Canvas"] and to("en/Editing/Embed") == ["en/Plugins/Canvas"]
+        assert {l["slug"] for l in b.backlinks("en/Plugins/Canvas")} == {"en/Editing/Embed"}
+
+
+def test_opening_a_brain_of_the_old_link_rule_resolves_its_links_again(tmp_path, db_path):
+    """SQLite v12 / Postgres v9: links stored by the shortest-path-only rule are resolved again
+    when the brain is opened by this version (what a fresh import gives; verify is clean)."""
+    from gbrain.sync.scan import scan_tree
+    from gbrain.sync.verify import verify_tree
+
+    tree = _canvas_vault(tmp_path / "v")
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        ko = b.conn.execute("SELECT id FROM pages WHERE slug = ?", ("ko/플러그인/Canvas",)).fetchone()[0]
+        pg = getattr(b.conn, "dialect", "sqlite") == "postgres"
+        with b.transaction():  # as the old rule stored it
+            b.conn.execute("UPDATE links SET to_page_id = ? WHERE target = 'Canvas'", (ko,))
+            if pg:
+                b.conn.execute("DELETE FROM gbrain_schema WHERE version = 9")
+        if not pg:
+            b.conn.execute("PRAGMA user_version = 11")
+        assert not verify_tree(b, scan_tree(tree), deep=True)["ok"]
+    with Brain.open(db_path) as b:
+        assert [l["to_slug"] for l in b.links("en/Editing/Embed")] == ["en/Plugins/Canvas"]
+        assert [l["to_slug"] for l in b.links("Top")] == ["ko/플러그인/Canvas"]
+        assert verify_tree(b, scan_tree(tree), deep=True)["ok"]

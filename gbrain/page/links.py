@@ -11,7 +11,9 @@ Order (spec "links" + Obsidian's rules):
 3. otherwise the page whose file name matches (case-insensitive), then — for bare names —
    the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title,
    then a frontmatter alias (``aliases: [Bruno]`` makes ``[[Bruno]]`` resolve to the page).
-   Ties go to the shortest path.
+   Ties go to the candidate that shares the most leading folders with the linking page (in a
+   vault with one tree per language, ``[[Canvas]]`` in ``en/…`` is ``en/Plugins/Canvas``, not
+   ``ko/플러그인/Canvas``), then to the shortest path.
 """
 from __future__ import annotations
 
@@ -86,4 +88,16 @@ def resolve(index, from_slug: str, kind: str, target: str) -> int | None:
         rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
     if not rows:
         return None
-    return min(rows, key=lambda r: (r[1].count("/"), len(r[1]), r[1]))[0]
+    if len(rows) == 1:
+        return rows[0][0]
+    folders = base.split("/") if base else []
+
+    def shared(slug: str) -> int:
+        n = 0
+        for a, b in zip(folders, slug.split("/")[:-1]):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    return min(rows, key=lambda r: (-shared(r[1]), r[1].count("/"), len(r[1]), r[1]))[0]

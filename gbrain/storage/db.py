@@ -596,8 +596,17 @@ UPDATE embed_state SET content_hash = '' WHERE content_hash != '' AND EXISTS (
     )
 
 
+def _m12_nearest_links(conn: sqlite3.Connection) -> None:
+    """A link whose name several pages share resolves to the one sharing the most leading folders
+    with the linking page (``[[Canvas]]`` in ``en/…`` → ``en/Plugins/Canvas``), then the shortest
+    path (was: the shortest path only): every stored link is resolved again."""
+    from .derive import relink_all
+
+    relink_all(conn)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

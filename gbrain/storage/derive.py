@@ -55,7 +55,6 @@ def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable
 def rederive_all(conn: sqlite3.Connection) -> int:
     """Re-parse every stored page and rewrite its title, type and derived rows, then resolve
     every link again. For schema migrations that change what is derived. Returns pages done."""
-    from ..page.links import MemoryIndex, resolve
 
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
     split = row[0] if row and row[0] in ("rule", "heading") else "rule"
@@ -68,7 +67,21 @@ def rederive_all(conn: sqlite3.Connection) -> int:
             conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, loose_key(page.title), page.type, r[0]))
         write_rows(conn, r[0], page, None)
         n += 1
-    index = MemoryIndex(conn)
-    rows = conn.execute("SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id").fetchall()
-    conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", [(resolve(index, r[3], r[1], r[2]), r[0]) for r in rows])
+    relink_all(conn)
     return n
+
+
+def relink_all(conn) -> int:
+    """Resolve every stored link again with :func:`gbrain.page.links.resolve` (for migrations that
+    change the resolution rule; SQLite or Postgres connection). Returns how many links changed."""
+    from ..page.links import MemoryIndex, resolve
+
+    index = MemoryIndex(conn)
+    rows = conn.execute("SELECT l.id, l.kind, l.target, p.slug, l.to_page_id FROM links l JOIN pages p ON p.id = l.from_page_id").fetchall()
+    updates = []
+    for r in rows:
+        to = resolve(index, r[3], r[1], r[2])
+        if to != r[4]:
+            updates.append((to, r[0]))
+    conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
+    return len(updates)

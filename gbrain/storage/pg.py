@@ -42,7 +42,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 8
+PG_SCHEMA_VERSION = 9
 
 
 def is_url(db: object) -> bool:
@@ -504,6 +504,16 @@ def _schema_sql(v: int) -> str:
     return (resources.files("gbrain.storage") / "sql" / f"pg_v{v}.sql").read_text(encoding="utf-8")
 
 
+def _relink(conn: "PgConnection") -> None:
+    from .derive import relink_all
+
+    relink_all(conn)
+
+
+#: schema versions whose SQL is followed by a Python step, in the same transaction
+_PY_STEPS = {9: _relink}  # v9: links resolve to the nearest page of a shared name (SQLite v12)
+
+
 def migrate(conn: PgConnection) -> int:
     """Apply pending schema versions (``sql/pg_vN.sql``), each in one transaction under an
     advisory lock; returns the version. Raises :class:`GBrainError` for a newer schema."""
@@ -520,6 +530,8 @@ def migrate(conn: PgConnection) -> int:
         v = int(c.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
         for i in range(v + 1, PG_SCHEMA_VERSION + 1):
             c.execute(_schema_sql(i))
+            if i in _PY_STEPS and v > 0:  # (a new brain has nothing to redo)
+                _PY_STEPS[i](conn)
             c.execute("INSERT INTO gbrain_schema(version) VALUES (%s)", (i,))
         c.execute("COMMIT")
     except conn._psycopg.Error as e:
