@@ -396,3 +396,22 @@ def test_opening_a_brain_of_the_old_link_rule_resolves_its_links_again(tmp_path,
         assert [l["to_slug"] for l in b.links("en/Editing/Embed")] == ["en/Plugins/Canvas"]
         assert [l["to_slug"] for l in b.links("Top")] == ["ko/플러그인/Canvas"]
         assert verify_tree(b, scan_tree(tree), deep=True)["ok"]
+
+
+def test_a_suggestion_is_a_name_that_then_works(tmp_path, db_path):
+    """did-you-mean never offers a name that is then refused: an alias several pages share, or
+    one that a file name elsewhere takes, is suggested as its page's full slug."""
+    from gbrain.errors import Ambiguous
+
+    tree = _canvas_vault(tmp_path / "v")
+    (tree / "zh").mkdir()
+    (tree / "zh" / "画布.md").write_text("---\naliases: [Canvas]\n---\n# 画布\n", encoding="utf-8")
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("canvass-plugin")
+        assert e.value.suggestions and "Canvas" not in e.value.suggestions, e.value.suggestions
+        for name in e.value.suggestions:
+            b.resolve_slug(name)  # each one works
+        with pytest.raises(Ambiguous):
+            b.resolve_slug("Canvas")

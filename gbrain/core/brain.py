@@ -323,7 +323,7 @@ class Brain:
         if len(rows) > 1:
             names = [r["slug"] for r in rows]
             raise Ambiguous(f"'{slug}' is an alias of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
-        sugg = self.suggest(s)
+        sugg = [] if getattr(self, "_suggesting", False) else self.suggest(s)
         msg = f"no page '{slug}'"
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
@@ -331,8 +331,16 @@ class Brain:
 
     def suggest(self, slug: str, n: int = 5) -> list[str]:
         """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
-        slug, then near the file name, then aliases (as written) near it; difflib ratio >= 0.6
-        on casefolded NFC text."""
+        slug, then near the file name, then aliases (as written) near it — an alias that names
+        another page or several pages is given as its page's slug; difflib ratio >= 0.6 on
+        casefolded NFC text."""
+        self._suggesting = True  # resolve_slug of an alias below never suggests in turn
+        try:
+            return self._suggest(slug, n)
+        finally:
+            self._suggesting = False
+
+    def _suggest(self, slug: str, n: int) -> list[str]:
         slugs = [r[0] for r in self.conn.execute("SELECT slug FROM pages")]
         key = slug_key(slug)
         by_key = {s.casefold(): s for s in slugs}
@@ -344,8 +352,13 @@ class Brain:
         aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
         for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
             alias, s = aliases[k]
-            if s not in out and alias not in out:
-                out.append(alias)
+            try:  # an alias is suggested only where it names its page; else the page's slug
+                named = self.resolve_slug(alias)["slug"] == s
+            except (NotFound, BadInput):
+                named = False
+            name = alias if named else s
+            if s not in out and name not in out:
+                out.append(name)
         return out[:n]
 
     def get_text(self, slug: str) -> str:
