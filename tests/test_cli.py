@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -503,3 +505,17 @@ def test_version_flag_prints_the_version():
     for flag in ("--version", "-V"):
         r = gbrain(flag)
         assert r.returncode == 0 and r.stdout.decode() == f"gbrain {__version__}\n" and r.stderr == b""
+
+
+def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
+    """With no OPENAI_API_KEY the default OpenAI model is configured but an offline one is used:
+    `config get embedding_model` prints the configured value and says on stderr what is in use."""
+    db = str(tmp_path / "b.db")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "init"], check=True, capture_output=True, env=env)
+    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
+    assert b"in use:" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    env["OPENAI_API_KEY"] = "sk-test"
+    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
+    assert r.returncode == 0 and b"in use" not in r.stderr

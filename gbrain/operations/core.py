@@ -423,6 +423,13 @@ def _raw_put(b, a, ctx):
 
 @op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=lambda r, a: r if isinstance(r, str) else "\n".join(f"{k} = {v if len(v) < 80 else v[:77] + '...'}" for k, v in r.items()))
 def _config_get(b, a, ctx):
+    if a.get("key") in (None, "", "embedding_model") and ctx.on_warning:
+        # the configured model is not always the one in use (no OPENAI_API_KEY: an offline one)
+        from ..search.vectors import active_model
+
+        model, note = active_model(b.conn, b.config())
+        if note:
+            ctx.on_warning(f"in use: {model.model_id} ({note})")
     if not a.get("key"):
         return b.config()
     v = b.get_config(a["key"])
