@@ -353,6 +353,10 @@ def fast_main(argv: list[str]) -> bool:
     return True
 
 
+#: long commands that commit as they go and pick up where they stopped when run again
+_RESUMABLE = frozenset(("import", "sync", "export", "watch"))  # (embed says so itself)
+
+
 def _json_errors(args: list[str]) -> bool:
     """True when the command line asks for JSON output (``--json`` before any ``--``, or ``call``):
     its errors are then reported as JSON on stdout as well."""
@@ -391,5 +395,8 @@ def main(argv: list[str] | None = None) -> None:
         if isinstance(rc, int) and rc:
             raise SystemExit(rc)
     except KeyboardInterrupt:
-        _err("interrupted")
+        if args[:1] and args[0] in _RESUMABLE:
+            _err(f"interrupted: what {args[0]} committed so far is kept; run the same command again to go on")
+        else:
+            _err("interrupted")
         sys.exit(130)

@@ -519,3 +519,18 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     env["OPENAI_API_KEY"] = "sk-test"
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and b"in use" not in r.stderr
+
+
+def test_an_interrupted_import_says_its_work_is_kept(monkeypatch, capsys):
+    """Ctrl-C during a long command that commits as it goes says that nothing committed is lost
+    and that running it again goes on (was: only "interrupted"); exit 130."""
+    import gbrain.entry as entry
+
+    def stop(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(entry, "fast_main", stop)
+    for argv, words in ((["import", "vault"], "what import committed so far is kept; run the same command again"), (["stats"], "interrupted")):
+        with pytest.raises(SystemExit) as e:
+            entry.main(argv)
+        assert e.value.code == 130 and words in capsys.readouterr().err
