@@ -12,11 +12,13 @@ def _history_text(r: dict, a: dict) -> str:
     if a.get("prune"):
         return _prune_text(r, a)
     lines = [f"{r['name']}" + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
+    shown_name = None
     for v in r["versions"]:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
         extra = f"  {v['detail']}" if v.get("detail") else ""
-        if v.get("name"):  # a version written before the page moved: numbered under that name
-            extra += f"  (as {v['name']}: `gbrain get {v['name']} --version {v['version']}`)"
+        if v.get("name") and v["name"] != shown_name:  # versions written before the page moved are numbered under that name
+            shown_name = v["name"]
+            lines.append(f"  as {shown_name}, before it moved (`gbrain get {shown_name} --version N`):")
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {v['origin']}{extra}")
     if len(r["versions"]) < r["total"]:
         lines.append(f"… the newest {len(r['versions'])}; --limit 0 lists all")
