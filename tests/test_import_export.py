@@ -470,3 +470,13 @@ def test_export_into_the_folder_the_brain_is_bound_to_points_to_sync(tmp_path, b
         assert r.returncode == 2 and b"gbrain sync" in r.stderr and b"people/ana-lima.md" in r.stderr, r.stderr
         assert tree_bytes(brain_tree) == before
     assert gbrain("--db", db, "export", "--dir", str(tmp_path / "elsewhere")).returncode == 0
+
+
+def test_verify_names_the_command_that_reconciles_a_page_written_since(tmp_path, brain_tree):
+    """`verify DIR` after a `put` fails (the page is not in the folder) and says that `gbrain sync`
+    writes it, instead of only "not on disk"."""
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "import", str(brain_tree)).returncode == 0
+    assert gbrain("--db", db, "put", "notes/new", input="# New\n").returncode == 0
+    r = gbrain("--db", db, "verify", str(brain_tree))
+    assert r.returncode == 1 and b"not on disk" in r.stdout + r.stderr and b"gbrain sync" in r.stdout + r.stderr

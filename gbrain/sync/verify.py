@@ -421,9 +421,9 @@ def report(
         "raw_rows_stored": brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0], "checked": False}
     problems = []
     if c.missing_in_db:
-        problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB")
+        problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB (new in the folder? `gbrain sync DIR` takes them in)")
     if c.missing_on_disk:
-        problems.append(f"{len(c.missing_on_disk)} path(s) in the DB are not on disk")
+        problems.append(f"{len(c.missing_on_disk)} path(s) in the DB are not on disk (written through gbrain, or deleted from the folder? `gbrain sync DIR` reconciles both sides)")
     if c.hash_mismatch:
         problems.append(f"{len(c.hash_mismatch)} file(s) differ from what the DB renders")
     for k in ("links", "timeline", "tags"):
