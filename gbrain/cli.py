@@ -46,7 +46,7 @@ def _make_command(o: ops.Operation):
         pymap[py] = p.name
         t = PY_TYPES[p.type]
         if p.positional:
-            default = typer.Argument(... if p.required else None, help=p.description, show_default=False)
+            default = typer.Argument(... if p.required else None, help=p.description, show_default=False, metavar=p.name.upper())
             ann = t if p.required else Optional[t]
         elif p.type == "boolean":
             default = typer.Option(bool(p.default), f"--{(p.flag or p.name).replace('_', '-')}", help=p.description)

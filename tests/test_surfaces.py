@@ -226,7 +226,7 @@ def test_json_mode_reports_every_error_as_json_on_stdout(fixture_db):
     db = str(fixture_db)
     cases = [
         (("search", "--json", "--limit", "abc", "x"), 2, "--limit"),  # typer usage error
-        (("search", "--json"), 2, "query"),  # missing argument
+        (("search", "--json"), 2, "QUERY"),  # missing argument
         (("--json", "bogus"), 2, "bogus"),  # no such command
         (("get", "--json", "people/ana-lim"), 1, "no page"),
         (("get", "--json", "../etc/passwd"), 2, ""),  # unsafe slug: bad input
