@@ -427,7 +427,13 @@ def tools_json() -> list[dict]:
 def _rows(rows: list[dict], cols: list[str]) -> str:
     if not rows:
         return "(none)"
-    return "\n".join("  ".join(str(r.get(c, "")) for c in cols) for r in rows)
+    lines = []
+    for r in rows:
+        vals = [str(r.get(c, "")) for c in cols]
+        while len(vals) > 1 and vals[-1] == "":  # no padding after the last value (a value's own spaces stay)
+            vals.pop()
+        lines.append("  ".join(vals))
+    return "\n".join(lines)
 
 
 def _saved(r: dict, a: dict) -> str:
