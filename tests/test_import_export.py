@@ -480,3 +480,25 @@ def test_verify_names_the_command_that_reconciles_a_page_written_since(tmp_path,
     assert gbrain("--db", db, "put", "notes/new", input="# New\n").returncode == 0
     r = gbrain("--db", db, "verify", str(brain_tree))
     assert r.returncode == 1 and b"not on disk" in r.stdout + r.stderr and b"gbrain sync" in r.stdout + r.stderr
+
+
+def test_a_second_folder_never_replaces_a_page_of_the_bound_folder(tmp_path, brain_tree):
+    """Importing another folder into a brain bound to a vault: a file at a path the vault's page
+    already has, with other bytes, is not taken (the next sync would have written it over the
+    vault's note); import says so and how to take it on purpose; the vault stays as it was
+    after a sync. A new path of the second folder is added as before."""
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "import", str(brain_tree)).returncode == 0
+    other = tmp_path / "other"
+    (other / "people").mkdir(parents=True)
+    before = (brain_tree / "people" / "ana-lima.md").read_bytes()
+    (other / "people" / "ana-lima.md").write_text("# A different Ana\n")
+    (other / "people" / "zoe.md").write_text("# Zoe\n")
+    r = gbrain("--db", db, "import", str(other))
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert "people/ana-lima.md" in err and "kept the brain's version" in err and "gbrain put people/ana-lima --file" in err
+    assert gbrain("--db", db, "get", "people/ana-lima").stdout == before
+    assert gbrain("--db", db, "get", "zoe").returncode == 0
+    assert gbrain("--db", db, "sync", str(brain_tree)).returncode == 0
+    assert (brain_tree / "people" / "ana-lima.md").read_bytes() == before

@@ -154,7 +154,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     other = _bound_elsewhere(brain, bound, rootp)
     if other:
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
-             f"are added beside them (to keep a separate brain, pass --db NEW.db)")
+             f"are added beside them, and the next `gbrain sync {other[0]}` writes them there too; a file at a path "
+             f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
     hashes: dict[str, str] = {}
     read_errors: list[tuple[str, str]] = []
     pending_files: list[tuple[str, str, str]] = []  # path, file on disk, kind: read when stored
@@ -172,6 +173,12 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         cur = _current_hash(brain, path)
         if cur is None or cur == hashes[path]:
             return True
+        if other:  # the brain mirrors another folder: its page is that folder's note, not this file's
+            kept_brain.append(path)
+            take = f"gbrain put {slug_for_path(path)} --file {os.path.join(str(rootp), path)}" if is_markdown(path) else "import it into another brain (--db)"
+            warn(f"{path}: differs from the page the brain has from {other[0]}; kept the brain's version "
+                 f"(to take this file's instead: `{take}`)")
+            return False
         b = base.get(path)
         if b is not None and hashes[path] == b:
             kept_brain.append(path)
