@@ -194,3 +194,93 @@ def test_without_pyromark_mistune_parses(monkeypatch):
     monkeypatch.setitem(sys.modules, "gbrain.page.fastparse", None)  # import raises ImportError
     p = parse_page("# T\n\nSee [[Ana]].\n", "x.md")
     assert [ln.target for ln in p.links] == ["Ana"] and markdown._FAST is False
+
+
+# ---- the fast inline path (fastparse._link_tokens, render_inline) ------------------------------
+# It gives mistune's own tokens for the block text it takes, and leaves the rest to mistune: a
+# text it returns tokens for must get exactly ``link_inline``'s tokens.
+
+
+def block_texts(pages: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """(stripped paragraph / list texts, stripped heading texts) of the fast-path pages."""
+    from gbrain.page.fastparse import parse_blocks
+
+    texts: list[str] = []
+    heads: list[str] = []
+
+    def walk(toks):
+        for t in toks:
+            if "children" in t:
+                walk(t["children"])
+            elif "text" in t:
+                (heads if t["type"] == "heading" else texts).append(t["text"].strip(" \r\n\t\f"))
+
+    for _, text in pages:
+        body = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[1]
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+        got = parse_blocks(body if body.endswith("\n") else body + "\n")
+        if got is not None:
+            walk(got[0])
+    return texts, heads
+
+
+def assert_inline_same(texts: list[str], heads: list[str]) -> int:
+    """Every text the fast inline path takes gets mistune's tokens; returns how many it took."""
+    from gbrain.page import fastparse
+
+    md = markdown._markdown()
+    taken = 0
+    for t in texts:
+        got = fastparse._link_tokens(t)
+        if got is not None:
+            taken += 1
+            assert got == md.link_inline(t, {}), t
+    for h in heads:
+        got = fastparse.render_inline(md, [{"type": "heading", "text": h, "attrs": {"level": 1}}], {})
+        assert got[0]["children"] == md.inline(h, {}), h
+    return taken
+
+
+@pytest.mark.parametrize("corpus", CORPUS_NAMES)
+def test_corpus_inline_tokens_are_mistunes(corpus):
+    root = CORPORA / corpus
+    if not root.is_dir():
+        pytest.skip(f"{root} not available")
+    texts, heads = block_texts(tree_pages(root))
+    assert_inline_same(texts, heads)
+
+
+def test_make_brain_inline_takes_the_fast_path(tmp_path):
+    """make_brain's link-bearing text is plain words and links: every block takes the fast path
+    (a guard against a silently disabled one), with mistune's tokens."""
+    texts, heads = block_texts(tree_pages(make_brain(tmp_path / "brain", 300)))
+    linked = [t for t in texts if "[" in t or "#" in t]
+    assert linked and assert_inline_same(linked, heads) == len(linked)
+
+
+INLINE_PIECE = st.one_of(
+    st.text(alphabet=st.sampled_from(list("ab [](){}!|#*_`<>\\\n\t &%é'\":./?=~-;")), max_size=8),
+    st.sampled_from(
+        [
+            "[[Ana]]", "![[img.png]]", "[[a|b]]", "[[a\\|b]]", "[x](../people/bo.md)", "[](e.md)", "[y](<a b.md>)",
+            "[z](c.md \"t\")", "[é](ü.md)", "[a](b.md?x=1&amp;y#f)", "[a](b%20c.md)", "![i](p.png)", "[x]", "[!note]",
+            "`c`", "``c``", "<b>", "<!-- c -->", "\\[", "  \n", "\n  ", "[a\nb](c.md)", "[a](b\nc)", "[a] (b.md)",
+        ]
+    ),
+)
+
+
+@settings(max_examples=int(os.environ.get("GBRAIN_FASTPARSE_EXAMPLES", "400")) * 5, deadline=None)
+@given(st.lists(INLINE_PIECE, max_size=8))
+def test_generated_inline_tokens_are_mistunes(pieces):
+    text = "".join(pieces).strip(" \r\n\t\f")
+    assert_inline_same([text], [text])
+
+
+@given(st.text(alphabet=st.sampled_from(list("aZ09_.~:/?#@!$&*+,;=%-'é ()[]<>\"\\|^`{}")), max_size=12))
+def test_escape_url_is_mistunes(url):
+    from mistune.util import escape_url
+
+    from gbrain.page.fastparse import _escape_url
+
+    assert _escape_url(url) == escape_url(url)

@@ -1,26 +1,38 @@
 """The fast path of the markdown parse: block structure from pulldown-cmark (the ``pyromark``
-wheel), inline text from gbrain's mistune inline parsers, so every derived view (links with
+wheel), inline tokens from a small scanner that gives mistune's own tokens for plain text with
+links, and from gbrain's mistune inline parsers for the rest, so every derived view (links with
 their context, inline tags, headings, title, separator) is what the mistune-only path gives.
 
-pulldown-cmark finds the blocks ~40× faster than mistune's block parser; the text of each
+Blocks: pulldown-cmark finds them ~40× faster than mistune's block parser; the text of each
 paragraph and heading is cut from the source by the ranges of its events (the container
 prefixes of continuation lines left out, as mistune's list and block-quote parsers leave them
-out) and handed to the same inline parsers mistune's ``_iter_render`` would call. Where the two
-block parsers are not shown equal (``tests/test_fastparse.py`` compares both paths on every
-page of every corpus, the make_brain brain and generated pages), :func:`parse_blocks` returns
-``None`` and the caller uses mistune for the whole page: HTML blocks, Obsidian ``%% %%``
-comments, ``$$`` math, link reference definitions, and a few shapes found by that comparison.
+out). Where the two block parsers are not shown equal (``tests/test_fastparse.py`` compares both
+paths on every page of every corpus, the make_brain brain and generated pages),
+:func:`parse_blocks` returns ``None`` and the caller uses mistune for the whole page: HTML
+blocks, Obsidian ``%% %%`` comments, ``$$`` math, link reference definitions, and a few shapes
+found by that comparison.
+
+Inline: :func:`render_inline` sets each block's inline children as mistune's ``_iter_render``
+would. A block text with only words, line breaks, wiki links and title-less inline links (no
+escapes, code spans, HTML, images or stray brackets) is tokenised by :func:`_link_tokens`,
+~3.5× faster than mistune's link parser, with exactly its tokens (URLs escaped by mistune's
+``escape_url``); a heading with no inline syntax is one text token. Any other text goes to the
+mistune inline parser it went to before; the tests compare the tokens of every text the scanner
+takes with mistune's.
 
 Imported on first parse by :func:`gbrain.page.markdown._parse_ast`; without ``pyromark`` the
 import fails and mistune parses every page.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import pyromark
 
-from .mdparse import comment_block_eol
+from mistune.util import escape_url
+
+from .mdparse import _WIKI_PATTERN, comment_block_eol, wikilink_token
 
 _EVENTS = pyromark.events_with_range
 #: mistune's ATX heading rule (block_parser.SPECIFICATION["atx_heading"]) and closing-# trim
@@ -324,3 +336,97 @@ class _Builder:
             pos = z - 1 if b[z - 1] == 0x5C else z
         parts.append(self.b[pos:last])
         tok["text"] = b"".join(parts).decode("utf-8")
+
+
+# ---- inline text -------------------------------------------------------------------------------
+#
+# mistune's inline parsers (mdparse._LinkMarkdown: ``link_inline`` for paragraphs and list text,
+# the full parser for headings) cost more than the block pass. The common block text is plain
+# words with markdown and wiki links; :func:`_link_tokens` gives mistune's tokens for that text
+# directly and returns None for anything else, which mistune's parser then reads.
+
+#: characters whose mistune rules this module does not imitate: escapes, code spans, raw HTML
+#: (and so autolinks); a ``\r`` cannot occur (the body is LF-normalised)
+_HARD_RE = re.compile(r"[\\`<]")
+#: where a rule of ``link_inline`` may start: a link or image opener, a closer, a line break
+_LINK_TRIGGER_RE = re.compile(r"!?\[|\]| *\n")
+_SOFTBREAK_RE = re.compile(r" *\n\s*")  # mistune InlineParser.HARD_LINEBREAK, the softbreak rule
+_WIKI_RE = re.compile(_WIKI_PATTERN)
+#: an inline link mistune's parse_link accepts with no title: a label without brackets or line
+#: breaks, a destination without whitespace, parentheses, brackets or control characters
+_MD_LINK_RE = re.compile(r"\[([^\[\]\n]*)\]\(([^ \t\n\r\f()\[\]\x00-\x1f\x7f]+)\)")
+#: a heading that mistune's full inline parser reads as one text token: none of its rules'
+#: start characters (escape, code, emphasis, links, HTML and autolinks, line breaks)
+_HEADING_PLAIN_RE = re.compile(r"[\\`*_\[\]<\n]")
+#: a destination mistune's ``escape_url`` (HTML unescape, then percent-quote) leaves as it is:
+#: only characters ``urllib.parse.quote`` never quotes or mistune marks safe, no ``&``
+_URL_SAFE_RE = re.compile(r"[A-Za-z0-9_.~:/?#@!$*+,;=%-]*")
+_escape_url_cached = functools.lru_cache(maxsize=1 << 14)(escape_url)
+
+
+def _escape_url(url: str) -> str:
+    """mistune's ``escape_url(url)``, without its cost for a plain URL or a repeated one."""
+    return url if _URL_SAFE_RE.fullmatch(url) else _escape_url_cached(url)
+
+
+def _link_tokens(text: str) -> list | None:
+    """mistune's ``link_inline`` tokens of stripped block ``text`` (text, softbreak, link with a
+    text child and the escaped URL, wikilink) when it holds only plain text, line breaks, wiki
+    links and title-less inline links without nested brackets; else None. Only for a page
+    without link reference definitions (those change what a bracket means)."""
+    if _HARD_RE.search(text):
+        return None
+    out: list = []
+    pos = 0
+    while True:
+        m = _LINK_TRIGGER_RE.search(text, pos)
+        if m is None:
+            break
+        a = m.start()
+        if a > pos:
+            out.append({"type": "text", "raw": text[pos:a]})
+        c = text[a]
+        if c == "]":
+            return None  # a bracket outside a link: mistune's bracket matching decides
+        if c == " " or c == "\n":
+            out.append({"type": "softbreak"})
+            pos = _SOFTBREAK_RE.match(text, a).end()  # type: ignore[union-attr]
+            continue
+        w = _WIKI_RE.match(text, a)  # mistune tries the wikilink rule before the link rule
+        if w is not None:
+            out.append(wikilink_token(w))
+            pos = w.end()
+            continue
+        k = _MD_LINK_RE.match(text, a)  # (an image, ``![``, never matches)
+        if k is None:
+            return None
+        label = k.group(1)
+        out.append({"type": "link", "children": [{"type": "text", "raw": label}] if label else [], "attrs": {"url": _escape_url(k.group(2))}})
+        pos = k.end()
+    if pos < len(text) or not out:
+        out.append({"type": "text", "raw": text[pos:]})
+    return out
+
+
+def render_inline(md, tokens: list, env: dict) -> list:
+    """Set the inline ``children`` of each block token of a fast-path page (its ``text`` popped),
+    as ``md._iter_render`` (mdparse._LinkMarkdown) would: :func:`_link_tokens` or, for text it
+    does not take, ``md``'s mistune inline parsers. Returns ``tokens``."""
+    for tok in tokens:
+        if "children" in tok:
+            render_inline(md, tok["children"], env)
+        elif "text" in tok:
+            text = tok.pop("text")
+            if tok["type"] == "heading":
+                text = text.strip(" \r\n\t\f")
+                if _HEADING_PLAIN_RE.search(text) is None:
+                    tok["children"] = [{"type": "text", "raw": text}]
+                else:
+                    tok["children"] = md.inline(text, env)
+            elif "[" in text or "#" in text:
+                text = text.strip(" \r\n\t\f")
+                children = _link_tokens(text)
+                tok["children"] = md.link_inline(text, env) if children is None else children
+            else:
+                tok["children"] = [{"type": "text", "raw": text}]
+    return tokens

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import functools
 import io
 import math
 import posixpath
@@ -199,7 +200,7 @@ def _markdown():
 #: parse block structure with pulldown-cmark (gbrain/page/fastparse.py) where it is shown to
 #: give mistune's tokens; False: mistune alone (the reference the fast path is tested against)
 FAST_PARSE = True
-_FAST: Any = None  # fastparse.parse_blocks, False when pyromark is missing
+_FAST: Any = None  # (fastparse.parse_blocks, fastparse.render_inline), False without pyromark
 
 
 def _parse_ast(lf_text: str) -> tuple[list, list[tuple[int, int]]]:
@@ -213,16 +214,16 @@ def _parse_ast(lf_text: str) -> tuple[list, list[tuple[int, int]]]:
     if FAST_PARSE:
         if _FAST is None:
             try:
-                from .fastparse import parse_blocks
+                from .fastparse import parse_blocks, render_inline
 
-                _FAST = parse_blocks
+                _FAST = (parse_blocks, render_inline)
             except ImportError:
                 _FAST = False
         if _FAST:
-            fast = _FAST(lf_text if lf_text.endswith("\n") else lf_text + "\n")
+            fast = _FAST[0](lf_text if lf_text.endswith("\n") else lf_text + "\n")
             if fast is not None:
                 blocks, fences = fast
-                return list(md._iter_render(blocks, md.block.state_cls())), fences
+                return _FAST[1](md, blocks, md.block.state_cls().env), fences
     state = md.block.state_cls()
     tokens, state = md.parse(lf_text, state)
     return tokens, sorted(state.env.get("opaque", []))
@@ -626,6 +627,7 @@ def _sentence(text: str, start: int, end: int) -> str:
     return s if len(s) <= 300 else s[:297] + "..."
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a page's links repeat across the pages of a brain
 def _link_from_url(url: str) -> str | None:
     """The page path a markdown link URL points at, or None for external URLs and attachments."""
     url = url.strip()
@@ -762,7 +764,13 @@ def extract_inline_tags(tokens: list) -> list[str]:
     spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags)."""
     parts: list[str] = []
     _tag_text(tokens, parts)
-    text = _MATH_RE.sub(_HIDDEN, _COMMENT_RE.sub(_HIDDEN, "".join(parts)))
+    text = "".join(parts)
+    if "#" not in text:
+        return []
+    if "%%" in text:
+        text = _COMMENT_RE.sub(_HIDDEN, text)
+    if "$$" in text:
+        text = _MATH_RE.sub(_HIDDEN, text)
     found: list[str] = []
     for m in _TAG_RE.finditer(text):
         tag = _clean_tag(m.group(1))

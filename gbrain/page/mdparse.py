@@ -80,17 +80,21 @@ class _SpanBlockParser(BlockParser):
 _WIKI_PATTERN = r"(?P<wiki_bang>!?)\[\[(?P<wiki_body>[^\[\]\n]+?)\]\]"
 
 
-def _parse_wikilink(inline, m, state):
-    body = m.group("wiki_body")
-    target, _, alias = body.partition("|")
+def wikilink_token(m) -> dict:
+    """The ``wikilink`` token of a match of :data:`_WIKI_PATTERN`: ``raw`` (the match) and
+    ``attrs`` ``target`` (before ``|``, a table's escaping backslash dropped), ``alias`` (after
+    ``|``, or ``''``), ``embed`` (written ``![[…]]``)."""
+    target, _, alias = m.group("wiki_body").partition("|")
     target = target.rstrip("\\")  # `[[a\|b]]` inside tables
-    state.append_token(
-        {
-            "type": "wikilink",
-            "raw": m.group(0),
-            "attrs": {"target": target.strip(), "alias": alias.strip(), "embed": bool(m.group("wiki_bang"))},
-        }
-    )
+    return {
+        "type": "wikilink",
+        "raw": m.group(0),
+        "attrs": {"target": target.strip(), "alias": alias.strip(), "embed": bool(m.group("wiki_bang"))},
+    }
+
+
+def _parse_wikilink(inline, m, state):
+    state.append_token(wikilink_token(m))
     return m.end()
 
 
