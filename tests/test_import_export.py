@@ -413,6 +413,8 @@ def test_import_of_a_second_folder_into_a_bound_brain_says_so(tmp_path, brain_tr
     assert b"already holds" not in again.stderr
     fresh = gbrain("--db", str(tmp_path / "c.db"), "import", str(mine))
     assert b"already holds" not in fresh.stderr
+    out = r.stdout.decode()  # the report: this folder's counts apart from the brain's, no list of the others
+    assert "Files seen 1 → stored 1; the brain now holds 7 pages" in out and "missing_on_disk:" not in out, out
 
 
 def _imported_copy(tmp_path, brain_tree):

@@ -449,7 +449,10 @@ def _report_text(r: dict, a: dict) -> str:
     c = r.get("counts")
     if c:
         lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))
-    lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
+    if r.get("kept_not_in_tree"):  # the brain holds more than this folder: say whose counts are whose
+        lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,}; the brain now holds {r['pages']:,} pages and {r['other_files']:,} other files")
+    else:
+        lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
     n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
     lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
     lk = r["links"]
@@ -472,12 +475,14 @@ def _report_text(r: dict, a: dict) -> str:
         if bad:
             lines.append(f"  names not valid UTF-8 (rename to bring them in): {', '.join(bad[:10])}" + (" …" if len(bad) > 10 else ""))
     if r.get("kept_brain_edits"):
-        lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} edited through gbrain since the last import (`gbrain sync DIR` writes them out)")
+        lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
     if r.get("kept_not_in_tree"):
-        lines.append(f"Note: {n(r['kept_not_in_tree'], 'page or file')} in the DB not in this folder; kept (see missing_on_disk in --json)")
+        lines.append(f"Note: {n(r['kept_not_in_tree'], 'path')} of the brain not in this folder; kept (listed as missing_on_disk in --json)")
     for p in r["problems"]:
         lines.append(f"MISMATCH: {p}")
     for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):
+        if key == "missing_on_disk" and r.get("kept_not_in_tree"):
+            continue  # pages kept on purpose (noted above; listed in --json)
         for p in r.get(key) or []:
             lines.append(f"  {key}: {p}")
     lines.append("Validation: OK ✓" if r["ok"] else "Validation: FAILED")
