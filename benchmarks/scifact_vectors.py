@@ -32,10 +32,12 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -46,7 +48,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import scifact as S  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.search import keyword  # noqa: E402
-from gbrain.search.chunking import chunk_page  # noqa: E402
+from gbrain.search.chunking import MAX_TITLE_CHARS, _H1_RE, _SENTENCE_RE, _split_units, approx_tokens, chunk_page, clean_markdown  # noqa: E402
 from gbrain.search.embeddings import get_model  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
@@ -118,12 +120,123 @@ def tmm(fts: list[tuple[int, float]], vec: list[tuple[int, float]], w: float) ->
     return [p for p, _ in fuse(fts, vec, "tmm", w)]
 
 
+def overlap_parts(body: str, limit: int, stride: float = 0.5) -> list[str]:
+    """Windows of at most ``limit`` estimated tokens over ``body``'s sentences, each starting at a
+    sentence about ``stride`` of the previous window in (so every sentence boundary inside a
+    window is also seen whole by a neighbour); a body that fits is one window. A sentence over
+    the limit is cut at words, as ``chunk_page`` does."""
+    if approx_tokens(body) <= limit:
+        return [body]
+    units: list[str] = []
+    for para in (x.strip() for x in re.split(r"\n[ \t]*\n", body)):
+        for sent in (x.strip() for x in _SENTENCE_RE.split(para) if x.strip()):
+            units += _split_units(sent, limit)
+    size = [approx_tokens(u) + 1 for u in units]
+    out: list[str] = []
+    i = 0
+    while True:
+        j, total = i, 0
+        while j < len(units) and (j == i or total + size[j] <= limit):
+            total += size[j]
+            j += 1
+        out.append(" ".join(units[i:j]))
+        if j >= len(units):
+            return out
+        k, acc = i, 0
+        while k < j - 1 and acc + size[k] <= total * stride:
+            acc += size[k]
+            k += 1
+        i = max(k, i + 1)
+
+
+def overlap_chunks(title: str, truth: str, max_tokens: int = 220, stride: float = 0.5) -> list[str]:
+    """A SciFact page (title + one lead section, no timeline) as overlapping windows of
+    ``max_tokens``, each with the title line in front, as ``chunk_page`` prefixes them."""
+    title = " ".join(title.split())
+    if len(title) > MAX_TITLE_CHARS:
+        title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    body = clean_markdown(truth)
+    lines = body.split("\n")
+    h1 = _H1_RE.match(lines[0]) if lines and lines[0] else None
+    if h1 and " ".join((h1.group(1) or "").split()) == title:
+        body = "\n".join(lines[1:]).strip()
+    if not body:
+        return [title]
+    return [f"{title}\n{x}" for x in overlap_parts(body, max(32, max_tokens - approx_tokens(title)), stride)]
+
+
+def _units(text: str) -> list[str]:
+    """A chunk's sentences; its words when it is one sentence."""
+    sents = [x.strip() for x in _SENTENCE_RE.split(text) if x.strip()]
+    return sents if len(sents) > 1 else text.split()
+
+
+def _half(units: list[str], tail: bool) -> str:
+    """The last (``tail``) or first units of a chunk holding about half its estimated tokens
+    (at least one unit)."""
+    seq = units[::-1] if tail else units
+    half = approx_tokens(" ".join(units)) / 2
+    n, acc = 1, approx_tokens(seq[0]) + 1
+    while n < len(seq) and acc + approx_tokens(seq[n]) + 1 <= half:
+        acc += approx_tokens(seq[n]) + 1
+        n += 1
+    out = seq[:n]
+    return " ".join(out[::-1] if tail else out)
+
+
+def bridged_chunks(title: str, truth: str, timeline: str, max_tokens: int = 220) -> list[str]:
+    """``chunk_page``'s chunks (unchanged, so their vectors are reused) plus, between two
+    consecutive chunks of one section, a *bridge*: the second half of the one and the first half
+    of the next (sentences; words for a one-sentence chunk), with the same prefix line, cut at ``max_tokens``. Every
+    sentence boundary between chunks then lies inside a chunk: windows of one chunk's size at a
+    stride of half a chunk, for the cost of the bridges alone."""
+    chunks = chunk_page(title, truth, timeline, max_tokens=max_tokens)
+    out: list[str] = []
+    for a, b in zip(chunks, chunks[1:] + [None]):
+        out.append(a.text)
+        if b is None or a.kind != "section" or b.kind != "section" or a.heading != b.heading:
+            continue
+        pa, _, ta = a.text.partition("\n")
+        pb, _, tb = b.text.partition("\n")
+        if pa != pb or not ta.strip() or not tb.strip():
+            continue
+        text = f"{pa}\n{_half(_units(ta), True)} {_half(_units(tb), False)}"
+        while approx_tokens(text) > max_tokens:  # a long sentence on either side: cut its tail
+            text = text.rsplit(" ", 1)[0]
+        out.append(text)
+    return out
+
+
+#: chunkings of a page (title, compiled truth, timeline) → chunk texts; "a+b" takes both sets
+CHUNKINGS: dict[str, Callable[[str, str, str], list[str]]] = {
+    "shipped": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=220)],
+    "500": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=500)],
+    "overlap": lambda t, c, tl: overlap_chunks(t, c, 220, 0.5),
+    "bridged": lambda t, c, tl: bridged_chunks(t, c, tl, 220),
+}
+
+
+def chunk_set(name: str, pages) -> list[tuple[int, str]]:
+    """``[(page_id, text)]`` of every page under chunking ``name`` (``a+b``: both, deduplicated
+    per page), pages in id order."""
+    fns = [CHUNKINGS[n] for n in name.split("+")]
+    out = []
+    for r in pages:
+        seen: dict[str, None] = {}
+        for f in fns:
+            seen.update(dict.fromkeys(f(r[2], r[3], r[4])))
+        out += [(r[0], t) for t in seen]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default=str(S.SHARED / "corpora" / "ir" / "scifact"))
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "gbrain-scifact-minilm"), help="folder of cached vectors (kept)")
     ap.add_argument("--budget", type=float, default=float("inf"), help="stop embedding after this many seconds (the cache keeps what was done)")
     ap.add_argument("--partial", action="store_true", help="evaluate anyway with the chunks that have vectors (a quick look; not a figure to report)")
+    ap.add_argument("--chunking", action="append", help="chunking(s) to evaluate (repeatable): " + ", ".join(CHUNKINGS) + ", or a+b (both sets; default: shipped)")
+    ap.add_argument("--quick", action="store_true", help="only the shipped best chunk and the train-best variants of docs/search.md per chunking")
     args = ap.parse_args()
     docs, queries, qrels = S.load(Path(args.corpus))
     cache = Cache(Path(args.cache))
@@ -134,18 +247,30 @@ def main() -> None:
     model = get_model("minilm")
     pages = b.conn.execute("SELECT id, slug, title, compiled_truth, timeline FROM pages ORDER BY id").fetchall()
     doc_of = {r[0]: r[1].split("/", 1)[1] for r in pages}
-    chunks = [(r[0], c.text) for r in pages for c in chunk_page(r[2], r[3], r[4], max_tokens=model.max_chunk_tokens)]
+    sets = {name: chunk_set(name, pages) for name in (args.chunking or ["shipped"])}
     qids = sorted(set(qrels["train"]) | set(qrels["test"]))
-    texts = [queries[q] for q in qids] + [t for _, t in chunks]
+    texts = [queries[q] for q in qids] + [t for ch in sets.values() for _, t in ch]
     if not embed_missing(cache, model, texts, args.budget):
         left = len(cache.missing(texts))
         print(f"stopped after --budget {args.budget:g} s with {left:,} texts left; run again to continue (cache: {args.cache})")
         if not args.partial or cache.missing([queries[q] for q in qids]):
             return
-        chunks = [(p, t) for p, t in chunks if sha(t) in cache.where]
-        print(f"PARTIAL: {len(chunks):,} chunks of {len({p for p, _ in chunks}):,} pages have vectors; figures below are not comparable with the full run")
+        sets = {name: [(p, t) for p, t in ch if sha(t) in cache.where] for name, ch in sets.items()}
+        print("PARTIAL: figures below are not comparable with the full run")
     kw = {q: keyword.fts_candidates(b.conn, queries[q], limit=300) for q in qids}
     qv = cache.matrix([queries[q] for q in qids])
+    print(f"\n{'variant':<36} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65")
+    for name, chunks in sets.items():
+        print(f"chunking {name}: {len(chunks):,} chunks of {len({p for p, _ in chunks}):,} pages", flush=True)
+        evaluate(name, chunks, qv, qids, kw, qrels, doc_of, cache, quick=args.quick)
+    print("target (issue 13): gbrain query with minilm ≥ 0.74 nDCG@10 on test, the variant chosen on train")
+    print("load average %.2f %.2f %.2f" % os.getloadavg())
+    b.close()
+
+
+def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False) -> None:
+    """Print train nDCG@10 per keyword weight, the train-best weight w*, and test at w* and at
+    the shipped weight, for each vector-side variant over ``chunks`` (``[(page_id, text)]``)."""
     qi = {q: i for i, q in enumerate(qids)}
     m = cache.matrix([t for _, t in chunks])
     pids = np.array([p for p, _ in chunks])
@@ -172,27 +297,22 @@ def main() -> None:
 
     smax = page_max(qv)
     first = qv @ m[[rows_of[int(p)][0] for p in upages]].T
-    variants = [("max (shipped)", smax)] + [(f"max+first b={bb:g}", (1 - bb) * smax + bb * first) for bb in (0.1, 0.2, 0.3, 0.5)]
+    variants = [("max (shipped)", smax)] + [(f"max+first b={bb:g}", (1 - bb) * smax + bb * first) for bb in ((0.1,) if quick else (0.1, 0.2, 0.3, 0.5))]
     base = {q: tmm(kw[q], top(smax[qi[q]]), SHIPPED_WEIGHT) for q in qids}
-    for src in ("fused", "vector"):
-        for k in (3, 5, 10):
-            for beta in (0.25, 0.5, 1.0):
-                q2 = qv.copy()
-                for q, i in qi.items():
-                    pages_k = base[q][:k] if src == "fused" else [p for p, _ in top(smax[i], k)]
-                    best = [max(rows_of[p], key=lambda r: float(qv[i] @ m[r])) for p in pages_k if p in rows_of]
-                    if best:  # (--partial: a keyword hit may have no vector yet)
-                        q2[i] = qv[i] + beta * m[best].mean(axis=0)
-                q2 /= np.linalg.norm(q2, axis=1, keepdims=True)
-                variants.append((f"prf {src} k={k} b={beta:g}", page_max(q2)))
-    print(f"\n{'variant':<28} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65")
+    feedback = [("fused", 3, 0.5), ("vector", 3, 0.5)] if quick else [(s, k, bb) for s in ("fused", "vector") for k in (3, 5, 10) for bb in (0.25, 0.5, 1.0)]
+    for src, k, beta in feedback:
+        q2 = qv.copy()
+        for q, i in qi.items():
+            pages_k = base[q][:k] if src == "fused" else [p for p, _ in top(smax[i], k)]
+            best = [max(rows_of[p], key=lambda r: float(qv[i] @ m[r])) for p in pages_k if p in rows_of]
+            if best:  # (--partial: a keyword hit may have no vector yet)
+                q2[i] = qv[i] + beta * m[best].mean(axis=0)
+        q2 /= np.linalg.norm(q2, axis=1, keepdims=True)
+        variants.append((f"prf {src} k={k} b={beta:g}", page_max(q2)))
     for name, sc in variants:
         tr = {w: ndcg("train", sc, w) for w in WEIGHTS}
         bw = max(WEIGHTS, key=lambda w: tr[w])
-        print(f"{name:<28} " + " ".join(f"{tr[w]:.4f} " for w in WEIGHTS) + f" {bw:<5g} {tr[bw]:.4f}  {ndcg('test', sc, bw):.4f}   {ndcg('test', sc, SHIPPED_WEIGHT):.4f}", flush=True)
-    print("target (issue 13): gbrain query with minilm ≥ 0.74 nDCG@10 on test, the variant chosen on train")
-    print("load average %.2f %.2f %.2f" % os.getloadavg())
-    b.close()
+        print(f"{label + ' ' + name:<36} " + " ".join(f"{tr[w]:.4f} " for w in WEIGHTS) + f" {bw:<5g} {tr[bw]:.4f}  {ndcg('test', sc, bw):.4f}   {ndcg('test', sc, SHIPPED_WEIGHT):.4f}", flush=True)
 
 
 if __name__ == "__main__":
