@@ -3,7 +3,8 @@
 
 For each tree (a 7,471-page make_brain.py brain, ../shared/corpora/obsidian-hub and
 ../shared/corpora/obsidian-help by default), each figure in CPU-seconds (this process and its
-children: the parse pool, the CLI) and wall seconds, beside a floor measured in the same run:
+whole process tree: the parse pool's forkserver and workers, the CLI and the forkserver it leaves
+behind; ``benchmarks/treecpu.py``) and wall seconds, beside a floor measured in the same run:
 
 * import floor: walk the tree, read + sha256 every file, insert the text of every markdown file
   into a plain FTS5 table of a new database file in one transaction (what any importer must at
@@ -21,7 +22,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -32,6 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import treecpu  # noqa: E402
 
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.sync.exporter import export_tree  # noqa: E402
@@ -39,19 +42,14 @@ from gbrain.sync.importer import import_tree  # noqa: E402
 from gbrain.sync.scan import scan_tree  # noqa: E402
 from gbrain.sync.verify import verify_tree  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
-
-
-def _cpu() -> float:
-    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+#: ../shared of the repository (a git worktree may sit one level deeper)
+SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "tools").is_dir()), ROOT.parent / "shared")
 
 
 def measure(fn) -> tuple[float, float, object]:
-    """``(cpu_seconds, wall_seconds, result)`` of ``fn()``; CPU includes waited-for children."""
-    c, t = _cpu(), time.perf_counter()
-    r = fn()
-    return _cpu() - c, time.perf_counter() - t, r
+    """``(cpu_seconds, wall_seconds, result)`` of ``fn()``; CPU of the whole process tree
+    (:func:`treecpu.measure`: the forkserver pool's workers are not this process's children)."""
+    return treecpu.measure(fn)
 
 
 def import_floor(tree: Path, db: Path) -> None:
@@ -79,7 +77,8 @@ def read_hash_floor(tree: Path) -> None:
 
 
 def cli(args: list[str], db: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "gbrain", *args, "--db", str(db)], capture_output=True, cwd=ROOT)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # .pyc cached, as installed
+    r = subprocess.run([sys.executable, "-m", "gbrain", *args, "--db", str(db)], capture_output=True, cwd=ROOT, env=env)
     if r.returncode != 0:
         print("   CLI failed:", r.stderr.decode()[-500:])
 
@@ -150,10 +149,12 @@ def main() -> None:
     ap.add_argument("--skip-corpora", action="store_true", help="only the make_brain brain (and --tree)")
     ap.add_argument("--no-cli", action="store_true", help="skip the CLI runs")
     a = ap.parse_args()
-    print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, {os.cpu_count()} cores")
+    print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, {os.cpu_count()} cores; {treecpu.WHAT}")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         mb = SHARED / "tools" / "make_brain.py"
+        if not mb.exists():
+            print(f"{mb} not found: no make_brain brain", file=sys.stderr)
         if mb.exists() and a.pages:
             subprocess.run([sys.executable, str(mb), str(tmp / "made"), "--pages", str(a.pages)], check=True, capture_output=True)
             bench(f"make_brain-{a.pages}", tmp / "made", tmp, not a.no_cli)
