@@ -149,6 +149,15 @@ def test_alias_budget_counts_values_and_characters():
     assert parse_page(big).frontmatter_error is None
 
 
+@pytest.mark.parametrize("value", ['!!bool "0O17"', "!!bool ''", '!!int ""', "!!int -"])
+def test_a_tagged_value_its_tag_cannot_read_is_bad_yaml_kept_raw(value):
+    # found by tests/test_frontmatter_quick.py: ruamel raised KeyError/IndexError out of parse_page
+    text = f"---\ntitle: {value}\n---\nbody\n"
+    p = parse_page(text, "tagged.md")
+    assert p.render() == text and p.frontmatter == {}
+    assert p.frontmatter_error.startswith("frontmatter YAML does not load: ") and "\n" not in p.frontmatter_error
+
+
 # ---- 3. reads on a completely full disk -------------------------------------------------------------
 
 

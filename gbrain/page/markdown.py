@@ -72,26 +72,172 @@ ATTACHMENT_EXTS = frozenset(
 
 
 class _SafeYAML:
-    """Lazily created ruamel loaders: the C loader (fast) first, then the pure-Python YAML 1.2
-    loader, which also reads what libyaml rejects but Obsidian accepts, such as
-    ``sources: [web:https://example.com]`` (``:`` inside a flow-sequence scalar)."""
+    """ruamel's safe loaders (YAML 1.2): the C loader first, then the pure-Python loader, which
+    also reads what libyaml rejects but Obsidian accepts, such as
+    ``sources: [web:https://example.com]`` (``:`` inside a flow-sequence scalar).
 
-    _fast: Any = None  # ruamel.yaml.YAML
-    _pure: Any = None
+    Each text gets new loader objects (about 0.05 ms): a ruamel ``YAML`` object keeps state from
+    one load to the next (a ``%YAML 1.1`` directive read by the pure loader stayed in force for
+    later texts; a failed load changed the error text of the next), so a text's frontmatter
+    would depend on the pages read before it in the process."""
+
+    @staticmethod
+    def make(pure: bool = False) -> Any:
+        """A new ``ruamel.yaml.YAML(typ="safe")`` (``pure``: without the C parser)."""
+        from ruamel.yaml import YAML
+
+        return YAML(typ="safe", pure=pure)
 
     @classmethod
     def load(cls, text: str) -> Any:
+        """The data of one YAML document; raises what ruamel raises."""
         from ruamel.yaml.error import YAMLError
 
-        if cls._fast is None:
-            from ruamel.yaml import YAML
-
-            cls._fast = YAML(typ="safe")
-            cls._pure = YAML(typ="safe", pure=True)
         try:
-            return cls._fast.load(text)
+            return cls.make().load(text)
         except YAMLError:
-            return cls._pure.load(text)
+            return cls.make(pure=True).load(text)
+
+
+#: load frontmatter with :func:`_quick_load` where it can (tests turn it off to compare)
+QUICK_YAML = True
+
+
+class _Unsure(Exception):
+    """The quick loader (:func:`_quick_load`) declines a text: :class:`_SafeYAML` must load it."""
+
+
+#: the quick loader's tags, told apart from any tag written in the YAML by identity (``is``)
+_QT: dict[str, Any] = {}
+_QUICK: list[Any] = []  # [(loader class, scalar constructors by tag, constructor, tags, node classes)] once built; [None] without the C parser
+
+
+def _quick_setup() -> Any:
+    """Build the quick loader on first use: ruamel's C parser and composer (the first loader of
+    :class:`_SafeYAML`) with a resolver that gives the YAML 1.2 tag that loader gives (its
+    ``VersionedResolver`` never sees a ``%YAML`` directive on the C path, so it always resolves
+    per 1.2), as objects no written tag can be; scalars other than strings are built by ruamel's
+    own ``SafeConstructor`` functions."""
+    if _QUICK:
+        return _QUICK[0]
+    try:
+        from ruamel.yaml.constructor import SafeConstructor
+        from ruamel.yaml.cyaml import CParser
+        from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+        from ruamel.yaml.resolver import implicit_resolvers
+        from ruamel.yaml.tag import Tag
+    except ImportError:  # no C parser (ruamel.yaml.clib): every text takes the full loader
+        _QUICK[:] = [None]
+        return None
+    if CParser is None:
+        _QUICK[:] = [None]
+        return None
+    # ruamel's table of implicit resolvers, as its VersionedResolver reads it for 1.2: the
+    # resolvers listed under a scalar's first character ("" for the empty scalar), then those
+    # listed under None (any character); the first whose pattern matches gives the tag
+    by_first: dict[Any, list[tuple[Any, Any]]] = {}
+    for versions, tag, regexp, firsts in implicit_resolvers:
+        if (1, 2) not in versions:
+            continue
+        _QT.setdefault(tag, Tag(suffix=tag))
+        for ch in firsts:
+            # the same pattern compiled here: ruamel's lazy wrapper costs a Python call per use
+            by_first.setdefault(ch, []).append((_QT[tag], re.compile(regexp.pattern, regexp.flags)))
+    any_first = by_first.pop(None, [])
+    by_first = {ch: rs + any_first for ch, rs in by_first.items()}
+    y = "tag:yaml.org,2002:"
+    t_str = _QT.setdefault(y + "str", Tag(suffix=y + "str"))
+    t_seq = _QT.setdefault(y + "seq", Tag(suffix=y + "seq"))
+    t_map = _QT.setdefault(y + "map", Tag(suffix=y + "map"))
+    empty = any_first
+
+    class QuickLoader(CParser):  # type: ignore[misc,valid-type]
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is ScalarNode:
+                if implicit[0]:
+                    for tag, regexp in by_first.get(value[:1], empty):
+                        if regexp.match(value):
+                            return tag
+                return t_str
+            return t_seq if kind is SequenceNode else t_map
+
+        def descend_resolver(self, *_: Any) -> None:
+            pass
+
+        def ascend_resolver(self, *_: Any) -> None:
+            pass
+
+    class _Version:  # what ruamel's scalar constructors ask of their resolver (``loader._resolver``)
+        processing_version = (1, 2)
+
+    class _Loader:
+        _constructor = None
+        _resolver = _Version()
+
+    cons = SafeConstructor(loader=_Loader())
+    scalar = {
+        _QT[y + k]: SafeConstructor.yaml_constructors[y + k]
+        for k in ("null", "bool", "int", "float", "timestamp")
+    }
+    _QUICK[:] = [(QuickLoader, scalar, cons, t_str, t_seq, t_map, ScalarNode, SequenceNode, MappingNode)]
+    return _QUICK[0]
+
+
+def _quick_load(src: str) -> Any:
+    """Load YAML text as :class:`_SafeYAML` would, or raise :class:`_Unsure` where the result
+    might differ (any error, explicit tag, alias of a collection, merge key, non-scalar key,
+    duplicate key, directive): a value this returns is the one ``_SafeYAML.load`` returns."""
+    q = _quick_setup() if QUICK_YAML else None
+    if q is None or src[:1] == "%" or "\n%" in src or "\r%" in src:
+        raise _Unsure
+    loader_cls, scalar, cons, t_str, t_seq, t_map, ScalarNode, SequenceNode, MappingNode = q
+    loader = loader_cls(src)
+    try:
+        node = loader.get_single_node()
+    except Exception:
+        raise _Unsure from None
+    finally:
+        loader.dispose()
+    if node is None:
+        return None
+    seen: set[int] = set()
+
+    def build(n: Any) -> Any:
+        tag = n.ctag
+        if tag is t_str:
+            if n.__class__ is ScalarNode:
+                return n.value
+        elif tag is t_map:
+            if n.__class__ is MappingNode and id(n) not in seen:
+                seen.add(id(n))
+                out: dict[Any, Any] = {}
+                for kn, vn in n.value:
+                    if kn.__class__ is not ScalarNode:
+                        raise _Unsure
+                    k = build(kn)
+                    if k in out:
+                        raise _Unsure
+                    out[k] = build(vn)
+                return out
+        elif tag is t_seq:
+            if n.__class__ is SequenceNode and id(n) not in seen:
+                seen.add(id(n))
+                lst = []
+                for vn in n.value:
+                    lst.append(build(vn))
+                return lst
+        else:
+            f = scalar.get(tag)
+            if f is not None and n.__class__ is ScalarNode:
+                return f(cons, n)
+        raise _Unsure
+
+    try:
+        return build(node)
+    except _Unsure:
+        raise
+    except Exception:
+        raise _Unsure from None
 
 
 # ---------------------------------------------------------------------------
@@ -358,11 +504,9 @@ def _too_deep(src: str) -> bool:
     from ruamel.yaml.error import YAMLError
     from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 
-    if _SafeYAML._fast is None:
-        _SafeYAML.load("")
     depth = 0
     try:
-        for ev in _SafeYAML._fast.parse(src):
+        for ev in _SafeYAML.make().parse(src):
             if isinstance(ev, CollectionStartEvent):
                 depth += 1
                 if depth > FM_MAX_DEPTH:
@@ -406,11 +550,16 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
     if _too_deep(src):
         return {}, too_deep
     try:
-        data = _SafeYAML.load(src)
+        try:
+            data = _quick_load(src)
+        except _Unsure:
+            data = _SafeYAML.load(src)
     except RecursionError:  # the pure-Python loader, on nesting the C loader rejected
         return {}, too_deep
-    except (YAMLError, ValueError, TypeError, AttributeError) as e:  # ruamel raises several kinds
+    except (YAMLError, ValueError, TypeError, AttributeError, LookupError) as e:  # ruamel raises several kinds
         problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
+        if isinstance(e, LookupError):  # a tagged value its tag cannot read: !!bool "x", !!int ""
+            problem = f"a value its tag cannot read ({type(e).__name__}: {problem})"
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 2}, column {mark.column + 1})" if mark is not None else ""
         return {}, f"frontmatter YAML does not load: {problem}{where}"
