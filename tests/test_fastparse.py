@@ -224,6 +224,20 @@ def block_texts(pages: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
     return texts, heads
 
 
+def merged(tokens: list) -> list:
+    """``tokens`` with adjacent text tokens joined, at every depth: the views read text tokens
+    only joined (mistune splits them at an entity boundary, ``&amp`` + ``;``, the scanner does not)."""
+    out: list = []
+    for tok in tokens:
+        if "children" in tok:
+            tok = {**tok, "children": merged(tok["children"])}
+        if tok.get("type") == "text" and out and out[-1].get("type") == "text":
+            out[-1] = {"type": "text", "raw": out[-1]["raw"] + tok["raw"]}
+        else:
+            out.append(tok)
+    return out
+
+
 def assert_inline_same(texts: list[str], heads: list[str]) -> int:
     """Every text the fast inline path takes gets mistune's tokens; returns how many it took."""
     from gbrain.page import fastparse
@@ -231,10 +245,10 @@ def assert_inline_same(texts: list[str], heads: list[str]) -> int:
     md = markdown._markdown()
     taken = 0
     for t in texts:
-        got = fastparse._link_tokens(t)
+        got = fastparse._link_tokens(t, md.link_inline)
         if got is not None:
             taken += 1
-            assert got == md.link_inline(t, {}), t
+            assert got == merged(md.link_inline(t, {})), t
     for h in heads:
         got = fastparse.render_inline(md, [{"type": "heading", "text": h, "attrs": {"level": 1}}], {})
         assert got[0]["children"] == md.inline(h, {}), h
@@ -265,6 +279,8 @@ INLINE_PIECE = st.one_of(
             "[[Ana]]", "![[img.png]]", "[[a|b]]", "[[a\\|b]]", "[x](../people/bo.md)", "[](e.md)", "[y](<a b.md>)",
             "[z](c.md \"t\")", "[é](ü.md)", "[a](b.md?x=1&amp;y#f)", "[a](b%20c.md)", "![i](p.png)", "[x]", "[!note]",
             "`c`", "``c``", "<b>", "<!-- c -->", "\\[", "  \n", "\n  ", "[a\nb](c.md)", "[a](b\nc)", "[a] (b.md)",
+            "[a](b(c)d.md)", "[a](b(c)", "[a](b(c(d)))", "<https://x.y>", "<a href=x>", "</a>", "<br/>", "<!--", "-->", "<?x?>", "<!X y>",
+            "` a `", "`` ` ``", "```", "` `", "[`x`](y.md)", "![a b](c d.png)", "![](e.png)", "[x]]", "]]", "&amp", ";",
         ]
     ),
 )
@@ -284,3 +300,10 @@ def test_escape_url_is_mistunes(url):
     from gbrain.page.fastparse import _escape_url
 
     assert _escape_url(url) == escape_url(url)
+
+
+def test_inline_fast_path_takes_the_common_shapes():
+    """Code spans, HTML, images, callout brackets and parenthesised URLs stay on the fast path
+    (a guard against one being sent to mistune by a later change), with mistune's tokens."""
+    text = "See `x [y](z)` <br/> ![i](p.png) [!note] [a](b(c)d.md) [[w|W]] <!-- [[h]] --> end"
+    assert assert_inline_same([text], []) == 1

@@ -13,12 +13,13 @@ blocks, Obsidian ``%% %%`` comments, ``$$`` math, link reference definitions, an
 found by that comparison.
 
 Inline: :func:`render_inline` sets each block's inline children as mistune's ``_iter_render``
-would. A block text with only words, line breaks, wiki links and title-less inline links (no
-escapes, code spans, HTML, images or stray brackets) is tokenised by :func:`_link_tokens`,
-~3.5× faster than mistune's link parser, with exactly its tokens (URLs escaped by mistune's
-``escape_url``); a heading with no inline syntax is one text token. Any other text goes to the
-mistune inline parser it went to before; the tests compare the tokens of every text the scanner
-takes with mistune's.
+would. A block text of words, line breaks, code spans, raw HTML (mistune's own rule; not an
+``<a>`` tag), wiki links, title-less inline links and images without nested brackets, and
+brackets that make no link (``[!note]``) is tokenised by :func:`_link_tokens`, ~3.5× faster
+than mistune's link parser, with mistune's tokens (URLs escaped by mistune's ``escape_url``;
+adjacent text tokens joined); a heading with no inline syntax is one text token. Any other
+text (escapes, nested brackets, link titles, ``<a>``) goes to the mistune inline parser it went
+to before; the tests compare the tokens of every text the scanner takes with mistune's.
 
 Imported on first parse by :func:`gbrain.page.markdown._parse_ast`; without ``pyromark`` the
 import fails and mistune parses every page.
@@ -30,6 +31,7 @@ import re
 
 import pyromark
 
+from mistune.inline_parser import InlineParser
 from mistune.util import escape_url
 
 from .mdparse import _WIKI_PATTERN, comment_block_eol, wikilink_token
@@ -235,7 +237,7 @@ class _Builder:
                         if m is None:
                             raise _Unsupported("atx")
                         t = m.group(2).strip(_WS)
-                        tok["text"] = _ATX_TRIM.sub("", t) if t else t
+                        tok["text"] = _ATX_TRIM.sub("", t) if "#" in t else t  # (the trim needs a '#')
                         cur = [None, s, e, [], 0, 0]  # its text is set; inline events only pass
                 elif name in ("List", "Item", "BlockQuote"):
                     if len(stack) >= _MAX_STACK:
@@ -345,16 +347,23 @@ class _Builder:
 # words with markdown and wiki links; :func:`_link_tokens` gives mistune's tokens for that text
 # directly and returns None for anything else, which mistune's parser then reads.
 
-#: characters whose mistune rules this module does not imitate: escapes, code spans, raw HTML
-#: (and so autolinks); a ``\r`` cannot occur (the body is LF-normalised)
-_HARD_RE = re.compile(r"[\\`<]")
-#: where a rule of ``link_inline`` may start: a link or image opener, a closer, a line break
-_LINK_TRIGGER_RE = re.compile(r"!?\[|\]| *\n")
+#: where a rule of ``link_inline`` may start: a link or image opener, a closer, a line break, a
+#: code span, raw HTML (escapes, ``\``, are left to mistune; a ``\r`` cannot occur, the body
+#: is LF-normalised)
+_LINK_TRIGGER_RE = re.compile(r"!?\[|\]| *\n|`+|<")
+_HTML_START_RE = re.compile(InlineParser.SPECIFICATION["inline_html"])
 _SOFTBREAK_RE = re.compile(r" *\n\s*")  # mistune InlineParser.HARD_LINEBREAK, the softbreak rule
+_BACKTICKS_RE = re.compile(r"`+")
 _WIKI_RE = re.compile(_WIKI_PATTERN)
-#: an inline link mistune's parse_link accepts with no title: a label without brackets or line
-#: breaks, a destination without whitespace, parentheses, brackets or control characters
-_MD_LINK_RE = re.compile(r"\[([^\[\]\n]*)\]\(([^ \t\n\r\f()\[\]\x00-\x1f\x7f]+)\)")
+#: an inline link or image mistune's parse_link accepts with no title: a label without brackets,
+#: code, HTML or line breaks, a destination without whitespace, brackets, ``<`` or control characters
+#: and with parentheses only in balanced pairs one deep
+_MD_LINK_RE = re.compile(
+    r"(!?)\[([^\[\]\n`<]*)\]\(((?:[^ \t\n\r\f()\[\]<\x00-\x1f\x7f]|\([^ \t\n\r\f()\[\]<\x00-\x1f\x7f]*\))+)\)"
+)  # (one level of balanced parentheses in the destination, as mistune's href scan allows)
+#: brackets that make no link (not followed by ``(``, nothing inside that a rule reads): mistune
+#: drops the opener at the ``]`` and keeps both as text
+_BRACKET_TEXT_RE = re.compile(r"!?\[[^\[\]\n`<]*\](?!\()")
 #: a heading that mistune's full inline parser reads as one text token: none of its rules'
 #: start characters (escape, code, emphasis, links, HTML and autolinks, line breaks)
 _HEADING_PLAIN_RE = re.compile(r"[\\`*_\[\]<\n]")
@@ -369,14 +378,19 @@ def _escape_url(url: str) -> str:
     return url if _URL_SAFE_RE.fullmatch(url) else _escape_url_cached(url)
 
 
-def _link_tokens(text: str) -> list | None:
-    """mistune's ``link_inline`` tokens of stripped block ``text`` (text, softbreak, link with a
-    text child and the escaped URL, wikilink) when it holds only plain text, line breaks, wiki
-    links and title-less inline links without nested brackets; else None. Only for a page
-    without link reference definitions (those change what a bracket means)."""
-    if _HARD_RE.search(text):
+def _link_tokens(text: str, inline: InlineParser) -> list | None:
+    """The tokens mistune's ``link_inline`` gives stripped block ``text`` (text, softbreak, code
+    span, wikilink, link or image with a text child and the escaped URL; adjacent text merged,
+    as the views read it) when it holds only plain text, line breaks, code spans, wiki links,
+    title-less inline links and images without nested brackets, and brackets that make no
+    link, and raw HTML other than an ``<a>`` tag (read by ``inline``'s own rule, mistune's
+    ``parse_inline_html``); else None. Only for a page without link reference definitions (those
+    change what a bracket means)."""
+    if "\\" in text:
         return None
     out: list = []
+    state = None  # an InlineState over ``text`` for the raw HTML rule
+    buf: list[str] = []  # text not yet in a token
     pos = 0
     while True:
         m = _LINK_TRIGGER_RE.search(text, pos)
@@ -384,27 +398,76 @@ def _link_tokens(text: str) -> list | None:
             break
         a = m.start()
         if a > pos:
-            out.append({"type": "text", "raw": text[pos:a]})
+            buf.append(text[pos:a])
         c = text[a]
-        if c == "]":
-            return None  # a bracket outside a link: mistune's bracket matching decides
-        if c == " " or c == "\n":
-            out.append({"type": "softbreak"})
+        if c == "]":  # no bracket is open here: mistune keeps a closer as text
+            buf.append("]")
+            pos = a + 1
+            continue
+        if c == "<":
+            h = _HTML_START_RE.match(text, a)
+            end = None
+            if h is not None:
+                if state is None:
+                    state = inline.state_cls({})
+                    state.src = text
+                end = inline.parse_inline_html(h, state)
+            if end is None:  # no HTML here: mistune keeps the '<' as text
+                buf.append("<")
+                pos = a + 1
+                continue
+            tok = state.tokens.pop()
+            if state.in_link or tok["raw"][:3] in ("</a", "</A"):
+                return None  # an <a> tag: mistune reads no link inside it
+            pos = end
+        elif c == "`":
+            # mistune's codespan rule: up to the next run of exactly as many backticks
+            k = m.end()
+            n = k - a
+            for r in _BACKTICKS_RE.finditer(text, k):
+                if r.end() - r.start() == n:
+                    break
+            else:
+                buf.append(text[a:k])  # no closing run: the backticks are text
+                pos = k
+                continue
+            code = text[k : r.start()].replace("\n", " ")
+            if code.strip(" ") and code.startswith(" ") and code.endswith(" "):
+                code = code[1:-1]
+            tok = {"type": "codespan", "raw": code}
+            pos = r.end()
+        elif c == " " or c == "\n":
+            tok = {"type": "softbreak"}
             pos = _SOFTBREAK_RE.match(text, a).end()  # type: ignore[union-attr]
-            continue
-        w = _WIKI_RE.match(text, a)  # mistune tries the wikilink rule before the link rule
-        if w is not None:
-            out.append(wikilink_token(w))
-            pos = w.end()
-            continue
-        k = _MD_LINK_RE.match(text, a)  # (an image, ``![``, never matches)
-        if k is None:
-            return None
-        label = k.group(1)
-        out.append({"type": "link", "children": [{"type": "text", "raw": label}] if label else [], "attrs": {"url": _escape_url(k.group(2))}})
-        pos = k.end()
-    if pos < len(text) or not out:
-        out.append({"type": "text", "raw": text[pos:]})
+        else:
+            w = _WIKI_RE.match(text, a)  # mistune tries the wikilink rule before the link rule
+            if w is not None:
+                tok = wikilink_token(w)
+                pos = w.end()
+            else:
+                k = _MD_LINK_RE.match(text, a)
+                if k is None:
+                    k = _BRACKET_TEXT_RE.match(text, a)
+                    if k is None:
+                        return None  # an opener mistune may close later: its bracket rules decide
+                    buf.append(k.group(0))
+                    pos = k.end()
+                    continue
+                label = k.group(2)
+                tok = {
+                    "type": "image" if k.group(1) else "link",
+                    "children": [{"type": "text", "raw": label}] if label else [],
+                    "attrs": {"url": _escape_url(k.group(3))},
+                }
+                pos = k.end()
+        if buf:
+            out.append({"type": "text", "raw": "".join(buf)})
+            buf = []
+        out.append(tok)
+    if pos < len(text):
+        buf.append(text[pos:])
+    if buf or not out:
+        out.append({"type": "text", "raw": "".join(buf)})
     return out
 
 
@@ -425,7 +488,7 @@ def render_inline(md, tokens: list, env: dict) -> list:
                     tok["children"] = md.inline(text, env)
             elif "[" in text or "#" in text:
                 text = text.strip(" \r\n\t\f")
-                children = _link_tokens(text)
+                children = _link_tokens(text, md.link_inline)
                 tok["children"] = md.link_inline(text, env) if children is None else children
             else:
                 tok["children"] = [{"type": "text", "raw": text}]

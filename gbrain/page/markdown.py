@@ -924,9 +924,14 @@ def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> N
         if t in ("block_code", "block_html"):
             continue
         if t in _INLINE_CONTAINERS:
+            children = tok.get("children", [])
+            if len(children) == 1 and children[0].get("type") == "text":  # plain text, no link
+                if t == "heading":
+                    headings.append((tok["attrs"]["level"], children[0].get("raw", "").strip()))
+                continue
             out: list[str] = []
             found: list[tuple[dict, int, int]] = []
-            _plain(tok.get("children", []), out, found)
+            _plain(children, out, found)
             text = "".join(out)
             if t == "heading":
                 headings.append((tok["attrs"]["level"], text.strip()))
