@@ -21,13 +21,15 @@ MAKE_BRAIN = SHARED / "tools" / "make_brain.py"
 @pytest.fixture(autouse=True)
 def _clean_env(tmp_path, monkeypatch, request):
     """Every test gets its own brain.db path (``--engine postgres``: its own new Postgres
-    database) and no API keys."""
+    database), its own cache folder and no API keys."""
     if request.config.getoption("--engine") == "postgres":
         monkeypatch.setenv("GBRAIN_DB", new_pg_database(request.getfixturevalue("pg_server")))
     else:
         monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(k, raising=False)
+    # records of passing database checks (storage/db.py: record_sound) stay out of ~/.cache
+    monkeypatch.setenv("GBRAIN_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     yield
 
 

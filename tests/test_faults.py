@@ -640,3 +640,26 @@ def test_changing_timeline_split_re_derives_every_page_like_a_fresh_import(tmp_p
         assert c.get_text("people/ana") == HEADING_PAGE
         c.set_config("timeline_split", "heading")
         assert derived_snapshot(c) == before
+
+
+def test_export_refuses_every_file_under_a_symlinked_folder_deep_in_the_path(tmp_path):
+    """Export looks at each folder once per run (not once per file): a symlink anywhere on the
+    way still refuses every file beneath it, and the folders it made itself are reused."""
+    from gbrain.sync.exporter import export_tree
+    from gbrain.sync.importer import import_tree
+
+    src, out, outside = tmp_path / "src", tmp_path / "out", tmp_path / "outside"
+    for rel in ("a/b/one.md", "a/b/two.md", "a/c/three.md", "d/e/f/four.md", "d/e/f/five.md"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(f"# {rel}\n")
+    outside.mkdir()
+    (out / "a").mkdir(parents=True)
+    (out / "a" / "b").symlink_to(outside, target_is_directory=True)
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, src)
+        rep = export_tree(b, out)
+    assert os.listdir(outside) == []
+    failed = {f["path"] for f in rep["write_errors"]}
+    assert failed == {"a/b/one.md", "a/b/two.md"}
+    for rel in ("a/c/three.md", "d/e/f/four.md", "d/e/f/five.md"):
+        assert (out / rel).read_text() == f"# {rel}\n"

@@ -113,6 +113,14 @@ class Operation:
     #: not escaped as they are in every other human output (``entry.terminal_safe``)
     text_exact: bool = False
     mutating: bool = False
+    #: a mutating operation that reads a lot before its first write (``sync``: the walk of the
+    #: folder): the database check (``Brain.check_sound``, O(file size)) runs in a thread beside
+    #: it (``Brain.start_check``) instead of before it; every write still waits for the answer
+    #: (a write transaction checks first; the handler calls ``check_sound`` before writing
+    #: anything else, e.g. files) and a damaged file still fails the command; a command that
+    #: writes nothing on a file exactly as a passing check left it is not checked again
+    #: (``Brain.finish_check``)
+    check_beside: bool = False
     #: long-running: the MCP server runs it on a connection of its own, so other calls go on
     own_connection: bool = False
     # --- MCP tool annotations (https://modelcontextprotocol.io: ToolAnnotations) -------------
@@ -289,12 +297,17 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
 
     from ..storage.db import db_error
 
-    if o.mutating:
+    if o.mutating and o.check_beside:
+        b.start_check()
+    elif o.mutating:
         b.check_sound()
     elif b.damaged and ctx.on_warning:
         ctx.on_warning(f"{b.path} is damaged (SQLite: {b.damaged}); what is read may be incomplete; run `gbrain check`")
     try:
-        return o.handler(b, a, ctx)
+        result = o.handler(b, a, ctx)
+        if o.mutating and o.check_beside:
+            b.finish_check()  # a damaged file fails the command, as when checked first
+        return result
     except NotFound:
         # "no such page" from a damaged index would be a wrong answer: a miss costs one
         # quick_check (once per process), a damaged file says so instead

@@ -48,6 +48,7 @@ def _sync_text(r: dict, a: dict) -> str:
     db="create",
     text=_sync_text,
     mutating=True,
+    check_beside=True,  # the database check runs beside the walk of the folder (SyncEngine checks before writing)
 )
 def _sync(b, a, ctx):
     from ..sync.engine import SyncEngine

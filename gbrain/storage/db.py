@@ -16,8 +16,11 @@ than this code is refused.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -908,6 +911,72 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
     lines = [x.strip() for r in rows for x in r.splitlines() if x.strip()]
     first = next((x for x in lines if not x.startswith("***")), lines[0] if lines else "?")
     return "quick_check: " + " ".join(first.split())[:200]
+
+
+#: a file changed this recently is "racy": a later change in the same clock tick could leave
+#: the same mtime and ctime, so its state is not recorded as checked (git's racy-clean rule)
+RACY_NS = 1_000_000_000
+
+
+def check_record_path(path: str | os.PathLike) -> Path:
+    """Where the last passing quick_check of the database at ``path`` is recorded:
+    ``$GBRAIN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/gbrain``, else ``~/.cache/gbrain``) ``/checked/``
+    + a hash of the file's real path; outside any folder the brain syncs with."""
+    base = os.environ.get("GBRAIN_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gbrain")
+    key = hashlib.sha256(os.path.realpath(str(path)).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return Path(base) / "checked" / key
+
+
+def file_state(path: str | os.PathLike, *, racy_ok: bool = True) -> list | None:
+    """The identity and change stamps of the database file and of its WAL when it holds anything:
+    ``[[is_wal, dev, inode, size, mtime_ns, ctime_ns], ...]`` (every write through the file
+    system moves the ctime, which no tool can set back; a replaced file has a new inode).
+    None when the file cannot be stat'ed, or (``racy_ok`` false) when a file changed less than
+    :data:`RACY_NS` ago."""
+    out = []
+    now = time.time_ns()
+    for wal, p in ((False, str(path)), (True, str(path) + "-wal")):
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            if wal:
+                continue
+            return None
+        except OSError:
+            return None
+        if wal and st.st_size == 0:
+            continue
+        if not racy_ok and now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+            return None
+        out.append([wal, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
+    return out
+
+
+def record_sound(path: str | os.PathLike, state: list | None) -> None:
+    """Record that the database at ``path`` passed quick_check in ``state`` (:func:`file_state`
+    taken before the check, not racy). Best effort: a cache that cannot be written records nothing."""
+    if not state:
+        return
+    rec = check_record_path(path)
+    try:
+        rec.parent.mkdir(parents=True, exist_ok=True)
+        tmp = rec.with_name(f"{rec.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"db": os.path.realpath(str(path)), "state": state}))
+        os.replace(tmp, rec)
+    except OSError:
+        pass
+
+
+def checked_as_is(path: str | os.PathLike) -> bool:
+    """Whether the database at ``path`` is exactly as a passing quick_check left it: same file
+    (device, inode), size, mtime and ctime, and the same WAL (:func:`record_sound`). A command
+    that writes nothing may then skip re-reading the whole file; every write still checks."""
+    try:
+        rec = json.loads(check_record_path(path).read_text())
+    except (OSError, ValueError):
+        return False
+    state = file_state(path)
+    return bool(state) and rec.get("db") == os.path.realpath(str(path)) and rec.get("state") == state
 
 
 def migrate(conn: sqlite3.Connection) -> int:

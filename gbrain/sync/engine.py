@@ -931,6 +931,10 @@ class SyncEngine:
         # is not a request to trash its pages: stop before touching either side
         if len(to_trash) >= MASS_TRASH and not self.confirm_delete:
             self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
+        if conflicts or to_write or to_remove or to_import or to_trash or moves:
+            # nothing is written to the folder from (or into) a damaged database: wait for the
+            # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
+            self.brain.check_sound()
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
         now = time.time()
         copies: dict[str, tuple[str, bytes]] = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -65,8 +66,14 @@ def atomic_write(target: Path, data: bytes | Iterable[bytes], *, fsync: bool = F
         mode = target.stat().st_mode & 0o7777
     except FileNotFoundError:
         pass
+    _replace_file(str(target), data, mode, fsync=fsync)
+
+
+def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, *, fsync: bool = False) -> None:
+    """:func:`atomic_write` once the folder exists and the mode to keep (None: a new file) is known."""
+    folder, _, name = target.rpartition("/")
     # a short temp name: a 250-byte file name plus a prefix would exceed the 255-byte limit
-    tmp = target.parent / f"{TMP_PREFIX}{os.getpid()}-{abs(hash(target.name)) % 10**10}"
+    tmp = f"{folder}/{TMP_PREFIX}{os.getpid()}-{abs(hash(name)) % 10**10}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -98,6 +105,11 @@ def same_bytes(target: Path, data: bytes) -> bool:
         return False
     with open(target, "rb") as f:
         return f.read() == data
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 def same_hash(target: Path, size: int, hx: str) -> bool:
@@ -262,27 +274,50 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
 
     failed: list[dict] = []
 
-    def fresh(target: Path, rel: str) -> bool:
+    def fresh(target: Path | str, rel: str) -> bool:
         """True when ``target`` may be (re)written: it was checked above, or is still missing."""
         if rel in clobber or rel in in_hist or not os.path.lexists(target):
             return True
         raise GBrainError("appeared or changed on disk during the export; left as it is")
 
-    def note(rel: str, target: Path, hx: str) -> None:
+    def note(rel: str, target: Path | str, hx: str) -> None:
         st = os.lstat(target)
         known[rel] = (st.st_size, change_stamp(st), hx)
+
+    base = str(root)
+    ready: set[str] = set()  # folders (relative) found real, or made, by this export
+
+    def place(rel: str) -> tuple[str, os.stat_result | None]:
+        """``OUT/rel`` as a string and its ``lstat`` (None: missing), its folders made. Each
+        folder is looked at once per export (a symlink on the way is refused: export writes
+        through no link it did not create), not once per file under it."""
+        safe_join(root, rel)  # refuses absolute paths, "..", empty segments
+        folder = rel.rpartition("/")[0]
+        if folder and folder not in ready:
+            link = symlink_on_the_way(root, folder)
+            if link:
+                raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
+            os.makedirs(f"{base}/{folder}", exist_ok=True)
+            while folder and folder not in ready:
+                ready.add(folder)
+                folder = folder.rpartition("/")[0]
+        target = f"{base}/{rel}"
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            return target, None
+        if stat.S_ISLNK(st.st_mode):
+            raise GBrainError(f"{rel} is a symlink; export does not write through links it did not create")
+        return target, st
 
     def put(rel: str, data: bytes, hx: str) -> None:
         nonlocal written, unchanged, i
         try:
-            target = safe_join(root, rel)
-            link = symlink_on_the_way(root, rel)
-            if link:
-                raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
-            if same_bytes(target, data):
+            target, st = place(rel)
+            if st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(data) and _read(target) == data:
                 unchanged += 1
-            elif fresh(target, rel):
-                atomic_write(target, data)
+            elif st is None or fresh(target, rel):
+                _replace_file(target, data, stat.S_IMODE(st.st_mode) if st is not None else None)
                 written += 1
             note(rel, target, hx)
         except (OSError, GBrainError) as e:  # one unwritable path must not stop the rest
