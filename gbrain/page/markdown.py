@@ -99,8 +99,7 @@ class _SafeYAML:
             return cls.make(pure=True).load(text)
 
 
-#: load frontmatter with :func:`_line_load` or :func:`_quick_load` where they can (tests turn it
-#: off to compare)
+#: load frontmatter with :func:`_quick_load` where it can (tests turn it off to compare)
 QUICK_YAML = True
 
 
@@ -110,7 +109,7 @@ class _Unsure(Exception):
 
 #: the quick loader's tags, told apart from any tag written in the YAML by identity (``is``)
 _QT: dict[str, Any] = {}
-_QUICK: list[Any] = []  # [(loader class, scalar constructors by tag, constructor, tags, node classes, resolve_plain, timestamp tag)] once built; [None] without the C parser
+_QUICK: list[Any] = []  # [(loader class, scalar constructors by tag, constructor, tags, node classes)] once built; [None] without the C parser
 
 
 def _quick_setup() -> Any:
@@ -152,16 +151,14 @@ def _quick_setup() -> Any:
     t_map = _QT.setdefault(y + "map", Tag(suffix=y + "map"))
     empty = any_first
 
-    def resolve_plain(value: str) -> Any:
-        for tag, regexp in by_first.get(value[:1], empty):
-            if regexp.match(value):
-                return tag
-        return t_str
-
     class QuickLoader(CParser):  # type: ignore[misc,valid-type]
         def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
             if kind is ScalarNode:
-                return resolve_plain(value) if implicit[0] else t_str
+                if implicit[0]:
+                    for tag, regexp in by_first.get(value[:1], empty):
+                        if regexp.match(value):
+                            return tag
+                return t_str
             return t_seq if kind is SequenceNode else t_map
 
         def descend_resolver(self, *_: Any) -> None:
@@ -182,7 +179,7 @@ def _quick_setup() -> Any:
         _QT[y + k]: SafeConstructor.yaml_constructors[y + k]
         for k in ("null", "bool", "int", "float", "timestamp")
     }
-    _QUICK[:] = [(QuickLoader, scalar, cons, t_str, t_seq, t_map, ScalarNode, SequenceNode, MappingNode, resolve_plain, _QT[y + "timestamp"])]
+    _QUICK[:] = [(QuickLoader, scalar, cons, t_str, t_seq, t_map, ScalarNode, SequenceNode, MappingNode)]
     return _QUICK[0]
 
 
@@ -193,7 +190,7 @@ def _quick_load(src: str) -> Any:
     q = _quick_setup() if QUICK_YAML else None
     if q is None or src[:1] == "%" or "\n%" in src or "\r%" in src:
         raise _Unsure
-    loader_cls, scalar, cons, t_str, t_seq, t_map, ScalarNode, SequenceNode, MappingNode = q[:9]
+    loader_cls, scalar, cons, t_str, t_seq, t_map, ScalarNode, SequenceNode, MappingNode = q
     loader = loader_cls(src)
     try:
         node = loader.get_single_node()
@@ -242,107 +239,6 @@ def _quick_load(src: str) -> Any:
     except Exception:
         raise _Unsure from None
 
-
-#: characters no line-read scalar or comment holds: controls (tab and line breaks too), DEL and
-#: C1 (NEL is a YAML 1.1 line break), LS/PS (line breaks too), surrogates, BOM, U+FFFE/U+FFFF
-_YBAD = r"\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff"
-#: a plain scalar of block context on one line: no indicator or space first; ``:`` only before a
-#: character that is not a space, ``#`` only after one that is not; no space last
-_YBLOCK = (
-    r"[^" + _YBAD + r" \-?:,\[\]{}#&*!|>'\"%@`]"
-    r"(?:[^" + _YBAD + r":#]|:(?=[^" + _YBAD + r" ])|(?<! )#)*(?<! )"
-)
-#: a plain scalar inside a flow sequence: none of ``#,[]{}``, ``:`` only before a character that
-#: is none of those nor a space (libyaml refuses ``[web:https://x.y]``, the pure loader reads it)
-_YFLOW = (
-    r"[^" + _YBAD + r" \-?:,\[\]{}#&*!|>'\"%@`]"
-    r"(?:[^" + _YBAD + r":#,\[\]{}]|:(?=[^" + _YBAD + r" :#,\[\]{}]))*(?<! )"
-)
-_YQUOTED = r"\"([^" + _YBAD + r"\"\\]*)\"|'([^" + _YBAD + r"']*)'"
-_YEND = r"(?:[ ]+#[^" + _YBAD + r"]*|[ ]*)\r?\n"
-#: one top-level line: a comment, or ``key:`` then nothing, a plain scalar, a flow sequence of
-#: plain scalars separated by ``, ``, or a quoted scalar without escapes or inner quotes
-_YLINE_RE = re.compile(
-    r"#[^" + _YBAD + r"]*\r?\n"
-    r"|([A-Za-z_][A-Za-z0-9_.\-]{0,63}):"
-    r"(?:[ ]+(?:(" + _YBLOCK + r")|\[((?:" + _YFLOW + r")(?:, " + _YFLOW + r")*)?(\])|" + _YQUOTED + r"))?"
-    + _YEND
-)
-#: one item of a block sequence below a ``key:`` line: indentation, ``-``, then a plain or quoted
-#: scalar after spaces, or nothing (null)
-_YITEM_RE = re.compile(r"([ ]*)-(?:[ ]+(?:(" + _YBLOCK + r")|" + _YQUOTED + r"))?" + _YEND)
-
-
-def _line_load(src: str) -> Any:
-    """Read frontmatter YAML made only of top-level lines (``key:`` with nothing, a one-line plain
-    or quoted scalar, a one-line flow sequence of plain scalars, or a block sequence of such
-    scalars below it; ``#`` comments) as :class:`_SafeYAML` would, without a YAML parser; raise
-    :class:`_Unsure` on anything else (any other line, a duplicate key, a scalar whose tag is not
-    str/null/bool/int/float/timestamp or that does not construct). Plain scalars get the quick
-    loader's YAML 1.2 tag and ruamel's constructors (a ``YYYY-MM-DD`` date: ``datetime.date``,
-    what ruamel's ``create_timestamp`` returns for it)."""
-    q = _quick_setup() if QUICK_YAML else None
-    if q is None:
-        raise _Unsure
-    scalar, cons, t_str, node_cls, resolve_plain, t_time = q[1], q[2], q[3], q[6], q[9], q[10]
-
-    def plain(v: str) -> Any:
-        tag = resolve_plain(v)
-        if tag is t_str:
-            return v
-        if tag is t_time and len(v) == 10:  # the date-only form: [0-9]{4}-[0-9][0-9]-[0-9][0-9]
-            return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:]))
-        f = scalar.get(tag)
-        if f is None:
-            raise _Unsure
-        return f(cons, node_cls(tag, v, None, None))
-
-    out: dict[Any, Any] = {}
-    pos = 0
-    n = len(src)
-    line = _YLINE_RE.match
-    item = _YITEM_RE.match
-    try:
-        while pos < n:
-            m = line(src, pos)
-            if m is None:
-                raise _Unsure
-            pos = m.end()
-            key_text = m.group(1)
-            if key_text is None:  # a comment line
-                continue
-            key = plain(key_text)
-            if key in out:
-                raise _Unsure
-            p, seq, close, dq, sq = m.group(2, 3, 4, 5, 6)
-            value: Any
-            if p is not None:
-                value = plain(p)
-            elif seq is not None:
-                value = [plain(x) for x in seq.split(", ")]
-            elif close is not None:
-                value = []
-            elif dq is not None:
-                value = dq
-            elif sq is not None:
-                value = sq
-            else:  # ``key:`` alone: null, or a block sequence below it, every item indented alike
-                value = None
-                it = item(src, pos)
-                if it is not None:
-                    indent = it.group(1)
-                    value = []
-                    while it is not None and it.group(1) == indent:
-                        p, dq, sq = it.group(2, 3, 4)
-                        value.append(plain(p) if p is not None else dq if dq is not None else sq)  # sq None: ``-`` alone
-                        pos = it.end()
-                        it = item(src, pos)
-            out[key] = value
-    except _Unsure:
-        raise
-    except Exception:  # a value that does not construct (2024-02-30): the full loader's error
-        raise _Unsure from None
-    return out or None  # only comments: no document
 
 # ---------------------------------------------------------------------------
 # data model
@@ -655,12 +551,9 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
         return {}, too_deep
     try:
         try:
-            data = _line_load(src)
+            data = _quick_load(src)
         except _Unsure:
-            try:
-                data = _quick_load(src)
-            except _Unsure:
-                data = _SafeYAML.load(src)
+            data = _SafeYAML.load(src)
     except RecursionError:  # the pure-Python loader, on nesting the C loader rejected
         return {}, too_deep
     except (YAMLError, ValueError, TypeError, AttributeError, LookupError) as e:  # ruamel raises several kinds
