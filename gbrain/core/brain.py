@@ -24,7 +24,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
-from ..storage.derive import identity_key, write_rows
+from ..storage.derive import identity_key, insert_many, write_rows, write_rows_many
 from ..page.links import MemoryIndex, SqlIndex, resolve
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -55,6 +55,9 @@ from ..page.slugs import (
     slug_key,
 )
 
+#: re_resolve reads every link once (instead of looking the names up) when it has at least one
+#: name per this many links
+SCAN_NAMES = 16
 SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "log.md": None}
 MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
@@ -489,28 +492,7 @@ class Brain:
         row = self.conn.execute("SELECT id, content_hash, path, title FROM pages WHERE slug = ?", (slug,)).fetchone()
         if row and row["content_hash"] == h and row["path"] == path and not force:
             return SaveResult(slug, path, row["id"], False, False, page.warnings)
-        ts = now_iso()
-        vals = dict(
-            slug=slug,
-            slug_key=slug_key(slug),
-            name_key=name_key(slug),
-            loose_key=loose_key(slug),
-            title_key=loose_key(page.title),
-            path=path,
-            type=page.type,
-            title=page.title,
-            compiled_truth=page.compiled_truth,
-            timeline=page.timeline,
-            frontmatter=json.dumps(page.frontmatter, ensure_ascii=False),
-            frontmatter_raw=page.frontmatter_raw,
-            frontmatter_error=page.frontmatter_error,
-            separator=page.separator,
-            bom=int(page.bom),
-            content_hash=h,
-            size=len(data),
-            updated_at=ts,
-            **search_fields(page),
-        )
+        vals = self._page_vals(slug, path, page, data, h, now_iso())
         with self.transaction():
             if row:
                 pid = row["id"]
@@ -533,6 +515,65 @@ class Brain:
                     if f:
                         self._load_raw_rows(f["path"])
         return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names)
+
+    @staticmethod
+    def _page_vals(slug: str, path: str, page: Page, data: bytes, h: str, ts: str) -> dict[str, Any]:
+        """The ``pages`` columns of ``page`` (parsed from the UTF-8 bytes ``data``, sha256 ``h``)
+        stored at ``path`` as ``slug``, written at ``ts``: the one definition for every writer."""
+        return dict(
+            slug=slug,
+            slug_key=slug_key(slug),
+            name_key=name_key(slug),
+            loose_key=loose_key(slug),
+            title_key=loose_key(page.title),
+            path=path,
+            type=page.type,
+            title=page.title,
+            compiled_truth=page.compiled_truth,
+            timeline=page.timeline,
+            frontmatter=json.dumps(page.frontmatter, ensure_ascii=False),
+            frontmatter_raw=page.frontmatter_raw,
+            frontmatter_error=page.frontmatter_error,
+            separator=page.separator,
+            bom=int(page.bom),
+            content_hash=h,
+            size=len(data),
+            updated_at=ts,
+            **search_fields(page),
+        )
+
+    def save_new_pages(self, items: list[tuple[str, str, Page]]) -> list[SaveResult]:
+        """Store many pages that are not in the brain yet, in the caller's write transaction:
+        ``items`` are ``(path, text, page)`` with ``page`` parsed from ``text`` (bulk import).
+
+        The rows are what :meth:`save_page` (``resolve_links=False``, ``touch_sidecar=False``,
+        ``resolve_incoming=False``) gives page by page, written with one statement per table:
+        every link is stored dangling, to be resolved by the caller (:meth:`re_resolve`). The
+        caller guarantees that no page row has any of the paths or slugs, and that the slugs are
+        distinct (a clash raises the database's unique-constraint error). Returns one
+        :class:`SaveResult` per item, in order."""
+        if not items:
+            return []
+        assert self._tx_depth, "save_new_pages runs inside the caller's write transaction"
+        ts = now_iso()
+        rows = []
+        for path, text, page in items:
+            data = text.encode("utf-8")
+            rows.append(self._page_vals(slug_for_path(path), path, page, data, sha256(data), ts))
+        cols = list(rows[0])
+        insert_many(self.conn, f"INSERT INTO pages ({', '.join(cols)}, created_at) VALUES ({', '.join('?' * (len(cols) + 1))})", [(*r.values(), ts) for r in rows])
+        slugs = [r["slug"] for r in rows]
+        ids: dict[str, int] = {}
+        for i in range(0, len(slugs), 500):
+            part = slugs[i : i + 500]
+            ids.update({r[0]: r[1] for r in self.conn.execute(f"SELECT slug, id FROM pages WHERE slug IN ({', '.join('?' * len(part))})", part)})
+        pids = [ids[s] for s in slugs]
+        write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)])
+        out = []
+        for pid, r, (path, _, page) in zip(pids, rows, items):
+            names = {r["loose_key"], r["title_key"]} | {loose_key(a) for a in page.aliases}
+            out.append(SaveResult(r["slug"], path, pid, True, True, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names))
+        return out
 
     @atomic
     def put(self, slug: str, text: str) -> SaveResult:
@@ -668,23 +709,39 @@ class Brain:
         names = {n for n in names if n}
         if not names:
             return self.resolve_dangling() if dangling else 0
-        ph = ", ".join("?" * len(names))
-        q = f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.target_name IN ({ph})"
-        if dangling:
-            q += " OR l.to_page_id IS NULL"
-        return self._re_resolve(q, tuple(sorted(names)))
+        sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, l.target_name FROM links l JOIN pages p ON p.id = l.from_page_id"
+        top = self.conn.execute("SELECT MAX(id) FROM links").fetchone()[0] or 0
+        if len(names) * SCAN_NAMES >= top:
+            # names of a good part of the brain (the end of a big import): read every link once
+            rows = [r for r in self.conn.execute(sel) if r[5] in names or (dangling and r[3] is None)]
+        else:
+            found = {}
+            order = sorted(names)
+            for i in range(0, len(order), 500):  # bounded statements (SQLite's parameter limit)
+                part = order[i : i + 500]
+                found.update((r[0], r) for r in self.conn.execute(f"{sel} WHERE l.target_name IN ({', '.join('?' * len(part))})", part))
+            if dangling:
+                found.update((r[0], r) for r in self.conn.execute(f"{sel} WHERE l.to_page_id IS NULL"))
+            rows = [found[k] for k in sorted(found)]
+        return self._resolve_rows(rows)
 
     def _re_resolve(self, q: str, args: tuple) -> int:
-        rows = self.conn.execute(q, args).fetchall()
+        return self._resolve_rows(self.conn.execute(q, args).fetchall())
+
+    def _resolve_rows(self, rows: list) -> int:
+        """Resolve links ``rows`` (``id, kind, target, to_page_id, from slug``, by position) again;
+        store the ones that changed, in id order. Returns how many changed."""
         index = MemoryIndex(self.conn) if len(rows) > 200 else SqlIndex(self.conn)
         memo: dict[tuple[str, str, str], int | None] = {}  # links from one folder to one target resolve alike
         updates = []
         for r in rows:
-            key = (posixpath.dirname(r["slug"]), r["kind"], r["target"])
+            lid, kind, target, to, slug = r[0], r[1], r[2], r[3], r[4]
+            key = (posixpath.dirname(slug), kind, target)
             if key not in memo:
-                memo[key] = resolve(index, r["slug"], r["kind"], r["target"])
-            if memo[key] != r["to_page_id"]:
-                updates.append((memo[key], r["id"]))
+                memo[key] = resolve(index, slug, kind, target)
+            if memo[key] != to:
+                updates.append((memo[key], lid))
+        updates.sort(key=lambda u: u[1])
         with self.transaction():
             self.conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
         return len(updates)

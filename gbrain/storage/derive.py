@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from functools import lru_cache
 from typing import Callable
 
 from ..page.markdown import Page, parse_page
@@ -25,8 +26,14 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
         "tags": [(t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
         "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
         "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
-        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, json.dumps(ln.forms, ensure_ascii=False)) for ln in page.links],
+        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms))) for ln in page.links],
     }
+
+
+@lru_cache(maxsize=1 << 14)
+def _forms_json(forms: tuple[str, ...]) -> str:
+    """``links.forms``: the JSON list of the forms a link is written in (few distinct values)."""
+    return json.dumps(forms, ensure_ascii=False)
 
 
 def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None, *, new: bool = False) -> None:
@@ -42,14 +49,57 @@ def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable
         conn.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
         conn.execute("DELETE FROM links WHERE from_page_id = ?", (pid,))
         conn.execute("DELETE FROM timeline_entries WHERE page_id = ?", (pid,))
-    rows = derived_rows(page)
-    conn.executemany("INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)", [(pid, *r) for r in rows["tags"]])
-    conn.executemany("INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)", [(pid, *r) for r in rows["aliases"]])
-    conn.executemany("INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)", [(pid, *r) for r in rows["timeline"]])
-    conn.executemany(
-        "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(pid, resolve(r[0], r[1]) if resolve else None, *r) for r in rows["links"]],
-    )
+    write_rows_many(conn, [(pid, page)], resolve)
+
+
+_INSERTS = {
+    "tags": "INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)",
+    "aliases": "INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)",
+    "timeline": "INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)",
+    "links": "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+}
+
+
+def write_rows_many(conn: sqlite3.Connection, pages: list[tuple[int, Page]], resolve: Callable[[str, str], int | None] | None = None) -> None:
+    """Insert the derived rows (:func:`derived_rows`) of every ``(pid, page)`` of ``pages``, one
+    statement per table for them all, page after page in the order given (so rows get the ids
+    a page-by-page :func:`write_rows` would give them in that order). The pages have no derived
+    rows yet; ``resolve`` as in :func:`write_rows`. Runs in the caller's transaction."""
+    acc: dict[str, list[tuple]] = {k: [] for k in _INSERTS}
+    for pid, page in pages:
+        rows = derived_rows(page)
+        acc["tags"] += [(pid, *r) for r in rows["tags"]]
+        acc["aliases"] += [(pid, *r) for r in rows["aliases"]]
+        acc["timeline"] += [(pid, *r) for r in rows["timeline"]]
+        acc["links"] += [(pid, resolve(r[0], r[1]) if resolve else None, *r) for r in rows["links"]]
+    for k, q in _INSERTS.items():
+        insert_many(conn, q, acc[k])
+
+
+def insert_many(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
+    """Run the one-row ``INSERT … VALUES (?, …)`` statement ``sql`` for every tuple of ``rows``, in
+    order, as few multi-row ``INSERT … VALUES (…), (…), …`` statements (each below the engine's
+    limit of bound parameters). Same rows as ``executemany``; on SQLite cheaper per row, and
+    for ``pages`` much cheaper: FTS5 writes its pending index data out at every statement that
+    fires its trigger, so one statement per row leaves it flushing once per page."""
+    if not rows:
+        return
+    head, sep, one = sql.rpartition(" VALUES ")
+    assert sep and one.startswith("(") and one.endswith(")"), sql
+    per = _params_limit(conn) // len(rows[0])
+    step = max(1, min(MANY_ROWS, per))
+    for i in range(0, len(rows), step):
+        part = rows[i : i + step]
+        conn.execute(f"{head} VALUES {', '.join([one] * len(part))}", [v for r in part for v in r])
+
+
+MANY_ROWS = 500  #: rows per statement of :func:`insert_many`
+
+
+def _params_limit(conn) -> int:
+    """Bound parameters one statement may hold: SQLite's compiled limit, 65,535 on Postgres."""
+    get = getattr(conn, "getlimit", None)
+    return get(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) if get else 65535
 
 
 def rederive_all(conn: sqlite3.Connection) -> int:

@@ -84,6 +84,21 @@ def _current_hash(brain: Brain, path: str) -> str | None:
     return r[0] if r else None
 
 
+def _absent(brain: Brain, items: list[tuple[str, str]]) -> set[str]:
+    """The paths of ``items`` (``(path, slug)``) at which the brain holds no page or file and
+    whose slug no page has: one query per 500 items."""
+    c = brain.conn
+    taken_paths: set[str] = set()
+    taken_slugs: set[str] = set()
+    for i in range(0, len(items), 500):
+        part = items[i : i + 500]
+        ph = ", ".join("?" * len(part))
+        paths = [p for p, _ in part]
+        taken_paths.update(r[0] for r in c.execute(f"SELECT path FROM pages WHERE path IN ({ph}) UNION ALL SELECT path FROM files WHERE path IN ({ph})", paths + paths))
+        taken_slugs.update(r[0] for r in c.execute(f"SELECT slug FROM pages WHERE slug IN ({ph})", [s for _, s in part]))
+    return {p for p, s in items if p not in taken_paths and s not in taken_slugs}
+
+
 def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> None:
     """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``) and
     record every file just imported as in sync on both sides (base = its hash).
@@ -194,6 +209,22 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                  f"(version {v} of its history: `gbrain revert {name} --to {v}`)")
         return True
 
+    new_pages: list[tuple[str, str, object]] = []
+
+    def flush() -> None:
+        for res in brain.save_new_pages(new_pages):
+            took(res)
+        new_pages.clear()
+
+    def took(res) -> None:
+        for pw in res.warnings:
+            warn(f"{res.path}: {pw}")
+        written_pages.append(res.slug)
+        changed_names.update(res.names)
+        if res.counts:
+            parsed_counts[res.slug] = res.counts
+        counts["pages_written"] += 1
+
     slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
     done = 0
     parser = PageParser()
@@ -254,32 +285,32 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             # 2. parse the changed pages (in worker processes when there are many)
             parsed = iter(parser.parse([(p, t, split) for p, t, _, k, _ in changed if k == "page"]))
             # 3. write them, committing every BATCH files
-            in_tx = 0
-            for path, text, abspath, kind, old_kind in changed:
-                page = next(parsed) if kind == "page" else None
-                if kind == "page" and not may_replace(path):
-                    continue
-                if kind == "page":
-                    if old_kind and old_kind != "page":
-                        brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
-                    res = brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page, resolve_links=False)
-                    for pw in res.warnings:
-                        warn(f"{path}: {pw}")
-                    written_pages.append(res.slug)
-                    changed_names |= res.names
-                    if res.counts:
-                        parsed_counts[res.slug] = res.counts
-                    counts["pages_written"] += 1
-                else:
-                    if old_kind == "page":
-                        changed_names |= brain.remove_page_row(path, resolve_incoming=False) or set()
-                    pending_files.append((path, abspath, kind))
-                    counts["files_written"] += 1
-                in_tx += 1
-                if in_tx >= BATCH:
-                    brain.conn.execute("COMMIT")
-                    begin_write(brain.conn)
-                    in_tx = 0
+            for c0 in range(0, len(changed), BATCH):
+                chunk = changed[c0 : c0 + BATCH]
+                pages = [next(parsed) if k == "page" else None for _, _, _, k, _ in chunk]  # parsing goes on meanwhile
+                # pages at a path and slug the brain does not hold (read inside the write
+                # transaction: another process may have written since the scan) are stored
+                # together, with one statement per table (Brain.save_new_pages)
+                fresh = _absent(brain, [(p, slug_for_path(p)) for p, _, _, k, ok in chunk if k == "page" and ok is None])
+                for (path, text, abspath, kind, old_kind), page in zip(chunk, pages):
+                    if kind == "page" and path in fresh:
+                        new_pages.append((path, text, page))
+                        continue
+                    flush()  # in order: what is written, and warned, is as page by page
+                    if kind == "page" and not may_replace(path):
+                        continue
+                    if kind == "page":
+                        if old_kind and old_kind != "page":
+                            brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+                        took(brain.save_page(path, text, resolve_incoming=False, touch_sidecar=False, page=page, resolve_links=False))
+                    else:
+                        if old_kind == "page":
+                            changed_names |= brain.remove_page_row(path, resolve_incoming=False) or set()
+                        pending_files.append((path, abspath, kind))
+                        counts["files_written"] += 1
+                flush()
+                brain.conn.execute("COMMIT")
+                begin_write(brain.conn)
             done = min(n, w0 + WINDOW)
             if on_progress:
                 on_progress(done, n)
