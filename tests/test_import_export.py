@@ -504,3 +504,20 @@ def test_a_second_folder_never_replaces_a_page_of_the_bound_folder(tmp_path, bra
     assert gbrain("--db", db, "get", "zoe").returncode == 0
     assert gbrain("--db", db, "sync", str(brain_tree)).returncode == 0
     assert (brain_tree / "people" / "ana-lima.md").read_bytes() == before
+
+
+def test_export_into_an_earlier_export_names_the_stale_files(tmp_path, brain_tree):
+    """Exporting again into a folder after a page was deleted: the old file stays (export deletes
+    nothing) and the report says it is left from an earlier export, not "sync takes it in"."""
+    from gbrain.sync.exporter import export_tree
+
+    out = tmp_path / "out"
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, brain_tree)
+        assert export_tree(b, out)["ok"]
+        b.delete_page("people/ana-lima")
+        rep = export_tree(b, out)
+    assert not rep["ok"] and rep["missing_in_db"] == ["people/ana-lima.md"]
+    text = " ".join(rep["problems"])
+    assert "earlier export" in text and "sync" not in text, text
+    assert (out / "people" / "ana-lima.md").exists()

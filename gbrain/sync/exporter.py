@@ -422,6 +422,11 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 f"but the export does not match the brain ({one_line('; '.join(rep.get('problems', [])[:2]))}); take the rest from your markdown folder "
                 f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
             )
+    if rep.get("missing_in_db"):  # export never deletes: files of pages deleted or moved since an earlier export
+        rep["problems"] = [
+            (f"{len(rep['missing_in_db'])} file(s) in {root} are not in the brain (left from an earlier export of pages "
+             f"deleted or renamed since?); export deletes nothing: remove them, or export into an empty folder")
+            if "not in the DB" in p else p for p in rep["problems"]]
     if failed:
         rep["ok"] = False
         rep["write_errors"] = failed[: verify.MAX_LISTED]
