@@ -214,3 +214,19 @@ def pg_url(pg_server) -> str:
 @pytest.fixture
 def engine(request) -> str:
     return request.config.getoption("--engine")
+
+
+def tree_pages(root: Path) -> list[tuple[str, str]]:
+    """``[(relative path, text)]`` of every ``.md`` file under ``root`` that decodes as UTF-8
+    (the others are blobs, never parsed), in sorted walk order, ``.git`` left out."""
+    out = []
+    for dp, dn, fn in os.walk(root):
+        dn[:] = sorted(d for d in dn if d != ".git")
+        for name in sorted(fn):
+            if name.endswith(".md"):
+                p = Path(dp) / name
+                try:
+                    out.append((p.relative_to(root).as_posix(), p.read_bytes().decode("utf-8")))
+                except UnicodeDecodeError:
+                    pass  # stored as a blob, never parsed
+    return out

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPORA, make_brain
+from conftest import CORPORA, make_brain, tree_pages
 from gbrain.page import markdown
 from gbrain.page.markdown import parse_page
 from gbrain.search.keyword import search_fields
@@ -58,20 +58,6 @@ def uses_fast_path(text: str) -> bool:
     body = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[1]
     body = body.replace("\r\n", "\n").replace("\r", "\n")
     return parse_blocks(body if body.endswith("\n") else body + "\n") is not None
-
-
-def tree_pages(root: Path) -> list[tuple[str, str]]:
-    out = []
-    for dp, dn, fn in os.walk(root):
-        dn[:] = sorted(d for d in dn if d != ".git")
-        for name in sorted(fn):
-            if name.endswith(".md"):
-                p = Path(dp) / name
-                try:
-                    out.append((p.relative_to(root).as_posix(), p.read_bytes().decode("utf-8")))
-                except UnicodeDecodeError:
-                    pass  # stored as a blob, never parsed
-    return out
 
 
 def assert_tree_equal(pages: list[tuple[str, str]], min_fast: float) -> None:

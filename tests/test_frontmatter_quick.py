@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import CORPORA, SHARED, make_brain
+from conftest import CORPORA, SHARED, make_brain, tree_pages
 from gbrain.page import markdown
 from gbrain.page.markdown import frontmatter_yaml, load_frontmatter, split_frontmatter
 
@@ -57,18 +57,10 @@ def compare(frontmatter_raw: str) -> bool:
 
 def frontmatters(root: Path) -> list[tuple[str, str]]:
     out = []
-    for dp, dn, fn in os.walk(root):
-        dn[:] = sorted(d for d in dn if d != ".git")
-        for name in sorted(fn):
-            if name.endswith(".md"):
-                p = Path(dp) / name
-                try:
-                    text = p.read_bytes().decode("utf-8")
-                except UnicodeDecodeError:
-                    continue  # a blob
-                fm = split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[0]
-                if fm:
-                    out.append((str(p), fm))
+    for rel, text in tree_pages(root):
+        fm = split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[0]
+        if fm:
+            out.append((str(root / rel), fm))
     return out
 
 
