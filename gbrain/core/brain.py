@@ -24,8 +24,8 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
-from ..storage.derive import identity_key, insert_many, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, resolve
+from ..storage.derive import identity_key, insert_many, relink_updates, write_rows, write_rows_many
+from ..page.links import SqlIndex, resolve
 from ..search.keyword import search_fields
 from ..page.markdown import (
     BOM,
@@ -157,6 +157,7 @@ class Brain:
         #: the file is as a passing quick_check left it (:meth:`start_check`: db.checked_as_is)
         self.vouched = False
         self._open_lock: int | None = None
+        self._suggesting = False  # suggest() is running: a lookup inside it does not suggest in turn
 
     # ---- lifecycle ----------------------------------------------------------
 
@@ -412,7 +413,7 @@ class Brain:
         if len(rows) > 1:
             names = [r["slug"] for r in rows]
             raise Ambiguous(f"'{slug}' is an alias of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
-        sugg = [] if getattr(self, "_suggesting", False) else self.suggest(s)
+        sugg = [] if self._suggesting else self.suggest(s)
         msg = f"no page '{slug}'"
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
@@ -729,19 +730,10 @@ class Brain:
         return self._resolve_rows(self.conn.execute(q, args).fetchall())
 
     def _resolve_rows(self, rows: list) -> int:
-        """Resolve links ``rows`` (``id, kind, target, to_page_id, from slug``, by position) again;
-        store the ones that changed, in id order. Returns how many changed."""
-        index = MemoryIndex(self.conn) if len(rows) > 200 else SqlIndex(self.conn)
-        memo: dict[tuple[str, str, str], int | None] = {}  # links from one folder to one target resolve alike
-        updates = []
-        for r in rows:
-            lid, kind, target, to, slug = r[0], r[1], r[2], r[3], r[4]
-            key = (posixpath.dirname(slug), kind, target)
-            if key not in memo:
-                memo[key] = resolve(index, slug, kind, target)
-            if memo[key] != to:
-                updates.append((memo[key], lid))
-        updates.sort(key=lambda u: u[1])
+        """Resolve links ``rows`` (``id, kind, target, to_page_id, from slug``, by position) again
+        (:func:`~gbrain.storage.derive.relink_updates`); store the ones that changed, in id order.
+        Returns how many changed."""
+        updates = relink_updates(self.conn, rows)
         with self.transaction():
             self.conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
         return len(updates)

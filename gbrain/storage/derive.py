@@ -124,14 +124,30 @@ def rederive_all(conn: sqlite3.Connection) -> int:
 def relink_all(conn) -> int:
     """Resolve every stored link again with :func:`gbrain.page.links.resolve` (for migrations that
     change the resolution rule; SQLite or Postgres connection). Returns how many links changed."""
-    from ..page.links import MemoryIndex, resolve
-
-    index = MemoryIndex(conn)
-    rows = conn.execute("SELECT l.id, l.kind, l.target, p.slug, l.to_page_id FROM links l JOIN pages p ON p.id = l.from_page_id").fetchall()
-    updates = []
-    for r in rows:
-        to = resolve(index, r[3], r[1], r[2])
-        if to != r[4]:
-            updates.append((to, r[0]))
+    rows = conn.execute("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id").fetchall()
+    updates = relink_updates(conn, rows)
     conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
     return len(updates)
+
+
+def relink_updates(conn, rows: list) -> list[tuple[int | None, int]]:
+    """``[(to_page_id, link id)]``, in id order, for the link ``rows`` (``id, kind, target,
+    to_page_id, from slug``, by position) whose target :func:`gbrain.page.links.resolve` now
+    gives differently. Links from one folder to one target resolve alike, so each such pair is
+    resolved once; many rows are looked up in an in-memory index of the page keys."""
+    import posixpath
+
+    from ..page.links import MemoryIndex, SqlIndex, resolve
+
+    index = MemoryIndex(conn) if len(rows) > 200 else SqlIndex(conn)
+    memo: dict[tuple[str, str, str], int | None] = {}
+    updates = []
+    for r in rows:
+        lid, kind, target, to, slug = r[0], r[1], r[2], r[3], r[4]
+        key = (posixpath.dirname(slug), kind, target)
+        if key not in memo:
+            memo[key] = resolve(index, slug, kind, target)
+        if memo[key] != to:
+            updates.append((memo[key], lid))
+    updates.sort(key=lambda u: u[1])
+    return updates
