@@ -92,12 +92,7 @@ def resolve(index, from_slug: str, kind: str, target: str) -> int | None:
         return rows[0][0]
     folders = base.split("/") if base else []
 
-    def shared(slug: str) -> int:
-        n = 0
-        for a, b in zip(folders, slug.split("/")[:-1]):
-            if a != b:
-                break
-            n += 1
-        return n
+    def shared(slug: str) -> int:  # leading folders in common with the linking page
+        return len(posixpath.commonprefix([folders, slug.split("/")[:-1]]))
 
     return min(rows, key=lambda r: (-shared(r[1]), r[1].count("/"), len(r[1]), r[1]))[0]
