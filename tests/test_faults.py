@@ -677,3 +677,48 @@ def test_export_refuses_every_file_under_a_symlinked_folder_deep_in_the_path(tmp
     assert failed == {"a/b/one.md", "a/b/two.md"}
     for rel in ("a/c/three.md", "d/e/f/four.md", "d/e/f/five.md"):
         assert (out / rel).read_text() == f"# {rel}\n"
+
+
+def _lock_files(db) -> list[str]:
+    import hashlib
+    import tempfile
+
+    key = hashlib.sha256(os.path.realpath(str(db)).encode()).hexdigest()[:16]
+    return [n for n in os.listdir(tempfile.gettempdir()) if n == f"gbrain-open-{key}.lock"]
+
+
+HOLDER = """
+import sys, time
+from gbrain.core.brain import Brain
+b = Brain.open(sys.argv[1])
+print("open", flush=True)
+sys.stdin.readline()
+b.close()
+"""
+
+
+def test_the_open_lock_file_is_removed_by_the_last_process_that_closes_the_brain(tmp_path):
+    import subprocess
+    import sys
+
+    db = tmp_path / "b.db"
+    with Brain.open(db):
+        assert _lock_files(db)
+    assert not _lock_files(db)  # (tests open thousands of brains: the temp folder kept them all)
+    p = subprocess.Popen([sys.executable, "-c", HOLDER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert p.stdout.readline() == b"open\n"
+        with Brain.open(db) as b:
+            b.put("notes/a", "# A\n")
+        assert _lock_files(db)  # the other process still has it open: its lock stays
+        with Brain.open(db) as b:  # and a new open finds it held: no unclean-shutdown check
+            assert b.damaged is None
+    finally:
+        p.communicate(b"\n", timeout=60)
+    assert p.returncode == 0 and not _lock_files(db)
+    # a killed process leaves its file; the next open still sees the unclean shutdown
+    r = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db)], capture_output=True)
+    assert r.returncode == -9 and _lock_files(db)
+    with Brain.open(db) as b:
+        assert b._checked and b.conn.execute("SELECT 1 FROM pages WHERE slug = ?", ("notes/last",)).fetchone()
+    assert not _lock_files(db)

@@ -156,7 +156,7 @@ class Brain:
         self._check_state: list | None = None  # the file's state when the check began (db.file_state)
         #: the file is as a passing quick_check left it (:meth:`start_check`: db.checked_as_is)
         self.vouched = False
-        self._open_lock: int | None = None
+        self._open_lock: tuple[int, str] | None = None
         self._suggesting = False  # suggest() is running: a lookup inside it does not suggest in turn
 
     # ---- lifecycle ----------------------------------------------------------
@@ -172,7 +172,12 @@ class Brain:
         if not isinstance(path, Path):  # a Postgres URL (storage/pg.py): the server keeps it sound
             return cls(dbmod.connect(path, create=create), path)  # type: ignore[arg-type]
         unclean, lock = _open_lock(path)
-        b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
+        try:
+            b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
+        except BaseException:
+            if lock is not None:
+                _close_lock(lock)
+            raise
         b._open_lock = lock
         if unclean:
             b.check_sound(raise_=False)
@@ -189,7 +194,7 @@ class Brain:
         self._drop_pending_check()
         self.conn.close()
         if self._open_lock is not None:
-            os.close(self._open_lock)
+            _close_lock(self._open_lock)
             self._open_lock = None
 
     def check_sound(self, *, raise_: bool = True) -> None:
@@ -1116,11 +1121,13 @@ class Brain:
             )
 
 
-def _open_lock(path: Path) -> tuple[bool, int | None]:
+def _open_lock(path: Path) -> tuple[bool, tuple[int, str] | None]:
     """Take a shared lock that says "a gbrain process has this brain open" (a file in the temp
-    folder named after the database's real path, released by the kernel when the process dies).
-    Returns ``(unclean, fd)``: unclean is True when no other gbrain process holds it and a
-    non-empty ``-wal`` file is left, i.e. the last process died without closing the database."""
+    folder named after the database's real path, released by the kernel when the process dies;
+    :func:`_close_lock` removes the file when the last process closes the brain).
+    Returns ``(unclean, (fd, lock path))``: unclean is True when no other gbrain process holds it
+    and a non-empty ``-wal`` file is left, i.e. the last process died without closing the
+    database. ``(False, None)`` when the temp folder cannot hold the file."""
     import fcntl
     import hashlib
     import tempfile
@@ -1128,20 +1135,60 @@ def _open_lock(path: Path) -> tuple[bool, int | None]:
     try:
         real = os.path.realpath(str(path))
         key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-        fd = os.open(os.path.join(tempfile.gettempdir(), f"gbrain-open-{key}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        name = os.path.join(tempfile.gettempdir(), f"gbrain-open-{key}.lock")
     except OSError:
         return False, None
+    for _ in range(100):
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return False, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            exclusive = True
+        except OSError:
+            exclusive = False
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        # a closing process may have removed the file between our open and our lock: then the
+        # lock is on a file nobody else will find, so take the one at the path now
+        if _same_file(fd, name):
+            break
+        os.close(fd)
+    else:  # pragma: no cover - 100 closes racing one open
+        return False, None
     unclean = False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    if exclusive:
         try:
             unclean = os.path.getsize(real + "-wal") > 0
         except OSError:
             pass
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    return unclean, (fd, name)
+
+
+def _same_file(fd: int, name: str) -> bool:
+    """True when the open file ``fd`` is the file now at path ``name``."""
+    try:
+        a, b = os.fstat(fd), os.stat(name)
     except OSError:
-        pass
-    fcntl.flock(fd, fcntl.LOCK_SH)
-    return unclean, fd
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _close_lock(lock: tuple[int, str]) -> None:
+    """Release :func:`_open_lock`'s lock; the last holder removes its file (it holds the lock
+    exclusively while it does, and an opener checks that its lock is on the file at the path)."""
+    import fcntl
+
+    fd, name = lock
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if _same_file(fd, name):
+            os.unlink(name)
+    except OSError:
+        pass  # another process has the brain open: the file stays
+    finally:
+        os.close(fd)
 
 
 def page_filter(*, type: str | None = None, tag: str | None = None) -> tuple[str, list[str], list]:
