@@ -296,6 +296,8 @@ def test_conflict_while_watch_was_down_and_restart_catch_up(watch, brain, brain_
     (brain_tree / "deals" / "river-ai-series-a.md").unlink()
     w = watch()
     assert w.saw("! conflict people/ana-lima.md")
+    start = next(line for line in w.lines if line.startswith("watching "))
+    assert "1 trashed" in start and "1 conflict(s)" in start and "file→db" in start and "db→file" in start, start
     settle(brain, brain_tree)
     copies = list((brain_tree / "people").glob("ana-lima.conflict-*.md"))
     assert len(copies) == 1 and copies[0].read_bytes() == brain_v

@@ -56,6 +56,18 @@ LISTEN_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 
 
+#: what the start-of-watch line names, in order: counts key → words
+_START_WORDS = [("imported", "file→db"), ("exported", "db→file"), ("moved", "moved"), ("trashed", "trashed"),
+                ("removed", "removed"), ("conflicts", "conflict(s)"), ("put_back", "put back"), ("unreadable", "unreadable")]
+
+
+def start_summary(counts: dict) -> str:
+    """The start-of-watch sync in words, from :meth:`SyncOutcome.counts`-shaped ``counts``:
+    ``"in sync at start"`` when nothing changed, else e.g. ``"at start: 1 file→db, 1 trashed"``
+    (every kind of change that happened, trashed and moved files included)."""
+    parts = [f"{counts[k]:,} {w}" for k, w in _START_WORDS if counts.get(k)]
+    return "at start: " + ", ".join(parts) if parts else "in sync at start"
+
 class _Handler:
     """watchdog handler: turns events into dirty relative paths / folders on a queue."""
 
@@ -189,7 +201,7 @@ class Watcher:
             self.initial = eng.sync()
             self._add_initial(self.initial)
             files = self.initial["files_seen"]
-            self.log(f"watching {root} ({files:,} files; {self.initial['counts']['imported'] + self.initial['counts']['exported']} synced at start) — Ctrl-C to stop")
+            self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
             if not self.initial["ok"]:
                 for p in self.initial["problems"]:
                     self.log(f"warning: {p}")
