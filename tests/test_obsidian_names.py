@@ -75,7 +75,14 @@ def test_every_integer_parameter_declares_its_bounds():
     tools = {t["name"]: t for t in ops.tools_json()}
     for o, p in _int_params():
         if o.mcp and p.in_schema:
-            assert tools[o.tool_name]["input_schema"]["properties"][p.name]["minimum"] == p.minimum
+            prop = tools[o.tool_name]["input_schema"]["properties"][p.name]
+            assert prop["minimum"] == p.minimum
+            # and its maximum: its own, else the largest exact JSON integer that check_args takes
+            assert prop["maximum"] == (p.maximum if p.maximum is not None else ops.MAX_INT)
+            if p.maximum is None:
+                args = {q.name: "x" for q in o.params if q.required} | {p.name: ops.MAX_INT + 1}
+                with pytest.raises(BadInput, match=f"at most {ops.MAX_INT:,}"):
+                    ops.check_args(o, args)
 
 
 @pytest.mark.parametrize("o,p", [(o, p) for o, p in _int_params()], ids=lambda x: getattr(x, "name", ""))

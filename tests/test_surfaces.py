@@ -167,6 +167,25 @@ def test_call_errors_and_exit_codes(fixture_db):
     assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 6
 
 
+def test_call_and_pipe_take_every_argument_the_tool_list_shows(fixture_db):
+    """``--tools-json`` lists ``cursor`` for paged tools: ``call`` and ``pipe`` take it (empty for
+    the first page) and answer as the MCP tool does; without it they answer whole."""
+    db = str(fixture_db)
+    tools = {t["name"]: t for t in j(gbrain("--tools-json"))}
+    assert "cursor" in tools["brain_list"]["input_schema"]["properties"]
+    whole = j(gbrain("--db", db, "call", "brain_list", "{}"))
+    assert isinstance(whole, list) and len(whole) == 6
+    seen, cursor = [], ""
+    while cursor is not None:
+        page = j(gbrain("--db", db, "call", "brain_list", json.dumps({"limit": 4, "cursor": cursor})))
+        assert len(page["items"]) <= 4
+        seen += page["items"]
+        cursor = page["next_cursor"]
+    assert seen == whole
+    [r] = pipe(fixture_db, [{"id": 1, "tool": "brain_list", "params": {"limit": 4, "cursor": ""}}])
+    assert r["ok"] and r["result"]["items"] == whole[:4] and r["result"]["next_cursor"]
+
+
 def test_ingest_cli(fixture_db, tmp_path):
     db = str(fixture_db)
     src = tmp_path / "2025-03-04 Ana call.txt"

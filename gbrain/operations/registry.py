@@ -55,6 +55,8 @@ class Param:
             s["minimum"] = self.minimum
         if self.maximum is not None:
             s["maximum"] = self.maximum
+        elif self.type == "integer":  # what check_args enforces: JSON's exact integers
+            s["maximum"] = MAX_INT
         if self.default is not None:
             s["default"] = self.default
         if self.type == "array":
@@ -275,10 +277,17 @@ def limit_param(default: int | None, description: str, *, minimum: int = 0) -> P
 
 
 def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
-    """Run an operation by name with JSON arguments; opens the brain unless one is given."""
+    """Run an operation by name with JSON arguments; opens the brain unless one is given.
+
+    Returns the handler's whole result. A paged operation given a ``cursor`` (as its
+    ``--tools-json`` schema allows; ``""`` for the first page) answers as the MCP tool does
+    instead: one page and ``next_cursor`` (:func:`run_tool`), so ``call`` and ``pipe`` take
+    every argument the tool list shows."""
     from ..storage.origin import origin
 
     o = find(name)
+    if o.page and isinstance(args, dict) and "cursor" in args:
+        return run_tool(name, args, ctx or Context(), brain)
     ctx = ctx or Context()
     a = check_args(o, args)
     with origin(surface=ctx.surface, operation=o.name, client=ctx.client):
