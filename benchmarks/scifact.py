@@ -1,6 +1,6 @@
 """Search quality on BEIR SciFact, through gbrain's own import, embedding and search code.
 
-    python benchmarks/scifact.py [--corpus ../shared/corpora/ir/scifact] [--model minilm ...]
+    python benchmarks/scifact.py [--corpus ../shared/corpora/ir/scifact] [--model minilm ...] [--vector-cache DIR]
 
 Writes the 5,183 abstracts as markdown pages (``# Title`` + abstract) into a temporary tree,
 ``import_tree``s it into a temporary brain, embeds every page with each model (default: the
@@ -12,7 +12,14 @@ offline default, ``minilm`` when installed, then ``wordllama``) and ranks the 30
 * ``query``: the fusions RRF (k=60), spec min-max 0.4·FTS + 0.6·vector, and min-max / tmm
   (BM25 scaled by its theoretical minimum 0) with the keyword weight tuned on the 809 *train*
   queries (never on test), plus ``gbrain query`` as shipped (``hybrid.query`` with its
-  defaults and boosts). Every run fuses the same top ``hybrid.CANDIDATES`` of each side.
+  defaults and boosts; with ``minilm`` that includes its feedback step and second vector
+  search). Every run fuses the same top ``hybrid.CANDIDATES`` of each side.
+
+``--vector-cache DIR`` (one model) reads vectors from a folder in ``scifact_vectors.py``'s cache
+format (:class:`Cache`) before embedding: the chunks and questions found there cost nothing,
+the others are embedded and added. The product path is otherwise unchanged (chunking, stored
+vectors, ``hybrid.query``), so an end-to-end figure takes minutes instead of ~1,000 CPU-seconds
+of ``minilm``.
 
 Metrics: nDCG@10 (binary gains, ideal DCG from the qrels, as trec_eval's ndcg_cut) and
 Recall@100, averaged over queries. Published figures are printed beside them.
@@ -20,6 +27,7 @@ Recall@100, averaged over queries. Published figures are printed beside them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
@@ -31,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: ../shared of the repository (a git worktree may sit one level deeper)
 SHARED = next((d / "shared" for d in ROOT.parents if (d / "shared" / "corpora").is_dir()), ROOT.parent / "shared")
 sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
 
 from gbrain.search import hybrid, keyword as search  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
@@ -75,6 +85,83 @@ def write_tree(docs: list[dict], root: Path) -> None:
         (d / f"{doc['_id']}.md").write_text(f"# {title}\n\n{doc['text'].strip()}\n", encoding="utf-8")
 
 
+def sha(text: str) -> str:
+    """The cache key of a text: the hex sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Cache:
+    """sha256(text) → unit vector (float32), stored as ``<stamp>.npy`` (the vectors, one row per
+    text) + ``<stamp>.json`` (their texts' :func:`sha`, in order) files in a folder; every file
+    is read on opening. Shared by ``--vector-cache`` here and ``scifact_vectors.py --cache``.
+    Vectors are the model's own (one folder per model: nothing in it says which)."""
+
+    def __init__(self, folder: Path):
+        self.dir = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.where: dict[str, tuple[int, int]] = {}
+        self.mats: list[np.ndarray] = []
+        for f in sorted(folder.glob("*.npy")):
+            names = json.loads(f.with_suffix(".json").read_text())
+            m = np.load(f)
+            for i, h in enumerate(names):
+                self.where[h] = (len(self.mats), i)
+            self.mats.append(m)
+
+    def missing(self, texts: list[str]) -> list[str]:
+        """The texts without a vector, each once, in order."""
+        seen: set[str] = set()
+        out = []
+        for t in texts:
+            h = sha(t)
+            if h not in self.where and h not in seen:
+                seen.add(h)
+                out.append(t)
+        return out
+
+    def add(self, texts: list[str], vecs: np.ndarray) -> None:
+        """Store ``vecs`` (``(len(texts), dims)``) as the vectors of ``texts``, in a new file pair."""
+        stamp = f"{time.time():.6f}"
+        np.save(self.dir / f"{stamp}.npy", vecs)
+        (self.dir / f"{stamp}.json").write_text(json.dumps([sha(t) for t in texts]))
+        for i, t in enumerate(texts):
+            self.where[sha(t)] = (len(self.mats), i)
+        self.mats.append(vecs)
+
+    def matrix(self, texts: list[str]) -> np.ndarray:
+        """The vectors of ``texts`` (all present: KeyError otherwise), ``(len(texts), dims)``."""
+        return np.stack([self.mats[a][b] for a, b in (self.where[sha(t)] for t in texts)])
+
+
+class CachedModel:
+    """An embedding model whose ``embed``/``embed_multi`` take each text's vector from a
+    :class:`Cache` and send only the texts it lacks to the model (storing what comes back);
+    every other attribute (``model_id``, weights, chunk budget, feedback) is the model's. So
+    ``gbrain query`` and ``embed`` run as shipped without embedding SciFact again."""
+
+    def __init__(self, model, cache: Cache):
+        self._model = model
+        self.cache = cache
+        self.embedded = 0  # texts the model embedded (not found in the cache)
+
+    def __getattr__(self, name: str):
+        return getattr(self._model, name)
+
+    def embed(self, text: str) -> np.ndarray:
+        return self.embed_multi([text])[0]
+
+    def embed_multi(self, texts: list[str], on_batch=None) -> np.ndarray:
+        todo = self.cache.missing(texts)
+        if todo:
+            self.cache.add(todo, self._model.embed_multi(todo))
+            self.embedded += len(todo)
+        if on_batch:
+            on_batch(len(texts))
+        if not texts:
+            return np.zeros((0, self._model.dims or 0), dtype=np.float32)
+        return self.cache.matrix(texts)
+
+
 def ndcg10(ranked: list[str], rel: dict[str, int]) -> float:
     dcg = sum(1 / math.log2(i + 2) for i, d in enumerate(ranked[:10]) if d in rel)
     ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(rel))))
@@ -99,6 +186,7 @@ def main() -> None:
     ap.add_argument("--title-weights", default="1,2,3,5", help="title weights of the keyword sweep (comma-separated; the shipped one is always included)")
     ap.add_argument("--keyword-only", action="store_true", help="only the keyword rows (no embedding)")
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain if it exists (its stored vectors are not embedded again)")
+    ap.add_argument("--vector-cache", metavar="DIR", help="folder of cached vectors (scifact_vectors.py's --cache format; one model only): texts found there are not embedded, new ones are added")
     args = ap.parse_args()
     corpus = Path(args.corpus)
     if not (corpus / "corpus.jsonl").exists():
@@ -140,9 +228,17 @@ def main() -> None:
     fts_all = fts[search.TITLE_WEIGHT]
     grid = [round(0.05 * i, 2) for i in range(21)]
     curves = []
+    if args.vector_cache and len(models) > 1:
+        sys.exit("--vector-cache holds one model's vectors: give one --model")
+    cache = Cache(Path(args.vector_cache)) if args.vector_cache else None
     for name in models:
         model = get_model(name)
-        t, c = time.perf_counter(), time.process_time()
+        if cache is not None:
+            model = CachedModel(model, cache)
+            # every question at once: one cache file for those it lacks, not one per query
+            model.embed_multi([queries[q] for split in ("train", "test") for q in qrels[split]])
+            print(f"--vector-cache {args.vector_cache}: {len(cache.where):,} vectors; {model.embedded:,} questions embedded", flush=True)
+        t, c, before = time.perf_counter(), time.process_time(), getattr(model, "embedded", 0)
         plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "all"))
         embed_pages(b.conn, model, work, transaction=b.transaction)
         t_embed, c_embed = time.perf_counter() - t, time.process_time() - c
@@ -151,6 +247,8 @@ def main() -> None:
             f"{plan.to_embed / max(t_embed, 1e-9):,.1f} chunks/s wall, {plan.to_embed / max(c_embed, 1e-9):,.1f} chunks per CPU-second",
             flush=True,
         )
+        if cache is not None:
+            print(f"  of which {model.embedded - before:,} embedded by the model, the rest read from --vector-cache", flush=True)
         vec = {}
         for split in ("train", "test"):
             for qid in qrels[split]:
@@ -181,7 +279,8 @@ def main() -> None:
         t_q = (time.perf_counter() - t) / len(qrels["test"])
         nd, rc = evaluate(runs, qrels["test"])
         shipped[model.model_id] = nd
-        rows.append((f"gbrain query as shipped ({model.model_id}, {hybrid.DEFAULT_FUSION}, keyword weight {model.fts_weight or hybrid.DEFAULT_WEIGHT}, boosts on; {t_q * 1000:.0f} ms/query warm)", nd, rc))
+        fb = f", feedback from the top {model.feedback_pages} (b = {model.feedback_beta:g}) then {model.feedback_weight:g}" if getattr(model, "feedback_pages", None) else ""
+        rows.append((f"gbrain query as shipped ({model.model_id}, {hybrid.DEFAULT_FUSION}, keyword weight {model.fts_weight or hybrid.DEFAULT_WEIGHT}{fb}, boosts on; {t_q * 1000:.0f} ms/query warm)", nd, rc))
 
     print(f"\n{'run (300 test queries)':<100} {'nDCG@10':>8} {'R@100':>7}")
     for name, nd, rc in rows:

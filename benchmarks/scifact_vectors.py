@@ -1,6 +1,7 @@
 """SciFact: vector-side variants of ``gbrain query`` (minilm) tuned on train, reported on test.
 
     python benchmarks/scifact_vectors.py [--cache DIR] [--budget SECONDS] [--chunking NAME ...] [--quick] [--corpus ...]
+    python benchmarks/scifact_vectors.py --cache DIR --chunking NAME --product N
 
 ``benchmarks/scifact.py`` re-embeds all 5,183 abstracts (12,665 ``minilm`` chunks) on every
 run: ~1,000 CPU-seconds, more than an hour of wall time on 2 cores at load 25-30. This script
@@ -40,13 +41,15 @@ the printed train differences and their standard errors over the 809 paired trai
 The last line names the variant, chunking and weight with the best train nDCG@10 and its test
 figure: the one a choice on train would ship.
 
+``--product N`` checks that ``gbrain query`` is that choice: it embeds the brain through the
+product (vectors from the cache), and compares ``hybrid.query``'s top 10 with the ``prf fused k=3
+b=0.5`` formula (weight 0.65, then 0.55) over the last ``--chunking`` for N test questions.
+
 Metric: nDCG@10 (binary gains, as ``benchmarks/scifact.py``).
 """
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
 import re
 import sys
@@ -62,6 +65,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import scifact as S  # noqa: E402
+from scifact import Cache, sha  # noqa: E402,F401  (the vector cache is shared with scifact.py --vector-cache)
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.search import keyword  # noqa: E402
 from gbrain.search.chunking import MAX_TITLE_CHARS, _H1_RE, _SENTENCE_RE, _split_units, approx_tokens, chunk_page, clean_markdown  # noqa: E402
@@ -70,47 +74,6 @@ from gbrain.sync.importer import import_tree  # noqa: E402
 
 WEIGHTS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75]
 SHIPPED_WEIGHT = 0.65
-
-
-def sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-class Cache:
-    """sha256(text) → unit vector, stored as ``<stamp>.npy`` + ``<stamp>.json`` files in a folder."""
-
-    def __init__(self, folder: Path):
-        self.dir = folder
-        folder.mkdir(parents=True, exist_ok=True)
-        self.where: dict[str, tuple[int, int]] = {}
-        self.mats: list[np.ndarray] = []
-        for f in sorted(folder.glob("*.npy")):
-            names = json.loads(f.with_suffix(".json").read_text())
-            m = np.load(f)
-            for i, h in enumerate(names):
-                self.where[h] = (len(self.mats), i)
-            self.mats.append(m)
-
-    def missing(self, texts: list[str]) -> list[str]:
-        seen: set[str] = set()
-        out = []
-        for t in texts:
-            h = sha(t)
-            if h not in self.where and h not in seen:
-                seen.add(h)
-                out.append(t)
-        return out
-
-    def add(self, texts: list[str], vecs: np.ndarray) -> None:
-        stamp = f"{time.time():.6f}"
-        np.save(self.dir / f"{stamp}.npy", vecs)
-        (self.dir / f"{stamp}.json").write_text(json.dumps([sha(t) for t in texts]))
-        for i, t in enumerate(texts):
-            self.where[sha(t)] = (len(self.mats), i)
-        self.mats.append(vecs)
-
-    def matrix(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.mats[a][b] for a, b in (self.where[sha(t)] for t in texts)])
 
 
 def embed_missing(cache: Cache, model, texts: list[str], budget: float) -> bool:
@@ -253,6 +216,7 @@ def main() -> None:
     ap.add_argument("--partial", action="store_true", help="evaluate anyway with the chunks that have vectors (a quick look; not a figure to report)")
     ap.add_argument("--chunking", action="append", help="chunking(s) to evaluate (repeatable): " + ", ".join(CHUNKINGS) + ", or a+b (both sets; default: shipped)")
     ap.add_argument("--quick", action="store_true", help="only the shipped best chunk and the train-best variants of docs/search.md per chunking")
+    ap.add_argument("--product", type=int, metavar="N", help="instead: compare gbrain query (minilm, embedded through the product from the cache) with the chosen variant over the last --chunking for the first N test questions")
     args = ap.parse_args()
     docs, queries, qrels = S.load(Path(args.corpus))
     cache = Cache(Path(args.cache))
@@ -276,6 +240,11 @@ def main() -> None:
         sets = {name: [(p, t) for p, t in ch if sha(t) in cache.where] for name, ch in sets.items()}
         print("PARTIAL: figures below are not comparable with the full run")
     kw = {q: keyword.fts_candidates(b.conn, queries[q], limit=300) for q in qids}
+    if args.product:
+        name = names[-1]
+        check_product(b, name, sets[name], queries, sorted(qrels["test"]), kw, cache, args.product)
+        b.close()
+        return
     qv = cache.matrix([queries[q] for q in qids])
     print(f"\n{'variant':<36} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65  train Δ vs shipped ± SE")
     base, rows = None, []
@@ -288,6 +257,60 @@ def main() -> None:
     print("target (issue 13): gbrain query with minilm ≥ 0.74 nDCG@10 on test, the variant chosen on train")
     print("load average %.2f %.2f %.2f" % os.getloadavg())
     b.close()
+
+
+def rocchio(q: np.ndarray, pages: list[int], rows_of: dict[int, list[int]], m: np.ndarray, beta: float) -> np.ndarray:
+    """Variant ``prf``'s query vector: ``unit(q + beta · mean(best chunk of each of pages))``, a
+    page's best chunk being its row of ``m`` (``rows_of[page]``) with the highest cosine with the
+    unit vector ``q``; ``q`` itself when no page has a chunk (``--partial``: a keyword hit may
+    have no vector yet)."""
+    best = [max(rows_of[p], key=lambda r: float(q @ m[r])) for p in pages if p in rows_of]
+    q2 = q + beta * m[best].mean(axis=0) if best else q.copy()
+    return q2 / np.linalg.norm(q2)
+
+
+def check_product(b: Brain, name: str, chunks: list[tuple[int, str]], queries: dict, qids: list[str], kw: dict, cache: Cache, n: int) -> None:
+    """Compare ``gbrain query`` (``hybrid.query`` with ``minilm``, as shipped: boosts and its
+    feedback step) with the chosen variant as evaluated here (``prf fused k=3 b=0.5``, keyword
+    weight 0.65 then 0.55, over chunking ``name``'s ``chunks`` and the cached vectors) for the
+    first ``n`` of ``qids``: prints whether the brain's stored chunks are that chunking's and for
+    how many questions the top 10 (pages and order) are the same. The brain is embedded through
+    the product (``plan_embed``/``embed_pages``) with vectors read from ``cache``."""
+    from gbrain.search import hybrid
+    from gbrain.search.vectors import VectorIndex, embed_pages, plan_embed, select_pages
+
+    model = S.CachedModel(get_model("minilm"), cache)
+    _, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "all"))
+    embed_pages(b.conn, model, work, transaction=b.transaction)
+    stored = b.conn.execute("SELECT page_id, chunk_text FROM page_embeddings WHERE model = ? ORDER BY page_id, chunk_index", (model.model_id,)).fetchall()
+    same_chunks = sorted(map(tuple, stored)) == sorted(chunks)
+    print(f"product chunks ({len(stored):,}) {'are' if same_chunks else 'are NOT'} chunking {name}'s ({len(chunks):,}); {model.embedded:,} texts embedded")
+    m = cache.matrix([t for _, t in chunks])
+    pids = np.array([p for p, _ in chunks])
+    starts = np.flatnonzero(np.r_[True, np.diff(pids) != 0])
+    upages = pids[starts]
+    rows_of: dict[int, list[int]] = {}
+    for i, p in enumerate(pids):
+        rows_of.setdefault(int(p), []).append(i)
+
+    def top(q: np.ndarray, k: int = 300) -> list[tuple[int, float]]:
+        row = np.maximum.reduceat(m @ q, starts)
+        i = np.argpartition(-row, k)[:k]
+        i = i[np.argsort(-row[i], kind="stable")]
+        return [(int(upages[j]), float(row[j])) for j in i]
+
+    slug_id = {r[1]: r[0] for r in b.conn.execute("SELECT id, slug FROM pages")}
+    VectorIndex.forget()
+    same, t0 = 0, time.perf_counter()
+    for q in qids[:n]:
+        qv = cache.matrix([queries[q]])[0]
+        base = tmm(kw[q], top(qv), SHIPPED_WEIGHT)
+        want = tmm(kw[q], top(rocchio(qv, base[:3], rows_of, m, 0.5)), 0.55)[:10]
+        got = [slug_id[h["slug"]] for h in hybrid.query(b, queries[q], model=model, limit=10)["hits"]]
+        same += got == want
+        if got != want:
+            print(f"  differs: {q} {queries[q]!r}\n    product {got}\n    formula {want}")
+    print(f"gbrain query vs the formula: the same top 10 for {same}/{min(n, len(qids))} questions ({time.perf_counter() - t0:.0f} s; load average %.2f %.2f %.2f)" % os.getloadavg())
 
 
 def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, baseline=None):
@@ -329,10 +352,7 @@ def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, 
         q2 = qv.copy()
         for q, i in qi.items():
             pages_k = base[q][:k] if src == "fused" else [p for p, _ in top(smax[i], k)]
-            best = [max(rows_of[p], key=lambda r: float(qv[i] @ m[r])) for p in pages_k if p in rows_of]
-            if best:  # (--partial: a keyword hit may have no vector yet)
-                q2[i] = qv[i] + beta * m[best].mean(axis=0)
-        q2 /= np.linalg.norm(q2, axis=1, keepdims=True)
+            q2[i] = rocchio(qv[i], pages_k, rows_of, m, beta)
         variants.append((f"prf {src} k={k} b={beta:g}", page_max(q2)))
     out = []
     for name, sc in variants:

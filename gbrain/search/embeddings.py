@@ -104,6 +104,13 @@ class EmbeddingModel(ABC):
     fts_weight: float | None = None
     #: largest chunk to embed, in chunking.approx_tokens units (None: chunking.MAX_TOKENS)
     max_chunk_tokens: int | None = None
+    #: Rocchio feedback in ``query`` (``hybrid.feedback_vector``): how many pages of the first fused
+    #: ranking move the question's vector towards their best chunks (None: no feedback, one vector search)
+    feedback_pages: int | None = None
+    #: weight of the mean of those chunks added to the question's vector
+    feedback_beta: float = 0.5
+    #: keyword share in the fusion that follows the feedback (None: ``fts_weight``)
+    feedback_weight: float | None = None
 
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> Sequence[Sequence[float]] | np.ndarray:
@@ -257,6 +264,11 @@ class MiniLMEmbedding(EmbeddingModel):
     fts_weight = 0.65  # tmm keyword weight, best on SciFact's 809 train queries (benchmarks/scifact.py)
     #: chunk budget (chunking.approx_tokens units): 256 word pieces hold about 220 of them
     max_chunk_tokens = 220
+    #: Rocchio feedback from the fused top 3 (b = 0.5), then fusion at keyword weight 0.55: the
+    #: variant chosen on SciFact's 809 train queries (benchmarks/scifact_vectors.py, docs/search.md)
+    feedback_pages = 3
+    feedback_beta = 0.5
+    feedback_weight = 0.55
     _lock = threading.Lock()
     _shared = None
 

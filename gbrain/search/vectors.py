@@ -521,13 +521,23 @@ class VectorIndex:
                 return out
             m = min(n, m * 4)
 
-    def best_row(self, scores: np.ndarray, page_id: int) -> tuple[int, float] | None:
-        """``(row_id, score)`` of the best live chunk of one page, or None."""
+    def _best(self, scores: np.ndarray, page_id: int) -> int | None:
+        """Matrix index of one page's best live chunk by ``scores`` (ties: the first stored), or None."""
         rows = np.flatnonzero((self.page_ids[: self.n] == page_id) & self.alive[: self.n])
         if rows.size == 0:
             return None
-        i = rows[np.argmax(scores[rows])]
-        return int(self.ids[i]), float(scores[i])
+        return int(rows[np.argmax(scores[rows])])
+
+    def best_row(self, scores: np.ndarray, page_id: int) -> tuple[int, float] | None:
+        """``(row_id, score)`` of the best live chunk of one page, or None."""
+        i = self._best(scores, page_id)
+        return None if i is None else (int(self.ids[i]), float(scores[i]))
+
+    def best_vectors(self, scores: np.ndarray, page_ids) -> np.ndarray:
+        """The vectors of the best live chunk (by ``scores``, the question's cosines) of each of
+        ``page_ids`` that has one, in that order: float32 ``(found, dims)``."""
+        found = [i for i in (self._best(scores, int(p)) for p in page_ids) if i is not None]
+        return self.mat[found].copy() if found else np.zeros((0, self.dims), dtype=np.float32)
 
     def best_rows(self, scores: np.ndarray, page_ids) -> dict[int, tuple[int, float]]:
         """``{page_id: (row_id, score)}``: :meth:`best_row` of each of ``page_ids`` that has a
@@ -618,3 +628,16 @@ class PgVectors:
         sql = (f"SELECT DISTINCT ON (page_id) page_id, id, 1 - ({self._expr} <=> ?::vector({self.dims})) AS s FROM page_embeddings "
                f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, s DESC, id")
         return {int(r[0]): (int(r[1]), float(r[2])) for r in self.conn.execute(sql, (self.q, ids))}
+
+    def best_vectors(self, scores, page_ids) -> np.ndarray:
+        """:meth:`VectorIndex.best_vectors` in one statement: the stored vector of the chunk
+        nearest the question of each of ``page_ids`` that has one, in that order (ties: the
+        lowest row id)."""
+        ids = [int(p) for p in page_ids]
+        if not ids:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        sql = (f"SELECT DISTINCT ON (page_id) page_id, embedding FROM page_embeddings "
+               f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, {self._expr} <=> ?::vector({self.dims}), id")
+        got = {int(r[0]): np.frombuffer(bytes(r[1]), dtype="<f4") for r in self.conn.execute(sql, (sorted(set(ids)), self.q))}
+        found = [got[p] for p in ids if p in got]
+        return np.stack(found).astype(np.float32) if found else np.zeros((0, self.dims), dtype=np.float32)
