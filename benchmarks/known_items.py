@@ -217,6 +217,9 @@ def main() -> None:
                 setattr(hybrid, name, keep)
             m_off = metrics(off)
             print(f"  {name} off: " + ", ".join(f"{k} {v:.3f} ({results['query'][k] - v:+.3f} from the boost)" for k, v in m_off.items()))
+        if getattr(model, "feedback_pages", None):  # minilm's second vector search, off (the ranking before it)
+            off = [ranks_for([path_of[h["slug"]] for h in hybrid.query(b, q, limit=DEPTH, model=model, feedback=False)["hits"]], gold) for q, gold, _ in QUERIES]
+            print("  feedback off: " + ", ".join(f"{k} {v:.3f} ({results['query'][k] - v:+.3f} from the feedback)" for k, v in metrics(off).items()))
     b.close()
     VectorIndex.forget()
     shutil.rmtree(tmp, ignore_errors=True)
