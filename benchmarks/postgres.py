@@ -105,8 +105,9 @@ def fill_vectors(db: str, model_id: str, dims: int, n: int) -> None:
         b.set_config("embedding_model", model_id)
 
 
-def query_p50(db: str, qs: list[str], model) -> float:
-    """Warm in-process ``query`` p50 in ms (the index and weights loaded by a first query)."""
+def query_p50(db: str, qs: list[str], model, feedback: bool = True) -> float:
+    """Warm in-process ``query`` p50 in ms (the index and weights loaded by a first query);
+    ``feedback=False``: without minilm's feedback step (one vector search)."""
     from gbrain.search import hybrid
 
     with Brain.open(db) as b:
@@ -114,7 +115,7 @@ def query_p50(db: str, qs: list[str], model) -> float:
         times = []
         for q in qs:
             t = time.perf_counter()
-            hybrid.query(b, q, model=model, limit=10)
+            hybrid.query(b, q, model=model, limit=10, feedback=feedback)
             times.append(time.perf_counter() - t)
     return statistics.median(times) * 1000
 
@@ -305,6 +306,8 @@ def main() -> None:
             qq = [f"who knows {rnd.choice(titles)}?" if i % 2 else f"{rnd.choice(titles)} {rnd.choice(titles)} plans" for i in range(args.queries)]
             for name, db in (("sqlite", sq), ("postgres", pg_copy)):
                 row(name, f"query p50 (minilm, {chunks:,} chunks, warm)", query_p50(db, qq, model) / 1000, float("nan"), "ms")
+                if getattr(model, "feedback_pages", None):  # baseline in the same run: one vector search
+                    row(name, "  the same, feedback off", query_p50(db, qq, model, feedback=False) / 1000, float("nan"), "ms")
         # live: saves under watch
         rnd = random.Random(11)
         mds = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.md") if "/" in str(p.relative_to(tree)))
