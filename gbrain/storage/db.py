@@ -608,8 +608,20 @@ def _m12_nearest_links(conn: sqlite3.Connection) -> None:
     relink_all(conn)
 
 
+def _m13_chunking(conn: sqlite3.Connection) -> None:
+    """Embeddings go stale when the way a model's pages are cut into chunks changes, not only
+    their text: ``embed_state.chunking`` records the chunking version
+    (:func:`gbrain.search.embeddings.chunking_version`) each page was embedded with, and ``embed
+    --stale`` re-chunks the pages whose version differs from the model's (``minilm`` 2: its
+    220-token chunks plus the ~500-token ones). Rows written before this migration were cut
+    with version 1; the vectors of chunk texts that stay the same are reused by text hash, so a
+    re-chunk embeds only the new texts."""
+    if "chunking" not in {r[1] for r in conn.execute("PRAGMA table_info(embed_state)")}:  # (a brain whose user_version was set back has it)
+        conn.execute("ALTER TABLE embed_state ADD COLUMN chunking INTEGER NOT NULL DEFAULT 1")
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

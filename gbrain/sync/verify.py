@@ -238,14 +238,18 @@ def embedding_view(brain: Brain) -> list[tuple]:
     ``chunks`` the sha256 of its stored chunk text hashes in order; a stale or never-embedded
     page has no row. Equal views mean the same pages would be re-embedded and the fresh ones hold
     the same chunk texts."""
+    from ..search.embeddings import chunking_version
+
     c = brain.conn
     rows = c.execute(
-        "SELECT p.slug, s.model, e.chunk_index, e.text_hash FROM embed_state s JOIN pages p ON p.id = s.page_id "
+        "SELECT p.slug, s.model, s.chunking, e.chunk_index, e.text_hash FROM embed_state s JOIN pages p ON p.id = s.page_id "
         "LEFT JOIN page_embeddings e ON e.page_id = s.page_id AND e.model = s.model "
         "WHERE s.content_hash = p.content_hash"
     ).fetchall()
     parts: dict[tuple[str, str], list[tuple[int, str]]] = {}
-    for slug, model, i, h in rows:
+    for slug, model, version, i, h in rows:
+        if version != chunking_version(model):
+            continue  # cut with another chunking: stale
         got = parts.setdefault((slug, model), [])
         if i is not None:
             got.append((i, h))
