@@ -296,7 +296,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                     if kind == "page" and path in fresh:
                         new_pages.append((path, text, page))
                         continue
-                    flush()  # in order: what is written, and warned, is as page by page
+                    if kind == "page" or old_kind == "page":
+                        # in order: what is written, and warned, is as page by page (a file
+                        # that stays a file is only queued here, written after every page)
+                        flush()
                     if kind == "page" and not may_replace(path):
                         continue
                     if kind == "page":

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""The two halves of an import, each beside the import floor, measured in the same run (issue 14).
+
+What the ≤ 2.5× import target would need of the current design: the parse half alone and the
+write half alone, each as a multiple of the floor of ``benchmarks/import_export.py`` (walk,
+read + sha256 every file, insert every markdown text into a plain FTS5 table, one transaction).
+Everything runs in this process with the parse pool off (``parallel.PARALLEL_MIN = 10**9``), so
+``time.process_time`` is the CPU of the work and there is no pool to miss.
+
+* **parse half**: ``parse_page`` of every page text (read beforehand, not counted), phase by
+  phase: frontmatter split + YAML load, block + inline tokens (``_parse_ast``), separator,
+  links, inline tags, timeline entries, the rest of ``parse_page``.
+* **write half**: ``import_tree`` into a new brain with every page already parsed (the parser
+  hands back the pages parsed beforehand): walk, read + sha256, classify, the rows of every
+  page (``Brain.save_new_pages``: page rows with their FTS5, history and change-log triggers,
+  derived rows), the non-page files, link resolution at the end (``re_resolve``), the
+  commits, the report; then the same with the history triggers, the FTS5 triggers or both
+  dropped from the new brain before the import (to show what each costs: gbrain keeps both).
+* **full import**, pool off, for the sum.
+
+    python benchmarks/import_halves.py [--pages 7471] [--tree DIR ...] [--skip-corpora] [--rounds 2]
+
+Each figure is the best of ``--rounds``; the load average is printed per tree.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from import_export import SHARED, import_floor  # noqa: E402
+
+import gbrain.sync.parallel as parallel  # noqa: E402
+from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.page import markdown  # noqa: E402
+from gbrain.sync import importer  # noqa: E402
+from gbrain.sync.importer import import_tree  # noqa: E402
+
+parallel.PARALLEL_MIN = 10**9
+
+#: parse_page's steps, timed by wrapping the module functions it calls
+PARSE_STEPS = ("split_frontmatter", "load_frontmatter", "_parse_ast", "split_lines", "find_separator",
+               "extract_links", "extract_inline_tags", "parse_timeline_entries")
+#: write steps: (label, object, attribute)
+WRITE_STEPS = (
+    ("scan_tree", importer, "scan_tree"),
+    ("save_new_pages", Brain, "save_new_pages"),
+    ("save_file_from", Brain, "save_file_from"),
+    ("re_resolve", Brain, "re_resolve"),
+    ("_record_baseline", importer, "_record_baseline"),
+    ("report", importer.verify, "report"),
+)
+
+
+class Timers:
+    """CPU-seconds (``process_time``) per wrapped function; nested calls count in each."""
+
+    def __init__(self) -> None:
+        self.cpu: dict[str, float] = {}
+        self._undo: list[tuple[object, str, object]] = []
+
+    def wrap(self, label: str, owner: object, attr: str) -> None:
+        fn = getattr(owner, attr)
+        cpu = self.cpu
+        cpu[label] = 0.0
+
+        def timed(*a, **kw):
+            t = time.process_time()
+            try:
+                return fn(*a, **kw)
+            finally:
+                cpu[label] += time.process_time() - t
+
+        self._undo.append((owner, attr, fn))
+        setattr(owner, attr, timed)
+
+    def __enter__(self) -> "Timers":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for owner, attr, fn in reversed(self._undo):
+            setattr(owner, attr, fn)
+
+
+def cpu_wall(fn) -> tuple[float, float, object]:
+    c, t = time.process_time(), time.perf_counter()
+    r = fn()
+    return time.process_time() - c, time.perf_counter() - t, r
+
+
+def page_texts(tree: Path) -> dict[str, str]:
+    """relative path → text of every file import parses as a page."""
+    out = {}
+    for dp, dn, fn in os.walk(tree):
+        dn[:] = [d for d in dn if d != ".git"]
+        for name in fn:
+            p = os.path.join(dp, name)
+            rel = os.path.relpath(p, tree).replace(os.sep, "/")
+            with open(p, "rb") as fh:
+                data = fh.read()
+            kind, text, _ = importer.classify(rel, data)
+            if kind == "page":
+                out[rel] = text
+    return out
+
+
+class PreParsed:
+    """Stands in for ``PageParser``: hands back pages parsed before the measured import."""
+
+    pages: dict[str, object] = {}
+
+    def __init__(self, *a, **kw) -> None:
+        pass
+
+    def parse(self, jobs):
+        return (self.pages[p] for p, _, _ in jobs)
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def write_half(tree: Path, db: Path, drop: tuple[str, ...] = ()) -> tuple[float, float, dict[str, float]]:
+    with Brain.open(db) as b:
+        for t in drop:
+            b.conn.execute(f"DROP TRIGGER {t}")
+        with Timers() as tm:
+            for label, owner, attr in WRITE_STEPS:
+                tm.wrap(label, owner, attr)
+            real = importer.PageParser
+            importer.PageParser = PreParsed
+            try:
+                cpu, wall, rep = cpu_wall(lambda: import_tree(b, tree))
+            finally:
+                importer.PageParser = real
+        assert rep["ok"], rep["problems"]
+        return cpu, wall, dict(tm.cpu)
+
+
+def parse_half(texts: dict[str, str]) -> tuple[float, float, dict[str, float]]:
+    with Timers() as tm:
+        for s in PARSE_STEPS:
+            tm.wrap(s, markdown, s)
+        cpu, wall, pages = cpu_wall(lambda: {p: markdown.parse_page(t, p) for p, t in texts.items()})
+    PreParsed.pages = pages
+    return cpu, wall, dict(tm.cpu)
+
+
+def bench(name: str, src: Path, tmp: Path, rounds: int) -> None:
+    work = tmp / name
+    tree = work / "tree"
+    shutil.copytree(src, tree, symlinks=True)
+    nfiles = sum(len(f) for _, _, f in os.walk(tree))
+    texts = page_texts(tree)
+    print(f"\n== {name}: {nfiles:,} files, {len(texts):,} pages; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    best: dict[str, tuple[float, float, dict]] = {}
+
+    def keep(label: str, fig: tuple[float, float, dict]) -> None:
+        if label not in best or fig[0] < best[label][0]:
+            best[label] = fig
+
+    ablations = {
+        "write half, no history triggers": ("pages_history_ai", "files_history_ai"),
+        "write half, no FTS5 trigger": ("pages_ai",),
+        "write half, neither": ("pages_history_ai", "files_history_ai", "pages_ai"),
+    }
+    for r in range(rounds):
+        for f in work.glob("*.db*"):
+            f.unlink()
+        c, w, _ = cpu_wall(lambda: import_floor(tree, work / f"floor{r}.db"))
+        keep("floor", (c, w, {}))
+        keep("parse half", parse_half(texts))
+        keep("write half", write_half(tree, work / f"w{r}.db"))
+        for label, drop in ablations.items():
+            keep(label, write_half(tree, work / f"{label[-8:].replace(' ', '_')}{r}.db", drop))
+        with Brain.open(work / f"full{r}.db") as b:
+            c, w, rep = cpu_wall(lambda: import_tree(b, tree))
+            assert rep["ok"], rep["problems"]
+        keep("full import (pool off)", (c, w, {}))
+    fc, fw, _ = best["floor"]
+    for label, (c, w, steps) in best.items():
+        ratio = "" if label == "floor" else f"   {c / fc:6.2f}× / {w / fw:6.2f}× floor"
+        print(f"  {label:<34} cpu {c:6.2f} s  wall {w:6.2f} s{ratio}")
+        if label in ("parse half", "write half"):
+            for s, v in steps.items():
+                print(f"      {s:<30} cpu {v:6.2f} s   {v / fc:5.2f}× floor")
+            rest = c - sum(steps.values())
+            print(f"      {'(the rest)':<30} cpu {rest:6.2f} s   {rest / fc:5.2f}× floor")
+    print(f"  load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pages", type=int, default=7471)
+    ap.add_argument("--tree", action="append", default=[], help="an extra tree to measure")
+    ap.add_argument("--skip-corpora", action="store_true", help="only the make_brain brain (and --tree)")
+    ap.add_argument("--rounds", type=int, default=2, help="best of this many runs per figure")
+    a = ap.parse_args()
+    print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, {os.cpu_count()} cores; "
+          "CPU = process_time of this process (parse pool off: all work in-process)")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        mb = SHARED / "tools" / "make_brain.py"
+        if mb.exists() and a.pages:
+            subprocess.run([sys.executable, str(mb), str(tmp / "made"), "--pages", str(a.pages)], check=True, capture_output=True)
+            bench(f"make_brain-{a.pages}", tmp / "made", tmp, a.rounds)
+        if not a.skip_corpora:
+            for c in ("obsidian-hub", "obsidian-help"):
+                if (SHARED / "corpora" / c).exists():
+                    bench(c, SHARED / "corpora" / c, tmp, a.rounds)
+        for t in a.tree:
+            bench(Path(t).name, Path(t), tmp, a.rounds)
+
+
+if __name__ == "__main__":
+    main()
