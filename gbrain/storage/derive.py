@@ -142,9 +142,12 @@ def relink_updates(conn, rows: list) -> list[tuple[int | None, int]]:
     index = MemoryIndex(conn) if len(rows) > 200 else SqlIndex(conn)
     memo: dict[tuple[str, str, str], int | None] = {}
     updates = []
+    slug = folder = None
     for r in rows:
-        lid, kind, target, to, slug = r[0], r[1], r[2], r[3], r[4]
-        key = (posixpath.dirname(slug), kind, target)
+        lid, kind, target, to = r[0], r[1], r[2], r[3]
+        if r[4] != slug:  # rows come page by page: one dirname per page
+            slug, folder = r[4], posixpath.dirname(r[4])
+        key = (folder, kind, target)
         if key not in memo:
             memo[key] = resolve(index, slug, kind, target)
         if memo[key] != to:

@@ -24,7 +24,7 @@ from ..storage.db import begin_write, bind_client, rollback, sync_client
 from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
 from ..storage.origin import origin
-from .parallel import PageParser
+from .parallel import PageParser, few_collections
 from .scan import db_excludes, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
@@ -147,7 +147,7 @@ def import_tree(
     ``surface`` is recorded as the origin of the versions written (``sync`` passes its own).
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
-    with origin(surface=surface):
+    with origin(surface=surface), few_collections():
         return _import_tree(brain, root, on_progress, on_warning)
 
 
