@@ -79,7 +79,8 @@ def slug_problem(slug: str) -> str | None:
     """
     if not isinstance(slug, str) or not slug.strip():
         return "the name is empty"
-    bad = next((c for c in slug if _looks_like_something_else(c)), None)
+    m = _SOMETHING_ELSE.search(slug)  # the first character _looks_like_something_else accepts
+    bad = m.group() if m else None
     if bad is not None:
         return f"it contains an invisible or control character (U+{ord(bad):04X} {unicodedata.name(bad, 'control')})"
     if "\\" in slug:
@@ -144,6 +145,12 @@ INVISIBLE = set("\u061c\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2
 def _looks_like_something_else(c: str) -> bool:
     """A control character (C0, DEL, C1), a line/paragraph separator, or one of :data:`INVISIBLE`."""
     return c in INVISIBLE or unicodedata.category(c) in ("Cc", "Zl", "Zp")
+
+
+#: the characters :func:`_looks_like_something_else` accepts, as one class: category Cc is
+#: U+0000-001F and U+007F-009F, Zl is U+2028 alone, Zp U+2029 alone (tests/test_slugs_chars.py
+#: checks the class against the function over every code point)
+_SOMETHING_ELSE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(INVISIBLE)) + "]")
 
 
 def shown(text: str) -> str:
