@@ -49,7 +49,7 @@ from gbrain.sync.importer import import_tree  # noqa: E402
 parallel.PARALLEL_MIN = 10**9
 
 #: parse_page's steps, timed by wrapping the module functions it calls
-PARSE_STEPS = ("split_frontmatter", "load_frontmatter", "_parse_ast", "split_lines", "find_separator",
+PARSE_STEPS = ("split_frontmatter", "load_frontmatter", "_parse_ast", "find_separator",
                "extract_links", "extract_inline_tags", "parse_timeline_entries")
 #: write steps: (label, object, attribute)
 WRITE_STEPS = (
