@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
+import threading
 from contextlib import contextmanager
 from typing import Iterable, Iterator
 
@@ -24,13 +25,26 @@ def few_collections() -> Iterator[None]:
     pages allocate millions of short-lived containers (tokens, rows), and each collection also
     walks the long-lived objects of the import (the scan, the hashes): on the 7,471-page brain
     collections took 0.3-0.5 of 5.9 CPU-s with the pool off. Garbage is freed by reference
-    counting as before; only cycles wait longer (gbrain's page objects make none)."""
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], GC_YOUNG), *old[1:])
+    counting as before; only cycles wait longer (gbrain's page objects make none). Imports that
+    overlap (threads) share one raise: the thresholds come back when the last of them ends."""
+    global _raised, _saved
+    with _gc_lock:
+        if not _raised:
+            _saved = gc.get_threshold()
+            gc.set_threshold(max(_saved[0], GC_YOUNG), *_saved[1:])
+        _raised += 1
     try:
         yield
     finally:
-        gc.set_threshold(*old)
+        with _gc_lock:
+            _raised -= 1
+            if not _raised:
+                gc.set_threshold(*_saved)
+
+
+_gc_lock = threading.Lock()
+_raised = 0  # bodies of few_collections running now
+_saved: tuple[int, ...] = (700, 10, 10)  # the thresholds before the first of them
 
 
 def _worker_start() -> None:
