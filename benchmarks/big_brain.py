@@ -14,7 +14,10 @@ child's ``ru_maxrss`` from ``os.wait4``):
 
 * import: wall, CPU, peak memory (target ≤ 300 MB);
 * no-change ``sync`` (after a binding sync): the CLI process and in-process (target ≤ 1 s);
-* ``export`` to a new folder and ``verify`` of the tree vs ``cp -r`` of the tree (target ≤ 2×);
+* ``export`` to a new folder and ``verify`` of the tree vs ``cp -r`` of the tree (target ≤ 2×), in
+  wall time and in CPU-seconds (cp's own, as a child process); cp and export each run twice,
+  alternately, each into a new folder right after a ``sync`` and the removal of the last
+  folder written (best of 2 each);
 * the database size, and ``os.getloadavg()`` (2 shared cores: wall time is not only ours).
 
     python benchmarks/big_brain.py [--scale 1.0] [--work /tmp/gbrain-big] [--keep]
@@ -169,12 +172,69 @@ def run_child(cmd: list[str], env: dict) -> tuple[float, float, float, int, str]
     return wall, cpu, peak, p.returncode, errf.read().decode("utf-8", "replace")[-2000:]
 
 
+def io_figures(tree: Path, work: Path, env: dict, baseline: str | None = None) -> None:
+    """Print cp -r, export and verify of ``tree`` (imported into ``env``'s GBRAIN_DB) beside each
+    other; with ``baseline`` (another gbrain checkout) its export and verify too, interleaved."""
+    # cp -r and export in the same conditions: each into a new folder right after a `sync`
+    # and the removal of the other's folder (creating files on ext4 just after thousands
+    # were deleted costs more: both pay it), two rounds, best of each
+    load = os.getloadavg()
+    cps, exps, base_e, base_v = [], [], [], []
+    for _ in range(2):
+        subprocess.run(["sync"], check=False)
+        c0, t = treecpu.tree_cpu(), time.perf_counter()
+        subprocess.run(["cp", "-r", str(tree), str(work / "copy")], check=True)
+        cps.append((time.perf_counter() - t, treecpu.tree_cpu() - c0))
+        shutil.rmtree(work / "copy")
+        subprocess.run(["sync"], check=False)
+        wall_e, cpu_e, rss_e, rc, err = run_child([sys.executable, "-m", "gbrain", "export", "--dir", str(work / "export")], env)
+        assert rc == 0, err
+        exps.append((wall_e, cpu_e, rss_e))
+        shutil.rmtree(work / "export")
+        if baseline:
+            subprocess.run(["sync"], check=False)
+            w, c, r, rc, err = run_child([sys.executable, "-m", "gbrain", "export", "--dir", str(work / "export")], dict(env, PYTHONPATH=baseline))
+            assert rc == 0, err
+            base_e.append((w, c, r))
+            shutil.rmtree(work / "export")
+            w, c, r, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], dict(env, PYTHONPATH=baseline))
+            assert rc == 0, err
+            base_v.append((w, c, r))
+    cp, cp_cpu = min(w for w, _ in cps), min(c for _, c in cps)
+    wall_e, cpu_e = min(w for w, _, _ in exps), min(c for _, c, _ in exps)
+    rss_e = max(r for _, _, r in exps)
+    wall_v, cpu_v, rss_v, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], env)
+    assert rc == 0, err
+    print(f"cp -r of the tree   {cp:7.1f} s wall  {cp_cpu:6.1f} CPU-s   (floor; best of 2 each: {', '.join(f'{w:.1f} s / {c:.1f} CPU-s' for w, c in cps)})")
+    print(f"export (new folder) {wall_e:7.1f} s wall  {cpu_e:6.1f} CPU-s  peak {rss_e:6.0f} MB   = {wall_e / cp:.2f}x cp -r wall, {cpu_e / cp_cpu:.2f}x CPU   target ≤ 2x   "
+          f"(best of 2: {', '.join(f'{w:.1f} s / {c:.1f} CPU-s' for w, c, _ in exps)}; load {load[0]:.1f})")
+    print(f"verify              {wall_v:7.1f} s wall  {cpu_v:6.1f} CPU-s  peak {rss_v:6.0f} MB   = {wall_v / cp:.2f}x cp -r wall, {cpu_v / cp_cpu:.2f}x CPU   target ≤ 2x")
+    for name, xs in (("export", base_e), ("verify", base_v)):
+        if xs:
+            w, c = min(x[0] for x in xs), min(x[1] for x in xs)
+            print(f"  baseline {name:9} {w:7.1f} s wall  {c:6.1f} CPU-s  peak {max(x[2] for x in xs):6.0f} MB   = {w / cp:.2f}x cp -r wall, {c / cp_cpu:.2f}x CPU   ({baseline}; best of 2)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=float, default=1.0, help="fraction of the 2.3 GB / 8,400-file brain")
     ap.add_argument("--work", default=None, help="work folder (default: a new one under /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--baseline", default=None, help="another gbrain checkout whose export and verify run beside (interleaved)")
+    ap.add_argument("--io-only", action="store_true", help="only cp -r / export / verify, on the tree and brain.db an earlier --keep run left in --work")
     a = ap.parse_args()
+    if a.io_only:
+        if not a.work or not (Path(a.work) / "tree").is_dir() or not (Path(a.work) / "brain.db").is_file():
+            print("--io-only needs --work with the tree and brain.db of an earlier --keep run", file=sys.stderr)
+            return 1
+        work = Path(a.work)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(GBRAIN_DB=str(work / "brain.db"), PYTHONPATH=str(ROOT))
+        nfiles, nbytes = tree_size(work / "tree")
+        print(f"big-brain benchmark (cp / export / verify only): {work}: {nfiles:,} files, {nbytes / 1e9:.2f} GB; load {os.getloadavg()}\n{treecpu.WHAT}")
+        io_figures(work / "tree", work, env, a.baseline)
+        print(f"load average at the end: {os.getloadavg()}")
+        return 0
     work = Path(a.work) if a.work else Path(tempfile.mkdtemp(prefix="gbrain-big-", dir="/tmp"))
     work.mkdir(parents=True, exist_ok=True)
     need = 4.5 * FULL_BYTES * a.scale
@@ -193,13 +253,6 @@ def main() -> int:
         # bytecode cached as in an installed package (PYTHONDONTWRITEBYTECODE: every start compiles)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
-
-        # floor: a plain copy of the tree, in the same run
-        subprocess.run(["sync"], check=False)
-        t = time.perf_counter()
-        subprocess.run(["cp", "-r", str(tree), str(work / "copy")], check=True)
-        cp = time.perf_counter() - t
-        shutil.rmtree(work / "copy")
 
         load = os.getloadavg()
         wall, cpu, rss, rc, err = run_child([sys.executable, "-m", "gbrain", "import", str(tree)], env)
@@ -236,19 +289,7 @@ def main() -> int:
         print(f"first sync (binds)  {wall1:7.1f} s wall   peak {rss1:6.0f} MB")
         print(f"no-change sync      {nc * 1000:7.0f} ms (CLI, median of 3; peak {max(peaks):.0f} MB), {statistics.median(ins) * 1000:.0f} ms in-process   target ≤ 1000 ms")
 
-        load = os.getloadavg()
-        t = time.perf_counter()
-        subprocess.run(["cp", "-r", str(tree), str(work / "copy")], check=True)
-        cp2 = time.perf_counter() - t
-        shutil.rmtree(work / "copy")
-        cp = min(cp, cp2)
-        wall_e, cpu_e, rss_e, rc, err = run_child([sys.executable, "-m", "gbrain", "export", "--dir", str(work / "export")], env)
-        assert rc == 0, err
-        wall_v, cpu_v, rss_v, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], env)
-        assert rc == 0, err
-        print(f"cp -r of the tree   {cp:7.1f} s   (floor; best of 2)")
-        print(f"export (new folder) {wall_e:7.1f} s wall  {cpu_e:6.1f} CPU-s  peak {rss_e:6.0f} MB   = {wall_e / cp:.2f}x cp -r   target ≤ 2x   (load {load[0]:.1f})")
-        print(f"verify              {wall_v:7.1f} s wall  {cpu_v:6.1f} CPU-s  peak {rss_v:6.0f} MB   = {wall_v / cp:.2f}x cp -r   target ≤ 2x")
+        io_figures(tree, work, env, a.baseline)
         print(f"load average at the end: {os.getloadavg()}")
     finally:
         if not a.keep:

@@ -218,7 +218,7 @@ class Brain:
 
             raise Damaged(f"{self.path} is damaged (SQLite: {self.damaged}); nothing was written; {dbmod.recovery_advice(self.path)}")
 
-    def start_check(self) -> None:
+    def start_check(self, *, trust_record: bool = True) -> None:
         """Begin :meth:`check_sound`'s quick_check now, in a thread on a connection of its own
         (SQLite runs it without holding the GIL), for a command that reads a lot before its first
         write: ``sync`` walks and stats the folder meanwhile. Its first write (a
@@ -227,16 +227,20 @@ class Brain:
         reports (:meth:`finish_check`). Only for a SQLite file not yet checked in this process;
         when the side connection cannot be opened, :meth:`check_sound` checks on this one as
         before. When the file is exactly as a passing check left it (``db.checked_as_is``) no
-        check starts: :attr:`vouched` is set, and a write still checks first."""
+        check starts: :attr:`vouched` is set, and a write still checks first; ``trust_record=False``
+        (``verify``, whose report says the file passed a check) checks all the same."""
         if self._checked or self._pending_check is not None or not isinstance(self.path, Path) or getattr(self.conn, "dialect", "sqlite") != "sqlite":
             return
-        if dbmod.checked_as_is(self.path):
+        if trust_record and dbmod.checked_as_is(self.path):
             self.vouched = True  # no thread: a write checks first (check_sound), see finish_check
             return
         import threading
 
         try:
-            side = sqlite3.connect(str(self.path), timeout=dbmod.BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            if dbmod.is_read_only(self.path):  # opened as the brain's own connection was (a read-only mount)
+                side = dbmod._connect_read_only(self.path)
+            else:
+                side = sqlite3.connect(str(self.path), timeout=dbmod.BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
         except sqlite3.Error:
             return
         box: list = []

@@ -28,6 +28,47 @@ from . import verify
 from .scan import TMP_PREFIX, change_stamp, db_excludes, scan_tree
 
 
+#: a stored file at least this big is hashed and written by a writer thread (smaller ones, and
+#: pages, in the exporting thread: a hand-off costs more than they do)
+POOL_MIN = 128 << 10
+#: writer threads (sha256, ``write`` and SQLite's reads all release the GIL)
+WRITERS = 2
+#: bytes read from the brain and handed to the writers, not yet written (bounds the memory)
+IN_FLIGHT = 64 << 20
+
+
+class _Readers:
+    """One read connection to the brain's SQLite file per writer thread, for the pieces of big
+    files (a connection is used by one thread at a time; pieces are content-addressed, so any
+    connection reads the same bytes under a hash)."""
+
+    def __init__(self, path: Path) -> None:
+        import threading
+
+        self.path = path
+        self.local = threading.local()
+        self.all: list = []
+        self.lock = threading.Lock()
+
+    def conn(self):
+        c = getattr(self.local, "conn", None)
+        if c is None:
+            from ..storage import db as dbmod
+
+            if dbmod.is_read_only(self.path):
+                c = dbmod._connect_read_only(self.path)
+            else:
+                c = sqlite3.connect(str(self.path), timeout=dbmod.BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            self.local.conn = c
+            with self.lock:
+                self.all.append(c)
+        return c
+
+    def close(self) -> None:
+        for c in self.all:
+            c.close()
+
+
 def safe_join(root: Path, rel: str) -> Path:
     """``root/rel``, refusing absolute paths and ``..`` segments (a corrupt or hostile DB)."""
     parts = rel.split("/")
@@ -110,6 +151,10 @@ def same_bytes(target: Path, data: bytes) -> bool:
 def _read(path: str) -> bytes:
     with open(path, "rb") as f:
         return f.read()
+
+
+def _raise(e: BaseException):
+    raise e
 
 
 def same_hash(target: Path, size: int, hx: str) -> bool:
@@ -280,10 +325,6 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             return True
         raise GBrainError("appeared or changed on disk during the export; left as it is")
 
-    def note(rel: str, target: Path | str, hx: str) -> None:
-        st = os.lstat(target)
-        known[rel] = (st.st_size, change_stamp(st), hx)
-
     base = str(root)
     ready: set[str] = set()  # folders (relative) found real, or made, by this export
 
@@ -310,75 +351,134 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             raise GBrainError(f"{rel} is a symlink; export does not write through links it did not create")
         return target, st
 
-    def put(rel: str, data: bytes, hx: str) -> None:
-        nonlocal written, unchanged, i
-        try:
-            target, st = place(rel)
-            if st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(data) and _read(target) == data:
-                unchanged += 1
-            elif st is None or fresh(target, rel):
-                _replace_file(target, data, stat.S_IMODE(st.st_mode) if st is not None else None)
-                written += 1
-            note(rel, target, hx)
-        except (OSError, GBrainError) as e:  # one unwritable path must not stop the rest
-            failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
-        i += 1
-        if on_progress and (i % 100 == 0 or i == total):
-            on_progress(i, total)
-
-    def put_big(rel: str, hx: str, size: int) -> None:
-        nonlocal written, unchanged, i
-        try:
-            target = safe_join(root, rel)
-            link = symlink_on_the_way(root, rel)
-            if link:
-                raise GBrainError(f"{link} is a symlink; export does not write through links it did not create")
-            if same_hash(target, size, hx):
-                unchanged += 1
-                got = hx
-            else:
-                fresh(target, rel)
-                h = hashlib.sha256()
-
-                def pieces():
-                    for piece in blobs.iter_pieces(brain.conn, hx):
-                        h.update(piece)  # the bytes written, hashed on their way to disk
-                        yield piece
-
-                atomic_write(target, pieces())
-                written += 1
-                got = h.hexdigest()
-            note(rel, target, got)
-        except (OSError, GBrainError, ValueError) as e:
-            failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
-        i += 1
-        if on_progress and (i % 100 == 0 or i == total):
-            on_progress(i, total)
-
     unreadable: list[str] = []
     mismatched: list[str] = []  # rows whose bytes no longer match the hash stored with them
-    for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash", unreadable):
-        data = render_row(r).encode("utf-8")
-        hx = sha256(data)
-        if hx != r["content_hash"]:
-            mismatched.append(str(r["path"]))
-            continue
-        put(r["path"], data, hx)
-    for r in _rows(brain, "files", "id, path, pieces, content_hash, size", unreadable):
-        if r["pieces"]:  # a big file: streamed from its pieces, never whole in memory
-            put_big(r["path"], r["content_hash"], r["size"])
-            continue
+
+    def make(rel: str, target: str, st: os.stat_result | None, data: bytes | None, want: str, size: int, hx: str | None = None,
+             conn=None) -> tuple[str, str, os.stat_result | None]:
+        """Make ``target`` hold a stored file's bytes: ``data`` (whose sha256 ``hx`` is taken here
+        when not given, and must be ``want``, the hash stored with the row), or, with ``data``
+        None, the pieces stored under ``want`` read on ``conn``, hashed on their way to disk.
+        Returns ``(status, sha256 of what the file now holds, its lstat)``, status "written",
+        "unchanged" or "mismatch" (nothing written). Runs in this thread or a writer thread: it
+        touches nothing shared but the file and reads only ``clobber``/``in_hist``."""
+        mode = stat.S_IMODE(st.st_mode) if st is not None else None
+        same = st is not None and stat.S_ISREG(st.st_mode) and st.st_size == size
+        if data is not None:
+            if hx is None:
+                hx = sha256(data)
+            if hx != want:
+                return "mismatch", hx, None
+            if same and _read(target) == data:
+                status = "unchanged"
+            else:
+                if st is not None:
+                    fresh(target, rel)
+                _replace_file(target, data, mode)
+                status = "written"
+        elif same and blobs.hash_file(target)[0] == want:
+            status, hx = "unchanged", want
+        else:
+            if st is not None:
+                fresh(target, rel)
+            h = hashlib.sha256()
+
+            def pieces():
+                for piece in blobs.iter_pieces(conn, want):
+                    h.update(piece)  # the bytes written, hashed on their way to disk
+                    yield piece
+
+            _replace_file(target, pieces(), mode)
+            status, hx = "written", h.hexdigest()
+        return status, hx, os.lstat(target)
+
+    def done(rel: str, result: Callable[[], tuple[str, str, os.stat_result | None]]) -> None:
+        """Count one file's outcome (in this thread, in the order the files were read)."""
+        nonlocal written, unchanged, i
         try:
-            d = brain.conn.execute("SELECT data FROM files WHERE id = ?", (r["id"],)).fetchone()
-        except sqlite3.DatabaseError:
-            unreadable.append(f"files #{r['id']}")
-            continue
-        data = bytes(d[0])
-        hx = sha256(data)
-        if hx != r["content_hash"]:
-            mismatched.append(str(r["path"]))
-            continue
-        put(r["path"], data, hx)
+            status, hx, st = result()
+            if status == "mismatch":
+                mismatched.append(rel)
+            else:
+                if status == "written":
+                    written += 1
+                else:
+                    unchanged += 1
+                known[rel] = (st.st_size, change_stamp(st), hx)
+        except (OSError, GBrainError, ValueError) as e:  # one unwritable path must not stop the rest
+            failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
+        i += 1
+        if on_progress and (i % 100 == 0 or i == total):
+            on_progress(i, total)
+
+    # big files and files of POOL_MIN bytes or more are hashed and written by WRITERS threads
+    # while this one reads the next rows; their outcomes are counted in row order
+    from collections import deque
+
+    threads = WRITERS if (os.cpu_count() or 1) > 1 else 0
+    readers = _Readers(brain.path) if threads and isinstance(brain.path, Path) and getattr(brain.conn, "dialect", "sqlite") == "sqlite" else None
+    pool = None
+    pending: deque = deque()
+    inflight = 0
+
+    def drain(upto: int) -> None:
+        nonlocal inflight
+        while pending and (inflight > upto or len(pending) > 4 * threads):
+            rel, n, fut = pending.popleft()
+            inflight -= n
+            done(rel, fut.result)
+
+    def hand_off(rel: str, n: int, fn, *args) -> None:
+        nonlocal pool, inflight
+        if pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            pool = ThreadPoolExecutor(threads, thread_name_prefix="gbrain-export")
+        pending.append((rel, n, pool.submit(fn, *args)))
+        inflight += n
+        drain(IN_FLIGHT)
+
+    def put(rel: str, data: bytes | None, want: str, size: int, hx: str | None = None) -> None:
+        try:
+            target, st = place(rel)
+        except (OSError, GBrainError) as e:
+            done(rel, lambda: _raise(e))
+            return
+        if data is None:  # a big file: streamed from its pieces, never whole in memory
+            if readers is not None:
+                hand_off(rel, blobs.PIECE, lambda: make(rel, target, st, None, want, size, conn=readers.conn()))
+            else:
+                done(rel, lambda: make(rel, target, st, None, want, size, conn=brain.conn))
+        elif threads and len(data) >= POOL_MIN:
+            hand_off(rel, len(data), make, rel, target, st, data, want, size, hx)
+        else:
+            done(rel, lambda: make(rel, target, st, data, want, size, hx))
+
+    try:
+        for r in _rows(brain, "pages", "path, bom, frontmatter_raw, compiled_truth, separator, timeline, content_hash", unreadable):
+            data = render_row(r).encode("utf-8")
+            hx = sha256(data)
+            if hx != r["content_hash"]:
+                mismatched.append(str(r["path"]))
+                continue
+            put(r["path"], data, hx, len(data), hx)
+        for r in _rows(brain, "files", "id, path, pieces, content_hash, size", unreadable):
+            if r["pieces"]:
+                put(r["path"], None, r["content_hash"], r["size"])
+                continue
+            try:
+                d = brain.conn.execute("SELECT data FROM files WHERE id = ?", (r["id"],)).fetchone()
+            except sqlite3.DatabaseError:
+                unreadable.append(f"files #{r['id']}")
+                continue
+            data = bytes(d[0])
+            put(r["path"], data, r["content_hash"], len(data))
+        drain(-1)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if readers is not None:
+            readers.close()
     if unreadable:
         failed.append({"path": "(database)", "error": f"{len(unreadable)} row(s) could not be read from the damaged database: " + ", ".join(unreadable[:5])})
     if mismatched or unreadable:  # never saved as good: damaged rows are named, not exported

@@ -163,6 +163,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
         raise NotADirectoryError(f"not a directory: {rootp}")
     os.listdir(rootp)  # raises PermissionError early
     spec = load_ignore(rootp)
+    ignored = ignore_matcher(spec)  # spec.match_file's answers, screened by one regular expression
     excl = set()
     for p in exclude_abs or ():
         try:
@@ -173,40 +174,52 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
     out = Scan(root=rootp)
     root_s = str(rootp)
 
-    def onerror(e: OSError) -> None:
-        rel = os.path.relpath(e.filename, root_s).replace(os.sep, "/") if e.filename else "?"
-        out.skipped.append((rel, f"unreadable folder: {e.strerror}"))
-
-    for dirpath, dirnames, filenames in os.walk(root_s, onerror=onerror):
-        reldir = os.path.relpath(dirpath, root_s).replace(os.sep, "/")
-        reldir = "" if reldir == "." else reldir + "/"
-        keep = []
-        for d in sorted(dirnames):
+    # a depth-first walk in os.walk's top-down order (a folder's files, then its subfolders, each
+    # sorted by name), on os.scandir: a DirEntry knows whether it is a folder or a link without a
+    # system call, and its path comes joined
+    stack: list[tuple[str, str]] = [(root_s, "")]
+    while stack:
+        dirpath, reldir = stack.pop()
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            out.skipped.append((reldir.rstrip("/") or ".", f"unreadable folder: {e.strerror}"))
+            continue
+        files = []
+        subdirs = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                files.append(entry)
+                continue
+            d = entry.name
             rel = reldir + d
-            full = os.path.join(dirpath, d)
             if d in VCS_DIRS:
                 continue
-            if undecodable(d):
+            if not d.isascii() and undecodable(d):
                 out.skipped.append((escaped(rel) + "/", NOT_UTF8))
                 continue
-            if os.path.islink(full):
+            if entry.is_symlink():
                 out.skipped.append((rel, "symlink (not followed)"))
                 continue
-            if spec is not None and spec.match_file(rel + "/"):
+            if ignored(rel + "/"):
                 out.skipped.append((rel + "/", ignore_reason(rel + "/")))
                 continue
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
+            subdirs.append((entry.path, rel + "/"))
+        for entry in files:
+            name = entry.name
             rel = reldir + name
-            full = os.path.join(dirpath, name)
-            if is_temp_name(name):
+            if (name[:1] in ".#4" or name.endswith(TEMP_SUFFIXES)) and is_temp_name(name):
                 continue
-            if undecodable(name):
+            if not name.isascii() and undecodable(name):
                 out.skipped.append((escaped(rel), NOT_UTF8))
                 continue
             try:
-                st = os.lstat(full)
+                st = entry.stat(follow_symlinks=False)
             except OSError as e:
                 out.skipped.append((rel, f"cannot stat: {e.strerror}"))
                 continue
@@ -218,10 +231,11 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
                 continue
             if excl and (st.st_dev, st.st_ino) in excl:
                 continue
-            if spec is not None and spec.match_file(rel):
+            if ignored(rel):
                 out.skipped.append((rel, "ignored by .gbrainignore"))
                 continue
-            out.files.append(FileInfo(rel, full, st.st_size, change_stamp(st)))
+            out.files.append(FileInfo(rel, entry.path, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns)))
+        stack.extend(reversed(subdirs))
     return out
 
 

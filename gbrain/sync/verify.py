@@ -30,11 +30,28 @@ MAX_LISTED = 50
 WHOLE_READ = 1 << 20  # files up to this size are hashed from one read, larger ones in pieces
 
 
+HASH_CHUNK = 1 << 18  #: bytes per read when hashing a file larger than WHOLE_READ (fits in L2 between read and hash)
+#: the files of a tree still to be read hold at least this many bytes: the larger ones are
+#: hashed in :data:`HASHERS` threads (reads and sha256 release the GIL) beside the caller
+PARALLEL_BYTES = 64 << 20
+HASHERS = 2
+
+
 def sha256_file(path: str) -> str:
+    """sha256 hex of the file at ``path``, read :data:`HASH_CHUNK` bytes at a time into one
+    buffer (no new bytes object per read); the kernel is told the reads are sequential."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
+    buf = bytearray(HASH_CHUNK)
+    view = memoryview(buf)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        if hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        with open(fd, "rb", buffering=0, closefd=False) as f:
+            while n := f.readinto(buf):
+                h.update(view[:n])
+    finally:
+        os.close(fd)
     return h.hexdigest()
 
 
@@ -397,7 +414,7 @@ def compare(disk: dict[str, str], db: dict[str, str]) -> Compared:
 def report(
     brain: Brain,
     scan: Scan,
-    disk_hashes: dict[str, str],
+    disk_hashes: dict[str, str] | Callable[[], dict[str, str]],
     *,
     deep: bool = True,
     sample: int | None = None,
@@ -411,9 +428,10 @@ def report(
     stored text; ``sample`` (with ``deep=False``) compares the tree with the stored hashes and
     re-parses that many pages drawn at random (:func:`derived_check`); otherwise the counts a run
     parsed (``parsed_counts``: slug → (links, timeline entries, tags)) are checked against the rows.
+    ``disk_hashes`` may be a function giving them (:meth:`TreeHashes.result`): it is called
+    after the database side of the report, so the tree is hashed meanwhile.
     """
     db = db_hashes(brain) if deep else stored_hashes(brain)
-    c = compare(disk_hashes, db)
     stats = brain.stats()
     if deep or sample is not None:
         derived = derived_check(brain, sample=None if deep else sample)
@@ -423,6 +441,9 @@ def report(
     raw = raw_counts(brain) if raw_check else {
         "sidecars": brain.conn.execute("SELECT COUNT(*) FROM files WHERE kind = 'raw'").fetchone()[0],
         "raw_rows_stored": brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0], "checked": False}
+    if callable(disk_hashes):
+        disk_hashes = disk_hashes()
+    c = compare(disk_hashes, db)
     problems = []
     if c.missing_in_db:
         problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB (new in the folder? `gbrain sync DIR` takes them in)")
@@ -487,29 +508,92 @@ def report(
     return rep
 
 
+class TreeHashes:
+    """The sha256 of every scanned file, begun beside the caller (:func:`hash_tree` waits for it
+    at once).
+
+    When the files to read hold at least :data:`PARALLEL_BYTES`, those larger than
+    :data:`WHOLE_READ` are hashed at once in :data:`HASHERS` threads, largest first (``read``
+    and sha256 release the GIL: a 2.3 GB tree is hashed on two cores while the caller does its
+    own work); :meth:`result` hashes the rest in the calling thread, then collects the
+    threads' answers. ``known``: path → ``(size, change stamp, sha256)`` of files whose bytes
+    the caller hashed as it wrote them (export); a scanned file with exactly that size and
+    change stamp (:func:`~gbrain.sync.scan.change_stamp`: any later write moves its ctime) takes
+    that hash instead of being read again. Every other file is read and hashed."""
+
+    def __init__(self, scan: Scan, on_progress: Callable[[int, int], None] | None = None, *,
+                 known: dict[str, tuple[int, int, str]] | None = None, threads: int | None = None) -> None:
+        self._scan = scan
+        self._on_progress = on_progress
+        self._known: dict[int, str] = {}
+        todo: list[int] = []
+        for i, f in enumerate(scan.files):
+            k = known.get(f.path) if known else None
+            if k is not None and k[0] == f.size and k[1] == f.mtime_ns:
+                self._known[i] = k[2]
+            else:
+                todo.append(i)
+        self._pool = None
+        self._futures: dict = {}
+        n = HASHERS if threads is None else threads
+        files = scan.files
+        if n > 1 and (os.cpu_count() or 1) > 1 and sum(files[i].size for i in todo) >= PARALLEL_BYTES:
+            big = sorted((i for i in todo if files[i].size > WHOLE_READ), key=lambda i: -files[i].size)
+            if big:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(n, thread_name_prefix="gbrain-hash")
+                self._futures = {i: self._pool.submit(_sha256_sized, files[i].abspath, files[i].size) for i in big}
+
+    def result(self) -> tuple[dict[str, str], list[tuple[str, str]]]:
+        """``(path → sha256 hex, [(path, error)])`` in scan order: the files left to this thread
+        first, then the threads' answers (waiting for them)."""
+        files = self._scan.files
+        n = len(files)
+        got: list = [None] * n
+        done = 0
+
+        def one(i: int, fn) -> None:
+            nonlocal done
+            try:
+                got[i] = fn()
+            except OSError as e:
+                got[i] = e
+            done += 1
+            if self._on_progress and (done % 200 == 1 or done == n):
+                self._on_progress(done, n)
+
+        try:
+            for i, f in enumerate(files):
+                if i in self._known:
+                    one(i, lambda i=i: self._known[i])
+                elif i not in self._futures:
+                    one(i, lambda f=f: _sha256_sized(f.abspath, f.size))
+            for i, fut in self._futures.items():
+                one(i, fut.result)
+        finally:
+            self.cancel()
+        out: dict[str, str] = {}
+        errors: list[tuple[str, str]] = []
+        for f, g in zip(files, got):
+            if isinstance(g, OSError):
+                errors.append((f.path, g.strerror or str(g)))
+            else:
+                out[f.path] = g
+        return out, errors
+
+    def cancel(self) -> None:
+        """Stop the threads' work not yet begun (the caller gave up: a damaged brain)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
 def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None, *,
               known: dict[str, tuple[int, int, str]] | None = None) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """sha256 of every scanned file: ``(path → hash, [(path, error)])``.
-
-    ``known``: path → ``(size, change stamp, sha256)`` of files whose bytes the caller hashed as
-    it wrote them (export); a scanned file with exactly that size and change stamp
-    (:func:`~gbrain.sync.scan.change_stamp`: any later write moves its ctime) takes that hash
-    instead of being read again. Every other file is read and hashed."""
-    out: dict[str, str] = {}
-    errors: list[tuple[str, str]] = []
-    n = len(scan.files)
-    for i, f in enumerate(scan.files):
-        k = known.get(f.path) if known else None
-        if k is not None and k[0] == f.size and k[1] == f.mtime_ns:
-            out[f.path] = k[2]
-        else:
-            try:
-                out[f.path] = _sha256_sized(f.abspath, f.size)
-            except OSError as e:
-                errors.append((f.path, e.strerror or str(e)))
-        if on_progress and (i % 200 == 0 or i == n - 1):
-            on_progress(i + 1, n)
-    return out, errors
+    """sha256 of every scanned file: ``(path → hash, [(path, error)])``; see :class:`TreeHashes`
+    (``known``: hashes the caller took as it wrote the files)."""
+    return TreeHashes(scan, on_progress, known=known).result()
 
 
 def damaged_pages(brain: Brain, listed: int = 10) -> list[str]:
@@ -577,7 +661,9 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
     pages drawn at random from their stored text and compare every derived view with the stored
     rows, and the text with the hash stored when the rows were derived (:func:`derived_check`).
     Also runs SQLite's ``quick_check`` on the file (once per process, :meth:`Brain.check_sound`):
-    damage inside an index or a derived row is found even where no sampled read touches it.
+    damage inside an index or a derived row is found even where no sampled read touches it; it
+    runs on a connection of its own beside the hashing (:meth:`Brain.start_check`), and a big
+    tree's large files are hashed in threads beside the database side (:class:`TreeHashes`).
     Costs about reading and hashing the tree, plus reading the database file once. Writes nothing.
 
     ``deep``: also check the database file (:func:`db_integrity`), re-render and re-hash every
@@ -588,17 +674,40 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
     from ..errors import Damaged
     from ..storage.db import one_line, recovery_advice
 
+    def damaged() -> None:
+        if not deep:
+            brain.check_sound(raise_=False)  # waits for the check begun beside
+        if brain.damaged:
+            raise Damaged(f"{brain.path} is damaged ({one_line(brain.damaged)}); {recovery_advice(brain.path)}")
+
     if not deep:
-        brain.check_sound(raise_=False)  # SQLite's quick_check, once per process (issue 11: verify checks the file)
-    if deep or brain.damaged:
-        bad = db_integrity(brain) if deep else [brain.damaged]
+        # SQLite's quick_check, once per process (issue 11: verify checks the file), on a
+        # connection of its own beside the hashing (it releases the GIL); its answer is awaited
+        # before the report is given, and a damaged file still fails the command
+        brain.start_check(trust_record=False)
+        if brain.damaged:
+            damaged()
+    else:
+        bad = db_integrity(brain)
         if bad:
             raise Damaged(f"{brain.path} is damaged ({one_line(bad[0])}); {recovery_advice(brain.path)}")
-    hashes, errors = hash_tree(scan, on_progress)
+    job = TreeHashes(scan, on_progress)
+    errors: list[tuple[str, str]] = []
+
+    def hashes() -> dict[str, str]:
+        nonlocal errors
+        got, errors = job.result()
+        return got
+
     try:
         rep = report(brain, scan, hashes, deep=deep, sample=sample)
     except sqlite3.DatabaseError as e:
+        job.cancel()
+        damaged()
         raise Damaged(f"{brain.path} is damaged ({one_line(e)}); {recovery_advice(brain.path)}") from e
+    finally:
+        job.cancel()
+    damaged()
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read")

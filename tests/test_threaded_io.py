@@ -1,0 +1,178 @@
+"""export and verify hand large files to threads (issue 14, the 2.3 GB brain): the answers must
+be the ones the one-thread path gives. The thresholds are lowered here so a small tree takes the
+threaded paths, and a spy checks that threads did the work (a silently sequential path would
+pass every other assertion)."""
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import Damaged
+from gbrain.sync import exporter, verify
+from gbrain.sync.exporter import export_tree
+from gbrain.sync.importer import import_tree
+from gbrain.sync.scan import scan_tree
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    files = {"index.md": b"# Index\n\nSee [[alpha]].\n", "notes/alpha.md": b"---\ntitle: Alpha\n---\n# Alpha\n\nText.\n"}
+    for i in range(12):
+        files[f"att/img-{i:02d}.png"] = b"\x89PNG\r\n\x1a\n" + os.urandom(3000 + 997 * i)
+    files["att/deep/er/doc.pdf"] = b"%PDF-1.7\n" + os.urandom(20000)
+    for rel, data in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+    return files
+
+
+@pytest.fixture
+def threaded(monkeypatch):
+    """Thresholds low enough that every file over 1 KiB goes to a thread; returns the names of
+    the threads that hashed (verify) or wrote (export) a file."""
+    names: list[str] = []
+    monkeypatch.setattr(verify, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(verify, "WHOLE_READ", 1024)
+    monkeypatch.setattr(exporter, "POOL_MIN", 1024)
+    monkeypatch.setattr(exporter, "WRITERS", 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    real_hash, real_write = verify._sha256_sized, exporter._replace_file
+    monkeypatch.setattr(verify, "_sha256_sized", lambda path, size: (names.append(threading.current_thread().name), real_hash(path, size))[1])
+    monkeypatch.setattr(exporter, "_replace_file", lambda *a, **k: (names.append(threading.current_thread().name), real_write(*a, **k))[1])
+    return names
+
+
+def test_verify_with_threads_finds_every_changed_missing_and_extra_file(tmp_path, threaded):
+    tree = tmp_path / "tree"
+    files = _tree(tree)
+    with Brain.open(tmp_path / "b.db") as b:
+        assert import_tree(b, tree)["ok"]
+        threaded.clear()
+        rep = verify.verify_tree(b, scan_tree(tree))
+        assert rep["ok"], rep["problems"]
+        assert rep["hashes_checked"] == len(files)
+        assert any(n.startswith("gbrain-hash") for n in threaded)
+        changed = tree / "att/img-05.png"
+        data = bytearray(changed.read_bytes())
+        data[-1] ^= 1  # same size, one bit
+        changed.write_bytes(bytes(data))
+        (tree / "att/deep/er/doc.pdf").unlink()
+        (tree / "att/extra.png").write_bytes(os.urandom(5000))
+        rep = verify.verify_tree(b, scan_tree(tree))
+    assert not rep["ok"]
+    assert rep["hash_mismatches"] == ["att/img-05.png"]
+    assert rep["missing_on_disk"] == ["att/deep/er/doc.pdf"]
+    assert rep["missing_in_db"] == ["att/extra.png"]
+
+
+def test_hash_tree_with_threads_equals_one_thread(tmp_path, threaded):
+    tree = tmp_path / "tree"
+    _tree(tree)
+    scan = scan_tree(tree)
+    got = verify.TreeHashes(scan).result()
+    one = verify.TreeHashes(scan, threads=1).result()
+    assert got == one
+    assert list(got[0]) == [f.path for f in scan.files]  # scan order
+    assert got[0] == {f.path: verify.sha256_file(f.abspath) for f in scan.files}
+
+
+def test_verify_with_threads_still_fails_on_a_damaged_database(tmp_path, threaded):
+    tree = tmp_path / "tree"
+    _tree(tree)
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        assert import_tree(b, tree)["ok"]
+    with Brain.open(db) as b:
+        b.damaged = "quick_check: a page is damaged"  # as a failed check leaves it
+        with pytest.raises(Damaged):
+            verify.verify_tree(b, scan_tree(tree))
+
+
+def test_export_with_writer_threads_is_byte_exact_and_checked(tmp_path, threaded):
+    tree = tmp_path / "tree"
+    files = _tree(tree)
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        assert import_tree(b, tree)["ok"]
+        threaded.clear()
+        rep = export_tree(b, tmp_path / "out")
+        assert rep["ok"], rep["problems"]
+        assert rep["counts"] == {"written": len(files), "unchanged": 0, "failed": 0}
+        assert any(n.startswith("gbrain-export") for n in threaded)
+        for rel, data in files.items():
+            assert (tmp_path / "out" / rel).read_bytes() == data
+        threaded.clear()
+        rep = export_tree(b, tmp_path / "out")  # again: every file found identical, none written
+        assert rep["ok"] and rep["counts"] == {"written": 0, "unchanged": len(files), "failed": 0}
+        assert threaded == []
+
+
+def test_export_with_writer_threads_names_a_damaged_row_and_saves_the_rest(tmp_path, threaded):
+    tree = tmp_path / "tree"
+    files = _tree(tree)
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        assert import_tree(b, tree)["ok"]
+    c = sqlite3.connect(db)
+    c.execute("UPDATE files SET data = zeroblob(length(data)) WHERE path = 'att/img-07.png'")
+    c.commit()
+    c.close()
+    with Brain.open(db) as b:
+        with pytest.raises(Damaged) as e:
+            export_tree(b, tmp_path / "out")
+    assert "img-07.png" in str(e.value)
+    assert not (tmp_path / "out" / "att/img-07.png").exists()
+    for rel, data in files.items():
+        if rel != "att/img-07.png":
+            assert (tmp_path / "out" / rel).read_bytes() == data
+
+
+def test_export_with_writer_threads_reports_a_file_it_cannot_write(tmp_path, threaded):
+    tree = tmp_path / "tree"
+    files = _tree(tree)
+    out = tmp_path / "out"
+    (out / "att" / "img-03.png").mkdir(parents=True)  # a folder where a file goes
+    with Brain.open(tmp_path / "b.db") as b:
+        assert import_tree(b, tree)["ok"]
+        rep = export_tree(b, out)
+    assert not rep["ok"]
+    assert [f["path"] for f in rep["write_errors"]] == ["att/img-03.png"]
+    for rel, data in files.items():
+        if rel != "att/img-03.png":
+            assert (out / rel).read_bytes() == data
+
+
+def _walk_reference(root: Path) -> list[str]:
+    """The files of ``root`` in os.walk's top-down order, folders and files sorted by name."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in (".git", ".obsidian") and not os.path.islink(os.path.join(dirpath, d)))
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        for f in sorted(filenames):
+            p = os.path.join(dirpath, f)
+            if not os.path.islink(p) and not f.endswith("~"):
+                out.append(f if rel == "." else f"{rel}/{f}")
+    return out
+
+
+def test_scan_lists_files_in_os_walk_order_and_skips_what_it_skipped(tmp_path):
+    root = tmp_path / "t"
+    for rel in ("b.md", "a/z.md", "a/b/c.md", "a/b/c/d.md", "A.md", "a/B/x.md", "z/y.md", ".git/HEAD", ".obsidian/app.json", "a/notes.md~", "c/q.md"):
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("# x\n", encoding="utf-8")
+    os.symlink(root / "z", root / "a" / "link-dir")
+    os.symlink(root / "b.md", root / "a" / "link.md")
+    s = scan_tree(root)
+    assert [f.path for f in s.files] == _walk_reference(root)
+    assert all(f.abspath == str(root / f.path) and f.size == 4 for f in s.files)
+    assert sorted(s.skipped) == sorted([
+        (".obsidian/", "ignored by default (Obsidian's settings; `!.obsidian/` in .gbrainignore syncs it)"),
+        ("a/link-dir", "symlink (not followed)"),
+        ("a/link.md", "symlink (not followed)"),
+    ])
