@@ -157,16 +157,6 @@ def _raise(e: BaseException):
     raise e
 
 
-def same_hash(target: Path, size: int, hx: str) -> bool:
-    """Whether the file at ``target`` has ``size`` bytes whose sha256 is ``hx`` (read in pieces)."""
-    try:
-        if target.stat().st_size != size:
-            return False
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    return blobs.hash_file(target)[0] == hx
-
-
 def _rows(brain: Brain, table: str, cols: str, unreadable: list[str]):
     """Rows of ``table`` in path order; on a damaged database (SQLite: malformed), every row
     that can still be read, one by one by id, noting the ids that cannot in ``unreadable``:
