@@ -285,13 +285,7 @@ def check_product(b: Brain, name: str, chunks: list[tuple[int, str]], queries: d
     stored = b.conn.execute("SELECT page_id, chunk_text FROM page_embeddings WHERE model = ? ORDER BY page_id, chunk_index", (model.model_id,)).fetchall()
     same_chunks = sorted(map(tuple, stored)) == sorted(chunks)
     print(f"product chunks ({len(stored):,}) {'are' if same_chunks else 'are NOT'} chunking {name}'s ({len(chunks):,}); {model.embedded:,} texts embedded")
-    m = cache.matrix([t for _, t in chunks])
-    pids = np.array([p for p, _ in chunks])
-    starts = np.flatnonzero(np.r_[True, np.diff(pids) != 0])
-    upages = pids[starts]
-    rows_of: dict[int, list[int]] = {}
-    for i, p in enumerate(pids):
-        rows_of.setdefault(int(p), []).append(i)
+    m, starts, upages, rows_of = chunk_matrix(cache, chunks)
 
     def top(q: np.ndarray, k: int = 300) -> list[tuple[int, float]]:
         row = np.maximum.reduceat(m @ q, starts)
@@ -313,6 +307,19 @@ def check_product(b: Brain, name: str, chunks: list[tuple[int, str]], queries: d
     print(f"gbrain query vs the formula: the same top 10 for {same}/{min(n, len(qids))} questions ({time.perf_counter() - t0:.0f} s; load average %.2f %.2f %.2f)" % os.getloadavg())
 
 
+def chunk_matrix(cache, chunks):
+    """``(m, starts, upages, rows_of)`` for ``chunks`` (``[(page_id, text)]``, pages in order):
+    the cached unit vectors as rows of ``m``, the first row of each page (``starts``, for
+    ``np.maximum.reduceat``), the page id of each such run (``upages``) and each page's rows."""
+    m = cache.matrix([t for _, t in chunks])
+    pids = np.array([p for p, _ in chunks])
+    starts = np.flatnonzero(np.r_[True, np.diff(pids) != 0])
+    rows_of: dict[int, list[int]] = {}
+    for i, p in enumerate(pids):
+        rows_of.setdefault(int(p), []).append(i)
+    return m, starts, pids[starts], rows_of
+
+
 def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, baseline=None):
     """Print train nDCG@10 per keyword weight, the train-best weight w*, test at w* and at the
     shipped weight, and the train difference at w* from ``baseline`` (per-train-query nDCG@10 of
@@ -321,13 +328,7 @@ def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, 
     ``chunks`` (``[(page_id, text)]``). Returns ``(baseline, [(variant, w*, train, test@w*,
     test@0.65)])``."""
     qi = {q: i for i, q in enumerate(qids)}
-    m = cache.matrix([t for _, t in chunks])
-    pids = np.array([p for p, _ in chunks])
-    starts = np.flatnonzero(np.r_[True, np.diff(pids) != 0])
-    upages = pids[starts]
-    rows_of: dict[int, list[int]] = {}
-    for i, p in enumerate(pids):
-        rows_of.setdefault(int(p), []).append(i)
+    m, starts, upages, rows_of = chunk_matrix(cache, chunks)
 
     def page_max(q: np.ndarray) -> np.ndarray:
         return np.maximum.reduceat(q @ m.T, starts, axis=1)

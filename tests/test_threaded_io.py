@@ -31,6 +31,16 @@ def _tree(root: Path) -> dict[str, bytes]:
     return files
 
 
+def _imported(tmp_path: Path) -> tuple[Path, dict[str, bytes], Path]:
+    """``(tree, files, db)``: :func:`_tree` under ``tmp_path/tree`` imported into
+    ``tmp_path/b.db`` (closed again)."""
+    tree, db = tmp_path / "tree", tmp_path / "b.db"
+    files = _tree(tree)
+    with Brain.open(db) as b:
+        assert import_tree(b, tree)["ok"]
+    return tree, files, db
+
+
 @pytest.fixture
 def threaded(monkeypatch):
     """Thresholds low enough that every file over 1 KiB goes to a thread; returns the names of
@@ -48,10 +58,8 @@ def threaded(monkeypatch):
 
 
 def test_verify_with_threads_finds_every_changed_missing_and_extra_file(tmp_path, threaded):
-    tree = tmp_path / "tree"
-    files = _tree(tree)
-    with Brain.open(tmp_path / "b.db") as b:
-        assert import_tree(b, tree)["ok"]
+    tree, files, db = _imported(tmp_path)
+    with Brain.open(db) as b:
         threaded.clear()
         rep = verify.verify_tree(b, scan_tree(tree))
         assert rep["ok"], rep["problems"]
@@ -82,11 +90,7 @@ def test_hash_tree_with_threads_equals_one_thread(tmp_path, threaded):
 
 
 def test_verify_with_threads_still_fails_on_a_damaged_database(tmp_path, threaded):
-    tree = tmp_path / "tree"
-    _tree(tree)
-    db = tmp_path / "b.db"
-    with Brain.open(db) as b:
-        assert import_tree(b, tree)["ok"]
+    tree, _, db = _imported(tmp_path)
     with Brain.open(db) as b:
         b.damaged = "quick_check: a page is damaged"  # as a failed check leaves it
         with pytest.raises(Damaged):
@@ -94,11 +98,8 @@ def test_verify_with_threads_still_fails_on_a_damaged_database(tmp_path, threade
 
 
 def test_export_with_writer_threads_is_byte_exact_and_checked(tmp_path, threaded):
-    tree = tmp_path / "tree"
-    files = _tree(tree)
-    db = tmp_path / "b.db"
+    _, files, db = _imported(tmp_path)
     with Brain.open(db) as b:
-        assert import_tree(b, tree)["ok"]
         threaded.clear()
         rep = export_tree(b, tmp_path / "out")
         assert rep["ok"], rep["problems"]
@@ -113,11 +114,7 @@ def test_export_with_writer_threads_is_byte_exact_and_checked(tmp_path, threaded
 
 
 def test_export_with_writer_threads_names_a_damaged_row_and_saves_the_rest(tmp_path, threaded):
-    tree = tmp_path / "tree"
-    files = _tree(tree)
-    db = tmp_path / "b.db"
-    with Brain.open(db) as b:
-        assert import_tree(b, tree)["ok"]
+    _, files, db = _imported(tmp_path)
     c = sqlite3.connect(db)
     c.execute("UPDATE files SET data = zeroblob(length(data)) WHERE path = 'att/img-07.png'")
     c.commit()
@@ -133,12 +130,10 @@ def test_export_with_writer_threads_names_a_damaged_row_and_saves_the_rest(tmp_p
 
 
 def test_export_with_writer_threads_reports_a_file_it_cannot_write(tmp_path, threaded):
-    tree = tmp_path / "tree"
-    files = _tree(tree)
+    _, files, db = _imported(tmp_path)
     out = tmp_path / "out"
     (out / "att" / "img-03.png").mkdir(parents=True)  # a folder where a file goes
-    with Brain.open(tmp_path / "b.db") as b:
-        assert import_tree(b, tree)["ok"]
+    with Brain.open(db) as b:
         rep = export_tree(b, out)
     assert not rep["ok"]
     assert [f["path"] for f in rep["write_errors"]] == ["att/img-03.png"]
