@@ -56,8 +56,9 @@ LISTEN_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 
 
-#: what the start-of-watch line names, in order: counts key → words
-_START_WORDS = [("imported", "file→db"), ("exported", "db→file"), ("moved", "moved"), ("trashed", "trashed"),
+#: a sync's counts (:meth:`SyncOutcome.counts` keys) in the words watch prints, in order: the
+#: start line names those that happened, the end line (``gbrain watch``'s summary) the first six
+CHANGE_WORDS = [("imported", "file→db"), ("exported", "db→file"), ("moved", "moved"), ("trashed", "trashed"),
                 ("removed", "removed"), ("conflicts", "conflict(s)"), ("put_back", "put back"), ("unreadable", "unreadable")]
 
 
@@ -65,7 +66,7 @@ def start_summary(counts: dict) -> str:
     """The start-of-watch sync in words, from :meth:`SyncOutcome.counts`-shaped ``counts``:
     ``"in sync at start"`` when nothing changed, else e.g. ``"at start: 1 file→db, 1 trashed"``
     (every kind of change that happened, trashed and moved files included)."""
-    parts = [f"{counts[k]:,} {w}" for k, w in _START_WORDS if counts.get(k)]
+    parts = [f"{counts[k]:,} {w}" for k, w in CHANGE_WORDS if counts.get(k)]
     return "at start: " + ", ".join(parts) if parts else "in sync at start"
 
 class _Handler:
