@@ -237,10 +237,7 @@ class Brain:
         import threading
 
         try:
-            if dbmod.is_read_only(self.path):  # opened as the brain's own connection was (a read-only mount)
-                side = dbmod._connect_read_only(self.path)
-            else:
-                side = sqlite3.connect(str(self.path), timeout=dbmod.BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            side = dbmod.raw_connect(self.path)  # opened as the brain's own connection was (a read-only mount: read-only)
         except sqlite3.Error:
             return
         box: list = []

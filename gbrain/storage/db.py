@@ -728,10 +728,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         raise GBrainError(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {p}` to make it a new brain")
     ro = is_read_only(p) and p.exists()
     try:
-        if ro:
-            conn = _connect_read_only(p)
-        else:
-            conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn = raw_connect(p, read_only=ro)
     except sqlite3.Error as e:
         raise GBrainError(f"cannot open the brain database {p}: {e}") from e
     try:
@@ -821,6 +818,19 @@ def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
                           f"brain's schema (v{v} → v{SCHEMA_VERSION}) before reading it, which needs space; free some space and run it again")
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def raw_connect(p: Path, *, read_only: bool | None = None) -> sqlite3.Connection:
+    """A connection to the SQLite file ``p`` as gbrain opens every one (autocommit, usable from
+    any thread, :data:`BUSY_TIMEOUT_MS`), no pragmas set: read-only (:func:`_connect_read_only`)
+    when ``read_only``, by default when the file exists and cannot be written (a read-only
+    mount). :func:`connect` builds the brain's own connection on it; a second connection for
+    another thread (a quick_check, export's readers) is this alone. Raises ``sqlite3.Error``."""
+    if read_only is None:
+        read_only = is_read_only(p) and p.exists()
+    if read_only:
+        return _connect_read_only(p)
+    return sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
 
 
 def _connect_read_only(p: Path) -> sqlite3.Connection:

@@ -55,10 +55,7 @@ class _Readers:
         if c is None:
             from ..storage import db as dbmod
 
-            if dbmod.is_read_only(self.path):
-                c = dbmod._connect_read_only(self.path)
-            else:
-                c = sqlite3.connect(str(self.path), timeout=dbmod.BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            c = dbmod.raw_connect(self.path)
             self.local.conn = c
             with self.lock:
                 self.all.append(c)
