@@ -93,7 +93,7 @@ from .exporter import atomic_write, safe_join
 from ..core.history import key_for_path, keep_version, record_move
 from .importer import classify
 from .plan import PathState, decide
-from .scan import NOT_UTF8, TEMP_SUFFIXES, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable
+from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 #: a client records that it is alive (``sync_root.synced_at``) at most this often (s): sync runs
@@ -504,7 +504,6 @@ class SyncEngine:
         ignored, excl = self.ignored, self._excl_ids()
         files, skipped = out.stats, out.skipped
         add, S_ISREG = files.append, stat.S_ISREG
-        temp_suffixes = TEMP_SUFFIXES
 
         def walk(absdir: str, reldir: str) -> None:
             try:
@@ -534,8 +533,7 @@ class SyncEngine:
                                 continue
                             subdirs.append((e.path, rel + "/"))
                             continue
-                        # is_temp_name needs a name starting with '.', '#' or '4' or ending in a temp suffix
-                        if (name[0] in ".#4" or name.endswith(temp_suffixes)) and is_temp_name(name):
+                        if is_temp_name(name):
                             if name.startswith(TMP_PREFIX):
                                 temps.append((e.path, rel))
                             continue

@@ -34,9 +34,11 @@ def change_stamp(st: os.stat_result) -> int:
 
 
 def is_temp_name(name: str) -> bool:
-    """Editor temp/swap/backup files and gbrain's own atomic-write temp files. (A temp name starts
-    with ``.``, ``#`` or ``4`` or ends in one of the suffixes below: ``SyncEngine.scan`` screens
-    names on that before calling this.)"""
+    """Editor temp/swap/backup files and gbrain's own atomic-write temp files. Called for every
+    name of every walk: most names fail the first test (a temp name starts with ``.``, ``#`` or
+    ``4`` or ends in one of :data:`TEMP_SUFFIXES`)."""
+    if name[:1] not in ".#4" and not name.endswith(TEMP_SUFFIXES):
+        return False
     return (
         name.startswith(TMP_PREFIX)
         or name.endswith(TEMP_SUFFIXES)
@@ -213,7 +215,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
         for entry in files:
             name = entry.name
             rel = reldir + name
-            if (name[:1] in ".#4" or name.endswith(TEMP_SUFFIXES)) and is_temp_name(name):
+            if is_temp_name(name):
                 continue
             if not name.isascii() and undecodable(name):
                 out.skipped.append((escaped(rel), NOT_UTF8))
@@ -234,7 +236,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
             if ignored(rel):
                 out.skipped.append((rel, "ignored by .gbrainignore"))
                 continue
-            out.files.append(FileInfo(rel, entry.path, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns)))
+            out.files.append(FileInfo(rel, entry.path, st.st_size, change_stamp(st)))
         stack.extend(reversed(subdirs))
     return out
 
