@@ -25,15 +25,17 @@ Variants (none changes the stored vectors):
   the top pages taken from the fused ranking (``fused``) or the vector one (``vector``), and the
   vector side ranked again with ``q'``.
 
-Chunkings (``--chunking``, repeatable; the shipped one is always run first, as the baseline of
-the printed train differences and their standard errors over the 809 paired train queries):
+Chunkings (``--chunking``, repeatable; ``220`` is always run first, as the baseline of the
+printed train differences and their standard errors over the 809 paired train queries; the
+chunking ``gbrain`` ships for ``minilm``, ``chunking.model_chunks``, is ``220+500``):
 
-* ``shipped``: ``chunk_page`` with ``minilm``'s 220-token budget (12,665 chunks);
+* ``220``: ``chunk_page`` with ``minilm``'s 220-token budget (12,665 chunks; what ``minilm``
+  embedded before the union shipped, and named ``shipped`` in older figures);
 * ``500``: the other models' ~500-token chunks, each read by ``minilm`` up to its 256 word
   pieces (5,966 chunks; a long abstract's tail reaches no vector);
 * ``overlap``: windows of 220 tokens over the sentences, each starting about half a window after
   the previous one (21,330 chunks);
-* ``bridged``: the shipped chunks plus a bridge between each two neighbours (the second half of
+* ``bridged``: the ``220`` chunks plus a bridge between each two neighbours (the second half of
   the one and the first half of the next: the same windows at a stride of half a chunk, 20,147
   chunks, of which only the 7,482 bridges are new text);
 * ``a+b``: both chunk sets of every page (a page scores with its best chunk of either).
@@ -188,7 +190,7 @@ def bridged_chunks(title: str, truth: str, timeline: str, max_tokens: int = 220)
 
 #: chunkings of a page (title, compiled truth, timeline) → chunk texts; "a+b" takes both sets
 CHUNKINGS: dict[str, Callable[[str, str, str], list[str]]] = {
-    "shipped": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=220)],
+    "220": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=220)],
     "500": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=500)],
     "overlap": lambda t, c, tl: overlap_chunks(t, c, 220, 0.5),
     "bridged": lambda t, c, tl: bridged_chunks(t, c, tl, 220),
@@ -214,8 +216,8 @@ def main() -> None:
     ap.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "gbrain-scifact-minilm"), help="folder of cached vectors (kept)")
     ap.add_argument("--budget", type=float, default=float("inf"), help="stop embedding after this many seconds (the cache keeps what was done)")
     ap.add_argument("--partial", action="store_true", help="evaluate anyway with the chunks that have vectors (a quick look; not a figure to report)")
-    ap.add_argument("--chunking", action="append", help="chunking(s) to evaluate (repeatable): " + ", ".join(CHUNKINGS) + ", or a+b (both sets; default: shipped)")
-    ap.add_argument("--quick", action="store_true", help="only the shipped best chunk and the train-best variants of docs/search.md per chunking")
+    ap.add_argument("--chunking", action="append", help="chunking(s) to evaluate (repeatable): " + ", ".join(CHUNKINGS) + ", or a+b (both sets; default: 220)")
+    ap.add_argument("--quick", action="store_true", help="only the best chunk and the train-best variants of docs/search.md per chunking")
     ap.add_argument("--product", type=int, metavar="N", help="instead: compare gbrain query (minilm, embedded through the product from the cache) with the chosen variant over the last --chunking for the first N test questions")
     args = ap.parse_args()
     docs, queries, qrels = S.load(Path(args.corpus))
@@ -227,8 +229,8 @@ def main() -> None:
     model = get_model("minilm")
     pages = b.conn.execute("SELECT id, slug, title, compiled_truth, timeline FROM pages ORDER BY id").fetchall()
     doc_of = {r[0]: r[1].split("/", 1)[1] for r in pages}
-    # the shipped chunking first: its best-chunk run is the baseline of the train differences
-    names = list(dict.fromkeys(["shipped"] + (args.chunking or [])))
+    # the 220-token chunking first: its best-chunk run is the baseline of the train differences
+    names = list(dict.fromkeys(["220"] + (args.chunking or [])))
     sets = {name: chunk_set(name, pages) for name in names}
     qids = sorted(set(qrels["train"]) | set(qrels["test"]))
     texts = [queries[q] for q in qids] + [t for ch in sets.values() for _, t in ch]
@@ -246,7 +248,7 @@ def main() -> None:
         b.close()
         return
     qv = cache.matrix([queries[q] for q in qids])
-    print(f"\n{'variant':<36} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65  train Δ vs shipped ± SE")
+    print(f"\n{'variant':<36} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65  train Δ vs 220 ± SE")
     base, rows = None, []
     for name, chunks in sets.items():
         print(f"chunking {name}: {len(chunks):,} chunks of {len({p for p, _ in chunks}):,} pages", flush=True)
@@ -323,7 +325,7 @@ def chunk_matrix(cache, chunks):
 def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, baseline=None):
     """Print train nDCG@10 per keyword weight, the train-best weight w*, test at w* and at the
     shipped weight, and the train difference at w* from ``baseline`` (per-train-query nDCG@10 of
-    the shipped chunking, best chunk, weight 0.65; computed here when ``label`` is ``shipped``)
+    the shipped chunking, best chunk, weight 0.65; computed here when ``label`` is ``220``)
     with its standard error over the 809 paired queries, for each vector-side variant over
     ``chunks`` (``[(page_id, text)]``). Returns ``(baseline, [(variant, w*, train, test@w*,
     test@0.65)])``."""
@@ -360,7 +362,7 @@ def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, 
         tr = {w: ndcg("train", sc, w) for w in WEIGHTS}
         bw = max(WEIGHTS, key=lambda w: tr[w])
         runs = per_query("train", sc, bw)
-        if baseline is None and label == "shipped" and name == "max (shipped)":
+        if baseline is None and label == "220" and name == "max (shipped)":
             baseline = per_query("train", sc, SHIPPED_WEIGHT)
         d = runs - baseline if baseline is not None else np.zeros(1)
         se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0

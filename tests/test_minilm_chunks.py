@@ -1,6 +1,6 @@
 """A model with a short window (``minilm``, 220 tokens) embeds each page cut twice: its own
 220-token chunks and the ~500-token chunks of the other models (``chunking.model_chunks``), the
-union ``benchmarks/scifact_vectors.py`` measured as ``shipped+500`` (docs/search.md, "New chunk
+union ``benchmarks/scifact_vectors.py`` measured as ``220+500`` (docs/search.md, "New chunk
 text"). The chunking version is recorded per page (``embed_state.chunking``, SQLite v13 /
 Postgres v10), so a brain embedded before is re-chunked by ``embed --stale``, reusing every
 vector of a text that did not change."""
@@ -25,7 +25,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def _bench():
-    """benchmarks/scifact_vectors.py: the definition of the ``shipped+500`` chunk set."""
+    """benchmarks/scifact_vectors.py: the definition of the ``220+500`` chunk set."""
     sys.path.insert(0, str(BENCH))
     try:
         return importlib.import_module("scifact_vectors")
@@ -90,7 +90,7 @@ def _scifact_tree(root: Path, n: int = 300) -> Path:
 @pytest.mark.parametrize("corpus", ["scifact", "gbrain-style", "msdocs-ad-identity"])
 def test_minilm_chunks_are_the_benchmarks_shipped_plus_500_set(tmp_path, db_path, corpus):
     """The product's minilm chunk texts of real pages (SciFact abstracts, a gbrain-style brain
-    with timelines, long Microsoft docs) are exactly ``chunk_set("shipped+500")`` of the
+    with timelines, long Microsoft docs) are exactly ``chunk_set("220+500")`` of the
     benchmark that chose them, page by page and in order; each short chunk fits minilm's budget,
     and the 220-token chunks are all there (every part of a page reaches a vector)."""
     if corpus == "scifact":
@@ -105,7 +105,7 @@ def test_minilm_chunks_are_the_benchmarks_shipped_plus_500_set(tmp_path, db_path
         pages = _pages(b)
         got = _product_chunks(b, emb.get_model(emb.MINILM_MODEL))
         want: dict[int, list[str]] = {}
-        for pid, text in bench.chunk_set("shipped+500", pages):
+        for pid, text in bench.chunk_set("220+500", pages):
             want.setdefault(pid, []).append(text)
         assert got == want
         extra = 0
