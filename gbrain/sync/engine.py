@@ -93,7 +93,7 @@ from .exporter import atomic_write, safe_join
 from ..core.history import key_for_path, keep_version, record_move
 from .importer import classify
 from .plan import PathState, decide
-from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable
+from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
 #: a client records that it is alive (``sync_root.synced_at``) at most this often (s): sync runs
@@ -319,16 +319,8 @@ class SyncEngine:
             self._lock_fd = None
 
     def _excl_ids(self) -> set[tuple[int, int]]:
-        """(device, inode) of the database files inside the root (files matched by identity,
-        which is cheaper than resolving every path)."""
-        ids = set()
-        for p in self.excl:
-            try:
-                st = os.stat(p)
-                ids.add((st.st_dev, st.st_ino))
-            except OSError:
-                pass
-        return ids
+        """(device, inode) of the database files inside the root."""
+        return excluded_ids(self.excl)
 
     def reload_ignore(self) -> None:
         """Read ``.gbrainignore`` again (``self.spec``, and ``self.ignored``, its fast matcher)."""
@@ -427,137 +419,44 @@ class SyncEngine:
         return DiskFile(rel, st.st_size, change_stamp(st)), None
 
     def walk(self, reldir: str) -> tuple[list[DiskFile], list[tuple[str, str]], list[str]]:
-        """Files under folder ``reldir`` (same rules as :func:`scan_tree`):
-        ``(files, skipped (path, reason), unreadable folder prefixes)``."""
-        files: list[DiskFile] = []
-        skipped: list[tuple[str, str]] = []
-        bad: list[str] = []
+        """Files under folder ``reldir`` (:func:`~gbrain.sync.scan.walk_tree`'s rules; ignored
+        paths left out unreported): ``(files, skipped (path, reason), unreadable folder
+        prefixes)``."""
         if undecodable(reldir):
-            return files, [(escaped(reldir), NOT_UTF8)], []
+            return [], [(escaped(reldir), NOT_UTF8)], []
         top = os.path.join(str(self.root), *reldir.split("/")) if reldir else str(self.root)
         try:
             if stat.S_ISLNK(os.lstat(top).st_mode):
-                return files, [(reldir, "symlink (not followed)")], []
+                return [], [(reldir, "symlink (not followed)")], []
         except FileNotFoundError:
-            return files, skipped, bad
+            return [], [], []
         except OSError:
-            return files, skipped, [reldir + "/"]
-        root_s = str(self.root)
-        ids = self._excl_ids()
-
-        def onerror(e: OSError) -> None:
-            if e.filename and os.path.exists(e.filename):
-                rel = os.path.relpath(e.filename, root_s).replace(os.sep, "/")
-                bad.append(rel + "/")
-
-        for dirpath, dirnames, filenames in os.walk(top, onerror=onerror):
-            rd = os.path.relpath(dirpath, root_s).replace(os.sep, "/")
-            rd = "" if rd == "." else rd + "/"
-            keep = []
-            for dn in dirnames:
-                full = os.path.join(dirpath, dn)
-                if dn in VCS_DIRS:
-                    continue
-                if undecodable(dn):
-                    skipped.append((escaped(rd + dn) + "/", NOT_UTF8))
-                    continue
-                if os.path.islink(full):
-                    skipped.append((rd + dn, "symlink (not followed)"))
-                    continue
-                if self.ignored(rd + dn + "/"):
-                    continue
-                keep.append(dn)
-            dirnames[:] = keep
-            for fn in filenames:
-                rel = rd + fn
-                if undecodable(fn):
-                    skipped.append((escaped(rel), NOT_UTF8))
-                    continue
-                if is_temp_name(fn) or self.ignored(rel):
-                    continue
-                full = os.path.join(dirpath, fn)
-                try:
-                    st = os.lstat(full)
-                except FileNotFoundError:
-                    continue
-                except OSError as e:
-                    skipped.append((rel, f"cannot stat: {e.strerror}"))
-                    continue
-                if not stat.S_ISREG(st.st_mode):
-                    skipped.append((rel, "symlink (not followed)" if stat.S_ISLNK(st.st_mode) else "not a regular file"))
-                    continue
-                if self.excl and (st.st_dev, st.st_ino) in ids:
-                    continue
-                files.append(DiskFile(rel, st.st_size, change_stamp(st)))
-        return files, skipped, bad
+            return [], [], [reldir + "/"]
+        try:
+            w = walk_tree(str(self.root), reldir + "/" if reldir else "", self.ignored, self._excl_ids(), report_ignored=False, ordered=False)
+        except FileNotFoundError:
+            return [], [], []
+        except OSError:
+            return [], [], [reldir + "/"]
+        return [DiskFile(rel, size, stamp) for rel, size, stamp in w.files], w.skipped, [d for d, _ in w.unreadable]
 
     def scan(self) -> Scan:
-        """The whole tree under the same rules as :func:`gbrain.sync.scan.scan_tree` (VCS folders,
-        temp files, symlinks, non-regular files, ``.gbrainignore``, the database), with
-        ``os.scandir`` so a no-change sync costs little more than stat-ing every file.
+        """The whole tree under :func:`~gbrain.sync.scan.walk_tree`'s rules (the walk of
+        :func:`~gbrain.sync.scan.scan_tree` too), so a no-change sync costs little more than
+        stat-ing every file.
 
         The files come as ``Scan.stats``, a list of ``(path, size, change stamp)`` tuples
         (:func:`~gbrain.sync.scan.change_stamp`), which :meth:`sync` compares with ``sync_state``
-        as sets; ``Scan.files`` stays empty. Raises ``FileNotFoundError`` / ``PermissionError``
-        for an unusable root."""
-        out = Scan(root=self.root, stats=[])
-        ignored, excl = self.ignored, self._excl_ids()
-        files, skipped = out.stats, out.skipped
-        add, S_ISREG = files.append, stat.S_ISREG
-
-        def walk(absdir: str, reldir: str) -> None:
-            try:
-                it = os.scandir(absdir)
-            except OSError as e:
-                if not reldir:
-                    raise
-                skipped.append((reldir.rstrip("/"), f"unreadable folder: {e.strerror}"))
-                return
-            subdirs = []
-            with it:
-                for e in it:
-                    name = e.name
-                    rel = reldir + name
-                    if not name.isascii() and undecodable(name):
-                        skipped.append((escaped(rel) + ("/" if e.is_dir(follow_symlinks=False) else ""), NOT_UTF8))
-                        continue
-                    try:
-                        if e.is_symlink():
-                            skipped.append((rel, "symlink (not followed)"))
-                            continue
-                        if e.is_dir(follow_symlinks=False):
-                            if name in VCS_DIRS:
-                                continue
-                            if ignored(rel + "/"):
-                                skipped.append((rel + "/", ignore_reason(rel + "/")))
-                                continue
-                            subdirs.append((e.path, rel + "/"))
-                            continue
-                        if is_temp_name(name):
-                            if name.startswith(TMP_PREFIX):
-                                temps.append((e.path, rel))
-                            continue
-                        st = e.stat(follow_symlinks=False)
-                    except OSError as err:
-                        skipped.append((rel, f"cannot stat: {err.strerror}"))
-                        continue
-                    if not S_ISREG(st.st_mode):
-                        skipped.append((rel, "not a regular file"))
-                        continue
-                    if excl and (st.st_dev, st.st_ino) in excl:
-                        continue
-                    if ignored(rel):
-                        skipped.append((rel, "ignored by .gbrainignore"))
-                        continue
-                    m, c = st.st_mtime_ns, st.st_ctime_ns
-                    add((rel, st.st_size, m if m > c else c))  # change_stamp(st), inlined
-            for a, r in sorted(subdirs):
-                walk(a, r)
-
-        temps: list[tuple[str, str]] = []
-        walk(str(self.root), "")
-        self.leftover_temps = temps
-        return out
+        as sets; ``Scan.files`` stays empty. gbrain's own temp files seen are kept in
+        ``self.leftover_temps``. Raises ``FileNotFoundError`` / ``PermissionError`` for an
+        unusable root."""
+        w = walk_tree(str(self.root), "", self.ignored, self._excl_ids(), ordered=False)
+        self.leftover_temps = w.temps
+        return Scan(
+            root=self.root,
+            stats=w.files,
+            skipped=w.skipped + [(d.rstrip("/"), f"unreadable folder: {why}") for d, why in w.unreadable],
+        )
 
     def clean_temp_files(self, temps: list[tuple[str, str]]) -> list[str]:
         """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``) left by a process

@@ -1,0 +1,118 @@
+"""The one walk of a tree (``scan.walk_tree``): import/export/verify's ``scan_tree``, sync's
+whole-tree ``SyncEngine.scan`` and watch's per-folder ``SyncEngine.walk`` see the same files and
+skip the same names for the same reasons (they were three walks that had drifted apart: a symlink
+with a VCS folder's name, a temp file whose name is not UTF-8, a file deleted mid-walk)."""
+from __future__ import annotations
+
+import os
+
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine
+from gbrain.sync.scan import NOT_UTF8, scan_tree, walk_tree
+
+
+def _tree(root) -> None:
+    for rel in ("a.md", "b/c.md", "b/d/e.md", "b/img.png", ".git/HEAD", ".obsidian/app.json",
+                "drafts/x.md", "b/old.bak.md", "b/note.md~", "b/.gbrain-tmp-999999-1-c.md", "4913"):
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(b"# x\n")
+    (root / ".gbrainignore").write_text("drafts/\n*.bak.md\n", encoding="utf-8")
+    os.symlink(root / "b", root / "link-dir")
+    os.symlink(root / "a.md", root / "b" / "link.md")
+    os.symlink(root / "b", root / ".hg")  # a link with a VCS folder's name is a link: reported
+    os.mkfifo(root / "b" / "pipe.md")
+    bad = os.fsencode(str(root / "b")) + b"/caf\xe9.md"
+    with open(bad, "wb") as f:
+        f.write(b"# x\n")
+    os.mkdir(os.fsencode(str(root)) + b"/d\xe9j\xe0")
+    with open(os.fsencode(str(root)) + b"/.#caf\xe9.md", "wb") as f:  # an emacs lock of a bad name: a temp file
+        f.write(b"x")
+
+
+def test_scan_sync_and_watch_walks_agree(tmp_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    _tree(root)
+    db = root / "brain.db"  # inside the tree: never a brain file
+    with Brain.open(db) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        s = scan_tree(root, exclude_abs={str(db), str(db) + "-wal", str(db) + "-shm"})
+        e = eng.scan()
+        files, skipped, bad = eng.walk("")
+    want = [".gbrainignore", "a.md", "b/c.md", "b/img.png", "b/d/e.md"]  # a folder's files by name, then its folders
+    assert [f.path for f in s.files] == want
+    assert sorted(x[0] for x in e.stats) == sorted(want) == sorted(f.path for f in files)
+    assert {f.path: (f.size, f.mtime_ns) for f in s.files} == {p: (n, m) for p, n, m in e.stats} == {f.path: (f.size, f.mtime_ns) for f in files}
+    expect = {
+        (".obsidian/", "ignored by default (Obsidian's settings; `!.obsidian/` in .gbrainignore syncs it)"),
+        ("drafts/", "ignored by .gbrainignore"),
+        ("b/old.bak.md", "ignored by .gbrainignore"),
+        ("link-dir", "symlink (not followed)"),
+        (".hg", "symlink (not followed)"),
+        ("b/link.md", "symlink (not followed)"),
+        ("b/pipe.md", "not a regular file"),
+        ("b/caf\\xe9.md", NOT_UTF8),
+        ("d\\xe9j\\xe0/", NOT_UTF8),
+    }
+    assert set(s.skipped) == set(e.skipped) == expect
+    assert len(s.skipped) == len(expect)
+    # watch's walk leaves ignored paths out without a word
+    assert set(skipped) == {x for x in expect if "ignored" not in x[1]} and bad == []
+    # gbrain's own temp file is seen (a dead writer's is cleaned up by sync), never listed
+    assert [r for _, r in eng.leftover_temps] == ["b/.gbrain-tmp-999999-1-c.md"]
+
+
+def test_walk_of_a_folder_is_that_part_of_the_whole_walk(tmp_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    _tree(root)
+    with Brain.open(tmp_path / "b.db") as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        whole = {p: (n, m) for p, n, m in eng.scan().stats}
+        files, skipped, bad = eng.walk("b")
+    assert {f.path: (f.size, f.mtime_ns) for f in files} == {p: v for p, v in whole.items() if p.startswith("b/")}
+    assert ("b/link.md", "symlink (not followed)") in skipped and bad == []
+
+
+def test_a_missing_folder_raises_and_a_vanished_file_is_not_a_skip(tmp_path, monkeypatch):
+    import pytest
+
+    with pytest.raises(FileNotFoundError):
+        walk_tree(str(tmp_path / "nope"), "", lambda rel: False, set())
+    root = tmp_path / "v"
+    (root / "s").mkdir(parents=True)
+    for n in ("a.md", "b.md"):
+        (root / "s" / n).write_text("x", encoding="utf-8")
+    real = os.scandir
+
+    class Gone:
+        """An entry whose file was deleted between the listing and its stat."""
+
+        def __init__(self, e):
+            self._e, self.name, self.path = e, e.name, e.path
+
+        def is_dir(self, follow_symlinks=True):
+            return False
+
+        def stat(self, follow_symlinks=True):
+            raise FileNotFoundError(2, "No such file or directory")
+
+    class It:
+        def __init__(self, p):
+            self._it = real(p)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            self._it.close()
+
+        def __iter__(self):
+            return (Gone(e) if e.name == "a.md" else e for e in self._it)
+
+    monkeypatch.setattr(os, "scandir", It)
+    w = walk_tree(str(root), "", lambda rel: False, set())
+    assert [f[0] for f in w.files] == ["s/b.md"] and w.skipped == []
