@@ -369,8 +369,8 @@ def test_timeline_add_in_heading_mode_uses_the_pages_own_timeline_heading(import
     gbrain("put", "notes/h", input=text)
     assert gbrain("timeline-add", "notes/h", "--date", "2025-02-01", "--summary", "second").returncode == 0
     out = gbrain("get", "notes/h").stdout.decode()
-    assert out.count("## Timeline") == 1 and out.endswith("- **2025-01-01** | first\n- **2025-02-01** | second\n")
-    assert out.replace("---\n## Timeline", "## Timeline") == text + "- **2025-02-01** | second\n"
+    assert out.count("## Timeline") == 1 and out.endswith("- **2025-02-01** | second\n- **2025-01-01** | first\n")  # newest first
+    assert out.replace("---\n## Timeline", "## Timeline") == text.replace("- **2025-01-01**", "- **2025-02-01** | second\n- **2025-01-01**")
     assert sorted(e["summary"] for e in js(gbrain("timeline", "notes/h", "--json"))) == ["first", "second"]
 
 

@@ -217,6 +217,37 @@ def test_append_timeline_newest_first_order_is_kept():
     assert new.startswith("x\n\n---\n\n- **2025-03-01** | a — newest\n  detail\n")
 
 
+def _dates_after(text: str, *dates: str) -> list[str]:
+    for d in dates:
+        text = append_timeline(parse_page(text, "x.md"), timeline_line(d, "e " + d, "c"))
+    return [e.date for e in parse_page(text, "x.md").timeline_entries]
+
+
+def test_append_timeline_to_a_page_of_zero_or_one_entries_is_newest_first():
+    """The spec's timeline is reverse-chronological: with no order to follow yet (0 or 1 dated
+    entries, or all on one day), a newer entry goes above an older one (it used to go last, so
+    three timeline-adds of 01-10, 01-20, 01-05 read 10, 20, 05)."""
+    assert _dates_after("# T\n\nbody\n", "2025-01-10", "2025-01-20", "2025-01-05") == ["2025-01-20", "2025-01-10", "2025-01-05"]
+    one = "# T\n\n---\n\n- **2025-01-10** | c — a\n"
+    assert _dates_after(one, "2025-01-20") == ["2025-01-20", "2025-01-10"]
+    assert _dates_after(one, "2025-01-01") == ["2025-01-10", "2025-01-01"]
+    same_day = "# T\n\n---\n\n- **2025-01-10** | c — a\n- **2025-01-10** | c — b\n"
+    assert _dates_after(same_day, "2025-02-01", "2024-12-01") == ["2025-02-01", "2025-01-10", "2025-01-10", "2024-12-01"]
+
+
+def test_append_timeline_keeps_an_oldest_first_page_oldest_first():
+    asc = "# T\n\n---\n\n## Timeline\n\n- **2024-01-01** | c — a\n  more\n- **2024-06-01** | c — b\n"
+    assert _dates_after(asc, "2024-03-01", "2025-01-01", "2023-01-01", "2024-06-01") == [
+        "2023-01-01", "2024-01-01", "2024-03-01", "2024-06-01", "2024-06-01", "2025-01-01"]
+    new = append_timeline(parse_page(asc, "x.md"), timeline_line("2024-03-01", "mid", "c"))
+    assert new == asc.replace("  more\n", "  more\n- **2024-03-01** | c — mid\n")
+
+
+def test_append_timeline_to_entries_in_no_order_goes_last():
+    mixed = "# T\n\n---\n\n- **2024-06-01** | c — a\n- **2025-01-01** | c — b\n- **2024-01-01** | c — c\n"
+    assert _dates_after(mixed, "2024-03-01") == ["2024-06-01", "2025-01-01", "2024-01-01", "2024-03-01"]
+
+
 def test_append_timeline_creates_separator_and_keeps_crlf():
     p = parse_page("---\r\nt: 1\r\n---\r\nBody", "x.md")
     new = append_timeline(p, timeline_line("2025-01-01", "hello", "manual", nl="\r\n"))

@@ -1122,11 +1122,13 @@ def timeline_line(date: str, summary: str, source: str = "", detail: str = "", n
 def append_timeline(page: Page, entry: str, *, heading: bool = False) -> str:
     """New page text with a timeline ``entry`` (full lines incl. endings) added.
 
-    Keeps the existing order: when the dated lines run newest-first the entry goes above the
-    first older one; otherwise it goes after the last entry. Creates the ``---`` separator
-    and timeline when the page has none (with a ``## Timeline`` heading when ``heading``, as
-    ``timeline_split = heading`` needs). With fewer than two dated entries the order is unknown
-    and the entry goes last. Nothing else in the text changes.
+    Keeps the page's order: newest-first (the spec's reverse-chronological timeline, and what
+    a page of 0 or 1 dated entries, or entries of one day, is taken to be) puts the entry above
+    the first entry not newer than it; oldest-first (two or more dates, never falling) puts it
+    after the last entry not newer than it; entries in no order, or an entry without a date,
+    get it after the last entry. Creates the ``---`` separator and timeline when the page has
+    none (with a ``## Timeline`` heading when ``heading``, as ``timeline_split = heading``
+    needs). Nothing else in the text changes.
     """
     nl = page.newline
     m = _TIMELINE_LINE_RE.match(_strip_eol(split_lines(entry)[0]))
@@ -1146,13 +1148,15 @@ def append_timeline(page: Page, entry: str, *, heading: bool = False) -> str:
     lines = split_lines(page.timeline)
     idx = [(i, _TIMELINE_LINE_RE.match(_strip_eol(ln)).group(1)) for i, ln in enumerate(lines) if _TIMELINE_LINE_RE.match(_strip_eol(ln))]
     dates = [d for _, d in idx]
-    descending = len(dates) >= 2 and all(a >= b for a, b in zip(dates, dates[1:])) and dates[0] != dates[-1]
-    if descending and new_date:
-        pos = next((i for i, d in idx if d <= new_date), None)
-        if pos is None:
-            insert_at = _entry_end(lines, idx[-1][0])
-        else:
-            insert_at = pos
+    pairs = list(zip(dates, dates[1:]))
+    ascending = len(set(dates)) >= 2 and all(a <= b for a, b in pairs)
+    descending = not ascending and all(a >= b for a, b in pairs)  # also 0 or 1 entries, or one day
+    if idx and new_date and descending:
+        pos = next((i for i, d in idx if d <= new_date), None)  # above the first not newer
+        insert_at = _entry_end(lines, idx[-1][0]) if pos is None else pos
+    elif idx and new_date and ascending:
+        last = [i for i, d in idx if d <= new_date]  # after the last not newer
+        insert_at = _entry_end(lines, last[-1]) if last else idx[0][0]
     elif idx:
         insert_at = _entry_end(lines, idx[-1][0])
     else:
