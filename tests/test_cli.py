@@ -263,8 +263,10 @@ def test_put_with_a_short_slug_updates_the_page_it_names(imported):
     r = gbrain("put", "ana-lima", input=before + b"\nOne more line.\n")
     assert r.returncode == 0 and b"updated people/ana-lima" in r.stdout
     assert [p["slug"] for p in js(gbrain("list", "--json", "--limit", "0")) if p["slug"] in ("ana-lima", "people/ana-lima")] == ["people/ana-lima"]
-    r = gbrain("call", "brain_put", json.dumps({"slug": "Bruno-Okafor", "content": "# Bruno\n"}))
+    r = gbrain("call", "brain_put", json.dumps({"slug": "bruno-okafor", "content": "# Bruno\n"}))
     assert json.loads(r.stdout)["slug"] == "people/bruno-okafor"
+    r = gbrain("call", "brain_put", json.dumps({"slug": "Bruno-Okafor", "content": "# Bruno\n"}))  # another case: refused
+    assert r.returncode == 2 and "people/bruno-okafor" in json.loads(r.stdout)["error"]
     assert gbrain("put", "newname", input="# new\n").stdout.startswith(b"created newname")
 
 
@@ -372,6 +374,23 @@ def test_timeline_add_in_heading_mode_uses_the_pages_own_timeline_heading(import
     assert out.count("## Timeline") == 1 and out.endswith("- **2025-02-01** | second\n- **2025-01-01** | first\n")  # newest first
     assert out.replace("---\n## Timeline", "## Timeline") == text.replace("- **2025-01-01**", "- **2025-02-01** | second\n- **2025-01-01**")
     assert sorted(e["summary"] for e in js(gbrain("timeline", "notes/h", "--json"))) == ["first", "second"]
+
+
+def test_put_of_a_name_that_differs_only_in_case_refuses_and_names_the_page(imported):
+    """`put meeting` over a page `Meeting` used to replace it ("updated Meeting": a vault's
+    4 KB SCHEMA.md became 9 bytes from `put schema`). A name that differs only in case is
+    another name: put refuses and names the page, whole or partial; the exact name and a
+    unique suffix in its own case still update."""
+    assert gbrain("put", "notes/Meeting", input="# Upper\n").returncode == 0
+    for args, inp in ((("put", "notes/meeting"), "# lower\n"), (("put", "MEETING"), "# lower\n"),
+                      (("put", "notes/meeting", "--timeline-append", "- **2025-01-01** | x"), None)):
+        r = gbrain(*args, input=inp)
+        assert r.returncode == 2, (args, r.stderr)
+        assert b"notes/Meeting" in r.stderr and b"case" in r.stderr
+    assert gbrain("get", "notes/Meeting").stdout == b"# Upper\n"
+    assert gbrain("put", "Meeting", input="# Upper 2\n").returncode == 0  # a unique suffix, same case
+    assert gbrain("get", "notes/Meeting").stdout == b"# Upper 2\n"
+    assert gbrain("put", "river-ai", "--timeline-append", "- **2025-01-01** | x").returncode == 0
 
 
 @pytest.mark.parametrize("slug", [".git/hooks/pre-commit", "people/.raw/note", "a/.hg/x", "x" * 250, "notes/.gbrain-tmp-1-x"])

@@ -425,6 +425,33 @@ class Brain:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)
 
+    def resolve_for_write(self, slug: str) -> sqlite3.Row | None:
+        """The page a whole or partial ``put`` of ``slug`` writes: :meth:`resolve_slug`'s page,
+        or None when there is none (the write creates ``slug``).
+
+        Raises :class:`BadInput` when the page found is named like ``slug`` but for case or
+        Unicode width (``meeting`` finding ``Meeting``, as a whole slug or as a suffix): that is
+        another name, and replacing that page's text from it lost a vault's ``SCHEMA.md`` to a
+        ``put schema``; creating it beside the page would make two files that clash on macOS and
+        Windows. ``Ambiguous`` as :meth:`resolve_slug` raises it.
+        """
+        try:
+            row = self.resolve_slug(slug)
+        except Ambiguous:
+            raise
+        except NotFound:
+            return None
+        got, want = row["slug"], nfc(slug)
+        if got == want or got.endswith("/" + want):
+            return row
+        got_key, want_key = slug_key(got), slug_key(want)
+        if got_key == want_key or got_key.endswith("/" + want_key):
+            raise BadInput(
+                f"'{slug}' differs only in case from the page {got}: give '{got}' to write it "
+                "(put does not create a name beside one that differs only in case: the two files would clash on macOS and Windows)"
+            )
+        return row
+
     def suggest(self, slug: str, n: int = 5) -> list[str]:
         """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
         slug, then near the file name, then aliases (as written) near it — an alias that names
@@ -596,14 +623,9 @@ class Brain:
         if len(text) > MAX_PAGE_CHARS or len(text.encode("utf-8")) > MAX_PAGE_CHARS:
             raise BadInput(f"page content is over {MAX_PAGE_CHARS // (1024 * 1024)} MiB; keep large sources as files next to the brain")
         # `get ana-lima | put ana-lima` must update people/ana-lima, not create a second page:
-        # the same lookup as get (exact as written, case-insensitive, a unique suffix); a miss
-        # creates, an ambiguous short name is refused like get refuses it (Ambiguous propagates)
-        try:
-            row = self.resolve_slug(slug)
-        except Ambiguous:
-            raise
-        except NotFound:
-            row = None
+        # the same lookup as get (exact as written, a unique suffix, an alias); a miss creates,
+        # an ambiguous short name or a name that differs only in case is refused
+        row = self.resolve_for_write(slug)
         path = row["path"] if row else path_for_slug(check_slug(slug))
         if not row:
             clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()

@@ -12,7 +12,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import search as fts_search
-from ..errors import Ambiguous, BadInput, GBrainError, NotFound
+from ..errors import BadInput, GBrainError, NotFound
 from .registry import (
     LIMIT, PAGE_CHARS, PAGE_REF, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
@@ -141,12 +141,7 @@ def _put_locked(b, a, ctx):
                        else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter")
     from ..page.slugs import check_slug
 
-    try:
-        row = b.resolve_slug(a["slug"])  # exact as written first, then the usual lookup
-    except Ambiguous:
-        raise  # refused like get: never create a page beside the ones meant
-    except NotFound:
-        row = None
+    row = b.resolve_for_write(a["slug"])  # as put's: never a page beside the ones meant
     slug = row["slug"] if row else check_slug(a["slug"])
     text = b.check_text(row) if row else ""  # a partial update of a damaged text is refused
     from ..page.markdown import parse_page
