@@ -461,7 +461,8 @@ def h_versions(brain: Brain, slug: str) -> list[dict]:
 def test_an_emptied_subfolder_under_watch_is_refused_not_trashed(tmp_path):
     """Issue 11 item 2 under a real `gbrain watch`: a synced subfolder whose notes all vanish at
     once (an unmounted sub-volume; `.DS_Store` left) is not trashed: watch says which folder
-    and how to confirm, the pages stay; `--confirm-delete` then trashes them."""
+    and how to confirm, the pages stay, and it goes on watching the rest (it used to exit, so
+    later edits elsewhere were not synced); `--confirm-delete` then trashes them."""
     from gbrain.sync.engine import MASS_TRASH
 
     root, db = tmp_path / "v", tmp_path / "b.db"
@@ -475,14 +476,28 @@ def test_an_emptied_subfolder_under_watch_is_refused_not_trashed(tmp_path):
             p.unlink()
         (root / "archive" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
         wait_for(lambda: w.saw("archive") and w.saw("--confirm-delete") or w.p.poll() is not None, "watch to refuse")
+        assert w.p.poll() is None, "\n".join(w.lines)
         with Brain.open(db) as b:
             assert b.stats()["pages"] == MASS_TRASH + 11 and trash(b) == []
+        (root / "keep.md").write_text("# Keep\n\nEdited while the archive was refused.\n")
+        (root / "new.md").write_text("# New\n")
+
+        def synced():
+            with Brain.open(db) as b:
+                row = b.page_row("keep")
+                return row is not None and "Edited" in b.get_text("keep") and b.page_row("new") is not None
+
+        wait_for(lambda: synced() or w.p.poll() is not None, "the edits elsewhere to be synced")
+        assert w.p.poll() is None, "\n".join(w.lines)
+        with Brain.open(db) as b:
+            assert b.stats()["pages"] == MASS_TRASH + 12 and trash(b) == []
+        assert sum("archive" in line and "confirm-delete" in line for line in w.lines) == 1  # said once
     finally:
         w.kill()
     r = subprocess.run([sys.executable, "-m", "gbrain", "sync", str(root), "--db", str(db), "--confirm-delete"], capture_output=True)
     assert r.returncode == 0, r.stderr.decode()
     with Brain.open(db) as b:
-        assert b.stats()["pages"] == 1 and len(trash(b)) == MASS_TRASH + 10
+        assert b.stats()["pages"] == 2 and len(trash(b)) == MASS_TRASH + 10
 
 
 def test_recursive_or_exploding_frontmatter_does_not_stop_watch(watch, brain, brain_tree):
@@ -505,3 +520,35 @@ def test_recursive_or_exploding_frontmatter_does_not_stop_watch(watch, brain, br
     wait_for(lambda: brain.page_row("notes/after"), "a later note to be indexed")
     settle(brain, brain_tree)
     stop_ok(w)
+
+
+def test_a_refused_folder_leaves_the_batch_and_the_rest_of_it_syncs(tmp_path):
+    """In-process, the batch shapes the observer gives: the refused folder's own paths, a folder
+    event above it (its walk must not bring the refused notes back into the batch) and paths
+    elsewhere. The rest syncs; the refusal is said once; the refused pages stay."""
+    from gbrain.sync.engine import MASS_TRASH
+    from gbrain.sync.watch import Watcher
+
+    root, db = tmp_path / "v", tmp_path / "b.db"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "top.md").write_text("# Top\n")
+    (root / "keep.md").write_text("# Keep\n")
+    for i in range(MASS_TRASH + 2):
+        (root / "a" / "b" / f"n{i}.md").write_text(f"# N{i}\n")
+    said = []
+    with Brain.open(db) as b:
+        w = Watcher(b, root, log=said.append)
+        w.engine.bind()
+        assert w.engine.sync()["ok"]
+        for p in (root / "a" / "b").glob("*.md"):
+            p.unlink()
+        (root / "a" / "top.md").write_text("# Top\n\nedited\n")
+        (root / "keep.md").write_text("# Keep\n\nedited\n")
+        (root / "new.md").write_text("# New\n")
+        gone = {f"a/b/n{i}.md" for i in range(MASS_TRASH + 2)}
+        assert w._safe_batch(gone | {"keep.md", "new.md"}, {"a"}, retry={})
+        assert w._safe_batch(gone, {"a/b"}, retry={})  # again: said once
+        assert "edited" in b.get_text("keep") and "edited" in b.get_text("a/top") and b.page_row("new")
+        assert all(b.page_row(f"a/b/n{i}") for i in range(MASS_TRASH + 2)) and trash(b) == []
+        assert [s for s in said if "confirm-delete" in s] == [next(s for s in said if "a/b" in s and "confirm-delete" in s)]
+        w.engine.close()

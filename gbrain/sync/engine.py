@@ -171,7 +171,12 @@ class SyncError(GBrainError):
 
 class MassDeleteRefused(SyncError):
     """A folder lost all its markdown at once (see :meth:`SyncEngine.vanished_folders`); a person
-    confirms with ``--confirm-delete``."""
+    confirms with ``--confirm-delete``. ``folders``: the ``(prefix, notes)`` refused (a prefix
+    ends in ``/``; ``""`` is the root)."""
+
+    def __init__(self, msg: str, folders: list[tuple[str, int]] | None = None):
+        super().__init__(msg)
+        self.folders = folders or []
 
 
 _COPY_MARK = re.compile(r"\.conflict-\d{8}T\d{6}(?:-\d+)?")
@@ -1050,7 +1055,8 @@ class SyncEngine:
         where = ", ".join(f"{(str(self.root / pre.rstrip('/')) if pre else str(self.root))} ({n} notes)" for pre, n in gone)
         raise MassDeleteRefused(
             f"every synced note is gone from {where}, with no markdown left there (an unmounted drive, or emptied by mistake?); "
-            f"nothing was trashed. If you deleted them on purpose, run `gbrain sync {self.root} --confirm-delete`"
+            f"nothing was trashed. If you deleted them on purpose, run `gbrain sync {self.root} --confirm-delete`",
+            gone,
         )
 
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:

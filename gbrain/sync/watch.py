@@ -39,7 +39,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from .engine import TOUCH_S, Outcome, SyncEngine, SyncError
+from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
 from .scan import IGNORE_FILE, NOT_UTF8, VCS_DIRS, escaped, is_temp_name, undecodable
 
 DEBOUNCE_S = 0.1
@@ -124,6 +124,7 @@ class Watcher:
         self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
         self.engine.surface = "watch"
         self._said_bad: set[str] = set()
+        self._said_refused: set[tuple[str, ...]] = set()
         self.rebind = rebind
         self.debounce = debounce
         self.max_wait = max_wait
@@ -313,6 +314,8 @@ class Watcher:
                     rep = eng.sync()
                 except sqlite3.OperationalError as e:
                     self._warn(f"the brain is busy ({e}); rescan skipped")
+                except MassDeleteRefused as e:
+                    self._refused(e)  # a full rescan is all or nothing: the next event syncs the rest
                 else:
                     expired = False
                     next_touch = now + TOUCH_S
@@ -382,15 +385,51 @@ class Watcher:
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
-        (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it."""
-        try:
-            self._batch(paths, dirs, **kw)
-            return True
-        except sqlite3.OperationalError as e:
-            if "locked" not in str(e) and "busy" not in str(e):
-                raise
-            self._warn(f"the brain is busy ({e}); will retry")
-            return False
+        (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it.
+
+        A folder whose notes all vanished at once (:class:`MassDeleteRefused`) is not fatal
+        either: it is said once, its paths leave the batch (its pages stay in the brain, its
+        files stay gone) and the rest of the batch is synced; watching goes on."""
+        for _ in range(4):
+            try:
+                self._batch(paths, dirs, **kw)
+                return True
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) and "busy" not in str(e):
+                    raise
+                self._warn(f"the brain is busy ({e}); will retry")
+                return False
+            except MassDeleteRefused as e:
+                self._refused(e)
+                pre = tuple(p for p, _ in e.folders)
+                if not pre or "" in pre:
+                    return True  # the whole root: nothing of this batch is synced
+                keep_dirs = set()
+                for d in dirs:  # folders other than the root ("" never comes as a folder event)
+                    dp = d.strip("/") + "/"
+                    if dp.startswith(pre):
+                        continue  # the refused folder or one inside it
+                    if any(p.startswith(dp) for p in pre):
+                        # a folder above a refused one: its paths (on disk or known) instead,
+                        # less those under the refused folders (below)
+                        files, _, _ = self.engine.walk(d.strip("/"))
+                        paths |= {f.path for f in files} | self.engine._known_under(dp)
+                    else:
+                        keep_dirs.add(d)
+                paths = {p for p in paths if not p.startswith(pre)}
+                dirs = keep_dirs
+                if not paths and not dirs and not kw.get("log_paths"):
+                    return True
+        return True
+
+    def _refused(self, e: MassDeleteRefused) -> None:
+        """Say a mass-delete refusal once per set of folders, with how to confirm it."""
+        key = tuple(sorted(p for p, _ in e.folders)) or (str(e),)
+        if key in self._said_refused:
+            return
+        self._said_refused.add(key)
+        self.log(f"warning: {e}; or stop this watch and start it again with --confirm-delete. "
+                 "Watching goes on; the notes stay in the brain until then")
 
     def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict) -> None:
         eng = self.engine
