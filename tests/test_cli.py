@@ -393,6 +393,19 @@ def test_put_of_a_name_that_differs_only_in_case_refuses_and_names_the_page(impo
     assert gbrain("put", "river-ai", "--timeline-append", "- **2025-01-01** | x").returncode == 0
 
 
+def test_get_reads_the_roots_index_and_log_files(imported):
+    """The root's index.md / log.md are files, not pages (the spec); `get index` answered "no
+    page 'index'; did you mean …" though it is a wiki's main catalogue. It prints the file's
+    bytes (JSON: type "file"); a file that is not UTF-8 text is still not a page."""
+    raw = (FIXTURE_BRAIN / "index.md").read_bytes()
+    for name in ("index", "index.md"):
+        r = gbrain("get", name)
+        assert r.returncode == 0 and r.stdout == raw, r.stderr
+    out = js(gbrain("get", "index", "--json"))
+    assert out["slug"] == "index.md" and out["type"] == "file" and out["content"].encode() == raw
+    assert gbrain("get", "nosuchthing").returncode == 1
+
+
 @pytest.mark.parametrize("slug", [".git/hooks/pre-commit", "people/.raw/note", "a/.hg/x", "x" * 250, "notes/.gbrain-tmp-1-x"])
 def test_slugs_that_cannot_round_trip_are_refused(imported, slug):
     r = gbrain("put", slug, input="# x\n")

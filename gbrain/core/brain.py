@@ -452,6 +452,23 @@ class Brain:
             )
         return row
 
+    def stored_text_file(self, name: str) -> tuple[str, str] | None:
+        """``(path, text)`` of the stored non-page file a page name names when no page does:
+        ``name`` itself or ``name + ".md"`` (the root's ``index.md``, ``schema.md`` and
+        ``log.md``, which the spec keeps as files; a markdown file kept as a file because it
+        is not UTF-8 gives None). None when there is no such file, it is over
+        :data:`MAX_PAGE_CHARS` bytes or it is not UTF-8 text."""
+        for path in dict.fromkeys((nfc(name), nfc(name) + ".md")):
+            r = self.conn.execute("SELECT size FROM files WHERE path = ?", (path,)).fetchone()
+            if r is None or (r[0] or 0) > MAX_PAGE_CHARS:
+                continue
+            data = blobs.file_bytes(self.conn, path)
+            try:
+                return (path, data.decode("utf-8")) if data is not None and b"\x00" not in data else None
+            except UnicodeDecodeError:
+                return None
+        return None
+
     def suggest(self, slug: str, n: int = 5) -> list[str]:
         """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
         slug, then near the file name, then aliases (as written) near it — an alias that names

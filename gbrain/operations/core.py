@@ -66,11 +66,18 @@ def _get(b, a, ctx):
 
         out = get_version(b, a["slug"], a["version"])
     else:
-        row = b.resolve_slug(a["slug"])
-        from ..core.brain import render_row
+        try:
+            row = b.resolve_slug(a["slug"])
+        except NotFound:
+            f = b.stored_text_file(a["slug"])  # the root's index.md, schema.md, log.md: files, not pages
+            if f is None:
+                raise
+            row, out = None, {"slug": f[0], "title": None, "type": "file", "content": f[1]}
+        if row is not None:
+            from ..core.brain import render_row
 
-        out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
-        _check_hash(b, row, out["content"])
+            out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+            _check_hash(b, row, out["content"])
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
     if offset == 0 and (not cap or len(text) <= cap):
