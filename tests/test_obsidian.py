@@ -415,3 +415,33 @@ def test_a_suggestion_is_a_name_that_then_works(tmp_path, db_path):
             b.resolve_slug(name)  # each one works
         with pytest.raises(Ambiguous):
             b.resolve_slug("Canvas")
+
+
+def test_link_writes_wiki_links_in_a_wiki_link_vault(tmp_path):
+    """`link` in a vault that links with [[…]] appended `[Embed files](../Linking%20…md)`: it now
+    writes the vault's form, `[[Name]]` when no other page has the name, `[[folder/Name]]` when
+    one does, `|Title` when the title is not the name; it resolves to the page meant. A page
+    that links with markdown links (or a brain of them) keeps getting markdown links."""
+    v = tmp_path / "v"
+    for rel, text in {
+        "a/Start.md": "# Start\n\nSee [[Other]] and [[Notes]].\n",
+        "a/Other.md": "# Other\n",
+        "b/Canvas.md": "# Canvas\n",
+        "c/Canvas.md": "# Canvas\n",
+        "b/Plan.md": "---\ntitle: The plan\n---\nBody\n",
+        "b/Notes.md": "# Notes\n\nsee [Start](../a/Start.md)\n",
+    }.items():
+        (v / rel).parent.mkdir(parents=True, exist_ok=True)
+        (v / rel).write_text(text, encoding="utf-8")
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, v)
+        b.link("a/Start", "b/Canvas", "the board")
+        b.link("a/Start", "b/Plan")
+        b.link("a/Other", "a/Start")  # no links of its own: the brain's habit (wiki)
+        b.link("b/Notes", "a/Other")  # a page of markdown links
+        start, other, notes = b.get_text("a/Start"), b.get_text("a/Other"), b.get_text("b/Notes")
+        assert start.endswith("[[b/Canvas]] — the board\n\n[[Plan|The plan]]\n"), start
+        assert other.endswith("[[Start]]\n") and notes.endswith("[Other](../a/Other.md)\n"), (other, notes)
+        to = {(r[0], r[1]) for r in b.conn.execute(
+            "SELECT f.slug, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id JOIN pages t ON t.id = l.to_page_id")}
+        assert {("a/Start", "b/Canvas"), ("a/Start", "b/Plan"), ("a/Other", "a/Start"), ("b/Notes", "a/Other")} <= to

@@ -810,7 +810,9 @@ class Brain:
         """Add a link from one page to another by writing it into the source page's markdown.
 
         Appends ``[Title](relative/path.md)`` (plus `` — context``) as a new paragraph at the end
-        of the compiled truth. No change when the page already links there.
+        of the compiled truth, or ``[[Name]]`` / ``[[Name|Title]]`` from a page whose links are
+        mostly wiki links (a page without links: the brain's). No change when the page already
+        links there.
         """
         src = self.resolve_slug(from_slug)
         dst = self.resolve_slug(to_slug)
@@ -819,15 +821,45 @@ class Brain:
         have = self.conn.execute("SELECT 1 FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchone()
         if have:
             return SaveResult(src["slug"], src["path"], src["id"], False, False)
-        rel = posixpath.relpath(dst["path"], posixpath.dirname(src["path"]) or ".")
-        from urllib.parse import quote
-
-        href = quote(rel, safe="/.-_~")
-        label = dst["title"].replace("[", "(").replace("]", ")")
         ctx = " ".join((context or "").split())
-        line = f"[{label}]({href})" + (f" — {ctx}" if ctx else "")
+        line = (self._wiki_link(src, dst) if self._writes_wiki_links(src["id"]) else self._markdown_link(src, dst)) + (f" — {ctx}" if ctx else "")
         page = self.parsed(src)
         return self._edit(src, append_to_compiled_truth(page, line), lambda o, n: len(n.links) > len(o.links), "link")
+
+    def _writes_wiki_links(self, page_id: int) -> bool:
+        """Whether ``link`` writes ``[[…]]`` from this page: when most of its links are wiki
+        links (an Obsidian vault's habit), or, for a page without links, most of the brain's."""
+        def counts(where: str, args: tuple) -> tuple[int, int]:
+            r = self.conn.execute(
+                f"SELECT COALESCE(SUM(CASE WHEN kind = 'markdown' THEN 0 ELSE 1 END), 0), COALESCE(SUM(CASE WHEN kind = 'markdown' THEN 1 ELSE 0 END), 0) FROM links {where}",
+                args).fetchone()
+            return int(r[0]), int(r[1])
+
+        wiki, md = counts("WHERE from_page_id = ?", (page_id,))
+        if wiki + md == 0:
+            wiki, md = counts("", ())
+        return wiki > md
+
+    def _wiki_link(self, src, dst) -> str:
+        """``[[Name]]`` from page ``src`` to page ``dst`` (its file name when no other page has
+        it, else its whole slug), with ``|Title`` when the title is not that name: the form
+        Obsidian writes, which gbrain resolves back to ``dst``; a markdown link when the name
+        holds a character a wiki link cannot (``[ ] | # ^``)."""
+        name = posixpath.basename(dst["slug"])
+        n = self.conn.execute("SELECT COUNT(*) FROM pages WHERE name_key = ?", (name_key(dst["slug"]),)).fetchone()[0]
+        target = name if n == 1 else dst["slug"]
+        title = (dst["title"] or "").replace("]", ")").replace("|", "/").replace("[", "(")
+        if any(ch in target for ch in "[]|#^"):  # a name Obsidian cannot link to by name
+            return self._markdown_link(src, dst)
+        return f"[[{target}]]" if not title or title == name else f"[[{target}|{title}]]"
+
+    def _markdown_link(self, src, dst) -> str:
+        """``[Title](relative/path.md)`` from page ``src`` to page ``dst``."""
+        from urllib.parse import quote
+
+        rel = posixpath.relpath(dst["path"], posixpath.dirname(src["path"]) or ".")
+        label = dst["title"].replace("[", "(").replace("]", ")")
+        return f"[{label}]({quote(rel, safe='/.-_~')})"
 
     @atomic
     def unlink(self, from_slug: str, to_slug: str) -> SaveResult:
