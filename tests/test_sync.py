@@ -802,3 +802,29 @@ def test_ignore_matcher_answers_as_pathspec():
     check()
     assert ignore_matcher(None)("a.md") is False
     assert ignore_matcher(load_ignore(Path("/nonexistent")))(".obsidian/") is True
+
+
+def test_restore_all_says_what_it_leaves_in_the_trash(tmp_path):
+    """`restore --all` brings back deleted pages only; a replaced version of a live page stays
+    (revert brings it back). It said "restored 0 item(s)" while `trash` still listed one; now it
+    counts those and says how to bring one back."""
+    import subprocess
+    import sys
+
+    db = str(tmp_path / "b.db")
+
+    def run(*args, inp=None):
+        return subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *args], input=inp, capture_output=True)
+
+    v = tmp_path / "v"
+    v.mkdir()
+    (v / "a.md").write_text("# A\n\nfirst\n")
+    assert run("import", str(v)).returncode == 0
+    assert run("put", "a", inp=b"# A\n\nbrain edit\n").returncode == 0
+    (v / "a.md").write_text("# A\n\ndisk edit\n")
+    assert run("import", str(v)).returncode in (0, 1)  # import over a page edited in the brain: the brain's text is trashed
+    listed = json.loads(run("trash", "--json").stdout)
+    assert len(listed) == 1 and not listed[0]["deleted"]
+    r = run("restore", "--all")
+    assert r.returncode == 0 and b"1 replaced version(s)" in r.stdout and b"revert" in r.stdout, r.stdout
+    assert json.loads(run("restore", "--all", "--json").stdout)["replaced"] == 1

@@ -147,7 +147,8 @@ def _restore_text(r, a: dict) -> str:
     if isinstance(r, list):
         return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  v{t['version']}  ({t['reason']}, {t['size']:,} bytes)" for t in r) or "the trash is empty"
     if "restored_all" in r:
-        return f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
+        return (f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
+                + (f"; {r['replaced']:,} replaced version(s) of live pages stay in it (`gbrain revert SLUG --to VERSION` brings one back)" if r.get("replaced") else ""))
     return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + f") from version {r['version']} of its history"
 
 
@@ -184,7 +185,7 @@ def _trash(b, a, ctx):
     mutating=True,
     title="Restore from the trash",
     destructive=True,  # restoring over a page that came back would replace it; restore refuses that, but be safe
-    output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array"),
+    output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array", replaced="integer"),
 )
 def _restore(b, a, ctx):
     from ..core.history import restore, trash_list
@@ -194,10 +195,11 @@ def _restore(b, a, ctx):
     if a.get("all"):
         if a.get("slug"):
             raise BadInput(f"give a slug or {ctx.flag('all')}, not both")
-        done, skipped = [], []
+        done, skipped, replaced = [], [], 0
         for t in trash_list(b, limit=0):
             if not t["deleted"]:
-                continue  # a replaced version of a live page: `revert` brings it back
+                replaced += 1  # a replaced version of a live page: `revert` brings it back
+                continue
             name = t["slug"] or t["path"]
             if name in done or t["path"] in done:
                 continue
@@ -206,7 +208,7 @@ def _restore(b, a, ctx):
                 done += r["restored"]
             except GBrainError:
                 skipped.append(name)
-        return {"restored_all": done, "skipped": skipped}
+        return {"restored_all": done, "skipped": skipped, "replaced": replaced}
     if not a.get("slug"):
         return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
     return restore(b, a["slug"])
