@@ -280,7 +280,13 @@ def test_config_set_refuses_unknown_and_readonly_keys(imported):
     r = gbrain("config", "set", "timline_split", "heading")
     assert r.returncode == 2 and b"did you mean 'timeline_split'" in r.stderr
     assert gbrain("config", "set", "version", "99").returncode == 2
-    assert gbrain("config", "set", "embedding_dimensions", "abc").returncode == 2
+    r = gbrain("config", "set", "embedding_dimensions", "abc")
+    assert r.returncode == 2 and b"expected a whole number" in r.stderr
+    r = gbrain("config", "set", "timeline_split", "bogus")
+    assert r.returncode == 2 and b"expected rule or heading" in r.stderr
+    from gbrain.core.brain import CONFIG_EXPECTS, SETTABLE_CONFIG
+
+    assert set(CONFIG_EXPECTS) == set(SETTABLE_CONFIG)  # every key's error says what it takes
     assert gbrain("config", "set", "embedding_dimensions", "512").returncode == 0
     assert gbrain("config", "get", "version").stdout.strip() == b"1"
 

@@ -172,3 +172,16 @@ def test_an_empty_put_never_wipes_a_page(tmp_path):
     assert r.returncode == 2 and b"empty" in r.stderr, r.stderr
     with Brain.open(db) as b:
         assert b.get_text("notes/keep") == "# Keep\n\nText that must stay.\n"
+
+
+def test_timeline_append_refuses_lines_that_are_not_timeline_entries(brain):
+    """`put --timeline-append "not a timeline line"` wrote the text below the page's `---` as if
+    it were an entry (new-user trial). An unindented line must be an entry; a detail line goes
+    indented under one; nothing is written on a refusal."""
+    with pytest.raises(BadInput, match="not a timeline line"):
+        put(brain, slug="notes/t", timeline_append="not a timeline line")
+    with pytest.raises(BadInput, match="not a timeline line"):
+        put(brain, slug="notes/t", timeline_append="- **2025-01-01** | ok\nstray text")
+    assert brain.page_row("notes/t") is None
+    put(brain, slug="notes/t", timeline_append="- **2025-01-01** | call — ok\n  detail line\n\n- **2024-12-01** | older")
+    assert [e.date for e in brain.parsed(brain.page_row("notes/t")).timeline_entries] == ["2025-01-01", "2024-12-01"]

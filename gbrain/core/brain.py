@@ -82,6 +82,15 @@ SETTABLE_CONFIG = {
     # (empty: 30; 0: never); it is compared path by path when it comes back
     "sync_client_expire_days": lambda v: v == "" or _is_int(v),
 }
+#: what each settable key takes, for the error when a value does not pass its check
+CONFIG_EXPECTS = {
+    "timeline_split": "rule or heading", "embedding_dimensions": "a whole number", "embedding_base_url": "an http:// or https:// URL, or empty",
+    "embedding_max_retries": "a whole number", "embedding_concurrency": "a whole number", "embedding_encoding": "float or base64",
+    "embedding_batch_size": "a whole number", "embedding_paid": "true or false", "embed_confirm_usd": "an amount in US dollars, e.g. 5 or 2.50",
+    "chunk_strategy": "page, section or paragraph", "history_keep_days": "a whole number of days, or empty",
+    "history_keep_last": "a whole number of versions, or empty", "embedding_model": "a model name",
+    "sync_client_expire_days": "a whole number of days (0: never), or empty",
+}
 READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN}
 
 
@@ -342,9 +351,7 @@ class Brain:
             raise BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
         check = SETTABLE_CONFIG[key]
         if check and not check(value):
-            raise BadInput(f"invalid value {value!r} for {key}")
-        if key == "timeline_split" and value not in ("rule", "heading"):
-            raise BadInput("timeline_split must be 'rule' or 'heading'")
+            raise BadInput(f"invalid value {value!r} for {key}" + (f" (expected {CONFIG_EXPECTS[key]})" if key in CONFIG_EXPECTS else ""))
         old = self.get_config(key)
         with self.transaction():
             self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))

@@ -178,6 +178,12 @@ def _put_locked(b, a, ctx):
                            "use another rule (***) or rewrite the whole page with content")
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
+        from ..page.markdown import is_timeline_line
+
+        for ln in lines.split("\n"):
+            if ln.strip() and not ln[0].isspace() and not is_timeline_line(ln):
+                raise BadInput(f"{ctx.flag('timeline_append')}: {ln[:80]!r} is not a timeline line: give '- **YYYY-MM-DD** | summary' lines "
+                               "(a detail line goes indented under its entry)")
         if lines:
             text = append_timeline(page, lines.replace("\n", nl) + nl)
     return b.put(row["slug"] if row else slug, text).as_dict()

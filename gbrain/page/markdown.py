@@ -1110,6 +1110,12 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     return (BOM if page.bom else "") + new_fm + page.body
 
 
+def is_timeline_line(line: str) -> bool:
+    """Whether ``line`` (without its line end) is a timeline entry's first line,
+    ``- **YYYY-MM-DD** | summary`` (the spec's timeline format)."""
+    return _TIMELINE_LINE_RE.match(line) is not None
+
+
 def timeline_line(date: str, summary: str, source: str = "", detail: str = "", nl: str = "\n") -> str:
     """One timeline entry in the GBrain format, with detail lines indented by two spaces."""
     head = f"- **{date}** | " + (f"{source} — {summary}" if source else summary)
