@@ -190,6 +190,65 @@ def test_verify_compares_stored_hashes_and_samples_the_derived_rows(tmp_path, br
     assert r.returncode == 0 and f"in {pages} checked pages" in r.stdout.decode()
 
 
+class _DrawFirst:
+    """A random source for derived_check that draws the page at ``index`` (of the pages in id
+    order) first, then the others in order."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def randrange(self, a: int, b: int) -> int:
+        return self.index if a == 0 else a
+
+
+def test_verify_rereads_a_share_of_the_page_text_and_catches_a_changed_row_on_a_drawn_page(tmp_path, monkeypatch):
+    """verify re-parses pages drawn at random until it has re-parsed verify.sample_budget's
+    characters (a share of the tree's page text, at least SAMPLE_MIN_CHARS), not a fixed number of
+    pages; a derived row changed behind gbrain's back on a drawn page is still found, in every
+    view: a link's context, a timeline entry, a raw row against its sidecar, and raw rows of a page
+    without a sidecar are found without any draw."""
+    import random
+
+    from gbrain.sync import verify as V
+
+    src = make_brain(tmp_path / "b", 200)
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, src)
+        pages = b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+        scan = scan_tree(src)
+        budget = V.sample_budget(scan)
+        assert budget == max(V.SAMPLE_MIN_CHARS, int(V.SAMPLE_SHARE * sum(f.size for f in scan.files if f.path.endswith(".md"))))
+        rep = verify_tree(b, scan)
+        assert rep["ok"] and rep["pages_sampled"] and 0 < rep["pages_reparsed"] < pages
+        d = V.derived_check(b, budget=budget)
+        assert d["sampled"] and d["chars_parsed"] >= budget
+        assert d["chars_parsed"] - budget < max(len(b.get_text(s)) for (s,) in b.conn.execute("SELECT slug FROM pages"))  # stops at the budget
+        assert not V.derived_check(b, budget=10**9)["sampled"]  # a budget over the whole text: every page
+
+        link_page = b.conn.execute("SELECT from_page_id FROM links WHERE context != '' LIMIT 1").fetchone()[0]
+        b.conn.execute("UPDATE links SET context = context || 'x' WHERE id = (SELECT MIN(id) FROM links WHERE from_page_id = ?)", (link_page,))
+        tl_page = b.conn.execute("SELECT page_id FROM timeline_entries WHERE page_id != ? LIMIT 1", (link_page,)).fetchone()[0]
+        b.conn.execute("UPDATE timeline_entries SET summary = summary || 'x' WHERE id = (SELECT MIN(id) FROM timeline_entries WHERE page_id = ?)", (tl_page,))
+        raw_page = b.conn.execute("SELECT page_id FROM raw_data WHERE page_id NOT IN (?, ?) LIMIT 1", (link_page, tl_page)).fetchone()[0]
+        b.conn.execute("UPDATE raw_data SET data = '{}' WHERE rowid = (SELECT MIN(rowid) FROM raw_data WHERE page_id = ?)", (raw_page,))
+        ids = [r[0] for r in b.conn.execute("SELECT id FROM pages ORDER BY id")]
+        for pid, view in ((link_page, "links"), (tl_page, "timeline"), (raw_page, "raw")):
+            d = V.derived_check(b, budget=budget, rng=_DrawFirst(ids.index(pid)))
+            assert d["sampled"] and d["views_differing"].get(view) == 1, (view, d["views_differing"])
+            monkeypatch.setattr(random, "SystemRandom", lambda pid=pid: _DrawFirst(ids.index(pid)))
+            rep = verify_tree(b, scan_tree(src))
+            assert not rep["ok"] and rep["views_differing"].get(view) == 1, (view, rep["problems"])
+        monkeypatch.undo()
+        rep = verify_tree(b, scan_tree(src), deep=True)  # --deep: every page
+        assert not rep["ok"] and {"links", "timeline", "raw"} <= set(rep["views_differing"])
+
+        no_sidecar = b.conn.execute("SELECT id FROM pages WHERE id NOT IN (SELECT page_id FROM files WHERE kind = 'raw' AND page_id IS NOT NULL) LIMIT 1").fetchone()[0]
+        b.conn.execute("INSERT INTO raw_data(page_id, source, data) VALUES (?, 'stray', '1')", (no_sidecar,))
+        rep = verify_tree(b, scan_tree(src))
+        assert not rep["ok"] and rep["raw"]["raw_rows_without_sidecar"] == 1
+        assert any("row(s) of pages that have no sidecar" in p for p in rep["problems"])
+
+
 def test_verify_catches_stored_text_that_differs_from_its_hash_and_rows(tmp_path, brain_tree):
     """A page whose stored text no longer gives its stored hash (the text its rows were derived
     from), and a page whose frontmatter JSON differs from its text, are reported by name."""
@@ -373,7 +432,7 @@ def test_export_checks_the_tree_from_the_hashes_of_what_it_wrote(tmp_path, brain
 
     reads: list[str] = []
     real = verify_mod._sha256_sized
-    monkeypatch.setattr(verify_mod, "_sha256_sized", lambda path, size: (reads.append(path), real(path, size))[1])
+    monkeypatch.setattr(verify_mod, "_sha256_sized", lambda path, size, *buf: (reads.append(path), real(path, size, *buf))[1])
     with Brain.open(tmp_path / "b.db") as b:
         import_tree(b, brain_tree)
         reads.clear()

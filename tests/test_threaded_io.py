@@ -52,7 +52,7 @@ def threaded(monkeypatch):
     monkeypatch.setattr(exporter, "WRITERS", 2)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     real_hash, real_write = verify._sha256_sized, exporter._replace_file
-    monkeypatch.setattr(verify, "_sha256_sized", lambda path, size: (names.append(threading.current_thread().name), real_hash(path, size))[1])
+    monkeypatch.setattr(verify, "_sha256_sized", lambda path, size, *buf: (names.append(threading.current_thread().name), real_hash(path, size, *buf))[1])
     monkeypatch.setattr(exporter, "_replace_file", lambda *a, **k: (names.append(threading.current_thread().name), real_write(*a, **k))[1])
     return names
 

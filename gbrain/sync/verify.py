@@ -7,9 +7,10 @@ Checks, for every file:
   sha256 of what the DB renders for it, every page re-rendered);
 * each re-parsed page's text equals the hash stored when its rows were derived, and its derived
   views (title, type, frontmatter JSON, search fields, tags, aliases, timeline entries, links and
-  where they resolve) equal a fresh parse of that text: ``gbrain verify`` re-parses a random
-  sample of :data:`SAMPLE` pages (every page of a smaller brain), ``--deep`` every page;
-  sidecars against raw_data.
+  where they resolve, raw rows against the page's sidecar) equal a fresh parse of that text:
+  ``gbrain verify`` re-parses pages drawn at random, :data:`SAMPLE_SHARE` of the tree's page
+  text and at least :data:`SAMPLE_MIN_CHARS` characters (every page of a smaller brain),
+  ``--deep`` every page and every sidecar.
 
 The report is a plain dict (``--json`` prints it as is); ``ok`` is false on any mismatch.
 """
@@ -55,15 +56,25 @@ def sha256_file(path: str) -> str:
     return h.hexdigest()
 
 
-def _sha256_sized(path: str, size: int) -> str:
+_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_readv = getattr(os, "readv", None)  # POSIX; elsewhere each small file is one os.read
+
+
+def _sha256_sized(path: str, size: int, buf: memoryview | None = None) -> str:
     """sha256 of the file at ``path`` whose scanned size is ``size``: a file up to
-    :data:`WHOLE_READ` in one ``read`` (most files of a brain are small; a file that grew since
-    the scan is read on to its end), a larger one in pieces."""
+    :data:`WHOLE_READ` in one read (most files of a brain are small; a file that grew since
+    the scan is read on to its end), a larger one in pieces (:func:`sha256_file`). ``buf``: a
+    writable buffer of at least ``WHOLE_READ + 1`` bytes to read a small file into, reused from
+    file to file (no bytes object per file: for the many small files of a brain, the per-file
+    cost is most of hashing them)."""
     if size > WHOLE_READ:
         return sha256_file(path)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    fd = os.open(path, _O_READ)
     try:
-        data = os.read(fd, size + 1)
+        if buf is not None and _readv is not None:
+            data = buf[: _readv(fd, [buf[: size + 1]])]
+        else:
+            data = os.read(fd, size + 1)
         if len(data) <= size:
             return hashlib.sha256(data).hexdigest()
         h = hashlib.sha256(data)
@@ -114,16 +125,35 @@ def _first_by(rows: list[tuple], key) -> list[tuple]:
     return out
 
 
-def derived_check(brain: Brain, *, sample: int | None = None) -> dict:
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def _raw_rows(data: bytes) -> list[tuple[str, bytes]]:
+    """The raw rows ``(source, sha256 of data)``, sorted, that a sidecar's stored bytes give, as
+    ``Brain._load_raw_rows`` writes them: none for bytes that are not UTF-8 JSON."""
+    try:
+        obj = json.loads(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return []
+    return sorted((k, _digest(json.dumps(v, ensure_ascii=False))) for k, v in raw_sources(obj).items())
+
+
+def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None = None, rng=None) -> dict:
     """Re-parse pages from their stored text and compare every derived view with the stored rows.
 
-    ``sample``: check that many pages drawn at random (every page when the brain has no more);
-    None checks every page. For each checked page: the stored text against its stored content
-    hash (the text the rows were derived from), title, type, frontmatter JSON and error, search
-    fields, tags, aliases, timeline entries and links (as multisets), and where each of its links
-    resolves against where a fresh import would resolve it. Returns the counts parsed vs stored,
-    ``mismatched_pages`` (slugs, at most :data:`MAX_LISTED`), ``views_differing`` (view → pages),
-    ``links_resolved_differently``, ``pages_total`` and ``sampled``."""
+    Which pages: ``sample``: that many drawn at random (every page when the brain has no more);
+    ``budget``: pages drawn at random until their texts hold at least ``budget`` characters
+    (every page when all of them hold fewer; :func:`sample_budget`); neither: every page.
+    ``rng`` draws them (a ``random.Random``-like object with ``randrange``/``sample``; default
+    ``random.SystemRandom()``; the pages in id order are shuffled with ``randrange(k, n)``). For each checked page: the stored text against its stored
+    content hash (the text the rows were derived from), title, type, frontmatter JSON and error,
+    search fields, tags, aliases, timeline entries and links (as multisets), where each of its
+    links resolves against where a fresh import would resolve it, and its raw rows against its
+    ``.raw`` sidecar's stored JSON (a sidecar stored in pieces is left to ``--deep``). Returns
+    the counts parsed vs stored, ``mismatched_pages`` (slugs, at most :data:`MAX_LISTED`),
+    ``views_differing`` (view → pages), ``links_resolved_differently``, ``pages_total``,
+    ``sampled`` and ``chars_parsed``."""
     import random
 
     from ..page.links import SqlIndex
@@ -132,11 +162,37 @@ def derived_check(brain: Brain, *, sample: int | None = None) -> dict:
 
     c = brain.conn
     split = brain.timeline_split
-    ids = [r[0] for r in c.execute("SELECT id FROM pages")]
+    ids = [r[0] for r in c.execute("SELECT id FROM pages ORDER BY id")]
     total = len(ids)
-    sampled = sample is not None and total > sample
-    if sampled:
-        ids = random.SystemRandom().sample(ids, sample)
+    rng = rng or random.SystemRandom()
+    page_sql = ("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, "
+                "content_hash, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?")
+    drawn: list | None = None  # the budget's pages, in the order drawn
+    if budget is not None and sample is None:
+        # a partial Fisher-Yates shuffle: each draw one randrange (SystemRandom: one urandom read),
+        # so only the pages drawn cost a draw, not every page of the brain
+        order = list(ids)
+        drawn, got, pos = [], 0, 0
+        while pos < len(order) and got < budget:
+            end = min(pos + 16, len(order))
+            for k in range(pos, end):
+                j = rng.randrange(k, len(order))
+                order[k], order[j] = order[j], order[k]
+            part = order[pos:end]
+            pos = end
+            at = {pid: k for k, pid in enumerate(part)}
+            batch = c.execute(page_sql.replace("= ?", f"IN ({', '.join('?' * len(part))})"), part).fetchall()
+            for r in sorted(batch, key=lambda r: at[r["id"]]):
+                if got >= budget:
+                    break
+                drawn.append(r)
+                got += len(r["frontmatter_raw"]) + len(r["compiled_truth"]) + len(r["separator"]) + len(r["timeline"])
+        sampled = len(drawn) < total
+        ids = [r["id"] for r in drawn]
+    else:
+        sampled = sample is not None and total > sample
+        if sampled:
+            ids = rng.sample(ids, sample)
 
     def rows(sql: str) -> list:
         """``sql`` ends in a WHERE on a page id column: all rows (every page) or the sample's."""
@@ -154,19 +210,42 @@ def derived_check(brain: Brain, *, sample: int | None = None) -> dict:
             g.setdefault(r[0], []).append(tuple(r[1:]))
         return g
 
-    pages = rows("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, content_hash, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?")
+    pages = drawn if drawn is not None else rows(page_sql)
     stored = {
         "tags": grouped("SELECT page_id, tag, tag_key, inline FROM tags WHERE page_id = ?"),
         "aliases": grouped("SELECT page_id, alias, alias_key, loose_key FROM aliases WHERE page_id = ?"),
         "timeline": grouped("SELECT page_id, date, source, summary, detail FROM timeline_entries WHERE page_id = ?"),
         "links": grouped("SELECT from_page_id, kind, target, target_name, context, count, forms, to_page_id FROM links WHERE from_page_id = ?"),
     }
+    # raw rows as (source, sha256 of data), sorted, per page: stored, and as each page's sidecar
+    # gives them (a page whose sidecar is stored in pieces is left to --deep); rows and sidecars
+    # are read one at a time, their digests kept (a brain's sidecars may hold gigabytes)
+    def page_ids(sql: str):
+        """``sql`` ends in ``page_id = ?``: its rows for the sampled pages, or for every page."""
+        if not sampled:
+            yield from c.execute(sql.replace("page_id = ?", "page_id IS NOT NULL"))
+            return
+        for i in range(0, len(ids), 500):
+            part = ids[i : i + 500]
+            yield from c.execute(sql.replace("= ?", f"IN ({', '.join('?' * len(part))})"), part)
+
+    raw_have: dict[int, list] = {}
+    for pid, source, data in page_ids("SELECT page_id, source, data FROM raw_data WHERE page_id = ?"):
+        raw_have.setdefault(pid, []).append((source, _digest(data)))
+    raw_want: dict[int, list] = {}
+    raw_skip: set[int] = set()  # in pieces, or more than one sidecar for the page
+    for pid, pieces, data in page_ids("SELECT page_id, pieces, data FROM files WHERE kind = 'raw' AND page_id = ?"):
+        if pieces or pid in raw_want:
+            raw_skip.add(pid)
+        else:
+            raw_want[pid] = _raw_rows(data)
     index = MemoryIndex(c) if not sampled else SqlIndex(c)
-    res: dict = {"pages_parsed": 0, "pages_total": total, "sampled": sampled, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": [], "title_type_mismatches": 0, "pages_differing": 0, "views_differing": {}, "links_resolved_differently": []}
+    res: dict = {"pages_parsed": 0, "pages_total": total, "sampled": sampled, "chars_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": [], "title_type_mismatches": 0, "pages_differing": 0, "views_differing": {}, "links_resolved_differently": []}
     jobs = [(r["path"], render_row(r), split) for r in pages]
     for r, job, page in zip(pages, jobs, parse_all(jobs)):
         pid = r["id"]
         res["pages_parsed"] += 1
+        res["chars_parsed"] += len(job[1])
         want = derived_rows(page)
         want["tags"] = _first_by(want["tags"], lambda t: t[0])
         want["aliases"] = _first_by(want["aliases"], lambda t: t[1])
@@ -192,6 +271,8 @@ def derived_check(brain: Brain, *, sample: int | None = None) -> dict:
                 bad.append(k)
         if sorted(want["links"], key=repr) != sorted(links_have, key=repr):
             bad.append("links")
+        if pid not in raw_skip and sorted(raw_have.get(pid, ())) != raw_want.get(pid, []):
+            bad.append("raw")
         for t in have["links"]:
             if resolve(index, r["slug"], t[0], t[1]) != t[-1]:
                 if "link targets" not in bad:
@@ -392,6 +473,22 @@ def raw_counts(brain: Brain) -> dict:
     return {"sidecars": sidecars, "raw_rows_expected": expected, "raw_rows_stored": stored, "sidecars_without_page": orphans[:MAX_LISTED], "sidecars_invalid_json": bad[:MAX_LISTED]}
 
 
+def raw_summary(brain: Brain) -> dict:
+    """Sidecars and raw_data rows counted without parsing any sidecar (:func:`derived_check`
+    compares the rows of the pages it draws with their sidecars): ``sidecars``,
+    ``raw_rows_stored``, ``sidecars_without_page`` and ``raw_rows_without_sidecar`` (rows of a
+    page that has no sidecar: never written by an import or sync), ``checked: "sample"``."""
+    c = brain.conn
+    return {
+        "sidecars": c.execute("SELECT COUNT(*) FROM files WHERE kind = 'raw'").fetchone()[0],
+        "raw_rows_stored": c.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0],
+        "sidecars_without_page": [r[0] for r in c.execute(f"SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL ORDER BY path LIMIT {MAX_LISTED}")],
+        "raw_rows_without_sidecar": c.execute(
+            "SELECT COUNT(*) FROM raw_data r WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.page_id = r.page_id AND f.kind = 'raw')").fetchone()[0],
+        "checked": "sample",
+    }
+
+
 @dataclass
 class Compared:
     seen: int
@@ -418,6 +515,7 @@ def report(
     *,
     deep: bool = True,
     sample: int | None = None,
+    budget: int | None = None,
     parsed_counts: dict[str, tuple[int, int, int]] | None = None,
     extra: dict | None = None,
     raw_check: bool = True,
@@ -426,21 +524,29 @@ def report(
 
     ``deep`` re-renders every page (its hash is computed, not read) and re-parses it from its
     stored text; ``sample`` (with ``deep=False``) compares the tree with the stored hashes and
-    re-parses that many pages drawn at random (:func:`derived_check`); otherwise the counts a run
+    re-parses that many pages drawn at random, ``budget`` (with ``deep=False``) pages drawn at
+    random until their texts hold that many characters (:func:`derived_check`: each checked
+    page's raw rows are compared with its sidecar; the other sidecars are counted, not parsed:
+    :func:`raw_summary`); otherwise the counts a run
     parsed (``parsed_counts``: slug → (links, timeline entries, tags)) are checked against the rows.
     ``disk_hashes`` may be a function giving them (:meth:`TreeHashes.result`): it is called
     after the database side of the report, so the tree is hashed meanwhile.
     """
     db = db_hashes(brain) if deep else stored_hashes(brain)
     stats = brain.stats()
-    if deep or sample is not None:
-        derived = derived_check(brain, sample=None if deep else sample)
+    if deep or sample is not None or budget is not None:
+        derived = derived_check(brain, sample=None if deep else sample, budget=None if deep else budget)
     else:
         derived = check_counts(brain, parsed_counts or {})
     # (a sync round that changed nothing need not re-parse every sidecar's JSON: ``raw_check``)
-    raw = raw_counts(brain) if raw_check else {
+    if raw_check and derived.get("sampled"):
+        raw = raw_summary(brain)
+    elif raw_check:
+        raw = raw_counts(brain)
+    else:
+        raw = {
         "sidecars": brain.conn.execute("SELECT COUNT(*) FROM files WHERE kind = 'raw'").fetchone()[0],
-        "raw_rows_stored": brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0], "checked": False}
+            "raw_rows_stored": brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0], "checked": False}
     if callable(disk_hashes):
         disk_hashes = disk_hashes()
     c = compare(disk_hashes, db)
@@ -459,8 +565,10 @@ def report(
         problems.append(f"{derived['pages_differing']} page(s) store rows or text that differ from what their text gives: " + ", ".join(f"{k} ({v})" for k, v in sorted(views.items())))
     if derived.get("links_resolved_differently"):
         problems.append(f"{len(derived['links_resolved_differently'])}{'+' if len(derived['links_resolved_differently']) >= MAX_LISTED else ''} link(s) point at another page than a fresh import would resolve")
-    if raw_check and raw["raw_rows_expected"] != raw["raw_rows_stored"]:
+    if raw_check and "raw_rows_expected" in raw and raw["raw_rows_expected"] != raw["raw_rows_stored"]:
         problems.append(f"raw data: {raw['raw_rows_expected']} sources in sidecars but {raw['raw_rows_stored']} rows")
+    if raw.get("raw_rows_without_sidecar"):
+        problems.append(f"raw data: {raw['raw_rows_without_sidecar']} row(s) of pages that have no sidecar")
     pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     rep = {
         "ok": not problems,
@@ -547,30 +655,39 @@ class TreeHashes:
 
     def result(self) -> tuple[dict[str, str], list[tuple[str, str]]]:
         """``(path → sha256 hex, [(path, error)])`` in scan order: the files left to this thread
-        first, then the threads' answers (waiting for them)."""
+        first, then the threads' answers (waiting for them); a small file is read into one buffer
+        reused from file to file (:func:`_sha256_sized`)."""
         files = self._scan.files
         n = len(files)
         got: list = [None] * n
+        known, futures, progress = self._known, self._futures, self._on_progress
+        buf = memoryview(bytearray(WHOLE_READ + 1))
+        sized = _sha256_sized
         done = 0
-
-        def one(i: int, fn) -> None:
-            nonlocal done
-            try:
-                got[i] = fn()
-            except OSError as e:
-                got[i] = e
-            done += 1
-            if self._on_progress and (done % 200 == 1 or done == n):
-                self._on_progress(done, n)
-
         try:
             for i, f in enumerate(files):
-                if i in self._known:
-                    one(i, lambda i=i: self._known[i])
-                elif i not in self._futures:
-                    one(i, lambda f=f: _sha256_sized(f.abspath, f.size))
-            for i, fut in self._futures.items():
-                one(i, fut.result)
+                if i in futures:
+                    continue
+                h = known.get(i) if known else None
+                if h is None:
+                    try:
+                        h = sized(f.abspath, f.size, buf)
+                    except OSError as e:
+                        h = e
+                got[i] = h
+                if progress:
+                    done += 1
+                    if done % 200 == 1 or done == n:
+                        progress(done, n)
+            for i, fut in futures.items():
+                try:
+                    got[i] = fut.result()
+                except OSError as e:
+                    got[i] = e
+                if progress:
+                    done += 1
+                    if done % 200 == 1 or done == n:
+                        progress(done, n)
         finally:
             self.cancel()
         out: dict[str, str] = {}
@@ -651,15 +768,31 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     return out
 
 
-#: pages ``gbrain verify`` re-parses (drawn at random each run) unless ``--deep``
-SAMPLE = 25
+#: ``gbrain verify`` (without ``--deep``) re-parses pages drawn at random until it has re-parsed
+#: this share of the tree's markdown (characters of page text against bytes of ``.md`` files),
+#: and at least :data:`SAMPLE_MIN_CHARS` characters (a brain whose pages hold fewer is re-parsed
+#: whole). A re-parse costs ~150× reading and hashing the same bytes (0.4-0.6 µs a character), so
+#: 0.15% of the text costs ~0.15-0.3× the read+sha256 floor, on a small brain as on a big one;
+#: why not a fixed number of pages, and what a smaller sample misses: docs/performance.md
+#: ("verify: hashes, and a random sample re-parsed")
+SAMPLE_SHARE = 0.0015
+SAMPLE_MIN_CHARS = 16_384
 
 
-def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int = SAMPLE) -> dict:
+def sample_budget(scan: Scan) -> int:
+    """Characters of page text ``gbrain verify`` re-parses for ``scan``'s tree:
+    :data:`SAMPLE_SHARE` of its ``.md`` files' bytes, at least :data:`SAMPLE_MIN_CHARS`."""
+    md = sum(f.size for f in scan.files if f.path[-3:].lower() == ".md")
+    return max(SAMPLE_MIN_CHARS, int(md * SAMPLE_SHARE))
+
+
+def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int | None = None) -> dict:
     """``gbrain verify DIR``: hash every file of the tree and compare it with the content hash
-    stored for its path (a changed, missing or extra file is a mismatch), then re-parse ``sample``
-    pages drawn at random from their stored text and compare every derived view with the stored
-    rows, and the text with the hash stored when the rows were derived (:func:`derived_check`).
+    stored for its path (a changed, missing or extra file is a mismatch), then re-parse pages
+    drawn at random from their stored text (:func:`sample_budget`'s characters of it, or
+    ``sample`` pages) and compare every derived view with the stored rows (raw rows with the
+    page's sidecar), and the text with the hash stored when the rows were derived
+    (:func:`derived_check`).
     Also runs SQLite's ``quick_check`` on the file (once per process, :meth:`Brain.check_sound`):
     damage inside an index or a derived row is found even where no sampled read touches it; it
     runs on a connection of its own beside the hashing (:meth:`Brain.start_check`), and a big
@@ -700,7 +833,7 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
         return got
 
     try:
-        rep = report(brain, scan, hashes, deep=deep, sample=sample)
+        rep = report(brain, scan, hashes, deep=deep, sample=sample, budget=None if sample is not None else sample_budget(scan))
     except sqlite3.DatabaseError as e:
         job.cancel()
         damaged()
