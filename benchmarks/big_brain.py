@@ -15,9 +15,9 @@ child's ``ru_maxrss`` from ``os.wait4``):
 * import: wall, CPU, peak memory (target ≤ 300 MB);
 * no-change ``sync`` (after a binding sync): the CLI process and in-process (target ≤ 1 s);
 * ``export`` to a new folder and ``verify`` of the tree vs ``cp -r`` of the tree (target ≤ 2×), in
-  wall time and in CPU-seconds (cp's own, as a child process); cp and export each run twice,
-  alternately, each into a new folder right after a ``sync`` and the removal of the last
-  folder written (best of 2 each);
+  wall time and in CPU-seconds (cp's own, as a child process); cp, export, a read + sha256 of
+  the tree and verify each run 3 times, alternately (cp and export each into a new folder right
+  after a ``sync`` and the removal of the last folder written), best of each, every run printed;
 * the database size, and ``os.getloadavg()`` (2 shared cores: wall time is not only ours).
 
     python benchmarks/big_brain.py [--scale 1.0] [--work /tmp/gbrain-big] [--keep]
@@ -27,6 +27,7 @@ Needs about 4.5× the tree's size free under ``--work`` (tree, DB, export, copy)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -148,7 +149,8 @@ _HWM = ("import atexit, runpy, sys\n"
 
 def run_child(cmd: list[str], env: dict) -> tuple[float, float, float, int, str]:
     """``(wall_s, cpu_s, peak_rss_mb, returncode, stderr tail)`` of one ``gbrain`` process
-    (``cmd`` = ``[python, "-m", "gbrain", ...]``). CPU of the process's whole tree
+    (``cmd`` = ``[python, "-m", "gbrain", ...]``; paths in it absolute: it runs in the temporary
+    folder, so that env's PYTHONPATH says which gbrain it runs). CPU of the process's whole tree
     (:func:`treecpu.tree_cpu`: with its parse pool's forkserver and workers, which ``os.wait4``'s
     rusage misses: the forkserver outlives the process unreaped); the peak is the
     process's own ``VmHWM`` read at exit (``ru_maxrss`` of a child starts from this process's
@@ -159,7 +161,9 @@ def run_child(cmd: list[str], env: dict) -> tuple[float, float, float, int, str]
     errf = tempfile.TemporaryFile()
     c0 = treecpu.tree_cpu()
     t = time.perf_counter()
-    p = subprocess.Popen([cmd[0], "-c", _HWM, hwm.name, *cmd[3:]], env=env, stdout=subprocess.DEVNULL, stderr=errf)
+    # cwd: not this checkout (``python -c`` puts the current folder first on sys.path, which
+    # would import this checkout's gbrain whatever env's PYTHONPATH says: --baseline ran this one)
+    p = subprocess.Popen([cmd[0], "-c", _HWM, hwm.name, *cmd[3:]], env=env, stdout=subprocess.DEVNULL, stderr=errf, cwd=tempfile.gettempdir())
     _, status, _ = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     cpu = treecpu.tree_cpu() - c0
@@ -172,15 +176,30 @@ def run_child(cmd: list[str], env: dict) -> tuple[float, float, float, int, str]
     return wall, cpu, peak, p.returncode, errf.read().decode("utf-8", "replace")[-2000:]
 
 
-def io_figures(tree: Path, work: Path, env: dict, baseline: str | None = None) -> None:
+def read_hash_floor(tree: Path) -> None:
+    """Walk ``tree`` and read + sha256 every file, 1 MiB at a time into one buffer, one thread:
+    what any check of the tree against stored sha256 hashes must at least do."""
+    buf = bytearray(1 << 20)
+    view = memoryview(buf)
+    for dp, dn, fn in os.walk(tree):
+        for name in fn:
+            h = hashlib.sha256()
+            with open(os.path.join(dp, name), "rb", buffering=0) as f:
+                while n := f.readinto(buf):
+                    h.update(view[:n])
+
+
+def io_figures(tree: Path, work: Path, env: dict, baseline: str | None = None, rounds: int = 3) -> None:
     """Print cp -r, export and verify of ``tree`` (imported into ``env``'s GBRAIN_DB) beside each
-    other; with ``baseline`` (another gbrain checkout) its export and verify too, interleaved."""
+    other, and a read + sha256 of the tree (:func:`read_hash_floor`, in this process); with
+    ``baseline`` (another gbrain checkout) its export and verify too, interleaved. ``rounds``
+    rounds, best of each, every run's figures printed (the spread)."""
     # cp -r and export in the same conditions: each into a new folder right after a `sync`
     # and the removal of the other's folder (creating files on ext4 just after thousands
-    # were deleted costs more: both pay it), two rounds, best of each
+    # were deleted costs more: both pay it), `rounds` rounds, best of each
     load = os.getloadavg()
-    cps, exps, base_e, base_v = [], [], [], []
-    for _ in range(2):
+    cps, exps, vers, rhs, base_e, base_v = [], [], [], [], [], []
+    for _ in range(rounds):
         subprocess.run(["sync"], check=False)
         c0, t = treecpu.tree_cpu(), time.perf_counter()
         subprocess.run(["cp", "-r", str(tree), str(work / "copy")], check=True)
@@ -197,22 +216,28 @@ def io_figures(tree: Path, work: Path, env: dict, baseline: str | None = None) -
             assert rc == 0, err
             base_e.append((w, c, r))
             shutil.rmtree(work / "export")
+        c0, t = treecpu.tree_cpu(), time.perf_counter()
+        read_hash_floor(tree)
+        rhs.append((time.perf_counter() - t, treecpu.tree_cpu() - c0))
+        w, c, r, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], env)
+        assert rc == 0, err
+        vers.append((w, c, r))
+        if baseline:
             w, c, r, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], dict(env, PYTHONPATH=baseline))
             assert rc == 0, err
             base_v.append((w, c, r))
+    runs = lambda xs: ", ".join(f"{x[0]:.1f} s / {x[1]:.1f} CPU-s" for x in xs)  # noqa: E731
     cp, cp_cpu = min(w for w, _ in cps), min(c for _, c in cps)
-    wall_e, cpu_e = min(w for w, _, _ in exps), min(c for _, c, _ in exps)
-    rss_e = max(r for _, _, r in exps)
-    wall_v, cpu_v, rss_v, rc, err = run_child([sys.executable, "-m", "gbrain", "verify", str(tree)], env)
-    assert rc == 0, err
-    print(f"cp -r of the tree   {cp:7.1f} s wall  {cp_cpu:6.1f} CPU-s   (floor; best of 2 each: {', '.join(f'{w:.1f} s / {c:.1f} CPU-s' for w, c in cps)})")
-    print(f"export (new folder) {wall_e:7.1f} s wall  {cpu_e:6.1f} CPU-s  peak {rss_e:6.0f} MB   = {wall_e / cp:.2f}x cp -r wall, {cpu_e / cp_cpu:.2f}x CPU   target ≤ 2x   "
-          f"(best of 2: {', '.join(f'{w:.1f} s / {c:.1f} CPU-s' for w, c, _ in exps)}; load {load[0]:.1f})")
-    print(f"verify              {wall_v:7.1f} s wall  {cpu_v:6.1f} CPU-s  peak {rss_v:6.0f} MB   = {wall_v / cp:.2f}x cp -r wall, {cpu_v / cp_cpu:.2f}x CPU   target ≤ 2x")
-    for name, xs in (("export", base_e), ("verify", base_v)):
-        if xs:
-            w, c = min(x[0] for x in xs), min(x[1] for x in xs)
-            print(f"  baseline {name:9} {w:7.1f} s wall  {c:6.1f} CPU-s  peak {max(x[2] for x in xs):6.0f} MB   = {w / cp:.2f}x cp -r wall, {c / cp_cpu:.2f}x CPU   ({baseline}; best of 2)")
+    rh, rh_cpu = min(w for w, _ in rhs), min(c for _, c in rhs)
+    print(f"cp -r of the tree   {cp:7.1f} s wall  {cp_cpu:6.1f} CPU-s   (floor; best of {rounds} each: {runs(cps)}; load {load[0]:.1f})")
+    print(f"read+sha256 of tree {rh:7.1f} s wall  {rh_cpu:6.1f} CPU-s   = {rh / cp:.2f}x cp -r wall, {rh_cpu / cp_cpu:.2f}x CPU   (one thread, in-process: {runs(rhs)})")
+    for name, xs, base in (("export (new folder)", exps, base_e), ("verify", vers, base_v)):
+        w, c, r = min(x[0] for x in xs), min(x[1] for x in xs), max(x[2] for x in xs)
+        extra = f"; {c / rh_cpu:.2f}x read+sha256 CPU" if name == "verify" else ""
+        print(f"{name:19} {w:7.1f} s wall  {c:6.1f} CPU-s  peak {r:6.0f} MB   = {w / cp:.2f}x cp -r wall, {c / cp_cpu:.2f}x CPU{extra}   target ≤ 2x   ({runs(xs)})")
+        if base:
+            w, c = min(x[0] for x in base), min(x[1] for x in base)
+            print(f"  baseline {name:9} {w:7.1f} s wall  {c:6.1f} CPU-s  peak {max(x[2] for x in base):6.0f} MB   = {w / cp:.2f}x cp -r wall, {c / cp_cpu:.2f}x CPU   ({baseline}: {runs(base)})")
 
 
 def main() -> int:
@@ -227,7 +252,7 @@ def main() -> int:
         if not a.work or not (Path(a.work) / "tree").is_dir() or not (Path(a.work) / "brain.db").is_file():
             print("--io-only needs --work with the tree and brain.db of an earlier --keep run", file=sys.stderr)
             return 1
-        work = Path(a.work)
+        work = Path(a.work).resolve()
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(GBRAIN_DB=str(work / "brain.db"), PYTHONPATH=str(ROOT))
         nfiles, nbytes = tree_size(work / "tree")
@@ -235,7 +260,7 @@ def main() -> int:
         io_figures(work / "tree", work, env, a.baseline)
         print(f"load average at the end: {os.getloadavg()}")
         return 0
-    work = Path(a.work) if a.work else Path(tempfile.mkdtemp(prefix="gbrain-big-", dir="/tmp"))
+    work = Path(a.work).resolve() if a.work else Path(tempfile.mkdtemp(prefix="gbrain-big-", dir="/tmp"))
     work.mkdir(parents=True, exist_ok=True)
     need = 4.5 * FULL_BYTES * a.scale
     free = shutil.disk_usage(work).free
