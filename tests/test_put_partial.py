@@ -117,7 +117,7 @@ def test_all_three_parts_at_once(brain):
     put(brain, slug="weird", compiled_truth="# W\n", timeline_append="- **2025-01-03** | call — Again.", frontmatter={"status": "x"})
     page = parse_page(text(brain, "notes/weird"))
     assert page.compiled_truth == "# W\n\n"
-    assert [e.date for e in page.timeline_entries] == ["2025-01-02", "2025-01-03"]
+    assert [e.date for e in page.timeline_entries] == ["2025-01-03", "2025-01-02"]  # newest first (the spec)
     assert page.frontmatter["status"] == "x" and 'title:   "Weird  Spacing"   # a comment\n' in page.frontmatter_raw
 
 
