@@ -19,7 +19,9 @@ On a make_brain.py tree (``--pages``, default 7,471), each figure for SQLite and
 
 Postgres is a private pgserver (Postgres 16 + pgvector) on a Unix socket on this machine. Wall and
 CPU seconds of this process are printed (Postgres' own CPU is in its server processes, so wall
-time is the comparable figure), with the load average (the machine is shared).
+time is the comparable figure), with the load average (the machine is shared). The query rows'
+CPU is per query, of this process *and* the Postgres backends serving it (psutil): the figure to
+compare when the machine is loaded, where wall-clock p50s of a few ms apart are noise.
 
 Targets (issue 16): import ≤ 3× SQLite; search p50 ≤ 30 ms; query p50 ≤ 60 ms warm; no-change
 sync ≤ 1 s; save → other folder p50 ≤ 2 s.
@@ -105,19 +107,49 @@ def fill_vectors(db: str, model_id: str, dims: int, n: int) -> None:
         b.set_config("embedding_model", model_id)
 
 
-def query_p50(db: str, qs: list[str], model, feedback: bool = True) -> float:
-    """Warm in-process ``query`` p50 in ms (the index and weights loaded by a first query);
-    ``feedback=False``: without minilm's feedback step (one vector search)."""
+def server_cpu(pgdata: Path | None, dbname: str) -> float:
+    """CPU seconds (user + system) of the backends serving database ``dbname`` of the Postgres
+    server whose data directory is ``pgdata`` (the query's connections; not autovacuum, which
+    analyses a freshly copied table at a time of its own choosing); 0 without a server."""
+    import psutil
+
+    if pgdata is None:
+        return 0.0
+    pm = psutil.Process(int((pgdata / "postmaster.pid").read_text().split()[0]))
+    total = 0.0
+    for p in pm.children():
+        try:
+            title = p.cmdline()[0].split()  # a client backend: "postgres: USER DBNAME [local] …"
+            if len(title) < 3 or title[2] != dbname or title[1] == "autovacuum":
+                continue
+            t = p.cpu_times()
+            total += t.user + t.system
+        except psutil.NoSuchProcess:
+            pass  # a backend that ended meanwhile: its time is gone with it
+    return total
+
+
+def query_p50(db: str, qs: list[str], model, feedback: bool = True, pgdata: Path | None = None) -> tuple[float, float]:
+    """Warm in-process ``query``: ``(p50 ms, CPU ms per query)`` (the index and weights loaded by a
+    first query); ``feedback=False``: without minilm's feedback step (one vector search). CPU:
+    this process (every thread) plus, with ``pgdata``, the server's backends of this database."""
+    from urllib.parse import urlparse
+
     from gbrain.search import hybrid
 
+    dbname = urlparse(db).path.lstrip("/")
     with Brain.open(db) as b:
         hybrid.query(b, qs[0], model=model)
         times = []
+        c0 = resource.getrusage(resource.RUSAGE_SELF)
+        s0 = server_cpu(pgdata, dbname)
         for q in qs:
             t = time.perf_counter()
             hybrid.query(b, q, model=model, limit=10, feedback=feedback)
             times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
+        c1 = resource.getrusage(resource.RUSAGE_SELF)
+        c = c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime + server_cpu(pgdata, dbname) - s0
+    return statistics.median(times) * 1000, c / len(qs) * 1000
 
 
 class Watch:
@@ -265,7 +297,8 @@ def main() -> None:
             rows.append(r)
             n, k, v, c, unit = r
             shown = f"{v * 1000:.1f} ms" if unit == "ms" else (f"{v:,.0f} /s" if unit == "/s" else f"{v:.2f} s")
-            print(f"  {n:16} {k:44} {shown:>12}   (loadavg {load()})", flush=True)
+            cpu_shown = f"   cpu {c * 1000:.1f} ms/query" if unit == "ms" and c == c else ""
+            print(f"  {n:16} {k:44} {shown:>12}{cpu_shown}   (loadavg {load()})", flush=True)
 
         for name, db in (("sqlite", sq), ("postgres", pg_url)):
             with Brain.open(db) as b:
@@ -304,10 +337,12 @@ def main() -> None:
             with Brain.open(sq) as b:
                 titles = [r[0] for r in b.conn.execute("SELECT title FROM pages")]
             qq = [f"who knows {rnd.choice(titles)}?" if i % 2 else f"{rnd.choice(titles)} {rnd.choice(titles)} plans" for i in range(args.queries)]
-            for name, db in (("sqlite", sq), ("postgres", pg_copy)):
-                row(name, f"query p50 (minilm, {chunks:,} chunks, warm)", query_p50(db, qq, model) / 1000, float("nan"), "ms")
+            for name, db, pgdata in (("sqlite", sq, None), ("postgres", pg_copy, srv.pgdata)):
+                p50, c = query_p50(db, qq, model, pgdata=pgdata)
+                row(name, f"query p50 (minilm, {chunks:,} chunks, warm)", p50 / 1000, c / 1000, "ms")
                 if getattr(model, "feedback_pages", None):  # baseline in the same run: one vector search
-                    row(name, "  the same, feedback off", query_p50(db, qq, model, feedback=False) / 1000, float("nan"), "ms")
+                    p50, c = query_p50(db, qq, model, feedback=False, pgdata=pgdata)
+                    row(name, "  the same, feedback off", p50 / 1000, c / 1000, "ms")
         # live: saves under watch
         rnd = random.Random(11)
         mds = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.md") if "/" in str(p.relative_to(tree)))
@@ -328,11 +363,12 @@ def main() -> None:
             rate, found, busy = writers(db, 4, args.writes, env)
             row(name, f"4 writers ({found}/{4 * args.writes} kept, {busy} busy)", rate, float("nan"), "/s")
         base = {k: v for n, k, v, _, _ in rows if n == "sqlite"}
-        print(f"\n{'engine':16} {'what':44} {'value':>12} {'cpu (gbrain)':>13} {'× sqlite':>9}")
+        print(f"\n{'engine':16} {'what':44} {'value':>12} {'cpu':>13} {'× sqlite':>9}")
         for n, k, v, c, unit in rows:
             ratio = f"{v / base[k]:.2f}" if n == "postgres" and base.get(k) else ""
             shown = f"{v * 1000:.1f} ms" if unit == "ms" else (f"{v:,.0f} /s" if unit == "/s" else f"{v:.2f} s")
-            print(f"{n:16} {k:44} {shown:>12} {'' if c != c else f'{c:.2f} s':>13} {ratio:>9}")
+            cpu_shown = "" if c != c else (f"{c * 1000:.1f} ms" if unit == "ms" else f"{c:.2f} s")
+            print(f"{n:16} {k:44} {shown:>12} {cpu_shown:>13} {ratio:>9}")
         print("targets: import ≤ 3× sqlite; search p50 ≤ 30 ms; query p50 ≤ 60 ms; no-change sync ≤ 1 s; "
               f"save → other folder p50 ≤ 2 s; loadavg now {load()}")
     finally:
