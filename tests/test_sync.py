@@ -590,6 +590,70 @@ def test_new_page_takes_over_links_a_fresh_import_would_give_it(tmp_path, brain_
         assert b.links("notes/x")[0]["to_slug"] == "companies/river-ai"  # back to the title match
 
 
+def test_a_file_renamed_on_disk_while_the_page_is_edited_in_the_brain_moves_the_page(run, tmp_path, brain_tree):
+    """mv people/ana-lima.md people/ana-lima-renamed.md; gbrain tag ana-lima moved-edit; gbrain sync:
+    the disk side only moved the file (the new path holds the old base), so the brain's edit
+    follows it: one page, same id and history, the brain's text written to the new file; a move
+    (plus the write), no conflict, no second "Ana Lima" (it used to put the old file back)."""
+    assert run("sync", str(brain_tree)).returncode == 0
+    db = os.environ["GBRAIN_DB"]
+    with Brain.open(db) as b:
+        pid = b.page_row("people/ana-lima")["id"]
+    old, new = brain_tree / "people" / "ana-lima.md", brain_tree / "people" / "ana-lima-renamed.md"
+    os.rename(old, new)
+    r = run("tag", "ana-lima", "moved-edit")
+    assert r.returncode == 0, r.stderr
+    r = run("sync", str(brain_tree), "--json")
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    rep = json.loads(r.stdout)
+    assert rep["ok"] and rep["conflicts"] == [], rep
+    assert {"from": "people/ana-lima.md", "to": "people/ana-lima-renamed.md"} in rep["moved"]
+    assert rep["changed"]["exported"] == ["people/ana-lima-renamed.md"]
+    assert not old.exists() and b"moved-edit" in new.read_bytes()
+    with Brain.open(db) as b:
+        assert b.page_row("people/ana-lima") is None
+        row = b.page_row("people/ana-lima-renamed")
+        assert row["id"] == pid and "moved-edit" in b.tags("people/ana-lima-renamed")
+        assert new.read_bytes() == b.get_text("people/ana-lima-renamed").encode()
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE title = 'Ana Lima'").fetchone()[0] == 1
+        assert trash_list(b) == []
+        verify_equal(b, brain_tree)
+    versions = json.loads(run("history", "people/ana-lima-renamed", "--json").stdout)
+    assert len(versions) >= 2  # the imported version and the tag: the history came along
+    r = run("sync", str(brain_tree), "--json")  # and then nothing is left to do
+    assert r.returncode == 0 and not json.loads(r.stdout)["moved"] and json.loads(r.stdout)["counts"]["exported"] == 0
+
+
+def test_moved_and_edited_on_disk_while_edited_in_the_brain_keeps_both(env):
+    """The new path's bytes are not the old base (edited on disk too): no guessing; the brain's
+    edit is put back at the old path and the new file is imported; nothing is lost."""
+    brain, eng, root = env
+    old, new = root / "people" / "ana-lima.md", root / "people" / "ana-moved.md"
+    new.write_bytes(old.read_bytes() + b"\nedited after the move\n")
+    old.unlink()
+    brain.tag("people/ana-lima", "brain-edit")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and [c["kind"] for c in rep["conflicts"]] == ["deleted-on-disk"]
+    assert "brain-edit" in old.read_text() and "edited after the move" in new.read_text()
+    verify_equal(brain, root)
+
+
+def test_a_sync_killed_after_writing_a_moved_pages_brain_text_finishes_the_move(env):
+    """A round that wrote the brain's text to the moved file and died before its transaction
+    leaves the new path holding exactly the brain's bytes: the next round is a plain move."""
+    brain, eng, root = env
+    pid = brain.page_row("people/ana-lima")["id"]
+    old, new = root / "people" / "ana-lima.md", root / "people" / "ana-2.md"
+    brain.tag("people/ana-lima", "k1")
+    old.unlink()
+    new.write_text(brain.get_text("people/ana-lima"), encoding="utf-8")  # written out; the round "died"
+    rep = eng.sync()
+    assert rep["ok"] and rep["conflicts"] == [] and {"from": "people/ana-lima.md", "to": "people/ana-2.md"} in rep["moved"]
+    assert brain.page_row("people/ana-2")["id"] == pid and brain.page_row("people/ana-lima") is None
+    assert not old.exists()
+    verify_equal(brain, root)
+
+
 def test_a_renamed_page_takes_its_sidecar_along(env, tmp_path):
     brain, eng, root = env
     (root / "people" / "ana-lima.md").rename(root / "people" / "ana-renamed.md")

@@ -53,16 +53,41 @@ def test_a_rename_is_one_move_keeping_the_row():
     assert not (plan.import_ or plan.trash or plan.write or plan.conflicts)
 
 
-def test_no_move_when_the_brain_changed_since_the_base_or_kinds_differ_or_the_target_is_known():
-    # the brain edited the page: its deletion on disk is a conflict, the new file an import
-    p = decide({"a.md": PathState(base="h1", brain="h9", brain_kind="page"), "b.md": PathState(disk="h1", disk_kind="page")})
-    assert p.moves == [] and p.action("a.md") == "conflict:deleted-on-disk" and p.action("b.md") == "import"
+def test_no_move_when_kinds_differ_or_the_target_is_known():
     # a page's bytes reappearing as an attachment is not the page moving
     p = decide({"a.md": PathState(base="h1", brain="h1", brain_kind="page"), "a.txt": PathState(disk="h1", disk_kind="file")})
     assert p.moves == [] and p.action("a.md") == "trash" and p.action("a.txt") == "import"
+    p = decide({"a.md": PathState(base="h1", brain="h9", brain_kind="page"), "a.txt": PathState(disk="h1", disk_kind="file")})
+    assert p.edited_moves == [] and p.action("a.md") == "conflict:deleted-on-disk" and p.action("a.txt") == "import"
     # a destination the brain already has (or had) is not a move target
     p = decide({"a.md": PathState(base="h1", brain="h1", brain_kind="page"), "b.md": PathState(disk="h1", base="h0", disk_kind="page")})
     assert p.moves == []
+    p = decide({"a.md": PathState(base="h1", brain="h9", brain_kind="page"), "b.md": PathState(disk="h1", base="h0", disk_kind="page")})
+    assert p.edited_moves == []
+
+
+def test_a_file_moved_on_disk_while_the_brain_edited_the_page_moves_and_takes_the_brain_text():
+    """mv a.md b.md on disk (bytes unchanged: b's hash is a's base) while the brain edited a:
+    one move of the row, then the brain's text is written to b (the disk side only moved)."""
+    p = decide({"a.md": PathState(base="h1", brain="h9", brain_kind="page"), "b.md": PathState(disk="h1", disk_kind="page")})
+    assert p.edited_moves == [("a.md", "b.md")] and p.moves == []
+    assert p.action("a.md") == "edited-move-from" and p.action("b.md") == "edited-move-to"
+    assert not (p.import_ or p.trash or p.write or p.conflicts)
+
+
+def test_moved_and_edited_on_disk_while_edited_in_the_brain_is_not_guessed():
+    # b's bytes are neither a's base nor the brain's text: a conflict for a, an import for b
+    p = decide({"a.md": PathState(base="h1", brain="h9", brain_kind="page"), "b.md": PathState(disk="h2", disk_kind="page")})
+    assert p.moves == [] and p.edited_moves == []
+    assert p.action("a.md") == "conflict:deleted-on-disk" and p.action("b.md") == "import"
+
+
+def test_a_new_path_holding_the_brains_text_of_a_vanished_page_is_its_move():
+    """A round that wrote the brain's text to a moved page's new path and died before recording
+    it leaves b holding exactly the brain's bytes: a plain move (both sides then agree)."""
+    p = decide({"a.md": PathState(base="h1", brain="h9", brain_kind="page"), "b.md": PathState(disk="h9", disk_kind="page")})
+    assert p.moves == [("a.md", "b.md")] and p.edited_moves == []
+    assert not (p.import_ or p.trash or p.write or p.conflicts)
 
 
 def test_two_copies_of_one_vanished_page_move_once_and_the_second_is_imported():
@@ -98,12 +123,16 @@ states = st.builds(
 def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
     plan = decide(states_)
     actions = {p: plan.action(p) for p in states_}
-    buckets = [p for m in plan.moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled
+    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled
     assert sorted(buckets) == sorted(states_)  # each path exactly once
     for p, a in actions.items():
         s = states_[p]
-        if a in ("trash", "move-from"):  # the brain's copy leaves only when nobody changed it
+        if a == "trash":  # the brain's copy leaves only when nobody changed it
             assert s.brain == s.base and s.disk is None
+        if a in ("move-from", "edited-move-from"):  # a moved row keeps the brain's text; the old file is gone
+            assert s.disk is None and s.brain is not None and s.base is not None
+        if a in ("move-to", "edited-move-to"):  # the destination is new to the brain and the base
+            assert s.brain is None and s.base is None and s.disk is not None
         if a == "write" and p not in plan.echoes:  # a file is overwritten only when it is at the base
             assert s.disk == s.base
         if a == "remove":
@@ -112,6 +141,12 @@ def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
             assert s.brain == s.base
         if a.startswith("conflict"):
             assert s.disk != s.base and s.brain != s.base and s.disk != s.brain
+    for src, dst in plan.moves:  # the new file is the old one's base (only moved) or the brain's text
+        assert states_[dst].disk in (states_[src].base, states_[src].brain)
+        assert states_[dst].disk_kind == states_[src].brain_kind
+    for src, dst in plan.edited_moves:  # only moved on disk, edited in the brain: the brain's text is written
+        assert states_[dst].disk == states_[src].base != states_[src].brain
+        assert states_[dst].disk_kind == states_[src].brain_kind
     # the same states in another order give the same plan
     again = decide(dict(reversed(list(states_.items()))))
     assert again == plan

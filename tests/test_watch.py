@@ -219,6 +219,29 @@ def test_move_and_case_only_rename_keep_the_page(watch, brain, brain_tree):
     stop_ok(w)
 
 
+def test_a_file_renamed_while_the_page_is_edited_in_the_brain_stays_one_page(watch, brain, brain_tree):
+    """The rename reaches watch as file events (held back by the debounce) while the brain's
+    edit arrives through the change log at once: the log's round must not put the old file back
+    (it used to: two "Ana Lima" pages). One page moves, keeps its id, and its new file gets the
+    brain's text."""
+    w = watch("--debounce", "1000")
+    pid = brain.page_row("people/ana-lima")["id"]
+    old, new = brain_tree / "people" / "ana-lima.md", brain_tree / "people" / "ana-lima-renamed.md"
+    os.rename(old, new)
+    brain.tag("people/ana-lima", "moved-edit")
+    wait_for(lambda: brain.page_row("people/ana-lima-renamed"), "the moved page")
+    wait_for(lambda: b"moved-edit" in new.read_bytes(), "the brain's text in the new file")
+    settle(brain, brain_tree)
+    assert brain.page_row("people/ana-lima-renamed")["id"] == pid and brain.page_row("people/ana-lima") is None
+    assert "moved-edit" in brain.tags("people/ana-lima-renamed")
+    assert not old.exists()
+    assert brain.conn.execute("SELECT COUNT(*) FROM pages WHERE title = 'Ana Lima'").fetchone()[0] == 1
+    assert brain.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0] == 0
+    assert trash(brain) == []
+    wait_for(lambda: w.saw("> people/ana-lima.md → people/ana-lima-renamed.md (moved)"), "the move log line")
+    stop_ok(w)
+
+
 def test_folder_moved_out_and_back_in(watch, brain, brain_tree, tmp_path):
     w = watch()
     outside = tmp_path / "outside-people"

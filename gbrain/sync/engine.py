@@ -48,10 +48,13 @@ both changed        a conflict: the file's version becomes the page; the brain's
 
 With no base (first sync of a path) ``B`` is None, so a file only on disk is imported, a page
 only in the brain is written, equal content is simply recorded and differing content is a
-conflict. Moves: a path that vanished from disk with the DB unchanged (``S == B``), plus a new
-path on disk with that same hash and nothing in the DB, is a rename: the page row keeps its id
-(hence its tags, raw data, embeddings and timeline rows) and gets the new slug; its outbound
-links and every link that pointed at it are resolved again. A case-only rename is the same.
+conflict. Moves: a path that vanished from disk while the DB still has it, plus a new path on
+disk with the old path's base hash (or the DB's current hash) and nothing in the DB, is a rename
+(:func:`gbrain.sync.plan.decide`): the page row keeps its id (hence its tags, raw data,
+embeddings, history and timeline rows) and gets the new slug; its outbound links and every link
+that pointed at it are resolved again. A case-only rename is the same. When the DB edited the
+page since the base and the new file holds the base (the disk side only moved it), the DB's
+text is first written to the new path (step 2, like any brain → file write), then the row moves.
 
 Order of a reconciliation, chosen so that a crash at any point loses nothing:
 1. read: the DB hashes and ``MAX(change_log.seq)`` in one read snapshot, then stat/hash the files;
@@ -146,6 +149,9 @@ class Outcome:
     sidecar_moves: list[tuple[str, str, int]] = field(default_factory=list)  # (old, new, page id) to rename
     collapsed: list[dict] = field(default_factory=list)  # pages a file emptied or shrank (see _check_collapse)
     cleaned: list[str] = field(default_factory=list)  # leftovers of a run that died, cleaned up (one line each)
+    #: paths gone from disk but edited in the brain, left for a later round instead of being put
+    #: back (``reconcile(hold_gone_edits=True)``: the file may have moved, its events still on their way)
+    held: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -694,11 +700,15 @@ class SyncEngine:
         db.update((p, (h, "page")) for p, h in pages if p not in clean)
         return clean, db, known - clean.keys(), seq
 
-    def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None) -> Outcome:
+    def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False) -> Outcome:
         """Reconcile some paths (file events) and folders (folder events) with the same rules.
 
         ``log_paths`` are paths named by the change log up to ``consumed_seq``; the cursor moves
-        to ``consumed_seq`` when the round commits.
+        to ``consumed_seq`` when the round commits. ``hold_gone_edits``: a path gone from disk
+        whose page the brain edited (a ``deleted-on-disk`` conflict) is not put back by this
+        round but listed in ``Outcome.held`` for the caller to retry: watch's rounds driven by
+        the change log alone use it, since the file may have been renamed and the rename's
+        events (which would make it a move) not yet reached a batch.
         """
         self._dir_cache = {}
         cand: set[str] = set()
@@ -733,7 +743,7 @@ class SyncEngine:
             elif f is not None:
                 disk[p] = f
         cand |= set(disk)
-        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq)
+        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits)
 
     # ---- the core -----------------------------------------------------------------
 
@@ -751,13 +761,15 @@ class SyncEngine:
         seq_now: int = 0,
         settled_hashes: dict[str, str] | None = None,
         all_disk: Iterable[str] | None = None,
+        hold_gone_edits: bool = False,
     ) -> Outcome:
         """One round over ``cand`` (None: every path of ``disk``, the base and the brain).
 
         ``full``: ``cand`` are the paths of a whole-tree round that may have changed
         (:meth:`sync`); the others (``settled_hashes``: path → hash) are settled already, and
         ``all_disk`` names every file on disk (for the mass-deletion check). ``db`` and
-        ``seq_now``: the brain side of ``cand`` read by the caller (else read here)."""
+        ``seq_now``: the brain side of ``cand`` read by the caller (else read here).
+        ``hold_gone_edits``: see :meth:`reconcile`."""
         out = Outcome()
         if settled_hashes:
             out.disk_hashes.update(settled_hashes)
@@ -825,15 +837,18 @@ class SyncEngine:
                 disk_was_brain=d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d),
             )
         plan = decide(states)
-        moves = plan.moves
-        moved_paths = {p for m in moves for p in m}
+        moves, edited_moves = plan.moves, plan.edited_moves
+        moved_paths = {p for m in moves + edited_moves for p in m}
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
+        if hold_gone_edits:
+            out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
+            conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
         # an emptied folder (an unmounted drive or sub-volume, a `rm -rf *` in the wrong window)
         # is not a request to trash its pages: stop before touching either side
         if len(to_trash) >= MASS_TRASH and not self.confirm_delete:
             self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
-        if conflicts or to_write or to_remove or to_import or to_trash or moves:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -865,27 +880,27 @@ class SyncEngine:
             if not self._still(p, disk.get(p)):
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
                 continue
-            big = self._db_pieces(p)
-            if big is not None and p not in echoes:  # streamed from its pieces
-                if big[0] != S[p]:
-                    continue
-                atomic_write(Path(self._abs(p)), blobs.iter_pieces(self.conn, big[0]))
-                st = os.lstat(self._abs(p))
-                written[p] = DiskFile(p, st.st_size, change_stamp(st), big[0], None)
-                continue
-            data = self.db_bytes(p)
-            if data is None:
-                continue
-            if sha256(data) != S[p]:
-                continue  # the brain changed again since we looked; the next round writes it
             if p in echoes:  # keep the replaced bytes anyway (a deliberate revert stays recoverable)
                 try:
                     with open(self._abs(p), "rb") as fh:
                         echo_saved[p] = fh.read()
                 except OSError:
                     pass
-            atomic_write(Path(self._abs(p)), data)
-            written[p] = self._stat_written(p, data)
+            f = self._write_out(p, p, S[p])
+            if f is None:  # the brain changed again since we looked; the next round writes it
+                echo_saved.pop(p, None)
+                continue
+            written[p] = f
+        # a file moved on disk while the brain edited its page: the brain's text goes to the new
+        # path now (it held the old base, nothing else); the row moves in the transaction below
+        move_written: dict[str, DiskFile] = {}
+        for src, dst in edited_moves:
+            if not (self._still(dst, disk.get(dst)) and self._still(src, None)):
+                out.unreadable.append((dst, "changed on disk while syncing; will retry"))
+                continue
+            f = self._write_out(src, dst, S[src])
+            if f is not None:
+                move_written[dst] = disk[dst] = f
         removed: dict[str, bytes] = {}
         for p in to_remove:
             f = disk[p]
@@ -927,7 +942,7 @@ class SyncEngine:
                 out.disk_hashes[p] = f.hash
         cur = self.cursor
         base_seq = consumed_seq if consumed_seq is not None else (seq_now if whole else cur)
-        if not (acting or written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
+        if not (acting or written or move_written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
             self._finish(out, paths, disk, removed, copies)
             return out
         with self.brain.transaction(), origin(surface=self.surface):
@@ -938,6 +953,16 @@ class SyncEngine:
                     continue
                 with origin(operation="file moved"):
                     self._move(src, dst, disk[dst], out)
+            for src, dst in edited_moves:
+                # written out above; the row (the brain's text, its id and history) follows it
+                f = move_written.get(dst)
+                if f is None or src in changed_since or dst in changed_since:
+                    continue  # a later round sees the new file (it holds a version of the brain's)
+                with origin(operation="file moved"):
+                    self._move(src, dst, f, out)
+                out.exported.append(dst)
+                out.disk_hashes[dst] = f.hash
+                self._log(f"← db {slug_for_path(dst) if db[src][1] == 'page' else dst}")
             for p in to_import + [p for p, k in conflicts if k != "deleted-on-disk"]:
                 if p in changed_since:
                     continue
@@ -1062,8 +1087,9 @@ class SyncEngine:
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:
         """A partial round (watch) may see a move's new path without its old one (a file moved
         into a folder created a moment earlier reaches watchdog as a delete plus a create, in
-        different batches). For each new path, look up synced paths with the same base hash
-        that are gone from disk while the brain still has them unchanged, and add them."""
+        different batches). For each new path, look up synced paths whose base hash is the new
+        file's that are gone from disk while the brain still has them (unchanged, or edited: then
+        the plan's ``edited_moves`` writes the brain's text to the new path), and add them."""
         for p in sorted(paths):
             h = D.get(p)
             if h is None or p in S or p in B:
@@ -1075,7 +1101,7 @@ class SyncEngine:
                 if f is not None or why is not None:
                     continue
                 r = self.conn.execute("SELECT content_hash, 'page' FROM pages WHERE path = ? UNION ALL SELECT content_hash, 'file' FROM files WHERE path = ?", (src, src)).fetchone()
-                if r is None or r[0] != h:
+                if r is None:
                     continue
                 st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ? AND path = ?", (self.client, src)).fetchone()
                 paths.add(src)
@@ -1110,6 +1136,23 @@ class SyncEngine:
             for r in self.conn.execute(f"SELECT path, content_hash FROM pages WHERE path IN ({ph})", chunk):
                 out[r[0]] = r[1]
         return out, seq
+
+    def _write_out(self, src: str, dst: str, hx: str) -> DiskFile | None:
+        """Write the brain's bytes at ``src`` to the file ``dst`` atomically (a big file streamed
+        from its pieces) when they still have the hash ``hx`` the round planned with; the
+        written file's :class:`DiskFile`, or None (nothing written) when the brain changed since."""
+        big = self._db_pieces(src)
+        if big is not None:
+            if big[0] != hx:
+                return None
+            atomic_write(Path(self._abs(dst)), blobs.iter_pieces(self.conn, big[0]))
+            st = os.lstat(self._abs(dst))
+            return DiskFile(dst, st.st_size, change_stamp(st), big[0], None)
+        data = self.db_bytes(src)
+        if data is None or sha256(data) != hx:
+            return None
+        atomic_write(Path(self._abs(dst)), data)
+        return self._stat_written(dst, data)
 
     def _still(self, p: str, f: DiskFile | None) -> bool:
         """True when the file at ``p`` still has the stat it was planned from (or is still absent)."""

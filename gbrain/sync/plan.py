@@ -19,10 +19,21 @@ otherwise                   a conflict: ``both-changed``, ``deleted-on-disk`` (D
                             ``deleted-in-brain`` (S None)
 ==========================  ==========================================================
 
-Moves: a path gone from disk whose brain copy is unchanged since the base (``B == S``, D None),
-plus a path new on disk (not in the brain, no base) with the same hash and of the same kind
-(page or file), is a rename. Each vanished path pairs with at most one new path; candidates are
-taken in sorted path order, so the plan is deterministic.
+Moves: a path gone from disk that the brain still has (D None, S and B not None) plus a path new
+on disk (not in the brain, no base) of the same kind (page or file) is a rename when the new
+path's bytes are
+
+* the old path's base (``D_new == B_old``): the disk side only moved the file. With the brain
+  unchanged (``S == B``) it is a plain move (``moves``); with the brain edited since the base it
+  is an ``edited_moves`` pair: the row moves and the brain's text is written to the new path
+  (disk at base, brain changed: the brain wins, as for a path that did not move);
+* the brain's current bytes (``D_new == S_old``): both sides already agree on the moved text
+  (a round that wrote it there died before recording it), a plain move.
+
+A new path holding anything else is not guessed at: it is imported, and the old path follows
+the rules above (a brain-edited page deleted on disk is put back). Each vanished path pairs with
+at most one new path; new paths are taken in sorted order, each with the first free vanished
+path (sorted) it matches, so the plan is deterministic.
 """
 from __future__ import annotations
 
@@ -49,9 +60,11 @@ class PathState:
 
 @dataclass
 class Plan:
-    """What a round will do. Lists are in sorted path order; ``moves`` are ``(old, new)``."""
+    """What a round will do. Lists are in sorted path order; ``moves`` and ``edited_moves`` are
+    ``(old, new)``."""
 
     moves: list[tuple[str, str]] = field(default_factory=list)
+    edited_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, edited in the brain: move, then write new
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
     import_: list[str] = field(default_factory=list)      # file → brain
@@ -61,13 +74,15 @@ class Plan:
     echoes: set[str] = field(default_factory=set)         # in ``write``: the file held an earlier brain version
 
     def action(self, path: str) -> str:
-        """The one action planned for ``path``: ``move-from``, ``move-to``, ``write``, ``remove``,
-        ``import``, ``trash``, ``conflict:<kind>``, ``settled``; KeyError when not in the plan."""
-        for old, new in self.moves:
-            if path == old:
-                return "move-from"
-            if path == new:
-                return "move-to"
+        """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
+        ``edited-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``conflict:<kind>``,
+        ``settled``; KeyError when not in the plan."""
+        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves)):
+            for old, new in pairs:
+                if path == old:
+                    return pre + "move-from"
+                if path == new:
+                    return pre + "move-to"
         for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("settled", self.settled)):
             if path in xs:
                 return name
@@ -84,20 +99,29 @@ def decide(states: Mapping[str, PathState]) -> Plan:
     Every path lands in exactly one bucket of the plan (a move names two paths). Raises nothing.
     """
     plan = Plan()
-    gone: dict[str, list[str]] = {}
+    gone: dict[str, list[str]] = {}  # hash a new path may hold → vanished paths it would pair with
     for p in sorted(states):
         st = states[p]
-        if st.base is not None and st.disk is None and st.brain == st.base:
+        if st.base is not None and st.disk is None and st.brain is not None:
             gone.setdefault(st.base, []).append(p)
+            if st.brain != st.base:
+                gone.setdefault(st.brain, []).append(p)
     if gone:
+        taken: set[str] = set()
         for p in sorted(states):
             st = states[p]
-            if st.disk is not None and st.brain is None and st.base is None and gone.get(st.disk):
-                src = gone[st.disk][0]
-                if states[src].brain_kind == st.disk_kind:
-                    gone[st.disk].pop(0)
-                    plan.moves.append((src, p))
-    moved = {p for m in plan.moves for p in m}
+            if st.disk is None or st.brain is not None or st.base is not None:
+                continue
+            src = next((q for q in gone.get(st.disk, ()) if q not in taken and states[q].brain_kind == st.disk_kind), None)
+            if src is None:
+                continue
+            taken.add(src)
+            old = states[src]
+            if old.brain != old.base and st.disk == old.base:
+                plan.edited_moves.append((src, p))
+            else:
+                plan.moves.append((src, p))
+    moved = {p for m in plan.moves + plan.edited_moves for p in m}
     for p in sorted(states):
         if p in moved:
             continue

@@ -435,9 +435,14 @@ class Watcher:
         eng = self.engine
         if not os.path.isdir(eng.root):
             raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
-        out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq)
+        # a round driven by the change log alone holds back a page deleted on disk but edited in
+        # the brain: the file may have been renamed, its events not yet in a batch; the retry
+        # (a file round, after them) makes it a move, or puts the file back
+        out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs)
         self._add(out)
         now = time.monotonic()
+        for p in out.held:
+            retry[p] = now + max(RETRY_S, self.debounce)
         for p, why in out.unreadable:
             if "symlink" in why or "ignored" in why or "skipped" in why:
                 continue
