@@ -610,21 +610,22 @@ def test_limit_rename_plus_edit_leaves_the_sidecar_under_the_old_name_and_loses_
     b.close()
 
 
-def test_limit_pending_brain_edit_plus_disk_rename_keeps_both_versions(tmp_path):
-    """The brain edited ana while the file was renamed on disk: the edit wins at the old path (a
-    deleted-vs-edited conflict puts it back) and the renamed file is a page of its own. Two pages,
-    nothing lost; `gbrain conflicts --all` notes it."""
+def test_pending_brain_edit_plus_disk_rename_is_one_moved_page(tmp_path):
+    """The brain edited ana while the file was renamed on disk (bytes unchanged): a move whose
+    brain side changed. One page at the new path with the brain's edit, written to the new
+    file; no conflict (this was a limit: the edit was put back at the old path, two pages)."""
     from gbrain.sync.engine import conflict_list
 
     b, eng, root = _engine(tmp_path, {"people/ana.md": "# Ana\n"})
+    pid = b.page_row("people/ana")["id"]
     b.put("people/ana", "# Ana\n\nedited in the brain\n")
     os.rename(root / "people/ana.md", root / "people/ana-lima.md")
     rep = eng.sync()
     assert rep["ok"], rep["problems"]
-    assert (root / "people/ana.md").read_text() == "# Ana\n\nedited in the brain\n"
-    assert (root / "people/ana-lima.md").read_text() == "# Ana\n"
-    assert {b.get_text("people/ana"), b.get_text("people/ana-lima")} == {"# Ana\n\nedited in the brain\n", "# Ana\n"}
-    assert [c["kind"] for c in conflict_list(b, all=True)] == ["deleted-on-disk"]
+    assert not (root / "people/ana.md").exists()
+    assert (root / "people/ana-lima.md").read_text() == "# Ana\n\nedited in the brain\n"
+    assert b.page_row("people/ana") is None and b.page_row("people/ana-lima")["id"] == pid
+    assert conflict_list(b, all=True) == []
     eng.close()
     b.close()
 
