@@ -130,3 +130,23 @@ def test_re_resolve_by_many_names_or_few_gives_the_same_links(tmp_path, db_path,
             b.conn.execute("UPDATE links SET to_page_id = NULL")
             assert b.re_resolve({"no-such-name"}, dangling=True) > 0
         assert _rows(b)["links"] == want
+
+
+@pytest.mark.parametrize("many", [1, 7, 100])
+def test_links_updated_in_multi_row_statements_equal_one_update_each(tmp_path, db_path, monkeypatch, many):
+    """derive.update_links writes re-resolved links many per statement (UPDATE … FROM VALUES on
+    SQLite): the links end as with one UPDATE per link, dangling ones (None) included."""
+    from gbrain.storage import derive
+
+    src = _tree(tmp_path)
+    monkeypatch.setattr(derive, "MANY_ROWS", many)
+    with Brain.open(db_path) as b:
+        import_tree(b, src)
+        want = _rows(b)["links"]
+        ids = [r[0] for r in b.conn.execute("SELECT id FROM links ORDER BY id")]
+        resolved = {r[0]: r[1] for r in b.conn.execute("SELECT id, to_page_id FROM links")}
+        assert len(ids) > 2 * many and any(v is None for v in resolved.values()) and any(v is not None for v in resolved.values())
+        with b.transaction():
+            b.conn.execute("UPDATE links SET to_page_id = (SELECT MIN(id) FROM pages)")
+            derive.update_links(b.conn, [(resolved[i], i) for i in ids])
+        assert _rows(b)["links"] == want

@@ -24,7 +24,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
-from ..storage.derive import identity_key, insert_many, relink_updates, write_rows, write_rows_many
+from ..storage.derive import identity_key, insert_many, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -787,7 +787,7 @@ class Brain:
         Returns how many changed."""
         updates = relink_updates(self.conn, rows)
         with self.transaction():
-            self.conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
+            update_links(self.conn, updates)
         return len(updates)
 
     def links(self, slug: str) -> list[dict]:

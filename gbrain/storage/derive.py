@@ -126,8 +126,24 @@ def relink_all(conn) -> int:
     change the resolution rule; SQLite or Postgres connection). Returns how many links changed."""
     rows = conn.execute("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id").fetchall()
     updates = relink_updates(conn, rows)
-    conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
+    update_links(conn, updates)
     return len(updates)
+
+
+def update_links(conn, updates: list[tuple[int | None, int]]) -> None:
+    """Set ``links.to_page_id`` for each ``(to_page_id, link id)`` of ``updates`` (as
+    :func:`relink_updates` gives them), in the caller's transaction. On SQLite, ``MANY_ROWS``
+    links per ``UPDATE … FROM (VALUES …)`` statement: the same rows as one ``UPDATE`` per link,
+    at ~60% of its CPU (47,346 links: 0.28 → 0.17 CPU-s; most of a statement's cost per link is
+    starting it and its foreign-key check's cursor). On Postgres, psycopg's pipelined
+    ``executemany``."""
+    if getattr(conn, "dialect", "sqlite") == "postgres" or len(updates) < 2 or sqlite3.sqlite_version_info < (3, 33):  # UPDATE … FROM
+        conn.executemany("UPDATE links SET to_page_id = ? WHERE id = ?", updates)
+        return
+    for i in range(0, len(updates), MANY_ROWS):
+        part = updates[i : i + MANY_ROWS]
+        conn.execute(f"WITH u(t, i) AS (VALUES {', '.join(['(?, ?)'] * len(part))}) UPDATE links SET to_page_id = u.t FROM u WHERE links.id = u.i",
+                     [v for r in part for v in r])
 
 
 def relink_updates(conn, rows: list) -> list[tuple[int | None, int]]:
