@@ -299,3 +299,59 @@ def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monk
         dbmod._connect_on_full_disk(p, sq.OperationalError("disk I/O error"))
     msg = str(e.value)
     assert "is full" in msg and f"v{dbmod.SCHEMA_VERSION - 1} → v{dbmod.SCHEMA_VERSION}" in msg and "damaged" not in msg
+
+
+# ---- strings that are not valid Unicode (lone surrogates) ----------------------------------------
+
+NOT_UTF8 = "caf\udce9"  # argv b"caf\xe9" as Python hands it over (surrogateescape)
+
+
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["get", NOT_UTF8], "SLUG"),
+        (["history", NOT_UTF8], "SLUG"),
+        (["tag", "people/ana-lima", NOT_UTF8], "TAG"),
+        (["list", "--tag", NOT_UTF8], "--tag"),
+        (["list", "--type", NOT_UTF8], "--type"),
+        (["put", NOT_UTF8], "SLUG"),
+        (["search", NOT_UTF8], "QUERY"),
+    ],
+)
+def test_argv_that_is_not_utf8_is_bad_input_naming_the_parameter(fixture_db, argv, name):
+    for as_json in (False, True):
+        r = gbrain("--db", str(fixture_db), *argv, *(["--json"] if as_json else []), input="# x\n")
+        no_traceback(r)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert b"is not valid Unicode" in r.stderr and name.encode() in r.stderr, r.stderr
+        if as_json:
+            out = json.loads(r.stdout)
+            assert out["exit_code"] == 2 and "not valid Unicode" in out["error"]
+        else:
+            assert r.stdout == b""
+
+
+@pytest.mark.parametrize(
+    "tool, args, name",
+    [
+        ("brain_put", {"slug": "sur", "content": "# a \ud800 b\n"}, "content"),
+        ("brain_search", {"query": "a\ud800"}, "query"),
+        ("brain_tag", {"slug": "ana-lima", "tag": "\udfff"}, "tag"),
+        ("brain_raw_put", {"slug": "ana-lima", "source": "s", "data": {"k": ["ok", "x\ud800"]}}, "data"),
+        ("brain_raw_put", {"slug": "ana-lima", "source": "s", "data": {"\ud800": 1}}, "data"),
+    ],
+)
+def test_json_strings_with_lone_surrogates_are_bad_input_on_call_and_pipe(fixture_db, tool, args, name):
+    db = str(fixture_db)
+    r = gbrain("--db", db, "call", tool, json.dumps(args))
+    no_traceback(r)
+    assert r.returncode == 2, r.stderr
+    out = json.loads(r.stdout)
+    assert out["exit_code"] == 2 and f"parameter '{name}' is not valid Unicode" in out["error"], out
+    line = json.dumps({"id": 7, "tool": tool, "params": args}) + "\n"
+    r = gbrain("--db", db, "pipe", input=line)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["id"] == 7 and res["ok"] is False and f"parameter '{name}' is not valid Unicode" in res["error"], res
+    with pytest.raises(ops.BadInput, match=f"parameter '{name}' is not valid Unicode"):
+        ops.run_tool(tool, args, ops.Context(db=db, surface="mcp"))

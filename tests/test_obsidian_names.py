@@ -105,7 +105,7 @@ def test_negative_limit_case(tmp_path):
     same way (exit 2 on the CLI, an error through call/pipe); nothing is listed."""
     tree, db = imported(tmp_path, "negative-limit")
     r = gbrain("list", "--limit", "-2", "--db", str(db))
-    assert r.returncode == 2 and r.stderr == b"error: brain_list: limit must be 0 (no limit) or more, got -2\n" and r.stdout == b""
+    assert r.returncode == 2 and r.stderr == b"error: --limit must be 0 (no limit) or more, got -2\n" and r.stdout == b""
     r = gbrain("call", "brain_timeline", json.dumps({"slug": "ana-lima", "limit": -2}), "--db", str(db))
     assert r.returncode == 2 and b"limit must be 0 (no limit) or more, got -2" in r.stderr
     assert json.loads(r.stdout) == {"error": "brain_timeline: limit must be 0 (no limit) or more, got -2", "exit_code": 2}  # call: JSON too

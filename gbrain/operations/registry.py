@@ -222,22 +222,32 @@ def find(name: str) -> Operation:
 MAX_INT = 2**53
 
 
-def check_args(o: Operation, args: Any) -> dict:
-    """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput."""
+def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
+    """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput.
+
+    Every string (also inside an array or object, keys included) must be valid Unicode: a lone
+    surrogate (``"\\ud800"`` in JSON, or an argv byte that is not UTF-8, which Python hands over
+    surrogate-escaped) cannot be stored or printed. ``cli``: the messages name the command line's
+    argument or option (``SLUG``, ``--type``) instead of the tool and its parameter
+    (``brain_ingest: parameter 'source_type'``): this is the one place that words a parameter
+    for a person or an agent."""
     if args is None:
         args = {}
+    where = "" if cli else f"{o.tool_name}: "
     if not isinstance(args, dict):
-        raise BadInput(f"{o.tool_name}: arguments must be a JSON object")
+        raise BadInput(f"{where}arguments must be a JSON object")
     known = {p.name: p for p in o.params}
     unknown = [k for k in args if k not in known]
     if unknown:
-        raise BadInput(f"{o.tool_name}: unknown parameter(s) {', '.join(sorted(unknown))}; expected {', '.join(known) or 'none'}")
+        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; expected {', '.join(known) or 'none'}")
     out = {}
     for p in o.params:
         v = args.get(p.name)
+        name = cli_name(p) if cli else p.name
+        what = name if cli else f"parameter '{name}'"
         if v is None:
             if p.required:
-                raise BadInput(f"{o.tool_name}: missing required parameter '{p.name}'")
+                raise BadInput(f"{where}missing required {'argument' if cli and p.positional else 'option' if cli else 'parameter'} '{name}'")
             out[p.name] = p.default
             continue
         t = JSON_TYPES[p.type]
@@ -246,15 +256,47 @@ def check_args(o: Operation, args: Any) -> dict:
         if p.type == "boolean" and isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
             v = v.lower() in ("true", "1")
         if (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
-            raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be {p.type}, got {type(v).__name__}")
+            raise BadInput(f"{where}{what} must be {p.type}, got {type(v).__name__}")
+        if not valid_unicode(v):
+            raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")
         if p.enum and v not in p.enum:
-            raise BadInput(f"{o.tool_name}: parameter '{p.name}' must be one of {', '.join(map(str, p.enum))}")
+            raise BadInput(f"{where}{what} must be one of {', '.join(map(str, p.enum))}")
         if p.type == "integer" and abs(v) > MAX_INT:
-            raise BadInput(f"{o.tool_name}: parameter '{p.name}' is too large (at most {MAX_INT:,})")
+            raise BadInput(f"{where}{what} is too large (at most {MAX_INT:,})")
         if (p.minimum is not None and v < p.minimum) or (p.maximum is not None and v > p.maximum):
-            raise BadInput(f"{o.tool_name}: {p.name} must be {_bounds_text(p)}, got {v}")
+            raise BadInput(f"{where}{name} must be {_bounds_text(p)}, got {v}")
         out[p.name] = v
     return out
+
+
+def cli_name(p: Param) -> str:
+    """How the command line names ``p``: ``SLUG`` for an argument, ``--include-deleted`` for an option."""
+    return p.name.upper() if p.positional else "--" + (p.flag or p.name).replace("_", "-")
+
+
+def ascii_name(s: str) -> str:
+    """``s`` for an error message; a string that is not valid Unicode (JSON's ``"\\ud800"``) is shown escaped."""
+    return s if valid_unicode(s) else s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def valid_unicode(v: Any) -> bool:
+    """False when a string in ``v`` (a string, or nested in lists and dicts at any depth, keys
+    included) holds a surrogate code point, which UTF-8 cannot encode; other values are valid."""
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, str):
+            if not x.isascii():
+                try:
+                    x.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif isinstance(x, list):
+            todo += x
+        elif isinstance(x, dict):
+            todo += x.keys()
+            todo += x.values()
+    return True
 
 
 def _bounds_text(p: Param) -> str:
@@ -289,7 +331,7 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
     if o.page and isinstance(args, dict) and "cursor" in args:
         return run_tool(name, args, ctx or Context(), brain)
     ctx = ctx or Context()
-    a = check_args(o, args)
+    a = check_args(o, args, cli=ctx.surface == "cli")
     with origin(surface=ctx.surface, operation=o.name, client=ctx.client):
         if o.db == "none":
             return o.handler(None, a, ctx)  # type: ignore[arg-type]
