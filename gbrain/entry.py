@@ -365,7 +365,23 @@ def _json_errors(args: list[str]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: the fast path when it takes the command line, else the typer app."""
+    """Console entry point: the fast path when it takes the command line, else the typer app.
+
+    A reader that goes away (``gbrain get X | head -1``) ends the command quietly with exit 1, as
+    Python's documentation advises for SIGPIPE: stdout is pointed at devnull so that the flush at
+    exit cannot fail again, and no traceback is printed."""
+    try:
+        _main(argv)
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        raise SystemExit(1)
+
+
+def _main(argv: list[str] | None) -> None:
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
     _STATE["db"] = db or None
     if args in (["--version"], ["-V"]):

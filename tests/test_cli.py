@@ -572,3 +572,17 @@ def test_an_interrupted_import_says_its_work_is_kept(monkeypatch, capsys):
         with pytest.raises(SystemExit) as e:
             entry.main(argv)
         assert e.value.code == 130 and words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["get", "people/ana-lima"], ["search", "--json", "river"], ["list"], ["--tools-json"], ["pipe"]])
+def test_a_closed_stdout_ends_quietly(imported, argv):
+    """`gbrain get X | true`: the reader is gone before gbrain writes; no BrokenPipeError traceback
+    (Python's advice: stdout to devnull, exit 1), nothing on stderr."""
+    rd, wr = os.pipe()
+    os.close(rd)  # the reader has gone before gbrain writes: every write fails with EPIPE
+    try:
+        r = subprocess.run([sys.executable, "-m", "gbrain", *argv], stdout=wr, stderr=subprocess.PIPE, timeout=300,
+                           input=b'{"id": 1, "tool": "brain_stats"}\n')
+    finally:
+        os.close(wr)
+    assert r.stderr == b"" and r.returncode == 1, (r.returncode, r.stderr.decode()[-2000:])
