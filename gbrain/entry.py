@@ -134,6 +134,9 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         _err(f"warning: {w}")
     if len(warnings) > 20:
         _err(f"warning: … and {len(warnings) - 20} more (see --json)")
+    note = o.note(result, args) if o.note is not None else None
+    if note:
+        _err(note)
     sys.stderr.flush()
     if as_json:
         _out(ops.dumps(result) + "\n")

@@ -310,9 +310,9 @@ def test_json_flag_before_the_command(imported):
 
 
 def test_list_says_when_it_stops_at_the_limit(imported):
-    out = gbrain("list", "--limit", "2").stdout.decode()
-    assert "the first 2; --limit 0 lists all" in out
-    assert "--limit 0" not in gbrain("list").stdout.decode()
+    r = gbrain("list", "--limit", "2")
+    assert b"the first 2; --limit 0 lists all" in r.stderr  # a note for the person: stdout holds the pages only
+    assert b"--limit 0" not in gbrain("list").stderr
 
 
 @pytest.mark.sqlite_only("FTS5's snippet() chooses the fragment; Postgres' ts_headline chooses another one (labels are shown, not link syntax, on both)")
@@ -586,3 +586,16 @@ def test_a_closed_stdout_ends_quietly(imported, argv):
     finally:
         os.close(wr)
     assert r.stderr == b"" and r.returncode == 1, (r.returncode, r.stderr.decode()[-2000:])
+
+
+def test_truncation_hints_go_to_stderr_so_stdout_counts_items(imported):
+    """`gbrain list | wc -l` counts pages: "… the first N; --limit 0 lists all" is a note on stderr."""
+    r = gbrain("list", "--limit", "2")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2, r.stdout
+    assert b"the first 2; --limit 0 lists all" in r.stderr
+    for i in range(3):
+        assert gbrain("tag", "people/ana-lima", f"t{i}").returncode == 0
+    r = gbrain("history", "people/ana-lima", "--limit", "2")
+    assert r.returncode == 0 and b"--limit 0 lists all" in r.stderr and b"--limit 0" not in r.stdout, (r.stdout, r.stderr)
+    r = gbrain("list", "--limit", "0")
+    assert r.returncode == 0 and r.stderr == b""

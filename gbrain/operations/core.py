@@ -209,7 +209,8 @@ def _delete(b, a, ctx):
     title="List pages",
     item=obj("slug", **PAGE_REF, updated_at="string?"),
     page="limit",
-    text=lambda r, a: _rows(r, ["slug", "type", "title"]) + (f"\n… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else ""),
+    text=lambda r, a: _rows(r, ["slug", "type", "title"]),
+    note=lambda r, a: f"… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else None,
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"))

@@ -20,9 +20,13 @@ def _history_text(r: dict, a: dict) -> str:
             shown_name = v["name"]
             lines.append(f"  as {shown_name}, before it moved (`gbrain get {shown_name} --version N`):")
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {v['origin']}{extra}")
-    if len(r["versions"]) < r["total"]:
-        lines.append(f"… the newest {len(r['versions'])}; --limit 0 lists all")
     return "\n".join(lines)
+
+
+def _history_note(r: dict, a: dict) -> str | None:
+    if not a.get("prune") and len(r.get("versions", ())) < r.get("total", 0):
+        return f"… the newest {len(r['versions'])}; --limit 0 lists all"
+    return None
 
 
 def _config_int(b, key: str) -> int | None:
@@ -50,6 +54,7 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
         Param("apply", "boolean", "with --prune: really delete (without it, a dry run)", in_schema=False),
     ],
     text=_history_text,
+    note=_history_note,
     title="Version history of a page",
 )
 def _history(b, a, ctx):

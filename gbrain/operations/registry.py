@@ -114,6 +114,9 @@ class Operation:
     #: the CLI text is content to print byte for byte (``get``): control and bidi characters are
     #: not escaped as they are in every other human output (``entry.terminal_safe``)
     text_exact: bool = False
+    #: a note for the person (``… the first 50; --limit 0 lists all``) from ``(result, args)``, or
+    #: None: printed on stderr, so that stdout holds only the items (``gbrain list | wc -l``)
+    note: Callable[[Any, dict], str | None] | None = None
     mutating: bool = False
     #: a mutating operation that reads a lot before its first write (``sync``: the walk of the
     #: folder): the database check (``Brain.check_sound``, O(file size)) runs in a thread beside
