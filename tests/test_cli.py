@@ -599,3 +599,19 @@ def test_truncation_hints_go_to_stderr_so_stdout_counts_items(imported):
     assert r.returncode == 0 and b"--limit 0 lists all" in r.stderr and b"--limit 0" not in r.stdout, (r.stdout, r.stderr)
     r = gbrain("list", "--limit", "0")
     assert r.returncode == 0 and r.stderr == b""
+
+
+@pytest.mark.sqlite_only("a file path: a postgresql:// URL has no ~")
+def test_db_path_with_a_tilde_is_under_home(tmp_path):
+    """MCP host configs have no shell to expand `~`: --db and GBRAIN_DB do it (only `~`, no $VARS)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "GBRAIN_DB": ""}
+    assert gbrain("--db", "~/x.db", "init", env=env).returncode == 0
+    assert (home / "x.db").exists() and not (tmp_path / "~").exists()
+    assert gbrain("put", "a", "--db", "~/x.db", input="# A\n", env=env).returncode == 0
+    r = gbrain("list", "--json", env={**env, "GBRAIN_DB": "~/x.db"})
+    assert r.returncode == 0, r.stderr
+    assert [p["slug"] for p in json.loads(r.stdout)] == ["a"]
+    r = gbrain("stats", "--db", "$HOME/x.db", env=env, cwd=tmp_path)
+    assert r.returncode == 1 and b"$HOME/x.db" in r.stderr  # not a shell: variables stay as written

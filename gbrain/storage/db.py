@@ -628,13 +628,18 @@ SCHEMA_VERSION = len(MIGRATIONS)
 def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
     """The database: ``db`` if given, else ``$GBRAIN_DB``, else ``./brain.db``. A path is a
     SQLite file (a ``Path``); a ``postgresql://`` URL gives a :class:`gbrain.storage.pg.DbUrl`
-    (a ``str`` showing the URL with its password redacted)."""
+    (a ``str`` showing the URL with its password redacted). A leading ``~`` / ``~user`` of a
+    path is expanded (an MCP host's JSON config has no shell to do it); nothing else is
+    (``$HOME`` stays as written)."""
     target = db or os.environ.get("GBRAIN_DB") or DEFAULT_DB
     if is_url(target):
         from .pg import DbUrl
 
         return target if isinstance(target, DbUrl) else DbUrl(str(target))  # type: ignore[return-value]
-    return Path(target)
+    try:
+        return Path(target).expanduser()
+    except RuntimeError:  # ~nosuchuser: the path as written ("no brain at ~nosuchuser/…")
+        return Path(target)
 
 
 def is_url(target: object) -> bool:
