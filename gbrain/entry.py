@@ -22,7 +22,7 @@ from . import operations as ops
 from .errors import BadInput, GBrainError, NotFound
 
 #: command groups of the typer app (``gbrain config get``, ``gbrain skills show``); cli.GROUPS
-GROUP_NAMES = ("config", "skills")
+GROUP_NAMES = ops.CLI_GROUPS
 #: commands the fast path leaves to typer (their own parsing lives in gbrain/cli.py)
 TYPER_ONLY = {"call", "pipe"}
 
@@ -181,7 +181,7 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
                 try:
                     args[p.name] = json.loads(args[p.name])
                 except json.JSONDecodeError as e:
-                    raise BadInput(f"--{p.name} is not valid JSON: {e}") from e
+                    raise BadInput(f"{ops.cli_name(p)} is not valid JSON: {e}") from e
         if stdin_param and args.get(stdin_param.name) is None:
             has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and p is not stdin_param)
             if file_ or not has_partial:

@@ -3,6 +3,7 @@ list the same operations and give the same results; `gbrain ingest`."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -260,3 +261,44 @@ def test_json_mode_reports_every_error_as_json_on_stdout(fixture_db):
         assert isinstance(out, dict) and out["exit_code"] == code, (args, r.stdout)
         assert words in out["error"], (args, out)
         assert r.stderr.strip(), args  # the human message is still on stderr
+
+
+def _help_texts():
+    """(operation, its CLI help text) for every command, rendered as `gbrain CMD --help` shows it."""
+    import click
+
+    from gbrain.cli import GROUPS, app
+
+    root = typer.main.get_command(app)
+    for o in ops.REGISTRY.values():
+        group, _, sub = o.name.partition("-")
+        cmd = root.commands[group].commands[sub] if group in GROUPS else root.commands[o.name]
+        with click.Context(cmd, info_name=o.name) as c:
+            yield o, "\n".join([cmd.help or ""] + [getattr(p, "help", None) or "" for p in cmd.params])
+
+
+def test_cli_help_speaks_commands_and_flags_mcp_speaks_tools_and_parameters():
+    """The descriptions are written for agents (brain_untag, `include_deleted`); the CLI's help
+    shows the command and option names (untag, --include-deleted) instead, translated in one place."""
+    helps = dict((o.name, h) for o, h in _help_texts())
+    for name, h in helps.items():
+        assert "brain_" not in h, (name, h)
+    assert "`untag` removes one" in helps["tag"]
+    assert "`--include-deleted`" in helps["history-prune"] and "`--apply`" in helps["history-prune"]
+    assert "`--depth`" in helps["graph"]
+    tools = {t["name"]: t for t in ops.tools_json()}
+    assert "brain_untag removes one" in tools["brain_tag"]["description"]
+    assert "`include_deleted`" in tools["brain_history_prune"]["description"]
+    for t in tools.values():  # MCP: no command-line flags in a tool's description or its parameters'
+        texts = [t["description"]] + [p.get("description", "") for p in t["input_schema"]["properties"].values()]
+        for text in texts:
+            assert not re.search(r"(?<![-\w])--[a-z]", text), (t["name"], text)
+    r = gbrain("tag", "--help")
+    assert r.returncode == 0 and b"brain_" not in r.stdout and b"untag" in r.stdout
+
+
+def test_boolean_flags_have_no_metavar_in_help():
+    r = gbrain("tag", "--help")
+    assert r.returncode == 0 and b"<bool>" not in r.stdout and b"--json" in r.stdout and b"<str>" in r.stdout
+    r = gbrain("--help")
+    assert r.returncode == 0 and b"<bool>" not in r.stdout

@@ -112,12 +112,12 @@ def _part(text: str, offset: int, cap: int) -> dict:
 
 @op(
     "put",
-    "Create or update a page from its full markdown (CLI: standard input or --file; MCP: `content`), or update "
+    "Create or update a page from its full markdown (`content`; the command line also reads it from standard input or a file), or update "
     "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline), "
     "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact.",
     [
         SLUG,
-        Param("content", description="full page markdown (CLI: standard input or --file)", stdin=True),
+        Param("content", description="full page markdown (the command line reads standard input or a file when it is not given)", stdin=True),
         Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
         Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'"),
         Param("frontmatter", "object", "frontmatter keys to set (JSON object; null removes a key)"),
@@ -402,7 +402,7 @@ def _timeline_add(b, a, ctx):
 @op(
     "raw",
     "Read the raw enrichment JSON of a page (.raw/<name>.json sidecar): every source, or one. "
-    "brain_raw_put stores data (CLI: `gbrain raw SLUG --source S --data JSON`).",
+    "brain_raw_put stores data.",
     [SLUG, Param("source", description="source name, e.g. crustdata"), Param("data", "object", "JSON to store under --source (write mode)", in_schema=False)],
     title="Read raw data",
     output={"type": "object", "description": "source name → the JSON stored for it"},

@@ -52,7 +52,7 @@ def _graph_text(r: dict, a: dict) -> str:
 @op(
     "graph",
     "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). "
-    "direction: out (pages it links to), in (pages linking to it) or both. type keeps only pages of that type "
+    "`direction`: out (pages it links to), in (pages linking to it) or both. `type` keeps only pages of that type "
     "(the walk still passes through others).",
     [
         Param("slug", description="the page to start from", required=True, positional=True),

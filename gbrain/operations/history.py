@@ -42,8 +42,8 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
 @op(
     "history",
     "Versions of a page (or file), newest first: number, time, origin (surface, operation, MCP client), size, lines "
-    "added/removed. Deleted pages keep their history. `get --version N` shows one, `diff` compares two, `revert` brings one back. "
-    "On the command line `gbrain history [SLUG] --prune --keep-days N --keep-last K` is `history-prune` (a dry run unless --apply).",
+    "added/removed. Deleted pages keep their history. brain_get shows one (given its version number), brain_diff compares two, brain_revert brings one back. "
+    "brain_history_prune drops old versions.",
     [
         Param("slug", required=False, positional=True, description="page slug (a deleted page's too) or a file path"),
         limit_param(20, "how many versions to list (0: all)"),
@@ -90,9 +90,9 @@ def _prune_text(r: dict, a: dict) -> str:
 
 @op(
     "history-prune",
-    "Drop old versions from the history of every page and file: those older than keep_days and beyond the newest "
-    "keep_last of each (defaults: config history_keep_days / history_keep_last). A dry run unless apply. The current "
-    "version is never pruned; a deleted page's last text only with include_deleted. `gbrain history [SLUG] --prune` is the same.",
+    "Drop old versions from the history of every page and file: those older than `keep_days` and beyond the newest "
+    "`keep_last` of each (defaults: config history_keep_days / history_keep_last). A dry run unless `apply`. The current "
+    "version is never pruned; a deleted page's last text only with `include_deleted`.",
     [
         Param("slug", positional=True, description="only this page's (or file's) history, a deleted one's too (default: every page and file)"),
         Param("keep_days", "integer", "keep versions newer than this many days (default: config history_keep_days)", minimum=0),

@@ -171,6 +171,28 @@ class Operation:
             "additionalProperties": False,
         }
 
+    @property
+    def cli_command(self) -> str:
+        """The command line's name: ``untag``; a ``<group>-<sub>`` op of a group is ``config get``."""
+        group, _, sub = self.name.partition("-")
+        return f"{group} {sub}" if sub and group in CLI_GROUPS else self.name
+
+    def cli_text(self, text: str) -> str:
+        """A description written for agents, as the command line's help shows it: each tool
+        name (``brain_untag``) becomes its command (`` `untag` ``) and each of this operation's
+        parameters written in backticks (`` `include_deleted` ``) its argument or option
+        (`` `--include-deleted` ``, `` `SLUG` ``). The one translation between the surfaces'
+        vocabularies: descriptions name tools and parameters, never flags."""
+        import re
+
+        def tool(m: "re.Match") -> str:
+            o = next((x for x in REGISTRY.values() if x.tool_name == m[1]), None)
+            return f"`{o.cli_command}`" if o is not None else m[0]
+
+        params = {p.name: p for p in self.params if p.cli}
+        text = re.sub(r"`?\b(brain_[a-z_]+)\b`?", tool, text)
+        return re.sub(r"`([a-z_]+)`", lambda m: f"`{cli_name(params[m[1]])}`" if m[1] in params else m[0], text)
+
     def annotations(self) -> dict:
         """MCP tool annotations: title and the four hints, from the registry entry."""
         return {
@@ -197,6 +219,8 @@ class Operation:
 
 
 REGISTRY: dict[str, Operation] = {}
+#: command groups of the CLI: an op named ``<group>-<sub>`` is ``gbrain <group> <sub>`` (cli.GROUPS)
+CLI_GROUPS = ("config", "skills")
 
 
 def op(name: str, description: str, params: list[Param] | None = None, **kw) -> Callable:

@@ -47,7 +47,7 @@ def _embed_text(r: dict, a: dict) -> str:
     "embed",
     "Embed pages for semantic search: chunk them (## sections, timeline entries) and store one vector per chunk "
     "with the active model (config embedding_model; without OPENAI_API_KEY an offline model: minilm, or wordllama). Unchanged chunks are "
-    "never embedded twice. No argument: pages changed since their last embedding (--stale).",
+    "never embedded twice. No argument: pages changed since their last embedding (`stale`).",
     [
         Param("slug", description="embed this page only", positional=True),
         Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),

@@ -159,7 +159,7 @@ TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", rea
     "trash",
     "List the trash, newest first: pages and files deleted (by delete, sync, watch) and versions replaced by import or "
     "sync while they existed nowhere else. It is a view of the page history: brain_restore brings a deleted one back, "
-    "brain_revert (--to its version) a replaced one.",
+    "brain_revert a replaced one (to the version listed here).",
     [limit_param(100, "how many trash entries to list (0: all)")],
     text=_restore_text,
     title="List the trash",
