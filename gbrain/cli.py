@@ -160,6 +160,7 @@ def pipe_cmd() -> None:
 def serve_cmd(
     create: bool = typer.Option(False, "--create", help="create the brain when --db names one that does not exist"),
     read_only: bool = typer.Option(False, "--read-only", help="offer only the tools that change nothing; the database refuses writes"),
+    json_: bool = typer.Option(False, "--json", help="accepted as on every command (stdout is JSON-RPC anyway)"),
 ) -> None:
     """Start the MCP server on stdio (JSON-RPC on stdout; logs on stderr). Ctrl-C stops it."""
     try:
@@ -179,6 +180,7 @@ def _root(
     ctx: typer.Context,
     db: Optional[str] = typer.Option(None, "--db", help="brain database (default: $GBRAIN_DB or ./brain.db); accepted before or after the command"),
     tools_json: bool = typer.Option(False, "--tools-json", help="print the tool list (name, description, input_schema) as JSON and exit"),
+    json_: bool = typer.Option(False, "--json", help="JSON output: before a command, the same as its own --json (--tools-json is JSON anyway)"),
 ) -> None:
     if db:
         _STATE["db"] = db

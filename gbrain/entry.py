@@ -337,7 +337,8 @@ def fast_main(argv: list[str]) -> bool:
     returns False when it does not (nothing was run). Exits like the typer command would."""
     if os.environ.get("GBRAIN_FAST_PATH", "1") == "0":
         return False
-    if argv[:1] == ["serve"] and set(argv[1:]) <= {"--create", "--read-only"} and len(set(argv[1:])) == len(argv[1:]):
+    if argv[:1] == ["serve"] and set(argv[1:]) <= {"--create", "--read-only", "--json"} and len(set(argv[1:])) == len(argv[1:]):
+        # --json is accepted as on every command: serve's stdout is JSON-RPC anyway
         try:
             from .mcp.handshake import serve_main
 

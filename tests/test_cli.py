@@ -615,3 +615,24 @@ def test_db_path_with_a_tilde_is_under_home(tmp_path):
     assert [p["slug"] for p in json.loads(r.stdout)] == ["a"]
     r = gbrain("stats", "--db", "$HOME/x.db", env=env, cwd=tmp_path)
     assert r.returncode == 1 and b"$HOME/x.db" in r.stderr  # not a shell: variables stay as written
+
+
+@pytest.mark.parametrize("fast", ["1", "0"])
+def test_json_is_accepted_by_serve_and_tools_json(imported, fast):
+    """The README: `--json` works on every command; serve's stdout is JSON-RPC and --tools-json
+    is JSON anyway, so it changes nothing there (it was "No such option: --json", exit 2)."""
+    env = {"GBRAIN_FAST_PATH": fast}
+    for argv in (["--json", "--tools-json"], ["--tools-json", "--json"]):
+        r = gbrain(*argv, env=env)
+        assert r.returncode == 0, (argv, r.stderr)
+        assert [t["name"] for t in json.loads(r.stdout)][:1] == ["brain_get"]
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+    ]
+    data = "".join(json.dumps(m) + "\n" for m in lines)
+    for argv in (["--json", "serve"], ["serve", "--json"], ["serve", "--read-only", "--json"]):
+        r = gbrain(*argv, input=data, env=env)
+        assert r.returncode == 0, (argv, r.stderr)
+        assert [json.loads(x)["id"] for x in r.stdout.splitlines()] == [1, 2], (argv, r.stdout)
