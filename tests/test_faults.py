@@ -723,3 +723,28 @@ def test_the_open_lock_file_is_removed_by_the_last_process_that_closes_the_brain
     with Brain.open(db) as b:
         assert b._checked and b.conn.execute("SELECT 1 FROM pages WHERE slug = ?", ("notes/last",)).fetchone()
     assert not _lock_files(db)
+
+
+def test_serve_on_a_read_only_brain_offers_the_read_only_tools(read_only_brain):
+    """`serve` on a brain it cannot write (a read-only mount; a 0444 file for a user other than
+    root) offers the `--read-only` tool set and says so on stderr, instead of write tools that
+    each fail with "is read-only"."""
+    import json
+    import subprocess
+    import sys
+
+    from gbrain.mcp.server import tool_operations
+
+    tree, db = read_only_brain
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], input="".join(json.dumps(m) + "\n" for m in lines).encode(),
+                       capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr.decode()
+    replies = {m["id"]: m for m in map(json.loads, r.stdout.splitlines())}
+    names = [t["name"] for t in replies[2]["result"]["tools"]]
+    assert names == [o.tool_name for o in tool_operations(read_only=True)] and "brain_put" not in names
+    assert b"read-only" in r.stderr and b"cannot be written" in r.stderr, r.stderr

@@ -487,7 +487,8 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     (:class:`BadInput`) unless ``create``. On the way out, calls still running are cancelled
     (embed stops after its batch in flight, keeping finished groups) and the process exits
     even when a worker thread is still blocked reading stdin. ``read_only``: see
-    :func:`build_server`. ``first_line``/``answered``: the first line of stdin, read (and when
+    :func:`build_server`; a SQLite brain this process cannot write (``storage.db.is_read_only``)
+    is served read-only too, with a note on stderr. ``first_line``/``answered``: the first line of stdin, read (and when
     ``answered``, answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
     import os
 
@@ -501,6 +502,12 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         pass
+    from ..storage.db import is_read_only
+
+    if not read_only and not isinstance(path, str) and path.exists() and is_read_only(path):
+        # write tools would each fail with "is read-only": offer what works, and say why
+        read_only = True
+        sys.stderr.write(f"note: {path} cannot be written here (a read-only file, folder or mount): serving the --read-only tool set\n")
     server, host = build_server(db_path, create=create, read_only=read_only)
     names = ", ".join(o.tool_name for o in tool_operations(read_only))
     mode = " read-only" if read_only else ""
