@@ -419,3 +419,25 @@ def test_typescript_sdk_client_lists_tools_and_calls_search_and_get(fixture_db, 
     get = out["get"]
     assert not get.get("isError") and get["structuredContent"]["slug"] == "people/ana-lima"
     assert get["structuredContent"]["content"].startswith("---\n")
+
+
+def test_a_line_the_sdk_cannot_read_is_answered_with_its_id_when_it_has_one(fixture_db):
+    """A request the SDK's parser refuses (a lone surrogate in a string; a request missing its
+    method) is answered with its own id when the line holds one, so the host can match the error
+    to its call; a line that is not JSON at all gets id null, as before."""
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "brain_get", "arguments": {"slug": "a\\ud800", "id": 77}}}',
+        '{"jsonrpc": "2.0", "id": "r-6", "methodx": "ping"}',
+        '{"jsonrpc": "2.0", "id": "\\udc00", "method": "ping", "x": "\\ud800"}',
+        "not json {",
+        json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
+    ]
+    r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], input="".join(x + "\n" for x in lines).encode(),
+                       capture_output=True, env={**os.environ, **server_env()}, timeout=300)
+    replies = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [m["id"] for m in replies] == [1, 5, "r-6", None, None, 9], replies
+    assert replies[1]["error"]["code"] == -32700 and "surrogate" in replies[1]["error"]["message"]
+    assert replies[2]["error"]["code"] == -32600
+    assert replies[4]["error"] == {"code": -32700, "message": "Parse error: the line is not JSON"}

@@ -418,10 +418,28 @@ def _add_skills(server: MCPServer) -> None:
         server.resource(f"brain://skills/{sk.name}", name=sk.name, description=f"Skill (SKILL.md): {sk.summary}", mime_type="text/markdown")(resource)
 
 
+def _request_id(errs: list[dict]) -> tuple[int | str | None, bool]:
+    """``(id, loaded)`` of a line the SDK's parser refused, from its validation errors: the
+    request's own ``id`` (an integer or a valid string; else None) when the line is a JSON object
+    Python's ``json`` reads (it accepts lone surrogates, the SDK's parser does not), and whether it read it."""
+    raw = errs[0].get("input") if errs else None
+    if isinstance(raw, (str, bytes)):
+        try:
+            raw = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None, False
+    if not isinstance(raw, dict):
+        return None, raw is not None
+    rid = raw.get("id")
+    if isinstance(rid, bool) or not isinstance(rid, (int, str)) or (isinstance(rid, str) and not ops.valid_unicode(rid)):
+        return None, True
+    return rid, True
+
+
 async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool = False) -> None:
     """The SDK's stdio transport, with two additions: a line that is not JSON (or not a JSON-RPC
     message) gets the JSON-RPC error reply the spec gives it (``-32700`` parse error or
-    ``-32600`` invalid request, ``id: null``) instead of silence; and ``first_line``, the first
+    ``-32600`` invalid request; with the request's id when the line holds one: :func:`_request_id`) instead of silence; and ``first_line``, the first
     line of stdin already read by :func:`serve` before the SDK was imported, is handed to the SDK
     first. ``answered``: that line was an ``initialize`` request already answered
     (:mod:`gbrain.mcp.handshake`), so the SDK's own answer to it (the first message it writes)
@@ -450,7 +468,10 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
                 errs = getattr(item, "errors", lambda: [])()
                 bad_json = any(e.get("type") == "json_invalid" for e in errs)
                 code, what = (PARSE_ERROR, "Parse error: the line is not JSON") if bad_json else (INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message")
-                await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=what))))
+                rid, loaded = _request_id(errs)
+                if bad_json and loaded:  # Python reads it, the SDK's parser does not: a lone surrogate
+                    what = "Parse error: a string in the line is not valid Unicode (a lone surrogate)"
+                await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=what))))
                 return
             await send.send(item)
 
