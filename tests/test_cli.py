@@ -636,3 +636,15 @@ def test_json_is_accepted_by_serve_and_tools_json(imported, fast):
         r = gbrain(*argv, input=data, env=env)
         assert r.returncode == 0, (argv, r.stderr)
         assert [json.loads(x)["id"] for x in r.stdout.splitlines()] == [1, 2], (argv, r.stdout)
+
+
+@pytest.mark.sqlite_only("prefix and phrase search are FTS5's; Postgres looks for the words (the help says so)")
+def test_search_help_says_what_search_does(imported):
+    """search --help said `*` is "treated as a word" and that "prefix* work": a prefix works."""
+    r = gbrain("search", "--help")
+    assert r.returncode == 0
+    text = " ".join(r.stdout.decode().replace("│", " ").split())
+    assert "*, AND/NOT are treated as words" not in text and "word* matches word starts" in text, text
+    assert "companies/river-ai" in [h["slug"] for h in js(gbrain("search", "rive*", "--json"))]
+    assert js(gbrain("search", "rive", "--json")) == []  # without the star, a word is whole
+    assert js(gbrain("search", "NOT", "--json")) == js(gbrain("search", "not", "--json"))  # an operator is a plain word
