@@ -822,3 +822,31 @@ def test_a_text_repeated_within_one_run_is_counted_as_repeated_not_cached(tmp_pa
     from gbrain.operations.search import _embed_text
 
     assert "(2 new, 4 repeated, 0 from cache)" in _embed_text(r, {})
+
+
+def test_embed_estimate_times_the_model_after_its_warm_up(fixture_db, monkeypatch):
+    """`embed`'s time estimate: a local model's first call loads it (wordllama: the estimate said
+    ~5 min for a 19 s run); the sample is timed after one warm-up call, which is not counted."""
+    import types
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+    from gbrain.search.embeddings import FakeEmbedding
+
+    now = [0.0]
+
+    class SlowStart(FakeEmbedding):
+        def embed_batch(self, texts):
+            now[0] += (100.0 if not self.calls else 0.0) + 0.01 * len(texts)  # a load, then 10 ms a text
+            return super().embed_batch(texts)
+
+    monkeypatch.setattr(vectors, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    model = SlowStart("fake-64")
+    with Brain.open(fixture_db) as b:
+        rows = vectors.select_pages(b.conn, model.model_id, "all")
+        plan, work = vectors.plan_embed(b.conn, model, rows)
+        rate, n = vectors.sample_rate(b.conn, model, work)
+    chunks = {c.hash: c for w in work for c in w.chunks}
+    assert n >= 2 and len(chunks) >= n
+    fewest, most = min(c.tokens for c in chunks.values()), max(c.tokens for c in chunks.values())
+    assert fewest / 0.01 <= rate <= most / 0.01, (rate, fewest, most)  # 10 ms a chunk: the 100 s load is not in it

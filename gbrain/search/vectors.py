@@ -254,7 +254,8 @@ def embed_pages(
 
 def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_PageWork], n: int = SAMPLE_CHUNKS, transaction: Callable | None = None) -> tuple[float, int]:
     """Time the embedding of up to ``n`` chunks of ``work`` that need the provider, spread over
-    the run, on this machine now: ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
+    the run, on this machine now, after one more chunk embedded untimed to warm the model up
+    (its load is paid once per run, not per chunk): ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
     when nothing needs embedding. The vectors are kept in ``embedding_cache``, so the run that
     follows reuses them (nothing is embedded twice). Provider errors propagate."""
     known = _known_hashes(conn, model.model_id)
@@ -266,10 +267,17 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     if not todo:
         return 0.0, 0
     pool = list(todo.values())
-    step = max(1, len(pool) // n)
-    sample = pool[::step][:n]
+    step = max(1, len(pool) // (n + 1))
+    sample = pool[::step][: n + 1]
+    # the first chunk warms the model up untimed (a local model loads its weights on first use:
+    # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
+    # chunk is timed with the load, all there is)
+    vecs: list = []
+    if len(sample) > 1:
+        vecs += list(model.embed_multi([sample[0].text]))
+    timed = sample[1:] or sample
     t = time.perf_counter()
-    vecs = model.embed_multi([c.text for c in sample])
+    vecs += list(model.embed_multi([c.text for c in timed]))
     dt = max(time.perf_counter() - t, 1e-6)
     tx = transaction or _plain_tx(conn)
     with tx():
@@ -277,7 +285,7 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
             "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
             [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(sample, vecs)],
         )
-    return sum(c.tokens for c in sample) / dt, len(sample)
+    return sum(c.tokens for c in timed) / dt, len(timed)
 
 
 def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes]) -> None:
