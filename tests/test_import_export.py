@@ -580,3 +580,41 @@ def test_export_into_an_earlier_export_names_the_stale_files(tmp_path, brain_tre
     text = " ".join(rep["problems"])
     assert "earlier export" in text and "sync" not in text, text
     assert (out / "people" / "ana-lima.md").exists()
+
+
+def test_an_import_killed_before_resolving_its_links_is_finished_by_the_next(tmp_path, monkeypatch):
+    """Links are resolved once at the end of an import; one killed after committing its pages
+    and before that left every link dangling, and a re-run that found nothing changed never
+    resolved them (a fresh import of the same tree resolves them all). The first batch now marks
+    the brain; the next import resolves every link and clears the mark."""
+    from gbrain.sync import importer
+
+    v = tmp_path / "v"
+    for i in range(6):
+        (v / "n").mkdir(parents=True, exist_ok=True)
+        (v / "n" / f"p{i}.md").write_text(f"# P{i}\n\nSee [[p{(i + 1) % 6}]] and [P{(i + 2) % 6}](p{(i + 2) % 6}.md).\n", encoding="utf-8")
+    monkeypatch.setattr(importer, "BATCH", 2)
+
+    def links(b):
+        return sorted(tuple(r) for r in b.conn.execute("SELECT f.slug, l.target, t.slug FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"))
+
+    with Brain.open(tmp_path / "fresh.db") as b:
+        import_tree(b, v)
+        want = links(b)
+    assert all(r[2] for r in want) and len(want) == 12
+    with Brain.open(tmp_path / "b.db") as b:
+        def killed(*a, **k):
+            raise KeyboardInterrupt
+
+        with monkeypatch.context() as m:
+            m.setattr(Brain, "re_resolve", killed)
+            with pytest.raises(KeyboardInterrupt):
+                import_tree(b, v)
+    with Brain.open(tmp_path / "b.db") as b:
+        assert b.stats()["pages"] == 6 and not any(r[2] for r in links(b))  # committed, unresolved
+        rep = import_tree(b, v)
+        assert rep["counts"]["pages_written"] == 0
+        assert links(b) == want
+        assert b.get_config(importer.RESOLVE_PENDING) is None
+        import_tree(b, v)
+        assert links(b) == want

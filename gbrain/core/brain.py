@@ -778,6 +778,12 @@ class Brain:
             rows = [found[k] for k in sorted(found)]
         return self._resolve_rows(rows)
 
+    def resolve_all(self) -> int:
+        """Resolve every link again, as a fresh import would (after an import that died before
+        its own resolution; ``importer.RESOLVE_PENDING``). Returns how many changed."""
+        return self._re_resolve(
+            "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, l.target_name FROM links l JOIN pages p ON p.id = l.from_page_id ORDER BY l.id", ())
+
     def _re_resolve(self, q: str, args: tuple) -> int:
         return self._resolve_rows(self.conn.execute(q, args).fetchall())
 

@@ -29,6 +29,9 @@ from .scan import db_excludes, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
+#: config key set in an import's first committed batch of pages and removed in the same commit
+#: as its link resolution at the end: a later import that finds it resolves every link again
+RESOLVE_PENDING = "import_links_pending"
 WINDOW = 2000  # files read, then parsed together
 MAX_PAGE_BYTES = 16 * 1024 * 1024
 COMMIT_BYTES = 256 * 1024 * 1024  # non-page files: commit at least every this many bytes stored
@@ -180,6 +183,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
     n = len(scan.files)
     split = brain.timeline_split
+    # an import killed after committing pages and before resolving links at its end: every link
+    # is resolved again by this one, which may find nothing else to do (RESOLVE_PENDING)
+    resolve_all = brain.get_config(RESOLVE_PENDING) is not None
+    marked = False
 
     def may_replace(path: str) -> bool:
         """Inside the write transaction, on the brain's current bytes (another process may have
@@ -312,6 +319,9 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         pending_files.append((path, abspath, kind))
                         counts["files_written"] += 1
                 flush()
+                if not marked and (written_pages or changed_names):
+                    brain.conn.execute("INSERT INTO config(key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING", (RESOLVE_PENDING,))
+                    marked = True
                 brain.conn.execute("COMMIT")
                 begin_write(brain.conn)
             done = min(n, w0 + WINDOW)
@@ -339,13 +349,18 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 brain.conn.execute("COMMIT")
                 begin_write(brain.conn)
                 in_tx = stored_bytes = 0
-        if written_pages or changed_names:
+        if resolve_all:
+            brain.resolve_all()
+        elif written_pages or changed_names:
             brain.re_resolve(changed_names, dangling=True)
+        if written_pages or changed_names or resolve_all:
             # sidecars of new pages that were stored earlier
             for r in brain.conn.execute(
                 "SELECT path FROM files WHERE kind = 'raw' AND page_id IS NULL"
             ).fetchall():
                 brain._load_raw_rows(r[0])
+        if marked or resolve_all:
+            brain.conn.execute("DELETE FROM config WHERE key = ?", (RESOLVE_PENDING,))
         kept = set(kept_brain)
         _record_baseline(brain, rootp, scan, {p: h for p, h in hashes.items() if p not in kept})
         if counts["pages_written"] or counts["files_written"]:
