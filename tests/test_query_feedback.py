@@ -63,7 +63,6 @@ PAGES = {
     "notes/y.md": "# Yarrow\n\ndelta\n",
 }
 QUESTION = "quokka alpha beta"
-PAGES_SLUGS = [p[: -len(".md")] for p in PAGES]
 
 
 @pytest.fixture
@@ -161,26 +160,3 @@ def test_query_equals_the_benchmark_formula(fixture_db, question):
         assert [ids[h["slug"]] for h in got] == [p for p, _ in want]
         assert [h["score"] for h in got] == pytest.approx([s for _, s in want], abs=1e-4)
     VectorIndex.forget()
-
-
-def test_second_ranking_only_from_top_pages_with_vectors(concepts_brain):
-    """The feedback's vector ranking (`_vector_again`) is None when none of the top pages has a
-    vector (the first ranking then stands), and otherwise ranks the first vector ranking's pages
-    again: on Postgres the moved vector is formed in the same statement as the re-scoring."""
-    b = concepts_brain
-    b.save_page("notes/new.md", "# Quokka new\n\nquokka alpha beta\n")  # not embedded
-    model = ConceptsFeedback()
-    e = hybrid._Embedding(model, QUESTION)
-    idx, scores, first = hybrid.vector_search(b.conn, hybrid._db_key(b), model, QUESTION, limit=300, embedding=e)
-    ids = {r[1]: r[0] for r in b.conn.execute("SELECT id, slug FROM pages")}
-    again = lambda top: hybrid._vector_again(b.conn, idx, scores, model.model_id, e.get(), [ids[s] for s in top], 0.5, 300, None, first)  # noqa: E731
-    assert again(["notes/new"]) is None
-    moved = again(["notes/new", "notes/a"])  # the page without a vector is left out of the mean
-    assert moved == again(["notes/a"])
-    assert {p for p, _, _ in moved} == {p for p, _, _ in first} == {ids[s] for s in PAGES_SLUGS}
-    # towards alpha: x (gamma) now above y (delta); the numpy formula's cosines
-    q2 = hybrid.feedback_vector(e.get(), np.array([Concepts().embed("quokka alpha")]), 0.5)
-    want = {ids[s]: float(Concepts().embed(t) @ q2 / np.linalg.norm(Concepts().embed(t))) for s, t in (("notes/x", "gamma"), ("notes/y", "delta"))}
-    got = {p: s for p, s, _ in moved}
-    assert got[ids["notes/x"]] > got[ids["notes/y"]]
-    assert [got[p] for p in want] == pytest.approx(list(want.values()), abs=1e-6)

@@ -208,29 +208,24 @@ def feedback_vector(question: np.ndarray, chunks: np.ndarray, beta: float) -> np
     return q / n if n > 0 else q
 
 
-def _vector_again(conn: sqlite3.Connection, idx, scores, model_id: str, question: np.ndarray, top: list[int], beta: float, k: int, type: str | None, first: list[tuple[int, float, int]]) -> list[tuple[int, float, int]] | None:
-    """The feedback's vector ranking ``[(page_id, cosine, row_id)]`` of the best ``k`` pages, on the
-    index ``vector_search`` used, or None when none of ``top`` (the first fused ranking's best
-    pages) has a vector: the question's vector moved towards the chunk nearest the question of
-    each of ``top`` (:func:`feedback_vector`, ``beta``) and the vectors ranked again with it.
+def _vector_again(conn: sqlite3.Connection, idx, model_id: str, qvec: np.ndarray, k: int, type: str | None, first: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
+    """A second vector ranking ``[(page_id, cosine, row_id)]`` of the best ``k`` pages for another
+    query vector (the feedback's), on the index ``vector_search`` used.
 
     SQLite: the numpy index, every chunk scored again (exact). Postgres: the pages of the first
     vector ranking ``first`` (its ``k`` best, already of ``type``), each scored again by its
-    chunk nearest the moved vector, exactly, in one statement that also forms that vector
-    (:meth:`PgVectors.feedback_rows`). A second HNSW search at the first one's breadth
-    (``ef_search`` 1,000) took query p50 from 56 to 96 ms on 22,413 chunks (this: a few ms,
-    ``benchmarks/postgres.py --parts query``, docs/performance.md), and pgvector's first search
-    is approximate already. A page the feedback vector would bring from outside the first ``k`` is not seen on
+    chunk nearest ``qvec``, exactly, in one statement. A second HNSW search at the first one's
+    breadth (``ef_search`` 1,000) took query p50 from 56 to 96 ms on 22,413 chunks (this: 66
+    ms, ``benchmarks/postgres.py --parts query``), and pgvector's first search is approximate
+    already. A page the feedback vector would bring from outside the first ``k`` is not seen on
     Postgres."""
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        got = idx.feedback_rows(top, [p for p, _, _ in first], beta)
+        from .vectors import PgVectors
+
+        got = PgVectors(conn, model_id, np.asarray(qvec, dtype=np.float32)).best_rows(None, [p for p, _, _ in first])
         out = sorted(((p, s, r) for p, (r, s) in got.items()), key=lambda t: (-t[1], t[0]))
-        return out[: int(k)] or None
-    chunks = idx.best_vectors(scores, top)
-    if not len(chunks):
-        return None
-    q2 = feedback_vector(question, chunks, beta)
-    return idx.top_pages(idx.scores(q2), k, _of_type(conn, type))
+        return out[: int(k)]
+    return idx.top_pages(idx.scores(qvec), k, _of_type(conn, type))
 
 
 def query(
@@ -327,21 +322,20 @@ def query(
         method = fusion or DEFAULT_FUSION
         fb = int(getattr(model, "feedback_pages", None) or 0) if feedback else 0
 
-        seen: dict[int, tuple[str, str]] = {}  # the boosts' page types and dates, read once
-
         def fused(vside: list[tuple[int, float, int]], w: float, top: int) -> list[tuple[int, float]]:
             r = fuse(fts, [(p, s) for p, s, _ in vside], method, w)
             if boosts and r:
-                r = _boost(conn, r, question, top, scale=r[0][1] if method == "rrf" else 1.0, seen=seen)
+                r = _boost(conn, r, question, top, scale=r[0][1] if method == "rrf" else 1.0)
             return r
 
         ranked = fused(vec, weight, max(int(limit), fb))
         if fb and vec and ranked:
             # Rocchio feedback: the first ranking's top pages, each by its chunk nearest the question
-            again = _vector_again(conn, idx, scores, model.model_id, emb.get(), [p for p, _ in ranked[:fb]], getattr(model, "feedback_beta", 0.5), k, type, vec)
-            if again is not None:
+            chunks = idx.best_vectors(scores, [p for p, _ in ranked[:fb]])
+            if len(chunks):
+                q2 = feedback_vector(emb.get(), chunks, getattr(model, "feedback_beta", 0.5))
                 best_rows = {p: row for p, _, row in vec}
-                vec = again
+                vec = _vector_again(conn, idx, model.model_id, q2, k, type, vec)
                 ranked = fused(vec, getattr(model, "feedback_weight", None) or weight, int(limit))
     ranked = ranked[: int(limit)]
     if not ranked:
@@ -388,13 +382,11 @@ def _db_key(brain) -> str:
     return key
 
 
-def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: str, limit: int, scale: float = 1.0, seen: dict | None = None) -> list[tuple[int, float]]:
+def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: str, limit: int, scale: float = 1.0) -> list[tuple[int, float]]:
     """Near-tie boosts on the fused scale: +:data:`TYPE_BOOST` when the page type matches the
     question's intent, +:data:`RECENT_BOOST` when the page was updated in the last 30 days
     (both × ``scale``). Only candidates
-    that can still reach the top ``limit`` are looked up; the order of the others is kept.
-    ``seen``: ``{page_id: (type, updated_at)}`` already read (the feedback's second ranking
-    reuses the first's); pages read here are added to it."""
+    that can still reach the top ``limit`` are looked up; the order of the others is kept."""
     want = intent_type(question)
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - RECENT_DAYS * 86400))
     # a candidate more than the largest boost below the limit-th cannot enter the top `limit`
@@ -403,10 +395,7 @@ def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: 
     tail = ranked[len(head):]
     ranked = head
     pids = [p for p, _ in ranked]
-    info = {} if seen is None else seen
-    new = [p for p in pids if p not in info]
-    if new:
-        info.update({r[0]: (r[1], r[2]) for r in conn.execute(f"SELECT id, type, updated_at FROM pages WHERE id IN ({','.join('?' * len(new))})", new)})
+    info = {r[0]: (r[1], r[2]) for r in conn.execute(f"SELECT id, type, updated_at FROM pages WHERE id IN ({','.join('?' * len(pids))})", pids)}
     out = []
     for pid, s in ranked:
         t, upd = info.get(pid, ("", ""))

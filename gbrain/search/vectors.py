@@ -645,26 +645,15 @@ class PgVectors:
                f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, s DESC, id")
         return {int(r[0]): (int(r[1]), float(r[2])) for r in self.conn.execute(sql, (self.q, ids))}
 
-    def feedback_rows(self, top_ids, page_ids, beta: float) -> dict[int, tuple[int, float]]:
-        """Rocchio feedback and the ranking it gives, in one statement: ``{page_id: (row_id,
-        cosine)}`` of each of ``page_ids`` that has a vector, by its chunk nearest the moved
-        question ``q + beta · mean(v)``, where ``v`` are the chunks nearest the question of each of
-        ``top_ids`` (ties: the lowest row id, as :meth:`best_rows`). ``{}`` when none of
-        ``top_ids`` has a vector (no feedback).
-
-        The same vector as :func:`hybrid.feedback_vector` up to its length, which cosine
-        ignores: formed on the server (pgvector's ``avg`` and element-wise ``*``/``+``), not
-        normalised, so the question is sent once and the chunks' vectors never travel; scores
-        equal the numpy path's to float32 rounding (about 1e-7)."""
-        top = sorted({int(p) for p in top_ids})
-        ids = sorted({int(p) for p in page_ids})
-        if not top or not ids:
-            return {}
-        d, x = self.dims, self._expr
-        sql = (f"WITH q AS (SELECT ?::vector({d}) AS v), "
-               f"fb AS (SELECT DISTINCT ON (page_id) {x} AS v FROM page_embeddings "
-               f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, {x} <=> (SELECT v FROM q), id), "
-               f"q2 AS (SELECT (SELECT v FROM q) + avg(v) * array_fill(?::real, ARRAY[{d}])::vector({d}) AS v FROM fb) "
-               f"SELECT DISTINCT ON (e.page_id) e.page_id, e.id, 1 - ({x} <=> q2.v) AS s FROM page_embeddings e, q2 "
-               f"WHERE q2.v IS NOT NULL AND e.page_id = ANY(?) AND {self._where} ORDER BY e.page_id, s DESC, e.id")
-        return {int(r[0]): (int(r[1]), float(r[2])) for r in self.conn.execute(sql, (self.q, top, float(beta), ids))}
+    def best_vectors(self, scores, page_ids) -> np.ndarray:
+        """:meth:`VectorIndex.best_vectors` in one statement: the stored vector of the chunk
+        nearest the question of each of ``page_ids`` that has one, in that order (ties: the
+        lowest row id)."""
+        ids = [int(p) for p in page_ids]
+        if not ids:
+            return np.zeros((0, self.dims), dtype=np.float32)
+        sql = (f"SELECT DISTINCT ON (page_id) page_id, embedding FROM page_embeddings "
+               f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, {self._expr} <=> ?::vector({self.dims}), id")
+        got = {int(r[0]): np.frombuffer(bytes(r[1]), dtype="<f4") for r in self.conn.execute(sql, (sorted(set(ids)), self.q))}
+        found = [got[p] for p in ids if p in got]
+        return np.stack(found).astype(np.float32) if found else np.zeros((0, self.dims), dtype=np.float32)
