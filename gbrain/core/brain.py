@@ -24,7 +24,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
-from ..storage.derive import identity_key, insert_many, relink_updates, update_links, write_rows, write_rows_many
+from ..storage.derive import identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -62,34 +62,25 @@ SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "
 MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
 _is_int = lambda v: v.strip().isdigit()  # noqa: E731
-#: config keys a user may set, with a value check (None: any text)
+#: config keys a user may set: a value check, and what it takes (for the error when a value fails it)
 SETTABLE_CONFIG = {
-    "timeline_split": lambda v: v in ("rule", "heading"),
-    "embedding_model": lambda v: bool(v.strip()),
-    "embedding_dimensions": _is_int,
-    "embedding_base_url": lambda v: v == "" or v.startswith(("http://", "https://")),
-    "embedding_max_retries": _is_int,
-    "embedding_concurrency": _is_int,
-    "embedding_encoding": lambda v: v in ("float", "base64"),
-    "embedding_batch_size": _is_int,
-    "embedding_paid": lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"),
-    "embed_confirm_usd": lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)),
-    "chunk_strategy": lambda v: v in ("page", "section", "paragraph"),
+    "timeline_split": (lambda v: v in ("rule", "heading"), "rule or heading"),
+    "embedding_model": (lambda v: bool(v.strip()), "a model name"),
+    "embedding_dimensions": (_is_int, "a whole number"),
+    "embedding_base_url": (lambda v: v == "" or v.startswith(("http://", "https://")), "an http:// or https:// URL, or empty"),
+    "embedding_max_retries": (_is_int, "a whole number"),
+    "embedding_concurrency": (_is_int, "a whole number"),
+    "embedding_encoding": (lambda v: v in ("float", "base64"), "float or base64"),
+    "embedding_batch_size": (_is_int, "a whole number"),
+    "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),
+    "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
+    "chunk_strategy": (lambda v: v in ("page", "section", "paragraph"), "page, section or paragraph"),
     # `history --prune` defaults (empty: keep everything)
-    "history_keep_days": lambda v: v == "" or _is_int(v),
-    "history_keep_last": lambda v: v == "" or _is_int(v),
+    "history_keep_days": (lambda v: v == "" or _is_int(v), "a whole number of days, or empty"),
+    "history_keep_last": (lambda v: v == "" or _is_int(v), "a whole number of versions, or empty"),
     # a sync client (folder) not synced for this many days stops holding the change log back
     # (empty: 30; 0: never); it is compared path by path when it comes back
-    "sync_client_expire_days": lambda v: v == "" or _is_int(v),
-}
-#: what each settable key takes, for the error when a value does not pass its check
-CONFIG_EXPECTS = {
-    "timeline_split": "rule or heading", "embedding_dimensions": "a whole number", "embedding_base_url": "an http:// or https:// URL, or empty",
-    "embedding_max_retries": "a whole number", "embedding_concurrency": "a whole number", "embedding_encoding": "float or base64",
-    "embedding_batch_size": "a whole number", "embedding_paid": "true or false", "embed_confirm_usd": "an amount in US dollars, e.g. 5 or 2.50",
-    "chunk_strategy": "page, section or paragraph", "history_keep_days": "a whole number of days, or empty",
-    "history_keep_last": "a whole number of versions, or empty", "embedding_model": "a model name",
-    "sync_client_expire_days": "a whole number of days (0: never), or empty",
+    "sync_client_expire_days": (lambda v: v == "" or _is_int(v), "a whole number of days (0: never), or empty"),
 }
 READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN}
 
@@ -349,9 +340,9 @@ class Brain:
         if key not in SETTABLE_CONFIG:
             near = difflib.get_close_matches(key, sorted(SETTABLE_CONFIG), n=1)
             raise BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
-        check = SETTABLE_CONFIG[key]
-        if check and not check(value):
-            raise BadInput(f"invalid value {value!r} for {key}" + (f" (expected {CONFIG_EXPECTS[key]})" if key in CONFIG_EXPECTS else ""))
+        check, expects = SETTABLE_CONFIG[key]
+        if not check(value):
+            raise BadInput(f"invalid value {value!r} for {key} (expected {expects})")
         old = self.get_config(key)
         with self.transaction():
             self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
@@ -465,7 +456,7 @@ class Brain:
         ``log.md``, which the spec keeps as files; a markdown file kept as a file because it
         is not UTF-8 gives None). None when there is no such file, it is over
         :data:`MAX_PAGE_CHARS` bytes or it is not UTF-8 text."""
-        for path in dict.fromkeys((nfc(name), nfc(name) + ".md")):
+        for path in (nfc(name), nfc(name) + ".md"):
             r = self.conn.execute("SELECT size FROM files WHERE path = ?", (path,)).fetchone()
             if r is None or (r[0] or 0) > MAX_PAGE_CHARS:
                 continue
@@ -781,8 +772,8 @@ class Brain:
     def resolve_all(self) -> int:
         """Resolve every link again, as a fresh import would (after an import that died before
         its own resolution; ``importer.RESOLVE_PENDING``). Returns how many changed."""
-        return self._re_resolve(
-            "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, l.target_name FROM links l JOIN pages p ON p.id = l.from_page_id ORDER BY l.id", ())
+        with self.transaction():
+            return relink_all(self.conn)
 
     def _re_resolve(self, q: str, args: tuple) -> int:
         return self._resolve_rows(self.conn.execute(q, args).fetchall())

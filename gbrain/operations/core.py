@@ -72,8 +72,8 @@ def _get(b, a, ctx):
             f = b.stored_text_file(a["slug"])  # the root's index.md, schema.md, log.md: files, not pages
             if f is None:
                 raise
-            row, out = None, {"slug": f[0], "title": None, "type": "file", "content": f[1]}
-        if row is not None:
+            out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
+        else:
             from ..core.brain import render_row
 
             out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}

@@ -439,11 +439,6 @@ class SyncEngine:
         try:
             if stat.S_ISLNK(os.lstat(top).st_mode):
                 return [], [(reldir, "symlink (not followed)")], []
-        except FileNotFoundError:
-            return [], [], []
-        except OSError:
-            return [], [], [reldir + "/"]
-        try:
             w = walk_tree(str(self.root), reldir + "/" if reldir else "", self.ignored, self._excl_ids(), report_ignored=False, ordered=False)
         except FileNotFoundError:
             return [], [], []
@@ -463,11 +458,7 @@ class SyncEngine:
         unusable root."""
         w = walk_tree(str(self.root), "", self.ignored, self._excl_ids(), ordered=False)
         self.leftover_temps = w.temps
-        return Scan(
-            root=self.root,
-            stats=w.files,
-            skipped=w.skipped + [(d.rstrip("/"), f"unreadable folder: {why}") for d, why in w.unreadable],
-        )
+        return Scan(root=self.root, stats=w.files, skipped=w.reported())
 
     def clean_temp_files(self, temps: list[tuple[str, str]]) -> list[str]:
         """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``) left by a process

@@ -170,6 +170,11 @@ class TreeWalk:
     #: ``(absolute path, relative path)`` of gbrain's own atomic-write temp files seen
     temps: list[tuple[str, str]] = field(default_factory=list)
 
+    def reported(self) -> list[tuple[str, str]]:
+        """``skipped`` and then each unreadable subfolder as ``(folder, "unreadable folder: …")``:
+        the list a whole-tree scan reports (:func:`scan_tree`, ``SyncEngine.scan``)."""
+        return self.skipped + [(d.rstrip("/"), f"unreadable folder: {why}") for d, why in self.unreadable]
+
 
 def walk_tree(
     root: str,
@@ -291,7 +296,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
     return Scan(
         root=rootp,
         files=[FileInfo(rel, os.path.join(str(rootp), rel), size, stamp) for rel, size, stamp in w.files],
-        skipped=w.skipped + [(d.rstrip("/"), f"unreadable folder: {why}") for d, why in w.unreadable],
+        skipped=w.reported(),
     )
 
 
