@@ -618,3 +618,15 @@ def test_an_import_killed_before_resolving_its_links_is_finished_by_the_next(tmp
         assert b.get_config(importer.RESOLVE_PENDING) is None
         import_tree(b, v)
         assert links(b) == want
+
+
+def test_verify_help_states_the_sample_it_draws():
+    """The verify description's figures are the sample the code draws (it once said 25 pages
+    after the sample became a share of the text)."""
+    from gbrain.operations import REGISTRY
+    from gbrain.sync.verify import SAMPLE_MIN_CHARS, SAMPLE_SHARE
+
+    desc = REGISTRY["verify"].description
+    assert f"{SAMPLE_SHARE * 100:g}% of the page text" in desc
+    assert f"{SAMPLE_MIN_CHARS:,} characters" in desc
+    assert "quick_check" in desc and "25 pages" not in desc

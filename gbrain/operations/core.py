@@ -514,7 +514,7 @@ def _export(b, a, ctx):
 
 @op(
     "verify",
-    "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, and the derived rows of 25 pages drawn at random re-parsed from their text (--deep: every page, and the database file's integrity).",
+    "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, SQLite's quick_check of the database file, and the derived rows of pages drawn at random (0.15% of the page text, at least 16,384 characters) re-parsed from their text (--deep: every page and sidecar re-rendered and re-parsed, and the full integrity_check).",
     [
         Param("dir", required=True, positional=True, description="the markdown folder"),
         Param("deep", "boolean", "also check the database file, re-render every page and re-parse every page (the cost of an import)", default=False),
