@@ -14,7 +14,7 @@ from ..core.brain import Brain
 from ..search.keyword import search as fts_search
 from ..errors import BadInput, GBrainError, NotFound
 from .registry import (
-    LIMIT, PAGE_CHARS, PAGE_REF, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
+    LIMIT, PAGE_CHARS, PAGE_REF, RANK_DEPTH, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
 
 
@@ -258,6 +258,7 @@ def _stats(b, a, ctx):
     title="Keyword search",
     item=obj("slug", **PAGE_REF, score="number", snippet="string"),
     page="limit",
+    rank_depth=RANK_DEPTH,
 )
 def _search(b, a, ctx):
     return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"])

@@ -146,6 +146,12 @@ class Operation:
     page: str | None = None
     page_key: str | None = None
     page_size: int = 50
+    #: a ranked list (``page="limit"``): the depth within which a ranking asked for more items
+    #: begins with the ranking asked for fewer (search re-scores :data:`gbrain.search.keyword.RERANK`
+    #: candidates, so a deeper ask can reorder its top). Every page of one paged call is cut from
+    #: one ranking of at most ``max(rank_depth, limit)`` items, so an agent following
+    #: ``next_cursor`` sees each hit once and none skipped; the pages end there. 0: not ranked.
+    rank_depth: int = 0
     #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
     tool_defaults: dict = field(default_factory=dict)
 
@@ -425,6 +431,12 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
         raise
 
 
+#: the rank_depth of search and query: keyword search re-scores its best RERANK BM25 candidates
+#: (gbrain.search.keyword.RERANK) and hybrid query ranks CANDIDATES (300) per side, so within
+#: 100 a longer ranking starts with a shorter one (tests/test_ranked_paging.py checks both)
+RANK_DEPTH = 100
+
+
 #: an agent's page of results stays under this many characters of JSON (~10,000 tokens; hosts
 #: such as Claude Code warn at 25,000 tokens); at least one item is always returned
 PAGE_CHARS = 40_000
@@ -483,7 +495,14 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     a = check_args(o, args)
     key_args = {k: v for k, v in a.items() if v is not None}
     offset = decode_cursor(o, key_args, cursor)
-    if o.page == "limit":
+    if o.page == "limit" and o.rank_depth:
+        # one ranking for every page: within rank_depth a shorter ranking is the start of a
+        # longer one, so each page asks only for what it shows (+1: is there more); a limit
+        # beyond it ranks at that limit on every page
+        want = a.get("limit") or o.page_size
+        depth = max(o.rank_depth, want)
+        result = run(name, dict(a, limit=min(depth, offset + want + 1) if depth == o.rank_depth else depth), ctx, brain)
+    elif o.page == "limit":
         want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
         fetch = dict(a, limit=offset + want + 1 if want else 0)
         result = run(name, fetch, ctx, brain)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BadInput, GBrainError
-from .registry import Cancelled, Context, Param, limit_param, obj, op
+from .registry import RANK_DEPTH, Cancelled, Context, Param, limit_param, obj, op
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -150,6 +150,7 @@ def _shorten(text: str, width: int) -> str:
     item=obj("slug", **{"slug": "string", "title": "string?", "type": "string?", "score": "number", "passage": "string"}),
     page="limit",
     page_key="hits",
+    rank_depth=RANK_DEPTH,
     text=_query_text,
 )
 def _query(b, a, ctx):
