@@ -1,0 +1,67 @@
+"""A link's context is its sentence: found in time linear in the paragraph, not per link.
+
+A note of thousands of lines with a link on each and no sentence end (one paragraph) made
+``watch`` spend 20+ minutes on it: every link re-scanned and re-split the whole paragraph.
+"""
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings, strategies as st
+
+import gbrain.page.markdown as md
+from gbrain.page.markdown import parse_page
+
+_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _sentence_before(text: str, start: int, end: int) -> str:
+    """The context rule as it was (the oracle): the sentence holding [start, end), ≤ 300 chars."""
+    lo = 0
+    for m in _END.finditer(text):
+        if m.end() <= start:
+            lo = m.end()
+        elif m.start() >= end:
+            hi = m.start()
+            break
+    else:
+        hi = len(text)
+    s = " ".join(text[lo:hi].split())
+    return s if len(s) <= 300 else s[:297] + "..."
+
+
+_CHARS = st.sampled_from(list("ab .!?\n\t  xyz") + ["\u00a0", "\u3000", "é"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_CHARS, max_size=900), st.data())
+def test_every_span_gets_the_sentence_the_old_rule_gave(text, data):
+    spans = md._Sentences(text)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert spans.around(start, end) == _sentence_before(text, start, end)
+
+
+def test_a_long_sentence_is_cut_as_before():
+    text = "word " * 5000 + "end. Next one."
+    s = md._Sentences(text)
+    for a, b in ((0, 4), (12_000, 12_004), (len(text) - 4, len(text))):
+        assert s.around(a, b) == _sentence_before(text, a, b)
+
+
+def test_a_paragraph_of_many_links_finds_its_sentence_ends_once(monkeypatch):
+    """Each link of one paragraph used to run the sentence-end search over the whole paragraph."""
+    calls = []
+    real = md._SENTENCE_END_RE
+
+    class Counting:
+        def finditer(self, text):
+            calls.append(len(text))
+            return real.finditer(text)
+
+    monkeypatch.setattr(md, "_SENTENCE_END_RE", Counting())
+    text = "".join(f"Line {i} lorem ipsum [[Home]] #bigtag word{i}\n" for i in range(3000))
+    page = parse_page(text, "Huge.md")
+    [link] = page.links
+    assert link.count == 3000 and link.context.startswith("Line 0 lorem ipsum Home #bigtag word0 Line 1")
+    assert len(calls) == 1, f"{len(calls)} scans of the paragraph"
