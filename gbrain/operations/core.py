@@ -251,7 +251,7 @@ def _stats(b, a, ctx):
 
 @op(
     "search",
-    "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings and text; a page whose title, alias "
+    "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
     "or file name the query names comes first). Each hit lists the fields that matched (signals). Any text is safe, never query syntax: a page needs one of the words (more rank higher); -, :, AND, OR, NOT, NEAR are plain words.",
     [Param("query", description="search words; on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts (Postgres looks for the words)", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),

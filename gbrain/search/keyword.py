@@ -161,21 +161,60 @@ def search_fields(page) -> dict[str, str]:
 
     ``page`` is a parsed :class:`~gbrain.page.markdown.Page`. Aliases: ``page.aliases``, the
     page model's one rule (:func:`~gbrain.page.markdown.aliases_from_frontmatter`), so the names
-    search weighs are exactly the names that resolve links and commands. Glued words: the non-CJK
-    runs of a token that mixes CJK and other letters (``重跑gen-itgc后`` → ``gen itgc``), which
-    unicode61 cannot split."""
-    words: list[str] = []
-    for text in (page.compiled_truth, page.timeline):
-        if _UNSPACED.search(text):
-            for tok in _WORD.findall(text):
-                if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
-                    words += [w for w in _UNSPACED.split(tok) if w]
+    search weighs are exactly the names that resolve links and commands. Extra words
+    (:func:`search_words`): the non-CJK runs of CJK-glued tokens and the frontmatter's words."""
     return {
         "search_aliases": "\n".join(page.aliases),
         # the heading that is the title is indexed as the title already
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
-        "search_words": " ".join(dict.fromkeys(words)),
+        "search_words": search_words(page.compiled_truth, page.timeline, page.frontmatter),
     }
+
+
+#: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
+FRONTMATTER_NAMED = frozenset({"title", "aliases", "alias"})
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?")
+_URL = re.compile(r"[a-z][a-z0-9+.\-]*://", re.I)
+
+
+def search_words(compiled_truth: str, timeline: str, frontmatter: dict) -> str:
+    """The ``search_words`` column (body weight in the FTS index), space-separated, each word or
+    value once, in order:
+
+    * glued words: the non-CJK runs of a token that mixes CJK and other letters (``重跑gen-itgc后``
+      → ``gen itgc``), which unicode61 cannot split;
+    * the frontmatter's words: every string value (also inside lists and mappings: ``tags``,
+      ``status``, ``author``…), so a note is found by what its properties say, as in Obsidian,
+      which searches the whole file. Left out: ``title`` / ``aliases`` (indexed as names), dates
+      (``2024-01-31``…) and URLs (their parts would match everywhere). ``frontmatter`` is the
+      page's frontmatter as stored (the JSON view: dates are ISO strings already).
+
+    A function of the stored columns alone, so a migration can recompute it without a parse."""
+    words: list[str] = []
+    for text in (compiled_truth, timeline):
+        if _UNSPACED.search(text):
+            for tok in _WORD.findall(text):
+                if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
+                    words += [w for w in _UNSPACED.split(tok) if w]
+    values: list[str] = []
+
+    def walk(v) -> None:
+        if isinstance(v, str):
+            v = " ".join(v.split())
+            if v and not _ISO_DATE.fullmatch(v) and not _URL.match(v):
+                values.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+
+    if isinstance(frontmatter, dict):
+        for k, v in frontmatter.items():
+            if not (isinstance(k, str) and k.casefold() in FRONTMATTER_NAMED):
+                walk(v)
+    return " ".join(dict.fromkeys(words + values))
 
 
 def query_words(query: str) -> list[str]:

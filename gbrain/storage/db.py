@@ -620,8 +620,18 @@ def _m13_chunking(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE embed_state ADD COLUMN chunking INTEGER NOT NULL DEFAULT 1")
 
 
+def _m14_frontmatter_words(conn: sqlite3.Connection) -> None:
+    """Search reads the frontmatter too: every string value but the title, aliases, dates and
+    URLs (``tags``, ``status``…) joins ``pages.search_words`` (:func:`gbrain.search.keyword.search_words`),
+    recomputed here from the stored columns (no parse); the FTS5 trigger re-indexes the pages
+    that change."""
+    from .derive import rederive_search_words
+
+    rederive_search_words(conn)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

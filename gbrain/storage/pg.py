@@ -42,7 +42,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 10
+PG_SCHEMA_VERSION = 11
 
 
 def is_url(db: object) -> bool:
@@ -526,8 +526,15 @@ def _relink(conn: "PgConnection") -> None:
     relink_all(conn)
 
 
+def _search_words(conn: "PgConnection") -> None:
+    from .derive import rederive_search_words
+
+    rederive_search_words(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
-_PY_STEPS = {9: _relink}  # v9: links resolve to the nearest page of a shared name (SQLite v12)
+_PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
+             11: _search_words}  # v11: search reads the frontmatter's words (SQLite v14)
 
 
 def migrate(conn: PgConnection) -> int:
