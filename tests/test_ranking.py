@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import unicodedata
 
 import numpy as np
 import pytest
@@ -416,3 +417,13 @@ def test_body_signal_is_the_same_for_few_and_many_hits(tmp_path, monkeypatch):
     monkeypatch.setattr(search, "BODY_PROBES", 1000)
     assert search.rank(b.conn, "common rare", limit=60) == many
     assert all("body" in h["signals"] for h in many if h["bm25"])
+
+
+def test_a_query_typed_decomposed_finds_the_precomposed_text(tmp_path):
+    """NFD (e + combining acute) in the query, NFC in the page: one Unicode form (a trial found
+    nothing for 'De\u0301fossez')."""
+    b = brain_of(tmp_path, {"a.md": "Défossez wrote this.\n", "b.md": "Nothing else.\n"})
+    nfd = unicodedata.normalize("NFD", "Défossez")
+    assert nfd != "Défossez"
+    assert slugs(search.search(b.conn, nfd)) == ["a"]
+    assert [h["id"] for h in search.keyword_candidates(b.conn, nfd)] == [h["id"] for h in search.keyword_candidates(b.conn, "Défossez")]

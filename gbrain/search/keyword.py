@@ -29,6 +29,7 @@ import json
 import math
 import re
 import sqlite3
+import unicodedata
 
 from ..errors import BadInput
 from ..page.slugs import loose_key
@@ -618,6 +619,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
     offset = int(offset or 0)
+    # one Unicode form: a query typed decomposed (NFD: macOS file names, some keyboards) finds the
+    # precomposed text (unicode61 keeps a combining accent in the token; é and e+◌́ differ)
+    query = unicodedata.normalize("NFC", query or "")
     q = fts_query(query or "")
     if not q:
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
@@ -736,6 +740,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``)."""
     if limit <= 0:
         return []
+    query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights) if fts_query(query or "") else []
     if not out and (not fts_query(query or "") or _UNSPACED.search(query or "")):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
