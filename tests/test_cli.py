@@ -303,6 +303,14 @@ def test_a_page_cannot_link_to_itself(imported):
     assert r.returncode == 2 and b"itself" in r.stderr
 
 
+def test_linking_pages_already_linked_says_so_and_that_the_context_was_not_written(imported):
+    gbrain("link", "people/ana-lima", "companies/river-ai")  # linked now, whatever it was before
+    before = gbrain("get", "people/ana-lima").stdout
+    r = gbrain("link", "people/ana-lima", "companies/river-ai", "--context", "met at the fair")
+    assert r.returncode == 0 and b"already links to companies/river-ai" in r.stdout and b"context was not written" in r.stdout, r.stdout
+    assert gbrain("get", "people/ana-lima").stdout == before
+
+
 def test_json_flag_before_the_command(imported):
     assert json.loads(gbrain("--json", "stats").stdout)["pages"] == 6
     assert json.loads(gbrain("--json", "config", "get", "timeline_split").stdout) == "rule"

@@ -823,9 +823,10 @@ class Brain:
         if src["id"] == dst["id"]:
             raise BadInput(f"{src['slug']} cannot link to itself")
         have = self.conn.execute("SELECT 1 FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchone()
-        if have:
-            return SaveResult(src["slug"], src["path"], src["id"], False, False)
         ctx = " ".join((context or "").split())
+        if have:
+            note = f"{src['slug']} already links to {dst['slug']}; nothing added" + (" (the context was not written: edit the page to add it)" if ctx else "")
+            return SaveResult(src["slug"], src["path"], src["id"], False, False, note=note)
         line = (self._wiki_link(src, dst) if self._writes_wiki_links(src["id"]) else self._markdown_link(src, dst)) + (f" — {ctx}" if ctx else "")
         page = self.parsed(src)
         return self._edit(src, append_to_compiled_truth(page, line), lambda o, n: len(n.links) > len(o.links), "link")

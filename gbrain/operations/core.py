@@ -309,7 +309,7 @@ def _untag(b, a, ctx):
 
 @op(
     "link",
-    "Link one page to another: writes [Title](relative.md) into the source page's compiled truth.",
+    "Link one page to another: appends [Title](relative.md) to the source page's compiled truth, or [[Name]] where the page (or, for a page without links, the brain) mostly uses wiki links; nothing when it links there already.",
     [
         Param("from", required=True, positional=True, description="slug of the page that links"),
         Param("to", required=True, positional=True, description="slug of the page linked to"),
