@@ -278,6 +278,30 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
         assert "+two" in gbrain("diff", "people/ana-lima", "--db", str(db_path)).stdout.decode()
 
 
+def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_copy(tmp_path, db_path):
+    """A trial renamed a note twice under watch, then `revert OLD --to 1`: it made a second copy
+    at the old path (and the alias became ambiguous). The old name's version now goes back onto
+    the page under its new name."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "cafe.md").write_text("---\naliases: [Coffee log]\n---\none\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "cafe.md").write_text("---\naliases: [Coffee log]\n---\none\ntwo\n")
+        eng.sync()
+        (root / "cafe.md").rename(root / "coffee.md")
+        eng.sync()
+        (root / "coffee.md").rename(root / "coffee-shops.md")
+        eng.sync()
+        r = ops.run("revert", {"slug": "cafe", "to": 1}, brain=b)
+        assert r["slug"] == "coffee-shops" and r["moved_from"] == "cafe" and r["changed"], r
+        assert b.page_row("cafe") is None and b.get_text("coffee-shops") == "---\naliases: [Coffee log]\n---\none\n"
+        assert b.resolve_slug("Coffee log")["slug"] == "coffee-shops"  # one page has the alias
+        eng.close()
+
+
 def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
     with Brain.open(tmp_path / "brain.db") as b:
         for i in range(5):

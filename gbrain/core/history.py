@@ -875,8 +875,16 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     with brain.transaction():
         r = _version_row(brain, kind, key, n)
         data = body(c, r["body_id"])
+        moved_to = None
         if kind == "page":
             live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
+            if not live:
+                # a page moved away (renamed, under watch or by `move`) lives on under its new slug:
+                # its old version goes back onto that page, not into a second copy at the old path
+                moved_to = _moved_to(c, key)
+                if moved_to is not None:
+                    key = moved_to
+                    live = c.execute("SELECT path FROM pages WHERE slug = ?", (key,)).fetchone()
             path = live["path"] if live else r["path"]
             if not live:
                 if c.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone():
@@ -894,7 +902,27 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
                 raise BadInput(f"{path} is a page in the brain now; delete it before reverting the file")
             changed = brain.save_file(path, data) is not None
         v = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
-    return {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
+    out = {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
+    if moved_to is not None:
+        out["moved_from"] = r["name"]
+    return out
+
+
+def _moved_to(c, slug: str) -> str | None:
+    """The live page a page moved away from ``slug`` is now (following moves: a → b → c), or
+    None when its newest history row is not a move or the chain ends at no live page."""
+    seen = {slug}
+    for _ in range(100):
+        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+        if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
+            return None
+        slug = r["detail"][3:]
+        if slug in seen:
+            return None
+        seen.add(slug)
+        if c.execute("SELECT 1 FROM pages WHERE slug = ?", (slug,)).fetchone():
+            return slug
+    return None
 
 
 def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float | None = None, include_deleted: bool = False,

@@ -140,12 +140,20 @@ def _diff(b, a, ctx):
     return h.diff(b, a["slug"], a.get("from_version"), a.get("to_version"))
 
 
+def _revert_text(r: dict) -> str:
+    which = f"version {r['reverted_to']}" + (f" of {r['moved_from']} (renamed to this page since)" if r.get("moved_from") else "")
+    if not r["changed"]:
+        return f"{r.get('slug') or r.get('path')}: already equal to {which}; nothing written"
+    return f"{r.get('slug') or r.get('path')}: {which} brought back as version {r['version']}"
+
+
 @op(
     "revert",
     "Bring back a page's text as it was in version N (`gbrain history SLUG` lists them): a new version with those exact "
-    "bytes; nothing is lost. A deleted page comes back. Under sync/watch the file follows.",
+    "bytes; nothing is lost. A deleted page comes back; a page renamed since gets its old name's version N back "
+    "under its new name (no second copy). Under sync/watch the file follows.",
     [SLUG, Param("to", "integer", "the version to bring back", required=True, minimum=1)],
-    text=lambda r, a: f"{r.get('slug') or r.get('path')}: " + (f"version {r['reverted_to']} brought back as version {r['version']}" if r["changed"] else f"already equal to version {r['reverted_to']}; nothing written"),
+    text=lambda r, a: _revert_text(r),
     mutating=True,
     title="Revert a page to a version",
     destructive=True,  # replaces the current text (which stays in the history)
