@@ -78,3 +78,16 @@ def test_postgres_v11_fills_an_existing_brains_frontmatter_words(tmp_path, pg_ur
         assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
         assert dict(b.conn.execute("SELECT slug, search_words FROM pages").fetchall()) == fresh
         assert slugs(search.search(b.conn, "evergreen")) == ["garden/fern"]
+
+
+def test_a_path_word_is_found_by_its_stem_on_both_engines(tmp_path, db_path):
+    """SQLite's porter tokenizer stems the path ("company" finds companies/…); Postgres indexed the
+    path under 'simple' only and found nothing (Postgres v11 adds its 'english' stems)."""
+    tree = tmp_path / "t"
+    (tree / "companies").mkdir(parents=True)
+    (tree / "companies" / "river-ai.md").write_text("# River AI\n\nBuilds boats.\n")
+    (tree / "notes.md").write_text("Nothing here.\n")
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        hits = search.search(b.conn, "company")
+        assert slugs(hits) == ["companies/river-ai"] and "path" in hits[0]["signals"]
