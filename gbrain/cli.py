@@ -116,7 +116,8 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
 @app.command("pipe")
 def pipe_cmd() -> None:
     """JSONL mode: one request per line on stdin ({"id", "tool", "params"}), one response per line on stdout
-    ({"id", "ok", "result" | "error"}). A bad line gets an error object and the stream goes on."""
+    ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
+    input). A bad line gets an error object and the stream goes on."""
     from .core.brain import Brain
 
     brain = None
@@ -145,11 +146,11 @@ def pipe_cmd() -> None:
                 res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe"), brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res}
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                resp = {"id": rid, "ok": False, "error": f"bad JSON line: {e}"}
+                resp = {"id": rid, "ok": False, "error": f"bad JSON line: {e}", "exit_code": 2}
             except GBrainError as e:
-                resp = {"id": rid, "ok": False, "error": str(e)}
+                resp = {"id": rid, "ok": False, "error": str(e), "exit_code": e.exit_code}
             except Exception as e:  # a bad request never ends the stream
-                resp = {"id": rid, "ok": False, "error": f"{type(e).__name__}: {e}"}
+                resp = {"id": rid, "ok": False, "error": f"{type(e).__name__}: {e}", "exit_code": 1}
             _out(ops.dumps(resp) + "\n")
     finally:
         if brain is not None:

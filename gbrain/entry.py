@@ -113,6 +113,9 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     db_path = resolve_db_path(_STATE["db"])
     new_db = o.db == "create" and not db_path.exists()
     try:
+        # the note and text renderers read the arguments as the handler gets them (``"3"`` → 3,
+        # defaults filled), never as given; a cursor is call/pipe's paging (ops.run_tool)
+        shown = ops.check_args(o, {k: v for k, v in args.items() if k != "cursor"} if o.page and isinstance(args, dict) else args, cli=surface == "cli")
         result = ops.run(o.name, args, ctx)
     except NotFound as e:
         if prog:
@@ -126,6 +129,10 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         if prog:
             prog.stop()
         fail(str(e), 1, as_json)
+    except Exception as e:  # an agent (`call`) reads one JSON object, never a traceback
+        if not ctx.agent:
+            raise
+        fail(f"internal error: {type(e).__name__}: {e}", 1, as_json)
     if prog:
         prog.stop()
     if new_db and db_path.exists() and o.name != "init":
@@ -134,14 +141,14 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         _err(f"warning: {w}")
     if len(warnings) > 20:
         _err(f"warning: … and {len(warnings) - 20} more (see --json)")
-    note = o.note(result, args) if o.note is not None else None
+    note = o.note(result, shown) if o.note is not None else None
     if note:
         _err(note)
     sys.stderr.flush()
     if as_json:
         _out(ops.dumps(result) + "\n")
     elif o.text is not None:
-        text = o.text(result, args)
+        text = o.text(result, shown)
         if not o.text_exact:
             text = terminal_safe(text)
         _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")

@@ -150,7 +150,7 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
     assert "needs a 'tool'" in out[6]["error"]
     assert out[7]["result"]["pages"] == 6
     for o in out:
-        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error"})
+        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code"})
 
 
 def test_call_errors_and_exit_codes(fixture_db):
