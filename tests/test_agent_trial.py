@@ -47,3 +47,33 @@ def test_pipe_errors_carry_the_exit_code_call_gives(fixture_db):
     for line, argv in ((out[1], ["brain_nope", "{}"]), (out[2], ["brain_get", '{"slug": 7}']), (out[3], ["brain_get", '{"slug": "nobody"}'])):
         r = gbrain("--db", str(fixture_db), "call", *argv)
         assert json.loads(r.stdout)["exit_code"] == r.returncode == line["exit_code"]
+
+
+def test_put_timeline_append_retried_adds_nothing(fixture_db):
+    """brain_put is annotated idempotent: a retried ``timeline_append`` skips the entries the
+    timeline already holds (date, source and summary, as brain_timeline_add), changed: false;
+    a new entry in the same call is still added, and the rest of the page stays byte-exact."""
+    from gbrain.core.brain import Brain
+
+    two = "- **2025-06-02** | email — Sent the deck\n  with the appendix\n- **2025-06-03** | call — Agreed on terms"
+
+    async def main():
+        async with connect(fixture_db) as c:
+            first = ok(await c.call_tool("brain_put", {"slug": "ana-lima", "timeline_append": two}))
+            with Brain.open(fixture_db) as b:
+                after_first = b.get_text("people/ana-lima")
+            again = ok(await c.call_tool("brain_put", {"slug": "ana-lima", "timeline_append": two}))
+            with Brain.open(fixture_db) as b:
+                after_again = b.get_text("people/ana-lima")
+            more = ok(await c.call_tool("brain_put", {"slug": "ana-lima", "timeline_append": "- **2025-06-03** | call — Agreed on terms\n- **2025-06-04** | Signed"}))
+            with Brain.open(fixture_db) as b:
+                after_more = b.get_text("people/ana-lima")
+        return first, again, after_first, after_again, more, after_more
+
+    first, again, after_first, after_again, more, after_more = anyio.run(main)
+    assert first["changed"] is True and again["changed"] is False
+    assert after_again == after_first
+    assert after_first.count("Sent the deck") == 1 and after_first.count("Agreed on terms") == 1
+    assert "already has" in again["note"] and "nothing added" in again["note"]
+    assert more["changed"] is True and after_more.count("Agreed on terms") == 1 and after_more.count("Signed\n") == 1
+    assert "already has 1" in more["note"]

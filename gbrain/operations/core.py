@@ -113,7 +113,8 @@ def _part(text: str, offset: int, cap: int) -> dict:
 @op(
     "put",
     "Create or update a page from its full markdown (`content`; the command line also reads it from standard input or a file), or update "
-    "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline), "
+    "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline; an entry it already has, "
+    "the same date, source and summary, is skipped, so a retry adds nothing), "
     "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact.",
     [
         SLUG,
@@ -184,9 +185,40 @@ def _put_locked(b, a, ctx):
             if ln.strip() and not ln[0].isspace() and not is_timeline_line(ln):
                 raise BadInput(f"{ctx.flag('timeline_append')}: {ln[:80]!r} is not a timeline line: give '- **YYYY-MM-DD** | summary' lines "
                                "(a detail line goes indented under its entry)")
+        lines, skipped = _new_entries(page, lines)
         if lines:
             text = append_timeline(page, lines.replace("\n", nl) + nl)
+        if skipped:
+            out = b.put(row["slug"] if row else slug, text).as_dict()
+            what = "this entry" if skipped == 1 else f"these {skipped} entries"
+            out["note"] = (f"the timeline already has {skipped} of the entries given; the rest added" if lines
+                           else f"the timeline already has {what}; nothing added")
+            return out
     return b.put(row["slug"] if row else slug, text).as_dict()
+
+
+def _new_entries(page, lines: str) -> tuple[str, int]:
+    """``(lines, skipped)``: the timeline lines of put's ``timeline_append`` (each entry with its
+    indented detail lines) without the entries ``page`` already holds, the same date, source
+    and summary (brain_timeline_add's rule, so a retried put adds nothing), and how many were
+    left out."""
+    from ..page.markdown import is_timeline_line, parse_timeline_entries
+
+    have = {(e.date, e.source, e.summary) for e in page.timeline_entries}
+    groups: list[list[str]] = []
+    for ln in lines.split("\n"):
+        if is_timeline_line(ln) or not groups:
+            groups.append([ln])
+        else:
+            groups[-1].append(ln)
+    kept, skipped = [], 0
+    for g in groups:
+        entries = parse_timeline_entries("\n".join(g) + "\n") if is_timeline_line(g[0]) else []
+        if entries and (entries[0].date, entries[0].source, entries[0].summary) in have:
+            skipped += 1
+        else:
+            kept += g
+    return "\n".join(kept).strip("\n"), skipped
 
 
 @op("delete", "Delete a page; its history keeps every version, so it is in the trash (`gbrain restore SLUG` brings it back). Its sidecar file stays.", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']} (in the trash: gbrain restore {r['slug']})", mutating=True)
