@@ -77,3 +77,47 @@ def test_put_timeline_append_retried_adds_nothing(fixture_db):
     assert "already has" in again["note"] and "nothing added" in again["note"]
     assert more["changed"] is True and after_more.count("Agreed on terms") == 1 and after_more.count("Signed\n") == 1
     assert "already has 1" in more["note"]
+
+
+def test_messages_speak_tools_over_mcp_and_commands_on_the_cli(fixture_db):
+    """An agent on MCP reads tool calls and parameters in errors and advice (`brain_trash`,
+    `keep_days`), never `gbrain …` commands or --flags; the CLI keeps its commands and options."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(fixture_db) as b:
+        b.put("drafts/gone", "# Gone\n\nbody\n")
+        b.put("drafts/dead", "# Dead\n\n[[No Such Page]]\n")
+        b.delete_page("drafts/gone")
+
+    async def main():
+        async with connect(fixture_db) as c:
+            out = {n: await c.call_tool(n, a) for n, a in (
+                ("brain_history", {}),
+                ("brain_history_prune", {}),
+                ("brain_restore", {"slug": "nothing-here"}),
+                ("brain_restore", {"slug": "people/ana-lima"}),
+                ("brain_lint", {}),
+            )}
+        return out
+
+    out = anyio.run(main)
+    texts = {n: text_of(r) for n, r in out.items()}
+    for n in ("brain_history", "brain_history_prune", "brain_restore"):
+        assert out[n].is_error, n
+        assert "gbrain " not in texts[n] and " --" not in texts[n], texts[n]
+    assert "`slug`" in texts["brain_history"] and "brain_history_prune" in texts["brain_history"]
+    assert "`keep_days`" in texts["brain_history_prune"] and "`keep_last`" in texts["brain_history_prune"]
+    assert "brain_revert" in texts["brain_restore"] and '"to": N' in texts["brain_restore"]
+    findings = ok(out["brain_lint"])["findings"]
+    assert findings and not [f for f in findings if "gbrain " in f.get("action", "") + f.get("message", "")]
+    dead = next(f for f in findings if f["check"] == "dead_links" and f["slug"] == "drafts/dead")
+    assert '`brain_unlink {"from": "drafts/dead", "to": "No Such Page"}`' in dead["action"]
+    # the command line keeps its own words
+    r = gbrain("--db", str(fixture_db), "history")
+    assert r.returncode == 2 and b"`gbrain history SLUG`" in r.stderr
+    r = gbrain("--db", str(fixture_db), "history-prune")
+    assert r.returncode == 2 and b"--keep-days" in r.stderr
+    r = gbrain("--db", str(fixture_db), "restore", "people/ana-lima")
+    assert r.returncode == 1 and b"`gbrain revert people/ana-lima --to N`" in r.stderr
+    lint = json.loads(gbrain("--db", str(fixture_db), "lint", "--json").stdout)
+    assert any("`gbrain unlink drafts/dead" in f["action"] for f in lint["findings"])

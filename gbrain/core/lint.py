@@ -236,7 +236,7 @@ def _dead_links(brain) -> list[dict]:
             missing = posixpath.normpath(t.lstrip("/"))
         if missing and (missing.startswith("..") or missing == "."):
             missing = None
-        create = f"create the page (gbrain put {missing}{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
+        create = f"create the page (`gbrain put {missing}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
         out.append(
             {
                 "check": "dead_links",
@@ -247,7 +247,7 @@ def _dead_links(brain) -> list[dict]:
                 "context": r["context"],
                 "suggestions": sugg,
                 "message": f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else ""),
-                "action": f"{create}, correct the link text (gbrain get {r['slug']}, edit, gbrain put {r['slug']}), or drop the link (gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)})",
+                "action": f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)",
             }
         )
     return out
@@ -265,7 +265,7 @@ def _orphans(brain) -> list[dict]:
             "title": r["title"],
             "type": r["type"],
             "message": "no other page links here",
-            "action": "link it from a related page (gbrain link FROM " + r["slug"] + "), or delete it if it has no value",
+            "action": "link it from a related page (`gbrain link FROM " + r["slug"] + "`), or delete it if it has no value",
         }
         for r in rows
     ]
@@ -302,7 +302,7 @@ def _stale_compiled_truth(brain) -> tuple[list[dict], dict]:
                 "newer_entries": len(dates),
                 "newest_entry": max(dates),
                 "message": f"{len(dates)} timeline entr{'y' if len(dates) == 1 else 'ies'} after the compiled truth's {basis} date {d} (newest {max(dates)})",
-                "action": f"rewrite the compiled truth from the timeline and set updated: (gbrain put {slug} --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}')",
+                "action": f"rewrite the compiled truth from the timeline and set updated: (`gbrain put {slug} --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`)",
             }
         )
     out.sort(key=lambda f: f["slug"])
@@ -313,9 +313,9 @@ def _open_threads(brain, as_of: str, days: int) -> list[dict]:
     out = []
     for it in open_threads(brain.conn, as_of=as_of, older_than=days):
         if it["done"]:
-            msg, act = "ticked done but still under Open Threads", "move it to the timeline (gbrain timeline-add) and remove it from Open Threads"
+            msg, act = "ticked done but still under Open Threads", "move it to the timeline (`gbrain timeline-add`) and remove it from Open Threads"
         else:
-            msg, act = f"open for {it['age_days']} days (since {it['date']})", "follow up, or close it: remove it from Open Threads and record the outcome (gbrain timeline-add)"
+            msg, act = f"open for {it['age_days']} days (since {it['date']})", "follow up, or close it: remove it from Open Threads and record the outcome (`gbrain timeline-add`)"
         out.append({"check": "open_threads", "slug": it["slug"], "text": it["text"], "done": it["done"], "date": it["date"], "age_days": it["age_days"], "message": msg + ": " + it["text"][:120], "action": act})
     out.sort(key=lambda f: (f["slug"], f["date"] or ""))
     return out
@@ -353,7 +353,7 @@ def _tag_duplicates(brain) -> list[dict]:
                 "variants": g["variants"],
                 "pages": g["pages"],
                 "message": f"one tag spelled {len(g['variants'])} ways: {spell}",
-                "action": f"gbrain lint --fix-safe renames them to '{g['canonical']}'",
+                "action": f"`gbrain lint --fix-safe` renames them to '{g['canonical']}'",
             }
         )
     return out
@@ -387,7 +387,7 @@ def _embeddings(brain) -> list[dict]:
     if total == 0:
         if pages == 0:
             return []
-        return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); gbrain query falls back to keyword search until `gbrain embed` runs", "action": "gbrain embed --all"}]
+        return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); `gbrain query` falls back to keyword search until `gbrain embed` runs", "action": "gbrain embed --all"}]
     configured = brain.get_config("embedding_model") or ""
     out = []
     if state:
@@ -399,7 +399,7 @@ def _embeddings(brain) -> list[dict]:
         if not models.get(model):
             others = ", ".join(f"{n:,} pages of {m}" for m, n in sorted(models.items(), key=lambda kv: -kv[1]) if n)
             return [{"check": "embeddings", "slug": None, "reason": "none", "model": model, "pages": pages,
-                     "message": f"no page is embedded with {model}, the model gbrain query uses" + (f" (there are embeddings of {others})" if others else "") + "; query falls back to keyword search until `gbrain embed` runs",
+                     "message": f"no page is embedded with {model}, the model `gbrain query` uses" + (f" (there are embeddings of {others})" if others else "") + "; query falls back to keyword search until `gbrain embed` runs",
                      "action": "gbrain embed --stale"}]
         from ..search.embeddings import chunking_version
         from ..search.vectors import STALE_WHERE
@@ -437,7 +437,7 @@ def _embeddings(brain) -> list[dict]:
 
 def _frontmatter_errors(brain) -> list[dict]:
     return [
-        {"check": "frontmatter_errors", "slug": r["slug"], "error": r["frontmatter_error"], "message": r["frontmatter_error"], "action": f"fix the YAML by hand (gbrain get {r['slug']}, edit, gbrain put {r['slug']})"}
+        {"check": "frontmatter_errors", "slug": r["slug"], "error": r["frontmatter_error"], "message": r["frontmatter_error"], "action": f"fix the YAML by hand (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"}
         for r in brain.conn.execute("SELECT slug, frontmatter_error FROM pages WHERE frontmatter_error IS NOT NULL ORDER BY slug")
     ]
 
@@ -454,7 +454,7 @@ def _duplicate_titles(brain) -> list[dict]:
                 "title": r["title"],
                 "pages": slugs,
                 "message": f"{len(slugs)} pages titled '{r['title']}': {', '.join(slugs)}",
-                "action": "merge them if they are one entity, else make the titles distinct (gbrain put SLUG --frontmatter '{\"title\": \"...\"}')",
+                "action": "merge them if they are one entity, else make the titles distinct (`gbrain put SLUG --frontmatter '{\"title\": \"...\"}'`)",
             }
         )
     return out

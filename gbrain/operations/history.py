@@ -69,6 +69,8 @@ def _history(b, a, ctx):
     if given:
         raise BadInput(f"{', '.join(given)}: only with --prune (`gbrain history --prune --keep-days N --keep-last K`)")
     if not a.get("slug"):
+        if ctx.agent:  # no prune option here: agents prune with brain_history_prune, a tool of its own
+            raise BadInput("brain_history: give `slug`, the page (or file) whose versions to list; brain_history_prune prunes the whole brain's history")
         raise BadInput("history needs a page slug (`gbrain history SLUG`), or --prune to prune the whole brain")
     limit = a.get("limit")
     if limit is not None and limit < 0:

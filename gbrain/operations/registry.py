@@ -302,6 +302,125 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     return out
 
 
+_CMD_RE = None
+
+
+def tool_text(text: str, o: "Operation | None" = None) -> str:
+    """``text`` (an error, warning, note or lint action worded for the command line) as an agent
+    using the tools reads it: each command in backticks (`` `gbrain revert people/x --to N` ``),
+    or the whole text when it is one command (lint's ``gbrain embed --stale``), becomes the
+    tool call (`` `brain_revert {"slug": "people/x", "to": N}` ``; an UPPERCASE placeholder or
+    ``...`` stays as it is), and an option of ``o`` written alone (``--keep-days``) its
+    parameter (`` `keep_days` ``). A command with no MCP tool (``gbrain check``), or with an
+    option no tool takes, is left as it is. The inverse of :meth:`Operation.cli_text`."""
+    import re
+
+    global _CMD_RE
+    if "gbrain " not in text and "--" not in text:
+        return text
+    if _CMD_RE is None:
+        _CMD_RE = re.compile(r"`gbrain ([^`]+)`")
+    whole = text.startswith("gbrain ") and "`" not in text and re.fullmatch(r"gbrain [^\s,;()]+(?: [^\s,;()]+)*", text)
+    if whole:
+        call = _tool_call(text[len("gbrain "):])
+        if call is not None:
+            return call
+    text = _CMD_RE.sub(lambda m: (lambda c: f"`{c}`" if c is not None else m[0])(_tool_call(m[1])), text)
+    if o is not None and "--" in text:
+        names = {cli_name(p): p.name for p in o.params if p.in_schema and not p.positional}
+
+        def param(m: "re.Match") -> str:
+            return f"`{names[m[1]]}`" if m[1] in names else m[0]
+
+        text = re.sub(r"`?(?<![\w-])(--[a-z][a-z-]*)\b`?", param, text)
+    return text
+
+
+def _tool_call(cmd: str) -> str | None:
+    """``revert people/x --to N`` (a command line after ``gbrain``) as a tool call,
+    ``brain_revert {"slug": "people/x", "to": N}``; None when it names no MCP tool or has an
+    argument the tool does not take."""
+    import re
+    import shlex
+
+    try:
+        toks = shlex.split(cmd)
+    except ValueError:
+        toks = cmd.split()
+    if not toks:
+        return None
+    o = REGISTRY.get(toks[0]) if toks[0] not in CLI_GROUPS else REGISTRY.get("-".join(toks[:2]))
+    if o is None or not o.mcp:
+        return None
+    toks = toks[1 if toks[0] not in CLI_GROUPS else 2:]
+    options = {cli_name(p): p for p in o.params if not p.positional}
+    positional = [p for p in o.params if p.positional]
+    args: dict[str, str] = {}
+
+    def value(p: Param, v: str) -> str:
+        if re.fullmatch(r"[A-Z][A-Z_]*|\.\.\.|…", v) or (p.type in ("integer", "number") and re.fullmatch(r"-?\d+(\.\d+)?", v)):
+            return v
+        if p.type in ("object", "array"):
+            try:
+                return json.dumps(json.loads(v), ensure_ascii=False)
+            except ValueError:
+                pass
+        return json.dumps(v, ensure_ascii=False)
+
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        name, eq, val = t.partition("=")
+        if name in options:
+            p = options[name]
+            if not p.in_schema:
+                return None
+            if p.type == "boolean" and not eq:
+                args[p.name] = "true"
+            else:
+                if not eq:
+                    i += 1
+                    if i >= len(toks):
+                        return None
+                    val = toks[i]
+                args[p.name] = value(p, val)
+        elif t.startswith("--") or not positional:
+            return None
+        else:
+            p = positional.pop(0)
+            args[p.name] = value(p, t)
+        i += 1
+    return o.tool_name + (" {" + ", ".join(f'"{k}": {v}' for k, v in args.items()) + "}" if args else "")
+
+
+#: the keys of a result whose strings are advice worded for the command line (tool_text
+#: translates them for agents); page text never sits under these keys
+ADVICE_KEYS = frozenset(("note", "notes", "action", "message", "hint", "warnings"))
+
+
+def _advice_for_tools(o: "Operation", result: Any) -> Any:
+    """``result`` with the strings under :data:`ADVICE_KEYS` (in nested dicts and lists too)
+    passed through :func:`tool_text`; the same object when nothing changes."""
+    if isinstance(result, list):
+        out = [_advice_for_tools(o, x) for x in result]
+        return result if all(a is b for a, b in zip(out, result)) else out
+    if isinstance(result, dict):
+        changed = {}
+        for k, v in result.items():
+            if k in ADVICE_KEYS and isinstance(v, str):
+                nv = tool_text(v, o)
+            elif k in ADVICE_KEYS and isinstance(v, list) and all(isinstance(x, str) for x in v):
+                nv = [tool_text(x, o) for x in v]
+            elif isinstance(v, (dict, list)) and k not in ("content",):
+                nv = _advice_for_tools(o, v)
+            else:
+                continue
+            if nv is not v and nv != v:
+                changed[k] = nv
+        return {**result, **changed} if changed else result
+    return result
+
+
 def cli_name(p: Param) -> str:
     """How the command line names ``p``: ``SLUG`` for an argument, ``--include-deleted`` for an option."""
     return p.name.upper() if p.positional else "--" + (p.flag or p.name).replace("_", "-")
@@ -358,13 +477,30 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
     ``--tools-json`` schema allows; ``""`` for the first page) answers as the MCP tool does
     instead: one page and ``next_cursor`` (:func:`run_tool`), so ``call`` and ``pipe`` take
     every argument the tool list shows."""
-    from ..storage.origin import origin
-
     o = find(name)
     if o.page and isinstance(args, dict) and "cursor" in args:
         return run_tool(name, args, ctx or Context(), brain)
     ctx = ctx or Context()
     a = check_args(o, args, cli=ctx.surface == "cli")
+    if not ctx.agent:
+        return _run_checked(o, a, ctx, brain)
+    # an agent reads advice in tools and parameters: errors, warnings and the result's notes
+    import dataclasses
+
+    if ctx.on_warning is not None:
+        warn = ctx.on_warning
+        ctx = dataclasses.replace(ctx, on_warning=lambda w: warn(tool_text(w, o)))
+    try:
+        return _advice_for_tools(o, _run_checked(o, a, ctx, brain))
+    except GBrainError as e:
+        if e.args and isinstance(e.args[0], str):
+            e.args = (tool_text(e.args[0], o),) + e.args[1:]
+        raise
+
+
+def _run_checked(o: Operation, a: dict, ctx: Context, brain: Brain | None) -> Any:
+    from ..storage.origin import origin
+
     with origin(surface=ctx.surface, operation=o.name, client=ctx.client):
         if o.db == "none":
             return o.handler(None, a, ctx)  # type: ignore[arg-type]
