@@ -121,3 +121,36 @@ def test_messages_speak_tools_over_mcp_and_commands_on_the_cli(fixture_db):
     assert r.returncode == 1 and b"`gbrain revert people/ana-lima --to N`" in r.stderr
     lint = json.loads(gbrain("--db", str(fixture_db), "lint", "--json").stdout)
     assert any("`gbrain unlink drafts/dead" in f["action"] for f in lint["findings"])
+
+
+def test_descriptions_and_schemas_agree(fixture_db):
+    """What a tool's description says matches its schema and what it does."""
+    tools = {t["name"]: t for t in j(gbrain("--tools-json"))}
+    # brain_restore lists nothing: a slug or all (brain_trash lists the trash)
+    assert "Without a slug" not in tools["brain_restore"]["description"]
+    # brain_ingest needs content, and its schema says so
+    assert tools["brain_ingest"]["input_schema"]["required"] == ["content"]
+    # brain_search: phrases and prefixes are the only syntax, and the description says which
+    desc = tools["brain_search"]["description"]
+    assert "never query syntax" not in desc and '"a quoted phrase"' in desc and "word*" in desc
+    # brain_list: every sort the enum offers is in the description
+    desc = tools["brain_list"]["description"]
+    for s in tools["brain_list"]["input_schema"]["properties"]["sort"]["enum"]:
+        assert {"updated": "last update", "created": "creation"}.get(s, s) in desc, s
+
+    async def main():
+        async with connect(fixture_db) as c:
+            return (await c.call_tool("brain_restore", {}), await c.call_tool("brain_ingest", {"source_type": "doc"}),
+                    await c.call_tool("brain_list", {"nope": 1}), await c.call_tool("brain_get", {"slug": "ana-lima", "offset": 10**6}),
+                    ok(await c.call_tool("brain_get", {"slug": "ana-lima", "offset": 10})))
+
+    restore, ingest, unknown, past, tail = anyio.run(main)
+    assert restore.is_error and "brain_trash" in text_of(restore)
+    assert ingest.is_error and "content" in text_of(ingest)
+    assert unknown.is_error and "cursor" in text_of(unknown)
+    # past the end: a bad-input error naming the page's length, not truncated with no next part
+    assert past.is_error and "past the end" in text_of(past)
+    # the last part: nothing more to read
+    assert tail["next_offset"] is None and tail["truncated"] is False
+    r = gbrain("--db", str(fixture_db), "call", "brain_get", json.dumps({"slug": "ana-lima", "offset": 10**6}))
+    assert r.returncode == 2

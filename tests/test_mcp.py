@@ -205,7 +205,7 @@ def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
         ("brain_put", {"slug": "x", "content": "nul\x00byte"}, "NUL"),
         ("brain_timeline_add", {"slug": "ana-lima", "date": "2025-02-30", "summary": "x"}, "not a real date"),
         ("brain_list", {"sort": "size"}, "must be one of"),
-        ("brain_ingest", {"source_type": "meeting"}, "nothing to ingest"),
+        ("brain_ingest", {"source_type": "meeting"}, "missing required parameter 'content'"),
         ("brain_ingest", {"file": "/etc/hostname"}, "unknown parameter(s) file; expected content, source_type, source_ref"),
         ("brain_raw", {"slug": "ana-lima", "data": {"a": 1}}, "unknown parameter(s) data; expected slug, source"),
         ("brain_raw_put", {"slug": "ana-lima", "data": {"a": 1}}, "missing required parameter 'source'"),

@@ -189,7 +189,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
                           on_progress=_progress_sender(mcp_ctx) if mcp_ctx is not None else None)
         cli_only = sorted(set(arguments or {}) & hidden)
         if cli_only:  # e.g. ingest's FILE: agents send content, the server reads no local files for them
-            expected = ", ".join(p.name for p in o.params if p.in_schema) or "none"
+            expected = ", ".join([p.name for p in o.params if p.in_schema] + (["cursor"] if o.page else [])) or "none"
             msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}"
             return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
         host.running.add(cancel)

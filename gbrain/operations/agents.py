@@ -87,7 +87,7 @@ def _read_source(file: str) -> str:
     "the pages it mentions with brain_put / brain_timeline_add / brain_link.",
     [
         Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
-        Param("content", cli=False, description="the source text (markdown or plain text); required"),
+        Param("content", cli=False, tool_required=True, description="the source text (markdown or plain text)"),
         Param("source_type", description="kind of source", default="doc", enum=SOURCE_TYPES, flag="type"),
         Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path)", flag="ref"),
     ],

@@ -80,6 +80,8 @@ def _get(b, a, ctx):
             _check_hash(b, row, out["content"])
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
+    if offset > len(text):
+        raise BadInput(f"offset {offset:,} is past the end of {out['slug']} ({len(text):,} characters)")
     if offset == 0 and (not cap or len(text) <= cap):
         return out
     return {**out, **_part(text, offset, cap)}
@@ -97,7 +99,8 @@ def _check_hash(b, row, text: str) -> None:
 
 def _part(text: str, offset: int, cap: int) -> dict:
     """``text[offset:]`` cut to at most ``cap`` characters at a line end (0: no cap), with the
-    offset the rest starts at and the page's headings (``#`` lines) with their offsets."""
+    offset the rest starts at and the page's headings (``#`` lines) with their offsets.
+    ``truncated``: more of the page follows this part (``next_offset`` says where)."""
     import re
 
     end = len(text) if not cap else min(len(text), offset + cap)
@@ -106,7 +109,7 @@ def _part(text: str, offset: int, cap: int) -> dict:
         if nl > offset:
             end = nl + 1
     sections = [{"heading": m.group(0).strip()[:200], "offset": m.start()} for m in re.finditer(r"(?m)^#{1,6} [^\n]*", text)][:500]
-    return {"content": text[offset:end], "truncated": end < len(text) or offset > 0, "offset": offset,
+    return {"content": text[offset:end], "truncated": end < len(text), "offset": offset,
             "next_offset": end if end < len(text) else None, "total_chars": len(text), "sections": sections}
 
 
@@ -230,7 +233,7 @@ def _delete(b, a, ctx):
 
 @op(
     "list",
-    "List pages with filters, sorted by slug or by last update.",
+    "List pages with filters, sorted by slug, last update (newest first), creation (newest first) or title.",
     [
         TYPE,
         Param("tag", description="only pages with this tag (any case or Unicode form; a parent tag also selects its nested tags: area finds area/sub)"),
@@ -284,7 +287,8 @@ def _stats(b, a, ctx):
 @op(
     "search",
     "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
-    "or file name the query names comes first). Each hit lists the fields that matched (signals). Any text is safe, never query syntax: a page needs one of the words (more rank higher); -, :, AND, OR, NOT, NEAR are plain words.",
+    "or file name the query names comes first). Each hit lists the fields that matched (signals). Any text is safe: a page needs one of the words (more rank higher); "
+    "on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts, and nothing else is syntax: -, :, AND, OR, NOT, NEAR are plain words.",
     [Param("query", description="search words; on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts (Postgres looks for the words)", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",

@@ -46,6 +46,9 @@ class Param:
     #: for every surface alike. Every integer parameter declares a ``minimum`` (a test checks it).
     minimum: int | None = None
     maximum: int | None = None
+    #: required of agents (the schema's ``required``, checked for every surface but the command
+    #: line), where the command line may give a CLI-only parameter instead (ingest's FILE)
+    tool_required: bool = False
 
     def schema(self) -> dict:
         s: dict = {"type": self.type, "description": self.description}
@@ -173,7 +176,7 @@ class Operation:
         return {
             "type": "object",
             "properties": props,
-            "required": [p.name for p in self.params if p.required and p.in_schema],
+            "required": [p.name for p in self.params if (p.required or p.tool_required) and p.in_schema],
             "additionalProperties": False,
         }
 
@@ -272,14 +275,15 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     known = {p.name: p for p in o.params}
     unknown = [k for k in args if k not in known]
     if unknown:
-        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; expected {', '.join(known) or 'none'}")
+        expected = list(known) + (["cursor"] if o.page and not cli else [])
+        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; expected {', '.join(expected) or 'none'}")
     out = {}
     for p in o.params:
         v = args.get(p.name)
         name = cli_name(p) if cli else p.name
         what = name if cli else f"parameter '{name}'"
         if v is None:
-            if p.required:
+            if p.required or (p.tool_required and not cli):
                 raise BadInput(f"{where}missing required {'argument' if cli and p.positional else 'option' if cli else 'parameter'} '{name}'")
             out[p.name] = p.default
             continue

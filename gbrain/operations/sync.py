@@ -175,11 +175,11 @@ def _trash(b, a, ctx):
 @op(
     "restore",
     "Bring a deleted page (or file) back from the trash: its last version in the history becomes the page again, with "
-    "its deleted .raw sidecar. Under sync/watch the file follows. Without a slug: list the trash (brain_trash lists it read-only).",
+    "its deleted .raw sidecar. Under sync/watch the file follows. Give `slug` (a page or file brain_trash lists) or `all`.",
     [
         Param("slug", positional=True, description="page slug (or file path) to restore"),
         Param("all", "boolean", "restore every deleted page and file in the trash", default=False),
-        Param("limit", "integer", "how many trash entries to list (0: all)", default=100, minimum=0, in_schema=False),
+        Param("limit", "integer", "without SLUG or --all the command lists the trash (as `gbrain trash`): this many entries (0: all)", default=100, minimum=0, in_schema=False),
     ],
     text=_restore_text,
     mutating=True,
