@@ -154,3 +154,35 @@ def test_descriptions_and_schemas_agree(fixture_db):
     assert tail["next_offset"] is None and tail["truncated"] is False
     r = gbrain("--db", str(fixture_db), "call", "brain_get", json.dumps({"slug": "ana-lima", "offset": 10**6}))
     assert r.returncode == 2
+
+
+def test_an_mcp_agent_can_delete_a_page_and_bring_it_back(fixture_db):
+    """brain_conflicts and skills/maintain tell an agent to delete a page: brain_delete does it
+    (the page goes to the trash; brain_restore brings it back); it is destructive and a retry
+    changes nothing."""
+
+    async def main():
+        async with connect(fixture_db) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            ok(await c.call_tool("brain_put", {"slug": "notes/scratch", "content": "# Scratch\n\nA copy to merge.\n"}))
+            first = ok(await c.call_tool("brain_delete", {"slug": "notes/scratch"}))
+            again = ok(await c.call_tool("brain_delete", {"slug": "notes/scratch"}))
+            trash = ok(await c.call_tool("brain_trash", {}))
+            back = ok(await c.call_tool("brain_restore", {"slug": "notes/scratch"}))
+            got = ok(await c.call_tool("brain_get", {"slug": "notes/scratch"}))
+            missing = await c.call_tool("brain_delete", {"slug": "notes/never-was"})
+        return tools, first, again, trash, back, got, missing
+
+    tools, first, again, trash, back, got, missing = anyio.run(main)
+    ann = tools["brain_delete"].annotations
+    assert ann.destructive_hint is True and ann.idempotent_hint is True and ann.read_only_hint is False
+    assert "brain_restore" in tools["brain_delete"].description and "gbrain" not in tools["brain_delete"].description
+    assert first == {"slug": "notes/scratch", "changed": True}
+    assert again["changed"] is False and "trash" in again["note"] and "brain_restore" in again["note"]
+    assert any(t["slug"] == "notes/scratch" for t in trash["items"])
+    assert back["slug"] == "notes/scratch" and got["content"] == "# Scratch\n\nA copy to merge.\n"
+    assert missing.is_error and "no page" in text_of(missing)
+    # --tools-json lists exactly the MCP tools
+    from gbrain.mcp.server import tool_operations
+
+    assert [t["name"] for t in j(gbrain("--tools-json"))] == [o.tool_name for o in tool_operations()]

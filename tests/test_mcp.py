@@ -28,7 +28,7 @@ SPEC_TOOLS = [
     "brain_timeline_add", "brain_tags", "brain_tag", "brain_list", "brain_backlinks", "brain_stats", "brain_raw",
 ]
 #: spec tools this branch provides (brain_query comes with the search operations)
-OWN_TOOLS = set(SPEC_TOOLS) - {"brain_query"} | {"brain_untag", "brain_raw_put", "brain_trash", "brain_graph", "brain_path"}
+OWN_TOOLS = set(SPEC_TOOLS) - {"brain_query"} | {"brain_delete", "brain_untag", "brain_raw_put", "brain_trash", "brain_graph", "brain_path"}
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -96,7 +96,9 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
 #: without arguments, so a new operation must come with a sample call
 SAMPLES: dict[str, list[dict]] = {
     "brain_get": [{"slug": "ana-lima"}],
-    "brain_put": [{"slug": "people/zoe-new", "content": "---\ntitle: Zoë New\ntype: person\n---\n# Zoë New\n\nMet at the fair.\n"}, {"slug": "zoe-new", "frontmatter": {"status": "warm"}}],
+    "brain_put": [{"slug": "people/zoe-new", "content": "---\ntitle: Zoë New\ntype: person\n---\n# Zoë New\n\nMet at the fair.\n"}, {"slug": "zoe-new", "frontmatter": {"status": "warm"}},
+                  {"slug": "notes/scratch", "content": "# Scratch\n"}],
+    "brain_delete": [{"slug": "notes/scratch"}, {"slug": "notes/scratch"}],  # the second: in the trash already, no change
     "brain_list": [{"type": "person"}],
     "brain_stats": [{}],
     "brain_search": [{"query": "Series A"}],

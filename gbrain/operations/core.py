@@ -12,7 +12,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import search as fts_search
-from ..errors import BadInput, GBrainError, NotFound
+from ..errors import Ambiguous, BadInput, GBrainError, NotFound
 from .registry import (
     LIMIT, PAGE_CHARS, PAGE_REF, RANK_DEPTH, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
@@ -224,11 +224,32 @@ def _new_entries(page, lines: str) -> tuple[str, int]:
     return "\n".join(kept).strip("\n"), skipped
 
 
-@op("delete", "Delete a page; its history keeps every version, so it is in the trash (`gbrain restore SLUG` brings it back). Its sidecar file stays.", [SLUG], mcp=False, text=lambda r, a: f"deleted {r['slug']} (in the trash: gbrain restore {r['slug']})", mutating=True)
+@op(
+    "delete",
+    "Delete a page; its history keeps every version, so it is in the trash (brain_trash lists it, brain_restore brings it back). "
+    "Its .raw sidecar stays. A page already in the trash changes nothing (changed: false).",
+    [SLUG],
+    text=lambda r, a: (f"deleted {r['slug']} (in the trash: `gbrain restore {r['slug']}`)" if r["changed"] else f"{r['slug']}: {r['note']}"),
+    mutating=True,
+    title="Delete a page",
+    destructive=True,
+    idempotent=True,  # deleting again: the page is in the trash already, nothing changes
+    output=obj("slug", "changed", slug="string", changed="boolean", note="string"),
+)
 def _delete(b, a, ctx):
     with b.transaction():
-        row = b.resolve_slug(a["slug"])
-        return {"slug": b.delete_page(row["slug"])}
+        try:
+            row = b.resolve_slug(a["slug"])
+        except Ambiguous:
+            raise
+        except NotFound:
+            from ..core.history import _find_deleted
+
+            d = _find_deleted(b.conn, a["slug"])
+            if d is None or d["kind"] != "page":
+                raise
+            return {"slug": d["name"], "changed": False, "note": f"already deleted, in the trash (`gbrain restore {d['name']}` brings it back)"}
+        return {"slug": b.delete_page(row["slug"]), "changed": True}
 
 
 @op(

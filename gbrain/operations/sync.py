@@ -131,7 +131,8 @@ def _conflicts_text(r: list, a: dict) -> str:
 @op(
     "conflicts",
     "List sync conflicts: paths edited both in the folder and in the brain. The file's version was kept; the brain's "
-    "version is in the conflict copy. Merge what you need, then delete the copy: the conflict is resolved.",
+    "version is in the conflict copy (`copy_path`, a page of its own). Merge what you need into the page, then delete the copy "
+    "(brain_delete; it stays in the trash): the conflict is resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",
     item={"type": "object"},
