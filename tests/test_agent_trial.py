@@ -4,6 +4,7 @@ vocabulary in errors, and the descriptions say what the tools do."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import anyio
 
@@ -186,3 +187,38 @@ def test_an_mcp_agent_can_delete_a_page_and_bring_it_back(fixture_db):
     from gbrain.mcp.server import tool_operations
 
     assert [t["name"] for t in j(gbrain("--tools-json"))] == [o.tool_name for o in tool_operations()]
+
+
+def test_ingest_stores_the_document_under_the_frontmatter_it_says(tmp_path, monkeypatch):
+    """What brain_ingest stores: the document's bytes below a frontmatter block of title,
+    type: source, source_type, source_ref and ingested (the day of the ingest, UTC); a document
+    with its own frontmatter keeps it and gets only the missing keys, its own `date` naming the
+    page. Ingesting it again on a later day finds the same page."""
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.operations import agents
+    from gbrain.page.markdown import parse_page
+
+    db = tmp_path / "i.db"
+    plain = "# Call with Zoë\n\nShe wants an intro.\n"
+    dated = "---\ntitle: Q1 review\ndate: 2026-04-13\nattendees: [ana]\n---\n# Q1 review\n\nSolid quarter.\n"
+    monkeypatch.setattr(agents, "_today", lambda: "2026-05-01")
+    with Brain.open(db, create=True) as b:
+        p = ops.run("ingest", {"content": plain, "source_type": "meeting", "source_ref": "meet/1"}, brain=b)
+        d = ops.run("ingest", {"content": dated, "source_type": "meeting", "source_ref": "mtg-0000"}, brain=b)
+        monkeypatch.setattr(agents, "_today", lambda: "2026-05-02")
+        again = ops.run("ingest", {"content": dated, "source_type": "meeting", "source_ref": "mtg-0000"}, brain=b)
+        tp, td = b.get_text(p["slug"]), b.get_text(d["slug"])
+    assert p["slug"] == "sources/2026-05-01-call-with-zoë"
+    assert tp == "---\ntitle: Call with Zoë\ntype: source\nsource_type: meeting\nsource_ref: meet/1\ningested: '2026-05-01'\n---\n" + plain
+    assert d["slug"] == "sources/2026-04-13-q1-review"
+    fm = parse_page(td, "x.md").frontmatter
+    assert fm["date"] == "2026-04-13" and fm["ingested"] == "2026-05-01" and fm["attendees"] == ["ana"]
+    assert td.startswith("---\ntitle: Q1 review\ndate: 2026-04-13\nattendees: [ana]\n") and td.endswith("---\n# Q1 review\n\nSolid quarter.\n")
+    assert again["slug"] == d["slug"] and again["created"] is False and again["logged"] is False
+    # the tool's description and the ingest skill say the same
+    desc = ops.REGISTRY["ingest"].description
+    for key in ("title", "type: source", "source_type", "source_ref", "ingested"):
+        assert key in desc, key
+    skill = (Path(__file__).resolve().parent.parent / "skills" / "ingest" / "SKILL.md").read_text(encoding="utf-8")
+    assert "verbatim as a page" not in skill and "`ingested`" in skill

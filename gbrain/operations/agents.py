@@ -36,26 +36,33 @@ def _title_of(content: str, file: str | None) -> str:
     return "source"
 
 
+def _today() -> str:
+    """Today's date (UTC), ``YYYY-MM-DD``: the ``ingested`` date."""
+    return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+
+
 def _date_of(page_fm: dict) -> str:
-    """``date`` from the source's frontmatter when it is an ISO date, else today (UTC)."""
+    """``date`` from the source's frontmatter when it is an ISO date, else today (UTC): the
+    date in the page's slug."""
     d = page_fm.get("date")
     if isinstance(d, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", d.strip()):
         try:
             return _dt.date.fromisoformat(d.strip()).isoformat()
         except ValueError:
             pass
-    return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+    return _today()
 
 
-def source_page_text(content: str, *, title: str, source_type: str, source_ref: str, date: str) -> tuple[str, list[str]]:
+def source_page_text(content: str, *, title: str, source_type: str, source_ref: str, ingested: str) -> tuple[str, list[str]]:
     """The page text a source is stored as, and warnings.
 
     The source's own bytes stay untouched below a frontmatter block that records ``title``,
-    ``type: source``, ``source_type``, ``source_ref`` and ``ingested``. When the source already
-    has frontmatter, only the missing keys are added to it (its own keys win).
+    ``type: source``, ``source_type``, ``source_ref`` and ``ingested`` (the day it was ingested,
+    ``YYYY-MM-DD``). When the source already has frontmatter, only the missing keys are added
+    to it (its own keys win; its ``date`` stays the document's date).
     """
     page = parse_page(content, "source.md")
-    meta = {"title": title, "type": "source", "source_type": source_type, "source_ref": source_ref, "ingested": date}
+    meta = {"title": title, "type": "source", "source_type": source_type, "source_ref": source_ref, "ingested": ingested}
     warnings: list[str] = []
     if page.frontmatter_raw and not page.frontmatter_error:
         missing = {k: v for k, v in meta.items() if k not in page.frontmatter}
@@ -83,8 +90,10 @@ def _read_source(file: str) -> str:
 @op(
     "ingest",
     "Ingest a source document (meeting transcript, article, doc, conversation): stores it as a "
-    "sources/<date>-<title> page, logs it in the ingest log and returns the page slug. Then update "
-    "the pages it mentions with brain_put / brain_timeline_add / brain_link.",
+    "sources/<date>-<title> page (the document's own frontmatter `date`, else today), its text byte for byte below a frontmatter "
+    "block that records title, type: source, source_type, source_ref and ingested (today's date, UTC); a document with its own "
+    "frontmatter keeps it and gets only the keys it lacks. Logs it in the ingest log and returns the page slug; the same "
+    "document again finds the same page. Then update the pages it mentions with brain_put / brain_timeline_add / brain_link.",
     [
         Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
         Param("content", cli=False, tool_required=True, description="the source text (markdown or plain text)"),
@@ -115,7 +124,7 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
     source_ref = a.get("source_ref") or (str(Path(file).expanduser().resolve()) if file and file != "-" else "")
     title = _title_of(content, file)
     date = _date_of(parse_page(content, "").frontmatter)
-    text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, date=date)
+    text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=_today())
     base = f"sources/{date}-" + (loose_key(title)[:MAX_SLUG_NAME].strip("-") or "source")
     with b.transaction():
         for n in range(1, 1000):
@@ -123,7 +132,14 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
             row = b.page_row(slug)
             if row is None:
                 break
-            if render_row(row) == text:
+            old = render_row(row)
+            if old != text:  # ingested on another day (a dated document's page keeps its slug)
+                prev = parse_page(old, row["path"]).frontmatter.get("ingested")
+                if isinstance(prev, str) and prev != _today():
+                    text_then = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=prev)[0]
+                    if old == text_then:
+                        old = text
+            if old == text:
                 return {"slug": slug, "path": row["path"], "title": title, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
         else:  # pragma: no cover - a thousand sources with one title on one day
             raise GBrainError(f"too many sources named {base}")
