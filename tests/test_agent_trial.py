@@ -222,3 +222,69 @@ def test_ingest_stores_the_document_under_the_frontmatter_it_says(tmp_path, monk
         assert key in desc, key
     skill = (Path(__file__).resolve().parent.parent / "skills" / "ingest" / "SKILL.md").read_text(encoding="utf-8")
     assert "verbatim as a page" not in skill and "`ingested`" in skill
+
+
+def test_a_client_gone_during_brain_embed_ends_the_server_quietly(tmp_path):
+    """The client disconnects (closes both pipes) while brain_embed runs: the server stops and
+    exits with no traceback on stderr (was a BrokenPipeError traceback)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from test_mcp_agent import ENV, _brain_on_endpoint
+    from test_mcp import server_env
+    from test_semantic import FakeOpenAI
+
+    endpoint = FakeOpenAI()
+    try:
+        db = _brain_on_endpoint(tmp_path, endpoint, 100)
+        endpoint.delay = 0.05
+        proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={**os.environ, **server_env(), **ENV})
+        try:
+            for m in (
+                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "brain_embed", "arguments": {}, "_meta": {"progressToken": 7}}},
+            ):
+                proc.stdin.write(json.dumps(m).encode() + b"\n")
+                proc.stdin.flush()
+            assert json.loads(proc.stdout.readline())["id"] == 1
+            end = time.monotonic() + 60
+            while len(endpoint.requests) < 3 and time.monotonic() < end:
+                time.sleep(0.02)
+            assert len(endpoint.requests) >= 3
+            proc.stdout.close()  # the client is gone: both pipes
+            proc.stdin.close()
+            proc.wait(timeout=30)
+            err = proc.stderr.read()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    finally:
+        endpoint.close()
+    assert b"Traceback" not in err and b"BrokenPipeError" not in err, err.decode(errors="replace")
+
+
+def test_a_page_uri_that_is_no_slug_is_invalid_params(fixture_db):
+    """``brain://pages/../etc/passwd`` is the caller's bad input: JSON-RPC -32602 (invalid
+    params), not -32603 (internal error); a page that is not there stays a not-found error."""
+    from mcp.shared.exceptions import MCPError
+
+    async def main():
+        errs = {}
+        async with connect(fixture_db) as c:
+            for uri in ("brain://pages/../etc/passwd", "brain://pages/people/nobody-here", "brain://index?cursor=garbage"):
+                try:
+                    await c.read_resource(uri)
+                except MCPError as e:
+                    errs[uri] = e
+        return errs
+
+    errs = anyio.run(main)
+    bad = errs["brain://pages/../etc/passwd"]
+    assert bad.error.code == -32602, (bad.error.code, str(bad))
+    assert errs["brain://pages/people/nobody-here"].error.code != -32603
+    assert errs["brain://index?cursor=garbage"].error.code == -32602

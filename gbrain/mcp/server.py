@@ -47,7 +47,7 @@ except ImportError:  # older SDKs have no such check
 from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
-from ..errors import GBrainError, NotFound
+from ..errors import BadInput, GBrainError, NotFound
 from .handshake import INSTRUCTIONS
 
 log = logging.getLogger("gbrain.mcp")
@@ -253,7 +253,7 @@ def _index(b: Brain, cursor: str | None = None) -> str:
     try:
         offset = ops.decode_cursor(key, {}, cursor)  # type: ignore[arg-type]
     except GBrainError as e:
-        raise ResourceError(f"brain://index: {e}") from e
+        raise BadInput(f"brain://index: {e}") from e
     total = b.conn.execute("SELECT count(*) FROM pages").fetchone()[0]
     by_type: dict[str, list[str]] = {}
     rows = b.conn.execute("SELECT slug, type FROM pages ORDER BY type, slug LIMIT ? OFFSET ?", (INDEX_PAGE, offset)).fetchall()
@@ -265,8 +265,12 @@ def _index(b: Brain, cursor: str | None = None) -> str:
 
 
 def _resource_error(e: Exception) -> Exception:
+    """The JSON-RPC error for a failed resource read: not found, the caller's bad input
+    (``-32602`` invalid params: a URI whose slug is unsafe, ``brain://pages/../x``), or another failure."""
     if isinstance(e, NotFound):
         return ResourceNotFoundError(str(e))
+    if isinstance(e, BadInput):
+        return MCPError(code=INVALID_PARAMS, message=str(e))
     if isinstance(e, GBrainError):
         return ResourceError(str(e))
     return e
@@ -436,6 +440,14 @@ def _request_id(errs: list[dict]) -> tuple[int | str | None, bool]:
     return rid, True
 
 
+def _client_gone(e: BaseException) -> bool:
+    """True when ``e`` (an exception group too) says only that the client's end of stdout is
+    closed: a broken pipe or a reset connection, or anyio's closed/broken stream."""
+    if isinstance(e, BaseExceptionGroup):
+        return all(_client_gone(x) for x in e.exceptions)
+    return isinstance(e, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError))
+
+
 async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool = False) -> None:
     """The SDK's stdio transport, with two additions: a line that is not JSON (or not a JSON-RPC
     message) gets the JSON-RPC error reply the spec gives it (``-32700`` parse error or
@@ -549,6 +561,11 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
         anyio.run(_run_stdio, server, first_line, answered)
     except KeyboardInterrupt:
         code = 130
+    except BaseException as e:  # noqa: BLE001 - only the client going away is quiet
+        if not _client_gone(e):
+            raise
+        # the client closed its end while an answer or a progress note was on its way: nobody
+        # is left to read anything, so the server stops as when stdin closes, without a traceback
     finally:
         host.shutdown()
     sys.stderr.flush()
