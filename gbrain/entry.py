@@ -142,6 +142,8 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     if len(warnings) > 20:
         _err(f"warning: … and {len(warnings) - 20} more (see --json)")
     note = o.note(result, shown) if o.note is not None else None
+    if note and ctx.agent:  # `call`: "`limit` 0 lists all", not --limit
+        note = ops.tool_text(note, o)
     if note:
         _err(note)
     sys.stderr.flush()

@@ -21,6 +21,7 @@ def test_call_coerces_arguments_before_any_note_or_text_sees_them(fixture_db):
     assert r.returncode == 0, r.stderr.decode()
     assert b"Traceback" not in r.stderr
     assert len(json.loads(r.stdout)) == 3
+    assert b"`limit` 0 lists all" in r.stderr and b"--limit" not in r.stderr  # call speaks parameters
     [p] = pipe(fixture_db, [{"id": 1, "tool": "brain_list", "params": {"limit": "3"}}])
     assert p["ok"] and len(p["result"]) == 3
 
