@@ -620,13 +620,34 @@ def _m13_chunking(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE embed_state ADD COLUMN chunking INTEGER NOT NULL DEFAULT 1")
 
 
+def rederive_search_words(conn) -> int:
+    """Recompute every page's ``search_words`` (:func:`gbrain.search.keyword.search_words`) from
+    its stored compiled truth, timeline and frontmatter JSON, no parse, and write the ones that
+    differ, in the caller's transaction (SQLite: the FTS5 trigger re-indexes them; Postgres: the
+    generated ``search_tsv`` follows). For the migration that added the frontmatter's words
+    (SQLite v14, Postgres v12). Returns how many pages changed."""
+    from ..search.keyword import search_words
+
+    updates = []
+    for pid, ct, tl, fm, old in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, search_words FROM pages").fetchall():
+        if isinstance(fm, (str, bytes)):
+            try:
+                fm = json.loads(fm) if fm else {}
+            except ValueError:
+                fm = {}
+        new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {})
+        if new != (old or ""):
+            updates.append((new, pid))
+    for i in range(0, len(updates), 500):
+        conn.executemany("UPDATE pages SET search_words = ? WHERE id = ?", updates[i : i + 500])
+    return len(updates)
+
+
 def _m14_frontmatter_words(conn: sqlite3.Connection) -> None:
     """Search reads the frontmatter too: every string value but the title, aliases, dates and
     URLs (``tags``, ``status``…) joins ``pages.search_words`` (:func:`gbrain.search.keyword.search_words`),
     recomputed here from the stored columns (no parse); the FTS5 trigger re-indexes the pages
     that change."""
-    from .derive import rederive_search_words
-
     rederive_search_words(conn)
 
 

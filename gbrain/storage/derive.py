@@ -121,29 +121,6 @@ def rederive_all(conn: sqlite3.Connection) -> int:
     return n
 
 
-def rederive_search_words(conn) -> int:
-    """Recompute every page's ``search_words`` (:func:`gbrain.search.keyword.search_words`) from
-    its stored compiled truth, timeline and frontmatter JSON, no parse, and write the ones that
-    differ, in the caller's transaction (SQLite: the FTS5 trigger re-indexes them; Postgres: the
-    generated ``search_tsv`` follows). For the migration that added the frontmatter's words
-    (SQLite v14, Postgres v12). Returns how many pages changed."""
-    from ..search.keyword import search_words
-
-    updates = []
-    for pid, ct, tl, fm, old in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, search_words FROM pages").fetchall():
-        if isinstance(fm, (str, bytes)):
-            try:
-                fm = json.loads(fm) if fm else {}
-            except ValueError:
-                fm = {}
-        new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {})
-        if new != (old or ""):
-            updates.append((new, pid))
-    for i in range(0, len(updates), 500):
-        conn.executemany("UPDATE pages SET search_words = ? WHERE id = ?", updates[i : i + 500])
-    return len(updates)
-
-
 def relink_all(conn) -> int:
     """Resolve every stored link again with :func:`gbrain.page.links.resolve` (for migrations that
     change the resolution rule; SQLite or Postgres connection). Returns how many links changed."""

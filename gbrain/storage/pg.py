@@ -527,7 +527,7 @@ def _relink(conn: "PgConnection") -> None:
 
 
 def _search_words(conn: "PgConnection") -> None:
-    from .derive import rederive_search_words
+    from .db import rederive_search_words
 
     rederive_search_words(conn)
 

@@ -2,7 +2,7 @@
 -- stems too.
 -- 1. pages.search_words (the C-weighted words of search_tsv) gains every frontmatter string
 --    value but the title, aliases, dates and URLs; the Python step after this file
---    (storage/pg.py _PY_STEPS, derive.py rederive_search_words) recomputes it for the stored
+--    (storage/pg.py _PY_STEPS, db.py rederive_search_words) recomputes it for the stored
 --    pages, and the generated columns follow. SQLite v14 does the same.
 -- 2. The path is indexed under 'english' as well as 'simple' (SQLite's porter tokenizer stems
 --    every column): "company" finds companies/…, "meeting" meetings/…, as on SQLite. The
