@@ -390,6 +390,22 @@ def test_timeline_add_in_heading_mode_uses_the_pages_own_timeline_heading(import
     assert sorted(e["summary"] for e in js(gbrain("timeline", "notes/h", "--json"))) == ["first", "second"]
 
 
+@pytest.mark.parametrize("text", ["# N\n\nIntro.\n", "# H\n\nIntro.\n\n## Timeline\n\n- **2025-01-01** | first\n"])
+def test_put_timeline_append_in_heading_mode_writes_the_timeline_section_timeline_add_would(imported, text):
+    """A trial: under timeline_split heading, `put --timeline-append` wrote a bare '---' before
+    each entry and `timeline` then listed none; it now writes (or uses) the '## Timeline'
+    section, as timeline-add does, and every entry is listed."""
+    assert gbrain("config", "set", "timeline_split", "heading").returncode == 0
+    gbrain("put", "notes/n", input=text)
+    for d in ("2025-03-01", "2025-03-02"):
+        r = gbrain("put", "notes/n", "--timeline-append", f"- **{d}** | entry {d}")
+        assert r.returncode == 0, r.stderr
+    out = gbrain("get", "notes/n").stdout.decode()
+    assert out.count("---") == 1 and out.count("## Timeline") == 1, out
+    want = {"entry 2025-03-01", "entry 2025-03-02"} | ({"first"} if "first" in text else set())
+    assert {e["summary"] for e in js(gbrain("timeline", "notes/n", "--json"))} == want
+
+
 def test_put_of_a_name_that_differs_only_in_case_refuses_and_names_the_page(imported):
     """`put meeting` over a page `Meeting` used to replace it ("updated Meeting": a vault's
     4 KB SCHEMA.md became 9 bytes from `put schema`). A name that differs only in case is

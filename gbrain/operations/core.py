@@ -12,7 +12,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import search as fts_search
-from ..errors import Ambiguous, BadInput, GBrainError, NotFound
+from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
     LIMIT, PAGE_CHARS, PAGE_REF, RANK_DEPTH, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
@@ -140,7 +140,7 @@ def _put(b, a, ctx):
 
 
 def _put_locked(b, a, ctx):
-    from ..page.markdown import BOM, append_timeline, edit_frontmatter
+    from ..page.markdown import BOM, adopt_timeline_heading, append_timeline, edit_frontmatter
 
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("content") is not None:
@@ -188,9 +188,16 @@ def _put_locked(b, a, ctx):
             if ln.strip() and not ln[0].isspace() and not is_timeline_line(ln):
                 raise BadInput(f"{ctx.flag('timeline_append')}: {ln[:80]!r} is not a timeline line: give '- **YYYY-MM-DD** | summary' lines "
                                "(a detail line goes indented under its entry)")
-        lines, skipped = _new_entries(page, lines)
+        heading = b.timeline_split == "heading"
+        # entries under the page's own '## Timeline' heading count (timeline-add's rule)
+        base = (None if page.separator else adopt_timeline_heading(page, heading)) or page
+        lines, skipped = _new_entries(base, lines)
         if lines:
-            text = append_timeline(page, lines.replace("\n", nl) + nl)
+            text = append_timeline(page, lines.replace("\n", nl) + nl, heading=heading)
+            added = sum(1 for ln in lines.split("\n") if is_timeline_line(ln))
+            if len(parse_page(text, page.path, timeline_split=b.timeline_split).timeline_entries) < len(base.timeline_entries) + added:
+                raise Conflict(f"{slug}: the timeline lines would not be recognised in this page's markdown (an unclosed code fence, "
+                               "or a '---' line read as frontmatter); nothing was written. Edit the page with `gbrain get` / `gbrain put`.")
         if skipped:
             out = b.put(row["slug"] if row else slug, text).as_dict()
             what = "this entry" if skipped == 1 else f"these {skipped} entries"
