@@ -185,7 +185,7 @@ def _set_back(b: Brain) -> None:
     if getattr(b.conn, "dialect", "sqlite") == "postgres":
         with b.transaction():
             b.conn.execute("ALTER TABLE embed_state DROP COLUMN chunking")
-            b.conn.execute("DELETE FROM gbrain_schema WHERE version = 10")
+            b.conn.execute("DELETE FROM gbrain_schema WHERE version >= 10")  # (and the later ones: max(version) is the schema)
     else:
         b.conn.execute("ALTER TABLE embed_state DROP COLUMN chunking")
         b.conn.execute("PRAGMA user_version = 12")

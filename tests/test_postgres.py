@@ -831,3 +831,83 @@ def test_query_ranks_the_vector_side_on_a_second_connection_with_the_same_hits(p
         b.conn.rollback()
         assert len(seen) == 2  # not used inside a transaction
     assert one == two and all(r["mode"] == "hybrid" and r["hits"] for r in two)
+
+
+def test_vectors_are_kept_in_the_row_from_schema_v12(pg_url, monkeypatch):
+    """pgvector's ``vec`` has storage MAIN from schema v12 (``pg_v12.sql``): a 384-float vector
+    stays in its row and only the float32 copy in ``embedding`` goes to the TOAST table (before,
+    ``vec`` went out of line and every HNSW hit's score and every re-scored chunk read it from
+    there). The migration changes only the catalog: a vector stored before stays where it is,
+    and both read back the same."""
+    import numpy as np
+
+    from gbrain.storage.pg import pg_vector_text
+
+    def add(b, i: int) -> np.ndarray:
+        v = np.random.default_rng(i).standard_normal(384).astype(np.float32)
+        pid = b.conn.execute("SELECT id FROM pages WHERE slug = ?", (f"notes/n{i}",)).fetchone()[0]
+        b.conn.execute("INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims, vec) "
+                       "VALUES (?, 0, 't', ?, 'fake-384', ?, 384, ?::vector)", (pid, v.tobytes(), f"h{i}", pg_vector_text(v)))
+        return np.array(json.loads(pg_vector_text(v)), dtype=np.float32)  # what was stored
+
+    def out_of_line(b) -> list[int]:
+        """Sizes of the values in page_embeddings' TOAST table (1,536: an `embedding`; 1,540: a `vec`)."""
+        toast = b.conn.execute("SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'page_embeddings'").fetchone()[0]
+        return sorted(r[0] for r in b.conn.execute(f"SELECT sum(length(chunk_data)) FROM {toast} GROUP BY chunk_id"))
+
+    def storage(b) -> str:
+        return b.conn.execute("SELECT attstorage FROM pg_attribute WHERE attrelid = 'page_embeddings'::regclass AND attname = 'vec'").fetchone()[0]
+
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 11)
+    with Brain.open(pg_url) as b:
+        for i in range(2):
+            b.put(f"notes/n{i}", f"# Note {i}\n\nText.\n")
+        old = add(b, 0)
+        assert storage(b) == "e" and out_of_line(b) == [1540]  # the vector went out, the bytes stayed
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 12)
+    with Brain.open(pg_url) as b:
+        assert storage(b) == "m"
+        new = add(b, 1)
+        assert out_of_line(b) == [1536, 1540]  # the new row's `embedding`; its vector is in the row
+        got = {r[0]: np.array(json.loads(r[1]), dtype=np.float32) for r in b.conn.execute("SELECT text_hash, vec::text FROM page_embeddings")}
+        assert np.array_equal(got["h0"], old) and np.array_equal(got["h1"], new)
+
+
+def test_pooled_connections_keep_hnsw_ef_search_and_reset_every_other_setting(pg_url):
+    """A connection goes back to the pool with its session as it was made, but for pgvector's
+    ``hnsw.ef_search``, which ``set_ef_search`` remembers with the pooled connection: the next
+    borrower that wants the same breadth needs no round trip for it. A connection that changed
+    any other setting (``PRAGMA query_only``, a ``SET``, the writer's origin) is reset, the
+    breadth with it; so is one that set the breadth inside a transaction."""
+    c = pg.PgConnection(pg_url)
+    raw = c._conn
+    c.set_ef_search(77)
+    c.close()
+    c = pg.PgConnection(pg_url)
+    assert c._conn is raw and pg._EF_SEARCH.get(raw) == 77  # (the pool handed the same one back)
+    sent = []
+    real = raw.execute
+    raw.execute = lambda q, *a, **k: (sent.append(q), real(q, *a, **k))[1]
+    try:
+        c.set_ef_search(77)
+        assert sent == [] and c.execute("SHOW hnsw.ef_search").fetchone()[0] == "77"
+        c.execute("PRAGMA query_only = ON")
+        c.close()
+    finally:
+        raw.execute = real
+    c = pg.PgConnection(pg_url)
+    assert c._conn is raw and raw not in pg._EF_SEARCH
+    assert c.execute("SHOW default_transaction_read_only").fetchone()[0] == "off"
+    assert c.execute("SHOW hnsw.ef_search").fetchone()[0] in ("", "40")  # the default again (unset before pgvector loads)
+    c.execute("BEGIN")
+    c.set_ef_search(55)
+    c.execute("COMMIT")
+    c.close()
+    c = pg.PgConnection(pg_url)
+    assert c.execute("SHOW hnsw.ef_search").fetchone()[0] in ("", "40") and c._conn not in pg._EF_SEARCH
+    c.set_ef_search(66)
+    c.execute("SET enable_seqscan = off")
+    c.close()
+    c = pg.PgConnection(pg_url)
+    assert c.execute("SHOW enable_seqscan").fetchone()[0] == "on" and c.execute("SHOW hnsw.ef_search").fetchone()[0] in ("", "40")
+    c.close()

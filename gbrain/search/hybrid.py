@@ -154,15 +154,17 @@ class _Embedding:
         return self._box.get("then")
 
 
-def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, type: str | None) -> list[tuple[int, float, int]]:
+def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, type: str | None) -> tuple[list[tuple[int, float, int]], str]:
     """:meth:`PgVectors.top_pages` on a connection of its own from the pool (so it runs on the
-    server beside the keyword side's statements on the caller's connection)."""
+    server beside the keyword side's statements on the caller's connection), and the question's
+    vector as pgvector text (:attr:`PgVectors.q`, reused by the caller's :class:`PgVectors`)."""
     from ..storage.pg import PgConnection
     from .vectors import PgVectors
 
     c = PgConnection(url)
     try:
-        return PgVectors(c, model_id, np.asarray(vec, dtype=np.float32)).top_pages(k, type)
+        pv = PgVectors(c, model_id, np.asarray(vec, dtype=np.float32))
+        return pv.top_pages(k, type), pv.q
     finally:
         c.close()
 
@@ -175,9 +177,9 @@ def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, 
     if getattr(conn, "dialect", "sqlite") == "postgres":  # pgvector's HNSW index, no numpy copy
         from .vectors import PgVectors
 
-        pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32))
-        ranked = emb.after()  # already ranked on a second connection (query's hybrid mode)
-        return pv, None, ranked if ranked is not None else pv.top_pages(limit, type)  # type: ignore[return-value]
+        got = emb.after()  # already ranked on a second connection (query's hybrid mode)
+        pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32), text=got[1] if got else None)
+        return pv, None, got[0] if got else pv.top_pages(limit, type)  # type: ignore[return-value]
     idx = VectorIndex.get(conn, db_key, model.model_id)
     qv = emb.get()
     scores = idx.scores(qv)
@@ -311,6 +313,7 @@ def query(
         notes.append(f"{e}; showing keyword results")
         return query(brain, question, limit=limit, type=type, model=model, mode="keyword") | {"notes": notes}
     kw_signals: dict[int, list[str]] = {}
+    pinfo: dict[int, tuple] = {}  # pages the boosts looked up: (type, updated_at, slug, title)
     best_rows: dict[int, int] | None = None  # the question's own best chunks, when feedback ranked again
     if mode == "vector":
         ranked = [(pid, s) for pid, s, _ in vec]
@@ -325,7 +328,7 @@ def query(
         def fused(vside: list[tuple[int, float, int]], w: float, top: int) -> list[tuple[int, float]]:
             r = fuse(fts, [(p, s) for p, s, _ in vside], method, w)
             if boosts and r:
-                r = _boost(conn, r, question, top, scale=r[0][1] if method == "rrf" else 1.0)
+                r = _boost(conn, r, question, top, scale=r[0][1] if method == "rrf" else 1.0, info=pinfo)
             return r
 
         ranked = fused(vec, weight, max(int(limit), fb))
@@ -344,14 +347,13 @@ def query(
     # passages: each page's chunk nearest the question itself (not the feedback's vector)
     best_rows = best_rows if best_rows is not None else {pid: row for pid, _, row in vec}
     pids = [p for p, _ in ranked]
-    meta = {r[0]: r for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(pids))})", pids)}
-    # pages found by keywords only: their chunk nearest the question (one statement on Postgres)
-    more = idx.best_rows(scores, [pid for pid in pids if not best_rows.get(pid)])
-    row_ids = {pid: best_rows.get(pid) or (more.get(pid) or (None, 0))[0] for pid in pids}
-    texts = {}
-    rids = [r for r in row_ids.values() if r is not None]
-    if rids:
-        texts = {r[0]: r[1] for r in conn.execute(f"SELECT id, chunk_text FROM page_embeddings WHERE id IN ({','.join('?' * len(rids))})", rids)}
+    meta = {p: (p, i[2], i[3], i[0]) for p, i in pinfo.items()}  # (the boosts read every hit's row)
+    need = [p for p in pids if p not in meta]
+    if need:
+        meta.update((r[0], r) for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(need))})", need))
+    # each hit's chunk nearest the question: known from the vector side, else (pages found by
+    # keywords only) looked up; their texts read in the same statement on Postgres
+    row_ids, texts = _passage_rows(conn, idx, scores, pids, best_rows)
     hits = []
     for pid, s in ranked:
         m = meta.get(pid)
@@ -382,11 +384,33 @@ def _db_key(brain) -> str:
     return key
 
 
-def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: str, limit: int, scale: float = 1.0) -> list[tuple[int, float]]:
+def _passage_rows(conn: sqlite3.Connection, idx, scores, pids: list[int], best_rows: dict[int, int]) -> tuple[dict[int, int | None], dict[int, str]]:
+    """``({page_id: row_id or None}, {row_id: chunk_text})`` for the hits ``pids``: each page's
+    chunk nearest the question — ``best_rows`` (the vector side's) where it has one, else the
+    index's :meth:`best_rows` (exact) — and those chunks' texts. Postgres: one statement
+    (:meth:`PgVectors.passages`); SQLite: numpy, then one read of the texts."""
+    rows: dict[int, int | None] = {pid: best_rows.get(pid) or None for pid in pids}
+    lookup = [pid for pid in pids if rows[pid] is None]
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        found, texts = idx.passages([r for r in rows.values() if r is not None], lookup)
+        rows.update(found)
+        return rows, texts
+    more = idx.best_rows(scores, lookup)
+    rows.update((pid, more[pid][0]) for pid in lookup if pid in more)
+    rids = [r for r in rows.values() if r is not None]
+    texts = {}
+    if rids:
+        texts = {r[0]: r[1] for r in conn.execute(f"SELECT id, chunk_text FROM page_embeddings WHERE id IN ({','.join('?' * len(rids))})", rids)}
+    return rows, texts
+
+
+def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: str, limit: int, scale: float = 1.0, info: dict | None = None) -> list[tuple[int, float]]:
     """Near-tie boosts on the fused scale: +:data:`TYPE_BOOST` when the page type matches the
     question's intent, +:data:`RECENT_BOOST` when the page was updated in the last 30 days
     (both × ``scale``). Only candidates
-    that can still reach the top ``limit`` are looked up; the order of the others is kept."""
+    that can still reach the top ``limit`` are looked up; the order of the others is kept.
+    ``info``: ``{page_id: (type, updated_at, slug, title)}`` of pages already looked up (read
+    instead of the database; the pages looked up here are added to it)."""
     want = intent_type(question)
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - RECENT_DAYS * 86400))
     # a candidate more than the largest boost below the limit-th cannot enter the top `limit`
@@ -394,11 +418,13 @@ def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: 
     head = [kv for kv in ranked if kv[1] >= floor]
     tail = ranked[len(head):]
     ranked = head
-    pids = [p for p, _ in ranked]
-    info = {r[0]: (r[1], r[2]) for r in conn.execute(f"SELECT id, type, updated_at FROM pages WHERE id IN ({','.join('?' * len(pids))})", pids)}
+    info = {} if info is None else info
+    need = [p for p, _ in ranked if p not in info]
+    if need:
+        info.update((r[0], (r[1], r[2], r[3], r[4])) for r in conn.execute(f"SELECT id, type, updated_at, slug, title FROM pages WHERE id IN ({','.join('?' * len(need))})", need))
     out = []
     for pid, s in ranked:
-        t, upd = info.get(pid, ("", ""))
+        t, upd = info.get(pid, ("", ""))[:2]
         b = (TYPE_BOOST if want and t == want else 0.0) + (RECENT_BOOST if upd >= since else 0.0)
         out.append((pid, s + b * scale))
     out.sort(key=lambda kv: -kv[1])

@@ -583,11 +583,13 @@ class PgVectors:
     the part of :class:`VectorIndex`'s interface that query uses: :meth:`top_pages` and
     :meth:`best_row`. Scores are cosine similarities, as with the numpy index."""
 
-    def __init__(self, conn, model: str, qvec: np.ndarray):
+    def __init__(self, conn, model: str, qvec: np.ndarray, text: str | None = None):
+        """``qvec``: the question's vector; ``text``: its pgvector text when already made
+        (:func:`pg_vector_text` of ``qvec``; 384 floats take ~0.3 ms to format)."""
         self.conn = conn
         self.model = model
         self.dims = int(len(qvec))
-        self.q = pg_vector_text(qvec)
+        self.q = text if text is not None else pg_vector_text(qvec)
         lit = model.replace("'", "''")
         self._expr = f"vec::vector({self.dims})"
         self._where = f"model = '{lit}' AND dims = {self.dims}"
@@ -598,12 +600,8 @@ class PgVectors:
         nearest chunks hold fewer than ``k`` such pages)."""
         n = max(40, int(k) * 4)
         ef = min(1000, n)
-        # a round trip only when the setting changes: a session setting lasts until the
-        # connection goes back to the pool (RESET ALL) unless a transaction rolls it back, so it
-        # is remembered only when set outside a transaction
-        if self.conn.__dict__.get("_ef_search") != ef or self.conn.in_transaction:
-            self.conn.execute(f"SET hnsw.ef_search = {ef}")
-            self.conn.__dict__["_ef_search"] = None if self.conn.in_transaction else ef
+        # a round trip only when the pooled connection's session has another value
+        self.conn.set_ef_search(ef)
         sql = (f"SELECT e.id, e.page_id, 1 - ({self._expr} <=> ?::vector({self.dims})) FROM page_embeddings e "
                f"WHERE {self._where} ORDER BY {self._expr} <=> ?::vector({self.dims}) LIMIT ?")
         best: dict[int, tuple[float, int]] = {}
@@ -644,6 +642,24 @@ class PgVectors:
         sql = (f"SELECT DISTINCT ON (page_id) page_id, id, 1 - ({self._expr} <=> ?::vector({self.dims})) AS s FROM page_embeddings "
                f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, s DESC, id")
         return {int(r[0]): (int(r[1]), float(r[2])) for r in self.conn.execute(sql, (self.q, ids))}
+
+    def passages(self, row_ids, page_ids) -> tuple[dict[int, int], dict[int, str]]:
+        """``({page_id: row_id}, {row_id: chunk_text})`` in one statement: the texts of the chunks
+        ``row_ids``, and for each of ``page_ids`` that has a vector its chunk nearest the question
+        (as :meth:`best_rows` picks it) with that chunk's text."""
+        rids, pids = sorted({int(r) for r in row_ids}), sorted({int(p) for p in page_ids})
+        if not rids and not pids:
+            return {}, {}
+        sql = (f"SELECT 0, id, page_id, chunk_text FROM page_embeddings WHERE id = ANY(?) UNION ALL "
+               f"SELECT 1, id, page_id, chunk_text FROM (SELECT DISTINCT ON (page_id) page_id, id, chunk_text, "
+               f"1 - ({self._expr} <=> ?::vector({self.dims})) AS s FROM page_embeddings "
+               f"WHERE page_id = ANY(?) AND {self._where} ORDER BY page_id, s DESC, id) AS b")
+        best, texts = {}, {}
+        for part, rid, pid, text in self.conn.execute(sql, (rids, self.q, pids)):
+            texts[int(rid)] = text
+            if part:
+                best[int(pid)] = int(rid)
+        return best, texts
 
     def best_vectors(self, scores, page_ids) -> np.ndarray:
         """:meth:`VectorIndex.best_vectors` in one statement: the stored vector of the chunk

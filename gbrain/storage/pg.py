@@ -32,6 +32,7 @@ import os
 import re
 import sqlite3
 import threading
+import weakref
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
@@ -42,7 +43,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 11
+PG_SCHEMA_VERSION = 12
 
 
 def is_url(db: object) -> bool:
@@ -323,6 +324,10 @@ import atexit  # noqa: E402
 atexit.register(close_pools)
 
 
+#: hnsw.ef_search of each pooled psycopg connection whose session holds it (PgConnection.set_ef_search)
+_EF_SEARCH: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
+
+
 class PgConnection:
     """A Postgres connection shaped like the ``sqlite3.Connection`` gbrain uses (module docstring)."""
 
@@ -340,6 +345,8 @@ class PgConnection:
             raise GBrainError(f"cannot connect to the brain database {self.path}: {redact(e, url)}") from None
         self._conn.row_factory = _row_factory
         self._origin: str | None = None
+        #: a session setting other than hnsw.ef_search may have changed: close() runs RESET ALL
+        self._reset = False
         self.total_changes = 0
         self.row_factory = None  # accepted, ignored: rows are always Row
         self._psycopg = psycopg
@@ -357,13 +364,33 @@ class PgConnection:
 
         o = "\t".join(current())
         if o != self._origin:
+            self._reset = True
             self._conn.execute("SELECT set_config('gbrain.origin', %s, false)", (o,))
             self._origin = o
+
+    def set_ef_search(self, ef: int) -> None:
+        """``SET hnsw.ef_search`` (pgvector's HNSW breadth) to ``ef`` unless this session has it
+        already. Outside a transaction the value is remembered with the pooled connection and
+        kept when it goes back to the pool (:meth:`close` resets only other settings), so a query
+        on a connection that ran one before needs no round trip for it; inside a transaction it
+        is set every time (a rollback undoes it)."""
+        ef = int(ef)
+        if self.in_transaction:
+            self.execute(f"SET hnsw.ef_search = {ef}")  # (marks the session for RESET ALL)
+        elif _EF_SEARCH.get(self._conn) != ef:
+            _EF_SEARCH.pop(self._conn, None)
+            try:
+                self._conn.execute(f"SET hnsw.ef_search = {ef}")
+            except self._psycopg.Error as e:
+                raise _mapped(e, self.url) from None
+            _EF_SEARCH[self._conn] = ef
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> PgCursor:
         head = sql.lstrip()[:16].upper()
         if head.startswith("PRAGMA"):
             return self._pragma(sql)
+        if head.startswith(("SET", "RESET")) or "set_config" in sql:
+            self._reset = True  # a session setting: reset when the connection goes back to the pool
         try:
             if head.startswith("BEGIN"):
                 self._conn.execute("BEGIN")
@@ -396,6 +423,7 @@ class PgConnection:
             raise _mapped(e, self.url) from None
 
     def executescript(self, script: str) -> None:
+        self._reset = True
         try:
             self._conn.execute(script.replace("%", "%%"))
         except self._psycopg.Error as e:
@@ -417,10 +445,13 @@ class PgConnection:
         if c is not None:
             try:
                 if c.info.transaction_status != 0:
+                    self._reset = True  # (a SET in it may or may not be rolled back)
                     c.execute("ROLLBACK")
-                c.execute("RESET ALL")
+                if self._reset:
+                    _EF_SEARCH.pop(c, None)
+                    c.execute("RESET ALL")
             except Exception:
-                pass
+                _EF_SEARCH.pop(c, None)
             self._pool.putconn(c)
 
     def create_function(self, *a, **k) -> None:
@@ -437,6 +468,7 @@ class PgConnection:
         if name == "foreign_key_check":
             return PgCursor(None, [])
         if name == "query_only":
+            self._reset = True
             on = str(val).upper() in ("ON", "1", "TRUE")
             self._conn.execute("SET default_transaction_read_only = " + ("on" if on else "off"))
             return PgCursor(None, [])
