@@ -41,6 +41,14 @@ def terminal_safe(text: str) -> str:
     return _UNSAFE_RE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def styled(text: str, terminal: bool) -> str:
+    """``text`` with the hit marks of text formatters (:data:`gbrain.operations.HIT_STYLE`) as bold
+    on a ``terminal`` (unless ``NO_COLOR`` is set), else dropped. Apply after :func:`terminal_safe`."""
+    on, off = ops.HIT_STYLE
+    bold = terminal and not os.environ.get("NO_COLOR")
+    return text.replace(on, "\x1b[1m" if bold else "").replace(off, "\x1b[22m" if bold else "")
+
+
 def _err(msg: str) -> None:
     sys.stderr.write(terminal_safe(msg.rstrip("\n")) + "\n")
     sys.stderr.flush()
@@ -152,7 +160,7 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     elif o.text is not None:
         text = o.text(result, shown)
         if not o.text_exact:
-            text = terminal_safe(text)
+            text = styled(terminal_safe(text), sys.stdout.isatty())
         _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
     else:
         _out(terminal_safe(json.dumps(result, ensure_ascii=False, indent=2, default=str)) + "\n")

@@ -6,7 +6,7 @@ import cycle. Surfaces use ``from gbrain import operations as ops`` and ``ops.ru
 ``ops.REGISTRY``, ``ops.find`` …
 """
 from .registry import *  # noqa: F401,F403
-from .registry import PAGE_CHARS, REGISTRY, _since, dumps  # noqa: F401
+from .registry import HIT_STYLE, PAGE_CHARS, REGISTRY, _since, dumps  # noqa: F401
 from . import core  # noqa: E402,F401
 from . import lint  # noqa: E402,F401
 from . import agents  # noqa: E402,F401

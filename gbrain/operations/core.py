@@ -14,6 +14,7 @@ from ..core.brain import Brain
 from ..search.keyword import search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
+    HIT_STYLE,
     LIMIT, PAGE_CHARS, PAGE_REF, RANK_DEPTH, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
 
@@ -286,9 +287,19 @@ def _hits_text(hits: list[dict]) -> str:
     if not hits:
         return "no matches"
     return "\n".join(
-        f"{h['slug']}  ({h['score']:.2f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {h['snippet']}"
+        f"{h['slug']}  ({h['score']:.2f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {_marked(h)}"
         for h in hits
     )
+
+
+def _marked(hit: dict) -> str:
+    """A hit's snippet with its ``highlights`` between the CLI's style marks (``entry.styled``:
+    bold on a terminal, nothing elsewhere; the snippet holds no such character of its own)."""
+    s, out, pos = hit["snippet"], [], 0
+    for a, b in hit.get("highlights") or []:
+        out += [s[pos:a], HIT_STYLE[0], s[a:b], HIT_STYLE[1]]
+        pos = b
+    return "".join(out) + s[pos:]
 
 
 def _stats_text(r: dict, a: dict) -> str:
@@ -315,12 +326,12 @@ def _stats(b, a, ctx):
 @op(
     "search",
     "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
-    "or file name the query names comes first). Each hit lists the fields that matched (signals). Any text is safe: a page needs one of the words (more rank higher); "
+    "or file name the query names comes first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
     "on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts, and nothing else is syntax: -, :, AND, OR, NOT, NEAR are plain words.",
     [Param("query", description="search words; on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts (Postgres looks for the words)", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
-    item=obj("slug", **PAGE_REF, score="number", snippet="string"),
+    item=obj("slug", **PAGE_REF, score="number", snippet="string", highlights={"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}),
     page="limit",
     rank_depth=RANK_DEPTH,
 )

@@ -756,6 +756,11 @@ def obj(*required: str, **props: str | dict) -> dict:
     return {"type": "object", "properties": {k: one(v) for k, v in props.items()}, "required": list(required)}
 
 
+#: the marks a text formatter puts around a search hit; the CLI turns them into bold on a
+#: terminal and drops them elsewhere (``entry.styled``); snippets never hold them
+#: (``search/keyword.py: _NOT_SHOWN``)
+HIT_STYLE = ("\ue000", "\ue001")
+
 #: what a page write returns (``SaveResult.as_dict``)
 SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", warnings="array", note="string")
 PAGE_REF = dict(slug="string", title="string?", type="string?")

@@ -366,7 +366,7 @@ def query(
         from .keyword import _cut_snippet
 
         q = f"SELECT slug, compiled_truth || ' ' || timeline FROM pages WHERE slug IN ({','.join('?' * len(bare))})"
-        cut = {slug: " ".join(_cut_snippet(body, question).split()) for slug, body in conn.execute(q, bare)}
+        cut = {slug: _cut_snippet(body, question)["snippet"] for slug, body in conn.execute(q, bare)}
         for h in hits:
             if not h["passage"]:
                 h["passage"] = cut.get(h["slug"], "")

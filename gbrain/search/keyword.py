@@ -76,35 +76,120 @@ SNIPPET_MAX_CHARS = 200_000
 SNIPPET_WORDS = 32
 
 
-_MD_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(([^()\s]*)\)")
-_WIKI_LINK = re.compile(r"!?\[\[(?:[^\]|\n]*\|)?([^\]\n]*)\]\]")
+#: hit marks while a snippet is built (FTS5 ``highlight``, ``ts_headline``, Python marking);
+#: the snippet a caller gets has none: its hits are offsets (:func:`_readable`)
+HIT_ON, HIT_OFF = "\x02", "\x03"
+#: characters of the page text never shown in a snippet: the build's marks and the ones the
+#: CLI styles hits with (``entry.styled``), so no text of the page can pass for a hit
+_NOT_SHOWN = re.compile("[\x02\x03\ue000\ue001]")
+#: width of a snippet in characters (plus the words cut at its ends, and ``…``)
+SNIPPET_WIDTH = 160
+
+_COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.S)
+_MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^()\n]*)\)")
+_WIKI_LINK = re.compile(r"!?\[\[([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
+_EMPH_RUN = re.compile(r"\*\*|~~|==|(?<![\w\\])__|__(?![\w])")
+_EMPH_ONE = re.compile(r"(?<![\w*\\])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+")
+_QUOTE = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
+_HIT = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
 
 
-def _clean_snippet(s: str) -> str:
-    """An FTS5 snippet (hits between \\x02 and \\x03) as readable text: links shown by their
-    label (a hit inside a URL is dropped with it), the page's ``**``/``__`` and heading marks
-    dropped, hits marked ``**like this**``."""
-    s = _MD_LINK.sub(lambda m: m.group(2), s)
-    s = _WIKI_LINK.sub(lambda m: m.group(1), s)
-    # the page's own bold and heading marks would read as (doubled) hit marks
-    s = re.sub(r"\*\*|__", "", s)
-    s = re.sub(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+", "", s)
-    s = re.sub("\x02+", "\x02", re.sub("\x03+", "\x03", s)).replace("\x03\x02", "")
-    s = s.replace("\x02", "**").replace("\x03", "**")
+def _shown(name: str, hidden: str) -> str:
+    """A link's shown ``name``, the whole of it marked as a hit when its ``hidden`` part (the URL,
+    an aliased target) holds one and the name holds none."""
+    if HIT_ON in hidden and HIT_ON not in name and name.strip():
+        return HIT_ON + name + HIT_OFF
+    return name
+
+
+def readable(marked: str) -> str:
+    """Page text (hits between :data:`HIT_ON` and :data:`HIT_OFF`) as it reads: Obsidian ``%% %%``
+    and HTML comments dropped, a wiki link shown as its alias or else its target as written, a
+    markdown link or image as its label (a hit inside a URL or an aliased target is dropped with
+    it, and the name is marked instead), emphasis marks (``**``, ``__``, ``~~``, ``==``, a pair of
+    ``*``/``_``), heading and quote marks dropped, white space collapsed. Marks are kept (a pair
+    never split)."""
+    s = _COMMENT.sub(" ", marked)
+    s = _WIKI_LINK.sub(lambda m: m.group(1) if m.group(2) is None else _shown(m.group(2), m.group(1)), s)
+    s = _MD_LINK.sub(lambda m: _shown(m.group(1), m.group(2)), s)
+    s = _HEADING.sub("", s)
+    s = _QUOTE.sub("", s)
+    s = _EMPH_RUN.sub("", s)
+    s = _EMPH_ONE.sub(lambda m: m.group(2), s)
+    # a mark without its partner (its other half was in dropped syntax) is no hit
+    s = _HIT.sub(lambda m: "\x00" + m.group(1) + "\x01", s).replace(HIT_ON, "").replace(HIT_OFF, "")
+    s = s.replace("\x00", HIT_ON).replace("\x01", HIT_OFF)
     return " ".join(s.split())
 
 
-def _cut_snippet(text: str, query: str, width: int = 160) -> str:
-    """A snippet around the first query word found in ``text`` (case-insensitive), words marked.
-    At most :data:`SNIPPET_WORDS` distinct words are looked for, in one pass over ``text``."""
+def snippet_of(marked: str, width: int = SNIPPET_WIDTH) -> dict:
+    """``{snippet, highlights}`` from page text with its hits marked (:data:`HIT_ON`/:data:`HIT_OFF`,
+    the page's own characters of :data:`_NOT_SHOWN` removed first by the caller's marking): the
+    :func:`readable` text cut to about ``width`` characters (at word ends, ``…`` where cut) around
+    the place with the most distinct hit words (the first such), and ``highlights``: the hits as
+    ``[start, end)`` offsets in code points into ``snippet``, in order. No hit: the start of the text."""
+    s = readable(marked)
+    hits = [(m.start(), m.end(), m.group(1).casefold()) for m in _HIT.finditer(s)][:500]
+    best, best_n = 0, (0, 0)
+    for i, (a, _, _) in enumerate(hits):
+        inside = [w for _, y, w in hits[i:] if y <= a + width - width // 4]
+        n = (len(set(inside)), len(inside))
+        if n > best_n:
+            best, best_n = i, n
+    a = hits[best][0] if hits else 0
+    back = max(width // 4, a + width - len(s))  # near the end: more of what comes before
+    start = 0 if a <= back else s.rfind(" ", 0, a - back) + 1
+    end = start + width
+    if end < len(s):
+        sp = s.find(" ", end)
+        end = len(s) if sp < 0 or sp > end + 40 else sp
+        while True:  # never end inside a hit
+            o, c = s.rfind(HIT_ON, start, end), s.rfind(HIT_OFF, start, end)
+            if o <= c:
+                break
+            end = s.find(HIT_OFF, o) + 1
+    part = s[start:end]
+    text, spans, pos = [], [], 0
+    lead = "…" if start > 0 else ""
+    for m in _HIT.finditer(part):
+        text.append(part[pos : m.start()])
+        at = len(lead) + sum(map(len, text))
+        text.append(m.group(1))
+        spans.append([at, at + len(m.group(1))])
+        pos = m.end()
+    text.append(part[pos:])
+    return {"snippet": lead + "".join(text).strip() + ("…" if end < len(s) else ""), "highlights": spans}
+
+
+def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
+    """``text`` near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
+    words looked for, in one pass) with the words marked for :func:`snippet_of`; whole lines of
+    about ``around`` characters either side (a comment begun before them kept a comment);
+    ``None`` when no word is found."""
     words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall(query) if w.rstrip("*")))[:SNIPPET_WORDS]
-    rx = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.I) if words else None
-    m = rx.search(text) if rx else None
-    start = max(0, m.start() - width // 3) if m else 0
-    out = text[start : start + width]
-    if rx:
-        out = rx.sub(lambda m: f"**{m.group(0)}**", out)
-    return ("…" if start else "") + out + "…"
+    if not words:
+        return None
+    rx = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.I)
+    m = rx.search(text)
+    if m is None:
+        return None
+    a = text.rfind("\n", 0, max(0, m.start() - around)) + 1
+    b = text.find("\n", m.end() + around)
+    b = len(text) if b < 0 else b
+    region = _NOT_SHOWN.sub("", text[a:b])
+    if text.count("%%", 0, a) % 2:
+        region = "%%" + region
+    if text.count("<!--", 0, a) > text.count("-->", 0, a):
+        region = "<!--" + region
+    return rx.sub(lambda m: HIT_ON + m.group(0) + HIT_OFF, region)
+
+
+def _cut_snippet(text: str, query: str, width: int = SNIPPET_WIDTH) -> dict:
+    """:func:`snippet_of` around the first query word found in ``text`` (:func:`_mark_words`);
+    the start of the text, unmarked, when none is."""
+    marked = _mark_words(text, query)
+    return snippet_of(marked if marked is not None else _NOT_SHOWN.sub("", text[:4 * width]), width)
 
 
 def _quote(term: str) -> str:
@@ -612,9 +697,10 @@ def _exact_names_pg(query: str, type: str | None) -> tuple[str, list]:
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0) -> list[dict]:
     """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
 
-    Returns ``[{slug, title, type, score, snippet, signals}]``, best first; ``score`` is
-    :func:`rank`'s (higher is better, comparable within one query), ``signals`` the fields that
-    matched. Raises :class:`BadInput` for a non-positive limit.
+    Returns ``[{slug, title, type, score, snippet, highlights, signals}]``, best first; ``score`` is
+    :func:`rank`'s (higher is better, comparable within one query), ``snippet`` readable text around
+    the hits (:func:`snippet_of`: no link syntax, comments or emphasis marks), ``highlights`` the
+    hits in it as ``[start, end)`` code-point offsets, ``signals`` the fields that matched. Raises :class:`BadInput` for a non-positive limit.
     """
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
@@ -634,45 +720,49 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         return []
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
-    snip = {}
+    snip: dict[int, dict] = {}
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        # Postgres' own snippet: ts_headline marks the (stemmed) query words in the best fragment;
-        # read with the rows themselves (one round trip)
+        # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
+        # read with the rows themselves (one round trip); snippet_of picks the place
         words = query_words(query)
         tsq, targs = _pg_tsquery(words, merged=False)
         sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS)} THEN "
-               f"ts_headline('english', compiled_truth || ' ' || timeline, {tsq}, "
-               f"'StartSel=\x02, StopSel=\x03, MaxFragments=1, MaxWords=28, MinWords=12, FragmentDelimiter=…') END AS head FROM pages p WHERE {idin}")
+               f"ts_headline('english', compiled_truth || E'\\n' || timeline, {tsq}, "
+               f"'StartSel=\x02, StopSel=\x03, HighlightAll=true') END AS head FROM pages p WHERE {idin}")
         meta = {}
         for r in conn.execute(sql, targs):
             meta[r["id"]] = r
-            if r["head"] is not None and "\x02" in r["head"]:
-                snip[int(r["id"])] = _clean_snippet(r["head"])
+            if r["head"] is not None and HIT_ON in r["head"]:
+                snip[int(r["id"])] = snippet_of(r["head"])
         small = []
     else:
         meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
         small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
     if small:
-        # FTS5's snippet() is quadratic-ish in the hits of one document: on pages over
-        # SNIPPET_MAX_CHARS the snippet is cut from the text in Python instead
-        # one rowid at a time: FTS5 runs the MATCH once per value of ``rowid IN (…)``
-        sql = "SELECT snippet(page_fts, -1, char(2), char(3), '…', 16) FROM page_fts WHERE page_fts MATCH ? AND rowid = ?"
+        # FTS5 marks the hits of the whole text (highlight(): linear in the text; snippet() is
+        # quadratic-ish in the hits of a document, and cuts link syntax); pages over
+        # SNIPPET_MAX_CHARS are marked in Python instead. One rowid at a time: FTS5 runs the
+        # MATCH once per value of ``rowid IN (…)``
+        ct, tl = COLUMNS.index("compiled_truth"), COLUMNS.index("timeline")
+        sql = (f"SELECT highlight(page_fts, {ct}, char(2), char(3)) || char(10) || highlight(page_fts, {tl}, char(2), char(3)) "
+               "FROM page_fts WHERE page_fts MATCH ? AND rowid = ?")
         body_q = _body_only(q)
         for i in small:
             r = conn.execute(sql, [body_q, i]).fetchone()
-            if r is not None:
-                snip[i] = _clean_snippet(r[0])
+            if r is not None and HIT_ON in r[0]:
+                snip[i] = snippet_of(r[0])
     big = [i for i in ids if i not in snip]
     if big:
-        for r in conn.execute(f"SELECT id, title, size, compiled_truth || ' ' || timeline AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
+        for r in conn.execute(f"SELECT id, title, size, compiled_truth || char(10) || timeline AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
             if getattr(conn, "dialect", "sqlite") == "postgres":  # meaningful words only (no stop words)
-                snip[r["id"]] = " ".join(_cut_snippet(_clean_snippet(r["head"]), " ".join(query_words(query))).split())
+                snip[r["id"]] = _cut_snippet(r["head"], " ".join(query_words(query)))
             elif r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):
-                snip[r["id"]] = " ".join(_cut_snippet(r["head"], query).split())
+                snip[r["id"]] = _cut_snippet(r["head"], query)
             else:
-                snip[r["id"]] = r["title"]
+                snip[r["id"]] = {"snippet": r["title"], "highlights": []}
+    none = {"snippet": "", "highlights": []}
     return [
-        {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": round(h["score"], 4), "snippet": snip.get(h["id"], ""), "signals": h["signals"]}
+        {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": round(h["score"], 4), **snip.get(h["id"], none), "signals": h["signals"]}
         for h in ranked
     ]
 
@@ -725,12 +815,17 @@ def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, li
     rows = _substring_rows(conn, query, type, limit)
     best = max((sc for _, sc in rows), default=0.0) or 1.0
     for r, score in rows:
-        body = r["compiled_truth"] + " " + r["timeline"]
+        body = r["compiled_truth"] + "\n" + r["timeline"]
         i = body.find(first)
-        snippet = " ".join(body[max(0, i - 40) : i + len(first) + 60].split()) if i >= 0 else r["title"]
+        if i >= 0:
+            a = body.rfind("\n", 0, max(0, i - 2000)) + 1
+            e = body.find("\n", i + 2000)
+            region = _NOT_SHOWN.sub("", body[a : len(body) if e < 0 else e])
+            snip = snippet_of(region.replace(first, HIT_ON + first + HIT_OFF) if first and "*" not in first else region)
+        else:
+            snip = {"snippet": r["title"], "highlights": []}
         signals = [f for f, text in (("title", r["title"]), ("body", body)) if any(p in text for p in parts)]
-        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(score / best, 4),
-                     "snippet": snippet if "*" in first else snippet.replace(first, f"**{first}**"), "signals": signals})
+        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(score / best, 4), **snip, "signals": signals})
     return hits
 
 

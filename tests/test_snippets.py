@@ -1,0 +1,82 @@
+"""Search snippets: readable text (link syntax shown by its name, emphasis marks and %% comments
+dropped) with the hits given as offsets, so a hit mark can never be confused with the page's own text."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import gbrain
+
+PAGE = (
+    "# Notes\n\nWorks closely with Biotech Series A 2021 and [[deals/policy-safe-2021]] and "
+    "[[deals/fab|Fab SAFE]] and [Battery Seed](../deals/battery-seed.md). %% private remark about deals %% "
+    "We **closed** two deals quickly, with *care* and ==focus==.\n"
+)
+
+
+def js(r):
+    assert r.returncode == 0, (r.returncode, r.stderr.decode())
+    return json.loads(r.stdout)
+
+
+def hit_of(query: str, slug: str) -> dict:
+    return next(h for h in js(gbrain("search", query, "--json")) if h["slug"] == slug)
+
+
+def marked(hit: dict) -> list[str]:
+    return [hit["snippet"][a:b] for a, b in hit["highlights"]]
+
+
+def test_snippet_is_readable_text_with_hits_as_offsets(db_path):
+    assert gbrain("put", "notes/n", input=PAGE).returncode == 0
+    hit = hit_of("deal", "notes/n")
+    s = hit["snippet"]
+    for syntax in ("[[", "]]", "](", "%%", "**", "==", "*care*", ".md"):
+        assert syntax not in s, (syntax, s)
+    assert "private remark" not in s  # an Obsidian comment is not shown
+    assert ("deals/policy-safe-2021" in s or s.startswith("…")) and "Fab SAFE" in s and "Battery Seed" in s and "closed two deals" in s
+    words = marked(hit)
+    assert words and all(w.casefold().startswith("deal") or w in ("Fab SAFE", "Battery Seed") for w in words), words
+    assert "deals" in words
+    assert "Battery Seed" in words or "Fab SAFE" in words  # a link whose target matched: its name
+
+
+def test_a_hit_only_in_link_targets_marks_the_links_names(db_path):
+    assert gbrain("put", "notes/l", input="> Met with [Ana](../people/ana.md) and [[people/bob|Bob]] about the zeppelin.\n").returncode == 0
+    hit = hit_of("people", "notes/l")
+    assert hit["snippet"] == "Met with Ana and Bob about the zeppelin."
+    assert marked(hit) == ["Ana", "Bob"]
+
+
+def test_a_snippet_cut_inside_link_syntax_shows_no_half_link(db_path):
+    body = "Intro words here. " + " ".join(f"Met [[deals/round-{i}|Round {i}]] and [x{i}](../deals/r{i}.md)." for i in range(60)) + "\n"
+    assert gbrain("put", "notes/many", input=body).returncode == 0
+    hit = hit_of("deals", "notes/many")
+    for syntax in ("[[", "]]", "](", "|", ".md", "/r"):
+        assert syntax not in hit["snippet"], (syntax, hit["snippet"])
+    assert all(w.casefold() == "deals" or w.startswith(("Round", "x")) for w in marked(hit))
+
+
+def test_human_search_output_has_no_marks_off_a_terminal(db_path):
+    assert gbrain("put", "notes/n", input=PAGE).returncode == 0
+    out = gbrain("search", "deal").stdout.decode()
+    assert "notes/n" in out and "**" not in out and "\x1b" not in out and "\\x" not in out
+
+
+def test_human_search_output_styles_hits_on_a_terminal():
+    from gbrain.operations.core import _hits_text
+
+    hits = [{"slug": "a", "title": "A", "score": 1.0, "signals": ["body"], "snippet": "a deal \x1b[31m here", "highlights": [[2, 6]]}]
+    from gbrain.entry import styled, terminal_safe
+
+    assert styled(terminal_safe(_hits_text(hits)), True).count("\x1b[1m") == 1
+    plain = styled(terminal_safe(_hits_text(hits)), False)
+    assert "a deal \\x1b[31m here" in plain and "\x1b[1m" not in plain
+
+
+def test_query_passages_of_keyword_hits_are_readable(db_path):
+    assert gbrain("put", "notes/n", input=PAGE).returncode == 0
+    r = js(gbrain("query", "closed deals", "--json"))
+    p = next(h for h in r["hits"] if h["slug"] == "notes/n")["passage"]
+    assert "**" not in p and "[[" not in p and "%%" not in p and "closed" in p
