@@ -718,6 +718,19 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         return _substring_search(conn, query, type, int(limit))
     if not ranked:
         return []
+    try:
+        return _with_snippets(conn, query, q, ranked)
+    except sqlite3.OperationalError as e:
+        # a TEXT value that is not UTF-8: gbrain never stores one (invalid UTF-8 is a blob), so the
+        # file's bytes changed; reported as a damaged brain (storage/db.py: db_error), not as is
+        if "decode" not in str(e).lower():
+            raise
+        raise sqlite3.DatabaseError(f"database disk image is malformed ({e})") from e
+
+
+def _with_snippets(conn, query: str, q: str, ranked: list[dict]) -> list[dict]:
+    """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty) with their rows and
+    snippets (:func:`snippet_of`)."""
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
