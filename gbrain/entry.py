@@ -187,6 +187,26 @@ def _read_stdin_or_file(path: str | None) -> str | None:
         raise BadInput(f"page content is not valid UTF-8 (byte {e.start})") from e
 
 
+def _stdin_has_data() -> bool:
+    """Whether standard input holds data now, without waiting: a regular file with bytes left, or
+    a pipe or socket with a first byte ready (read, so call this only when stdin is not read
+    otherwise). A terminal, ``/dev/null``, an empty or closed pipe and a pipe nobody writes to (an
+    inherited stdin that never closes) hold none."""
+    import select
+    import stat
+
+    try:
+        fd = sys.stdin.fileno()
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            return os.fstat(fd).st_size > os.lseek(fd, 0, os.SEEK_CUR)
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)) or not select.select([fd], [], [], 0)[0]:
+            return False
+        return os.read(fd, 1) != b""
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = None) -> None:
     """Run ``o`` for the CLI with the parsed command-line ``args`` (param name → value, None for
     not given): parses ``object`` options as JSON, reads the stdin parameter from ``--file`` or
@@ -203,6 +223,8 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
             has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and p is not stdin_param)
             if file_ or not has_partial:
                 args[stdin_param.name] = _read_stdin_or_file(file_)
+        elif stdin_param and not file_ and _stdin_has_data():
+            raise BadInput(f"the page text came both on standard input and as {ops.cli_name(stdin_param)}; give one")
     except GBrainError as e:
         fail(str(e), e.exit_code, as_json)
     args = {k: v for k, v in args.items() if v is not None}

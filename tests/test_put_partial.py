@@ -185,3 +185,27 @@ def test_timeline_append_refuses_lines_that_are_not_timeline_entries(brain):
     assert brain.page_row("notes/t") is None
     put(brain, slug="notes/t", timeline_append="- **2025-01-01** | call — ok\n  detail line\n\n- **2024-12-01** | older")
     assert [e.date for e in brain.parsed(brain.page_row("notes/t")).timeline_entries] == ["2025-01-01", "2024-12-01"]
+
+
+def test_put_refuses_piped_text_beside_content(db_path):
+    """``echo body | gbrain put x --content X``: two page texts; exit 2 and nothing written (was:
+    stdin silently ignored). A stdin with nothing on it (closed, or a pipe nobody writes to and
+    nobody closes) is no second text: --content is used and the command does not wait."""
+    import subprocess
+    import sys
+
+    from conftest import gbrain
+
+    r = gbrain("put", "people/x", "--content", "# X\n", input="# from stdin\n")
+    assert r.returncode == 2 and b"standard input" in r.stderr and b"--content" in r.stderr, r.stderr
+    assert gbrain("get", "people/x").returncode == 1
+    assert gbrain("put", "people/x", "--content", "# X\n", input="").returncode == 0
+    # an inherited stdin that never closes: no data ready, no wait
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "put", "people/y", "--content", "# Y\n"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert p.wait(timeout=120) == 0, p.stderr.read()  # stdin still open: it did not wait for it
+    finally:
+        p.stdin.close()
+        p.stdout.close()
+        p.stderr.close()
+    assert gbrain("get", "people/y").stdout == b"# Y\n"
