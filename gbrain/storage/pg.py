@@ -634,7 +634,7 @@ def pg_vector_text(v) -> str:
     import numpy as np
 
     a = np.frombuffer(v, dtype="<f4") if isinstance(v, (bytes, bytearray, memoryview)) else np.asarray(v, dtype=np.float32)
-    return "[" + ",".join(f"{x:.8g}" for x in a.tolist()) + "]"
+    return "[" + ",".join(f"{x:.9g}" for x in a.tolist()) + "]"  # 9 significant digits: every float32 exactly
 
 
 def hnsw_index_name(model: str, dims: int) -> str:
