@@ -16,6 +16,7 @@ import posixpath
 import re
 import sqlite3
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -138,6 +139,13 @@ def atomic(method):
 
     return wrapper
 
+
+
+def _near_key(name: str) -> str:
+    """What did-you-mean compares (:meth:`Brain.suggest`): ``name`` without accents (NFKD, combining
+    marks dropped), casefolded, each run of characters that are not letters or digits one ``-``."""
+    base = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
 
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
@@ -469,9 +477,10 @@ class Brain:
 
     def suggest(self, slug: str, n: int = 5) -> list[str]:
         """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
-        slug, then near the file name, then aliases (as written) near it — an alias that names
-        another page or several pages is given as its page's slug; difflib ratio >= 0.6 on
-        casefolded NFC text."""
+        slug, then every page whose file name is near its last segment (several folders may hold
+        one name: all of them, by slug), then aliases (as written) near it — an alias that names
+        another page or several pages is given as its page's slug. Near: difflib ratio >= 0.6 on
+        :func:`_near_key` (case, accents and separators ignored)."""
         self._suggesting = True  # resolve_slug of an alias below never suggests in turn
         try:
             return self._suggest(slug, n)
@@ -479,14 +488,16 @@ class Brain:
             self._suggesting = False
 
     def _suggest(self, slug: str, n: int) -> list[str]:
-        slugs = [r[0] for r in self.conn.execute("SELECT slug FROM pages")]
-        key = slug_key(slug)
-        by_key = {s.casefold(): s for s in slugs}
-        names = {posixpath.basename(s).casefold(): s for s in slugs}
+        slugs = sorted(r[0] for r in self.conn.execute("SELECT slug FROM pages"))
+        by_key: dict[str, str] = {}
+        names: dict[str, list[str]] = {}
+        for s in slugs:
+            by_key.setdefault("/".join(map(_near_key, s.split("/"))), s)
+            names.setdefault(_near_key(posixpath.basename(s)), []).append(s)
+        key = "/".join(map(_near_key, slug.split("/")))
         out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6)]
-        for k in difflib.get_close_matches(posixpath.basename(key), list(names), n=n, cutoff=0.6):
-            if names[k] not in out:
-                out.append(names[k])
+        for k in difflib.get_close_matches(_near_key(posixpath.basename(slug)), list(names), n=n, cutoff=0.6):
+            out += [s for s in names[k] if s not in out]
         aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
         for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
             alias, s = aliases[k]

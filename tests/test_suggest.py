@@ -1,0 +1,63 @@
+"""did-you-mean: a close misspelling of a page's file name, or the name in another case or
+without its accents, suggests that page, also where several folders hold the same name."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import NotFound
+from gbrain.sync.importer import import_tree
+
+
+def _vault(root: Path) -> Path:
+    pages = {
+        "en/Plugins/Canvas.md": "# Canvas\n", "de/Erweiterungen/Canvas.md": "# Canvas\n", "fr/Modules/Canvas.md": "# Canvas\n",
+        "ja/プラグイン/Canvas.md": "# Canvas\n", "ko/플러그인/Canvas.md": "# Canvas\n", "es/Complementos/Canvas.md": "# Canvas\n",
+        "en/Plugins/Canvases of old.md": "# x\n", "en/Café culture.md": "# Café\n", "en/Plugins/Graph view.md": "# Graph\n",
+    }
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def miss(b: Brain, name: str) -> list[str]:
+    with pytest.raises(NotFound) as e:
+        b.resolve_slug(name)
+    return e.value.suggestions
+
+
+@pytest.mark.parametrize("typo", ["canvs", "Canvs", "cnavas", "CANVAS-X", "Cånvas"])
+def test_a_misspelt_file_name_suggests_every_page_of_that_name(tmp_path, db_path, typo):
+    with Brain.open(db_path) as b:
+        import_tree(b, _vault(tmp_path / "v"))
+        got = miss(b, typo)
+        assert "en/Plugins/Canvas" in got and "de/Erweiterungen/Canvas" in got, got
+        for name in got:
+            b.resolve_slug(name)
+
+
+def test_accents_and_case_do_not_hide_a_name(tmp_path, db_path):
+    with Brain.open(db_path) as b:
+        import_tree(b, _vault(tmp_path / "v"))
+        assert miss(b, "cafe-culture")[0] == "en/Café culture"
+        assert miss(b, "GRAF view")[0] == "en/Plugins/Graph view"
+
+
+def test_obsidian_help_canvs_suggests_the_canvas_plugin(tmp_path, db_path):
+    from conftest import SHARED
+
+    vault = SHARED / "corpora" / "obsidian-help"
+    if not vault.is_dir():
+        pytest.skip("the obsidian-help corpus is not here")
+    import shutil
+
+    tree = tmp_path / "help"
+    for lang in ("en", "fr"):  # two languages: a name several folders hold, at half the import
+        shutil.copytree(vault / lang, tree / lang)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        got = miss(b, "canvs")
+        assert "en/Plugins/Canvas" in got and "fr/Modules/Canvas" in got, got
