@@ -5,11 +5,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the temp folder before the tests' own (each test sets TMPDIR to a folder of its own: _clean_env)
+SYSTEM_TMP = tempfile.gettempdir()
 FIXTURE_BRAIN = ROOT / "fixtures" / "brain"
 # the shared inputs sit beside the repository (../shared); a worktree one level deeper finds
 # them further up
@@ -30,6 +33,12 @@ def _clean_env(tmp_path, monkeypatch, request):
         monkeypatch.delenv(k, raising=False)
     # records of passing database checks (storage/db.py: record_sound) stay out of ~/.cache
     monkeypatch.setenv("GBRAIN_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
+    # the temp folder (lock files, scratch copies) is the test's own, for this process and every
+    # CLI subprocess, so a test run leaves nothing in /tmp beside pytest's own folder
+    tmp = tmp_path.parent / f"{tmp_path.name}-tmp"
+    tmp.mkdir(exist_ok=True)
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     yield
 
 
@@ -179,7 +188,7 @@ def pg_server(tmp_path_factory):
 
     # not under pytest's 0700 tmp folder: as root, pgserver runs the server as its own user,
     # which must reach the data folder to stop it
-    d = tempfile.mkdtemp(prefix="gbrain-pg-")
+    d = tempfile.mkdtemp(prefix="gbrain-pg-", dir=SYSTEM_TMP)  # removed at the end of the session
     os.chmod(d, 0o755)
     srv = pgserver.get_server(d, cleanup_mode="stop")
     yield srv.get_uri()

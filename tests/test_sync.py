@@ -892,3 +892,40 @@ def test_restore_all_says_what_it_leaves_in_the_trash(tmp_path):
     r = run("restore", "--all")
     assert r.returncode == 0 and b"1 replaced version(s)" in r.stdout and b"revert" in r.stdout, r.stdout
     assert json.loads(run("restore", "--all", "--json").stdout)["replaced"] == 1
+
+
+def test_sync_leaves_no_lock_file_behind(run, tmp_path, brain_tree):
+    """The sync lock (``SyncEngine.lock_path``, in the temp folder) is removed when the sync ends,
+    as the brain's open lock is; a second sync takes a new one (and still excludes a concurrent one)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TMPDIR": str(tmp)}
+    for _ in range(2):
+        r = run("sync", str(brain_tree), env=env)
+        assert r.returncode == 0, r.stderr
+        assert [n for n in os.listdir(tmp) if n.startswith("gbrain-")] == []
+
+
+def test_a_sync_lock_removed_under_a_waiting_locker_is_not_shared(tmp_path, db_path, brain_tree):
+    """A process that opened the lock file just before its holder removed it must not take the
+    lock on that removed file while another takes it on the new one: each locker checks that its
+    lock is on the file at the path."""
+    import fcntl
+
+    from gbrain.sync.engine import SyncEngine, SyncError
+
+    with Brain.open(db_path) as b:
+        e1 = SyncEngine(b, brain_tree)
+        e1._lock()
+        path = e1.lock_path()
+        stale = os.open(path, os.O_RDWR)  # opened while e1 holds it
+        e1.close()
+        assert not os.path.exists(path)
+        fcntl.flock(stale, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the removed file: anyone may lock it
+        e2 = SyncEngine(b, brain_tree)
+        e2._lock()  # the new file at the path
+        e3 = SyncEngine(b, brain_tree)
+        with pytest.raises(SyncError):
+            e3._lock()
+        e2.close()
+        os.close(stale)

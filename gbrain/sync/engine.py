@@ -85,7 +85,7 @@ from typing import Callable, Iterable
 
 import pathspec
 
-from ..core.brain import Brain, file_kind, render_row, sha256
+from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client
 from ..storage.origin import origin
@@ -313,19 +313,35 @@ class SyncEngine:
         return os.path.join(tempfile.gettempdir(), f"gbrain-sync-{key}.lock")
 
     def _lock(self) -> None:
+        """Take the sync lock (:meth:`lock_path`, exclusive) or raise :class:`SyncError`. The lock
+        counts only on the file now at the path: :meth:`close` removes the file, so a lock taken
+        on a file opened just before that is let go and the path opened again."""
         if self._lock_fd is not None:
             return
-        fd = os.open(self.lock_path(), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        path = self.lock_path()
+        for _ in range(100):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                raise SyncError(f"another `gbrain sync` or `gbrain watch` is running on {self.brain.path}") from None
+            if _same_file(fd, path):
+                break
             os.close(fd)
-            raise SyncError(f"another `gbrain sync` or `gbrain watch` is running on {self.brain.path}") from None
-        self._lock_fd = fd
+        else:  # pragma: no cover - 100 closes racing one sync
+            raise SyncError(f"could not take the sync lock {path}")
+        self._lock_fd, self._lock_name = fd, path
 
     def close(self) -> None:
-        """Release the sync lock."""
+        """Release the sync lock and remove its file (still holding the lock, so a process that
+        opened the file meanwhile sees it is no longer at the path: :meth:`_lock`)."""
         if self._lock_fd is not None:
+            try:
+                if _same_file(self._lock_fd, self._lock_name):
+                    os.unlink(self._lock_name)
+            except OSError:
+                pass
             os.close(self._lock_fd)
             self._lock_fd = None
 
