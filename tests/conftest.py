@@ -40,6 +40,11 @@ def _clean_env(tmp_path, monkeypatch, request):
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     yield
+    pg = sys.modules.get("gbrain.storage.pg")
+    if pg is not None:
+        # each test's database has its own pool; its idle connections would stay open for the
+        # pool's max_idle (10 min), and a Postgres run of ~870 tests outgrew the server's 100
+        pg.close_pools()
 
 
 @pytest.fixture
