@@ -72,6 +72,17 @@ def gbrain(*args: str, input: str | bytes | None = None, env: dict | None = None
     return subprocess.run([sys.executable, "-m", "gbrain", *args], input=data, capture_output=True, env=e, cwd=cwd, timeout=300)
 
 
+def unmount(mnt) -> None:
+    """Unmount a test's own mount point ``mnt`` (tmpfs, bind): a plain umount, a lazy one if
+    something still holds it; fails the test if it is still mounted (a mount left behind makes
+    pytest's later clean-up of old temp folders fail with "Device or resource busy")."""
+    for args in (["umount", str(mnt)], ["umount", "-l", str(mnt)]):
+        if not os.path.ismount(mnt):
+            return
+        subprocess.run(args, capture_output=True)
+    assert not os.path.ismount(mnt), f"{mnt} is still mounted"
+
+
 @pytest.fixture
 def fixture_db(tmp_path, brain_tree, db_path) -> Path:
     """A brain.db (``--engine postgres``: a database) with fixtures/brain imported (in-process)."""

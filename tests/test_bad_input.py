@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain, unmount
 from gbrain import operations as ops
 from gbrain.page.markdown import FM_MAX_DEPTH, FrontmatterUnloadable, parse_page, to_json_value
 
@@ -210,7 +210,7 @@ def test_full_disk_reads_work_and_writes_say_the_disk_is_full(tmp_path):
         assert r.returncode == 1 and "is full" in err and "not a usable" not in err and "damaged" not in err
         assert len(err.strip().splitlines()) == 1
     finally:
-        subprocess.run(["umount", "-l", str(mnt)])
+        unmount(mnt)
 
 
 def test_an_io_error_on_a_full_disk_is_reported_as_full_not_damaged(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain, unmount
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.core.history import trash_list
@@ -386,7 +386,7 @@ def tiny_fs(tmp_path):
     if not _mount(["-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)]):
         pytest.skip("needs root to mount a small tmpfs")
     yield mnt
-    __import__("subprocess").run(["umount", "-l", str(mnt)])
+    unmount(mnt)
 
 
 def test_full_disk_during_import_is_one_clear_line_and_the_brain_stays_sound(tmp_path, tiny_fs):
@@ -421,10 +421,10 @@ def read_only_brain(tmp_path, brain300):
     if not _mount(["--bind", str(db.parent), str(mnt)]):
         pytest.skip("needs root for a read-only bind mount")
     if not _mount(["-o", "remount,ro,bind", str(mnt)]):
-        __import__("subprocess").run(["umount", str(mnt)])
+        unmount(mnt)
         pytest.skip("cannot remount read-only")
     yield tree, mnt / "b.db"
-    __import__("subprocess").run(["umount", "-l", str(mnt)])
+    unmount(mnt)
 
 
 def test_read_commands_work_on_a_read_only_mount_and_writes_get_one_line(read_only_brain):

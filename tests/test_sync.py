@@ -929,3 +929,38 @@ def test_a_sync_lock_removed_under_a_waiting_locker_is_not_shared(tmp_path, db_p
             e3._lock()
         e2.close()
         os.close(stale)
+
+
+@pytest.mark.parametrize("how", ["deleted", "renamed"])
+def test_a_file_gone_right_after_sync_wrote_it_is_a_delete_not_a_crash(env, monkeypatch, how):
+    """A person (or a script) removes or renames a file the moment sync wrote it from the brain,
+    before sync looked at what it wrote: seen once under CI load, where `gbrain watch` died with
+    `[Errno 2] No such file or directory` (a Postgres two-watcher test, a new note deleted in the
+    second folder as soon as it appeared). The round records the brain's version as written (the
+    file held it); the next round sees the file gone and takes it as the person's delete or move."""
+    import gbrain.sync.engine as engmod
+
+    brain, eng, root = env
+    brain.put("notes/fresh", "# Fresh\n\nfrom another writer\n")
+    real = engmod.atomic_write
+
+    def write_then_gone(target, data, **kw):
+        real(target, data, **kw)
+        if target.name == "fresh.md":
+            if how == "deleted":
+                target.unlink()
+            else:
+                target.rename(target.with_name("moved.md"))
+
+    monkeypatch.setattr(engmod, "atomic_write", write_then_gone)
+    out = eng.reconcile(log_paths=["notes/fresh.md"], consumed_seq=brain.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0])
+    assert out.exported == ["notes/fresh.md"]
+    monkeypatch.setattr(engmod, "atomic_write", real)
+    if how == "deleted":
+        out = eng.reconcile(paths=["notes/fresh.md"])
+        assert out.trashed == ["notes/fresh.md"]
+        assert brain.conn.execute("SELECT 1 FROM pages WHERE path = 'notes/fresh.md'").fetchone() is None
+    else:
+        out = eng.reconcile(paths=["notes/fresh.md", "notes/moved.md"])
+        assert out.moved and brain.get_text("notes/moved").endswith("from another writer\n")
+    verify_equal(brain, root)

@@ -575,3 +575,34 @@ def test_a_refused_folder_leaves_the_batch_and_the_rest_of_it_syncs(tmp_path):
         assert all(b.page_row(f"a/b/n{i}") for i in range(MASS_TRASH + 2)) and trash(b) == []
         assert [s for s in said if "confirm-delete" in s] == [next(s for s in said if "a/b" in s and "confirm-delete" in s)]
         w.engine.close()
+
+
+def test_a_folder_gone_while_a_round_writes_into_it_is_retried_not_fatal(tmp_path, monkeypatch):
+    """In-process: the folder a brain page is being written into is deleted between sync
+    creating it and opening the temp file there (a FileNotFoundError inside a round). The round
+    is rolled back and said once; watch goes on and the next try writes the page out."""
+    import gbrain.sync.engine as engmod
+    from gbrain.sync.watch import Watcher
+
+    root, db = tmp_path / "v", tmp_path / "b.db"
+    root.mkdir()
+    (root / "keep.md").write_text("# Keep\n")
+    said = []
+    with Brain.open(db) as b:
+        w = Watcher(b, root, log=said.append)
+        w.engine.bind()
+        assert w.engine.sync()["ok"]
+        b.put("new/fresh", "# Fresh\n")
+        real = engmod.atomic_write
+
+        def folder_gone(target, data, **kw):
+            raise FileNotFoundError(2, "No such file or directory", str(target.parent / ".gbrain-tmp-1"))
+
+        seq = b.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0]
+        monkeypatch.setattr(engmod, "atomic_write", folder_gone)
+        assert w._safe_batch(set(), set(), log_paths={"new/fresh.md"}, consumed_seq=seq, retry={}) is False
+        assert [s for s in said if "went away while syncing" in s]
+        monkeypatch.setattr(engmod, "atomic_write", real)
+        assert w._safe_batch(set(), set(), log_paths={"new/fresh.md"}, consumed_seq=seq, retry={})
+        assert (root / "new" / "fresh.md").read_text() == "# Fresh\n"
+        w.engine.close()

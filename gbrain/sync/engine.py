@@ -1153,8 +1153,8 @@ class SyncEngine:
             if big[0] != hx:
                 return None
             atomic_write(Path(self._abs(dst)), blobs.iter_pieces(self.conn, big[0]))
-            st = os.lstat(self._abs(dst))
-            return DiskFile(dst, st.st_size, change_stamp(st), big[0], None)
+            st = self._lstat_written(dst)
+            return DiskFile(dst, st.st_size if st else 0, change_stamp(st) if st else 0, big[0], None)
         data = self.db_bytes(src)
         if data is None or sha256(data) != hx:
             return None
@@ -1176,8 +1176,22 @@ class SyncEngine:
         shows the brain held bytes with hash ``h`` at path ``p``."""
         return self.conn.execute("SELECT 1 FROM change_log WHERE seq > ? AND path = ? AND content_hash = ? LIMIT 1", (self.cursor, p, h)).fetchone() is not None
 
+    def _lstat_written(self, p: str) -> os.stat_result | None:
+        """``os.lstat`` of a file this round just wrote, or None when it is gone already (a
+        person or a script deleted or renamed it the moment it appeared)."""
+        try:
+            return os.lstat(self._abs(p))
+        except FileNotFoundError:
+            return None
+
     def _stat_written(self, p: str, data: bytes) -> DiskFile:
-        st = os.lstat(self._abs(p))
+        """The :class:`DiskFile` of the file at ``p`` this round just wrote with ``data``. A file
+        gone since gets stamp 0 (the base then records the bytes written and "never trust the
+        stat": the next round looks at the path, finds it gone and takes that as the person's
+        delete or move, never puts it back)."""
+        st = self._lstat_written(p)
+        if st is None:
+            return DiskFile(p, len(data), 0, sha256(data), data)
         return DiskFile(p, st.st_size, change_stamp(st), sha256(data), data)
 
     def _record(self, p: str, f: DiskFile, base: str | None) -> None:

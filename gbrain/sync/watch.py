@@ -245,6 +245,7 @@ class Watcher:
         first_pending = 0.0
         last_event = 0.0
         dv = None  # read the log once at start: a commit during the initial sync is not missed
+        log_retry_at = 0.0  # a log round that could not finish is tried again from then on
         next_root_check = time.monotonic() + ROOT_CHECK_S
         next_rescan = time.monotonic() + (self.rescan or 0)
         next_touch = time.monotonic() + TOUCH_S
@@ -290,7 +291,7 @@ class Watcher:
             # 3. brain → file: another process committed (SQLite: data_version changed; Postgres:
             #    a notification from the change-log trigger, read from the socket without a query)
             v = self._changes(conn)
-            if v != dv:
+            if v != dv and now >= log_retry_at:
                 dv = v
                 cur = eng.cursor
                 if cur < 0:  # expired while this watch was away (a laptop asleep for weeks): the
@@ -304,7 +305,8 @@ class Watcher:
                     # a commit by someone else during this batch changes data_version again,
                     # so the next tick reads the log once more (our own commits do not)
                     if not self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry):
-                        dv = None  # the brain was busy: read the log again next tick
+                        dv = None  # the brain was busy, or a file went away: read the log again soon
+                        log_retry_at = now + RETRY_S
             # 4. a full rescan now and then catches what the observer may have dropped
             #    (inotify queue overflow, network file systems)
             #    and a client expired meanwhile catches up with one
@@ -314,6 +316,8 @@ class Watcher:
                     rep = eng.sync()
                 except sqlite3.OperationalError as e:
                     self._warn(f"the brain is busy ({e}); rescan skipped")
+                except FileNotFoundError as e:
+                    self._warn(f"{e.filename or e} went away during the rescan; rescan skipped")
                 except MassDeleteRefused as e:
                     self._refused(e)  # a full rescan is all or nothing: the next event syncs the rest
                 else:
@@ -387,6 +391,10 @@ class Watcher:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
         (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it.
 
+        Nor is a file or folder that went away while the round worked on it (FileNotFoundError:
+        deleted or renamed the moment it was written or read): rolled back, said once a minute,
+        False returned to retry it.
+
         A folder whose notes all vanished at once (:class:`MassDeleteRefused`) is not fatal
         either: it is said once, its paths leave the batch (its pages stay in the brain, its
         files stay gone) and the rest of the batch is synced; watching goes on."""
@@ -398,6 +406,12 @@ class Watcher:
                 if "locked" not in str(e) and "busy" not in str(e):
                     raise
                 self._warn(f"the brain is busy ({e}); will retry")
+                return False
+            except FileNotFoundError as e:
+                # a file or folder went away while the round worked on it (deleted or renamed the
+                # moment sync wrote or read it): the round's transaction was rolled back, and the
+                # paths are looked at again shortly (the gone file then is a delete or a move)
+                self._warn(f"{e.filename or e} went away while syncing; will retry")
                 return False
             except MassDeleteRefused as e:
                 self._refused(e)
