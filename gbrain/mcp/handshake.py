@@ -139,7 +139,7 @@ def serve_main(db_path: str | None, create: bool = False, read_only: bool = Fals
     import threading
 
     from ..errors import BadInput
-    from ..storage.db import resolve_db_path
+    from ..storage.db import refuse_unusable, resolve_db_path
 
     if not enabled():
         from .server import serve
@@ -149,6 +149,7 @@ def serve_main(db_path: str | None, create: bool = False, read_only: bool = Fals
     path = resolve_db_path(db_path)
     if not create and not path.exists():
         raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
+    refuse_unusable(path)
     loaded: dict = {}
 
     def load() -> None:

@@ -525,12 +525,13 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     ``answered``, answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
     import os
 
-    from ..storage.db import resolve_db_path
+    from ..storage.db import refuse_unusable, resolve_db_path
     from ..errors import BadInput
 
     path = resolve_db_path(db_path)
     if not create and not path.exists():
         raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
+    refuse_unusable(path)  # a file that is not a brain: said now, not at every tool call
     try:
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):

@@ -673,6 +673,25 @@ def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
         return Path(target)
 
 
+def refuse_unusable(path: Path | str) -> None:
+    """Refuse, before a long-running command starts (``serve``), a SQLite ``path`` that exists
+    and cannot be a brain: a folder, or a file that is neither empty nor starts with SQLite's
+    16-byte header (``SQLite format 3\\0``, https://www.sqlite.org/fileformat.html §1.3). Reads at
+    most 16 bytes; a Postgres URL (a ``str``) or a missing path passes. Raises
+    :class:`GBrainError` (exit 1), worded as opening the brain would be."""
+    if isinstance(path, str) or not path.exists():
+        return
+    if path.is_dir():
+        raise GBrainError(f"{path} is not a usable brain database: it is a folder")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as e:
+        raise GBrainError(f"{path} is not a usable brain database: {e.strerror}") from None
+    if head and head != b"SQLite format 3\x00":
+        raise GBrainError(f"{path} is not a usable brain database: file is not a database")
+
+
 def is_url(target: object) -> bool:
     """Whether a ``--db`` value names a Postgres database (``postgresql://`` / ``postgres://``)
     rather than a SQLite file. (Checked without importing the Postgres code.)"""
