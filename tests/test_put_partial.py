@@ -209,3 +209,31 @@ def test_put_refuses_piped_text_beside_content(db_path):
         p.stdout.close()
         p.stderr.close()
     assert gbrain("get", "people/y").stdout == b"# Y\n"
+
+
+@pytest.mark.parametrize("writer", ["timeline_add", "put"])
+def test_an_entry_already_under_the_pages_own_timeline_heading_is_not_added_twice(tmp_path, writer):
+    """A page with no `---` keeps its timeline under `## Timeline`. `timeline-add` and
+    `put --timeline-append` use one rule: an entry with the same date, source and summary that
+    is already under that heading is not added again (a retried agent call), and the page stays
+    byte-exact; a new entry lands under the heading."""
+    from gbrain.core.brain import Brain
+    from gbrain import operations as ops
+
+    text = "# Ana\n\nWorks at River.\n\n## Timeline\n\n- **2025-01-02** | call — Met Ana\n"
+    db = tmp_path / "b.db"
+    with Brain.open(db, create=True) as b:
+        b.put("people/ana", text)
+
+        def add(date, summary):
+            if writer == "timeline_add":
+                return b.timeline_add("people/ana", date, summary, "call").as_dict()
+            return ops.run("put", {"slug": "people/ana", "timeline_append": f"- **{date}** | call — {summary}"}, brain=b)
+
+        again = add("2025-01-02", "Met Ana")
+        assert again["changed"] is False and "already has" in again["note"]
+        assert b.get_text("people/ana") == text
+        new = add("2025-01-03", "Sent terms")
+        assert new["changed"] is True
+        after = b.get_text("people/ana")
+        assert after.count("Met Ana") == 1 and after.index("## Timeline") < after.index("Sent terms")

@@ -31,13 +31,14 @@ from ..search.keyword import search_fields
 from ..page.markdown import (
     BOM,
     Page,
-    adopt_timeline_heading,
     append_timeline,
     append_to_compiled_truth,
     edit_frontmatter,
+    entry_key,
     parse_page,
     parse_timeline_entries,
     timeline_line,
+    timeline_target,
     unlink_text,
 )
 from ..page.slugs import (
@@ -995,14 +996,14 @@ class Brain:
         source = " ".join((source or "").replace("—", "-").split())
         row = self.resolve_slug(slug)
         page = self.parsed(row)
-        if any(e.date == date and e.source == source and e.summary == summary for e in page.timeline_entries):
+        heading = self.timeline_split == "heading"
+        # entries already under the page's own '## Timeline' heading count once it becomes the timeline
+        base = timeline_target(page, heading)
+        if (date, source, summary) in {entry_key(e) for e in base.timeline_entries}:
             # a retried call: the entry is there already, so nothing is added
             return SaveResult(row["slug"], row["path"], row["id"], changed=False, created=False,
                               note=f"the timeline already has this entry ({date} | {source or 'no source'} — {summary}); nothing added")
         entry = timeline_line(date, summary, source, detail or "", nl=page.newline)
-        heading = self.timeline_split == "heading"
-        # entries already under the page's own '## Timeline' heading count once it becomes the timeline
-        base = (None if page.separator else adopt_timeline_heading(page, heading)) or page
 
         def landed(o, n) -> bool:
             return len(n.timeline_entries) == len(base.timeline_entries) + 1 and any(e.date == date and e.summary.endswith(summary) for e in n.timeline_entries)

@@ -141,7 +141,7 @@ def _put(b, a, ctx):
 
 
 def _put_locked(b, a, ctx):
-    from ..page.markdown import BOM, adopt_timeline_heading, append_timeline, edit_frontmatter
+    from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
 
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("content") is not None:
@@ -190,9 +190,8 @@ def _put_locked(b, a, ctx):
                 raise BadInput(f"{ctx.flag('timeline_append')}: {ln[:80]!r} is not a timeline line: give '- **YYYY-MM-DD** | summary' lines "
                                "(a detail line goes indented under its entry)")
         heading = b.timeline_split == "heading"
-        # entries under the page's own '## Timeline' heading count (timeline-add's rule)
-        base = (None if page.separator else adopt_timeline_heading(page, heading)) or page
-        lines, skipped = _new_entries(base, lines)
+        base = timeline_target(page, heading)  # timeline-add's rule: entries already there are skipped
+        lines, skipped = new_timeline_lines(base, lines)
         if lines:
             text = append_timeline(page, lines.replace("\n", nl) + nl, heading=heading)
             added = sum(1 for ln in lines.split("\n") if is_timeline_line(ln))
@@ -206,30 +205,6 @@ def _put_locked(b, a, ctx):
                            else f"the timeline already has {what}; nothing added")
             return out
     return b.put(row["slug"] if row else slug, text).as_dict()
-
-
-def _new_entries(page, lines: str) -> tuple[str, int]:
-    """``(lines, skipped)``: the timeline lines of put's ``timeline_append`` (each entry with its
-    indented detail lines) without the entries ``page`` already holds, the same date, source
-    and summary (brain_timeline_add's rule, so a retried put adds nothing), and how many were
-    left out."""
-    from ..page.markdown import is_timeline_line, parse_timeline_entries
-
-    have = {(e.date, e.source, e.summary) for e in page.timeline_entries}
-    groups: list[list[str]] = []
-    for ln in lines.split("\n"):
-        if is_timeline_line(ln) or not groups:
-            groups.append([ln])
-        else:
-            groups[-1].append(ln)
-    kept, skipped = [], 0
-    for g in groups:
-        entries = parse_timeline_entries("\n".join(g) + "\n") if is_timeline_line(g[0]) else []
-        if entries and (entries[0].date, entries[0].source, entries[0].summary) in have:
-            skipped += 1
-        else:
-            kept += g
-    return "\n".join(kept).strip("\n"), skipped
 
 
 @op(

@@ -1230,6 +1230,44 @@ def adopt_timeline_heading(page: Page, heading: bool) -> Page | None:
     return None
 
 
+def timeline_target(page: Page, heading: bool) -> Page:
+    """The page as an appended timeline entry sees it: ``page`` itself when it has a timeline
+    separator, else the page with its own ``## Timeline`` heading adopted as the timeline
+    (:func:`adopt_timeline_heading`) when it has one, else ``page``. Its ``timeline_entries``
+    are the entries an append must not repeat (``timeline-add``'s and ``put
+    --timeline-append``'s one rule)."""
+    return (None if page.separator else adopt_timeline_heading(page, heading)) or page
+
+
+def entry_key(e: TimelineEntry) -> tuple[str, str, str]:
+    """What makes two timeline entries the same entry: ``(date, source, summary)`` (a retried
+    append of it adds nothing; its detail lines are not compared)."""
+    return (e.date, e.source, e.summary)
+
+
+def new_timeline_lines(target: Page, lines: str) -> tuple[str, int]:
+    """``(lines, skipped)``: timeline ``lines`` (each entry with its indented detail lines;
+    ``\\n`` line ends) without the entries ``target`` (:func:`timeline_target`) already holds
+    by :func:`entry_key`, and how many entries were left out. Lines before the first entry are
+    kept as they are."""
+    have = {entry_key(e) for e in target.timeline_entries}
+    groups: list[list[str]] = []
+    for ln in lines.split("\n"):
+        if is_timeline_line(ln) or not groups:
+            groups.append([ln])
+        else:
+            groups[-1].append(ln)
+    kept: list[str] = []
+    skipped = 0
+    for g in groups:
+        entries = parse_timeline_entries("\n".join(g) + "\n") if is_timeline_line(g[0]) else []
+        if entries and entry_key(entries[0]) in have:
+            skipped += 1
+        else:
+            kept += g
+    return "\n".join(kept).strip("\n"), skipped
+
+
 def _entry_end(lines: list[str], i: int) -> int:
     """Index just past entry ``i`` and its indented detail lines."""
     j = i + 1
