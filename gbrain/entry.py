@@ -427,6 +427,14 @@ def main(argv: list[str] | None = None) -> None:
 def _main(argv: list[str] | None) -> None:
     args, db = _pull_db(list(sys.argv[1:] if argv is None else argv))
     _STATE["db"] = db or None
+    if _STATE["db"] or os.environ.get("GBRAIN_DB"):
+        from .errors import BadInput
+        from .storage.db import resolve_db_path
+
+        try:  # a mistyped URL (its password hidden) is bad input before any command runs
+            resolve_db_path(_STATE["db"])
+        except BadInput as e:
+            fail(str(e), e.exit_code, _json_errors(args))
     if args in (["--version"], ["-V"]):
         from . import __version__
 

@@ -82,6 +82,34 @@ def test_url_selects_postgres_and_a_path_selects_sqlite(tmp_path):
     assert pg.is_url("postgres://h/db") and not pg.is_url("postgres.db")
 
 
+@pytest.mark.parametrize("db", [
+    "postgresq://bob:hunter2@db.example.com/team",  # a typo in the scheme
+    "postgresql//bob:hunter2@db.example.com/team",  # the colon left out
+    "postgresql:/bob:hunter2@db.example.com/team",  # one slash
+    "mysql://bob:hunter2@localhost/team",  # another database
+    "dbname=team host=/tmp password=hunter2",  # a libpq key=value string
+])
+@pytest.mark.parametrize("via", ["--db", "GBRAIN_DB"])
+def test_a_mistyped_database_url_is_bad_input_and_never_shows_its_password(tmp_path, db, via):
+    """A `--db` (or GBRAIN_DB) meant as a URL but not a postgresql:// one used to be taken as a
+    file path and printed whole, password included ("folder for the database does not exist:
+    postgresq:/bob:hunter2@…"). It is bad input now (exit 2, one line, the password hidden,
+    the JSON error too), and nothing is created."""
+    from conftest import gbrain
+
+    args, env = (["--db", db], None) if via == "--db" else ([], {"GBRAIN_DB": db})
+    for cmd in (["stats"], ["search", "x", "--json"], ["import", str(tmp_path)], ["serve"]):
+        r = gbrain(*args, *cmd, env=env, cwd=tmp_path, input=b"")
+        err = r.stderr.decode()
+        assert r.returncode == 2 and "hunter2" not in err + r.stdout.decode(), (cmd, err)
+        assert len(err.strip().splitlines()) == 1 and "postgresql://" in err
+    assert os.listdir(tmp_path) == []
+
+
+def test_redact_hides_a_password_with_an_unencoded_at_sign_whole():
+    assert pg.redact("postgresql://alice:p@ss@/team?host=/tmp") == "postgresql://alice:***@/team?host=/tmp"
+
+
 # ---------------------------------------------------------------------------
 # a real server
 # ---------------------------------------------------------------------------

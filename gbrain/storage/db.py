@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -656,6 +657,13 @@ MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_searc
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+#: a ``--db`` that was meant as a URL but is not a Postgres one (``postgresq://``, ``mysql://``,
+#: ``postgresql:/db``, ``postgresql//host``); a one-letter scheme is a Windows drive
+_NEAR_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:/|postgres(?:ql)?//", re.I)
+#: a libpq key/value connection string (``host=… dbname=… password=…``)
+_LIBPQ_KV = re.compile(r"(?:^|\s)(?:host|hostaddr|dbname|user|password|port|sslmode|service)\s*=", re.I)
+
+
 def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
     """The database: ``db`` if given, else ``$GBRAIN_DB``, else ``./brain.db``. A path is a
     SQLite file (a ``Path``); a ``postgresql://`` URL gives a :class:`gbrain.storage.pg.DbUrl`
@@ -667,6 +675,13 @@ def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
         from .pg import DbUrl
 
         return target if isinstance(target, DbUrl) else DbUrl(str(target))  # type: ignore[return-value]
+    if isinstance(target, str) and (_NEAR_URL.match(target) or _LIBPQ_KV.search(target)):
+        from ..errors import BadInput
+        from .pg import redact
+
+        raise BadInput(f"the brain {redact(target)} (--db or GBRAIN_DB) is neither a postgresql:// URL nor a brain file; "
+                       "a Postgres brain is given as postgresql://user:password@host/database "
+                       "(a key=value connection string is not taken)")
     try:
         return Path(target).expanduser()
     except RuntimeError:  # ~nosuchuser: the path as written ("no brain at ~nosuchuser/…")

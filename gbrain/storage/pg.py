@@ -71,7 +71,9 @@ def redact(text: object, url: str | None = None) -> str:
             from urllib.parse import quote
 
             s = s.replace(quote(pw, safe=""), "***")
-    s = re.sub(r"(postgres(?:ql)?://[^:/@\s]*):[^@\s]*@", r"\1:***@", s)
+    # any scheme (a mistyped ``postgresq://`` too); up to the last ``@`` of the word, so a
+    # password with an unencoded ``@`` is hidden whole
+    s = re.sub(r"([A-Za-z][A-Za-z0-9+.-]*(?::/{1,2}|//)[^:/@\s]*):\S*@", r"\1:***@", s)
     s = _PW_QUERY.sub(r"\1***", s)
     return _PW_KV.sub(r"\1***", s)
 
