@@ -500,3 +500,31 @@ def test_rename_tags_text_changes_only_tag_tokens(tags, shape, extra):
     assert items == [rename.get(t, t) for t in tags]
     assert new.startswith(head) and new.endswith(tail)
     assert after.frontmatter.get("note") == page.frontmatter.get("note")
+
+
+def test_a_link_to_a_renamed_page_names_where_it_went(tmp_path, db_path):
+    """A file renamed in the folder (outside Obsidian, so no link was rewritten) keeps its page,
+    but links written with the old name dangle in the markdown: lint's dead_links says which
+    page it became (from the history's move), first among the suggestions, for a path link and
+    for a wiki link by the old file name; an unrelated dead link still reads as before."""
+    from gbrain.sync.engine import SyncEngine
+
+    root = tmp_path / "v"
+    (root / "deals").mkdir(parents=True)
+    (root / "companies").mkdir()
+    (root / "deals" / "big-deal.md").write_text("# Series A\n")  # a title unlike the file name
+    (root / "companies" / "co.md").write_text("# Co\n\nSee [the deal](../deals/big-deal.md), [[big-deal]] and [[Nobody Here]].\n")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        (root / "deals" / "big-deal.md").rename(root / "deals" / "renamed.md")
+        assert eng.sync()["counts"]["moved"] == 1
+        eng.close()
+        r = ops.run("lint", {"check": "dead_links"}, brain=b)
+    by_target = {f["target"]: f for f in r["findings"]}
+    assert set(by_target) == {"../deals/big-deal", "big-deal", "Nobody Here"}
+    for t in ("../deals/big-deal", "big-deal"):
+        f = by_target[t]
+        assert f["suggestions"][0] == "deals/renamed" and "deals/renamed" in f["message"] and "renamed" in f["action"]
+    assert "which is no page" in by_target["Nobody Here"]["message"]

@@ -59,6 +59,7 @@ from typing import Any
 
 from ..errors import BadInput, GBrainError
 from .brain import page_filter
+from .history import _moved_to
 from ..page.markdown import BOM, edit_frontmatter, parse_page, split_lines
 from ..page.slugs import loose_key
 
@@ -211,6 +212,7 @@ def _dead_links(brain) -> list[dict]:
     slugs: list[str] | None = None
     folders: set[str] | None = None
     by_name: dict[str, list[str]] = {}
+    moved_by_name: dict[str, list[str]] | None = None  # name key → pages moved away from that name
     for i, r in enumerate(rows):
         sugg: list[str] = []
         if i < SUGGEST_LIMIT:
@@ -237,6 +239,21 @@ def _dead_links(brain) -> list[dict]:
         if missing and (missing.startswith("..") or missing == "."):
             missing = None
         create = f"create the page (`gbrain put {missing}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
+        # a page renamed or moved (a file renamed outside Obsidian): links written with its old
+        # name dangle; the history knows where it went
+        moved = None
+        if missing and i < SUGGEST_LIMIT:
+            moved = _moved_to(brain.conn, missing[:-3] if missing.endswith(".md") else missing)
+            if moved is None and r["kind"] != "markdown" and "/" not in t:  # [[old-name]]: by name, any folder
+                if moved_by_name is None:
+                    moved_by_name = {}
+                    for (n,) in brain.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'move'"):
+                        moved_by_name.setdefault(loose_key(posixpath.basename(n)), []).append(n)
+                olds = moved_by_name.get(missing, [])
+                news = {m for m in (_moved_to(brain.conn, o) for o in olds) if m}
+                moved = news.pop() if len(news) == 1 else None
+        if moved:
+            sugg = [moved] + [s for s in sugg if s != moved][:4]
         out.append(
             {
                 "check": "dead_links",
@@ -246,8 +263,10 @@ def _dead_links(brain) -> list[dict]:
                 "kind": r["kind"],
                 "context": r["context"],
                 "suggestions": sugg,
-                "message": f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else ""),
-                "action": f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)",
+                "message": (f"links to '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
+                            f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
+                "action": (f"point the link at {moved} (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)" if moved else
+                           f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"),
             }
         )
     return out
