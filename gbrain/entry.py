@@ -220,7 +220,7 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
                 except json.JSONDecodeError as e:
                     raise BadInput(f"{ops.cli_name(p)} is not valid JSON: {e}") from e
         if stdin_param and args.get(stdin_param.name) is None:
-            has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and p is not stdin_param)
+            has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and not p.modifier and p is not stdin_param)
             if file_ or not has_partial:
                 args[stdin_param.name] = _read_stdin_or_file(file_)
         elif stdin_param and not file_ and _stdin_has_data():

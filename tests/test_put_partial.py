@@ -237,3 +237,49 @@ def test_an_entry_already_under_the_pages_own_timeline_heading_is_not_added_twic
         assert new["changed"] is True
         after = b.get_text("people/ana")
         assert after.count("Met Ana") == 1 and after.index("## Timeline") < after.index("Sent terms")
+
+
+def test_put_if_hash_never_overwrites_a_save_made_after_the_read(tmp_path, db_path):
+    """Optimistic concurrency for people and agents sharing a brain (two new-user trials lost an
+    edit this way: a vim save synced by `watch` between an agent's get and its put). `get`
+    gives the page's content_hash; `put --if-hash H` writes only while the page is still H,
+    else fails with a conflict (exit 1) and writes nothing; an empty --if-hash only creates.
+    The same through every surface (the registry generates them): the CLI reads the page from
+    standard input with --if-hash, and an agent gets the message in tool words."""
+    import hashlib
+    import json
+
+    from conftest import gbrain
+    from gbrain.errors import Conflict
+    from gbrain.sync.engine import SyncEngine
+
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "gus.md").write_text("# Gus\n\nbeta\n")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        got = ops.run("get", {"slug": "gus"}, brain=b)
+        assert got["content_hash"] == hashlib.sha256(got["content"].encode()).hexdigest()
+        # the person saves in the folder; the sync imports it
+        (root / "people" / "gus.md").write_text("# Gus\n\nbeta\n- important-user-line-42\n")
+        assert eng.sync()["counts"]["imported"] == 1
+        eng.close()
+        agent = ops.Context(db=str(db_path), surface="mcp")
+        with pytest.raises(Conflict, match="changed since it was read") as e:
+            ops.run("put", {"slug": "gus", "content": got["content"].replace("beta", "gamma"), "if_hash": got["content_hash"]}, agent, brain=b)
+        assert "brain_get" in str(e.value) and "gbrain" not in str(e.value)
+        with pytest.raises(Conflict):  # a partial update too
+            ops.run("put", {"slug": "gus", "timeline_append": "- **2025-01-01** | x", "if_hash": got["content_hash"]}, agent, brain=b)
+        assert "important-user-line-42" in b.get_text("people/gus") and "gamma" not in b.get_text("people/gus")
+        now = ops.run("get", {"slug": "gus"}, brain=b)["content_hash"]
+    r = gbrain("put", "gus", "--if-hash", now, "--db", str(db_path), input="# Gus\n\ngamma\n- important-user-line-42\n")
+    assert r.returncode == 0, r.stderr
+    r = gbrain("put", "gus", "--if-hash", now, "--db", str(db_path), input="# Gus\n\nstale\n")
+    assert r.returncode == 1 and b"changed since it was read" in r.stderr and b"gbrain get people/gus --json" in r.stderr
+    assert json.loads(gbrain("get", "gus", "--json", "--db", str(db_path)).stdout)["content"] == "# Gus\n\ngamma\n- important-user-line-42\n"
+    r = gbrain("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New\n")
+    assert r.returncode == 0, r.stderr
+    r = gbrain("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New again\n")
+    assert r.returncode == 1 and b"exists already" in r.stderr

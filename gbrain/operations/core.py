@@ -46,7 +46,8 @@ def _version(_b, a, ctx):
 
 @op(
     "get",
-    "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history). A long page comes in parts for agents: "
+    "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history) and its "
+    "content_hash (give it to put's if_hash so that a write based on this read never overwrites a newer save). A long page comes in parts for agents: "
     "`truncated` is true, `next_offset` is where the rest starts (pass it as offset) and `sections` lists "
     "the headings with their offsets, to jump to one.",
     [
@@ -58,7 +59,7 @@ def _version(_b, a, ctx):
     text=lambda r, a: r["content"],
     text_exact=True,
     title="Read a page",
-    output=obj("slug", "content", **PAGE_REF, content="string", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
+    output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
     tool_defaults={"max_chars": 60_000},
 )
 def _get(b, a, ctx):
@@ -77,7 +78,7 @@ def _get(b, a, ctx):
         else:
             from ..core.brain import render_row
 
-            out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row)}
+            out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row), "content_hash": row["content_hash"]}
             _check_hash(b, row, out["content"])
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
@@ -126,6 +127,9 @@ def _part(text: str, offset: int, cap: int) -> dict:
         Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
         Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'"),
         Param("frontmatter", "object", "frontmatter keys to set (JSON object; null removes a key)"),
+        Param("if_hash", description="write only if the page is still as read: its content_hash from get (an empty string: only if "
+              "there is no such page yet); if it changed since (another writer, an edit in the synced folder), nothing is written and "
+              "the put fails with a conflict: read it again and redo the edit", modifier=True),
     ],
     db="create",
     text=_saved,
@@ -143,6 +147,8 @@ def _put(b, a, ctx):
 def _put_locked(b, a, ctx):
     from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
 
+    if a.get("if_hash") is not None:
+        _check_if_hash(b, a, ctx)
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("content") is not None:
         if parts:
@@ -205,6 +211,26 @@ def _put_locked(b, a, ctx):
                            else f"the timeline already has {what}; nothing added")
             return out
     return b.put(row["slug"] if row else slug, text).as_dict()
+
+
+def _check_if_hash(b, a, ctx) -> None:
+    """put's optimistic concurrency (inside its write transaction): refuse with
+    :class:`~gbrain.errors.Conflict` (nothing written) unless the page's ``content_hash`` is
+    still ``a["if_hash"]``; ``""`` means the page must not exist yet."""
+    want = a["if_hash"].strip().lower()
+    row = b.resolve_for_write(a["slug"])
+    have = row["content_hash"] if row else ""
+    if want == have:
+        return
+    name = row["slug"] if row else a["slug"]
+    if not row:
+        raise Conflict(f"{name}: there is no such page (it was deleted or renamed since it was read, or never existed); nothing was written"
+                       + ("" if ctx.agent else f". `gbrain trash` and `gbrain history {name}` show where it went"))
+    if not want:
+        raise Conflict(f"{name} exists already ({ctx.flag('if_hash')} was empty: only a new page); nothing was written")
+    how = "read it again with brain_get, redo the edit and put with its new content_hash" if ctx.agent else \
+        f"read it again (`gbrain get {name} --json`), redo the edit and put with its new content_hash; `gbrain history {name}` shows the change"
+    raise Conflict(f"{name} changed since it was read (content_hash {have[:12]}…, not {want[:12]}…); nothing was written: {how}")
 
 
 @op(

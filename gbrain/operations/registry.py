@@ -49,6 +49,9 @@ class Param:
     #: required of agents (the schema's ``required``, checked for every surface but the command
     #: line), where the command line may give a CLI-only parameter instead (ingest's FILE)
     tool_required: bool = False
+    #: a condition on the write (put's ``if_hash``), not a part of the page: the CLI still reads
+    #: the page text from standard input when it is given
+    modifier: bool = False
 
     def schema(self) -> dict:
         s: dict = {"type": self.type, "description": self.description}
