@@ -964,3 +964,22 @@ def test_a_file_gone_right_after_sync_wrote_it_is_a_delete_not_a_crash(env, monk
         out = eng.reconcile(paths=["notes/fresh.md", "notes/moved.md"])
         assert out.moved and brain.get_text("notes/moved").endswith("from another writer\n")
     verify_equal(brain, root)
+
+
+def test_a_page_another_writer_changed_after_the_round_is_not_a_mismatch(env):
+    """watch's check after a round (`verify_paths`) compared the file with the brain as it is
+    *now*: a teammate's or an agent's write committed in between read as "MISMATCH after sync"
+    in every watcher of a team brain (found by a team trial; `verify` then found nothing). A
+    change still in the change log past this folder's cursor is the next round's work; a real
+    difference is still reported."""
+    brain, eng, root = env
+    f = root / "people" / "ana-lima.md"
+    f.write_bytes(f.read_bytes() + b"\nsaved in the folder\n")
+    out = eng.reconcile(paths=["people/ana-lima.md"])
+    assert out.imported == ["people/ana-lima.md"] and eng.verify_paths(out) == []
+    brain.put("people/ana-lima", brain.get_text("people/ana-lima") + "\nanother writer, a moment later\n")
+    assert eng.verify_paths(out) == []
+    seq = brain.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0]
+    assert eng.reconcile(log_paths=["people/ana-lima.md"], consumed_seq=seq).exported == ["people/ana-lima.md"]
+    out.disk_hashes["people/ana-lima.md"] = "0" * 64  # a file that really differs
+    assert eng.verify_paths(out) == ["people/ana-lima.md"]

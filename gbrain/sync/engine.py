@@ -1392,11 +1392,19 @@ class SyncEngine:
         return rep
 
     def verify_paths(self, out: Outcome) -> list[str]:
-        """Cheap check after a watch batch: each touched path's file hash equals the DB's."""
+        """Cheap check after a watch batch: each touched path's file hash (as the round left it)
+        equals the DB's. A path another writer changed since the round (a change-log row past
+        this folder's cursor: a teammate's save, an agent's put) is not a mismatch: the next
+        round brings it. Returns the paths that differ."""
         bad = []
+        cur = None
         for p, h in out.disk_hashes.items():
             dbh = self.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (p, p)).fetchone()
             if dbh is None or dbh[0] != h:
+                if cur is None:
+                    cur = self.cursor
+                if self.conn.execute("SELECT 1 FROM change_log WHERE seq > ? AND path = ? LIMIT 1", (cur, p)).fetchone():
+                    continue
                 bad.append(p)
         return bad
 
