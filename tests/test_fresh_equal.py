@@ -34,7 +34,7 @@ STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 
 # a few names in two folders, so titles, file names and relative paths collide
 NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren"]
-TITLES = [None, "Soren", "Ana", "Log 1"]
+TITLES = [None, "Soren", "Ana", "Log 1", "ＧＰＴ４ ﬁnance"]  # (compatibility characters: search_words' NFKC words)
 LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]"]
 TAGS = ["alpha", "beta"]
 MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
@@ -43,7 +43,7 @@ DATES = ["2025-01-02", "2025-03-04"]
 bodies = st.builds(
     lambda title, links, tags, tl: (
         (("---\n" + (f"title: {title}\n" if title else "") + (f"tags: [{', '.join(tags)}]\n" if tags else "") + "---\n") if (title or tags) else "")
-        + "Body " + " ".join(links) + "\n"
+        + ("Body ", "Body ﬁnancial ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + "\n"
         + ("\n---\n\nMore text.\n" if len(links) == 2 else "")
         + ("\n---\n\n## Timeline\n\n" + "".join(f"- **{d}** | note — entry {i}\n" for i, d in enumerate(tl)) if tl else "")
     ),

@@ -22,9 +22,18 @@ Zaragoza & Taylor, CIKM 2004), ``heading`` the same share in the headings, and `
 when the whole query is the page's title, an alias or its file name. The name evidence does not
 depend on the page's length, so notes of very different sizes compete on what they are called.
 Scores are comparable within one query (the best BM25 match alone scores 1).
+
+Unicode: a query is read in its compatibility form (:func:`search_form`: NFKC, then casefolded
+as a tokenizer does), and a page whose text has compatibility characters (``ﬁ`` ligatures from
+PDFs, full-width ``ＧＰＴ４`` from East-Asian input methods, superscripts, circled digits) is
+indexed under their NFKC words too (:func:`compat_words`, in ``search_words``), so ``financial``
+finds ``ﬁnancial`` and ``ＧＰＴ`` finds ``GPT``. The page text is never changed; where the search
+engine marks no hit (it sees ``ﬁnancial``), the snippet's hits are found in the folded text and
+mapped back to the original characters (:func:`_fold_map`).
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -69,6 +78,100 @@ _NAME_INDEX = tuple(COLUMNS.index(c) for c, _ in _NAME_COLUMNS)
 
 _WORD = re.compile(r"[^\W_]+(?:\*)?|\*", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]*)"')
+#: a word of text (letters and digits), without the query's prefix ``*``
+_PLAIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
+
+
+def search_form(text: str) -> str:
+    """``text`` in the form keyword search reads a query in: Unicode NFKC (compatibility
+    composition: ``ﬁ`` → ``fi``, ``ＧＰＴ４`` → ``GPT4``, ``x²`` → ``x2``, ``①`` → ``1``, a
+    no-break or ideographic space → a space; NFD accents composed, as NFC does). Pages are
+    indexed in this form too (:func:`compat_words`). Case is folded later, word by word."""
+    return unicodedata.normalize("NFKC", text or "")
+
+
+def _compat_free(text: str) -> bool:
+    """Whether ``text`` is its own NFKC form (ASCII always is: O(1) for an ASCII ``str``)."""
+    return text.isascii() or unicodedata.is_normalized("NFKC", text)
+
+
+@functools.lru_cache(maxsize=1)
+def _wordless() -> re.Pattern:
+    """Runs of the BMP characters whose NFKC form differs but can change no word: neither they
+    nor their NFKC form hold a word character (``\\w``) or a combining mark (no composition with
+    a neighbour): no-break and other spaces, full-width and small-form punctuation (``（``,
+    ``：``), ``…``, ``‼``… (163 with Python 3.11's Unicode 14; computed once, ~10 ms)."""
+    word = re.compile(r"\w")
+
+    def stable(x: str) -> bool:
+        return not word.match(x) and not unicodedata.category(x).startswith("M")
+
+    chars = []
+    for cp in range(0x10000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        c = chr(cp)
+        f = unicodedata.normalize("NFKC", c)
+        if f != c and stable(c) and all(map(stable, f)):
+            chars.append(re.escape(c))
+    return re.compile("[" + "".join(chars) + "]+")
+
+
+def _no_compat_words(text: str) -> bool:
+    """Whether ``text``'s NFKC form has the same words as ``text`` for certain: it is NFKC, or
+    it is once its :func:`_wordless` characters are removed (a page with no-break spaces or
+    full-width punctuation only: most non-NFKC pages of real vaults, 95–99%)."""
+    return _compat_free(text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text))
+
+
+def compat_words(text: str) -> list[str]:
+    """The words of ``text``'s NFKC form (:func:`search_form`) that are not words of ``text``
+    itself, in order (repeats kept): ``"ﬁnancial ＧＰＴ４ H₂O"`` → ``["financial", "GPT4", "H2O"]``;
+    ``[]`` for text that is already NFKC (nearly every page: checked first, in C). A word glued
+    to CJK text gives its non-CJK runs (as :func:`search_words`' glued words). Indexing these
+    beside the text lets a plain query find compatibility characters, which neither unicode61
+    nor Postgres' parser fold."""
+    if _no_compat_words(text):
+        return []
+    have = set(_PLAIN_WORD.findall(text))
+    out: list[str] = []
+    for tok in _PLAIN_WORD.findall(search_form(text)):
+        if tok in have:
+            continue
+        if _UNSPACED.search(tok):
+            out += [w for w in _UNSPACED.split(tok) if w and w not in have]
+        else:
+            out.append(tok)
+    return out
+
+
+def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
+    """``(folded, starts, ends)``: ``text`` NFKC-folded and casefolded piece by piece (a character
+    with the combining marks after it), and for each character of ``folded`` the ``[start, end)``
+    in ``text`` of the piece it came from, so a match in ``folded`` maps back to the original
+    characters (a match inside a ligature covers the whole ligature). ASCII runs cost a slice."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in _ASCII_RUNS.finditer(text):
+        a, run = m.start(), m.group()
+        if run.isascii():
+            out.append(run.lower())
+            starts.extend(range(a, a + len(run)))
+            ends.extend(range(a + 1, a + len(run) + 1))
+            continue
+        i, n = 0, len(run)
+        while i < n:
+            j = i + 1
+            while j < n and unicodedata.combining(run[j]):
+                j += 1
+            f = unicodedata.normalize("NFKC", run[i:j]).casefold()
+            out.append(f)
+            starts.extend([a + i] * len(f))
+            ends.extend([a + j] * len(f))
+            i = j
+    return "".join(out), starts, ends
 
 
 SNIPPET_MAX_CHARS = 200_000
@@ -166,23 +269,51 @@ def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
     """``text`` near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
     words looked for, in one pass) with the words marked for :func:`snippet_of`; whole lines of
     about ``around`` characters either side (a comment begun before them kept a comment);
-    ``None`` when no word is found."""
-    words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall(query) if w.rstrip("*")))[:SNIPPET_WORDS]
+    ``None`` when no word is found. The query is read in :func:`search_form`; text with
+    compatibility characters is matched in its folded form (:func:`_fold_map`), the marks put
+    around the original characters (``financial`` marks ``ﬁnancial``)."""
+    words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall(search_form(query)) if w.rstrip("*")))[:SNIPPET_WORDS]
     if not words:
         return None
-    rx = re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)), re.I)
-    m = rx.search(text)
-    if m is None:
-        return None
-    a = text.rfind("\n", 0, max(0, m.start() - around)) + 1
-    b = text.find("\n", m.end() + around)
-    b = len(text) if b < 0 else b
-    region = _NOT_SHOWN.sub("", text[a:b])
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    spans: list[tuple[int, int]] = []
+    if _no_compat_words(text):
+        rx = re.compile(alt, re.I)
+        m = rx.search(text)
+        if m is None:
+            return None
+        a = text.rfind("\n", 0, max(0, m.start() - around)) + 1
+        b = text.find("\n", m.end() + around)
+        b = len(text) if b < 0 else b
+        spans = [h.span() for h in rx.finditer(text, a, b)]
+    else:
+        folded, starts, ends = _fold_map(text)
+        b = -1
+        for h in re.finditer(alt, folded):
+            x, y = starts[h.start()], ends[h.end() - 1]
+            if not spans:
+                a = text.rfind("\n", 0, max(0, x - around)) + 1
+                b = text.find("\n", y + around)
+                b = len(text) if b < 0 else b
+            elif y > b:
+                break
+            if spans and x < spans[-1][1]:  # two hits in one piece: one mark
+                spans[-1] = (spans[-1][0], max(y, spans[-1][1]))
+            else:
+                spans.append((x, y))
+        if not spans:
+            return None
+    parts, pos = [], a
+    for x, y in spans:
+        parts += [_NOT_SHOWN.sub("", text[pos:x]), HIT_ON, _NOT_SHOWN.sub("", text[x:y]), HIT_OFF]
+        pos = y
+    parts.append(_NOT_SHOWN.sub("", text[pos:b]))
+    region = "".join(parts)
     if text.count("%%", 0, a) % 2:
         region = "%%" + region
     if text.count("<!--", 0, a) > text.count("-->", 0, a):
         region = "<!--" + region
-    return rx.sub(lambda m: HIT_ON + m.group(0) + HIT_OFF, region)
+    return region
 
 
 def _cut_snippet(text: str, query: str, width: int = SNIPPET_WIDTH) -> dict:
@@ -253,7 +384,7 @@ def search_fields(page) -> dict[str, str]:
         "search_aliases": "\n".join(page.aliases),
         # the heading that is the title is indexed as the title already
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
-        "search_words": search_words(page.compiled_truth, page.timeline, page.frontmatter),
+        "search_words": search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path)),
     }
 
 
@@ -263,7 +394,7 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.+\-Z]*)?")
 _URL = re.compile(r"[a-z][a-z0-9+.\-]*://", re.I)
 
 
-def search_words(compiled_truth: str, timeline: str, frontmatter: dict) -> str:
+def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: tuple[str, ...] = ()) -> str:
     """The ``search_words`` column (body weight in the FTS index), space-separated, each word or
     value once, in order:
 
@@ -275,32 +406,45 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict) -> str:
       (``2024-01-31``…) and URLs (their parts would match everywhere). ``frontmatter`` is the
       page's frontmatter as stored (the JSON view: dates are ISO strings already).
 
+    * compatibility words (:func:`compat_words`): the NFKC words of the text, of every
+      frontmatter string (title and aliases too) and of ``names`` (the page's title and path, as
+      stored) that differ from the words as written (``ﬁnancial`` → ``financial``, ``ＧＰＴ４``
+      → ``GPT4``), so a query in plain characters finds them (the page text itself is never
+      changed). Nothing for text already in NFKC.
+
     A function of the stored columns alone, so a migration can recompute it without a parse."""
     words: list[str] = []
+    compat: list[str] = []
     for text in (compiled_truth, timeline):
         if _UNSPACED.search(text):
             for tok in _WORD.findall(text):
                 if _UNSPACED.search(tok) and not _UNSPACED.fullmatch(tok):
                     words += [w for w in _UNSPACED.split(tok) if w]
+        compat += compat_words(text)
+    for text in names:
+        compat += compat_words(text or "")
     values: list[str] = []
 
-    def walk(v) -> None:
+    def walk(v, named: bool = False) -> None:
         if isinstance(v, str):
+            if not v.isascii():
+                compat.extend(compat_words(v))
+            if named:
+                return
             v = " ".join(v.split())
             if v and not _ISO_DATE.fullmatch(v) and not _URL.match(v):
                 values.append(v)
         elif isinstance(v, list):
             for x in v:
-                walk(x)
+                walk(x, named)
         elif isinstance(v, dict):
             for x in v.values():
-                walk(x)
+                walk(x, named)
 
     if isinstance(frontmatter, dict):
         for k, v in frontmatter.items():
-            if not (isinstance(k, str) and k.casefold() in FRONTMATTER_NAMED):
-                walk(v)
-    return " ".join(dict.fromkeys(words + values))
+            walk(v, isinstance(k, str) and k.casefold() in FRONTMATTER_NAMED)
+    return " ".join(dict.fromkeys(words + values + compat))
 
 
 def query_words(query: str) -> list[str]:
@@ -318,11 +462,17 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     page found only by its exact name), ``signals`` the fields that matched, from ``title``,
     ``alias``, ``path``, ``headings``, ``body``. ``[]`` when the query has no indexable word.
     """
+    # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
+    # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``)
+    names = [unicodedata.normalize("NFC", query or "")]
+    query = search_form(query)
+    if query != names[0]:
+        names.append(query)
     q = fts_query(query or "")
     if not q or limit <= 0:
         return []
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        return _rank_pg(conn, query, type=type, limit=limit)
+        return _rank_pg(conn, query, type=type, limit=limit, names=names)
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
@@ -338,7 +488,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     total = sum(word_idf.values())
     ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf])
     bm = dict(ranked)
-    exact = _exact_names(conn, query, type)
+    exact = _exact_names(conn, names, type)
     for pid in exact:
         bm.setdefault(pid, 0.0)
     if not bm:
@@ -556,7 +706,7 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 PG_CANDIDATES = 400
 
 
-def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
+def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str] | None = None) -> list[dict]:
     """:func:`rank` on Postgres: ``ts_rank_cd`` over the weighted ``pages.search_tsv`` (A title
     and aliases, B path and headings, C body, D timeline; cover density, Clarke et al. 2000) plus
     2 × the rank of the all-words query (coordination), normalised by the best hit, plus the same
@@ -569,7 +719,8 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
     with every word first, then pages with some (each in table order) — plus every page with a query
     word in its title, an alias, its path or a heading (``search_names_tsv``). Only a word
     found in hundreds of pages' bodies and in no name is ranked over a subset of them. With
-    ``type``, every list holds pages of that type only (the filter comes before the bound)."""
+    ``type``, every list holds pages of that type only (the filter comes before the bound).
+    ``names``: the spellings of the query an exact name is looked up by (default ``[query]``)."""
     words = query_words(query)
     if not words:
         return []
@@ -588,7 +739,7 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int) -> list[dict]:
         of, ta = "_of", [type]
     else:
         of, ta = "", []
-    ex_sql, ex_args = _exact_names_pg(query, type)
+    ex_sql, ex_args = _exact_names_pg(names or [query], type)
     sql = ("SELECT (SELECT COUNT(*) FROM pages), " + ", ".join(f"gb_match_count({wq})" for wq, _ in per)
            + f", ARRAY(SELECT gb_match_ids{of}({tsq}, {'?, ' if type else ''}?)), ARRAY(SELECT gb_match_ids{of}({andq}, {'?, ' if type else ''}?)), "
            + f"ARRAY(SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)){ex_sql}")
@@ -661,37 +812,39 @@ def _body_only(q: str) -> str:
     return f"{_BODY_FILTER} : (" + q.replace(f"{_BODY_FILTER} : ", "") + ")"
 
 
-def _exact_names(conn: sqlite3.Connection, query: str, type: str | None) -> dict[int, str]:
+def _exact_names(conn: sqlite3.Connection, names: list[str], type: str | None) -> dict[int, str]:
     """``{page_id: signal}`` of pages whose title (``title``), file name (``path``) or an alias
-    (``alias``) is the query itself, compared by :func:`~gbrain.page.slugs.loose_key`."""
-    key = loose_key(query or "")
-    if not key:
+    (``alias``) is one of ``names`` (the query's spellings: as typed, NFC, and its
+    :func:`search_form` when that differs), compared by :func:`~gbrain.page.slugs.loose_key`."""
+    keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
+    if not keys:
         return {}
     t = " AND type = ?" if type else ""
+    marks = ", ".join("?" * len(keys))
     out: dict[int, str] = {}
-    for r in conn.execute(f"SELECT id, title_key, loose_key FROM pages WHERE (title_key = ? OR loose_key = ?){t} LIMIT 20", (key, key, type) if type else (key, key)):
-        out[int(r[0])] = "title" if r[1] == key else "path"
+    for r in conn.execute(f"SELECT id, title_key, loose_key FROM pages WHERE (title_key IN ({marks}) OR loose_key IN ({marks})){t} LIMIT 20", (*keys, *keys, type) if type else (*keys, *keys)):
+        out[int(r[0])] = "title" if r[1] in keys else "path"
     # aliases: the page model's alias rows (the same names as ``search_aliases``), keyed by
     # loose_key and indexed, so an exact alias costs one index probe, not a scan of every page
     sql = "SELECT a.page_id FROM aliases a"
-    sql += " JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ? AND p.type = ?" if type else " WHERE a.loose_key = ?"
-    for (pid,) in conn.execute(sql + " LIMIT 200", (key, type) if type else (key,)):
+    sql += f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key IN ({marks}) AND p.type = ?" if type else f" WHERE a.loose_key IN ({marks})"
+    for (pid,) in conn.execute(sql + " LIMIT 200", (*keys, type) if type else tuple(keys)):
         out.setdefault(int(pid), "alias")
     return out
 
 
-def _exact_names_pg(query: str, type: str | None) -> tuple[str, list]:
+def _exact_names_pg(names: list[str], type: str | None) -> tuple[str, list]:
     """:func:`_exact_names` on Postgres as two more columns of a ``SELECT`` (leading comma) and
     their arguments: ``[[page_id, 1 if the title else 0 (the file name)]]`` (at most 20) and the
     alias matches' page ids (at most 200); ``("", [])`` for a query with no name key."""
-    key = loose_key(query or "")
-    if not key:
+    keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
+    if not keys:
         return "", []
     t = " AND type = ?" if type else ""
-    a = " JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ? AND p.type = ?" if type else " WHERE a.loose_key = ?"
-    sql = (f", ARRAY(SELECT ARRAY[id, (title_key = ?)::int] FROM pages WHERE (title_key = ? OR loose_key = ?){t} LIMIT 20)"
+    a = " JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ANY(?) AND p.type = ?" if type else " WHERE a.loose_key = ANY(?)"
+    sql = (f", ARRAY(SELECT ARRAY[id, (title_key = ANY(?))::int] FROM pages WHERE (title_key = ANY(?) OR loose_key = ANY(?)){t} LIMIT 20)"
            f", ARRAY(SELECT a.page_id FROM aliases a{a} LIMIT 200)")
-    return sql, [key, key, key, *([type] if type else []), key, *([type] if type else [])]
+    return sql, [keys, keys, keys, *([type] if type else []), keys, *([type] if type else [])]
 
 
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0) -> list[dict]:
@@ -706,20 +859,22 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         raise BadInput("limit must be a positive number")
     offset = int(offset or 0)
     # one Unicode form: a query typed decomposed (NFD: macOS file names, some keyboards) finds the
-    # precomposed text (unicode61 keeps a combining accent in the token; é and e+◌́ differ)
+    # precomposed text (unicode61 keeps a combining accent in the token; é and e+◌́ differ), and
+    # its compatibility form (search_form: ``ＧＰＴ`` → ``GPT``, ``ﬁ`` → ``fi``) is what is ranked
     query = unicodedata.normalize("NFC", query or "")
-    q = fts_query(query or "")
+    folded = search_form(query)
+    q = fts_query(folded)
     if not q:
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
         # (a query of only `*` or quotes looks for them as written; an empty one finds nothing)
         return _substring_search(conn, query, type, int(limit)) if (query or "").strip() else []
     ranked = rank(conn, query, type=type, limit=int(limit) + offset)[offset:]
-    if not ranked and offset == 0 and _UNSPACED.search(query):
+    if not ranked and offset == 0 and _UNSPACED.search(folded):
         return _substring_search(conn, query, type, int(limit))
     if not ranked:
         return []
     try:
-        return _with_snippets(conn, query, q, ranked)
+        return _with_snippets(conn, folded, q, ranked)
     except sqlite3.OperationalError as e:
         # a TEXT value that is not UTF-8: gbrain never stores one (invalid UTF-8 is a blob), so the
         # file's bytes changed; reported as a damaged brain (storage/db.py: db_error), not as is
@@ -781,9 +936,13 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict]) -> list[dict]:
 
 
 def _matches_text(text: str, query: str) -> bool:
-    words = query_words(query)
+    """Whether a meaningful word of ``query`` (:func:`query_words`) is in ``text``, case folded
+    (and compatibility folded, :func:`search_form`, when ``text`` is not NFKC)."""
+    words = query_words(search_form(query))
     low = text.casefold()
-    return any(w in low for w in words)
+    if any(w in low for w in words):
+        return True
+    return not _no_compat_words(text) and any(w in search_form(text).casefold() for w in words)
 
 
 #: scripts written without spaces between words (CJK, kana, Thai, …): unicode61 makes one token of
@@ -799,7 +958,24 @@ def _substring_parts(query: str) -> list[str]:
 
 def _substring_rows(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
     """``[(page row, score)]`` of pages containing every whitespace-separated part of ``query``
-    as a substring, best first, scored by the number of occurrences (title hits count ×5)."""
+    as a substring, best first, scored by the number of occurrences (title hits count ×5)
+    (:func:`_substring_match`)."""
+    return _substring_match(conn, query, type, limit)[1]
+
+
+def _substring_match(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> tuple[str, list[tuple[sqlite3.Row, float]]]:
+    """``(spelling, rows)``: :func:`_substring_rows_of` for the query's :func:`search_form`
+    (half-width ``ｶﾀｶﾅ`` finds ``カタカナ``), else, when that finds nothing, for the query as
+    given (``ｶﾀｶﾅ`` as written); ``spelling`` is the one that found the rows."""
+    folded = search_form(query)
+    rows = _substring_rows_of(conn, folded, type, limit)
+    if rows or folded == query:
+        return folded, rows
+    return query, _substring_rows_of(conn, query, type, limit)
+
+
+def _substring_rows_of(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
+    """:func:`_substring_rows` for ``query`` exactly as given."""
     parts = _substring_parts(query)
     if not parts:
         return []
@@ -823,9 +999,9 @@ def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, li
     the best hit's (the best scores 1, as the best BM25 match does in :func:`search`);
     ``signals`` is ``title`` and/or ``body``, where a part was found."""
     hits = []
+    query, rows = _substring_match(conn, query, type, limit)
     parts = _substring_parts(query)
     first = (parts or [""])[0]
-    rows = _substring_rows(conn, query, type, limit)
     best = max((sc for _, sc in rows), default=0.0) or 1.0
     for r, score in rows:
         body = r["compiled_truth"] + "\n" + r["timeline"]
@@ -849,8 +1025,9 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     if limit <= 0:
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights) if fts_query(query or "") else []
-    if not out and (not fts_query(query or "") or _UNSPACED.search(query or "")):
+    has_words = bool(fts_query(search_form(query)))  # (rank reads the query's search_form)
+    out = rank(conn, query, type=type, limit=int(limit), weights=weights) if has_words else []
+    if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
         return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", type, int(limit))]
     return out

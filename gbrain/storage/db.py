@@ -623,20 +623,20 @@ def _m13_chunking(conn: sqlite3.Connection) -> None:
 
 def rederive_search_words(conn) -> int:
     """Recompute every page's ``search_words`` (:func:`gbrain.search.keyword.search_words`) from
-    its stored compiled truth, timeline and frontmatter JSON, no parse, and write the ones that
+    its stored compiled truth, timeline, frontmatter JSON, title and path, no parse, and write the ones that
     differ, in the caller's transaction (SQLite: the FTS5 trigger re-indexes them; Postgres: the
     generated ``search_tsv`` follows). For the migration that added the frontmatter's words
     (SQLite v14, Postgres v12). Returns how many pages changed."""
     from ..search.keyword import search_words
 
     updates = []
-    for pid, ct, tl, fm, old in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, search_words FROM pages").fetchall():
+    for pid, ct, tl, fm, title, path, old in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path, search_words FROM pages").fetchall():
         if isinstance(fm, (str, bytes)):
             try:
                 fm = json.loads(fm) if fm else {}
             except ValueError:
                 fm = {}
-        new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {})
+        new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {}, (title or "", path or ""))
         if new != (old or ""):
             updates.append((new, pid))
     for i in range(0, len(updates), 500):
@@ -652,8 +652,50 @@ def _m14_frontmatter_words(conn: sqlite3.Connection) -> None:
     rederive_search_words(conn)
 
 
+def rederive_compat_words(conn) -> int:
+    """Recompute ``search_words`` (:func:`gbrain.search.keyword.search_words`) of the pages whose
+    compiled truth, timeline, frontmatter JSON, title or path is not in Unicode NFKC (the only pages whose
+    words gained compatibility forms, :func:`gbrain.search.keyword.compat_words`) and write the
+    ones that differ, in the caller's transaction. SQLite reads each page's text once and skips
+    ASCII text in O(1) (``str.isascii``), other NFKC text with ``unicodedata.is_normalized`` and
+    text whose only compatibility characters are spaces and punctuation (``keyword._no_compat_words``);
+    Postgres selects the pages with ``IS NFKC NORMALIZED`` in the server, so a brain with none
+    sends no text at all. For SQLite v15 / Postgres v13. Returns how many pages changed."""
+    from ..search.keyword import _no_compat_words, search_words
+
+    cols = "id, compiled_truth, timeline, frontmatter, title, path, search_words"
+    if is_postgres(conn):
+        rows = conn.execute(f"SELECT {cols} FROM pages WHERE NOT (compiled_truth IS NFKC NORMALIZED AND timeline IS NFKC NORMALIZED "
+                            "AND frontmatter IS NFKC NORMALIZED AND title IS NFKC NORMALIZED AND path IS NFKC NORMALIZED)").fetchall()
+    else:
+        ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path FROM pages")
+               if not all(_no_compat_words(x or "") for x in r[1:])]
+        rows = [conn.execute(f"SELECT {cols} FROM pages WHERE id = ?", (pid,)).fetchone() for pid in ids]
+    updates = []
+    for pid, ct, tl, fm, title, path, old in rows:
+        try:
+            fm = json.loads(fm) if fm else {}
+        except ValueError:
+            fm = {}
+        new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {}, (title or "", path or ""))
+        if new != (old or ""):
+            updates.append((new, pid))
+    for i in range(0, len(updates), 500):
+        conn.executemany("UPDATE pages SET search_words = ? WHERE id = ?", updates[i : i + 500])
+    return len(updates)
+
+
+def _m15_compat_words(conn: sqlite3.Connection) -> None:
+    """Keyword search folds Unicode compatibility characters (NFKC): a page whose text has
+    ligatures (``ﬁnancial``), full-width letters (``ＧＰＴ４``), superscripts… is indexed under
+    their plain words too (``pages.search_words``, :func:`gbrain.search.keyword.compat_words`),
+    recomputed here for those pages only (:func:`rederive_compat_words`); the FTS5 trigger
+    re-indexes the pages that change. Queries are folded the same way (``search_form``)."""
+    rederive_compat_words(conn)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

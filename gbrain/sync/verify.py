@@ -295,7 +295,8 @@ def derived_counts(brain: Brain) -> dict:
 def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
-    frontmatter error, content hash, separator, hash of the compiled truth / timeline split), tags
+    frontmatter error, content hash, separator, the search fields ``search_aliases``,
+    ``search_headings``, ``search_words``, hash of the compiled truth / timeline split), tags
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), the search index
@@ -314,8 +315,9 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
         fts = [("corrupt", str(e))]
     pages = sorted(
-        (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], hashlib.sha256((r[8] + "\0" + r[9]).encode("utf-8", "surrogatepass")).hexdigest())
-        for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, compiled_truth, timeline FROM pages")
+        (*tuple(r[:11]), hashlib.sha256((r[11] + "\0" + r[12]).encode("utf-8", "surrogatepass")).hexdigest())
+        for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, "
+                           "search_aliases, search_headings, search_words, compiled_truth, timeline FROM pages")
     )
     return {
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
