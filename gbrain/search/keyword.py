@@ -461,6 +461,8 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     re-scored value (higher is better), ``bm25`` FTS5's ``-bm25`` with :data:`WEIGHTS` (0 for a
     page found only by its exact name), ``signals`` the fields that matched, from ``title``,
     ``alias``, ``path``, ``headings``, ``body``. ``[]`` when the query has no indexable word.
+    ``query`` is ranked in its :func:`search_form` (NFKC); an exact name is looked up both as
+    given (NFC) and in that form.
     """
     # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
     # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``)
