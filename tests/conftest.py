@@ -35,7 +35,11 @@ def _clean_env(tmp_path, monkeypatch, request):
     monkeypatch.setenv("GBRAIN_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))
     # the temp folder (lock files, scratch copies) is the test's own, for this process and every
     # CLI subprocess, so a test run leaves nothing in /tmp beside pytest's own folder
-    tmp = tmp_path.parent / f"{tmp_path.name}-tmp"
+    # (a short name: a forkserver's socket goes in it, and AF_UNIX paths stop at 107 bytes; a
+    # long test name under pytest-157/popen-gw0/ reached it)
+    import hashlib
+
+    tmp = tmp_path.parent / ("t-" + hashlib.sha1(tmp_path.name.encode()).hexdigest()[:8])
     tmp.mkdir(exist_ok=True)
     monkeypatch.setenv("TMPDIR", str(tmp))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
