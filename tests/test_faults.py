@@ -80,8 +80,10 @@ def test_emptied_subfolder_is_refused_but_the_rest_of_the_tree_is_not_blocked_fo
 
 
 def test_many_notes_deleted_while_others_stay_in_the_folder_is_not_a_vanished_tree(tmp_path):
+    """25 of 60: many, but not most of the folder (most of it at once is refused:
+    tests/test_mass_delete.py)."""
     root, db = tmp_path / "v", tmp_path / "b.db"
-    notes(root, "", MASS_TRASH + 10)
+    notes(root, "", MASS_TRASH * 3)
     with Brain.open(db) as b:
         eng = SyncEngine(b, root)
         eng.bind()

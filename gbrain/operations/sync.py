@@ -42,7 +42,8 @@ def _sync_text(r: dict, a: dict) -> str:
     [
         Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to"),
         Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),
-        Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished (you deleted them on purpose)", default=False),
+        Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished, or most of whose notes were deleted at once (you deleted them on purpose)", default=False),
+        Param("put_back", "boolean", "write the files deleted from the folder back from the brain instead of trashing their notes (the way back after a refused mass deletion)", default=False),
     ],
     mcp=False,
     db="create",
@@ -56,6 +57,9 @@ def _sync(b, a, ctx):
     root = _dir_arg(a["dir"])
     eng = SyncEngine(b, root, warn=ctx.on_warning)
     eng.confirm_delete = bool(a.get("confirm_delete"))
+    eng.put_back = bool(a.get("put_back"))
+    if eng.put_back and eng.confirm_delete:
+        raise BadInput(f"{ctx.flag('put_back')} and {ctx.flag('confirm_delete')} ask for opposite things; give one")
     try:
         eng.bind(rebind=bool(a.get("rebind")))
         return eng.sync()
@@ -86,7 +90,7 @@ def _watch_text(r: dict, a: dict) -> str:
         Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100, minimum=0, maximum=60_000),
         Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300, minimum=0),
         Param("rebind", "boolean", "watch a different folder than the one the brain is bound to", default=False),
-        Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished (you deleted them on purpose)", default=False),
+        Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished, or most of whose notes were deleted at once (you deleted them on purpose)", default=False),
     ],
     mcp=False,
     db="create",

@@ -68,8 +68,13 @@ A path that cannot be read, is still being written (its stat changed while it wa
 symlink or ignored, or lies in an unreadable folder is left alone on both sides and reported.
 A vanished or unreadable root raises :class:`~gbrain.errors.GBrainError`; so does a round that
 would trash :data:`MASS_TRASH` or more notes from one folder (or the root) with no markdown left
-in it (an unmounted drive or sub-volume looks like that), until a person confirms with
-``--confirm-delete``.
+in it (an unmounted drive or sub-volume looks like that), or that are :data:`MASS_SHARE` or more
+of the folder's synced notes (most of it deleted at once, or the rest of a held-back folder after
+part of it came back), until a person confirms with ``--confirm-delete``
+(:class:`MassDeleteRefused`, :meth:`SyncEngine.vanished_folders`). ``put_back`` (``gbrain sync
+--put-back``) is the other way out: the files deleted from the folder are written again from the
+brain instead of trashing their notes. ``held`` (set by watch after a refusal) names gone paths
+that no round trashes until their file comes back.
 """
 from __future__ import annotations
 
@@ -98,7 +103,8 @@ from .importer import classify
 from .plan import PathState, decide
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
-MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human
+MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
+MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
 #: a client records that it is alive (``sync_root.synced_at``) at most this often (s): sync runs
 #: and a running watch, so only a folder nobody syncs any more is expired
 TOUCH_S = 600
@@ -171,18 +177,26 @@ class Outcome:
         }
 
 
+def _prefixes(p: str) -> list[str]:
+    """The folders holding path ``p``, outermost first: ``''`` (the root), ``'a/'``, ``'a/b/'``."""
+    parts = p.split("/")[:-1]
+    return ["".join(x + "/" for x in parts[:i]) for i in range(len(parts) + 1)]
+
+
 class SyncError(GBrainError):
     """Sync stopped before changing anything it could not vouch for (vanished root, lock held…)."""
 
 
 class MassDeleteRefused(SyncError):
-    """A folder lost all its markdown at once (see :meth:`SyncEngine.vanished_folders`); a person
-    confirms with ``--confirm-delete``. ``folders``: the ``(prefix, notes)`` refused (a prefix
-    ends in ``/``; ``""`` is the root)."""
+    """A folder lost all its markdown, or most of its notes, at once (see
+    :meth:`SyncEngine.vanished_folders`); a person confirms with ``--confirm-delete``.
+    ``folders``: the ``(prefix, notes)`` refused (a prefix ends in ``/``; ``""`` is the root);
+    ``paths``: every path the round would have trashed under them (what watch holds back)."""
 
-    def __init__(self, msg: str, folders: list[tuple[str, int]] | None = None):
+    def __init__(self, msg: str, folders: list[tuple[str, int]] | None = None, paths: Iterable[str] = ()):
         super().__init__(msg)
         self.folders = folders or []
+        self.paths = set(paths)
 
 
 _COPY_MARK = re.compile(r"\.conflict-\d{8}T\d{6}(?:-\d+)?")
@@ -239,6 +253,12 @@ class SyncEngine:
         self._dir_cache: dict[str, set[str] | None] = {}
         #: trash the notes of a folder whose markdown all vanished (a person said so)
         self.confirm_delete = False
+        #: write files deleted from the folder back from the brain instead of trashing their notes
+        self.put_back = False
+        #: gone paths no round trashes (watch: refused ones) until their file is back on disk
+        self.held: set[str] = set()
+        #: every path this engine trashed (a refusal says how many of its folder went earlier)
+        self.trashed_paths: set[str] = set()
         #: recorded as the origin of every version this engine writes (``watch`` sets its own)
         self.surface = "sync"
         #: whose base this engine reads and writes: '' on SQLite, host:folder on Postgres
@@ -851,9 +871,17 @@ class SyncEngine:
         if hold_gone_edits:
             out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
             conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
+        if self.held:
+            self.held.difference_update(disk)  # back on disk: synced as usual again
+            to_trash = [p for p in to_trash if p not in self.held]
+        if self.put_back and to_trash:
+            # deleted from the folder, unchanged in the brain: the brain's version goes back
+            to_write = to_write + to_trash
+            to_trash = []
         # an emptied folder (an unmounted drive or sub-volume, a `rm -rf *` in the wrong window)
-        # is not a request to trash its pages: stop before touching either side
-        if len(to_trash) >= MASS_TRASH and not self.confirm_delete:
+        # or most of a folder at once is not a request to trash its pages: stop before touching
+        # either side
+        if to_trash and (len(to_trash) >= MASS_TRASH or self.held) and not self.confirm_delete:
             self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
         if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves:
             # nothing is written to the folder from (or into) a damaged database: wait for the
@@ -985,6 +1013,7 @@ class SyncEngine:
                 with origin(operation="file deleted"):
                     self._trash(p, "file deleted")
                 out.trashed.append(p)
+                self.trashed_paths.add(p)
                 self._log(f"- {p} → trash")
                 self._forget(p)
             for cp, (p, data) in copies.items():
@@ -1046,29 +1075,71 @@ class SyncEngine:
         return out
 
     def vanished_folders(self, to_trash: list[str], disk: dict | None) -> list[tuple[str, int]]:
-        """Folders (``''`` for the root, else ``'a/b/'``) from which at least :data:`MASS_TRASH`
-        synced markdown files would be trashed while no markdown file is left in them on disk
-        (only ``.DS_Store``, ``.obsidian/``, attachments…): ``[(folder, markdown files lost)]``,
-        outermost folders only. ``disk`` is the full scan when there is one; else the folders
-        are looked at on disk."""
+        """Folders (``''`` for the root, else ``'a/b/'``) from which a round would trash synced
+        markdown files (``to_trash``) that either leave no markdown file in the folder on disk
+        (only ``.DS_Store``, ``.obsidian/``, attachments…) and are, with the ones :attr:`held`
+        back there, at least :data:`MASS_TRASH`; or are at least :data:`MASS_TRASH` and
+        :data:`MASS_SHARE` or more of its synced markdown files (``sync_state``, this client;
+        held ones and folders of the first kind left out): ``[(folder, markdown files gone)]``,
+        outermost folders of the first kind, then the others, each narrowed to the deepest
+        folder holding all of its gone files. ``disk`` is the full scan when there is one; else the folders are looked at
+        on disk."""
+        return [(pre, n) for pre, n, _, _ in self._vanished(to_trash, disk)]
+
+    def _vanished(self, to_trash: list[str], disk: dict | None) -> list[tuple[str, int, int, bool]]:
+        """:meth:`vanished_folders` as ``(folder, gone, synced there, markdown left there)``."""
         per: dict[str, int] = {}
         for p in to_trash:
-            if not is_markdown(p):
-                continue
-            parts = p.split("/")[:-1]
-            for i in range(len(parts) + 1):
-                pre = "".join(x + "/" for x in parts[:i])
-                per[pre] = per.get(pre, 0) + 1
-        out: list[tuple[str, int]] = []
-        for pre in sorted(per, key=lambda x: (x.count("/"), x)):
-            if per[pre] < MASS_TRASH or any(pre.startswith(o) for o, _ in out):
-                continue
+            if is_markdown(p):
+                for pre in _prefixes(p):
+                    per[pre] = per.get(pre, 0) + 1
+        held: dict[str, int] = {}
+        for p in self.held:
+            if is_markdown(p):
+                for pre in _prefixes(p):
+                    held[pre] = held.get(pre, 0) + 1
+        big = [pre for pre in per if per[pre] + held.get(pre, 0) >= MASS_TRASH]
+        if not big:
+            return []
+        synced: dict[str, int] = dict.fromkeys(big, 0)
+        for (q,) in self._tuples("SELECT path FROM sync_state WHERE client = ?", (self.client,)):
+            if is_markdown(q):
+                for pre in _prefixes(q):
+                    if pre in synced:
+                        synced[pre] += 1
+
+        def left(pre: str) -> bool:
             if disk is not None:
-                left = any(q.startswith(pre) and is_markdown(q) for q in disk)
+                return any(q.startswith(pre) and is_markdown(q) for q in disk)
+            return self._markdown_left(pre)
+
+        order = sorted(big, key=lambda x: (x.count("/"), x))
+        out: list[tuple[str, int, int, bool]] = []
+        # 1. folders with no markdown left (an unmounted drive or sub-volume): outermost only
+        for pre in order:
+            if not any(pre.startswith(o) for o, *_ in out) and not left(pre):
+                out.append((pre, per[pre] + held.get(pre, 0), synced[pre], False))
+        # 2. most of a folder at once, besides what step 1 explains (a folder emptied inside it
+        #    counts neither as gone nor as synced there) and the notes held back already (judged
+        #    when they went: this round is judged against the notes still there)
+        empty = [o for o, *_ in out]
+        for pre in order:
+            if any(pre.startswith(o) for o, *_ in out):
+                continue
+            inner = [o for o in empty if o.startswith(pre)]
+            gone = per[pre] - sum(per.get(o, 0) for o in inner)
+            alive = synced[pre] - held.get(pre, 0) - sum(synced[o] - held.get(o, 0) for o in inner)
+            if gone < MASS_TRASH or gone < MASS_SHARE * alive:
+                continue
+            # named by the deepest folder holding every note gone from it (a prefix in `big` too)
+            lost = [p for p in to_trash if p.startswith(pre) and is_markdown(p) and not p.startswith(tuple(inner))]
+            narrow = posixpath.commonpath(["/" + posixpath.dirname(p) for p in lost]).lstrip("/")
+            narrow = narrow + "/" if narrow else ""
+            if narrow not in synced or not narrow.startswith(pre) or inner:
+                narrow = pre
             else:
-                left = self._markdown_left(pre)
-            if not left:
-                out.append((pre, per[pre]))
+                alive = synced[narrow] - held.get(narrow, 0)
+            out.append((narrow, gone, alive, True))
         return out
 
     def _markdown_left(self, prefix: str) -> bool:
@@ -1081,14 +1152,33 @@ class SyncEngine:
         return False
 
     def _check_vanished(self, to_trash: list[str], disk: dict | None) -> None:
-        gone = self.vanished_folders(to_trash, disk)
+        """Raise :class:`MassDeleteRefused` when :meth:`vanished_folders` finds any. The message
+        says what is true: nothing was trashed, or how many of those folders' notes this engine
+        (a watch) trashed in earlier rounds and how to bring them back; and how to get the files
+        back instead (``--put-back``) or confirm the deletion (``--confirm-delete``)."""
+        gone = self._vanished(to_trash, disk)
         if not gone:
             return
-        where = ", ".join(f"{(str(self.root / pre.rstrip('/')) if pre else str(self.root))} ({n} notes)" for pre, n in gone)
+        parts = []
+        for pre, n, m, left in gone:
+            where = str(self.root / pre.rstrip("/")) if pre else str(self.root)
+            if left:
+                parts.append(f"{n:,} of the {m:,} synced notes of {where} are gone at once")
+            else:
+                parts.append(f"every synced note is gone from {where} ({n:,} notes), with no markdown left there")
+        pres = tuple(pre for pre, *_ in gone)
+        earlier = sum(1 for p in self.trashed_paths if is_markdown(p) and p.startswith(pres))
+        if earlier:
+            done = (f"nothing of them was trashed, but {earlier:,} other notes of {'that folder' if len(gone) == 1 else 'those folders'} were trashed "
+                    "earlier, before the rest went (`gbrain trash` lists them, `gbrain restore SLUG` or `gbrain restore --all` brings them back)")
+        else:
+            done = "nothing was trashed"
         raise MassDeleteRefused(
-            f"every synced note is gone from {where}, with no markdown left there (an unmounted drive, or emptied by mistake?); "
-            f"nothing was trashed. If you deleted them on purpose, run `gbrain sync {self.root} --confirm-delete`",
-            gone,
+            f"{'; '.join(parts)} (an unmounted drive, or deleted by mistake?); {done}. "
+            f"To get the files back from the brain, run `gbrain sync {self.root} --put-back`; "
+            f"if you deleted them on purpose, run `gbrain sync {self.root} --confirm-delete`",
+            [(pre, n) for pre, n, *_ in gone],
+            [p for p in to_trash if p.startswith(pres)],
         )
 
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:
@@ -1381,6 +1471,15 @@ class SyncEngine:
             if really:
                 rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
                 rep["unreadable"] = [{"path": p, "reason": w} for p, w in really[: verify.MAX_LISTED]]
+        held = len([p for p in self.held if p not in disk_hashes])
+        missing = next((int(m.group(1)) for x in rep["problems"] for m in [re.match(r"(\d+) path\(s\) in the DB are not on disk", x)] if m), 0)
+        if held and missing:
+            # a refused mass deletion a watch holds back (said when refused): noted, not a problem
+            rep["missing_on_disk"] = [p for p in rep["missing_on_disk"] if p not in self.held]
+            rep["problems"] = [x for x in rep["problems"] if "not on disk" not in x]
+            if missing > held:
+                rep["problems"].append(f"{missing - held} path(s) in the DB are not on disk")
+            rep["held_back_count"] = held
         rep["ok"] = not rep["problems"]
         rep["conflicts"] = out.conflicts
         if out.collapsed:

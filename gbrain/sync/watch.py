@@ -10,7 +10,11 @@ paths):
   the tree becomes a folder whose known paths are gone: its pages go to the trash by prefix; one
   moved in is walked). Events are coalesced per path; a batch runs once no event arrived for
   ``debounce`` seconds (or ``max_wait`` after the first pending one), so a ``git checkout`` of
-  1,000 files is one batch in one transaction. Editors' temp files (``.swp``, ``~``,
+  1,000 files is one batch in one transaction. A path found gone from disk (and a folder gone)
+  waits while deletions are still arriving: it joins a batch once no delete event came for
+  :data:`SETTLE_S` (at most :data:`SETTLE_MAX_S` after it was first held), so an ``rm -rf`` of a
+  folder reaches the brain as one round and the mass-deletion guard sees the folder as it ends
+  up, not piecemeal; edits and new files are not delayed (:class:`Pending`). Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
   the target, because reconciliation looks at each path's state, not at the event type.
 * **Brain → file**: each tick reads ``PRAGMA data_version`` (SQLite) or the notifications of
@@ -22,6 +26,10 @@ paths):
   file equal to the brain; a page imported from a file logs a change whose hash equals the file.
 * **Safety net**: every :data:`RESCAN_S` seconds (when no event is pending) a full sync runs,
   so an event the observer dropped (inotify queue overflow) is caught within minutes.
+* **Mass deletions**: a round the engine refuses (:class:`MassDeleteRefused`: a folder emptied,
+  or most of its notes gone at once) is said once; its paths are held back (``SyncEngine.held``:
+  no later round, rescans included, trashes them) until each file comes back, or until watch is
+  started again with ``--confirm-delete``; the rest of the batch syncs and watching goes on.
 * **Robustness**: a half-written or unreadable file is retried on the next batches; a vanished root
   stops the watch with an error before anything is deleted. SIGINT/SIGTERM finish the batch in
   flight, then stop; a summary is returned.
@@ -54,6 +62,10 @@ RETRY_MAX_S = 30.0
 LISTEN_RETRY_S = 0.5
 LISTEN_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
+#: a path gone from disk is synced once no delete event came for this long (s)…
+SETTLE_S = 1.0
+#: …or this long after it was first held back, while deletions keep coming
+SETTLE_MAX_S = 30.0
 
 
 #: a sync's counts (:meth:`SyncOutcome.counts` keys) in the words watch prints, in order: the
@@ -69,8 +81,84 @@ def start_summary(counts: dict) -> str:
     parts = [f"{counts[k]:,} {w}" for k, w in CHANGE_WORDS if counts.get(k)]
     return "at start: " + ", ".join(parts) if parts else "in sync at start"
 
+class Pending:
+    """What waits for the next file → brain batch, and when it is due (no clock of its own:
+    every time is given, so tests drive it with made-up times).
+
+    :meth:`add` takes one event: ``kind`` is ``file`` or ``dir`` (a change), ``gone`` or
+    ``gonedir`` (a file or folder deleted), ``rel`` the path, ``t`` its monotonic time in
+    seconds. A batch is due ``debounce`` seconds after the last event, or ``max_wait`` after the
+    first pending one. :meth:`take` returns it, less the paths (and folders) whose last event was
+    a delete and that are absent from disk while deletions are still arriving: those are held until no delete event
+    came for ``settle`` seconds, or ``settle_max`` seconds after the first was held, and then
+    join a batch together."""
+
+    def __init__(self, debounce: float, max_wait: float, settle: float = SETTLE_S, settle_max: float = SETTLE_MAX_S):
+        self.debounce, self.max_wait, self.settle, self.settle_max = debounce, max_wait, settle, settle_max
+        self.paths: dict[str, float] = {}
+        self.dirs: dict[str, float] = {}
+        self.gone_paths: set[str] = set()  # held back: absent while deletions still came
+        self.deleted: set[str] = set()  # pending paths and folders whose last event was a delete
+        self.gone_dirs: set[str] = set()
+        self.first = 0.0  # first event of the pending (not held) paths
+        self.last = 0.0  # last event
+        self.last_gone = float("-inf")  # last delete event
+        self.held_since: float | None = None  # when the first of the held paths was held
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.dirs or self.gone_paths or self.gone_dirs)
+
+    def add(self, kind: str, rel: str, t: float) -> None:
+        """One event (see the class)."""
+        if not self.paths and not self.dirs:
+            self.first = t
+        self.last = max(self.last, t)
+        if kind in ("gone", "gonedir"):
+            self.last_gone = max(self.last_gone, t)
+            self.deleted.add(rel)
+        else:
+            self.deleted.discard(rel)
+        if kind in ("dir", "gonedir"):
+            self.dirs[rel] = t
+        else:
+            self.paths[rel] = t
+
+    def take(self, now: float, exists: Callable[[str, bool], bool]) -> tuple[set[str], set[str]] | None:
+        """The batch due at ``now`` as ``(paths, folders)`` (either may be empty when all of it
+        was held back), or None when none is due. ``exists(rel, is_folder)`` looks at the disk."""
+        settled = now - self.last_gone >= self.settle or (self.held_since is not None and now - self.held_since >= self.settle_max)
+        due = bool(self.paths or self.dirs) and (now - self.last >= self.debounce or now - self.first >= self.max_wait)
+        release = bool(self.gone_paths or self.gone_dirs) and settled
+        if not due and not release:
+            return None
+        paths: set[str] = set()
+        dirs: set[str] = set()
+        if due:
+            paths, dirs = set(self.paths), set(self.dirs)
+            deleted = self.deleted
+            self.paths.clear()
+            self.dirs.clear()
+            self.deleted = set()
+            if not settled:
+                gone = {p for p in paths if p in deleted and not exists(p, False)}
+                gone_dirs = {d for d in dirs if d in deleted and not exists(d, True)}
+                if gone or gone_dirs:
+                    if self.held_since is None:
+                        self.held_since = now
+                    self.gone_paths |= gone
+                    self.gone_dirs |= gone_dirs
+                    paths -= gone
+                    dirs -= gone_dirs
+        if settled and (self.gone_paths or self.gone_dirs):
+            paths |= self.gone_paths
+            dirs |= self.gone_dirs
+            self.gone_paths, self.gone_dirs, self.held_since = set(), set(), None
+        return paths, dirs
+
+
 class _Handler:
-    """watchdog handler: turns events into dirty relative paths / folders on a queue."""
+    """watchdog handler: turns events into dirty relative paths / folders on a queue
+    (``(kind, rel, t)``, kinds as :meth:`Pending.add` takes them)."""
 
     KINDS = {"created", "modified", "moved", "deleted", "closed"}
 
@@ -103,14 +191,17 @@ class _Handler:
             rel = self._rel(p)
             if rel is None:
                 continue
+            # deleted (not moved: a move's source goes in the batch of its destination, which
+            # makes it a move; a folder moved out of the tree is one event, judged whole)
+            gone = et == "deleted"
             if event.is_directory:
                 if et == "modified":
                     continue
-                self.q.put(("dir", rel, now))
+                self.q.put(("gonedir" if gone else "dir", rel, now))
             else:
                 if is_temp_name(rel.rsplit("/", 1)[-1]):
                     continue
-                self.q.put(("file", rel, now))
+                self.q.put(("gone" if gone else "file", rel, now))
 
 
 class Watcher:
@@ -129,6 +220,7 @@ class Watcher:
         self.debounce = debounce
         self.max_wait = max_wait
         self.q: queue.SimpleQueue = queue.SimpleQueue()
+        self.pending = Pending(debounce, max_wait)
         self._stop = threading.Event()
         self._masked = False  # SIGINT/SIGTERM blocked and polled with sigtimedwait (main thread)
         self.counts: dict[str, int] = {k: 0 for k in Outcome().counts()}
@@ -200,7 +292,7 @@ class Watcher:
         observer.schedule(handler, root, recursive=True)
         observer.start()
         try:
-            self.initial = eng.sync()
+            self.initial = self._first_sync()
             self._add_initial(self.initial)
             files = self.initial["files_seen"]
             self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
@@ -225,6 +317,21 @@ class Watcher:
             eng.close()
         return self.summary()
 
+    def _first_sync(self) -> dict:
+        """The catch-up sync at start. A refused mass deletion (a folder emptied while no watch
+        ran, or one a watch held back before this one started) is said once, its paths are held
+        back as a batch's would be, and the rest is synced."""
+        eng = self.engine
+        for _ in range(3):
+            try:
+                return eng.sync()
+            except MassDeleteRefused as e:
+                self._refused(e)
+                if not e.paths - eng.held:
+                    raise
+                eng.held |= e.paths
+        return eng.sync()
+
     def _add_initial(self, rep: dict) -> None:
         c = rep.get("counts", {})
         if any(c.get(k) for k in ("imported", "exported", "trashed", "removed", "moved", "conflicts")):
@@ -239,11 +346,8 @@ class Watcher:
     def _loop(self) -> None:
         eng = self.engine
         conn = self.brain.conn
-        dirty: dict[str, float] = {}
-        dirty_dirs: dict[str, float] = {}
+        pending = self.pending
         retry: dict[str, float] = {}  # path → when to retry (half-written / unreadable)
-        first_pending = 0.0
-        last_event = 0.0
         dv = None  # read the log once at start: a commit during the initial sync is not missed
         log_retry_at = 0.0  # a log round that could not finish is tried again from then on
         next_root_check = time.monotonic() + ROOT_CHECK_S
@@ -270,18 +374,12 @@ class Watcher:
                         self._said_bad.add(rel)
                         self.log(f"! skipped {escaped(rel)}{'/' if kind == 'dir' else ''}: {NOT_UTF8}")
                     continue
-                if not dirty and not dirty_dirs:
-                    first_pending = t
-                last_event = t
-                if kind == "dir":
-                    if rel == "":
-                        next_root_check = 0.0
-                        continue
-                    dirty_dirs[rel] = t
-                else:
-                    dirty[rel] = t
-                    if rel == IGNORE_FILE:
-                        eng.reload_ignore()
+                if kind in ("dir", "gonedir") and rel == "":
+                    next_root_check = 0.0
+                    continue
+                pending.add(kind, rel, t)
+                if rel == IGNORE_FILE:
+                    eng.reload_ignore()
             now = time.monotonic()
             # 2. the root must still be there
             if now >= next_root_check:
@@ -310,7 +408,7 @@ class Watcher:
             # 4. a full rescan now and then catches what the observer may have dropped
             #    (inotify queue overflow, network file systems)
             #    and a client expired meanwhile catches up with one
-            if (expired or (self.rescan and now >= next_rescan)) and not dirty and not dirty_dirs:
+            if (expired or (self.rescan and now >= next_rescan)) and not pending:
                 next_rescan = now + self.rescan
                 try:
                     rep = eng.sync()
@@ -319,7 +417,10 @@ class Watcher:
                 except FileNotFoundError as e:
                     self._warn(f"{e.filename or e} went away during the rescan; rescan skipped")
                 except MassDeleteRefused as e:
-                    self._refused(e)  # a full rescan is all or nothing: the next event syncs the rest
+                    self._refused(e)  # its paths are held back now: the rest syncs at the next tick
+                    if e.paths - eng.held:
+                        eng.held |= e.paths
+                        next_rescan = now
                 else:
                     expired = False
                     next_touch = now + TOUCH_S
@@ -335,18 +436,17 @@ class Watcher:
                     self._warn(f"the brain is busy ({e}); will retry")
             # 5. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
-            if (dirty or dirty_dirs) and (now - last_event >= self.debounce or now - first_pending >= self.max_wait):
-                paths, dirs = set(dirty), set(dirty_dirs)
-                dirty.clear()
-                dirty_dirs.clear()
+            batch = pending.take(now, self._exists)
+            if batch is not None:
+                paths, dirs = batch
                 for p in due_retry:
                     retry.pop(p, None)
-                if not self._safe_batch(paths | due_retry, dirs, retry=retry):
+                if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry):
                     for p in paths | due_retry:
                         retry[p] = now + RETRY_S
                     for d in dirs:
-                        dirty_dirs[d] = now
-            elif due_retry and not dirty and not dirty_dirs:
+                        pending.add("dir", d, now)
+            elif due_retry and not pending.paths and not pending.dirs:
                 for p in due_retry:
                     retry.pop(p, None)
                 if not self._safe_batch(due_retry, set(), retry=retry):
@@ -387,6 +487,11 @@ class Watcher:
                 return (self._listen_epoch, self._listener.poll())
         return ("polled", conn.execute("PRAGMA data_version").fetchone()[0])
 
+    def _exists(self, rel: str, folder: bool) -> bool:
+        """Whether ``rel`` is on disk (a folder when ``folder``): :meth:`Pending.take` asks."""
+        p = os.path.join(str(self.engine.root), *rel.split("/"))
+        return os.path.isdir(p) if folder else os.path.lexists(p)
+
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
         (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it.
@@ -395,9 +500,11 @@ class Watcher:
         deleted or renamed the moment it was written or read): rolled back, said once a minute,
         False returned to retry it.
 
-        A folder whose notes all vanished at once (:class:`MassDeleteRefused`) is not fatal
-        either: it is said once, its paths leave the batch (its pages stay in the brain, its
-        files stay gone) and the rest of the batch is synced; watching goes on."""
+        A refused mass deletion (:class:`MassDeleteRefused`: a folder whose notes all vanished,
+        or most of them, at once) is not fatal either: it is said once, its paths are held back
+        (``SyncEngine.held``: their pages stay in the brain, their files stay gone, no later
+        round trashes them until each file is back) and the batch is synced without them;
+        watching goes on."""
         for _ in range(4):
             try:
                 self._batch(paths, dirs, **kw)
@@ -415,25 +522,9 @@ class Watcher:
                 return False
             except MassDeleteRefused as e:
                 self._refused(e)
-                pre = tuple(p for p, _ in e.folders)
-                if not pre or "" in pre:
-                    return True  # the whole root: nothing of this batch is synced
-                keep_dirs = set()
-                for d in dirs:  # folders other than the root ("" never comes as a folder event)
-                    dp = d.strip("/") + "/"
-                    if dp.startswith(pre):
-                        continue  # the refused folder or one inside it
-                    if any(p.startswith(dp) for p in pre):
-                        # a folder above a refused one: its paths (on disk or known) instead,
-                        # less those under the refused folders (below)
-                        files, _, _ = self.engine.walk(d.strip("/"))
-                        paths |= {f.path for f in files} | self.engine._known_under(dp)
-                    else:
-                        keep_dirs.add(d)
-                paths = {p for p in paths if not p.startswith(pre)}
-                dirs = keep_dirs
-                if not paths and not dirs and not kw.get("log_paths"):
-                    return True
+                if not e.paths - self.engine.held:
+                    return True  # nothing new to hold back (cannot happen: the engine skips held paths)
+                self.engine.held |= e.paths
         return True
 
     def _refused(self, e: MassDeleteRefused) -> None:
@@ -442,8 +533,8 @@ class Watcher:
         if key in self._said_refused:
             return
         self._said_refused.add(key)
-        self.log(f"warning: {e}; or stop this watch and start it again with --confirm-delete. "
-                 "Watching goes on; the notes stay in the brain until then")
+        self.log(f"warning: {e} (stop this watch first; or start it again with --confirm-delete). "
+                 "Watching goes on; those notes stay in the brain, and a file that comes back is synced again")
 
     def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict) -> None:
         eng = self.engine
@@ -494,4 +585,4 @@ def watch(brain: Brain, root: str | os.PathLike, **kw) -> dict:
     return Watcher(brain, root, **kw).run()
 
 
-__all__ = ["Watcher", "watch", "DEBOUNCE_S", "MAX_WAIT_S"]
+__all__ = ["Watcher", "Pending", "watch", "DEBOUNCE_S", "MAX_WAIT_S", "SETTLE_S", "SETTLE_MAX_S"]
