@@ -4,7 +4,9 @@
 On a make_brain.py tree (``--pages``, default 7,471), each figure for SQLite and Postgres:
 
 * full import (in-process, fresh database), export, a no-change ``sync``;
-* ``search`` p50 over a fixed set of queries (in-process, warm);
+* ``search`` p50 over a fixed set of queries (in-process, warm), and over the same queries as
+  phrases and prefixes beside the same words plain (:func:`syntax_queries`); with ``--baseline
+  OTHER/gbrain/search/keyword.py`` another checkout's search timed beside, query by query;
 * ``query`` p50 (in-process, warm, as benchmarks/query_latency.py times it): the question encoded
   with the real ``minilm`` model, ranked against 384-dim vectors for ``--chunks`` chunks spread
   over the pages (synthetic unit vectors stored under minilm's id: the latency of storing and
@@ -77,16 +79,49 @@ def queries(b: Brain, n: int) -> list[str]:
     return out
 
 
-def search_p50(db: str, qs: list[str]) -> float:
+def syntax_queries(qs: list[str]) -> list[str]:
+    """``qs`` in the query syntax (docs/search.md): a query of two words as a quoted phrase, a
+    word as a prefix (its first letters and ``*``): what :func:`search_p50` times beside the same
+    words typed plain (quotes and stars dropped), in the same run."""
+    return [f'"{q}"' if " " in q else f"{q[:max(3, len(q) - 2)]}*" for q in qs]
+
+
+def search_p50(db: str, qs: list[str], pgdata: Path | None = None, baseline=None) -> list[tuple[float, float]]:
+    """Warm in-process ``search`` over ``qs``: ``[(p50 ms, CPU ms per query)]``, of this checkout's
+    ``search`` and, with ``baseline`` (a ``search`` function of another checkout:
+    :func:`load_baseline`), of that one too, query by query in turn (the same load for both).
+    CPU: this process plus, with ``pgdata``, the server's backends of this database."""
+    from urllib.parse import urlparse
+
+    dbname = urlparse(db).path.lstrip("/") if pgdata else ""
+    fns = [search] + ([baseline] if baseline else [])
     with Brain.open(db) as b:
         for q in qs[:5]:
-            search(b.conn, q)  # warm
-        times = []
+            for fn in fns:
+                fn(b.conn, q)  # warm
+        times: list[list[float]] = [[] for _ in fns]
+        cpus = [0.0 for _ in fns]
         for q in qs:
-            t = time.perf_counter()
-            search(b.conn, q)
-            times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
+            for i, fn in enumerate(fns):
+                c0, s0 = cpu(), server_cpu(pgdata, dbname)
+                t = time.perf_counter()
+                fn(b.conn, q)
+                times[i].append(time.perf_counter() - t)
+                cpus[i] += cpu() - c0 + server_cpu(pgdata, dbname) - s0
+    return [(statistics.median(t) * 1000, c / len(qs) * 1000) for t, c in zip(times, cpus)]
+
+
+def load_baseline(path: str):
+    """The ``search`` function of the ``gbrain/search/keyword.py`` at ``path`` (another checkout,
+    e.g. /work/main before a change), imported beside this one as ``gbrain.search._baseline``
+    (its relative imports resolve to this checkout's package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gbrain.search._baseline", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.search
 
 
 def fill_vectors(db: str, model_id: str, dims: int, n: int) -> None:
@@ -265,7 +300,9 @@ def main() -> None:
     ap.add_argument("--saves", type=int, default=15, help="pages saved under watch")
     ap.add_argument("--writes", type=int, default=100, help="pages each of the 4 writer processes writes")
     ap.add_argument("--parts", default="search,query,watch,writers", help="what to measure after the import (comma-separated)")
+    ap.add_argument("--baseline", help="a gbrain/search/keyword.py of another checkout: its search timed beside this one's, query by query")
     args = ap.parse_args()
+    baseline = load_baseline(args.baseline) if args.baseline else None
     parts = set(args.parts.split(","))
     import pgserver
     import psycopg
@@ -314,7 +351,14 @@ def main() -> None:
             row(name, "no-change sync", w3, c3, "s")
             if "search" not in parts:
                 continue
-            row(name, f"search p50 ({len(qs)} queries, warm)", search_p50(db, qs) / 1000, float("nan"), "ms")
+            pgdata = srv.pgdata if name == "postgres" else None
+            sx = syntax_queries(qs)
+            for what, q_ in ((f"search p50 ({len(qs)} queries, warm)", qs), ("search p50 phrases/prefixes of them", sx),
+                             ("search p50 the same words plain", [q.replace('"', "").rstrip("*") for q in sx])):
+                res = search_p50(db, q_, pgdata, baseline)
+                row(name, what, res[0][0] / 1000, res[0][1] / 1000, "ms")
+                if baseline:
+                    row(name, f"  --baseline: {what[len('search p50 '):]}", res[1][0] / 1000, res[1][1] / 1000, "ms")
         # query: vectors stored on SQLite, the brain moved to Postgres with `gbrain copy`
         from gbrain.search.embeddings import get_model
 

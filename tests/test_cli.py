@@ -550,6 +550,19 @@ def test_search_limit_must_be_positive_like_query(imported):
     assert len(js(gbrain("search", "River", "--limit", "1", "--json"))) == 1
 
 
+def test_limit_errors_are_the_ones_the_readme_quotes(imported):
+    """The README quotes each limit rule with the command that breaks it (a trial found it saying
+    every limit takes 0 while search refused -1 as "not a positive number")."""
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for args, rule in ((("list", "--limit", "-2"), "--limit must be 0 (no limit) or more, got -2"),
+                       (("search", "--limit", "-1", "foo"), "--limit must be a positive number, got -1")):
+        r = gbrain(*args)
+        assert r.returncode == 2 and r.stderr.decode() == f"error: {rule}\n", r.stderr
+        assert f"`{' '.join(args[:3])}`: `{rule}`" in " ".join(readme.split()), rule
+
+
 def test_a_limit_too_large_for_sqlite_is_a_usage_error(imported):
     for cmd in (["query", "banana"], ["search", "banana"], ["list"]):
         r = gbrain(*cmd, "--limit", "9223372036854775808")

@@ -328,8 +328,9 @@ def _stats(b, a, ctx):
     "search",
     "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
     "or file name the query names comes first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
-    "on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts, and nothing else is syntax: -, :, AND, OR, NOT, NEAR are plain words.",
-    [Param("query", description="search words; on a SQLite brain \"a quoted phrase\" matches the words in order and word* matches word starts (Postgres looks for the words)", required=True, positional=True), TYPE, LIMIT],
+    "\"a quoted phrase\" matches the words in order and word* matches word starts (on SQLite and Postgres alike), and nothing else is syntax: -, :, &, |, !, <->, AND, OR, NOT, NEAR are plain words "
+    "and an unpaired quote or a lone * is ignored.",
+    [Param("query", description="search words; \"a quoted phrase\" matches the words in order and word* matches word starts; nothing else is syntax", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
     item=obj("slug", **PAGE_REF, score="number", snippet="string", highlights={"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}),

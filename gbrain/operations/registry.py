@@ -473,7 +473,10 @@ def _bounds_text(p: Param) -> str:
 
 def limit_param(default: int | None, description: str, *, minimum: int = 0) -> Param:
     """The ``limit`` parameter every listing operation shares: an integer, at least
-    ``minimum`` (0 means "all" where the operation says so), checked by :func:`check_args`."""
+    ``minimum``, checked by :func:`check_args` on every surface. ``minimum=0`` (listings: 0
+    means "all" where the operation says so) is refused as ``limit must be 0 (no limit) or more,
+    got -2``; ``minimum=1`` (the rankings, search and query, which have no "all") as ``limit
+    must be a positive number, got 0`` (:func:`_bounds_text`). Say the bound in ``description``."""
     return Param("limit", "integer", description, default=default, minimum=minimum)
 
 
@@ -769,7 +772,7 @@ SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", 
 PAGE_REF = dict(slug="string", title="string?", type="string?")
 
 SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
-LIMIT = limit_param(20, "maximum number of results", minimum=1)
+LIMIT = limit_param(20, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1)
 TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
 
 

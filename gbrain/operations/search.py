@@ -140,7 +140,7 @@ def _shorten(text: str, width: int) -> str:
     "Each hit has slug, title, score and the best matching passage. Falls back to keyword search when the brain has no embeddings.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
-        limit_param(10, "maximum number of results", minimum=1),
+        limit_param(10, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1),
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
     ],

@@ -6,6 +6,9 @@ phrase, a trailing ``*`` on a word keeps prefix search, and the terms are joined
 so ranking is classic BM25 over all query terms (Robertson & Zaragoza 2009; FTS5 ``bm25()``).
 FTS5 operators typed by the user (``AND``, ``NOT``, ``NEAR``, ``-``, ``:``) are plain words.
 Quoting rule: FTS5 spec §3.1, a string is enclosed in ``"`` with embedded ``"`` doubled.
+Postgres reads the same terms (:func:`pg_parts`): a word and a phrase through ``plainto_tsquery``
+/ ``phraseto_tsquery``, a prefix as ``plainto_tsquery``'s lexeme marked ``:*``; tsquery
+operators typed by the user (``&``, ``|``, ``!``, ``<->``, ``:*``) are separators there too.
 
 Fields (``page_fts`` columns, migration v6): title, aliases, path, headings, compiled truth,
 timeline, and the ASCII words glued to CJK text. BM25 weights them (:data:`WEIGHTS`); stop
@@ -703,6 +706,106 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
     return f"({parts})", [x for w in words for x in (w, w)]
 
 
+def pg_parts(query: str) -> list[tuple[str, str]]:
+    """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
+    most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``) or ``("phrase", "w1 w2 …")``
+    (casefolded; the text holds letters, digits and single spaces only, so it is never tsquery
+    syntax). The same parse as SQLite's: quotes that pair make phrases, a trailing ``*`` a prefix,
+    every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
+    separates words."""
+    out: list[tuple[str, str]] = []
+    for p in fts_parts(query or ""):
+        if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
+            p = p.rsplit(" : ", 1)[-1]
+        prefix = p.endswith("*")
+        text = p[1 : -2 if prefix else -1].casefold()
+        part = ("prefix" if prefix else "phrase" if " " in text else "word", text)
+        if part not in out:
+            out.append(part)
+    return out[:NAME_WORDS]
+
+
+def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
+    """Whether ``parts`` (:func:`pg_parts`) hold a phrase or a prefix (plain words take the
+    word-list SQL of :func:`_pg_tsquery`)."""
+    return any(kind != "word" for kind, _ in parts)
+
+
+#: Postgres: a prefix's tsquery in one configuration: the word as ``plainto_tsquery`` reads it
+#: (stemmed under 'english', as SQLite's porter tokenizer stems a prefix), its last lexeme marked
+#: ``:*``; the text cast back to tsquery is plainto_tsquery's own output, so it is always valid
+_PG_PREFIX_IN = "(SELECT CASE WHEN numnode(x) = 0 THEN x ELSE (x::text || ':*')::tsquery END FROM (SELECT plainto_tsquery('{cfg}', ?) AS x) AS x0)"
+#: Postgres: one part's tsquery (its 'english' and 'simple' forms, once when equal: :data:`_PG_WORD`)
+_PG_PART = {
+    "word": _PG_WORD,
+    "prefix": ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM (SELECT "
+               + _PG_PREFIX_IN.format(cfg="english") + " AS e, " + _PG_PREFIX_IN.format(cfg="simple") + " AS s) AS w)"),
+    "phrase": ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM "
+               "(SELECT phraseto_tsquery('english', ?) AS e, phraseto_tsquery('simple', ?) AS s) AS w)"),
+}
+#: Postgres: a part's 'english' form alone (the all-parts query, as plain words use)
+_PG_ENGLISH = {
+    "word": "plainto_tsquery('english', ?)",
+    "prefix": _PG_PREFIX_IN.format(cfg="english"),
+    "phrase": "phraseto_tsquery('english', ?)",
+}
+#: Postgres: the text a phrase is checked against when 'english' dropped one of its words (a stop
+#: word leaves only a gap: ``"Series A 2025"`` is ``'seri' <2> '2025'``, which "Series B 2025"
+#: matches too): every field, matched with a regular expression of the words (no tsvector of the
+#: text is built, so a page of any size is read: to_tsvector refuses over 1 MB of lexemes)
+_PG_ALL_TEXT = "concat_ws(E'\\n', p.title, p.search_aliases, p.path, p.search_headings, p.compiled_truth, p.search_words, p.timeline)"
+_PG_NOT_WORD = "[^[:alnum:]]"
+
+
+def _phrase_regex(phrase: str) -> str:
+    """A Postgres regular expression (``~*``) for ``phrase``'s words (:func:`pg_parts`: letters and
+    digits) next to each other, in order, as whole words."""
+    words = [re.sub(r"([^\w])", r"\\\1", w) for w in phrase.split()]
+    return f"(^|{_PG_NOT_WORD})" + f"{_PG_NOT_WORD}+".join(words) + f"({_PG_NOT_WORD}|$)"
+
+
+def _pg_parts_tsquery(parts: list[tuple[str, str]], merged: bool = True) -> tuple[str, list[str]]:
+    """SQL for a tsquery matching any of ``parts`` (:func:`pg_parts`), and its arguments: a word
+    as :func:`_pg_tsquery`, a prefix ``w*`` as ``'w':*`` and a phrase through ``phraseto_tsquery``
+    (``<->``), each in the 'english' and 'simple' configurations. User text is only ever an
+    argument of ``plainto_tsquery``/``phraseto_tsquery``, never parsed as tsquery syntax.
+    ``merged=False``: a word's two forms both kept (for ``ts_headline``)."""
+    sql, args = [], []
+    for kind, text in parts:
+        one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', ?) || plainto_tsquery('simple', ?))"
+        sql.append(one)
+        args += [text, text]
+    return "(" + " || ".join(sql) + ")", args
+
+
+def _pg_all_parts(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
+    """SQL for the tsquery of pages with every one of ``parts`` (their 'english' forms, ``&&``),
+    and its arguments."""
+    return "(" + " && ".join(_PG_ENGLISH[k] for k, _ in parts) + ")", [t for _, t in parts]
+
+
+def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
+    """A SQL condition on ``p`` (a ``pages`` row) and its arguments: the page matches ``parts``
+    with every phrase read strictly. A phrase whose 'english' form lost a word (a stop word: ``a``
+    in ``"Series A 2025"``) must appear word for word in the page's text (:data:`_PG_ALL_TEXT`,
+    computed only for a page that matches no other part); ``("", [])`` when there is none."""
+    phrases = [t for k, t in parts if k == "phrase"]
+    if not phrases:
+        return "", []
+    others = [x for x in parts if x[0] != "phrase"]
+    sql, args = [], []
+    if others:
+        q, a = _pg_parts_tsquery(others)
+        sql.append(f"p.search_tsv @@ {q}")
+        args += a
+    for t in phrases:
+        sql.append("(SELECT CASE WHEN numnode(e) = numnode(s) THEN p.search_tsv @@ (e || s) "
+                   f"ELSE p.search_tsv @@ s OR (p.search_tsv @@ e AND {_PG_ALL_TEXT} ~* ?) END "
+                   "FROM (SELECT phraseto_tsquery('english', ?) AS e, phraseto_tsquery('simple', ?) AS s) AS w)")
+        args += [_phrase_regex(t), t, t]
+    return " AND (" + " OR ".join(sql) + ")", args
+
+
 #: Postgres: at most this many pages are ranked with ``ts_rank_cd`` per query, beside every page
 #: with a query word in a name (see :func:`_rank_pg`)
 PG_CANDIDATES = 400
@@ -722,12 +825,24 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     word in its title, an alias, its path or a heading (``search_names_tsv``). Only a word
     found in hundreds of pages' bodies and in no name is ranked over a subset of them. With
     ``type``, every list holds pages of that type only (the filter comes before the bound).
-    ``names``: the spellings of the query an exact name is looked up by (default ``[query]``)."""
+    ``names``: the spellings of the query an exact name is looked up by (default ``[query]``).
+
+    A query with a phrase or a prefix (:func:`pg_parts`) runs the same SQL over its terms'
+    tsqueries (:func:`_pg_parts_tsquery`; all terms: :func:`_pg_all_parts`), the ranked
+    candidates held to the phrases word for word (:func:`_pg_phrase_check`); name evidence and
+    IDF stay per query word, as on SQLite."""
     words = query_words(query)
     if not words:
         return []
-    tsq, targs = _pg_tsquery(words)
-    andq, aargs = "plainto_tsquery('english', ?)", [" ".join(words)]
+    parts = pg_parts(query)
+    if _pg_syntax(parts):  # a phrase or a prefix: the same SQL over their tsqueries
+        tsq, targs = _pg_parts_tsquery(parts)
+        andq, aargs = _pg_all_parts(parts)
+        check, cargs = _pg_phrase_check(parts)
+    else:
+        tsq, targs = _pg_tsquery(words)
+        andq, aargs = "plainto_tsquery('english', ?)", [" ".join(words)]
+        check, cargs = "", []
     depth = max(int(limit), RERANK)
     per = [_pg_tsquery([w]) for w in words]
     wargs = [x for _, wa in per for x in wa]
@@ -778,12 +893,12 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     # double precision, as real + 2 * real was)
     both = f" + CASE WHEN p.search_tsv @@ {andq} THEN 2 * ts_rank_cd(p.search_tsv, {andq}) ELSE 0 END" if all_ids else ""
     sql = (f"WITH r AS (SELECT p.id, ts_rank_cd(p.search_tsv, q)::float8{both} AS r "
-           f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.id = ANY(?){t}), "
+           f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.id = ANY(?){t}{check}), "
            f"top AS ((SELECT id, r FROM r ORDER BY r DESC, id LIMIT ?) UNION (SELECT id, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), "
            f"bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){cols} "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
-    args = [*(aargs * 2 if all_ids else []), *targs, sorted(cands), *([type] if type else []), depth, sorted(exact), *wargs, *targs]
+    args = [*(aargs * 2 if all_ids else []), *targs, sorted(cands), *([type] if type else []), *cargs, depth, sorted(exact), *wargs, *targs]
     bm: dict[int, float] = {}
     signals: dict[int, set[str]] = {}
     name: dict[int, float] = {}
@@ -894,8 +1009,8 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict]) -> list[dict]:
     if getattr(conn, "dialect", "sqlite") == "postgres":
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
-        words = query_words(query)
-        tsq, targs = _pg_tsquery(words, merged=False)
+        parts = pg_parts(query)
+        tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query), merged=False)
         sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS)} THEN "
                f"ts_headline('english', compiled_truth || E'\\n' || timeline, {tsq}, "
                f"'StartSel=\x02, StopSel=\x03, HighlightAll=true') END AS head FROM pages p WHERE {idin}")
