@@ -73,11 +73,28 @@ def _base_hashes(brain: Brain, client: str, bound: str | None, root: Path) -> di
     return dict(brain.conn.execute("SELECT path, base_hash FROM sync_state WHERE client = ?", (client,)).fetchall())
 
 
-def _bound_elsewhere(brain: Brain, bound: str | None, root: Path) -> tuple[str, int] | None:
+def _bound_elsewhere(brain: Brain, client: str, bound: str | None, root: Path) -> tuple[str, int] | None:
     """(folder, page count) when ``brain`` already holds pages and is bound to a folder other
-    than ``root`` (its first import or sync was of another tree), else None."""
-    if bound is None or bound == os.path.abspath(os.path.expanduser(str(root))):
+    than ``root`` (its first import or sync was of another tree), else None.
+
+    SQLite has one client (``''``): bound to another folder means that client's folder differs.
+    On Postgres every folder is a client of its own (``host:folder``), so ``root`` is a second
+    folder when its client is not bound yet while another client is: the first such folder is
+    named (``host:folder`` when it lives on another machine). Either way the import of a second
+    folder keeps the brain's version of every path the brain has (README)."""
+    absroot = os.path.abspath(os.path.expanduser(str(root)))
+    if bound == absroot:
         return None
+    if bound is None:
+        if not client:
+            return None
+        # (an unnamed client of this very folder, from before clients existed, is this folder)
+        row = brain.conn.execute("SELECT client, root FROM sync_root WHERE client != ? AND NOT (client = '' AND root = ?) ORDER BY id LIMIT 1",
+                                 (client, absroot)).fetchone()
+        if row is None:
+            return None
+        host = client.split(":", 1)[0]
+        bound = row[1] if row[0].split(":", 1)[0] == host else row[0]
     n = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     return (bound, n) if n else None
 
@@ -169,10 +186,11 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         if on_warning:
             on_warning(msg)
 
-    other = _bound_elsewhere(brain, bound, rootp)
+    other = _bound_elsewhere(brain, client, bound, rootp)
     if other:
+        there = f"the next `gbrain sync {other[0]}` writes them there too" if not client else "every folder synced with this brain gets them on its next sync"
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
-             f"are added beside them, and the next `gbrain sync {other[0]}` writes them there too; a file at a path "
+             f"are added beside them, and {there}; a file at a path "
              f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
     hashes: dict[str, str] = {}
     read_errors: list[tuple[str, str]] = []
