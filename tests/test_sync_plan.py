@@ -19,6 +19,8 @@ def expected(d, s, b, echo):
         return "import" if d is not None else "trash"
     if d is not None and s is not None and echo:
         return "write"
+    if b is None and d is not None and s is not None:
+        return "conflict:no-base"
     if d is None:
         return "conflict:deleted-on-disk"
     if s is None:
@@ -36,7 +38,7 @@ def test_every_combination_of_one_path():
             assert got == expected(d, s, b, echo), (d, s, b, echo)
             assert ("a.md" in plan.echoes) == (got == "write" and d not in (s, b) and s != b)
             seen.add(got)
-    assert seen == {"settled", "write", "remove", "import", "trash", "conflict:deleted-on-disk", "conflict:deleted-in-brain", "conflict:both-changed"}
+    assert seen == {"settled", "write", "remove", "import", "trash", "conflict:deleted-on-disk", "conflict:deleted-in-brain", "conflict:both-changed", "conflict:no-base"}
 
 
 def test_a_file_new_on_disk_with_no_base_is_imported_and_a_page_only_in_the_brain_is_written():
@@ -150,3 +152,18 @@ def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
     # the same states in another order give the same plan
     again = decide(dict(reversed(list(states_.items()))))
     assert again == plan
+
+
+def test_a_file_that_differs_from_the_brain_with_no_base_is_a_no_base_conflict():
+    """A folder that never agreed with the brain on a path (an old copy of the vault, a new
+    machine): not a both-changed conflict where the file wins, but ``no-base``, where the
+    brain's version stays; a path only on one side, or equal on both, is no conflict."""
+    p = decide({
+        "stale.md": PathState(disk="h1", brain="h2", brain_kind="page", disk_kind="page"),
+        "same.md": PathState(disk="h1", brain="h1", brain_kind="page", disk_kind="page"),
+        "new.md": PathState(disk="h3", disk_kind="page"),
+        "brain-only.md": PathState(brain="h4", brain_kind="page"),
+        "echo.md": PathState(disk="h1", brain="h2", brain_kind="page", disk_kind="page", disk_was_brain=True),
+    })
+    assert p.conflicts == [("stale.md", "no-base")]
+    assert p.settled == ["same.md"] and p.import_ == ["new.md"] and p.write == ["brain-only.md", "echo.md"]

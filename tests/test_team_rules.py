@@ -108,3 +108,27 @@ def test_a_rename_in_one_folder_is_a_move_in_the_other_not_a_trashed_page(tmp_pa
     with Brain.open(pg_url) as br:
         assert trash_list(br) == []
     assert json.loads(gbrain("--db", pg_url, "trash", "--json").stdout) == []
+
+
+def test_a_trashed_version_under_a_renamed_name_is_restored_by_that_name(tmp_path, brain_tree, db_path):
+    """A brain where the old name of a renamed page was trashed (before this fix, another
+    folder's sync did that): `gbrain trash` lists the old name, and `gbrain restore OLD` puts
+    that version back onto the page it is now (not "nothing named … in the trash")."""
+    from gbrain.core.history import keep_version
+
+    db = str(db_path)
+    assert _sync(db, brain_tree).returncode == 0
+    old, new = brain_tree / "people" / "ana-lima.md", brain_tree / "people" / "ana-lima-cruz.md"
+    text = old.read_bytes()
+    old.rename(new)
+    assert _sync(db, brain_tree).returncode == 0
+    new.write_bytes(text + b"\nEdited after the move.\n")
+    assert _sync(db, brain_tree).returncode == 0
+    with Brain.open(db) as br, br.transaction():
+        keep_version(br.conn, "page", "people/ana-lima", "people/ana-lima.md", text, "deleted in brain")
+    listed = json.loads(gbrain("--db", db, "trash", "--json").stdout)
+    assert [t["slug"] for t in listed] == ["people/ana-lima"], listed
+    r = gbrain("--db", db, "restore", "people/ana-lima", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["slug"] == "people/ana-lima-cruz"
+    assert gbrain("--db", db, "get", "people/ana-lima-cruz").stdout == text

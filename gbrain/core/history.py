@@ -728,6 +728,19 @@ def record_move(conn: sqlite3.Connection, src: str, dst: str) -> None:
             conn.execute("UPDATE history SET op = 'move', detail = ? WHERE id = ? AND op = ?", (detail, r[0], op))
 
 
+def moved_away(conn: sqlite3.Connection, kind: str, name: str, hx: str) -> str | None:
+    """Where ``(kind, name)`` moved to (a slug or path) when its newest history row is a move
+    away (a rename, by a sync or watch of any folder) and its history holds bytes with hash
+    ``hx``: a file another folder still holds at the old name loses nothing when it goes, so
+    it is no deletion and no trash entry. None otherwise."""
+    r = conn.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, name)).fetchone()
+    if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
+        return None
+    had = conn.execute("SELECT 1 FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? AND b.hash = ? LIMIT 1",
+                       (kind, name, hx)).fetchone()
+    return r["detail"][3:] if had else None
+
+
 def _deleted_reason(r) -> str:
     if r["surface"] == "migrate":
         return r["operation"] or "deleted"
@@ -815,7 +828,14 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)") from None
             if _live_hash(brain, kind, key) is not None:
                 raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {key}` lists its versions and `gbrain revert {key} --to N` brings one back")
-            raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)")
+            # a version the trash lists under a name that was renamed since (a brain where another
+            # folder's sync trashed the old name of a moved page): it goes back onto the page it is now
+            t = c.execute("SELECT version, trashed FROM history WHERE kind = ? AND name = ? AND trashed != '' ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
+            if t is None or (kind == "page" and _moved_to(c, key) is None):
+                raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)")
+            r = _revert_key(brain, kind, key, t["version"])
+            return {"slug": r.get("slug"), "path": r["path"], "restored": [r["path"]], "deleted_at": "", "reason": t["trashed"],
+                    "version": t["version"], "moved_from": key}
         kind, key = d["kind"], d["name"]
         last = _version_row(brain, kind, key, None)
         path = last["path"]

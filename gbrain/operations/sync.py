@@ -22,7 +22,9 @@ def _sync_text(r: dict, a: dict) -> str:
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:
-        if c.get("copy_path"):
+        if c.get("copy_path") and c.get("kind") == "no-base":
+            lines.append(f"CONFLICT: {c['path']}: the brain's version was kept (this folder had never synced it); the file's version is in {c['copy_path']}")
+        elif c.get("copy_path"):
             lines.append(f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
         else:
             where = "in the brain, edited on disk" if c["kind"] == "deleted-in-brain" else "on disk, edited in the brain"

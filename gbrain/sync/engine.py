@@ -98,7 +98,7 @@ from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_fo
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
-from ..core.history import key_for_path, keep_version, record_move
+from ..core.history import key_for_path, keep_version, moved_away, record_move
 from .importer import classify
 from .plan import PathState, decide
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
@@ -909,6 +909,10 @@ class SyncEngine:
             cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies)
             atomic_write(Path(self._abs(cp)), data)
             copies[cp] = (p, data)
+        # no base (this folder never agreed with the brain on the path): the file's bytes go to
+        # a conflict copy, then the brain's version to the path (nothing is lost on either side)
+        file_copies, no_base_written = self._keep_files_as_copies(
+            [p for p, k in conflicts if k == "no-base"], disk, D, S, B, db, copies, to_import, now, out)
         written: dict[str, DiskFile] = {}
         echo_saved: dict[str, bytes] = {}
         for p in to_write + [p for p, k in conflicts if k == "deleted-on-disk"]:
@@ -963,7 +967,7 @@ class SyncEngine:
                 continue
             removed[p] = data
         # 4. one transaction for the brain side (skipped when there is nothing to write)
-        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths
+        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies)
         settle_rows = []
         for p in settled:
             f = disk.get(p)
@@ -998,7 +1002,7 @@ class SyncEngine:
                 out.exported.append(dst)
                 out.disk_hashes[dst] = f.hash
                 self._log(f"← db {slug_for_path(dst) if db[src][1] == 'page' else dst}")
-            for p in to_import + [p for p, k in conflicts if k != "deleted-on-disk"]:
+            for p in to_import + [p for p, k in conflicts if k not in ("deleted-on-disk", "no-base")]:
                 if p in changed_since:
                     continue
                 with origin(operation="file changed" if p in to_import else "conflict: file kept"):
@@ -1020,10 +1024,17 @@ class SyncEngine:
                 f = self._stat_written(cp, data)
                 with origin(operation="conflict copy"):
                     self._import(cp, f, out)
+            for cp, (p, f) in file_copies.items():
+                with origin(operation="conflict copy: the file's version"):
+                    self._import(cp, f, out)
+                out.disk_hashes[cp] = f.hash
             for p, kind in conflicts:
-                if p in changed_since:
+                if p in changed_since or (kind == "no-base" and p not in no_base_written):
                     continue
-                cp = next((c for c, (orig, _) in copies.items() if orig == p), None)
+                if kind == "no-base":
+                    cp = next(c for c, (orig, _) in file_copies.items() if orig == p)
+                else:
+                    cp = next((c for c, (orig, _) in copies.items() if orig == p), None)
                 row = {"path": p, "copy_path": cp, "kind": kind, "file_hash": D.get(p), "db_hash": S.get(p), "base_hash": B.get(p)}
                 self.conn.execute(
                     "INSERT INTO sync_conflicts(path, copy_path, kind, file_hash, db_hash, base_hash) VALUES (:path, :copy_path, :kind, :file_hash, :db_hash, :base_hash)", row
@@ -1031,6 +1042,10 @@ class SyncEngine:
                 out.conflicts.append(row)
                 if kind == "both-changed":
                     self._log(f"! conflict {p}: the file's version kept, the brain's version saved as {cp}")
+                elif kind == "no-base":
+                    self._record(p, no_base_written[p], S[p])
+                    out.disk_hashes[p] = S[p]
+                    self._log(f"! conflict {p}: the brain's version kept (this folder had no base), the file's version saved as {cp}")
                 elif kind == "deleted-on-disk":
                     if p in written:
                         self._record(p, written[p], S[p])
@@ -1046,12 +1061,18 @@ class SyncEngine:
                     self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
             for p, data in removed.items():
                 # the file's bytes are the brain's version at the base, so its history has them;
-                # unless they predate history or were pruned: then they become a version of it
-                with origin(operation="deleted in brain"):
-                    keep_version(self.conn, *key_for_path(self.conn, p), p, data, "deleted in brain", hx=data.hx if isinstance(data, HashOnly) else None)
+                # unless they predate history or were pruned: then they become a version of it.
+                # A page renamed in the brain (another folder's sync or watch saw the rename)
+                # lives on under its new name: its old file is no deletion, nothing is trashed
+                key = key_for_path(self.conn, p)
+                hx = data.hx if isinstance(data, HashOnly) else sha256(data)
+                to = moved_away(self.conn, *key, hx)
+                if to is None:
+                    with origin(operation="deleted in brain"):
+                        keep_version(self.conn, *key, p, data, "deleted in brain", hx=data.hx if isinstance(data, HashOnly) else None)
                 self._forget(p)
                 out.removed.append(p)
-                self._log(f"← db (deleted) {p} → trash")
+                self._log(f"← db (deleted) {p} → trash" if to is None else f"← db (moved in the brain) {p} → {to}")
             for p, f in settle_rows:
                 if f is None:
                     self._forget(p)
@@ -1073,6 +1094,74 @@ class SyncEngine:
             expire_sync_clients(self.conn)
         self._finish(out, paths, disk, removed, copies)
         return out
+
+    def _keep_files_as_copies(self, paths: list[str], disk: dict[str, DiskFile], D: dict, S: dict, B: dict, db: dict,
+                              copies: dict, to_import: list[str], now: float, out: Outcome) -> tuple[dict[str, tuple[str, DiskFile]], dict[str, DiskFile]]:
+        """Carry out the ``no-base`` conflicts of ``paths`` on disk: each file's bytes are written
+        to a conflict copy (a copy a round that died already wrote is taken instead), then the
+        brain's version to the path. Returns ``({copy: (path, copy's DiskFile)}, {path: the
+        written DiskFile})``; a path whose file changed meanwhile, or whose brain bytes changed,
+        is left as it was (its copy removed again) and retried by a later round."""
+        file_copies: dict[str, tuple[str, DiskFile]] = {}
+        done: dict[str, DiskFile] = {}
+        for p in paths:
+            f = disk[p]
+            if not self._still(p, f):
+                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                continue
+            taken = {c for c, _ in file_copies.values()}
+            left = next((q for q in sorted(D) if D[q] == D[p] and q != p and q not in S and q not in B and q not in copies
+                         and q not in file_copies and is_conflict_copy_of(q, p)), None)
+            if left is not None:  # written by a round that died before recording it
+                if left in to_import:
+                    to_import.remove(left)
+                cf = disk[left]
+                out.cleaned.append(f"{left} (conflict copy of a sync that died; taken as this conflict's copy)")
+            else:
+                cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies or c in file_copies or c in taken)
+                cf = self._copy_file(f, cp, D[p])
+                if cf is None:
+                    out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                    continue
+                left = cp
+            w = self._write_out(p, p, S[p])
+            if w is None:  # the brain changed since: the file stays; a later round decides again
+                if left not in disk:
+                    try:
+                        os.unlink(self._abs(left))
+                    except OSError:
+                        pass
+                continue
+            file_copies[left] = (p, cf)
+            done[p] = w
+        return file_copies, done
+
+    def _copy_file(self, f: DiskFile, dst: str, hx: str) -> DiskFile | None:
+        """Copy the file ``f`` (planned with hash ``hx``) to ``dst`` atomically, streamed when big;
+        the copy's :class:`DiskFile`, or None (nothing left at ``dst``) when the bytes read were
+        not ``hx``."""
+        if f.data is not None or not blobs.is_big(f.size):
+            data = f.data
+            if data is None:
+                data, _ = self.read_stable(f)
+            if data is None or sha256(data) != hx:
+                return None
+            atomic_write(Path(self._abs(dst)), data)
+            st = os.lstat(self._abs(dst))
+            return DiskFile(dst, st.st_size, change_stamp(st), hx, data)
+
+        def pieces():
+            with open(self._abs(f.path), "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    yield chunk
+
+        atomic_write(Path(self._abs(dst)), pieces())
+        got, _ = blobs.hash_file(self._abs(dst))
+        if got != hx:
+            os.unlink(self._abs(dst))
+            return None
+        st = os.lstat(self._abs(dst))
+        return DiskFile(dst, st.st_size, change_stamp(st), hx, None)
 
     def vanished_folders(self, to_trash: list[str], disk: dict | None) -> list[tuple[str, int]]:
         """Folders (``''`` for the root, else ``'a/b/'``) from which a round would trash synced

@@ -15,7 +15,12 @@ D == B, S != B              the brain changed: ``write`` the file (``remove`` it
 S == B, D != B              the file changed: ``import`` it (``trash`` the brain's copy when D is None)
 all three differ, and D is  an echo: gbrain itself wrote D in a round that died before recording
 a version the brain had     it; the brain's current version is written (``write`` + ``echoes``)
-otherwise                   a conflict: ``both-changed``, ``deleted-on-disk`` (D None) or
+D and S differ, B is None   a conflict, ``no-base``: this folder never had the path in sync with the
+                            brain (a new machine, a restored backup, an old copy of the vault): the
+                            brain's version stays the page and is written to the file; the file's
+                            version is kept as the conflict copy (as import keeps the brain's version)
+otherwise                   a conflict: ``both-changed`` (the file's version becomes the page, the
+                            brain's is the copy), ``deleted-on-disk`` (D None) or
                             ``deleted-in-brain`` (S None)
 ==========================  ==========================================================
 
@@ -136,6 +141,10 @@ def decide(states: Mapping[str, PathState]) -> Plan:
         elif d is not None and s is not None and st.disk_was_brain:
             plan.write.append(p)
             plan.echoes.add(p)
+        elif d is not None and s is not None and b is None:
+            # this folder never agreed with the brain on the path (a new machine, a restored
+            # backup, a renamed vault): the brain's version stays, the file's is the copy
+            plan.conflicts.append((p, "no-base"))
         else:
             kind = "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")
             plan.conflicts.append((p, kind))
