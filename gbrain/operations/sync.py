@@ -137,7 +137,8 @@ def _conflicts_text(r: list, a: dict) -> str:
 @op(
     "conflicts",
     "List sync conflicts: paths edited both in the folder and in the brain. The file's version was kept; the brain's "
-    "version is in the conflict copy (`copy_path`, a page of its own). Merge what you need into the page, then delete the copy "
+    "version is in the conflict copy (`copy_path`, a page of its own); for `kind` no-base (a folder that never synced the path) "
+    "it is the other way round: the brain's version was kept, the file's is the copy. Merge what you need into the page, then delete the copy "
     "(brain_delete; it stays in the trash): the conflict is resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",

@@ -288,7 +288,7 @@ CREATE TABLE sync_conflicts (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   path TEXT NOT NULL,                 -- the contested path
   copy_path TEXT,                     -- where the losing version was kept (NULL: nothing to keep)
-  kind TEXT NOT NULL,                 -- both-changed | deleted-on-disk | deleted-in-brain
+  kind TEXT NOT NULL,                 -- both-changed | no-base | deleted-on-disk | deleted-in-brain
   file_hash TEXT,
   db_hash TEXT,
   base_hash TEXT,

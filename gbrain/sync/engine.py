@@ -39,7 +39,8 @@ D == B, S != B      the brain changed: write the file atomically (temp file + re
                     only if it still has the base hash, and its bytes go to the trash
 S == B, D != B      the file changed: import it, or, when the file was deleted, move the page
                     (or file) to the trash, from where ``gbrain restore SLUG`` brings it back
-both changed        a conflict: the file's version becomes the page; the brain's version is
+both changed        a conflict (``no-base`` when B is None: the brain's version stays, the file's
+                    is the copy, see below); otherwise the file's version becomes the page; the brain's version is
                     written in full next to it as ``name.conflict-YYYYMMDDTHHMMSS.md`` (UTC),
                     which is then a page like any other, and a ``sync_conflicts`` row is added.
                     Deleted on one side and edited on the other: the edit wins, the path is
@@ -48,7 +49,11 @@ both changed        a conflict: the file's version becomes the page; the brain's
 
 With no base (first sync of a path) ``B`` is None, so a file only on disk is imported, a page
 only in the brain is written, equal content is simply recorded and differing content is a
-conflict. Moves: a path that vanished from disk while the DB still has it, plus a new path on
+``no-base`` conflict: this folder never agreed with the brain on the path (a new machine, a
+restored backup, an old copy of the vault), so the brain's version stays the page and is written
+to the file, and the file's version is kept as the conflict copy (on disk and in the brain). A
+file at the old name of a page renamed in the brain (another folder's round saw the rename) is
+removed as a move, not trashed: the page's history has its bytes. Moves: a path that vanished from disk while the DB still has it, plus a new path on
 disk with the old path's base hash (or the DB's current hash) and nothing in the DB, is a rename
 (:func:`gbrain.sync.plan.decide`): the page row keeps its id (hence its tags, raw data,
 embeddings, history and timeline rows) and gets the new slug; its outbound links and every link
