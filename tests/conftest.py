@@ -13,6 +13,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 #: the temp folder before the tests' own (each test sets TMPDIR to a folder of its own: _clean_env)
 SYSTEM_TMP = tempfile.gettempdir()
+# multiprocessing keeps its own temp folder (the forkserver's socket lives there) once per
+# process: made now, in the system temp, it stays short; made first under a test's TMPDIR
+# (/tmp/pytest-of-root/pytest-N/popen-gw0/<test name>-tmp/pymp-…/listener-…) it outgrew the
+# 108 bytes of a Unix socket path ("AF_UNIX path too long" under `-n 2 --engine postgres`)
+import multiprocessing.util  # noqa: E402
+
+multiprocessing.util.get_temp_dir()
 FIXTURE_BRAIN = ROOT / "fixtures" / "brain"
 # the shared inputs sit beside the repository (../shared); a worktree one level deeper finds
 # them further up

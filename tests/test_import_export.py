@@ -329,6 +329,7 @@ def test_killed_import_loses_nothing_and_resumes(tmp_path):
     p.send_signal(signal.SIGKILL)
     p.wait()
     r = gbrain("import", str(src), "--json", env={"GBRAIN_DB": str(db)})
+    assert r.stdout, r.stderr[-3000:]
     rep = json.loads(r.stdout)
     assert r.returncode == 0 and rep["ok"], rep["problems"]
     assert rep["files_seen"] == rep["files_stored"]

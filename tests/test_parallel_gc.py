@@ -26,3 +26,23 @@ def test_thresholds_come_back_after_an_error():
     except RuntimeError:
         pass
     assert gc.get_threshold() == before
+
+
+def test_import_parses_in_process_when_the_pool_cannot_start_under_a_long_tmpdir(tmp_path):
+    """A $TMPDIR so long that the forkserver's Unix socket path is over 108 bytes ("AF_UNIX path
+    too long"): import of enough pages for the pool parses them in its own process instead."""
+    import os
+    import subprocess
+    import sys
+
+    from gbrain.sync.parallel import PARALLEL_MIN
+
+    long_tmp = tmp_path / ("t" * 60) / ("u" * 60)
+    long_tmp.mkdir(parents=True)
+    src = tmp_path / "src"
+    src.mkdir()
+    for i in range(PARALLEL_MIN + 10):
+        (src / f"p{i}.md").write_text(f"# Page {i}\n\nText {i}.\n")
+    env = dict(os.environ, TMPDIR=str(long_tmp), GBRAIN_DB=str(tmp_path / "b.db"))
+    r = subprocess.run([sys.executable, "-m", "gbrain", "import", str(src)], env=env, capture_output=True, timeout=300)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]

@@ -70,7 +70,13 @@ class PageParser:
         if self.pool is None:
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self.pool = ctx.Pool(self.workers, initializer=_worker_start)
+            try:
+                self.pool = ctx.Pool(self.workers, initializer=_worker_start)
+            except OSError:
+                # the pool cannot start (its forkserver's Unix socket path under a long $TMPDIR
+                # is over 108 bytes: "AF_UNIX path too long"): parse in this process instead
+                self.workers = 1
+                return map(_parse_job, jobs)
         # few, large messages: each one costs the main process a wake-up of the pool's result
         # thread and a GIL hand-over (chunks of 16 pages: 1.1 CPU-s of the main process for
         # the 7,471-page brain; of ~125: 0.5-0.7), still ~8 chunks per worker to share the work
