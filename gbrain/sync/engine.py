@@ -1114,7 +1114,6 @@ class SyncEngine:
             if not self._still(p, f):
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
                 continue
-            taken = {c for c, _ in file_copies.values()}
             left = next((q for q in sorted(D) if D[q] == D[p] and q != p and q not in S and q not in B and q not in copies
                          and q not in file_copies and is_conflict_copy_of(q, p)), None)
             if left is not None:  # written by a round that died before recording it
@@ -1123,7 +1122,7 @@ class SyncEngine:
                 cf = disk[left]
                 out.cleaned.append(f"{left} (conflict copy of a sync that died; taken as this conflict's copy)")
             else:
-                cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies or c in file_copies or c in taken)
+                cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies or c in file_copies)
                 cf = self._copy_file(f, cp, D[p])
                 if cf is None:
                     out.unreadable.append((p, "changed on disk while syncing; will retry"))
