@@ -1151,8 +1151,7 @@ class SyncEngine:
             if data is None or sha256(data) != hx:
                 return None
             atomic_write(Path(self._abs(dst)), data)
-            st = os.lstat(self._abs(dst))
-            return DiskFile(dst, st.st_size, change_stamp(st), hx, data)
+            return self._stat_written(dst, data)
 
         def pieces():
             with open(self._abs(f.path), "rb") as fh:
@@ -1160,12 +1159,15 @@ class SyncEngine:
                     yield chunk
 
         atomic_write(Path(self._abs(dst)), pieces())
-        got, _ = blobs.hash_file(self._abs(dst))
+        try:
+            got, _ = blobs.hash_file(self._abs(dst))
+        except FileNotFoundError:  # deleted the moment it appeared: the file at f.path is left as it is
+            return None
         if got != hx:
             os.unlink(self._abs(dst))
             return None
-        st = os.lstat(self._abs(dst))
-        return DiskFile(dst, st.st_size, change_stamp(st), hx, None)
+        st = self._lstat_written(dst)
+        return DiskFile(dst, st.st_size if st else f.size, change_stamp(st) if st else 0, hx, None)
 
     def vanished_folders(self, to_trash: list[str], disk: dict | None) -> list[tuple[str, int]]:
         """Folders (``''`` for the root, else ``'a/b/'``) from which a round would trash synced
