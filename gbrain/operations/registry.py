@@ -520,6 +520,27 @@ def _run_checked(o: Operation, a: dict, ctx: Context, brain: Brain | None) -> An
             return _guarded(o, b, a, ctx)
 
 
+def _handled(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
+    """``o.handler(b, a, ctx)``, run once more when the brain's Postgres connection broke
+    (``storage.pg.Disconnected``: a server restart, a terminated backend) and running it again
+    is safe: the operation only reads, or nothing it did on this connection may have committed
+    (``PgConnection.commits`` unchanged: its transaction was cut, and rolled back whole). The
+    second try runs on a new connection; when the server is away it fails too, with one line."""
+    conn = getattr(b, "conn", None)
+    if getattr(conn, "dialect", "sqlite") != "postgres":
+        return o.handler(b, a, ctx)
+    from ..storage.pg import Disconnected
+
+    mark = conn.commits
+    try:
+        return o.handler(b, a, ctx)
+    except Disconnected as e:
+        conn.rollback()
+        if e.unreachable or (o.mutating and conn.commits != mark):
+            raise
+    return o.handler(b, a, ctx)
+
+
 def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
     """Run a handler; SQLite errors become one clear line (damaged file with how to recover,
     full disk, read-only brain). A write to a damaged brain is refused before it starts."""
@@ -534,7 +555,7 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
     elif b.damaged and ctx.on_warning:
         ctx.on_warning(f"{b.path} is damaged (SQLite: {b.damaged}); what is read may be incomplete; run `gbrain check`")
     try:
-        result = o.handler(b, a, ctx)
+        result = _handled(o, b, a, ctx)
         if o.mutating and o.check_beside:
             b.finish_check()  # a damaged file fails the command, as when checked first
         return result

@@ -795,6 +795,12 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True) -> GBrainEr
     from ..errors import Damaged
 
     msg = one_line(e)
+    if is_url(str(p)):
+        from .pg import Disconnected
+
+        if isinstance(e, Disconnected):  # its own line: cannot reach / lost the connection to …
+            msg = one_line(e, 400)
+            return GBrainError(msg if e.unreachable else f"{msg}; run it again")
     low = msg.lower()
     rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
     if "malformed" in low or "not a database" in low or "corrupt" in low:

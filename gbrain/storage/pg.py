@@ -281,6 +281,45 @@ def _mapped(e: Exception, url: str) -> sqlite3.Error:
     return sqlite3.DatabaseError(msg)
 
 
+class Disconnected(sqlite3.OperationalError):
+    """The brain's Postgres connection broke (the server restarted or terminated the backend: a
+    pooler, an idle timeout, a failover, the network) or cannot be made (``unreachable``: the
+    server is down or refuses connections). The message is one line, password redacted.
+
+    What may be run again: :class:`PgConnection` runs a read (or ``BEGIN``) that found its
+    connection broken outside a transaction once more on a new connection itself; a transaction
+    cut by the break never committed (it is refused until rolled back), so the caller may run it
+    again whole (``operations.registry._guarded`` does for a read-only operation, or one that
+    committed nothing on this connection: :attr:`PgConnection.commits`; ``gbrain watch`` retries
+    its round, which rolls back whole)."""
+
+    def __init__(self, msg: str, unreachable: bool = False):
+        super().__init__(msg)
+        self.unreachable = unreachable
+
+
+def _why(e: object, url: str) -> str:
+    """A psycopg error's text on one line (libpq's are several), password redacted."""
+    return " ".join(redact(str(e), url).split()) or type(e).__name__
+
+
+def _broken(c) -> bool:
+    """Whether psycopg connection ``c`` is unusable (closed, or lost its server)."""
+    return bool(c.closed or getattr(c, "broken", False))
+
+
+def _quiet_pool_log() -> None:
+    """psycopg_pool logs a broken connection it discards (``discarding closed connection: …``)
+    as a warning, which Python's last-resort handler would print raw on the user's terminal:
+    gbrain says itself what happened (``Disconnected``), so the pool's logger is silenced."""
+    import logging
+
+    lg = logging.getLogger("psycopg.pool")
+    if not any(isinstance(h, logging.NullHandler) for h in lg.handlers):
+        lg.addHandler(logging.NullHandler())
+    lg.propagate = False
+
+
 # ---------------------------------------------------------------------------
 # the connection
 # ---------------------------------------------------------------------------
@@ -304,6 +343,7 @@ def _pool(url: str):
                 psycopg.connect(url, connect_timeout=10).close()
             except psycopg.Error as e:
                 raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
+            _quiet_pool_log()
             p = ConnectionPool(url, min_size=0, max_size=8, kwargs={"autocommit": True}, open=True, timeout=30, name="gbrain")
             _POOLS[url] = p
         return p
@@ -331,7 +371,14 @@ _EF_SEARCH: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
 
 class PgConnection:
-    """A Postgres connection shaped like the ``sqlite3.Connection`` gbrain uses (module docstring)."""
+    """A Postgres connection shaped like the ``sqlite3.Connection`` gbrain uses (module docstring).
+
+    It outlives the server connection under it: when that breaks (:class:`Disconnected`), the
+    next statement outside a transaction runs on a new one (a plain connection, made at once or
+    refused at once when the server is away, not a pooled one the pool would retry for 30 s);
+    a statement that found the connection broken outside a transaction and only reads (or is
+    ``BEGIN``) is run again there; a transaction the break cut is refused until rolled back.
+    ``PRAGMA query_only`` (``serve --read-only``) is set again on every new connection."""
 
     dialect = "postgres"
 
@@ -346,6 +393,15 @@ class PgConnection:
         except Exception as e:  # PoolTimeout wraps the connect error
             raise GBrainError(f"cannot connect to the brain database {self.path}: {redact(e, url)}") from None
         self._conn.row_factory = _row_factory
+        #: whether ``_conn`` came from the pool (one made after a break did not)
+        self._pooled = True
+        #: a transaction lost with its connection: every statement but BEGIN/ROLLBACK refused
+        self._lost = False
+        #: ``PRAGMA query_only = ON`` was set: a new connection gets it again
+        self._read_only = False
+        #: statements sent that may have committed (COMMIT, a write outside a transaction): an
+        #: operation that saw this unchanged committed nothing and may run again whole
+        self.commits = 0
         self._origin: str | None = None
         #: a session setting other than hnsw.ef_search may have changed: close() runs RESET ALL
         self._reset = False
@@ -353,21 +409,88 @@ class PgConnection:
         self.row_factory = None  # accepted, ignored: rows are always Row
         self._psycopg = psycopg
 
+    # the connection under it ---------------------------------------------------------
+
+    def _live(self):
+        """The psycopg connection to use: a new one when the last broke (outside a transaction).
+        Raises :class:`Disconnected` while a lost transaction is not rolled back, or when no
+        connection can be made."""
+        if self._lost:
+            raise Disconnected(f"lost the connection to the brain database {self.path} during a transaction, which was not committed; roll it back and run it again")
+        if self._conn is None:
+            try:
+                c = self._psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            except self._psycopg.Error as e:
+                raise Disconnected(f"cannot reach the brain database {self.path}: {_why(e, self.url)}", unreachable=True) from None
+            c.row_factory = _row_factory
+            self._conn, self._pooled, self._origin = c, False, None
+            if self._read_only:
+                try:
+                    c.execute("SET default_transaction_read_only = on")
+                except self._psycopg.Error as e:
+                    self._drop()
+                    raise Disconnected(f"cannot reach the brain database {self.path}: {_why(e, self.url)}", unreachable=True) from None
+        return self._conn
+
+    def _drop(self) -> None:
+        """Let go of a broken connection (the pool discards it: its log line is silenced)."""
+        c, self._conn = self._conn, None
+        if c is None:
+            return
+        _EF_SEARCH.pop(c, None)
+        try:
+            if self._pooled:
+                self._pool.putconn(c)
+                self._pool.check()  # the pool's idle connections likely broke with it
+            else:
+                c.close()
+        except Exception:
+            pass
+
+    def _run(self, fn, *, again: bool):
+        """``fn(psycopg connection)`` with errors mapped (:func:`_mapped`); a broken connection
+        becomes :class:`Disconnected`, after one more try on a new connection when ``again``
+        (the statement only reads) and no transaction was open."""
+        c = self._live()
+        idle = c.info.transaction_status == 0  # IDLE
+        try:
+            return fn(c)
+        except self._psycopg.Error as e:
+            if not _broken(c):
+                raise _mapped(e, self.url) from None
+            self._drop()
+            why = _why(e, self.url)
+            if not idle:
+                self._lost = True
+                raise Disconnected(f"lost the connection to the brain database {self.path} ({why}); the transaction in progress was not committed") from None
+            if not again:
+                raise Disconnected(f"lost the connection to the brain database {self.path} ({why}); the write may not have been applied") from None
+        c = self._live()
+        try:
+            return fn(c)
+        except self._psycopg.Error as e:
+            if not _broken(c):
+                raise _mapped(e, self.url) from None
+            self._drop()
+            raise Disconnected(f"lost the connection to the brain database {self.path} ({_why(e, self.url)})") from None
+
     # sqlite3.Connection's surface ------------------------------------------------
 
     @property
     def in_transaction(self) -> bool:
-        from psycopg.pq import TransactionStatus
+        if self._lost:
+            return True  # (so that the caller rolls it back)
+        if self._conn is None:
+            return False
+        return self._conn.info.transaction_status != 0  # IDLE
 
-        return self._conn.info.transaction_status != TransactionStatus.IDLE
-
-    def _set_origin(self) -> None:
+    def _set_origin(self, c) -> None:
         from .origin import current
 
         o = "\t".join(current())
         if o != self._origin:
             self._reset = True
-            self._conn.execute("SELECT set_config('gbrain.origin', %s, false)", (o,))
+            c.execute("SELECT set_config('gbrain.origin', %s, false)", (o,))
             self._origin = o
 
     def set_ef_search(self, ef: int) -> None:
@@ -379,72 +502,115 @@ class PgConnection:
         ef = int(ef)
         if self.in_transaction:
             self.execute(f"SET hnsw.ef_search = {ef}")  # (marks the session for RESET ALL)
-        elif _EF_SEARCH.get(self._conn) != ef:
-            _EF_SEARCH.pop(self._conn, None)
-            try:
-                self._conn.execute(f"SET hnsw.ef_search = {ef}")
-            except self._psycopg.Error as e:
-                raise _mapped(e, self.url) from None
-            _EF_SEARCH[self._conn] = ef
+            return
+
+        def run(c):
+            if _EF_SEARCH.get(c) != ef:
+                _EF_SEARCH.pop(c, None)
+                c.execute(f"SET hnsw.ef_search = {ef}")
+                _EF_SEARCH[c] = ef
+
+        self._run(run, again=True)
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> PgCursor:
         head = sql.lstrip()[:16].upper()
         if head.startswith("PRAGMA"):
             return self._pragma(sql)
+        if head.startswith(("COMMIT", "END")):
+            self.commit()
+            return PgCursor(None)
+        if head.startswith("ROLLBACK") and "TO" not in head:
+            self.rollback()
+            return PgCursor(None)
         if head.startswith(("SET", "RESET")) or "set_config" in sql:
             self._reset = True  # a session setting: reset when the connection goes back to the pool
-        try:
-            if head.startswith("BEGIN"):
-                self._conn.execute("BEGIN")
-                if "IMMEDIATE" in head or "EXCLUSIVE" in head:
-                    self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                return PgCursor(None)
-            q = translate(sql)
-            if _WRITE.match(sql):
-                self._set_origin()
-            cur = self._conn.execute(q, [_param(p) for p in params] if not isinstance(params, dict) else params)
-            if _WRITE.match(sql) and cur.rowcount > 0:
-                self.total_changes += cur.rowcount
-            return PgCursor(cur)
-        except self._psycopg.Error as e:
-            raise _mapped(e, self.url) from None
+        if head.startswith("BEGIN"):
+            self._lost = False  # a new transaction: the lost one is abandoned (it never committed)
+            lock = "IMMEDIATE" in head or "EXCLUSIVE" in head
+
+            def begin(c):
+                c.execute("BEGIN")
+                if lock:
+                    c.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+
+            self._run(begin, again=True)
+            return PgCursor(None)
+        q = translate(sql)
+        write = bool(_WRITE.match(sql))
+        args = [_param(p) for p in params] if not isinstance(params, dict) else params
+
+        def run(c):
+            if write:
+                self._set_origin(c)
+                if c.info.transaction_status == 0:
+                    self.commits += 1  # autocommit: it commits by itself
+            return c.execute(q, args)
+
+        cur = self._run(run, again=not write)
+        if write and cur.rowcount > 0:
+            self.total_changes += cur.rowcount
+        return PgCursor(cur)
 
     def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> PgCursor:
         rows = [[_param(p) for p in r] for r in seq]
         if not rows:
             return PgCursor(None, [])
-        try:
-            if _WRITE.match(sql):
-                self._set_origin()
-            with self._conn.cursor() as cur:
+        write = bool(_WRITE.match(sql))
+
+        def run(c):
+            if write:
+                self._set_origin(c)
+            if c.info.transaction_status == 0:
+                self.commits += 1
+            with c.cursor() as cur:
                 cur.executemany(translate(sql), rows)
-                if cur.rowcount > 0:
-                    self.total_changes += cur.rowcount
-            return PgCursor(None, [])
-        except self._psycopg.Error as e:
-            raise _mapped(e, self.url) from None
+                return cur.rowcount
+
+        n = self._run(run, again=False)
+        if n > 0:
+            self.total_changes += n
+        return PgCursor(None, [])
 
     def executescript(self, script: str) -> None:
         self._reset = True
-        try:
-            self._conn.execute(script.replace("%", "%%"))
-        except self._psycopg.Error as e:
-            raise _mapped(e, self.url) from None
+
+        def run(c):
+            if c.info.transaction_status == 0:
+                self.commits += 1
+            c.execute(script.replace("%", "%%"))
+
+        self._run(run, again=False)
 
     def commit(self) -> None:
+        if self._lost:
+            self._live()  # raises Disconnected
         if self.in_transaction:
-            self.execute("COMMIT")
+            self.commits += 1
+            self._run(lambda c: c.execute("COMMIT"), again=False)
 
     def rollback(self) -> None:
+        if self._lost:
+            self._lost = False
+            return
         if self.in_transaction:
             try:
                 self._conn.execute("ROLLBACK")
             except self._psycopg.Error:
-                pass
+                if _broken(self._conn):
+                    self._drop()
 
     def close(self) -> None:
+        self._lost = False
         c, self._conn = getattr(self, "_conn", None), None
-        if c is not None:
+        if c is None:
+            return
+        if not self._pooled:
+            try:
+                c.close()
+            except Exception:
+                pass
+            return
+        if not _broken(c):
             try:
                 if c.info.transaction_status != 0:
                     self._reset = True  # (a SET in it may or may not be rolled back)
@@ -454,12 +620,19 @@ class PgConnection:
                     c.execute("RESET ALL")
             except Exception:
                 _EF_SEARCH.pop(c, None)
+        try:
             self._pool.putconn(c)
+        except Exception:
+            pass
 
     def create_function(self, *a, **k) -> None:
         """SQLite's Python SQL functions have SQL definitions in the Postgres schema."""
 
     # PRAGMAs -----------------------------------------------------------------------
+
+    def _one(self, sql: str, params: Sequence[Any] = ()):
+        """The first row of a read (run again on a new connection if the old one broke)."""
+        return self._run(lambda c: c.execute(sql, params).fetchone(), again=True)
 
     def _pragma(self, sql: str) -> PgCursor:
         m = re.match(r"(?is)\s*PRAGMA\s+(\w+)\s*(?:\((.*?)\))?\s*(?:=\s*(\S+))?", sql)
@@ -472,18 +645,19 @@ class PgConnection:
         if name == "query_only":
             self._reset = True
             on = str(val).upper() in ("ON", "1", "TRUE")
-            self._conn.execute("SET default_transaction_read_only = " + ("on" if on else "off"))
+            self._read_only = on
+            self._run(lambda c: c.execute("SET default_transaction_read_only = " + ("on" if on else "off")), again=True)
             return PgCursor(None, [])
         if name == "data_version":
             # changes when any writer committed: the newest history row (every page/file write
             # adds one) and the newest embedding row
-            r = self._conn.execute("SELECT (SELECT coalesce(max(id), 0) FROM history) * 1000003 + (SELECT coalesce(max(id), 0) FROM page_embeddings)").fetchone()
+            r = self._one("SELECT (SELECT coalesce(max(id), 0) FROM history) * 1000003 + (SELECT coalesce(max(id), 0) FROM page_embeddings)")
             return PgCursor(None, [Row((_plain(r[0]),))])
         if name == "user_version":
             return PgCursor(None, [Row((schema_version(self),))])
         if name == "table_info":
             t = m.group(2).strip("'\" ") if m and m.group(2) else ""
-            rows = self._conn.execute("SELECT ordinal_position - 1, column_name FROM information_schema.columns WHERE table_name = %s ORDER BY ordinal_position", (t,)).fetchall()
+            rows = self._run(lambda c: c.execute("SELECT ordinal_position - 1, column_name FROM information_schema.columns WHERE table_name = %s ORDER BY ordinal_position", (t,)).fetchall(), again=True)
             return PgCursor(None, [Row((r[0], r[1])) for r in rows])
         # busy_timeout, journal_mode, foreign_keys, synchronous, mmap_size: SQLite file settings
         # (reading one gives 0, setting one does nothing)
@@ -542,10 +716,11 @@ class Listener:
 
 
 def schema_version(conn: PgConnection) -> int:
-    r = conn._conn.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()
+    """The brain's Postgres schema version (``gbrain_schema``; 0: none yet)."""
+    r = conn._one("SELECT to_regclass('gbrain_schema') IS NOT NULL")
     if not r[0]:
         return 0
-    return int(conn._conn.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
+    return int(conn._one("SELECT coalesce(max(version), 0) FROM gbrain_schema")[0])
 
 
 def _schema_sql(v: int) -> str:
@@ -586,7 +761,7 @@ def migrate(conn: PgConnection) -> int:
         raise GBrainError(f"database schema v{v} (Postgres) is newer than this gbrain (v{PG_SCHEMA_VERSION}); upgrade gbrain")
     if v == PG_SCHEMA_VERSION:
         return v
-    c = conn._conn
+    c = conn._live()
     try:
         c.execute("BEGIN")
         c.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))

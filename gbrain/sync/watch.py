@@ -31,7 +31,12 @@ paths):
   no later round, rescans included, trashes them) until each file comes back, or until watch is
   started again with ``--confirm-delete``; the rest of the batch syncs and watching goes on.
 * **Robustness**: a half-written or unreadable file is retried on the next batches; a vanished root
-  stops the watch with an error before anything is deleted. SIGINT/SIGTERM finish the batch in
+  stops the watch with an error before anything is deleted. A Postgres brain whose connection
+  broke (a server restart, a terminated backend: ``storage.pg.Disconnected``) is not fatal: the
+  round is rolled back whole and run again on a new connection; while the server cannot be
+  reached the watch says so once and tries again with back-off (:data:`BRAIN_RETRY_S` doubling
+  up to :data:`BRAIN_RETRY_MAX_S`), events go on being collected, and once it is back a full
+  sync catches up (what was saved in the folder meanwhile reaches the brain). SIGINT/SIGTERM finish the batch in
   flight, then stop; a summary is returned.
 """
 from __future__ import annotations
@@ -47,6 +52,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
+from ..storage.pg import Disconnected
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
 from .scan import IGNORE_FILE, NOT_UTF8, VCS_DIRS, escaped, is_temp_name, undecodable
 
@@ -61,6 +67,10 @@ RETRY_MAX_S = 30.0
 #: 1 s, 2 s … at most 30 s apart (changes are read by polling until one succeeds)
 LISTEN_RETRY_S = 0.5
 LISTEN_RETRY_MAX_S = 30.0
+#: Postgres: while the brain's server cannot be reached, it is tried again after 0.5 s, 1 s, 2 s …
+#: at most 30 s apart
+BRAIN_RETRY_S = 0.5
+BRAIN_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 #: a path gone from disk is synced once no delete event came for this long (s)…
 SETTLE_S = 1.0
@@ -238,6 +248,10 @@ class Watcher:
         self._listen_epoch = 0  # one more per LISTEN connection made
         self._listen_at = 0.0  # monotonic time of the next reconnect attempt
         self._listen_wait = LISTEN_RETRY_S
+        self._down = False  # Postgres: the brain's server cannot be reached (or the connection broke)
+        self._down_at = 0.0  # monotonic time of the next try while down
+        self._down_wait = BRAIN_RETRY_S
+        self._catch_up = False  # back after an outage: a full sync is due
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -249,6 +263,31 @@ class Watcher:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def _brain_lost(self, e: Disconnected) -> None:
+        """The brain's connection broke or cannot be made: roll back what was cut, say it once
+        per outage, and try again later (back-off)."""
+        self.brain.conn.rollback()
+        now = time.monotonic()
+        if not self._down:
+            self._down, self._down_wait = True, BRAIN_RETRY_S
+            self.log(f"warning: the brain database is unreachable ({e}); retrying with back-off, up to every {BRAIN_RETRY_MAX_S:g} s; "
+                     "edits in the folder are kept and synced once it is back")
+        self._down_at = now + self._down_wait
+        self._down_wait = min(BRAIN_RETRY_MAX_S, 2 * self._down_wait)
+
+    def _brain_back(self) -> bool:
+        """While down and a try is due: whether the brain answers again (then a full sync is due)."""
+        if time.monotonic() < self._down_at:
+            return False
+        try:
+            self.brain.conn.execute("SELECT 1").fetchone()
+        except Disconnected as e:
+            self._brain_lost(e)
+            return False
+        self._down, self._catch_up = False, True
+        self.log("the brain database is reachable again; catching up")
+        return True
 
     def _add(self, out: Outcome) -> None:
         for k, v in out.counts().items():
@@ -386,9 +425,17 @@ class Watcher:
                 next_root_check = now + ROOT_CHECK_S
                 if not os.path.isdir(eng.root):
                     raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
+            if self._down and not self._brain_back():
+                continue  # Postgres server away: events are still collected (above)
+            if self._catch_up:  # back after an outage: the change log and a full sync
+                self._catch_up, expired, dv = False, True, None
             # 3. brain → file: another process committed (SQLite: data_version changed; Postgres:
             #    a notification from the change-log trigger, read from the socket without a query)
-            v = self._changes(conn)
+            try:
+                v = self._changes(conn)
+            except Disconnected as e:
+                self._brain_lost(e)
+                continue
             if v != dv and now >= log_retry_at:
                 dv = v
                 cur = eng.cursor
@@ -396,7 +443,12 @@ class Watcher:
                     expired = True  # log rows it missed may be gone; a full sync needs none
                     rows = []
                 else:
-                    rows = conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (cur,)).fetchall()
+                    try:
+                        rows = conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (cur,)).fetchall()
+                    except Disconnected as e:
+                        self._brain_lost(e)
+                        dv = None
+                        continue
                 if rows:
                     consumed = rows[-1][0]
                     paths = {r[1] for r in rows}
@@ -412,6 +464,10 @@ class Watcher:
                 next_rescan = now + self.rescan
                 try:
                     rep = eng.sync()
+                except Disconnected as e:
+                    self._brain_lost(e)  # (expired stays: the full sync runs once it is back)
+                    if not expired:
+                        self._catch_up = True
                 except sqlite3.OperationalError as e:
                     self._warn(f"the brain is busy ({e}); rescan skipped")
                 except FileNotFoundError as e:
@@ -432,6 +488,8 @@ class Watcher:
                 next_touch = now + TOUCH_S
                 try:
                     eng.touch()
+                except Disconnected as e:
+                    self._brain_lost(e)
                 except sqlite3.OperationalError as e:
                     self._warn(f"the brain is busy ({e}); will retry")
             # 5. file → brain, once the events settled
@@ -495,6 +553,10 @@ class Watcher:
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
         (10 s) is not fatal: the batch is rolled back whole and False is returned to retry it.
+        Nor is a lost Postgres connection (:class:`Disconnected`): the round never committed
+        (or, cut at its commit, is found done by the three-way rules when run again); it is
+        run again at once on a new connection, and when the server is away False is returned
+        (:meth:`_brain_lost`: said once, tried again with back-off).
 
         Nor is a file or folder that went away while the round worked on it (FileNotFoundError:
         deleted or renamed the moment it was written or read): rolled back, said once a minute,
@@ -505,10 +567,18 @@ class Watcher:
         (``SyncEngine.held``: their pages stay in the brain, their files stay gone, no later
         round trashes them until each file is back) and the batch is synced without them;
         watching goes on."""
+        lost = False
         for _ in range(4):
             try:
                 self._batch(paths, dirs, **kw)
                 return True
+            except Disconnected as e:
+                self.brain.conn.rollback()
+                if e.unreachable or lost:
+                    self._brain_lost(e)
+                    return False
+                lost = True  # once more, on a new connection
+                continue
             except sqlite3.OperationalError as e:
                 if "locked" not in str(e) and "busy" not in str(e):
                     raise
