@@ -192,13 +192,13 @@ def test_serve_refuses_a_postgres_database_that_does_not_exist(pg_server, pg_url
     nosuch = pg_url.replace(f"/{_dbname(pg_url)}?", "/gb_nosuch_db?", 1)
     r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", nosuch], input=b"", capture_output=True, timeout=120)
     err = r.stderr.decode()
-    assert r.returncode == 2 and "running" not in err and 'database "gb_nosuch_db" does not exist' in err, err
+    assert r.returncode == 2 and "MCP server running" not in err and 'database "gb_nosuch_db" does not exist' in err, err
     assert len(err.strip().splitlines()) == 1, err
     # a server nobody answers on is exit 1
     down = "postgresql://u:secret@127.0.0.1:1/x"
     r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", down], input=b"", capture_output=True, timeout=120)
     err = r.stderr.decode()
-    assert r.returncode == 1 and "running" not in err and "secret" not in err and len(err.strip().splitlines()) == 1, err
+    assert r.returncode == 1 and "MCP server running" not in err and "secret" not in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_version_and_check_say_what_they_are_on_postgres(pg_url):

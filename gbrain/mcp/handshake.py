@@ -128,28 +128,44 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
+def refuse_missing(path, create: bool) -> None:
+    """Refuse to serve a brain that is not there, before the server says it runs: a SQLite file
+    that does not exist (unless ``create``) or a Postgres database that does not exist
+    (:class:`gbrain.errors.BadInput`, exit 2); a file that is not a brain
+    (``storage.db.refuse_unusable``) or a Postgres server that cannot be reached raises
+    :class:`gbrain.errors.GBrainError` (exit 1). Postgres is asked once (one connection, which
+    the server goes on using); a SQLite file costs a ``stat`` and at most 16 bytes read."""
+    from ..errors import BadInput
+
+    if not create and not path.exists():
+        raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
+    from ..storage.db import refuse_unusable
+
+    refuse_unusable(path)  # a file that is not a brain: said now, not at every tool call
+    if getattr(path, "url", None):
+        from ..storage import pg
+
+        pg.probe(path.url)
+
+
 def serve_main(db_path: str | None, create: bool = False, read_only: bool = False) -> None:
     """``gbrain serve`` as the entry point runs it: import the SDK (:mod:`gbrain.mcp.server`) in a
     background thread while this thread reads the first line of stdin and answers it when it
     is an ``initialize`` request (:func:`initialize_answer`), then hand the line and the rest
     of stdin to :func:`gbrain.mcp.server.serve`. A missing brain (without ``create``) is refused
-    before anything is read (:class:`gbrain.errors.BadInput`); an SDK that cannot be imported
+    before anything is read (:func:`refuse_missing`); an SDK that cannot be imported
     raises its ImportError here. ``GBRAIN_FAST_INIT=0``: the SDK is imported first and answers
     everything itself."""
     import threading
 
-    from ..errors import BadInput
-    from ..storage.db import refuse_unusable, resolve_db_path
+    from ..storage.db import resolve_db_path
 
     if not enabled():
         from .server import serve
 
         serve(db_path, create=create, read_only=read_only)
         return
-    path = resolve_db_path(db_path)
-    if not create and not path.exists():
-        raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
-    refuse_unusable(path)
+    refuse_missing(resolve_db_path(db_path), create)
     loaded: dict = {}
 
     def load() -> None:

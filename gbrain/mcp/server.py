@@ -48,7 +48,7 @@ from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
 from ..errors import BadInput, GBrainError, NotFound
-from .handshake import INSTRUCTIONS
+from .handshake import INSTRUCTIONS, refuse_missing
 
 log = logging.getLogger("gbrain.mcp")
 
@@ -525,13 +525,10 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     ``answered``, answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
     import os
 
-    from ..storage.db import refuse_unusable, resolve_db_path
-    from ..errors import BadInput
+    from ..storage.db import resolve_db_path
 
     path = resolve_db_path(db_path)
-    if not create and not path.exists():
-        raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
-    refuse_unusable(path)  # a file that is not a brain: said now, not at every tool call
+    refuse_missing(path, create)
     try:
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):

@@ -37,11 +37,23 @@ def _init(_b, a, ctx):
     return {"path": str(path), "created": not existed, "schema_version": SCHEMA_VERSION}
 
 
-@op("version", "Print gbrain's version and database schema version.", [], mcp=False, db="none", text=lambda r, a: f"gbrain {r['version']} (schema v{r['schema_version']}, Python {r['python']})")
-def _version(_b, a, ctx):
-    from ..storage.db import SCHEMA_VERSION
+def _version_text(r: dict, a: dict) -> str:
+    on = " on Postgres" if r.get("engine") == "postgres" else ""
+    return f"gbrain {r['version']} (schema v{r['schema_version']}{on}, Python {r['python']})"
 
-    return {"version": __version__, "schema_version": SCHEMA_VERSION, "python": sys.version.split()[0]}
+
+@op("version", "Print gbrain's version and database schema version (of the engine --db names: a Postgres brain has its own numbers; there the database's own version).", [], mcp=False, db="none", text=_version_text)
+def _version(_b, a, ctx):
+    from ..storage.db import SCHEMA_VERSION, resolve_db_path
+
+    out = {"version": __version__, "schema_version": SCHEMA_VERSION, "engine": "sqlite", "python": sys.version.split()[0]}
+    path = resolve_db_path(ctx.db)
+    if getattr(path, "url", None):  # Postgres: the database's gbrain_schema (this code's when it has none yet)
+        from ..storage import pg
+
+        have = pg.database_schema_version(path.url)  # type: ignore[attr-defined]
+        out.update(engine="postgres", schema_version=have or pg.PG_SCHEMA_VERSION)
+    return out
 
 
 @op(
@@ -612,17 +624,21 @@ def _verify(b, a, ctx):
 
 def _check_text(r: dict, a: dict) -> str:
     if r["ok"]:
-        return f"{r['database']}: OK (integrity_check, search index, foreign keys, page hashes)"
+        return f"{r['database']}: OK ({', '.join(r['checked'])})"
     return "\n".join([f"{r['database']}: DAMAGED"] + [f"  {p}" for p in r["problems"]] + [r["advice"]])
 
 
-@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys and every page's text against its stored hash. Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
+@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys and every page's text against its stored hash (on Postgres, which keeps its files, indexes and keys itself: the page hashes). Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
 def _check(b, a, ctx):
     from ..storage.db import recovery_advice
     from ..sync.verify import db_integrity
 
     problems = db_integrity(b, full=True)
-    return {"ok": not problems, "database": str(b.path), "problems": problems, "advice": recovery_advice(b.path) if problems else ""}
+    if getattr(b.conn, "dialect", "sqlite") == "postgres":  # the server keeps its files, indexes and keys sound itself
+        checked = ["page hashes; Postgres keeps its own files, indexes and foreign keys"]
+    else:
+        checked = ["integrity_check", "search index", "foreign keys", "page hashes"]
+    return {"ok": not problems, "database": str(b.path), "checked": checked, "problems": problems, "advice": recovery_advice(b.path) if problems else ""}
 
 
 def _copy_text(r: dict, a: dict) -> str:

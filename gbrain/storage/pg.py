@@ -349,6 +349,27 @@ def _pool(url: str):
         return p
 
 
+def probe(url: str) -> None:
+    """Connect to ``url`` once, cheaply (``gbrain serve`` before it says it runs), making the
+    process's pool. Raises :class:`~gbrain.errors.BadInput` (exit 2, as a missing SQLite file)
+    when the database does not exist, :class:`GBrainError` (exit 1) when the server cannot be
+    reached or refuses; one line, password redacted."""
+    from ..errors import BadInput
+
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError:
+        raise GBrainError("a postgresql:// brain needs psycopg 3 and psycopg-pool: pip install 'psycopg[binary]' psycopg-pool") from None
+    try:
+        _pool(url)
+    except GBrainError as e:
+        msg = " ".join(str(e).split())
+        if re.search(r'database "[^"]*" does not exist', msg):
+            raise BadInput(f"{msg}; give an existing database with --db (gbrain makes its tables, not the database: CREATE DATABASE first)") from None
+        raise GBrainError(msg) from None
+
+
 def close_pools() -> None:
     """Close every pool of this process (their idle connections end at once)."""
     with _POOLS_LOCK:
@@ -777,6 +798,21 @@ def migrate(conn: PgConnection) -> int:
         c.execute("ROLLBACK")
         raise GBrainError(f"cannot set up the brain schema on {conn.path}: {redact(e, conn.url)}") from None
     return PG_SCHEMA_VERSION
+
+
+def database_schema_version(url: str) -> int:
+    """The gbrain schema version of the Postgres database at ``url`` (0: no brain there yet), read
+    on one short connection without migrating. Raises :class:`GBrainError` (password redacted)
+    when it cannot be reached."""
+    import psycopg
+
+    try:
+        with psycopg.connect(url, connect_timeout=10) as c:
+            if not c.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()[0]:
+                return 0
+            return int(c.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
+    except psycopg.Error as e:
+        raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
 
 
 def brain_exists(url: str) -> bool:
