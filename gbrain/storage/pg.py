@@ -607,7 +607,10 @@ class PgConnection:
             self._live()  # raises Disconnected
         if self.in_transaction:
             self.commits += 1
-            self._run(lambda c: c.execute("COMMIT"), again=False)
+            try:
+                self._run(lambda c: c.execute("COMMIT"), again=False)
+            except Disconnected as e:  # cut at its COMMIT: the server may have committed it
+                raise Disconnected(str(e).replace("the transaction in progress was not committed", "the transaction may or may not have committed")) from None
 
     def rollback(self) -> None:
         if self._lost:
