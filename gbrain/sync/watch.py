@@ -271,7 +271,10 @@ class Watcher:
         now = time.monotonic()
         if not self._down:
             self._down, self._down_wait = True, BRAIN_RETRY_S
-            self.log(f"warning: the brain database is unreachable ({e}); retrying with back-off, up to every {BRAIN_RETRY_MAX_S:g} s; "
+            why = str(e)
+            said = f"cannot reach the brain database {self.brain.path}: "
+            why = why[len(said):] if why.startswith(said) else why
+            self.log(f"warning: the brain database {self.brain.path} is unreachable ({why}); retrying with back-off, up to every {BRAIN_RETRY_MAX_S:g} s; "
                      "edits in the folder are kept and synced once it is back")
         self._down_at = now + self._down_wait
         self._down_wait = min(BRAIN_RETRY_MAX_S, 2 * self._down_wait)
