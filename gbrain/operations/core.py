@@ -42,7 +42,7 @@ def _version_text(r: dict, a: dict) -> str:
     return f"gbrain {r['version']} (schema v{r['schema_version']}{on}, Python {r['python']})"
 
 
-@op("version", "Print gbrain's version and database schema version (of the engine --db names: a Postgres brain has its own numbers; there the database's own version).", [], mcp=False, db="none", text=_version_text)
+@op("version", "Print gbrain's version and database schema version (a Postgres brain numbers its schema apart from SQLite: there the database's own version).", [], mcp=False, db="none", text=_version_text)
 def _version(_b, a, ctx):
     from ..storage.db import SCHEMA_VERSION, resolve_db_path
 
