@@ -627,10 +627,17 @@ def rederive_search_words(conn) -> int:
     differ, in the caller's transaction (SQLite: the FTS5 trigger re-indexes them; Postgres: the
     generated ``search_tsv`` follows). For the migration that added the frontmatter's words
     (SQLite v14, Postgres v12). Returns how many pages changed."""
+    return _rewrite_search_words(conn, conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path, search_words FROM pages").fetchall())
+
+
+def _rewrite_search_words(conn, rows) -> int:
+    """Recompute ``search_words`` of ``rows`` (``(id, compiled_truth, timeline, frontmatter
+    JSON, title, path, search_words)``) from those stored columns (no parse) and write the ones
+    that differ, 500 per statement, in the caller's transaction. Returns how many changed."""
     from ..search.keyword import search_words
 
     updates = []
-    for pid, ct, tl, fm, title, path, old in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path, search_words FROM pages").fetchall():
+    for pid, ct, tl, fm, title, path, old in rows:
         if isinstance(fm, (str, bytes)):
             try:
                 fm = json.loads(fm) if fm else {}
@@ -661,7 +668,7 @@ def rederive_compat_words(conn) -> int:
     text whose only compatibility characters are spaces and punctuation (``keyword._no_compat_words``);
     Postgres selects the pages with ``IS NFKC NORMALIZED`` in the server, so a brain with none
     sends no text at all. For SQLite v15 / Postgres v13. Returns how many pages changed."""
-    from ..search.keyword import _no_compat_words, search_words
+    from ..search.keyword import _no_compat_words
 
     cols = "id, compiled_truth, timeline, frontmatter, title, path, search_words"
     if is_postgres(conn):
@@ -671,18 +678,7 @@ def rederive_compat_words(conn) -> int:
         ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path FROM pages")
                if not all(_no_compat_words(x or "") for x in r[1:])]
         rows = [conn.execute(f"SELECT {cols} FROM pages WHERE id = ?", (pid,)).fetchone() for pid in ids]
-    updates = []
-    for pid, ct, tl, fm, title, path, old in rows:
-        try:
-            fm = json.loads(fm) if fm else {}
-        except ValueError:
-            fm = {}
-        new = search_words(ct or "", tl or "", fm if isinstance(fm, dict) else {}, (title or "", path or ""))
-        if new != (old or ""):
-            updates.append((new, pid))
-    for i in range(0, len(updates), 500):
-        conn.executemany("UPDATE pages SET search_words = ? WHERE id = ?", updates[i : i + 500])
-    return len(updates)
+    return _rewrite_search_words(conn, rows)
 
 
 def _m15_compat_words(conn: sqlite3.Connection) -> None:
