@@ -207,3 +207,43 @@ def test_version_and_check_say_what_they_are_on_postgres(pg_url):
     assert f"schema v{pg.PG_SCHEMA_VERSION} on Postgres" in v, v
     c = gbrain("check", "--db", pg_url).stdout.decode()
     assert "integrity_check" not in c and "page hashes" in c, c
+
+
+def _params(conn: pg.PgConnection) -> dict:
+    return conn._live().info.get_parameters()
+
+
+def test_every_connection_has_tcp_keepalives_and_a_user_timeout(pg_url, admin):
+    """A connection that hangs (a NAT or firewall dropped the flow, the server's host died) must
+    end in minutes, not the kernel's two hours: each connection gbrain makes (pooled, made again
+    after a break, the LISTEN one) carries TCP keepalives and ``tcp_user_timeout``."""
+    conn = pg.connect(pg_url)
+    try:
+        p = _params(conn)
+        for k, v in pg.CONN_DEFAULTS.items():
+            assert p.get(k) == str(v), (k, p.get(k))
+        first = _pid(conn)
+        assert admin.terminate() >= 1
+        assert _pid(conn) != first and not conn._pooled  # a new, plain connection
+        assert _params(conn).get("keepalives_idle") == "60"
+    finally:
+        conn.close()
+    lis = pg.Listener(pg_url)
+    try:
+        assert lis._conn.info.get_parameters().get("tcp_user_timeout") == "120000"
+    finally:
+        lis.close()
+
+
+def test_the_urls_own_connection_settings_win(pg_url):
+    """``?keepalives_idle=7&connect_timeout=3`` in the URL are kept, not replaced by gbrain's."""
+    sep = "&" if "?" in pg_url else "?"
+    url = pg_url + sep + "keepalives_idle=7&connect_timeout=3"
+    conn = pg.connect(url)
+    try:
+        p = _params(conn)
+        assert p.get("keepalives_idle") == "7" and p.get("connect_timeout") == "3"
+        assert p.get("keepalives_count") == "5"
+    finally:
+        conn.close()
+        pg.close_pools()

@@ -324,6 +324,40 @@ def _quiet_pool_log() -> None:
 # the connection
 # ---------------------------------------------------------------------------
 
+#: libpq settings gbrain gives every connection unless the URL sets its own (the URL wins):
+#: ``connect_timeout`` (seconds) bounds a connect to an unreachable host; TCP keepalives (idle
+#: 60 s, then a probe every 10 s, 5 unanswered: a peer gone silently, after a NAT or firewall
+#: dropped the flow or its host died, is found in ~2 minutes instead of the kernel's 2 hours) and
+#: ``tcp_user_timeout`` (ms: data sent and not acknowledged for 2 minutes closes the connection)
+#: turn a connection that hangs into :class:`Disconnected`, which gbrain recovers from. libpq
+#: applies the TCP settings to TCP connections only (a Unix socket ignores them). Source: the
+#: PostgreSQL manual, "Parameter Key Words" (libpq connection parameters).
+CONN_DEFAULTS: dict[str, int] = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 60,
+    "keepalives_interval": 10,
+    "keepalives_count": 5,
+    "tcp_user_timeout": 120_000,
+}
+
+
+def conn_kwargs(url: str, **extra: Any) -> dict[str, Any]:
+    """The keyword arguments for ``psycopg.connect(url, **kw)``: :data:`CONN_DEFAULTS` less the
+    parameters ``url`` sets itself (a URL or ``key=value`` string: its own ``connect_timeout``
+    or ``keepalives_idle`` wins), plus ``extra``. A URL libpq cannot parse gets the defaults (the
+    connect then reports the URL's error)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = conninfo_to_dict(url)
+    except Exception:
+        given = {}
+    kw: dict[str, Any] = {k: v for k, v in CONN_DEFAULTS.items() if k not in given}
+    kw.update(extra)
+    return kw
+
+
 _POOLS: dict[str, Any] = {}
 _POOLS_LOCK = threading.Lock()
 _WRITE = re.compile(r"(?is)^\s*(INSERT|UPDATE|DELETE)\b")
@@ -340,11 +374,11 @@ def _pool(url: str):
         p = _POOLS.get(url)
         if p is None:
             try:
-                psycopg.connect(url, connect_timeout=10).close()
+                psycopg.connect(url, **conn_kwargs(url)).close()
             except psycopg.Error as e:
                 raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
             _quiet_pool_log()
-            p = ConnectionPool(url, min_size=0, max_size=8, kwargs={"autocommit": True}, open=True, timeout=30, name="gbrain")
+            p = ConnectionPool(url, min_size=0, max_size=8, kwargs=conn_kwargs(url, autocommit=True), open=True, timeout=30, name="gbrain")
             _POOLS[url] = p
         return p
 
@@ -440,7 +474,7 @@ class PgConnection:
             raise Disconnected(f"lost the connection to the brain database {self.path} during a transaction, which was not committed; roll it back and run it again")
         if self._conn is None:
             try:
-                c = self._psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+                c = self._psycopg.connect(self.url, **conn_kwargs(self.url, autocommit=True))
             except self._psycopg.Error as e:
                 raise Disconnected(f"cannot reach the brain database {self.path}: {_why(e, self.url)}", unreachable=True) from None
             c.row_factory = _row_factory
@@ -707,7 +741,7 @@ class Listener:
         self.url = url
         self.seen = 0
         try:
-            self._conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name=f"gbrain-listen:{os.getpid()}")
+            self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=f"gbrain-listen:{os.getpid()}"))
             self._conn.execute(f"LISTEN {channel}")
         except psycopg.Error as e:
             raise GBrainError(f"cannot listen for changes on {redact(url)}: {redact(str(e).strip(), url)}") from None
@@ -810,7 +844,7 @@ def database_schema_version(url: str) -> int:
     import psycopg
 
     try:
-        with psycopg.connect(url, connect_timeout=10) as c:
+        with psycopg.connect(url, **conn_kwargs(url)) as c:
             if not c.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()[0]:
                 return 0
             return int(c.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
@@ -824,7 +858,7 @@ def brain_exists(url: str) -> bool:
     import psycopg
 
     try:
-        with psycopg.connect(url, connect_timeout=10) as c:
+        with psycopg.connect(url, **conn_kwargs(url)) as c:
             return bool(c.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()[0])
     except psycopg.Error as e:
         raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
