@@ -75,10 +75,51 @@ def _out(text: str) -> None:
         sys.stdout.write(text)
 
 
-def _progress_ctx(ctx: "ops.Context"):
-    """Attach a rich progress bar on stderr (only when stderr is a terminal)."""
+#: seconds between two progress lines when stderr is not a terminal (a log file, a pipe, an
+#: agent's shell): the first comes after this long, so a short command prints none
+PLAIN_PROGRESS_S = 10.0
+
+
+class _PlainProgress:
+    """Progress as plain lines on stderr (``import: 2,000 / 8,411 files (24%), 12 s``) for a
+    stderr that is not a terminal, at most one per ``GBRAIN_PROGRESS_EVERY`` seconds (default
+    :data:`PLAIN_PROGRESS_S`); ``0`` prints every update. Quacks like rich's ``Progress`` for
+    :func:`run_and_print` (``stop``)."""
+
+    def __init__(self, ctx: "ops.Context", name: str):
+        import time
+
+        self._clock = time.monotonic
+        self._t0 = self._last = self._clock()
+        try:
+            self._every = float(os.environ.get("GBRAIN_PROGRESS_EVERY", PLAIN_PROGRESS_S))
+        except ValueError:
+            self._every = PLAIN_PROGRESS_S
+        self._label = name
+        ctx.on_progress = self.update
+        ctx.progress_label = self.label
+
+    def label(self, s: str) -> None:
+        self._label = s
+
+    def update(self, done: int, total: int) -> None:
+        now = self._clock()
+        if now - self._last < self._every:
+            return
+        self._last = now
+        share = f" ({100 * done // total}%)" if total else ""
+        _err(f"{self._label}: {done:,} / {total:,}{share}, {now - self._t0:.0f} s")
+
+    def stop(self) -> None:
+        pass
+
+
+def _progress_ctx(ctx: "ops.Context", name: str = "working"):
+    """Attach a progress display for a long operation: a rich progress bar on stderr when stderr
+    is a terminal, else plain lines every few seconds (:class:`_PlainProgress`); none for an
+    agent's surfaces (``call``/``pipe``: one JSON object, no chatter)."""
     if not sys.stderr.isatty():
-        return None
+        return None if ctx.agent else _PlainProgress(ctx, name)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.text import Text
@@ -115,7 +156,7 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     ctx = ops.Context(db=_STATE["db"], surface=surface)
     warnings: list[str] = []
     ctx.on_warning = warnings.append
-    prog = _progress_ctx(ctx)
+    prog = _progress_ctx(ctx, o.name)
     from .storage.db import resolve_db_path
 
     db_path = resolve_db_path(_STATE["db"])

@@ -690,3 +690,24 @@ def test_search_help_says_what_search_does(imported):
     assert "companies/river-ai" in [h["slug"] for h in js(gbrain("search", "rive*", "--json"))]
     assert js(gbrain("search", "rive", "--json")) == []  # without the star, a word is whole
     assert js(gbrain("search", "NOT", "--json")) == js(gbrain("search", "not", "--json"))  # an operator is a plain word
+
+
+def test_long_work_reports_progress_as_plain_lines_when_stderr_is_not_a_terminal(db_path, tmp_path):
+    """A first import run from a script or a log (stderr not a terminal) said nothing until it
+    ended; it now says how far it is as plain lines (every 10 s; ``GBRAIN_PROGRESS_EVERY=0``:
+    every update), while ``call`` (one JSON object for an agent) stays silent."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(30):
+        (tree / f"note-{i}.md").write_text(f"# Note {i}\n\nbody {i}\n")
+    r = gbrain("import", str(tree), env={"GBRAIN_PROGRESS_EVERY": "0"})
+    assert r.returncode == 0, r.stderr.decode()
+    lines = [ln for ln in r.stderr.decode().splitlines() if ln.startswith("Importing: ")]
+    assert lines and lines[-1].startswith("Importing: 30 / 30 (100%)"), r.stderr.decode()
+    assert "Importing" not in r.stdout.decode()
+    r = gbrain("export", "--dir", str(tmp_path / "out"), env={"GBRAIN_PROGRESS_EVERY": "0"})
+    assert r.returncode == 0 and "Exporting: " in r.stderr.decode(), r.stderr.decode()
+    r = gbrain("call", "brain_verify", json.dumps({"dir": str(tree)}), env={"GBRAIN_PROGRESS_EVERY": "0"})
+    assert r.returncode == 0 and json.loads(r.stdout)["ok"] and "Verifying" not in r.stderr.decode(), r.stderr.decode()
+    r = gbrain("verify", str(tree))  # the default: the first line only after 10 s
+    assert r.returncode == 0 and "Verifying" not in r.stderr.decode(), r.stderr.decode()
