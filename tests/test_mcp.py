@@ -617,3 +617,25 @@ def test_handshake_versions_are_the_sdks():
     from gbrain.mcp.handshake import HANDSHAKE_VERSIONS
 
     assert HANDSHAKE_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
+
+
+def test_briefing_prompt_leaves_out_conflict_copies_and_earlier_briefings(fixture_db):
+    """A user trial's briefing listed a conflict copy and the previous briefing as "recently
+    updated" pages; the briefing skill says to ignore both. Open conflicts are listed apart, and
+    the ingest prompt tells the agent to write with ``if_hash`` and set ``updated:``."""
+    with Brain.open(fixture_db) as b:
+        b.put("people/ana-lima.conflict-20261202T015712", "---\ntitle: Ana Lima\ntype: person\n---\n# Ana Lima\n\nthe other side\n")
+        b.put("sources/briefing-2026-12-01", "---\ntitle: Briefing 2026-12-01\ntype: briefing\n---\n# Briefing\n\nold news\n")
+
+    async def main():
+        async with connect(fixture_db) as c:
+            brief = await c.get_prompt("brain_briefing", {"since": "3650d"})
+            ingest = await c.get_prompt("brain_ingest_meeting", {})
+            return brief.messages[0].content.text, ingest.messages[0].content.text
+
+    brief, ingest = anyio.run(main)
+    recent, rest = brief.split("Recent ingests:", 1)
+    assert "people/ana-lima (" in recent and ".conflict-" not in recent and "briefing-2026-12-01" not in recent, recent
+    conflicts = rest.split("Open conflicts", 1)[1].split("Brain:", 1)[0]
+    assert "people/ana-lima.md ← copy people/ana-lima.conflict-20261202T015712.md" in conflicts, conflicts
+    assert "if_hash" in ingest and '"updated"' in ingest and ".conflict-" in ingest

@@ -48,6 +48,7 @@ from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
 from ..errors import BadInput, GBrainError, NotFound
+from ..page.slugs import conflict_original
 from .handshake import INSTRUCTIONS, refuse_missing
 
 log = logging.getLogger("gbrain.mcp")
@@ -284,6 +285,9 @@ Recently updated pages (newest first, since {since}):
 Recent ingests:
 {ingests}
 
+Open conflicts (both versions of a page kept; the copy is not the page: merge, then delete it):
+{conflicts}
+
 Brain: {pages} pages ({types}).
 
 How to work:
@@ -292,6 +296,7 @@ How to work:
 2. Use brain_search for people, companies and deals named in them; brain_backlinks shows who links to a page.
 3. Write the briefing: what changed, open threads and decisions pending, people to follow up with,
    upcoming dates. Cite pages by slug. Say plainly when the brain has no information on something.
+   Name open conflicts as something to merge; never cite a .conflict- copy as the page.
 """
 
 INGEST_GUIDE = """Ingest this meeting into my brain.{ref_line}
@@ -300,9 +305,12 @@ Steps (each a tool call):
 1. brain_ingest {{content, source_type: "meeting", source_ref}} stores the transcript as a sources/ page
    and logs it; keep the returned slug to cite.
 2. Find every person, company and deal mentioned: brain_search by name; brain_get the page if it exists.
+   A slug with .conflict-YYYYMMDDTHHMMSS in it is a conflict copy, not the page: use the slug without it.
 3. Existing page: brain_put with compiled_truth (rewrite the state with what is new; the timeline and
-   frontmatter stay byte-exact). New entity worth a page: brain_put with full content (frontmatter with
-   title and type, compiled truth, a --- line, then a timeline).
+   frontmatter stay byte-exact), frontmatter {{"updated": "YYYY-MM-DD"}} (the date you rewrote it), and
+   if_hash: the content_hash brain_get returned, so an edit someone saved since your read is not
+   overwritten (refused: read again, redo the edit). New entity worth a page: brain_put with full
+   content (frontmatter with title and type, compiled truth, a --- line, then a timeline).
 4. For each datable event: brain_timeline_add {{slug, date: YYYY-MM-DD, summary, source: "meeting"}}.
 5. For each relationship between two pages: brain_link {{from, to, context}}.
 6. Structured data (JSON from the meeting tool, action items): brain_raw {{slug, source, data}}.
@@ -368,13 +376,17 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
     ) -> str:
 
         def gather(b: Brain) -> str:
-            recent = ops.run("list", {"sort": "updated", "since": since, "limit": 30}, brain=b)
+            # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1)
+            recent = [r for r in ops.run("list", {"sort": "updated", "since": since, "limit": 60}, brain=b)
+                      if r["type"] != "briefing" and not conflict_original(r["slug"] + ".md")][:30]
+            conflicts = ops.run("conflicts", {}, brain=b)
             ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT 10").fetchall()
             st = b.stats()
             return BRIEFING_GUIDE.format(
                 focus=f", focused on: {focus}" if focus else "",
                 since=since,
                 recent="\n".join(f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent) or "(none)",
+                conflicts="\n".join(f"- {c['path']} ← copy {c['copy_path']}" for c in conflicts[:20]) or "(none)",
                 ingests="\n".join(f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests) or "(none)",
                 pages=st["pages"],
                 types=", ".join(f"{t} {n}" for t, n in list(st["by_type"].items())[:8]) or "empty",

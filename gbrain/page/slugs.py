@@ -33,6 +33,19 @@ def is_markdown(path: str) -> bool:
     return path.lower().endswith(".md")
 
 
+#: the mark sync puts in a conflict copy's name: ``name.conflict-YYYYMMDDTHHMMSS[-N].md``
+#: (``sync/engine.conflict_copy_path``; a file other than markdown gets it appended)
+CONFLICT_MARK = re.compile(r"\.conflict-\d{8}T\d{6}(?:-\d+)?")
+_MARK_AT_END = re.compile(CONFLICT_MARK.pattern + r"(?=(?:\.md)?$)", re.IGNORECASE)
+
+
+def conflict_original(path: str) -> str | None:
+    """The path ``path`` is a conflict copy of (``people/ana.conflict-20261202T015712.md`` →
+    ``people/ana.md``), or None when its name has no conflict mark at its end."""
+    m = _MARK_AT_END.search(path)
+    return path[: m.start()] + path[m.end() :] if m else None
+
+
 def slug_for_path(path: str) -> str:
     """``people/Ana Lima.md`` → ``people/Ana Lima`` (NFC). ``path`` is a POSIX relative path: a
     backslash is part of a file name (``a\\b.md`` is not ``a/b``; :func:`slug_problem` refuses it)."""

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import ModelUnavailable
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
-from .keyword import keyword_candidates, search as keyword_search
+from .keyword import copies_below_originals, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count
 
 #: candidates taken from each side before fusion
@@ -340,6 +340,10 @@ def query(
                 best_rows = {p: row for p, _, row in vec}
                 vec = _vector_again(conn, idx, model.model_id, q2, k, type, vec)
                 ranked = fused(vec, getattr(model, "feedback_weight", None) or weight, int(limit))
+    below = copies_below_originals(conn, dict(ranked))
+    if below:  # a conflict copy right below the page it copies (keyword.copies_below_originals)
+        order = {pid: i for i, (pid, _) in enumerate(ranked)}
+        ranked = sorted(((p, below.get(p, s)) for p, s in ranked), key=lambda x: (-x[1], order[x[0]]))
     ranked = ranked[: int(limit)]
     if not ranked:
         return {"hits": [], "mode": mode, "model": model.model_id, "notes": notes}

@@ -44,7 +44,7 @@ import sqlite3
 import unicodedata
 
 from ..errors import BadInput
-from ..page.slugs import loose_key
+from ..page.slugs import conflict_original, loose_key
 
 TITLE_WEIGHT = 5.0
 #: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
@@ -538,6 +538,9 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         precision = min(1.0, hits_in_name[pid] / name_len.get(pid, 1)) ** PRECISION_POWER
         score = bm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
+    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
+    for h in out:
+        h["score"] = below.get(h["id"], h["score"])
     order = {pid: i for i, pid in enumerate(ids)}
     out.sort(key=lambda h: (-h["score"], order[h["id"]]))
     out = out[: int(limit)]
@@ -557,6 +560,35 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
 
 #: hits whose body signal is probed one at a time (more: one pass over the body matches)
 BODY_PROBES = 32
+
+#: how far below its original a conflict copy is put (:func:`copies_below_originals`)
+COPY_GAP = 1e-6
+
+
+def copies_below_originals(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
+    """New scores for the conflict copies among ``scores`` (``{page_id: score}``, higher is
+    better) that score at least as high as the page they are a copy of, which is among the
+    candidates too: the original's score less :data:`COPY_GAP`, so the copy ranks right below
+    it. A copy holds the same words as its original (both versions of one page), so it ties
+    with it or beats it, and an agent taking the first hit for a name edited the copy. A copy
+    whose original is not a candidate keeps its score (it may be the only version that matches).
+    ``{}`` when no candidate is a copy (one indexed look-up of the candidates' paths)."""
+    if not scores:
+        return {}
+    ids = list(scores)
+    marks = ",".join("?" * len(ids))
+    copies = {int(r[0]): r[1] for r in conn.execute(f"SELECT id, path FROM pages WHERE id IN ({marks}) AND path LIKE '%.conflict-%'", ids)}
+    originals = {pid: conflict_original(p) for pid, p in copies.items()}
+    want = sorted({o for o in originals.values() if o})
+    if not want:
+        return {}
+    by_path = {r[1]: int(r[0]) for r in conn.execute(f"SELECT id, path FROM pages WHERE path IN ({','.join('?' * len(want))})", want)}
+    out: dict[int, float] = {}
+    for pid, orig in originals.items():
+        oid = by_path.get(orig) if orig else None
+        if oid is not None and oid in scores and scores[pid] >= scores[oid]:
+            out[pid] = scores[oid] - COPY_GAP
+    return out
 
 
 #: SQLite: a search computes BM25 for at most about this many pages per candidate list
@@ -919,6 +951,9 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
             sig.add(exact[pid])
         score = bm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
+    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
+    for h in out:
+        h["score"] = below.get(h["id"], h["score"])
     order = {pid: i for i, pid in enumerate(ids)}
     out.sort(key=lambda h: (-h["score"], order[h["id"]]))
     return out[: int(limit)]

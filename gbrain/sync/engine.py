@@ -99,7 +99,7 @@ from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client
 from ..storage.origin import origin
-from ..page.slugs import is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
+from ..page.slugs import CONFLICT_MARK, is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -204,7 +204,7 @@ class MassDeleteRefused(SyncError):
         self.paths = set(paths)
 
 
-_COPY_MARK = re.compile(r"\.conflict-\d{8}T\d{6}(?:-\d+)?")
+_COPY_MARK = CONFLICT_MARK
 
 
 def is_conflict_copy_of(copy: str, path: str) -> bool:
