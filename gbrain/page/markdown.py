@@ -28,6 +28,7 @@ import io
 import math
 import posixpath
 import re
+import threading
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -84,20 +85,63 @@ class _SafeYAML:
 
     @staticmethod
     def make(pure: bool = False) -> Any:
-        """A new ``ruamel.yaml.YAML(typ="safe")`` (``pure``: without the C parser)."""
+        """A new ``ruamel.yaml.YAML(typ="safe")`` (``pure``: without the C parser) whose
+        constructor keeps a timestamp that is no real date as text (:func:`_constructor`)."""
         from ruamel.yaml import YAML
 
-        return YAML(typ="safe", pure=pure)
+        y = YAML(typ="safe", pure=pure)
+        y.Constructor = _constructor()
+        return y
 
     @classmethod
-    def load(cls, text: str) -> Any:
-        """The data of one YAML document; raises what ruamel raises."""
+    def load(cls, text: str, not_dates: list[str] | None = None) -> Any:
+        """The data of one YAML document; raises what ruamel raises. A scalar resolved (or
+        tagged ``!!timestamp``) as a timestamp whose date or time does not exist
+        (``2024-02-30``, ``2024-13-45``, hour 25) is the string as written, appended to
+        ``not_dates`` when given."""
         from ruamel.yaml.error import YAMLError
 
+        _NOT_DATES.found = found = []
         try:
-            return cls.make().load(text)
-        except YAMLError:
-            return cls.make(pure=True).load(text)
+            try:
+                data = cls.make().load(text)
+            except YAMLError:
+                found.clear()
+                data = cls.make(pure=True).load(text)
+        finally:
+            _NOT_DATES.found = None
+        if not_dates is not None:
+            not_dates.extend(found)
+        return data
+
+
+#: the impossible dates one :meth:`_SafeYAML.load` keeps as text (per thread: loads may run in threads)
+_NOT_DATES = threading.local()
+_CONSTRUCTOR: list[Any] = []
+
+
+def _constructor() -> Any:
+    """ruamel's ``SafeConstructor`` with one change: a timestamp whose fields are out of range
+    (``created: 2024-02-30``, ``date: 2024-13-45``: ruamel raises ``ValueError``) is the scalar's
+    text, as Obsidian shows it, instead of an error that drops the whole frontmatter. A scalar
+    that does not look like a timestamp under an explicit ``!!timestamp`` still fails."""
+    if _CONSTRUCTOR:
+        return _CONSTRUCTOR[0]
+    from ruamel.yaml.constructor import SafeConstructor
+
+    class KeepNotDates(SafeConstructor):
+        def construct_yaml_timestamp(self, node: Any, values: Any = None) -> Any:
+            try:
+                return super().construct_yaml_timestamp(node, values)
+            except ValueError:
+                found = getattr(_NOT_DATES, "found", None)
+                if found is not None:
+                    found.append(node.value)
+                return node.value
+
+    KeepNotDates.add_constructor("tag:yaml.org,2002:timestamp", KeepNotDates.construct_yaml_timestamp)
+    _CONSTRUCTOR.append(KeepNotDates)
+    return KeepNotDates
 
 
 #: load frontmatter with :func:`_quick_load` where it can (tests turn it off to compare)
@@ -531,8 +575,11 @@ def _json_key(k: Any) -> str:
     return str(k)
 
 
-def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
+def load_frontmatter(frontmatter_raw: str, not_dates: list[str] | None = None) -> tuple[dict, str | None]:
     """Load a frontmatter block as JSON-able data: ``(data, error)``.
+
+    A value that looks like a date or timestamp but names none (``created: 2024-02-30``) is kept
+    as the string written (Obsidian shows it as text) and appended to ``not_dates`` when given.
 
     On YAML that ruamel cannot load, or YAML that is not a mapping, returns ``({}, message)``;
     the caller keeps the raw text and reports the message as a warning. So does YAML that loads
@@ -554,7 +601,7 @@ def load_frontmatter(frontmatter_raw: str) -> tuple[dict, str | None]:
         try:
             data = _quick_load(src)
         except _Unsure:
-            data = _SafeYAML.load(src)
+            data = _SafeYAML.load(src, not_dates)
     except RecursionError:  # the pure-Python loader, on nesting the C loader rejected
         return {}, too_deep
     except (YAMLError, ValueError, TypeError, AttributeError, LookupError) as e:  # ruamel raises several kinds
@@ -1001,7 +1048,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     bom = text.startswith(BOM)
     rest = text[1:] if bom else text
     fm_raw, body, fm_warn = split_frontmatter(rest)
-    fm, fm_err = load_frontmatter(fm_raw)
+    not_dates: list[str] = []
+    fm, fm_err = load_frontmatter(fm_raw, not_dates)
     lf_body = body.replace("\r\n", "\n").replace("\r", "\n")
     tokens, fences = _parse_ast(lf_body)
     lines = split_lines(body)
@@ -1042,6 +1090,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         page.warnings.append(fm_warn)
     if fm_err:
         page.warnings.append(fm_err)
+    for v in not_dates:
+        page.warnings.append(f"frontmatter value {v!r} looks like a date but is not a real date; kept as text")
     return page
 
 

@@ -1,0 +1,63 @@
+"""Page-model bugs an Obsidian user trial found (2026-12-02): an impossible date dropped the whole
+frontmatter, footnotes were read as links, the singular ``tag:`` property was ignored, inline
+``$…$`` math made tags. Each keeps the round trip byte-exact and a fresh import equal to the
+incremental one."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.page.markdown import load_frontmatter, parse_page
+from gbrain.sync.importer import import_tree
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+    return root
+
+
+# ---- 1. a scalar that looks like a date but is none ---------------------------------------
+
+BAD_DATE = "---\ncreated: 2024-02-30\ntags: [project, q1]\naliases: [Feb Alias]\n---\nBody.\n"
+
+
+@pytest.mark.parametrize(
+    "yaml, key, kept",
+    [
+        ("created: 2024-02-30", "created", "2024-02-30"),
+        ("date: 2024-13-45", "date", "2024-13-45"),
+        ("at: 2024-02-30T10:00:00Z", "at", "2024-02-30T10:00:00Z"),
+        ("at: 2024-01-05 25:00", "at", "2024-01-05 25:00"),
+        ("at: !!timestamp 2024-02-30", "at", "2024-02-30"),
+    ],
+)
+def test_an_impossible_date_is_kept_as_text_and_the_rest_loads(yaml, key, kept):
+    fm, err = load_frontmatter(f"---\n{yaml}\ntags: [a]\nok: 2024-01-05\n---\n")
+    assert err is None
+    assert fm == {key: kept, "tags": ["a"], "ok": "2024-01-05"}
+
+
+def test_an_impossible_date_keeps_tags_aliases_and_warns():
+    page = parse_page(BAD_DATE, "notes/Feb.md")
+    assert page.render() == BAD_DATE
+    assert page.frontmatter_error is None
+    assert page.tags == ["project", "q1"] and page.aliases == ["Feb Alias"]
+    assert page.frontmatter["created"] == "2024-02-30"
+    assert any("2024-02-30" in w and "not a real date" in w for w in page.warnings)
+
+
+def test_an_impossible_date_in_a_brain(tmp_path):
+    tree = write(tmp_path / "v", {"notes/Feb.md": BAD_DATE, "x.md": "See [[Feb Alias]].\n"})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        assert b.resolve_slug("Feb Alias")["slug"] == "notes/Feb"
+        assert b.tags("notes/Feb") == ["project", "q1"]
+        row = b.conn.execute("SELECT frontmatter, frontmatter_error FROM pages WHERE slug = 'notes/Feb'").fetchone()
+        assert json.loads(row[0])["created"] == "2024-02-30" and row[1] is None
+        assert [r["slug"] for r in b.backlinks("notes/Feb")] == ["x"]
