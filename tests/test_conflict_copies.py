@@ -43,7 +43,7 @@ def test_conflict_original_reads_the_mark_sync_writes():
 
     for p in ("people/ana.md", "people/Ana Lima.MD", "people/.raw/ana.json", "a b/c.d.md"):
         assert conflict_original(conflict_copy_path(p, 1764640000.0)) == p
-        assert conflict_original(conflict_copy_path(p, 1764640000.0, lambda c: True if c.endswith(("000.md", "000.MD", "000")) else False)) == p
+        assert conflict_original(conflict_copy_path(p, 1764640000.0, lambda c: "-2" not in c)) == p
         assert conflict_original(p) is None
     assert conflict_original("notes/x.conflict-20261202T015712.later.md") is None
 
@@ -64,3 +64,49 @@ def test_query_puts_each_copy_right_below_its_page(brain):
         hits = [h["slug"] for h in hybrid.query(brain, "Yara Kowalski", model=model, limit=5, mode=mode)["hits"]]
         assert hits[0] == "people/yara-kowalski", (mode, hits)
         assert hits.index("people/yara-kowalski.conflict-20261202T020101-2") < 3, (mode, hits)
+
+
+@pytest.mark.parametrize("stem", ["L" * 245, "é" * 122, "notes/" + "日本" * 40 + "x"])
+def test_a_long_names_copy_is_cut_to_255_bytes_and_still_known_as_its_copy(stem):
+    from gbrain.sync.engine import MAX_FILE_NAME_BYTES, conflict_copy_path, is_conflict_copy_of
+
+    path = stem + ".md"
+    for taken in (lambda c: False, lambda c: "-2" not in c):
+        cp = conflict_copy_path(path, 1764640000.0, taken)
+        name = cp.rsplit("/", 1)[-1]
+        assert len(name.encode("utf-8")) <= MAX_FILE_NAME_BYTES and cp.endswith(".md") and ".conflict-" in cp
+        assert is_conflict_copy_of(cp, path) and not is_conflict_copy_of(cp, "other.md")
+        assert cp.startswith(path[: path.rfind("/") + 1])
+    assert not is_conflict_copy_of(stem[:-5] + ".conflict-20251202T014640.md", path)  # cut, but not by the rule
+
+
+def test_a_conflict_on_a_long_note_name_is_a_copy_not_a_crash(tmp_path, db_path):
+    """A 248-byte note name is legal (Obsidian allows 255); its conflict copy's name was 270
+    bytes, so every later sync and watch died with a traceback ("File name too long")."""
+    from conftest import gbrain
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    name = "L" * 245
+    (vault / f"{name}.md").write_text("body\n")
+    assert gbrain("import", str(vault)).returncode == 0
+    assert gbrain("sync", str(vault)).returncode == 0
+    with open(vault / f"{name}.md", "a") as f:
+        f.write("offline edit\n")
+    assert gbrain("tag", name, "longconf").returncode == 0
+    r = gbrain("sync", str(vault))
+    assert r.returncode == 3 and b"Traceback" not in r.stderr, r.stderr.decode()[-2000:]
+    copies = [p.name for p in vault.iterdir() if ".conflict-" in p.name]
+    assert len(copies) == 1 and len(copies[0].encode()) <= 255
+    assert (vault / f"{name}.md").read_text() == "body\noffline edit\n"
+    r = gbrain("sync", str(vault))
+    assert r.returncode in (0, 3) and b"Traceback" not in r.stderr, r.stderr.decode()[-2000:]
+
+
+def test_a_file_system_refusal_is_one_line_not_a_traceback(tmp_path, db_path):
+    from conftest import gbrain
+
+    assert gbrain("put", "notes/a", input="# A\n").returncode == 0
+    r = gbrain("export", "--dir", str(tmp_path / ("x" * 300)))
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "Traceback" not in err and "File name too long" in err and len(err.strip().splitlines()) == 1, err

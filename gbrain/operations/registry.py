@@ -582,7 +582,11 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
             raise GBrainError(f"no space left writing {e.filename or 'a file'}; what was written is complete (atomic writes), free some space and run it again") from e
         if e.errno == errno.EROFS:
             raise GBrainError(f"{e.filename or 'the folder'} is on a read-only file system; nothing was written there") from e
-        raise
+        if isinstance(e, (FileNotFoundError, NotADirectoryError, PermissionError)):
+            raise  # the surfaces say these themselves
+        # any other file-system refusal (a name too long, an I/O error, too many links): one
+        # line naming the file, never a traceback
+        raise GBrainError(f"{e.strerror or type(e).__name__}: {e.filename or 'a file'}" + (f" → {e.filename2}" if e.filename2 else "")) from e
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
         # rows that disagree with each other (a page id one query found and the next did not)
         # come from a damaged file more often than from a bug: one quick_check tells which, and a

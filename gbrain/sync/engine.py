@@ -207,26 +207,59 @@ class MassDeleteRefused(SyncError):
 _COPY_MARK = CONFLICT_MARK
 
 
+#: longest file name (one path segment, in UTF-8 bytes) a conflict copy gets: the limit of ext4,
+#: APFS, NTFS and most other file systems
+MAX_FILE_NAME_BYTES = 255
+
+
+def _fit_stem(folder: str, stem: str, tail: str) -> str:
+    """``stem`` cut (at a character boundary) so that ``basename(stem) + tail`` takes at most
+    :data:`MAX_FILE_NAME_BYTES` bytes in UTF-8; ``stem`` itself when it fits."""
+    base = stem[len(folder):]
+    room = MAX_FILE_NAME_BYTES - len(tail.encode("utf-8", "surrogateescape"))
+    raw = base.encode("utf-8", "surrogateescape")
+    if len(raw) <= room:
+        return stem
+    return folder + raw[: max(room, 1)].decode("utf-8", "ignore")
+
+
+def _split_copy(path: str) -> tuple[str, str, str]:
+    """``(folder with its trailing /, stem, extension kept after the mark)`` of ``path``."""
+    folder = path[: path.rfind("/") + 1]
+    return (folder, path[:-3], path[-3:]) if is_markdown(path) else (folder, path, "")
+
+
 def is_conflict_copy_of(copy: str, path: str) -> bool:
-    """Whether ``copy`` is named like a conflict copy of ``path`` (see :func:`conflict_copy_path`)."""
-    if is_markdown(path):
-        stem, ext = path[:-3], path[-3:]
-        return copy.startswith(stem) and copy.endswith(ext) and _COPY_MARK.fullmatch(copy[len(stem) : len(copy) - 3]) is not None
-    return copy.startswith(path) and _COPY_MARK.fullmatch(copy[len(path) :]) is not None
+    """Whether ``copy`` is named like a conflict copy of ``path`` (see :func:`conflict_copy_path`;
+    a copy of a long name has its name cut to :data:`MAX_FILE_NAME_BYTES`)."""
+    folder, stem, ext = _split_copy(path)
+    if not copy.endswith(ext) or not copy.startswith(folder):
+        return False
+    m = _COPY_MARK.search(copy, len(folder))
+    while m is not None:
+        if m.end() == len(copy) - len(ext):
+            head = copy[: m.start()]
+            return head == stem or (stem.startswith(head) and _fit_stem(folder, stem, copy[m.start():]) == head)
+        m = _COPY_MARK.search(copy, m.start() + 1)
+    return False
 
 
 def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[str], bool] = lambda p: False) -> str:
     """Where the losing version of ``path`` is kept: ``dir/name.conflict-YYYYMMDDTHHMMSS.md``.
 
     Markdown keeps its ``.md`` suffix (so Obsidian shows the copy as a note); any other file gets
-    the marker appended (``ana.json.conflict-…``) so a copy is never mistaken for a sidecar.
+    the marker appended (``ana.json.conflict-…``) so a copy is never mistaken for a sidecar. A
+    name that would pass :data:`MAX_FILE_NAME_BYTES` with the marker is cut before it (a
+    248-byte note name is legal; its copy's full name would not be).
     ``-2``, ``-3``… are added while ``taken(candidate)`` is true. Time is UTC.
     """
     ts = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when if when is not None else time.time()))
+    folder, stem, ext = _split_copy(path)
     n = 1
     while True:
         mark = f".conflict-{ts}" + (f"-{n}" if n > 1 else "")
-        cand = path[:-3] + mark + path[-3:] if is_markdown(path) else path + mark
+        # a long name is cut so the copy's name stays within the file system's 255 bytes
+        cand = _fit_stem(folder, stem, mark + ext) + mark + ext
         if not taken(cand):
             return cand
         n += 1
