@@ -61,3 +61,37 @@ def test_an_impossible_date_in_a_brain(tmp_path):
         row = b.conn.execute("SELECT frontmatter, frontmatter_error FROM pages WHERE slug = 'notes/Feb'").fetchone()
         assert json.loads(row[0])["created"] == "2024-02-30" and row[1] is None
         assert [r["slug"] for r in b.backlinks("notes/Feb")] == ["x"]
+
+
+# ---- 4. inline math hides tags ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, tags",
+    [
+        ("Energy $a #mathtag$ here #real\n", ["real"]),
+        ("Two $x$ and $y #m2$ then #after\n", ["after"]),
+        ("Display $$ #d1 $$ and #ok\n", ["ok"]),
+        ("costs $5 and #budget $10 a month\n", ["budget"]),  # a closing $ after a space is none
+        ("$ #notmath$ opens with a space: #t2\n", ["notmath", "t2"]),
+        ("$a #x $ closes after a space\n", ["x"]),
+        ("- item $k #inlist$ #li\n", ["li"]),
+        ("> quote $q #inquote$\n", []),
+        ("`$code #c$` #k\n", ["k"]),
+        ("line one $a\n#nextline$ b\n", ["nextline"]),  # inline math does not span lines
+    ],
+)
+def test_inline_math_hides_tags(text, tags):
+    page = parse_page(text, "m.md")
+    assert page.render() == text
+    assert page.inline_tags == tags
+
+
+def test_inline_math_rule_is_mistunes_with_obsidians_closing():
+    import mistune.plugins.math as m
+
+    from gbrain.page.markdown import INLINE_MATH_PATTERN
+
+    mistune_branch = r"\$(?!\$)(?!\s)(?P<math_text>(?:[^$\\\n]|\\.)+?)\$(?!\d)"
+    assert mistune_branch in m.INLINE_MATH_PATTERN
+    assert INLINE_MATH_PATTERN == mistune_branch.replace("(?P<math_text>", "(?:").replace(r"+?)\$", r"+?)(?<!\s)\$")

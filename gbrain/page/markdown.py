@@ -948,6 +948,12 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
 _TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s!\"#$%&'()*+,.:;<=>?@\[\\\]^`{|}~]+)", re.M)
 _COMMENT_RE = re.compile(r"%%.*?(?:%%|\Z)", re.S)  # Obsidian comments (an unclosed one runs to the end)
 _MATH_RE = re.compile(r"\$\$.*?\$\$", re.S)
+#: inline math ``$…$``: mistune's math plugin's inline rule (``INLINE_MATH_PATTERN``, its
+#: ``math_text`` branch: a ``$`` not followed by ``$`` or whitespace, escapes kept, no line break,
+#: a closing ``$`` not followed by a digit) with Obsidian's closing rule added: the closing ``$``
+#: follows no whitespace (``costs $5 and #budget $10`` holds no math)
+INLINE_MATH_PATTERN = r"\$(?!\$)(?!\s)(?:(?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)"
+_INLINE_MATH_RE = re.compile(INLINE_MATH_PATTERN)
 _HIDDEN = "\x00"  # stands for code spans, links and raw HTML: no tag starts in or right after them
 
 
@@ -983,7 +989,8 @@ def _clean_tag(raw: str) -> str:
 def extract_inline_tags(tokens: list) -> list[str]:
     """Inline tags (``#tag``, nested ``#area/sub``) of a page body's mistune AST, as Obsidian
     reads them: a ``#`` at the start of a line or after whitespace, outside code, links, URLs,
-    raw HTML, HTML and ``%% … %%`` comments and ``$$ … $$`` math; a heading's ``# `` is not a
+    raw HTML, HTML and ``%% … %%`` comments, ``$$ … $$`` math and inline ``$…$`` math
+    (:data:`INLINE_MATH_PATTERN`); a heading's ``# `` is not a
     tag (nothing follows the ``#``) and a purely numeric name (``#1984``) is not one either.
     Returns the tags as written, without ``#``, one per identity (NFC + casefold), first
     spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags)."""
@@ -994,8 +1001,10 @@ def extract_inline_tags(tokens: list) -> list[str]:
         return []
     if "%%" in text:
         text = _COMMENT_RE.sub(_HIDDEN, text)
-    if "$$" in text:
-        text = _MATH_RE.sub(_HIDDEN, text)
+    if "$" in text:
+        if "$$" in text:
+            text = _MATH_RE.sub(_HIDDEN, text)
+        text = _INLINE_MATH_RE.sub(_HIDDEN, text)
     found: list[str] = []
     for m in _TAG_RE.finditer(text):
         tag = _clean_tag(m.group(1))
