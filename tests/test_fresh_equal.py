@@ -412,3 +412,25 @@ def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path):
     ops.run("put", {"slug": "people/ana", "content": "---\ntitle: Ana\ntags: [alpha]\n---\nBody about Ana.\n"}, ops.Context(db=db))
     with Brain.open(db) as b:
         assert _fresh_pairs(b) == set()  # the title is in every chunk
+
+
+@pytest.mark.parametrize("old, new", [
+    ("Cafe\u0301.md", "Café.md"),  # a Mac's NFD name renamed to NFC: the path's compatibility words change
+    ("notes/draft.md", "notes/Weekly Review.md"),  # a title from the file name: now equal to the H1
+    ("Ｇ４ plan.md", "G4 plan.md"),  # a full-width name: its NFKC words leave search_words
+])
+def test_a_moved_page_gets_the_search_fields_its_new_path_gives(tmp_path, old, new):
+    """An Obsidian trial: after an NFD name was renamed to its NFC spelling, `sync` said OK but
+    `verify` found the page's search fields differing from its text (the move kept the words
+    derived from the old path, and the headings derived against the old title)."""
+    v = tmp_path / "v"
+    (v / old).parent.mkdir(parents=True, exist_ok=True)
+    (v / old).write_text("# Weekly Review\n\nhello\n")
+    db = str(tmp_path / "b.db")
+    assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
+    os.rename(v / old, v / new)
+    r = ops.run("sync", {"dir": str(v)}, ops.Context(db=db))
+    assert r["ok"] and r["counts"]["moved"] == 1, r
+    assert ops.run("verify", {"dir": str(v)}, ops.Context(db=db))["ok"]
+    with Brain.open(db) as b:
+        assert fresh_import_differences(b) == {}

@@ -96,6 +96,7 @@ from typing import Callable, Iterable
 import pathspec
 
 from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
+from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client
 from ..storage.origin import origin
@@ -1501,9 +1502,13 @@ class SyncEngine:
                 "UPDATE pages SET slug = ?, slug_key = ?, name_key = ?, loose_key = ?, path = ? WHERE id = ?",
                 (new_slug, slug_key(new_slug), name_key(new_slug), loose_key(new_slug), dst, pid),
             )
-            # title (when it comes from the file name) and type (from the folder) follow the path
+            # title (when it comes from the file name), type (from the folder) and the search
+            # fields (the path's and title's compatibility words; the headings but the title)
+            # follow the path, as a fresh import of the moved file derives them
             moved = self.brain.parsed(c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone())
-            c.execute("UPDATE pages SET title = ?, type = ?, title_key = ? WHERE id = ?", (moved.title, moved.type, loose_key(moved.title), pid))
+            sf = search_fields(moved)
+            c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, search_words = ? WHERE id = ?",
+                      (moved.title, moved.type, loose_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["search_words"], pid))
             # outbound links (relative ones depend on the folder) and inbound ones, resolved again
             for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
                 c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
