@@ -95,3 +95,69 @@ def test_inline_math_rule_is_mistunes_with_obsidians_closing():
     mistune_branch = r"\$(?!\$)(?!\s)(?P<math_text>(?:[^$\\\n]|\\.)+?)\$(?!\d)"
     assert mistune_branch in m.INLINE_MATH_PATTERN
     assert INLINE_MATH_PATTERN == mistune_branch.replace("(?P<math_text>", "(?:").replace(r"+?)\$", r"+?)(?<!\s)\$")
+
+
+# ---- 3. the singular ``tag:`` property ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "yaml, tags",
+    [
+        ("tag: project", ["project"]),
+        ("tag: a, b", ["a", "b"]),
+        ("tag: [a, '#b']", ["a", "b"]),
+        ("tag:\n  - a\n  - b", ["a", "b"]),
+        ("tags: [a]\ntag: [b, a]", ["a", "b"]),
+        ("tag:", []),
+    ],
+)
+def test_singular_tag_key_is_read_like_tags(yaml, tags):
+    text = f"---\n{yaml}\n---\nBody.\n"
+    page = parse_page(text, "t.md")
+    assert page.render() == text
+    assert page.tags == tags
+
+
+@pytest.mark.parametrize(
+    "yaml, added, removed",
+    [
+        ("tag: project", "tag: project, new", "tag: project"),
+        ("tag: [project]", "tag: [project, new]", "tag: [project]"),
+        ("tag:\n  - project", "tag:\n  - project\n  - new", "tag:\n  - project"),
+    ],
+)
+def test_tag_and_untag_edit_the_existing_singular_key(tmp_path, yaml, added, removed):
+    text = f"---\n{yaml}\nother: 1\n---\nBody.\n"
+    tree = write(tmp_path / "v", {"t.md": text})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        assert b.tags("t") == ["project"]
+        b.tag("t", "new")
+        got = b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 't'").fetchone()[0]
+        assert got == f"---\n{added}\nother: 1\n---\n"
+        assert b.tags("t") == ["project", "new"]
+        b.untag("t", "new")
+        got = b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 't'").fetchone()[0]
+        assert got == f"---\n{removed}\nother: 1\n---\n"
+        b.untag("t", "project")
+        assert b.tags("t") == []
+        got = b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 't'").fetchone()[0]
+        assert "tags" not in got
+        from gbrain.sync.verify import fresh_import_differences
+
+        assert fresh_import_differences(b) == {}
+
+
+def test_tag_edits_with_both_keys(tmp_path):
+    text = "---\ntags: [a]\ntag: b\n---\nBody.\n"
+    tree = write(tmp_path / "v", {"t.md": text})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        assert b.tags("t") == ["a", "b"]
+        b.tag("t", "c")
+        assert b.tags("t") == ["a", "b", "c"]
+        b.untag("t", "b")
+        b.untag("t", "a")
+        assert b.tags("t") == ["c"]
+        raw = b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 't'").fetchone()[0]
+        assert raw.count("tag") == 1

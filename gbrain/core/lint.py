@@ -60,7 +60,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from .brain import page_filter
 from .history import _moved_to
-from ..page.markdown import BOM, edit_frontmatter, parse_page, split_lines
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
 from ..page.slugs import loose_key
 
 CHECKS = (
@@ -525,7 +525,7 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
             if v != g["canonical"]:
                 rename[v] = g["canonical"]
         pages.update(g["pages"])
-    others = lambda fm: {k: v for k, v in fm.items() if k != "tags"}  # noqa: E731
+    others = lambda fm: {k: v for k, v in fm.items() if k not in TAG_KEYS}  # noqa: E731
     fixed, skipped = [], []
     for slug in sorted(pages):
         row = brain.page_row(slug)
@@ -547,8 +547,10 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
             if text is None:
                 return False
             after = parse_page(text, row["path"], timeline_split=brain.timeline_split)
-            raw = after.frontmatter.get("tags")
-            n_items = len(raw) if isinstance(raw, list) else len([x for x in str(raw).split(",") if x.strip()])
+            n_items = 0
+            for k in TAG_KEYS:
+                raw = after.frontmatter.get(k)
+                n_items += 0 if raw is None else len(raw) if isinstance(raw, list) else len([x for x in str(raw).split(",") if x.strip()])
             return after.tags == new and n_items == len(new) and not after.frontmatter_error and others(after.frontmatter) == others(page.frontmatter) and after.body == page.body
 
         text = rename_tags_text(page, rename)

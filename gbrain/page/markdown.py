@@ -621,9 +621,14 @@ def load_frontmatter(frontmatter_raw: str, not_dates: list[str] | None = None) -
         return {}, f"{e}; kept as written"
 
 
-def tags_from_frontmatter(fm: dict) -> list[str]:
-    """Tags from ``tags:`` as a list, a block list or a comma-separated string (``#`` stripped)."""
-    raw = fm.get("tags")
+#: the frontmatter keys holding tags, in the order they are read: ``tag`` is the form Obsidian
+#: deprecated (Obsidian Help, "Properties") and still reads
+TAG_KEYS = ("tags", "tag")
+
+
+def _tag_items(raw: Any) -> list[str]:
+    """The tags of one tag key's value: a list, a block list or a comma-separated string
+    (``#`` stripped; items that are null, mappings or lists skipped)."""
     if raw is None:
         return []
     items = raw if isinstance(raw, list) else str(raw).split(",")
@@ -632,8 +637,19 @@ def tags_from_frontmatter(fm: dict) -> list[str]:
         if item is None or isinstance(item, (dict, list)):
             continue
         t = str(item).strip().lstrip("#").strip()
-        if t and t not in out:
+        if t:
             out.append(t)
+    return out
+
+
+def tags_from_frontmatter(fm: dict) -> list[str]:
+    """Tags from ``tags:`` and then the singular ``tag:`` (:data:`TAG_KEYS`), each as a list, a
+    block list or a comma-separated string (``#`` stripped); each spelling once, first first."""
+    out: list[str] = []
+    for key in TAG_KEYS:
+        for t in _tag_items(fm.get(key)):
+            if t not in out:
+                out.append(t)
     return out
 
 
@@ -1047,7 +1063,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
     Title: frontmatter ``title``, else an H1 that opens the body (:func:`opening_h1`), else the
-    file name without ``.md``. Tags: frontmatter ``tags`` (``Page.tags``) and inline ``#tags``
+    file name without ``.md``. Tags: frontmatter ``tags`` and ``tag`` (``Page.tags``) and inline ``#tags``
     (``Page.inline_tags``); aliases: frontmatter ``aliases``/``alias``.
 
     Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
@@ -1122,7 +1138,8 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     """New page text with frontmatter keys set (``update``) and/or the tag list replaced.
 
     Uses ruamel's round-trip mode so comments, key order and quoting survive; only the
-    frontmatter block changes. A comma-string ``tags:`` stays a comma string. Creates a
+    frontmatter block changes. A comma-string ``tags:`` stays a comma string; a page that
+    writes its tags under the singular ``tag:`` key gets them edited there. Creates a
     frontmatter block when the page has none. Raises ``ValueError`` when the existing
     frontmatter does not load (it would be lost by a re-dump).
     """
@@ -1148,30 +1165,20 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
             data.pop(k, None)
         else:
             data[k] = v
+    tag_keys: list[str] = []
     if tags is not None:
-        old = data.get("tags")
-        if not tags:
-            data.pop("tags", None)
-        elif isinstance(old, str):
-            data["tags"] = ", ".join(tags)
-        elif old is not None and hasattr(old, "fa"):
-            kept = [t for t in (str(x).strip().lstrip("#").strip() for x in old) if t in tags]
-            if kept + [t for t in tags if t not in kept] == list(tags):
-                # removals and appends edit the list in place: the other items keep their
-                # comments and quoting
-                for i in reversed(range(len(old))):
-                    if str(old[i]).strip().lstrip("#").strip() not in tags:
-                        del old[i]
-                have = {str(x).strip().lstrip("#").strip() for x in old}
-                old.extend(t for t in tags if t not in have)
-            else:
-                flow = old.fa.flow_style()
-                old.clear()
-                old.extend(tags)
-                if flow:
-                    old.fa.set_flow_style()
+        present = [k for k in TAG_KEYS if data.get(k) is not None]
+        if present == ["tag"] or len(present) == 2:
+            # the singular key is edited where it is written; with both keys, ``tags`` keeps
+            # the wanted tags it holds and ``tag`` (read second) the rest, new ones appended
+            first = set(_tag_items(data["tags"])) if len(present) == 2 else set()
+            split = {"tags": [t for t in tags if t in first], "tag": [t for t in tags if t not in first]}
+            tag_keys = present
         else:
-            data["tags"] = list(tags)
+            split = {"tags": list(tags)}
+            tag_keys = ["tags"]
+        for key in tag_keys:
+            _set_tag_key(data, key, split[key])
     buf = io.StringIO()
     if len(data):
         y.dump(data, buf)
@@ -1184,13 +1191,40 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         # rewrite only the named keys when that loads to the same data (other bytes stay exact)
         from .fmsplice import splice_frontmatter
 
-        changed = list(update or {}) + (["tags"] if tags is not None else [])
+        changed = list(update or {}) + tag_keys
         spliced = splice_frontmatter(page.frontmatter_raw, data, changed, y, nl)
         if spliced is not None and load_frontmatter(spliced) == load_frontmatter(new_fm):
             new_fm = spliced
     else:
         new_fm = "---" + nl + dumped + "---" + nl
     return (BOM if page.bom else "") + new_fm + page.body
+
+
+def _set_tag_key(data: Any, key: str, tags: list[str]) -> None:
+    """Set tag key ``key`` of round-trip mapping ``data`` to ``tags``: removed when empty, a
+    comma string stays one, a list is edited in place where it can (removals and appends keep
+    the other items' comments and quoting), else refilled in its flow or block style."""
+    old = data.get(key)
+    if not tags:
+        data.pop(key, None)
+    elif isinstance(old, str):
+        data[key] = ", ".join(tags)
+    elif old is not None and hasattr(old, "fa"):
+        kept = [t for t in (str(x).strip().lstrip("#").strip() for x in old) if t in tags]
+        if kept + [t for t in tags if t not in kept] == list(tags):
+            for i in reversed(range(len(old))):
+                if str(old[i]).strip().lstrip("#").strip() not in tags:
+                    del old[i]
+            have = {str(x).strip().lstrip("#").strip() for x in old}
+            old.extend(t for t in tags if t not in have)
+        else:
+            flow = old.fa.flow_style()
+            old.clear()
+            old.extend(tags)
+            if flow:
+                old.fa.set_flow_style()
+    else:
+        data[key] = list(tags)
 
 
 def is_timeline_line(line: str) -> bool:
