@@ -983,3 +983,28 @@ def test_a_page_another_writer_changed_after_the_round_is_not_a_mismatch(env):
     assert eng.reconcile(log_paths=["people/ana-lima.md"], consumed_seq=seq).exported == ["people/ana-lima.md"]
     out.disk_hashes["people/ana-lima.md"] = "0" * 64  # a file that really differs
     assert eng.verify_paths(out) == ["people/ana-lima.md"]
+
+
+def test_paths_newly_ignored_by_default_or_by_gbrainignore_are_kept_and_noted_by_sync_and_verify(tmp_path, db_path):
+    """An Obsidian trial: after `!.obsidian/` was taken out of .gbrainignore (so Obsidian's
+    settings are ignored by default again) `sync` failed every run with "could not read
+    .obsidian/app.json", and after `Private/` was added `verify` failed with missing_on_disk
+    while `sync` called it ignored. Both are kept in the brain and noted, on both commands."""
+    from gbrain import operations as ops
+
+    v = tmp_path / "v"
+    (v / "Private").mkdir(parents=True)
+    (v / ".obsidian").mkdir()
+    (v / "Private/s.md").write_text("# S\n")
+    (v / "a.md").write_text("# A\n")
+    (v / ".obsidian/app.json").write_text('{"x": 1}\n')
+    (v / ".gbrainignore").write_text("!.obsidian/\n")
+    ctx = lambda: ops.Context(db=str(db_path))  # noqa: E731
+    assert ops.run("sync", {"dir": str(v)}, ctx())["ok"]
+    (v / ".gbrainignore").write_text("Private/\n")
+    for op in ("sync", "verify", "sync"):
+        rep = ops.run(op, {"dir": str(v)}, ctx())
+        assert rep["ok"] and not rep.get("unreadable") and not rep["missing_on_disk"], (op, rep["problems"])
+        assert rep["ignored_in_brain"] == [".obsidian/app.json", "Private/s.md"], (op, rep.get("ignored_in_brain"))
+    with Brain.open(db_path) as b:
+        assert b.page_row("Private/s") is not None

@@ -750,6 +750,8 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+    if r.get("ignored_in_brain_count"):
+        lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
         from ..sync.scan import NOT_UTF8
 
         bad = [s["path"] for s in r.get("skipped") or [] if isinstance(s, dict) and s.get("reason") == NOT_UTF8]

@@ -1585,7 +1585,7 @@ class SyncEngine:
             raw_check=bool(out.changed() or out.parsed_counts or out.unreadable),
         )
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
-        ignored = [(p, w) for p, w in out.unreadable if "ignored by .gbrainignore" in w]
+        ignored = [(p, w) for p, w in out.unreadable if "ignored by " in w]  # .gbrainignore's or the defaults
         if ignored:
             rep["ignored_in_brain"] = [p for p, _ in ignored[: verify.MAX_LISTED]]
             rep["ignored_in_brain_count"] = len(ignored)

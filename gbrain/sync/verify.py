@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from ..core.brain import Brain, raw_sources, render_row
@@ -491,6 +492,18 @@ def raw_summary(brain: Brain) -> dict:
     }
 
 
+def ignored_paths(root, paths: list[str]) -> list[str]:
+    """The ``paths`` (relative, ``/``-separated) that the ignore rules of the tree at ``root``
+    (:func:`~gbrain.sync.scan.load_ignore`: the defaults and ``.gbrainignore``) skip, in order."""
+    from .scan import ignore_matcher, load_ignore
+
+    try:
+        ignored = ignore_matcher(load_ignore(Path(root)))
+    except OSError:
+        return []
+    return [p for p in paths if ignored(p)]
+
+
 @dataclass
 class Compared:
     seen: int
@@ -552,6 +565,12 @@ def report(
     if callable(disk_hashes):
         disk_hashes = disk_hashes()
     c = compare(disk_hashes, db)
+    # paths the tree's ignore rules now skip (a folder added to .gbrainignore, `!.obsidian/`
+    # taken out) stay in the brain as they were: noted, not missing (as sync reports them)
+    ignored_in_brain = ignored_paths(scan.root, c.missing_on_disk) if c.missing_on_disk else []
+    if ignored_in_brain:
+        gone = set(ignored_in_brain)
+        c.missing_on_disk = [p for p in c.missing_on_disk if p not in gone]
     problems = []
     if c.missing_in_db:
         problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB (new in the folder? `gbrain sync DIR` takes them in)")
@@ -613,6 +632,9 @@ def report(
         "skipped_count": len(scan.skipped),
         "problems": problems,
     }
+    if ignored_in_brain:
+        rep["ignored_in_brain"] = ignored_in_brain[:MAX_LISTED]
+        rep["ignored_in_brain_count"] = len(ignored_in_brain)
     if extra:
         rep.update(extra)
     return rep
