@@ -606,3 +606,17 @@ def test_a_folder_gone_while_a_round_writes_into_it_is_retried_not_fatal(tmp_pat
         assert w._safe_batch(set(), set(), log_paths={"new/fresh.md"}, consumed_seq=seq, retry={})
         assert (root / "new" / "fresh.md").read_text() == "# Fresh\n"
         w.engine.close()
+
+
+def test_a_gbrainignore_edit_takes_effect_for_files_already_there(watch, brain, brain_tree):
+    """An Obsidian trial: adding `!.trash/` to .gbrainignore while watching left the notes already
+    in `.trash/` out of the brain until the 5-minute rescan (they send no event of their own)."""
+    (brain_tree / ".trash").mkdir()
+    (brain_tree / ".trash" / "old idea.md").write_text("# Old idea\n\nfrom the trash\n", encoding="utf-8")
+    w = watch()  # the default rescan (every 300 s) is far beyond the wait below
+    wait_for(lambda: w.saw("watching"), "watch to start")
+    assert brain.page_row(".trash/old idea") is None
+    (brain_tree / ".gbrainignore").write_text("!.trash/\n", encoding="utf-8")
+    wait_for(lambda: brain.page_row(".trash/old idea") is not None, "the un-ignored note to reach the brain", timeout=60)
+    settle(brain, brain_tree)
+    stop_ok(w)

@@ -396,6 +396,7 @@ class Watcher:
         next_rescan = time.monotonic() + (self.rescan or 0)
         next_touch = time.monotonic() + TOUCH_S
         expired = False  # this folder's client was expired (unseen too long): rescan it whole
+        rules_changed = False  # .gbrainignore changed: rescan it whole
         while not self._stop.is_set():
             if self._masked and signal.sigtimedwait(STOP_SIGNALS, 0) is not None:
                 break  # SIGINT/SIGTERM: stop after the batch that just finished
@@ -421,7 +422,10 @@ class Watcher:
                     continue
                 pending.add(kind, rel, t)
                 if rel == IGNORE_FILE:
+                    # new rules: files they now let in (or leave out) send no event of their
+                    # own, so a full sync follows once the events settle
                     eng.reload_ignore()
+                    rules_changed = True
             now = time.monotonic()
             # 2. the root must still be there
             if now >= next_root_check:
@@ -463,7 +467,7 @@ class Watcher:
             # 4. a full rescan now and then catches what the observer may have dropped
             #    (inotify queue overflow, network file systems)
             #    and a client expired meanwhile catches up with one
-            if (expired or (self.rescan and now >= next_rescan)) and not pending:
+            if (expired or rules_changed or (self.rescan and now >= next_rescan)) and not pending:
                 next_rescan = now + self.rescan
                 try:
                     rep = eng.sync()
@@ -481,7 +485,7 @@ class Watcher:
                         eng.held |= e.paths
                         next_rescan = now
                 else:
-                    expired = False
+                    expired = rules_changed = False
                     next_touch = now + TOUCH_S
                     self._add_initial(rep)
                     for p in rep["problems"]:
