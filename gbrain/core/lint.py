@@ -61,7 +61,7 @@ from ..errors import BadInput, GBrainError
 from .brain import page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
-from ..page.slugs import loose_key
+from ..page.slugs import identity_key, loose_key, name_key, nfc
 
 CHECKS = (
     "dead_links",
@@ -212,7 +212,7 @@ def _dead_links(brain) -> list[dict]:
     slugs: list[str] | None = None
     folders: set[str] | None = None
     by_name: dict[str, list[str]] = {}
-    moved_by_name: dict[str, list[str]] | None = None  # name key → pages moved away from that name
+    moves: Moves | None = None
     for i, r in enumerate(rows):
         sugg: list[str] = []
         if i < SUGGEST_LIMIT:
@@ -241,17 +241,10 @@ def _dead_links(brain) -> list[dict]:
         create = f"create the page (`gbrain put {missing}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
         # a page renamed or moved (a file renamed outside Obsidian): links written with its old
         # name dangle; the history knows where it went
-        moved = None
-        if missing and i < SUGGEST_LIMIT:
-            moved = _moved_to(brain.conn, missing[:-3] if missing.endswith(".md") else missing)
-            if moved is None and r["kind"] != "markdown" and "/" not in t:  # [[old-name]]: by name, any folder
-                if moved_by_name is None:
-                    moved_by_name = {}
-                    for (n,) in brain.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'move'"):
-                        moved_by_name.setdefault(loose_key(posixpath.basename(n)), []).append(n)
-                olds = moved_by_name.get(missing, [])
-                news = {m for m in (_moved_to(brain.conn, o) for o in olds) if m}
-                moved = news.pop() if len(news) == 1 else None
+        if moves is None:
+            moves = Moves(brain.conn)
+        _old, dests = moves.find(r["slug"], r["kind"], r["target"])
+        moved = dests[0] if len(dests) == 1 else None
         if moved:
             sugg = [moved] + [s for s in sugg if s != moved][:4]
         out.append(
@@ -264,11 +257,17 @@ def _dead_links(brain) -> list[dict]:
                 "context": r["context"],
                 "suggestions": sugg,
                 "message": (f"links to '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
+                            f"links to '{r['target']}', an old name of {len(dests)} pages ({', '.join(dests)}): which one is meant is ambiguous" if dests else
                             f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
-                "action": (f"point the link at {moved} (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)" if moved else
+                "action": (f"`gbrain lint --check dead_links --fix-safe` points the link at {moved}" if moved else
+                           f"point the link at the one meant (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)" if dests else
                            f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"),
             }
         )
+        if moved:
+            out[-1]["moved_to"] = moved
+        elif dests:
+            out[-1]["candidates"] = dests
     return out
 
 
@@ -512,8 +511,9 @@ def rename_tags_text(page, rename: dict[str, str]) -> str | None:
     return (BOM if page.bom else "") + "".join(new) + page.body
 
 
-def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
-    """Rename non-canonical tag spellings of duplicate groups; returns ``(fixed, skipped)``.
+def _fix_tags(brain, write: bool = True) -> tuple[list[dict], list[dict]]:
+    """Rename non-canonical tag spellings of duplicate groups; returns ``(fixed, skipped)``
+    (``write`` False: what it would fix, nothing saved).
 
     First a text edit of the ``tags`` value (keeps every other byte), else ruamel's round-trip
     edit (``gbrain tag``'s path; may re-indent the YAML). Either must pass the check that the
@@ -563,9 +563,262 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
             if not good(text):
                 skipped.append({"slug": slug, "reason": "the frontmatter edit would change more than the tags"})
                 continue
-        brain.save_page(row["path"], text)
+        if write:
+            brain.save_page(row["path"], text)
         fixed.append({"check": "tag_duplicates", "slug": slug, "from": page.tags, "to": new, "message": "tags " + json.dumps(page.tags, ensure_ascii=False) + " → " + json.dumps(new, ensure_ascii=False)})
     return fixed, skipped
+
+
+class Moves:
+    """Where a link written with an old name of a renamed or moved page points now, read from the
+    history's ``move`` rows (a rename by sync or watch; chains a → b → c are followed by
+    :func:`gbrain.core.history._moved_to`). One instance answers many links: the names with a
+    move are read once (one scan of the page history), each old name's destination once."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.names: set[str] | None = None
+        self.by_name: dict[str, list[str]] = {}  # loose key of the last segment → old names
+        self.memo: dict[str, str | None] = {}
+
+    def load(self) -> set[str]:
+        """The page names with a ``move`` row in the history (read once)."""
+        if self.names is None:
+            self.names = set()
+            for (n,) in self.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'move'"):
+                self.names.add(n)
+                self.by_name.setdefault(loose_key(posixpath.basename(n)), []).append(n)
+        return self.names
+
+    def dest(self, old: str) -> str | None:
+        """The live page that page slug ``old`` moved to, or None (no move away from it)."""
+        if old not in self.load():
+            return None
+        if old not in self.memo:
+            self.memo[old] = _moved_to(self.conn, old)
+        return self.memo[old]
+
+    def find(self, from_slug: str, kind: str, target: str) -> tuple[str | None, list[str]]:
+        """``(old slug, [live pages])`` for a dangling link of page ``from_slug`` (``kind``,
+        ``target`` as stored in ``links``): a path that names a moved page exactly (a markdown
+        link relative to the linking page, then from the root; a wiki link the other way round)
+        gives that old slug and its one destination; a wiki link by bare name gives every page
+        that moved away from a page of that name (``old`` None; more than one is ambiguous);
+        ``(None, [])`` when no move explains the link."""
+        t = nfc(target.strip())
+        if not t or not self.load():
+            return None, []
+        root = posixpath.normpath(t.lstrip("/"))
+        rel = root if t.startswith("/") else posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), t))
+        for c in [rel, root] if kind == "markdown" else [root, rel]:
+            if c.startswith("..") or c == ".":
+                continue
+            d = self.dest(c)
+            if d:
+                return c, [d]
+        if kind == "markdown" or "/" in t:
+            return None, []
+        olds = self.by_name.get(loose_key(t), [])
+        return None, sorted({d for d in map(self.dest, olds) if d})
+
+
+def _family(kind: str) -> str:
+    return "md" if kind == "markdown" else "wiki"
+
+
+def plan_link_fixes(brain) -> dict:
+    """The rewrites that point dangling links at the page their target became (a page renamed or
+    moved, per the history: :class:`Moves`), without writing anything.
+
+    Only a target that leads to exactly one live page is rewritten; an ambiguous one (a bare
+    name several moved pages had) is listed in ``skipped`` with its ``candidates``. Each link
+    keeps its style (:mod:`gbrain.page.linkedit`): ``[[Old|alias]]`` → ``[[New|alias]]``
+    (``#heading``, ``#^block``, ``!`` kept; a bare name stays bare when no other page has the
+    new name, else the page's path), ``[t](../a/old.md#x)`` → the new path relative to the
+    linking page (or from the root, as written; ``<…>`` and ``%20`` kept). Only the target
+    bytes change; a page is planned only when every link to the target was found in its text
+    and the new text parses to the same frontmatter, tags, aliases and timeline dates and to the
+    expected links, each resolving to the new page; otherwise it is listed in ``skipped``. A
+    link in a frontmatter block is never rewritten (listed in ``skipped``).
+
+    Returns ``{"pages": [{"id", "slug", "path", "content_hash" (of the text read), "text" (the
+    new text), "links": [{"from", "to", "target", "moved_to"}]}], "skipped": [{"slug",
+    "reason", …}]}``; :func:`apply_link_fixes` writes the pages."""
+    from ..page.links import SqlIndex
+
+    conn = brain.conn
+    moves = Moves(conn)
+    want: dict[int, dict[tuple[str, str], tuple[str, str, str | None, str]]] = {}
+    skipped: list[dict] = []
+    rows = conn.execute(
+        "SELECT l.from_page_id, p.slug, l.kind, l.target FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
+    ).fetchall()
+    for r in rows:
+        old, dests = moves.find(r["slug"], r["kind"], r["target"])
+        if len(dests) == 1:
+            want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], old, dests[0])
+        elif dests:
+            skipped.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "candidates": dests,
+                            "reason": f"'{r['target']}' is an old name of {len(dests)} pages ({', '.join(dests)}); the link is left as written"})
+    index = SqlIndex(conn)
+    pages = []
+    for pid in sorted(want, key=lambda i: next(iter(want[i].values()))[1]):
+        row = conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
+        if row is None:
+            continue
+        plan, problems = _plan_page(brain, index, row, want[pid])
+        skipped += [{"check": "dead_links", "slug": row["slug"], "reason": p} for p in problems]
+        if plan:
+            pages.append(plan)
+    pages.sort(key=lambda p: p["slug"])
+    if moves.load():
+        skipped += _frontmatter_links(brain, index, moves)
+    skipped.sort(key=lambda s: s["slug"])
+    return {"pages": pages, "skipped": skipped}
+
+
+def _frontmatter_links(brain, index, moves: Moves) -> list[dict]:
+    """Pages whose frontmatter holds a link (``related: "[[Old]]"``) to an old name of a moved
+    page: reported, never rewritten (gbrain reads no links there; the YAML stays as written)."""
+    from ..page.linkedit import link_spans
+    from ..page.links import resolve
+
+    out = []
+    q = "SELECT slug, frontmatter_raw FROM pages WHERE frontmatter_raw LIKE '%[[%' OR frontmatter_raw LIKE '%](%' ORDER BY slug"
+    for r in brain.conn.execute(q).fetchall():
+        hits = []
+        for sp in link_spans(r["frontmatter_raw"]):
+            _old, dests = moves.find(r["slug"], sp.kind, sp.target)
+            if dests and resolve(index, r["slug"], sp.kind, sp.target) is None:
+                hits.append(f"{sp.form} (now {' or '.join(dests)})")
+        if hits:
+            out.append({"check": "dead_links", "slug": r["slug"], "reason": "a link in the frontmatter names the old name of a moved page: "
+                        + ", ".join(hits) + "; the frontmatter is left as written (edit it by hand)"})
+    return out
+
+
+def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
+    """One page's rewrite (see :func:`plan_link_fixes`): ``(plan or None, problems)``."""
+    from collections import Counter
+
+    from ..page.linkedit import link_spans, new_form, replace_spans
+
+    try:
+        text = brain.check_text(row)
+    except GBrainError as e:  # Damaged: a text that fails its hash is never edited
+        return None, [str(e)]
+    page = parse_page(text, row["path"], timeline_split=brain.timeline_split)
+    head = (1 if page.bom else 0) + len(page.frontmatter_raw)
+    body = text[head:]
+    spans = link_spans(body)
+    counts: Counter = Counter()
+    for ln in page.links:
+        counts[(_family(ln.kind), identity_key(ln.target))] += ln.count
+    by_key: dict[tuple[str, str], list] = {}
+    for sp in spans:
+        by_key.setdefault((sp.family, identity_key(sp.target)), []).append(sp)
+    problems: list[str] = []
+    reps: list[tuple[Any, str]] = []
+    expected = Counter(counts)
+    changes: list[dict] = []
+    dests: dict[str, Any] = {}
+    for key, (kind, target, old, dest) in fixes.items():
+        sps = by_key.get(key, [])
+        if len(sps) != counts.get(key, 0):
+            problems.append(f"could not find each link to '{target}' in the text ({len(sps)} of {counts.get(key, 0)}); left as written")
+            continue
+        if dest not in dests:
+            dests[dest] = brain.conn.execute("SELECT id, slug, path FROM pages WHERE slug = ?", (dest,)).fetchone()
+        d = dests[dest]
+        if d is None:
+            continue
+        mine = []
+        for sp in sps:
+            w = _new_written(brain.conn, index, row, sp, old, d)
+            if w is None:
+                problems.append(f"{sp.form} cannot be written to point at {d['slug']}; left as written")
+                mine = []
+                break
+            mine.append((sp, w))
+        for sp, (w, t2) in mine:
+            reps.append((sp, w))
+            expected[key] -= 1
+            expected[(sp.family, identity_key(t2))] += 1
+            changes.append({"from": sp.form, "to": new_form(sp, w), "target": target, "moved_to": d["slug"]})
+    if not reps:
+        return None, problems
+    new_text = text[:head] + replace_spans(body, reps)
+    after = parse_page(new_text, row["path"], timeline_split=brain.timeline_split)
+    got: Counter = Counter()
+    for ln in after.links:
+        got[(_family(ln.kind), identity_key(ln.target))] += ln.count
+    same = (after.bom == page.bom and after.frontmatter_raw == page.frontmatter_raw and after.all_tags == page.all_tags
+            and after.aliases == page.aliases and after.separator == page.separator
+            and [e.date for e in after.timeline_entries] == [e.date for e in page.timeline_entries])
+    if not same or +got != +expected:
+        return None, problems + ["the rewritten text would not parse to the same page with only the links moved; left as written"]
+    return {"id": row["id"], "slug": row["slug"], "path": row["path"], "content_hash": row["content_hash"], "text": new_text, "links": changes}, problems
+
+
+def _new_written(conn, index, row, sp, old: str | None, d) -> tuple[str, str] | None:
+    """``(new written target, the target the parser will read from it)`` for link span ``sp``
+    of page ``row`` so that it points at page ``d`` (id, slug, path), in ``sp``'s style; None
+    when no such spelling resolves to ``d``."""
+    from ..page.linkedit import link_spans, markdown_url, new_form, relative_path, wiki_target
+    from ..page.links import resolve
+    from ..page.markdown import _link_from_url
+
+    slug = row["slug"]
+    if sp.kind == "markdown":
+        url = sp.written[1:-1] if sp.written.startswith("<") else sp.written
+        t = nfc(sp.target.strip())
+        if url.startswith("/"):
+            path = "/" + d["path"]
+        elif old == posixpath.normpath(posixpath.join(posixpath.dirname(slug), t)):
+            path = relative_path(d["path"], row["path"])
+        else:
+            path = d["path"]
+        w = markdown_url(sp, path)
+        t2 = _link_from_url(w) if w is not None else None
+        if t2 is not None and resolve(index, slug, "markdown", t2) == d["id"]:
+            return w, t2
+        return None
+    name = posixpath.basename(d["slug"])
+    tries = [d["slug"]]
+    if "/" not in sp.target and conn.execute("SELECT COUNT(*) FROM pages WHERE name_key = ?", (name_key(d["slug"]),)).fetchone()[0] == 1:
+        tries.insert(0, name)  # Obsidian's "shortest path when possible"
+    for c in tries:
+        w = wiki_target(sp, c)
+        found = link_spans(new_form(sp, w)) if w is not None else []
+        t2 = found[0].target if len(found) == 1 else None
+        if t2 and resolve(index, slug, "wiki", t2) == d["id"]:
+            return w, t2
+    return None
+
+
+def apply_link_fixes(brain, pages: list[dict]) -> tuple[list[dict], list[dict]]:
+    """Write the pages planned by :func:`plan_link_fixes` (each a normal save: the history
+    keeps the old version, sync/watch write the file) in one write transaction; a page whose
+    text or path changed since it was read (its ``content_hash``) is skipped, not overwritten.
+    Returns ``(fixed, skipped)`` as :func:`lint` reports them."""
+    fixed, skipped = [], []
+    with brain.transaction():
+        for p in pages:
+            cur = brain.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (p["id"],)).fetchone()
+            if cur is None or cur["content_hash"] != p["content_hash"] or cur["path"] != p["path"]:
+                skipped.append({"check": "dead_links", "slug": p["slug"], "reason": "the page changed since the lint read it; nothing written (run the lint again)"})
+                continue
+            brain.save_page(p["path"], p["text"])
+            fixed.append(_link_fixed(p))
+    return fixed, skipped
+
+
+def _link_fixed(p: dict) -> dict:
+    pairs = [f"{c['from']} → {c['to']}" for c in p["links"]]
+    n = len(pairs)
+    return {"check": "dead_links", "slug": p["slug"], "links": [{k: c[k] for k in ("from", "to", "moved_to")} for c in p["links"]],
+            "message": f"{n} link{'s' if n != 1 else ''} to renamed pages: " + ", ".join(pairs)}
 
 
 # ---------------------------------------------------------------------------
@@ -573,7 +826,7 @@ def _fix_tags(brain) -> tuple[list[dict], list[dict]]:
 # ---------------------------------------------------------------------------
 
 
-def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, thread_days: int = DEFAULT_THREAD_DAYS, limit: int | None = 100, fix_safe: bool = False) -> dict:
+def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, thread_days: int = DEFAULT_THREAD_DAYS, limit: int | None = 100, fix_safe: bool = False, dry_run: bool = False) -> dict:
     """Run the checks (all, or those named in ``checks``) over ``brain``.
 
     Returns ``{"ok", "as_of", "pages", "checks", "counts", "findings", "truncated", "fixed",
@@ -581,7 +834,11 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     for brain-wide findings), ``message``, ``action`` and check-specific fields; at most
     ``limit`` per check (0/None: all) — ``counts`` has the full numbers and ``truncated`` how
     many were left out. ``ok`` is True when nothing was found. ``fix_safe`` first applies the
-    lossless fixes (reported in ``fixed``), then lints the result.
+    lossless fixes (reported in ``fixed``: tag spellings, links to renamed or moved pages,
+    :func:`plan_link_fixes`), then lints the result; with ``dry_run`` it only lists them
+    (``dry_run`` True in the report). A ``dead_links`` finding whose target is the old name of
+    one page has ``moved_to`` and, unless the fix was applied, ``rewrites`` (``[{"from", "to"}]``
+    as written in the page); an ambiguous one has ``candidates``.
     Raises :class:`BadInput` for an unknown check name or a bad ``as_of``.
     """
     wanted = list(CHECKS) if not checks else []
@@ -599,8 +856,20 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     fixed: list[dict] = []
     skipped: list[dict] = []
     if fix_safe and "tag_duplicates" in wanted:
-        with brain.transaction():
-            fixed, skipped = _fix_tags(brain)
+        if dry_run:
+            fixed, skipped = _fix_tags(brain, write=False)
+        else:
+            with brain.transaction():
+                fixed, skipped = _fix_tags(brain)
+    plan = plan_link_fixes(brain) if "dead_links" in wanted else None
+    if fix_safe and plan is not None:
+        skipped += plan["skipped"]
+        if dry_run:
+            fixed += [_link_fixed(p) for p in plan["pages"]]
+        elif plan["pages"]:
+            f, sk = apply_link_fixes(brain, plan["pages"])
+            fixed += f
+            skipped += sk
     notes: dict[str, Any] = {}
     findings: list[dict] = []
     counts: dict[str, int] = {}
@@ -615,6 +884,14 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
             found = _open_threads(brain, day, thread_days)
         else:
             found = globals()["_" + c](brain)
+        if c == "dead_links" and plan is not None and (dry_run or not fix_safe):
+            rewrites: dict[tuple[str, str], list[dict]] = {}
+            for p in plan["pages"]:
+                for ch in p["links"]:
+                    rewrites.setdefault((p["slug"], ch["target"]), []).append({"from": ch["from"], "to": ch["to"]})
+            for f in found:
+                if (f["slug"], f["target"]) in rewrites:
+                    f["rewrites"] = rewrites[(f["slug"], f["target"])]
         counts[c] = len(found)
         if limit and len(found) > limit:
             truncated[c] = len(found) - limit
@@ -631,6 +908,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
         "fixed": fixed,
         "skipped": skipped,
         "notes": notes,
+        "dry_run": bool(fix_safe and dry_run),
     }
 
 
@@ -638,7 +916,7 @@ def render_text(r: dict) -> str:
     """The lint report for a terminal: counts per check, one line per finding, fixes."""
     lines = [f"gbrain lint: {r['pages']:,} pages, as of {r['as_of']}"]
     for f in r["fixed"]:
-        lines.append(f"fixed {f['slug']}: {f['message']}")
+        lines.append(f"{'would fix' if r.get('dry_run') else 'fixed'} {f['slug'] or '(brain)'}: {f['message']}")
     for s in r["skipped"]:
         lines.append(f"not fixed {s['slug']}: {s['reason']}")
     by: dict[str, list[dict]] = {}

@@ -23,10 +23,14 @@ def _checks_arg(v: str | None) -> list[str] | None:
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles. Returns "
     "findings with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
-    "fix_safe first applies only lossless fixes (tag spelling) and reports each.",
+    "fix_safe first applies only lossless fixes and reports each: tag spellings, and links to a page renamed or moved "
+    "on disk rewritten to its new name in the style each was written (only when the old name leads to exactly one page); "
+    "with dry_run it only lists them. A dead link to a renamed page has moved_to and rewrites (old and new link).",
     [
         Param("check", description="only these checks, comma-separated (default: all): " + ",".join(lintmod.CHECKS)),
-        Param("fix_safe", "boolean", "apply lossless fixes first (rename tag variants to the canonical spelling) and report them", default=False),
+        Param("fix_safe", "boolean", "apply lossless fixes first (rename tag variants to the canonical spelling; point links "
+              "written with the old name of a renamed or moved page at its new name) and report them", default=False),
+        Param("dry_run", "boolean", "with fix_safe: list the fixes (page, old link, new link) without writing anything", default=False),
         Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
         limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
@@ -35,7 +39,7 @@ def _checks_arg(v: str | None) -> list[str] | None:
     mutating=True,  # only with fix_safe, and losslessly
     title="Check the brain for problems",
     idempotent=True,
-    output=obj("ok", "counts", ok="boolean", as_of="string", pages="integer", checks="array", counts="object", truncated="object", fixed="array", skipped="array", notes="object"),
+    output=obj("ok", "counts", ok="boolean", as_of="string", pages="integer", checks="array", counts="object", truncated="object", fixed="array", skipped="array", notes="object", dry_run="boolean"),
     item=obj("check", "message", check="string", slug="string?", message="string", action="string"),
     page="slice",
     page_key="findings",
@@ -48,6 +52,7 @@ def _lint(b, a, ctx):
         thread_days=a.get("thread_days") if a.get("thread_days") is not None else lintmod.DEFAULT_THREAD_DAYS,
         limit=a.get("limit"),
         fix_safe=bool(a.get("fix_safe")),
+        dry_run=bool(a.get("dry_run")),
     )
 
 

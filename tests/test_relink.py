@@ -1,0 +1,195 @@
+"""``gbrain lint --check dead_links --fix-safe``: links to a page renamed or moved on disk (the
+history records the move) are pointed at the page's new name, in the style each was written in;
+nothing else in a page changes. Runs on both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import gbrain
+
+from gbrain import operations as ops
+from gbrain.core import lint as lintmod
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine
+from gbrain.sync.verify import fresh_import_differences
+
+ACME = "# The Acme Company\n\n## Funding\n\nSeed round. ^blk1\n"
+OLD = "# Spaced Co\n\nA company with spaces in its file name.\n"
+ANA = (
+    "---\ntitle: Ana\nrelated: \"[[acme]]\"\n---\n\n"
+    "Works at [[acme]], aka [[acme|the company]]; funding: [[acme#Funding]], [[acme#^blk1]].\n\n"
+    "![[acme]]\n\nPath form [[companies/acme]] and markdown [Acme](../companies/acme.md#funding).\n\n"
+    "Spaces: [Old](../companies/Old%20Name.md) and `[[acme]]` in code stays.\n\n"
+    "```\n[[acme]] in a fence stays\n```\n"
+)
+MEMO = (
+    "Deep memo: [the company](../../companies/acme.md), [old](<../../companies/Old Name.md>) "
+    "and [[Old Name|OLD]].\r\n\r\nUntouched [[Nobody Here]] and [web](https://example.com/acme.md).\r\n"
+)
+INDEX = "Index: [Acme](companies/acme.md), [[acme.md]], [Old](/companies/Old%20Name.md).\n"
+
+ANA_FIXED = (
+    "---\ntitle: Ana\nrelated: \"[[acme]]\"\n---\n\n"
+    "Works at [[acme-corp]], aka [[acme-corp|the company]]; funding: [[acme-corp#Funding]], [[acme-corp#^blk1]].\n\n"
+    "![[acme-corp]]\n\nPath form [[companies/acme-corp]] and markdown [Acme](../companies/acme-corp.md#funding).\n\n"
+    "Spaces: [Old](../companies/New%20Name.md) and `[[acme]]` in code stays.\n\n"
+    "```\n[[acme]] in a fence stays\n```\n"
+)
+MEMO_FIXED = (
+    "Deep memo: [the company](../../companies/acme-corp.md), [old](<../../companies/New Name.md>) "
+    "and [[New Name|OLD]].\r\n\r\nUntouched [[Nobody Here]] and [web](https://example.com/acme.md).\r\n"
+)
+INDEX_FIXED = "Index: [Acme](companies/acme-corp.md), [[acme-corp.md]], [Old](/companies/New%20Name.md).\n"
+
+
+def write(root: Path, pages: dict[str, str]) -> None:
+    for rel, text in pages.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+
+
+def synced(root: Path, db_path, pages: dict[str, str]) -> tuple[Brain, SyncEngine]:
+    write(root, pages)
+    b = Brain.open(db_path, create=True)
+    eng = SyncEngine(b, root)
+    eng.bind()
+    assert eng.sync()["ok"]
+    return b, eng
+
+
+def rename(eng: SyncEngine, root: Path, moves: dict[str, str]) -> None:
+    for a, c in moves.items():
+        (root / c).parent.mkdir(parents=True, exist_ok=True)
+        (root / a).rename(root / c)
+    assert eng.sync()["counts"]["moved"] == len(moves)
+
+
+def text_of(b: Brain, slug: str) -> str:
+    return b.get_text(slug)
+
+
+@pytest.fixture
+def renamed(tmp_path, db_path):
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "companies/Old Name.md": OLD, "people/ana.md": ANA,
+                                    "notes/deep/memo.md": MEMO, "home.md": INDEX})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md", "companies/Old Name.md": "companies/New Name.md"})
+    yield b, eng, root
+    eng.close()
+    b.close()
+
+
+def test_links_of_every_form_follow_the_rename(renamed):
+    b, eng, root = renamed
+    assert b.backlinks("companies/acme-corp") == []
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True, "limit": 0}, brain=b)
+    assert text_of(b, "people/ana") == ANA_FIXED
+    assert text_of(b, "notes/deep/memo") == MEMO_FIXED
+    assert text_of(b, "home") == INDEX_FIXED
+    fixed = {f["slug"]: f for f in r["fixed"]}
+    assert set(fixed) == {"people/ana", "notes/deep/memo", "home"}
+    pairs = {(x["from"], x["to"]) for x in fixed["people/ana"]["links"]}
+    assert ("[[acme|the company]]", "[[acme-corp|the company]]") in pairs
+    assert ("(../companies/Old%20Name.md)", "(../companies/New%20Name.md)") in pairs
+    # the link in the frontmatter is left as written, and said so
+    assert any(s["slug"] == "people/ana" and "frontmatter" in s["reason"] for s in r["skipped"])
+    # only the dead link nobody renamed is left
+    assert [f["target"] for f in r["findings"]] == ["Nobody Here"]
+    assert {x["slug"] for x in b.backlinks("companies/acme-corp")} == {"people/ana", "notes/deep/memo", "home"}
+    assert {x["slug"] for x in b.backlinks("companies/New Name")} == {"people/ana", "notes/deep/memo", "home"}
+    assert fresh_import_differences(b) == {}
+    # a normal write: the history keeps the old version and names the operation
+    h = b.conn.execute("SELECT operation FROM history WHERE kind = 'page' AND name = 'people/ana' ORDER BY version").fetchall()
+    assert len(h) == 2 and h[-1][0] == "lint"
+    # under sync the files follow
+    eng.sync()
+    assert (root / "people/ana.md").read_bytes() == ANA_FIXED.encode()
+    assert (root / "notes/deep/memo.md").read_bytes() == MEMO_FIXED.encode()
+    # a second run has nothing left to fix
+    r2 = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert r2["fixed"] == []
+
+
+def test_dry_run_and_plain_lint_list_the_rewrites_and_write_nothing(renamed):
+    b, eng, root = renamed
+    before = {s: text_of(b, s) for s in ("people/ana", "notes/deep/memo", "home")}
+    plain = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
+    f = next(x for x in plain["findings"] if x["slug"] == "notes/deep/memo" and x["target"] == "../../companies/Old Name")
+    assert f["moved_to"] == "companies/New Name"
+    assert f["rewrites"] == [{"from": "(<../../companies/Old Name.md>)", "to": "(<../../companies/New Name.md>)"}]
+    dry = ops.run("lint", {"check": "dead_links", "fix_safe": True, "dry_run": True, "limit": 0}, brain=b)
+    assert dry["dry_run"] is True
+    assert {x["slug"] for x in dry["fixed"]} == {"people/ana", "notes/deep/memo", "home"}
+    assert {s: text_of(b, s) for s in before} == before
+    assert dry["counts"]["dead_links"] == plain["counts"]["dead_links"]
+
+
+def test_bare_name_that_is_not_unique_becomes_a_path(tmp_path, db_path):
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "archive/acme-corp.md": "# Other\n", "people/bo.md": "See [[acme|Acme]].\n"})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "people/bo") == "See [[companies/acme-corp|Acme]].\n"
+    assert [x["slug"] for x in b.backlinks("companies/acme-corp")] == ["people/bo"]
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()
+
+
+def test_ambiguous_old_name_is_reported_not_touched(tmp_path, db_path):
+    root = tmp_path / "v"
+    index = "Which [[notes]]? This one: [[a/notes]].\n"
+    b, eng = synced(root, db_path, {"a/notes.md": "# A\n", "b/notes.md": "# B\n", "home.md": index})
+    rename(eng, root, {"a/notes.md": "a/notes-a.md", "b/notes.md": "b/notes-b.md"})
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "home") == "Which [[notes]]? This one: [[a/notes-a]].\n"
+    sk = [s for s in r["skipped"] if s["slug"] == "home"]
+    assert len(sk) == 1 and "a/notes-a" in sk[0]["reason"] and "b/notes-b" in sk[0]["reason"]
+    f = next(x for x in r["findings"] if x["target"] == "notes")
+    assert f.get("moved_to") is None and f["candidates"] == ["a/notes-a", "b/notes-b"]
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()
+
+
+def test_moved_and_edited_page(tmp_path, db_path):
+    """The page was edited in the brain and moved on disk in the same round (an edited move):
+    links to it are fixed, and its own edit (with a link to a renamed page) is kept."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"deals/big-deal.md": "# Big\n", "companies/acme.md": ACME, "people/cy.md": "On [the deal](../deals/big-deal.md).\n"})
+    b.put("deals/big-deal", "# Big\n\nEdited in the brain, for [[acme]].\n")
+    (root / "archive/deals").mkdir(parents=True)
+    (root / "deals/big-deal.md").rename(root / "archive/deals/big-deal.md")
+    (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
+    assert eng.sync()["counts"]["moved"] == 2
+    ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "people/cy") == "On [the deal](../archive/deals/big-deal.md).\n"
+    assert text_of(b, "archive/deals/big-deal") == "# Big\n\nEdited in the brain, for [[acme-corp]].\n"
+    assert fresh_import_differences(b) == {}
+    eng.sync()
+    assert (root / "archive/deals/big-deal.md").read_text() == "# Big\n\nEdited in the brain, for [[acme-corp]].\n"
+    eng.close()
+    b.close()
+
+
+def test_a_page_edited_between_read_and_fix_is_skipped(renamed, db_path):
+    b, eng, root = renamed
+    plans = lintmod.plan_link_fixes(b)
+    assert {p["slug"] for p in plans["pages"]} == {"people/ana", "notes/deep/memo", "home"}
+    with Brain.open(db_path) as other:  # someone else saves meanwhile
+        other.put("home", INDEX + "\nA new line.\n")
+    fixed, skipped = lintmod.apply_link_fixes(b, plans["pages"])
+    assert {f["slug"] for f in fixed} == {"people/ana", "notes/deep/memo"}
+    assert [s["slug"] for s in skipped] == ["home"] and "changed" in skipped[0]["reason"]
+    assert text_of(b, "home") == INDEX + "\nA new line.\n"
+    assert fresh_import_differences(b) == {}
+
+
+def test_cli_dry_run_prints_page_old_and_new_link(renamed, db_path):
+    b, eng, root = renamed
+    p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--fix-safe", "--dry-run")
+    assert "would fix home" in p.stdout.decode() and "[[acme.md]] → [[acme-corp.md]]" in p.stdout.decode(), p.stdout.decode() + p.stderr.decode()
+    assert text_of(b, "home") == INDEX
