@@ -193,3 +193,26 @@ def test_cli_dry_run_prints_page_old_and_new_link(renamed, db_path):
     p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--fix-safe", "--dry-run")
     assert "would fix home" in p.stdout.decode() and "[[acme.md]] → [[acme-corp.md]]" in p.stdout.decode(), p.stdout.decode() + p.stderr.decode()
     assert text_of(b, "home") == INDEX
+
+
+def test_tables_comments_merges_and_unfindable_links(tmp_path, db_path):
+    """A wiki link in a table (``\\|`` before the alias) keeps its escape; links the parser does
+    not see (HTML comments, code) stay as written; a page already linking to the new name gets
+    both links merged in the views; a reference-style link (found by the parser, not in the text
+    as ``[x](url)``) leaves that target's links untouched and says so."""
+    root = tmp_path / "v"
+    table = ("| Co | Note |\n|---|---|\n| [[acme\\|Acme]] | x |\n\n"
+             "Also [[acme-corp]] and [[acme]]. <!-- [[acme]] stays -->\n\n<!--\n[[acme]] stays\n-->\n")
+    ref = "See [Acme][a] and [[acme]].\n\n[a]: ../companies/acme.md\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/t.md": table, "people/r.md": ref})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "people/t") == table.replace("[[acme\\|", "[[acme-corp\\|").replace("and [[acme]].", "and [[acme-corp]].")
+    assert text_of(b, "people/r") == ref.replace("and [[acme]]", "and [[acme-corp]]")
+    assert any(s["slug"] == "people/r" and "could not find each link" in s["reason"] for s in r["skipped"])
+    assert [f["target"] for f in r["findings"]] == ["../companies/acme"]
+    bl = {x["slug"]: x for x in b.backlinks("companies/acme-corp")}
+    assert set(bl) == {"people/t", "people/r"}
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()

@@ -23,7 +23,8 @@ _LINK_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
     r"|(?P<md>(?<!!)\[[^\[\]\n]*\]\((?P<url>[^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\))"
 )
-_CODE_SPAN_RE = re.compile(r"`+[^`]*?`+")
+#: what hides a link from the parser within a line: code spans, HTML comments (closed or not)
+_HIDDEN_RE = re.compile(r"`+[^`]*?`+|<!--.*?(?:-->|$)", re.S)
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})")
 #: characters a markdown link path cannot hold as they are (written as %XX)
 _MUST_ENCODE = re.compile(r"[\s%()<>#?\[\]\\]")
@@ -52,21 +53,33 @@ class LinkSpan:
 
 
 def link_spans(text: str) -> list[LinkSpan]:
-    """The links of ``text`` (a page body, or a frontmatter block) in order, outside fenced code
-    and code spans; links without a page target (external URLs, attachments) are left out."""
+    """The links of ``text`` (a page body, or a frontmatter block) in order, outside fenced code,
+    code spans and HTML comments; links without a page target (external URLs, attachments) are
+    left out."""
     out: list[LinkSpan] = []
     fence = ""
+    comment = False
     pos = 0
     for ln in split_lines(text):
         s = ln.lstrip(" ")
+        start = 0
+        if comment:  # inside an HTML comment opened on an earlier line
+            end = ln.find("-->")
+            if end < 0:
+                pos += len(ln)
+                continue
+            comment, start = False, end + 3
         if fence:
             if s.startswith(fence):
                 fence = ""
-        elif _FENCE_RE.match(s):
+        elif start == 0 and _FENCE_RE.match(s):
             fence = _FENCE_RE.match(s).group(1)
         else:
-            last = 0
-            for cm in list(_CODE_SPAN_RE.finditer(ln)) + [None]:
+            last = start
+            hidden = list(_HIDDEN_RE.finditer(ln, start))
+            if hidden and hidden[-1].group(0).startswith("<!--") and not hidden[-1].group(0).endswith("-->"):
+                comment = True
+            for cm in hidden + [None]:
                 seg_end = cm.start() if cm else len(ln)
                 for m in _LINK_RE.finditer(ln, last, seg_end):
                     sp = _span(m, pos)
@@ -80,7 +93,9 @@ def link_spans(text: str) -> list[LinkSpan]:
 def _span(m: re.Match, pos: int) -> LinkSpan | None:
     if m.group("wiki"):
         body = m.group("body")
-        head = body.partition("|")[0]
+        head, bar, _alias = body.partition("|")
+        if bar and head.endswith("\\"):  # ``[[x\|alias]]`` in a table: the parser reads ``x``
+            head = head[:-1]
         stripped = head.strip()
         name = stripped.split("#", 1)[0].split("^", 1)[0].strip()
         target = _page_target(name) if name else None
@@ -115,17 +130,14 @@ def new_form(sp: LinkSpan, written: str) -> str:
 
 
 def wiki_target(sp: LinkSpan, name: str) -> str | None:
-    """The name part of a wiki link that points at page slug/name ``name`` in the style of ``sp``:
-    ``.md`` kept when it was written, a trailing ``\\`` (a ``|`` escaped in a table) kept.
-    None when ``name`` holds a character a wiki link cannot (``[ ] | # ^``, a line break)."""
-    if any(c in name for c in "[]|#^\n\r"):
+    """The name part of a wiki link that points at page slug/name ``name`` in the style of ``sp``
+    (``.md`` kept when it was written). None when ``name`` holds a character a wiki link cannot
+    (``[ ] | # ^ \\``, a line break)."""
+    if any(c in name for c in "[]|#^\\\n\r"):
         return None
-    w = sp.written
-    tail = "\\" if w.endswith("\\") else ""
-    core = w[: len(w) - len(tail)]
-    if core.lower().endswith(".md"):
-        name += core[-3:]
-    return name + tail
+    if sp.written.lower().endswith(".md"):
+        name += sp.written[-3:]
+    return name
 
 
 def markdown_url(sp: LinkSpan, path: str) -> str | None:
