@@ -216,3 +216,26 @@ def test_tables_comments_merges_and_unfindable_links(tmp_path, db_path):
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
+
+
+def test_relative_links_of_a_page_that_moved(tmp_path, db_path):
+    """A page moved to another folder: its own relative markdown links, written where it was,
+    point from its old place again (the new relative path); a link written after the move is
+    no such link and stays dangling; links by bare name (``[[bo]]``, ``[Bo](bo.md)``) did not
+    break at all."""
+    root = tmp_path / "v"
+    ana = "Works at [Acme](../companies/acme.md), with [[bo]] and [Bo](bo.md#x).\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/bo.md": "# Bo\n", "people/ana.md": ana})
+    rename(eng, root, {"people/ana.md": "archive/people/ana.md"})
+    later = ana + "Later: [Bo again](../people/bo.md).\n"
+    b.put("archive/people/ana", later)
+    r = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
+    f = next(x for x in r["findings"] if x["target"] == "../companies/acme")
+    assert f["moved_to"] == "companies/acme" and "people/ana" in f["message"]
+    ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "archive/people/ana") == later.replace("(../companies/acme.md)", "(../../companies/acme.md)")
+    left = ops.run("lint", {"check": "dead_links"}, brain=b)
+    assert [x["target"] for x in left["findings"]] == ["../people/bo"]
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()

@@ -204,8 +204,10 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
 
 
 def _dead_links(brain) -> list[dict]:
+    from ..page.links import SqlIndex
+
     rows = brain.conn.execute(
-        "SELECT p.slug, l.kind, l.target, l.context FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "SELECT p.slug, l.kind, l.target, l.context, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
         "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
     out = []
@@ -243,7 +245,7 @@ def _dead_links(brain) -> list[dict]:
         # name dangle; the history knows where it went
         if moves is None:
             moves = Moves(brain.conn)
-        _old, dests = moves.find(r["slug"], r["kind"], r["target"])
+        dests, _style, via = moves.destination(SqlIndex(brain.conn), r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
         moved = dests[0] if len(dests) == 1 else None
         if moved:
             sugg = [moved] + [s for s in sugg if s != moved][:4]
@@ -256,7 +258,8 @@ def _dead_links(brain) -> list[dict]:
                 "kind": r["kind"],
                 "context": r["context"],
                 "suggestions": sugg,
-                "message": (f"links to '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
+                "message": (f"links to '{r['target']}' as written in {via}, the page's old place; it meant {moved}" if moved and via else
+                            f"links to '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
                             f"links to '{r['target']}', an old name of {len(dests)} pages ({', '.join(dests)}): which one is meant is ambiguous" if dests else
                             f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
                 "action": (f"`gbrain lint --check dead_links --fix-safe` points the link at {moved}" if moved else
@@ -622,6 +625,54 @@ class Moves:
         return None, sorted({d for d in map(self.dest, olds) if d})
 
 
+    def formers(self, slug: str) -> list[tuple[str, int | None]]:
+        """The slugs live page ``slug`` had before it was moved (newest first, following a → b → c),
+        each with the history body id of the text it had when it moved from there."""
+        out: list[tuple[str, int | None]] = []
+        if slug not in self.load():
+            return out
+        seen = {slug}
+        for _ in range(100):
+            r = self.conn.execute("SELECT detail, body_id FROM history WHERE kind = 'page' AND name = ? AND op = 'move' "
+                                  "AND detail LIKE 'from %' ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+            if r is None or r[0][5:] in seen:
+                break
+            slug = r[0][5:]
+            seen.add(slug)
+            out.append((slug, r[1]))
+        return out
+
+    def destination(self, index, from_slug: str, kind: str, target: str, forms: list[str]) -> tuple[list[str], str, str | None]:
+        """Where a dangling link of page ``from_slug`` was meant to point: ``([live pages],
+        style, moved_from)``. Either its target is an old name of a moved page (:meth:`find`), or
+        the linking page itself moved (``moved_from``: the slug it had) and the relative markdown
+        link, written there (one of ``forms`` is in the text it had when it moved), resolves from
+        there. ``style`` is how a new path is written: ``rel`` (relative to the linking page),
+        ``root`` (from the root) or ``abs`` (``/`` and from the root)."""
+        from ..page.links import resolve
+
+        t = nfc(target.strip())
+        old, dests = self.find(from_slug, kind, target)
+        if dests or kind != "markdown" or t.startswith("/"):
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), t))
+            return dests, "abs" if t.startswith("/") else "rel" if old == rel else "root", None
+        for former, body_id in self.formers(from_slug):
+            if body_id is None:
+                continue
+            from .history import body
+
+            text = body(self.conn, body_id).decode("utf-8", "replace")
+            if not any(f in text for f in forms):
+                continue  # written after the move: the link was never relative to that place
+            pid = resolve(index, former, kind, target)
+            if pid is not None:
+                return [self.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone()[0]], "rel", former
+            _o, ds = self.find(former, kind, target)
+            if ds:
+                return ds, "rel", former
+        return [], "rel", None
+
+
 def _family(kind: str) -> str:
     return "md" if kind == "markdown" else "wiki"
 
@@ -648,20 +699,20 @@ def plan_link_fixes(brain) -> dict:
 
     conn = brain.conn
     moves = Moves(conn)
-    want: dict[int, dict[tuple[str, str], tuple[str, str, str | None, str]]] = {}
+    index = SqlIndex(conn)
+    want: dict[int, dict[tuple[str, str], tuple[str, str, str, str]]] = {}
     skipped: list[dict] = []
     rows = conn.execute(
-        "SELECT l.from_page_id, p.slug, l.kind, l.target FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "SELECT l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
         "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
     for r in rows:
-        old, dests = moves.find(r["slug"], r["kind"], r["target"])
+        dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
         if len(dests) == 1:
-            want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], old, dests[0])
+            want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0])
         elif dests:
             skipped.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "candidates": dests,
                             "reason": f"'{r['target']}' is an old name of {len(dests)} pages ({', '.join(dests)}); the link is left as written"})
-    index = SqlIndex(conn)
     pages = []
     for pid in sorted(want, key=lambda i: next(iter(want[i].values()))[1]):
         row = conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
@@ -723,7 +774,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     expected = Counter(counts)
     changes: list[dict] = []
     dests: dict[str, Any] = {}
-    for key, (kind, target, old, dest) in fixes.items():
+    for key, (kind, target, style, dest) in fixes.items():
         sps = by_key.get(key, [])
         if len(sps) != counts.get(key, 0):
             problems.append(f"could not find each link to '{target}' in the text ({len(sps)} of {counts.get(key, 0)}); left as written")
@@ -735,7 +786,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             continue
         mine = []
         for sp in sps:
-            w = _new_written(brain.conn, index, row, sp, old, d)
+            w = _new_written(brain.conn, index, row, sp, style, d)
             if w is None:
                 problems.append(f"{sp.form} cannot be written to point at {d['slug']}; left as written")
                 mine = []
@@ -761,9 +812,10 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     return {"id": row["id"], "slug": row["slug"], "path": row["path"], "content_hash": row["content_hash"], "text": new_text, "links": changes}, problems
 
 
-def _new_written(conn, index, row, sp, old: str | None, d) -> tuple[str, str] | None:
+def _new_written(conn, index, row, sp, style: str, d) -> tuple[str, str] | None:
     """``(new written target, the target the parser will read from it)`` for link span ``sp``
-    of page ``row`` so that it points at page ``d`` (id, slug, path), in ``sp``'s style; None
+    of page ``row`` so that it points at page ``d`` (id, slug, path), in ``sp``'s style (a
+    markdown path ``style``: ``rel``, ``root`` or ``abs``, :meth:`Moves.destination`); None
     when no such spelling resolves to ``d``."""
     from ..page.linkedit import link_spans, markdown_url, new_form, relative_path, wiki_target
     from ..page.links import resolve
@@ -771,11 +823,9 @@ def _new_written(conn, index, row, sp, old: str | None, d) -> tuple[str, str] | 
 
     slug = row["slug"]
     if sp.kind == "markdown":
-        url = sp.written[1:-1] if sp.written.startswith("<") else sp.written
-        t = nfc(sp.target.strip())
-        if url.startswith("/"):
+        if style == "abs":
             path = "/" + d["path"]
-        elif old == posixpath.normpath(posixpath.join(posixpath.dirname(slug), t)):
+        elif style == "rel":
             path = relative_path(d["path"], row["path"])
         else:
             path = d["path"]
