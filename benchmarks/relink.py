@@ -9,9 +9,11 @@ other pages link to (half renamed in their folder, half moved to `archive/<folde
 again (the history records the moves) and prints:
 
 * dangling links and the moved pages' backlinks before the moves, after them, and after the fix;
-* the time of `lint --check dead_links` with nothing to fix (the baseline, measured in the same
-  run before the moves), of the dry run (plans every rewrite) and of the fix itself, as process
-  CPU-seconds (the fix runs in this process, no pool) with the load average beside them;
+* the time of `lint --check dead_links` with nothing to fix (before the moves), of the dry run
+  (plans every rewrite) and of the fix itself, beside the baseline measured in the same run:
+  saving the rewritten pages again (``save_page``, one transaction, rolled back), i.e. the
+  writes alone; process CPU-seconds (the fix runs in this process, no pool) with the load
+  average beside them;
 * that the brain then equals a fresh import of its own tree (`fresh_import_differences`), and
   how many files the next sync writes (the rewritten pages).
 """
@@ -91,13 +93,29 @@ def main() -> None:
         w_dry, c_dry, dry = timed(lambda: ops.run("lint", {"check": "dead_links", "fix_safe": True, "dry_run": True, "limit": 0}, brain=b))
         w_fix, c_fix, fix = timed(lambda: ops.run("lint", {"check": "dead_links", "fix_safe": True, "limit": 0}, brain=b))
         d2 = dangling(b)
+
+        class _Undo(Exception):
+            pass
+
+        def resave() -> None:  # the writes alone: the same pages saved again, rolled back
+            try:
+                with b.transaction():
+                    for f in fix["fixed"]:
+                        row = b.page_row(f["slug"])
+                        b.save_page(row["path"], b.get_text(f["slug"]), force=True)
+                    raise _Undo
+            except _Undo:
+                pass
+
+        w_save, c_save, _ = timed(resave)
         n_links = sum(len(f["links"]) for f in fix["fixed"])
         back_after = {p: b.conn.execute("SELECT COUNT(*) FROM links l JOIN pages p ON p.id = l.to_page_id WHERE p.path = ?", (n,)).fetchone()[0] for p, n in moves.items()}
         same = sum(1 for p in moves if back_after[p] == back_before[p])
         load = os.getloadavg()[0]
         print(f"lint --check dead_links (nothing moved, baseline): {w_base * 1000:8.1f} ms wall, {c_base:.3f} CPU-s")
-        print(f"lint --check dead_links --fix-safe --dry-run:      {w_dry * 1000:8.1f} ms wall, {c_dry:.3f} CPU-s ({c_dry / max(c_base, 1e-9):.1f}x baseline CPU)")
-        print(f"lint --check dead_links --fix-safe:                {w_fix * 1000:8.1f} ms wall, {c_fix:.3f} CPU-s ({c_fix / max(c_base, 1e-9):.1f}x baseline CPU; "
+        print(f"saving the same pages again (the writes alone):    {w_save * 1000:8.1f} ms wall, {c_save:.3f} CPU-s (rolled back)")
+        print(f"lint --check dead_links --fix-safe --dry-run:      {w_dry * 1000:8.1f} ms wall, {c_dry:.3f} CPU-s ({c_dry / max(c_save, 1e-9):.1f}x the writes' CPU)")
+        print(f"lint --check dead_links --fix-safe:                {w_fix * 1000:8.1f} ms wall, {c_fix:.3f} CPU-s ({c_fix / max(c_save, 1e-9):.1f}x the writes' CPU; "
               f"{n_links:,} links rewritten in {len(fix['fixed']):,} pages, {len(fix['skipped'])} skipped)  load {load:.1f}")
         print(f"dangling links after the fix: {d2:,} (target: {d0:,}, as before the moves); "
               f"moved pages with their backlinks back: {same}/{len(moves)}")

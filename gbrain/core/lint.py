@@ -693,8 +693,8 @@ def plan_link_fixes(brain) -> dict:
     link in a frontmatter block is never rewritten (listed in ``skipped``).
 
     Returns ``{"pages": [{"id", "slug", "path", "content_hash" (of the text read), "text" (the
-    new text), "links": [{"from", "to", "target", "moved_to"}]}], "skipped": [{"slug",
-    "reason", …}]}``; :func:`apply_link_fixes` writes the pages."""
+    new text), "page" (it parsed), "links": [{"from", "to", "target", "moved_to"}]}],
+    "skipped": [{"slug", "reason", …}]}``; :func:`apply_link_fixes` writes the pages."""
     from ..page.links import SqlIndex
 
     conn = brain.conn
@@ -759,13 +759,14 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
         text = brain.check_text(row)
     except GBrainError as e:  # Damaged: a text that fails its hash is never edited
         return None, [str(e)]
-    page = parse_page(text, row["path"], timeline_split=brain.timeline_split)
-    head = (1 if page.bom else 0) + len(page.frontmatter_raw)
+    # the page as parsed is in its derived rows (they come from this very text): no second parse
+    conn = brain.conn
+    head = (1 if row["bom"] else 0) + len(row["frontmatter_raw"])
     body = text[head:]
     spans = link_spans(body)
     counts: Counter = Counter()
-    for ln in page.links:
-        counts[(_family(ln.kind), identity_key(ln.target))] += ln.count
+    for kind, target, n in conn.execute("SELECT kind, target, count FROM links WHERE from_page_id = ?", (row["id"],)):
+        counts[(_family(kind), identity_key(target))] += n
     by_key: dict[tuple[str, str], list] = {}
     for sp in spans:
         by_key.setdefault((sp.family, identity_key(sp.target)), []).append(sp)
@@ -804,12 +805,14 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     got: Counter = Counter()
     for ln in after.links:
         got[(_family(ln.kind), identity_key(ln.target))] += ln.count
-    same = (after.bom == page.bom and after.frontmatter_raw == page.frontmatter_raw and after.all_tags == page.all_tags
-            and after.aliases == page.aliases and after.separator == page.separator
-            and [e.date for e in after.timeline_entries] == [e.date for e in page.timeline_entries])
+    tags = sorted(t for (t,) in conn.execute("SELECT tag FROM tags WHERE page_id = ?", (row["id"],)))
+    dates = [d for (d,) in conn.execute("SELECT date FROM timeline_entries WHERE page_id = ? ORDER BY id", (row["id"],))]
+    same = (after.bom == bool(row["bom"]) and after.frontmatter_raw == row["frontmatter_raw"] and after.separator == row["separator"]
+            and sorted(set(after.all_tags)) == tags and [e.date for e in after.timeline_entries] == dates)
     if not same or +got != +expected:
         return None, problems + ["the rewritten text would not parse to the same page with only the links moved; left as written"]
-    return {"id": row["id"], "slug": row["slug"], "path": row["path"], "content_hash": row["content_hash"], "text": new_text, "links": changes}, problems
+    return {"id": row["id"], "slug": row["slug"], "path": row["path"], "content_hash": row["content_hash"], "text": new_text, "page": after,
+            "links": changes}, problems
 
 
 def _new_written(conn, index, row, sp, style: str, d) -> tuple[str, str] | None:
@@ -859,7 +862,7 @@ def apply_link_fixes(brain, pages: list[dict]) -> tuple[list[dict], list[dict]]:
             if cur is None or cur["content_hash"] != p["content_hash"] or cur["path"] != p["path"]:
                 skipped.append({"check": "dead_links", "slug": p["slug"], "reason": "the page changed since the lint read it; nothing written (run the lint again)"})
                 continue
-            brain.save_page(p["path"], p["text"])
+            brain.save_page(p["path"], p["text"], page=p.get("page"))
             fixed.append(_link_fixed(p))
     return fixed, skipped
 
