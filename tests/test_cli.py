@@ -711,3 +711,16 @@ def test_long_work_reports_progress_as_plain_lines_when_stderr_is_not_a_terminal
     assert r.returncode == 0 and json.loads(r.stdout)["ok"] and "Verifying" not in r.stderr.decode(), r.stderr.decode()
     r = gbrain("verify", str(tree))  # the default: the first line only after 10 s
     assert r.returncode == 0 and "Verifying" not in r.stderr.decode(), r.stderr.decode()
+
+
+def test_get_of_an_attachment_says_it_is_a_file_not_a_near_page(db_path, tmp_path):
+    """An Obsidian trial: `gbrain get Attachments/img/chart.png` answered "no page …; did you
+    mean: Caret ^ name" although the brain holds that file."""
+    tree = tmp_path / "v"
+    (tree / "img").mkdir(parents=True)
+    (tree / "Caret ^ name.md").write_text("# Caret\n")
+    (tree / "img" / "chart.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(40)))
+    assert gbrain("import", str(tree)).returncode == 0
+    r = gbrain("get", "img/chart.png")
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "img/chart.png is a file (an attachment) of 48 bytes, not a page" in err and "did you mean" not in err, err

@@ -85,6 +85,11 @@ def _get(b, a, ctx):
         except NotFound:
             f = b.stored_text_file(a["slug"])  # the root's index.md, schema.md, log.md: files, not pages
             if f is None:
+                other = b.conn.execute("SELECT path, kind, size FROM files WHERE path = ?", (a["slug"],)).fetchone()
+                if other is not None:  # an attachment or a sidecar: say what it is, not "did you mean"
+                    what = "a raw-data sidecar" if other["kind"] == "raw" else "a file (an attachment)"
+                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain export` writes it out, "
+                                   f"`gbrain history {other['path']}` lists its versions") from None
                 raise
             out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
         else:
