@@ -59,10 +59,15 @@ def link_spans(text: str) -> list[LinkSpan]:
     out: list[LinkSpan] = []
     fence = ""
     comment = False
+    block = False  # in an HTML comment block (a line opening with ``<!--``, up to the line with ``-->``, all of it)
     pos = 0
     for ln in split_lines(text):
         s = ln.lstrip(" ")
         start = 0
+        if block or (not fence and not comment and len(ln) - len(s) <= 3 and s.startswith("<!--")):
+            block = "-->" not in (ln if block else s[4:])
+            pos += len(ln)
+            continue
         if comment:  # inside an HTML comment opened on an earlier line
             end = ln.find("-->")
             if end < 0:
