@@ -271,3 +271,18 @@ def test_link_spans_find_the_links_the_parser_finds(parts):
     indented = "\n\n    indented [[acme]]\n\n" in body  # an indented code block: the scan does not know it
     if not indented:
         assert got == want, body
+
+
+def test_markdown_by_name_and_paths_in_another_case(tmp_path, db_path):
+    """``[t](acme.md)`` from another folder resolved by file name: it becomes the new file name
+    (unique) and stays a bare name; ``[[Companies/ACME]]`` named the page case-insensitively:
+    it becomes the new path."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/cy.md": "See [Acme](acme.md) and [[Companies/ACME|A]].\n"})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "people/cy") == "See [Acme](acme-corp.md) and [[companies/acme-corp|A]].\n"
+    assert [x["slug"] for x in b.backlinks("companies/acme-corp")] == ["people/cy"]
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()

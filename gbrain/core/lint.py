@@ -61,7 +61,7 @@ from ..errors import BadInput, GBrainError
 from .brain import page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
-from ..page.slugs import identity_key, loose_key, name_key, nfc
+from ..page.slugs import identity_key, loose_key, name_key, nfc, slug_key
 
 CHECKS = (
     "dead_links",
@@ -582,6 +582,7 @@ class Moves:
         self.conn = conn
         self.names: set[str] | None = None
         self.by_name: dict[str, list[str]] = {}  # loose key of the last segment → old names
+        self.by_key: dict[str, list[str]] = {}  # slug_key (case-insensitive) → old names
         self.memo: dict[str, str | None] = {}
 
     def load(self) -> set[str]:
@@ -591,6 +592,7 @@ class Moves:
             for (n,) in self.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'move'"):
                 self.names.add(n)
                 self.by_name.setdefault(loose_key(posixpath.basename(n)), []).append(n)
+                self.by_key.setdefault(slug_key(n), []).append(n)
         return self.names
 
     def dest(self, old: str) -> str | None:
@@ -605,9 +607,10 @@ class Moves:
         """``(old slug, [live pages])`` for a dangling link of page ``from_slug`` (``kind``,
         ``target`` as stored in ``links``): a path that names a moved page exactly (a markdown
         link relative to the linking page, then from the root; a wiki link the other way round)
-        gives that old slug and its one destination; a wiki link by bare name gives every page
-        that moved away from a page of that name (``old`` None; more than one is ambiguous);
-        ``(None, [])`` when no move explains the link."""
+        (or, as links resolve, case-insensitively when only one old name matches) gives that old
+        slug and its one destination; a link by bare name (``[[Name]]``, ``[t](name.md)``) gives
+        every page that moved away from a page of that name (``old`` None; more than one is
+        ambiguous); ``(None, [])`` when no move explains the link."""
         t = nfc(target.strip())
         if not t or not self.load():
             return None, []
@@ -617,9 +620,12 @@ class Moves:
             if c.startswith("..") or c == ".":
                 continue
             d = self.dest(c)
+            if d is None and len(self.by_key.get(slug_key(c), [])) == 1:
+                c = self.by_key[slug_key(c)][0]
+                d = self.dest(c)
             if d:
                 return c, [d]
-        if kind == "markdown" or "/" in t:
+        if "/" in t:
             return None, []
         olds = self.by_name.get(loose_key(t), [])
         return None, sorted({d for d in map(self.dest, olds) if d})
@@ -648,14 +654,16 @@ class Moves:
         the linking page itself moved (``moved_from``: the slug it had) and the relative markdown
         link, written there (one of ``forms`` is in the text it had when it moved), resolves from
         there. ``style`` is how a new path is written: ``rel`` (relative to the linking page),
-        ``root`` (from the root) or ``abs`` (``/`` and from the root)."""
+        ``root`` (from the root), ``abs`` (``/`` and from the root) or ``name`` (the file name
+        alone, when no other page has it; else relative)."""
         from ..page.links import resolve
 
         t = nfc(target.strip())
         old, dests = self.find(from_slug, kind, target)
         if dests or kind != "markdown" or t.startswith("/"):
-            rel = posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), t))
-            return dests, "abs" if t.startswith("/") else "rel" if old == rel else "root", None
+            rel = slug_key(posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), t)))
+            style = "abs" if t.startswith("/") else "name" if old is None else "rel" if slug_key(old) == rel else "root"
+            return dests, style, None
         for former, body_id in self.formers(from_slug):
             if body_id is None:
                 continue
@@ -827,15 +835,18 @@ def _new_written(conn, index, row, sp, style: str, d) -> tuple[str, str] | None:
     slug = row["slug"]
     if sp.kind == "markdown":
         if style == "abs":
-            path = "/" + d["path"]
-        elif style == "rel":
-            path = relative_path(d["path"], row["path"])
+            paths = ["/" + d["path"]]
+        elif style == "root":
+            paths = [d["path"]]
         else:
-            path = d["path"]
-        w = markdown_url(sp, path)
-        t2 = _link_from_url(w) if w is not None else None
-        if t2 is not None and resolve(index, slug, "markdown", t2) == d["id"]:
-            return w, t2
+            paths = [relative_path(d["path"], row["path"])]
+            if style == "name" and conn.execute("SELECT COUNT(*) FROM pages WHERE name_key = ?", (name_key(d["slug"]),)).fetchone()[0] == 1:
+                paths.insert(0, posixpath.basename(d["path"]))
+        for path in paths:
+            w = markdown_url(sp, path)
+            t2 = _link_from_url(w) if w is not None else None
+            if t2 is not None and resolve(index, slug, "markdown", t2) == d["id"]:
+                return w, t2
         return None
     name = posixpath.basename(d["slug"])
     tries = [d["slug"]]
