@@ -161,6 +161,7 @@ def _render(p: str) -> str:
 
 _AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 _ORIGIN = "gb_origin(0), gb_origin(1), gb_origin(2)"
+_WRITER = ", gb_origin(3)"  # the writer (storage/origin.py: identity), migration v16
 
 
 def _next(kind: str, name: str) -> str:
@@ -182,16 +183,50 @@ def _store_body(new_body: str, new_hash: str, new_size: str, old_body: str | Non
     )
 
 
-def _row(kind: str, name: str, path: str, op: str, body_hash: str | None, size: str, detail: str = "''") -> str:
+def _cols(w: bool) -> str:
+    """The columns a trigger's history row fills; ``w``: with migration v16's ``writer``."""
+    return "kind, name, version, path, op, body_id, size, at, surface, operation, client, detail" + (", writer" if w else "")
+
+
+def _row(kind: str, name: str, path: str, op: str, body_hash: str | None, size: str, detail: str = "''", w: bool = False) -> str:
     bid = f"(SELECT id FROM history_bodies WHERE hash = {body_hash})" if body_hash else "NULL"
-    return (f"INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail) "
-            f"VALUES ('{kind}', {name}, {_next(kind, name)}, {path}, {op}, {bid}, {size}, {_AT}, {_ORIGIN}, {detail});")
+    return (f"INSERT INTO history({_cols(w)}) "
+            f"VALUES ('{kind}', {name}, {_next(kind, name)}, {path}, {op}, {bid}, {size}, {_AT}, {_ORIGIN}, {detail}{_WRITER if w else ''});")
+
+
+def _page_triggers(w: bool = False) -> str:
+    """The ``pages`` history triggers (v4; ``w``: v16's, which also record the writer)."""
+    pn, po = _render("new"), _render("old")
+    moved = "old.slug IS NOT new.slug"
+    wr = _WRITER if w else ""
+    return f"""
+CREATE TRIGGER pages_history_ai AFTER INSERT ON pages BEGIN
+  {_store_body(pn, "new.content_hash", "new.size", None, None)}
+  {_row("page", "new.slug", "new.path", "'create'", "new.content_hash", "new.size", w=w)}
+END;
+CREATE TRIGGER pages_history_au AFTER UPDATE OF slug, path, content_hash ON pages
+  WHEN old.content_hash IS NOT new.content_hash OR old.slug IS NOT new.slug OR old.path IS NOT new.path BEGIN
+  INSERT INTO history({_cols(w)})
+    SELECT 'page', old.slug, {_next("page", "old.slug")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.slug{wr} WHERE {moved};
+  {_store_body(pn, "new.content_hash", "new.size", po, "old.content_hash")}
+  {_row("page", "new.slug", "new.path", f"CASE WHEN {moved} THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", f"CASE WHEN {moved} THEN 'from ' || old.slug ELSE '' END", w=w)}
+END;
+CREATE TRIGGER pages_history_ad AFTER DELETE ON pages BEGIN
+  {_row("page", "old.slug", "old.path", "'delete'", None, "0", w=w)}
+END;
+"""
+
+
+def _files_ad(w: bool = False) -> str:
+    return f"""
+CREATE TRIGGER files_history_ad AFTER DELETE ON files BEGIN
+  {_row("file", "old.path", "old.path", "'delete'", None, "0", w=w)}
+END;
+"""
 
 
 def migration_sql() -> str:
     """The tables and triggers of migration v4 (see the module docstring)."""
-    pn, po = _render("new"), _render("old")
-    moved = "old.slug IS NOT new.slug"
     return f"""
 CREATE TABLE history_bodies (
   id INTEGER PRIMARY KEY,
@@ -217,20 +252,7 @@ CREATE TABLE history (
   detail TEXT NOT NULL DEFAULT '',
   UNIQUE (kind, name, version)
 );  -- migration v7 adds: trashed TEXT NOT NULL DEFAULT '' (see TRASH_SQL)
-CREATE TRIGGER pages_history_ai AFTER INSERT ON pages BEGIN
-  {_store_body(pn, "new.content_hash", "new.size", None, None)}
-  {_row("page", "new.slug", "new.path", "'create'", "new.content_hash", "new.size")}
-END;
-CREATE TRIGGER pages_history_au AFTER UPDATE OF slug, path, content_hash ON pages
-  WHEN old.content_hash IS NOT new.content_hash OR old.slug IS NOT new.slug OR old.path IS NOT new.path BEGIN
-  INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail)
-    SELECT 'page', old.slug, {_next("page", "old.slug")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.slug WHERE {moved};
-  {_store_body(pn, "new.content_hash", "new.size", po, "old.content_hash")}
-  {_row("page", "new.slug", "new.path", f"CASE WHEN {moved} THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", f"CASE WHEN {moved} THEN 'from ' || old.slug ELSE '' END")}
-END;
-CREATE TRIGGER pages_history_ad AFTER DELETE ON pages BEGIN
-  {_row("page", "old.slug", "old.path", "'delete'", None, "0")}
-END;
+{_page_triggers()}
 CREATE TRIGGER files_history_ai AFTER INSERT ON files BEGIN
   {_store_body("new.data", "new.content_hash", "new.size", None, None)}
   {_row("file", "new.path", "new.path", "'create'", "new.content_hash", "new.size")}
@@ -242,9 +264,7 @@ CREATE TRIGGER files_history_au AFTER UPDATE OF path, content_hash ON files
   {_store_body("new.data", "new.content_hash", "new.size", "old.data", "old.content_hash")}
   {_row("file", "new.path", "new.path", "CASE WHEN old.path IS NOT new.path THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", "CASE WHEN old.path IS NOT new.path THEN 'from ' || old.path ELSE '' END")}
 END;
-CREATE TRIGGER files_history_ad AFTER DELETE ON files BEGIN
-  {_row("file", "old.path", "old.path", "'delete'", None, "0")}
-END;
+{_files_ad()}
 INSERT OR IGNORE INTO history_bodies(hash, size, base_id, depth, data) SELECT content_hash, size, NULL, 0, gb_pack({_render("pages")}, NULL) FROM pages;
 INSERT OR IGNORE INTO history_bodies(hash, size, base_id, depth, data) SELECT content_hash, size, NULL, 0, gb_pack(data, NULL) FROM files;
 INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation)
@@ -254,11 +274,12 @@ INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, o
 """
 
 
-def pieces_triggers_sql() -> str:
+def pieces_triggers_sql(w: bool = False) -> str:
     """Migration v9's file history triggers: a file stored in pieces (``files.pieces > 0``, see
     :mod:`gbrain.storage.blobs`) gets the body marker ``c`` (its bytes are the pieces under its
     hash; depth :data:`MAX_DEPTH` so it is never a deflate dictionary) instead of a packed copy,
-    and a file body is compressed against the one it replaces only when both were stored whole."""
+    and a file body is compressed against the one it replaces only when both were stored whole.
+    ``w``: migration v16's triggers, which also record the writer."""
     m = MAX_DEPTH
     ok = f"new.pieces = 0 AND old.pieces = 0 AND b.depth < {m}"
     new_body = (f"INSERT INTO history_bodies(hash, size, base_id, depth, data) SELECT new.content_hash, new.size, NULL, "
@@ -274,16 +295,26 @@ DROP TRIGGER IF EXISTS files_history_ai;
 DROP TRIGGER IF EXISTS files_history_au;
 CREATE TRIGGER files_history_ai AFTER INSERT ON files BEGIN
   {new_body}
-  {_row("file", "new.path", "new.path", "'create'", "new.content_hash", "new.size")}
+  {_row("file", "new.path", "new.path", "'create'", "new.content_hash", "new.size", w=w)}
 END;
 CREATE TRIGGER files_history_au AFTER UPDATE OF path, content_hash ON files
   WHEN old.content_hash IS NOT new.content_hash OR old.path IS NOT new.path BEGIN
-  INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail)
-    SELECT 'file', old.path, {_next("file", "old.path")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.path WHERE old.path IS NOT new.path;
+  INSERT INTO history({_cols(w)})
+    SELECT 'file', old.path, {_next("file", "old.path")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.path{_WRITER if w else ''} WHERE old.path IS NOT new.path;
   {upd_body}
-  {_row("file", "new.path", "new.path", "CASE WHEN old.path IS NOT new.path THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", "CASE WHEN old.path IS NOT new.path THEN 'from ' || old.path ELSE '' END")}
+  {_row("file", "new.path", "new.path", "CASE WHEN old.path IS NOT new.path THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", "CASE WHEN old.path IS NOT new.path THEN 'from ' || old.path ELSE '' END", w=w)}
 END;
 """
+
+
+def writer_sql(add_column: bool = True) -> str:
+    """Migration v16: ``history.writer`` (who wrote a version: :func:`gbrain.storage.origin.identity`,
+    ``$GBRAIN_USER`` or ``login@host``; '' for rows written before, unknown) and every history
+    trigger re-created to fill it from ``gb_origin(3)`` in the writer's transaction (``add_column``
+    False: the column is there already, only the triggers)."""
+    drops = "".join(f"DROP TRIGGER IF EXISTS {t};\n" for t in ("pages_history_ai", "pages_history_au", "pages_history_ad", "files_history_ad"))
+    return (("ALTER TABLE history ADD COLUMN writer TEXT NOT NULL DEFAULT '';\n" if add_column else "") + drops + _page_triggers(w=True) + _files_ad(w=True)
+            + pieces_triggers_sql(w=True))
 
 
 # ---------------------------------------------------------------------------
@@ -331,6 +362,21 @@ def _origin_of(r) -> str:
     return o
 
 
+def has_writer(conn) -> bool:
+    """Whether the history has migration v16's ``writer`` column (SQLite v16 / Postgres v14; a
+    migration before them, v7's or Postgres v5's, runs on a history without it)."""
+    return any(r[1] == "writer" for r in conn.execute("PRAGMA table_info(history)"))
+
+
+def _by(r) -> str:
+    """The writer of history row ``r`` (migration v16's ``writer``): '' when unknown (a row written
+    before v16, or by a migration)."""
+    try:
+        return r["writer"] or ""
+    except (IndexError, KeyError):
+        return ""
+
+
 def _version_dict(r, name_field: bool = False) -> dict:
     d = {
         "version": r["version"],
@@ -342,6 +388,7 @@ def _version_dict(r, name_field: bool = False) -> dict:
         "client": r["client"],
         "origin": _origin_of(r),
         "path": r["path"],
+        "by": _by(r),
     }
     if r["detail"]:
         d["detail"] = r["detail"]
@@ -435,7 +482,8 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
 
 def versions(brain, name: str, limit: int = 20) -> dict:
     """The history of a page (or file), newest first: ``{kind, name, live, total, versions:
-    [{version, at, op, size, surface, operation, client, origin, path, added, removed}]}``.
+    [{version, at, op, size, surface, operation, client, origin, path, by, added, removed}]}``
+    (``by``: who wrote it, :func:`gbrain.storage.origin.identity`; '' unknown).
     ``added`` / ``removed`` count lines against the version before (None for binary files).
     The history follows the page's moves (:func:`lineage`): versions written under an older
     name come after its own, each with ``name`` (the slug or path they are numbered under)."""
@@ -561,12 +609,33 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     return out
 
 
-def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None) -> list[dict]:
+def by_filter(by: str) -> tuple[str, list]:
+    """SQL condition (and its arguments) on ``history.writer`` for ``changes --by NAME``: exact,
+    case as written, on the whole writer (``alice@laptop``), its login part (``alice`` matches
+    ``alice@laptop`` and ``alice@desktop``) or its host part (``@laptop``). A writer set by
+    ``GBRAIN_USER`` without ``@`` matches by its whole name. Plain SQL (``substr``/``length``):
+    the same on SQLite and Postgres. Raises BadInput for a blank name."""
+    name = " ".join((by or "").split())
+    if not name:
+        raise BadInput("by: give a writer (alice, alice@laptop or @laptop)")
+    if name.startswith("@"):
+        return "(length(writer) >= length(?) AND substr(writer, length(writer) - length(?) + 1) = ?)", [name, name, name]
+    if "@" in name:
+        return "writer = ?", [name]
+    return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
+
+
+def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None) -> list[dict]:
     """Writes across the brain, newest first: ``[{kind, name, version, at, op, size, surface,
-    operation, client, origin, path}]``. ``since`` is an ISO time; ``origin`` matches the
-    surface (cli, mcp, …), the MCP client name or the operation."""
+    operation, client, origin, path, by}]``. ``since`` is an ISO time; ``origin`` matches the
+    surface (cli, mcp, …), the MCP client name or the operation; ``by`` the writer
+    (:func:`by_filter`)."""
     q = "SELECT * FROM history WHERE 1"
     args: list = []
+    if by is not None:
+        cond, more = by_filter(by)
+        q += " AND " + cond
+        args += more
     if since:
         q += " AND at >= ?"
         args.append(since)
@@ -654,7 +723,7 @@ def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data
     newest version) or by a deletion (a deleted page stays deleted). Nothing is renumbered.
     Runs in the caller's transaction; ``at``/``surface``/``operation`` default to now and the
     current origin (:mod:`gbrain.storage.origin`)."""
-    from ..storage.origin import current
+    from ..storage.origin import current, fields
 
     o = current()
     surface = surface if surface is not None else o.surface
@@ -671,9 +740,12 @@ def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data
         return r[1]
     bid = _store(conn, data)
     last = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, name)).fetchone()[0] or 0
-    ins = ("INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail, trashed) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?)")
-    conn.execute(ins, (kind, name, last + 1, path, "update" if last else "create", bid, len(data), at, surface, operation, "kept from the trash", reason))
+    # the writer (v16) as the triggers record it; a migration's rows (surface ``migrate``) guess no one
+    w = ", writer" if has_writer(conn) else ""
+    who = ("" if surface == "migrate" else fields()[3],) if w else ()
+    ins = (f"INSERT INTO history(kind, name, version, path, op, body_id, size, at, surface, operation, client, detail, trashed{w}) "
+           f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?{', ?' if w else ''})")
+    conn.execute(ins, (kind, name, last + 1, path, "update" if last else "create", bid, len(data), at, surface, operation, "kept from the trash", reason) + who)
     if live is not None:
         cur = conn.execute("SELECT id, size FROM history_bodies WHERE hash = ?", (live,)).fetchone()
         if cur is None:  # the current text predates history (cannot happen after v4's baseline): store it
@@ -686,9 +758,9 @@ def keep_version(conn: sqlite3.Connection, kind: str, name: str, path: str, data
                 cur_data = file_bytes(conn, name) or b""
             cur = (_store(conn, cur_data), len(cur_data))
         cpath = conn.execute("SELECT path FROM pages WHERE slug = ?" if kind == "page" else "SELECT path FROM files WHERE path = ?", (name,)).fetchone()[0]
-        conn.execute(ins, (kind, name, last + 2, cpath, "update", cur[0], cur[1], at, surface, operation, "the current text again", ""))
+        conn.execute(ins, (kind, name, last + 2, cpath, "update", cur[0], cur[1], at, surface, operation, "the current text again", "") + who)
     else:
-        conn.execute(ins, (kind, name, last + 2, path, "delete", None, 0, at, surface, operation, "", ""))
+        conn.execute(ins, (kind, name, last + 2, path, "delete", None, 0, at, surface, operation, "", "") + who)
     return last + 1
 
 
@@ -750,22 +822,24 @@ def _deleted_reason(r) -> str:
 
 def trash_list(brain, limit: int = 100) -> list[dict]:
     """The trash, newest first, read from the history: ``[{id, slug, path, kind, size, reason,
-    deleted_at, version}]``. An entry is either a deleted page or file (its newest history row
+    deleted_at, version, deleted, by}]`` (``by``: who deleted or replaced it; '' unknown). An entry is either a deleted page or file (its newest history row
     is the deletion; ``version`` is its last text, what ``restore`` brings back) or a version a
     writer replaced while it existed nowhere else (``trashed``: import over a page edited in
     the brain, an older version on disk overwritten; ``revert --to version`` brings it back).
     ``kind`` is ``page`` or ``file``; ``limit`` 0 lists all."""
     c = brain.conn
-    q = """
+    w = has_writer(c)
+    dw, rw = ("d.writer", "COALESCE(n.writer, r.writer)") if w else ("''", "''")
+    q = f"""
     SELECT * FROM (
-      SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, '' AS trashed,
+      SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, {dw} AS writer, '' AS trashed,
              t.version AS version, t.size AS size, t.path AS text_path
       FROM history d
       JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
       WHERE d.op = 'delete'
         AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)
       UNION ALL
-      SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, r.trashed,
+      SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, {rw}, r.trashed,
              r.version, r.size, r.path
       FROM history r
       LEFT JOIN history n ON n.kind = r.kind AND n.name = r.name AND n.version = r.version + 1
@@ -782,7 +856,7 @@ def trash_list(brain, limit: int = 100) -> list[dict]:
         out.append({
             "id": r["id"], "slug": r["name"] if r["kind"] == "page" else None, "path": r["text_path"] or r["path"], "kind": r["kind"],
             "size": r["size"], "reason": r["trashed"] or _deleted_reason(r), "deleted_at": r["deleted_at"], "version": r["version"],
-            "deleted": not r["trashed"],
+            "deleted": not r["trashed"], "by": r["writer"] or "",
         })
     return out
 

@@ -13,13 +13,16 @@ def _history_text(r: dict, a: dict) -> str:
         return _prune_text(r, a)
     lines = [f"{r['name']}" + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
     shown_name = None
+    # who wrote each version: a column when any listed version knows (unknown: ?), else none
+    width = max((len(v.get("by") or "?") for v in r["versions"]), default=0) if any(v.get("by") for v in r["versions"]) else 0
     for v in r["versions"]:
         delta = "" if v["added"] is None else f"+{v['added']} -{v['removed']}"
         extra = f"  {v['detail']}" if v.get("detail") else ""
         if v.get("name") and v["name"] != shown_name:  # versions written before the page moved are numbered under that name
             shown_name = v["name"]
             lines.append(f"  as {shown_name}, before it moved (`gbrain get {shown_name} --version N`):")
-        lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {v['origin']}{extra}")
+        who = f"{v.get('by') or '?':<{width}}  " if width else ""
+        lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {who}{v['origin']}{extra}")
     return "\n".join(lines)
 
 
@@ -41,7 +44,8 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
 
 @op(
     "history",
-    "Versions of a page (or file), newest first: number, time, origin (surface, operation, MCP client), size, lines "
+    "Versions of a page (or file), newest first: number, time, who wrote it (`by`: GBRAIN_USER or login@host; empty "
+    "when unknown), origin (surface, operation, MCP client), size, lines "
     "added/removed. Deleted pages keep their history. brain_get shows one (given its version number), brain_diff compares two, brain_revert brings one back. "
     "brain_history_prune drops old versions.",
     [
@@ -169,17 +173,21 @@ def _revert(b, a, ctx):
 
 def _changes_text(r: list, a: dict) -> str:
     if not r:
-        return "no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" since {a['since']}" if a.get("since") else "")
-    return "\n".join(f"{c['at']}  {c['name']}  v{c['version']} {c['op']}  {c['origin']}" + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
+        return ("no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "")
+                + (f" since {a['since']}" if a.get("since") else ""))
+    return "\n".join(f"{c['at']}  {c['name']}  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
+                     + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
 
 
 @op(
     "changes",
     "What changed across the brain and by whom, newest first: page/file, version, operation, origin (cli, mcp with "
-    "the client's name, pipe, call, sync, watch, import). Check it to review your own writes; `revert` undoes one.",
+    "the client's name, pipe, call, sync, watch, import) and writer (`by`: GBRAIN_USER or login@host; empty when "
+    "unknown). Check it to review your own writes; `revert` undoes one.",
     [
         Param("since", description="only changes since: a span like 24h / 7d or an ISO date", default="24h"),
         Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
+        Param("by", description="only changes by this writer, matched exactly: a whole writer (alice@laptop), a login on any host (alice) or anyone on a host (@laptop)"),
         limit_param(100, "maximum number of changes (0: all)"),
     ],
     text=_changes_text,
@@ -193,4 +201,4 @@ def _changes(b, a, ctx):
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
-    return h.changes(b, since=_since(a.get("since")), origin=a.get("origin"), limit=100 if limit is None else limit)
+    return h.changes(b, since=_since(a.get("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"))

@@ -153,20 +153,22 @@ def _conflicts(b, a, ctx):
 
 def _restore_text(r, a: dict) -> str:
     if isinstance(r, list):
-        return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  v{t['version']}  ({t['reason']}, {t['size']:,} bytes)" for t in r) or "the trash is empty"
+        return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  v{t['version']}  ({t['reason']}" + (f" by {t['by']}" if t.get("by") else "")
+                         + f", {t['size']:,} bytes)" for t in r) or "the trash is empty"
     if "restored_all" in r:
         return (f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
                 + (f"; {r['replaced']:,} replaced version(s) of live pages stay in it (`gbrain revert SLUG --to VERSION` brings one back)" if r.get("replaced") else ""))
     return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + f") from version {r['version']} of its history"
 
 
-TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", reason="string", size="integer", version="integer", deleted="boolean")
+TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", reason="string", size="integer", version="integer", deleted="boolean", by="string")
 
 
 @op(
     "trash",
     "List the trash, newest first: pages and files deleted (by delete, sync, watch) and versions replaced by import or "
-    "sync while they existed nowhere else. It is a view of the page history: brain_restore brings a deleted one back, "
+    "sync while they existed nowhere else, with who deleted or replaced it (`by`; empty when unknown). It is a view of "
+    "the page history: brain_restore brings a deleted one back, "
     "brain_revert a replaced one (to the version listed here).",
     [limit_param(100, "how many trash entries to list (0: all)")],
     text=_restore_text,

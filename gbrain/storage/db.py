@@ -690,8 +690,19 @@ def _m15_compat_words(conn: sqlite3.Connection) -> None:
     rederive_compat_words(conn)
 
 
+def _m16_writer(conn: sqlite3.Connection) -> None:
+    """Who wrote each version: ``history.writer`` (the writer's :func:`gbrain.storage.origin.identity`,
+    ``$GBRAIN_USER`` or ``login@host``), filled by the history triggers, re-created here, from
+    ``gb_origin(3)`` in the writer's own transaction. Rows written before stay '' (unknown: no
+    guess). See :func:`gbrain.core.history.writer_sql`."""
+    from ..core.history import writer_sql
+
+    have = "writer" in {r[1] for r in conn.execute("PRAGMA table_info(history)")}  # (a brain whose user_version was set back has it)
+    _exec_script(conn, writer_sql(add_column=not have))
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

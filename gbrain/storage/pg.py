@@ -21,7 +21,8 @@ every layer one connection object. For a path it is a ``sqlite3.Connection``; fo
 operations are serialised per brain as SQLite serialises them per file. History and the sync
 change log are plpgsql triggers (``sql/pg_v1.sql``) in the writer's transaction; the writer's
 origin (:mod:`gbrain.storage.origin`) reaches them through the session setting
-``gbrain.origin``, set before each write when it changed.
+``gbrain.origin`` (surface, operation, client and writer, :func:`gbrain.storage.origin.fields`),
+set before each write when it changed.
 
 Schema versions live in ``gbrain_schema(version)``; ``sql/pg_vN.sql`` is version N, applied in
 one transaction under an advisory lock (several processes may open a new brain at once).
@@ -43,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 13
+PG_SCHEMA_VERSION = 14
 
 
 def is_url(db: object) -> bool:
@@ -540,9 +541,9 @@ class PgConnection:
         return self._conn.info.transaction_status != 0  # IDLE
 
     def _set_origin(self, c) -> None:
-        from .origin import current
+        from .origin import fields
 
-        o = "\t".join(current())
+        o = "\t".join(fields())
         if o != self._origin:
             self._reset = True
             c.execute("SELECT set_config('gbrain.origin', %s, false)", (o,))
