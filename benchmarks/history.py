@@ -12,7 +12,12 @@ truth through a partial put, a full put with one line changed). Prints:
 * the median and p95 time of a write with history against without (target ≤ 10% slower);
 * ``history SLUG`` (with line counts), ``diff SLUG`` and ``changes`` latency.
 
-    python benchmarks/history.py [--pages 7471] [--edits 10] [--keep DIR]
+    python benchmarks/history.py [--pages 7471] [--edits 10] [--keep DIR] [--baseline no-writer]
+
+``--baseline no-writer`` measures the cost of recording who wrote each version (migration v16's
+``writer`` column) instead: the baseline copy keeps its history and gets the history triggers
+of schema v15 (no ``writer``, no ``gb_origin(3)`` call), the triggers gbrain had before; the
+"with" brain has v16's. Both write the same history otherwise, so the difference is the writer.
 """
 from __future__ import annotations
 
@@ -91,7 +96,10 @@ def main() -> None:
     ap.add_argument("--edit-pages", type=int, default=0, help="edit only this many pages (spread over the brain; 0: all); the size at all pages is then extrapolated from the bytes per edit")
     ap.add_argument("--keep", help="work in this folder and keep it")
     ap.add_argument("--stop-file", help="when this file exists, stop after the current round and print the figures of the rounds done")
+    ap.add_argument("--baseline", choices=("none", "no-writer"), default="none",
+                    help="what the copy is measured against: no history triggers (none), or v15's history triggers, without the writer (no-writer)")
     a = ap.parse_args()
+    label = "without" if a.baseline == "none" else "v15 triggers (no writer)"
     work = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="gbrain-hist-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = work / "tree"
@@ -114,8 +122,11 @@ def main() -> None:
     c = sqlite3.connect(without)
     for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%history%'").fetchall():
         c.execute(f"DROP TRIGGER {name}")
-    c.execute("DELETE FROM history")
-    c.execute("DELETE FROM history_bodies")
+    if a.baseline == "none":
+        c.execute("DELETE FROM history")
+        c.execute("DELETE FROM history_bodies")
+    else:  # the triggers of schema v15: the same history, without the writer
+        c.executescript(h._page_triggers(w=False) + h._files_ad(w=False) + h.pieces_triggers_sql(w=False))
     c.commit()
     c.execute("VACUUM")
     c.close()
@@ -184,15 +195,15 @@ def main() -> None:
     print(f"load average (1/5/15 min) before the edits {load0[0]:.2f}/{load0[1]:.2f}/{load0[2]:.2f}, after {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f} on {os.cpu_count()} cores; "
           f"the edits took {t_edits:.0f} s wall, {cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime:.0f} CPU-s")
     print(f"brain: {len(all_slugs):,} pages; {a.edits} edits on each of {len(slugs):,} of them ({len(tw):,} writes on each DB); import with history {t_import:.1f} s")
-    print(f"after import: {size0_with / 1e6:.1f} MB with history, {size0_without / 1e6:.1f} MB without")
-    print(f"after the edits: {sw / 1e6:.1f} MB with history vs {so / 1e6:.1f} MB without = {sw / so:.2f}x (target <= 1.5x)")
+    print(f"after import: {size0_with / 1e6:.1f} MB with history, {size0_without / 1e6:.1f} MB {label}")
+    print(f"after the edits: {sw / 1e6:.1f} MB with history vs {so / 1e6:.1f} MB {label} = {sw / so:.2f}x (target <= 1.5x)")
     if extra:
         print("  " + extra)
     print(f"  history tables {hist_bytes / 1e6:.1f} MB (bodies {body_bytes / 1e6:.1f} MB, version rows {(hist_bytes - body_bytes) / 1e6:.1f} MB)")
     print(f"  versions held: {raw_all[1]:,} versions, {raw_all[0] / 1e6:.1f} MB raw; {raw_distinct[1]:,} distinct bodies, {raw_distinct[0] / 1e6:.1f} MB raw -> {raw_distinct[2] / 1e6:.1f} MB stored ({raw_all[0] / max(1, raw_distinct[2]):.0f}x smaller than the raw versions)")
-    print(f"write (one edit, own transaction): median {mw * 1e3:.2f} ms with history vs {mo * 1e3:.2f} ms without = {100 * (mw / mo - 1):+.1f}% (target <= +10%); "
+    print(f"write (one edit, own transaction): median {mw * 1e3:.2f} ms with history vs {mo * 1e3:.2f} ms {label} = {100 * (mw / mo - 1):+.1f}% (target <= +10%); "
           f"p95 {pct(tw, 0.95) * 1e3:.2f} vs {pct(to, 0.95) * 1e3:.2f} ms; total {sum(tw):.1f} s vs {sum(to):.1f} s = {100 * (sum(tw) / sum(to) - 1):+.1f}%")
-    print(f"  CPU per write (mean, this process): {cpu[id(tw)] / len(tw) * 1e3:.2f} ms with history vs {cpu[id(to)] / len(to) * 1e3:.2f} ms without = {100 * (cpu[id(tw)] / cpu[id(to)] - 1):+.1f}%")
+    print(f"  CPU per write (mean, this process): {cpu[id(tw)] / len(tw) * 1e3:.2f} ms with history vs {cpu[id(to)] / len(to) * 1e3:.2f} ms {label} = {100 * (cpu[id(tw)] / cpu[id(to)] - 1):+.1f}%")
     print(f"history SLUG (20 newest, with line counts): median {statistics.median(th) * 1e3:.2f} ms, p95 {pct(th, 0.95) * 1e3:.2f} ms")
     print(f"diff SLUG (newest two): median {statistics.median(td) * 1e3:.2f} ms, p95 {pct(td, 0.95) * 1e3:.2f} ms")
     print(f"changes --since 24h (100 newest of {raw_all[1]:,}+ rows): median {statistics.median(tc) * 1e3:.2f} ms")

@@ -123,7 +123,7 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_history": [{"slug": "people/zoe-new"}],
     "brain_history_prune": [{"keep_last": 1}],  # a dry run: nothing goes
     "brain_diff": [{"slug": "people/zoe-new", "from_version": 1}],
-    "brain_changes": [{"since": "1h", "origin": "mcp"}],
+    "brain_changes": [{"since": "1h", "origin": "mcp"}, {"by": "nobody@nowhere"}],
     "brain_revert": [{"slug": "people/zoe-new", "to": 7}],  # its newest version: no change
 }
 
