@@ -186,6 +186,7 @@ def main() -> None:
     ap.add_argument("--title-weights", default="1,2,3,5", help="title weights of the keyword sweep (comma-separated; the shipped one is always included)")
     ap.add_argument("--keyword-only", action="store_true", help="only the keyword rows (no embedding)")
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain if it exists (its stored vectors are not embedded again)")
+    ap.add_argument("--coord-off", action="store_true", help="also rank `search` and `gbrain query` without keyword search's coordination factor (keyword.COORD_POWER = 0), in the same run")
     ap.add_argument("--vector-cache", metavar="DIR", help="folder of cached vectors (scifact_vectors.py's --cache format; one model only): texts found there are not embedded, new ones are added")
     args = ap.parse_args()
     corpus = Path(args.corpus)
@@ -226,6 +227,21 @@ def main() -> None:
         if tw == search.TITLE_WEIGHT:
             shipped["search"] = nd
     fts_all = fts[search.TITLE_WEIGHT]
+    shipped_power = search.COORD_POWER
+
+    def coord_off(run):
+        """``run()`` with keyword search's coordination factor off (``COORD_POWER = 0``)."""
+        search.COORD_POWER = 0.0
+        try:
+            return run()
+        finally:
+            search.COORD_POWER = shipped_power
+
+    if args.coord_off:
+        off = coord_off(lambda: {q: search.fts_candidates(b.conn, queries[q], limit=K) for split in ("train", "test") for q in qrels[split]})
+        tr = evaluate({q: as_docs(off[q]) for q in qrels["train"]}, qrels["train"])[0]
+        nd, rc = evaluate({q: as_docs(off[q]) for q in qrels["test"]}, qrels["test"])
+        rows.append((f"search: coordination off (COORD_POWER 0; shipped {shipped_power:g}) [train nDCG {tr:.3f}]", nd, rc))
     grid = [round(0.05 * i, 2) for i in range(21)]
     curves = []
     if args.vector_cache and len(models) > 1:
@@ -281,6 +297,10 @@ def main() -> None:
         shipped[model.model_id] = nd
         fb = f", feedback from the top {model.feedback_pages} (b = {model.feedback_beta:g}) then {model.feedback_weight:g}" if getattr(model, "feedback_pages", None) else ""
         rows.append((f"gbrain query as shipped ({model.model_id}, {hybrid.DEFAULT_FUSION}, keyword weight {model.fts_weight or hybrid.DEFAULT_WEIGHT}{fb}, boosts on; {t_q * 1000:.0f} ms/query warm)", nd, rc))
+        if args.coord_off:
+            off = coord_off(lambda: {qid: [h["slug"].split("/", 1)[1] for h in hybrid.query(b, queries[qid], limit=K, model=model)["hits"]] for qid in qrels["test"]})
+            nd, rc = evaluate(off, qrels["test"])
+            rows.append((f"gbrain query as shipped ({model.model_id}), keyword coordination off (COORD_POWER 0)", nd, rc))
 
     print(f"\n{'run (300 test queries)':<100} {'nDCG@10':>8} {'R@100':>7}")
     for name, nd, rc in rows:

@@ -57,6 +57,9 @@ HEADING_WEIGHT = 0.25
 EXACT_WEIGHT = 1.0
 #: exponent on the name's precision (matched words / words of the shortest name)
 PRECISION_POWER = 2.0
+#: coordination (module docstring): a page's BM25 is multiplied by its IDF-weighted share of the
+#: query's terms to this power (0: off; chosen by measurement, docs/search.md)
+COORD_POWER = 0.5
 #: BM25 candidates re-scored
 RERANK = 100
 #: query words looked up for name evidence
@@ -491,11 +494,15 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         if df:
             word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
     total = sum(word_idf.values())
-    ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf])
+    cover: dict[int, float] = {}
+    ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf], cover=cover)
     bm = dict(ranked)
+    # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
+    cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
     exact = _exact_names(conn, names, type)
     for pid in exact:
         bm.setdefault(pid, 0.0)
+        cbm.setdefault(pid, 0.0)
     if not bm:
         return []
     ids = list(bm)
@@ -529,14 +536,14 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
         name_len[r[0]] = min(max(1, len({w.casefold() for w in _WORD.findall(n)} - STOP_WORDS)) for n in names)
     hits_in_name = {pid: sum(1 for w in words if pid in matched.get(w, ())) for pid in ids}
-    top = max(bm.values()) or 1.0
+    top = max(cbm.values()) or 1.0
     out = []
     for pid in ids:
         ex = pid in exact
         if ex:
             signals[pid].add(exact[pid])
         precision = min(1.0, hits_in_name[pid] / name_len.get(pid, 1)) ** PRECISION_POWER
-        score = bm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
+        score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
     for h in out:
@@ -636,12 +643,29 @@ def _fts_idf(n_rows: int, df: int) -> float:
     return idf if idf > 0 else 1e-6
 
 
+def _coord_idf(n_rows: int, df: int) -> float:
+    """A term's weight in the coordination factor: Robertson's IDF ``ln(1 + (N − df + 0.5) /
+    (df + 0.5))`` (always above 0, unlike FTS5's, which floors a term in over half the pages at
+    1e-6), the weight the name evidence uses too."""
+    return math.log(1 + (n_rows - df + 0.5) / (df + 0.5))
+
+
+def _coord(share: float) -> float:
+    """The coordination factor (0–1) of a page matching the IDF-weighted ``share`` (0–1) of the
+    query's terms: ``share ** COORD_POWER`` (1 for every page when the power is 0)."""
+    return share ** COORD_POWER if COORD_POWER else 1.0
+
+
 def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: str | None, depth: int,
-              counts: dict[str, int], n_rows: int, words: list[str]) -> tuple[list[tuple[int, float]], bool]:
+              counts: dict[str, int], n_rows: int, words: list[str], *, cover: dict[int, float] | None = None
+              ) -> tuple[list[tuple[int, float]], bool]:
     """``([(page_id, -bm25)], bounded)``: the best ``depth`` pages for the FTS5 query ``q`` (= ``parts``
-    joined with ``OR``) by bm25 with column weights ``w``, best first, ties by id; pages of
-    ``type`` only when given; ``bounded`` is True when the list may differ from FTS5's ranking
-    of every match (case 3 below).
+    joined with ``OR``) by bm25 with column weights ``w`` times the coordination factor
+    (:func:`_coord` of the page's share of ``parts``, each weighted by :func:`_coord_idf`; parts
+    in no page left out), best first, ties by id; pages of ``type`` only when given; ``bounded``
+    is True when the list may differ from that ranking of every match (case 3 below). ``cover``
+    (filled when given) gets each returned page's share; without it, with one part in some
+    page, or with :data:`COORD_POWER` 0, the factor is 1 (plain bm25).
 
     FTS5 computes BM25 for every match before ``ORDER BY … LIMIT``, so the cost follows the
     matches (a word in most of 50,000 pages: tens of ms). Bounded here, the ranking unchanged
@@ -652,15 +676,64 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
     2. else the rarest parts whose counts sum to at most :data:`RANK_BOUND` name the
        candidates, scored with the whole query (``MATCH q AND +rowid IN …``: the same phrases,
        so the same scores; the ``+`` keeps FTS5 from running the MATCH once per id). A page
-       with none of those parts scores less than the sum over the other parts of
-       ``(k1 + 1) · idf`` (BM25's saturation: MaxScore, Turtle & Flood 1995), so when the
-       ``depth``-th candidate scores more, these are exactly the plain ranking's best;
+       with none of those parts scores less than ``rest``, the sum over the other parts of
+       ``(k1 + 1) · idf`` (BM25's saturation: MaxScore, Turtle & Flood 1995) times the factor
+       of their share (such a page has at most that share), so when the ``depth``-th
+       candidate scores more, these are exactly the plain ranking's best;
     3. else (a common word, or common words only) the bound is hit: the candidates grow by the
        first :data:`RANK_WINDOW` pages (table order) with every part, with any part, and with
        every one of ``words`` (FTS5 strings of the query's words found in some page) in a
        title, alias or path, and the best of those by the same scores are returned.
+
+    The factor is at most 1, so it never lifts a page above its bm25: the pages are read in
+    bm25 order (case 1: FTS5's ``ORDER BY``, read only as far as needed; cases 2–3: the
+    scored candidates) and their shares found (one pass over each part's matches per batch of
+    pages) until the next page's bm25 is below the ``depth``-th best factored score (threshold
+    stopping, as in Fagin's threshold algorithm), so the pages not read cannot enter the list.
     """
     dfs = [_match_count(conn, p, counts) for p in parts]
+    weight = [_coord_idf(n_rows, df) if df else 0.0 for df in dfs]
+    total = sum(weight)
+    coord = bool(cover is not None and COORD_POWER and total and sum(1 for df in dfs if df) > 1)
+    share: dict[int, float] = {}
+
+    def shares(ids: list[int]) -> None:
+        # each page's share of the parts: one pass over each part's matches, among ``ids``
+        ids = [i for i in ids if i not in share]
+        if not ids:
+            return
+        have = dict.fromkeys(ids, 0.0)
+        probe = json.dumps(ids)
+        for j, p in enumerate(parts):
+            if weight[j]:
+                for (i,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))", [p, probe]):
+                    have[i] += weight[j]
+        for i, v in have.items():
+            share[i] = v / total
+
+    def factored(kv: tuple[int, float]) -> float:
+        return kv[1] * _coord(share[kv[0]])
+
+    def best_of(stream) -> list[tuple[int, float]]:
+        # the best ``depth`` by factored score of ``stream`` ((id, bm25) by bm25 desc, ties by id)
+        if not coord:
+            return [kv for _, kv in zip(range(depth), stream)]
+        read: list[tuple[int, float]] = []
+        top: list[tuple[int, float]] = []
+        batch = [kv for _, kv in zip(range(depth), stream)]
+        while batch:
+            read += batch
+            shares([i for i, _ in batch])
+            top = sorted(read, key=lambda kv: (-factored(kv), kv[0]))[:depth]
+            floor = factored(top[-1]) if len(top) >= depth else -math.inf
+            batch = []
+            for kv in stream:  # a page not read yet scores at most its bm25, which is below the last read
+                if kv[1] < floor:  # neither this page nor any after it can enter the list
+                    break
+                batch.append(kv)  # (all of them at once: the floor only rises, so two rounds at most)
+        cover.update((i, share[i]) for i, _ in top)
+        return top
+
     if sum(dfs) <= RANK_BOUND:
         sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
         if type:
@@ -669,14 +742,22 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
         else:
             sql += " WHERE page_fts MATCH ?"
             args = [q]
-        rows = conn.execute(sql + f" ORDER BY bm25(page_fts, {w}), page_fts.rowid LIMIT ?", [*args, depth]).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows], False
+        if not coord:
+            rows = conn.execute(sql + f" ORDER BY bm25(page_fts, {w}), page_fts.rowid LIMIT ?", [*args, depth]).fetchall()
+            return [(int(r[0]), float(r[1])) for r in rows], False
+        cur = conn.execute(sql + f" ORDER BY bm25(page_fts, {w}), page_fts.rowid", args)
+        try:
+            return best_of((int(r[0]), float(r[1])) for r in cur), False
+        finally:
+            cur.close()
     order = sorted(range(len(parts)), key=dfs.__getitem__)
     m = tot = 0
     while m < len(order) and tot + dfs[order[m]] <= RANK_BOUND:
         tot += dfs[order[m]]
         m += 1
     rest = sum((_K1 + 1) * _fts_idf(n_rows, dfs[i]) for i in order[m:])
+    if coord:  # a page with none of the rare parts has at most the others' share
+        rest *= _coord(sum(weight[i] for i in order[m:]) / total)
     scored: dict[int, float] = {}
 
     def score(ids) -> None:
@@ -688,11 +769,11 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
             scored.update((int(r[0]), float(r[1])) for r in conn.execute(sql, [q, json.dumps(ids)]))
 
     def best() -> list[tuple[int, float]]:
-        return sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
+        return best_of(iter(sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))))
 
     def proven(top: list[tuple[int, float]]) -> bool:
         # every page outside the candidates scores below ``rest`` (margin for rounding)
-        return len(top) >= depth and top[-1][1] > rest * (1 + 1e-9) + 1e-12
+        return len(top) >= depth and (factored(top[-1]) if coord else top[-1][1]) > rest * (1 + 1e-9) + 1e-12
 
     if m:
         rare = " OR ".join(parts[i] for i in order[:m])
