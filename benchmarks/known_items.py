@@ -1,7 +1,7 @@
 """Known-item search on a real vault: does `search` / `query` put the page a person means first?
 
     python benchmarks/known_items.py [--corpus ../shared/corpora/obsidian-help] [--model minilm]
-                                     [--keep brain.db --reuse] [--no-query] [--all-languages]
+                                     [--keep brain.db --reuse] [--no-query] [--all-languages] [--coord-off]
 
 Imports the English Obsidian Help vault (``en/``, with ``Release notes/`` and ``Sandbox/`` as
 competitors: 364 long release notes mention most features in passing) into a temporary brain,
@@ -174,6 +174,7 @@ def main() -> None:
     ap.add_argument("--keep", help="keep the brain (with its embeddings) at this path")
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain when it exists")
     ap.add_argument("--no-query", action="store_true", help="only `search` (no embedding)")
+    ap.add_argument("--coord-off", action="store_true", help="also rank `search` without keyword search's coordination factor (keyword.COORD_POWER = 0), in the same run")
     ap.add_argument("--all-languages", action="store_true", help="import the whole corpus folder")
     args = ap.parse_args()
     corpus = Path(args.corpus)
@@ -194,6 +195,15 @@ def main() -> None:
     for q, _, _ in QUERIES:
         search.search(b.conn, q, limit=20)
     print(f"  search at the CLI's default limit (20): {(time.perf_counter() - t) * 1000 / len(QUERIES):.1f} ms/query")
+    if args.coord_off:
+        shipped_power = search.COORD_POWER
+        search.COORD_POWER = 0.0
+        try:
+            t = time.perf_counter()
+            ranks = [ranks_for([path_of[h["slug"]] for h in search.search(b.conn, q, limit=DEPTH)], gold) for q, gold, _ in QUERIES]
+            results["search, coordination off"] = report(f"search, coordination off (COORD_POWER 0; shipped {shipped_power:g})", ranks, (time.perf_counter() - t) * 1000 / len(QUERIES))
+        finally:
+            search.COORD_POWER = shipped_power
 
     if not args.no_query:
         model = get_model(args.model or offline_model())
