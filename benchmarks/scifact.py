@@ -186,7 +186,7 @@ def main() -> None:
     ap.add_argument("--title-weights", default="1,2,3,5", help="title weights of the keyword sweep (comma-separated; the shipped one is always included)")
     ap.add_argument("--keyword-only", action="store_true", help="only the keyword rows (no embedding)")
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain if it exists (its stored vectors are not embedded again)")
-    ap.add_argument("--coord-off", action="store_true", help="also rank `search` and `gbrain query` without keyword search's coordination factor (keyword.COORD_POWER = 0), in the same run")
+    ap.add_argument("--coord-off", action="store_true", help="also rank `search` without its coordination factor (keyword.COORD_POWER = 0), in the same run (`gbrain query`'s keyword side has none)")
     ap.add_argument("--vector-cache", metavar="DIR", help="folder of cached vectors (scifact_vectors.py's --cache format; one model only): texts found there are not embedded, new ones are added")
     args = ap.parse_args()
     corpus = Path(args.corpus)
@@ -226,7 +226,8 @@ def main() -> None:
         rows.append((f"search: FTS5 BM25, title weight {tw:g}{mark} [train nDCG {tr:.3f}]", nd, rc))
         if tw == search.TITLE_WEIGHT:
             shipped["search"] = nd
-    fts_all = fts[search.TITLE_WEIGHT]
+    # the fusions below use the keyword side `gbrain query` uses: plain BM25, no coordination
+    fts_all = {q: search.fts_candidates(b.conn, queries[q], limit=K, coordinate=False) for split in ("train", "test") for q in qrels[split]}
     shipped_power = search.COORD_POWER
 
     def coord_off(run):
@@ -297,10 +298,6 @@ def main() -> None:
         shipped[model.model_id] = nd
         fb = f", feedback from the top {model.feedback_pages} (b = {model.feedback_beta:g}) then {model.feedback_weight:g}" if getattr(model, "feedback_pages", None) else ""
         rows.append((f"gbrain query as shipped ({model.model_id}, {hybrid.DEFAULT_FUSION}, keyword weight {model.fts_weight or hybrid.DEFAULT_WEIGHT}{fb}, boosts on; {t_q * 1000:.0f} ms/query warm)", nd, rc))
-        if args.coord_off:
-            off = coord_off(lambda: {qid: [h["slug"].split("/", 1)[1] for h in hybrid.query(b, queries[qid], limit=K, model=model)["hits"]] for qid in qrels["test"]})
-            nd, rc = evaluate(off, qrels["test"])
-            rows.append((f"gbrain query as shipped ({model.model_id}), keyword coordination off (COORD_POWER 0)", nd, rc))
 
     print(f"\n{'run (300 test queries)':<100} {'nDCG@10':>8} {'R@100':>7}")
     for name, nd, rc in rows:

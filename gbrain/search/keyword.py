@@ -473,7 +473,8 @@ def query_words(query: str) -> list[str]:
     return ([w for w in words if w not in STOP_WORDS] or words)[:NAME_WORDS]
 
 
-def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None) -> list[dict]:
+def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None,
+         coordinate: bool = True) -> list[dict]:
     """Known-item ranking of pages for ``query`` (module docstring).
 
     Returns ``[{id, score, bm25, signals}]``, best first, at most ``limit``: ``score`` the
@@ -482,7 +483,9 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     coordination factor (0 for a page found only by its exact name), ``signals`` the fields that matched, from ``title``,
     ``alias``, ``path``, ``headings``, ``body``. ``[]`` when the query has no indexable word.
     ``query`` is ranked in its :func:`search_form` (NFKC); an exact name is looked up both as
-    given (NFC) and in that form.
+    given (NFC) and in that form. ``coordinate=False`` leaves the coordination factor out (plain
+    BM25: the keyword side of hybrid ``query``, whose fusion was tuned on it; SQLite only, as
+    the factor is).
     """
     # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
     # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``)
@@ -509,7 +512,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
             word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
     total = sum(word_idf.values())
     cover: dict[int, float] = {}
-    ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf], cover=cover)
+    ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf], cover=cover if coordinate else None)
     bm = dict(ranked)
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
@@ -1265,21 +1268,24 @@ def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, li
     return hits
 
 
-def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None) -> list[dict]:
+def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None,
+                       coordinate: bool = True) -> list[dict]:
     """``[{id, score, signals}]`` of the best ``limit`` pages for ``query``, best first: the same
     ranking as :func:`search` (:func:`rank`), without snippets, and the same substring fallback
-    for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``)."""
+    for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``);
+    ``coordinate=False``: without the coordination factor (:func:`rank`)."""
     if limit <= 0:
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     has_words = bool(fts_query(search_form(query)))  # (rank reads the query's search_form)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights) if has_words else []
+    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate) if has_words else []
     if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
         return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", type, int(limit))]
     return out
 
 
-def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None) -> list[tuple[int, float]]:
+def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None,
+                   coordinate: bool = True) -> list[tuple[int, float]]:
     """:func:`keyword_candidates` as ``[(page_id, score)]``."""
-    return [(h["id"], h["score"]) for h in keyword_candidates(conn, query, type=type, limit=limit, weights=weights)]
+    return [(h["id"], h["score"]) for h in keyword_candidates(conn, query, type=type, limit=limit, weights=weights, coordinate=coordinate)]
