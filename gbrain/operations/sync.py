@@ -24,6 +24,9 @@ def _sync_text(r: dict, a: dict) -> str:
     for c in r.get("conflicts") or []:
         if c.get("copy_path") and c.get("kind") == "no-base":
             lines.append(f"CONFLICT: {c['path']}: the brain's version was kept (this folder had never synced it); the file's version is in {c['copy_path']}")
+        elif c.get("copy_path") and c.get("kind") == "stale-save":
+            lines.append(f"CONFLICT: {c['path']}: the file was saved from an older version and does not merge with a newer write through gbrain; "
+                         f"the brain's version was kept; the file's version is in {c['copy_path']}")
         elif c.get("copy_path"):
             lines.append(f"CONFLICT: {c['path']}: the file's version was kept; the brain's version is in {c['copy_path']}")
         else:
@@ -128,7 +131,8 @@ def _conflicts_text(r: list, a: dict) -> str:
     out = []
     for c in r:
         if c.get("copy_path"):
-            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← brain version in {c['copy_path']}  ({c.get('note') or c['created_at']})")
+            side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain"
+            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']})")
         else:
             out.append(f"#{c['id']} {c['status']}  {c['path']}  ({c['kind']}, {c['created_at']})")
     return "\n".join(out)
@@ -138,6 +142,7 @@ def _conflicts_text(r: list, a: dict) -> str:
     "conflicts",
     "List sync conflicts: paths edited both in the folder and in the brain. The file's version was kept; the brain's "
     "version is in the conflict copy (`copy_path`, a page of its own); for `kind` no-base (a folder that never synced the path) "
+    "and stale-save (a file saved from an older version than a newer write through gbrain, that did not merge) "
     "it is the other way round: the brain's version was kept, the file's is the copy. Merge what you need into the page, then delete the copy "
     "(brain_delete; it stays in the trash): the conflict is resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],

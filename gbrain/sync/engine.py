@@ -106,6 +106,7 @@ from . import verify
 from .exporter import atomic_write, safe_join
 from ..core.history import key_for_path, keep_version, moved_away, record_move
 from .importer import classify
+from .merge import MAX_BYTES as MERGE_MAX_BYTES, stale_view
 from .plan import PathState, decide
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
@@ -118,6 +119,14 @@ RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded 
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
 READ_TRIES = 3
+#: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
+#: wrote since the file last fed the brain (at most this many, and only when gbrain's newest
+#: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
+STALE_VERSIONS = 8
+STALE_WINDOW_S = 3600
+#: history origins (surface, operation) of versions that came from a synced folder's file: the
+#: person's own saves, never taken for a write through gbrain
+_FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
 
 
 # ---------------------------------------------------------------------------
@@ -164,6 +173,8 @@ class Outcome:
     #: paths gone from disk but edited in the brain, left for a later round instead of being put
     #: back (``reconcile(hold_gone_edits=True)``: the file may have moved, its events still on their way)
     held: list[str] = field(default_factory=list)
+    #: stale saves merged with a newer write through gbrain (also in ``imported`` and ``exported``)
+    merged: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -892,8 +903,13 @@ class SyncEngine:
         if not whole:
             self._widen_for_moves(paths, D, S, B, db, state)
         states = {}
+        stale: dict[str, tuple[bytes, bytes | None]] = {}  # path → (the file's bytes, the merge or None)
         for p in paths:
             d, s, b = D.get(p), S.get(p), B.get(p)
+            if d is not None and s is not None and s == b and d != b and db[p][1] == "page" and p in disk and is_markdown(p):
+                sv = self._stale_view(p, disk[p], s)
+                if sv is not None:
+                    stale[p] = sv
             states[p] = PathState(
                 disk=d, brain=s, base=b,
                 brain_kind=db[p][1] if p in db else None,
@@ -901,12 +917,14 @@ class SyncEngine:
                 disk_kind=("page" if classify(p, b"")[0] == "page" else "file") if d is not None and s is None and b is None else None,
                 # only asked where the three sides all differ: it reads history
                 disk_was_brain=d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d),
+                stale=None if p not in stale else ("merge" if stale[p][1] is not None else "conflict"),
             )
         plan = decide(states)
         moves, edited_moves = plan.moves, plan.edited_moves
         moved_paths = {p for m in moves + edited_moves for p in m}
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
+        to_merge = plan.merge
         if hold_gone_edits:
             out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
             conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
@@ -922,7 +940,7 @@ class SyncEngine:
         # either side
         if to_trash and (len(to_trash) >= MASS_TRASH or self.held) and not self.confirm_delete:
             self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -951,7 +969,18 @@ class SyncEngine:
         # no base (this folder never agreed with the brain on the path): the file's bytes go to
         # a conflict copy, then the brain's version to the path (nothing is lost on either side)
         file_copies, no_base_written = self._keep_files_as_copies(
-            [p for p, k in conflicts if k == "no-base"], disk, D, S, B, db, copies, to_import, now, out)
+            [p for p, k in conflicts if k in _KEEP_BRAIN], disk, D, S, B, db, copies, to_import, now, out)
+        # a stale save that merges cleanly: the merged text goes to the file now (it holds every
+        # change of the file's bytes); the page follows in the transaction below
+        merge_written: dict[str, DiskFile] = {}
+        for p in to_merge:
+            if not self._still(p, disk.get(p)):
+                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                continue
+            merged = stale[p][1]
+            assert merged is not None
+            atomic_write(Path(self._abs(p)), merged)
+            merge_written[p] = self._stat_written(p, merged)
         written: dict[str, DiskFile] = {}
         echo_saved: dict[str, bytes] = {}
         for p in to_write + [p for p, k in conflicts if k == "deleted-on-disk"]:
@@ -1006,7 +1035,7 @@ class SyncEngine:
                 continue
             removed[p] = data
         # 4. one transaction for the brain side (skipped when there is nothing to write)
-        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies)
+        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies) | set(merge_written)
         settle_rows = []
         for p in settled:
             f = disk.get(p)
@@ -1020,7 +1049,7 @@ class SyncEngine:
                 out.disk_hashes[p] = f.hash
         cur = self.cursor
         base_seq = consumed_seq if consumed_seq is not None else (seq_now if whole else cur)
-        if not (acting or written or move_written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
+        if not (acting or written or move_written or merge_written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
             self._finish(out, paths, disk, removed, copies)
             return out
         with self.brain.transaction(), origin(surface=self.surface):
@@ -1041,7 +1070,7 @@ class SyncEngine:
                 out.exported.append(dst)
                 out.disk_hashes[dst] = f.hash
                 self._log(f"← db {slug_for_path(dst) if db[src][1] == 'page' else dst}")
-            for p in to_import + [p for p, k in conflicts if k not in ("deleted-on-disk", "no-base")]:
+            for p in to_import + [p for p, k in conflicts if k not in ("deleted-on-disk",) + _KEEP_BRAIN]:
                 if p in changed_since:
                     continue
                 with origin(operation="file changed" if p in to_import else "conflict: file kept"):
@@ -1050,6 +1079,24 @@ class SyncEngine:
                 if p in to_import:
                     out.imported.append(p)
                     self._log(("~ " if p in S else "+ ") + f"{p} → db")
+            for p, f in merge_written.items():
+                if p in changed_since:
+                    continue  # the brain changed again: the next round sees the merged file against it
+                # the file's save first (a version from the file: nothing the person typed is
+                # lost, and a later stale save from the same buffer finds it as its ancestor),
+                # then the merge as the page
+                disk[p].data = stale[p][0]
+                with origin(operation="file changed"):
+                    if not self._import(p, disk[p], out):
+                        continue
+                with origin(operation=MERGED_OP):
+                    if not self._import(p, f, out):
+                        continue
+                out.imported.append(p)
+                out.exported.append(p)
+                out.merged.append(p)
+                out.disk_hashes[p] = f.hash
+                self._log(f"~ merged your save of {p} with a newer write through gbrain (the file was saved from an older version)")
             for p in to_trash:
                 if p in changed_since:
                     continue
@@ -1068,9 +1115,9 @@ class SyncEngine:
                     self._import(cp, f, out)
                 out.disk_hashes[cp] = f.hash
             for p, kind in conflicts:
-                if p in changed_since or (kind == "no-base" and p not in no_base_written):
+                if p in changed_since or (kind in _KEEP_BRAIN and p not in no_base_written):
                     continue
-                if kind == "no-base":
+                if kind in _KEEP_BRAIN:
                     cp = next(c for c, (orig, _) in file_copies.items() if orig == p)
                 else:
                     cp = next((c for c, (orig, _) in copies.items() if orig == p), None)
@@ -1081,10 +1128,14 @@ class SyncEngine:
                 out.conflicts.append(row)
                 if kind == "both-changed":
                     self._log(f"! conflict {p}: the file's version kept, the brain's version saved as {cp}")
-                elif kind == "no-base":
+                elif kind in _KEEP_BRAIN:
                     self._record(p, no_base_written[p], S[p])
                     out.disk_hashes[p] = S[p]
-                    self._log(f"! conflict {p}: the brain's version kept (this folder had no base), the file's version saved as {cp}")
+                    if kind == "no-base":
+                        self._log(f"! conflict {p}: the brain's version kept (this folder had no base), the file's version saved as {cp}")
+                    else:
+                        self._log(f"! conflict {p}: the file was saved from an older version and does not merge with a newer write through gbrain; "
+                                  f"the brain's version kept, your save saved as {cp}")
                 elif kind == "deleted-on-disk":
                     if p in written:
                         self._record(p, written[p], S[p])
@@ -1390,6 +1441,60 @@ class SyncEngine:
             return False
         return st.st_size == f.size and change_stamp(st) == f.mtime_ns
 
+    def _stale_view(self, p: str, f: DiskFile, s: str) -> tuple[bytes, bytes | None] | None:
+        """Whether the file change at ``p`` (brain and base both ``s``) is a stale save: the file
+        saved from a version older than the one gbrain last wrote to it. Gathers the versions and
+        asks :func:`gbrain.sync.merge.stale_view`. Looked at only when the brain's newest version
+        (``s``) was written through gbrain, not from a synced folder's file (``_FROM_FILE``), at
+        most :data:`STALE_WINDOW_S` ago (by the database's clock); the ancestors tried are the
+        versions before it back to (and including) the last one that came from a file, at most
+        :data:`STALE_VERSIONS`. Returns ``(the file's bytes, the merged bytes or None when the
+        merge conflicts)``, or None (not a stale save: the plain rules apply)."""
+        if f.size > MERGE_MAX_BYTES:
+            return None
+        r = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
+        if r is None:
+            return None
+        name = r[0]
+        rows = self.conn.execute(
+            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
+            "WHERE h.kind = 'page' AND h.name = ? ORDER BY h.version DESC LIMIT ?", (name, STALE_VERSIONS + 4)).fetchall()
+        if not rows or rows[0][4] != s or _from_file(rows[0][1], rows[0][2]):
+            return None
+        now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        if _age_s(rows[0][3], now) > STALE_WINDOW_S:
+            return None
+        older_ids: list[int] = []
+        seen = {s}
+        for body_id, surface, operation, _at, hx in rows[1:]:
+            if body_id is None or len(older_ids) >= STALE_VERSIONS:
+                break  # a deletion or a move: the file did not hold what came before
+            if hx not in seen:
+                seen.add(hx)
+                older_ids.append(body_id)
+            if _from_file(surface, operation):
+                break
+        if not older_ids:
+            return None
+        data = f.data
+        if data is None:
+            data, _ = self.read_stable(f)
+            if data is None or sha256(data) != f.hash:
+                return None
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:  # not a page any more: the plain rules (import as a file)
+            return None
+        from ..core.history import body
+
+        brain_bytes = self.db_bytes(p)
+        if brain_bytes is None:
+            return None
+        view = stale_view(data, brain_bytes, [body(self.conn, i) for i in older_ids])
+        if view is None:
+            return None
+        return data, view.merged
+
     def _brain_had(self, p: str, h: str) -> bool:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
         shows the brain held bytes with hash ``h`` at path ``p``."""
@@ -1619,6 +1724,7 @@ class SyncEngine:
             rep["collapsed"] = out.collapsed
         rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
+        rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep
@@ -1639,6 +1745,33 @@ class SyncEngine:
                     continue
                 bad.append(p)
         return bad
+
+
+#: conflict kinds where the brain's version stays the page and the file's bytes are the copy
+_KEEP_BRAIN = ("no-base", "stale-save")
+#: the history operation of a merged stale save (a write through gbrain, not from the file)
+MERGED_OP = "stale save merged"
+
+
+def _from_file(surface: str, operation: str) -> bool:
+    """Whether a history version with this origin came from a file of a synced folder (or an
+    import of one): a person's save, not a write through gbrain."""
+    return surface == "import" or (surface in ("sync", "watch") and operation in _FROM_FILE)
+
+
+def _age_s(at: str, now: str) -> float:
+    """Seconds from the history time ``at`` to ``now`` (both ``YYYY-MM-DDTHH:MM:SS(.fff)Z``);
+    an unreadable time counts as old."""
+    from datetime import datetime
+
+    def parse(x: str) -> datetime:
+        x = x.rstrip("Z")
+        return datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%f" if "." in x else "%Y-%m-%dT%H:%M:%S")
+
+    try:
+        return (parse(now) - parse(at)).total_seconds()
+    except (ValueError, TypeError):
+        return float("inf")
 
 
 def _pid_alive(pid: int) -> bool:

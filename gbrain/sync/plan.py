@@ -12,7 +12,12 @@ The rules, per path (the table in :mod:`gbrain.sync.engine` explains why each is
 ==========================  ==========================================================
 D == S                      settled: record the base (forget the path when both are None)
 D == B, S != B              the brain changed: ``write`` the file (``remove`` it when S is None)
-S == B, D != B              the file changed: ``import`` it (``trash`` the brain's copy when D is None)
+S == B, D != B              the file changed: ``import`` it (``trash`` the brain's copy when D is None),
+                            unless it is a stale save (``stale``: the file was saved from a version
+                            older than the one gbrain last wrote to it, see :mod:`gbrain.sync.merge`):
+                            ``merge`` when the three-way merge is clean (the merged text becomes the
+                            page and the file), else a conflict ``stale-save`` (the brain's version
+                            stays and is written to the file; the file's version is the copy)
 all three differ, and D is  an echo: gbrain itself wrote D in a round that died before recording
 a version the brain had     it; the brain's current version is written (``write`` + ``echoes``)
 D and S differ, B is None   a conflict, ``no-base``: this folder never had the path in sync with the
@@ -61,6 +66,11 @@ class PathState:
     brain_kind: str | None = None
     disk_kind: str | None = None
     disk_was_brain: bool = False
+    #: only for a file change over a base gbrain wrote (S == B, D != B): ``"merge"`` when the file
+    #: was saved from an older version and merges cleanly with the brain's, ``"conflict"`` when
+    #: it was saved from an older version and does not merge, None otherwise (the caller finds
+    #: out with :func:`gbrain.sync.merge.stale_view`)
+    stale: str | None = None
 
 
 @dataclass
@@ -77,10 +87,11 @@ class Plan:
     conflicts: list[tuple[str, str]] = field(default_factory=list)  # (path, kind)
     settled: list[str] = field(default_factory=list)      # equal on both sides
     echoes: set[str] = field(default_factory=set)         # in ``write``: the file held an earlier brain version
+    merge: list[str] = field(default_factory=list)        # a stale save that merges cleanly: merged text → page and file
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``conflict:<kind>``,
+        ``edited-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge``, ``conflict:<kind>``,
         ``settled``; KeyError when not in the plan."""
         for pre, pairs in (("", self.moves), ("edited-", self.edited_moves)):
             for old, new in pairs:
@@ -88,7 +99,7 @@ class Plan:
                     return pre + "move-from"
                 if path == new:
                     return pre + "move-to"
-        for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("settled", self.settled)):
+        for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("merge", self.merge), ("settled", self.settled)):
             if path in xs:
                 return name
         for p, kind in self.conflicts:
@@ -137,7 +148,14 @@ def decide(states: Mapping[str, PathState]) -> Plan:
         elif d == b:
             (plan.write if s is not None else plan.remove).append(p)
         elif s == b:
-            (plan.import_ if d is not None else plan.trash).append(p)
+            if d is not None and st.stale == "merge":
+                plan.merge.append(p)
+            elif d is not None and st.stale == "conflict":
+                # saved from an older version and the merge conflicts: as for no-base, the
+                # brain's (newer) version stays and the file's bytes are the copy
+                plan.conflicts.append((p, "stale-save"))
+            else:
+                (plan.import_ if d is not None else plan.trash).append(p)
         elif d is not None and s is not None and st.disk_was_brain:
             plan.write.append(p)
             plan.echoes.add(p)

@@ -1,0 +1,150 @@
+"""Stale saves: an editor saving a buffer older than what gbrain last wrote to the file.
+
+Under ``gbrain watch`` an agent's write reaches the file (brain → file) while an editor still
+holds the file's older text; when the editor then saves its buffer (plus what the person typed),
+the plain three-way rule sees "file changed, brain unchanged since the base" and the file wins:
+the agent's write would vanish from the page with no conflict. The engine therefore asks, for a
+file change whose base was written by gbrain (:meth:`gbrain.sync.engine.SyncEngine._stale_view`
+gathers the versions), which version the saved bytes were based on, and merges three ways.
+
+Everything here is pure (bytes in, bytes out; no I/O) so it can be tested on its own
+(``tests/test_stale_save.py``). Lines are compared as exact byte strings with their line endings
+(``bytes.splitlines(keepends=True)``), so a merge keeps every byte of both sides as written.
+
+Why no library: ``merge3`` (breezy's, the usual choice in Python) is GPL-2.0-or-later and gbrain
+is MIT; ``three-merge`` merges characters with no notion of a conflict. The merge below is the
+textbook diff3 over :class:`difflib.SequenceMatcher` opcodes (stdlib): each side's changes
+against the ancestor are hunks; hunks of the two sides that overlap or touch form one region,
+taken from the side that changed it (or either, when both made the same change); a region both
+sides changed differently is a conflict, except two pure insertions at the same place (both
+appended a line at the end of the timeline), which are kept both: the brain's lines, then the
+file's.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Sequence
+
+#: pages bigger than this (bytes, any side) are not examined: the plain rules apply
+MAX_BYTES = 512 * 1024
+
+
+def _lines(b: bytes) -> list[bytes]:
+    return b.splitlines(keepends=True)
+
+
+def _hunks(base: list[bytes], side: list[bytes]) -> list[tuple[int, int, list[bytes]]]:
+    """``side``'s changes against ``base``: ``(i1, i2, replacement lines)``, ``base[i1:i2]``
+    replaced, in order and disjoint."""
+    sm = difflib.SequenceMatcher(None, base, side, autojunk=False)
+    return [(i1, i2, side[j1:j2]) for tag, i1, i2, j1, j2 in sm.get_opcodes() if tag != "equal"]
+
+
+def distance(a: bytes, b: bytes) -> int:
+    """Lines removed plus lines added from ``a`` to ``b`` (a changed line counts twice): 0 when equal."""
+    return sum(i2 - i1 + len(r) for i1, i2, r in _hunks(_lines(a), _lines(b)))
+
+
+def _added(a: bytes, b: bytes) -> set[bytes]:
+    """The lines ``b`` added to ``a`` (stripped; blank lines, which say nothing, left out)."""
+    return {ln.strip() for _i1, _i2, r in _hunks(_lines(a), _lines(b)) for ln in r if ln.strip()}
+
+
+def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int, hi: int) -> list[bytes]:
+    """``base[lo:hi]`` with ``hunks`` (all inside it) applied."""
+    out: list[bytes] = []
+    pos = lo
+    for i1, i2, r in hunks:
+        out += base[pos:i1]
+        out += r
+        pos = i2
+    out += base[pos:hi]
+    return out
+
+
+def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """Three-way merge of ``ours`` and ``theirs``, both edited from ``base``: the merged bytes,
+    or None when a region was changed differently on the two sides (a conflict). Two insertions
+    at one place are both kept, ``ours`` first. Pure; raises nothing."""
+    b = _lines(base)
+    tagged = sorted([(i1, i2, 0, r) for i1, i2, r in _hunks(b, _lines(ours))] + [(i1, i2, 1, r) for i1, i2, r in _hunks(b, _lines(theirs))],
+                    key=lambda h: (h[0], h[1], h[2]))
+    out: list[bytes] = []
+    pos = 0
+    k = 0
+    while k < len(tagged):
+        lo, hi = tagged[k][0], tagged[k][1]
+        group = [tagged[k]]
+        k += 1
+        # hunks that overlap or touch the region join it (as diff3 does)
+        while k < len(tagged) and tagged[k][0] <= hi:
+            group.append(tagged[k])
+            hi = max(hi, tagged[k][1])
+            k += 1
+        out += b[pos:lo]
+        pos = hi
+        sides = [[(i1, i2, r) for i1, i2, s, r in group if s == n] for n in (0, 1)]
+        if not sides[1]:
+            out += _text(b, sides[0], lo, hi)
+            continue
+        if not sides[0]:
+            out += _text(b, sides[1], lo, hi)
+            continue
+        mine, yours = _text(b, sides[0], lo, hi), _text(b, sides[1], lo, hi)
+        if mine == yours:
+            out += mine
+        elif lo == hi:  # both inserted at the same place and removed nothing: keep both
+            out += mine + yours
+        else:
+            return None
+    out += b[pos:]
+    return b"".join(out)
+
+
+@dataclass(frozen=True)
+class StaleView:
+    """What a stale save looks like: the file's bytes were based on ``older[ancestor]`` (an
+    earlier version the file held), not on the brain's current version. ``merged`` is the
+    three-way merge (ancestor, brain, file), or None when it conflicts."""
+
+    ancestor: int
+    merged: bytes | None
+
+
+def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView | None:
+    """Whether the file's new bytes ``disk`` were saved from an older version than ``brain``
+    (the version gbrain wrote to the file, which is also the base): ``older`` are the earlier
+    versions the file may have held since it last fed the brain, newest first.
+
+    The ancestor is the version closest to ``disk`` (fewest changed lines, :func:`distance`).
+    A tie between ``brain`` and an older version goes to the older one (a save that rewrote the
+    very lines gbrain's write changed cannot tell which it saw: merging, or keeping both
+    versions when that conflicts, loses nothing); among older versions the newest wins. None (the plain rules apply: the file's
+    save is an edit of the newest version) when the closest is ``brain`` itself, when ``disk``
+    equals the ancestor exactly (the save only undid gbrain's write: taken as meant, as a
+    person who deletes an agent's line and saves does; vim asks before writing an unmodified
+    buffer over a changed file), when the save added a (non-blank) line that gbrain's write
+    added too (it was made after seeing that write: deleting one of an agent's two lines is an
+    edit of the newest version), when the merge would give back ``disk`` unchanged, or when a
+    side is bigger than :data:`MAX_BYTES`. Pure; raises nothing."""
+    if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
+        return None
+    best, best_d = -1, distance(brain, disk)
+    for n, o in enumerate(older):
+        if best_d == 0:
+            break
+        d = distance(o, disk)
+        if d < best_d or (best < 0 and d == best_d):
+            best, best_d = n, d
+    if best < 0 or best_d == 0:
+        return None
+    if _added(older[best], brain) & _added(older[best], disk):
+        return None  # the save holds a line gbrain's write added: it was made after seeing it
+    merged = merge3(older[best], brain, disk)
+    if merged == disk:
+        return None
+    return StaleView(best, merged)
+
+
+__all__ = ["MAX_BYTES", "StaleView", "distance", "merge3", "stale_view"]

@@ -1,0 +1,230 @@
+"""Stale saves: an editor saving a buffer older than what gbrain last wrote to the file.
+
+An agent writes a page through gbrain, sync/watch writes it to the file, then an editor that
+still held the older text saves its buffer plus what the person typed (temp file + rename, as vim
+does). The plain three-way rule ("file changed, brain unchanged since the base: the file wins")
+made the agent's write vanish with no conflict. Now the save is merged three ways with the
+version it was based on (`gbrain/sync/merge.py`); a merge that conflicts keeps the brain's
+version and the file's bytes as a conflict copy (kind `stale-save`). A save based on the newest
+version (a plain edit, or deleting the agent's line on purpose) still wins as before.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine, conflict_list
+from gbrain.sync.merge import distance, merge3, stale_view
+from gbrain.sync.plan import PathState, decide
+from gbrain.sync.verify import fresh_import_differences
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_sync import all_versions, sha, verify_equal  # noqa: E402
+from test_watch import equal, text_of, wait_for, watch  # noqa: E402,F401
+
+PATH = "people/ana-lima.md"
+SLUG = "people/ana-lima"
+
+
+# ---- the pure parts ---------------------------------------------------------------------------
+
+
+def test_merge3_takes_each_sides_changes_and_refuses_a_region_both_changed():
+    base = b"a\nb\nc\nd\n"
+    assert merge3(base, b"a\nB\nc\nd\n", b"a\nb\nc\nD\n") == b"a\nB\nc\nD\n"
+    assert merge3(base, b"a\nB\nc\nd\n", b"a\nB\nc\nd\n") == b"a\nB\nc\nd\n"  # the same change once
+    assert merge3(base, b"a\nB1\nc\nd\n", b"a\nB2\nc\nd\n") is None
+    # two appends at the end: both kept, the brain's (ours) first
+    assert merge3(base, base + b"agent\n", base + b"user\n") == base + b"agent\nuser\n"
+    # line endings and bytes kept exactly
+    assert merge3(b"x\r\ny\r\n", b"x\r\ny\r\nz\r\n", b"X\r\ny\r\n") == b"X\r\ny\r\nz\r\n"
+    assert merge3(b"no newline", b"no newline\nmore", b"no newline") == b"no newline\nmore"
+
+
+def test_stale_view_finds_the_older_version_a_save_was_based_on():
+    a = b"# Ana\n\nintro\n\n---\n\n- 2026-01-01 first\n"
+    b = a + b"- 2026-12-02 AGENT-ENTRY\n"
+    stale = a + b"user typed this\n"
+    v = stale_view(stale, b, [a])
+    assert v is not None and v.ancestor == 0 and v.merged == b + b"user typed this\n"
+    # based on the newest version: a plain edit (None: the file wins)
+    assert stale_view(b + b"user typed this\n", b, [a]) is None
+    # the save only removed the agent's line: taken as meant
+    assert stale_view(a, b, [a]) is None
+    # an edit elsewhere of the newest version: closer to it than to the older one
+    assert distance(b, b) == 0 and stale_view(b.replace(b"intro", b"INTRO"), b, [a]) is None
+    # the save rewrote the line gbrain's write changed (a tie): taken as stale; the merge conflicts
+    v = stale_view(a.replace(b"first", b"mine"), a.replace(b"first", b"agent's"), [a])
+    assert v is not None and v.merged is None
+
+
+def test_decide_routes_stale_saves():
+    st = dict(disk="d", brain="s", base="s", brain_kind="page")
+    plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})
+    assert plan.action("a.md") == "merge"
+    assert plan.action("b.md") == "conflict:stale-save"
+    assert plan.action("c.md") == "import"
+
+
+# ---- the engine -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def env(db_path, brain_tree):
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    yield brain, eng, brain_tree
+    eng.close()
+    brain.close()
+
+
+def editor_save(f: Path, data: bytes) -> None:
+    """Save like vim: a temp file in the same folder, then a rename over the file."""
+    tmp = f.with_name(f.name + ".swp-tmp")
+    tmp.write_bytes(data)
+    os.rename(tmp, f)
+
+
+def agent_write_reaches_file(brain: Brain, eng: SyncEngine, f: Path, summary: str = "AGENT-ENTRY") -> bytes:
+    brain.timeline_add(SLUG, "2026-12-02", summary, "agent")
+    rep = eng.sync()
+    assert rep["changed"]["exported"] == [PATH], rep["changed"]
+    data = f.read_bytes()
+    assert summary.encode() in data
+    return data
+
+
+def test_a_stale_save_is_merged_with_the_newer_write_through_gbrain(env):
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()  # the editor opens the file
+    agent_write_reaches_file(brain, eng, f)
+    saved = buf + b"user typed this\n"
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep
+    assert rep["merged"] == [PATH] and rep["conflicts"] == []
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"AGENT-ENTRY" in page and b"user typed this" in page
+    assert f.read_bytes() == page
+    assert conflict_list(brain) == []
+    assert sha(saved) in all_versions(brain, root)  # the save itself is a version in the history
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+    # the editor saves again from the same (still stale) buffer: merged again, nothing lost
+    saved2 = saved + b"and more\n"
+    editor_save(f, saved2)
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["conflicts"] == []
+    page = f.read_bytes()
+    assert b"AGENT-ENTRY" in page and b"user typed this" in page and b"and more" in page
+    assert page.count(b"user typed this") == 1
+    assert text_of(brain, SLUG).encode("utf-8") == page
+    assert eng.sync()["counts"]["imported"] == 0  # settled
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_stale_save_that_does_not_merge_keeps_the_brains_version_and_copies_the_file(env):
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    first = buf.splitlines(keepends=True)[1]  # a line both sides change differently
+    brain.put(SLUG, buf.replace(first, b"changed by the agent\n", 1).decode("utf-8"))
+    rep = eng.sync()
+    assert rep["changed"]["exported"] == [PATH]
+    agent = f.read_bytes()
+    saved = buf.replace(first, b"changed by the person\n", 1)
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 3, rep
+    [c] = rep["conflicts"]
+    assert c["kind"] == "stale-save" and c["path"] == PATH
+    # the brain's (newer) version stays the page and the file; the save is the copy
+    assert text_of(brain, SLUG).encode("utf-8") == agent == f.read_bytes()
+    assert (root / c["copy_path"]).read_bytes() == saved
+    assert [x["path"] for x in conflict_list(brain)] == [PATH]
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+
+
+def test_an_edit_of_the_newest_version_wins_as_before(env):
+    brain, eng, root = env
+    f = root / PATH
+    newest = agent_write_reaches_file(brain, eng, f)
+    editor_save(f, newest + b"typed after the agent's write\n")
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["changed"]["imported"] == [PATH] and rep["exit_code"] == 0
+    assert text_of(brain, SLUG).encode("utf-8") == f.read_bytes() == newest + b"typed after the agent's write\n"
+
+
+def test_deleting_the_agents_line_after_seeing_it_wins(env):
+    brain, eng, root = env
+    f = root / PATH
+    before = f.read_bytes()
+    newest = agent_write_reaches_file(brain, eng, f)
+    line = next(ln for ln in newest.splitlines(keepends=True) if b"AGENT-ENTRY" in ln)
+    editor_save(f, newest.replace(line, b""))  # deleted on purpose, nothing else changed
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["conflicts"] == [] and rep["changed"]["imported"] == [PATH]
+    assert f.read_bytes() == before and b"AGENT-ENTRY" not in text_of(brain, SLUG).encode("utf-8")
+    # two agent lines; the person deletes one of them (and types): based on the newest, wins
+    brain.timeline_add(SLUG, "2026-12-03", "SECOND-A", "agent")
+    brain.timeline_add(SLUG, "2026-12-04", "SECOND-B", "agent")
+    eng.sync()
+    newest = f.read_bytes()
+    line = next(ln for ln in newest.splitlines(keepends=True) if b"SECOND-A" in ln)
+    editor_save(f, newest.replace(line, b"") + b"x\n")
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["conflicts"] == []
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"SECOND-A" not in page and b"SECOND-B" in page and page == f.read_bytes()
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_users_own_edits_are_never_taken_for_gbrain_writes(env):
+    """Two saves of the person in a row (add a line, then replace it): the second is based on
+    the first (the file's own version), so nothing is merged back."""
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    editor_save(f, base + b"line X\n")
+    eng.sync()
+    editor_save(f, base + b"line Y\n")
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["changed"]["imported"] == [PATH]
+    assert text_of(brain, SLUG).encode("utf-8") == base + b"line Y\n"
+
+
+# ---- a real `gbrain watch` --------------------------------------------------------------------
+
+
+def test_watch_merges_an_editors_stale_save_with_an_agents_write(watch, brain_tree, db_path, run):
+    w = watch()
+    f = brain_tree / PATH
+    b = Brain.open(db_path)
+    try:
+        buf = f.read_bytes()  # the editor opens the file
+        r = run("timeline-add", SLUG, "--date", "2026-12-02", "--summary", "AGENT-ENTRY", env={"GBRAIN_DB": str(db_path)})
+        assert r.returncode == 0, r.stderr
+        wait_for(lambda: b"AGENT-ENTRY" in f.read_bytes(), "the agent's write to reach the file")
+        editor_save(f, buf + b"user typed this\n")  # the stale save
+        wait_for(lambda: w.saw(f"merged your save of {PATH}"), "watch to merge the stale save")
+
+        def merged() -> bool:
+            data = f.read_bytes()
+            return b"AGENT-ENTRY" in data and b"user typed this" in data and text_of(b, SLUG) == data.decode("utf-8")
+
+        wait_for(merged, "the merged text in the file and the page")
+        wait_for(lambda: equal(b, brain_tree), "the tree to equal the brain")
+        assert conflict_list(b) == []
+    finally:
+        b.close()
+    code, _ = w.stop()
+    assert code == 0, "\n".join(w.lines)
