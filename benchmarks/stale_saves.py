@@ -48,6 +48,7 @@ def main() -> int:
     sys.path.insert(0, str(ROOT))
     from gbrain.core.brain import Brain
     from gbrain.core.history import body
+    from gbrain.errors import NotFound
 
     rnd = random.Random(args.seed)
     tmp = Path(tempfile.mkdtemp(prefix="stale-saves-"))
@@ -59,9 +60,17 @@ def main() -> int:
     env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
     w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(tree), "--debounce", "50"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True)
     started = time.monotonic()
-    line = w.stderr.readline()
-    assert line.startswith("watching"), line
+    line = "-"
+    while line and not line.startswith("watching"):
+        line = w.stderr.readline()
+    assert line.startswith("watching"), "watch did not start: " + w.stderr.read()
     b = Brain.open(db)
+
+    def text(slug: str) -> str:
+        try:
+            return b.get_text(slug)
+        except NotFound:  # a conflict copy on disk that the brain has not imported yet
+            return ""
     try:
         for i in range(args.rounds):
             buf = f.read_bytes()
@@ -74,14 +83,14 @@ def main() -> int:
             tmpf.write_bytes(buf + f"USER-{i:03d}\n".encode())
             os.rename(tmpf, f)
             # the next round's editor opens the file once this save is through
-            wait_for(lambda: f"USER-{i:03d}".encode() in (b.get_text("team/ana") or "").encode() or
-                     any(f"USER-{i:03d}" in (b.get_text(p[:-3]) or "") for p in os.listdir(tree / "team") if ".conflict-" in p), 10)
-        wait_for(lambda: f.read_bytes().decode() == b.get_text("team/ana"), 10)
+            wait_for(lambda: f"USER-{i:03d}".encode() in text("team/ana").encode() or
+                     any(f"USER-{i:03d}" in (text("team/" + p[:-3]) or "") for p in os.listdir(tree / "team") if ".conflict-" in p), 10)
+        wait_for(lambda: f.read_bytes().decode() == text("team/ana"), 10)
     finally:
         w.send_signal(signal.SIGINT)
         w.wait(timeout=60)
-    page = b.get_text("team/ana")
-    copies = "".join(b.get_text(p[:-3]) or "" for p in os.listdir(tree / "team") if ".conflict-" in p)
+    page = text("team/ana")
+    copies = "".join(text("team/" + p[:-3]) or "" for p in os.listdir(tree / "team") if ".conflict-" in p)
     hist = b"".join(body(b.conn, r[0]) for r in b.conn.execute("SELECT body_id FROM history WHERE body_id IS NOT NULL")).decode("utf-8", "replace")
     for what in ("AGENT", "USER"):
         tags = [f"{what}-{i:03d}" for i in range(args.rounds)]
