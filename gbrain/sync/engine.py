@@ -1692,7 +1692,7 @@ class SyncEngine:
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
         ignored = [(p, w) for p, w in out.unreadable if "ignored by " in w]  # .gbrainignore's or the defaults
         if ignored:
-            rep["ignored_in_brain"] = [p for p, _ in ignored[: verify.MAX_LISTED]]
+            rep["ignored_in_brain"] = sorted(p for p, _ in ignored)[: verify.MAX_LISTED]  # out.unreadable is in set order
             rep["ignored_in_brain_count"] = len(ignored)
         ignored_paths = {p for p, _ in ignored}
         unread_paths = {p for p, _ in out.unreadable}
