@@ -2,8 +2,9 @@
 
 The guarantee: after a reconciliation every path is either equal on both sides or listed in the
 report (unreadable, half-written, or a conflict whose losing version was kept in full). Nothing is
-merged silently, nothing is deleted because it could not be read, and no file is written that no
-change through gbrain asked for.
+merged silently (the one merge, of an editor's stale save with a newer write through gbrain, is
+logged and reported: :mod:`gbrain.sync.merge`), nothing is deleted because it could not be read,
+and no file is written that no change through gbrain asked for.
 
 State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
 -------------------------------------------------------------------
@@ -38,7 +39,10 @@ D == B, S != B      the brain changed: write the file atomically (temp file + re
                     when the page was deleted through gbrain, remove the file; it is removed
                     only if it still has the base hash, and its bytes go to the trash
 S == B, D != B      the file changed: import it, or, when the file was deleted, move the page
-                    (or file) to the trash, from where ``gbrain restore SLUG`` brings it back
+                    (or file) to the trash, from where ``gbrain restore SLUG`` brings it back;
+                    a stale save (saved from a version older than the one gbrain last wrote to
+                    the file, :meth:`SyncEngine._stale_view`) is merged three ways, or is a
+                    ``stale-save`` conflict (carried out as ``no-base``) when that conflicts
 both changed        a conflict (``no-base`` when B is None: the brain's version stays, the file's
                     is the copy, see below); otherwise the file's version becomes the page; the brain's version is
                     written in full next to it as ``name.conflict-YYYYMMDDTHHMMSS.md`` (UTC),
