@@ -35,7 +35,8 @@ IDF-weighted part of the query's terms the page holds (Robertson's IDF, as the n
 this is Lucene's classic ``coord(q, d)`` factor (matched clauses / query clauses,
 ``ClassicSimilarity``), weighted by IDF and softened by the root, since unweighted and linear it
 cost SciFact 0.026 nDCG@10 (docs/search.md, "Coordination"). The factor is at most 1, so the
-bounded candidate search stays exact (:func:`_bm25_top`). Postgres ranks with ``ts_rank_cd``,
+bounded candidate search stays exact (:func:`_bm25_top`). Hybrid ``query`` asks for plain BM25
+(``coordinate=False``): its fusion was tuned on it. Postgres ranks with ``ts_rank_cd``,
 which has no length normalisation and gets twice the all-words rank added (:func:`_rank_pg`):
 its own coordination.
 
