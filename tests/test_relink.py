@@ -286,3 +286,25 @@ def test_markdown_by_name_and_paths_in_another_case(tmp_path, db_path):
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
+
+
+def test_under_watch_the_files_follow(tmp_path, db_path):
+    """A rename seen by a running ``gbrain watch``, then the fix through the CLI: watch writes
+    the rewritten page to its file (waits on the state, not on the clock)."""
+    from test_watch import Watch, wait_for
+
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n"})
+    w = Watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT 1 FROM pages WHERE slug = 'people/ana'").fetchone(), "the first sync")
+            (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
+            wait_for(lambda: b.conn.execute("SELECT 1 FROM pages WHERE slug = 'companies/acme-corp'").fetchone(), "watch to see the rename")
+        p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--fix-safe")
+        assert b"fixed people/ana" in p.stdout, p.stdout + p.stderr
+        want = "Works at [[acme-corp]] and [A](../companies/acme-corp.md).\n"
+        wait_for(lambda: (root / "people/ana.md").read_text() == want, "watch to write the fixed page")
+    finally:
+        code, _ = w.stop()
+    assert code == 0, "\n".join(w.lines)

@@ -990,7 +990,8 @@ def render_text(r: dict) -> str:
         n = r["counts"].get(c, 0)
         lines.append(f"{c}: {n:,}")
         for f in by.get(c, []):
-            lines.append(f"  {f['slug'] or '(brain)'}  {f['message']}")
+            fix = ("; --fix-safe: " + ", ".join(f"{x['from']} → {x['to']}" for x in f["rewrites"])) if f.get("rewrites") else ""
+            lines.append(f"  {f['slug'] or '(brain)'}  {f['message']}{fix}")
         if r["truncated"].get(c):
             lines.append(f"  … {r['truncated'][c]:,} more (--limit 0 shows all)")
     if r["notes"].get("stale_compiled_truth_undated"):
