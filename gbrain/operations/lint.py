@@ -23,9 +23,9 @@ def _checks_arg(v: str | None) -> list[str] | None:
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles. Returns "
     "findings with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
-    "fix_safe first applies only lossless fixes and reports each: tag spellings, and links to a page renamed or moved "
+    "`fix_safe` first applies only lossless fixes and reports each: tag spellings, and links to a page renamed or moved "
     "on disk rewritten to its new name in the style each was written (only when the old name leads to exactly one page); "
-    "with dry_run it only lists them. A dead link to a renamed page has moved_to and rewrites (old and new link).",
+    "with `dry_run` it only lists them. A dead link to a renamed page has moved_to and rewrites (old and new link).",
     [
         Param("check", description="only these checks, comma-separated (default: all): " + ",".join(lintmod.CHECKS)),
         Param("fix_safe", "boolean", "apply lossless fixes first (rename tag variants to the canonical spelling; point links "
