@@ -161,3 +161,55 @@ def test_tag_edits_with_both_keys(tmp_path):
         assert b.tags("t") == ["c"]
         raw = b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 't'").fetchone()[0]
         assert raw.count("tag") == 1
+
+
+# ---- 2. footnotes are no links -------------------------------------------------------------------
+
+
+def _targets(text: str) -> list[str]:
+    return [ln.target for ln in parse_page(text, "f.md").links]
+
+
+@pytest.mark.parametrize(
+    "text, targets",
+    [
+        ("A claim.[^1]\n\n[^1]: Roadmap\n", []),
+        ("A claim.[^note]\n\n[^note]: meaningful!\n", []),
+        ("脚注[^1]\n\n[^1]: これは脚注です。\n", []),
+        ("A claim.[^1]\n\n[^1]: see [[Roadmap]]\n", ["Roadmap"]),
+        ("A claim.[^1]\n\n[^1]: see [the plan](plan.md) and #fntag\n", ["plan"]),
+        ("A.[^1]\n\n[^1]: first line\n    more with [[Deep]]\n", ["Deep"]),
+        ("- item [^1]\n\n  [^1]: Roadmap\n", []),
+        ("> q [^1]\n>\n> [^1]: Roadmap\n", []),
+        # a link reference definition is still one
+        ("See [the plan][p].\n\n[p]: plan.md\n", ["plan"]),
+        ("[^1] and [x](y.md)\n", ["y"]),
+    ],
+)
+def test_footnotes_are_not_links_but_links_inside_them_are(text, targets):
+    page = parse_page(text, "f.md")
+    assert page.render() == text
+    assert _targets(text) == targets
+
+
+def test_footnote_text_keeps_its_tags():
+    page = parse_page("A claim.[^1]\n\n[^1]: see #fntag here\n", "f.md")
+    assert page.inline_tags == ["fntag"]
+
+
+def test_footnotes_in_a_brain(tmp_path):
+    tree = write(tmp_path / "v", {
+        "Roadmap.md": "# Roadmap\n",
+        "a.md": "A claim.[^1]\n\n[^1]: Roadmap\n",
+        "b.md": "B claim.[^1]\n\n[^1]: see [[Roadmap]] for zanzibarian detail\n",
+    })
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        assert [r["slug"] for r in b.backlinks("Roadmap")] == ["b"]
+        from gbrain.search.keyword import search
+
+        hits = search(b.conn, "zanzibarian")
+        assert [h["slug"] for h in hits] == ["b"]
+        from gbrain.sync.verify import fresh_import_differences
+
+        assert fresh_import_differences(b) == {}

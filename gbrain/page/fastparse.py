@@ -9,7 +9,7 @@ prefixes of continuation lines left out, as mistune's list and block-quote parse
 out). Where the two block parsers are not shown equal (``tests/test_fastparse.py`` compares both
 paths on every page of every corpus, the make_brain brain and generated pages),
 :func:`parse_blocks` returns ``None`` and the caller uses mistune for the whole page: HTML
-blocks, Obsidian ``%% %%`` comments, ``$$`` math, link reference definitions, and a few shapes
+blocks, Obsidian ``%% %%`` comments, ``$$`` math, link reference definitions and footnote definitions (``_REFDEF_RE`` matches both), and a few shapes
 found by that comparison.
 
 Inline: :func:`render_inline` sets each block's inline children as mistune's ``_iter_render``

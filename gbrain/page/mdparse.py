@@ -3,9 +3,12 @@ imports without mistune (a command that only reads stored pages never parses mar
 :func:`gbrain.page.markdown._markdown` builds the one parser from these on first use."""
 from __future__ import annotations
 
+import re
+
 import mistune
 from mistune.block_parser import BlockParser
 from mistune.inline_parser import InlineParser
+from mistune.plugins import footnotes as _footnotes
 from mistune.plugins import math as _math
 
 
@@ -41,6 +44,27 @@ def _parse_obsidian_comment(block, m, state):
     return eol + 1 if eol < len(src) else eol
 
 
+def _parse_footnote_def(block, m, state):
+    """A footnote definition (``[^1]: text``, mistune's footnotes plugin pattern: continuation
+    lines indented under it) as a ``footnote_def`` token whose children are the blocks of its
+    text, read as the plugin reads a footnote's text, so links and tags inside it count; never a
+    link reference definition (Obsidian, GFM and Pandoc read ``[^x]`` as a footnote, never as a
+    link, so ``[^1]`` in the text stays plain text)."""
+    text = m.group("footnote_text")
+    lines = text.splitlines()
+    second = next((ln for ln in lines[1:] if ln), None)
+    if second:
+        spaces = len(second) - len(second.lstrip())
+        text = re.sub(r"^ {" + str(spaces) + r",}", "", text, flags=re.M).strip()
+        child = state.child_state(text + "\n")
+        block.parse(child)
+        children = child.tokens
+    else:
+        children = [{"type": "paragraph", "text": text.strip()}]
+    state.append_token({"type": "footnote_def", "children": children})
+    return m.end()
+
+
 class _SpanBlockParser(BlockParser):
     """mistune's block parser, recording the source span of each top-level block whose lines are
     not markdown: fenced code, HTML blocks and comments (CommonMark's HTML block rules),
@@ -51,6 +75,10 @@ class _SpanBlockParser(BlockParser):
         super().__init__(*a, **kw)
         self.register("block_math", _math.BLOCK_MATH_PATTERN, self._opaque(_math.parse_block_math), before="fenced_code")
         self.register("obsidian_comment", _COMMENT_PATTERN, self._opaque(_parse_obsidian_comment), before="fenced_code")
+        # footnote definitions wherever a link reference definition may stand (lists, quotes too)
+        self.register("footnote_def", _footnotes.REF_FOOTNOTE, _parse_footnote_def, before="ref_link")
+        for rules in (self.list_rules, self.block_quote_rules):
+            rules.insert(rules.index("ref_link"), "footnote_def")
 
     @staticmethod
     def _opaque(func):
