@@ -157,6 +157,10 @@ def test_generated_pages_parse_the_same_both_ways(text, split):
         "```\n%% c %%\n```\n---\n",
         "<div>\n---\n</div>\n\n---\n",
         "- item\n\n  %% inside %%\n\n  ---\n",
+        "- [ ] \n\n  %% c [[x]] %%",  # an empty task item (found by the generated pages)
+        "* :\n\n  %% c [[x]] %%",  # an indented comment after a blank line below an item (same)
+        "* :\n\n %% c [[x]] %%\n",
+        "> q\n\n  $$ m $$\n[[y]]\n",
         "%% a %%\n%% b %%\ntext [[y]]\n",
         "é %% c %%\n\n%% ü [[x]] %%\n\n[[z]] ü\n",
         "- `a\n  b` [[x]]\n",

@@ -149,6 +149,11 @@ def _with_opaque_blocks(src: str):
             # (a range may run over the blank lines that follow it: those do not count)
             if cs < bz and ce > frm and cs + len(blanked[cs:ce].rstrip()) > frm:
                 raise _Unsupported("opaque block")
+            if cs < ba and b[ba : ba + 1] == b" ":
+                # an indented block below a list or quote, even after blank lines: mistune may
+                # read it as more of an item (``* x\n\n  %% c %%``), which the blanked line
+                # ended for pulldown-cmark
+                raise _Unsupported("indented opaque block")
         prev = bz
     first = regions[0][0] if ascii_ else len(src[: regions[0][0]].encode("utf-8"))
     if not blocks or builder.first_start > first:
