@@ -213,3 +213,61 @@ def test_footnotes_in_a_brain(tmp_path):
         from gbrain.sync.verify import fresh_import_differences
 
         assert fresh_import_differences(b) == {}
+
+
+# ---- roll-out: an existing brain's derived rows are re-derived ----------------------------------
+
+TRIAL_VAULT = {
+    "Roadmap.md": "# Roadmap\n",
+    "notes/Feb.md": BAD_DATE,
+    "notes/foot.md": "A claim.[^1]\n\n[^1]: Roadmap\n",
+    "notes/singular.md": "---\ntag: project\n---\nBody.\n",
+    "notes/math.md": "Energy $a #mathtag$ here #real\n",
+    "notes/plain.md": "Links [[Feb Alias]] and [[Roadmap]].\n",
+}
+
+
+def _set_back(b, step_sqlite: int, step_pg: int) -> None:
+    """Give the trial's pages the rows the code before the fixes stored (a frontmatter that did
+    not load, no tags or aliases, a footnote as a link), and set the schema version back."""
+    c = b.conn
+    rm = c.execute("SELECT id FROM pages WHERE slug = 'Roadmap'").fetchone()[0]
+    with b.transaction():
+        for slug in ("notes/Feb", "notes/foot", "notes/singular", "notes/math"):
+            pid = c.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone()[0]
+            c.execute("UPDATE pages SET title = 'old', search_aliases = '', search_words = '' WHERE id = ?", (pid,))
+            c.execute("DELETE FROM tags WHERE page_id = ?", (pid,))
+            c.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
+        c.execute("UPDATE pages SET frontmatter = '{}', frontmatter_error = 'frontmatter YAML does not load: day is out of range for month' WHERE slug = 'notes/Feb'")
+        foot = c.execute("SELECT id FROM pages WHERE slug = 'notes/foot'").fetchone()[0]
+        c.execute("INSERT INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) VALUES (?, ?, 'markdown', 'Roadmap', 'roadmap', 'A claim.', 1, '[\"(Roadmap)\"]')", (foot, rm))
+        c.execute("UPDATE links SET to_page_id = NULL WHERE target = 'Feb Alias'")
+        # a page the fixes cannot change is not parsed again (its stale title stays)
+        c.execute("UPDATE pages SET title = 'untouched' WHERE slug = 'notes/plain'")
+        if getattr(c, "dialect", "sqlite") == "postgres":
+            c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % step_pg)
+        else:
+            c.execute(f"PRAGMA user_version = {step_sqlite - 1}")
+
+
+def test_upgrade_rederives_the_pages_the_fixes_change(tmp_path, db_path):
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write(tmp_path / "v", TRIAL_VAULT)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        _set_back(b, dbmod.MIGRATIONS.index(dbmod._m17_obsidian_trial) + 1, next(v for v, f in pg._PY_STEPS.items() if f is pg._trial_pages))
+    with Brain.open(db_path) as b:
+        assert [r["slug"] for r in b.backlinks("Roadmap")] == ["notes/plain"]
+        assert b.resolve_slug("Feb Alias")["slug"] == "notes/Feb"
+        assert b.tags("notes/singular") == ["project"] and b.tags("notes/math") == ["real"]
+        assert b.tags("notes/Feb") == ["project", "q1"]
+        diff = fresh_import_differences(b)
+        assert set(diff) == {"pages"}, diff  # only the page left stale on purpose differs
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'notes/plain'").fetchone()[0] == "untouched"
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'notes/plain'")
+            assert dbmod.rederive_trial_pages(b.conn) == 3  # (notes/Feb has no frontmatter error now)
+        assert fresh_import_differences(b) == {}

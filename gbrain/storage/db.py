@@ -701,8 +701,77 @@ def _m16_writer(conn: sqlite3.Connection) -> None:
     _exec_script(conn, writer_sql(add_column=not have))
 
 
+#: the pages whose derived rows the Obsidian trial's page-model fixes can change (SQL over the
+#: stored columns; more pages than change is harmless): a frontmatter that did not load (an
+#: impossible date dropped it all), a footnote (``[^``), a ``tag`` key in the frontmatter
+#: JSON, a ``$`` with a ``#`` after it (inline math hiding a tag)
+_TRIAL_PAGES = ("SELECT id FROM pages WHERE frontmatter_error IS NOT NULL OR compiled_truth LIKE ? OR timeline LIKE ? "
+                "OR frontmatter LIKE ? OR compiled_truth LIKE ? OR timeline LIKE ? ORDER BY id")
+_TRIAL_ARGS = ("%[^%", "%[^%", '%"tag":%', "%$%#%", "%$%#%")
+
+
+def rederive_trial_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages the Obsidian trial's page-model fixes can
+    change (:data:`_TRIAL_PAGES`): an impossible date kept as text (the frontmatter loads),
+    footnotes that are no links, the singular ``tag:`` key, inline ``$…$`` math hiding tags.
+    Each such page is parsed again and its derived ``pages`` columns (title, type, frontmatter
+    JSON and error, search fields: those of ``Brain._page_vals``, written only where they
+    differ) and its tags, aliases, links and timeline rows rewritten as a save would
+    (:func:`gbrain.storage.derive.write_rows`); then their links and every link to a title or
+    alias that came or went are resolved again (an alias that now loads names a page), as
+    ``Brain.save_page`` does. The
+    text, hashes and history are not touched. For SQLite v17 / Postgres v15, in the caller's
+    transaction (SQLite or Postgres connection). Returns how many pages were parsed."""
+    from ..core.brain import Brain
+    from ..page.markdown import parse_page
+    from .derive import relink_updates, update_links, write_rows
+
+    ids = [r[0] for r in conn.execute(_TRIAL_PAGES, _TRIAL_ARGS).fetchall()]
+    if not ids:
+        return 0
+    row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
+    split = row[0] if row and row[0] in ("rule", "heading") else "rule"
+    cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
+    q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
+    names: set[str] = set()  # loose keys of titles and aliases that came or went
+    for pid in ids:
+        r = conn.execute(q, (pid,)).fetchone()
+        if r is None:
+            continue
+        text = ("\ufeff" if r[3] else "") + r[4] + r[5] + r[6] + r[7]
+        page = parse_page(text, r[2], timeline_split=split)
+        vals = Brain._page_vals(r[1], r[2], page, b"", "", "")
+        sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
+        if sets:
+            conn.execute(f"UPDATE pages SET {', '.join(f'{c} = ?' for c in sets)} WHERE id = ?", (*sets.values(), pid))
+        if "title_key" in sets:
+            names |= {r[9], vals["title_key"]}
+        old = {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
+        write_rows(conn, pid, page, None)
+        names |= old ^ {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
+    # the selected pages' links (written dangling) and the links a changed name may now resolve
+    sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id"
+    found: dict[int, tuple] = {}
+    for col, keys in (("l.from_page_id", ids), ("l.target_name", sorted(n for n in names if n))):
+        for i in range(0, len(keys), 500):
+            part = keys[i : i + 500]
+            found.update((x[0], tuple(x)) for x in conn.execute(f"{sel} WHERE {col} IN ({', '.join('?' * len(part))})", part))
+    update_links(conn, relink_updates(conn, sorted(found.values(), key=lambda x: (x[4], x[0]))))
+    return len(ids)
+
+
+def _m17_obsidian_trial(conn: sqlite3.Connection) -> None:
+    """Page-model fixes from an Obsidian user trial, applied to the stored pages they can change
+    (:func:`rederive_trial_pages`): a timestamp that is no real date (``created: 2024-02-30``)
+    is kept as text instead of dropping the whole frontmatter; footnote definitions
+    (``[^1]: text``) are no link reference definitions (``[^1]`` is no link; links inside the
+    footnote's text are); the singular ``tag:`` key is read like ``tags:``; inline ``$…$`` math
+    hides tags as ``$$`` math does."""
+    rederive_trial_pages(conn)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
