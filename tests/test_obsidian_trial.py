@@ -61,6 +61,17 @@ def test_an_impossible_date_in_a_brain(tmp_path):
         row = b.conn.execute("SELECT frontmatter, frontmatter_error FROM pages WHERE slug = 'notes/Feb'").fetchone()
         assert json.loads(row[0])["created"] == "2024-02-30" and row[1] is None
         assert [r["slug"] for r in b.backlinks("notes/Feb")] == ["x"]
+        from gbrain.core.lint import lint
+
+        found = [f for f in lint(b, checks=["frontmatter_errors"])["findings"]]
+        assert [(f["slug"], f["message"]) for f in found] == [("notes/Feb", "frontmatter created: '2024-02-30' is not a real date (kept as text)")]
+
+
+def test_not_real_dates_of_a_json_view():
+    from gbrain.core.lint import not_real_dates
+
+    fm = {"a": "2024-02-30", "b": "2024-01-05", "c": "2024-01-05T10:00:00", "d": "2024-13-45", "e": "2024-02-30 notes", "f": 2024, "g": "x"}
+    assert not_real_dates(fm) == [("a", "2024-02-30"), ("d", "2024-13-45")]
 
 
 # ---- 4. inline math hides tags ----------------------------------------------------------------

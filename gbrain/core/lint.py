@@ -456,11 +456,42 @@ def _embeddings(brain) -> list[dict]:
     return out
 
 
+def not_real_dates(fm: Any) -> list[tuple[str, str]]:
+    """``[(key, value)]`` of the top-level frontmatter values (JSON view) written like a YAML
+    timestamp whose date or time does not exist (``created: 2024-02-30``): the loader keeps
+    them as text (:func:`gbrain.page.markdown.load_frontmatter`). Valid dates never show here
+    (the JSON view holds them in ISO form, which is a real date)."""
+    from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.util import create_timestamp
+
+    out = []
+    for k, v in (fm.items() if isinstance(fm, dict) else ()):
+        if isinstance(v, str) and v[:1].isdigit():
+            m = SafeConstructor.timestamp_regexp.match(v)
+            if m is not None and m.end() == len(v):
+                try:
+                    create_timestamp(**m.groupdict())
+                except ValueError:
+                    out.append((k, v))
+    return out
+
+
 def _frontmatter_errors(brain) -> list[dict]:
-    return [
+    out = [
         {"check": "frontmatter_errors", "slug": r["slug"], "error": r["frontmatter_error"], "message": r["frontmatter_error"], "action": f"fix the YAML by hand (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"}
         for r in brain.conn.execute("SELECT slug, frontmatter_error FROM pages WHERE frontmatter_error IS NOT NULL ORDER BY slug")
     ]
+    # values that look like dates but name none: kept as text, reported here
+    for r in brain.conn.execute("SELECT slug, frontmatter FROM pages WHERE frontmatter_error IS NULL AND frontmatter LIKE ? ORDER BY slug", ('%"____-%',)):
+        try:
+            fm = json.loads(r["frontmatter"])
+        except ValueError:
+            continue
+        for k, v in not_real_dates(fm):
+            msg = f"frontmatter {k}: {v!r} is not a real date (kept as text)"
+            out.append({"check": "frontmatter_errors", "slug": r["slug"], "error": msg, "message": msg, "action": f"fix the date by hand (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"})
+    out.sort(key=lambda f: f["slug"])
+    return out
 
 
 def _duplicate_titles(brain) -> list[dict]:
