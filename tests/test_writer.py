@@ -207,7 +207,7 @@ def test_sqlite_v15_brain_keeps_its_rows_with_an_unknown_writer(tmp_path, monkey
         assert [t["by"] for t in h.trash_list(b)] == [""]
     monkeypatch.undo()
     with Brain.open(p) as b:
-        assert b.conn.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION == 16
+        assert b.conn.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION >= 16
     _check_migrated(p, before)
     # a brain whose user_version was set back keeps the writers it has
     c = sqlite3.connect(p, isolation_level=None)
@@ -233,7 +233,7 @@ def test_postgres_v13_brain_keeps_its_rows_with_an_unknown_writer(pg_url, monkey
     monkeypatch.undo()
     pg.close_pools()
     with Brain.open(pg_url) as b:
-        assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION == 14
+        assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION >= 14
     _check_migrated(pg_url, before)
 
 
