@@ -228,3 +228,19 @@ def test_watch_merges_an_editors_stale_save_with_an_agents_write(watch, brain_tr
         b.close()
     code, _ = w.stop()
     assert code == 0, "\n".join(w.lines)
+
+
+def test_only_recent_writes_through_gbrain_are_looked_at(env, monkeypatch):
+    """Outside the window (here: a window of -1 s, so every write is too old) a save from an
+    older buffer is imported by the plain rule, as before; the history keeps the agent's write."""
+    import gbrain.sync.engine as engine
+
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    agent = agent_write_reaches_file(brain, eng, f)
+    monkeypatch.setattr(engine, "STALE_WINDOW_S", -1)
+    editor_save(f, buf + b"user typed this\n")
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["changed"]["imported"] == [PATH]
+    assert b"AGENT-ENTRY" not in f.read_bytes() and sha(agent) in all_versions(brain, root)
