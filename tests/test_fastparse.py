@@ -108,7 +108,7 @@ PIECE = st.one_of(
         [
             "[[Ana]]", "[[people/ana|Ana B]]", "![[img.png]]", "[x](../people/bo.md)", "[y](<a b.md>)",
             "[z](c.md \"t\")", "#tag", "#a/b", "#1984", "`code [[x]]`", "<span>[[h]]</span>", "%% c [[x]] %%",
-            "$$ m $$", "*em [[e]]*", "\\[[n]]", "[r][ref]", "https://x.y/#z", "&amp;", "  ", "\t",
+            "$$ m $$", "*em [[e]]*", "\\[[n]]", "[r][ref]", "https://x.y/#z", "&amp;", "  ", "\t", "[^1]", "$a #m$",
         ]
     ),
 )
@@ -120,6 +120,7 @@ WHOLE_LINE = st.sampled_from(
         "", "", "---", "***", "===", "```", "```py", "~~~", "````", "%%", "%% note %%", "$$", "$$ x $$",
         "<div>", "</div>", "<!-- c -->", "<!--", "-->", "[ref]: ../people/ref.md", "## Timeline",
         "- **2024-01-02** | meeting — met [[Ana]]", "  detail [[Bo]]", "| a | [[t]] |", "|---|---|",
+        "[^1]: note [[f]] #ft", "[^n]: Roadmap", "    more of a note [[g]]",
     ]
 )
 

@@ -41,9 +41,15 @@ MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.e
 DATES = ["2025-01-02", "2025-03-04"]
 
 bodies = st.builds(
+    # the Obsidian trial's shapes ride on the other choices: a page titled Ana writes its tags
+    # under the singular `tag:`, one titled Log 1 has an impossible date, one link adds a
+    # footnote whose text links, three links add inline math holding a #tag
     lambda title, links, tags, tl: (
-        (("---\n" + (f"title: {title}\n" if title else "") + (f"tags: [{', '.join(tags)}]\n" if tags else "") + "---\n") if (title or tags) else "")
+        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "")
+          + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "") + "---\n") if (title or tags) else "")
         + ("Body ", "Body ﬁnancial ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + "\n"
+        + ("\nA claim.[^1]\n\n[^1]: Soren, see [[Ana]]\n" if len(links) == 1 else "")
+        + ("\nEnergy $E #beta$ here.\n" if len(links) == 3 else "")
         + ("\n---\n\nMore text.\n" if len(links) == 2 else "")
         + ("\n---\n\n## Timeline\n\n" + "".join(f"- **{d}** | note — entry {i}\n" for i, d in enumerate(tl)) if tl else "")
     ),
