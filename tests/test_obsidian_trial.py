@@ -282,3 +282,14 @@ def test_upgrade_rederives_the_pages_the_fixes_change(tmp_path, db_path):
             b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'notes/plain'")
             assert dbmod.rederive_trial_pages(b.conn) == 3  # (notes/Feb has no frontmatter error now)
         assert fresh_import_differences(b) == {}
+
+
+def test_fix_safe_renames_a_tag_under_the_singular_key(tmp_path):
+    from gbrain.core.lint import lint
+
+    tree = write(tmp_path / "v", {"a.md": "---\ntag: [Founder, x]\n---\nA\n", "b.md": "---\ntags: [founder]\n---\nB\n", "c.md": "---\ntags: founder\n---\nC\n"})
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        r = lint(b, checks=["tag_duplicates"], fix_safe=True)
+        assert [(f["slug"], f["to"]) for f in r["fixed"]] == [("a", ["founder", "x"])] and r["skipped"] == []
+        assert b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 'a'").fetchone()[0] == "---\ntag: [founder, x]\n---\n"
