@@ -715,6 +715,9 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
     coord = bool(cover is not None and COORD_POWER and total and sum(1 for df in dfs if df) > 1)
     share: dict[int, float] = {}
 
+    #: the pages of some parts, when read whole (the rare parts of cases 2–3)
+    known: dict[int, set[int]] = {}
+
     def shares(ids: list[int]) -> None:
         # each page's share of the parts: one pass over each part's matches, among ``ids``
         ids = [i for i in ids if i not in share]
@@ -723,22 +726,28 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
         have = dict.fromkeys(ids, 0.0)
         probe = json.dumps(ids)
         for j, p in enumerate(parts):
-            if weight[j]:
-                for (i,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))", [p, probe]):
-                    have[i] += weight[j]
+            if not weight[j]:
+                continue
+            if j in known:
+                hit = [i for i in ids if i in known[j]]
+            else:
+                hit = [i for (i,) in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))", [p, probe])]
+            for i in hit:
+                have[i] += weight[j]
         for i, v in have.items():
             share[i] = v / total
 
     def factored(kv: tuple[int, float]) -> float:
         return kv[1] * _coord(share[kv[0]])
 
-    def best_of(stream) -> list[tuple[int, float]]:
-        # the best ``depth`` by factored score of ``stream`` ((id, bm25) by bm25 desc, ties by id)
+    def best_of(stream, first: int | None = None) -> list[tuple[int, float]]:
+        # the best ``depth`` by factored score of ``stream`` ((id, bm25) by bm25 desc, ties by id);
+        # ``first``: pages read in the first round (default ``depth``)
         if not coord:
             return [kv for _, kv in zip(range(depth), stream)]
         read: list[tuple[int, float]] = []
         top: list[tuple[int, float]] = []
-        batch = [kv for _, kv in zip(range(depth), stream)]
+        batch = [kv for _, kv in zip(range(first or depth), stream)]
         while batch:
             read += batch
             shares([i for i, _ in batch])
@@ -787,15 +796,29 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
             scored.update((int(r[0]), float(r[1])) for r in conn.execute(sql, [q, json.dumps(ids)]))
 
     def best() -> list[tuple[int, float]]:
-        return best_of(iter(sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))))
+        items = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        first = None
+        if coord and known and len(items) > depth:
+            # the rare parts' pages give each page a share it has at least, so a floor the
+            # final one cannot be under: every page at or above it is read in one round (a
+            # common part's pass costs the same for a few pages as for many)
+            low = sorted((bm * _coord(sum(weight[j] for j, got in known.items() if i in got) / total) for i, bm in items), reverse=True)[depth - 1]
+            first = sum(1 for _, bm in items if bm >= low)
+        return best_of(iter(items), first)
 
     def proven(top: list[tuple[int, float]]) -> bool:
         # every page outside the candidates scores below ``rest`` (margin for rounding)
         return len(top) >= depth and (factored(top[-1]) if coord else top[-1][1]) > rest * (1 + 1e-9) + 1e-12
 
     if m:
-        rare = " OR ".join(parts[i] for i in order[:m])
-        score([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [rare])])
+        if coord:  # each rare part's pages (at most RANK_BOUND in all): their shares without a probe
+            for i in order[:m]:
+                if weight[i]:
+                    known[i] = {r[0] for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [parts[i]])}
+            score(sorted(set().union(*known.values())) if known else [])
+        else:
+            rare = " OR ".join(parts[i] for i in order[:m])
+            score([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [rare])])
         top = best()
         if proven(top):
             return top, False
