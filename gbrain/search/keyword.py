@@ -31,7 +31,8 @@ Coordination: the terms are OR-ed and BM25 has no term for how many of them a pa
 length normalisation lets a short page with one common query word twice outscore a long page
 holding every word once (a user trial: ``xylophonic sentinel protocol``). So a page's BM25 is
 multiplied by ``share ** COORD_POWER`` (:data:`COORD_POWER` 0.5), ``share`` being the
-IDF-weighted part of the query's terms the page holds (Robertson's IDF, as the name evidence);
+IDF-weighted part of the query's terms the page holds (BM25's IDF as FTS5 computes it; a term
+in half the pages or more weighs nothing, as in BM25 itself: :func:`_coord_idf`);
 this is Lucene's classic ``coord(q, d)`` factor (matched clauses / query clauses,
 ``ClassicSimilarity``), weighted by IDF and softened by the root, since unweighted and linear it
 cost SciFact 0.026 nDCG@10 (docs/search.md, "Coordination"). The factor is at most 1, so the
@@ -662,10 +663,11 @@ def _fts_idf(n_rows: int, df: int) -> float:
 
 
 def _coord_idf(n_rows: int, df: int) -> float:
-    """A term's weight in the coordination factor: Robertson's IDF ``ln(1 + (N − df + 0.5) /
-    (df + 0.5))`` (always above 0, unlike FTS5's, which floors a term in over half the pages at
-    1e-6), the weight the name evidence uses too."""
-    return math.log(1 + (n_rows - df + 0.5) / (df + 0.5))
+    """A term's weight in the coordination factor: BM25's IDF as FTS5 computes it,
+    ``ln((N − df + 0.5) / (df + 0.5))``, and 0 for a term in half the pages or more (FTS5 floors
+    its IDF at 1e-6 there: such a term adds nothing to BM25, so it neither coordinates; its
+    pages are never probed, which keeps common words cheap)."""
+    return max(0.0, math.log((n_rows - df + 0.5) / (df + 0.5)))
 
 
 def _coord(share: float) -> float:
@@ -679,11 +681,11 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
               ) -> tuple[list[tuple[int, float]], bool]:
     """``([(page_id, -bm25)], bounded)``: the best ``depth`` pages for the FTS5 query ``q`` (= ``parts``
     joined with ``OR``) by bm25 with column weights ``w`` times the coordination factor
-    (:func:`_coord` of the page's share of ``parts``, each weighted by :func:`_coord_idf`; parts
-    in no page left out), best first, ties by id; pages of ``type`` only when given; ``bounded``
+    (:func:`_coord` of the page's share of ``parts``, each weighted by :func:`_coord_idf`: parts
+    in no page or in half the pages or more weigh 0), best first, ties by id; pages of ``type`` only when given; ``bounded``
     is True when the list may differ from that ranking of every match (case 3 below). ``cover``
-    (filled when given) gets each returned page's share; without it, with one part in some
-    page, or with :data:`COORD_POWER` 0, the factor is 1 (plain bm25).
+    (filled when given) gets each returned page's share; without it, with fewer than two parts
+    of weight above 0, or with :data:`COORD_POWER` 0, the factor is 1 (plain bm25).
 
     FTS5 computes BM25 for every match before ``ORDER BY … LIMIT``, so the cost follows the
     matches (a word in most of 50,000 pages: tens of ms). Bounded here, the ranking unchanged
@@ -712,7 +714,7 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
     dfs = [_match_count(conn, p, counts) for p in parts]
     weight = [_coord_idf(n_rows, df) if df else 0.0 for df in dfs]
     total = sum(weight)
-    coord = bool(cover is not None and COORD_POWER and total and sum(1 for df in dfs if df) > 1)
+    coord = bool(cover is not None and COORD_POWER and sum(1 for x in weight if x > 0) > 1)
     share: dict[int, float] = {}
 
     #: the pages of some parts, when read whole (the rare parts of cases 2–3)
@@ -802,7 +804,12 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
             # the rare parts' pages give each page a share it has at least, so a floor the
             # final one cannot be under: every page at or above it is read in one round (a
             # common part's pass costs the same for a few pages as for many)
-            low = sorted((bm * _coord(sum(weight[j] for j, got in known.items() if i in got) / total) for i, bm in items), reverse=True)[depth - 1]
+            lo = dict.fromkeys(scored, 0.0)
+            for j, got in known.items():
+                for i in got:
+                    if i in lo:
+                        lo[i] += weight[j]
+            low = sorted((bm * _coord(lo[i] / total) for i, bm in items), reverse=True)[depth - 1]
             first = sum(1 for _, bm in items if bm >= low)
         return best_of(iter(items), first)
 
