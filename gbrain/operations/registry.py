@@ -750,13 +750,13 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
-    if r.get("ignored_in_brain_count"):
-        lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
         from ..sync.scan import NOT_UTF8
 
         bad = [s["path"] for s in r.get("skipped") or [] if isinstance(s, dict) and s.get("reason") == NOT_UTF8]
         if bad:
             lines.append(f"  names not valid UTF-8 (rename to bring them in): {', '.join(bad[:10])}" + (" …" if len(bad) > 10 else ""))
+    if r.get("ignored_in_brain_count"):
+        lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
     if r.get("kept_brain_edits"):
         lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
     if r.get("kept_not_in_tree"):
