@@ -820,7 +820,7 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
     if m:
         if coord:  # each rare part's pages (at most RANK_BOUND in all): their shares without a probe
             for i in order[:m]:
-                if weight[i]:
+                if dfs[i]:  # (weight 0 too: in a small brain a part in half its pages can be rare)
                     known[i] = {r[0] for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [parts[i]])}
             score(sorted(set().union(*known.values())) if known else [])
         else:
