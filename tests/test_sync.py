@@ -775,7 +775,7 @@ def test_v8_keeps_the_base_of_a_brain_synced_before_clients(tmp_path, brain_tree
         eng.close()
         n = b.conn.execute("SELECT COUNT(*) FROM sync_state").fetchone()[0]
     with sqlite3.connect(p) as c:  # back to the v7 shape: what v8 adds, taken away
-        c.executescript("DROP INDEX idx_sync_state_client_path; ALTER TABLE sync_state DROP COLUMN client; ALTER TABLE sync_root DROP COLUMN client; PRAGMA user_version = 7;")
+        c.executescript("DROP INDEX idx_sync_state_file_id; DROP INDEX idx_sync_state_client_path; ALTER TABLE sync_state DROP COLUMN client; ALTER TABLE sync_root DROP COLUMN client; PRAGMA user_version = 7;")
     (brain_tree / "people" / "ana-lima.md").write_bytes((brain_tree / "people" / "ana-lima.md").read_bytes() + b"\nafter v8\n")
     with Brain.open(p) as b:
         assert b.conn.execute("PRAGMA user_version").fetchone()[0] == len(dbmod.MIGRATIONS)
@@ -804,7 +804,7 @@ def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch
     brain, eng, root = env
     seen: list[set[str]] = []
     real = engine_mod.decide
-    monkeypatch.setattr(engine_mod, "decide", lambda states: (seen.append(set(states)), real(states))[1])
+    monkeypatch.setattr(engine_mod, "decide", lambda states, *more: (seen.append(set(states)), real(states, *more))[1])
     time.sleep(1.2)  # past the racy window: the stats recorded next are trusted
     assert eng.sync()["ok"]
     seen.clear()

@@ -770,8 +770,20 @@ def _m17_obsidian_trial(conn: sqlite3.Connection) -> None:
     rederive_trial_pages(conn)
 
 
+
+def _m18_file_ids(conn: sqlite3.Connection) -> None:
+    """Move pairing by file identity: ``sync_state.file_id``, the file's device and inode when
+    its base was recorded (:func:`gbrain.sync.scan.file_id`; NULL: not recorded yet, filled as
+    paths are synced again), so a rename (``mv``, Obsidian: the inode stays) pairs with its old
+    path even when its text changed or another note has the same text (``gbrain/sync/plan.py``)."""
+    cols = {r[1] for r in conn.execute("PRAGMA table_info(sync_state)")}
+    if "file_id" not in cols:
+        conn.execute("ALTER TABLE sync_state ADD COLUMN file_id INTEGER")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_sync_state_file_id ON sync_state(client, file_id)")
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

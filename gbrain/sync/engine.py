@@ -58,8 +58,10 @@ restored backup, an old copy of the vault), so the brain's version stays the pag
 to the file, and the file's version is kept as the conflict copy (on disk and in the brain). A
 file at the old name of a page renamed in the brain (another folder's round saw the rename) is
 removed as a move, not trashed: the page's history has its bytes. Moves: a path that vanished from disk while the DB still has it, plus a new path on
-disk with the old path's base hash (or the DB's current hash) and nothing in the DB, is a rename
-(:func:`gbrain.sync.plan.decide`): the page row keeps its id (hence its tags, raw data,
+disk with nothing in the DB and the old path's recorded inode (``sync_state.file_id``), or its
+base hash (or the DB's current hash), or a similar text (:mod:`gbrain.sync.similar`, scored by
+:meth:`SyncEngine._similar`), is a rename (:func:`gbrain.sync.plan.decide`; a similar text is
+a ``changed_moves`` pair: the row moves, then takes the file's text): the page row keeps its id (hence its tags, raw data,
 embeddings, history and timeline rows) and gets the new slug; its outbound links and every link
 that pointed at it are resolved again. A case-only rename is the same. When the DB edited the
 page since the base and the new file holds the base (the disk side only moved it), the DB's
@@ -112,7 +114,8 @@ from ..core.history import key_for_path, keep_version, moved_away, record_move
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, stale_view
 from .plan import PathState, decide
-from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from . import similar as sim
+from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -131,6 +134,8 @@ STALE_WINDOW_S = 3600
 #: history origins (surface, operation) of versions that came from a synced folder's file: the
 #: person's own saves, never taken for a write through gbrain
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
+#: notes larger than this are not compared for move pairing (a moved and edited one is a new page)
+SIMILAR_MAX_BYTES = 1024 * 1024
 
 
 # ---------------------------------------------------------------------------
@@ -154,6 +159,7 @@ class DiskFile:
     mtime_ns: int
     hash: str | None = None
     data: bytes | None = None  # kept when it was read for hashing and is small
+    fid: int | None = None  # device and inode (scan.file_id) when known
 
 
 @dataclass
@@ -517,7 +523,7 @@ class SyncEngine:
             return None, "not a regular file"
         if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
             return None, "the brain database"
-        return DiskFile(rel, st.st_size, change_stamp(st)), None
+        return DiskFile(rel, st.st_size, change_stamp(st), fid=file_id(st)), None
 
     def walk(self, reldir: str) -> tuple[list[DiskFile], list[tuple[str, str]], list[str]]:
         """Files under folder ``reldir`` (:func:`~gbrain.sync.scan.walk_tree`'s rules; ignored
@@ -643,18 +649,18 @@ class SyncEngine:
         return out, seq
 
     def _state(self, paths: Iterable[str] | None) -> dict[str, tuple[int, int, str, str]]:
-        """``path → (size, mtime_ns, disk_hash, base_hash)`` from sync_state."""
-        q = "SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ?"
+        """``path → (size, mtime_ns, disk_hash, base_hash, file_id)`` from sync_state."""
+        q = "SELECT path, size, mtime_ns, disk_hash, base_hash, file_id FROM sync_state WHERE client = ?"
         if paths is None:
-            return {r[0]: (r[1], r[2], r[3], r[4]) for r in self.conn.execute(q, (self.client,))}
+            return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in self.conn.execute(q, (self.client,))}
         paths = set(paths)
         if len(paths) > 5000:  # many: one read of the whole table beats thousands of IN lists
-            return {r[0]: (r[1], r[2], r[3], r[4]) for r in self._tuples(q, (self.client,)) if r[0] in paths}
+            return {r[0]: (r[1], r[2], r[3], r[4], r[5]) for r in self._tuples(q, (self.client,)) if r[0] in paths}
         out = {}
         for chunk in _chunks(sorted(set(paths)), 500):
             ph = ",".join("?" * len(chunk))
             for r in self.conn.execute(q + f" AND path IN ({ph})", [self.client, *chunk]):
-                out[r[0]] = (r[1], r[2], r[3], r[4])
+                out[r[0]] = (r[1], r[2], r[3], r[4], r[5])
         return out
 
     def _known_under(self, prefix: str) -> set[str]:
@@ -754,7 +760,7 @@ class SyncEngine:
         every other path sync_state knows, MAX(change_log.seq))``, the brain side read in the
         snapshot of the sequence number (as :meth:`_db_side` does)."""
         rows = self._tuples
-        eq = "FROM sync_state s JOIN {t} x ON x.path = s.path AND x.content_hash = s.base_hash WHERE s.client = ? AND s.mtime_ns != 0 AND s.disk_hash = s.base_hash"
+        eq = "FROM sync_state s JOIN {t} x ON x.path = s.path AND x.content_hash = s.base_hash WHERE s.client = ? AND s.mtime_ns != 0 AND s.disk_hash = s.base_hash AND s.file_id IS NOT NULL"
         db: dict[str, tuple[str, str]] = {}
         self.conn.execute("BEGIN")
         try:
@@ -781,7 +787,8 @@ class SyncEngine:
         db.update((p, (h, "page")) for p, h in pages if p not in clean)
         return clean, db, known - clean.keys(), seq
 
-    def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False) -> Outcome:
+    def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
+                  maybe_moved: Iterable[str] = ()) -> Outcome:
         """Reconcile some paths (file events) and folders (folder events) with the same rules.
 
         ``log_paths`` are paths named by the change log up to ``consumed_seq``; the cursor moves
@@ -789,7 +796,10 @@ class SyncEngine:
         whose page the brain edited (a ``deleted-on-disk`` conflict) is not put back by this
         round but listed in ``Outcome.held`` for the caller to retry: watch's rounds driven by
         the change log alone use it, since the file may have been renamed and the rename's
-        events (which would make it a move) not yet reached a batch.
+        events (which would make it a move) not yet reached a batch. ``maybe_moved``: paths gone
+        from disk whose deletion the caller holds back (watch's :class:`~gbrain.sync.watch.Pending`);
+        this round takes them only as the old path of a move (a checkout deletes a moved note and
+        creates it again, edited, under a new inode) and otherwise leaves them to a later round.
         """
         self._dir_cache = {}
         cand: set[str] = set()
@@ -824,7 +834,9 @@ class SyncEngine:
             elif f is not None:
                 disk[p] = f
         cand |= set(disk)
-        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits)
+        only_moves = {p for p in maybe_moved if p not in cand and p not in unknown and not self.excluded(p) and self.stat_path(p) == (None, None)}
+        cand |= only_moves
+        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits, only_moves=only_moves)
 
     # ---- the core -----------------------------------------------------------------
 
@@ -843,6 +855,7 @@ class SyncEngine:
         settled_hashes: dict[str, str] | None = None,
         all_disk: Iterable[str] | None = None,
         hold_gone_edits: bool = False,
+        only_moves: set[str] = frozenset(),
     ) -> Outcome:
         """One round over ``cand`` (None: every path of ``disk``, the base and the brain).
 
@@ -850,7 +863,8 @@ class SyncEngine:
         (:meth:`sync`); the others (``settled_hashes``: path → hash) are settled already, and
         ``all_disk`` names every file on disk (for the mass-deletion check). ``db`` and
         ``seq_now``: the brain side of ``cand`` read by the caller (else read here).
-        ``hold_gone_edits``: see :meth:`reconcile`."""
+        ``hold_gone_edits``: see :meth:`reconcile`; ``only_moves``: paths of ``cand`` this round
+        acts on only as the old path of a move (``maybe_moved`` of :meth:`reconcile`)."""
         out = Outcome()
         if settled_hashes:
             out.disk_hashes.update(settled_hashes)
@@ -905,9 +919,12 @@ class SyncEngine:
         S = {p: db[p][0] for p in paths if p in db}
         B = {p: state[p][3] for p in paths if p in state}
         if not whole:
-            self._widen_for_moves(paths, D, S, B, db, state)
+            self._widen_for_moves(paths, D, S, B, db, state, disk)
         states = {}
         stale: dict[str, tuple[bytes, bytes | None]] = {}  # path → (the file's bytes, the merge or None)
+        # a path gone from disk that the brain and the base still have may have moved: the new
+        # paths' file ids (device, inode) are looked up then only
+        any_gone = any(p not in D and p in S and p in B for p in paths)
         for p in paths:
             d, s, b = D.get(p), S.get(p), B.get(p)
             if d is not None and s is not None and s == b and d != b and db[p][1] == "page" and p in disk and is_markdown(p):
@@ -922,13 +939,23 @@ class SyncEngine:
                 # only asked where the three sides all differ: it reads history
                 disk_was_brain=d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d),
                 stale=None if p not in stale else ("merge" if stale[p][1] is not None else "conflict"),
+                base_id=state[p][4] if p in state else None,
+                disk_id=self._fid(disk[p]) if any_gone and d is not None and s is None and b is None else None,
             )
-        plan = decide(states)
-        moves, edited_moves = plan.moves, plan.edited_moves
-        moved_paths = {p for m in moves + edited_moves for p in m}
+        similar = self._similar(states, disk)
+        plan = decide(states, similar)
+        moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
+        moved_paths = {p for m in moves + edited_moves + changed_moves for p in m}
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
         to_merge = plan.merge
+        drop = only_moves - moved_paths
+        if drop:  # held back by the caller, and no move: a later round decides them
+            paths -= drop
+            to_write, to_remove = [p for p in to_write if p not in drop], [p for p in to_remove if p not in drop]
+            to_import, to_trash = [p for p in to_import if p not in drop], [p for p in to_trash if p not in drop]
+            conflicts, settled = [c for c in conflicts if c[0] not in drop], [p for p in settled if p not in drop]
+            to_merge = [p for p in to_merge if p not in drop]
         if hold_gone_edits:
             out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
             conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
@@ -944,7 +971,7 @@ class SyncEngine:
         # either side
         if to_trash and (len(to_trash) >= MASS_TRASH or self.held) and not self.confirm_delete:
             self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or changed_moves:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -1047,7 +1074,7 @@ class SyncEngine:
             if f is None:
                 if st:
                     settle_rows.append((p, None))
-            elif not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash):
+            elif not (st and st[0] == f.size and st[1] == f.mtime_ns and st[1] and st[3] == f.hash and st[4] is not None):
                 settle_rows.append((p, f))
             if f is not None:
                 out.disk_hashes[p] = f.hash
@@ -1064,6 +1091,13 @@ class SyncEngine:
                     continue
                 with origin(operation="file moved"):
                     self._move(src, dst, disk[dst], out)
+            for src, dst in changed_moves:
+                # moved and edited on disk: the row moves (id, history, tags, raw data follow),
+                # then takes the file's text, a second version in its history
+                if src in changed_since or dst in changed_since:
+                    continue
+                with origin(operation="file moved"):
+                    self._move(src, dst, disk[dst], out, changed=True)
             for src, dst in edited_moves:
                 # written out above; the row (the brain's text, its id and history) follows it
                 f = move_written.get(dst)
@@ -1365,17 +1399,70 @@ class SyncEngine:
             [p for p in to_trash if p.startswith(pres)],
         )
 
-    def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict) -> None:
+    def _fid(self, f: DiskFile) -> int | None:
+        """``f``'s file id (:func:`~gbrain.sync.scan.file_id`), from an lstat when not known yet
+        (None when it is gone or is not the file that was hashed)."""
+        if f.fid is None:
+            try:
+                st = os.lstat(self._abs(f.path))
+            except OSError:
+                return None
+            if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
+                f.fid = file_id(st)
+        return f.fid
+
+    def _similar(self, states: dict[str, PathState], disk: dict[str, DiskFile]) -> dict[tuple[str, str], float]:
+        """How alike the texts of this round's vanished pages and new markdown notes are, for the
+        pairs worth asking (:mod:`gbrain.sync.similar`): the brain's text of each page gone from
+        disk that the brain did not edit since the base, against each new note whose bytes are not
+        a vanished path's (those pair by hash); plus every pair sharing a file id. Notes over
+        :data:`SIMILAR_MAX_BYTES` are left out. ``{(gone, new): similarity}``."""
+        gone = [p for p, st in states.items() if st.disk is None and st.base is not None and st.brain is not None
+                and st.brain == st.base and st.brain_kind == "page"]
+        if not gone:
+            return {}
+        hashes = {states[q].base for q in gone}
+        new = [p for p, st in states.items() if st.disk is not None and st.brain is None and st.base is None and st.disk_kind == "page"
+               and st.disk not in hashes and disk[p].size <= SIMILAR_MAX_BYTES]
+        if not new:
+            return {}
+        ids = {states[q].base_id: q for q in gone if states[q].base_id is not None}
+        extra = [(ids[states[p].disk_id], p) for p in new if states[p].disk_id in ids]
+        gone_text: dict[str, str] = {}
+        for q in gone:
+            data = self.db_bytes(q)
+            if data is not None and len(data) <= SIMILAR_MAX_BYTES:
+                gone_text[q] = data.decode("utf-8", "replace")
+        new_text: dict[str, str] = {}
+        for p in new:
+            f = disk[p]
+            data = f.data
+            if data is None:
+                data, _ = self.read_stable(f)
+                if data is None or sha256(data) != f.hash:
+                    continue
+            new_text[p] = data.decode("utf-8", "replace")
+        if not gone_text or not new_text:
+            return {}
+        return sim.score_pairs(gone_text, new_text, sim.shortlist(gone_text, new_text), extra)
+
+    def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict, disk: dict[str, DiskFile]) -> None:
         """A partial round (watch) may see a move's new path without its old one (a file moved
         into a folder created a moment earlier reaches watchdog as a delete plus a create, in
-        different batches). For each new path, look up synced paths whose base hash is the new
-        file's that are gone from disk while the brain still has them (unchanged, or edited: then
-        the plan's ``edited_moves`` writes the brain's text to the new path), and add them."""
+        different batches). For each new path, look up a synced path whose recorded file id
+        (device, inode) is the new file's, else one whose base hash is the new file's, that is
+        gone from disk while the brain still has it (unchanged, or edited: then the plan's
+        ``edited_moves`` writes the brain's text to the new path), and add it."""
         for p in sorted(paths):
             h = D.get(p)
             if h is None or p in S or p in B:
                 continue
-            for (src,) in self.conn.execute("SELECT path FROM sync_state WHERE client = ? AND base_hash = ? AND path != ?", (self.client, h, p)).fetchall():
+            fid = self._fid(disk[p]) if p in disk else None
+            rows = []
+            if fid is not None:
+                rows += self.conn.execute("SELECT path FROM sync_state WHERE client = ? AND file_id = ? AND path != ?", (self.client, fid, p)).fetchall()
+            rows += self.conn.execute("SELECT path FROM sync_state WHERE client = ? AND base_hash = ? AND path != ?", (self.client, h, p)).fetchall()
+            for (src,) in rows:
                 if src in paths:
                     continue
                 f, why = self.stat_path(src)
@@ -1384,7 +1471,7 @@ class SyncEngine:
                 r = self.conn.execute("SELECT content_hash, 'page' FROM pages WHERE path = ? UNION ALL SELECT content_hash, 'file' FROM files WHERE path = ?", (src, src)).fetchone()
                 if r is None:
                     continue
-                st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ? AND path = ?", (self.client, src)).fetchone()
+                st = self.conn.execute("SELECT size, mtime_ns, disk_hash, base_hash, file_id FROM sync_state WHERE client = ? AND path = ?", (self.client, src)).fetchone()
                 paths.add(src)
                 db[src] = (r[0], r[1])
                 state[src] = tuple(st)
@@ -1523,11 +1610,19 @@ class SyncEngine:
         return DiskFile(p, st.st_size, change_stamp(st), sha256(data), data)
 
     def _record(self, p: str, f: DiskFile, base: str | None) -> None:
+        """Record ``p`` as in sync: the file's stat (``mtime_ns`` 0 when racy), its hash, the base
+        and its identity (``file_id``: taken from ``f`` or, when unknown, an lstat of the path
+        now; NULL when the file is gone)."""
         mt = f.mtime_ns if time.time_ns() - f.mtime_ns >= RACY_NS else 0
+        fid = f.fid
+        if fid is None:
+            st = self._lstat_written(p)
+            fid = file_id(st) if st is not None and st.st_size == f.size and change_stamp(st) == f.mtime_ns else None
         self.conn.execute(
-            "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
-            (self.client, p, f.size, mt, f.hash, base or f.hash),
+            "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash, file_id) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, "
+            "base_hash = excluded.base_hash, file_id = excluded.file_id",
+            (self.client, p, f.size, mt, f.hash, base or f.hash, fid),
         )
 
     def _forget(self, p: str) -> None:
@@ -1599,8 +1694,11 @@ class SyncEngine:
         elif self.conn.execute("SELECT 1 FROM files WHERE path = ?", (p,)).fetchone():
             self.brain.delete_file(p)
 
-    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome) -> None:
-        """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again."""
+    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False) -> None:
+        """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again.
+        ``changed``: the file at ``dst`` holds an edited text (a ``changed_moves`` pair of
+        :func:`~gbrain.sync.plan.decide`): after the rename the page takes it, as a save of its
+        own (so the history shows the move, then the edit)."""
         c = self.conn
         page = c.execute("SELECT id FROM pages WHERE path = ?", (src,)).fetchone()
         new_slug = slug_for_path(dst)
@@ -1632,6 +1730,30 @@ class SyncEngine:
                     out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
             self.brain.re_resolve({loose_key(new_slug), loose_key(title), loose_key(slug_for_path(src)), loose_key(old_title)})
+            if changed:
+                old_hash = c.execute("SELECT content_hash FROM pages WHERE id = ?", (pid,)).fetchone()[0]
+                with origin(operation="file changed"):
+                    ok = self._import(dst, f, out)
+                if not ok:
+                    # the file changed again since it was hashed: the row keeps the old text, with
+                    # it as the base, so the next round imports the file (never a no-base conflict)
+                    self._record(dst, f, old_hash)
+                self._forget(src)
+                out.moved.append((src, dst))
+                self._log(f"> {src} → {dst} (moved and changed)" if ok else f"> {src} → {dst} (moved)")
+                return
+        elif changed:
+            # the new name cannot take the row (its slug is another page's, or it is no page):
+            # the old page goes (no deletion: recorded as moved) and the file is imported
+            if page:
+                self.brain.remove_page_row(src)
+            if not self._import(dst, f, out):
+                return
+            record_move(self.conn, src, dst)
+            self._forget(src)
+            out.moved.append((src, dst))
+            self._log(f"> {src} → {dst} (moved and changed)")
+            return
         else:
             data = f.data if f.data is not None else self.db_bytes(src)
             kind = c.execute("SELECT kind FROM files WHERE path = ?", (src,)).fetchone()

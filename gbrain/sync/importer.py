@@ -25,7 +25,7 @@ from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
-from .scan import db_excludes, scan_tree
+from .scan import change_stamp, db_excludes, file_id, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
@@ -138,18 +138,26 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> 
         brain.conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
         bind_client(brain.conn, client, abs_root)
     now = time.time_ns()
-    have = {r[0]: tuple(r[1:]) for r in brain.conn.execute("SELECT path, size, mtime_ns, disk_hash, base_hash FROM sync_state WHERE client = ?", (client,))}
+    have = {r[0]: tuple(r[1:]) for r in brain.conn.execute("SELECT path, size, mtime_ns, disk_hash, base_hash, file_id FROM sync_state WHERE client = ?", (client,))}
     rows = []
     for f in scan.files:
         h = hashes.get(f.path)
         if h is None:
             continue
         rec = (f.size, f.mtime_ns if now - f.mtime_ns >= RACY_NS else 0, h, h)
-        if have.get(f.path) != rec:  # an unchanged tree writes nothing
-            rows.append((client, f.path, *rec))
+        old = have.get(f.path)
+        if old is not None and old[:4] == rec and old[4] is not None:  # an unchanged tree writes nothing
+            continue
+        try:  # the file's identity (device, inode): a later rename pairs by it (sync/plan.py)
+            st = os.lstat(f.abspath)
+            fid = file_id(st) if st.st_size == f.size and change_stamp(st) == f.mtime_ns else None
+        except OSError:
+            fid = None
+        rows.append((client, f.path, *rec, fid))
     brain.conn.executemany(
-        "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, base_hash = excluded.base_hash",
+        "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash, file_id) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, "
+        "base_hash = excluded.base_hash, file_id = excluded.file_id",
         rows,
     )
 

@@ -30,23 +30,36 @@ otherwise                   a conflict: ``both-changed`` (the file's version bec
 ==========================  ==========================================================
 
 Moves: a path gone from disk that the brain still has (D None, S and B not None) plus a path new
-on disk (not in the brain, no base) of the same kind (page or file) is a rename when the new
-path's bytes are
+on disk (not in the brain, no base) of the same kind (page or file) is a rename. Pairs are made in
+three passes, each one to one among the paths the earlier passes left:
 
-* the old path's base (``D_new == B_old``): the disk side only moved the file. With the brain
-  unchanged (``S == B``) it is a plain move (``moves``); with the brain edited since the base it
-  is an ``edited_moves`` pair: the row moves and the brain's text is written to the new path
-  (disk at base, brain changed: the brain wins, as for a path that did not move);
-* the brain's current bytes (``D_new == S_old``): both sides already agree on the moved text
-  (a round that wrote it there died before recording it), a plain move.
+1. **same file** (inode and device, ``disk_id`` of the new path equal to the ``base_id`` the base
+   recorded for the old one: ``mv`` and renames keep it), when the new bytes are the old base or
+   the brain's text, or, for a page the brain did not edit since the base, when the texts are at
+   least :data:`~gbrain.sync.similar.INODE_MIN` alike (a file system may give a freed inode to an
+   unrelated new file: the content must agree too). Two notes with the same text renamed together
+   keep their own pages this way;
+2. **same bytes**: the new path's bytes are the old path's base (``D_new == B_old``: the disk side
+   only moved the file; with the brain unchanged (``S == B``) a plain move (``moves``), with the
+   brain edited since the base an ``edited_moves`` pair: the row moves and the brain's text is
+   written to the new path, as for a path that did not move) or the brain's current bytes
+   (``D_new == S_old``: both sides agree already, a round that wrote it died before recording it);
+3. **similar text**: a markdown page the brain did not edit since the base, and a new markdown
+   note at least :data:`~gbrain.sync.similar.SIMILAR_MIN` alike (``similar``, scored by the
+   caller with :mod:`gbrain.sync.similar`), best pairs first (ties: the same file name, then the
+   paths' order): a ``changed_moves`` pair, the row moves and then takes the new text (moved and
+   edited on disk: Obsidian rewrites a moved note's relative links, a checkout of a branch that
+   moved and edited pages).
 
 A new path holding anything else is not guessed at: it is imported, and the old path follows
-the rules above (a brain-edited page deleted on disk is put back). Each vanished path pairs with
-at most one new path; new paths are taken in sorted order, each with the first free vanished
-path (sorted) it matches, so the plan is deterministic.
+the rules above (a brain-edited page deleted on disk is put back, even when the new file is
+similar: both sides changed it, and the file's version stays a page of its own). Within a pass,
+new paths are taken in sorted order, each with the first free vanished path (sorted) it matches,
+so the plan is deterministic.
 """
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -71,6 +84,10 @@ class PathState:
     #: it was saved from an older version and does not merge, None otherwise (the caller finds
     #: out with :func:`gbrain.sync.merge.stale_view`)
     stale: str | None = None
+    #: identity (device and inode folded, :func:`gbrain.sync.scan.file_id`) of the file now on
+    #: disk (the caller fills it for paths new on disk) and of the file the base recorded
+    disk_id: int | None = None
+    base_id: int | None = None
 
 
 @dataclass
@@ -80,6 +97,7 @@ class Plan:
 
     moves: list[tuple[str, str]] = field(default_factory=list)
     edited_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, edited in the brain: move, then write new
+    changed_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk: move, then import new
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
     import_: list[str] = field(default_factory=list)      # file → brain
@@ -91,9 +109,9 @@ class Plan:
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge``, ``conflict:<kind>``,
+        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge``, ``conflict:<kind>``,
         ``settled``; KeyError when not in the plan."""
-        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves)):
+        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves)):
             for old, new in pairs:
                 if path == old:
                     return pre + "move-from"
@@ -108,36 +126,77 @@ class Plan:
         raise KeyError(path)
 
 
-def decide(states: Mapping[str, PathState]) -> Plan:
-    """The plan for one round: ``states`` maps each relative path to its :class:`PathState`.
+def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], float] | None = None) -> Plan:
+    """The plan for one round: ``states`` maps each relative path to its :class:`PathState`;
+    ``similar`` maps ``(vanished path, new path)`` to how alike their texts are (0…1,
+    :func:`gbrain.sync.similar.similarity`; pairs left out count as 0).
 
-    Pure and deterministic: the same states give the same plan, whatever the mapping's order.
+    Pure and deterministic: the same states give the same plan, whatever the mappings' order.
     Every path lands in exactly one bucket of the plan (a move names two paths). Raises nothing.
     """
+    from .similar import INODE_MIN, SIMILAR_MIN
+
     plan = Plan()
-    gone: dict[str, list[str]] = {}  # hash a new path may hold → vanished paths it would pair with
-    for p in sorted(states):
-        st = states[p]
-        if st.base is not None and st.disk is None and st.brain is not None:
-            gone.setdefault(st.base, []).append(p)
+    similar = similar or {}
+    gone = [p for p in sorted(states) if states[p].base is not None and states[p].disk is None and states[p].brain is not None]
+    new = [p for p in sorted(states) if states[p].disk is not None and states[p].brain is None and states[p].base is None]
+    gone_set, new_set = set(gone), set(new)
+    taken: set[str] = set()
+    paired: set[str] = set()
+
+    def pair(src: str, dst: str) -> None:
+        old, st = states[src], states[dst]
+        taken.add(src)
+        paired.add(dst)
+        if st.disk in (old.base, old.brain):
+            (plan.edited_moves if old.brain != old.base and st.disk == old.base else plan.moves).append((src, dst))
+        else:
+            plan.changed_moves.append((src, dst))
+
+    if gone and new:
+        # 1. the same file (inode), its content the same or alike
+        by_id: dict[int, list[str]] = {}
+        for q in gone:
+            if states[q].base_id is not None:
+                by_id.setdefault(states[q].base_id, []).append(q)
+        if by_id:
+            for p in new:
+                st = states[p]
+                for q in by_id.get(st.disk_id, ()) if st.disk_id is not None else ():
+                    old = states[q]
+                    if q in taken or old.brain_kind != st.disk_kind:
+                        continue
+                    if st.disk in (old.base, old.brain) or (st.disk_kind == "page" and old.brain == old.base and similar.get((q, p), 0.0) >= INODE_MIN):
+                        pair(q, p)
+                        break
+        # 2. the same bytes
+        by_hash: dict[str, list[str]] = {}
+        for q in gone:
+            if q in taken:
+                continue
+            st = states[q]
+            by_hash.setdefault(st.base, []).append(q)
             if st.brain != st.base:
-                gone.setdefault(st.brain, []).append(p)
-    if gone:
-        taken: set[str] = set()
-        for p in sorted(states):
+                by_hash.setdefault(st.brain, []).append(q)
+        for p in new:
+            if p in paired:
+                continue
             st = states[p]
-            if st.disk is None or st.brain is not None or st.base is not None:
+            src = next((q for q in by_hash.get(st.disk, ()) if q not in taken and states[q].brain_kind == st.disk_kind), None)
+            if src is not None:
+                pair(src, p)
+        # 3. similar text: pages only, the brain's side unedited since the base; best first
+        cands = sorted((-sc, posixpath.basename(q) != posixpath.basename(p), q, p) for (q, p), sc in similar.items() if sc >= SIMILAR_MIN)
+        for _, _, q, p in cands:
+            if q in taken or p in paired:
                 continue
-            src = next((q for q in gone.get(st.disk, ()) if q not in taken and states[q].brain_kind == st.disk_kind), None)
-            if src is None:
+            old, st = states.get(q), states.get(p)
+            if not (q in gone_set and p in new_set and old.brain_kind == "page" and st.disk_kind == "page" and old.brain == old.base):
                 continue
-            taken.add(src)
-            old = states[src]
-            if old.brain != old.base and st.disk == old.base:
-                plan.edited_moves.append((src, p))
-            else:
-                plan.moves.append((src, p))
-    moved = {p for m in plan.moves + plan.edited_moves for p in m}
+            pair(q, p)
+    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves):
+        pairs.sort(key=lambda m: (m[1], m[0]))
+    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves for p in m}
     for p in sorted(states):
         if p in moved:
             continue

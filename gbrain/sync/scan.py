@@ -34,6 +34,15 @@ def change_stamp(st: os.stat_result) -> int:
     return max(st.st_mtime_ns, st.st_ctime_ns)
 
 
+def file_id(st: os.stat_result) -> int:
+    """The identity of the file behind ``st``, its device and inode, folded into one integer that
+    fits a signed 64-bit column (SQLite ``INTEGER``, Postgres ``BIGINT``): what sync records in
+    ``sync_state.file_id`` to pair a renamed file with its old path (``mv`` and renames keep the
+    inode). A fold, so two files could share one in theory: pairing also asks that the contents
+    agree (:func:`gbrain.sync.plan.decide`)."""
+    return ((st.st_dev * 0x9E3779B97F4A7C15) ^ st.st_ino) & 0x7FFFFFFFFFFFFFFF
+
+
 def is_temp_name(name: str) -> bool:
     """Editor temp/swap/backup files and gbrain's own atomic-write temp files. Called for every
     name of every walk: most names fail the first test (a temp name starts with ``.``, ``#`` or

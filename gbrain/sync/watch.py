@@ -14,7 +14,9 @@ paths):
   waits while deletions are still arriving: it joins a batch once no delete event came for
   :data:`SETTLE_S` (at most :data:`SETTLE_MAX_S` after it was first held), so an ``rm -rf`` of a
   folder reaches the brain as one round and the mass-deletion guard sees the folder as it ends
-  up, not piecemeal; edits and new files are not delayed (:class:`Pending`). Editors' temp files (``.swp``, ``~``,
+  up, not piecemeal; edits and new files are not delayed (:class:`Pending`). A batch offers the
+  deletions held back to its round as the old paths of moves only (``maybe_moved``), so a note a
+  checkout deleted and created again elsewhere, edited, is still a move. Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
   the target, because reconciliation looks at each path's state, not at the event type.
 * **Brain → file**: each tick reads ``PRAGMA data_version`` (SQLite) or the notifications of
@@ -506,7 +508,10 @@ class Watcher:
                 paths, dirs = batch
                 for p in due_retry:
                     retry.pop(p, None)
-                if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry):
+                # deletions held back may be the old paths of notes this batch sees created (a
+                # checkout deletes and creates a moved and edited note): offered as moves only
+                held_gone = set(pending.gone_paths)
+                if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry, maybe_moved=held_gone):
                     for p in paths | due_retry:
                         retry[p] = now + RETRY_S
                     for d in dirs:
@@ -613,14 +618,16 @@ class Watcher:
         self.log(f"warning: {e} (stop this watch first; or start it again with --confirm-delete). "
                  "Watching goes on; those notes stay in the brain, and a file that comes back is synced again")
 
-    def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict) -> None:
+    def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict,
+               maybe_moved: set[str] = frozenset()) -> None:
         eng = self.engine
         if not os.path.isdir(eng.root):
             raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
         # a round driven by the change log alone holds back a page deleted on disk but edited in
         # the brain: the file may have been renamed, its events not yet in a batch; the retry
         # (a file round, after them) makes it a move, or puts the file back
-        out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs)
+        out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs,
+                            maybe_moved=maybe_moved - paths)
         self._add(out)
         now = time.monotonic()
         for p in out.held:

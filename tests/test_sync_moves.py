@@ -1,0 +1,391 @@
+"""Moves that also edit the note (Obsidian rewrites a moved note's relative links; a checkout of
+a branch that moved and edited pages) and renames of notes with the same text: the page keeps its
+identity (id, history, raw data, tags). Pairing rules: ``gbrain/sync/plan.py`` (pure) and
+``gbrain/sync/similar.py``; carried out by ``gbrain/sync/engine.py``. Engine-level tests run on
+both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list
+from gbrain.sync import similar
+from gbrain.sync.engine import SyncEngine
+from gbrain.sync.importer import import_tree
+from gbrain.sync.plan import PathState, decide
+from gbrain.sync.scan import db_excludes, scan_tree
+from gbrain.sync.verify import fresh_import_differences, verify_tree
+
+from conftest import gbrain
+
+WORDS = ("river harbour ledger quartz meadow signal orbit copper lantern falcon willow ember cipher "
+         "granite velvet compass thistle beacon saffron tundra marble cobalt juniper prism summit "
+         "anchor cedar delta fjord glacier horizon island jasper kestrel lagoon mosaic nectar oasis").split()
+
+
+def prose(seed: int, paras: int = 4) -> str:
+    """Deterministic note-like text: ``paras`` paragraphs of made-up sentences."""
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(paras):
+        out.append(" ".join(" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(6, 14))).capitalize() + "." for _ in range(rnd.randint(2, 4))))
+    return "\n\n".join(out) + "\n"
+
+
+def versions(db, slug: str) -> list[dict]:
+    r = gbrain("history", slug, "--json", env={"GBRAIN_DB": str(db)})
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["versions"]
+
+
+def verify_equal(brain: Brain, root: Path) -> None:
+    rep = verify_tree(brain, scan_tree(root, exclude_abs=db_excludes(brain.path)))
+    assert rep["ok"], rep["problems"]
+
+
+def sync(brain: Brain, root: Path) -> dict:
+    eng = SyncEngine(brain, root)
+    eng.bind()
+    try:
+        return eng.sync()
+    finally:
+        eng.close()
+
+
+# ---------------------------------------------------------------------------
+# the pure rules
+# ---------------------------------------------------------------------------
+
+H = {k: f"{k}" * 8 for k in "abcdefgh"}
+
+
+def gone(h, fid=None, brain=None):
+    return PathState(disk=None, brain=brain or h, base=h, brain_kind="page", base_id=fid)
+
+
+def new(h, fid=None, kind="page"):
+    return PathState(disk=h, disk_kind=kind, disk_id=fid)
+
+
+def test_identical_twins_pair_by_inode_not_by_name_order():
+    st = {"Tpl/Untitled.md": gone(H["a"], 11), "Tpl/Untitled 1.md": gone(H["a"], 12),
+          "Tpl/Alpha.md": new(H["a"], 11), "Tpl/Beta.md": new(H["a"], 12)}
+    plan = decide(st)
+    assert sorted(plan.moves) == [("Tpl/Untitled 1.md", "Tpl/Beta.md"), ("Tpl/Untitled.md", "Tpl/Alpha.md")]
+    # without recorded inodes: by hash, in path order (the old rule)
+    st2 = {p: PathState(**{**s.__dict__, "base_id": None, "disk_id": None}) for p, s in st.items()}
+    assert sorted(decide(st2).moves) == [("Tpl/Untitled 1.md", "Tpl/Alpha.md"), ("Tpl/Untitled.md", "Tpl/Beta.md")]
+
+
+def test_moved_and_edited_pairs_by_similarity_best_first_one_to_one():
+    st = {"Sub/Guide.md": gone(H["a"]), "Sub/Other.md": gone(H["b"]), "Guide.md": new(H["c"]), "Other.md": new(H["d"]), "Fresh.md": new(H["e"])}
+    sim = {("Sub/Guide.md", "Guide.md"): 0.95, ("Sub/Guide.md", "Other.md"): 0.97, ("Sub/Other.md", "Other.md"): 0.9,
+           ("Sub/Other.md", "Fresh.md"): 0.5}
+    plan = decide(st, sim)
+    # best first: Sub/Guide → Other (0.97) takes both; Sub/Other has nothing left at ≥ SIMILAR_MIN
+    assert plan.changed_moves == [("Sub/Guide.md", "Other.md")]
+    assert plan.trash == ["Sub/Other.md"] and plan.import_ == ["Fresh.md", "Guide.md"]
+    assert plan.action("Other.md") == "changed-move-to" and plan.action("Sub/Guide.md") == "changed-move-from"
+    # ties: the same file name wins, then path order
+    sim2 = {("Sub/Guide.md", "Guide.md"): 0.8, ("Sub/Guide.md", "Other.md"): 0.8}
+    assert decide(st, sim2).changed_moves == [("Sub/Guide.md", "Guide.md")]
+
+
+def test_similarity_pairing_needs_the_threshold_an_unedited_brain_side_and_pages():
+    base = {"old.md": gone(H["a"]), "new.md": new(H["b"])}
+    assert decide(base, {("old.md", "new.md"): similar.SIMILAR_MIN - 0.01}).changed_moves == []
+    assert decide(base, {("old.md", "new.md"): similar.SIMILAR_MIN}).changed_moves == [("old.md", "new.md")]
+    edited = {"old.md": gone(H["a"], brain=H["c"]), "new.md": new(H["b"])}
+    plan = decide(edited, {("old.md", "new.md"): 0.99})
+    assert plan.changed_moves == [] and plan.conflicts == [("old.md", "deleted-on-disk")] and plan.import_ == ["new.md"]
+    files = {"a.json": PathState(disk=None, brain=H["a"], base=H["a"], brain_kind="file"), "b.json": new(H["b"], kind="file")}
+    assert decide(files, {("a.json", "b.json"): 0.99}).changed_moves == []
+
+
+def test_an_inode_reused_by_an_unrelated_note_is_no_move():
+    st = {"gone.md": gone(H["a"], 7), "other.md": new(H["b"], 7)}
+    plan = decide(st, {("gone.md", "other.md"): 0.3})
+    assert plan.changed_moves == [] and plan.trash == ["gone.md"] and plan.import_ == ["other.md"]
+    plan = decide(st, {("gone.md", "other.md"): similar.INODE_MIN})
+    assert plan.changed_moves == [("gone.md", "other.md")]
+
+
+def test_similarity_sees_a_rewritten_link_and_not_an_unrelated_note():
+    a = "# Guide\nSee [a](../Other.md)\n"
+    assert similar.similarity(a, a.replace("(../Other.md)", "(Other.md)")) >= similar.SIMILAR_MIN
+    t = prose(1, 6)
+    assert similar.similarity(t, t.replace(". ", ". See [x](../Other.md). ", 3)) >= similar.SURE
+    assert similar.similarity(prose(1), prose(2)) < similar.SIMILAR_MIN
+    assert similar.similarity("", "") == 1.0 and similar.similarity("x", "") == 0.0
+
+
+# ---------------------------------------------------------------------------
+# sync (both engines)
+# ---------------------------------------------------------------------------
+
+
+def repro_tree(root: Path) -> None:
+    (root / "Sub").mkdir(parents=True)
+    (root / "Sub" / "Guide.md").write_text("# Guide\nSee [a](../Other.md)\n")
+    (root / "Other.md").write_text("other\n")
+
+
+def move_and_rewrite(root: Path) -> None:
+    os.rename(root / "Sub" / "Guide.md", root / "Guide.md")
+    p = root / "Guide.md"
+    p.write_text(p.read_text().replace("(../Other.md)", "(Other.md)"))
+
+
+def test_a_move_that_rewrites_links_keeps_the_page(tmp_path, db_path):
+    root = tmp_path / "vault"
+    repro_tree(root)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.raw_put("Sub/Guide", "crm", {"x": 1})
+        b.tag("Sub/Guide", "kept")
+        assert sync(b, root)["ok"]  # the sidecar reaches the folder
+        pid = b.page_row("Sub/Guide")["id"]
+        move_and_rewrite(root)
+        rep = sync(b, root)
+        assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+        assert {"from": "Sub/Guide.md", "to": "Guide.md"} in rep["moved"]
+        assert rep["counts"]["trashed"] == 0 and trash_list(b) == []
+        row = b.page_row("Guide")
+        assert row["id"] == pid and b.page_row("Sub/Guide") is None
+        assert "(Other.md)" in b.get_text("Guide")
+        assert b.raw_get("Guide") == {"crm": {"x": 1}}
+        assert "kept" in b.tags("Guide")
+        assert (root / ".raw" / "Guide.json").exists() and not (root / "Sub" / ".raw" / "Guide.json").exists()
+        assert [l["to_slug"] for l in b.links("Guide")] == ["Other"]
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+    vs = versions(db_path, "Guide")
+    ops = [(v["op"], v.get("path")) for v in vs]
+    assert ("create", "Sub/Guide.md") in ops and ("move", "Guide.md") in ops and ops[0] == ("update", "Guide.md"), ops
+
+
+def test_identical_notes_renamed_together_keep_their_own_pages(tmp_path, db_path):
+    root = tmp_path / "vault"
+    (root / "Tpl").mkdir(parents=True)
+    (root / "Tpl" / "Untitled.md").write_text("template body\n")
+    (root / "Tpl" / "Untitled 1.md").write_text("template body\n")
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.raw_put("Tpl/Untitled", "crm", {"who": "first"})
+        b.raw_put("Tpl/Untitled 1", "crm", {"who": "second"})
+        assert sync(b, root)["ok"]
+        id0, id1 = b.page_row("Tpl/Untitled")["id"], b.page_row("Tpl/Untitled 1")["id"]
+        os.rename(root / "Tpl" / "Untitled.md", root / "Tpl" / "Alpha.md")
+        os.rename(root / "Tpl" / "Untitled 1.md", root / "Tpl" / "Beta.md")
+        rep = sync(b, root)
+        assert rep["ok"], rep["problems"]
+        assert {"from": "Tpl/Untitled.md", "to": "Tpl/Alpha.md"} in rep["moved"]
+        assert {"from": "Tpl/Untitled 1.md", "to": "Tpl/Beta.md"} in rep["moved"]
+        assert b.page_row("Tpl/Alpha")["id"] == id0 and b.page_row("Tpl/Beta")["id"] == id1
+        assert b.raw_get("Tpl/Alpha") == {"crm": {"who": "first"}} and b.raw_get("Tpl/Beta") == {"crm": {"who": "second"}}
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_deleted_note_and_an_unrelated_new_note_stay_delete_and_create(tmp_path, db_path):
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    for i in range(3):
+        (root / "notes" / f"n{i}.md").write_text(f"# Note {i}\n\n" + prose(i))
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        pid = b.page_row("notes/n0")["id"]
+        (root / "notes" / "n0.md").unlink()  # the file system may give its inode to the next file
+        (root / "notes" / "fresh.md").write_text("# Fresh\n\n" + prose(99))
+        rep = sync(b, root)
+        assert rep["ok"] and rep["moved"] == [], rep["moved"]
+        assert rep["counts"]["trashed"] == 1 and rep["counts"]["imported"] == 1
+        assert b.page_row("notes/fresh")["id"] != pid and [t["slug"] for t in trash_list(b)] == ["notes/n0"]
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+def wiki_tree(root: Path, n: int = 22) -> None:
+    (root / "Wiki").mkdir(parents=True)
+    (root / "Home.md").write_text("# Home\n")
+    for i in range(n):
+        (root / "Wiki" / f"Topic {i}.md").write_text(f"# Topic {i}\n\nBack to [home](../Home.md).\n\n" + prose(i))
+
+
+def move_wiki_and_rewrite(root: Path, n: int = 22) -> None:
+    (root / "Archive").mkdir()
+    os.rename(root / "Wiki", root / "Archive" / "Wiki")
+    for i in range(n):
+        p = root / "Archive" / "Wiki" / f"Topic {i}.md"
+        p.write_text(p.read_text().replace("(../Home.md)", "(../../Home.md)"))
+
+
+def test_a_moved_folder_of_22_edited_notes_is_a_move_not_a_mass_delete(tmp_path, db_path):
+    root = tmp_path / "vault"
+    wiki_tree(root)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        ids = {i: b.page_row(f"Wiki/Topic {i}")["id"] for i in range(22)}
+        move_wiki_and_rewrite(root)
+        rep = sync(b, root)  # no MassDeleteRefused
+        assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+        assert rep["counts"]["moved"] == 22 and rep["counts"]["trashed"] == 0
+        assert {i: b.page_row(f"Archive/Wiki/Topic {i}")["id"] for i in range(22)} == ids
+        assert b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 23
+        assert not (root / "Wiki").exists()
+        assert all(l["to_slug"] == "Home" for l in b.links("Archive/Wiki/Topic 3"))
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
+def test_the_cli_repro(tmp_path, db_path):
+    """The user trial, through the CLI: import, raw, move + rewrite, sync."""
+    root = tmp_path / "vault"
+    repro_tree(root)
+    env = {"GBRAIN_DB": str(db_path)}
+    assert gbrain("import", str(root), env=env).returncode == 0
+    assert gbrain("raw", "Sub/Guide", "--source", "crm", "--data", '{"x":1}', env=env).returncode == 0
+    move_and_rewrite(root)
+    r = gbrain("sync", str(root), "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(gbrain("raw", "Guide", "--json", env=env).stdout) == {"crm": {"x": 1}}
+    vs = versions(db_path, "Guide")
+    assert [v["op"] for v in vs][:2] == ["update", "move"]
+
+
+# ---------------------------------------------------------------------------
+# a real `gbrain watch` process (waits on conditions, never on sleeps)
+# ---------------------------------------------------------------------------
+
+
+def _watch(root: Path, db_path):
+    from test_watch import Watch
+
+    return Watch(root, db_path)
+
+
+def test_watch_a_move_that_rewrites_links_keeps_the_page(tmp_path, db_path):
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    repro_tree(root)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.raw_put("Sub/Guide", "crm", {"x": 1})
+        pid = b.page_row("Sub/Guide")["id"]
+    w = _watch(root, db_path)
+    try:
+        wait_for(lambda: (root / "Sub" / ".raw" / "Guide.json").exists(), "the sidecar written to the folder")
+        move_and_rewrite(root)
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.page_row("Sub/Guide") is None and b.page_row("Guide") is not None and "(Other.md)" in b.get_text("Guide")
+                     and (root / ".raw" / "Guide.json").exists(), "the moved and edited page")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Guide")["id"] == pid and b.raw_get("Guide") == {"crm": {"x": 1}}
+            assert trash_list(b) == [] and not w.saw("→ trash"), "\n".join(w.lines)
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+    finally:
+        w.kill()
+    ops = [v["op"] for v in versions(db_path, "Guide")]
+    assert ops[:2] == ["update", "move"] or ops[:3] == ["update", "update", "move"], ops
+
+
+def test_watch_a_moved_folder_of_22_edited_notes_keeps_every_page_once(tmp_path, db_path):
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        ids = {i: b.page_row(f"Wiki/Topic {i}")["id"] for i in range(22)}
+    w = _watch(root, db_path)
+    try:
+        move_wiki_and_rewrite(root)
+        with Brain.open(db_path) as b:
+            def done():
+                rows = b.conn.execute("SELECT path FROM pages").fetchall()
+                return len(rows) == 23 and all(r[0].startswith("Archive/Wiki/") or r[0] == "Home.md" for r in rows) and all(
+                    "(../../Home.md)" in b.get_text(f"Archive/Wiki/Topic {i}") for i in range(22))
+            wait_for(done, "22 moved and edited pages, and no page left under Wiki/")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert not w.saw("gone at once") and not w.saw("→ trash"), "\n".join(w.lines)
+            assert {i: b.page_row(f"Archive/Wiki/Topic {i}")["id"] for i in range(22)} == ids
+            assert trash_list(b) == [] and not (root / "Wiki").exists()
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+    finally:
+        w.kill()
+
+
+def test_watch_a_checkout_that_deletes_and_recreates_an_edited_note_elsewhere_is_a_move(tmp_path, db_path):
+    """git checkout of a branch that moved and edited a note: the old file is deleted, a new one
+    (a new inode) written. The deletion waits in watch's Pending; the creation's batch pairs it."""
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 3)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.tag("Wiki/Topic 1", "kept")
+        pid = b.page_row("Wiki/Topic 1")["id"]
+    w = _watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: "kept" in (root / "Wiki" / "Topic 1.md").read_text(), "the tag written to the file")
+            text = (root / "Wiki" / "Topic 1.md").read_text()
+            (root / "Wiki" / "Topic 1.md").unlink()
+            (root / "Docs").mkdir()
+            (root / "Docs" / "Topic 1.md").write_text(text.replace("(../Home.md)", "(../Home.md#top)"))
+            wait_for(lambda: b.page_row("Wiki/Topic 1") is None and b.page_row("Docs/Topic 1") is not None
+                     and "#top" in b.get_text("Docs/Topic 1"), "the moved and edited page")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1")
+            assert trash_list(b) == [], "\n".join(w.lines)
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+    finally:
+        w.kill()
+
+
+def test_a_moved_and_edited_page_reuses_the_embeddings_of_its_unchanged_chunks(tmp_path, db_path):
+    from gbrain import operations as ops
+
+    root = tmp_path / "vault"
+    (root / "Sub").mkdir(parents=True)
+    body = "# Guide\n\n" + "\n\n".join(f"## Part {i}\n\n" + prose(i, 2) for i in range(4)) + "\nSee [a](../Other.md)\n"
+    (root / "Sub" / "Guide.md").write_text(body)
+    (root / "Other.md").write_text("other\n")
+    ctx = lambda: ops.Context(db=str(db_path))  # noqa: E731
+    assert ops.run("sync", {"dir": str(root)}, ctx())["ok"]
+    ops.run("config-set", {"key": "embedding_model", "value": "fake-16"}, ctx())
+    first = ops.run("embed", {}, ctx())
+    move_and_rewrite(root)
+    r = ops.run("sync", {"dir": str(root)}, ctx())
+    assert r["ok"] and {"from": "Sub/Guide.md", "to": "Guide.md"} in r["moved"], r
+    again = ops.run("embed", {}, ctx())
+    with Brain.open(db_path) as b:
+        n = b.conn.execute("SELECT COUNT(*) FROM page_embeddings e JOIN pages p ON p.id = e.page_id WHERE p.slug = 'Guide'").fetchone()[0]
+        assert n >= 4 and fresh_import_differences(b) == {}
+    assert again["cached"] >= n - 1 and again["embedded"] <= 1, (first, again)
+
+
+def test_two_short_notes_alike_by_chance_are_no_evidence_of_a_move():
+    """`# N3` deleted and `# New` created (the file system gave the new file the freed inode):
+    0.73 alike character by character, but no line in common."""
+    assert similar.similarity("# N3\n", "# New\n") > similar.INODE_MIN
+    assert similar.evidence("# N3\n", "# New\n") == 0.0
+    assert similar.score_pairs({"a/n3.md": "# N3\n"}, {"new.md": "# New\n"}, {}, [("a/n3.md", "new.md")]) == {("a/n3.md", "new.md"): 0.0}
+    g = "# Guide\nSee [a](../Other.md)\n"
+    assert similar.evidence(g, g.replace("(../", "(")) >= similar.SIMILAR_MIN
