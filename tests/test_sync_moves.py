@@ -389,3 +389,10 @@ def test_two_short_notes_alike_by_chance_are_no_evidence_of_a_move():
     assert similar.score_pairs({"a/n3.md": "# N3\n"}, {"new.md": "# New\n"}, {}, [("a/n3.md", "new.md")]) == {("a/n3.md", "new.md"): 0.0}
     g = "# Guide\nSee [a](../Other.md)\n"
     assert similar.evidence(g, g.replace("(../", "(")) >= similar.SIMILAR_MIN
+
+
+def test_a_one_paragraph_note_with_its_link_rewritten_is_still_evidence():
+    para = prose(5, 1).strip() + " See [other](../Other.md) for more.\n"
+    assert len(para) > similar.SHORT
+    assert similar.evidence(para, para.replace("(../", "(")) >= similar.SURE
+    assert similar.evidence(prose(5, 1), prose(6, 1)) < similar.INODE_MIN

@@ -47,6 +47,8 @@ COMMON_LINE = 8
 MIN_SHARED = 0.1
 #: a pair is scored only when its two texts share a line of at least this many characters
 MIN_LINE = 3
+#: below this many characters (the shorter text) a pair needs a shared line (:func:`evidence`)
+SHORT = 64
 
 
 def similarity(a: str, b: str) -> float:
@@ -122,11 +124,14 @@ def shortlist(gone: Mapping[str, str], new: Mapping[str, str], threshold: float 
 
 
 def evidence(a: str, b: str) -> float:
-    """:func:`similarity`, but 0.0 when ``a`` and ``b`` share no line (stripped, at least
-    :data:`MIN_LINE` characters): two short notes alike by coincidence (``# N3`` and ``# New``
-    match in 4 of their 5 and 6 characters, 0.73) are no evidence of a move, while a moved and
-    edited note keeps some line (its title, a paragraph) as it was."""
-    if a != b and not any(len(x) >= MIN_LINE for x in _lines(a) & _lines(b)):
+    """:func:`similarity`, but 0.0 when the shorter text has fewer than :data:`SHORT` characters
+    and the two share no line (stripped, at least :data:`MIN_LINE` characters): two short notes
+    alike by coincidence (``# N3`` and ``# New`` match in 4 of their 5 and 6 characters, 0.73)
+    are no evidence of a move, while a short note moved and edited keeps some line (its title)
+    as it was. Past :data:`SHORT` characters coincidence stays far below the thresholds
+    (unrelated make_brain notes: at most 0.43), so a one-paragraph note with a link rewritten
+    still pairs."""
+    if a != b and min(len(a), len(b)) < SHORT and not any(len(x) >= MIN_LINE for x in _lines(a) & _lines(b)):
         return 0.0
     return similarity(a, b)
 
