@@ -82,36 +82,45 @@ def timed(fn) -> tuple[float, float, object]:
     return time.process_time() - c, time.perf_counter() - w, out
 
 
-def run_one(b: Brain, runs: int) -> dict:
+def run_one(b: Brain, runs: int, migrate, prepare=None) -> dict:
+    """Best of ``runs`` (CPU-s, wall-s) of the read floor and of ``migrate(conn)`` (its result:
+    how many pages it changed or parsed), each migration after ``prepare(conn)`` (undoing the
+    last one) when given."""
     conn = b.conn
     best = {"floor": (9e9, 9e9), "migration": (9e9, 9e9)}
-    changed = 0
+    count = 0
     for _ in range(runs):
         cf, wf, _n = timed(lambda: floor(conn))
         best["floor"] = min(best["floor"], (cf, wf))
+        if prepare is not None:
+            with b.transaction():
+                prepare(conn)
         with b.transaction():
-            old_words(conn)
-        with b.transaction():
-            cm, wm, changed = timed(lambda: dbmod.rederive_compat_words(conn))
+            cm, wm, count = timed(lambda: migrate(conn))
         best["migration"] = min(best["migration"], (cm, wm))
-    return {"best": best, "changed": changed}
+    return {"best": best, "count": count}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def measure(doc: str, spoil_tree, migrate, *, prepare=None, what: str, count_label: str, name: str) -> None:
+    """The command line of a migration benchmark: a make_brain.py brain imported as generated
+    (``none``) and with ``--share`` of its pages changed by ``spoil_tree(tree, share)`` (``some``),
+    on SQLite and (``--postgres``) a private pgserver; prints ``migrate``'s cost beside the read
+    floor per engine and brain. ``what`` names the spoiled pages, ``count_label`` the count
+    column, ``name`` the temp folder and database names."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--pages", type=int, default=2000)
     ap.add_argument("--share", type=float, default=0.05)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--postgres", action="store_true")
     a = ap.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="gbrain-compat-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"gbrain-{name}-"))
     srv = None
     try:
         base = tmp / "made"
         subprocess.run([sys.executable, str(SHARED / "tools" / "make_brain.py"), str(base), "--pages", str(a.pages)], check=True, capture_output=True)
         some = tmp / "some"
         shutil.copytree(base, some)
-        n_some = spoil(some, a.share)
+        n_some = spoil_tree(some, a.share)
         if a.postgres:
             import pgserver
 
@@ -120,24 +129,25 @@ def main() -> None:
             os.chmod(tmp, 0o755)
             os.chmod(d, 0o755)
             srv = pgserver.get_server(str(d), cleanup_mode="stop")
-        print(f"load average at start: {os.getloadavg()[0]:.2f}   pages: {a.pages}   with compatibility characters in 'some': {n_some}")
-        print(f"{'engine':<9} {'brain':<6} {'changed':>8} {'floor CPU-s':>12} {'migr. CPU-s':>12} {'CPU ratio':>10} {'floor wall-s':>13} {'migr. wall-s':>13}  target")
+        w = max(7, len(count_label))
+        print(f"load average at start: {os.getloadavg()[0]:.2f}   pages: {a.pages}   {what} in 'some': {n_some}")
+        print(f"{'engine':<9} {'brain':<6} {count_label:>{w}} {'floor CPU-s':>12} {'migr. CPU-s':>12} {'CPU ratio':>10} {'floor wall-s':>13} {'migr. wall-s':>13}  target")
         for engine in ["sqlite"] + (["postgres"] if srv else []):
-            for name, tree in (("none", base), ("some", some)):
+            for brain_name, tree in (("none", base), ("some", some)):
                 if engine == "sqlite":
-                    db = tmp / f"{name}.db"
+                    db = tmp / f"{brain_name}.db"
                 else:
                     import psycopg
 
                     with psycopg.connect(srv.get_uri(), autocommit=True) as c:
-                        c.execute(f"CREATE DATABASE compat_{name}")
-                    db = srv.get_uri().replace("/postgres?", f"/compat_{name}?", 1)
+                        c.execute(f"CREATE DATABASE {name}_{brain_name}")
+                    db = srv.get_uri().replace("/postgres?", f"/{name}_{brain_name}?", 1)
                 with Brain.open(db) as b:
                     import_tree(b, tree)
-                    r = run_one(b, a.runs)
+                    r = run_one(b, a.runs, migrate, prepare)
                 (cf, wf), (cm, wm) = r["best"]["floor"], r["best"]["migration"]
-                target = "none ≤ 2× floor" if name == "none" else ""
-                print(f"{engine:<9} {name:<6} {r['changed']:>8} {cf:>12.4f} {cm:>12.4f} {cm / max(cf, 1e-9):>9.2f}x {wf:>13.4f} {wm:>13.4f}  {target}")
+                target = "none ≤ 2× floor" if brain_name == "none" else ""
+                print(f"{engine:<9} {brain_name:<6} {r['count']:>{w}} {cf:>12.4f} {cm:>12.4f} {cm / max(cf, 1e-9):>9.2f}x {wf:>13.4f} {wm:>13.4f}  {target}")
         print(f"load average at end: {os.getloadavg()[0]:.2f}")
     finally:
         if srv is not None:
@@ -146,6 +156,10 @@ def main() -> None:
             close_pools()
             srv.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> None:
+    measure(__doc__, spoil, dbmod.rederive_compat_words, prepare=old_words, what="with compatibility characters", count_label="changed", name="compat")
 
 
 if __name__ == "__main__":
