@@ -328,3 +328,34 @@ def test_an_ordinary_delete_elsewhere_is_not_held_because_a_big_folder_is(tmp_pa
         assert w._safe_batch(set(other[:3]), set(), retry={})
         assert sorted(trash(b)) == sorted(other[:3]) and len([s for s in said if "confirm-delete" in s]) == 1
         w.engine.close()
+
+
+def test_a_folder_obsidian_moved_into_its_trash_is_an_ordinary_delete(tmp_path, db_path):
+    """An Obsidian trial: deleting a folder of 25 notes in Obsidian (which moves it into the
+    vault's `.trash/`, ignored by default) tripped the "unmounted drive?" guard. Notes found in
+    `.trash/` under their own name, at the size last synced, were deleted on purpose; the same
+    folder removed outright is still refused, and so is one whose `.trash/` copies differ."""
+    root = tmp_path / "v"
+    gone = notes(root, "Projects/Bulk Renamed", MASS_TRASH + 5)
+    notes(root, "", 3, "keep")
+    (root / ".trash").mkdir()
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        shutil.move(str(root / "Projects/Bulk Renamed"), str(root / ".trash" / "Bulk Renamed"))
+        rep = eng.sync()
+        assert rep["ok"] and rep["counts"]["trashed"] == len(gone), rep["problems"]
+        assert sorted(trash(b)) == sorted(gone)
+        # the control: a folder deleted outright, and one whose trash copies are not the notes
+        other = notes(root, "Areas/Many", MASS_TRASH + 5)
+        assert eng.sync()["ok"]
+        shutil.rmtree(root / "Areas/Many")
+        with pytest.raises(MassDeleteRefused, match="Areas"):
+            eng.sync()
+        (root / ".trash" / "Many").mkdir()
+        for p in other:
+            (root / ".trash" / "Many" / Path(p).name).write_text("not the same note\n")
+        with pytest.raises(MassDeleteRefused, match="Areas"):
+            eng.sync()
+        eng.close()

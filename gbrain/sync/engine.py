@@ -1369,12 +1369,38 @@ class SyncEngine:
                 return True
         return False
 
+    def _in_obsidian_trash(self, paths: list[str]) -> set[str]:
+        """The ``paths`` (gone from the folder) whose file stands in the vault's ``.trash/`` folder,
+        where Obsidian moves what a person deletes: ``.trash/`` + the path less any number of its
+        leading folders (a deleted folder keeps its own name there, a note keeps its name), with
+        the size the last sync recorded. Only paths Obsidian could have moved: none when there is
+        no ``.trash/`` folder."""
+        trash = os.path.join(str(self.root), ".trash")
+        if not paths or not os.path.isdir(trash):
+            return set()
+        sizes = {p: st[0] for p, st in self._state(paths).items()}
+        out = set()
+        for p in paths:
+            parts = p.split("/")
+            for i in range(len(parts)):
+                try:
+                    st = os.lstat(os.path.join(trash, *parts[i:]))
+                except OSError:
+                    continue
+                if st.st_size == sizes.get(p, -1):
+                    out.add(p)
+                    break
+        return out
+
     def _check_vanished(self, to_trash: list[str], disk: dict | None) -> None:
         """Raise :class:`MassDeleteRefused` when :meth:`vanished_folders` finds any. The message
         says what is true: nothing was trashed, or how many of those folders' notes this engine
         (a watch) trashed in earlier rounds and how to bring them back; and how to get the files
         back instead (``--put-back``) or confirm the deletion (``--confirm-delete``)."""
-        gone = self._vanished(to_trash, disk)
+        # notes Obsidian moved into its own trash (`.trash/`, ignored by default: deleting a note
+        # or a folder there is Obsidian's "move to Obsidian trash") were deleted on purpose
+        in_trash = self._in_obsidian_trash([p for p in to_trash if is_markdown(p)])
+        gone = self._vanished([p for p in to_trash if p not in in_trash] if in_trash else to_trash, disk)
         if not gone:
             return
         parts = []
