@@ -378,7 +378,7 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
         def gather(b: Brain) -> str:
             # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1)
             recent = [r for r in ops.run("list", {"sort": "updated", "since": since, "limit": 60}, brain=b)
-                      if r["type"] != "briefing" and not conflict_original(r["slug"] + ".md")][:30]
+                      if r["type"] != "briefing" and not conflict_original(r["slug"])][:30]
             conflicts = ops.run("conflicts", {}, brain=b)
             ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT 10").fetchall()
             st = b.stats()

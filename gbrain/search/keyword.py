@@ -564,11 +564,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         precision = min(1.0, hits_in_name[pid] / name_len.get(pid, 1)) ** PRECISION_POWER
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
-    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
-    for h in out:
-        h["score"] = below.get(h["id"], h["score"])
-    order = {pid: i for i, pid in enumerate(ids)}
-    out.sort(key=lambda h: (-h["score"], order[h["id"]]))
+    _best_first(conn, out, ids)
     out = out[: int(limit)]
     # the body signal of the hits returned only: a few probed one rowid at a time (a MATCH runs
     # once per value of ``rowid IN (…)``), many in one pass over the body matches
@@ -589,6 +585,17 @@ BODY_PROBES = 32
 
 #: how far below its original a conflict copy is put (:func:`copies_below_originals`)
 COPY_GAP = 1e-6
+
+
+def _best_first(conn: sqlite3.Connection, out: list[dict], ids: list[int]) -> None:
+    """Sort the scored hits ``out`` (``{id, score, …}``) best first, ties in candidate order
+    ``ids``, each conflict copy's score lowered below its page's first
+    (:func:`copies_below_originals`). Both engines' rankings end with it."""
+    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
+    for h in out:
+        h["score"] = below.get(h["id"], h["score"])
+    order = {pid: i for i, pid in enumerate(ids)}
+    out.sort(key=lambda h: (-h["score"], order[h["id"]]))
 
 
 def copies_below_originals(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
@@ -1080,11 +1087,7 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
             sig.add(exact[pid])
         score = bm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
-    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
-    for h in out:
-        h["score"] = below.get(h["id"], h["score"])
-    order = {pid: i for i, pid in enumerate(ids)}
-    out.sort(key=lambda h: (-h["score"], order[h["id"]]))
+    _best_first(conn, out, ids)
     return out[: int(limit)]
 
 

@@ -106,7 +106,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
+from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -226,8 +226,6 @@ class MassDeleteRefused(SyncError):
         self.paths = set(paths)
 
 
-_COPY_MARK = CONFLICT_MARK
-
 
 #: longest file name (one path segment, in UTF-8 bytes) a conflict copy gets: the limit of ext4,
 #: APFS, NTFS and most other file systems
@@ -257,12 +255,12 @@ def is_conflict_copy_of(copy: str, path: str) -> bool:
     folder, stem, ext = _split_copy(path)
     if not copy.endswith(ext) or not copy.startswith(folder):
         return False
-    m = _COPY_MARK.search(copy, len(folder))
+    m = CONFLICT_MARK.search(copy, len(folder))
     while m is not None:
         if m.end() == len(copy) - len(ext):
             head = copy[: m.start()]
             return head == stem or (stem.startswith(head) and _fit_stem(folder, stem, copy[m.start():]) == head)
-        m = _COPY_MARK.search(copy, m.start() + 1)
+        m = CONFLICT_MARK.search(copy, m.start() + 1)
     return False
 
 
@@ -1982,10 +1980,9 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     # a copy written by a sync that died before recording its conflict: listed, so it is merged
     known = {r[0] for r in brain.conn.execute("SELECT copy_path FROM sync_conflicts WHERE copy_path IS NOT NULL")}
     for (p,) in brain.conn.execute("SELECT path FROM pages WHERE path LIKE '%.conflict-%' UNION ALL SELECT path FROM files WHERE path LIKE '%.conflict-%'"):
-        m = _COPY_MARK.search(p)
-        if p in known or not m:
+        orig = conflict_original(p)
+        if p in known or orig is None:
             continue
-        orig = p[: m.start()] + p[m.end() :]
         out.append({"id": None, "path": orig, "copy_path": p, "kind": "both-changed", "file_hash": None, "db_hash": None, "base_hash": None,
                     "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)"})
     return out
