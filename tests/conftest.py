@@ -252,6 +252,16 @@ def engine(request) -> str:
     return request.config.getoption("--engine")
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write ``{relative path: text}`` under ``root`` as exact UTF-8 bytes (folders made as
+    needed); returns ``root``."""
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(text.encode("utf-8"))
+    return root
+
+
 def tree_pages(root: Path) -> list[tuple[str, str]]:
     """``[(relative path, text)]`` of every ``.md`` file under ``root`` that decodes as UTF-8
     (the others are blobs, never parsed), in sorted walk order, ``.git`` left out."""

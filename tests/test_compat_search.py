@@ -20,6 +20,8 @@ from gbrain.search import keyword as search
 from gbrain.storage import db as dbmod
 from gbrain.sync.importer import import_tree
 
+from conftest import write_tree
+
 NOTES = {
     "notes/pdf.md": "# Quarterly review\n\nThe ﬁnancial ﬂow statement was copied from a PDF.\n",
     "notes/ime.md": "# Model notes\n\nCompared ＧＰＴ４ in the ｍｅｅｔｉｎｇ\u3000yesterday; see x² and ②.\n",
@@ -30,11 +32,7 @@ NOTES = {
 
 
 def _tree(tmp_path, notes=NOTES):
-    tree = tmp_path / "vault"
-    for rel, text in notes.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text, encoding="utf-8")
-    return tree
+    return write_tree(tmp_path / "vault", notes)
 
 
 def _brain(tmp_path, db, notes=NOTES):

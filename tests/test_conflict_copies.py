@@ -15,6 +15,8 @@ from gbrain.search import hybrid, keyword
 from gbrain.search.vectors import embed_pages, plan_embed, select_pages
 from gbrain.sync.importer import import_tree
 
+from conftest import write_tree
+
 PAGE = "---\ntitle: Yara Kowalski\ntype: person\n---\n# Yara Kowalski\n\nYara Kowalski leads platform at Lumen Labs.\n"
 COPY = PAGE.replace(" leads platform at Lumen Labs", " left")  # the other side's edit: shorter, so BM25 ranks it higher
 NOTES = {
@@ -29,10 +31,7 @@ NOTES = {
 
 @pytest.fixture
 def brain(tmp_path, db_path):
-    tree = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text, encoding="utf-8")
+    tree = write_tree(tmp_path / "vault", NOTES)
     with Brain.open(db_path) as b:
         import_tree(b, tree)
         yield b

@@ -9,6 +9,8 @@ from gbrain.search import keyword as search
 from gbrain.storage import db as dbmod
 from gbrain.sync.importer import import_tree
 
+from conftest import write_tree
+
 NOTES = {
     "garden/fern.md": "---\ntags: [seedling, plants/ferns]\nstatus: evergreen\nauthor: Ana Lima\ncreated: 2024-01-02\nsource: https://example.com/pteridophyte\n---\n# Fern\n\nA green thing.\n",
     "garden/moss.md": "---\ntags:\n  - seedling\n---\nMoss grows.\n",
@@ -18,10 +20,7 @@ NOTES = {
 
 
 def _brain(tmp_path, db_path):
-    tree = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text)
+    tree = write_tree(tmp_path / "vault", NOTES)
     b = Brain.open(db_path)
     import_tree(b, tree)
     return b

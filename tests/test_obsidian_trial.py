@@ -5,7 +5,6 @@ incremental one."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,13 +12,10 @@ from gbrain.core.brain import Brain
 from gbrain.page.markdown import load_frontmatter, parse_page
 from gbrain.sync.importer import import_tree
 
+from conftest import write_tree
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(text.encode("utf-8"))
-    return root
+
+write = write_tree
 
 
 # ---- 1. a scalar that looks like a date but is none ---------------------------------------

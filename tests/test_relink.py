@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gbrain
+from conftest import gbrain, write_tree
 
 from gbrain import operations as ops
 from gbrain.core import lint as lintmod
@@ -45,11 +45,7 @@ MEMO_FIXED = (
 INDEX_FIXED = "Index: [Acme](companies/acme-corp.md), [[acme-corp.md]], [Old](/companies/New%20Name.md).\n"
 
 
-def write(root: Path, pages: dict[str, str]) -> None:
-    for rel, text in pages.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(text.encode("utf-8"))
+write = write_tree
 
 
 def synced(root: Path, db_path, pages: dict[str, str]) -> tuple[Brain, SyncEngine]:

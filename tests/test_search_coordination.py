@@ -12,6 +12,8 @@ from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
+from conftest import write_tree
+
 
 def _filler(rnd: random.Random, n: int) -> str:
     vocab = [f"word{i}" for i in range(400)] + "garden river meeting budget draft review travel coffee window market".split()
@@ -34,10 +36,7 @@ def _notes() -> dict[str, str]:
 
 @pytest.fixture
 def brain(tmp_path, db_path):
-    tree = tmp_path / "vault"
-    for rel, text in _notes().items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text, encoding="utf-8")
+    tree = write_tree(tmp_path / "vault", _notes())
     with Brain.open(db_path) as b:
         import_tree(b, tree)
         yield b

@@ -14,6 +14,8 @@ from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
+from conftest import write_tree
+
 NOTES = {
     "perf/alpha.md": "# Benchmark alpha\n\nBenchmarks of the import path.\n",
     "perf/beta.md": "# Beta run\n\nWe benchmarked the sync engine.\n",
@@ -28,10 +30,7 @@ BENCH = ["notes/garage", "perf/alpha", "perf/beta", "perf/gamma"]
 
 @pytest.fixture
 def brain(tmp_path, db_path):
-    tree = tmp_path / "vault"
-    for rel, text in NOTES.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text, encoding="utf-8")
+    tree = write_tree(tmp_path / "vault", NOTES)
     with Brain.open(db_path) as b:
         import_tree(b, tree)
         yield b
