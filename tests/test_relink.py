@@ -3,6 +3,7 @@ history records the move) are pointed at the page's new name, in the style each 
 nothing else in a page changes. Runs on both engines (``--engine postgres``)."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -297,6 +298,9 @@ def test_under_watch_the_files_follow(tmp_path, db_path):
             wait_for(lambda: b.conn.execute("SELECT 1 FROM pages WHERE slug = 'people/ana'").fetchone(), "the first sync")
             (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
             wait_for(lambda: b.conn.execute("SELECT 1 FROM pages WHERE slug = 'companies/acme-corp'").fetchone(), "watch to see the rename")
+            # the batch that moved the note says the two links now dangle, and how to mend them
+            wait_for(lambda: any("2 link(s) in 1 page(s) still name a moved page" in ln and "--fix-safe" in ln for ln in w.lines),
+                     "watch's line on the links the rename left dangling")
         p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--fix-safe")
         assert b"fixed people/ana" in p.stdout, p.stdout + p.stderr
         want = "Works at [[acme-corp]] and [A](../companies/acme-corp.md).\n"
@@ -304,3 +308,28 @@ def test_under_watch_the_files_follow(tmp_path, db_path):
     finally:
         code, _ = w.stop()
     assert code == 0, "\n".join(w.lines)
+
+
+def test_sync_says_how_many_links_a_move_left_dangling(tmp_path, db_path):
+    """``gbrain sync`` after a rename: the report counts the links that still use the old name
+    (and the pages holding them) and names the command that rewrites them; once they are
+    rewritten, a sync with another move says nothing of them. A dangling link no move explains
+    is not counted."""
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n",
+                 "people/bo.md": "Knows [[acme]] and [[Nobody Here]].\n", "misc/x.md": "x\n"})
+    db = str(db_path)
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
+    p = gbrain("--db", db, "sync", str(root))
+    out = p.stdout.decode()
+    assert p.returncode == 0, out + p.stderr.decode()
+    assert "3 link(s) in 2 page(s) still name a moved page by its old name: `gbrain lint --check dead_links --fix-safe`" in out, out
+    p = gbrain("--db", db, "--json", "sync", str(root))
+    assert "renamed_links" not in json.loads(p.stdout)  # no move this time: no count
+    assert b"fixed people/ana" in gbrain("--db", db, "lint", "--check", "dead_links", "--fix-safe").stdout
+    (root / "misc/x.md").rename(root / "misc/y.md")
+    p = gbrain("--db", db, "--json", "sync", str(root))
+    rep = json.loads(p.stdout)
+    assert rep["counts"]["moved"] == 1 and "renamed_links" not in rep, rep  # [[Nobody Here]] still dangles: not a move's
+    assert "still name a moved page" not in gbrain("--db", db, "sync", str(root)).stdout.decode()

@@ -716,6 +716,32 @@ def _family(kind: str) -> str:
     return "md" if kind == "markdown" else "wiki"
 
 
+def renamed_links(brain) -> dict:
+    """How many dangling links name a page by a name it had before a rename or move: ``{"links":
+    n, "pages": m}`` (m: the linking pages). Counts only links whose old name leads to exactly one
+    live page (those ``lint --check dead_links --fix-safe`` can rewrite, unless the page's text
+    turns out not to hold them as parsed); reads no page text, so it is cheap enough for a sync
+    report. Uses the same move index as :func:`plan_link_fixes`."""
+    from ..page.links import SqlIndex
+
+    moves = Moves(brain.conn)
+    if not moves.load():
+        return {"links": 0, "pages": 0}
+    index = SqlIndex(brain.conn)
+    links = 0
+    pages: set[int] = set()
+    rows = brain.conn.execute(
+        "SELECT l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "WHERE l.to_page_id IS NULL"
+    ).fetchall()
+    for r in rows:
+        dests, _style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
+        if len(dests) == 1:
+            links += 1
+            pages.add(r["from_page_id"])
+    return {"links": links, "pages": len(pages)}
+
+
 def plan_link_fixes(brain) -> dict:
     """The rewrites that point dangling links at the page their target became (a page renamed or
     moved, per the history: :class:`Moves`), without writing anything.

@@ -32,6 +32,10 @@ def _sync_text(r: dict, a: dict) -> str:
         else:
             where = "in the brain, edited on disk" if c["kind"] == "deleted-in-brain" else "on disk, edited in the brain"
             lines.append(f"PUT BACK: {c['path']}: deleted {where}; the edited version was kept (not a conflict copy: `gbrain conflicts --all` notes it)")
+    if r.get("renamed_links"):
+        rl = r["renamed_links"]
+        lines.append(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
+                     "`gbrain lint --check dead_links --fix-safe` rewrites them (add --dry-run to see the edits first)")
     copies = [c for c in r.get("conflicts") or [] if c.get("copy_path")]
     if copies:
         lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
@@ -67,7 +71,14 @@ def _sync(b, a, ctx):
         raise BadInput(f"{ctx.flag('put_back')} and {ctx.flag('confirm_delete')} ask for opposite things; give one")
     try:
         eng.bind(rebind=bool(a.get("rebind")))
-        return eng.sync()
+        r = eng.sync()
+        if r.get("moved"):  # links written with a moved page's old name now dangle: say how to mend them
+            from ..core.lint import renamed_links
+
+            rl = renamed_links(b)
+            if rl["links"]:
+                r["renamed_links"] = rl
+        return r
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) and "busy" not in str(e):
             raise

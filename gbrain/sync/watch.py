@@ -629,6 +629,8 @@ class Watcher:
         out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs,
                             maybe_moved=maybe_moved - paths)
         self._add(out)
+        if out.moved:
+            self._renamed_links_hint()
         now = time.monotonic()
         for p in out.held:
             retry[p] = now + max(RETRY_S, self.debounce)
@@ -646,6 +648,16 @@ class Watcher:
         for p in bad:
             self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
             retry[p] = now + RETRY_S
+
+    def _renamed_links_hint(self) -> None:
+        """After a batch that moved notes: one line when links still name a moved page by its old
+        name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them."""
+        from ..core.lint import renamed_links
+
+        rl = renamed_links(self.brain)
+        if rl["links"]:
+            self.log(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
+                     "`gbrain lint --check dead_links --fix-safe` rewrites them")
 
     def summary(self) -> dict:
         """``{root, seconds, batches, counts, conflicts, moved, warning_count, initial_ok, ok, exit_code}``."""
