@@ -727,19 +727,21 @@ def renamed_links(brain) -> dict:
     moves = Moves(brain.conn)
     if not moves.load():
         return {"links": 0, "pages": 0}
-    index = SqlIndex(brain.conn)
-    links = 0
-    pages: set[int] = set()
-    rows = brain.conn.execute(
+    found = [r["from_page_id"] for r, dests, _style in _dangling_destinations(brain.conn, moves, SqlIndex(brain.conn)) if len(dests) == 1]
+    return {"links": len(found), "pages": len(set(found))}
+
+
+def _dangling_destinations(conn, moves: "Moves", index):
+    """Each dangling link with where a move says it was meant to point: ``(row, [live slugs],
+    style)`` (:meth:`Moves.destination`, resolving through ``index``), by linking page slug
+    then link id."""
+    rows = conn.execute(
         "SELECT l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
-        "WHERE l.to_page_id IS NULL"
+        "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
     for r in rows:
-        dests, _style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
-        if len(dests) == 1:
-            links += 1
-            pages.add(r["from_page_id"])
-    return {"links": links, "pages": len(pages)}
+        dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
+        yield r, dests, style
 
 
 def plan_link_fixes(brain) -> dict:
@@ -767,12 +769,7 @@ def plan_link_fixes(brain) -> dict:
     index = SqlIndex(conn)
     want: dict[int, dict[tuple[str, str], tuple[str, str, str, str]]] = {}
     skipped: list[dict] = []
-    rows = conn.execute(
-        "SELECT l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
-        "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
-    ).fetchall()
-    for r in rows:
-        dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
+    for r, dests, style in _dangling_destinations(conn, moves, index):
         if len(dests) == 1:
             want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0])
         elif dests:
