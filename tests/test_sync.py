@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -451,8 +452,22 @@ def test_one_sync_at_a_time(env, tmp_path):
 
     other = Brain.open(brain.path)
     e2 = SyncEngine(other, root)
-    with pytest.raises(SyncError, match="another `gbrain sync` or `gbrain watch` is running"):
+    with pytest.raises(SyncError) as e:
         e2.bind()
+    # the message names the holder: the command, its process id (here this test's own) and, for
+    # another folder, that folder; on SQLite, that one folder syncs at a time
+    msg = str(e.value)
+    assert f"another `gbrain sync` (pid {os.getpid()}) is already syncing" in msg, msg
+    assert ("a SQLite brain syncs with one folder at a time" in msg) == (not eng.client), msg
+    e3 = SyncEngine(Brain.open(brain.path), root.parent)
+    e3.surface = "watch"
+    if eng.client:  # Postgres: another folder has a lock of its own
+        e3.bind()
+        e3.close()
+    else:
+        with pytest.raises(SyncError, match=f"`gbrain sync` \\(pid {os.getpid()}\\) of {re.escape(str(root))} is already syncing"):
+            e3.bind()
+    e3.brain.close()
     eng.close()
     e2.bind()  # free again once the first one let go
     assert e2.sync()["ok"]

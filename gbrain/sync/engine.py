@@ -90,6 +90,7 @@ that no round trashes until their file comes back.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import posixpath
 import re
@@ -402,14 +403,33 @@ class SyncEngine:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
+                holder = _lock_holder(fd)
                 os.close(fd)
-                raise SyncError(f"another `gbrain sync` or `gbrain watch` is running on {self.brain.path}") from None
+                raise SyncError(self._busy_message(holder)) from None
             if _same_file(fd, path):
                 break
             os.close(fd)
         else:  # pragma: no cover - 100 closes racing one sync
             raise SyncError(f"could not take the sync lock {path}")
         self._lock_fd, self._lock_name = fd, path
+        try:  # who holds it, for the message another sync or watch gives (best effort)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps({"pid": os.getpid(), "surface": self.surface, "root": str(self.root)}).encode("utf-8", "surrogateescape"), 0)
+        except (OSError, ValueError):
+            pass
+
+    def _busy_message(self, holder: dict | None) -> str:
+        """The one-line error when another process holds this brain's sync lock: which command
+        (``gbrain sync``/``gbrain watch``), its process id and the folder it syncs, when the
+        holder wrote them (:meth:`_lock`); on SQLite one folder syncs at a time, on Postgres each
+        folder has a lock of its own."""
+        what = "`gbrain sync` or `gbrain watch`"
+        if holder and holder.get("pid"):
+            what = f"`gbrain {holder.get('surface') or 'sync'}` (pid {holder['pid']})"
+            if holder.get("root") and holder["root"] != str(self.root):
+                what += f" of {holder['root']}"
+        scope = f"{self.root} with {self.brain.path}" if self.client else f"{self.brain.path} (a SQLite brain syncs with one folder at a time)"
+        return f"another {what} is already syncing {scope}; stop it first (a running watch keeps both sides equal already)"
 
     def close(self) -> None:
         """Release the sync lock and remove its file (still holding the lock, so a process that
@@ -1989,3 +2009,12 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
 
 
 __all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list"]
+
+
+def _lock_holder(fd: int) -> dict | None:
+    """What the holder of a sync lock wrote into its file (``{pid, surface, root}``), or None."""
+    try:
+        got = json.loads(os.pread(fd, 4096, 0).decode("utf-8", "surrogateescape") or "null")
+    except (OSError, ValueError):
+        return None
+    return got if isinstance(got, dict) else None
