@@ -107,6 +107,8 @@ def _watch_text(r: dict, a: dict) -> str:
         Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300, minimum=0),
         Param("rebind", "boolean", "watch a different folder than the one the brain is bound to", default=False),
         Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished, or most of whose notes were deleted at once (you deleted them on purpose)", default=False),
+        Param("embed", "boolean", "also keep embeddings current: pages that changed (here or by any other writer) are embedded in the background with the brain's model, "
+              "once changes settle (run it on one machine of a team brain)", default=False),
     ],
     mcp=False,
     db="create",
@@ -127,7 +129,7 @@ def _watch(b, a, ctx):
 
     try:
         rescan = a.get("rescan") if a.get("rescan") is not None else 300
-        w = Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan))
+        w = Watcher(b, root, debounce=ms / 1000, log=log, rebind=bool(a.get("rebind")), rescan=float(rescan), embed=bool(a.get("embed")))
         w.engine.confirm_delete = bool(a.get("confirm_delete"))
         return w.run()
     except sqlite3.OperationalError as e:

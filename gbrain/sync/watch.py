@@ -219,8 +219,12 @@ class _Handler:
 class Watcher:
     """The watch loop. ``run()`` blocks until :meth:`stop` (or a signal) and returns the summary."""
 
-    def __init__(self, brain: Brain, root: str | os.PathLike, *, debounce: float = DEBOUNCE_S, max_wait: float = MAX_WAIT_S, log: Callable[[str], None] | None = None, rebind: bool = False, rescan: float = RESCAN_S):
+    def __init__(self, brain: Brain, root: str | os.PathLike, *, debounce: float = DEBOUNCE_S, max_wait: float = MAX_WAIT_S, log: Callable[[str], None] | None = None, rebind: bool = False, rescan: float = RESCAN_S,
+                 embed: bool = False):
         self.brain = brain
+        #: ``--embed``: a :class:`~gbrain.sync.embedder.EmbedKeeper` keeps the embeddings current
+        self.embed = embed
+        self.keeper = None
         self.rescan = rescan
         self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
         self._warned: dict[str, float] = {}
@@ -303,6 +307,8 @@ class Watcher:
         self.warning_count += len(out.warnings)
         if out.changed():
             self.batches += 1
+            if self.keeper is not None:
+                self.keeper.poke()
 
     def run(self, *, ready: Callable[[dict], None] | None = None) -> dict:
         """Bind, start the observer, catch up with a full sync, then loop. Returns the summary."""
@@ -338,6 +344,12 @@ class Watcher:
         try:
             self.initial = self._first_sync()
             self._add_initial(self.initial)
+            if self.embed:
+                from .embedder import EmbedKeeper
+
+                self.keeper = EmbedKeeper(self.brain.path, self.log)
+                self.keeper.start()
+                self.keeper.poke()  # pages stale from before this watch
             files = self.initial["files_seen"]
             self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
             if not self.initial["ok"]:
@@ -351,6 +363,8 @@ class Watcher:
             raise
         finally:
             observer.stop()
+            if self.keeper is not None:
+                self.keeper.stop()
             if self._masked:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             for sig, h in old.items():
@@ -380,6 +394,8 @@ class Watcher:
         c = rep.get("counts", {})
         if any(c.get(k) for k in ("imported", "exported", "trashed", "removed", "moved", "conflicts")):
             self.batches += 1
+            if self.keeper is not None:
+                self.keeper.poke()
         for k, v in c.items():
             self.counts[k] = self.counts.get(k, 0) + v
         self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
