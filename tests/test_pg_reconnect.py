@@ -16,6 +16,7 @@ import sqlite3
 import psycopg
 import pytest
 
+from gbrain.errors import GBrainError
 from gbrain.storage import pg
 
 from conftest import gbrain
@@ -111,6 +112,26 @@ def test_an_unreachable_database_is_one_clear_error_and_works_after(pg_url, admi
             with pytest.raises(pg.Disconnected, match="cannot reach the brain database") as e:
                 conn.execute("SELECT 1")
             assert "\n" not in str(e.value)
+        assert conn.execute("SELECT 1").fetchone()[0] == 1
+    finally:
+        conn.close()
+
+
+def test_a_connection_opened_during_an_outage_is_refused_with_the_reason_and_works_after(pg_url, admin, monkeypatch):
+    """A new connection while the database is away (a call that starts as the server shuts
+    down) is refused with the server's reason, not the pool's "couldn't get a connection after
+    30 sec" after waiting out the pool's own retries; the first one after the outage works even
+    while the pool is still backing off."""
+    monkeypatch.setattr(pg, "POOL_WAIT_S", 0.2)
+    pg.connect(pg_url).close()  # the process's pool is made, with an idle connection
+    with admin.outage():
+        pg._pool(pg_url).check()  # it finds that connection broken: none idle, its connects fail
+        with pytest.raises(GBrainError) as e:  # (not Disconnected: no connection existed to lose)
+            pg.connect(pg_url)
+        msg = str(e.value)
+        assert "cannot reach the brain database" in msg and "couldn't get a connection" not in msg and "\n" not in msg, msg
+    conn = pg.connect(pg_url)
+    try:
         assert conn.execute("SELECT 1").fetchone()[0] == 1
     finally:
         conn.close()

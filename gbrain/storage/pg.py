@@ -422,6 +422,10 @@ import atexit  # noqa: E402
 atexit.register(close_pools)
 
 
+#: seconds a new connection waits for the pool before connecting on its own (the pool retries a
+#: failed connect with back-off, which would keep a call waiting past the server's return)
+POOL_WAIT_S = 5.0
+
 #: hnsw.ef_search of each pooled psycopg connection whose session holds it (PgConnection.set_ef_search)
 _EF_SEARCH: "weakref.WeakKeyDictionary[Any, int]" = weakref.WeakKeyDictionary()
 
@@ -444,13 +448,20 @@ class PgConnection:
         self.url = url
         self.path = DbUrl(url)
         self._pool = _pool(url)
-        try:
-            self._conn = self._pool.getconn()
-        except Exception as e:  # PoolTimeout wraps the connect error
-            raise GBrainError(f"cannot connect to the brain database {self.path}: {redact(e, url)}") from None
-        self._conn.row_factory = _row_factory
         #: whether ``_conn`` came from the pool (one made after a break did not)
         self._pooled = True
+        try:
+            self._conn = self._pool.getconn(timeout=POOL_WAIT_S)
+        except Exception:  # PoolTimeout: the pool's own connects fail, or wait out its back-off
+            # one plain connect now: it is refused at once while the server is away (the pool
+            # would have kept this call waiting 30 s, and past the server's return), and
+            # succeeds at once when the server is back before the pool's next try
+            try:
+                self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True))
+            except psycopg.Error as e:
+                raise GBrainError(f"cannot reach the brain database {self.path}: {_why(e, url)}") from None
+            self._pooled = False
+        self._conn.row_factory = _row_factory
         #: a transaction lost with its connection: every statement but BEGIN/ROLLBACK refused
         self._lost = False
         #: ``PRAGMA query_only = ON`` was set: a new connection gets it again
