@@ -92,7 +92,7 @@ def test_a_conflict_on_a_long_note_name_is_a_copy_not_a_crash(tmp_path, db_path)
     assert gbrain("sync", str(vault)).returncode == 0
     with open(vault / f"{name}.md", "a") as f:
         f.write("offline edit\n")
-    assert gbrain("tag", name, "longconf").returncode == 0
+    assert gbrain("put", name, input="body\nedit in the brain\n").returncode == 0  # the same place: a conflict
     r = gbrain("sync", str(vault))
     assert r.returncode == 3 and b"Traceback" not in r.stderr, r.stderr.decode()[-2000:]
     copies = [p.name for p in vault.iterdir() if ".conflict-" in p.name]

@@ -96,9 +96,11 @@ def test_file_edit_is_imported_and_brain_write_reaches_the_file(env):
 def test_conflict_keeps_both_versions(env):
     brain, eng, root = env
     f = root / "people" / "ana-lima.md"
+    # both sides append a paragraph at the end: an overlap (edits that do not overlap are merged,
+    # tests/test_both_changed.py)
     file_version = f.read_bytes() + b"\nFile side edit.\n"
     f.write_bytes(file_version)
-    brain.timeline_add("people/ana-lima", "2026-01-02", "Brain side edit", "manual")
+    brain.put("people/ana-lima", brain.get_text("people/ana-lima") + "\nBrain side edit.\n")
     db_version = brain.get_text("people/ana-lima").encode("utf-8")
     rep = eng.sync()
     assert rep["exit_code"] == 3 and rep["ok"], rep["problems"]
@@ -363,8 +365,8 @@ def test_cli_exit_codes_and_json(run, tmp_path, brain_tree):
     rep = json.loads(r.stdout)
     assert rep["ok"] and rep["counts"]["imported"] == 11
     f = brain_tree / "people" / "ana-lima.md"
-    f.write_bytes(f.read_bytes() + b"\nfile\n")
-    r = run("timeline-add", "people/ana-lima", "--date", "2026-02-02", "--summary", "brain")
+    f.write_bytes(f.read_bytes() + b"\nfile\n")  # both append at the end: an overlap, a conflict
+    r = run("put", "people/ana-lima", input=f.read_bytes()[: -len(b"\nfile\n")] + b"\nbrain\n")
     assert r.returncode == 0, r.stderr
     r = run("sync", str(brain_tree))
     assert r.returncode == 3, r.stderr

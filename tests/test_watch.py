@@ -311,7 +311,7 @@ def test_conflict_while_watch_was_down_and_restart_catch_up(watch, brain, brain_
     f = brain_tree / "people" / "ana-lima.md"
     file_v = f.read_bytes() + b"\nfile side\n"
     f.write_bytes(file_v)
-    brain.timeline_add("people/ana-lima", "2026-03-03", "brain side", "manual")
+    brain.put("people/ana-lima", text_of(brain, "people/ana-lima") + "\nbrain side\n")  # the same place: an overlap
     brain_v = text_of(brain, "people/ana-lima").encode()
     g = brain_tree / "people" / "bruno-okafor.md"
     g.write_bytes(g.read_bytes() + b"\nonly the file changed\n")

@@ -17,6 +17,8 @@ def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
         lines.append(f"Moved: {m['from']} → {m['to']}")
+    for m in r.get("merged") or []:
+        lines.append(f"Merged: {m}: changed in the folder and in the brain; the edits did not overlap, so both are in the note (no conflict copy)")
     for c in r.get("cleaned") or []:
         lines.append(f"Cleaned: {c}")
     for u in r.get("unreadable") or []:

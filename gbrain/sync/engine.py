@@ -113,7 +113,7 @@ from . import verify
 from .exporter import atomic_write, safe_join
 from ..core.history import key_for_path, keep_version, moved_away, record_move
 from .importer import classify
-from .merge import MAX_BYTES as MERGE_MAX_BYTES, stale_view
+from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import similar as sim
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
@@ -184,7 +184,8 @@ class Outcome:
     #: paths gone from disk but edited in the brain, left for a later round instead of being put
     #: back (``reconcile(hold_gone_edits=True)``: the file may have moved, its events still on their way)
     held: list[str] = field(default_factory=list)
-    #: stale saves merged with a newer write through gbrain (also in ``imported`` and ``exported``)
+    #: pages merged three ways (also in ``imported`` and ``exported``): stale saves merged with a
+    #: newer write through gbrain, and pages both sides changed whose edits do not overlap
     merged: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
@@ -940,6 +941,7 @@ class SyncEngine:
             self._widen_for_moves(paths, D, S, B, db, state, disk)
         states = {}
         stale: dict[str, tuple[bytes, bytes | None]] = {}  # path → (the file's bytes, the merge or None)
+        both: dict[str, tuple[bytes, bytes]] = {}  # path → (the file's bytes, the merge): both changed, the edits merge
         # a path gone from disk that the brain and the base still have may have moved: the new
         # paths' file ids (device, inode) are looked up then only
         any_gone = any(p not in D and p in S and p in B for p in paths)
@@ -949,14 +951,21 @@ class SyncEngine:
                 sv = self._stale_view(p, disk[p], s)
                 if sv is not None:
                     stale[p] = sv
+            # only asked where the three sides all differ: it reads history
+            was_brain = d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d)
+            if (b is not None and d is not None and s is not None and d != s and d != b and s != b and not was_brain
+                    and db[p][1] == "page" and p in disk and is_markdown(p)):
+                m = self._both_merge(p, disk[p], b)
+                if m is not None:
+                    both[p] = m
             states[p] = PathState(
                 disk=d, brain=s, base=b,
                 brain_kind=db[p][1] if p in db else None,
                 # the kind only matters for a path new on disk (a move's destination)
                 disk_kind=("page" if classify(p, b"")[0] == "page" else "file") if d is not None and s is None and b is None else None,
-                # only asked where the three sides all differ: it reads history
-                disk_was_brain=d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d),
+                disk_was_brain=was_brain,
                 stale=None if p not in stale else ("merge" if stale[p][1] is not None else "conflict"),
+                both_merge=p in both,
                 base_id=state[p][4] if p in state else None,
                 disk_id=self._fid(disk[p]) if any_gone and d is not None and s is None and b is None else None,
             )
@@ -966,7 +975,7 @@ class SyncEngine:
         moved_paths = {p for m in moves + edited_moves + changed_moves for p in m}
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
-        to_merge = plan.merge
+        to_merge, to_merged = plan.merge, plan.merged
         drop = only_moves - moved_paths
         if drop:  # held back by the caller, and no move: a later round decides them
             paths -= drop
@@ -974,6 +983,7 @@ class SyncEngine:
             to_import, to_trash = [p for p in to_import if p not in drop], [p for p in to_trash if p not in drop]
             conflicts, settled = [c for c in conflicts if c[0] not in drop], [p for p in settled if p not in drop]
             to_merge = [p for p in to_merge if p not in drop]
+            to_merged = [p for p in to_merged if p not in drop]
         if hold_gone_edits:
             out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
             conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
@@ -989,7 +999,7 @@ class SyncEngine:
         # either side
         if to_trash and (len(to_trash) >= MASS_TRASH or self.held) and not self.confirm_delete:
             self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or changed_moves:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -1019,14 +1029,17 @@ class SyncEngine:
         # a conflict copy, then the brain's version to the path (nothing is lost on either side)
         file_copies, no_base_written = self._keep_files_as_copies(
             [p for p, k in conflicts if k in _KEEP_BRAIN], disk, D, S, B, db, copies, to_import, now, out)
-        # a stale save that merges cleanly: the merged text goes to the file now (it holds every
-        # change of the file's bytes); the page follows in the transaction below
+        # a stale save that merges cleanly, or a page both sides changed whose edits merge: the
+        # merged text goes to the file now (it holds every change of the file's bytes); the page
+        # follows in the transaction below
+        merges: dict[str, tuple[bytes, bytes | None]] = {p: stale[p] for p in to_merge}
+        merges.update((p, both[p]) for p in to_merged)
         merge_written: dict[str, DiskFile] = {}
-        for p in to_merge:
+        for p in merges:
             if not self._still(p, disk.get(p)):
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
                 continue
-            merged = stale[p][1]
+            merged = merges[p][1]
             assert merged is not None
             atomic_write(Path(self._abs(p)), merged)
             merge_written[p] = self._stat_written(p, merged)
@@ -1140,19 +1153,22 @@ class SyncEngine:
                     continue  # the brain changed again: the next round sees the merged file against it
                 # the file's save first (a version from the file: nothing the person typed is
                 # lost, and a later stale save from the same buffer finds it as its ancestor),
-                # then the merge as the page
-                disk[p].data = stale[p][0]
+                # then the merge as the page (the brain's replaced version is in the history)
+                disk[p].data = merges[p][0]
                 with origin(operation="file changed"):
                     if not self._import(p, disk[p], out):
                         continue
-                with origin(operation=MERGED_OP):
+                with origin(operation=MERGED_OP if p in stale else BOTH_MERGED_OP):
                     if not self._import(p, f, out):
                         continue
                 out.imported.append(p)
                 out.exported.append(p)
                 out.merged.append(p)
                 out.disk_hashes[p] = f.hash
-                self._log(f"~ merged your save of {p} with a newer write through gbrain (the file was saved from an older version)")
+                if p in stale:
+                    self._log(f"~ merged your save of {p} with a newer write through gbrain (the file was saved from an older version)")
+                else:
+                    self._log(f"~ merged {p}: changed in the folder and in the brain since the last sync; the edits do not overlap")
             for p in to_trash:
                 if p in changed_since:
                     continue
@@ -1630,6 +1646,38 @@ class SyncEngine:
             return None
         return data, view.merged
 
+    def _both_merge(self, p: str, f: DiskFile, b: str) -> tuple[bytes, bytes] | None:
+        """Whether the page at ``p``, changed in the brain and in its file ``f`` since the base
+        ``b`` (a sha256), merges: the base's text is looked up in the page history
+        (``history_bodies`` by hash; gone when pruned, or older than the history), then
+        :func:`gbrain.sync.merge.merge_edits` (base, the brain's bytes, the file's) decides.
+        Returns ``(the file's bytes, the merged bytes)``, or None (no base text, a side over
+        :data:`gbrain.sync.merge.MAX_BYTES`, not UTF-8, or the edits overlap: the
+        ``both-changed`` conflict as before)."""
+        if f.size > MERGE_MAX_BYTES:
+            return None
+        r = self.conn.execute("SELECT id, size FROM history_bodies WHERE hash = ?", (b,)).fetchone()
+        if r is None or (r[1] or 0) > MERGE_MAX_BYTES:
+            return None
+        from ..core.history import body
+
+        try:
+            base = body(self.conn, r[0])
+        except GBrainError:  # a body of its chain pruned: no base text
+            return None
+        if sha256(base) != b:
+            return None
+        data = f.data
+        if data is None:
+            data, _ = self.read_stable(f)
+            if data is None or sha256(data) != f.hash:
+                return None
+        brain_bytes = self.db_bytes(p)
+        if brain_bytes is None:
+            return None
+        merged = merge_edits(base, brain_bytes, data, p, self.brain.timeline_split)
+        return None if merged is None else (data, merged)
+
     def _brain_had(self, p: str, h: str) -> bool:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
         shows the brain held bytes with hash ``h`` at path ``p``."""
@@ -1921,6 +1969,9 @@ class SyncEngine:
 _KEEP_BRAIN = ("no-base", "stale-save")
 #: the history operation of a merged stale save (a write through gbrain, not from the file)
 MERGED_OP = "stale save merged"
+#: the history operation of the merge of a page both sides changed (not from the file either: a
+#: later save from the editor's buffer, which lacks the brain's edits, is then a stale save)
+BOTH_MERGED_OP = "both changed merged"
 
 
 def _from_file(surface: str, operation: str) -> bool:

@@ -18,13 +18,22 @@ against the ancestor are hunks; hunks of the two sides that overlap or touch for
 taken from the side that changed it (or either, when both made the same change); a region both
 sides changed differently is a conflict, except two pure insertions at the same place (both
 appended a line at the end of the timeline), which are kept both: the brain's lines, then the
-file's.
+file's (when one insertion is the other plus more lines before or after it, only the longer one:
+it holds the shorter).
+
+The same merge serves the ``both-changed`` case of a sync (:func:`merge_edits`): the file and the
+brain both changed a page since the last sync, and their base is in the page history. There two
+insertions at one place are kept both only where that cannot be a guess: inside the base's
+timeline section, and each side's new lines whole timeline entries (an append-only list);
+anywhere else they are a conflict, as in git.
 """
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
+
+from ..page.markdown import parse_page, parse_timeline_entries
 
 #: pages bigger than this (bytes, any side) are not examined: the plain rules apply
 MAX_BYTES = 512 * 1024
@@ -63,10 +72,21 @@ def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int,
     return out
 
 
-def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+def _holds(longer: list[bytes], shorter: list[bytes]) -> bool:
+    """Whether ``longer`` is ``shorter`` plus lines before or after it."""
+    n = len(shorter)
+    return len(longer) > n and (longer[:n] == shorter or longer[len(longer) - n:] == shorter)
+
+
+def merge3(base: bytes, ours: bytes, theirs: bytes, keep_both: Callable[[int, list[bytes], list[bytes]], bool] | None = None) -> bytes | None:
     """Three-way merge of ``ours`` and ``theirs``, both edited from ``base``: the merged bytes,
-    or None when a region was changed differently on the two sides (a conflict). Two insertions
-    at one place are both kept, ``ours`` first. Pure; raises nothing."""
+    or None when a region was changed differently on the two sides (a conflict).
+
+    Two insertions at one place (``base`` line index ``at``, nothing removed) that differ are
+    both kept, ``ours`` first, when ``keep_both(at, our_lines, their_lines)`` is true (None:
+    always), else they are a conflict; when one insertion is the other plus lines before or
+    after it, the longer one is taken (it holds the other: a merge made before, merged again).
+    Pure; raises nothing but what ``keep_both`` raises."""
     b = _lines(base)
     tagged = sorted([(i1, i2, 0, r) for i1, i2, r in _hunks(b, _lines(ours))] + [(i1, i2, 1, r) for i1, i2, r in _hunks(b, _lines(theirs))],
                     key=lambda h: (h[0], h[1], h[2]))
@@ -94,8 +114,10 @@ def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         mine, yours = _text(b, sides[0], lo, hi), _text(b, sides[1], lo, hi)
         if mine == yours:
             out += mine
-        elif lo == hi:  # both inserted at the same place and removed nothing: keep both
-            out += mine + yours
+        elif lo == hi and (_holds(mine, yours) or _holds(yours, mine)):
+            out += mine if len(mine) > len(yours) else yours
+        elif lo == hi and (keep_both is None or keep_both(lo, mine, yours)):
+            out += mine + yours  # both inserted at the same place and removed nothing: keep both
         else:
             return None
     out += b[pos:]
@@ -147,4 +169,54 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     return StaleView(best, merged)
 
 
-__all__ = ["MAX_BYTES", "StaleView", "distance", "merge3", "stale_view"]
+def _timeline_start(base: str, path: str, timeline_split: str) -> int | None:
+    """The index of the first line after the timeline separator of the page ``base`` (in the
+    lines of its UTF-8 bytes, as :func:`merge3` counts them), or None when it has no timeline."""
+    page = parse_page(base, path, timeline_split=timeline_split)
+    if not page.separator:
+        return None
+    head = ("\ufeff" if page.bom else "") + page.frontmatter_raw + page.compiled_truth + page.separator
+    return len(_lines(head.encode("utf-8")))
+
+
+def _whole_entries(lines: list[bytes]) -> bool:
+    """Whether ``lines`` (one side's insertion) are whole timeline entries: every non-blank
+    line an entry line (``- **YYYY-MM-DD** | …``) or an indented detail line under one, the
+    first non-blank line an entry line."""
+    text = b"".join(lines).decode("utf-8")
+    tops = [ln for ln in text.splitlines() if ln.strip() and ln[:1] not in (" ", "\t")]
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    return bool(tops) and first[:1] not in (" ", "\t") and len(parse_timeline_entries(text)) == len(tops)
+
+
+def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline_split: str = "rule") -> bytes | None:
+    """The ``both-changed`` merge: the page at ``path`` changed in the brain (``brain``) and in
+    its file (``disk``) since the version both had at the last sync (``base``, from the page
+    history). Returns the merged bytes, or None when the edits cannot be merged without a
+    guess: a region both changed differently, two insertions at one place outside the base's
+    timeline section (``timeline_split``: the brain's setting, ``rule`` or ``heading``) or not
+    made of whole timeline entries, a side that is not UTF-8 text, or a side bigger than
+    :data:`MAX_BYTES`. Two sides' timeline entries inserted at one place are both kept, the
+    brain's first. Pure; raises nothing."""
+    if max(len(base), len(brain), len(disk)) > MAX_BYTES:
+        return None
+    try:
+        base_text = base.decode("utf-8")
+        brain.decode("utf-8")
+        disk.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    start = _timeline_start(base_text, path, timeline_split)
+    base_lines = _lines(base)
+
+    def in_timeline(at: int, mine: list[bytes], yours: list[bytes]) -> bool:
+        if start is None or at < start:
+            return False
+        if at < len(base_lines) and base_lines[at][:1] in (b" ", b"\t"):
+            return False  # inside an entry, before its indented detail
+        return _whole_entries(mine) and _whole_entries(yours)
+
+    return merge3(base, brain, disk, keep_both=in_timeline)
+
+
+__all__ = ["MAX_BYTES", "StaleView", "distance", "merge3", "merge_edits", "stale_view"]

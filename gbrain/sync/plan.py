@@ -26,7 +26,10 @@ D and S differ, B is None   a conflict, ``no-base``: this folder never had the p
                             version is kept as the conflict copy (as import keeps the brain's version)
 otherwise                   a conflict: ``both-changed`` (the file's version becomes the page, the
                             brain's is the copy), ``deleted-on-disk`` (D None) or
-                            ``deleted-in-brain`` (S None)
+                            ``deleted-in-brain`` (S None); a both-changed page whose two edits
+                            merge cleanly against the base (``both_merge``, found by the caller
+                            with :func:`gbrain.sync.merge.merge_edits`) is ``merged`` instead:
+                            the merged text becomes the page and the file, no copy
 ==========================  ==========================================================
 
 Moves: a path gone from disk that the brain still has (D None, S and B not None) plus a path new
@@ -84,6 +87,10 @@ class PathState:
     #: it was saved from an older version and does not merge, None otherwise (the caller finds
     #: out with :func:`gbrain.sync.merge.stale_view`)
     stale: str | None = None
+    #: only for a page both sides changed since the base (D, S, B all present and different, not
+    #: an echo): True when the caller found the base's text (in the history) and the two edits
+    #: merge cleanly (:func:`gbrain.sync.merge.merge_edits`); False: a ``both-changed`` conflict
+    both_merge: bool = False
     #: identity (device and inode folded, :func:`gbrain.sync.scan.file_id`) of the file now on
     #: disk (the caller fills it for paths new on disk) and of the file the base recorded
     disk_id: int | None = None
@@ -106,18 +113,19 @@ class Plan:
     settled: list[str] = field(default_factory=list)      # equal on both sides
     echoes: set[str] = field(default_factory=set)         # in ``write``: the file held an earlier brain version
     merge: list[str] = field(default_factory=list)        # a stale save that merges cleanly: merged text → page and file
+    merged: list[str] = field(default_factory=list)       # both changed since the base, edits merge cleanly: merged text → page and file
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge``, ``conflict:<kind>``,
-        ``settled``; KeyError when not in the plan."""
+        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
+        ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``; KeyError when not in the plan."""
         for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves)):
             for old, new in pairs:
                 if path == old:
                     return pre + "move-from"
                 if path == new:
                     return pre + "move-to"
-        for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("merge", self.merge), ("settled", self.settled)):
+        for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("merge", self.merge), ("merged", self.merged), ("settled", self.settled)):
             if path in xs:
                 return name
         for p, kind in self.conflicts:
@@ -222,6 +230,9 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             # this folder never agreed with the brain on the path (a new machine, a restored
             # backup, a renamed vault): the brain's version stays, the file's is the copy
             plan.conflicts.append((p, "no-base"))
+        elif d is not None and s is not None and st.both_merge:
+            # both changed since the base, and the edits do not overlap: as git merges
+            plan.merged.append(p)
         else:
             kind = "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")
             plan.conflicts.append((p, kind))

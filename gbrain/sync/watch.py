@@ -241,6 +241,7 @@ class Watcher:
         self._masked = False  # SIGINT/SIGTERM blocked and polled with sigtimedwait (main thread)
         self.counts: dict[str, int] = {k: 0 for k in Outcome().counts()}
         self.conflicts: list[dict] = []
+        self.merged: list[str] = []  # pages merged three ways (a stale save, or both sides' edits)
         self.moved: list[tuple[str, str]] = []
         self.warning_count = 0
         self.collapsed: list[dict] = []  # pages a saved file emptied or shrank (revert hints)
@@ -302,6 +303,7 @@ class Watcher:
         for k, v in out.counts().items():
             self.counts[k] = self.counts.get(k, 0) + v
         self.conflicts += out.conflicts
+        self.merged += out.merged
         self.moved += out.moved
         self.collapsed += out.collapsed
         self.warning_count += len(out.warnings)
@@ -400,6 +402,7 @@ class Watcher:
             self.counts[k] = self.counts.get(k, 0) + v
         self.moved += [(m["from"], m["to"]) for m in rep["moved"]]
         self.conflicts += rep["conflicts"]
+        self.merged += rep.get("merged", [])
         self.collapsed += rep.get("collapsed", [])
         self.warning_count += rep.get("warning_count", 0)
 
@@ -676,13 +679,15 @@ class Watcher:
                      "`gbrain lint --check dead_links --fix-safe` rewrites them")
 
     def summary(self) -> dict:
-        """``{root, seconds, batches, counts, conflicts, moved, warning_count, initial_ok, ok, exit_code}``."""
+        """``{root, seconds, batches, counts, conflicts, merged, moved, warning_count, initial_ok, ok, exit_code}``
+        (``merged``: paths merged three ways, also counted as imported and exported)."""
         return {
             "root": str(self.engine.root),
             "seconds": round(time.monotonic() - self.started, 3) if self.started else 0,
             "batches": self.batches,
             "counts": dict(self.counts),
             "conflicts": self.conflicts,
+            "merged": self.merged,
             "moved": [{"from": a, "to": b} for a, b in self.moved],
             "collapsed": self.collapsed,
             "warning_count": self.warning_count,

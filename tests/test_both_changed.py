@@ -1,0 +1,379 @@
+"""Both sides changed a page since the last sync: edits that do not overlap are merged three ways.
+
+Before, a page changed in its file *and* in the brain since the last sync was always a
+``both-changed`` conflict: the file's version became the page and the brain's a conflict copy,
+even when a person had added a timeline line in vim while an agent rewrote the compiled-truth
+paragraph. Now, when the base (the version both had at the last sync) is in the page history and
+the two edits merge cleanly (``gbrain/sync/merge.py: merge_edits``, the stale-save merge with
+git's rule for two insertions at one place, relaxed only for whole timeline entries inside the
+timeline), the plan's action is ``merged``: the merged text becomes the page and the file, no
+copy. Overlapping edits, a missing base, a deletion, or a file that is not UTF-8 stay conflicts.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine, conflict_list
+from gbrain.sync.merge import merge3, merge_edits
+from gbrain.sync.plan import PathState, decide
+from gbrain.sync.verify import fresh_import_differences
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_stale_save import editor_save  # noqa: E402
+from test_sync import all_versions, sha, tree_files, verify_equal  # noqa: E402
+from test_watch import Watch, equal, text_of, wait_for, watch  # noqa: E402,F401
+
+PATH = "people/ana-lima.md"
+SLUG = "people/ana-lima"
+PARA = b"Ana is raising a Series A for River AI"
+ENTRY_D = "- **2026-12-02** | vim \u2014 DISK-ENTRY typed by a person\n".encode()
+ENTRY_B = "- **2026-12-03** | agent \u2014 BRAIN-ENTRY written over MCP\n".encode()
+
+
+def page(body: bytes = b"intro\n", timeline: bytes = b"- **2026-01-01** | a \xe2\x80\x94 first\n", nl: bytes = b"\n") -> bytes:
+    text = b"---\ntitle: Ana\ntags: [a]\n---\n\n# Ana\n\n" + body + b"\n---\n\n" + timeline
+    return text.replace(b"\n", nl)
+
+
+# ---- the pure merge ---------------------------------------------------------------------------
+
+
+def test_a_timeline_line_and_a_compiled_truth_rewrite_merge():
+    base = page(b"Ana is raising.\n")
+    brain = page(b"Ana closed the round.\n")
+    disk = base + ENTRY_D
+    assert merge_edits(base, brain, disk) == brain + ENTRY_D
+
+
+def test_the_same_edit_on_both_sides_is_taken_once():
+    base = page(b"one\ntwo\nthree\n")
+    both = base.replace(b"two", b"TWO")
+    assert merge_edits(base, both + ENTRY_B, both) == both + ENTRY_B
+    assert merge_edits(base, both, both) == both
+
+
+def test_frontmatter_on_one_side_and_body_on_the_other_merge():
+    base = page(b"body\n")
+    fm = base.replace(b"tags: [a]", b"tags: [a, investor]")
+    body = base.replace(b"body\n", b"body, edited\n")
+    assert merge_edits(base, fm, body) == fm.replace(b"body\n", b"body, edited\n")
+    assert merge_edits(base, body, fm) == fm.replace(b"body\n", b"body, edited\n")
+
+
+def test_two_appends_at_one_place_are_kept_only_as_whole_timeline_entries():
+    base = page()
+    # both appended a timeline entry at the end: both kept, the brain's first
+    assert merge_edits(base, base + ENTRY_B, base + ENTRY_D) == base + ENTRY_B + ENTRY_D
+    # an entry with an indented detail line is whole too
+    detailed = ENTRY_D + b"  more about it\n"
+    assert merge_edits(base, base + ENTRY_B, base + detailed) == base + ENTRY_B + detailed
+    # both inserted at the top of the timeline (newest first)
+    first = b"- **2026-01-01**"
+    top = lambda e: base.replace(first, e + first, 1)  # noqa: E731
+    assert merge_edits(base, top(ENTRY_B), top(ENTRY_D)) == top(ENTRY_B + ENTRY_D)
+    # anything else appended at one place is a conflict, as in git: order or choice is a guess
+    assert merge_edits(base, base + b"\nBrain paragraph.\n", base + b"\nFile paragraph.\n") is None
+    assert merge_edits(base, base + ENTRY_B, base + b"a plain line\n") is None
+    # two paragraphs added at the end of the compiled truth (above the separator)
+    ct = lambda x: base.replace(b"intro\n", b"intro\n" + x)  # noqa: E731
+    assert merge_edits(base, ct(b"brain\n"), ct(b"disk\n")) is None
+    # timeline entries inserted into the compiled truth are not in the timeline
+    assert merge_edits(base, ct(ENTRY_B), ct(ENTRY_D)) is None
+    # no timeline at all
+    plain = b"# Note\n\ntext\n"
+    assert merge_edits(plain, plain + ENTRY_B, plain + ENTRY_D) is None
+    # the pure merge without the rule (stale saves) keeps both anywhere
+    assert merge3(plain, plain + b"x\n", plain + b"y\n") == plain + b"x\ny\n"
+
+
+def test_an_insertion_that_holds_the_other_is_taken_once():
+    """A merge written to the file whose brain side changed again before it was recorded is
+    merged again next round: the file's insertion holds the brain's, no line twice."""
+    base = page()
+    assert merge_edits(base, base + ENTRY_B, base + ENTRY_B + ENTRY_D) == base + ENTRY_B + ENTRY_D
+    assert merge3(b"a\n", b"a\nx\n", b"a\nx\ny\n") == b"a\nx\ny\n"
+    assert merge3(b"a\n", b"a\ny\nx\n", b"a\nx\n") == b"a\ny\nx\n"
+
+
+def test_overlaps_deletions_bad_bytes_and_line_endings():
+    base = page(b"one\ntwo\nthree\n")
+    # the same line changed differently
+    assert merge_edits(base, base.replace(b"two", b"2"), base.replace(b"two", b"TWO")) is None
+    # a region deleted on one side and edited on the other
+    assert merge_edits(base, base.replace(b"one\ntwo\nthree\n", b""), base.replace(b"two", b"TWO")) is None
+    # a file that is not UTF-8 (or a brain side: never, but refused the same way)
+    assert merge_edits(base, base + ENTRY_B, base.replace(b"two", b"tw\xff")) is None
+    # CRLF: merged with every line ending as written
+    crlf = page(b"one\ntwo\n", nl=b"\r\n")
+    got = merge_edits(crlf, crlf.replace(b"one", b"ONE"), crlf + ENTRY_D.replace(b"\n", b"\r\n"))
+    assert got == crlf.replace(b"one", b"ONE") + ENTRY_D.replace(b"\n", b"\r\n")
+    # one side converted every line ending: every line changed, a conflict
+    assert merge_edits(crlf, crlf.replace(b"one", b"ONE"), crlf.replace(b"\r\n", b"\n")) is None
+    # no final newline: both appends change the last line
+    nonl = base + ENTRY_B.rstrip(b"\n")
+    assert merge_edits(nonl, nonl + b"\n" + ENTRY_D, nonl + b"\n" + ENTRY_B) is None
+
+
+def test_decide_merges_only_a_both_changed_page_the_caller_found_mergeable():
+    st = dict(disk="d", brain="s", base="b", brain_kind="page")
+    plan = decide({"a.md": PathState(**st, both_merge=True), "b.md": PathState(**st),
+                   "c.md": PathState(disk=None, brain="s", base="b", brain_kind="page", both_merge=True),
+                   "d.md": PathState(disk="d", brain="s", base=None, brain_kind="page", both_merge=True),
+                   "e.md": PathState(disk="d", brain="d", base="b", brain_kind="page")})
+    assert plan.action("a.md") == "merged" and plan.merged == ["a.md"]
+    assert plan.action("b.md") == "conflict:both-changed"
+    assert plan.action("c.md") == "conflict:deleted-on-disk"
+    assert plan.action("d.md") == "conflict:no-base"
+    assert plan.action("e.md") == "settled"  # the same edit on both sides: nothing to do
+
+
+# ---- the engine (SQLite, and Postgres with --engine postgres) ----------------------------------
+
+
+@pytest.fixture
+def env(db_path, brain_tree):
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    yield brain, eng, brain_tree
+    eng.close()
+    brain.close()
+
+
+def both_edit(brain: Brain, f: Path) -> tuple[bytes, bytes, bytes]:
+    """A person appends a timeline entry in the file; an agent rewrites the compiled-truth
+    paragraph. Returns (base, the file's version, the brain's version)."""
+    base = f.read_bytes()
+    disk = base + ENTRY_D
+    f.write_bytes(disk)
+    brain.put(SLUG, base.replace(PARA, b"Ana closed a Series A for River AI").decode("utf-8"))
+    return base, disk, brain.get_text(SLUG).encode("utf-8")
+
+
+def copies(root: Path) -> list[str]:
+    return sorted(p for p in tree_files(root) if ".conflict-" in p)
+
+
+def test_sync_merges_edits_that_do_not_overlap(env):
+    brain, eng, root = env
+    f = root / PATH
+    base, disk, brain_v = both_edit(brain, f)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep
+    assert rep["merged"] == [PATH] and rep["conflicts"] == [] and copies(root) == []
+    merged = brain_v + ENTRY_D
+    assert f.read_bytes() == merged and text_of(brain, SLUG).encode("utf-8") == merged
+    assert {sha(base), sha(disk), sha(brain_v), sha(merged)} <= all_versions(brain, root)  # every version kept
+    ops = [r[0] for r in brain.conn.execute("SELECT operation FROM history WHERE kind = 'page' AND name = ? ORDER BY version", (SLUG,))]
+    assert ops[-2:] == ["file changed", "both changed merged"]
+    assert conflict_list(brain, all=True) == []
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}  # derived views equal a fresh import of the merge
+    assert any("DISK-ENTRY" in e["summary"] for e in brain.timeline(SLUG))
+    again = eng.sync()
+    assert again["exit_code"] == 0 and again["counts"]["imported"] == again["counts"]["exported"] == 0
+
+
+def test_a_later_save_from_the_editors_buffer_keeps_the_brains_edit(env):
+    """The editor still holds the file's version (without the agent's edit) and saves it again
+    with more typing: a stale save against the merge, merged again; the agent's edit stays."""
+    brain, eng, root = env
+    f = root / PATH
+    _base, disk, brain_v = both_edit(brain, f)
+    assert eng.sync()["merged"] == [PATH]
+    editor_save(f, disk + b"typed later\n")
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["conflicts"] == []
+    assert f.read_bytes() == brain_v + ENTRY_D + b"typed later\n" == text_of(brain, SLUG).encode("utf-8")
+    assert fresh_import_differences(brain) == {}
+
+
+def test_overlapping_edits_stay_a_conflict(env):
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    disk = base.replace(PARA, b"Ana paused the raise")
+    f.write_bytes(disk)
+    brain.put(SLUG, base.replace(PARA, b"Ana closed a Series A for River AI").decode("utf-8"))
+    brain_v = brain.get_text(SLUG).encode("utf-8")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["merged"] == []
+    [c] = rep["conflicts"]
+    assert c["kind"] == "both-changed" and f.read_bytes() == disk and (root / c["copy_path"]).read_bytes() == brain_v
+    verify_equal(brain, root)
+
+
+def test_both_appending_timeline_entries_merge_but_paragraphs_conflict(env):
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    f.write_bytes(base + ENTRY_D)
+    brain.put(SLUG, (base + ENTRY_B).decode("utf-8"))
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["exit_code"] == 0
+    assert f.read_bytes() == base + ENTRY_B + ENTRY_D == text_of(brain, SLUG).encode("utf-8")
+    assert fresh_import_differences(brain) == {}
+    base = f.read_bytes()
+    f.write_bytes(base + b"\nFile paragraph.\n")
+    brain.put(SLUG, (base + b"\nBrain paragraph.\n").decode("utf-8"))
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
+
+
+def test_no_base_text_in_the_history_stays_a_conflict(env):
+    """A base whose body is gone from the history (pruned) cannot be merged against."""
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    both_edit(brain, f)
+    with brain.transaction():
+        brain.conn.execute("UPDATE history_bodies SET hash = 'pruned-' || hash WHERE hash = ?", (sha(base),))
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
+
+
+def test_a_deletion_against_an_edit_and_a_file_not_utf8_stay_conflicts(env):
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    f.unlink()
+    brain.timeline_add(SLUG, "2026-12-03", "BRAIN-ENTRY", "agent")
+    rep = eng.sync()
+    assert rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["deleted-on-disk"]
+    assert b"BRAIN-ENTRY" in f.read_bytes()
+    g = root / "people" / "bruno-okafor.md"
+    gb = g.read_bytes()
+    g.write_bytes(gb + b"\xff\xfe not UTF-8\n")
+    brain.put("people/bruno-okafor", gb.decode("utf-8").replace("Bruno", "Bruno O.", 1))
+    rep = eng.sync()
+    assert rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
+    assert base  # (the first page's bytes are in the history: restored above)
+
+
+def test_a_crlf_page_merges_with_its_line_endings(env):
+    brain, eng, root = env
+    f = root / "notes" / "crlf.md"
+    f.parent.mkdir(exist_ok=True)
+    base = page(b"one\ntwo\n", nl=b"\r\n")
+    f.write_bytes(base)
+    assert eng.sync()["exit_code"] == 0
+    entry = ENTRY_D.replace(b"\n", b"\r\n")
+    f.write_bytes(base + entry)
+    brain.put("notes/crlf", base.replace(b"one", b"ONE").decode("utf-8"))
+    rep = eng.sync()
+    assert rep["merged"] == ["notes/crlf.md"] and rep["exit_code"] == 0
+    assert f.read_bytes() == base.replace(b"one", b"ONE") + entry == text_of(brain, "notes/crlf").encode("utf-8")
+    assert fresh_import_differences(brain) == {}
+
+
+def test_the_cli_report_says_merged(run, brain_tree):
+    assert run("sync", str(brain_tree)).returncode == 0
+    f = brain_tree / PATH
+    base = f.read_bytes()
+    f.write_bytes(base + ENTRY_D)
+    r = run("put", SLUG, input=base.replace(PARA, b"Ana closed a Series A for River AI"))
+    assert r.returncode == 0, r.stderr
+    r = run("sync", str(brain_tree))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"Merged: {PATH}".encode() in r.stdout and b"CONFLICT" not in r.stdout
+    r = run("sync", str(brain_tree), "--json")
+    assert json.loads(r.stdout)["merged"] == []
+
+
+# ---- gbrain watch -----------------------------------------------------------------------------
+
+
+def test_watch_merges_edits_made_while_it_was_down(watch, brain_tree, db_path):
+    w = watch()
+    code, _ = w.stop()
+    assert code == 0, w.lines
+    b = Brain.open(db_path)
+    try:
+        f = brain_tree / PATH
+        _base, _disk, brain_v = both_edit(b, f)
+        w = watch()
+        assert w.saw(f"~ merged {PATH}"), w.lines
+        wait_for(lambda: equal(b, brain_tree), "the tree to equal the brain")
+        assert f.read_bytes() == brain_v + ENTRY_D and copies(brain_tree) == []
+        assert conflict_list(b, all=True) == []
+    finally:
+        b.close()
+    code, out = w.stop()
+    assert code == 0, w.lines
+
+
+# ---- team brains on Postgres: two folders, each with its own base -----------------------------
+
+
+def test_two_folders_appending_different_entries_merge_on_postgres(pg_url, brain_tree, tmp_path):
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    with Brain.open(pg_url) as br:
+        ea, eb = SyncEngine(br, a), SyncEngine(br, b)
+        try:
+            ea.bind()
+            assert ea.sync()["exit_code"] == 0
+            eb.bind()
+            assert eb.sync()["exit_code"] == 0
+            assert tree_files(a) == tree_files(b)
+            base = (a / PATH).read_bytes()
+            (a / PATH).write_bytes(base + ENTRY_B)
+            (b / PATH).write_bytes(base + ENTRY_D)
+            assert ea.sync()["changed"]["imported"] == [PATH]
+            rep = eb.sync()  # bob's folder: both changed since his base
+            assert rep["merged"] == [PATH] and rep["exit_code"] == 0, rep
+            assert ea.sync()["changed"]["exported"] == [PATH]
+            assert (a / PATH).read_bytes() == (b / PATH).read_bytes() == base + ENTRY_B + ENTRY_D
+            assert tree_files(a) == tree_files(b) and copies(a) == []
+            assert br.conn.execute("SELECT count(*) FROM sync_conflicts").fetchone()[0] == 0
+            assert fresh_import_differences(br) == {}
+        finally:
+            ea.close()
+            eb.close()
+
+
+def test_two_watchers_appending_different_entries_merge_on_postgres(pg_url, brain_tree, tmp_path):
+    """Two `gbrain watch` processes (two machines) on one Postgres brain; each person appends a
+    different timeline entry to the same note at once: one merge, no conflict copy, both
+    folders hold both entries."""
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    wa = Watch(a, pg_url)
+    wb = None
+    try:
+        wb = Watch(b, pg_url)
+        wait_for(lambda: tree_files(b) == tree_files(a), "bob's folder to equal alice's")
+        pa, pb = a / PATH, b / PATH
+        base = pa.read_bytes()
+        pa.write_bytes(base + ENTRY_B)
+        pb.write_bytes(base + ENTRY_D)
+
+        def settled():
+            da = pa.read_bytes()
+            return ENTRY_B in da and ENTRY_D in da and tree_files(a) == tree_files(b)
+
+        wait_for(settled, "both entries in both folders", timeout=60)
+        assert copies(a) == copies(b) == []
+        data = pa.read_bytes()
+        assert data.count(ENTRY_B) == data.count(ENTRY_D) == 1 and data.startswith(base)
+        assert wa.saw(f"~ merged {PATH}") or wb.saw(f"~ merged {PATH}")
+        with Brain.open(pg_url) as br:
+            assert br.conn.execute("SELECT count(*) FROM sync_conflicts").fetchone()[0] == 0
+            assert text_of(br, SLUG).encode("utf-8") == data
+    except BaseException:
+        print("ALICE", *wa.lines, "BOB", *(wb.lines if wb else []), sep="\n")
+        raise
+    finally:
+        for w in (wa, wb):
+            if w is not None:
+                w.kill()
