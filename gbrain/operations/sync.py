@@ -48,7 +48,7 @@ def _sync_text(r: dict, a: dict) -> str:
 
 @op(
     "sync",
-    "Two-way sync of a markdown folder with the brain (three-way against the last sync; conflicts keep both versions), "
+    "Two-way sync of a markdown folder with the brain (three-way against the last sync; edits of both sides that do not overlap are merged, conflicts keep both versions), "
     "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found (a copy to merge, or an edited page put back after a delete).",
     [
         Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to"),

@@ -2,8 +2,9 @@
 
 The guarantee: after a reconciliation every path is either equal on both sides or listed in the
 report (unreadable, half-written, or a conflict whose losing version was kept in full). Nothing is
-merged silently (the one merge, of an editor's stale save with a newer write through gbrain, is
-logged and reported: :mod:`gbrain.sync.merge`), nothing is deleted because it could not be read,
+merged silently (the merges, of an editor's stale save with a newer write through gbrain and of
+a page both sides changed with edits that do not overlap, are logged and reported:
+:mod:`gbrain.sync.merge`), nothing is deleted because it could not be read,
 and no file is written that no change through gbrain asked for.
 
 State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
@@ -43,7 +44,10 @@ S == B, D != B      the file changed: import it, or, when the file was deleted, 
                     a stale save (saved from a version older than the one gbrain last wrote to
                     the file, :meth:`SyncEngine._stale_view`) is merged three ways, or is a
                     ``stale-save`` conflict (carried out as ``no-base``) when that conflicts
-both changed        a conflict (``no-base`` when B is None: the brain's version stays, the file's
+both changed        merged three ways when the base's text is in the history and the two edits
+                    do not overlap (:meth:`SyncEngine._both_merge`, plan action ``merged``: the
+                    merged text becomes the file and the page, no copy); else
+                    a conflict (``no-base`` when B is None: the brain's version stays, the file's
                     is the copy, see below); otherwise the file's version becomes the page; the brain's version is
                     written in full next to it as ``name.conflict-YYYYMMDDTHHMMSS.md`` (UTC),
                     which is then a page like any other, and a ``sync_conflicts`` row is added.
