@@ -155,7 +155,8 @@ def _conflicts_text(r: list, a: dict) -> str:
 
 @op(
     "conflicts",
-    "List sync conflicts: paths edited both in the folder and in the brain. The file's version was kept; the brain's "
+    "List sync conflicts: paths edited both in the folder and in the brain whose edits overlap (edits that do not overlap "
+    "were merged and are not listed). The file's version was kept; the brain's "
     "version is in the conflict copy (`copy_path`, a page of its own); for `kind` no-base (a folder that never synced the path) "
     "and stale-save (a file saved from an older version than a newer write through gbrain, that did not merge) "
     "it is the other way round: the brain's version was kept, the file's is the copy. Merge what you need into the page, then delete the copy "
