@@ -196,6 +196,37 @@ def test_a_later_save_from_the_editors_buffer_keeps_the_brains_edit(env):
     assert fresh_import_differences(brain) == {}
 
 
+@pytest.mark.parametrize("kind", ["entry/truth", "entry/entry"])
+def test_a_sync_killed_after_writing_the_merge_converges_with_no_line_twice(env, monkeypatch, kind):
+    """The merge is written to the file before the round's transaction; a process that dies in
+    between leaves the merge in the file and the brain's version in the brain: the next round
+    merges them again (the file's insertion holds the brain's) to the same text, no copy."""
+    from gbrain.sync import engine as engmod
+
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    f.write_bytes(base + ENTRY_D)
+    if kind == "entry/truth":
+        brain.put(SLUG, base.replace(PARA, b"Ana closed a Series A for River AI").decode("utf-8"))
+    else:
+        brain.put(SLUG, (base + ENTRY_B).decode("utf-8"))
+    merged = brain.get_text(SLUG).encode("utf-8") + ENTRY_D
+
+    def die(*a, **k):  # the process dies after writing the merge, before its transaction
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engmod.SyncEngine, "_db_side_in_tx", die)
+    with pytest.raises(KeyboardInterrupt):
+        eng.sync()
+    monkeypatch.undo()
+    assert f.read_bytes() == merged
+    rep = eng.sync()
+    assert rep["merged"] == [PATH] and rep["exit_code"] == 0 and copies(root) == []
+    assert f.read_bytes() == merged == text_of(brain, SLUG).encode("utf-8")
+    assert merged.count(ENTRY_D) == 1 and fresh_import_differences(brain) == {}
+
+
 def test_overlapping_edits_stay_a_conflict(env):
     brain, eng, root = env
     f = root / PATH
