@@ -17,6 +17,7 @@ import, and the sync round's CPU seconds (whole process tree, ``treecpu``). Targ
 copy for non-overlapping edits, every overlap still a conflict, nothing missing.
 
     python benchmarks/both_changed.py --pages 1000 --edits 240 --overlaps 60
+    python benchmarks/both_changed.py --engine postgres   # a private pgserver, started here
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def _thread_line(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def run(tree: Path, db: Path, edits: list[tuple[str, str]], merge_on: bool) -> dict:
+def run(tree: Path, db: Path | str, edits: list[tuple[str, str]], merge_on: bool) -> dict:
     """Import and sync ``tree``, make ``edits`` ((relative path, kind)) on both sides, sync once;
     returns the figures."""
     from benchmarks.treecpu import measure
@@ -120,13 +121,30 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=240, help="pages edited on both sides without overlap (split over three kinds)")
     ap.add_argument("--overlaps", type=int, default=60, help="pages edited on both sides at the same line")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--engine", choices=("sqlite", "postgres"), default="sqlite")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from benchmarks.treecpu import WHAT, become_subreaper
 
     become_subreaper()
     tmp = Path(tempfile.mkdtemp(prefix="both-changed-"))
+    srv = None
     try:
+        if args.engine == "postgres":
+            import pgserver
+            import psycopg
+
+            os.chmod(tmp, 0o755)  # pgserver's own user (when root) must reach its data folder
+            srv = pgserver.get_server(tmp / "pg", cleanup_mode="stop")
+            admin = srv.get_uri()
+
+        def new_db(name: str) -> Path | str:
+            if srv is None:
+                return tmp / f"{name}.db"
+            with psycopg.connect(admin, autocommit=True) as c:
+                c.execute(f"CREATE DATABASE {name}")
+            return admin.replace("/postgres?", f"/{name}?", 1)
+
         src = tmp / "src"
         subprocess.run([sys.executable, str(next(d / "shared" / "tools" / "make_brain.py" for d in ROOT.parents if (d / "shared" / "tools").is_dir())),
                         str(src), "--pages", str(args.pages), "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL)
@@ -145,12 +163,12 @@ def main() -> int:
         for name, on in (("before", False), ("after", True)):
             tree = tmp / name
             shutil.copytree(src, tree)
-            res[name] = run(tree, tmp / f"{name}.db", edits, on)
+            res[name] = run(tree, new_db(name), edits, on)
         load = os.getloadavg()
         print(f"both_changed: {args.pages} make_brain pages ({len(fit)} with a State paragraph, open threads and a timeline); "
               f"{args.edits} pages edited on both sides without overlap ({args.edits // 3}+ each of {', '.join(KINDS)}), "
-              f"{args.overlaps} with an overlap; one sync; load average {load[0]:.1f}")
-        print(WHAT)
+              f"{args.overlaps} with an overlap; one sync; {args.engine}; load average {load[0]:.1f}")
+        print(WHAT + ("; Postgres server processes count only where they are descendants of this process (pgserver started here)" if srv else ""))
         rows = [
             ("conflict copies, non-overlapping edits", "copies_nonoverlap", "0"),
             ("conflict copies, overlapping edits", "copies_overlap", str(args.overlaps)),
@@ -172,6 +190,11 @@ def main() -> int:
             print(f"not merged ({kind}): {rel}")
         return 0
     finally:
+        if srv is not None:
+            from gbrain.storage.pg import close_pools
+
+            close_pools()
+            srv.cleanup()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
