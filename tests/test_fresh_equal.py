@@ -43,10 +43,13 @@ DATES = ["2025-01-02", "2025-03-04"]
 bodies = st.builds(
     # the Obsidian trial's shapes ride on the other choices: a page titled Ana writes its tags
     # under the singular `tag:`, one titled Log 1 has an impossible date, one link adds a
-    # footnote whose text links, three links add inline math holding a #tag
+    # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
+    # links Ana from a property, one with one tag links two pages from a list property
     lambda title, links, tags, tl: (
         (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "")
-          + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "") + "---\n") if (title or tags) else "")
+          + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "")
+          + ("related: \"[[Ana]]\"\n" if title == "Soren" else "")
+          + ("people:\n  - \"[[Soren]]\"\n  - \"[[notes/soren|N]]\"\n" if len(tags) == 1 else "") + "---\n") if (title or tags) else "")
         + ("Body ", "Body ﬁnancial ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + "\n"
         + ("\nA claim.[^1]\n\n[^1]: Soren, see [[Ana]]\n" if len(links) == 1 else "")
         + ("\nEnergy $E #beta$ here.\n" if len(links) == 3 else "")
@@ -159,6 +162,16 @@ class FreshEqual(RuleBasedStateMachine):
     @rule(src=names, dst=names)
     def op_link(self, src, dst):
         self._op("link", {"from": src, "to": dst})
+
+    @rule(src=names, dst=names)
+    def op_unlink(self, src, dst):
+        self._op("unlink", {"from": src, "to": dst})
+
+    @rule()
+    def op_relink(self):
+        """links to renamed pages (a ``disk_move`` synced) pointed at their new names, in the
+        body and in properties"""
+        self._op("lint", {"check": "dead_links", "fix_safe": True})
 
     @rule(name=names, n=st.integers(0, 2))
     def op_raw(self, name, n):

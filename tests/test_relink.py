@@ -33,7 +33,7 @@ MEMO = (
 INDEX = "Index: [Acme](companies/acme.md), [[acme.md]], [Old](/companies/Old%20Name.md).\n"
 
 ANA_FIXED = (
-    "---\ntitle: Ana\nrelated: \"[[acme]]\"\n---\n\n"
+    "---\ntitle: Ana\nrelated: \"[[acme-corp]]\"\n---\n\n"
     "Works at [[acme-corp]], aka [[acme-corp|the company]]; funding: [[acme-corp#Funding]], [[acme-corp#^blk1]].\n\n"
     "![[acme-corp]]\n\nPath form [[companies/acme-corp]] and markdown [Acme](../companies/acme-corp.md#funding).\n\n"
     "Spaces: [Old](../companies/New%20Name.md) and `[[acme]]` in code stays.\n\n"
@@ -92,8 +92,8 @@ def test_links_of_every_form_follow_the_rename(renamed):
     pairs = {(x["from"], x["to"]) for x in fixed["people/ana"]["links"]}
     assert ("[[acme|the company]]", "[[acme-corp|the company]]") in pairs
     assert ("(../companies/Old%20Name.md)", "(../companies/New%20Name.md)") in pairs
-    # the link in the frontmatter is left as written, and said so
-    assert any(s["slug"] == "people/ana" and "frontmatter" in s["reason"] for s in r["skipped"])
+    # the link in the frontmatter (a property) is rewritten in place too
+    assert ("[[acme]]", "[[acme-corp]]") in pairs and r["skipped"] == []
     # only the dead link nobody renamed is left
     assert [f["target"] for f in r["findings"]] == ["Nobody Here"]
     assert {x["slug"] for x in b.backlinks("companies/acme-corp")} == {"people/ana", "notes/deep/memo", "home"}

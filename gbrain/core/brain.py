@@ -35,6 +35,7 @@ from ..page.markdown import (
     append_to_compiled_truth,
     edit_frontmatter,
     entry_key,
+    map_strings,
     parse_page,
     parse_timeline_entries,
     timeline_line,
@@ -723,7 +724,7 @@ class Brain:
                         self._re_resolve(f"SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.id IN ({', '.join('?' * len(ids))})", tuple(ids))
         return names
 
-    def _edit(self, row: sqlite3.Row, new_text: str, check=None, what: str = "edit") -> SaveResult:
+    def _edit(self, row: sqlite3.Row, new_text: str, check=None, what: str = "edit", *, frontmatter_checked: bool = False) -> SaveResult:
         """Save an edit of a page's text, after checking that it did what it was for.
 
         ``check(old_page, new_page)`` returns True when the edit is recognised in the new text
@@ -731,13 +732,14 @@ class Brain:
         meaning unless the edit is a frontmatter edit. A page whose shape defeats the edit (an
         unclosed code fence swallowing the new line, a bare ``---`` opener) raises
         :class:`Conflict` and nothing is written, rather than reporting a change that did not land.
+        ``frontmatter_checked``: ``check`` itself judges a change of the frontmatter block.
         """
         # the edit was made to this text: a text that fails its hash must not become a version
         self.check_text(self.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone(), "nothing was written")
         old = self.parsed(row)
         new = parse_page(new_text, row["path"], timeline_split=self.timeline_split)
         ok = check(old, new) if check else True
-        if ok and what != "frontmatter" and (new.frontmatter_raw != old.frontmatter_raw or new.bom != old.bom):
+        if ok and what != "frontmatter" and not frontmatter_checked and (new.frontmatter_raw != old.frontmatter_raw or new.bom != old.bom):
             ok = False
         if not ok:
             raise Conflict(
@@ -903,10 +905,21 @@ class Brain:
         targets = {(r["kind"] if r["kind"] == "markdown" else "wiki", r["target"]) for r in rows}
         if not targets:
             raise NotFound(f"{src['slug']} does not link to {name}")
-        text, n = unlink_text(render_row(src), lambda kind, t: (kind, nfc(t)) in targets)
+        matches = lambda kind, t: (kind, nfc(t)) in targets  # noqa: E731
+        text, n = unlink_text(render_row(src), matches)
         if n == 0:
             raise GBrainError(f"could not find the link text to {name} in {src['slug']}")
-        return self._edit(src, text, lambda o, n: len(n.links) < len(o.links), "unlink")
+
+        def check(o: Page, n: Page) -> bool:
+            # a link in a property becomes its text in place (``related: "[[Ana]]"`` → ``"Ana"``):
+            # the frontmatter must load to the old data with just those links unwrapped
+            if n.frontmatter_raw != o.frontmatter_raw:
+                want = map_strings(o.frontmatter, lambda s: unlink_text(s, matches)[0] if "[[" in s else s)
+                if n.frontmatter_error or o.frontmatter_error or n.frontmatter != want or n.bom != o.bom:
+                    return False
+            return len(n.links) < len(o.links)
+
+        return self._edit(src, text, check, "unlink", frontmatter_checked=True)
 
     # ---- tags -----------------------------------------------------------------
 

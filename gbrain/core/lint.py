@@ -713,7 +713,9 @@ class Moves:
 
 
 def _family(kind: str) -> str:
-    return "md" if kind == "markdown" else "wiki"
+    from ..page.markdown import link_family
+
+    return link_family(kind)
 
 
 def renamed_links(brain) -> dict:
@@ -757,7 +759,9 @@ def plan_link_fixes(brain) -> dict:
     bytes change; a page is planned only when every link to the target was found in its text
     and the new text parses to the same frontmatter, tags, aliases and timeline dates and to the
     expected links, each resolving to the new page; otherwise it is listed in ``skipped``. A
-    link in a frontmatter block is never rewritten (listed in ``skipped``).
+    link in a property (``related: "[[Old]]"``, kind ``property``) is rewritten the same way in
+    the frontmatter text (:func:`gbrain.page.linkedit.property_spans`; never a YAML re-dump): the
+    new frontmatter must load to the same data but for the wiki links' targets.
 
     Returns ``{"pages": [{"id", "slug", "path", "content_hash" (of the text read), "text" (the
     new text), "page" (it parsed), "links": [{"from", "to", "target", "moved_to"}]}],
@@ -785,37 +789,29 @@ def plan_link_fixes(brain) -> dict:
         if plan:
             pages.append(plan)
     pages.sort(key=lambda p: p["slug"])
-    if moves.load():
-        skipped += _frontmatter_links(brain, index, moves)
     skipped.sort(key=lambda s: s["slug"])
     return {"pages": pages, "skipped": skipped}
 
 
-def _frontmatter_links(brain, index, moves: Moves) -> list[dict]:
-    """Pages whose frontmatter holds a link (``related: "[[Old]]"``) to an old name of a moved
-    page: reported, never rewritten (gbrain reads no links there; the YAML stays as written)."""
-    from ..page.linkedit import link_spans
-    from ..page.links import resolve
+_LINK_BODY_RE = re.compile(r"\[\[[^\[\]\n]+?\]\]")
 
-    out = []
-    q = "SELECT slug, frontmatter_raw FROM pages WHERE frontmatter_raw LIKE '%[[%' OR frontmatter_raw LIKE '%](%' ORDER BY slug"
-    for r in brain.conn.execute(q).fetchall():
-        hits = []
-        for sp in link_spans(r["frontmatter_raw"]):
-            _old, dests = moves.find(r["slug"], sp.kind, sp.target)
-            if dests and resolve(index, r["slug"], sp.kind, sp.target) is None:
-                hits.append(f"{sp.form} (now {' or '.join(dests)})")
-        if hits:
-            out.append({"check": "dead_links", "slug": r["slug"], "reason": "a link in the frontmatter names the old name of a moved page: "
-                        + ", ".join(hits) + "; the frontmatter is left as written (edit it by hand)"})
-    return out
+
+def _sans_links(v: Any) -> Any:
+    """Loaded frontmatter ``v`` with each wiki link in a string written ``[[]]``: two
+    frontmatters equal under it differ at most in where their wiki links point."""
+    from ..page.markdown import map_strings
+
+    return map_strings(v, lambda s: _LINK_BODY_RE.sub("[[]]", s) if "[[" in s else s)
 
 
 def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     """One page's rewrite (see :func:`plan_link_fixes`): ``(plan or None, problems)``."""
     from collections import Counter
 
-    from ..page.linkedit import link_spans, new_form, replace_spans
+    from dataclasses import replace
+
+    from ..page.linkedit import link_spans, new_form, property_spans, replace_spans
+    from ..page.markdown import PROPERTY, load_frontmatter
 
     try:
         text = brain.check_text(row)
@@ -823,9 +819,11 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
         return None, [str(e)]
     # the page as parsed is in its derived rows (they come from this very text): no second parse
     conn = brain.conn
-    head = (1 if row["bom"] else 0) + len(row["frontmatter_raw"])
-    body = text[head:]
-    spans = link_spans(body)
+    lead = 1 if row["bom"] else 0
+    head = lead + len(row["frontmatter_raw"])
+    # every span's offsets in the whole text: the properties' in the frontmatter, then the body's
+    spans = [replace(sp, start=sp.start + lead, end=sp.end + lead) for sp in property_spans(row["frontmatter_raw"])] if "[[" in row["frontmatter_raw"] else []
+    spans += [replace(sp, start=sp.start + head, end=sp.end + head) for sp in link_spans(text[head:])]
     counts: Counter = Counter()
     for kind, target, n in conn.execute("SELECT kind, target, count FROM links WHERE from_page_id = ?", (row["id"],)):
         counts[(_family(kind), identity_key(target))] += n
@@ -862,14 +860,19 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             changes.append({"from": sp.form, "to": new_form(sp, w), "target": target, "moved_to": d["slug"]})
     if not reps:
         return None, problems
-    new_text = text[:head] + replace_spans(body, reps)
+    new_text = replace_spans(text, reps)
     after = parse_page(new_text, row["path"], timeline_split=brain.timeline_split)
+    if any(sp.kind == PROPERTY for sp, _w in reps):  # the frontmatter text changed: the same data but for where links point
+        old_fm, _err = load_frontmatter(row["frontmatter_raw"])
+        fm_same = after.frontmatter_error is None and after.frontmatter_raw != row["frontmatter_raw"] and _sans_links(after.frontmatter) == _sans_links(old_fm)
+    else:
+        fm_same = after.frontmatter_raw == row["frontmatter_raw"]
     got: Counter = Counter()
     for ln in after.links:
         got[(_family(ln.kind), identity_key(ln.target))] += ln.count
     tags = sorted(t for (t,) in conn.execute("SELECT tag FROM tags WHERE page_id = ?", (row["id"],)))
     dates = [d for (d,) in conn.execute("SELECT date FROM timeline_entries WHERE page_id = ? ORDER BY id", (row["id"],))]
-    same = (after.bom == bool(row["bom"]) and after.frontmatter_raw == row["frontmatter_raw"] and after.separator == row["separator"]
+    same = (after.bom == bool(row["bom"]) and fm_same and after.separator == row["separator"]
             and sorted(set(after.all_tags)) == tags and [e.date for e in after.timeline_entries] == dates)
     if not same or +got != +expected:
         return None, problems + ["the rewritten text would not parse to the same page with only the links moved; left as written"]

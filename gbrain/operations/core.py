@@ -435,7 +435,8 @@ def _unlink(b, a, ctx):
 
 @op(
     "links",
-    "Outbound links of a page, one per linked page (resolved or dangling), with how many times and in which forms it is linked.",
+    "Outbound links of a page, one per linked page (resolved or dangling), with how many times and in which forms it is linked. "
+    "A wiki link in a property (a frontmatter value such as related: \"[[Acme]]\") has kind property and the context 'related: [[Acme]]'.",
     [SLUG, limit_param(100, "maximum number of links (0: all)")],
     title="Links from a page",
     item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
@@ -449,7 +450,8 @@ def _links(b, a, ctx):
 
 @op(
     "backlinks",
-    "Pages linking to a page, each once, with how many times and in which forms it links.",
+    "Pages linking to a page, each once, with how many times and in which forms it links (in the body or in a property: "
+    "a frontmatter value such as related: \"[[Acme]]\").",
     [SLUG, limit_param(100, "maximum number of pages (0: all)")],
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from .markdown import _link_from_url, _page_target, split_lines
+from .markdown import PROPERTY, _link_from_url, _page_target, link_family, split_lines
 
 _LINK_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
@@ -32,7 +32,7 @@ _MUST_ENCODE = re.compile(r"[\s%()<>#?\[\]\\]")
 
 @dataclass
 class LinkSpan:
-    """One link as written: ``kind`` ``wiki``/``embed``/``markdown``; ``target`` the page target
+    """One link as written: ``kind`` ``wiki``/``embed``/``markdown``/``property`` (:func:`property_spans`); ``target`` the page target
     the parser reads from it (decoded, without ``.md`` and anchors); ``form`` the exact text
     written (``[[Old|alias]]``, ``![[Old]]``; for markdown the ``(url)`` part); ``start``/``end``
     the offsets in the scanned text of the part a new target replaces (the wiki link's name, the
@@ -48,8 +48,9 @@ class LinkSpan:
 
     @property
     def family(self) -> str:
-        """``md`` or ``wiki`` (embeds are wiki links), as ``Link.key`` groups them."""
-        return "md" if self.kind == "markdown" else "wiki"
+        """``md``, ``prop`` or ``wiki`` (embeds are wiki links), as ``Link.key`` groups them
+        (:func:`gbrain.page.markdown.link_family`)."""
+        return link_family(self.kind)
 
 
 def link_spans(text: str) -> list[LinkSpan]:
@@ -91,6 +92,31 @@ def link_spans(text: str) -> list[LinkSpan]:
                     if sp is not None:
                         out.append(sp)
                 last = cm.end() if cm else len(ln)
+        pos += len(ln)
+    return out
+
+
+#: a wiki link alone (in a frontmatter block no markdown link is read)
+_WIKI_ONLY_RE = re.compile(r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])")
+
+
+def property_spans(frontmatter_raw: str) -> list[LinkSpan]:
+    """The wiki links written in a frontmatter block (``frontmatter_raw``, fences included), in
+    order, as links of kind ``property`` with their offsets in it; full-line YAML comments are
+    skipped. A text scan, not the YAML load the page model reads property links from
+    (:func:`gbrain.page.markdown.property_links`): a link in a trailing comment or a key is
+    found too, and one spelled with a YAML escape or folded over two lines is not, so callers
+    compare the spans with the page's property links (``core/lint.py: _plan_page`` counts them
+    per target and leaves a page whose counts differ)."""
+    out: list[LinkSpan] = []
+    pos = 0
+    for ln in split_lines(frontmatter_raw):
+        if "[[" in ln and not ln.lstrip().startswith("#"):
+            for m in _WIKI_ONLY_RE.finditer(ln):
+                sp = _span(m, pos)
+                if sp is not None:
+                    sp.kind = PROPERTY
+                    out.append(sp)
         pos += len(ln)
     return out
 

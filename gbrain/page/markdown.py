@@ -32,7 +32,7 @@ import threading
 import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from .slugs import identity_key
@@ -294,10 +294,13 @@ def _quick_load(src: str) -> Any:
 class Link:
     """One outgoing link as written in a page.
 
-    ``kind`` is ``markdown`` (``[x](../a.md)``), ``wiki`` (``[[A]]``) or ``embed`` (``![[A]]``).
+    ``kind`` is ``markdown`` (``[x](../a.md)``), ``wiki`` (``[[A]]``), ``embed`` (``![[A]]``) or
+    ``property`` (a wiki link in a frontmatter string value, an Obsidian property:
+    ``related: "[[A]]"``; :func:`property_links`).
     ``target`` is the page path as written, decoded (``%20`` → space), without ``#anchor`` and
     without ``.md``; ``base`` is the directory of the linking page (for relative resolution).
-    ``context`` is the sentence around the link, as plain text.
+    ``context`` is the sentence around the link, as plain text; for a property link the
+    property's name and the value holding the link (``related: [[A]]``).
     """
 
     kind: str
@@ -308,9 +311,20 @@ class Link:
     forms: list[str] = field(default_factory=list)  # each distinct form written: [[x#h]], ![[x]], (x.md)
 
     def key(self) -> str:
-        """Dedupe key within a page: kind family + normalised target (case-insensitive)."""
-        fam = "md" if self.kind == "markdown" else "wiki"
-        return fam + ":" + identity_key(self.target)
+        """Dedupe key within a page: kind family (:func:`link_family`) + normalised target
+        (case-insensitive)."""
+        return link_family(self.kind) + ":" + identity_key(self.target)
+
+
+#: the kind of a link written in a frontmatter value (an Obsidian property)
+PROPERTY = "property"
+
+
+def link_family(kind: str) -> str:
+    """The family a link of ``kind`` is counted in, once per target within a page: ``md``
+    (markdown links), ``prop`` (property links: a page linking a target from both its
+    properties and its body has a row of each) or ``wiki`` (wiki links and embeds)."""
+    return "md" if kind == "markdown" else "prop" if kind == PROPERTY else "wiki"
 
 
 @dataclass
@@ -918,8 +932,7 @@ def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> N
             for ltok, s, e in found:
                 if ltok["type"] == "wikilink":
                     a = ltok["attrs"]
-                    target = a["target"].split("#", 1)[0].split("^", 1)[0].strip()
-                    target = _page_target(target) if target else None
+                    target = _wiki_page(a["target"])
                     if target is None:
                         continue
                     kind = "embed" if a["embed"] else "wiki"
@@ -937,12 +950,72 @@ def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> N
             _walk(tok["children"], links, headings)
 
 
-def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
-    """Links (deduplicated per page, first occurrence wins; ``count`` and ``forms`` gather the
-    repeats) and headings from a mistune AST."""
-    links: list[Link] = []
-    headings: list[tuple[int, str]] = []
-    _walk(tokens, links, headings)
+def _wiki_page(written: str) -> str | None:
+    """The page target of a wiki link's target part as the parser reads it (``Note#Heading``,
+    ``Note#^block``, ``Note.md``: ``Note``), or None (empty, an attachment)."""
+    target = written.split("#", 1)[0].split("^", 1)[0].strip()
+    return _page_target(target) if target else None
+
+
+#: a wiki link as the wiki-link rule of :mod:`gbrain.page.mdparse` reads it (``_WIKI_PATTERN``)
+_WIKI_RE = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+
+
+def property_links(fm: dict) -> list[Link]:
+    """The links of a loaded frontmatter (:func:`load_frontmatter`): every wiki link
+    (``[[A]]``, ``[[A|alias]]``, ``[[A#Heading]]``, ``[[A#^block]]``, ``![[A]]``) inside a string
+    value, at the top level, in a list or in a nested mapping, in document order, read as the
+    body's wiki links are (a target, an alias, a ``\\|`` escape; attachments are no links).
+    Each is a :class:`Link` of kind :data:`PROPERTY` whose ``context`` is the property's name
+    (a nested one dotted: ``project.lead``) and the string holding it, whitespace squeezed, at
+    most :data:`CONTEXT_MAX` characters: ``related: [[Acme Corp]]``. Keys, numbers, dates and
+    markdown links (``[x](a.md)``: Obsidian reads none in properties) give none. Not
+    deduplicated (:func:`dedupe_links`). ``fm`` is bounded by the load's alias budget and depth
+    limit; the walk is iterative."""
+    out: list[Link] = []
+    stack: list[tuple[str, object]] = [(str(k), v) for k, v in reversed(list(fm.items()))]
+    while stack:
+        name, v = stack.pop()
+        if isinstance(v, str):
+            if "[[" not in v:
+                continue
+            context = None
+            for m in _WIKI_RE.finditer(v):
+                written, _, alias = m.group(2).partition("|")
+                written = written.rstrip("\\").strip()
+                target = _wiki_page(written)
+                if target is None:
+                    continue
+                if context is None:
+                    context = " ".join(f"{name}: {v}".split())
+                    if len(context) > CONTEXT_MAX:
+                        context = context[: CONTEXT_MAX - 3] + "..."
+                form = m.group(1) + "[[" + written + "]]"
+                out.append(Link(kind=PROPERTY, target=target, text=alias.strip() or written, context=context, forms=[form]))
+        elif isinstance(v, list):
+            stack.extend((name, x) for x in reversed(v))
+        elif isinstance(v, dict):
+            stack.extend((f"{name}.{k}", x) for k, x in reversed(list(v.items())))
+    return out
+
+
+def map_strings(v: Any, fn: Callable[[str], str]) -> Any:
+    """Loaded frontmatter ``v`` (JSON-able, as :func:`load_frontmatter` gives it) with ``fn``
+    applied to every string value (not to keys), in lists and mappings at any depth (a loaded
+    frontmatter is a tree at most :data:`FM_MAX_DEPTH` deep: the load refuses deeper or recursive
+    YAML)."""
+    if isinstance(v, str):
+        return fn(v)
+    if isinstance(v, list):
+        return [map_strings(x, fn) for x in v]
+    if isinstance(v, dict):
+        return {k: map_strings(x, fn) for k, x in v.items()}
+    return v
+
+
+def dedupe_links(links: list[Link]) -> list[Link]:
+    """``links`` once per :meth:`Link.key` (first occurrence wins; ``count`` and ``forms``
+    gather the repeats), in order."""
     seen: dict[str, Link] = {}
     out = []
     for ln in links:
@@ -954,7 +1027,16 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
         else:
             first.count += 1
             first.forms += [f for f in ln.forms if f not in first.forms]
-    return out, headings
+    return out
+
+
+def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
+    """Links (deduplicated per page, first occurrence wins; ``count`` and ``forms`` gather the
+    repeats) and headings from a mistune AST."""
+    links: list[Link] = []
+    headings: list[tuple[int, str]] = []
+    _walk(tokens, links, headings)
+    return dedupe_links(links), headings
 
 
 # ---- inline tags ------------------------------------------------------------
@@ -1064,7 +1146,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
 
     Title: frontmatter ``title``, else an H1 that opens the body (:func:`opening_h1`), else the
     file name without ``.md``. Tags: frontmatter ``tags`` and ``tag`` (``Page.tags``) and inline ``#tags``
-    (``Page.inline_tags``); aliases: frontmatter ``aliases``/``alias``.
+    (``Page.inline_tags``); aliases: frontmatter ``aliases``/``alias``. Links: the properties'
+    wiki links (:func:`property_links`, kind ``property``), then the body's.
 
     Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
     that does not load is kept raw, with ``frontmatter_error`` set and a warning.
@@ -1086,6 +1169,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     else:
         compiled, separator, timeline = body, "", ""
     links, headings = extract_links(tokens)
+    if fm and "[[" in fm_raw:  # properties' links come first, as they are written
+        links = dedupe_links(property_links(fm)) + links
     fm_tags = tags_from_frontmatter(fm)
     inline_tags = extract_inline_tags(tokens)
     title = fm.get("title")

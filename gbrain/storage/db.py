@@ -124,7 +124,7 @@ CREATE TABLE links (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   from_page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
   to_page_id INTEGER REFERENCES pages(id) ON DELETE SET NULL,  -- NULL: unresolved (dangling)
-  kind TEXT NOT NULL DEFAULT 'markdown',   -- markdown | wiki | embed
+  kind TEXT NOT NULL DEFAULT 'markdown',   -- markdown | wiki | embed | property (v19)
   target TEXT NOT NULL,                    -- as written, decoded, without .md / #anchor
   target_name TEXT NOT NULL DEFAULT '',    -- loose_key of the target's last segment, to re-resolve
   context TEXT NOT NULL DEFAULT '',
@@ -713,20 +713,40 @@ _TRIAL_ARGS = ("%[^%", "%[^%", '%"tag":%', "%$%#%", "%$%#%")
 def rederive_trial_pages(conn) -> int:
     """Re-derive, from their stored text, the pages the Obsidian trial's page-model fixes can
     change (:data:`_TRIAL_PAGES`): an impossible date kept as text (the frontmatter loads),
-    footnotes that are no links, the singular ``tag:`` key, inline ``$…$`` math hiding tags.
+    footnotes that are no links, the singular ``tag:`` key, inline ``$…$`` math hiding tags
+    (:func:`rederive_pages`). For SQLite v17 / Postgres v15, in the caller's transaction.
+    Returns how many pages were parsed."""
+    return rederive_pages(conn, _TRIAL_PAGES, _TRIAL_ARGS)
+
+
+#: the pages that may hold a link in a property (a wiki link in a frontmatter value)
+_PROPERTY_LINK_PAGES = ("SELECT id FROM pages WHERE frontmatter_raw LIKE ? ORDER BY id", ("%[[%",))
+
+
+def rederive_property_link_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose frontmatter text holds ``[[``
+    (:data:`_PROPERTY_LINK_PAGES`): the wiki links in property values
+    (``related: "[[Acme]]"``, :func:`gbrain.page.markdown.property_links`) become links of kind
+    ``property`` (:func:`rederive_pages`). For SQLite v19 / Postgres v17, in the caller's
+    transaction (SQLite or Postgres connection). Returns how many pages were parsed."""
+    return rederive_pages(conn, *_PROPERTY_LINK_PAGES)
+
+
+def rederive_pages(conn, select: str, args: tuple) -> int:
+    """Re-derive the pages whose ids the query ``select`` (with ``args``) gives.
     Each such page is parsed again and its derived ``pages`` columns (title, type, frontmatter
     JSON and error, search fields: those of ``Brain._page_vals``, written only where they
     differ) and its tags, aliases, links and timeline rows rewritten as a save would
     (:func:`gbrain.storage.derive.write_rows`); then their links and every link to a title or
     alias that came or went are resolved again (an alias that now loads names a page), as
-    ``Brain.save_page`` does. The
-    text, hashes and history are not touched. For SQLite v17 / Postgres v15, in the caller's
+    ``Brain.save_page`` does. The text, hashes and history are not touched. For migrations
+    that change what the page model derives from pages SQL can select; in the caller's
     transaction (SQLite or Postgres connection). Returns how many pages were parsed."""
     from ..core.brain import Brain
     from ..page.markdown import parse_page
     from .derive import relink_updates, update_links, write_rows
 
-    ids = [r[0] for r in conn.execute(_TRIAL_PAGES, _TRIAL_ARGS).fetchall()]
+    ids = [r[0] for r in conn.execute(select, args).fetchall()]
     if not ids:
         return 0
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
@@ -770,6 +790,14 @@ def _m17_obsidian_trial(conn: sqlite3.Connection) -> None:
     rederive_trial_pages(conn)
 
 
+def _m19_property_links(conn: sqlite3.Connection) -> None:
+    """Links in Obsidian properties: a wiki link in a frontmatter string value
+    (``related: "[[Acme]]"``, a list item, a nested value) is a link of kind ``property``;
+    the pages whose frontmatter text holds ``[[`` are derived again
+    (:func:`rederive_property_link_pages`)."""
+    rederive_property_link_pages(conn)
+
+
 
 def _m18_file_ids(conn: sqlite3.Connection) -> None:
     """Move pairing by file identity: ``sync_state.file_id``, the file's device and inode when
@@ -783,7 +811,7 @@ def _m18_file_ids(conn: sqlite3.Connection) -> None:
 
 
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 16
+PG_SCHEMA_VERSION = 17
 
 
 def is_url(db: object) -> bool:
@@ -823,11 +823,18 @@ def _trial_pages(conn: "PgConnection") -> None:
     rederive_trial_pages(conn)
 
 
+def _property_links(conn: "PgConnection") -> None:
+    from .db import rederive_property_link_pages
+
+    rederive_property_link_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
-             15: _trial_pages}  # v15: the Obsidian trial's page-model fixes re-derived (SQLite v17)
+             15: _trial_pages,  # v15: the Obsidian trial's page-model fixes re-derived (SQLite v17)
+             17: _property_links}  # v17: links in Obsidian properties (SQLite v19)
 
 
 def migrate(conn: PgConnection) -> int:
