@@ -209,9 +209,9 @@ def test_frontmatter_the_scan_cannot_place_is_left_and_reported(tmp_path, db_pat
 
 def test_a_new_name_yaml_cannot_hold_there_is_left(tmp_path, db_path):
     """A name with a quote character in a double-quoted value: the splice would change the YAML,
-    the check sees it and leaves the page."""
+    the check sees it and leaves the property link (the body's link is rewritten)."""
     root = tmp_path / "v"
-    note = "---\nrelated: \"[[acme]]\"\n---\nBody.\n"
+    note = "---\nrelated: \"[[acme]]\"\n---\nBody [[acme]].\n"
     write_tree(root, {"companies/acme.md": "# The Acme Company\n", "people/ana.md": note})
     b = Brain.open(db_path, create=True)
     eng = SyncEngine(b, root)
@@ -221,8 +221,10 @@ def test_a_new_name_yaml_cannot_hold_there_is_left(tmp_path, db_path):
         (root / "companies/acme.md").rename(root / 'companies/say "hi".md')
         eng.sync()
         r = ops.run("lint", {"check": "dead_links", "fix_safe": True, "limit": 0}, brain=b)
-        assert b.get_text("people/ana") == note
-        assert any(s["slug"] == "people/ana" for s in r["skipped"])
+        # the body's link is rewritten, the property's left as written (and said so)
+        assert b.get_text("people/ana") == note.replace("Body [[acme]]", 'Body [[say "hi"]]')
+        assert any(s["slug"] == "people/ana" and "properties" in s["reason"] for s in r["skipped"])
+        assert [f["kind"] for f in r["findings"]] == ["property"]
         assert fresh_import_differences(b) == {}
     finally:
         eng.close()

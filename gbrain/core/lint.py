@@ -805,9 +805,10 @@ def _sans_links(v: Any) -> Any:
 
 
 def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
-    """One page's rewrite (see :func:`plan_link_fixes`): ``(plan or None, problems)``."""
+    """One page's rewrite (see :func:`plan_link_fixes`): ``(plan or None, problems)``. When the
+    rewritten frontmatter would not load to the same data (a new name YAML cannot hold where the
+    link is written), the page is planned again with its property links left as written."""
     from collections import Counter
-
     from dataclasses import replace
 
     from ..page.linkedit import link_spans, new_form, property_spans, replace_spans
@@ -874,6 +875,10 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     dates = [d for (d,) in conn.execute("SELECT date FROM timeline_entries WHERE page_id = ? ORDER BY id", (row["id"],))]
     same = (after.bom == bool(row["bom"]) and fm_same and after.separator == row["separator"]
             and sorted(set(after.all_tags)) == tags and [e.date for e in after.timeline_entries] == dates)
+    if not fm_same and any(k[0] == "prop" for k in fixes):
+        plan, more = _plan_page(brain, index, row, {k: v for k, v in fixes.items() if k[0] != "prop"}) if any(k[0] != "prop" for k in fixes) else (None, [])
+        return plan, problems + more + ["the links in its properties cannot be rewritten in the frontmatter text to the same data "
+                                        "(a new name the YAML cannot hold there); left as written"]
     if not same or +got != +expected:
         return None, problems + ["the rewritten text would not parse to the same page with only the links moved; left as written"]
     return {"id": row["id"], "slug": row["slug"], "path": row["path"], "content_hash": row["content_hash"], "text": new_text, "page": after,
