@@ -737,7 +737,8 @@ class SyncEngine:
             # batched commits) does the same as importing file by file, only faster
             from .importer import import_tree
 
-            rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface)
+            with origin(client=self.client or None):  # the folder's versions name their sync client
+                rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface)
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
             self._log(f"+ {first:,} files imported into the empty brain")
         cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps)]
@@ -1118,7 +1119,7 @@ class SyncEngine:
         if not (acting or written or move_written or merge_written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
             self._finish(out, paths, disk, removed, copies)
             return out
-        with self.brain.transaction(), origin(surface=self.surface):
+        with self.brain.transaction(), origin(surface=self.surface, client=self.client or None):
             fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
             changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
             for src, dst in moves:
@@ -1600,10 +1601,12 @@ class SyncEngine:
         """Whether the file change at ``p`` (brain and base both ``s``) is a stale save: the file
         saved from a version older than the one gbrain last wrote to it. Gathers the versions and
         asks :func:`gbrain.sync.merge.stale_view`. Looked at only when the brain's newest version
-        (``s``) was written through gbrain, not from a synced folder's file (``_FROM_FILE``), at
+        (``s``) was written through gbrain, not from this folder's file (:func:`_from_file`: a
+        version another folder's sync or watch imported from its file, recorded with that
+        folder's sync client, reached this file through gbrain, as an agent's write does), at
         most :data:`STALE_WINDOW_S` ago (by the database's clock); the ancestors tried are the
-        versions before it back to (and including) the last one that came from a file, at most
-        :data:`STALE_VERSIONS`. Returns ``(the file's bytes, the merged bytes or None when the
+        versions before it back to (and including) the last one that came from this folder's
+        file, at most :data:`STALE_VERSIONS`. Returns ``(the file's bytes, the merged bytes or None when the
         merge conflicts)``, or None (not a stale save: the plain rules apply)."""
         if f.size > MERGE_MAX_BYTES:
             return None
@@ -1612,22 +1615,22 @@ class SyncEngine:
             return None
         name = r[0]
         rows = self.conn.execute(
-            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
+            "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
             "WHERE h.kind = 'page' AND h.name = ? ORDER BY h.version DESC LIMIT ?", (name, STALE_VERSIONS + 4)).fetchall()
-        if not rows or rows[0][4] != s or _from_file(rows[0][1], rows[0][2]):
+        if not rows or rows[0][4] != s or _from_file(rows[0][1], rows[0][2], rows[0][5], self.client):
             return None
         now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
         if _age_s(rows[0][3], now) > STALE_WINDOW_S:
             return None
         older_ids: list[int] = []
         seen = {s}
-        for body_id, surface, operation, _at, hx in rows[1:]:
+        for body_id, surface, operation, _at, hx, client in rows[1:]:
             if body_id is None or len(older_ids) >= STALE_VERSIONS:
                 break  # a deletion or a move: the file did not hold what came before
             if hx not in seen:
                 seen.add(hx)
                 older_ids.append(body_id)
-            if _from_file(surface, operation):
+            if _from_file(surface, operation, client, self.client):
                 break
         if not older_ids:
             return None
@@ -1978,10 +1981,19 @@ MERGED_OP = "stale save merged"
 BOTH_MERGED_OP = "both changed merged"
 
 
-def _from_file(surface: str, operation: str) -> bool:
-    """Whether a history version with this origin came from a file of a synced folder (or an
-    import of one): a person's save, not a write through gbrain."""
-    return surface == "import" or (surface in ("sync", "watch") and operation in _FROM_FILE)
+def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -> bool:
+    """Whether a history version with this origin came from a file of the synced folder ``mine``
+    (this engine's sync client; or an import of a folder): a person's save there, not a write
+    through gbrain. A version that came from another folder's file (``client``, the sync client
+    its sync or watch recorded, is not ``mine``: a teammate's save on Postgres) reached this
+    folder through gbrain, as an agent's write does. On SQLite (``mine`` '': one folder per
+    brain) and for rows that name no client (written before sync clients were recorded) every
+    file version counts as this folder's, as before."""
+    if surface == "import":
+        return True
+    if surface not in ("sync", "watch") or operation not in _FROM_FILE:
+        return False
+    return not (mine and client and client != mine)
 
 
 def _age_s(at: str, now: str) -> float:

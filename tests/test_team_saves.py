@@ -1,0 +1,183 @@
+"""Two founders, one Postgres brain, each syncing a folder of their own (a sync client each):
+what a team trial found.
+
+A. A stale save against a teammate's write: Bob's editor holds the note; Alice's edit in her
+   folder reaches Bob's file through gbrain; Bob's editor then saves its old buffer plus a typed
+   line. For Bob's folder Alice's version came through gbrain exactly as an agent's write does,
+   so the save is merged (before: it replaced the page, and Alice's line was only in history).
+B. The founder whose save lost a both-changed conflict is told so by their own sync/watch (before:
+   only `← db …` while the file changed underneath them); `gbrain conflicts` says whose text is
+   in the note and whose in the copy; the copy's history credits the author of its text.
+
+Driven with SyncEngine rounds (no live watcher, nothing to wait for), on Postgres (`pg_url`).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import gbrain, write_tree
+
+from gbrain.core.brain import Brain
+from gbrain.storage.origin import origin
+from gbrain.sync.engine import SyncEngine, conflict_list
+
+PATH = "people/ana-yilmaz.md"
+SLUG = "people/ana-yilmaz"
+START = "# Ana Yilmaz\n\nFounder notes.\n\n---\n\n- **2026-01-01** | met at the meetup\n"
+
+
+class Folder:
+    """One founder's folder and sync engine (their own Postgres connection), rounds as `who`."""
+
+    def __init__(self, url: str, root: Path, who: str):
+        self.root, self.who, self.lines = root, who, []
+        self.brain = Brain.open(url)
+        self.eng = SyncEngine(self.brain, root, log=self.lines.append)
+        self.eng.surface = "watch"
+        with origin(user=who):
+            self.eng.bind()
+
+    def round(self) -> dict:
+        with origin(user=self.who):
+            return self.eng.sync()
+
+    @property
+    def file(self) -> Path:
+        return self.root / PATH
+
+    def close(self) -> None:
+        self.eng.close()
+        self.brain.close()
+
+
+@pytest.fixture
+def team(pg_url, tmp_path):
+    a = Folder(pg_url, write_tree(tmp_path / "alice", {PATH: START}), "alice")
+    (tmp_path / "bob").mkdir()
+    b = Folder(pg_url, tmp_path / "bob", "bob")
+    try:
+        assert a.round()["exit_code"] == 0
+        assert b.round()["exit_code"] == 0
+        assert b.file.read_bytes() == a.file.read_bytes()
+        yield a, b
+    finally:
+        a.close()
+        b.close()
+
+
+def editor_save(f: Path, data: bytes) -> None:
+    """Save like vim: a temp file in the same folder, then a rename over the file."""
+    tmp = f.with_name(f.name + ".swp-tmp")
+    tmp.write_bytes(data)
+    os.rename(tmp, f)
+
+
+def page_text(brain: Brain) -> bytes:
+    from gbrain.core.brain import render_row
+
+    return render_row(brain.page_row(SLUG)).encode("utf-8")
+
+
+def test_a_stale_save_over_a_teammates_edit_is_merged_not_replaced(team):
+    alice, bob = team
+    buf = bob.file.read_bytes()  # Bob's editor reads the note
+    alice.file.write_bytes(alice.file.read_bytes() + b"- **2026-12-02** | ALICE-LINE\n")
+    assert alice.round()["changed"]["imported"] == [PATH]
+    assert bob.round()["changed"]["exported"] == [PATH]
+    assert b"ALICE-LINE" in bob.file.read_bytes()  # it reached Bob's file through gbrain
+    editor_save(bob.file, buf + b"- **2026-12-02** | BOB-TYPED\n")  # his editor's old buffer + a line
+    rep = bob.round()
+    assert rep["merged"] == [PATH] and rep["conflicts"] == [], rep
+    assert any(f"merged your save of {PATH}" in ln for ln in bob.lines), bob.lines
+    page = page_text(bob.brain)
+    assert b"ALICE-LINE" in page and b"BOB-TYPED" in page
+    assert bob.file.read_bytes() == page
+    assert alice.round()["changed"]["exported"] == [PATH]
+    assert alice.file.read_bytes() == page
+    assert alice.round()["counts"]["imported"] == bob.round()["counts"]["imported"] == 0  # settled
+
+
+def test_each_folders_file_writes_name_their_sync_client_in_the_history(team):
+    alice, bob = team
+    alice.file.write_bytes(alice.file.read_bytes() + b"- **2026-12-02** | A\n")
+    alice.round()
+    bob.round()
+    bob.file.write_bytes(bob.file.read_bytes() + b"- **2026-12-03** | B\n")
+    bob.round()
+    rows = alice.brain.conn.execute("SELECT client, writer FROM history WHERE kind = 'page' AND name = ? AND operation = 'file changed' ORDER BY version",
+                                    (SLUG,)).fetchall()
+    assert [tuple(r) for r in rows] == [(alice.eng.client, "alice"), (bob.eng.client, "bob")]
+
+
+def test_an_old_history_row_with_no_sync_client_is_taken_as_today(team):
+    """Versions written before the sync client was recorded (client '') count as a folder's file:
+    the plain rule imports the save, as before (the history keeps the other version)."""
+    alice, bob = team
+    buf = bob.file.read_bytes()
+    alice.file.write_bytes(alice.file.read_bytes() + b"- **2026-12-02** | ALICE-LINE\n")
+    alice.round()
+    bob.round()
+    with alice.brain.transaction():
+        alice.brain.conn.execute("UPDATE history SET client = '' WHERE surface IN ('sync', 'watch')")
+    editor_save(bob.file, buf + b"- **2026-12-02** | BOB-TYPED\n")
+    rep = bob.round()
+    assert rep["merged"] == [] and rep["changed"]["imported"] == [PATH]
+    assert b"ALICE-LINE" not in page_text(bob.brain)
+
+
+def test_a_founders_own_saves_are_never_taken_for_a_teammates_write(team):
+    """Bob adds a line, then replaces it: the second save is based on his own first one."""
+    alice, bob = team
+    base = bob.file.read_bytes()
+    editor_save(bob.file, base + b"line X\n")
+    bob.round()
+    alice.round()
+    editor_save(bob.file, base + b"line Y\n")
+    rep = bob.round()
+    assert rep["merged"] == [] and rep["changed"]["imported"] == [PATH]
+    assert page_text(bob.brain) == base + b"line Y\n"
+
+
+def _both_save(team):
+    alice, bob = team
+    base = alice.file.read_bytes()
+    va, vb = base + b"- **2026-12-02** | ALICE-VERSION\n", base + b"- **2026-12-02** | BOB-VERSION\n"
+    alice.file.write_bytes(va)
+    bob.file.write_bytes(vb)
+    assert alice.round()["changed"]["imported"] == [PATH]
+    rep = bob.round()  # Bob's round finds both changed: his file wins, Alice's text is the copy
+    [c] = rep["conflicts"]
+    assert c["kind"] == "both-changed" and c["path"] == PATH
+    assert any(ln.startswith(f"! conflict {PATH}: the file's version kept") for ln in bob.lines), bob.lines
+    return alice, bob, va, vb, c["copy_path"]
+
+
+def test_the_founder_whose_save_lost_a_conflict_is_told(team):
+    alice, bob, va, vb, cp = _both_save(team)
+    rep = alice.round()
+    assert alice.file.read_bytes() == vb and (alice.root / cp).read_bytes() == va
+    said = f"! {PATH}: your save conflicted with bob's; bob's version was kept, yours is in {cp}"
+    assert said in alice.lines, alice.lines
+    assert rep["overruled"] == [{"path": PATH, "copy_path": cp, "kept_by": "bob"}], rep.get("overruled")
+    # said once: later rounds (and Bob's) do not repeat it
+    alice.round()
+    bob.round()
+    assert alice.lines.count(said) == 1
+    assert not any("your save conflicted" in ln for ln in bob.lines), bob.lines
+
+
+def test_the_conflict_copy_credits_the_author_of_its_text_and_conflicts_say_who(team, pg_url):
+    alice, bob, va, vb, cp = _both_save(team)
+    alice.round()
+    copy_slug = cp[:-3]
+    first = alice.brain.conn.execute("SELECT writer, operation FROM history WHERE kind = 'page' AND name = ? ORDER BY version LIMIT 1", (copy_slug,)).fetchone()
+    assert tuple(first) == ("alice", "conflict copy")  # Alice's text, though Bob's watch wrote it
+    [c] = conflict_list(alice.brain)
+    assert c["kept_by"] == "bob" and c["copy_by"] == "alice", c
+    listed = json.loads(gbrain("--db", pg_url, "conflicts", "--json").stdout)
+    assert [(x["kept_by"], x["copy_by"]) for x in listed] == [("bob", "alice")]
+    text = gbrain("--db", pg_url, "conflicts").stdout.decode()
+    assert f"{PATH}: bob's version" in text and f"alice's version in {cp}" in text, text
