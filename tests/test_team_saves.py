@@ -180,4 +180,4 @@ def test_the_conflict_copy_credits_the_author_of_its_text_and_conflicts_say_who(
     listed = json.loads(gbrain("--db", pg_url, "conflicts", "--json").stdout)
     assert [(x["kept_by"], x["copy_by"]) for x in listed] == [("bob", "alice")]
     text = gbrain("--db", pg_url, "conflicts").stdout.decode()
-    assert f"{PATH}: bob's version" in text and f"alice's version in {cp}" in text, text
+    assert f"{PATH} holds bob's version; alice's version is in {cp}" in text, text

@@ -790,6 +790,17 @@ def key_for_path(conn: sqlite3.Connection, path: str) -> tuple[str, str]:
     return ("page", slug_for_path(path)) if is_markdown(path) else ("file", path)
 
 
+def version_writer(conn: sqlite3.Connection, kind: str, name: str, hx: str | None) -> str:
+    """Who wrote the bytes with sha256 ``hx`` as a version of the history ``(kind, name)``
+    (:func:`key_for_path`): the writer (migration v16) of its newest version with those bytes;
+    '' when unknown (no such version, a row written before v16 or by a migration, no ``hx``)."""
+    if not hx or not has_writer(conn):
+        return ""
+    r = conn.execute("SELECT h.writer FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                     "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (kind, name, hx)).fetchone()
+    return (r[0] or "") if r else ""
+
+
 def record_move(conn: sqlite3.Connection, src: str, dst: str) -> None:
     """A writer moved ``src`` to ``dst`` by deleting one and creating the other (a file, or a page
     that becomes a file): record the pair as a move in the history (``move`` rows with ``to`` /

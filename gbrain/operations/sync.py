@@ -34,6 +34,10 @@ def _sync_text(r: dict, a: dict) -> str:
         else:
             where = "in the brain, edited on disk" if c["kind"] == "deleted-in-brain" else "on disk, edited in the brain"
             lines.append(f"PUT BACK: {c['path']}: deleted {where}; the edited version was kept (not a conflict copy: `gbrain conflicts --all` notes it)")
+    for o in r.get("overruled") or []:
+        who = f"{o['kept_by']}'s" if o.get("kept_by") else "another save"
+        lines.append(f"CONFLICT LOST: {o['path']}: your save conflicted with {who}, saved at the same time in another folder; "
+                     f"{'that' if not o.get('kept_by') else who} version was kept, yours is in {o['copy_path']}")
     if r.get("renamed_links"):
         rl = r["renamed_links"]
         lines.append(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
@@ -145,7 +149,12 @@ def _conflicts_text(r: list, a: dict) -> str:
         return "no open conflicts"
     out = []
     for c in r:
-        if c.get("copy_path"):
+        if c.get("copy_path") and (c.get("kept_by") or c.get("copy_by")):
+            # whose text is where (writers from the history)
+            kept = f"{c['kept_by']}'s version" if c.get("kept_by") else "the version kept"
+            held = f"{c['copy_by']}'s version" if c.get("copy_by") else "the other version"
+            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']} holds {kept}; {held} is in {c['copy_path']}  ({c.get('note') or c['created_at']})")
+        elif c.get("copy_path"):
             side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain"
             out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']})")
         else:
@@ -159,7 +168,8 @@ def _conflicts_text(r: list, a: dict) -> str:
     "were merged and are not listed). The file's version was kept; the brain's "
     "version is in the conflict copy (`copy_path`, a page of its own); for `kind` no-base (a folder that never synced the path) "
     "and stale-save (a file saved from an older version than a newer write through gbrain, that did not merge) "
-    "it is the other way round: the brain's version was kept, the file's is the copy. Merge what you need into the page, then delete the copy "
+    "it is the other way round: the brain's version was kept, the file's is the copy. `kept_by` and `copy_by` name who wrote the version kept "
+    "and the one in the copy (from the history; empty when unknown). Merge what you need into the page, then delete the copy "
     "(brain_delete; it stays in the trash): the conflict is resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",

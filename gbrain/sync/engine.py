@@ -115,7 +115,7 @@ from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_ke
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
-from ..core.history import key_for_path, keep_version, moved_away, record_move
+from ..core.history import key_for_path, keep_version, moved_away, record_move, version_writer
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
@@ -191,6 +191,10 @@ class Outcome:
     #: pages merged three ways (also in ``imported`` and ``exported``): stale saves merged with a
     #: newer write through gbrain, and pages both sides changed whose edits do not overlap
     merged: list[str] = field(default_factory=list)
+    #: this folder's saves that lost a conflict another folder's round found (Postgres: a
+    #: teammate saved the same note at the same time), told when the winner's text reaches the
+    #: file: ``{path, copy_path, kept_by}`` (:meth:`SyncEngine._overruled`)
+    overruled: list[dict] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -1185,7 +1189,10 @@ class SyncEngine:
                 self._forget(p)
             for cp, (p, data) in copies.items():
                 f = self._stat_written(cp, data)
-                with origin(operation="conflict copy"):
+                # the copy holds the brain's version: its history credits whoever wrote that
+                # version (a teammate's save through their folder, an agent), not this round
+                by = version_writer(self.conn, *key_for_path(self.conn, p), f.hash)
+                with origin(operation="conflict copy", user=by or None):
                     self._import(cp, f, out)
             for cp, (p, f) in file_copies.items():
                 with origin(operation="conflict copy: the file's version"):
@@ -1226,6 +1233,12 @@ class SyncEngine:
                     out.exported.append(p)
                     out.disk_hashes[p] = S[p]
                     self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
+                    lost = self._overruled(p, B.get(p))
+                    if lost is not None:
+                        out.overruled.append(lost)
+                        who = lost["kept_by"]
+                        self._log(f"! {p}: your save conflicted with {who}'s; {who}'s version was kept, yours is in {lost['copy_path']}" if who else
+                                  f"! {p}: your save conflicted with another save; that version was kept, yours is in {lost['copy_path']}")
             for p, data in removed.items():
                 # the file's bytes are the brain's version at the base, so its history has them;
                 # unless they predate history or were pruned: then they become a version of it.
@@ -1685,6 +1698,25 @@ class SyncEngine:
         merged = merge_edits(base, brain_bytes, data, p, self.brain.timeline_split)
         return None if merged is None else (data, merged)
 
+    def _overruled(self, p: str, had: str | None) -> dict | None:
+        """Whether the brain → file write of ``p`` this round carries out replaces a save of this
+        folder that lost a conflict in another folder's round (two folders of a Postgres brain
+        saved the note at the same time; that round kept its file and made this folder's text
+        the copy): an open conflict of ``p`` whose copy holds ``had``, the bytes this folder
+        last had (its base). ``{path, copy_path, kept_by}`` (``kept_by``: the writer of the
+        version kept, '' when unknown), or None. A one-folder brain never has one: its own
+        conflicts keep its file."""
+        if had is None:
+            return None
+        c = self.conn
+        for cp, kind, file_hash, db_hash in c.execute(
+                "SELECT copy_path, kind, file_hash, db_hash FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC LIMIT 4", (p,)).fetchall():
+            kept, held = (db_hash, file_hash) if kind in _KEEP_BRAIN else (file_hash, db_hash)
+            if held != had or not c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
+                continue
+            return {"path": p, "copy_path": cp, "kept_by": version_writer(c, *key_for_path(c, p), kept)}
+        return None
+
     def _brain_had(self, p: str, h: str) -> bool:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
         shows the brain held bytes with hash ``h`` at path ``p``."""
@@ -1950,6 +1982,7 @@ class SyncEngine:
         rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["merged"] = out.merged[: verify.MAX_LISTED]
+        rep["overruled"] = out.overruled[: verify.MAX_LISTED]
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep
@@ -2049,9 +2082,23 @@ def trash_list(brain: Brain, limit: int = 100) -> list[dict]:
     return tl(brain, limit=limit)
 
 
+def _conflict_writers(conn, d: dict) -> tuple[str, str]:
+    """``(kept_by, copy_by)`` of conflict row ``d`` (with a copy): the writers (history) of the
+    version the path kept and of the one in the copy ('' when unknown). ``both-changed`` keeps the
+    file's version and copies the brain's; ``no-base``/``stale-save`` the other way round. The
+    copy's text is looked up among the page's versions first (a copy recorded before copies
+    credited their author names the syncing folder's writer), then in the copy's own history."""
+    kept, held = (d["db_hash"], d["file_hash"]) if d["kind"] in _KEEP_BRAIN else (d["file_hash"], d["db_hash"])
+    key = key_for_path(conn, d["path"])
+    copy_by = version_writer(conn, *key, held) or version_writer(conn, *key_for_path(conn, d["copy_path"]), held)
+    return version_writer(conn, *key, kept), copy_by
+
+
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     """Conflicts, newest first. A conflict is ``open`` while its copy still exists in the brain
-    (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``."""
+    (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``.
+    One with a copy says whose text is where: ``kept_by`` (the version the path kept) and
+    ``copy_by`` (the copy's), writers from the history ('' when unknown)."""
     out = []
     for r in brain.conn.execute("SELECT * FROM sync_conflicts ORDER BY id DESC"):
         d = dict(r)
@@ -2062,6 +2109,8 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
             d["status"] = "open"
         else:
             d["status"] = "resolved"
+        if cp is not None:
+            d["kept_by"], d["copy_by"] = _conflict_writers(brain.conn, d)
         if all or d["status"] == "open":
             out.append(d)
     # a copy written by a sync that died before recording its conflict: listed, so it is merged
@@ -2071,7 +2120,7 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
         if p in known or orig is None:
             continue
         out.append({"id": None, "path": orig, "copy_path": p, "kind": "both-changed", "file_hash": None, "db_hash": None, "base_hash": None,
-                    "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)"})
+                    "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)", "kept_by": "", "copy_by": ""})
     return out
 
 
