@@ -6,7 +6,7 @@ Storage (migration ``_m4_history`` in :mod:`gbrain.storage.db`)
   ``version`` (1, 2, … per key), ``op`` (``create``, ``update``, ``delete``, ``move``,
   ``baseline`` for what a brain held when history began), the body it wrote (``body_id``,
   NULL for a deletion or a page moved away), its size, the time (UTC, milliseconds) and the
-  origin: ``surface``, ``operation`` and MCP ``client`` (:mod:`gbrain.storage.origin`).
+  origin: ``surface``, ``operation`` and ``client`` (MCP client name; sync/watch: the folder's sync client) (:mod:`gbrain.storage.origin`).
 * ``history_bodies``: each distinct body once, content-addressed by its sha256 (the same hash
   as ``pages.content_hash`` / ``files.content_hash``), deflate-compressed. A body written over
   another one is compressed with the replaced body as the preset dictionary (a delta, in effect:
