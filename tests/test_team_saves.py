@@ -144,7 +144,8 @@ def test_a_founders_own_saves_are_never_taken_for_a_teammates_write(team):
 def _both_save(team):
     alice, bob = team
     base = alice.file.read_bytes()
-    va, vb = base + b"- **2026-12-02** | ALICE-VERSION\n", base + b"- **2026-12-02** | BOB-VERSION\n"
+    # both rewrite the same line (edits that do not overlap are merged, no conflict)
+    va, vb = base.replace(b"met at the meetup", b"ALICE-VERSION"), base.replace(b"met at the meetup", b"BOB-VERSION")
     alice.file.write_bytes(va)
     bob.file.write_bytes(vb)
     assert alice.round()["changed"]["imported"] == [PATH]
