@@ -182,3 +182,19 @@ def test_the_conflict_copy_credits_the_author_of_its_text_and_conflicts_say_who(
     assert [(x["kept_by"], x["copy_by"]) for x in listed] == [("bob", "alice")]
     text = gbrain("--db", pg_url, "conflicts").stdout.decode()
     assert f"{PATH} holds bob's version; alice's version is in {cp}" in text, text
+
+
+def test_an_agents_write_that_lost_a_conflict_is_not_called_a_save_of_the_folder(team):
+    """The text the folder last had came from an agent (through gbrain), not from a save there:
+    the folder's watch says nothing about "your save" (the winner's log and `gbrain conflicts`
+    still tell)."""
+    alice, bob = team
+    base = alice.file.read_bytes()
+    alice.brain.put(SLUG, base.replace(b"met at the meetup", b"AGENT-VERSION").decode("utf-8"))
+    assert alice.round()["changed"]["exported"] == [PATH]
+    bob.file.write_bytes(base.replace(b"met at the meetup", b"BOB-VERSION"))
+    [c] = bob.round()["conflicts"]
+    assert c["kind"] == "both-changed"
+    rep = alice.round()
+    assert b"BOB-VERSION" in alice.file.read_bytes()
+    assert rep["overruled"] == [] and not any("your save conflicted" in ln for ln in alice.lines), alice.lines

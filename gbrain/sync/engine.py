@@ -1703,18 +1703,25 @@ class SyncEngine:
         folder that lost a conflict in another folder's round (two folders of a Postgres brain
         saved the note at the same time; that round kept its file and made this folder's text
         the copy): an open conflict of ``p`` whose copy holds ``had``, the bytes this folder
-        last had (its base). ``{path, copy_path, kept_by}`` (``kept_by``: the writer of the
-        version kept, '' when unknown), or None. A one-folder brain never has one: its own
-        conflicts keep its file."""
+        last had (its base), and that came from this folder's file (:func:`_from_file`; an
+        agent's write that reached the file and lost is no save of this folder's).
+        ``{path, copy_path, kept_by}`` (``kept_by``: the writer of the version kept, '' when
+        unknown), or None. A one-folder brain never has one: its own conflicts keep its file."""
         if had is None:
             return None
         c = self.conn
+        key = None
         for cp, kind, file_hash, db_hash in c.execute(
                 "SELECT copy_path, kind, file_hash, db_hash FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC LIMIT 4", (p,)).fetchall():
             kept, held = (db_hash, file_hash) if kind in _KEEP_BRAIN else (file_hash, db_hash)
             if held != had or not c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
                 continue
-            return {"path": p, "copy_path": cp, "kept_by": version_writer(c, *key_for_path(c, p), kept)}
+            key = key or key_for_path(c, p)
+            src = c.execute("SELECT h.surface, h.operation, h.client FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                            "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (*key, held)).fetchone()
+            if src is None or not _from_file(src[0], src[1], src[2], self.client):
+                continue
+            return {"path": p, "copy_path": cp, "kept_by": version_writer(c, *key, kept)}
         return None
 
     def _brain_had(self, p: str, h: str) -> bool:
