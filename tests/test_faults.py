@@ -750,3 +750,41 @@ def test_serve_on_a_read_only_brain_offers_the_read_only_tools(read_only_brain):
     names = [t["name"] for t in replies[2]["result"]["tools"]]
     assert names == [o.tool_name for o in tool_operations(read_only=True)] and "brain_put" not in names
     assert b"read-only" in r.stderr and b"cannot be written" in r.stderr, r.stderr
+
+
+# ---- chaos trial 2026-12-02: damage that quick_check does not see ------------------------------
+
+
+def _stale_fts_row(db) -> None:
+    """A search index row for a page id that does not exist (what a stale ``-wal`` restored
+    beside an older brain.db leaves): quick_check passes, FTS5's integrity check does not."""
+    import sqlite3
+
+    c = sqlite3.connect(db)
+    c.execute("INSERT INTO page_fts(rowid, title, search_aliases, path, search_headings, compiled_truth, timeline, search_words) "
+              "VALUES (99999, 'zzqx', '', '', '', 'zzqx', '', 'zzqx')")
+    c.commit()
+    c.close()
+
+
+def test_a_search_index_row_of_a_missing_page_is_skipped_with_one_warning_and_reindex_repairs_it(brain300):
+    tree, db = brain300
+    _stale_fts_row(db)
+    for argv in (["search", "zzqx"], ["query", "zzqx"], ["search", "zzqx", "--json"]):
+        r = gbrain(*argv, "--db", str(db))
+        err = r.stderr.decode()
+        assert r.returncode == 0 and "Traceback" not in err, (argv, err)
+        warns = [x for x in err.splitlines() if "search index" in x]
+        assert len(warns) == 1 and "gbrain check" in warns[0], (argv, err)
+        assert b"zzqx" not in r.stdout or b"no matches" in r.stdout, (argv, r.stdout)
+    r = gbrain("check", "--db", str(db))
+    out = r.stdout.decode()
+    assert r.returncode == 1 and "search index" in out and "gbrain reindex" in out, out
+    assert "gbrain export" not in out  # the pages are sound: nothing to save
+    # the pages are sound, so writes go on (the damage is only a derived index)
+    assert gbrain("put", "notes/after", "--db", str(db), input="# After\n\nzzqx later\n").returncode == 0
+    r = gbrain("reindex", "--db", str(db))
+    assert r.returncode == 0, r.stderr.decode()
+    assert gbrain("check", "--db", str(db)).returncode == 0
+    r = gbrain("search", "zzqx", "--db", str(db))
+    assert r.returncode == 0 and r.stderr == b"" and r.stdout.decode().startswith("notes/after"), (r.stdout, r.stderr)

@@ -355,7 +355,7 @@ def _stats(b, a, ctx):
     rank_depth=RANK_DEPTH,
 )
 def _search(b, a, ctx):
-    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"])
+    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
 
 
 def _tags_text(r, a) -> str:
@@ -645,7 +645,32 @@ def _check(b, a, ctx):
         checked = ["page hashes; Postgres keeps its own files, indexes and foreign keys"]
     else:
         checked = ["integrity_check", "search index", "foreign keys", "page hashes"]
-    return {"ok": not problems, "database": str(b.path), "checked": checked, "problems": problems, "advice": recovery_advice(b.path) if problems else ""}
+    advice = recovery_advice(b.path) if problems else ""
+    if problems and all(p.startswith("search index:") for p in problems):
+        # only the derived keyword index: the pages are sound, writes go on, and it is rebuilt
+        # from them in one command (no export or re-import needed)
+        advice = (f"only the search index is damaged (the pages and their texts are sound; writes still work): "
+                  f"rebuild it with `gbrain reindex --db {b.path}`")
+    return {"ok": not problems, "database": str(b.path), "checked": checked, "problems": problems, "advice": advice}
+
+
+@op("reindex", "Rebuild the keyword search index from the pages (what `gbrain check` advises when only the search index is damaged: "
+    "search then warns of pages the index lists that do not exist). On Postgres, which keeps its index itself, nothing to do.",
+    [], mcp=False, mutating=True, text=lambda r, a: r["message"])
+def _reindex(b, a, ctx):
+    if getattr(b.conn, "dialect", "sqlite") == "postgres":
+        return {"rebuilt": False, "message": "Postgres keeps its search index itself; nothing to rebuild"}
+    from ..storage.db import begin_write, rollback
+
+    begin_write(b.conn)
+    try:
+        b.conn.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
+        b.conn.commit()
+    except BaseException:
+        rollback(b.conn)
+        raise
+    n = b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    return {"rebuilt": True, "message": f"rebuilt the search index of {n:,} page(s)"}
 
 
 def _copy_text(r: dict, a: dict) -> str:

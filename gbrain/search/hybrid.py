@@ -287,7 +287,7 @@ def query(
         notes.append(msg)
         mode = "keyword"
     if mode == "keyword":
-        hits = keyword_search(conn, question, type=type, limit=limit)
+        hits = keyword_search(conn, question, type=type, limit=limit, warn=notes.append)
         return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", [])} for h in hits], "mode": "keyword", "model": None, "notes": notes}
 
     stale = stale_count(conn, model.model_id)
@@ -361,6 +361,11 @@ def query(
     # keywords only) looked up; their texts read in the same statement on Postgres
     row_ids, texts = _passage_rows(conn, idx, scores, pids, best_rows)
     hits = []
+    gone = [pid for pid, _ in ranked if pid not in meta]
+    if gone:  # an index (keyword or vector) names a page row that is not there
+        from .keyword import stale_index_warning
+
+        notes.append(stale_index_warning(len(gone)))
     for pid, s in ranked:
         m = meta.get(pid)
         if m is None:

@@ -1131,13 +1131,23 @@ def _exact_names_pg(names: list[str], type: str | None) -> tuple[str, list]:
     return sql, [keys, keys, keys, *([type] if type else []), keys, *([type] if type else [])]
 
 
-def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0) -> list[dict]:
+def stale_index_warning(n: int) -> str:
+    """The warning for ``n`` hits of the search index whose page row does not exist (a stale
+    ``-wal`` restored beside an older brain.db, a torn copy): those hits are left out."""
+    return (f"the search index lists {n:,} page(s) that do not exist (left out of the results): the search index is damaged; "
+            "`gbrain check` says how to repair it")
+
+
+def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0,
+           warn=None) -> list[dict]:
     """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
 
     Returns ``[{slug, title, type, score, snippet, highlights, signals}]``, best first; ``score`` is
     :func:`rank`'s (higher is better, comparable within one query), ``snippet`` readable text around
     the hits (:func:`snippet_of`: no link syntax, comments or emphasis marks), ``highlights`` the
     hits in it as ``[start, end)`` code-point offsets, ``signals`` the fields that matched. Raises :class:`BadInput` for a non-positive limit.
+    A hit of the search index whose page row does not exist is left out, and ``warn`` (a
+    callable taking one line) is told once (:func:`stale_index_warning`).
     """
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
@@ -1158,7 +1168,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     if not ranked:
         return []
     try:
-        return _with_snippets(conn, folded, q, ranked)
+        return _with_snippets(conn, folded, q, ranked, warn)
     except sqlite3.OperationalError as e:
         # a TEXT value that is not UTF-8: gbrain never stores one (invalid UTF-8 is a blob), so the
         # file's bytes changed; reported as a damaged brain (storage/db.py: db_error), not as is
@@ -1167,9 +1177,9 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         raise sqlite3.DatabaseError(f"database disk image is malformed ({e})") from e
 
 
-def _with_snippets(conn, query: str, q: str, ranked: list[dict]) -> list[dict]:
+def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None) -> list[dict]:
     """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty) with their rows and
-    snippets (:func:`snippet_of`)."""
+    snippets (:func:`snippet_of`); hits with no page row are left out (``warn`` told once)."""
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
@@ -1189,6 +1199,15 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict]) -> list[dict]:
         small = []
     else:
         meta = {r["id"]: r for r in conn.execute(f"SELECT p.id, p.slug, p.title, p.type, p.size FROM pages p WHERE {idin}")}
+    if len(meta) < len(ids):
+        # the index names a page row that is not there (the index is damaged, the pages are not):
+        # those hits are left out, and said once
+        missing = [i for i in ids if i not in meta]
+        if warn is not None:
+            warn(stale_index_warning(len(missing)))
+        ranked = [h for h in ranked if h["id"] in meta]
+        ids = [i for i in ids if i in meta]
+    if getattr(conn, "dialect", "sqlite") != "postgres":
         small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
     if small:
         # FTS5 marks the hits of the whole text (highlight(): linear in the text; snippet() is
