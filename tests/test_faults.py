@@ -788,3 +788,40 @@ def test_a_search_index_row_of_a_missing_page_is_skipped_with_one_warning_and_re
     assert gbrain("check", "--db", str(db)).returncode == 0
     r = gbrain("search", "zzqx", "--db", str(db))
     assert r.returncode == 0 and r.stderr == b"" and r.stdout.decode().startswith("notes/after"), (r.stdout, r.stderr)
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A 30 MB tmpfs of the test's own (unmounted at the end)."""
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if not _mount(["-t", "tmpfs", "-o", "size=30m", "tmpfs", str(mnt)]):
+        pytest.skip("needs root to mount a small tmpfs")
+    yield mnt
+    unmount(mnt)
+
+
+def fill(fs: Path, leave: int) -> Path:
+    """Fill ``fs`` with one file until about ``leave`` bytes are free; returns the filler."""
+    st = os.statvfs(fs)
+    filler = fs / "filler"
+    filler.write_bytes(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    return filler
+
+
+def test_full_disk_during_export_is_one_line_without_sync_advice_and_what_was_written_is_complete(tmp_path, small_fs, brain300):
+    tree, db = brain300
+    filler = fill(small_fs, 300 * 1024)  # ~300 KB left of the tree's ~1.7 MB: some files fit
+    out = small_fs / "out"
+    r = gbrain("export", "--dir", str(out), "--db", str(db))
+    line = one_line_error(r)
+    assert r.returncode == 1, r.stdout
+    assert line.startswith("error: no space left on device") and "not written" in line and "run export again" in line, line
+    assert "sync" not in r.stdout.decode() + r.stderr.decode()
+    saved = [p for p in out.rglob("*") if p.is_file()]
+    assert saved and not [p for p in saved if p.name.startswith(".gbrain-tmp-")]
+    for p in saved:  # the files written are complete
+        assert p.read_bytes() == (tree / p.relative_to(out)).read_bytes()
+    filler.unlink()
+    r = gbrain("export", "--dir", str(out), "--db", str(db))
+    assert r.returncode == 0 and r.stderr == b"", r.stderr

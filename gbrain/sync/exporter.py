@@ -14,6 +14,7 @@ command that merges both sides there.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sqlite3
@@ -27,6 +28,9 @@ from ..storage import blobs
 from . import verify
 from .scan import TMP_PREFIX, change_stamp, db_excludes, scan_tree
 
+
+#: errnos of a full disk or an exhausted quota
+_NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 #: a stored file at least this big is hashed and written by a writer thread (smaller ones, and
 #: pages, in the exporting thread: a hand-off costs more than they do)
@@ -279,7 +283,9 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     Raises :class:`BadInput` (nothing written) when ``out`` is the folder the brain syncs with,
     or when files there differ from the brain's bytes and ``overwrite`` is False (the message
     lists them). With ``overwrite``, those files' bytes are kept in the history first (see the
-    module docstring). Raises :class:`Damaged` after saving what is readable from a damaged brain."""
+    module docstring). Raises :class:`Damaged` after saving what is readable from a damaged brain,
+    and :class:`GBrainError` (one line, no check) when the disk of ``out`` filled up: the files
+    written are complete (atomic writes), the others were not written."""
     from ..errors import BadInput
     from ..page.slugs import shown
 
@@ -305,6 +311,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     i = 0
 
     failed: list[dict] = []
+    no_space: list[str] = []  # paths refused by a full disk (or quota)
 
     def fresh(target: Path | str, rel: str) -> bool:
         """True when ``target`` may be (re)written: it was checked above, or is still missing."""
@@ -394,6 +401,8 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 known[rel] = (st.st_size, change_stamp(st), hx)
         except (OSError, GBrainError, ValueError) as e:  # one unwritable path must not stop the rest
             failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
+            if getattr(e, "errno", None) in _NO_SPACE:
+                no_space.append(rel)
         i += 1
         if on_progress and (i % 100 == 0 or i == total):
             on_progress(i, total)
@@ -482,6 +491,11 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             f"{brain.path} is damaged: {'; '.join(parts)}; saved {written + unchanged:,} readable file(s) to {root}; "
             f"take the rest from your markdown folder (`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
         )
+    if no_space:
+        # a full disk is no difference between the brain and the folder (the check would call the
+        # files not written "not on disk" and advise a sync): one line, the way on
+        raise GBrainError(f"no space left on device: {len(failed):,} file(s) not written to {root} (the files written are complete); "
+                          "free space and run export again")
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
     if not check:
         return {"ok": True, "counts": counts, "root": str(root)}
