@@ -825,3 +825,17 @@ def test_full_disk_during_export_is_one_line_without_sync_advice_and_what_was_wr
     filler.unlink()
     r = gbrain("export", "--dir", str(out), "--db", str(db))
     assert r.returncode == 0 and r.stderr == b"", r.stderr
+
+
+def test_a_truncated_brain_advises_a_rebuild_or_a_backup_not_an_export_that_saves_nothing(tmp_path, brain300):
+    tree, db = brain300
+    size = db.stat().st_size
+    os.truncate(db, size * 44 // 100)
+    out = tmp_path / "safe"
+    for argv in (["stats"], ["search", "the"], ["check"], ["put", "notes/n"], ["export", "--dir", str(out)]):
+        r = gbrain(*argv, "--db", str(db), input="# N\n")
+        line = one_line_error(r)
+        assert r.returncode == 1, argv
+        assert "cannot be opened" in line and "cut short" in line and f"{size:,} bytes" in line, line
+        assert "gbrain import FOLDER" in line and "backup" in line and "gbrain export" not in line, line
+    assert not out.exists() or not [p for p in out.rglob("*") if p.is_file()]

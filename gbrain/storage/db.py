@@ -899,15 +899,41 @@ def one_line(e: object, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def recovery_advice(p: Path | str) -> str:
+def recovery_advice(p: Path | str, *, readable: bool = True) -> str:
+    """How to recover from a damaged brain ``p``: save what is readable with ``export``, or
+    rebuild it from the markdown folder; with ``readable`` False (the file cannot even be
+    opened: nothing can be exported) only the rebuild, or a backup."""
+    if not readable:
+        return (f"nothing can be saved from it: rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`, "
+                f"or restore a backup of {p}")
     return (f"to recover, save what is readable with `gbrain export --dir SAFE_FOLDER --db {p}`, "
             f"or rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`")
 
 
-def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True) -> GBrainError:
+def cut_short(p: Path | str) -> str:
+    """``" (cut short: N of the M bytes its header counts)"`` when SQLite file ``p`` is shorter
+    than the page count in its header says (a truncated copy, a full disk during a copy), else
+    ``""`` (also when that cannot be told)."""
+    try:
+        with open(p, "rb") as f:
+            head = f.read(100)
+            size = os.fstat(f.fileno()).st_size
+    except OSError:
+        return ""
+    if len(head) < 32 or not head.startswith(b"SQLite format 3\0"):
+        return ""
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    want = page * int.from_bytes(head[28:32], "big")
+    return f" (cut short: {size:,} of the {want:,} bytes its header counts)" if 0 < size < want else ""
+
+
+def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bool = False) -> GBrainError:
     """One clear line (a :class:`GBrainError`) for a SQLite error on database ``p``: damaged
     file (with how to recover), full disk, read-only file or mount, I/O error; the rest as is.
-    ``wrote`` says whether the failing call was a write (its transaction was rolled back)."""
+    ``wrote`` says whether the failing call was a write (its transaction was rolled back);
+    ``opening`` that it came while opening the brain (a damaged file then has nothing readable:
+    the advice is a rebuild or a backup, not an export)."""
     from ..errors import Damaged
 
     msg = one_line(e)
@@ -920,6 +946,8 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True) -> GBrainEr
     low = msg.lower()
     rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
     if "malformed" in low or "not a database" in low or "corrupt" in low:
+        if opening:
+            return Damaged(f"{p} is damaged and cannot be opened (SQLite: {msg}){cut_short(p)}; {recovery_advice(p, readable=False)}")
         return Damaged(f"{p} is damaged (SQLite: {msg}); writes are refused; {recovery_advice(p)}")
     if "disk is full" in low or "database or disk is full" in low:
         return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
@@ -983,7 +1011,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     except sqlite3.DatabaseError as e:
         conn.close()
         if "malformed" in str(e).lower():
-            raise db_error(e, p, wrote=False) from e
+            raise db_error(e, p, wrote=False, opening=True) from e
         if not ro and any(k in str(e).lower() for k in ("i/o", "full", "unable to open")) and disk_full(p):
             return _connect_on_full_disk(p, e)
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
@@ -1042,7 +1070,7 @@ def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
     except sqlite3.DatabaseError as e:
         conn.close()
         if "malformed" in str(e).lower():
-            raise db_error(e, p, wrote=False) from e
+            raise db_error(e, p, wrote=False, opening=True) from e
         raise GBrainError(full) from e
     if v != SCHEMA_VERSION:
         conn.close()

@@ -70,6 +70,13 @@ class _Readers:
             c.close()
 
 
+def _saved(n: int, root: Path) -> str:
+    """What an export of a damaged brain saved: ``n`` files to ``root`` (0: nothing, said so)."""
+    if n == 0:
+        return f"nothing could be saved to {root} (no file of it was readable)"
+    return f"saved {n:,} readable file(s) to {root}"
+
+
 def safe_join(root: Path, rel: str) -> Path:
     """``root/rel``, refusing absolute paths and ``..`` segments (a corrupt or hostile DB)."""
     parts = rel.split("/")
@@ -488,7 +495,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         if unreadable:
             parts.append(f"{len(unreadable):,} row(s) could not be read ({', '.join(unreadable[:3])})")
         raise Damaged(
-            f"{brain.path} is damaged: {'; '.join(parts)}; saved {written + unchanged:,} readable file(s) to {root}; "
+            f"{brain.path} is damaged: {'; '.join(parts)}; {_saved(written + unchanged, root)}; "
             f"take the rest from your markdown folder (`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
         )
     if no_space:
@@ -509,7 +516,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         lost = f"; not saved: {failed[-1]['error']}" if unreadable else ""
         from ..storage.db import one_line
 
-        raise GBrainError(f"{brain.path} is damaged ({one_line(e)}); saved {written + unchanged:,} readable file(s) to {root}{lost}") from e
+        raise GBrainError(f"{brain.path} is damaged ({one_line(e)}); {_saved(written + unchanged, root)}{lost}") from e
     if not rep.get("ok", True) and not failed and not errors:
         # the tree written disagrees with the brain though every row read was sound: a damaged
         # index hid rows from the export's reads (one quick_check tells)
@@ -519,7 +526,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             from ..storage.db import one_line
 
             raise Damaged(
-                f"{brain.path} is damaged (SQLite: {one_line(brain.damaged)}); saved {written + unchanged:,} readable file(s) to {root}, "
+                f"{brain.path} is damaged (SQLite: {one_line(brain.damaged)}); {_saved(written + unchanged, root)}, "
                 f"but the export does not match the brain ({one_line('; '.join(rep.get('problems', [])[:2]))}); take the rest from your markdown folder "
                 f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
             )
