@@ -839,3 +839,36 @@ def test_a_truncated_brain_advises_a_rebuild_or_a_backup_not_an_export_that_save
         assert "cannot be opened" in line and "cut short" in line and f"{size:,} bytes" in line, line
         assert "gbrain import FOLDER" in line and "backup" in line and "gbrain export" not in line, line
     assert not out.exists() or not [p for p in out.rglob("*") if p.is_file()]
+
+
+def test_plain_verify_says_how_many_stored_texts_it_hashed_and_check_and_deep_catch_an_overwritten_text(brain300):
+    """Page text bytes overwritten inside brain.db (quick_check cannot see them) are caught by
+    plain verify only when the page is drawn: its report says how many stored texts it hashed
+    and what checks every one (issue 14 keeps verify near read + sha256 of the tree)."""
+    import sqlite3
+
+    tree, db = brain300
+    c = sqlite3.connect(db)
+    slug, text = c.execute("SELECT slug, compiled_truth FROM pages WHERE length(compiled_truth) > 40 ORDER BY slug LIMIT 1").fetchone()
+    total = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    c.close()
+    old = text[10:30].encode()
+    raw = db.read_bytes()
+    assert raw.count(old) >= 1
+    at = raw.index(old)  # the page row's bytes (the history keeps its text compressed)
+    with open(db, "r+b") as f:  # the same length, in place: no SQL, no trigger, no new hash
+        f.seek(at)
+        f.write(b"Z" * len(old))
+    r = gbrain("verify", str(tree), "--db", str(db))
+    out = r.stdout.decode()
+    line = next(x for x in out.splitlines() if x.startswith("Stored page texts hashed:"))
+    n = int(line.split(":")[1].split(" of ")[0].replace(",", ""))
+    assert 0 < n < total and f" of {total:,} " in line and "gbrain check" in line and "--deep" in line, line
+    if r.returncode == 0:  # the page was not drawn
+        assert "Validation: OK" in out
+    else:
+        assert slug in out
+    r = gbrain("check", "--db", str(db))
+    assert r.returncode == 1 and slug in r.stdout.decode() and "1 page(s)" in r.stdout.decode(), (r.stdout, r.stderr)
+    r = gbrain("verify", str(tree), "--deep", "--db", str(db))  # (FTS5's integrity check sees the text changed first)
+    assert r.returncode == 1 and "is damaged" in one_line_error(r)
