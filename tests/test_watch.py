@@ -620,3 +620,68 @@ def test_a_gbrainignore_edit_takes_effect_for_files_already_there(watch, brain, 
     wait_for(lambda: brain.page_row(".trash/old idea") is not None, "the un-ignored note to reach the brain", timeout=60)
     settle(brain, brain_tree)
     stop_ok(w)
+
+
+@pytest.fixture
+def small_fs(tmp_path):
+    """A 30 MB tmpfs of the test's own (unmounted at the end)."""
+    from conftest import unmount
+
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=30m", "tmpfs", str(mnt)], capture_output=True).returncode:
+        pytest.skip("needs root to mount a small tmpfs")
+    yield mnt
+    unmount(mnt)
+
+
+def fill_up(fs: Path) -> Path:
+    """Write one file on ``fs`` until the disk is full; returns it (unlink it to free the space)."""
+    filler = fs / "filler"
+    with open(filler, "wb") as f:
+        try:
+            while True:
+                f.write(b"\0" * (1 << 16))
+                f.flush()
+        except OSError:
+            pass
+    return filler
+
+
+@pytest.mark.parametrize("full", ["brain", "folder"])
+def test_a_full_disk_pauses_watch_says_it_once_and_it_catches_up_when_space_returns(tmp_path, brain_tree, small_fs, full):
+    if full == "brain":
+        tree, db = brain_tree, small_fs / "b.db"
+    else:
+        tree, db = small_fs / "tree", tmp_path / "b.db"
+        shutil.copytree(brain_tree, tree)
+    Brain.open(db).close()
+    w = Watch(tree, db)
+    try:
+        f = tree / "people" / "ana-lima.md"
+        edited = f.read_bytes() + b"\nEdited on a full disk.\n"
+        with Brain.open(db) as b:
+            settle(b, tree)
+        filler = fill_up(small_fs)
+        if full == "brain":
+            f.write_bytes(edited)  # file → brain: the brain's disk refuses the round
+        else:
+            with Brain.open(db) as b:  # brain → file: the folder's disk refuses the file
+                b.put("notes/from-brain", "# From the brain\n\n" + "word " * 20_000)
+        wait_for(lambda: w.saw("is full"), "watch to say the disk is full")
+        assert w.p.poll() is None, w.lines  # still running
+        assert not w.saw("~ people/ana-lima.md → db") and not w.saw("← db notes/from-brain"), w.lines  # nothing logged that did not happen
+        filler.unlink()
+        with Brain.open(db) as b:
+            if full == "brain":
+                wait_for(lambda: text_of(b, "people/ana-lima") == edited.decode(), "the edit to reach the brain", timeout=90)
+                wait_for(lambda: w.saw("~ people/ana-lima.md → db"), "the log line, once committed")
+            else:
+                wait_for(lambda: (tree / "notes" / "from-brain.md").exists(), "the page to reach the folder", timeout=90)
+            settle(b, tree)
+        wait_for(lambda: w.saw("space on the disk again"), "watch to say it goes on")
+        assert len([x for x in w.lines if "is full" in x]) == 1, w.lines
+        assert not [p for p in tree.rglob(".gbrain-tmp-*")]
+        assert stop_ok(w) is not None
+    finally:
+        w.kill()

@@ -38,7 +38,10 @@ paths):
   round is rolled back whole and run again on a new connection; while the server cannot be
   reached the watch says so once and tries again with back-off (:data:`BRAIN_RETRY_S` doubling
   up to :data:`BRAIN_RETRY_MAX_S`), events go on being collected, and once it is back a full
-  sync catches up (what was saved in the folder meanwhile reaches the brain). SIGINT/SIGTERM finish the batch in
+  sync catches up (what was saved in the folder meanwhile reaches the brain). A full disk (the
+  brain's or the folder's) is handled the same way: said once, tried again with back-off
+  (:data:`FULL_RETRY_S` doubling up to :data:`FULL_RETRY_MAX_S`), a full sync once a round
+  commits. A round's change lines are said once it committed (:meth:`Watcher._round`). SIGINT/SIGTERM finish the batch in
   flight, then stop; a summary is returned.
 """
 from __future__ import annotations
@@ -73,6 +76,9 @@ LISTEN_RETRY_MAX_S = 30.0
 #: at most 30 s apart
 BRAIN_RETRY_S = 0.5
 BRAIN_RETRY_MAX_S = 30.0
+#: a full disk (the brain's or the folder's): tried again after 0.5 s, 1 s, 2 s … at most 30 s apart
+FULL_RETRY_S = 0.5
+FULL_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 #: a path gone from disk is synced once no delete event came for this long (s)…
 SETTLE_S = 1.0
@@ -228,7 +234,8 @@ class Watcher:
         self.rescan = rescan
         self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
         self._warned: dict[str, float] = {}
-        self.engine = SyncEngine(brain, root, log=self.log, warn=self._warn)
+        self._lines: list[str] | None = None  # a round's change lines, said once it committed
+        self.engine = SyncEngine(brain, root, log=self._engine_log, warn=self._warn)
         self.engine.surface = "watch"
         self._said_bad: set[str] = set()
         self._said_refused: set[tuple[str, ...]] = set()
@@ -259,6 +266,10 @@ class Watcher:
         self._down_at = 0.0  # monotonic time of the next try while down
         self._down_wait = BRAIN_RETRY_S
         self._catch_up = False  # back after an outage: a full sync is due
+        self._full = False  # a disk (the brain's or the folder's) is full: paused until _full_at
+        self._full_said = False  # … and that was said (once per episode)
+        self._full_at = 0.0
+        self._full_wait = FULL_RETRY_S
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -270,6 +281,69 @@ class Watcher:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def _engine_log(self, line: str) -> None:
+        """The engine's change lines: held while a round runs (:meth:`_round`), else said."""
+        if self._lines is not None:
+            self._lines.append(line)
+        else:
+            self.log(line)
+
+    def _round(self, fn: Callable, *args, **kw):
+        """Run one engine round (``fn``), saying its change lines only once it committed: a
+        round rolled back (a full disk, a busy brain, a file that went away) changed nothing in
+        the brain and is run again, so its ``→ db`` lines would be false. Lines of files written
+        to the folder (``← db …``: written before the brain's transaction) are said either way."""
+        self._lines = []
+        try:
+            r = fn(*args, **kw)
+        except BaseException:
+            lines, self._lines = self._lines, None
+            for line in lines:
+                if line.startswith("← db"):
+                    self.log(line)
+            raise
+        lines, self._lines = self._lines, None
+        for line in lines:
+            self.log(line)
+        if self._full_said:
+            self._full_said = False
+            self.log("there is space on the disk again: syncing goes on")
+        return r
+
+    def _no_space(self, e: BaseException) -> bool:
+        """Whether ``e`` says a disk is full: ENOSPC / EDQUOT writing a file of the folder,
+        SQLite's "database or disk is full" (or an I/O error on a brain whose disk is full)."""
+        import errno
+
+        from ..storage.db import disk_full, is_url
+
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+            return True
+        low = str(e).lower()
+        if isinstance(e, (sqlite3.Error, GBrainError)):
+            if " is full" in low or "no space left" in low:
+                return True
+            if isinstance(e, sqlite3.Error) and ("disk i/o error" in low or "readonly" in low) and not is_url(str(self.brain.path)):
+                return disk_full(self.brain.path)
+        return False
+
+    def _disk_full(self, e: BaseException) -> None:
+        """A round failed on a full disk (the brain's or the folder's): roll back what is open,
+        say it once, pause file → brain and brain → file rounds and try again with back-off
+        (:data:`FULL_RETRY_S` doubling up to :data:`FULL_RETRY_MAX_S`); the events go on being
+        collected, and the first round that commits after it is followed by a full sync."""
+        from ..storage.db import one_line, rollback
+
+        rollback(self.brain.conn)
+        if not self._full_said:
+            self._full_said, self._full_wait = True, FULL_RETRY_S
+            where = f"the folder {self.engine.root}" if isinstance(e, OSError) else f"the brain database {self.brain.path}"
+            self.log(f"warning: the disk holding {where} is full ({one_line(e)}); nothing was lost (the round was rolled back); "
+                     f"watch goes on and tries again with back-off, up to every {FULL_RETRY_MAX_S:g} s: free some space and it catches up")
+        self._full, self._catch_up = True, True
+        self._full_at = time.monotonic() + self._full_wait
+        self._full_wait = min(FULL_RETRY_MAX_S, 2 * self._full_wait)
 
     def _brain_lost(self, e: Disconnected) -> None:
         """The brain's connection broke or cannot be made: roll back what was cut, say it once
@@ -384,13 +458,13 @@ class Watcher:
         eng = self.engine
         for _ in range(3):
             try:
-                return eng.sync()
+                return self._round(eng.sync)
             except MassDeleteRefused as e:
                 self._refused(e)
                 if not e.paths - eng.held:
                     raise
                 eng.held |= e.paths
-        return eng.sync()
+        return self._round(eng.sync)
 
     def _add_initial(self, rep: dict) -> None:
         c = rep.get("counts", {})
@@ -455,6 +529,10 @@ class Watcher:
                     raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
             if self._down and not self._brain_back():
                 continue  # Postgres server away: events are still collected (above)
+            if self._full:
+                if now < self._full_at:
+                    continue  # a disk is full: events are still collected (above)
+                self._full = False  # try again (a round that fails the same way pauses again)
             if self._catch_up:  # back after an outage: the change log and a full sync
                 self._catch_up, expired, dv = False, True, None
             # 3. brain → file: another process committed (SQLite: data_version changed; Postgres:
@@ -491,20 +569,25 @@ class Watcher:
             if (expired or rules_changed or (self.rescan and now >= next_rescan)) and not pending:
                 next_rescan = now + self.rescan
                 try:
-                    rep = eng.sync()
+                    rep = self._round(eng.sync)
                 except Disconnected as e:
                     self._brain_lost(e)  # (expired stays: the full sync runs once it is back)
                     if not expired:
                         self._catch_up = True
-                except sqlite3.OperationalError as e:
-                    self._warn(f"the brain is busy ({e}); rescan skipped")
-                except FileNotFoundError as e:
-                    self._warn(f"{e.filename or e} went away during the rescan; rescan skipped")
                 except MassDeleteRefused as e:
                     self._refused(e)  # its paths are held back now: the rest syncs at the next tick
                     if e.paths - eng.held:
                         eng.held |= e.paths
                         next_rescan = now
+                except (sqlite3.Error, OSError, GBrainError) as e:
+                    if self._no_space(e):
+                        self._disk_full(e)  # the full sync runs again once there is space
+                    elif isinstance(e, sqlite3.OperationalError):
+                        self._warn(f"the brain is busy ({e}); rescan skipped")
+                    elif isinstance(e, FileNotFoundError):
+                        self._warn(f"{e.filename or e} went away during the rescan; rescan skipped")
+                    else:
+                        raise
                 else:
                     expired = rules_changed = False
                     next_touch = now + TOUCH_S
@@ -519,7 +602,10 @@ class Watcher:
                 except Disconnected as e:
                     self._brain_lost(e)
                 except sqlite3.OperationalError as e:
-                    self._warn(f"the brain is busy ({e}); will retry")
+                    if self._no_space(e):
+                        self._disk_full(e)
+                    else:
+                        self._warn(f"the brain is busy ({e}); will retry")
             # 5. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
             batch = pending.take(now, self._exists)
@@ -601,7 +687,7 @@ class Watcher:
         lost = False
         for _ in range(4):
             try:
-                self._batch(paths, dirs, **kw)
+                self._round(self._batch, paths, dirs, **kw)
                 return True
             except Disconnected as e:
                 self.brain.conn.rollback()
@@ -611,6 +697,9 @@ class Watcher:
                 lost = True  # once more, on a new connection
                 continue
             except sqlite3.OperationalError as e:
+                if self._no_space(e):
+                    self._disk_full(e)
+                    return False
                 if "locked" not in str(e) and "busy" not in str(e):
                     raise
                 self._warn(f"the brain is busy ({e}); will retry")
@@ -626,6 +715,13 @@ class Watcher:
                 if not e.paths - self.engine.held:
                     return True  # nothing new to hold back (cannot happen: the engine skips held paths)
                 self.engine.held |= e.paths
+            except (sqlite3.Error, OSError, GBrainError) as e:
+                # a full disk, the brain's (SQLite: "database or disk is full") or the folder's
+                # (ENOSPC writing a file): rolled back, said once, tried again with back-off
+                if not self._no_space(e):
+                    raise
+                self._disk_full(e)
+                return False
         return True
 
     def _refused(self, e: MassDeleteRefused) -> None:
