@@ -306,7 +306,9 @@ class Watcher:
         lines, self._lines = self._lines, None
         for line in lines:
             self.log(line)
-        if self._full_said:
+        # a round that wrote nothing proves nothing about the disk: space is back once one wrote
+        wrote = r.changed() if isinstance(r, Outcome) else bool(isinstance(r, dict) and any((r.get("counts") or {}).get(k) for k in ("imported", "exported", "trashed", "removed", "moved", "conflicts")))
+        if self._full_said and wrote:
             self._full_said = False
             self.log("there is space on the disk again: syncing goes on")
         return r
@@ -734,7 +736,7 @@ class Watcher:
                  "Watching goes on; those notes stay in the brain, and a file that comes back is synced again")
 
     def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict,
-               maybe_moved: set[str] = frozenset()) -> None:
+               maybe_moved: set[str] = frozenset()) -> Outcome:
         eng = self.engine
         if not os.path.isdir(eng.root):
             raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
@@ -763,6 +765,7 @@ class Watcher:
         for p in bad:
             self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
             retry[p] = now + RETRY_S
+        return out
 
     def _renamed_links_hint(self) -> None:
         """After a batch that moved notes: one line when links still name a moved page by its old
