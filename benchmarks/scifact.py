@@ -23,6 +23,11 @@ of ``minilm``.
 
 Metrics: nDCG@10 (binary gains, ideal DCG from the qrels, as trec_eval's ndcg_cut) and
 Recall@100, averaged over queries. Published figures are printed beside them.
+
+``--db postgresql://…/EMPTY`` builds the brain in that (empty) Postgres database instead: the
+keyword rows rank with Postgres' search (its field weights are fixed: no title-weight sweep);
+``--baseline OTHER/gbrain/search/keyword.py`` ranks the same brain with another checkout's
+search too (a row beside the shipped one), e.g. /work/main before a change.
 """
 from __future__ import annotations
 
@@ -188,6 +193,8 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain if it exists (its stored vectors are not embedded again)")
     ap.add_argument("--coord-off", action="store_true", help="also rank `search` without its coordination factor (keyword.COORD_POWER = 0), in the same run (`gbrain query`'s keyword side has none)")
     ap.add_argument("--vector-cache", metavar="DIR", help="folder of cached vectors (scifact_vectors.py's --cache format; one model only): texts found there are not embedded, new ones are added")
+    ap.add_argument("--db", metavar="URL", help="make the brain in this empty Postgres database (postgresql://…) instead of a temporary SQLite file")
+    ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brain too (a row beside)")
     args = ap.parse_args()
     corpus = Path(args.corpus)
     if not (corpus / "corpus.jsonl").exists():
@@ -197,8 +204,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="gbrain-scifact-"))
     tree = tmp / "tree"
     write_tree(docs, tree)
-    db = Path(args.keep) if args.keep else tmp / "brain.db"
-    if db.exists() and not (args.keep and args.reuse):
+    db = args.db or (Path(args.keep) if args.keep else tmp / "brain.db")
+    if not args.db and db.exists() and not (args.keep and args.reuse):
         db.unlink()
     b = Brain.open(db)
     t = time.perf_counter()
@@ -206,7 +213,7 @@ def main() -> None:
     t_import = time.perf_counter() - t
     print(f"SciFact: {len(docs):,} docs imported in {t_import:.1f} s", flush=True)
     slug_of = {r[0]: r[1].split("/", 1)[1] for r in b.conn.execute("SELECT id, slug FROM pages")}
-    db_key = str(db.resolve())
+    db_key = args.db or str(db.resolve())
     K = hybrid.CANDIDATES
 
     def as_docs(lst) -> list[str]:
@@ -217,6 +224,8 @@ def main() -> None:
     # keyword search: title weights (tuned on train, reported on test)
     fts = {}
     sweep = sorted({float(x) for x in args.title_weights.split(",") if x.strip()} | {search.TITLE_WEIGHT})
+    if args.db:  # Postgres weighs its fields in the tsvector: one row
+        sweep = [search.TITLE_WEIGHT]
     for tw in sweep:
         weights = (tw, tw) + search.WEIGHTS[2:]
         fts[tw] = {q: search.fts_candidates(b.conn, queries[q], limit=K, weights=weights) for split in ("train", "test") for q in qrels[split]}
@@ -226,6 +235,15 @@ def main() -> None:
         rows.append((f"search: FTS5 BM25, title weight {tw:g}{mark} [train nDCG {tr:.3f}]", nd, rc))
         if tw == search.TITLE_WEIGHT:
             shipped["search"] = nd
+    if args.baseline:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from postgres import load_baseline
+
+        base = sys.modules[load_baseline(args.baseline).__module__]
+        old = {q: [(h["id"], h["score"]) for h in base.keyword_candidates(b.conn, queries[q], limit=K)] for split in ("train", "test") for q in qrels[split]}
+        tr = evaluate({q: as_docs(old[q]) for q in qrels["train"]}, qrels["train"])[0]
+        nd, rc = evaluate({q: as_docs(old[q]) for q in qrels["test"]}, qrels["test"])
+        rows.append((f"search: --baseline {args.baseline} [train nDCG {tr:.3f}]", nd, rc))
     # the fusions below use the keyword side `gbrain query` uses: plain BM25, no coordination
     fts_all = {q: search.fts_candidates(b.conn, queries[q], limit=K, coordinate=False) for split in ("train", "test") for q in qrels[split]}
     shipped_power = search.COORD_POWER

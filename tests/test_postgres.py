@@ -8,6 +8,7 @@ Postgres too (see docs/storage.md for which pass).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import subprocess
@@ -811,11 +812,34 @@ def test_sync_client_expiry_on_postgres_with_a_live_client(pg_url, brain_tree, t
     assert tree_bytes(brain_tree) == tree_bytes(other)
 
 
-def test_search_scores_equal_the_plain_cover_density_formula(pg_url):
-    """The ranking's shortcuts keep its scores: ``bm25`` of every ranked page is exactly
-    ``ts_rank_cd(tsv, any word) + 2 · ts_rank_cd(tsv, all words)`` with each word in both its
-    'english' and 'simple' forms (the all-words rank is skipped where it is 0, a word's two equal
-    forms are given once), for queries where some, one or no page has every word."""
+def _bm25_reference(c, words: list[str]) -> dict[int, float]:
+    """BM25 of every page for ``words`` as FTS5 computes it (k1 1.2, b 0.75, IDF
+    ``ln((N - df + 0.5) / (df + 0.5))`` floored at 1e-6), from the tsvectors' own lexemes: a word's
+    frequency is the weights (title/aliases 5, path/headings 2, body/timeline 1) of the positions of
+    its 'english' and 'simple' lexemes, a page's length its distinct lexemes (FTS5 counts tokens)."""
+    weight = {"A": 5.0, "B": 2.0, "C": 1.0, "D": 1.0}
+    lex = [{r[0] for r in c.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', ?) || to_tsvector('simple', ?)))", [w, w])} for w in words]
+    tf: dict[int, list[float]] = {}
+    dl: dict[int, int] = {}
+    for pid, lexeme, positions, weights in c.execute("SELECT p.id, u.lexeme, u.positions, u.weights FROM pages p, unnest(p.search_tsv) u"):
+        dl[pid] = dl.get(pid, 0) + 1
+        f = tf.setdefault(pid, [0.0] * len(words))
+        for i, ls in enumerate(lex):
+            if lexeme in ls:
+                f[i] += sum(weight[x] for x in weights)
+    n = len(dl)
+    avgdl = sum(dl.values()) / n
+    df = [sum(1 for f in tf.values() if f[i] > 0) for i in range(len(words))]
+    idf = [max(1e-6, math.log((n - d + 0.5) / (d + 0.5))) for d in df]
+    return {pid: sum(idf[i] * f[i] * 2.2 / (f[i] + 1.2 * (0.25 + 0.75 * dl[pid] / avgdl)) for i in range(len(words)) if f[i])
+            for pid, f in tf.items()}
+
+
+def test_search_scores_equal_bm25_computed_from_the_tsvectors(pg_url):
+    """Postgres ranks with BM25 as FTS5 does (the shortcuts: a term's weighted frequency from
+    ``ts_rank_cd`` of that term alone, the brain's totals from ``search_stats``): ``bm25`` of every ranked page equals BM25 computed from the
+    tsvectors' lexemes in Python, for queries where some, one or no page has every word; a common
+    word weighs (almost) nothing beside a rare one."""
     from gbrain.search import keyword
 
     with Brain.open(pg_url) as b:
@@ -823,17 +847,43 @@ def test_search_scores_equal_the_plain_cover_density_formula(pg_url):
         b.put("notes/one", "# Tariffs\n\nPricing remarks only. 2024 was a year.\n")
         b.put("notes/other", "# Plans\n\nPlanning the plans, planned in 2025.\n")
         b.put("notes/none", "# Weather\n\nRain and sun.\n")
+        for i in range(8):
+            b.put(f"notes/filler-{i}", f"# Filler {i}\n\nPricing notes {i}, and the weather in 2024.\n")
         c = b.conn
         for q in ("pricing plans", "pricing 2024", "2024", "plans tariffs weather", "who knows pricing?", "rain"):
-            words = keyword.query_words(q)
-            anyq = " || ".join("plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)" for _ in words)
-            ref = {r[0]: r[1] for r in c.execute(
-                f"SELECT id, ts_rank_cd(search_tsv, {anyq}) + 2 * ts_rank_cd(search_tsv, plainto_tsquery('english', ?)) FROM pages",
-                [*(x for w in words for x in (w, w)), " ".join(words)])}
+            ref = _bm25_reference(c, keyword.query_words(q))
             got = keyword.rank(c, q, limit=20)
             assert got, q
             for h in got:
-                assert h["bm25"] == ref[h["id"]], (q, h)
+                assert h["bm25"] == pytest.approx(ref[h["id"]], rel=1e-5), (q, h)
+        slug = {r[0]: r[1] for r in c.execute("SELECT id, slug FROM pages")}
+        # `pricing` is in 10 of 12 pages, `tariffs` in one: that page first
+        assert slug[keyword.rank(c, "pricing tariffs", limit=5)[0]["id"]] == "notes/one"
+
+
+def test_search_stats_after_edits_equal_a_fresh_count(pg_url):
+    """``search_stats`` (pages, lexemes: BM25's average length) is kept by triggers in the writer's
+    transaction: after creates, edits, a rename and deletes it equals a count over every page."""
+    with Brain.open(pg_url) as b:
+        c = b.conn
+
+        def fresh():
+            return tuple(int(x) for x in c.execute("SELECT count(*), coalesce(sum(length(search_tsv)), 0) FROM pages").fetchone())
+
+        def kept():
+            return tuple(int(x) for x in c.execute("SELECT pages, lexemes FROM search_stats").fetchone())
+
+        assert kept() == fresh() == (0, 0)
+        for i in range(5):
+            b.put(f"notes/n{i}", f"# Note {i}\n\nSome words about note {i}.\n")
+        b.put("notes/n1", "# Note one\n\nA longer text now, with many more words than it had before.\n")
+        b.put("notes/n2", "# Note 2\n\nShort.\n")
+        b.delete_page("notes/n3")
+        assert kept() == fresh() and kept()[0] == 4
+        c.execute("BEGIN IMMEDIATE")
+        c.execute("DELETE FROM pages")
+        c.execute("ROLLBACK")
+        assert kept() == fresh()
 
 
 def test_query_ranks_the_vector_side_on_a_second_connection_with_the_same_hits(pg_url, brain_tree, monkeypatch):

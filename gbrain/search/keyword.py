@@ -37,9 +37,9 @@ this is Lucene's classic ``coord(q, d)`` factor (matched clauses / query clauses
 ``ClassicSimilarity``), weighted by IDF and softened by the root, since unweighted and linear it
 cost SciFact 0.026 nDCG@10 (docs/search.md, "Coordination"). The factor is at most 1, so the
 bounded candidate search stays exact (:func:`_bm25_top`). Hybrid ``query`` asks for plain BM25
-(``coordinate=False``): its fusion was tuned on it. Postgres ranks with ``ts_rank_cd``,
-which has no length normalisation and gets twice the all-words rank added (:func:`_rank_pg`):
-its own coordination.
+(``coordinate=False``): its fusion was tuned on it. Postgres computes the same BM25 and
+factor from ``ts_rank_cd`` of each term alone (its weighted frequency), the GIN index (each
+term's pages) and ``search_stats`` (the brain's pages and tokens): :func:`_rank_pg`.
 
 Unicode: a query is read in its compatibility form (:func:`search_form`: NFKC, then casefolded
 as a tokenizer does), and a page whose text has compatibility characters (``ﬁ`` ligatures from
@@ -486,8 +486,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     ``alias``, ``path``, ``headings``, ``body``. ``[]`` when the query has no indexable word.
     ``query`` is ranked in its :func:`search_form` (NFKC); an exact name is looked up both as
     given (NFC) and in that form. ``coordinate=False`` leaves the coordination factor out (plain
-    BM25: the keyword side of hybrid ``query``, whose fusion was tuned on it; SQLite only, as
-    the factor is).
+    BM25: the keyword side of hybrid ``query``, whose fusion was tuned on it; both engines).
     """
     # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
     # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``)
@@ -499,7 +498,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     if not q or limit <= 0:
         return []
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        return _rank_pg(conn, query, type=type, limit=limit, names=names)
+        return _rank_pg(conn, query, type=type, limit=limit, names=names, coordinate=coordinate)
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
@@ -974,118 +973,170 @@ def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
     return " AND (" + " OR ".join(sql) + ")", args
 
 
-#: Postgres: at most this many pages are ranked with ``ts_rank_cd`` per query, beside every page
-#: with a query word in a name (see :func:`_rank_pg`)
+#: Postgres: pages in table order added to the candidates per list (every query term, every
+#: word) when a term is too common to rank all its pages (see :func:`_rank_pg`)
 PG_CANDIDATES = 400
+#: Postgres: the rarest terms whose pages number at most this many together have all their pages
+#: ranked (see :func:`_rank_pg`)
+PG_RANK_BOUND = 2000
+#: FTS5 bm25()'s b (fts5_aux.c): how much a page's length, against the average, discounts a term
+_B = 0.75
+#: Postgres: ``ts_rank_cd`` weights ``{D, C, B, A}`` that make one term's rank its weighted
+#: frequency (:data:`WEIGHTS` / 5: timeline 1, body 1, path and headings 2, title and aliases 5;
+#: a weight must be at most 1) and the factor that scales it back
+_PG_TF_WEIGHTS = "'{0.2,0.2,0.4,1.0}'::float4[]"
+_PG_TF_SCALE = 5.0
 
 
-def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str] | None = None) -> list[dict]:
-    """:func:`rank` on Postgres: ``ts_rank_cd`` over the weighted ``pages.search_tsv`` (A title
-    and aliases, B path and headings, C body, D timeline; cover density, Clarke et al. 2000) plus
-    2 × the rank of the all-words query (coordination), normalised by the best hit, plus the same
-    name evidence (share of the query's words in the title/aliases, weighted by IDF) and
-    exact-name bonus as on SQLite. Same result shape.
+def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str] | None = None,
+             coordinate: bool = True) -> list[dict]:
+    """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
+    brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
+    headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
+    (:func:`_coord`; not with ``coordinate=False``), normalised by the best hit, plus the same
+    name evidence (share of the query's words in the title/aliases/path, weighted by IDF) and
+    exact-name bonus as on SQLite. Same result shape (``bm25``: the page's BM25 before the
+    coordination factor).
 
-    The ranked set is bounded (Postgres schema v4): the GIN index alone counts each word's pages and
-    lists matches, and ``ts_rank_cd`` runs over at most :data:`PG_CANDIDATES` body matches —
-    every match when there are no more than that (the ranking is then exact), else the pages
-    with every word first, then pages with some (each in table order) — plus every page with a query
-    word in its title, an alias, its path or a heading (``search_names_tsv``). Only a word
-    found in hundreds of pages' bodies and in no name is ranked over a subset of them. With
-    ``type``, every list holds pages of that type only (the filter comes before the bound).
-    ``names``: the spellings of the query an exact name is looked up by (default ``[query]``).
+    Each term's weighted frequency in a page is ``ts_rank_cd`` of that term alone with weights
+    :data:`_PG_TF_WEIGHTS` (cover density of a one-term query sums the weights of its
+    occurrences: tsrank.c), a page's length is its distinct lexemes (``length(search_tsv)``,
+    where FTS5 counts tokens: read from the tsvector's header), the brain's pages and lexemes
+    come from ``search_stats`` (schema v18, kept by triggers) and each term's pages from the GIN
+    index (``gb_match_count``). So a common word adds almost nothing and a rare one decides.
 
-    A query with a phrase or a prefix (:func:`pg_parts`) runs the same SQL over its terms'
-    tsqueries (:func:`_pg_parts_tsquery`; all terms: :func:`_pg_all_parts`), the ranked
-    candidates held to the phrases word for word (:func:`_pg_phrase_check`); name evidence and
-    IDF stay per query word, as on SQLite."""
+    Candidates (Postgres schema v4/v18): every page of the rarest terms whose pages are at most
+    :data:`PG_RANK_BOUND` together (read from the GIN index), so a page with a rare word is always
+    ranked; when a term is more common than that, also the first :data:`PG_CANDIDATES` pages in
+    table order with every term and with any term, and every page with a query word in its
+    title, an alias, its path or a heading (``search_names_tsv``). When every term is within the
+    bound the ranking is that of every match. With ``type``, every list holds pages of that type
+    only (the filter comes before the bound). ``names``: the spellings of the query an exact
+    name is looked up by (default ``[query]``).
+
+    A query with a phrase or a prefix (:func:`pg_parts`) ranks its terms' tsqueries
+    (:func:`_pg_parts_tsquery`; all terms: :func:`_pg_all_parts`; a phrase's frequency is its
+    covers' harmonic-mean weight each), the ranked candidates held to the phrases word for word
+    (:func:`_pg_phrase_check`); name evidence and its IDF stay per query word, as on SQLite."""
     words = query_words(query)
     if not words:
         return []
     parts = pg_parts(query)
-    if _pg_syntax(parts):  # a phrase or a prefix: the same SQL over their tsqueries
+    syntax = _pg_syntax(parts)
+    if syntax:  # a phrase or a prefix: the same SQL over their tsqueries
+        terms = parts
         tsq, targs = _pg_parts_tsquery(parts)
         andq, aargs = _pg_all_parts(parts)
         check, cargs = _pg_phrase_check(parts)
     else:
+        terms = [("word", w) for w in words]
         tsq, targs = _pg_tsquery(words)
         andq, aargs = "plainto_tsquery('english', ?)", [" ".join(words)]
         check, cargs = "", []
-    depth = max(int(limit), RERANK)
-    per = [_pg_tsquery([w]) for w in words]
+    per_term = [_pg_parts_tsquery([t]) for t in terms]
+    per = [_pg_tsquery([w]) for w in words]  # name evidence: per query word
     wargs = [x for _, wa in per for x in wa]
-    # 1. one round trip, from the GIN index only: the pages, each word's pages (its IDF), and
-    #    the candidate lists: pages with any word (one more than needed, to know whether that is
-    #    all of them), with every word, with a word in a name
-    #    (with a type filter, the lists hold pages of that type only (schema v7): the bound
-    #    applies after the filter, so a common word cannot crowd out the type asked for)
-    #    (and, in the same round trip, the pages named exactly by the query: _exact_names)
+    depth = max(int(limit), RERANK)
     if type:
         of, ta = "_of", [type]
     else:
         of, ta = "", []
+    # 1. one round trip, from the GIN index and one row: the pages and their tokens, each term's
+    #    pages (its IDF; each word's too when terms are phrases or prefixes) and the pages named
+    #    exactly by the query (_exact_names)
     ex_sql, ex_args = _exact_names_pg(names or [query], type)
-    sql = ("SELECT (SELECT COUNT(*) FROM pages), " + ", ".join(f"gb_match_count({wq})" for wq, _ in per)
-           + f", ARRAY(SELECT gb_match_ids{of}({tsq}, {'?, ' if type else ''}?)), ARRAY(SELECT gb_match_ids{of}({andq}, {'?, ' if type else ''}?)), "
-           + f"ARRAY(SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)){ex_sql}")
-    r = conn.execute(sql, [*wargs, *targs, *ta, PG_CANDIDATES + 1, *aargs, *ta, PG_CANDIDATES, *targs, *ta, 10 * PG_CANDIDATES, *ex_args]).fetchone()
-    n_pages, dfs = max(1, int(r[0])), [int(x) for x in r[1 : 1 + len(words)]]
-    k = 1 + len(words)
-    any_ids, all_ids, name_ids = list(r[k]), list(r[k + 1]), list(r[k + 2])
+    counted = per_term + (per if syntax else [])
+    sql = ("SELECT s.pages, s.lexemes, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
+           + f"{ex_sql} FROM search_stats s")
+    r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args]).fetchone()
+    n_pages, lexemes = max(1, int(r[0])), max(0, int(r[1]))
+    dfs = [int(x) for x in r[2 : 2 + len(terms)]]
+    wdfs = [int(x) for x in r[2 + len(terms) : 2 + len(counted)]] if syntax else dfs
+    k = 2 + len(counted)
     exact: dict[int, str] = {}
     if ex_sql:
-        for pid, is_title in r[k + 3]:
+        for pid, is_title in r[k]:
             exact[int(pid)] = "title" if is_title else "path"
-        for pid in r[k + 4]:
+        for pid in r[k + 1]:
             exact.setdefault(int(pid), "alias")
-    if len(any_ids) <= PG_CANDIDATES:
-        cands = set(any_ids)  # every match: the ranking is exact
-    else:
-        cands = set(all_ids)
-        for pid in any_ids:
-            if len(cands) >= PG_CANDIDATES:
-                break
-            cands.add(pid)
-        cands.update(name_ids)
-    if not cands and not exact:
+    live = [i for i, df in enumerate(dfs) if df]
+    if not live and not exact:
         return []
-    # 2. one round trip: rank the candidates, keep the best ``depth`` (and the exact names), and
-    #    read their signals and name evidence
-    idf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in dfs]
-    total = sum(idf)
-    cols = "".join(f", bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ {wq})" for wq, _ in per)
+    # 2. the candidates: every page of the rarest terms (at most PG_RANK_BOUND together), and
+    #    when a term is more common, the windows in table order and the pages it names
+    order = sorted(live, key=dfs.__getitem__)
+    rare, tot = [], 0
+    for i in order:
+        if tot + dfs[i] > PG_RANK_BOUND:
+            break
+        rare.append(i)
+        tot += dfs[i]
+    lists, largs = [], []
+    for i in rare:
+        q, a = per_term[i]
+        lists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
+        largs += [*a, *ta, PG_RANK_BOUND]
+    if len(rare) < len(live):
+        for q, a, n in ((andq, aargs, PG_CANDIDATES), (tsq, targs, PG_CANDIDATES)):
+            lists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
+            largs += [*a, *ta, n]
+        lists.append(f"SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)")
+        largs += [*targs, *ta, 10 * PG_CANDIDATES]
+    if not lists:
+        lists, largs = ["SELECT NULL::bigint WHERE false"], []
+    # 3. one round trip: each candidate's BM25 and coordination factor from its terms' weighted
+    #    frequencies, the best ``depth`` (and the exact names) kept, their signals and name
+    #    evidence read
+    idf = [_fts_idf(n_pages, df) if df else 0.0 for df in dfs]
+    cw = [_coord_idf(n_pages, df) if df else 0.0 for df in dfs]
+    total_cw = sum(cw)
+    coord = bool(coordinate and COORD_POWER and sum(1 for x in cw if x > 0) > 1)
+    avgdl = lexemes / n_pages if lexemes else 1.0
+    a_len, b_len = _K1 * (1 - _B), _K1 * _B / avgdl
+    fcols = "".join(f", ts_rank_cd({_PG_TF_WEIGHTS}, p.search_tsv, {q})::float8 * {_PG_TF_SCALE!r} AS f{i}"
+                    for i, (q, _) in enumerate(per_term) if i in live)
+    fargs = [x for i, (_, a) in enumerate(per_term) if i in live for x in a]
+    bm25 = " + ".join(f"{idf[i]!r}::float8 * f{i} * {_K1 + 1!r} / (f{i} + {a_len!r} + {b_len!r} * dl)" for i in live) or "0::float8"
+    if coord:
+        share = " + ".join(f"CASE WHEN f{i} > 0 THEN {cw[i]!r}::float8 ELSE 0 END" for i in live if cw[i] > 0)
+        factor = f"power(({share}) / {total_cw!r}, {COORD_POWER!r})"
+    else:
+        factor = "1"
+    names_cols = "".join(f", bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ {wq})" for wq, _ in per)
     t = " AND p.type = ?" if type else ""
-    # the all-words rank is 0 on a page without every word (no cover: Clarke et al.), so it is
-    # computed only where the all-words query matches, and not at all when no page has every word
-    # (the usual case for a question): the same scores for about half the ranking's work (in
-    # double precision, as real + 2 * real was)
-    both = f" + CASE WHEN p.search_tsv @@ {andq} THEN 2 * ts_rank_cd(p.search_tsv, {andq}) ELSE 0 END" if all_ids else ""
-    sql = (f"WITH r AS (SELECT p.id, ts_rank_cd(p.search_tsv, q)::float8{both} AS r "
-           f"FROM pages p, (SELECT {tsq} AS q) AS qq WHERE p.id = ANY(?){t}{check}), "
-           f"top AS ((SELECT id, r FROM r ORDER BY r DESC, id LIMIT ?) UNION (SELECT id, 0 FROM pages p WHERE id = ANY(?))) "
-           f"SELECT top.id, max(top.r), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), "
-           f"bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){cols} "
+    # a page's length: its distinct lexemes (length(): the tsvector's header, no lexeme read)
+    sql = (f"WITH c(id) AS ({' UNION '.join(lists)}), "
+           f"d AS (SELECT p.id, length(p.search_tsv) AS dl{fcols} "
+           f"FROM pages p JOIN c ON p.id = c.id WHERE true{t}{check}), "
+           f"s AS (SELECT id, {bm25} AS bm FROM d), "
+           f"top AS ((SELECT id, bm * {factor} AS r, bm FROM s JOIN d USING (id) ORDER BY bm * {factor} DESC, id LIMIT ?) "
+           f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
+           f"SELECT top.id, max(top.r), max(top.bm), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), "
+           f"bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols} "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
-    args = [*(aargs * 2 if all_ids else []), *targs, sorted(cands), *([type] if type else []), *cargs, depth, sorted(exact), *wargs, *targs]
+    args = [*largs, *fargs, *([type] if type else []), *cargs, depth, sorted(exact), *wargs, *targs]
+    widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
+    total = sum(widf)
+    cbm: dict[int, float] = {}
     bm: dict[int, float] = {}
     signals: dict[int, set[str]] = {}
     name: dict[int, float] = {}
     for r in conn.execute(sql, args):
         pid = int(r[0])
-        bm[pid] = float(r[1])
-        signals[pid] = {s for s, on in (("title", r[2]), ("path", r[3]), ("body", r[4])) if on}
-        name[pid] = sum(w for w, on in zip(idf, r[5:]) if on)
+        cbm[pid], bm[pid] = float(r[1]), float(r[2])
+        signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
+        name[pid] = sum(w for w, on in zip(widf, r[6:]) if on)
     if not bm:
         return []
     ids = list(bm)
-    top = max(bm.values()) or 1.0
+    top = max(cbm.values()) or 1.0
     out = []
     for pid in ids:
         sig = signals.get(pid, set())
         ex = pid in exact
         if ex:
             sig.add(exact[pid])
-        score = bm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
+        score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
     _best_first(conn, out, ids)
     return out[: int(limit)]
