@@ -1,6 +1,6 @@
 """Known-item search on a real vault: does `search` / `query` put the page a person means first?
 
-    python benchmarks/known_items.py [--corpus ../shared/corpora/obsidian-help] [--model minilm]
+    python benchmarks/known_items.py [--corpus ../shared/corpora/obsidian-help] [--model minilm] [--db postgresql://…/EMPTY] [--baseline OTHER/gbrain/search/keyword.py]
                                      [--keep brain.db --reuse] [--no-query] [--all-languages] [--coord-off]
 
 Imports the English Obsidian Help vault (``en/``, with ``Release notes/`` and ``Sandbox/`` as
@@ -148,8 +148,8 @@ def report(name: str, ranks: list[int | None], ms: float) -> dict[str, float]:
     return m
 
 
-def build(corpus: Path, db: Path, reuse: bool, all_languages: bool) -> Brain:
-    if db.exists() and not reuse:
+def build(corpus: Path, db, reuse: bool, all_languages: bool) -> Brain:
+    if not isinstance(db, str) and db.exists() and not reuse:
         db.unlink()
     b = Brain.open(db)
     if all_languages:
@@ -176,6 +176,8 @@ def main() -> None:
     ap.add_argument("--no-query", action="store_true", help="only `search` (no embedding)")
     ap.add_argument("--coord-off", action="store_true", help="also rank `search` without keyword search's coordination factor (keyword.COORD_POWER = 0), in the same run")
     ap.add_argument("--all-languages", action="store_true", help="import the whole corpus folder")
+    ap.add_argument("--db", metavar="URL", help="make the brain in this empty Postgres database (postgresql://…) instead of a temporary SQLite file")
+    ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brain too")
     args = ap.parse_args()
     corpus = Path(args.corpus)
     for _, gold, _ in QUERIES:
@@ -183,7 +185,7 @@ def main() -> None:
             if not (corpus / g).is_file():
                 sys.exit(f"gold page missing from the corpus: {g}")
     tmp = Path(tempfile.mkdtemp(prefix="gbrain-known-db-"))
-    db = Path(args.keep) if args.keep else tmp / "brain.db"
+    db = args.db or (Path(args.keep) if args.keep else tmp / "brain.db")
     b = build(corpus, db, bool(args.keep and args.reuse), args.all_languages)
     path_of = {r[0]: r[1] for r in b.conn.execute("SELECT slug, path FROM pages")}
     print(f"{len(QUERIES)} queries: " + ", ".join(f"{k} {sum(1 for *_, kk in QUERIES if kk == k)}" for k in dict.fromkeys(k for *_, k in QUERIES)))
@@ -195,6 +197,14 @@ def main() -> None:
     for q, _, _ in QUERIES:
         search.search(b.conn, q, limit=20)
     print(f"  search at the CLI's default limit (20): {(time.perf_counter() - t) * 1000 / len(QUERIES):.1f} ms/query")
+    if args.baseline:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from postgres import load_baseline
+
+        base = load_baseline(args.baseline)
+        t = time.perf_counter()
+        ranks = [ranks_for([path_of[h["slug"]] for h in base(b.conn, q, limit=DEPTH)], gold) for q, gold, _ in QUERIES]
+        results["search, --baseline"] = report(f"search, --baseline {args.baseline}", ranks, (time.perf_counter() - t) * 1000 / len(QUERIES))
     if args.coord_off:
         shipped_power = search.COORD_POWER
         search.COORD_POWER = 0.0
