@@ -872,3 +872,14 @@ def test_plain_verify_says_how_many_stored_texts_it_hashed_and_check_and_deep_ca
     assert r.returncode == 1 and slug in r.stdout.decode() and "1 page(s)" in r.stdout.decode(), (r.stdout, r.stderr)
     r = gbrain("verify", str(tree), "--deep", "--db", str(db))  # (FTS5's integrity check sees the text changed first)
     assert r.returncode == 1 and "is damaged" in one_line_error(r)
+
+
+def test_a_search_index_row_of_a_missing_page_over_mcp_is_a_warning_not_an_internal_error(brain300):
+    tree, db = brain300
+    _stale_fts_row(db)
+    for tool, args in (("search", {"query": "zzqx"}), ("query", {"question": "zzqx"})):
+        warned: list[str] = []
+        out = ops.run_tool(tool, args, ops.Context(db=db, surface="mcp", on_warning=warned.append))
+        assert not (out.get("items") or out.get("hits")), out
+        said = [w for w in warned if "search index" in w]
+        assert len(said) == 1 and "gbrain check" in said[0], warned  # (check is a CLI command: no tool)
