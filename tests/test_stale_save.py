@@ -60,6 +60,13 @@ def test_stale_view_finds_the_older_version_a_save_was_based_on():
     # the save rewrote the line gbrain's write changed (a tie): taken as stale; the merge conflicts
     v = stale_view(a.replace(b"first", b"mine"), a.replace(b"first", b"agent's"), [a])
     assert v is not None and v.merged is None
+    # ... unless the save's line is an edit of the line gbrain wrote (a person fixing an agent's
+    # typo, an editor rewriting a link gbrain had just rewritten): an edit of the newest version
+    wrote = a.replace(b"first", b"first, the agent adds: recieve the invoice")
+    assert distance(wrote, wrote.replace(b"recieve", b"receive")) == distance(a, wrote.replace(b"recieve", b"receive"))  # a tie by lines
+    assert stale_view(wrote.replace(b"recieve", b"receive"), wrote, [a]) is None
+    linked = a.replace(b"first", b"first call with [[Bob Stone]] about the payments team")
+    assert stale_view(linked.replace(b"Bob Stone", b"Carol Stone"), linked, [a.replace(b"first", b"first call with [[Alice Stone]] about the payments team")]) is None
 
 
 def test_decide_routes_stale_saves():
@@ -162,6 +169,26 @@ def test_an_edit_of_the_newest_version_wins_as_before(env):
     rep = eng.sync()
     assert rep["merged"] == [] and rep["changed"]["imported"] == [PATH] and rep["exit_code"] == 0
     assert text_of(brain, SLUG).encode("utf-8") == f.read_bytes() == newest + b"typed after the agent's write\n"
+
+
+def test_fixing_a_typo_in_the_agents_line_wins(env):
+    """A trial: an agent rewrote a line (with a typo), sync wrote it to the file, the person
+    fixed the typo in that line and saved. By whole lines the save is as far from the version
+    before the agent's as from the agent's; its line is an edit of the agent's, so it is an edit
+    of the newest version: imported, no stale-save conflict."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    line = buf.splitlines(keepends=True)[1]
+    agent = buf.replace(line, line.rstrip(b"\n") + b" The agent adds: recieve the invoice first.\n", 1)
+    brain.put(SLUG, agent.decode("utf-8"))
+    assert eng.sync()["changed"]["exported"] == [PATH] and f.read_bytes() == agent
+    fixed = agent.replace(b"recieve", b"receive")
+    editor_save(f, fixed)
+    rep = eng.sync()
+    assert rep["conflicts"] == [] and rep["changed"]["imported"] == [PATH] and rep["exit_code"] == 0, rep
+    assert text_of(brain, SLUG).encode("utf-8") == f.read_bytes() == fixed
+    assert fresh_import_differences(brain) == {}
 
 
 def test_deleting_the_agents_line_after_seeing_it_wins(env):

@@ -60,6 +60,50 @@ def _added(a: bytes, b: bytes) -> set[bytes]:
     return {ln.strip() for _i1, _i2, r in _hunks(_lines(a), _lines(b)) for ln in r if ln.strip()}
 
 
+#: a line a save added that is at least this alike (difflib ratio) to a line gbrain's write
+#: added, and more alike to it than to the lines the save replaced, is an edit of that line
+EDITED_LINE_MIN = 0.85
+#: pairs of added lines compared at most (beyond, the check is skipped: a save or a write of
+#: hundreds of lines is judged by whole lines only)
+EDITED_PAIRS_MAX = 10_000
+
+
+def _alike(a: bytes, b: bytes) -> float:
+    """difflib's similarity ratio of two lines (0..1)."""
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sm.ratio() if sm.real_quick_ratio() >= EDITED_LINE_MIN and sm.quick_ratio() >= EDITED_LINE_MIN else 0.0
+
+
+def _edits_a_line_gbrain_added(older: bytes, brain: bytes, disk: bytes) -> bool:
+    """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of a line
+    gbrain's write ``brain`` added: at least :data:`EDITED_LINE_MIN` alike to it, and more
+    alike to it than to every line the save replaced there. Such a save was made after seeing
+    the write (a person fixing an agent's typo, an editor rewriting a link gbrain had just
+    rewritten), though by whole lines it is as far from ``older`` as from ``brain``."""
+    wrote = [ln.strip() for ln in _added_lines(older, brain)]
+    if not wrote:
+        return False
+    old = _lines(older)
+    hunks = _hunks(old, _lines(disk))
+    if len(wrote) * sum(len(r) for _i1, _i2, r in hunks) > EDITED_PAIRS_MAX:
+        return False
+    for i1, i2, r in hunks:
+        replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
+        for ln in r:
+            mine = ln.strip()
+            if not mine:
+                continue
+            to_write = max(_alike(mine, w) for w in wrote)
+            if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
+                return True
+    return False
+
+
+def _added_lines(a: bytes, b: bytes) -> list[bytes]:
+    """The non-blank lines ``b`` added to ``a``, in order."""
+    return [ln for _i1, _i2, r in _hunks(_lines(a), _lines(b)) for ln in r if ln.strip()]
+
+
 def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int, hi: int) -> list[bytes]:
     """``base[lo:hi]`` with ``hunks`` (all inside it) applied."""
     out: list[bytes] = []
@@ -148,7 +192,8 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     person who deletes an agent's line and saves does; vim asks before writing an unmodified
     buffer over a changed file), when the save added a (non-blank) line that gbrain's write
     added too (it was made after seeing that write: deleting one of an agent's two lines is an
-    edit of the newest version), when the merge would give back ``disk`` unchanged, or when a
+    edit of the newest version) or a line that is an edit of one it added
+    (:func:`_edits_a_line_gbrain_added`: fixing a typo in an agent's line), when the merge would give back ``disk`` unchanged, or when a
     side is bigger than :data:`MAX_BYTES`. Pure; raises nothing."""
     if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
         return None
@@ -163,6 +208,8 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
         return None
     if _added(older[best], brain) & _added(older[best], disk):
         return None  # the save holds a line gbrain's write added: it was made after seeing it
+    if _edits_a_line_gbrain_added(older[best], brain, disk):
+        return None  # the save changed a line gbrain's write added (fixed an agent's typo): the same
     merged = merge3(older[best], brain, disk)
     if merged == disk:
         return None
