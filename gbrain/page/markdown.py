@@ -911,7 +911,50 @@ def _heading_text(tok: dict) -> str:
     return "".join(out).strip()
 
 
-def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> None:
+class _LinkSet:
+    """The links of one page, de-duplicated as they are found (first occurrence wins; ``count``
+    and ``forms`` gather the repeats). A repeat costs a dictionary look-up: no context, no
+    :class:`Link` (a page of 1.5 million ``[[x]]`` built one of each per link: 123 s, 2.3 GB)."""
+
+    __slots__ = ("links", "seen", "forms", "keys")
+
+    def __init__(self) -> None:
+        self.links: list[Link] = []
+        self.seen: dict[str, Link] = {}  # Link.key() -> its first occurrence
+        self.forms: dict[str, set[str]] = {}  # Link.key() -> its forms, for a set look-up
+        self.keys: dict[tuple[str, str], str] = {}  # (family, target) -> Link.key(), memo
+
+    def key(self, kind: str, target: str) -> str:
+        """:meth:`Link.key` of a link of ``kind`` to ``target``, worked out once per pair."""
+        fam = link_family(kind)
+        k = self.keys.get((fam, target))
+        if k is None:
+            k = self.keys[(fam, target)] = fam + ":" + identity_key(target)
+        return k
+
+    def repeat(self, kind: str, target: str, form: str) -> str | None:
+        """Count an occurrence of a link already seen (``None``); for a first one, the key to
+        pass to :meth:`add` with its :class:`Link`."""
+        k = self.key(kind, target)
+        first = self.seen.get(k)
+        if first is None:
+            return k
+        first.count += 1
+        forms = self.forms[k]
+        if form not in forms:
+            forms.add(form)
+            first.forms.append(form)
+        return None
+
+    def add(self, key: str, link: Link) -> None:
+        """Record the first occurrence of a link (``key`` from :meth:`repeat`)."""
+        self.seen[key] = link
+        self.forms[key] = set(link.forms)
+        self.links.append(link)
+
+
+def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> None:
+    wiki_targets: dict[str, str | None] = {}  # a wiki link's target as written -> page target
     for tok in tokens:
         t = tok.get("type")
         if t in ("block_code", "block_html"):
@@ -932,20 +975,30 @@ def _walk(tokens: list, links: list[Link], headings: list[tuple[int, str]]) -> N
             for ltok, s, e in found:
                 if ltok["type"] == "wikilink":
                     a = ltok["attrs"]
-                    target = _wiki_page(a["target"])
+                    written = a["target"]
+                    if written in wiki_targets:
+                        target = wiki_targets[written]
+                    else:
+                        target = wiki_targets[written] = _wiki_page(written)
                     if target is None:
                         continue
                     kind = "embed" if a["embed"] else "wiki"
-                    label = a["alias"] or a["target"]
-                    form = ("![[" if a["embed"] else "[[") + a["target"] + "]]"
+                    form = ("![[" if a["embed"] else "[[") + written + "]]"
+                    key = links.repeat(kind, target, form)
+                    if key is None:
+                        continue
+                    label = a["alias"] or written
                 else:
                     target = _link_from_url(ltok.get("attrs", {}).get("url", ""))
                     if target is None:
                         continue
                     kind = "markdown"
-                    label = text[s:e]
                     form = "(" + ltok.get("attrs", {}).get("url", "") + ")"
-                links.append(Link(kind=kind, target=target, text=label, context=sentences.around(s, e), forms=[form]))
+                    key = links.repeat(kind, target, form)
+                    if key is None:
+                        continue
+                    label = text[s:e]
+                links.add(key, Link(kind=kind, target=target, text=label, context=sentences.around(s, e), forms=[form]))
         elif "children" in tok:
             _walk(tok["children"], links, headings)
 
@@ -1016,27 +1069,29 @@ def map_strings(v: Any, fn: Callable[[str], str]) -> Any:
 def dedupe_links(links: list[Link]) -> list[Link]:
     """``links`` once per :meth:`Link.key` (first occurrence wins; ``count`` and ``forms``
     gather the repeats), in order."""
-    seen: dict[str, Link] = {}
-    out = []
+    out = _LinkSet()
     for ln in links:
-        k = ln.key()
-        first = seen.get(k)
+        key = out.key(ln.kind, ln.target)
+        first = out.seen.get(key)
         if first is None:
-            seen[k] = ln
-            out.append(ln)
-        else:
-            first.count += 1
-            first.forms += [f for f in ln.forms if f not in first.forms]
-    return out
+            out.add(key, ln)
+            continue
+        first.count += 1
+        forms = out.forms[key]
+        for f in ln.forms:
+            if f not in forms:
+                forms.add(f)
+                first.forms.append(f)
+    return out.links
 
 
 def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
     """Links (deduplicated per page, first occurrence wins; ``count`` and ``forms`` gather the
     repeats) and headings from a mistune AST."""
-    links: list[Link] = []
+    links = _LinkSet()
     headings: list[tuple[int, str]] = []
     _walk(tokens, links, headings)
-    return dedupe_links(links), headings
+    return links.links, headings
 
 
 # ---- inline tags ------------------------------------------------------------
