@@ -355,3 +355,21 @@ def test_json_strings_with_lone_surrogates_are_bad_input_on_call_and_pipe(fixtur
     assert res["id"] == 7 and res["ok"] is False and f"parameter '{name}' is not valid Unicode" in res["error"], res
     with pytest.raises(ops.BadInput, match=f"parameter '{name}' is not valid Unicode"):
         ops.run_tool(tool, args, ops.Context(db=db, surface="mcp"))
+
+
+# ---- a mistyped folder (chaos trial 2026-12-02) ------------------------------------------------
+
+
+@pytest.mark.parametrize("cmd", [["watch"], ["sync"], ["import"], ["watch", "--once"]])
+def test_a_mistyped_folder_creates_no_brain(tmp_path, cmd):
+    """``gbrain --db nb.db watch nosuchdir`` said ``no such directory`` (exit 2) but left a new
+    311 KB nb.db behind: the folder is checked before the brain is created."""
+    db = tmp_path / "nb.db"
+    r = gbrain("--db", str(db), *cmd, str(tmp_path / "nosuchdir"))
+    assert r.returncode == 2
+    assert r.stderr.decode().strip().splitlines() == [f"error: no such directory: {tmp_path / 'nosuchdir'}"]
+    assert not db.exists() and not list(tmp_path.iterdir())
+    (tmp_path / "afile").write_text("x")
+    r = gbrain("--db", str(db), *cmd, str(tmp_path / "afile"))
+    assert r.returncode == 2 and "not a directory" in r.stderr.decode()
+    assert not db.exists()

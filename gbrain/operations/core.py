@@ -576,7 +576,7 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
 @op(
     "import",
     "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
-    [Param("dir", required=True, positional=True, description="the markdown folder to import")],
+    [Param("dir", required=True, positional=True, description="the markdown folder to import", directory=True)],
     mcp=False,
     db="create",
     text=_report_text,
@@ -613,7 +613,7 @@ def _export(b, a, ctx):
     "verify",
     "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, SQLite's quick_check of the database file, and the derived rows of pages drawn at random (0.15% of the page text, at least 16,384 characters) re-parsed from their text (--deep: every page and sidecar re-rendered and re-parsed, and the full integrity_check).",
     [
-        Param("dir", required=True, positional=True, description="the markdown folder"),
+        Param("dir", required=True, positional=True, description="the markdown folder", directory=True),
         Param("deep", "boolean", "also check the database file, re-render every page and re-parse every page (the cost of an import)", default=False),
     ],
     mcp=False,

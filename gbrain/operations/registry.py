@@ -52,6 +52,10 @@ class Param:
     #: a condition on the write (put's ``if_hash``), not a part of the page: the CLI still reads
     #: the page text from standard input when it is given
     modifier: bool = False
+    #: a folder that must exist (import, export's source, sync, watch, verify): checked by
+    #: check_args, so before the brain is opened, let alone created (a mistyped folder once
+    #: left a new empty brain behind)
+    directory: bool = False
 
     def schema(self) -> dict:
         s: dict = {"type": self.type, "description": self.description}
@@ -305,6 +309,8 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
             raise BadInput(f"{where}{what} is too large (at most {MAX_INT:,})")
         if (p.minimum is not None and v < p.minimum) or (p.maximum is not None and v > p.maximum):
             raise BadInput(f"{where}{name} must be {_bounds_text(p)}, got {v}")
+        if p.directory:
+            _dir_arg(v)
         out[p.name] = v
     return out
 

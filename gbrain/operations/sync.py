@@ -55,7 +55,7 @@ def _sync_text(r: dict, a: dict) -> str:
     "Two-way sync of a markdown folder with the brain (three-way against the last sync; edits of both sides that do not overlap are merged, conflicts keep both versions), "
     "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found (a copy to merge, or an edited page put back after a delete).",
     [
-        Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to"),
+        Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to", directory=True),
         Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),
         Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished, or most of whose notes were deleted at once (you deleted them on purpose)", default=False),
         Param("put_back", "boolean", "write the files deleted from the folder back from the brain instead of trashing their notes (the way back after a refused mass deletion)", default=False),
@@ -107,7 +107,7 @@ def _watch_text(r: dict, a: dict) -> str:
     "Sync a markdown folder with the brain, then keep them equal live until Ctrl-C: file edits reach the brain, "
     "writes by any process (put, tag, MCP) reach the files. One line per change on stderr.",
     [
-        Param("dir", required=True, positional=True, description="the markdown folder to watch"),
+        Param("dir", required=True, positional=True, description="the markdown folder to watch", directory=True),
         Param("once", "boolean", "sync once and exit (same as `gbrain sync`)", default=False),
         Param("debounce", "integer", "milliseconds without events before a batch is synced", default=100, minimum=0, maximum=60_000),
         Param("rescan", "integer", "seconds between full rescans that catch events the file watcher missed (0: never)", default=300, minimum=0),
