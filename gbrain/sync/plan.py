@@ -38,19 +38,21 @@ three passes, each one to one among the paths the earlier passes left:
 
 1. **same file** (inode and device, ``disk_id`` of the new path equal to the ``base_id`` the base
    recorded for the old one: ``mv`` and renames keep it), when the new bytes are the old base or
-   the brain's text, or, for a page the brain did not edit since the base, when the texts are at
-   least :data:`~gbrain.sync.similar.INODE_MIN` alike (a file system may give a freed inode to an
-   unrelated new file: the content must agree too). Two notes with the same text renamed together
-   keep their own pages this way;
+   the brain's text. Two notes with the same text renamed together keep their own pages this
+   way. Same inode and a different text is only a hint, weighed in pass 3: a file system may
+   give a freed inode to another new file, and a ``git checkout`` that deletes notes of one
+   template and writes them again renamed and edited can get the freed inodes crosswise (note
+   16's old inode for the new note 0, 50 % or more alike), so the pairs most alike go first;
 2. **same bytes**: the new path's bytes are the old path's base (``D_new == B_old``: the disk side
    only moved the file; with the brain unchanged (``S == B``) a plain move (``moves``), with the
    brain edited since the base an ``edited_moves`` pair: the row moves and the brain's text is
    written to the new path, as for a path that did not move) or the brain's current bytes
    (``D_new == S_old``: both sides agree already, a round that wrote it died before recording it);
 3. **similar text**: a markdown page the brain did not edit since the base, and a new markdown
-   note at least :data:`~gbrain.sync.similar.SIMILAR_MIN` alike (``similar``, scored by the
-   caller with :mod:`gbrain.sync.similar`), best pairs first (ties: the same file name, then the
-   paths' order): a ``changed_moves`` pair, the row moves and then takes the new text (moved and
+   note at least :data:`~gbrain.sync.similar.SIMILAR_MIN` alike, or
+   :data:`~gbrain.sync.similar.INODE_MIN` when the new note has the old one's inode
+   (``similar``, scored by the caller with :mod:`gbrain.sync.similar`), best pairs first (ties:
+   the same inode, the same file name, then the paths' order): a ``changed_moves`` pair, the row moves and then takes the new text (moved and
    edited on disk: Obsidian rewrites a moved note's relative links, a checkout of a branch that
    moved and edited pages).
 
@@ -174,7 +176,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
                     old = states[q]
                     if q in taken or old.brain_kind != st.disk_kind:
                         continue
-                    if st.disk in (old.base, old.brain) or (st.disk_kind == "page" and old.brain == old.base and similar.get((q, p), 0.0) >= INODE_MIN):
+                    if st.disk in (old.base, old.brain):
                         pair(q, p)
                         break
         # 2. the same bytes
@@ -194,8 +196,12 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             if src is not None:
                 pair(src, p)
         # 3. similar text: pages only, the brain's side unedited since the base; best first
-        cands = sorted((-sc, posixpath.basename(q) != posixpath.basename(p), q, p) for (q, p), sc in similar.items() if sc >= SIMILAR_MIN)
-        for _, _, q, p in cands:
+        def same_file(q: str, p: str) -> bool:
+            return q in states and p in states and states[p].disk_id is not None and states[p].disk_id == states[q].base_id
+
+        cands = sorted((-sc, not same_file(q, p), posixpath.basename(q) != posixpath.basename(p), q, p) for (q, p), sc in similar.items()
+                       if sc >= SIMILAR_MIN or (sc >= INODE_MIN and same_file(q, p)))
+        for _, _, _, q, p in cands:
             if q in taken or p in paired:
                 continue
             old, st = states.get(q), states.get(p)
