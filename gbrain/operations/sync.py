@@ -21,6 +21,8 @@ def _sync_text(r: dict, a: dict) -> str:
         lines.append(f"Merged: {m}: changed in the folder and in the brain; the edits did not overlap, so both are in the note (no conflict copy)")
     for c in r.get("cleaned") or []:
         lines.append(f"Cleaned: {c}")
+    for g in r.get("git") or []:
+        lines.append(f"Git: {g}")
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:

@@ -1202,11 +1202,17 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
 RACY_NS = 1_000_000_000
 
 
+def cache_dir() -> str:
+    """gbrain's per-user cache folder: ``$GBRAIN_CACHE_DIR``, else ``$XDG_CACHE_HOME/gbrain``,
+    else ``~/.cache/gbrain`` (may not exist yet)."""
+    return os.environ.get("GBRAIN_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gbrain")
+
+
 def check_record_path(path: str | os.PathLike) -> Path:
     """Where the last passing quick_check of the database at ``path`` is recorded:
-    ``$GBRAIN_CACHE_DIR`` (else ``$XDG_CACHE_HOME/gbrain``, else ``~/.cache/gbrain``) ``/checked/``
-    + a hash of the file's real path; outside any folder the brain syncs with."""
-    base = os.environ.get("GBRAIN_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gbrain")
+    :func:`cache_dir` ``/checked/`` + a hash of the file's real path; outside any folder the
+    brain syncs with."""
+    base = cache_dir()
     key = hashlib.sha256(os.path.realpath(str(path)).encode("utf-8", "surrogateescape")).hexdigest()[:32]
     return Path(base) / "checked" / key
 

@@ -119,6 +119,7 @@ from ..core.history import key_for_path, keep_version, moved_away, record_move, 
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
+from . import gitstate
 from . import similar as sim
 from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
@@ -195,6 +196,9 @@ class Outcome:
     #: teammate saved the same note at the same time), told when the winner's text reaches the
     #: file: ``{path, copy_path, kept_by}`` (:meth:`SyncEngine._overruled`)
     overruled: list[dict] = field(default_factory=list)
+    #: deletions the mass-deletion guard let through because git made them (one line each:
+    #: ``git checkout main → other: 25 notes removed from …, kept in history …``)
+    git: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -332,6 +336,10 @@ class SyncEngine:
         #: whose base this engine reads and writes: '' on SQLite, host:folder on Postgres
         self.client = sync_client(self.conn, self.root)
         self.leftover_temps: list[tuple[str, str]] = []  # gbrain temp files seen by the last scan
+        #: the git state (:func:`gitstate.fingerprint`) at the start of the last whole-tree sync
+        #: that completed, recorded outside the folder (:meth:`bind` reads it): deletions made
+        #: while git moved since are git's (:meth:`_by_git`); None: no git, or not known
+        self.git_base: dict | None = None
 
     # ---- binding and locking ------------------------------------------------
 
@@ -372,6 +380,7 @@ class SyncEngine:
             with self.brain.transaction():
                 bind_client(self.conn, self.client, str(self.root))
         self.reload_ignore()
+        self.git_base = gitstate.load(self._git_key())
         db_real = os.path.realpath(str(self.brain.path))
         root_real = os.path.realpath(str(self.root))
         # only pay for realpath checks when the database sits inside the folder
@@ -386,6 +395,23 @@ class SyncEngine:
                 self.conn.execute("UPDATE sync_state SET client = ? WHERE client = ''", (self.client,))
                 self.conn.execute("UPDATE sync_root SET client = ? WHERE client = ''", (self.client,))
 
+    def _brain_name(self) -> str:
+        """The brain's identity for files kept outside it: the database's URL (Postgres, with
+        this client) or real path."""
+        if self.client:
+            return getattr(self.brain.path, "url", str(self.brain.path)) + "\0" + self.client
+        return os.path.realpath(str(self.brain.path))
+
+    def _git_key(self) -> str:
+        return gitstate.key(self._brain_name(), self.client, self.root)
+
+    def _git_settled(self, fp: dict | None) -> None:
+        """A whole-tree round completed with git in state ``fp`` (read before its scan): the
+        next rounds judge deletions against it (:meth:`_by_git`)."""
+        if fp != self.git_base:
+            self.git_base = fp
+            gitstate.save(self._git_key(), fp)
+
     def lock_path(self) -> str:
         """The lock file of this brain's sync: in the temp folder, named after the database's real
         path. (Never a descriptor on the database itself: closing one would drop SQLite's own
@@ -393,10 +419,7 @@ class SyncEngine:
         import hashlib
         import tempfile
 
-        if self.client:  # Postgres: one lock per database and folder (other folders sync at will)
-            name = getattr(self.brain.path, "url", str(self.brain.path)) + "\0" + self.client
-        else:
-            name = os.path.realpath(str(self.brain.path))
+        name = self._brain_name()  # Postgres: one lock per database and folder (other folders sync at will)
         key = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         return os.path.join(tempfile.gettempdir(), f"gbrain-sync-{key}.lock")
 
@@ -487,7 +510,7 @@ class SyncEngine:
         if undecodable(rel):
             return NOT_UTF8
         parts = rel.split("/")
-        if any(p in VCS_DIRS for p in parts[:-1]):
+        if any(p in VCS_DIRS for p in parts):  # a `.git` file too (a linked worktree's pointer)
             return "version control folder"
         if is_temp_name(parts[-1]):
             return "editor temp file"
@@ -719,6 +742,7 @@ class SyncEngine:
         self.check_root()
         self.reload_ignore()
         self._dir_cache = {}
+        git_now = gitstate.fingerprint(self.root)  # before the scan: git moving during it is seen next time
         try:
             scan = self.scan()
         except FileNotFoundError:
@@ -757,6 +781,7 @@ class SyncEngine:
         out = self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
                         all_disk=[t[0] for t in stats])
         out.cleaned[:0] = cleaned
+        self._git_settled(git_now)
         rep = self.report(scan, out)
         if first:
             rep["counts"]["imported"] += first
@@ -816,7 +841,7 @@ class SyncEngine:
         return clean, db, known - clean.keys(), seq
 
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
-                  maybe_moved: Iterable[str] = ()) -> Outcome:
+                  maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
         """Reconcile some paths (file events) and folders (folder events) with the same rules.
 
         ``log_paths`` are paths named by the change log up to ``consumed_seq``; the cursor moves
@@ -828,6 +853,10 @@ class SyncEngine:
         from disk whose deletion the caller holds back (watch's :class:`~gbrain.sync.watch.Pending`);
         this round takes them only as the old path of a move (a checkout deletes a moved note and
         creates it again, edited, under a new inode) and otherwise leaves them to a later round.
+        ``moves_only`` (``gbrain import`` run again on its folder): the round carries out only the
+        moves it pairs whose brain side is unchanged since the base (the page row moves, and takes
+        the file's text when it was edited too) and leaves every other path as it is, so it
+        writes no file but a moved page's ``.raw`` sidecar (renamed with it, as in any round).
         """
         self._dir_cache = {}
         cand: set[str] = set()
@@ -864,7 +893,8 @@ class SyncEngine:
         cand |= set(disk)
         only_moves = {p for p in maybe_moved if p not in cand and p not in unknown and not self.excluded(p) and self.stat_path(p) == (None, None)}
         cand |= only_moves
-        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits, only_moves=only_moves)
+        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits, only_moves=only_moves,
+                         moves_only=moves_only)
 
     # ---- the core -----------------------------------------------------------------
 
@@ -884,6 +914,7 @@ class SyncEngine:
         all_disk: Iterable[str] | None = None,
         hold_gone_edits: bool = False,
         only_moves: set[str] = frozenset(),
+        moves_only: bool = False,
     ) -> Outcome:
         """One round over ``cand`` (None: every path of ``disk``, the base and the brain).
 
@@ -892,7 +923,8 @@ class SyncEngine:
         ``all_disk`` names every file on disk (for the mass-deletion check). ``db`` and
         ``seq_now``: the brain side of ``cand`` read by the caller (else read here).
         ``hold_gone_edits``: see :meth:`reconcile`; ``only_moves``: paths of ``cand`` this round
-        acts on only as the old path of a move (``maybe_moved`` of :meth:`reconcile`)."""
+        acts on only as the old path of a move (``maybe_moved`` of :meth:`reconcile`);
+        ``moves_only``: see :meth:`reconcile`."""
         out = Outcome()
         if settled_hashes:
             out.disk_hashes.update(settled_hashes)
@@ -981,11 +1013,13 @@ class SyncEngine:
         similar = self._similar(states, disk)
         plan = decide(states, similar)
         moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
+        if moves_only:  # a move that would write the brain's edit to the new file is left to sync
+            edited_moves = []
         moved_paths = {p for m in moves + edited_moves + changed_moves for p in m}
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
         to_merge, to_merged = plan.merge, plan.merged
-        drop = only_moves - moved_paths
+        drop = (paths if moves_only else only_moves) - moved_paths
         if drop:  # held back by the caller, and no move: a later round decides them
             paths -= drop
             to_write, to_remove = [p for p in to_write if p not in drop], [p for p in to_remove if p not in drop]
@@ -1007,7 +1041,9 @@ class SyncEngine:
         # or most of a folder at once is not a request to trash its pages: stop before touching
         # either side
         if to_trash and (len(to_trash) >= MASS_TRASH or self.held) and not self.confirm_delete:
-            self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
+            note = self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
+            if note:
+                out.git.append(note)
         if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
@@ -1444,8 +1480,10 @@ class SyncEngine:
                     break
         return out
 
-    def _check_vanished(self, to_trash: list[str], disk: dict | None) -> None:
-        """Raise :class:`MassDeleteRefused` when :meth:`vanished_folders` finds any. The message
+    def _check_vanished(self, to_trash: list[str], disk: dict | None) -> str | None:
+        """Raise :class:`MassDeleteRefused` when :meth:`vanished_folders` finds any, unless git
+        made the deletions (:meth:`_by_git`): then return the line that says so (None when
+        nothing was found). The message
         says what is true: nothing was trashed, or how many of those folders' notes this engine
         (a watch) trashed in earlier rounds and how to bring them back; and how to get the files
         back instead (``--put-back``) or confirm the deletion (``--confirm-delete``)."""
@@ -1454,7 +1492,16 @@ class SyncEngine:
         in_trash = self._in_obsidian_trash([p for p in to_trash if is_markdown(p)])
         gone = self._vanished([p for p in to_trash if p not in in_trash] if in_trash else to_trash, disk)
         if not gone:
-            return
+            return None
+        pres = tuple(pre for pre, *_ in gone)
+        by_git = self._by_git([p for p in to_trash if p.startswith(pres)])
+        if by_git:
+            n = sum(1 for p in to_trash if p.startswith(pres) and is_markdown(p))
+            where = ", ".join((pre or "the folder's root") for pre in pres)
+            line = (f"{by_git}: {n:,} notes removed from {where}, kept in history "
+                    "(git's and the brain's: `gbrain trash` lists them, `gbrain restore SLUG` brings one back)")
+            self._log(f"- {line}")
+            return line
         parts = []
         for pre, n, m, left in gone:
             where = str(self.root / pre.rstrip("/")) if pre else str(self.root)
@@ -1462,7 +1509,6 @@ class SyncEngine:
                 parts.append(f"{n:,} of the {m:,} synced notes of {where} are gone at once")
             else:
                 parts.append(f"every synced note is gone from {where} ({n:,} notes), with no markdown left there")
-        pres = tuple(pre for pre, *_ in gone)
         earlier = sum(1 for p in self.trashed_paths if is_markdown(p) and p.startswith(pres))
         if earlier:
             done = (f"nothing of them was trashed, but {earlier:,} other notes of {'that folder' if len(gone) == 1 else 'those folders'} were trashed "
@@ -1476,6 +1522,31 @@ class SyncEngine:
             [(pre, n) for pre, n, *_ in gone],
             [p for p in to_trash if p.startswith(pres)],
         )
+
+    def _by_git(self, paths: list[str]) -> str | None:
+        """What git did (:func:`gitstate.describe`) when ``paths``, gone from the folder, are
+        git's doing: the folder is in a git work tree, git moved since the last whole-tree sync
+        (:attr:`git_base`: HEAD, its ref, ORIG_HEAD or the index changed) and git's index lists
+        none of ``paths`` (a checkout, reset or ``git rm`` took them; an ``rm -rf`` or an
+        unmounted drive leaves them in the index, or takes ``.git`` along). Else None: the guard
+        refuses as it would without git. Reads ``.git`` by its files (:mod:`gitstate`)."""
+        if self.git_base is None:
+            return None
+        now = gitstate.fingerprint(self.root)
+        if not gitstate.moved(self.git_base, now):
+            return None
+        assert now is not None
+        g = gitstate.find(self.root)
+        if g is None or str(g.gitdir) != now["gitdir"]:
+            return None
+        tracked = gitstate.index_paths(g)
+        if tracked is None:  # an index gbrain cannot read: git moved, which is what the guard asks
+            return gitstate.describe(self.git_base, now)
+        rel = os.path.relpath(os.path.realpath(self.root), g.top)
+        pre = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        if any((pre + p).encode("utf-8", "surrogateescape") in tracked for p in paths):
+            return None
+        return gitstate.describe(self.git_base, now)
 
     def _fid(self, f: DiskFile) -> int | None:
         """``f``'s file id (:func:`~gbrain.sync.scan.file_id`), from an lstat when not known yet
@@ -1990,6 +2061,7 @@ class SyncEngine:
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["overruled"] = out.overruled[: verify.MAX_LISTED]
+        rep["git"] = out.git
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep

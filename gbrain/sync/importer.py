@@ -9,7 +9,10 @@ Every file under the root is kept (see :mod:`gbrain.sync.scan` for what is skipp
 
 Incremental by content hash: a file whose sha256 equals the stored one is not written. Commits
 every :data:`BATCH` files, so a killed import keeps what it finished and a re-run continues.
-Import never writes into the tree. Ends with the validation report of :mod:`gbrain.sync.verify`.
+Run again on the folder the brain is bound to, it first pairs renames the way ``sync`` does
+(:func:`_pair_moves`: a ``git mv`` or a rename keeps the page's id, history, tags, embeddings).
+Import never deletes, and never writes into the tree (but a moved page's ``.raw`` sidecar,
+renamed with it as ``sync`` renames it). Ends with the validation report of :mod:`gbrain.sync.verify`.
 """
 from __future__ import annotations
 
@@ -162,6 +165,43 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> 
     )
 
 
+def _pair_moves(brain: Brain, root: Path, scan, stored: dict[str, tuple[str, str]], base: dict[str, str], warn: Callable[[str], None]) -> list[tuple[str, str]]:
+    """Renames since the last import or sync of ``root`` (the folder the brain is bound to:
+    ``base`` is its ``sync_state``), carried out by the sync engine's rules before the import
+    proper (:meth:`~gbrain.sync.engine.SyncEngine.reconcile` with ``moves_only``: the same
+    pairing by inode, then identical bytes, then similar text; :mod:`gbrain.sync.similar`): a
+    path the base and the brain hold unchanged (brain hash = base) that is gone from the folder,
+    and a path new to both, are one page moved, which keeps its row. Nothing else is changed: a
+    path gone and not paired stays in the brain (import never deletes; ``gbrain sync`` does),
+    a new path not paired is imported after. Returns the ``(old, new)`` paths moved; ``stored``
+    (path → (hash, kind)) is updated. Skipped, with a warning, while a sync or watch holds the
+    folder's lock (its own rounds pair the moves)."""
+    on_disk = {f.path for f in scan.files}
+    gone = [p for p, h in base.items() if p not in on_disk and p in stored and stored[p][0] == h]
+    new = [p for p in on_disk if p not in stored and p not in base]
+    if not gone or not new:
+        return []
+    from .engine import SyncEngine, SyncError  # the engine imports this module
+
+    eng = SyncEngine(brain, root, warn=warn)
+    eng.surface = "import"
+    try:
+        eng.bind()
+    except SyncError as e:
+        warn(f"renames were not paired ({e}); that sync or watch pairs them")
+        return []
+    try:
+        out = eng.reconcile(new, maybe_moved=gone, moves_only=True)
+    finally:
+        eng.close()
+    for old, dst in out.moved:
+        row = stored.pop(old, None)
+        h = out.disk_hashes.get(dst)
+        if row is not None and h is not None:
+            stored[dst] = (h, row[1])
+    return list(out.moved)
+
+
 def import_tree(
     brain: Brain,
     root: str | os.PathLike,
@@ -200,6 +240,11 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
              f"are added beside them, and {there}; a file at a path "
              f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
+    moved = _pair_moves(brain, rootp, scan, stored, base, warn) if base and not other else []
+    if moved:
+        base = _base_hashes(brain, client, bound, rootp)
+        if any(not is_markdown(a) for a, _ in moved):  # a sidecar renamed with its page: walk again
+            scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     hashes: dict[str, str] = {}
     read_errors: list[tuple[str, str]] = []
     pending_files: list[tuple[str, str, str]] = []  # path, file on disk, kind: read when stored
@@ -207,6 +252,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     parsed_counts: dict[str, tuple[int, int, int]] = {}
     changed_names: set[str] = set()
     counts = {"pages_written": 0, "files_written": 0, "unchanged": 0}
+    if moved:
+        counts["moved"] = len(moved)
     n = len(scan.files)
     split = brain.timeline_split
     # an import killed after committing pages and before resolving links at its end: every link
@@ -422,6 +469,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         rep["problems"] = [p for p in rep["problems"] if "not on disk" not in p]
         rep["ok"] = not rep["problems"]
         rep["kept_not_in_tree"] = len(set(verify.db_hashes(brain)) - set(hashes))
+    rep["moved"] = [{"from": a, "to": b} for a, b in moved]
     if read_errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(read_errors)} file(s) could not be read")

@@ -198,7 +198,8 @@ def walk_tree(
     under the brain's rules: the one walk behind :func:`scan_tree` (import, export, verify) and
     ``SyncEngine``'s whole-tree and per-folder scans (sync, watch).
 
-    Left out silently: VCS folders (:data:`VCS_DIRS`), temp and swap files
+    Left out silently: VCS folders (:data:`VCS_DIRS`, and a ``.git`` file: a linked worktree's
+    or submodule's ``gitdir:`` pointer), temp and swap files
     (:func:`is_temp_name`; gbrain's own are listed in ``temps``), the files whose
     ``(st_dev, st_ino)`` is in ``excl`` (the database and its -wal/-shm), a file that vanished
     before its stat. Left out and listed in ``skipped``: names that are not valid UTF-8,
@@ -251,6 +252,8 @@ def walk_tree(
                 if name.startswith(TMP_PREFIX):
                     out.temps.append((entry.path, rel))
                 continue
+            if name in VCS_DIRS and entry.is_file(follow_symlinks=False):
+                continue  # a `.git` file: a linked worktree's or submodule's pointer to its git dir
             if not name.isascii() and undecodable(name):
                 skipped.append((escaped(rel), NOT_UTF8))
                 continue

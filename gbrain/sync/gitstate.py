@@ -1,0 +1,275 @@
+"""What git did to a folder, read from the files of its ``.git`` only (never a ``git`` process).
+
+The mass-deletion guard (:meth:`gbrain.sync.engine.SyncEngine.vanished_folders`) refuses a
+round that empties a folder, since an unmounted drive looks like that. A folder kept in git is
+emptied just as well by ``git checkout``/``switch``/``reset``/``rebase`` of a branch without it;
+those deletions are the user's, and every version stays in git's history and the brain's. This
+module tells them apart:
+
+* :func:`find`: the work tree holding a folder (the folder or a parent with a ``.git`` folder, or a
+  ``.git`` file ``gitdir: PATH``: a linked worktree or a submodule), its git dir and common dir
+  (``commondir``), found as git finds them (not across a file-system boundary);
+* :func:`fingerprint`: ``HEAD``'s text, the commit it names, and the (inode, size, mtime) of
+  ``HEAD``, ``ORIG_HEAD``, ``index``, the ref ``HEAD`` points to and ``packed-refs``: git
+  rewrites one of them in every operation that changes the work tree;
+* :func:`moved`: two fingerprints of the same git dir differ;
+* :func:`index_paths`: the paths git's index lists (versions 2, 3 and 4), so a caller can check
+  that git no longer tracks the notes gone (a checkout took them away; an ``rm -rf`` leaves them
+  in the index);
+* :func:`describe`: a few words for the log (``git checkout main → other``);
+* :func:`load` / :func:`save`: the fingerprint a sync recorded, kept per brain and folder
+  outside the folder (``$GBRAIN_CACHE_DIR/git/``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..storage.db import cache_dir
+
+#: the files git rewrites when it changes the work tree (relative to the git dir; the ref HEAD
+#: names and ``packed-refs`` are looked up in the common dir)
+MARKERS = ("HEAD", "ORIG_HEAD", "index")
+
+
+@dataclass(frozen=True)
+class GitDir:
+    """A work tree: ``top`` (the folder holding ``.git``), ``gitdir`` (HEAD, index, ORIG_HEAD)
+    and ``common`` (refs, packed-refs, config: the main repository's git dir for a linked
+    worktree, else ``gitdir``)."""
+
+    top: Path
+    gitdir: Path
+    common: Path
+
+
+def _read(p: Path, limit: int = 4096) -> bytes | None:
+    try:
+        with open(p, "rb") as fh:
+            return fh.read(limit)
+    except OSError:
+        return None
+
+
+def find(folder: str | os.PathLike) -> GitDir | None:
+    """The git work tree holding ``folder`` (it or a parent has ``.git``), or None: no git, a
+    ``.git`` that is not a repository (no ``HEAD``), or a parent on another file system (git
+    stops there too, without ``GIT_DISCOVERY_ACROSS_FILESYSTEM``)."""
+    try:
+        d = Path(os.path.realpath(folder))
+        dev = os.stat(d).st_dev
+    except OSError:
+        return None
+    while True:
+        dot = d / ".git"
+        try:
+            st = os.lstat(dot)
+        except OSError:
+            st = None
+        gd = None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            gd = dot
+        elif st is not None and stat.S_ISREG(st.st_mode):
+            text = _read(dot)
+            m = re.match(rb"gitdir:\s*(.+?)\s*$", text or b"")
+            if m:
+                gd = Path(os.path.normpath(d / os.fsdecode(m.group(1))))
+        if gd is not None and os.path.isfile(gd / "HEAD"):
+            common = gd
+            c = _read(gd / "commondir")
+            if c and c.strip():
+                common = Path(os.path.normpath(gd / os.fsdecode(c.strip())))
+            return GitDir(d, gd, common)
+        parent = d.parent
+        if parent == d:
+            return None
+        try:
+            if os.stat(parent).st_dev != dev:
+                return None
+        except OSError:
+            return None
+        d = parent
+
+
+def _stamp(p: Path) -> list[int] | None:
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _resolve(g: GitDir, ref: str) -> str | None:
+    """The object id ``ref`` (``refs/heads/main``) names: its loose file, else ``packed-refs``."""
+    loose = _read(g.common / ref)
+    if loose is not None and re.fullmatch(rb"[0-9a-f]{40,64}\s*", loose):
+        return loose.strip().decode()
+    try:
+        with open(g.common / "packed-refs", "rb") as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) == 2 and parts[1].decode("utf-8", "surrogateescape") == ref:
+                    return parts[0].decode()
+    except OSError:
+        pass
+    return None
+
+
+def fingerprint(folder: str | os.PathLike) -> dict | None:
+    """The git state of the work tree holding ``folder`` (None when there is none):
+    ``{"top", "gitdir": str, "head": HEAD's text ("ref: refs/heads/main" or an object id),
+    "commit": the id HEAD names or None (an unborn branch), "markers": {name: [inode, size,
+    mtime_ns] or None}}``. Plain JSON, so :func:`save` can keep it."""
+    g = find(folder)
+    if g is None:
+        return None
+    head_b = _read(g.gitdir / "HEAD")
+    if head_b is None:
+        return None
+    head = head_b.decode("utf-8", "surrogateescape").strip()
+    markers = {name: _stamp(g.gitdir / name) for name in MARKERS}
+    markers["packed-refs"] = _stamp(g.common / "packed-refs")
+    commit = None
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        if ref.startswith("refs/") and ".." not in ref.split("/"):
+            markers["ref"] = _stamp(g.common / ref)
+            commit = _resolve(g, ref)
+    else:
+        commit = head
+    return {"top": str(g.top), "gitdir": str(g.gitdir), "head": head, "commit": commit, "markers": markers}
+
+
+def moved(old: dict | None, new: dict | None) -> bool:
+    """Whether git changed the work tree between fingerprints ``old`` and ``new``: both of the
+    same git dir, and HEAD, the commit, or a marker file differs. False when either is None (no
+    git then, or now: an unmounted drive takes its ``.git`` with it)."""
+    if not old or not new or old.get("gitdir") != new.get("gitdir") or old.get("top") != new.get("top"):
+        return False
+    return old.get("head") != new.get("head") or old.get("commit") != new.get("commit") or old.get("markers") != new.get("markers")
+
+
+def _branch(head: str) -> str:
+    if head.startswith("ref:"):
+        ref = head[4:].strip()
+        return ref[len("refs/heads/"):] if ref.startswith("refs/heads/") else ref
+    return head[:10]
+
+
+def describe(old: dict, new: dict) -> str:
+    """A few words naming what git did between ``old`` and ``new`` (:func:`fingerprint`s):
+    ``git checkout main → other`` (HEAD names another branch or commit), ``git reset/rebase/merge
+    on main`` (ORIG_HEAD rewritten: git wrote it before moving the branch), ``git commit on main``
+    (the branch moved), else ``git (the index changed)`` (``git rm``, ``git stash``)."""
+    oh, nh = old.get("head") or "", new.get("head") or ""
+    if oh != nh:
+        return f"git checkout {_branch(oh)} → {_branch(nh)}"
+    om, nm = old.get("markers") or {}, new.get("markers") or {}
+    if om.get("ORIG_HEAD") != nm.get("ORIG_HEAD"):
+        return f"git reset/rebase/merge on {_branch(nh)}"
+    if old.get("commit") != new.get("commit"):
+        return f"git moved {_branch(nh)} to {str(new.get('commit') or '')[:10]}"
+    return "git (the index changed)"
+
+
+def _object_id_size(g: GitDir) -> int:
+    cfg = _read(g.common / "config", 1 << 20) or b""
+    return 32 if re.search(rb"(?im)^\s*objectformat\s*=\s*sha256\s*$", cfg) else 20
+
+
+def index_paths(g: GitDir) -> set[bytes] | None:
+    """The paths (bytes, relative to ``g.top``) git's index lists as in the work tree: entries
+    with the skip-worktree bit (sparse checkout) left out. None when the index is missing or
+    not read: an unknown version, a split index (``link`` extension), a truncated file."""
+    try:
+        with open(g.gitdir / "index", "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    if len(data) < 12 or data[:4] != b"DIRC":
+        return None
+    version, count = struct.unpack(">II", data[4:12])
+    if version not in (2, 3, 4):
+        return None
+    hl = _object_id_size(g)
+    out: set[bytes] = set()
+    pos = 12
+    prev = b""
+    try:
+        for _ in range(count):
+            # ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each), object id, flags (2)
+            (flags,) = struct.unpack(">H", data[pos + 40 + hl : pos + 42 + hl])
+            p = pos + 42 + hl
+            ext = 0
+            if flags & 0x4000:  # extended flags (version 3 and later)
+                (ext,) = struct.unpack(">H", data[p : p + 2])
+                p += 2
+            if version == 4:  # the name is the previous one less N bytes, plus a suffix
+                c = data[p]
+                p += 1
+                strip = c & 0x7F
+                while c & 0x80:
+                    c = data[p]
+                    p += 1
+                    strip = ((strip + 1) << 7) | (c & 0x7F)
+                end = data.index(b"\0", p)
+                if strip > len(prev):
+                    return None
+                name = prev[: len(prev) - strip] + data[p:end]
+                pos = end + 1
+            else:  # NUL-terminated, padded with NULs to a multiple of 8 bytes
+                end = data.index(b"\0", p)
+                name = data[p:end]
+                pos += ((p - pos) + len(name) + 8) & ~7
+            prev = name
+            if not ext & 0x4000:  # skip-worktree: git keeps it out of the work tree
+                out.add(name)
+    except (struct.error, ValueError, IndexError):
+        return None
+    if data[pos : pos + 4] == b"link":  # split index: the entries live in a shared index too
+        return None
+    return out
+
+
+def key(brain_name: str, client: str, root: str | os.PathLike) -> str:
+    """The name :func:`load`/:func:`save` keep a brain's and folder's recorded state under."""
+    return hashlib.sha256("\0".join((brain_name, client, str(root))).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+def _record(k: str) -> Path:
+    return Path(cache_dir()) / "git" / f"{k}.json"
+
+
+def load(k: str) -> dict | None:
+    """The fingerprint :func:`save` recorded under ``k``, or None (none, or unreadable)."""
+    try:
+        with open(_record(k), encoding="utf-8") as fh:
+            v = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return v if isinstance(v, dict) else None
+
+
+def save(k: str, fp: dict | None) -> None:
+    """Record ``fp`` under ``k`` (None removes the record). Best effort: a cache that cannot be
+    written records nothing, and the guard then refuses as it would without git."""
+    rec = _record(k)
+    try:
+        if fp is None:
+            rec.unlink(missing_ok=True)
+            return
+        rec.parent.mkdir(parents=True, exist_ok=True)
+        tmp = rec.with_name(f"{rec.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(fp), encoding="utf-8")
+        os.replace(tmp, rec)
+    except OSError:
+        pass
+
+
+__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "key", "load", "save"]
