@@ -92,6 +92,33 @@ def test_two_appends_at_one_place_are_kept_only_as_whole_timeline_entries():
     assert merge3(plain, plain + b"x\n", plain + b"y\n") == plain + b"x\ny\n"
 
 
+def test_a_paragraph_typed_at_the_bottom_and_a_timeline_begun_by_an_agent_merge():
+    """A trial: a page without a timeline; the person typed a paragraph at its end while an agent's
+    timeline-add began the timeline there. The paragraph goes above the separator, the new
+    timeline after it, in either file order; a file side that begins a timeline too, or an
+    agent's insertion that is not a timeline, stays a conflict."""
+    base = b"---\ntitle: Ana\n---\n\n# Ana\n\nintro\n"
+    para = b"\nA paragraph typed at the bottom.\n"
+    agent = b"\n---\n\n" + ENTRY_B
+    merged = base + para + agent
+    assert merge_edits(base, base + agent, base + para) == merged
+    assert fresh_parts(merged) == (b"intro", b"A paragraph typed at the bottom.", 1)
+    # the file began a timeline too, or the agent appended a paragraph: a guess, so a conflict
+    assert merge_edits(base, base + agent, base + b"\n---\n\n" + ENTRY_D) is None
+    assert merge_edits(base, base + b"\nAgent paragraph.\n", base + para) is None
+    # the base has a timeline already: the paragraph would land in it (a conflict, as before)
+    assert merge_edits(page(), page() + ENTRY_B, page() + para) is None
+
+
+def fresh_parts(text: bytes) -> tuple[bytes, bytes, int]:
+    """(first compiled-truth line after the title, its last line, timeline entries) of a page."""
+    from gbrain.page.markdown import parse_page
+
+    p = parse_page(text.decode("utf-8"), "people/ana.md")
+    lines = [ln for ln in p.compiled_truth.splitlines() if ln.strip() and not ln.startswith("#")]
+    return lines[0].encode(), lines[-1].encode(), len(p.timeline_entries)
+
+
 def test_an_insertion_that_holds_the_other_is_taken_once():
     """A merge written to the file whose brain side changed again before it was recorded is
     merged again next round: the file's insertion holds the brain's, no line twice."""

@@ -122,13 +122,18 @@ def _holds(longer: list[bytes], shorter: list[bytes]) -> bool:
     return len(longer) > n and (longer[:n] == shorter or longer[len(longer) - n:] == shorter)
 
 
+#: what a ``keep_both`` of :func:`merge3` returns to keep two insertions at one place with
+#: ``theirs`` first
+THEIRS_FIRST = "theirs first"
+
+
 def merge3(base: bytes, ours: bytes, theirs: bytes, keep_both: Callable[[int, list[bytes], list[bytes]], bool] | None = None) -> bytes | None:
     """Three-way merge of ``ours`` and ``theirs``, both edited from ``base``: the merged bytes,
     or None when a region was changed differently on the two sides (a conflict).
 
     Two insertions at one place (``base`` line index ``at``, nothing removed) that differ are
     both kept, ``ours`` first, when ``keep_both(at, our_lines, their_lines)`` is true (None:
-    always), else they are a conflict; when one insertion is the other plus lines before or
+    always; :data:`THEIRS_FIRST`: ``theirs`` first), else they are a conflict; when one insertion is the other plus lines before or
     after it, the longer one is taken (it holds the other: a merge made before, merged again).
     Pure; raises nothing but what ``keep_both`` raises."""
     b = _lines(base)
@@ -160,8 +165,10 @@ def merge3(base: bytes, ours: bytes, theirs: bytes, keep_both: Callable[[int, li
             out += mine
         elif lo == hi and (_holds(mine, yours) or _holds(yours, mine)):
             out += mine if len(mine) > len(yours) else yours
-        elif lo == hi and (keep_both is None or keep_both(lo, mine, yours)):
-            out += mine + yours  # both inserted at the same place and removed nothing: keep both
+        elif lo == hi and (keep := (keep_both is None or keep_both(lo, mine, yours))):
+            # both inserted at the same place and removed nothing: keep both (``theirs`` first
+            # when keep_both says so)
+            out += yours + mine if keep == THEIRS_FIRST else mine + yours
         else:
             return None
     out += b[pos:]
@@ -256,7 +263,16 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
     start = _timeline_start(base_text, path, timeline_split)
     base_lines = _lines(base)
 
-    def in_timeline(at: int, mine: list[bytes], yours: list[bytes]) -> bool:
+    def in_timeline(at: int, mine: list[bytes], yours: list[bytes]) -> bool | str:
+        if start is None and at == len(base_lines) and base.endswith(b"\n"):
+            # the base has no timeline and both appended at its end: the brain's lines begin a
+            # timeline (timeline-add on a page without one) and the file's are text with no
+            # separator (a paragraph typed at the bottom): the paragraph goes above the timeline
+            opened = _timeline_start(b"".join(base_lines + mine).decode("utf-8"), path, timeline_split)
+            if opened is not None and opened > len(base_lines) and _whole_entries(b"".join(base_lines + mine).splitlines(keepends=True)[opened:]) \
+                    and _timeline_start(b"".join(base_lines + yours).decode("utf-8"), path, timeline_split) is None:
+                return THEIRS_FIRST
+            return False
         if start is None or at < start:
             return False
         if at < len(base_lines) and base_lines[at][:1] in (b" ", b"\t"):
@@ -266,4 +282,4 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
     return merge3(base, brain, disk, keep_both=in_timeline)
 
 
-__all__ = ["MAX_BYTES", "StaleView", "distance", "merge3", "merge_edits", "stale_view"]
+__all__ = ["MAX_BYTES", "THEIRS_FIRST", "StaleView", "distance", "merge3", "merge_edits", "stale_view"]
