@@ -36,7 +36,7 @@ class _Halted(Exception):
 class EmbedKeeper:
     """Embeds the stale pages of the brain at ``db`` (a path or Postgres URL, as
     :meth:`gbrain.core.brain.Brain.open` takes it) whenever :meth:`poke` was called and
-    :data:`EMBED_IDLE_S` passed without another poke. ``log`` gets one line per round
+    :data:`EMBED_IDLE_S` passed without another poke. ``log`` gets one line per round that embedded new chunks, naming up to 3 pages
     (``embedded 3 page(s) …``) and per error. :meth:`start` / :meth:`stop`; ``rounds``,
     ``pages`` and ``errors`` count what it did (for tests and the summary)."""
 
@@ -132,4 +132,6 @@ class EmbedKeeper:
             new += stats["embedded"]
         self.rounds += 1
         self.pages += pages
-        self.log(f"embedded {pages:,} page(s) with {model.model_id} ({new:,} new chunk(s))")
+        if new:  # (pages whose chunks were all known already, a move or a title, are not news)
+            names = [r["title"] or str(r["id"]) for r in rows[:3]] if len(rows) <= 3 else []
+            self.log(f"embedded {pages:,} page(s) with {model.model_id} ({new:,} new chunk(s))" + (f": {', '.join(names)}" if names else ""))
