@@ -127,6 +127,11 @@ def test_backlinks_links_graph_and_dead_links_see_property_links(tmp_path, db_pa
         lint = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
         dead = {(f["slug"], f["target"], f["kind"]) for f in lint["findings"]}
         assert dead == {("notes/kickoff", "Carol", "property"), ("notes/other", "Ghost Page", "property")}
+        # the text says which property holds the link (a page linking a name from a property and
+        # from its text has two findings, told apart)
+        msgs = {f["target"]: f["message"] for f in lint["findings"]}
+        assert msgs["Carol"].startswith("links in its `project.lead` property to 'Carol'"), msgs
+        assert msgs["Ghost Page"].startswith("links in its `related` property to 'Ghost Page'"), msgs
 
 
 def test_a_property_link_resolves_when_its_page_appears(tmp_path, db_path):

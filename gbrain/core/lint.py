@@ -249,6 +249,9 @@ def _dead_links(brain) -> list[dict]:
         moved = dests[0] if len(dests) == 1 else None
         if moved:
             sugg = [moved] + [s for s in sugg if s != moved][:4]
+        # a property link (Obsidian frontmatter) says which property: a page linking a name from
+        # both its properties and its text has two findings, told apart
+        links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
         out.append(
             {
                 "check": "dead_links",
@@ -258,10 +261,10 @@ def _dead_links(brain) -> list[dict]:
                 "kind": r["kind"],
                 "context": r["context"],
                 "suggestions": sugg,
-                "message": (f"links to '{r['target']}' as written in {via}, the page's old place; it meant {moved}" if moved and via else
-                            f"links to '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
-                            f"links to '{r['target']}', an old name of {len(dests)} pages ({', '.join(dests)}): which one is meant is ambiguous" if dests else
-                            f"links to '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
+                "message": (f"{links_to} '{r['target']}' as written in {via}, the page's old place; it meant {moved}" if moved and via else
+                            f"{links_to} '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
+                            f"{links_to} '{r['target']}', an old name of {len(dests)} pages ({', '.join(dests)}): which one is meant is ambiguous" if dests else
+                            f"{links_to} '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
                 "action": (f"`gbrain lint --check dead_links --fix-safe` points the link at {moved}" if moved else
                            f"point the link at the one meant (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)" if dests else
                            f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"),
