@@ -115,8 +115,9 @@ def test_two_vanished_pages_with_equal_bytes_pair_with_two_new_paths():
 paths = st.sampled_from(["a.md", "b.md", "c/d.md", "e.png", "f.md"])
 hashes = st.sampled_from(HASHES)
 states = st.builds(
-    lambda d, s, b, echo, page: PathState(disk=d, brain=s, base=b, brain_kind=(("page" if page else "file") if s else None), disk_kind=(("page" if page else "file") if d else None), disk_was_brain=echo),
-    hashes, hashes, hashes, st.booleans(), st.booleans(),
+    lambda d, s, b, echo, page, hist: PathState(disk=d, brain=s, base=b, brain_kind=(("page" if page else "file") if s else None), disk_kind=(("page" if page else "file") if d else None),
+                                                disk_was_brain=echo, disk_history=hist),
+    hashes, hashes, hashes, st.booleans(), st.booleans(), st.sampled_from([None, "older", "deleted", "moved"]),
 )
 
 
@@ -125,7 +126,7 @@ states = st.builds(
 def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
     plan = decide(states_)
     actions = {p: plan.action(p) for p in states_}
-    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled
+    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled + plan.old_copies
     assert sorted(buckets) == sorted(states_)  # each path exactly once
     for p, a in actions.items():
         s = states_[p]
@@ -135,8 +136,12 @@ def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
             assert s.disk is None and s.brain is not None and s.base is not None
         if a in ("move-to", "edited-move-to"):  # the destination is new to the brain and the base
             assert s.brain is None and s.base is None and s.disk is not None
-        if a == "write" and p not in plan.echoes:  # a file is overwritten only when it is at the base
+        if a == "write" and p not in plan.echoes and p not in plan.older:  # a file is overwritten only when it is at the base
             assert s.disk == s.base
+        if p in plan.older:  # …or, with no base, holds an older version of the page (history has it)
+            assert a == "write" and s.base is None and s.disk is not None and s.brain is not None and s.disk_history == "older"
+        if a == "remove-old-copy":  # an old copy of a page deleted or moved away in the brain: history has its bytes
+            assert s.base is None and s.brain is None and s.disk is not None and s.disk_history in ("deleted", "moved")
         if a == "remove":
             assert s.disk == s.base and s.brain is None
         if a == "import":
@@ -167,3 +172,49 @@ def test_a_file_that_differs_from_the_brain_with_no_base_is_a_no_base_conflict()
     })
     assert p.conflicts == [("stale.md", "no-base")]
     assert p.settled == ["same.md"] and p.import_ == ["new.md"] and p.write == ["brain-only.md", "echo.md"]
+
+
+def test_a_no_base_file_holding_an_older_version_of_the_page_is_just_old():
+    """A folder with no base for a path (a teammate joining from an old copy of the vault, a
+    restored backup) whose file holds an OLDER version of the page (the caller found its hash in
+    the page's history): no conflict copy, the brain's version is written to the file; bytes the
+    page never had stay a ``no-base`` conflict (the brain's version stays, the file's is the copy)."""
+    p = decide({
+        "old.md": PathState(disk="h1", brain="h2", brain_kind="page", disk_kind="page", disk_history="older"),
+        "new-text.md": PathState(disk="h3", brain="h2", brain_kind="page", disk_kind="page"),
+        "att.png": PathState(disk="h5", brain="h6", brain_kind="file", disk_kind="file", disk_history="older"),
+    })
+    assert p.write == ["att.png", "old.md"] and p.older == {"att.png", "old.md"} and not p.echoes
+    assert p.conflicts == [("new-text.md", "no-base")]
+    assert p.action("old.md") == "write"
+
+
+def test_a_no_base_file_of_a_page_deleted_or_moved_in_the_brain_is_removed_not_brought_back():
+    """A path the brain has no page for, no base, whose file holds a version of the page that was
+    there (deleted: in the trash; or moved away: the new path is written by export): the old copy
+    is removed from the folder, nothing is imported; bytes found nowhere in history are new
+    content and are imported as before."""
+    p = decide({
+        "civic/a.md": PathState(disk="h1", disk_kind="page", disk_history="deleted"),
+        "people/ana.md": PathState(disk="h2", disk_kind="page", disk_history="moved"),
+        "people/ana-moved.md": PathState(brain="h2", brain_kind="page"),
+        "civic/b.md": PathState(disk="h3", disk_kind="page"),
+    })
+    assert p.old_copies == ["civic/a.md", "people/ana.md"]
+    assert p.action("civic/a.md") == "remove-old-copy" and p.action("people/ana.md") == "remove-old-copy"
+    assert p.import_ == ["civic/b.md"] and p.write == ["people/ana-moved.md"]
+    assert not (p.conflicts or p.trash or p.remove)
+
+
+def test_the_history_flag_changes_nothing_where_there_is_a_base_or_a_move():
+    """``disk_history`` is only read for a path with no base: with a base the plain rules apply,
+    and a path new on disk that pairs as a move destination stays a move."""
+    p = decide({
+        "a.md": PathState(disk="h1", brain="h2", base="h1", brain_kind="page", disk_kind="page", disk_history="older"),
+        "b.md": PathState(disk="h3", brain="h2", base="h2", brain_kind="page", disk_kind="page", disk_history="older"),
+        "x.md": PathState(base="h5", brain="h5", brain_kind="page"),
+        "y.md": PathState(disk="h5", disk_kind="page", disk_history="deleted"),
+    })
+    assert p.action("a.md") == "write" and p.older == set()
+    assert p.action("b.md") == "import"
+    assert p.moves == [("x.md", "y.md")] and p.old_copies == []

@@ -46,14 +46,17 @@ def _sync(db: str, folder, *extra: str):
 
 
 def test_an_old_copy_of_the_vault_with_no_base_never_replaces_the_brains_pages(tmp_path, brain_tree, db_path, engine):
-    """cp -a bob bob2; a brain-side edit; sync bob2 (no base there): the brain's version stays the
-    page and is written to bob2, bob2's stale version is the conflict copy (on disk and in the
-    brain), exit 3, nothing lost."""
+    """cp -a bob bob2; a brain-side edit; an edit in bob2 the brain never saw; sync bob2 (no base
+    there): the brain's version stays the page and is written to bob2, bob2's version is the
+    conflict copy (on disk and in the brain), exit 3, nothing lost. (A file holding only an older
+    version of the page is no conflict: test_a_teammate_joining_from_an_old_copy_….)"""
     db = str(db_path)
     assert _sync(db, brain_tree).returncode == 0
     copy = tmp_path / "bob2"
     shutil.copytree(brain_tree, copy)
-    stale = (copy / "people" / "ana-lima.md").read_bytes()
+    f = copy / "people" / "ana-lima.md"
+    f.write_bytes(f.read_bytes() + b"\nbob2's own line\n")
+    stale = f.read_bytes()
     assert gbrain("--db", db, "put", "people/ana-lima", "--timeline-append", "- **2026-12-01** | note — brain-side edit").returncode == 0
     brain_version = gbrain("--db", db, "get", "people/ana-lima").stdout
     assert brain_version != stale
@@ -79,6 +82,8 @@ def test_the_human_text_of_a_no_base_conflict_says_the_brains_version_was_kept(t
     assert _sync(db, brain_tree).returncode == 0
     copy = tmp_path / "bob2"
     shutil.copytree(brain_tree, copy)
+    f = copy / "people" / "ana-lima.md"
+    f.write_bytes(f.read_bytes() + b"\nbob2's own line\n")
     assert gbrain("--db", db, "tag", "people/ana-lima", "brainside").returncode == 0
     r = _sync(db, copy, *(("--rebind",) if engine == "sqlite" else ()))
     out = r.stdout.decode() + r.stderr.decode()
@@ -132,3 +137,114 @@ def test_a_trashed_version_under_a_renamed_name_is_restored_by_that_name(tmp_pat
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["slug"] == "people/ana-lima-cruz"
     assert gbrain("--db", db, "get", "people/ana-lima-cruz").stdout == text
+
+
+def _join_old_copy(tmp_path, brain_tree, db_path, engine):
+    """alice syncs the vault; carol keeps a copy of it as it was; then alice deletes the folder
+    deals/ (its one note), renames people/bruno-okafor.md, edits two notes and an agent tags a
+    page. Returns ``(db, alice's folder, carol's old copy, rebind args)``."""
+    db = str(db_path)
+    alice = {"GBRAIN_USER": "alice"}
+    assert gbrain("--db", db, "sync", str(brain_tree), env=alice).returncode == 0
+    old = tmp_path / "carol"
+    shutil.copytree(brain_tree, old)
+    shutil.rmtree(brain_tree / "deals")
+    (brain_tree / "people" / "bruno-okafor.md").rename(brain_tree / "people" / "bruno-okafor-moved.md")
+    for rel in ("people/ana-lima.md", "concepts/hybrid-retrieval.md"):
+        f = brain_tree / rel
+        f.write_bytes(f.read_bytes() + b"\nEdited after carol's copy was made.\n")
+    r = gbrain("--db", db, "sync", str(brain_tree), env=alice)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert gbrain("--db", db, "tag", "companies/river-ai", "agent-tag", env=alice).returncode == 0
+    return db, brain_tree, old, (("--rebind",) if engine == "sqlite" else ())
+
+
+def test_a_teammate_joining_from_an_old_copy_gets_no_conflicts_and_no_deleted_or_renamed_page_back(tmp_path, brain_tree, db_path, engine):
+    """An old copy of the vault synced with no base (a teammate joining, a restored backup):
+    files holding an older version of their page are just old (the brain's version is written,
+    no conflict copy); a file of a page the brain deleted, or at the old name of a renamed page,
+    holding a version of it, is removed from the folder (its bytes are in the history), never
+    brought back as a page; the emptied folder goes too. Before: exit 3, one conflict copy per
+    edited note, the deleted and the renamed page back."""
+    db, a, old, rebind = _join_old_copy(tmp_path, brain_tree, db_path, engine)
+    trash_before = json.loads(gbrain("--db", db, "trash", "--json").stdout)
+    r = gbrain("--db", db, "sync", str(old), *rebind, "--json", env={"GBRAIN_USER": "carol"})
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert rep["conflicts"] == [] and not [p for p in old.rglob("*") if ".conflict-" in p.name]
+    # the deleted page stays deleted (in the trash as before); its file and its folder are gone
+    assert not (old / "deals").exists()
+    assert gbrain("--db", db, "get", "deals/river-ai-series-a").returncode != 0
+    assert json.loads(gbrain("--db", db, "trash", "--json").stdout) == trash_before
+    # the renamed page is one page, at its new name only
+    assert not (old / "people" / "bruno-okafor.md").exists()
+    assert (old / "people" / "bruno-okafor-moved.md").read_bytes() == (a / "people" / "bruno-okafor-moved.md").read_bytes()
+    assert gbrain("--db", db, "get", "people/bruno-okafor").returncode != 0 or b"bruno-okafor-moved" in gbrain("--db", db, "get", "people/bruno-okafor").stdout
+    with Brain.open(db) as br:
+        assert br.page_row("people/bruno-okafor") is None and br.page_row("deals/river-ai-series-a") is None
+    # every edited page is the brain's newest version on disk
+    for rel in ("people/ana-lima.md", "concepts/hybrid-retrieval.md"):
+        assert (old / rel).read_bytes() == (a / rel).read_bytes()
+    assert b"agent-tag" in (old / "companies" / "river-ai.md").read_bytes()
+    removed = sorted((x["path"], x["why"]) for x in rep["old_copies"]["removed"])
+    assert removed == [("deals/river-ai-series-a.md", "deleted in the brain; in the trash"),
+                       ("people/bruno-okafor.md", "moved in the brain to people/bruno-okafor-moved.md")], rep["old_copies"]
+    assert sorted(rep["old_copies"]["replaced"]) == ["companies/river-ai.md", "concepts/hybrid-retrieval.md", "people/ana-lima.md"]
+    text = gbrain("--db", db, "sync", str(old)).stdout.decode()  # the second sync of carol's folder: nothing to do
+    assert "CONFLICT" not in text and "Old copy" not in text, text
+    # the human report says what happened to the old files
+    r = gbrain("--db", db, "sync", str(a), *rebind, env={"GBRAIN_USER": "alice"})
+    assert r.returncode == 0 and not [p for p in a.rglob("*") if ".conflict-" in p.name], r.stdout + r.stderr
+    assert not (a / "deals").exists() and not (a / "people" / "bruno-okafor.md").exists()
+
+
+def test_the_human_report_of_an_old_copy_names_the_files_removed_and_counts_the_replaced(tmp_path, brain_tree, db_path, engine):
+    db, a, old, rebind = _join_old_copy(tmp_path, brain_tree, db_path, engine)
+    r = gbrain("--db", db, "sync", str(old), *rebind)
+    out = r.stdout.decode()
+    assert r.returncode == 0, out + r.stderr.decode()
+    assert "Old copy removed: deals/river-ai-series-a.md (deleted in the brain; in the trash)" in out, out
+    assert "Old copy removed: people/bruno-okafor.md (moved in the brain to people/bruno-okafor-moved.md)" in out, out
+    assert "3 file(s) held an older version of their page" in out, out
+
+
+def test_an_old_copy_with_new_bytes_keeps_todays_rules(tmp_path, brain_tree, db_path, engine):
+    """Bytes found in no version of the page are new content: at a live path a ``no-base``
+    conflict (the brain's version stays, the file's is the copy), at a deleted path a page
+    again (imported), at a renamed page's old name a page of its own."""
+    db, a, old, rebind = _join_old_copy(tmp_path, brain_tree, db_path, engine)
+    for rel in ("people/ana-lima.md", "deals/river-ai-series-a.md", "people/bruno-okafor.md"):
+        f = old / rel
+        f.write_bytes(f.read_bytes() + b"\nCarol's own line, never synced.\n")
+    r = gbrain("--db", db, "sync", str(old), *rebind, "--json", env={"GBRAIN_USER": "carol"})
+    rep = json.loads(r.stdout)
+    assert r.returncode == 3, (r.stdout, r.stderr)
+    assert [(c["path"], c["kind"]) for c in rep["conflicts"]] == [("people/ana-lima.md", "no-base")]
+    assert rep["old_copies"]["removed"] == []
+    with Brain.open(db) as br:
+        assert b"Carol's own line" in (old / "deals" / "river-ai-series-a.md").read_bytes()
+        assert "Carol's own line" in br.page_row("deals/river-ai-series-a")["compiled_truth"] + br.page_row("deals/river-ai-series-a")["timeline"]
+        assert br.page_row("people/bruno-okafor") is not None and br.page_row("people/bruno-okafor-moved") is not None
+
+
+def test_a_page_deleted_in_the_brain_takes_its_emptied_folders_with_it_but_never_a_folder_holding_anything(tmp_path, db_path):
+    """sync removes the file of a page deleted through gbrain; the folders it emptied go too (up
+    to, never including, the root); a folder still holding a hidden or ignored file stays."""
+    from conftest import write_tree
+
+    db = str(db_path)
+    root = write_tree(tmp_path / "v", {"a/b/only.md": "# Only\n", "keep/x.md": "# X\n", "hidden/y.md": "# Y\n",
+                                       "hidden/.DS_Store": "x", "ign/z.md": "# Z\n", "top.md": "# Top\n"})
+    (root / "empty-by-hand").mkdir()  # a folder the person made: never gbrain's to remove
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    (root / ".gbrainignore").write_text("ign/*.txt\n")
+    (root / "ign" / "notes.txt").write_text("ignored")
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    for slug in ("a/b/only", "hidden/y", "ign/z", "top"):
+        assert gbrain("--db", db, "delete", slug).returncode == 0
+    r = gbrain("--db", db, "sync", str(root))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not (root / "a").exists()
+    assert (root / "hidden").is_dir() and (root / "hidden" / ".DS_Store").exists()
+    assert (root / "ign").is_dir() and (root / "ign" / "notes.txt").exists()
+    assert (root / "keep" / "x.md").exists() and (root / "empty-by-hand").is_dir() and root.is_dir()

@@ -23,6 +23,14 @@ def _sync_text(r: dict, a: dict) -> str:
         lines.append(f"Cleaned: {c}")
     for g in r.get("git") or []:
         lines.append(f"Git: {g}")
+    oc = r.get("old_copies") or {}
+    for x in oc.get("removed") or []:
+        lines.append(f"Old copy removed: {x['path']} ({x['why']})")
+    if oc.get("removed_count", 0) > len(oc.get("removed") or []):
+        lines.append(f"… and {oc['removed_count'] - len(oc['removed']):,} more old copies removed (`--json` lists the first {len(oc['removed'])})")
+    if oc.get("replaced_count"):
+        lines.append(f"{oc['replaced_count']:,} file(s) held an older version of their page (this folder had never synced them): "
+                     "the brain's newest version was written over them; the old bytes are in each page's history (`gbrain history SLUG`)")
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:

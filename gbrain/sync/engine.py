@@ -199,6 +199,11 @@ class Outcome:
     #: deletions the mass-deletion guard let through because git made them (one line each:
     #: ``git checkout main → other: 25 notes removed from …, kept in history …``)
     git: list[str] = field(default_factory=list)
+    #: no base, the file held an older version of its page: the brain's written (also in ``exported``)
+    old_replaced: list[str] = field(default_factory=list)
+    #: ``(path, why)``: no base, the file held a version of a page the brain deleted or moved away:
+    #: removed from the folder (also in ``removed``)
+    old_removed: list[tuple[str, str]] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
@@ -986,6 +991,9 @@ class SyncEngine:
         # a path gone from disk that the brain and the base still have may have moved: the new
         # paths' file ids (device, inode) are looked up then only
         any_gone = any(p not in D and p in S and p in B for p in paths)
+        # a file with no base that differs from the brain (or the brain has no such path): is it
+        # an old copy of a version the history holds (a teammate's old vault, a restored backup)?
+        hist = self._disk_history({p: (D[p], db[p][1] if p in db else None) for p in paths if p in D and p not in B and D[p] != S.get(p)})
         for p in paths:
             d, s, b = D.get(p), S.get(p), B.get(p)
             if d is not None and s is not None and s == b and d != b and db[p][1] == "page" and p in disk and is_markdown(p):
@@ -1009,6 +1017,7 @@ class SyncEngine:
                 both_merge=p in both,
                 base_id=state[p][4] if p in state else None,
                 disk_id=self._fid(disk[p]) if any_gone and d is not None and s is None and b is None else None,
+                disk_history=hist[p][0] if p in hist else None,
             )
         similar = self._similar(states, disk)
         plan = decide(states, similar)
@@ -1019,6 +1028,7 @@ class SyncEngine:
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
         to_merge, to_merged = plan.merge, plan.merged
+        old_copies = plan.old_copies
         drop = (paths if moves_only else only_moves) - moved_paths
         if drop:  # held back by the caller, and no move: a later round decides them
             paths -= drop
@@ -1027,6 +1037,7 @@ class SyncEngine:
             conflicts, settled = [c for c in conflicts if c[0] not in drop], [p for p in settled if p not in drop]
             to_merge = [p for p in to_merge if p not in drop]
             to_merged = [p for p in to_merged if p not in drop]
+            old_copies = [p for p in old_copies if p not in drop]
         if hold_gone_edits:
             out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
             conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
@@ -1044,7 +1055,7 @@ class SyncEngine:
             note = self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
             if note:
                 out.git.append(note)
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or old_copies:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -1141,6 +1152,35 @@ class SyncEngine:
                 out.unreadable.append((p, f"cannot remove: {e.strerror}"))
                 continue
             removed[p] = data
+            self._prune_dirs(p)
+        # old copies (no base) of pages the brain deleted or moved away: the history holds their
+        # bytes (looked up by hash before planning), so the file goes and nothing comes back
+        old_removed: dict[str, str] = {}
+        for p in old_copies:
+            f = disk[p]
+            if not self._still(p, f):
+                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                continue
+            if f.data is not None:
+                hx = sha256(f.data)
+            else:
+                hx, why = self.hash_stable(f)
+            if hx != D[p]:
+                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                continue
+            try:
+                os.unlink(self._abs(p))
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                out.unreadable.append((p, f"cannot remove: {e.strerror}"))
+                continue
+            old_removed[p] = hist[p][1]
+            self._prune_dirs(p)
+        for p, why in sorted(old_removed.items()):
+            out.removed.append(p)
+            out.old_removed.append((p, why))
+            self._log(f"← db (old copy) {p} removed: {why}")
         # 4. one transaction for the brain side (skipped when there is nothing to write)
         acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies) | set(merge_written)
         settle_rows = []
@@ -1157,7 +1197,7 @@ class SyncEngine:
         cur = self.cursor
         base_seq = consumed_seq if consumed_seq is not None else (seq_now if whole else cur)
         if not (acting or written or move_written or merge_written or removed or copies or settle_rows or base_seq > cur or (whole and seq_now > cur)):
-            self._finish(out, paths, disk, removed, copies)
+            self._finish(out, paths, disk, removed.keys() | old_removed.keys(), copies)
             return out
         with self.brain.transaction(), origin(surface=self.surface, client=self.client or None):
             fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
@@ -1268,7 +1308,11 @@ class SyncEngine:
                     self._record(p, f, S[p])
                     out.exported.append(p)
                     out.disk_hashes[p] = S[p]
-                    self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
+                    if p in plan.older:
+                        out.old_replaced.append(p)
+                        self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p} (the file held an older version; it is in the history)")
+                    else:
+                        self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
                     lost = self._overruled(p, B.get(p))
                     if lost is not None:
                         out.overruled.append(lost)
@@ -1308,7 +1352,7 @@ class SyncEngine:
             # the log is kept until every live client (folder) has applied it; clients unseen
             # for longer than sync_client_expire_days are expired first
             expire_sync_clients(self.conn)
-        self._finish(out, paths, disk, removed, copies)
+        self._finish(out, paths, disk, removed.keys() | old_removed.keys(), copies)
         return out
 
     def _keep_files_as_copies(self, paths: list[str], disk: dict[str, DiskFile], D: dict, S: dict, B: dict, db: dict,
@@ -1628,8 +1672,9 @@ class SyncEngine:
                 B[src] = st[3]
                 break
 
-    def _finish(self, out: Outcome, paths: set[str], disk: dict[str, DiskFile], removed: dict, copies: dict) -> None:
-        """Fill ``out.disk_hashes`` with the final disk hash of every path considered."""
+    def _finish(self, out: Outcome, paths: set[str], disk: dict[str, DiskFile], removed: set[str], copies: dict) -> None:
+        """Fill ``out.disk_hashes`` with the final disk hash of every path considered (``removed``:
+        paths whose file this round removed)."""
         for p in paths:
             if p in out.disk_hashes or p in removed:
                 continue
@@ -1799,6 +1844,85 @@ class SyncEngine:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
         shows the brain held bytes with hash ``h`` at path ``p``."""
         return self.conn.execute("SELECT 1 FROM change_log WHERE seq > ? AND path = ? AND content_hash = ? LIMIT 1", (self.cursor, p, h)).fetchone() is not None
+
+    def _disk_history(self, cands: dict[str, tuple[str, str | None]]) -> dict[str, tuple[str, str]]:
+        """What the history says of files with no base: ``cands`` maps a path to ``(the file's
+        sha256, the brain's kind at the path: "page", "file" or None)``. Returns, for the paths
+        whose bytes are a version the history holds for that path's page or file, ``path →
+        (state, why)``: ``"older"`` (the brain has the path: an older version of it), ``"deleted"``
+        (the brain deleted it: in the trash) or ``"moved"`` (it moved away: ``why`` names where),
+        the states :attr:`gbrain.sync.plan.PathState.disk_history` takes. Bytes in no version are
+        left out (new content). A few indexed queries per 500 paths (``history`` by its key,
+        ``history_bodies`` by hash), never a body read."""
+        found: dict[str, tuple[str, str]] = {}
+        if not cands:
+            return found
+        keys: dict[tuple[str, str], list[str]] = {}  # (kind, name) → paths
+        for p, (_hx, kind) in cands.items():
+            if kind == "file":
+                keys.setdefault(("file", p), []).append(p)
+            elif kind == "page":
+                keys.setdefault(("page", slug_for_path(p)), []).append(p)
+            else:  # deleted or moved away: as a page (markdown) and as a file (a blob, an attachment)
+                if is_markdown(p):
+                    keys.setdefault(("page", slug_for_path(p)), []).append(p)
+                keys.setdefault(("file", p), []).append(p)
+        had: set[tuple[str, str]] = set()  # (path, hash) the history holds
+        newest: dict[tuple[str, str], tuple[str, object, str]] = {}
+        for kind in ("page", "file"):
+            names = sorted({n for k, n in keys if k == kind})
+            for chunk in _chunks(names, 500):
+                ph = ",".join("?" * len(chunk))
+                hashes = sorted({cands[p][0] for n in chunk for p in keys[(kind, n)]})
+                hq = ",".join("?" * len(hashes))
+                for name, hx in self._tuples(
+                        f"SELECT h.name, b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name IN ({ph}) AND b.hash IN ({hq})",
+                        (kind, *chunk, *hashes)):
+                    for p in keys[(kind, name)]:
+                        if cands[p][0] == hx:
+                            had.add((p, kind))
+                gone = [n for n in chunk if any((p, kind) in had and cands[p][1] is None for p in keys[(kind, n)])]
+                if not gone:
+                    continue
+                gq = ",".join("?" * len(gone))
+                for name, op, body_id, detail in self._tuples(
+                        f"SELECT h.name, h.op, h.body_id, h.detail FROM history h WHERE h.kind = ? AND h.name IN ({gq}) "
+                        "AND h.version = (SELECT MAX(m.version) FROM history m WHERE m.kind = h.kind AND m.name = h.name)", (kind, *gone)):
+                    newest[(kind, name)] = (op, body_id, detail or "")
+        for (kind, name), ps in keys.items():
+            for p in ps:
+                if (p, kind) not in had or p in found:
+                    continue
+                if cands[p][1] is not None:
+                    found[p] = ("older", "an older version; the brain's newest written")
+                    continue
+                op, body_id, detail = newest.get((kind, name), ("", 1, ""))
+                if body_id is not None:
+                    continue  # not deleted nor moved (the brain holds it elsewhere): the plain rules
+                if op == "delete":
+                    found[p] = ("deleted", "deleted in the brain; in the trash")
+                elif op == "move" and detail.startswith("to "):
+                    to = detail[3:]
+                    if kind == "page":
+                        r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (to,)).fetchone()
+                        to = r[0] if r else to
+                    found[p] = ("moved", f"moved in the brain to {to}")
+        return found
+
+    def _prune_dirs(self, rel: str) -> None:
+        """After this round removed (or moved away) the file ``rel``: remove the folders it leaves
+        empty, innermost first, up to the root (never the root itself). ``os.rmdir`` removes only
+        an empty folder, so a folder holding anything (a hidden or ignored file, a subfolder)
+        stops the climb; errors are ignored (the folder stays)."""
+        d = posixpath.dirname(rel)
+        self._dir_cache.pop(d, None)  # listings this round cached are stale now
+        while d:
+            try:
+                os.rmdir(self._abs(d))
+            except OSError:
+                return
+            d = posixpath.dirname(d)
+            self._dir_cache.pop(d, None)
 
     def _lstat_written(self, p: str) -> os.stat_result | None:
         """``os.lstat`` of a file this round just wrote, or None when it is gone already (a
@@ -1997,6 +2121,7 @@ class SyncEngine:
         except OSError as e:
             self._warn(f"{old}: could not rename the sidecar with its page ({e.strerror}); left as it is")
             return
+        self._prune_dirs(old)
         c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
         self.brain._load_raw_rows(new)
         self._forget(old)
@@ -2062,6 +2187,8 @@ class SyncEngine:
         rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["overruled"] = out.overruled[: verify.MAX_LISTED]
         rep["git"] = out.git
+        rep["old_copies"] = {"replaced": out.old_replaced[: verify.MAX_LISTED], "replaced_count": len(out.old_replaced),
+                             "removed": [{"path": p, "why": w} for p, w in out.old_removed[: verify.MAX_LISTED]], "removed_count": len(out.old_removed)}
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep

@@ -20,10 +20,19 @@ S == B, D != B              the file changed: ``import`` it (``trash`` the brain
                             stays and is written to the file; the file's version is the copy)
 all three differ, and D is  an echo: gbrain itself wrote D in a round that died before recording
 a version the brain had     it; the brain's current version is written (``write`` + ``echoes``)
+D and S differ, B is None,  just old (``write``, listed in ``older``): the folder never had the path
+D an older version of the   in sync (an old copy of the vault, a restored backup) and its file holds
+page                        a version the page had before: the brain's version is written to the
+                            file, no conflict copy (the history has the old bytes)
 D and S differ, B is None   a conflict, ``no-base``: this folder never had the path in sync with the
-                            brain (a new machine, a restored backup, an old copy of the vault): the
-                            brain's version stays the page and is written to the file; the file's
-                            version is kept as the conflict copy (as import keeps the brain's version)
+                            brain (a new machine, a restored backup, an old copy of the vault) and
+                            its file holds bytes the page never had: the brain's version stays the
+                            page and is written to the file; the file's version is kept as the
+                            conflict copy (as import keeps the brain's version)
+S and B None, D a version   an old copy (``old_copies``): the file is removed from the folder,
+of the page deleted or      nothing is imported (the history has its bytes; the deleted page stays
+moved away from the path    in the trash, a moved one is written at its new path). Bytes in no
+                            version are new content: imported, as any new file
 otherwise                   a conflict: ``both-changed`` (the file's version becomes the page, the
                             brain's is the copy), ``deleted-on-disk`` (D None) or
                             ``deleted-in-brain`` (S None); a both-changed page whose two edits
@@ -97,6 +106,13 @@ class PathState:
     #: disk (the caller fills it for paths new on disk) and of the file the base recorded
     disk_id: int | None = None
     base_id: int | None = None
+    #: only for a path with no base whose file differs from the brain (or the brain has no such
+    #: path): what the history says of the file's bytes (the caller looks them up,
+    #: :meth:`gbrain.sync.engine.SyncEngine._disk_history`): ``"older"`` (a version the page or
+    #: file at this path had before its current one), ``"deleted"`` (a version of the page or file
+    #: deleted from this path: it is in the trash), ``"moved"`` (a version of the page or file
+    #: that moved away from this path), None (bytes in no version: new content)
+    disk_history: str | None = None
 
 
 @dataclass
@@ -116,18 +132,21 @@ class Plan:
     echoes: set[str] = field(default_factory=set)         # in ``write``: the file held an earlier brain version
     merge: list[str] = field(default_factory=list)        # a stale save that merges cleanly: merged text → page and file
     merged: list[str] = field(default_factory=list)       # both changed since the base, edits merge cleanly: merged text → page and file
+    older: set[str] = field(default_factory=set)          # in ``write``: no base, the file held an older version of the page
+    old_copies: list[str] = field(default_factory=list)   # no base, a version of a page deleted or moved away: remove the file
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
         ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
-        ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``; KeyError when not in the plan."""
+        ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``; KeyError when not in the plan."""
         for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves)):
             for old, new in pairs:
                 if path == old:
                     return pre + "move-from"
                 if path == new:
                     return pre + "move-to"
-        for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("merge", self.merge), ("merged", self.merged), ("settled", self.settled)):
+        for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("merge", self.merge), ("merged", self.merged), ("settled", self.settled),
+                         ("remove-old-copy", self.old_copies)):
             if path in xs:
                 return name
         for p, kind in self.conflicts:
@@ -220,6 +239,14 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             plan.settled.append(p)
         elif d == b:
             (plan.write if s is not None else plan.remove).append(p)
+        elif b is None and d is not None and s is None and st.disk_history in ("deleted", "moved"):
+            # an old copy (a teammate's old vault, a restored backup) of a page the brain deleted
+            # or moved away: the history has these bytes; the page is not brought back
+            plan.old_copies.append(p)
+        elif b is None and d is not None and s is not None and st.disk_history == "older":
+            # no base, and the file holds an older version of the page: just old, nothing to keep
+            plan.write.append(p)
+            plan.older.add(p)
         elif s == b:
             if d is not None and st.stale == "merge":
                 plan.merge.append(p)
