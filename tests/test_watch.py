@@ -685,3 +685,33 @@ def test_a_full_disk_pauses_watch_says_it_once_and_it_catches_up_when_space_retu
         assert stop_ok(w) is not None
     finally:
         w.kill()
+
+
+def test_the_summary_counts_a_put_back(watch, brain, brain_tree):
+    """A page edited in the brain while its file was deleted is put back (a delete/edit conflict
+    with no copy): the end-of-watch summary counts it as put back (it said `0 conflict(s)` and
+    nothing else, though the log said `! conflict … file restored`)."""
+    w = watch()
+    stop_ok(w)
+    brain.timeline_add("companies/river-ai", "2026-03-03", "brain side", "manual")
+    (brain_tree / "companies" / "river-ai.md").unlink()
+    w = watch()
+    assert w.saw("! conflict companies/river-ai.md: deleted on disk but changed in the brain; file restored")
+    out = stop_ok(w)
+    assert b"0 conflict(s), 1 put back" in out, out
+
+
+def test_a_folder_emptied_by_a_brain_delete_goes_too_unless_it_holds_anything(watch, brain, brain_tree, run):
+    """Under watch, a page deleted through gbrain takes its file and the folder it emptied with
+    it (Obsidian would show the empty folder); a folder still holding a hidden file stays."""
+    (brain_tree / "concepts" / ".DS_Store").write_bytes(b"x")
+    w = watch()
+    assert run("delete", "deals/river-ai-series-a").returncode == 0
+    assert run("delete", "concepts/hybrid-retrieval").returncode == 0
+    wait_for(lambda: not (brain_tree / "deals").exists(), "the emptied folder deals/ to go")
+    wait_for(lambda: not (brain_tree / "concepts" / "hybrid-retrieval.md").exists(), "the file of the deleted page to go")
+    assert (brain_tree / "concepts" / ".DS_Store").exists()
+    settle(brain, brain_tree)
+    assert w.saw("← db (deleted) deals/river-ai-series-a.md → trash")
+    stop_ok(w)
+    assert (brain_tree / "concepts").is_dir() and not (brain_tree / "deals").exists()

@@ -106,10 +106,10 @@ def _sync(b, a, ctx):
 def _watch_text(r: dict, a: dict) -> str:
     if "files_seen" in r:  # --once: the sync report
         return _sync_text(r, a)
-    from ..sync.watch import CHANGE_WORDS  # (loaded already: watch ran)
+    from ..sync.watch import CHANGE_WORDS, SUMMARY_WORDS  # (loaded already: watch ran)
 
     c = r["counts"]
-    return f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); " + ", ".join(f"{c[k]} {w}" for k, w in CHANGE_WORDS[:6])
+    return f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); " + ", ".join(f"{c.get(k, 0)} {w}" for k, w in CHANGE_WORDS[:SUMMARY_WORDS])
 
 
 @op(

@@ -87,9 +87,12 @@ SETTLE_MAX_S = 30.0
 
 
 #: a sync's counts (:meth:`SyncOutcome.counts` keys) in the words watch prints, in order: the
-#: start line names those that happened, the end line (``gbrain watch``'s summary) the first six
+#: start line names those that happened, the end line (``gbrain watch``'s summary) the first
+#: :data:`SUMMARY_WORDS` (every change, put-backs included: a delete/edit conflict logged as
+#: ``! conflict … file restored`` has no copy, so ``conflict(s)`` does not count it)
 CHANGE_WORDS = [("imported", "file→db"), ("exported", "db→file"), ("moved", "moved"), ("trashed", "trashed"),
                 ("removed", "removed"), ("conflicts", "conflict(s)"), ("put_back", "put back"), ("unreadable", "unreadable")]
+SUMMARY_WORDS = 7
 
 
 def start_summary(counts: dict) -> str:
@@ -470,7 +473,7 @@ class Watcher:
 
     def _add_initial(self, rep: dict) -> None:
         c = rep.get("counts", {})
-        if any(c.get(k) for k in ("imported", "exported", "trashed", "removed", "moved", "conflicts")):
+        if any(c.get(k) for k, _ in CHANGE_WORDS[:SUMMARY_WORDS]):
             self.batches += 1
             if self.keeper is not None:
                 self.keeper.poke()
