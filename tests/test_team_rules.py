@@ -248,3 +248,26 @@ def test_a_page_deleted_in_the_brain_takes_its_emptied_folders_with_it_but_never
     assert (root / "hidden").is_dir() and (root / "hidden" / ".DS_Store").exists()
     assert (root / "ign").is_dir() and (root / "ign" / "notes.txt").exists()
     assert (root / "keep" / "x.md").exists() and (root / "empty-by-hand").is_dir() and root.is_dir()
+
+
+def test_a_note_put_back_by_hand_in_a_folder_that_saw_its_deletion_is_a_page_again(tmp_path, brain_tree, db_path):
+    """Not an old copy: a folder synced before the note was deleted (deleted there, or through
+    gbrain and removed there by sync) gets the file back from the person (Obsidian's .trash, an
+    undo, a git checkout): the note is a page again, as before, never removed a second time."""
+    db = str(db_path)
+    assert _sync(db, brain_tree).returncode == 0
+    f, g = brain_tree / "deals" / "river-ai-series-a.md", brain_tree / "concepts" / "hybrid-retrieval.md"
+    fb, gb = f.read_bytes(), g.read_bytes()
+    f.unlink()  # deleted in the folder: trashed by the sync
+    assert gbrain("--db", db, "delete", "concepts/hybrid-retrieval").returncode == 0  # deleted through gbrain: removed by the sync
+    assert _sync(db, brain_tree).returncode == 0
+    assert not g.exists() and not g.parent.exists()  # its emptied folder went with it
+    g.parent.mkdir()
+    f.write_bytes(fb)
+    g.write_bytes(gb)
+    r = _sync(db, brain_tree, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["old_copies"]["removed"] == [], (r.stdout, r.stderr)
+    assert f.read_bytes() == fb and g.read_bytes() == gb
+    with Brain.open(db) as br:
+        assert br.page_row("deals/river-ai-series-a") is not None and br.page_row("concepts/hybrid-retrieval") is not None

@@ -1852,8 +1852,12 @@ class SyncEngine:
         (state, why)``: ``"older"`` (the brain has the path: an older version of it), ``"deleted"``
         (the brain deleted it: in the trash) or ``"moved"`` (it moved away: ``why`` names where),
         the states :attr:`gbrain.sync.plan.PathState.disk_history` takes. Bytes in no version are
-        left out (new content). A few indexed queries per 500 paths (``history`` by its key,
-        ``history_bodies`` by hash), never a body read."""
+        left out (new content), and so is a deletion or move made after this folder was bound
+        (``sync_root.bound_at``, by the database's clock, to the second): the folder was synced
+        then, so its file was removed then (or deleted by the person), and a file there now was
+        put back on purpose (Obsidian's ``.trash``, an undo, a ``git checkout``), not an old copy.
+        A few indexed queries per 500 paths (``history`` by its key, ``history_bodies`` by
+        hash), never a body read."""
         found: dict[str, tuple[str, str]] = {}
         if not cands:
             return found
@@ -1868,7 +1872,7 @@ class SyncEngine:
                     keys.setdefault(("page", slug_for_path(p)), []).append(p)
                 keys.setdefault(("file", p), []).append(p)
         had: set[tuple[str, str]] = set()  # (path, hash) the history holds
-        newest: dict[tuple[str, str], tuple[str, object, str]] = {}
+        newest: dict[tuple[str, str], tuple[str, object, str, str]] = {}
         for kind in ("page", "file"):
             names = sorted({n for k, n in keys if k == kind})
             for chunk in _chunks(names, 500):
@@ -1885,10 +1889,14 @@ class SyncEngine:
                 if not gone:
                     continue
                 gq = ",".join("?" * len(gone))
-                for name, op, body_id, detail in self._tuples(
-                        f"SELECT h.name, h.op, h.body_id, h.detail FROM history h WHERE h.kind = ? AND h.name IN ({gq}) "
+                for name, op, body_id, detail, at in self._tuples(
+                        f"SELECT h.name, h.op, h.body_id, h.detail, h.at FROM history h WHERE h.kind = ? AND h.name IN ({gq}) "
                         "AND h.version = (SELECT MAX(m.version) FROM history m WHERE m.kind = h.kind AND m.name = h.name)", (kind, *gone)):
-                    newest[(kind, name)] = (op, body_id, detail or "")
+                    newest[(kind, name)] = (op, body_id, detail or "", at or "")
+        bound = ""
+        if newest:
+            r = self.conn.execute("SELECT bound_at FROM sync_root WHERE client = ?", (self.client,)).fetchone()
+            bound = (r[0] if r else "") or ""
         for (kind, name), ps in keys.items():
             for p in ps:
                 if (p, kind) not in had or p in found:
@@ -1896,9 +1904,11 @@ class SyncEngine:
                 if cands[p][1] is not None:
                     found[p] = ("older", "an older version; the brain's newest written")
                     continue
-                op, body_id, detail = newest.get((kind, name), ("", 1, ""))
+                op, body_id, detail, at = newest.get((kind, name), ("", 1, "", ""))
                 if body_id is not None:
                     continue  # not deleted nor moved (the brain holds it elsewhere): the plain rules
+                if not bound or at[:19] > bound[:19]:
+                    continue  # gone since this folder was bound: the person put the file back
                 if op == "delete":
                     found[p] = ("deleted", "deleted in the brain; in the trash")
                 elif op == "move" and detail.startswith("to "):

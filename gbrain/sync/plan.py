@@ -32,7 +32,8 @@ D and S differ, B is None   a conflict, ``no-base``: this folder never had the p
 S and B None, D a version   an old copy (``old_copies``): the file is removed from the folder,
 of the page deleted or      nothing is imported (the history has its bytes; the deleted page stays
 moved away from the path    in the trash, a moved one is written at its new path). Bytes in no
-                            version are new content: imported, as any new file
+before the folder was bound version are new content, and a page gone since the folder was bound
+                            was put back by the person: imported, as any new file
 otherwise                   a conflict: ``both-changed`` (the file's version becomes the page, the
                             brain's is the copy), ``deleted-on-disk`` (D None) or
                             ``deleted-in-brain`` (S None); a both-changed page whose two edits
@@ -110,8 +111,10 @@ class PathState:
     #: path): what the history says of the file's bytes (the caller looks them up,
     #: :meth:`gbrain.sync.engine.SyncEngine._disk_history`): ``"older"`` (a version the page or
     #: file at this path had before its current one), ``"deleted"`` (a version of the page or file
-    #: deleted from this path: it is in the trash), ``"moved"`` (a version of the page or file
-    #: that moved away from this path), None (bytes in no version: new content)
+    #: deleted from this path before this folder was bound: it is in the trash), ``"moved"`` (a
+    #: version of the page or file that moved away from this path before this folder was bound),
+    #: None (bytes in no version: new content; or gone since the folder was bound: a file the
+    #: person put back)
     disk_history: str | None = None
 
 
