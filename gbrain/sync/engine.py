@@ -59,7 +59,11 @@ With no base (first sync of a path) ``B`` is None, so a file only on disk is imp
 only in the brain is written, equal content is simply recorded and differing content is a
 ``no-base`` conflict: this folder never agreed with the brain on the path (a new machine, a
 restored backup, an old copy of the vault), so the brain's version stays the page and is written
-to the file, and the file's version is kept as the conflict copy (on disk and in the brain). A
+to the file, and the file's version is kept as the conflict copy (on disk and in the brain).
+Unless the history has the file's bytes (:meth:`SyncEngine._disk_history`): an older version of
+the page is just old (the brain's version is written, no copy), and a version of a page deleted
+or moved away before this folder was bound is an old copy, removed from the folder (never
+brought back). A folder a removal or move away empties is removed too (:meth:`SyncEngine._prune_dirs`). A
 file at the old name of a page renamed in the brain (another folder's round saw the rename) is
 removed as a move, not trashed: the page's history has its bytes. Moves: a path that vanished from disk while the DB still has it, plus a new path on
 disk with nothing in the DB and the old path's recorded inode (``sync_state.file_id``), or its
