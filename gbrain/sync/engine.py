@@ -1860,7 +1860,7 @@ class SyncEngine:
         (``sync_root.bound_at``, by the database's clock, to the second): the folder was synced
         then, so its file was removed then (or deleted by the person), and a file there now was
         put back on purpose (Obsidian's ``.trash``, an undo, a ``git checkout``), not an old copy.
-        A few indexed queries per 500 paths (``history`` by its key, ``history_bodies`` by
+        A few indexed queries per 300 paths (``history`` by its key, ``history_bodies`` by
         hash), never a body read."""
         found: dict[str, tuple[str, str]] = {}
         if not cands:
@@ -1879,7 +1879,7 @@ class SyncEngine:
         newest: dict[tuple[str, str], tuple[str, object, str, str]] = {}
         for kind in ("page", "file"):
             names = sorted({n for k, n in keys if k == kind})
-            for chunk in _chunks(names, 500):
+            for chunk in _chunks(names, 300):  # names and hashes: well under SQLite's 999 parameters of old builds
                 ph = ",".join("?" * len(chunk))
                 hashes = sorted({cands[p][0] for n in chunk for p in keys[(kind, n)]})
                 hq = ",".join("?" * len(hashes))
