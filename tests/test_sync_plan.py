@@ -126,7 +126,7 @@ states = st.builds(
 def test_every_path_gets_exactly_one_action_and_the_plan_is_safe(states_):
     plan = decide(states_)
     actions = {p: plan.action(p) for p in states_}
-    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled + plan.old_copies
+    buckets = [p for m in plan.moves + plan.edited_moves for p in m] + plan.write + plan.remove + plan.import_ + plan.trash + [p for p, _ in plan.conflicts] + plan.settled + plan.old_copies + plan.merged
     assert sorted(buckets) == sorted(states_)  # each path exactly once
     for p, a in actions.items():
         s = states_[p]
