@@ -1025,3 +1025,28 @@ def test_paths_newly_ignored_by_default_or_by_gbrainignore_are_kept_and_noted_by
         assert rep["ignored_in_brain"] == [".obsidian/app.json", "Private/s.md"], (op, rep.get("ignored_in_brain"))
     with Brain.open(db_path) as b:
         assert b.page_row("Private/s") is not None
+
+
+def test_a_file_name_cannot_fake_a_log_line(tmp_path):
+    """A file named ``new\\nline.md`` was logged as ``+ new`` and ``line.md → db`` on two lines
+    (the warning above it escaped it as ``\\u000a``): every sync/watch log line and the sync
+    report write a name's control characters as escapes."""
+    from gbrain.operations.sync import _sync_text
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "a.md").write_text("a\n")
+    brain = Brain.open(tmp_path / "brain.db")
+    lines: list[str] = []
+    eng = SyncEngine(brain, root, log=lines.append)
+    eng.bind()
+    eng.sync()
+    (root / "new\nline.md").write_text("x\n")
+    (root / "a.md").rename(root / "b\x1b[2Jc.md")
+    rep = eng.sync()
+    eng.close()
+    brain.close()
+    assert lines and all("\n" not in ln and "\x1b" not in ln for ln in lines), lines
+    assert any("new\\u000aline.md" in ln for ln in lines), lines
+    text = _sync_text(rep, {})
+    assert "\x1b" not in text and "new\nline" not in text, text

@@ -10,6 +10,7 @@ import sqlite3
 import sys
 
 from ..errors import BadInput, GBrainError
+from ..page.slugs import shown
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
@@ -57,7 +58,7 @@ def _sync_text(r: dict, a: dict) -> str:
         lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
     if len(copies) < len(r.get("conflicts") or []):
         lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge; delete it again if you meant to (`gbrain conflicts --all` notes them)")
-    return "\n".join(lines)
+    return "\n".join(lines[:1] + [shown(ln) for ln in lines[1:]])  # a file name cannot fake a line
 
 
 @op(

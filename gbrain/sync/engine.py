@@ -115,7 +115,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, sidecar_path, slug_for_path, slug_key
+from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -325,7 +325,9 @@ class SyncEngine:
         self.brain = brain
         self.conn = brain.conn
         self.root = Path(os.path.abspath(os.path.expanduser(str(root))))
-        self._log = log or (lambda s: None)
+        # a log line names files: their control characters as escapes (slugs.shown), so a name
+        # holding a newline cannot print as a line of its own
+        self._log = (lambda s: log(shown(s))) if log else (lambda s: None)
         self._warn = warn or (lambda s: None)
         self._lock_fd: int | None = None
         self.spec: pathspec.PathSpec | None = None

@@ -57,6 +57,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
+from ..page.slugs import shown
 from ..storage.pg import Disconnected
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
 from .scan import IGNORE_FILE, NOT_UTF8, VCS_DIRS, escaped, is_temp_name, undecodable
@@ -235,7 +236,8 @@ class Watcher:
         self.embed = embed
         self.keeper = None
         self.rescan = rescan
-        self.log = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
+        out = log or (lambda s: (sys.stderr.write(s + "\n"), sys.stderr.flush()))
+        self.log = lambda s: out(shown(s))  # a file name cannot print a line of its own
         self._warned: dict[str, float] = {}
         self._lines: list[str] | None = None  # a round's change lines, said once it committed
         self.engine = SyncEngine(brain, root, log=self._engine_log, warn=self._warn)
