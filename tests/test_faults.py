@@ -883,3 +883,27 @@ def test_a_search_index_row_of_a_missing_page_over_mcp_is_a_warning_not_an_inter
         assert not (out.get("items") or out.get("hits")), out
         said = [w for w in warned if "search index" in w]
         assert len(said) == 1 and "gbrain check" in said[0], warned  # (check is a CLI command: no tool)
+
+
+def test_sync_into_a_read_only_tree_names_the_file_not_a_temp_file(tmp_path):
+    """A chaos trial: ``error: /tmp/…/t/.gbrain-tmp-24017-6750811373 is on a read-only file
+    system`` named gbrain's own temp file; the file it was writing is named instead."""
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n")
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "sync", str(tree)).returncode == 0
+    assert gbrain("--db", db, "put", "newnote", input="# New\n").returncode == 0
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if not _mount(["--bind", str(tree), str(mnt)]):
+        pytest.skip("needs root for a read-only bind mount")
+    try:
+        if not _mount(["-o", "remount,ro,bind", str(mnt)]):
+            pytest.skip("cannot remount read-only")
+        r = gbrain("--db", db, "sync", "--rebind", str(mnt))
+        err = one_line_error(r)
+        assert r.returncode == 1 and "read-only file system" in err, err
+        assert ".gbrain-tmp-" not in err and "newnote.md" in err, err
+    finally:
+        unmount(mnt)

@@ -123,7 +123,11 @@ def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, 
     folder, _, name = target.rpartition("/")
     # a short temp name: a 250-byte file name plus a prefix would exceed the 255-byte limit
     tmp = f"{folder}/{TMP_PREFIX}{os.getpid()}-{abs(hash(name)) % 10**10}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except OSError as e:
+        _name_target(e, tmp, target)
+        raise
     try:
         with os.fdopen(fd, "wb") as f:
             if isinstance(data, (bytes, bytearray, memoryview)):
@@ -137,12 +141,23 @@ def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, 
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):
+            _name_target(e, tmp, target)
         raise
+
+
+def _name_target(e: OSError, tmp: str, target: str) -> None:
+    """Make an error about the temp file ``tmp`` name ``target`` instead: a message (read-only
+    file system, full disk) names the file being written, never gbrain's own temp file."""
+    if e.filename == tmp:
+        e.filename = target
+    if e.filename2 == tmp:
+        e.filename2 = target
 
 
 def same_bytes(target: Path, data: bytes) -> bool:
