@@ -448,6 +448,24 @@ def _json_errors(args: list[str]) -> bool:
     return "--json" in head or head[:1] == ["call"]
 
 
+def usage_error_text(e: Exception) -> str:
+    """One line for a usage error of typer's click (``e``: a ``ClickException``): its message
+    with the first letter lowered and whitespace runs as one space, then the help to read
+    (``(gbrain search --help)``); an unknown one-dash option (``search -revenue``) of a command
+    that takes an argument also says that an argument starting with ``-`` goes after ``--``."""
+    msg = " ".join(str(e.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
+    if msg[:1].isupper() and not msg[1:2].isupper():
+        msg = msg[0].lower() + msg[1:]
+    ctx = getattr(e, "ctx", None)
+    path = ctx.command_path if ctx is not None else "gbrain"
+    hint = f"{path} --help"
+    if type(e).__name__ == "NoSuchOption" and not str(getattr(e, "option_name", "--")).startswith("--") and ctx is not None and any(
+        getattr(p, "param_type_name", "") == "argument" for p in ctx.command.params
+    ):
+        hint += f"; a value starting with '-' goes after --: {path} -- -value"
+    return f"{msg} ({hint})"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: the fast path when it takes the command line, else the typer app.
 
@@ -486,20 +504,17 @@ def _main(argv: list[str] | None) -> None:
             return
         from .cli import app
 
-        if not _json_errors(args):
-            app(args=args, prog_name="gbrain", standalone_mode=True)
-            return
         import typer
 
-        try:  # click's own error printing is bypassed so that the error is JSON on stdout too
+        as_json = _json_errors(args)
+        try:  # click's own error printing (a usage line, a hint, a framed box) is replaced by one line
             rc = app(args=args, prog_name="gbrain", standalone_mode=False)
         except typer.TyperException as e:  # typer's click: usage errors, bad parameters
-            code = getattr(e, "exit_code", 2)
-            _out(json.dumps({"error": e.format_message(), "exit_code": code}, ensure_ascii=False) + "\n")
-            e.show()  # usage, hint and error on stderr, as without --json
-            raise SystemExit(code)
-        except typer.Abort:
-            fail("aborted", 1, True)
+            fail(usage_error_text(e), getattr(e, "exit_code", 2), as_json)
+        except typer.Abort as e:
+            if isinstance(e.__cause__, KeyboardInterrupt):
+                raise e.__cause__ from None
+            fail("aborted", 1, as_json)
         if isinstance(rc, int) and rc:
             raise SystemExit(rc)
     except KeyboardInterrupt:

@@ -191,6 +191,25 @@ def test_usage_errors_exit_2(imported):
     assert gbrain("import", "/no/such/dir").returncode == 2
 
 
+@pytest.mark.parametrize("args, words", [
+    (("search", "revenue", "--limit", "abc"), "'--limit'"),
+    (("search", "-revenue"), "no such option: -r"),
+    (("search",), "QUERY"),
+    (("nosuchcommand",), "nosuchcommand"),
+    (("tag", "a", "b", "c", "d"), "unexpected extra argument"),
+    (("config", "get", "--bogus"), "--bogus"),
+])
+def test_usage_errors_are_one_line(tmp_path, args, words):
+    """typer/click printed a usage line, a hint and a framed multi-line box: now one line,
+    ``error: …`` and the command's help to read, exit 2 as before."""
+    r = gbrain("--db", str(tmp_path / "b.db"), *args)
+    err = r.stderr.decode()
+    assert r.returncode == 2, err
+    assert len(err.splitlines()) == 1 and err.startswith("error: ") and "╭" not in err, err
+    assert words.lower() in err.lower() and "--help" in err, err
+    assert not (tmp_path / "b.db").exists()
+
+
 @pytest.mark.sqlite_only("opens the brain file with sqlite3: WAL journal mode, user_version, sqlite_master and the FTS5 tokenizer")
 def test_schema_pragmas(imported):
     conn = sqlite3.connect(imported)
@@ -724,3 +743,18 @@ def test_get_of_an_attachment_says_it_is_a_file_not_a_near_page(db_path, tmp_pat
     r = gbrain("get", "img/chart.png")
     err = r.stderr.decode()
     assert r.returncode == 1 and "img/chart.png is a file (an attachment) of 48 bytes, not a page" in err and "did you mean" not in err, err
+
+
+def test_get_of_a_markdown_file_kept_as_a_file_by_its_slug(db_path, tmp_path):
+    """A chaos trial: ``bin.md`` with binary content is kept as a file; ``get bin.md`` said so,
+    ``get bin`` (the slug the user would type) answered ``no page 'bin'``."""
+    tree = tmp_path / "v"
+    tree.mkdir()
+    (tree / "bin.md").write_bytes(b"x\x00\xff\xfe")
+    (tree / "note.md").write_text("# Note\n")
+    assert gbrain("import", str(tree)).returncode == 0
+    for slug in ("bin", "bin.md"):
+        r = gbrain("get", slug)
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "bin.md is a file" in err and "not a page" in err and "no page" not in err, err
+        assert len(err.splitlines()) == 1

@@ -85,9 +85,15 @@ def _get(b, a, ctx):
         except NotFound:
             f = b.stored_text_file(a["slug"])  # the root's index.md, schema.md, log.md: files, not pages
             if f is None:
-                other = b.conn.execute("SELECT path, kind, size FROM files WHERE path = ?", (a["slug"],)).fetchone()
+                # the slug as a path, or the page path it names (``bin`` -> ``bin.md``, kept as a
+                # file: not UTF-8 text, or a name no command could give as a slug)
+                other = None
+                for path in (a["slug"], a["slug"] + ".md"):
+                    other = other or b.conn.execute("SELECT path, kind, size FROM files WHERE path = ?", (path,)).fetchone()
                 if other is not None:  # an attachment or a sidecar: say what it is, not "did you mean"
-                    what = "a raw-data sidecar" if other["kind"] == "raw" else "a file (an attachment)"
+                    what = ("a raw-data sidecar" if other["kind"] == "raw"
+                            else "a file (markdown kept as a file: not UTF-8 text, or an unusable name)" if other["path"].lower().endswith(".md")
+                            else "a file (an attachment)")
                     raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain export` writes it out, "
                                    f"`gbrain history {other['path']}` lists its versions") from None
                 raise
