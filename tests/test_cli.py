@@ -10,6 +10,8 @@ import sys
 import pytest
 
 from conftest import FIXTURE_BRAIN, gbrain
+from gbrain import operations as ops
+from gbrain.errors import BadInput
 
 
 @pytest.fixture
@@ -173,7 +175,7 @@ def test_db_flag_before_or_after_command_and_env(tmp_path):
 
 def test_missing_db_is_a_clear_error(tmp_path):
     r = gbrain("get", "x", "--db", str(tmp_path / "none.db"))
-    assert r.returncode == 1 and b"no brain at" in r.stderr
+    assert r.returncode == 2 and b"no brain at" in r.stderr  # a path that is no brain: bad input
     assert not (tmp_path / "none.db").exists()
 
 
@@ -181,7 +183,7 @@ def test_not_a_database_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not sqlite" * 100)
     r = gbrain("stats", "--db", str(bad))
-    assert r.returncode == 1 and b"not a usable brain database" in r.stderr
+    assert r.returncode == 2 and b"not a usable brain database" in r.stderr  # not a brain file: bad input
 
 
 def test_usage_errors_exit_2(imported):
@@ -298,7 +300,7 @@ def test_put_with_a_short_slug_updates_the_page_it_names(imported):
 def test_db_that_is_a_folder_is_a_clear_error(imported, tmp_path):
     for args, env in ((["stats", "--db", str(tmp_path)], None), (["stats"], {"GBRAIN_DB": str(tmp_path)})):
         r = gbrain(*args, env=env)
-        assert r.returncode == 1 and b"is a folder" in r.stderr and b"Traceback" not in r.stderr
+        assert r.returncode == 2 and b"is a folder" in r.stderr and b"Traceback" not in r.stderr
 
 
 def test_config_set_refuses_unknown_and_readonly_keys(imported):
@@ -758,3 +760,16 @@ def test_get_of_a_markdown_file_kept_as_a_file_by_its_slug(db_path, tmp_path):
         err = r.stderr.decode()
         assert r.returncode == 1 and "bin.md is a file" in err and "not a page" in err and "no page" not in err, err
         assert len(err.splitlines()) == 1
+
+
+def test_an_empty_search_is_bad_input_as_an_empty_question(tmp_path):
+    """A chaos trial: ``search ''`` said ``no matches`` (exit 0), ``query ''`` ``error: the
+    question is empty`` (exit 2). Empty input is bad input on both, and over MCP."""
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "put", "n", input="# N\nrevenue\n").returncode == 0
+    for cmd in ("search", "query"):
+        for q in ("", "   "):
+            r = gbrain("--db", db, cmd, q)
+            assert r.returncode == 2 and r.stderr.decode().startswith("error: the ") and "is empty" in r.stderr.decode(), (cmd, q, r.stderr)
+    with pytest.raises(BadInput):
+        ops.run("search", {"query": " "}, ops.Context(db=db))

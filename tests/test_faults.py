@@ -188,7 +188,7 @@ def test_zero_byte_db_file_is_not_silently_a_new_brain(tmp_path):
     db.write_bytes(b"")
     for argv in (["stats"], ["put", "a"], ["import", str(tmp_path)]):
         r = gbrain(*argv, "--db", str(db), input="# A\n")
-        assert r.returncode == 1 and "empty file (0 bytes)" in one_line_error(r), argv
+        assert r.returncode == 2 and "empty file (0 bytes)" in one_line_error(r), argv
         assert db.stat().st_size == 0
     r = gbrain("init", str(db))
     assert r.returncode == 0 and "created" in r.stdout.decode()

@@ -363,14 +363,14 @@ def test_serve_imports_no_heavy_modules():
 
 @pytest.mark.parametrize("fast_init", ["1", "0"])
 def test_serve_refuses_a_file_or_folder_that_is_not_a_brain_before_it_starts(tmp_path, fast_init):
-    """`serve --db` naming a text file or a folder: one line on stderr and exit 1 at once (it
+    """`serve --db` naming a text file or a folder: one line on stderr and exit 2 (bad input) at once (it
     used to start, list its tools and fail every call). The file is left as it was; an empty
     file is an empty SQLite database and still serves."""
     notes = tmp_path / "notes.md"
     notes.write_bytes(b"# my notes, not a brain\n")
     for db in (notes, tmp_path):
         r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], input=b"", capture_output=True, env={**os.environ, **server_env(), "GBRAIN_FAST_INIT": fast_init}, timeout=60)
-        assert r.returncode == 1 and r.stdout == b"", r.stderr
+        assert r.returncode == 2 and r.stdout == b"", r.stderr
         assert r.stderr.decode().strip().splitlines() == [r.stderr.decode().strip()] and "is not a usable brain database" in r.stderr.decode()
     assert notes.read_bytes() == b"# my notes, not a brain\n"
     empty = tmp_path / "empty.db"

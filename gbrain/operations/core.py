@@ -361,6 +361,8 @@ def _stats(b, a, ctx):
     rank_depth=RANK_DEPTH,
 )
 def _search(b, a, ctx):
+    if not a["query"].strip():
+        raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
     return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
 
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import GBrainError
+from ..errors import BadInput, GBrainError
 
 DEFAULT_DB = "brain.db"
 BUSY_TIMEOUT_MS = 10_000
@@ -851,18 +851,18 @@ def refuse_unusable(path: Path | str) -> None:
     and cannot be a brain: a folder, or a file that is neither empty nor starts with SQLite's
     16-byte header (``SQLite format 3\\0``, https://www.sqlite.org/fileformat.html §1.3). Reads at
     most 16 bytes; a Postgres URL (a ``str``) or a missing path passes. Raises
-    :class:`GBrainError` (exit 1), worded as opening the brain would be."""
+    :class:`BadInput` (exit 2: the path given is no brain), worded as opening the brain would be."""
     if isinstance(path, str) or not path.exists():
         return
     if path.is_dir():
-        raise GBrainError(f"{path} is not a usable brain database: it is a folder")
+        raise BadInput(f"{path} is not a usable brain database: it is a folder")
     try:
         with open(path, "rb") as fh:
             head = fh.read(16)
     except OSError as e:
         raise GBrainError(f"{path} is not a usable brain database: {e.strerror}") from None
     if head and head != b"SQLite format 3\x00":
-        raise GBrainError(f"{path} is not a usable brain database: file is not a database")
+        raise BadInput(f"{path} is not a usable brain database: file is not a database")
 
 
 def is_url(target: object) -> bool:
@@ -977,17 +977,17 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         return pg.connect(getattr(path, "url", None) or str(path))  # type: ignore[return-value]
     p = Path(path)
     if p.is_dir():
-        raise GBrainError(f"{p} is a folder; --db / GBRAIN_DB must name the database file, e.g. {p / DEFAULT_DB}")
+        raise BadInput(f"{p} is a folder; --db / GBRAIN_DB must name the database file, e.g. {p / DEFAULT_DB}")
     if not create and not p.exists():
-        raise GBrainError(f"no brain at {p} (run `gbrain init` or `gbrain import DIR` first, or pass --db)")
+        raise BadInput(f"no brain at {p} (run `gbrain init` or `gbrain import DIR` first, or pass --db)")
     if p.parent and not p.parent.exists():
-        raise GBrainError(f"folder for the database does not exist: {p.parent}")
+        raise BadInput(f"folder for the database does not exist: {p.parent}")
     try:
         empty = p.exists() and p.stat().st_size == 0 and not os.path.exists(str(p) + "-wal")
     except OSError:
         empty = False
     if empty and not allow_empty_file:
-        raise GBrainError(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {p}` to make it a new brain")
+        raise BadInput(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {p}` to make it a new brain")
     ro = is_read_only(p) and p.exists()
     try:
         conn = raw_connect(p, read_only=ro)
@@ -1014,6 +1014,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
             raise db_error(e, p, wrote=False, opening=True) from e
         if not ro and any(k in str(e).lower() for k in ("i/o", "full", "unable to open")) and disk_full(p):
             return _connect_on_full_disk(p, e)
+        if "file is not a database" in str(e).lower():  # not SQLite at all: the wrong file was named
+            raise BadInput(f"{p} is not a usable brain database: {e}") from e
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
     except GBrainError:
         conn.close()
