@@ -637,3 +637,34 @@ def test_verify_help_states_the_sample_it_draws():
     assert f"{SAMPLE_SHARE * 100:g}% of the page text" in desc
     assert f"{SAMPLE_MIN_CHARS:,} characters" in desc
     assert "quick_check" in desc and "25 pages" not in desc
+
+
+def test_verify_after_a_killed_import_says_to_run_the_import_again(tmp_path, monkeypatch):
+    """A chaos trial: verify right after a killed import reported ``MISMATCH: … link targets``
+    and ``… link(s) point at another page than a fresh import would resolve`` and advised
+    `gbrain sync DIR`. The import's mark (``RESOLVE_PENDING``, cleared by its last step) tells
+    that it did not finish: verify says so and names `gbrain import DIR`."""
+    from gbrain.sync import importer
+    from gbrain.sync.scan import scan_tree
+    from gbrain.sync.verify import verify_tree
+
+    v = tmp_path / "v"
+    (v / "n").mkdir(parents=True)
+    for i in range(6):
+        (v / "n" / f"p{i}.md").write_text(f"# P{i}\n\nSee [[p{(i + 1) % 6}]].\n", encoding="utf-8")
+    monkeypatch.setattr(importer, "BATCH", 2)
+    with Brain.open(tmp_path / "b.db") as b:
+        def killed(*a, **k):
+            raise KeyboardInterrupt
+
+        with monkeypatch.context() as m:
+            m.setattr(Brain, "re_resolve", killed)
+            with pytest.raises(KeyboardInterrupt):
+                import_tree(b, v)
+    with Brain.open(tmp_path / "b.db") as b:
+        rep = verify_tree(b, scan_tree(v))
+        assert not rep["ok"]
+        assert rep["problems"][0] == "the last import did not finish; run `gbrain import DIR` again", rep["problems"]
+        assert not any("gbrain sync" in p for p in rep["problems"]), rep["problems"]
+        import_tree(b, v)
+        assert verify_tree(b, scan_tree(v))["ok"]

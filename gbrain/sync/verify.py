@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -523,6 +524,18 @@ def compare(disk: dict[str, str], db: dict[str, str]) -> Compared:
     return Compared(len(disk), len(disk) - len(missing_db), missing_db, missing_disk, bad)
 
 
+#: the first problem of a report on a brain whose last import did not finish (its mark,
+#: ``importer.RESOLVE_PENDING``, is still set: the import clears it in its last step)
+UNFINISHED_IMPORT = "the last import did not finish; run `gbrain import DIR` again"
+_SYNC_ADVICE = re.compile(r" \([^()]*`gbrain sync DIR`[^()]*\)")
+
+
+def _resolve_pending() -> str:
+    from .importer import RESOLVE_PENDING  # importer imports this module
+
+    return RESOLVE_PENDING
+
+
 def report(
     brain: Brain,
     scan: Scan,
@@ -590,6 +603,10 @@ def report(
         problems.append(f"raw data: {raw['raw_rows_expected']} sources in sidecars but {raw['raw_rows_stored']} rows")
     if raw.get("raw_rows_without_sidecar"):
         problems.append(f"raw data: {raw['raw_rows_without_sidecar']} row(s) of pages that have no sidecar")
+    if problems and brain.get_config(_resolve_pending()) is not None:
+        # an import was killed or stopped before its last step (the links it resolves at the end):
+        # what differs is what it had left to do, so the advice is to run it again, not sync
+        problems = [UNFINISHED_IMPORT] + [_SYNC_ADVICE.sub("", p) for p in problems]
     pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     rep = {
         "ok": not problems,
