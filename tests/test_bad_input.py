@@ -280,7 +280,8 @@ def test_symbol_queries_match_substrings_with_scores_like_any_search(symbols_db,
 def test_symbol_signals_name_the_fields_that_matched(symbols_db):
     hits = {h["slug"]: h for h in json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "(").stdout)}
     assert hits["a"]["signals"] == ["title", "body"] and hits["c"]["signals"] == ["body"]
-    assert json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "   ").stdout) == []
+    r = gbrain("search", "--db", symbols_db, "--json", "--", "   ")  # empty: bad input, as query's
+    assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2}
 
 
 def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monkeypatch):

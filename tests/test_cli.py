@@ -677,7 +677,7 @@ def test_db_path_with_a_tilde_is_under_home(tmp_path):
     assert r.returncode == 0, r.stderr
     assert [p["slug"] for p in json.loads(r.stdout)] == ["a"]
     r = gbrain("stats", "--db", "$HOME/x.db", env=env, cwd=tmp_path)
-    assert r.returncode == 1 and b"$HOME/x.db" in r.stderr  # not a shell: variables stay as written
+    assert r.returncode == 2 and b"$HOME/x.db" in r.stderr  # not a shell: variables stay as written
 
 
 @pytest.mark.parametrize("fast", ["1", "0"])
