@@ -1150,15 +1150,9 @@ class SyncEngine:
                 if data is None or sha256(data) != B[p]:
                     out.unreadable.append((p, why or "changed on disk while syncing; will retry"))
                     continue
-            try:
-                os.unlink(self._abs(p))
-            except FileNotFoundError:
-                pass
-            except OSError as e:
-                out.unreadable.append((p, f"cannot remove: {e.strerror}"))
+            if not self._remove_file(p, out):
                 continue
             removed[p] = data
-            self._prune_dirs(p)
         # old copies (no base) of pages the brain deleted or moved away: the history holds their
         # bytes (looked up by hash before planning), so the file goes and nothing comes back
         old_removed: dict[str, str] = {}
@@ -1174,15 +1168,9 @@ class SyncEngine:
             if hx != D[p]:
                 out.unreadable.append((p, "changed on disk while syncing; will retry"))
                 continue
-            try:
-                os.unlink(self._abs(p))
-            except FileNotFoundError:
-                pass
-            except OSError as e:
-                out.unreadable.append((p, f"cannot remove: {e.strerror}"))
+            if not self._remove_file(p, out):
                 continue
             old_removed[p] = hist[p][1]
-            self._prune_dirs(p)
         for p, why in sorted(old_removed.items()):
             out.removed.append(p)
             out.old_removed.append((p, why))
@@ -1924,6 +1912,20 @@ class SyncEngine:
                         to = r[0] if r else to
                     found[p] = ("moved", f"moved in the brain to {to}")
         return found
+
+    def _remove_file(self, rel: str, out: "Outcome") -> bool:
+        """Remove the file ``rel`` from the folder (gone already is fine) and the folders that
+        leaves empty (:meth:`_prune_dirs`); False, with the reason in ``out.unreadable``, when
+        the file system refuses."""
+        try:
+            os.unlink(self._abs(rel))
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            out.unreadable.append((rel, f"cannot remove: {e.strerror}"))
+            return False
+        self._prune_dirs(rel)
+        return True
 
     def _prune_dirs(self, rel: str) -> None:
         """After this round removed (or moved away) the file ``rel``: remove the folders it leaves
