@@ -477,9 +477,11 @@ def sync_client(conn, root: str | os.PathLike) -> str:
 
 def bind_client(conn, client: str, root: str) -> None:
     """Add the binding row of ``client`` (folder ``root``), its cursor at the end of the change
-    log (inside the caller's write transaction)."""
+    log, ``bound_at`` to the millisecond (a deletion in the same second after it is after it:
+    ``SyncEngine._disk_history``), inside the caller's write transaction."""
     conn.execute(
-        "INSERT INTO sync_root(id, client, root, cursor) VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM sync_root), ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log))",
+        "INSERT INTO sync_root(id, client, root, cursor, bound_at) VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM sync_root), ?, ?, (SELECT COALESCE(MAX(seq), 0) FROM change_log), "
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
         (client, root),
     )
 

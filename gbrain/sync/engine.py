@@ -386,7 +386,7 @@ class SyncEngine:
                 raise BadInput(f"this brain is synced with {row['root']}, not {self.root}; pass --rebind to switch folders (the old folder is left as it is)")
             with self.brain.transaction():
                 self.conn.execute("DELETE FROM sync_state WHERE client = ?", (self.client,))
-                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE client = ?", (str(self.root), self.client))
+                self.conn.execute("UPDATE sync_root SET root = ?, cursor = (SELECT COALESCE(MAX(seq), 0) FROM change_log), bound_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE client = ?", (str(self.root), self.client))
         elif not row:
             with self.brain.transaction():
                 bind_client(self.conn, self.client, str(self.root))
@@ -1847,7 +1847,8 @@ class SyncEngine:
         (the brain deleted it: in the trash) or ``"moved"`` (it moved away: ``why`` names where),
         the states :attr:`gbrain.sync.plan.PathState.disk_history` takes. Bytes in no version are
         left out (new content), and so is a deletion or move made after this folder was bound
-        (``sync_root.bound_at``, by the database's clock, to the second): the folder was synced
+        (``sync_root.bound_at``, by the database's clock, to the millisecond; to the second for
+        folders bound before): the folder was synced
         then, so its file was removed then (or deleted by the person), and a file there now was
         put back on purpose (Obsidian's ``.trash``, an undo, a ``git checkout``), not an old copy.
         A few indexed queries per 300 paths (``history`` by its key, ``history_bodies`` by
@@ -1901,8 +1902,9 @@ class SyncEngine:
                 op, body_id, detail, at = newest.get((kind, name), ("", 1, "", ""))
                 if body_id is not None:
                     continue  # not deleted nor moved (the brain holds it elsewhere): the plain rules
-                if not bound or at[:19] > bound[:19]:
+                if not bound or (at > bound if "." in bound else at[:19] > bound[:19]):
                     continue  # gone since this folder was bound: the person put the file back
+                    # (bound_at to the millisecond since 2026-12-02; to the second before)
                 if op == "delete":
                     found[p] = ("deleted", "deleted in the brain; in the trash")
                 elif op == "move" and detail.startswith("to "):
