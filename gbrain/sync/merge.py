@@ -74,13 +74,12 @@ def _alike(a: bytes, b: bytes) -> float:
     return sm.ratio() if sm.real_quick_ratio() >= EDITED_LINE_MIN and sm.quick_ratio() >= EDITED_LINE_MIN else 0.0
 
 
-def _edits_a_line_gbrain_added(older: bytes, brain: bytes, disk: bytes) -> bool:
-    """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of a line
-    gbrain's write ``brain`` added: at least :data:`EDITED_LINE_MIN` alike to it, and more
+def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> bool:
+    """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
+    lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it, and more
     alike to it than to every line the save replaced there. Such a save was made after seeing
     the write (a person fixing an agent's typo, an editor rewriting a link gbrain had just
-    rewritten), though by whole lines it is as far from ``older`` as from ``brain``."""
-    wrote = [ln.strip() for ln in _added_lines(older, brain)]
+    rewritten), though by whole lines it is as far from ``older`` as from gbrain's write."""
     if not wrote:
         return False
     old = _lines(older)
@@ -97,11 +96,6 @@ def _edits_a_line_gbrain_added(older: bytes, brain: bytes, disk: bytes) -> bool:
             if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
                 return True
     return False
-
-
-def _added_lines(a: bytes, b: bytes) -> list[bytes]:
-    """The non-blank lines ``b`` added to ``a``, in order."""
-    return [ln for _i1, _i2, r in _hunks(_lines(a), _lines(b)) for ln in r if ln.strip()]
 
 
 def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int, hi: int) -> list[bytes]:
@@ -213,9 +207,10 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
             best, best_d = n, d
     if best < 0 or best_d == 0:
         return None
-    if _added(older[best], brain) & _added(older[best], disk):
+    wrote = _added(older[best], brain)
+    if wrote & _added(older[best], disk):
         return None  # the save holds a line gbrain's write added: it was made after seeing it
-    if _edits_a_line_gbrain_added(older[best], brain, disk):
+    if _edits_a_line_gbrain_added(older[best], wrote, disk):
         return None  # the save changed a line gbrain's write added (fixed an agent's typo): the same
     merged = merge3(older[best], brain, disk)
     if merged == disk:
