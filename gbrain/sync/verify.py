@@ -164,7 +164,10 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
 
     c = brain.conn
     split = brain.timeline_split
-    ids = [r[0] for r in c.execute("SELECT id FROM pages ORDER BY id")]
+    # every page id, in id order: read from the smallest index that holds the ids and sorted
+    # here (``ORDER BY id`` walks the table's own b-tree, every page's text: 10 ms of 7,471 pages)
+    ids = [r[0] for r in c.execute("SELECT id FROM pages")]
+    ids.sort()
     total = len(ids)
     rng = rng or random.SystemRandom()
     page_sql = ("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, "
