@@ -171,3 +171,61 @@ def test_scan_lists_files_in_os_walk_order_and_skips_what_it_skipped(tmp_path):
         ("a/link-dir", "symlink (not followed)"),
         ("a/link.md", "symlink (not followed)"),
     ])
+
+
+def test_hashes_of_a_scan_without_sizes_equal_the_sized_ones_big_files_go_to_threads(tmp_path, threaded, monkeypatch):
+    """``scan_tree(sizes=False)``: each file's size comes from its read (``read_sizes``, and so
+    the sample's budget); a file over ``WHOLE_READ`` is read on in a thread; a file that vanished
+    after the listing is left out as the scan would have left it out; the hashes are the sized
+    scan's."""
+    from gbrain.sync.scan import NOT_TAKEN
+
+    tree, files, db = _imported(tmp_path)
+    sized = scan_tree(tree)
+    want = verify.hash_tree(sized)
+    bare = scan_tree(tree, sizes=False)
+    assert {f.size for f in bare.files} == {NOT_TAKEN}
+    names: list[str] = []
+    real = verify._sha256_rest
+    monkeypatch.setattr(verify, "_sha256_rest", lambda fd, h: (names.append(threading.current_thread().name), real(fd, h))[1])
+    job = verify.TreeHashes(bare)
+    job.hash_here()
+    assert job.read_sizes == {i: len(files[f.path]) for i, f in enumerate(bare.files)}
+    assert verify.sample_budget(bare, job.read_sizes) == verify.sample_budget(sized)
+    assert job.result() == want
+    assert want[0] and not want[1] and len(want[0]) == len(files)
+    big = [f.path for f in bare.files if len(files[f.path]) > verify.WHOLE_READ]
+    assert big and len(names) == len(big) and all(n.startswith("gbrain-hash") for n in names)  # each read on in a thread
+    (tree / "att/img-03.png").unlink()  # gone after the listing: left out, no read error
+    got, errors = verify.TreeHashes(bare).result()
+    assert errors == [] and set(got) == set(want[0]) - {"att/img-03.png"}
+    with Brain.open(db) as b:
+        rep = verify.verify_tree(b, bare)
+    assert not rep["ok"] and rep["missing_on_disk"] == ["att/img-03.png"] and "read_errors" not in rep
+
+
+def test_verify_cli_scan_without_sizes_hashes_big_files_in_threads(tmp_path, threaded, monkeypatch):
+    """The ``verify`` operation scans without sizes: large files still go to the hashing threads
+    (counted by a spy on the thread that reads on), and a one-bit change is still found."""
+    from gbrain.operations.core import _verify
+
+    names: list[str] = []
+    real = verify._sha256_rest
+    monkeypatch.setattr(verify, "_sha256_rest", lambda fd, h: (names.append(threading.current_thread().name), real(fd, h))[1])
+    tree, files, db = _imported(tmp_path)
+
+    class Ctx:
+        progress_label = None
+        on_progress = None
+
+    with Brain.open(db) as b:
+        rep = _verify(b, {"dir": str(tree)}, Ctx())
+        assert rep["ok"], rep["problems"]
+        assert any(n.startswith("gbrain-hash") for n in names)
+        changed = tree / "att/img-07.png"
+        data = bytearray(changed.read_bytes())
+        data[5] ^= 1
+        changed.write_bytes(bytes(data))
+    with Brain.open(db) as b:
+        rep = _verify(b, {"dir": str(tree)}, Ctx())
+    assert not rep["ok"] and rep["hash_mismatches"] == ["att/img-07.png"]

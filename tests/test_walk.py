@@ -116,3 +116,26 @@ def test_a_missing_folder_raises_and_a_vanished_file_is_not_a_skip(tmp_path, mon
     monkeypatch.setattr(os, "scandir", It)
     w = walk_tree(str(root), "", lambda rel: False, set())
     assert [f[0] for f in w.files] == ["s/b.md"] and w.skipped == []
+
+
+def test_a_scan_without_sizes_lists_and_skips_exactly_what_a_scan_with_sizes_does(tmp_path):
+    """``scan_tree(sizes=False)`` (verify: no lstat per file, the reads give the sizes) takes each
+    file's kind from its folder entry: the same files, in the same order, the same skips with the
+    same reasons, and the database left out by identity even under another name (a hard link)."""
+    from gbrain.sync.scan import NOT_TAKEN
+
+    root = tmp_path / "v"
+    root.mkdir()
+    _tree(root)
+    db = root / "brain.db"
+    with Brain.open(db):
+        pass
+    os.link(db, root / "b" / "same-inode.md")  # the database under another name
+    excl = {str(db), str(db) + "-wal", str(db) + "-shm"}
+    sized = scan_tree(root, exclude_abs=excl)
+    bare = scan_tree(root, exclude_abs=excl, sizes=False)
+    assert [(f.path, f.abspath) for f in bare.files] == [(f.path, f.abspath) for f in sized.files]
+    assert [f.path for f in bare.files] == [".gbrainignore", "a.md", "b/c.md", "b/img.png", "b/d/e.md"]
+    assert bare.skipped == sized.skipped and len(bare.skipped) == 9
+    assert {(f.size, f.mtime_ns) for f in bare.files} == {(NOT_TAKEN, NOT_TAKEN)}
+    assert all(f.size == 4 or f.path == ".gbrainignore" for f in sized.files)

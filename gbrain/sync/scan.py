@@ -79,12 +79,16 @@ def escaped(rel: str) -> str:
     return os.fsencode(rel).decode("utf-8", "backslashreplace")
 
 
+#: a file's size and change stamp when the scan did not take them (``scan_tree(sizes=False)``)
+NOT_TAKEN = -1
+
+
 @dataclass
 class FileInfo:
     path: str  # relative, '/'-separated, exact on-disk spelling
     abspath: str
-    size: int
-    mtime_ns: int  # change_stamp(): max of mtime and ctime
+    size: int  # bytes, or NOT_TAKEN
+    mtime_ns: int  # change_stamp(): max of mtime and ctime, or NOT_TAKEN
 
 
 @dataclass
@@ -193,6 +197,8 @@ def walk_tree(
     *,
     report_ignored: bool = True,
     ordered: bool = True,
+    sizes: bool = True,
+    excl_names: set[str] | frozenset[str] = frozenset(),
 ) -> TreeWalk:
     """Walk the folder ``reldir`` (``""`` or ``"a/b/"``) of the tree at absolute path ``root``
     under the brain's rules: the one walk behind :func:`scan_tree` (import, export, verify) and
@@ -209,11 +215,22 @@ def walk_tree(
     ``ordered=False`` leaves each folder's entries in the file system's order (sorting them is
     ~15% of a whole-tree walk; sync compares the files as sets).
 
+    ``sizes=False`` (``verify``, which reads every file whole anyway and learns its size from
+    the read) takes no ``lstat`` of a file: its kind comes from its folder entry (``d_type``;
+    an ``lstat`` only where the file system does not say), its size and change stamp are
+    :data:`NOT_TAKEN`, and it is matched against ``excl`` only when its entry's inode number or
+    its name (``excl_names``: the excluded files' names) is one of theirs (then by an ``lstat``,
+    as always). The same files are listed and skipped with the same reasons, except that a
+    file which vanishes after the listing is listed (its reader meets the absence). The
+    ``lstat`` of every file was 0.15-0.2× of ``verify``'s read + sha256 floor
+    (docs/performance.md).
+
     Uses ``os.scandir``: an entry knows whether it is a folder or a link without a system
     call. Raises the ``OSError`` of listing ``reldir`` itself.
     """
     out = TreeWalk()
     skipped, add = out.skipped, out.files.append
+    excl_inos = {ino for _, ino in excl} if excl else set()
     S_ISREG, S_ISLNK = stat.S_ISREG, stat.S_ISLNK
     top = os.path.join(root, *reldir.rstrip("/").split("/")) if reldir else root
     stack: list[tuple[str, str]] = [(top, reldir)]
@@ -257,6 +274,28 @@ def walk_tree(
             if not name.isascii() and undecodable(name):
                 skipped.append((escaped(rel), NOT_UTF8))
                 continue
+            if not sizes:
+                try:
+                    if not entry.is_file(follow_symlinks=False):  # rare: the reason from its lstat, as below
+                        st = entry.stat(follow_symlinks=False)
+                        if not S_ISREG(st.st_mode):
+                            skipped.append((rel, "symlink (not followed)" if S_ISLNK(st.st_mode) else "not a regular file"))
+                            continue
+                    if excl and (entry.inode() in excl_inos or name in excl_names):
+                        st = entry.stat(follow_symlinks=False)
+                        if (st.st_dev, st.st_ino) in excl:
+                            continue
+                except FileNotFoundError:
+                    continue
+                except OSError as e:
+                    skipped.append((rel, f"cannot stat: {e.strerror}"))
+                    continue
+                if ignored(rel):
+                    if report_ignored:
+                        skipped.append((rel, "ignored by .gbrainignore"))
+                    continue
+                add((rel, NOT_TAKEN, NOT_TAKEN))
+                continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
@@ -292,10 +331,12 @@ def excluded_ids(paths) -> set[tuple[int, int]]:
     return ids
 
 
-def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -> Scan:
+def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, sizes: bool = True) -> Scan:
     """List the brain files under ``root`` (:func:`walk_tree`'s rules and order).
 
     ``exclude_abs`` holds absolute paths never to include (the database and its -wal/-shm).
+    ``sizes=False``: no ``lstat`` per file, each file's size and change stamp are
+    :data:`NOT_TAKEN` (:func:`walk_tree`; for a caller that reads every file whole).
     Raises ``NotADirectoryError`` / ``FileNotFoundError`` / ``PermissionError`` for an unusable
     root; unreadable subfolders are reported in ``skipped``.
     """
@@ -304,10 +345,12 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None) -
         raise FileNotFoundError(f"no such directory: {rootp}")
     if not rootp.is_dir():
         raise NotADirectoryError(f"not a directory: {rootp}")
-    w = walk_tree(str(rootp), "", ignore_matcher(load_ignore(rootp)), excluded_ids(exclude_abs))
+    names = {os.path.basename(p) for p in exclude_abs} if exclude_abs and not sizes else frozenset()
+    w = walk_tree(str(rootp), "", ignore_matcher(load_ignore(rootp)), excluded_ids(exclude_abs), sizes=sizes, excl_names=names)
+    prefix = os.path.join(str(rootp), "")  # os.path.join(root, rel) for every relative rel
     return Scan(
         root=rootp,
-        files=[FileInfo(rel, os.path.join(str(rootp), rel), size, stamp) for rel, size, stamp in w.files],
+        files=[FileInfo(rel, prefix + rel, size, stamp) for rel, size, stamp in w.files],
         skipped=w.reported(),
     )
 

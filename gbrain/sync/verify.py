@@ -87,6 +87,23 @@ def _sha256_sized(path: str, size: int, buf: memoryview | None = None) -> str:
         os.close(fd)
 
 
+def _sha256_rest(fd: int, h) -> str:
+    """Hash the rest of the open file ``fd`` into ``h`` (a sha256 object holding what was read
+    of it so far), :data:`HASH_CHUNK` bytes at a time into one buffer; closes ``fd``; returns
+    the hex digest."""
+    try:
+        if hasattr(os, "posix_fadvise"):
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        buf = bytearray(HASH_CHUNK)
+        view = memoryview(buf)
+        with open(fd, "rb", buffering=0, closefd=False) as f:
+            while n := f.readinto(buf):
+                h.update(view[:n])
+    finally:
+        os.close(fd)
+    return h.hexdigest()
+
+
 def db_hashes(brain: Brain) -> dict[str, str]:
     """path → sha256 of the bytes the DB renders for it (pages re-rendered, not trusted)."""
     out: dict[str, str] = {}
@@ -671,7 +688,14 @@ class TreeHashes:
     threads' answers. ``known``: path → ``(size, change stamp, sha256)`` of files whose bytes
     the caller hashed as it wrote them (export); a scanned file with exactly that size and
     change stamp (:func:`~gbrain.sync.scan.change_stamp`: any later write moves its ctime) takes
-    that hash instead of being read again. Every other file is read and hashed."""
+    that hash instead of being read again. Every other file is read and hashed.
+
+    A file the scan took no size of (``scan_tree(sizes=False)``: ``size`` is
+    :data:`~gbrain.sync.scan.NOT_TAKEN`) is read into the buffer in the calling thread: its
+    size is what the read gives (:attr:`read_sizes`); one larger than :data:`WHOLE_READ` is
+    read on from there, handed to the threads (the rest of it) once the large files met so far
+    hold :data:`PARALLEL_BYTES`; one that vanished after the listing is left out, as the scan
+    would have left it out had it vanished before its ``lstat``."""
 
     def __init__(self, scan: Scan, on_progress: Callable[[int, int], None] | None = None, *,
                  known: dict[str, tuple[int, int, str]] | None = None, threads: int | None = None) -> None:
@@ -688,25 +712,70 @@ class TreeHashes:
         self._pool = None
         self._futures: dict = {}
         n = HASHERS if threads is None else threads
+        self._threads = n if n > 1 and (os.cpu_count() or 1) > 1 else 0
+        #: bytes read of each file the scan took no size of (index in ``scan.files`` → bytes)
+        self.read_sizes: dict[int, int] = {}
+        self._got: list | None = None  # the calling thread's answers, once :meth:`hash_here` ran
         files = scan.files
-        if n > 1 and (os.cpu_count() or 1) > 1 and sum(files[i].size for i in todo) >= PARALLEL_BYTES:
+        if self._threads and sum(files[i].size for i in todo if files[i].size > 0) >= PARALLEL_BYTES:
             big = sorted((i for i in todo if files[i].size > WHOLE_READ), key=lambda i: -files[i].size)
             if big:
-                from concurrent.futures import ThreadPoolExecutor
+                self._futures = {i: self._start().submit(_sha256_sized, files[i].abspath, files[i].size) for i in big}
 
-                self._pool = ThreadPoolExecutor(n, thread_name_prefix="gbrain-hash")
-                self._futures = {i: self._pool.submit(_sha256_sized, files[i].abspath, files[i].size) for i in big}
+    def _start(self):
+        """The threads (started on first need)."""
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
 
-    def result(self) -> tuple[dict[str, str], list[tuple[str, str]]]:
-        """``(path → sha256 hex, [(path, error)])`` in scan order: the files left to this thread
-        first, then the threads' answers (waiting for them); a small file is read into one buffer
-        reused from file to file (:func:`_sha256_sized`)."""
+            self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="gbrain-hash")
+        return self._pool
+
+    def _unsized(self, i: int, path: str, buf: memoryview, big: list[int]):
+        """Hash the file ``path`` (``scan.files[i]``, no size taken): read into ``buf`` (at least
+        ``WHOLE_READ + 1`` bytes) and hashed, or (larger) read on here or handed to the threads;
+        records its size in :attr:`read_sizes`. Returns the hex digest, None when handed over,
+        or ``_VANISHED``. ``big``: one int, the bytes of the large files met so far."""
+        try:
+            fd = os.open(path, _O_READ)
+        except FileNotFoundError:
+            return _VANISHED
+        handed = False
+        try:
+            whole = WHOLE_READ
+            if _readv is not None:
+                n = _readv(fd, [buf[: whole + 1]])
+                data = buf[:n]
+            else:
+                data = os.read(fd, whole + 1)
+                n = len(data)
+            if n <= whole:
+                self.read_sizes[i] = n
+                return hashlib.sha256(data).hexdigest()
+            h = hashlib.sha256(data)
+            size = self.read_sizes[i] = os.fstat(fd).st_size
+            big[0] += size
+            if self._threads and big[0] >= PARALLEL_BYTES:
+                self._futures[i] = self._start().submit(_sha256_rest, fd, h)
+                handed = True
+                return None
+            handed = True  # _sha256_rest closes it
+            return _sha256_rest(fd, h)
+        finally:
+            if not handed:
+                os.close(fd)
+
+    def hash_here(self) -> None:
+        """Hash the files left to the calling thread (each small one read into one buffer reused
+        from file to file, :func:`_sha256_sized`), not waiting for the threads; then
+        :attr:`read_sizes` is complete. :meth:`result` calls it when it has not run."""
+        if self._got is not None:
+            return
         files = self._scan.files
         n = len(files)
         got: list = [None] * n
         known, futures, progress = self._known, self._futures, self._on_progress
         buf = memoryview(bytearray(WHOLE_READ + 1))
-        sized = _sha256_sized
+        sized, unsized, big = _sha256_sized, self._unsized, [0]
         done = 0
         try:
             for i, f in enumerate(files):
@@ -715,14 +784,28 @@ class TreeHashes:
                 h = known.get(i) if known else None
                 if h is None:
                     try:
-                        h = sized(f.abspath, f.size, buf)
+                        h = sized(f.abspath, f.size, buf) if f.size >= 0 else unsized(i, f.abspath, buf, big)
                     except OSError as e:
                         h = e
                 got[i] = h
-                if progress:
+                if progress and i not in futures:
                     done += 1
                     if done % 200 == 1 or done == n:
                         progress(done, n)
+        except BaseException:
+            self.cancel()
+            raise
+        self._got, self._done = got, done
+
+    def result(self) -> tuple[dict[str, str], list[tuple[str, str]]]:
+        """``(path → sha256 hex, [(path, error)])`` in scan order: the files left to this thread
+        first (:meth:`hash_here`), then the threads' answers (waiting for them)."""
+        files = self._scan.files
+        n = len(files)
+        futures, progress = self._futures, self._on_progress
+        try:
+            self.hash_here()
+            got, done = self._got, self._done
             for i, fut in futures.items():
                 try:
                     got[i] = fut.result()
@@ -737,10 +820,10 @@ class TreeHashes:
         out: dict[str, str] = {}
         errors: list[tuple[str, str]] = []
         for f, g in zip(files, got):
-            if isinstance(g, OSError):
-                errors.append((f.path, g.strerror or str(g)))
-            else:
+            if isinstance(g, str):
                 out[f.path] = g
+            elif isinstance(g, OSError):
+                errors.append((f.path, g.strerror or str(g)))
         return out, errors
 
     def cancel(self) -> None:
@@ -748,6 +831,9 @@ class TreeHashes:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+_VANISHED = object()  # a file of a scan without sizes that was gone when it was opened
 
 
 def hash_tree(scan: Scan, on_progress: Callable[[int, int], None] | None = None, *,
@@ -823,10 +909,15 @@ SAMPLE_SHARE = 0.0015
 SAMPLE_MIN_CHARS = 16_384
 
 
-def sample_budget(scan: Scan) -> int:
+def sample_budget(scan: Scan, read_sizes: dict[int, int] | None = None) -> int:
     """Characters of page text ``gbrain verify`` re-parses for ``scan``'s tree:
-    :data:`SAMPLE_SHARE` of its ``.md`` files' bytes, at least :data:`SAMPLE_MIN_CHARS`."""
-    md = sum(f.size for f in scan.files if f.path[-3:].lower() == ".md")
+    :data:`SAMPLE_SHARE` of its ``.md`` files' bytes, at least :data:`SAMPLE_MIN_CHARS`.
+    ``read_sizes``: the sizes of the files the scan took none of, by index in ``scan.files``
+    (:attr:`TreeHashes.read_sizes`; a file not in it counts 0)."""
+    md = 0
+    for i, f in enumerate(scan.files):
+        if f.path[-3:].lower() == ".md":
+            md += f.size if f.size >= 0 else (read_sizes or {}).get(i, 0)
     return max(SAMPLE_MIN_CHARS, int(md * SAMPLE_SHARE))
 
 
@@ -876,8 +967,10 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
         got, errors = job.result()
         return got
 
+    if sample is None and any(f.size < 0 for f in scan.files):
+        job.hash_here()  # a scan without sizes (scan_tree(sizes=False)): the reads give the budget
     try:
-        rep = report(brain, scan, hashes, deep=deep, sample=sample, budget=None if sample is not None else sample_budget(scan))
+        rep = report(brain, scan, hashes, deep=deep, sample=sample, budget=None if sample is not None else sample_budget(scan, job.read_sizes))
     except sqlite3.DatabaseError as e:
         job.cancel()
         damaged()
