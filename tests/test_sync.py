@@ -1050,3 +1050,52 @@ def test_a_file_name_cannot_fake_a_log_line(tmp_path):
     assert any("new\\u000aline.md" in ln for ln in lines), lines
     text = _sync_text(rep, {})
     assert "\x1b" not in text and "new\nline" not in text, text
+
+
+def test_system_metadata_files_are_left_out_by_default_silently_and_kept_if_already_in_the_brain(tmp_path, db_path):
+    """An Obsidian trial on a Mac-like vault: Finder's ``.DS_Store``, AppleDouble ``._note.md``
+    (one per note on an exFAT/SMB vault: each imported as a page, each warning "contains NUL
+    bytes") and ``Icon\\r`` were imported as brain files. They are ignored by default now, without
+    a line per file in the report, a ``!`` line in .gbrainignore brings one back, and one imported
+    before stays in the brain, noted, on import, sync and verify."""
+    from gbrain import operations as ops
+
+    v = tmp_path / "v"
+    (v / "sub").mkdir(parents=True)
+    (v / "a.md").write_text("# A\n")
+    (v / "sub/b.md").write_text("# B\n")
+    junk = [".DS_Store", "sub/.DS_Store", "._a.md", "sub/._b.md", "Icon\r", "Thumbs.db", "sub/desktop.ini"]
+    for j in junk:
+        (v / j).write_bytes(b"\x00\x05\x16\x07\x00\x02junk")
+    ctx = lambda: ops.Context(db=str(db_path))  # noqa: E731
+    rep = ops.run("import", {"dir": str(v)}, ctx())
+    assert rep["ok"], rep["problems"]
+    with Brain.open(db_path) as b:
+        paths = {r[0] for r in b.conn.execute("SELECT path FROM pages UNION SELECT path FROM files")}
+    assert paths == {"a.md", "sub/b.md"}, paths
+    assert not any("junk" in str(s) or ".DS_Store" in str(s) or "._" in str(s) for s in rep.get("skipped", [])), rep.get("skipped")
+    assert not rep.get("warnings"), rep.get("warnings")
+    # brought back by the user's own rule
+    (v / ".gbrainignore").write_text("!.DS_Store\n")
+    assert ops.run("sync", {"dir": str(v)}, ctx())["ok"]
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM files WHERE path IN ('.DS_Store', 'sub/.DS_Store')").fetchone()[0] == 2
+    # ignored again: what the brain holds stays, noted
+    (v / ".gbrainignore").unlink()
+    for op in ("sync", "verify", "sync"):
+        rep = ops.run(op, {"dir": str(v)}, ctx())
+        assert rep["ok"] and not rep["missing_on_disk"], (op, rep["problems"])
+        assert rep["ignored_in_brain"] == [".DS_Store", "sub/.DS_Store"], (op, rep.get("ignored_in_brain"))
+
+
+def test_names_that_only_look_like_system_metadata_are_imported(tmp_path, db_path):
+    """``Icons/``, ``Icon.md``, ``_notes.md`` and ``.ds_store.md`` are the user's."""
+    from gbrain import operations as ops
+
+    v = tmp_path / "v"
+    (v / "Icons").mkdir(parents=True)
+    for n in ("Icons/x.md", "Icon.md", "_notes.md", "a._b.md", "Thumbs.md"):
+        (v / n).write_text("# x\n")
+    assert ops.run("import", {"dir": str(v)}, ops.Context(db=str(db_path)))["ok"]
+    with Brain.open(db_path) as b:
+        assert {r[0] for r in b.conn.execute("SELECT path FROM pages")} == {"Icons/x.md", "Icon.md", "_notes.md", "a._b.md", "Thumbs.md"}

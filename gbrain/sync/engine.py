@@ -527,7 +527,7 @@ class SyncEngine:
             return "editor temp file"
         if self.spec is not None:
             if self.spec.match_file(rel):
-                return "ignored by .gbrainignore"
+                return ignore_reason(rel)
             d = next(("/".join(parts[:i]) + "/" for i in range(1, len(parts)) if self.spec.match_file("/".join(parts[:i]) + "/")), None)
             if d:
                 return ignore_reason(d)

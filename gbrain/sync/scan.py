@@ -100,10 +100,25 @@ class Scan:
     stats: list[tuple[str, int, int]] | None = None
 
 
-#: ignored unless ``.gbrainignore`` says otherwise (``!.obsidian/``): Obsidian's settings, which
-#: change on every click (workspace.json), and its trash. The user's lines come after these, so
-#: a negation brings a folder back (gitignore's last-match-wins).
-DEFAULT_IGNORE = (".obsidian/", ".trash/")
+#: files an operating system leaves in folders it shows: Finder's ``.DS_Store``, AppleDouble
+#: ``._name`` (one per file on exFAT, FAT and SMB volumes), a custom folder icon's ``Icon\r``,
+#: Windows Explorer's ``Thumbs.db``, ``ehthumbs.db`` and ``desktop.ini``: gitignore patterns
+SYSTEM_METADATA = (".DS_Store", "._*", "Icon[\r]", "Thumbs.db", "ehthumbs.db", "desktop.ini")
+
+#: ignored unless ``.gbrainignore`` says otherwise (``!.obsidian/``, ``!.DS_Store``): Obsidian's
+#: settings, which change on every click (workspace.json), its trash, and
+#: :data:`SYSTEM_METADATA`. The user's lines come after these, so a negation brings one back
+#: (gitignore's last-match-wins).
+DEFAULT_IGNORE = (".obsidian/", ".trash/") + SYSTEM_METADATA
+
+
+def is_system_metadata(name: str) -> bool:
+    """Whether the file name ``name`` is one of :data:`SYSTEM_METADATA`'s (so a walk leaves it
+    out without a line in the report when the ignore rules skip it)."""
+    return name in _SYSTEM_NAMES or name[:2] == "._"
+
+
+_SYSTEM_NAMES = frozenset((".DS_Store", "Icon\r", "Thumbs.db", "ehthumbs.db", "desktop.ini"))
 
 
 def load_ignore(root: Path) -> pathspec.PathSpec:
@@ -162,6 +177,8 @@ def ignore_reason(rel: str) -> str:
     name = rel.rstrip("/").rsplit("/", 1)[-1] + "/"
     if name in DEFAULT_IGNORE:
         return f"ignored by default (Obsidian's {'settings' if name == '.obsidian/' else 'trash'}; `!{name}` in .gbrainignore syncs it)"
+    if not rel.endswith("/") and is_system_metadata(name[:-1]):
+        return f"ignored by default (a system metadata file; `!{escaped(name[:-1])}` in .gbrainignore syncs it)"
     return "ignored by .gbrainignore"
 
 
@@ -309,7 +326,7 @@ def walk_tree(
             if excl and (st.st_dev, st.st_ino) in excl:
                 continue
             if ignored(rel):
-                if report_ignored:
+                if report_ignored and not is_system_metadata(name):  # one per folder: no news
                     skipped.append((rel, "ignored by .gbrainignore"))
                 continue
             m, c = st.st_mtime_ns, st.st_ctime_ns
