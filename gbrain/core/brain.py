@@ -27,6 +27,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
 from ..storage.derive import identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
+from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
 from ..page.markdown import (
     BOM,
@@ -1189,7 +1190,10 @@ class Brain:
     def raw_put(self, slug: str, source: str, data: Any) -> dict:
         """Store a source's JSON for a page by rewriting its ``.raw/<name>.json`` sidecar.
 
-        Keeps the file's shape (``{"sources": {...}}`` by default) and every other source."""
+        Keeps the file's shape (``{"sources": {...}}`` by default) and every other source, byte
+        for byte: only this source's value is written into the file's text
+        (:func:`gbrain.page.jsonsplice.set_member`; a full re-dump only if that splice would not
+        read back as the same JSON)."""
         if not source or not isinstance(source, str) or "/" in source:
             raise BadInput("source must be a non-empty name such as 'crustdata'")
         row = self.resolve_slug(slug)
@@ -1210,6 +1214,15 @@ class Brain:
             return {"slug": row["slug"], "source": source, "path": path, "changed": False}
         target[source] = data
         text = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+        if fdata is not None:
+            # the other sources keep their bytes (number spellings, escapes, repeated keys,
+            # layout): only this source's value is written into the file's text
+            try:
+                spliced = set_member(fdata.decode("utf-8"), ["sources"] if target is not obj else [], source, data)
+                if json.loads(spliced) == obj:
+                    text = spliced
+            except (ValueError, RecursionError):
+                pass
         self.save_file(path, text.encode("utf-8"), "raw")
         return {"slug": row["slug"], "source": source, "path": path, "changed": True}
 
