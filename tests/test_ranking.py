@@ -412,14 +412,19 @@ def test_fts_row_count_is_the_pages(tmp_path):
     assert search._fts_rows(b.conn) == b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 12
 
 
-def test_body_signal_is_the_same_for_few_and_many_hits(tmp_path, monkeypatch):
-    """The body signal of a few hits is probed page by page, of many in one pass: same answer."""
+def test_body_signal_is_the_same_probed_page_by_page_or_in_one_pass(tmp_path, monkeypatch):
+    """The body signal (and search's snippets, marked by the same pass) of hits probed page by
+    page and read in one pass over the body matches: the same answer."""
     b = _vocab_brain(tmp_path)
+    monkeypatch.setattr(search, "PROBE_COST", 0)  # page by page
     many = search.rank(b.conn, "common rare", limit=60)
-    assert len(many) > search.BODY_PROBES
-    monkeypatch.setattr(search, "BODY_PROBES", 1000)
+    found = search.search(b.conn, "common rare", limit=60)
+    assert len(many) == 60
+    monkeypatch.setattr(search, "PROBE_COST", 10**9)  # one pass
     assert search.rank(b.conn, "common rare", limit=60) == many
+    assert search.search(b.conn, "common rare", limit=60) == found
     assert all("body" in h["signals"] for h in many if h["bm25"])
+    assert [h["signals"] for h in found] == [h["signals"] for h in many]
 
 
 def test_a_query_typed_decomposed_finds_the_precomposed_text(tmp_path):

@@ -488,6 +488,19 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     given (NFC) and in that form. ``coordinate=False`` leaves the coordination factor out (plain
     BM25: the keyword side of hybrid ``query``, whose fusion was tuned on it; both engines).
     """
+    out, body = _rank(conn, query, type=type, limit=limit, weights=weights, coordinate=coordinate)
+    if body is not None:
+        _with_body_signal(conn, out, body)
+    return out
+
+
+def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int, weights: tuple[float, ...] | None,
+          coordinate: bool) -> tuple[list[dict], tuple[str, int, int] | None]:
+    """:func:`rank`'s hits and, on SQLite, ``(body_q, scan, terms)`` for their body signal, not
+    yet in their ``signals`` (sets): the FTS5 query of the body fields (:func:`_body_only`), the
+    pages its terms match, summed (a pass over its matches reads about that many entries), and
+    its terms (:func:`_body_rows`); ``None`` on Postgres, whose hits are complete (signals
+    sorted lists)."""
     # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
     # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``)
     names = [unicodedata.normalize("NFC", query or "")]
@@ -496,9 +509,9 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         names.append(query)
     q = fts_query(query or "")
     if not q or limit <= 0:
-        return []
+        return [], None
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        return _rank_pg(conn, query, type=type, limit=limit, names=names, coordinate=coordinate)
+        return _rank_pg(conn, query, type=type, limit=limit, names=names, coordinate=coordinate), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
@@ -522,7 +535,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         bm.setdefault(pid, 0.0)
         cbm.setdefault(pid, 0.0)
     if not bm:
-        return []
+        return [], None
     ids = list(bm)
     signals: dict[int, set[str]] = {pid: set() for pid in ids}
     name = {pid: 0.0 for pid in ids}
@@ -564,23 +577,51 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     _best_first(conn, out, ids)
-    out = out[: int(limit)]
-    # the body signal of the hits returned only: a few probed one rowid at a time (a MATCH runs
-    # once per value of ``rowid IN (…)``), many in one pass over the body matches
-    body_q = _body_only(q)
-    if len(out) <= BODY_PROBES:
-        body = {h["id"] for h in out if conn.execute("SELECT 1 FROM page_fts WHERE page_fts MATCH ? AND rowid = ?", [body_q, h["id"]]).fetchone()}
-    else:
-        body = {int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))", [body_q, json.dumps([h["id"] for h in out])])}
+    return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+def _body_rows(conn: sqlite3.Connection, body: tuple[str, int, int], ids: list[int], marked: bool = False):
+    """The rows of ``ids`` (page ids) whose body fields match ``body`` (``(body_q, scan, terms)`` of
+    :func:`_rank`), as ``(id, marked)`` rows: with ``marked``, the compiled truth and the timeline
+    (joined by a newline) with FTS5 ``highlight()``'s marks (:data:`HIT_ON`, :data:`HIT_OFF`;
+    linear in the text), else ``None``. FTS5 runs a MATCH once per value of ``rowid IN (…)``
+    (about :data:`PROBE_COST` page entries per term and id), so few ids are probed one at a time
+    and many read in one pass over the matches (``scan`` entries), whichever costs less: the same
+    rows either way."""
+    if not ids:
+        return
+    body_q, scan, terms = body
+    ct, tl = COLUMNS.index("compiled_truth"), COLUMNS.index("timeline")
+    col = (f"highlight(page_fts, {ct}, char(2), char(3)) || char(10) || highlight(page_fts, {tl}, char(2), char(3))"
+           if marked else "NULL")
+    if scan <= PROBE_COST * len(ids) * max(1, terms):
+        yield from conn.execute(f"SELECT rowid, {col} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
+                                [body_q, json.dumps(ids)])
+        return
+    sql = f"SELECT rowid, {col} FROM page_fts WHERE page_fts MATCH ? AND rowid = ?"
+    for i in ids:
+        r = conn.execute(sql, [body_q, i]).fetchone()
+        if r is not None:
+            yield r
+
+
+def _with_body_signal(conn: sqlite3.Connection, out: list[dict], body: tuple[str, int, int], probed: set[int] = frozenset(),
+                      found: set[int] = frozenset()) -> None:
+    """Add ``body`` to the ``signals`` of the hits ``out`` whose body fields match ``body``
+    (:func:`_rank`'s) and sort them; the ids in ``probed`` are known already (those matching in
+    ``found``), the others are probed (:func:`_body_rows`)."""
+    found = set(found)
+    found.update(int(r[0]) for r in _body_rows(conn, body, [h["id"] for h in out if h["id"] not in probed]))
     for h in out:
-        if h["id"] in body:
+        if h["id"] in found:
             h["signals"].add("body")
         h["signals"] = sorted(h["signals"])
-    return out
 
 
-#: hits whose body signal is probed one at a time (more: one pass over the body matches)
-BODY_PROBES = 32
+#: FTS5's cost of one ``rowid = ?`` MATCH per term, in entries of a pass over a term's pages
+#: (make_brain 50K pages: ~35 µs per id and term vs ~0.08 µs per entry read)
+PROBE_COST = 400
+
 
 #: how far below its original a conflict copy is put (:func:`copies_below_originals`)
 COPY_GAP = 1e-6
@@ -1213,13 +1254,14 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
         # (a query of only `*` or quotes looks for them as written; an empty one finds nothing)
         return _substring_search(conn, query, type, int(limit)) if (query or "").strip() else []
-    ranked = rank(conn, query, type=type, limit=int(limit) + offset)[offset:]
+    ranked, body = _rank(conn, query, type=type, limit=int(limit) + offset, weights=None, coordinate=True)
+    ranked = ranked[offset:]
     if not ranked and offset == 0 and _UNSPACED.search(folded):
         return _substring_search(conn, query, type, int(limit))
     if not ranked:
         return []
     try:
-        return _with_snippets(conn, folded, q, ranked, warn)
+        return _with_snippets(conn, folded, q, ranked, warn, body)
     except sqlite3.OperationalError as e:
         # a TEXT value that is not UTF-8: gbrain never stores one (invalid UTF-8 is a blob), so the
         # file's bytes changed; reported as a damaged brain (storage/db.py: db_error), not as is
@@ -1228,9 +1270,11 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         raise sqlite3.DatabaseError(f"database disk image is malformed ({e})") from e
 
 
-def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None) -> list[dict]:
-    """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty) with their rows and
-    snippets (:func:`snippet_of`); hits with no page row are left out (``warn`` told once)."""
+def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body: tuple[str, int, int] | None = None) -> list[dict]:
+    """:func:`search`'s hits: ``ranked`` (:func:`rank`'s, non-empty; or :func:`_rank`'s, whose
+    body signal ``body`` is added here, found by the same FTS5 pass that marks the snippets' hits)
+    with their rows and snippets (:func:`snippet_of`); hits with no page row are left out
+    (``warn`` told once)."""
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
@@ -1260,19 +1304,19 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None) -> l
         ids = [i for i in ids if i in meta]
     if getattr(conn, "dialect", "sqlite") != "postgres":
         small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
+    found: set[int] = set()
     if small:
         # FTS5 marks the hits of the whole text (highlight(): linear in the text; snippet() is
         # quadratic-ish in the hits of a document, and cuts link syntax); pages over
-        # SNIPPET_MAX_CHARS are marked in Python instead. One rowid at a time: FTS5 runs the
-        # MATCH once per value of ``rowid IN (…)``
-        ct, tl = COLUMNS.index("compiled_truth"), COLUMNS.index("timeline")
-        sql = (f"SELECT highlight(page_fts, {ct}, char(2), char(3)) || char(10) || highlight(page_fts, {tl}, char(2), char(3)) "
-               "FROM page_fts WHERE page_fts MATCH ? AND rowid = ?")
-        body_q = _body_only(q)
-        for i in small:
-            r = conn.execute(sql, [body_q, i]).fetchone()
-            if r is not None and HIT_ON in r[0]:
-                snip[i] = snippet_of(r[0])
+        # SNIPPET_MAX_CHARS are marked in Python instead. A row is a page whose body matches:
+        # its body signal
+        body_of = body or (_body_only(q), math.inf, 1)
+        for i, text in _body_rows(conn, body_of, small, marked=True):
+            found.add(i)
+            if HIT_ON in text:
+                snip[i] = snippet_of(text)
+    if body is not None:
+        _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
     if big:
         for r in conn.execute(f"SELECT id, title, size, compiled_truth || char(10) || timeline AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
