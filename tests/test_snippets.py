@@ -87,3 +87,53 @@ def test_query_passages_of_keyword_hits_are_readable(db_path):
     r = js(gbrain("query", "closed deals", "--json"))
     p = next(h for h in r["hits"] if h["slug"] == "notes/n")["passage"]
     assert "**" not in p and "[[" not in p and "%%" not in p and "closed" in p
+
+
+def _readable_as_written_first(marked: str) -> str:
+    """keyword.readable with its patterns as first written (83c19da), before they were reordered
+    to begin with a literal (a look-behind first makes the regex engine try every position)."""
+    import re
+
+    from gbrain.search.keyword import HIT_OFF, HIT_ON, _shown
+    comment = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.S)
+    md_link = re.compile(r"!?\[([^\]\n]*)\]\(([^()\n]*)\)")
+    wiki_link = re.compile(r"!?\[\[([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
+    emph_run = re.compile(r"\*\*|~~|==|(?<![\w\\])__|__(?![\w])")
+    emph_one = re.compile(r"(?<![\w*\\])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+    heading = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+")
+    quote = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
+    hit = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
+    s = comment.sub(" ", marked)
+    s = wiki_link.sub(lambda m: m.group(1) if m.group(2) is None else _shown(m.group(2), m.group(1)), s)
+    s = md_link.sub(lambda m: _shown(m.group(1), m.group(2)), s)
+    s = heading.sub("", s)
+    s = quote.sub("", s)
+    s = emph_run.sub("", s)
+    s = emph_one.sub(lambda m: m.group(2), s)
+    s = hit.sub(lambda m: "\x00" + m.group(1) + "\x01", s).replace(HIT_ON, "").replace(HIT_OFF, "")
+    s = s.replace("\x00", HIT_ON).replace("\x01", HIT_OFF)
+    return " ".join(s.split())
+
+
+def test_readable_is_the_same_as_with_its_first_patterns():
+    """readable() (and so every snippet) equals the first version's over random text made of
+    markdown syntax and hit marks, and over every page of a corpus with its words marked."""
+    import random
+    import re
+
+    from conftest import CORPORA
+    from gbrain.search.keyword import HIT_OFF, HIT_ON, readable, snippet_of
+
+    rnd = random.Random(14)
+    alphabet = list("ab_*~=[]()!|#> \n\t\\%<-é1") + ["**", "__", "[[", "]]", "](", "%%", "<!--", "-->", HIT_ON, HIT_OFF, HIT_ON + "x" + HIT_OFF]
+    texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randrange(1, 60))) for _ in range(20000)]
+    pages = sorted((CORPORA / "obsidian-help").rglob("*.md")) if CORPORA.is_dir() else []
+    for p in pages[:600]:
+        text = p.read_text(encoding="utf-8", errors="replace")
+        words = sorted({w for w in re.findall(r"[^\W_]{4,}", text)})
+        for w in rnd.sample(words, min(3, len(words))):
+            texts.append(re.sub(rf"\b{re.escape(w)}\b", HIT_ON + w + HIT_OFF, text))
+    for t in texts:
+        assert readable(t) == _readable_as_written_first(t), repr(t)
+    assert len(texts) > 20000 or not pages
+    assert snippet_of(PAGE.replace("deals", HIT_ON + "deals" + HIT_OFF))["highlights"]

@@ -209,11 +209,16 @@ _NOT_SHOWN = re.compile("[\x02\x03\ue000\ue001]")
 #: width of a snippet in characters (plus the words cut at its ends, and ``…``)
 SNIPPET_WIDTH = 160
 
+# (each pattern but the heading's and the quote's begins with a literal or a set of characters,
+# so the regex engine skips to its candidates: a look-behind is written after that character)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.S)
-_MD_LINK = re.compile(r"!?\[([^\]\n]*)\]\(([^()\n]*)\)")
-_WIKI_LINK = re.compile(r"!?\[\[([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
-_EMPH_RUN = re.compile(r"\*\*|~~|==|(?<![\w\\])__|__(?![\w])")
-_EMPH_ONE = re.compile(r"(?<![\w*\\])([*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+_MD_LINK = re.compile(r"(?:!\[|\[)([^\]\n]*)\]\(([^()\n]*)\)")
+_WIKI_LINK = re.compile(r"(?:!\[\[|\[\[)([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
+#: ``**``, ``~~``, ``==``, and ``__`` not after a word character or ``\``, or not before a word character
+_EMPH_RUN = re.compile(r"\*\*|~~|==|__(?:(?<![\w\\]__)|(?!\w))")
+#: a pair of ``*`` or ``_`` (the first not after a word character, ``*`` or ``\``) around text
+#: that neither begins nor ends with white space, ``*`` or ``_``, the second not before a word character or ``*``
+_EMPH_ONE = re.compile(r"([*_])(?<![\w*\\][*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+")
 _QUOTE = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
 _HIT = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
@@ -234,13 +239,15 @@ def readable(marked: str) -> str:
     it, and the name is marked instead), emphasis marks (``**``, ``__``, ``~~``, ``==``, a pair of
     ``*``/``_``), heading and quote marks dropped, white space collapsed. Marks are kept (a pair
     never split)."""
-    s = _COMMENT.sub(" ", marked)
+    s = _COMMENT.sub(" ", marked) if "%%" in marked or "<!--" in marked else marked
     s = _WIKI_LINK.sub(lambda m: m.group(1) if m.group(2) is None else _shown(m.group(2), m.group(1)), s)
     s = _MD_LINK.sub(lambda m: _shown(m.group(1), m.group(2)), s)
-    s = _HEADING.sub("", s)
-    s = _QUOTE.sub("", s)
+    if "#" in s:
+        s = _HEADING.sub("", s)
+    if ">" in s:
+        s = _QUOTE.sub("", s)
     s = _EMPH_RUN.sub("", s)
-    s = _EMPH_ONE.sub(lambda m: m.group(2), s)
+    s = _EMPH_ONE.sub(r"\2", s)
     # a mark without its partner (its other half was in dropped syntax) is no hit
     s = _HIT.sub(lambda m: "\x00" + m.group(1) + "\x01", s).replace(HIT_ON, "").replace(HIT_OFF, "")
     s = s.replace("\x00", HIT_ON).replace("\x01", HIT_OFF)
