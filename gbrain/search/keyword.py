@@ -96,6 +96,8 @@ STOP_WORDS_DROPPED = True
 _NAME_COLUMNS = (("title", "title"), ("search_aliases", "alias"), ("path", "path"), ("search_headings", "headings"))
 #: their positions in :data:`COLUMNS`
 _NAME_INDEX = tuple(COLUMNS.index(c) for c, _ in _NAME_COLUMNS)
+#: their FTS5 column filter
+_NAME_FILTER = "{" + " ".join(c for c, _ in _NAME_COLUMNS) + "}"
 
 _WORD = re.compile(r"[^\W_]+(?:\*)?|\*", re.UNICODE)
 _PHRASE = re.compile(r'"([^"]*)"')
@@ -549,15 +551,17 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
     head = {pid: 0.0 for pid in ids}
     matched: dict[str, set[int]] = {}
     # which name fields of the candidates hold each word: a weight-1-on-one-column bm25 is
-    # above 0 exactly when that column has the word (one pass over the word's pages; column
-    # filters would take one pass per column)
+    # above 0 exactly when that column has the word (one pass over the word's pages; one column
+    # filter per column would take one pass per column). The pass is filtered to the name
+    # columns, so FTS5 hands SQLite only the pages named by the word (a common word is in most
+    # pages' bodies: a 50K brain's name-evidence passes took 45% less CPU)
     cols = ", ".join("bm25(page_fts, " + ", ".join("1" if j == i else "0" for j in range(len(COLUMNS))) + ")" for i in _NAME_INDEX)
     ids_json = json.dumps(ids)
     for word, idf in word_idf.items():
         named: set[int] = set()
         matched[word] = named
         sql = f"SELECT rowid, {cols} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
-        for r in conn.execute(sql, [_quote(word), ids_json]):
+        for r in conn.execute(sql, [_NAME_FILTER + " : " + _quote(word), ids_json]):
             pid = int(r[0])
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
                 if v:
