@@ -35,7 +35,7 @@ STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 # a few names in two folders, so titles, file names and relative paths collide
 NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren"]
 TITLES = [None, "Soren", "Ana", "Log 1", "ＧＰＴ４ ﬁnance"]  # (compatibility characters: search_words' NFKC words)
-LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]"]
+LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]"]
 TAGS = ["alpha", "beta"]
 MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
 DATES = ["2025-01-02", "2025-03-04"]
@@ -44,9 +44,10 @@ bodies = st.builds(
     # the Obsidian trial's shapes ride on the other choices: a page titled Ana writes its tags
     # under the singular `tag:`, one titled Log 1 has an impossible date, one link adds a
     # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
-    # links Ana from a property, one with one tag links two pages from a list property
+    # links Ana from a property, one with one tag links two pages from a list property; a page
+    # titled Log 1 has the alias Logbook, which a link may name (from that very page, too)
     lambda title, links, tags, tl: (
-        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "")
+        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\naliases: [Logbook]\n" if title == "Log 1" else "")
           + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "")
           + ("related: \"[[Ana]]\"\n" if title == "Soren" else "")
           + ("people:\n  - \"[[Soren]]\"\n  - \"[[notes/soren|N]]\"\n" if len(tags) == 1 else "") + "---\n") if (title or tags) else "")

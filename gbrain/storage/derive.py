@@ -64,15 +64,21 @@ def write_rows_many(conn: sqlite3.Connection, pages: list[tuple[int, Page]], res
     """Insert the derived rows (:func:`derived_rows`) of every ``(pid, page)`` of ``pages``, one
     statement per table for them all, page after page in the order given (so rows get the ids
     a page-by-page :func:`write_rows` would give them in that order). The pages have no derived
-    rows yet; ``resolve`` as in :func:`write_rows`. Runs in the caller's transaction."""
+    rows yet; ``resolve`` as in :func:`write_rows`. Every page's aliases are stored before any
+    link is resolved, so a link to an alias of its own page (``aliases: [Overdue]`` and
+    ``[[Overdue]]``) or of another page of the batch resolves as a fresh import resolves it.
+    Runs in the caller's transaction."""
     acc: dict[str, list[tuple]] = {k: [] for k in _INSERTS}
+    links: list[tuple[int, tuple]] = []
     for pid, page in pages:
         rows = derived_rows(page)
         acc["tags"] += [(pid, *r) for r in rows["tags"]]
         acc["aliases"] += [(pid, *r) for r in rows["aliases"]]
         acc["timeline"] += [(pid, *r) for r in rows["timeline"]]
-        acc["links"] += [(pid, resolve(r[0], r[1]) if resolve else None, *r) for r in rows["links"]]
+        links += [(pid, r) for r in rows["links"]]
     for k, q in _INSERTS.items():
+        if k == "links":  # resolved last: the aliases they may resolve by are all stored now
+            acc[k] = [(pid, resolve(r[0], r[1]) if resolve else None, *r) for pid, r in links]
         insert_many(conn, q, acc[k])
 
 
