@@ -250,7 +250,10 @@ _LINKS = ["[[acme]]", "[[Acme|the co]]", "![[acme#Funding]]", "[[acme#^b1]]", "[
           "[t](../companies/acme.md)", "[t](<../Old Name.md>)", "[t](Old%20Name.md#x)", "[**b**](acme.md \"title\")",
           "[t](/companies/acme.md?q)", "[web](https://x.org/a.md)"]
 _GLUE = [" ", "\n", "\n\n", " `code [[acme]]` ", "\n\n```\n[[acme]]\n```\n\n", " <!-- [[acme]] --> ", "\n- ", "\n> ", "\n## ",
-         "\n\n| a | b |\n|---|---|\n| ", " | ", " *em* ", "\r\n", "\n\n    indented [[acme]]\n\n", " \\[not\\] "]
+         "\n\n| a | b |\n|---|---|\n| ", " | ", " *em* ", "\r\n", "\n\n    indented [[acme]]\n\n", " \\[not\\] ",
+         # Obsidian comments and math: a block the parser reads no link in, and look-alikes it does
+         "\n\n%% ![[acme#Sponsor this author]] %%\n", "\n%%\n[[acme]]\n%%\n", "\r\n%% [[acme]] %%\r\n", " %% [[acme]] %% ",
+         "\n%% [[acme]] %% tail\n", "\n\n$$\n[[acme]]\n$$\n\n", "\n- item\n  %% [[acme]] %%\n"]
 
 
 @settings(max_examples=150, deadline=None)
@@ -268,6 +271,36 @@ def test_link_spans_find_the_links_the_parser_finds(parts):
     indented = "\n\n    indented [[acme]]\n\n" in body  # an indented code block: the scan does not know it
     if not indented:
         assert got == want, body
+
+
+def test_a_link_also_written_in_an_obsidian_comment_is_fixed(tmp_path, db_path):
+    """Trial (obsidian-hub: 3,387 pages end with ``%% ![[author#Sponsor this author]] %%``): the
+    page links ``[[bob]]`` and names it again in a ``%%`` comment block, which the parser reads no
+    link in; the fix rewrites the link and leaves the comment as written."""
+    root = tmp_path / "v"
+    plugin = "Developed by: [[bob]]\n\n%% ![[bob#Sponsor]] %%\n"
+    b, eng = synced(root, db_path, {"people/bob.md": "Bob writes plugins.\n", "plugin.md": plugin})
+    rename(eng, root, {"people/bob.md": "people/Bob Smith.md"})
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert r["skipped"] == [], r["skipped"]
+    assert text_of(b, "plugin") == "Developed by: [[Bob Smith]]\n\n%% ![[bob#Sponsor]] %%\n"
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()
+
+
+def test_the_count_message_says_why_the_counts_differ(tmp_path, db_path):
+    """A link the scan finds once more than the parser reads (here a reference-style link the
+    scan cannot see) is left as written, and the reason says which way the counts differ."""
+    root = tmp_path / "v"
+    ref = "See [Acme][a] and [[acme]].\n\n[a]: ../companies/acme.md\n"
+    b, eng = synced(root, db_path, {"companies/acme.md": ACME, "people/r.md": ref})
+    rename(eng, root, {"companies/acme.md": "companies/acme-corp.md"})
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    (s,) = [s for s in r["skipped"] if s["slug"] == "people/r"]
+    assert "the text scan found 0 of the 1 the parser reads" in s["reason"], s
+    eng.close()
+    b.close()
 
 
 def test_markdown_by_name_and_paths_in_another_case(tmp_path, db_path):

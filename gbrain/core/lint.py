@@ -841,8 +841,13 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     dests: dict[str, Any] = {}
     for key, (kind, target, style, dest) in fixes.items():
         sps = by_key.get(key, [])
-        if len(sps) != counts.get(key, 0):
-            problems.append(f"could not find each link to '{target}' in the text ({len(sps)} of {counts.get(key, 0)}); left as written")
+        n = counts.get(key, 0)
+        if len(sps) != n:
+            why = (f"the text scan found {len(sps)} of the {n} the parser reads (a link written in a form the scan does not read, "
+                   "such as a reference-style link `[text][ref]`)" if len(sps) < n else
+                   f"the text scan found {len(sps)} where the parser reads {n} (the others stand where the parser reads no link "
+                   "in a way the scan does not tell, such as an indented code block)")
+            problems.append(f"could not find each link to '{target}' in the text: {why}; left as written")
             continue
         if dest not in dests:
             dests[dest] = brain.conn.execute("SELECT id, slug, path FROM pages WHERE slug = ?", (dest,)).fetchone()

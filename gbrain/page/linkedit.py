@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from .markdown import PROPERTY, _link_from_url, _page_target, link_family, split_lines
+from .markdown import PROPERTY, _link_from_url, _page_target, link_family, split_lines, unread_spans
 
 _LINK_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
@@ -54,9 +55,12 @@ class LinkSpan:
 
 
 def link_spans(text: str) -> list[LinkSpan]:
-    """The links of ``text`` (a page body, or a frontmatter block) in order, outside fenced code,
-    code spans and HTML comments; links without a page target (external URLs, attachments) are
-    left out."""
+    """The links of ``text`` (a page body) in order, outside fenced code, code spans, HTML
+    comments and the blocks the parser reads no link in (``%% … %%`` comment blocks, ``$$`` math:
+    :func:`gbrain.page.markdown.unread_spans`, asked of the parser itself when the text holds
+    ``%%`` or ``$$``); links without a page target (external URLs, attachments) are left out."""
+    unread = unread_spans(text) if ("%%" in text or "$$" in text) else []
+    starts = [a for a, _z in unread]
     out: list[LinkSpan] = []
     fence = ""
     comment = False
@@ -88,6 +92,10 @@ def link_spans(text: str) -> list[LinkSpan]:
             for cm in hidden + [None]:
                 seg_end = cm.start() if cm else len(ln)
                 for m in _LINK_RE.finditer(ln, last, seg_end):
+                    if unread:  # inside a block the parser reads no link in?
+                        i = bisect_right(starts, pos + m.start()) - 1
+                        if i >= 0 and pos + m.start() < unread[i][1]:
+                            continue
                     sp = _span(m, pos)
                     if sp is not None:
                         out.append(sp)

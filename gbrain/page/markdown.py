@@ -434,6 +434,24 @@ def _parse_ast(lf_text: str) -> tuple[list, list[tuple[int, int]]]:
     return tokens, sorted(state.env.get("opaque", []))
 
 
+def unread_spans(body: str) -> list[tuple[int, int]]:
+    """The spans ``(start, end)`` of a page body ``body`` (as stored: any line endings) in which
+    the parser reads no link: its top-level opaque blocks as :func:`_parse_ast` records them
+    (fenced code, HTML blocks, ``$$`` math, Obsidian ``%%`` comment blocks), sorted, in offsets
+    of ``body``. The one definition of those blocks for a text scan that must skip what the
+    parser skips (:func:`gbrain.page.linkedit.link_spans`). Costs one block parse of ``body``."""
+    lf = body.replace("\r\n", "\n").replace("\r", "\n")
+    _tokens, spans = _parse_ast(lf)
+    if len(lf) == len(body) or not spans:
+        return spans
+    # an offset in the LF text moves on by one for each CRLF before it
+    crlf, k = [], 0
+    for m in re.finditer(r"\r\n", body):
+        crlf.append(m.start() - k)  # the offset of its "\n" in the LF text
+        k += 1
+    return [(a + bisect.bisect_left(crlf, a), z + bisect.bisect_left(crlf, z)) for a, z in spans]
+
+
 # ---------------------------------------------------------------------------
 # parsing
 # ---------------------------------------------------------------------------
