@@ -214,14 +214,17 @@ def test_verify_cli_scan_without_sizes_hashes_big_files_in_threads(tmp_path, thr
     monkeypatch.setattr(verify, "_sha256_rest", lambda fd, h: (names.append(threading.current_thread().name), real(fd, h))[1])
     tree, files, db = _imported(tmp_path)
 
+    seen: list[tuple[int, int]] = []
+
     class Ctx:
         progress_label = None
-        on_progress = None
+        on_progress = staticmethod(lambda done, total: seen.append((done, total)))
 
     with Brain.open(db) as b:
         rep = _verify(b, {"dir": str(tree)}, Ctx())
         assert rep["ok"], rep["problems"]
         assert any(n.startswith("gbrain-hash") for n in names)
+        assert seen and seen[-1] == (len(files), len(files))  # the progress reaches every file
         changed = tree / "att/img-07.png"
         data = bytearray(changed.read_bytes())
         data[5] ^= 1

@@ -98,6 +98,8 @@ class Scan:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     #: ``(path, size, change stamp)`` per file, instead of ``files`` (from ``SyncEngine.scan``)
     stats: list[tuple[str, int, int]] | None = None
+    #: False when the files' sizes and change stamps were not taken (``scan_tree(sizes=False)``)
+    sizes: bool = True
 
 
 #: files an operating system leaves in folders it shows: Finder's ``.DS_Store``, AppleDouble
@@ -369,6 +371,7 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, s
         root=rootp,
         files=[FileInfo(rel, prefix + rel, size, stamp) for rel, size, stamp in w.files],
         skipped=w.reported(),
+        sizes=sizes,
     )
 
 

@@ -702,13 +702,15 @@ class TreeHashes:
         self._scan = scan
         self._on_progress = on_progress
         self._known: dict[int, str] = {}
-        todo: list[int] = []
-        for i, f in enumerate(scan.files):
-            k = known.get(f.path) if known else None
-            if k is not None and k[0] == f.size and k[1] == f.mtime_ns:
-                self._known[i] = k[2]
-            else:
-                todo.append(i)
+        todo: list[int] | range = range(len(scan.files))
+        if known:
+            todo = []
+            for i, f in enumerate(scan.files):
+                k = known.get(f.path)
+                if k is not None and k[0] == f.size and k[1] == f.mtime_ns:
+                    self._known[i] = k[2]
+                else:
+                    todo.append(i)
         self._pool = None
         self._futures: dict = {}
         n = HASHERS if threads is None else threads
@@ -717,7 +719,7 @@ class TreeHashes:
         self.read_sizes: dict[int, int] = {}
         self._got: list | None = None  # the calling thread's answers, once :meth:`hash_here` ran
         files = scan.files
-        if self._threads and sum(files[i].size for i in todo if files[i].size > 0) >= PARALLEL_BYTES:
+        if self._threads and scan.sizes and sum(files[i].size for i in todo) >= PARALLEL_BYTES:
             big = sorted((i for i in todo if files[i].size > WHOLE_READ), key=lambda i: -files[i].size)
             if big:
                 self._futures = {i: self._start().submit(_sha256_sized, files[i].abspath, files[i].size) for i in big}
@@ -751,18 +753,63 @@ class TreeHashes:
             if n <= whole:
                 self.read_sizes[i] = n
                 return hashlib.sha256(data).hexdigest()
-            h = hashlib.sha256(data)
-            size = self.read_sizes[i] = os.fstat(fd).st_size
-            big[0] += size
-            if self._threads and big[0] >= PARALLEL_BYTES:
-                self._futures[i] = self._start().submit(_sha256_rest, fd, h)
-                handed = True
-                return None
-            handed = True  # _sha256_rest closes it
-            return _sha256_rest(fd, h)
+            handed = True  # _large closes it
+            return self._large(i, fd, data, big)
         finally:
             if not handed:
                 os.close(fd)
+
+    def _large(self, i: int, fd: int, head, big: list[int]):
+        """The rest of :meth:`_unsized` for a file larger than :data:`WHOLE_READ`: ``fd`` open,
+        its first bytes ``head`` read; hashed on here, or handed to the threads once the large
+        files met so far (``big[0]``, bytes) hold :data:`PARALLEL_BYTES` (then None is returned).
+        Closes ``fd`` (or the thread does)."""
+        try:
+            h = hashlib.sha256(head)
+            size = self.read_sizes[i] = os.fstat(fd).st_size
+        except BaseException:
+            os.close(fd)
+            raise
+        big[0] += size
+        if self._threads and big[0] >= PARALLEL_BYTES:
+            self._futures[i] = self._start().submit(_sha256_rest, fd, h)
+            return None
+        return _sha256_rest(fd, h)
+
+    def _hash_bare(self, files: list, got: list, buf: memoryview, progress) -> None:
+        """:meth:`hash_here` for a scan without sizes and no known hashes: each
+        file read into ``buf`` (one ``readv``) and hashed here, read on by :meth:`_large` when
+        it fills the buffer. The same answers as :meth:`_unsized`, without a call per file."""
+        sizes, whole, big = self.read_sizes, WHOLE_READ, [0]
+        view = [buf[: whole + 1]]
+        sha, op, readv, close, flags = hashlib.sha256, os.open, _readv, os.close, _O_READ
+        total, futures = len(files), self._futures
+        for i, f in enumerate(files):
+            if progress and i % 200 == 1:
+                progress(i - len(futures), total)
+            try:
+                fd = op(f.abspath, flags)
+            except FileNotFoundError:
+                got[i] = _VANISHED
+                continue
+            except OSError as e:
+                got[i] = e
+                continue
+            try:
+                n = readv(fd, view)
+            except OSError as e:
+                got[i] = e
+                close(fd)
+                continue
+            if n <= whole:
+                close(fd)
+                sizes[i] = n
+                got[i] = sha(buf[:n]).hexdigest()
+            else:  # a large file: read on (here or in a thread) from what the buffer holds
+                try:
+                    got[i] = self._large(i, fd, buf[:n], big)
+                except OSError as e:
+                    got[i] = e
 
     def hash_here(self) -> None:
         """Hash the files left to the calling thread (each small one read into one buffer reused
@@ -778,6 +825,10 @@ class TreeHashes:
         sized, unsized, big = _sha256_sized, self._unsized, [0]
         done = 0
         try:
+            if not self._scan.sizes and not known and _readv is not None:
+                self._hash_bare(files, got, buf, progress)
+                self._got, self._done = got, n - len(self._futures)
+                return
             for i, f in enumerate(files):
                 if i in futures:
                     continue
@@ -914,10 +965,11 @@ def sample_budget(scan: Scan, read_sizes: dict[int, int] | None = None) -> int:
     :data:`SAMPLE_SHARE` of its ``.md`` files' bytes, at least :data:`SAMPLE_MIN_CHARS`.
     ``read_sizes``: the sizes of the files the scan took none of, by index in ``scan.files``
     (:attr:`TreeHashes.read_sizes`; a file not in it counts 0)."""
-    md = 0
-    for i, f in enumerate(scan.files):
-        if f.path[-3:].lower() == ".md":
-            md += f.size if f.size >= 0 else (read_sizes or {}).get(i, 0)
+    if scan.sizes:
+        md = sum(f.size for f in scan.files if f.path[-3:].lower() == ".md")
+    else:
+        get = (read_sizes or {}).get
+        md = sum(get(i, 0) for i, f in enumerate(scan.files) if f.path[-3:].lower() == ".md")
     return max(SAMPLE_MIN_CHARS, int(md * SAMPLE_SHARE))
 
 
@@ -967,7 +1019,7 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
         got, errors = job.result()
         return got
 
-    if sample is None and any(f.size < 0 for f in scan.files):
+    if sample is None and not scan.sizes:
         job.hash_here()  # a scan without sizes (scan_tree(sizes=False)): the reads give the budget
     try:
         rep = report(brain, scan, hashes, deep=deep, sample=sample, budget=None if sample is not None else sample_budget(scan, job.read_sizes))
