@@ -44,7 +44,7 @@ import treecpu  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.sync.exporter import export_tree  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
-from gbrain.sync.scan import scan_tree  # noqa: E402
+from gbrain.sync.scan import db_excludes, scan_tree  # noqa: E402
 from gbrain.sync.verify import verify_tree  # noqa: E402
 
 ROUNDS = 3  #: verify and its floor, alternately
@@ -86,9 +86,10 @@ def read_hash_floor(tree: Path) -> None:
 def verify_fresh(db: Path, tree: Path) -> dict:
     """``verify`` as ``gbrain verify`` runs it: on a brain opened for it, so its quick_check runs
     (once per process and per Brain: on the brain that just imported the tree it had already run,
-    and the figures before 2026-12-01 evening left it out)."""
+    and the figures before 2026-12-01 evening left it out), with the operation's scan (no
+    ``lstat`` per file, since 2026-12-02: ``scan_tree(sizes=False)``) and a progress callback."""
     with Brain.open(db) as vb:
-        return verify_tree(vb, scan_tree(tree))
+        return verify_tree(vb, scan_tree(tree, exclude_abs=db_excludes(db), sizes=False), on_progress=lambda done, total: None)
 
 
 def quick_check_alone(db: Path) -> None:
