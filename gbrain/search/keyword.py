@@ -54,6 +54,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import operator
 import re
 import sqlite3
 import unicodedata
@@ -734,6 +735,17 @@ def _coord(share: float) -> float:
     return share ** COORD_POWER if COORD_POWER else 1.0
 
 
+def _best_order(pairs) -> list[tuple[int, float]]:
+    """``(page_id, score)`` pairs (distinct ids) by score, highest first, ties by id (two C-keyed
+    sorts, the second stable: the order of ``key=(-score, id)`` without a Python key call each)."""
+    out = sorted(pairs, key=_FIRST)
+    out.sort(key=_SECOND, reverse=True)
+    return out
+
+
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
+
+
 def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: str | None, depth: int,
               counts: dict[str, int], n_rows: int, words: list[str], *, cover: dict[int, float] | None = None
               ) -> tuple[list[tuple[int, float]], bool]:
@@ -853,10 +865,10 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
             ids = [r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ? AND id IN (SELECT value FROM json_each(?))", [type, json.dumps(ids)])]
         if ids:
             sql = f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
-            scored.update((int(r[0]), float(r[1])) for r in conn.execute(sql, [q, json.dumps(ids)]))
+            scored.update(conn.execute(sql, [q, json.dumps(ids)]))  # (rowid: int, -bm25: float) rows
 
     def best() -> list[tuple[int, float]]:
-        items = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        items = _best_order(scored.items())
         first = None
         if coord and known and len(items) > depth:
             # the rare parts' pages give each page a share it has at least, so a floor the
