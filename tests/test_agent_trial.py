@@ -211,7 +211,7 @@ def test_ingest_stores_the_document_under_the_frontmatter_it_says(tmp_path, monk
         again = ops.run("ingest", {"content": dated, "source_type": "meeting", "source_ref": "mtg-0000"}, brain=b)
         tp, td = b.get_text(p["slug"]), b.get_text(d["slug"])
     assert p["slug"] == "sources/2026-05-01-call-with-zoë"
-    assert tp == "---\ntitle: Call with Zoë\ntype: source\nsource_type: meeting\nsource_ref: meet/1\ningested: '2026-05-01'\n---\n" + plain
+    assert tp == "---\ntitle: Call with Zoë\ntype: source\nsource_type: meeting\nsource_ref: meet/1\ningested: 2026-05-01\n---\n" + plain
     assert d["slug"] == "sources/2026-04-13-q1-review"
     fm = parse_page(td, "x.md").frontmatter
     assert fm["date"] == "2026-04-13" and fm["ingested"] == "2026-05-01" and fm["attendees"] == ["ana"]

@@ -303,3 +303,25 @@ def test_edit_frontmatter_keeps_the_frontmatter_line_ending_of_a_mixed_page():
     text2 = "---\r\ntitle: A\r\n---\nBody\n"
     new2 = edit_frontmatter(parse_page(text2, "x.md"), tags=["x"])
     assert new2.endswith("---\nBody\n") and "\n" not in new2.split("---\nBody")[0].replace("\r\n", "")
+
+
+def test_a_date_set_from_json_is_written_as_a_yaml_date_not_a_quoted_string():
+    """A trial: ``brain_put {"frontmatter": {"updated": "2026-12-02"}}`` over ``updated:
+    2024-01-01`` wrote ``updated: '2026-12-02'`` (a date became quoted text; Obsidian shows such a
+    property as text, not a date). A calendar date is written as a date; the frontmatter JSON is
+    the same string either way; a page that quotes its dates keeps quoting; not-a-date stays text."""
+    from gbrain.page.markdown import edit_frontmatter, parse_page
+
+    cases = [
+        ("---\nupdated: 2024-01-01\ntitle: X\n---\nx\n", "---\nupdated: 2026-12-02\ntitle: X\n---\nx\n"),
+        ("---\ntitle: X\n---\nx\n", "---\ntitle: X\nupdated: 2026-12-02\n---\nx\n"),
+        ("x\n", "---\nupdated: 2026-12-02\n---\nx\n"),
+        ("---\nupdated: '2024-01-01'\n---\nx\n", "---\nupdated: '2026-12-02'\n---\nx\n"),
+        ('---\nupdated: "2024-01-01"\n---\nx\n', '---\nupdated: "2026-12-02"\n---\nx\n'),
+    ]
+    for before, after in cases:
+        out = edit_frontmatter(parse_page(before, "a.md"), {"updated": "2026-12-02"})
+        assert out == after, (before, out)
+        assert parse_page(out, "a.md").frontmatter["updated"] == "2026-12-02"
+    out = edit_frontmatter(parse_page("x\n", "a.md"), {"d": "2026-02-30", "v": "1.2.3", "t": "2026-12-02T10:00:00Z"})
+    assert parse_page(out, "a.md").frontmatter == {"d": "2026-02-30", "v": "1.2.3", "t": "2026-12-02T10:00:00Z"}

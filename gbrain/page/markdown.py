@@ -1322,7 +1322,7 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         if v is None:
             data.pop(k, None)
         else:
-            data[k] = v
+            data[k] = _yaml_date(v, data.get(k))
     tag_keys: list[str] = []
     if tags is not None:
         present = [k for k in TAG_KEYS if data.get(k) is not None]
@@ -1356,6 +1356,23 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     else:
         new_fm = "---" + nl + dumped + "---" + nl
     return (BOM if page.bom else "") + new_fm + page.body
+
+
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+
+
+def _yaml_date(value: Any, old: Any) -> Any:
+    """``value`` (a frontmatter value from JSON) as ``edit_frontmatter`` writes it: a string that
+    is a calendar date (``2026-12-02``) becomes a ``datetime.date``, so it is written ``updated:
+    2026-12-02`` as a person or Obsidian's date property writes it, not ``'2026-12-02'`` (the
+    frontmatter's JSON view is the same string either way), unless the key's old value was a
+    quoted string (that page keeps its dates as text). Anything else is returned as it is."""
+    if not isinstance(value, str) or not _ISO_DATE.match(value) or type(old).__name__.endswith("QuotedScalarString"):
+        return value
+    try:
+        return _dt.date.fromisoformat(value)
+    except ValueError:
+        return value
 
 
 def _set_tag_key(data: Any, key: str, tags: list[str]) -> None:
