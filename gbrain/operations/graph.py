@@ -11,7 +11,8 @@ from ..errors import BadInput
 from .registry import Param, obj, op
 
 DIRECTIONS = ["both", "out", "in"]
-NODE = obj("slug", "distance", slug="string", title="string?", type="string?", distance="integer")
+NODE = obj("slug", "distance", slug="string", title="string?", type="string?", distance="integer",
+           via={"type": "array", "items": {"type": "string"}})
 EDGE = obj("from", "to", **{"from": "string", "to": "string", "kind": "string", "context": "string"})
 
 
@@ -39,21 +40,29 @@ def _pages(conn, ids) -> dict[int, dict]:
 
 
 def _graph_text(r: dict, a: dict) -> str:
+    if not r["nodes"]:
+        return "(no page)"
     lines = [f"{r['root']}  (depth {r['depth']}, {len(r['nodes']) - 1} page(s) linked)"]
-    by = {n["slug"]: n for n in r["nodes"]}
+    for n in r["nodes"][1:]:
+        via = f", via {' → '.join(n['via'])}" if n.get("via") else ""
+        lines.append(f"  {n['slug']}  ({n['type'] or 'no type'}, {n['distance']} hop{'s' if n['distance'] != 1 else ''}{via})")
+    if r["edges"]:
+        lines.append("links:")
     for e in r["edges"]:
         ctx = f"  — {e['context']}" if e["context"] else ""
         lines.append(f"  {e['from']} → {e['to']}{ctx}")
     if r.get("more"):
         lines.append(f"  … {r['more']} more page(s) beyond --limit")
-    return "\n".join(lines) if by else "(no page)"
+    return "\n".join(lines)
 
 
 @op(
     "graph",
     "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). "
     "`direction`: out (pages it links to), in (pages linking to it) or both. `type` keeps only pages of that type "
-    "(the walk still passes through others).",
+    "(the walk still passes through others). A page two or more hops away names the pages between (`via`, one "
+    "shortest chain), and `edges` holds the links of that chain too, so a page kept by `type` is shown with how it "
+    "is reached.",
     [
         Param("slug", description="the page to start from", required=True, positional=True),
         Param("depth", "integer", "link hops to follow (1-4)", default=1, minimum=1, maximum=4),
@@ -71,14 +80,17 @@ def _graph(b, a, ctx):
     depth, direction, limit = a["depth"] or 1, a.get("direction") or "both", a["limit"] or 100
     dist = {root["id"]: 0}
     edges: set[tuple[int, int, str, str]] = set()
+    came: dict[int, tuple[int, tuple[int, int, str, str]]] = {}  # page → (the page it was reached from, that link)
     frontier = [root["id"]]
     for d in range(1, depth + 1):
         nxt = []
-        for f, t, kind, context in _neighbours(b.conn, frontier, direction):
-            edges.add((f, t, kind, context))
-            for n in (f, t):
+        for e in sorted(_neighbours(b.conn, frontier, direction), key=lambda e: (e[0], e[1], e[2], e[3] or "")):
+            f, t = e[0], e[1]
+            edges.add(e)
+            for n, other in ((f, t), (t, f)):
                 if n not in dist:
                     dist[n] = d
+                    came[n] = (other, e)
                     nxt.append(n)
         frontier = nxt
         if not frontier:
@@ -89,11 +101,23 @@ def _graph(b, a, ctx):
     more = max(0, len(keep) - 1 - limit)
     keep = keep[: limit + 1]
     kept = set(keep)
-    nodes = [{**pages[i], "distance": dist[i]} for i in keep]
+    nodes, chain_edges = [], set()
+    for i in keep:
+        node = {**pages[i], "distance": dist[i]}
+        via, n = [], i
+        while n in came:
+            n, e = came[n]
+            chain_edges.add(e)
+            if n != root["id"]:
+                via.append(pages[n]["slug"])
+        if via:
+            node["via"] = via[::-1]
+        nodes.append(node)
     out_edges = sorted(
-        ({"from": pages[f]["slug"], "to": pages[t]["slug"], "kind": k, "context": c} for f, t, k, c in edges if f in kept and t in kept and f != t),
-        key=lambda e: (e["from"], e["to"], e["kind"]),
+        {(pages[f]["slug"], pages[t]["slug"], k, c) for f, t, k, c in edges if f != t and (f in kept and t in kept or (f, t, k, c) in chain_edges)},
+        key=lambda e: (e[0], e[1], e[2], e[3] or ""),
     )
+    out_edges = [{"from": f, "to": t, "kind": k, "context": c} for f, t, k, c in out_edges]
     return {"root": root["slug"], "depth": depth, "direction": direction, "nodes": nodes, "edges": out_edges, "more": more}
 
 
