@@ -9,6 +9,8 @@ other pages link to (half renamed in their folder, half moved to `archive/<folde
 again (the history records the moves) and prints:
 
 * dangling links and the moved pages' backlinks before the moves, after them, and after the fix;
+* the time of the sync round that saw the moves and of the count its report adds (the links
+  ``--fix-safe`` would rewrite: ``lint.renamed_links``, which plans the rewrites);
 * the time of `lint --check dead_links` with nothing to fix (before the moves), of the dry run
   (plans every rewrite) and of the fix itself, beside the baseline measured in the same run:
   saving the rewritten pages again (``save_page``, one transaction, rolled back), i.e. the
@@ -37,6 +39,7 @@ MAKE_BRAIN = next((d / "shared" / "tools" / "make_brain.py" for d in ROOT.parent
 
 from gbrain import operations as ops  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.core.lint import renamed_links  # noqa: E402
 from gbrain.sync.engine import SyncEngine  # noqa: E402
 from gbrain.sync.verify import fresh_import_differences  # noqa: E402
 
@@ -84,8 +87,10 @@ def main() -> None:
             (tree / new).parent.mkdir(parents=True, exist_ok=True)
             (tree / p).rename(tree / new)
             moves[p] = new
-        r = eng.sync()
+        w_sync, c_sync, r = timed(eng.sync)
         d1 = dangling(b)
+        # the line a sync or watch round that moved pages adds: the links --fix-safe would rewrite
+        w_rl, c_rl, rl = timed(lambda: renamed_links(b))
         lost = sum(1 for p, n in moves.items() if n and not b.conn.execute(
             "SELECT 1 FROM links l JOIN pages p ON p.id = l.to_page_id WHERE p.path = ? LIMIT 1", (n,)).fetchone())
         print(f"{a.pages:,} pages, {len(moves)} renamed/moved on disk, sync saw {r['counts'].get('moved', 0)} moves")
@@ -113,6 +118,9 @@ def main() -> None:
         same = sum(1 for p in moves if back_after[p] == back_before[p])
         load = os.getloadavg()[0]
         print(f"lint --check dead_links (nothing moved, baseline): {w_base * 1000:8.1f} ms wall, {c_base:.3f} CPU-s")
+        print(f"the sync round that saw the moves:                 {w_sync * 1000:8.1f} ms wall, {c_sync:.3f} CPU-s (this process)")
+        print(f"its count of links to mend (lint.renamed_links):   {w_rl * 1000:8.1f} ms wall, {c_rl:.3f} CPU-s ({c_rl / max(c_sync, 1e-9):.2f}x the round's CPU; "
+              f"{rl['links']:,} links in {rl['pages']:,} pages)")
         print(f"saving the same pages again (the writes alone):    {w_save * 1000:8.1f} ms wall, {c_save:.3f} CPU-s (rolled back)")
         print(f"lint --check dead_links --fix-safe --dry-run:      {w_dry * 1000:8.1f} ms wall, {c_dry:.3f} CPU-s ({c_dry / max(c_save, 1e-9):.1f}x the writes' CPU)")
         print(f"lint --check dead_links --fix-safe:                {w_fix * 1000:8.1f} ms wall, {c_fix:.3f} CPU-s ({c_fix / max(c_save, 1e-9):.1f}x the writes' CPU; "

@@ -207,10 +207,11 @@ def _dead_links(brain) -> list[dict]:
     from ..page.links import SqlIndex
 
     rows = brain.conn.execute(
-        "SELECT p.slug, l.kind, l.target, l.context, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "SELECT l.id, p.slug, l.kind, l.target, l.context, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
         "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
     out = []
+    ids = []
     slugs: list[str] | None = None
     folders: set[str] | None = None
     by_name: dict[str, list[str]] = {}
@@ -270,10 +271,27 @@ def _dead_links(brain) -> list[dict]:
                            f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"),
             }
         )
+        ids.append(r["id"])
         if moved:
             out[-1]["moved_to"] = moved
         elif dests:
             out[-1]["candidates"] = dests
+    # links gbrain still resolves by a title or alias, written with a file name a move took away
+    if moves is None:
+        moves = Moves(brain.conn)
+    misnamed = _misnamed_links(brain.conn, moves, SqlIndex(brain.conn)) if moves.load() else []
+    for r, _dests, _style in misnamed:
+        to = r["to_slug"]
+        links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
+        out.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "missing_slug": None, "kind": r["kind"],
+                    "context": r["context"], "suggestions": [to], "moved_to": to,
+                    "message": f"{links_to} '{r['target']}', the old file name of {to} (renamed or moved): no file has that name now, "
+                               "so Obsidian shows the link as broken (gbrain still finds the page by its title or an alias)",
+                    "action": f"`gbrain lint --check dead_links --fix-safe` points the link at {to}"})
+        ids.append(r["id"])
+    if misnamed:
+        order = sorted(range(len(out)), key=lambda i: (out[i]["slug"], ids[i]))
+        out = [out[i] for i in order]
     return out
 
 
@@ -722,36 +740,77 @@ def _family(kind: str) -> str:
 
 
 def renamed_links(brain) -> dict:
-    """How many dangling links name a page by a name it had before a rename or move: ``{"links":
-    n, "pages": m}`` (m: the linking pages). Counts only links whose old name leads to exactly one
-    live page (those ``lint --check dead_links --fix-safe`` can rewrite, unless the page's text
-    turns out not to hold them as parsed); reads no page text, so it is cheap enough for a sync
-    report. Uses the same move index as :func:`plan_link_fixes`."""
-    from ..page.links import SqlIndex
-
+    """How many links name a page by a name it had before a rename or move and would be
+    rewritten by ``lint --check dead_links --fix-safe``: ``{"links": n, "pages": m}`` (n: the
+    links as written, m: the pages holding them). Dangling links and links gbrain still resolves
+    by a title or alias (:func:`_misnamed_links`) count alike; a link the fix would leave as
+    written (an old name of several pages, a page whose text does not hold it as parsed) does
+    not. Plans the rewrites without writing (:func:`plan_link_fixes`: reads the text of the
+    pages holding such links); with no move in the history it reads one ``SELECT DISTINCT``.
+    For the report of a sync or watch round that moved pages."""
     moves = Moves(brain.conn)
     if not moves.load():
         return {"links": 0, "pages": 0}
-    found = [r["from_page_id"] for r, dests, _style in _dangling_destinations(brain.conn, moves, SqlIndex(brain.conn)) if len(dests) == 1]
-    return {"links": len(found), "pages": len(set(found))}
+    pages = plan_link_fixes(brain, moves=moves)["pages"]
+    return {"links": sum(len(p["links"]) for p in pages), "pages": len(pages)}
 
 
 def _dangling_destinations(conn, moves: "Moves", index):
-    """Each dangling link with where a move says it was meant to point: ``(row, [live slugs],
-    style)`` (:meth:`Moves.destination`, resolving through ``index``), by linking page slug
-    then link id."""
+    """Each link a move broke, with where the move says it was meant to point: ``(row, [live
+    slugs], style)`` (:meth:`Moves.destination`, resolving through ``index``), by linking page
+    slug then link id: every dangling link, and every link that names a moved page by its old
+    file name though gbrain still finds the page by a title or alias (:func:`_misnamed_links`,
+    one destination each)."""
     rows = conn.execute(
-        "SELECT l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
+        "SELECT l.id, l.from_page_id, p.slug, l.kind, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
         "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
+    out = []
     for r in rows:
         dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
-        yield r, dests, style
+        out.append((r, dests, style))
+    misnamed = _misnamed_links(conn, moves, index)
+    if misnamed:
+        out = sorted(out + misnamed, key=lambda x: (x[0]["slug"], x[0]["id"]))
+    yield from out
 
 
-def plan_link_fixes(brain) -> dict:
-    """The rewrites that point dangling links at the page their target became (a page renamed or
-    moved, per the history: :class:`Moves`), without writing anything.
+def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], str]]:
+    """Links that resolve (by a title, an alias or a slugified name: :func:`gbrain.page.links.resolve`)
+    though no file has the name or path they are written with any more, because the page they
+    resolve to had that file name before a move (the history's ``move`` rows, :class:`Moves`):
+    ``[[Desktop-only plugins]]`` after ``Desktop-only plugins.md`` became ``Desktop plugins.md``
+    (its H1 still says "Desktop-only plugins"), ``[t](grid-ai.md)`` after ``grid-ai.md`` became
+    ``grid-ai-inc.md`` titled "Grid AI". Obsidian opens a link by file name or path only, so
+    it shows these as broken. ``[(row, [the page's slug], style)]`` as
+    :func:`_dangling_destinations` gives them (``row``: ``id, from_page_id, slug, kind, target,
+    forms, context, to_slug``), by linking slug then link id; a link whose move points elsewhere
+    than the page it resolves to is left out (which one was meant is not known). Reads the
+    resolved links whose name is an old name of a moved page (one indexed query per 500 names)."""
+    from ..page.links import resolve
+
+    moves.load()
+    names = sorted(moves.by_name)
+    out = []
+    sel = ("SELECT l.id, l.from_page_id, p.slug, l.kind, l.target, l.forms, l.context, q.slug AS to_slug FROM links l "
+           "JOIN pages p ON p.id = l.from_page_id JOIN pages q ON q.id = l.to_page_id WHERE l.target_name IN ({})")
+    for i in range(0, len(names), 500):
+        part = names[i : i + 500]
+        for r in conn.execute(sel.format(", ".join("?" * len(part))), part):
+            if resolve(index, r["slug"], r["kind"], r["target"], by_file=True) is not None:
+                continue  # a file of that name or path is there: Obsidian opens it too
+            dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
+            if dests == [r["to_slug"]]:
+                out.append(({k: r[k] for k in ("id", "from_page_id", "slug", "kind", "target", "forms", "context", "to_slug")}, dests, style))
+    out.sort(key=lambda x: (x[0]["slug"], x[0]["id"]))
+    return out
+
+
+def plan_link_fixes(brain, *, moves: "Moves | None" = None) -> dict:
+    """The rewrites that point links a move broke at the page their target became (a page renamed
+    or moved, per the history: :class:`Moves`), without writing anything: dangling links, and
+    links that still resolve by a title or alias though their file name is gone
+    (:func:`_misnamed_links`). ``moves``: a :class:`Moves` already loaded (else one is made).
 
     Only a target that leads to exactly one live page is rewritten; an ambiguous one (a bare
     name several moved pages had) is listed in ``skipped`` with its ``candidates``. Each link
@@ -772,7 +831,7 @@ def plan_link_fixes(brain) -> dict:
     from ..page.links import SqlIndex
 
     conn = brain.conn
-    moves = Moves(conn)
+    moves = moves or Moves(conn)
     index = SqlIndex(conn)
     want: dict[int, dict[tuple[str, str], tuple[str, str, str, str]]] = {}
     skipped: list[dict] = []

@@ -62,8 +62,11 @@ class MemoryIndex:
         return self.maps[column].get(value, [])
 
 
-def resolve(index, from_slug: str, kind: str, target: str) -> int | None:
-    """Page id that ``target`` (as written in page ``from_slug``) points at, or None (dangling)."""
+def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = False) -> int | None:
+    """Page id that ``target`` (as written in page ``from_slug``) points at, or None (dangling).
+    ``by_file``: only as Obsidian opens a link, by a path or a file name (steps 1-3 up to the
+    file name), never by a slugified name, a title or an alias: None where only those match (a
+    link Obsidian shows as broken, ``core/lint.py`` reports when a move explains it)."""
     t = nfc(target.strip())
     if not t:
         return None
@@ -83,7 +86,7 @@ def resolve(index, from_slug: str, kind: str, target: str) -> int | None:
         return None
     key = slug_key(root)
     rows = [r for r in index.lookup("name_key", name_key(t)) if r[1].casefold() == key or r[1].casefold().endswith("/" + key)]
-    if not rows and "/" not in t:
+    if not rows and "/" not in t and not by_file:
         lk = loose_key(t)
         rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
     if not rows:
