@@ -95,6 +95,10 @@ def main() -> None:
             "SELECT 1 FROM links l JOIN pages p ON p.id = l.to_page_id WHERE p.path = ? LIMIT 1", (n,)).fetchone())
         print(f"{a.pages:,} pages, {len(moves)} renamed/moved on disk, sync saw {r['counts'].get('moved', 0)} moves")
         print(f"dangling links: {d0:,} before the moves, {d1:,} after (+{d1 - d0:,}); {lost} moved pages with no backlink left")
+        from gbrain.core.lint import Moves, _misnamed_links
+        from gbrain.page.links import SqlIndex
+
+        print(f"links still resolved by a title or alias but written with a moved page's old file name: {len(_misnamed_links(b.conn, Moves(b.conn), SqlIndex(b.conn))):,}")
         w_dry, c_dry, dry = timed(lambda: ops.run("lint", {"check": "dead_links", "fix_safe": True, "dry_run": True, "limit": 0}, brain=b))
         w_fix, c_fix, fix = timed(lambda: ops.run("lint", {"check": "dead_links", "fix_safe": True, "limit": 0}, brain=b))
         d2 = dangling(b)
