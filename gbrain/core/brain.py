@@ -1043,6 +1043,23 @@ class Brain:
             args.append(int(limit))
         return [dict(r) for r in self.conn.execute(q, args)]
 
+    def check_type(self, type_: str | None) -> None:
+        """Raise :class:`NotFound` when no page of the brain has the type ``type_`` (a filter that
+        can only match nothing: ``list --type meeting`` where meetings are ``source`` pages), with
+        the brain's types and their page counts in the message and the near ones as
+        ``suggestions``. Nothing when ``type_`` is None, some page has it, or no page has any type.
+        Callers ask only after a filtered read came back empty (one indexed lookup)."""
+        if not type_ or self.conn.execute("SELECT 1 FROM pages WHERE type = ? LIMIT 1", (type_,)).fetchone():
+            return
+        counts = [(r[0], r[1]) for r in self.conn.execute(
+            "SELECT type, COUNT(*) FROM pages WHERE type IS NOT NULL AND type <> '' GROUP BY type ORDER BY COUNT(*) DESC, type")]
+        if not counts:
+            return
+        near = difflib.get_close_matches(type_.casefold(), [t for t, _ in counts], n=3, cutoff=0.5)
+        near += [t for t, _ in counts if t.casefold() == type_.casefold() and t not in near]
+        shown = ", ".join(f"{t} ({n:,})" for t, n in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
+        raise NotFound(f"no page has type '{type_}'" + (f"; did you mean: {', '.join(near)}" if near else "") + f"; the types in this brain: {shown}", near)
+
     def stats(self) -> dict:
         c = self.conn
         one = lambda q: c.execute(q).fetchone()[0]  # noqa: E731

@@ -302,7 +302,10 @@ def _delete(b, a, ctx):
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"))
-    return b.list_pages(type=a.get("type"), tag=a.get("tag"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
+    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
+    if not out:
+        b.check_type(a.get("type"))
+    return out
 
 
 def _hits_text(hits: list[dict]) -> str:
@@ -363,7 +366,10 @@ def _stats(b, a, ctx):
 def _search(b, a, ctx):
     if not a["query"].strip():
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
-    return fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
+    hits = fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
+    if not hits:
+        b.check_type(a.get("type"))
+    return hits
 
 
 def _tags_text(r, a) -> str:

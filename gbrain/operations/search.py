@@ -157,6 +157,8 @@ def _query(b, a, ctx):
     from ..search.hybrid import query as hybrid_query  # numpy loads only when used
 
     r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
+    if not r["hits"]:
+        b.check_type(a.get("type"))
     for n in r["notes"]:
         if ctx.on_warning:
             ctx.on_warning(n)

@@ -1,0 +1,42 @@
+"""A type no page has is said, not answered with an empty list (an agent's trial)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import gbrain
+
+from gbrain import operations as ops
+from gbrain.errors import NotFound
+
+
+@pytest.mark.parametrize("op,args", [
+    ("list", {}), ("search", {"query": "river"}), ("query", {"question": "who runs river", "mode": "keyword"}),
+    ("graph", {"slug": "people/ana-lima", "depth": 2}),
+])
+def test_a_type_no_page_has_is_an_error_naming_the_brain_s_types(fixture_db, op, args):
+    """A trial: ``brain_list {"type": "meeting"}`` and ``brain_search {..., "type": "people"}``
+    returned nothing, with no hint that the brain's meetings are ``source`` pages and its people
+    ``person``; an agent concluded "no meetings". Now: NotFound naming the types, the near one
+    as a suggestion; a type some page has still filters (an empty answer stays empty)."""
+    ctx = lambda: ops.Context(db=str(fixture_db))  # noqa: E731
+    with pytest.raises(NotFound) as e:
+        ops.run(op, {**args, "type": "people"}, ctx())
+    assert "no page has type 'people'" in str(e.value) and "person (2)" in str(e.value)
+    assert e.value.suggestions == ["person"]
+    r = ops.run(op, {**args, "type": "person"}, ctx())
+    assert r
+
+
+def test_a_type_some_page_has_but_no_hit_matches_is_an_empty_answer(fixture_db):
+    r = ops.run("search", {"query": "zzzqqq", "type": "person"}, ops.Context(db=str(fixture_db)))
+    assert r == []
+    assert ops.run("list", {"type": "deal", "since": "2999-01-01"}, ops.Context(db=str(fixture_db))) == []
+
+
+def test_the_cli_and_call_say_it_with_exit_1(fixture_db):
+    r = gbrain("--db", str(fixture_db), "list", "--type", "meeting")
+    assert r.returncode == 1 and r.stdout == b"" and "no page has type 'meeting'" in r.stderr.decode()
+    r = gbrain("--db", str(fixture_db), "call", "brain_search", json.dumps({"query": "river", "type": "people"}))
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["suggestions"] == ["person"] and "the types in this brain" in out["error"]
