@@ -810,6 +810,27 @@ def test_v8_keeps_the_base_of_a_brain_synced_before_clients(tmp_path, brain_tree
         e2.close()
 
 
+def test_the_unchanged_join_reads_sync_state_in_path_order(env):
+    """SQLite: the set comparison of a whole-tree round (``SyncEngine._unchanged``) joins
+    sync_state with pages and files in path order. Left to itself SQLite took the (client,
+    file_id) index, inode order, and probed the pages' (path, hash) index at random: 1.8x the
+    join's CPU (a no-change sync at 50,000 pages cost 100 ms more)."""
+    brain, eng, root = env
+    if getattr(brain.conn, "dialect", "sqlite") == "postgres":
+        pytest.skip("SQLite's query plan")
+    sqls: list[str] = []
+    brain.conn.set_trace_callback(sqls.append)
+    try:
+        assert eng.sync()["ok"]
+    finally:
+        brain.conn.set_trace_callback(None)
+    joins = [q for q in sqls if "FROM sync_state s JOIN" in q]
+    assert len(joins) == 2  # pages, then files
+    for q in joins:
+        plan = " | ".join(r[3] for r in brain.conn.execute("EXPLAIN QUERY PLAN " + q))
+        assert "idx_sync_state_file_id" not in plan and "TEMP B-TREE" not in plan, plan
+
+
 def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch):
     """A whole-tree round compares the scan's stats and the brain's hashes with sync_state as sets
     and hands only the paths that differ to the pure plan (issue 14: a no-change sync at 50,000

@@ -784,7 +784,7 @@ class SyncEngine:
         for c in cleaned:
             self._log(f"- cleaned {c}")
         clean, db, state_paths, seq_now = self._unchanged(stats)
-        disk = {p: DiskFile(p, size, mt) for p, size, mt in stats if p not in clean}
+        disk = {p: DiskFile(p, size, mt) for p, size, mt in stats if p not in clean} if len(clean) != len(stats) else {}  # (stats' paths are unique)
         cand = set(disk) | state_paths | set(db)
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
@@ -825,6 +825,11 @@ class SyncEngine:
         snapshot of the sequence number (as :meth:`_db_side` does)."""
         rows = self._tuples
         eq = "FROM sync_state s JOIN {t} x ON x.path = s.path AND x.content_hash = s.base_hash WHERE s.client = ? AND s.mtime_ns != 0 AND s.disk_hash = s.base_hash AND s.file_id IS NOT NULL"
+        if getattr(self.conn, "dialect", "sqlite") != "postgres":
+            # in path order (SQLite then walks idx_sync_state_client_path and probes the pages'
+            # (path, hash) index in order): left to itself it took the (client, file_id) index,
+            # inode order, whose random probes cost 1.8x the join (172 vs 93 ms CPU at 50,000)
+            eq += " ORDER BY s.path"
         db: dict[str, tuple[str, str]] = {}
         self.conn.execute("BEGIN")
         try:
