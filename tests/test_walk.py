@@ -139,3 +139,49 @@ def test_a_scan_without_sizes_lists_and_skips_exactly_what_a_scan_with_sizes_doe
     assert bare.skipped == sized.skipped and len(bare.skipped) == 9
     assert {(f.size, f.mtime_ns) for f in bare.files} == {(NOT_TAKEN, NOT_TAKEN)}
     assert all(f.size == 4 or f.path == ".gbrainignore" for f in sized.files)
+
+
+def test_walk_with_a_screened_matcher_skips_what_pathspec_skips(tmp_path):
+    """A matcher of folder and name patterns only (ignore_matcher gives it ``file_names``: the
+    default rules alone are such) is asked about a file only when its name may match; the walk
+    still leaves out exactly what pathspec's own match_file, asked about every file, leaves out:
+    from the top and from a folder below an ignored one (watch's per-folder walk), with sizes
+    and without."""
+    import pathspec
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from gbrain.sync.scan import DEFAULT_IGNORE, ignore_matcher
+
+    root = tmp_path / "v"
+    for rel in ("a.md", "build", "build.md", "doc/x.md", "doc/build/y.md", "a/b/z.md", "a/build/q.md", "a/x/b/w.md", "top.md",
+                ".obsidian/app.json", "n/.trash/t.md", "x.png", "doc/sub/deep/k.md", "b.md/inner.md", "._a.md", "doc/.DS_Store",
+                "doc/Icon\r", "a/Thumbs.db", "._d/e.md", "x.log/f.md", "a/y.log", "a/c.md", "doc/nl.md\n", "n\nl/.DS_Store", "n\nl/m.md"):
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(b"# x\n")
+    pats = ["build/", "doc/", "a/**/b/", "/a/", "b.md/", "!build/", "*.md", "!doc/x.md", "build", "x.*", "doc/sub/", "# c", "",
+            "!.obsidian/", "*.log", "/top.md", "a/*.md", "!._*", "[xy].png", "**/z.md", "Thumbs.db", "?.md", "**/a/*.md"]
+    starts = ["", "doc/", "doc/build/", "a/", "a/x/b/", "doc/sub/deep/", "n/.trash/", "._d/", "x.log/", "n\nl/"]
+
+    def walked(matcher, reldir, sizes):
+        w = walk_tree(str(root), reldir, matcher, set(), sizes=sizes)
+        return sorted(f[0] for f in w.files), sorted(w.skipped)
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.sampled_from(pats), max_size=4), st.booleans())
+    def check(lines, defaults):
+        spec = pathspec.GitIgnoreSpec.from_lines((list(DEFAULT_IGNORE) if defaults else []) + lines)
+        fast = ignore_matcher(spec)
+        for reldir in starts:
+            for sizes in (True, False):
+                assert walked(fast, reldir, sizes) == walked(spec.match_file, reldir, sizes), (lines, reldir, sizes)
+
+    check()
+
+    def screen(lines):
+        return getattr(ignore_matcher(pathspec.GitIgnoreSpec.from_lines(lines)), "file_names", "absent")
+
+    assert screen(list(DEFAULT_IGNORE)) is not None and screen(list(DEFAULT_IGNORE)) != "absent"
+    assert screen([".obsidian/", "build/"]) is None and ignore_matcher(None).file_names is None  # no file can match
+    assert screen(list(DEFAULT_IGNORE) + ["!x/"]) == "absent" and screen(["/top.md"]) == "absent" and screen(["a/*.md"]) == "absent"
