@@ -267,7 +267,10 @@ def test_partial_put_keeps_the_rest_byte_exact(imported):
 
 
 def test_timeline_append_on_a_new_page_is_a_real_timeline(imported):
+    # timeline lines alone never create a page (a typo'd slug made junk pages): a compiled truth does
     r = gbrain("call", "brain_put", json.dumps({"slug": "concepts/fresh", "timeline_append": "- **2025-01-01** | note — first"}))
+    assert r.returncode == 1 and b"no page 'concepts/fresh'" in r.stdout
+    r = gbrain("call", "brain_put", json.dumps({"slug": "concepts/fresh", "compiled_truth": "# Fresh\n", "timeline_append": "- **2025-01-01** | note — first"}))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["warnings"] == []
     assert js(gbrain("timeline", "concepts/fresh", "--json"))[0]["summary"] == "first"

@@ -220,10 +220,30 @@ def check_skill_text(skill: str, text: str) -> list[Problem]:
     # MCP calls quoted inline in prose: `brain_x {...}`
     for m in re.finditer(r"`(brain_\w+)\s+(\{[^`]*\})`", text):
         check_tool_json(skill, m.group(0), m.group(1), m.group(2), schemas, problems)
+    # the shorthand prose and the MCP prompts use: brain_x {slug, source, data} / {slug, date: YYYY-MM-DD}
+    # (not JSON, so the check above passed brain_raw {slug, source, data} though brain_raw takes no data)
+    for m in re.finditer(r"\b(brain_\w+)\s*\{([^{}`]*)\}", text):
+        check_tool_names(skill, m.group(0), m.group(1), m.group(2), schemas, problems)
     for m in re.finditer(r"\bbrain_[a-z0-9_]+\b", text):
         if m.group(0) not in schemas and m.group(0) not in pending_tools():
             problems.append(Problem(skill, m.group(0), f"unknown MCP tool {m.group(0)}"))
     return problems
+
+
+def check_tool_names(skill: str, line: str, tool: str, body: str, schemas: dict, problems: list[Problem]) -> None:
+    """``brain_x {a, b: v, c}``: each name before a comma or colon is a parameter of the tool."""
+    if tool not in schemas:
+        return  # the name check reports it
+    try:
+        json.loads("{" + body + "}")
+        return  # JSON: check_tool_json's
+    except json.JSONDecodeError:
+        pass
+    props = schemas[tool].get("properties", {})
+    for item in body.split(","):
+        name = item.split(":", 1)[0].strip()
+        if re.fullmatch(r"[a-z_][a-z0-9_]*", name) and name not in props:
+            problems.append(Problem(skill, line, f"{tool}: unknown parameter '{name}' (has: {', '.join(props)})"))
 
 
 def header(text: str) -> dict:
@@ -293,6 +313,8 @@ gbrain --db x.db search "ok" --limit 3
 ```
 brain_timeline_add {"slug": "a", "date": "2025-01-01"}
 ```
+
+Structured data: brain_raw {slug, source, data}; events: brain_timeline_add {slug, date: YYYY-MM-DD, summary}.
 """
     msgs = [p.message for p in check_skill_text("bad", bad)]
     expect = [
@@ -309,10 +331,34 @@ brain_timeline_add {"slug": "a", "date": "2025-01-01"}
         "brain_get: unknown parameter 'extra'",
         "brain_get: missing required parameter 'slug'",
         "`gbrain query` has no option --whatever",
+        "brain_raw: unknown parameter 'data'",
     ]
     for e in expect:
         assert any(m.startswith(e) for m in msgs), (e, msgs)
-    assert not any("search" in m or "`gbrain get` needs" in m for m in msgs), msgs
+    assert not any("search" in m or "`gbrain get` needs" in m or "brain_timeline_add: unknown" in m for m in msgs), msgs
+
+
+def test_every_mcp_prompt_names_real_tools_and_parameters(fixture_db):
+    """The MCP prompts (brain_ingest_meeting, brain_briefing, each skill's) as `gbrain serve` gives
+    them pass the skills' checks: the 2026-12-02 trial followed brain_ingest_meeting's
+    `brain_raw {slug, source, data}` into an unknown-parameter error (brain_raw_put takes data)."""
+    import anyio
+
+    from test_mcp import connect
+
+    async def main():
+        async with connect(fixture_db) as c:
+            prompts = (await c.list_prompts()).prompts
+            texts = {}
+            for p in prompts:
+                got = await c.get_prompt(p.name, {})
+                texts[p.name] = "\n".join(m.content.text for m in got.messages)
+            return texts
+
+    texts = anyio.run(main)
+    assert {"brain_ingest_meeting", "brain_briefing", "gbrain-ingest"} <= set(texts)
+    problems = [pr for name, text in texts.items() for pr in check_skill_text(name, text)]
+    assert not problems, "\n".join(map(str, problems))
 
 
 def test_registry_tools_match_the_cli_tool_list(run):

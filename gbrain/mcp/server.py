@@ -191,7 +191,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
         cli_only = sorted(set(arguments or {}) & hidden)
         if cli_only:  # e.g. ingest's FILE: agents send content, the server reads no local files for them
             expected = ", ".join([p.name for p in o.params if p.in_schema] + (["cursor"] if o.page else [])) or "none"
-            msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}"
+            msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{ops.takes_hint(o, arguments, cli_only)}"
             return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
         host.running.add(cancel)
         try:
@@ -309,11 +309,14 @@ Steps (each a tool call):
 3. Existing page: brain_put with compiled_truth (rewrite the state with what is new; the timeline and
    frontmatter stay byte-exact), frontmatter {{"updated": "YYYY-MM-DD"}} (the date you rewrote it), and
    if_hash: the content_hash brain_get returned, so an edit someone saved since your read is not
-   overwritten (refused: read again, redo the edit). New entity worth a page: brain_put with full
+   overwritten (refused: read again, redo the edit). A long page comes in parts (truncated: true) and
+   a part's content_hash is a part token: never put a part back as content (it would cut the rest);
+   read it whole with max_chars 0 first, or use the partial updates. New entity worth a page: brain_put with full
    content (frontmatter with title and type, compiled truth, a --- line, then a timeline).
 4. For each datable event: brain_timeline_add {{slug, date: YYYY-MM-DD, summary, source: "meeting"}}.
 5. For each relationship between two pages: brain_link {{from, to, context}}.
-6. Structured data (JSON from the meeting tool, action items): brain_raw {{slug, source, data}}.
+6. Structured data (JSON from the meeting tool, action items): brain_raw_put {{slug, source, data}}
+   (brain_raw {{slug, source}} reads it back).
 7. Finish with a short list of the pages you created or changed.
 {transcript}"""
 

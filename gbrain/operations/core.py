@@ -61,7 +61,9 @@ def _version(_b, a, ctx):
     "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history) and its "
     "content_hash (give it to put's if_hash so that a write based on this read never overwrites a newer save). A long page comes in parts for agents: "
     "`truncated` is true, `next_offset` is where the rest starts (pass it as offset) and `sections` lists "
-    "the headings with their offsets, to jump to one.",
+    "the headings with their offsets, to jump to one. A part's content_hash is a part token (`part:START-END:HASH`), not the page's: "
+    "put refuses it for whole `content` (that would cut the rest of the page) and for a `compiled_truth` the part does not hold whole; "
+    "to rewrite a long page, read it whole (`max_chars` 0) or change one part (`compiled_truth`, `timeline_append`, `frontmatter`).",
     [
         SLUG,
         Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
@@ -109,7 +111,32 @@ def _get(b, a, ctx):
         raise BadInput(f"offset {offset:,} is past the end of {out['slug']} ({len(text):,} characters)")
     if offset == 0 and (not cap or len(text) <= cap):
         return out
-    return {**out, **_part(text, offset, cap)}
+    part = _part(text, offset, cap)
+    if out.get("content_hash"):  # never the whole page's hash beside a part of it (see part_token)
+        part["content_hash"] = part_token(offset, offset + len(part["content"]), out["content_hash"])
+    return {**out, **part}
+
+
+#: how a part token starts: ``part:START-END:HASH`` (characters START to END of the page whose
+#: content_hash is HASH)
+PART_PREFIX = "part:"
+
+
+def part_token(start: int, end: int, content_hash: str) -> str:
+    """The ``content_hash`` a read of part of a page gives (characters ``start`` to ``end`` of
+    the page whose whole-page hash is ``content_hash``): ``part:START-END:HASH``. put refuses it
+    as the basis of a whole-page write (``content``: the rest would be cut) and of a
+    ``compiled_truth`` the part does not hold whole; the partial updates it allows check HASH."""
+    return f"{PART_PREFIX}{start}-{end}:{content_hash}"
+
+
+def parse_part_token(token: str) -> tuple[int, int, str] | None:
+    """``(start, end, content_hash)`` of a :func:`part_token`; None for anything else (a plain
+    content_hash or a garbled token, which then is simply a hash that matches no page)."""
+    import re
+
+    m = re.fullmatch(r"part:(\d+)-(\d+):([0-9a-f]*)", token.strip().lower())
+    return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
 
 
 def _check_hash(b, row, text: str) -> None:
@@ -152,7 +179,8 @@ def _part(text: str, offset: int, cap: int) -> dict:
         Param("frontmatter", "object", "frontmatter keys to set (JSON object; null removes a key)"),
         Param("if_hash", description="write only if the page is still as read: its content_hash from get (an empty string: only if "
               "there is no such page yet); if it changed since (another writer, an edit in the synced folder), nothing is written and "
-              "the put fails with a conflict: read it again and redo the edit", modifier=True),
+              "the put fails with a conflict: read it again and redo the edit. A part token from a read of part of a page "
+              "(`part:…`) is refused for whole `content`: read the page whole for that", modifier=True),
     ],
     db="create",
     text=_saved,
@@ -170,9 +198,9 @@ def _put(b, a, ctx):
 def _put_locked(b, a, ctx):
     from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
 
+    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("if_hash") is not None:
         _check_if_hash(b, a, ctx)
-    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("content") is not None:
         if parts:
             raise BadInput("give either content or compiled_truth/timeline_append/frontmatter, not both")
@@ -183,6 +211,8 @@ def _put_locked(b, a, ctx):
     from ..page.slugs import check_slug
 
     row = b.resolve_for_write(a["slug"])  # as put's: never a page beside the ones meant
+    if row is None and a.get("compiled_truth") is None:
+        _no_page_for_part(b, a, ctx, parts)
     slug = row["slug"] if row else check_slug(a["slug"])
     text = b.check_text(row) if row else ""  # a partial update of a damaged text is refused
     from ..page.markdown import parse_page
@@ -236,6 +266,60 @@ def _put_locked(b, a, ctx):
     return b.put(row["slug"] if row else slug, text).as_dict()
 
 
+def _no_page_for_part(b, a, ctx, parts: list[str]) -> None:
+    """Refuse (:class:`~gbrain.errors.NotFound`, as ``tag``/``timeline-add`` refuse a typo, with
+    its did-you-mean) a partial put with no compiled truth of a page that does not exist: only
+    frontmatter or timeline lines would make a page of nothing but those (``put priyaa
+    --frontmatter …`` created ``priyaa.md`` beside ``people/priya``)."""
+    from ..page.slugs import check_slug
+
+    check_slug(a["slug"])
+    try:
+        b.resolve_slug(a["slug"])
+        sugg: list[str] = []
+        msg = f"no page '{a['slug']}'"
+    except NotFound as e:
+        sugg, msg = e.suggestions, str(e)
+    given = " and ".join(ctx.flag(k) for k in parts)
+    raise NotFound(f"{msg} (a put of only {given} changes a page that exists; to create the page, give "
+                   f"{ctx.flag('content')} or {ctx.flag('compiled_truth')} too); nothing was written", sugg)
+
+
+def _check_part_token(row, name: str, part: tuple[int, int, str], a: dict, ctx) -> None:
+    """Refuse (BadInput, nothing written) a put whose ``if_hash`` is a :func:`part_token` when the
+    write would rest on text the read did not give: whole ``content`` (the unread rest of the page
+    would be cut), or ``compiled_truth`` when the part did not hold all of the page's compiled
+    truth. ``timeline_append`` and ``frontmatter`` (and a compiled truth the part held whole) pass
+    on to the hash check."""
+    start, end, _ = part
+    agent = ctx.agent
+    whole = ("read the whole page (brain_get with `max_chars` 0, or every part in turn with `offset` = `next_offset`) and use "
+             "the content_hash of that whole read" if agent else f"read the whole page (`gbrain get {name} --json`) and use its content_hash")
+    partial = ("`compiled_truth`, `timeline_append` or `frontmatter` (brain_put) change one part and take this content_hash"
+               if agent else "--compiled-truth, --timeline-append or --frontmatter change one part and take this hash")
+    what = f"{ctx.flag('if_hash')} is the content_hash of a part of {name} (characters {start:,} to {end:,}"
+    if row is not None:
+        what += f" of {len(render_row_text(row)):,}"
+    what += ")"
+    if a.get("content") is not None:
+        raise BadInput(f"{what}: a put with {ctx.flag('content')} replaces the whole page, so the rest of the page would be cut; "
+                       f"nothing was written. {whole[0].upper() + whole[1:]}; or {partial}")
+    if a.get("compiled_truth") is not None and row is not None:
+        ct_start = (1 if row["bom"] else 0) + len(row["frontmatter_raw"])
+        ct_end = ct_start + len(row["compiled_truth"])
+        if start > ct_start or end < ct_end:
+            raise BadInput(f"{what}, which does not hold all of its compiled truth (characters {ct_start:,} to {ct_end:,}): "
+                           f"a {ctx.flag('compiled_truth')} written from it would drop what was not read; nothing was written. "
+                           f"{whole[0].upper() + whole[1:]}, or {'use `timeline_append` / `frontmatter`' if agent else 'use --timeline-append / --frontmatter'}")
+
+
+def render_row_text(row) -> str:
+    """The page text of a ``pages`` row (:func:`gbrain.core.brain.render_row`)."""
+    from ..core.brain import render_row
+
+    return render_row(row)
+
+
 def _check_if_hash(b, a, ctx) -> None:
     """put's optimistic concurrency (inside its write transaction): refuse with
     :class:`~gbrain.errors.Conflict` (nothing written) unless the page's ``content_hash`` is
@@ -243,9 +327,13 @@ def _check_if_hash(b, a, ctx) -> None:
     want = a["if_hash"].strip().lower()
     row = b.resolve_for_write(a["slug"])
     have = row["content_hash"] if row else ""
+    name = row["slug"] if row else a["slug"]
+    part = parse_part_token(want)
+    if part is not None:
+        _check_part_token(row, name, part, a, ctx)
+        want = part[2]
     if want == have:
         return
-    name = row["slug"] if row else a["slug"]
     if not row:
         raise Conflict(f"{name}: there is no such page (it was deleted or renamed since it was read, or never existed); nothing was written"
                        + ("" if ctx.agent else f". `gbrain trash` and `gbrain history {name}` show where it went"))

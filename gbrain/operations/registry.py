@@ -265,6 +265,20 @@ def find(name: str) -> Operation:
 MAX_INT = 2**53
 
 
+def takes_hint(o: Operation, args: dict, unknown: list[str]) -> str:
+    """For an unknown-parameter error: the tools (at most two, MCP ones) that take every argument
+    given, the one whose name shares most with ``o``'s first (``brain_raw {slug, source, data}``
+    → ``"; brain_raw_put takes data"``); '' when none does."""
+    import os.path
+
+    fits = [x for x in REGISTRY.values() if x is not o and x.mcp and all(k in {p.name for p in x.params if p.in_schema} for k in args)]
+    if not fits:
+        return ""
+    fits.sort(key=lambda x: (-len(os.path.commonprefix([x.name, o.name])), len(x.params), x.name))
+    names = ", ".join(sorted(map(ascii_name, unknown)))
+    return "; " + " and ".join(f"{x.tool_name} takes {names}" for x in fits[:2])
+
+
 def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput.
 
@@ -283,7 +297,8 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     unknown = [k for k in args if k not in known]
     if unknown:
         expected = list(known) + (["cursor"] if o.page and not cli else [])
-        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; expected {', '.join(expected) or 'none'}")
+        hint = "" if cli else takes_hint(o, args, unknown)
+        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; expected {', '.join(expected) or 'none'}{hint}")
     out = {}
     for p in o.params:
         v = args.get(p.name)
