@@ -131,3 +131,89 @@ def test_a_partial_put_of_a_page_that_does_not_exist_refuses_with_did_you_mean(d
     assert r.returncode == 1 and b"did you mean: people/priya" in r.stderr and b"--compiled-truth" in r.stderr
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT count(*) FROM pages").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("value,want", [("2026-11-29T15:00:00Z", "2026-11-29"), ("2026-11-29 15:00", "2026-11-29"),
+                                        ('"2026-11-29T15:00:00+09:00"', "2026-11-29"), ("2026-11-29", "2026-11-29")])
+def test_ingest_names_a_timestamped_document_by_its_date(db_path, value, want):
+    """`date: 2026-11-29T15:00:00Z` gave sources/<today>-weekly-sync: the date part of a timestamp is the date."""
+    with Brain.open(db_path, create=True) as b:
+        r = ops.run("ingest", {"content": f"---\ntitle: Weekly sync\ndate: {value}\n---\n\nNotes.\n", "source_type": "meeting", "source_ref": "zoom-123"}, brain=b)
+        assert r["slug"] == f"sources/{want}-weekly-sync" and r["warnings"] == []
+
+
+@pytest.mark.parametrize("value", ["2026-13-45", "Nov 29 2026", "20261129", "next tuesday"])
+def test_ingest_warns_when_the_date_is_no_date(db_path, value):
+    """A `date:` that is no date: today's date in the slug, and a warning that says so (was silent)."""
+    from gbrain.operations.agents import _today
+
+    with Brain.open(db_path, create=True) as b:
+        r = ops.run("ingest", {"content": f"---\ntitle: Weekly sync\ndate: {value}\n---\n\nNotes.\n"}, brain=b)
+        assert r["slug"] == f"sources/{_today()}-weekly-sync"
+        assert any("is no date" in w and _today() in w for w in r["warnings"]), r["warnings"]
+
+
+def test_a_frontmatter_edit_of_a_page_with_an_impossible_date_keeps_it(db_path):
+    """`date: 2026-13-45` (kept as text by the page model) made every frontmatter edit of the page
+    fail ('month must be in 1..12'; ingest of such a document crashed): the edit now writes its
+    key and leaves that line byte for byte."""
+    page = "---\ntitle: Odd\ndate: 2026-13-45\n---\n# Odd\n"
+    with Brain.open(db_path, create=True) as b:
+        ops.run("put", {"slug": "notes/odd", "content": page}, brain=b)
+        ops.run("put", {"slug": "notes/odd", "frontmatter": {"updated": "2026-12-02"}}, brain=b)
+        ops.run("tag", {"slug": "notes/odd", "tag": "x"}, brain=b)
+        assert b.get_text("notes/odd") == "---\ntitle: Odd\ndate: 2026-13-45\nupdated: '2026-12-02'\ntags:\n- x\n---\n# Odd\n"
+
+
+def test_put_timeline_append_refuses_an_impossible_date_as_timeline_add_does(db_path):
+    """`put --timeline-append '- **2026-13-45** | …'` was taken (and sorted as the newest entry)
+    while `timeline-add --date 2026-13-45` is refused `not a real date`: both refuse now, nothing
+    written; a page written whole keeps its bytes (only the agent-facing appends check)."""
+    with Brain.open(db_path, create=True) as b:
+        ops.run("put", {"slug": "notes/n", "content": "# N\n"}, brain=b)
+        for date in ("2026-13-45", "2026-02-30"):
+            with pytest.raises(BadInput, match=f"not a real date: {date}"):
+                ops.run("put", {"slug": "notes/n", "timeline_append": f"- **2026-01-02** | ok\n- **{date}** | call — impossible"}, brain=b)
+            with pytest.raises(BadInput, match=f"not a real date: {date}"):
+                ops.run("timeline-add", {"slug": "notes/n", "date": date, "summary": "impossible"}, brain=b)
+        assert b.get_text("notes/n") == "# N\n"
+        whole = "# N\n\n---\n\n- **2026-13-45** | written by hand\n"
+        ops.run("put", {"slug": "notes/n", "content": whole}, brain=b)
+        assert b.get_text("notes/n") == whole
+    r = gbrain("--db", str(db_path), "put", "notes/n", "--timeline-append", "- **2026-13-45** | call — impossible")
+    assert r.returncode == 2 and b"not a real date: 2026-13-45" in r.stderr
+
+
+def test_lint_lists_conflict_copies_as_conflicts_not_as_orphans_or_duplicate_titles(tmp_path, db_path):
+    """A conflict copy (`deals/bridge.conflict-…`, made by sync) was an orphan ("link it…") and a
+    duplicate title ("make the titles distinct"): an agent following the maintain skill would
+    link or retitle it. It is a `conflicts` finding now, with how to resolve it; briefings and
+    maintenance reports (type briefing / report, records the skills leave unlinked) are no orphans."""
+    c = tmp_path / "c"
+    (c / "deals").mkdir(parents=True)
+    f = c / "deals" / "bridge.md"
+    f.write_text("---\ntitle: Bridge\n---\n\n# Bridge\n\n> Summary v1.\n\n---\n\n- **2026-01-01** | call — opened\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(c)).returncode == 0
+    assert gbrain("--db", db, "put", "deals/bridge", "--compiled-truth", "# Bridge\n\n> AGENT summary.\n").returncode == 0
+    f.write_text(f.read_text().replace("Summary v1.", "HUMAN summary."))
+    assert gbrain("--db", db, "sync", str(c)).returncode == 3  # a conflict
+    for slug, kind in (("sources/briefing-2026-12-02", "briefing"), ("sources/maintenance-2026-12-02", "report")):
+        assert gbrain("--db", db, "put", slug, input=f"---\ntitle: {slug}\ntype: {kind}\n---\n# R\n").returncode == 0
+    with Brain.open(db_path) as b:
+        copy = [r["slug"] for r in b.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%conflict%'")]
+        assert len(copy) == 1 and copy[0].startswith("deals/bridge.conflict-")
+        r = ops.run("lint", {"check": "orphans,duplicate_titles,conflicts", "limit": 0}, brain=b)
+        by = {}
+        for x in r["findings"]:
+            by.setdefault(x["check"], []).append(x)
+        assert "duplicate_titles" not in by, by
+        assert {x["slug"] for x in by.get("orphans", [])} == {"deals/bridge"}  # the page itself: nobody links it
+        [conf] = by["conflicts"]
+        assert conf["slug"] == copy[0] and conf["original"] == "deals/bridge"
+        assert "gbrain conflicts" in conf["action"] and "delete" in conf["action"] and "merge" in conf["action"]
+        agent = ops.run("lint", {"check": "conflicts"}, ops.Context(db=db, surface="mcp"), brain=b)
+        assert "brain_conflicts" in agent["findings"][0]["action"] and "brain_delete" in agent["findings"][0]["action"]
+        # resolved: the copy deleted; nothing left to say
+        ops.run("delete", {"slug": copy[0]}, brain=b)
+        assert ops.run("lint", {"check": "conflicts"}, brain=b)["counts"]["conflicts"] == 0

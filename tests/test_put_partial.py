@@ -79,7 +79,11 @@ def test_frontmatter_update_on_crlf_page_keeps_crlf(brain):
 
 
 def test_timeline_append_on_new_page_makes_a_timeline(brain):
-    put(brain, slug="notes/new", timeline_append="- **2025-01-01** | manual — first")
+    from gbrain.errors import NotFound
+
+    with pytest.raises(NotFound, match="no page 'notes/new'"):  # timeline lines alone make no page (a typo'd slug did)
+        put(brain, slug="notes/new", timeline_append="- **2025-01-01** | manual — first")
+    put(brain, slug="notes/new", compiled_truth="# New\n", timeline_append="- **2025-01-01** | manual — first")
     assert ops.run("timeline", {"slug": "notes/new"}, brain=brain) == [{"date": "2025-01-01", "source": "manual", "summary": "first", "detail": ""}]
 
 
@@ -178,11 +182,12 @@ def test_timeline_append_refuses_lines_that_are_not_timeline_entries(brain):
     """`put --timeline-append "not a timeline line"` wrote the text below the page's `---` as if
     it were an entry (new-user trial). An unindented line must be an entry; a detail line goes
     indented under one; nothing is written on a refusal."""
+    put(brain, slug="notes/t", content="# T\n")
     with pytest.raises(BadInput, match="not a timeline line"):
         put(brain, slug="notes/t", timeline_append="not a timeline line")
     with pytest.raises(BadInput, match="not a timeline line"):
         put(brain, slug="notes/t", timeline_append="- **2025-01-01** | ok\nstray text")
-    assert brain.page_row("notes/t") is None
+    assert text(brain, "notes/t") == "# T\n"
     put(brain, slug="notes/t", timeline_append="- **2025-01-01** | call — ok\n  detail line\n\n- **2024-12-01** | older")
     assert [e.date for e in brain.parsed(brain.page_row("notes/t")).timeline_entries] == ["2025-01-01", "2024-12-01"]
 

@@ -10,7 +10,9 @@ The checks (names are stable; they are the ``check`` field of every finding):
 ``dead_links``
     A link whose target resolves to no page (``links.to_page_id IS NULL``).
 ``orphans``
-    A page no *other* page links to (self-links do not count).
+    A page no *other* page links to (self-links do not count). Left out: conflict copies (the
+    ``conflicts`` check lists them) and the records the skills leave unlinked, pages of type
+    ``briefing`` (skills/briefing) and ``report`` (skills/maintain's maintenance report).
 ``stale_compiled_truth``
     A page whose timeline has entries dated after the last revision of its compiled truth.
     The database only knows a page-level ``updated_at`` (any write touches it, including a
@@ -39,7 +41,13 @@ The checks (names are stable; they are the ``check`` field of every finding):
     Pages whose YAML frontmatter did not load (``pages.frontmatter_error``; the text is kept).
 ``duplicate_titles``
     Two or more pages whose titles are equal up to case and punctuation (``title_key``):
-    ``[[Title]]`` links to them are ambiguous.
+    ``[[Title]]`` links to them are ambiguous. Conflict copies are left out (a copy shares its
+    page's title until it is merged and deleted).
+``conflicts``
+    An open sync conflict: a conflict copy (``name.conflict-YYYYMMDDTHHMMSS``, made by sync or
+    watch when the folder and the brain changed a page in ways that do not merge) still in the
+    brain. Resolving it means merging what the copy has that the page lacks into the page, then
+    deleting the copy (``gbrain conflicts`` says which side holds which version and who wrote it).
 
 ``fix_safe=True`` applies only the edits that lose nothing: renaming tag variants to the
 canonical spelling in the pages' frontmatter (through the same markdown edit ``gbrain tag``
@@ -61,7 +69,7 @@ from ..errors import BadInput, GBrainError
 from .brain import page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
-from ..page.slugs import identity_key, loose_key, name_key, nfc, slug_key
+from ..page.slugs import conflict_original, identity_key, loose_key, name_key, nfc, slug_key
 
 CHECKS = (
     "dead_links",
@@ -72,6 +80,7 @@ CHECKS = (
     "embeddings",
     "frontmatter_errors",
     "duplicate_titles",
+    "conflicts",
 )
 
 DEFAULT_THREAD_DAYS = 30
@@ -295,11 +304,17 @@ def _dead_links(brain) -> list[dict]:
     return out
 
 
+#: page types that are records, not knowledge: the skills leave them unlinked (skills/briefing,
+#: skills/maintain's report), so they are no orphans
+RECORD_TYPES = ("briefing", "report")
+
+
 def _orphans(brain) -> list[dict]:
     rows = brain.conn.execute(
-        "SELECT slug, title, type FROM pages p WHERE NOT EXISTS "
-        "(SELECT 1 FROM links l WHERE l.to_page_id = p.id AND l.from_page_id != p.id) ORDER BY slug"
+        "SELECT slug, path, title, type FROM pages p WHERE p.type NOT IN (?, ?) AND NOT EXISTS "
+        "(SELECT 1 FROM links l WHERE l.to_page_id = p.id AND l.from_page_id != p.id) ORDER BY slug", RECORD_TYPES
     )
+    rows = [r for r in rows if conflict_original(r["path"]) is None]  # a conflict copy: the conflicts check's
     return [
         {
             "check": "orphans",
@@ -519,7 +534,9 @@ def _duplicate_titles(brain) -> list[dict]:
     out = []
     rows = brain.conn.execute("SELECT title_key, MIN(title) AS title, GROUP_CONCAT(slug, char(10)) AS slugs FROM pages WHERE title_key != '' GROUP BY title_key HAVING COUNT(*) > 1 ORDER BY title_key")
     for r in rows:
-        slugs = sorted(r["slugs"].split("\n"))
+        slugs = sorted(x for x in r["slugs"].split("\n") if conflict_original(x) is None)  # a conflict copy: the conflicts check's
+        if len(slugs) < 2:
+            continue
         out.append(
             {
                 "check": "duplicate_titles",
@@ -530,6 +547,29 @@ def _duplicate_titles(brain) -> list[dict]:
                 "action": "merge them if they are one entity, else make the titles distinct (`gbrain put SLUG --frontmatter '{\"title\": \"...\"}'`)",
             }
         )
+    return out
+
+
+def _conflicts(brain) -> list[dict]:
+    """Open sync conflicts: each conflict copy still in the brain (its name carries the mark
+    :data:`~gbrain.page.slugs.CONFLICT_MARK`), with the page it is a copy of (``original``)."""
+    out = []
+    for r in brain.conn.execute("SELECT slug, path FROM pages WHERE path LIKE '%.conflict-%' ORDER BY slug"):
+        orig_path = conflict_original(r["path"])
+        if orig_path is None:
+            continue
+        orig = brain.conn.execute("SELECT slug FROM pages WHERE path = ?", (orig_path,)).fetchone()
+        original = orig["slug"] if orig else conflict_original(r["slug"])
+        out.append({
+            "check": "conflicts",
+            "slug": r["slug"],
+            "original": original,
+            "message": f"an open sync conflict: a copy of {original} (the page and the folder's file changed in ways that did not merge; "
+                       "both versions were kept)",
+            "action": f"resolve it: see which version is where and who wrote it (`gbrain conflicts`), merge what the copy has that "
+                      f"{original} lacks into {original} (`gbrain get {r['slug']}`, then `gbrain put {original}`), then delete the copy "
+                      f"(`gbrain delete {r['slug']}`); never link it or retitle it",
+        })
     return out
 
 

@@ -41,16 +41,24 @@ def _today() -> str:
     return _dt.datetime.now(_dt.timezone.utc).date().isoformat()
 
 
-def _date_of(page_fm: dict) -> str:
-    """``date`` from the source's frontmatter when it is an ISO date, else today (UTC): the
-    date in the page's slug."""
+def _date_of(page_fm: dict) -> tuple[str, str | None]:
+    """The date in a source page's slug, ``YYYY-MM-DD``, and a warning (or None): the source's
+    frontmatter ``date`` when it is an ISO date or a timestamp that starts with one
+    (``2026-11-29T15:00:00Z``, ``2026-11-29 15:00``: the date as written, no time zone
+    conversion); else today (UTC), with a warning when ``date`` is there but no date."""
     d = page_fm.get("date")
-    if isinstance(d, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", d.strip()):
+    if d is None or d == "":
+        return _today(), None
+    if isinstance(d, _dt.date):  # a loader that gives dates (datetime is a date too)
+        return d.isoformat()[:10], None
+    m = re.match(r"(\d{4}-\d{2}-\d{2})(?:$|[Tt ]\d)", d.strip()) if isinstance(d, str) else None
+    if m:
         try:
-            return _dt.date.fromisoformat(d.strip()).isoformat()
+            return _dt.date.fromisoformat(m.group(1)).isoformat(), None
         except ValueError:
             pass
-    return _today()
+    today = _today()
+    return today, f"the source's date {str(d)[:40]!r} is no date (YYYY-MM-DD, or a timestamp that starts with one); its slug takes today's date, {today}"
 
 
 def source_page_text(content: str, *, title: str, source_type: str, source_ref: str, ingested: str) -> tuple[str, list[str]]:
@@ -123,8 +131,9 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
     source_type = a.get("source_type") or "doc"
     source_ref = a.get("source_ref") or (str(Path(file).expanduser().resolve()) if file and file != "-" else "")
     title = _title_of(content, file)
-    date = _date_of(parse_page(content, "").frontmatter)
+    date, date_warning = _date_of(parse_page(content, "").frontmatter)
     text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=_today())
+    warnings = ([date_warning] if date_warning else []) + warnings
     base = f"sources/{date}-" + (loose_key(title)[:MAX_SLUG_NAME].strip("-") or "source")
     with b.transaction():
         for n in range(1, 1000):

@@ -242,12 +242,20 @@ def _put_locked(b, a, ctx):
                            "use another rule (***) or rewrite the whole page with content")
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
-        from ..page.markdown import is_timeline_line
+        from ..page.markdown import is_timeline_line, timeline_date
 
         for ln in lines.split("\n"):
             if ln.strip() and not ln[0].isspace() and not is_timeline_line(ln):
                 raise BadInput(f"{ctx.flag('timeline_append')}: {ln[:80]!r} is not a timeline line: give '- **YYYY-MM-DD** | summary' lines "
                                "(a detail line goes indented under its entry)")
+            date = timeline_date(ln) if ln.strip() and not ln[0].isspace() else None
+            if date is not None:
+                import datetime as _dt
+
+                try:
+                    _dt.date.fromisoformat(date)
+                except ValueError:  # as timeline-add refuses it (a file written by hand keeps it)
+                    raise BadInput(f"{ctx.flag('timeline_append')}: not a real date: {date} (in {ln[:80]!r}); nothing was written") from None
         heading = b.timeline_split == "heading"
         base = timeline_target(page, heading)  # timeline-add's rule: entries already there are skipped
         lines, skipped = new_timeline_lines(base, lines)

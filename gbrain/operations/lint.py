@@ -21,7 +21,8 @@ def _checks_arg(v: str | None) -> list[str] | None:
     "lint",
     "Check the brain for problems an agent should fix: dead_links, orphans, stale_compiled_truth (timeline newer than "
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
-    "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles. Returns "
+    "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
+    "copies are no orphans or duplicate titles; nor are pages of type briefing or report). Returns "
     "findings with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
     "`fix_safe` first applies only lossless fixes and reports each: tag spellings, and links to a page renamed or moved "
     "on disk rewritten to its new name in the style each was written (only when the old name leads to exactly one page); "

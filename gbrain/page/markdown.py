@@ -1283,10 +1283,36 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
 # ---------------------------------------------------------------------------
 
 
+_RT_CONSTRUCTOR: Any = None
+
+
+def _rt_constructor() -> Any:
+    """ruamel's round-trip constructor, but a timestamp-shaped scalar that is no real date or
+    time (``date: 2026-13-45``) loads as its text instead of raising ValueError (the page model
+    keeps it as text too): every frontmatter edit of such a page failed with 'month must be in 1..12'."""
+    global _RT_CONSTRUCTOR
+    if _RT_CONSTRUCTOR is None:
+        from ruamel.yaml.constructor import RoundTripConstructor
+
+        class _Constructor(RoundTripConstructor):
+            pass
+
+        def timestamp(self, node):
+            try:
+                return RoundTripConstructor.construct_yaml_timestamp(self, node)
+            except ValueError:
+                return self.construct_scalar(node)
+
+        _Constructor.add_constructor("tag:yaml.org,2002:timestamp", timestamp)
+        _RT_CONSTRUCTOR = _Constructor
+    return _RT_CONSTRUCTOR
+
+
 def _rt_yaml() -> Any:
     from ruamel.yaml import YAML
 
     y = YAML(typ="rt")
+    y.Constructor = _rt_constructor()
     y.preserve_quotes = True
     y.width = 4096
     return y
@@ -1406,6 +1432,13 @@ def is_timeline_line(line: str) -> bool:
     """Whether ``line`` (without its line end) is a timeline entry's first line,
     ``- **YYYY-MM-DD** | summary`` (the spec's timeline format)."""
     return _TIMELINE_LINE_RE.match(line) is not None
+
+
+def timeline_date(line: str) -> str | None:
+    """The ``YYYY-MM-DD`` of a timeline entry's first line (as written: maybe no real date), or
+    None when ``line`` is no entry line (:func:`is_timeline_line`)."""
+    m = _TIMELINE_LINE_RE.match(line)
+    return m.group(1) if m else None
 
 
 def timeline_line(date: str, summary: str, source: str = "", detail: str = "", nl: str = "\n") -> str:
