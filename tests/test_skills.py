@@ -357,6 +357,9 @@ def test_every_mcp_prompt_names_real_tools_and_parameters(fixture_db):
 
     texts = anyio.run(main)
     assert {"brain_ingest_meeting", "brain_briefing", "gbrain-ingest"} <= set(texts)
+    from gbrain.mcp.handshake import INSTRUCTIONS
+
+    texts["instructions"] = INSTRUCTIONS  # the server's instructions, which the host shows the agent
     problems = [pr for name, text in texts.items() for pr in check_skill_text(name, text)]
     assert not problems, "\n".join(map(str, problems))
 

@@ -98,7 +98,7 @@ def _read_source(file: str) -> str:
 @op(
     "ingest",
     "Ingest a source document (meeting transcript, article, doc, conversation): stores it as a "
-    "sources/<date>-<title> page (the document's own frontmatter `date`, else today), its text byte for byte below a frontmatter "
+    "sources/<date>-<title> page (the document's own frontmatter `date`, the date part of a timestamp; else today, with a warning when `date` is no date), its text byte for byte below a frontmatter "
     "block that records title, type: source, source_type, source_ref and ingested (today's date, UTC); a document with its own "
     "frontmatter keeps it and gets only the keys it lacks. Logs it in the ingest log and returns the page slug; the same "
     "document again finds the same page. Then update the pages it mentions with brain_put / brain_timeline_add / brain_link.",

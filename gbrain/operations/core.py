@@ -170,7 +170,8 @@ def _part(text: str, offset: int, cap: int) -> dict:
     "Create or update a page from its full markdown (`content`; the command line also reads it from standard input or a file), or update "
     "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline; an entry it already has, "
     "the same date, source and summary, is skipped, so a retry adds nothing), "
-    "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact.",
+    "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact. A partial update creates a page only "
+    "with `compiled_truth` (frontmatter or timeline lines alone for a slug with no page are refused, with the pages meant).",
     [
         SLUG,
         Param("content", description="full page markdown (the command line reads standard input or a file when it is not given)", stdin=True),
@@ -301,24 +302,29 @@ def _check_part_token(row, name: str, part: tuple[int, int, str], a: dict, ctx) 
     on to the hash check."""
     start, end, _ = part
     agent = ctx.agent
-    whole = ("read the whole page (brain_get with `max_chars` 0, or every part in turn with `offset` = `next_offset`) and use "
-             "the content_hash of that whole read" if agent else f"read the whole page (`gbrain get {name} --json`) and use its content_hash")
-    partial = ("`compiled_truth`, `timeline_append` or `frontmatter` (brain_put) change one part and take this content_hash"
-               if agent else "--compiled-truth, --timeline-append or --frontmatter change one part and take this hash")
-    what = f"{ctx.flag('if_hash')} is the content_hash of a part of {name} (characters {start:,} to {end:,}"
+    q = lambda k: f"`{ctx.flag(k)}`"  # noqa: E731
+    ct = None
+    if row is not None:
+        ct_start = (1 if row["bom"] else 0) + len(row["frontmatter_raw"])
+        ct = (ct_start, ct_start + len(row["compiled_truth"]))
+    held = ct is not None and start <= ct[0] and end >= ct[1]
+    whole = ("to rewrite the whole page, read it whole (brain_get with `max_chars` 0) and put with that read's content_hash"
+             if agent else f"to rewrite the whole page, read it whole (`gbrain get {name} --json`) and put with its content_hash")
+    parts = ["timeline_append", "frontmatter"] + (["compiled_truth"] if held else [])
+    partial = (f"to change a part, put {' or '.join(q(p) for p in parts)} with this content_hash"
+               + ("" if held or ct is None else f" (a {q('compiled_truth')} too once a read holds all of it: characters {ct[0]:,} to {ct[1]:,})"))
+    what = f"{q('if_hash')} is the content_hash of a part of {name} (characters {start:,} to {end:,}"
     if row is not None:
         what += f" of {len(render_row_text(row)):,}"
     what += ")"
     if a.get("content") is not None:
-        raise BadInput(f"{what}: a put with {ctx.flag('content')} replaces the whole page, so the rest of the page would be cut; "
-                       f"nothing was written. {whole[0].upper() + whole[1:]}; or {partial}")
-    if a.get("compiled_truth") is not None and row is not None:
-        ct_start = (1 if row["bom"] else 0) + len(row["frontmatter_raw"])
-        ct_end = ct_start + len(row["compiled_truth"])
-        if start > ct_start or end < ct_end:
-            raise BadInput(f"{what}, which does not hold all of its compiled truth (characters {ct_start:,} to {ct_end:,}): "
-                           f"a {ctx.flag('compiled_truth')} written from it would drop what was not read; nothing was written. "
-                           f"{whole[0].upper() + whole[1:]}, or {'use `timeline_append` / `frontmatter`' if agent else 'use --timeline-append / --frontmatter'}")
+        raise BadInput(f"{what}: a put with {q('content')} replaces the whole page, so the rest of the page would be cut; "
+                       f"nothing was written. {whole[0].upper() + whole[1:]}; {partial}")
+    if a.get("compiled_truth") is not None and ct is not None and not held:
+        raise BadInput(f"{what}, which does not hold all of its compiled truth (characters {ct[0]:,} to {ct[1]:,}): "
+                       f"a {q('compiled_truth')} written from it would drop what was not read; nothing was written. "
+                       f"{whole[0].upper() + whole[1:]}, or read a part that holds it (`offset`, `sections`); {q('timeline_append')} and "
+                       f"{q('frontmatter')} take this content_hash")
 
 
 def render_row_text(row) -> str:
