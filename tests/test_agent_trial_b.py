@@ -162,7 +162,7 @@ def test_a_frontmatter_edit_of_a_page_with_an_impossible_date_keeps_it(db_path):
         ops.run("put", {"slug": "notes/odd", "content": page}, brain=b)
         ops.run("put", {"slug": "notes/odd", "frontmatter": {"updated": "2026-12-02"}}, brain=b)
         ops.run("tag", {"slug": "notes/odd", "tag": "x"}, brain=b)
-        assert b.get_text("notes/odd") == "---\ntitle: Odd\ndate: 2026-13-45\nupdated: '2026-12-02'\ntags:\n- x\n---\n# Odd\n"
+        assert b.get_text("notes/odd") == "---\ntitle: Odd\ndate: 2026-13-45\nupdated: 2026-12-02\ntags:\n- x\n---\n# Odd\n"
 
 
 def test_put_timeline_append_refuses_an_impossible_date_as_timeline_add_does(db_path):
