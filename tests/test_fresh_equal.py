@@ -45,13 +45,13 @@ bodies = st.builds(
     # under the singular `tag:`, one titled Log 1 has an impossible date, one link adds a
     # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
     # links Ana from a property, one with one tag links two pages from a list property; a page
-    # titled Log 1 has the alias Logbook, which a link may name (from that very page, too)
+    # titled ＧＰＴ４ ﬁnance has the alias Logbook and links it itself (other pages may link it too)
     lambda title, links, tags, tl: (
-        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\naliases: [Logbook]\n" if title == "Log 1" else "")
+        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook]\n" if title == TITLES[-1] else "")
           + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "")
           + ("related: \"[[Ana]]\"\n" if title == "Soren" else "")
           + ("people:\n  - \"[[Soren]]\"\n  - \"[[notes/soren|N]]\"\n" if len(tags) == 1 else "") + "---\n") if (title or tags) else "")
-        + ("Body ", "Body ﬁnancial ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + "\n"
+        + ("Body ", "Body ﬁnancial ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + (" See [[Logbook]]." if title == TITLES[-1] else "") + "\n"
         + ("\nA claim.[^1]\n\n[^1]: Soren, see [[Ana]]\n" if len(links) == 1 else "")
         + ("\nEnergy $E #beta$ here.\n" if len(links) == 3 else "")
         + ("\n---\n\nMore text.\n" if len(links) == 2 else "")
