@@ -1135,19 +1135,18 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
             break
         rare.append(i)
         tot += dfs[i]
-    lists, largs = [], []
+    rlists, rargs = [], []  # every page of the rare terms
     for i in rare:
         q, a = per_term[i]
-        lists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
-        largs += [*a, *ta, PG_RANK_BOUND]
+        rlists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
+        rargs += [*a, *ta, PG_RANK_BOUND]
+    wlists, winargs = [], []  # the windows, when a term is more common
     if len(rare) < len(live):
         for q, a, n in ((andq, aargs, PG_CANDIDATES), (tsq, targs, PG_CANDIDATES)):
-            lists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
-            largs += [*a, *ta, n]
-        lists.append(f"SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)")
-        largs += [*targs, *ta, 10 * PG_CANDIDATES]
-    if not lists:
-        lists, largs = ["SELECT NULL::bigint WHERE false"], []
+            wlists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
+            winargs += [*a, *ta, n]
+        wlists.append(f"SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)")
+        winargs += [*targs, *ta, 10 * PG_CANDIDATES]
     # 3. one round trip: each candidate's BM25 and coordination factor from its terms' weighted
     #    frequencies, the best ``depth`` (and the exact names) kept, their signals and name
     #    evidence read
@@ -1157,7 +1156,7 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     coord = bool(coordinate and COORD_POWER and sum(1 for x in cw if x > 0) > 1)
     avgdl = lexemes / n_pages if lexemes else 1.0
     a_len, b_len = _K1 * (1 - _B), _K1 * _B / avgdl
-    fcols = "".join(f", ts_rank_cd({_PG_TF_WEIGHTS}, p.search_tsv, {q})::float8 * {_PG_TF_SCALE!r} AS f{i}"
+    fcols = "".join(f", ts_rank_cd({_PG_TF_WEIGHTS}, (v).f1, {q})::float8 * {_PG_TF_SCALE!r} AS f{i}"
                     for i, (q, _) in enumerate(per_term) if i in live)
     fargs = [x for i, (_, a) in enumerate(per_term) if i in live for x in a]
     bm25 = " + ".join(f"{idf[i]!r}::float8 * f{i} * {_K1 + 1!r} / (f{i} + {a_len!r} + {b_len!r} * dl)" for i in live) or "0::float8"
@@ -1168,17 +1167,47 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
         factor = "1"
     names_cols = "".join(f", bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ {wq})" for wq, _ in per)
     t = " AND p.type = ?" if type else ""
-    # a page's length: its distinct lexemes (length(): the tsvector's header, no lexeme read)
-    sql = (f"WITH c(id) AS ({' UNION '.join(lists)}), "
-           f"d AS (SELECT p.id, length(p.search_tsv) AS dl{fcols} "
-           f"FROM pages p JOIN c ON p.id = c.id WHERE true{t}{check}), "
-           f"s AS (SELECT id, {bm25} AS bm FROM d), "
-           f"top AS ((SELECT id, bm * {factor} AS r, bm FROM s JOIN d USING (id) ORDER BY bm * {factor} DESC, id LIMIT ?) "
+
+    def scored(lists: list[str], largs: list, also: str = "") -> tuple[str, list]:
+        """A SELECT of the pages of ``lists`` (``also``: a further condition) with their id,
+        length, terms' weighted frequencies (``f{i}``), BM25 (``bm``) and coordinated BM25
+        (``r``), and its arguments."""
+        return (f"SELECT *, bm * {factor} AS r FROM (SELECT *, {bm25} AS bm FROM (SELECT id, length((v).f1) AS dl{fcols} "
+                f"FROM (SELECT p.id, ROW(p.search_tsv) AS v FROM pages p WHERE p.id = ANY(ARRAY({' UNION '.join(lists)})){t}{check}{also} "
+                f"OFFSET 0) AS x OFFSET 0) AS y OFFSET 0) AS z"), [*fargs, *largs, *([type] if type else []), *cargs]
+
+    # a page's length: its distinct lexemes (length(): the tsvector's header, no lexeme read).
+    # The candidates are read by their ids (an index probe each: a join let the planner scan
+    # every page), and a page's search_tsv is read once: a tsvector over ~2 KB is stored out of
+    # line (TOAST), and every function reading the column fetches it again (length and one
+    # ts_rank_cd per term: 3 fetches for two words). ROW() puts the fetched value inline in a
+    # composite (a composite never holds an out-of-line value) that the functions read from;
+    # OFFSET 0 keeps the planner from merging the subquery back (2026-12-02: the statement's CPU
+    # 18.8 → 11.3 ms per query, docs/performance.md)
+    if rlists and wlists:
+        # the windows' pages without a rare term score below ``bound`` (each term's BM25 is under
+        # idf · (k1 + 1), the coordination factor at most that of the common terms' share): when
+        # the ``depth``-th best page with a rare term scores above it, none of them can be in the
+        # best ``depth``, and they are not read (the ranking is the same)
+        common = [i for i in live if i not in rare]
+        bound = sum(idf[i] for i in common) * (_K1 + 1)
+        if coord:
+            bound *= (sum(cw[i] for i in common) / total_cw) ** COORD_POWER
+        bound = bound * (1 + 1e-6) + 1e-300  # above float8 rounding
+        rsql, ra = scored(rlists, rargs)
+        wsql, wa = scored(wlists, winargs, " AND NOT p.id = ANY(ARRAY(SELECT id FROM dr))"
+                          " AND coalesce((SELECT r FROM dr ORDER BY r DESC LIMIT 1 OFFSET ?) <= ?, true)")
+        head = f"WITH dr AS MATERIALIZED ({rsql}), d AS (SELECT * FROM dr UNION ALL {wsql}), "
+        hargs = [*ra, *wa, depth - 1, bound]
+    else:
+        dsql, hargs = scored(rlists + wlists or ["SELECT NULL::bigint WHERE false"], rargs + winargs)
+        head = f"WITH d AS ({dsql}), "
+    sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), "
            f"bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols} "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
-    args = [*largs, *fargs, *([type] if type else []), *cargs, depth, sorted(exact), *wargs, *targs]
+    args = [*hargs, depth, sorted(exact), *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
     cbm: dict[int, float] = {}
