@@ -886,6 +886,69 @@ def test_search_stats_after_edits_equal_a_fresh_count(pg_url):
         assert kept() == fresh()
 
 
+def test_writers_without_the_lock_never_wait_on_each_other_for_the_search_stats(pg_url):
+    """Two connections writing different pages at once without gbrain's advisory lock (two
+    processes on one team brain): the second's write does not wait for the first's transaction.
+    Schema v18 kept the totals in one row that every write statement updated, so the second
+    waited on it (here: its lock_timeout ends the statement; two such writers that then want each
+    other's page deadlocked); since v19 each statement adds a row of its own and folds only the
+    rows nobody holds (FOR UPDATE SKIP LOCKED). After both commit, the totals equal a fresh count
+    and the rows are folded."""
+    import psycopg
+
+    with Brain.open(pg_url) as b:
+        for s in ("notes/a", "notes/b"):
+            b.put(s, f"# {s}\n\nA few words.\n")
+    one, two = psycopg.connect(pg_url), psycopg.connect(pg_url)
+    try:
+        grow = "UPDATE pages SET compiled_truth = compiled_truth || ' more words, more lexemes' WHERE slug = %s"
+        one.execute(grow, ("notes/a",))  # open transaction holding its page row (and v18's stats row)
+        two.execute("SET lock_timeout = '20s'")  # a guard only: a write that takes no lock never reaches it
+        two.execute(grow, ("notes/b",))
+        two.commit()
+        one.commit()
+    finally:
+        one.close()
+        two.close()
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        fresh = c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()
+        assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_stats").fetchone())) == tuple(map(int, fresh))
+        for i in range(10):
+            b.put(f"notes/n{i}", f"note {i}\n")
+        assert c.execute("SELECT count(*) FROM search_stats_part").fetchone()[0] == 1
+        assert int(c.execute("SELECT pages FROM search_stats").fetchone()[0]) == 12
+
+
+def test_v19_keeps_the_search_stats_and_the_ranking(pg_url, monkeypatch):
+    """A brain made at schema v18 (one search_stats row): after v19 the totals are the same,
+    equal a fresh count, the old table is a view of the per-write rows, and searches rank the
+    same pages with the same scores."""
+    from gbrain.search import keyword
+
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 18)
+    queries = ("pricing tariffs", "note", "words about", "zebra")
+    with Brain.open(pg_url) as b:
+        for i in range(12):
+            b.put(f"notes/n{i}", f"# Note {i}\n\n{'pricing ' * (i % 3 + 1)}words about note {i}.\n")
+        b.put("notes/t", "# Tariffs\n\npricing tariffs, a zebra.\n")
+        b.delete_page("notes/n5")
+        before = tuple(map(int, b.conn.execute("SELECT pages, lexemes FROM search_stats").fetchone()))
+        ranked = [keyword.rank(b.conn, q, limit=20) for q in queries]
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 19)
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        assert pg.schema_version(c) == 19
+        assert c.execute("SELECT relkind FROM pg_class WHERE oid = to_regclass('search_stats')").fetchone()[0] == "v"
+        fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
+        assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_stats").fetchone())) == before == fresh
+        assert [keyword.rank(c, q, limit=20) for q in queries] == ranked
+        b.put("notes/n1", "# Note one\n\nA longer text now, with many more words than it had before.\n")
+        b.delete_page("notes/n2")
+        fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
+        assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_stats").fetchone())) == fresh
+
+
 def test_query_ranks_the_vector_side_on_a_second_connection_with_the_same_hits(pg_url, brain_tree, monkeypatch):
     """Hybrid `query` on Postgres ranks the vectors on a second pooled connection while the
     keyword side runs on the brain's own; inside a transaction it stays on the one connection.

@@ -1066,8 +1066,11 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     :data:`_PG_TF_WEIGHTS` (cover density of a one-term query sums the weights of its
     occurrences: tsrank.c), a page's length is its distinct lexemes (``length(search_tsv)``,
     where FTS5 counts tokens: read from the tsvector's header), the brain's pages and lexemes
-    come from ``search_stats`` (schema v18, kept by triggers) and each term's pages from the GIN
+    come from ``search_stats`` (schema v18, kept by triggers; since v19 a view of per-write rows) and each term's pages from the GIN
     index (``gb_match_count``). So a common word adds almost nothing and a rare one decides.
+    Each candidate is read once, by id; when the rare terms' pages number at least ``depth``
+    and the ``depth``-th of them outscores any page without a rare term, the windows below are
+    not read (the same ranking).
 
     Candidates (Postgres schema v4/v18): every page of the rarest terms whose pages are at most
     :data:`PG_RANK_BOUND` together (read from the GIN index), so a page with a rare word is always
