@@ -39,7 +39,7 @@ cost SciFact 0.026 nDCG@10 (docs/search.md, "Coordination"). The factor is at mo
 bounded candidate search stays exact (:func:`_bm25_top`). Hybrid ``query`` asks for plain BM25
 (``coordinate=False``): its fusion was tuned on it. Postgres computes the same BM25 and
 factor from ``ts_rank_cd`` of each term alone (its weighted frequency), the GIN index (each
-term's pages) and ``search_stats`` (the brain's pages and tokens): :func:`_rank_pg`.
+term's pages) and ``search_totals`` (the brain's pages and tokens): :func:`_rank_pg`.
 
 Unicode: a query is read in its compatibility form (:func:`search_form`: NFKC, then casefolded
 as a tokenizer does), and a page whose text has compatibility characters (``ﬁ`` ligatures from
@@ -1066,7 +1066,7 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     :data:`_PG_TF_WEIGHTS` (cover density of a one-term query sums the weights of its
     occurrences: tsrank.c), a page's length is its distinct lexemes (``length(search_tsv)``,
     where FTS5 counts tokens: read from the tsvector's header), the brain's pages and lexemes
-    come from ``search_stats`` (schema v18, kept by triggers; since v19 a view of per-write rows) and each term's pages from the GIN
+    come from ``search_totals`` (schema v19: the sums of per-statement rows kept by triggers) and each term's pages from the GIN
     index (``gb_match_count``). So a common word adds almost nothing and a rare one decides.
     Each candidate is read once, by id; when the rare terms' pages number at least ``depth``
     and the ``depth``-th of them outscores any page without a rare term, the windows below are
@@ -1114,7 +1114,7 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     ex_sql, ex_args = _exact_names_pg(names or [query], type)
     counted = per_term + (per if syntax else [])
     sql = ("SELECT s.pages, s.lexemes, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
-           + f"{ex_sql} FROM search_stats s")
+           + f"{ex_sql} FROM search_totals s")
     r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args]).fetchone()
     n_pages, lexemes = max(1, int(r[0])), max(0, int(r[1]))
     dfs = [int(x) for x in r[2 : 2 + len(terms)]]

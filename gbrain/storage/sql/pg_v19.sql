@@ -3,17 +3,13 @@
 -- hold gbrain's advisory lock (two processes on one team brain writing different pages) waited
 -- on each other until the first committed, and could deadlock (each holding a pages row the
 -- other wanted after the stats row). Now each such statement adds a row of its own (its pages
--- and lexemes, positive or negative: an INSERT waits on nobody), search_stats is the view of
--- their sums, and the same statement folds the rows it can take without waiting (FOR UPDATE
--- SKIP LOCKED: rows another open transaction is folding are left to it) into one, so the table
--- stays a few rows long. A reader sees the committed rows: the same totals as v18's row.
--- (re-runnable: a re-run counts again)
-DO $$
-BEGIN
-  IF EXISTS (SELECT 1 FROM pg_class WHERE oid = to_regclass('search_stats') AND relkind = 'r') THEN
-    DROP TABLE search_stats;
-  END IF;
-END $$;
+-- and lexemes, positive or negative: an INSERT waits on nobody), the view search_totals sums
+-- them, and the same statement folds the rows it can take without waiting (FOR UPDATE SKIP
+-- LOCKED: rows another open transaction is folding are left to it) into one, so the table stays
+-- a few rows long. A reader sees the committed rows: the same totals as v18's row.
+-- (re-runnable: a re-run counts again. A re-run of v18 before it makes its table and functions
+-- again; this drops the table and replaces the functions again)
+DROP TABLE IF EXISTS search_stats;
 CREATE TABLE IF NOT EXISTS search_stats_part (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   pages bigint NOT NULL,
@@ -22,7 +18,7 @@ CREATE TABLE IF NOT EXISTS search_stats_part (
 DELETE FROM search_stats_part;
 INSERT INTO search_stats_part (pages, lexemes)
 SELECT count(*), coalesce(sum(length(search_tsv)), 0) FROM pages;
-CREATE OR REPLACE VIEW search_stats AS
+CREATE OR REPLACE VIEW search_totals AS
 SELECT coalesce(sum(pages), 0)::bigint AS pages, coalesce(sum(lexemes), 0)::bigint AS lexemes FROM search_stats_part;
 
 -- adds one change of the totals and folds every row no other open transaction holds into one
