@@ -967,9 +967,11 @@ class Brain:
     def untag(self, slug: str, tag: str) -> SaveResult:
         """Remove ``tag`` (every spelling of it) from the page's frontmatter ``tags``.
 
-        Raises :class:`NotFound` when the page has no such tag and :class:`BadInput` when the
-        tag is written only inline in the body (``#tag``): untag edits the frontmatter only, so
-        nothing is written and the message says where the tag is."""
+        A page without the tag is left as it is: ``changed`` False with a note (a retried
+        ``untag``, like a retried ``tag`` or ``delete``, is no error), listing the page's tags
+        when one is near the name given (a typo). Raises :class:`BadInput` when the tag is written
+        only inline in the body (``#tag``): untag edits the frontmatter only, so nothing is
+        written and the message says where the tag is."""
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
         page = self.parsed(row)
@@ -979,7 +981,9 @@ class Brain:
             inline = [t for t in page.inline_tags if identity_key(t) == key]
             if inline:
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written inline in the page's text (#{inline[0]}), not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
-            raise NotFound(f"{row['slug']} has no tag '{tag}'")
+            near = difflib.get_close_matches(key, [identity_key(t) for t in page.all_tags], n=3, cutoff=0.6)
+            hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
+            return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}")
         return self._set_tags(row, keep)
 
     # ---- timeline ---------------------------------------------------------------
