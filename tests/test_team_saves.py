@@ -198,3 +198,18 @@ def test_an_agents_write_that_lost_a_conflict_is_not_called_a_save_of_the_folder
     rep = alice.round()
     assert b"BOB-VERSION" in alice.file.read_bytes()
     assert rep["overruled"] == [] and not any("your save conflicted" in ln for ln in alice.lines), alice.lines
+
+
+def test_conflicts_text_with_one_writer_on_both_sides_says_which_side_is_where():
+    """A trial: a person and their agent under one login made a conflict, and `gbrain conflicts`
+    said "T/conc.md holds root@vm's version; root@vm's version is in …": the same name on both
+    sides tells nothing. Then the sides are named (the file's / the brain's), and the writer once."""
+    from gbrain.operations.sync import _conflicts_text
+
+    row = {"id": 3, "status": "open", "path": "T/conc.md", "copy_path": "T/conc.conflict-x.md", "kind": "stale-save",
+           "kept_by": "root@vm", "copy_by": "root@vm", "note": None, "created_at": "2026-12-02T08:00:00Z"}
+    text = _conflicts_text([row], {})
+    assert text == "#3 open  T/conc.md  ← file's version in T/conc.conflict-x.md  (2026-12-02T08:00:00Z, both sides written by root@vm)"
+    text = _conflicts_text([{**row, "kind": "both-changed"}], {})
+    assert "← brain's version in T/conc.conflict-x.md" in text
+    assert "holds bob's version; root@vm's version is in" in _conflicts_text([{**row, "kept_by": "bob"}], {})

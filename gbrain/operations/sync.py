@@ -160,14 +160,16 @@ def _conflicts_text(r: list, a: dict) -> str:
         return "no open conflicts"
     out = []
     for c in r:
-        if c.get("copy_path") and (c.get("kept_by") or c.get("copy_by")):
+        if c.get("copy_path") and (c.get("kept_by") or c.get("copy_by")) and c.get("kept_by") != c.get("copy_by"):
             # whose text is where (writers from the history)
             kept = f"{c['kept_by']}'s version" if c.get("kept_by") else "the version kept"
             held = f"{c['copy_by']}'s version" if c.get("copy_by") else "the other version"
             out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']} holds {kept}; {held} is in {c['copy_path']}  ({c.get('note') or c['created_at']})")
         elif c.get("copy_path"):
-            side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain"
-            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']})")
+            # one writer on both sides (a person and their agent under one login): say which side
+            side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain's"
+            by = f", both sides written by {c['kept_by']}" if c.get("kept_by") else ""
+            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']}{by})")
         else:
             out.append(f"#{c['id']} {c['status']}  {c['path']}  ({c['kind']}, {c['created_at']})")
     return "\n".join(out)
