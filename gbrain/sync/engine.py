@@ -99,6 +99,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import operator
 import os
 import posixpath
 import re
@@ -839,7 +840,10 @@ class SyncEngine:
             n_pages, n_files, n_state = self.conn.execute(
                 "SELECT (SELECT COUNT(*) FROM pages), (SELECT COUNT(*) FROM files), (SELECT COUNT(*) FROM sync_state WHERE client = ?)", (self.client,)).fetchone()
             on_disk = set(stats)
-            clean = {r[0]: r[3] for r in same if r[:3] in on_disk}
+            if on_disk.issuperset(map(_STAT_OF, same)):  # every such file's stat as recorded (a no-change round): built in C
+                clean = dict(zip(map(_PATH_OF, same), map(_HASH_OF, same)))
+            else:
+                clean = {r[0]: r[3] for r in same if r[:3] in on_disk}
             everything = len(clean) == n_pages + n_files == n_state == len(on_disk)
             if not everything:  # something changed: every path of the brain and the base
                 pages = set(rows("SELECT path, content_hash FROM pages"))
@@ -2238,6 +2242,8 @@ class SyncEngine:
 
 #: conflict kinds where the brain's version stays the page and the file's bytes are the copy
 _KEEP_BRAIN = ("no-base", "stale-save")
+#: ``_unchanged``'s rows ``(path, size, mtime_ns, base_hash)``: the stat tuple, the path, the hash
+_STAT_OF, _PATH_OF, _HASH_OF = operator.itemgetter(0, 1, 2), operator.itemgetter(0), operator.itemgetter(3)
 #: the history operation of a merged stale save (a write through gbrain, not from the file)
 MERGED_OP = "stale save merged"
 #: the history operation of the merge of a page both sides changed (not from the file either: a
