@@ -416,6 +416,27 @@ def test_full_vault_during_sync_is_one_clear_line(tmp_path, tiny_fs):
     assert not [p for p in os.listdir(tiny_fs) if p.startswith(".gbrain-tmp-")]
 
 
+def test_sync_on_a_brain_whose_disk_is_full_at_start_is_one_clear_line_not_damage(tmp_path, small_fs):
+    """A one-shot `sync` started on a full disk says the disk is full and exits 1. (It said
+    "is damaged (SQLite: database is locked)" with advice to rebuild the brain: the quick_check
+    beside the walk could not read past the full-disk connection's exclusive lock.)"""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n")
+    db = small_fs / "b.db"
+    assert gbrain("sync", str(tree), "--db", str(db)).returncode == 0
+    (tree / "b.md").write_text("# B\n")
+    filler = fill(small_fs, 0)
+    for _ in range(2):  # the second run finds the first one's WAL index file
+        r = gbrain("sync", str(tree), "--db", str(db))
+        line = one_line_error(r)
+        assert r.returncode == 1 and "is full" in line and "damaged" not in line, line
+    filler.unlink()
+    r = gbrain("sync", str(tree), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert gbrain("get", "b", "--db", str(db)).stdout == b"# B\n"
+
+
 @pytest.fixture
 def read_only_brain(tmp_path, brain300):
     tree, db = brain300

@@ -687,6 +687,66 @@ def test_a_full_disk_pauses_watch_says_it_once_and_it_catches_up_when_space_retu
         w.kill()
 
 
+@pytest.mark.parametrize("bound", [True, False])
+def test_a_brain_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of_exiting(tmp_path, brain_tree, small_fs, bound, run):
+    """`gbrain watch DIR` started on a brain whose disk is full exited (the catch-up sync's write
+    failed; a brain never bound failed at binding): it says so once on stderr, that nothing is
+    lost, keeps running (others can still read the brain meanwhile) and catches up with the same
+    back-off once space returns."""
+    db = small_fs / "b.db"
+    if bound:
+        assert run("sync", str(brain_tree), "--db", str(db)).returncode == 0
+    else:
+        Brain.open(db).close()
+    filler = fill_up(small_fs)
+    f = brain_tree / "people" / "ana-lima.md"
+    edited = f.read_bytes() + b"\nEdited while the disk was full.\n"
+    f.write_bytes(edited)
+    w = Watch(brain_tree, db)
+    try:
+        wait_for(lambda: w.saw("is full"), "watch to say the disk is full")
+        line = next(x for x in w.lines if "is full" in x)
+        assert "nothing was lost" in line and "tries again" in line, line
+        assert w.p.poll() is None, w.lines  # still running
+        assert not w.saw("→ db"), w.lines  # nothing logged that did not happen
+        r = run("stats", "--db", str(db))
+        assert r.returncode == 0, r.stderr  # watch holds no lock that keeps readers out
+        filler.unlink()
+        with Brain.open(db) as b:
+            wait_for(lambda: text_of(b, "people/ana-lima") == edited.decode(), "the edit to reach the brain", timeout=90)
+            settle(b, brain_tree)
+        wait_for(lambda: w.saw("space on the disk again"), "watch to say it goes on")
+        assert len([x for x in w.lines if "is full" in x]) == 1, w.lines
+        assert stop_ok(w) is not None
+    finally:
+        w.kill()
+
+
+def test_a_folder_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of_exiting(tmp_path, brain_tree, small_fs, db_path, run):
+    """The catch-up sync at start writes a page of the brain into a folder whose disk is full:
+    said once, watch goes on, and the file is written once space returns."""
+    tree = small_fs / "tree"
+    shutil.copytree(brain_tree, tree)
+    assert run("sync", str(tree), "--db", str(db_path)).returncode == 0
+    with Brain.open(db_path) as b:
+        b.put("notes/from-brain", "# From the brain\n\n" + "word " * 20_000)
+    filler = fill_up(small_fs)
+    w = Watch(tree, db_path)
+    try:
+        wait_for(lambda: w.saw("is full"), "watch to say the disk is full")
+        assert w.p.poll() is None, w.lines
+        assert "nothing was lost" in next(x for x in w.lines if "is full" in x)
+        filler.unlink()
+        wait_for(lambda: (tree / "notes" / "from-brain.md").exists(), "the page to reach the folder", timeout=90)
+        with Brain.open(db_path) as b:
+            settle(b, tree)
+        assert len([x for x in w.lines if "is full" in x]) == 1, w.lines
+        assert not [p for p in tree.rglob(".gbrain-tmp-*")]
+        assert stop_ok(w) is not None
+    finally:
+        w.kill()
+
+
 def test_the_summary_counts_a_put_back(watch, brain, brain_tree):
     """A page edited in the brain while its file was deleted is put back (a delete/edit conflict
     with no copy): the end-of-watch summary counts it as put back (it said `0 conflict(s)` and

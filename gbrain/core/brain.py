@@ -242,6 +242,8 @@ class Brain:
         (``verify``, whose report says the file passed a check) checks all the same."""
         if self._checked or self._pending_check is not None or not isinstance(self.path, Path) or getattr(self.conn, "dialect", "sqlite") != "sqlite":
             return
+        if dbmod.on_full_disk(self.conn):  # a side connection could not read past its lock
+            return
         if trust_record and dbmod.checked_as_is(self.path):
             self.vouched = True  # no thread: a write checks first (check_sound), see finish_check
             return

@@ -1086,6 +1086,18 @@ def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
     return conn
 
 
+def on_full_disk(conn) -> bool:
+    """Whether ``conn`` is the reader :func:`_connect_on_full_disk` made (SQLite
+    ``locking_mode`` EXCLUSIVE: it keeps other connections, of this process too, off the file
+    until it is closed). False for a Postgres connection."""
+    if getattr(conn, "dialect", "sqlite") != "sqlite":
+        return False
+    try:
+        return conn.execute("PRAGMA locking_mode").fetchone()[0] == "exclusive"
+    except sqlite3.Error:
+        return False
+
+
 def raw_connect(p: Path, *, read_only: bool | None = None) -> sqlite3.Connection:
     """A connection to the SQLite file ``p`` as gbrain opens every one (autocommit, usable from
     any thread, :data:`BUSY_TIMEOUT_MS`), no pragmas set: read-only (:func:`_connect_read_only`)
@@ -1207,6 +1219,8 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
         finally:
             conn.execute(f"PRAGMA cache_size = {int(old)}")
     except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
+            raise  # another connection holds the file (a full disk's exclusive reader): no answer, no damage
         return str(e)
     if rows == ["ok"]:
         return None

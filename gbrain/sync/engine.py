@@ -377,8 +377,7 @@ class SyncEngine:
         old folder's base, so the next sync treats every path as first seen), and
         :class:`SyncError` when another sync or watch holds the lock.
         """
-        self.check_root()
-        self._lock()
+        self.prepare()
         if self.client:
             self._adopt_unnamed()
         row = self.conn.execute("SELECT root FROM sync_root WHERE client = ?", (self.client,)).fetchone()
@@ -391,6 +390,14 @@ class SyncEngine:
         elif not row:
             with self.brain.transaction():
                 bind_client(self.conn, self.client, str(self.root))
+
+    def prepare(self) -> None:
+        """What :meth:`bind` does without the database: check the root, take the sync lock (or
+        raise :class:`SyncError`), load the ignore rules, the git state and the database's own
+        files inside the root. ``watch`` calls it alone when the brain cannot be written yet (a
+        full disk) and binds later; calling it again is harmless."""
+        self.check_root()
+        self._lock()
         self.reload_ignore()
         self.git_base = gitstate.load(self._git_key())
         db_real = os.path.realpath(str(self.brain.path))

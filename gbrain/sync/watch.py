@@ -275,6 +275,10 @@ class Watcher:
         self._full_said = False  # … and that was said (once per episode)
         self._full_at = 0.0
         self._full_wait = FULL_RETRY_S
+        #: the brain was opened on a full disk (``storage.db.on_full_disk``: a reader holding an
+        #: exclusive lock): its connection is closed until the disk has space (:meth:`_reconnect`)
+        self._offline = False
+        self._bound = False  # SyncEngine.bind done (a full disk may put it off: :meth:`_bind`)
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -335,22 +339,90 @@ class Watcher:
                 return disk_full(self.brain.path)
         return False
 
-    def _disk_full(self, e: BaseException) -> None:
-        """A round failed on a full disk (the brain's or the folder's): roll back what is open,
-        say it once, pause file → brain and brain → file rounds and try again with back-off
-        (:data:`FULL_RETRY_S` doubling up to :data:`FULL_RETRY_MAX_S`); the events go on being
-        collected, and the first round that commits after it is followed by a full sync."""
+    def _disk_full(self, e: BaseException | None) -> None:
+        """A round failed on a full disk (the brain's or the folder's; ``e`` None: the brain was
+        opened on one and nothing was tried): roll back what is open, say it once, pause
+        file → brain and brain → file rounds and try again with back-off (:data:`FULL_RETRY_S`
+        doubling up to :data:`FULL_RETRY_MAX_S`); the events go on being collected, and the
+        first round that commits after it is followed by a full sync. At start (the catch-up
+        sync, the binding) the same: watch starts and waits."""
         from ..storage.db import one_line, rollback
 
-        rollback(self.brain.conn)
+        if not self._offline:
+            rollback(self.brain.conn)
         if not self._full_said:
             self._full_said, self._full_wait = True, FULL_RETRY_S
             where = f"the folder {self.engine.root}" if isinstance(e, OSError) else f"the brain database {self.brain.path}"
-            self.log(f"warning: the disk holding {where} is full ({one_line(e)}); nothing was lost (the round was rolled back); "
+            why = f" ({one_line(e)})" if e is not None else ""
+            done = "the round was rolled back" if e is not None else "nothing was written yet"
+            self.log(f"warning: the disk holding {where} is full{why}; nothing was lost ({done}); "
                      f"watch goes on and tries again with back-off, up to every {FULL_RETRY_MAX_S:g} s: free some space and it catches up")
+        self._pause()
+
+    def _pause(self) -> None:
+        """Pause rounds until the next try of the full-disk back-off (events are still
+        collected); a full sync follows the first round that commits."""
         self._full, self._catch_up = True, True
         self._full_at = time.monotonic() + self._full_wait
         self._full_wait = min(FULL_RETRY_MAX_S, 2 * self._full_wait)
+
+    def _bind(self) -> bool:
+        """Bind the engine to the folder (:meth:`SyncEngine.bind`, which writes for a brain
+        never bound). True when done; False when the brain's disk is full (said once, tried
+        again with the back-off: :meth:`_resume`); other errors are raised."""
+        from ..storage.db import on_full_disk
+
+        if not self._offline and on_full_disk(self.brain.conn):
+            # opened on a full disk: a reader whose exclusive lock would keep every other
+            # process off the brain for as long as watch waits; closed until there is space
+            self.engine.prepare()
+            self._offline = True
+            self.brain.conn.close()
+            self._disk_full(None)
+            return False
+        try:
+            self.engine.bind(rebind=self.rebind)
+        except (sqlite3.Error, OSError, GBrainError) as e:
+            if not self._no_space(e):
+                raise
+            self.engine.prepare()  # the lock and the rules all the same: watching starts
+            self._disk_full(e)
+            return False
+        self._bound = True
+        return True
+
+    def _reconnect(self) -> bool:
+        """While :attr:`_offline`: once the brain's disk has space, open the brain's connection
+        again (a normal one) for the brain and the engine. False (back-off again, not said
+        again) while the disk is still full."""
+        from ..storage.db import connect, disk_full, on_full_disk
+
+        if disk_full(self.brain.path):
+            self._pause()
+            return False
+        try:
+            conn = connect(self.brain.path)
+        except (sqlite3.Error, GBrainError) as e:
+            if not self._no_space(e):
+                raise
+            self._pause()
+            return False
+        if on_full_disk(conn):  # full again meanwhile
+            conn.close()
+            self._pause()
+            return False
+        self.brain.conn = self.engine.conn = conn
+        self._offline = False
+        if self.keeper is not None:
+            self.keeper.poke()  # pages stale from before this watch
+        return True
+
+    def _resume(self) -> bool:
+        """A try of the full-disk back-off is due: connect again and bind where a full disk put
+        that off. True when rounds can run (a full sync is due)."""
+        if self._offline and not self._reconnect():
+            return False
+        return self._bound or self._bind()
 
     def _brain_lost(self, e: Disconnected) -> None:
         """The brain's connection broke or cannot be made: roll back what was cut, say it once
@@ -398,7 +470,7 @@ class Watcher:
         from watchdog.observers import Observer
 
         eng = self.engine
-        eng.bind(rebind=self.rebind)
+        self._bind()  # a full disk puts it off (said; the loop tries again)
         if getattr(self.brain.conn, "dialect", "sqlite") == "postgres":
             from ..storage.pg import Listener
 
@@ -425,19 +497,30 @@ class Watcher:
         observer.schedule(handler, root, recursive=True)
         observer.start()
         try:
-            self.initial = self._first_sync()
-            self._add_initial(self.initial)
+            if self._bound:
+                try:
+                    self.initial = self._first_sync()
+                except (sqlite3.Error, OSError, GBrainError) as e:
+                    if not self._no_space(e):
+                        raise
+                    self._disk_full(e)  # watching starts; the loop syncs once there is space
+            if self.initial is not None:
+                self._add_initial(self.initial)
             if self.embed:
                 from .embedder import EmbedKeeper
 
                 self.keeper = EmbedKeeper(self.brain.path, self.log)
                 self.keeper.start()
-                self.keeper.poke()  # pages stale from before this watch
-            files = self.initial["files_seen"]
-            self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
-            if not self.initial["ok"]:
-                for p in self.initial["problems"]:
-                    self.log(f"warning: {p}")
+                if not self._offline:
+                    self.keeper.poke()  # pages stale from before this watch
+            if self.initial is None:
+                self.log(f"watching {root} (the first sync waits for space on the disk) — Ctrl-C to stop")
+            else:
+                files = self.initial["files_seen"]
+                self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
+                if not self.initial["ok"]:
+                    for p in self.initial["problems"]:
+                        self.log(f"warning: {p}")
             if ready:
                 ready(self.initial)
             self._loop()
@@ -540,6 +623,9 @@ class Watcher:
                 if now < self._full_at:
                     continue  # a disk is full: events are still collected (above)
                 self._full = False  # try again (a round that fails the same way pauses again)
+                if not self._resume():
+                    continue
+                conn = self.brain.conn  # (a new connection after an offline wait)
             if self._catch_up:  # back after an outage: the change log and a full sync
                 self._catch_up, expired, dv = False, True, None
             # 3. brain → file: another process committed (SQLite: data_version changed; Postgres:
