@@ -797,7 +797,7 @@ def test_a_search_index_row_of_a_missing_page_is_skipped_with_one_warning_and_re
         err = r.stderr.decode()
         assert r.returncode == 0 and "Traceback" not in err, (argv, err)
         warns = [x for x in err.splitlines() if "search index" in x]
-        assert len(warns) == 1 and "gbrain check" in warns[0], (argv, err)
+        assert len(warns) == 1 and "`gbrain reindex` rebuilds it" in warns[0] and "gbrain check" in warns[0], (argv, err)
         assert b"zzqx" not in r.stdout or b"no matches" in r.stdout, (argv, r.stdout)
     r = gbrain("check", "--db", str(db))
     out = r.stdout.decode()
@@ -904,7 +904,7 @@ def test_a_search_index_row_of_a_missing_page_over_mcp_is_a_warning_not_an_inter
         out = ops.run_tool(tool, args, ops.Context(db=db, surface="mcp", on_warning=warned.append))
         assert not (out.get("items") or out.get("hits")), out
         said = [w for w in warned if "search index" in w]
-        assert len(said) == 1 and "gbrain check" in said[0], warned  # (check is a CLI command: no tool)
+        assert len(said) == 1 and "`brain_reindex` rebuilds it" in said[0] and "gbrain check" in said[0], warned  # (check is a CLI command: no tool)
 
 
 def test_sync_into_a_read_only_tree_names_the_file_not_a_temp_file(tmp_path):

@@ -172,7 +172,7 @@ def test_annotations_tell_the_truth(fixture_db):
         a = t.annotations
         assert t.title and a.title == t.title and None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), n
         assert not (a.read_only_hint and a.destructive_hint), n
-        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_delete", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint", "brain_embed", "brain_revert"}), n
+        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_delete", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint", "brain_embed", "brain_revert", "brain_reindex"}), n
     assert before == after
     # the mixed tools were split: each half has its own hints
     assert "data" not in by["brain_raw"].input_schema["properties"] and by["brain_raw_put"].input_schema["required"] == ["slug", "source", "data"]
@@ -445,3 +445,60 @@ def test_a_line_the_sdk_cannot_read_is_answered_with_its_id_when_it_has_one(fixt
     assert replies[1]["error"]["code"] == -32700 and "surrogate" in replies[1]["error"]["message"]
     assert replies[2]["error"]["code"] == -32600
     assert replies[4]["error"] == {"code": -32700, "message": "Parse error: the line is not JSON"}
+
+
+def test_reindex_is_a_tool_that_writes_idempotently_and_destroys_nothing_on_both_engines(fixture_db):
+    """`reindex` (rebuild the keyword search index from the pages) comes from the registry like
+    every operation: the CLI command, `call` and the MCP tool `brain_reindex`, with its hints
+    (writes, idempotent, not destructive, closed world). On Postgres it has nothing to rebuild."""
+    postgres = str(fixture_db).startswith("postgres")
+    o = ops.find("brain_reindex")
+    assert o.mcp and o.mutating and o.idempotent and not o.destructive and not o.open_world
+    assert "brain_reindex" in {t["name"] for t in ops.tools_json()}
+    r = gbrain("call", "brain_reindex", "{}", "--db", str(fixture_db))
+    assert r.returncode == 0, r.stderr
+    called = json.loads(r.stdout)
+    assert called["rebuilt"] is (not postgres) and called["message"], called
+    r = gbrain("reindex", "--db", str(fixture_db))
+    assert r.returncode == 0 and r.stdout.decode().strip() == called["message"], (r.stdout, r.stderr)
+
+    async def main():
+        async with connect(fixture_db) as c:
+            tool = next(t for t in (await c.list_tools()).tools if t.name == "brain_reindex")
+            first = ok(await c.call_tool("brain_reindex", {}))
+            again = ok(await c.call_tool("brain_reindex", {}))
+            found = ok(await c.call_tool("brain_search", {"query": "Ana Lima"}))
+            return tool, first, again, found
+
+    tool, first, again, found = anyio.run(main)
+    a = tool.annotations
+    assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint) == (False, False, True, False)
+    assert tool.title and jsonschema.validate(first, tool.output_schema) is None
+    assert first == again == called
+    assert found["items"][0]["slug"] == "people/ana-lima"
+
+
+@pytest.mark.sqlite_only("the keyword index is SQLite's FTS5 table; Postgres keeps its own")
+def test_brain_reindex_repairs_a_stale_search_index_over_mcp(fixture_db):
+    """An agent told the search index is damaged rebuilds it with `brain_reindex`; the next
+    search has no warning and finds the page written meanwhile."""
+    c0 = sqlite3.connect(fixture_db)
+    c0.execute("INSERT INTO page_fts(rowid, title, search_aliases, path, search_headings, compiled_truth, timeline, search_words) "
+               "VALUES (99999, 'zzqx', '', '', '', 'zzqx', '', 'zzqx')")
+    c0.commit()
+    c0.close()
+
+    async def main():
+        async with connect(fixture_db) as c:
+            before = await c.call_tool("brain_search", {"query": "zzqx"})
+            ok(await c.call_tool("brain_put", {"slug": "notes/after", "content": "# After\n\nzzqx later\n"}))
+            fixed = ok(await c.call_tool("brain_reindex", {}))
+            after = await c.call_tool("brain_search", {"query": "zzqx"})
+            return before, fixed, after
+
+    before, fixed, after = anyio.run(main)
+    assert "search index" in json.dumps(before.structured_content or text_of(before))
+    assert fixed["rebuilt"] is True
+    data = ok(after)
+    assert [h["slug"] for h in data["items"]] == ["notes/after"] and "search index" not in json.dumps(data), data
+    assert gbrain("check", "--db", str(fixture_db)).returncode == 0

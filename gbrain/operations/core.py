@@ -771,10 +771,15 @@ def _check(b, a, ctx):
     return {"ok": not problems, "database": str(b.path), "checked": checked, "problems": problems, "advice": advice}
 
 
-@op("reindex", "Rebuild the keyword search index from the pages (what `gbrain check` advises when only the search index is damaged: "
-    "search then warns of pages the index lists that do not exist). On Postgres, which keeps its index itself, nothing to do.",
-    [], mcp=False, mutating=True, text=lambda r, a: r["message"])
+@op("reindex", "Rebuild the keyword search index from the pages: the repair when brain_search warns that the search index lists "
+    "pages that do not exist (and what `gbrain check` advises when only that index is damaged). Only the index is written, "
+    "from the pages as they are; running it again changes nothing more. On Postgres, which keeps its index itself, nothing to do.",
+    [], mutating=True, idempotent=True, title="Rebuild the search index", text=lambda r, a: r["message"],
+    output={"type": "object", "properties": {"rebuilt": {"type": "boolean", "description": "false on Postgres: nothing to rebuild"},
+                                             "message": {"type": "string"}}, "required": ["rebuilt", "message"]})
 def _reindex(b, a, ctx):
+    """``{rebuilt, message}``: SQLite rebuilds FTS5's ``page_fts`` from ``pages`` in one write
+    transaction ('rebuild'); Postgres has nothing to rebuild."""
     if getattr(b.conn, "dialect", "sqlite") == "postgres":
         return {"rebuilt": False, "message": "Postgres keeps its search index itself; nothing to rebuild"}
     from ..storage.db import begin_write, rollback

@@ -1282,7 +1282,7 @@ def stale_index_warning(n: int) -> str:
     """The warning for ``n`` hits of the search index whose page row does not exist (a stale
     ``-wal`` restored beside an older brain.db, a torn copy): those hits are left out."""
     return (f"the search index lists {n:,} page(s) that do not exist (left out of the results): the search index is damaged; "
-            "`gbrain check` says how to repair it")
+            "`gbrain reindex` rebuilds it from the pages (`gbrain check` checks the rest)")
 
 
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0,
