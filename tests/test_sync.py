@@ -1122,3 +1122,53 @@ def test_names_that_only_look_like_system_metadata_are_imported(tmp_path, db_pat
     assert ops.run("import", {"dir": str(v)}, ops.Context(db=str(db_path)))["ok"]
     with Brain.open(db_path) as b:
         assert {r[0] for r in b.conn.execute("SELECT path FROM pages")} == {"Icons/x.md", "Icon.md", "_notes.md", "a._b.md", "Thumbs.md"}
+
+
+def test_files_changed_between_the_plan_and_the_disk_write_are_left_alone_and_synced_next_round(tmp_path, brain_tree, db_path, monkeypatch):
+    """Before each write or removal on disk a round checks the file still has the stat it was
+    planned from (``SyncEngine._still_as_planned``): a file edited meanwhile is not overwritten
+    (brain → file), not removed (a page deleted in the brain), and a move's new path is not
+    written while its old path came back; each is reported as changed while syncing, and the
+    next round syncs it with nothing lost."""
+    import gbrain.sync.engine as engmod
+
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    try:
+        eng.bind()
+        assert eng.sync()["ok"]
+        brain.timeline_add("people/ana-lima", "2026-03-03", "brain side", "manual")  # brain → file
+        brain.delete_page("concepts/hybrid-retrieval")  # the file goes
+        (brain_tree / "deals" / "river-ai-series-a.md").rename(brain_tree / "deals" / "series-a.md")  # moved on disk …
+        brain.timeline_add("deals/river-ai-series-a", "2026-03-04", "brain edit", "manual")  # … and edited in the brain
+        edits = {"people/ana-lima.md": b"\nEdited meanwhile.\n", "concepts/hybrid-retrieval.md": b"\nKept meanwhile.\n"}
+        back = b"# Back\n\nThe old path came back.\n"
+        real, calls = engmod.decide, []
+
+        def meddle(*a, **kw):  # the person saves right after the round planned
+            plan = real(*a, **kw)
+            if not calls:
+                for p, extra in edits.items():
+                    with open(brain_tree / p, "ab") as fh:
+                        fh.write(extra)
+                (brain_tree / "deals" / "river-ai-series-a.md").write_bytes(back)
+            calls.append(1)
+            return plan
+
+        before = {p: (brain_tree / p).read_bytes() for p in edits}
+        monkeypatch.setattr(engmod, "decide", meddle)
+        rep = eng.sync()
+        monkeypatch.setattr(engmod, "decide", real)
+        assert {(u["path"], u["reason"]) for u in rep["unreadable"]} == {(p, "changed on disk while syncing; will retry") for p in (*edits, "deals/series-a.md")}, rep["unreadable"]
+        for p, extra in edits.items():
+            assert (brain_tree / p).read_bytes() == before[p] + extra, p  # neither overwritten nor removed
+        assert b"brain edit" not in (brain_tree / "deals" / "series-a.md").read_bytes()
+        rep = eng.sync()
+        verify_equal(brain, brain_tree)
+        kept = all_versions(brain, brain_tree)
+        for p, extra in edits.items():
+            assert sha(before[p] + extra) in kept, p
+        assert sha(back) in kept
+    finally:
+        eng.close()
+        brain.close()

@@ -137,6 +137,8 @@ RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded 
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
 READ_TRIES = 3
+#: why a path is left to a later round: its file changed between the plan and the write
+CHANGED_MEANWHILE = "changed on disk while syncing; will retry"
 #: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
 #: wrote since the file last fed the brain (at most this many, and only when gbrain's newest
 #: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
@@ -1114,8 +1116,7 @@ class SyncEngine:
         merges.update((p, both[p]) for p in to_merged)
         merge_written: dict[str, DiskFile] = {}
         for p in merges:
-            if not self._still(p, disk.get(p)):
-                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+            if not self._still_as_planned(out, p, disk.get(p)):
                 continue
             merged = merges[p][1]
             assert merged is not None
@@ -1124,8 +1125,7 @@ class SyncEngine:
         written: dict[str, DiskFile] = {}
         echo_saved: dict[str, bytes] = {}
         for p in to_write + [p for p, k in conflicts if k == "deleted-on-disk"]:
-            if not self._still(p, disk.get(p)):
-                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+            if not self._still_as_planned(out, p, disk.get(p)):
                 continue
             if p in echoes:  # keep the replaced bytes anyway (a deliberate revert stays recoverable)
                 try:
@@ -1142,8 +1142,7 @@ class SyncEngine:
         # path now (it held the old base, nothing else); the row moves in the transaction below
         move_written: dict[str, DiskFile] = {}
         for src, dst in edited_moves:
-            if not (self._still(dst, disk.get(dst)) and self._still(src, None)):
-                out.unreadable.append((dst, "changed on disk while syncing; will retry"))
+            if not self._still_as_planned(out, dst, disk.get(dst), absent=src):
                 continue
             f = self._write_out(src, dst, S[src])
             if f is not None:
@@ -1151,20 +1150,19 @@ class SyncEngine:
         removed: dict[str, bytes] = {}
         for p in to_remove:
             f = disk[p]
-            if not self._still(p, f):
-                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+            if not self._still_as_planned(out, p, f):
                 continue
             data = f.data
             if data is None and blobs.is_big(f.size) and self.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (B[p],)).fetchone():
                 hx, why = self.hash_stable(f)  # its bytes are in the history: nothing to keep in memory
                 if hx != B[p]:
-                    out.unreadable.append((p, why or "changed on disk while syncing; will retry"))
+                    out.unreadable.append((p, why or CHANGED_MEANWHILE))
                     continue
                 data = HashOnly(hx)
             if data is None:
                 data, why = self.read_stable(f)
                 if data is None or sha256(data) != B[p]:
-                    out.unreadable.append((p, why or "changed on disk while syncing; will retry"))
+                    out.unreadable.append((p, why or CHANGED_MEANWHILE))
                     continue
             if not self._remove_file(p, out):
                 continue
@@ -1174,15 +1172,14 @@ class SyncEngine:
         old_removed: dict[str, str] = {}
         for p in old_copies:
             f = disk[p]
-            if not self._still(p, f):
-                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+            if not self._still_as_planned(out, p, f):
                 continue
             if f.data is not None:
                 hx = sha256(f.data)
             else:
                 hx, why = self.hash_stable(f)
             if hx != D[p]:
-                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                out.unreadable.append((p, CHANGED_MEANWHILE))
                 continue
             if not self._remove_file(p, out):
                 continue
@@ -1376,8 +1373,7 @@ class SyncEngine:
         done: dict[str, DiskFile] = {}
         for p in paths:
             f = disk[p]
-            if not self._still(p, f):
-                out.unreadable.append((p, "changed on disk while syncing; will retry"))
+            if not self._still_as_planned(out, p, f):
                 continue
             left = next((q for q in sorted(D) if D[q] == D[p] and q != p and q not in S and q not in B and q not in copies
                          and q not in file_copies and is_conflict_copy_of(q, p)), None)
@@ -1390,7 +1386,7 @@ class SyncEngine:
                 cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies or c in file_copies)
                 cf = self._copy_file(f, cp, D[p])
                 if cf is None:
-                    out.unreadable.append((p, "changed on disk while syncing; will retry"))
+                    out.unreadable.append((p, CHANGED_MEANWHILE))
                     continue
                 left = cp
             w = self._write_out(p, p, S[p])
@@ -1726,8 +1722,19 @@ class SyncEngine:
         atomic_write(Path(self._abs(dst)), data)
         return self._stat_written(dst, data)
 
-    def _still(self, p: str, f: DiskFile | None) -> bool:
-        """True when the file at ``p`` still has the stat it was planned from (or is still absent)."""
+    def _still_as_planned(self, out: Outcome, p: str, f: DiskFile | None, *, absent: str | None = None) -> bool:
+        """Whether the file at ``p`` still has the stat (size and change stamp) the round was
+        planned from, ``f`` (None: still no file there), and the path ``absent`` (a move's old
+        path) still has none: the check before each write or removal a round carries out on
+        disk. When not, ``p`` is noted in ``out.unreadable`` as :data:`CHANGED_MEANWHILE` and
+        False returned: the caller leaves it as it is, and a later round plans it again."""
+        if self._stat_is(p, f) and (absent is None or self._stat_is(absent, None)):
+            return True
+        out.unreadable.append((p, CHANGED_MEANWHILE))
+        return False
+
+    def _stat_is(self, p: str, f: DiskFile | None) -> bool:
+        """True when the file at ``p`` has the stat of ``f`` (None: there is no file)."""
         try:
             st = os.lstat(self._abs(p))
         except FileNotFoundError:
