@@ -217,3 +217,27 @@ def test_lint_lists_conflict_copies_as_conflicts_not_as_orphans_or_duplicate_tit
         # resolved: the copy deleted; nothing left to say
         ops.run("delete", {"slug": copy[0]}, brain=b)
         assert ops.run("lint", {"check": "conflicts"}, brain=b)["counts"]["conflicts"] == 0
+
+
+def test_an_agent_put_without_if_hash_that_drops_a_long_pages_end_is_refused(db_path):
+    """The same loss without `if_hash`: an agent puts back the first part of a long page (brain_get
+    gives 60,000 characters by default). A whole-page put by an agent that would drop the end of a
+    page longer than that (its last line is not in the new text) needs the `if_hash` of a whole
+    read; with it, a deliberate shortening writes. The command line (a person's file) is not asked."""
+    from gbrain.errors import BadInput as Bad
+
+    agent = ops.Context(db=str(db_path), surface="mcp")
+    with Brain.open(db_path, create=True) as b:
+        ops.run("put", {"slug": "notes/long", "content": LONG}, brain=b)
+        part = ops.run("get", {"slug": "notes/long", "max_chars": 60_000}, brain=b)
+        with pytest.raises(Bad, match="`max_chars` 0"):
+            ops.run("put", {"slug": "notes/long", "content": part["content"].replace("# Long", "# Long\n\nEdited.")}, agent, brain=b)
+        assert b.get_text("notes/long") == LONG
+        # an edit that keeps the end writes
+        ops.run("put", {"slug": "notes/long", "content": LONG.replace("# Long", "# Long\n\nEdited.")}, agent, brain=b)
+        whole = ops.run("get", {"slug": "notes/long"}, brain=b)
+        ops.run("put", {"slug": "notes/long", "content": "# Long\n\nShort now.\n", "if_hash": whole["content_hash"]}, agent, brain=b)
+        assert b.get_text("notes/long") == "# Long\n\nShort now.\n"
+        ops.run("put", {"slug": "notes/long2", "content": LONG}, brain=b)
+    r = gbrain("--db", str(db_path), "put", "notes/long2", input="# Long\n\nShort.\n")  # a person's put: as before
+    assert r.returncode == 0, r.stderr

@@ -14,7 +14,7 @@ from ..core.brain import Brain
 from ..search.keyword import search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
-    HIT_STYLE,
+    REGISTRY, HIT_STYLE,
     LIMIT, PAGE_CHARS, PAGE_REF, RANK_DEPTH, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
 
@@ -205,6 +205,8 @@ def _put_locked(b, a, ctx):
     if a.get("content") is not None:
         if parts:
             raise BadInput("give either content or compiled_truth/timeline_append/frontmatter, not both")
+        if ctx.agent and a.get("if_hash") is None:
+            _check_part_put_back(b, a, ctx)
         return b.put(a["slug"], a["content"]).as_dict()
     if not parts:
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
@@ -292,6 +294,31 @@ def _no_page_for_part(b, a, ctx, parts: list[str]) -> None:
     given = " and ".join(ctx.flag(k) for k in parts)
     raise NotFound(f"{msg} (a put of only {given} changes a page that exists; to create the page, give "
                    f"{ctx.flag('content')} or {ctx.flag('compiled_truth')} too); nothing was written", sugg)
+
+
+def _check_part_put_back(b, a, ctx) -> None:
+    """An agent's whole-page put with no ``if_hash`` over a page longer than brain_get's default
+    part (``max_chars``, 60,000 characters) whose last line the new text lacks: refused
+    (BadInput, nothing written), since that is what putting back the first part of a long page
+    looks like (the 2026-12-02 trial's loss, without if_hash). A put with the content_hash of a
+    whole read as ``if_hash`` writes (a deliberate shortening)."""
+    try:
+        row = b.resolve_for_write(a["slug"])
+    except NotFound:
+        return  # Ambiguous: put's own lookup says it
+    if row is None:
+        return
+    cap = REGISTRY["get"].tool_defaults.get("max_chars") or 0
+    old = render_row_text(row)
+    if not cap or len(old) <= cap:
+        return
+    last = next((ln.strip() for ln in reversed(old.splitlines()) if ln.strip()), "")
+    if not last or last in a["content"]:
+        return
+    raise BadInput(f"{row['slug']} has {len(old):,} characters and brain_get gives a long page in parts ({cap:,} at a time): this "
+                   f"put would drop its end (its last line is not in `content`), as putting back a part would; nothing was written. "
+                   "Read it whole (brain_get with `max_chars` 0) and put with that read's content_hash as `if_hash` (a deliberate "
+                   "shortening then writes), or change a part: `compiled_truth`, `timeline_append`, `frontmatter`")
 
 
 def _check_part_token(row, name: str, part: tuple[int, int, str], a: dict, ctx) -> None:
