@@ -127,7 +127,10 @@ def pipe_cmd() -> None:
                 continue
             rid = None
             try:
-                req = json.loads(line.decode("utf-8"))
+                try:  # only the parsing of the line is "bad JSON": a failure of the op below is the op's
+                    req = json.loads(line.decode("utf-8"))
+                except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                    raise BadInput(f"bad JSON line: {e}") from e
                 if not isinstance(req, dict):
                     raise BadInput("a request must be a JSON object")
                 rid = req.get("id")
@@ -145,8 +148,6 @@ def pipe_cmd() -> None:
                         _err(f"note: created a new brain at {db_path}")
                 res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe"), brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res}
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                resp = {"id": rid, "ok": False, "error": f"bad JSON line: {e}", "exit_code": 2}
             except GBrainError as e:
                 resp = {"id": rid, "ok": False, "error": str(e), "exit_code": e.exit_code}
             except Exception as e:  # a bad request never ends the stream

@@ -2,6 +2,8 @@
 
     GBrainError              any failure                      → exit 1, MCP tool error
     ├── ModelUnavailable     a local embedding model is not installed → exit 1
+    ├── ProviderError        an embeddings server failed, hung or answered nonsense → exit 1
+    │   └── InputRefused     the server refused one of the inputs (HTTP 400/413/422) → exit 1
     ├── NotFound             no such page / source / key      → exit 1
     │   └── Ambiguous        a short name that matches several pages → exit 1
     ├── Conflict             a write that would lose data      → exit 1
@@ -20,6 +22,21 @@ class GBrainError(Exception):
 class ModelUnavailable(GBrainError):
     """A local embedding model whose package or weights are not installed (``query`` falls back
     to keyword search; ``embed`` fails with the install line)."""
+
+
+class ProviderError(GBrainError):
+    """An embeddings provider (an OpenAI-compatible server) that failed: unreachable, no answer in
+    time, an HTTP error, or an answer that is not embeddings (not JSON, vectors of several sizes).
+    ``query`` falls back to keyword search on it; ``embed`` stops (finished groups are kept)."""
+
+
+class InputRefused(ProviderError):
+    """The provider refused a request for its input (HTTP 400, 413 or 422: too long, bad text):
+    ``embed`` splits the batch to find the one chunk refused, skips its page and goes on."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 class NotFound(GBrainError):

@@ -36,7 +36,7 @@ def _clean_env(tmp_path, monkeypatch, request):
         monkeypatch.setenv("GBRAIN_DB", new_pg_database(request.getfixturevalue("pg_server")))
     else:
         monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
-    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GBRAIN_EMBEDDING_API_KEY", "GBRAIN_EMBEDDING_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_CUSTOM_HEADERS", "OPENAI_ADMIN_KEY"):
         monkeypatch.delenv(k, raising=False)
     # records of passing database checks (storage/db.py: record_sound) stay out of ~/.cache
     monkeypatch.setenv("GBRAIN_CACHE_DIR", str(tmp_path.parent / f"{tmp_path.name}-cache"))

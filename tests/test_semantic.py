@@ -466,8 +466,8 @@ def test_cli_embed_and_query_with_openai_server(server, brain_tree, run, tmp_pat
     assert hits and len(server.requests) == n + 1 and server.requests[-1]["input"] == ["who leads River AI?"]
     server.always = 500
     assert run("config", "set", "embedding_max_retries", "1").returncode == 0
-    r = run("query", "anything", env=env)
-    assert r.returncode == 1 and "failed after" in r.stderr.decode()
+    r = run("query", "anything", env=env)  # a server failing: keyword results, and why
+    assert r.returncode == 0 and "failed after" in r.stderr.decode() and "showing keyword results" in r.stderr.decode()
 
 
 # ---------------------------------------------------------------------------

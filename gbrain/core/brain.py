@@ -77,6 +77,8 @@ SETTABLE_CONFIG = {
     "embedding_encoding": (lambda v: v in ("float", "base64"), "float or base64"),
     "embedding_batch_size": (_is_int, "a whole number"),
     "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),
+    # seconds `query` waits for the question's embedding from a server, then keyword results (empty: 5)
+    "query_embed_timeout": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0), "a number of seconds above 0, or empty"),
     "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
     "chunk_strategy": (lambda v: v in ("page", "section", "paragraph"), "page, section or paragraph"),
     # `history --prune` defaults (empty: keep everything)

@@ -36,7 +36,9 @@ The checks (names are stable; they are the ``check`` field of every finding):
     embedded anything, else the model with the most pages). Without that table, from
     ``page_embeddings`` alone: no rows is missing; a chunk created before the page's
     ``updated_at``, or made with another model than config ``embedding_model``, is stale.
-    A brain with no embeddings at all gets one finding, not one per page.
+    A brain with no embeddings at all gets one finding, not one per page. A model whose stored
+    vectors have more than one size (its server changed its model under the same name) gets a
+    ``mixed-sizes`` finding: ``query`` cannot search them until ``gbrain embed --force``.
 ``frontmatter_errors``
     Pages whose YAML frontmatter did not load (``pages.frontmatter_error``; the text is kept).
 ``duplicate_titles``
@@ -447,6 +449,14 @@ def _embeddings(brain) -> list[dict]:
         return [{"check": "embeddings", "slug": None, "reason": "none", "pages": pages, "message": f"no page has embeddings ({pages:,} pages); `gbrain query` falls back to keyword search until `gbrain embed` runs", "action": "gbrain embed --all"}]
     configured = brain.get_config("embedding_model") or ""
     out = []
+    from ..search.vectors import mixed_dims
+
+    for m, by in mixed_dims(c).items():
+        sizes = ", ".join(f"{n:,} chunks of {d} dims" for d, n in sorted(by.items()))
+        out.append({"check": "embeddings", "slug": None, "reason": "mixed-sizes", "model": m, "sizes": {str(d): n for d, n in by.items()},
+                    "message": f"the vectors of {m} have {len(by)} sizes ({sizes}): `gbrain query` cannot search them (its server changed "
+                               f"its model under the same name); re-embed every page with `gbrain embed --force`, or drop them with `gbrain embed-drop {m}`",
+                    "action": "gbrain embed --force"})
     if state:
         # embed_state (page_id, model, content_hash): the page content each model last embedded.
         # Judge by the configured model when it has embedded anything, else by the model that has

@@ -795,7 +795,17 @@ def _check(b, a, ctx):
         # from them in one command (no export or re-import needed)
         advice = (f"only the search index is damaged (the pages and their texts are sound; writes still work): "
                   f"rebuild it with `gbrain reindex --db {b.path}`")
-    return {"ok": not problems, "database": str(b.path), "checked": checked, "problems": problems, "advice": advice}
+    from ..search.vectors import mixed_dims
+
+    mixed = mixed_dims(b.conn)  # not damage, but `query` cannot use such a model's vectors
+    for m, by in mixed.items():
+        sizes = ", ".join(f"{n:,} of {d} dims" for d, n in sorted(by.items()))
+        if ctx.on_warning:
+            ctx.on_warning(f"the vectors of {m} have {len(by)} sizes ({sizes}): `gbrain query` cannot search them; "
+                           f"re-embed with `gbrain embed --force` (active model) or drop them with `gbrain embed-drop {m}`")
+    checked = checked + ["vector sizes"]
+    return {"ok": not problems, "database": str(b.path), "checked": checked, "problems": problems, "advice": advice,
+            "mixed_vector_sizes": {m: {str(d): n for d, n in by.items()} for m, by in mixed.items()}}
 
 
 @op("reindex", "Rebuild the keyword search index from the pages: the repair when brain_search warns that the search index lists "

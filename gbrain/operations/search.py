@@ -37,20 +37,29 @@ def _embed_text(r: dict, a: dict) -> str:
         p = r["plan"]
         s = f"would embed {p['pages']:,} page(s): {p['chunks']:,} chunks, {p['to_embed']:,} to send to {r['model']} (~{p['tokens']:,} tokens"
         return s + (f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")")
-    return (
+    s = (
         f"embedded {r['pages']:,} page(s) with {r['model']}: {r['chunks']:,} chunks "
         f"({r['embedded']:,} new, " + (f"{r['repeated']:,} repeated, " if r.get("repeated") else "") + f"{r['cached']:,} from cache)"
     )
+    if r.get("dropped"):
+        s += f"; replaced {r['dropped']:,} chunks of another vector size"
+    if r.get("skipped"):
+        s += f"\nskipped {len(r['skipped']):,} page(s) the server refused (they stay stale):" + "".join(
+            f"\n  {k['slug']}  chunk {k['chunk']}" + (f" ({k['heading']})" if k.get("heading") else "") + f": {k['error']}" for k in r["skipped"])
+    return s
 
 
 @op(
     "embed",
     "Embed pages for semantic search: chunk them (## sections, timeline entries) and store one vector per chunk "
     "with the active model (config embedding_model; without OPENAI_API_KEY an offline model: minilm, or wordllama). Unchanged chunks are "
-    "never embedded twice. No argument: pages changed since their last embedding (`stale`).",
+    "never embedded twice. No argument: pages changed since their last embedding (`stale`). A chunk the server refuses "
+    "(too long for its context) skips its page, which is named in `skipped` (exit 1); the rest is stored.",
     [
         Param("slug", description="embed this page only", positional=True),
         Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),
+        Param("force", "boolean", "every page, sending every chunk to the provider again (no cached vector reused); "
+              "when the server's vectors changed size, the model's old vectors are replaced", default=False),
         Param("stale", "boolean", "pages never embedded with the active model or changed since (the default)", default=False),
         Param("dry_run", "boolean", "only report pages, chunks, tokens and estimated cost", default=False),
         Param("confirm", "boolean", "go ahead with a run to a paid embedding endpoint whose estimated cost is above config embed_confirm_usd (agents only; the CLI asks nobody)", default=False, cli=False),
@@ -63,13 +72,14 @@ def _embed_text(r: dict, a: dict) -> str:
     idempotent=True,
     open_world=True,  # with an OpenAI-compatible model it sends page text to that endpoint
     output=obj("model", model="string", note="string?", plan="object", dry_run="boolean", needs_confirm="boolean", message="string",
-               pages="integer", chunks="integer", embedded="integer", cached="integer", repeated="integer", cancelled="boolean"),
+               pages="integer", chunks="integer", embedded="integer", cached="integer", repeated="integer", cancelled="boolean",
+               skipped="array", dropped="integer", exit_code="integer"),
 )
 def _embed(b, a, ctx):
-    picked = [k for k in ("slug", "all", "stale") if a.get(k)]
-    if len(picked) > 1:
-        raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')} or {ctx.flag('stale')}")
-    from ..search.vectors import active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
+    picked = [k for k in ("slug", "all", "stale", "force") if a.get(k)]
+    if len(picked) > 1 and set(picked) != {"all", "force"}:
+        raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')}, {ctx.flag('stale')} or {ctx.flag('force')}")
+    from ..search.vectors import DimsChanged, active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
 
     model, note = active_model(b.conn, b.config())
     if note:
@@ -78,8 +88,9 @@ def _embed(b, a, ctx):
         row = b.resolve_slug(a["slug"])
         rows = select_pages(b.conn, model.model_id, "ids", [row["id"]])
     else:
-        rows = select_pages(b.conn, model.model_id, "all" if a.get("all") else "stale")
-    plan, work = plan_embed(b.conn, model, rows)
+        rows = select_pages(b.conn, model.model_id, "all" if (a.get("all") or a.get("force")) else "stale")
+    force = bool(a.get("force"))
+    plan, work = plan_embed(b.conn, model, rows, force=force)
     out = {"model": model.model_id, "note": note, "plan": plan.as_dict()}
     if a.get("dry_run"):
         return {**out, "dry_run": True}
@@ -91,7 +102,7 @@ def _embed(b, a, ctx):
             f"${plan.cost:.2f}, above config embed_confirm_usd ${limit_usd:.2f}; call brain_embed again with confirm: true to go ahead")}
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
-    elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid:
+    elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid and not force:
         # a local model: time a sample on this machine, now (its load included), not a constant
         rate, n = sample_rate(b.conn, model, work, transaction=b.transaction)
         if rate > 0:
@@ -106,8 +117,8 @@ def _embed(b, a, ctx):
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
     try:
-        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel)
-    except Cancelled:
+        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel, force=force)
+    except (Cancelled, DimsChanged):
         raise
     except GBrainError as e:
         again = "call brain_embed again (no arguments)" if ctx.agent else "run `gbrain embed --stale`"
@@ -115,7 +126,44 @@ def _embed(b, a, ctx):
     except KeyboardInterrupt:
         _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
         raise
+    if stats["skipped"]:
+        for k in stats["skipped"]:
+            msg = f"not embedded: {k['slug']} (chunk {k['chunk']}" + (f", {k['heading']}" if k.get("heading") else "") + f"): {k['error']}"
+            if ctx.on_warning:
+                ctx.on_warning(msg)
+            else:
+                _say(ctx, "warning: " + msg)
+        stats["exit_code"] = 1
     return {**out, **stats}
+
+
+@op(
+    "embed-drop",
+    "Delete every stored vector of one embedding model (its chunks, its record of embedded pages and its cached vectors), "
+    "e.g. a model no longer used: each model switch otherwise keeps a full set of vectors. `gbrain stats` lists the models stored.",
+    [Param("model", required=True, positional=True, description="the model name as stored (e.g. text-embedding-3-small, minilm)")],
+    db="existing",
+    text=lambda r, a: f"dropped {r['chunks']:,} chunks of {r['model']} ({r['pages']:,} pages; {r['cached']:,} cached vectors)",
+    mutating=True,
+    destructive=True,
+    idempotent=True,
+    title="Drop an embedding model's vectors",
+    output=obj("model", model="string", chunks="integer", pages="integer", cached="integer"),
+)
+def _embed_drop(b, a, ctx):
+    from ..search.vectors import drop_vectors
+
+    name = a["model"].strip()
+    have = b.conn.execute("SELECT 1 FROM embed_state WHERE model = ? UNION ALL SELECT 1 FROM page_embeddings WHERE model = ? "
+                          "UNION ALL SELECT 1 FROM embedding_cache WHERE model = ? LIMIT 1", (name, name, name)).fetchone()
+    if not have:
+        from ..errors import NotFound
+
+        models = [m for (m,) in b.conn.execute("SELECT DISTINCT model FROM embed_state ORDER BY model")]
+        raise NotFound(f"no vectors of {name!r} in this brain" + (f" (models stored: {', '.join(models)})" if models else ""), suggestions=models)
+    with b.transaction():
+        got = drop_vectors(b.conn, name)
+    return {"model": name, **got}
 
 
 def _query_text(r: dict, a: dict) -> str:

@@ -42,7 +42,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from ..errors import BadInput, GBrainError, ModelUnavailable
+from ..errors import BadInput, GBrainError, InputRefused, ModelUnavailable, ProviderError
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
 from .chunking import approx_tokens, text_hash
 
@@ -151,15 +151,19 @@ class EmbeddingModel(ABC):
         return np.vstack(out)
 
     def _check(self, texts: list[str], vecs) -> np.ndarray:
+        if not isinstance(vecs, np.ndarray):
+            sizes = sorted({len(v) for v in vecs})
+            if len(sizes) > 1:  # a ragged answer: no matrix to make
+                raise ProviderError(f"{self.model_id}: the provider answered vectors of {len(sizes)} sizes in one batch ({', '.join(map(str, sizes))} dims)")
         m = np.asarray(vecs, dtype=np.float32)
         if m.ndim != 2 or m.shape[0] != len(texts):
-            raise GBrainError(f"{self.model_id}: expected {len(texts)} vectors, got shape {m.shape}")
+            raise ProviderError(f"{self.model_id}: expected {len(texts)} vectors, got shape {m.shape}")
         if self.dims is None:
             self.dims = int(m.shape[1])
         elif m.shape[1] != self.dims:
-            raise GBrainError(f"{self.model_id}: expected {self.dims}-dimensional vectors, got {m.shape[1]}")
+            raise ProviderError(f"{self.model_id}: expected {self.dims}-dimensional vectors, got {m.shape[1]}")
         if not np.isfinite(m).all():
-            raise GBrainError(f"{self.model_id}: provider returned non-finite values")
+            raise ProviderError(f"{self.model_id}: provider returned non-finite values")
         return normalize(m)
 
     def estimate_cost(self, tokens: int) -> float:
@@ -335,8 +339,12 @@ class OpenAIEmbedding(EmbeddingModel):
     * ``max_in_flight`` requests at once (threads sharing one client).
     * Retries on 429, 5xx, timeouts and connection errors with exponential backoff
       (``backoff · 2^attempt`` seconds, ×0.5–1 jitter, at most ``max_backoff``; a
-      ``Retry-After`` header wins when shorter than ``max_backoff``), ``max_retries`` times; then a
-      :class:`GBrainError` naming the server and the last status. Other HTTP errors fail at once.
+      ``Retry-After`` header wins up to ``max_retry_after`` seconds; a longer one stops at once
+      with its figure), ``max_retries`` times; then a :class:`~gbrain.errors.ProviderError`
+      naming the server, the last status and the server's error text. ``wait_s`` bounds the
+      whole (``query``). HTTP 400/413/422 fail at once as :class:`~gbrain.errors.InputRefused`
+      (``embed`` bisects the batch to find the refused chunk); other HTTP errors and answers that
+      are not embeddings (not JSON, vectors of several sizes) as ``ProviderError``.
     * ``encoding_format``: ``base64`` (default, 4 bytes per float on the wire) or ``float``;
       a server that answers in the other form is understood too.
     """
@@ -361,6 +369,10 @@ class OpenAIEmbedding(EmbeddingModel):
         max_request_tokens: int = OPENAI_MAX_REQUEST_TOKENS,
         paid: bool | None = None,
         batch_size: int | None = None,
+        wait_s: float | None = None,
+        key_note: str | None = None,
+        max_retry_after: float = 120.0,
+        foreign: bool = False,
     ):
         if encoding_format not in ("base64", "float"):
             raise BadInput("embedding encoding must be base64 or float")
@@ -385,9 +397,19 @@ class OpenAIEmbedding(EmbeddingModel):
         self.encoding_format = encoding_format
         self.timeout = timeout
         self.max_request_tokens = max_request_tokens
+        #: a bound on the whole of one :meth:`embed_batch`, retries included (None: retries as
+        #: above); ``query`` sets it (config ``query_embed_timeout``) so a dead server costs seconds
+        self.wait_s = wait_s
+        #: why no key is sent (:func:`endpoint`): added to a 401/403 error
+        self.key_note = key_note
+        #: the base URL came from the brain, not the user (:func:`endpoint`)
+        self.foreign = foreign
+        #: the longest Retry-After (seconds) waited for; a longer one stops with the server's words
+        self.max_retry_after = max_retry_after
         self.requests = 0  # HTTP requests sent, retries included
         self._count_lock = threading.Lock()
         self._client = None
+        self._omit: dict = {}  # headers each request leaves out (made with the client)
 
     @property
     def client(self):
@@ -396,6 +418,17 @@ class OpenAIEmbedding(EmbeddingModel):
                 import openai
             except ImportError as e:
                 raise GBrainError("the openai package is needed for OpenAI embeddings: pip install openai") from e
+            # the SDK fills in what it is not given from the environment (OPENAI_API_KEY,
+            # OPENAI_ORG_ID, OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS): without a key no
+            # Authorization header is sent, and to a base URL the brain chose none of those either
+            omit: dict = {}
+            if not self.api_key:
+                omit["Authorization"] = openai.Omit()
+            if self.foreign:
+                names = ["OpenAI-Organization", "OpenAI-Project"]
+                names += [ln.split(":", 1)[0].strip() for ln in os.environ.get("OPENAI_CUSTOM_HEADERS", "").splitlines() if ":" in ln]
+                omit.update({n: openai.Omit() for n in names if n})
+            self._omit = omit
             self._client = openai.OpenAI(api_key=self.api_key or "not-needed", base_url=self.base_url, max_retries=0, timeout=self.timeout)
         return self._client
 
@@ -424,7 +457,26 @@ class OpenAIEmbedding(EmbeddingModel):
             return np.frombuffer(base64.b64decode(e), dtype="<f4")
         return e
 
+    def _vectors(self, resp, n: int, where: str) -> list:
+        """The ``n`` vectors of a response, in input order; :class:`ProviderError` for anything
+        that is not ``n`` embeddings of one size."""
+        data = getattr(resp, "data", None)
+        if not isinstance(data, list):
+            raise ProviderError(f"{where} answered something that is not an embeddings response: {str(resp)[:80]!r}")
+        data = sorted(data, key=lambda d: d.index)
+        if len(data) != n:
+            raise ProviderError(f"{where}: asked for {n} embeddings, got {len(data)}")
+        vecs = [self._decode(d) for d in data]
+        sizes = sorted({len(v) for v in vecs})
+        if len(sizes) > 1:
+            raise ProviderError(f"{where} answered vectors of {len(sizes)} sizes in one batch ({', '.join(map(str, sizes))} dims)")
+        return vecs
+
     def embed_batch(self, texts: list[str]) -> list:
+        """One vector per text (see the class docstring for retries). Raises
+        :class:`~gbrain.errors.InputRefused` when the server refuses the input (HTTP 400, 413,
+        422), :class:`~gbrain.errors.ProviderError` for any other failure: other HTTP errors,
+        retries used up, ``wait_s`` passed, an answer that is not embeddings."""
         import openai
 
         inputs = [t if approx_tokens(t) <= OPENAI_MAX_INPUT_TOKENS else t[: OPENAI_MAX_INPUT_TOKENS * 3] for t in texts]
@@ -433,30 +485,50 @@ class OpenAIEmbedding(EmbeddingModel):
         if self._send_dims:
             kw["dimensions"] = self._send_dims
         where = self.base_url or "api.openai.com"
-        last = ""
+        last, said = "", ""
+        deadline = None if self.wait_s is None else time.monotonic() + self.wait_s
         for attempt in range(self.max_retries + 1):
+            client = self.client
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                client = client.with_options(timeout=min(self.timeout, left))
             try:
                 with self._count_lock:
                     self.requests += 1
-                resp = self.client.embeddings.create(**kw)
-                data = sorted(resp.data, key=lambda d: d.index)
-                if len(data) != len(texts):
-                    raise GBrainError(f"{where}: asked for {len(texts)} embeddings, got {len(data)}")
-                return [self._decode(d) for d in data]
+                resp = client.embeddings.create(**kw, extra_headers=self._omit or None)
+                return self._vectors(resp, len(texts), where)
             except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError) as e:
                 status = getattr(e, "status_code", None)
-                last = f"HTTP {status}" if status else type(e).__name__
+                last = f"HTTP {status}" if status else ("no answer in time" if isinstance(e, openai.APITimeoutError) else type(e).__name__)
+                said = _error_message(e) if status else ""
                 if attempt >= self.max_retries:
                     break
                 delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
                 ra = _retry_after(getattr(e, "response", None))
-                if ra is not None and ra <= self.max_backoff:
+                if ra is not None and ra > self.max_retry_after:
+                    raise ProviderError(f"embedding request to {where} failed: {last}" + (f": {said}" if said else "")
+                                        + f"; the server asks to wait {ra:g} s (Retry-After); try again later") from e
+                if ra is not None:
                     delay = ra
+                if deadline is not None and time.monotonic() + delay >= deadline:
+                    break
                 time.sleep(delay)
             except openai.APIStatusError as e:
-                msg = _error_message(e)
-                raise GBrainError(f"embedding request to {where} failed: HTTP {e.status_code}: {msg}") from e
-        raise GBrainError(f"embedding request to {where} failed after {self.max_retries + 1} attempts (last: {last}); try again later or check the server")
+                msg = f"embedding request to {where} failed: HTTP {e.status_code}: {_error_message(e)}"
+                if e.status_code in (401, 403) and self.key_note:
+                    msg += f" ({self.key_note})"
+                if e.status_code in (400, 413, 422):
+                    raise InputRefused(msg, e.status_code) from e
+                raise ProviderError(msg) from e
+            except (ValueError, TypeError, AttributeError, KeyError, openai.APIError) as e:
+                # not JSON (JSONDecodeError is a ValueError), bad base64, a body of another shape
+                raise ProviderError(f"{where} answered something that is not an embeddings response ({type(e).__name__}: {str(e)[:120]})") from e
+        tail = f"; the server said: {said}" if said else ""
+        if deadline is not None:
+            raise ProviderError(f"no embedding from {where} within {self.wait_s:g} s (last: {last or 'no answer'}){tail}")
+        raise ProviderError(f"embedding request to {where} failed after {self.max_retries + 1} attempts (last: {last}){tail}; try again later or check the server")
 
     def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Like the base method, with token-aware batches and up to ``max_in_flight`` requests
@@ -530,6 +602,66 @@ def _fake(name: str, cfg: dict) -> EmbeddingModel:
     return FakeEmbedding(name, dims)
 
 
+#: the environment variable whose key goes to any embeddings base URL, the brain's config's too
+KEY_ENV = "GBRAIN_EMBEDDING_API_KEY"
+#: the environment variable naming the user's own embeddings server (beside ``OPENAI_BASE_URL``)
+URL_ENV = "GBRAIN_EMBEDDING_BASE_URL"
+
+
+def _is_openai_url(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(url.strip())
+    except ValueError:
+        return False
+    return u.scheme == "https" and (u.hostname or "").lower() == "api.openai.com"
+
+
+def _same_url(a: str | None, b: str | None) -> bool:
+    return bool(a and b) and a.strip().rstrip("/") == b.strip().rstrip("/")
+
+
+def endpoint(cfg: dict, environ: dict | None = None) -> tuple[str | None, str | None, str | None, bool]:
+    """``(base_url, api_key, note, foreign)`` for the OpenAI provider: where requests go, the key
+    sent there, why a key in the environment was not sent (else None), and whether the base URL
+    is the brain's own choice (``foreign``: the client then also leaves out the headers the
+    ``openai`` SDK takes from the environment: organization, project, ``OPENAI_CUSTOM_HEADERS``).
+
+    The base URL is config ``embedding_base_url`` (the brain's), else ``$GBRAIN_EMBEDDING_BASE_URL``
+    or ``$OPENAI_BASE_URL`` (the user's), else None (api.openai.com). A brain's config is data
+    anyone may have written (a shared Postgres, a file handed over), so the user's
+    ``OPENAI_API_KEY`` goes only to a host the user chose: api.openai.com over https, or a base
+    URL that comes from (or equals) the environment's. ``$GBRAIN_EMBEDDING_API_KEY``, a key
+    named for gbrain's embeddings, goes to whichever base URL is in use. Otherwise no key is
+    sent and ``note`` says so."""
+    env = os.environ if environ is None else environ
+    cfg_url = (cfg.get("embedding_base_url") or "").strip() or None
+    env_url = (env.get(URL_ENV) or env.get("OPENAI_BASE_URL") or "").strip() or None
+    url = cfg_url or env_url
+    chosen = cfg_url is None or _is_openai_url(cfg_url) or _same_url(cfg_url, env_url)
+    own = env.get(KEY_ENV) or None
+    if own:
+        return url, own, None, not chosen
+    key = env.get("OPENAI_API_KEY") or None
+    if chosen:
+        return url, key, None, False
+    if key is None:
+        return url, None, None, True
+    return url, None, (f"OPENAI_API_KEY not sent to {_host(cfg_url)}: that URL comes from this brain's config "
+                       f"(embedding_base_url), not from your environment; set {KEY_ENV} to send it a key"), True
+
+
+def _host(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(url)
+        return f"{u.scheme}://{u.netloc}" if u.netloc else url
+    except ValueError:
+        return url
+
+
 def _openai(name: str, cfg: dict) -> EmbeddingModel:
     dims = cfg.get("embedding_dimensions")
     native = OPENAI_MODELS.get(name, (None, 0))[0]
@@ -539,11 +671,14 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         raise BadInput(f"config embedding_dimensions must be a number, got {dims!r}") from e
     if d == 1536 and native != 1536:
         d = None  # the spec's default value, written by `init`: it means "the model's own size"
+    base_url, key, key_note, foreign = endpoint(cfg)
     return OpenAIEmbedding(
         name,
         dims=d if (d and native) else None,
-        base_url=cfg.get("embedding_base_url") or os.environ.get("OPENAI_BASE_URL") or None,
-        api_key=os.environ.get("OPENAI_API_KEY") or None,
+        base_url=base_url,
+        api_key=key,
+        key_note=key_note,
+        foreign=foreign,
         encoding_format=cfg.get("embedding_encoding") or "base64",
         max_retries=_int_config(cfg, "embedding_max_retries", 6),
         max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
@@ -646,7 +781,8 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
     """
     env = os.environ if environ is None else environ
     name = (config.get("embedding_model") or DEFAULT_MODEL).strip()
-    if is_openai_name(name) and not env.get("OPENAI_API_KEY") and not (config.get("embedding_base_url") or env.get("OPENAI_BASE_URL")):
+    if (is_openai_name(name) and not env.get("OPENAI_API_KEY") and not env.get(KEY_ENV)
+            and not (config.get("embedding_base_url") or env.get(URL_ENV) or env.get("OPENAI_BASE_URL"))):
         off = offline_model(embedded)
         note = f"no OPENAI_API_KEY: using the offline {off} model instead of {name}"
         if not config.get(CHOSEN_KEY) and (embedded or {}).get(off) and not (embedded or {}).get(name):
@@ -660,5 +796,6 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
         return get_model(off, config), (
             f"this brain's vectors are {off}: using it, not {name} (`gbrain config set embedding_model {name}` "
             f"then `gbrain embed --stale` switches)")
-    return get_model(name, config), None
+    model = get_model(name, config)
+    return model, getattr(model, "key_note", None)
 

@@ -35,7 +35,9 @@ scores are fused at keyword weight 0.55. Chosen on SciFact's train queries among
 ``benchmarks/scifact_vectors.py`` (``prf fused k=3 b=0.5``); it costs a second vector search.
 
 With no vectors of the active model the query falls back to keyword search and says so in
-the result's ``notes``.
+the result's ``notes``; so does a question whose embedding the provider does not give within
+:func:`embed_wait` seconds (config ``query_embed_timeout``): a server down, hung or answering
+nonsense costs a few seconds, never ``embed``'s minutes of retries.
 """
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import ModelUnavailable
+from ..errors import BadInput, ModelUnavailable, ProviderError
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
 from .keyword import copies_below_originals, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count
@@ -120,6 +122,26 @@ def _passage(text: str) -> str:
     return " ".join(body.split())
 
 
+#: default for config ``query_embed_timeout``: seconds ``query`` waits for the question's embedding
+EMBED_WAIT_S = 5.0
+
+
+def embed_wait(config: dict) -> float:
+    """Seconds ``query`` waits for the question's embedding from a server (config
+    ``query_embed_timeout``, default :data:`EMBED_WAIT_S`), retries included; then keyword results.
+    Raises :class:`BadInput` for a value that is not a positive number."""
+    v = config.get("query_embed_timeout")
+    if v in (None, ""):
+        return EMBED_WAIT_S
+    try:
+        f = float(v)
+    except ValueError as e:
+        raise BadInput(f"config query_embed_timeout must be a number of seconds, got {v!r}") from e
+    if not f > 0:
+        raise BadInput("config query_embed_timeout must be above 0 seconds")
+    return f
+
+
 def has_vectors(conn: sqlite3.Connection, model: str) -> bool:
     return conn.execute("SELECT 1 FROM page_embeddings WHERE model = ? LIMIT 1", (model,)).fetchone() is not None
 
@@ -178,12 +200,24 @@ def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, 
         from .vectors import PgVectors
 
         got = emb.after()  # already ranked on a second connection (query's hybrid mode)
+        _same_size(conn, model.model_id, emb.get())
         pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32), text=got[1] if got else None)
         return pv, None, got[0] if got else pv.top_pages(limit, type)  # type: ignore[return-value]
     idx = VectorIndex.get(conn, db_key, model.model_id)
     qv = emb.get()
+    _same_size(conn, model.model_id, qv)
     scores = idx.scores(qv)
     return idx, scores, idx.top_pages(scores, limit, _of_type(conn, type))
+
+
+def _same_size(conn: sqlite3.Connection, model_id: str, qv) -> None:
+    """Raise :class:`~.vectors.DimsChanged` (a provider error: query falls back to keywords)
+    when the question's vector has another size than the model's stored ones."""
+    from .vectors import DimsChanged, dims_changed_message, stored_dims
+
+    d = stored_dims(conn, model_id)
+    if d is not None and len(qv) != d:
+        raise DimsChanged(dims_changed_message(model_id, len(qv), d))
 
 
 def _of_type(conn: sqlite3.Connection, type: str | None) -> np.ndarray | None:
@@ -275,7 +309,12 @@ def query(
         notes.append("the question has no words; showing keyword matches")
         mode = "keyword"
     if model is None and mode != "keyword":
-        model, note = active_model(conn, brain.config())
+        cfg = brain.config()
+        model, note = active_model(conn, cfg)
+        if getattr(model, "key_note", None):
+            notes.append(model.key_note)
+        if hasattr(model, "wait_s"):  # a server: a bounded wait, then keyword results
+            model.wait_s = embed_wait(cfg)
     if mode != "keyword" and not has_vectors(conn, model.model_id):
         others = conn.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model").fetchall()
         msg = f"no embeddings for {model.model_id}"
@@ -310,9 +349,10 @@ def query(
     kw = keyword_candidates(conn, question, type=type, limit=k, coordinate=False) if mode != "vector" else []
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, embedding=emb)
-    except ModelUnavailable as e:
-        # the vectors are there but the model to embed the question is not: keywords still work
-        notes.append(f"{e}; showing keyword results")
+    except (ModelUnavailable, ProviderError) as e:
+        # the vectors are there but the model to embed the question is not (not installed, its
+        # server down, hung or answering nonsense): keywords still work
+        notes.append(f"{e}; showing keyword results" + (" (config query_embed_timeout: how long a question waits for its embedding)" if isinstance(e, ProviderError) and "now answers" not in str(e) else ""))
         return query(brain, question, limit=limit, type=type, model=model, mode="keyword") | {"notes": notes}
     kw_signals: dict[int, list[str]] = {}
     pinfo: dict[int, tuple] = {}  # pages the boosts looked up: (type, updated_at, slug, title)

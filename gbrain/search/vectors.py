@@ -23,7 +23,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..errors import GBrainError
+from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import MAX_TOKENS, Chunk, model_chunks
 from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_version, resolve_model, to_blob
 from ..storage.pg import ensure_hnsw_index, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
@@ -131,6 +131,76 @@ def stale_count(conn: sqlite3.Connection, model: str) -> int:
     return n
 
 
+class DimsChanged(ProviderError):
+    """A model's provider answers vectors of another size than the brain stores for it (a local
+    server whose model changed under the same name): vectors of two sizes cannot be searched
+    together, so ``embed`` refuses to store them (``embed --force`` replaces the model's vectors)
+    and ``query`` falls back to keyword search. The message names the fix."""
+
+
+def dims_changed_message(model: str, new: int, old: int) -> str:
+    """The one explanation of a size change (``embed``, ``query``): what happened and the fix."""
+    return (f"{model} now answers {new}-dimensional vectors, but this brain's {model} vectors have {old}: "
+            f"vectors of two sizes cannot be searched together. Re-embed every page with `gbrain embed --force` "
+            f"(it replaces {model}'s vectors once the server's first answer is in), or give the new vectors "
+            f"another model name (`gbrain config set embedding_model NAME`) and drop the old ones (`gbrain embed-drop {model}`)")
+
+
+def stored_dims(conn: sqlite3.Connection, model: str) -> int | None:
+    """The vector size of ``model``'s first stored chunk (index ``(model, id)``), None without
+    any. ``embed`` keeps one size per model, so the first row speaks for all
+    (:func:`mixed_dims` finds brains where that was broken)."""
+    r = conn.execute("SELECT dims FROM page_embeddings WHERE model = ? ORDER BY id LIMIT 1", (model,)).fetchone()
+    return int(r[0]) if r else None
+
+
+def mixed_dims(conn: sqlite3.Connection) -> dict[str, dict[int, int]]:
+    """``{model: {dims: chunks}}`` for each model whose stored vectors have more than one size
+    (``query`` cannot use them; ``embed --force`` repairs). One scan of ``page_embeddings``."""
+    by: dict[str, dict[int, int]] = {}
+    for m, d, n in conn.execute("SELECT model, dims, COUNT(*) FROM page_embeddings GROUP BY model, dims"):
+        by.setdefault(m, {})[int(d)] = int(n)
+    return {m: v for m, v in by.items() if len(v) > 1}
+
+
+def drop_vectors(conn: sqlite3.Connection, model: str) -> dict:
+    """Delete every stored vector of ``model``: its chunks, its ``embed_state`` rows and its cached
+    vectors (call inside a write transaction). Returns ``{"chunks", "pages", "cached"}`` removed."""
+    chunks = conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ?", (model,)).fetchone()[0]
+    pages = conn.execute("SELECT COUNT(*) FROM embed_state WHERE model = ?", (model,)).fetchone()[0]
+    conn.execute("DELETE FROM page_embeddings WHERE model = ?", (model,))
+    conn.execute("DELETE FROM embed_state WHERE model = ?", (model,))
+    # after the chunks: their delete trigger retires each vector into the cache
+    cached = conn.execute("SELECT COUNT(*) FROM embedding_cache WHERE model = ?", (model,)).fetchone()[0]
+    conn.execute("DELETE FROM embedding_cache WHERE model = ?", (model,))
+    return {"chunks": int(chunks), "pages": int(pages), "cached": max(0, int(cached) - int(chunks))}
+
+
+def _embed_splitting(model: EmbeddingModel, texts: list[str], on_batch: Callable[[int], None] | None) -> tuple[list, dict[int, str]]:
+    """``(vectors, refused)``: the vectors of ``texts`` (None for a refused one) and ``{index:
+    the server's error}`` for each text the provider refused (:class:`InputRefused`). A refused
+    batch is halved until the refused texts stand alone (bisection: about ``2·log2(n)`` more
+    requests per refused text); other errors propagate."""
+    out: list = [None] * len(texts)
+    refused: dict[int, str] = {}
+
+    def go(lo: int, hi: int) -> None:
+        try:
+            vecs = model.embed_multi(texts[lo:hi], on_batch=on_batch)
+        except InputRefused as e:
+            if hi - lo == 1:
+                refused[lo] = str(e)
+                return
+            mid = (lo + hi) // 2
+            go(lo, mid)
+            go(mid, hi)
+            return
+        out[lo:hi] = list(vecs)
+
+    go(0, len(texts))
+    return out, refused
+
+
 def _known_hashes(conn: sqlite3.Connection, model: str) -> set[str]:
     live = {r[0] for r in conn.execute("SELECT DISTINCT text_hash FROM page_embeddings WHERE model = ? AND text_hash != ''", (model,))}
     return live | {r[0] for r in conn.execute("SELECT text_hash FROM embedding_cache WHERE model = ?", (model,))}
@@ -148,14 +218,15 @@ def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str,
     return out
 
 
-def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None) -> tuple[EmbedPlan, list[_PageWork]]:
+def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None, force: bool = False) -> tuple[EmbedPlan, list[_PageWork]]:
     """Chunk ``rows`` and count what the provider must embed (texts not cached for the model).
     Chunks are :func:`~.chunking.model_chunks` at ``max_tokens`` (default: the model's
     ``max_chunk_tokens``, else :data:`~.chunking.MAX_TOKENS`): a model with a short input window
     sees all of each chunk cut at its budget, and also reads each long section's ~500-token
-    chunks (the version :func:`~.embeddings.chunking_version` records)."""
+    chunks (the version :func:`~.embeddings.chunking_version` records). ``force``: no text
+    counts as cached (``embed --force``)."""
     budget = max_tokens or getattr(model, "max_chunk_tokens", None) or MAX_TOKENS
-    known = _known_hashes(conn, model.model_id)
+    known = set() if force else _known_hashes(conn, model.model_id)
     plan = EmbedPlan(model=model.model_id, paid=model.paid)
     work: list[_PageWork] = []
     new: set[str] = set()
@@ -182,6 +253,7 @@ def embed_pages(
     on_progress: Callable[[int, int], None] | None = None,
     transaction: Callable | None = None,
     check_stop: Callable[[], None] | None = None,
+    force: bool = False,
 ) -> dict:
     """Embed the chunks of ``work`` and store them, in groups of about :data:`GROUP_CHUNKS`
     (or the provider's ``group_chunks``, when larger, so several requests can be in flight)
@@ -196,17 +268,28 @@ def embed_pages(
     embedded once in this run). Provider errors propagate (:class:`GBrainError`) after the
     finished groups are committed. ``check_stop()`` is called after each provider batch and
     each group and may raise to stop the run (a cancelled MCP call); finished groups stay.
+
+    A chunk the provider refuses (:class:`~gbrain.errors.InputRefused`: too long for a local
+    server's context) is found by halving its batch; its page is skipped (it stays stale) and
+    listed in ``skipped`` (``[{page_id, slug, chunk, heading, error}]``); the rest is stored.
+
+    One size per model: vectors of another size than the model's stored ones raise
+    :class:`DimsChanged` before anything of the group is stored. ``force``: every chunk goes
+    to the provider (no cached vector reused), every page's rows are rewritten, and when the
+    first answer has another size than the stored vectors, the model's old vectors are dropped
+    in the first group's transaction (``dropped``: chunks removed).
     """
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
     done = 0
-    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0}
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0}
     tx = transaction or _plain_tx(conn)
+    ref = stored_dims(conn, mid)
     if on_progress:
         on_progress(0, total)
     for group in _groups(work, max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)):
         hashes = sorted({c.hash for w in group for c in w.chunks})
-        have = _blobs(conn, mid, hashes)
+        have = {} if force else _blobs(conn, mid, hashes)
         todo: dict[str, str] = {}
         for w in group:
             for c in w.chunks:
@@ -223,16 +306,38 @@ def embed_pages(
             def on_batch(n: int) -> None:
                 if check_stop:
                     check_stop()
-                sent[0] += n
+                sent[0] = min(len(texts), sent[0] + n)  # a halved batch sends some texts again
                 if on_progress:  # chunks of the group, in proportion to the texts sent so far
                     on_progress(done + group_n * sent[0] // len(texts), total)
 
-            vecs = model.embed_multi(texts, on_batch=on_batch)
-            fresh = {h: to_blob(v) for h, v in zip(todo.keys(), vecs)}
+            vecs, refused = _embed_splitting(model, texts, on_batch)
+            keys = list(todo.keys())
+            bad = {keys[i]: err for i, err in refused.items()}
+            fresh = {h: to_blob(v) for h, v in zip(keys, vecs) if v is not None}
+        else:
+            bad = {}
         have.update(fresh)
+        sizes = {len(b) // 4 for b in have.values()}
+        drop_first = False
+        if sizes and (len(sizes) > 1 or (ref is not None and sizes != {ref})):
+            new_size = next(iter({len(b) // 4 for b in fresh.values()} or sizes - {ref} or sizes))
+            if not (force and len(sizes) == 1):
+                raise DimsChanged(dims_changed_message(mid, new_size, ref if ref is not None else min(sizes - {new_size} or sizes)))
+            drop_first = True
+        kept = [w for w in group if not any(c.hash in bad for c in w.chunks)]
+        for w in group:
+            if len(kept) == len(group):
+                break
+            for c in w.chunks:
+                if c.hash in bad:
+                    stats["skipped"].append({"page_id": w.page_id, "chunk": c.index, "heading": c.heading or "", "error": bad[c.hash]})
+                    break
         with tx():
-            for w in group:
-                _store_page(conn, mid, w, have)
+            if drop_first:
+                stats["dropped"] += drop_vectors(conn, mid)["chunks"]
+                ref = next(iter(sizes))
+            for w in kept:
+                _store_page(conn, mid, w, have, replace=force)
                 stats["pages"] += 1
                 stats["chunks"] += len(w.chunks)
             if hashes:
@@ -246,9 +351,14 @@ def embed_pages(
         stats["repeated"] += repeated
         stats["cached"] += n - len(fresh) - repeated
         done += sum(len(w.chunks) for w in group)
+        if ref is None and sizes:
+            ref = next(iter(sizes))
         if on_progress:
             on_progress(done, total)
     prune_cache(conn, mid, tx)
+    for sk in stats["skipped"]:
+        r = conn.execute("SELECT slug FROM pages WHERE id = ?", (sk["page_id"],)).fetchone()
+        sk["slug"] = r[0] if r else None
     return stats
 
 
@@ -288,14 +398,14 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     return sum(c.tokens for c in timed) / dt, len(timed)
 
 
-def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes]) -> None:
+def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes], replace: bool = False) -> None:
     now = conn.execute("SELECT title, compiled_truth, timeline, content_hash FROM pages WHERE id = ?", (w.page_id,)).fetchone()
     if not now:
         return  # deleted while we were embedding
     if now[3] != w.content_hash or (w.source is not None and tuple(now[:3]) != w.source):
         return  # changed while we were embedding (a move can change the title alone): stays stale
     cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
-    if [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
+    if replace or [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
         if getattr(conn, "dialect", "sqlite") == "postgres":  # the same vector for pgvector too
             conn.executemany(
@@ -429,6 +539,10 @@ class VectorIndex:
             if count == self.count and max_id == self.max_id:
                 self._stamp = stamp
                 return
+            if self.dims and max_id > self.max_id:
+                d = stored_dims(conn, self.model)
+                if d is not None and d != self.dims:  # the model's vectors were replaced by another size (embed --force)
+                    self.__init__(self.model)
             if max_id > self.max_id:
                 self._load_new(conn)
                 self.max_id = max_id

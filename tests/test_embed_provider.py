@@ -1,0 +1,372 @@
+"""An OpenAI-compatible embeddings server that misbehaves, through the real ``openai`` client
+against a real HTTP server on 127.0.0.1 and the real CLI (a trial user's reports): whose key goes
+where, a server that changes its vector size, one input it refuses, a server down or hung
+during `query`, answers that are not embeddings. Runs on both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import socket
+import struct
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from gbrain.errors import InputRefused, ProviderError
+from gbrain.search import embeddings as emb
+
+
+class ModeServer:
+    """/v1/embeddings on 127.0.0.1 whose behaviour is ``mode``: ``ok`` (64 dims), ``dim N``,
+    ``garbage`` (not JSON), ``ragged`` (the first vector of a batch 3 shorter), ``poison`` (HTTP
+    400 for any batch holding "POISON"), ``hang`` (never answers until closed), ``status N``
+    (HTTP N with a message, ``headers`` added). ``requests`` logs each request's Authorization
+    header, headers and inputs."""
+
+    def __init__(self):
+        self.mode = "ok"
+        self.headers: dict[str, str] = {}
+        self.requests: list[dict] = []
+        self.release = threading.Event()
+        outer = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                inp = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                outer.requests.append({"auth": self.headers.get("Authorization"), "headers": dict(self.headers), "input": inp})
+                mode = outer.mode.split()
+                if mode[0] == "hang":
+                    outer.release.wait()
+                    return
+                if mode[0] == "garbage":
+                    return self.send(200, b"<html>oops")
+                if mode[0] == "status":
+                    return self.send(int(mode[1]), json.dumps({"error": {"message": f"busy, status {mode[1]}"}}).encode())
+                if mode[0] == "poison" and any("POISON" in t for t in inp):
+                    return self.send(400, b'{"error":{"message":"input length exceeds the context length"}}')
+                dim = int(mode[1]) if mode[0] == "dim" else 64
+                out = []
+                for i, t in enumerate(inp):
+                    h = hashlib.sha256(t.encode()).digest()
+                    v = [((h[j % 32] + j * 7) % 256 - 128) / 128 for j in range(dim - (3 if mode[0] == "ragged" and i == 0 else 0))]
+                    e = base64.b64encode(struct.pack("<%df" % len(v), *v)).decode() if body.get("encoding_format") == "base64" else v
+                    out.append({"object": "embedding", "index": i, "embedding": e})
+                self.send(200, json.dumps({"object": "list", "data": out, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
+
+            def send(self, code, data):
+                self.send_response(code)
+                for k, v in outer.headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def srv():
+    s = ModeServer()
+    yield s
+    s.close()
+
+
+def closed_port_url() -> str:
+    """A base URL on 127.0.0.1 where nothing listens (a server that is down)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def put(run, slug, text):
+    r = run("put", slug, input=text)
+    assert r.returncode == 0, r.stderr
+
+
+def setup_brain(run, url):
+    assert run("init").returncode == 0
+    assert run("config", "set", "embedding_base_url", url).returncode == 0
+    assert run("config", "set", "embedding_model", "local-embed").returncode == 0
+    put(run, "notes/alpha", "# Alpha\n\nzebra notes\n")
+
+
+# ---------------------------------------------------------------------------
+# 1. whose key goes where
+# ---------------------------------------------------------------------------
+
+
+def test_env_openai_key_never_goes_to_a_base_url_from_the_brain(srv, run):
+    setup_brain(run, srv.url)
+    r = run("embed", env={"OPENAI_API_KEY": "sk-real-secret", "OPENAI_ORG_ID": "org-mine", "OPENAI_CUSTOM_HEADERS": "X-Team-Token: tok-secret"})
+    assert r.returncode == 0, r.stderr
+    assert srv.requests and all(q["auth"] is None for q in srv.requests)
+    sent = " ".join(f"{k}: {v}" for q in srv.requests for k, v in q["headers"].items())
+    assert "sk-real-secret" not in sent and "org-mine" not in sent and "tok-secret" not in sent
+    err = r.stderr.decode()
+    assert "OPENAI_API_KEY not sent to http://127.0.0.1:" in err and "GBRAIN_EMBEDDING_API_KEY" in err
+    assert err.count("\n") == 1  # one line
+    # a key named for gbrain's embeddings goes to the configured server
+    srv.requests.clear()
+    put(run, "notes/beta", "# Beta\n\nquasar notes\n")
+    r = run("embed", env={"OPENAI_API_KEY": "sk-real-secret", "GBRAIN_EMBEDDING_API_KEY": "sk-for-embeddings"})
+    assert r.returncode == 0, r.stderr
+    assert srv.requests and {q["auth"] for q in srv.requests} == {"Bearer sk-for-embeddings"}
+    assert "not sent" not in r.stderr.decode()
+    # the question of `query` too
+    srv.requests.clear()
+    r = run("query", "zebra", env={"OPENAI_API_KEY": "sk-real-secret"})
+    assert r.returncode == 0 and srv.requests and all(q["auth"] is None for q in srv.requests)
+    assert "OPENAI_API_KEY not sent" in r.stderr.decode()
+
+
+def test_env_openai_key_goes_to_a_base_url_the_user_chose(srv, run):
+    assert run("init").returncode == 0
+    assert run("config", "set", "embedding_model", "local-embed").returncode == 0
+    put(run, "notes/alpha", "# Alpha\n\nzebra notes\n")
+    r = run("embed", env={"OPENAI_API_KEY": "sk-mine", "OPENAI_BASE_URL": srv.url})
+    assert r.returncode == 0, r.stderr
+    assert {q["auth"] for q in srv.requests} == {"Bearer sk-mine"} and "not sent" not in r.stderr.decode()
+    # the brain naming the same URL as the user's environment is the user's choice too
+    assert run("config", "set", "embedding_base_url", srv.url + "/").returncode == 0
+    put(run, "notes/beta", "# Beta\n\nquasar notes\n")
+    srv.requests.clear()
+    r = run("embed", env={"OPENAI_API_KEY": "sk-mine", "GBRAIN_EMBEDDING_BASE_URL": srv.url})
+    assert r.returncode == 0 and {q["auth"] for q in srv.requests} == {"Bearer sk-mine"}, r.stderr
+    # no key at all: no Authorization header (not a placeholder)
+    put(run, "notes/gamma", "# Gamma\n\nnebula notes\n")
+    srv.requests.clear()
+    r = run("embed")
+    assert r.returncode == 0 and srv.requests and all(q["auth"] is None for q in srv.requests), r.stderr
+
+
+def test_endpoint_rule():
+    env = {"OPENAI_API_KEY": "sk-env"}
+    assert emb.endpoint({}, env)[:3] == (None, "sk-env", None)
+    assert emb.endpoint({"embedding_base_url": "https://api.openai.com/v1"}, env)[1] == "sk-env"
+    for url in ("http://api.openai.com/v1", "https://api.openai.com.evil.example/v1", "https://evil.example/v1"):
+        base, key, note, foreign = emb.endpoint({"embedding_base_url": url}, env)
+        assert base == url and key is None and foreign and "OPENAI_API_KEY not sent" in note
+    assert emb.endpoint({"embedding_base_url": "https://evil.example/v1"}, {})[:3] == ("https://evil.example/v1", None, None)
+    assert emb.endpoint({"embedding_base_url": "http://h/v1"}, {**env, "OPENAI_BASE_URL": "http://h/v1"})[1] == "sk-env"
+    assert emb.endpoint({"embedding_base_url": "http://h/v1"}, {**env, emb.KEY_ENV: "sk-g"})[1] == "sk-g"
+
+
+def test_a_401_from_a_server_denied_the_key_says_why(srv):
+    srv.mode = "status 401"
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, key_note="OPENAI_API_KEY not sent to x")
+    with pytest.raises(ProviderError, match=r"HTTP 401: busy, status 401 \(OPENAI_API_KEY not sent to x\)"):
+        m.embed_multi(["a"])
+
+
+# ---------------------------------------------------------------------------
+# 2. a server whose vectors change size under the same model name
+# ---------------------------------------------------------------------------
+
+
+def test_a_size_change_is_refused_then_embed_force_replaces_the_vectors(srv, run, db_path):
+    setup_brain(run, srv.url)
+    assert run("embed").returncode == 0
+    srv.mode = "dim 128"
+    put(run, "notes/beta", "# Beta\n\nquasar notes\n")
+    r = run("embed")
+    assert r.returncode == 1
+    err = r.stderr.decode()
+    assert "local-embed now answers 128-dimensional vectors" in err and "have 64" in err and "gbrain embed --force" in err
+    assert "Traceback" not in err
+    r = run("embed", "--all")  # the cache holds the old size: still refused, nothing mixed
+    assert r.returncode == 1 and "gbrain embed --force" in r.stderr.decode()
+    r = run("query", "zebra", "--json")  # keyword results, with the reason
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["mode"] == "keyword" and out["hits"][0]["slug"] == "notes/alpha"
+    assert any("now answers 128-dimensional" in n for n in out["notes"])
+    r = run("check")
+    assert r.returncode == 0 and "sizes" not in r.stderr.decode()  # nothing was mixed
+    r = run("embed", "--force", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["pages"] == 2 and out["embedded"] == 2 and out["dropped"] == 1
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path) as b:
+        assert {d for (d,) in b.conn.execute("SELECT DISTINCT dims FROM page_embeddings")} == {128}
+        assert {d for (d,) in b.conn.execute("SELECT DISTINCT dims FROM embedding_cache")} <= {128}
+    r = run("query", "zebra", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["mode"] == "hybrid", r.stderr
+    # --force with the same size re-sends every chunk (no cache) and keeps the size
+    n = len(srv.requests)
+    r = run("embed", "--force", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["embedded"] == 2 and json.loads(r.stdout)["dropped"] == 0
+    assert len(srv.requests) > n
+
+
+def test_check_and_lint_report_a_model_with_mixed_sizes_and_embed_drop_removes_it(srv, run, db_path):
+    setup_brain(run, srv.url)
+    put(run, "notes/beta", "# Beta\n\nquasar notes\n")
+    assert run("embed").returncode == 0
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path) as b:  # a brain embedded before sizes were checked: one row of another size
+        with b.transaction():
+            b.conn.execute("UPDATE page_embeddings SET dims = 128, embedding = ? WHERE id = (SELECT MAX(id) FROM page_embeddings)", (b"\0" * 512,))
+    r = run("check")
+    assert r.returncode == 0
+    assert "the vectors of local-embed have 2 sizes" in r.stderr.decode() and "gbrain embed --force" in r.stderr.decode()
+    r = run("lint", "--check", "embeddings", "--json")
+    found = [f for f in json.loads(r.stdout)["findings"] if f.get("reason") == "mixed-sizes"]
+    assert found and found[0]["model"] == "local-embed" and found[0]["sizes"] == {"64": 1, "128": 1}
+    r = run("embed-drop", "local-embed", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["chunks"] == 2 and json.loads(r.stdout)["pages"] == 2
+    with Brain.open(db_path) as b:
+        for t in ("page_embeddings", "embed_state", "embedding_cache"):
+            assert b.conn.execute(f"SELECT COUNT(*) FROM {t} WHERE model = 'local-embed'").fetchone()[0] == 0, t
+    assert "sizes" not in run("check").stderr.decode()
+    r = run("embed-drop", "local-embed")
+    assert r.returncode == 1 and "no vectors of 'local-embed'" in r.stderr.decode()
+    r = run("embed", "--json")  # everything is stale again
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 2
+
+
+# ---------------------------------------------------------------------------
+# 3. one input the server refuses
+# ---------------------------------------------------------------------------
+
+
+def test_a_refused_chunk_skips_its_page_only_and_is_named(srv, run):
+    setup_brain(run, srv.url)
+    for i in range(6):
+        put(run, f"notes/p{i}", f"# P{i}\n\nplain text {i}\n")
+    put(run, "notes/bad", "# Bad\n\nPOISON long text\n")
+    srv.mode = "poison"
+    r = run("embed", "--json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    assert out["pages"] == 7 and [k["slug"] for k in out["skipped"]] == ["notes/bad"]
+    assert "input length exceeds the context length" in out["skipped"][0]["error"]
+    assert "not embedded: notes/bad" in r.stderr.decode()
+    r = run("embed")  # only the refused page is left, and it is named in the text too
+    assert r.returncode == 1 and "notes/bad" in r.stdout.decode() + r.stderr.decode()
+    srv.mode = "ok"
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and not json.loads(r.stdout)["skipped"]
+
+
+def test_bisection_finds_each_refused_input(srv):
+    from gbrain.search.vectors import _embed_splitting
+
+    srv.mode = "poison"
+    texts = [f"t{i}" for i in range(16)]
+    texts[3] = texts[12] = "POISON"
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url)
+    vecs, refused = _embed_splitting(m, texts, None)
+    assert sorted(refused) == [3, 12] and all((v is None) == (i in (3, 12)) for i, v in enumerate(vecs))
+    with pytest.raises(InputRefused):
+        m.embed_multi(texts)
+
+
+# ---------------------------------------------------------------------------
+# 4. query with a server down or hung
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["down", "hung"])
+def test_query_falls_back_to_keywords_when_the_server_is_down_or_hung(srv, run, how):
+    setup_brain(run, srv.url)
+    assert run("embed").returncode == 0
+    assert run("config", "set", "query_embed_timeout", "1").returncode == 0
+    if how == "down":
+        assert run("config", "set", "embedding_base_url", closed_port_url()).returncode == 0
+    else:
+        srv.mode = "hang"
+    r = run("query", "zebra", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["mode"] == "keyword" and out["hits"][0]["slug"] == "notes/alpha"
+    assert any("within 1 s" in n and "showing keyword results" in n for n in out["notes"])
+    if how == "down":  # embed keeps retrying, then fails
+        assert run("config", "set", "embedding_max_retries", "1").returncode == 0
+        put(run, "notes/beta", "# Beta\n\nquasar notes\n")
+        r = run("embed")
+        assert r.returncode == 1 and "failed after 2 attempts" in r.stderr.decode()
+
+
+def test_query_embed_timeout_must_be_a_positive_number(srv, run):
+    setup_brain(run, srv.url)
+    assert run("embed").returncode == 0
+    for bad in ("soon", "0", "0.0"):
+        r = run("config", "set", "query_embed_timeout", bad)
+        assert r.returncode == 2 and "query_embed_timeout" in r.stderr.decode()
+    from gbrain.search.hybrid import EMBED_WAIT_S, embed_wait
+    from gbrain.errors import BadInput
+
+    assert embed_wait({}) == EMBED_WAIT_S and embed_wait({"query_embed_timeout": "2.5"}) == 2.5
+    with pytest.raises(BadInput):
+        embed_wait({"query_embed_timeout": "soon"})
+
+
+# ---------------------------------------------------------------------------
+# 5. answers that are not embeddings, on every surface
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode,words", [("garbage", "not an embeddings response"), ("ragged", "sizes in one batch")])
+def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, words):
+    setup_brain(run, srv.url)
+    put(run, "notes/beta", "# Beta\n\nquasar notes\n")
+    srv.mode = mode
+    r = run("embed", "--json")
+    assert r.returncode == 1 and "Traceback" not in r.stderr.decode()
+    out = json.loads(r.stdout)
+    assert words in out["error"] and out["exit_code"] == 1
+    r = run("call", "embed", "{}")
+    assert r.returncode == 1 and words in json.loads(r.stdout)["error"] and "internal error" not in r.stdout.decode()
+    r = run("pipe", input='{"id": 1, "tool": "embed", "params": {}}\nnot json\n')
+    assert r.returncode == 0
+    a, b = (json.loads(x) for x in r.stdout.decode().splitlines())
+    assert a["exit_code"] == 1 and words in a["error"] and "bad JSON line" not in a["error"]
+    assert b["exit_code"] == 2 and "bad JSON line" in b["error"]
+    if mode == "garbage":  # a question: keyword results and why
+        srv.mode = "ok"
+        assert run("embed").returncode == 0
+        srv.mode = mode
+        r = run("query", "zebra", "--json")
+        assert r.returncode == 0 and json.loads(r.stdout)["mode"] == "keyword"
+        assert any(words in n for n in json.loads(r.stdout)["notes"])
+
+
+# ---------------------------------------------------------------------------
+# 6. the server's own words; Retry-After
+# ---------------------------------------------------------------------------
+
+
+def test_a_500_storm_shows_the_server_text_and_a_long_retry_after_stops_at_once(srv):
+    srv.mode = "status 500"
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, max_retries=2, backoff=0.001)
+    with pytest.raises(ProviderError, match=r"failed after 3 attempts \(last: HTTP 500\); the server said: busy, status 500"):
+        m.embed_multi(["a"])
+    srv.requests.clear()
+    srv.mode = "status 429"
+    srv.headers = {"Retry-After": "3600"}
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, max_retries=5, backoff=0.001)
+    with pytest.raises(ProviderError, match=r"HTTP 429: busy, status 429; the server asks to wait 3600 s"):
+        m.embed_multi(["a"])
+    assert len(srv.requests) == 1
