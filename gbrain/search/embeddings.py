@@ -487,11 +487,13 @@ class OpenAIEmbedding(EmbeddingModel):
         where = self.base_url or "api.openai.com"
         last, said = "", ""
         deadline = None if self.wait_s is None else time.monotonic() + self.wait_s
+        out_of_time = False
         for attempt in range(self.max_retries + 1):
             client = self.client
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    out_of_time = True
                     break
                 client = client.with_options(timeout=min(self.timeout, left))
             try:
@@ -513,6 +515,7 @@ class OpenAIEmbedding(EmbeddingModel):
                 if ra is not None:
                     delay = ra
                 if deadline is not None and time.monotonic() + delay >= deadline:
+                    out_of_time = True
                     break
                 time.sleep(delay)
             except openai.APIStatusError as e:
@@ -526,7 +529,7 @@ class OpenAIEmbedding(EmbeddingModel):
                 # not JSON (JSONDecodeError is a ValueError), bad base64, a body of another shape
                 raise ProviderError(f"{where} answered something that is not an embeddings response ({type(e).__name__}: {str(e)[:120]})") from e
         tail = f"; the server said: {said}" if said else ""
-        if deadline is not None:
+        if out_of_time or (deadline is not None and last == "no answer in time"):
             raise ProviderError(f"no embedding from {where} within {self.wait_s:g} s (last: {last or 'no answer'}){tail}")
         raise ProviderError(f"embedding request to {where} failed after {self.max_retries + 1} attempts (last: {last}){tail}; try again later or check the server")
 
