@@ -370,3 +370,24 @@ def test_a_500_storm_shows_the_server_text_and_a_long_retry_after_stops_at_once(
     with pytest.raises(ProviderError, match=r"HTTP 429: busy, status 429; the server asks to wait 3600 s"):
         m.embed_multi(["a"])
     assert len(srv.requests) == 1
+
+
+def test_embedding_dimensions_not_taken_is_said_and_config_unset_drops_it(srv, run):
+    setup_brain(run, srv.url)
+    r = run("config", "set", "embedding_dimensions", "256")
+    assert r.returncode == 0 and "embedding_dimensions 256 is not used for local-embed" in r.stderr.decode()
+    r = run("embed")
+    assert r.returncode == 0 and "embedding_dimensions 256 is not used" in r.stderr.decode()
+    assert all("dimensions" not in q for q in srv.requests)
+    r = run("config", "unset", "embedding_dimensions")
+    assert r.returncode == 0 and "unset" in r.stdout.decode()
+    r = run("config", "get", "embedding_dimensions")
+    assert r.returncode == 1
+    assert run("config", "unset", "embedding_dimensions").stdout.decode().strip() == "embedding_dimensions was not set"
+    assert run("config", "unset", "version").returncode == 2 and run("config", "unset", "no_such_key").returncode == 2
+    # the user's own base URL back: unset the brain's
+    assert run("config", "unset", "embedding_base_url").returncode == 0
+    assert "embedding_base_url" not in run("config", "get", "--json").stdout.decode()
+    assert emb.dims_unused_note("text-embedding-3-small", "512") is None
+    assert emb.dims_unused_note("text-embedding-ada-002", "1536") is None
+    assert "not used" in emb.dims_unused_note("minilm", "128")

@@ -188,8 +188,8 @@ def test_every_tool_returns_structured_content_that_fits_its_output_schema(fixtu
                      "brain_lint": [{}], "brain_threads": [{}], "brain_conflicts": [{}], "brain_history": [{"slug": "zoe-new"}],
                      "brain_diff": [{"slug": "zoe-new"}], "brain_revert": [{"slug": "zoe-new", "to": 1}], "brain_changes": [{}]}
             for name in sorted(tools, key=lambda n: list(SAMPLES).index(n) if n in SAMPLES else len(SAMPLES)):
-                if name in ("brain_embed", "brain_query", "brain_restore"):
-                    continue  # embed and query run on models (test_semantic, test_mcp); restore needs a trash
+                if name in ("brain_embed", "brain_query", "brain_restore", "brain_embed_drop"):
+                    continue  # embed and query run on models (test_semantic, test_mcp); restore needs a trash; embed_drop vectors (test_embed_provider)
                 out[name] = [await c.call_tool(name, a) for a in SAMPLES.get(name, extra.get(name, [{}]))]
         return tools, out
 
@@ -333,7 +333,7 @@ def test_error_texts_name_the_tool_and_parameter(fixture_db):
             )]
 
     texts = anyio.run(main)
-    assert "give one of slug, all or stale" in texts[0] and "--" not in texts[0]
+    assert "give one of slug, all, stale or force" in texts[0] and "--" not in texts[0]
     assert "from and to are the same page" in texts[1]
     assert "brain_get: offset must be 0 or more" in texts[2]
 

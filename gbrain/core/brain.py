@@ -367,6 +367,24 @@ class Brain:
             if key == "timeline_split" and (old or "rule") != value:
                 self.rederive_pages()  # where compiled truth ends depends on it
 
+    def unset_config(self, key: str) -> bool:
+        """Remove a config value, so its default applies again; True when it was set. Raises
+        :class:`BadInput` for a read-only or unknown key (as :meth:`set_config`)."""
+        if key in READONLY_CONFIG:
+            raise BadInput(f"config '{key}' is set by gbrain itself and cannot be changed")
+        if key not in SETTABLE_CONFIG:
+            near = difflib.get_close_matches(key, sorted(SETTABLE_CONFIG), n=1)
+            raise BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
+        old = self.get_config(key)
+        if old is None:
+            return False
+        with self.transaction():
+            self.conn.execute("DELETE FROM config WHERE key = ?", (key,))
+            self._config_cache = None
+            if key == "timeline_split" and old != "rule":
+                self.rederive_pages()  # back to the default rule
+        return True
+
     def rederive_pages(self) -> int:
         """Parse every page again (same bytes, current ``timeline_split``) and rebuild its derived
         rows, as a fresh import would. Returns the number of pages."""

@@ -696,7 +696,19 @@ def _config_set(b, a, ctx):
         w = _unknown_model_warning(a["value"], b.config())
         if w:
             ctx.on_warning(w)
+    if a["key"] in ("embedding_model", "embedding_dimensions") and ctx.on_warning:
+        from ..search import embeddings as emb
+
+        w = emb.dims_unused_note((b.get_config("embedding_model") or emb.DEFAULT_MODEL).strip(), b.get_config("embedding_dimensions"))
+        if w:
+            ctx.on_warning(w)
     return {"key": a["key"], "value": a["value"]}
+
+
+@op("config-unset", "Remove a config value so its default applies again (e.g. embedding_base_url).", [Param("key", required=True, positional=True)], mcp=False,
+    text=lambda r, a: f"{r['key']} unset" if r["was_set"] else f"{r['key']} was not set", mutating=True)
+def _config_unset(b, a, ctx):
+    return {"key": a["key"], "was_set": b.unset_config(a["key"])}
 
 
 def _unknown_model_warning(name: str, config: dict) -> str | None:

@@ -373,6 +373,7 @@ class OpenAIEmbedding(EmbeddingModel):
         key_note: str | None = None,
         max_retry_after: float = 120.0,
         foreign: bool = False,
+        config_note: str | None = None,
     ):
         if encoding_format not in ("base64", "float"):
             raise BadInput("embedding encoding must be base64 or float")
@@ -404,6 +405,8 @@ class OpenAIEmbedding(EmbeddingModel):
         self.key_note = key_note
         #: the base URL came from the brain, not the user (:func:`endpoint`)
         self.foreign = foreign
+        #: what the configuration asked that is not done (a key withheld, a size not taken), for `embed`'s note
+        self.config_note = config_note or key_note
         #: the longest Retry-After (seconds) waited for; a longer one stops with the server's words
         self.max_retry_after = max_retry_after
         self.requests = 0  # HTTP requests sent, retries included
@@ -665,6 +668,25 @@ def _host(url: str) -> str:
         return url
 
 
+def dims_unused_note(name: str, dims) -> str | None:
+    """A note when config ``embedding_dimensions`` is set but not used for model ``name`` (only
+    OpenAI's ``text-embedding-3-*`` models take a size; every other model has its own), else None.
+    The ``init`` default 1536 means "the model's own size" and gets no note."""
+    try:
+        d = int(str(dims).strip()) if str(dims or "").strip() else None
+    except ValueError:
+        return None
+    if not d or d == 1536:
+        return None
+    if not is_openai_name(name):
+        return f"config embedding_dimensions {d} is not used for {name}: its vectors have the model's own size"
+    native = OPENAI_MODELS.get(name, (None, 0))[0]
+    if native and (name.startswith("text-embedding-3") or d == native):
+        return None  # sent as the API's `dimensions` (stored as {name}@{d}), or the model's own size
+    return (f"config embedding_dimensions {d} is not used for {name}: only OpenAI's text-embedding-3 models take a size; "
+            f"the vectors have the server's own size (`gbrain config unset embedding_dimensions` drops it)")
+
+
 def _openai(name: str, cfg: dict) -> EmbeddingModel:
     dims = cfg.get("embedding_dimensions")
     native = OPENAI_MODELS.get(name, (None, 0))[0]
@@ -674,6 +696,7 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         raise BadInput(f"config embedding_dimensions must be a number, got {dims!r}") from e
     if d == 1536 and native != 1536:
         d = None  # the spec's default value, written by `init`: it means "the model's own size"
+    dims_note = dims_unused_note(name, dims)
     base_url, key, key_note, foreign = endpoint(cfg)
     return OpenAIEmbedding(
         name,
@@ -682,6 +705,7 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         api_key=key,
         key_note=key_note,
         foreign=foreign,
+        config_note="; ".join(n for n in (key_note, dims_note) if n) or None,
         encoding_format=cfg.get("embedding_encoding") or "base64",
         max_retries=_int_config(cfg, "embedding_max_retries", 6),
         max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
@@ -800,5 +824,5 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
             f"this brain's vectors are {off}: using it, not {name} (`gbrain config set embedding_model {name}` "
             f"then `gbrain embed --stale` switches)")
     model = get_model(name, config)
-    return model, getattr(model, "key_note", None)
+    return model, getattr(model, "config_note", None)
 
