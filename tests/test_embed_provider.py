@@ -391,3 +391,19 @@ def test_embedding_dimensions_not_taken_is_said_and_config_unset_drops_it(srv, r
     assert emb.dims_unused_note("text-embedding-3-small", "512") is None
     assert emb.dims_unused_note("text-embedding-ada-002", "1536") is None
     assert "not used" in emb.dims_unused_note("minilm", "128")
+
+
+def test_the_time_sample_of_a_long_local_run_survives_a_refused_chunk(srv, run, db_path):
+    """`embed` times a sample before a long run on a free server; a refused chunk in it gives
+    no estimate instead of stopping the run (the run bisects and skips it)."""
+    from gbrain.core.brain import Brain
+    from gbrain.search.vectors import plan_embed, sample_rate, select_pages
+
+    setup_brain(run, srv.url)
+    for i in range(4):
+        put(run, f"notes/p{i}", f"# P{i}\n\nPOISON text {i}\n" if i == 2 else f"# P{i}\n\nplain text {i}\n")
+    srv.mode = "poison"
+    with Brain.open(db_path) as b:
+        model = emb.OpenAIEmbedding("local-embed", base_url=srv.url)
+        _, work = plan_embed(b.conn, model, select_pages(b.conn, "local-embed", "all"))
+        assert sample_rate(b.conn, model, work, n=8, transaction=b.transaction) == (0.0, 0)

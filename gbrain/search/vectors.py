@@ -366,8 +366,10 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     """Time the embedding of up to ``n`` chunks of ``work`` that need the provider, spread over
     the run, on this machine now, after one more chunk embedded untimed to warm the model up
     (its load is paid once per run, not per chunk): ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
-    when nothing needs embedding. The vectors are kept in ``embedding_cache``, so the run that
-    follows reuses them (nothing is embedded twice). Provider errors propagate."""
+    when nothing needs embedding, or when the provider refused a chunk of the sample
+    (:class:`~gbrain.errors.InputRefused`: the run bisects and skips it). The vectors are kept in
+    ``embedding_cache``, so the run that follows reuses them (nothing is embedded twice). Other
+    provider errors propagate."""
     known = _known_hashes(conn, model.model_id)
     todo: dict[str, object] = {}
     for w in work:
@@ -383,11 +385,14 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
     # chunk is timed with the load, all there is)
     vecs: list = []
-    if len(sample) > 1:
-        vecs += list(model.embed_multi([sample[0].text]))
     timed = sample[1:] or sample
-    t = time.perf_counter()
-    vecs += list(model.embed_multi([c.text for c in timed]))
+    try:
+        if len(sample) > 1:
+            vecs += list(model.embed_multi([sample[0].text]))
+        t = time.perf_counter()
+        vecs += list(model.embed_multi([c.text for c in timed]))
+    except InputRefused:
+        return 0.0, 0  # a chunk of the sample refused: no estimate; the run finds and skips it
     dt = max(time.perf_counter() - t, 1e-6)
     tx = transaction or _plain_tx(conn)
     with tx():
