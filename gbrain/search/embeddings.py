@@ -506,7 +506,8 @@ class OpenAIEmbedding(EmbeddingModel):
                 return self._vectors(resp, len(texts), where)
             except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError) as e:
                 status = getattr(e, "status_code", None)
-                last = f"HTTP {status}" if status else ("no answer in time" if isinstance(e, openai.APITimeoutError) else type(e).__name__)
+                last = (f"HTTP {status}" if status else "no answer in time" if isinstance(e, openai.APITimeoutError)
+                        else "cannot connect" if isinstance(e, openai.APIConnectionError) else type(e).__name__)
                 said = _error_message(e) if status else ""
                 if attempt >= self.max_retries:
                     break
