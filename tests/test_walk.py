@@ -185,3 +185,16 @@ def test_walk_with_a_screened_matcher_skips_what_pathspec_skips(tmp_path):
     assert screen(list(DEFAULT_IGNORE)) is not None and screen(list(DEFAULT_IGNORE)) != "absent"
     assert screen([".obsidian/", "build/"]) is None and ignore_matcher(None).file_names is None  # no file can match
     assert screen(list(DEFAULT_IGNORE) + ["!x/"]) == "absent" and screen(["/top.md"]) == "absent" and screen(["a/*.md"]) == "absent"
+
+
+def test_a_scan_without_sizes_leaves_system_metadata_out_silently_as_with_sizes(tmp_path):
+    """verify's scan (``sizes=False``) says nothing of a ``.DS_Store`` or ``._note.md`` the default
+    rules skip, as import's and sync's scans say nothing (it listed each one as 'ignored by
+    .gbrainignore')."""
+    root = tmp_path / "v"
+    (root / "a").mkdir(parents=True)
+    for rel in ("a/x.md", "a/.DS_Store", "a/._x.md", "Thumbs.db"):
+        (root / rel).write_bytes(b"# x\n")
+    sized, bare = scan_tree(root), scan_tree(root, sizes=False)
+    assert [f.path for f in bare.files] == [f.path for f in sized.files] == ["a/x.md"]
+    assert bare.skipped == sized.skipped == []

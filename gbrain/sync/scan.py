@@ -372,7 +372,7 @@ def walk_tree(
                     skipped.append((rel, f"cannot stat: {e.strerror}"))
                     continue
                 if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
-                    if report_ignored:
+                    if report_ignored and not is_system_metadata(name):  # as below
                         skipped.append((rel, "ignored by .gbrainignore"))
                     continue
                 add((rel, NOT_TAKEN, NOT_TAKEN))
