@@ -100,10 +100,12 @@ def _skills_root(ctx: typer.Context, json_: bool = typer.Option(False, "--json",
 
 
 @app.command("call")
-def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"), params: str = typer.Argument("{}", help="JSON object of parameters")) -> None:
-    """Call one operation with JSON parameters; prints the JSON result."""
+def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"), params: str = typer.Argument("{}", help="JSON object of parameters; - reads it from standard input (no argument-length limit)")) -> None:
+    """Call one operation with JSON parameters (`-`: read them from standard input); prints the JSON result."""
     try:
-        args = json.loads(params)
+        args = json.loads(sys.stdin.buffer.read().decode("utf-8") if params == "-" else params)
+    except UnicodeDecodeError as e:
+        fail(f"parameters are not valid JSON: standard input is not UTF-8 (byte {e.start})", 2, True)
     except json.JSONDecodeError as e:
         fail(f"parameters are not valid JSON: {e}", 2, True)
     try:

@@ -194,7 +194,7 @@ def test_ingest_cli(fixture_db, tmp_path):
     r = gbrain("--db", db, "ingest", str(src), "--type", "meeting", "--ref", "zoom/123")
     assert r.returncode == 0, r.stderr
     slug = r.stdout.decode().strip()
-    assert slug.startswith("sources/") and slug.endswith("-2025-03-04-ana-call")
+    assert slug.startswith("sources/") and slug.endswith("-ana-we-close-by-q2")  # titled by its text (as through call), not the file name
     with Brain.open(fixture_db) as b:
         text = b.get_text(slug)
         row = b.conn.execute("SELECT source_type, source_ref, pages_updated FROM ingest_log ORDER BY id DESC LIMIT 1").fetchone()

@@ -7,6 +7,7 @@ definition below.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import re
 import sys
 from pathlib import Path
@@ -22,17 +23,19 @@ MAX_SLUG_NAME = 60  # characters of the slugified title kept in a source slug
 
 
 def _title_of(content: str, file: str | None) -> str:
-    """A source's title: frontmatter ``title``, else the first ``# heading``, else the file's
-    stem, else the first non-blank line (without leading ``#``/``>``/``-``), else ``source``."""
+    """A source's title, from its text first so that the same text gets the same title (and slug)
+    on every surface: frontmatter ``title``, else the first ``# heading``, else the first non-blank
+    line (without leading ``#``/``>``/``-``, at most 120 characters), else the file's stem, else
+    ``source``."""
     page = parse_page(content, "")
     if page.title:
         return page.title
-    if file and file != "-":
-        return Path(file).stem
     for line in content.splitlines():
         s = line.strip().lstrip("#>-* ").strip()
         if s and s != "---":
             return s[:120]
+    if file and file != "-":
+        return Path(file).stem
     return "source"
 
 
@@ -95,18 +98,53 @@ def _read_source(file: str) -> str:
         raise BadInput(f"{file} is not valid UTF-8 text (byte {e.start})") from e
 
 
+def _sources_with_ref(b: Brain, source_ref: str) -> list:
+    """The rows of the pages under ``sources/`` whose frontmatter ``source_ref`` is ``source_ref``,
+    oldest first (normally one: a ref names one source; older versions of ingest made one a day)."""
+    rows = b.conn.execute("SELECT slug, frontmatter FROM pages WHERE slug LIKE 'sources/%' ORDER BY id").fetchall()
+    out = []
+    for r in rows:
+        try:
+            ref = json.loads(r["frontmatter"] or "{}").get("source_ref")
+        except (ValueError, AttributeError):
+            continue
+        if ref is not None and str(ref) == source_ref:
+            out.append(b.page_row(r["slug"]))
+    return out
+
+
+def _page_ref(row) -> str | None:
+    ref = parse_page(render_row(row), row["path"]).frontmatter.get("source_ref")
+    return None if ref is None else str(ref)
+
+
+def _made_from(row, text: str, content: str, *, title: str, source_type: str, source_ref: str) -> bool:
+    """Is the stored page ``row`` the page this source makes: ``text`` itself, or the same source
+    ingested on another day (the page's own ``ingested``) with ``source_ref``?"""
+    old = render_row(row)
+    if old == text:
+        return True
+    prev = parse_page(old, row["path"]).frontmatter.get("ingested")
+    if not isinstance(prev, str):
+        return False
+    return old == source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=prev)[0]
+
+
 @op(
     "ingest",
     "Ingest a source document (meeting transcript, article, doc, conversation): stores it as a "
     "sources/<date>-<title> page (the document's own frontmatter `date`, the date part of a timestamp; else today, with a warning when `date` is no date), its text byte for byte below a frontmatter "
     "block that records title, type: source, source_type, source_ref and ingested (today's date, UTC); a document with its own "
-    "frontmatter keeps it and gets only the keys it lacks. Logs it in the ingest log and returns the page slug; the same "
-    "document again finds the same page. Then update the pages it mentions with brain_put / brain_timeline_add / brain_link.",
+    "frontmatter keeps it and gets only the keys it lacks; its title is the text's (frontmatter title, first heading, else first line). "
+    "A source_ref (given, else the file's path) names one page whatever the day: the same text again writes nothing, a changed "
+    "text updates that page (the old text stays in its history); without a ref the same text finds the same page. Returns the "
+    "page slug; a write also logs a row in the ingest log (logged: true; the table ingest_log, not the vault's log.md). "
+    "Then update the pages it mentions with brain_put / brain_timeline_add / brain_link.",
     [
         Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
         Param("content", cli=False, tool_required=True, description="the source text (markdown or plain text)"),
         Param("source_type", description="kind of source", default="doc", enum=SOURCE_TYPES, flag="type"),
-        Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path)", flag="ref"),
+        Param("source_ref", description="where it came from: meeting id, URL, file path (default: the file path); names the one page of this source", flag="ref"),
     ],
     db="create",
     title="Ingest a source",
@@ -115,8 +153,11 @@ def _read_source(file: str) -> str:
     mutating=True,
 )
 def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
-    """Store a source as a page and log it. Idempotent: the same text on the same day finds the
-    same page and writes nothing (no second log row)."""
+    """Store a source as a page and log it. The identity of a source: its ``source_ref`` (given,
+    or the file's path) names one page under ``sources/`` whatever the day, so the same text again
+    writes nothing and a changed text updates that page (its old text kept in the history); with
+    no ref, the same text finds the page it made (same title and date, any ref, any ``ingested``
+    day). Only a write logs an ``ingest_log`` row (``logged``)."""
     content, file = a.get("content"), a.get("file")
     if content is not None and file is not None:
         raise BadInput("give either a FILE or content, not both")
@@ -135,23 +176,32 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
     text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=_today())
     warnings = ([date_warning] if date_warning else []) + warnings
     base = f"sources/{date}-" + (loose_key(title)[:MAX_SLUG_NAME].strip("-") or "source")
+
+    def found(row) -> dict:
+        return {"slug": row["slug"], "path": row["path"], "title": title, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
+
     with b.transaction():
-        for n in range(1, 1000):
-            slug = base if n == 1 else f"{base}-{n}"
-            row = b.page_row(slug)
-            if row is None:
-                break
-            old = render_row(row)
-            if old != text:  # ingested on another day (a dated document's page keeps its slug)
-                prev = parse_page(old, row["path"]).frontmatter.get("ingested")
-                if isinstance(prev, str) and prev != _today():
-                    text_then = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=prev)[0]
-                    if old == text_then:
-                        old = text
-            if old == text:
-                return {"slug": slug, "path": row["path"], "title": title, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
-        else:  # pragma: no cover - a thousand sources with one title on one day
-            raise GBrainError(f"too many sources named {base}")
+        slug = None
+        if source_ref:
+            mine = _sources_with_ref(b, source_ref)
+            for row in mine:
+                if _made_from(row, text, content, title=title, source_type=source_type, source_ref=source_ref):
+                    return found(row)
+            if mine:  # the source changed: its page (the oldest, if older ingests made several) gets the new text
+                slug = mine[0]["slug"]
+        if slug is None:
+            for n in range(1, 1000):
+                slug = base if n == 1 else f"{base}-{n}"
+                row = b.page_row(slug)
+                if row is None:
+                    break
+                ref = _page_ref(row)
+                if source_ref and ref not in (None, "", source_ref):
+                    continue  # another source with this title and date
+                if _made_from(row, text, content, title=title, source_type=source_type, source_ref=source_ref if ref is None else ref):
+                    return found(row)
+            else:  # pragma: no cover - a thousand sources with one title on one day
+                raise GBrainError(f"too many sources named {base}")
         res = b.put(slug, text)
         b.log_ingest(source_type, source_ref, [slug], title)
     for w in warnings + res.warnings:

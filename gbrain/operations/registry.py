@@ -47,7 +47,9 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     #: required of agents (the schema's ``required``, checked for every surface but the command
-    #: line), where the command line may give a CLI-only parameter instead (ingest's FILE)
+    #: line) unless a CLI-only parameter is given instead (ingest's FILE: the command line,
+    #: ``call`` and ``pipe`` take it; MCP refuses every CLI-only parameter before this check, so
+    #: a server never reads a local file for a remote agent)
     tool_required: bool = False
     #: a condition on the write (put's ``if_hash``), not a part of the page: the CLI still reads
     #: the page text from standard input when it is given
@@ -305,7 +307,7 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
         name = cli_name(p) if cli else p.name
         what = name if cli else f"parameter '{name}'"
         if v is None:
-            if p.required or (p.tool_required and not cli):
+            if p.required or (p.tool_required and not cli and not any(args.get(q.name) is not None for q in o.params if not q.in_schema)):
                 raise BadInput(f"{where}missing required {'argument' if cli and p.positional else 'option' if cli else 'parameter'} '{name}'")
             out[p.name] = p.default
             continue

@@ -1,0 +1,83 @@
+"""What names a source (a cron user's trial): a ``source_ref`` (given, or the file's path) is one
+source page whatever the day, the same text through any surface finds the same page, and
+``call``/``pipe`` take ingest's ``file`` and ``call`` its parameters from standard input."""
+from __future__ import annotations
+
+import json
+
+from conftest import gbrain
+from test_surfaces import j, pipe
+
+
+def _log_rows(b) -> list:
+    return [tuple(r) for r in b.conn.execute("SELECT source_ref, pages_updated FROM ingest_log WHERE source_type <> 'import' ORDER BY id").fetchall()]
+
+
+def test_a_source_ref_names_one_page_whatever_the_day(db_path, monkeypatch):
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.operations import agents
+
+    monkeypatch.setattr(agents, "_today", lambda: "2026-12-02")
+    with Brain.open(db_path, create=True) as b:
+        first = ops.run("ingest", {"content": "Standup: nothing new.\n", "source_type": "meeting", "source_ref": "standup"}, brain=b)
+        monkeypatch.setattr(agents, "_today", lambda: "2026-12-03")
+        again = ops.run("ingest", {"content": "Standup: nothing new.\n", "source_type": "meeting", "source_ref": "standup"}, brain=b)
+        assert again["slug"] == first["slug"] and not again["created"] and not again["changed"] and not again["logged"]
+        # a changed text with the same ref updates that page; the old text stays in its history
+        changed = ops.run("ingest", {"content": "Standup: Ana lends the GPUs.\n", "source_type": "meeting", "source_ref": "standup"}, brain=b)
+        assert changed["slug"] == first["slug"] and not changed["created"] and changed["changed"] and changed["logged"]
+        text = b.get_text(first["slug"])
+        assert text.endswith("Standup: Ana lends the GPUs.\n") and "source_ref: standup" in text and "ingested: 2026-12-03" in text
+        assert [p["slug"] for p in ops.run("list", {"type": "source"}, brain=b)] == [first["slug"]]
+        hist = ops.run("history", {"slug": first["slug"]}, brain=b)
+        assert len(hist["versions"]) == 2
+        # the same changed text again: nothing written, nothing logged
+        same = ops.run("ingest", {"content": "Standup: Ana lends the GPUs.\n", "source_type": "meeting", "source_ref": "standup"}, brain=b)
+        assert same["slug"] == first["slug"] and not same["changed"] and not same["logged"]
+        assert _log_rows(b) == [("standup", json.dumps([first["slug"]])), ("standup", json.dumps([first["slug"]]))]
+        # another ref with the same title is another source
+        other = ops.run("ingest", {"content": "Standup: nothing new.\n", "source_type": "meeting", "source_ref": "standup-b"}, brain=b)
+        assert other["slug"] != first["slug"] and other["created"]
+
+
+def test_the_same_text_through_the_cli_and_call_finds_one_page(tmp_path, db_path):
+    db = str(db_path)
+    f = tmp_path / "m1.txt"
+    f.write_text("Meeting with Ana Yilmaz about GPU lending\n\nShe lends two.\n", encoding="utf-8")
+    cli = j(gbrain("--db", db, "ingest", str(f), "--type", "meeting", "--json"))
+    via_call = j(gbrain("--db", db, "call", "ingest", json.dumps({"content": f.read_text(encoding="utf-8"), "source_type": "meeting"})))
+    via_file = j(gbrain("--db", db, "call", "ingest", json.dumps({"file": str(f), "source_type": "meeting"})))
+    assert cli["slug"].endswith("-meeting-with-ana-yilmaz-about-gpu-lending") and cli["created"]
+    assert via_call["slug"] == via_file["slug"] == cli["slug"] and not via_call["changed"] and not via_file["changed"]
+    # the file changed: the same path (its ref) updates the page
+    f.write_text("Meeting with Ana Yilmaz about GPU lending\n\nShe lends three.\n", encoding="utf-8")
+    upd = j(gbrain("--db", db, "ingest", str(f), "--type", "meeting", "--json"))
+    assert upd["slug"] == cli["slug"] and upd["changed"] and upd["logged"]
+    assert j(gbrain("--db", db, "stats", "--json"))["ingest_log"] == 2
+
+
+def test_call_and_pipe_take_ingest_file_and_mcp_keeps_content(tmp_path, db_path):
+    from gbrain import operations as ops
+
+    db = str(db_path)
+    f = tmp_path / "good.txt"
+    f.write_text("# Good\n\nText.\n", encoding="utf-8")
+    r = j(gbrain("--db", db, "call", "ingest", json.dumps({"file": str(f)})))
+    assert r["slug"].endswith("-good") and r["created"]
+    (line,) = pipe(db, [{"id": 1, "tool": "brain_ingest", "params": {"file": str(f)}}])
+    assert line["ok"] and line["result"]["slug"] == r["slug"] and not line["result"]["created"]
+    # neither: the parameter agents must give is named
+    bad = gbrain("--db", db, "call", "ingest", "{}")
+    assert bad.returncode == 2 and b"missing required parameter 'content'" in bad.stderr
+    assert ops.REGISTRY["ingest"].input_schema()["required"] == ["content"]  # MCP: the server reads no files for an agent
+
+
+def test_call_reads_its_parameters_from_stdin_given_dash(db_path):
+    db = str(db_path)
+    big = "# Big\n\n" + ("word " * 40_000) + "\n"  # 200 KB: over the shell's argument limit
+    r = j(gbrain("--db", db, "call", "brain_put", "-", input=json.dumps({"slug": "notes/big", "content": big})))
+    assert r["slug"] == "notes/big"
+    assert j(gbrain("--db", db, "call", "brain_get", "-", input='{"slug": "notes/big"}'))["content"] == big
+    bad = gbrain("--db", db, "call", "brain_get", "-", input="not json")
+    assert bad.returncode == 2 and b"not valid JSON" in bad.stderr
