@@ -100,10 +100,11 @@ def _skills_root(ctx: typer.Context, json_: bool = typer.Option(False, "--json",
 
 
 @app.command("call")
-def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"), params: str = typer.Argument("{}", help="JSON object of parameters; - reads it from standard input (no argument-length limit)")) -> None:
+def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"), params: str | None = typer.Argument(None, help="JSON object of parameters (default {}); - reads it from standard input (no argument-length limit)")) -> None:
     """Call one operation with JSON parameters (`-`: read them from standard input); prints the JSON result."""
+    piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
     try:
-        args = json.loads(sys.stdin.buffer.read().decode("utf-8") if params == "-" else params)
+        args = json.loads(sys.stdin.buffer.read().decode("utf-8") if params == "-" else params or "{}")
     except UnicodeDecodeError as e:
         fail(f"parameters are not valid JSON: standard input is not UTF-8 (byte {e.start})", 2, True)
     except json.JSONDecodeError as e:
@@ -112,6 +113,12 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
         o = ops.find(tool)
     except GBrainError as e:
         fail(str(e), 2, True)
+    if piped:
+        try:
+            ops.check_args(o, args)
+        except BadInput as e:
+            if "missing required" in str(e):
+                fail(f"{e} (no parameters given; `gbrain call {tool} -` reads them from standard input)", 2, True)
     run_and_print(o, args, True, surface="call")  # check_args rejects a non-object with a clear message
 
 

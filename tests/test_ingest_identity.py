@@ -81,3 +81,12 @@ def test_call_reads_its_parameters_from_stdin_given_dash(db_path):
     assert j(gbrain("--db", db, "call", "brain_get", "-", input='{"slug": "notes/big"}'))["content"] == big
     bad = gbrain("--db", db, "call", "brain_get", "-", input="not json")
     assert bad.returncode == 2 and b"not valid JSON" in bad.stderr
+
+
+def test_call_without_parameters_says_how_to_pipe_them(db_path):
+    """`echo '{…}' | gbrain call brain_put` read nothing and said only "missing 'slug'": standard
+    input is still not read without `-` (a `while read` loop's input is nobody's parameters), but
+    the error says how."""
+    r = gbrain("--db", str(db_path), "call", "brain_put", input='{"slug": "a", "content": "x"}')
+    assert r.returncode == 2 and b"missing required parameter 'slug'" in r.stderr and b"gbrain call brain_put -" in r.stderr
+    assert j(gbrain("--db", str(db_path), "call", "brain_put", '{"slug": "a", "content": "x\\n"}', input="ignored"))["slug"] == "a"
