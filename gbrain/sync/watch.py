@@ -14,7 +14,11 @@ paths):
   waits while deletions are still arriving: it joins a batch once no delete event came for
   :data:`SETTLE_S` (at most :data:`SETTLE_MAX_S` after it was first held), so an ``rm -rf`` of a
   folder reaches the brain as one round and the mass-deletion guard sees the folder as it ends
-  up, not piecemeal; edits and new files are not delayed (:class:`Pending`). A batch offers the
+  up, not piecemeal; edits and new files are not delayed (:class:`Pending`). So waits a note
+  moved to a temp or backup name, a name that is no note, or out of the tree (an editor's
+  "rename away, write anew, delete the backup" save: the page keeps its id and the save is one
+  update), and a note found empty whose last synced version had bytes (a save that truncates,
+  then writes: no empty version in between; one the user really emptied is stored after the wait). A batch offers the
   deletions held back to its round as the old paths of moves only (``maybe_moved``), so a note a
   checkout deleted and created again elsewhere, edited, is still a move. Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
@@ -57,7 +61,7 @@ from typing import Callable
 
 from ..core.brain import Brain
 from ..errors import GBrainError
-from ..page.slugs import shown
+from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
 from .scan import IGNORE_FILE, NOT_UTF8, VCS_DIRS, escaped, is_temp_name, undecodable
@@ -113,7 +117,10 @@ class Pending:
     first pending one. :meth:`take` returns it, less the paths (and folders) whose last event was
     a delete and that are absent from disk while deletions are still arriving: those are held until no delete event
     came for ``settle`` seconds, or ``settle_max`` seconds after the first was held, and then
-    join a batch together."""
+    join a batch together. With an ``emptied(rel)`` test, a file found empty whose last synced
+    version had bytes (a save that truncates, then writes) is held the same way: until no event
+    came for it for ``settle`` seconds (then it is stored empty, as the user left it); an event
+    for it meanwhile puts it back with the changes."""
 
     def __init__(self, debounce: float, max_wait: float, settle: float = SETTLE_S, settle_max: float = SETTLE_MAX_S):
         self.debounce, self.max_wait, self.settle, self.settle_max = debounce, max_wait, settle, settle_max
@@ -126,9 +133,10 @@ class Pending:
         self.last = 0.0  # last event
         self.last_gone = float("-inf")  # last delete event
         self.held_since: float | None = None  # when the first of the held paths was held
+        self.empty_held: dict[str, float] = {}  # held back: emptied, path → time of its last event
 
     def __bool__(self) -> bool:
-        return bool(self.paths or self.dirs or self.gone_paths or self.gone_dirs)
+        return bool(self.paths or self.dirs or self.gone_paths or self.gone_dirs or self.empty_held)
 
     def add(self, kind: str, rel: str, t: float) -> None:
         """One event (see the class)."""
@@ -140,23 +148,32 @@ class Pending:
             self.deleted.add(rel)
         else:
             self.deleted.discard(rel)
+        self.empty_held.pop(rel, None)
         if kind in ("dir", "gonedir"):
             self.dirs[rel] = t
         else:
             self.paths[rel] = t
 
-    def take(self, now: float, exists: Callable[[str, bool], bool]) -> tuple[set[str], set[str]] | None:
+    def take(self, now: float, exists: Callable[[str, bool], bool],
+             emptied: Callable[[str], bool] | None = None) -> tuple[set[str], set[str]] | None:
         """The batch due at ``now`` as ``(paths, folders)`` (either may be empty when all of it
-        was held back), or None when none is due. ``exists(rel, is_folder)`` looks at the disk."""
+        was held back), or None when none is due. ``exists(rel, is_folder)`` looks at the disk;
+        ``emptied(rel)`` (optional) says whether a file is empty on disk but had bytes when last
+        synced."""
         settled = now - self.last_gone >= self.settle or (self.held_since is not None and now - self.held_since >= self.settle_max)
         due = bool(self.paths or self.dirs) and (now - self.last >= self.debounce or now - self.first >= self.max_wait)
         release = bool(self.gone_paths or self.gone_dirs) and settled
-        if not due and not release:
+        ripe = {p for p, t in self.empty_held.items() if now - t >= self.settle}
+        if not due and not release and not ripe:
             return None
-        paths: set[str] = set()
+        paths: set[str] = set(ripe)
         dirs: set[str] = set()
+        for p in ripe:
+            del self.empty_held[p]
         if due:
-            paths, dirs = set(self.paths), set(self.dirs)
+            times = dict(self.paths)
+            paths |= set(self.paths)
+            dirs = set(self.dirs)
             deleted = self.deleted
             self.paths.clear()
             self.dirs.clear()
@@ -171,6 +188,10 @@ class Pending:
                     self.gone_dirs |= gone_dirs
                     paths -= gone
                     dirs -= gone_dirs
+            if emptied is not None:
+                for p in [p for p in times if p in paths and p not in deleted and now - times[p] < self.settle and emptied(p)]:
+                    self.empty_held[p] = times[p]
+                    paths.discard(p)
         if settled and (self.gone_paths or self.gone_dirs):
             paths |= self.gone_paths
             dirs |= self.gone_dirs
@@ -203,19 +224,33 @@ class _Handler:
             return None
         return rel
 
+    def _away(self, src: str | bytes, dest: str | bytes | None) -> bool:
+        """Whether a file moved from ``src`` to ``dest`` is a note leaving its name for no note:
+        ``dest`` is out of the tree (or none), an editor's temp or backup name, or not markdown."""
+        rel = self._rel(src)
+        if rel is None or not is_markdown(rel):
+            return False
+        to = self._rel(dest) if dest else None
+        return to is None or is_temp_name(to.rsplit("/", 1)[-1]) or not is_markdown(to)
+
     def dispatch(self, event) -> None:
         et = event.event_type
         if et not in self.KINDS:
             return  # opened / closed_no_write: our own reads must not wake us
         now = time.monotonic()
-        paths = [event.src_path] + ([event.dest_path] if et == "moved" and getattr(event, "dest_path", None) else [])
-        for p in paths:
+        dest = getattr(event, "dest_path", None) if et == "moved" else None
+        paths = [event.src_path] + ([dest] if dest else [])
+        # a note moved to a temp or backup name, to a name that is no note, or out of the tree
+        # (an editor's "rename away, write anew, delete the backup" save) waits like a deletion
+        # (:data:`SETTLE_S`): the new file usually follows and the page keeps its id
+        away = et == "moved" and not event.is_directory and self._away(event.src_path, dest)
+        for i, p in enumerate(paths):
             rel = self._rel(p)
             if rel is None:
                 continue
             # deleted (not moved: a move's source goes in the batch of its destination, which
             # makes it a move; a folder moved out of the tree is one event, judged whole)
-            gone = et == "deleted"
+            gone = et == "deleted" or (away and i == 0)
             if event.is_directory:
                 if et == "modified":
                     continue
@@ -701,7 +736,7 @@ class Watcher:
                         self._warn(f"the brain is busy ({e}); will retry")
             # 5. file → brain, once the events settled
             due_retry = {p for p, t in retry.items() if t <= now}
-            batch = pending.take(now, self._exists)
+            batch = pending.take(now, self._exists, self._emptied)
             if batch is not None:
                 paths, dirs = batch
                 for p in due_retry:
@@ -759,6 +794,23 @@ class Watcher:
         """Whether ``rel`` is on disk (a folder when ``folder``): :meth:`Pending.take` asks."""
         p = os.path.join(str(self.engine.root), *rel.split("/"))
         return os.path.isdir(p) if folder else os.path.lexists(p)
+
+    def _emptied(self, rel: str) -> bool:
+        """Whether the file ``rel`` is empty on disk while the version last synced from or to it
+        had bytes (``sync_state``): :meth:`Pending.take` holds it back a moment (a save that
+        truncates, then writes). One stat; one indexed query only for an empty file."""
+        p = os.path.join(str(self.engine.root), *rel.split("/"))
+        try:
+            if os.stat(p).st_size != 0:
+                return False
+        except OSError:
+            return False
+        eng = self.engine
+        try:
+            r = eng.conn.execute("SELECT size FROM sync_state WHERE client = ? AND path = ?", (eng.client, rel)).fetchone()
+        except (sqlite3.Error, GBrainError):
+            return False  # the batch finds out what is wrong with the brain
+        return bool(r and r[0])
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout

@@ -1,0 +1,206 @@
+"""Editors' saves under watch, with a gap between their steps: a real watchdog observer turns
+real file operations into events (:class:`gbrain.sync.watch._Handler`), and the watch's pending
+set is driven with made-up times (as ``tests/test_mass_delete.py`` does), so a gap of 0.3 s
+between two steps of a save is exact however busy the machine is: nothing waits on a clock, the
+tests wait only for the observer's events to arrive. Both engines (``db_path``).
+"""
+from __future__ import annotations
+
+import os
+import queue
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list, versions
+from gbrain.sync.scan import db_excludes, scan_tree
+from gbrain.sync.verify import verify_tree
+from gbrain.sync.watch import SETTLE_S, Watcher, _Handler
+from test_watch import wait_for
+
+
+class Events:
+    """A real observer on ``root`` whose events land in a queue; :meth:`feed` hands them to the
+    watcher's pending set at a made-up time."""
+
+    def __init__(self, root: Path):
+        from watchdog.observers import Observer
+
+        self.q: queue.SimpleQueue = queue.SimpleQueue()
+        self.seen: list[tuple[str, str]] = []
+        self.obs = Observer()
+        self.obs.schedule(_Handler(str(root), self.q, set()), str(root), recursive=True)
+        self.obs.start()
+
+    def feed(self, w: Watcher, t: float, until=None) -> None:
+        """Add every queued event to ``w.pending`` at time ``t``; with ``until`` (a predicate
+        over ``(kind, rel)``), first wait until such an event arrived."""
+        def drain():
+            got = False
+            while True:
+                try:
+                    kind, rel, _ = self.q.get_nowait()
+                except queue.Empty:
+                    return got
+                self.seen.append((kind, rel))
+                w.pending.add(kind, rel, t)
+                got = got or (until is not None and until(kind, rel))
+
+        if until is None:
+            drain()
+        else:
+            wait_for(drain, "the observer's event")
+
+    def stop(self) -> None:
+        self.obs.stop()
+        self.obs.join(timeout=5)
+
+
+def watcher(b: Brain, root: Path, said: list[str]) -> Watcher:
+    w = Watcher(b, root, log=said.append, debounce=0.1, max_wait=2.0)
+    w.engine.bind()
+    assert w.engine.sync()["ok"]
+    return w
+
+
+def drive(w: Watcher, t: float) -> bool:
+    """One tick of watch's loop at time ``t``: the batch due then (if any) is synced."""
+    batch = w.pending.take(t, w._exists, w._emptied)
+    if batch is None:
+        return False
+    paths, dirs = batch
+    if paths or dirs:
+        assert w._safe_batch(paths, dirs, retry={}, maybe_moved=set(w.pending.gone_paths))
+    return True
+
+
+def ops(b: Brain, slug: str) -> list[str]:
+    return [v["op"] for v in reversed(versions(b, slug, limit=0)["versions"])]
+
+
+def equal(b: Brain, root: Path) -> bool:
+    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path)))["ok"]
+
+
+@pytest.fixture
+def vault(tmp_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "note.md").write_text("hello\n", encoding="utf-8")
+    (root / "other.md").write_text("see [[note]]\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize("backup", ["note.md~", "note.md.bak", "OUT"])
+def test_a_save_that_renames_the_note_away_then_writes_it_keeps_the_page(tmp_path, db_path, vault, backup):
+    """The trial (r6): `mv note.md note.md~; sleep 0.3; write note.md; rm note.md~` under watch
+    was a delete and a create (a `delete` version, a new page id, a dangling link meanwhile).
+    The source of a move to a temp or backup name, or out of the folder, now waits like a
+    deletion: the save is one `update`."""
+    note = vault / "note.md"
+    away = tmp_path / "elsewhere.md" if backup == "OUT" else vault / backup
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        pid = b.page_row("note")["id"]
+        ev = Events(vault)
+        try:
+            t = 100.0
+            os.rename(note, away)
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            drive(w, t + 0.3)  # the editor has not written the new file yet
+            assert b.page_row("note") is not None and ops(b, "note") == ["create"], said
+            note.write_text("hello again\n", encoding="utf-8")
+            ev.feed(w, t + 0.3, until=lambda k, rel: rel == "note.md" and k == "file")
+            drive(w, t + 0.45)
+            away.unlink()
+            if backup == "note.md.bak":  # no temp name: the backup was a file for a moment
+                ev.feed(w, t + 0.5, until=lambda k, rel: rel == backup and k == "gone")
+            for dt in (0.6, 0.6 + SETTLE_S, 0.7 + SETTLE_S):
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+            assert b.page_row("note")["id"] == pid
+            assert b.get_text("note") == "hello again\n"
+            assert ops(b, "note") == ["create", "update"], said
+            assert "note.md" not in [x["path"] for x in trash_list(b, limit=0)]
+            assert b.conn.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+def test_a_note_renamed_to_another_note_is_still_one_move_at_once(tmp_path, db_path, vault):
+    """A rename to another page name is not held back: the batch after the debounce moves it."""
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        pid = b.page_row("note")["id"]
+        ev = Events(vault)
+        try:
+            t = 100.0
+            os.rename(vault / "note.md", vault / "renamed.md")
+            ev.feed(w, t, until=lambda k, rel: rel == "renamed.md")
+            ev.feed(w, t)
+            drive(w, t + 0.2)
+            assert b.page_row("renamed")["id"] == pid and b.page_row("note") is None
+            assert ops(b, "note") == ["create", "move"]
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+def test_an_in_place_save_truncated_then_written_stores_no_empty_version(tmp_path, db_path, vault):
+    """The trial: an in-place save whose truncate and write were 0.3 s apart stored an empty
+    version (and warned "the file is now empty") before the full text. An emptied note now waits
+    like a deletion; the save is one `update`."""
+    note = vault / "note.md"
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = Events(vault)
+        try:
+            t = 100.0
+            with open(note, "r+b") as fh:
+                fh.truncate(0)
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            drive(w, t + 0.3)
+            assert b.get_text("note") == "hello\n" and ops(b, "note") == ["create"], said
+            with open(note, "r+b") as fh:
+                fh.write(b"hello, saved in place\n")
+            ev.feed(w, t + 0.3, until=lambda k, rel: rel == "note.md")
+            for dt in (0.45, 0.5 + SETTLE_S, 0.6 + SETTLE_S):
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+            assert b.get_text("note") == "hello, saved in place\n"
+            assert ops(b, "note") == ["create", "update"], said
+            assert not any("is now empty" in s for s in said), said
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+def test_a_note_really_emptied_is_stored_once_the_wait_is_over(tmp_path, db_path, vault):
+    """…but a note the user empties is stored (with the warning and its revert) after the wait."""
+    note = vault / "note.md"
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = Events(vault)
+        try:
+            t = 100.0
+            note.write_bytes(b"")
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            drive(w, t + 0.3)
+            assert b.get_text("note") == "hello\n"
+            ev.feed(w, t + 0.3)
+            drive(w, t + 0.3 + SETTLE_S)
+            assert b.get_text("note") == "" and ops(b, "note") == ["create", "update"], said
+            assert any("note.md: the file is now empty" in s for s in said), said
+            assert not w.pending
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
