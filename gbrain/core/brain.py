@@ -450,11 +450,35 @@ class Brain:
         if len(rows) > 1:
             names = [r["slug"] for r in rows]
             raise Ambiguous(f"'{slug}' is an alias of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
-        sugg = [] if self._suggesting else self.suggest(s)
+        if self._suggesting:
+            raise NotFound(f"no page '{slug}'", [])
+        sugg = self.suggest(s)
         msg = f"no page '{slug}'"
+        moved = self.renamed(slug)
+        if moved:  # an old name: the history knows where the page went
+            msg += f": {moved['words']}"
+            sugg = [moved["slug"]] + [x for x in sugg if x != moved["slug"]][:4]
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)
+
+    def renamed(self, slug: str) -> dict | None:
+        """Where the page that had the name ``slug`` went, when no page has it now and the
+        history's newest row for it is a move (a rename in the synced folder, ``sync``/``watch``,
+        or in the brain): ``{"slug": its name now, "at": when (ISO UTC), "words": "OLD was renamed
+        to NEW on …"}``; None otherwise (also for an unsafe name)."""
+        from .history import renamed_to, renamed_words
+
+        try:
+            s = check_slug(slug)
+        except BadInput:
+            return None
+        if self.page_row(s):
+            return None
+        moved = renamed_to(self.conn, s)
+        if moved is None:
+            return None
+        return {**moved, "words": renamed_words(s, moved)}
 
     def resolve_for_write(self, slug: str) -> sqlite3.Row | None:
         """The page a whole or partial ``put`` of ``slug`` writes: :meth:`resolve_slug`'s page,

@@ -1013,6 +1013,25 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     return out
 
 
+def renamed_to(c, slug: str) -> dict | None:
+    """Where the page once named ``slug`` went, when no page has that name now: ``{"slug": the
+    live page it is now (following moves a → b → c), "at": when ``slug`` was moved away (ISO
+    UTC)}``, or None when the name's newest history row is no move or the chain ends at no live
+    page. Two indexed queries per hop (history's ``(kind, name, version)``, pages' slug)."""
+    to = _moved_to(c, slug)
+    if to is None:
+        return None
+    r = c.execute("SELECT at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+    return {"slug": to, "at": r[0] if r else ""}
+
+
+def renamed_words(old: str, moved: dict) -> str:
+    """``"OLD was renamed to NEW on 2026-12-02 07:58 UTC"`` from :func:`renamed_to`'s answer."""
+    at = moved["at"]
+    when = f" on {at[:10]} {at[11:16]} UTC" if len(at) >= 16 else ""
+    return f"{old} was renamed to {moved['slug']}{when}"
+
+
 def _moved_to(c, slug: str) -> str | None:
     """The live page a page moved away from ``slug`` is now (following moves: a → b → c), or
     None when its newest history row is not a move or the chain ends at no live page."""

@@ -197,6 +197,29 @@ def _put(b, a, ctx):
 
 
 def _put_locked(b, a, ctx):
+    moved = _renamed_target(b, a)
+    if moved is None:
+        return _put_page(b, a, ctx)
+    out = dict(_put_page(b, {**a, "slug": moved["slug"]}, ctx))
+    how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
+    note = f"{moved['words']}; wrote {moved['slug']} (to make a new page {a['slug']} instead, put with {how})"
+    out["note"] = f"{note}; {out['note']}" if out.get("note") else note
+    return out
+
+
+def _renamed_target(b, a) -> dict | None:
+    """A put to the old name of a renamed page writes the page under its new name (as a put made
+    before `sync` saw the rename did: the page then followed the file): :meth:`Brain.renamed`'s
+    answer, or None when a page has the name (or ``if_hash`` is '': only a new page, which then
+    takes the old name)."""
+    if a.get("if_hash") is not None and not a["if_hash"].strip():
+        return None
+    if b.resolve_for_write(a["slug"]) is not None:
+        return None
+    return b.renamed(a["slug"])
+
+
+def _put_page(b, a, ctx):
     from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
 
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]

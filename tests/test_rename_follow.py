@@ -1,0 +1,86 @@
+"""A page's old name after a rename in the synced folder (a trial on an Obsidian vault): `put`
+to the old name writes the renamed page (with a note saying so), as it did under plain `sync`
+when the put came before the sync that saw the rename, and `get` of the old name says where the
+page went. Both engines (``db_path``); under a real `gbrain watch` too.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import NotFound
+from gbrain.operations import registry as ops
+from gbrain.sync.engine import SyncEngine
+from test_watch import brain, stop_ok, wait_for, watch  # noqa: F401 (fixtures)
+
+
+def renamed_vault(root: Path, db_path) -> None:
+    """T/ref20.md synced, renamed on disk to T/ref20-new.md, synced again (a `move` in the history)."""
+    (root / "T").mkdir(parents=True)
+    (root / "T" / "ref20.md").write_text("# Ref 20\n\nbody\n", encoding="utf-8")
+    (root / "T" / "other.md").write_text("see [[ref20]]\n", encoding="utf-8")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        os.rename(root / "T" / "ref20.md", root / "T" / "ref20-new.md")
+        assert eng.sync()["moved"] == [{"from": "T/ref20.md", "to": "T/ref20-new.md"}]
+        eng.close()
+
+
+def test_put_to_the_old_name_of_a_renamed_page_writes_the_renamed_page(tmp_path, db_path):
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        pid = b.page_row("T/ref20-new")["id"]
+        r = ops.run("put", {"slug": "T/ref20", "content": "x\n"}, brain=b)
+        assert r["slug"] == "T/ref20-new" and not r["created"]
+        assert "T/ref20 was renamed to T/ref20-new on " in r["note"]
+        assert b.page_row("T/ref20") is None and b.page_row("T/ref20-new")["id"] == pid
+        assert b.get_text("T/ref20-new") == "x\n"
+        # a partial put follows it too
+        r = ops.run("put", {"slug": "T/ref20", "compiled_truth": "y\n"}, brain=b)
+        assert r["slug"] == "T/ref20-new" and b.get_text("T/ref20-new") == "y\n"
+        # --if-hash '' (only a new page) makes a new page at the old name
+        r = ops.run("put", {"slug": "T/ref20", "content": "new at the old name\n", "if_hash": ""}, brain=b)
+        assert r["slug"] == "T/ref20" and r["created"]
+        assert b.page_row("T/ref20")["id"] != pid
+        # once a page has the name again, put writes that page
+        r = ops.run("put", {"slug": "T/ref20", "content": "again\n"}, brain=b)
+        assert r["slug"] == "T/ref20" and not r.get("note")
+
+
+def test_get_of_the_old_name_says_where_the_page_went(tmp_path, db_path):
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        with pytest.raises(NotFound) as e:
+            ops.run("get", {"slug": "T/ref20"}, brain=b)
+        assert "T/ref20 was renamed to T/ref20-new on " in str(e.value)
+        assert e.value.suggestions[0] == "T/ref20-new"
+        # a name never used is still a plain miss
+        with pytest.raises(NotFound) as e:
+            ops.run("get", {"slug": "T/ref21"}, brain=b)
+        assert "renamed" not in str(e.value)
+
+
+def test_under_watch_a_put_to_the_old_name_reaches_the_renamed_file(watch, brain, brain_tree, db_path):
+    """The trial: under `watch`, `mv` then `put OLD` made a new page and a new file beside the
+    renamed one; now the put writes the renamed page and watch writes its file."""
+    from conftest import gbrain
+
+    w = watch()
+    pid = brain.page_row("people/ana-lima")["id"]
+    old, new = brain_tree / "people" / "ana-lima.md", brain_tree / "people" / "ana-lima-new.md"
+    os.rename(old, new)
+    wait_for(lambda: brain.page_row("people/ana-lima-new"), "the moved page")
+    r = gbrain("--db", str(db_path), "put", "people/ana-lima", input="# Ana Lima\n\nput to the old name\n")
+    assert r.returncode == 0, r.stderr
+    assert b"people/ana-lima was renamed to people/ana-lima-new on " in r.stdout + r.stderr
+    wait_for(lambda: new.read_bytes() == b"# Ana Lima\n\nput to the old name\n", "the put to reach the renamed file")
+    assert brain.page_row("people/ana-lima") is None and brain.page_row("people/ana-lima-new")["id"] == pid
+    assert not old.exists()
+    r = gbrain("--db", str(db_path), "get", "people/ana-lima")
+    assert r.returncode == 1 and b"renamed to people/ana-lima-new" in r.stderr
+    stop_ok(w)
