@@ -40,3 +40,26 @@ def test_the_cli_and_call_say_it_with_exit_1(fixture_db):
     r = gbrain("--db", str(fixture_db), "call", "brain_search", json.dumps({"query": "river", "type": "people"}))
     out = json.loads(r.stdout)
     assert r.returncode == 1 and out["suggestions"] == ["person"] and "the types in this brain" in out["error"]
+
+
+def test_a_tag_with_a_space_is_refused_naming_the_tag_to_use(fixture_db):
+    """A trial: ``brain_tag "YC Alum"`` was taken (Obsidian reads ``#YC Alum`` as ``#YC``) with
+    no word that ``yc-alum`` was already on pages. Now refused (exit 2), naming that tag; a new
+    one gets its dashed spelling. Removing a spaced tag written by hand still works."""
+    from gbrain.core.brain import Brain
+    from gbrain.errors import BadInput
+
+    ctx = lambda: ops.Context(db=str(fixture_db))  # noqa: E731
+    with pytest.raises(BadInput) as e:
+        ops.run("tag", {"slug": "ana-lima", "tag": "YC Alum"}, ctx())
+    assert "use 'yc-alum', the tag 1 page(s) have" in str(e.value)
+    with pytest.raises(BadInput) as e:
+        ops.run("tag", {"slug": "ana-lima", "tag": "deep  tech"}, ctx())
+    assert "use 'deep-tech'" in str(e.value)
+    r = gbrain("--db", str(fixture_db), "tag", "ana-lima", "new thing")
+    assert r.returncode == 2 and "a tag cannot hold spaces" in r.stderr.decode()
+    with Brain.open(fixture_db) as b:
+        text = b.get_text("people/ana-lima")
+        b.put("people/ana-lima", text.replace("tags: [", "tags: [odd one, ", 1))
+        assert "odd one" in b.parsed(b.page_row("people/ana-lima")).tags
+    assert ops.run("untag", {"slug": "ana-lima", "tag": "odd one"}, ctx())["changed"] is True

@@ -1001,13 +1001,28 @@ class Brain:
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
         """Add ``tag`` to the page's frontmatter ``tags``. No change when the page already has
-        the tag in any spelling (case, Unicode normalisation), in its frontmatter or inline."""
+        the tag in any spelling (case, Unicode normalisation), in its frontmatter or inline.
+        Raises :class:`BadInput` for a tag holding white space (Obsidian reads ``#YC Alum`` as
+        the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
+        matches (``yc-alum``, with its page count)."""
         tag = _check_tag(tag)
+        if any(ch.isspace() for ch in tag):
+            raise BadInput(self._spaced_tag(tag))
         row = self.resolve_slug(slug)
         page = self.parsed(row)
         if identity_key(tag) in {identity_key(t) for t in page.all_tags}:
             return SaveResult(row["slug"], row["path"], row["id"], False, False)
         return self._set_tags(row, page.tags + [tag])
+
+    def _spaced_tag(self, tag: str) -> str:
+        """The refusal of a tag with white space in it, naming the tag to use instead."""
+        key = lambda t: _NOT_ALNUM_TAG.sub("-", nfc(t).casefold()).strip("-")  # noqa: E731
+        want = key(tag)
+        have = [(r[0], r[1]) for r in self.conn.execute("SELECT tag, COUNT(DISTINCT page_id) FROM tags GROUP BY tag ORDER BY COUNT(DISTINCT page_id) DESC, tag")
+                if key(r[0]) == want and not any(ch.isspace() for ch in r[0])]
+        dashed = re.sub(r"\s+", "-", tag.strip())
+        use = f"'{have[0][0]}', the tag {have[0][1]:,} page(s) have" if have else f"'{dashed}'"
+        return f"a tag cannot hold spaces ('{tag}': Obsidian and inline #tags would read '{tag.split()[0]}'); use {use}"
 
     @atomic
     def untag(self, slug: str, tag: str) -> SaveResult:
@@ -1412,6 +1427,9 @@ def raw_sources(obj: Any) -> dict:
             return obj["sources"]
         return obj
     return {"data": obj}
+
+
+_NOT_ALNUM_TAG = re.compile(r"[^\w/]+|_+")
 
 
 def _check_tag(tag: str) -> str:
