@@ -11,7 +11,7 @@
 
 Targets on 2 cores: spawn-to-ready ≤ 1 s; brain_get p50 ≤ 2 ms; brain_search p50 ≤ 20 ms (issue 15).
 
-    python benchmarks/mcp.py [--pages 7471] [--db EXISTING.db] [--calls 200]
+    python benchmarks/mcp_latency.py [--pages 7471] [--db EXISTING.db] [--calls 200]
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# this file is named mcp.py: keep its folder off sys.path so `import mcp` finds the SDK
+# keep the benchmarks folder off sys.path (a test or script there must never shadow a package)
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
