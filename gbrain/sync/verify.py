@@ -43,19 +43,7 @@ HASHERS = 2
 def sha256_file(path: str) -> str:
     """sha256 hex of the file at ``path``, read :data:`HASH_CHUNK` bytes at a time into one
     buffer (no new bytes object per read); the kernel is told the reads are sequential."""
-    h = hashlib.sha256()
-    buf = bytearray(HASH_CHUNK)
-    view = memoryview(buf)
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        if hasattr(os, "posix_fadvise"):
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
-        with open(fd, "rb", buffering=0, closefd=False) as f:
-            while n := f.readinto(buf):
-                h.update(view[:n])
-    finally:
-        os.close(fd)
-    return h.hexdigest()
+    return _sha256_rest(os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)), hashlib.sha256())
 
 
 _O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
