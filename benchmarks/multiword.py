@@ -1,7 +1,7 @@
 """Multi-word queries on a real vault: does `search` put the page holding all the words first?
 
     python benchmarks/multiword.py [--corpus ../shared/corpora/obsidian-hub] [--keep brain.db --reuse]
-                                   [--coord-off]
+                                   [--coord-off] [--baseline OTHER/gbrain/search/keyword.py]
 
 A user trial found a long note containing every query word ranked below short notes holding
 only one of them (BM25 normalises by length and has no coordination term). These 16 queries
@@ -13,7 +13,8 @@ whole into a temporary brain.
 
 Metrics: hit@1, MRR@10, hit@5 (:mod:`known_items`' definitions; the rank of a query is its
 best gold page's). ``--coord-off`` ranks without the coordination factor
-(``keyword.COORD_POWER = 0``) in the same run, beside the shipped ranking.
+(``keyword.COORD_POWER = 0``) in the same run, beside the shipped ranking; ``--baseline`` ranks
+the same brain with another checkout's ``keyword.py`` too (before/after a change, one run).
 """
 from __future__ import annotations
 
@@ -75,10 +76,12 @@ def metrics(ranks: list[int | None]) -> dict[str, float]:
     }
 
 
-def run(b: Brain, path_of: dict[str, str], name: str) -> dict[str, float]:
-    """Rank :data:`QUERIES`, print the metrics and each miss; return the metrics."""
+def run(b: Brain, path_of: dict[str, str], name: str, searcher=None) -> dict[str, float]:
+    """Rank :data:`QUERIES` with ``searcher`` (default: this checkout's ``keyword.search``), print
+    the metrics and each miss; return the metrics."""
+    searcher = searcher or search.search
     t = time.process_time()
-    ranks = [ranks_for([path_of[h["slug"]] for h in search.search(b.conn, q, limit=DEPTH)], gold) for q, gold in QUERIES]
+    ranks = [ranks_for([path_of[h["slug"]] for h in searcher(b.conn, q, limit=DEPTH)], gold) for q, gold in QUERIES]
     cpu = (time.process_time() - t) * 1000 / len(QUERIES)
     m = metrics(ranks)
     print(f"\n{name}: {len(ranks)} queries, {cpu:.1f} ms CPU/query (top {DEPTH} with snippets)")
@@ -95,6 +98,7 @@ def main() -> None:
     ap.add_argument("--keep", help="keep the brain at this path")
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse that brain when it exists")
     ap.add_argument("--coord-off", action="store_true", help="also rank without the coordination factor")
+    ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brain too")
     args = ap.parse_args()
     corpus = Path(args.corpus)
     for _, gold in QUERIES:
@@ -112,6 +116,11 @@ def main() -> None:
         print(f"obsidian-hub: {b.conn.execute('SELECT COUNT(*) FROM pages').fetchone()[0]:,} pages imported in {time.perf_counter() - t:.1f} s", flush=True)
     path_of = {r[0]: r[1] for r in b.conn.execute("SELECT slug, path FROM pages")}
     out = {"search": run(b, path_of, "search (shipped)")}
+    if args.baseline:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from postgres import load_baseline
+
+        out["baseline"] = run(b, path_of, f"search, --baseline {args.baseline}", load_baseline(args.baseline))
     if args.coord_off and hasattr(search, "COORD_POWER"):
         keep = search.COORD_POWER
         search.COORD_POWER = 0.0

@@ -23,7 +23,9 @@ BM25 (``cbm25``: BM25 times the coordination factor below) are re-scored as
 exact`` where ``name`` is the IDF-weighted share of the query's words found in the title,
 aliases or path (Robertson's IDF; the idea of per-field evidence is BM25F's, Robertson,
 Zaragoza & Taylor, CIKM 2004), ``heading`` the same share in the headings, and ``exact`` is 1
-when the whole query is the page's title, an alias or its file name. The name evidence does not
+when the whole query is the page's title, an alias or its file name. A name field counts only
+for the query words it holds as written (:func:`names_word`: ``atomically`` shares ``Atom``'s
+porter stem but does not name it; such a field weighs 0 in the page's BM25). The name evidence does not
 depend on the page's length, so notes of very different sizes compete on what they are called.
 Scores are comparable within one query (the best coordinated BM25 match alone scores 1).
 
@@ -80,6 +82,9 @@ COORD_POWER = 0.5
 RERANK = 100
 #: query words looked up for name evidence
 NAME_WORDS = 16
+#: name evidence needs the query word as written in the name (:func:`names_word`), not only its
+#: porter stem (False: the ranking before 2026-12-02, for benchmarks' before/after rows)
+NAME_AS_WRITTEN = True
 
 #: English function words: in a query with other words they only count in the body fields
 STOP_WORDS = frozenset(
@@ -478,6 +483,35 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
     return " ".join(dict.fromkeys(words + values + compat))
 
 
+def _fold(word: str) -> str:
+    """``word`` as the index compares words but without stemming: NFKC, casefolded, accents
+    dropped (NFD without its combining marks, as unicode61's ``remove_diacritics`` does)."""
+    word = search_form(word).casefold()
+    if word.isascii():
+        return word
+    return unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c)))
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a name (a title, an alias, a path) as :func:`names_word` compares them:
+    :func:`_fold` of each word of its :func:`search_form` (``nfc-nfd/Café.md`` →
+    ``{"nfc", "nfd", "cafe", "md"}``)."""
+    return {_fold(w) for w in _PLAIN_WORD.findall(search_form(name or ""))}
+
+
+def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
+    """Whether a query ``word`` names one of a name's ``words`` (:func:`name_words`) as written:
+    the same word folded (case, accents, NFKC), or the same but for a plural ``s``/``es`` on
+    either side (``theme`` names ``Themes``). A shared porter stem alone is not naming:
+    ``atomically`` does not name ``Atom`` (a user trial; the stem match still counts as BM25
+    text evidence). A ``prefix`` word (``atom*``) names every word it begins."""
+    w = _fold(word)
+    if w in words or (prefix and any(v.startswith(w) for v in words)):
+        return True
+    return any(v in words for v in (w + "s", w + "es")) or (
+        len(w) > 3 and w.endswith("s") and (w[:-1] in words or (w.endswith("es") and w[:-2] in words)))
+
+
 def query_words(query: str) -> list[str]:
     """The distinct casefolded words of ``query`` that carry meaning: its words minus
     :data:`STOP_WORDS` (all of them when every word is a stop word), at most :data:`NAME_WORDS`."""
@@ -491,7 +525,8 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
 
     Returns ``[{id, score, bm25, signals}]``, best first, at most ``limit``: ``score`` the
     re-scored value (higher is better; its BM25 part is coordinated: ``cbm25``, "Coordination"
-    in the module docstring), ``bm25`` FTS5's ``-bm25`` with :data:`WEIGHTS`, before the
+    in the module docstring), ``bm25`` FTS5's ``-bm25`` with :data:`WEIGHTS` (a name field holding
+    the query's words only by their porter stem weighted 0: :func:`names_word`), before the
     coordination factor (0 for a page found only by its exact name), ``signals`` the fields that matched, from ``title``,
     ``alias``, ``path``, ``headings``, ``body``. ``[]`` when the query has no indexable word.
     ``query`` is ranked in its :func:`search_form` (NFKC); an exact name is looked up both as
@@ -558,6 +593,20 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
     # pages' bodies: a 50K brain's name-evidence passes took 45% less CPU)
     cols = ", ".join("bm25(page_fts, " + ", ".join("1" if j == i else "0" for j in range(len(COLUMNS))) + ")" for i in _NAME_INDEX)
     ids_json = json.dumps(ids)
+    # the candidates' names: the words of their title, aliases and path (a name word must be the
+    # query word as written, not one sharing its porter stem: names_word), and the precision of
+    # the name: how much of the page's shortest name (title or alias) the matched words make
+    # up, so a long title sharing a few words with a long question counts little
+    name_len: dict[int, int] = {}
+    written: dict[int, dict[str, set[str]]] = {}
+    for r in conn.execute(f"SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ({','.join(map(str, ids))})"):
+        names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
+        name_len[r[0]] = min(max(1, len({w.casefold() for w in _WORD.findall(n)} - STOP_WORDS)) for n in names)
+        if NAME_AS_WRITTEN:
+            written[r[0]] = {"title": name_words(r[1]), "alias": name_words(r[2] or ""), "path": name_words(r[3]), "headings": name_words(r[4] or "")}
+    prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
+    stem_only: dict[int, set[str]] = {}
+    as_written: dict[int, set[str]] = {}
     for word, idf in word_idf.items():
         named: set[int] = set()
         matched[word] = named
@@ -567,17 +616,35 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
                 if v:
                     signals[pid].add(sig)
+                    if pid in written and not names_word(word, written[pid][sig], word in prefixes):
+                        stem_only.setdefault(pid, set()).add(sig)
+                        continue
+                    as_written.setdefault(pid, set()).add(sig)
                     if sig == "headings":
                         head[pid] += idf
                     elif pid not in named:
                         named.add(pid)
                         name[pid] += idf
-    # precision of the name: how much of the page's shortest name (title or alias) the matched
-    # words make up, so a long title sharing a few words with a long question counts little
-    name_len = {}
-    for r in conn.execute(f"SELECT id, title, search_aliases FROM pages WHERE id IN ({','.join(map(str, ids))})"):
-        names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
-        name_len[r[0]] = min(max(1, len({w.casefold() for w in _WORD.findall(n)} - STOP_WORDS)) for n in names)
+    # a name field (title, alias, path, headings) that holds query words only by their porter
+    # stem (``Atom`` for ``atomically``) is no evidence of its own: the page's BM25 is re-scored
+    # with that field's weight 0, so only its body's matches (stem ones too) count; scores only
+    # fall, so the candidates found stay the best ones
+    reweigh: dict[tuple[float, ...], list[int]] = {}
+    for pid, sigs in stem_only.items():
+        sigs = sigs - as_written.get(pid, set())
+        if sigs:
+            ww = list(weights or WEIGHTS)
+            for i, (_col, sig) in zip(_NAME_INDEX, _NAME_COLUMNS):
+                if sig in sigs:
+                    ww[i] = 0.0
+            reweigh.setdefault(tuple(ww), []).append(pid)
+    for ww, pids in reweigh.items():
+        sql = (f"SELECT rowid, -bm25(page_fts, {', '.join(str(x) for x in ww)}) FROM page_fts "
+               "WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))")
+        for pid, v in conn.execute(sql, [q, json.dumps(pids)]):
+            if pid in bm and bm[pid]:
+                cbm[pid] = cbm[pid] * v / bm[pid]
+                bm[pid] = v
     hits_in_name = {pid: sum(1 for w in words if pid in matched.get(w, ())) for pid in ids}
     top = max(cbm.values()) or 1.0
     out = []
