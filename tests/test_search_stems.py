@@ -56,7 +56,8 @@ def test_a_name_written_as_in_the_query_still_names_the_page(brain):
 
 @pytest.mark.parametrize("word, name, named", [
     ("atomically", "Atom", False),
-    ("edited", "Edit in GitHub", False),
+    ("edited", "Edit in GitHub", True),
+    ("atomizer", "Atom", False),
     ("atom", "Atom", True),
     ("Café", "cafe-notes/x.md", True),
     ("ﬁnance", "Finance", True),

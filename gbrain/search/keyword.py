@@ -54,6 +54,7 @@ mapped back to the original characters (:func:`_fold_map`).
 from __future__ import annotations
 
 import functools
+import os
 import json
 import math
 import operator
@@ -85,6 +86,11 @@ NAME_WORDS = 16
 #: name evidence needs the query word as written in the name (:func:`names_word`), not only its
 #: porter stem (False: the ranking before 2026-12-02, for benchmarks' before/after rows)
 NAME_AS_WRITTEN = True
+#: with :data:`NAME_AS_WRITTEN`, a name field holding query words only by their stem weighs 0 in BM25
+STEM_FIELDS_UNWEIGHTED = True
+#: a name word in a field that matched the query word by stem, with its first three letters, names it when the
+#: shorter of the two is at least this part of the longer (`edited` names `Edit`, `atomically` not `Atom`: SciFact)
+STEM_LENGTH_RATIO = 0.6
 
 #: English function words: in a query with other words they only count in the body fields
 STOP_WORDS = frozenset(
@@ -508,6 +514,8 @@ def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
     w = _fold(word)
     if w in words or (prefix and any(v.startswith(w) for v in words)):
         return True
+    if STEM_LENGTH_RATIO and any(len(os.path.commonprefix([v, w])) >= STEM_LENGTH_RATIO * max(len(v), len(w)) for v in words):
+        return True
     return any(v in words for v in (w + "s", w + "es")) or (
         len(w) > 3 and w.endswith("s") and (w[:-1] in words or (w.endswith("es") and w[:-2] in words)))
 
@@ -630,7 +638,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
     # with that field's weight 0, so only its body's matches (stem ones too) count; scores only
     # fall, so the candidates found stay the best ones
     reweigh: dict[tuple[float, ...], list[int]] = {}
-    for pid, sigs in stem_only.items():
+    for pid, sigs in stem_only.items() if STEM_FIELDS_UNWEIGHTED else ():
         sigs = sigs - as_written.get(pid, set())
         if sigs:
             ww = list(weights or WEIGHTS)
