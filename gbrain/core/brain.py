@@ -1295,7 +1295,7 @@ class Brain:
         if target.get(source) == data:
             return {"slug": row["slug"], "source": source, "path": path, "changed": False}
         target[source] = data
-        text = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+        text = None
         if fdata is not None:
             # the other sources keep their bytes (number spellings, escapes, repeated keys,
             # layout): only this source's value is written into the file's text
@@ -1305,6 +1305,8 @@ class Brain:
                     text = spliced
             except (ValueError, RecursionError):
                 pass
+        if text is None:  # a new sidecar, or a splice that would not read back the same
+            text = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
         self.save_file(path, text.encode("utf-8"), "raw")
         return {"slug": row["slug"], "source": source, "path": path, "changed": True}
 
