@@ -125,6 +125,7 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_diff": [{"slug": "people/zoe-new", "from_version": 1}],
     "brain_changes": [{"since": "1h", "origin": "mcp"}, {"by": "nobody@nowhere"}],
     "brain_revert": [{"slug": "people/zoe-new", "to": 7}],  # its newest version: no change
+    "brain_undo": [{"since": "1h", "origin": "nobody-wrote-this"}],  # a dry run with nothing to undo
     "brain_reindex": [{}],
 }
 

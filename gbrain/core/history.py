@@ -625,11 +625,12 @@ def by_filter(by: str) -> tuple[str, list]:
     return "(writer = ? OR substr(writer, 1, length(?)) = ?)", [name, name + "@", name + "@"]
 
 
-def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None) -> list[dict]:
+def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None,
+            until: str | None = None) -> list[dict]:
     """Writes across the brain, newest first: ``[{kind, name, version, at, op, size, surface,
-    operation, client, origin, path, by}]``. ``since`` is an ISO time; ``origin`` matches the
-    surface (cli, mcp, …), the MCP client name or the operation; ``by`` the writer
-    (:func:`by_filter`)."""
+    operation, client, origin, path, by}]``. ``since`` / ``until`` are ISO times (``until``
+    excluded); ``origin`` matches the surface (cli, mcp, …), the MCP client name or the
+    operation; ``by`` the writer (:func:`by_filter`)."""
     q = "SELECT * FROM history WHERE 1"
     args: list = []
     if by is not None:
@@ -639,6 +640,9 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
     if since:
         q += " AND at >= ?"
         args.append(since)
+    if until:
+        q += " AND at < ?"
+        args.append(until)
     if origin:
         q += " AND (surface = ? OR client = ? OR operation = ?)"
         args += [origin, origin, origin]
@@ -1011,6 +1015,97 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     if moved_to is not None:
         out["moved_from"] = r["name"]
     return out
+
+
+def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
+    """SQL condition (and its arguments) on a history row for "written by this origin/writer"
+    (``changes --origin`` / ``--by``, :func:`by_filter`); ``1=1`` when neither is given."""
+    conds, args = [], []
+    if origin:
+        conds.append("(surface = ? OR client = ? OR operation = ?)")
+        args += [origin, origin, origin]
+    if by is not None:
+        cond, more = by_filter(by)
+        conds.append(f"COALESCE(({cond}), 1=0)")
+        args += more
+    return (" AND ".join(conds) or "1=1"), args
+
+
+def undo_plan(brain, since: str, origin: str | None = None, by: str | None = None, prefix: str | None = None) -> list[dict]:
+    """What ``undo`` would do to take back every write since ``since`` (an ISO time, as
+    :func:`changes` takes it) made by ``origin`` / writer ``by`` (:func:`changes`' filters; none:
+    every write), only under the slug/path prefix ``prefix`` when given. A pure read.
+
+    For each page or file (``kind``, ``name``) with such a write, the state it had just before
+    the first of them: ``[{kind, name, path, action, to_version, writes, first_at, reason}]``,
+    sorted by kind and name. ``action`` is ``revert`` (back to version ``to_version``),
+    ``restore`` (deleted since: version ``to_version`` comes back), ``delete`` (it did not exist
+    before: it goes to the trash, its versions stay in the history), ``none`` (already as it
+    was) or ``skip`` with a ``reason``: a later write by someone the filters do not select
+    (undoing would take theirs back too: ``revert`` it by hand), or a move in the window
+    (moves are not undone here: move it back, then undo again). ``writes`` counts the selected
+    writes. Raises BadInput for a blank ``by``."""
+    c = brain.conn
+    cond, fargs = _writer_filter(origin, by)
+    firsts = c.execute(f"SELECT kind, name, MIN(version) AS v, COUNT(*) AS n, MIN(at) AS first_at FROM history "
+                       f"WHERE at >= ? AND {cond} GROUP BY kind, name ORDER BY kind, name", [since, *fargs]).fetchall()
+    pre = (prefix or "").strip()
+    plan = []
+    for f in firsts:
+        kind, key, v0 = f["kind"], f["name"], f["v"]
+        rows = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version >= ? - 1 ORDER BY version", (kind, key, v0)).fetchall()
+        prev = rows[0] if rows and rows[0]["version"] == v0 - 1 else None
+        window = [r for r in rows if r["version"] >= v0]
+        path = window[-1]["path"] or key
+        if pre and not (key.startswith(pre) or path.startswith(pre)):
+            continue
+        item = {"kind": kind, "name": key, "path": path, "action": "skip", "to_version": None, "writes": f["n"], "first_at": f["first_at"], "reason": ""}
+        plan.append(item)
+        other = c.execute(f"SELECT version, at, surface, client, operation FROM history WHERE kind = ? AND name = ? AND version > ? "
+                          f"AND NOT ({cond}) ORDER BY version LIMIT 1", [kind, key, v0, *fargs]).fetchone() if cond != "1=1" else None
+        if other is not None:
+            item["reason"] = (f"written again since by another origin ({_origin_of(other)}, version {other['version']} at {other['at']}): "
+                              f"`gbrain history {key}` and `gbrain revert {key} --to N` by hand")
+            continue
+        moved = next((r for r in window if r["op"] == "move"), None)
+        if moved is not None:
+            item["reason"] = f"moved in this window ({moved['detail']}): move it back first, then undo again"
+            continue
+        live = _live_hash(brain, kind, key)
+        if prev is None or prev["body_id"] is None:  # it did not exist before the first selected write
+            item["action"] = "delete" if live is not None else "none"
+            continue
+        item["to_version"] = prev["version"]
+        h = c.execute("SELECT hash FROM history_bodies WHERE id = ?", (prev["body_id"],)).fetchone()
+        if live is not None and h is not None and live == h[0]:
+            item["action"] = "none"
+        else:
+            item["action"] = "restore" if live is None else "revert"
+    return plan
+
+
+def undo(brain, since: str, origin: str | None = None, by: str | None = None, prefix: str | None = None, apply: bool = False) -> dict:
+    """Take back every write since ``since`` by ``origin`` / ``by`` under ``prefix``
+    (:func:`undo_plan`): a dry run unless ``apply``. Applied, it runs in one write transaction
+    (all or nothing: a path taken meanwhile raises BadInput and nothing is written), each page
+    or file brought back as a new version (:func:`_revert_key`) or deleted into the trash, so
+    the undo itself is in the history and can be undone (``--origin undo``). Under sync/watch
+    the files follow. Returns ``{since, applied, plan, counts: {action: n}}``."""
+    with brain.transaction():
+        plan = undo_plan(brain, since, origin, by, prefix)
+        if apply:
+            for it in plan:
+                if it["action"] in ("revert", "restore"):
+                    _revert_key(brain, it["kind"], it["name"], it["to_version"])
+                elif it["action"] == "delete":
+                    if it["kind"] == "page":
+                        brain.delete_page(it["name"])
+                    else:
+                        brain.delete_file(it["name"])
+    counts: dict[str, int] = {}
+    for it in plan:
+        counts[it["action"]] = counts.get(it["action"], 0) + 1
+    return {"since": since, "applied": bool(apply), "plan": plan, "counts": counts}
 
 
 def renamed_to(c, slug: str) -> dict | None:

@@ -174,7 +174,7 @@ def _revert(b, a, ctx):
 def _changes_text(r: list, a: dict) -> str:
     if not r:
         return ("no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "")
-                + (f" since {a['since']}" if a.get("since") else ""))
+                + (f" since {a['since']}" if a.get("since") else "") + (f" until {a['until']}" if a.get("until") else ""))
     return "\n".join(f"{c['at']}  {c['name']}  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
                      + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
 
@@ -185,7 +185,8 @@ def _changes_text(r: list, a: dict) -> str:
     "the client's name, pipe, call, sync, watch, import) and writer (`by`: GBRAIN_USER or login@host; empty when "
     "unknown). Check it to review your own writes; `revert` undoes one.",
     [
-        Param("since", description="only changes since: a span like 24h / 7d or an ISO date", default="24h"),
+        Param("since", description="only changes since: a span like 24h / 7d, today, yesterday or an ISO date", default="24h"),
+        Param("until", description="only changes before: the same forms as since (`--since yesterday --until today`: yesterday's)"),
         Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
         Param("by", description="only changes by this writer, matched exactly: a whole writer (alice@laptop), a login on any host (alice) or anyone on a host (@laptop)"),
         limit_param(100, "maximum number of changes (0: all)"),
@@ -201,4 +202,48 @@ def _changes(b, a, ctx):
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
-    return h.changes(b, since=_since(a.get("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"))
+    return h.changes(b, since=_since(a.get("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
+                     until=_since(a.get("until")))
+
+
+def _undo_text(r: dict, a: dict) -> str:
+    plan, n = r["plan"], r["counts"]
+    if not plan:
+        return "nothing to undo: no writes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "") + f" since {r['since']}" + (f" under {a['prefix']}" if a.get("prefix") else "")
+    verb = {"revert": "back to version {v}", "restore": "restore version {v} (deleted since)", "delete": "delete (created since; it stays in the trash)",
+            "none": "already as it was", "skip": "skipped: {reason}"}
+    lines = [f"{it['action']:<8} {it['name']}  " + verb[it["action"]].format(v=it["to_version"], reason=it["reason"]) + f"  ({it['writes']} write(s))" for it in plan]
+    what = ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
+    if r["applied"]:
+        lines.append(f"undone: {what}. The undo is in the history too: `gbrain undo --since {r['since']} --origin undo --apply` takes it back")
+    else:
+        lines.append(f"dry run ({what}); run again with --apply to do it")
+    return "\n".join(lines)
+
+
+@op(
+    "undo",
+    "Take back every write since a time, by one origin (cli, mcp, pipe, call, sync, watch, import, an MCP client name or an "
+    "operation) and/or writer, under a folder: each page or file goes back to the version it had before the first such write, "
+    "pages created since are deleted (into the trash), deleted ones come back. A dry run unless `apply`. Skipped, with the reason: "
+    "a page written since by another origin/writer, and moves. All or nothing; the undo is itself in the history. "
+    "brain_changes shows the writes first.",
+    [
+        Param("since", description="undo writes since: a span like 30m / 24h, today or an ISO date/time (as `changes` prints it)", required=True),
+        Param("origin", description="only writes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
+        Param("by", description="only writes by this writer: alice@laptop, a login (alice) or a host (@laptop)"),
+        Param("prefix", description="only pages and files whose slug or path starts with this (a folder: projects/)"),
+        Param("apply", "boolean", "really undo (without it, only report what would be done)", default=False),
+    ],
+    text=_undo_text,
+    mutating=True,
+    destructive=True,  # replaces current texts (which stay in the history)
+    title="Undo writes since a time",
+)
+def _undo(b, a, ctx):
+    from ..core import history as h
+
+    since = _since(a.get("since"))
+    if not since:
+        raise BadInput("undo needs --since: a span like 30m / 24h or an ISO date/time (`gbrain changes --since …` shows what it would take back)")
+    return h.undo(b, since, origin=a.get("origin"), by=a.get("by"), prefix=a.get("prefix"), apply=bool(a.get("apply")))

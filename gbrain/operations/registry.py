@@ -839,12 +839,16 @@ def _since(v: str | None) -> str | None:
     import time
 
     m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", v)
+    day = v.strip().lower()
+    if day in ("today", "yesterday"):  # local midnight, as an instant in UTC (history times are UTC)
+        lt = time.localtime(time.time() - (86400 if day == "yesterday" else 0))
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1))))
     if m:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T[\d:]+Z?)?", v.strip()):
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?Z?)?", v.strip()):  # a time as `changes --json` prints it too
         return v.strip()
-    raise BadInput(f"since must be a span like 24h / 7d or an ISO date, got {v!r}")
+    raise BadInput(f"since must be a span like 24h / 7d, today, yesterday or an ISO date, got {v!r}")
 
 
 def _dir_arg(v: str) -> Path:

@@ -1,0 +1,147 @@
+"""`undo`: take back every write since a time by one origin / writer / under a folder (a bulk
+change made by a script or an agent), as a dry run first; all or nothing; itself undoable."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core import history as h
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput
+
+from conftest import gbrain
+
+
+def run(b, name, surface="cli", **args):
+    return ops.run(name, args, ops.Context(surface=surface), brain=b)
+
+
+def first_at(b, origin):
+    """The time of ``origin``'s first write (``changes`` lists newest first)."""
+    return h.changes(b, origin=origin, limit=0)[-1]["at"]
+
+
+def setup(b):
+    run(b, "put", slug="projects/alpha", content="---\ntitle: Alpha\n---\nAlpha, as written.\n")
+    run(b, "put", slug="projects/beta", content="Beta, as written.\n")
+    run(b, "put", slug="people/ana", content="Ana, as written.\n")
+    run(b, "raw-put", slug="people/ana", source="crm", data={"email": "ana@example.com"})
+
+
+def script(b):
+    """A bad bulk change through MCP: rewrites, a deletion, a new page, a sidecar rewrite."""
+    run(b, "put", surface="mcp", slug="projects/alpha", content="---\ntitle: Alpha\n---\nBROKEN\n")
+    run(b, "put", surface="mcp", slug="projects/alpha", content="---\ntitle: Alpha\n---\nBROKEN twice\n")
+    run(b, "delete", surface="mcp", slug="projects/beta")
+    run(b, "put", surface="mcp", slug="projects/junk", content="junk\n")
+    run(b, "put", surface="mcp", slug="people/ana", content="Ana, BROKEN.\n")
+    run(b, "raw-put", surface="mcp", slug="people/ana", source="crm", data={"email": "wrong@example.com"})
+
+
+def snapshot(b):
+    pages = {r["slug"]: b.get_text(r["slug"]) for r in b.conn.execute("SELECT slug FROM pages")}
+    files = {r["path"]: bytes(r["data"]) for r in b.conn.execute("SELECT path, data FROM files")}
+    return pages, files
+
+
+def test_undo_takes_a_bulk_change_back_exactly_and_a_dry_run_writes_nothing(db_path):
+    with Brain.open(db_path) as b:
+        setup(b)
+        before = snapshot(b)
+        script(b)
+        after = snapshot(b)
+        since = first_at(b, "mcp")
+        dry = run(b, "undo", since=since, origin="mcp")
+        assert dry["applied"] is False and snapshot(b) == after
+        actions = {it["name"]: it["action"] for it in dry["plan"]}
+        assert actions == {"projects/alpha": "revert", "projects/beta": "restore", "projects/junk": "delete",
+                           "people/ana": "revert", "people/.raw/ana.json": "revert"}, actions
+        assert {it["name"]: it["writes"] for it in dry["plan"]}["projects/alpha"] == 2
+        done = run(b, "undo", since=since, origin="mcp", apply=True)
+        assert done["applied"] and done["counts"] == {"revert": 3, "restore": 1, "delete": 1}
+        assert snapshot(b) == before  # every page and sidecar byte for byte as before the script
+        # the junk page and the bad texts are not lost: the history has them
+        assert "junk\n" in {h.get_version(b, "projects/junk", v["version"])["content"] for v in h.versions(b, "projects/junk")["versions"] if v["op"] != "delete"}
+        # the undo is undoable
+        again = run(b, "undo", since=since, origin="undo", apply=True)
+        assert again["counts"] == {"revert": 3, "restore": 1, "delete": 1}
+        assert snapshot(b) == after
+
+
+def test_undo_skips_a_page_someone_else_wrote_since_and_keeps_their_text(db_path):
+    with Brain.open(db_path) as b:
+        setup(b)
+        script(b)
+        since = first_at(b, "mcp")
+        run(b, "put", surface="cli", slug="projects/alpha", content="---\ntitle: Alpha\n---\nFixed by hand.\n")
+        r = run(b, "undo", since=since, origin="mcp", apply=True)
+        alpha = next(it for it in r["plan"] if it["name"] == "projects/alpha")
+        assert alpha["action"] == "skip" and "another origin" in alpha["reason"] and "cli" in alpha["reason"]
+        assert b.get_text("projects/alpha").endswith("Fixed by hand.\n")
+        assert b.get_text("projects/beta") == "Beta, as written.\n"  # the rest was undone
+
+
+def test_undo_of_a_folder_only_and_of_a_deleted_folder(db_path):
+    with Brain.open(db_path) as b:
+        setup(b)
+        script(b)
+        since = first_at(b, "mcp")
+        r = run(b, "undo", since=since, prefix="projects/", apply=True)
+        assert {it["name"] for it in r["plan"]} == {"projects/alpha", "projects/beta", "projects/junk"}
+        assert b.get_text("people/ana") == "Ana, BROKEN.\n"  # outside the folder: untouched
+        # a whole folder deleted by mistake comes back with one command
+        t = None
+        for slug in ("projects/alpha", "projects/beta"):
+            run(b, "delete", surface="call", slug=slug)
+            t = t or h.changes(b, origin="call", limit=1)[0]["at"]
+        assert not b.conn.execute("SELECT 1 FROM pages WHERE slug LIKE 'projects/%'").fetchone()
+        r = run(b, "undo", since=t, prefix="projects/", apply=True)
+        assert r["counts"] == {"restore": 2}
+        assert b.get_text("projects/beta") == "Beta, as written.\n"
+
+
+def test_undo_is_all_or_nothing_when_a_path_is_taken(db_path):
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="A\n")
+        run(b, "delete", surface="mcp", slug="notes/a")
+        run(b, "put", surface="mcp", slug="notes/b", content="B\n")
+        since = first_at(b, "mcp")
+        # the deleted page's path is taken by a non-page file since: restoring it cannot be done,
+        # so deleting notes/b (which could be done) is not done either
+        b.save_file("notes/a.md.bak", b"x")
+        with b.transaction():
+            b.conn.execute("UPDATE files SET path = 'notes/a.md' WHERE path = 'notes/a.md.bak'")
+        with pytest.raises(BadInput):
+            run(b, "undo", since=since, origin="mcp", apply=True)
+        assert b.get_text("notes/b") == "B\n"  # nothing was undone
+
+
+def test_undo_needs_since_and_says_so_on_the_cli(tmp_path):
+    db = str(tmp_path / "b.db")
+    p = gbrain("--db", db, "undo")
+    assert p.returncode == 2 and b"since" in p.stderr
+    assert gbrain("--db", db, "put", "notes/x", "--content", "x").returncode == 0
+    p = gbrain("--db", db, "undo", "--since", "1h", "--json")
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert r["applied"] is False and [it["action"] for it in r["plan"]] == ["delete"]
+    assert gbrain("--db", db, "get", "notes/x").returncode == 0  # a dry run
+    p = gbrain("--db", db, "undo", "--since", "1h", "--apply")
+    assert p.returncode == 0 and b"undone: delete 1" in p.stdout
+    assert gbrain("--db", db, "get", "notes/x").returncode == 1
+
+
+def test_changes_between_two_times_and_by_day_names(db_path):
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/a", content="A\n")
+        run(b, "put", surface="mcp", slug="notes/b", content="B\n")
+        t = first_at(b, "mcp")
+        names = lambda **a: [c["name"] for c in run(b, "changes", **a)]  # noqa: E731
+        assert names(since="2000-01-01", until=t) == ["notes/a"]
+        assert names(since=t) == ["notes/b"]
+        assert set(names(since="today")) == {"notes/a", "notes/b"}
+        assert names(since="yesterday", until="today") == []
+        with pytest.raises(BadInput):
+            run(b, "changes", since="last tuesday")
