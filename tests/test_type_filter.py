@@ -1,4 +1,5 @@
-"""A type no page has is said, not answered with an empty list (an agent's trial)."""
+"""A type no page has is said: an error when it is a slip for a type the brain has, else an empty
+answer with a note (two agents' trials)."""
 from __future__ import annotations
 
 import json
@@ -34,9 +35,21 @@ def test_a_type_some_page_has_but_no_hit_matches_is_an_empty_answer(fixture_db):
     assert ops.run("list", {"type": "deal", "since": "2999-01-01"}, ops.Context(db=str(fixture_db))) == []
 
 
-def test_the_cli_and_call_say_it_with_exit_1(fixture_db):
-    r = gbrain("--db", str(fixture_db), "list", "--type", "meeting")
-    assert r.returncode == 1 and r.stdout == b"" and "no page has type 'meeting'" in r.stderr.decode()
+def test_a_type_no_page_has_yet_and_no_near_one_is_an_empty_answer_with_a_note(fixture_db):
+    """A trial: an agent's first briefing asked ``brain_list {"type": "briefing"}`` to find the
+    last one and got an error. A type with no near type in the brain is an empty answer (exit 0),
+    with a note naming the brain's types (stderr on the CLI, a warning for tools)."""
+    r = gbrain("--db", str(fixture_db), "list", "--type", "briefing", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout) == [], r.stderr
+    assert "no page has type 'briefing' yet" in r.stderr.decode() and "the types in this brain: " in r.stderr.decode()
+    said = []
+    assert ops.run("search", {"query": "river", "type": "briefing"}, ops.Context(db=str(fixture_db), on_warning=said.append)) == []
+    assert len(said) == 1 and "person (2)" in said[0]
+
+
+def test_the_cli_and_call_say_a_near_miss_with_exit_1(fixture_db):
+    r = gbrain("--db", str(fixture_db), "list", "--type", "persons")
+    assert r.returncode == 1 and r.stdout == b"" and "no page has type 'persons'; did you mean: person" in r.stderr.decode()
     r = gbrain("--db", str(fixture_db), "call", "brain_search", json.dumps({"query": "river", "type": "people"}))
     out = json.loads(r.stdout)
     assert r.returncode == 1 and out["suggestions"] == ["person"] and "the types in this brain" in out["error"]

@@ -458,6 +458,10 @@ class Brain:
         if moved:  # an old name: the history knows where the page went
             msg += f": {moved['words']}"
             sugg = [moved["slug"]] + [x for x in sugg if x != moved["slug"]][:4]
+        else:  # a deleted page: in the trash, one restore away (an agent would write it anew)
+            d = self.conn.execute("SELECT op, at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (s,)).fetchone()
+            if d is not None and d["op"] == "delete":
+                msg += f": it was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {s}` brings it back)"
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)
@@ -1108,12 +1112,14 @@ class Brain:
             args.append(int(limit))
         return [dict(r) for r in self.conn.execute(q, args)]
 
-    def check_type(self, type_: str | None) -> None:
-        """Raise :class:`NotFound` when no page of the brain has the type ``type_`` (a filter that
-        can only match nothing: ``list --type meeting`` where meetings are ``source`` pages), with
-        the brain's types and their page counts in the message and the near ones as
-        ``suggestions``. Nothing when ``type_`` is None, some page has it, or no page has any type.
-        Callers ask only after a filtered read came back empty (one indexed lookup)."""
+    def check_type(self, type_: str | None, warn=None) -> None:
+        """When no page of the brain has the type ``type_`` (a filter that can only match
+        nothing): raise :class:`NotFound` if the brain has near types (a slip: ``people`` where
+        pages are ``person``), with the near ones as ``suggestions``; else (a type no page has
+        yet: the first ``briefing`` of a brain) call ``warn(message)`` and return, so the answer
+        is an empty list. Either way the message names the brain's types and their page counts.
+        Nothing when ``type_`` is None, some page has it, or no page has any type. Callers ask
+        only after a filtered read came back empty (one indexed lookup)."""
         if not type_ or self.conn.execute("SELECT 1 FROM pages WHERE type = ? LIMIT 1", (type_,)).fetchone():
             return
         counts = [(r[0], r[1]) for r in self.conn.execute(
@@ -1123,7 +1129,10 @@ class Brain:
         near = difflib.get_close_matches(type_.casefold(), [t for t, _ in counts], n=3, cutoff=0.5)
         near += [t for t, _ in counts if t.casefold() == type_.casefold() and t not in near]
         shown = ", ".join(f"{t} ({n:,})" for t, n in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
-        raise NotFound(f"no page has type '{type_}'" + (f"; did you mean: {', '.join(near)}" if near else "") + f"; the types in this brain: {shown}", near)
+        if near:
+            raise NotFound(f"no page has type '{type_}'; did you mean: {', '.join(near)}; the types in this brain: {shown}", near)
+        if warn is not None:
+            warn(f"no page has type '{type_}' yet, so nothing matches; the types in this brain: {shown}")
 
     def stats(self) -> dict:
         c = self.conn

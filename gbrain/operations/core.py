@@ -456,7 +456,7 @@ def _list(b, a, ctx):
     since = _since(a.get("since"))
     out = b.list_pages(type=a.get("type"), tag=a.get("tag"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
     if not out:
-        b.check_type(a.get("type"))
+        b.check_type(a.get("type"), ctx.on_warning)
     return out
 
 
@@ -520,7 +520,7 @@ def _search(b, a, ctx):
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
     hits = fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
     if not hits:
-        b.check_type(a.get("type"))
+        b.check_type(a.get("type"), ctx.on_warning)
     return hits
 
 

@@ -98,7 +98,7 @@ def _graph(b, a, ctx):
     pages = _pages(b.conn, dist)
     keep = [i for i in dist if i == root["id"] or not a.get("type") or pages[i]["type"] == a["type"]]
     if len(keep) == 1 and len(dist) > 1:
-        b.check_type(a.get("type"))
+        b.check_type(a.get("type"), ctx.on_warning)
     keep.sort(key=lambda i: (dist[i], pages[i]["slug"]))
     more = max(0, len(keep) - 1 - limit)
     keep = keep[: limit + 1]

@@ -206,7 +206,7 @@ def _query(b, a, ctx):
 
     r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
     if not r["hits"]:
-        b.check_type(a.get("type"))
+        b.check_type(a.get("type"), ctx.on_warning)
     for n in r["notes"]:
         if ctx.on_warning:
             ctx.on_warning(n)
