@@ -145,3 +145,19 @@ def test_changes_between_two_times_and_by_day_names(db_path):
         assert names(since="yesterday", until="today") == []
         with pytest.raises(BadInput):
             run(b, "changes", since="last tuesday")
+
+
+def test_get_of_a_deleted_page_says_it_is_in_the_trash(db_path):
+    """A trial: after brain_delete, brain_get said only "no page …; did you mean …", and an agent
+    following the ingest skill would write the page anew instead of restoring it."""
+    from gbrain.errors import NotFound
+
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/timing", content="Timing.\n")
+        run(b, "delete", slug="notes/timing")
+        with pytest.raises(NotFound) as e:
+            run(b, "get", surface="mcp", slug="notes/timing")
+        assert "is in the trash" in str(e.value) and "brain_restore" in str(e.value)
+        with pytest.raises(NotFound) as e:
+            run(b, "get", slug="notes/never-was")
+        assert "trash" not in str(e.value)
