@@ -161,3 +161,20 @@ def test_get_of_a_deleted_page_says_it_is_in_the_trash(db_path):
         with pytest.raises(NotFound) as e:
             run(b, "get", slug="notes/never-was")
         assert "trash" not in str(e.value)
+
+
+def test_get_of_a_version_gives_its_hash_and_the_current_one_for_if_hash(db_path):
+    """A trial: brain_get with `version` had no content_hash, so an agent passing "the content_hash
+    you read" as if_hash sent nothing and its put went through unguarded."""
+    from gbrain.errors import Conflict
+
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="notes/h", content="one\n")
+        run(b, "put", slug="notes/h", content="two\n")
+        old = run(b, "get", surface="mcp", slug="notes/h", version=1)
+        now = run(b, "get", surface="mcp", slug="notes/h")
+        assert old["content"] == "one\n" and old["current_hash"] == now["content_hash"] != old["content_hash"]
+        with pytest.raises(Conflict):  # the old version's hash is stale: refused, nothing lost
+            run(b, "put", surface="mcp", slug="notes/h", content="three\n", if_hash=old["content_hash"])
+        run(b, "put", surface="mcp", slug="notes/h", content="three\n", if_hash=old["current_hash"])
+        assert b.get_text("notes/h") == "three\n"

@@ -575,16 +575,20 @@ def version_bytes(brain, kind: str, name: str, n: int | None = None) -> bytes:
 
 
 def get_version(brain, name: str, n: int) -> dict:
-    """Version ``n`` of a page or file: ``{kind, name, version, at, origin, …, content}`` with the
-    exact text (``content``; a file that is not UTF-8 text raises BadInput)."""
+    """Version ``n`` of a page or file: ``{kind, name, version, at, origin, …, content,
+    content_hash, current_hash}`` with the exact text (``content``; a file that is not UTF-8 text
+    raises BadInput), its hash and the hash of the current text (None when deleted): a write
+    guarded with ``if_hash`` must give ``current_hash``."""
     kind, key = resolve_key(brain, name)
     r = _version_row(brain, kind, key, n)
     data = body(brain.conn, r["body_id"])
+    hx = brain.conn.execute("SELECT hash FROM history_bodies WHERE id = ?", (r["body_id"],)).fetchone()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise BadInput(f"version {r['version']} of {key} is binary ({len(data):,} bytes), not text") from e
-    return {"kind": kind, "slug" if kind == "page" else "path": key, **_version_dict(r), "content": text}
+    return {"kind": kind, "slug" if kind == "page" else "path": key, **_version_dict(r), "content": text,
+            "content_hash": hx[0] if hx else None, "current_hash": _live_hash(brain, kind, key)}
 
 
 def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3) -> dict:
