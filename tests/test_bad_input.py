@@ -374,3 +374,15 @@ def test_a_mistyped_folder_creates_no_brain(tmp_path, cmd):
     r = gbrain("--db", str(db), *cmd, str(tmp_path / "afile"))
     assert r.returncode == 2 and "not a directory" in r.stderr.decode()
     assert not db.exists()
+
+
+def test_a_raw_source_with_a_slash_is_refused_saying_why(fixture_db):
+    """A trial: `source: "../evil"` was refused as "must be a non-empty name", which it is."""
+    from gbrain.errors import BadInput
+
+    with pytest.raises(BadInput) as e:
+        ops.run("raw-put", {"slug": "ana-lima", "source": "../evil", "data": {"a": 1}}, ops.Context(db=str(fixture_db)))
+    assert "holds '/'" in str(e.value) and "non-empty" not in str(e.value)
+    with pytest.raises(BadInput) as e:
+        ops.run("raw-put", {"slug": "ana-lima", "source": "  ", "data": {"a": 1}}, ops.Context(db=str(fixture_db)))
+    assert "non-empty" in str(e.value)

@@ -1285,8 +1285,10 @@ class Brain:
         for byte: only this source's value is written into the file's text
         (:func:`gbrain.page.jsonsplice.set_member`; a full re-dump only if that splice would not
         read back as the same JSON)."""
-        if not source or not isinstance(source, str) or "/" in source:
+        if not isinstance(source, str) or not source.strip():
             raise BadInput("source must be a non-empty name such as 'crustdata'")
+        if "/" in source:
+            raise BadInput(f"source {source!r} holds '/': a source is one name such as 'crustdata' or 'linkedin-2025' (any characters but '/')")
         row = self.resolve_slug(slug)
         # the sidecar already attached to this page (it may carry an older name), else the usual one
         f = self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
