@@ -137,7 +137,7 @@ def test_paid_endpoint_returns_the_estimate_and_needs_confirm(fixture_db, endpoi
 READ_ONLY = {"brain_get", "brain_list", "brain_stats", "brain_search", "brain_tags", "brain_links", "brain_backlinks", "brain_timeline",
              "brain_raw", "brain_threads", "brain_conflicts", "brain_trash", "brain_query", "brain_graph", "brain_path",
              "brain_history", "brain_diff", "brain_changes"}
-DESTRUCTIVE = {"brain_put", "brain_delete", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore", "brain_revert", "brain_history_prune", "brain_embed_drop"}
+DESTRUCTIVE = {"brain_put", "brain_delete", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore", "brain_revert", "brain_history_prune", "brain_embed_drop", "brain_undo"}
 OPEN_WORLD = {"brain_embed", "brain_query"}
 
 
