@@ -60,6 +60,7 @@ import math
 import operator
 import re
 import sqlite3
+import threading
 import unicodedata
 
 from ..errors import BadInput
@@ -606,25 +607,41 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
     # the name: how much of the page's shortest name (title or alias) the matched words make
     # up, so a long title sharing a few words with a long question counts little
     name_len: dict[int, int] = {}
-    written: dict[int, dict[str, set[str]]] = {}
+    texts: dict[int, tuple[str, str, str, str]] = {}
+    name_rows = []
     for r in conn.execute(f"SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ({','.join(map(str, ids))})"):
         names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
         name_len[r[0]] = min(max(1, len({w.casefold() for w in _WORD.findall(n)} - STOP_WORDS)) for n in names)
-        if NAME_AS_WRITTEN:
-            written[r[0]] = {"title": name_words(r[1]), "alias": name_words(r[2] or ""), "path": name_words(r[3]), "headings": name_words(r[4] or "")}
+        texts[r[0]] = (r[1], r[2] or "", r[3], r[4] or "")
+        name_rows.append(tuple(r))
+    written: dict[tuple[int, str], set[str]] = {}
+
+    def written_of(pid: int, sig: str) -> set[str]:
+        # the words of one name field as written (:func:`name_words`), for the pages the passes
+        # below find only (most candidates hold no query word in a name)
+        key = (pid, sig)
+        if key not in written:
+            written[key] = name_words(texts[pid][_NAME_SIGNALS.index(sig)])
+        return written[key]
+
     prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
     stem_only: dict[int, set[str]] = {}
     as_written: dict[int, set[str]] = {}
+    index = _names_index(name_rows) if word_idf and len(name_rows) == len(ids) else None
     for word, idf in word_idf.items():
         named: set[int] = set()
         matched[word] = named
-        sql = f"SELECT rowid, {cols} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
-        for r in conn.execute(sql, [_NAME_FILTER + " : " + _quote(word), ids_json]):
+        if index is not None:
+            hits = index.execute(f"SELECT rowid, {_NAMES_COLS} FROM names WHERE names MATCH ?", [_quote(word)])
+        else:
+            sql = f"SELECT rowid, {cols} FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
+            hits = conn.execute(sql, [_NAME_FILTER + " : " + _quote(word), ids_json])
+        for r in hits:
             pid = int(r[0])
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
                 if v:
                     signals[pid].add(sig)
-                    if pid in written and not names_word(word, written[pid][sig], word in prefixes):
+                    if NAME_AS_WRITTEN and pid in texts and not names_word(word, written_of(pid, sig), word in prefixes):
                         stem_only.setdefault(pid, set()).add(sig)
                         continue
                     as_written.setdefault(pid, set()).add(sig)
@@ -665,6 +682,52 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+#: FTS5's tokenizer of ``page_fts`` (storage/db.py; ``tests/test_search_scale.py`` checks they agree)
+FTS_TOKENIZE = "porter unicode61"
+_NAME_SIGNALS = tuple(sig for _, sig in _NAME_COLUMNS)
+#: the name-evidence pass's columns over :func:`_names_index`'s table: one ``bm25`` per name column
+_NAMES_COLS = ", ".join("bm25(names, " + ", ".join("1" if j == i else "0" for j in range(len(_NAME_COLUMNS))) + ")"
+                        for i in range(len(_NAME_COLUMNS)))
+_names_local = threading.local()
+
+
+def _names_index(rows: list[tuple]) -> sqlite3.Connection | None:
+    """A private in-memory SQLite connection (one per thread) whose FTS5 table ``names`` holds
+    the name columns of the candidates ``rows`` (``(id, title, search_aliases, path,
+    search_headings)``, the texts ``page_fts`` indexed: storage/db.py's triggers copy the page
+    row's columns as they are) under ``page_fts``'s tokenizer, rowid = page id.
+
+    The name-evidence pass of :func:`_rank` asks it which name columns of the candidates hold a
+    query word instead of ``page_fts``: a column holds the word in one index exactly when it
+    does in the other (the same text, the same tokenizer: a weight-1-on-one-column ``bm25`` is
+    not 0 exactly when that column has the word, whatever the word's IDF), but a pass over
+    ``page_fts`` reads the word's whole doclist (twice: ``bm25()`` first counts the pages of
+    each phrase), which grows with the brain (a word in most of 50,000 pages: 3-7 ms per query
+    word), and this one only the candidates' (~100 short rows). ``None`` when it cannot be
+    built (then ``page_fts`` is asked, as before). Nothing of the brain's connection is touched
+    (no temp table: its ``total_changes`` stamps the vector index cache, and a read-only brain
+    refuses writes)."""
+    mem = None
+    try:
+        mem = getattr(_names_local, "conn", None)
+        if mem is None:
+            mem = sqlite3.connect(":memory:", isolation_level=None)
+            # contentless (bm25 needs only the index): 'delete-all' empties it at no cost, where
+            # a DELETE reads every row back, and a new table costs ~1 ms
+            mem.execute(f"CREATE VIRTUAL TABLE names USING fts5({', '.join(c for c, _ in _NAME_COLUMNS)}, content='', tokenize='{FTS_TOKENIZE}')")
+            _names_local.conn = mem
+        mem.execute("BEGIN")
+        mem.execute("INSERT INTO names(names) VALUES('delete-all')")
+        mem.executemany(f"INSERT INTO names(rowid, {', '.join(c for c, _ in _NAME_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", rows)
+        mem.execute("COMMIT")
+        return mem
+    except sqlite3.Error:
+        if mem is not None:
+            mem.close()
+        _names_local.conn = None
+        return None
 
 
 def _body_rows(conn: sqlite3.Connection, body: tuple[str, int, int], ids: list[int], marked: bool = False):
@@ -939,8 +1002,10 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
         if type and ids:
             ids = [r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ? AND id IN (SELECT value FROM json_each(?))", [type, json.dumps(ids)])]
         if ids:
-            sql = f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))"
-            scored.update(conn.execute(sql, [q, json.dumps(ids)]))  # (rowid: int, -bm25: float) rows
+            # (the rowid range FTS5 seeks to, then each id by SQLite: FTS5 takes no IN list)
+            sql = (f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? AND rowid BETWEEN ? AND ? "
+                   "AND +rowid IN (SELECT value FROM json_each(?))")
+            scored.update(conn.execute(sql, [q, min(ids), max(ids), json.dumps(ids)]))  # (rowid: int, -bm25: float) rows
 
     def best() -> list[tuple[int, float]]:
         items = _best_order(scored.items())
@@ -976,17 +1041,19 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
             return top, False
     # the bound is hit: the first pages in table order with every part and with any part (the
     # same phrases as ``q``: the same scores), and those named by every word
+    # (found without bm25() and scored in one statement: every statement calling bm25() first
+    # counts the pages of each of its phrases, a pass over every part's doclist, which grows
+    # with the brain: one per query, not one per list)
     complete = False
+    window: list[int] = []
     for expr in ([" AND ".join(parts)] if len(parts) > 1 else []) + [q]:
-        rows = conn.execute(f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [expr, RANK_WINDOW]).fetchall()
+        rows = conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [expr, RANK_WINDOW]).fetchall()
         complete = len(rows) < RANK_WINDOW  # for ``q``: every match is a candidate
-        if type:
-            keep = {r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ? AND id IN (SELECT value FROM json_each(?))", [type, json.dumps([r[0] for r in rows])])}
-            rows = [r for r in rows if r[0] in keep]
-        scored.update((int(r[0]), float(r[1])) for r in rows)
+        window += [int(r[0]) for r in rows]
     if words:
         named = "{title search_aliases path} : (" + " AND ".join(words) + ")"
-        score([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [named, RANK_WINDOW])])
+        window += [int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [named, RANK_WINDOW])]
+    score(list(dict.fromkeys(window)))
     top = best()
     return top, not (complete or proven(top))
 
