@@ -337,6 +337,8 @@ class SyncEngine:
         self.ignored: Callable[[str], bool] = ignore_matcher(None)  # self.spec.match_file, fast
         self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
         self._dir_cache: dict[str, set[str] | None] = {}
+        #: every stored hash of a round that found the whole brain as recorded (:meth:`_unchanged`), for its report
+        self._settled: dict[str, str] | None = None
         #: trash the notes of a folder whose markdown all vanished (a person said so)
         self.confirm_delete = False
         #: write files deleted from the folder back from the brain instead of trashing their notes
@@ -833,6 +835,7 @@ class SyncEngine:
         Returns ``(unchanged path → hash, every other path of the brain → (hash, 'page'|'file'),
         every other path sync_state knows, MAX(change_log.seq))``, the brain side read in the
         snapshot of the sequence number (as :meth:`_db_side` does)."""
+        self._settled = None
         rows = self._tuples
         eq = "FROM sync_state s JOIN {t} x ON x.path = s.path AND x.content_hash = s.base_hash WHERE s.client = ? AND s.mtime_ns != 0 AND s.disk_hash = s.base_hash AND s.file_id IS NOT NULL"
         if getattr(self.conn, "dialect", "sqlite") != "postgres":
@@ -861,6 +864,7 @@ class SyncEngine:
         finally:
             self.conn.execute("COMMIT")
         if everything:
+            self._settled = clean
             return clean, db, set(), seq
         page_paths = {p for p, _ in pages}
         for p in page_paths.intersection(p for p, _ in files):  # in both tables (never written so): full rules
@@ -2181,6 +2185,7 @@ class SyncEngine:
         final disk hashes (cached ones for files whose stat did not change), plus what this run
         did. ``exit_code`` is 1 on any mismatch, 3 when conflicts were found, else 0."""
         disk_hashes = dict(out.disk_hashes)
+        settled, self._settled = self._settled, None
         for p, _why in out.unreadable:
             disk_hashes.pop(p, None)
         rep = verify.report(
@@ -2191,6 +2196,9 @@ class SyncEngine:
             parsed_counts=out.parsed_counts,
             extra={"counts": out.counts(), "warnings": out.warnings[:200], "warning_count": len(out.warnings)},
             raw_check=bool(out.changed() or out.parsed_counts or out.unreadable),
+            # a round that found every path as recorded and wrote nothing: the stored hashes are
+            # those _unchanged read (every page and file, each equal to its base), not read again
+            stored=settled if settled is not None and not (out.changed() or out.unreadable or out.conflicts) else None,
         )
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
         ignored = [(p, w) for p, w in out.unreadable if "ignored by " in w]  # .gbrainignore's or the defaults

@@ -555,6 +555,7 @@ def report(
     parsed_counts: dict[str, tuple[int, int, int]] | None = None,
     extra: dict | None = None,
     raw_check: bool = True,
+    stored: dict[str, str] | None = None,
 ) -> dict:
     """Build the validation report for ``scan`` (with its files' hashes) against ``brain``.
 
@@ -566,9 +567,11 @@ def report(
     :func:`raw_summary`); otherwise the counts a run
     parsed (``parsed_counts``: slug → (links, timeline entries, tags)) are checked against the rows.
     ``disk_hashes`` may be a function giving them (:meth:`TreeHashes.result`): it is called
-    after the database side of the report, so the tree is hashed meanwhile.
+    after the database side of the report, so the tree is hashed meanwhile. ``stored`` (with
+    ``deep=False``): :func:`stored_hashes` as the caller read them in its own snapshot (a
+    no-change sync round: ``SyncEngine._unchanged``), not read again.
     """
-    db = db_hashes(brain) if deep else stored_hashes(brain)
+    db = db_hashes(brain) if deep else stored if stored is not None else stored_hashes(brain)
     stats = brain.stats()
     if deep or sample is not None or budget is not None:
         derived = derived_check(brain, sample=None if deep else sample, budget=None if deep else budget)
