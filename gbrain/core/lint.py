@@ -214,13 +214,15 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
 # ---------------------------------------------------------------------------
 
 
-def _dead_links(brain) -> list[dict]:
+def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     from ..page.links import SqlIndex
 
     rows = brain.conn.execute(
         "SELECT l.id, p.slug, l.kind, l.target, l.context, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
         "WHERE l.to_page_id IS NULL ORDER BY p.slug, l.id"
     ).fetchall()
+    if only is not None:  # before the suggestions: the first SUGGEST_LIMIT get them, make them the selected pages'
+        rows = [r for r in rows if r["slug"] in only]
     out = []
     ids = []
     slugs: list[str] | None = None
@@ -291,6 +293,8 @@ def _dead_links(brain) -> list[dict]:
     if moves is None:
         moves = Moves(brain.conn)
     misnamed = _misnamed_links(brain.conn, moves, SqlIndex(brain.conn)) if moves.load() else []
+    if only is not None:
+        misnamed = [m for m in misnamed if m[0]["slug"] in only]
     for r, _dests, _style in misnamed:
         to = r["to_slug"]
         links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
@@ -330,12 +334,14 @@ def _orphans(brain) -> list[dict]:
     ]
 
 
-def _stale_compiled_truth(brain) -> tuple[list[dict], dict]:
+def _stale_compiled_truth(brain, only: "set[str] | None" = None) -> tuple[list[dict], dict]:
     rows = brain.conn.execute(
         "SELECT p.id, p.slug, CASE WHEN json_valid(p.frontmatter) THEN json_extract(p.frontmatter, '$.updated') END AS updated, "
         "CASE WHEN json_valid(p.frontmatter) THEN json_extract(p.frontmatter, '$.created') END AS created "
         "FROM pages p WHERE EXISTS (SELECT 1 FROM timeline_entries t WHERE t.page_id = p.id)"
     ).fetchall()
+    if only is not None:  # the undated note counts the selected pages too
+        rows = [r for r in rows if r["slug"] in only]
     since: dict[int, tuple[str, str, str]] = {}
     undated = 0
     for r in rows:
@@ -616,9 +622,9 @@ def rename_tags_text(page, rename: dict[str, str]) -> str | None:
     return (BOM if page.bom else "") + "".join(new) + page.body
 
 
-def _fix_tags(brain, write: bool = True) -> tuple[list[dict], list[dict]]:
+def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tuple[list[dict], list[dict]]:
     """Rename non-canonical tag spellings of duplicate groups; returns ``(fixed, skipped)``
-    (``write`` False: what it would fix, nothing saved).
+    (``write`` False: what it would fix, nothing saved; ``only``: in these pages only).
 
     First a text edit of the ``tags`` value (keeps every other byte), else ruamel's round-trip
     edit (``gbrain tag``'s path; may re-indent the YAML). Either must pass the check that the
@@ -630,6 +636,8 @@ def _fix_tags(brain, write: bool = True) -> tuple[list[dict], list[dict]]:
             if v != g["canonical"]:
                 rename[v] = g["canonical"]
         pages.update(g["pages"])
+    if only is not None:
+        pages &= only
     others = lambda fm: {k: v for k, v in fm.items() if k not in TAG_KEYS}  # noqa: E731
     fixed, skipped = [], []
     for slug in sorted(pages):
@@ -856,7 +864,7 @@ def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], 
     return out
 
 
-def plan_link_fixes(brain, *, moves: "Moves | None" = None) -> dict:
+def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | None" = None) -> dict:
     """The rewrites that point links a move broke at the page their target became (a page renamed
     or moved, per the history: :class:`Moves`), without writing anything: dangling links, and
     links that still resolve by a title or alias though their file name is gone
@@ -877,7 +885,8 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None) -> dict:
 
     Returns ``{"pages": [{"id", "slug", "path", "content_hash" (of the text read), "text" (the
     new text), "page" (it parsed), "links": [{"from", "to", "target", "moved_to"}]}],
-    "skipped": [{"slug", "reason", …}]}``; :func:`apply_link_fixes` writes the pages."""
+    "skipped": [{"slug", "reason", …}]}``; :func:`apply_link_fixes` writes the pages. ``only``: the
+    links of these pages (slugs) only."""
     from ..page.links import SqlIndex
 
     conn = brain.conn
@@ -886,6 +895,8 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None) -> dict:
     want: dict[int, dict[tuple[str, str], tuple[str, str, str, str]]] = {}
     skipped: list[dict] = []
     for r, dests, style in _dangling_destinations(conn, moves, index):
+        if only is not None and r["slug"] not in only:
+            continue
         if len(dests) == 1:
             want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0])
         elif dests:
@@ -1069,7 +1080,77 @@ def _link_fixed(p: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, thread_days: int = DEFAULT_THREAD_DAYS, limit: int | None = 100, fix_safe: bool = False, dry_run: bool = False) -> dict:
+def select_pages(brain, slugs: "str | list[str] | None" = None, since: str | None = None) -> "set[str] | None":
+    """The slugs a lint is narrowed to, or None for the whole brain.
+
+    ``slugs``: a list (each item one page or folder, taken as written) or a string (one page or
+    folder; when it names none, a comma-separated list of them). An item ending in ``/`` is a
+    folder prefix (``people/``: every page under it, case-insensitive); any other item is a page
+    as every command finds it (:meth:`Brain.resolve_slug`: exact, case-insensitive, unique
+    suffix, alias), else a folder when pages sit under it (``people``). ``since``: pages
+    updated at or after this ISO time (``gbrain list --since``; the surface turns ``24h`` into
+    one). Both given: pages that match both. Raises :class:`NotFound` (:class:`Ambiguous`) for
+    an item that names no page or folder (or several pages), :class:`BadInput` for an empty one."""
+    from ..errors import NotFound
+    from ..page.slugs import slug_key as _key
+
+    if slugs is None and not since:
+        return None
+    out: set[str] | None = None
+    if slugs is not None:
+        if isinstance(slugs, str):
+            items = [slugs]
+            if "," in slugs:
+                try:
+                    brain.resolve_slug(slugs)
+                except (GBrainError, ValueError):
+                    items = slugs.split(",")
+        else:
+            items = list(slugs)
+        items = [i.strip() for i in items]
+        if not items or not all(items):
+            raise BadInput("slug is empty; give page slugs or folders (people/), separated by commas")
+        out = set()
+
+        def folder(prefix: str) -> list[str]:
+            key = _key(prefix.strip("/")) + "/"
+            return [s for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE substr(slug_key, 1, ?) = ?", (len(key), key))]
+
+        for item in items:
+            if item.endswith("/"):
+                found = folder(item)
+                if not found:
+                    raise NotFound(f"no page under the folder '{item}'")
+                out.update(found)
+                continue
+            try:
+                out.add(brain.resolve_slug(item)["slug"])
+            except NotFound:
+                found = folder(item)
+                if not found:
+                    raise
+                out.update(found)
+    if since:
+        recent = {s for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE updated_at >= ?", (since,))}
+        out = recent if out is None else out & recent
+    return out
+
+
+def _in_scope(f: dict, only: "set[str] | None") -> bool:
+    """Whether finding ``f`` touches a page of ``only``: its page, a page of its group
+    (``pages``: tag spellings, duplicate titles) or the page a conflict copy is of; a brain-wide
+    finding (no page: no embeddings at all) concerns every page."""
+    if only is None:
+        return True
+    if f.get("slug") in only or f.get("original") in only:
+        return True
+    if f.get("pages") and isinstance(f["pages"], list):
+        return any(s in only for s in f["pages"])
+    return f.get("slug") is None
+
+
+def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, thread_days: int = DEFAULT_THREAD_DAYS, limit: int | None = 100, fix_safe: bool = False, dry_run: bool = False,
+         slugs: "str | list[str] | None" = None, since: str | None = None) -> dict:
     """Run the checks (all, or those named in ``checks``) over ``brain``.
 
     Returns ``{"ok", "as_of", "pages", "checks", "counts", "findings", "truncated", "fixed",
@@ -1082,6 +1163,9 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     (``dry_run`` True in the report). A ``dead_links`` finding whose target is the old name of
     one page has ``moved_to`` and, unless the fix was applied, ``rewrites`` (``[{"from", "to"}]``
     as written in the page); an ambiguous one has ``candidates``.
+    ``slugs`` / ``since`` narrow the lint to some pages (:func:`select_pages`) before the limit:
+    only findings that touch them (:func:`_in_scope`) are counted and listed, and ``fix_safe``
+    fixes only them; ``selected`` is then how many pages that is (else None).
     Raises :class:`BadInput` for an unknown check name or a bad ``as_of``.
     """
     wanted = list(CHECKS) if not checks else []
@@ -1096,15 +1180,16 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (no limit) or more")
     day = as_of_date(as_of).isoformat()
+    only = select_pages(brain, slugs, since)
     fixed: list[dict] = []
     skipped: list[dict] = []
     if fix_safe and "tag_duplicates" in wanted:
         if dry_run:
-            fixed, skipped = _fix_tags(brain, write=False)
+            fixed, skipped = _fix_tags(brain, write=False, only=only)
         else:
             with brain.transaction():
-                fixed, skipped = _fix_tags(brain)
-    plan = plan_link_fixes(brain) if "dead_links" in wanted else None
+                fixed, skipped = _fix_tags(brain, only=only)
+    plan = plan_link_fixes(brain, only=only) if "dead_links" in wanted else None
     if fix_safe and plan is not None:
         skipped += plan["skipped"]
         if dry_run:
@@ -1121,12 +1206,16 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
         if c not in wanted:
             continue
         if c == "stale_compiled_truth":
-            found, extra = _stale_compiled_truth(brain)
+            found, extra = _stale_compiled_truth(brain, only)
             notes.update(extra)
         elif c == "open_threads":
             found = _open_threads(brain, day, thread_days)
+        elif c == "dead_links":
+            found = _dead_links(brain, only)
         else:
             found = globals()["_" + c](brain)
+        if only is not None:
+            found = [f for f in found if _in_scope(f, only)]
         if c == "dead_links" and plan is not None and (dry_run or not fix_safe):
             rewrites: dict[tuple[str, str], list[dict]] = {}
             for p in plan["pages"]:
@@ -1144,6 +1233,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
         "ok": not any(counts.values()),
         "as_of": day,
         "pages": brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0],
+        "selected": None if only is None else len(only),
         "checks": wanted,
         "counts": counts,
         "findings": findings,
@@ -1157,7 +1247,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
 
 def render_text(r: dict) -> str:
     """The lint report for a terminal: counts per check, one line per finding, fixes."""
-    lines = [f"gbrain lint: {r['pages']:,} pages, as of {r['as_of']}"]
+    lines = [f"gbrain lint: {r['pages']:,} pages" + (f" ({r['selected']:,} selected)" if r.get("selected") is not None else "") + f", as of {r['as_of']}"]
     for f in r["fixed"]:
         lines.append(f"{'would fix' if r.get('dry_run') else 'fixed'} {f['slug'] or '(brain)'}: {f['message']}")
     for s in r["skipped"]:

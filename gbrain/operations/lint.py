@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core import lint as lintmod
 from ..errors import BadInput
-from .registry import Param, limit_param, obj, op
+from .registry import Param, _since, limit_param, obj, op
 
 
 def _checks_arg(v: str | None) -> list[str] | None:
@@ -34,13 +34,17 @@ def _checks_arg(v: str | None) -> list[str] | None:
         Param("dry_run", "boolean", "with fix_safe: list the fixes (page, old link, new link) without writing anything", default=False),
         Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
+        Param("slug", "array", "only findings that touch these pages: a list of slugs, or one string (slugs separated by commas); "
+              "a folder ending in / (people/) means every page under it. Applied before the limit"),
+        Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d "
+              "(as for list). Applied before the limit"),
         limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
     ],
     text=lambda r, a: lintmod.render_text(r),
     mutating=True,  # only with fix_safe, and losslessly
     title="Check the brain for problems",
     idempotent=True,
-    output=obj("ok", "counts", ok="boolean", as_of="string", pages="integer", checks="array", counts="object", truncated="object", fixed="array", skipped="array", notes="object", dry_run="boolean"),
+    output=obj("ok", "counts", ok="boolean", as_of="string", pages="integer", selected="integer?", checks="array", counts="object", truncated="object", fixed="array", skipped="array", notes="object", dry_run="boolean"),
     item=obj("check", "message", check="string", slug="string?", message="string", action="string"),
     page="slice",
     page_key="findings",
@@ -54,6 +58,8 @@ def _lint(b, a, ctx):
         limit=a.get("limit"),
         fix_safe=bool(a.get("fix_safe")),
         dry_run=bool(a.get("dry_run")),
+        slugs=a.get("slug"),
+        since=_since(a.get("since")),
     )
 
 

@@ -316,7 +316,9 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
             v = int(v)
         if p.type == "boolean" and isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
             v = v.lower() in ("true", "1")
-        if (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
+        if p.type == "array" and isinstance(v, str):
+            pass  # one string for a list (the command line's `--slug a,b`): the handler splits it
+        elif (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
             raise BadInput(f"{where}{what} must be {p.type}, got {type(v).__name__}")
         if not valid_unicode(v):
             raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")

@@ -1,0 +1,96 @@
+"""gbrain lint narrowed to some pages (``slug``, ``since``), on a make_brain brain.
+
+Two trial users ran the skills' "lint the pages you touched" step on a brain of a few thousand
+pages: the lint listed its first 20 findings of 1,200 (civic/* pages) and never the pages they
+had just edited. ``slug`` (pages, a list, a folder) and ``since`` select pages before the limit.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+
+from conftest import make_brain
+
+CHECKS = "stale_compiled_truth,open_threads,dead_links,conflicts"
+
+
+@pytest.fixture
+def made(tmp_path, db_path):
+    """A 300-page make_brain brain whose pages were all last written long ago (an old import)."""
+    tree = make_brain(tmp_path / "tree", 300)
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, tree)["ok"]
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET updated_at = '2024-01-01T00:00:00Z'")
+        people = [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE slug LIKE 'people/%' ORDER BY slug")]
+    return db_path, people
+
+
+def _lint(db, *args):
+    from conftest import gbrain
+
+    p = gbrain("lint", "--json", "--check", CHECKS, "--limit", "5", *args, "--db", str(db))
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+def test_lint_of_the_pages_just_touched_lists_them_before_the_limit(made):
+    db, people = made
+    from conftest import gbrain
+
+    before = ops.run("lint", {"check": CHECKS, "limit": 0}, ops.Context(db=str(db)))
+    flagged = {f["slug"] for f in before["findings"]}
+    with Brain.open(db) as br:  # a: a dated page the lint finds nothing on yet; b: another page
+        dated = {s for (s,) in br.conn.execute("SELECT slug FROM pages WHERE frontmatter LIKE '%\"created\"%'")}
+    a = next(s for s in people if s in dated and s not in flagged)
+    b = next(s for s in people if s != a and s not in flagged)
+
+    # the agent's edits: a newer timeline entry (stale compiled truth) and a dead link
+    assert gbrain("timeline-add", a, "--date", "2026-11-30", "--summary", "met again", "--db", str(db)).returncode == 0
+    with Brain.open(db) as br:
+        text = br.get_text(b)
+    new = text.replace("\n---\n\n## Timeline", "\nSee [[No Such Page Zq]].\n\n---\n\n## Timeline", 1)
+    assert new != text
+    assert gbrain("put", b, "--db", str(db), input=new).returncode == 0
+
+    whole = _lint(db)
+    assert whole["selected"] is None
+    assert whole["counts"]["stale_compiled_truth"] > 50  # the first 5 of many: not the touched pages
+    assert a not in {f["slug"] for f in whole["findings"]}
+
+    for args in (["--slug", f"{a},{b}"], ["--since", "24h"]):
+        r = _lint(db, *args)
+        assert r["selected"] == 2, args
+        got = {(f["check"], f["slug"]) for f in r["findings"]}
+        assert ("stale_compiled_truth", a) in got and ("dead_links", b) in got, args
+        assert {s for _c, s in got} <= {a, b}
+        assert r["counts"]["dead_links"] == 1 and r["truncated"] == {}
+
+    # a folder, a list over call/MCP, an ISO date; an unknown page is an error, not an empty lint
+    r = _lint(db, "--slug", "people/")
+    assert r["selected"] == len(people) and {f["slug"] for f in r["findings"]} <= set(people)
+    assert r["counts"]["dead_links"] == 1
+    r = ops.run("lint", {"check": CHECKS, "slug": [a]}, ops.Context(db=str(db), surface="call"))
+    assert {f["slug"] for f in r["findings"]} == {a} and r["selected"] == 1
+    r = ops.run("lint", {"check": CHECKS, "slug": "people", "since": "2025-06-01"}, ops.Context(db=str(db)))
+    assert r["selected"] == 2
+    with pytest.raises(ops.NotFound):
+        ops.run("lint", {"slug": ["people/nobody-zq"]}, ops.Context(db=str(db)))
+
+
+def test_fix_safe_narrowed_fixes_only_the_selected_pages(tmp_path, db_path):
+    """``--fix-safe --slug X`` renames tag spellings in X only, not across the brain."""
+    tree = tmp_path / "t"
+    (tree / "p").mkdir(parents=True)
+    for n, tag in (("a", "yc-alum"), ("b", "yc_alum"), ("c", "YC Alum"), ("d", "yc-alum")):
+        (tree / "p" / f"{n}.md").write_text(f"---\ntitle: {n}\ntags: [{tag}]\n---\n\nText [[p/a]].\n")
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, tree)["ok"]
+        r = ops.run("lint", {"check": "tag_duplicates", "fix_safe": True, "slug": "p/b"}, brain=b)
+        assert [f["slug"] for f in r["fixed"]] == ["p/b"]
+        assert "yc_alum" not in b.get_text("p/b") and "YC Alum" in b.get_text("p/c")
