@@ -94,3 +94,49 @@ def test_fix_safe_narrowed_fixes_only_the_selected_pages(tmp_path, db_path):
         r = ops.run("lint", {"check": "tag_duplicates", "fix_safe": True, "slug": "p/b"}, brain=b)
         assert [f["slug"] for f in r["fixed"]] == ["p/b"]
         assert "yc_alum" not in b.get_text("p/b") and "YC Alum" in b.get_text("p/c")
+
+
+def test_read_only_server_lints_and_fixing_is_a_tool_of_its_own(tmp_path, db_path):
+    """`serve --read-only` used to drop brain_lint (it was marked mutating for its fix_safe), and a
+    full server marked it readOnlyHint false even for a plain lint. Now brain_lint changes nothing
+    and is served read-only; brain_lint_fix writes; `gbrain lint --fix-safe` still fixes; advice
+    naming `gbrain lint --fix-safe` reads as a brain_lint_fix call for agents."""
+    import anyio
+
+    from conftest import gbrain
+    from gbrain.operations.registry import tool_text
+    from test_mcp import connect, ok, text_of
+
+    tree = tmp_path / "t"
+    (tree / "p").mkdir(parents=True)
+    for n, tag in (("a", "yc-alum"), ("b", "yc_alum"), ("c", "yc-alum")):
+        (tree / "p" / f"{n}.md").write_text(f"---\ntitle: {n}\ntags: [{tag}]\n---\n\nText [[p/a]] [[p/c]] [[Gone Zq]].\n")
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, tree)["ok"]
+
+    async def main(extra):
+        async with connect(db_path, extra=extra) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            out = {"lint": await c.call_tool("brain_lint", {"check": "dead_links,tag_duplicates", "slug": ["p/b"]}),
+                   "fix_safe": await c.call_tool("brain_lint", {"fix_safe": True})}
+            if "brain_lint_fix" in tools:
+                out["fix"] = await c.call_tool("brain_lint_fix", {"check": "tag_duplicates", "dry_run": True})
+            return tools, out
+
+    tools, out = anyio.run(main, ["--read-only"])
+    assert "brain_lint" in tools and "brain_lint_fix" not in tools
+    assert tools["brain_lint"].annotations.read_only_hint is True
+    r = ok(out["lint"])
+    assert {(f["check"], f["slug"]) for f in r["findings"]} == {("dead_links", "p/b"), ("tag_duplicates", None)} and r["fixed"] == []
+    assert out["fix_safe"].is_error and "brain_lint_fix" in text_of(out["fix_safe"])
+
+    tools, out = anyio.run(main, [])
+    assert tools["brain_lint_fix"].annotations.read_only_hint is False and tools["brain_lint"].annotations.read_only_hint is True
+    assert "fix_safe" not in tools["brain_lint"].input_schema["properties"]
+    assert [f["slug"] for f in ok(out["fix"])["fixed"]] == ["p/b"]  # a dry run
+    assert "`brain_lint_fix`" in tool_text("`gbrain lint --fix-safe` renames them to 'yc-alum'")
+
+    p = gbrain("lint", "--fix-safe", "--check", "tag_duplicates", "--db", str(db_path))
+    assert p.returncode == 0 and b"fixed p/b" in p.stdout, p.stdout
+    with Brain.open(db_path) as b:
+        assert "yc_alum" not in b.get_text("p/b")

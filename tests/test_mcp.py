@@ -127,6 +127,7 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_revert": [{"slug": "people/zoe-new", "to": 7}],  # its newest version: no change
     "brain_undo": [{"since": "1h", "origin": "nobody-wrote-this"}],  # a dry run with nothing to undo
     "brain_reindex": [{}],
+    "brain_lint_fix": [{"dry_run": True}],
 }
 
 

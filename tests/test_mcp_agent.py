@@ -136,7 +136,7 @@ def test_paid_endpoint_returns_the_estimate_and_needs_confirm(fixture_db, endpoi
 #: tools that change nothing, and those that may replace or remove what exists
 READ_ONLY = {"brain_get", "brain_list", "brain_stats", "brain_search", "brain_tags", "brain_links", "brain_backlinks", "brain_timeline",
              "brain_raw", "brain_threads", "brain_conflicts", "brain_trash", "brain_query", "brain_graph", "brain_path",
-             "brain_history", "brain_diff", "brain_changes"}
+             "brain_history", "brain_diff", "brain_changes", "brain_lint"}
 DESTRUCTIVE = {"brain_put", "brain_delete", "brain_untag", "brain_unlink", "brain_raw_put", "brain_restore", "brain_revert", "brain_history_prune", "brain_embed_drop", "brain_undo"}
 OPEN_WORLD = {"brain_embed", "brain_query"}
 
@@ -172,7 +172,7 @@ def test_annotations_tell_the_truth(fixture_db):
         a = t.annotations
         assert t.title and a.title == t.title and None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), n
         assert not (a.read_only_hint and a.destructive_hint), n
-        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_delete", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint", "brain_embed", "brain_revert", "brain_reindex", "brain_embed_drop"}), n
+        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_delete", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint_fix", "brain_embed", "brain_revert", "brain_reindex", "brain_embed_drop"}), n
     assert before == after
     # the mixed tools were split: each half has its own hints
     assert "data" not in by["brain_raw"].input_schema["properties"] and by["brain_raw_put"].input_schema["required"] == ["slug", "source", "data"]

@@ -102,7 +102,7 @@ def test_links_of_every_form_follow_the_rename(renamed):
     assert fresh_import_differences(b) == {}
     # a normal write: the history keeps the old version and names the operation
     h = b.conn.execute("SELECT operation FROM history WHERE kind = 'page' AND name = 'people/ana' ORDER BY version").fetchall()
-    assert len(h) == 2 and h[-1][0] == "lint"
+    assert len(h) == 2 and h[-1][0] == "lint-fix"  # the operation that wrote (lint --fix-safe runs lint-fix)
     # under sync the files follow
     eng.sync()
     assert (root / "people/ana.md").read_bytes() == ANA_FIXED.encode()

@@ -191,7 +191,9 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
         cli_only = sorted(set(arguments or {}) & hidden)
         if cli_only:  # e.g. ingest's FILE: agents send content, the server reads no local files for them
             expected = ", ".join([p.name for p in o.params if p.in_schema] + (["cursor"] if o.page else [])) or "none"
-            msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{ops.takes_hint(o, arguments, cli_only)}"
+            routed = [ops.REGISTRY[o.routes[k]].tool_name for k in cli_only if k in o.routes]
+            hint = f"; call {routed[0]} for that (without it)" if routed else ops.takes_hint(o, arguments, cli_only)
+            msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{hint}"
             return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
         host.running.add(cancel)
         try:

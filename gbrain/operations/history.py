@@ -60,6 +60,7 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
     text=_history_text,
     note=_history_note,
     title="Version history of a page",
+    routes={"prune": "history-prune"},
 )
 def _history(b, a, ctx):
     from ..core import history as h

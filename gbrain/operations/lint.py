@@ -17,50 +17,95 @@ def _checks_arg(v: str | None) -> list[str] | None:
     return names
 
 
-@op(
-    "lint",
-    "Check the brain for problems an agent should fix: dead_links, orphans, stale_compiled_truth (timeline newer than "
+_LINT_DESC = (
+    "dead_links, orphans, stale_compiled_truth (timeline newer than "
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
     "copies are no orphans or duplicate titles; nor are pages of type briefing or report). Returns "
     "findings with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
-    "`fix_safe` first applies only lossless fixes and reports each: tag spellings, and links to a page renamed or moved "
-    "on disk rewritten to its new name in the style each was written (only when the old name leads to exactly one page); "
-    "with `dry_run` it only lists them. A dead link to a renamed page has moved_to and rewrites (old and new link).",
-    [
+    "`slug` / `since` narrow it to some pages (the ones you touched) before the limit."
+)
+
+
+def _scope_params() -> list[Param]:
+    return [
         Param("check", description="only these checks, comma-separated (default: all): " + ",".join(lintmod.CHECKS)),
-        Param("fix_safe", "boolean", "apply lossless fixes first (rename tag variants to the canonical spelling; point links "
-              "written with the old name of a renamed or moved page at its new name) and report them", default=False),
-        Param("dry_run", "boolean", "with fix_safe: list the fixes (page, old link, new link) without writing anything", default=False),
-        Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
-        Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
         Param("slug", "array", "only findings that touch these pages: a list of slugs, or one string (slugs separated by commas); "
               "a folder ending in / (people/) means every page under it. Applied before the limit"),
         Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d "
               "(as for list). Applied before the limit"),
+        Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
+        Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
         limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
+    ]
+
+
+_LINT_OUTPUT = obj("ok", "counts", ok="boolean", as_of="string", pages="integer", selected="integer?", checks="array", counts="object", truncated="object",
+                   fixed="array", skipped="array", notes="object", dry_run="boolean")
+_LINT_ITEM = obj("check", "message", check="string", slug="string?", message="string", action="string")
+
+
+@op(
+    "lint",
+    "Check the brain for problems an agent should fix (changes nothing): " + _LINT_DESC + " brain_lint_fix applies the lossless fixes. "
+    "A dead link to a renamed page has moved_to and rewrites (old and new link).",
+    _scope_params() + [
+        Param("fix_safe", "boolean", "apply the lossless fixes first and report them (the same as `gbrain lint-fix`)", default=False, in_schema=False),
+        Param("dry_run", "boolean", "with --fix-safe: list the fixes (page, old link, new link) without writing anything", default=False, in_schema=False),
     ],
     text=lambda r, a: lintmod.render_text(r),
-    mutating=True,  # only with fix_safe, and losslessly
     title="Check the brain for problems",
-    idempotent=True,
-    output=obj("ok", "counts", ok="boolean", as_of="string", pages="integer", selected="integer?", checks="array", counts="object", truncated="object", fixed="array", skipped="array", notes="object", dry_run="boolean"),
-    item=obj("check", "message", check="string", slug="string?", message="string", action="string"),
+    output=_LINT_OUTPUT,
+    item=_LINT_ITEM,
     page="slice",
     page_key="findings",
+    routes={"fix_safe": "lint-fix"},
 )
 def _lint(b, a, ctx):
+    if a.get("fix_safe"):  # the command line's `lint --fix-safe`: lint-fix, the operation that writes
+        from .registry import run
+
+        return run("lint-fix", {k: v for k, v in a.items() if k != "fix_safe" and v is not None}, ctx, brain=b)
+    if a.get("dry_run"):
+        raise BadInput("--dry-run: only with --fix-safe (`gbrain lint --fix-safe --dry-run`)")
+    return _run_lint(b, a, fix_safe=False)
+
+
+def _run_lint(b, a, fix_safe: bool) -> dict:
     return lintmod.lint(
         b,
         checks=_checks_arg(a.get("check")),
         as_of=a.get("as_of"),
         thread_days=a.get("thread_days") if a.get("thread_days") is not None else lintmod.DEFAULT_THREAD_DAYS,
         limit=a.get("limit"),
-        fix_safe=bool(a.get("fix_safe")),
+        fix_safe=fix_safe,
         dry_run=bool(a.get("dry_run")),
         slugs=a.get("slug"),
         since=_since(a.get("since")),
     )
+
+
+@op(
+    "lint-fix",
+    "Apply the lint's lossless fixes, then lint the result (brain_lint's report, with each fix under fixed): tag spellings "
+    "renamed to the canonical one, and links to a page renamed or moved on disk rewritten to its new name in the style each "
+    "was written (only when the old name leads to exactly one page). Each page is saved as a new version (the history keeps "
+    "the old one); a page that changed since it was read is skipped. `dry_run` only lists the fixes. `check` limits the "
+    "fixes too (tag_duplicates, dead_links); `slug` / `since` fix and lint only those pages. Checks: " + _LINT_DESC,
+    _scope_params() + [
+        Param("dry_run", "boolean", "list the fixes (page, old link, new link) without writing anything", default=False),
+    ],
+    text=lambda r, a: lintmod.render_text(r),
+    mutating=True,  # losslessly: every version is kept
+    title="Apply the lint's lossless fixes",
+    idempotent=True,
+    output=_LINT_OUTPUT,
+    item=_LINT_ITEM,
+    page="slice",
+    page_key="findings",
+)
+def _lint_fix(b, a, ctx):
+    return _run_lint(b, a, fix_safe=True)
 
 
 def _threads_text(r: list, a: dict) -> str:

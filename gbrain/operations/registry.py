@@ -166,6 +166,11 @@ class Operation:
     rank_depth: int = 0
     #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
     tool_defaults: dict = field(default_factory=dict)
+    #: CLI-only boolean flags that run another operation with the other arguments
+    #: (``history --prune`` → ``history-prune``, ``lint --fix-safe`` → ``lint-fix``): advice naming
+    #: the command line becomes that operation's tool call (:func:`tool_text`), and an agent that
+    #: passes the flag is told which tool to call
+    routes: dict = field(default_factory=dict)
 
     @property
     def tool_name(self) -> str:
@@ -385,6 +390,14 @@ def _tool_call(cmd: str) -> str | None:
     if o is None or not o.mcp:
         return None
     toks = toks[1 if toks[0] not in CLI_GROUPS else 2:]
+    for flag, target in o.routes.items():  # `lint --fix-safe …` is a call of lint-fix
+        p = next(p for p in o.params if p.name == flag)
+        if cli_name(p) in toks:
+            toks = [t for t in toks if t != cli_name(p)]
+            o = REGISTRY[target]
+            if not o.mcp:
+                return None
+            break
     options = {cli_name(p): p for p in o.params if not p.positional}
     positional = [p for p in o.params if p.positional]
     args: dict[str, str] = {}
