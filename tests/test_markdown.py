@@ -8,8 +8,8 @@ from gbrain.page.markdown import (
     edit_frontmatter,
     parse_page,
     timeline_line,
-    unlink_text,
 )
+from gbrain.page.linkedit import unlink_text
 
 ROUNDTRIP_CASES = {
     "lf": "---\ntitle: A\n---\n\nBody\n\n---\n\n- **2025-01-02** | x — y\n",

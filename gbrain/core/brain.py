@@ -41,7 +41,6 @@ from ..page.markdown import (
     parse_timeline_entries,
     timeline_line,
     timeline_target,
-    unlink_text,
 )
 from ..page.slugs import (
     MAX_NAME_BYTES,
@@ -956,7 +955,10 @@ class Brain:
         targets = {(r["kind"] if r["kind"] == "markdown" else "wiki", r["target"]) for r in rows}
         if not targets:
             raise NotFound(f"{src['slug']} does not link to {name}")
+        from ..page.linkedit import unlink_text, unlink_value
+
         matches = lambda kind, t: (kind, nfc(t)) in targets  # noqa: E731
+        # the links are found where the parser reads them (not in code, HTML or %% comments)
         text, n = unlink_text(render_row(src), matches)
         if n == 0:
             raise GBrainError(f"could not find the link text to {name} in {src['slug']}")
@@ -965,10 +967,11 @@ class Brain:
             # a link in a property becomes its text in place (``related: "[[Ana]]"`` → ``"Ana"``):
             # the frontmatter must load to the old data with just those links unwrapped
             if n.frontmatter_raw != o.frontmatter_raw:
-                want = map_strings(o.frontmatter, lambda s: unlink_text(s, matches)[0] if "[[" in s else s)
+                want = map_strings(o.frontmatter, lambda s: unlink_value(s, matches))
                 if n.frontmatter_error or o.frontmatter_error or n.frontmatter != want or n.bom != o.bom:
                     return False
-            return len(n.links) < len(o.links)
+            # fewer links written (an embed of the same page may stay: ``![[Ana]]`` is kept)
+            return sum(x.count for x in n.links) < sum(x.count for x in o.links)
 
         return self._edit(src, text, check, "unlink", frontmatter_checked=True)
 

@@ -15,14 +15,17 @@ from __future__ import annotations
 import posixpath
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Callable
 from urllib.parse import unquote
 
-from .markdown import PROPERTY, _link_from_url, _page_target, link_family, split_lines, unread_spans
+from .markdown import BOM, PROPERTY, _link_from_url, _page_target, link_family, parse_page, split_frontmatter, split_lines, unread_spans
+from .slugs import identity_key
 
 _LINK_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
-    r"|(?P<md>(?<!!)\[[^\[\]\n]*\]\((?P<url>[^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\))"
+    r"|(?P<md>(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<url>[^()\s]+|<[^<>\n]+>)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))"
 )
 #: what hides a link from the parser within a line: code spans, HTML comments (closed or not)
 _HIDDEN_RE = re.compile(r"`+[^`]*?`+|<!--.*?(?:-->|$)", re.S)
@@ -46,6 +49,14 @@ class LinkSpan:
     end: int
     written: str
     at: int = 1  #: offset of ``written`` in ``form``
+    lead: int = 0  #: characters of the whole link before ``start`` (``[[``, ``[label](``)
+    tail: int = 0  #: characters of the whole link after ``end`` (``#heading|alias]]``, `` "title")``)
+    label: str = ""  #: the text a reader sees: a markdown link's ``[label]``, a wiki link's alias, else its name
+
+    @property
+    def whole(self) -> tuple[int, int]:
+        """``(start, end)`` of the whole link as written (``[[Ana#h|A]]``, ``[A](ana.md "t")``)."""
+        return self.start - self.lead, self.end + self.tail
 
     @property
     def family(self) -> str:
@@ -142,12 +153,94 @@ def _span(m: re.Match, pos: int) -> LinkSpan | None:
             return None
         lead = len(head) - len(head.lstrip())
         start = m.start("body") + lead
-        return LinkSpan("embed" if m.group("bang") else "wiki", target, m.group("wiki"), pos + start, pos + start + len(name), name, start - m.start("wiki"))
+        return LinkSpan("embed" if m.group("bang") else "wiki", target, m.group("wiki"), pos + start, pos + start + len(name), name, start - m.start("wiki"),
+                        lead=start - m.start("wiki"), tail=m.end("wiki") - start - len(name), label=_alias.strip() or name)
     url = m.group("url")
     target = _link_from_url(url)
     if target is None:
         return None
-    return LinkSpan("markdown", target, "(" + url + ")", pos + m.start("url"), pos + m.end("url"), url)
+    return LinkSpan("markdown", target, "(" + url + ")", pos + m.start("url"), pos + m.end("url"), url,
+                    lead=m.start("url") - m.start("md"), tail=m.end("md") - m.end("url"), label=m.group("label"))
+
+
+def page_link_spans(text: str) -> list[LinkSpan]:
+    """The links of a whole page ``text`` (BOM, frontmatter, body), offsets in ``text``: the
+    wiki links of its frontmatter block (:func:`property_spans`), then the body's
+    (:func:`link_spans`)."""
+    lead = 1 if text.startswith(BOM) else 0
+    fm, body, _warning = split_frontmatter(text[lead:])
+    spans = [replace(sp, start=sp.start + lead, end=sp.end + lead) for sp in property_spans(fm)] if "[[" in fm else []
+    head = lead + len(fm)
+    return spans + [replace(sp, start=sp.start + head, end=sp.end + head) for sp in link_spans(body)]
+
+
+def _link_counts(text: str) -> Counter:
+    """How many links of each ``(family, identity key of the target)`` the page parser reads in
+    page ``text`` (:attr:`gbrain.page.markdown.Link.count`, per family)."""
+    out: Counter = Counter()
+    for ln in parse_page(text, "page.md").links:
+        out[(link_family(ln.kind), identity_key(ln.target))] += ln.count
+    return out
+
+
+def unlink_text(text: str, matches: Callable[[str, str], bool]) -> tuple[str, int]:
+    """Page ``text`` with each link whose target satisfies ``matches(kind, target)`` (``kind``
+    ``markdown`` or ``wiki``; a property link asks as ``wiki``; embeds ``![[…]]`` are left
+    alone) replaced by its label: ``[Ana](../people/ana.md "t")`` → ``Ana``;
+    ``[[people/ana#Work|Ana L]]`` → ``Ana L``; ``[[Ana#Work]]`` → ``Ana``; ``related: "[[Ana]]"``
+    → ``related: "Ana"``. Returns ``(new_text, count)``.
+
+    Links are taken exactly where the page parser reads them: the scan (:func:`page_link_spans`:
+    not in code, HTML or ``%%`` comments, ``$$`` math) is checked against the parser's counts,
+    and when they differ (a look-alike the scan does not tell from a link, such as one in an
+    indented code block) each candidate is removed on its own and kept removed only when the
+    parser then reads one link fewer to that target and nothing else changed."""
+    spans = [sp for sp in page_link_spans(text) if sp.kind != "embed" and matches("markdown" if sp.kind == "markdown" else "wiki", sp.target)]
+    if not spans:
+        return text, 0
+
+    def cut(t: str, chosen: list[LinkSpan], shift: int = 0) -> str:
+        out, last = [], 0
+        for sp in sorted(chosen, key=lambda x: x.start):
+            a, z = sp.whole
+            out += [t[last : a + shift], sp.label]
+            last = z + shift
+        return "".join(out) + t[last:]
+
+    def key(sp: LinkSpan) -> tuple[str, str]:
+        return sp.family, identity_key(sp.target)
+
+    before = _link_counts(text)
+    found = Counter(map(key, spans))
+    if all(before[k] == n for k, n in found.items()):  # as many as the parser reads: all of them?
+        new = cut(text, spans)
+        if _link_counts(new) == +(before - found):
+            return new, len(spans)
+    # the scan saw a link the parser does not read: try each on its own, last first (offsets
+    # before a cut stay as they are)
+    kept, now = 0, before
+    for sp in sorted(spans, key=lambda x: x.start, reverse=True):
+        if now[key(sp)] <= 0:
+            continue
+        trial = cut(text, [sp])
+        counts = _link_counts(trial)
+        if counts == +(now - Counter([key(sp)])):
+            text, now, kept = trial, counts, kept + 1
+    return text, kept
+
+
+def unlink_value(value: str, matches: Callable[[str, str], bool]) -> str:
+    """A loaded frontmatter string ``value`` with each wiki link whose target satisfies
+    ``matches("wiki", target)`` replaced by its label, as :func:`unlink_text` rewrites it in the
+    frontmatter text (what that edit must load to); embeds are left alone."""
+
+    def one(m: re.Match) -> str:
+        sp = _span(m, 0)
+        if sp is None or sp.kind == "embed" or not matches("wiki", sp.target):
+            return m.group(0)
+        return sp.label
+
+    return _WIKI_ONLY_RE.sub(one, value) if "[[" in value else value
 
 
 def replace_spans(text: str, new: list[tuple[LinkSpan, str]]) -> str:

@@ -1,0 +1,75 @@
+"""``unlink`` edits the links the page parser reads, and only those: a look-alike in an Obsidian
+``%% … %%`` comment, a fenced code block, a code span or an indented code block stays as written
+(trial of agents writing through the CLI/MCP: unlink scanned the text on its own and edited a
+``[[Ana]]`` inside a ``%%`` comment)."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import GBrainError
+from gbrain.page.linkedit import unlink_text
+from gbrain.sync.verify import fresh_import_differences
+
+ANA = "# Ana Lima\n\nFounder.\n"
+
+
+def _unlink(db_path, body: str, to: str = "people/ana") -> str:
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", ANA)
+        b.put("notes/n", body)
+        b.unlink("notes/n", to)
+        assert b.backlinks("people/ana") == []
+        assert fresh_import_differences(b) == {}
+        return b.get_text("notes/n")
+
+
+@pytest.mark.parametrize(
+    "body, want",
+    [
+        # an Obsidian comment block, on one line or several: the parser reads no link there
+        ("Met [[ana]] today.\n\n%% [[ana]] to check %%\n", "Met ana today.\n\n%% [[ana]] to check %%\n"),
+        ("Met [[ana]].\n\n%%\nask [[ana]] about [x](../people/ana.md)\n%%\n", "Met ana.\n\n%%\nask [[ana]] about [x](../people/ana.md)\n%%\n"),
+        # fenced code (backticks and tildes, indented fence), code spans, an indented code block
+        ("See [[ana]].\n\n```\n[[ana]]\n```\n\n  ~~~md\n[A](../people/ana.md)\n  ~~~\n", "See ana.\n\n```\n[[ana]]\n```\n\n  ~~~md\n[A](../people/ana.md)\n  ~~~\n"),
+        ("See `[[ana]]`, ``x [A](../people/ana.md) y`` and [[ana]].\n", "See `[[ana]]`, ``x [A](../people/ana.md) y`` and ana.\n"),
+        ("See [[ana]].\n\n    code [[ana]]\n", "See ana.\n\n    code [[ana]]\n"),
+        # an HTML comment
+        ("See [[ana]] <!-- [[ana]] -->\n", "See ana <!-- [[ana]] -->\n"),
+    ],
+    ids=["comment-line", "comment-block", "fences", "code-spans", "indented-code", "html-comment"],
+)
+def test_unlink_leaves_what_the_parser_reads_no_link_in(db_path, body, want):
+    assert _unlink(db_path, body) == want
+
+
+@pytest.mark.parametrize(
+    "body, want",
+    [
+        ("[[ana#Work|her job]] and [[ana#Work]] and [[ana#^b1]] and [[people/ana|Ana L]].\n", "her job and ana and ana and Ana L.\n"),
+        ("| who | x |\n|---|---|\n| [[ana\\|Ana]] | 1 |\n", "| who | x |\n|---|---|\n| Ana | 1 |\n"),
+        ('See [Ana](../people/ana.md "Ana Lima"), [Ana L](../people/ana.md \'t\') and [A.](<../people/ana.md> (t)).\n', "See Ana, Ana L and A..\n"),
+        ("See [**Ana**](../people/ana.md#work).\n", "See **Ana**.\n"),
+    ],
+    ids=["wiki-heading-alias", "wiki-in-table", "markdown-titles", "markdown-anchor"],
+)
+def test_unlink_reads_headings_aliases_and_titles(db_path, body, want):
+    assert _unlink(db_path, body) == want
+
+
+def test_unlink_of_a_link_only_in_a_comment_is_refused(db_path):
+    """The parser reads no link in a ``%%`` comment: there is nothing to unlink, and the comment
+    is not edited."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", ANA)
+        b.put("notes/n", "Hello.\n\n%% [[ana]] %%\n")
+        with pytest.raises(GBrainError):
+            b.unlink("notes/n", "people/ana")
+        assert b.get_text("notes/n") == "Hello.\n\n%% [[ana]] %%\n"
+
+
+def test_unlink_text_counts_only_the_links_it_removed():
+    text = "---\nrelated: \"[[ana|A.]]\"\n---\n[[ana]]\n%% [[ana]] %%\n\n```\n[[ana]]\n```\n\n    [[ana]]\n"
+    new, n = unlink_text(text, lambda kind, t: t == "ana")
+    assert n == 2
+    assert new == "---\nrelated: \"A.\"\n---\nana\n%% [[ana]] %%\n\n```\n[[ana]]\n```\n\n    [[ana]]\n"
