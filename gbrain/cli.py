@@ -14,7 +14,7 @@ from typing import Any, Optional
 import typer
 
 from . import operations as ops
-from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, invoke, main, run_and_print  # noqa: F401
+from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, error_fields, fail, invoke, main, run_and_print, suggestion_fields  # noqa: F401
 from .errors import BadInput, GBrainError, NotFound
 
 app = typer.Typer(
@@ -100,7 +100,11 @@ def _skills_root(ctx: typer.Context, json_: bool = typer.Option(False, "--json",
 
 
 @app.command("call")
-def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"), params: str | None = typer.Argument(None, help="JSON object of parameters (default {}); - reads it from standard input (no argument-length limit)")) -> None:
+def call_cmd(
+    tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"),
+    params: str | None = typer.Argument(None, help="JSON object of parameters (default {}); - reads it from standard input (no argument-length limit)"),
+    json_: bool = typer.Option(False, "--json", help="accepted as on every command (call prints JSON anyway)"),
+) -> None:
     """Call one operation with JSON parameters (`-`: read them from standard input); prints the JSON result."""
     piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
     try:
@@ -112,7 +116,7 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
     try:
         o = ops.find(tool)
     except GBrainError as e:
-        fail(str(e), 2, True)
+        fail(str(e), 2, True, **suggestion_fields(e))
     if piped:
         try:
             ops.check_args(o, args)
@@ -123,7 +127,7 @@ def call_cmd(tool: str = typer.Argument(..., help="tool name, e.g. brain_search 
 
 
 @app.command("pipe")
-def pipe_cmd() -> None:
+def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on every command (pipe answers in JSON anyway)")) -> None:
     """JSONL mode: one request per line on stdin ({"id", "tool", "params"}), one response per line on stdout
     ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
     input). A bad line gets an error object and the stream goes on."""
@@ -157,8 +161,8 @@ def pipe_cmd() -> None:
                         _err(f"note: created a new brain at {db_path}")
                 res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe"), brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res}
-            except GBrainError as e:
-                resp = {"id": rid, "ok": False, "error": str(e), "exit_code": e.exit_code}
+            except GBrainError as e:  # the fields `call` prints for it (suggestions too)
+                resp = {"id": rid, "ok": False, **error_fields(e)}
             except Exception as e:  # a bad request never ends the stream
                 resp = {"id": rid, "ok": False, "error": f"{type(e).__name__}: {e}", "exit_code": 1}
             _out(ops.dumps(resp) + "\n")

@@ -64,6 +64,20 @@ def fail(msg: str, code: int, as_json: bool = False, **extra) -> "NoReturn":
     raise SystemExit(code)
 
 
+def suggestion_fields(e: BaseException) -> dict:
+    """``{"suggestions": [...]}`` for an error object: always for a :class:`NotFound` (near page
+    names, maybe none), for another error when it names what was probably meant (an unknown
+    tool or parameter); else ``{}``."""
+    s = getattr(e, "suggestions", None) or []
+    return {"suggestions": list(s)} if s or isinstance(e, NotFound) else {}
+
+
+def error_fields(e: "GBrainError") -> dict:
+    """The fields of the JSON error object ``call`` prints for ``e`` (``pipe`` answers with the
+    same): ``error``, ``exit_code`` and, when there are, ``suggestions``."""
+    return {"error": str(e), "exit_code": e.exit_code, **suggestion_fields(e)}
+
+
 def _out(text: str) -> None:
     """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation."""
     data = text.encode("utf-8", errors="surrogateescape")
@@ -166,14 +180,10 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         # defaults filled), never as given; a cursor is call/pipe's paging (ops.run_tool)
         shown = ops.check_args(o, {k: v for k, v in args.items() if k != "cursor"} if o.page and isinstance(args, dict) else args, cli=surface == "cli")
         result = ops.run(o.name, args, ctx)
-    except NotFound as e:
-        if prog:
-            prog.stop()
-        fail(str(e), 1, as_json, suggestions=e.suggestions)
     except GBrainError as e:
         if prog:
             prog.stop()
-        fail(str(e), e.exit_code, as_json)
+        fail(str(e), e.exit_code, as_json, **suggestion_fields(e))
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
         if prog:
             prog.stop()
@@ -267,7 +277,7 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
         elif stdin_param and not file_ and _stdin_has_data():
             raise BadInput(f"the page text came both on standard input and as {ops.cli_name(stdin_param)}; give one")
     except GBrainError as e:
-        fail(str(e), e.exit_code, as_json)
+        fail(str(e), e.exit_code, as_json, **suggestion_fields(e))
     args = {k: v for k, v in args.items() if v is not None}
     run_and_print(o, args, as_json)
 

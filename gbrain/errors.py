@@ -14,9 +14,18 @@ from __future__ import annotations
 
 
 class GBrainError(Exception):
-    """A failure with a message fit for a user (stderr) or an agent (tool error)."""
+    """A failure with a message fit for a user (stderr) or an agent (tool error).
+    ``suggestions``: what the caller probably meant (near page names, tool or parameter names),
+    also said in the message (``did you mean: …``); ``call --json`` and ``pipe`` give them as a
+    list."""
 
     exit_code = 1
+    suggestions: list[str] = []
+
+    def __init__(self, *args, suggestions: list[str] | None = None):
+        super().__init__(*args)
+        if suggestions:
+            self.suggestions = list(suggestions)
 
 
 class ModelUnavailable(GBrainError):
@@ -44,7 +53,7 @@ class NotFound(GBrainError):
 
     def __init__(self, message: str, suggestions: list[str] | None = None):
         super().__init__(message)
-        self.suggestions = suggestions or []
+        self.suggestions = list(suggestions or [])
 
 
 class Ambiguous(NotFound):

@@ -149,8 +149,42 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
     assert "must be string" in out[5]["error"]
     assert "needs a 'tool'" in out[6]["error"]
     assert out[7]["result"]["pages"] == 6
-    for o in out:
-        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code"})
+    for o in out:  # suggestions: a page lookup's near names (none here), as `call` prints them
+        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code"} | ({"suggestions"} if o["id"] == 4 else set()))
+
+
+def test_pipe_errors_carry_what_call_prints(fixture_db):
+    """Trial of agents writing through the CLI: ``pipe`` said ``did you mean`` only inside the
+    message; its error objects now hold the fields ``call`` prints (``suggestions`` too), for an
+    unknown page, tool or parameter."""
+    db = str(fixture_db)
+    requests = [
+        ("brain_get", {"slug": "people/ana-lim"}),
+        ("brain_gett", {"slug": "people/ana-lima"}),
+        ("timeline-ad", {}),
+        ("brain_get", {"slugg": "people/ana-lima"}),
+        ("brain_search", {"query": "ana", "limitt": 2}),
+    ]
+    out = pipe(fixture_db, [{"id": i, "tool": t, "params": p} for i, (t, p) in enumerate(requests)])
+    for (tool, params), o in zip(requests, out):
+        r = gbrain("--db", db, "call", tool, json.dumps(params))
+        printed = json.loads(r.stdout)
+        assert r.returncode == printed["exit_code"] and o == {"id": o["id"], "ok": False, **printed}, (o, printed)
+    assert [o["suggestions"][0] for o in out] == ["people/ana-lima", "brain_get", "timeline-add", "slug", "limit"]
+    assert "did you mean: brain_get" in out[1]["error"] and "did you mean: slug;" in out[3]["error"]
+
+
+def test_json_is_taken_before_or_after_call_and_pipe(fixture_db):
+    """``gbrain --json call TOOL`` was refused (``no such option: --json``) while every other
+    command takes ``--json`` before or after its name: call and pipe print JSON anyway."""
+    db = str(fixture_db)
+    for argv in (["--json", "call", "brain_stats"], ["call", "--json", "brain_stats"], ["call", "brain_stats", "{}", "--json"]):
+        assert j(gbrain("--db", db, *argv))["pages"] == 6, argv
+    r = gbrain("--db", db, "--json", "call", "brain_get", '{"slug": "people/ana-lim"}')
+    assert r.returncode == 1 and json.loads(r.stdout)["suggestions"] == ["people/ana-lima"]
+    for argv in (["--json", "pipe"], ["pipe", "--json"]):
+        r = gbrain("--db", db, *argv, input=json.dumps({"id": 1, "tool": "brain_stats"}) + "\n")
+        assert r.returncode == 0 and json.loads(r.stdout)["result"]["pages"] == 6, r.stderr
 
 
 def test_call_errors_and_exit_codes(fixture_db):

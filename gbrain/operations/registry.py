@@ -265,7 +265,28 @@ def find(name: str) -> Operation:
     for o in REGISTRY.values():
         if o.tool_name == name:
             return o
-    raise BadInput(f"unknown tool '{name}'; see `gbrain --tools-json`")
+    # compared without the ``brain_`` every tool name shares; named as the caller named it
+    shown = {o.tool_name.removeprefix("brain_"): o.tool_name if name.startswith("brain_") else o.name for o in REGISTRY.values()}
+    near = [shown[x] for x in near_names(name.removeprefix("brain_").replace("-", "_"), list(shown))]
+    raise BadInput(f"unknown tool '{name}'; {did_you_mean(near)}see `gbrain --tools-json`", suggestions=near)
+
+
+def near_names(name: str, names: list[str], n: int = 3) -> list[str]:
+    """At most ``n`` of ``names`` close to the unknown ``name`` (difflib's ratio 0.6 and up,
+    best first; a letter's case does not count): the suggestions of an unknown tool or
+    parameter."""
+    import difflib
+
+    by_key: dict[str, str] = {}
+    for x in names:
+        by_key.setdefault(x.lower(), x)
+    return [by_key[k] for k in difflib.get_close_matches(str(name).lower(), list(by_key), n=n)]
+
+
+def did_you_mean(near: list[str]) -> str:
+    """``"did you mean: a, b; "`` for the suggestions ``near`` (the phrase page lookups use),
+    '' for none."""
+    return f"did you mean: {', '.join(near)}; " if near else ""
 
 
 #: integers beyond this are refused (SQLite holds 64-bit integers; no count or limit comes near)
@@ -305,7 +326,10 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     if unknown:
         expected = list(known) + (["cursor"] if o.page and not cli else [])
         hint = "" if cli else takes_hint(o, args, unknown)
-        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; expected {', '.join(expected) or 'none'}{hint}")
+        near = [m for k in sorted(unknown, key=str) for m in near_names(k, [x for x in expected if x not in args], 1)]
+        near = list(dict.fromkeys(near))
+        raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; {did_you_mean(near)}expected {', '.join(expected) or 'none'}{hint}",
+                       suggestions=near)
     out = {}
     for p in o.params:
         v = args.get(p.name)
