@@ -461,6 +461,29 @@ def test_dead_link_missing_slug_forms(tmp_path):
     assert typo["suggestions"] == ["people/ana-lima"]
 
 
+def test_a_path_link_found_only_by_a_title_is_a_dead_link_with_the_guess(tmp_path):
+    """Trial of agents writing through the CLI: ``[Ana](ana.md)`` (no file ``ana.md``) resolved
+    to the page titled "Ana" with no move behind it and lint said nothing; Obsidian and any
+    markdown viewer show it broken. It is a dead path link now, with that page as the guess;
+    a dead path link whose name is a page's title gets that page as its first suggestion."""
+    pages = dict(CLEAN)
+    pages["people/ana-lima.md"] = pages["people/ana-lima.md"].replace("title: Ana Lima", "title: Ana\naliases: [Lima]")
+    pages["notes/met.md"] = ("---\ntitle: Met\n---\nMet [Ana](ana.md), [her](Lima.md), [the CEO](../people/ana.md), [Ana L.](../people/ana-lima.md) "
+                             "and [River](../companies/river-ai.md), of [Wiki](ana-lima.md) fame, [[Ana]].\n")
+    db = build(tmp_path, pages)
+    with Brain.open(db) as b:  # gbrain resolves the first two by the title and the alias
+        assert {x["target"]: x["to_slug"] for x in b.links("notes/met")}["ana"] == "people/ana-lima"
+    r = lint(db, check="dead_links")
+    got = {f["target"]: f for f in r["findings"]}
+    assert set(got) == {"ana", "Lima", "../people/ana"}, got
+    for t in ("ana", "Lima"):
+        f = got[t]
+        assert f["suggestions"] == ["people/ana-lima"] and f["guessed"] == "people/ana-lima" and f["kind"] == "markdown"
+        assert f["missing_slug"] == "notes/" + t and "a path no file has" in f["message"] and "people/ana-lima" in f["action"]
+    assert got["../people/ana"]["suggestions"][0] == "people/ana-lima" and "did you mean people/ana-lima" in got["../people/ana"]["message"]
+    assert r["counts"]["dead_links"] == 3 and r["ok"] is False
+
+
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -237,8 +237,10 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
                 for s in slugs:
                     by_name.setdefault(posixpath.basename(s).casefold(), []).append(s)
             base = posixpath.basename(r["target"]).casefold()
+            if r["kind"] == "markdown":  # a path no file has: the pages its name names by title or alias first
+                sugg += _named_by(brain.conn, r["target"])
             for k in difflib.get_close_matches(base, list(by_name), n=3, cutoff=0.75):
-                sugg += by_name[k]
+                sugg += [s for s in by_name[k] if s not in sugg]
             sugg = sugg[:5]
         t = r["target"].strip()
         if folders is None:
@@ -304,9 +306,54 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
                                "so Obsidian shows the link as broken (gbrain still finds the page by its title or an alias)",
                     "action": f"`gbrain lint --check dead_links --fix-safe` points the link at {to}"})
         ids.append(r["id"])
-    if misnamed:
+    # markdown links gbrain resolves only by a title, an alias or a slugified name, with no
+    # move behind them: no file has that path, so the page is a guess (Obsidian and any markdown
+    # viewer show the link as broken)
+    told = {r["id"] for r, _d, _s in misnamed}
+    guessed = [r for r in _guessed_path_links(brain.conn, SqlIndex(brain.conn)) if r["id"] not in told]
+    for r in guessed:
+        to = r["to_slug"]
+        missing = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), r["target"].strip()))
+        out.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "missing_slug": missing, "kind": r["kind"],
+                    "context": r["context"], "suggestions": [to], "guessed": to,
+                    "message": f"links to '{r['target']}', a path no file has; gbrain resolves it to {to} by its title or an alias "
+                               "(a guess: Obsidian and other markdown viewers show the link as broken)",
+                    "action": f"point the link at the page meant (`gbrain get {r['slug']}`, edit the path, e.g. to {to}, `gbrain put {r['slug']}`), "
+                              f"or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"})
+        ids.append(r["id"])
+    if misnamed or guessed:
         order = sorted(range(len(out)), key=lambda i: (out[i]["slug"], ids[i]))
         out = [out[i] for i in order]
+    return out
+
+
+def _named_by(conn, target: str) -> list[str]:
+    """The pages whose title, alias or slugified name is the last segment of a dead link's
+    ``target`` (``../people/ana`` → the page titled "Ana"), by slug: what a path link no file
+    has probably meant."""
+    lk = loose_key(posixpath.basename(target.strip()))
+    if not lk:
+        return []
+    q = ("SELECT slug FROM pages WHERE loose_key = ? OR title_key = ? UNION "
+         "SELECT p.slug FROM aliases a JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ?")
+    return sorted({r[0] for r in conn.execute(q, (lk, lk, lk))})[:5]
+
+
+def _guessed_path_links(conn, index) -> list[dict]:
+    """Markdown links that resolve though no page has their path or file name: gbrain found the
+    page by a title, an alias or a slugified name (:func:`gbrain.page.links.resolve`, which only
+    does so for a target without a ``/``). Rows ``id, slug, kind, target, context, to_slug``. A
+    link whose file name is the page's (the quick test) is left without a second lookup."""
+    from ..page.links import resolve
+
+    sel = ("SELECT l.id, p.slug, l.kind, l.target, l.context, q.slug AS to_slug, q.name_key AS to_name FROM links l "
+           "JOIN pages p ON p.id = l.from_page_id JOIN pages q ON q.id = l.to_page_id "
+           "WHERE l.kind = 'markdown' AND l.target NOT LIKE '%/%'")
+    out = []
+    for r in conn.execute(sel):
+        if name_key(r["target"].strip()) == r["to_name"] or resolve(index, r["slug"], r["kind"], r["target"], by_file=True) is not None:
+            continue
+        out.append({k: r[k] for k in ("id", "slug", "kind", "target", "context", "to_slug")})
     return out
 
 
