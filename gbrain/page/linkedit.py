@@ -6,9 +6,10 @@ anchors, angle brackets, line endings) stays as it was.
 (``[text](url)``) of a text outside fenced code and code spans, each with the page target the
 parser gives it (:mod:`gbrain.page.markdown`: ``_page_target``, ``_link_from_url``).
 :func:`wiki_target` and :func:`markdown_url` spell a new target in the style of an old one;
-:func:`replace_spans` makes the new text. This is a text scan, not the parser: callers check
-the result by parsing it again (``core/lint.py: plan_link_fixes`` compares the links found
-with the links the parser sees, before and after).
+:func:`replace_spans` makes the new text; :func:`unlink_text` turns links into their labels
+(``unlink``). This is a text scan, not the parser: callers check the result by parsing it
+again (``core/lint.py: plan_link_fixes`` compares the links found with the links the parser
+sees, before and after; :func:`unlink_text` compares the parser's link counts).
 """
 from __future__ import annotations
 
