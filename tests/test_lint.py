@@ -461,7 +461,7 @@ def test_dead_link_missing_slug_forms(tmp_path):
     assert typo["suggestions"] == ["people/ana-lima"]
 
 
-def test_a_path_link_found_only_by_a_title_is_a_dead_link_with_the_guess(tmp_path):
+def test_a_path_link_found_only_by_a_title_is_a_dead_link_with_the_guess(tmp_path, db_path):
     """Trial of agents writing through the CLI: ``[Ana](ana.md)`` (no file ``ana.md``) resolved
     to the page titled "Ana" with no move behind it and lint said nothing; Obsidian and any
     markdown viewer show it broken. It is a dead path link now, with that page as the guess;
@@ -470,10 +470,14 @@ def test_a_path_link_found_only_by_a_title_is_a_dead_link_with_the_guess(tmp_pat
     pages["people/ana-lima.md"] = pages["people/ana-lima.md"].replace("title: Ana Lima", "title: Ana\naliases: [Lima]")
     pages["notes/met.md"] = ("---\ntitle: Met\n---\nMet [Ana](ana.md), [her](Lima.md), [the CEO](../people/ana.md), [Ana L.](../people/ana-lima.md) "
                              "and [River](../companies/river-ai.md), of [Wiki](ana-lima.md) fame, [[Ana]].\n")
-    db = build(tmp_path, pages)
-    with Brain.open(db) as b:  # gbrain resolves the first two by the title and the alias
+    root = tmp_path / "tree"
+    for rel, text in pages.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Brain.open(db_path, create=True) as b:  # gbrain resolves the first two by the title and the alias
+        assert import_tree(b, root)["ok"]
         assert {x["target"]: x["to_slug"] for x in b.links("notes/met")}["ana"] == "people/ana-lima"
-    r = lint(db, check="dead_links")
+    r = lint(db_path, check="dead_links")
     got = {f["target"]: f for f in r["findings"]}
     assert set(got) == {"ana", "Lima", "../people/ana"}, got
     for t in ("ana", "Lima"):
