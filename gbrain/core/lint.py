@@ -310,7 +310,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     # move behind them: no file has that path, so the page is a guess (Obsidian and any markdown
     # viewer show the link as broken)
     told = {r["id"] for r, _d, _s in misnamed}
-    guessed = [r for r in _guessed_path_links(brain.conn, SqlIndex(brain.conn)) if r["id"] not in told]
+    guessed = [r for r in _guessed_path_links(brain.conn, SqlIndex(brain.conn)) if r["id"] not in told and (only is None or r["slug"] in only)]
     for r in guessed:
         to = r["to_slug"]
         missing = posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), r["target"].strip()))
