@@ -87,9 +87,10 @@ def verify_fresh(db: Path, tree: Path) -> dict:
     """``verify`` as ``gbrain verify`` runs it: on a brain opened for it, so its quick_check runs
     (once per process and per Brain: on the brain that just imported the tree it had already run,
     and the figures before 2026-12-01 evening left it out), with the operation's scan (no
-    ``lstat`` per file, since 2026-12-02: ``scan_tree(sizes=False)``) and a progress callback."""
+    ``lstat`` per file, since 2026-12-02: ``scan_tree(sizes=False)``; no sorting of each folder,
+    since 2026-12-02 midday: ``ordered=False``) and a progress callback."""
     with Brain.open(db) as vb:
-        return verify_tree(vb, scan_tree(tree, exclude_abs=db_excludes(db), sizes=False), on_progress=lambda done, total: None)
+        return verify_tree(vb, scan_tree(tree, exclude_abs=db_excludes(db), sizes=False, ordered=False), on_progress=lambda done, total: None)
 
 
 def quick_check_alone(db: Path) -> None:

@@ -412,12 +412,15 @@ def excluded_ids(paths) -> set[tuple[int, int]]:
     return ids
 
 
-def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, sizes: bool = True) -> Scan:
+def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, sizes: bool = True, ordered: bool = True) -> Scan:
     """List the brain files under ``root`` (:func:`walk_tree`'s rules and order).
 
     ``exclude_abs`` holds absolute paths never to include (the database and its -wal/-shm).
     ``sizes=False``: no ``lstat`` per file, each file's size and change stamp are
     :data:`NOT_TAKEN` (:func:`walk_tree`; for a caller that reads every file whole).
+    ``ordered=False``: the files in the file system's order within each folder (``verify``,
+    which compares them as a set: sorting every folder's entries by name was ~15% of the
+    walk); ``skipped`` is then sorted by path, so what is reported does not depend on it.
     Raises ``NotADirectoryError`` / ``FileNotFoundError`` / ``PermissionError`` for an unusable
     root; unreadable subfolders are reported in ``skipped``.
     """
@@ -427,12 +430,12 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, s
     if not rootp.is_dir():
         raise NotADirectoryError(f"not a directory: {rootp}")
     names = {os.path.basename(p) for p in exclude_abs} if exclude_abs and not sizes else frozenset()
-    w = walk_tree(str(rootp), "", ignore_matcher(load_ignore(rootp)), excluded_ids(exclude_abs), sizes=sizes, excl_names=names)
+    w = walk_tree(str(rootp), "", ignore_matcher(load_ignore(rootp)), excluded_ids(exclude_abs), sizes=sizes, excl_names=names, ordered=ordered)
     prefix = os.path.join(str(rootp), "")  # os.path.join(root, rel) for every relative rel
     return Scan(
         root=rootp,
         files=[FileInfo(rel, prefix + rel, size, stamp) for rel, size, stamp in w.files],
-        skipped=w.reported(),
+        skipped=w.reported() if ordered else sorted(w.reported()),
         sizes=sizes,
     )
 
