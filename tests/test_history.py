@@ -258,8 +258,10 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
         assert texts[-2:] == [b"# Ana\n\none\ntwo\n", b"# Ana\n\none\n"]  # the versions written as drafts/ana
         assert {x.get("name") for x in v["versions"]} == {None, "people/ana", "drafts/ana"}
         assert v["total"] == len(v["versions"])
-        d = h.diff(b, "people/ana-lima")  # the newest against the one before: across both moves
-        assert d["added"] == 1 and d["removed"] == 0 and "+two" in d["diff"] and d["from_name"] == "drafts/ana"
+        d = h.diff(b, "people/ana-lima")  # the newest against the one before it in `history`: the move's, same text
+        assert d["diff"] == "" and d["from_name"] == "people/ana", d
+        d = h.diff(b, "drafts/ana")  # the old name: its own last change
+        assert d["added"] == 1 and d["removed"] == 0 and "+two" in d["diff"] and d["name"] == "drafts/ana"
         assert h.get_version(b, "people/ana-lima", 1)["content"] == "# Ana\n\none\ntwo\n"
         assert [x["version"] for x in h.versions(b, "drafts/ana")["versions"]]  # the old name keeps its own history
         eng.close()
@@ -275,7 +277,37 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
                 nums.append(line.split()[0])
         groups.append(nums)
         assert len(groups) == 3 and all(len(g) == len(set(g)) for g in groups), out
-        assert "+two" in gbrain("diff", "people/ana-lima", "--db", str(db_path)).stdout.decode()
+        assert "+two" in gbrain("diff", "drafts/ana", "--db", str(db_path)).stdout.decode()
+
+
+def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):
+    """Trial (a git-kept vault moved into a folder): import, `tag a t1`, move a.md to sub/a.md, sync.
+    `diff sub/a` compared the import (a@v1) with the newest and showed the tag as added, though
+    a@v2 (listed just before the move in `history`) is byte-identical; `get sub/a --version 2`
+    said "no version 2 … pruned ones are gone" though nothing was pruned (it is a's version 2),
+    and `get a --version 2`, which `history` itself suggests, found sub/a by its suffix."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nx\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(root)).returncode == 0
+    assert gbrain("--db", db, "tag", "a", "t1").returncode == 0
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub").mkdir()
+    (root / "a.md").rename(root / "sub" / "a.md")
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    d = json.loads(gbrain("--db", db, "diff", "sub/a", "--json").stdout)
+    assert (d["diff"], d["from_name"], d["from"], d["to"]) == ("", "a", 2, 1), d
+    out = gbrain("--db", db, "diff", "sub/a").stdout.decode()
+    assert out.startswith("version 2 of a and version 1 of sub/a are identical") and "`gbrain diff a`" in out, out
+    assert gbrain("--db", db, "diff", "sub/a", "1").stdout.decode().startswith("versions 1 and 1 of sub/a are identical")
+    tagged = gbrain("--db", db, "get", "a", "--version", "2")  # the old name's numbers, as `history sub/a` shows them
+    assert tagged.returncode == 0 and "- t1" in tagged.stdout.decode(), tagged.stderr
+    assert "+- t1" in gbrain("--db", db, "diff", "a").stdout.decode()  # the change before the move
+    for args in (("get", "sub/a", "--version", "2"), ("diff", "sub/a", "1", "2")):
+        r = gbrain("--db", db, *args)
+        err = r.stderr.decode()
+        assert r.returncode != 0 and "pruned" not in err and "`gbrain get a --version 2`" in err and "a has versions 1 to 2" in err, err
 
 
 def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_copy(tmp_path, db_path):

@@ -331,16 +331,21 @@ def resolve_key(brain, name: str) -> tuple[str, str]:
     from ..page.slugs import nfc
 
     c = brain.conn
-    try:
-        return "page", brain.resolve_slug(name)["slug"]
-    except NotFound as e:
-        miss: Exception = e
-    except BadInput as e:
-        miss = e
     raw = nfc(name.strip())
     s = raw.strip("/")
     if s.endswith(".md"):
         s = s[:-3]
+    try:
+        slug = brain.resolve_slug(name)["slug"]
+        # a name found only by its case, a suffix or an alias (`a` → `sub/a`, moved from `a`) that is
+        # itself a name in the history: the page that had exactly that name (its versions under it)
+        if slug != s and c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? LIMIT 1", (s,)).fetchone():
+            return "page", s
+        return "page", slug
+    except NotFound as e:
+        miss: Exception = e
+    except BadInput as e:
+        miss = e
     for kind, key in (("file", raw), ("page", s)):
         if c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? LIMIT 1", (kind, key)).fetchone():
             return kind, key
@@ -552,19 +557,36 @@ def _version_row(brain, kind: str, key: str, n: int | None):
     back from the newest (-1: the one before it). Raises NotFound / BadInput."""
     c = brain.conn
     if n is None or n < 0:  # counting back follows the page's moves (:func:`lineage`)
-        rows = _lineage_rows(c, kind, key, with_body=True, limit=1 + (-n if n else 0), dedupe=True)
+        # the version history lists before it, even when a move carried its text unchanged (then the
+        # two are identical: `diff NEW` says so, as `history` shows the move as +0 -0)
+        rows = _lineage_rows(c, kind, key, with_body=True, limit=1 + (-n if n else 0))
         k = -n if n else 0
         if len(rows) <= k:
             raise NotFound(f"{key} has fewer than {k + 1} versions with text")
         return rows[k]
     r = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, key, n)).fetchone()
     if r is None:
-        last = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
-        raise NotFound(f"{key} has no version {n} (versions: 1 to {last}; pruned ones are gone: `gbrain history {key}` lists them)")
+        raise NotFound(_no_version(c, kind, key, n))
     if r["body_id"] is None:
         what = "the deletion" if r["op"] == "delete" else f"the move ({r['detail']})"
         raise BadInput(f"version {n} of {key} is {what}; it has no text (the version before it has)")
     return r
+
+
+def _no_version(c, kind: str, key: str, n: int) -> str:
+    """Why ``key`` has no version ``n``: numbers past the newest; versions written before the page
+    moved, numbered under the name it moved from (:func:`lineage`: named, with the command that
+    reaches them); or pruned ones."""
+    lo, hi = c.execute("SELECT MIN(version), MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()
+    older = lineage(c, kind, key)[1:]
+    if older:
+        hint = "; ".join(f"{nm} has {'version 1' if upto == 1 else f'versions 1 to {upto}'}" for nm, upto in older)
+        where = next((nm for nm, upto in older if upto is not None and n <= upto), older[0][0])
+        return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
+                f"it had then ({hint}): `gbrain get {where} --version {n}`, `gbrain diff {where} N M`; `gbrain history {key}` lists them all")
+    if lo is not None and n < lo:
+        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were pruned and are gone: `gbrain history {key}` lists them)"
+    return f"{key} has no version {n} (versions: 1 to {hi}; pruned ones are gone: `gbrain history {key}` lists them)"
 
 
 def version_bytes(brain, kind: str, name: str, n: int | None = None) -> bytes:

@@ -125,7 +125,10 @@ def _diff_text(r: dict, a: dict) -> str:
     if r["diff"]:
         return r["diff"]
     if r.get("from_name"):
-        return f"version {r['from']} of {r['from_name']} and version {r['to']} of {r['name']} are identical\n"
+        why = ""
+        if a.get("from_version") is None and a.get("to_version") is None:  # the newest version is the move itself
+            why = f" (it moved from {r['from_name']} with that text; `gbrain diff {r['from_name']}` shows the change before)"
+        return f"version {r['from']} of {r['from_name']} and version {r['to']} of {r['name']} are identical{why}\n"
     return f"versions {r['from']} and {r['to']} of {r['name']} are identical\n"
 
 
