@@ -84,3 +84,36 @@ def test_under_watch_a_put_to_the_old_name_reaches_the_renamed_file(watch, brain
     r = gbrain("--db", str(db_path), "get", "people/ana-lima")
     assert r.returncode == 1 and b"renamed to people/ana-lima-new" in r.stderr
     stop_ok(w)
+
+
+def test_focused_writes_to_the_old_name_follow_the_renamed_page_as_put_does(tmp_path, db_path):
+    """The trial: after a rename, `put OLD` wrote the page under its new name, but `tag OLD t3`
+    and `timeline-add OLD …` failed ("no page 'OLD': OLD was renamed to NEW", exit 1). Every
+    focused write now follows the page, with put's note."""
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        pid = b.page_row("T/ref20-new")["id"]
+        calls = [
+            ("tag", {"slug": "T/ref20", "tag": "t3"}),
+            ("timeline-add", {"slug": "T/ref20", "date": "2024-01-02", "summary": "met"}),
+            ("link", {"from": "T/ref20", "to": "T/other"}),
+            ("link", {"from": "T/other", "to": "T/ref20"}),
+            ("unlink", {"from": "T/other", "to": "T/ref20"}),  # (after the dead [[ref20]], as written, below)
+            ("raw-put", {"slug": "T/ref20", "source": "s", "data": {"k": 1}}),
+            ("untag", {"slug": "T/ref20", "tag": "t3"}),
+        ]
+        for name, args in calls:
+            if name == "unlink":  # a dead link written with the old name goes as written, no following
+                r = ops.run(name, args, brain=b)
+                assert r["slug"] == "T/other" and not r.get("note") and "[[ref20]]" not in b.get_text("T/other"), r
+            r = ops.run(name, args, brain=b)
+            assert "T/ref20 was renamed to T/ref20-new on " in r.get("note", ""), (name, r)
+            assert r["slug"] in ("T/ref20-new", "T/other") and r["changed"], (name, r)
+        assert b.page_row("T/ref20") is None and b.page_row("T/ref20-new")["id"] == pid
+        text = b.get_text("T/ref20-new")
+        assert "**2024-01-02**" in text and "other" in text and "t3" not in text
+        assert b.raw_get("T/ref20-new", "s") == {"s": {"k": 1}}
+    from conftest import gbrain
+
+    r = gbrain("--db", str(db_path), "tag", "T/ref20", "t4")  # the CLI: exit 0, the note printed
+    assert r.returncode == 0 and r.stdout.decode().startswith("updated T/ref20-new: T/ref20 was renamed to T/ref20-new on "), r

@@ -219,6 +219,37 @@ def _renamed_target(b, a) -> dict | None:
     return b.renamed(a["slug"])
 
 
+def _moved_page(b, slug: str) -> dict | None:
+    """:meth:`Brain.renamed`'s answer for a focused write (tag, untag, timeline-add, link, unlink,
+    raw-put) to ``slug`` when no page has that name but the history says where it went; None when
+    a page is found (``Ambiguous`` is raised as the write would)."""
+    try:
+        b.resolve_slug(slug)
+        return None
+    except Ambiguous:
+        raise
+    except (NotFound, BadInput):
+        return b.renamed(slug)
+
+
+def _follow(b, a: dict, write, keys: tuple[str, ...] = ("slug",)):
+    """Run ``write(args)`` in one transaction, each of ``keys`` that names a renamed page (an old
+    name: a rename in the synced folder, `sync`/`watch`) replaced by the page's name now, as put
+    follows it; the result's ``note`` says so ("OLD was renamed to NEW on …; wrote NEW")."""
+    with b.transaction():
+        args, notes = dict(a), []
+        for k in keys:
+            moved = _moved_page(b, a[k]) if a.get(k) else None
+            if moved is not None:
+                args[k] = moved["slug"]
+                notes.append(f"{moved['words']}; {'linked to' if k == 'to' else 'wrote'} {moved['slug']}")
+        out = write(args)
+    if notes and isinstance(out, dict):
+        out = dict(out)
+        out["note"] = "; ".join(notes + ([out["note"]] if out.get("note") else []))
+    return out
+
+
 def _put_page(b, a, ctx):
     from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
 
@@ -557,14 +588,14 @@ def _tags(b, a, ctx):
 )
 def _tag(b, a, ctx):
     if a.get("remove"):
-        return b.untag(a["slug"], a["tag"]).as_dict()
-    return b.tag(a["slug"], a["tag"]).as_dict()
+        return _follow(b, a, lambda x: b.untag(x["slug"], x["tag"]).as_dict())
+    return _follow(b, a, lambda x: b.tag(x["slug"], x["tag"]).as_dict())
 
 
 @op("untag", "Remove a tag from a page; edits the page's frontmatter `tags`.", [SLUG, Param("tag", required=True, positional=True, description="tag to remove")], text=_saved, mutating=True,
     title="Remove a tag", destructive=True, idempotent=True, output=SAVED)
 def _untag(b, a, ctx):
-    return b.untag(a["slug"], a["tag"]).as_dict()
+    return _follow(b, a, lambda x: b.untag(x["slug"], x["tag"]).as_dict())
 
 
 @op(
@@ -581,7 +612,7 @@ def _untag(b, a, ctx):
     output=SAVED,
 )
 def _link(b, a, ctx):
-    return b.link(a["from"], a["to"], a.get("context") or "").as_dict()
+    return _follow(b, a, lambda x: b.link(x["from"], x["to"], x.get("context") or "").as_dict(), ("from", "to"))
 
 
 @op(
@@ -596,7 +627,18 @@ def _link(b, a, ctx):
     output=SAVED,
 )
 def _unlink(b, a, ctx):
-    return b.unlink(a["from"], a["to"]).as_dict()
+    def write(x):
+        try:  # a dead link written with the old name is removed as written
+            return b.unlink(x["from"], x["to"]).as_dict()
+        except NotFound:
+            moved = _moved_page(b, x["to"])
+            if moved is None:
+                raise
+            out = b.unlink(x["from"], moved["slug"]).as_dict()
+            out["note"] = f"{moved['words']}; unlinked {moved['slug']}"
+            return out
+
+    return _follow(b, a, write, ("from",))
 
 
 @op(
@@ -659,7 +701,7 @@ def _timeline(b, a, ctx):
     output=SAVED,
 )
 def _timeline_add(b, a, ctx):
-    return b.timeline_add(a["slug"], a["date"], a["summary"], a.get("source") or "", a.get("detail") or "").as_dict()
+    return _follow(b, a, lambda x: b.timeline_add(x["slug"], x["date"], x["summary"], x.get("source") or "", x.get("detail") or "").as_dict())
 
 
 @op(
@@ -685,12 +727,12 @@ def _raw(b, a, ctx):
     title="Store raw data",
     destructive=True,
     idempotent=True,
-    output=obj("slug", "changed", slug="string", source="string", path="string", changed="boolean"),
+    output=obj("slug", "changed", slug="string", source="string", path="string", changed="boolean", note="string"),
 )
 def _raw_put(b, a, ctx):
     if not a.get("source"):
         raise BadInput(f"writing raw data needs {ctx.flag('source')}")
-    return b.raw_put(a["slug"], a["source"], a["data"])
+    return _follow(b, a, lambda x: b.raw_put(x["slug"], x["source"], x["data"]))
 
 
 @op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=lambda r, a: r if isinstance(r, str) else "\n".join(f"{k} = {v if len(v) < 80 else v[:77] + '...'}" for k, v in r.items()))
