@@ -199,6 +199,9 @@ class Outcome:
     #: pages merged three ways (also in ``imported`` and ``exported``): stale saves merged with a
     #: newer write through gbrain, and pages both sides changed whose edits do not overlap
     merged: list[str] = field(default_factory=list)
+    #: files deleted from the folder that ``put_back`` (``sync --put-back``) wrote again from the
+    #: brain (not in ``exported``; counted with the delete/edit conflicts as ``put_back``)
+    put_back: list[str] = field(default_factory=list)
     #: this folder's saves that lost a conflict another folder's round found (Postgres: a
     #: teammate saved the same note at the same time), told when the winner's text reaches the
     #: file: ``{path, copy_path, kept_by}`` (:meth:`SyncEngine._overruled`)
@@ -213,7 +216,7 @@ class Outcome:
     old_removed: list[tuple[str, str]] = field(default_factory=list)
 
     def changed(self) -> int:
-        return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts)
+        return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
 
     def counts(self) -> dict:
         return {
@@ -225,7 +228,7 @@ class Outcome:
             # conflicts with both versions kept (a copy `gbrain conflicts` lists) apart from
             # delete/edit conflicts, where the edited version was simply put back (noted only)
             "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
-            "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")),
+            "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")) + len(self.put_back),
             "unreadable": len(self.unreadable),
         }
 
@@ -1072,8 +1075,10 @@ class SyncEngine:
         if self.held:
             self.held.difference_update(disk)  # back on disk: synced as usual again
             to_trash = [p for p in to_trash if p not in self.held]
+        put_back: set[str] = set()
         if self.put_back and to_trash:
             # deleted from the folder, unchanged in the brain: the brain's version goes back
+            put_back = set(to_trash)
             to_write = to_write + to_trash
             to_trash = []
         # an emptied folder (an unmounted drive or sub-volume, a `rm -rf *` in the wrong window)
@@ -1317,8 +1322,12 @@ class SyncEngine:
             for p, f in written.items():
                 if p in to_write:
                     self._record(p, f, S[p])
-                    out.exported.append(p)
                     out.disk_hashes[p] = S[p]
+                    if p in put_back:
+                        out.put_back.append(p)
+                        self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p} (put back)")
+                        continue
+                    out.exported.append(p)
                     if p in plan.older:
                         out.old_replaced.append(p)
                         self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p} (the file held an older version; it is in the history)")
