@@ -118,6 +118,13 @@ def test_100mb_file_streams_through_import_sync_export_verify(tmp_path):
     assert rc == 0, err
     rc, peaks["verify --deep"], err = _run(["verify", str(tree), "--deep"], db, tmp_path)
     assert rc == 0, err
+    # get --output: the current bytes and an old version's, streamed to a file
+    rc, peaks["get --output"], err = _run(["get", "attachments/data.bin", "--output", str(tmp_path / "cur.bin")], db, tmp_path)
+    assert rc == 0 and _sha(tmp_path / "cur.bin") == want2, err
+    rc, peaks["get --version 1 --output"], err = _run(["get", "attachments/data.bin", "--version", "1", "--output", str(tmp_path / "v1.bin")], db, tmp_path)
+    assert rc == 0 and _sha(tmp_path / "v1.bin") == want, err
+    for f in ("cur.bin", "v1.bin"):
+        (tmp_path / f).unlink()
 
     # the first version is in the history, read back in pieces
     with Brain.open(db) as b:

@@ -664,3 +664,37 @@ def test_a_one_place_edit_is_stored_as_the_changed_span():
     long_span = old[:100] + bytes(range(256)) * 4 + old[100:]
     p2 = h.pack(long_span, old)
     assert p2[:1] == b"x" and h._unpack_one(p2, old) == long_span
+
+
+def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_path, db_path):
+    """Trial: `get media/big.pdf --version 1` said "binary … not text", and there was no way to
+    read an old attachment version without reverting. `get --output FILE` (CLI) writes the exact
+    bytes of the current file, a version or a page; an existing FILE only with --force; MCP
+    stays text-only and its error names the CLI's --output."""
+    root = tmp_path / "v"
+    (root / "media").mkdir(parents=True)
+    v1, v2 = bytes(range(256)) * 40 + b"\xff\xfe", b"%PDF\x00\x01 new"
+    (root / "media" / "big.pdf").write_bytes(v1)
+    (root / "p.md").write_bytes(b"\xef\xbb\xbf# P\r\n\r\nx\r\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(root)).returncode == 0
+    (root / "media" / "big.pdf").write_bytes(v2)
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1")
+    assert r.returncode == 2 and "--output FILE" in r.stderr.decode(), r.stderr
+    out = tmp_path / "out"
+    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "v1.pdf"))
+    assert r.returncode == 0 and (out / "v1.pdf").read_bytes() == v1, r.stderr
+    assert r.stdout.decode() == f"wrote {len(v1):,} bytes of media/big.pdf (version 1) to {out / 'v1.pdf'}\n"
+    assert gbrain("--db", db, "get", "media/big.pdf", "--output", str(out / "cur.pdf")).returncode == 0
+    assert (out / "cur.pdf").read_bytes() == v2
+    assert gbrain("--db", db, "get", "p", "--output", str(out / "p.md")).returncode == 0
+    assert (out / "p.md").read_bytes() == (root / "p.md").read_bytes()
+    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "cur.pdf"))  # no overwrite
+    assert r.returncode == 2 and "exists" in r.stderr.decode() and (out / "cur.pdf").read_bytes() == v2
+    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "cur.pdf"), "--force")
+    assert r.returncode == 0 and (out / "cur.pdf").read_bytes() == v1
+    assert sorted(x.name for x in out.iterdir()) == ["cur.pdf", "p.md", "v1.pdf"]  # no temporary file left
+    with Brain.open(db_path) as b:  # agents: text only, and the error says where the bytes are
+        with pytest.raises(BadInput, match="--output FILE.*MCP gives text only"):
+            run(b, "get", surface="mcp", slug="media/big.pdf", version=1)

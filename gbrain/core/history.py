@@ -608,7 +608,8 @@ def get_version(brain, name: str, n: int) -> dict:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise BadInput(f"version {r['version']} of {key} is binary ({len(data):,} bytes), not text") from e
+        raise BadInput(f"version {r['version']} of {key} is binary ({len(data):,} bytes), not text: the CLI writes its bytes to a file "
+                       f"(`gbrain get {key} --version {r['version']} --output FILE`); MCP gives text only") from e
     return {"kind": kind, "slug" if kind == "page" else "path": key, **_version_dict(r), "content": text,
             "content_hash": hx[0] if hx else None, "current_hash": _live_hash(brain, kind, key)}
 

@@ -69,14 +69,22 @@ def _version(_b, a, ctx):
         Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
         Param("offset", "integer", "start at this character of the page (next_offset of the previous part, or a section's offset)", default=0, minimum=0, cli=False),
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
+        Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment or other "
+              "file, a binary version: streamed); refuses an existing file unless --force", in_schema=False),
+        Param("force", "boolean", "with --output: replace an existing file", default=False, in_schema=False),
     ],
-    text=lambda r, a: r["content"],
+    text=lambda r, a: r["content"] if "content" in r else f"wrote {r['bytes']:,} bytes of {r.get('slug') or r.get('path')}"
+    + (f" (version {r['version']})" if r.get("version") else "") + f" to {r['output']}\n",
     text_exact=True,
     title="Read a page",
     output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
     tool_defaults={"max_chars": 60_000},
 )
 def _get(b, a, ctx):
+    if a.get("output"):
+        return _get_to_file(b, a)
+    if a.get("force"):
+        raise BadInput(f"{ctx.flag('force')} only with --output")
     if a.get("version") is not None:
         from ..core.history import get_version
 
@@ -96,8 +104,8 @@ def _get(b, a, ctx):
                     what = ("a raw-data sidecar" if other["kind"] == "raw"
                             else "a file (markdown kept as a file: not UTF-8 text, or an unusable name)" if other["path"].lower().endswith(".md")
                             else "a file (an attachment)")
-                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain export` writes it out, "
-                                   f"`gbrain history {other['path']}` lists its versions") from None
+                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain get {other['path']} --output FILE` "
+                                   f"(the CLI) writes its bytes, `gbrain history {other['path']}` lists its versions") from None
                 raise
             out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
         else:
@@ -115,6 +123,81 @@ def _get(b, a, ctx):
     if out.get("content_hash"):  # never the whole page's hash beside a part of it (see part_token)
         part["content_hash"] = part_token(offset, offset + len(part["content"]), out["content_hash"])
     return {**out, **part}
+
+
+def _get_to_file(b, a) -> dict:
+    """``get --output FILE`` (CLI only): the exact bytes of a page, a stored file (an attachment,
+    a sidecar) or a version of either (``version``) written to FILE, streamed piece by piece
+    (:func:`gbrain.storage.blobs.iter_file`, :func:`gbrain.core.history.body_pieces`) into a
+    temporary file beside it that then takes its name: never a half-written FILE, and an
+    existing one only with ``force``."""
+    from ..core import history as h
+    from ..storage import blobs
+
+    dest = Path(a["output"]).expanduser()
+    if dest.is_dir():
+        raise BadInput(f"{dest} is a folder; give the file to write (e.g. {dest / Path(a['slug']).name})")
+    if (dest.exists() or dest.is_symlink()) and not a.get("force"):
+        raise BadInput(f"{dest} exists; nothing was written (--force replaces it)")
+    out: dict = {}
+    if a.get("version") is not None:
+        kind, key = h.resolve_key(b, a["slug"])
+        r = h._version_row(b, kind, key, a["version"])
+        pieces = h.body_pieces(b.conn, r["body_id"])
+        out = {"kind": kind, "slug" if kind == "page" else "path": key, "version": r["version"]}
+    else:
+        row = None
+        try:
+            row = b.resolve_slug(a["slug"])
+        except NotFound:
+            path = next((p for p in (a["slug"], a["slug"] + ".md")
+                         if b.conn.execute("SELECT 1 FROM files WHERE path = ?", (p,)).fetchone()), None)
+            if path is None:
+                raise
+            pieces = blobs.iter_file(b.conn, path)
+            out = {"kind": "file", "path": path}
+        if row is not None:
+            from ..core.brain import render_row
+
+            text = render_row(row)
+            _check_hash(b, row, text)
+            pieces = iter([text.encode("utf-8")])
+            out = {"kind": "page", "slug": row["slug"], "content_hash": row["content_hash"]}
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix="." + dest.name + ".", suffix=".part", dir=dest.parent)
+    n = 0
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for piece in pieces:
+                f.write(piece)
+                n += len(piece)
+        os.chmod(tmp, 0o666 & ~_umask())
+        if a.get("force"):
+            os.replace(tmp, dest)
+        else:
+            try:
+                os.link(tmp, dest)  # fails if FILE appeared meanwhile: never replaced without --force
+            except FileExistsError:
+                raise BadInput(f"{dest} exists; nothing was written (--force replaces it)") from None
+            except OSError:  # a file system without hard links
+                if dest.exists():
+                    raise BadInput(f"{dest} exists; nothing was written (--force replaces it)") from None
+                os.replace(tmp, dest)
+            else:
+                os.unlink(tmp)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return {**out, "output": str(dest), "bytes": n}
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
 
 
 #: how a part token starts: ``part:START-END:HASH`` (characters START to END of the page whose
