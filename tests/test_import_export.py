@@ -668,3 +668,33 @@ def test_verify_after_a_killed_import_says_to_run_the_import_again(tmp_path, mon
         assert not any("gbrain sync" in p for p in rep["problems"]), rep["problems"]
         import_tree(b, v)
         assert verify_tree(b, scan_tree(v))["ok"]
+
+
+def test_export_prune_removes_only_an_earlier_exports_files(tmp_path, db_path):
+    """Trial: after a rename, `export --dir OUT` into an earlier export failed for good ("2 file(s)
+    … are not in the brain … export deletes nothing"). `--prune` removes the files an earlier
+    export of this brain wrote (bytes a version of the page at that path), never others, and lists
+    them; without it the message names --prune."""
+    v, out = tmp_path / "v", tmp_path / "out"
+    (v / "d").mkdir(parents=True)
+    (v / "d" / "a.md").write_text("# A\n")
+    (v / "b.md").write_text("# B\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(v)).returncode == 0
+    assert gbrain("--db", db, "export", "--dir", str(out)).returncode == 0
+    (v / "d").rename(v / "e")
+    (v / "b.md").rename(v / "c.md")
+    assert gbrain("--db", db, "sync", str(v)).returncode == 0
+    (out / "mine.md").write_text("# B\n")  # another page's bytes, but never exported at this path
+    (out / "notes.txt").write_text("keep me\n")
+    r = gbrain("--db", db, "export", "--dir", str(out))
+    assert r.returncode == 1 and "4 file(s)" in r.stdout.decode() and "--prune" in r.stdout.decode(), r.stdout
+    r = gbrain("--db", db, "export", "--dir", str(out), "--prune")
+    text = r.stdout.decode()
+    assert "Pruned (removed: not in the brain, an earlier export's bytes): 2 file(s): b.md, d/a.md" in text, text
+    assert "2 file(s) in" in text and "--prune left them" in text and r.returncode == 1, text
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["c.md", "e", "e/a.md", "mine.md", "notes.txt"]
+    (out / "mine.md").unlink()
+    (out / "notes.txt").unlink()
+    r = gbrain("--db", db, "export", "--dir", str(out), "--prune", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pruned_count"] == 0, r.stdout

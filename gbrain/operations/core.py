@@ -900,6 +900,8 @@ def _import(b, a, ctx):
     [
         Param("dir", required=True, description="output folder (created if missing)"),
         Param("overwrite", "boolean", "replace files in the folder that differ from the brain (their bytes are kept in the history first)", default=False),
+        Param("prune", "boolean", "remove files in the folder the brain no longer holds whose bytes are a version of the page or file at their "
+              "path (an earlier export's, of pages deleted or renamed since); never any other file; lists what it removed", default=False),
     ],
     mcp=False,
     text=_report_text,
@@ -909,7 +911,8 @@ def _export(b, a, ctx):
 
     if ctx.progress_label:
         ctx.progress_label("Exporting")
-    return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress, overwrite=bool(a.get("overwrite")))
+    return export_tree(b, Path(a["dir"]).expanduser(), on_progress=ctx.on_progress, overwrite=bool(a.get("overwrite")),
+                       prune=bool(a.get("prune")))
 
 
 @op(

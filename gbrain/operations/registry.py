@@ -828,6 +828,9 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
     if r.get("kept_not_in_tree"):
         lines.append(f"Note: {n(r['kept_not_in_tree'], 'path')} of the brain not in this folder; kept (listed as missing_on_disk in --json)")
+    if r.get("pruned_count"):  # export --prune
+        more = f" and {r['pruned_count'] - len(r['pruned']):,} more (see --json)" if r["pruned_count"] > len(r["pruned"]) else ""
+        lines.append(f"Pruned (removed: not in the brain, an earlier export's bytes): {r['pruned_count']:,} file(s): {', '.join(r['pruned'])}{more}")
     for p in r["problems"]:
         lines.append(f"MISMATCH: {p}")
     for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):

@@ -269,6 +269,35 @@ def differing_targets(brain: Brain, root: Path, known: set[str] | None = None) -
     return out
 
 
+def _prune_extras(brain: Brain, root: Path, extras: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Remove the files of ``root`` the brain does not hold (``extras``: relative path → sha256)
+    whose bytes are a version in the history of the page or file at that path (what an earlier
+    export of this brain wrote there: a page deleted or renamed since); then the folders that
+    removal emptied. A file whose bytes the history lacks, a symlink, anything not a plain file
+    is left. Returns ``(removed, left)``, sorted."""
+    removed: list[str] = []
+    left: list[str] = []
+    for rel in sorted(extras):
+        target = root.joinpath(*rel.split("/"))
+        try:
+            st = os.lstat(target)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode) or not _in_history(brain, rel, extras[rel]) or blobs.hash_file(target)[0] != extras[rel]:
+            left.append(rel)
+            continue
+        os.unlink(target)
+        removed.append(rel)
+        folder = target.parent
+        while folder != root:  # the folders this removal emptied (an old export's renamed folder)
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+    return removed, left
+
+
 def _keep_replaced(brain: Brain, root: Path, paths: dict[str, int]) -> None:
     """Make the bytes on disk at ``paths`` versions in the history (and the trash) before export
     replaces them, in one transaction. Files over ``blobs.BIG`` are not read whole: refused."""
@@ -290,7 +319,7 @@ def _keep_replaced(brain: Brain, root: Path, paths: dict[str, int]) -> None:
 
 
 def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True,
-                overwrite: bool = False) -> dict:
+                overwrite: bool = False, prune: bool = False) -> dict:
     """Write the brain to ``out``; return the verification report of ``out`` against the DB.
 
     The check compares the tree with the hashes stored in the brain (:func:`verify.report`):
@@ -307,7 +336,12 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     lists them). With ``overwrite``, those files' bytes are kept in the history first (see the
     module docstring). Raises :class:`Damaged` after saving what is readable from a damaged brain,
     and :class:`GBrainError` (one line, no check) when the disk of ``out`` filled up: the files
-    written are complete (atomic writes), the others were not written."""
+    written are complete (atomic writes), the others were not written.
+
+    ``prune`` (with ``check``): files of ``out`` the brain does not hold are removed when their
+    bytes are a version in the history of the page or file at their path (an earlier export of
+    a page deleted or renamed since: :func:`_prune_extras`), never any other file; the report
+    lists them (``pruned``) and the ones left (``not_pruned``)."""
     from ..errors import BadInput
     from ..page.slugs import shown
 
@@ -456,7 +490,10 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         inflight += n
         drain(IN_FLIGHT)
 
+    stored: set[str] = set()  # every path the brain holds (what --prune keeps)
+
     def put(rel: str, data: bytes | None, want: str, size: int, hx: str | None = None) -> None:
+        stored.add(rel)
         try:
             target, st = place(rel)
         except (OSError, GBrainError) as e:
@@ -523,6 +560,13 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         return {"ok": True, "counts": counts, "root": str(root)}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     disk, errors = verify.hash_tree(scan, known=known)
+    pruned: list[str] = []
+    not_pruned: list[str] = []
+    if prune:
+        pruned, not_pruned = _prune_extras(brain, root, {p: h for p, h in disk.items() if p not in stored})
+        if pruned:  # the tree changed: walk it again (the files written keep their known hashes)
+            scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
+            disk, errors = verify.hash_tree(scan, known=known)
     try:
         # the sidecars' JSON is not parsed again (``raw_check``): their bytes are checked by hash
         # like every file's, and export changes no raw_data row (``verify`` counts them)
@@ -545,11 +589,20 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 f"but the export does not match the brain ({one_line('; '.join(rep.get('problems', [])[:2]))}); take the rest from your markdown folder "
                 f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
             )
-    if rep.get("missing_in_db"):  # export never deletes: files of pages deleted or moved since an earlier export
-        rep["problems"] = [
-            (f"{len(rep['missing_in_db'])} file(s) in {root} are not in the brain (left from an earlier export of pages "
-             f"deleted or renamed since?); export deletes nothing: remove them, or export into an empty folder")
-            if "not in the DB" in p else p for p in rep["problems"]]
+    if prune:
+        rep["pruned"], rep["pruned_count"] = pruned[: verify.MAX_LISTED], len(pruned)
+        rep["not_pruned"] = not_pruned[: verify.MAX_LISTED]
+    if rep.get("missing_in_db"):  # export deletes only with --prune: files of pages deleted or moved since an earlier export
+        def say(p: str) -> str:
+            n = p.split()[0]
+            if prune:
+                return (f"{n} file(s) in {root} are not in the brain and hold bytes its history never had at their path: --prune left them "
+                        "(no export of this brain wrote them); remove them yourself, or export into an empty folder")
+            return (f"{n} file(s) in {root} are not in the brain (left from an earlier export of pages deleted or renamed since?); "
+                    "export deletes nothing unless given --prune (it removes only files whose bytes are a version of the page or file "
+                    "at their path: an earlier export's); or remove them yourself, or export into an empty folder")
+
+        rep["problems"] = [say(p) if "not in the DB" in p else p for p in rep["problems"]]
     if failed:
         rep["ok"] = False
         rep["write_errors"] = failed[: verify.MAX_LISTED]
