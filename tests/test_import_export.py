@@ -698,3 +698,19 @@ def test_export_prune_removes_only_an_earlier_exports_files(tmp_path, db_path):
     (out / "notes.txt").unlink()
     r = gbrain("--db", db, "export", "--dir", str(out), "--prune", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["pruned_count"] == 0, r.stdout
+
+
+def test_import_text_report_names_the_skipped_paths_with_their_reasons(tmp_path, db_path):
+    """Trial: the report said `Skipped: 1 (symlinks, ignored, unreadable; see --json)` without
+    naming it (README: symlinks are "listed in the report"). Up to 10 are named, with reasons."""
+    v = tmp_path / "v"
+    v.mkdir()
+    (v / "a.md").write_text("# A\n")
+    os.symlink("a.md", v / "link.md")
+    for i in range(11):
+        os.symlink("a.md", v / f"s{i:02}.md")
+    r = gbrain("--db", str(db_path), "import", str(v))
+    out = r.stdout.decode()
+    assert r.returncode == 0 and "Skipped: 12 (symlinks, ignored, unreadable)" in out, out
+    assert "  link.md: symlink (not followed)" in out and "  s00.md: symlink (not followed)" in out, out
+    assert "  s09.md: symlink" not in out and "  … and 2 more (--json lists 12)" in out, out

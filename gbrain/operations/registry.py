@@ -787,6 +787,10 @@ def _saved(r: dict, a: dict) -> str:
     return out
 
 
+#: how many skipped paths a text report names (with their reasons)
+SKIPPED_SHOWN = 10
+
+
 def _report_text(r: dict, a: dict) -> str:
     lines = []
     c = r.get("counts")
@@ -816,12 +820,19 @@ def _report_text(r: dict, a: dict) -> str:
     if r.get("frontmatter_errors"):
         lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
-        lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable; see --json)")
+        lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable)")
         from ..sync.scan import NOT_UTF8
 
-        bad = [s["path"] for s in r.get("skipped") or [] if isinstance(s, dict) and s.get("reason") == NOT_UTF8]
+        listed = [s for s in r.get("skipped") or [] if isinstance(s, dict)]
+        # each named with its reason, up to SKIPPED_SHOWN (--json lists more)
+        for s in listed[:SKIPPED_SHOWN]:
+            if s.get("reason") != NOT_UTF8:
+                lines.append(f"  {s['path']}: {s.get('reason') or 'skipped'}")
+        bad = [s["path"] for s in listed[:SKIPPED_SHOWN] if s.get("reason") == NOT_UTF8]
         if bad:
-            lines.append(f"  names not valid UTF-8 (rename to bring them in): {', '.join(bad[:10])}" + (" …" if len(bad) > 10 else ""))
+            lines.append(f"  names not valid UTF-8 (rename to bring them in): {', '.join(bad)}")
+        if r["skipped_count"] > min(len(listed), SKIPPED_SHOWN):
+            lines.append(f"  … and {r['skipped_count'] - min(len(listed), SKIPPED_SHOWN):,} more (--json lists {len(listed):,})")
     if r.get("ignored_in_brain_count"):
         lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
     if r.get("kept_brain_edits"):
