@@ -335,6 +335,10 @@ def test_under_watch_the_files_follow(tmp_path, db_path):
             # the batch that moved the note says the two links now dangle, and how to mend them
             wait_for(lambda: any("2 link(s) in 1 page(s) still name a moved page" in ln and "--fix-safe" in ln for ln in w.lines),
                      "watch's line on the links the rename left dangling")
+            # said after the move it refers to (it came before the `> … (moved)` line)
+            hint = next(i for i, ln in enumerate(w.lines) if "still name a moved page" in ln)
+            moved = next(i for i, ln in enumerate(w.lines) if "companies/acme.md → companies/acme-corp.md (moved)" in ln)
+            assert moved < hint, "\n".join(w.lines)
         p = gbrain("--db", str(db_path), "lint", "--check", "dead_links", "--fix-safe")
         assert b"fixed people/ana" in p.stdout, p.stdout + p.stderr
         want = "Works at [[acme-corp]] and [A](../companies/acme-corp.md).\n"

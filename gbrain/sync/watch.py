@@ -912,12 +912,14 @@ class Watcher:
 
     def _renamed_links_hint(self) -> None:
         """After a batch that moved notes: one line when links still name a moved page by its old
-        name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them."""
+        name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them; said
+        after the round's ``> old → new (moved)`` lines it refers to (held with them while the
+        round runs: :meth:`_engine_log`)."""
         from ..core.lint import renamed_links
 
         rl = renamed_links(self.brain)
         if rl["links"]:
-            self.log(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
+            self._engine_log(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
                      "`gbrain lint --check dead_links --fix-safe` rewrites them")
 
     def summary(self) -> dict:
