@@ -338,9 +338,11 @@ def resolve_key(brain, name: str) -> tuple[str, str]:
     try:
         slug = brain.resolve_slug(name)["slug"]
         # a name found only by its case, a suffix or an alias (`a` → `sub/a`, moved from `a`) that is
-        # itself a name in the history: the page that had exactly that name (its versions under it)
-        if slug != s and c.execute("SELECT 1 FROM history WHERE kind = 'page' AND name = ? LIMIT 1", (s,)).fetchone():
-            return "page", s
+        # the exact name of a page that moved away: that name's history (its versions numbered under it)
+        if slug != s:
+            r = c.execute("SELECT op, body_id FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (s,)).fetchone()
+            if r is not None and r["op"] == "move" and r["body_id"] is None:
+                return "page", s
         return "page", slug
     except NotFound as e:
         miss: Exception = e
