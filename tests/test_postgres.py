@@ -330,6 +330,42 @@ def test_embed_and_query_use_pgvector_hnsw(pg_url, tmp_path, brain_tree):
         assert PgVectors(c, "fake-64", [0.125] * 64).top_pages(3)
 
 
+def test_embed_drop_drops_the_models_hnsw_index(pg_url, brain_tree):
+    """`embed-drop MODEL` on Postgres drops that model's HNSW index with its vectors (an index
+    left behind still holds every deleted vector until a VACUUM, whose graph repair walks them
+    all, and is planned for every later vector query); another model's index stays, and a later
+    embed of the dropped model makes the index again (same connection and a new process)."""
+    from gbrain.search.embeddings import get_model
+    from gbrain.search.vectors import drop_vectors, embed_pages, hnsw_index_name, plan_embed, select_pages
+
+    def indexes() -> set[str]:
+        with Brain.open(pg_url) as b:
+            return {r[0] for r in b.conn.execute("SELECT indexname FROM pg_indexes WHERE starts_with(indexname, 'idx_vec_hnsw_')")}
+
+    out(gbrain("import", str(brain_tree), "--db", pg_url))
+    for m in ("fake-32", "fake-64"):
+        out(gbrain("config", "set", "embedding_model", m, "--db", pg_url))
+        out(gbrain("embed", "--db", pg_url))
+    assert indexes() == {hnsw_index_name("fake-32", 32), hnsw_index_name("fake-64", 64)}
+    r = json.loads(out(gbrain("embed-drop", "fake-64", "--json", "--db", pg_url)))
+    assert r["chunks"] > 0
+    assert indexes() == {hnsw_index_name("fake-32", 32)}
+    out(gbrain("embed", "--db", pg_url))  # fake-64, the active model, again: a new process
+    assert indexes() == {hnsw_index_name("fake-32", 32), hnsw_index_name("fake-64", 64)}
+    # one connection that made the index, dropped it and embeds again makes it again
+    with Brain.open(pg_url) as b:
+        model = get_model("fake-64")
+        with b.transaction():
+            drop_vectors(b.conn, "fake-64")
+        assert hnsw_index_name("fake-64", 64) not in indexes()
+        # the same connection: it made this index before (and remembers it), it must make it again
+        _plan, work = plan_embed(b.conn, model, select_pages(b.conn, "fake-64", "stale"))
+        embed_pages(b.conn, model, work, transaction=b.transaction)
+    assert indexes() == {hnsw_index_name("fake-32", 32), hnsw_index_name("fake-64", 64)}
+    hits = json.loads(out(gbrain("query", "who knows jensen huang", "--mode", "vector", "--json", "--db", pg_url)))["hits"]
+    assert hits
+
+
 def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, brain_tree):
     """`gbrain copy` SQLite → Postgres → SQLite: the same export tree byte for byte, the same
     history (every version's bytes), the same vectors (and pgvector's column + HNSW index on

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import MAX_TOKENS, Chunk, model_chunks
 from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_version, resolve_model, to_blob
-from ..storage.pg import ensure_hnsw_index, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
+from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
@@ -165,7 +165,8 @@ def mixed_dims(conn: sqlite3.Connection) -> dict[str, dict[int, int]]:
 
 def drop_vectors(conn: sqlite3.Connection, model: str) -> dict:
     """Delete every stored vector of ``model``: its chunks, its ``embed_state`` rows and its cached
-    vectors (call inside a write transaction). Returns ``{"chunks", "pages", "cached"}`` removed."""
+    vectors, and on Postgres its HNSW indexes (:func:`~gbrain.storage.pg.drop_hnsw_indexes`)
+    (call inside a write transaction). Returns ``{"chunks", "pages", "cached"}`` removed."""
     chunks = conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = ?", (model,)).fetchone()[0]
     pages = conn.execute("SELECT COUNT(*) FROM embed_state WHERE model = ?", (model,)).fetchone()[0]
     conn.execute("DELETE FROM page_embeddings WHERE model = ?", (model,))
@@ -173,6 +174,8 @@ def drop_vectors(conn: sqlite3.Connection, model: str) -> dict:
     # after the chunks: their delete trigger retires each vector into the cache
     cached = conn.execute("SELECT COUNT(*) FROM embedding_cache WHERE model = ?", (model,)).fetchone()[0]
     conn.execute("DELETE FROM embedding_cache WHERE model = ?", (model,))
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        drop_hnsw_indexes(conn, model)  # with its vectors: a later embed makes it again
     return {"chunks": int(chunks), "pages": int(pages), "cached": max(0, int(cached) - int(chunks))}
 
 
@@ -285,6 +288,10 @@ def embed_pages(
     stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0}
     tx = transaction or _plain_tx(conn)
     ref = stored_dims(conn, mid)
+    # Postgres: look for the model's HNSW index again in this run (another process's
+    # embed-drop may have dropped it since this connection made it)
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        forget_hnsw_indexes(conn)
     if on_progress:
         on_progress(0, total)
     for group in _groups(work, max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)):

@@ -929,11 +929,38 @@ def hnsw_index_name(model: str, dims: int) -> str:
 def ensure_hnsw_index(conn, model: str, dims: int) -> None:
     """Postgres: an HNSW index (pgvector, cosine distance; Malkov & Yashunin 2018) over the
     vectors of ``model`` with ``dims`` dimensions, made once (a partial expression index: the
-    ``vec`` column holds vectors of any size, an HNSW index needs one)."""
+    ``vec`` column holds vectors of any size, an HNSW index needs one). The connection remembers
+    the indexes it found until :func:`forget_hnsw_indexes` (each embed run starts with it, as
+    another process may have dropped one: :func:`drop_hnsw_indexes`); an index that exists
+    costs one catalog lookup, not the table lock ``CREATE INDEX`` takes even when it exists."""
     name = hnsw_index_name(model, dims)
     seen = conn.__dict__.setdefault("_hnsw", set())
     if name in seen:
         return
-    lit = model.replace("'", "''")
-    conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON page_embeddings USING hnsw ((vec::vector({int(dims)})) vector_cosine_ops) WHERE model = '{lit}' AND dims = {int(dims)}")
+    if conn.execute("SELECT to_regclass(?) IS NULL", (name,)).fetchone()[0]:
+        lit = model.replace("'", "''")
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON page_embeddings USING hnsw ((vec::vector({int(dims)})) vector_cosine_ops) WHERE model = '{lit}' AND dims = {int(dims)}")
     seen.add(name)
+
+
+def forget_hnsw_indexes(conn) -> None:
+    """Forget the HNSW indexes ``conn`` saw (:func:`ensure_hnsw_index` looks again)."""
+    conn.__dict__.pop("_hnsw", None)
+
+
+def drop_hnsw_indexes(conn, model: str) -> list[str]:
+    """Postgres: drop the HNSW indexes of ``model`` (every vector size), as ``embed-drop`` deletes
+    its vectors (in its transaction): an index left behind is not empty but holds every deleted
+    vector until a VACUUM (whose repair of the graph walks them all), and the planner weighs it
+    for every vector query. A later embed of the model makes it again (:func:`ensure_hnsw_index`).
+    Returns the names dropped."""
+    dropped = []
+    rows = conn.execute("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+                        "AND tablename = 'page_embeddings' AND starts_with(indexname, 'idx_vec_hnsw_')").fetchall()
+    for name, idef in rows:
+        m = re.search(r"vector\((\d+)\)", idef)
+        if m and name == hnsw_index_name(model, int(m.group(1))):
+            conn.execute(f"DROP INDEX IF EXISTS {name}")
+            dropped.append(name)
+    conn.__dict__.get("_hnsw", set()).difference_update(dropped)
+    return dropped
