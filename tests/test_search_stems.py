@@ -2,7 +2,8 @@
 trial on the Obsidian Hub: ``edited atomically`` put the theme *Atom* and the plugin
 *note-atomizer* above the one note saying "edited atomically": porter turns ``atomically`` into
 ``atom``, and the name evidence and the title's BM25 weight fired on the stem). A stem-only match
-still counts as text. SQLite's ranking (Postgres' ``_rank_pg`` keeps its rule for now)."""
+still counts as text. Both engines: SQLite's ``_rank`` and Postgres' ``_rank_pg`` (whose 'english'
+tsvector stems the title, the path and the headings as porter does)."""
 from __future__ import annotations
 
 import pytest
@@ -12,8 +13,6 @@ from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
 from conftest import write_tree
-
-pytestmark = pytest.mark.sqlite_only("the as-written name rule is in SQLite's ranking (keyword._rank) so far")
 
 
 @pytest.fixture

@@ -490,6 +490,7 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
     return " ".join(dict.fromkeys(words + values + compat))
 
 
+@functools.lru_cache(maxsize=4096)
 def _fold(word: str) -> str:
     """``word`` as the index compares words but without stemming: NFKC, casefolded, accents
     dropped (NFD without its combining marks, as unicode61's ``remove_diacritics`` does)."""
@@ -503,7 +504,11 @@ def name_words(name: str) -> set[str]:
     """The words of a name (a title, an alias, a path) as :func:`names_word` compares them:
     :func:`_fold` of each word of its :func:`search_form` (``nfc-nfd/Café.md`` →
     ``{"nfc", "nfd", "cafe", "md"}``)."""
-    return {_fold(w) for w in _PLAIN_WORD.findall(search_form(name or ""))}
+    if not name:
+        return set()
+    if name.isascii():  # its own NFKC form, folded whole (lower case keeps the word boundaries)
+        return set(_PLAIN_WORD.findall(name.lower()))
+    return {_fold(w) for w in _PLAIN_WORD.findall(search_form(name))}
 
 
 def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
@@ -515,7 +520,8 @@ def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
     w = _fold(word)
     if w in words or (prefix and any(v.startswith(w) for v in words)):
         return True
-    if STEM_LENGTH_RATIO and any(len(os.path.commonprefix([v, w])) >= STEM_LENGTH_RATIO * max(len(v), len(w)) for v in words):
+    # (a shared first letter is the least a common prefix of any positive share needs)
+    if STEM_LENGTH_RATIO and any(v[:1] == w[:1] and len(os.path.commonprefix([v, w])) >= STEM_LENGTH_RATIO * max(len(v), len(w)) for v in words):
         return True
     return any(v in words for v in (w + "s", w + "es")) or (
         len(w) > 3 and w.endswith("s") and (w[:-1] in words or (w.endswith("es") and w[:-2] in words)))
@@ -798,9 +804,10 @@ def copies_below_originals(conn: sqlite3.Connection, scores: dict[int, float]) -
     ``{}`` when no candidate is a copy (one indexed look-up of the candidates' paths)."""
     if not scores:
         return {}
-    ids = list(scores)
-    marks = ",".join("?" * len(ids))
-    copies = {int(r[0]): r[1] for r in conn.execute(f"SELECT id, path FROM pages WHERE id IN ({marks}) AND path LIKE '%.conflict-%'", ids)}
+    # the ids written into the SQL (integers): hundreds of ``?`` cost psycopg a parse of the
+    # statement per call (its cache holds one text per count of parameters)
+    ids = ",".join(str(int(i)) for i in scores)
+    copies = {int(r[0]): r[1] for r in conn.execute(f"SELECT id, path FROM pages WHERE id IN ({ids}) AND path LIKE '%.conflict-%'")}
     originals = {pid: conflict_original(p) for pid, p in copies.items()}
     want = sorted({o for o in originals.values() if o})
     if not want:
@@ -1200,8 +1207,11 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
     (:func:`_coord`; not with ``coordinate=False``), normalised by the best hit, plus the same
-    name evidence (share of the query's words in the title/aliases/path, weighted by IDF) and
-    exact-name bonus as on SQLite. Same result shape (``bm25``: the page's BM25 before the
+    name evidence (share of the query's words in the title/aliases, weighted by IDF) and
+    exact-name bonus as on SQLite. As on SQLite (:data:`NAME_AS_WRITTEN`), a word names a page
+    only when the title or an alias holds it as written (:func:`names_word`, not by a shared
+    'english' stem), and a weight (A, B) whose fields hold the query's words only by their stem
+    weighs 0 in the page's BM25 (:func:`_unweigh_pg`). Same result shape (``bm25``: the page's BM25 before the
     coordination factor).
 
     Each term's weighted frequency in a page is ``ts_rank_cd`` of that term alone with weights
@@ -1310,7 +1320,8 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
         factor = f"power(({share}) / {total_cw!r}, {COORD_POWER!r})"
     else:
         factor = "1"
-    names_cols = "".join(f", bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ {wq})" for wq, _ in per)
+    # (nf.na, nf.nb: the A and B lexemes of the page's names, filtered once per page)
+    names_cols = "".join(f", bool_or(nf.na @@ {wq})" for wq, _ in per)
     t = " AND p.type = ?" if type else ""
 
     def scored(lists: list[str], largs: list, also: str = "") -> tuple[str, list]:
@@ -1349,9 +1360,11 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
         head = f"WITH d AS ({dsql}), "
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
-           f"SELECT top.id, max(top.r), max(top.bm), bool_or(ts_filter(p.search_names_tsv, '{{a}}') @@ q), "
-           f"bool_or(ts_filter(p.search_names_tsv, '{{b}}') @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols} "
-           f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
+           f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
+           f"bool_or(nf.nb @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols} "
+           f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq, "
+           f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
+           f"GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
     args = [*hargs, depth, sorted(exact), *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
@@ -1359,11 +1372,43 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     bm: dict[int, float] = {}
     signals: dict[int, set[str]] = {}
     name: dict[int, float] = {}
+    nw = len(words)
+    prefixes = {x for kind, x in parts if kind == "prefix"}
+    folded = [_fold(w) for w in words]
+    unweigh: dict[int, str] = {}  # page → the tsvector weights ("A", "B") holding query words only by their stem
+    flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag)
     for r in conn.execute(sql, args):
+        r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
         signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
-        name[pid] = sum(w for w, on in zip(widf, r[6:]) if on)
+        a_on = r[6 : 6 + nw]
+        name[pid] = sum(w for w, on in zip(widf, a_on) if on)
+        if NAME_AS_WRITTEN and (r[4] or any(a_on)):
+            flags[pid] = (a_on, r[4])
+    # as on SQLite (_rank): a query word names the page only when its title or an alias holds
+    # it as written (names_word), not a word sharing its 'english' stem; a weight whose fields
+    # hold the query's words only by their stem weighs 0 in the page's BM25. The names' texts of
+    # the pages a name field matched, in one statement (ids written into the SQL: integers)
+    texts = conn.execute("SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ("
+                         + ",".join(map(str, flags)) + ")").fetchall() if flags else []
+    for pid, title, aliases, path, headings in texts:
+        a_on, b_on = flags[pid]
+        stem = ""
+        # (folded[j] in held: the word as written, names_word's first test, without a call)
+        if any(a_on):  # A (title, aliases): per query word, as on SQLite
+            held = name_words(title) | name_words(aliases or "")
+            named = [widf[j] for j, word in enumerate(words) if a_on[j] and (folded[j] in held or names_word(word, held, word in prefixes))]
+            name[pid] = sum(named)
+            stem += "" if named else "A"
+        if b_on:  # B (path, headings) matched a query term: stem-only when it holds no query word as written
+            held = name_words(path) | name_words(headings or "")
+            if held.isdisjoint(folded) and not any(names_word(word, held, word in prefixes) for word in words):
+                stem += "B"
+        if STEM_FIELDS_UNWEIGHTED and stem and bm[pid]:
+            unweigh[pid] = stem
+    if unweigh:
+        _unweigh_pg(conn, unweigh, [(i, per_term[i]) for i in live], idf, a_len, b_len, bm, cbm)
     if not bm:
         return []
     ids = list(bm)
@@ -1378,6 +1423,27 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
     _best_first(conn, out, ids)
     return out[: int(limit)]
+
+
+def _unweigh_pg(conn, unweigh: dict[int, str], terms: list[tuple[int, tuple[str, list]]], idf: list[float],
+                a_len: float, b_len: float, bm: dict[int, float], cbm: dict[int, float]) -> None:
+    """:func:`_rank_pg`'s BM25 of the pages of ``unweigh`` (``{page_id: "A", "B" or "AB"}``: the
+    tsvector weights whose fields hold the query's words only by their stem) again, with those
+    weights 0 (:data:`_PG_TF_WEIGHTS` order ``{D, C, B, A}``), in one statement; ``bm`` and
+    ``cbm`` (the coordination factor kept, as SQLite's ``_rank`` keeps it) updated in place.
+    Scores only fall."""
+    ws = {"A": "{0.2,0.2,0.4,0}", "B": "{0.2,0.2,0,1.0}", "AB": "{0.2,0.2,0,0}"}
+    ids = sorted(unweigh)
+    fcols = "".join(f", ts_rank_cd(x.w, (x.v).f1, {q})::float8 * {_PG_TF_SCALE!r}" for _i, (q, _a) in terms)
+    sql = (f"SELECT x.id, length((x.v).f1){fcols} FROM (SELECT p.id, u.w::float4[] AS w, ROW(p.search_tsv) AS v "
+           "FROM unnest(?::bigint[], ?::text[]) AS u(id, w) JOIN pages p ON p.id = u.id OFFSET 0) AS x")
+    args = [x for _i, (_q, a) in terms for x in a] + [ids, [ws[unweigh[i]] for i in ids]]
+    for r in conn.execute(sql, args):
+        pid, dl = int(r[0]), float(r[1])
+        v = sum(idf[i] * f * (_K1 + 1) / (f + a_len + b_len * dl) for (i, _), f in zip(terms, map(float, r[2:])))
+        if bm.get(pid):
+            cbm[pid] = cbm[pid] * v / bm[pid]
+            bm[pid] = v
 
 
 def _body_only(q: str) -> str:
