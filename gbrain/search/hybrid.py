@@ -52,7 +52,7 @@ import numpy as np
 from ..errors import BadInput, ModelUnavailable, ProviderError
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
 from .keyword import copies_below_originals, keyword_candidates, search as keyword_search
-from .vectors import VectorIndex, active_model, stale_count
+from .vectors import VectorIndex, active_model, stale_count, stored_dims
 
 #: candidates taken from each side before fusion
 CANDIDATES = 300
@@ -191,31 +191,34 @@ def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, type: str | 
         c.close()
 
 
-def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None, embedding: _Embedding | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
+def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None, embedding: _Embedding | None = None,
+                  dims: int | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
     """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``.
-    ``embedding``: the question's vector already being computed (else it is started here)."""
+    ``embedding``: the question's vector already being computed (else it is started here);
+    ``dims``: the model's stored vector size when already read (:func:`~.vectors.stored_dims`)."""
     # embed the question (a cold process loads the model) while the index loads
     emb = embedding or _Embedding(model, question)
     if getattr(conn, "dialect", "sqlite") == "postgres":  # pgvector's HNSW index, no numpy copy
         from .vectors import PgVectors
 
         got = emb.after()  # already ranked on a second connection (query's hybrid mode)
-        _same_size(conn, model.model_id, emb.get())
+        _same_size(conn, model.model_id, emb.get(), dims)
         pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32), text=got[1] if got else None)
         return pv, None, got[0] if got else pv.top_pages(limit, type)  # type: ignore[return-value]
     idx = VectorIndex.get(conn, db_key, model.model_id)
     qv = emb.get()
-    _same_size(conn, model.model_id, qv)
+    _same_size(conn, model.model_id, qv, dims)
     scores = idx.scores(qv)
     return idx, scores, idx.top_pages(scores, limit, _of_type(conn, type))
 
 
-def _same_size(conn: sqlite3.Connection, model_id: str, qv) -> None:
+def _same_size(conn: sqlite3.Connection, model_id: str, qv, dims: int | None = None) -> None:
     """Raise :class:`~.vectors.DimsChanged` (a provider error: query falls back to keywords)
-    when the question's vector has another size than the model's stored ones."""
-    from .vectors import DimsChanged, dims_changed_message, stored_dims
+    when the question's vector has another size than the model's stored ones (``dims``, when
+    already read)."""
+    from .vectors import DimsChanged, dims_changed_message
 
-    d = stored_dims(conn, model_id)
+    d = dims if dims is not None else stored_dims(conn, model_id)
     if d is not None and len(qv) != d:
         raise DimsChanged(dims_changed_message(model_id, len(qv), d))
 
@@ -315,7 +318,10 @@ def query(
             notes.append(model.key_note)
         if hasattr(model, "wait_s"):  # a server: a bounded wait, then keyword results
             model.wait_s = embed_wait(cfg)
-    if mode != "keyword" and not has_vectors(conn, model.model_id):
+    # the model's vector size (one statement: there are vectors at all, and the question's
+    # vector is checked against it without another)
+    dims = stored_dims(conn, model.model_id) if mode != "keyword" else None
+    if mode != "keyword" and dims is None:
         others = conn.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model").fetchall()
         msg = f"no embeddings for {model.model_id}"
         if others:
@@ -329,9 +335,6 @@ def query(
         hits = keyword_search(conn, question, type=type, limit=limit, warn=notes.append)
         return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", [])} for h in hits], "mode": "keyword", "model": None, "notes": notes}
 
-    stale = stale_count(conn, model.model_id)
-    if stale:
-        notes.append(f"{stale:,} page(s) not embedded yet, changed since or cut by an older chunking; run `gbrain embed --stale`")
     db_key = _db_key(brain)
     k = max(int(limit), candidates)
     # the question is encoded in a thread while this one ranks the keyword side (the database
@@ -344,11 +347,15 @@ def query(
         url, mid = conn.url, model.model_id
         then = lambda v: _pg_top_pages(url, mid, v, k, type)  # noqa: E731
     emb = _Embedding(model, question, then)
+    # (while the question is encoded)
+    stale = stale_count(conn, model.model_id)
+    if stale:
+        notes.append(f"{stale:,} page(s) not embedded yet, changed since or cut by an older chunking; run `gbrain embed --stale`")
     # plain BM25 (no coordination factor): the fusion weights were tuned on it, and with the
     # factor `query` fell 0.7430 → 0.7378 nDCG@10 on SciFact (docs/search.md, "Coordination")
     kw = keyword_candidates(conn, question, type=type, limit=k, coordinate=False) if mode != "vector" else []
     try:
-        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, embedding=emb)
+        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, embedding=emb, dims=dims)
     except (ModelUnavailable, ProviderError) as e:
         # the vectors are there but the model to embed the question is not (not installed, its
         # server down, hung or answering nonsense): keywords still work
@@ -396,7 +403,7 @@ def query(
     meta = {p: (p, i[2], i[3], i[0]) for p, i in pinfo.items()}  # (the boosts read every hit's row)
     need = [p for p in pids if p not in meta]
     if need:
-        meta.update((r[0], r) for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(need))})", need))
+        meta.update((r[0], r) for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join(str(int(p)) for p in need)})"))
     # each hit's chunk nearest the question: known from the vector side, else (pages found by
     # keywords only) looked up; their texts read in the same statement on Postgres
     row_ids, texts = _passage_rows(conn, idx, scores, pids, best_rows)
@@ -472,7 +479,8 @@ def _boost(conn: sqlite3.Connection, ranked: list[tuple[int, float]], question: 
     info = {} if info is None else info
     need = [p for p, _ in ranked if p not in info]
     if need:
-        info.update((r[0], (r[1], r[2], r[3], r[4])) for r in conn.execute(f"SELECT id, type, updated_at, slug, title FROM pages WHERE id IN ({','.join('?' * len(need))})", need))
+        # ids written into the SQL (integers: no parse of hundreds of parameters per call)
+        info.update((r[0], (r[1], r[2], r[3], r[4])) for r in conn.execute(f"SELECT id, type, updated_at, slug, title FROM pages WHERE id IN ({','.join(str(int(p)) for p in need)})"))
     out = []
     for pid, s in ranked:
         t, upd = info.get(pid, ("", ""))[:2]
