@@ -9,6 +9,14 @@ The checks (names are stable; they are the ``check`` field of every finding):
 
 ``dead_links``
     A link whose target resolves to no page (``links.to_page_id IS NULL``).
+``dead_anchors``
+    A link to a heading or block of a page (``[[Page#Heading]]``, ``![[Page#^block]]``,
+    ``[t](page.md#heading)``, ``[[#Heading]]`` within the page) whose page exists but has no such
+    heading or block id (:func:`_dead_anchors`).
+``dead_attachments``
+    An embed or link of a file that is not a page (``![[image.png]]``, ``[pdf](../files/x.pdf)``,
+    ``![alt](img.png)``: an attachment extension, :data:`~gbrain.page.markdown.ATTACHMENT_EXTS`)
+    that names no file in the brain (:func:`_dead_attachments`).
 ``orphans``
     A page no *other* page links to (self-links do not count). Left out: conflict copies (the
     ``conflicts`` check lists them) and the records the skills leave unlinked, pages of type
@@ -75,6 +83,8 @@ from ..page.slugs import conflict_original, identity_key, loose_key, name_key, n
 
 CHECKS = (
     "dead_links",
+    "dead_anchors",
+    "dead_attachments",
     "orphans",
     "stale_compiled_truth",
     "open_threads",
@@ -354,6 +364,124 @@ def _guessed_path_links(conn, index) -> list[dict]:
         if name_key(r["target"].strip()) == r["to_name"] or resolve(index, r["slug"], r["kind"], r["target"], by_file=True) is not None:
             continue
         out.append({k: r[k] for k in ("id", "slug", "kind", "target", "context", "to_slug")})
+    return out
+
+
+_WORD_RE = re.compile(r"[\W_]+")
+_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
+_ATX_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
+_HTML_ID_RE = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
+
+
+def _loose(s: str) -> str:
+    """A heading or anchor compared loosely: NFC, casefolded, letters and digits only, so Obsidian's
+    ``[[P#Use: links]]`` (``:`` written as a space), its heading text with or without markup and
+    a GitHub-style ``#use-links`` all meet."""
+    return _WORD_RE.sub("", nfc(s).casefold())
+
+
+def _body_rows(brain, only: "set[str] | None", like: tuple[str, ...]):
+    """Pages (id, slug, path, body) whose body holds one of the ``like`` patterns (SQL LIKE)."""
+    cond = " OR ".join(f"p.{col} LIKE ?" for _ in like for col in ("compiled_truth", "timeline"))
+    args = [x for x in like for _c in (0, 1)]
+    for r in brain.conn.execute(f"SELECT p.id, p.slug, p.path, p.compiled_truth, p.separator, p.timeline FROM pages p WHERE {cond} ORDER BY p.slug", args):
+        if only is None or r["slug"] in only:
+            yield r, r["compiled_truth"] + r["separator"] + r["timeline"]
+
+
+def _dead_anchors(brain, only: "set[str] | None" = None) -> list[dict]:
+    """Links to a heading or block (``#…``) of a page that exists but has no such heading
+    (compared by :func:`_loose`; each part of ``#H1#H2`` must be one) or block id (``#^id``: a
+    line ending in ``^id``; an ``id=``/``name=`` attribute in the page's HTML counts as an anchor
+    too). A link to no page is ``dead_links``'; one to an attachment (``x.pdf#page=3``) is not
+    judged. Reads the text of the pages that write ``#`` in a link and of their targets."""
+    from ..page.linkedit import written_links
+    from ..page.links import SqlIndex, resolve
+    from ..page.markdown import _page_target
+
+    index = SqlIndex(brain.conn)
+    marks: dict[int, tuple[set[str], set[str]]] = {}
+
+    def anchors_of(pid: int) -> tuple[set[str], set[str]]:
+        if pid not in marks:
+            row = brain.conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
+            page = brain.parsed(row)
+            body = page.body
+            heads = {_loose(h) for h in page.headings} | {_loose(h) for h in _ATX_RE.findall(body)} | {_loose(h) for h in _HTML_ID_RE.findall(body)}
+            marks[pid] = (heads, {b.casefold() for b in _BLOCK_ID_RE.findall(body)})
+        return marks[pid]
+
+    out = []
+    for r, body in _body_rows(brain, only, ("%[[%#%", "%](%#%")):
+        seen = set()
+        for w in written_links(body):
+            if w.anchor is None or not w.anchor.strip() or w.form in seen:
+                continue
+            seen.add(w.form)
+            if w.name:
+                target = _page_target(w.name)
+                if target is None:  # an attachment: pdf#page=3 is not a heading
+                    continue
+                pid = resolve(index, r["slug"], "markdown" if w.kind in ("markdown", "image") else "wiki", target)
+                if pid is None:
+                    continue  # a dead link: dead_links reports it
+            else:
+                pid = r["id"]
+            heads, blocks = anchors_of(pid)
+            a = w.anchor.strip()
+            if a.startswith("^"):
+                ok = a[1:].strip().casefold() in blocks
+                what = f"block ^{a[1:].strip()}"
+            else:
+                parts = [_loose(x) for x in a.split("#") if x.strip()]
+                ok = all(not x or x in heads for x in parts)
+                what = f"heading '{a}'"
+            if ok:
+                continue
+            to = brain.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone()["slug"]
+            where = "this page" if pid == r["id"] else to
+            out.append({"check": "dead_anchors", "slug": r["slug"], "target": to, "anchor": a, "kind": w.kind, "form": w.form,
+                        "message": f"{w.form} points at the {what} of {where}, which it does not have",
+                        "action": f"point the link at a heading or block {where} has (`gbrain get {to}`), or drop the anchor "
+                                  f"(`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"})
+    return out
+
+
+def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
+    """Embeds and links of attachments (an extension of
+    :data:`~gbrain.page.markdown.ATTACHMENT_EXTS`: ``![[image.png]]``, ``[pdf](../files/x.pdf)``,
+    ``![alt](img.png)``) that name no file in the brain. A name is found as Obsidian finds one,
+    case-insensitively: the path relative to the linking page, from the brain's root, a path
+    ending in it, or (a bare name) a file of that name in any folder."""
+    from ..page.linkedit import written_links
+    from ..page.markdown import ATTACHMENT_EXTS
+
+    paths: set[str] | None = None
+    names: set[str] = set()
+    out = []
+    for r, body in _body_rows(brain, only, ("%[[%", "%](%")):
+        if not any(("." + e) in body.casefold() for e in ATTACHMENT_EXTS):
+            continue
+        seen = set()
+        for w in written_links(body):
+            name = w.name.strip()
+            ext = posixpath.basename(name).rsplit(".", 1)[1].casefold() if "." in posixpath.basename(name) else ""
+            if ext not in ATTACHMENT_EXTS or w.form in seen:
+                continue
+            seen.add(w.form)
+            if paths is None:
+                paths = {nfc(p).casefold() for (p,) in brain.conn.execute("SELECT path FROM files")}
+                names = {posixpath.basename(p) for p in paths}
+            key = nfc(name).casefold()
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(r["path"]), key))
+            root = posixpath.normpath(key.lstrip("/"))
+            if rel in paths or root in paths or ("/" not in key.strip("/") and key in names) or any(p.endswith("/" + root) for p in paths):
+                continue
+            what = "embeds" if w.kind in ("embed", "image") else "links to"
+            out.append({"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
+                        "message": f"{what} '{name}', which is no file in the brain ({w.form})",
+                        "action": f"put the file in the brain's folder (then `gbrain sync`), correct the path, or drop the link "
+                                  f"(`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"})
     return out
 
 
@@ -1257,8 +1385,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
             notes.update(extra)
         elif c == "open_threads":
             found = _open_threads(brain, day, thread_days)
-        elif c == "dead_links":
-            found = _dead_links(brain, only)
+        elif c in ("dead_links", "dead_anchors", "dead_attachments"):
+            found = globals()["_" + c](brain, only)
         else:
             found = globals()["_" + c](brain)
         if only is not None:

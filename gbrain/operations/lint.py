@@ -18,7 +18,8 @@ def _checks_arg(v: str | None) -> list[str] | None:
 
 
 _LINT_DESC = (
-    "dead_links, orphans, stale_compiled_truth (timeline newer than "
+    "dead_links, dead_anchors (a [[Page#Heading]] / #^block the page lacks), dead_attachments (![[image.png]], [pdf](x.pdf) "
+    "naming no file in the brain), orphans, stale_compiled_truth (timeline newer than "
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
     "copies are no orphans or duplicate titles; nor are pages of type briefing or report). Returns "

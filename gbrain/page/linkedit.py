@@ -71,6 +71,60 @@ def link_spans(text: str) -> list[LinkSpan]:
     comments and the blocks the parser reads no link in (``%% … %%`` comment blocks, ``$$`` math:
     :func:`gbrain.page.markdown.unread_spans`, asked of the parser itself when the text holds
     ``%%`` or ``$$``); links without a page target (external URLs, attachments) are left out."""
+    return _scan(text, _LINK_RE, _span)
+
+
+#: every link form, markdown images too (``![alt](img.png)``): :func:`written_links`
+_ANY_RE = re.compile(
+    r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
+    r"|(?P<md>(?P<img>!?)\[[^\[\]\n]*\]\((?P<url>[^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\))"
+)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@dataclass
+class WrittenLink:
+    """A link as written, attachments and anchors included (:func:`written_links`): ``kind``
+    ``wiki``, ``embed``, ``markdown`` or ``image`` (``![alt](url)``); ``name`` the path or name
+    written before any ``#`` (decoded for markdown; '' for a link within the page, ``[[#H]]``);
+    ``anchor`` what follows the first ``#`` (``Heading``, ``H1#H2``, ``^block``; decoded), or None;
+    ``form`` the exact text."""
+
+    kind: str
+    name: str
+    anchor: str | None
+    form: str
+
+
+def _written(m: re.Match, pos: int) -> WrittenLink | None:
+    if m.group("wiki"):
+        head, bar, _alias = m.group("body").partition("|")
+        if bar and head.endswith("\\"):
+            head = head[:-1]
+        name, hash_, anchor = head.strip().partition("#")
+        return WrittenLink("embed" if m.group("bang") else "wiki", name.strip(), anchor.strip() if hash_ else None, m.group("wiki"))
+    url = m.group("url").strip()
+    if url.startswith("<") and url.endswith(">"):
+        url = url[1:-1].strip()
+    if not url or url.startswith("//") or _SCHEME.match(url):
+        return None  # an external URL
+    path, hash_, anchor = url.partition("#")
+    path = path.split("?", 1)[0]
+    return WrittenLink("image" if m.group("img") else "markdown", unquote(path), unquote(anchor) if hash_ else None, m.group("md"))
+
+
+def written_links(text: str) -> list[WrittenLink]:
+    """Every wiki link, embed, markdown link and markdown image of ``text`` (a page body) that
+    is not an external URL, in order, where :func:`link_spans` finds links (outside code, HTML
+    comments, ``%%`` comments and math), attachments (``![[image.png]]``, ``[pdf](x.pdf)``) and
+    links within the page (``[[#Heading]]``, ``[x](#h)``) included: what the lint's
+    ``dead_anchors`` and ``dead_attachments`` checks read."""
+    return _scan(text, _ANY_RE, _written)
+
+
+def _scan(text: str, pattern: "re.Pattern", make) -> list:
+    """``make(match, line_offset)`` of each match of ``pattern`` in ``text`` where the parser
+    reads links (see :func:`link_spans`), None results left out."""
     unread = unread_spans(text) if ("%%" in text or "$$" in text) else []
     starts = [a for a, _z in unread]
     out: list[LinkSpan] = []
@@ -103,12 +157,12 @@ def link_spans(text: str) -> list[LinkSpan]:
                 comment = True
             for cm in hidden + [None]:
                 seg_end = cm.start() if cm else len(ln)
-                for m in _LINK_RE.finditer(ln, last, seg_end):
+                for m in pattern.finditer(ln, last, seg_end):
                     if unread:  # inside a block the parser reads no link in?
                         i = bisect_right(starts, pos + m.start()) - 1
                         if i >= 0 and pos + m.start() < unread[i][1]:
                             continue
-                    sp = _span(m, pos)
+                    sp = make(m, pos)
                     if sp is not None:
                         out.append(sp)
                 last = cm.end() if cm else len(ln)

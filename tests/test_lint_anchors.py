@@ -1,0 +1,42 @@
+"""lint's dead_anchors and dead_attachments: Obsidian links to a heading or block a page does not
+have, and embeds/links of files that are not in the brain (dead_links never saw either: anchors
+are cut from a link's target, and attachments are no links)."""
+from __future__ import annotations
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+
+PAGES = {
+    "notes/target.md": "# Target\n\n## First Heading\n\nText. ^blk-1\n\n### Use: links\n\n<a id=\"custom\"></a>\n",
+    "notes/src.md": (
+        "# Src\n\n## Here\n\n"
+        "Good: [[target#First Heading]] ![[target#^blk-1]] [[target#First Heading#Use links]] [[#Here]] "
+        "[t](target.md#first-heading) [t](target.md#First%20Heading) [c](target.md#custom) ![[pic.png]] "
+        "![a](files/pic.png) [d](../notes/files/doc.pdf) ![[doc.pdf#page=3]] [[nowhere#x]] [w](https://x.org/a.png)\n\n"
+        "Bad: [[target#No Such]] ![[target#^nope]] [[#Missing here]] [m](target.md#gone) ![[lost.png]] [p](../files/x.pdf) ![b](img/none.jpg)\n\n"
+        "```\n[[target#In Code]] ![[code.png]]\n```\n"
+    ),
+}
+
+
+def test_dead_anchors_and_attachments_flag_only_what_is_missing(tmp_path, db_path):
+    root = tmp_path / "v"
+    for rel, text in PAGES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "notes" / "files").mkdir()
+    (root / "notes" / "files" / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    (root / "notes" / "files" / "doc.pdf").write_bytes(b"%PDF-1.4\n\0")
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, root)["ok"]
+        r = ops.run("lint", {"check": "dead_anchors,dead_attachments", "limit": 0}, brain=b)
+        only = ops.run("lint", {"check": "dead_attachments", "slug": "notes/target"}, brain=b)
+    got = sorted((f["check"], f["form"]) for f in r["findings"])
+    assert got == sorted([
+        ("dead_anchors", "[[target#No Such]]"), ("dead_anchors", "![[target#^nope]]"), ("dead_anchors", "[[#Missing here]]"),
+        ("dead_anchors", "[m](target.md#gone)"),
+        ("dead_attachments", "![[lost.png]]"), ("dead_attachments", "[p](../files/x.pdf)"), ("dead_attachments", "![b](img/none.jpg)"),
+    ]), got
+    assert all(f["slug"] == "notes/src" for f in r["findings"])
+    assert only["counts"] == {"dead_attachments": 0}
