@@ -21,8 +21,15 @@ import pathspec
 IGNORE_FILE = ".gbrainignore"
 VCS_DIRS = {".git", ".hg", ".svn"}
 TMP_PREFIX = ".gbrain-tmp-"
-#: editors' swap/backup/temp name endings (:func:`is_temp_name`)
-TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", "___jb_tmp___", "___jb_old___", ".crswap")
+#: editors' swap/backup/temp name endings (:func:`is_temp_name`): vim's swap files, the ``~``
+#: backups of vim, emacs, nano and Kate, JetBrains' safe-write files, Chrome's ``.crswap``, the
+#: ``.tmp`` of atomic saves (Syncthing's ``.syncthing.NAME.tmp`` too), Kate's swap, downloads
+#: in progress (Chrome's ``.crdownload``, Firefox's and KIO's ``.part``)
+TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", "___jb_tmp___", "___jb_old___", ".crswap",
+                 ".tmp", ".kate-swp", ".crdownload", ".part")
+#: temp name beginnings: gbrain's own, emacs' lock links, LibreOffice's locks, GIO's atomic
+#: replace (gedit, GNOME Text Editor: ``.goutputstream-XXXXXX``, renamed over the note)
+TEMP_PREFIXES = (TMP_PREFIX, ".#", ".~lock.", ".goutputstream-")
 
 
 def change_stamp(st: os.stat_result) -> int:
@@ -44,18 +51,19 @@ def file_id(st: os.stat_result) -> int:
 
 
 def is_temp_name(name: str) -> bool:
-    """Editor temp/swap/backup files and gbrain's own atomic-write temp files. Called for every
-    name of every walk: most names fail the first test (a temp name starts with ``.``, ``#`` or
-    ``4`` or ends in one of :data:`TEMP_SUFFIXES`)."""
+    """Editor temp/swap/backup files, atomic-save temp files, downloads in progress and
+    gbrain's own atomic-write temp files: never part of the brain, not even for a moment (no
+    ``.gbrainignore`` line brings them in; a backup a person may keep, ``*.bak``, is a default
+    ignore rule instead: :data:`DEFAULT_IGNORE`). Called for every name of every walk: most
+    names fail the first test (a temp name starts with ``.``, ``#`` or ``4`` or ends in one of
+    :data:`TEMP_SUFFIXES`)."""
     if name[:1] not in ".#4" and not name.endswith(TEMP_SUFFIXES):
         return False
     return (
-        name.startswith(TMP_PREFIX)
+        name.startswith(TEMP_PREFIXES)
         or name.endswith(TEMP_SUFFIXES)
-        or name.startswith(".#")
         or (name.startswith("#") and name.endswith("#"))
         or name == "4913"  # vim's write-permission probe
-        or name.startswith(".~lock.")
     )
 
 
@@ -111,7 +119,13 @@ SYSTEM_METADATA = (".DS_Store", "._*", "Icon[\r]", "Thumbs.db", "ehthumbs.db", "
 #: settings, which change on every click (workspace.json), its trash, and
 #: :data:`SYSTEM_METADATA`. The user's lines come after these, so a negation brings one back
 #: (gitignore's last-match-wins).
-DEFAULT_IGNORE = (".obsidian/", ".trash/") + SYSTEM_METADATA
+DEFAULT_IGNORE = (".obsidian/", ".trash/") + SYSTEM_METADATA + ("*.bak", "*.orig")
+
+#: backups an editor or a tool leaves beside a file (``note.md.bak``; ``note.md.orig`` from a
+#: merge or ``patch``): ignored by default, as an editor's save that renames the note to its
+#: backup would store it for a moment, but a person may keep them on purpose: ``!*.bak`` in
+#: ``.gbrainignore`` brings them in
+BACKUP_SUFFIXES = (".bak", ".orig")
 
 
 def is_system_metadata(name: str) -> bool:
@@ -232,6 +246,9 @@ def ignore_reason(rel: str) -> str:
         return f"ignored by default (Obsidian's {'settings' if name == '.obsidian/' else 'trash'}; `!{name}` in .gbrainignore syncs it)"
     if not rel.endswith("/") and is_system_metadata(name[:-1]):
         return f"ignored by default (a system metadata file; `!{escaped(name[:-1])}` in .gbrainignore syncs it)"
+    if name[:-1].endswith(BACKUP_SUFFIXES):  # (a folder too: `*.bak` is a gitignore name pattern)
+        ext = name[:-1][name[:-1].rfind("."):]
+        return f"ignored by default (a backup; `!*{ext}` in .gbrainignore syncs it)"
     return "ignored by .gbrainignore"
 
 
@@ -373,7 +390,7 @@ def walk_tree(
                     continue
                 if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
                     if report_ignored and not is_system_metadata(name):  # as below
-                        skipped.append((rel, "ignored by .gbrainignore"))
+                        skipped.append((rel, ignore_reason(rel)))
                     continue
                 add((rel, NOT_TAKEN, NOT_TAKEN))
                 continue
@@ -391,7 +408,7 @@ def walk_tree(
                 continue
             if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
                 if report_ignored and not is_system_metadata(name):  # one per folder: no news
-                    skipped.append((rel, "ignored by .gbrainignore"))
+                    skipped.append((rel, ignore_reason(rel)))
                 continue
             m, c = st.st_mtime_ns, st.st_ctime_ns
             add((rel, st.st_size, m if m > c else c))  # change_stamp(st), inlined
