@@ -722,6 +722,32 @@ def test_a_brain_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of
         w.kill()
 
 
+def test_a_brain_that_cannot_even_be_opened_on_a_full_disk_is_waited_for(tmp_path, brain_tree, small_fs, run):
+    """The open itself failed on a full disk (a new brain, which needs space to be made; the same
+    for a schema upgrade or a reader the full disk refuses): watch exited with "the disk holding
+    … is full" (and left an empty file that the next start refused as "not a brain"). It says
+    it once, waits, and makes the brain and syncs once there is space."""
+    db = small_fs / "new.db"
+    filler = fill_up(small_fs)
+    w = Watch(brain_tree, db)
+    try:
+        wait_for(lambda: w.saw("is full"), "watch to say the disk is full")
+        line = next(x for x in w.lines if "is full" in x)
+        assert "nothing was lost" in line and "tries again" in line, line
+        assert w.p.poll() is None, w.lines  # still running
+        assert not db.exists() or db.stat().st_size > 0  # no empty file that is no brain
+        assert run("watch", str(brain_tree), "--once", "--db", str(db)).returncode != 0  # once: nothing to wait for
+        filler.unlink()
+        wait_for(lambda: db.exists() and db.stat().st_size > 0, "the brain to be made", timeout=90)
+        with Brain.open(db) as b:
+            wait_for(lambda: text_of(b, "people/ana-lima") is not None, "the folder to reach the brain", timeout=90)
+            settle(b, brain_tree)
+        assert len([x for x in w.lines if "is full" in x]) == 1, w.lines
+        assert stop_ok(w) is not None
+    finally:
+        w.kill()
+
+
 def test_a_folder_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of_exiting(tmp_path, brain_tree, small_fs, db_path, run):
     """The catch-up sync at start writes a page of the brain into a folder whose disk is full:
     said once, watch goes on, and the file is written once space returns."""

@@ -170,6 +170,8 @@ class Brain:
         self.vouched = False
         self._open_lock: tuple[int, str] | None = None
         self._suggesting = False  # suggest() is running: a lookup inside it does not suggest in turn
+        #: why the brain is not open (:meth:`offline`: its disk is full), else None
+        self.offline_reason: str | None = None
 
     # ---- lifecycle ----------------------------------------------------------
 
@@ -193,6 +195,18 @@ class Brain:
         b._open_lock = lock
         if unclean:
             b.check_sound(raise_=False)
+        return b
+
+    @classmethod
+    def offline(cls, db: str | os.PathLike | None, reason: str) -> "Brain":
+        """A brain not opened: its SQLite file's disk is full, so not even a reader could be made
+        (``reason``, the error that said so). Its connection is closed; ``watch`` (the only
+        operation that takes one: ``Operation.waits_for_space``) opens it once there is space."""
+        conn = sqlite3.connect(":memory:")
+        conn.close()
+        b = cls(conn, dbmod.resolve_db_path(db))  # type: ignore[arg-type]
+        b.offline_reason = reason
+        b._checked = True  # nothing to check before it is open
         return b
 
     def refuse_writes(self) -> None:

@@ -100,8 +100,13 @@ def _read_source(file: str) -> str:
 
 def _sources_with_ref(b: Brain, source_ref: str) -> list:
     """The rows of the pages under ``sources/`` whose frontmatter ``source_ref`` is ``source_ref``,
-    oldest first (normally one: a ref names one source; older versions of ingest made one a day)."""
-    rows = b.conn.execute("SELECT slug, frontmatter FROM pages WHERE slug LIKE 'sources/%' ORDER BY id").fetchall()
+    oldest first (normally one: a ref names one source; older versions of ingest made one a day).
+    Found through the index of the sources' refs (``storage/db.py: source_ref_sql``, v20), not
+    by reading every source page: the ref must equal the frontmatter value as text (a number's
+    digits, as written; a ``true`` or a list is no ref)."""
+    from ..storage.db import source_ref_sql
+
+    rows = b.conn.execute(f"SELECT slug, frontmatter FROM pages WHERE slug LIKE 'sources/%' AND {source_ref_sql(b.conn)} = ? ORDER BY id", (source_ref,)).fetchall()
     out = []
     for r in rows:
         try:

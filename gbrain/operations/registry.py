@@ -138,6 +138,11 @@ class Operation:
     #: writes nothing on a file exactly as a passing check left it is not checked again
     #: (``Brain.finish_check``)
     check_beside: bool = False
+    #: a SQLite brain that cannot be opened because its disk is full (not even for reading: a new
+    #: brain, a schema upgrade, the full-disk reader refused) is handed over unopened
+    #: (``Brain.offline``, :attr:`Brain.offline_reason` says why) instead of failing: ``watch``
+    #: says it once and opens it once there is space
+    waits_for_space: bool = False
     #: long-running: the MCP server runs it on a connection of its own, so other calls go on
     own_connection: bool = False
     # --- MCP tool annotations (https://modelcontextprotocol.io: ToolAnnotations) -------------
@@ -578,8 +583,23 @@ def _run_checked(o: Operation, a: dict, ctx: Context, brain: Brain | None) -> An
             return o.handler(None, a, ctx)  # type: ignore[arg-type]
         if brain is not None:
             return _guarded(o, brain, a, ctx)
-        with Brain.open(ctx.db, create=(o.db == "create")) as b:
+        try:
+            opened = Brain.open(ctx.db, create=(o.db == "create"))
+        except GBrainError as e:
+            if not (o.waits_for_space and _full_at_open(e, ctx.db)):
+                raise
+            opened = Brain.offline(ctx.db, str(e))
+        with opened as b:
             return _guarded(o, b, a, ctx)
+
+
+def _full_at_open(e: GBrainError, db) -> bool:
+    """Whether opening the brain ``db`` failed because the disk holding its SQLite file is full
+    (``storage/db.py: connect`` says "the disk holding … is full")."""
+    from ..storage.db import disk_full, is_url, resolve_db_path
+
+    path = resolve_db_path(db)
+    return not is_url(str(path)) and "is full" in str(e) and disk_full(path)
 
 
 def _handled(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
@@ -610,7 +630,9 @@ def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
 
     from ..storage.db import db_error
 
-    if o.mutating and o.check_beside:
+    if getattr(b, "offline_reason", None):
+        pass  # not open (a full disk): the handler opens it once there is space
+    elif o.mutating and o.check_beside:
         b.start_check()
     elif o.mutating:
         b.check_sound()

@@ -131,8 +131,11 @@ def _watch_text(r: dict, a: dict) -> str:
     db="create",
     text=_watch_text,
     mutating=True,
+    waits_for_space=True,
 )
 def _watch(b, a, ctx):
+    if b.offline_reason and a.get("once"):
+        raise GBrainError(b.offline_reason)  # a full disk: sync once has nothing to wait for
     if a.get("once"):
         return _sync(b, {"dir": a["dir"], "rebind": a.get("rebind"), "confirm_delete": a.get("confirm_delete")}, ctx)
     from ..sync.watch import Watcher

@@ -801,6 +801,28 @@ def _m19_property_links(conn: sqlite3.Connection) -> None:
 
 
 
+#: the value the index of sources' refs holds (v20, ``idx_pages_source_ref``, only for the pages
+#: under ``sources/``): the frontmatter's ``source_ref`` as text. A query uses it by writing this
+#: expression and ``slug LIKE 'sources/%'`` exactly so (``operations/agents.py``). Postgres:
+#: :data:`PG_SOURCE_REF_SQL` (``pg_v20.sql``).
+SOURCE_REF_SQL = "CASE WHEN json_valid(frontmatter) THEN CAST(json_extract(frontmatter, '$.source_ref') AS TEXT) END"
+#: the same on Postgres: ``gb_source_ref`` (``pg_v20.sql``; NULL for a frontmatter ``json`` refuses)
+PG_SOURCE_REF_SQL = "gb_source_ref(frontmatter)"
+
+
+def source_ref_sql(conn) -> str:
+    """The indexed expression of a page's ``source_ref`` for ``conn``'s engine
+    (:data:`SOURCE_REF_SQL`, :data:`PG_SOURCE_REF_SQL`)."""
+    return PG_SOURCE_REF_SQL if is_postgres(conn) else SOURCE_REF_SQL
+
+
+def _m20_source_refs(conn: sqlite3.Connection) -> None:
+    """An index of the sources' refs: ``ingest`` finds the page of a ``source_ref`` by it instead
+    of loading the frontmatter JSON of every page under ``sources/`` (an expression index over
+    :data:`SOURCE_REF_SQL`, partial: the pages under ``sources/`` only)."""
+    conn.execute(f"CREATE INDEX IF NOT EXISTS idx_pages_source_ref ON pages({SOURCE_REF_SQL}) WHERE slug LIKE 'sources/%'")
+
+
 def _m18_file_ids(conn: sqlite3.Connection) -> None:
     """Move pairing by file identity: ``sync_state.file_id``, the file's device and inode when
     its base was recorded (:func:`gbrain.sync.scan.file_id`; NULL: not recorded yet, filled as
@@ -813,7 +835,7 @@ def _m18_file_ids(conn: sqlite3.Connection) -> None:
 
 
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -991,6 +1013,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     if empty and not allow_empty_file:
         raise BadInput(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {p}` to make it a new brain")
     ro = is_read_only(p) and p.exists()
+    new = not p.exists()
     try:
         conn = raw_connect(p, read_only=ro)
     except sqlite3.Error as e:
@@ -1015,6 +1038,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         if "malformed" in str(e).lower():
             raise db_error(e, p, wrote=False, opening=True) from e
         if not ro and any(k in str(e).lower() for k in ("i/o", "full", "unable to open")) and disk_full(p):
+            if new:
+                _drop_empty(p)  # a new brain the full disk refused: no empty file left behind
             return _connect_on_full_disk(p, e)
         if "file is not a database" in str(e).lower():  # not SQLite at all: the wrong file was named
             raise BadInput(f"{p} is not a usable brain database: {e}") from e
@@ -1052,6 +1077,18 @@ def disk_full(p: Path | str) -> bool:
     return st.f_bavail * st.f_frsize < FULL_DISK_BYTES
 
 
+def _drop_empty(p: Path) -> None:
+    """Remove ``p`` (and an empty ``-wal``/``-shm``/``-journal``) when this process just created
+    it and it is still empty (0 bytes): an empty file left by a failed creation would be refused
+    as "an empty file, not a brain" once there is space."""
+    for f in (p, *(Path(str(p) + s) for s in ("-wal", "-shm", "-journal"))):
+        try:
+            if f.stat().st_size == 0 or f != p and not p.exists():
+                f.unlink()
+        except OSError:
+            pass
+
+
 def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
     """A connection for reading a WAL brain on a full disk, where the WAL index file cannot be
     created: ``locking_mode=EXCLUSIVE`` before the first read keeps the index in memory (the
@@ -1060,6 +1097,8 @@ def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
     saying the disk is full when even that fails or the schema needs an upgrade (a write)."""
     full = (f"the disk holding {p} is full (SQLite: {one_line(first)}); even reading needs a little "
             f"space for the WAL index; free some space and run it again")
+    if not p.exists():  # a new brain: nothing to read, and creating it needs space
+        raise GBrainError(f"the disk holding {p} is full (SQLite: {one_line(first)}); a new brain needs space; free some space and run it again")
     try:
         conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as e:

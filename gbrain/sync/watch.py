@@ -199,6 +199,16 @@ class Pending:
         return paths, dirs
 
 
+def _opening(reason: str) -> str:
+    """What SQLite said when the brain could not be opened on a full disk: the ``(SQLite: …)`` of
+    ``reason`` (``storage/db.py: connect``'s error), else ``reason`` on one line."""
+    from ..storage.db import one_line
+
+    i = reason.find("(SQLite: ")
+    j = reason.find(")", i)
+    return reason[i + 1 : j] if i >= 0 and j > i else one_line(reason)
+
+
 class _Handler:
     """watchdog handler: turns events into dirty relative paths / folders on a queue
     (``(kind, rel, t)``, kinds as :meth:`Pending.add` takes them)."""
@@ -374,7 +384,7 @@ class Watcher:
                 return disk_full(self.brain.path)
         return False
 
-    def _disk_full(self, e: BaseException | None) -> None:
+    def _disk_full(self, e: BaseException | None, *, why: str | None = None) -> None:
         """A round failed on a full disk (the brain's or the folder's; ``e`` None: the brain was
         opened on one and nothing was tried): roll back what is open, say it once, pause
         file → brain and brain → file rounds and try again with back-off (:data:`FULL_RETRY_S`
@@ -388,7 +398,7 @@ class Watcher:
         if not self._full_said:
             self._full_said, self._full_wait = True, FULL_RETRY_S
             where = f"the folder {self.engine.root}" if isinstance(e, OSError) else f"the brain database {self.brain.path}"
-            why = f" ({one_line(e)})" if e is not None else ""
+            why = f" ({one_line(e)})" if e is not None else f" ({_opening(why)})" if why else ""
             done = "the round was rolled back" if e is not None else "nothing was written yet"
             self.log(f"warning: the disk holding {where} is full{why}; nothing was lost ({done}); "
                      f"watch goes on and tries again with back-off, up to every {FULL_RETRY_MAX_S:g} s: free some space and it catches up")
@@ -407,6 +417,12 @@ class Watcher:
         again with the back-off: :meth:`_resume`); other errors are raised."""
         from ..storage.db import on_full_disk
 
+        if not self._offline and self.brain.offline_reason:
+            # not even opened (a new brain, a schema upgrade, a reader refused: all need space)
+            self.engine.prepare()
+            self._offline = True
+            self._disk_full(None, why=self.brain.offline_reason)
+            return False
         if not self._offline and on_full_disk(self.brain.conn):
             # opened on a full disk: a reader whose exclusive lock would keep every other
             # process off the brain for as long as watch waits; closed until there is space
@@ -447,6 +463,7 @@ class Watcher:
             self._pause()
             return False
         self.brain.conn = self.engine.conn = conn
+        self.brain.offline_reason = None
         self._offline = False
         if self.keeper is not None:
             self.keeper.poke()  # pages stale from before this watch
