@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.brain import Brain
-from ..search.keyword import search as fts_search
+from ..search.keyword import empty_query, search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
     REGISTRY, HIT_STYLE,
@@ -621,7 +621,7 @@ def _stats(b, a, ctx):
     "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
     "or file name the query names comes first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
     "\"a quoted phrase\" matches the words in order and word* matches word starts (on SQLite and Postgres alike), and nothing else is syntax: -, :, &, |, !, <->, AND, OR, NOT, NEAR are plain words "
-    "and an unpaired quote or a lone * is ignored.",
+    "and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error).",
     [Param("query", description="search words; \"a quoted phrase\" matches the words in order and word* matches word starts; nothing else is syntax", required=True, positional=True), TYPE, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
@@ -630,7 +630,7 @@ def _stats(b, a, ctx):
     rank_depth=RANK_DEPTH,
 )
 def _search(b, a, ctx):
-    if not a["query"].strip():
+    if empty_query(a["query"]):
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
     hits = fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
     if not hits:

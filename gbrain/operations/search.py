@@ -169,7 +169,8 @@ def _embed_drop(b, a, ctx):
 def _query_text(r: dict, a: dict) -> str:
     if not r["hits"]:
         return "no matches"
-    return "\n".join(f"{h['slug']}  ({h['score']:.3f})  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["hits"])
+    return "\n".join(f"{h['slug']}  ({h['score']:.3f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "")
+                     + f")  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["hits"])
 
 
 def _shorten(text: str, width: int) -> str:

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import BadInput, ModelUnavailable, ProviderError
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
-from .keyword import copies_below_originals, keyword_candidates, search as keyword_search
+from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count, stored_dims
 
 #: candidates taken from each side before fusion
@@ -303,7 +303,7 @@ def query(
 
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
-    if not (question or "").strip():
+    if empty_query(question):  # nothing but white space, `*`, quotes or separators
         raise BadInput("the question is empty")
     conn = brain.conn
     notes: list[str] = []
@@ -389,6 +389,9 @@ def query(
                 best_rows = {p: row for p, _, row in vec}
                 vec = _vector_again(conn, idx, model.model_id, q2, k, type, vec)
                 ranked = fused(vec, getattr(model, "feedback_weight", None) or weight, int(limit))
+    if mode != "vector" and not kw and ranked:
+        # nothing matched the words: say so, or vector-only hits read as confident matches
+        notes.append("no page contains the question's words; these pages are the nearest by meaning")
     below = copies_below_originals(conn, dict(ranked))
     if below:  # a conflict copy right below the page it copies (keyword.copies_below_originals)
         order = {pid: i for i, (pid, _) in enumerate(ranked)}

@@ -366,6 +366,20 @@ def _cut_snippet(text: str, query: str, width: int = SNIPPET_WIDTH) -> dict:
     return snippet_of(marked if marked is not None else _NOT_SHOWN.sub("", text[:4 * width]), width)
 
 
+#: characters that are query syntax (or read as such in other search tools) and nothing else: a
+#: query of only these and white space (``*``, ``""``, ``- :``, ``& | !``, ``<->``) has nothing
+#: to search for; brackets, ``^`` and other symbols are looked for as written (substring search)
+_SYNTAX_ONLY = re.compile(r'[\s*"\-:&|!<>]*')
+
+
+def empty_query(text: str | None) -> bool:
+    """Whether ``text`` has nothing to search for: empty, white space, or only the marks the
+    query syntax drops (a stray ``*``, quotes) or reads as plain separators (``-``, ``:``,
+    ``&``, ``|``, ``!``, ``<->``). Every surface refuses such a query as empty (``search``:
+    "the query is empty", ``query``: "the question is empty", exit 2)."""
+    return _SYNTAX_ONLY.fullmatch(text or "") is not None
+
+
 def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -1515,8 +1529,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     q = fts_query(folded)
     if not q:
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
-        # (a query of only `*` or quotes looks for them as written; an empty one finds nothing)
-        return _substring_search(conn, query, type, int(limit)) if (query or "").strip() else []
+        # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query)
+        return [] if empty_query(query) else _substring_search(conn, query, type, int(limit))
     ranked, body = _rank(conn, query, type=type, limit=int(limit) + offset, weights=None, coordinate=True)
     ranked = ranked[offset:]
     if not ranked and offset == 0 and _UNSPACED.search(folded):
@@ -1685,7 +1699,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     ranking as :func:`search` (:func:`rank`), without snippets, and the same substring fallback
     for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``);
     ``coordinate=False``: without the coordination factor (:func:`rank`)."""
-    if limit <= 0:
+    if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     has_words = bool(fts_query(search_form(query)))  # (rank reads the query's search_form)
