@@ -18,8 +18,8 @@ def _checks_arg(v: str | None) -> list[str] | None:
 
 
 _LINT_DESC = (
-    "dead_links, dead_anchors (a [[Page#Heading]] / #^block the page lacks), dead_attachments (![[image.png]], [pdf](x.pdf) "
-    "naming no file in the brain), orphans, stale_compiled_truth (timeline newer than "
+    "dead_links, dead_anchors (a [[Page#Heading]] / #^block the page lacks) and dead_attachments (![[image.png]], [pdf](x.pdf) "
+    "naming no file in the brain; these two only when named in `check`: they read every page with a link), orphans, stale_compiled_truth (timeline newer than "
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
     "copies are no orphans or duplicate titles; nor are pages of type briefing or report). Returns "
@@ -30,7 +30,7 @@ _LINT_DESC = (
 
 def _scope_params() -> list[Param]:
     return [
-        Param("check", description="only these checks, comma-separated (default: all): " + ",".join(lintmod.CHECKS)),
+        Param("check", description="only these checks, comma-separated (default: all but " + " and ".join(lintmod.OPT_IN) + ", which run only when named): " + ",".join(lintmod.CHECKS)),
         Param("slug", "array", "only findings that touch these pages: a list of slugs, or one string (slugs separated by commas); "
               "a folder ending in / (people/) means every page under it. Applied before the limit"),
         Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d "
