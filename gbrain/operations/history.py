@@ -190,7 +190,7 @@ def _changes_text(r: list, a: dict) -> str:
     "unknown). Check it to review your own writes; `revert` undoes one.",
     [
         Param("since", description="only changes since: a span like 24h / 7d, today, yesterday or an ISO date", default="24h"),
-        Param("until", description="only changes before: the same forms as since (`--since yesterday --until today`: yesterday's)"),
+        Param("until", description="only changes before: the same forms as since (since yesterday, until today: yesterday's changes)"),
         Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
         Param("by", description="only changes by this writer, matched exactly: a whole writer (alice@laptop), a login on any host (alice) or anyone on a host (@laptop)"),
         limit_param(100, "maximum number of changes (0: all)"),
