@@ -660,21 +660,14 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
     operation, client, origin, path, by}]``. ``since`` / ``until`` are ISO times (``until``
     excluded); ``origin`` matches the surface (cli, mcp, …), the MCP client name or the
     operation; ``by`` the writer (:func:`by_filter`)."""
-    q = "SELECT * FROM history WHERE 1"
-    args: list = []
-    if by is not None:
-        cond, more = by_filter(by)
-        q += " AND " + cond
-        args += more
+    cond, args = _writer_filter(origin, by)
+    q = f"SELECT * FROM history WHERE {cond}"
     if since:
         q += " AND at >= ?"
         args.append(since)
     if until:
         q += " AND at < ?"
         args.append(until)
-    if origin:
-        q += " AND (surface = ? OR client = ? OR operation = ?)"
-        args += [origin, origin, origin]
     if kind:
         q += " AND kind = ?"
         args.append(kind)
