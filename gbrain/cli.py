@@ -14,7 +14,7 @@ from typing import Any, Optional
 import typer
 
 from . import operations as ops
-from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, error_fields, fail, invoke, main, run_and_print, suggestion_fields  # noqa: F401
+from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, error_fields, fail, fail_error, invoke, main, run_and_print, suggestion_fields  # noqa: F401
 from .errors import BadInput, GBrainError, NotFound
 
 app = typer.Typer(
@@ -116,7 +116,7 @@ def call_cmd(
     try:
         o = ops.find(tool)
     except GBrainError as e:
-        fail(str(e), 2, True, **suggestion_fields(e))
+        fail_error(e, True)
     if piped:
         try:
             ops.check_args(o, args)
@@ -161,10 +161,8 @@ def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on ev
                         _err(f"note: created a new brain at {db_path}")
                 res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe"), brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res}
-            except GBrainError as e:  # the fields `call` prints for it (suggestions too)
+            except Exception as e:  # the object `call` prints for it; a bad request never ends the stream
                 resp = {"id": rid, "ok": False, **error_fields(e)}
-            except Exception as e:  # a bad request never ends the stream
-                resp = {"id": rid, "ok": False, "error": f"{type(e).__name__}: {e}", "exit_code": 1}
             _out(ops.dumps(resp) + "\n")
     finally:
         if brain is not None:

@@ -19,7 +19,7 @@ import sys
 from typing import Any, NoReturn
 
 from . import operations as ops
-from .errors import BadInput, GBrainError, NotFound
+from .errors import BadInput, GBrainError, error_fields, suggestion_fields  # noqa: F401 (cli.py imports them from here)
 
 #: command groups of the typer app (``gbrain config get``, ``gbrain skills show``); cli.GROUPS
 GROUP_NAMES = ops.CLI_GROUPS
@@ -57,25 +57,20 @@ def _err(msg: str) -> None:
 def fail(msg: str, code: int, as_json: bool = False, **extra) -> "NoReturn":
     """End the command with exit ``code`` (1 failure, 2 usage/bad input): ``error: msg`` on stderr,
     and under ``--json`` (or ``call``) also one JSON object ``{"error", "exit_code", **extra}`` on
-    stdout, so a script always has one object to read."""
+    stdout, so a script always has one object to read (with a ``kind``, as every error object of
+    :func:`gbrain.errors.error_fields` has: ``bad_input`` for exit 2, else ``error`` unless given)."""
     if as_json:
+        extra = {"kind": "bad_input" if code == 2 else "error", **extra}
         _out(json.dumps({"error": msg, "exit_code": code, **extra}, ensure_ascii=False) + "\n")
     _err(f"error: {msg}")
     raise SystemExit(code)
 
 
-def suggestion_fields(e: BaseException) -> dict:
-    """``{"suggestions": [...]}`` for an error object: always for a :class:`NotFound` (near page
-    names, maybe none), for another error when it names what was probably meant (an unknown
-    tool or parameter); else ``{}``."""
-    s = getattr(e, "suggestions", None) or []
-    return {"suggestions": list(s)} if s or isinstance(e, NotFound) else {}
-
-
-def error_fields(e: "GBrainError") -> dict:
-    """The fields of the JSON error object ``call`` prints for ``e`` (``pipe`` answers with the
-    same): ``error``, ``exit_code`` and, when there are, ``suggestions``."""
-    return {"error": str(e), "exit_code": e.exit_code, **suggestion_fields(e)}
+def fail_error(e: BaseException, as_json: bool = False) -> "NoReturn":
+    """:func:`fail` with ``e``'s error object (:func:`gbrain.errors.error_fields`: message, kind,
+    exit code, suggestions)."""
+    f = error_fields(e)
+    fail(f.pop("error"), f.pop("exit_code"), as_json, **f)
 
 
 def _out(text: str) -> None:
@@ -183,15 +178,15 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     except GBrainError as e:
         if prog:
             prog.stop()
-        fail(str(e), e.exit_code, as_json, **suggestion_fields(e))
+        fail_error(e, as_json)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as e:
         if prog:
             prog.stop()
-        fail(str(e), 1, as_json)
+        fail(str(e), 1, as_json, kind="os_error")
     except Exception as e:  # an agent (`call`) reads one JSON object, never a traceback
         if not ctx.agent:
             raise
-        fail(f"internal error: {type(e).__name__}: {e}", 1, as_json)
+        fail(f"internal error: {type(e).__name__}: {e}", 1, as_json, kind="internal")
     if prog:
         prog.stop()
     if new_db and db_path.exists() and o.name != "init":
@@ -277,7 +272,7 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
         elif stdin_param and not file_ and _stdin_has_data():
             raise BadInput(f"the page text came both on standard input and as {ops.cli_name(stdin_param)}; give one")
     except GBrainError as e:
-        fail(str(e), e.exit_code, as_json, **suggestion_fields(e))
+        fail_error(e, as_json)
     args = {k: v for k, v in args.items() if v is not None}
     run_and_print(o, args, as_json)
 

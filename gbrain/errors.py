@@ -9,6 +9,10 @@
     ├── Conflict             a write that would lose data      → exit 1
     ├── Damaged              brain.db fails SQLite's integrity check → exit 1 (writes refused)
     └── BadInput             unsafe slug, bad arguments/JSON  → exit 2 (usage)
+
+Each class has a ``kind`` (``not_found``, ``ambiguous``, ``bad_input``, …); :func:`error_fields`
+is the one JSON error object (message, exit code, kind, suggestions) of ``call``, ``pipe`` and
+the MCP tool errors' ``structuredContent``.
 """
 from __future__ import annotations
 
@@ -20,6 +24,9 @@ class GBrainError(Exception):
     list."""
 
     exit_code = 1
+    #: what went wrong, for a program to branch on (``not_found``, ``bad_input``, …): the
+    #: ``kind`` of the error object every agent surface gives (:func:`error_fields`)
+    kind = "error"
     suggestions: list[str] = []
 
     def __init__(self, *args, suggestions: list[str] | None = None):
@@ -32,16 +39,22 @@ class ModelUnavailable(GBrainError):
     """A local embedding model whose package or weights are not installed (``query`` falls back
     to keyword search; ``embed`` fails with the install line)."""
 
+    kind = "model_unavailable"
+
 
 class ProviderError(GBrainError):
     """An embeddings provider (an OpenAI-compatible server) that failed: unreachable, no answer in
     time, an HTTP error, or an answer that is not embeddings (not JSON, vectors of several sizes).
     ``query`` falls back to keyword search on it; ``embed`` stops (finished groups are kept)."""
 
+    kind = "provider_error"
+
 
 class InputRefused(ProviderError):
     """The provider refused a request for its input (HTTP 400, 413 or 422: too long, bad text):
     ``embed`` splits the batch to find the one chunk refused, skips its page and goes on."""
+
+    kind = "input_refused"
 
     def __init__(self, message: str, status: int | None = None):
         super().__init__(message)
@@ -50,6 +63,8 @@ class InputRefused(ProviderError):
 
 class NotFound(GBrainError):
     """A page, source or key that does not exist. ``suggestions`` holds near names."""
+
+    kind = "not_found"
 
     def __init__(self, message: str, suggestions: list[str] | None = None):
         super().__init__(message)
@@ -61,17 +76,60 @@ class Ambiguous(NotFound):
     holds them. Reads fail with it, and so do writes: a write must never create a new page
     beside the ones the caller may have meant."""
 
+    kind = "ambiguous"
+
 
 class Conflict(GBrainError):
     """A write refused because it would lose data."""
+
+    kind = "conflict"
 
 
 class Damaged(GBrainError):
     """The database file is malformed (random bytes, a torn copy): writes are refused, reads
     may still get out what is readable (``gbrain export``)."""
 
+    kind = "damaged"
+
 
 class BadInput(GBrainError):
     """Invalid input from the caller: unsafe slug, malformed JSON, unknown option value."""
 
+    kind = "bad_input"
+
     exit_code = 2
+
+
+def suggestion_fields(e: BaseException) -> dict:
+    """``{"suggestions": [...]}`` for an error object: always for a :class:`NotFound` (near page
+    names, maybe none), for another error when it names what was probably meant (an unknown
+    tool or parameter); else ``{}``."""
+    s = getattr(e, "suggestions", None) or []
+    return {"suggestions": list(s)} if s or isinstance(e, NotFound) else {}
+
+
+def error_fields(e: BaseException) -> dict:
+    """THE error object of the agents' surfaces: ``gbrain call`` prints it, ``gbrain pipe``
+    answers with it and ``gbrain serve`` returns it as a tool error's ``structuredContent``
+    (beside the text): ``error`` (the message), ``exit_code`` (what ``call`` exits with: 1, or 2
+    for bad input), ``kind`` (:attr:`GBrainError.kind`; ``os_error`` / ``internal`` for a
+    failure that is no gbrain error) and, when there are, ``suggestions``."""
+    if isinstance(e, GBrainError):
+        return {"error": str(e), "exit_code": e.exit_code, "kind": e.kind, **suggestion_fields(e)}
+    return {"error": f"{type(e).__name__}: {e}", "exit_code": 1, "kind": "os_error" if isinstance(e, OSError) else "internal"}
+
+
+#: JSON schema of :func:`error_fields`: the MCP server makes it an arm of every tool's
+#: ``outputSchema`` (``anyOf``: the result or this), so that a tool error's ``structuredContent``
+#: conforms too (the TypeScript SDK's 1.x client validates it even on ``isError`` results)
+ERROR_SCHEMA: dict = {
+    "type": "object",
+    "description": "a tool error (isError: true): its message, kind and what was probably meant",
+    "properties": {
+        "error": {"type": "string", "description": "the message (also the text content)"},
+        "exit_code": {"type": "integer", "description": "what `gbrain call` exits with: 1, or 2 for bad input"},
+        "kind": {"type": "string", "description": "not_found, ambiguous, bad_input, conflict, damaged, provider_error, cancelled, internal, …"},
+        "suggestions": {"type": "array", "items": {"type": "string"}, "description": "near names (always for not_found)"},
+    },
+    "required": ["error", "exit_code", "kind"],
+}

@@ -282,7 +282,7 @@ def test_symbol_signals_name_the_fields_that_matched(symbols_db):
     assert hits["a"]["signals"] == ["title", "body"] and hits["c"]["signals"] == ["body"]
     for q in ("   ", "*"):  # empty (a lone * is no syntax and no word): bad input, as query's
         r = gbrain("search", "--db", symbols_db, "--json", "--", q)
-        assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2}
+        assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2, "kind": "bad_input"}
 
 
 def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monkeypatch):

@@ -20,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
+from gbrain.errors import ERROR_SCHEMA
 
 from conftest import FIXTURE_BRAIN, ROOT, gbrain
 
@@ -82,7 +83,7 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
         assert t.input_schema == registry[name].input_schema()
         assert t.description == registry[name].description
         assert t.annotations.read_only_hint == (not registry[name].mutating)
-        assert t.output_schema == registry[name].output_schema() and t.output_schema["type"] == "object"
+        assert t.output_schema == {"type": "object", "anyOf": [registry[name].output_schema(), ERROR_SCHEMA]}  # the result or a tool error
         assert t.title and t.annotations.title == t.title
     assert served["brain_put"].input_schema["required"] == ["slug"]
     assert set(served["brain_ingest"].input_schema["properties"]) == {"content", "source_type", "source_ref"}
@@ -230,6 +231,43 @@ def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
         assert r.is_error, (name, args)
         assert msg in text_of(r), (name, text_of(r))
     assert ok(stats)["pages"] == 6  # the fixture brain; nothing was written
+
+
+def test_tool_errors_carry_the_error_object_call_prints(fixture_db):
+    """Trial users' agents got tool errors as text only, while `call` and `pipe` give an error
+    object (message, exit code, kind, suggestions): a tool error now carries that same object
+    (``gbrain.errors.error_fields``) as ``structuredContent``, keeps the text, and the object
+    conforms to the tool's outputSchema (the TypeScript SDK 1.x client validates it on errors
+    too: ``test_mcp_agent.py``'s TypeScript test)."""
+    import jsonschema
+
+    calls = [
+        ("brain_get", {"slug": "people/ana-lim"}, "not_found"),
+        ("brain_list", {"sort": "size"}, "bad_input"),
+        ("brain_get", {"slugg": "people/ana-lima"}, "bad_input"),
+        ("brain_ingest", {"file": "/etc/hostname"}, "bad_input"),
+        ("brain_nope", {}, "bad_input"),
+        ("brain_serch", {"query": "x"}, "bad_input"),
+    ]
+
+    async def main():
+        async with connect(fixture_db) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            return tools, [await c.call_tool(name, args) for name, args, _ in calls]
+
+    tools, res = anyio.run(main)
+    for (name, args, kind), r in zip(calls, res):
+        got = r.structured_content
+        assert r.is_error and got["kind"] == kind and text_of(r) == "error: " + got["error"], (name, r)
+        if name in tools:
+            assert jsonschema.validate(got, tools[name].output_schema) is None
+            if "file" not in args:  # call takes `file` (the CLI's), a tool refuses it
+                printed = json.loads(gbrain("--db", str(fixture_db), "call", name, json.dumps(args)).stdout)
+                assert got == printed, (got, printed)
+    assert res[0].structured_content["suggestions"] == ["people/ana-lima"] and res[2].structured_content["suggestions"] == ["slug"]
+    assert res[4].structured_content["error"].startswith("Unknown tool: brain_nope") and res[5].structured_content["suggestions"] == ["brain_search"]
+    for name, t in tools.items():  # every tool's outputSchema admits the error object
+        assert jsonschema.validate({"error": "x", "exit_code": 1, "kind": "not_found", "suggestions": []}, t.output_schema) is None, name
 
 
 def test_big_page_unicode_separators_under_c_locale(fixture_db, tmp_path):

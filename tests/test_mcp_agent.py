@@ -423,6 +423,13 @@ def test_typescript_sdk_client_lists_tools_and_calls_search_and_get(fixture_db, 
     get = out["get"]
     assert not get.get("isError") and get["structuredContent"]["slug"] == "people/ana-lima"
     assert get["structuredContent"]["content"].startswith("---\n")
+    # tool errors: the error object as structuredContent, accepted by this client's validation
+    # against the outputSchema (SDK 1.x validates it on isError results too)
+    errs = out["errors"]
+    assert [e.get("isError") for e in errs] == [True] * 3, errs
+    assert [e["structuredContent"]["kind"] for e in errs] == ["not_found", "bad_input", "bad_input"]
+    assert errs[0]["structuredContent"]["suggestions"] == ["people/ana-lima"] and errs[2]["structuredContent"]["suggestions"] == ["limit"]
+    assert all(e["content"][0]["text"] == "error: " + e["structuredContent"]["error"] for e in errs)
 
 
 def test_a_line_the_sdk_cannot_read_is_answered_with_its_id_when_it_has_one(fixture_db):
@@ -502,3 +509,42 @@ def test_brain_reindex_repairs_a_stale_search_index_over_mcp(fixture_db):
     data = ok(after)
     assert [h["slug"] for h in data["items"]] == ["notes/after"] and "search index" not in json.dumps(data), data
     assert gbrain("check", "--db", str(fixture_db)).returncode == 0
+
+
+#: tools a call with only their schema's required parameters may refuse for a missing one: each
+#: needs one of several parameters, which a JSON schema says only with a top-level anyOf (that
+#: hosts refuse in an input schema), so the description says it and the tool explains
+ONE_OF = {
+    "brain_put": "content, or compiled_truth / timeline_append / frontmatter",
+    "brain_restore": "slug or all",
+    "brain_history_prune": "keep_days and/or keep_last, or the config's defaults",
+}
+
+
+def test_a_parameter_a_tool_cannot_work_without_is_required_in_its_schema(fixture_db):
+    """Trial: brain_history's input schema left `slug` optional, while the tool refuses every
+    call without it, so a host that fills only required parameters sent calls that could not
+    work. Every MCP tool called with only the parameters its schema requires (values from
+    SAMPLES, else a placeholder) may fail for the brain's contents (no such page), never as bad
+    input, but for the tools of ONE_OF."""
+    from gbrain.core.brain import Brain
+    from gbrain.errors import BadInput, GBrainError
+
+    placeholder = {"string": "nobody/nothing", "integer": 1, "number": 1, "boolean": True, "object": {}, "array": []}
+    refused = {}
+    with Brain.open(fixture_db) as b:
+        for o in ops.REGISTRY.values():
+            if not o.mcp or o.name == "embed":  # embed with no arguments embeds the brain: minutes, nothing to learn
+                continue
+            schema = o.input_schema()
+            sample = next((s for s in SAMPLES.get(o.tool_name, []) if set(schema["required"]) <= set(s)), {})
+            args = {k: sample.get(k, placeholder[schema["properties"][k]["type"]]) for k in schema["required"]}
+            try:
+                ops.run_tool(o.name, args, ops.Context(surface="mcp"), brain=b)
+            except BadInput as e:
+                refused[o.tool_name] = str(e)
+            except GBrainError:
+                pass
+    assert set(refused) == set(ONE_OF), refused
+    assert ops.find("brain_history").input_schema()["required"] == ["slug"]
+    assert gbrain("history", "--db", str(fixture_db)).returncode == 2  # the command line's `history --prune` needs none

@@ -108,7 +108,7 @@ def test_negative_limit_case(tmp_path):
     assert r.returncode == 2 and r.stderr == b"error: --limit must be 0 (no limit) or more, got -2\n" and r.stdout == b""
     r = gbrain("call", "brain_timeline", json.dumps({"slug": "ana-lima", "limit": -2}), "--db", str(db))
     assert r.returncode == 2 and b"limit must be 0 (no limit) or more, got -2" in r.stderr
-    assert json.loads(r.stdout) == {"error": "brain_timeline: limit must be 0 (no limit) or more, got -2", "exit_code": 2}  # call: JSON too
+    assert json.loads(r.stdout) == {"error": "brain_timeline: limit must be 0 (no limit) or more, got -2", "exit_code": 2, "kind": "bad_input"}  # call: JSON too
     tools = [("list", {}), ("timeline", {"slug": "ana-lima"}), ("restore", {}), ("search", {"query": "Person"}),
              ("query", {"question": "person"}), ("lint", {}), ("threads", {})]
     for (tool, _), res in zip(tools, pipe(db, [(t, {**a, "limit": -2}) for t, a in tools])):

@@ -33,9 +33,9 @@ def test_a_query_of_only_syntax_marks_is_empty(q):
 @pytest.mark.parametrize("q", ["*", '""', "& | ! <->"])
 def test_a_query_of_only_syntax_marks_is_refused_on_every_surface(vault_db, q):
     r = gbrain("search", "--db", vault_db, "--json", "--", q)
-    assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2}, (q, r.stdout)
+    assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2, "kind": "bad_input"}, (q, r.stdout)
     r = gbrain("query", "--db", vault_db, "--json", "--", q)
-    assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the question is empty", "exit_code": 2}, (q, r.stdout)
+    assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the question is empty", "exit_code": 2, "kind": "bad_input"}, (q, r.stdout)
     r = gbrain("call", "--db", vault_db, "search", json.dumps({"query": q}))
     assert r.returncode == 2, r.stdout
 

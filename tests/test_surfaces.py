@@ -150,7 +150,7 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
     assert "needs a 'tool'" in out[6]["error"]
     assert out[7]["result"]["pages"] == 6
     for o in out:  # suggestions: a page lookup's near names (none here), as `call` prints them
-        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code"} | ({"suggestions"} if o["id"] == 4 else set()))
+        assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code", "kind"} | ({"suggestions"} if o["id"] == 4 else set()))
 
 
 def test_pipe_errors_carry_what_call_prints(fixture_db):

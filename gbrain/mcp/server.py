@@ -9,7 +9,8 @@ each agent skill as a prompt (``gbrain-ingest``, …) and a resource ``brain://s
 Protocol facts (from the official ``mcp`` SDK 2.x source): :class:`mcp.server.mcpserver.MCPServer`
 runs the stdio transport, which re-wraps fd 0/1 as UTF-8 whatever the locale and points fd 1 at
 stderr while serving, so only JSON-RPC reaches stdout. Tool failures come back as results with
-``isError: true``; resource failures as JSON-RPC errors.
+``isError: true``, the message as text and the error object of ``call``/``pipe`` as
+``structuredContent`` (:func:`error_result`); resource failures as JSON-RPC errors.
 
 Concurrency: the core is synchronous. One SQLite connection is opened per server (WAL, 10 s busy
 timeout, ``check_same_thread=False``) and every request runs in a worker thread under one lock, so
@@ -47,7 +48,7 @@ except ImportError:  # older SDKs have no such check
 from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
-from ..errors import BadInput, GBrainError, NotFound
+from ..errors import ERROR_SCHEMA, BadInput, GBrainError, NotFound, error_fields
 from ..page.slugs import conflict_original
 from .handshake import INSTRUCTIONS, refuse_missing
 
@@ -132,12 +133,31 @@ def _error_text(e: BaseException) -> str:
     return f"internal error: {type(e).__name__}: {e}"
 
 
+def error_result(e: BaseException) -> CallToolResult:
+    """A tool error: ``isError``, the message as text (:func:`_error_text`) and the error object
+    ``call`` and ``pipe`` give (:func:`gbrain.errors.error_fields`: message, exit code, kind,
+    suggestions) as ``structuredContent``, which every tool's outputSchema admits
+    (:func:`tool_output_schema`)."""
+    return CallToolResult(content=[TextContent(type="text", text=_error_text(e))], structured_content=error_fields(e), is_error=True)
+
+
+def tool_output_schema(o: ops.Operation) -> dict:
+    """The tool's ``outputSchema``: the operation's result (:meth:`Operation.output_schema`) or
+    a tool error's object (:data:`gbrain.errors.ERROR_SCHEMA`). The error arm is there because
+    the TypeScript SDK's 1.x client (``@modelcontextprotocol/sdk``) validates
+    ``structuredContent`` against the schema on ``isError`` results too and throws (-32602)
+    instead of handing the error over when it does not conform; its 2.x client and the Python
+    SDK's skip error results. With the union both readings of the spec ("structured results
+    conform to the schema") hold."""
+    return {"type": "object", "anyOf": [o.output_schema(), ERROR_SCHEMA]}
+
+
 class OperationTool(Tool):
     """An MCP tool backed by a registry operation. ``parameters`` is the operation's own JSON
     schema and ``out_schema`` its output schema; :meth:`run` checks arguments with
     :func:`gbrain.operations.check_args` and returns the structured result
     (:func:`gbrain.operations.run_tool`) both as ``structuredContent`` and as JSON text (for
-    clients that read only text), or a tool error."""
+    clients that read only text), or a tool error (:func:`error_result`)."""
 
     out_schema: dict | None = None
 
@@ -193,8 +213,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
             expected = ", ".join([p.name for p in o.params if p.in_schema] + (["cursor"] if o.page else [])) or "none"
             routed = [ops.REGISTRY[o.routes[k]].tool_name for k in cli_only if k in o.routes]
             hint = f"; call {routed[0]} for that (without it)" if routed else ops.takes_hint(o, arguments, cli_only)
-            msg = f"error: {o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{hint}"
-            return CallToolResult(content=[TextContent(type="text", text=msg)], is_error=True)
+            return error_result(BadInput(f"{o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{hint}"))
         host.running.add(cancel)
         try:
             if o.db == "none" or o.own_connection:
@@ -215,7 +234,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
         except Exception as e:  # every failure is a tool error, never a crash of the server
             if not isinstance(e, GBrainError):
                 log.exception("tool %s failed", o.tool_name)
-            return CallToolResult(content=[TextContent(type="text", text=_error_text(e))], is_error=True)
+            return error_result(e)
         finally:
             host.running.discard(cancel)
         if warnings and "warnings" not in result:
@@ -229,7 +248,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
         context_kwarg=None,
         title=ann["title"],
         parameters=o.input_schema(),
-        out_schema=o.output_schema(),
+        out_schema=tool_output_schema(o),
         annotations=ToolAnnotations(
             title=ann["title"], read_only_hint=ann["readOnlyHint"], destructive_hint=ann["destructiveHint"],
             idempotent_hint=ann["idempotentHint"], open_world_hint=ann["openWorldHint"],
@@ -324,7 +343,22 @@ Steps (each a tool call):
 
 
 class _Server(MCPServer):
-    """MCPServer with JSON-RPC errors for an unknown prompt (the SDK answers code 0)."""
+    """MCPServer with JSON-RPC errors for an unknown prompt (the SDK answers code 0), and an
+    unknown tool's error as every other tool error (:func:`error_result`: with the near names)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None):  # type: ignore[override]
+        if self._tool_manager.get_tool(name) is None:
+            served = [t.name for t in self._tool_manager.list_tools()]
+            o = next((x for x in ops.REGISTRY.values() if x.tool_name == name and x.mcp), None)
+            if o is not None:  # a write tool of a read-only server
+                e = BadInput(f"Unknown tool: {name}: this server is read-only (serve --read-only, or a brain it cannot write), "
+                             "so it offers only the tools that change nothing")
+            else:
+                # compared without the `brain_` every tool name shares, as ops.find compares
+                near = ["brain_" + x for x in ops.near_names(str(name).removeprefix("brain_"), [t.removeprefix("brain_") for t in served])]
+                e = BadInput(f"Unknown tool: {name}; {ops.did_you_mean(near)}tools/list lists the tools", suggestions=near)
+            return error_result(e)
+        return await super().call_tool(name, arguments, context)
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None):  # type: ignore[override]
         if not self._prompt_manager.get_prompt(name):

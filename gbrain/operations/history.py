@@ -49,7 +49,8 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
     "added/removed. Deleted pages keep their history. brain_get shows one (given its version number), brain_diff compares two, brain_revert brings one back. "
     "brain_history_prune drops old versions.",
     [
-        Param("slug", required=False, positional=True, description="page slug (a deleted page's too) or a file path"),
+        # required of agents (the schema's `required`): only the command line's CLI-only --prune runs without it
+        Param("slug", positional=True, tool_required=True, description="page slug (a deleted page's too) or a file path"),
         limit_param(20, "how many versions to list (0: all)"),
         Param("prune", "boolean", "prune old versions instead of listing them (the same as `gbrain history-prune`; of SLUG's history only when given, else of the whole brain)", in_schema=False),
         Param("keep_days", "integer", "with --prune: keep versions newer than this many days (default: config history_keep_days)", minimum=0, in_schema=False),

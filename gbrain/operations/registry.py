@@ -80,6 +80,8 @@ class Cancelled(GBrainError):
     """The caller cancelled the operation (MCP ``notifications/cancelled``, client gone).
     Work finished before the check is kept."""
 
+    kind = "cancelled"
+
 
 @dataclass
 class Context:

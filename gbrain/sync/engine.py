@@ -242,12 +242,16 @@ def _prefixes(p: str) -> list[str]:
 class SyncError(GBrainError):
     """Sync stopped before changing anything it could not vouch for (vanished root, lock held…)."""
 
+    kind = "sync_error"
+
 
 class MassDeleteRefused(SyncError):
     """A folder lost all its markdown, or most of its notes, at once (see
     :meth:`SyncEngine.vanished_folders`); a person confirms with ``--confirm-delete``.
     ``folders``: the ``(prefix, notes)`` refused (a prefix ends in ``/``; ``""`` is the root);
     ``paths``: every path the round would have trashed under them (what watch holds back)."""
+
+    kind = "mass_delete_refused"
 
     def __init__(self, msg: str, folders: list[tuple[str, int]] | None = None, paths: Iterable[str] = ()):
         super().__init__(msg)
