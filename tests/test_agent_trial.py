@@ -94,7 +94,7 @@ def test_messages_speak_tools_over_mcp_and_commands_on_the_cli(fixture_db):
     async def main():
         async with connect(fixture_db) as c:
             out = {n: await c.call_tool(n, a) for n, a in (
-                ("brain_history", {}),
+                ("brain_history", {"slug": ""}),  # {} is refused by the schema (slug is required)
                 ("brain_history_prune", {}),
                 ("brain_restore", {"slug": "nothing-here"}),
                 ("brain_restore", {"slug": "people/ana-lima"}),

@@ -80,7 +80,7 @@ def test_every_integer_parameter_declares_its_bounds():
             # and its maximum: its own, else the largest exact JSON integer that check_args takes
             assert prop["maximum"] == (p.maximum if p.maximum is not None else ops.MAX_INT)
             if p.maximum is None:
-                args = {q.name: "x" for q in o.params if q.required} | {p.name: ops.MAX_INT + 1}
+                args = {q.name: "x" for q in o.params if q.required or q.tool_required} | {p.name: ops.MAX_INT + 1}
                 with pytest.raises(BadInput, match=f"at most {ops.MAX_INT:,}"):
                     ops.check_args(o, args)
 
@@ -88,7 +88,7 @@ def test_every_integer_parameter_declares_its_bounds():
 @pytest.mark.parametrize("o,p", [(o, p) for o, p in _int_params()], ids=lambda x: getattr(x, "name", ""))
 def test_below_the_minimum_is_refused_by_the_registry_for_every_operation(tmp_path, o, p):
     """The same message for every operation, before the handler runs (no brain is even opened)."""
-    args = {q.name: "x" for q in o.params if q.required}
+    args = {q.name: "x" for q in o.params if q.required or q.tool_required}
     if "dir" in args:
         args["dir"] = str(tmp_path)
     args[p.name] = p.minimum - 1
