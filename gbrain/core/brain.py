@@ -25,6 +25,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
+from ..storage.filters import PageFilter, folder_key, page_filter, tag_filter_key
 from ..storage.derive import identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
 from ..page.jsonsplice import set_member
@@ -1153,6 +1154,49 @@ class Brain:
         if warn is not None:
             warn(f"no page has type '{type_}' yet, so nothing matches; the types in this brain: {shown}")
 
+    def check_filters(self, type_: str | None = None, tag: str | None = None, prefix: str | None = None, warn=None) -> None:
+        """:meth:`check_type`, and the same for a ``tag`` no page has (nested tags count: the
+        ``list --tag`` filter, :class:`~gbrain.storage.filters.PageFilter`) and a folder
+        ``prefix`` no page is under: a near miss (``meetng`` where pages are tagged ``meeting``,
+        ``People`` for ``person/``) raises :class:`NotFound` naming the near ones as
+        ``suggestions``; else ``warn(message)`` and an empty answer. Each message names the
+        brain's tags or top folders with their page counts. Callers ask only after a filtered
+        read came back empty."""
+        self.check_type(type_, warn)
+
+        def none_has(f: PageFilter) -> bool:
+            where, args = f.where()
+            return self.conn.execute("SELECT 1 FROM pages p WHERE " + " AND ".join(where) + " LIMIT 1", args).fetchone() is None
+
+        if tag and none_has(PageFilter(tag=tag)):
+            counts = [(r[0], r[1]) for r in self.conn.execute(
+                "SELECT tag_key, COUNT(DISTINCT page_id) FROM tags GROUP BY tag_key ORDER BY COUNT(DISTINCT page_id) DESC, tag_key")]
+            self._no_match("tag", tag, tag_filter_key(tag), counts, warn)
+        if prefix and none_has(PageFilter(prefix=prefix)):
+            folders: dict[str, int] = {}
+            for (key,) in self.conn.execute("SELECT slug_key FROM pages WHERE slug_key LIKE '%/%'"):
+                parts = key.split("/")[:-1]
+                for i in range(1, len(parts) + 1):  # every folder of the page, parents too
+                    f = "/".join(parts[:i]) + "/"
+                    folders[f] = folders.get(f, 0) + 1
+            counts = sorted(folders.items(), key=lambda kv: (-kv[1], kv[0]))
+            self._no_match("folder", prefix, folder_key(prefix), counts, warn)
+
+    @staticmethod
+    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn) -> None:
+        """:meth:`check_filters`' answer for a ``what`` (tag, folder) ``asked`` (compared as
+        ``key``) that no page has, given the brain's ``counts`` (``[(name, pages)]``, most first)."""
+        if not counts:
+            return
+        names = [n for n, _ in counts]
+        near = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+        shown = ", ".join(f"{n} ({c:,})" for n, c in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
+        has = f"no page has {what} '{asked}'" if what == "tag" else f"no page is under the folder '{asked}'"
+        if near:
+            raise NotFound(f"{has}; did you mean: {', '.join(near)}; the {what}s in this brain: {shown}", near)
+        if warn is not None:
+            warn(f"{has} yet, so nothing matches; the {what}s in this brain: {shown}")
+
     def stats(self) -> dict:
         c = self.conn
         one = lambda q: c.execute(q).fetchone()[0]  # noqa: E731
@@ -1418,22 +1462,6 @@ def _close_lock(lock: tuple[int, str]) -> None:
         pass  # another process has the brain open: the file stays
     finally:
         os.close(fd)
-
-
-def page_filter(*, type: str | None = None, tag: str | None = None) -> tuple[str, list[str], list]:
-    """SQL pieces selecting pages (aliased ``p``) by type and/or tag: ``(join, where, args)``.
-
-    ``tag`` matches by identity (NFC + casefold, ``#`` dropped), frontmatter and inline tags
-    alike, and a nested tag's parents: ``area`` selects pages tagged ``area`` or ``area/sub``."""
-    join, where, args = "", [], []
-    if tag:
-        key = identity_key(tag.strip().lstrip("#").strip().rstrip("/"))
-        where.append("EXISTS (SELECT 1 FROM tags t WHERE t.page_id = p.id AND (t.tag_key = ? OR substr(t.tag_key, 1, ?) = ?))")
-        args += [key, len(key) + 1, key + "/"]
-    if type:
-        where.append("p.type = ?")
-        args.append(type)
-    return join, where, args
 
 
 def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dict]:

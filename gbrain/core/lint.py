@@ -76,7 +76,7 @@ import unicodedata
 from typing import Any
 
 from ..errors import BadInput, GBrainError
-from .brain import page_filter
+from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
 from ..page.slugs import conflict_original, identity_key, loose_key, name_key, nfc, slug_key
@@ -1272,7 +1272,6 @@ def select_pages(brain, slugs: "str | list[str] | None" = None, since: str | Non
     one). Both given: pages that match both. Raises :class:`NotFound` (:class:`Ambiguous`) for
     an item that names no page or folder (or several pages), :class:`BadInput` for an empty one."""
     from ..errors import NotFound
-    from ..page.slugs import slug_key as _key
 
     if slugs is None and not since:
         return None
@@ -1293,8 +1292,10 @@ def select_pages(brain, slugs: "str | list[str] | None" = None, since: str | Non
         out = set()
 
         def folder(prefix: str) -> list[str]:
-            key = _key(prefix.strip("/")) + "/"
-            return [s for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE substr(slug_key, 1, ?) = ?", (len(key), key))]
+            if not prefix.strip("/"):
+                return []
+            cond, args = folder_sql(prefix)
+            return [s for (s,) in brain.conn.execute(f"SELECT p.slug FROM pages p WHERE {cond}", args)]
 
         for item in items:
             if item.endswith("/"):

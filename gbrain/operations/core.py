@@ -15,7 +15,7 @@ from ..search.keyword import empty_query, search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, RANK_DEPTH, Param, SAVED, SLUG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
 )
 
 
@@ -555,7 +555,7 @@ def _delete(b, a, ctx):
     "List pages with filters, sorted by slug, last update (newest first), creation (newest first) or title.",
     [
         TYPE,
-        Param("tag", description="only pages with this tag (any case or Unicode form; a parent tag also selects its nested tags: area finds area/sub)"),
+        TAG,
         limit_param(50, "maximum number of pages (0: all)"),
         Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
         Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
@@ -621,8 +621,10 @@ def _stats(b, a, ctx):
     "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
     "or file name the query names comes first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
     "\"a quoted phrase\" matches the words in order and word* matches word starts (on SQLite and Postgres alike), and nothing else is syntax: -, :, &, |, !, <->, AND, OR, NOT, NEAR are plain words "
-    "and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error).",
-    [Param("query", description="search words; \"a quoted phrase\" matches the words in order and word* matches word starts; nothing else is syntax", required=True, positional=True), TYPE, LIMIT],
+    "and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error). "
+    "type, tag and prefix (a folder) filter inside the ranking, before the limit.",
+    [Param("query", description="search words; \"a quoted phrase\" matches the words in order and word* matches word starts; nothing else is syntax", required=True, positional=True),
+     TYPE, TAG, PREFIX, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
     item=obj("slug", **PAGE_REF, score="number", snippet="string", highlights={"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}),
@@ -632,9 +634,9 @@ def _stats(b, a, ctx):
 def _search(b, a, ctx):
     if empty_query(a["query"]):
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
-    hits = fts_search(b.conn, a["query"], type=a.get("type"), limit=a["limit"], warn=ctx.on_warning)
+    hits = fts_search(b.conn, a["query"], type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
     if not hits:
-        b.check_type(a.get("type"), ctx.on_warning)
+        b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     return hits
 
 

@@ -906,6 +906,9 @@ PAGE_REF = dict(slug="string", title="string?", type="string?")
 SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
 LIMIT = limit_param(20, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1)
 TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
+TAG = Param("tag", description="only pages with this tag (any case or Unicode form; a parent tag also selects its nested tags: area finds area/sub)")
+#: a folder filter (``storage/filters.py: folder_sql``, the folders lint takes)
+PREFIX = Param("prefix", description="only pages under this folder (people/ or people: subfolders included, any case)")
 
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BadInput, GBrainError
-from .registry import RANK_DEPTH, Cancelled, Context, Param, limit_param, obj, op
+from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Param, limit_param, obj, op
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -186,11 +186,14 @@ def _shorten(text: str, width: int) -> str:
 @op(
     "query",
     "Semantic search: answer a question with pages ranked by meaning and keywords (FTS5 + vector, fused). "
-    "Each hit has slug, title, score and the best matching passage. Falls back to keyword search when the brain has no embeddings.",
+    "Each hit has slug, title, score and the best matching passage. Falls back to keyword search when the brain has no embeddings. "
+    "type, tag and prefix (a folder) filter both sides before their candidate bounds.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
         limit_param(10, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1),
-        Param("type", description="only pages of this type (person, company, deal, …)"),
+        TYPE,
+        TAG,
+        PREFIX,
         Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
     ],
     title="Semantic search",
@@ -205,9 +208,10 @@ def _shorten(text: str, width: int) -> str:
 def _query(b, a, ctx):
     from ..search.hybrid import query as hybrid_query  # numpy loads only when used
 
-    r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), mode=a.get("mode") or "hybrid")
+    r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
+                     prefix=a.get("prefix"), mode=a.get("mode") or "hybrid")
     if not r["hits"]:
-        b.check_type(a.get("type"), ctx.on_warning)
+        b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     for n in r["notes"]:
         if ctx.on_warning:
             ctx.on_warning(n)

@@ -50,6 +50,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import BadInput, ModelUnavailable, ProviderError
+from ..storage.filters import PageFilter
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
 from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count, stored_dims
@@ -176,7 +177,7 @@ class _Embedding:
         return self._box.get("then")
 
 
-def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, type: str | None) -> tuple[list[tuple[int, float, int]], str]:
+def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, only: PageFilter) -> tuple[list[tuple[int, float, int]], str]:
     """:meth:`PgVectors.top_pages` on a connection of its own from the pool (so it runs on the
     server beside the keyword side's statements on the caller's connection), and the question's
     vector as pgvector text (:attr:`PgVectors.q`, reused by the caller's :class:`PgVectors`)."""
@@ -186,30 +187,33 @@ def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, type: str | 
     c = PgConnection(url)
     try:
         pv = PgVectors(c, model_id, np.asarray(vec, dtype=np.float32))
-        return pv.top_pages(k, type), pv.q
+        return pv.top_pages(k, only), pv.q
     finally:
         c.close()
 
 
 def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None, embedding: _Embedding | None = None,
-                  dims: int | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
-    """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``.
+                  dims: int | None = None, tag: str | None = None, prefix: str | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
+    """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``, of the
+    pages ``type``, ``tag`` and ``prefix`` select (:class:`~gbrain.storage.filters.PageFilter`;
+    the filter comes before the ``limit``).
     ``embedding``: the question's vector already being computed (else it is started here);
     ``dims``: the model's stored vector size when already read (:func:`~.vectors.stored_dims`)."""
     # embed the question (a cold process loads the model) while the index loads
     emb = embedding or _Embedding(model, question)
+    only = PageFilter(type, tag, prefix)
     if getattr(conn, "dialect", "sqlite") == "postgres":  # pgvector's HNSW index, no numpy copy
         from .vectors import PgVectors
 
         got = emb.after()  # already ranked on a second connection (query's hybrid mode)
         _same_size(conn, model.model_id, emb.get(), dims)
         pv = PgVectors(conn, model.model_id, np.asarray(emb.get(), dtype=np.float32), text=got[1] if got else None)
-        return pv, None, got[0] if got else pv.top_pages(limit, type)  # type: ignore[return-value]
+        return pv, None, got[0] if got else pv.top_pages(limit, only)  # type: ignore[return-value]
     idx = VectorIndex.get(conn, db_key, model.model_id)
     qv = emb.get()
     _same_size(conn, model.model_id, qv, dims)
     scores = idx.scores(qv)
-    return idx, scores, idx.top_pages(scores, limit, _of_type(conn, type))
+    return idx, scores, idx.top_pages(scores, limit, _allowed(conn, only))
 
 
 def _same_size(conn: sqlite3.Connection, model_id: str, qv, dims: int | None = None) -> None:
@@ -223,11 +227,12 @@ def _same_size(conn: sqlite3.Connection, model_id: str, qv, dims: int | None = N
         raise DimsChanged(dims_changed_message(model_id, len(qv), d))
 
 
-def _of_type(conn: sqlite3.Connection, type: str | None) -> np.ndarray | None:
-    """Sorted ids of the pages of ``type`` (None without a type filter)."""
-    if not type:
+def _allowed(conn: sqlite3.Connection, only: PageFilter) -> np.ndarray | None:
+    """Sorted ids of the pages ``only`` selects (None without a filter)."""
+    if not only:
         return None
-    return np.array(sorted(r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ?", (type,))), dtype=np.int64)
+    where, args = only.where()
+    return np.array(sorted(r[0] for r in conn.execute("SELECT p.id FROM pages p WHERE " + " AND ".join(where), args)), dtype=np.int64)
 
 
 def feedback_vector(question: np.ndarray, chunks: np.ndarray, beta: float) -> np.ndarray:
@@ -247,12 +252,12 @@ def feedback_vector(question: np.ndarray, chunks: np.ndarray, beta: float) -> np
     return q / n if n > 0 else q
 
 
-def _vector_again(conn: sqlite3.Connection, idx, model_id: str, qvec: np.ndarray, k: int, type: str | None, first: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
+def _vector_again(conn: sqlite3.Connection, idx, model_id: str, qvec: np.ndarray, k: int, only: PageFilter, first: list[tuple[int, float, int]]) -> list[tuple[int, float, int]]:
     """A second vector ranking ``[(page_id, cosine, row_id)]`` of the best ``k`` pages for another
     query vector (the feedback's), on the index ``vector_search`` used.
 
     SQLite: the numpy index, every chunk scored again (exact). Postgres: the pages of the first
-    vector ranking ``first`` (its ``k`` best, already of ``type``), each scored again by its
+    vector ranking ``first`` (its ``k`` best, already of the pages ``only`` selects), each scored again by its
     chunk nearest ``qvec``, exactly, in one statement. A second HNSW search at the first one's
     breadth (``ef_search`` 1,000) took query p50 from 56 to 96 ms on 22,413 chunks (this: 66
     ms, ``benchmarks/postgres.py --parts query``), and pgvector's first search is approximate
@@ -264,7 +269,7 @@ def _vector_again(conn: sqlite3.Connection, idx, model_id: str, qvec: np.ndarray
         got = PgVectors(conn, model_id, np.asarray(qvec, dtype=np.float32)).best_rows(None, [p for p, _, _ in first])
         out = sorted(((p, s, r) for p, (r, s) in got.items()), key=lambda t: (-t[1], t[0]))
         return out[: int(k)]
-    return idx.top_pages(idx.scores(qvec), k, _of_type(conn, type))
+    return idx.top_pages(idx.scores(qvec), k, _allowed(conn, only))
 
 
 def query(
@@ -273,6 +278,8 @@ def query(
     *,
     limit: int = 10,
     type: str | None = None,
+    tag: str | None = None,
+    prefix: str | None = None,
     model: EmbeddingModel | None = None,
     fusion: str | None = None,
     weight: float | None = None,
@@ -297,7 +304,9 @@ def query(
     ``mode``: ``hybrid`` (default), ``vector`` (vectors only) or ``keyword``. ``mode`` in the
     result is ``keyword`` when the brain has no vectors of the active model (a note says so).
     ``score`` is the fused score (``minmax``: 0–1 plus boosts). ``passage`` is the page's best
-    chunk for the question. Raises :class:`~gbrain.errors.BadInput` for a bad limit.
+    chunk for the question. ``type``, ``tag``, ``prefix``: only the pages that filter selects
+    (:class:`~gbrain.storage.filters.PageFilter`), on the keyword and the vector side alike,
+    each applied before its candidate bound. Raises :class:`~gbrain.errors.BadInput` for a bad limit.
     """
     from ..errors import BadInput
 
@@ -332,10 +341,11 @@ def query(
         notes.append(msg)
         mode = "keyword"
     if mode == "keyword":
-        hits = keyword_search(conn, question, type=type, limit=limit, warn=notes.append)
+        hits = keyword_search(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, warn=notes.append)
         return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", [])} for h in hits], "mode": "keyword", "model": None, "notes": notes}
 
     db_key = _db_key(brain)
+    only = PageFilter(type, tag, prefix)
     k = max(int(limit), candidates)
     # the question is encoded in a thread while this one ranks the keyword side (the database
     # works, or releases the GIL, meanwhile): the two sides overlap instead of adding up. On
@@ -345,7 +355,7 @@ def query(
     then = None
     if getattr(conn, "dialect", "sqlite") == "postgres" and mode != "vector" and not conn.in_transaction:
         url, mid = conn.url, model.model_id
-        then = lambda v: _pg_top_pages(url, mid, v, k, type)  # noqa: E731
+        then = lambda v: _pg_top_pages(url, mid, v, k, only)  # noqa: E731
     emb = _Embedding(model, question, then)
     # (while the question is encoded)
     stale = stale_count(conn, model.model_id)
@@ -353,14 +363,14 @@ def query(
         notes.append(f"{stale:,} page(s) not embedded yet, changed since or cut by an older chunking; run `gbrain embed --stale`")
     # plain BM25 (no coordination factor): the fusion weights were tuned on it, and with the
     # factor `query` fell 0.7430 → 0.7378 nDCG@10 on SciFact (docs/search.md, "Coordination")
-    kw = keyword_candidates(conn, question, type=type, limit=k, coordinate=False) if mode != "vector" else []
+    kw = keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=k, coordinate=False) if mode != "vector" else []
     try:
-        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, embedding=emb, dims=dims)
+        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims)
     except (ModelUnavailable, ProviderError) as e:
         # the vectors are there but the model to embed the question is not (not installed, its
         # server down, hung or answering nonsense): keywords still work
         notes.append(f"{e}; showing keyword results" + (" (config query_embed_timeout: how long a question waits for its embedding)" if isinstance(e, ProviderError) and "now answers" not in str(e) else ""))
-        return query(brain, question, limit=limit, type=type, model=model, mode="keyword") | {"notes": notes}
+        return query(brain, question, limit=limit, type=type, tag=tag, prefix=prefix, model=model, mode="keyword") | {"notes": notes}
     kw_signals: dict[int, list[str]] = {}
     pinfo: dict[int, tuple] = {}  # pages the boosts looked up: (type, updated_at, slug, title)
     best_rows: dict[int, int] | None = None  # the question's own best chunks, when feedback ranked again
@@ -387,7 +397,7 @@ def query(
             if len(chunks):
                 q2 = feedback_vector(emb.get(), chunks, getattr(model, "feedback_beta", 0.5))
                 best_rows = {p: row for p, _, row in vec}
-                vec = _vector_again(conn, idx, model.model_id, q2, k, type, vec)
+                vec = _vector_again(conn, idx, model.model_id, q2, k, only, vec)
                 ranked = fused(vec, getattr(model, "feedback_weight", None) or weight, int(limit))
     if mode != "vector" and not kw and ranked:
         # nothing matched the words: say so, or vector-only hits read as confident matches

@@ -65,6 +65,7 @@ import unicodedata
 
 from ..errors import BadInput
 from ..page.slugs import conflict_original, loose_key
+from ..storage.filters import PageFilter
 
 TITLE_WEIGHT = 5.0
 #: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
@@ -549,7 +550,7 @@ def query_words(query: str) -> list[str]:
 
 
 def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None,
-         coordinate: bool = True) -> list[dict]:
+         coordinate: bool = True, tag: str | None = None, prefix: str | None = None) -> list[dict]:
     """Known-item ranking of pages for ``query`` (module docstring).
 
     Returns ``[{id, score, bm25, signals}]``, best first, at most ``limit``: ``score`` the
@@ -561,14 +562,18 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     ``query`` is ranked in its :func:`search_form` (NFKC); an exact name is looked up both as
     given (NFC) and in that form. ``coordinate=False`` leaves the coordination factor out (plain
     BM25: the keyword side of hybrid ``query``, whose fusion was tuned on it; both engines).
+    ``type``, ``tag``, ``prefix``: only pages of that type, with that tag (nested ones too) and
+    under that folder (:class:`~gbrain.storage.filters.PageFilter`, as ``list`` and lint select
+    them), applied inside the ranking, before the limit: every candidate list holds only such
+    pages, so the best ``limit`` of them come back whatever outranks them outside the filter.
     """
-    out, body = _rank(conn, query, type=type, limit=limit, weights=weights, coordinate=coordinate)
+    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix), limit=limit, weights=weights, coordinate=coordinate)
     if body is not None:
         _with_body_signal(conn, out, body)
     return out
 
 
-def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int, weights: tuple[float, ...] | None,
+def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int, weights: tuple[float, ...] | None,
           coordinate: bool) -> tuple[list[dict], tuple[str, int, int] | None]:
     """:func:`rank`'s hits and, on SQLite, ``(body_q, scan, terms)`` for their body signal, not
     yet in their ``signals`` (sets): the FTS5 query of the body fields (:func:`_body_only`), the
@@ -585,7 +590,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
     if not q or limit <= 0:
         return [], None
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        return _rank_pg(conn, query, type=type, limit=limit, names=names, coordinate=coordinate), None
+        return _rank_pg(conn, query, only=only, limit=limit, names=names, coordinate=coordinate), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
@@ -600,11 +605,11 @@ def _rank(conn: sqlite3.Connection, query: str, *, type: str | None, limit: int,
             word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
     total = sum(word_idf.values())
     cover: dict[int, float] = {}
-    ranked, _bounded = _bm25_top(conn, q, parts, w, type, depth, counts, n_pages, [_quote(x) for x in word_idf], cover=cover if coordinate else None)
+    ranked, _bounded = _bm25_top(conn, q, parts, w, only, depth, counts, n_pages, [_quote(x) for x in word_idf], cover=cover if coordinate else None)
     bm = dict(ranked)
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
-    exact = _exact_names(conn, names, type)
+    exact = _exact_names(conn, names, only)
     for pid in exact:
         bm.setdefault(pid, 0.0)
         cbm.setdefault(pid, 0.0)
@@ -905,13 +910,14 @@ def _best_order(pairs) -> list[tuple[int, float]]:
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
-def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: str | None, depth: int,
+def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: PageFilter, depth: int,
               counts: dict[str, int], n_rows: int, words: list[str], *, cover: dict[int, float] | None = None
               ) -> tuple[list[tuple[int, float]], bool]:
     """``([(page_id, -bm25)], bounded)``: the best ``depth`` pages for the FTS5 query ``q`` (= ``parts``
     joined with ``OR``) by bm25 with column weights ``w`` times the coordination factor
     (:func:`_coord` of the page's share of ``parts``, each weighted by :func:`_coord_idf`: parts
-    in no page or in half the pages or more weigh 0), best first, ties by id; pages of ``type`` only when given; ``bounded``
+    in no page or in half the pages or more weigh 0), best first, ties by id; only pages ``only`` selects (every
+    list below is filtered before its bound or window, so a filter keeps the list full); ``bounded``
     is True when the list may differ from that ranking of every match (case 3 below). ``cover``
     (filled when given) gets each returned page's share; without it, with fewer than two parts
     of weight above 0, or with :data:`COORD_POWER` 0, the factor is 1 (plain bm25).
@@ -994,9 +1000,10 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
 
     if sum(dfs) <= RANK_BOUND:
         sql = f"SELECT page_fts.rowid, -bm25(page_fts, {w}) FROM page_fts"
-        if type:
-            sql += " JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ? AND p.type = ?"
-            args: list = [q, type]
+        if only:
+            cond, fargs = only.sql()
+            sql += f" JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ?{cond}"
+            args: list = [q, *fargs]
         else:
             sql += " WHERE page_fts MATCH ?"
             args = [q]
@@ -1020,8 +1027,9 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
 
     def score(ids) -> None:
         ids = [i for i in ids if i not in scored]
-        if type and ids:
-            ids = [r[0] for r in conn.execute("SELECT id FROM pages WHERE type = ? AND id IN (SELECT value FROM json_each(?))", [type, json.dumps(ids)])]
+        if only and ids:
+            cond, fargs = only.sql()
+            ids = [r[0] for r in conn.execute(f"SELECT p.id FROM pages p WHERE p.id IN (SELECT value FROM json_each(?)){cond}", [json.dumps(ids), *fargs])]
         if ids:
             # (the rowid range FTS5 seeks to, then each id by SQLite: FTS5 takes no IN list)
             sql = (f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? AND rowid BETWEEN ? AND ? "
@@ -1065,15 +1073,20 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, type: 
     # (found without bm25() and scored in one statement: every statement calling bm25() first
     # counts the pages of each of its phrases, a pass over every part's doclist, which grows
     # with the brain: one per query, not one per list)
+    # (with a filter, the first pages in table order that it selects: a window of every page
+    # could hold none of them)
     complete = False
     window: list[int] = []
+    cond, fargs = only.sql()
+    first = (f"SELECT page_fts.rowid FROM page_fts JOIN pages p ON p.id = page_fts.rowid WHERE page_fts MATCH ?{cond} "
+             "ORDER BY page_fts.rowid LIMIT ?") if only else "SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?"
     for expr in ([" AND ".join(parts)] if len(parts) > 1 else []) + [q]:
-        rows = conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [expr, RANK_WINDOW]).fetchall()
+        rows = conn.execute(first, [expr, *fargs, RANK_WINDOW]).fetchall()
         complete = len(rows) < RANK_WINDOW  # for ``q``: every match is a candidate
         window += [int(r[0]) for r in rows]
     if words:
         named = "{title search_aliases path} : (" + " AND ".join(words) + ")"
-        window += [int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ? ORDER BY rowid LIMIT ?", [named, RANK_WINDOW])]
+        window += [int(r[0]) for r in conn.execute(first, [named, *fargs, RANK_WINDOW])]
     score(list(dict.fromkeys(window)))
     top = best()
     return top, not (complete or proven(top))
@@ -1215,7 +1228,7 @@ _PG_TF_WEIGHTS = "'{0.2,0.2,0.4,1.0}'::float4[]"
 _PG_TF_SCALE = 5.0
 
 
-def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str] | None = None,
+def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None,
              coordinate: bool = True) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
@@ -1243,8 +1256,9 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     ranked; when a term is more common than that, also the first :data:`PG_CANDIDATES` pages in
     table order with every term and with any term, and every page with a query word in its
     title, an alias, its path or a heading (``search_names_tsv``). When every term is within the
-    bound the ranking is that of every match. With ``type``, every list holds pages of that type
-    only (the filter comes before the bound). ``names``: the spellings of the query an exact
+    bound the ranking is that of every match. With a filter ``only``, every list holds pages it
+    selects only (the filter comes before the bound: a type through ``gb_match_ids_of`` /
+    ``gb_name_ids_of``, a tag or folder as the same lists' SQL with :meth:`PageFilter.sql`). ``names``: the spellings of the query an exact
     name is looked up by (default ``[query]``).
 
     A query with a phrase or a prefix (:func:`pg_parts`) ranks its terms' tsqueries
@@ -1270,14 +1284,19 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
     per = [_pg_tsquery([w]) for w in words]  # name evidence: per query word
     wargs = [x for _, wa in per for x in wa]
     depth = max(int(limit), RERANK)
-    if type:
-        of, ta = "_of", [type]
-    else:
-        of, ta = "", []
+    osql, oargs = only.sql()
+
+    def listed(q: str, a: list, n: int, fn: str = "gb_match_ids", col: str = "search_tsv") -> tuple[str, list]:
+        # the first ``n`` pages (table order) matching ``q`` that the filter selects
+        if only.beyond_type:  # (a tag or folder: no function of the schema takes them)
+            return f"(SELECT p.id FROM pages p WHERE p.{col} @@ {q}{osql} LIMIT ?)", [*a, *oargs, n]
+        if only.type:
+            return f"SELECT {fn}_of({q}, ?, ?)", [*a, only.type, n]
+        return f"SELECT {fn}({q}, ?)", [*a, n]
     # 1. one round trip, from the GIN index and one row: the pages and their tokens, each term's
     #    pages (its IDF; each word's too when terms are phrases or prefixes) and the pages named
     #    exactly by the query (_exact_names)
-    ex_sql, ex_args = _exact_names_pg(names or [query], type)
+    ex_sql, ex_args = _exact_names_pg(names or [query], only)
     counted = per_term + (per if syntax else [])
     sql = ("SELECT s.pages, s.lexemes, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
            + f"{ex_sql} FROM search_totals s")
@@ -1306,16 +1325,18 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
         tot += dfs[i]
     rlists, rargs = [], []  # every page of the rare terms
     for i in rare:
-        q, a = per_term[i]
-        rlists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
-        rargs += [*a, *ta, PG_RANK_BOUND]
+        lsql, la = listed(*per_term[i], PG_RANK_BOUND)
+        rlists.append(lsql)
+        rargs += la
     wlists, winargs = [], []  # the windows, when a term is more common
     if len(rare) < len(live):
         for q, a, n in ((andq, aargs, PG_CANDIDATES), (tsq, targs, PG_CANDIDATES)):
-            wlists.append(f"SELECT gb_match_ids{of}({q}, {'?, ' if type else ''}?)")
-            winargs += [*a, *ta, n]
-        wlists.append(f"SELECT gb_name_ids{of}({tsq}, {'?, ' if type else ''}?)")
-        winargs += [*targs, *ta, 10 * PG_CANDIDATES]
+            lsql, la = listed(q, a, n)
+            wlists.append(lsql)
+            winargs += la
+        lsql, la = listed(tsq, targs, 10 * PG_CANDIDATES, "gb_name_ids", "search_names_tsv")
+        wlists.append(lsql)
+        winargs += la
     # 3. one round trip: each candidate's BM25 and coordination factor from its terms' weighted
     #    frequencies, the best ``depth`` (and the exact names) kept, their signals and name
     #    evidence read
@@ -1336,15 +1357,14 @@ def _rank_pg(conn, query: str, *, type: str | None, limit: int, names: list[str]
         factor = "1"
     # (nf.na, nf.nb: the A and B lexemes of the page's names, filtered once per page)
     names_cols = "".join(f", bool_or(nf.na @@ {wq})" for wq, _ in per)
-    t = " AND p.type = ?" if type else ""
 
     def scored(lists: list[str], largs: list, also: str = "") -> tuple[str, list]:
         """A SELECT of the pages of ``lists`` (``also``: a further condition) with their id,
         length, terms' weighted frequencies (``f{i}``), BM25 (``bm``) and coordinated BM25
         (``r``), and its arguments."""
         return (f"SELECT *, bm * {factor} AS r FROM (SELECT *, {bm25} AS bm FROM (SELECT id, length((v).f1) AS dl{fcols} "
-                f"FROM (SELECT p.id, ROW(p.search_tsv) AS v FROM pages p WHERE p.id = ANY(ARRAY({' UNION '.join(lists)})){t}{check}{also} "
-                f"OFFSET 0) AS x OFFSET 0) AS y OFFSET 0) AS z"), [*fargs, *largs, *([type] if type else []), *cargs]
+                f"FROM (SELECT p.id, ROW(p.search_tsv) AS v FROM pages p WHERE p.id = ANY(ARRAY({' UNION '.join(lists)})){osql}{check}{also} "
+                f"OFFSET 0) AS x OFFSET 0) AS y OFFSET 0) AS z"), [*fargs, *largs, *oargs, *cargs]
 
     # a page's length: its distinct lexemes (length(): the tsvector's header, no lexeme read).
     # The candidates are read by their ids (an index probe each: a join let the planner scan
@@ -1465,39 +1485,41 @@ def _body_only(q: str) -> str:
     return f"{_BODY_FILTER} : (" + q.replace(f"{_BODY_FILTER} : ", "") + ")"
 
 
-def _exact_names(conn: sqlite3.Connection, names: list[str], type: str | None) -> dict[int, str]:
+def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter) -> dict[int, str]:
     """``{page_id: signal}`` of pages whose title (``title``), file name (``path``) or an alias
     (``alias``) is one of ``names`` (the query's spellings: as typed, NFC, and its
-    :func:`search_form` when that differs), compared by :func:`~gbrain.page.slugs.loose_key`."""
+    :func:`search_form` when that differs), compared by :func:`~gbrain.page.slugs.loose_key`;
+    pages ``only`` selects."""
     keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
     if not keys:
         return {}
-    t = " AND type = ?" if type else ""
+    t, targs = only.sql()
     marks = ", ".join("?" * len(keys))
     out: dict[int, str] = {}
-    for r in conn.execute(f"SELECT id, title_key, loose_key FROM pages WHERE (title_key IN ({marks}) OR loose_key IN ({marks})){t} LIMIT 20", (*keys, *keys, type) if type else (*keys, *keys)):
+    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key FROM pages p WHERE (p.title_key IN ({marks}) OR p.loose_key IN ({marks})){t} LIMIT 20", (*keys, *keys, *targs)):
         out[int(r[0])] = "title" if r[1] in keys else "path"
     # aliases: the page model's alias rows (the same names as ``search_aliases``), keyed by
     # loose_key and indexed, so an exact alias costs one index probe, not a scan of every page
     sql = "SELECT a.page_id FROM aliases a"
-    sql += f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key IN ({marks}) AND p.type = ?" if type else f" WHERE a.loose_key IN ({marks})"
-    for (pid,) in conn.execute(sql + " LIMIT 200", (*keys, type) if type else tuple(keys)):
+    sql += f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key IN ({marks}){t}" if only else f" WHERE a.loose_key IN ({marks})"
+    for (pid,) in conn.execute(sql + " LIMIT 200", (*keys, *targs)):
         out.setdefault(int(pid), "alias")
     return out
 
 
-def _exact_names_pg(names: list[str], type: str | None) -> tuple[str, list]:
+def _exact_names_pg(names: list[str], only: PageFilter) -> tuple[str, list]:
     """:func:`_exact_names` on Postgres as two more columns of a ``SELECT`` (leading comma) and
     their arguments: ``[[page_id, 1 if the title else 0 (the file name)]]`` (at most 20) and the
-    alias matches' page ids (at most 200); ``("", [])`` for a query with no name key."""
+    alias matches' page ids (at most 200); ``("", [])`` for a query with no name key. Pages
+    ``only`` selects."""
     keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
     if not keys:
         return "", []
-    t = " AND type = ?" if type else ""
-    a = " JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ANY(?) AND p.type = ?" if type else " WHERE a.loose_key = ANY(?)"
-    sql = (f", ARRAY(SELECT ARRAY[id, (title_key = ANY(?))::int] FROM pages WHERE (title_key = ANY(?) OR loose_key = ANY(?)){t} LIMIT 20)"
+    t, targs = only.sql()
+    a = f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ANY(?){t}" if only else " WHERE a.loose_key = ANY(?)"
+    sql = (f", ARRAY(SELECT ARRAY[p.id, (p.title_key = ANY(?))::int] FROM pages p WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?)){t} LIMIT 20)"
            f", ARRAY(SELECT a.page_id FROM aliases a{a} LIMIT 200)")
-    return sql, [keys, keys, keys, *([type] if type else []), keys, *([type] if type else [])]
+    return sql, [keys, keys, keys, *targs, keys, *targs]
 
 
 def stale_index_warning(n: int) -> str:
@@ -1508,7 +1530,7 @@ def stale_index_warning(n: int) -> str:
 
 
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0,
-           warn=None) -> list[dict]:
+           warn=None, tag: str | None = None, prefix: str | None = None) -> list[dict]:
     """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
 
     Returns ``[{slug, title, type, score, snippet, highlights, signals}]``, best first; ``score`` is
@@ -1516,7 +1538,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     the hits (:func:`snippet_of`: no link syntax, comments or emphasis marks), ``highlights`` the
     hits in it as ``[start, end)`` code-point offsets, ``signals`` the fields that matched. Raises :class:`BadInput` for a non-positive limit.
     A hit of the search index whose page row does not exist is left out, and ``warn`` (a
-    callable taking one line) is told once (:func:`stale_index_warning`).
+    callable taking one line) is told once (:func:`stale_index_warning`). ``type``, ``tag``,
+    ``prefix``: only the pages that filter selects (:func:`rank`), the substring fallback too.
     """
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
@@ -1527,14 +1550,15 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
     q = fts_query(folded)
+    only = PageFilter(type, tag, prefix)
     if not q:
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query)
-        return [] if empty_query(query) else _substring_search(conn, query, type, int(limit))
-    ranked, body = _rank(conn, query, type=type, limit=int(limit) + offset, weights=None, coordinate=True)
+        return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
+    ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True)
     ranked = ranked[offset:]
     if not ranked and offset == 0 and _UNSPACED.search(folded):
-        return _substring_search(conn, query, type, int(limit))
+        return _substring_search(conn, query, only, int(limit))
     if not ranked:
         return []
     try:
@@ -1631,35 +1655,34 @@ def _substring_parts(query: str) -> list[str]:
     return [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")] or query.split()
 
 
-def _substring_rows(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
+def _substring_rows(conn: sqlite3.Connection, query: str, only: PageFilter, limit: int) -> list[tuple[sqlite3.Row, float]]:
     """``[(page row, score)]`` of pages containing every whitespace-separated part of ``query``
     as a substring, best first, scored by the number of occurrences (title hits count ×5)
     (:func:`_substring_match`)."""
-    return _substring_match(conn, query, type, limit)[1]
+    return _substring_match(conn, query, only, limit)[1]
 
 
-def _substring_match(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> tuple[str, list[tuple[sqlite3.Row, float]]]:
+def _substring_match(conn: sqlite3.Connection, query: str, only: PageFilter, limit: int) -> tuple[str, list[tuple[sqlite3.Row, float]]]:
     """``(spelling, rows)``: :func:`_substring_rows_of` for the query's :func:`search_form`
     (half-width ``ｶﾀｶﾅ`` finds ``カタカナ``), else, when that finds nothing, for the query as
     given (``ｶﾀｶﾅ`` as written); ``spelling`` is the one that found the rows."""
     folded = search_form(query)
-    rows = _substring_rows_of(conn, folded, type, limit)
+    rows = _substring_rows_of(conn, folded, only, limit)
     if rows or folded == query:
         return folded, rows
-    return query, _substring_rows_of(conn, query, type, limit)
+    return query, _substring_rows_of(conn, query, only, limit)
 
 
-def _substring_rows_of(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[tuple[sqlite3.Row, float]]:
+def _substring_rows_of(conn: sqlite3.Connection, query: str, only: PageFilter, limit: int) -> list[tuple[sqlite3.Row, float]]:
     """:func:`_substring_rows` for ``query`` exactly as given."""
     parts = _substring_parts(query)
     if not parts:
         return []
-    sql = "SELECT id, slug, title, type, compiled_truth, timeline FROM pages"
-    where = " AND ".join("instr(title || ' ' || compiled_truth || ' ' || timeline, ?) > 0" for _ in parts)
-    args: list = list(parts)
-    sql += " WHERE " + where + (" AND type = ?" if type else "")
-    if type:
-        args.append(type)
+    sql = "SELECT p.id, p.slug, p.title, p.type, p.compiled_truth, p.timeline FROM pages p"
+    where = " AND ".join("instr(p.title || ' ' || p.compiled_truth || ' ' || p.timeline, ?) > 0" for _ in parts)
+    cond, oargs = only.sql()
+    args: list = [*parts, *oargs]
+    sql += " WHERE " + where + cond
     out = []
     for r in conn.execute(sql, args):
         body = r["compiled_truth"] + " " + r["timeline"]
@@ -1668,13 +1691,13 @@ def _substring_rows_of(conn: sqlite3.Connection, query: str, type: str | None, l
     return out[:limit]
 
 
-def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, limit: int) -> list[dict]:
+def _substring_search(conn: sqlite3.Connection, query: str, only: PageFilter, limit: int) -> list[dict]:
     """:func:`_substring_rows` as search hits (with a snippet around the first part). Used when
     FTS5 finds nothing for CJK text or symbols. ``score`` is the page's occurrences relative to
     the best hit's (the best scores 1, as the best BM25 match does in :func:`search`);
     ``signals`` is ``title`` and/or ``body``, where a part was found."""
     hits = []
-    query, rows = _substring_match(conn, query, type, limit)
+    query, rows = _substring_match(conn, query, only, limit)
     parts = _substring_parts(query)
     first = (parts or [""])[0]
     best = max((sc for _, sc in rows), default=0.0) or 1.0
@@ -1694,23 +1717,25 @@ def _substring_search(conn: sqlite3.Connection, query: str, type: str | None, li
 
 
 def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None,
-                       coordinate: bool = True) -> list[dict]:
+                       coordinate: bool = True, tag: str | None = None, prefix: str | None = None) -> list[dict]:
     """``[{id, score, signals}]`` of the best ``limit`` pages for ``query``, best first: the same
     ranking as :func:`search` (:func:`rank`), without snippets, and the same substring fallback
     for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``);
-    ``coordinate=False``: without the coordination factor (:func:`rank`)."""
+    ``coordinate=False``: without the coordination factor (:func:`rank`); ``type``, ``tag``,
+    ``prefix``: the filter of :func:`rank`."""
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     has_words = bool(fts_query(search_form(query)))  # (rank reads the query's search_form)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate) if has_words else []
+    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix) if has_words else []
     if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
-        return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", type, int(limit))]
+        return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", PageFilter(type, tag, prefix), int(limit))]
     return out
 
 
 def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None,
-                   coordinate: bool = True) -> list[tuple[int, float]]:
+                   coordinate: bool = True, tag: str | None = None, prefix: str | None = None) -> list[tuple[int, float]]:
     """:func:`keyword_candidates` as ``[(page_id, score)]``."""
-    return [(h["id"], h["score"]) for h in keyword_candidates(conn, query, type=type, limit=limit, weights=weights, coordinate=coordinate)]
+    return [(h["id"], h["score"]) for h in keyword_candidates(conn, query, type=type, limit=limit, weights=weights, coordinate=coordinate,
+                                                              tag=tag, prefix=prefix)]

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import MAX_TOKENS, Chunk, model_chunks
 from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_version, resolve_model, to_blob
+from ..storage.filters import PageFilter
 from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
 #: chunks sent to the provider per write transaction (a killed run loses at most one group)
@@ -633,7 +634,7 @@ class VectorIndex:
     def top_pages(self, scores: np.ndarray, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float, int]]:
         """Best ``k`` pages as ``(page_id, score, row_id)``, each page's best chunk, best first.
 
-        ``allowed``: optional sorted array of page ids to keep (a type filter). Takes the top
+        ``allowed``: optional sorted array of page ids to keep (a filter: type, tag, folder). Takes the top
         ``4k`` chunks by ``argpartition`` and widens ×4 until ``k`` distinct pages are found or
         every row was looked at.
         """
@@ -720,10 +721,13 @@ class PgVectors:
         self._expr = f"vec::vector({self.dims})"
         self._where = f"model = '{lit}' AND dims = {self.dims}"
 
-    def top_pages(self, k: int, type: str | None = None) -> list[tuple[int, float, int]]:
+    def top_pages(self, k: int, only=None) -> list[tuple[int, float, int]]:
         """``[(page_id, cosine, row_id)]`` of the ``k`` best pages (each by its best chunk); with
-        ``type``, of the pages of that type (an exact scan of that type's chunks when the index's
-        nearest chunks hold fewer than ``k`` such pages)."""
+        a filter ``only`` (a :class:`~gbrain.storage.filters.PageFilter`, or a type name), of
+        the pages it selects (an exact scan of their chunks when the index's nearest chunks hold
+        fewer than ``k`` such pages)."""
+        if isinstance(only, str):
+            only = PageFilter(type=only)
         n = max(40, int(k) * 4)
         ef = min(1000, n)
         # a round trip only when the pooled connection's session has another value
@@ -734,18 +738,19 @@ class PgVectors:
         for rid, pid, sc in self.conn.execute(sql, (self.q, self.q, n)):
             if pid not in best or sc > best[pid][0]:
                 best[pid] = (float(sc), int(rid))
-        if type and best:
-            keep = {r[0] for r in self.conn.execute(f"SELECT id FROM pages WHERE type = ? AND id IN ({','.join(map(str, best))})", (type,))}
+        if only and best:
+            cond, args = only.sql()
+            keep = {r[0] for r in self.conn.execute(f"SELECT p.id FROM pages p WHERE p.id IN ({','.join(map(str, best))}){cond}", args)}
             best = {p: v for p, v in best.items() if p in keep}
             if len(best) < int(k):
-                # HNSW gave the nearest chunks of every type and too few were of this type (pgvector
-                # filters after the index scan): rank this type's chunks exactly (`+ 0` keeps the
+                # HNSW gave the nearest chunks of every page and too few were of the filter's (pgvector
+                # filters after the index scan): rank its pages' chunks exactly (`+ 0` keeps the
                 # planner off the index), so the filter applies before the bound
                 sql = (f"SELECT e.id, e.page_id, 1 - ({self._expr} <=> ?::vector({self.dims})) FROM page_embeddings e "
-                       f"JOIN pages p ON p.id = e.page_id WHERE p.type = ? AND {self._where} "
+                       f"JOIN pages p ON p.id = e.page_id WHERE {self._where}{cond} "
                        f"ORDER BY ({self._expr} <=> ?::vector({self.dims})) + 0 LIMIT ?")
                 best = {}
-                for rid, pid, sc in self.conn.execute(sql, (self.q, type, self.q, n)):
+                for rid, pid, sc in self.conn.execute(sql, (self.q, *args, self.q, n)):
                     if pid not in best or sc > best[pid][0]:
                         best[pid] = (float(sc), int(rid))
         out = sorted(((p, s, r) for p, (s, r) in best.items()), key=lambda t: (-t[1], t[0]))
