@@ -25,7 +25,10 @@ aliases or path (Robertson's IDF; the idea of per-field evidence is BM25F's, Rob
 Zaragoza & Taylor, CIKM 2004), ``heading`` the same share in the headings, and ``exact`` is 1
 when the whole query is the page's title, an alias or its file name. A name field counts only
 for the query words it holds as written (:func:`names_word`: ``atomically`` shares ``Atom``'s
-porter stem but does not name it; such a field weighs 0 in the page's BM25). The name evidence does not
+porter stem but does not name it; such a field weighs 0 in the page's BM25); a word the path
+holds only in its folders, in more than :data:`FOLDER_NAME_MAX` pages' paths, names nothing (a
+folder's name is no name of its pages); ``name`` is times the name's precision squared, taken
+against the shortest title or alias holding a query word (:func:`_holding_length`). The name evidence does not
 depend on the page's length, so notes of very different sizes compete on what they are called.
 Scores are comparable within one query (the best coordinated BM25 match alone scores 1).
 
@@ -76,8 +79,16 @@ COLUMNS = ("title", "search_aliases", "path", "search_headings", "compiled_truth
 NAME_WEIGHT = 0.5
 HEADING_WEIGHT = 0.25
 EXACT_WEIGHT = 1.0
-#: exponent on the name's precision (matched words / words of the shortest name)
+#: exponent on the name's precision (matched words / words of the shortest name holding a query word)
 PRECISION_POWER = 2.0
+#: the name's precision is taken against the shortest title or alias that holds a query word as
+#: written (False: the shortest of all, the ranking before 2026-12-02 evening: a page's short
+#: title in another script made a long alias's partial match look exact)
+PRECISION_OF_HOLDING = True
+#: a query word found only in the folders of a page's path (``people`` in ``people/ana-lima``)
+#: names the page only when at most this many pages' paths hold it: a folder's name in every
+#: one of its pages' paths made each of them look named (0: always, the ranking before)
+FOLDER_NAME_MAX = 20
 #: coordination (module docstring): a page's BM25 is multiplied by its IDF-weighted share of the
 #: query's terms to this power (0: off; chosen by measurement, docs/search.md)
 COORD_POWER = 0.5
@@ -635,8 +646,9 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     texts: dict[int, tuple[str, str, str, str]] = {}
     name_rows = []
     for r in conn.execute(f"SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ({','.join(map(str, ids))})"):
-        names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
-        name_len[r[0]] = min(max(1, len({w.casefold() for w in _WORD.findall(n)} - STOP_WORDS)) for n in names)
+        if not PRECISION_OF_HOLDING:
+            names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
+            name_len[r[0]] = min(_name_length(n) for n in names)
         texts[r[0]] = (r[1], r[2] or "", r[3], r[4] or "")
         name_rows.append(tuple(r))
     written: dict[tuple[int, str], set[str]] = {}
@@ -650,6 +662,21 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         return written[key]
 
     prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
+    in_paths: dict[str, bool] = {}
+
+    def folder_only(pid: int, word: str) -> bool:
+        # the word is in the page's path only in its folders (not its file name), and in the
+        # paths of more than FOLDER_NAME_MAX pages: a folder's name, no name of this page
+        path = texts[pid][2]
+        if not FOLDER_NAME_MAX or "/" not in path:
+            return False
+        folder, _, file = path.rpartition("/")
+        if names_word(word, name_words(file), word in prefixes) or not names_word(word, name_words(folder), word in prefixes):
+            return False
+        if word not in in_paths:
+            in_paths[word] = _match_count(conn, "{path} : " + _quote(word), counts) > FOLDER_NAME_MAX
+        return in_paths[word]
+
     stem_only: dict[int, set[str]] = {}
     as_written: dict[int, set[str]] = {}
     index = _names_index(name_rows) if word_idf and len(name_rows) == len(ids) else None
@@ -672,7 +699,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
                     as_written.setdefault(pid, set()).add(sig)
                     if sig == "headings":
                         head[pid] += idf
-                    elif pid not in named:
+                    elif pid not in named and not (sig == "path" and pid in texts and folder_only(pid, word)):
                         named.add(pid)
                         name[pid] += idf
     # a name field (title, alias, path, headings) that holds query words only by their porter
@@ -696,6 +723,10 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
                 cbm[pid] = cbm[pid] * v / bm[pid]
                 bm[pid] = v
     hits_in_name = {pid: sum(1 for w in words if pid in matched.get(w, ())) for pid in ids}
+    if PRECISION_OF_HOLDING:
+        for pid, n in hits_in_name.items():
+            if n and pid in texts:
+                name_len[pid] = _holding_length(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
     top = max(cbm.values()) or 1.0
     out = []
     for pid in ids:
@@ -707,6 +738,24 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+def _name_length(name: str) -> int:
+    """The words of a name (a title, an alias) that the name's precision divides by: its
+    distinct casefolded words but stop words, at least 1."""
+    return max(1, len({w.casefold() for w in _WORD.findall(name)} - STOP_WORDS))
+
+
+def _holding_length(title: str, aliases: str, words: list[str], prefixes: set[str]) -> int:
+    """The name precision's denominator of a page (:data:`PRECISION_OF_HOLDING`): the
+    :func:`_name_length` of its shortest name (``title`` or one of the ``aliases``, one per
+    line) holding one of the query ``words`` as written (:func:`names_word`); of its shortest
+    name of all when none does (the words named it by its path only). A page titled
+    ``快速切换器`` with the alias ``Quick switcher`` is named by ``quick switcher`` through that
+    alias: its two words, not the title's one, are what the query's two are weighed against."""
+    names = [title, *aliases.split("\n")] if aliases else [title]
+    holding = [n for n in names if any(names_word(w, name_words(n), w in prefixes) for w in words)]
+    return min(_name_length(n) for n in holding or names)
 
 
 #: FTS5's tokenizer of ``page_fts`` (storage/db.py; ``tests/test_search_scale.py`` checks they agree)
