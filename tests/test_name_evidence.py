@@ -8,6 +8,10 @@ import pytest
 from gbrain.core.brain import Brain
 from gbrain.search import keyword
 
+#: Postgres' name evidence (keyword._rank_pg) reads the title and aliases only (no path) and has
+#: no precision factor: neither rule has anything to act on there
+pytestmark = pytest.mark.sqlite_only("name precision and path names are SQLite's name evidence (Postgres: title/aliases, no precision)")
+
 
 def _top(b, q, n=3):
     return [h["slug"] for h in keyword.search(b.conn, q, limit=n)]
