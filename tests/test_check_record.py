@@ -5,6 +5,7 @@ size, mtime, ctime of the file and its WAL) is not checked again (issue 14: the 
 ``gbrain sync`` at 50,000 pages spent 0.5 of its 1.0 CPU-s re-reading a 560 MB file)."""
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -114,3 +115,136 @@ def test_the_record_is_kept_outside_the_brain_folder(tmp_path, brain_tree, count
     rec = dbmod.check_record_path(db)
     assert rec.exists() and not str(rec).startswith(str(brain_tree))
     assert not [f for f in os.listdir(brain_tree) if f.startswith("brain.db") and f not in ("brain.db", "brain.db-wal", "brain.db-shm")]
+
+
+# ---- verify takes the word of a fresh record (issue 14: verify at 2x its read+sha256 floor) --
+# The lead's decision: plain `verify` may trust a recorded passing quick_check while the file
+# (and WAL) is exactly as that check left it, or as the import of the process that ran it left
+# it, and the check is younger than verify_trust_check_hours (24); the report says which.
+
+from gbrain.operations.registry import _report_text  # noqa: E402
+from gbrain.sync.importer import import_tree  # noqa: E402
+
+
+def verify(db, tree, **kw) -> dict:
+    return ops.run("verify", {"dir": str(tree), **kw}, ops.Context(db=str(db)))
+
+
+@pytest.fixture
+def checks(monkeypatch):
+    """Count quick_check runs (the real clock: no RACY_NS patch); ``state["damaged"]`` makes the
+    next ones answer "damaged"."""
+    state = {"n": 0, "damaged": None}
+    real = dbmod.quick_check
+
+    def qc(conn):
+        state["n"] += 1
+        return state["damaged"] or real(conn)
+
+    monkeypatch.setattr(dbmod, "quick_check", qc)
+    return state
+
+
+def test_verify_right_after_an_import_takes_its_check_and_says_so(tmp_path, brain_tree, checks):
+    db = tmp_path / "b.db"
+    assert ops.run("import", {"dir": str(brain_tree)}, ops.Context(db=str(db)))["ok"]
+    assert checks["n"] == 1  # the import checks the file once, before its first write, as before
+    rec = dbmod.check_record(db)
+    assert rec is not None and rec["by"] == "import"  # the state its own commits (and close) left
+    rep = verify(db, brain_tree)
+    assert rep["ok"] and checks["n"] == 1  # not read again
+    assert rep["database_file"]["checked"] == "record" and rep["database_file"]["by"] == "import"
+    text = _report_text(rep, {})
+    assert f"Database file: passed quick_check at {rep['database_file']['passed_at']}, unchanged since" in text
+    assert "--check-db" in text
+    # --check-db and --deep check now, and say so
+    rep = verify(db, brain_tree, check_db=True)
+    assert rep["ok"] and checks["n"] == 2 and rep["database_file"] == {"checked": "now", "check": "quick_check"}
+    assert "Database file: quick_check passed, checked now" in _report_text(rep, {})
+    rep = verify(db, brain_tree, deep=True)
+    assert rep["ok"] and rep["database_file"] == {"checked": "now", "check": "integrity_check"}
+
+
+def test_verify_checks_a_file_changed_since_its_record_and_finds_it_damaged(tmp_path, brain_tree, checks):
+    db = tmp_path / "b.db"
+    assert ops.run("import", {"dir": str(brain_tree)}, ops.Context(db=str(db)))["ok"]
+    assert dbmod.checked_as_is(db)
+    touch_bytes(db)  # something else wrote the file
+    checks["damaged"] = "quick_check: *** in database main *** Page 7: btreeInitPage() returns error code 11"
+    with pytest.raises(Damaged):
+        verify(db, brain_tree)
+    assert checks["n"] == 2
+
+
+def test_verify_checks_when_the_record_is_older_than_the_bound(tmp_path, brain_tree, checks):
+    db = tmp_path / "b.db"
+    assert ops.run("import", {"dir": str(brain_tree)}, ops.Context(db=str(db)))["ok"]
+    path = dbmod.check_record_path(db)
+    rec = json.loads(path.read_text())
+    rec["at"] -= 25 * 3600 * 10**9  # the check ran 25 hours before the file was left so
+    path.write_text(json.dumps(rec))
+    assert dbmod.checked_as_is(db) and not dbmod.checked_as_is(db, max_age_s=24 * 3600)
+    checks["damaged"] = "quick_check: *** in database main *** Page 7: btreeInitPage() returns error code 11"
+    with pytest.raises(Damaged):
+        verify(db, brain_tree)
+    assert checks["n"] == 2
+    # a record without its time (written before records had one) is too old for verify
+    rec.pop("at")
+    path.write_text(json.dumps(rec))
+    assert dbmod.checked_as_is(db) and not dbmod.checked_as_is(db, max_age_s=24 * 3600)
+
+
+def test_verify_trust_check_hours_sets_the_bound_and_0_checks_every_time(tmp_path, brain_tree, checks):
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        b.set_config("verify_trust_check_hours", "0")
+    assert ops.run("import", {"dir": str(brain_tree)}, ops.Context(db=str(db)))["ok"]
+    n = checks["n"]
+    assert verify(db, brain_tree)["database_file"]["checked"] == "now" and checks["n"] == n + 1
+    with Brain.open(db) as b:
+        b.set_config("verify_trust_check_hours", "48")
+        with pytest.raises(Exception):
+            b.set_config("verify_trust_check_hours", "a day")
+    assert ops.run("import", {"dir": str(brain_tree)}, ops.Context(db=str(db)))["ok"]
+    path = dbmod.check_record_path(db)
+    rec = json.loads(path.read_text())
+    rec["at"] -= 25 * 3600 * 10**9
+    path.write_text(json.dumps(rec))
+    n = checks["n"]
+    assert verify(db, brain_tree)["database_file"]["checked"] == "record" and checks["n"] == n
+
+
+def test_an_import_vouches_only_for_a_file_its_process_found_as_its_check_left_it(tmp_path, brain_tree, checks):
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+        assert dbmod.check_record(db)["by"] == "import"
+        touch_bytes(db)  # another writer, after this process's check
+        p = brain_tree / "people" / "ana-lima.md"
+        p.write_bytes(p.read_bytes() + b"\nOne more line.\n")
+        assert import_tree(b, brain_tree)["counts"]["pages_written"] == 1
+        assert checks["n"] == 1  # once per process, as before
+        assert not dbmod.checked_as_is(db)  # the import's writes stand on no check of the file as it was
+    assert not dbmod.checked_as_is(db)  # nor the state its close left
+    assert verify(db, brain_tree)["database_file"]["checked"] == "now"
+
+
+def test_a_write_after_the_import_in_the_same_process_is_not_vouched_for_at_close(tmp_path, brain_tree, checks):
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        import_tree(b, brain_tree)
+        assert dbmod.checked_as_is(db)
+        b.put("notes/after", "# After\n")
+    assert not dbmod.checked_as_is(db)
+
+
+def test_a_just_written_file_with_coarse_stamps_is_not_recorded(tmp_path, monkeypatch):
+    db = tmp_path / "b.db"
+    now = time.time_ns()
+    whole = now - now % 1_000_000_000  # stamps of whole seconds, this second
+    monkeypatch.setattr(dbmod, "file_state", lambda path, racy_ok=True: [[False, 1, 2, 4096, whole, whole]])
+    assert dbmod.settled_state(db) is None
+    fine = now - 3_000_000  # 3 ms ago on a file system of nanosecond stamps: waits, then records
+    monkeypatch.setattr(dbmod, "file_state", lambda path, racy_ok=True: [[False, 1, 2, 4096, fine, fine]])
+    assert dbmod.settled_state(db) == [[False, 1, 2, 4096, fine, fine]]
+    assert time.time_ns() - fine >= dbmod.SETTLE_NS

@@ -87,6 +87,9 @@ SETTABLE_CONFIG = {
     # a sync client (folder) not synced for this many days stops holding the change log back
     # (empty: 30; 0: never); it is compared path by path when it comes back
     "sync_client_expire_days": (lambda v: v == "" or _is_int(v), "a whole number of days (0: never), or empty"),
+    # plain `verify` takes the word of a passing quick_check of the database file this many hours
+    # old while the file is exactly as it left it (empty: 24; 0: check every time)
+    "verify_trust_check_hours": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v))), "a number of hours (0: check every time), or empty"),
 }
 READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN}
 
@@ -167,8 +170,18 @@ class Brain:
         #: connection and the answer box
         self._pending_check: tuple[Any, sqlite3.Connection, list] | None = None
         self._check_state: list | None = None  # the file's state when the check began (db.file_state)
+        #: when this process's quick_check began (time.time_ns()) and the file's state then, racy
+        #: or not; after an import's own writes, the state they left (:meth:`vouch_base`)
+        self._check_at: int | None = None
+        self._sound_state: list | None = None
+        #: an import's writes on a file this process found sound: (check time, by, total_changes
+        #: after them), re-recorded at close when nothing was written since (:meth:`record_writes`)
+        self._writes_vouched: tuple[int, str, int] | None = None
         #: the file is as a passing quick_check left it (:meth:`start_check`: db.checked_as_is)
         self.vouched = False
+        #: that check's record (db.check_record: its time ``at`` and ``by``) when :attr:`vouched`
+        self.vouched_record: dict | None = None
+        self._vouch_age: float | None = None  # the age bound the record was taken with
         self._open_lock: tuple[int, str] | None = None
         self._suggesting = False  # suggest() is running: a lookup inside it does not suggest in turn
         #: why the brain is not open (:meth:`offline`: its disk is full), else None
@@ -219,7 +232,20 @@ class Brain:
 
     def close(self) -> None:
         self._drop_pending_check()
+        vouched = self._writes_vouched
+        if vouched is not None:
+            try:
+                if self.conn.total_changes != vouched[2]:
+                    vouched = None  # written since the import: not vouched for
+            except sqlite3.Error:
+                vouched = None
         self.conn.close()
+        if vouched is not None:
+            # the last connection's close checkpoints the WAL into the file: record the state
+            # that leaves (the import's record no longer matches it)
+            state = dbmod.settled_state(self.path)
+            if state and state != self._sound_state:
+                dbmod.record_sound(self.path, state, at=vouched[0], by=vouched[1])
         if self._open_lock is not None:
             _close_lock(self._open_lock)
             self._open_lock = None
@@ -233,19 +259,19 @@ class Brain:
             why = self._pending_answer()
             self._checked = True
             if why is None and self._pending_check is None:
-                self._check_state = self._file_state()
+                self._note_check_start()
                 why = dbmod.quick_check(self.conn)
             self._pending_check = None
             if why:
                 self.damaged = why
             elif self._check_state:
-                dbmod.record_sound(self.path, self._check_state)
+                dbmod.record_sound(self.path, self._check_state, at=self._check_at)
         if self.damaged and raise_:
             from ..errors import Damaged
 
             raise Damaged(f"{self.path} is damaged (SQLite: {self.damaged}); nothing was written; {dbmod.recovery_advice(self.path)}")
 
-    def start_check(self, *, trust_record: bool = True) -> None:
+    def start_check(self, *, trust_record: bool = True, max_age_s: float | None = None) -> None:
         """Begin :meth:`check_sound`'s quick_check now, in a thread on a connection of its own
         (SQLite runs it without holding the GIL), for a command that reads a lot before its first
         write: ``sync`` walks and stats the folder meanwhile. Its first write (a
@@ -254,15 +280,20 @@ class Brain:
         reports (:meth:`finish_check`). Only for a SQLite file not yet checked in this process;
         when the side connection cannot be opened, :meth:`check_sound` checks on this one as
         before. When the file is exactly as a passing check left it (``db.checked_as_is``) no
-        check starts: :attr:`vouched` is set, and a write still checks first; ``trust_record=False``
-        (``verify``, whose report says the file passed a check) checks all the same."""
+        check starts: :attr:`vouched` is set (and :attr:`vouched_record`), and a write still
+        checks first; ``max_age_s``: only a check that ran at most that long ago (``verify``,
+        whose report says when the file passed its check); ``trust_record=False`` (``verify
+        --check-db``) checks all the same."""
         if self._checked or self._pending_check is not None or not isinstance(self.path, Path) or getattr(self.conn, "dialect", "sqlite") != "sqlite":
             return
         if dbmod.on_full_disk(self.conn):  # a side connection could not read past its lock
             return
-        if trust_record and dbmod.checked_as_is(self.path):
-            self.vouched = True  # no thread: a write checks first (check_sound), see finish_check
-            return
+        if trust_record:
+            rec = dbmod.check_record(self.path, max_age_s=max_age_s)
+            if rec is not None:
+                self.vouched, self.vouched_record = True, rec  # no thread: a write checks first (check_sound), see finish_check
+                self._vouch_age = max_age_s
+                return
         import threading
 
         try:
@@ -270,7 +301,7 @@ class Brain:
         except sqlite3.Error:
             return
         box: list = []
-        self._check_state = self._file_state()
+        self._note_check_start()
 
         def run() -> None:
             try:
@@ -282,15 +313,53 @@ class Brain:
         self._pending_check = (t, side, box)
         t.start()
 
-    def finish_check(self) -> None:
+    def finish_check(self, *, raise_: bool = True) -> None:
         """The end of a command that called :meth:`start_check`: raise
         :class:`~gbrain.errors.Damaged` when the file is damaged, as :meth:`check_sound` would
         have before the command. Not checked again when the command wrote nothing and the file
         was found exactly as a passing quick_check left it (:attr:`vouched`: same inode, size,
-        mtime and ctime of the file and its WAL; ``db.checked_as_is``): its answer stands."""
-        if self.vouched and not self._checked and dbmod.checked_as_is(self.path):
+        mtime and ctime of the file and its WAL; ``db.checked_as_is``): its answer stands.
+        Else (the file changed meanwhile) :attr:`vouched` is cleared and the file checked now."""
+        if self.vouched and not self._checked:
+            if dbmod.checked_as_is(self.path, max_age_s=self._vouch_age):
+                return
+            self.vouched, self.vouched_record = False, None
+        self.check_sound(raise_=raise_)
+
+    def _note_check_start(self) -> None:
+        """The file's state as a quick_check begins (:meth:`check_sound`, :meth:`start_check`):
+        recorded when it passes if not racy (``_check_state``); kept racy or not, with the time,
+        for :meth:`vouch_base`."""
+        self._check_at = time.time_ns()
+        self._check_state = self._file_state()
+        self._sound_state = dbmod.file_state(self.path) if isinstance(self.path, Path) else None
+
+    def vouch_base(self) -> int | None:
+        """When the file's current state stands on a passing quick_check of this process: the
+        time that check began (``time.time_ns()``), else None. True when the file is exactly as
+        it was when the check began, or as this process's last :meth:`record_writes` left it (its
+        own import's commits since). Call with the write lock held (an import's ``begin_write``),
+        so no other writer moves it before the writes it vouches for."""
+        if not self._checked or self.damaged or self._check_at is None or self._sound_state is None or not isinstance(self.path, Path):
+            return None
+        return self._check_at if dbmod.file_state(self.path) == self._sound_state else None
+
+    def record_writes(self, at: int | None, by: str = "import") -> None:
+        """Record the state the file is in after this process's own commits (an import's), made
+        on a file that :meth:`vouch_base` found as a passing check of this process left it: a
+        later command (``verify``, ``sync``) may take that check's word for this state
+        (``db.check_record``; its time is ``at``, the check's, so its age bound still counts from
+        the check). Nothing when ``at`` is None or the state is racy (``db.settled_state``). The
+        close of the last connection checkpoints the WAL: :meth:`close` records again then when
+        nothing was written meanwhile."""
+        if at is None or not isinstance(self.path, Path):
             return
-        self.check_sound()
+        state = dbmod.settled_state(self.path)
+        if not state:
+            return
+        dbmod.record_sound(self.path, state, at=at, by=by)
+        self._sound_state = state
+        self._writes_vouched = (at, by, self.conn.total_changes)
 
     def _file_state(self) -> list | None:
         """``db.file_state`` of this brain's file when it is not racy (else None: not recorded)."""

@@ -919,10 +919,12 @@ def _export(b, a, ctx):
 
 @op(
     "verify",
-    "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, SQLite's quick_check of the database file, and the derived rows of pages drawn at random (0.15% of the page text, at least 16,384 characters) re-parsed from their text (--deep: every page and sidecar re-rendered and re-parsed, and the full integrity_check).",
+    "Compare a markdown tree with the brain without writing anything: every file's hash against the stored one, SQLite's quick_check of the database file (not read again when it is exactly as a passing check left it within verify_trust_check_hours, 24 by default: the report says when it passed; --check-db checks it now), and the derived rows of pages drawn at random (0.15% of the page text, at least 16,384 characters) re-parsed from their text (--deep: every page and sidecar re-rendered and re-parsed, and the full integrity_check).",
     [
         Param("dir", required=True, positional=True, description="the markdown folder", directory=True),
         Param("deep", "boolean", "also check the database file, re-render every page and re-parse every page (the cost of an import)", default=False),
+        Param("check_db", "boolean", "run the quick_check of the database file now, even when the file is exactly as a passing check "
+              "left it less than verify_trust_check_hours (config; empty: 24) ago", default=False),
     ],
     mcp=False,
     text=_report_text,
@@ -936,7 +938,8 @@ def _verify(b, a, ctx):
         ctx.progress_label("Verifying")
     # no lstat per file: verify reads every file whole, and the reads give the sizes; no
     # sorting of each folder's entries: the tree is compared with the brain as a set
-    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path), sizes=False, ordered=False), on_progress=ctx.on_progress, deep=bool(a.get("deep")))
+    return verify_tree(b, scan_tree(root, exclude_abs=db_excludes(b.path), sizes=False, ordered=False), on_progress=ctx.on_progress, deep=bool(a.get("deep")),
+                       check_db=bool(a.get("check_db")))
 
 
 def _check_text(r: dict, a: dict) -> str:

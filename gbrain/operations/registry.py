@@ -839,6 +839,14 @@ def _report_text(r: dict, a: dict) -> str:
         lines.append(f"Stored page texts hashed: {r['pages_reparsed']:,} of {r['pages']:,} (drawn at random; "
                      f"`gbrain check` or `verify --deep` hashes every stored page text)")
     lines.append(f"Timeline entries: {r['timeline_entries']['stored']:,}; Tags: {r['tags']['stored']:,}")
+    dbf = r.get("database_file")  # verify: how the database file itself was checked
+    if dbf:
+        if dbf.get("checked") == "record":
+            by = " but for the writes of the import that ran it" if dbf.get("by") == "import" else ""
+            lines.append(f"Database file: passed quick_check at {dbf['passed_at']}, unchanged since{by}; not read again "
+                         f"(`verify --check-db` checks it now)")
+        else:
+            lines.append(f"Database file: {dbf.get('check', 'quick_check')} passed, checked now")
     raw = r["raw"]
     lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")
     if r.get("frontmatter_errors"):

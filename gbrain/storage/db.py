@@ -1313,31 +1313,73 @@ def file_state(path: str | os.PathLike, *, racy_ok: bool = True) -> list | None:
     return out
 
 
-def record_sound(path: str | os.PathLike, state: list | None) -> None:
+def record_sound(path: str | os.PathLike, state: list | None, *, at: int | None = None, by: str = "check") -> None:
     """Record that the database at ``path`` passed quick_check in ``state`` (:func:`file_state`
-    taken before the check, not racy). Best effort: a cache that cannot be written records nothing."""
+    taken before the check, not racy; or, ``by="import"``, the state an import's own commits
+    left after a passing check of this process: :func:`settled_state`). ``at``: when that check
+    ran (``time.time_ns()``; default now). Best effort: a cache that cannot be written records nothing."""
     if not state:
         return
     rec = check_record_path(path)
     try:
         rec.parent.mkdir(parents=True, exist_ok=True)
         tmp = rec.with_name(f"{rec.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"db": os.path.realpath(str(path)), "state": state}))
+        tmp.write_text(json.dumps({"db": os.path.realpath(str(path)), "state": state, "at": time.time_ns() if at is None else at, "by": by}))
         os.replace(tmp, rec)
     except OSError:
         pass
 
 
-def checked_as_is(path: str | os.PathLike) -> bool:
-    """Whether the database at ``path`` is exactly as a passing quick_check left it: same file
-    (device, inode), size, mtime and ctime, and the same WAL (:func:`record_sound`). A command
-    that writes nothing may then skip re-reading the whole file; every write still checks."""
+def check_record(path: str | os.PathLike, *, max_age_s: float | None = None) -> dict | None:
+    """The record of the passing quick_check the database at ``path`` is exactly as it left it
+    (same file (device, inode), size, mtime and ctime, and the same WAL: :func:`record_sound`):
+    ``{"at": ns, "by": "check" | "import", ...}``, else None. ``max_age_s``: only a check that
+    ran at most that many seconds ago (a record without its time is then too old)."""
     try:
         rec = json.loads(check_record_path(path).read_text())
     except (OSError, ValueError):
-        return False
+        return None
+    if not isinstance(rec, dict):
+        return None
+    if max_age_s is not None:
+        at = rec.get("at")
+        if not isinstance(at, int) or time.time_ns() - at > max_age_s * 1e9:
+            return None
     state = file_state(path)
-    return bool(state) and rec.get("db") == os.path.realpath(str(path)) and rec.get("state") == state
+    return rec if state and rec.get("db") == os.path.realpath(str(path)) and rec.get("state") == state else None
+
+
+def checked_as_is(path: str | os.PathLike, *, max_age_s: float | None = None) -> bool:
+    """Whether the database at ``path`` is exactly as a passing quick_check left it: same file
+    (device, inode), size, mtime and ctime, and the same WAL (:func:`record_sound`). A command
+    that writes nothing may then skip re-reading the whole file; every write still checks."""
+    return check_record(path, max_age_s=max_age_s) is not None
+
+
+#: a state :func:`settled_state` records may be this close to the clock on a file system whose
+#: change stamps are finer than 10 ms: any later write then gets a later stamp (the kernel's
+#: coarse clock ticks at least every 10 ms)
+SETTLE_NS = 20_000_000
+
+
+def settled_state(path: str | os.PathLike) -> list | None:
+    """:func:`file_state` of the database at ``path`` once no later write can leave the same
+    stamps: a file changed :data:`RACY_NS` ago or more as it is; one changed just now (an
+    import's last commit) on a file system with sub-10 ms stamps after waiting until the clock is
+    :data:`SETTLE_NS` past its newest stamp, when it is still the same; else None (coarse stamps:
+    a later write in the same second could leave the same ones)."""
+    state = file_state(path)
+    if not state:
+        return None
+    newest = max(max(e[4], e[5]) for e in state)
+    gap = time.time_ns() - newest
+    if gap >= RACY_NS:
+        return state
+    if newest % 10_000_000 == 0:  # stamps of 10 ms or coarser (FAT, some network file systems)
+        return None
+    if gap < SETTLE_NS:
+        time.sleep((SETTLE_NS - gap) / 1e9)
+    return state if file_state(path) == state else None
 
 
 def migrate(conn: sqlite3.Connection) -> int:

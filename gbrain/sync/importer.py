@@ -310,6 +310,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     parser = PageParser()
     brain.check_sound()
     begin_write(brain.conn)
+    # the file as this process's passing check (or its last import) left it: the state this
+    # import's commits leave is recorded as vouched for by that check (Brain.record_writes), so
+    # a `verify` right after need not read the whole file again
+    vouch = brain.vouch_base()
     brain._tx_depth = 1
     try:
         for w0 in range(0, n, WINDOW):
@@ -453,6 +457,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         brain._tx_depth = 0
         parser.__exit__()
     brain._config_cache = None
+    brain.record_writes(vouch, "import")
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     if kept_brain:
         # those files differ from the brain on purpose: the brain's newer version is kept

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -1002,7 +1003,32 @@ def sample_budget(scan: Scan, read_sizes: dict[int, int] | None = None) -> int:
 _MD = (".md", ".mD", ".Md", ".MD")
 
 
-def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int | None = None) -> dict:
+#: hours a recorded passing quick_check of the database file stands for plain ``verify`` while
+#: the file is exactly as that check (or an import after it, in the same process) left it
+#: (config ``verify_trust_check_hours``; empty: this, 0: check every time)
+TRUST_CHECK_HOURS = 24
+
+
+def trust_check_hours(brain: Brain) -> float:
+    """``verify_trust_check_hours`` (:data:`TRUST_CHECK_HOURS` when empty or unset; 0 = never
+    trust a record). A config that cannot be read (a damaged file) trusts nothing."""
+    import sqlite3
+
+    try:
+        v = (brain.get_config("verify_trust_check_hours") or "").strip()
+    except sqlite3.DatabaseError:
+        return 0
+    try:
+        return max(0.0, float(v)) if v else float(TRUST_CHECK_HOURS)
+    except ValueError:
+        return float(TRUST_CHECK_HOURS)
+
+
+def _utc(ns: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))
+
+
+def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int | None = None, check_db: bool = False) -> dict:
     """``gbrain verify DIR``: hash every file of the tree and compare it with the content hash
     stored for its path (a changed, missing or extra file is a mismatch), then re-parse pages
     drawn at random from their stored text (:func:`sample_budget`'s characters of it, or
@@ -1013,7 +1039,11 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
     damage inside an index or a derived row is found even where no sampled read touches it; it
     runs on a connection of its own beside the hashing (:meth:`Brain.start_check`), and a big
     tree's large files are hashed in threads beside the database side (:class:`TreeHashes`).
-    Costs about reading and hashing the tree, plus reading the database file once. Writes nothing.
+    Unless ``check_db``: a file exactly as a passing check left it (same inode, size, mtime,
+    ctime of the file and its WAL; or as an import of the process that checked it left it:
+    ``Brain.record_writes``) within :func:`trust_check_hours` is not read again, and the report
+    says when it passed (``database_file``). Costs about reading and hashing the tree, plus
+    reading the database file once when it checks it. Writes nothing.
 
     ``deep``: also check the database file (:func:`db_integrity`), re-render and re-hash every
     stored page instead of reading its stored hash, and re-parse every page (the cost of an
@@ -1025,15 +1055,18 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
 
     def damaged() -> None:
         if not deep:
-            brain.check_sound(raise_=False)  # waits for the check begun beside
+            brain.finish_check(raise_=False)  # waits for the check begun beside (none: vouched)
         if brain.damaged:
             raise Damaged(f"{brain.path} is damaged ({one_line(brain.damaged)}); {recovery_advice(brain.path)}")
 
+    sqlite_file = getattr(brain.conn, "dialect", "sqlite") == "sqlite"
     if not deep:
         # SQLite's quick_check, once per process (issue 11: verify checks the file), on a
         # connection of its own beside the hashing (it releases the GIL); its answer is awaited
-        # before the report is given, and a damaged file still fails the command
-        brain.start_check(trust_record=False)
+        # before the report is given, and a damaged file still fails the command; a fresh record
+        # of a passing check of the file as it is stands for it (the lead's decision, issue 14)
+        hours = 0.0 if check_db or not sqlite_file else trust_check_hours(brain)
+        brain.start_check(trust_record=hours > 0, max_age_s=hours * 3600)
         if brain.damaged:
             damaged()
     else:
@@ -1059,6 +1092,12 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
     finally:
         job.cancel()
     damaged()
+    if sqlite_file:
+        if brain.vouched and not brain._checked:
+            rec = brain.vouched_record or {}
+            rep["database_file"] = {"checked": "record", "passed_at": _utc(rec.get("at", 0)), "by": rec.get("by", "check")}
+        else:
+            rep["database_file"] = {"checked": "now", "check": "integrity_check" if deep else "quick_check"}
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read")
