@@ -229,6 +229,17 @@ def pg_server(tmp_path_factory):
 _PG_DBS = [0]
 
 
+def writable_by_this_gbrain(conn) -> None:
+    """A brain held at an older schema (a test that sets ``pg.PG_SCHEMA_VERSION`` or
+    ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
+    version adds (v21's ``search_cjk``), so the test can put pages there; that version adds a
+    column only if missing."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
+    elif "search_cjk" not in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:
+        conn.execute("ALTER TABLE pages ADD COLUMN search_cjk TEXT NOT NULL DEFAULT ''")
+
+
 def new_pg_database(admin_url: str) -> str:
     """A fresh, empty database on the test server; returns its URL."""
     import uuid

@@ -118,11 +118,18 @@ def test_an_exact_title_in_full_width_is_still_named_by_it(tmp_path, db_path):
         assert {"title", "path"} & set(hits["ＧＰＴ４ Notes"]["signals"])
 
 
-def test_cjk_substring_search_reads_the_query_both_ways(tmp_path, db_path):
+def test_cjk_search_reads_the_query_and_the_text_both_ways(tmp_path, db_path):
+    """CJK text is indexed by the bigrams of its NFKC form (v21: ``keyword.cjk_bigrams``), as a
+    query is read: half-width kana finds full-width kana and the other way round, as ``ＧＰＴ``
+    finds ``GPT`` (before v21 the substring fallback found the folded spelling only)."""
     notes = {"a.md": "会議はカタカナで書く。\n", "b.md": "半角ｶﾀｶﾅの文。\n"}
     with _brain(tmp_path, db_path, notes) as b:
-        assert slugs(search.search(b.conn, "ｶﾀｶﾅ")) == ["a"]  # half-width query, full-width text
-        assert slugs(search.search(b.conn, "半角ｶﾀｶﾅ")) == ["b"]  # found as written
+        assert sorted(slugs(search.search(b.conn, "ｶﾀｶﾅ"))) == ["a", "b"]  # half-width query
+        assert sorted(slugs(search.search(b.conn, "カタカナ"))) == ["a", "b"]  # full-width query
+        assert slugs(search.search(b.conn, "半角ｶﾀｶﾅ")) == ["b"]
+        hit = search.search(b.conn, "カタカナ")
+        for h in hit:  # the hit marked in the text as written
+            assert [h["snippet"][x:y] for x, y in h["highlights"]] == [{"a": "カタカナ", "b": "ｶﾀｶﾅ"}[h["slug"]]]
 
 
 def _old_words(conn):

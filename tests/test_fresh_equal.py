@@ -33,8 +33,10 @@ EXAMPLES = int(os.environ.get("GBRAIN_STATEFUL_EXAMPLES", "12"))
 STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 
 # a few names in two folders, so titles, file names and relative paths collide
-NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren"]
-TITLES = [None, "Soren", "Ana", "Log 1", "ＧＰＴ４ ﬁnance"]  # (compatibility characters: search_words' NFKC words)
+# (a CJK folder and file name: the path's folders and the title are in search_cjk's bigrams)
+NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期"]
+# (compatibility characters: search_words' NFKC words; CJK: search_cjk's bigrams)
+TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "ＧＰＴ４ ﬁnance"]
 LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]"]
 TAGS = ["alpha", "beta"]
 MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
@@ -45,13 +47,13 @@ bodies = st.builds(
     # under the singular `tag:`, one titled Log 1 has an impossible date, one link adds a
     # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
     # links Ana from a property, one with one tag links two pages from a list property; a page
-    # titled ＧＰＴ４ ﬁnance has the alias Logbook and links it itself (other pages may link it too)
+    # titled ＧＰＴ４ ﬁnance has the aliases Logbook and 日誌 and links it itself (other pages may link it too)
     lambda title, links, tags, tl: (
-        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook]\n" if title == TITLES[-1] else "")
+        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook, 日誌]\n" if title == TITLES[-1] else "")
           + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "")
           + ("related: \"[[Ana]]\"\n" if title == "Soren" else "")
           + ("people:\n  - \"[[Soren]]\"\n  - \"[[notes/soren|N]]\"\n" if len(tags) == 1 else "") + "---\n") if (title or tags) else "")
-        + ("Body ", "Body ﬁnancial ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + (" See [[Logbook]]." if title == TITLES[-1] else "") + "\n"
+        + ("Body ", "Body ﬁnancial データ同期処理、ｶﾀｶﾅ ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + (" See [[Logbook]]." if title == TITLES[-1] else "") + "\n"
         + ("\nA claim.[^1]\n\n[^1]: Soren, see [[Ana]]\n" if len(links) == 1 else "")
         + ("\nEnergy $E #beta$ here.\n" if len(links) == 3 else "")
         + ("\n---\n\nMore text.\n" if len(links) == 2 else "")
@@ -438,6 +440,7 @@ def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path):
     ("Cafe\u0301.md", "Café.md"),  # a Mac's NFD name renamed to NFC: the path's compatibility words change
     ("notes/draft.md", "notes/Weekly Review.md"),  # a title from the file name: now equal to the H1
     ("Ｇ４ plan.md", "G4 plan.md"),  # a full-width name: its NFKC words leave search_words
+    ("notes/draft.md", "会議/同期.md"),  # a CJK folder: its bigrams join search_cjk
 ])
 def test_a_moved_page_gets_the_search_fields_its_new_path_gives(tmp_path, old, new):
     """An Obsidian trial: after an NFD name was renamed to its NFC spelling, `sync` said OK but
@@ -448,6 +451,7 @@ def test_a_moved_page_gets_the_search_fields_its_new_path_gives(tmp_path, old, n
     (v / old).write_text("# Weekly Review\n\nhello\n")
     db = str(tmp_path / "b.db")
     assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
+    (v / new).parent.mkdir(parents=True, exist_ok=True)
     os.rename(v / old, v / new)
     r = ops.run("sync", {"dir": str(v)}, ops.Context(db=db))
     assert r["ok"] and r["counts"]["moved"] == 1, r

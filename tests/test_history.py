@@ -17,7 +17,7 @@ from gbrain.core.brain import Brain, render_row
 from gbrain.errors import BadInput, NotFound
 from gbrain.sync.engine import SyncEngine
 
-from conftest import SHARED, gbrain
+from conftest import SHARED, gbrain, writable_by_this_gbrain
 
 ANA = "---\ntitle: Ana Lima\ntype: person\n---\nAna runs River AI.\n\n---\n\n- **2024-01-02** | meeting — Met Ana\n"
 
@@ -467,6 +467,7 @@ def test_v7_moves_the_old_trash_into_history_losing_nothing(tmp_path, monkeypatc
 
     with Brain.open(p) as b:
         assert b.conn.execute("PRAGMA user_version").fetchone()[0] == 6
+        writable_by_this_gbrain(b.conn)
         b.put("people/ana", "ana 1\n"); b.put("people/ana", "ana 2\n")
         old_trash(b, "people/ana.md", "people/ana", "page", b"ana 2\n", "replaced by import")  # in history already
         b.put("people/ana", "ana 3\n")

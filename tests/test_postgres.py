@@ -20,7 +20,7 @@ import pytest
 from gbrain.core.brain import Brain
 from gbrain.storage import pg
 
-from conftest import FIXTURE_BRAIN, ROOT, gbrain, make_brain
+from conftest import FIXTURE_BRAIN, ROOT, gbrain, make_brain, writable_by_this_gbrain
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -683,6 +683,7 @@ def test_v5_moves_the_old_trash_into_history_losing_nothing(pg_url, monkeypatch)
 
     with Brain.open(pg_url) as b:
         assert pg.schema_version(b.conn) == 1
+        writable_by_this_gbrain(b.conn)
         b.put("people/ana", "ana 1\n")
         b.put("people/ana", "ana 2\n")
         old_trash(b, "people/ana.md", "people/ana", "page", b"ana 2\n", "replaced by import")  # in history already
@@ -964,6 +965,7 @@ def test_v19_keeps_the_search_stats_and_the_ranking(pg_url, monkeypatch):
 
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 18)
     with Brain.open(pg_url) as b:
+        writable_by_this_gbrain(b.conn)
         for i in range(12):
             b.put(f"notes/n{i}", f"# Note {i}\n\n{'pricing ' * (i % 3 + 1)}words about note {i}.\n")
         b.put("notes/t", "# Tariffs\n\npricing tariffs, a zebra.\n")
@@ -1044,6 +1046,7 @@ def test_vectors_are_kept_in_the_row_from_schema_v12(pg_url, monkeypatch):
 
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 11)
     with Brain.open(pg_url) as b:
+        writable_by_this_gbrain(b.conn)
         for i in range(2):
             b.put(f"notes/n{i}", f"# Note {i}\n\nText.\n")
         old = add(b, 0)

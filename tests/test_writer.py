@@ -20,7 +20,7 @@ from gbrain.core.brain import Brain
 from gbrain.storage import db as dbmod
 from gbrain.storage import origin as orig
 
-from conftest import gbrain
+from conftest import gbrain, writable_by_this_gbrain
 
 
 def out(r) -> str:
@@ -199,6 +199,7 @@ def test_sqlite_v15_brain_keeps_its_rows_with_an_unknown_writer(tmp_path, monkey
     with Brain.open(p) as b:
         assert b.conn.execute("PRAGMA user_version").fetchone()[0] == 15
         assert not h.has_writer(b.conn)
+        writable_by_this_gbrain(b.conn)
         b.put("people/ana", "ana 1\n")
         b.put("people/ana", "ana 2\n")
         b.put("notes/gone", "gone\n")
@@ -225,6 +226,7 @@ def test_postgres_v13_brain_keeps_its_rows_with_an_unknown_writer(pg_url, monkey
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 13)
     with Brain.open(pg_url) as b:
         assert pg.schema_version(b.conn) == 13 and not h.has_writer(b.conn)
+        writable_by_this_gbrain(b.conn)
         b.put("people/ana", "ana 1\n")
         b.put("people/ana", "ana 2\n")
         b.put("notes/gone", "gone\n")

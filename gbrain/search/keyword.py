@@ -72,9 +72,9 @@ from ..storage.filters import PageFilter
 
 TITLE_WEIGHT = 5.0
 #: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
-#: timeline, glued words
-WEIGHTS = (TITLE_WEIGHT, TITLE_WEIGHT, 2.0, 2.0, 1.0, 1.0, 1.0)
-COLUMNS = ("title", "search_aliases", "path", "search_headings", "compiled_truth", "timeline", "search_words")
+#: timeline, glued words, CJK bigrams
+WEIGHTS = (TITLE_WEIGHT, TITLE_WEIGHT, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0)
+COLUMNS = ("title", "search_aliases", "path", "search_headings", "compiled_truth", "timeline", "search_words", "search_cjk")
 #: known-item re-scoring (module docstring)
 NAME_WEIGHT = 0.5
 HEADING_WEIGHT = 0.25
@@ -115,7 +115,7 @@ STOP_WORDS = frozenset(
     all any some each every both either neither few more most much many other such own same
     too very just also only""".split()
 )
-_BODY_FILTER = "{compiled_truth timeline search_words}"
+_BODY_FILTER = "{compiled_truth timeline search_words search_cjk}"
 STOP_WORDS_DROPPED = True
 #: (column, signal) of the name fields
 _NAME_COLUMNS = (("title", "title"), ("search_aliases", "alias"), ("path", "path"), ("search_headings", "headings"))
@@ -298,10 +298,16 @@ def snippet_of(marked: str, width: int = SNIPPET_WIDTH) -> dict:
     a = hits[best][0] if hits else 0
     back = max(width // 4, a + width - len(s))  # near the end: more of what comes before
     start = 0 if a <= back else s.rfind(" ", 0, a - back) + 1
+    if a > back and a - back - start > 40 and _UNSPACED.search(s, start, a - back):
+        # text written without spaces (CJK): cut inside it, never inside a hit
+        start = a - back
+        o, c = s.rfind(HIT_ON, 0, start), s.rfind(HIT_OFF, 0, start)
+        start = o if o > c else start
     end = start + width
     if end < len(s):
         sp = s.find(" ", end)
-        end = len(s) if sp < 0 or sp > end + 40 else sp
+        if not ((sp < 0 or sp > end + 40) and _UNSPACED.search(s, end, end + 41)):  # (no space near: cut inside it)
+            end = len(s) if sp < 0 or sp > end + 40 else sp
         while True:  # never end inside a hit
             o, c = s.rfind(HIT_ON, start, end), s.rfind(HIT_OFF, start, end)
             if o <= c:
@@ -327,7 +333,8 @@ def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
     ``None`` when no word is found. The query is read in :func:`search_form`; text with
     compatibility characters is matched in its folded form (:func:`_fold_map`), the marks put
     around the original characters (``financial`` marks ``ﬁnancial``)."""
-    words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall(search_form(query)) if w.rstrip("*")))[:SNIPPET_WORDS]
+    words = list(dict.fromkeys(x.casefold() for w in _WORD.findall(search_form(query)) if w.rstrip("*")
+                               for x in _glued_runs(w.rstrip("*"))))[:SNIPPET_WORDS]
     if not words:
         return None
     alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -412,7 +419,11 @@ def fts_parts(text: str) -> list[str]:
     for m in _PHRASE.finditer(text):
         parts += _terms(text[pos : m.start()])
         words = [w.rstrip("*") for w in _WORD.findall(m.group(1)) if w.strip("*")]
-        if words:
+        if len(words) > 1 and all(_CJK_RUN.fullmatch(w) for w in words):
+            parts.append(_cjk_phrase(words))
+        elif len(words) == 1 and _CJK_RUN.search(words[0]):
+            parts += _terms(words[0])
+        elif words:
             parts.append(_quote(" ".join(words)))
         pos = m.end()
     parts += _terms(text[pos:].replace('"', " "))
@@ -437,23 +448,114 @@ def _terms(text: str) -> list[str]:
         w = w.rstrip("*")
         if not w:
             continue
+        if not w.isascii() and _CJK_RUN.search(w):
+            out += _cjk_terms(w, prefix)
+            continue
         out.append(_quote(w) + ("*" if prefix else ""))
     return out
 
 
+#: the characters of CJK text (Han, kana, Hangul) that FTS5's unicode61 tokenizer reads as
+#: letters (so does Postgres' parser): a run of them is one token there, so a word inside it was
+#: never found. Such runs are indexed as overlapping character bigrams (:func:`cjk_bigrams`,
+#: ``pages.search_cjk``) and queried as a phrase of bigrams (:func:`_cjk_terms`). Left out: the
+#: kana middle dot ``・``, ``゠`` and the voicing marks ``゛゜`` and U+3099–309A (separators for
+#: unicode61; NFKC composes the combining ones), and Thai (no CJK; unicode61 splits it at its vowel
+#: marks), which keeps the substring fallback (:data:`_UNSPACED`)
+_CJK_CHARS = ("\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e"
+              "\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0003134f")
+#: characters not in :data:`_CJK_CHARS` whose NFKC form may be (Kangxi radicals, enclosed and
+#: squared CJK ``㈱ ㌔``, half-width kana and Hangul)
+_CJK_COMPAT = "\u2e80-\u2fdf\u3190-\u33ff\uff66-\uffdc"
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+_CJK_SPLIT = re.compile(f"([{_CJK_CHARS}]+)")
+
+
+def _cjk_tokens(run: str) -> list[str]:
+    """The index tokens of one CJK run (:func:`cjk_bigrams`): its overlapping bigrams, then its
+    last character (``データ`` → ``デー ータ タ``; ``猫`` → ``猫``)."""
+    return [run[i : i + 2] for i in range(len(run) - 1)] + [run[-1]]
+
+
+def cjk_bigrams(*texts: str) -> str:
+    """The ``pages.search_cjk`` text of ``texts``: for every CJK run (:data:`_CJK_RUN`) of each
+    text's :func:`search_form` (NFKC: half-width ``ｶﾀｶﾅ`` and decomposed kana are indexed as
+    their composed letters, as a query is read), its overlapping character bigrams and its last
+    character, space-separated, in order, repeats kept (``データ同期処理`` → ``デー ータ タ同 同期
+    期処 処理 理``): a word inside the run is the phrase of its bigrams (:func:`_cjk_terms`), and
+    each character begins a token (a one-character query is a prefix). Two runs never make a
+    bigram across what separates them, so no phrase matches across it. ``''`` for text without
+    CJK (ASCII text costs one ``isascii``)."""
+    out: list[str] = []
+    for text in texts:
+        if not text or text.isascii():
+            continue
+        if not _compat_free(text):
+            text = search_form(text)
+        for run in _CJK_RUN.findall(text):
+            out += _cjk_tokens(run)
+    return " ".join(out)
+
+
+def search_cjk(title: str, aliases: str, path: str, compiled_truth: str, timeline: str, words: str) -> str:
+    """The ``search_cjk`` column of a page (body weight in the FTS index: :data:`WEIGHTS`): the
+    CJK bigrams (:func:`cjk_bigrams`) of its title, aliases (``search_aliases``), the folders of
+    its path, compiled truth, timeline and ``search_words`` (the frontmatter's values). A function
+    of the stored columns alone, so a migration can compute it without a parse."""
+    return cjk_bigrams(title, aliases, path.rpartition("/")[0], compiled_truth, timeline, words)
+
+
+def _cjk_terms(word: str, prefix: bool = False) -> list[str]:
+    """The FTS5 terms of a query word holding CJK text: each CJK run a phrase of its bigrams
+    (``同期`` → ``"同期"``, ``データ同期`` → ``"デー ータ タ同 同期"``: it matches inside
+    ``データ同期処理``), a run of one character that character as a prefix (``"猫"*``: every
+    token beginning with it, :func:`cjk_bigrams`), and the other runs of a word glued to CJK text
+    as words (``重跑gen`` → ``"重跑"``, ``"gen"``; the last a prefix with ``prefix``, as indexed
+    in ``search_words``)."""
+    out = []
+    pieces = [x for x in _CJK_SPLIT.split(word) if x]
+    for i, x in enumerate(pieces):
+        if _CJK_RUN.fullmatch(x):
+            out.append(_quote(x) + "*" if len(x) == 1 else _quote(" ".join(_cjk_tokens(x)[:-1])))
+        else:
+            out.append(_quote(x) + ("*" if prefix and i == len(pieces) - 1 else ""))
+    return out
+
+
+def _glued_runs(word: str) -> list[str]:
+    """``[word]``, or for a word mixing CJK and other letters its CJK and other runs."""
+    if word.isascii() or not _CJK_RUN.search(word) or _CJK_RUN.fullmatch(word):
+        return [word]
+    return [x for x in _CJK_SPLIT.split(word) if x]
+
+
+def _cjk_phrase(words: list[str]) -> str:
+    """A quoted phrase of CJK runs (``"データ 同期"``) as one FTS5 phrase over their bigrams:
+    every run but the last ends where the next begins, so it is all its tokens (its last
+    character too: ``デー ータ タ``), the last its bigrams (a one-character last run: that
+    character, which then must end a run)."""
+    tokens = [t for w in words[:-1] for t in _cjk_tokens(w)]
+    last = _cjk_tokens(words[-1])
+    return _quote(" ".join(tokens + (last[:-1] if len(last) > 1 else last)))
+
+
 def search_fields(page) -> dict[str, str]:
     """The derived ``pages`` columns the FTS index reads besides title, path and text:
-    ``{search_aliases, search_headings, search_words}`` (strings, one item per line / space).
+    ``{search_aliases, search_headings, search_words, search_cjk}`` (strings, one item per line / space).
 
     ``page`` is a parsed :class:`~gbrain.page.markdown.Page`. Aliases: ``page.aliases``, the
     page model's one rule (:func:`~gbrain.page.markdown.aliases_from_frontmatter`), so the names
     search weighs are exactly the names that resolve links and commands. Extra words
-    (:func:`search_words`): the non-CJK runs of CJK-glued tokens and the frontmatter's words."""
+    (:func:`search_words`): the non-CJK runs of CJK-glued tokens and the frontmatter's words.
+    CJK bigrams (:func:`search_cjk`): a word inside a run of CJK text is found."""
+    aliases = "\n".join(page.aliases)
+    words = search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     return {
-        "search_aliases": "\n".join(page.aliases),
+        "search_aliases": aliases,
         # the heading that is the title is indexed as the title already
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
-        "search_words": search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path)),
+        "search_words": words,
+        "search_cjk": search_cjk(page.title, aliases, page.path, page.compiled_truth, page.timeline, words),
     }
 
 
@@ -555,8 +657,11 @@ def names_word(word: str, words: set[str], prefix: bool = False) -> bool:
 
 def query_words(query: str) -> list[str]:
     """The distinct casefolded words of ``query`` that carry meaning: its words minus
-    :data:`STOP_WORDS` (all of them when every word is a stop word), at most :data:`NAME_WORDS`."""
-    words = list(dict.fromkeys(w.rstrip("*").casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.rstrip("*")))
+    :data:`STOP_WORDS` (all of them when every word is a stop word), at most :data:`NAME_WORDS`.
+    A word glued to CJK text gives its CJK and other runs (``重跑gen`` → ``重跑``, ``gen``), as
+    :func:`fts_parts` reads it."""
+    words = list(dict.fromkeys(x.casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.rstrip("*")
+                               for x in _glued_runs(w.rstrip("*"))))
     return ([w for w in words if w not in STOP_WORDS] or words)[:NAME_WORDS]
 
 
@@ -1628,18 +1733,19 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     ids = [h["id"] for h in ranked]
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
+    cjk = not query.isascii() and _CJK_RUN.search(query) is not None
     if getattr(conn, "dialect", "sqlite") == "postgres":
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
         parts = pg_parts(query)
         tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query), merged=False)
-        sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS)} THEN "
+        sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS) if not cjk else -1} THEN "
                f"ts_headline('english', compiled_truth || E'\\n' || timeline, {tsq}, "
                f"'StartSel=\x02, StopSel=\x03, HighlightAll=true') END AS head FROM pages p WHERE {idin}")
         meta = {}
         for r in conn.execute(sql, targs):
             meta[r["id"]] = r
-            if r["head"] is not None and HIT_ON in r["head"]:
+            if r["head"] is not None and HIT_ON in r["head"] and not cjk:
                 snip[int(r["id"])] = snippet_of(r["head"])
         small = []
     else:
@@ -1653,7 +1759,9 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         ranked = [h for h in ranked if h["id"] in meta]
         ids = [i for i in ids if i in meta]
     if getattr(conn, "dialect", "sqlite") != "postgres":
-        small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS]
+        # (a query with CJK text is marked in Python: the engine marks a CJK word only where it
+        # stands alone, not inside a run, where its bigrams matched)
+        small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS] if not cjk else []
     found: set[int] = set()
     if small:
         # FTS5 marks the hits of the whole text (highlight(): linear in the text; snippet() is

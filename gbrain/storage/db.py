@@ -379,7 +379,10 @@ ALTER TABLE links ADD COLUMN forms TEXT NOT NULL DEFAULT '[]';
     rederive_all(conn)
 
 
-_FTS_COLS = "title, search_aliases, path, search_headings, compiled_truth, timeline, search_words"
+#: the columns of ``page_fts`` as v6 made it (v21 added ``search_cjk``: :data:`_FTS_COLS`)
+_FTS_COLS_V6 = "title, search_aliases, path, search_headings, compiled_truth, timeline, search_words"
+#: the columns of ``page_fts`` (``search/keyword.py: COLUMNS``, in this order)
+_FTS_COLS = _FTS_COLS_V6 + ", search_cjk"
 
 
 def _m6_fields(conn: sqlite3.Connection) -> None:
@@ -419,7 +422,12 @@ DROP TABLE IF EXISTS page_fts;
         page = parse_page(render_row(r), r["path"])
         f = search_fields(page)
         conn.execute("UPDATE pages SET search_aliases = ?, search_headings = ?, search_words = ? WHERE id = ?", (f["search_aliases"], f["search_headings"], f["search_words"], r["id"]))
-    cols = _FTS_COLS
+    _create_fts(conn, _FTS_COLS_V6)
+
+
+def _create_fts(conn: sqlite3.Connection, cols: str) -> None:
+    """``page_fts`` over the ``pages`` columns ``cols`` (external content), its three triggers
+    (every indexed column), and the index built from the stored pages ('rebuild')."""
     new = ", ".join("new." + c.strip() for c in cols.split(","))
     old = ", ".join("old." + c.strip() for c in cols.split(","))
     _exec_script(conn,
@@ -754,6 +762,8 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
     split = row[0] if row and row[0] in ("rule", "heading") else "rule"
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
+    if "search_cjk" in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:  # (v21; earlier migrations run before it)
+        cols += ("search_cjk",)
     q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
     names: set[str] = set()  # loose keys of titles and aliases that came or went
     for pid in ids:
@@ -834,8 +844,55 @@ def _m18_file_ids(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS idx_sync_state_file_id ON sync_state(client, file_id)")
 
 
+def rederive_cjk(conn) -> int:
+    """Fill ``pages.search_cjk`` (:func:`gbrain.search.keyword.search_cjk`: the CJK bigrams of the
+    title, aliases, the path's folders, text and frontmatter values) from the stored columns, no
+    parse, for the pages whose fields hold CJK text, in the caller's transaction. SQLite reads each
+    page's fields once (ASCII text skipped in O(1)); Postgres selects the pages in the server
+    (a regular expression of the CJK characters), so a brain without CJK sends no text. For SQLite
+    v21 / Postgres v21. Returns how many pages changed."""
+    from ..search.keyword import _CJK_CHARS, _CJK_COMPAT, search_cjk
+
+    cols = "id, title, search_aliases, path, compiled_truth, timeline, search_words, search_cjk"
+    if is_postgres(conn):
+        cls = f"[{_CJK_CHARS}{_CJK_COMPAT}]"  # (the characters themselves: a bracket expression of Postgres' regular expressions)
+        cond = " OR ".join(f"{c} ~ ?" for c in ("title", "search_aliases", "path", "compiled_truth", "timeline", "search_words"))
+        rows = conn.execute(f"SELECT {cols} FROM pages WHERE {cond}", (cls,) * 6).fetchall()
+    else:
+        rows = [r for r in conn.execute(f"SELECT {cols} FROM pages") if not all((x or "").isascii() for x in r[1:7])]
+    updates = []
+    for pid, title, aliases, path, ct, tl, words, old in rows:
+        new = search_cjk(title or "", aliases or "", path or "", ct or "", tl or "", words or "")
+        if new != (old or ""):
+            updates.append((new, pid))
+    for i in range(0, len(updates), 500):
+        conn.executemany("UPDATE pages SET search_cjk = ? WHERE id = ?", updates[i : i + 500])
+    return len(updates)
+
+
+def _m21_cjk_bigrams(conn: sqlite3.Connection) -> None:
+    """A word inside a run of CJK text is found: unicode61 makes a whole run of Han, kana or
+    Hangul one token, so ``同期`` matched only where it stood alone. ``pages.search_cjk`` holds the
+    overlapping character bigrams of every CJK run (:func:`gbrain.search.keyword.cjk_bigrams`),
+    filled here for the pages with CJK text (:func:`rederive_cjk`), and ``page_fts`` is rebuilt
+    with it as an eighth column (FTS5 cannot add one), body weight; a query's CJK run is the phrase
+    of its bigrams (``search/keyword.py: _cjk_terms``)."""
+    if "search_cjk" not in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:  # (a brain whose user_version was set back has it)
+        conn.execute("ALTER TABLE pages ADD COLUMN search_cjk TEXT NOT NULL DEFAULT ''")
+    _exec_script(conn,
+        """
+DROP TRIGGER IF EXISTS pages_ai;
+DROP TRIGGER IF EXISTS pages_ad;
+DROP TRIGGER IF EXISTS pages_au;
+DROP TABLE IF EXISTS page_fts;
+"""
+    )
+    rederive_cjk(conn)
+    _create_fts(conn, _FTS_COLS)
+
+
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

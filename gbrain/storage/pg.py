@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 20
+PG_SCHEMA_VERSION = 21
 
 
 def is_url(db: object) -> bool:
@@ -829,12 +829,19 @@ def _property_links(conn: "PgConnection") -> None:
     rederive_property_link_pages(conn)
 
 
+def _cjk(conn: "PgConnection") -> None:
+    from .db import rederive_cjk
+
+    rederive_cjk(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
              15: _trial_pages,  # v15: the Obsidian trial's page-model fixes re-derived (SQLite v17)
-             17: _property_links}  # v17: links in Obsidian properties (SQLite v19)
+             17: _property_links,  # v17: links in Obsidian properties (SQLite v19)
+             21: _cjk}  # v21: CJK bigrams (SQLite v21)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -186,7 +186,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     ids.sort()
     total = len(ids)
     rng = rng or random.SystemRandom()
-    page_sql = ("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, "
+    page_sql = ("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, search_cjk, "
                 "content_hash, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?")
     drawn: list | None = None  # the budget's pages, in the order drawn
     if budget is not None and sample is None:
@@ -285,7 +285,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
         if (json.dumps(page.frontmatter, ensure_ascii=False), page.frontmatter_error) != (r["frontmatter"], r["frontmatter_error"]):
             bad.append("frontmatter")
         f = search_fields(page)
-        if (f["search_aliases"], f["search_headings"], f["search_words"]) != (r["search_aliases"], r["search_headings"], r["search_words"]):
+        if (f["search_aliases"], f["search_headings"], f["search_words"], f["search_cjk"]) != (r["search_aliases"], r["search_headings"], r["search_words"], r["search_cjk"]):
             bad.append("search fields")
         for k in ("tags", "aliases", "timeline"):
             if sorted(want[k], key=repr) != sorted(have[k], key=repr):
@@ -317,7 +317,7 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
     frontmatter error, content hash, separator, the search fields ``search_aliases``,
-    ``search_headings``, ``search_words``, hash of the compiled truth / timeline split), tags
+    ``search_headings``, ``search_words``, ``search_cjk``, hash of the compiled truth / timeline split), tags
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), the search index
@@ -336,9 +336,9 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
         fts = [("corrupt", str(e))]
     pages = sorted(
-        (*tuple(r[:11]), hashlib.sha256((r[11] + "\0" + r[12]).encode("utf-8", "surrogatepass")).hexdigest())
+        (*tuple(r[:12]), hashlib.sha256((r[12] + "\0" + r[13]).encode("utf-8", "surrogatepass")).hexdigest())
         for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, "
-                           "search_aliases, search_headings, search_words, compiled_truth, timeline FROM pages")
+                           "search_aliases, search_headings, search_words, search_cjk, compiled_truth, timeline FROM pages")
     )
     return {
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
