@@ -69,7 +69,9 @@ def test_the_name_precision_is_that_of_the_name_holding_the_words(db_path, monke
         for i in range(30):
             b.put(f"z/f{i}", f"# F {i}\n\nA quick note {i}.\n")
         got = _top(b, "quick switcher guide", 3)
-        assert got[2] == "a/qs" and set(got[:2]) == {"b/quick-switcher", "c/kuaisu"}, got
+        # (c/kuaisu's place against a/qs is BM25's: since v21 the bigrams of its Chinese text count
+        # in its length, and it is the longer page)
+        assert got[0] == "b/quick-switcher" and set(got) == {"a/qs", "b/quick-switcher", "c/kuaisu"}, got
         # the Chinese title with an English alias is named by it as fully as the English title
         # is (precision 2/2): the whole name bonus, NAME_WEIGHT (the query's third word is in
         # no page, so the two are its whole weight)
