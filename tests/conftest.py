@@ -11,6 +11,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# bytecode caching on for this run and every process it starts: some machines (this workplace's
+# development machines) set PYTHONDONTWRITEBYTECODE=1, and then every `gbrain` subprocess a test runs
+# (thousands per run) compiled gbrain's modules from source again (~0.3 CPU-s each, 2× the
+# import), and every test worker rewrote every test module's asserts again
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    sys.dont_write_bytecode = False
 #: the temp folder before the tests' own (each test sets TMPDIR to a folder of its own: _clean_env)
 SYSTEM_TMP = tempfile.gettempdir()
 # multiprocessing keeps its own temp folder (the forkserver's socket lives there) once per
@@ -32,7 +38,14 @@ MAKE_BRAIN = SHARED / "tools" / "make_brain.py"
 def _clean_env(tmp_path, monkeypatch, request):
     """Every test gets its own brain.db path (``--engine postgres``: its own new Postgres
     database), its own cache folder and no API keys."""
-    if request.config.getoption("--engine") == "postgres":
+    if request.node.get_closest_marker("engine_free") is not None:
+        # no brain can be made here: a test marked engine-free that opens the brain the engine
+        # chooses ($GBRAIN_DB, through the CLI or Brain.open()) fails instead of passing on
+        # SQLite alone (pytest_collection_modifyitems leaves it out of the Postgres run)
+        guard = tmp_path.parent / f"{tmp_path.name}-engine-free"  # beside tmp_path: a test may list it
+        guard.write_text("a regular file: $GBRAIN_DB below it cannot be created\n")
+        monkeypatch.setenv("GBRAIN_DB", str(guard / "brain.db"))
+    elif request.config.getoption("--engine") == "postgres":
         monkeypatch.setenv("GBRAIN_DB", new_pg_database(request.getfixturevalue("pg_server")))
     else:
         monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
@@ -192,13 +205,30 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only(reason): the test is about a SQLite-specific feature "
                             "(the file, its pragmas, FTS5); skipped with the reason under --engine postgres")
+    config.addinivalue_line("markers", "engine_free: the test's outcome does not depend on --engine: it opens no "
+                            "brain through $GBRAIN_DB or the db_path/fixture_db/engine fixtures (a pure function, or "
+                            "a brain it names itself: a file path or pg_url). It runs in the SQLite run only, with "
+                            "$GBRAIN_DB where no brain can be made, and is left out of the --engine postgres run")
+
+
+#: the fixtures through which a test's brain follows --engine (an engine-free test may not use them)
+ENGINE_FIXTURES = frozenset({"db_path", "fixture_db", "engine"})
 
 
 def pytest_collection_modifyitems(config, items):
     """``@pytest.mark.sqlite_only("why")``: skipped under ``--engine postgres``, naming the SQLite
-    feature it is about."""
+    feature it is about. ``@pytest.mark.engine_free``: deselected under ``--engine postgres``
+    (it ran, the same, in the SQLite run); a usage error when it asks for an engine fixture."""
+    bad = [f"{item.nodeid} ({', '.join(sorted(ENGINE_FIXTURES & set(item.fixturenames)))})" for item in items
+           if item.get_closest_marker("engine_free") is not None and ENGINE_FIXTURES & set(item.fixturenames)]
+    if bad:
+        raise pytest.UsageError("engine_free tests that use an engine fixture: " + "; ".join(bad))
     if config.getoption("--engine") != "postgres":
         return
+    free = [item for item in items if item.get_closest_marker("engine_free") is not None]
+    if free:
+        config.hook.pytest_deselected(items=free)
+        items[:] = [item for item in items if item.get_closest_marker("engine_free") is None]
     for item in items:
         m = item.get_closest_marker("sqlite_only")
         if m is not None:
@@ -218,6 +248,14 @@ def pg_server(tmp_path_factory):
     d = tempfile.mkdtemp(prefix="gbrain-pg-", dir=SYSTEM_TMP)  # removed at the end of the session
     os.chmod(d, 0o755)
     srv = pgserver.get_server(d, cleanup_mode="stop")
+    # a test server's commits need not reach the disk (a crash of the machine, not of a server
+    # process, would lose them; the data folder is thrown away anyway): with fsync on, each new
+    # brain's schema (its CREATE DATABASE and one transaction of every migration) took ~2 s at load
+    import psycopg
+
+    with psycopg.connect(srv.get_uri(), autocommit=True) as c:
+        c.execute("ALTER SYSTEM SET fsync = off")
+        c.execute("SELECT pg_reload_conf()")
     yield srv.get_uri()
     from gbrain.storage.pg import close_pools
 

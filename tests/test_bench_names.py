@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 

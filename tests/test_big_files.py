@@ -23,6 +23,8 @@ from gbrain.storage import blobs, db as dbmod
 from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = 100 * 1024 * 1024 + 12345  # not a multiple of the piece size
 

@@ -17,6 +17,8 @@ from gbrain.page import markdown
 from gbrain.page.markdown import parse_page
 from gbrain.search.keyword import search_fields
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 pytest.importorskip("pyromark")
 
 

@@ -29,6 +29,8 @@ from gbrain.core.brain import Brain
 from gbrain.errors import GBrainError
 from gbrain.sync.verify import fresh_import_differences
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 EXAMPLES = int(os.environ.get("GBRAIN_STATEFUL_EXAMPLES", "12"))
 STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 

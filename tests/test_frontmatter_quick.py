@@ -20,6 +20,8 @@ from conftest import CORPORA, SHARED, make_brain, tree_pages
 from gbrain.page import markdown
 from gbrain.page.markdown import frontmatter_yaml, load_frontmatter, split_frontmatter
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 
 def typed(value):
     """``value`` with every type spelled out (``1 == 1.0 == True`` must not hide a change)."""

@@ -4,6 +4,9 @@ from __future__ import annotations
 from conftest import gbrain, write_tree
 
 from gbrain import operations as ops
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 
 def test_graph_with_a_type_keeps_the_chain_that_reaches_each_page(tmp_path):

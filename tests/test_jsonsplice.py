@@ -9,6 +9,9 @@ from hypothesis import strategies as st
 from gbrain.core.brain import Brain
 from gbrain.page.jsonsplice import members, set_member
 from gbrain.storage import blobs
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 SIDECAR = (
     '{\n'

@@ -4,6 +4,9 @@ import ast
 from pathlib import Path
 
 import gbrain
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 PKG = Path(gbrain.__file__).resolve().parent
 

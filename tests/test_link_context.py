@@ -11,6 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 import gbrain.page.markdown as md
 from gbrain.page.markdown import parse_page
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 _END = re.compile(r"(?<=[.!?])\s+")
 

@@ -11,6 +11,8 @@ from gbrain.page.markdown import (
 )
 from gbrain.page.linkedit import unlink_text
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 ROUNDTRIP_CASES = {
     "lf": "---\ntitle: A\n---\n\nBody\n\n---\n\n- **2025-01-02** | x — y\n",
     "crlf": "---\r\ntitle: A\r\n---\r\n\r\nBody\r\n\r\n---\r\n\r\n- **2025-01-02** | x — y\r\n",

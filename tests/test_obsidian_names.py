@@ -20,6 +20,8 @@ from gbrain.sync.importer import import_tree
 
 from conftest import ROOT, gbrain
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 CASES = ROOT / "fixtures" / "cases"
 
 

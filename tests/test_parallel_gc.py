@@ -4,6 +4,9 @@ process's thresholds back when the last import that raised it ends, however impo
 import gc
 
 from gbrain.sync import parallel
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 
 def test_thresholds_come_back_after_overlapping_imports():

@@ -21,6 +21,8 @@ from gbrain.storage import pg
 
 from conftest import gbrain
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 
 def _dbname(url: str) -> str:
     return psycopg.conninfo.conninfo_to_dict(url)["dbname"]

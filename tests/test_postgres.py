@@ -22,6 +22,8 @@ from gbrain.storage import pg
 
 from conftest import FIXTURE_BRAIN, ROOT, gbrain, make_brain, writable_by_this_gbrain
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

@@ -20,6 +20,8 @@ from gbrain.sync.importer import import_tree
 
 from conftest import gbrain
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 DIGEST = "# Weekly digest {n}\n\n" + "\n\n".join(
     f"## Item {i}\n\nA minimal setup for the new theme, a minimal plugin list, theme tweaks and more notes about the week." for i in range(40)
 )

@@ -18,6 +18,9 @@ from gbrain.core.brain import Brain
 from gbrain.page.markdown import parse_page
 from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 EOL = st.sampled_from(["\n", "\r\n", "\r"])
 WORD = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=0, max_size=12)

@@ -18,6 +18,9 @@ from gbrain.operations.skills import load_skills
 
 from conftest import ROOT, gbrain
 from test_mcp import connect
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 SKILLS = ROOT / "skills"
 SOURCE = {d.name: (d / "SKILL.md").read_bytes() for d in sorted(SKILLS.iterdir()) if (d / "SKILL.md").is_file()}

@@ -3,6 +3,9 @@ characters _looks_like_something_else does (the rule), over every code point."""
 import sys
 
 from gbrain.page.slugs import _SOMETHING_ELSE, _looks_like_something_else, slug_problem
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 
 def test_the_class_is_the_rule_over_every_code_point():

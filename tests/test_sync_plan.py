@@ -5,6 +5,9 @@ import itertools
 from hypothesis import given, settings, strategies as st
 
 from gbrain.sync.plan import PathState, decide
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 HASHES = [None, "h1", "h2", "h3"]
 

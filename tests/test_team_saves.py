@@ -24,6 +24,8 @@ from gbrain.core.brain import Brain
 from gbrain.storage.origin import origin
 from gbrain.sync.engine import SyncEngine, conflict_list
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 PATH = "people/ana-yilmaz.md"
 SLUG = "people/ana-yilmaz"
 START = "# Ana Yilmaz\n\nFounder notes.\n\n---\n\n- **2026-01-01** | met at the meetup\n"

@@ -18,6 +18,8 @@ from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
 from gbrain.sync.scan import scan_tree
 
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
+
 
 def _tree(root: Path) -> dict[str, bytes]:
     files = {"index.md": b"# Index\n\nSee [[alpha]].\n", "notes/alpha.md": b"---\ntitle: Alpha\n---\n# Alpha\n\nText.\n"}

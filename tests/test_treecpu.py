@@ -15,8 +15,8 @@ import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or "forkserver" not in mp.get_all_start_methods(),
-                                reason="Linux forkserver accounting")
+pytestmark = [pytest.mark.engine_free, pytest.mark.skipif(not sys.platform.startswith("linux") or "forkserver" not in mp.get_all_start_methods(),
+                                reason="Linux forkserver accounting")]
 
 PRELUDE = f"""
 import json, multiprocessing as mp, resource, subprocess, sys

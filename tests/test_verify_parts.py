@@ -7,6 +7,9 @@ from gbrain.core.brain import Brain
 from gbrain.sync import verify as V
 from gbrain.sync.importer import import_tree
 from gbrain.sync.scan import scan_tree
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 
 def test_page_ids_report_counts_and_budget_equal_what_they_replace(tmp_path):

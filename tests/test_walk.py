@@ -9,6 +9,9 @@ import os
 from gbrain.core.brain import Brain
 from gbrain.sync.engine import SyncEngine
 from gbrain.sync.scan import NOT_UTF8, scan_tree, walk_tree
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 
 def _tree(root) -> None:

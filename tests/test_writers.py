@@ -10,6 +10,9 @@ import sys
 
 from conftest import ROOT, gbrain
 from gbrain.storage import db as dbmod
+import pytest
+
+pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
 WRITER = (
     "import sys\nfrom gbrain import operations as ops\nfrom gbrain.core.brain import Brain\n"
