@@ -4,6 +4,8 @@
 ``[[Ana]]`` inside a ``%%`` comment)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gbrain.core.brain import Brain
@@ -73,3 +75,31 @@ def test_unlink_text_counts_only_the_links_it_removed():
     new, n = unlink_text(text, lambda kind, t: t == "ana")
     assert n == 2
     assert new == "---\nrelated: \"A.\"\n---\nana\n%% [[ana]] %%\n\n```\n[[ana]]\n```\n\n    [[ana]]\n"
+
+
+def test_link_and_unlink_find_the_target_as_a_wiki_link_would(fixture_db):
+    """Trial: `brain_link {"to": "Ana Lima"}` (the page's title, as an agent reads it) was "no
+    page 'Ana Lima'"; `brain_unlink` took a dead link's name as written but no title either. Both
+    now find the target as `[[name]]` written in the source page resolves (`Brain.link_target`:
+    slug, suffix, alias, then title / file name / slugified name, nearest folder first), through
+    every surface; a name no page has is still refused with its near names, and a dead link's
+    name as written is still unlinked."""
+    from conftest import gbrain
+
+    db = str(fixture_db)
+    r = gbrain("--db", db, "call", "brain_link", '{"from": "concepts/hybrid-retrieval", "to": "Ana Lima", "context": "knows it"}')
+    assert r.returncode == 0, r.stdout
+    with Brain.open(fixture_db) as b:
+        assert "concepts/hybrid-retrieval" in {x["slug"] for x in b.backlinks("people/ana-lima")}
+        assert "[[ana-lima|Ana Lima]] — knows it" in b.get_text("concepts/hybrid-retrieval")  # its wiki-link habit
+        b.put("notes/t", "# T\n\nSee [[River AI]] and [[Ghost Person]].\n")
+    assert gbrain("--db", db, "link", "concepts/hybrid-retrieval", "River AI").returncode == 0
+    for frm, to in (("concepts/hybrid-retrieval", "Ana Lima"), ("concepts/hybrid-retrieval", "river ai"), ("notes/t", "River AI"), ("notes/t", "Ghost Person")):
+        r = gbrain("--db", db, "call", "brain_unlink", json.dumps({"from": frm, "to": to}))
+        assert r.returncode == 0 and json.loads(r.stdout)["changed"], (frm, to, r.stdout)
+    with Brain.open(fixture_db) as b:
+        assert "concepts/hybrid-retrieval" not in {x["slug"] for x in b.backlinks("people/ana-lima")}
+        assert b.get_text("notes/t") == "# T\n\nSee River AI and Ghost Person.\n"
+        assert fresh_import_differences(b) == {}
+    r = gbrain("--db", db, "call", "brain_link", '{"from": "concepts/hybrid-retrieval", "to": "Ana Limma"}')
+    assert r.returncode == 1 and json.loads(r.stdout)["suggestions"][0] == "people/ana-lima"

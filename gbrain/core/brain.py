@@ -891,6 +891,22 @@ class Brain:
         """Page id a link points at, or None (dangling); rules in :mod:`gbrain.page.links`."""
         return resolve(SqlIndex(self.conn), from_slug, kind, target)
 
+    def link_target(self, src: sqlite3.Row, name: str) -> sqlite3.Row:
+        """The page ``link``/``unlink`` from page ``src`` to ``name`` means: :meth:`resolve_slug`'s
+        (a slug, a unique suffix, an alias), else the page ``[[name]]`` written in ``src`` points
+        at (:func:`gbrain.page.links.resolve`: a file name, the slugified name, a title, an
+        alias, the nearest folder first), so ``Ana Lima`` finds ``people/ana-lima`` by its title.
+        Raises what :meth:`resolve_slug` raises when neither finds a page (:class:`Ambiguous` at once)."""
+        try:
+            return self.resolve_slug(name)
+        except Ambiguous:
+            raise
+        except (NotFound, BadInput):
+            pid = self.resolve_link(src["slug"], "wiki", name) if "\n" not in name else None
+            if pid is None:
+                raise
+            return self.conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
+
     def resolve_dangling(self) -> int:
         """Resolve every dangling link that now has a page. Returns how many changed."""
         return self._re_resolve("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id IS NULL", ())
@@ -969,7 +985,7 @@ class Brain:
         links there.
         """
         src = self.resolve_slug(from_slug)
-        dst = self.resolve_slug(to_slug)
+        dst = self.link_target(src, to_slug)
         if src["id"] == dst["id"]:
             raise BadInput(f"{src['slug']} cannot link to itself")
         have = self.conn.execute("SELECT 1 FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchone()
@@ -1020,19 +1036,20 @@ class Brain:
     def unlink(self, from_slug: str, to_slug: str) -> SaveResult:
         """Remove every link from one page to another by turning it into plain text (its label).
 
-        ``to_slug`` names a page, or the target of a dead link: as written (``Nobody Here``,
-        ``../people/ghost.md``) or as the slug it points at (``nobody-here``, ``people/ghost``).
-        Raises NotFound when the page has no such link."""
+        ``to_slug`` names a page (as :meth:`link` finds it: :meth:`link_target`), or the target of
+        a dead link: as written (``Nobody Here``, ``../people/ghost.md``) or as the slug it points
+        at (``nobody-here``, ``people/ghost``). Raises NotFound when the page has no such link."""
         src = self.resolve_slug(from_slug)
         try:
-            dst = self.resolve_slug(to_slug)
+            dst = self.link_target(src, to_slug)
         except (NotFound, BadInput):
             dst = None
+        rows: list = []
         if dst is not None:
             name = dst["slug"]
-            rows = self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"]))
-        else:
-            name = to_slug
+            rows = self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id = ?", (src["id"], dst["id"])).fetchall()
+        if not rows:  # a dead link written so (its name may also be a page's the link does not reach)
+            name = dst["slug"] if dst is not None else to_slug
             rows = [
                 r
                 for r in self.conn.execute("SELECT kind, target FROM links WHERE from_page_id = ? AND to_page_id IS NULL", (src["id"],))

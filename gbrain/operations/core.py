@@ -688,7 +688,7 @@ def _untag(b, a, ctx):
     "Link one page to another: appends [Title](relative.md) to the source page's compiled truth, or [[Name]] where the page (or, for a page without links, the brain) mostly uses wiki links; nothing when it links there already.",
     [
         Param("from", required=True, positional=True, description="slug of the page that links"),
-        Param("to", required=True, positional=True, description="slug of the page linked to"),
+        Param("to", required=True, positional=True, description="the page linked to: its slug, or its name as a [[wiki link]] finds it (title, alias, file name)"),
         Param("context", description="a short sentence saying why (added after the link)", default=""),
     ],
     text=_saved,
@@ -703,7 +703,7 @@ def _link(b, a, ctx):
 @op(
     "unlink",
     "Remove the links from one page to another (the link text stays as plain text).",
-    [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="slug linked to")],
+    [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="the page linked to, named as for brain_link (slug, title, alias), or a dead link's target as written")],
     text=_saved,
     mutating=True,
     title="Unlink two pages",
