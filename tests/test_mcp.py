@@ -680,3 +680,30 @@ def test_briefing_prompt_leaves_out_conflict_copies_and_earlier_briefings(fixtur
     conflicts = rest.split("Open conflicts", 1)[1].split("Brain:", 1)[0]
     assert "people/ana-lima.md ← copy people/ana-lima.conflict-20261202T015712.md" in conflicts, conflicts
     assert "if_hash" in ingest and '"updated"' in ingest and ".conflict-" in ingest
+
+
+def test_briefing_prompt_says_when_it_cut_a_list(fixture_db):
+    """The briefing prompt listed at most 30 recent pages and 20 open conflicts without a word,
+    so an agent took the cut lists for the whole: it now says how many there are and which
+    tool lists the rest; an uncut list says nothing more."""
+    from gbrain.mcp.server import BRIEFING_CONFLICTS, BRIEFING_RECENT
+
+    async def prompt():
+        async with connect(fixture_db) as c:
+            return (await c.get_prompt("brain_briefing", {"since": "3650d"})).messages[0].content.text
+
+    uncut = anyio.run(prompt)
+    assert "(showing" not in uncut, uncut
+    with Brain.open(fixture_db) as b:
+        pages = b.stats()["pages"]
+        for i in range(BRIEFING_RECENT + 2):
+            b.put(f"notes/n{i:02d}", f"# Note {i}\n\nsome text\n")
+        for i in range(BRIEFING_CONFLICTS + 2):
+            b.put(f"notes/n{i:02d}.conflict-20261202T015712", f"# Note {i}\n\nthe other side\n")
+    text = anyio.run(prompt)
+    recent, rest = text.split("Recent ingests:", 1)
+    conflicts = rest.split("Open conflicts", 1)[1].split("Brain:", 1)[0]
+    assert recent.count("\n- ") == BRIEFING_RECENT and conflicts.count("\n- ") == BRIEFING_CONFLICTS
+    total = pages + BRIEFING_RECENT + 2
+    assert f'(showing the newest {BRIEFING_RECENT} of {total} pages updated since 3650d; brain_list {{"sort": "updated", "since": "3650d"}} lists them all)' in recent, recent
+    assert f"(showing {BRIEFING_CONFLICTS} of {BRIEFING_CONFLICTS + 2} open conflicts; brain_conflicts lists them all)" in conflicts, conflicts

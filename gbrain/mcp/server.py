@@ -298,6 +298,22 @@ def _resource_error(e: Exception) -> Exception:
     return e
 
 
+#: what the briefing prompt lists at most: recent pages, open conflicts, ingests (it says when it cut)
+BRIEFING_RECENT, BRIEFING_CONFLICTS, BRIEFING_INGESTS = 30, 20, 10
+
+
+def _capped(lines: list[str], cap: int, cut: str, total: int | None = None) -> str:
+    """At most ``cap`` of ``lines`` (``(none)`` for none), and when that left some out (``total``:
+    how many there are, when ``lines`` holds only the first), a line saying so: ``cut`` with
+    ``{shown}`` and ``{total}`` filled, e.g. ``(showing the newest 30 of 41 pages …)``, so the
+    agent knows the list is not the whole and which call gives the rest."""
+    total = len(lines) if total is None else total
+    out = "\n".join(lines[:cap]) or "(none)"
+    if total > min(cap, len(lines)):
+        out += "\n(showing " + cut.replace("{shown}", str(min(cap, len(lines)))).replace("{total}", f"{total:,}") + ")"
+    return out
+
+
 BRIEFING_GUIDE = """Compile a briefing from the current state of my brain{focus}.
 
 Recently updated pages (newest first, since {since}):
@@ -416,17 +432,22 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
 
         def gather(b: Brain) -> str:
             # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1)
-            recent = [r for r in ops.run("list", {"sort": "updated", "since": since, "limit": 60}, brain=b)
-                      if r["type"] != "briefing" and not conflict_original(r["slug"])][:30]
+            recent = [r for r in ops.run("list", {"sort": "updated", "since": since, "limit": 0}, brain=b)
+                      if r["type"] != "briefing" and not conflict_original(r["slug"])]
             conflicts = ops.run("conflicts", {}, brain=b)
-            ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT 10").fetchall()
+            ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT ?", (BRIEFING_INGESTS,)).fetchall()
+            logged = b.conn.execute("SELECT count(*) FROM ingest_log").fetchone()[0] if len(ingests) == BRIEFING_INGESTS else len(ingests)
+            listing = json.dumps({"sort": "updated", "since": since}, ensure_ascii=False)
             st = b.stats()
             return BRIEFING_GUIDE.format(
                 focus=f", focused on: {focus}" if focus else "",
                 since=since,
-                recent="\n".join(f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent) or "(none)",
-                conflicts="\n".join(f"- {c['path']} ← copy {c['copy_path']}" for c in conflicts[:20]) or "(none)",
-                ingests="\n".join(f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests) or "(none)",
+                recent=_capped([f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent], BRIEFING_RECENT,
+                               "the newest {shown} of {total} pages updated since " + f"{since}; brain_list {listing} lists them all"),
+                conflicts=_capped([f"- {c['path']} ← copy {c['copy_path']}" for c in conflicts], BRIEFING_CONFLICTS,
+                                  "{shown} of {total} open conflicts; brain_conflicts lists them all"),
+                ingests=_capped([f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests], BRIEFING_INGESTS,
+                                "the last {shown} of {total} ingests", total=logged),
                 pages=st["pages"],
                 types=", ".join(f"{t} {n}" for t, n in list(st["by_type"].items())[:8]) or "empty",
             )
