@@ -707,3 +707,40 @@ def test_briefing_prompt_says_when_it_cut_a_list(fixture_db):
     total = pages + BRIEFING_RECENT + 2
     assert f'(showing the newest {BRIEFING_RECENT} of {total} pages updated since 3650d; brain_list {{"sort": "updated", "since": "3650d"}} lists them all)' in recent, recent
     assert f"(showing {BRIEFING_CONFLICTS} of {BRIEFING_CONFLICTS + 2} open conflicts; brain_conflicts lists them all)" in conflicts, conflicts
+
+
+def test_brain_raw_gives_a_big_sidecar_in_parts(fixture_db):
+    """brain_raw returned a sidecar whole however big (a provider's JSON of megabytes in one
+    answer). It now pages as brain_get does: at most max_chars (60,000 for agents) of the JSON
+    text per answer, cut at a line end, with next_offset until the last part; the parts join
+    into the JSON the whole read gives. A small sidecar answers {source: data} as before, and
+    max_chars 0 (or the command line) gives all of it."""
+    from gbrain.operations.core import PART_CHARS
+
+    big = {"people": [{"name": f"person {i}", "title": "engineer", "notes": "ü" * 40} for i in range(2000)]}
+    with Brain.open(fixture_db) as b:
+        b.raw_put("people/ana-lima", "crustdata", big)
+        b.raw_put("people/ana-lima", "small", {"a": 1})
+        whole = b.raw_get("people/ana-lima")  # the fixture's happenstance data too
+    assert whole["crustdata"] == big and whole["small"] == {"a": 1}
+    assert len(json.dumps(whole, ensure_ascii=False, indent=1)) > 2 * PART_CHARS
+
+    async def main():
+        async with connect(fixture_db) as c:
+            parts, offset = [], 0
+            while offset is not None:
+                parts.append(ok(await c.call_tool("brain_raw", {"slug": "ana-lima", "offset": offset})))
+                offset = parts[-1]["next_offset"]
+            return (parts, ok(await c.call_tool("brain_raw", {"slug": "ana-lima", "source": "small"})),
+                    ok(await c.call_tool("brain_raw", {"slug": "ana-lima", "max_chars": 0})),
+                    await c.call_tool("brain_raw", {"slug": "ana-lima", "offset": 10**9}))
+
+    parts, small, all_of_it, past = anyio.run(main)
+    assert len(parts) >= 3 and all(len(p["content"]) <= PART_CHARS for p in parts)
+    assert [p["truncated"] for p in parts] == [True] * (len(parts) - 1) + [False]
+    assert parts[0]["slug"] == "people/ana-lima" and set(parts[0]["sources"]) == set(whole)
+    assert json.loads("".join(p["content"] for p in parts)) == whole == all_of_it
+    assert small == {"small": {"a": 1}}
+    assert past.is_error and "past the end" in text_of(past)
+    r = gbrain("--db", str(fixture_db), "raw", "people/ana-lima", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout) == whole

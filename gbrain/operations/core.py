@@ -56,6 +56,11 @@ def _version(_b, a, ctx):
     return out
 
 
+#: what an agent's read gives at most by default (``max_chars`` of brain_get and brain_raw), in
+#: characters: ~15,000 tokens
+PART_CHARS = 60_000
+
+
 @op(
     "get",
     "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history) and its "
@@ -78,7 +83,7 @@ def _version(_b, a, ctx):
     text_exact=True,
     title="Read a page",
     output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
-    tool_defaults={"max_chars": 60_000},
+    tool_defaults={"max_chars": PART_CHARS},
 )
 def _get(b, a, ctx):
     if a.get("output"):
@@ -791,16 +796,39 @@ def _timeline_add(b, a, ctx):
 
 @op(
     "raw",
-    "Read the raw enrichment JSON of a page (.raw/<name>.json sidecar): every source, or one. "
+    "Read the raw enrichment JSON of a page (.raw/<name>.json sidecar): every source, or one, as {source: data}. "
+    "Raw data longer than `max_chars` comes in parts, as brain_get gives a long page: then the answer is "
+    "{slug, content (a part of the JSON text, indented by one space), truncated, offset, next_offset (pass it as offset; null on the last part), "
+    "total_chars, sources (each source's length in characters: pass `source` to read one)}; join the parts' content and parse it. "
     "brain_raw_put stores data.",
-    [SLUG, Param("source", description="source name, e.g. crustdata"), Param("data", "object", "JSON to store under --source (write mode)", in_schema=False)],
+    [
+        SLUG,
+        Param("source", description="source name, e.g. crustdata"),
+        Param("offset", "integer", "start at this character of the JSON text (next_offset of the previous part)", default=0, minimum=0, cli=False),
+        Param("max_chars", "integer", "at most this many characters, cut at a line end (0: all of it, as one JSON object)", minimum=0, cli=False),
+        Param("data", "object", "JSON to store under --source (write mode)", in_schema=False),
+    ],
     title="Read raw data",
-    output={"type": "object", "description": "source name → the JSON stored for it"},
+    output={"type": "object", "description": "source name → the JSON stored for it; or, for raw data longer than max_chars, a part of its JSON text "
+            "(content, truncated, offset, next_offset, total_chars, sources)"},
+    tool_defaults={"max_chars": PART_CHARS},
 )
 def _raw(b, a, ctx):
     if a.get("data") is not None:
         return _raw_put(b, a, ctx)
-    return b.raw_get(a["slug"], a.get("source"))
+    out = b.raw_get(a["slug"], a.get("source"))
+    offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
+    if offset == 0 and not cap:
+        return out
+    text = json.dumps(out, ensure_ascii=False, indent=1)
+    if offset > len(text):
+        raise BadInput(f"offset {offset:,} is past the end of the raw data of {a['slug']} ({len(text):,} characters)")
+    if offset == 0 and len(text) <= cap:
+        return out
+    part = _part(text, offset, cap)
+    del part["sections"]
+    slug = b.resolve_slug(a["slug"])["slug"]
+    return {"slug": slug, **part, "sources": {k: len(json.dumps(v, ensure_ascii=False, indent=1)) for k, v in out.items()}}
 
 
 @op(
