@@ -744,3 +744,24 @@ def test_brain_raw_gives_a_big_sidecar_in_parts(fixture_db):
     assert past.is_error and "past the end" in text_of(past)
     r = gbrain("--db", str(fixture_db), "raw", "people/ana-lima", "--json")
     assert r.returncode == 0 and json.loads(r.stdout) == whole
+
+
+def test_query_lists_its_hits_under_items_as_the_other_list_tools(fixture_db):
+    """brain_query answered {"hits": [...]} where brain_search, brain_list and the other list
+    tools answer {"items": [...]}: it answers `items` now, on every surface, with `hits` (the
+    same list, the same page) kept for one release so clients reading it go on working."""
+    async def main():
+        async with connect(fixture_db) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            first = ok(await c.call_tool("brain_query", {"question": "River AI Series A", "limit": 1, "mode": "keyword"}))
+            second = ok(await c.call_tool("brain_query", {"question": "River AI Series A", "limit": 1, "mode": "keyword", "cursor": first["next_cursor"]}))
+            return tools["brain_query"], first, second
+
+    tool, first, second = anyio.run(main)
+    assert first["items"] and first["items"] == first["hits"] and second["items"] == second["hits"] and second["items"] != first["items"]
+    success = tool.output_schema["anyOf"][0]
+    assert success["required"] == ["items"] and success["properties"]["hits"]["description"].startswith("deprecated")
+    r = gbrain("--db", str(fixture_db), "query", "River AI Series A", "--mode", "keyword", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 0 and out["items"] and out["items"] == out["hits"], r.stdout
+    assert gbrain("--db", str(fixture_db), "query", "River AI Series A", "--mode", "keyword").stdout.decode().startswith(out["items"][0]["slug"])

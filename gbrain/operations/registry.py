@@ -164,6 +164,10 @@ class Operation:
     #: ``page_key`` names the list in a dict result (None: the result is the list)
     page: str | None = None
     page_key: str | None = None
+    #: the name the list had before it became ``page_key`` (query's ``hits``, now ``items``): the
+    #: result holds the same list under it too, for one release, so clients reading the old
+    #: key go on working (a page counts its items twice against :data:`PAGE_CHARS`)
+    page_alias: str | None = None
     page_size: int = 50
     #: a ranked list (``page="limit"``): the depth within which a ranking asked for more items
     #: begins with the ranking asked for fewer (search re-scores :data:`gbrain.search.keyword.RERANK`
@@ -240,6 +244,8 @@ class Operation:
             if self.page_key:
                 base = self.output or {"type": "object", "properties": {}}
                 props = {**base.get("properties", {}), self.page_key: items}
+                if self.page_alias:
+                    props[self.page_alias] = {**items, "description": f"deprecated: the same list as {self.page_key}, kept for one release; read {self.page_key}"}
             else:
                 props = {"items": items}
             if self.page:
@@ -770,14 +776,14 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     page = items[offset : offset + want] if want else items[offset:]
     used = 0
     for i, it in enumerate(page):
-        used += len(dumps(it)) + 1
+        used += (len(dumps(it)) + 1) * (2 if o.page_alias else 1)
         if used > PAGE_CHARS and i:
             page = page[:i]
             break
     more = offset + len(page) < len(items)
     nxt = encode_cursor(o, key_args, offset + len(page)) if more else None
     if o.page_key:
-        return {**result, o.page_key: page, "next_cursor": nxt}
+        return {**result, o.page_key: page, **({o.page_alias: page} if o.page_alias else {}), "next_cursor": nxt}
     return {"items": page, "next_cursor": nxt}
 
 

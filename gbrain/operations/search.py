@@ -167,10 +167,10 @@ def _embed_drop(b, a, ctx):
 
 
 def _query_text(r: dict, a: dict) -> str:
-    if not r["hits"]:
+    if not r["items"]:
         return "no matches"
     return "\n".join(f"{h['slug']}  ({h['score']:.3f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "")
-                     + f")  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["hits"])
+                     + f")  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["items"])
 
 
 def _shorten(text: str, width: int) -> str:
@@ -186,7 +186,8 @@ def _shorten(text: str, width: int) -> str:
 @op(
     "query",
     "Semantic search: answer a question with pages ranked by meaning and keywords (FTS5 + vector, fused). "
-    "Each hit has slug, title, score and the best matching passage. Falls back to keyword search when the brain has no embeddings. "
+    "The hits come as `items` (as every list tool; `hits` holds the same list for one release, then goes), each with slug, title, score "
+    "and the best matching passage. Falls back to keyword search when the brain has no embeddings. "
     "type, tag and prefix (a folder) filter both sides before their candidate bounds.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
@@ -198,10 +199,11 @@ def _shorten(text: str, width: int) -> str:
     ],
     title="Semantic search",
     open_world=True,  # with an OpenAI-compatible model the question goes to that endpoint
-    output=obj("hits", mode="string", model="string?", notes="array"),
+    output=obj("items", mode="string", model="string?", notes="array"),
     item=obj("slug", **{"slug": "string", "title": "string?", "type": "string?", "score": "number", "passage": "string"}),
     page="limit",
-    page_key="hits",
+    page_key="items",  # as every other list tool (it was `hits`: page_alias keeps it for one release)
+    page_alias="hits",
     rank_depth=RANK_DEPTH,
     text=_query_text,
 )
@@ -210,7 +212,9 @@ def _query(b, a, ctx):
 
     r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
                      prefix=a.get("prefix"), mode=a.get("mode") or "hybrid")
-    if not r["hits"]:
+    hits = r.pop("hits")
+    r = {"items": hits, "hits": hits, **r}  # `hits`: the old name of `items` (Operation.page_alias), for one release
+    if not hits:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     for n in r["notes"]:
         if ctx.on_warning:
