@@ -711,7 +711,7 @@ def test_query_text_cuts_long_passages_at_a_word_with_an_ellipsis():
     out = _shorten(long.strip(), 240)
     assert len(out) <= 240 and out.endswith("…") and out[:-1].split()[-1] in ("alpha", "beta")
     assert _shorten("short text", 240) == "short text"
-    text = _query_text({"hits": [{"slug": "a", "score": 1.0, "title": "A", "passage": long}]}, {})
+    text = _query_text({"items": [{"slug": "a", "score": 1.0, "title": "A", "passage": long}]}, {})
     assert text.endswith("…") and "alph…" not in text
 
 
