@@ -1230,15 +1230,8 @@ class Brain:
             return
         counts = [(r[0], r[1]) for r in self.conn.execute(
             "SELECT type, COUNT(*) FROM pages WHERE type IS NOT NULL AND type <> '' GROUP BY type ORDER BY COUNT(*) DESC, type")]
-        if not counts:
-            return
-        near = difflib.get_close_matches(type_.casefold(), [t for t, _ in counts], n=3, cutoff=0.5)
-        near += [t for t, _ in counts if t.casefold() == type_.casefold() and t not in near]
-        shown = ", ".join(f"{t} ({n:,})" for t, n in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
-        if near:
-            raise NotFound(f"no page has type '{type_}'; did you mean: {', '.join(near)}; the types in this brain: {shown}", near)
-        if warn is not None:
-            warn(f"no page has type '{type_}' yet, so nothing matches; the types in this brain: {shown}")
+        same_but_case = [t for t, _ in counts if t.casefold() == type_.casefold()]
+        self._no_match("type", type_, type_.casefold(), counts, warn, cutoff=0.5, also=same_but_case)
 
     def check_filters(self, type_: str | None = None, tag: str | None = None, prefix: str | None = None, warn=None) -> None:
         """:meth:`check_type`, and the same for a ``tag`` no page has (nested tags count: the
@@ -1269,15 +1262,18 @@ class Brain:
             self._no_match("folder", prefix, folder_key(prefix), counts, warn)
 
     @staticmethod
-    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn) -> None:
-        """:meth:`check_filters`' answer for a ``what`` (tag, folder) ``asked`` (compared as
-        ``key``) that no page has, given the brain's ``counts`` (``[(name, pages)]``, most first)."""
+    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn, *, cutoff: float = 0.6, also: list[str] = ()) -> None:
+        """:meth:`check_type`'s and :meth:`check_filters`' answer for a ``what`` (type, tag,
+        folder) ``asked`` (compared as ``key``) that no page has, given the brain's ``counts``
+        (``[(name, pages)]``, most first): the names within difflib's ``cutoff`` of ``key``, and
+        ``also``, are near misses."""
         if not counts:
             return
         names = [n for n, _ in counts]
-        near = difflib.get_close_matches(key, names, n=3, cutoff=0.6)
+        near = difflib.get_close_matches(key, names, n=3, cutoff=cutoff)
+        near += [n for n in also if n not in near]
         shown = ", ".join(f"{n} ({c:,})" for n, c in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
-        has = f"no page has {what} '{asked}'" if what == "tag" else f"no page is under the folder '{asked}'"
+        has = f"no page is under the folder '{asked}'" if what == "folder" else f"no page has {what} '{asked}'"
         if near:
             raise NotFound(f"{has}; did you mean: {', '.join(near)}; the {what}s in this brain: {shown}", near)
         if warn is not None:
