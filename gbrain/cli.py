@@ -14,8 +14,8 @@ from typing import Any, Optional
 import typer
 
 from . import operations as ops
-from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, error_fields, fail, fail_error, invoke, main, run_and_print, suggestion_fields  # noqa: F401
-from .errors import BadInput, GBrainError, NotFound
+from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, fail_error, invoke, main, run_and_print  # noqa: F401
+from .errors import BadInput, GBrainError, NotFound, error_fields
 
 app = typer.Typer(
     name="gbrain",

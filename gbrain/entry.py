@@ -19,7 +19,7 @@ import sys
 from typing import Any, NoReturn
 
 from . import operations as ops
-from .errors import BadInput, GBrainError, error_fields, suggestion_fields  # noqa: F401 (cli.py imports them from here)
+from .errors import BadInput, GBrainError, error_fields
 
 #: command groups of the typer app (``gbrain config get``, ``gbrain skills show``); cli.GROUPS
 GROUP_NAMES = ops.CLI_GROUPS
