@@ -163,3 +163,26 @@ def test_the_vector_side_filters_before_its_bound(db_path):
             r = _run(db_path, "query", {"question": "gamma words", "limit": 4, "mode": mode, **args})
             assert r["mode"] == mode and len(r["hits"]) == 4, (mode, args, r)
             assert all(h["slug"].lower().startswith(want) for h in r["hits"]), (mode, args, r)
+
+
+def test_list_takes_the_folder_filter_as_search_does(db_path):
+    """``list --prefix FOLDER`` (brain_list ``prefix``): the folder filter of search and query,
+    the same meaning (whole folder names, any case, subfolders included) and the same refusal of
+    a folder with no name; it combines with ``tag`` and ``type``."""
+    _brain(db_path)
+    got = _slugs(_run(db_path, "list", {"prefix": "people", "limit": 0}))
+    assert got == sorted({f"people/p{i}" for i in range(6)} | {"People/Sub/deep"}), got  # not peoplex/q
+    assert _slugs(_run(db_path, "list", {"prefix": "PEOPLE/sub/", "limit": 0})) == ["People/Sub/deep"]
+    assert _slugs(_run(db_path, "list", {"prefix": "peoplex", "tag": "teams"})) == ["peoplex/q"]
+    assert _run(db_path, "list", {"prefix": "notes", "tag": "team"}) == []
+    from gbrain.errors import BadInput
+    for op, args in (("list", {}), ("search", {"query": "alpha"})):
+        with pytest.raises(BadInput) as e:
+            _run(db_path, op, {**args, "prefix": "/"})
+        assert "the folder is empty" in str(e.value)
+    r = gbrain("--db", str(db_path), "list", "--prefix", "people/sub", "--json")
+    assert r.returncode == 0 and _slugs(json.loads(r.stdout)) == ["People/Sub/deep"], r.stderr
+    r = gbrain("--db", str(db_path), "call", "brain_list", json.dumps({"prefix": "notes", "limit": 2}))
+    assert r.returncode == 0 and _slugs(json.loads(r.stdout)) == ["notes/n00", "notes/n01"], r.stderr
+    assert "prefix" in ops.REGISTRY["list"].input_schema()["properties"]
+

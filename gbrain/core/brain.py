@@ -25,7 +25,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
-from ..storage.filters import PageFilter, folder_key, page_filter, tag_filter_key
+from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
 from ..page.jsonsplice import set_member
@@ -1201,9 +1201,12 @@ class Brain:
 
     # ---- listing / stats --------------------------------------------------------
 
-    def list_pages(self, type: str | None = None, tag: str | None = None, limit: int | None = 50, sort: str = "slug", since: str | None = None) -> list[dict]:
-        join, where, args = page_filter(type=type, tag=tag)
-        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p" + join
+    def list_pages(self, type: str | None = None, tag: str | None = None, limit: int | None = 50, sort: str = "slug", since: str | None = None,
+                   prefix: str | None = None) -> list[dict]:
+        """The pages of a :class:`~gbrain.storage.filters.PageFilter` (type, tag, folder
+        ``prefix``: search's filters), updated since ``since``, in ``sort`` order."""
+        where, args = PageFilter(type, tag, prefix).where()
+        q = "SELECT p.slug, p.title, p.type, p.updated_at FROM pages p"
         if since:
             where.append("p.updated_at >= ?")
             args.append(since)

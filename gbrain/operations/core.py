@@ -561,6 +561,7 @@ def _delete(b, a, ctx):
     [
         TYPE,
         TAG,
+        PREFIX,
         limit_param(50, "maximum number of pages (0: all)"),
         Param("sort", description="slug | updated | created | title", default="slug", enum=["slug", "updated", "created", "title"]),
         Param("since", description="only pages updated since: an ISO date/time or a span like 24h, 7d"),
@@ -573,7 +574,7 @@ def _delete(b, a, ctx):
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"))
-    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
+    out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
     if not out:
         b.check_type(a.get("type"), ctx.on_warning)
     return out

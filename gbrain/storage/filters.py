@@ -3,7 +3,7 @@
 (aliased ``p``) that read the same on SQLite and Postgres.
 
 Here, below ``core`` and ``search``, so the keyword and vector rankings apply the very
-conditions ``list --tag`` and lint's folders use (tests/test_layers.py: imports point down)."""
+conditions ``list`` (``--tag``, ``--prefix``) and lint's folders use (tests/test_layers.py: imports point down)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
