@@ -186,3 +186,29 @@ def test_list_takes_the_folder_filter_as_search_does(db_path):
     assert r.returncode == 0 and _slugs(json.loads(r.stdout)) == ["notes/n00", "notes/n01"], r.stderr
     assert "prefix" in ops.REGISTRY["list"].input_schema()["properties"]
 
+
+def test_list_says_a_tag_or_folder_no_page_has_as_search_does(db_path):
+    """``list --tag``/``--prefix`` with a tag or folder no page has was an empty list, said
+    nothing, while search named the near ones: now the same answer (check_filters)."""
+    _brain(db_path)
+    for op, args in (("search", {"query": "alpha"}), ("list", {})):
+        with pytest.raises(NotFound) as e:
+            _run(db_path, op, {**args, "tag": "team/engg"})
+        assert "no page has tag 'team/engg'" in str(e.value) and e.value.suggestions == ["team/eng"], op
+        with pytest.raises(NotFound) as e:
+            _run(db_path, op, {**args, "prefix": "peple"})
+        assert "no page is under the folder 'peple'" in str(e.value) and "people/" in e.value.suggestions, op
+        said = []
+        assert _run(db_path, op, {**args, "tag": "finance"}, said.append) == []
+        assert len(said) == 1 and "no page has tag 'finance' yet" in said[0] and "team/eng (6)" in said[0], (op, said)
+        said = []
+        assert _run(db_path, op, {**args, "prefix": "zzz/"}, said.append) == []
+        assert len(said) == 1 and "no page is under the folder 'zzz/' yet" in said[0], (op, said)
+    # a tag some page has, but none since then: empty, nothing said
+    said = []
+    assert _run(db_path, "list", {"tag": "team", "since": "2999-01-01"}, said.append) == [] and said == []
+    for cmd in (["search", "alpha"], ["list"]):
+        r = gbrain("--db", str(db_path), *cmd, "--tag", "team/engg")
+        assert r.returncode == 1 and r.stdout == b"" and "did you mean: team/eng" in r.stderr.decode(), (cmd, r.stderr)
+        r = gbrain("--db", str(db_path), *cmd, "--tag", "finance", "--json")
+        assert r.returncode == 0 and json.loads(r.stdout) == [] and "no page has tag 'finance' yet" in r.stderr.decode(), (cmd, r.stderr)

@@ -576,7 +576,7 @@ def _list(b, a, ctx):
     since = _since(a.get("since"))
     out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
     if not out:
-        b.check_type(a.get("type"), ctx.on_warning)
+        b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     return out
 
 
