@@ -387,3 +387,16 @@ def test_a_raw_source_with_a_slash_is_refused_saying_why(fixture_db):
     with pytest.raises(BadInput) as e:
         ops.run("raw-put", {"slug": "ana-lima", "source": "  ", "data": {"a": 1}}, ops.Context(db=str(fixture_db)))
     assert "non-empty" in str(e.value)
+
+
+def test_a_write_warning_goes_to_stderr_so_stdout_holds_only_the_result(tmp_path):
+    # A new user's `gbrain put notes/bad --file bad.md` printed 'created notes/bad' and then the
+    # YAML warning on stdout (stderr empty): a script reading stdout got the warning as output.
+    db = str(tmp_path / "a.db")
+    bad = "---\ntitle: [unclosed\ntags: a\n---\nbody\n"
+    r = gbrain("put", "notes/bad", "--db", db, input=bad)
+    assert r.returncode == 0
+    assert r.stdout == b"created notes/bad\n"
+    assert b"warning: frontmatter YAML does not load" in r.stderr
+    j = gbrain("put", "notes/bad2", "--db", db, "--json", input=bad)  # --json keeps them in the object
+    assert "does not load" in json.loads(j.stdout)["warnings"][0]

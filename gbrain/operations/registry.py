@@ -811,10 +811,7 @@ def _rows(rows: list[dict], cols: list[str]) -> str:
 
 def _saved(r: dict, a: dict) -> str:
     verb = "created" if r.get("created") else ("updated" if r.get("changed") else "unchanged")
-    out = f"{verb} {r['slug']}" + (f": {r['note']}" if r.get("note") else "")
-    for w in r.get("warnings") or []:
-        out += f"\nwarning: {w}"
-    return out
+    return f"{verb} {r['slug']}" + (f": {r['note']}" if r.get("note") else "")  # warnings: stderr (entry.run_and_print)
 
 
 #: how many skipped paths a text report names (with their reasons)
