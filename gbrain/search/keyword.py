@@ -1083,8 +1083,10 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
     1. every part's page count (df); when they sum to at most :data:`RANK_BOUND`, FTS5 ranks
        every match (the plain ranking);
     2. else the rarest parts whose counts sum to at most :data:`RANK_BOUND` name the
-       candidates, scored with the whole query (``MATCH q AND +rowid IN …``: the same phrases,
-       so the same scores; the ``+`` keeps FTS5 from running the MATCH once per id). A page
+       candidates, scored with the whole query's phrases in ``q``'s order (``(rare) AND
+       (common)`` and ``(rare) NOT (common)``: the same floats as ``MATCH q``, read from the
+       rare parts' pages only; the parts are put rarest first in every case, so the order is
+       the same whichever case ranks). A page
        with none of those parts scores less than ``rest``, the sum over the other parts of
        ``(k1 + 1) · idf`` (BM25's saturation: MaxScore, Turtle & Flood 1995) times the factor
        of their share (such a page has at most that share), so when the ``depth``-th
@@ -1101,6 +1103,13 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
     stopping, as in Fagin's threshold algorithm), so the pages not read cannot enter the list.
     """
     dfs = [_match_count(conn, p, counts) for p in parts]
+    # the parts rarest first (ties in query order), in every case: bm25() adds the phrases'
+    # terms in the expression's order, and the rare parts' pages of case 2 are scored by
+    # expressions that name the rare parts first, so the same order gives the same floats
+    perm = sorted(range(len(parts)), key=lambda i: (dfs[i], i))
+    if perm != list(range(len(parts))):
+        parts, dfs = [parts[i] for i in perm], [dfs[i] for i in perm]
+        q = " OR ".join(parts)
     weight = [_coord_idf(n_rows, df) if df else 0.0 for df in dfs]
     total = sum(weight)
     coord = bool(cover is not None and COORD_POWER and sum(1 for x in weight if x > 0) > 1)
@@ -1169,7 +1178,7 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
             return best_of((int(r[0]), float(r[1])) for r in cur), False
         finally:
             cur.close()
-    order = sorted(range(len(parts)), key=dfs.__getitem__)
+    order = list(range(len(parts)))  # (the parts are rarest first since the sort above)
     m = tot = 0
     while m < len(order) and tot + dfs[order[m]] <= RANK_BOUND:
         tot += dfs[order[m]]
@@ -1189,6 +1198,27 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
             sql = (f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ? AND rowid BETWEEN ? AND ? "
                    "AND +rowid IN (SELECT value FROM json_each(?))")
             scored.update(conn.execute(sql, [q, min(ids), max(ids), json.dumps(ids)]))  # (rowid: int, -bm25: float) rows
+
+    def score_rare(ids: list[int]) -> None:
+        # every page of the rare parts ``parts[:m]`` (``ids``), scored in two statements that
+        # FTS5 drives from those parts' pages, seeking in the common parts' lists: the pages
+        # with a common part too (AND), and those without (NOT). Both name the phrases of ``q``
+        # in its order, and a phrase absent from a page adds exactly 0.0, so each page gets
+        # the float ``q`` gives it (``score`` reads every page of ``q`` in the ids' range:
+        # ~38,000 rows for 1,555 ids at 50,000 pages)
+        if only:
+            cond, fargs = only.sql()
+            ids = [r[0] for r in conn.execute(f"SELECT p.id FROM pages p WHERE p.id IN (SELECT value FROM json_each(?)){cond}", [json.dumps(ids), *fargs])]
+        if not ids:
+            return
+        rare, common = " OR ".join(parts[:m]), " OR ".join(parts[m:])
+        sql = f"SELECT rowid, -bm25(page_fts, {w}) FROM page_fts WHERE page_fts MATCH ?"
+        args: list = []
+        if only:
+            sql += " AND +rowid IN (SELECT value FROM json_each(?))"
+            args = [json.dumps(ids)]
+        for expr in (f"({rare}) AND ({common})", f"({rare}) NOT ({common})"):
+            scored.update(conn.execute(sql, [expr, *args]))  # (rowid: int, -bm25: float) rows
 
     def best() -> list[tuple[int, float]]:
         items = _best_order(scored.items())
@@ -1215,10 +1245,10 @@ def _bm25_top(conn: sqlite3.Connection, q: str, parts: list[str], w: str, only: 
             for i in order[:m]:
                 if dfs[i]:  # (weight 0 too: in a small brain a part in half its pages can be rare)
                     known[i] = {r[0] for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [parts[i]])}
-            score(sorted(set().union(*known.values())) if known else [])
+            score_rare(sorted(set().union(*known.values())) if known else [])
         else:
             rare = " OR ".join(parts[i] for i in order[:m])
-            score([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [rare])])
+            score_rare([int(r[0]) for r in conn.execute("SELECT rowid FROM page_fts WHERE page_fts MATCH ?", [rare])])
         top = best()
         if proven(top):
             return top, False
