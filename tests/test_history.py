@@ -699,3 +699,16 @@ def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_pa
     with Brain.open(db_path) as b:  # agents: text only, and the error says where the bytes are
         with pytest.raises(BadInput, match="--output FILE.*MCP gives text only"):
             run(b, "get", surface="mcp", slug="media/big.pdf", version=1)
+
+
+def test_a_bad_time_names_the_option_it_was_given_to(fixture_db):
+    # `gbrain changes --until garbage` said "since must be a span …": the option typed was --until
+    r = gbrain("changes", "--until", "garbage", "--db", str(fixture_db))
+    assert r.returncode == 2 and r.stderr.decode().startswith("error: --until must be a span"), r.stderr
+    r = gbrain("changes", "--since", "garbage", "--db", str(fixture_db))
+    assert r.returncode == 2 and r.stderr.decode().startswith("error: --since must be a span"), r.stderr
+    for cmd in (["list"], ["lint"], ["undo"]):  # every command taking --since says it the same way
+        r = gbrain(*cmd, "--since", "garbage", "--db", str(fixture_db))
+        assert r.returncode == 2 and r.stderr.decode().startswith("error: --since must be a span"), (cmd, r.stderr)
+    r = gbrain("call", "brain_changes", '{"until": "garbage"}', "--db", str(fixture_db))
+    assert r.returncode == 2 and json.loads(r.stdout)["error"].startswith("until must be a span")

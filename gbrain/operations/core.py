@@ -573,7 +573,7 @@ def _delete(b, a, ctx):
     note=lambda r, a: f"… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else None,
 )
 def _list(b, a, ctx):
-    since = _since(a.get("since"))
+    since = _since(a.get("since"), ctx.flag("since"))
     out = b.list_pages(type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a.get("limit"), sort=a.get("sort") or "slug", since=since)
     if not out:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)

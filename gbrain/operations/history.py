@@ -207,8 +207,8 @@ def _changes(b, a, ctx):
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
-    return h.changes(b, since=_since(a.get("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
-                     until=_since(a.get("until")))
+    return h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
+                     until=_since(a.get("until"), ctx.flag("until")))
 
 
 def _undo_text(r: dict, a: dict) -> str:
@@ -248,7 +248,7 @@ def _undo_text(r: dict, a: dict) -> str:
 def _undo(b, a, ctx):
     from ..core import history as h
 
-    since = _since(a.get("since"))
+    since = _since(a.get("since"), ctx.flag("since"))
     if not since:
         raise BadInput("undo needs --since: a span like 30m / 24h or an ISO date/time (`gbrain changes --since …` shows what it would take back)")
     return h.undo(b, since, origin=a.get("origin"), by=a.get("by"), prefix=a.get("prefix"), apply=bool(a.get("apply")))

@@ -69,10 +69,10 @@ def _lint(b, a, ctx):
         return run("lint-fix", {k: v for k, v in a.items() if k != "fix_safe" and v is not None}, ctx, brain=b)
     if a.get("dry_run"):
         raise BadInput("--dry-run: only with --fix-safe (`gbrain lint --fix-safe --dry-run`)")
-    return _run_lint(b, a, fix_safe=False)
+    return _run_lint(b, a, ctx, fix_safe=False)
 
 
-def _run_lint(b, a, fix_safe: bool) -> dict:
+def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
     return lintmod.lint(
         b,
         checks=_checks_arg(a.get("check")),
@@ -82,7 +82,7 @@ def _run_lint(b, a, fix_safe: bool) -> dict:
         fix_safe=fix_safe,
         dry_run=bool(a.get("dry_run")),
         slugs=a.get("slug"),
-        since=_since(a.get("since")),
+        since=_since(a.get("since"), ctx.flag("since")),
     )
 
 
@@ -106,7 +106,7 @@ def _run_lint(b, a, fix_safe: bool) -> dict:
     page_key="findings",
 )
 def _lint_fix(b, a, ctx):
-    return _run_lint(b, a, fix_safe=True)
+    return _run_lint(b, a, ctx, fix_safe=True)
 
 
 def _threads_text(r: list, a: dict) -> str:

@@ -923,7 +923,9 @@ PREFIX = Param("prefix", description="only pages under this folder (people/ or p
 
 
 
-def _since(v: str | None) -> str | None:
+def _since(v: str | None, name: str = "since") -> str | None:
+    """A time as `--since`/`--until` take it (a span back from now, today, yesterday, an ISO date)
+    as an ISO instant in UTC; ``name`` is the parameter as the caller names it (`ctx.flag`)."""
     if not v:
         return None
     import re
@@ -939,7 +941,7 @@ def _since(v: str | None) -> str | None:
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?Z?)?", v.strip()):  # a time as `changes --json` prints it too
         return v.strip()
-    raise BadInput(f"since must be a span like 24h / 7d, today, yesterday or an ISO date, got {v!r}")
+    raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date, got {v!r}")
 
 
 def _dir_arg(v: str) -> Path:
