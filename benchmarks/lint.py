@@ -85,7 +85,7 @@ def main() -> None:
         print(f"baseline stats:            {t_stats * 1000:8.1f} ms")
         print(f"baseline read every page:  {t_scan * 1000:8.1f} ms  (SELECT * FROM pages)")
         print(f"lint (all checks):         {t_lint * 1000:8.1f} ms  ({t_lint / t_stats:.1f}x stats)  findings: {counts}")
-        print(f"lint --limit 0:            {t_all * 1000:8.1f} ms  ({len(r_all['findings']):,} findings listed)")
+        print(f"lint --limit 0:            {t_all * 1000:8.1f} ms  ({len(r_all['items']):,} findings listed)")
         fix_db = work / "fix.db"
         shutil.copy(db, fix_db)
         with Brain.open(fix_db) as b:

@@ -110,7 +110,7 @@ def test_messages_speak_tools_over_mcp_and_commands_on_the_cli(fixture_db):
     assert "`slug`" in texts["brain_history"] and "brain_history_prune" in texts["brain_history"]
     assert "`keep_days`" in texts["brain_history_prune"] and "`keep_last`" in texts["brain_history_prune"]
     assert "brain_revert" in texts["brain_restore"] and '"to": N' in texts["brain_restore"]
-    findings = ok(out["brain_lint"])["findings"]
+    findings = ok(out["brain_lint"])["items"]
     assert findings and not [f for f in findings if "gbrain " in f.get("action", "") + f.get("message", "")]
     dead = next(f for f in findings if f["check"] == "dead_links" and f["slug"] == "drafts/dead")
     assert '`brain_unlink {"from": "drafts/dead", "to": "No Such Page"}`' in dead["action"]
@@ -122,7 +122,7 @@ def test_messages_speak_tools_over_mcp_and_commands_on_the_cli(fixture_db):
     r = gbrain("--db", str(fixture_db), "restore", "people/ana-lima")
     assert r.returncode == 1 and b"`gbrain revert people/ana-lima --to N`" in r.stderr
     lint = json.loads(gbrain("--db", str(fixture_db), "lint", "--json").stdout)
-    assert any("`gbrain unlink drafts/dead" in f["action"] for f in lint["findings"])
+    assert any("`gbrain unlink drafts/dead" in f["action"] for f in lint["items"])
 
 
 def test_descriptions_and_schemas_agree(fixture_db):

@@ -205,7 +205,7 @@ def test_lint_lists_conflict_copies_as_conflicts_not_as_orphans_or_duplicate_tit
         assert len(copy) == 1 and copy[0].startswith("deals/bridge.conflict-")
         r = ops.run("lint", {"check": "orphans,duplicate_titles,conflicts", "limit": 0}, brain=b)
         by = {}
-        for x in r["findings"]:
+        for x in r["items"]:
             by.setdefault(x["check"], []).append(x)
         assert "duplicate_titles" not in by, by
         assert {x["slug"] for x in by.get("orphans", [])} == {"deals/bridge"}  # the page itself: nobody links it
@@ -213,7 +213,7 @@ def test_lint_lists_conflict_copies_as_conflicts_not_as_orphans_or_duplicate_tit
         assert conf["slug"] == copy[0] and conf["original"] == "deals/bridge"
         assert "gbrain conflicts" in conf["action"] and "delete" in conf["action"] and "merge" in conf["action"]
         agent = ops.run("lint", {"check": "conflicts"}, ops.Context(db=db, surface="mcp"), brain=b)
-        assert "brain_conflicts" in agent["findings"][0]["action"] and "brain_delete" in agent["findings"][0]["action"]
+        assert "brain_conflicts" in agent["items"][0]["action"] and "brain_delete" in agent["items"][0]["action"]
         # resolved: the copy deleted; nothing left to say
         ops.run("delete", {"slug": copy[0]}, brain=b)
         assert ops.run("lint", {"check": "conflicts"}, brain=b)["counts"]["conflicts"] == 0

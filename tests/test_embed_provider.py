@@ -231,7 +231,7 @@ def test_check_and_lint_report_a_model_with_mixed_sizes_and_embed_drop_removes_i
     assert r.returncode == 0
     assert "the vectors of local-embed have 2 sizes" in r.stderr.decode() and "gbrain embed --force" in r.stderr.decode()
     r = run("lint", "--check", "embeddings", "--json")
-    found = [f for f in json.loads(r.stdout)["findings"] if f.get("reason") == "mixed-sizes"]
+    found = [f for f in json.loads(r.stdout)["items"] if f.get("reason") == "mixed-sizes"]
     assert found and found[0]["model"] == "local-embed" and found[0]["sizes"] == {"64": 1, "128": 1}
     r = run("embed-drop", "local-embed", "--json")
     assert r.returncode == 0, r.stderr

@@ -177,7 +177,7 @@ def lint(db: Path, **args) -> dict:
 def test_clean_brain_reports_nothing(tmp_path, run):
     db = build(tmp_path, CLEAN)
     r = lint(db)
-    assert r["findings"] == [] and r["ok"] is True
+    assert r["items"] == [] and r["ok"] is True
     assert r["counts"] == {c: 0 for c in CHECKS if c not in lintmod.OPT_IN}  # the slow link checks only when named
     assert lint(db, check=",".join(lintmod.OPT_IN))["counts"] == {c: 0 for c in lintmod.OPT_IN}
     p = run("lint", "--as-of", AS_OF, "--db", str(db))
@@ -189,10 +189,10 @@ def test_each_seeded_problem_is_found(tmp_path):
     db = build(tmp_path, SEEDED)
     seed_embedding_problems(db)
     r = lint(db)
-    got = {(f["check"], f["slug"]) for f in r["findings"]}
+    got = {(f["check"], f["slug"]) for f in r["items"]}
     assert got == EXPECTED
     assert r["ok"] is False
-    by = {(f["check"], f["slug"]): f for f in r["findings"]}
+    by = {(f["check"], f["slug"]): f for f in r["items"]}
     dead = by[("dead_links", "people/ana-lima")]
     assert (dead["target"], dead["missing_slug"], dead["kind"]) == ("zed-quist", "people/zed-quist", "markdown")
     stale = by[("stale_compiled_truth", "companies/river-ai")]
@@ -207,7 +207,7 @@ def test_each_seeded_problem_is_found(tmp_path):
     assert by[("embeddings", "companies/river-ai-inc")]["reason"] == "stale"
     assert "does not load" in by[("frontmatter_errors", "people/broken")]["error"]
     assert by[("duplicate_titles", "companies/river-ai")]["pages"] == ["companies/river-ai", "companies/river-ai-inc"]
-    for f in r["findings"]:
+    for f in r["items"]:
         assert f["message"] and f["action"]
 
 
@@ -217,11 +217,11 @@ def test_cli_json_exit_code_and_check_filter(tmp_path, run):
     p = run("lint", "--json", "--as-of", AS_OF, "--db", str(db))
     assert p.returncode == 1  # findings: exit 1, the report still on stdout
     r = json.loads(p.stdout)
-    assert {f["check"] for f in r["findings"]} == {c for c, _ in EXPECTED}
+    assert {f["check"] for f in r["items"]} == {c for c, _ in EXPECTED}
     p = run("lint", "--json", "--check", "orphans,dead-links", "--db", str(db))
     r = json.loads(p.stdout)
     assert r["checks"] == ["orphans", "dead_links"]
-    assert {(f["check"], f["slug"]) for f in r["findings"]} == {("orphans", "concepts/lonely"), ("dead_links", "people/ana-lima")}
+    assert {(f["check"], f["slug"]) for f in r["items"]} == {("orphans", "concepts/lonely"), ("dead_links", "people/ana-lima")}
     p = run("lint", "--check", "nonsense", "--db", str(db))
     assert p.returncode == 2 and b"unknown check 'nonsense'" in p.stderr
     p = run("lint", "--as-of", "March", "--db", str(db))
@@ -235,7 +235,7 @@ def test_cli_json_exit_code_and_check_filter(tmp_path, run):
 def test_no_embeddings_at_all_is_reported_once(tmp_path):
     db = build(tmp_path, CLEAN, embed=False)
     r = lint(db)
-    assert [(f["check"], f["slug"], f["reason"]) for f in r["findings"]] == [("embeddings", None, "none")]
+    assert [(f["check"], f["slug"], f["reason"]) for f in r["items"]] == [("embeddings", None, "none")]
 
 
 def test_embeddings_from_another_model_are_stale(tmp_path):
@@ -245,7 +245,7 @@ def test_embeddings_from_another_model_are_stale(tmp_path):
         c.execute("UPDATE page_embeddings SET model = 'nomic-embed' WHERE page_id = (SELECT id FROM pages WHERE slug = 'people/ana-lima')")
     c.close()
     r = lint(db, check="embeddings")
-    assert [(f["slug"], f["stale_because"]) for f in r["findings"]] == [("people/ana-lima", "model")]
+    assert [(f["slug"], f["stale_because"]) for f in r["items"]] == [("people/ana-lima", "model")]
 
 
 def test_limit_truncates_but_counts_stay_complete(tmp_path):
@@ -254,8 +254,8 @@ def test_limit_truncates_but_counts_stay_complete(tmp_path):
         pages[f"concepts/orphan-{i}.md"] = f"---\ntitle: Orphan {i}\n---\n\nAlone.\n"
     db = build(tmp_path, pages)
     r = lint(db, check="orphans", limit=2)
-    assert r["counts"]["orphans"] == 5 and r["truncated"] == {"orphans": 3} and len(r["findings"]) == 2
-    assert lint(db, check="orphans", limit=0)["counts"]["orphans"] == len(lint(db, check="orphans", limit=0)["findings"]) == 5
+    assert r["counts"]["orphans"] == 5 and r["truncated"] == {"orphans": 3} and len(r["items"]) == 2
+    assert lint(db, check="orphans", limit=0)["counts"]["orphans"] == len(lint(db, check="orphans", limit=0)["items"]) == 5
 
 
 def test_fix_safe_renames_tag_variants_and_loses_nothing(tmp_path, run):
@@ -269,8 +269,8 @@ def test_fix_safe_renames_tag_variants_and_loses_nothing(tmp_path, run):
     assert r["counts"]["tag_duplicates"] == 0
     # everything else is found as before
     fixed = {f["slug"] for f in r["fixed"]}
-    got = {(f["check"], f["slug"]) for f in r["findings"]} - {("embeddings", s) for s in fixed}  # an edited page may outdate its embeddings
-    assert got == {(f["check"], f["slug"]) for f in before["findings"]} - {("tag_duplicates", None)}
+    got = {(f["check"], f["slug"]) for f in r["items"]} - {("embeddings", s) for s in fixed}  # an edited page may outdate its embeddings
+    assert got == {(f["check"], f["slug"]) for f in before["items"]} - {("tag_duplicates", None)}
     with Brain.open(db) as b:
         inc = b.get_text("companies/river-ai-inc")
         mtg = b.get_text("meetings/2025-03-04-ana-lima")
@@ -333,7 +333,7 @@ def test_threads_lists_items_oldest_first(tmp_path, run):
     assert p.returncode == 0 and p.stdout.decode().splitlines()[0] == "deals/river-ai-series-a  2025-01-02 (67d)  Term sheet from the lead (asked 2025-01-02)"
     # the lint reports the ticked item too
     lr = lint(db, check="open_threads")
-    assert [(f["slug"], f["done"]) for f in lr["findings"]] == [("deals/river-ai-series-a", False), ("people/ana-lima", True)]
+    assert [(f["slug"], f["done"]) for f in lr["items"]] == [("deals/river-ai-series-a", False), ("people/ana-lima", True)]
 
 
 def test_open_thread_items_parsing():
@@ -407,14 +407,14 @@ def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
         c.execute(EMBED_STATE)
         c.execute("INSERT INTO embed_state(page_id, model, content_hash, embedded_at) SELECT id, 'wordllama', content_hash, '2000-01-01T00:00:00Z' FROM pages")
     c.close()
-    assert lint(db, check="embeddings")["findings"] == []  # old timestamps, same content: fresh
+    assert lint(db, check="embeddings")["items"] == []  # old timestamps, same content: fresh
     c = sqlite3.connect(db)
     with c:
         c.execute("UPDATE embed_state SET content_hash = 'old' WHERE page_id = (SELECT id FROM pages WHERE slug = 'people/ana-lima')")
         c.execute("DELETE FROM embed_state WHERE page_id = (SELECT id FROM pages WHERE slug = 'companies/river-ai')")
     c.close()
     r = lint(db, check="embeddings")
-    assert [(f["slug"], f["reason"], f["model"]) for f in r["findings"]] == [("companies/river-ai", "missing", "wordllama"), ("people/ana-lima", "stale", "wordllama")]
+    assert [(f["slug"], f["reason"], f["model"]) for f in r["items"]] == [("companies/river-ai", "missing", "wordllama"), ("people/ana-lima", "stale", "wordllama")]
 
 
 def test_embeddings_are_judged_for_the_model_query_uses(tmp_path, minilm):
@@ -431,14 +431,14 @@ def test_embeddings_are_judged_for_the_model_query_uses(tmp_path, minilm):
         c.execute("UPDATE embed_state SET content_hash = 'old' WHERE model = 'minilm' AND page_id = (SELECT id FROM pages WHERE slug = 'people/ana-lima')")
     c.close()
     r = lint(db, check="embeddings")
-    assert [(f["slug"], f["reason"], f["model"]) for f in r["findings"]] == [("people/ana-lima", "stale", "minilm")]
+    assert [(f["slug"], f["reason"], f["model"]) for f in r["items"]] == [("people/ana-lima", "stale", "minilm")]
     with Brain.open(db) as b:
         b.set_config("embedding_model", "wordllama")
     c = sqlite3.connect(db)
     with c:
         c.execute("DELETE FROM embed_state WHERE model = 'wordllama'")
     c.close()
-    f = lint(db, check="embeddings")["findings"]
+    f = lint(db, check="embeddings")["items"]
     assert [(x["slug"], x["reason"], x["model"]) for x in f] == [(None, "none", "wordllama")]
     assert "minilm" in f[0]["message"] and f[0]["action"] == "gbrain embed --stale"
 
@@ -451,7 +451,7 @@ def test_dead_link_missing_slug_forms(tmp_path):
     )
     db = build(tmp_path, pages)
     r = lint(db, check="dead_links")
-    got = {f["target"]: (f["missing_slug"], f["kind"]) for f in r["findings"]}
+    got = {f["target"]: (f["missing_slug"], f["kind"]) for f in r["items"]}
     assert got == {
         "zed": ("sources/zed", "markdown"),
         "companies/nope": ("companies/nope", "markdown"),
@@ -459,7 +459,7 @@ def test_dead_link_missing_slug_forms(tmp_path):
         "../../outside": (None, "markdown"),
         "../people/ana-lmia": ("people/ana-lmia", "markdown"),
     }
-    typo = next(f for f in r["findings"] if f["target"] == "../people/ana-lmia")
+    typo = next(f for f in r["items"] if f["target"] == "../people/ana-lmia")
     assert typo["suggestions"] == ["people/ana-lima"]
 
 
@@ -480,7 +480,7 @@ def test_a_path_link_found_only_by_a_title_is_a_dead_link_with_the_guess(tmp_pat
         assert import_tree(b, root)["ok"]
         assert {x["target"]: x["to_slug"] for x in b.links("notes/met")}["ana"] == "people/ana-lima"
     r = lint(db_path, check="dead_links")
-    got = {f["target"]: f for f in r["findings"]}
+    got = {f["target"]: f for f in r["items"]}
     assert set(got) == {"ana", "Lima", "../people/ana"}, got
     for t in ("ana", "Lima"):
         f = got[t]
@@ -551,7 +551,7 @@ def test_a_link_to_a_renamed_page_names_where_it_went(tmp_path, db_path):
         assert eng.sync()["counts"]["moved"] == 1
         eng.close()
         r = ops.run("lint", {"check": "dead_links"}, brain=b)
-    by_target = {f["target"]: f for f in r["findings"]}
+    by_target = {f["target"]: f for f in r["items"]}
     assert set(by_target) == {"../deals/big-deal", "big-deal", "Nobody Here"}
     for t in ("../deals/big-deal", "big-deal"):
         f = by_target[t]

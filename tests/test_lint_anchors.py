@@ -32,11 +32,11 @@ def test_dead_anchors_and_attachments_flag_only_what_is_missing(tmp_path, db_pat
         assert import_tree(b, root)["ok"]
         r = ops.run("lint", {"check": "dead_anchors,dead_attachments", "limit": 0}, brain=b)
         only = ops.run("lint", {"check": "dead_attachments", "slug": "notes/target"}, brain=b)
-    got = sorted((f["check"], f["form"]) for f in r["findings"])
+    got = sorted((f["check"], f["form"]) for f in r["items"])
     assert got == sorted([
         ("dead_anchors", "[[target#No Such]]"), ("dead_anchors", "![[target#^nope]]"), ("dead_anchors", "[[#Missing here]]"),
         ("dead_anchors", "[m](target.md#gone)"),
         ("dead_attachments", "![[lost.png]]"), ("dead_attachments", "[p](../files/x.pdf)"), ("dead_attachments", "![b](img/none.jpg)"),
     ]), got
-    assert all(f["slug"] == "notes/src" for f in r["findings"])
+    assert all(f["slug"] == "notes/src" for f in r["items"])
     assert only["counts"] == {"dead_attachments": 0}

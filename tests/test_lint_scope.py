@@ -44,7 +44,7 @@ def test_lint_of_the_pages_just_touched_lists_them_before_the_limit(made):
     from conftest import gbrain
 
     before = ops.run("lint", {"check": CHECKS, "limit": 0}, ops.Context(db=str(db)))
-    flagged = {f["slug"] for f in before["findings"]}
+    flagged = {f["slug"] for f in before["items"]}
     with Brain.open(db) as br:  # a: a dated page the lint finds nothing on yet; b: another page
         dated = {s for (s,) in br.conn.execute("SELECT slug FROM pages WHERE frontmatter LIKE '%\"created\"%'")}
     a = next(s for s in people if s in dated and s not in flagged)
@@ -61,22 +61,22 @@ def test_lint_of_the_pages_just_touched_lists_them_before_the_limit(made):
     whole = _lint(db)
     assert whole["selected"] is None
     assert whole["counts"]["stale_compiled_truth"] > 50  # the first 5 of many: not the touched pages
-    assert a not in {f["slug"] for f in whole["findings"]}
+    assert a not in {f["slug"] for f in whole["items"]}
 
     for args in (["--slug", f"{a},{b}"], ["--since", "24h"]):
         r = _lint(db, *args)
         assert r["selected"] == 2, args
-        got = {(f["check"], f["slug"]) for f in r["findings"]}
+        got = {(f["check"], f["slug"]) for f in r["items"]}
         assert ("stale_compiled_truth", a) in got and ("dead_links", b) in got, args
         assert {s for _c, s in got} <= {a, b}
         assert r["counts"]["dead_links"] == 1 and r["truncated"] == {}
 
     # a folder, a list over call/MCP, an ISO date; an unknown page is an error, not an empty lint
     r = _lint(db, "--slug", "people/")
-    assert r["selected"] == len(people) and {f["slug"] for f in r["findings"]} <= set(people)
+    assert r["selected"] == len(people) and {f["slug"] for f in r["items"]} <= set(people)
     assert r["counts"]["dead_links"] == 1
     r = ops.run("lint", {"check": CHECKS, "slug": [a]}, ops.Context(db=str(db), surface="call"))
-    assert {f["slug"] for f in r["findings"]} == {a} and r["selected"] == 1
+    assert {f["slug"] for f in r["items"]} == {a} and r["selected"] == 1
     r = ops.run("lint", {"check": CHECKS, "slug": "people", "since": "2025-06-01"}, ops.Context(db=str(db)))
     assert r["selected"] == 2
     with pytest.raises(ops.NotFound):
@@ -127,7 +127,7 @@ def test_read_only_server_lints_and_fixing_is_a_tool_of_its_own(tmp_path, db_pat
     assert "brain_lint" in tools and "brain_lint_fix" not in tools
     assert tools["brain_lint"].annotations.read_only_hint is True
     r = ok(out["lint"])
-    assert {(f["check"], f["slug"]) for f in r["findings"]} == {("dead_links", "p/b"), ("tag_duplicates", None)} and r["fixed"] == []
+    assert {(f["check"], f["slug"]) for f in r["items"]} == {("dead_links", "p/b"), ("tag_duplicates", None)} and r["fixed"] == []
     assert out["fix_safe"].is_error and "brain_lint_fix" in text_of(out["fix_safe"])
 
     tools, out = anyio.run(main, [])

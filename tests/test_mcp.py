@@ -765,3 +765,37 @@ def test_query_lists_its_hits_under_items_as_the_other_list_tools(fixture_db):
     out = json.loads(r.stdout)
     assert r.returncode == 0 and out["items"] and out["items"] == out["hits"], r.stdout
     assert gbrain("--db", str(fixture_db), "query", "River AI Series A", "--mode", "keyword").stdout.decode().startswith(out["items"][0]["slug"])
+
+
+def test_lint_lists_its_findings_under_items_as_the_other_list_tools(fixture_db, monkeypatch):
+    """brain_lint (and brain_lint_fix) answered {"findings": [...]} where every other list tool
+    answers {"items": [...]}: `items` now, on every surface, with `findings` (the same list, the
+    same page) kept for one release and marked deprecated in the output schema, as query's `hits`."""
+    async def main():
+        async with connect(fixture_db) as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            r = ok(await c.call_tool("brain_lint", {}))
+            fix = ok(await c.call_tool("brain_lint_fix", {"dry_run": True}))
+            return tools, r, fix
+
+    tools, r, fix = anyio.run(main)
+    assert r["items"] and r["items"] == r["findings"] and fix["items"] == fix["findings"], r
+    for name in ("brain_lint", "brain_lint_fix"):
+        success = tools[name].output_schema["anyOf"][0]
+        assert success["required"] == ["items"] and success["properties"]["findings"]["description"].startswith("deprecated"), name
+    # one page at a time: each page under both keys, the pages together the whole list
+    monkeypatch.setattr(ops.REGISTRY["lint"], "page_size", 2)
+    pages, cursor = [], None
+    while True:
+        p = ops.run_tool("lint", {"cursor": cursor} if cursor else {}, ops.Context(db=str(fixture_db), surface="mcp"))
+        assert p["items"] == p["findings"] and len(p["items"]) <= 2
+        pages += p["items"]
+        cursor = p["next_cursor"]
+        if not cursor:
+            break
+    assert pages == r["items"]
+    out = gbrain("--db", str(fixture_db), "lint", "--json")
+    js = json.loads(out.stdout)
+    assert out.returncode == 1 and js["items"] and js["items"] == js["findings"], out.stdout
+    text = gbrain("--db", str(fixture_db), "lint").stdout.decode()
+    assert all(f"  {f['slug'] or '(brain)'}  {f['message']}" in text for f in js["items"]), text

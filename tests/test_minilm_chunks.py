@@ -216,7 +216,7 @@ def test_a_minilm_brain_embedded_before_is_rechunked_by_embed_stale_reusing_its_
         assert [tuple(r) for r in b.conn.execute("SELECT DISTINCT chunking FROM embed_state")] == [(1,)]
         assert vectors.stale_count(b.conn, emb.MINILM_MODEL) == 2
         assert len(vectors.select_pages(b.conn, emb.MINILM_MODEL, "stale")) == 2
-        found = [f for f in lint(b, checks=["embeddings"])["findings"] if f["check"] == "embeddings"]
+        found = [f for f in lint(b, checks=["embeddings"])["items"] if f["check"] == "embeddings"]
         assert {(f["slug"], f["reason"], f.get("stale_because")) for f in found} == {("places/volcano", "stale", "chunking"), ("places/lake", "stale", "chunking")}
         assert embedding_view(b) == []
         r = ops.run("query", {"question": "lava flow evacuation"}, brain=b)
@@ -228,7 +228,7 @@ def test_a_minilm_brain_embedded_before_is_rechunked_by_embed_stale_reusing_its_
         assert sorted(mini.sent) == sorted(new_texts - old_texts)  # every unchanged text's vector reused
         assert r["embedded"] == len(new_texts - old_texts) and r["cached"] == len(old_texts)
         assert vectors.stale_count(b.conn, emb.MINILM_MODEL) == 0
-        assert [f for f in lint(b, checks=["embeddings"])["findings"] if f["check"] == "embeddings"] == []
+        assert [f for f in lint(b, checks=["embeddings"])["items"] if f["check"] == "embeddings"] == []
         assert len(embedding_view(b)) == 2
         assert fresh_import_differences(b) == {}
         assert {tuple(r) for r in b.conn.execute("SELECT DISTINCT chunking FROM embed_state")} == {(2,)}

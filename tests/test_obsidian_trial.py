@@ -59,7 +59,7 @@ def test_an_impossible_date_in_a_brain(tmp_path):
         assert [r["slug"] for r in b.backlinks("notes/Feb")] == ["x"]
         from gbrain.core.lint import lint
 
-        found = [f for f in lint(b, checks=["frontmatter_errors"])["findings"]]
+        found = [f for f in lint(b, checks=["frontmatter_errors"])["items"]]
         assert [(f["slug"], f["message"]) for f in found] == [("notes/Feb", "frontmatter created: '2024-02-30' is not a real date (kept as text)")]
 
 

@@ -125,11 +125,11 @@ def test_backlinks_links_graph_and_dead_links_see_property_links(tmp_path, db_pa
         g = ops.run("graph", {"slug": "people/Bob", "depth": 1}, brain=b)
         assert "notes/kickoff" in json.dumps(g)
         lint = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
-        dead = {(f["slug"], f["target"], f["kind"]) for f in lint["findings"]}
+        dead = {(f["slug"], f["target"], f["kind"]) for f in lint["items"]}
         assert dead == {("notes/kickoff", "Carol", "property"), ("notes/other", "Ghost Page", "property")}
         # the text says which property holds the link (a page linking a name from a property and
         # from its text has two findings, told apart)
-        msgs = {f["target"]: f["message"] for f in lint["findings"]}
+        msgs = {f["target"]: f["message"] for f in lint["items"]}
         assert msgs["Carol"].startswith("links in its `project.lead` property to 'Carol'"), msgs
         assert msgs["Ghost Page"].startswith("links in its `related` property to 'Ghost Page'"), msgs
 
@@ -170,11 +170,11 @@ def test_fix_safe_rewrites_frontmatter_links_in_place(tmp_path, db_path):
         (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
         assert eng.sync()["counts"]["moved"] == 1
         plain = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
-        props = [f for f in plain["findings"] if f["kind"] == "property"]
+        props = [f for f in plain["items"] if f["kind"] == "property"]
         assert props and all(f["moved_to"] == "companies/acme-corp" for f in props)
         r = ops.run("lint", {"check": "dead_links", "fix_safe": True, "limit": 0}, brain=b)
         assert b.get_text("people/ana") == FM_FIXED
-        assert r["skipped"] == [] and r["findings"] == []
+        assert r["skipped"] == [] and r["items"] == []
         pairs = {(x["from"], x["to"]) for x in r["fixed"][0]["links"]}
         assert ("[[acme|The Co]]", "[[acme-corp|The Co]]") in pairs and ("[[acme#Funding]]", "[[acme-corp#Funding]]") in pairs
         assert [(x["slug"], x["count"]) for x in b.backlinks("companies/acme-corp")] == [("people/ana", 4)]
@@ -229,7 +229,7 @@ def test_a_new_name_yaml_cannot_hold_there_is_left(tmp_path, db_path):
         # the body's link is rewritten, the property's left as written (and said so)
         assert b.get_text("people/ana") == note.replace("Body [[acme]]", 'Body [[say "hi"]]')
         assert any(s["slug"] == "people/ana" and "properties" in s["reason"] for s in r["skipped"])
-        assert [f["kind"] for f in r["findings"]] == ["property"]
+        assert [f["kind"] for f in r["items"]] == ["property"]
         assert fresh_import_differences(b) == {}
     finally:
         eng.close()

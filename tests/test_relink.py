@@ -96,7 +96,7 @@ def test_links_of_every_form_follow_the_rename(renamed):
     # the link in the frontmatter (a property) is rewritten in place too
     assert ("[[acme]]", "[[acme-corp]]") in pairs and r["skipped"] == []
     # only the dead link nobody renamed is left
-    assert [f["target"] for f in r["findings"]] == ["Nobody Here"]
+    assert [f["target"] for f in r["items"]] == ["Nobody Here"]
     assert {x["slug"] for x in b.backlinks("companies/acme-corp")} == {"people/ana", "notes/deep/memo", "home"}
     assert {x["slug"] for x in b.backlinks("companies/New Name")} == {"people/ana", "notes/deep/memo", "home"}
     assert fresh_import_differences(b) == {}
@@ -116,7 +116,7 @@ def test_dry_run_and_plain_lint_list_the_rewrites_and_write_nothing(renamed):
     b, eng, root = renamed
     before = {s: text_of(b, s) for s in ("people/ana", "notes/deep/memo", "home")}
     plain = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
-    f = next(x for x in plain["findings"] if x["slug"] == "notes/deep/memo" and x["target"] == "../../companies/Old Name")
+    f = next(x for x in plain["items"] if x["slug"] == "notes/deep/memo" and x["target"] == "../../companies/Old Name")
     assert f["moved_to"] == "companies/New Name"
     assert f["rewrites"] == [{"from": "(<../../companies/Old Name.md>)", "to": "(<../../companies/New Name.md>)"}]
     dry = ops.run("lint", {"check": "dead_links", "fix_safe": True, "dry_run": True, "limit": 0}, brain=b)
@@ -147,7 +147,7 @@ def test_ambiguous_old_name_is_reported_not_touched(tmp_path, db_path):
     assert text_of(b, "home") == "Which [[notes]]? This one: [[a/notes-a]].\n"
     sk = [s for s in r["skipped"] if s["slug"] == "home"]
     assert len(sk) == 1 and "a/notes-a" in sk[0]["reason"] and "b/notes-b" in sk[0]["reason"]
-    f = next(x for x in r["findings"] if x["target"] == "notes")
+    f = next(x for x in r["items"] if x["target"] == "notes")
     assert f.get("moved_to") is None and f["candidates"] == ["a/notes-a", "b/notes-b"]
     assert fresh_import_differences(b) == {}
     eng.close()
@@ -209,7 +209,7 @@ def test_tables_comments_merges_and_unfindable_links(tmp_path, db_path):
     assert text_of(b, "people/t") == table.replace("[[acme\\|", "[[acme-corp\\|").replace("and [[acme]].", "and [[acme-corp]].")
     assert text_of(b, "people/r") == ref.replace("and [[acme]]", "and [[acme-corp]]")
     assert any(s["slug"] == "people/r" and "could not find each link" in s["reason"] for s in r["skipped"])
-    assert [f["target"] for f in r["findings"]] == ["../companies/acme"]
+    assert [f["target"] for f in r["items"]] == ["../companies/acme"]
     bl = {x["slug"]: x for x in b.backlinks("companies/acme-corp")}
     assert set(bl) == {"people/t", "people/r"}
     assert fresh_import_differences(b) == {}
@@ -229,12 +229,12 @@ def test_relative_links_of_a_page_that_moved(tmp_path, db_path):
     later = ana + "Later: [Bo again](../people/bo.md).\n"
     b.put("archive/people/ana", later)
     r = ops.run("lint", {"check": "dead_links", "limit": 0}, brain=b)
-    f = next(x for x in r["findings"] if x["target"] == "../companies/acme")
+    f = next(x for x in r["items"] if x["target"] == "../companies/acme")
     assert f["moved_to"] == "companies/acme" and "people/ana" in f["message"]
     ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
     assert text_of(b, "archive/people/ana") == later.replace("(../companies/acme.md)", "(../../companies/acme.md)")
     left = ops.run("lint", {"check": "dead_links"}, brain=b)
-    assert [x["target"] for x in left["findings"]] == ["../people/bo"]
+    assert [x["target"] for x in left["items"]] == ["../people/bo"]
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
@@ -405,13 +405,13 @@ def test_a_link_by_a_gone_file_name_found_by_title_or_alias_is_flagged_and_fixed
     with Brain.open(db_path) as b:
         assert [x["to_slug"] for x in b.links(slug)] == [dest]  # gbrain's own resolution is kept
         r = ops.run("lint", {"check": "dead_links"}, brain=b)
-        (f,) = r["findings"]
+        (f,) = r["items"]
         assert f["slug"] == slug and f["moved_to"] == dest and "old file name" in f["message"], f
         r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
         assert r["skipped"] == [] and [x["slug"] for x in r["fixed"]] == [slug], r
         assert text_of(b, slug) == fixed
         assert [x["to_slug"] for x in b.links(slug)] == [dest]
-        assert ops.run("lint", {"check": "dead_links"}, brain=b)["findings"] == []
+        assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
         assert fresh_import_differences(b) == {}
     assert gbrain("--db", db, "sync", str(root)).returncode == 0
     assert (root / linker).read_text() == fixed
@@ -427,7 +427,7 @@ def test_a_link_by_title_with_no_move_behind_it_is_not_flagged(tmp_path, db_path
     rename(eng, root, {"notes/soren.md": "notes/soren-2.md"})
     assert {x["to_slug"] for x in b.links("home")} == {"notes/a", "people/x"}
     assert lintmod.renamed_links(b) == {"links": 0, "pages": 0}
-    assert ops.run("lint", {"check": "dead_links"}, brain=b)["findings"] == []
+    assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
     eng.close()
     b.close()
 

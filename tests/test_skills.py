@@ -556,7 +556,7 @@ def test_ingest_skill_replayed_on_a_real_meeting(tmp_path):
     # the skill's own check: nothing wrong with the pages written, only the transcript's
     # passing mention of Meridian Health is a dead link
     assert lint_out is not None
-    assert [(f["check"], f["slug"], f.get("missing_slug")) for f in lint_out["findings"]] == [("dead_links", SOURCE_SLUG, "companies/meridian-health")]
+    assert [(f["check"], f["slug"], f.get("missing_slug")) for f in lint_out["items"]] == [("dead_links", SOURCE_SLUG, "companies/meridian-health")]
 
     # export → import → export round-trips byte for byte
     out1, out2 = tmp_path / "export1", tmp_path / "export2"

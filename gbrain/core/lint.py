@@ -1334,8 +1334,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
          slugs: "str | list[str] | None" = None, since: str | None = None) -> dict:
     """Run the checks (all but :data:`OPT_IN`, or those named in ``checks``) over ``brain``.
 
-    Returns ``{"ok", "as_of", "pages", "checks", "counts", "findings", "truncated", "fixed",
-    "skipped", "notes"}``: ``findings`` is a list of dicts each with ``check``, ``slug`` (None
+    Returns ``{"ok", "as_of", "pages", "checks", "counts", "items", "truncated", "fixed",
+    "skipped", "notes"}``: ``items`` (the findings) is a list of dicts each with ``check``, ``slug`` (None
     for brain-wide findings), ``message``, ``action`` and check-specific fields; at most
     ``limit`` per check (0/None: all) — ``counts`` has the full numbers and ``truncated`` how
     many were left out. ``ok`` is True when nothing was found. ``fix_safe`` first applies the
@@ -1417,7 +1417,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
         "selected": None if only is None else len(only),
         "checks": wanted,
         "counts": counts,
-        "findings": findings,
+        "items": findings,
         "truncated": truncated,
         "fixed": fixed,
         "skipped": skipped,
@@ -1434,7 +1434,7 @@ def render_text(r: dict) -> str:
     for s in r["skipped"]:
         lines.append(f"not fixed {s['slug']}: {s['reason']}")
     by: dict[str, list[dict]] = {}
-    for f in r["findings"]:
+    for f in r["items"]:
         by.setdefault(f["check"], []).append(f)
     for c in r["checks"]:
         n = r["counts"].get(c, 0)

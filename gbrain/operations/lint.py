@@ -23,7 +23,7 @@ _LINT_DESC = (
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
     "copies are no orphans or duplicate titles; nor are pages of type briefing or report). Returns "
-    "findings with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
+    "findings as `items` (as every list tool; `findings` holds the same list for one release, then goes), each with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
     "`slug` / `since` narrow it to some pages (the ones you touched) before the limit."
 )
 
@@ -59,7 +59,8 @@ _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="st
     output=_LINT_OUTPUT,
     item=_LINT_ITEM,
     page="slice",
-    page_key="findings",
+    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release)
+    page_alias="findings",
     routes={"fix_safe": "lint-fix"},
 )
 def _lint(b, a, ctx):
@@ -73,7 +74,7 @@ def _lint(b, a, ctx):
 
 
 def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
-    return lintmod.lint(
+    r = lintmod.lint(
         b,
         checks=_checks_arg(a.get("check")),
         as_of=a.get("as_of"),
@@ -84,6 +85,8 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
         slugs=a.get("slug"),
         since=_since(a.get("since"), ctx.flag("since")),
     )
+    r["findings"] = r["items"]  # the old name of `items` (Operation.page_alias), for one release
+    return r
 
 
 @op(
@@ -103,7 +106,8 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
     output=_LINT_OUTPUT,
     item=_LINT_ITEM,
     page="slice",
-    page_key="findings",
+    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release)
+    page_alias="findings",
 )
 def _lint_fix(b, a, ctx):
     return _run_lint(b, a, ctx, fix_safe=True)
