@@ -273,7 +273,9 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
             has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and not p.modifier and p is not stdin_param)
             if file_ or not has_partial:
                 args[stdin_param.name] = _read_stdin_or_file(file_)
-        elif stdin_param and not file_ and _stdin_has_data():
+        elif stdin_param and file_:
+            raise BadInput(f"the page text came both from --file and as {ops.cli_name(stdin_param)}; give one")
+        elif stdin_param and _stdin_has_data():
             raise BadInput(f"the page text came both on standard input and as {ops.cli_name(stdin_param)}; give one")
     except GBrainError as e:
         fail_error(e, as_json)

@@ -289,3 +289,18 @@ def test_put_if_hash_never_overwrites_a_save_made_after_the_read(tmp_path, db_pa
     assert r.returncode == 0, r.stderr
     r = gbrain("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New again\n")
     assert r.returncode == 1 and b"exists already" in r.stderr
+
+
+def test_file_beside_content_is_two_texts_too(db_path, tmp_path):
+    """``gbrain put x --file page.md --content hi`` wrote 'hi' and dropped the file without a
+    word (only standard input beside --content was refused): exit 2, nothing written."""
+    from conftest import gbrain
+
+    f = tmp_path / "page.md"
+    f.write_text("# from the file\n")
+    r = gbrain("put", "notes/x", "--file", str(f), "--content", "hi\n")
+    assert r.returncode == 2 and b"--file" in r.stderr and b"--content" in r.stderr, r.stderr
+    g = gbrain("get", "notes/x")
+    assert g.returncode in (1, 2) and g.stdout == b""
+    assert gbrain("put", "notes/x", "--file", str(f)).returncode == 0
+    assert gbrain("get", "notes/x").stdout == b"# from the file\n"
