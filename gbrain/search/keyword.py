@@ -751,9 +751,6 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     texts: dict[int, tuple[str, str, str, str]] = {}
     name_rows = []
     for r in conn.execute(f"SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ({','.join(map(str, ids))})"):
-        if not PRECISION_OF_HOLDING:
-            names = [r[1], *r[2].split("\n")] if r[2] else [r[1]]
-            name_len[r[0]] = min(_name_length(n) for n in names)
         texts[r[0]] = (r[1], r[2] or "", r[3], r[4] or "")
         name_rows.append(tuple(r))
     written: dict[tuple[int, str], set[str]] = {}
@@ -767,20 +764,11 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         return written[key]
 
     prefixes = {p[1:-2].replace('""', '"').casefold() for p in parts if p.endswith('"*')}
-    in_paths: dict[str, bool] = {}
+    # (the pages whose path holds a word: FTS5's path column, porter stems as BM25 reads it)
+    folder_name = _folder_names(lambda word: _match_count(conn, "{path} : " + _quote(word), counts))
 
     def folder_only(pid: int, word: str) -> bool:
-        # the word is in the page's path only in its folders (not its file name), and in the
-        # paths of more than FOLDER_NAME_MAX pages: a folder's name, no name of this page
-        path = texts[pid][2]
-        if not FOLDER_NAME_MAX or "/" not in path:
-            return False
-        folder, _, file = path.rpartition("/")
-        if names_word(word, name_words(file), word in prefixes) or not names_word(word, name_words(folder), word in prefixes):
-            return False
-        if word not in in_paths:
-            in_paths[word] = _match_count(conn, "{path} : " + _quote(word), counts) > FOLDER_NAME_MAX
-        return in_paths[word]
+        return folder_name(texts[pid][2], word, word in prefixes)
 
     stem_only: dict[int, set[str]] = {}
     as_written: dict[int, set[str]] = {}
@@ -828,17 +816,16 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
                 cbm[pid] = cbm[pid] * v / bm[pid]
                 bm[pid] = v
     hits_in_name = {pid: sum(1 for w in words if pid in matched.get(w, ())) for pid in ids}
-    if PRECISION_OF_HOLDING:
-        for pid, n in hits_in_name.items():
-            if n and pid in texts:
-                name_len[pid] = _holding_length(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
+    for pid, n in hits_in_name.items():
+        if n and pid in texts:  # (a page no word names has no name evidence to weigh)
+            name_len[pid] = _name_len(texts[pid][0], texts[pid][1], list(word_idf), prefixes)
     top = max(cbm.values()) or 1.0
     out = []
     for pid in ids:
         ex = pid in exact
         if ex:
             signals[pid].add(exact[pid])
-        precision = min(1.0, hits_in_name[pid] / name_len.get(pid, 1)) ** PRECISION_POWER
+        precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     _best_first(conn, out, ids)
@@ -849,6 +836,48 @@ def _name_length(name: str) -> int:
     """The words of a name (a title, an alias) that the name's precision divides by: its
     distinct casefolded words but stop words, at least 1."""
     return max(1, len({w.casefold() for w in _WORD.findall(name)} - STOP_WORDS))
+
+
+def _name_len(title: str, aliases: str, words: list[str], prefixes: set[str]) -> int:
+    """The words a page's name precision divides by, both engines: :func:`_holding_length`, or
+    with :data:`PRECISION_OF_HOLDING` off the :func:`_name_length` of its shortest title or
+    alias of all (the rule before)."""
+    if PRECISION_OF_HOLDING:
+        return _holding_length(title, aliases, words, prefixes)
+    return min(_name_length(n) for n in ([title, *aliases.split("\n")] if aliases else [title]))
+
+
+def _precision(hits: int, length: int) -> float:
+    """A name's precision factor, both engines: the share of the page's name (``length``:
+    :func:`_name_len`) that the ``hits`` query words naming it make up, at most 1, to the power
+    :data:`PRECISION_POWER`."""
+    return min(1.0, hits / length) ** PRECISION_POWER
+
+
+def _in_folders_only(path: str, word: str, prefix: bool = False) -> bool:
+    """Whether ``path`` holds ``word`` (:func:`names_word`) only in its folders, not in its file
+    name (``people`` in ``people/ana-lima.md``)."""
+    if "/" not in path:
+        return False
+    folder, _, file = path.rpartition("/")
+    return not names_word(word, name_words(file), prefix) and names_word(word, name_words(folder), prefix)
+
+
+def _folder_names(paths_holding):
+    """The folder rule (:data:`FOLDER_NAME_MAX`), both engines: a function ``(path, word,
+    prefix) → bool``, true when ``word`` is in ``path`` only in its folders
+    (:func:`_in_folders_only`) and ``paths_holding(word)`` (the engine's count of the pages
+    whose path holds it; asked once per word, and only for such a word) is above
+    :data:`FOLDER_NAME_MAX`: a folder's name, no name of the page."""
+    memo: dict[str, bool] = {}
+
+    def folder_only(path: str, word: str, prefix: bool = False) -> bool:
+        if not FOLDER_NAME_MAX or not _in_folders_only(path, word, prefix):
+            return False
+        if word not in memo:
+            memo[word] = paths_holding(word) > FOLDER_NAME_MAX
+        return memo[word]
+    return folder_only
 
 
 def _holding_length(title: str, aliases: str, words: list[str], prefixes: set[str]) -> int:
@@ -1539,8 +1568,9 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         factor = f"power(({share}) / {total_cw!r}, {COORD_POWER!r})"
     else:
         factor = "1"
-    # (nf.na, nf.nb: the A and B lexemes of the page's names, filtered once per page)
-    names_cols = "".join(f", bool_or(nf.na @@ {wq})" for wq, _ in per)
+    # (nf.na, nf.nb: the A and B lexemes of the page's names, filtered once per page; per query
+    # word, whether its title/aliases (A) and its path/headings (B) hold it)
+    names_cols = "".join(f", bool_or(nf.{n} @@ {wq})" for n in ("na", "nb") for wq, _ in per)
 
     def scored(lists: list[str], largs: list, also: str = "") -> tuple[str, list]:
         """A SELECT of the pages of ``lists`` (``also``: a further condition) with their id,
@@ -1583,7 +1613,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
-    args = [*hargs, depth, sorted(exact), *wargs, *targs]
+    args = [*hargs, depth, sorted(exact), *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
     cbm: dict[int, float] = {}
@@ -1594,36 +1624,50 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     prefixes = {x for kind, x in parts if kind == "prefix"}
     folded = [_fold(w) for w in words]
     unweigh: dict[int, str] = {}  # page → the tsvector weights ("A", "B") holding query words only by their stem
-    flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag)
+    flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag, its B flag per query word)
+    hits: dict[int, int] = {}  # page → the query words naming it (its name's precision: _precision)
     for r in conn.execute(sql, args):
         r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
         signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
-        a_on = r[6 : 6 + nw]
-        name[pid] = sum(w for w, on in zip(widf, a_on) if on)
-        if NAME_AS_WRITTEN and (r[4] or any(a_on)):
-            flags[pid] = (a_on, r[4])
-    # as on SQLite (_rank): a query word names the page only when its title or an alias holds
-    # it as written (names_word), not a word sharing its 'english' stem; a weight whose fields
-    # hold the query's words only by their stem weighs 0 in the page's BM25. The names' texts of
-    # the pages a name field matched, in one statement (ids written into the SQL: integers)
+        a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
+        name[pid] = 0.0
+        if r[4] or any(a_on):
+            flags[pid] = (a_on, r[4], b_words)
+    # as on SQLite (_rank): a query word names the page only when its title, an alias or its
+    # path holds it as written (names_word), not a word sharing its 'english' stem, and not a
+    # word its path holds only in a folder of many pages (_folder_names); the name evidence is
+    # times the name's precision (_precision of _name_len); a weight whose fields hold the
+    # query's words only by their stem weighs 0 in the page's BM25. The names' texts of the
+    # pages a name field matched, in one statement (ids written into the SQL: integers)
     texts = conn.execute("SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ("
                          + ",".join(map(str, flags)) + ")").fetchall() if flags else []
+    folder_name = _folder_names(lambda word: _paths_holding_pg(conn, word))
     for pid, title, aliases, path, headings in texts:
-        a_on, b_on = flags[pid]
+        a_on, b_on, b_words = flags[pid]
         stem = ""
+        named = [False] * nw
         # (folded[j] in held: the word as written, names_word's first test, without a call)
         if any(a_on):  # A (title, aliases): per query word, as on SQLite
             held = name_words(title) | name_words(aliases or "")
-            named = [widf[j] for j, word in enumerate(words) if a_on[j] and (folded[j] in held or names_word(word, held, word in prefixes))]
-            name[pid] = sum(named)
-            stem += "" if named else "A"
+            for j, word in enumerate(words):
+                named[j] = bool(a_on[j] and (not NAME_AS_WRITTEN or folded[j] in held or names_word(word, held, word in prefixes)))
+            stem += "" if any(named) else "A"
+        if any(b_words):  # the path names the page by a word it holds as written, but a folder's
+            held = name_words(path)
+            for j, word in enumerate(words):
+                if b_words[j] and not named[j] and (folded[j] in held or names_word(word, held, word in prefixes)):
+                    named[j] = not folder_name(path, word, word in prefixes)
         if b_on:  # B (path, headings) matched a query term: stem-only when it holds no query word as written
             held = name_words(path) | name_words(headings or "")
             if held.isdisjoint(folded) and not any(names_word(word, held, word in prefixes) for word in words):
                 stem += "B"
-        if STEM_FIELDS_UNWEIGHTED and stem and bm[pid]:
+        if any(named):
+            name[pid] = sum(w for w, on in zip(widf, named) if on)
+            hits[pid] = sum(named)
+            name[pid] *= _precision(hits[pid], _name_len(title, aliases or "", [w for w, df in zip(words, wdfs) if df], prefixes))
+        if NAME_AS_WRITTEN and STEM_FIELDS_UNWEIGHTED and stem and bm[pid]:
             unweigh[pid] = stem
     if unweigh:
         _unweigh_pg(conn, unweigh, [(i, per_term[i]) for i in live], idf, a_len, b_len, bm, cbm)
@@ -1641,6 +1685,17 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
     _best_first(conn, out, ids)
     return out[: int(limit)]
+
+
+def _paths_holding_pg(conn, word: str) -> int:
+    """Postgres: the pages whose path holds ``word`` (its 'english' stem or itself, as BM25's B
+    weight reads the path; SQLite's FTS5 path column), counted up to :data:`FOLDER_NAME_MAX` + 1
+    (:func:`_folder_names` asks no more): the pages a name field holds it in (GIN index), their
+    paths checked."""
+    path = "translate(p.path, '/-_.', '    ')"
+    sql = (f"SELECT count(*) FROM (SELECT 1 FROM pages p, (SELECT {_PG_WORD} AS q) AS w WHERE p.search_names_tsv @@ w.q "
+           f"AND (to_tsvector('simple', {path}) || to_tsvector('english', {path})) @@ w.q LIMIT ?) AS x")
+    return int(conn.execute(sql, [word, word, FOLDER_NAME_MAX + 1]).fetchone()[0])
 
 
 def _unweigh_pg(conn, unweigh: dict[int, str], terms: list[tuple[int, tuple[str, list]]], idf: list[float],
