@@ -28,7 +28,8 @@ for the query words it holds as written (:func:`names_word`: ``atomically`` shar
 porter stem but does not name it; such a field weighs 0 in the page's BM25); a word the path
 holds only in its folders, in more than :data:`FOLDER_NAME_MAX` pages' paths, names nothing (a
 folder's name is no name of its pages); ``name`` is times the name's precision squared, taken
-against the shortest title or alias holding a query word (:func:`_holding_length`). The name evidence does not
+against the shortest title or alias holding a query word (:func:`_holding_length`); both engines
+(:func:`_name_len`, :func:`_precision`, :func:`_folder_names`). The name evidence does not
 depend on the page's length, so notes of very different sizes compete on what they are called.
 Scores are comparable within one query (the best coordinated BM25 match alone scores 1).
 
@@ -1447,10 +1448,13 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
     (:func:`_coord`; not with ``coordinate=False``), normalised by the best hit, plus the same
-    name evidence (share of the query's words in the title/aliases, weighted by IDF) and
-    exact-name bonus as on SQLite. As on SQLite (:data:`NAME_AS_WRITTEN`), a word names a page
-    only when the title or an alias holds it as written (:func:`names_word`, not by a shared
-    'english' stem), and a weight (A, B) whose fields hold the query's words only by their stem
+    name evidence (share of the query's words in the title, an alias or the path, weighted by
+    IDF, times the name's precision: :func:`_precision` of :func:`_name_len`; a folder's word
+    of many pages' paths names none: :func:`_folder_names` over :func:`_paths_holding_pg`) and
+    exact-name bonus as on SQLite (the headings evidence is SQLite's only). As on SQLite
+    (:data:`NAME_AS_WRITTEN`), a word names a page only when the title, an alias or the path
+    holds it as written (:func:`names_word`, not by a shared 'english' stem), and a weight
+    (A, B) whose fields hold the query's words only by their stem
     weighs 0 in the page's BM25 (:func:`_unweigh_pg`). Same result shape (``bm25``: the page's BM25 before the
     coordination factor).
 
