@@ -103,3 +103,29 @@ def test_link_and_unlink_find_the_target_as_a_wiki_link_would(fixture_db):
         assert fresh_import_differences(b) == {}
     r = gbrain("--db", db, "call", "brain_link", '{"from": "concepts/hybrid-retrieval", "to": "Ana Limma"}')
     assert r.returncode == 1 and json.loads(r.stdout)["suggestions"][0] == "people/ana-lima"
+
+
+def test_a_name_several_pages_share_is_the_nearest_one_as_a_wiki_link_reads_it(db_path):
+    """Trial on obsidian-help: `gbrain link en/Plugins/Templates Canvas` was "'Canvas' matches 5
+    pages … give the full slug", though `[[Canvas]]` written in that page is en/Plugins/Canvas
+    (the nearest folder), as the README says of link's TO. The nearest page is taken when the
+    folders alone decide; from a page no candidate is nearer to, the name stays ambiguous."""
+    from conftest import gbrain
+
+    with Brain.open(db_path) as b:
+        b.put("en/Plugins/Canvas", "# Canvas\n")
+        b.put("de/Erweiterungen/Canvas", "# Canvas\n")
+        b.put("en/Plugins/Templates", "# Templates\n\nSee [[Canvas]].\n")
+        b.put("en/Plugins/Other", "# Other\n")
+        b.put("home", "# Home\n")
+    db = str(db_path)
+    r = gbrain("--db", db, "link", "en/Plugins/Other", "Canvas")
+    assert r.returncode == 0, r.stderr
+    r = gbrain("--db", db, "unlink", "en/Plugins/Templates", "Canvas")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert {x["slug"] for x in b.backlinks("en/Plugins/Canvas")} == {"en/Plugins/Other"}
+        assert b.backlinks("de/Erweiterungen/Canvas") == []
+        assert b.get_text("en/Plugins/Templates") == "# Templates\n\nSee Canvas.\n"
+    r = gbrain("--db", db, "link", "home", "Canvas")  # no folder in common with either: still refused
+    assert r.returncode == 1 and b"matches 2 pages" in r.stderr, r.stderr

@@ -896,10 +896,25 @@ class Brain:
         (a slug, a unique suffix, an alias), else the page ``[[name]]`` written in ``src`` points
         at (:func:`gbrain.page.links.resolve`: a file name, the slugified name, a title, an
         alias, the nearest folder first), so ``Ana Lima`` finds ``people/ana-lima`` by its title.
-        Raises what :meth:`resolve_slug` raises when neither finds a page (:class:`Ambiguous` at once)."""
+        A name several pages share (:class:`Ambiguous`) is the one ``[[name]]`` in ``src`` points
+        at only when it shares more leading folders with ``src`` than every other (``Canvas`` from
+        ``en/Plugins/Templates`` is ``en/Plugins/Canvas``); a tie (the shortest path would decide)
+        stays :class:`Ambiguous`. Raises what :meth:`resolve_slug` raises when neither finds a page."""
         try:
             return self.resolve_slug(name)
-        except Ambiguous:
+        except Ambiguous as e:
+            pid = self.resolve_link(src["slug"], "wiki", name) if "\n" not in name else None
+            names = e.suggestions
+            row = self.conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone() if pid is not None else None
+            if row is None or row["slug"] not in names or len(names) >= 10:  # 10: the list may be cut
+                raise
+            folders = src["slug"].split("/")[:-1]
+
+            def shared(slug: str) -> int:
+                return len(posixpath.commonprefix([folders, slug.split("/")[:-1]]))
+
+            if all(shared(row["slug"]) > shared(n) for n in names if n != row["slug"]):
+                return row
             raise
         except (NotFound, BadInput):
             pid = self.resolve_link(src["slug"], "wiki", name) if "\n" not in name else None

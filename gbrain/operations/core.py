@@ -307,14 +307,17 @@ def _renamed_target(b, a) -> dict | None:
     return b.renamed(a["slug"])
 
 
-def _moved_page(b, slug: str) -> dict | None:
+def _moved_page(b, slug: str, target: bool = False) -> dict | None:
     """:meth:`Brain.renamed`'s answer for a focused write (tag, untag, timeline-add, link, unlink,
     raw-put) to ``slug`` when no page has that name but the history says where it went; None when
-    a page is found (``Ambiguous`` is raised as the write would)."""
+    a page is found (``Ambiguous`` is raised as the write would; for a link's ``target`` it is
+    None: :meth:`Brain.link_target` decides, the nearest page by folders or ``Ambiguous``)."""
     try:
         b.resolve_slug(slug)
         return None
     except Ambiguous:
+        if target:
+            return None
         raise
     except (NotFound, BadInput):
         return b.renamed(slug)
@@ -327,7 +330,7 @@ def _follow(b, a: dict, write, keys: tuple[str, ...] = ("slug",)):
     with b.transaction():
         args, notes = dict(a), []
         for k in keys:
-            moved = _moved_page(b, a[k]) if a.get(k) else None
+            moved = _moved_page(b, a[k], target=k == "to") if a.get(k) else None
             if moved is not None:
                 args[k] = moved["slug"]
                 notes.append(f"{moved['words']}; {'linked to' if k == 'to' else 'wrote'} {moved['slug']}")
