@@ -712,3 +712,17 @@ def test_a_bad_time_names_the_option_it_was_given_to(fixture_db):
         assert r.returncode == 2 and r.stderr.decode().startswith("error: --since must be a span"), (cmd, r.stderr)
     r = gbrain("call", "brain_changes", '{"until": "garbage"}', "--db", str(fixture_db))
     assert r.returncode == 2 and json.loads(r.stdout)["error"].startswith("until must be a span")
+
+
+def test_a_deleted_page_named_by_its_short_name_says_it_is_in_the_trash(fixture_db):
+    # `gbrain get bruno-okafor` worked, then after `gbrain delete people/bruno-okafor` it said only
+    # "no page 'bruno-okafor'" (the full slug said "deleted on …, in the trash"), though
+    # `gbrain restore bruno-okafor` takes the short name
+    db = str(fixture_db)
+    assert gbrain("delete", "people/bruno-okafor", "--db", db).returncode == 0
+    for name in ("bruno-okafor", "people/bruno-okafor"):
+        r = gbrain("get", name, "--db", db)
+        assert r.returncode == 1
+        assert b"people/bruno-okafor was deleted on " in r.stderr or b": it was deleted on " in r.stderr, r.stderr
+        assert b"`gbrain restore people/bruno-okafor` brings it back" in r.stderr, r.stderr
+    assert gbrain("restore", "bruno-okafor", "--db", db).returncode == 0

@@ -544,9 +544,16 @@ class Brain:
             msg += f": {moved['words']}"
             sugg = [moved["slug"]] + [x for x in sugg if x != moved["slug"]][:4]
         else:  # a deleted page: in the trash, one restore away (an agent would write it anew)
-            d = self.conn.execute("SELECT op, at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (s,)).fetchone()
+            newest = "SELECT op, at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1"
+            d, gone = self.conn.execute(newest, (s,)).fetchone(), s
+            if d is None and "/" not in s:  # a short name (`ana-lima`), as restore takes it: one deleted page ending so
+                names = self.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND lower(name) LIKE '%/' || lower(?)", (s,)).fetchall()
+                if len(names) == 1:
+                    gone = names[0][0]
+                    d = self.conn.execute(newest, (gone,)).fetchone()
             if d is not None and d["op"] == "delete":
-                msg += f": it was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {s}` brings it back)"
+                who = "it" if gone == s else gone
+                msg += f": {who} was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {gone}` brings it back)"
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)
