@@ -799,3 +799,82 @@ def test_lint_lists_its_findings_under_items_as_the_other_list_tools(fixture_db,
     assert out.returncode == 1 and js["items"] and js["items"] == js["findings"], out.stdout
     text = gbrain("--db", str(fixture_db), "lint").stdout.decode()
     assert all(f"  {f['slug'] or '(brain)'}  {f['message']}" in text for f in js["items"]), text
+
+
+class _Counted:
+    """A connection that counts the rows its statements hand back (either engine)."""
+
+    def __init__(self, conn):
+        self._conn, self.rows = conn, 0
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def execute(self, *a, **k):
+        return _CountedCursor(self, self._conn.execute(*a, **k))
+
+
+class _CountedCursor:
+    def __init__(self, owner, cur):
+        self._owner, self._cur = owner, cur
+
+    def __getattr__(self, name):
+        return getattr(self._cur, name)
+
+    def __iter__(self):
+        for r in self._cur:
+            self._owner.rows += 1
+            yield r
+
+    def fetchone(self):
+        r = self._cur.fetchone()
+        self._owner.rows += r is not None
+        return r
+
+    def fetchall(self):
+        rs = self._cur.fetchall()
+        self._owner.rows += len(rs)
+        return rs
+
+    def fetchmany(self, *a):
+        rs = self._cur.fetchmany(*a)
+        self._owner.rows += len(rs)
+        return rs
+
+
+def test_briefing_reads_only_the_recent_pages_it_shows(fixture_db):
+    """The briefing read and formatted every page updated since `since`, then showed the newest
+    30 ("the newest 30 of N"): a brain with thousands of recent pages (an import) read them all.
+    It now counts them and reads only what it shows; the text is the same, byte for byte:
+    briefings and conflict copies left out (also when they are the newest, inside the window),
+    the order newest first then by slug."""
+    from gbrain.mcp.server import BRIEFING_RECENT, briefing_text
+
+    n = 160
+    with Brain.open(fixture_db) as b:
+        for i in range(n):
+            b.put(f"notes/n{i:03d}", f"---\ntype: {'idea' if i % 3 == 0 else 'note'}\n---\n# Note {i}\n\nsome text\n")
+        for i in range(3):
+            b.put(f"notes/n{i:03d}.conflict-20261202T015712", f"# Note {i}\n\nthe other side\n")
+            b.put(f"briefings/b{i}", "---\ntype: briefing\n---\n# Briefing\n\nold news\n")
+        # times set apart: the fixture's pages before `since`, the notes a minute apart with ties
+        # (two notes a minute), the copies and briefings the newest of all
+        b.conn.execute("UPDATE pages SET updated_at = '2001-01-01T00:00:00Z'")
+        for i in range(n):
+            b.conn.execute("UPDATE pages SET updated_at = ? WHERE slug = ?", (f"2026-11-01T{i // 2 // 60:02d}:{i // 2 % 60:02d}:00Z", f"notes/n{i:03d}"))
+        b.conn.execute("UPDATE pages SET updated_at = '2026-11-30T00:00:00Z' WHERE slug LIKE '%.conflict-%' OR slug LIKE 'briefings/%'")
+        b.conn.commit()
+        counted = _Counted(b.conn)
+        b.conn = counted
+        try:
+            text = briefing_text(b, "2026-01-01")
+        finally:
+            b.conn = counted._conn
+    shown = sorted(range(n), key=lambda i: (-(i // 2), f"notes/n{i:03d}"))[:BRIEFING_RECENT]
+    want = "".join(f"- notes/n{i:03d} ({'idea' if i % 3 == 0 else 'note'}) — Note {i} — updated 2026-11-01T{i // 2 // 60:02d}:{i // 2 % 60:02d}:00Z\n" for i in shown)
+    want += f'(showing the newest {BRIEFING_RECENT} of {n} pages updated since 2026-01-01; brain_list {{"sort": "updated", "since": "2026-01-01"}} lists them all)'
+    recent = text.split("Recently updated pages (newest first, since 2026-01-01):\n", 1)[1].split("\n\nRecent ingests:", 1)[0]
+    assert recent == want, recent
+    # the rows of every statement (the counts, conflicts, ingests: some 30 more here): it read all 160
+    # recent pages, the copies and briefings too, before (230 rows); 30 + 3 copies + those now
+    assert counted.rows < n // 2, counted.rows

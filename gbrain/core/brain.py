@@ -46,6 +46,7 @@ from ..page.markdown import (
 from ..page.slugs import (
     MAX_NAME_BYTES,
     check_slug,
+    conflict_original,
     exact_slug,
     segments_key,
     loose_key,
@@ -1242,6 +1243,23 @@ class Brain:
             q += " LIMIT ?"
             args.append(int(limit))
         return [dict(r) for r in self.conn.execute(q, args)]
+
+    def recent_news(self, since: str | None, limit: int) -> tuple[list[dict], int]:
+        """The newest ``limit`` pages updated since ``since`` (an ISO time; None: all), as
+        ``list --sort updated`` orders and gives them, leaving out what is no news: pages of type
+        ``briefing`` and conflict copies (:func:`~gbrain.page.slugs.conflict_original`); and how
+        many such pages there are in all. One COUNT, the few slugs that look like copies, and at
+        most ``limit`` + that many rows read, however many pages changed (the briefing prompt)."""
+        cond, args = "(p.type IS NULL OR p.type <> 'briefing')", []
+        if since:
+            cond += " AND p.updated_at >= ?"
+            args.append(since)
+        total = self.conn.execute("SELECT COUNT(*) FROM pages p WHERE " + cond, args).fetchone()[0]
+        # LIKE (ILIKE on Postgres) finds every copy's slug and maybe more; the mark decides
+        copies = sum(1 for (slug,) in self.conn.execute("SELECT p.slug FROM pages p WHERE " + cond + " AND p.slug LIKE '%.conflict-%'", args) if conflict_original(slug))
+        rows = self.conn.execute("SELECT p.slug, p.title, p.type, p.updated_at FROM pages p WHERE " + cond + " ORDER BY p.updated_at DESC, p.slug LIMIT ?",
+                                 args + [limit + copies])
+        return [dict(r) for r in rows if not conflict_original(r["slug"])][:limit], total - copies
 
     def check_type(self, type_: str | None, warn=None) -> None:
         """When no page of the brain has the type ``type_`` (a filter that can only match

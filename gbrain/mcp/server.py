@@ -49,7 +49,6 @@ from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
 from ..errors import ERROR_SCHEMA, BadInput, GBrainError, NotFound, error_fields
-from ..page.slugs import conflict_original
 from .handshake import INSTRUCTIONS, refuse_missing
 
 log = logging.getLogger("gbrain.mcp")
@@ -336,6 +335,32 @@ How to work:
    Name open conflicts as something to merge; never cite a .conflict- copy as the page.
 """
 
+
+def briefing_text(b: Brain, since: str, focus: str = "") -> str:
+    """The ``brain_briefing`` prompt's text for ``b``: pages updated since ``since`` (the newest
+    :data:`BRIEFING_RECENT`), the last ingests, open conflicts and the brain's counts."""
+    # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1); only the
+    # pages shown are read, the rest counted ("--since": the name list's errors gave it)
+    recent, updated = b.recent_news(ops._since(since, "--since"), BRIEFING_RECENT)
+    conflicts = ops.run("conflicts", {}, brain=b)
+    ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT ?", (BRIEFING_INGESTS,)).fetchall()
+    logged = b.conn.execute("SELECT count(*) FROM ingest_log").fetchone()[0] if len(ingests) == BRIEFING_INGESTS else len(ingests)
+    listing = json.dumps({"sort": "updated", "since": since}, ensure_ascii=False)
+    st = b.stats()
+    return BRIEFING_GUIDE.format(
+        focus=f", focused on: {focus}" if focus else "",
+        since=since,
+        recent=_capped([f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent], BRIEFING_RECENT,
+                       "the newest {shown} of {total} pages updated since " + f"{since}; brain_list {listing} lists them all", total=updated),
+        conflicts=_capped([f"- {c['path']} ← copy {c['copy_path']}" for c in conflicts], BRIEFING_CONFLICTS,
+                          "{shown} of {total} open conflicts; brain_conflicts lists them all"),
+        ingests=_capped([f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests], BRIEFING_INGESTS,
+                        "the last {shown} of {total} ingests", total=logged),
+        pages=st["pages"],
+        types=", ".join(f"{t} {n}" for t, n in list(st["by_type"].items())[:8]) or "empty",
+    )
+
+
 INGEST_GUIDE = """Ingest this meeting into my brain.{ref_line}
 
 Steps (each a tool call):
@@ -429,31 +454,8 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
         since: Annotated[str, Field(description="pages updated since: a span like 24h / 7d, or an ISO date")] = "7d",
         focus: Annotated[str, Field(description="a topic, person or company to focus on")] = "",
     ) -> str:
-
-        def gather(b: Brain) -> str:
-            # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1)
-            recent = [r for r in ops.run("list", {"sort": "updated", "since": since, "limit": 0}, brain=b)
-                      if r["type"] != "briefing" and not conflict_original(r["slug"])]
-            conflicts = ops.run("conflicts", {}, brain=b)
-            ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT ?", (BRIEFING_INGESTS,)).fetchall()
-            logged = b.conn.execute("SELECT count(*) FROM ingest_log").fetchone()[0] if len(ingests) == BRIEFING_INGESTS else len(ingests)
-            listing = json.dumps({"sort": "updated", "since": since}, ensure_ascii=False)
-            st = b.stats()
-            return BRIEFING_GUIDE.format(
-                focus=f", focused on: {focus}" if focus else "",
-                since=since,
-                recent=_capped([f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent], BRIEFING_RECENT,
-                               "the newest {shown} of {total} pages updated since " + f"{since}; brain_list {listing} lists them all"),
-                conflicts=_capped([f"- {c['path']} ← copy {c['copy_path']}" for c in conflicts], BRIEFING_CONFLICTS,
-                                  "{shown} of {total} open conflicts; brain_conflicts lists them all"),
-                ingests=_capped([f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests], BRIEFING_INGESTS,
-                                "the last {shown} of {total} ingests", total=logged),
-                pages=st["pages"],
-                types=", ".join(f"{t} {n}" for t, n in list(st["by_type"].items())[:8]) or "empty",
-            )
-
         try:
-            return await host.run(gather)
+            return await host.run(lambda b: briefing_text(b, since, focus))
         except GBrainError as e:
             raise MCPError(code=INVALID_PARAMS, message=str(e)) from e
 
