@@ -23,7 +23,8 @@ Postgres is a private pgserver (Postgres 16 + pgvector) on a Unix socket on this
 CPU seconds of this process are printed (Postgres' own CPU is in its server processes, so wall
 time is the comparable figure), with the load average (the machine is shared). The query rows'
 CPU is per query, of this process *and* the Postgres backends serving it (psutil): the figure to
-compare when the machine is loaded, where wall-clock p50s of a few ms apart are noise.
+compare when the machine is loaded, where wall-clock p50s of a few ms apart are noise (the
+backends' CPU is read outside this process's window: psutil's look-up costs 2-4 ms a call).
 
 Targets (issue 16): import ≤ 3× SQLite; search p50 ≤ 30 ms; query p50 ≤ 60 ms warm; no-change
 sync ≤ 1 s; save → other folder p50 ≤ 2 s.
@@ -103,11 +104,15 @@ def search_p50(db: str, qs: list[str], pgdata: Path | None = None, baseline=None
         cpus = [0.0 for _ in fns]
         for q in qs:
             for i, fn in enumerate(fns):
-                c0, s0 = cpu(), server_cpu(pgdata, dbname)
+                # (the backends' CPU read outside this process's window: psutil's look-up of the
+                # server's children reads every process of the machine, 2-4 ms of CPU a call)
+                s0 = server_cpu(pgdata, dbname)
+                c0 = cpu()
                 t = time.perf_counter()
                 fn(b.conn, q)
                 times[i].append(time.perf_counter() - t)
-                cpus[i] += cpu() - c0 + server_cpu(pgdata, dbname) - s0
+                c1 = cpu()
+                cpus[i] += c1 - c0 + server_cpu(pgdata, dbname) - s0
     return [(statistics.median(t) * 1000, c / len(qs) * 1000) for t, c in zip(times, cpus)]
 
 
@@ -176,8 +181,8 @@ def query_p50(db: str, qs: list[str], model, feedback: bool = True, pgdata: Path
     with Brain.open(db) as b:
         hybrid.query(b, qs[0], model=model)
         times = []
+        s0 = server_cpu(pgdata, dbname)  # (before this process's window: its own CPU is psutil's)
         c0 = resource.getrusage(resource.RUSAGE_SELF)
-        s0 = server_cpu(pgdata, dbname)
         for q in qs:
             t = time.perf_counter()
             hybrid.query(b, q, model=model, limit=10, feedback=feedback)

@@ -984,33 +984,39 @@ PROBE_COST = 400
 
 #: how far below its original a conflict copy is put (:func:`copies_below_originals`)
 COPY_GAP = 1e-6
+#: the paths that may be a conflict copy's (SQL ``LIKE``; :func:`conflict_original` decides)
+COPY_LIKE = "%.conflict-%"
 
 
-def _best_first(conn: sqlite3.Connection, out: list[dict], ids: list[int]) -> None:
+def _best_first(conn: sqlite3.Connection, out: list[dict], ids: list[int], copies: dict[int, str] | None = None) -> None:
     """Sort the scored hits ``out`` (``{id, score, …}``) best first, ties in candidate order
     ``ids``, each conflict copy's score lowered below its page's first
-    (:func:`copies_below_originals`). Both engines' rankings end with it."""
-    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out})
+    (:func:`copies_below_originals`; ``copies``: the conflict copies among ``out`` with their
+    paths when the caller read them already). Both engines' rankings end with it."""
+    below = copies_below_originals(conn, {h["id"]: h["score"] for h in out}, copies)
     for h in out:
         h["score"] = below.get(h["id"], h["score"])
     order = {pid: i for i, pid in enumerate(ids)}
     out.sort(key=lambda h: (-h["score"], order[h["id"]]))
 
 
-def copies_below_originals(conn: sqlite3.Connection, scores: dict[int, float]) -> dict[int, float]:
+def copies_below_originals(conn: sqlite3.Connection, scores: dict[int, float], copies: dict[int, str] | None = None) -> dict[int, float]:
     """New scores for the conflict copies among ``scores`` (``{page_id: score}``, higher is
     better) that score at least as high as the page they are a copy of, which is among the
     candidates too: the original's score less :data:`COPY_GAP`, so the copy ranks right below
     it. A copy holds the same words as its original (both versions of one page), so it ties
     with it or beats it, and an agent taking the first hit for a name edited the copy. A copy
     whose original is not a candidate keeps its score (it may be the only version that matches).
-    ``{}`` when no candidate is a copy (one indexed look-up of the candidates' paths)."""
+    ``{}`` when no candidate is a copy (one indexed look-up of the candidates' paths).
+    ``copies``: ``{page_id: path}`` of the candidates whose path is ``LIKE`` :data:`COPY_LIKE`,
+    when the caller read them already (no look-up then)."""
     if not scores:
         return {}
-    # the ids written into the SQL (integers): hundreds of ``?`` cost psycopg a parse of the
-    # statement per call (its cache holds one text per count of parameters)
-    ids = ",".join(str(int(i)) for i in scores)
-    copies = {int(r[0]): r[1] for r in conn.execute(f"SELECT id, path FROM pages WHERE id IN ({ids}) AND path LIKE '%.conflict-%'")}
+    if copies is None:
+        # the ids written into the SQL (integers): hundreds of ``?`` cost psycopg a parse of the
+        # statement per call (its cache holds one text per count of parameters)
+        ids = ",".join(str(int(i)) for i in scores)
+        copies = {int(r[0]): r[1] for r in conn.execute(f"SELECT id, path FROM pages WHERE id IN ({ids}) AND path LIKE '{COPY_LIKE}'")}
     originals = {pid: conflict_original(p) for pid, p in copies.items()}
     want = sorted({o for o in originals.values() if o})
     if not want:
@@ -1613,7 +1619,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols} "
+           f"bool_or(nf.nb @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols}, "
+           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END) "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
@@ -1630,10 +1637,13 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     unweigh: dict[int, str] = {}  # page → the tsvector weights ("A", "B") holding query words only by their stem
     flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag, its B flag per query word)
     hits: dict[int, int] = {}  # page → the query words naming it (its name's precision: _precision)
+    copies: dict[int, str] = {}  # the candidates that may be conflict copies, with their paths (_best_first)
     for r in conn.execute(sql, args):
         r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
+        if r[-1] is not None:
+            copies[pid] = r[-1]
         signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
@@ -1687,7 +1697,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             sig.add(exact[pid])
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
-    _best_first(conn, out, ids)
+    _best_first(conn, out, ids, copies)
     return out[: int(limit)]
 
 
