@@ -459,12 +459,22 @@ def _json_errors(args: list[str]) -> bool:
     return "--json" in head or head[:1] == ["call"]
 
 
+def _no_args_is_help(group: str) -> bool:
+    """Whether ``gbrain GROUP`` alone is a usage error that shows the group's help (``config``;
+    ``skills`` alone lists the skills)."""
+    from .cli import GROUPS
+
+    return GROUPS[group].info.no_args_is_help is True
+
+
 def usage_error_text(e: Exception) -> str:
     """One line for a usage error of typer's click (``e``: a ``ClickException``): its message
     with the first letter lowered and whitespace runs as one space, then the help to read
     (``(gbrain search --help)``); an unknown one-dash option (``search -revenue``) of a command
     that takes an argument also says that an argument starting with ``-`` goes after ``--``."""
     msg = " ".join(str(e.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
+    if type(e).__name__ == "NoArgsIsHelpError":  # `gbrain`, `gbrain config`: typer's help printed itself, its message is ''
+        msg = "missing command"
     if msg[:1].isupper() and not msg[1:2].isupper():
         msg = msg[0].lower() + msg[1:]
     ctx = getattr(e, "ctx", None)
@@ -518,6 +528,10 @@ def _main(argv: list[str] | None) -> None:
         import typer
 
         as_json = _json_errors(args)
+        rest = [a for a in args if a != "--json"]
+        if as_json and (not rest or (len(rest) == 1 and rest[0] in GROUP_NAMES and _no_args_is_help(rest[0]))):
+            # no command: the help would print itself on stdout before the error object
+            fail(f"missing command ({' '.join(['gbrain', *rest])} --help)", 2, True)
         try:  # click's own error printing (a usage line, a hint, a framed box) is replaced by one line
             rc = app(args=args, prog_name="gbrain", standalone_mode=False)
         except typer.TyperException as e:  # typer's click: usage errors, bad parameters

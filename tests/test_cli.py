@@ -215,6 +215,19 @@ def test_usage_errors_are_one_line(tmp_path, args, words):
     assert not (tmp_path / "b.db").exists()
 
 
+@pytest.mark.parametrize("args, path", [((), "gbrain"), (("config",), "gbrain config")])
+def test_no_command_shows_the_help_and_says_what_is_missing(tmp_path, args, path):
+    """`gbrain` alone (and `gbrain config`) printed the help and then `error:  (gbrain --help)`:
+    an empty message (typer's rich help prints itself, so click's message is ''). Now the help
+    and one line naming what is missing, exit 2; under --json the error object too."""
+    r = gbrain("--db", str(tmp_path / "b.db"), *args)
+    assert r.returncode == 2 and b"Usage:" in r.stdout
+    assert r.stderr.decode() == f"error: missing command ({path} --help)\n"
+    j = gbrain("--db", str(tmp_path / "b.db"), *args, "--json")
+    assert j.returncode == 2
+    assert json.loads(j.stdout) == {"error": f"missing command ({path} --help)", "exit_code": 2, "kind": "bad_input"}
+
+
 @pytest.mark.sqlite_only("opens the brain file with sqlite3: WAL journal mode, user_version, sqlite_master and the FTS5 tokenizer")
 def test_schema_pragmas(imported):
     conn = sqlite3.connect(imported)
