@@ -304,3 +304,16 @@ def test_file_beside_content_is_two_texts_too(db_path, tmp_path):
     assert g.returncode in (1, 2) and g.stdout == b""
     assert gbrain("put", "notes/x", "--file", str(f)).returncode == 0
     assert gbrain("get", "notes/x").stdout == b"# from the file\n"
+
+
+def test_whole_text_beside_a_part_names_the_options_on_the_command_line(db_path, tmp_path):
+    """`gbrain put x --file page.md --compiled-truth hi` said "give either content or
+    compiled_truth/timeline_append/frontmatter, not both": the tool's names, not the options typed."""
+    from conftest import gbrain
+
+    f = tmp_path / "page.md"
+    f.write_text("# from the file\n")
+    r = gbrain("put", "notes/x", "--file", str(f), "--compiled-truth", "hi\n")
+    assert r.returncode == 2 and b"--compiled-truth" in r.stderr and b"--content" in r.stderr and b"compiled_truth" not in r.stderr, r.stderr
+    r = gbrain("call", "brain_put", '{"slug": "notes/x", "content": "a", "compiled_truth": "b"}')
+    assert r.returncode == 2 and "content or compiled_truth" in r.stdout.decode()

@@ -349,7 +349,8 @@ def _put_page(b, a, ctx):
         _check_if_hash(b, a, ctx)
     if a.get("content") is not None:
         if parts:
-            raise BadInput("give either content or compiled_truth/timeline_append/frontmatter, not both")
+            whole = ctx.flag("content") + ("" if ctx.agent else " (or the text from --file or standard input)")
+            raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in ('compiled_truth', 'timeline_append', 'frontmatter'))}, not both")
         if ctx.agent and a.get("if_hash") is None:
             _check_part_put_back(b, a, ctx)
         return b.put(a["slug"], a["content"]).as_dict()
