@@ -7,7 +7,10 @@ Every file under the root is kept (see :mod:`gbrain.sync.scan` for what is skipp
 * root ``index.md`` / ``schema.md`` / ``log.md`` → ``special`` files (config / ingest_log, per spec);
 * anything else (attachments, invalid UTF-8, oversized markdown) → an exact ``blob``.
 
-Incremental by content hash: a file whose sha256 equals the stored one is not written. Commits
+Incremental by content hash: a file whose sha256 equals the stored one is not written. Run again
+on the folder the brain is bound to, it reads only the files whose stat moved: a file whose size
+and change stamp are those ``sync_state`` recorded when it was last hashed (not racy) has that
+hash, as ``sync`` trusts it (:class:`_Recorded`), and is read only if it must be written. Commits
 every :data:`BATCH` files, so a killed import keeps what it finished and a re-run continues.
 Run again on the folder the brain is bound to, it first pairs renames the way ``sync`` does
 (:func:`_pair_moves`: a ``git mv`` or a rename keeps the page's id, history, tags, embeddings).
@@ -17,6 +20,7 @@ renamed with it as ``sync`` renames it). Ends with the validation report of :mod
 from __future__ import annotations
 
 import json
+import operator
 import os
 import time
 from pathlib import Path
@@ -69,11 +73,46 @@ def _binding(brain: Brain, root: Path) -> tuple[str, str | None]:
     return client, (row[0] if row else None)
 
 
-def _base_hashes(brain: Brain, client: str, bound: str | None, root: Path) -> dict[str, str]:
-    """path → hash last imported/synced from ``root`` (empty when the brain is synced elsewhere)."""
-    if bound != os.path.abspath(os.path.expanduser(str(root))):
-        return {}
-    return dict(brain.conn.execute("SELECT path, base_hash FROM sync_state WHERE client = ?", (client,)).fetchall())
+def _tuples(conn, sql: str, params: tuple = ()):
+    """Rows of ``sql`` as plain tuples (``dict``/``set`` build from them in C; ``pg.Row`` is a
+    tuple subclass with tuple equality)."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return conn.execute(sql, params)
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur.execute(sql, params)
+
+
+class _Recorded:
+    """What ``sync_state`` recorded for the files of the folder the brain is bound to, read once
+    (one statement, in path order on SQLite; the maps built in C): ``base`` (path → hash last
+    imported/synced), ``stats`` (the ``(path, size, change stamp)`` each file had when it was
+    last hashed; 0 for a racy one), ``disk`` (path → that hash) and ``rows`` (each row as
+    ``(path, size, mtime_ns, disk_hash, base_hash, has a file_id)``: what
+    :func:`_record_baseline` need not write again). All empty when the brain is not bound to the
+    folder (a first import, another folder's brain): then every file is read."""
+
+    __slots__ = ("base", "stats", "disk", "rows")
+
+    def __init__(self, brain: Brain | None = None, client: str = "", bound: str | None = None, root: Path | None = None) -> None:
+        self.base: dict[str, str] = {}
+        self.stats: set[tuple[str, int, int]] = set()
+        self.disk: dict[str, str] = {}
+        self.rows: set[tuple] = set()
+        if brain is None or bound != os.path.abspath(os.path.expanduser(str(root))):
+            return
+        q = "SELECT path, size, mtime_ns, disk_hash, base_hash, file_id IS NOT NULL FROM sync_state WHERE client = ?"
+        if getattr(brain.conn, "dialect", "sqlite") != "postgres":
+            q += " ORDER BY path"  # the (client, path) index, in order; left to itself SQLite takes (client, file_id)
+        rows = list(_tuples(brain.conn, q, (client,)))
+        paths = list(map(_PATH, rows))
+        self.base = dict(zip(paths, map(_BASE, rows)))
+        self.stats = set(map(_STAT, rows))
+        self.disk = dict(zip(paths, map(_DISK, rows)))
+        self.rows = set(rows)
+
+
+_PATH, _STAT, _DISK, _BASE = operator.itemgetter(0), operator.itemgetter(0, 1, 2), operator.itemgetter(3), operator.itemgetter(4)
 
 
 def _bound_elsewhere(brain: Brain, client: str, bound: str | None, root: Path) -> tuple[str, int] | None:
@@ -122,9 +161,15 @@ def _absent(brain: Brain, items: list[tuple[str, str]]) -> set[str]:
     return {p for p, s in items if p not in taken_paths and s not in taken_slugs}
 
 
-def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> None:
+def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], hashed_at: int, have: set[tuple]) -> None:
     """Bind the brain to ``root`` for `gbrain sync` (when it is unbound or bound to ``root``) and
-    record every file just imported as in sync on both sides (base = its hash).
+    record every file just imported as in sync on both sides (base = its hash), with the stat
+    the scan took (size and change stamp): the next import or sync trusts it and reads the file
+    only when its stat moved. ``hashed_at`` (ns) is a time before any file was read: a file whose
+    change stamp is within :data:`RACY_NS` of it is recorded racy (``mtime_ns`` 0, hashed again
+    next time), as a write after its read could have kept the same stamp. ``have``: the rows of
+    ``sync_state`` as the import read them (:class:`_Recorded`): a file recorded so already is not
+    written again (a row another process changed since is left as that process wrote it).
 
     Without this, a later ``sync`` of the same folder would see pages edited through gbrain after
     the import as changed on *both* sides (no base) and turn them into conflicts.
@@ -140,23 +185,22 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str]) -> 
     if not row:
         brain.conn.execute("DELETE FROM sync_state WHERE client = ?", (client,))
         bind_client(brain.conn, client, abs_root)
-    now = time.time_ns()
-    have = {r[0]: tuple(r[1:]) for r in brain.conn.execute("SELECT path, size, mtime_ns, disk_hash, base_hash, file_id FROM sync_state WHERE client = ?", (client,))}
+        have = set()
+    fresh = hashed_at - RACY_NS
     rows = []
     for f in scan.files:
         h = hashes.get(f.path)
         if h is None:
             continue
-        rec = (f.size, f.mtime_ns if now - f.mtime_ns >= RACY_NS else 0, h, h)
-        old = have.get(f.path)
-        if old is not None and old[:4] == rec and old[4] is not None:  # an unchanged tree writes nothing
+        rec = (f.path, f.size, f.mtime_ns if f.mtime_ns <= fresh else 0, h, h)
+        if (*rec, 1) in have:  # recorded so, with a file_id: an unchanged tree writes nothing
             continue
         try:  # the file's identity (device, inode): a later rename pairs by it (sync/plan.py)
             st = os.lstat(f.abspath)
             fid = file_id(st) if st.st_size == f.size and change_stamp(st) == f.mtime_ns else None
         except OSError:
             fid = None
-        rows.append((client, f.path, *rec, fid))
+        rows.append((client, *rec, fid))
     brain.conn.executemany(
         "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash, file_id) VALUES (?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(client, path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, disk_hash = excluded.disk_hash, "
@@ -202,6 +246,29 @@ def _pair_moves(brain: Brain, root: Path, scan, stored: dict[str, tuple[str, str
     return list(out.moved)
 
 
+class _FirstBySlug:
+    """Which path of a scan holds a page's slug first: the first of the scan's markdown files read
+    (those with a hash) whose slug it is, in scan order. Built only as far as asked (a re-import
+    that writes no page builds none of it)."""
+
+    __slots__ = ("files", "hashes", "by_slug", "upto")
+
+    def __init__(self, files: list, hashes: dict[str, str]) -> None:
+        self.files, self.hashes, self.by_slug, self.upto = files, hashes, {}, 0
+
+    def first(self, i: int) -> str | None:
+        """The path before ``files[i]`` (a markdown file just read) holding its slug, or None
+        when it is the first to hold it."""
+        by_slug, hashes = self.by_slug, self.hashes
+        for f in self.files[self.upto : i + 1]:
+            if f.path in hashes and is_markdown(f.path):
+                by_slug.setdefault(slug_for_path(f.path), f.path)
+        self.upto = max(self.upto, i + 1)
+        p = self.files[i].path
+        first = by_slug[slug_for_path(p)]
+        return None if first == p else first
+
+
 def import_tree(
     brain: Brain,
     root: str | os.PathLike,
@@ -221,10 +288,12 @@ def import_tree(
 
 def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     rootp = Path(root)
+    hashed_at = time.time_ns()  # before any file is stat-ed or read (_record_baseline's racy rule)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
     client, bound = _binding(brain, rootp)
-    base = _base_hashes(brain, client, bound, rootp)
+    recorded = _Recorded(brain, client, bound, rootp)
+    base = recorded.base
     kept_brain: list[str] = []
     stored.update({r[0]: (r[1], r[2]) for r in brain.conn.execute("SELECT path, content_hash, kind FROM files")})
     warnings: list[str] = []
@@ -242,9 +311,15 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
              f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
     moved = _pair_moves(brain, rootp, scan, stored, base, warn) if base and not other else []
     if moved:
-        base = _base_hashes(brain, client, bound, rootp)
+        recorded = _Recorded(brain, client, bound, rootp)
+        base = recorded.base
         if any(not is_markdown(a) for a, _ in moved):  # a sidecar renamed with its page: walk again
             scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
+    # the files of the folder the brain is bound to whose stat is as recorded when they were
+    # last hashed, not racy (a racy row's mtime_ns 0 is never taken: the stamp is checked not 0):
+    # their hash is the recorded one, as sync trusts it (SyncEngine.reconcile), and they are read
+    # only when that hash says they must be written (a re-import reads what changed, as sync does)
+    known, known_hash = (recorded.stats, recorded.disk) if not other else (set(), {})
     hashes: dict[str, str] = {}
     read_errors: list[tuple[str, str]] = []
     pending_files: list[tuple[str, str, str]] = []  # path, file on disk, kind: read when stored
@@ -305,7 +380,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             parsed_counts[res.slug] = res.counts
         counts["pages_written"] += 1
 
-    slug_paths: dict[str, str] = {}  # two spellings of one slug (NFC vs NFD names): the second stays a file
+    slugs = _FirstBySlug(scan.files, hashes)  # two spellings of one slug (NFC vs NFD names): the second stays a file
+    unchanged = 0
     done = 0
     parser = PageParser()
     brain.check_sound()
@@ -319,13 +395,28 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         for w0 in range(0, n, WINDOW):
             # 1. read and hash a window of files; keep the changed ones
             changed: list[tuple[str, str | None, bytes | None, str, str | None]] = []  # path, text, data, kind, old kind
-            for f in scan.files[w0 : w0 + WINDOW]:
+            for i, f in enumerate(scan.files[w0 : w0 + WINDOW], w0):
+                path = f.path
+                old = stored.get(path)
+                if old is not None and f.mtime_ns and (path, f.size, f.mtime_ns) in known:
+                    # the file's stat is as recorded when it was last hashed: its hash is the
+                    # recorded one, trusted where the file needs no writing (else read below)
+                    h = known_hash[path]
+                    if old[0] == h:
+                        hashes[path] = h
+                        unchanged += 1
+                        continue
+                    if h == base.get(path):
+                        hashes[path] = h
+                        kept_brain.append(path)
+                        warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
+                        continue
                 # a page is read whole (it is parsed); any other file is only hashed here (in
                 # pieces when big) and read again when it is stored: a window of attachments
                 # is never held in memory
-                page_like = is_markdown(f.path) and f.path not in SPECIAL_FILES and "/.raw/" not in "/" + f.path and f.size <= MAX_PAGE_BYTES
+                page_path = is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path
                 try:
-                    if page_like:
+                    if page_path and f.size <= MAX_PAGE_BYTES:
                         with open(f.abspath, "rb") as fh:
                             data = fh.read()
                         h = sha256(data)
@@ -333,36 +424,31 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         data = None
                         h = verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size)
                 except OSError as e:
-                    read_errors.append((f.path, e.strerror or str(e)))
-                    warn(f"{f.path}: cannot read ({e.strerror}); left as it was in the DB")
+                    read_errors.append((path, e.strerror or str(e)))
+                    warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
                     continue
-                hashes[f.path] = h
-                clash = None
-                if is_markdown(f.path):
-                    slug = slug_for_path(f.path)
-                    clash = slug_paths.setdefault(slug, f.path)
-                    if clash == f.path:
-                        clash = None
-                old = stored.get(f.path)
+                hashes[path] = h
                 if old and old[0] == h:
-                    counts["unchanged"] += 1
+                    unchanged += 1
                     continue
                 if old is not None:
-                    b = base.get(f.path)
+                    b = base.get(path)
                     if b is not None and h == b and old[0] != b:
                         # the file is as last imported/synced, the brain was edited since: the
                         # brain's version is the newer one; `gbrain sync` writes it to the file
-                        kept_brain.append(f.path)
-                        warn(f"{f.path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
+                        kept_brain.append(path)
+                        warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
                         continue
                 if data is not None:
-                    kind, text, w = classify(f.path, data)
-                elif is_markdown(f.path) and f.path not in SPECIAL_FILES and "/.raw/" not in "/" + f.path:
-                    kind, text, w = "blob", None, f"{f.path}: larger than {MAX_PAGE_BYTES // (1024 * 1024)} MiB, kept as a file, not indexed"
+                    kind, text, w = classify(path, data)
+                elif page_path:
+                    kind, text, w = "blob", None, f"{path}: larger than {MAX_PAGE_BYTES // (1024 * 1024)} MiB, kept as a file, not indexed"
                 else:
-                    kind, text, w = file_kind(f.path), None, None
-                if clash and kind == "page":
-                    kind, text, w = "blob", None, f"{f.path}: same page name as {clash} after Unicode normalisation; kept as a file, not indexed"
+                    kind, text, w = file_kind(path), None, None
+                if kind == "page":
+                    clash = slugs.first(i)
+                    if clash:
+                        kind, text, w = "blob", None, f"{path}: same page name as {clash} after Unicode normalisation; kept as a file, not indexed"
                 if w:
                     warn(w)
                 changed.append((f.path, text, f.abspath, kind, old[1] if old else None))
@@ -438,8 +524,9 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 brain._load_raw_rows(r[0])
         if marked or resolve_all:
             brain.conn.execute("DELETE FROM config WHERE key = ?", (RESOLVE_PENDING,))
+        counts["unchanged"] += unchanged
         kept = set(kept_brain)
-        _record_baseline(brain, rootp, scan, {p: h for p, h in hashes.items() if p not in kept})
+        _record_baseline(brain, rootp, scan, {p: h for p, h in hashes.items() if p not in kept}, hashed_at, recorded.rows)
         if counts["pages_written"] or counts["files_written"]:
             brain.conn.execute(
                 "INSERT INTO ingest_log(source_type, source_ref, pages_updated, summary) VALUES ('import', ?, ?, ?)",
