@@ -113,6 +113,7 @@ class _Recorded:
 
 
 _PATH, _STAT, _DISK, _BASE = operator.itemgetter(0), operator.itemgetter(0, 1, 2), operator.itemgetter(3), operator.itemgetter(4)
+_FILE_PATH = operator.attrgetter("path")
 
 
 def _bound_elsewhere(brain: Brain, client: str, bound: str | None, root: Path) -> tuple[str, int] | None:
@@ -220,10 +221,12 @@ def _pair_moves(brain: Brain, root: Path, scan, stored: dict[str, tuple[str, str
     a new path not paired is imported after. Returns the ``(old, new)`` paths moved; ``stored``
     (path → (hash, kind)) is updated. Skipped, with a warning, while a sync or watch holds the
     folder's lock (its own rounds pair the moves)."""
-    on_disk = {f.path for f in scan.files}
+    on_disk = set(map(_FILE_PATH, scan.files))
     gone = [p for p, h in base.items() if p not in on_disk and p in stored and stored[p][0] == h]
+    if not gone:  # (the common case: nothing gone, no list of the new paths)
+        return []
     new = [p for p in on_disk if p not in stored and p not in base]
-    if not gone or not new:
+    if not new:
         return []
     from .engine import SyncEngine, SyncError  # the engine imports this module
 
