@@ -161,7 +161,7 @@ def test_config_get_set_and_version(imported):
     assert gbrain("config", "set", "timeline_split", "bogus").returncode == 2
     assert gbrain("config", "set", "timeline_split", "heading").returncode == 0
     assert gbrain("config", "get", "timeline_split").stdout.strip() == b"heading"
-    assert gbrain("config", "get", "nope").returncode == 1
+    assert gbrain("config", "get", "nope").returncode == 2  # a key gbrain does not know: usage, as config set
     assert gbrain("version").stdout.startswith(b"gbrain ")
     assert js(gbrain("version", "--json"))["schema_version"] >= 1
 
@@ -639,6 +639,21 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     env["OPENAI_API_KEY"] = "sk-test"
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and b"in use" not in r.stderr
+
+
+def test_config_get_of_an_unknown_key_says_it_as_config_set_does(tmp_path):
+    """`config get nosuchkey` exited 1 with "no config key", while `config set nosuchkey v` exits 2
+    naming the nearest known key and all of them: a key gbrain does not know is a usage error
+    either way; a known key that is not set says its default applies (exit 1)."""
+    db = str(tmp_path / "b.db")
+    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "init"], check=True, capture_output=True)
+    for verb in (["get", "timeline_splt"], ["set", "timeline_splt", "rule"]):
+        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", *verb], capture_output=True)
+        err = r.stderr.decode()
+        assert r.returncode == 2 and "unknown config key 'timeline_splt'" in err and "did you mean 'timeline_split'" in err, (verb, err)
+        assert r.stdout == b""
+    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_base_url"], capture_output=True)
+    assert r.returncode == 1 and b"is not set (its default applies)" in r.stderr, r.stderr
 
 
 def test_an_interrupted_import_says_its_work_is_kept(monkeypatch, capsys):

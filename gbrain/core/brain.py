@@ -95,6 +95,12 @@ SETTABLE_CONFIG = {
 READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN}
 
 
+def unknown_config_key(key: str) -> BadInput:
+    """The error for a config key gbrain does not know: the nearest known one, and all of them."""
+    near = difflib.get_close_matches(key, sorted(SETTABLE_CONFIG), n=1)
+    return BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -437,8 +443,7 @@ class Brain:
         if key in READONLY_CONFIG:
             raise BadInput(f"config '{key}' is set by gbrain itself and cannot be changed")
         if key not in SETTABLE_CONFIG:
-            near = difflib.get_close_matches(key, sorted(SETTABLE_CONFIG), n=1)
-            raise BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
+            raise unknown_config_key(key)
         check, expects = SETTABLE_CONFIG[key]
         if not check(value):
             raise BadInput(f"invalid value {value!r} for {key} (expected {expects})")
@@ -457,8 +462,7 @@ class Brain:
         if key in READONLY_CONFIG:
             raise BadInput(f"config '{key}' is set by gbrain itself and cannot be changed")
         if key not in SETTABLE_CONFIG:
-            near = difflib.get_close_matches(key, sorted(SETTABLE_CONFIG), n=1)
-            raise BadInput(f"unknown config key '{key}'" + (f"; did you mean '{near[0]}'?" if near else "") + f" (known: {', '.join(sorted(SETTABLE_CONFIG))})")
+            raise unknown_config_key(key)
         old = self.get_config(key)
         if old is None:
             return False

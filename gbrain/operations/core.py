@@ -866,9 +866,12 @@ def _config_get(b, a, ctx):
         return b.config()
     v = b.get_config(a["key"])
     if v is None:
+        from ..core.brain import READONLY_CONFIG, SETTABLE_CONFIG, unknown_config_key
         from ..errors import NotFound
 
-        raise NotFound(f"no config key '{a['key']}'")
+        if a["key"] not in SETTABLE_CONFIG and a["key"] not in READONLY_CONFIG:
+            raise unknown_config_key(a["key"])  # (as config-set says it: exit 2)
+        raise NotFound(f"config '{a['key']}' is not set (its default applies)")
     return v
 
 
