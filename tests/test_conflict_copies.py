@@ -109,3 +109,22 @@ def test_a_file_system_refusal_is_one_line_not_a_traceback(tmp_path, db_path):
     r = gbrain("export", "--dir", str(tmp_path / ("x" * 300)))
     err = r.stderr.decode()
     assert r.returncode == 1 and "Traceback" not in err and "File name too long" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_postgres_search_reads_copies_and_names_with_its_ranking(brain, monkeypatch):
+    """On Postgres the ranking statement also gives the candidates' conflict-copy paths and the
+    names of those a name field matched: a search is three statements (counts, ranking, snippets)
+    and the ones its hits need, not five (a names statement and a copies statement each cost a round trip), same hits."""
+    if getattr(brain.conn, "dialect", "sqlite") != "postgres":
+        pytest.skip("Postgres' statements (SQLite ranks through FTS5)")
+    sent = []
+    execute = brain.conn.execute
+    monkeypatch.setattr(brain.conn, "execute", lambda sql, *a: sent.append(sql) or execute(sql, *a))
+    hits = [h["slug"] for h in keyword.search(brain.conn, "Yara Kowalski", limit=10)]
+    assert hits[0] == "people/yara-kowalski", hits
+    assert set(hits[1:3]) == {"people/yara-kowalski.conflict-20261202T015712", "people/yara-kowalski.conflict-20261202T020101-2"}, hits
+    # the counts, the ranking, the snippets (the text of a hit they mark nothing in) and the
+    # originals of the copies found, by path: no statement of the names or the copies of the ids
+    known = ("SELECT s.pages", "WITH ", "SELECT p.id, p.slug", "SELECT id, title, size", "SELECT id, path FROM pages WHERE path IN")
+    assert [s[:60] for s in sent if not s.startswith(known)] == []
+    assert sum(s.startswith(known[:3]) for s in sent) == 3

@@ -1380,6 +1380,11 @@ _PG_ENGLISH = {
 #: word leaves only a gap: ``"Series A 2025"`` is ``'seri' <2> '2025'``, which "Series B 2025"
 #: matches too): every field, matched with a regular expression of the words (no tsvector of the
 #: text is built, so a page of any size is read: to_tsvector refuses over 1 MB of lexemes)
+#: Postgres: ``q`` (a tsquery) with every operand restricted to weights C and D (the body fields:
+#: ``'w':CD``, a prefix ``'w':*CD``): ``search_tsv @@`` it is ``ts_filter(search_tsv, '{c,d}') @@ q``
+#: without a filtered copy of the tsvector (a phrase's operands too: positions are matched by weight)
+_PG_CD = ("(CASE WHEN numnode(q) = 0 THEN q ELSE "
+          r"regexp_replace(q::text, '(''(?:[^'']|'''')*'')(:(\*))?', '\1:\3CD', 'g')::tsquery END)")
 _PG_ALL_TEXT = "concat_ws(E'\\n', p.title, p.search_aliases, p.path, p.search_headings, p.compiled_truth, p.search_words, p.timeline)"
 _PG_NOT_WORD = "[^[:alnum:]]"
 
@@ -1521,9 +1526,12 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     #    exactly by the query (_exact_names)
     ex_sql, ex_args = _exact_names_pg(names or [query], only)
     counted = per_term + (per if syntax else [])
+    # (one term: whether the tsquery of any term is that of every term: the windows' two lists one)
+    same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
     sql = ("SELECT s.pages, s.lexemes, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
-           + f"{ex_sql} FROM search_totals s")
-    r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args]).fetchone()
+           + f"{ex_sql}{same_sql} FROM search_totals s")
+    r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args, *same_args]).fetchone()
+    same = bool(same_sql and r[-1])
     n_pages, lexemes = max(1, int(r[0])), max(0, int(r[1]))
     dfs = [int(x) for x in r[2 : 2 + len(terms)]]
     wdfs = [int(x) for x in r[2 + len(terms) : 2 + len(counted)]] if syntax else dfs
@@ -1553,7 +1561,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         rargs += la
     wlists, winargs = [], []  # the windows, when a term is more common
     if len(rare) < len(live):
-        for q, a, n in ((andq, aargs, PG_CANDIDATES), (tsq, targs, PG_CANDIDATES)):
+        for q, a, n in ((andq, aargs, PG_CANDIDATES), (tsq, targs, PG_CANDIDATES))[: 1 if same else 2]:
             lsql, la = listed(q, a, n)
             wlists.append(lsql)
             winargs += la
@@ -1619,11 +1627,11 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(ts_filter(p.search_tsv, '{{c,d}}') @@ q){names_cols}, "
-           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END) "
-           f"FROM top JOIN pages p ON p.id = top.id, (SELECT {tsq} AS q) AS qq, "
+           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd){names_cols}, "
+           f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings "
+           f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
-           f"GROUP BY top.id ORDER BY max(top.r) DESC, top.id")
+           f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
     args = [*hargs, depth, sorted(exact), *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
@@ -1638,25 +1646,25 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag, its B flag per query word)
     hits: dict[int, int] = {}  # page → the query words naming it (its name's precision: _precision)
     copies: dict[int, str] = {}  # the candidates that may be conflict copies, with their paths (_best_first)
+    texts = []  # the names (title, aliases, path, headings) of the pages a name field matched
     for r in conn.execute(sql, args):
         r = tuple(r)
         pid = int(r[0])
         cbm[pid], bm[pid] = float(r[1]), float(r[2])
-        if r[-1] is not None:
-            copies[pid] = r[-1]
+        if r[-5] is not None:
+            copies[pid] = r[-5]
         signals[pid] = {s for s, on in (("title", r[3]), ("path", r[4]), ("body", r[5])) if on}
         a_on, b_words = r[6 : 6 + nw], r[6 + nw : 6 + 2 * nw]
         name[pid] = 0.0
         if r[4] or any(a_on):
             flags[pid] = (a_on, r[4], b_words)
+            texts.append((pid, *r[-4:]))
     # as on SQLite (_rank): a query word names the page only when its title, an alias or its
     # path holds it as written (names_word), not a word sharing its 'english' stem, and not a
     # word its path holds only in a folder of many pages (_folder_names); the name evidence is
     # times the name's precision (_precision of _name_len); a weight whose fields hold the
     # query's words only by their stem weighs 0 in the page's BM25. The names' texts of the
-    # pages a name field matched, in one statement (ids written into the SQL: integers)
-    texts = conn.execute("SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ("
-                         + ",".join(map(str, flags)) + ")").fetchall() if flags else []
+    # pages a name field matched come with the ranking's rows (no statement of their own)
     folder_name = _folder_names(lambda word: _paths_holding_pg(conn, word))
     for pid, title, aliases, path, headings in texts:
         a_on, b_on, b_words = flags[pid]
