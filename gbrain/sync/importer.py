@@ -401,35 +401,29 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             for i, f in enumerate(scan.files[w0 : w0 + WINDOW], w0):
                 path = f.path
                 old = stored.get(path)
-                if old is not None and f.mtime_ns and (path, f.size, f.mtime_ns) in known:
+                trusted = known_hash[path] if old is not None and f.mtime_ns and (path, f.size, f.mtime_ns) in known else None
+                if trusted is not None and (old[0] == trusted or trusted == base.get(path)):
                     # the file's stat is as recorded when it was last hashed: its hash is the
-                    # recorded one, trusted where the file needs no writing (else read below)
-                    h = known_hash[path]
-                    if old[0] == h:
-                        hashes[path] = h
-                        unchanged += 1
+                    # recorded one, taken without a read where the file needs no writing
+                    # (unchanged, or a brain edit kept below); any other file is read
+                    h = trusted
+                else:
+                    # a page is read whole (it is parsed); any other file is only hashed here (in
+                    # pieces when big) and read again when it is stored: a window of attachments
+                    # is never held in memory
+                    page_path = is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path
+                    try:
+                        if page_path and f.size <= MAX_PAGE_BYTES:
+                            with open(f.abspath, "rb") as fh:
+                                data = fh.read()
+                            h = sha256(data)
+                        else:
+                            data = None
+                            h = verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size)
+                    except OSError as e:
+                        read_errors.append((path, e.strerror or str(e)))
+                        warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
                         continue
-                    if h == base.get(path):
-                        hashes[path] = h
-                        kept_brain.append(path)
-                        warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
-                        continue
-                # a page is read whole (it is parsed); any other file is only hashed here (in
-                # pieces when big) and read again when it is stored: a window of attachments
-                # is never held in memory
-                page_path = is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path
-                try:
-                    if page_path and f.size <= MAX_PAGE_BYTES:
-                        with open(f.abspath, "rb") as fh:
-                            data = fh.read()
-                        h = sha256(data)
-                    else:
-                        data = None
-                        h = verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size)
-                except OSError as e:
-                    read_errors.append((path, e.strerror or str(e)))
-                    warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
-                    continue
                 hashes[path] = h
                 if old and old[0] == h:
                     unchanged += 1
