@@ -686,7 +686,7 @@ def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_pa
     out = tmp_path / "out"
     r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "v1.pdf"))
     assert r.returncode == 0 and (out / "v1.pdf").read_bytes() == v1, r.stderr
-    assert r.stdout.decode() == f"wrote {len(v1):,} bytes of media/big.pdf (version 1) to {out / 'v1.pdf'}\n"
+    assert r.stdout.decode() == f"wrote {len(v1):,} bytes of media/big.pdf (version 1) to {out / 'v1.pdf'} (created the folder {out})\n"
     assert gbrain("--db", db, "get", "media/big.pdf", "--output", str(out / "cur.pdf")).returncode == 0
     assert (out / "cur.pdf").read_bytes() == v2
     assert gbrain("--db", db, "get", "p", "--output", str(out / "p.md")).returncode == 0
@@ -726,3 +726,27 @@ def test_a_deleted_page_named_by_its_short_name_says_it_is_in_the_trash(fixture_
         assert b"people/bruno-okafor was deleted on " in r.stderr or b": it was deleted on " in r.stderr, r.stderr
         assert b"`gbrain restore people/bruno-okafor` brings it back" in r.stderr, r.stderr
     assert gbrain("restore", "bruno-okafor", "--db", db).returncode == 0
+
+
+def test_get_output_into_a_missing_folder_says_it_created_it(tmp_path, db_path):
+    """Trial: `get X --output path/in/missing/folder/x.md` created the missing folders without a
+    word. It still creates them (as `export --dir` creates its folder), and says which, in the text
+    and as `created_folders` in --json; a file in the way is a usage error naming it (was exit 1,
+    "[Errno 20] Not a directory")."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "p.md").write_text("# P\n\nx\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(root)).returncode == 0
+    dest = tmp_path / "out" / "a" / "p.md"
+    r = gbrain("--db", db, "get", "p", "--output", str(dest))
+    assert r.returncode == 0 and dest.read_bytes() == (root / "p.md").read_bytes(), r.stderr
+    assert r.stdout.decode() == (f"wrote {dest.stat().st_size:,} bytes of p to {dest} "
+                                 f"(created the folders {tmp_path / 'out'}, {tmp_path / 'out' / 'a'})\n")
+    dest2 = tmp_path / "out" / "b" / "p.md"
+    r = gbrain("--db", db, "get", "p", "--output", str(dest2), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["created_folders"] == [str(dest2.parent)], r.stdout
+    r = gbrain("--db", db, "get", "p", "--output", str(tmp_path / "out" / "c.md"))  # the folder is there: nothing said
+    assert r.returncode == 0 and r.stdout.decode() == f"wrote {dest.stat().st_size:,} bytes of p to {tmp_path / 'out' / 'c.md'}\n"
+    r = gbrain("--db", db, "get", "p", "--output", str(dest / "x" / "p.md"))  # a file where a folder should be
+    assert r.returncode == 2 and r.stderr.decode() == f"error: {dest} is a file, not a folder: cannot write {dest / 'x' / 'p.md'}; nothing was written\n", r.stderr

@@ -509,6 +509,21 @@ def test_export_refuses_to_replace_files_that_differ_and_writes_nothing(tmp_path
     assert tree_bytes(copy) == before
 
 
+def test_export_into_a_missing_folder_says_it_created_it(tmp_path, brain_tree):
+    """`export --dir` creates a missing folder (and its parents) as `get --output` does, and says
+    so (`created_folders` in --json); into a folder that exists it says nothing of the kind."""
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "import", str(brain_tree)).returncode == 0
+    out = tmp_path / "new" / "deeper"
+    r = gbrain("--db", db, "export", "--dir", str(out))
+    assert r.returncode == 0 and tree_bytes(out) == tree_bytes(brain_tree), r.stderr
+    assert r.stdout.decode().splitlines()[0] == f"Created the folders {tmp_path / 'new'}, {out}", r.stdout
+    r = gbrain("--db", db, "export", "--dir", str(out), "--json")
+    assert r.returncode == 0 and "created_folders" not in json.loads(r.stdout) and b"Created" not in r.stdout
+    r = gbrain("--db", db, "export", "--dir", str(tmp_path / "new" / "other"), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["created_folders"] == [str(tmp_path / "new" / "other")]
+
+
 def test_export_overwrite_keeps_the_replaced_bytes_in_the_history(tmp_path, brain_tree):
     db, copy = _imported_copy(tmp_path, brain_tree)
     ana = copy / "people" / "ana-lima.md"

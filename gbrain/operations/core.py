@@ -15,7 +15,7 @@ from ..search.keyword import empty_query, search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _rows, _saved, _since, limit_param, obj, op,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op,
 )
 
 
@@ -75,11 +75,12 @@ PART_CHARS = 60_000
         Param("offset", "integer", "start at this character of the page (next_offset of the previous part, or a section's offset)", default=0, minimum=0, cli=False),
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
         Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment or other "
-              "file, a binary version: streamed); refuses an existing file unless --force", in_schema=False),
+              "file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named", in_schema=False),
         Param("force", "boolean", "with --output: replace an existing file", default=False, in_schema=False),
     ],
     text=lambda r, a: r["content"] if "content" in r else f"wrote {r['bytes']:,} bytes of {r.get('slug') or r.get('path')}"
-    + (f" (version {r['version']})" if r.get("version") else "") + f" to {r['output']}\n",
+    + (f" (version {r['version']})" if r.get("version") else "") + f" to {r['output']}"
+    + (f" (created {created_folders_text(r['created_folders'])})" if r.get("created_folders") else "") + "\n",
     text_exact=True,
     title="Read a page",
     output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
@@ -168,7 +169,11 @@ def _get_to_file(b, a) -> dict:
             _check_hash(b, row, text)
             pieces = iter([text.encode("utf-8")])
             out = {"kind": "page", "slug": row["slug"], "content_hash": row["content_hash"]}
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    from ..sync.folders import make_folders
+
+    created = make_folders(dest.parent, dest)  # as export --dir does; said in the result, never silently
+    if created:
+        out["created_folders"] = created
     import tempfile
 
     fd, tmp = tempfile.mkstemp(prefix="." + dest.name + ".", suffix=".part", dir=dest.parent)
@@ -936,7 +941,7 @@ def _import(b, a, ctx):
     "export",
     "Export the brain to a markdown tree, byte for byte (only changed files are written), then verify it.",
     [
-        Param("dir", required=True, description="output folder (created if missing)"),
+        Param("dir", required=True, description="output folder (created if missing, and named in the report)"),
         Param("overwrite", "boolean", "replace files in the folder that differ from the brain (their bytes are kept in the history first)", default=False),
         Param("prune", "boolean", "remove files in the folder the brain no longer holds whose bytes are a version of the page or file at their "
               "path (an earlier export's, of pages deleted or renamed since); never any other file; lists what it removed", default=False),

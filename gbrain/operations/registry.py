@@ -818,8 +818,15 @@ def _saved(r: dict, a: dict) -> str:
 SKIPPED_SHOWN = 10
 
 
+def created_folders_text(folders: list[str]) -> str:
+    """``the folder X`` / ``the folders X, Y``: what ``export --dir`` and ``get --output`` made."""
+    return ("the folder " if len(folders) == 1 else "the folders ") + ", ".join(folders)
+
+
 def _report_text(r: dict, a: dict) -> str:
     lines = []
+    if r.get("created_folders"):  # export --dir into a folder that was not there
+        lines.append("Created " + created_folders_text(r["created_folders"]))
     c = r.get("counts")
     if c:
         lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))

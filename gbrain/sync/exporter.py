@@ -26,6 +26,7 @@ from ..core.brain import Brain, render_row, sha256
 from ..errors import GBrainError
 from ..storage import blobs
 from . import verify
+from .folders import make_folders
 from .scan import TMP_PREFIX, change_stamp, db_excludes, scan_tree
 
 
@@ -360,7 +361,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                        "(the replaced bytes are kept in the history and listed in `gbrain trash`)")
     if clobber:
         _keep_replaced(brain, root, clobber)
-    root.mkdir(parents=True, exist_ok=True)
+    created = make_folders(root)
     total = brain.conn.execute("SELECT (SELECT COUNT(*) FROM pages) + (SELECT COUNT(*) FROM files)").fetchone()[0]
     written = unchanged = 0
     known: dict[str, tuple[int, int, str]] = {}  # path → (size, change stamp, sha256) as written
@@ -556,8 +557,9 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         raise GBrainError(f"no space left on device: {len(failed):,} file(s) not written to {root} (the files written are complete); "
                           "free space and run export again")
     counts = {"written": written, "unchanged": unchanged, "failed": len(failed)}
+    made = {"created_folders": created} if created else {}  # said first in the report: a mistyped --dir shows
     if not check:
-        return {"ok": True, "counts": counts, "root": str(root)}
+        return {"ok": True, "counts": counts, "root": str(root), **made}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     disk, errors = verify.hash_tree(scan, known=known)
     pruned: list[str] = []
@@ -610,4 +612,4 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     if errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read back")
-    return rep
+    return {**made, **rep}
