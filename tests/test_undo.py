@@ -188,3 +188,26 @@ def test_get_of_a_version_gives_its_hash_and_the_current_one_for_if_hash(db_path
             run(b, "put", surface="mcp", slug="notes/h", content="three\n", if_hash=old["content_hash"])
         run(b, "put", surface="mcp", slug="notes/h", content="three\n", if_hash=old["current_hash"])
         assert b.get_text("notes/h") == "three\n"
+
+
+def test_undo_text_names_each_planned_action_once(db_path):
+    # Trial: the dry run's lines said the action twice ("delete   projects/junk  delete (created
+    # since; …)", "revert   projects/alpha  back to version …"); the action column says it once
+    with Brain.open(db_path) as b:
+        setup(b)
+        script(b)
+        since = first_at(b, "mcp")
+    p = gbrain("--db", str(db_path), "undo", "--since", since, "--origin", "mcp")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()
+    assert sorted(lines[:-1]) == sorted([
+        "revert   projects/alpha  to version 1  (2 writes)",
+        "restore  projects/beta  version 1 (deleted since)  (1 write)",
+        "delete   projects/junk  (created since; it stays in the trash)  (1 write)",
+        "revert   people/ana  to version 1  (1 write)",
+        "revert   people/.raw/ana.json  to version 1  (1 write)",
+    ]), lines
+    assert lines[-1] == "dry run (delete 1, restore 1, revert 3); run again with --apply to do it"
+    for line in lines[:-1]:
+        action = line.split()[0]
+        assert line.split().count(action) == 1, line

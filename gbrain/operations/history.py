@@ -215,9 +215,11 @@ def _undo_text(r: dict, a: dict) -> str:
     plan, n = r["plan"], r["counts"]
     if not plan:
         return "nothing to undo: no writes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "") + f" since {r['since']}" + (f" under {a['prefix']}" if a.get("prefix") else "")
-    verb = {"revert": "back to version {v}", "restore": "restore version {v} (deleted since)", "delete": "delete (created since; it stays in the trash)",
-            "none": "already as it was", "skip": "skipped: {reason}"}
-    lines = [f"{it['action']:<8} {it['name']}  " + verb[it["action"]].format(v=it["to_version"], reason=it["reason"]) + f"  ({it['writes']} write(s))" for it in plan]
+    # the action column says what is done; the words after the name only add to it (never the action again)
+    verb = {"revert": "to version {v}", "restore": "version {v} (deleted since)", "delete": "(created since; it stays in the trash)",
+            "none": "(already as it was)", "skip": "({reason})"}
+    lines = [f"{it['action']:<8} {it['name']}  " + verb[it["action"]].format(v=it["to_version"], reason=it["reason"])
+             + f"  ({it['writes']} write{'' if it['writes'] == 1 else 's'})" for it in plan]
     what = ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
     if r["applied"]:
         lines.append(f"undone: {what}. The undo is in the history too: `gbrain undo --since {r['since']} --origin undo --apply` takes it back")
