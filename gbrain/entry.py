@@ -269,6 +269,10 @@ def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = No
                     args[p.name] = json.loads(args[p.name])
                 except json.JSONDecodeError as e:
                     raise BadInput(f"{ops.cli_name(p)} is not valid JSON: {e}") from e
+                if args[p.name] is None:  # typed `null`: not the same as leaving the option out
+                    from .operations.registry import type_words
+
+                    raise BadInput(f"{ops.cli_name(p)} must be {type_words(p.type)}, got null")
         if stdin_param and args.get(stdin_param.name) is None:
             has_partial = any(args.get(p.name) is not None for p in o.params if not p.positional and not p.modifier and p is not stdin_param)
             if file_ or not has_partial:

@@ -204,7 +204,7 @@ def test_errors_are_tool_errors_and_the_server_survives(fixture_db):
     calls = [
         ("brain_nope", {}, "Unknown tool: brain_nope"),
         ("brain_get", {}, "missing required parameter 'slug'"),
-        ("brain_get", {"slug": 5}, "parameter 'slug' must be string"),
+        ("brain_get", {"slug": 5}, "parameter 'slug' must be a string"),
         ("brain_get", {"slug": "ana-lima", "extra": 1}, "unknown parameter(s) extra"),
         ("brain_get", {"slug": "../../etc/passwd"}, "'..' segment"),
         ("brain_get", {"slug": "people/ana-lim"}, "did you mean: people/ana-lima"),

@@ -317,3 +317,25 @@ def test_whole_text_beside_a_part_names_the_options_on_the_command_line(db_path,
     assert r.returncode == 2 and b"--compiled-truth" in r.stderr and b"--content" in r.stderr and b"compiled_truth" not in r.stderr, r.stderr
     r = gbrain("call", "brain_put", '{"slug": "notes/x", "content": "a", "compiled_truth": "b"}')
     assert r.returncode == 2 and "content or compiled_truth" in r.stdout.decode()
+
+
+def test_frontmatter_that_is_not_a_mapping_says_it_must_be_one(db_path):
+    """Trial: `put X --frontmatter '[1]'` said "--frontmatter must be object, got list" (Python's
+    names), and `--frontmatter null` was taken as no option at all (then the empty standard input
+    was refused as an empty page). Each says the frontmatter must be a mapping of keys to values,
+    exit 2, nothing written; so does the MCP tool."""
+    import json
+
+    from conftest import gbrain
+
+    db = str(db_path)
+    assert gbrain("--db", db, "put", "people/x", "--content", "---\nrole: x\n---\n# X\n").returncode == 0
+    for given, kind in (("[1]", "an array"), ('"a string"', "a string"), ("42", "a number"), ("null", "null")):
+        r = gbrain("--db", db, "put", "people/x", "--frontmatter", given, input="")
+        assert r.returncode == 2, (given, r.stderr)
+        assert r.stderr.decode() == ('error: --frontmatter must be a mapping of keys to values (a JSON object: {"key": value, …}), '
+                                     f"got {kind}\n"), r.stderr
+    assert gbrain("--db", db, "get", "people/x").stdout == b"---\nrole: x\n---\n# X\n"
+    r = gbrain("--db", db, "call", "brain_put", json.dumps({"slug": "people/x", "frontmatter": [1]}))
+    assert r.returncode == 2 and json.loads(r.stdout)["error"] == (
+        "brain_put: parameter 'frontmatter' must be a mapping of keys to values (a JSON object: {\"key\": value, …}), got an array"), r.stdout

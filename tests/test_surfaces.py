@@ -146,7 +146,7 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
     assert "must be a JSON object" in out[2]["error"]
     assert "unknown tool 'brain_nope'" in out[3]["error"]
     assert "no page 'nobody'" in out[4]["error"]
-    assert "must be string" in out[5]["error"]
+    assert "must be a string" in out[5]["error"]
     assert "needs a 'tool'" in out[6]["error"]
     assert out[7]["result"]["pages"] == 6
     for o in out:  # suggestions: a page lookup's near names (none here), as `call` prints them

@@ -320,6 +320,25 @@ def takes_hint(o: Operation, args: dict, unknown: list[str]) -> str:
     return "; " + " and ".join(f"{x.tool_name} takes {names}" for x in fits[:2])
 
 
+def json_kind(v: Any) -> str:
+    """What a JSON value is, in JSON's words (never Python's ``list``/``str``): ``an array``."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    return {dict: "an object", list: "an array", str: "a string"}.get(type(v), type(v).__name__)
+
+
+def type_words(t: str) -> str:
+    """What a parameter of JSON type ``t`` must be, said for a person: an object is a mapping
+    (a page's frontmatter, a sidecar's data: keys to values), whatever YAML or JSON it came as."""
+    if t == "object":
+        return 'a mapping of keys to values (a JSON object: {"key": value, …})'
+    return {"array": "an array", "integer": "an integer"}.get(t, f"a {t}")
+
+
 def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput.
 
@@ -361,7 +380,7 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
         if p.type == "array" and isinstance(v, str):
             pass  # one string for a list (the command line's `--slug a,b`): the handler splits it
         elif (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
-            raise BadInput(f"{where}{what} must be {p.type}, got {type(v).__name__}")
+            raise BadInput(f"{where}{what} must be {type_words(p.type)}, got {json_kind(v)}")
         if not valid_unicode(v):
             raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")
         if p.enum and v not in p.enum:
