@@ -117,3 +117,44 @@ def test_focused_writes_to_the_old_name_follow_the_renamed_page_as_put_does(tmp_
 
     r = gbrain("--db", str(db_path), "tag", "T/ref20", "t4")  # the CLI: exit 0, the note printed
     assert r.returncode == 0 and r.stdout.decode().startswith("updated T/ref20-new: T/ref20 was renamed to T/ref20-new on "), r
+
+
+def test_the_short_old_name_of_a_renamed_page_is_followed_as_the_full_one(tmp_path, db_path):
+    """The llm-wiki trial: `entities/ollama.md` renamed to `ollama-local.md` under watch; `get
+    ollama` (the short name that found the page before the rename) said "no page 'ollama'" and its
+    suggestions missed the page; `tag ollama x` failed; only `entities/ollama` was followed. A
+    unique suffix of an old name is followed now as the old name is; one two renamed pages share
+    is no answer (a plain miss, as before)."""
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        pid = b.page_row("T/ref20-new")["id"]
+        for short in ("ref20", "REF20"):
+            with pytest.raises(NotFound) as e:
+                ops.run("get", {"slug": short}, brain=b)
+            assert "T/ref20 was renamed to T/ref20-new on " in str(e.value)
+            assert e.value.suggestions[0] == "T/ref20-new"
+        r = ops.run("tag", {"slug": "ref20", "tag": "t5"}, brain=b)
+        assert r["slug"] == "T/ref20-new" and "T/ref20 was renamed to T/ref20-new on " in r["note"]
+        r = ops.run("put", {"slug": "ref20", "compiled_truth": "z\n"}, brain=b)
+        assert r["slug"] == "T/ref20-new" and "was renamed" in r["note"]
+        assert b.page_row("ref20") is None and b.page_row("T/ref20-new")["id"] == pid
+        # a suffix that is no whole segment is no old name
+        with pytest.raises(NotFound) as e:
+            ops.run("get", {"slug": "f20"}, brain=b)
+        assert "renamed" not in str(e.value)
+    # a second page once named .../ref20, renamed too: the short name names neither
+    root = tmp_path / "v"
+    (root / "U").mkdir()
+    (root / "U" / "ref20.md").write_text("# U 20\n\nother body\n", encoding="utf-8")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        assert eng.sync()["ok"]
+        os.rename(root / "U" / "ref20.md", root / "U" / "ref20-b.md")
+        assert eng.sync()["moved"] == [{"from": "U/ref20.md", "to": "U/ref20-b.md"}]
+        eng.close()
+        with pytest.raises(NotFound) as e:
+            ops.run("get", {"slug": "ref20"}, brain=b)
+        assert "renamed" not in str(e.value)
+        with pytest.raises(NotFound) as e:
+            ops.run("get", {"slug": "U/ref20"}, brain=b)
+        assert "U/ref20 was renamed to U/ref20-b on " in str(e.value)

@@ -578,7 +578,16 @@ class Brain:
             return None
         moved = renamed_to(self.conn, s)
         if moved is None:
-            return None
+            # a unique suffix of an old name (`ollama` for `entities/ollama`), as it found the page
+            # before the rename; one several renamed pages share names none of them
+            key = slug_key(s)
+            olds = {n for (n,) in self.conn.execute(
+                "SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'move' AND lower(name) LIKE '%/' || lower(?)", (s,))
+                if slug_key(n).endswith("/" + key)}
+            found = {n: m for n in olds if (m := renamed_to(self.conn, n)) is not None}
+            if len(found) != 1:
+                return None
+            s, moved = next(iter(found.items()))
         return {**moved, "words": renamed_words(s, moved)}
 
     def resolve_for_write(self, slug: str) -> sqlite3.Row | None:
