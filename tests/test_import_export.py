@@ -494,6 +494,41 @@ def _imported_copy(tmp_path, brain_tree):
     return db, copy
 
 
+def test_verify_says_what_matched_differs_and_is_only_on_one_side(tmp_path, brain_tree):
+    """Trial: `verify DIR` on a folder and a brain that each held something the other did not
+    said "Files seen 11 → stored 10 (pages 7, other files 5)" and "Content hashes checked: 11,
+    mismatches: 1": counts of different things side by side (the folder's files, those of them the
+    brain has, the brain's own totals). It now says, in words, how many files are the same on both
+    sides, which differ, which are only in the brain and which only in the folder; --json adds
+    those (`comparison`, `different`, `only_in_brain`, `only_in_folder`) and keeps the old keys."""
+    db, copy = _imported_copy(tmp_path, brain_tree)
+    ana = copy / "people" / "ana-lima.md"
+    ana.write_bytes(ana.read_bytes() + b"edited on disk\n")
+    (copy / "notes.md").write_text("# Only in the folder\n")
+    assert gbrain("--db", db, "put", "ideas/only-in-brain", "--content", "# Only in the brain\n").returncode == 0
+    r = gbrain("--db", db, "verify", str(copy))
+    assert r.returncode == 1, r.stderr
+    out = r.stdout.decode().splitlines()
+    assert out[:5] == [
+        f"Compared {copy} (12 files) with the brain (12: 7 pages, 5 other files):",
+        "  the same in both: 10",
+        "  different (in both, other bytes): 1: people/ana-lima.md",
+        "  only in the brain (not in the folder): 1: ideas/only-in-brain.md",
+        "  only in the folder (not in the brain): 1: notes.md",
+    ], out
+    assert not any(x.startswith(("Files seen", "Content hashes checked", "  missing_in_db:", "  missing_on_disk:", "  hash_mismatches:")) for x in out), out
+    j = json.loads(gbrain("--db", db, "verify", str(copy), "--json").stdout)
+    assert j["comparison"] == {"in_folder": 12, "in_brain": 12, "same": 10, "different": 1, "only_in_brain": 1, "only_in_folder": 1}
+    assert (j["different"], j["only_in_brain"], j["only_in_folder"]) == (["people/ana-lima.md"], ["ideas/only-in-brain.md"], ["notes.md"])
+    # the old keys stay (deprecated): the same lists under their old names, and the old counts
+    assert (j["hash_mismatches"], j["missing_on_disk"], j["missing_in_db"]) == (["people/ana-lima.md"], ["ideas/only-in-brain.md"], ["notes.md"])
+    assert (j["files_seen"], j["files_stored"], j["hashes_checked"], j["pages"], j["other_files"]) == (12, 11, 12, 7, 5)
+    # all the same: one plain line
+    ok = gbrain("--db", db, "verify", str(brain_tree)).stdout.decode().splitlines()
+    assert ok[0] == f"Compared {brain_tree} (11 files) with the brain (12: 7 pages, 5 other files):", ok
+    assert ok[1:3] == ["  the same in both: 11", "  only in the brain (not in the folder): 1: ideas/only-in-brain.md"] and not ok[3].startswith("  "), ok
+
+
 def test_export_refuses_to_replace_files_that_differ_and_writes_nothing(tmp_path, brain_tree):
     """An edit that exists only on disk is never silently overwritten."""
     db, copy = _imported_copy(tmp_path, brain_tree)

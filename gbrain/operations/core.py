@@ -15,7 +15,7 @@ from ..search.keyword import empty_query, search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op,
 )
 
 
@@ -947,7 +947,7 @@ def _import(b, a, ctx):
               "path (an earlier export's, of pages deleted or renamed since); never any other file; lists what it removed", default=False),
     ],
     mcp=False,
-    text=_report_text,
+    text=_compare_text,
 )
 def _export(b, a, ctx):
     from ..sync.exporter import export_tree
@@ -968,7 +968,7 @@ def _export(b, a, ctx):
               "left it less than verify_trust_check_hours (config; empty: 24) ago", default=False),
     ],
     mcp=False,
-    text=_report_text,
+    text=_compare_text,
 )
 def _verify(b, a, ctx):
     from ..sync.scan import db_excludes, scan_tree

@@ -842,19 +842,47 @@ def created_folders_text(folders: list[str]) -> str:
     return ("the folder " if len(folders) == 1 else "the folders ") + ", ".join(folders)
 
 
-def _report_text(r: dict, a: dict) -> str:
+def _comparison_lines(r: dict) -> list[str]:
+    """The folder and the brain compared (``verify``, ``export``), in words: how many files are
+    the same, which differ, which are only in the brain, which only in the folder."""
+    cmp = r["comparison"]
+    n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
+    lines = [f"Compared {r['root']} ({n(cmp['in_folder'], 'file')}) with the brain "
+             f"({cmp['in_brain']:,}: {n(r['pages'], 'page')}, {n(r['other_files'], 'other file')}):",
+             f"  the same in both: {cmp['same']:,}"]
+    for key, words in (("different", "different (in both, other bytes)"), ("only_in_brain", "only in the brain (not in the folder)"),
+                       ("only_in_folder", "only in the folder (not in the brain)")):
+        if cmp[key]:
+            shown = r.get(key) or []
+            names = ", ".join(shown[:SKIPPED_SHOWN])
+            more = f" and {cmp[key] - len(shown[:SKIPPED_SHOWN]):,} more" + (" (--json lists more)" if len(shown) > SKIPPED_SHOWN else "") \
+                if cmp[key] > len(shown[:SKIPPED_SHOWN]) else ""
+            lines.append(f"  {words}: {cmp[key]:,}: {names}{more}")
+    return lines
+
+
+def _compare_text(r: dict, a: dict) -> str:
+    """``verify`` and ``export``: the report, its counts said as a comparison of the two sides."""
+    return _report_text(r, a, compare=True)
+
+
+def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     lines = []
     if r.get("created_folders"):  # export --dir into a folder that was not there
         lines.append("Created " + created_folders_text(r["created_folders"]))
     c = r.get("counts")
     if c:
         lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))
-    if r.get("kept_not_in_tree"):  # the brain holds more than this folder: say whose counts are whose
+    compare = compare and "comparison" in r
+    if compare:
+        lines += _comparison_lines(r)
+    elif r.get("kept_not_in_tree"):  # the brain holds more than this folder: say whose counts are whose
         lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,}; the brain now holds {r['pages']:,} pages and {r['other_files']:,} other files")
     else:
         lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
     n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
-    lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
+    if not compare:
+        lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
     lk = r["links"]
     line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling)"
     if r["pages_reparsed"]:
@@ -906,6 +934,8 @@ def _report_text(r: dict, a: dict) -> str:
     for p in r["problems"]:
         lines.append(f"MISMATCH: {p}")
     for key in ("missing_in_db", "missing_on_disk", "hash_mismatches", "derived_mismatches"):
+        if compare and key != "derived_mismatches":
+            continue  # named in the comparison above
         if key == "missing_on_disk" and r.get("kept_not_in_tree"):
             continue  # pages kept on purpose (noted above; listed in --json)
         for p in r.get(key) or []:

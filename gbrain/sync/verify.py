@@ -553,16 +553,17 @@ class Compared:
     missing_in_db: list[str]
     missing_on_disk: list[str]
     hash_mismatch: list[str]
+    in_brain: int = 0  # paths the brain holds (pages and other files)
 
 
 def compare(disk: dict[str, str], db: dict[str, str]) -> Compared:
     """Compare ``path → sha256`` maps of a tree and the DB (as sets of keys and of items)."""
     if disk == db:
-        return Compared(len(disk), len(disk), [], [], [])
+        return Compared(len(disk), len(disk), [], [], [], len(db))
     missing_db = sorted(disk.keys() - db.keys())
     missing_disk = sorted(db.keys() - disk.keys())
     bad = sorted(p for p, _ in disk.items() - db.items() if p in db)
-    return Compared(len(disk), len(disk) - len(missing_db), missing_db, missing_disk, bad)
+    return Compared(len(disk), len(disk) - len(missing_db), missing_db, missing_disk, bad, len(db))
 
 
 #: the first problem of a report on a brain whose last import did not finish (its mark,
@@ -652,9 +653,22 @@ def report(
         # what differs is what it had left to do, so the advice is to run it again, not sync
         problems = [UNFINISHED_IMPORT] + [_SYNC_ADVICE.sub("", p) for p in problems]
     pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    # the folder and the brain compared, path by path, in words a person reads: in_folder = same +
+    # different + only_in_folder; in_brain = same + different + only_in_brain (+ ignored_in_brain)
+    comparison = {"in_folder": c.seen, "in_brain": c.in_brain, "same": c.stored - len(c.hash_mismatch), "different": len(c.hash_mismatch),
+                  "only_in_brain": len(c.missing_on_disk), "only_in_folder": len(c.missing_in_db)}
+    if ignored_in_brain:
+        comparison["ignored_in_brain"] = len(ignored_in_brain)
     rep = {
         "ok": not problems,
         "root": str(scan.root),
+        "comparison": comparison,
+        "different": c.hash_mismatch[:MAX_LISTED],
+        "only_in_brain": c.missing_on_disk[:MAX_LISTED],
+        "only_in_folder": c.missing_in_db[:MAX_LISTED],
+        # deprecated names, kept: files_seen (= comparison.in_folder), files_stored (same +
+        # different), hashes_checked (in_folder), hash_mismatches (= different), missing_in_db
+        # (= only_in_folder), missing_on_disk (= only_in_brain)
         "files_seen": c.seen,
         "files_stored": c.stored,
         "pages": pages_on_disk,
