@@ -435,3 +435,48 @@ def test_two_watchers_appending_different_entries_merge_on_postgres(pg_url, brai
         for w in (wa, wb):
             if w is not None:
                 w.kill()
+
+
+# ---- renamed and edited on disk while the brain edited the page -------------------------------
+
+
+def test_a_note_renamed_and_edited_on_disk_while_the_brain_edited_it_moves_and_merges(tmp_path, db_path):
+    """The llm-wiki trial: between two `sync`s, `mv entities/wesnoth.md entities/wesnoth-game.md`
+    plus a line added to it, and an agent's `timeline-add entities/wesnoth`. The sync put the old
+    file back with the agent's entry ("PUT BACK … deleted on disk, edited in the brain") and
+    imported the renamed file as a new page: the rename undone, the two edits split over two
+    notes. The renamed file is the same file (inode) and alike: the page moves (id, history) and
+    the two edits merge three ways as for a page that did not move; overlapping edits are the
+    both-changed conflict (the file's text the page, the brain's the copy), never a put-back."""
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / PATH).write_bytes(page(b"Ana is raising.\nShe lives in Lisbon.\n"))
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        pid = b.page_row(SLUG)["id"]
+        new = root / "people" / "ana-lima-cruz.md"
+        (root / PATH).rename(new)
+        new.write_bytes(new.read_bytes().replace(b"She lives in Lisbon.", b"She lives in Porto."))  # in place: same inode
+        b.timeline_add(SLUG, "2026-12-03", "agent entry")
+        rep = eng.sync()
+        assert not (root / PATH).exists(), "the old name was put back"
+        assert b.page_row(SLUG) is None and b.page_row("people/ana-lima-cruz")["id"] == pid
+        text = new.read_bytes()
+        assert b"She lives in Porto." in text and b"agent entry" in text
+        assert b.get_text("people/ana-lima-cruz").encode() == text
+        assert rep["counts"]["conflicts"] == 0 and not conflict_list(b)
+        assert sorted(p.name for p in (root / "people").iterdir()) == ["ana-lima-cruz.md"]
+        assert fresh_import_differences(b) == {}
+        # overlapping edits: moved, the file's text the page, the brain's version the conflict copy
+        newer = root / "people" / "ana-lima-2.md"
+        new.rename(newer)
+        newer.write_bytes(newer.read_bytes().replace(b"She lives in Porto.", b"She lives in Faro."))
+        b.put("people/ana-lima-cruz", b.get_text("people/ana-lima-cruz").replace("She lives in Porto.", "She lives in Braga."))
+        eng.sync()
+        assert not new.exists() and b.page_row("people/ana-lima-2")["id"] == pid
+        assert b"Faro" in newer.read_bytes() and b.get_text("people/ana-lima-2") == newer.read_text()
+        copies = [p for p in (root / "people").iterdir() if ".conflict-" in p.name]
+        assert len(copies) == 1 and b"Braga" in copies[0].read_bytes()
+        eng.close()

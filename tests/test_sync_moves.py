@@ -110,6 +110,21 @@ def test_similarity_pairing_needs_the_threshold_an_unedited_brain_side_and_pages
     assert decide(files, {("a.json", "b.json"): 0.99}).changed_moves == []
 
 
+def test_a_page_edited_in_the_brain_pairs_only_with_the_same_file_as_a_both_move():
+    """Renamed and edited on disk (the same inode) while the brain edited the page: a
+    ``both_moves`` pair (the row moves, the base kept, the next round merges), from INODE_MIN;
+    another file however alike, or the same inode below INODE_MIN, is no move (put back +
+    import, as before)."""
+    st = {"old.md": gone(H["a"], 7, brain=H["c"]), "new.md": new(H["b"], 7)}
+    plan = decide(st, {("old.md", "new.md"): similar.INODE_MIN})
+    assert plan.both_moves == [("old.md", "new.md")] and plan.changed_moves == [] and not plan.conflicts
+    assert plan.action("old.md") == "both-move-from" and plan.action("new.md") == "both-move-to"
+    plan = decide(st, {("old.md", "new.md"): similar.INODE_MIN - 0.01})
+    assert plan.both_moves == [] and plan.conflicts == [("old.md", "deleted-on-disk")] and plan.import_ == ["new.md"]
+    other = {"old.md": gone(H["a"], 7, brain=H["c"]), "new.md": new(H["b"], 8)}
+    assert decide(other, {("old.md", "new.md"): 0.99}).both_moves == []
+
+
 def test_an_inode_reused_by_an_unrelated_note_is_no_move():
     st = {"gone.md": gone(H["a"], 7), "other.md": new(H["b"], 7)}
     plan = decide(st, {("gone.md", "other.md"): 0.3})

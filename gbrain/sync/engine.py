@@ -105,7 +105,7 @@ import posixpath
 import re
 import stat
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -214,6 +214,9 @@ class Outcome:
     #: ``(path, why)``: no base, the file held a version of a page the brain deleted or moved away:
     #: removed from the folder (also in ``removed``)
     old_removed: list[tuple[str, str]] = field(default_factory=list)
+    #: the new paths of ``both_moves`` pairs carried out (also in ``moved``): the next round merges
+    #: both sides' edits (or keeps the brain's as the conflict copy): :meth:`SyncEngine._run` runs it
+    both_moved: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
@@ -808,8 +811,8 @@ class SyncEngine:
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
         bad_prefixes = [(p.rstrip("/") + "/", why) for p, why in scan.skipped]
-        out = self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
-                        all_disk=[t[0] for t in stats])
+        out = self._then_both(self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
+                                        all_disk=[t[0] for t in stats]))
         out.cleaned[:0] = cleaned
         self._git_settled(git_now)
         rep = self.report(scan, out)
@@ -933,8 +936,23 @@ class SyncEngine:
         cand |= set(disk)
         only_moves = {p for p in maybe_moved if p not in cand and p not in unknown and not self.excluded(p) and self.stat_path(p) == (None, None)}
         cand |= only_moves
-        return self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits, only_moves=only_moves,
-                         moves_only=moves_only)
+        return self._then_both(self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
+                                         only_moves=only_moves, moves_only=moves_only))
+
+    def _then_both(self, out: Outcome) -> Outcome:
+        """After a round that carried out ``both_moves`` pairs (``out.both_moved``): a round over
+        their new paths, where both sides changed since the base (merged, or the both-changed
+        conflict), its outcome added to ``out``."""
+        if not out.both_moved:
+            return out
+        more = self.reconcile(paths=out.both_moved)
+        for f in fields(Outcome):
+            a, b = getattr(out, f.name), getattr(more, f.name)
+            if isinstance(a, list):
+                a.extend(x for x in b if x not in a)
+            elif isinstance(a, dict):
+                a.update(b)
+        return out
 
     # ---- the core -----------------------------------------------------------------
 
@@ -1057,11 +1075,20 @@ class SyncEngine:
         similar = self._similar(states, disk)
         plan = decide(states, similar)
         moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
-        if moves_only:  # a move that would write the brain's edit to the new file is left to sync
-            edited_moves = []
-        moved_paths = {p for m in moves + edited_moves + changed_moves for p in m}
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
+        both_moves = []
+        for src, dst in plan.both_moves:
+            # the row can take the new name (no other page has its slug): it moves with the
+            # brain's text; else as before the pair: the brain's edit put back, the file imported
+            if not moves_only and not self.conn.execute("SELECT 1 FROM pages WHERE slug = ? AND path != ?", (slug_for_path(dst), src)).fetchone():
+                both_moves.append((src, dst))
+            else:
+                conflicts = sorted(conflicts + [(src, "deleted-on-disk")])
+                to_import = sorted(to_import + [dst])
+        if moves_only:  # a move that would write the brain's edit to the new file is left to sync
+            edited_moves = []
+        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves for p in m}
         to_merge, to_merged = plan.merge, plan.merged
         old_copies = plan.old_copies
         drop = (paths if moves_only else only_moves) - moved_paths
@@ -1092,7 +1119,7 @@ class SyncEngine:
             note = self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
             if note:
                 out.git.append(note)
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or old_copies:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or both_moves or old_copies:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -1234,6 +1261,15 @@ class SyncEngine:
                     continue
                 with origin(operation="file moved"):
                     self._move(src, dst, disk[dst], out, changed=True)
+            for src, dst in both_moves:
+                # moved and edited on disk, edited in the brain: the row moves with the brain's
+                # text and the new path keeps the old base, so the round after this one finds both
+                # sides changed since it (a three-way merge, or the both-changed conflict)
+                if src in changed_since or dst in changed_since:
+                    continue
+                with origin(operation="file moved"):
+                    self._move(src, dst, disk[dst], out, base=B[src])
+                out.both_moved.append(dst)
             for src, dst in edited_moves:
                 # written out above; the row (the brain's text, its id and history) follows it
                 f = move_written.get(dst)
@@ -1635,17 +1671,22 @@ class SyncEngine:
         :data:`SIMILAR_MAX_BYTES` are left out. ``{(gone, new): similarity}``."""
         gone = [p for p, st in states.items() if st.disk is None and st.base is not None and st.brain is not None
                 and st.brain == st.base and st.brain_kind == "page"]
-        if not gone:
+        # a page the brain edited since the base pairs only with the same file (inode): scored
+        # for that pair only (``extra``), never shortlisted
+        edited = [p for p, st in states.items() if st.disk is None and st.base is not None and st.brain is not None
+                  and st.brain != st.base and st.brain_kind == "page" and st.base_id is not None]
+        if not gone and not edited:
             return {}
         hashes = {states[q].base for q in gone}
         new = [p for p, st in states.items() if st.disk is not None and st.brain is None and st.base is None and st.disk_kind == "page"
                and st.disk not in hashes and disk[p].size <= SIMILAR_MAX_BYTES]
         if not new:
             return {}
-        ids = {states[q].base_id: q for q in gone if states[q].base_id is not None}
+        ids = {states[q].base_id: q for q in gone + edited if states[q].base_id is not None}
         extra = [(ids[states[p].disk_id], p) for p in new if states[p].disk_id in ids]
+        paired_edited = {q for q, _ in extra if q in set(edited)}
         gone_text: dict[str, str] = {}
-        for q in gone:
+        for q in gone + sorted(paired_edited):
             data = self.db_bytes(q)
             if data is not None and len(data) <= SIMILAR_MAX_BYTES:
                 gone_text[q] = data.decode("utf-8", "replace")
@@ -1660,7 +1701,8 @@ class SyncEngine:
             new_text[p] = data.decode("utf-8", "replace")
         if not gone_text or not new_text:
             return {}
-        return sim.score_pairs(gone_text, new_text, sim.shortlist(gone_text, new_text), extra)
+        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in paired_edited}, new_text)
+        return sim.score_pairs(gone_text, new_text, short, extra)
 
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict, disk: dict[str, DiskFile]) -> None:
         """A partial round (watch) may see a move's new path without its old one (a file moved
@@ -2087,11 +2129,14 @@ class SyncEngine:
         elif self.conn.execute("SELECT 1 FROM files WHERE path = ?", (p,)).fetchone():
             self.brain.delete_file(p)
 
-    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False) -> None:
+    def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None) -> None:
         """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again.
         ``changed``: the file at ``dst`` holds an edited text (a ``changed_moves`` pair of
         :func:`~gbrain.sync.plan.decide`): after the rename the page takes it, as a save of its
-        own (so the history shows the move, then the edit)."""
+        own (so the history shows the move, then the edit). ``base``: a ``both_moves`` pair (the
+        brain edited the page too): the page keeps its text and ``dst`` is recorded with this
+        base, the one ``src`` had, for the next round's both-changed rules (the caller checked
+        that the row can take the new name)."""
         c = self.conn
         page = c.execute("SELECT id FROM pages WHERE path = ?", (src,)).fetchone()
         new_slug = slug_for_path(dst)
@@ -2123,6 +2168,12 @@ class SyncEngine:
                     out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
             self.brain.re_resolve({loose_key(new_slug), loose_key(title), loose_key(slug_for_path(src)), loose_key(old_title)})
+            if base is not None:
+                self._record(dst, f, base)
+                self._forget(src)
+                out.moved.append((src, dst))
+                self._log(f"> {src} → {dst} (moved; edited on both sides)")
+                return
             if changed:
                 old_hash = c.execute("SELECT content_hash FROM pages WHERE id = ?", (pid,)).fetchone()[0]
                 with origin(operation="file changed"):

@@ -64,11 +64,16 @@ three passes, each one to one among the paths the earlier passes left:
    (``similar``, scored by the caller with :mod:`gbrain.sync.similar`), best pairs first (ties:
    the same inode, the same file name, then the paths' order): a ``changed_moves`` pair, the row moves and then takes the new text (moved and
    edited on disk: Obsidian rewrites a moved note's relative links, a checkout of a branch that
-   moved and edited pages).
+   moved and edited pages). A page the brain edited since the base pairs here only with the
+   same file (inode) at :data:`~gbrain.sync.similar.INODE_MIN` or more: a ``both_moves`` pair
+   (renamed and edited on disk while an agent edited the page): the row moves with the brain's
+   text and the old base becomes the new path's base, so the next round's both-changed rules
+   decide the text (the edits merged three ways, or the file's text the page and the brain's
+   the conflict copy), as for a page that did not move.
 
 A new path holding anything else is not guessed at: it is imported, and the old path follows
 the rules above (a brain-edited page deleted on disk is put back, even when the new file is
-similar: both sides changed it, and the file's version stays a page of its own). Within a pass,
+similar but another file: both sides changed it, and the file's version stays a page of its own). Within a pass,
 new paths are taken in sorted order, each with the first free vanished path (sorted) it matches,
 so the plan is deterministic.
 """
@@ -126,6 +131,7 @@ class Plan:
     moves: list[tuple[str, str]] = field(default_factory=list)
     edited_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, edited in the brain: move, then write new
     changed_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk: move, then import new
+    both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (same inode), edited in the brain: move, base kept
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
     import_: list[str] = field(default_factory=list)      # file → brain
@@ -140,9 +146,9 @@ class Plan:
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
+        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
         ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``; KeyError when not in the plan."""
-        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves)):
+        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves)):
             for old, new in pairs:
                 if path == old:
                     return pre + "move-from"
@@ -183,7 +189,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
         if st.disk in (old.base, old.brain):
             (plan.edited_moves if old.brain != old.base and st.disk == old.base else plan.moves).append((src, dst))
         else:
-            plan.changed_moves.append((src, dst))
+            (plan.changed_moves if old.brain == old.base else plan.both_moves).append((src, dst))
 
     if gone and new:
         # 1. the same file (inode), its content the same or alike
@@ -217,7 +223,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             src = next((q for q in by_hash.get(st.disk, ()) if q not in taken and states[q].brain_kind == st.disk_kind), None)
             if src is not None:
                 pair(src, p)
-        # 3. similar text: pages only, the brain's side unedited since the base; best first
+        # 3. similar text: pages only, the brain's side unedited since the base (edited: the same file only); best first
         def same_file(q: str, p: str) -> bool:
             return q in states and p in states and states[p].disk_id is not None and states[p].disk_id == states[q].base_id
 
@@ -227,12 +233,13 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             if q in taken or p in paired:
                 continue
             old, st = states.get(q), states.get(p)
-            if not (q in gone_set and p in new_set and old.brain_kind == "page" and st.disk_kind == "page" and old.brain == old.base):
+            if not (q in gone_set and p in new_set and old.brain_kind == "page" and st.disk_kind == "page"
+                    and (old.brain == old.base or (same_file(q, p) and similar[(q, p)] >= INODE_MIN))):
                 continue
             pair(q, p)
-    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves):
+    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves):
         pairs.sort(key=lambda m: (m[1], m[0]))
-    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves for p in m}
+    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves for p in m}
     for p in sorted(states):
         if p in moved:
             continue
