@@ -694,6 +694,12 @@ def test_truncation_hints_go_to_stderr_so_stdout_counts_items(imported):
         assert gbrain("tag", "people/ana-lima", f"t{i}").returncode == 0
     r = gbrain("history", "people/ana-lima", "--limit", "2")
     assert r.returncode == 0 and b"--limit 0 lists all" in r.stderr and b"--limit 0" not in r.stdout, (r.stdout, r.stderr)
+    # `changes` too (the llm-wiki trial: after an import of 1,606 files it stopped at its default
+    # 100 rows with no word of the rest)
+    r = gbrain("changes", "--limit", "2")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2 and b"the newest 2; --limit 0 lists all" in r.stderr, (r.stdout, r.stderr)
+    r = gbrain("changes", "--limit", "0")
+    assert r.returncode == 0 and r.stderr == b"" and len(r.stdout.splitlines()) > 2
     r = gbrain("list", "--limit", "0")
     assert r.returncode == 0 and r.stderr == b""
 

@@ -211,3 +211,23 @@ def test_undo_text_names_each_planned_action_once(db_path):
     for line in lines[:-1]:
         action = line.split()[0]
         assert line.split().count(action) == 1, line
+
+
+def test_a_long_undo_plan_lists_its_first_lines_then_says_how_many_more(db_path):
+    """The llm-wiki trial: `undo --since 1h` right after an import printed 1,607 plan lines before
+    the one summary line. The text lists the first UNDO_SHOWN, then how many more (`--json`
+    lists every one), then the summary; `--json` keeps the whole plan."""
+    from gbrain.operations.history import UNDO_SHOWN
+
+    with Brain.open(db_path) as b:
+        for i in range(UNDO_SHOWN + 7):
+            run(b, "put", slug=f"bulk/p{i:03d}", content=f"page {i}\n")
+        since = first_at(b, "cli")
+    p = gbrain("--db", str(db_path), "undo", "--since", since)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.decode().splitlines()
+    assert len(lines) == UNDO_SHOWN + 2, lines[-3:]
+    assert lines[-2] == "… 7 more (`--json` lists every one)"
+    assert lines[-1] == f"dry run (delete {UNDO_SHOWN + 7}); run again with --apply to do it"
+    p = gbrain("--db", str(db_path), "--json", "undo", "--since", since)
+    assert len(json.loads(p.stdout)["plan"]) == UNDO_SHOWN + 7

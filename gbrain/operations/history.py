@@ -197,6 +197,7 @@ def _changes_text(r: list, a: dict) -> str:
         limit_param(100, "maximum number of changes (0: all)"),
     ],
     text=_changes_text,
+    note=lambda r, a: f"… the newest {len(r)}; --limit 0 lists all" if r and len(r) >= (100 if a.get("limit") is None else a["limit"]) > 0 else None,
     title="Recent changes across the brain",
     item={"type": "object"},
     page="limit",
@@ -211,6 +212,10 @@ def _changes(b, a, ctx):
                      until=_since(a.get("until"), ctx.flag("until")))
 
 
+#: plan lines `undo`'s text lists (`--json` has them all)
+UNDO_SHOWN = 50
+
+
 def _undo_text(r: dict, a: dict) -> str:
     plan, n = r["plan"], r["counts"]
     if not plan:
@@ -219,7 +224,9 @@ def _undo_text(r: dict, a: dict) -> str:
     verb = {"revert": "to version {v}", "restore": "version {v} (deleted since)", "delete": "(created since; it stays in the trash)",
             "none": "(already as it was)", "skip": "({reason})"}
     lines = [f"{it['action']:<8} {it['name']}  " + verb[it["action"]].format(v=it["to_version"], reason=it["reason"])
-             + f"  ({it['writes']} write{'' if it['writes'] == 1 else 's'})" for it in plan]
+             + f"  ({it['writes']} write{'' if it['writes'] == 1 else 's'})" for it in plan[:UNDO_SHOWN]]
+    if len(plan) > UNDO_SHOWN:  # an import in the window: thousands of lines before the summary
+        lines.append(f"… {len(plan) - UNDO_SHOWN:,} more (`--json` lists every one)")
     what = ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
     if r["applied"]:
         lines.append(f"undone: {what}. The undo is in the history too: `gbrain undo --since {r['since']} --origin undo --apply` takes it back")
