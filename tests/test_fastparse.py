@@ -274,6 +274,8 @@ INLINE_PIECE = st.one_of(
             "`c`", "``c``", "<b>", "<!-- c -->", "\\[", "  \n", "\n  ", "[a\nb](c.md)", "[a](b\nc)", "[a] (b.md)",
             "[a](b(c)d.md)", "[a](b(c)", "[a](b(c(d)))", "<https://x.y>", "<a href=x>", "</a>", "<br/>", "<!--", "-->", "<?x?>", "<!X y>",
             "` a `", "`` ` ``", "```", "` `", "[`x`](y.md)", "![a b](c d.png)", "![](e.png)", "[x]]", "]]", "&amp", ";",
+            "[z](c.md 't')", "[z](c.md \"\")", "[z](c.md  \"t\"  )", "[z](c.md\t\"t\")", "[z](c.md \"a\nb\")", "[z](c.md (t))",
+            "[z](c.md \"t\"x)", "[z](c.md \"t's (x)\")", "![i](p.png \"t\")", "[z](c.md )", "[z](c.md \"&amp;\")", "[z](c.md \"t)",
         ]
     ),
 )
@@ -300,3 +302,17 @@ def test_inline_fast_path_takes_the_common_shapes():
     (a guard against one being sent to mistune by a later change), with mistune's tokens."""
     text = "See `x [y](z)` <br/> ![i](p.png) [!note] [a](b(c)d.md) [[w|W]] <!-- [[h]] --> end"
     assert assert_inline_same([text], []) == 1
+
+
+def test_inline_fast_path_takes_titled_links():
+    """An inline link or image with a title (``[Edit](https://x/y.md "edit-note")``, the footer of
+    every obsidian-hub page) stays on the fast path, with mistune's tokens (the title in
+    ``attrs``)."""
+    text = ('<span class="git-footer">[Edit In GitHub](https://github.dev/o/h/blob/main/00%20-%20Start%20here.md "git-hub-edit-note")'
+            " | [Copy](https://raw.x/a.md 'copy') | ![i](p.png  \"\"  ) </span>")
+    assert assert_inline_same([text], []) == 1
+    md = markdown._markdown()
+    from gbrain.page import fastparse
+
+    links = [t for t in fastparse._link_tokens(text, md.link_inline) if t.get("type") in ("link", "image")]
+    assert [t["attrs"].get("title") for t in links] == ["git-hub-edit-note", "copy", None]

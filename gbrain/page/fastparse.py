@@ -14,7 +14,7 @@ found by that comparison.
 
 Inline: :func:`render_inline` sets each block's inline children as mistune's ``_iter_render``
 would. A block text of words, line breaks, code spans, raw HTML (mistune's own rule; not an
-``<a>`` tag), wiki links, title-less inline links and images without nested brackets, and
+``<a>`` tag), wiki links, inline links and images (a title in quotes too) without nested brackets, and
 brackets that make no link (``[!note]``) is tokenised by :func:`_link_tokens`, ~3.5× faster
 than mistune's link parser, with mistune's tokens (URLs escaped by mistune's ``escape_url``;
 adjacent text tokens joined); a heading with no inline syntax is one text token. Any other
@@ -360,11 +360,15 @@ _HTML_START_RE = re.compile(InlineParser.SPECIFICATION["inline_html"])
 _SOFTBREAK_RE = re.compile(r" *\n\s*")  # mistune InlineParser.HARD_LINEBREAK, the softbreak rule
 _BACKTICKS_RE = re.compile(r"`+")
 _WIKI_RE = re.compile(_WIKI_PATTERN)
-#: an inline link or image mistune's parse_link accepts with no title: a label without brackets,
-#: code, HTML or line breaks, a destination without whitespace, brackets, ``<`` or control characters
-#: and with parentheses only in balanced pairs one deep
+#: an inline link or image mistune's parse_link accepts: a label without brackets, code, HTML or
+#: line breaks, a destination without whitespace, brackets, ``<`` or control characters and with
+#: parentheses only in balanced pairs one deep, then optionally a title in double or single quotes
+#: on the same line (no NUL; the caller takes no text holding a backslash, so mistune's
+#: ``unescape_char`` leaves it as it is), spaces or tabs, and the closing parenthesis
+#: (mistune's ``parse_link_title`` and ``_skip_ascii_whitespace``, the subset without line breaks)
 _MD_LINK_RE = re.compile(
-    r"(!?)\[([^\[\]\n`<]*)\]\(((?:[^ \t\n\r\f()\[\]<\x00-\x1f\x7f]|\([^ \t\n\r\f()\[\]<\x00-\x1f\x7f]*\))+)\)"
+    r"(!?)\[([^\[\]\n`<]*)\]\(((?:[^ \t\n\r\f()\[\]<\x00-\x1f\x7f]|\([^ \t\n\r\f()\[\]<\x00-\x1f\x7f]*\))+)"
+    r"(?:[ \t]+(?:\"([^\"\n\x00]*)\"|'([^'\n\x00]*)'))?[ \t]*\)"
 )  # (one level of balanced parentheses in the destination, as mistune's href scan allows)
 #: brackets that make no link (not followed by ``(``, nothing inside that a rule reads): mistune
 #: drops the opener at the ``]`` and keeps both as text
@@ -401,7 +405,7 @@ def _link_tokens(text: str, inline: InlineParser) -> list | None:
     """The tokens mistune's ``link_inline`` gives stripped block ``text`` (text, softbreak, code
     span, wikilink, link or image with a text child and the escaped URL; adjacent text merged,
     as the views read it) when it holds only plain text, line breaks, code spans, wiki links,
-    title-less inline links and images without nested brackets, and brackets that make no
+    inline links and images (a title in quotes too) without nested brackets, and brackets that make no
     link, and raw HTML other than an ``<a>`` tag (read by ``inline``'s own rule, mistune's
     ``parse_inline_html``); else None. Only for a page without link reference definitions (those
     change what a bracket means).
@@ -481,10 +485,14 @@ def _link_tokens(text: str, inline: InlineParser) -> list | None:
                     pos = k.end()
                     continue
                 label = k.group(2)
+                attrs = {"url": _escape_url(k.group(3))}
+                title = k.group(4) or k.group(5)
+                if title:  # mistune keeps a title only when it is not empty
+                    attrs["title"] = title
                 tok = {
                     "type": "image" if k.group(1) else "link",
                     "children": [{"type": "text", "raw": label}] if label else [],
-                    "attrs": {"url": _escape_url(k.group(3))},
+                    "attrs": attrs,
                 }
                 pos = k.end()
         if buf:
