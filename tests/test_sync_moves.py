@@ -125,6 +125,23 @@ def test_a_page_edited_in_the_brain_pairs_only_with_the_same_file_as_a_both_move
     assert decide(other, {("old.md", "new.md"): 0.99}).both_moves == []
 
 
+def test_a_path_replaced_by_another_file_whose_old_file_is_at_a_new_path_is_a_replaced_move():
+    """`mv a.md b.md && echo … > a.md` in one round: a.md's recorded inode is at b.md with a.md's
+    base bytes, and a.md holds another file: the row moves to b.md and a.md is a new page. Not
+    when the brain edited a.md since the base, the bytes at b.md are not the base, or a.md is the
+    same file edited in place."""
+    def changed(h, fid, base_id, brain=None):
+        return PathState(disk=h, brain=brain or H["a"], base=H["a"], brain_kind="page", base_id=base_id, disk_id=fid)
+
+    st = {"a.md": changed(H["b"], 9, 7), "b.md": new(H["a"], 7)}
+    plan = decide(st)
+    assert plan.replaced_moves == [("a.md", "b.md")] and plan.import_ == [] and plan.moves == []
+    assert plan.action("a.md") == "replaced-move-from" and plan.action("b.md") == "replaced-move-to"
+    assert decide({"a.md": changed(H["b"], 9, 7, brain=H["c"]), "b.md": new(H["a"], 7)}).replaced_moves == []
+    assert decide({"a.md": changed(H["b"], 9, 7), "b.md": new(H["d"], 7)}).replaced_moves == []
+    assert decide({"a.md": changed(H["b"], 7, 7), "b.md": new(H["a"], 8)}).replaced_moves == []
+
+
 def test_an_inode_reused_by_an_unrelated_note_is_no_move():
     st = {"gone.md": gone(H["a"], 7), "other.md": new(H["b"], 7)}
     plan = decide(st, {("gone.md", "other.md"): 0.3})
@@ -431,3 +448,34 @@ def test_a_one_paragraph_note_with_its_link_rewritten_is_still_evidence():
     assert len(para) > similar.SHORT
     assert similar.evidence(para, para.replace("(../", "(")) >= similar.SURE
     assert similar.evidence(prose(5, 1), prose(6, 1)) < similar.INODE_MIN
+
+
+def test_a_note_moved_away_and_a_new_note_at_its_old_name_in_one_round(tmp_path, db_path):
+    """The llm-wiki trial, under watch: `mv entities/deepseek.md entities/deepseek-ai.md &&
+    printf '# placeholder…' > entities/deepseek.md` in one batch made deepseek-ai a new page
+    (history starting at "create") and kept the page at the old name, taking the placeholder with
+    a "the file shrank … revert" warning. The old file (its inode, its bytes) is at the new name:
+    the page moves there (id, history, tags), and the placeholder is a new page."""
+    from gbrain.core.brain import Brain
+    from gbrain.sync.engine import SyncEngine
+
+    root = tmp_path / "v"
+    (root / "e").mkdir(parents=True)
+    text = "---\ntags: [model]\n---\n# DeepSeek\n\n" + "A long note about the model, its papers and releases.\n" * 10
+    (root / "e" / "deepseek.md").write_text(text, encoding="utf-8")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        pid = b.page_row("e/deepseek")["id"]
+        os.rename(root / "e" / "deepseek.md", root / "e" / "deepseek-ai.md")
+        (root / "e" / "deepseek.md").write_text("# Deepseek placeholder\n\nnew note\n", encoding="utf-8")
+        rep = eng.sync()
+        assert rep["moved"] == [{"from": "e/deepseek.md", "to": "e/deepseek-ai.md"}], rep["moved"]
+        assert b.page_row("e/deepseek-ai")["id"] == pid and b.get_text("e/deepseek-ai") == text
+        assert b.page_row("e/deepseek")["id"] != pid and "placeholder" in b.get_text("e/deepseek")
+        assert not any("shrank" in w for w in rep.get("warnings", [])), rep.get("warnings")
+        assert sorted(p.name for p in (root / "e").iterdir()) == ["deepseek-ai.md", "deepseek.md"]
+        assert (root / "e" / "deepseek-ai.md").read_text() == text
+        assert eng.sync()["counts"]["imported"] == 0  # settled
+        eng.close()

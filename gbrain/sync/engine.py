@@ -1044,6 +1044,10 @@ class SyncEngine:
         # a path gone from disk that the brain and the base still have may have moved: the new
         # paths' file ids (device, inode) are looked up then only
         any_gone = any(p not in D and p in S and p in B for p in paths)
+        # … and so may a path whose file changed, unchanged in the brain: moved away, a new note
+        # written at its name (the plan's ``replaced_moves``): its file id then too
+        any_new = any(p in D and p not in S and p not in B for p in paths)
+        any_changed = any_new and any(p in D and p in B and D[p] != B[p] and S.get(p) == B[p] for p in paths)
         # a file with no base that differs from the brain (or the brain has no such path): is it
         # an old copy of a version the history holds (a teammate's old vault, a restored backup)?
         hist = self._disk_history({p: (D[p], db[p][1] if p in db else None) for p in paths if p in D and p not in B and D[p] != S.get(p)})
@@ -1069,7 +1073,8 @@ class SyncEngine:
                 stale=None if p not in stale else ("merge" if stale[p][1] is not None else "conflict"),
                 both_merge=p in both,
                 base_id=state[p][4] if p in state else None,
-                disk_id=self._fid(disk[p]) if any_gone and d is not None and s is None and b is None else None,
+                disk_id=(self._fid(disk[p]) if (any_gone or any_changed) and d is not None and s is None and b is None
+                         else self._fid(disk[p]) if any_changed and d is not None and b is not None and d != b and s == b else None),
                 disk_history=hist[p][0] if p in hist else None,
             )
         similar = self._similar(states, disk)
@@ -1077,6 +1082,7 @@ class SyncEngine:
         moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
+        replaced_moves = [] if moves_only else plan.replaced_moves  # (the import itself imports the new note)
         both_moves = []
         for src, dst in plan.both_moves:
             # the row can take the new name (no other page has its slug): it moves with the
@@ -1088,7 +1094,7 @@ class SyncEngine:
                 to_import = sorted(to_import + [dst])
         if moves_only:  # a move that would write the brain's edit to the new file is left to sync
             edited_moves = []
-        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves for p in m}
+        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves for p in m}
         to_merge, to_merged = plan.merge, plan.merged
         old_copies = plan.old_copies
         drop = (paths if moves_only else only_moves) - moved_paths
@@ -1119,7 +1125,7 @@ class SyncEngine:
             note = self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
             if note:
                 out.git.append(note)
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or both_moves or old_copies:
+        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or both_moves or replaced_moves or old_copies:
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -1261,6 +1267,17 @@ class SyncEngine:
                     continue
                 with origin(operation="file moved"):
                     self._move(src, dst, disk[dst], out, changed=True)
+            for src, dst in replaced_moves:
+                # moved away on disk and a new note written at the old name: the row follows the
+                # file (its inode and bytes), then the new note is imported as a page of its own
+                if src in changed_since or dst in changed_since:
+                    continue
+                with origin(operation="file moved"):
+                    self._move(src, dst, disk[dst], out)
+                with origin(operation="file changed"):
+                    if self._import(src, disk[src], out):
+                        out.imported.append(src)
+                        self._log(f"+ {src} → db")
             for src, dst in both_moves:
                 # moved and edited on disk, edited in the brain: the row moves with the brain's
                 # text and the new path keeps the old base, so the round after this one finds both

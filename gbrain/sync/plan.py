@@ -71,6 +71,12 @@ three passes, each one to one among the paths the earlier passes left:
    decide the text (the edits merged three ways, or the file's text the page and the brain's
    the conflict copy), as for a page that did not move.
 
+**Replaced**: a path whose file is another file now (its ``disk_id`` is not the ``base_id`` the
+base recorded), unchanged in the brain since the base, whose base file (the recorded inode) is at a
+new path holding the base's bytes, was moved there and a new note written at the old name in the
+same round (``mv a.md b.md && echo … > a.md``): a ``replaced_moves`` pair, the row moves to the
+new path and the old path's file is imported as a new page (or file). Paired before the passes.
+
 A new path holding anything else is not guessed at: it is imported, and the old path follows
 the rules above (a brain-edited page deleted on disk is put back, even when the new file is
 similar but another file: both sides changed it, and the file's version stays a page of its own). Within a pass,
@@ -132,6 +138,7 @@ class Plan:
     edited_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, edited in the brain: move, then write new
     changed_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk: move, then import new
     both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (same inode), edited in the brain: move, base kept
+    replaced_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, a new file at the old name: move, then import old
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
     import_: list[str] = field(default_factory=list)      # file → brain
@@ -146,9 +153,9 @@ class Plan:
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
+        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``replaced-move-from``, ``replaced-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
         ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``; KeyError when not in the plan."""
-        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves)):
+        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves), ("replaced-", self.replaced_moves)):
             for old, new in pairs:
                 if path == old:
                     return pre + "move-from"
@@ -181,6 +188,20 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
     gone_set, new_set = set(gone), set(new)
     taken: set[str] = set()
     paired: set[str] = set()
+
+    # 0. replaced: the old path holds another file now and its base's file moved to a new path
+    replaced = [p for p in sorted(states) if states[p].base is not None and states[p].disk not in (None, states[p].base)
+                and states[p].brain == states[p].base and states[p].base_id is not None
+                and states[p].disk_id is not None and states[p].disk_id != states[p].base_id]
+    if replaced and new:
+        at = {states[p].disk_id: p for p in new if states[p].disk_id is not None}
+        for q in replaced:
+            p = at.get(states[q].base_id)
+            if p is not None and p not in paired and states[p].disk == states[q].base and states[p].disk_kind == states[q].brain_kind:
+                plan.replaced_moves.append((q, p))
+                paired.add(p)
+                new_set.discard(p)
+        new = [p for p in new if p not in paired]
 
     def pair(src: str, dst: str) -> None:
         old, st = states[src], states[dst]
@@ -237,9 +258,9 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
                     and (old.brain == old.base or (same_file(q, p) and similar[(q, p)] >= INODE_MIN))):
                 continue
             pair(q, p)
-    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves):
+    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves, plan.replaced_moves):
         pairs.sort(key=lambda m: (m[1], m[0]))
-    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves for p in m}
+    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves + plan.replaced_moves for p in m}
     for p in sorted(states):
         if p in moved:
             continue
