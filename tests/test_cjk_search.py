@@ -235,3 +235,26 @@ def test_postgres_v21_fills_the_bigrams_of_an_existing_brain(tmp_path, pg_url):
         assert slugs(search.search(b.conn, "同期", limit=50)) == _grep(NOTES, "同期")
         totals = tuple(b.conn.execute("SELECT pages, lexemes FROM search_totals").fetchone())
         assert totals == tuple(b.conn.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone())
+
+
+TITLED = {
+    "en": {"a/sync-settings.md": "# Sync settings\n\nHow to set it up.\n",
+           "a/other.md": "# Other note\n\nSync here, sync there: sync is everywhere in this note.\n"},
+    "ja": {"a/同期設定.md": "# 同期設定\n\n設定の方法。\n",
+           "a/別.md": "# 別のメモ\n\n同期、ここで同期、そこで同期：このメモのどこにでも同期がある。\n"},
+}
+
+
+@pytest.mark.sqlite_only("a CJK word inside a title is name evidence on SQLite's ranking only (docs/search.md, CJK text)")
+def test_a_cjk_word_in_a_title_ranks_as_a_title_word(tmp_path, db_path):
+    """Trial: a CJK word in a page's title weighed as body text (the title is one token to
+    unicode61; its bigrams are in the body-weight column), so a page mentioning the word four
+    times in its body outranked the page titled with it, where an English title word puts its
+    page first. The CJK title word now names its page as a Latin one does: first, signal `title`."""
+    order = {}
+    for lang, notes in TITLED.items():
+        with _brain(tmp_path / lang, tmp_path / f"{lang}.db", notes) as b:
+            hits = search.search(b.conn, "sync" if lang == "en" else "同期")
+            order[lang] = [(h["slug"].split("/")[1], "title" in h.get("signals", [])) for h in hits]
+    assert order["en"] == [("sync-settings", True), ("other", False)]
+    assert order["ja"] == [("同期設定", True), ("別", False)], order

@@ -774,6 +774,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     stem_only: dict[int, set[str]] = {}
     as_written: dict[int, set[str]] = {}
     index = _names_index(name_rows) if word_idf and len(name_rows) == len(ids) else None
+    passed: set[tuple[str, int, str]] = set()  # (word, page, name field) the pass below found
     for word, idf in word_idf.items():
         named: set[int] = set()
         matched[word] = named
@@ -787,6 +788,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
                 if v:
                     signals[pid].add(sig)
+                    passed.add((word, pid, sig))
                     if NAME_AS_WRITTEN and pid in texts and not names_word(word, written_of(pid, sig), word in prefixes):
                         stem_only.setdefault(pid, set()).add(sig)
                         continue
@@ -816,6 +818,40 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             if pid in bm and bm[pid]:
                 cbm[pid] = cbm[pid] * v / bm[pid]
                 bm[pid] = v
+    # a CJK word inside a name (``同期`` in the title ``同期設定``): unicode61 keeps the name's run as
+    # one token, so the pass above finds it only where it is the whole run; it names the page as a
+    # Latin word does when the name's text holds it (NFKC, casefolded), and weighs its characters
+    # by two (a bigram: about a word) in the name's precision (_cjk_precision)
+    cjk_named: set[int] = set()
+    cjk = [w for w in words if _CJK_RUN.fullmatch(w)] if CJK_NAMES else []
+    for word in cjk:
+        idf = word_idf.get(word)
+        if idf is None:  # a run of three or more characters: its pages are those of its bigram phrase
+            df = _match_count(conn, _cjk_terms(word)[0], counts)
+            if not df:
+                continue
+            idf = word_idf[word] = math.log(1 + (n_pages - df + 0.5) / (df + 0.5))
+            total += idf
+        named = matched.setdefault(word, set())
+        w = search_form(word).casefold()
+        for pid in ids:
+            if pid in named or pid not in texts:
+                continue
+            for i, sig in enumerate(_NAME_SIGNALS):
+                if (word, pid, sig) in passed:  # found (and weighed) by the pass above
+                    continue
+                field = texts[pid][i]
+                if sig == "path":
+                    field = field.rpartition("/")[2]  # the file name: a folder is no name of the page
+                if not field or field.isascii() or w not in search_form(field).casefold():
+                    continue
+                signals[pid].add(sig)
+                if sig == "headings":
+                    head[pid] += idf
+                elif pid not in named:
+                    named.add(pid)
+                    name[pid] += idf
+                    cjk_named.add(pid)
     hits_in_name = {pid: sum(1 for w in words if pid in matched.get(w, ())) for pid in ids}
     for pid, n in hits_in_name.items():
         if n and pid in texts:  # (a page no word names has no name evidence to weigh)
@@ -826,11 +862,42 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         ex = pid in exact
         if ex:
             signals[pid].add(exact[pid])
-        precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
+        if pid in cjk_named:
+            precision = _cjk_precision(texts[pid][0], texts[pid][1], [w for w in words if pid in matched.get(w, ())])
+        else:
+            precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+#: a CJK word inside a title, alias, heading or file name is name evidence (SQLite's ranking;
+#: False: only where it is the name's whole run, the ranking before)
+CJK_NAMES = True
+
+
+def _cjk_weight(word: str) -> float:
+    """How many words a word counts for in a name's precision: a CJK run its characters by two
+    (a bigram is about a word; at least 1), any other word 1."""
+    return max(1.0, len(word) / 2) if _CJK_RUN.fullmatch(word) else 1.0
+
+
+def _cjk_precision(title: str, aliases: str, hits: list[str]) -> float:
+    """:func:`_precision` of a page a CJK word names (:data:`CJK_NAMES`): the query words naming it
+    (``hits``), weighed by :func:`_cjk_weight`, against its shortest title or alias holding one of
+    them (by substring, CJK runs weighed the same way; the shortest of all when none does), so
+    ``同期`` in the title ``同期設定`` weighs as ``sync`` in ``Sync settings``: a half."""
+    names = [title, *aliases.split("\n")] if aliases else [title]
+    folded = [search_form(n).casefold() for n in names]
+    holding = [n for n, f in zip(names, folded) if any(search_form(w).casefold() in f for w in hits)] or names
+
+    def length(name: str) -> float:
+        words = {w.casefold() for w in _WORD.findall(search_form(name))} - STOP_WORDS
+        return max(1.0, sum(_cjk_weight(x) for w in words for x in _glued_runs(w)))
+
+    got = sum(_cjk_weight(w) for w in hits)
+    return min(1.0, got / min(length(n) for n in holding)) ** PRECISION_POWER
 
 
 def _name_length(name: str) -> int:
