@@ -1233,7 +1233,16 @@ class Brain:
         def landed(o, n) -> bool:
             return len(n.timeline_entries) == len(base.timeline_entries) + 1 and any(e.date == date and e.summary.endswith(summary) for e in n.timeline_entries)
 
-        return self._edit(row, append_timeline(page, entry, heading=heading), landed, "timeline entry")
+        res = self._edit(row, append_timeline(page, entry, heading=heading), landed, "timeline entry")
+        if not heading and page.separator and not base.timeline_entries and res.changed:
+            # below the first `---` is text with headings and no entry: a plain rule, as Obsidian
+            # vaults use it, read as the separator (the entry went to the end of the page)
+            h = next((ln.strip() for ln in page.timeline.splitlines() if re.match(r"#{1,6}\s", ln)), None)
+            if h:
+                res.note = ("the page's first `---` reads as its timeline separator, but the text below it is no timeline "
+                            f"(it holds `{h[:60]}`), so the entry went to the end of the page; if this vault uses `---` as a plain rule, "
+                            "`gbrain config set timeline_split heading` makes only a `---` above a `## Timeline` or `## History` heading the separator")
+        return res
 
     # ---- listing / stats --------------------------------------------------------
 

@@ -1,0 +1,29 @@
+"""`timeline-add` on an Obsidian note that uses `---` as a plain rule between sections (the
+llm-wiki trial: concepts/opencode-improvements has 11 `---`-separated `## …` sections): with the
+default `timeline_split rule` everything below the first `---` is the page's "timeline", so the
+entry went after the last section with no word of why. The write still happens (as documented),
+and its note now says that the `---` looks like a plain rule and names `timeline_split heading`;
+a page with a real timeline (or an empty one) gets no note."""
+from __future__ import annotations
+
+from gbrain.core.brain import Brain
+from gbrain.operations import registry as ops
+
+RULED = ("---\ntitle: Plan\n---\n\n# Plan\n\nIntro.\n\n---\n\n## 1. Memory\n\nText one.\n\n---\n\n## 2. Agents\n\nText two.\n")
+
+
+def test_a_rule_that_reads_as_the_separator_is_named_in_the_note(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/plan", RULED)
+        b.put("people/ana", "# Ana\n\nIntro.\n\n---\n\n- **2024-01-01** | met\n")
+        b.put("people/bo", "# Bo\n\nIntro.\n")
+        r = ops.run("timeline-add", {"slug": "notes/plan", "date": "2026-12-03", "summary": "tried it"}, brain=b)
+        assert r["changed"] and "timeline_split heading" in r.get("note", ""), r
+        assert "## 1. Memory" in r["note"]
+        for slug in ("people/ana", "people/bo"):
+            r = ops.run("timeline-add", {"slug": slug, "date": "2026-12-03", "summary": "x"}, brain=b)
+            assert r["changed"] and not r.get("note"), r
+        # with the heading split the rule is no separator: no note
+        b.set_config("timeline_split", "heading")
+        r = ops.run("timeline-add", {"slug": "notes/plan", "date": "2026-12-04", "summary": "again"}, brain=b)
+        assert r["changed"] and not r.get("note"), r
