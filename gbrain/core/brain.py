@@ -162,6 +162,17 @@ def _near_key(name: str) -> str:
     base = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
     return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
 
+
+def _tuple_rows(conn, sql: str, params: tuple = ()):
+    """Rows of ``sql`` as plain tuples on SQLite (cheaper to make and index than
+    ``sqlite3.Row`` for many rows read by position); Postgres' rows are tuples already."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return conn.execute(sql, params)
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur.execute(sql, params)
+
+
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -959,7 +970,7 @@ class Brain:
         top = self.conn.execute("SELECT MAX(id) FROM links").fetchone()[0] or 0
         if len(names) * SCAN_NAMES >= top:
             # names of a good part of the brain (the end of a big import): read every link once
-            rows = [r for r in self.conn.execute(sel) if r[5] in names or (dangling and r[3] is None)]
+            rows = [r for r in _tuple_rows(self.conn, sel) if r[5] in names or (dangling and r[3] is None)]
         else:
             found = {}
             order = sorted(names)
@@ -1378,8 +1389,10 @@ class Brain:
         Returns None when the stored bytes are already equal, else the warnings of deriving the
         rows (a sidecar that is not JSON, or has no page). A ``blob`` bigger than
         ``blobs.BIG`` is stored in pieces (:mod:`gbrain.storage.blobs`)."""
-        kind = kind or file_kind(path)
-        h = sha256(data)
+        return self._store_file(path, data, kind or file_kind(path), sha256(data))
+
+    def _store_file(self, path: str, data: bytes, kind: str, h: str) -> list[str] | None:
+        """:meth:`save_file` of ``data`` whose sha256 is ``h`` (already taken by the caller)."""
         if kind == "blob" and blobs.is_big(len(data)):
             import io
 
@@ -1396,7 +1409,7 @@ class Brain:
                 (path, kind, data, h, len(data), now_iso()),
             )
             if kind == "raw":
-                warnings = self._load_raw_rows(path)
+                warnings = self._load_raw_rows(path, data if isinstance(data, bytes) else None)
             elif kind == "special":
                 self._load_special(path, data)
         return warnings
@@ -1412,7 +1425,8 @@ class Brain:
         if kind != "blob" or not blobs.is_big(size):
             with open(source, "rb") as fh:
                 data = fh.read()
-            return self.save_file(path, data, kind), sha256(data)
+            h = sha256(data)
+            return self._store_file(path, data, kind, h), h
         return self._save_pieces(path, kind, lambda: open(source, "rb"), known_hash, size)
 
     def _save_pieces(self, path: str, kind: str, opener, known_hash: str | None, size: int) -> tuple[list[str] | None, str]:
@@ -1436,12 +1450,14 @@ class Brain:
             )
         return [], hx
 
-    def _load_raw_rows(self, path: str) -> list[str]:
+    def _load_raw_rows(self, path: str, fdata: bytes | None = None) -> list[str]:
         """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.
-        One row per source key of ``{"sources": {...}}`` (or per top-level key). Returns warnings."""
+        One row per source key of ``{"sources": {...}}`` (or per top-level key). Returns warnings.
+        ``fdata``: the sidecar's bytes just stored (else read from the brain)."""
         slug = page_slug_for_sidecar(path)
         page = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
-        fdata = blobs.file_bytes(self.conn, path)
+        if fdata is None:
+            fdata = blobs.file_bytes(self.conn, path)
         self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (page["id"] if page else None, path))
         if not page or fdata is None:
             return [f"{path}: sidecar without a page {slug}.md"] if not page else []

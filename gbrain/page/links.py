@@ -48,6 +48,9 @@ class MemoryIndex:
 
     def __init__(self, conn: sqlite3.Connection):
         self.maps: dict[str, dict[str, list[tuple[int, str]]]] = {c: defaultdict(list) for c in COLUMNS}
+        if getattr(conn, "dialect", "sqlite") != "postgres":  # plain tuples: cheaper than sqlite3.Row
+            conn = conn.cursor()
+            conn.row_factory = None
         for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key FROM pages"):
             for c, v in zip(COLUMNS, row[1:]):
                 self.maps[c][v].append((row[0], row[1]))
