@@ -677,6 +677,35 @@ def test_an_import_killed_before_resolving_its_links_is_finished_by_the_next(tmp
         assert links(b) == want
 
 
+def test_new_pages_links_kept_back_or_spilled_give_the_same_rows(tmp_path, monkeypatch):
+    """Bulk import keeps the new pages' links back and writes them once, resolved, at its end
+    (``derive.PendingLinks``); past its memory bound it writes them dangling at once and the
+    end resolves them. Either way the link rows (order within a page included) are the same."""
+    from gbrain.storage import derive
+    from gbrain.sync import importer
+
+    v = tmp_path / "v"
+    for i in range(8):
+        (v / f"d{i % 3}").mkdir(parents=True, exist_ok=True)
+        (v / f"d{i % 3}" / f"p{i}.md").write_text(
+            f"---\naliases: [Alias {i}]\n---\n# P{i}\n\nSee [[p{(i + 1) % 8}]], [[Alias {(i + 3) % 8}]], [x](../d0/p0.md) and [[nowhere]].\n", encoding="utf-8")
+    monkeypatch.setattr(importer, "BATCH", 3)
+
+    def links(b):
+        return [tuple(r) for r in b.conn.execute(
+            "SELECT f.slug, l.kind, l.target, t.slug, l.context, l.count FROM links l JOIN pages f ON f.id = l.from_page_id "
+            "LEFT JOIN pages t ON t.id = l.to_page_id ORDER BY f.slug, l.id")]
+
+    got = []
+    for limit in (derive.PendingLinks.LIMIT, 1):
+        monkeypatch.setattr(derive.PendingLinks, "LIMIT", limit)
+        with Brain.open(tmp_path / f"b{limit}.db") as b:
+            assert import_tree(b, v)["ok"]
+            got.append(links(b))
+    assert got[0] == got[1] and len(got[0]) == 32
+    assert sum(1 for r in got[0] if r[3] is None) == 8  # [[nowhere]] only
+
+
 def test_verify_help_states_the_sample_it_draws():
     """The verify description's figures are the sample the code draws (it once said 25 pages
     after the sample became a share of the text)."""

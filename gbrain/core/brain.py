@@ -26,7 +26,7 @@ from ..storage import blobs
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
-from ..storage.derive import identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
+from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
@@ -772,7 +772,7 @@ class Brain:
             **search_fields(page),
         )
 
-    def save_new_pages(self, items: list[tuple[str, str, Page]]) -> list[SaveResult]:
+    def save_new_pages(self, items: list[tuple[str, str, Page]], *, defer_links: PendingLinks | None = None) -> list[SaveResult]:
         """Store many pages that are not in the brain yet, in the caller's write transaction:
         ``items`` are ``(path, text, page)`` with ``page`` parsed from ``text`` (bulk import).
 
@@ -780,8 +780,10 @@ class Brain:
         ``resolve_incoming=False``) gives page by page, written with one statement per table:
         every link is stored dangling, to be resolved by the caller (:meth:`re_resolve`). The
         caller guarantees that no page row has any of the paths or slugs, and that the slugs are
-        distinct (a clash raises the database's unique-constraint error). Returns one
-        :class:`SaveResult` per item, in order."""
+        distinct (a clash raises the database's unique-constraint error). ``defer_links``
+        (bulk import): the link rows are kept there instead, to be written once, resolved, at the
+        end (:class:`~gbrain.storage.derive.PendingLinks`). Returns one :class:`SaveResult` per
+        item, in order."""
         if not items:
             return []
         assert self._tx_depth, "save_new_pages runs inside the caller's write transaction"
@@ -798,7 +800,7 @@ class Brain:
             part = slugs[i : i + 500]
             ids.update({r[0]: r[1] for r in self.conn.execute(f"SELECT slug, id FROM pages WHERE slug IN ({', '.join('?' * len(part))})", part)})
         pids = [ids[s] for s in slugs]
-        write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)])
+        write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)], defer=defer_links)
         out = []
         for pid, r, (path, _, page) in zip(pids, rows, items):
             names = {r["loose_key"], r["title_key"]} | {loose_key(a) for a in page.aliases}
@@ -981,6 +983,23 @@ class Brain:
                 found.update((r[0], r) for r in self.conn.execute(f"{sel} WHERE l.to_page_id IS NULL"))
             rows = [found[k] for k in sorted(found)]
         return self._resolve_rows(rows)
+
+    def derive_missing_links(self, pending: PendingLinks) -> int:
+        """Derive, from its stored text, the links of every page that has no link row (those a
+        killed bulk import kept back, :class:`~gbrain.storage.derive.PendingLinks`; a page with
+        no links gives none) into ``pending``, which the caller writes. Returns pages parsed."""
+        q = ("SELECT id, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages p "
+             "WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.from_page_id = p.id) ORDER BY id")
+        split = self.timeline_split
+        kept = {pid for pid, _ in pending.rows}  # this import's own new pages: their links are kept already
+        n = 0
+        for r in self.conn.execute(q).fetchall():
+            if r[0] in kept:
+                continue
+            page = parse_page(("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6], r[1], timeline_split=split)
+            pending.rows += [(r[0], link) for link in derived_rows(page)["links"]]
+            n += 1
+        return n
 
     def resolve_all(self) -> int:
         """Resolve every link again, as a fresh import would (after an import that died before

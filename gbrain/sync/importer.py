@@ -28,6 +28,7 @@ from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, rollback, sync_client
+from ..storage.derive import PendingLinks
 from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
 from ..storage.origin import origin
@@ -368,11 +369,15 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         return True
 
     new_pages: list[tuple[str, str, object]] = []
+    # the new pages' links: written once, resolved, at the end (a killed import leaves them to
+    # the next one: RESOLVE_PENDING, Brain.derive_missing_links)
+    pending_links = PendingLinks()
 
     def flush() -> None:
-        for res in brain.save_new_pages(new_pages):
+        for res in brain.save_new_pages(new_pages, defer_links=pending_links):
             took(res)
         new_pages.clear()
+        pending_links.spill(brain.conn)
 
     def took(res) -> None:
         for pw in res.warnings:
@@ -510,9 +515,11 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 begin_write(brain.conn)
                 in_tx = stored_bytes = 0
         if resolve_all:
+            brain.derive_missing_links(pending_links)
             brain.resolve_all()
         elif written_pages or changed_names:
             brain.re_resolve(changed_names, dangling=True)
+        pending_links.write(brain.conn)
         if written_pages or changed_names or resolve_all:
             # sidecars of new pages that were stored earlier
             for r in brain.conn.execute(
