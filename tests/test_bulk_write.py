@@ -68,7 +68,7 @@ def test_bulk_import_equals_saving_page_by_page(tmp_path, db_path, monkeypatch):
     monkeypatch.setattr(importer, "WINDOW", 30)
     calls = []
     real = Brain.save_new_pages
-    monkeypatch.setattr(Brain, "save_new_pages", lambda self, items: calls.append(len(items)) or real(self, items))
+    monkeypatch.setattr(Brain, "save_new_pages", lambda self, items, **kw: calls.append(len(items)) or real(self, items, **kw))
     with Brain.open(db_path) as a:
         rep = import_tree(a, src)
         assert rep["ok"], rep["problems"]
