@@ -469,6 +469,26 @@ def test_put_of_a_name_that_differs_only_in_case_refuses_and_names_the_page(impo
     assert gbrain("put", "river-ai", "--timeline-append", "- **2025-01-01** | x").returncode == 0
 
 
+def test_put_of_another_spelling_of_a_pages_name_refuses_and_names_the_page(imported):
+    """An agent trial: `brain_put people/priya_raman` (and `People/Priya Raman`) beside the page
+    `people/priya-raman` created a second page, with no warning; the skills' slug rule turns both
+    names into `people/priya-raman`. put refuses a new name that differs from a page's only in
+    case, spaces, underscores or punctuation (each folder and the file name), names the page and
+    writes nothing; `--if-hash ''` (only a new page) creates it anyway. Another folder with the
+    same file name is another page."""
+    for args, inp in ((("put", "people/ana_lima"), "# twin\n"), (("put", "People/Ana Lima"), "# twin\n"),
+                      (("put", "people/Ana.Lima", "--compiled-truth", "# twin"), None)):
+        r = gbrain(*args, input=inp)
+        assert r.returncode == 2, (args, r.stderr)
+        assert b"people/ana-lima" in r.stderr and b"--if-hash ''" in r.stderr, r.stderr
+    listed = js(gbrain("list", "--json", "--limit", "0"))
+    slugs = {p["slug"] for p in (listed["items"] if isinstance(listed, dict) else listed)}
+    assert "people/ana-lima" in slugs and not slugs & {"people/ana_lima", "People/Ana Lima", "people/Ana.Lima"}
+    assert gbrain("put", "people/ana_lima", "--if-hash", "", input="# another Ana\n").returncode == 0
+    assert gbrain("get", "people/ana_lima").stdout == b"# another Ana\n"
+    assert gbrain("put", "notes/ana-lima", input="# a note\n").returncode == 0  # another folder: another page
+
+
 def test_get_reads_the_roots_index_and_log_files(imported):
     """The root's index.md / log.md are files, not pages (the spec); `get index` answered "no
     page 'index'; did you mean …" though it is a wiki's main catalogue. It prints the file's

@@ -346,12 +346,34 @@ def _follow(b, a: dict, write, keys: tuple[str, ...] = ("slug",)):
     return out
 
 
+def _check_spelling_twin(b, a, ctx) -> None:
+    """Refuse a put that would create ``a['slug']`` beside a page whose name is the same but for
+    case, spaces, underscores or punctuation in each folder and the file name (``people/priya_raman``,
+    ``People/Priya Raman`` beside ``people/priya-raman``: the skills' slug rule makes both that
+    name, and an agent's put made a second page of the person). ``if_hash ''`` (only a new page)
+    creates it anyway. A name a page has (exact, suffix, alias) writes that page as before."""
+    from ..page.slugs import loose_key
+
+    slug = a.get("slug")
+    if not isinstance(slug, str) or not slug.strip() or b.resolve_for_write(slug) is not None:
+        return
+    want = [loose_key(p) for p in slug.split("/")]
+    twins = [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug LIMIT 50", (want[-1],))
+             if s != slug and [loose_key(p) for p in s.split("/")] == want]
+    if twins:
+        how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
+        raise BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case, spaces or punctuation): "
+                       f"give '{twins[0]}' to write that page; nothing was written (to make a new page '{slug}' beside it, put with {how})")
+
+
 def _put_page(b, a, ctx):
     from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
 
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("if_hash") is not None:
         _check_if_hash(b, a, ctx)
+    else:
+        _check_spelling_twin(b, a, ctx)
     if a.get("content") is not None:
         if parts:
             whole = ctx.flag("content") + ("" if ctx.agent else " (or the text from --file or standard input)")
