@@ -34,7 +34,7 @@ from ..page.markdown import (
     BOM,
     Page,
     append_timeline,
-    append_to_compiled_truth,
+    append_link_line,
     edit_frontmatter,
     entry_key,
     map_strings,
@@ -1046,7 +1046,7 @@ class Brain:
         """Add a link from one page to another by writing it into the source page's markdown.
 
         Appends ``[Title](relative/path.md)`` (plus `` — context``) as a new paragraph at the end
-        of the compiled truth, or ``[[Name]]`` / ``[[Name|Title]]`` from a page whose links are
+        of the compiled truth (one more item of the list of links it ends with, if it does), or ``[[Name]]`` / ``[[Name|Title]]`` from a page whose links are
         mostly wiki links (a page without links: the brain's). No change when the page already
         links there.
         """
@@ -1061,7 +1061,7 @@ class Brain:
             return SaveResult(src["slug"], src["path"], src["id"], False, False, note=note)
         line = (self._wiki_link(src, dst) if self._writes_wiki_links(src["id"]) else self._markdown_link(src, dst)) + (f" — {ctx}" if ctx else "")
         page = self.parsed(src)
-        return self._edit(src, append_to_compiled_truth(page, line), lambda o, n: len(n.links) > len(o.links), "link")
+        return self._edit(src, append_link_line(page, line), lambda o, n: len(n.links) > len(o.links), "link")
 
     def _writes_wiki_links(self, page_id: int) -> bool:
         """Whether ``link`` writes ``[[…]]`` from this page: when most of its links are wiki

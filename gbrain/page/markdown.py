@@ -1577,6 +1577,27 @@ def _entry_end(lines: list[str], i: int) -> int:
     return j
 
 
+_LINK_ITEM = re.compile(r"([-*+]) .*(\[\[|\]\()")
+
+
+def append_link_line(page: Page, line: str) -> str:
+    """New page text with the link ``line`` added: as one more item of the list of links the
+    compiled truth ends with (its last line a ``-``/``*``/``+`` item holding a link: the item
+    gets that marker), else as :func:`append_to_compiled_truth`'s paragraph."""
+    nl = page.newline
+    ct = page.compiled_truth
+    trail = len(ct) - len(ct.rstrip("\r\n"))
+    core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
+    last = core[core.rfind("\n") + 1 :]
+    m = _LINK_ITEM.match(last)
+    if not m:
+        return append_to_compiled_truth(page, line)
+    new_ct = core + nl + m.group(1) + " " + line + (tail if tail else (nl if page.separator else ""))
+    if page.separator and not new_ct.endswith(nl + nl):
+        new_ct = new_ct.rstrip("\r\n") + nl + nl
+    return (BOM if page.bom else "") + page.frontmatter_raw + new_ct + page.separator + page.timeline
+
+
 def append_to_compiled_truth(page: Page, line: str) -> str:
     """New page text with ``line`` (no ending) appended as its own paragraph at the end of the
     compiled truth (above the separator)."""

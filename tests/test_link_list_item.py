@@ -1,0 +1,32 @@
+"""`link` on a page whose compiled truth ends with a list of links (the llm-wiki trial: ollama's
+`## 相关` list of `- [[x]] — text` items) adds the link as one more item of that list, with the
+list's marker; it went in as a loose paragraph after the list before. Any other ending keeps the
+paragraph."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+
+
+@pytest.mark.parametrize("marker", ["-", "*"])
+def test_a_link_joins_the_link_list_the_page_ends_with(db_path, marker):
+    with Brain.open(db_path, create=True) as b:
+        b.put("tools/localai", "# LocalAI\n")
+        b.put("tools/mistral", "# Mistral\n")
+        b.put("tools/ollama", f"# Ollama\n\nRuns models.\n\n## Related\n\n{marker} [[localai]] — another local runner\n")
+        b.link("tools/ollama", "tools/mistral", "runs Mistral models")
+        assert b.get_text("tools/ollama") == (f"# Ollama\n\nRuns models.\n\n## Related\n\n{marker} [[localai]] — another local runner\n"
+                                              f"{marker} [[mistral|Mistral]] — runs Mistral models\n")
+        assert {l["to_slug"] for l in b.links("tools/ollama")} == {"tools/localai", "tools/mistral"}
+
+
+def test_a_page_ending_otherwise_gets_the_link_as_a_paragraph(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("tools/mistral", "# Mistral\n")
+        b.put("tools/plain", "# Plain\n\n- a list item with no link\n")
+        b.link("tools/plain", "tools/mistral")
+        assert b.get_text("tools/plain").endswith("- a list item with no link\n\n[Mistral](mistral.md)\n")
+        b.put("tools/timeline", "# T\n\n- [x](mistral.md) in the body\n\n---\n\n- **2024-01-01** | met\n")
+        b.link("tools/timeline", "tools/plain")
+        assert b.get_text("tools/timeline") == "# T\n\n- [x](mistral.md) in the body\n- [Plain](plain.md)\n\n---\n\n- **2024-01-01** | met\n"
