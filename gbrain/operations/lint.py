@@ -34,7 +34,8 @@ def _scope_params() -> list[Param]:
         Param("slug", "array", "only findings that touch these pages: a list of slugs, or one string (slugs separated by commas); "
               "a folder ending in / (people/) means every page under it. Applied before the limit"),
         Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d "
-              "(as for list). Applied before the limit"),
+              "(as for list; an import or sync counts as an update of every page it stored: right after one, `since` selects them all, "
+              "so name the pages you touched with `slug`). Applied before the limit"),
         Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
         limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
