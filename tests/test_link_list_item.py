@@ -30,3 +30,25 @@ def test_a_page_ending_otherwise_gets_the_link_as_a_paragraph(db_path):
         b.put("tools/timeline", "# T\n\n- [x](mistral.md) in the body\n\n---\n\n- **2024-01-01** | met\n")
         b.link("tools/timeline", "tools/plain")
         assert b.get_text("tools/timeline") == "# T\n\n- [x](mistral.md) in the body\n- [Plain](plain.md)\n\n---\n\n- **2024-01-01** | met\n"
+
+
+@pytest.mark.parametrize("ending", [
+    "## Open Threads\n\n- CFO candidate [Priya](priya.md) to meet the board (due 2026-12-10, raised 2026-12-02)\n",
+    "## Open Threads\n\n- [Priya](priya.md): send the data room (raised 2026-12-02)\n",
+    "## Action Items\n\n- [ ] [Priya](priya.md): send the data room (due 2026-12-10)\n",
+    "## State\n\n- Works with [Priya](priya.md) on the board deck\n",
+])
+def test_a_link_never_joins_open_threads_tasks_or_prose_items(db_path, ending):
+    """An MCP agent trial (agent3): on a page made from the ingest skill's company template, whose
+    compiled truth ends with `## Open Threads` holding an item with a link, `brain_link` added
+    `- [Policy Seed 2025](…) — possible follow-on` as one more open thread (brain_threads then
+    lists it as an unresolved item). Only a list of links (each item starting with its link, not a
+    task, not under Open Threads) gets the link as an item; else it is the paragraph it was."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/priya", "# Priya\n")
+        b.put("deals/seed", "# Seed\n")
+        text = "# Co\n\n> Summary.\n\n" + ending + "\n---\n\n- **2026-12-02** | meeting — met\n"
+        b.put("companies/co", text)
+        b.link("companies/co", "deals/seed", "possible follow-on")
+        got = b.get_text("companies/co")
+        assert got == text.replace("\n\n---\n", "\n\n[Seed](../deals/seed.md) — possible follow-on\n\n---\n"), got

@@ -1577,20 +1577,26 @@ def _entry_end(lines: list[str], i: int) -> int:
     return j
 
 
-_LINK_ITEM = re.compile(r"([-*+]) .*(\[\[|\]\()")
+#: an item of a list of links: it starts with its link (``- [[x]] — …``, ``- [T](x.md) — …``);
+#: a task (``- [ ] …``) or prose with a link inside is not one
+_LINK_ITEM = re.compile(r"([-*+]) (?:\[\[|\[[^\]\n]*\]\()")
+_HEADING_LINE = re.compile(r"(?m)^ {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 
 
 def append_link_line(page: Page, line: str) -> str:
     """New page text with the link ``line`` added: as one more item of the list of links the
-    compiled truth ends with (its last line a ``-``/``*``/``+`` item holding a link: the item
-    gets that marker), else as :func:`append_to_compiled_truth`'s paragraph."""
+    compiled truth ends with (its last line a ``-``/``*``/``+`` item that starts with a link, not
+    under an ``Open Threads`` heading: the item gets that marker), else as
+    :func:`append_to_compiled_truth`'s paragraph."""
     nl = page.newline
     ct = page.compiled_truth
     trail = len(ct) - len(ct.rstrip("\r\n"))
     core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
     last = core[core.rfind("\n") + 1 :]
     m = _LINK_ITEM.match(last)
-    if not m:
+    heads = _HEADING_LINE.findall(core)
+    if not m or (heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads"):
+        # an Open Threads item is an unresolved thread (brain_threads lists it), not a link list
         return append_to_compiled_truth(page, line)
     new_ct = core + nl + m.group(1) + " " + line + (tail if tail else (nl if page.separator else ""))
     if page.separator and not new_ct.endswith(nl + nl):
