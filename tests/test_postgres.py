@@ -204,6 +204,51 @@ def test_import_export_is_byte_exact_on_a_generated_brain(pg_url, tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["ok"] is True, r.stdout.decode()[:2000]
 
 
+def _bulk_state(url: str) -> dict[str, tuple]:
+    """``{table: (pg_class.reltuples, last_analyze, last_vacuum)}`` of a brain's tables (a manual
+    ANALYZE's and VACUUM's, never autovacuum's), and under ``"gin"`` the pages of the GIN pending
+    lists of ``pages``' search indexes (merged by this call: ``gin_clean_pending_list``)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as c:
+        st = {r[0]: (r[1], r[2], r[3]) for r in c.execute(
+            "SELECT c.relname, c.reltuples, s.last_analyze, s.last_vacuum FROM pg_class c JOIN pg_stat_user_tables s ON s.relid = c.oid")}
+        st["gin"] = tuple(c.execute("SELECT gin_clean_pending_list('idx_pages_search_tsv'), gin_clean_pending_list('idx_pages_search_names_tsv')").fetchone())
+    return st
+
+
+def test_import_leaves_the_search_indexes_merged_and_the_planner_statistics_fresh(pg_server, pg_url, tmp_path):
+    """A bulk import runs VACUUM (ANALYZE) of the tables it filled (db.vacuum_after_bulk): the
+    first searches do not read the GIN pending lists of the new entries, with no visibility map
+    and no planner statistics, until autovacuum comes up to a minute later (docs/performance.md:
+    ~6 ms CPU of a ~26 ms search after a first import). A small re-import leaves that to
+    autovacuum. ``gbrain copy`` to Postgres does it too."""
+    tree = make_brain(tmp_path / "tree", 150, seed=5)
+    out(gbrain("import", str(tree), "--db", pg_url))
+    st = _bulk_state(pg_url)
+    with Brain.open(pg_url) as b:
+        n = b.conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+        nl = b.conn.execute("SELECT count(*) FROM links").fetchone()[0]
+    assert n > 100 and nl > 0
+    assert st["gin"] == (0, 0), st["gin"]
+    assert st["pages"][0] == n and st["links"][0] == nl, (st["pages"], st["links"])
+    assert all(st[t][1] is not None and st[t][2] is not None for t in ("pages", "aliases", "links", "tags", "timeline_entries", "files", "sync_state", "history", "history_bodies")), st
+    # one changed page: below autovacuum's own rule, left to autovacuum
+    f = sorted(tree.rglob("*.md"))[0]
+    f.write_bytes(f.read_bytes() + b"\none more line\n")
+    out(gbrain("import", str(tree), "--db", pg_url))
+    assert _bulk_state(pg_url)["pages"][1:] == st["pages"][1:]
+    # gbrain copy into an empty Postgres brain
+    from conftest import new_pg_database
+
+    sq = tmp_path / "b.db"
+    out(gbrain("import", str(tree), "--db", str(sq)))
+    to = new_pg_database(pg_server)
+    out(gbrain("copy", "--from", str(sq), "--to", to))
+    st = _bulk_state(to)
+    assert st["gin"] == (0, 0) and st["pages"][0] == n and st["pages"][1] is not None and st["pages"][2] is not None, (st["gin"], st["pages"])
+
+
 def test_every_version_is_kept_with_its_origin(pg_url, brain_tree):
     """History is captured by plpgsql triggers in the writer's transaction: every replaced
     version is readable with `get --version`, with the surface and operation that wrote it."""

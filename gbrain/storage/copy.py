@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .db import begin_write
+from .db import begin_write, vacuum_after_bulk
 
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
@@ -113,6 +113,7 @@ def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None)
     except BaseException:
         dst.rollback() if _is_pg(dst) else _sqlite_rollback(dst)
         raise
+    vacuum_after_bulk(dst, counts.get("pages", 0), 0)  # a Postgres target's search indexes and planner statistics
     return counts
 
 

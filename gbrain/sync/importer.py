@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import begin_write, bind_client, rollback, sync_client
+from ..storage.db import begin_write, bind_client, rollback, sync_client, vacuum_after_bulk
 from ..storage.derive import PendingLinks
 from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
@@ -295,6 +295,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     hashed_at = time.time_ns()  # before any file is stat-ed or read (_record_baseline's racy rule)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
     stored = {r[0]: (r[1], "page") for r in brain.conn.execute("SELECT path, content_hash FROM pages")}
+    pages_before = len(stored)
     client, bound = _binding(brain, rootp)
     recorded = _Recorded(brain, client, bound, rootp)
     base = recorded.base
@@ -548,6 +549,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         brain._tx_depth = 0
         parser.__exit__()
     brain._config_cache = None
+    # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)
+    vacuum_after_bulk(brain.conn, counts["pages_written"], pages_before)
     brain.record_writes(vouch, "import")
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     if kept_brain:
