@@ -750,3 +750,21 @@ def test_get_output_into_a_missing_folder_says_it_created_it(tmp_path, db_path):
     assert r.returncode == 0 and r.stdout.decode() == f"wrote {dest.stat().st_size:,} bytes of p to {tmp_path / 'out' / 'c.md'}\n"
     r = gbrain("--db", db, "get", "p", "--output", str(dest / "x" / "p.md"))  # a file where a folder should be
     assert r.returncode == 2 and r.stderr.decode() == f"error: {dest} is a file, not a folder: cannot write {dest / 'x' / 'p.md'}; nothing was written\n", r.stderr
+
+
+def test_changes_can_leave_out_an_origin(tmp_path):
+    """An MCP agent trial (briefing skill 1.1): after an import, `brain_changes {"since": "24h"}`
+    answered 100 import rows (27 KB) and the day's own edits had to be fetched origin by origin.
+    `exclude_origin` leaves out the changes of one surface, MCP client name or operation."""
+    db = str(tmp_path / "brain.db")
+    tree = tmp_path / "t"
+    tree.mkdir()
+    for i in range(5):
+        (tree / f"n{i}.md").write_text(f"# N{i}\n")
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    assert gbrain("--db", db, "put", "people/ana", input=ANA).returncode == 0
+    assert gbrain("--db", db, "tag", "n1", "vip").returncode == 0
+    ch = json.loads(gbrain("--db", db, "changes", "--exclude-origin", "import", "--json").stdout)
+    assert [(c["name"], c["operation"]) for c in ch] == [("n1", "tag"), ("people/ana", "put")]
+    ch = json.loads(gbrain("--db", db, "changes", "--exclude-origin", "put", "--json").stdout)
+    assert {c["operation"] for c in ch} == {"import", "tag"} and len(ch) == 6

@@ -655,13 +655,17 @@ def by_filter(by: str) -> tuple[str, list]:
 
 
 def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None,
-            until: str | None = None) -> list[dict]:
+            until: str | None = None, exclude_origin: str | None = None) -> list[dict]:
     """Writes across the brain, newest first: ``[{kind, name, version, at, op, size, surface,
     operation, client, origin, path, by}]``. ``since`` / ``until`` are ISO times (``until``
     excluded); ``origin`` matches the surface (cli, mcp, …), the MCP client name or the
-    operation; ``by`` the writer (:func:`by_filter`)."""
+    operation, ``exclude_origin`` leaves such rows out (``import``: the day's edits without an
+    import's thousands of rows); ``by`` the writer (:func:`by_filter`)."""
     cond, args = _writer_filter(origin, by)
     q = f"SELECT * FROM history WHERE {cond}"
+    if exclude_origin:
+        q += " AND NOT (COALESCE(surface, '') = ? OR COALESCE(client, '') = ? OR COALESCE(operation, '') = ?)"
+        args += [exclude_origin] * 3
     if since:
         q += " AND at >= ?"
         args.append(since)

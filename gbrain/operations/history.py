@@ -193,6 +193,8 @@ def _changes_text(r: list, a: dict) -> str:
         Param("since", description="only changes since: a span like 24h / 7d, today, yesterday or an ISO date", default="24h"),
         Param("until", description="only changes before: the same forms as since (since yesterday, until today: yesterday's changes)"),
         Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
+        Param("exclude_origin", description="leave out the changes from this surface, MCP client name or operation "
+              "(import: the day's edits without the rows of an import, which records every page it stored)"),
         Param("by", description="only changes by this writer, matched exactly: a whole writer (alice@laptop), a login on any host (alice) or anyone on a host (@laptop)"),
         limit_param(100, "maximum number of changes (0: all)"),
     ],
@@ -209,7 +211,7 @@ def _changes(b, a, ctx):
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
     return h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
-                     until=_since(a.get("until"), ctx.flag("until")))
+                     until=_since(a.get("until"), ctx.flag("until")), exclude_origin=a.get("exclude_origin"))
 
 
 #: plan lines `undo`'s text lists (`--json` has them all)
