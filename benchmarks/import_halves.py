@@ -13,7 +13,7 @@ Everything runs in this process with the parse pool off (``parallel.PARALLEL_MIN
 * **write half**: ``import_tree`` into a new brain with every page already parsed (the parser
   hands back the pages parsed beforehand): walk, read + sha256, classify, the rows of every
   page (``Brain.save_new_pages``: page rows with their FTS5, history and change-log triggers,
-  derived rows), the non-page files, link resolution at the end (``re_resolve``), the
+  derived rows), the non-page files, link resolution at the end (``re_resolve``; the new pages' links, kept back, written resolved: ``PendingLinks.write``), the
   commits, the report; then the same with the history triggers, the FTS5 triggers or both
   dropped from the new brain before the import (to show what each costs: gbrain keeps both).
 * **full import**, pool off, for the sum.
@@ -43,6 +43,7 @@ from import_export import SHARED, import_floor  # noqa: E402
 import gbrain.sync.parallel as parallel  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.page import markdown  # noqa: E402
+from gbrain.storage import derive  # noqa: E402
 from gbrain.sync import importer  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
@@ -57,6 +58,7 @@ WRITE_STEPS = (
     ("save_new_pages", Brain, "save_new_pages"),
     ("save_file_from", Brain, "save_file_from"),
     ("re_resolve", Brain, "re_resolve"),
+    ("PendingLinks.write", derive.PendingLinks, "write"),  # the new pages' links, resolved, at the end
     ("_record_baseline", importer, "_record_baseline"),
     ("report", importer.verify, "report"),
 )
