@@ -489,6 +489,19 @@ def test_put_of_another_spelling_of_a_pages_name_refuses_and_names_the_page(impo
     assert gbrain("put", "notes/ana-lima", input="# a note\n").returncode == 0  # another folder: another page
 
 
+def test_put_of_a_name_with_other_symbols_is_a_new_page(imported):
+    """The spelling-twin refusal (above) is for case and separators only: `lang/c++` or `lang/c#`
+    beside `lang/c` is another page (a brain about programming languages has all three), though
+    their loose keys (what links match by) are the same."""
+    assert gbrain("put", "lang/c", input="# C\n").returncode == 0
+    for name in ("lang/c++", "lang/c#", "lang/C-Sharp"):
+        r = gbrain("put", name, input=f"# {name}\n")
+        assert r.returncode == 0, (name, r.stderr)
+    assert gbrain("get", "lang/c++").stdout == b"# lang/c++\n"
+    r = gbrain("put", "lang/c_sharp", input="# twin\n")  # a separator apart from lang/C-Sharp: refused
+    assert r.returncode == 2 and b"lang/C-Sharp" in r.stderr, r.stderr
+
+
 def test_get_reads_the_roots_index_and_log_files(imported):
     """The root's index.md / log.md are files, not pages (the spec); `get index` answered "no
     page 'index'; did you mean …" though it is a wiki's main catalogue. It prints the file's

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -346,23 +347,33 @@ def _follow(b, a: dict, write, keys: tuple[str, ...] = ("slug",)):
     return out
 
 
+#: what a spelling of a name may differ by besides case (`_check_spelling_twin`): white space,
+#: `_`, `-` and `.`; other symbols make another name (`c++`, `c#` beside `c`)
+_SEPARATORS = re.compile(r"[\s_.\-]+")
+
+
 def _check_spelling_twin(b, a, ctx) -> None:
     """Refuse a put that would create ``a['slug']`` beside a page whose name is the same but for
-    case, spaces, underscores or punctuation in each folder and the file name (``people/priya_raman``,
+    case and separators (white space, ``_``, ``-``, ``.``) in each folder and the file name (``people/priya_raman``,
     ``People/Priya Raman`` beside ``people/priya-raman``: the skills' slug rule makes both that
     name, and an agent's put made a second page of the person). ``if_hash ''`` (only a new page)
     creates it anyway. A name a page has (exact, suffix, alias) writes that page as before."""
-    from ..page.slugs import loose_key
+    from ..page.slugs import loose_key, nfc
 
     slug = a.get("slug")
     if not isinstance(slug, str) or not slug.strip() or b.resolve_for_write(slug) is not None:
         return
-    want = [loose_key(p) for p in slug.split("/")]
-    twins = [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug LIMIT 50", (want[-1],))
-             if s != slug and [loose_key(p) for p in s.split("/")] == want]
+
+    def spelling(name: str) -> list[str]:  # each segment: case folded, runs of separators one '-'
+        return [_SEPARATORS.sub("-", nfc(p).casefold()).strip("-") for p in name.split("/")]
+
+    want = spelling(slug)
+    # the indexed loose key (every run of symbols one '-') is coarser: it finds every candidate
+    twins = [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug LIMIT 50", (loose_key(slug),))
+             if s != slug and spelling(s) == want]
     if twins:
         how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
-        raise BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case, spaces or punctuation): "
+        raise BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case or separators: spaces, _, -, .): "
                        f"give '{twins[0]}' to write that page; nothing was written (to make a new page '{slug}' beside it, put with {how})")
 
 
