@@ -418,16 +418,47 @@ def test_a_link_by_a_gone_file_name_found_by_title_or_alias_is_flagged_and_fixed
 
 
 def test_a_link_by_title_with_no_move_behind_it_is_not_flagged(tmp_path, db_path):
-    """A wiki link by a title the page always had (no file of that name ever moved) and a link
-    by an old name whose page moved elsewhere than where the link resolves now stay as they
-    are: the history does not say they meant the page they resolve to."""
+    """A wiki link by a title the page always had (no file of that name ever moved) stays as it
+    is, and so does a link by an old file name written only after the move (the history does not
+    say it ever opened the moved page)."""
     root = tmp_path / "v"
     b, eng = synced(root, db_path, {"notes/a.md": "# Due Soon\n", "notes/soren.md": "S\n", "people/x.md": "# Soren\n",
-                                    "home.md": "[[Due Soon]] and [[Soren]].\n"})
+                                    "home.md": "[[Due Soon]].\n"})
     rename(eng, root, {"notes/soren.md": "notes/soren-2.md"})
-    assert {x["to_slug"] for x in b.links("home")} == {"notes/a", "people/x"}
+    write(root, {"later.md": "[[Soren]] written after the move.\n"})
+    assert eng.sync()["ok"]
+    assert {x["to_slug"] for x in b.links("home")} == {"notes/a"}
+    assert {x["to_slug"] for x in b.links("later")} == {"people/x"}
     assert lintmod.renamed_links(b) == {"links": 0, "pages": 0}
     assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
+    eng.close()
+    b.close()
+
+
+def test_a_link_by_a_gone_file_name_now_found_at_another_page_by_its_alias_is_flagged_and_fixed(tmp_path, db_path):
+    """Trial (obsidian-help, watch): ``en/Plugins/Command palette.md`` renamed to ``Command
+    menu.md``; the 38 ``[[Command palette]]`` links of the en pages then resolved, silently, to
+    ``zh/插件/命令面板`` (whose alias is "Command palette"), and lint said nothing. Obsidian opens
+    links by file name only: they are broken there, and before the move they opened the moved
+    page (the linking page's text held them when it moved). lint reports each with the page it
+    became, the sync counts it, ``--fix-safe`` points it at the new name."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"en/Plugins/Command palette.md": "Run commands.\n",
+                                    "zh/插件/命令面板.md": "---\naliases:\n  - Command palette\n---\n命令\n",
+                                    "en/Editing/Tags.md": "Open the [[Command palette]] and [[Command palette#Use|it]].\n"})
+    assert {x["to_slug"] for x in b.links("en/Editing/Tags")} == {"en/Plugins/Command palette"}
+    rename(eng, root, {"en/Plugins/Command palette.md": "en/Plugins/Command menu.md"})
+    assert {x["to_slug"] for x in b.links("en/Editing/Tags")} == {"zh/插件/命令面板"}  # gbrain's own resolution, as a fresh import
+    assert lintmod.renamed_links(b) == {"links": 2, "pages": 1}
+    (f,) = ops.run("lint", {"check": "dead_links"}, brain=b)["items"]
+    assert f["slug"] == "en/Editing/Tags" and f["moved_to"] == "en/Plugins/Command menu", f
+    assert "old file name" in f["message"] and "zh/插件/命令面板" in f["message"], f
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert r["skipped"] == [] and [x["slug"] for x in r["fixed"]] == ["en/Editing/Tags"], r
+    assert text_of(b, "en/Editing/Tags") == "Open the [[Command menu]] and [[Command menu#Use|it]].\n"
+    assert {x["to_slug"] for x in b.links("en/Editing/Tags")} == {"en/Plugins/Command menu"}
+    assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
+    assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
 

@@ -312,12 +312,15 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     if only is not None:
         misnamed = [m for m in misnamed if m[0]["slug"] in only]
     for r, _dests, _style in misnamed:
-        to = r["to_slug"]
         links_to = f"links in its `{(r['context'] or '').split(':', 1)[0]}` property to" if r["kind"] == "property" else "links to"
+        now = r["to_slug"]
+        to = _dests[0]
+        found = ("gbrain still finds the page by its title or an alias" if now == to else
+                 f"gbrain now finds another page, {now}, by its title or an alias")
         out.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "missing_slug": None, "kind": r["kind"],
                     "context": r["context"], "suggestions": [to], "moved_to": to,
                     "message": f"{links_to} '{r['target']}', the old file name of {to} (renamed or moved): no file has that name now, "
-                               "so Obsidian shows the link as broken (gbrain still finds the page by its title or an alias)",
+                               f"so Obsidian shows the link as broken ({found})",
                     "action": f"`gbrain lint --check dead_links --fix-safe` points the link at {to}"})
         ids.append(r["id"])
     # markdown links gbrain resolves only by a title, an alias or a slugified name, with no
@@ -938,6 +941,29 @@ class Moves:
             out.append((slug, r[1]))
         return out
 
+    def linked_before(self, from_slug: str, target: str, forms: list[str], dest: str) -> bool:
+        """Whether page ``from_slug`` held the link (one of ``forms``) in the text it had when a
+        page of the link's name moved away towards ``dest``: the link then opened that page by
+        its file name (as in Obsidian), so it meant the page, wherever a title or alias of
+        another page takes it now."""
+        from .history import body
+
+        key = loose_key(posixpath.basename(nfc(target.strip())))
+        for old in self.by_name.get(key, []) if self.load() else []:
+            if self.dest(old) != dest:
+                continue
+            mv = self.conn.execute("SELECT MAX(id) FROM history WHERE kind = 'page' AND name = ? AND op = 'move' "
+                                   "AND detail LIKE 'to %'", (old,)).fetchone()[0]
+            if mv is None:
+                continue
+            r = self.conn.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND id < ? "
+                                  "ORDER BY id DESC LIMIT 1", (from_slug, mv)).fetchone()
+            if r is not None and r[0] is not None:
+                text = body(self.conn, r[0]).decode("utf-8", "replace")
+                if any(f in text for f in forms):
+                    return True
+        return False
+
     def destination(self, index, from_slug: str, kind: str, target: str, forms: list[str]) -> tuple[list[str], str, str | None]:
         """Where a dangling link of page ``from_slug`` was meant to point: ``([live pages],
         style, moved_from)``. Either its target is an old name of a moved page (:meth:`find`), or
@@ -1022,8 +1048,11 @@ def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], 
     ``grid-ai-inc.md`` titled "Grid AI". Obsidian opens a link by file name or path only, so
     it shows these as broken. ``[(row, [the page's slug], style)]`` as
     :func:`_dangling_destinations` gives them (``row``: ``id, from_page_id, slug, kind, target,
-    forms, context, to_slug``), by linking slug then link id; a link whose move points elsewhere
-    than the page it resolves to is left out (which one was meant is not known). Reads the
+    forms, context, to_slug``), by linking slug then link id. A link whose move points elsewhere
+    than the page it resolves to (``[[Command palette]]`` after that file's rename, found now by
+    another page's alias) is in only when the linking page held it when the page moved
+    (:meth:`Moves.linked_before`: it opened the moved page then); else which one was meant is
+    not known. Reads the
     resolved links whose name is an old name of a moved page (one indexed query per 500 names)."""
     from ..page.links import resolve
 
@@ -1037,8 +1066,9 @@ def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], 
         for r in conn.execute(sel.format(", ".join("?" * len(part))), part):
             if resolve(index, r["slug"], r["kind"], r["target"], by_file=True) is not None:
                 continue  # a file of that name or path is there: Obsidian opens it too
-            dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], json.loads(r["forms"] or "[]"))
-            if dests == [r["to_slug"]]:
+            forms = json.loads(r["forms"] or "[]")
+            dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], forms)
+            if dests == [r["to_slug"]] or (len(dests) == 1 and moves.linked_before(r["slug"], r["target"], forms, dests[0])):
                 out.append(({k: r[k] for k in ("id", "from_page_id", "slug", "kind", "target", "forms", "context", "to_slug")}, dests, style))
     out.sort(key=lambda x: (x[0]["slug"], x[0]["id"]))
     return out
