@@ -271,3 +271,32 @@ def test_a_note_put_back_by_hand_in_a_folder_that_saw_its_deletion_is_a_page_aga
     assert f.read_bytes() == fb and g.read_bytes() == gb
     with Brain.open(db) as br:
         assert br.page_row("deals/river-ai-series-a") is not None and br.page_row("concepts/hybrid-retrieval") is not None
+
+
+def test_an_edit_in_a_folder_offline_follows_a_rename_another_folder_made(tmp_path, brain_tree, pg_url):
+    """Team trial (trial4 F2): bob's watch is stopped; he appends a line to a note; alice renames
+    the note (and edits another line of it) and syncs; bob's sync must move his file to the new
+    name and merge his edit into the renamed page: no second page at the old name (before: the
+    round said "deleted in the brain but changed on disk" and put the old name back as a page)."""
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    assert _sync(pg_url, a).returncode == 0
+    assert _sync(pg_url, b).returncode == 0
+    old, new = "people/ana-lima.md", "people/ana-lima-cruz.md"
+    fb = b / old
+    fb.write_bytes(fb.read_bytes() + b"\nbob's offline line\n")
+    fa = a / old
+    fa.write_bytes(b"alice's first line\n" + fa.read_bytes())
+    fa.rename(a / new)
+    assert _sync(pg_url, a).returncode == 0
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not (b / old).exists(), sorted(p.name for p in (b / "people").iterdir())
+    text = (b / new).read_bytes()
+    assert b"bob's offline line" in text and b"alice's first line" in text, text
+    assert gbrain("--db", pg_url, "get", "people/ana-lima-cruz").stdout == text
+    assert gbrain("--db", pg_url, "get", "people/ana-lima").returncode != 0
+    assert _sync(pg_url, a).returncode == 0
+    assert not (a / old).exists() and (a / new).read_bytes() == text
+    assert not [p for p in (b / "people").iterdir() if ".conflict-" in p.name]

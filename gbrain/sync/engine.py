@@ -1038,6 +1038,8 @@ class SyncEngine:
         B = {p: state[p][3] for p in paths if p in state}
         if not whole:
             self._widen_for_moves(paths, D, S, B, db, state, disk)
+        if not moves_only:
+            self._follow_brain_moves(paths, D, S, B, out)
         states = {}
         stale: dict[str, tuple[bytes, bytes | None]] = {}  # path → (the file's bytes, the merge or None)
         both: dict[str, tuple[bytes, bytes]] = {}  # path → (the file's bytes, the merge): both changed, the edits merge
@@ -2060,6 +2062,50 @@ class SyncEngine:
         if st is None:
             return DiskFile(p, len(data), 0, sha256(data), data)
         return DiskFile(p, st.st_size, change_stamp(st), sha256(data), data)
+
+    def _follow_brain_moves(self, paths: set[str], D: dict, S: dict, B: dict, out: Outcome) -> None:
+        """A note edited in this folder while the brain renamed it (another folder's sync or
+        watch saw the rename; this folder was offline or not yet told): the file takes the new
+        name and the new path keeps the old base, so the round after this one finds both sides
+        changed since it (a merge, or the both-changed conflict) instead of putting the old name
+        back as a second page. Only when the history says the old name moved away holding the
+        base's bytes, the new page exists, and this folder has no file and no base at the new
+        path. The paths leave this round; ``out.both_moved`` runs the next (:meth:`_then_both`)."""
+        for p in sorted(paths):
+            d, b = D.get(p), B.get(p)
+            if d is None or b is None or d == b or p in S or not is_markdown(p):
+                continue
+            kind, name = key_for_path(self.conn, p)
+            to = moved_away(self.conn, kind, name, b)
+            if to is None:
+                continue
+            r = self.conn.execute("SELECT path FROM pages WHERE slug = ?" if kind == "page" else "SELECT path FROM files WHERE path = ?", (to,)).fetchone()
+            if r is None:
+                continue
+            tp = r[0]
+            if tp == p or tp in D or self.excluded(tp) or self.conn.execute(
+                    "SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, tp)).fetchone():
+                continue
+            src, dst = self._abs(p), self._abs(tp)
+            if os.path.lexists(dst):
+                continue
+            try:
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                os.link(src, dst)  # never over a file that appeared meanwhile
+                os.unlink(src)
+            except OSError as e:
+                self._warn(f"{p}: renamed in the brain to {tp}, but the file could not follow ({e.strerror}); left as it is")
+                continue
+            with self.brain.transaction():
+                self.conn.execute("UPDATE sync_state SET path = ? WHERE client = ? AND path = ?", (tp, self.client, p))
+            for m in (D, S, B):
+                m.pop(p, None)
+                m.pop(tp, None)
+            paths.discard(p)
+            paths.discard(tp)
+            out.moved.append((p, tp))
+            out.both_moved.append(tp)
+            self._log(f"> {p} → {tp} (renamed in the brain; your edit follows it)")
 
     def _record(self, p: str, f: DiskFile, base: str | None) -> None:
         """Record ``p`` as in sync: the file's stat (``mtime_ns`` 0 when racy), its hash, the base
