@@ -289,3 +289,71 @@ def test_fix_safe_renames_a_tag_under_the_singular_key(tmp_path):
         r = lint(b, checks=["tag_duplicates"], fix_safe=True)
         assert [(f["slug"], f["to"]) for f in r["fixed"]] == [("a", ["founder", "x"])] and r["skipped"] == []
         assert b.conn.execute("SELECT frontmatter_raw FROM pages WHERE slug = 'a'").fetchone()[0] == "---\ntag: [founder, x]\n---\n"
+
+
+# ---- 5. links inside an inline %% comment (trial5, 2026-12-03) -----------------------------
+
+@pytest.mark.parametrize("text, targets", [
+    # trial: `lint` said "Alpha links to 'Secret', which is no page" for a link in a comment
+    ("See [[Beta]] and %%[[Secret]] #hidden%% done.\n", ["Beta"]),
+    ("A %%[t](secret.md)%% ok [[X]] and %%![[Y]]%%.\n", ["X"]),
+    # one left open runs on into the next blocks (as it hides tags), until a %% closes it
+    ("a %% open\n\npara [[Z]]\n\nclose %% [[W]]\n", ["W"]),
+    # a %% in code, a comment block's own %% lines and a link label open none
+    ("x `%%` [[V]]\n\n%%\n[[Q]]\n%%\n\n[a %% b](r.md) [[S]]\n", ["V", "r", "S"]),
+    ("# H %%\n\n[[U]] %% [[T]]\n", ["T"]),
+    # trial (obsidian-help "Basic formatting syntax"): a `%%` code span in a block with no link
+    ("Wrap text with `%%`. Comments.\n\nSee [[Obsidian Flavored Markdown]] #tag.\n", ["Obsidian Flavored Markdown"]),
+])
+def test_links_in_an_inline_comment_are_no_links(text, targets):
+    """Obsidian hides ``%% … %%`` inside a line too: a link there is no link (its tags were
+    already none). The text scan of link edits (``link_spans``) skips the same links."""
+    from gbrain.page.linkedit import link_spans
+
+    page = parse_page(text, "notes/p.md")
+    assert [ln.target for ln in page.links] == targets
+    assert [sp.target for sp in link_spans(text)] == targets
+    assert page.all_tags == (["tag"] if "#tag" in text else [])
+    assert page.render() == text
+
+
+def test_an_inline_comment_link_in_a_brain(tmp_path, db_path):
+    """No dead link, no backlink from a comment; the page and a fresh import agree."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    write(tmp_path / "v", {"Alpha.md": "See [[Beta]] and %%[[Secret]] #hidden%% done.\n", "Beta.md": "B\n",
+                           "Secret.md": "S\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        assert [x["to_slug"] for x in b.links("Alpha")] == ["Beta"]
+        assert b.backlinks("Secret") == []
+        assert fresh_import_differences(b) == {}
+
+
+def test_upgrade_drops_the_links_of_inline_comments(tmp_path, db_path):
+    """A brain made before v22 (Postgres v22) stored the link of ``%%[[Secret]]%%``: on open, the
+    pages whose body holds ``%%`` are derived again (and only they: a stale title elsewhere stays)."""
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write(tmp_path / "v", {"Alpha.md": "See [[Beta]] and %%[[Secret]]%% done.\n", "Beta.md": "B\n",
+                                  "Secret.md": "S\n", "plain.md": "[[Beta]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        a, s = (c.execute("SELECT id FROM pages WHERE slug = ?", (x,)).fetchone()[0] for x in ("Alpha", "Secret"))
+        with b.transaction():
+            c.execute("INSERT INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) "
+                      "VALUES (?, ?, 'wiki', 'Secret', 'secret', 'See Beta and %%Secret%% done.', 1, '[\"[[Secret]]\"]')", (a, s))
+            c.execute("UPDATE pages SET title = 'untouched' WHERE slug = 'plain'")
+            if getattr(c, "dialect", "sqlite") == "postgres":
+                c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % next(v for v, f in pg._PY_STEPS.items() if f is pg._comment_pages))
+            else:
+                c.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(dbmod._m22_inline_comments)}")
+    with Brain.open(db_path) as b:
+        assert [r["slug"] for r in b.backlinks("Secret")] == []
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'plain'").fetchone()[0] == "untouched"
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'plain'")
+        assert fresh_import_differences(b) == {}

@@ -254,7 +254,9 @@ _GLUE = [" ", "\n", "\n\n", " `code [[acme]]` ", "\n\n```\n[[acme]]\n```\n\n", "
          "\n\n| a | b |\n|---|---|\n| ", " | ", " *em* ", "\r\n", "\n\n    indented [[acme]]\n\n", " \\[not\\] ",
          # Obsidian comments and math: a block the parser reads no link in, and look-alikes it does
          "\n\n%% ![[acme#Sponsor this author]] %%\n", "\n%%\n[[acme]]\n%%\n", "\r\n%% [[acme]] %%\r\n", " %% [[acme]] %% ",
-         "\n%% [[acme]] %% tail\n", "\n\n$$\n[[acme]]\n$$\n\n", "\n- item\n  %% [[acme]] %%\n"]
+         "\n%% [[acme]] %% tail\n", "\n\n$$\n[[acme]]\n$$\n\n", "\n- item\n  %% [[acme]] %%\n",
+         # inline comments: a link inside is none, and a lone %% opens one that runs on (trial5)
+         " %%[[acme]]%% ", " %% ", " `%%` ", "\n\n%% "]
 
 
 @settings(max_examples=150, deadline=None)

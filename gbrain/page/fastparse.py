@@ -521,7 +521,7 @@ def render_inline(md, tokens: list, env: dict) -> list:
                     tok["children"] = [{"type": "text", "raw": text}]
                 else:
                     tok["children"] = md.inline(text, env)
-            elif "[" in text or "#" in text:
+            elif "[" in text or "#" in text or "%%" in text:
                 text = text.strip(" \r\n\t\f")
                 children = _link_tokens(text, md.link_inline)
                 tok["children"] = md.link_inline(text, env) if children is None else children

@@ -122,6 +122,17 @@ def written_links(text: str) -> list[WrittenLink]:
     return _scan(text, _ANY_RE, _written)
 
 
+_PCT_RE = re.compile("%%")
+
+
+def _unread_at(unread: list[tuple[int, int]], starts: list[int], at: int) -> bool:
+    """Whether offset ``at`` lies in one of the blocks ``unread`` (sorted; ``starts`` their starts)."""
+    if not unread:
+        return False
+    i = bisect_right(starts, at) - 1
+    return i >= 0 and at < unread[i][1]
+
+
 def _scan(text: str, pattern: "re.Pattern", make) -> list:
     """``make(match, line_offset)`` of each match of ``pattern`` in ``text`` where the parser
     reads links (see :func:`link_spans`), None results left out."""
@@ -131,6 +142,7 @@ def _scan(text: str, pattern: "re.Pattern", make) -> list:
     fence = ""
     comment = False
     block = False  # in an HTML comment block (a line opening with ``<!--``, up to the line with ``-->``, all of it)
+    pct = False  # in an inline Obsidian comment (``a %%[[hidden]]%% b``; one left open runs on)
     pos = 0
     for ln in split_lines(text):
         s = ln.lstrip(" ")
@@ -157,14 +169,21 @@ def _scan(text: str, pattern: "re.Pattern", make) -> list:
                 comment = True
             for cm in hidden + [None]:
                 seg_end = cm.start() if cm else len(ln)
-                for m in pattern.finditer(ln, last, seg_end):
-                    if unread:  # inside a block the parser reads no link in?
-                        i = bisect_right(starts, pos + m.start()) - 1
-                        if i >= 0 and pos + m.start() < unread[i][1]:
-                            continue
+                found = list(pattern.finditer(ln, last, seg_end))
+                marks = [p.start() for p in _PCT_RE.finditer(ln, last, seg_end)
+                         if not any(m.start() <= p.start() < m.end() for m in found)] if "%%" in ln else []
+                for m in found:
+                    while marks and marks[0] < m.start():  # an inline %% comment opens or closes
+                        if not _unread_at(unread, starts, pos + marks.pop(0)):
+                            pct = not pct
+                    if pct or _unread_at(unread, starts, pos + m.start()):  # in a comment, or a block the parser reads no link in
+                        continue
                     sp = make(m, pos)
                     if sp is not None:
                         out.append(sp)
+                for p in marks:
+                    if not _unread_at(unread, starts, pos + p):
+                        pct = not pct
                 last = cm.end() if cm else len(ln)
         pos += len(ln)
     return out

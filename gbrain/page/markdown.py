@@ -829,14 +829,18 @@ def _dedent(lines: list[str]) -> str:
 _INLINE_CONTAINERS = {"paragraph", "heading", "block_text"}
 
 
-def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], pos: int = 0) -> int:
-    """Append the plain text of inline ``children`` to ``out``; record links with their span.
-    Returns the new text length (``pos`` is the length so far)."""
+def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], pos: int = 0,
+           marks: "list[int] | None" = None) -> int:
+    """Append the plain text of inline ``children`` to ``out``; record links with their span,
+    and in ``marks`` where each ``%%`` of a text token (not of code, HTML or a link's label)
+    starts. Returns the new text length (``pos`` is the length so far)."""
     for tok in children:
         t = tok.get("type")
         start = pos
         if t in ("text", "codespan", "inline_html"):
             s = tok.get("raw", "")
+            if t == "text" and marks is not None and "%%" in s:
+                marks.extend(pos + m.start() for m in _PCT_RE.finditer(s))
         elif t in ("softbreak", "linebreak"):
             s = " "
         elif t == "wikilink":
@@ -848,7 +852,7 @@ def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], p
             found.append((tok, start, pos))
             continue
         elif "children" in tok:
-            pos = _plain(tok["children"], out, found, pos)
+            pos = _plain(tok["children"], out, found, pos, marks)
             continue
         else:
             s = tok.get("raw", "")
@@ -934,9 +938,10 @@ class _LinkSet:
     and ``forms`` gather the repeats). A repeat costs a dictionary look-up: no context, no
     :class:`Link` (a page of 1.5 million ``[[x]]`` built one of each per link: 123 s, 2.3 GB)."""
 
-    __slots__ = ("links", "seen", "forms", "keys")
+    __slots__ = ("links", "seen", "forms", "keys", "comment")
 
     def __init__(self) -> None:
+        self.comment = False  # inside an inline ``%% … %%`` comment opened in an earlier block
         self.links: list[Link] = []
         self.seen: dict[str, Link] = {}  # Link.key() -> its first occurrence
         self.forms: dict[str, set[str]] = {}  # Link.key() -> its forms, for a set look-up
@@ -980,15 +985,21 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
         if t in _INLINE_CONTAINERS:
             children = tok.get("children", [])
             if len(children) == 1 and children[0].get("type") == "text":  # plain text, no link
+                raw = children[0].get("raw", "")
                 if t == "heading":
-                    headings.append((tok["attrs"]["level"], children[0].get("raw", "").strip()))
+                    headings.append((tok["attrs"]["level"], raw.strip()))
+                if "%%" in raw and len(_PCT_RE.findall(raw)) % 2:
+                    links.comment = not links.comment
                 continue
             out: list[str] = []
             found: list[tuple[dict, int, int]] = []
-            _plain(children, out, found)
+            marks: list[int] = []
+            _plain(children, out, found, 0, marks)
             text = "".join(out)
             if t == "heading":
                 headings.append((tok["attrs"]["level"], text.strip()))
+            if marks or links.comment:
+                found = _outside_comments(found, marks, links)
             sentences = _Sentences(text) if found else None
             for ltok, s, e in found:
                 if ltok["type"] == "wikilink":
@@ -1019,6 +1030,26 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
                 links.add(key, Link(kind=kind, target=target, text=label, context=sentences.around(s, e), forms=[form]))
         elif "children" in tok:
             _walk(tok["children"], links, headings)
+
+
+_PCT_RE = re.compile("%%")
+
+
+def _outside_comments(found: list[tuple[dict, int, int]], marks: list[int], links: _LinkSet) -> list[tuple[dict, int, int]]:
+    """The links of ``found`` outside inline Obsidian comments (``a %%[[hidden]]%% b``): each
+    ``%%`` of ``marks`` opens or closes one, and one left open runs on into the next blocks
+    (``links.comment``), as :func:`extract_inline_tags` hides tags (``_COMMENT_RE``)."""
+    keep = []
+    i = 0
+    for ltok, s, e in found:
+        while i < len(marks) and marks[i] < s:
+            links.comment = not links.comment
+            i += 1
+        if not links.comment:
+            keep.append((ltok, s, e))
+    if (len(marks) - i) % 2:
+        links.comment = not links.comment
+    return keep
 
 
 def _wiki_page(written: str) -> str | None:

@@ -140,7 +140,7 @@ class _LinkMarkdown(mistune.Markdown):
     Headings get the full inline parser (titles are their plain text). Other blocks whose text
     holds a ``[`` (every markdown and wiki link does) get a second inline parser with only the
     rules links depend on (no emphasis: it cannot hide or create a link, and it dominates the
-    cost). Blocks with a ``#`` (a possible inline tag) are parsed the same way. Blocks without ``[`` or ``#`` keep their text as one plain text token."""
+    cost). Blocks with a ``#`` (a possible inline tag) or a ``%%`` (an inline comment, which a code span may hide) are parsed the same way. Blocks without ``[`` or ``#`` keep their text as one plain text token."""
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
@@ -156,7 +156,7 @@ class _LinkMarkdown(mistune.Markdown):
                 text = tok.pop("text")
                 if tok["type"] == "heading":
                     tok["children"] = self.inline(text.strip(" \r\n\t\f"), state.env)
-                elif "[" in text or "#" in text:  # links, or a #tag a code span may hide
+                elif "[" in text or "#" in text or "%%" in text:  # links, a #tag or a %% comment a code span may hide
                     tok["children"] = self.link_inline(text.strip(" \r\n\t\f"), state.env)
                 else:
                     tok["children"] = [{"type": "text", "raw": text}]

@@ -742,6 +742,19 @@ def rederive_property_link_pages(conn) -> int:
     return rederive_pages(conn, *_PROPERTY_LINK_PAGES)
 
 
+#: the pages that may hold an inline ``%% … %%`` comment (v22): a body with ``%%``
+_COMMENT_PAGES = ("SELECT id FROM pages WHERE compiled_truth LIKE ? ESCAPE '!' OR timeline LIKE ? ESCAPE '!' ORDER BY id",
+                  ("%!%!%%", "%!%!%%"))
+
+
+def rederive_comment_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose body holds ``%%``
+    (:data:`_COMMENT_PAGES`): a link inside an inline Obsidian comment (``a %%[[x]]%% b``) is no
+    link (:func:`gbrain.page.markdown._outside_comments`; :func:`rederive_pages`). For SQLite
+    v22 / Postgres v22, in the caller's transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_COMMENT_PAGES)
+
+
 def rederive_pages(conn, select: str, args: tuple) -> int:
     """Re-derive the pages whose ids the query ``select`` (with ``args``) gives.
     Each such page is parsed again and its derived ``pages`` columns (title, type, frontmatter
@@ -892,7 +905,14 @@ DROP TABLE IF EXISTS page_fts;
 
 
 #: ordered forward migrations; index + 1 is the user_version after applying
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams]
+def _m22_inline_comments(conn: sqlite3.Connection) -> None:
+    """Links inside an inline Obsidian comment (``See %%[[Secret]]%% x``) are no links, as their
+    tags already were none: the pages whose body holds ``%%`` are derived again
+    (:func:`rederive_comment_pages`)."""
+    rederive_comment_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 21
+PG_SCHEMA_VERSION = 22
 
 
 def is_url(db: object) -> bool:
@@ -823,6 +823,12 @@ def _trial_pages(conn: "PgConnection") -> None:
     rederive_trial_pages(conn)
 
 
+def _comment_pages(conn: "PgConnection") -> None:
+    from .db import rederive_comment_pages
+
+    rederive_comment_pages(conn)
+
+
 def _property_links(conn: "PgConnection") -> None:
     from .db import rederive_property_link_pages
 
@@ -841,7 +847,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              13: _compat_words,  # v13: compatibility characters' NFKC words (SQLite v15)
              15: _trial_pages,  # v15: the Obsidian trial's page-model fixes re-derived (SQLite v17)
              17: _property_links,  # v17: links in Obsidian properties (SQLite v19)
-             21: _cjk}  # v21: CJK bigrams (SQLite v21)
+             21: _cjk,  # v21: CJK bigrams (SQLite v21)
+             22: _comment_pages}  # v22: no links in inline %% comments (SQLite v22)
 
 
 def migrate(conn: PgConnection) -> int:
