@@ -104,6 +104,7 @@ def _readable_as_written_first(marked: str) -> str:
     quote = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
     hit = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
     s = comment.sub(" ", marked)
+    s = re.sub(r"(?m)(?:^|(?<=[ \t]))\^[A-Za-z0-9-]+(?=[ \t]*$)", "", s)  # block ids (trial5)
     s = wiki_link.sub(lambda m: m.group(1) if m.group(2) is None else _shown(m.group(2), m.group(1)), s)
     s = md_link.sub(lambda m: _shown(m.group(1), m.group(2)), s)
     s = heading.sub("", s)
@@ -137,3 +138,14 @@ def test_readable_is_the_same_as_with_its_first_patterns():
         assert readable(t) == _readable_as_written_first(t), repr(t)
     assert len(texts) > 20000 or not pages
     assert snippet_of(PAGE.replace("deals", HIT_ON + "deals" + HIT_OFF))["highlights"]
+
+
+def test_block_ids_are_not_shown():
+    """Trial5 (obsidian-help, ``search "link to blocks"``): the snippet read "…a network of
+    knowledge. ^b15695…". An Obsidian block id (`` ^id`` ending a line, or alone on its line) is
+    syntax, not text; a footnote ``[^1]``, a link to a block and a ``^`` inside a word stay."""
+    from gbrain.search.keyword import readable
+
+    assert readable("create a network of knowledge. ^b15695\n\nObsidian can") == "create a network of knowledge. Obsidian can"
+    assert readable("> a quote\n\n^37066f\n\nThis is the tale") == "a quote This is the tale"
+    assert readable("x[^1] and [[N#^blk-1]] and 2^10 ^ref") == "x[^1] and N#^blk-1 and 2^10"

@@ -248,6 +248,8 @@ _EMPH_RUN = re.compile(r"\*\*|~~|==|__(?:(?<![\w\\]__)|(?!\w))")
 #: that neither begins nor ends with white space, ``*`` or ``_``, the second not before a word character or ``*``
 _EMPH_ONE = re.compile(r"([*_])(?<![\w*\\][*_])(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+")
+#: an Obsidian block id: ``^`` and Latin letters, digits or dashes ending a line, after white space or alone
+_BLOCK_ID = re.compile(r"(?m)\^(?:(?<=[ \t]\^)|(?<=^\^))[A-Za-z0-9-]+(?=[ \t]*$)")
 _QUOTE = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
 _HIT = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
 
@@ -262,12 +264,14 @@ def _shown(name: str, hidden: str) -> str:
 
 def readable(marked: str) -> str:
     """Page text (hits between :data:`HIT_ON` and :data:`HIT_OFF`) as it reads: Obsidian ``%% %%``
-    and HTML comments dropped, a wiki link shown as its alias or else its target as written, a
+    and HTML comments and block ids (`` ^id`` ending a line) dropped, a wiki link shown as its alias or else its target as written, a
     markdown link or image as its label (a hit inside a URL or an aliased target is dropped with
     it, and the name is marked instead), emphasis marks (``**``, ``__``, ``~~``, ``==``, a pair of
     ``*``/``_``), heading and quote marks dropped, white space collapsed. Marks are kept (a pair
     never split)."""
     s = _COMMENT.sub(" ", marked) if "%%" in marked or "<!--" in marked else marked
+    if "^" in s:
+        s = _BLOCK_ID.sub("", s)
     s = _WIKI_LINK.sub(lambda m: m.group(1) if m.group(2) is None else _shown(m.group(2), m.group(1)), s)
     s = _MD_LINK.sub(lambda m: _shown(m.group(1), m.group(2)), s)
     if "#" in s:
