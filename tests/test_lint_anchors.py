@@ -40,3 +40,19 @@ def test_dead_anchors_and_attachments_flag_only_what_is_missing(tmp_path, db_pat
     ]), got
     assert all(f["slug"] == "notes/src" for f in r["items"])
     assert only["counts"] == {"dead_attachments": 0}
+
+
+def test_a_block_id_right_after_an_embed_is_an_anchor(tmp_path, db_path):
+    """Trial5 (obsidian-help, en "Collaborate on a shared vault": ``![[version-history-collaboration.png]]^version-history-image``,
+    embedded by "Version history" as ``![[Collaborate on a shared vault#^version-history-image]]``; 8 such ids in the vault):
+    the help vault, written in Obsidian, puts the id right after the embed's ``]]``; lint called the link dead.
+    A ``^`` glued to a word is still no block id."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "target.md").write_text("![[pic.png]]^img-id\n\nword^nope\n", encoding="utf-8")
+    (root / "src.md").write_text("![[target#^img-id]] [[target#^nope]]\n", encoding="utf-8")
+    (root / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, root)["ok"]
+        r = ops.run("lint", {"check": "dead_anchors", "limit": 0}, brain=b)
+    assert [f["form"] for f in r["items"]] == ["[[target#^nope]]"], r["items"]

@@ -375,7 +375,9 @@ def _guessed_path_links(conn, index) -> list[dict]:
 
 
 _WORD_RE = re.compile(r"[\W_]+")
-_BLOCK_ID_RE = re.compile(r"(?:^|\s)\^([A-Za-z0-9-]+)[ \t]*$", re.M)
+#: a block id ending a line: after white space, alone, or right after an embed or link's ``]]``
+#: (``![[img.png]]^id``, as the Obsidian Help vault writes it)
+_BLOCK_ID_RE = re.compile(r"(?:^|\s|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*$", re.M)
 _ATX_RE = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", re.M)
 _HTML_ID_RE = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 
@@ -399,7 +401,7 @@ def _body_rows(brain, only: "set[str] | None", like: tuple[str, ...]):
 def _dead_anchors(brain, only: "set[str] | None" = None) -> list[dict]:
     """Links to a heading or block (``#…``) of a page that exists but has no such heading
     (compared by :func:`_loose`; each part of ``#H1#H2`` must be one) or block id (``#^id``: a
-    line ending in ``^id``; an ``id=``/``name=`` attribute in the page's HTML counts as an anchor
+    line ending in ``^id`` after white space or an embed's ``]]``; an ``id=``/``name=`` attribute in the page's HTML counts as an anchor
     too). A link to no page is ``dead_links``'; one to an attachment (``x.pdf#page=3``) is not
     judged. Reads the text of the pages that write ``#`` in a link and of their targets."""
     from ..page.linkedit import written_links
