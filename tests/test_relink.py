@@ -478,3 +478,22 @@ def test_the_sync_count_leaves_out_what_the_fix_cannot_rewrite(tmp_path, db_path
         (root / a).rename(root / c)
     out = gbrain("--db", db, "sync", str(root)).stdout.decode()
     assert "1 link(s) in 1 page(s) still name a moved page by its old name" in out, out
+
+
+def test_an_alias_several_pages_share_that_is_a_renamed_pages_old_name_says_so(tmp_path, db_path):
+    """Trial5 (obsidian-help): after ``en/Plugins/Command palette.md`` became ``Command menu.md``,
+    ``get "Command palette"`` said only "'Command palette' is an alias of 3 pages: ar/…, ru/…,
+    zh/…; give the full slug". The name is also the renamed page's old name: the message says
+    where it went and names it first."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"en/Plugins/Command palette.md": "Run.\n",
+                                    "ru/Палитра.md": "---\naliases: [Command palette]\n---\nx\n",
+                                    "zh/命令面板.md": "---\naliases: [Command palette]\n---\nx\n"})
+    rename(eng, root, {"en/Plugins/Command palette.md": "en/Plugins/Command menu.md"})
+    p = gbrain("--db", str(db_path), "--json", "get", "Command palette")
+    err = json.loads(p.stdout)
+    assert err["kind"] == "ambiguous", err
+    assert "en/Plugins/Command palette was renamed to en/Plugins/Command menu" in err["error"], err
+    assert err["suggestions"][0] == "en/Plugins/Command menu", err
+    eng.close()
+    b.close()

@@ -550,7 +550,12 @@ class Brain:
             return rows[0]
         if len(rows) > 1:
             names = [r["slug"] for r in rows]
-            raise Ambiguous(f"'{slug}' is an alias of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
+            msg = f"'{slug}' is an alias of {len(names)} pages: " + ", ".join(names[:10])
+            moved = self.renamed(slug)  # also the old name of a renamed page: say where it went, first
+            if moved and moved["slug"] not in names:
+                msg += f"; {moved['words']}"
+                names = [moved["slug"]] + names
+            raise Ambiguous(msg + "; give the full slug", names[:10])
         if self._suggesting or not suggest:
             raise NotFound(f"no page '{slug}'", [])
         sugg = self.suggest(s)
