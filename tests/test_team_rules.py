@@ -300,3 +300,24 @@ def test_an_edit_in_a_folder_offline_follows_a_rename_another_folder_made(tmp_pa
     assert _sync(pg_url, a).returncode == 0
     assert not (a / old).exists() and (a / new).read_bytes() == text
     assert not [p for p in (b / "people").iterdir() if ".conflict-" in p.name]
+
+
+def test_a_note_renamed_in_two_folders_to_two_names_says_so(tmp_path, brain_tree, pg_url):
+    """Team trial (trial4 F3): bob (offline) renames a note, alice renames the same note to
+    another name and syncs; bob's sync keeps both names (nothing lost) and now says that the
+    note was renamed meanwhile to alice's name (before: only a create line, no word of it)."""
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    assert _sync(pg_url, a).returncode == 0
+    assert _sync(pg_url, b).returncode == 0
+    old = "people/ana-lima.md"
+    (b / old).rename(b / "people/ana-bob.md")
+    (a / old).rename(a / "people/ana-alice.md")
+    assert _sync(pg_url, a).returncode == 0
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads(r.stdout)
+    assert (b / "people/ana-bob.md").exists() and (b / "people/ana-alice.md").exists()
+    said = [w for w in rep.get("warnings", []) if "people/ana-bob.md" in w]
+    assert said and "renamed meanwhile to people/ana-alice.md" in said[0], rep.get("warnings")

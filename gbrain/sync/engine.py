@@ -1081,6 +1081,7 @@ class SyncEngine:
             )
         similar = self._similar(states, disk)
         plan = decide(states, similar)
+        self._say_renamed_twice(plan.import_, D, S, B, state, disk, out)
         moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
@@ -2106,6 +2107,31 @@ class SyncEngine:
             out.moved.append((p, tp))
             out.both_moved.append(tp)
             self._log(f"> {p} → {tp} (renamed in the brain; your edit follows it)")
+
+    def _say_renamed_twice(self, new: list[str], D: dict, S: dict, B: dict, state: dict, disk: dict, out: Outcome) -> None:
+        """A note this folder renamed while another folder renamed it to another name: the brain
+        keeps both names (nothing lost: the new file is imported as a page of its own), and the
+        user is told which name the other rename chose (a warning and a log line)."""
+        gone = [g for g in B if g not in D and g not in S]
+        fresh = [x for x in new if x in D and x not in B and x not in S and x in disk]
+        if not gone or not fresh:
+            return
+        for g in sorted(gone):
+            kind, name = key_for_path(self.conn, g)
+            to = moved_away(self.conn, kind, name, B[g])
+            if to is None:
+                continue
+            if kind == "page":
+                r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (to,)).fetchone()
+                to = r[0] if r else to
+            fid = state[g][4] if g in state else None
+            for x in fresh:
+                if D[x] == B[g] or (fid is not None and self._fid(disk[x]) == fid):
+                    msg = (f"{x}: you renamed {g}, which was renamed meanwhile to {to} (another folder or gbrain): "
+                           f"both names now hold the note; delete the one you do not want")
+                    out.warnings.append(msg)
+                    self._log(f"! {msg}")
+                    break
 
     def _record(self, p: str, f: DiskFile, base: str | None) -> None:
         """Record ``p`` as in sync: the file's stat (``mtime_ns`` 0 when racy), its hash, the base
