@@ -45,6 +45,17 @@ def _sync(db: str, folder, *extra: str):
     return gbrain("--db", db, "sync", str(folder), *extra)
 
 
+def _two_folders(tmp_path, brain_tree, pg_url):
+    """alice's folder (a copy of the tree) and bob's (empty), each synced once with the brain at
+    ``pg_url``: both hold the tree. Returns ``(alice, bob)``."""
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    shutil.copytree(brain_tree, a)
+    b.mkdir()
+    assert _sync(pg_url, a).returncode == 0
+    assert _sync(pg_url, b).returncode == 0
+    return a, b
+
+
 def test_an_old_copy_of_the_vault_with_no_base_never_replaces_the_brains_pages(tmp_path, brain_tree, db_path, engine):
     """cp -a bob bob2; a brain-side edit; an edit in bob2 the brain never saw; sync bob2 (no base
     there): the brain's version stays the page and is written to bob2, bob2's version is the
@@ -99,11 +110,7 @@ def test_a_rename_in_one_folder_is_a_move_in_the_other_not_a_trashed_page(tmp_pa
     """Two folders of one Postgres brain: alice renames a note and syncs; bob's sync moves his file
     (the old name leaves his folder, the new one appears) and the trash stays empty; anything
     the trash lists can be restored by that name."""
-    a, b = tmp_path / "alice", tmp_path / "bob"
-    shutil.copytree(brain_tree, a)
-    b.mkdir()
-    assert _sync(pg_url, a).returncode == 0
-    assert _sync(pg_url, b).returncode == 0
+    a, b = _two_folders(tmp_path, brain_tree, pg_url)
     old, new = "people/ana-lima.md", "people/ana-lima-cruz.md"
     (a / old).rename(a / new)
     assert _sync(pg_url, a).returncode == 0
@@ -278,11 +285,7 @@ def test_an_edit_in_a_folder_offline_follows_a_rename_another_folder_made(tmp_pa
     the note (and edits another line of it) and syncs; bob's sync must move his file to the new
     name and merge his edit into the renamed page: no second page at the old name (before: the
     round said "deleted in the brain but changed on disk" and put the old name back as a page)."""
-    a, b = tmp_path / "alice", tmp_path / "bob"
-    shutil.copytree(brain_tree, a)
-    b.mkdir()
-    assert _sync(pg_url, a).returncode == 0
-    assert _sync(pg_url, b).returncode == 0
+    a, b = _two_folders(tmp_path, brain_tree, pg_url)
     old, new = "people/ana-lima.md", "people/ana-lima-cruz.md"
     fb = b / old
     fb.write_bytes(fb.read_bytes() + b"\nbob's offline line\n")
@@ -306,11 +309,7 @@ def test_a_note_renamed_in_two_folders_to_two_names_says_so(tmp_path, brain_tree
     """Team trial (trial4 F3): bob (offline) renames a note, alice renames the same note to
     another name and syncs; bob's sync keeps both names (nothing lost) and now says that the
     note was renamed meanwhile to alice's name (before: only a create line, no word of it)."""
-    a, b = tmp_path / "alice", tmp_path / "bob"
-    shutil.copytree(brain_tree, a)
-    b.mkdir()
-    assert _sync(pg_url, a).returncode == 0
-    assert _sync(pg_url, b).returncode == 0
+    a, b = _two_folders(tmp_path, brain_tree, pg_url)
     old = "people/ana-lima.md"
     (b / old).rename(b / "people/ana-bob.md")
     (a / old).rename(a / "people/ana-alice.md")
