@@ -24,7 +24,7 @@ from typing import Any, Iterator
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
 from ..storage import db as dbmod
-from ..storage.db import EMBEDDING_MODEL_CHOSEN
+from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, resolve
@@ -161,16 +161,6 @@ def _near_key(name: str) -> str:
     marks dropped), casefolded, each run of characters that are not letters or digits one ``-``."""
     base = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
     return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
-
-
-def _tuple_rows(conn, sql: str, params: tuple = ()):
-    """Rows of ``sql`` as plain tuples on SQLite (cheaper to make and index than
-    ``sqlite3.Row`` for many rows read by position); Postgres' rows are tuples already."""
-    if getattr(conn, "dialect", "sqlite") == "postgres":
-        return conn.execute(sql, params)
-    cur = conn.cursor()
-    cur.row_factory = None
-    return cur.execute(sql, params)
 
 
 class Brain:
@@ -977,7 +967,7 @@ class Brain:
         top = self.conn.execute("SELECT MAX(id) FROM links").fetchone()[0] or 0
         if len(names) * SCAN_NAMES >= top:
             # names of a good part of the brain (the end of a big import): read every link once
-            rows = [r for r in _tuple_rows(self.conn, sel) if r[5] in names or (dangling and r[3] is None)]
+            rows = [r for r in tuple_rows(self.conn, sel) if r[5] in names or (dangling and r[3] is None)]
         else:
             found = {}
             order = sorted(names)
@@ -995,14 +985,12 @@ class Brain:
         no links gives none) into ``pending``, which the caller writes. Returns pages parsed."""
         q = ("SELECT id, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages p "
              "WHERE NOT EXISTS (SELECT 1 FROM links l WHERE l.from_page_id = p.id) ORDER BY id")
-        split = self.timeline_split
         kept = {pid for pid, _ in pending.rows}  # this import's own new pages: their links are kept already
         n = 0
         for r in self.conn.execute(q).fetchall():
-            if r[0] in kept:
+            if r["id"] in kept:
                 continue
-            page = parse_page(("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6], r[1], timeline_split=split)
-            pending.rows += [(r[0], link) for link in derived_rows(page)["links"]]
+            pending.rows += [(r["id"], link) for link in derived_rows(self.parsed(r))["links"]]
             n += 1
         return n
 

@@ -45,6 +45,17 @@ DEFAULT_CONFIG = {
 }
 
 
+def tuple_rows(conn, sql: str, params: tuple = ()):
+    """Rows of ``sql`` as plain tuples: cheaper to make than ``sqlite3.Row`` for many rows read
+    by position, hashable and equal to tuples built in Python (what set operations and
+    ``dict``/``set`` built in C need). Postgres' ``pg.Row`` is a tuple subclass already."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return conn.execute(sql, params)
+    cur = conn.cursor()
+    cur.row_factory = None
+    return cur.execute(sql, params)
+
+
 def _exec_script(conn: sqlite3.Connection, script: str) -> None:
     """Run a multi-statement script inside the current transaction (``executescript`` would commit)."""
     stmt = ""

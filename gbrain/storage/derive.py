@@ -90,7 +90,7 @@ def write_rows_many(conn: sqlite3.Connection, pages: list[tuple[int, Page]], res
 
 class PendingLinks:
     """The link rows of the new pages of a bulk import (:meth:`Brain.save_new_pages`), kept
-    back and written once at its end, each resolved against every page then stored, instead of
+    back and written once at its end, each resolved against every page then stored (:func:`link_resolver`), instead of
     inserted dangling batch by batch and updated once resolved (47,346 links of a 7,471-page
     brain: the read back and the ``UPDATE`` of every link, ~0.35 CPU-s, for ~0.1 more to insert
     them with their page id). The rows are those :func:`write_rows_many` writes, in the same
@@ -114,28 +114,13 @@ class PendingLinks:
             self.rows = []
 
     def write(self, conn) -> None:
-        """Insert the rows kept, each with the page :func:`gbrain.page.links.resolve` gives it
-        now (as :func:`relink_updates` resolves: one lookup per ``(folder, kind, target)``)."""
-        import posixpath
-
-        from ..page.links import MemoryIndex, SqlIndex, resolve
-
+        """Insert the rows kept, each with the page :func:`link_resolver` gives it now."""
         rows, self.rows = self.rows, []
         if not rows:
             return
-        index = MemoryIndex(conn) if len(rows) > 200 else SqlIndex(conn)
         slugs = dict(_slugs(conn, {pid for pid, _ in rows}))
-        memo: dict[tuple[str, str, str], int | None] = {}
-        out = []
-        pid_seen = slug = folder = None
-        for pid, r in rows:
-            if pid != pid_seen:  # rows come page by page: one dirname per page
-                pid_seen, slug = pid, slugs[pid]
-                folder = posixpath.dirname(slug)
-            key = (folder, r[0], r[1])
-            to = memo[key] if key in memo else memo.setdefault(key, resolve(index, slug, r[0], r[1]))
-            out.append((pid, to, *r))
-        insert_many(conn, _INSERTS["links"], out)
+        to = link_resolver(conn, len(rows))
+        insert_many(conn, _INSERTS["links"], [(pid, to(slugs[pid], r[0], r[1]), *r) for pid, r in rows])
 
 
 def _slugs(conn, ids: set[int]):
@@ -220,22 +205,35 @@ def relink_updates(conn, rows: list) -> list[tuple[int | None, int]]:
     to_page_id, from slug``, by position) whose target :func:`gbrain.page.links.resolve` now
     gives differently. Links from one folder to one target resolve alike, so each such pair is
     resolved once; many rows are looked up in an in-memory index of the page keys."""
+    to = link_resolver(conn, len(rows))
+    updates = []
+    for r in rows:
+        now = to(r[4], r[1], r[2])
+        if now != r[3]:
+            updates.append((now, r[0]))
+    updates.sort(key=lambda u: u[1])
+    return updates
+
+
+def link_resolver(conn, n: int) -> Callable[[str, str, str], int | None]:
+    """``to(from slug, kind, target)``: the page id :func:`gbrain.page.links.resolve` gives a link
+    (None: dangling), for resolving ``n`` links in a row. Links from one folder to one target
+    resolve alike, so each such triple is resolved once; many links are looked up in an
+    in-memory index of the page keys (:class:`~gbrain.page.links.MemoryIndex`), a few in SQL."""
     import posixpath
 
     from ..page.links import MemoryIndex, SqlIndex, resolve
 
-    index = MemoryIndex(conn) if len(rows) > 200 else SqlIndex(conn)
+    index = MemoryIndex(conn) if n > 200 else SqlIndex(conn)
     memo: dict[tuple[str, str, str], int | None] = {}
-    updates = []
-    slug = folder = None
-    for r in rows:
-        lid, kind, target, to = r[0], r[1], r[2], r[3]
-        if r[4] != slug:  # rows come page by page: one dirname per page
-            slug, folder = r[4], posixpath.dirname(r[4])
-        key = (folder, kind, target)
+    last = ["", ""]  # the last from slug and its folder: links come page by page
+
+    def to(slug: str, kind: str, target: str) -> int | None:
+        if slug != last[0]:
+            last[0], last[1] = slug, posixpath.dirname(slug)
+        key = (last[1], kind, target)
         if key not in memo:
             memo[key] = resolve(index, slug, kind, target)
-        if memo[key] != to:
-            updates.append((memo[key], lid))
-    updates.sort(key=lambda u: u[1])
-    return updates
+        return memo[key]
+
+    return to

@@ -114,7 +114,7 @@ import pathspec
 from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..search.keyword import search_fields
 from ..storage import blobs
-from ..storage.db import bind_client, expire_sync_clients, sync_client
+from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
 from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key
 from ..errors import BadInput, GBrainError
@@ -822,13 +822,9 @@ class SyncEngine:
         return rep
 
     def _tuples(self, sql: str, params: tuple = ()) -> Iterable[tuple]:
-        """Rows of ``sql`` as plain tuples (hashable, equal to tuples built in Python: what the
-        set operations of :meth:`_unchanged` need; ``sqlite3.Row`` is neither)."""
-        if getattr(self.conn, "dialect", "sqlite") == "postgres":
-            return self.conn.execute(sql, params)  # pg.Row is a tuple subclass with tuple equality
-        cur = self.conn.cursor()
-        cur.row_factory = None
-        return cur.execute(sql, params)
+        """:func:`~gbrain.storage.db.tuple_rows` on this engine's connection (what the set
+        operations of :meth:`_unchanged` need; ``sqlite3.Row`` is not hashable)."""
+        return tuple_rows(self.conn, sql, params)
 
     def _unchanged(self, stats: list[tuple[str, int, int]]) -> tuple[dict[str, str], dict[str, tuple[str, str]], set[str], int]:
         """The paths a full round need not plan, found by set operations in one read snapshot.

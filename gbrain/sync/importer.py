@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import begin_write, bind_client, rollback, sync_client, vacuum_after_bulk
+from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
 from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem
 from . import verify
@@ -74,16 +74,6 @@ def _binding(brain: Brain, root: Path) -> tuple[str, str | None]:
     return client, (row[0] if row else None)
 
 
-def _tuples(conn, sql: str, params: tuple = ()):
-    """Rows of ``sql`` as plain tuples (``dict``/``set`` build from them in C; ``pg.Row`` is a
-    tuple subclass with tuple equality)."""
-    if getattr(conn, "dialect", "sqlite") == "postgres":
-        return conn.execute(sql, params)
-    cur = conn.cursor()
-    cur.row_factory = None
-    return cur.execute(sql, params)
-
-
 class _Recorded:
     """What ``sync_state`` recorded for the files of the folder the brain is bound to, read once
     (one statement, in path order on SQLite; the maps built in C): ``base`` (path → hash last
@@ -105,7 +95,7 @@ class _Recorded:
         q = "SELECT path, size, mtime_ns, disk_hash, base_hash, file_id IS NOT NULL FROM sync_state WHERE client = ?"
         if getattr(brain.conn, "dialect", "sqlite") != "postgres":
             q += " ORDER BY path"  # the (client, path) index, in order; left to itself SQLite takes (client, file_id)
-        rows = list(_tuples(brain.conn, q, (client,)))
+        rows = list(tuple_rows(brain.conn, q, (client,)))
         paths = list(map(_PATH, rows))
         self.base = dict(zip(paths, map(_BASE, rows)))
         self.stats = set(map(_STAT, rows))
