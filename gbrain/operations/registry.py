@@ -842,13 +842,17 @@ def created_folders_text(folders: list[str]) -> str:
     return ("the folder " if len(folders) == 1 else "the folders ") + ", ".join(folders)
 
 
+def _count(k: int, word: str) -> str:
+    """``1 file`` / ``1,204 files``: a count and its noun, plural by an ``s``."""
+    return f"{k:,} {word}{'' if k == 1 else 's'}"
+
+
 def _comparison_lines(r: dict) -> list[str]:
     """The folder and the brain compared (``verify``, ``export``), in words: how many files are
     the same, which differ, which are only in the brain, which only in the folder."""
     cmp = r["comparison"]
-    n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
-    lines = [f"Compared {r['root']} ({n(cmp['in_folder'], 'file')}) with the brain "
-             f"({cmp['in_brain']:,}: {n(r['pages'], 'page')}, {n(r['other_files'], 'other file')}):",
+    lines = [f"Compared {r['root']} ({_count(cmp['in_folder'], 'file')}) with the brain "
+             f"({cmp['in_brain']:,}: {_count(r['pages'], 'page')}, {_count(r['other_files'], 'other file')}):",
              f"  the same in both: {cmp['same']:,}"]
     for key, words in (("different", "different (in both, other bytes)"), ("only_in_brain", "only in the brain (not in the folder)"),
                        ("only_in_folder", "only in the folder (not in the brain)")):
@@ -880,13 +884,12 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
         lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,}; the brain now holds {r['pages']:,} pages and {r['other_files']:,} other files")
     else:
         lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
-    n = lambda k, word: f"{k:,} {word}{'' if k == 1 else 's'}"  # noqa: E731
     if not compare:
         lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
     lk = r["links"]
     line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling)"
     if r["pages_reparsed"]:
-        line += f"; {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {n(r['pages_reparsed'], 'checked page')}"
+        line += f"; {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {_count(r['pages_reparsed'], 'checked page')}"
         if r.get("pages_sampled"):
             line += " (drawn at random; --deep checks every page)"
     lines.append(line)
@@ -907,7 +910,7 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     raw = r["raw"]
     lines.append(f"Raw sidecars: {raw['sidecars']:,} ({raw['raw_rows_stored']:,} source rows)")
     if r.get("frontmatter_errors"):
-        lines.append(f"Frontmatter kept raw (YAML did not load): {n(r['frontmatter_errors'], 'page')}")
+        lines.append(f"Frontmatter kept raw (YAML did not load): {_count(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
         lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable)")
         from ..sync.scan import NOT_UTF8
@@ -925,9 +928,9 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     if r.get("ignored_in_brain_count"):
         lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
     if r.get("kept_brain_edits"):
-        lines.append(f"Kept the brain's version of {n(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
+        lines.append(f"Kept the brain's version of {_count(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
     if r.get("kept_not_in_tree"):
-        lines.append(f"Note: {n(r['kept_not_in_tree'], 'path')} of the brain not in this folder; kept (listed as missing_on_disk in --json)")
+        lines.append(f"Note: {_count(r['kept_not_in_tree'], 'path')} of the brain not in this folder; kept (listed as missing_on_disk in --json)")
     if r.get("pruned_count"):  # export --prune
         more = f" and {r['pruned_count'] - len(r['pruned']):,} more (see --json)" if r["pruned_count"] > len(r["pruned"]) else ""
         lines.append(f"Pruned (removed: not in the brain, an earlier export's bytes): {r['pruned_count']:,} file(s): {', '.join(r['pruned'])}{more}")

@@ -945,7 +945,13 @@ class SyncEngine:
         for f in fields(Outcome):
             a, b = getattr(out, f.name), getattr(more, f.name)
             if isinstance(a, list):
-                a.extend(x for x in b if x not in a)
+                seen = {x for x in a if not isinstance(x, dict)}  # a set for strings and tuples
+                for x in b:
+                    if x in seen if not isinstance(x, dict) else x in a:  # dicts (few): by ==
+                        continue
+                    a.append(x)
+                    if not isinstance(x, dict):
+                        seen.add(x)
             elif isinstance(a, dict):
                 a.update(b)
         return out
@@ -2060,6 +2066,17 @@ class SyncEngine:
             return DiskFile(p, len(data), 0, sha256(data), data)
         return DiskFile(p, st.st_size, change_stamp(st), sha256(data), data)
 
+    def _moved_to(self, p: str, hx: str) -> tuple[str, str | None] | None:
+        """Where the brain renamed ``p`` holding the bytes of hash ``hx``: ``(name, path)``, the
+        name it moved to (a page's slug, or another file's path) and that page's or file's path
+        now (None when it is no longer there); None when the history shows no such rename."""
+        kind, name = key_for_path(self.conn, p)
+        to = moved_away(self.conn, kind, name, hx)
+        if to is None:
+            return None
+        r = self.conn.execute("SELECT path FROM pages WHERE slug = ?" if kind == "page" else "SELECT path FROM files WHERE path = ?", (to,)).fetchone()
+        return to, (r[0] if r else None)
+
     def _follow_brain_moves(self, paths: set[str], D: dict, S: dict, B: dict, out: Outcome) -> None:
         """A note edited in this folder while the brain renamed it (another folder's sync or
         watch saw the rename; this folder was offline or not yet told): the file takes the new
@@ -2072,14 +2089,10 @@ class SyncEngine:
             d, b = D.get(p), B.get(p)
             if d is None or b is None or d == b or p in S or not is_markdown(p):
                 continue
-            kind, name = key_for_path(self.conn, p)
-            to = moved_away(self.conn, kind, name, b)
-            if to is None:
+            moved = self._moved_to(p, b)
+            if moved is None or moved[1] is None:
                 continue
-            r = self.conn.execute("SELECT path FROM pages WHERE slug = ?" if kind == "page" else "SELECT path FROM files WHERE path = ?", (to,)).fetchone()
-            if r is None:
-                continue
-            tp = r[0]
+            tp = moved[1]
             if tp == p or tp in D or self.excluded(tp) or self.conn.execute(
                     "SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, tp)).fetchone():
                 continue
@@ -2113,13 +2126,10 @@ class SyncEngine:
         if not gone or not fresh:
             return
         for g in sorted(gone):
-            kind, name = key_for_path(self.conn, g)
-            to = moved_away(self.conn, kind, name, B[g])
-            if to is None:
+            moved = self._moved_to(g, B[g])
+            if moved is None:
                 continue
-            if kind == "page":
-                r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (to,)).fetchone()
-                to = r[0] if r else to
+            to = moved[1] or moved[0]
             fid = state[g][4] if g in state else None
             for x in fresh:
                 if D[x] == B[g] or (fid is not None and self._fid(disk[x]) == fid):
