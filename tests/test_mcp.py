@@ -748,8 +748,9 @@ def test_brain_raw_gives_a_big_sidecar_in_parts(fixture_db):
 
 def test_query_lists_its_hits_under_items_as_the_other_list_tools(fixture_db):
     """brain_query answered {"hits": [...]} where brain_search, brain_list and the other list
-    tools answer {"items": [...]}: it answers `items` now, on every surface, with `hits` (the
-    same list, the same page) kept for one release so clients reading it go on working."""
+    tools answer {"items": [...]}: it answers `items` now. An MCP agent gets `items` alone (the
+    alias doubled every result against the 40,000-character page: agent trial 3); `call`, `pipe`
+    and `--json` keep `hits` (the same list, the same page) for one release, for scripts."""
     async def main():
         async with connect(fixture_db) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
@@ -758,19 +759,25 @@ def test_query_lists_its_hits_under_items_as_the_other_list_tools(fixture_db):
             return tools["brain_query"], first, second
 
     tool, first, second = anyio.run(main)
-    assert first["items"] and first["items"] == first["hits"] and second["items"] == second["hits"] and second["items"] != first["items"]
+    assert first["items"] and second["items"] and second["items"] != first["items"]
+    assert "hits" not in first and "hits" not in second, first
     success = tool.output_schema["anyOf"][0]
-    assert success["required"] == ["items"] and success["properties"]["hits"]["description"].startswith("deprecated")
+    assert success["required"] == ["items"] and "hits" not in success["properties"]
+    assert "`hits`" not in tool.description
     r = gbrain("--db", str(fixture_db), "query", "River AI Series A", "--mode", "keyword", "--json")
     out = json.loads(r.stdout)
     assert r.returncode == 0 and out["items"] and out["items"] == out["hits"], r.stdout
+    via_call = json.loads(gbrain("--db", str(fixture_db), "call", "brain_query", json.dumps({"question": "River AI Series A", "mode": "keyword", "limit": 1, "cursor": ""})).stdout)
+    assert via_call["items"] == via_call["hits"] == first["items"], via_call
     assert gbrain("--db", str(fixture_db), "query", "River AI Series A", "--mode", "keyword").stdout.decode().startswith(out["items"][0]["slug"])
 
 
 def test_lint_lists_its_findings_under_items_as_the_other_list_tools(fixture_db, monkeypatch):
     """brain_lint (and brain_lint_fix) answered {"findings": [...]} where every other list tool
-    answers {"items": [...]}: `items` now, on every surface, with `findings` (the same list, the
-    same page) kept for one release and marked deprecated in the output schema, as query's `hits`."""
+    answers {"items": [...]}: `items` now. An MCP agent gets `items` alone: with the alias
+    `findings` beside it every finding came twice, and a default `brain_lint {}` showed 48
+    findings in its 40,000 characters instead of ~96 (agent trial 3). `call`, `pipe` and
+    `--json` keep `findings` (the same list, the same page) for one release, for scripts."""
     async def main():
         async with connect(fixture_db) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
@@ -779,26 +786,44 @@ def test_lint_lists_its_findings_under_items_as_the_other_list_tools(fixture_db,
             return tools, r, fix
 
     tools, r, fix = anyio.run(main)
-    assert r["items"] and r["items"] == r["findings"] and fix["items"] == fix["findings"], r
+    assert r["items"] and fix["items"] and "findings" not in r and "findings" not in fix, r
     for name in ("brain_lint", "brain_lint_fix"):
         success = tools[name].output_schema["anyOf"][0]
-        assert success["required"] == ["items"] and success["properties"]["findings"]["description"].startswith("deprecated"), name
-    # one page at a time: each page under both keys, the pages together the whole list
+        assert success["required"] == ["items"] and "findings" not in success["properties"], name
+    # one page at a time: the pages together the whole list, each once
     monkeypatch.setattr(ops.REGISTRY["lint"], "page_size", 2)
     pages, cursor = [], None
     while True:
         p = ops.run_tool("lint", {"cursor": cursor} if cursor else {}, ops.Context(db=str(fixture_db), surface="mcp"))
-        assert p["items"] == p["findings"] and len(p["items"]) <= 2
+        assert "findings" not in p and len(p["items"]) <= 2
         pages += p["items"]
         cursor = p["next_cursor"]
         if not cursor:
             break
     assert pages == r["items"]
+    # call with a cursor pages as the tool does, and keeps the alias for scripts
+    p = ops.run_tool("lint", {}, ops.Context(db=str(fixture_db), surface="call"))
+    assert p["items"] == p["findings"] == r["items"][:2]
     out = gbrain("--db", str(fixture_db), "lint", "--json")
     js = json.loads(out.stdout)
     assert out.returncode == 1 and js["items"] and js["items"] == js["findings"], out.stdout
     text = gbrain("--db", str(fixture_db), "lint").stdout.decode()
     assert all(f"  {f['slug'] or '(brain)'}  {f['message']}" in text for f in js["items"]), text
+
+
+def test_an_mcp_page_spends_its_budget_on_one_copy_of_each_item(monkeypatch):
+    """PAGE_CHARS bounds what an agent reads; the items counted once when the result carries
+    them once (MCP), twice where the alias is kept (call, pipe)."""
+    o = ops.REGISTRY["lint"]
+    findings = [{"check": "orphans", "slug": f"notes/n{i:04d}", "message": "x" * 300, "action": ""} for i in range(400)]
+    monkeypatch.setattr(o, "handler", lambda b, a, ctx: {"ok": False, "counts": {"orphans": 400}, "items": findings})
+    monkeypatch.setattr(o, "db", "none")
+    monkeypatch.setattr(o, "page_size", 1000)
+    mcp = ops.run_tool("lint", {}, ops.Context(surface="mcp"))
+    call = ops.run_tool("lint", {}, ops.Context(surface="call"))
+    assert "findings" not in mcp and call["findings"] == call["items"]
+    assert len(json.dumps(mcp)) <= ops.PAGE_CHARS + 1000 and len(json.dumps(call)) <= ops.PAGE_CHARS + 1000
+    assert len(mcp["items"]) >= 2 * len(call["items"]) - 1, (len(mcp["items"]), len(call["items"]))
 
 
 class _Counted:

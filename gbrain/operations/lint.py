@@ -60,7 +60,7 @@ _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="st
     output=_LINT_OUTPUT,
     item=_LINT_ITEM,
     page="slice",
-    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release)
+    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
     page_alias="findings",
     routes={"fix_safe": "lint-fix"},
 )
@@ -86,8 +86,7 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
         slugs=a.get("slug"),
         since=_since(a.get("since"), ctx.flag("since")),
     )
-    r["findings"] = r["items"]  # the old name of `items` (Operation.page_alias), for one release
-    return r
+    return r  # `findings`, the old name of `items`: Operation.page_alias (registry.with_alias)
 
 
 @op(
@@ -107,7 +106,7 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
     output=_LINT_OUTPUT,
     item=_LINT_ITEM,
     page="slice",
-    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release)
+    page_key="items",  # as every other list tool (it was `findings`: page_alias keeps it for one release, not for MCP)
     page_alias="findings",
 )
 def _lint_fix(b, a, ctx):

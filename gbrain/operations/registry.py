@@ -164,9 +164,11 @@ class Operation:
     #: ``page_key`` names the list in a dict result (None: the result is the list)
     page: str | None = None
     page_key: str | None = None
-    #: the name the list had before it became ``page_key`` (query's ``hits``, now ``items``): the
-    #: result holds the same list under it too, for one release, so clients reading the old
-    #: key go on working (a page counts its items twice against :data:`PAGE_CHARS`)
+    #: the name the list had before it became ``page_key`` (query's ``hits``, now ``items``): for
+    #: one release the result holds the same list under it too on the script surfaces (CLI
+    #: ``--json``, ``call``, ``pipe``: :func:`with_alias`), so scripts reading the old key go on
+    #: working (a page counts its items twice against :data:`PAGE_CHARS`); an MCP result and its
+    #: output schema carry ``page_key`` alone (the copy halved what an agent's page holds)
     page_alias: str | None = None
     page_size: int = 50
     #: a ranked list (``page="limit"``): the depth within which a ranking asked for more items
@@ -243,9 +245,7 @@ class Operation:
             items = {"type": "array", "items": self.item or {}}
             if self.page_key:
                 base = self.output or {"type": "object", "properties": {}}
-                props = {**base.get("properties", {}), self.page_key: items}
-                if self.page_alias:
-                    props[self.page_alias] = {**items, "description": f"deprecated: the same list as {self.page_key}, kept for one release; read {self.page_key}"}
+                props = {**base.get("properties", {}), self.page_key: items}  # MCP: no page_alias (with_alias)
             else:
                 props = {"items": items}
             if self.page:
@@ -587,7 +587,21 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
     ctx = ctx or Context()
     a = check_args(o, args, cli=ctx.surface == "cli")
     if not ctx.agent:
-        return _run_checked(o, a, ctx, brain)
+        return with_alias(o, _run_checked(o, a, ctx, brain), ctx)
+    return with_alias(o, _run_agent(o, a, ctx, brain), ctx)
+
+
+def with_alias(o: Operation, result: Any, ctx: Context) -> Any:
+    """``result`` with its list under ``o.page_alias`` too (the list's name before it became
+    ``o.page_key``: query's ``hits``, lint's ``findings``), on every surface but MCP: scripts
+    reading the old key (``--json``, ``call``, ``pipe``) go on working for one release, while an
+    agent's result holds each item once. The one place the alias is made."""
+    if o.page_alias and ctx.surface != "mcp" and isinstance(result, dict) and o.page_key in result:
+        return {**result, o.page_alias: result[o.page_key]}
+    return result
+
+
+def _run_agent(o: Operation, a: dict, ctx: Context, brain: Brain | None) -> Any:
     # an agent reads advice in tools and parameters: errors, warnings and the result's notes
     import dataclasses
 
@@ -793,16 +807,17 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         result = run(name, a, ctx, brain)
     items = result[o.page_key] if o.page_key else result
     page = items[offset : offset + want] if want else items[offset:]
+    alias = o.page_alias if o.page_key and o.page_alias in result else None  # with_alias: not for MCP
     used = 0
     for i, it in enumerate(page):
-        used += (len(dumps(it)) + 1) * (2 if o.page_alias else 1)
+        used += (len(dumps(it)) + 1) * (2 if alias else 1)
         if used > PAGE_CHARS and i:
             page = page[:i]
             break
     more = offset + len(page) < len(items)
     nxt = encode_cursor(o, key_args, offset + len(page)) if more else None
     if o.page_key:
-        return {**result, o.page_key: page, **({o.page_alias: page} if o.page_alias else {}), "next_cursor": nxt}
+        return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt}
     return {"items": page, "next_cursor": nxt}
 
 

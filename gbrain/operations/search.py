@@ -186,7 +186,7 @@ def _shorten(text: str, width: int) -> str:
 @op(
     "query",
     "Semantic search: answer a question with pages ranked by meaning and keywords (FTS5 + vector, fused). "
-    "The hits come as `items` (as every list tool; `hits` holds the same list for one release, then goes), each with slug, title, score "
+    "The hits come as `items` (as every list tool), each with slug, title, score "
     "and the best matching passage. Falls back to keyword search when the brain has no embeddings. "
     "type, tag and prefix (a folder) filter both sides before their candidate bounds.",
     [
@@ -202,7 +202,7 @@ def _shorten(text: str, width: int) -> str:
     output=obj("items", mode="string", model="string?", notes="array"),
     item=obj("slug", **{"slug": "string", "title": "string?", "type": "string?", "score": "number", "passage": "string"}),
     page="limit",
-    page_key="items",  # as every other list tool (it was `hits`: page_alias keeps it for one release)
+    page_key="items",  # as every other list tool (it was `hits`: page_alias keeps it for one release, not for MCP)
     page_alias="hits",
     rank_depth=RANK_DEPTH,
     text=_query_text,
@@ -213,7 +213,7 @@ def _query(b, a, ctx):
     r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
                      prefix=a.get("prefix"), mode=a.get("mode") or "hybrid")
     hits = r.pop("hits")
-    r = {"items": hits, "hits": hits, **r}  # `hits`: the old name of `items` (Operation.page_alias), for one release
+    r = {"items": hits, **r}  # `hits`, the old name of `items`: Operation.page_alias (registry.with_alias)
     if not hits:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     for n in r["notes"]:
