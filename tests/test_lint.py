@@ -336,6 +336,25 @@ def test_threads_lists_items_oldest_first(tmp_path, run):
     assert [(f["slug"], f["done"]) for f in lr["items"]] == [("deals/river-ai-series-a", False), ("people/ana-lima", True)]
 
 
+def test_threads_dated_leaves_out_the_undated_items(tmp_path, run):
+    """brain_threads {} on a generated brain answered 22 KB, most of it undated items the
+    briefing skips (agent trial 3, finding 5): `dated` keeps the items with a date (and the
+    ticked ones, as older_than does), oldest first."""
+    pages = dict(SEEDED)
+    pages["people/ana-lima.md"] = CLEAN["people/ana-lima.md"].replace(
+        "- Intro to Bruno", "- [x] Send the deck (2025-02-01)\n- [x] Undated done\n- Undated idea\n- Intro to Bruno"
+    )
+    db = build(tmp_path, pages)
+    every = ops.run("threads", {"as_of": AS_OF}, ops.Context(db=str(db)))
+    dated = ops.run("threads", {"as_of": AS_OF, "dated": True}, ops.Context(db=str(db)))
+    assert [t["text"] for t in dated] == [t["text"] for t in every if t["date"] or t["done"]]
+    assert [(t["date"], t["done"]) for t in dated] == [("2025-01-02", False), ("2025-02-01", True), ("2025-03-04", False), (None, True)]
+    assert any(t["date"] is None and not t["done"] for t in every)
+    assert "dated" in ops.REGISTRY["threads"].input_schema()["properties"]
+    p = run("threads", "--as-of", AS_OF, "--dated", "--json", "--db", str(db))
+    assert p.returncode == 0 and json.loads(p.stdout) == dated
+
+
 def test_open_thread_items_parsing():
     ct = """# X
 

@@ -197,12 +197,14 @@ def open_thread_items(compiled_truth: str) -> list[dict]:
     return items
 
 
-def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag: str | None = None, older_than: int | None = None) -> list[dict]:
+def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag: str | None = None, older_than: int | None = None,
+                 dated: bool = False) -> list[dict]:
     """Every open-thread item in the brain, oldest first (undated items last).
 
     Each item: ``slug``, ``title``, ``type``, ``text``, ``done``, ``date`` (newest date in the
     item that is not after ``as_of``, or None) and ``age_days`` (days from ``date`` to
-    ``as_of``). ``older_than`` keeps dated items at least that many days old (and ticked ones).
+    ``as_of``). ``older_than`` keeps dated items at least that many days old (and ticked ones);
+    ``dated`` keeps the dated items (and ticked ones).
     Only pages whose compiled truth mentions "open threads" are read.
     """
     day = as_of_date(as_of)
@@ -217,6 +219,8 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
             date = max(past) if past else None
             age = (day - _dt.date.fromisoformat(date)).days if date else None
             if older_than is not None and not it["done"] and (age is None or age < older_than):
+                continue
+            if dated and not it["done"] and date is None:
                 continue
             out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "text": it["text"], "done": it["done"], "date": date, "age_days": age})
     out.sort(key=lambda x: (x["date"] is None, x["date"] or "", x["slug"]))

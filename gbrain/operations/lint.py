@@ -126,11 +126,13 @@ def _threads_text(r: list, a: dict) -> str:
 @op(
     "threads",
     "Open-thread items across the brain (list items under an 'Open Threads' heading), oldest first, each with its "
-    "page, newest date written in it and age in days; undated items come last, ticked ones are marked done.",
+    "page, newest date written in it and age in days; undated items come last (`dated` leaves them out), ticked ones are marked done.",
     [
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("tag", description="only pages with this tag"),
         Param("older_than", "integer", "only items at least this many days old (plus ticked-done ones)", minimum=0),
+        Param("dated", "boolean", "only items with a date written in them (plus ticked-done ones): the time-sensitive ones, "
+              "without the undated items a big brain has many of", default=False),
         Param("as_of", description="count ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         limit_param(100, "maximum number of items (0: all)"),
     ],
@@ -140,5 +142,6 @@ def _threads_text(r: list, a: dict) -> str:
     text=_threads_text,
 )
 def _threads(b, a, ctx):
-    items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"))
+    items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"),
+                                 dated=bool(a.get("dated")))
     return items[: a["limit"]] if a.get("limit") else items
