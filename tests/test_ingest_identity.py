@@ -128,3 +128,74 @@ def test_a_source_is_found_by_the_index_of_refs_not_by_reading_every_source_page
         same = ops.run("ingest", {"content": "---\nsource_ref: 12345\ntitle: Numbered\n---\nText, edited.\n", "source_ref": "12345"}, brain=b)
         assert same["slug"] == numbered["slug"] and same["changed"] and not same["created"]
         assert len(ops.run("list", {"type": "source", "limit": 0}, brain=b)) == 31
+
+
+def _title_before(content: str, file) -> str:
+    """ingest's title rule before 2026-12-03: frontmatter title or an opening H1, else the first
+    non-blank line of the whole text, frontmatter lines included."""
+    from gbrain.page.markdown import parse_page
+
+    page = parse_page(content, "")
+    if page.title:
+        return page.title
+    for line in content.splitlines():
+        s = line.strip().lstrip("#>-* ").strip()
+        if s and s != "---":
+            return s[:120]
+    return "source"
+
+
+UNCLOSED = "---\ndate: 2026-12-02\n  attendees: [Ana, Bruno]\n\n# Agent Pay pilot check-in\n\nPilot is live.\n"
+UNTITLED = "---\ndate: 2026-12-02\n---\nNotes from the call.\n\n# Agent Pay pricing\n\nTiers.\n"
+
+
+def test_a_source_is_titled_by_its_first_heading_not_a_yaml_line(db_path, monkeypatch):
+    """brain_ingest of a document whose frontmatter never closes took its title, and slug, from
+    the first YAML line ("date: 2026-12-02") though the text has `# Agent Pay pilot check-in`
+    (agent trial 3, finding 4); so did a document with closed frontmatter and no title whose
+    first heading is not its first line."""
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.operations import agents
+
+    monkeypatch.setattr(agents, "_today", lambda: "2026-12-03")
+    with Brain.open(db_path, create=True) as b:
+        r = ops.run("ingest", {"content": UNCLOSED, "source_type": "meeting"}, brain=b)
+        assert r["title"] == "Agent Pay pilot check-in" and r["slug"] == "sources/2026-12-03-agent-pay-pilot-check-in", r
+        r2 = ops.run("ingest", {"content": UNTITLED}, brain=b)
+        assert r2["title"] == "Agent Pay pricing" and r2["slug"] == "sources/2026-12-02-agent-pay-pricing", r2
+        assert b.get_text(r2["slug"]).startswith("---\ndate: 2026-12-02\ntitle: Agent Pay pricing\n")
+        # no heading: the first line of the text below the frontmatter
+        r3 = ops.run("ingest", {"content": "---\ndate: 2026-12-01\n---\nJust a note.\n"}, brain=b)
+        assert r3["title"] == "Just a note." and r3["slug"] == "sources/2026-12-01-just-a-note", r3
+        # a `#` line in code is no heading
+        r4 = ops.run("ingest", {"content": "Log excerpt\n\n```\n# not a title\n```\n"}, brain=b)
+        assert r4["title"] == "Log excerpt", r4
+
+
+def test_a_source_ingested_under_the_old_title_rule_keeps_its_page(db_path, monkeypatch):
+    """Pages ingested before the title fix keep their slug: the same text again (with its ref, or
+    with none) finds the page it made and writes nothing; a changed text with its ref updates it
+    in place (and then carries the heading as its title)."""
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.operations import agents
+
+    monkeypatch.setattr(agents, "_today", lambda: "2026-12-03")
+    fixed = agents._title_of
+    with Brain.open(db_path, create=True) as b:
+        monkeypatch.setattr(agents, "_title_of", _title_before)
+        old_ref = ops.run("ingest", {"content": UNCLOSED, "source_type": "meeting", "source_ref": "cal:pilot"}, brain=b)
+        old_none = ops.run("ingest", {"content": UNTITLED}, brain=b)
+        assert old_ref["slug"] == "sources/2026-12-03-date-2026-12-02" and old_none["slug"] == "sources/2026-12-02-date-2026-12-02"
+        monkeypatch.setattr(agents, "_title_of", fixed)
+        before = [p["slug"] for p in ops.run("list", {"type": "source", "limit": 0}, brain=b)]
+        again = ops.run("ingest", {"content": UNCLOSED, "source_type": "meeting", "source_ref": "cal:pilot"}, brain=b)
+        assert again["slug"] == old_ref["slug"] and not again["created"] and not again["changed"] and not again["logged"], again
+        assert again["title"] == "date: 2026-12-02"  # the page's title, as stored
+        none_again = ops.run("ingest", {"content": UNTITLED}, brain=b)
+        assert none_again["slug"] == old_none["slug"] and not none_again["created"] and not none_again["changed"], none_again
+        assert [p["slug"] for p in ops.run("list", {"type": "source", "limit": 0}, brain=b)] == before
+        changed = ops.run("ingest", {"content": UNCLOSED + "Week 2: 40 merchants.\n", "source_type": "meeting", "source_ref": "cal:pilot"}, brain=b)
+        assert changed["slug"] == old_ref["slug"] and changed["changed"] and changed["title"] == "Agent Pay pilot check-in"
+        assert ops.run("get", {"slug": old_ref["slug"]}, brain=b)["title"] == "Agent Pay pilot check-in"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ..core.brain import Brain, render_row
-from ..page.markdown import BOM, Page, edit_frontmatter, parse_page
+from ..page.markdown import BOM, Page, edit_frontmatter, first_h1, parse_page
 from ..page.slugs import loose_key
 from ..errors import BadInput, GBrainError
 from .registry import obj, Context, Param, op
@@ -24,19 +24,36 @@ MAX_SLUG_NAME = 60  # characters of the slugified title kept in a source slug
 
 def _title_of(content: str, file: str | None) -> str:
     """A source's title, from its text first so that the same text gets the same title (and slug)
-    on every surface: frontmatter ``title``, else the first ``# heading``, else the first non-blank
-    line (without leading ``#``/``>``/``-``, at most 120 characters), else the file's stem, else
-    ``source``."""
+    on every surface: frontmatter ``title``, else the first ``# heading`` (a level-1 heading
+    anywhere in the text, not in code), else the first non-blank line below the frontmatter
+    block (without leading ``#``/``>``/``-``, at most 120 characters), else the file's stem, else
+    ``source``. A frontmatter block that never closes is text: its heading still titles it."""
     page = parse_page(content, "")
     if page.title:
         return page.title
-    for line in content.splitlines():
+    body = page.compiled_truth + page.separator + page.timeline
+    heading = first_h1(body)
+    if heading:
+        return heading[:120]
+    return _first_line(body, file)
+
+
+def _first_line(text: str, file: str | None) -> str:
+    for line in text.splitlines():
         s = line.strip().lstrip("#>-* ").strip()
         if s and s != "---":
             return s[:120]
     if file and file != "-":
         return Path(file).stem
     return "source"
+
+
+def _title_before(content: str, file: str | None) -> str:
+    """The title ingest gave a source before 2026-12-03: frontmatter ``title`` or an opening H1,
+    else the first non-blank line of the whole text, a frontmatter line too ("date: 2026-12-02").
+    Only to find the pages it named so (:func:`_ingest`): their slugs stay."""
+    page = parse_page(content, "")
+    return page.title or _first_line(content, file)
 
 
 def _today() -> str:
@@ -180,33 +197,58 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
     date, date_warning = _date_of(parse_page(content, "").frontmatter)
     text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=_today())
     warnings = ([date_warning] if date_warning else []) + warnings
-    base = f"sources/{date}-" + (loose_key(title)[:MAX_SLUG_NAME].strip("-") or "source")
+    # the titles this text may have been stored under: today's rule, then the rule before
+    # 2026-12-03 (a YAML line): a page made so is found under its own name, never made twice
+    titles = [title] + [t for t in [_title_before(content, file)] if t != title]
 
-    def found(row) -> dict:
-        return {"slug": row["slug"], "path": row["path"], "title": title, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
+    def base_of(t: str) -> str:
+        return f"sources/{date}-" + (loose_key(t)[:MAX_SLUG_NAME].strip("-") or "source")
+
+    def made(row, ref: str) -> str | None:
+        """The title under which ``row`` is this source's page (None: it is not)."""
+        for t in titles:
+            mine = text if t == title else source_page_text(content, title=t, source_type=source_type, source_ref=ref, ingested=_today())[0]
+            if _made_from(row, mine, content, title=t, source_type=source_type, source_ref=ref):
+                return t
+        return None
+
+    def scan(base: str) -> tuple:
+        """(the page this source made at ``base`` or ``base-N``, its title) or (None, the first free name)."""
+        for n in range(1, 1000):
+            name = base if n == 1 else f"{base}-{n}"
+            row = b.page_row(name)
+            if row is None:
+                return None, name
+            ref = _page_ref(row)
+            if source_ref and ref not in (None, "", source_ref):
+                continue  # another source with this title and date
+            t = made(row, source_ref if ref is None else ref)
+            if t is not None:
+                return row, t
+        raise GBrainError(f"too many sources named {base}")  # pragma: no cover - a thousand sources with one title on one day
+
+    def found(row, t: str) -> dict:
+        return {"slug": row["slug"], "path": row["path"], "title": t, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
 
     with b.transaction():
         slug = None
         if source_ref:
             mine = _sources_with_ref(b, source_ref)
             for row in mine:
-                if _made_from(row, text, content, title=title, source_type=source_type, source_ref=source_ref):
-                    return found(row)
+                t = made(row, source_ref)
+                if t is not None:
+                    return found(row, t)
             if mine:  # the source changed: its page (the oldest, if older ingests made several) gets the new text
                 slug = mine[0]["slug"]
         if slug is None:
-            for n in range(1, 1000):
-                slug = base if n == 1 else f"{base}-{n}"
-                row = b.page_row(slug)
-                if row is None:
-                    break
-                ref = _page_ref(row)
-                if source_ref and ref not in (None, "", source_ref):
-                    continue  # another source with this title and date
-                if _made_from(row, text, content, title=title, source_type=source_type, source_ref=source_ref if ref is None else ref):
-                    return found(row)
-            else:  # pragma: no cover - a thousand sources with one title on one day
-                raise GBrainError(f"too many sources named {base}")
+            row, t = scan(base_of(title))
+            if row is not None:
+                return found(row, t)
+            slug = t
+            for old in titles[1:]:
+                row, t = scan(base_of(old))
+                if row is not None:
+                    return found(row, t)
         res = b.put(slug, text)
         b.log_ingest(source_type, source_ref, [slug], title)
     for w in warnings + res.warnings:

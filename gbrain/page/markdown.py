@@ -1228,6 +1228,14 @@ def opening_h1(tokens: list) -> str:
     return ""
 
 
+def first_h1(body: str) -> str:
+    """The plain text of the first level-1 heading of a body that is a block of its own (not in
+    code, a quote or a list), wherever it is, else ``''``: ingest's title of a source whose text
+    does not open with one (``operations/agents.py: _title_of``)."""
+    tokens, _ = _parse_ast(body.replace("\r\n", "\n").replace("\r", "\n"))
+    return next((t for t in (_heading_text(tok) for tok in tokens if tok.get("type") == "heading" and tok["attrs"]["level"] == 1) if t), "")
+
+
 # ---- the parser --------------------------------------------------------------
 
 
