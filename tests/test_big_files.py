@@ -271,3 +271,36 @@ def test_export_hashes_a_big_file_as_it_streams_out_and_finds_a_damaged_piece(tm
     with Brain.open(db) as b:
         rep = export_tree(b, tmp_path / "out2")
     assert not rep["ok"] and rep["hash_mismatches"] == ["media/talk.mp4"]
+
+
+def test_export_of_a_brain_whose_big_file_pieces_are_unreadable_saves_the_rest_and_names_it(tmp_path):
+    """trial6: a brain.db with garbage in the middle of its pieces (``blob_data``: a broken
+    overflow chain, so reading the pieces raises "malformed") still exports every other file,
+    and the error names the big file that could not be read and how many files were saved,
+    instead of one line advising the very export that just ran."""
+    from conftest import gbrain
+
+    tree = tmp_path / "tree"
+    _write_big(tree / "media" / "talk.mp4", blobs.BIG + blobs.PIECE, 7)
+    for i in range(5):
+        (tree / f"p{i}.md").write_text(f"# P{i}\n\ntext\n", encoding="utf-8")
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        assert import_tree(b, tree)["ok"]
+        b.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = b.conn.execute("PRAGMA page_size").fetchone()[0]
+        over = b.conn.execute("SELECT MIN(pageno) FROM dbstat WHERE name = 'blob_data' AND pagetype = 'overflow'").fetchone()[0]
+    with open(db, "r+b") as f:  # the next-page number of an overflow page of the pieces: garbage
+        f.seek((over - 1) * page)
+        f.write(b"\xff\xff\xff\xf0")
+    out = tmp_path / "out"
+    r = gbrain("--db", str(db), "export", "--dir", str(out))
+    assert r.returncode == 1, r
+    err = r.stderr.decode("utf-8")
+    assert "media/talk.mp4" in err, err
+    assert "saved 5" in err or "5 file" in err, err
+    assert "gbrain export --dir" not in err, err  # not advising the export that just ran
+    for i in range(5):
+        assert (out / f"p{i}.md").read_text(encoding="utf-8") == f"# P{i}\n\ntext\n"
+    assert not (out / "media" / "talk.mp4").exists()  # never a half file, nor its temp
+    assert not (out / "media").exists() or not list((out / "media").iterdir())

@@ -456,6 +456,8 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 else:
                     unchanged += 1
                 known[rel] = (st.st_size, change_stamp(st), hx)
+        except sqlite3.DatabaseError:  # a big file's pieces unreadable in a damaged brain: named, the rest saved
+            unreadable.append(rel)
         except (OSError, GBrainError, ValueError) as e:  # one unwritable path must not stop the rest
             failed.append({"path": rel, "error": getattr(e, "strerror", None) or str(e)})
             if getattr(e, "errno", None) in _NO_SPACE:
