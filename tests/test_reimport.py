@@ -12,7 +12,7 @@ import gbrain.sync.importer as importer
 from gbrain.core.brain import Brain
 from gbrain.sync import verify
 from gbrain.sync.importer import import_tree
-from gbrain.sync.scan import change_stamp
+from gbrain.sync.scan import change_stamp, scan_tree
 
 
 @pytest.fixture
@@ -99,7 +99,9 @@ def test_a_racy_file_is_read_again_though_its_stat_is_the_same(db_path, brain_tr
         p = same_size_edit(brain_tree)
         n = len(reads)
         rep = import_tree(b, brain_tree)
-        assert len(reads) - n == 11  # all racy: every file read again
+        # all racy: every file read again (the edited one twice: its real stat is not the
+        # frozen one this scan gives, so import's read_stable reads it again)
+        assert len(set(reads[n:])) == 11 and len(reads) - n <= 12
         assert rep["ok"] and rep["counts"]["pages_written"] == 1
         assert verify.stored_hashes(b)["people/ana-lima.md"] == verify.sha256_file(str(p))
 
@@ -174,3 +176,58 @@ def test_another_folder_is_read_whole(db_path, brain_tree, tmp_path, reads, monk
         n = len(reads)
         import_tree(b, other)
         assert len(reads) - n == 11
+
+
+class _WrittenDuringRead:
+    """A real file object whose ``read`` returns what the file held, then (once) lets an editor
+    write the rest of the note, as an editor saving in place does while import reads."""
+
+    def __init__(self, fh, path, rest: bytes):
+        self.fh, self.path, self.rest = fh, path, rest
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.fh.close()
+
+    def fileno(self):
+        return self.fh.fileno()
+
+    def read(self, *a):
+        data = self.fh.read(*a)
+        with open(self.path, "ab") as other:  # the editor's own descriptor
+            other.write(self.rest)
+        return data
+
+
+def test_a_note_written_while_import_reads_it_is_read_again_not_stored_half(tmp_path, db_path, monkeypatch):
+    """trial6: an editor writing a note in place while `gbrain import` read it left the brain
+    with the half the import read (an empty page, or the first lines), while the report said
+    "Validation: OK" and a `verify` right after said the file differed. Import now reads a page
+    again when the file's stat moved during the read (as sync's ``read_stable`` does): the brain
+    holds the note as saved, and the import's record of its stat is the one its bytes had."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n", encoding="utf-8")
+    note = tree / "note.md"
+    first, rest = b"# Note\n\nfirst half\n", b"second half, saved while import read the first\n"
+    note.write_bytes(first)
+    real_open = open
+    armed = [True]
+
+    def editing_open(path, *a, **k):
+        fh = real_open(path, *a, **k)
+        if armed[0] and os.fspath(path) == str(note):
+            armed[0] = False
+            return _WrittenDuringRead(fh, note, rest)
+        return fh
+
+    monkeypatch.setattr(importer, "open", editing_open, raising=False)
+    with Brain.open(db_path) as b:
+        rep = import_tree(b, tree)
+        assert not armed[0]  # the editor did write during the read
+        assert rep["ok"]
+        assert b.get_text("note").encode("utf-8") == first + rest
+        monkeypatch.setattr(importer, "open", real_open, raising=False)
+        assert verify.verify_tree(b, scan_tree(tree))["ok"]

@@ -263,6 +263,37 @@ class _FirstBySlug:
         return None if first == p else first
 
 
+#: reads of a page whose stat moves while it is read before import stores it as last read
+READ_TRIES = 3
+
+
+def _read_stable(f) -> tuple[bytes, bool]:
+    """The bytes of page file ``f`` (a scan's ``FileInfo``), read whole, and whether the file
+    kept changing. As sync's ``SyncEngine.read_stable``: the bytes are taken when the file's
+    size and change stamp after the read are the ones seen before it (the scan's, else a fresh
+    ``lstat`` a moment later); else it is read again, up to :data:`READ_TRIES` times. An editor
+    saving in place (truncate, then write) leaves half a note, or none, for a moment: such a
+    read is never stored as the note. ``f``'s size and change stamp become those of the bytes
+    returned (0 when the file kept changing: recorded as racy, read again by the next import)."""
+    for attempt in range(READ_TRIES):
+        with open(f.abspath, "rb") as fh:
+            data = fh.read()
+            st = os.fstat(fh.fileno())
+        stamp = change_stamp(st)
+        if st.st_size == len(data) == f.size and stamp == f.mtime_ns:
+            return data, False
+        f.size, f.mtime_ns = st.st_size, stamp
+        if attempt < READ_TRIES - 1:
+            time.sleep(0.02 * (attempt + 1))  # only for a file that changed since it was seen
+            try:
+                st = os.lstat(f.abspath)
+                f.size, f.mtime_ns = st.st_size, change_stamp(st)
+            except OSError:
+                pass
+    f.mtime_ns = 0
+    return data, True
+
+
 def import_tree(
     brain: Brain,
     root: str | os.PathLike,
@@ -410,8 +441,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                     page_path = is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path
                     try:
                         if page_path and f.size <= MAX_PAGE_BYTES:
-                            with open(f.abspath, "rb") as fh:
-                                data = fh.read()
+                            data, moving = _read_stable(f)
+                            if moving:
+                                warn(f"{path}: changed while being read (an editor saving it?); stored as last read; "
+                                     f"run `gbrain import` again once it is saved")
                             h = sha256(data)
                         else:
                             data = None
