@@ -9,7 +9,11 @@ prefixes of continuation lines left out, as mistune's list and block-quote parse
 out). Where the two block parsers are not shown equal (``tests/test_fastparse.py`` compares both
 paths on every page of every corpus, the make_brain brain and generated pages),
 :func:`parse_blocks` returns ``None`` and the caller uses mistune for the whole page: HTML
-blocks, Obsidian ``%% %%`` comments, ``$$`` math, link reference definitions and footnote definitions (``_REFDEF_RE`` matches both), and a few shapes
+blocks nested or right below text, Obsidian ``%% %%`` comment and ``$$`` math blocks inside or
+right below a list or quote (but a one-line one right below a list item's line, which mistune
+takes into the item as a lazy line: it is left to pulldown-cmark as text, which must read it
+inside the item too; obsidian-hub's ``%% Hub MOCs … %%`` after its lists, 448 pages), link
+reference definitions and footnote definitions (``_REFDEF_RE`` matches both), and a few shapes
 found by that comparison.
 
 Inline: :func:`render_inline` sets each block's inline children as mistune's ``_iter_render``
@@ -54,12 +58,13 @@ _BLOCK_MATH_RE = re.compile(
 )  # mistune.plugins.math.BLOCK_MATH_PATTERN, matched at a line start
 _COMMENT_OPEN_RE = re.compile(r" {0,3}%%(?P<comment_rest>[^\n]*)")  # mdparse._COMMENT_PATTERN
 
-#: a list item whose first line holds only its marker
-_EMPTY_ITEM_RE = re.compile(rb"(?:[-+*]|[0-9]{1,9}[.)])[ \t]*(?:\n|$)")
+#: a list item whose first line holds only its marker (an item's range may start at the spaces
+#: before its marker: ``  - ``)
+_EMPTY_ITEM_RE = re.compile(rb" *(?:[-+*]|[0-9]{1,9}[.)])[ \t]*(?:\n|$)")
 
 _BLOCKISH = frozenset(bytes([c]) for c in b"=-#>*+0123456789`~<_|\\")
 
-_TAB_ITEM_RE = re.compile(rb"(?:[-+*]|[0-9]{1,9}[.)]) *\t")
+_TAB_ITEM_RE = re.compile(rb" *(?:[-+*]|[0-9]{1,9}[.)]) *\t")
 
 _HTML_OPEN_RE = re.compile(rb" {0,3}(<!--|</?[A-Za-z])")
 
@@ -109,7 +114,11 @@ def _with_opaque_blocks(src: str):
     blanked (its characters but line ends made spaces, so offsets stay) before pulldown-cmark
     parses the page, and recorded as an opaque span and a token. A block inside a list, quote,
     code or HTML block of the result, or right below a line of one (which mistune might continue
-    lazily into it), sends the page to mistune (:class:`_Unsupported`)."""
+    lazily into it), sends the page to mistune (:class:`_Unsupported`), but for one shape: a
+    one-line block right below a line of a list item (no quote around), which mistune's list
+    parser takes into the item as a lazy line (its block rules do not hold the comment and math
+    rules: ``- [[x]]\n%% c %%`` is an item of two lines of text). Such a block is left unblanked
+    and parsed again; pulldown-cmark must then read it inside a list item too."""
     regions = []
     pos = 0
     for m in _OPAQUE_START_RE.finditer(src):
@@ -121,6 +130,20 @@ def _with_opaque_blocks(src: str):
             pos = end
     if not regions:
         return _Builder(src).run()
+    lazy: set[tuple[int, int]] = set()
+    for _ in range(3):
+        more = set()
+        got = _blanked_build(src, [r for r in regions if r not in lazy], lazy, more)
+        if not more:
+            return got
+        lazy |= more
+    raise _Unsupported("lazy opaque blocks")
+
+
+def _blanked_build(src: str, regions: list[tuple[int, int]], lazy: set[tuple[int, int]], more: set[tuple[int, int]]):
+    """:func:`_with_opaque_blocks`' parse with ``regions`` blanked and the ``lazy`` ones left as
+    text; adds to ``more`` the blanked regions mistune would take into a list item as lazy lines
+    (the caller parses again with those left as text)."""
     parts = []
     pos = 0
     for a, z in regions:
@@ -134,9 +157,19 @@ def _with_opaque_blocks(src: str):
     b = builder.b
     blanked = builder.src.encode("utf-8")
     ascii_ = builder.ascii
+
+    def byte_range(a: int, z: int) -> tuple[int, int]:
+        return (a, z) if ascii_ else (len(src[:a].encode("utf-8")), len(src[:z].encode("utf-8")))
+
+    for a, z in lazy:
+        # left as text: pulldown-cmark must read it inside a list item (no quote, code or HTML)
+        ba, _ = byte_range(a, z)
+        inside = [k for cs, ce, k in builder.containers if cs <= ba < ce]
+        if "Item" not in inside or any(k not in ("List", "Item") for k in inside):
+            raise _Unsupported("lazy opaque block")
     prev = -1
     for a, z in regions:
-        ba, bz = (a, z) if ascii_ else (len(src[:a].encode("utf-8")), len(src[:z].encode("utf-8")))
+        ba, bz = byte_range(a, z)
         # mistune reads the block at a top-level block start: not inside a list, quote, code or
         # HTML block, and not where a line above could continue into it (a list item's or a
         # quote's lazy line): the line above must be blank, another such block, or top-level
@@ -145,9 +178,12 @@ def _with_opaque_blocks(src: str):
             pl = b.rfind(b"\n", 0, ba - 1) + 1
             if b[pl : ba - 1].strip():
                 frm = pl
-        for cs, ce in builder.containers:
+        for cs, ce, kind in builder.containers:
             # (a range may run over the blank lines that follow it: those do not count)
             if cs < bz and ce > frm and cs + len(blanked[cs:ce].rstrip()) > frm:
+                if frm < ba and kind in ("List", "Item") and "\n" not in src[a:z].rstrip("\n"):
+                    more.add((a, z))  # right below a line of a list: a lazy line of an item?
+                    continue
                 raise _Unsupported("opaque block")
             if cs < ba and b[ba : ba + 1] == b" ":
                 # an indented block below a list or quote, even after blank lines: mistune may
@@ -155,9 +191,12 @@ def _with_opaque_blocks(src: str):
                 # ended for pulldown-cmark
                 raise _Unsupported("indented opaque block")
         prev = bz
-    first = regions[0][0] if ascii_ else len(src[: regions[0][0]].encode("utf-8"))
-    if not blocks or builder.first_start > first:
-        blocks.insert(0, {"type": "obsidian_comment"})  # an opening comment: no H1 title
+    if more:
+        return None
+    if regions:
+        first = byte_range(regions[0][0], regions[0][0])[0]
+        if not blocks or builder.first_start > first:
+            blocks.insert(0, {"type": "obsidian_comment"})  # an opening comment: no H1 title
     return blocks, sorted(fences + regions)
 
 
@@ -168,7 +207,7 @@ class _Builder:
         self.b = orig.encode("utf-8")
         self.ascii = len(self.b) == len(orig)
         self.first_start = -1  # byte offset of the first top-level block
-        self.containers: list[tuple[int, int]] = []  # byte ranges of lists, items, quotes, code, HTML
+        self.containers: list[tuple[int, int, str]] = []  # (start, end, kind) of lists, items, quotes, code, HTML
 
     def text(self, a: int, z: int) -> str:
         return self.b[a:z].decode("utf-8")
@@ -249,14 +288,14 @@ class _Builder:
                         raise _Unsupported("deep nesting")  # mistune stops nesting at 20 levels
                     if name == "Item" and (_EMPTY_ITEM_RE.match(b, s) or _TAB_ITEM_RE.match(b, s)):
                         raise _Unsupported("empty item")  # mistune reads what follows otherwise
-                    self.containers.append((s, e))
+                    self.containers.append((s, e, name))
                     tok = {"type": {"List": "list", "Item": "list_item", "BlockQuote": "block_quote"}[name], "children": []}
                     stack[-1][1].append(tok)
                     stack.append((name, tok["children"]))
                 elif name == "CodeBlock":
                     if not isinstance(val["CodeBlock"], dict):
                         raise _Unsupported("indented code")  # where it starts and ends differs
-                    self.containers.append((s, e))
+                    self.containers.append((s, e, "CodeBlock"))
                     stack[-1][1].append({"type": "block_code", "raw": ""})
                     if len(stack) == 1 and isinstance(val["CodeBlock"], dict):
                         fences.append((self.chars(s), self.chars(e)))
@@ -269,7 +308,7 @@ class _Builder:
                         # tag right below a line of text or a list: where mistune ends it or what
                         # it interrupts differs
                         raise _Unsupported("html block")
-                    self.containers.append((s, e))
+                    self.containers.append((s, e, "HtmlBlock"))
                     stack[-1][1].append({"type": "block_html", "raw": ""})
                     if len(stack) == 1:
                         fences.append((self.chars(s), self.chars(e)))
