@@ -231,3 +231,25 @@ def test_a_note_written_while_import_reads_it_is_read_again_not_stored_half(tmp_
         assert b.get_text("note").encode("utf-8") == first + rest
         monkeypatch.setattr(importer, "open", real_open, raising=False)
         assert verify.verify_tree(b, scan_tree(tree))["ok"]
+
+
+def test_a_brain_edit_replaced_by_a_file_that_is_no_longer_a_page_is_said_and_kept(tmp_path, db_path):
+    """trial6: a page edited in the brain, whose file an editor then saved in Windows-1252 (not
+    UTF-8: the file becomes a blob), was replaced by import with only "not valid UTF-8, kept as a
+    file": the brain's edit went to the history unnamed. It is said now, as for a file that stays
+    a page: the brain's version is in the trash, with the command that brings it back."""
+    from conftest import gbrain
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "n.md").write_bytes(b"# Note\n\noriginal\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    assert gbrain("--db", db, "put", "n", input="# Note\n\nBRAIN EDIT\n").returncode == 0
+    (tree / "n.md").write_bytes(b"# Note\n\ncaf\xe9 saved by a Windows editor\n")
+    r = gbrain("--db", db, "import", str(tree))
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 0, err
+    assert "n.md: the brain's version differed from the file and was replaced; it is in the trash" in err, err
+    assert "gbrain revert n --to 2" in err, err
+    assert gbrain("--db", db, "get", "n", "--version", "2").stdout == b"# Note\n\nBRAIN EDIT\n"

@@ -496,8 +496,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         # in order: what is written, and warned, is as page by page (a file
                         # that stays a file is only queued here, written after every page)
                         flush()
-                    if kind == "page" and not may_replace(path):
-                        continue
+                    if (kind == "page" or old_kind == "page") and not may_replace(path):
+                        continue  # (a page whose file is now a blob replaces a brain edit too: said, trashed)
                     if kind == "page":
                         if old_kind and old_kind != "page":
                             brain.conn.execute("DELETE FROM files WHERE path = ?", (path,))
