@@ -215,3 +215,66 @@ def test_conflicts_text_with_one_writer_on_both_sides_says_which_side_is_where()
     text = _conflicts_text([{**row, "kind": "both-changed"}], {})
     assert "← brain's version in T/conc.conflict-x.md" in text
     assert "holds bob's version; root@vm's version is in" in _conflicts_text([{**row, "kept_by": "bob"}], {})
+
+
+def test_a_blind_put_that_drops_a_teammates_saved_line_is_told_to_that_teammate(team):
+    """The team trial's F1: an agent read the note, Bob then saved a line in his folder (it
+    reached the brain), and the agent's put of its edited copy (no if_hash) replaced Bob's
+    version. Nothing is lost (the history has it), but before, Bob's watch only printed
+    `← db …` while his line left his file. Now his watch names the writer, the line and where
+    his version is; it says so once, and not to Alice (the line was not hers)."""
+    alice, bob = team
+    read = alice.file.read_bytes()  # what the agent read
+    editor_save(bob.file, read + b"- **2026-12-03** | BOB-LINE\n")
+    assert bob.round()["changed"]["imported"] == [PATH]
+    with origin(user="agent-x"):
+        alice.brain.put(SLUG, read.decode("utf-8").replace("Founder notes.", "Founder notes, rewritten."))
+    rep = bob.round()
+    assert rep["changed"]["exported"] == [PATH] and b"BOB-LINE" not in bob.file.read_bytes()
+    [r] = rep["saves_dropped"]
+    assert r == {"path": PATH, "by": "agent-x", "lines": 1, "first": "- **2026-12-03** | BOB-LINE"}, r
+    said = [ln for ln in bob.lines if ln.startswith(f"! {PATH}: agent-x's write")]
+    assert len(said) == 1 and "BOB-LINE" in said[0] and f"gbrain history {SLUG}" in said[0], bob.lines
+    bob.round()
+    assert sum(ln.startswith(f"! {PATH}: agent-x's write") for ln in bob.lines) == 1
+    alice.round()
+    assert not any("agent-x's write" in ln for ln in alice.lines), alice.lines
+
+
+def test_a_write_that_keeps_the_saved_lines_says_nothing_more(team):
+    """An edit through gbrain built on Bob's save (his line kept): the usual `← db` only."""
+    alice, bob = team
+    editor_save(bob.file, bob.file.read_bytes() + b"- **2026-12-03** | BOB-LINE\n")
+    assert bob.round()["changed"]["imported"] == [PATH]
+    now = bob.file.read_bytes().decode("utf-8")
+    with origin(user="agent-x"):
+        alice.brain.put(SLUG, now.replace("Founder notes.", "Founder notes, rewritten."))
+    rep = bob.round()
+    assert rep["changed"]["exported"] == [PATH] and rep["saves_dropped"] == []
+    assert not any("write removed" in ln for ln in bob.lines), bob.lines
+
+
+def test_one_folder_on_sqlite_is_told_when_an_agents_put_drops_its_saved_lines(tmp_path):
+    """The same on the embedded brain: a person's save under watch, then an agent's blind put
+    from an older read drops the person's lines; the folder's next round says so."""
+    root = write_tree(tmp_path / "notes", {PATH: START})
+    with Brain.open(str(tmp_path / "brain.db")) as brain:
+        lines: list[str] = []
+        eng = SyncEngine(brain, root, log=lines.append)
+        eng.surface = "watch"
+        eng.bind()
+        eng.sync()
+        f = root / PATH
+        editor_save(f, START.encode() + b"- **2026-12-03** | MY-LINE\n- **2026-12-03** | MY-OTHER-LINE\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude", surface="mcp"):
+            brain.put(SLUG, START.replace("Founder notes.", "Founder notes (agent)."))
+        rep = eng.sync()
+        [r] = rep["saves_dropped"]
+        assert (r["by"], r["lines"], r["first"]) == ("claude", 2, "- **2026-12-03** | MY-LINE"), r
+        assert any(ln.startswith(f"! {PATH}: claude's write removed 2 lines of your save") for ln in lines), lines
+        eng.close()
+    from gbrain.operations.sync import _sync_text
+
+    text = _sync_text(rep, {})
+    assert f"SAVE REPLACED: {PATH}: claude's write (from an older read) removed 2 lines of your save" in text, text

@@ -49,6 +49,11 @@ def _sync_text(r: dict, a: dict) -> str:
         who = f"{o['kept_by']}'s" if o.get("kept_by") else "another save"
         lines.append(f"CONFLICT LOST: {o['path']}: your save conflicted with {who}, saved at the same time in another folder; "
                      f"{'that' if not o.get('kept_by') else who} version was kept, yours is in {o['copy_path']}")
+    for d in r.get("saves_dropped") or []:
+        who = f"{d['by']}'s write" if d.get("by") else "a write through gbrain"
+        n = d["lines"]
+        lines.append(f"SAVE REPLACED: {d['path']}: {who} (from an older read) removed {n} line{'' if n == 1 else 's'} of your save "
+                     f"(\"{d['first'][:80]}\"); your version is in the history (`gbrain history`, `gbrain revert`)")
     if r.get("renamed_links"):
         rl = r["renamed_links"]
         lines.append(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "

@@ -105,6 +105,7 @@ import posixpath
 import re
 import stat
 import time
+from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Iterable
@@ -120,7 +121,7 @@ from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_ke
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
-from ..core.history import key_for_path, keep_version, moved_away, record_move, version_writer
+from ..core.history import body as history_body, key_for_path, keep_version, moved_away, record_move, version_writer
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
@@ -206,6 +207,9 @@ class Outcome:
     #: teammate saved the same note at the same time), told when the winner's text reaches the
     #: file: ``{path, copy_path, kept_by}`` (:meth:`SyncEngine._overruled`)
     overruled: list[dict] = field(default_factory=list)
+    #: a brain → file write that removed lines this folder's save added (a write from an older
+    #: read): ``{path, by, lines, first}`` (:meth:`SyncEngine._save_dropped`)
+    saves_dropped: list[dict] = field(default_factory=list)
     #: deletions the mass-deletion guard let through because git made them (one line each:
     #: ``git checkout main → other: 25 notes removed from …, kept in history …``)
     git: list[str] = field(default_factory=list)
@@ -1401,6 +1405,11 @@ class SyncEngine:
                         who = lost["kept_by"]
                         self._log(f"! {p}: your save conflicted with {who}'s; {who}'s version was kept, yours is in {lost['copy_path']}" if who else
                                   f"! {p}: your save conflicted with another save; that version was kept, yours is in {lost['copy_path']}")
+                    else:
+                        dropped = self._save_dropped(p, B.get(p), S[p], f.data)
+                        if dropped is not None:
+                            out.saves_dropped.append(dropped)
+                            self._log(_dropped_words(dropped, slug_for_path(p) if db[p][1] == "page" else p))
             for p, data in removed.items():
                 # the file's bytes are the brain's version at the base, so its history has them;
                 # unless they predate history or were pruned: then they become a version of it.
@@ -1938,6 +1947,35 @@ class SyncEngine:
             return {"path": p, "copy_path": cp, "kept_by": version_writer(c, *key, kept)}
         return None
 
+    def _save_dropped(self, p: str, had: str | None, now: str, data: bytes | None) -> dict | None:
+        """Whether the brain → file write of ``p`` this round (bytes ``data``, hash ``now``)
+        drops lines this folder's own save added: the bytes it last had (``had``, its base) are
+        a version that came from this folder's file (:func:`_from_file`; an import is no save),
+        and lines that version added to the version before it are gone from ``data``. A write
+        through gbrain from an older read (an agent's put without ``if_hash``, a teammate's
+        folder) replaces a save this way; nothing is lost (the history holds it), but the person
+        sees the line leave their file. ``{path, by, lines, first}`` (``by``: the writer of the
+        new bytes, '' when unknown; ``lines``: how many non-blank lines are gone; ``first``: the
+        first of them), or None. A few indexed queries and two history bodies, only for a file
+        whose base is a save of this folder's."""
+        if had is None or had == now or data is None:
+            return None
+        c = self.conn
+        key = key_for_path(c, p)
+        r = c.execute("SELECT h.version, h.surface, h.operation, h.client, h.body_id FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                      "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (*key, had)).fetchone()
+        if r is None or r[1] == "import" or not _from_file(r[1], r[2], r[3], self.client):
+            return None
+        prev = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version < ? AND body_id IS NOT NULL "
+                         "ORDER BY version DESC LIMIT 1", (*key, r[0])).fetchone()
+        mine = history_body(c, r[4]).splitlines()
+        added = Counter(ln for ln in mine if ln.strip()) - Counter(history_body(c, prev[0]).splitlines() if prev else [])
+        gone = added - Counter(data.splitlines())
+        if not gone:
+            return None
+        first = next(ln for ln in mine if gone.get(ln))
+        return {"path": p, "by": version_writer(c, *key, now), "lines": sum(gone.values()), "first": first.decode("utf-8", "replace").rstrip()}
+
     def _brain_had(self, p: str, h: str) -> bool:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
         shows the brain held bytes with hash ``h`` at path ``p``."""
@@ -2396,6 +2434,7 @@ class SyncEngine:
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["overruled"] = out.overruled[: verify.MAX_LISTED]
+        rep["saves_dropped"] = out.saves_dropped[: verify.MAX_LISTED]
         rep["git"] = out.git
         rep["old_copies"] = {"replaced": out.old_replaced[: verify.MAX_LISTED], "replaced_count": len(out.old_replaced),
                              "removed": [{"path": p, "why": w} for p, w in out.old_removed[: verify.MAX_LISTED]], "removed_count": len(out.old_removed)}
@@ -2430,6 +2469,15 @@ MERGED_OP = "stale save merged"
 #: the history operation of the merge of a page both sides changed (not from the file either: a
 #: later save from the editor's buffer, which lacks the brain's edits, is then a stale save)
 BOTH_MERGED_OP = "both changed merged"
+
+
+def _dropped_words(d: dict, name: str) -> str:
+    """The log line of a write that removed lines of this folder's save (``d``:
+    :meth:`SyncEngine._save_dropped`; ``name``: the page's slug or the file's path)."""
+    n, who = d["lines"], d["by"]
+    first = d["first"] if len(d["first"]) <= 80 else d["first"][:79] + "…"
+    return (f"! {d['path']}: {who + chr(39) + 's' if who else 'a'} write removed {n} line{'' if n == 1 else 's'} of your save "
+            f"(\"{first}\"{' and more' if n > 1 else ''}); your version is in the history: gbrain history {name}")
 
 
 def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -> bool:
