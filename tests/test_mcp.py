@@ -903,3 +903,24 @@ def test_briefing_reads_only_the_recent_pages_it_shows(fixture_db):
     # the rows of every statement (the counts, conflicts, ingests: some 30 more here): it read all 160
     # recent pages, the copies and briefings too, before (230 rows); 30 + 3 copies + those now
     assert counted.rows < n // 2, counted.rows
+
+
+def test_brain_tags_pages_a_brain_with_many_tags(db_path):
+    """brain_tags {} answered every tag of the brain at once: 524 tags, 34,508 characters on the
+    llm-wiki vault (agent trial, TypeScript SDK), and a brain with a couple of thousand tags went
+    past the 40,000-character page an agent can take. It pages as every list tool does; the CLI
+    and `call` without a cursor still list every tag."""
+    with Brain.open(db_path, create=True) as b:
+        for i in range(40):
+            b.put(f"notes/n{i}", "---\ntags: [" + ", ".join(f"topic-{i}-{k}-" + "x" * 60 for k in range(20)) + "]\n---\n# N\n")
+        every = ops.run("tags", {}, brain=b)
+        pages, cursor = [], None
+        while True:
+            p = ops.run_tool("tags", {"cursor": cursor} if cursor else {}, ops.Context(surface="mcp"), brain=b)
+            assert len(json.dumps(p)) <= ops.PAGE_CHARS + 1000
+            pages.append(p["items"])
+            cursor = p["next_cursor"]
+            if not cursor:
+                break
+    assert len(every) == 800 and len(pages) > 1 and [t for pg in pages for t in pg] == every
+    assert "next_cursor" in ops.REGISTRY["tags"].output_schema()["properties"]

@@ -697,11 +697,13 @@ def _tags_text(r, a) -> str:
 
 @op(
     "tags",
-    "List the tags of a page, frontmatter and inline #tags (no slug: every tag once, matched ignoring case and Unicode form, with its page count and spellings).",
+    "List the tags of a page, frontmatter and inline #tags (no slug: every tag once, matched ignoring case and Unicode form, with its page count and spellings, most used first).",
     [Param("slug", description="page slug", positional=True)],
     title="List tags",
     item={"type": ["string", "object"]},
     text=_tags_text,
+    page="slice",  # an agent's page: the 200 most used tags, then next_cursor (a vault had 524 tags, 34 KB)
+    page_size=200,
 )
 def _tags(b, a, ctx):
     if a.get("slug"):
