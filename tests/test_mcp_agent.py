@@ -548,3 +548,28 @@ def test_a_parameter_a_tool_cannot_work_without_is_required_in_its_schema(fixtur
     assert set(refused) == set(ONE_OF), refused
     assert ops.find("brain_history").input_schema()["required"] == ["slug"]
     assert gbrain("history", "--db", str(fixture_db)).returncode == 2  # the command line's `history --prune` needs none
+
+
+def test_embed_takes_a_limit_of_pages_and_says_how_many_are_left(db_path):
+    """brain_embed {"stale": true} on the llm-wiki vault (1,609 pages, 14,036 chunks, the offline
+    minilm model) ran past the TypeScript SDK's 60-second request timeout before its first group
+    of 512 chunks was stored: the call failed and kept nothing (agent trial, TypeScript SDK).
+    `limit` embeds that many pages of the selection per call, and `left` says how many remain."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db_path, create=True) as b:
+        for i in range(5):
+            b.put(f"notes/n{i}", f"# Note {i}\n\nText about topic {i}.\n")
+        b.set_config("embedding_model", "fake-16")
+        agent = ops.Context(surface="mcp")
+        plan = ops.run("embed", {"limit": 2, "dry_run": True}, agent, brain=b)
+        assert plan["plan"]["pages"] == 2 and plan["left"] == 3, plan
+        first = ops.run("embed", {"stale": True, "limit": 2}, agent, brain=b)
+        second = ops.run("embed", {"limit": 2}, agent, brain=b)
+        last = ops.run("embed", {}, agent, brain=b)
+        assert (first["pages"], first["left"]) == (2, 3) and (second["pages"], second["left"]) == (2, 1) and (last["pages"], last["left"]) == (1, 0)
+        assert b.conn.execute("SELECT COUNT(DISTINCT page_id) FROM page_embeddings").fetchone()[0] == 5
+    from gbrain.errors import BadInput
+
+    with pytest.raises(BadInput):
+        ops.check_args(ops.REGISTRY["embed"], {"limit": -1})

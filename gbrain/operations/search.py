@@ -36,7 +36,8 @@ def _embed_text(r: dict, a: dict) -> str:
     if r.get("dry_run"):
         p = r["plan"]
         s = f"would embed {p['pages']:,} page(s): {p['chunks']:,} chunks, {p['to_embed']:,} to send to {r['model']} (~{p['tokens']:,} tokens"
-        return s + (f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")")
+        s += f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")"
+        return s + (f"; {r['left']:,} more page(s) after these" if r.get("left") else "")
     s = (
         f"embedded {r['pages']:,} page(s) with {r['model']}: {r['chunks']:,} chunks "
         f"({r['embedded']:,} new, " + (f"{r['repeated']:,} repeated, " if r.get("repeated") else "") + f"{r['cached']:,} from cache)"
@@ -46,6 +47,8 @@ def _embed_text(r: dict, a: dict) -> str:
     if r.get("skipped"):
         s += f"\nskipped {len(r['skipped']):,} page(s) the server refused (they stay stale):" + "".join(
             f"\n  {k['slug']}  chunk {k['chunk']}" + (f" ({k['heading']})" if k.get("heading") else "") + f": {k['error']}" for k in r["skipped"])
+    if r.get("left"):
+        s += f"\n{r['left']:,} more page(s) to embed: run it again"
     return s
 
 
@@ -62,6 +65,8 @@ def _embed_text(r: dict, a: dict) -> str:
               "when the server's vectors changed size, the model's old vectors are replaced", default=False),
         Param("stale", "boolean", "pages never embedded with the active model or changed since (the default)", default=False),
         Param("dry_run", "boolean", "only report pages, chunks, tokens and estimated cost", default=False),
+        limit_param(None, "embed at most this many pages of the selection (0: all, the default); `left` says how many remain. "
+                    "A big brain with a local model takes minutes: embed it in parts, each call within the client's request timeout"),
         Param("confirm", "boolean", "go ahead with a run to a paid embedding endpoint whose estimated cost is above config embed_confirm_usd (agents only; the CLI asks nobody)", default=False, cli=False),
     ],
     db="existing",
@@ -73,7 +78,7 @@ def _embed_text(r: dict, a: dict) -> str:
     open_world=True,  # with an OpenAI-compatible model it sends page text to that endpoint
     output=obj("model", model="string", note="string?", plan="object", dry_run="boolean", needs_confirm="boolean", message="string",
                pages="integer", chunks="integer", embedded="integer", cached="integer", repeated="integer", cancelled="boolean",
-               skipped="array", dropped="integer", exit_code="integer"),
+               skipped="array", dropped="integer", exit_code="integer", left="integer"),
 )
 def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale", "force") if a.get(k)]
@@ -90,8 +95,11 @@ def _embed(b, a, ctx):
     else:
         rows = select_pages(b.conn, model.model_id, "all" if (a.get("all") or a.get("force")) else "stale")
     force = bool(a.get("force"))
+    left = max(0, len(rows) - a["limit"]) if a.get("limit") else 0
+    if left:
+        rows = rows[: a["limit"]]
     plan, work = plan_embed(b.conn, model, rows, force=force)
-    out = {"model": model.model_id, "note": note, "plan": plan.as_dict()}
+    out = {"model": model.model_id, "note": note, "plan": plan.as_dict(), "left": left}
     if a.get("dry_run"):
         return {**out, "dry_run": True}
     limit_usd = _confirm_usd(b.config())
