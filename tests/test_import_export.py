@@ -559,6 +559,29 @@ def test_export_into_a_missing_folder_says_it_created_it(tmp_path, brain_tree):
     assert r.returncode == 0 and json.loads(r.stdout)["created_folders"] == [str(tmp_path / "new" / "other")]
 
 
+def test_export_again_after_a_killed_export_removes_its_partial_temp_file(tmp_path, brain_tree):
+    """trial6: `kill -9` of an export left `.gbrain-tmp-<pid>-<n>` (a partial copy of a file it
+    was writing) in the export folder, and every later export said "Validation: OK" and left it
+    there, for a `git add -A` of the export to commit. The next export removes a temp file of
+    a gbrain process that is gone (as sync does in its folder) and says so; a live one's stays."""
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "import", str(brain_tree)).returncode == 0
+    out = tmp_path / "out"
+    assert gbrain("--db", db, "export", "--dir", str(out)).returncode == 0
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = int(gone.stdout)
+    partial = out / "people" / f".gbrain-tmp-{dead}-6039820837"
+    partial.write_bytes(b"---\ntitle: Ana Li")
+    alive = out / "people" / f".gbrain-tmp-{os.getpid()}-1"
+    alive.write_bytes(b"being written")
+    r = gbrain("--db", db, "export", "--dir", str(out))
+    assert r.returncode == 0, r.stderr
+    assert not partial.exists() and alive.exists()
+    assert f"people/.gbrain-tmp-{dead}-6039820837" in r.stdout.decode() + r.stderr.decode()
+    alive.unlink()
+    assert tree_bytes(out) == tree_bytes(brain_tree)
+
+
 def test_export_overwrite_keeps_the_replaced_bytes_in_the_history(tmp_path, brain_tree):
     db, copy = _imported_copy(tmp_path, brain_tree)
     ana = copy / "people" / "ana-lima.md"

@@ -946,6 +946,8 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
         lines.append(f"Kept the brain's version of {_count(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
     if r.get("kept_not_in_tree"):
         lines.append(f"Note: {_count(r['kept_not_in_tree'], 'path')} of the brain not in this folder; kept (listed as missing_on_disk in --json)")
+    if r.get("cleaned_temps"):  # export after a killed one
+        lines.append(f"Removed {_count(len(r['cleaned_temps']), 'partial temp file')} of a gbrain run that died: {', '.join(r['cleaned_temps'])}")
     if r.get("pruned_count"):  # export --prune
         more = f" and {r['pruned_count'] - len(r['pruned']):,} more (see --json)" if r["pruned_count"] > len(r["pruned"]) else ""
         lines.append(f"Pruned (removed: not in the brain, an earlier export's bytes): {r['pruned_count']:,} file(s): {', '.join(r['pruned'])}{more}")

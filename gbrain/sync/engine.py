@@ -127,7 +127,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import gitstate
 from . import similar as sim
-from .scan import NOT_UTF8, TMP_PREFIX, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import NOT_UTF8, TMP_PREFIX, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -644,20 +644,9 @@ class SyncEngine:
         return Scan(root=self.root, stats=w.files, skipped=w.reported())
 
     def clean_temp_files(self, temps: list[tuple[str, str]]) -> list[str]:
-        """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``) left by a process
-        that died mid-write (its pid is gone); they are partial copies of bytes the brain still
-        holds. A live writer's temp file is left alone. Returns the relative paths removed."""
-        removed = []
-        for full, rel in temps:
-            m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", os.path.basename(full))
-            if not m or _pid_alive(int(m.group(1))):
-                continue
-            try:
-                os.unlink(full)
-                removed.append(rel)
-            except OSError:
-                pass
-        return removed
+        """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
+        writer's are left alone). Returns the relative paths removed."""
+        return remove_dead_temps(temps)
 
     def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
@@ -2508,18 +2497,6 @@ def _age_s(at: str, now: str) -> float:
         return (parse(now) - parse(at)).total_seconds()
     except (ValueError, TypeError):
         return float("inf")
-
-
-def _pid_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _chunks(xs: list, n: int):

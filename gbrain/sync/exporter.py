@@ -27,7 +27,7 @@ from ..errors import GBrainError
 from ..storage import blobs
 from . import verify
 from .folders import make_folders
-from .scan import TMP_PREFIX, change_stamp, db_excludes, scan_tree
+from .scan import TMP_PREFIX, change_stamp, db_excludes, remove_dead_temps, scan_tree
 
 
 #: errnos of a full disk or an exhausted quota
@@ -563,6 +563,8 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     if not check:
         return {"ok": True, "counts": counts, "root": str(root), **made}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
+    # the partial temp files of an export (or sync) killed mid-write: never left for a `git add -A`
+    cleaned = remove_dead_temps(scan.temps)
     disk, errors = verify.hash_tree(scan, known=known)
     pruned: list[str] = []
     not_pruned: list[str] = []
@@ -593,6 +595,8 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                 f"but the export does not match the brain ({one_line('; '.join(rep.get('problems', [])[:2]))}); take the rest from your markdown folder "
                 f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
             )
+    if cleaned:
+        rep["cleaned_temps"] = cleaned[: verify.MAX_LISTED]
     if prune:
         rep["pruned"], rep["pruned_count"] = pruned[: verify.MAX_LISTED], len(pruned)
         rep["not_pruned"] = not_pruned[: verify.MAX_LISTED]

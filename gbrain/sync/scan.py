@@ -108,6 +108,8 @@ class Scan:
     stats: list[tuple[str, int, int]] | None = None
     #: False when the files' sizes and change stamps were not taken (``scan_tree(sizes=False)``)
     sizes: bool = True
+    #: ``(absolute, relative path)`` of gbrain's own atomic-write temp files found (``TMP_PREFIX``)
+    temps: list[tuple[str, str]] = field(default_factory=list)
 
 
 #: files an operating system leaves in folders it shows: Finder's ``.DS_Store``, AppleDouble
@@ -454,7 +456,39 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, s
         files=[FileInfo(rel, prefix + rel, size, stamp) for rel, size, stamp in w.files],
         skipped=w.reported() if ordered else sorted(w.reported()),
         sizes=sizes,
+        temps=w.temps,
     )
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (this one does)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_dead_temps(temps: list[tuple[str, str]]) -> list[str]:
+    """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``, ``(absolute,
+    relative)`` pairs) left by a process that died mid-write (its pid is gone): partial copies
+    of bytes the brain still holds (sync's folder, an export's). A live writer's temp file is
+    left alone. Returns the relative paths removed."""
+    removed = []
+    for full, rel in temps:
+        m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", os.path.basename(full))
+        if not m or pid_alive(int(m.group(1))):
+            continue
+        try:
+            os.unlink(full)
+            removed.append(rel)
+        except OSError:
+            pass
+    return removed
 
 
 def db_excludes(db_path: str | os.PathLike | None) -> set[str]:
