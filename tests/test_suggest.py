@@ -61,3 +61,28 @@ def test_obsidian_help_canvs_suggests_the_canvas_plugin(tmp_path, db_path):
         import_tree(b, tree)
         got = miss(b, "canvs")
         assert "en/Plugins/Canvas" in got and "fr/Modules/Canvas" in got, got
+
+
+def test_a_name_as_a_wiki_link_writes_it_finds_the_page(tmp_path, db_path):
+    """The TypeScript agent trial: `brain_get {"slug": "Claude Code"}` (the page's title, as
+    `[[Claude Code]]` links to it) was "no page", with entities/claude-code the first near name.
+    A bare name finds the page a wiki link of that name resolves to (the slugified file name,
+    then the title, then an alias written another way), when one page has it; several: Ambiguous."""
+    from gbrain.errors import Ambiguous
+
+    root = tmp_path / "v"
+    for rel, text in {"entities/claude-code.md": "---\ntitle: Claude Code\n---\n# Claude Code\n",
+                      "people/ana.md": "---\ntitle: Ana Lima (founder)\n---\n# Ana\n",
+                      "a/notes.md": "# Weekly Notes\n", "b/weekly.md": "---\ntitle: Weekly Notes\n---\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        assert b.resolve_slug("Claude Code")["slug"] == "entities/claude-code"
+        assert b.resolve_slug("claude code")["slug"] == "entities/claude-code"
+        assert b.resolve_slug("Ana Lima (founder)")["slug"] == "people/ana"
+        with pytest.raises(Ambiguous) as e:
+            b.resolve_slug("Weekly Notes")
+        assert e.value.suggestions == ["a/notes", "b/weekly"], e.value.suggestions
+        assert miss(b, "Claude")  # a part of a name is no name: still a miss
+        assert b.resolve_for_write("Claude Code") is None  # put still names a new page as given

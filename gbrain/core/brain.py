@@ -494,11 +494,14 @@ class Brain:
     def page_row(self, slug: str) -> sqlite3.Row | None:
         return self.conn.execute("SELECT * FROM pages WHERE slug = ?", (nfc(slug),)).fetchone()
 
-    def resolve_slug(self, slug: str, *, suggest: bool = True) -> sqlite3.Row:
-        """Find a page by slug: exact, then case-insensitive, then a unique suffix, then an alias.
+    def resolve_slug(self, slug: str, *, suggest: bool = True, loose: bool = True) -> sqlite3.Row:
+        """Find a page by slug: exact, then case-insensitive, then a unique suffix, then an alias,
+        then (``loose``, a name without ``/``) as a wiki link of that name resolves.
 
         ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way;
-        ``Templater`` finds the page whose frontmatter ``aliases`` hold it (case-insensitive, NFC).
+        ``Templater`` finds the page whose frontmatter ``aliases`` hold it (case-insensitive, NFC);
+        ``Claude Code`` finds ``entities/claude-code`` (its slugified file name, else its title,
+        else an alias written another way: :func:`gbrain.page.links.resolve`'s step 3).
         Raises :class:`BadInput` for an unsafe slug, :class:`Ambiguous` (a :class:`NotFound`;
         the matches in ``suggestions``) for a suffix or an alias several pages share and
         :class:`NotFound` (with near names in ``suggestions``, aliases included) for a miss;
@@ -546,6 +549,17 @@ class Brain:
                 msg += f"; {moved['words']}"
                 names = [moved["slug"]] + names
             raise Ambiguous(msg + "; give the full slug", names[:10])
+        if loose and "/" not in slug.strip():
+            # a bare name as a wiki link writes it: the page `[[Claude Code]]` resolves to by its
+            # slugified file name, its title or an alias written another way (page/links.py, step 3)
+            lk = loose_key(slug)
+            for q in ("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug", "SELECT slug FROM pages WHERE title_key = ? ORDER BY slug",
+                      "SELECT DISTINCT p.slug FROM aliases a JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ? ORDER BY p.slug"):
+                names = [r[0] for r in self.conn.execute(q, (lk,))] if lk else []
+                if len(names) == 1:
+                    return self.page_row(names[0])
+                if names:
+                    raise Ambiguous(f"'{slug}' names {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
         if self._suggesting or not suggest:
             raise NotFound(f"no page '{slug}'", [])
         sugg = self.suggest(s)
@@ -607,7 +621,7 @@ class Brain:
         Windows. ``Ambiguous`` as :meth:`resolve_slug` raises it.
         """
         try:
-            row = self.resolve_slug(slug, suggest=False)  # a miss creates the page: no near names to compute
+            row = self.resolve_slug(slug, suggest=False, loose=False)  # a miss creates the page: no near names to compute
         except Ambiguous:
             raise
         except NotFound:
