@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
-_END = re.compile(r"(?<=[.!?])\s+")
+_END = re.compile(r"(?<=[.!?])\s+|\n(?=[ \t]*\|)|(?<=\|)[ \t]*\n")  # v23: table rows too
 
 
 def _sentence_before(text: str, start: int, end: int) -> str:
@@ -33,7 +33,7 @@ def _sentence_before(text: str, start: int, end: int) -> str:
     return s if len(s) <= 300 else s[:297] + "..."
 
 
-_CHARS = st.sampled_from(list("ab .!?\n\t  xyz") + ["\u00a0", "\u3000", "é"])
+_CHARS = st.sampled_from(list("ab .!?\n\t  xyz|") + ["\u00a0", "\u3000", "é"])
 
 
 @settings(max_examples=400, deadline=None)
@@ -90,3 +90,20 @@ def test_a_repeated_link_gets_its_context_once(monkeypatch):
     ]
     assert page.links[0].context.startswith("word x word x")
     assert len(calls) == 3, f"{len(calls)} contexts built for 3 links"
+
+
+TABLE = ("# Team\n\nIntro para.\n\n| Name | Role | Notes |\n|---|---|---|\n"
+         "| [[Ana Lima]] | CEO | met at the meetup in Lisbon |\n"
+         "| [[Bo Chen]] | CTO | builds the platform. Ships weekly |\n"
+         "| Cy | [Dee](people/dee.md) | x |\n")
+
+
+def test_a_link_in_a_table_has_its_row_as_context():
+    """A user trial: a backlink from a table showed the whole table (up to 300 characters) as its
+    context; it is the row holding the link (a line of the paragraph that starts or ends with
+    ``|`` is a unit of its own, split into sentences as any text)."""
+    got = {ln.target: ln.context for ln in parse_page(TABLE, "team.md").links}
+    assert got == {"Ana Lima": "| Ana Lima | CEO | met at the meetup in Lisbon |",
+                   "Bo Chen": "| Bo Chen | CTO | builds the platform.",
+                   "people/dee": "| Cy | Dee | x |"}, got
+

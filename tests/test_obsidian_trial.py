@@ -357,3 +357,33 @@ def test_upgrade_drops_the_links_of_inline_comments(tmp_path, db_path):
         with b.transaction():
             b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'plain'")
         assert fresh_import_differences(b) == {}
+
+
+def test_a_brain_made_before_takes_the_row_contexts_on_open(tmp_path, db_path):
+    """A brain made before v23 (Postgres v23) stored the whole table as the context: on open, the
+    pages whose body holds ``|`` are derived again (and only they), and equal a fresh import."""
+    from conftest import write_tree
+    from test_link_context import TABLE
+
+    from gbrain.core.brain import Brain
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.importer import import_tree
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "v", {"team.md": TABLE, "plain.md": "[[Ana Lima]] again\n", "Ana Lima.md": "A\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        with b.transaction():
+            c.execute("UPDATE links SET context = 'the whole table' WHERE target = 'Ana Lima'")
+            if getattr(c, "dialect", "sqlite") == "postgres":
+                c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % next(v for v, f in pg._PY_STEPS.items() if f is pg._table_pages))
+            else:
+                c.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(dbmod._m23_table_rows)}")
+    with Brain.open(db_path) as b:
+        ctx = dict(b.conn.execute("SELECT p.slug, l.context FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.target = 'Ana Lima'").fetchall())
+        assert ctx == {"team": "| Ana Lima | CEO | met at the meetup in Lisbon |", "plain": "the whole table"}, ctx
+        with b.transaction():
+            b.conn.execute("UPDATE links SET context = 'Ana Lima again' WHERE context = 'the whole table'")
+        assert fresh_import_differences(b) == {}

@@ -65,7 +65,10 @@ _FM_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)", re.M)
 _TIMELINE_HEADING_RE = re.compile(r"^#{2}\s+(timeline|history)\b", re.I)
 _TIMELINE_LINE_RE = re.compile(r"^[-*+][ \t]+\*\*(\d{4}-\d{2}-\d{2})\*\*[ \t]*\|[ \t]*(.*?)[ \t]*$")
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+")
+#: where a link's context sentence ends: after ``.``, ``!`` or ``?`` and whitespace, and at a line
+#: break before a line that starts with ``|`` or after one that ends with it (a table's row is a
+#: unit of its own: a link in a table has its row as context, not the whole table)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n(?=[ \t]*\|)|(?<=\|)[ \t]*\n")
 #: wiki/markdown targets with these extensions point at attachments, not pages
 ATTACHMENT_EXTS = frozenset(
     "png jpg jpeg gif svg webp bmp avif ico pdf canvas mp3 mp4 m4a wav ogg webm mov mkv flac "
@@ -830,10 +833,11 @@ _INLINE_CONTAINERS = {"paragraph", "heading", "block_text"}
 
 
 def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], pos: int = 0,
-           marks: "list[int] | None" = None) -> int:
+           marks: "list[int] | None" = None, breaks: "list[int] | None" = None) -> int:
     """Append the plain text of inline ``children`` to ``out``; record links with their span,
-    and in ``marks`` where each ``%%`` of a text token (not of code, HTML or a link's label)
-    starts. Returns the new text length (``pos`` is the length so far)."""
+    in ``marks`` where each ``%%`` of a text token (not of code, HTML or a link's label)
+    starts, and in ``breaks`` where each line break (a space in the text) is. Returns the new
+    text length (``pos`` is the length so far)."""
     for tok in children:
         t = tok.get("type")
         start = pos
@@ -843,6 +847,8 @@ def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], p
                 marks.extend(pos + m.start() for m in _PCT_RE.finditer(s))
         elif t in ("softbreak", "linebreak"):
             s = " "
+            if breaks is not None:
+                breaks.append(pos)
         elif t == "wikilink":
             a = tok["attrs"]
             s = a["alias"] or a["target"]
@@ -852,7 +858,7 @@ def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], p
             found.append((tok, start, pos))
             continue
         elif "children" in tok:
-            pos = _plain(tok["children"], out, found, pos, marks)
+            pos = _plain(tok["children"], out, found, pos, marks, breaks)
             continue
         else:
             s = tok.get("raw", "")
@@ -864,9 +870,19 @@ def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], p
 CONTEXT_MAX = 300  #: characters of a link's context (longer sentences are cut, "..." added)
 
 
+def _with_breaks(text: str, breaks: list[int]) -> str:
+    """``text`` with its line breaks (positions ``breaks``: spaces :func:`_plain` wrote for them)
+    as ``\n`` again, for :class:`_Sentences` to see a table row's line (the same length: every
+    span stays where it is, and a context squeezes white space alike)."""
+    chars = list(text)
+    for i in breaks:
+        chars[i] = "\n"
+    return "".join(chars)
+
+
 class _Sentences:
     """The sentences of one paragraph's plain ``text`` (split after ``.``, ``!`` or ``?`` and
-    whitespace), found once for all of its links: :meth:`around` is O(log n + the context), so a
+    whitespace, and around a table row's line: :data:`_SENTENCE_END_RE`), found once for all of its links: :meth:`around` is O(log n + the context), so a
     paragraph of n links costs O(n log n), not O(n²) (a note of 5,000 lines, each with a link and
     no full stop, took minutes)."""
 
@@ -994,13 +1010,14 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
             out: list[str] = []
             found: list[tuple[dict, int, int]] = []
             marks: list[int] = []
-            _plain(children, out, found, 0, marks)
+            breaks: list[int] = []
+            _plain(children, out, found, 0, marks, breaks)
             text = "".join(out)
             if t == "heading":
                 headings.append((tok["attrs"]["level"], text.strip()))
             if marks or links.comment:
                 found = _outside_comments(found, marks, links)
-            sentences = _Sentences(text) if found else None
+            sentences = _Sentences(_with_breaks(text, breaks) if breaks and "|" in text else text) if found else None
             for ltok, s, e in found:
                 if ltok["type"] == "wikilink":
                     a = ltok["attrs"]

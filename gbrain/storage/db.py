@@ -766,6 +766,20 @@ def rederive_comment_pages(conn) -> int:
     return rederive_pages(conn, *_COMMENT_PAGES)
 
 
+#: the pages whose links' contexts may change with table rows as units (v23): a link whose stored
+#: context holds ``|`` (the old sentence ran over a row's line) or was cut (``...``: the line may lie
+#: past the cut). A new boundary falls inside an old sentence only at a ``|`` by a line break.
+_TABLE_PAGES = ("SELECT DISTINCT from_page_id FROM links WHERE context LIKE ? OR context LIKE ? ORDER BY from_page_id", ("%|%", "%..."))
+
+
+def rederive_table_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages a link context of which may now end at a
+    table row (:data:`_TABLE_PAGES`; :data:`gbrain.page.markdown._SENTENCE_END_RE`): a link in a
+    table has its row as context, not the whole table (:func:`rederive_pages`). For SQLite v23 /
+    Postgres v23, in the caller's transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_TABLE_PAGES)
+
+
 def rederive_pages(conn, select: str, args: tuple) -> int:
     """Re-derive the pages whose ids the query ``select`` (with ``args``) gives.
     Each such page is parsed again and its derived ``pages`` columns (title, type, frontmatter
@@ -923,7 +937,13 @@ def _m22_inline_comments(conn: sqlite3.Connection) -> None:
     rederive_comment_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments]
+def _m23_table_rows(conn: sqlite3.Connection) -> None:
+    """A link in a table has its row as context, not the whole table: the pages whose stored
+    link contexts may change are derived again (:func:`rederive_table_pages`)."""
+    rederive_table_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

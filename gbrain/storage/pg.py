@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 22
+PG_SCHEMA_VERSION = 23
 
 
 def is_url(db: object) -> bool:
@@ -841,6 +841,12 @@ def _cjk(conn: "PgConnection") -> None:
     rederive_cjk(conn)
 
 
+def _table_pages(conn: "PgConnection") -> None:
+    from .db import rederive_table_pages
+
+    rederive_table_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -848,7 +854,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              15: _trial_pages,  # v15: the Obsidian trial's page-model fixes re-derived (SQLite v17)
              17: _property_links,  # v17: links in Obsidian properties (SQLite v19)
              21: _cjk,  # v21: CJK bigrams (SQLite v21)
-             22: _comment_pages}  # v22: no links in inline %% comments (SQLite v22)
+             22: _comment_pages,  # v22: no links in inline %% comments (SQLite v22)
+             23: _table_pages}  # v23: a link in a table has its row as context (SQLite v23)
 
 
 def migrate(conn: PgConnection) -> int:
