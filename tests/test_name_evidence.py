@@ -76,6 +76,9 @@ def test_the_name_precision_is_that_of_the_name_holding_the_words(db_path, monke
         # (c/kuaisu's place against a/qs is BM25's: since v21 the bigrams of its Chinese text count
         # in its length, and it is the longer page)
         assert got[0] == "b/quick-switcher" and set(got) == {"a/qs", "b/quick-switcher", "c/kuaisu"}, got
+        # (the bonuses below are the name evidence alone: phrase evidence, which all three pages'
+        # "quick switcher" earns, is another term: tests/test_phrase_search.py)
+        monkeypatch.setattr(keyword, "PHRASE_WEIGHT", 0.0)
         # the Chinese title with an English alias is named by it as fully as the English title
         # is (precision 2/2): the whole name bonus, NAME_WEIGHT (the query's third word is in
         # no page, so the two are its whole weight)

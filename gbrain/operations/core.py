@@ -667,7 +667,7 @@ def _stats(b, a, ctx):
 @op(
     "search",
     "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
-    "or file name the query names comes first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
+    "or file name the query names comes first; a typed or pasted sentence or phrase puts the page holding its words in that order first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
     "\"a quoted phrase\" matches the words in order and word* matches word starts (on SQLite and Postgres alike), and nothing else is syntax: -, :, &, |, !, <->, AND, OR, NOT, NEAR are plain words "
     "and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error). "
     "type, tag and prefix (a folder) filter inside the ranking, before the limit.",

@@ -47,6 +47,20 @@ bounded candidate search stays exact (:func:`_bm25_top`). Hybrid ``query`` asks 
 factor from ``ts_rank_cd`` of each term alone (its weighted frequency), the GIN index (each
 term's pages) and ``search_totals`` (the brain's pages and tokens): :func:`_rank_pg`.
 
+Phrases (:func:`_phrase_evidence`, both engines alike): a typed or pasted sentence should put
+the page it comes from first, but BM25 and the name evidence ignore word order (a user trial on
+the Microsoft Learn AD docs put the page saying "lists the LDF (Log Database File) files that
+include the changes that Adprep.exe makes" third for that sentence). So ``search`` (not hybrid
+``query``, whose fusion was tuned on plain BM25) reads the title and text of its best
+:data:`PHRASE_DEPTH` candidates and adds ``PHRASE_WEIGHT · share ** PHRASE_POWER``, ``share``
+being the part of the query's word pairs (:func:`phrase_pairs`: each two neighbouring words,
+pairs of two stop words left out) the page holds next to each other, in order, as written
+(:func:`phrase_share`; link syntax between two words is skipped, so a passage copied from the
+rendered page matches). This is the ordered-window feature of the sequential dependence model
+(Metzler & Croft, SIGIR 2005) as a bounded re-rank; a query of fewer than
+:data:`PHRASE_MIN_PAIRS` pairs (one or two words) is left as it was. The same Python check of
+the same page text runs on both engines, so a page's evidence is equal on SQLite and Postgres.
+
 Unicode: a query is read in its compatibility form (:func:`search_form`: NFKC, then casefolded
 as a tokenizer does), and a page whose text has compatibility characters (``ﬁ`` ligatures from
 PDFs, full-width ``ＧＰＴ４`` from East-Asian input methods, superscripts, circled digits) is
@@ -872,8 +886,87 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
+    if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
+        _phrase_evidence(conn, query, out)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
+
+
+#: phrase evidence (module docstring, "Phrases"; docs/search.md, step 4): the weight of the share of the query's word
+#: pairs a page holds next to each other, in order (0: off, the ranking before 2026-12-03)
+PHRASE_WEIGHT = 1.5
+#: the share is taken to this power: most of a sentence in order counts nearly whole, a few
+#: common pairs (``the changes``, ``changes that``) little
+PHRASE_POWER = 2.0
+#: the best candidates (by the score before it) whose text is read for phrase evidence
+PHRASE_DEPTH = 30
+#: a query needs at least this many word pairs (:func:`phrase_pairs`) for phrase evidence
+PHRASE_MIN_PAIRS = 2
+#: what may stand between two words of a phrase in a page's markdown: characters that are no
+#: word (white space, punctuation, emphasis, ``_``), a markdown link's ``](target)`` and a wiki
+#: link's ``[[target|`` (a passage copied from the rendered page shows neither); possessive
+#: (``++``: never given back), so text such as ``](/)](/)…`` cannot make the scan backtrack
+_PHRASE_GAP = r"(?:\]\([^()\n]*\)|\[\[[^\]|\n]*\||[\W_])++"
+
+
+def phrase_pairs(query: str) -> list[tuple[str, str]]:
+    """The word pairs of ``query`` that phrase evidence looks for: each two words next to each
+    other in the query (its :func:`search_form`, casefolded; quotes dropped), in order, each pair
+    once; a pair of two :data:`STOP_WORDS` (``of the``) and a pair with a prefix word (``wor*``)
+    left out. ``"lists the LDF files"`` → ``[("lists", "the"), ("the", "ldf"), ("ldf", "files")]``."""
+    words = _WORD.findall(search_form(query or "").replace('"', " ").casefold())
+    out: list[tuple[str, str]] = []
+    for a, b in zip(words, words[1:]):
+        if a.endswith("*") or b.endswith("*") or (a in STOP_WORDS and b in STOP_WORDS):
+            continue
+        if (a, b) not in out:
+            out.append((a, b))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _pair_regex(a: str, b: str) -> re.Pattern:
+    """``a`` then ``b`` with only :data:`_PHRASE_GAP` between them, ``b`` ending a word (the
+    caller checks that ``a`` begins one: a look-behind first would cost the literal-prefix scan)."""
+    return re.compile(re.escape(a) + _PHRASE_GAP + re.escape(b) + r"(?![^\W_])")
+
+
+def _holds_pair(low: str, a: str, b: str) -> bool:
+    """Whether the casefolded text ``low`` holds the words ``a`` and ``b`` next to each other (:func:`_pair_regex`)."""
+    for m in _pair_regex(a, b).finditer(low):
+        at = m.start()
+        if at == 0 or not _PLAIN_WORD.match(low, at - 1):
+            return True
+    return False
+
+
+def phrase_share(text: str, pairs: list[tuple[str, str]]) -> float:
+    """The share (0–1) of ``pairs`` (:func:`phrase_pairs`) that ``text`` (a page's title and
+    text) holds next to each other, in order, as written (case and compatibility folded; no
+    stemming). One regular-expression scan per pair, from its first word's literal: a page of
+    1.4 MB costs ~2 ms for a dozen pairs."""
+    if not pairs:
+        return 0.0
+    low = (text if _compat_free(text) else search_form(text)).casefold()
+    return sum(1 for a, b in pairs if _holds_pair(low, a, b)) / len(pairs)
+
+
+def _phrase_evidence(conn, query: str, out: list[dict]) -> None:
+    """Add ``PHRASE_WEIGHT · phrase_share`` to the score of each of the best :data:`PHRASE_DEPTH`
+    hits of ``out`` (by their score so far), both engines alike: the same pairs, the same page
+    text (title, compiled truth, timeline) read by id, the same Python check. Nothing when the
+    query has fewer than :data:`PHRASE_MIN_PAIRS` pairs or the weight is 0."""
+    if not PHRASE_WEIGHT or not out:
+        return
+    pairs = phrase_pairs(query)
+    if len(pairs) < max(1, PHRASE_MIN_PAIRS):
+        return
+    top = sorted(out, key=lambda h: -h["score"])[:PHRASE_DEPTH]
+    ids = ",".join(str(int(h["id"])) for h in top)
+    share = {int(r[0]): phrase_share(f"{r[1]}\n{r[2]}\n{r[3]}", pairs)
+             for r in conn.execute(f"SELECT id, title, compiled_truth, timeline FROM pages WHERE id IN ({ids})")}
+    for h in top:
+        h["score"] += PHRASE_WEIGHT * share.get(int(h["id"]), 0.0) ** PHRASE_POWER
 
 
 #: a CJK word inside a title, alias, heading or file name is name evidence (SQLite's ranking;
@@ -1776,6 +1869,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             sig.add(exact[pid])
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
+    if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
+        _phrase_evidence(conn, query, out)
     _best_first(conn, out, ids, copies)
     return out[: int(limit)]
 
