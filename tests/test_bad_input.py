@@ -389,6 +389,24 @@ def test_a_raw_source_with_a_slash_is_refused_saying_why(fixture_db):
     assert "non-empty" in str(e.value)
 
 
+def test_reading_raw_data_of_a_sidecar_that_is_not_json_says_so(tmp_path):
+    """trial6: `gbrain raw bom` of a page whose `.raw/bom.json` is not valid JSON (a sidecar cut
+    short by an editor) printed `{}`, exit 0, nothing on stderr: as if the page had no raw data
+    (a write refuses it: "not valid JSON; refusing to overwrite it"). The read says it too."""
+    tree = tmp_path / "tree"
+    (tree / ".raw").mkdir(parents=True)
+    (tree / "bom.md").write_bytes(b"# BOM page\n")
+    (tree / ".raw" / "bom.json").write_bytes(b'{"sources": {"x": ')
+    db = str(tmp_path / "b.db")
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    r = gbrain("--db", db, "raw", "bom")
+    err = r.stderr.decode()
+    assert r.returncode == 0 and json.loads(r.stdout) == {}, err
+    assert ".raw/bom.json is not valid JSON" in err and "kept as bytes" in err, err
+    r = gbrain("--db", db, "raw", "bom", "--source", "x")
+    assert r.returncode == 1 and ".raw/bom.json is not valid JSON" in r.stderr.decode(), r.stderr
+
+
 def test_a_write_warning_goes_to_stderr_so_stdout_holds_only_the_result(tmp_path):
     # A new user's `gbrain put notes/bad --file bad.md` printed 'created notes/bad' and then the
     # YAML warning on stdout (stderr empty): a script reading stdout got the warning as output.

@@ -19,7 +19,7 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..storage import blobs
@@ -1520,14 +1520,34 @@ class Brain:
             if row and row["kind"] == "raw" and row["page_id"]:
                 self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (row["page_id"],))
 
-    def raw_get(self, slug: str, source: str | None = None) -> dict:
+    def raw_get(self, slug: str, source: str | None = None, on_warning: Callable[[str], None] | None = None) -> dict:
+        """The page's raw data, source → JSON. A sidecar whose text is not JSON has none: that
+        is said (``on_warning``; a miss of ``source`` says it in its error), never read as empty."""
         row = self.resolve_slug(slug)
         rows = self.conn.execute("SELECT source, data, fetched_at FROM raw_data WHERE page_id = ? ORDER BY source", (row["id"],)).fetchall()
         if source is not None:
             rows = [r for r in rows if r["source"] == source]
-            if not rows:
-                raise NotFound(f"{row['slug']} has no raw data from '{source}'")
+        if not rows:
+            bad = self._unreadable_sidecar(row)
+            if source is not None:
+                raise NotFound(f"{row['slug']} has no raw data from '{source}'" + (f" ({bad})" if bad else ""))
+            if bad and on_warning is not None:
+                on_warning(bad)
         return {r["source"]: json.loads(r["data"]) for r in rows}
+
+    def _unreadable_sidecar(self, row) -> str | None:
+        """Why the ``.raw`` sidecar of page ``row`` gives no raw data (not UTF-8 JSON, not an
+        object), or None (no sidecar, or a readable one)."""
+        f = self.conn.execute("SELECT path FROM files WHERE page_id = ? AND kind = 'raw' ORDER BY path LIMIT 1", (row["id"],)).fetchone()
+        path = f["path"] if f else sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
+        data = blobs.file_bytes(self.conn, path)
+        if data is None:
+            return None
+        try:
+            obj = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            return f"{path} is not valid JSON ({e}); kept as bytes (export writes them): fix the file and import it again"
+        return None if isinstance(obj, dict) else f"{path} is not a JSON object; kept as bytes (export writes them)"
 
     @atomic
     def raw_put(self, slug: str, source: str, data: Any) -> dict:

@@ -861,7 +861,7 @@ def _timeline_add(b, a, ctx):
 def _raw(b, a, ctx):
     if a.get("data") is not None:
         return _raw_put(b, a, ctx)
-    out = b.raw_get(a["slug"], a.get("source"))
+    out = b.raw_get(a["slug"], a.get("source"), on_warning=ctx.on_warning)
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     if offset == 0 and not cap:
         return out
