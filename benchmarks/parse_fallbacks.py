@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from gbrain.page import fastparse, markdown  # noqa: E402
 
-CORPORA = ROOT.parent / "shared" / "corpora"
+CORPORA = next((d / "shared" for d in ROOT.parents if (d / "shared" / "tools").is_dir()), ROOT.parent / "shared") / "corpora"
 
 
 def bodies(root: Path) -> list[tuple[str, str]]:

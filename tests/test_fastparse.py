@@ -111,6 +111,9 @@ PIECE = st.one_of(
             "[[Ana]]", "[[people/ana|Ana B]]", "![[img.png]]", "[x](../people/bo.md)", "[y](<a b.md>)",
             "[z](c.md \"t\")", "#tag", "#a/b", "#1984", "`code [[x]]`", "<span>[[h]]</span>", "%% c [[x]] %%",
             "$$ m $$", "*em [[e]]*", "\\[[n]]", "[r][ref]", "https://x.y/#z", "&amp;", "  ", "\t", "[^1]", "$a #m$",
+            # what a continuation line may start with that opens no block (or does)
+            "**b**", "-x", "--", "-- | --", "+", "1.5", "1)", "2.", "=", "==", "``x``", "```", "~~", "~~~", "_", "__", "___", "* * *",
+            "#", "##x", "|",
         ]
     ),
 )
@@ -164,6 +167,18 @@ def test_generated_pages_parse_the_same_both_ways(text, split):
         "* :\n\n  %% c [[x]] %%",  # an indented comment after a blank line below an item (same)
         "* :\n\n %% c [[x]] %%\n",
         "  - \n  detail [[Bo]]\n---",  # an indented empty item: its range starts at the line start
+        # continuation lines of an item or quote that open no block (obsidian-help: **Note:**, `code`)
+        # or do; a fence in an item that a lazy line follows (mistune: its code to the end)
+        "- a\n  **Note:** [[x]]\n",
+        "> a\n> `mod` [[x]]\n",
+        "> a\n> -- | --\n> [[x]]\n",
+        "- a\n  #tag [[x]]\n",
+        "- a\n  1.5 [[x]]\n",
+        "- a\n  *x* [[x]]\n",
+        # and lines that do
+        "- a\n  * b [[x]]\n", "- a\n  1) b [[x]]\n", "- a\n  ***\n[[x]]\n", "- a\n  ```\n[[x]]\n", "- a\n  # h [[x]]\n",
+        "- a\n  ==\n[[x]]\n", "- a\n  --\n[[x]]\n", "> a\n> ~~~\n> [[x]]\n", "- a\n  _ _ _\n[[x]]\n", "- a\n  -\n[[x]]\n",
+        "- a\n  2. b [[x]]\n", "> a\n> 2) b [[x]]\n", "- a\n  *\n  [[x]]\n", "- ```\n[[Ana]]",
         "> q\n\n  $$ m $$\n[[y]]\n",
         "%% a %%\n%% b %%\ntext [[y]]\n",
         "é %% c %%\n\n%% ü [[x]] %%\n\n[[z]] ü\n",

@@ -83,6 +83,22 @@ class _Unsupported(Exception):
     pass
 
 
+_FENCE_RE = re.compile(rb"[ \t>]*(`{3,}|~{3,})")
+
+
+def _closed_fence(code: bytes) -> bool:
+    """Whether the fenced code block ``code`` (its byte range, container prefixes included)
+    ends with a closing fence line: a line after the opening one holding only a run of the
+    opening fence's character at least as long."""
+    lines = code.rstrip(b"\n").split(b"\n")
+    m = _FENCE_RE.match(lines[0])
+    if m is None or len(lines) < 2:
+        return False
+    last = lines[-1].strip(b" \t>")
+    fence = m.group(1)
+    return len(last) >= len(fence) and last == fence[:1] * len(last)
+
+
 def parse_blocks(src: str) -> tuple[list, list[tuple[int, int]]] | None:
     """mistune-shaped block tokens of ``src`` (LF line endings, ending in ``\\n``) with their
     inline text still unparsed (``text`` keys, as mistune's block parser leaves them), and the
@@ -327,6 +343,10 @@ class _Builder:
                 elif name in ("List", "Item", "BlockQuote", "CodeBlock", "HtmlBlock"):
                     if name == "HtmlBlock":  # where the next line starts (another may follow)
                         html_end = e if b[e - 1 : e] == b"\n" else b.find(b"\n", e) + 1
+                    if name == "CodeBlock" and len(stack) > 2 and not _closed_fence(b[s:e]):
+                        # a fence in a list or quote that its container's end closes: mistune's
+                        # item may go on with lazy lines, which its code then holds (``- ```\n[[x]]``)
+                        raise _Unsupported("unclosed fence")
                     if name == "BlockQuote" and e > 0:
                         # a quote must end at a blank line or the end: mistune continues it
                         # with lines pulldown-cmark starts other blocks with
