@@ -35,6 +35,9 @@ from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.search import keyword as search  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from known_items import metrics, ranks_for  # noqa: E402  (one definition of the ranking measures)
+
 DEPTH = 100
 MS = "identity/ad-ds/"
 MX = "identity-extra/identity/"
@@ -84,24 +87,6 @@ QUERIES: dict[str, list[tuple[str, list[str], str]]] = {
         ("reduce latency and make the syncing process faster", [E + "Obsidian Sync/Sync regions.md"], "phrase"),
     ],
 }
-
-
-def ranks_for(results: list[str], gold: list[str]) -> int | None:
-    """1-based rank of the first gold path in ``results``, None when absent."""
-    for i, p in enumerate(results, 1):
-        if p in gold:
-            return i
-    return None
-
-
-def metrics(ranks: list[int | None]) -> dict[str, float]:
-    """hit@1, MRR@10 (0 beyond 10) and hit@5 of 1-based ``ranks`` (None: not found)."""
-    n = len(ranks)
-    return {
-        "hit@1": sum(1 for r in ranks if r == 1) / n,
-        "MRR@10": sum(1 / r for r in ranks if r and r <= 10) / n,
-        "hit@5": sum(1 for r in ranks if r and r <= 5) / n,
-    }
 
 
 def build(corpora: Path, name: str, db: Path, reuse: bool) -> Brain:

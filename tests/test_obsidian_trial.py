@@ -347,10 +347,7 @@ def test_upgrade_drops_the_links_of_inline_comments(tmp_path, db_path):
             c.execute("INSERT INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) "
                       "VALUES (?, ?, 'wiki', 'Secret', 'secret', 'See Beta and %%Secret%% done.', 1, '[\"[[Secret]]\"]')", (a, s))
             c.execute("UPDATE pages SET title = 'untouched' WHERE slug = 'plain'")
-            if getattr(c, "dialect", "sqlite") == "postgres":
-                c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % next(v for v, f in pg._PY_STEPS.items() if f is pg._comment_pages))
-            else:
-                c.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(dbmod._m22_inline_comments)}")
+            _rewind(c, pg._comment_pages, dbmod._m22_inline_comments)
     with Brain.open(db_path) as b:
         assert [r["slug"] for r in b.backlinks("Secret")] == []
         assert b.conn.execute("SELECT title FROM pages WHERE slug = 'plain'").fetchone()[0] == "untouched"
@@ -377,13 +374,22 @@ def test_a_brain_made_before_takes_the_row_contexts_on_open(tmp_path, db_path):
         c = b.conn
         with b.transaction():
             c.execute("UPDATE links SET context = 'the whole table' WHERE target = 'Ana Lima'")
-            if getattr(c, "dialect", "sqlite") == "postgres":
-                c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % next(v for v, f in pg._PY_STEPS.items() if f is pg._table_pages))
-            else:
-                c.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(dbmod._m23_table_rows)}")
+            _rewind(c, pg._table_pages, dbmod._m23_table_rows)
     with Brain.open(db_path) as b:
         ctx = dict(b.conn.execute("SELECT p.slug, l.context FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.target = 'Ana Lima'").fetchall())
         assert ctx == {"team": "| Ana Lima | CEO | met at the meetup in Lisbon |", "plain": "the whole table"}, ctx
         with b.transaction():
             b.conn.execute("UPDATE links SET context = 'Ana Lima again' WHERE context = 'the whole table'")
         assert fresh_import_differences(b) == {}
+
+
+def _rewind(c, pg_step, sqlite_migration) -> None:
+    """Mark the brain of connection ``c`` as made before a migration (the Postgres version whose
+    Python step is ``pg_step``, the SQLite one ``sqlite_migration``): the next open runs it."""
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    if getattr(c, "dialect", "sqlite") == "postgres":
+        c.execute("DELETE FROM gbrain_schema WHERE version >= %d" % next(v for v, f in pg._PY_STEPS.items() if f is pg_step))
+    else:
+        c.execute(f"PRAGMA user_version = {dbmod.MIGRATIONS.index(sqlite_migration)}")
