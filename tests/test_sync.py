@@ -311,9 +311,35 @@ def test_symlinked_and_ignored_paths_are_left_alone(env):
     os.symlink(root.parent / "concepts-real", root / "concepts")
     rep = eng.sync()
     assert brain.page_row("concepts/hybrid-retrieval") is not None
-    assert [u["path"] for u in rep["unreadable"]] == ["concepts/hybrid-retrieval.md"]
-    assert "symlink" in rep["unreadable"][0]["reason"] and rep["exit_code"] == 1
+    # a symlink is a state the user made (as an ignore rule is), not a failure: import skips it
+    # with exit 0, so sync notes it, keeps the page, and exits 0 (trial 6, F9: exit 1 every round)
+    assert "unreadable" not in rep and rep["exit_code"] == 0, rep["problems"]
+    assert [(u["path"], "symlink" in u["reason"]) for u in rep["symlinked"]] == [("concepts/hybrid-retrieval.md", True)]
     assert [t["path"] for t in trash_list(brain, limit=0)] == [".gbrainignore"]  # deleted above
+
+
+def test_a_note_replaced_by_a_symlink_is_kept_and_named_with_exit_0(env, tmp_path):
+    """Trial 6, F9: a note replaced by a symlink made every sync exit 1 ("Left alone (could not
+    read)", Validation FAILED) while import skipped it with exit 0. The page stays in the brain
+    (never a deletion), the text names the symlink and says the page is kept, exit 0."""
+    brain, eng, root = env
+    before = brain.page_row("concepts/hybrid-retrieval")["content_hash"]
+    target = tmp_path / "elsewhere.md"
+    target.write_text("# somewhere else\n")
+    (root / "concepts" / "hybrid-retrieval.md").unlink()
+    os.symlink(target, root / "concepts" / "hybrid-retrieval.md")
+    for _ in range(2):  # every round, not only the first
+        rep = eng.sync()
+        assert rep["exit_code"] == 0 and rep["ok"], rep["problems"]
+        assert brain.page_row("concepts/hybrid-retrieval")["content_hash"] == before
+        assert [s["path"] for s in rep["symlinked"]] == ["concepts/hybrid-retrieval.md"]
+    assert trash_list(brain, limit=0) == []
+    assert os.path.islink(root / "concepts" / "hybrid-retrieval.md")  # not written through
+    from gbrain.operations.sync import _sync_text
+
+    text = _sync_text(rep, {})
+    assert "could not read" not in text
+    assert re.search(r"concepts/hybrid-retrieval\.md.*symlink.*kept", text), text
 
 
 def test_bound_to_one_folder(env, tmp_path):

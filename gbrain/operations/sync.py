@@ -32,6 +32,10 @@ def _sync_text(r: dict, a: dict) -> str:
     if oc.get("replaced_count"):
         lines.append(f"{oc['replaced_count']:,} file(s) held an older version of their page (this folder had never synced them): "
                      "the brain's newest version was written over them; the old bytes are in each page's history (`gbrain history SLUG`)")
+    for u in r.get("symlinked") or []:
+        lines.append(f"Symlink not followed: {u['path']} ({u['reason']}); its page is kept in the brain as it was (not synced, never deleted)")
+    if r.get("symlinked_count", 0) > len(r.get("symlinked") or []):
+        lines.append(f"… and {r['symlinked_count'] - len(r['symlinked']):,} more symlinks not followed (`--json` lists the first {len(r['symlinked'])})")
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:

@@ -2391,7 +2391,13 @@ class SyncEngine:
         if ignored:
             rep["ignored_in_brain"] = sorted(p for p, _ in ignored)[: verify.MAX_LISTED]  # out.unreadable is in set order
             rep["ignored_in_brain_count"] = len(ignored)
-        ignored_paths = {p for p, _ in ignored}
+        # a symlink (or a symlinked folder) is the user's too, not a failure: import skips it
+        # with exit 0; its page stays in the brain as it was, named in the report, never trashed
+        linked = [(p, w) for p, w in out.unreadable if "symlink" in w and "ignored by " not in w]
+        if linked:
+            rep["symlinked"] = [{"path": p, "reason": w} for p, w in sorted(linked)[: verify.MAX_LISTED]]
+            rep["symlinked_count"] = len(linked)
+        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked}
         unread_paths = {p for p, _ in out.unreadable}
         if unread_paths:
             # paths we could not read are reported once, as such, not as missing
