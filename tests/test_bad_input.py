@@ -303,6 +303,42 @@ def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monk
     assert "is full" in msg and f"v{dbmod.SCHEMA_VERSION - 1} → v{dbmod.SCHEMA_VERSION}" in msg and "damaged" not in msg
 
 
+def test_a_new_brain_the_full_disk_stopped_half_made_says_it_could_not_be_created(tmp_path, monkeypatch):
+    """Trial 6, F10: creating a new brain on a nearly full disk said "this gbrain must upgrade the
+    brain's schema (v2 → v22) before reading it" for the brain it was creating. The disk fills
+    after the first migrations committed (as a small tmpfs does): the message says the new brain
+    could not be created, and the half-made file is left (it is completed once there is space)."""
+    import sqlite3 as sq
+
+    from gbrain.errors import GBrainError
+    from gbrain.storage import db as dbmod
+
+    real = dbmod.migrate
+
+    def migrate_until_full(conn):  # v1 and v2 commit, then the disk is full
+        for i in range(2):
+            dbmod.begin_write(conn)
+            dbmod.MIGRATIONS[i](conn)
+            conn.execute(f"PRAGMA user_version = {i + 1}")
+            conn.execute("COMMIT")
+        raise sq.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(dbmod, "migrate", migrate_until_full)
+    monkeypatch.setattr(dbmod, "disk_full", lambda p: True)
+    p = tmp_path / "new.db"
+    with pytest.raises(GBrainError) as e:
+        dbmod.connect(p)
+    msg = str(e.value)
+    assert "is full" in msg and "new brain" in msg and "could not be created" in msg, msg
+    assert "upgrade" not in msg and "before reading it" not in msg, msg
+    # with space again, the same command completes the half-made brain
+    monkeypatch.setattr(dbmod, "migrate", real)
+    monkeypatch.setattr(dbmod, "disk_full", lambda p: False)
+    c = dbmod.connect(p)
+    assert c.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
+    c.close()
+
+
 # ---- strings that are not valid Unicode (lone surrogates) ----------------------------------------
 
 NOT_UTF8 = "caf\udce9"  # argv b"caf\xe9" as Python hands it over (surrogateescape)

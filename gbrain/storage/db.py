@@ -1148,7 +1148,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         if not ro and any(k in str(e).lower() for k in ("i/o", "full", "unable to open")) and disk_full(p):
             if new:
                 _drop_empty(p)  # a new brain the full disk refused: no empty file left behind
-            return _connect_on_full_disk(p, e)
+            return _connect_on_full_disk(p, e, new=new)
         if "file is not a database" in str(e).lower():  # not SQLite at all: the wrong file was named
             raise BadInput(f"{p} is not a usable brain database: {e}") from e
         raise GBrainError(f"{p} is not a usable brain database: {e}") from e
@@ -1197,16 +1197,20 @@ def _drop_empty(p: Path) -> None:
             pass
 
 
-def _connect_on_full_disk(p: Path, first: sqlite3.Error) -> sqlite3.Connection:
+def _connect_on_full_disk(p: Path, first: sqlite3.Error, *, new: bool = False) -> sqlite3.Connection:
     """A connection for reading a WAL brain on a full disk, where the WAL index file cannot be
     created: ``locking_mode=EXCLUSIVE`` before the first read keeps the index in memory (the
     WAL is still read), so reads work. The lock blocks other processes until the command ends;
     writes fail with "the disk … is full" (:func:`db_error`). Raises :class:`GBrainError`
-    saying the disk is full when even that fails or the schema needs an upgrade (a write)."""
+    saying the disk is full when even that fails or the schema needs an upgrade (a write).
+    ``new``: this process was creating ``p``; it says the new brain could not be created (a
+    half-made file, some migrations committed, is left: the next run completes it)."""
     full = (f"the disk holding {p} is full (SQLite: {one_line(first)}); even reading needs a little "
             f"space for the WAL index; free some space and run it again")
-    if not p.exists():  # a new brain: nothing to read, and creating it needs space
-        raise GBrainError(f"the disk holding {p} is full (SQLite: {one_line(first)}); a new brain needs space; free some space and run it again")
+    if new or not p.exists():  # a new brain: nothing to read, and creating it needs space
+        left = " (the half-made file is left; running again completes it)" if p.exists() else ""
+        raise GBrainError(f"the disk holding {p} is full (SQLite: {one_line(first)}); the new brain could not be created{left}; "
+                          f"free some space and run it again")
     try:
         conn = sqlite3.connect(str(p), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as e:
