@@ -339,6 +339,38 @@ def test_a_new_brain_the_full_disk_stopped_half_made_says_it_could_not_be_create
     c.close()
 
 
+def test_the_nfc_nfd_twin_warning_says_which_name_is_decomposed(tmp_path):
+    """Trial 6, F8: `café-nfd.md: same page name as café-nfd.md after Unicode normalisation`
+    showed two names that look identical. Each name not in NFC shows its decomposition
+    (``e + U+0301``); the composed one its code point. Import and sync say it alike."""
+    from gbrain.core.brain import Brain
+    from gbrain.sync.engine import SyncEngine
+    from gbrain.sync.importer import import_tree
+
+    nfc_name, nfd_name = "caf\u00e9.md", "cafe\u0301.md"
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / nfc_name).write_bytes(b"# composed\n")
+    (tree / nfd_name).write_bytes(b"# decomposed\n")
+    with Brain.open(tmp_path / "b.db") as b:
+        rep = import_tree(b, tree)
+    w = [x for x in rep["warnings"] if "after Unicode normalisation" in x]
+    assert len(w) == 1, rep["warnings"]
+    assert "(NFD: e + U+0301)" in w[0] and "(NFC: U+00E9)" in w[0], w[0]
+    # sync (a second vault synced into a brain that holds the other spelling)
+    tree2 = tmp_path / "t2"
+    tree2.mkdir()
+    (tree2 / nfc_name).write_bytes(b"# composed\n")
+    with Brain.open(tmp_path / "b2.db") as b:
+        eng = SyncEngine(b, tree2)
+        assert eng.sync()["ok"]
+        (tree2 / nfd_name).write_bytes(b"# decomposed\n")
+        rep = eng.sync()
+        eng.close()
+    w = [x for x in rep["warnings"] if "after Unicode normalisation" in x]
+    assert len(w) == 1 and "(NFD: e + U+0301)" in w[0] and "(NFC: U+00E9)" in w[0], rep["warnings"]
+
+
 # ---- strings that are not valid Unicode (lone surrogates) ----------------------------------------
 
 NOT_UTF8 = "caf\udce9"  # argv b"caf\xe9" as Python hands it over (surrogateescape)

@@ -24,6 +24,22 @@ def nfc(s: str) -> str:
     return unicodedata.normalize("NFC", s)
 
 
+def unicode_form(name: str) -> str:
+    """How ``name`` is spelled where NFC and NFD differ, for a message naming two spellings that
+    look alike: ``" (NFD: e + U+0301)"`` for a decomposed name (each base letter with its combining
+    marks, up to three), ``" (NFC: U+00E9)"`` for a composed one, ``""`` when neither applies."""
+    if name != nfc(name):
+        groups: list[str] = []
+        for i, c in enumerate(name):
+            if unicodedata.combining(c) and i and not unicodedata.combining(name[i - 1]):
+                groups.append(name[i - 1])
+            if unicodedata.combining(c):
+                groups[-1:] = [f"{groups[-1] if groups else ''} + U+{ord(c):04X}"]
+        return f" (NFD: {', '.join(groups[:3])})" if groups else " (not NFC)"
+    composed = [f"U+{ord(c):04X}" for c in name if unicodedata.normalize("NFD", c) != c]
+    return f" (NFC: {', '.join(composed[:3])})" if composed else ""
+
+
 def identity_key(name: str) -> str:
     """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
     return nfc(name).casefold()

@@ -117,7 +117,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key
+from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key, unicode_form
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -2212,7 +2212,7 @@ class SyncEngine:
         if kind == "page":
             other = self.conn.execute("SELECT path FROM pages WHERE slug = ? AND path != ?", (slug_for_path(p), p)).fetchone()
             if other:  # two spellings of one name (NFC and NFD): the second is kept as a file, as import does
-                kind, text, w = "blob", None, f"{p}: same page name as {other[0]} after Unicode normalisation; kept as a file, not indexed"
+                kind, text, w = "blob", None, f"{p}{unicode_form(p)}: same page name as {other[0]}{unicode_form(other[0])} after Unicode normalisation; kept as a file, not indexed"
         if w:
             out.warnings.append(w)
             self._warn(w)
