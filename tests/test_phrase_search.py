@@ -124,3 +124,13 @@ def test_the_evidence_is_the_weighted_share_of_the_query_pairs_on_either_engine(
     assert gained  # (the long note, at least)
     for i in top:
         assert before[i] - plain[i] == pytest.approx(weight * keyword.phrase_share(texts[i], pairs) ** keyword.PHRASE_POWER, abs=1e-9), i
+
+
+def test_a_hit_found_by_its_phrase_says_so_in_its_signals(generated):
+    """`signals` says what found a hit: a page holding at least half of the query's word pairs
+    in order says ``phrase`` (both engines), a page holding its words in another order does not,
+    and a query of one or two words never does."""
+    hits = {h["slug"]: h for h in keyword.search(generated.conn, SENTENCE, limit=10)}
+    assert "phrase" in hits["ops/replication"]["signals"], hits["ops/replication"]
+    assert all("phrase" not in h["signals"] for s, h in hits.items() if s.startswith("misc/")), hits
+    assert all("phrase" not in h["signals"] for h in keyword.search(generated.conn, "bridgehead server", limit=10))

@@ -147,7 +147,7 @@ def test_cli_call_pipe_and_mcp_take_the_filters(db_path):
 
     s, q = anyio.run(main)
     assert [h["slug"] for h in s] == want
-    assert len(q["hits"]) == 3 and all(h["slug"].lower().startswith("people/") for h in q["hits"])
+    assert len(q["items"]) == 3 and all(h["slug"].lower().startswith("people/") for h in q["items"])  # MCP: items alone
 
 
 def test_the_vector_side_filters_before_its_bound(db_path):

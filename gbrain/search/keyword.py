@@ -902,6 +902,8 @@ PHRASE_POWER = 2.0
 PHRASE_DEPTH = 30
 #: a query needs at least this many word pairs (:func:`phrase_pairs`) for phrase evidence
 PHRASE_MIN_PAIRS = 2
+#: a hit holding at least this share of the query's pairs says ``phrase`` in its ``signals``
+PHRASE_SIGNAL = 0.5
 #: what may stand between two words of a phrase in a page's markdown: characters that are no
 #: word (white space, punctuation, emphasis, ``_``), a markdown link's ``](target)`` and a wiki
 #: link's ``[[target|`` (a passage copied from the rendered page shows neither); possessive
@@ -953,7 +955,8 @@ def phrase_share(text: str, pairs: list[tuple[str, str]]) -> float:
 
 def _phrase_evidence(conn, query: str, out: list[dict]) -> None:
     """Add ``PHRASE_WEIGHT · phrase_share`` to the score of each of the best :data:`PHRASE_DEPTH`
-    hits of ``out`` (by their score so far), both engines alike: the same pairs, the same page
+    hits of ``out`` (by their score so far), and ``phrase`` to the ``signals`` of those holding at
+    least :data:`PHRASE_SIGNAL` of the pairs, both engines alike: the same pairs, the same page
     text (title, compiled truth, timeline) read by id, the same Python check. Nothing when the
     query has fewer than :data:`PHRASE_MIN_PAIRS` pairs or the weight is 0."""
     if not PHRASE_WEIGHT or not out:
@@ -966,7 +969,14 @@ def _phrase_evidence(conn, query: str, out: list[dict]) -> None:
     share = {int(r[0]): phrase_share(f"{r[1]}\n{r[2]}\n{r[3]}", pairs)
              for r in conn.execute(f"SELECT id, title, compiled_truth, timeline FROM pages WHERE id IN ({ids})")}
     for h in top:
-        h["score"] += PHRASE_WEIGHT * share.get(int(h["id"]), 0.0) ** PHRASE_POWER
+        got = share.get(int(h["id"]), 0.0)
+        h["score"] += PHRASE_WEIGHT * got ** PHRASE_POWER
+        if got >= PHRASE_SIGNAL:
+            sig = h["signals"]  # a set while SQLite's ranking runs (sorted later), a sorted list on Postgres
+            if isinstance(sig, set):
+                sig.add("phrase")
+            elif "phrase" not in sig:
+                h["signals"] = sorted([*sig, "phrase"])
 
 
 #: a CJK word inside a title, alias, heading or file name is name evidence (SQLite's ranking;
