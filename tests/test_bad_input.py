@@ -486,3 +486,30 @@ def test_a_write_warning_goes_to_stderr_so_stdout_holds_only_the_result(tmp_path
     assert b"warning: frontmatter YAML does not load" in r.stderr
     j = gbrain("put", "notes/bad2", "--db", db, "--json", input=bad)  # --json keeps them in the object
     assert "does not load" in json.loads(j.stdout)["warnings"][0]
+
+
+# ---- names Windows cannot hold (trial 6, F11) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("slug,why", [("con", "reserved"), ("notes/NUL", "reserved"), ("lpt1", "reserved"), ("x:y", "':'"),
+                                      ("q?", "'?'"), ("dir./a", "ends with"), ("a<b", "'<'")])
+def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path, slug, why):
+    """put creates such a page (a Linux or macOS vault may hold it, and import keeps it) but
+    says, in the result's warnings (stderr on the command line), that a Windows copy cannot
+    hold the name. A page with a portable name, or an update of an existing page, says nothing."""
+    db = str(tmp_path / "b.db")
+    r = gbrain("put", slug, "--db", db, "--json", input="# x\n")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["created"] and any("Windows" in w and why in w for w in out["warnings"]), out
+    r = gbrain("put", slug, "--db", db, input="# x\n\nagain\n")
+    assert r.returncode == 0 and b"Windows" not in r.stderr, r.stderr  # an update: said once, at creation
+    r = gbrain("put", "plain-name", "--db", db, input="# y\n")
+    assert r.returncode == 0 and b"Windows" not in r.stderr
+    # a folder holding such a name still imports, with no warning of this kind (the user's vault)
+    tree = tmp_path / "t"
+    (tree / "dir.").mkdir(parents=True) if why == "ends with" else tree.mkdir()
+    (tree / (slug + ".md")).parent.mkdir(parents=True, exist_ok=True)
+    (tree / (slug + ".md")).write_bytes(b"# z\n")
+    r = gbrain("import", str(tree), "--db", str(tmp_path / "c.db"), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and json.loads(r.stdout)["warning_count"] == 0, r.stdout

@@ -287,7 +287,23 @@ def _part(text: str, offset: int, cap: int) -> dict:
 )
 def _put(b, a, ctx):
     with b.transaction():  # read, edit and write the page with no other writer in between
-        return _put_locked(b, a, ctx)
+        out = _put_locked(b, a, ctx)
+    return _windows_warning(out)
+
+
+def _windows_warning(out: dict) -> dict:
+    """A page put created under a name Windows cannot hold (``con``, ``x:y``, ``dir./a``:
+    ``slugs.windows_problem``) is kept, with a warning: a Windows copy of the folder (export,
+    sync) would lack it. Import keeps such files silently (they are the user's vault)."""
+    from ..page.slugs import windows_problem
+
+    why = windows_problem(out.get("slug") or "") if isinstance(out, dict) and out.get("created") else None
+    if why:
+        out = dict(out)
+        out["warnings"] = [*(out.get("warnings") or []),
+                           f"{out['slug']}: saved, but Windows cannot hold this name ({why}): a copy of the brain's folder on Windows would lack it "
+                           f"(to rename it: put the text under another name, then delete this one)"]
+    return out
 
 
 def _put_locked(b, a, ctx):

@@ -126,6 +126,28 @@ def slug_problem(slug: str) -> str | None:
     return None
 
 
+#: device names Windows reserves in every folder, with any extension (``con.md`` too)
+WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_WINDOWS_BAD = re.compile(r'[<>:"|?*]')
+
+
+def windows_problem(slug: str) -> str | None:
+    """Why the file of page ``slug`` could not exist on Windows (a reserved device name such as
+    ``con``, one of ``< > : " | ? *``, a folder ending in ``.`` or a space), or None. Not a
+    :func:`slug_problem`: Linux and macOS hold these names, and import keeps such files; only
+    ``put``, making a new name, warns with it."""
+    m = _WINDOWS_BAD.search(slug)
+    if m:
+        return f"'{m.group()}' is not allowed in a file name there"
+    parts = slug.split("/")
+    for i, part in enumerate(parts):
+        if part.split(".")[0].rstrip(" ").lower() in WINDOWS_RESERVED:
+            return f"'{part}' is a reserved device name there"
+        if i < len(parts) - 1 and part.endswith((".", " ")):
+            return f"the folder '{part}' ends with {'a dot' if part.endswith('.') else 'a space'}, which Windows drops"
+    return None
+
+
 def check_slug(slug: str) -> str:
     """Validate a user-given slug and return it normalised (NFC; surrounding whitespace, a
     leading ``./`` and a ``.md`` suffix removed).
