@@ -132,7 +132,7 @@ def formula(b: Brain, model, question: str, k: int = 300) -> list[tuple[int, flo
     pids = np.array([r[0] for r in rows])
     m = np.stack([np.frombuffer(bytes(r[1]), dtype="<f4") for r in rows])
     pages = sorted(set(pids.tolist()))
-    kw = fts_candidates(b.conn, question, limit=k)
+    kw = fts_candidates(b.conn, question, limit=k, coordinate=False)  # query's keyword side (hybrid.query): plain BM25, no phrase evidence
     qv = model.embed(question)
 
     def top(q):
