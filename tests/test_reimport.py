@@ -10,14 +10,14 @@ import pytest
 
 import gbrain.sync.importer as importer
 from gbrain.core.brain import Brain
-from gbrain.sync import verify
+from gbrain.sync import scan, verify
 from gbrain.sync.importer import import_tree
 from gbrain.sync.scan import change_stamp, scan_tree
 
 
 @pytest.fixture
 def reads(monkeypatch):
-    """The relative paths import read or hashed (pages through ``open``, other files through
+    """The relative paths import read or hashed (pages through ``open``, in scan.read_settled; other files through
     verify's hashers), in order."""
     seen: list[str] = []
 
@@ -30,7 +30,7 @@ def reads(monkeypatch):
         note(path)
         return real_open(path, *a, **k)
 
-    monkeypatch.setattr(importer, "open", counting_open, raising=False)
+    monkeypatch.setattr(scan, "open", counting_open, raising=False)
     monkeypatch.setattr(verify, "_sha256_sized", lambda path, size, *a: (note(path), sized(path, size, *a))[1])
     monkeypatch.setattr(verify, "sha256_file", lambda path: (note(path), whole(path))[1])
     return seen
@@ -223,13 +223,13 @@ def test_a_note_written_while_import_reads_it_is_read_again_not_stored_half(tmp_
             return _WrittenDuringRead(fh, note, rest)
         return fh
 
-    monkeypatch.setattr(importer, "open", editing_open, raising=False)
+    monkeypatch.setattr(scan, "open", editing_open, raising=False)
     with Brain.open(db_path) as b:
         rep = import_tree(b, tree)
         assert not armed[0]  # the editor did write during the read
         assert rep["ok"]
         assert b.get_text("note").encode("utf-8") == first + rest
-        monkeypatch.setattr(importer, "open", real_open, raising=False)
+        monkeypatch.setattr(scan, "open", real_open, raising=False)
         assert verify.verify_tree(b, scan_tree(tree))["ok"]
 
 

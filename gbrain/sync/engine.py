@@ -127,7 +127,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import gitstate
 from . import similar as sim
-from .scan import NOT_UTF8, TMP_PREFIX, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import NOT_UTF8, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -137,7 +137,6 @@ TOUCH_S = 600
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
-READ_TRIES = 3
 #: why a path is left to a later round: its file changed between the plan and the write
 CHANGED_MEANWHILE = "changed on disk while syncing; will retry"
 #: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
@@ -652,28 +651,13 @@ class SyncEngine:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
         before and after the read, else retry up to :data:`READ_TRIES` times and give
         ``(None, reason)`` (half-written, or unreadable). Updates ``f``'s stat on a retry."""
-        full = self._abs(f.path)
-        why = "changed while being read (half-written?)"
-        for attempt in range(READ_TRIES):
-            try:
-                with open(full, "rb") as fh:
-                    data = fh.read()
-                    st = os.fstat(fh.fileno())
-            except FileNotFoundError:
-                return None, "vanished while being read"
-            except OSError as e:
-                return None, f"cannot read: {e.strerror}"
-            if st.st_size == len(data) == f.size and change_stamp(st) == f.mtime_ns:
-                return data, None
-            f.size, f.mtime_ns = st.st_size, change_stamp(st)
-            if attempt < READ_TRIES - 1:
-                time.sleep(0.02 * (attempt + 1))
-                try:
-                    st2 = os.lstat(full)
-                    f.size, f.mtime_ns = st2.st_size, change_stamp(st2)
-                except OSError:
-                    return None, "vanished while being read"
-        return None, why
+        try:
+            data, settled = read_settled(self._abs(f.path), f)  # (the import's read too)
+        except FileNotFoundError:
+            return None, "vanished while being read"
+        except OSError as e:
+            return None, f"cannot read: {e.strerror}"
+        return (data, None) if settled else (None, "changed while being read (half-written?)")
 
     def hash_stable(self, f: DiskFile) -> tuple[str | None, str | None]:
         """:meth:`read_stable` for a big file: its sha256 read in pieces, ``(hash, None)`` when
@@ -2469,9 +2453,10 @@ BOTH_MERGED_OP = "both changed merged"
 def _dropped_words(d: dict, name: str) -> str:
     """The log line of a write that removed lines of this folder's save (``d``:
     :meth:`SyncEngine._save_dropped`; ``name``: the page's slug or the file's path)."""
-    n, who = d["lines"], d["by"]
+    n = d["lines"]
+    whose = f"{d['by']}'s" if d["by"] else "a"
     first = d["first"] if len(d["first"]) <= 80 else d["first"][:79] + "…"
-    return (f"! {d['path']}: {who + chr(39) + 's' if who else 'a'} write removed {n} line{'' if n == 1 else 's'} of your save "
+    return (f"! {d['path']}: {whose} write removed {n} line{'' if n == 1 else 's'} of your save "
             f"(\"{first}\"{' and more' if n > 1 else ''}); your version is in the history: gbrain history {name}")
 
 

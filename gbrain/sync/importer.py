@@ -33,7 +33,7 @@ from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem, unicod
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
-from .scan import change_stamp, db_excludes, file_id, scan_tree
+from .scan import change_stamp, db_excludes, file_id, read_settled, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
@@ -263,35 +263,15 @@ class _FirstBySlug:
         return None if first == p else first
 
 
-#: reads of a page whose stat moves while it is read before import stores it as last read
-READ_TRIES = 3
-
-
 def _read_stable(f) -> tuple[bytes, bool]:
     """The bytes of page file ``f`` (a scan's ``FileInfo``), read whole, and whether the file
-    kept changing. As sync's ``SyncEngine.read_stable``: the bytes are taken when the file's
-    size and change stamp after the read are the ones seen before it (the scan's, else a fresh
-    ``lstat`` a moment later); else it is read again, up to :data:`READ_TRIES` times. An editor
-    saving in place (truncate, then write) leaves half a note, or none, for a moment: such a
-    read is never stored as the note. ``f``'s size and change stamp become those of the bytes
-    returned (0 when the file kept changing: recorded as racy, read again by the next import)."""
-    for attempt in range(READ_TRIES):
-        with open(f.abspath, "rb") as fh:
-            data = fh.read()
-            st = os.fstat(fh.fileno())
-        stamp = change_stamp(st)
-        if st.st_size == len(data) == f.size and stamp == f.mtime_ns:
-            return data, False
-        f.size, f.mtime_ns = st.st_size, stamp
-        if attempt < READ_TRIES - 1:
-            time.sleep(0.02 * (attempt + 1))  # only for a file that changed since it was seen
-            try:
-                st = os.lstat(f.abspath)
-                f.size, f.mtime_ns = st.st_size, change_stamp(st)
-            except OSError:
-                pass
-    f.mtime_ns = 0
-    return data, True
+    kept changing (:func:`~gbrain.sync.scan.read_settled`, sync's read too): such bytes are
+    stored as last read, with change stamp 0 (recorded as racy: the next import reads the file
+    again). Raises ``OSError`` as ``read_settled``."""
+    data, settled = read_settled(f.abspath, f)
+    if not settled:
+        f.mtime_ns = 0
+    return data, not settled
 
 
 def import_tree(

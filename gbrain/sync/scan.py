@@ -12,6 +12,7 @@ import operator
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -458,6 +459,36 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, s
         sizes=sizes,
         temps=w.temps,
     )
+
+
+#: reads of a file whose stat moves while it is read (sync's rounds and import alike)
+READ_TRIES = 3
+
+
+def read_settled(full: str, f) -> tuple[bytes, bool]:
+    """Read the file ``full`` whose size and change stamp were seen as ``f.size`` /
+    ``f.mtime_ns`` (a scan's ``FileInfo`` or sync's ``DiskFile``): ``(bytes, True)`` when its
+    stat after the read is the one seen before it; else ``f`` takes the new stat (and, a moment
+    later, a fresh ``lstat``'s) and it is read again, up to :data:`READ_TRIES` times, then
+    ``(bytes of the last read, False)``. An editor saving in place (truncate, then write) leaves
+    half a note, or none, for a moment: the caller never takes such a read for the file (sync
+    leaves the path to a later round, import records it as racy). Raises ``OSError`` from the
+    open or the read, and ``FileNotFoundError`` when the file is gone between reads."""
+    for attempt in range(READ_TRIES):
+        with open(full, "rb") as fh:
+            data = fh.read()
+            st = os.fstat(fh.fileno())
+        if st.st_size == len(data) == f.size and change_stamp(st) == f.mtime_ns:
+            return data, True
+        f.size, f.mtime_ns = st.st_size, change_stamp(st)
+        if attempt < READ_TRIES - 1:
+            time.sleep(0.02 * (attempt + 1))  # only for a file that changed since it was seen
+            try:
+                st = os.lstat(full)
+            except OSError as e:
+                raise FileNotFoundError(e.errno, e.strerror, full) from e
+            f.size, f.mtime_ns = st.st_size, change_stamp(st)
+    return data, False
 
 
 def pid_alive(pid: int) -> bool:
