@@ -552,10 +552,9 @@ class Brain:
         if loose and "/" not in slug.strip():
             # a bare name as a wiki link writes it: the page `[[Claude Code]]` resolves to by its
             # slugified file name, its title or an alias written another way (page/links.py, step 3)
-            lk = loose_key(slug)
-            for q in ("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug", "SELECT slug FROM pages WHERE title_key = ? ORDER BY slug",
-                      "SELECT DISTINCT p.slug FROM aliases a JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ? ORDER BY p.slug"):
-                names = [r[0] for r in self.conn.execute(q, (lk,))] if lk else []
+            lk, index = loose_key(slug), SqlIndex(self.conn)
+            for column in ("loose_key", "title_key", "alias_loose"):
+                names = sorted({s for _, s in index.lookup(column, lk)}) if lk else []
                 if len(names) == 1:
                     return self.page_row(names[0])
                 if names:
