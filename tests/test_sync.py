@@ -342,6 +342,39 @@ def test_a_note_replaced_by_a_symlink_is_kept_and_named_with_exit_0(env, tmp_pat
     assert re.search(r"concepts/hybrid-retrieval\.md.*symlink.*kept", text), text
 
 
+def test_left_alone_paths_are_told_apart_by_kind_not_by_reason_text(env, monkeypatch):
+    """Sync told a symlink (kept, exit 0) and an ignored path from an unreadable one (exit 1) by
+    matching words in the reason ("symlink", "ignored by "): a reworded message would have
+    turned a symlink into a failure, or a failure whose text names a symlink into none. Each
+    left-alone entry carries its kind (``scan.Why``); here every text is reworded into words
+    that name nothing, and one real failure's text mentions a symlink."""
+    from gbrain.sync import scan
+
+    brain, eng, root = env
+    (root / ".gbrainignore").write_text("meetings/\n")
+    shutil.move(str(root / "concepts"), str(root.parent / "concepts-real"))
+    os.symlink(root.parent / "concepts-real", root / "concepts")
+    kinds = {}
+    real = SyncEngine._run
+
+    def reworded(self, *a, **k):
+        out = real(self, *a, **k)
+        for p, w in out.unreadable:
+            kinds[p] = scan.kind_of(w)
+        out.unreadable = [(p, scan.Why(f"reason {i}", scan.kind_of(w))) for i, (p, w) in enumerate(out.unreadable)]
+        if not any(p == "people/ana-lima.md" for p, _ in out.unreadable):
+            out.unreadable.append(("people/ana-lima.md", "cannot read: a symlink loop above it"))  # plain text: unreadable
+        return out
+
+    monkeypatch.setattr(SyncEngine, "_run", reworded)
+    rep = eng.sync()
+    assert kinds == {"concepts/hybrid-retrieval.md": scan.SYMLINK, "meetings/2025-03-04-ana-lima.md": scan.IGNORED}
+    assert [u["path"] for u in rep["symlinked"]] == ["concepts/hybrid-retrieval.md"]
+    assert rep["ignored_in_brain"] == ["meetings/2025-03-04-ana-lima.md"]
+    assert [u["path"] for u in rep["unreadable"]] == ["people/ana-lima.md"] and rep["exit_code"] == 1
+    assert brain.page_row("concepts/hybrid-retrieval") is not None
+
+
 def test_bound_to_one_folder(env, tmp_path):
     brain, eng, root = env
     other = tmp_path / "other"

@@ -127,7 +127,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import gitstate
 from . import similar as sim
-from .scan import NOT_UTF8, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import IGNORED, IN_LINKED_FOLDER, NOT_FOLLOWED, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -586,7 +586,7 @@ class SyncEngine:
             full = os.path.join(str(self.root), *parts[: i + 1])
             try:
                 if stat.S_ISLNK(os.lstat(full).st_mode):
-                    return None, "inside a symlinked folder (not followed)"
+                    return None, IN_LINKED_FOLDER
             except FileNotFoundError:
                 return None, None
             except OSError as e:
@@ -604,7 +604,7 @@ class SyncEngine:
         except OSError as e:
             return None, f"cannot stat: {e.strerror}"
         if stat.S_ISLNK(st.st_mode):
-            return None, "symlink (not followed)"
+            return None, NOT_FOLLOWED
         if not stat.S_ISREG(st.st_mode):
             return None, "not a regular file"
         if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
@@ -620,7 +620,7 @@ class SyncEngine:
         top = os.path.join(str(self.root), *reldir.split("/")) if reldir else str(self.root)
         try:
             if stat.S_ISLNK(os.lstat(top).st_mode):
-                return [], [(reldir, "symlink (not followed)")], []
+                return [], [(reldir, NOT_FOLLOWED)], []
             w = walk_tree(str(self.root), reldir + "/" if reldir else "", self.ignored, self._excl_ids(), report_ignored=False, ordered=False)
         except FileNotFoundError:
             return [], [], []
@@ -975,7 +975,7 @@ class SyncEngine:
         for p in list(paths):
             why = unknown.get(p)
             if why is None and bad_prefixes:
-                why = next((f"in a skipped folder: {r}" for b, r in bad_prefixes if p.startswith(b)), None)
+                why = next((inside(r) for b, r in bad_prefixes if p.startswith(b)), None)
             if why is None and p not in disk:
                 why = self.excluded(p)
             if why is not None:
@@ -2371,15 +2371,15 @@ class SyncEngine:
             stored=settled if settled is not None and not (out.changed() or out.unreadable or out.conflicts) else None,
         )
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
-        ignored = [(p, w) for p, w in out.unreadable if "ignored by " in w]  # .gbrainignore's or the defaults
+        ignored = [(p, w) for p, w in out.unreadable if kind_of(w) == IGNORED]  # .gbrainignore's or the defaults
         if ignored:
             rep["ignored_in_brain"] = sorted(p for p, _ in ignored)[: verify.MAX_LISTED]  # out.unreadable is in set order
             rep["ignored_in_brain_count"] = len(ignored)
         # a symlink (or a symlinked folder) is the user's too, not a failure: import skips it
         # with exit 0; its page stays in the brain as it was, named in the report, never trashed
-        linked = [(p, w) for p, w in out.unreadable if "symlink" in w and "ignored by " not in w]
+        linked = [(p, w) for p, w in out.unreadable if kind_of(w) == SYMLINK]
         if linked:
-            rep["symlinked"] = [{"path": p, "reason": w} for p, w in sorted(linked)[: verify.MAX_LISTED]]
+            rep["symlinked"] = [{"path": p, "reason": str(w)} for p, w in sorted(linked)[: verify.MAX_LISTED]]
             rep["symlinked_count"] = len(linked)
         ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked}
         unread_paths = {p for p, _ in out.unreadable}
@@ -2395,7 +2395,7 @@ class SyncEngine:
             really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
             if really:
                 rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
-                rep["unreadable"] = [{"path": p, "reason": w} for p, w in really[: verify.MAX_LISTED]]
+                rep["unreadable"] = [{"path": p, "reason": str(w)} for p, w in really[: verify.MAX_LISTED]]
         held = len([p for p in self.held if p not in disk_hashes])
         missing = next((int(m.group(1)) for x in rep["problems"] for m in [re.match(r"(\d+) path\(s\) in the DB are not on disk", x)] if m), 0)
         if held and missing:

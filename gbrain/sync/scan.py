@@ -68,8 +68,44 @@ def is_temp_name(name: str) -> bool:
     )
 
 
+#: kinds of :class:`Why`: the user's choice, never a failure (a sync keeps the page as it was,
+#: names it, exit 0): a symlink or a path in a symlinked folder, and a path ``.gbrainignore`` or
+#: the default rules ignore; a name that is not UTF-8; anything else (cannot read, stat or
+#: remove it, changed while read, not a regular file, …): left alone this time, exit 1
+SYMLINK, IGNORED, BAD_NAME, UNREADABLE = "symlink", "ignored", "bad-name", "unreadable"
+
+
+class Why(str):
+    """Why a path is left alone: its text is for people (reports, logs), its ``kind`` (one of
+    :data:`SYMLINK`, :data:`IGNORED`, :data:`BAD_NAME`, :data:`UNREADABLE`) is what code decides
+    on, never the wording. ``within``: left alone because a folder above it is
+    (:func:`inside`)."""
+
+    kind: str
+    within: bool
+
+    def __new__(cls, text: str, kind: str = UNREADABLE, within: bool = False) -> "Why":
+        self = super().__new__(cls, text)
+        self.kind, self.within = kind, within
+        return self
+
+
+def kind_of(why: str) -> str:
+    """The kind of a reason: a plain string is :data:`UNREADABLE`."""
+    return getattr(why, "kind", UNREADABLE)
+
+
+def inside(why: str) -> Why:
+    """The reason of a path inside a folder left alone for ``why``: of the same kind."""
+    return Why(f"in a skipped folder: {why}", kind_of(why), True)
+
+
+#: a symlink is never followed (sync, watch, import, export)
+NOT_FOLLOWED = Why("symlink (not followed)", SYMLINK)
+#: a path under a symlinked folder
+IN_LINKED_FOLDER = Why("inside a symlinked folder (not followed)", SYMLINK)
 #: why a file or folder whose name is not valid UTF-8 is skipped (old zip or Samba trees)
-NOT_UTF8 = "name is not valid UTF-8 (skipped; rename the file to bring it in)"
+NOT_UTF8 = Why("name is not valid UTF-8 (skipped; rename the file to bring it in)", BAD_NAME)
 
 
 def undecodable(name: str) -> bool:
@@ -242,17 +278,20 @@ def _file_names(matcher: Callable[[str], bool], names: list[str], flags: int) ->
     return matcher
 
 
-def ignore_reason(rel: str) -> str:
+def ignore_reason(rel: str) -> Why:
     """Why an ignored path is skipped, for the report (``rel`` ends with ``/`` for a folder)."""
     name = rel.rstrip("/").rsplit("/", 1)[-1] + "/"
     if name in DEFAULT_IGNORE:
-        return f"ignored by default (Obsidian's {'settings' if name == '.obsidian/' else 'trash'}; `!{name}` in .gbrainignore syncs it)"
+        return Why(f"ignored by default (Obsidian's {'settings' if name == '.obsidian/' else 'trash'}; `!{name}` in .gbrainignore syncs it)", IGNORED)
     if not rel.endswith("/") and is_system_metadata(name[:-1]):
-        return f"ignored by default (a system metadata file; `!{escaped(name[:-1])}` in .gbrainignore syncs it)"
+        return Why(f"ignored by default (a system metadata file; `!{escaped(name[:-1])}` in .gbrainignore syncs it)", IGNORED)
     if name[:-1].endswith(BACKUP_SUFFIXES):  # (a folder too: `*.bak` is a gitignore name pattern)
         ext = name[:-1][name[:-1].rfind("."):]
-        return f"ignored by default (a backup; `!*{ext}` in .gbrainignore syncs it)"
-    return "ignored by .gbrainignore"
+        return Why(f"ignored by default (a backup; `!*{ext}` in .gbrainignore syncs it)", IGNORED)
+    return IGNORED_BY_FILE
+
+
+IGNORED_BY_FILE = Why("ignored by .gbrainignore", IGNORED)
 
 
 _NAME = operator.attrgetter("name")
@@ -380,7 +419,7 @@ def walk_tree(
                     if not entry.is_file(follow_symlinks=False):  # rare: the reason from its lstat, as below
                         st = entry.stat(follow_symlinks=False)
                         if not S_ISREG(st.st_mode):
-                            skipped.append((rel, "symlink (not followed)" if S_ISLNK(st.st_mode) else "not a regular file"))
+                            skipped.append((rel, NOT_FOLLOWED if S_ISLNK(st.st_mode) else "not a regular file"))
                             continue
                     if excl and (entry.inode() in excl_inos or name in excl_names):
                         st = entry.stat(follow_symlinks=False)
@@ -405,7 +444,7 @@ def walk_tree(
                 skipped.append((rel, f"cannot stat: {e.strerror}"))
                 continue
             if not S_ISREG(st.st_mode):
-                skipped.append((rel, "symlink (not followed)" if S_ISLNK(st.st_mode) else "not a regular file"))
+                skipped.append((rel, NOT_FOLLOWED if S_ISLNK(st.st_mode) else "not a regular file"))
                 continue
             if excl and (st.st_dev, st.st_ino) in excl:
                 continue
