@@ -199,3 +199,35 @@ def test_a_source_ingested_under_the_old_title_rule_keeps_its_page(db_path, monk
         changed = ops.run("ingest", {"content": UNCLOSED + "Week 2: 40 merchants.\n", "source_type": "meeting", "source_ref": "cal:pilot"}, brain=b)
         assert changed["slug"] == old_ref["slug"] and changed["changed"] and changed["title"] == "Agent Pay pilot check-in"
         assert ops.run("get", {"slug": old_ref["slug"]}, brain=b)["title"] == "Agent Pay pilot check-in"
+
+
+def test_ingest_parses_the_source_once(db_path, monkeypatch):
+    """ingest parsed the source's text up to five times (its title, the old rule's title, the
+    date, the page text: each ``parse_page``) and its body once more for the first ``#``
+    heading (``first_h1``, 9e99813). One parse gives all of them; the results are unchanged."""
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.page import markdown
+
+    monkeypatch.setattr("gbrain.operations.agents._today", lambda: "2026-12-03")
+    parsed, inside_put = [], []
+    real_parse, real_put = markdown._parse_ast, Brain.put
+
+    def counted(lf_text):
+        if not inside_put:
+            parsed.append(lf_text)
+        return real_parse(lf_text)
+
+    def put(self, *a, **k):  # the page's own save parses its text: not ingest's reading of the source
+        inside_put.append(1)
+        try:
+            return real_put(self, *a, **k)
+        finally:
+            inside_put.pop()
+
+    monkeypatch.setattr(markdown, "_parse_ast", counted)
+    monkeypatch.setattr(Brain, "put", put)
+    with Brain.open(db_path, create=True) as b:
+        r = ops.run("ingest", {"content": UNTITLED}, brain=b)
+        assert r["title"] == "Agent Pay pricing" and r["slug"] == "sources/2026-12-02-agent-pay-pricing", r
+        assert len(parsed) == 1, parsed

@@ -7,13 +7,14 @@ definition below.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import re
 import sys
 from pathlib import Path
 
 from ..core.brain import Brain, render_row
-from ..page.markdown import BOM, Page, edit_frontmatter, first_h1, parse_page
+from ..page.markdown import BOM, Page, edit_frontmatter, parse_page
 from ..page.slugs import loose_key
 from ..errors import BadInput, GBrainError
 from .registry import obj, Context, Param, op
@@ -22,20 +23,25 @@ SOURCE_TYPES = ["meeting", "article", "doc", "conversation"]
 MAX_SLUG_NAME = 60  # characters of the slugified title kept in a source slug
 
 
+@functools.lru_cache(maxsize=1)
+def _parsed(content: str) -> Page:
+    """The source text ``content`` parsed, once per ingest (:func:`_ingest` clears it): its title,
+    the old rule's title, its date and its page text all read this one parse (never edited)."""
+    return parse_page(content, "")
+
+
 def _title_of(content: str, file: str | None) -> str:
     """A source's title, from its text first so that the same text gets the same title (and slug)
     on every surface: frontmatter ``title``, else the first ``# heading`` (a level-1 heading
     anywhere in the text, not in code), else the first non-blank line below the frontmatter
     block (without leading ``#``/``>``/``-``, at most 120 characters), else the file's stem, else
     ``source``. A frontmatter block that never closes is text: its heading still titles it."""
-    page = parse_page(content, "")
+    page = _parsed(content)
     if page.title:
         return page.title
-    body = page.compiled_truth + page.separator + page.timeline
-    heading = first_h1(body)
-    if heading:
-        return heading[:120]
-    return _first_line(body, file)
+    if page.first_h1:
+        return page.first_h1[:120]
+    return _first_line(page.compiled_truth + page.separator + page.timeline, file)
 
 
 def _first_line(text: str, file: str | None) -> str:
@@ -52,7 +58,7 @@ def _title_before(content: str, file: str | None) -> str:
     """The title ingest gave a source before 2026-12-03: frontmatter ``title`` or an opening H1,
     else the first non-blank line of the whole text, a frontmatter line too ("date: 2026-12-02").
     Only to find the pages it named so (:func:`_ingest`): their slugs stay."""
-    page = parse_page(content, "")
+    page = _parsed(content)
     return page.title or _first_line(content, file)
 
 
@@ -89,7 +95,7 @@ def source_page_text(content: str, *, title: str, source_type: str, source_ref: 
     ``YYYY-MM-DD``). When the source already has frontmatter, only the missing keys are added
     to it (its own keys win; its ``date`` stays the document's date).
     """
-    page = parse_page(content, "source.md")
+    page = _parsed(content)
     meta = {"title": title, "type": "source", "source_type": source_type, "source_ref": source_ref, "ingested": ingested}
     warnings: list[str] = []
     if page.frontmatter_raw and not page.frontmatter_error:
@@ -180,6 +186,13 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
     writes nothing and a changed text updates that page (its old text kept in the history); with
     no ref, the same text finds the page it made (same title and date, any ref, any ``ingested``
     day). Only a write logs an ``ingest_log`` row (``logged``)."""
+    try:
+        return _ingest_source(b, a, ctx)
+    finally:
+        _parsed.cache_clear()  # the source's parse serves this call only
+
+
+def _ingest_source(b: Brain, a: dict, ctx: Context) -> dict:
     content, file = a.get("content"), a.get("file")
     if content is not None and file is not None:
         raise BadInput("give either a FILE or content, not both")
@@ -194,7 +207,7 @@ def _ingest(b: Brain, a: dict, ctx: Context) -> dict:
     source_type = a.get("source_type") or "doc"
     source_ref = a.get("source_ref") or (str(Path(file).expanduser().resolve()) if file and file != "-" else "")
     title = _title_of(content, file)
-    date, date_warning = _date_of(parse_page(content, "").frontmatter)
+    date, date_warning = _date_of(_parsed(content).frontmatter)
     text, warnings = source_page_text(content, title=title, source_type=source_type, source_ref=source_ref, ingested=_today())
     warnings = ([date_warning] if date_warning else []) + warnings
     # the titles this text may have been stored under: today's rule, then the rule before

@@ -362,6 +362,8 @@ class Page:
     warnings: list[str] = field(default_factory=list)
     #: the text of the page's headings (any level), in order
     headings: list[str] = field(default_factory=list)
+    #: the plain text of the body's first level-1 heading block, wherever it is (:func:`first_h1`)
+    first_h1: str = ""
 
     def render(self) -> str:
         """The page text, exactly as parsed (or as edited)."""
@@ -1245,11 +1247,10 @@ def opening_h1(tokens: list) -> str:
     return ""
 
 
-def first_h1(body: str) -> str:
+def first_h1(tokens: list) -> str:
     """The plain text of the first level-1 heading of a body that is a block of its own (not in
-    code, a quote or a list), wherever it is, else ``''``: ingest's title of a source whose text
-    does not open with one (``operations/agents.py: _title_of``)."""
-    tokens, _ = _parse_ast(body.replace("\r\n", "\n").replace("\r", "\n"))
+    code, a quote or a list), wherever it is, else ``''`` (``Page.first_h1``): ingest's title of a
+    source whose text does not open with one (``operations/agents.py: _title_of``)."""
     return next((t for t in (_heading_text(tok) for tok in tokens if tok.get("type") == "heading" and tok["attrs"]["level"] == 1) if t), "")
 
 
@@ -1324,6 +1325,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         links=links,
         timeline_entries=parse_timeline_entries(timeline) if separator else [],
         headings=[h for _, h in headings if h],
+        first_h1=first_h1(tokens),
     )
     if fm_warn:
         page.warnings.append(fm_warn)
