@@ -10,9 +10,12 @@ keeps what it embeds in ``--cache`` (one ``.npy`` of vectors + ``.json`` of the 
 session) loses at most one batch, and the next run, or a variant that shares chunk texts, reuses
 the vectors. It evaluates only when every chunk of the chunkings asked for has a vector.
 
-The keyword side is the shipped one (``keyword.keyword_candidates``, 300 candidates), fused with
-``tmm`` as ``hybrid.fuse`` does; the keyword weight is chosen on the 809 train queries among
-0.5-0.75 and the test nDCG@10 (300 queries) is printed at that weight and at the shipped 0.65.
+The keyword side is ``gbrain query``'s (:func:`keyword_side`: ``hybrid.keyword_side``, plain BM25
+without ``search``'s coordination factor and phrase evidence, ``coordinate=False``; 300
+candidates; before 2026-12-03 this script ranked with ``search``'s ``coordinate=True`` while
+claiming ``query``'s formula), fused with ``tmm`` as ``hybrid.fuse`` does; the keyword weight is
+chosen on the 809 train queries among 0.5-0.75 and the test nDCG@10 (300 queries) is printed at
+that weight and at the shipped 0.65.
 Variants (none changes the stored vectors):
 
 * ``max``: a page's best chunk (MaxP; what ``gbrain query`` ships);
@@ -69,7 +72,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import scifact as S  # noqa: E402
 from scifact import Cache, sha  # noqa: E402,F401  (the vector cache is shared with scifact.py --vector-cache)
 from gbrain.core.brain import Brain  # noqa: E402
-from gbrain.search import keyword  # noqa: E402
+from gbrain.search import hybrid  # noqa: E402
 from gbrain.search.chunking import MAX_TITLE_CHARS, _H1_RE, _SENTENCE_RE, _split_units, approx_tokens, chunk_page, clean_markdown  # noqa: E402
 from gbrain.search.embeddings import get_model  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
@@ -241,7 +244,7 @@ def main() -> None:
             return
         sets = {name: [(p, t) for p, t in ch if sha(t) in cache.where] for name, ch in sets.items()}
         print("PARTIAL: figures below are not comparable with the full run")
-    kw = {q: keyword.fts_candidates(b.conn, queries[q], limit=300) for q in qids}
+    kw = {q: keyword_side(b.conn, queries[q]) for q in qids}
     if args.product:
         name = names[-1]
         check_product(b, name, sets[name], queries, sorted(qrels["test"]), kw, cache, args.product)
@@ -261,6 +264,12 @@ def main() -> None:
     b.close()
 
 
+def keyword_side(conn, question: str, k: int = 300) -> list[tuple[int, float]]:
+    """``gbrain query``'s keyword candidates for ``question`` (``hybrid.keyword_side``) as
+    ``[(page_id, score)]``, best first: the keyword side of every formula measured here."""
+    return [(h["id"], h["score"]) for h in hybrid.keyword_side(conn, question, limit=k)]
+
+
 def rocchio(q: np.ndarray, pages: list[int], rows_of: dict[int, list[int]], m: np.ndarray, beta: float) -> np.ndarray:
     """Variant ``prf``'s query vector: ``unit(q + beta · mean(best chunk of each of pages))``, a
     page's best chunk being its row of ``m`` (``rows_of[page]``) with the highest cosine with the
@@ -278,7 +287,6 @@ def check_product(b: Brain, name: str, chunks: list[tuple[int, str]], queries: d
     first ``n`` of ``qids``: prints whether the brain's stored chunks are that chunking's and for
     how many questions the top 10 (pages and order) are the same. The brain is embedded through
     the product (``plan_embed``/``embed_pages``) with vectors read from ``cache``."""
-    from gbrain.search import hybrid
     from gbrain.search.vectors import VectorIndex, embed_pages, plan_embed, select_pages
 
     model = S.CachedModel(get_model("minilm"), cache)

@@ -160,3 +160,25 @@ def test_query_equals_the_benchmark_formula(fixture_db, question):
         assert [ids[h["slug"]] for h in got] == [p for p, _ in want]
         assert [h["score"] for h in got] == pytest.approx([s for _, s in want], abs=1e-4)
     VectorIndex.forget()
+
+
+def test_the_benchmark_measures_querys_keyword_side(fixture_db):
+    """benchmarks/scifact_vectors.py claims to measure `query`'s formula but ranked its keyword
+    side as `search` does (``coordinate=True``: the coordination factor and phrase evidence),
+    which orders 'series A round' otherwise (9751218). Its keyword side is query's."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    sys.path.insert(0, str(bench))
+    try:
+        sv = importlib.import_module("scifact_vectors")
+    finally:
+        sys.path.remove(str(bench))
+    question = "series A round"
+    with Brain.open(fixture_db) as b:
+        plain = fts_candidates(b.conn, question, limit=300, coordinate=False)
+        assert plain != fts_candidates(b.conn, question, limit=300)  # the two sides differ here
+        assert [(h["id"], h["score"]) for h in hybrid.keyword_side(b.conn, question, limit=300)] == plain
+        assert sv.keyword_side(b.conn, question) == plain

@@ -177,6 +177,15 @@ class _Embedding:
         return self._box.get("then")
 
 
+def keyword_side(conn: sqlite3.Connection, question: str, *, type: str | None = None, tag: str | None = None, prefix: str | None = None,
+                 limit: int = 100) -> list[dict]:
+    """``query``'s keyword candidates (``[{id, score, signals}]``, best first): plain BM25, without
+    the coordination factor of ``search``'s ranking (``keyword_candidates(coordinate=False)``): the
+    fusion weights were tuned on it, and with the factor `query` fell 0.7430 → 0.7378 nDCG@10 on
+    SciFact (docs/search.md, "Coordination"). ``benchmarks/scifact_vectors.py`` measures this."""
+    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=False)
+
+
 def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, only: PageFilter) -> tuple[list[tuple[int, float, int]], str]:
     """:meth:`PgVectors.top_pages` on a connection of its own from the pool (so it runs on the
     server beside the keyword side's statements on the caller's connection), and the question's
@@ -361,9 +370,7 @@ def query(
     stale = stale_count(conn, model.model_id)
     if stale:
         notes.append(f"{stale:,} page(s) not embedded yet, changed since or cut by an older chunking; run `gbrain embed --stale`")
-    # plain BM25 (no coordination factor): the fusion weights were tuned on it, and with the
-    # factor `query` fell 0.7430 → 0.7378 nDCG@10 on SciFact (docs/search.md, "Coordination")
-    kw = keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=k, coordinate=False) if mode != "vector" else []
+    kw = keyword_side(conn, question, type=type, tag=tag, prefix=prefix, limit=k) if mode != "vector" else []
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims)
     except (ModelUnavailable, ProviderError) as e:
