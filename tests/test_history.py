@@ -768,3 +768,34 @@ def test_changes_can_leave_out_an_origin(tmp_path):
     assert [(c["name"], c["operation"]) for c in ch] == [("n1", "tag"), ("people/ana", "put")]
     ch = json.loads(gbrain("--db", db, "changes", "--exclude-origin", "put", "--json").stdout)
     assert {c["operation"] for c in ch} == {"import", "tag"} and len(ch) == 6
+
+
+def test_advice_names_a_page_whose_name_has_spaces_so_the_command_runs_as_given(db_path):
+    # trial7: Obsidian names hold spaces ("Weekly sync.md"); `gbrain delete "meetings/Weekly sync"`
+    # advised `gbrain restore meetings/Weekly sync`, which the shell splits in two ("unexpected
+    # extra argument"), and an agent got that CLI text instead of a brain_restore call
+    import re
+    import shlex
+
+    db = str(db_path)
+    name = "meetings/Weekly sync (Ana's team)"  # a space, brackets, a quote: each breaks a shell word
+    assert gbrain("put", name, "--db", db, input="# Weekly sync\n\nNotes.\n").returncode == 0
+    said = []
+    r = gbrain("delete", name, "--db", db)
+    assert r.returncode == 0, r.stderr
+    said.append(r.stdout.decode())
+    r = gbrain("delete", name, "--db", db)  # again: "already deleted, in the trash (`gbrain restore …`)"
+    said.append(r.stdout.decode() + r.stderr.decode())
+    r = gbrain("revert", name, "--to", "99", "--db", db)
+    assert r.returncode == 1
+    said.append(r.stderr.decode())  # `gbrain history …` lists them
+    cmds = [m for s in said for m in re.findall(r"`(gbrain [^`]+)`", s)]
+    assert any(c.startswith("gbrain restore ") for c in cmds) and any(c.startswith("gbrain history ") for c in cmds), said
+    for c in sorted(set(cmds), key=lambda c: not c.startswith("gbrain history ")):  # history first: restore changes the page
+        r = gbrain(*shlex.split(c)[1:], "--db", db)
+        assert r.returncode == 0, (c, r.stderr)
+    assert gbrain("get", name, "--db", db).stdout == b"# Weekly sync\n\nNotes.\n"
+    # an agent is handed the tool call, with the whole name as the slug
+    assert gbrain("call", "brain_delete", json.dumps({"slug": name}), "--db", db).returncode == 0
+    r = gbrain("call", "brain_delete", json.dumps({"slug": name}), "--db", db)
+    assert "`brain_restore " + json.dumps({"slug": name}) + "`" in json.loads(r.stdout)["note"], r.stdout

@@ -44,6 +44,7 @@ from ..page.markdown import (
     timeline_target,
 )
 from ..page.slugs import (
+    cmd_arg,
     MAX_NAME_BYTES,
     check_slug,
     conflict_original,
@@ -577,7 +578,7 @@ class Brain:
                     d = self.conn.execute(newest, (gone,)).fetchone()
             if d is not None and d["op"] == "delete":
                 who = "it" if gone == s else gone
-                msg += f": {who} was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {gone}` brings it back)"
+                msg += f": {who} was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)

@@ -30,6 +30,7 @@ import zlib
 from typing import Any
 
 from ..errors import BadInput, NotFound
+from ..page.slugs import cmd_arg
 
 MAX_DEPTH = 15  #: longest chain of bodies compressed against the one before
 LEVEL = 6  #: zlib level (6: zlib's default trade of speed for size)
@@ -585,10 +586,10 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
         hint = "; ".join(f"{nm} has {'version 1' if upto == 1 else f'versions 1 to {upto}'}" for nm, upto in older)
         where = next((nm for nm, upto in older if upto is not None and n <= upto), older[0][0])
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
-                f"it had then ({hint}): `gbrain get {where} --version {n}`, `gbrain diff {where} N M`; `gbrain history {key}` lists them all")
+                f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`; `gbrain history {cmd_arg(key)}` lists them all")
     if lo is not None and n < lo:
-        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were pruned and are gone: `gbrain history {key}` lists them)"
-    return f"{key} has no version {n} (versions: 1 to {hi}; pruned ones are gone: `gbrain history {key}` lists them)"
+        return f"{key} has no version {n} (versions: {lo} to {hi}; older ones were pruned and are gone: `gbrain history {cmd_arg(key)}` lists them)"
+    return f"{key} has no version {n} (versions: 1 to {hi}; pruned ones are gone: `gbrain history {cmd_arg(key)}` lists them)"
 
 
 def version_bytes(brain, kind: str, name: str, n: int | None = None) -> bytes:
@@ -611,7 +612,7 @@ def get_version(brain, name: str, n: int) -> dict:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise BadInput(f"version {r['version']} of {key} is binary ({len(data):,} bytes), not text: the CLI writes its bytes to a file "
-                       f"(`gbrain get {key} --version {r['version']} --output FILE`); MCP gives text only") from e
+                       f"(`gbrain get {cmd_arg(key)} --version {r['version']} --output FILE`); MCP gives text only") from e
     return {"kind": kind, "slug" if kind == "page" else "path": key, **_version_dict(r), "content": text,
             "content_hash": hx[0] if hx else None, "current_hash": _live_hash(brain, kind, key)}
 
@@ -695,7 +696,7 @@ def collapse_warning(brain, path: str, new_size: int) -> dict | None:
     if not (new_size == 0 or (old >= COLLAPSE_MIN_BYTES and new_size * 2 < old)):
         return None
     v = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND body_id IS NOT NULL", (r["kind"], r["name"])).fetchone()[0]
-    revert = f"gbrain revert {r['name']} --to {v}" if v else ""
+    revert = f"gbrain revert {cmd_arg(r['name'])} --to {v}" if v else ""
     what = "is now empty" if new_size == 0 else f"shrank from {old:,} to {new_size:,} bytes"
     msg = f"{path}: the file {what}" + (f" (was {old:,} bytes)" if new_size == 0 else "") + "; the brain took it as it is"
     if v:
@@ -942,7 +943,7 @@ def restore(brain, name: str) -> dict:
             except NotFound:
                 raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)") from None
             if _live_hash(brain, kind, key) is not None:
-                raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {key}` lists its versions and `gbrain revert {key} --to N` brings one back")
+                raise Conflict(f"{key} is in the brain (not deleted); `gbrain history {cmd_arg(key)}` lists its versions and `gbrain revert {cmd_arg(key)} --to N` brings one back")
             # a version the trash lists under a name that was renamed since (a brain where another
             # folder's sync trashed the old name of a moved page): it goes back onto the page it is now
             t = c.execute("SELECT version, trashed FROM history WHERE kind = ? AND name = ? AND trashed != '' ORDER BY version DESC LIMIT 1", (kind, key)).fetchone()
@@ -955,7 +956,7 @@ def restore(brain, name: str) -> dict:
         last = _version_row(brain, kind, key, None)
         path = last["path"]
         if c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (path, path)).fetchone():
-            raise Conflict(f"{path} exists in the brain again; rename or delete it first (`gbrain revert {key} --to {last['version']}` once it is free)")
+            raise Conflict(f"{path} exists in the brain again; rename or delete it first (`gbrain revert {cmd_arg(key)} --to {last['version']}` once it is free)")
         r = _revert_key(brain, kind, key, last["version"])
         restored = [r["path"]]
         if kind == "page":
@@ -1091,7 +1092,7 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
                           f"AND NOT ({cond}) ORDER BY version LIMIT 1", [kind, key, v0, *fargs]).fetchone() if cond != "1=1" else None
         if other is not None:
             item["reason"] = (f"written again since by another origin ({_origin_of(other)}, version {other['version']} at {other['at']}): "
-                              f"`gbrain history {key}` and `gbrain revert {key} --to N` by hand")
+                              f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
         moved = next((r for r in window if r["op"] == "move"), None)
         if moved is not None:

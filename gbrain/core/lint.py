@@ -79,7 +79,7 @@ from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
-from ..page.slugs import conflict_original, identity_key, loose_key, name_key, nfc, slug_key
+from ..page.slugs import cmd_arg, conflict_original, identity_key, loose_key, name_key, nfc, slug_key
 
 CHECKS = (
     "dead_links",
@@ -274,7 +274,7 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
             missing = posixpath.normpath(t.lstrip("/"))
         if missing and (missing.startswith("..") or missing == "."):
             missing = None
-        create = f"create the page (`gbrain put {missing}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
+        create = f"create the page (`gbrain put {cmd_arg(missing)}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
         # a page renamed or moved (a file renamed outside Obsidian): links written with its old
         # name dangle; the history knows where it went
         if moves is None:
@@ -300,8 +300,8 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
                             f"{links_to} '{r['target']}', an old name of {len(dests)} pages ({', '.join(dests)}): which one is meant is ambiguous" if dests else
                             f"{links_to} '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
                 "action": (f"`gbrain lint --check dead_links --fix-safe` points the link at {moved}" if moved else
-                           f"point the link at the one meant (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)" if dests else
-                           f"{create}, correct the link text (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`), or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"),
+                           f"point the link at the one meant (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)" if dests else
+                           f"{create}, correct the link text (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`), or drop the link (`gbrain unlink {cmd_arg(r['slug'])} {json.dumps(r['target'], ensure_ascii=False)}`)"),
             }
         )
         ids.append(r["id"])
@@ -339,8 +339,8 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
                     "context": r["context"], "suggestions": [to], "guessed": to,
                     "message": f"links to '{r['target']}', a path no file has; gbrain resolves it to {to} by its title or an alias "
                                "(a guess: Obsidian and other markdown viewers show the link as broken)",
-                    "action": f"point the link at the page meant (`gbrain get {r['slug']}`, edit the path, e.g. to {to}, `gbrain put {r['slug']}`), "
-                              f"or drop the link (`gbrain unlink {r['slug']} {json.dumps(r['target'], ensure_ascii=False)}`)"})
+                    "action": f"point the link at the page meant (`gbrain get {cmd_arg(r['slug'])}`, edit the path, e.g. to {to}, `gbrain put {cmd_arg(r['slug'])}`), "
+                              f"or drop the link (`gbrain unlink {cmd_arg(r['slug'])} {json.dumps(r['target'], ensure_ascii=False)}`)"})
         ids.append(r["id"])
     if misnamed or guessed:
         order = sorted(range(len(out)), key=lambda i: (out[i]["slug"], ids[i]))
@@ -455,8 +455,8 @@ def _dead_anchors(brain, only: "set[str] | None" = None) -> list[dict]:
             where = "this page" if pid == r["id"] else to
             out.append({"check": "dead_anchors", "slug": r["slug"], "target": to, "anchor": a, "kind": w.kind, "form": w.form,
                         "message": f"{w.form} points at the {what} of {where}, which it does not have",
-                        "action": f"point the link at a heading or block {where} has (`gbrain get {to}`), or drop the anchor "
-                                  f"(`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"})
+                        "action": f"point the link at a heading or block {where} has (`gbrain get {cmd_arg(to)}`), or drop the anchor "
+                                  f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"})
     return out
 
 
@@ -495,7 +495,7 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
             out.append({"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
                         "message": f"{what} '{name}', which is no file in the brain ({w.form})",
                         "action": f"put the file in the brain's folder (then `gbrain sync`), correct the path, or drop the link "
-                                  f"(`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"})
+                                  f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"})
     return out
 
 
@@ -556,7 +556,7 @@ def _stale_compiled_truth(brain, only: "set[str] | None" = None) -> tuple[list[d
                 "newer_entries": len(dates),
                 "newest_entry": max(dates),
                 "message": f"{len(dates)} timeline entr{'y' if len(dates) == 1 else 'ies'} after the compiled truth's {basis} date {d} (newest {max(dates)})",
-                "action": f"rewrite the compiled truth from the timeline and set updated: (`gbrain put {slug} --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`)",
+                "action": f"rewrite the compiled truth from the timeline and set updated: (`gbrain put {cmd_arg(slug)} --compiled-truth ... --frontmatter '{{\"updated\": \"YYYY-MM-DD\"}}'`)",
             }
         )
     out.sort(key=lambda f: f["slug"])
@@ -674,15 +674,15 @@ def _embeddings(brain) -> list[dict]:
         )
         for r in rows:
             if r["missing"]:
-                out.append({"check": "embeddings", "slug": r["slug"], "reason": "missing", "model": model, "message": f"not embedded with {model}", "action": f"gbrain embed {r['slug']}"})
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "missing", "model": model, "message": f"not embedded with {model}", "action": f"gbrain embed {cmd_arg(r['slug'])}"})
             elif r["same"]:
                 out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "chunking", "model": model, "updated_at": r["updated_at"], "message": f"embedded with an older chunking of {model} (version {version} now)", "action": "gbrain embed --stale"})
             else:
-                out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "changed", "model": model, "updated_at": r["updated_at"], "message": f"page changed since it was embedded with {model}", "action": f"gbrain embed {r['slug']}"})
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "changed", "model": model, "updated_at": r["updated_at"], "message": f"page changed since it was embedded with {model}", "action": f"gbrain embed {cmd_arg(r['slug'])}"})
         return out
     # no embed_state table: compare the embedding rows' timestamps and model with the page
     for (slug,) in c.execute("SELECT slug FROM pages p WHERE NOT EXISTS (SELECT 1 FROM page_embeddings e WHERE e.page_id = p.id) ORDER BY slug"):
-        out.append({"check": "embeddings", "slug": slug, "reason": "missing", "message": "no embeddings", "action": f"gbrain embed {slug}"})
+        out.append({"check": "embeddings", "slug": slug, "reason": "missing", "message": "no embeddings", "action": f"gbrain embed {cmd_arg(slug)}"})
     rows = c.execute(
         "SELECT p.slug, p.updated_at, SUM(CASE WHEN ? != '' AND e.model != ? THEN 1 ELSE 0 END) AS other_model, "
         "MIN(julianday(e.created_at)) < julianday(p.updated_at) AS older "
@@ -692,7 +692,7 @@ def _embeddings(brain) -> list[dict]:
     for r in rows:
         why = "model" if r["other_model"] and not r["older"] else "older"
         msg = f"embedded with another model than {configured}" if why == "model" else f"page changed at {r['updated_at']}, after its embeddings"
-        out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": why, "updated_at": r["updated_at"], "message": msg, "action": f"gbrain embed {r['slug']}"})
+        out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": why, "updated_at": r["updated_at"], "message": msg, "action": f"gbrain embed {cmd_arg(r['slug'])}"})
     out.sort(key=lambda f: f["slug"])
     return out
 
@@ -719,7 +719,7 @@ def not_real_dates(fm: Any) -> list[tuple[str, str]]:
 
 def _frontmatter_errors(brain) -> list[dict]:
     out = [
-        {"check": "frontmatter_errors", "slug": r["slug"], "error": r["frontmatter_error"], "message": r["frontmatter_error"], "action": f"fix the YAML by hand (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"}
+        {"check": "frontmatter_errors", "slug": r["slug"], "error": r["frontmatter_error"], "message": r["frontmatter_error"], "action": f"fix the YAML by hand (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"}
         for r in brain.conn.execute("SELECT slug, frontmatter_error FROM pages WHERE frontmatter_error IS NOT NULL ORDER BY slug")
     ]
     # values that look like dates but name none: kept as text, reported here
@@ -730,7 +730,7 @@ def _frontmatter_errors(brain) -> list[dict]:
             continue
         for k, v in not_real_dates(fm):
             msg = f"frontmatter {k}: {v!r} is not a real date (kept as text)"
-            out.append({"check": "frontmatter_errors", "slug": r["slug"], "error": msg, "message": msg, "action": f"fix the date by hand (`gbrain get {r['slug']}`, edit, `gbrain put {r['slug']}`)"})
+            out.append({"check": "frontmatter_errors", "slug": r["slug"], "error": msg, "message": msg, "action": f"fix the date by hand (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"})
     out.sort(key=lambda f: f["slug"])
     return out
 
@@ -772,8 +772,8 @@ def _conflicts(brain) -> list[dict]:
             "message": f"an open sync conflict: a copy of {original} (the page and the folder's file changed in ways that did not merge; "
                        "both versions were kept)",
             "action": f"resolve it: see which version is where and who wrote it (`gbrain conflicts`), merge what the copy has that "
-                      f"{original} lacks into {original} (`gbrain get {r['slug']}`, then `gbrain put {original}`), then delete the copy "
-                      f"(`gbrain delete {r['slug']}`); never link it or retitle it",
+                      f"{original} lacks into {original} (`gbrain get {cmd_arg(r['slug'])}`, then `gbrain put {cmd_arg(original)}`), then delete the copy "
+                      f"(`gbrain delete {cmd_arg(r['slug'])}`); never link it or retitle it",
         })
     return out
 

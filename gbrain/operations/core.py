@@ -14,6 +14,7 @@ from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
+from ..page.slugs import cmd_arg
 from .registry import (
     REGISTRY, HIT_STYLE,
     LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op,
@@ -111,8 +112,8 @@ def _get(b, a, ctx):
                     what = ("a raw-data sidecar" if other["kind"] == "raw"
                             else "a file (markdown kept as a file: not UTF-8 text, or an unusable name)" if other["path"].lower().endswith(".md")
                             else "a file (an attachment)")
-                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain get {other['path']} --output FILE` "
-                                   f"(the CLI) writes its bytes, `gbrain history {other['path']}` lists its versions") from None
+                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain get {cmd_arg(other['path'])} --output FILE` "
+                                   f"(the CLI) writes its bytes, `gbrain history {cmd_arg(other['path'])}` lists its versions") from None
                 raise
             out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
         else:
@@ -536,7 +537,7 @@ def _check_part_token(row, name: str, part: tuple[int, int, str], a: dict, ctx) 
         ct = (ct_start, ct_start + len(row["compiled_truth"]))
     held = ct is not None and start <= ct[0] and end >= ct[1]
     whole = ("to rewrite the whole page, read it whole (brain_get with `max_chars` 0) and put with that read's content_hash"
-             if agent else f"to rewrite the whole page, read it whole (`gbrain get {name} --json`) and put with its content_hash")
+             if agent else f"to rewrite the whole page, read it whole (`gbrain get {cmd_arg(name)} --json`) and put with its content_hash")
     parts = ["timeline_append", "frontmatter"] + (["compiled_truth"] if held else [])
     partial = (f"to change a part, put {' or '.join(q(p) for p in parts)} with this content_hash"
                + ("" if held or ct is None else f" (a {q('compiled_truth')} too once a read holds all of it: characters {ct[0]:,} to {ct[1]:,})"))
@@ -577,11 +578,11 @@ def _check_if_hash(b, a, ctx) -> None:
         return
     if not row:
         raise Conflict(f"{name}: there is no such page (it was deleted or renamed since it was read, or never existed); nothing was written"
-                       + ("" if ctx.agent else f". `gbrain trash` and `gbrain history {name}` show where it went"))
+                       + ("" if ctx.agent else f". `gbrain trash` and `gbrain history {cmd_arg(name)}` show where it went"))
     if not want:
         raise Conflict(f"{name} exists already ({ctx.flag('if_hash')} was empty: only a new page); nothing was written")
     how = "read it again with brain_get, redo the edit and put with its new content_hash" if ctx.agent else \
-        f"read it again (`gbrain get {name} --json`), redo the edit and put with its new content_hash; `gbrain history {name}` shows the change"
+        f"read it again (`gbrain get {cmd_arg(name)} --json`), redo the edit and put with its new content_hash; `gbrain history {cmd_arg(name)}` shows the change"
     raise Conflict(f"{name} changed since it was read (content_hash {have[:12]}…, not {want[:12]}…); nothing was written: {how}")
 
 
@@ -590,7 +591,7 @@ def _check_if_hash(b, a, ctx) -> None:
     "Delete a page; its history keeps every version, so it is in the trash (brain_trash lists it, brain_restore brings it back). "
     "Its .raw sidecar stays. A page already in the trash changes nothing (changed: false).",
     [SLUG],
-    text=lambda r, a: (f"deleted {r['slug']} (in the trash: `gbrain restore {r['slug']}`)" if r["changed"] else f"{r['slug']}: {r['note']}"),
+    text=lambda r, a: (f"deleted {r['slug']} (in the trash: `gbrain restore {cmd_arg(r['slug'])}`)" if r["changed"] else f"{r['slug']}: {r['note']}"),
     mutating=True,
     title="Delete a page",
     destructive=True,
@@ -609,7 +610,7 @@ def _delete(b, a, ctx):
             d = _find_deleted(b.conn, a["slug"])
             if d is None or d["kind"] != "page":
                 raise
-            return {"slug": d["name"], "changed": False, "note": f"already deleted, in the trash (`gbrain restore {d['name']}` brings it back)"}
+            return {"slug": d["name"], "changed": False, "note": f"already deleted, in the trash (`gbrain restore {cmd_arg(d['name'])}` brings it back)"}
         return {"slug": b.delete_page(row["slug"]), "changed": True}
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ..errors import BadInput
+from ..page.slugs import cmd_arg
 from .registry import SLUG, Param, _since, limit_param, op, run
 
 
@@ -20,7 +21,7 @@ def _history_text(r: dict, a: dict) -> str:
         extra = f"  {v['detail']}" if v.get("detail") else ""
         if v.get("name") and v["name"] != shown_name:  # versions written before the page moved are numbered under that name
             shown_name = v["name"]
-            lines.append(f"  as {shown_name}, before it moved (`gbrain get {shown_name} --version N`):")
+            lines.append(f"  as {shown_name}, before it moved (`gbrain get {cmd_arg(shown_name)} --version N`):")
         who = f"{v.get('by') or '?':<{width}}  " if width else ""
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {who}{v['origin']}{extra}")
     return "\n".join(lines)
@@ -128,7 +129,7 @@ def _diff_text(r: dict, a: dict) -> str:
     if r.get("from_name"):
         why = ""
         if a.get("from_version") is None and a.get("to_version") is None:  # the newest version is the move itself
-            why = f" (it moved from {r['from_name']} with that text; `gbrain diff {r['from_name']}` shows the change before)"
+            why = f" (it moved from {r['from_name']} with that text; `gbrain diff {cmd_arg(r['from_name'])}` shows the change before)"
         return f"version {r['from']} of {r['from_name']} and version {r['to']} of {r['name']} are identical{why}\n"
     return f"versions {r['from']} and {r['to']} of {r['name']} are identical\n"
 

@@ -6,6 +6,7 @@ A slug is the page's path relative to the brain root, with ``/`` separators and 
 """
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import unicodedata
@@ -211,6 +212,23 @@ def shown(text: str) -> str:
     if not any(_looks_like_something_else(c) for c in text):
         return text
     return "".join(f"\\u{ord(c):04x}" if _looks_like_something_else(c) else c for c in text)
+
+
+#: characters a POSIX shell reads as something other than part of a word (white space,
+#: quotes, globs, redirections, ``$``, ``#``, ``~``, ``!``): a name holding one is quoted in advice
+_SHELL_SPECIAL = re.compile(r"[\s'\"\\$`!*?\[\]{}()<>|&;#~^]")
+
+
+def cmd_arg(name: "str | os.PathLike[str]") -> str:
+    """``name`` (a slug, path or folder) as one word of a command line quoted in advice
+    (`` `gbrain restore NAME` ``): as it is when a shell reads it as one word (letters of any
+    script, digits, ``-_./:,@%+=``), else single-quoted as :func:`shlex.quote` does
+    (``'meetings/Weekly sync'``), so the command runs when pasted into a shell and
+    ``registry.tool_text`` (``shlex.split``) gives an agent the whole name. Pure."""
+    name = os.fspath(name)
+    if name and not name.startswith("-") and not _SHELL_SPECIAL.search(name):
+        return name
+    return "'" + name.replace("'", "'\"'\"'") + "'"
 
 
 def path_for_slug(slug: str) -> str:

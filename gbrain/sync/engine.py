@@ -117,7 +117,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key, unicode_form
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key, unicode_form
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -1624,8 +1624,8 @@ class SyncEngine:
             done = "nothing was trashed"
         raise MassDeleteRefused(
             f"{'; '.join(parts)} (an unmounted drive, or deleted by mistake?); {done}. "
-            f"To get the files back from the brain, run `gbrain sync {self.root} --put-back`; "
-            f"if you deleted them on purpose, run `gbrain sync {self.root} --confirm-delete`",
+            f"To get the files back from the brain, run `gbrain sync {cmd_arg(self.root)} --put-back`; "
+            f"if you deleted them on purpose, run `gbrain sync {cmd_arg(self.root)} --confirm-delete`",
             [(pre, n) for pre, n, *_ in gone],
             [p for p in to_trash if p.startswith(pres)],
         )
@@ -2457,7 +2457,7 @@ def _dropped_words(d: dict, name: str) -> str:
     whose = f"{d['by']}'s" if d["by"] else "a"
     first = d["first"] if len(d["first"]) <= 80 else d["first"][:79] + "…"
     return (f"! {d['path']}: {whose} write removed {n} line{'' if n == 1 else 's'} of your save "
-            f"(\"{first}\"{' and more' if n > 1 else ''}); your version is in the history: gbrain history {name}")
+            f"(\"{first}\"{' and more' if n > 1 else ''}); your version is in the history: gbrain history {cmd_arg(name)}")
 
 
 def _from_file(surface: str, operation: str, client: str = "", mine: str = "") -> bool:

@@ -24,6 +24,7 @@ from typing import Callable, Iterable
 
 from ..core.brain import Brain, render_row, sha256
 from ..errors import GBrainError
+from ..page.slugs import cmd_arg
 from ..storage import blobs
 from . import verify
 from .folders import make_folders
@@ -353,7 +354,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     names = ", ".join(shown(p) for p in sorted(clobber)[:10]) + (f" and {len(clobber) - 10:,} more" if len(clobber) > 10 else "")
     if bound:
         differ = f"; {len(clobber):,} file(s) there differ from the brain: {names}" if clobber else ""
-        raise BadInput(f"{bound} is the folder this brain imports from / syncs with: run `gbrain sync {bound}` (it merges the edits of both "
+        raise BadInput(f"{bound} is the folder this brain imports from / syncs with: run `gbrain sync {cmd_arg(bound)}` (it merges the edits of both "
                        f"sides, conflicts kept){differ}; export writes a copy into another folder; nothing was written")
     if clobber and not overwrite:
         raise BadInput(f"{len(clobber):,} file(s) in {root} differ from the brain and export would replace them: {names}; nothing was written. "

@@ -29,7 +29,7 @@ from typing import Callable
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
-from ..page.slugs import is_markdown, shown, slug_for_path, slug_problem, unicode_form
+from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, unicode_form
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
@@ -311,7 +311,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
 
     other = _bound_elsewhere(brain, client, bound, rootp)
     if other:
-        there = f"the next `gbrain sync {other[0]}` writes them there too" if not client else "every folder synced with this brain gets them on its next sync"
+        there = f"the next `gbrain sync {cmd_arg(other[0])}` writes them there too" if not client else "every folder synced with this brain gets them on its next sync"
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
              f"are added beside them, and {there}; a file at a path "
              f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
@@ -351,14 +351,14 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             return True
         if other:  # the brain mirrors another folder: its page is that folder's note, not this file's
             kept_brain.append(path)
-            take = f"gbrain put {slug_for_path(path)} --file {os.path.join(str(rootp), path)}" if is_markdown(path) else "import it into another brain (--db)"
+            take = f"gbrain put {cmd_arg(slug_for_path(path))} --file {cmd_arg(os.path.join(str(rootp), path))}" if is_markdown(path) else "import it into another brain (--db)"
             warn(f"{path}: differs from the page the brain has from {other[0]}; kept the brain's version "
                  f"(to take this file's instead: `{take}`)")
             return False
         b = base.get(path)
         if b is not None and hashes[path] == b:
             kept_brain.append(path)
-            warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
+            warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {cmd_arg(root)}` writes it to the file)")
             return False
         if cur != b:
             from ..core.history import mark_replaced
@@ -367,7 +367,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             name = brain.conn.execute("SELECT slug FROM pages WHERE path = ?", (path,)).fetchone()
             name = name[0] if name else path
             warn(f"{path}: the brain's version differed from the file and was replaced; it is in the trash "
-                 f"(version {v} of its history: `gbrain revert {name} --to {v}`)")
+                 f"(version {v} of its history: `gbrain revert {cmd_arg(name)} --to {v}`)")
         return True
 
     new_pages: list[tuple[str, str, object]] = []
@@ -443,7 +443,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         # the file is as last imported/synced, the brain was edited since: the
                         # brain's version is the newer one; `gbrain sync` writes it to the file
                         kept_brain.append(path)
-                        warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {root}` writes it to the file)")
+                        warn(f"{path}: edited in the brain since the last import; kept the brain's version (`gbrain sync {cmd_arg(root)}` writes it to the file)")
                         continue
                 if data is not None:
                     kind, text, w = classify(path, data)
