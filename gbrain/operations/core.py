@@ -1056,7 +1056,7 @@ def _check(b, a, ctx):
         # only the derived keyword index: the pages are sound, writes go on, and it is rebuilt
         # from them in one command (no export or re-import needed)
         advice = (f"only the search index is damaged (the pages and their texts are sound; writes still work): "
-                  f"rebuild it with `gbrain reindex --db {b.path}`")
+                  f"rebuild it with `gbrain reindex --db {cmd_arg(b.path)}`")
     from ..search.vectors import mixed_dims
 
     mixed = mixed_dims(b.conn)  # not damage, but `query` cannot use such a model's vectors

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import BadInput, GBrainError
+from ..page.slugs import cmd_arg
 
 DEFAULT_DB = "brain.db"
 BUSY_TIMEOUT_MS = 10_000
@@ -1038,7 +1039,7 @@ def recovery_advice(p: Path | str, *, readable: bool = True) -> str:
     if not readable:
         return (f"nothing can be saved from it: rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`, "
                 f"or restore a backup of {p}")
-    return (f"to recover, save what is readable with `gbrain export --dir SAFE_FOLDER --db {p}`, "
+    return (f"to recover, save what is readable with `gbrain export --dir SAFE_FOLDER --db {cmd_arg(p)}`, "
             f"or rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`")
 
 
@@ -1088,7 +1089,7 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
     if "readonly" in low or "read-only" in low:
         return GBrainError(f"{p} is read-only (SQLite: {msg}){rolled}; reads work, writes need write access to the file and its folder")
     if "disk i/o error" in low:
-        return GBrainError(f"disk I/O error on {p} (SQLite: {msg}){rolled}; check the disk, then run `gbrain check --db {p}`")
+        return GBrainError(f"disk I/O error on {p} (SQLite: {msg}){rolled}; check the disk, then run `gbrain check --db {cmd_arg(p)}`")
     return GBrainError(f"database error on {p}: {msg}")
 
 
@@ -1119,7 +1120,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     except OSError:
         empty = False
     if empty and not allow_empty_file:
-        raise BadInput(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {p}` to make it a new brain")
+        raise BadInput(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {cmd_arg(p)}` to make it a new brain")
     ro = is_read_only(p) and p.exists()
     new = not p.exists()
     try:

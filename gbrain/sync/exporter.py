@@ -552,7 +552,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             parts.append(f"{len(unreadable):,} row(s) could not be read ({', '.join(unreadable[:3])})")
         raise Damaged(
             f"{brain.path} is damaged: {'; '.join(parts)}; {_saved(written + unchanged, root)}; "
-            f"take the rest from your markdown folder (`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
+            f"take the rest from your markdown folder (`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {cmd_arg(brain.path)}`"
         )
     if no_space:
         # a full disk is no difference between the brain and the folder (the check would call the
@@ -594,7 +594,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
             raise Damaged(
                 f"{brain.path} is damaged (SQLite: {one_line(brain.damaged)}); {_saved(written + unchanged, root)}, "
                 f"but the export does not match the brain ({one_line('; '.join(rep.get('problems', [])[:2]))}); take the rest from your markdown folder "
-                f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {brain.path}`"
+                f"(`gbrain import FOLDER --db NEW.db` rebuilds the brain) and run `gbrain check --db {cmd_arg(brain.path)}`"
             )
     if cleaned:
         rep["cleaned_temps"] = cleaned[: verify.MAX_LISTED]
