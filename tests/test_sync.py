@@ -1260,3 +1260,37 @@ def test_files_changed_between_the_plan_and_the_disk_write_are_left_alone_and_sy
     finally:
         eng.close()
         brain.close()
+
+
+def test_a_write_through_gbrain_that_lands_during_a_sync_is_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
+    # trial7: an agent's put (MCP, `timeline-add`) committed while `gbrain sync DIR` ran, after
+    # its round had read the brain: the report said "1 file(s) differ from what the DB renders"
+    # and sync exited 1 (watch's start printed it as a warning), though nothing was wrong: the
+    # change log holds the put for this folder and the next round writes it (watch's batch
+    # check, verify_paths, already knew this rule)
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    assert eng.sync()["ok"]
+    real = SyncEngine._run
+    agent_text = (brain_tree / "people/ana-lima.md").read_text() + "\n- **2026-12-03** | agent — a put during the sync\n"
+
+    def with_a_put_meanwhile(self, *a, **k):
+        out = real(self, *a, **k)
+        other = Brain.open(db_path)  # another process's connection: the agent's
+        try:
+            other.put("people/ana-lima", agent_text)
+        finally:
+            other.close()
+        return out
+
+    (brain_tree / "people/bruno-okafor.md").write_text((brain_tree / "people/bruno-okafor.md").read_text() + "\nan edit\n")
+    monkeypatch.setattr(SyncEngine, "_run", with_a_put_meanwhile)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    assert rep["hash_mismatches"] == [] and rep["written_during"] == ["people/ana-lima.md"], rep
+    monkeypatch.setattr(SyncEngine, "_run", real)
+    rep = eng.sync()  # the next round writes it
+    assert rep["ok"] and rep["written_during"] == [] and (brain_tree / "people/ana-lima.md").read_text() == agent_text
+    eng.close()
+    brain.close()

@@ -58,6 +58,10 @@ def _sync_text(r: dict, a: dict) -> str:
         n = d["lines"]
         lines.append(f"SAVE REPLACED: {d['path']}: {who} (from an older read) removed {n} line{'' if n == 1 else 's'} of your save "
                      f"(\"{d['first'][:80]}\"); your version is in the history (`gbrain history`, `gbrain revert`)")
+    if r.get("written_during"):
+        late = r["written_during"]
+        lines.append(f"Written through gbrain while this sync ran, not in the folder yet (the next sync or the running watch writes them): "
+                     f"{', '.join(late[:5])}{f' and {len(late) - 5:,} more' if len(late) > 5 else ''}")
     if r.get("renamed_links"):
         rl = r["renamed_links"]
         lines.append(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
