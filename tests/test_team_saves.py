@@ -278,3 +278,33 @@ def test_one_folder_on_sqlite_is_told_when_an_agents_put_drops_its_saved_lines(t
 
     text = _sync_text(rep, {})
     assert f"SAVE REPLACED: {PATH}: claude's write (from an older read) removed 2 lines of your save" in text, text
+
+
+def test_a_revert_that_drops_saved_lines_is_called_a_revert_not_a_write_from_an_older_read(tmp_path):
+    """trial7: an agent's `brain_revert` (or `gbrain revert`) to the version before a person's
+    save: watch said "claude's write removed 2 lines of your save" and sync's report "claude's write
+    (from an older read) removed …": a revert is read from the history on purpose, not from an
+    older read. The person is still told (their lines left the file), as a revert, with its version."""
+    from gbrain import operations as ops
+    from gbrain.operations.sync import _sync_text
+
+    root = write_tree(tmp_path / "notes", {PATH: START})
+    with Brain.open(str(tmp_path / "brain.db")) as brain:
+        lines: list[str] = []
+        eng = SyncEngine(brain, root, log=lines.append)
+        eng.surface = "watch"
+        eng.bind()
+        eng.sync()
+        editor_save(root / PATH, START.encode() + b"- **2026-12-03** | MY-LINE\n- **2026-12-03** | MY-OTHER-LINE\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude"):
+            ops.run("revert", {"slug": SLUG, "to": 1}, ops.Context(surface="mcp"), brain=brain)
+        rep = eng.sync()
+        [r] = rep["saves_dropped"]
+        assert (r["by"], r["lines"], r["revert_to"]) == ("claude", 2, 1), r
+        said = [ln for ln in lines if ln.startswith(f"! {PATH}: ")]
+        assert len(said) == 1 and said[0].startswith(f"! {PATH}: claude's revert to version 1 removed 2 lines of your save"), lines
+        eng.close()
+    text = _sync_text(rep, {})
+    assert f"SAVE REPLACED: {PATH}: claude's revert to version 1 removed 2 lines of your save" in text, text
+    assert "older read" not in text, text

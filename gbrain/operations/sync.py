@@ -54,9 +54,12 @@ def _sync_text(r: dict, a: dict) -> str:
         lines.append(f"CONFLICT LOST: {o['path']}: your save conflicted with {who}, saved at the same time in another folder; "
                      f"{'that' if not o.get('kept_by') else who} version was kept, yours is in {o['copy_path']}")
     for d in r.get("saves_dropped") or []:
-        who = f"{d['by']}'s write" if d.get("by") else "a write through gbrain"
+        from ..sync.engine import dropped_how
+
+        how = dropped_how(d)
+        who = (f"{d['by']}'s {how}" if d.get("by") else f"a {how} through gbrain") + (" (from an older read)" if how == "write" else "")
         n = d["lines"]
-        lines.append(f"SAVE REPLACED: {d['path']}: {who} (from an older read) removed {n} line{'' if n == 1 else 's'} of your save "
+        lines.append(f"SAVE REPLACED: {d['path']}: {who} removed {n} line{'' if n == 1 else 's'} of your save "
                      f"(\"{d['first'][:80]}\"); your version is in the history (`gbrain history`, `gbrain revert`)")
     if r.get("written_during"):
         late = r["written_during"]

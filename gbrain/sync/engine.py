@@ -1947,7 +1947,18 @@ class SyncEngine:
         if not gone:
             return None
         first = next(ln for ln in mine if gone.get(ln))
-        return {"path": p, "by": version_writer(c, *key, now), "lines": sum(gone.values()), "first": first.decode("utf-8", "replace").rstrip()}
+        out = {"path": p, "by": version_writer(c, *key, now), "lines": sum(gone.values()), "first": first.decode("utf-8", "replace").rstrip()}
+        # a revert, undo or restore brings back a version of the history on purpose: no older read
+        w = c.execute("SELECT h.version, h.operation FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                      "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (*key, now)).fetchone()
+        if w is not None and w[1] in ("revert", "undo", "restore"):
+            out["how"] = w[1]
+            if w[1] == "revert":  # the newest earlier version with these bytes: the one brought back
+                to = c.execute("SELECT MAX(h.version) FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                               "WHERE h.kind = ? AND h.name = ? AND b.hash = ? AND h.version < ?", (*key, now, w[0])).fetchone()[0]
+                if to is not None:
+                    out["revert_to"] = to
+        return out
 
     def _brain_had(self, p: str, h: str) -> bool:
         """True when the change log (rows not yet consumed, i.e. since the last completed round)
@@ -2469,13 +2480,20 @@ MERGED_OP = "stale save merged"
 BOTH_MERGED_OP = "both changed merged"
 
 
+def dropped_how(d: dict) -> str:
+    """What replaced a save (``d``: :meth:`SyncEngine._save_dropped`): ``write``, ``revert to
+    version N``, ``undo``, ``restore``."""
+    how = d.get("how") or "write"
+    return f"revert to version {d['revert_to']}" if how == "revert" and d.get("revert_to") else how
+
+
 def _dropped_words(d: dict, name: str) -> str:
     """The log line of a write that removed lines of this folder's save (``d``:
     :meth:`SyncEngine._save_dropped`; ``name``: the page's slug or the file's path)."""
     n = d["lines"]
     whose = f"{d['by']}'s" if d["by"] else "a"
     first = d["first"] if len(d["first"]) <= 80 else d["first"][:79] + "…"
-    return (f"! {d['path']}: {whose} write removed {n} line{'' if n == 1 else 's'} of your save "
+    return (f"! {d['path']}: {whose} {dropped_how(d)} removed {n} line{'' if n == 1 else 's'} of your save "
             f"(\"{first}\"{' and more' if n > 1 else ''}); your version is in the history: gbrain history {cmd_arg(name)}")
 
 
