@@ -799,3 +799,27 @@ def test_advice_names_a_page_whose_name_has_spaces_so_the_command_runs_as_given(
     assert gbrain("call", "brain_delete", json.dumps({"slug": name}), "--db", db).returncode == 0
     r = gbrain("call", "brain_delete", json.dumps({"slug": name}), "--db", db)
     assert "`brain_restore " + json.dumps({"slug": name}) + "`" in json.loads(r.stdout)["note"], r.stdout
+
+
+def test_diff_of_the_old_name_of_a_moved_page_points_at_its_new_name(tmp_path, db_path):
+    # trial7: `mv people/ana-ibrahim.md people/ana-ibrahim-moved.md` under watch, then
+    # `gbrain diff people/ana-ibrahim` said only "people/ana-ibrahim has fewer than 2 versions with
+    # text" (its one text version, then the move): nothing said where the page and its diff are
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "ana.md").write_text("# Ana\n\none\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "ana.md").rename(root / "ana-moved.md")
+        eng.sync()
+        (root / "ana-moved.md").write_text("# Ana\n\none\ntwo\n")
+        eng.sync()
+        eng.close()
+    r = gbrain("diff", "ana", "--db", str(db_path))
+    assert r.returncode == 1
+    err = r.stderr.decode()
+    assert "ana moved to ana-moved" in err and "`gbrain diff ana-moved`" in err, err
+    r = gbrain("diff", "ana-moved", "--db", str(db_path))
+    assert r.returncode == 0 and b"+two" in r.stdout, r

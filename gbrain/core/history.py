@@ -565,7 +565,9 @@ def _version_row(brain, kind: str, key: str, n: int | None):
         rows = _lineage_rows(c, kind, key, with_body=True, limit=1 + (-n if n else 0))
         k = -n if n else 0
         if len(rows) <= k:
-            raise NotFound(f"{key} has fewer than {k + 1} versions with text")
+            to = _moved_to(c, key) if kind == "page" else None  # an old name: its page and diff are under the new one
+            moved = f"; {key} moved to {to} since: `gbrain diff {cmd_arg(to)}` compares its versions, those written as {key} too" if to else ""
+            raise NotFound(f"{key} has fewer than {k + 1} versions with text{moved}")
         return rows[k]
     r = c.execute("SELECT * FROM history WHERE kind = ? AND name = ? AND version = ?", (kind, key, n)).fetchone()
     if r is None:
