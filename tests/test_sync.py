@@ -66,7 +66,7 @@ def test_first_sync_imports_everything_and_second_changes_nothing(env):
     before = {p: (root / p).stat().st_mtime_ns for p in tree_files(root)}
     data = tree_files(root)
     rep = eng.sync()
-    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "put_back": 0, "unreadable": 0}
+    assert rep["ok"] and rep["counts"] == {"imported": 0, "exported": 0, "trashed": 0, "removed": 0, "moved": 0, "conflicts": 0, "put_back": 0, "unreadable": 0, "symlinked": 0, "ignored": 0}
     # no file was touched: same bytes, same mtimes
     assert tree_files(root) == data
     assert {p: (root / p).stat().st_mtime_ns for p in tree_files(root)} == before
@@ -373,6 +373,35 @@ def test_left_alone_paths_are_told_apart_by_kind_not_by_reason_text(env, monkeyp
     assert rep["ignored_in_brain"] == ["meetings/2025-03-04-ana-lima.md"]
     assert [u["path"] for u in rep["unreadable"]] == ["people/ana-lima.md"] and rep["exit_code"] == 1
     assert brain.page_row("concepts/hybrid-retrieval") is not None
+
+
+def test_the_sync_summary_counts_add_up_with_the_files_left_alone(db_path, brain_tree, tmp_path):
+    """F7: `Files seen 10 → stored 10 (pages 6, other files 6)` for a brain of 12: a note replaced
+    by a symlink and a note under a newly ignored folder stay in the brain, but the line did not
+    count them (nor say what they were), and `Files:` called both "unreadable". The line now
+    says how many were left alone and why, and seen (stored) + left alone = what the brain holds."""
+    from conftest import gbrain
+
+    root = brain_tree
+    assert gbrain("sync", str(root)).returncode == 0
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("# somewhere else\n")
+    (root / "people" / "bruno-okafor.md").unlink()
+    os.symlink(elsewhere, root / "people" / "bruno-okafor.md")
+    (root / ".gbrainignore").write_text("meetings/\n")
+    r = gbrain("sync", str(root))
+    out = r.stdout.decode()
+    assert r.returncode == 0, out + r.stderr.decode()
+    m = re.search(r"^Files seen (\d+) → stored (\d+); left alone (\d+) \(([^)]*)\): the brain holds (\d+) \(pages (\d+), other files (\d+)\)$", out, re.M)
+    assert m, out
+    seen, stored, left, why, holds, pages, other = m.groups()
+    assert seen == stored and int(stored) + int(left) == int(holds) == int(pages) + int(other), out
+    assert left == "2" and why == "1 symlink, 1 ignored", out
+    counts = re.search(r"^Files: (.*)$", out, re.M).group(1)
+    assert "unreadable 0" in counts and "symlinked 1" in counts and "ignored 1" in counts, counts
+    rep = json.loads(gbrain("sync", str(root), "--json").stdout)
+    assert rep["left_alone"] == {"symlink": 1, "ignored": 1} and rep["comparison"]["left_alone"] == 2
+    assert rep["comparison"]["in_brain"] == rep["comparison"]["same"] + rep["comparison"]["different"] + rep["comparison"]["only_in_brain"] + 2
 
 
 def test_bound_to_one_folder(env, tmp_path):

@@ -880,6 +880,11 @@ def _comparison_lines(r: dict) -> list[str]:
     return lines
 
 
+#: the kinds of paths sync leaves alone (``sync/scan.py: Why``), in the words its summary uses
+LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "bad-name": "name not UTF-8"}
+_LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}
+
+
 def _compare_text(r: dict, a: dict) -> str:
     """``verify`` and ``export``: the report, its counts said as a comparison of the two sides."""
     return _report_text(r, a, compare=True)
@@ -895,6 +900,10 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     compare = compare and "comparison" in r
     if compare:
         lines += _comparison_lines(r)
+    elif (r.get("comparison") or {}).get("left_alone"):  # sync: pages/files it left alone count in the brain's total
+        why = ", ".join(f"{n:,} {LEFT_ALONE_WORDS.get(k, k)}{'s' if k == 'symlink' and n != 1 else ''}" for k, n in sorted((r.get("left_alone") or {}).items(), key=lambda kv: _LEFT_ORDER.get(kv[0], 9)))
+        lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,}; left alone {r['comparison']['left_alone']:,} ({why}): "
+                     f"the brain holds {r['pages'] + r['other_files']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
     elif r.get("kept_not_in_tree"):  # the brain holds more than this folder: say whose counts are whose
         lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,}; the brain now holds {r['pages']:,} pages and {r['other_files']:,} other files")
     else:

@@ -235,7 +235,10 @@ class Outcome:
             # delete/edit conflicts, where the edited version was simply put back (noted only)
             "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
             "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")) + len(self.put_back),
-            "unreadable": len(self.unreadable),
+            # left alone: could not be read (retried), and the user's own choices (kept, exit 0)
+            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED)),
+            "symlinked": sum(1 for _, w in self.unreadable if kind_of(w) == SYMLINK),
+            "ignored": sum(1 for _, w in self.unreadable if kind_of(w) == IGNORED),
         }
 
 
@@ -2377,6 +2380,7 @@ class SyncEngine:
             parsed_counts=out.parsed_counts,
             extra={"counts": out.counts(), "warnings": out.warnings[:200], "warning_count": len(out.warnings)},
             raw_check=bool(out.changed() or out.parsed_counts or out.unreadable),
+            left_alone={p: kind_of(w) for p, w in out.unreadable},
             # a round that found every path as recorded and wrote nothing: the stored hashes are
             # those _unchanged read (every page and file, each equal to its base), not read again
             stored=settled if settled is not None and not (out.changed() or out.unreadable or out.conflicts) else None,
@@ -2393,20 +2397,11 @@ class SyncEngine:
             rep["symlinked"] = [{"path": p, "reason": str(w)} for p, w in sorted(linked)[: verify.MAX_LISTED]]
             rep["symlinked_count"] = len(linked)
         ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked}
-        unread_paths = {p for p, _ in out.unreadable}
-        if unread_paths:
-            # paths we could not read are reported once, as such, not as missing
-            rep["missing_in_db"] = [p for p in rep["missing_in_db"] if p not in unread_paths]
-            rep["missing_on_disk"] = [p for p in rep["missing_on_disk"] if p not in unread_paths]
-            rep["problems"] = [x for x in rep["problems"] if "not in the DB" not in x and "not on disk" not in x]
-            if rep["missing_in_db"]:
-                rep["problems"].append(f"{len(rep['missing_in_db'])} file(s) on disk are not in the DB")
-            if rep["missing_on_disk"]:
-                rep["problems"].append(f"{len(rep['missing_on_disk'])} path(s) in the DB are not on disk")
-            really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
-            if really:
-                rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
-                rep["unreadable"] = [{"path": p, "reason": str(w)} for p, w in really[: verify.MAX_LISTED]]
+        # (paths left alone are reported once, as such, not as missing: verify.report's left_alone)
+        really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
+        if really:
+            rep["problems"].append(f"{len(really)} path(s) could not be read and were left as they were")
+            rep["unreadable"] = [{"path": p, "reason": str(w)} for p, w in really[: verify.MAX_LISTED]]
         held = len([p for p in self.held if p not in disk_hashes])
         missing = next((int(m.group(1)) for x in rep["problems"] for m in [re.match(r"(\d+) path\(s\) in the DB are not on disk", x)] if m), 0)
         if held and missing:

@@ -590,6 +590,7 @@ def report(
     extra: dict | None = None,
     raw_check: bool = True,
     stored: dict[str, str] | None = None,
+    left_alone: dict[str, str] | None = None,
 ) -> dict:
     """Build the validation report for ``scan`` (with its files' hashes) against ``brain``.
 
@@ -603,7 +604,11 @@ def report(
     ``disk_hashes`` may be a function giving them (:meth:`TreeHashes.result`): it is called
     after the database side of the report, so the tree is hashed meanwhile. ``stored`` (with
     ``deep=False``): :func:`stored_hashes` as the caller read them in its own snapshot (a
-    no-change sync round: ``SyncEngine._unchanged``), not read again.
+    no-change sync round: ``SyncEngine._unchanged``), not read again. ``left_alone``: path →
+    kind (``scan.Why``) of the paths a sync left alone on both sides (a symlink, an ignored or
+    unreadable file): not in ``disk_hashes``, neither missing nor a problem here; those the brain
+    holds are counted, ``comparison.left_alone`` and by kind ``left_alone`` (so seen + left alone
+    adds up to what the brain holds).
     """
     db = db_hashes(brain) if deep else stored if stored is not None else stored_hashes(brain)
     stats = _counts(brain)
@@ -623,6 +628,14 @@ def report(
     if callable(disk_hashes):
         disk_hashes = disk_hashes()
     c = compare(disk_hashes, db)
+    left: dict[str, int] = {}
+    if left_alone and c.missing_on_disk:
+        for p in c.missing_on_disk:
+            k = left_alone.get(p)
+            if k is not None:
+                left[k] = left.get(k, 0) + 1
+        if left:
+            c.missing_on_disk = [p for p in c.missing_on_disk if p not in left_alone]
     # paths the tree's ignore rules now skip (a folder added to .gbrainignore, `!.obsidian/`
     # taken out) stay in the brain as they were: noted, not missing (as sync reports them)
     ignored_in_brain = ignored_paths(scan.root, c.missing_on_disk) if c.missing_on_disk else []
@@ -654,11 +667,14 @@ def report(
         problems = [UNFINISHED_IMPORT] + [_SYNC_ADVICE.sub("", p) for p in problems]
     pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     # the folder and the brain compared, path by path, in words a person reads: in_folder = same +
-    # different + only_in_folder; in_brain = same + different + only_in_brain (+ ignored_in_brain)
+    # different + only_in_folder; in_brain = same + different + only_in_brain (+ ignored_in_brain,
+    # + left_alone)
     comparison = {"in_folder": c.seen, "in_brain": c.in_brain, "same": c.stored - len(c.hash_mismatch), "different": len(c.hash_mismatch),
                   "only_in_brain": len(c.missing_on_disk), "only_in_folder": len(c.missing_in_db)}
     if ignored_in_brain:
         comparison["ignored_in_brain"] = len(ignored_in_brain)
+    if left:
+        comparison["left_alone"] = sum(left.values())
     rep = {
         "ok": not problems,
         "root": str(scan.root),
@@ -710,6 +726,8 @@ def report(
     if ignored_in_brain:
         rep["ignored_in_brain"] = ignored_in_brain[:MAX_LISTED]
         rep["ignored_in_brain_count"] = len(ignored_in_brain)
+    if left:
+        rep["left_alone"] = left
     if extra:
         rep.update(extra)
     return rep
