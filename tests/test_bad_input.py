@@ -513,3 +513,28 @@ def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path,
     (tree / (slug + ".md")).write_bytes(b"# z\n")
     r = gbrain("import", str(tree), "--db", str(tmp_path / "c.db"), "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and json.loads(r.stdout)["warning_count"] == 0, r.stdout
+
+
+# ---- white space around a new name ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug,where", [(" lead", "starts"), ("trail ", "ends"), ("notes/ both ", "starts")])
+def test_put_keeps_the_spaces_around_a_new_name_as_import_does_and_says_so(tmp_path, slug, where):
+    """`put ' lead'` created the page `lead`: the spaces the name was given with were dropped
+    without a word, while import keeps a file ` lead.md` as the page ` lead`. put (and MCP
+    brain_put, the same operation) now saves the name as given, with a warning naming the space,
+    and export writes the file import would read back under that name."""
+    db = str(tmp_path / "b.db")
+    r = gbrain("put", slug, "--db", db, "--json", input="# x\n")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["created"] and out["slug"] == slug, out
+    assert any(f"{where} with a space" in w and repr(slug) in w for w in out["warnings"]), out
+    assert [p["slug"] for p in json.loads(gbrain("list", "--db", db, "--json").stdout)] == [slug]
+    r = gbrain("put", slug, "--db", db, input="# x\n\nagain\n")  # the same page again: an update, said once
+    assert r.returncode == 0 and b"space" not in r.stderr, r.stderr
+    assert gbrain("export", "--db", db, "--dir", str(tmp_path / "out")).returncode == 0
+    assert (tmp_path / "out" / (slug + ".md")).read_text() == "# x\n\nagain\n"
+    other = slug.replace("lead", "lead2").replace("trail", "trail2").replace("both", "both2")  # the same spaces
+    tool = ops.run_tool("put", {"slug": other, "content": "# y\n"}, ops.Context(db=db, surface="mcp"))
+    assert tool["created"] and tool["slug"] == other and any(f"{where} with a space" in w for w in tool["warnings"]), tool

@@ -833,7 +833,7 @@ class Brain:
         # the same lookup as get (exact as written, a unique suffix, an alias); a miss creates,
         # an ambiguous short name or a name that differs only in case is refused
         row = self.resolve_for_write(slug)
-        path = row["path"] if row else path_for_slug(check_slug(slug))
+        path = row["path"] if row else path_for_slug(check_slug(slug, keep_spaces=True))  # a new name as given
         if not row:
             clash = self.conn.execute("SELECT path FROM files WHERE path = ?", (path,)).fetchone()
             if clash:

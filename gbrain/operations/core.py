@@ -289,21 +289,33 @@ def _part(text: str, offset: int, cap: int) -> dict:
 def _put(b, a, ctx):
     with b.transaction():  # read, edit and write the page with no other writer in between
         out = _put_locked(b, a, ctx)
-    return _windows_warning(out)
+    return _name_warnings(out)
 
 
-def _windows_warning(out: dict) -> dict:
+def _name_warnings(out: dict) -> dict:
     """A page put created under a name Windows cannot hold (``con``, ``x:y``, ``dir./a``:
     ``slugs.windows_problem``) is kept, with a warning: a Windows copy of the folder (export,
-    sync) would lack it. Import keeps such files silently (they are the user's vault)."""
-    from ..page.slugs import windows_problem
+    sync) would lack it. So is a name given with white space at the start or end of a segment
+    (``' lead'``: ``slugs.space_problem``), as import keeps a file so named; the warning shows
+    the name quoted, so the space is seen. Import keeps such files silently (the user's vault)."""
+    from ..page.slugs import space_problem, windows_problem
 
-    why = windows_problem(out.get("slug") or "") if isinstance(out, dict) and out.get("created") else None
+    if not (isinstance(out, dict) and out.get("created")):
+        return out
+    slug = out.get("slug") or ""
+    said = []
+    why = windows_problem(slug)
     if why:
+        said.append(f"{slug}: saved, but Windows cannot hold this name ({why}): a copy of the brain's folder on Windows would lack it "
+                    f"(to rename it: put the text under another name, then delete this one)")
+    why = space_problem(slug)
+    if why:
+        plain = "/".join(part.strip() for part in slug.split("/"))
+        said.append(f"{slug!r}: saved under this name as given ({why}; import names a file so named the same way); "
+                    f"if the space is a mistake, put the text under {plain!r}, then delete this one")
+    if said:
         out = dict(out)
-        out["warnings"] = [*(out.get("warnings") or []),
-                           f"{out['slug']}: saved, but Windows cannot hold this name ({why}): a copy of the brain's folder on Windows would lack it "
-                           f"(to rename it: put the text under another name, then delete this one)"]
+        out["warnings"] = [*(out.get("warnings") or []), *said]
     return out
 
 

@@ -149,9 +149,10 @@ def windows_problem(slug: str) -> str | None:
     return None
 
 
-def check_slug(slug: str) -> str:
+def check_slug(slug: str, *, keep_spaces: bool = False) -> str:
     """Validate a user-given slug and return it normalised (NFC; surrounding whitespace, a
-    leading ``./`` and a ``.md`` suffix removed).
+    leading ``./`` and a ``.md`` suffix removed; ``keep_spaces``: the whitespace kept, the name
+    of a new page ``put`` creates, as import names a file `` lead.md``: :func:`space_problem`).
 
     Raises :class:`BadInput` when :func:`slug_problem` finds the slug unsafe: it would write
     outside the brain or to an ambiguous file. Lookups try the slug exactly as given first
@@ -162,7 +163,7 @@ def check_slug(slug: str) -> str:
     bad = next((c for c in slug if _looks_like_something_else(c)), None)
     if bad is not None:  # checked before stripping: `people/x\n` is not silently `people/x`
         raise BadInput(f"slug {slug!r} contains an invisible or control character (U+{ord(bad):04X} {unicodedata.name(bad, 'control')}); a name must look like what it is")
-    s = slug.strip()
+    s = slug if keep_spaces else slug.strip()
     while s.startswith("./"):
         s = s[2:]
     if is_markdown(s):
@@ -171,6 +172,19 @@ def check_slug(slug: str) -> str:
     if why:
         raise BadInput(f"slug {slug!r}: {why}")
     return nfc(s)
+
+
+def space_problem(slug: str) -> str | None:
+    """Which segment of ``slug`` starts or ends with white space (``' lead'``, ``'notes/trail '``),
+    said as ``"starts with a space"`` / ``"the folder 'a ' ends with a space"``, or None. No
+    :func:`slug_problem`: import keeps such a file name as its page's name, and so does ``put``
+    (it warns: the space is easy to add by mistake and hard to see)."""
+    parts = slug.split("/")
+    for i, part in enumerate(parts):
+        where = "starts" if part[:1].isspace() else "ends" if part[-1:].isspace() else None
+        if where:
+            return f"{'its name' if i == len(parts) - 1 else f'the folder {part!r}'} {where} with a space"
+    return None
 
 
 def exact_slug(slug: str) -> str | None:
