@@ -12,6 +12,15 @@ Storage (migration ``_m4_history`` in :mod:`gbrain.storage.db`)
   another one is compressed with the replaced body as the preset dictionary (a delta, in effect:
   a page that gained one timeline line costs tens of bytes); chains are cut every
   :data:`MAX_DEPTH` steps with a body compressed on its own.
+* By reference (migration v24 / ``pg_v24.sql``, :func:`ref_triggers_sql`): a page body that is
+  still the current text of the page that wrote it is not packed at all: its ``data`` is the
+  marker :data:`REF` followed by that page's id (``b'p123'``), and the reader takes the page's
+  text (checking it against the body's hash). It is packed, on its own, by the page's UPDATE or
+  DELETE trigger, which has the old text, at the moment that page stops holding it; a body several
+  pages hold refers to one of them and is packed when that one lets go. So an import stores each
+  page's text once and pays no deflate for it; the one copy of a current version is the page row
+  (a page text damaged in place loses its current version: :func:`body` says so). Bodies packed
+  before v24 stay packed; readers accept both.
 
 The rows are written by SQLite triggers on ``pages`` and ``files`` in the writer's own
 transaction, so every path that writes (``put``, ``tag``, ``link``, ``raw``, ``delete``, import,
@@ -96,6 +105,8 @@ def _deflate(raw: bytes, zd: bytes | None) -> bytes:
 
 #: encodings that need the body they were packed against (their ``base_id``)
 DELTA_TAGS = (b"d", b"x")
+#: marker of a body stored by reference (v24): ``b'p'`` + the id of the page that holds it now
+REF = b"p"
 
 
 def hashlib_sha(text: str | bytes) -> str:
@@ -144,16 +155,43 @@ def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
     chain = []
     bid: int | None = body_id
     while bid is not None:
-        r = conn.execute("SELECT base_id, data FROM history_bodies WHERE id = ?", (bid,)).fetchone()
+        r = conn.execute("SELECT base_id, data, hash FROM history_bodies WHERE id = ?", (bid,)).fetchone()
         if r is None:
             raise NotFound(f"history body {bid} is missing")
-        chain.append(bytes(r[1]))
-        bid = r[0] if bytes(r[1])[:1] in DELTA_TAGS else None
+        data = bytes(r[1])
+        if data[:1] == REF:  # the current text of a page (v24): the end of the chain
+            chain.append(b"r" + _referenced(conn, bid, data, r[2]))
+            break
+        chain.append(data)
+        bid = r[0] if data[:1] in DELTA_TAGS else None
     out: bytes | None = None
     for data in reversed(chain):
         out = _unpack_one(data, out)
     assert out is not None
     return out
+
+
+def _referenced(conn: sqlite3.Connection, bid: int, data: bytes, hx: str) -> bytes:
+    """The bytes of body ``bid`` stored by reference (``data``: :data:`REF` + a page id): that
+    page's text, when it hashes to ``hx``."""
+    from .brain import render_row
+
+    r = conn.execute("SELECT bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (int(data[1:]),)).fetchone()
+    raw = render_row(r).encode("utf-8", "surrogatepass") if r is not None else None
+    if raw is None or hashlib_sha(raw) != hx:
+        raise NotFound(f"history body {bid} is lost: it was kept as the current text of page id {int(data[1:])}, "
+                       f"which {'is gone' if r is None else 'no longer holds it (its stored text is damaged)'}")
+    return raw
+
+
+def keep(text: Any, hx: str) -> bytes | None:
+    """SQL ``gb_keep(text, hash)`` (v24): a page text that stops being current, packed on its own
+    (:func:`pack`) to replace its reference; NULL when it does not hash to ``hash`` (the stored
+    text was damaged in place: the reference stays, and reading it says the version is lost)."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    if hashlib_sha(raw) != hx:
+        return None
+    return _deflate(raw, None)
 
 
 def _render(p: str) -> str:
@@ -214,6 +252,57 @@ CREATE TRIGGER pages_history_au AFTER UPDATE OF slug, path, content_hash ON page
 END;
 CREATE TRIGGER pages_history_ad AFTER DELETE ON pages BEGIN
   {_row("page", "old.slug", "old.path", "'delete'", None, "0", w=w)}
+END;
+"""
+
+
+def _ref(id_expr: str) -> str:
+    """SQL of the reference marker of page ``id_expr`` (``b'p'`` + its id as digits)."""
+    return f"CAST('p' || {id_expr} AS BLOB)"
+
+
+def _let_go() -> str:
+    """The UPDATE/DELETE trigger step of v24 (:func:`ref_triggers_sql`): the body that OLD held by
+    reference is packed from OLD's text (which still hashes to it; else the reference stays)."""
+    po = _render("old")
+    return (f"UPDATE history_bodies SET data = COALESCE(gb_keep({po}, old.content_hash), data) "
+            f"WHERE hash = old.content_hash AND data = {_ref('old.id')};")
+
+
+def ref_triggers_sql() -> str:
+    """Migration v24: the ``pages`` history triggers with bodies stored by reference (module
+    docstring): INSERT records a new body as :data:`REF` + the page id (no pack); UPDATE and DELETE
+    first pack the body OLD held by reference (:func:`keep`), then UPDATE stores the new body
+    against the old one as before (a delta, or, when the chain is at :data:`MAX_DEPTH` or the old
+    body was not kept, by reference). With the writer (v16)."""
+    pn, po, m = _render("new"), _render("old"), MAX_DEPTH
+    moved = "old.slug IS NOT new.slug"
+    ok = f"b.depth < {m} AND b.data IS NOT {_ref('old.id')}"
+    return f"""
+DROP TRIGGER IF EXISTS pages_history_ai;
+DROP TRIGGER IF EXISTS pages_history_au;
+DROP TRIGGER IF EXISTS pages_history_ad;
+CREATE TRIGGER pages_history_ai AFTER INSERT ON pages BEGIN
+  INSERT INTO history_bodies(hash, size, base_id, depth, data) SELECT new.content_hash, new.size, NULL, 0, {_ref('new.id')}
+    WHERE NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = new.content_hash);
+  {_row("page", "new.slug", "new.path", "'create'", "new.content_hash", "new.size", w=True)}
+END;
+CREATE TRIGGER pages_history_au AFTER UPDATE OF slug, path, content_hash ON pages
+  WHEN old.content_hash IS NOT new.content_hash OR old.slug IS NOT new.slug OR old.path IS NOT new.path BEGIN
+  INSERT INTO history({_cols(True)})
+    SELECT 'page', old.slug, {_next("page", "old.slug")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.slug{_WRITER} WHERE {moved};
+  UPDATE history_bodies SET data = COALESCE(gb_keep({po}, old.content_hash), data)
+    WHERE old.content_hash IS NOT new.content_hash AND hash = old.content_hash AND data = {_ref('old.id')};
+  INSERT INTO history_bodies(hash, size, base_id, depth, data)
+    SELECT new.content_hash, new.size, CASE WHEN {ok} THEN b.id END, CASE WHEN {ok} THEN b.depth + 1 ELSE 0 END,
+      CASE WHEN {ok} THEN gb_pack({pn}, {po}) ELSE {_ref('new.id')} END
+    FROM (SELECT 1) LEFT JOIN history_bodies b ON b.hash = old.content_hash
+    WHERE NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = new.content_hash);
+  {_row("page", "new.slug", "new.path", f"CASE WHEN {moved} THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", f"CASE WHEN {moved} THEN 'from ' || old.slug ELSE '' END", w=True)}
+END;
+CREATE TRIGGER pages_history_ad AFTER DELETE ON pages BEGIN
+  {_let_go()}
+  {_row("page", "old.slug", "old.path", "'delete'", None, "0", w=True)}
 END;
 """
 

@@ -944,7 +944,16 @@ def _m23_table_rows(conn: sqlite3.Connection) -> None:
     rederive_table_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows]
+def _m24_history_refs(conn: sqlite3.Connection) -> None:
+    """History bodies by reference: a page body still current is recorded as a reference to its
+    page (marker ``p``) and packed only when it stops being current (the page triggers are
+    re-created: :func:`gbrain.core.history.ref_triggers_sql`). Bodies stored before stay packed."""
+    from ..core.history import ref_triggers_sql
+
+    _exec_script(conn, ref_triggers_sql())
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -1164,10 +1173,11 @@ def register_functions(conn: sqlite3.Connection) -> None:
     """SQL functions the history triggers call (migration v4): ``gb_pack(body, base)`` compresses a
     version, ``gb_origin(i)`` is the writer's surface / operation / MCP client. Every gbrain
     connection has them; writing pages without them fails rather than bypassing history."""
-    from ..core.history import pack
+    from ..core.history import keep, pack
     from .origin import sql_field
 
     conn.create_function("gb_pack", 2, pack, deterministic=True)
+    conn.create_function("gb_keep", 2, keep, deterministic=True)
     conn.create_function("gb_origin", 1, sql_field)
 
 
