@@ -179,3 +179,16 @@ def test_a_brain_made_before_v24_keeps_its_packed_bodies_and_stores_new_ones_by_
         assert all_versions(b, "o/c") == [b"old c\n"]
         run(b, "put", slug="o/d", content="new d, edited\n")
         assert all_versions(b, "o/d") == [b"new d\n", b"new d, edited\n"]
+
+
+def test_a_chain_cut_at_max_depth_starts_again_by_reference_and_every_version_comes_back(db_path):
+    with Brain.open(db_path) as b:
+        texts = ["line 0\n"]
+        run(b, "put", slug="r/long", content=texts[0])
+        for i in range(1, h.MAX_DEPTH + 4):
+            texts.append(texts[-1] + f"line {i}\n")
+            run(b, "put", slug="r/long", content=texts[-1])
+            depth = b.conn.execute("SELECT b.depth FROM history_bodies b JOIN pages p ON p.content_hash = b.hash WHERE p.slug = 'r/long'").fetchone()[0]
+            if i == h.MAX_DEPTH + 1:  # the chain was at its longest: the new body is not packed, but referenced
+                assert depth == 0 and marker(b, "r/long") == h.REF
+        assert all_versions(b, "r/long") == [t.encode() for t in texts]

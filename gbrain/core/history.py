@@ -25,7 +25,7 @@ Storage (migration ``_m4_history`` in :mod:`gbrain.storage.db`)
 The rows are written by SQLite triggers on ``pages`` and ``files`` in the writer's own
 transaction, so every path that writes (``put``, ``tag``, ``link``, ``raw``, ``delete``, import,
 sync, watch, the MCP server, another process) is recorded with no code of its own, exactly
-like the sync change log. The triggers call two SQL functions, ``gb_pack`` and ``gb_origin``,
+like the sync change log. The triggers call SQL functions, ``gb_pack``, ``gb_keep`` (v24) and ``gb_origin``,
 that :func:`gbrain.storage.db.connect` registers; a connection opened without them (a plain
 ``sqlite3`` shell) cannot write pages, which is deliberate: nothing writes around history.
 """

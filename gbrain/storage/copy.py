@@ -5,7 +5,7 @@ its trash: deletions and `trashed` marks) and
 its bodies, embeddings and their cache, the sync state and change log, config), so the target is
 the same brain: same export tree, same history (``get --version N`` gives the same bytes), same
 vectors, same sync binding. History bodies are copied as stored (SQLite's deflate chains or
-Postgres' plain bodies): :func:`gbrain.core.history.body` reads either encoding on either engine.
+Postgres' plain bodies, and v24's references to a page by its id, which the copy keeps): :func:`gbrain.core.history.body` reads either encoding on either engine.
 
 The target must be empty (no page, no file, no history). The copy runs in one transaction on the
 target: a failure leaves it as it was. Inserting pages and files fires the target's history and

@@ -1171,7 +1171,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
 
 def register_functions(conn: sqlite3.Connection) -> None:
     """SQL functions the history triggers call (migration v4): ``gb_pack(body, base)`` compresses a
-    version, ``gb_origin(i)`` is the writer's surface / operation / MCP client. Every gbrain
+    version, ``gb_keep(text, hash)`` packs a page text that stops being current (v24; NULL when it
+    no longer hashes to ``hash``), ``gb_origin(i)`` is the writer's surface / operation / MCP client. Every gbrain
     connection has them; writing pages without them fails rather than bypassing history."""
     from ..core.history import keep, pack
     from .origin import sql_field
