@@ -4,9 +4,9 @@
 -- against the body's hash). The page's UPDATE and DELETE triggers pack it (gb_keep: as gb_pack
 -- alone, when OLD's text still hashes to it; else the reference stays and reading it says the
 -- version is lost) the moment that page stops holding it. Bodies stored before stay as they are.
-CREATE FUNCTION gb_ref(id bigint) RETURNS bytea LANGUAGE sql IMMUTABLE AS
+CREATE OR REPLACE FUNCTION gb_ref(id bigint) RETURNS bytea LANGUAGE sql IMMUTABLE AS
   $$ SELECT '\x70'::bytea || convert_to(id::text, 'UTF8') $$;
-CREATE FUNCTION gb_keep(body text, hx text) RETURNS bytea LANGUAGE sql IMMUTABLE AS
+CREATE OR REPLACE FUNCTION gb_keep(body text, hx text) RETURNS bytea LANGUAGE sql IMMUTABLE AS
   $$ SELECT CASE WHEN encode(sha256(convert_to(body, 'UTF8')), 'hex') = hx THEN gb_pack(body, NULL::text) END $$;
 CREATE OR REPLACE FUNCTION pages_history_ai_fn() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
