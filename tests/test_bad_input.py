@@ -371,6 +371,34 @@ def test_the_nfc_nfd_twin_warning_says_which_name_is_decomposed(tmp_path):
     assert len(w) == 1 and "(NFD: e + U+0301)" in w[0] and "(NFC: U+00E9)" in w[0], rep["warnings"]
 
 
+
+def test_a_twin_name_warning_starts_with_the_path_and_names_the_real_difference(tmp_path):
+    """The twin warnings name the path first (``path: …``, as every other import warning, which
+    scripts and the property test ``test_every_page_import_accepts_can_be_got_and_put_back`` read),
+    and say why the names clash: two names that differ only in the letter case of ``.md``
+    (``aéaaaaaaaa.md`` / ``aéaaaaaaaa.MD``, a hypothesis example) are not a Unicode-form clash,
+    though both hold an é (4fbca92 said "after Unicode normalisation" with each name's NFC form)."""
+    from gbrain.core.brain import Brain
+    from gbrain.sync.importer import import_tree
+
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "a\u00e9aaaaaaaa.md").write_bytes(b"# a\n\nBody 0.\n")
+    (tree / "a\u00e9aaaaaaaa.MD").write_bytes(b"# a\n\nBody 1.\n")
+    (tree / "caf\u00e9.md").write_bytes(b"# composed\n")
+    (tree / "cafe\u0301.md").write_bytes(b"# decomposed\n")
+    with Brain.open(tmp_path / "b.db") as b:
+        rep = import_tree(b, tree)
+    twins = [w for w in rep["warnings"] if "same page name as" in w]
+    assert len(twins) == 2, rep["warnings"]
+    kept = {w.split(": ", 1)[0] for w in twins}  # each warning starts with the path kept as a file
+    assert len(kept) == 2 and all((tree / k).is_file() for k in kept), twins
+    case = next(w for w in twins if "aaaa" in w)
+    assert "Unicode" not in case and "NFC" not in case and "letter case" in case, case
+    form = next(w for w in twins if "caf" in w)
+    assert "after Unicode normalisation" in form and "(NFD: e + U+0301)" in form and "(NFC: U+00E9)" in form, form
+
+
 # ---- strings that are not valid Unicode (lone surrogates) ----------------------------------------
 
 NOT_UTF8 = "caf\udce9"  # argv b"caf\xe9" as Python hands it over (surrogateescape)

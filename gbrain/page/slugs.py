@@ -41,6 +41,22 @@ def unicode_form(name: str) -> str:
     return f" (NFC: {', '.join(composed[:3])})" if composed else ""
 
 
+
+def twin_warning(path: str, other: str) -> str:
+    """The warning for a markdown file ``path`` kept as a file because ``other`` already holds its
+    page name: ``"path: same page name as other …; kept as a file, not indexed"``, the path first
+    as in every import warning. Names alike after Unicode normalisation show each one's form
+    (:func:`unicode_form`); names that differ in letter case (``a.md`` / ``a.MD``) say so."""
+    forms = f"{path}{unicode_form(path) or ' (NFC)'}, {other}{unicode_form(other) or ' (NFC)'}"
+    if nfc(path) == nfc(other):
+        why = f"after Unicode normalisation ({forms})"
+    elif nfc(path[:-3]) == nfc(other[:-3]) and path[:-3] != other[:-3]:
+        why = f"(their .md extensions differ in letter case, and their Unicode forms: {forms})"
+    else:
+        why = "(their .md extensions differ in letter case)"
+    return f"{path}: same page name as {other} {why}; kept as a file, not indexed"
+
+
 def identity_key(name: str) -> str:
     """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
     return nfc(name).casefold()

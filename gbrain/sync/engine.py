@@ -117,7 +117,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key, unicode_form
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -2210,7 +2210,7 @@ class SyncEngine:
         if kind == "page":
             other = self.conn.execute("SELECT path FROM pages WHERE slug = ? AND path != ?", (slug_for_path(p), p)).fetchone()
             if other:  # two spellings of one name (NFC and NFD): the second is kept as a file, as import does
-                kind, text, w = "blob", None, f"{p}{unicode_form(p)}: same page name as {other[0]}{unicode_form(other[0])} after Unicode normalisation; kept as a file, not indexed"
+                kind, text, w = "blob", None, twin_warning(p, other[0])
         if w:
             out.warnings.append(w)
             self._warn(w)

@@ -29,7 +29,7 @@ from typing import Callable
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
-from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, unicode_form
+from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
@@ -454,7 +454,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 if kind == "page":
                     clash = slugs.first(i)
                     if clash:
-                        kind, text, w = "blob", None, f"{path}{unicode_form(path)}: same page name as {clash}{unicode_form(clash)} after Unicode normalisation; kept as a file, not indexed"
+                        kind, text, w = "blob", None, twin_warning(path, clash)
                 if w:
                     warn(w)
                 changed.append((f.path, text, f.abspath, kind, old[1] if old else None))
