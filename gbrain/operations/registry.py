@@ -881,7 +881,7 @@ def _comparison_lines(r: dict) -> list[str]:
 
 
 #: the kinds of paths sync leaves alone (``sync/scan.py: Why``), in the words its summary uses
-LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "bad-name": "name not UTF-8"}
+LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "bad-name": "name not UTF-8", "vanished": "deleted or moved while read"}
 _LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}
 
 

@@ -61,6 +61,10 @@ def _sync_text(r: dict, a: dict) -> str:
         n = d["lines"]
         lines.append(f"SAVE REPLACED: {d['path']}: {who} removed {n} line{'' if n == 1 else 's'} of your save "
                      f"(\"{d['first'][:80]}\"); your version is in the history (`gbrain history`, `gbrain revert`)")
+    if r.get("vanished_during"):
+        gone = r["vanished_during"]
+        lines.append(f"Deleted or moved in the folder while this sync read them, kept in the brain as they were (the next sync or the running watch takes the change): "
+                     f"{', '.join(gone[:5])}{f' and {len(gone) - 5:,} more' if len(gone) > 5 else ''}")
     if r.get("written_during"):
         late = r["written_during"]
         lines.append(f"Written through gbrain while this sync ran, not in the folder yet (the next sync or the running watch writes them): "

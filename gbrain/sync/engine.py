@@ -127,7 +127,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import gitstate
 from . import similar as sim
-from .scan import IGNORED, IN_LINKED_FOLDER, NOT_FOLLOWED, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -236,7 +236,8 @@ class Outcome:
             "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
             "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")) + len(self.put_back),
             # left alone: could not be read (retried), and the user's own choices (kept, exit 0)
-            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED)),
+            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED, VANISHED)),
+            "vanished": sum(1 for _, w in self.unreadable if kind_of(w) == VANISHED),
             "symlinked": sum(1 for _, w in self.unreadable if kind_of(w) == SYMLINK),
             "ignored": sum(1 for _, w in self.unreadable if kind_of(w) == IGNORED),
         }
@@ -657,7 +658,7 @@ class SyncEngine:
         try:
             data, settled = read_settled(self._abs(f.path), f)  # (the import's read too)
         except FileNotFoundError:
-            return None, "vanished while being read"
+            return None, Why("vanished while being read", VANISHED)
         except OSError as e:
             return None, f"cannot read: {e.strerror}"
         return (data, None) if settled else (None, "changed while being read (half-written?)")
@@ -671,7 +672,7 @@ class SyncEngine:
                 hx, n = blobs.hash_file(full)
                 st = os.lstat(full)
             except FileNotFoundError:
-                return None, "vanished while being read"
+                return None, Why("vanished while being read", VANISHED)
             except OSError as e:
                 return None, f"cannot read: {e.strerror}"
             if st.st_size == n == f.size and change_stamp(st) == f.mtime_ns:
@@ -2396,7 +2397,11 @@ class SyncEngine:
         if linked:
             rep["symlinked"] = [{"path": p, "reason": str(w)} for p, w in sorted(linked)[: verify.MAX_LISTED]]
             rep["symlinked_count"] = len(linked)
-        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked}
+        # a file deleted or moved away while this round read it: the person's, not a failure;
+        # its page stays as it was this round and the next round sees it gone (trash or move)
+        gone = sorted(p for p, w in out.unreadable if kind_of(w) == VANISHED)
+        rep["vanished_during"] = gone[: verify.MAX_LISTED]
+        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone)
         # (paths left alone are reported once, as such, not as missing: verify.report's left_alone)
         really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
         if really:

@@ -71,13 +71,15 @@ def is_temp_name(name: str) -> bool:
 #: kinds of :class:`Why`: the user's choice, never a failure (a sync keeps the page as it was,
 #: names it, exit 0): a symlink or a path in a symlinked folder, and a path ``.gbrainignore`` or
 #: the default rules ignore; a name that is not UTF-8; anything else (cannot read, stat or
-#: remove it, changed while read, not a regular file, …): left alone this time, exit 1
-SYMLINK, IGNORED, BAD_NAME, UNREADABLE = "symlink", "ignored", "bad-name", "unreadable"
+#: remove it, changed while read, not a regular file, …): left alone this time, exit 1; a file
+#: deleted or moved away between the listing and its read (:data:`VANISHED`): a person's race with
+#: the sync, no failure (exit 0, named): the next round sees it gone
+SYMLINK, IGNORED, BAD_NAME, UNREADABLE, VANISHED = "symlink", "ignored", "bad-name", "unreadable", "vanished"
 
 
 class Why(str):
     """Why a path is left alone: its text is for people (reports, logs), its ``kind`` (one of
-    :data:`SYMLINK`, :data:`IGNORED`, :data:`BAD_NAME`, :data:`UNREADABLE`) is what code decides
+    :data:`SYMLINK`, :data:`IGNORED`, :data:`BAD_NAME`, :data:`UNREADABLE`, :data:`VANISHED`) is what code decides
     on, never the wording. ``within``: left alone because a folder above it is
     (:func:`inside`)."""
 

@@ -64,7 +64,7 @@ from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
-from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
+from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -912,7 +912,7 @@ class Watcher:
         for p in out.held:
             retry[p] = now + max(RETRY_S, self.debounce)
         for p, why in out.unreadable:
-            if kind_of(why) != UNREADABLE or getattr(why, "within", False):  # the user's (symlink, ignored, bad name) or under such a folder
+            if kind_of(why) not in (UNREADABLE, VANISHED) or getattr(why, "within", False):  # the user's (symlink, ignored, bad name) or under such a folder (a vanished file: retried, its events may lag)
                 continue
             n = self._tries.get(p, 0) + 1
             self._tries[p] = n
