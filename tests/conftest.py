@@ -50,7 +50,9 @@ def _clean_env(tmp_path, monkeypatch, request):
         # empty database would leave it; @pytest.mark.pg_empty: the empty database itself
         admin = request.getfixturevalue("pg_server")
         empty = request.node.get_closest_marker("pg_empty") is not None
-        monkeypatch.setenv("GBRAIN_DB", new_pg_database(admin, template=None if empty else request.getfixturevalue("pg_brain_template")))
+        url = new_pg_database(admin, template=None if empty else request.getfixturevalue("pg_brain_template"))
+        monkeypatch.setenv("GBRAIN_DB", url)
+        _DROP_AFTER_TEST.append((admin, url))
     else:
         monkeypatch.setenv("GBRAIN_DB", str(tmp_path / "brain.db"))
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GBRAIN_EMBEDDING_API_KEY", "GBRAIN_EMBEDDING_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_CUSTOM_HEADERS", "OPENAI_ADMIN_KEY"):
@@ -73,6 +75,7 @@ def _clean_env(tmp_path, monkeypatch, request):
         # each test's database has its own pool; its idle connections would stay open for the
         # pool's max_idle (10 min), and a Postgres run of ~870 tests outgrew the server's 100
         pg.close_pools()
+    drop_test_databases()
 
 
 @pytest.fixture
@@ -252,7 +255,10 @@ def pg_server(tmp_path_factory):
 
     # not under pytest's 0700 tmp folder: as root, pgserver runs the server as its own user,
     # which must reach the data folder to stop it
-    d = tempfile.mkdtemp(prefix="gbrain-pg-", dir=SYSTEM_TMP)  # removed at the end of the session
+    # in memory (/dev/shm) where there is room: each test's database is ~300 files made from the
+    # template, and on a busy disk making and removing them cost more than the tests' own work
+    # (the data folders of one Postgres run, ~5 GB each, took 2–3 minutes to remove at the end)
+    d = tempfile.mkdtemp(prefix="gbrain-pg-", dir=_pg_base())  # removed at the end of the session
     os.chmod(d, 0o755)
     srv = pgserver.get_server(d, cleanup_mode="stop")
     # a test server's commits need not reach the disk (a crash of the machine, not of a server
@@ -262,6 +268,9 @@ def pg_server(tmp_path_factory):
 
     with psycopg.connect(srv.get_uri(), autocommit=True) as c:
         c.execute("ALTER SYSTEM SET fsync = off")
+        # each new database is written to the WAL whole (~9 MB): a checkpoint every 128 MB keeps the
+        # WAL (in memory too) small; with fsync off a checkpoint costs little
+        c.execute("ALTER SYSTEM SET max_wal_size = '128MB'")
         c.execute("SELECT pg_reload_conf()")
     yield srv.get_uri()
     from gbrain.storage.pg import close_pools
@@ -271,7 +280,37 @@ def pg_server(tmp_path_factory):
     shutil.rmtree(d, ignore_errors=True)
 
 
-_PG_DBS = [0]
+#: (admin URL, database URL) of the databases made for the running test ($GBRAIN_DB, pg_url),
+#: dropped after it (drop_test_databases): a run's ~1,200 databases are never all kept
+_DROP_AFTER_TEST: list[tuple[str, str]] = []
+
+
+def _pg_base() -> str:
+    """Where the test server keeps its data: /dev/shm when it has 2 GiB free, else the system temp."""
+    try:
+        st = os.statvfs("/dev/shm")
+        if st.f_bavail * st.f_frsize >= 2 << 30 and os.access("/dev/shm", os.W_OK):
+            return "/dev/shm"
+    except OSError:
+        pass
+    return SYSTEM_TMP
+
+
+def drop_test_databases() -> None:
+    """Drop the databases made for the test that just ended (connections left open by it, such as
+    a process it started that still runs, are ended: WITH (FORCE))."""
+    if not _DROP_AFTER_TEST:
+        return
+    import psycopg
+
+    while _DROP_AFTER_TEST:
+        admin, url = _DROP_AFTER_TEST.pop()
+        name = url.split("?", 1)[0].rsplit("/", 1)[1]
+        try:
+            with psycopg.connect(admin, autocommit=True) as c:
+                c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        except psycopg.Error:
+            pass  # removed with the server's data folder at the end of the session
 
 
 def writable_by_this_gbrain(conn) -> None:
@@ -314,8 +353,11 @@ def pg_brain_template(pg_server) -> str:
 
 @pytest.fixture
 def pg_url(pg_server) -> str:
-    """The URL of a new, empty Postgres database for this test (a brain is created on first open)."""
-    return new_pg_database(pg_server)
+    """The URL of a new, empty Postgres database for this test (a brain is created on first open),
+    dropped after the test."""
+    url = new_pg_database(pg_server)
+    _DROP_AFTER_TEST.append((pg_server, url))
+    return url
 
 
 @pytest.fixture
