@@ -189,9 +189,7 @@ def keep(text: Any, hx: str) -> bytes | None:
     (:func:`pack`) to replace its reference; NULL when it does not hash to ``hash`` (the stored
     text was damaged in place: the reference stays, and reading it says the version is lost)."""
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
-    if hashlib_sha(raw) != hx:
-        return None
-    return _deflate(raw, None)
+    return pack(raw) if hashlib_sha(raw) == hx else None
 
 
 def _render(p: str) -> str:
@@ -261,12 +259,13 @@ def _ref(id_expr: str) -> str:
     return f"CAST('p' || {id_expr} AS BLOB)"
 
 
-def _let_go() -> str:
+def _let_go(when: str = "") -> str:
     """The UPDATE/DELETE trigger step of v24 (:func:`ref_triggers_sql`): the body that OLD held by
-    reference is packed from OLD's text (which still hashes to it; else the reference stays)."""
+    reference is packed from OLD's text (which still hashes to it; else the reference stays).
+    ``when``: a further SQL condition (``… AND ``) for the step to run at all."""
     po = _render("old")
     return (f"UPDATE history_bodies SET data = COALESCE(gb_keep({po}, old.content_hash), data) "
-            f"WHERE hash = old.content_hash AND data = {_ref('old.id')};")
+            f"WHERE {when}hash = old.content_hash AND data = {_ref('old.id')};")
 
 
 def ref_triggers_sql() -> str:
@@ -291,8 +290,7 @@ CREATE TRIGGER pages_history_au AFTER UPDATE OF slug, path, content_hash ON page
   WHEN old.content_hash IS NOT new.content_hash OR old.slug IS NOT new.slug OR old.path IS NOT new.path BEGIN
   INSERT INTO history({_cols(True)})
     SELECT 'page', old.slug, {_next("page", "old.slug")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.slug{_WRITER} WHERE {moved};
-  UPDATE history_bodies SET data = COALESCE(gb_keep({po}, old.content_hash), data)
-    WHERE old.content_hash IS NOT new.content_hash AND hash = old.content_hash AND data = {_ref('old.id')};
+  {_let_go("old.content_hash IS NOT new.content_hash AND ")}
   INSERT INTO history_bodies(hash, size, base_id, depth, data)
     SELECT new.content_hash, new.size, CASE WHEN {ok} THEN b.id END, CASE WHEN {ok} THEN b.depth + 1 ELSE 0 END,
       CASE WHEN {ok} THEN gb_pack({pn}, {po}) ELSE {_ref('new.id')} END
