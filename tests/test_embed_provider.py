@@ -21,7 +21,8 @@ from gbrain.search import embeddings as emb
 class ModeServer:
     """/v1/embeddings on 127.0.0.1 whose behaviour is ``mode``: ``ok`` (64 dims), ``dim N``,
     ``garbage`` (not JSON), ``ragged`` (the first vector of a batch 3 shorter), ``poison`` (HTTP
-    400 for any batch holding "POISON"), ``hang`` (never answers until closed), ``status N``
+    400 for any batch holding "POISON"), ``dupidx`` (the last item of a batch says ``index`` 0, as the
+    first does), ``hang`` (never answers until closed), ``status N``
     (HTTP N with a message, ``headers`` added). ``requests`` logs each request's Authorization
     header, headers and inputs."""
 
@@ -57,6 +58,8 @@ class ModeServer:
                     v = [((h[j % 32] + j * 7) % 256 - 128) / 128 for j in range(dim - (3 if mode[0] == "ragged" and i == 0 else 0))]
                     e = base64.b64encode(struct.pack("<%df" % len(v), *v)).decode() if body.get("encoding_format") == "base64" else v
                     out.append({"object": "embedding", "index": i, "embedding": e})
+                if mode[0] == "dupidx" and len(out) > 1:
+                    out[-1]["index"] = 0
                 self.send(200, json.dumps({"object": "list", "data": out, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
 
             def send(self, code, data):
@@ -352,6 +355,21 @@ def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, 
         r = run("query", "zebra", "--json")
         assert r.returncode == 0 and json.loads(r.stdout)["mode"] == "keyword"
         assert any(words in n for n in json.loads(r.stdout)["notes"])
+
+
+def test_an_answer_whose_indexes_are_not_each_input_once_is_refused_not_stored_out_of_order(srv):
+    """Each vector goes with its text by the answer's ``index``; an answer whose indexes are not
+    0..n-1 once each (two items ``index`` 0, one missing) cannot say which vector is whose: it
+    is a provider error, not vectors stored against the wrong chunks (trial8: sorting by
+    index put the last text's vector second and shifted the rest, stored without a word)."""
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, backoff=0.001)
+    texts = ["alpha", "beta", "gamma"]
+    want = m.embed_multi(texts)
+    srv.mode = "dupidx"
+    with pytest.raises(ProviderError, match=r"indexes 0, 0, 1 for 3 inputs"):
+        m.embed_multi(texts)
+    srv.mode = "ok"
+    assert (m.embed_multi(texts) == want).all()
 
 
 # ---------------------------------------------------------------------------

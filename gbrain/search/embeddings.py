@@ -466,9 +466,14 @@ class OpenAIEmbedding(EmbeddingModel):
         data = getattr(resp, "data", None)
         if not isinstance(data, list):
             raise ProviderError(f"{where} answered something that is not an embeddings response: {str(resp)[:80]!r}")
-        data = sorted(data, key=lambda d: d.index)
         if len(data) != n:
             raise ProviderError(f"{where}: asked for {n} embeddings, got {len(data)}")
+        data = sorted(data, key=lambda d: d.index)
+        if [d.index for d in data] != list(range(n)):
+            # each vector goes with its text by index: duplicates or gaps cannot say which is whose
+            shown = ", ".join(str(d.index) for d in data[:8]) + (", …" if n > 8 else "")
+            raise ProviderError(f"{where} answered indexes {shown} for {n} inputs (each of 0..{n - 1} once expected): "
+                                "which vector belongs to which text is unknown, nothing stored")
         vecs = [self._decode(d) for d in data]
         sizes = sorted({len(v) for v in vecs})
         if len(sizes) > 1:
