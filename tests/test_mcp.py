@@ -504,46 +504,62 @@ def test_server_and_cli_write_at_the_same_time(fixture_db):
     assert {f"MCP entry {i}" for i in range(25)} <= summaries
 
 
-def test_a_long_brain_embed_does_not_block_other_tools(tmp_path, minilm):
-    """brain_embed runs on its own connection: reads and queries answer while it works."""
-    from conftest import make_brain
+def test_a_long_brain_embed_does_not_block_other_tools(fixture_db):
+    """brain_embed runs on its own connection: reads and queries answer while it works. The
+    embedding server (OpenAI-compatible, local) holds the embed's requests until those calls
+    have answered, so the embed is under way all along and cannot end before them, however
+    loaded the machine (no run made long by its volume); calls queued behind the embed would
+    never answer, and the client's read timeout would fail the test."""
+    import threading
 
-    tree = make_brain(tmp_path / "tree", 120)
-    db = tmp_path / "brain.db"
-    assert gbrain("import", str(tree), "--db", str(db)).returncode == 0
-    assert gbrain("config", "set", "embedding_model", "minilm", "--db", str(db)).returncode == 0
+    from test_semantic import FakeOpenAI
+
+    question = "who leads River AI?"
+    server = FakeOpenAI()
+    server.hold, server.free = threading.Event(), {question}  # the question's embedding is answered at once
+    with Brain.open(fixture_db) as b:
+        for k, v in {"embedding_model": "text-embedding-3-small", "embedding_base_url": server.url}.items():
+            b.set_config(k, v)
 
     async def main():
         order: list[str] = []
-        async with connect(db) as c:
+        box = {}
+        async with connect(fixture_db) as c:
             slug = items(await c.call_tool("brain_list", {"limit": 1}))[0]["slug"]
 
             async def do_embed():
-                # ~500 chunks of minilm: minutes when other jobs share the 2 cores (no speed bar here)
-                r = await c.call_tool("brain_embed", {}, read_timeout_seconds=900)
+                box["embed"] = await c.call_tool("brain_embed", {}, read_timeout_seconds=900)
                 order.append("embed")
-                return r
 
             async def do_reads():
-                await anyio.sleep(0.5)  # embed has started
-                for _ in range(3):
-                    ok(await c.call_tool("brain_get", {"slug": slug}))
-                    ok(await c.call_tool("brain_search", {"query": "meeting"}))
-                order.append("reads")
+                try:
+                    # the embed is under way: its first request to the server waits
+                    assert await anyio.to_thread.run_sync(server.holding.wait, 600)
+                    for _ in range(3):
+                        ok(await c.call_tool("brain_get", {"slug": slug}))
+                        ok(await c.call_tool("brain_search", {"query": "meeting"}))
+                    box["during"] = ok(await c.call_tool("brain_query", {"question": question}))
+                    order.append("reads")
+                finally:
+                    server.hold.set()  # the embed goes on
 
-            box = {}
             async with anyio.create_task_group() as tg:
-                async def e():
-                    box["embed"] = await do_embed()
-                tg.start_soon(e)
+                tg.start_soon(do_embed)
                 tg.start_soon(do_reads)
-            q = ok(await c.call_tool("brain_query", {"question": "who met about the roadmap?"}))
-        return order, box["embed"], q
+            box["after"] = ok(await c.call_tool("brain_query", {"question": question}))
+        return order, box
 
-    order, emb_result, q = anyio.run(main)
-    assert ok(emb_result)["chunks"] > 500
+    try:
+        order, box = anyio.run(main)
+    finally:
+        server.hold.set()
+        server.close()
     assert order == ["reads", "embed"]
-    assert q["mode"] == "hybrid" and q["model"] == "minilm"
+    emb_result = ok(box["embed"])
+    assert emb_result["model"] == "text-embedding-3-small" and emb_result["embedded"] == emb_result["chunks"] > 0
+    assert box["during"]["items"]
+    q = box["after"]
+    assert q["mode"] == "hybrid" and q["model"] == "text-embedding-3-small"
 
 
 def test_serve_read_only_offers_only_read_tools_and_writes_nothing(fixture_db):

@@ -335,6 +335,11 @@ class FakeOpenAI:
         self.script: list[int] = []
         self.always: int | None = None
         self.delay = 0.0  # seconds each answer takes (a slow endpoint, for cancel tests)
+        #: an Event: while it is not set, every request with an input outside ``free`` waits for it
+        #: (``holding`` is set once one does): work kept under way for as long as a test needs
+        self.hold: threading.Event | None = None
+        self.free: set[str] = set()
+        self.holding = threading.Event()
         self.model = emb.FakeEmbedding("srv", dims)
         outer = self
 
@@ -347,6 +352,9 @@ class FakeOpenAI:
                 outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
                 if outer.delay:
                     time.sleep(outer.delay)
+                if outer.hold is not None and not set(body["input"]) <= outer.free:
+                    outer.holding.set()
+                    outer.hold.wait()
                 status = outer.script.pop(0) if outer.script else outer.always
                 if status:
                     data = json.dumps({"error": {"message": f"scripted {status}", "type": "server_error"}}).encode()
