@@ -466,6 +466,29 @@ def test_names_that_are_not_utf8_are_skipped_and_named(tmp_path, how):
     assert rep["ok"] and _stored(db) == ["notes/ok.md"]
 
 
+@pytest.mark.parametrize("how", ["import", "sync"])
+def test_the_skipped_line_counts_each_kind_and_json_names_the_kind(tmp_path, how):
+    """The report's "Skipped: N (…)" line said "(symlinks, ignored, unreadable)" whatever was
+    skipped, e.g. for one name that is not UTF-8; it now counts what was, by kind, and --json's
+    entries carry the kind (scan.Why) so a script need not read the wording."""
+    tree = tmp_path / "t"
+    (tree / "n").mkdir(parents=True)
+    (tree / "n" / "ok.md").write_bytes(b"# Ok\n")
+    (tree / "n" / "secret.md").write_bytes(b"x\n")
+    (tree / ".gbrainignore").write_text("n/secret.md\n")
+    os.symlink("n/ok.md", tree / "link.md")
+    os.symlink("n/ok.md", tree / "link2.md")
+    with open(os.fsencode(tree) + b"/caf\xe9.md", "wb") as f:
+        f.write(b"# Cafe\n")
+    db = tmp_path / "brain.db"
+    r = gbrain(how, str(tree), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert b"Skipped: 4 (2 symlinks, 1 ignored, 1 name not UTF-8)\n" in r.stdout, r.stdout
+    r = gbrain(how, str(tree), "--db", str(db), "--json")
+    rep = json.loads(r.stdout)
+    assert {s["path"]: s["kind"] for s in rep["skipped"]} == {"link.md": "symlink", "link2.md": "symlink", "n/secret.md": "ignored", "caf\\xe9.md": "bad-name"}
+
+
 def test_watch_skips_a_name_that_is_not_utf8_and_goes_on(tmp_path):
     from test_watch import Watch, wait_for
 

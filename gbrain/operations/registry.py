@@ -885,6 +885,13 @@ LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "u
 _LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}
 
 
+def _by_kind(counts: dict[str, int]) -> str:
+    """``{"symlink": 2, "bad-name": 1}`` → ``"2 symlinks, 1 name not UTF-8"``: paths left alone
+    counted by their kind (``scan.Why``), in :data:`LEFT_ALONE_WORDS`' order."""
+    return ", ".join(f"{n:,} {LEFT_ALONE_WORDS.get(k, k)}{'s' if k == 'symlink' and n != 1 else ''}"
+                     for k, n in sorted(counts.items(), key=lambda kv: _LEFT_ORDER.get(kv[0], 9)))
+
+
 def _compare_text(r: dict, a: dict) -> str:
     """``verify`` and ``export``: the report, its counts said as a comparison of the two sides."""
     return _report_text(r, a, compare=True)
@@ -901,7 +908,7 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     if compare:
         lines += _comparison_lines(r)
     elif (r.get("comparison") or {}).get("left_alone"):  # sync: pages/files it left alone count in the brain's total
-        why = ", ".join(f"{n:,} {LEFT_ALONE_WORDS.get(k, k)}{'s' if k == 'symlink' and n != 1 else ''}" for k, n in sorted((r.get("left_alone") or {}).items(), key=lambda kv: _LEFT_ORDER.get(kv[0], 9)))
+        why = _by_kind(r.get("left_alone") or {})
         lines.append(f"Files seen {r['files_seen']:,} → stored {r['files_stored']:,}; left alone {r['comparison']['left_alone']:,} ({why}): "
                      f"the brain holds {r['pages'] + r['other_files']:,} (pages {r['pages']:,}, other files {r['other_files']:,})")
     elif r.get("kept_not_in_tree"):  # the brain holds more than this folder: say whose counts are whose
@@ -936,7 +943,8 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     if r.get("frontmatter_errors"):
         lines.append(f"Frontmatter kept raw (YAML did not load): {_count(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
-        lines.append(f"Skipped: {r['skipped_count']:,} (symlinks, ignored, unreadable)")
+        kinds = r.get("skipped_kinds") or {}
+        lines.append(f"Skipped: {r['skipped_count']:,} ({_by_kind(kinds)})" if kinds else f"Skipped: {r['skipped_count']:,}")
         from ..sync.scan import NOT_UTF8
 
         listed = [s for s in r.get("skipped") or [] if isinstance(s, dict)]
