@@ -185,6 +185,42 @@ def test_killed_embed_resumes_where_it_stopped(tmp_path, counting, monkeypatch):
     assert b.conn.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0] == 4
 
 
+def test_a_slow_local_model_interrupted_mid_run_keeps_all_but_its_last_seconds(tmp_path, monkeypatch):
+    """A group is one transaction; with a slow local model (minilm at 2-7 chunks/s on a busy
+    machine) a group of 512 chunks was 1-4 minutes of work, and Ctrl-C or a kill in it kept
+    nothing (trial8: 60 s, 385 chunks embedded, 'finished pages are saved', 0 stored). Groups
+    are now sized by the provider's measured speed to about ``GROUP_SECONDS`` of work. The
+    clock is the model's own: each text 'takes' one second."""
+    from gbrain.search import vectors
+
+    now = [0.0]
+    monkeypatch.setattr(vectors, "_clock", lambda: now[0], raising=False)
+
+    class Slow(emb.FakeEmbedding):
+        batch_size = 8
+        stop_after: int | None = 200
+
+        def embed_batch(self, texts):
+            if self.stop_after is not None and self.texts_embedded + len(texts) > self.stop_after:
+                raise KeyboardInterrupt
+            now[0] += len(texts)
+            return super().embed_batch(texts)
+
+    inst = Slow("slow", 32)
+    serve_model(monkeypatch, inst)
+    pages = {f"notes/n{i}.md": f"# Note {i}\n\nalpha {i}\n\n## Two\n\nbeta {i}\n\n## Three\n\ngamma {i}\n" for i in range(150)}
+    b = make(tmp_path, pages=pages, model="slow")
+    with pytest.raises(KeyboardInterrupt):
+        embed(b)
+    stored = b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model = 'slow'").fetchone()[0]
+    assert inst.texts_embedded <= 200 and stored >= inst.texts_embedded - 2 * getattr(vectors, "GROUP_SECONDS", 10)
+    inst.stop_after = None
+    before = inst.texts_embedded
+    r = embed(b, stale=True)
+    assert r["embedded"] + stored == 450 and inst.texts_embedded - before == r["embedded"]
+    assert b.conn.execute("SELECT COUNT(*) FROM embed_state WHERE model = 'slow'").fetchone()[0] == 150
+
+
 def test_switching_model_never_mixes_vectors(tmp_path):
     VectorIndex.forget()
     b = make(tmp_path, model="fake-32")

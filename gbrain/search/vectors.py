@@ -29,8 +29,16 @@ from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_ve
 from ..storage.filters import PageFilter
 from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
-#: chunks sent to the provider per write transaction (a killed run loses at most one group)
+#: most chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
+#: a group holds about this many seconds of the provider's measured work (at least
+#: GROUP_MIN chunks): a slow local model (minilm at 2-7 chunks/s on a busy machine) made a
+#: group of 512 chunks 1-4 minutes of work that Ctrl-C or a kill threw away
+GROUP_SECONDS = 10
+GROUP_MIN = 16
+#: the first group, before any speed is measured
+GROUP_FIRST = 32
+_clock = time.perf_counter
 #: chunks timed by :func:`sample_rate` for `embed`'s estimate
 SAMPLE_CHUNKS = 32
 #: retired vectors kept in embedding_cache per model
@@ -259,10 +267,12 @@ def embed_pages(
     check_stop: Callable[[], None] | None = None,
     force: bool = False,
 ) -> dict:
-    """Embed the chunks of ``work`` and store them, in groups of about :data:`GROUP_CHUNKS`
-    (or the provider's ``group_chunks``, when larger, so several requests can be in flight)
-    chunks, one write transaction per group (so a killed run keeps every finished group and
-    ``embed --stale`` continues after it).
+    """Embed the chunks of ``work`` and store them in groups, one write transaction per group
+    (so a killed run keeps every finished group and ``embed --stale`` continues after it). A
+    group holds about :data:`GROUP_SECONDS` of the provider's work at the speed the last group
+    measured (the first :data:`GROUP_FIRST` chunks; at least :data:`GROUP_MIN`, at most
+    :data:`GROUP_CHUNKS` or the provider's ``group_chunks``, when larger, so several requests
+    can be in flight).
 
     For each page: chunks whose (model, hash) is known reuse the stored vector; the others go
     to the provider (each distinct text once); the page's rows of this model are replaced only
@@ -295,7 +305,10 @@ def embed_pages(
         forget_hnsw_indexes(conn)
     if on_progress:
         on_progress(0, total)
-    for group in _groups(work, max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)):
+    cap = max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)
+    size = [min(cap, GROUP_FIRST)]
+    for group in _groups(work, size):
+        t0 = _clock()
         hashes = sorted({c.hash for w in group for c in w.chunks})
         have = {} if force else _blobs(conn, mid, hashes)
         todo: dict[str, str] = {}
@@ -354,6 +367,9 @@ def embed_pages(
                     conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [mid, *part])
         stats["embedded"] += len(fresh)
         n = sum(len(w.chunks) for w in group)
+        # the next group: about GROUP_SECONDS of work at this group's speed (all cached: the cap)
+        dt = _clock() - t0
+        size[0] = cap if not todo or dt <= 0 else min(cap, max(GROUP_MIN, int(n * GROUP_SECONDS / dt)))
         # a text repeated within the run is embedded once: its other copies are not "from cache"
         repeated = sum(1 for w in group for c in w.chunks if c.hash in fresh) - len(fresh)
         stats["repeated"] += repeated
@@ -452,13 +468,15 @@ def prune_cache(conn: sqlite3.Connection, model: str, tx: Callable | None = None
     return n - keep
 
 
-def _groups(work: list[_PageWork], size: int) -> Iterable[list[_PageWork]]:
+def _groups(work: list[_PageWork], size: list[int]) -> Iterable[list[_PageWork]]:
+    """Pages of ``work`` in groups of at least ``size[0]`` chunks (read as each group fills:
+    the caller may change it between groups)."""
     cur: list[_PageWork] = []
     n = 0
     for w in work:
         cur.append(w)
         n += len(w.chunks)
-        if n >= size:
+        if n >= size[0]:
             yield cur
             cur, n = [], 0
     if cur:
