@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import anyio
+import pytest
 
 from conftest import gbrain
 from test_mcp import connect, ok, text_of
@@ -190,6 +191,7 @@ def test_an_mcp_agent_can_delete_a_page_and_bring_it_back(fixture_db):
     assert [t["name"] for t in j(gbrain("--tools-json"))] == [o.tool_name for o in tool_operations()]
 
 
+@pytest.mark.engine_free
 def test_ingest_stores_the_document_under_the_frontmatter_it_says(tmp_path, monkeypatch):
     """What brain_ingest stores: the document's bytes below a frontmatter block of title,
     type: source, source_type, source_ref and ingested (the day of the ingest, UTC); a document
@@ -225,6 +227,7 @@ def test_ingest_stores_the_document_under_the_frontmatter_it_says(tmp_path, monk
     assert "verbatim as a page" not in skill and "`ingested`" in skill
 
 
+@pytest.mark.engine_free
 def test_a_client_gone_during_brain_embed_ends_the_server_quietly(tmp_path):
     """The client disconnects (closes both pipes) while brain_embed runs: the server stops and
     exits with no traceback on stderr (was a BrokenPipeError traceback)."""

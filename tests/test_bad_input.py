@@ -34,6 +34,7 @@ def no_traceback(r) -> None:
 # ---- 1. recursive or deeply nested frontmatter ------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_self_referencing_alias_is_unloadable_frontmatter_kept_exactly():
     p = parse_page(SELF_ALIAS, "anchor.md")
     assert p.render() == SELF_ALIAS
@@ -49,6 +50,7 @@ def test_self_referencing_alias_is_unloadable_frontmatter_kept_exactly():
         to_json_value(d)
 
 
+@pytest.mark.engine_free
 def test_shared_but_not_recursive_aliases_still_load():
     text = "---\nbase: &b {x: 1}\nboth: [*b, *b]\n---\nbody\n"
     p = parse_page(text)
@@ -56,6 +58,7 @@ def test_shared_but_not_recursive_aliases_still_load():
     assert p.frontmatter["both"] == [{"x": 1}, {"x": 1}]
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("n", [FM_MAX_DEPTH - 1, FM_MAX_DEPTH + 1, 500, 60_000])
 def test_deep_nesting_loads_up_to_the_limit_and_is_unloadable_beyond(n):
     text = nested(n)
@@ -67,6 +70,7 @@ def test_deep_nesting_loads_up_to_the_limit_and_is_unloadable_beyond(n):
         assert p.frontmatter == {} and f"deeper than {FM_MAX_DEPTH}" in p.frontmatter_error
 
 
+@pytest.mark.engine_free
 def test_deep_block_nesting_and_alias_chains_are_bounded_too():
     block = "---\na:\n" + "- " * (FM_MAX_DEPTH + 5) + "x\n---\nbody\n"
     assert f"deeper than {FM_MAX_DEPTH}" in parse_page(block).frontmatter_error
@@ -81,6 +85,7 @@ def test_deep_block_nesting_and_alias_chains_are_bounded_too():
         to_json_value(deep)
 
 
+@pytest.mark.engine_free
 def test_import_with_recursive_and_deep_frontmatter_warns_and_imports_everything(tmp_path):
     v, db = tmp_path / "v", tmp_path / "a.db"
     v.mkdir()
@@ -105,6 +110,7 @@ def test_import_with_recursive_and_deep_frontmatter_warns_and_imports_everything
     assert r.returncode == 0
 
 
+@pytest.mark.engine_free
 def test_put_of_recursive_frontmatter_is_stored_with_a_warning_like_other_bad_yaml(tmp_path):
     db = str(tmp_path / "a.db")
     r = gbrain("put", "p1", "--db", db, input=SELF_ALIAS)
@@ -120,6 +126,7 @@ def test_put_of_recursive_frontmatter_is_stored_with_a_warning_like_other_bad_ya
 # ---- 2. alias expansion ("billion laughs") --------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("levels", [7, 8])
 def test_alias_bomb_is_refused_and_the_import_stays_small(tmp_path, levels):
     v, db = tmp_path / "v", tmp_path / "a.db"
@@ -140,6 +147,7 @@ def test_alias_bomb_is_refused_and_the_import_stays_small(tmp_path, levels):
     assert size < 2_000_000  # was 80 MB at 7 levels
 
 
+@pytest.mark.engine_free
 def test_alias_budget_counts_values_and_characters():
     with pytest.raises(FrontmatterUnloadable):
         to_json_value([["x" * 100] * 100] * 10, budget=50_000)
@@ -149,6 +157,7 @@ def test_alias_budget_counts_values_and_characters():
     assert parse_page(big).frontmatter_error is None
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("value", ['!!bool "0O17"', "!!bool ''", '!!int ""', "!!int -"])
 def test_a_tagged_value_its_tag_cannot_read_is_bad_yaml_kept_raw(value):
     # found by tests/test_frontmatter_quick.py: ruamel raised KeyError/IndexError out of parse_page
@@ -181,6 +190,7 @@ def _fill(folder) -> None:
     assert os.statvfs(folder).f_bavail == 0
 
 
+@pytest.mark.engine_free
 def test_full_disk_reads_work_and_writes_say_the_disk_is_full(tmp_path):
     import shutil
     import subprocess
@@ -213,6 +223,7 @@ def test_full_disk_reads_work_and_writes_say_the_disk_is_full(tmp_path):
         unmount(mnt)
 
 
+@pytest.mark.engine_free
 def test_an_io_error_on_a_full_disk_is_reported_as_full_not_damaged(tmp_path, monkeypatch):
     import sqlite3 as sq
 
@@ -231,6 +242,7 @@ EVIL_TITLE = "Evil \x1b[31mred\x1b[0m \u202eslidoc\u202c title\x07"
 EVIL_PAGE = f"---\ntitle: \"{EVIL_TITLE.encode('unicode_escape').decode()}\"\ntags: [\"bad\\e[2Jtag\", \"rlo\\u202etag\"]\n---\nEvil page about okapis\n"
 
 
+@pytest.mark.engine_free
 def test_control_and_bidi_characters_are_escaped_in_human_output_only(tmp_path):
     db = str(tmp_path / "a.db")
     assert gbrain("put", "evil", "--db", db, input=EVIL_PAGE).returncode == 0
@@ -264,6 +276,7 @@ def symbols_db(tmp_path):
     return db
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("q,want", [("(", ["a", "c"]), ("^", ["a"]), ("🧠", ["b"])])
 def test_symbol_queries_match_substrings_with_scores_like_any_search(symbols_db, q, want):
     r = gbrain("search", "--db", symbols_db, "--json", "--", q)
@@ -277,6 +290,7 @@ def test_symbol_queries_match_substrings_with_scores_like_any_search(symbols_db,
     assert "(1.00; " in text
 
 
+@pytest.mark.engine_free
 def test_symbol_signals_name_the_fields_that_matched(symbols_db):
     hits = {h["slug"]: h for h in json.loads(gbrain("search", "--db", symbols_db, "--json", "--", "(").stdout)}
     assert hits["a"]["signals"] == ["title", "body"] and hits["c"]["signals"] == ["body"]
@@ -285,6 +299,7 @@ def test_symbol_signals_name_the_fields_that_matched(symbols_db):
         assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2, "kind": "bad_input"}
 
 
+@pytest.mark.engine_free
 def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monkeypatch):
     import sqlite3 as sq
 
@@ -303,6 +318,7 @@ def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monk
     assert "is full" in msg and f"v{dbmod.SCHEMA_VERSION - 1} → v{dbmod.SCHEMA_VERSION}" in msg and "damaged" not in msg
 
 
+@pytest.mark.engine_free
 def test_a_new_brain_the_full_disk_stopped_half_made_says_it_could_not_be_created(tmp_path, monkeypatch):
     """Trial 6, F10: creating a new brain on a nearly full disk said "this gbrain must upgrade the
     brain's schema (v2 → v22) before reading it" for the brain it was creating. The disk fills
@@ -339,6 +355,7 @@ def test_a_new_brain_the_full_disk_stopped_half_made_says_it_could_not_be_create
     c.close()
 
 
+@pytest.mark.engine_free
 def test_the_nfc_nfd_twin_warning_says_which_name_is_decomposed(tmp_path):
     """Trial 6, F8: `café-nfd.md: same page name as café-nfd.md after Unicode normalisation`
     showed two names that look identical. Each name not in NFC shows its decomposition
@@ -372,6 +389,7 @@ def test_the_nfc_nfd_twin_warning_says_which_name_is_decomposed(tmp_path):
 
 
 
+@pytest.mark.engine_free
 def test_a_twin_name_warning_starts_with_the_path_and_names_the_real_difference(tmp_path):
     """The twin warnings name the path first (``path: …``, as every other import warning, which
     scripts and the property test ``test_every_page_import_accepts_can_be_got_and_put_back`` read),
@@ -458,6 +476,7 @@ def test_json_strings_with_lone_surrogates_are_bad_input_on_call_and_pipe(fixtur
 # ---- a mistyped folder (chaos trial 2026-12-02) ------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("cmd", [["watch"], ["sync"], ["import"], ["watch", "--once"]])
 def test_a_mistyped_folder_creates_no_brain(tmp_path, cmd):
     """``gbrain --db nb.db watch nosuchdir`` said ``no such directory`` (exit 2) but left a new
@@ -485,6 +504,7 @@ def test_a_raw_source_with_a_slash_is_refused_saying_why(fixture_db):
     assert "non-empty" in str(e.value)
 
 
+@pytest.mark.engine_free
 def test_reading_raw_data_of_a_sidecar_that_is_not_json_says_so(tmp_path):
     """trial6: `gbrain raw bom` of a page whose `.raw/bom.json` is not valid JSON (a sidecar cut
     short by an editor) printed `{}`, exit 0, nothing on stderr: as if the page had no raw data
@@ -503,6 +523,7 @@ def test_reading_raw_data_of_a_sidecar_that_is_not_json_says_so(tmp_path):
     assert r.returncode == 1 and ".raw/bom.json is not valid JSON" in r.stderr.decode(), r.stderr
 
 
+@pytest.mark.engine_free
 def test_a_write_warning_goes_to_stderr_so_stdout_holds_only_the_result(tmp_path):
     # A new user's `gbrain put notes/bad --file bad.md` printed 'created notes/bad' and then the
     # YAML warning on stdout (stderr empty): a script reading stdout got the warning as output.
@@ -519,6 +540,7 @@ def test_a_write_warning_goes_to_stderr_so_stdout_holds_only_the_result(tmp_path
 # ---- names Windows cannot hold (trial 6, F11) ----------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("slug,why", [("con", "reserved"), ("notes/NUL", "reserved"), ("lpt1", "reserved"), ("x:y", "':'"),
                                       ("q?", "'?'"), ("dir./a", "ends with"), ("a<b", "'<'")])
 def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path, slug, why):
@@ -546,6 +568,7 @@ def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path,
 # ---- white space around a new name ---------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("slug,where", [(" lead", "starts"), ("trail ", "ends"), ("notes/ both ", "starts")])
 def test_put_keeps_the_spaces_around_a_new_name_as_import_does_and_says_so(tmp_path, slug, where):
     """`put ' lead'` created the page `lead`: the spaces the name was given with were dropped

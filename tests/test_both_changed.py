@@ -44,6 +44,7 @@ def page(body: bytes = b"intro\n", timeline: bytes = b"- **2026-01-01** | a \xe2
 # ---- the pure merge ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_a_timeline_line_and_a_compiled_truth_rewrite_merge():
     base = page(b"Ana is raising.\n")
     brain = page(b"Ana closed the round.\n")
@@ -51,6 +52,7 @@ def test_a_timeline_line_and_a_compiled_truth_rewrite_merge():
     assert merge_edits(base, brain, disk) == brain + ENTRY_D
 
 
+@pytest.mark.engine_free
 def test_the_same_edit_on_both_sides_is_taken_once():
     base = page(b"one\ntwo\nthree\n")
     both = base.replace(b"two", b"TWO")
@@ -58,6 +60,7 @@ def test_the_same_edit_on_both_sides_is_taken_once():
     assert merge_edits(base, both, both) == both
 
 
+@pytest.mark.engine_free
 def test_frontmatter_on_one_side_and_body_on_the_other_merge():
     base = page(b"body\n")
     fm = base.replace(b"tags: [a]", b"tags: [a, investor]")
@@ -66,6 +69,7 @@ def test_frontmatter_on_one_side_and_body_on_the_other_merge():
     assert merge_edits(base, body, fm) == fm.replace(b"body\n", b"body, edited\n")
 
 
+@pytest.mark.engine_free
 def test_two_appends_at_one_place_are_kept_only_as_whole_timeline_entries():
     base = page()
     # both appended a timeline entry at the end: both kept, the brain's first
@@ -92,6 +96,7 @@ def test_two_appends_at_one_place_are_kept_only_as_whole_timeline_entries():
     assert merge3(plain, plain + b"x\n", plain + b"y\n") == plain + b"x\ny\n"
 
 
+@pytest.mark.engine_free
 def test_a_paragraph_typed_at_the_bottom_and_a_timeline_begun_by_an_agent_merge():
     """A trial: a page without a timeline; the person typed a paragraph at its end while an agent's
     timeline-add began the timeline there. The paragraph goes above the separator, the new
@@ -119,6 +124,7 @@ def fresh_parts(text: bytes) -> tuple[bytes, bytes, int]:
     return lines[0].encode(), lines[-1].encode(), len(p.timeline_entries)
 
 
+@pytest.mark.engine_free
 def test_an_insertion_that_holds_the_other_is_taken_once():
     """A merge written to the file whose brain side changed again before it was recorded is
     merged again next round: the file's insertion holds the brain's, no line twice."""
@@ -128,6 +134,7 @@ def test_an_insertion_that_holds_the_other_is_taken_once():
     assert merge3(b"a\n", b"a\ny\nx\n", b"a\nx\n") == b"a\ny\nx\n"
 
 
+@pytest.mark.engine_free
 def test_overlaps_deletions_bad_bytes_and_line_endings():
     base = page(b"one\ntwo\nthree\n")
     # the same line changed differently
@@ -147,6 +154,7 @@ def test_overlaps_deletions_bad_bytes_and_line_endings():
     assert merge_edits(nonl, nonl + b"\n" + ENTRY_D, nonl + b"\n" + ENTRY_B) is None
 
 
+@pytest.mark.engine_free
 def test_decide_merges_only_a_both_changed_page_the_caller_found_mergeable():
     st = dict(disk="d", brain="s", base="b", brain_kind="page")
     plan = decide({"a.md": PathState(**st, both_merge=True), "b.md": PathState(**st),
@@ -371,6 +379,7 @@ def test_watch_merges_edits_made_while_it_was_down(watch, brain_tree, db_path):
 # ---- team brains on Postgres: two folders, each with its own base -----------------------------
 
 
+@pytest.mark.engine_free
 def test_two_folders_appending_different_entries_merge_on_postgres(pg_url, brain_tree, tmp_path):
     a, b = tmp_path / "alice", tmp_path / "bob"
     shutil.copytree(brain_tree, a)
@@ -399,6 +408,7 @@ def test_two_folders_appending_different_entries_merge_on_postgres(pg_url, brain
             eb.close()
 
 
+@pytest.mark.engine_free
 def test_two_watchers_appending_different_entries_merge_on_postgres(pg_url, brain_tree, tmp_path):
     """Two `gbrain watch` processes (two machines) on one Postgres brain; each person appends a
     different timeline entry to the same note at once: one merge, no conflict copy, both

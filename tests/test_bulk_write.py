@@ -84,6 +84,7 @@ def test_bulk_import_equals_saving_page_by_page(tmp_path, db_path, monkeypatch):
         assert bulk[k] == one[k], k
 
 
+@pytest.mark.engine_free
 def test_reimport_mixing_new_changed_and_retyped_paths_equals_a_fresh_import(tmp_path, monkeypatch):
     """New pages go in bulk, changed ones page by page, in file order within one batch."""
     from gbrain.sync.verify import fresh_import_differences
@@ -103,6 +104,7 @@ def test_reimport_mixing_new_changed_and_retyped_paths_equals_a_fresh_import(tmp
         assert fresh_import_differences(b) == {}
 
 
+@pytest.mark.engine_free
 def test_save_new_pages_refuses_a_slug_the_brain_holds(tmp_path):
     with Brain.open(tmp_path / "b.db") as b:
         b.save_page("a.md", "one\n")

@@ -131,6 +131,7 @@ def test_cjk_mixed_with_query_syntax_is_plain_text(tmp_path, db_path, q):
 _ALPHABET = list("同期デー タ処理猫한국어重gen\"*-:^(){}&|!<>' ") + ["NEAR", "AND", "OR", "NOT", "\u3000", "・", "ｶﾞ"]
 
 
+@pytest.mark.engine_free
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_ALPHABET), max_size=12).map("".join))
 def test_every_cjk_query_is_a_valid_fts5_query(q):
@@ -145,6 +146,7 @@ def test_every_cjk_query_is_a_valid_fts5_query(q):
         conn.execute("SELECT count(*) FROM page_fts WHERE page_fts MATCH ?", (p,)).fetchone()
 
 
+@pytest.mark.engine_free
 def test_bigrams_of_runs():
     assert search.cjk_bigrams("データ同期処理") == "デー ータ タ同 同期 期処 処理 理"
     assert search.cjk_bigrams("猫、犬。Obsidianの同期") == "猫 犬 の同 同期 期"
@@ -159,6 +161,7 @@ def test_bigrams_of_runs():
     assert search.fts_parts('"データ 同期"') == ['"デー ータ タ 同期"']
 
 
+@pytest.mark.engine_free
 def test_english_query_terms_are_unchanged():
     """Text without CJK reads as before v21 (the terms, byte for byte)."""
     for q, parts in [("hello world", ['"hello"', '"world"']), ('café "new york" tes*', ['"café"', '"new york"', '"tes"*']),
@@ -217,6 +220,7 @@ def test_migration_v21_fills_the_bigrams_of_an_existing_brain(tmp_path):
             assert dbmod.rederive_cjk(b.conn) == 0
 
 
+@pytest.mark.engine_free
 def test_postgres_v21_fills_the_bigrams_of_an_existing_brain(tmp_path, pg_url):
     """Postgres schema v21 (search_tsv rebuilt with search_cjk, then the Python step) does what
     SQLite v21 does, and the BM25 totals stay the sums over the pages."""

@@ -166,6 +166,7 @@ def test_config_get_set_and_version(imported):
     assert js(gbrain("version", "--json"))["schema_version"] >= 1
 
 
+@pytest.mark.engine_free
 def test_db_flag_before_or_after_command_and_env(tmp_path):
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     assert gbrain("--db", str(a), "init").returncode == 0
@@ -176,12 +177,14 @@ def test_db_flag_before_or_after_command_and_env(tmp_path):
     assert gbrain("--db", str(b), "get", "x/y").returncode == 1
 
 
+@pytest.mark.engine_free
 def test_missing_db_is_a_clear_error(tmp_path):
     r = gbrain("get", "x", "--db", str(tmp_path / "none.db"))
     assert r.returncode == 2 and b"no brain at" in r.stderr  # a path that is no brain: bad input
     assert not (tmp_path / "none.db").exists()
 
 
+@pytest.mark.engine_free
 def test_not_a_database_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not sqlite" * 100)
@@ -196,6 +199,7 @@ def test_usage_errors_exit_2(imported):
     assert gbrain("import", "/no/such/dir").returncode == 2
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("args, words", [
     (("search", "revenue", "--limit", "abc"), "'--limit'"),
     (("search", "-revenue"), "no such option: -r"),
@@ -215,6 +219,7 @@ def test_usage_errors_are_one_line(tmp_path, args, words):
     assert not (tmp_path / "b.db").exists()
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("args, path", [((), "gbrain"), (("config",), "gbrain config")])
 def test_no_command_shows_the_help_and_says_what_is_missing(tmp_path, args, path):
     """`gbrain` alone (and `gbrain config`) printed the help and then `error:  (gbrain --help)`:
@@ -536,6 +541,7 @@ def test_put_refuses_a_page_over_16_mib(imported, tmp_path):
     assert r.returncode == 2 and b"MiB" in r.stderr
 
 
+@pytest.mark.engine_free
 def test_export_of_a_long_name_and_an_unwritable_path_reports_and_goes_on(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -553,6 +559,7 @@ def test_export_of_a_long_name_and_an_unwritable_path_reports_and_goes_on(tmp_pa
     assert (out / long).read_text() == "long\n"
 
 
+@pytest.mark.engine_free
 def test_a_long_imported_name_can_still_be_read(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -562,6 +569,7 @@ def test_a_long_imported_name_can_still_be_read(tmp_path):
     assert gbrain("get", "q" * 250, "--db", db).stdout == b"long\n"
 
 
+@pytest.mark.engine_free
 def test_delete_keeps_the_page_in_the_trash(tmp_path):
     db = str(tmp_path / "d.db")
     assert gbrain("put", "notes/tmp", "--db", db, input="# keep me\n").returncode == 0
@@ -572,6 +580,7 @@ def test_delete_keeps_the_page_in_the_trash(tmp_path):
     assert gbrain("get", "notes/tmp", "--db", db).stdout == b"# keep me\n"
 
 
+@pytest.mark.engine_free
 def test_a_write_that_creates_the_brain_says_so(tmp_path):
     db = tmp_path / "fresh.db"
     r = gbrain("put", "x", "--db", str(db), input="hi")
@@ -579,6 +588,7 @@ def test_a_write_that_creates_the_brain_says_so(tmp_path):
     assert b"created a new brain" not in gbrain("put", "x", "--db", str(db), input="hi2").stderr
 
 
+@pytest.mark.engine_free
 def test_pipe_says_when_it_creates_the_brain(tmp_path):
     db = tmp_path / "fresh.db"
     line = json.dumps({"id": 1, "tool": "put", "params": {"slug": "x", "content": "hi"}}) + "\n"
@@ -642,6 +652,7 @@ def test_a_limit_too_large_for_sqlite_is_a_usage_error(imported):
         assert r.returncode == 2 and b"too large" in r.stderr and b"Traceback" not in r.stderr, (cmd, r.stderr)
 
 
+@pytest.mark.engine_free
 def test_python_cut_snippet_marks_words_and_looks_for_a_bounded_set():
     from gbrain.search.keyword import SNIPPET_WORDS, _cut_snippet
 
@@ -652,6 +663,7 @@ def test_python_cut_snippet_marks_words_and_looks_for_a_bounded_set():
     assert _cut_snippet(text, many)["highlights"] == []  # the 33rd distinct word is not looked for
 
 
+@pytest.mark.engine_free
 def test_version_flag_prints_the_version():
     from gbrain import __version__
 
@@ -660,6 +672,7 @@ def test_version_flag_prints_the_version():
         assert r.returncode == 0 and r.stdout.decode() == f"gbrain {__version__}\n" and r.stderr == b""
 
 
+@pytest.mark.engine_free
 def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     """With no OPENAI_API_KEY the default OpenAI model is configured but an offline one is used:
     `config get embedding_model` prints the configured value and says on stderr what is in use."""
@@ -674,6 +687,7 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     assert r.returncode == 0 and b"in use" not in r.stderr
 
 
+@pytest.mark.engine_free
 def test_config_get_of_an_unknown_key_says_it_as_config_set_does(tmp_path):
     """`config get nosuchkey` exited 1 with "no config key", while `config set nosuchkey v` exits 2
     naming the nearest known key and all of them: a key gbrain does not know is a usage error
@@ -689,6 +703,7 @@ def test_config_get_of_an_unknown_key_says_it_as_config_set_does(tmp_path):
     assert r.returncode == 1 and b"is not set (its default applies)" in r.stderr, r.stderr
 
 
+@pytest.mark.engine_free
 def test_an_interrupted_import_says_its_work_is_kept(monkeypatch, capsys):
     """Ctrl-C during a long command that commits as it goes says that nothing committed is lost
     and that running it again goes on (was: only "interrupted"); exit 130."""
@@ -835,6 +850,7 @@ def test_get_of_a_markdown_file_kept_as_a_file_by_its_slug(db_path, tmp_path):
         assert len(err.splitlines()) == 1
 
 
+@pytest.mark.engine_free
 def test_an_empty_search_is_bad_input_as_an_empty_question(tmp_path):
     """A chaos trial: ``search ''`` said ``no matches`` (exit 0), ``query ''`` ``error: the
     question is empty`` (exit 2). Empty input is bad input on both, and over MCP."""

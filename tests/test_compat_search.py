@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import unicodedata
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,6 +54,7 @@ def hit(conn, query: str, slug: str) -> dict:
     return next(h for h in search.search(conn, query) if h["slug"] == slug)
 
 
+@pytest.mark.engine_free
 def test_compat_words_are_the_nfkc_words_the_text_lacks():
     assert search.compat_words("The ﬁnancial ﬂow of ＧＰＴ４, H₂O and ③") == ["financial", "flow", "GPT4", "H2O", "3"]
     assert search.compat_words("plain ASCII text") == [] and search.compat_words("café naïve 東京") == []
@@ -138,6 +140,7 @@ def _old_words(conn):
     conn.execute("UPDATE pages SET search_words = ''")
 
 
+@pytest.mark.engine_free
 def test_migration_v15_indexes_an_existing_brains_compat_words(tmp_path):
     p = tmp_path / "old.db"
     with _brain(tmp_path, p) as b:
@@ -160,6 +163,7 @@ def test_migration_v15_indexes_an_existing_brains_compat_words(tmp_path):
             assert dbmod.rederive_compat_words(b.conn) == 0
 
 
+@pytest.mark.engine_free
 def test_postgres_v13_indexes_an_existing_brains_compat_words(tmp_path, pg_url):
     """Postgres schema v13 (the Python step after its SQL) does what SQLite v15 does."""
     from gbrain.storage import pg
@@ -202,6 +206,7 @@ def _slow_compat_words(text: str) -> list[str]:
 _ALPHABET = list("ae ıAé\u0301\u0308\u0340\u00a0\u3000（）：…‼¨´ﬁＧｇ²①ｶﾞ会-.") + ["e\u0301", "\u00a0\u0301"]
 
 
+@pytest.mark.engine_free
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_ALPHABET), max_size=12).map("".join))
 def test_the_fast_check_skips_only_text_whose_words_nfkc_keeps(text):

@@ -37,6 +37,7 @@ def brain(tmp_path, db_path):
         yield b
 
 
+@pytest.mark.engine_free
 def test_conflict_original_reads_the_mark_sync_writes():
     from gbrain.sync.engine import conflict_copy_path
 
@@ -65,6 +66,7 @@ def test_query_puts_each_copy_right_below_its_page(brain):
         assert hits.index("people/yara-kowalski.conflict-20261202T020101-2") < 3, (mode, hits)
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("stem", ["L" * 245, "é" * 122, "notes/" + "日本" * 40 + "x"])
 def test_a_long_names_copy_is_cut_to_255_bytes_and_still_known_as_its_copy(stem):
     from gbrain.sync.engine import MAX_FILE_NAME_BYTES, conflict_copy_path, is_conflict_copy_of

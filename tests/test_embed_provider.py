@@ -161,6 +161,7 @@ def test_env_openai_key_goes_to_a_base_url_the_user_chose(srv, run):
     assert r.returncode == 0 and srv.requests and all(q["auth"] is None for q in srv.requests), r.stderr
 
 
+@pytest.mark.engine_free
 def test_endpoint_rule():
     env = {"OPENAI_API_KEY": "sk-env"}
     assert emb.endpoint({}, env)[:3] == (None, "sk-env", None)
@@ -173,6 +174,7 @@ def test_endpoint_rule():
     assert emb.endpoint({"embedding_base_url": "http://h/v1"}, {**env, emb.KEY_ENV: "sk-g"})[1] == "sk-g"
 
 
+@pytest.mark.engine_free
 def test_a_401_from_a_server_denied_the_key_says_why(srv):
     srv.mode = "status 401"
     m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, key_note="OPENAI_API_KEY not sent to x")
@@ -274,6 +276,7 @@ def test_a_refused_chunk_skips_its_page_only_and_is_named(srv, run):
     assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and not json.loads(r.stdout)["skipped"]
 
 
+@pytest.mark.engine_free
 def test_bisection_finds_each_refused_input(srv):
     from gbrain.search.vectors import _embed_splitting
 
@@ -377,6 +380,7 @@ def test_an_answer_whose_indexes_are_not_each_input_once_is_refused_not_stored_o
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_a_500_storm_shows_the_server_text_and_a_long_retry_after_stops_at_once(srv):
     srv.mode = "status 500"
     m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, max_retries=2, backoff=0.001)

@@ -28,6 +28,7 @@ def notes(root: Path, folder: str, n: int) -> None:
 # ---- 2. the empty-folder guard -------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("left", ["nothing", "ds_store", "obsidian"])
 def test_root_with_only_non_markdown_left_is_refused_until_confirmed(tmp_path, left):
     root, db = tmp_path / "v", tmp_path / "b.db"
@@ -56,6 +57,7 @@ def test_root_with_only_non_markdown_left_is_refused_until_confirmed(tmp_path, l
         assert len([t for t in trash_list(b, limit=0) if t["kind"] == "page" and t["deleted"]]) == MASS_TRASH + 8
 
 
+@pytest.mark.engine_free
 def test_emptied_subfolder_is_refused_but_the_rest_of_the_tree_is_not_blocked_forever(tmp_path):
     """An unmounted sub-volume: `archive/` is an empty folder now, the root still has notes."""
     root, db = tmp_path / "v", tmp_path / "b.db"
@@ -80,6 +82,7 @@ def test_emptied_subfolder_is_refused_but_the_rest_of_the_tree_is_not_blocked_fo
         eng.close()
 
 
+@pytest.mark.engine_free
 def test_many_notes_deleted_while_others_stay_in_the_folder_is_not_a_vanished_tree(tmp_path):
     """25 of 60: many, but not most of the folder (most of it at once is refused:
     tests/test_mass_delete.py)."""
@@ -95,6 +98,7 @@ def test_many_notes_deleted_while_others_stay_in_the_folder_is_not_a_vanished_tr
         eng.close()
 
 
+@pytest.mark.engine_free
 def test_deleting_the_last_notes_of_a_small_vault_one_by_one_never_gets_stuck(tmp_path):
     root, db = tmp_path / "v", tmp_path / "b.db"
     notes(root, "", 3)
@@ -155,6 +159,7 @@ def brain300(tmp_path):
     return tree, db
 
 
+@pytest.mark.engine_free
 def test_damaged_db_refuses_writes_says_how_to_recover_and_export_saves_what_is_readable(tmp_path, brain300):
     tree, db = brain300
     damage(db, page_rows_at(db))  # in the page rows: export must meet it
@@ -177,12 +182,14 @@ def test_damaged_db_refuses_writes_says_how_to_recover_and_export_saves_what_is_
         assert p.read_bytes() == (tree / p.relative_to(out)).read_bytes()
 
 
+@pytest.mark.engine_free
 def test_a_sound_db_passes_check_and_verify(brain300):
     tree, db = brain300
     r = gbrain("check", "--db", str(db))
     assert r.returncode == 0 and "OK" in r.stdout.decode()
 
 
+@pytest.mark.engine_free
 def test_zero_byte_db_file_is_not_silently_a_new_brain(tmp_path):
     db = tmp_path / "empty.db"
     db.write_bytes(b"")
@@ -205,6 +212,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.engine_free
 def test_open_after_an_unclean_shutdown_checks_the_file(tmp_path, brain300):
     tree, db = brain300
     r = __import__("subprocess").run([__import__("sys").executable, "-c", KILLED_WRITER, str(db)], capture_output=True)
@@ -249,6 +257,7 @@ DERIVED_ROWS_HIT = pytest.mark.xfail(reason="damage inside derived rows (a link'
 # traceback (KeyError in the fast path of gbrain/entry.py).
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("at,n", [(at, n) for at in (0.15, 0.3, 0.45, 0.6, 0.75, 0.9) for n in (64, 4096 * 2) if (at, n) != (0.45, 8192)]
                          + [pytest.param(0.45, 8192, marks=DERIVED_ROWS_HIT)])
 def test_random_bytes_in_a_cleanly_closed_brain_never_give_a_wrong_answer_or_a_traceback(tmp_path, clean_closed, at, n):
@@ -289,6 +298,7 @@ def test_random_bytes_in_a_cleanly_closed_brain_never_give_a_wrong_answer_or_a_t
         assert r.returncode == 1 and "is damaged" in one_line_error(r)
 
 
+@pytest.mark.engine_free
 def test_a_page_whose_bytes_changed_inside_the_file_is_not_returned_as_good(tmp_path, clean_closed):
     """Random bytes that land inside a page's text leave SQLite's structure sound (quick_check
     passes), so only the hash stored with the row can tell: get refuses the page with one line,
@@ -335,6 +345,7 @@ def _damage_ana(tmp_path, brain_tree) -> str:
     return db
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("args", [
     ["tag", "ana-lima", "x"], ["untag", "ana-lima", "founder"], ["link", "ana-lima", "concepts/hybrid-retrieval"], ["unlink", "ana-lima", "companies/river-ai"],
     ["timeline-add", "ana-lima", "--date", "2025-01-01", "--summary", "met"],
@@ -350,6 +361,7 @@ def test_a_partial_write_to_a_page_whose_text_fails_its_hash_is_refused(tmp_path
     assert gbrain("get", "ana-lima", "--db", db).returncode == 1  # still refused, not made good
 
 
+@pytest.mark.engine_free
 def test_check_names_pages_whose_text_fails_its_hash(tmp_path, brain_tree):
     db = _damage_ana(tmp_path, brain_tree)
     r = gbrain("check", "--db", db)
@@ -357,6 +369,7 @@ def test_check_names_pages_whose_text_fails_its_hash(tmp_path, brain_tree):
     assert b"1 page(s)" in r.stdout + r.stderr
 
 
+@pytest.mark.engine_free
 def test_a_full_put_repairs_a_damaged_page_and_keeps_the_damaged_text_in_the_history(tmp_path, brain_tree):
     db = _damage_ana(tmp_path, brain_tree)
     good = (brain_tree / "people" / "ana-lima.md").read_bytes()
@@ -392,6 +405,7 @@ def tiny_fs(tmp_path):
     unmount(mnt)
 
 
+@pytest.mark.engine_free
 def test_full_disk_during_import_is_one_clear_line_and_the_brain_stays_sound(tmp_path, tiny_fs):
     from conftest import make_brain
 
@@ -404,6 +418,7 @@ def test_full_disk_during_import_is_one_clear_line_and_the_brain_stays_sound(tmp
         assert not __import__("gbrain.sync.verify", fromlist=["x"]).db_integrity(b, full=True)
 
 
+@pytest.mark.engine_free
 def test_full_vault_during_sync_is_one_clear_line(tmp_path, tiny_fs):
     db = tmp_path / "b.db"
     (tiny_fs / "a.md").write_text("# A\n")
@@ -416,6 +431,7 @@ def test_full_vault_during_sync_is_one_clear_line(tmp_path, tiny_fs):
     assert not [p for p in os.listdir(tiny_fs) if p.startswith(".gbrain-tmp-")]
 
 
+@pytest.mark.engine_free
 def test_sync_on_a_brain_whose_disk_is_full_at_start_is_one_clear_line_not_damage(tmp_path, small_fs):
     """A one-shot `sync` started on a full disk says the disk is full and exits 1. (It said
     "is damaged (SQLite: database is locked)" with advice to rebuild the brain: the quick_check
@@ -451,6 +467,7 @@ def read_only_brain(tmp_path, brain300):
     unmount(mnt)
 
 
+@pytest.mark.engine_free
 def test_read_commands_work_on_a_read_only_mount_and_writes_get_one_line(read_only_brain):
     tree, db = read_only_brain
     slug = "people/" + sorted(p for p in os.listdir(tree / "people") if p.endswith(".md"))[0][:-3]
@@ -466,6 +483,7 @@ def test_read_commands_work_on_a_read_only_mount_and_writes_get_one_line(read_on
 # ---- 7. slugs that look like something else ------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("slug", ["people/x\n", "people/x\r", "\npeople/x", "people/\u202egpj.exe", "a\u200bb", "x\ty", "\u2066x\u2069", "x\u00ady", "x\u2028y", "x\x7fy", "x\u0085y"])
 def test_slugs_with_control_bidi_or_invisible_characters_are_refused(tmp_path, slug):
     db = str(tmp_path / "b.db")
@@ -476,6 +494,7 @@ def test_slugs_with_control_bidi_or_invisible_characters_are_refused(tmp_path, s
         assert b.stats()["pages"] == 0
 
 
+@pytest.mark.engine_free
 def test_emoji_and_joiners_stay_valid_slugs(tmp_path):
     db = str(tmp_path / "b.db")
     for slug in ["notes/family-\U0001F468\u200d\U0001F469\u200d\U0001F467", "notes/\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"]:
@@ -487,6 +506,7 @@ def test_emoji_and_joiners_stay_valid_slugs(tmp_path):
 ON_DISK = ["people/x\u202egpj.md", "people/a\u200bb.md", "notes/\u2066y\u2069.md", "notes/soft\u00adhyphen.md", "notes/bom\ufeff.md", "notes/ltr\u200emark.md"]
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("how", ["import", "sync"])
 def test_files_named_with_bidi_or_invisible_characters_are_kept_as_files_not_pages(tmp_path, how):
     """Issue 11 item 7, files already on disk: a note whose name holds a right-to-left override,
@@ -520,6 +540,7 @@ def test_files_named_with_bidi_or_invisible_characters_are_kept_as_files_not_pag
 # ---- 5. crash leftovers ------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_a_conflict_copy_left_by_a_killed_sync_is_taken_not_duplicated(tmp_path, monkeypatch):
     from gbrain.sync import engine as engmod
     from gbrain.sync.engine import conflict_list
@@ -551,6 +572,7 @@ def test_a_conflict_copy_left_by_a_killed_sync_is_taken_not_duplicated(tmp_path,
         eng.close()
 
 
+@pytest.mark.engine_free
 def test_conflicts_lists_a_copy_without_a_record(tmp_path):
     from gbrain.sync.engine import conflict_list
 
@@ -561,6 +583,7 @@ def test_conflicts_lists_a_copy_without_a_record(tmp_path):
         assert [(c["path"], c["copy_path"], c["status"]) for c in conflict_list(b)] == [("people/ana.md", "people/ana.conflict-20260101T101010.md", "open")]
 
 
+@pytest.mark.engine_free
 def test_partial_temp_files_of_a_dead_run_are_cleaned_and_listed(tmp_path):
     import subprocess
     import sys
@@ -615,6 +638,7 @@ def _engine(tmp_path, files: dict[str, str]):
     return b, eng, root
 
 
+@pytest.mark.engine_free
 def test_limit_rename_plus_edit_leaves_the_sidecar_under_the_old_name_and_loses_nothing(tmp_path):
     """A file renamed *and* edited between syncs is a delete plus a new page (no content to match
     the move by); the `.raw` sidecar stays where it was, as a file, with its bytes."""
@@ -634,6 +658,7 @@ def test_limit_rename_plus_edit_leaves_the_sidecar_under_the_old_name_and_loses_
     b.close()
 
 
+@pytest.mark.engine_free
 def test_pending_brain_edit_plus_disk_rename_is_one_moved_page(tmp_path):
     """The brain edited ana while the file was renamed on disk (bytes unchanged): a move whose
     brain side changed. One page at the new path with the brain's edit, written to the new
@@ -657,6 +682,7 @@ def test_pending_brain_edit_plus_disk_rename_is_one_moved_page(tmp_path):
 HEADING_PAGE = "# Ana\n\nFounder.\n\n---\n\nMore about Ana.\n\n---\n\n## Timeline\n\n- **2025-01-02** | call — Met\n"
 
 
+@pytest.mark.engine_free
 def test_changing_timeline_split_re_derives_every_page_like_a_fresh_import(tmp_path):
     from gbrain.sync.verify import derived_snapshot, fresh_import_differences
 
@@ -681,6 +707,7 @@ def test_changing_timeline_split_re_derives_every_page_like_a_fresh_import(tmp_p
         assert derived_snapshot(c) == before
 
 
+@pytest.mark.engine_free
 def test_export_refuses_every_file_under_a_symlinked_folder_deep_in_the_path(tmp_path):
     """Export looks at each folder once per run (not once per file): a symlink anywhere on the
     way still refuses every file beneath it, and the folders it made itself are reused."""
@@ -722,6 +749,7 @@ b.close()
 """
 
 
+@pytest.mark.engine_free
 def test_the_open_lock_file_is_removed_by_the_last_process_that_closes_the_brain(tmp_path):
     import subprocess
     import sys
@@ -749,6 +777,7 @@ def test_the_open_lock_file_is_removed_by_the_last_process_that_closes_the_brain
     assert not _lock_files(db)
 
 
+@pytest.mark.engine_free
 def test_serve_on_a_read_only_brain_offers_the_read_only_tools(read_only_brain):
     """`serve` on a brain it cannot write (a read-only mount; a 0444 file for a user other than
     root) offers the `--read-only` tool set and says so on stderr, instead of write tools that
@@ -789,6 +818,7 @@ def _stale_fts_row(db) -> None:
     c.close()
 
 
+@pytest.mark.engine_free
 def test_a_search_index_row_of_a_missing_page_is_skipped_with_one_warning_and_reindex_repairs_it(brain300):
     tree, db = brain300
     _stale_fts_row(db)
@@ -831,6 +861,7 @@ def fill(fs: Path, leave: int) -> Path:
     return filler
 
 
+@pytest.mark.engine_free
 def test_full_disk_during_export_is_one_line_without_sync_advice_and_what_was_written_is_complete(tmp_path, small_fs, brain300):
     tree, db = brain300
     filler = fill(small_fs, 300 * 1024)  # ~300 KB left of the tree's ~1.7 MB: some files fit
@@ -849,6 +880,7 @@ def test_full_disk_during_export_is_one_line_without_sync_advice_and_what_was_wr
     assert r.returncode == 0 and r.stderr == b"", r.stderr
 
 
+@pytest.mark.engine_free
 def test_a_truncated_brain_advises_a_rebuild_or_a_backup_not_an_export_that_saves_nothing(tmp_path, brain300):
     tree, db = brain300
     size = db.stat().st_size
@@ -863,6 +895,7 @@ def test_a_truncated_brain_advises_a_rebuild_or_a_backup_not_an_export_that_save
     assert not out.exists() or not [p for p in out.rglob("*") if p.is_file()]
 
 
+@pytest.mark.engine_free
 def test_plain_verify_says_how_many_stored_texts_it_hashed_and_check_and_deep_catch_an_overwritten_text(brain300):
     """Page text bytes overwritten inside brain.db (quick_check cannot see them) are caught by
     plain verify only when the page is drawn: its report says how many stored texts it hashed
@@ -896,6 +929,7 @@ def test_plain_verify_says_how_many_stored_texts_it_hashed_and_check_and_deep_ca
     assert r.returncode == 1 and "is damaged" in one_line_error(r)
 
 
+@pytest.mark.engine_free
 def test_a_search_index_row_of_a_missing_page_over_mcp_is_a_warning_not_an_internal_error(brain300):
     tree, db = brain300
     _stale_fts_row(db)
@@ -907,6 +941,7 @@ def test_a_search_index_row_of_a_missing_page_over_mcp_is_a_warning_not_an_inter
         assert len(said) == 1 and "`brain_reindex` rebuilds it" in said[0] and "gbrain check" in said[0], warned  # (check is a CLI command: no tool)
 
 
+@pytest.mark.engine_free
 def test_sync_into_a_read_only_tree_names_the_file_not_a_temp_file(tmp_path):
     """A chaos trial: ``error: /tmp/…/t/.gbrain-tmp-24017-6750811373 is on a read-only file
     system`` named gbrain's own temp file; the file it was writing is named instead."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from gbrain.core.brain import Brain
 from gbrain.search import keyword as search
 from gbrain.storage import db as dbmod
@@ -41,12 +43,14 @@ def test_frontmatter_tags_and_values_are_searched(tmp_path, db_path):
         assert search.search(b.conn, "pteridophyte") == []
 
 
+@pytest.mark.engine_free
 def test_search_words_leave_out_names_dates_and_urls():
     fm = {"title": "T", "aliases": ["A"], "tags": ["#seedling", "area/drinks"], "created": "2024-01-02",
           "at": "2024-01-02T10:00:00", "url": "https://x.y/z", "status": "evergreen", "n": 3, "nested": {"k": ["deep  value"]}}
     assert search.search_words("a 重跑gen-itgc后 b", "", fm) == "gen itgc #seedling area/drinks evergreen deep value"
 
 
+@pytest.mark.engine_free
 def test_migration_v14_fills_an_existing_brains_frontmatter_words(tmp_path):
     """A brain written before v14 gets the words a fresh import stores, and finds by them."""
     p = tmp_path / "old.db"
@@ -63,6 +67,7 @@ def test_migration_v14_fills_an_existing_brains_frontmatter_words(tmp_path):
         b.conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
 
 
+@pytest.mark.engine_free
 def test_postgres_v11_fills_an_existing_brains_frontmatter_words(tmp_path, pg_url):
     """Postgres schema v11 (the Python step after its SQL) does what SQLite v14 does."""
     from gbrain.storage import pg

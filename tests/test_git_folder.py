@@ -304,6 +304,7 @@ def test_watch_start_after_a_checkout_it_did_not_see(tmp_path, db_path):
             w.engine.close()
 
 
+@pytest.mark.engine_free
 def test_the_watcher_ignores_git_s_own_files(tmp_path):
     from gbrain.sync.watch import _Handler
 
@@ -319,6 +320,7 @@ def test_the_watcher_ignores_git_s_own_files(tmp_path):
 # ---- reading .git by its files ------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("version", [2, 3, 4])
 def test_the_index_reader_lists_what_git_ls_files_lists(tmp_path, version):
     root = tmp_path / "r"
@@ -344,6 +346,7 @@ def test_the_index_reader_lists_what_git_ls_files_lists(tmp_path, version):
     assert set(names) <= want
 
 
+@pytest.mark.engine_free
 def test_git_state_by_files_only(tmp_path):
     root = tmp_path / "r"
     repo_with_branch(root)

@@ -42,6 +42,7 @@ def check_versions(b, slug, texts):
     return bodies
 
 
+@pytest.mark.engine_free
 def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
     b = Brain.open(tmp_path / "brain.db")
     seen = []
@@ -112,6 +113,7 @@ def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
     b.close()
 
 
+@pytest.mark.engine_free
 def test_history_diff_and_cli(tmp_path):
     db = str(tmp_path / "brain.db")
     assert gbrain("--db", db, "put", "people/ana", input=ANA).returncode == 0
@@ -168,6 +170,7 @@ def test_mcp_writes_carry_the_client_name(fixture_db):
         assert b.get_text("people/ana-lima") == (Path(__file__).parent.parent / "fixtures" / "brain" / "people" / "ana-lima.md").read_text("utf-8")
 
 
+@pytest.mark.engine_free
 def test_zero_byte_save_is_loud_and_one_revert_away(tmp_path):
     case = SHARED / "cases" / "zero-byte-save" / "input"
     if not case.exists():
@@ -194,6 +197,7 @@ def test_zero_byte_save_is_loud_and_one_revert_away(tmp_path):
     assert ana.read_bytes() == before  # the file follows the revert
 
 
+@pytest.mark.engine_free
 def test_a_page_that_lost_most_of_its_bytes_is_reported(tmp_path):
     root = tmp_path / "notes"
     root.mkdir()
@@ -210,6 +214,7 @@ def test_a_page_that_lost_most_of_its_bytes_is_reported(tmp_path):
         eng.close()
 
 
+@pytest.mark.engine_free
 def test_conflict_keeps_both_versions_in_history(tmp_path):
     root = tmp_path / "notes"
     root.mkdir()
@@ -334,6 +339,7 @@ def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_
         eng.close()
 
 
+@pytest.mark.engine_free
 def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
     with Brain.open(tmp_path / "brain.db") as b:
         for i in range(5):
@@ -364,6 +370,7 @@ def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
         assert n == b.conn.execute("SELECT COUNT(DISTINCT body_id) FROM history").fetchone()[0]
 
 
+@pytest.mark.engine_free
 def test_history_prune_spelling_of_the_issue_with_config_defaults(tmp_path):
     """`gbrain history --prune --keep-days N --keep-last K` (issue 12's spelling) is history-prune:
     a dry run first, --apply to do it; with a SLUG only that page's history, without one the
@@ -402,6 +409,7 @@ def test_history_prune_spelling_of_the_issue_with_config_defaults(tmp_path):
         assert r.returncode == 2 and r.stderr.decode().startswith("error:"), bad
 
 
+@pytest.mark.engine_free
 def test_prune_keeps_a_deleted_pages_last_text_unless_asked(tmp_path):
     """keep_days 0 (everything is old): a deleted page's last text and its deletion stay, and it
     stays in the trash; --include-deleted prunes them (dry run first); the current version of a
@@ -430,6 +438,7 @@ def test_prune_keeps_a_deleted_pages_last_text_unless_asked(tmp_path):
         assert b.conn.execute("SELECT COUNT(*) FROM history_bodies").fetchone()[0] == 1
 
 
+@pytest.mark.engine_free
 def test_a_v3_brain_gets_its_pages_as_version_one(tmp_path):
     from gbrain.storage import db as dbmod
 
@@ -449,6 +458,7 @@ def test_a_v3_brain_gets_its_pages_as_version_one(tmp_path):
         assert run(b, "get", slug="old", version=1)["content"] == text == render_row(b.page_row("old"))
 
 
+@pytest.mark.engine_free
 def test_v7_moves_the_old_trash_into_history_losing_nothing(tmp_path, monkeypatch):
     """A brain made with the v6 schema (history and a sync_trash table) holding trash rows of
     every kind the old code wrote: after migration v7 the table is gone, every trashed body is
@@ -537,6 +547,7 @@ STEP = st.one_of(
 )
 
 
+@pytest.mark.engine_free
 @settings(max_examples=int(os.environ.get("GBRAIN_HISTORY_EXAMPLES", "15")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(STEP, min_size=1, max_size=14))
 def test_property_every_version_comes_back_byte_for_byte(steps):
@@ -640,6 +651,7 @@ def test_property_every_version_comes_back_byte_for_byte(steps):
 _BYTES = st.binary(max_size=600) | st.text(max_size=400).map(lambda t: t.encode("utf-8"))
 
 
+@pytest.mark.engine_free
 @settings(max_examples=300, deadline=None)
 @given(_BYTES, _BYTES, st.integers(0, 3), st.booleans())
 def test_pack_round_trips_every_body_against_every_base(base, body, reps, chain):
@@ -655,6 +667,7 @@ def test_pack_round_trips_every_body_against_every_base(base, body, reps, chain)
     assert len(packed) <= len(body) + 1
 
 
+@pytest.mark.engine_free
 def test_a_one_place_edit_is_stored_as_the_changed_span():
     """The common edit (one line changed in a page) costs about the changed bytes, not the page."""
     old = ANA.encode() * 20
@@ -752,6 +765,7 @@ def test_get_output_into_a_missing_folder_says_it_created_it(tmp_path, db_path):
     assert r.returncode == 2 and r.stderr.decode() == f"error: {dest} is a file, not a folder: cannot write {dest / 'x' / 'p.md'}; nothing was written\n", r.stderr
 
 
+@pytest.mark.engine_free
 def test_changes_can_leave_out_an_origin(tmp_path):
     """An MCP agent trial (briefing skill 1.1): after an import, `brain_changes {"since": "24h"}`
     answered 100 import rows (27 KB) and the day's own edits had to be fetched origin by origin.

@@ -40,6 +40,7 @@ def roundtrip(src: Path, tmp: Path) -> tuple[dict, dict]:
     return rep, exp
 
 
+@pytest.mark.engine_free
 def test_fixture_import_report_and_byte_identical_export(tmp_path):
     rep, exp = roundtrip(FIXTURE_BRAIN, tmp_path)
     assert rep["ok"] and exp["ok"], (rep["problems"], exp["problems"])
@@ -52,6 +53,7 @@ def test_fixture_import_report_and_byte_identical_export(tmp_path):
     assert tree_bytes(tmp_path / "out") == tree_bytes(FIXTURE_BRAIN)
 
 
+@pytest.mark.engine_free
 def test_special_files_feed_config_and_ingest_log(tmp_path):
     with Brain.open(tmp_path / "b.db") as b:
         import_tree(b, FIXTURE_BRAIN)
@@ -62,6 +64,7 @@ def test_special_files_feed_config_and_ingest_log(tmp_path):
         assert b.page_row("index") is None
 
 
+@pytest.mark.engine_free
 def test_reimport_unchanged_writes_nothing(tmp_path, brain_tree, monkeypatch):
     # no racy-clean second (importer.RACY_NS): else a tree copied just before the first import
     # is recorded with stamp 0 and its rows rewritten by an import more than a second later,
@@ -84,6 +87,7 @@ def test_reimport_unchanged_writes_nothing(tmp_path, brain_tree, monkeypatch):
     assert changes_before is not None and mtime <= db.stat().st_mtime_ns
 
 
+@pytest.mark.engine_free
 def test_one_changed_file_is_reimported(tmp_path, brain_tree):
     with Brain.open(tmp_path / "b.db") as b:
         import_tree(b, brain_tree)
@@ -96,11 +100,13 @@ def test_one_changed_file_is_reimported(tmp_path, brain_tree):
 
 def test_import_never_writes_into_the_tree(tmp_path, brain_tree):
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in brain_tree.rglob("*") if p.is_file()}
-    gbrain("import", str(brain_tree))
+    r = gbrain("import", str(brain_tree))  # into $GBRAIN_DB: the engine's brain
+    assert r.returncode == 0, r.stderr
     after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in brain_tree.rglob("*") if p.is_file()}
     assert before == after
 
 
+@pytest.mark.engine_free
 def test_messy_files_are_kept(tmp_path):
     root = tmp_path / "messy"
     (root / "notes").mkdir(parents=True)
@@ -132,6 +138,7 @@ def test_messy_files_are_kept(tmp_path):
     assert out == expected
 
 
+@pytest.mark.engine_free
 def test_import_of_brain_db_inside_tree_skips_the_db(tmp_path, brain_tree):
     r = gbrain("import", ".", "--db", "brain.db", cwd=brain_tree)
     assert r.returncode == 0, r.stderr
@@ -139,6 +146,7 @@ def test_import_of_brain_db_inside_tree_skips_the_db(tmp_path, brain_tree):
     assert json.loads(r2.stdout)["counts"]["pages_written"] == 0
 
 
+@pytest.mark.engine_free
 def test_export_writes_only_changed_files_atomically(tmp_path, brain_tree):
     with Brain.open(tmp_path / "b.db") as b:
         import_tree(b, brain_tree)
@@ -156,6 +164,7 @@ def test_export_writes_only_changed_files_atomically(tmp_path, brain_tree):
         assert export_tree(b, out)["counts"] == {"written": 1, "unchanged": 10, "failed": 0}
 
 
+@pytest.mark.engine_free
 def test_verify_reports_every_kind_of_difference(tmp_path, brain_tree):
     with Brain.open(tmp_path / "b.db") as b:
         import_tree(b, brain_tree)
@@ -172,6 +181,7 @@ def test_verify_reports_every_kind_of_difference(tmp_path, brain_tree):
     assert r.returncode == 1 and b"MISMATCH" in r.stdout
 
 
+@pytest.mark.engine_free
 def test_verify_catches_a_corrupted_derived_row(tmp_path, brain_tree):
     with Brain.open(tmp_path / "b.db") as b:
         import_tree(b, brain_tree)
@@ -182,6 +192,7 @@ def test_verify_catches_a_corrupted_derived_row(tmp_path, brain_tree):
         assert any(p.startswith("links:") for p in rep["problems"]) and any(p.startswith("timeline:") for p in rep["problems"])
 
 
+@pytest.mark.engine_free
 def test_verify_compares_stored_hashes_and_samples_the_derived_rows(tmp_path, brain_tree):
     """verify reads and hashes the tree, compares it with the stored hashes and re-parses a random
     sample of pages; --deep re-parses every page."""
@@ -207,6 +218,7 @@ class _DrawFirst:
         return self.index if a == 0 else a
 
 
+@pytest.mark.engine_free
 def test_verify_rereads_a_share_of_the_page_text_and_catches_a_changed_row_on_a_drawn_page(tmp_path, monkeypatch):
     """verify re-parses pages drawn at random until it has re-parsed verify.sample_budget's
     characters (a share of the tree's page text, at least SAMPLE_MIN_CHARS), not a fixed number of
@@ -255,6 +267,7 @@ def test_verify_rereads_a_share_of_the_page_text_and_catches_a_changed_row_on_a_
         assert any("row(s) of pages that have no sidecar" in p for p in rep["problems"])
 
 
+@pytest.mark.engine_free
 def test_verify_catches_stored_text_that_differs_from_its_hash_and_rows(tmp_path, brain_tree):
     """A page whose stored text no longer gives its stored hash (the text its rows were derived
     from), and a page whose frontmatter JSON differs from its text, are reported by name."""
@@ -271,6 +284,7 @@ def test_verify_catches_stored_text_that_differs_from_its_hash_and_rows(tmp_path
             assert rep["hash_mismatches"] == (["people/ana-lima.md"] if deep else [])
 
 
+@pytest.mark.engine_free
 def test_db_roundtrip_after_cli_writes(tmp_path, brain_tree):
     """import → CLI writes → export → import into a new DB gives equal pages, tags, links, timeline, raw."""
     db1, db2 = tmp_path / "one.db", tmp_path / "two.db"
@@ -316,6 +330,7 @@ def test_db_roundtrip_after_cli_writes(tmp_path, brain_tree):
     assert ("companies/river-ai", "exa", '{"articles": 2}') in a["raw"]
 
 
+@pytest.mark.engine_free
 def test_killed_import_loses_nothing_and_resumes(tmp_path):
     src = make_brain(tmp_path / "big", 1500)
     db = tmp_path / "k.db"
@@ -345,6 +360,7 @@ def test_killed_import_loses_nothing_and_resumes(tmp_path):
     assert not cmp.left_only and not cmp.right_only and not cmp.diff_files
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("corpus", ["gbrain-style", "msdocs-ad-identity"])
 def test_small_corpora_roundtrip_byte_identical(tmp_path, corpus):
     src = CORPORA / corpus
@@ -356,6 +372,7 @@ def test_small_corpora_roundtrip_byte_identical(tmp_path, corpus):
     assert tree_bytes(tmp_path / "out") == tree_bytes(src)
 
 
+@pytest.mark.engine_free
 def test_make_brain_200_roundtrip_byte_identical(tmp_path):
     src = make_brain(tmp_path / "b200", 200)
     rep, exp = roundtrip(src, tmp_path)
@@ -366,6 +383,7 @@ def test_make_brain_200_roundtrip_byte_identical(tmp_path):
         assert verify_tree(b, scan_tree(src))["ok"]
 
 
+@pytest.mark.engine_free
 def test_nfc_and_nfd_spellings_of_one_name_are_both_kept(tmp_path):
     root = tmp_path / "uni"
     root.mkdir()
@@ -380,6 +398,7 @@ def test_nfc_and_nfd_spellings_of_one_name_are_both_kept(tmp_path):
     assert r.returncode == 0 and r.stdout in (b"composed\n", b"decomposed\n")
 
 
+@pytest.mark.engine_free
 def test_reimport_keeps_edits_made_through_gbrain(tmp_path, brain_tree):
     db = str(tmp_path / "re.db")
     assert gbrain("import", str(brain_tree), "--db", db).returncode == 0
@@ -394,6 +413,7 @@ def test_reimport_keeps_edits_made_through_gbrain(tmp_path, brain_tree):
     assert "precious" in (brain_tree / "people" / "ana-lima.md").read_text()
 
 
+@pytest.mark.engine_free
 def test_import_over_a_different_brain_version_keeps_it_in_the_trash(tmp_path, brain_tree):
     db = str(tmp_path / "tr.db")
     assert gbrain("put", "people/ana-lima", "--db", db, input="# a version only the brain had\n").returncode == 0
@@ -405,6 +425,7 @@ def test_import_over_a_different_brain_version_keeps_it_in_the_trash(tmp_path, b
     assert gbrain("get", "ana-lima", "--version", "1", "--db", db).stdout == b"# a version only the brain had\n"
 
 
+@pytest.mark.engine_free
 def test_a_write_landing_during_import_is_never_silently_overwritten(tmp_path, brain_tree, monkeypatch):
     """A page written by another writer after import scanned the tree (simulated from the progress
     callback, between two windows) is decided on the brain's current bytes, not the scan's."""
@@ -431,6 +452,7 @@ def test_a_write_landing_during_import_is_never_silently_overwritten(tmp_path, b
         assert any("written-meanwhile" in t for t in trashed)  # and the brain's write was kept
 
 
+@pytest.mark.engine_free
 def test_export_checks_the_tree_from_the_hashes_of_what_it_wrote(tmp_path, brain_tree, monkeypatch):
     """Export's check compares the tree with the stored hashes using the hashes of the bytes it
     wrote (issue 14: export at ≤ 2× a plain copy): nothing it wrote is read back, but a file
@@ -463,6 +485,7 @@ def test_export_checks_the_tree_from_the_hashes_of_what_it_wrote(tmp_path, brain
         assert [os.path.basename(p) for p in reads] == ["ana-lima.md"]
 
 
+@pytest.mark.engine_free
 def test_import_of_a_second_folder_into_a_bound_brain_says_so(tmp_path, brain_tree):
     """The quick start's brain holds the example pages and is bound to fixtures/brain; importing
     one's own vault into the same brain.db must say the pages are mixed, not pass in silence."""
@@ -494,6 +517,7 @@ def _imported_copy(tmp_path, brain_tree):
     return db, copy
 
 
+@pytest.mark.engine_free
 def test_verify_says_what_matched_differs_and_is_only_on_one_side(tmp_path, brain_tree):
     """Trial: `verify DIR` on a folder and a brain that each held something the other did not
     said "Files seen 11 → stored 10 (pages 7, other files 5)" and "Content hashes checked: 11,
@@ -529,6 +553,7 @@ def test_verify_says_what_matched_differs_and_is_only_on_one_side(tmp_path, brai
     assert ok[1:3] == ["  the same in both: 11", "  only in the brain (not in the folder): 1: ideas/only-in-brain.md"] and not ok[3].startswith("  "), ok
 
 
+@pytest.mark.engine_free
 def test_export_refuses_to_replace_files_that_differ_and_writes_nothing(tmp_path, brain_tree):
     """An edit that exists only on disk is never silently overwritten."""
     db, copy = _imported_copy(tmp_path, brain_tree)
@@ -544,6 +569,7 @@ def test_export_refuses_to_replace_files_that_differ_and_writes_nothing(tmp_path
     assert tree_bytes(copy) == before
 
 
+@pytest.mark.engine_free
 def test_export_into_a_missing_folder_says_it_created_it(tmp_path, brain_tree):
     """`export --dir` creates a missing folder (and its parents) as `get --output` does, and says
     so (`created_folders` in --json); into a folder that exists it says nothing of the kind."""
@@ -559,6 +585,7 @@ def test_export_into_a_missing_folder_says_it_created_it(tmp_path, brain_tree):
     assert r.returncode == 0 and json.loads(r.stdout)["created_folders"] == [str(tmp_path / "new" / "other")]
 
 
+@pytest.mark.engine_free
 def test_export_again_after_a_killed_export_removes_its_partial_temp_file(tmp_path, brain_tree):
     """trial6: `kill -9` of an export left `.gbrain-tmp-<pid>-<n>` (a partial copy of a file it
     was writing) in the export folder, and every later export said "Validation: OK" and left it
@@ -582,6 +609,7 @@ def test_export_again_after_a_killed_export_removes_its_partial_temp_file(tmp_pa
     assert tree_bytes(out) == tree_bytes(brain_tree)
 
 
+@pytest.mark.engine_free
 def test_export_overwrite_keeps_the_replaced_bytes_in_the_history(tmp_path, brain_tree):
     db, copy = _imported_copy(tmp_path, brain_tree)
     ana = copy / "people" / "ana-lima.md"
@@ -599,6 +627,7 @@ def test_export_overwrite_keeps_the_replaced_bytes_in_the_history(tmp_path, brai
     assert gbrain("--db", db, "export", "--dir", str(copy)).returncode in (0, 1)  # nothing differs now
 
 
+@pytest.mark.engine_free
 def test_export_into_the_folder_the_brain_is_bound_to_points_to_sync(tmp_path, brain_tree):
     """The new-user repro: import v, edit v, export --dir v."""
     db = str(tmp_path / "i.db")
@@ -613,6 +642,7 @@ def test_export_into_the_folder_the_brain_is_bound_to_points_to_sync(tmp_path, b
     assert gbrain("--db", db, "export", "--dir", str(tmp_path / "elsewhere")).returncode == 0
 
 
+@pytest.mark.engine_free
 def test_verify_names_the_command_that_reconciles_a_page_written_since(tmp_path, brain_tree):
     """`verify DIR` after a `put` fails (the page is not in the folder) and says that `gbrain sync`
     writes it, instead of only "not on disk"."""
@@ -623,6 +653,7 @@ def test_verify_names_the_command_that_reconciles_a_page_written_since(tmp_path,
     assert r.returncode == 1 and b"not on disk" in r.stdout + r.stderr and b"gbrain sync" in r.stdout + r.stderr
 
 
+@pytest.mark.engine_free
 def test_a_second_folder_never_replaces_a_page_of_the_bound_folder(tmp_path, brain_tree):
     """Importing another folder into a brain bound to a vault: a file at a path the vault's page
     already has, with other bytes, is not taken (the next sync would have written it over the
@@ -645,6 +676,7 @@ def test_a_second_folder_never_replaces_a_page_of_the_bound_folder(tmp_path, bra
     assert (brain_tree / "people" / "ana-lima.md").read_bytes() == before
 
 
+@pytest.mark.engine_free
 def test_export_into_an_earlier_export_names_the_stale_files(tmp_path, brain_tree):
     """Exporting again into a folder after a page was deleted: the old file stays (export deletes
     nothing) and the report says it is left from an earlier export, not "sync takes it in"."""
@@ -662,6 +694,7 @@ def test_export_into_an_earlier_export_names_the_stale_files(tmp_path, brain_tre
     assert (out / "people" / "ana-lima.md").exists()
 
 
+@pytest.mark.engine_free
 def test_an_import_killed_before_resolving_its_links_is_finished_by_the_next(tmp_path, monkeypatch):
     """Links are resolved once at the end of an import; one killed after committing its pages
     and before that left every link dangling, and a re-run that found nothing changed never
@@ -700,6 +733,7 @@ def test_an_import_killed_before_resolving_its_links_is_finished_by_the_next(tmp
         assert links(b) == want
 
 
+@pytest.mark.engine_free
 def test_new_pages_links_kept_back_or_spilled_give_the_same_rows(tmp_path, monkeypatch):
     """Bulk import keeps the new pages' links back and writes them once, resolved, at its end
     (``derive.PendingLinks``); past its memory bound it writes them dangling at once and the
@@ -729,6 +763,7 @@ def test_new_pages_links_kept_back_or_spilled_give_the_same_rows(tmp_path, monke
     assert sum(1 for r in got[0] if r[3] is None) == 8  # [[nowhere]] only
 
 
+@pytest.mark.engine_free
 def test_verify_help_states_the_sample_it_draws():
     """The verify description's figures are the sample the code draws (it once said 25 pages
     after the sample became a share of the text)."""
@@ -741,6 +776,7 @@ def test_verify_help_states_the_sample_it_draws():
     assert "quick_check" in desc and "25 pages" not in desc
 
 
+@pytest.mark.engine_free
 def test_verify_after_a_killed_import_says_to_run_the_import_again(tmp_path, monkeypatch):
     """A chaos trial: verify right after a killed import reported ``MISMATCH: … link targets``
     and ``… link(s) point at another page than a fresh import would resolve`` and advised

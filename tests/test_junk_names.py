@@ -45,17 +45,20 @@ def stored(b: Brain) -> set[str]:
     return {r[0] for r in b.conn.execute("SELECT path FROM history")} | {r[0] for r in b.conn.execute("SELECT path FROM files")}
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("name", TEMP)
 def test_temp_names(name):
     assert is_temp_name(name)
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("name", ["notes.md", "4913.md", "backup.md", "temp.md", "a~b.md", "#tag.md", ".gbrainignore", "draft.tmpl", "part.md"])
 def test_notes_are_not_temp_names(name):
     assert not is_temp_name(name)
     assert not load_ignore(Path("/nonexistent")).match_file(name)
 
 
+@pytest.mark.engine_free
 def test_backups_are_ignored_by_default_and_a_negation_brings_them_back(tmp_path, run):
     assert "*.bak" in DEFAULT_IGNORE and "*.orig" in DEFAULT_IGNORE
     root = tmp_path / "v"

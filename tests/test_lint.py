@@ -174,6 +174,7 @@ def lint(db: Path, **args) -> dict:
     return ops.run("lint", {"as_of": AS_OF, **args}, ops.Context(db=str(db)))
 
 
+@pytest.mark.engine_free
 def test_clean_brain_reports_nothing(tmp_path, run):
     db = build(tmp_path, CLEAN)
     r = lint(db)
@@ -185,6 +186,7 @@ def test_clean_brain_reports_nothing(tmp_path, run):
     assert "clean ✓" in p.stdout.decode()
 
 
+@pytest.mark.engine_free
 def test_each_seeded_problem_is_found(tmp_path):
     db = build(tmp_path, SEEDED)
     seed_embedding_problems(db)
@@ -211,6 +213,7 @@ def test_each_seeded_problem_is_found(tmp_path):
         assert f["message"] and f["action"]
 
 
+@pytest.mark.engine_free
 def test_cli_json_exit_code_and_check_filter(tmp_path, run):
     db = build(tmp_path, SEEDED)
     seed_embedding_problems(db)
@@ -232,12 +235,14 @@ def test_cli_json_exit_code_and_check_filter(tmp_path, run):
         ops.run("threads", {"limit": -2}, ops.Context(db=str(db)))
 
 
+@pytest.mark.engine_free
 def test_no_embeddings_at_all_is_reported_once(tmp_path):
     db = build(tmp_path, CLEAN, embed=False)
     r = lint(db)
     assert [(f["check"], f["slug"], f["reason"]) for f in r["items"]] == [("embeddings", None, "none")]
 
 
+@pytest.mark.engine_free
 def test_embeddings_from_another_model_are_stale(tmp_path):
     db = build(tmp_path, CLEAN)
     c = sqlite3.connect(db)
@@ -248,6 +253,7 @@ def test_embeddings_from_another_model_are_stale(tmp_path):
     assert [(f["slug"], f["stale_because"]) for f in r["items"]] == [("people/ana-lima", "model")]
 
 
+@pytest.mark.engine_free
 def test_limit_truncates_but_counts_stay_complete(tmp_path):
     pages = dict(CLEAN)
     for i in range(5):
@@ -258,6 +264,7 @@ def test_limit_truncates_but_counts_stay_complete(tmp_path):
     assert lint(db, check="orphans", limit=0)["counts"]["orphans"] == len(lint(db, check="orphans", limit=0)["items"]) == 5
 
 
+@pytest.mark.engine_free
 def test_fix_safe_renames_tag_variants_and_loses_nothing(tmp_path, run):
     db = build(tmp_path, SEEDED)
     before = lint(db)
@@ -287,6 +294,7 @@ def test_fix_safe_renames_tag_variants_and_loses_nothing(tmp_path, run):
     assert (out / "companies/river-ai-inc.md").read_text() == inc
 
 
+@pytest.mark.engine_free
 def test_fix_safe_skips_pages_whose_yaml_does_not_load(tmp_path):
     pages = dict(CLEAN)
     pages["people/odd.md"] = "---\ntitle: Odd\ntags: [Yc Alum]\nbad: [unclosed\n---\n\nsee [Ana](ana-lima.md)\n"
@@ -298,6 +306,7 @@ def test_fix_safe_skips_pages_whose_yaml_does_not_load(tmp_path):
         assert b.get_text("people/odd") == pages["people/odd.md"]
 
 
+@pytest.mark.engine_free
 def test_fix_safe_renames_to_the_spelling_most_pages_use(tmp_path):
     """obsidian-hub: 60 pages tag `MOC`, one `moc`. The fix rewrites the one page, not the 60,
     and its canonical spelling is the one `gbrain tags` shows."""
@@ -313,6 +322,7 @@ def test_fix_safe_renames_to_the_spelling_most_pages_use(tmp_path):
         assert b.get_text("maps/m0") == pages["maps/m0.md"]
 
 
+@pytest.mark.engine_free
 def test_threads_lists_items_oldest_first(tmp_path, run):
     pages = dict(SEEDED)
     pages["people/ana-lima.md"] = CLEAN["people/ana-lima.md"].replace(
@@ -336,6 +346,7 @@ def test_threads_lists_items_oldest_first(tmp_path, run):
     assert [(f["slug"], f["done"]) for f in lr["items"]] == [("deals/river-ai-series-a", False), ("people/ana-lima", True)]
 
 
+@pytest.mark.engine_free
 def test_threads_dated_leaves_out_the_undated_items(tmp_path, run):
     """brain_threads {} on a generated brain answered 22 KB, most of it undated items the
     briefing skips (agent trial 3, finding 5): `dated` keeps the items with a date (and the
@@ -355,6 +366,7 @@ def test_threads_dated_leaves_out_the_undated_items(tmp_path, run):
     assert p.returncode == 0 and json.loads(p.stdout) == dated
 
 
+@pytest.mark.engine_free
 def test_open_thread_items_parsing():
     ct = """# X
 
@@ -387,11 +399,13 @@ Not an item.
     ]
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("tag,key", [("YC Alum", "yc-alum"), ("yc_alum", "yc-alum"), ("#yc-alum", "yc-alum"), ("yc  __ alum", "yc-alum"), ("AI/ML", "ai/ml"), ("Ünïcode Tag", "ünïcode-tag")])
 def test_tag_key(tag, key):
     assert tag_key(tag) == key
 
 
+@pytest.mark.engine_free
 def test_fix_safe_text_edit_shapes_and_dedupe_fallback(tmp_path):
     pages = dict(CLEAN)
     pages["people/comma.md"] = "---\ntitle: Comma\ntags: founder, YC Alum  # from crm\n---\n\nx\n"
@@ -417,6 +431,7 @@ EMBED_STATE = """CREATE TABLE IF NOT EXISTS embed_state (
 )"""
 
 
+@pytest.mark.engine_free
 def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
     """With the embed_state table (written by `gbrain embed`: content hash per page and model), staleness
     is a hash comparison, the same rule `gbrain embed --stale` uses; timestamps are ignored."""
@@ -436,6 +451,7 @@ def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
     assert [(f["slug"], f["reason"], f["model"]) for f in r["items"]] == [("companies/river-ai", "missing", "wordllama"), ("people/ana-lima", "stale", "wordllama")]
 
 
+@pytest.mark.engine_free
 def test_embeddings_are_judged_for_the_model_query_uses(tmp_path, minilm):
     """lint, query and embed agree on the active model: a configured model with no vectors is
     one brain-wide finding, and with both offline models embedded the one query uses
@@ -462,6 +478,7 @@ def test_embeddings_are_judged_for_the_model_query_uses(tmp_path, minilm):
     assert "minilm" in f[0]["message"] and f[0]["action"] == "gbrain embed --stale"
 
 
+@pytest.mark.engine_free
 def test_dead_link_missing_slug_forms(tmp_path):
     pages = dict(CLEAN)
     pages["sources/2025-03-04-notes.md"] = (
@@ -518,6 +535,7 @@ from gbrain.page.markdown import parse_page  # noqa: E402
 _WORDS = st.sampled_from(["ai", "YC Alum", "yc_alum", "yc-alum", "Founder", "founder", "infra", "w25", "Deep Tech"])
 
 
+@pytest.mark.engine_free
 @settings(max_examples=80, deadline=None)
 @given(tags=st.lists(_WORDS, min_size=1, max_size=5, unique=True), shape=st.sampled_from(["flow", "block", "comma", "quoted"]), extra=st.booleans())
 def test_rename_tags_text_changes_only_tag_tokens(tags, shape, extra):

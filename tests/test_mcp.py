@@ -394,6 +394,7 @@ def test_sees_writes_of_other_processes(fixture_db):
     assert r.returncode == 0 and r.stdout.decode().split() == ["from-mcp"]
 
 
+@pytest.mark.engine_free
 def test_serve_imports_no_heavy_modules():
     """Spawn-to-ready stays short: the server module does not import openai or numpy."""
     code = "import sys, gbrain.cli, gbrain.mcp.server; print(sorted(m for m in ('openai', 'numpy') if m in sys.modules))"
@@ -402,6 +403,7 @@ def test_serve_imports_no_heavy_modules():
     assert r.stdout.strip() == "[]"
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("fast_init", ["1", "0"])
 def test_serve_refuses_a_file_or_folder_that_is_not_a_brain_before_it_starts(tmp_path, fast_init):
     """`serve --db` naming a text file or a folder: one line on stderr and exit 2 (bad input) at once (it
@@ -420,6 +422,7 @@ def test_serve_refuses_a_file_or_folder_that_is_not_a_brain_before_it_starts(tmp
     assert r.returncode == 0 and b"server running" in r.stderr, r.stderr
 
 
+@pytest.mark.engine_free
 def test_serve_refuses_a_missing_db_unless_asked_to_create(tmp_path):
     db = tmp_path / "typo.db"
     r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], input=b"", capture_output=True, env={**os.environ, **server_env()}, timeout=60)
@@ -433,6 +436,7 @@ def test_serve_refuses_a_missing_db_unless_asked_to_create(tmp_path):
     assert ok(anyio.run(main))["pages"] == 0 and db.exists()
 
 
+@pytest.mark.engine_free
 def test_missing_folder_is_a_tool_error_not_a_crash(tmp_path):
     db = tmp_path / "no-such-folder" / "brain.db"
 
@@ -668,6 +672,7 @@ def test_initialize_is_answered_before_the_server_starts(fixture_db):
     assert sdk.startswith(b"gbrain MCP server running")
 
 
+@pytest.mark.engine_free
 def test_handshake_versions_are_the_sdks():
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -827,6 +832,7 @@ def test_lint_lists_its_findings_under_items_as_the_other_list_tools(fixture_db,
     assert all(f"  {f['slug'] or '(brain)'}  {f['message']}" in text for f in js["items"]), text
 
 
+@pytest.mark.engine_free
 def test_an_mcp_page_spends_its_budget_on_one_copy_of_each_item(monkeypatch):
     """PAGE_CHARS bounds what an agent reads; the items counted once when the result carries
     them once (MCP), twice where the alias is kept (call, pipe)."""

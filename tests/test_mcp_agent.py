@@ -46,6 +46,7 @@ def _embedded(db) -> int:
 ENV = {"OPENAI_API_KEY": "sk-test"}
 
 
+@pytest.mark.engine_free
 def test_embed_sends_progress_and_a_cancel_stops_it_within_a_second_keeping_finished_work(tmp_path, endpoint):
     db = _brain_on_endpoint(tmp_path, endpoint, 100)
     endpoint.delay = 0.05  # ~45 requests of 16 chunks: a run of a few seconds
@@ -86,6 +87,7 @@ def test_embed_sends_progress_and_a_cancel_stops_it_within_a_second_keeping_fini
     assert _embedded(db) == total
 
 
+@pytest.mark.engine_free
 def test_server_stops_work_and_exits_when_the_client_goes_away(tmp_path, endpoint):
     db = _brain_on_endpoint(tmp_path, endpoint, 100)
     endpoint.delay = 0.05
@@ -201,6 +203,7 @@ def test_every_tool_returns_structured_content_that_fits_its_output_schema(fixtu
             jsonschema.validate(data, tools[name].output_schema)
 
 
+@pytest.mark.engine_free
 def test_cursors_page_through_lists_and_pages_stay_small(tmp_path):
     tree = tmp_path / "tree"
     (tree / "notes").mkdir(parents=True)

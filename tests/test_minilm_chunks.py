@@ -132,6 +132,7 @@ def test_models_with_the_default_budget_keep_their_chunks(tmp_path, db_path):
     assert emb.chunking_version(emb.MINILM_MODEL) == 2
 
 
+@pytest.mark.engine_free
 def test_every_short_window_model_of_the_registry_has_a_newer_chunking_version():
     """A model whose chunks changed for unchanged pages has a version above 1, so its brains go
     stale and get re-chunked (today: minilm alone has a short window)."""
@@ -144,6 +145,7 @@ def test_every_short_window_model_of_the_registry_has_a_newer_chunking_version()
 LONG = " ".join(f"Sentence {i} about the lava flow near the road and the evacuation plan." for i in range(80))  # ~1,500 tokens
 
 
+@pytest.mark.engine_free
 def test_model_chunks_keeps_each_text_once_and_short_pages_unchanged():
     para = "\n\n".join([LONG[:700], LONG[700:1500], LONG[1500:]])
     union = model_chunks("Volcano", "## Risk\n\n" + para + "\n", max_tokens=220)

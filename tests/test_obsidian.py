@@ -46,6 +46,7 @@ def derived_rows(b: Brain) -> dict:
 # ---- aliases ------------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "fm, want",
     [
@@ -70,6 +71,7 @@ ALIAS_VAULT = {
 }
 
 
+@pytest.mark.engine_free
 def test_alias_names_a_page_in_commands(tmp_path):
     tree = write(tmp_path / "v", ALIAS_VAULT)
     with Brain.open(tmp_path / "b.db") as b:
@@ -88,6 +90,7 @@ def test_alias_names_a_page_in_commands(tmp_path):
     assert r.returncode == 0 and r.stdout == ALIAS_VAULT["plugins/Templater Plugin.md"].encode()
 
 
+@pytest.mark.engine_free
 def test_exact_slug_wins_over_alias(tmp_path):
     tree = write(tmp_path / "v", {"Ana.md": "the page named Ana\n", "people/Ana Lima.md": "---\nalias: Ana\n---\nx\n"})
     with Brain.open(tmp_path / "b.db") as b:
@@ -95,6 +98,7 @@ def test_exact_slug_wins_over_alias(tmp_path):
         assert b.resolve_slug("Ana")["slug"] == "Ana"
 
 
+@pytest.mark.engine_free
 def test_alias_shared_by_two_pages_is_ambiguous(tmp_path):
     tree = write(tmp_path / "v", {"a.md": "---\naliases: [Same]\n---\n", "b.md": "---\naliases: [same]\n---\n"})
     with Brain.open(tmp_path / "b.db") as b:
@@ -103,6 +107,7 @@ def test_alias_shared_by_two_pages_is_ambiguous(tmp_path):
             b.resolve_slug("SAME")
 
 
+@pytest.mark.engine_free
 def test_alias_edits_keep_links_equal_to_fresh_import(tmp_path):
     """Adding, changing and removing an alias re-resolves the links that use it, like a fresh import."""
     tree = write(tmp_path / "v", ALIAS_VAULT)
@@ -123,6 +128,7 @@ def test_alias_edits_keep_links_equal_to_fresh_import(tmp_path):
         assert derived_rows(b) == fresh_rows(tree, tmp_path / "fresh-last.db")
 
 
+@pytest.mark.engine_free
 def test_obsidian_hub_get_templater(tmp_path):
     hub = SHARED / "corpora" / "obsidian-hub"
     if not hub.exists():
@@ -139,6 +145,7 @@ def test_obsidian_hub_get_templater(tmp_path):
     assert r.stdout == text
 
 
+@pytest.mark.engine_free
 def test_upgrade_from_v3_rederives_like_a_fresh_import(tmp_path):
     """A brain made before aliases and tag identity (schema v4, before v5) gets the same rows as a fresh import."""
     tree = write(tmp_path / "v", ALIAS_VAULT)
@@ -197,6 +204,7 @@ $$ #math $$ #trailing/
 """
 
 
+@pytest.mark.engine_free
 def test_inline_tags_as_obsidian_reads_them():
     page = parse_page(INLINE, "x.md")
     assert page.tags == ["Founder"]
@@ -206,6 +214,7 @@ def test_inline_tags_as_obsidian_reads_them():
     assert page.render() == INLINE
 
 
+@pytest.mark.engine_free
 def test_inline_and_nested_tags_in_list_tags_and_lint(tmp_path):
     tree = write(tmp_path / "v", {"a.md": INLINE, "b.md": "Just #area here.\n", "c.md": "Deeper #area/sub/x and #Area/Sub.\n", "d.md": "#areas is another tag\n"})
     db = tmp_path / "b.db"
@@ -236,6 +245,7 @@ def test_inline_and_nested_tags_in_list_tags_and_lint(tmp_path):
     assert r.returncode in (0, 1) and "area/sub" in r.stdout.decode().casefold()
 
 
+@pytest.mark.engine_free
 def test_case_tags_case(tmp_path):
     tree = copy_case("tags-case", tmp_path / "v")
     db = tmp_path / "b.db"
@@ -253,6 +263,7 @@ def test_case_tags_case(tmp_path):
     assert (out / "people/ana-lima.md").read_bytes() == (tree / "people/ana-lima.md").read_bytes()
 
 
+@pytest.mark.engine_free
 def test_case_tags_nfc_nfd(tmp_path):
     import unicodedata
 
@@ -270,6 +281,7 @@ def test_case_tags_nfc_nfd(tmp_path):
         assert (out / f).read_bytes() == (tree / f).read_bytes()  # each spelling exported as written
 
 
+@pytest.mark.engine_free
 def test_inline_tag_edits_equal_fresh_import(tmp_path):
     tree = write(tmp_path / "v", {"a.md": "Has #one and #Two.\n", "b.md": "---\ntags: [two]\n---\n#three\n"})
     with Brain.open(tmp_path / "b.db") as b:
@@ -285,6 +297,7 @@ def test_inline_tag_edits_equal_fresh_import(tmp_path):
 # ---- titles -------------------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "text, title",
     [
@@ -302,6 +315,7 @@ def test_title_rule(text, title):
     assert parse_page(text, "notes/My Note.md").title == title
 
 
+@pytest.mark.engine_free
 def test_footer_h1_is_not_a_title_on_obsidian_hub(tmp_path):
     hub = SHARED / "corpora" / "obsidian-hub"
     if not hub.exists():
@@ -314,6 +328,7 @@ def test_footer_h1_is_not_a_title_on_obsidian_hub(tmp_path):
 # ---- links per page ----------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_links_and_backlinks_list_each_page_once(tmp_path):
     import unicodedata
 
@@ -417,6 +432,7 @@ def test_a_suggestion_is_a_name_that_then_works(tmp_path, db_path):
             b.resolve_slug("Canvas")
 
 
+@pytest.mark.engine_free
 def test_link_writes_wiki_links_in_a_wiki_link_vault(tmp_path):
     """`link` in a vault that links with [[…]] appended `[Embed files](../Linking%20…md)`: it now
     writes the vault's form, `[[Name]]` when no other page has the name, `[[folder/Name]]` when

@@ -23,6 +23,7 @@ write = write_tree
 BAD_DATE = "---\ncreated: 2024-02-30\ntags: [project, q1]\naliases: [Feb Alias]\n---\nBody.\n"
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "yaml, key, kept",
     [
@@ -39,6 +40,7 @@ def test_an_impossible_date_is_kept_as_text_and_the_rest_loads(yaml, key, kept):
     assert fm == {key: kept, "tags": ["a"], "ok": "2024-01-05"}
 
 
+@pytest.mark.engine_free
 def test_an_impossible_date_keeps_tags_aliases_and_warns():
     page = parse_page(BAD_DATE, "notes/Feb.md")
     assert page.render() == BAD_DATE
@@ -48,6 +50,7 @@ def test_an_impossible_date_keeps_tags_aliases_and_warns():
     assert any("2024-02-30" in w and "not a real date" in w for w in page.warnings)
 
 
+@pytest.mark.engine_free
 def test_an_impossible_date_in_a_brain(tmp_path):
     tree = write(tmp_path / "v", {"notes/Feb.md": BAD_DATE, "x.md": "See [[Feb Alias]].\n"})
     with Brain.open(tmp_path / "b.db") as b:
@@ -63,6 +66,7 @@ def test_an_impossible_date_in_a_brain(tmp_path):
         assert [(f["slug"], f["message"]) for f in found] == [("notes/Feb", "frontmatter created: '2024-02-30' is not a real date (kept as text)")]
 
 
+@pytest.mark.engine_free
 def test_not_real_dates_of_a_json_view():
     from gbrain.core.lint import not_real_dates
 
@@ -73,6 +77,7 @@ def test_not_real_dates_of_a_json_view():
 # ---- 4. inline math hides tags ----------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "text, tags",
     [
@@ -94,6 +99,7 @@ def test_inline_math_hides_tags(text, tags):
     assert page.inline_tags == tags
 
 
+@pytest.mark.engine_free
 def test_inline_math_rule_is_mistunes_with_obsidians_closing():
     import mistune.plugins.math as m
 
@@ -107,6 +113,7 @@ def test_inline_math_rule_is_mistunes_with_obsidians_closing():
 # ---- 3. the singular ``tag:`` property ------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "yaml, tags",
     [
@@ -125,6 +132,7 @@ def test_singular_tag_key_is_read_like_tags(yaml, tags):
     assert page.tags == tags
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "yaml, added, removed",
     [
@@ -155,6 +163,7 @@ def test_tag_and_untag_edit_the_existing_singular_key(tmp_path, yaml, added, rem
         assert fresh_import_differences(b) == {}
 
 
+@pytest.mark.engine_free
 def test_tag_edits_with_both_keys(tmp_path):
     text = "---\ntags: [a]\ntag: b\n---\nBody.\n"
     tree = write(tmp_path / "v", {"t.md": text})
@@ -177,6 +186,7 @@ def _targets(text: str) -> list[str]:
     return [ln.target for ln in parse_page(text, "f.md").links]
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "text, targets",
     [
@@ -199,11 +209,13 @@ def test_footnotes_are_not_links_but_links_inside_them_are(text, targets):
     assert _targets(text) == targets
 
 
+@pytest.mark.engine_free
 def test_footnote_text_keeps_its_tags():
     page = parse_page("A claim.[^1]\n\n[^1]: see #fntag here\n", "f.md")
     assert page.inline_tags == ["fntag"]
 
 
+@pytest.mark.engine_free
 def test_footnotes_in_a_brain(tmp_path):
     tree = write(tmp_path / "v", {
         "Roadmap.md": "# Roadmap\n",
@@ -280,6 +292,7 @@ def test_upgrade_rederives_the_pages_the_fixes_change(tmp_path, db_path):
         assert fresh_import_differences(b) == {}
 
 
+@pytest.mark.engine_free
 def test_fix_safe_renames_a_tag_under_the_singular_key(tmp_path):
     from gbrain.core.lint import lint
 
@@ -293,6 +306,7 @@ def test_fix_safe_renames_a_tag_under_the_singular_key(tmp_path):
 
 # ---- 5. links inside an inline %% comment (trial5, 2026-12-03) -----------------------------
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("text, targets", [
     # trial: `lint` said "Alpha links to 'Secret', which is no page" for a link in a comment
     ("See [[Beta]] and %%[[Secret]] #hidden%% done.\n", ["Beta"]),

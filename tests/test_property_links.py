@@ -49,6 +49,7 @@ def _props(page):
     return [(ln.target, ln.text, ln.context, ln.count, ln.forms) for ln in page.links if ln.kind == "property"]
 
 
+@pytest.mark.engine_free
 def test_property_links_are_derived_with_the_body_link_rules():
     p = parse_page(NOTE, "notes/kickoff.md")
     assert p.render() == NOTE
@@ -63,6 +64,7 @@ def test_property_links_are_derived_with_the_body_link_rules():
     assert [(ln.kind, ln.target) for ln in p.links] == [("property", t) for t, *_ in _props(p)] + [("wiki", "Acme Corp")]
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize(
     "fm",
     [
@@ -78,6 +80,7 @@ def test_what_is_no_property_link(fm):
     assert [ln for ln in parse_page(f"---\n{fm}\n---\nx\n").links if ln.kind == "property"] == []
 
 
+@pytest.mark.engine_free
 def test_a_long_value_and_several_links_in_one_value():
     p = parse_page("---\nnote: \"see [[A]] and [[B|bee]] " + "word " * 100 + "\"\n---\n")
     (a, b) = p.links
@@ -85,11 +88,13 @@ def test_a_long_value_and_several_links_in_one_value():
     assert a.context.startswith("note: see [[A]] and [[B|bee]] word") and len(a.context) == markdown.CONTEXT_MAX
 
 
+@pytest.mark.engine_free
 def test_yaml_that_does_not_load_gives_no_property_links():
     p = parse_page("---\nrelated: \"[[Acme]]\n: : x\n---\nbody\n")
     assert p.frontmatter_error and p.links == []
 
 
+@pytest.mark.engine_free
 def test_both_parse_paths_agree(monkeypatch):
     fast = parse_page(NOTE, "notes/kickoff.md")
     monkeypatch.setattr(markdown, "_FAST", False)
@@ -280,6 +285,7 @@ def test_upgrade_derives_property_links_of_an_existing_brain(tmp_path, db_path):
 # ---- real corpora ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_corpus_property_links():
     """obsidian-help: three translated Templates pages link the core plugins page from their
     ``description:`` property (the Properties help pages show property links only inside code

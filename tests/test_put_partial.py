@@ -125,6 +125,7 @@ def test_all_three_parts_at_once(brain):
     assert page.frontmatter["status"] == "x" and 'title:   "Weird  Spacing"   # a comment\n' in page.frontmatter_raw
 
 
+@pytest.mark.engine_free
 def test_frontmatter_edits_on_real_corpora_touch_only_named_keys():
     """On real vaults, setting one key and removing another changes exactly those key blocks."""
     from conftest import CORPORA
@@ -156,6 +157,7 @@ def test_frontmatter_edits_on_real_corpora_touch_only_named_keys():
     assert checked > 50
 
 
+@pytest.mark.engine_free
 def test_an_empty_put_never_wipes_a_page(tmp_path):
     """``gbrain put x < /dev/null`` (a script whose stdin was closed by mistake) must not empty a
     page: an empty or blank text over a page that has text is refused, on the CLI and over the
@@ -217,6 +219,7 @@ def test_put_refuses_piped_text_beside_content(db_path):
     assert gbrain("get", "people/y").stdout == b"# Y\n"
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("writer", ["timeline_add", "put"])
 def test_an_entry_already_under_the_pages_own_timeline_heading_is_not_added_twice(tmp_path, writer):
     """A page with no `---` keeps its timeline under `## Timeline`. `timeline-add` and

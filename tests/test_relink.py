@@ -259,6 +259,7 @@ _GLUE = [" ", "\n", "\n\n", " `code [[acme]]` ", "\n\n```\n[[acme]]\n```\n\n", "
          " %%[[acme]]%% ", " %% ", " `%%` ", "\n\n%% "]
 
 
+@pytest.mark.engine_free
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_GLUE), st.sampled_from(_LINKS)), min_size=1, max_size=8))
 def test_link_spans_find_the_links_the_parser_finds(parts):

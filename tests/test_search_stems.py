@@ -53,6 +53,7 @@ def test_a_name_written_as_in_the_query_still_names_the_page(brain):
     assert set(_slugs(brain, "atom*")[:2]) == {"Atom", "note-atomizer"}
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("word, name, named", [
     ("atomically", "Atom", False),
     ("edited", "Edit in GitHub", True),

@@ -25,6 +25,7 @@ def vault_db(tmp_path, db_path):
     return str(db_path)
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("q", ["*", "**", '""', '"', '" "', '"*"', "* *", "-", ":", "&", "|", "!", "<->", "& | ! <->", " * \" "])
 def test_a_query_of_only_syntax_marks_is_empty(q):
     assert keyword.empty_query(q)
@@ -40,6 +41,7 @@ def test_a_query_of_only_syntax_marks_is_refused_on_every_surface(vault_db, q):
     assert r.returncode == 2, r.stdout
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("q", ["(", "^", "🧠", "sync", "AND", "* sync", '"sync"', "x*"])
 def test_words_and_symbols_are_not_empty(q):
     assert not keyword.empty_query(q)
@@ -50,6 +52,7 @@ def test_library_functions_find_nothing_for_an_empty_query(vault_db):
         assert keyword.search(b.conn, "*") == [] and keyword.keyword_candidates(b.conn, '""') == []
 
 
+@pytest.mark.engine_free
 def test_query_says_when_no_page_holds_the_words(tmp_path):
     b = Brain.open(tmp_path / "brain.db")
     for path, text in PAGES.items():

@@ -25,6 +25,7 @@ from gbrain.errors import GBrainError
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_sections_split_on_h2_with_title_prepended_and_h1_not_repeated():
     ct = "# Ana Lima\n\n> CEO of River AI.\n\n## State\n\nRaising a Series A.\n\n## Assessment\n\nStrong operator.\n"
     chunks = chunk_page("Ana Lima", ct)
@@ -37,6 +38,7 @@ def test_sections_split_on_h2_with_title_prepended_and_h1_not_repeated():
     assert chunks[1].heading == "State" and chunks[1].hash == text_hash(chunks[1].text)
 
 
+@pytest.mark.engine_free
 def test_h2_inside_fenced_code_and_h3_do_not_split():
     ct = "## Notes\n\n```md\n## not a heading\n```\n\n### Sub\n\ntext\n"
     chunks = chunk_page("P", ct)
@@ -44,6 +46,7 @@ def test_h2_inside_fenced_code_and_h3_do_not_split():
     assert "## not a heading" in chunks[0].text and "### Sub" in chunks[0].text
 
 
+@pytest.mark.engine_free
 def test_empty_page_gives_title_chunk_and_nothing_without_title():
     assert [c.text for c in chunk_page("Jensen Huang", "", "")] == ["Jensen Huang"]
     assert chunk_page("", "  \n\n", "") == []
@@ -51,6 +54,7 @@ def test_empty_page_gives_title_chunk_and_nothing_without_title():
     assert [c.text for c in chunk_page("T", "## Empty\n\n## Full\n\nbody\n")] == ["T — Full\nbody"]
 
 
+@pytest.mark.engine_free
 def test_long_section_splits_at_paragraphs_then_sentences_within_budget():
     para = " ".join(f"Sentence number {i} talks about retrieval quality." for i in range(60))  # ~750 tokens, one paragraph
     ct = "## Long\n\n" + "\n\n".join(["Short intro paragraph."] + [para])
@@ -65,6 +69,7 @@ def test_long_section_splits_at_paragraphs_then_sentences_within_budget():
     assert all(c.text.split("\n", 1)[1].startswith(("Sentence", "Short")) for c in chunks)
 
 
+@pytest.mark.engine_free
 def test_even_split_and_giant_word_is_cut_by_characters():
     chunks = chunk_page("T", ("word " * 600).strip(), max_tokens=500)
     sizes = [approx_tokens(c.text) for c in chunks]
@@ -75,6 +80,7 @@ def test_even_split_and_giant_word_is_cut_by_characters():
     assert all(approx_tokens(c.text) <= 110 for c in chunks)
 
 
+@pytest.mark.engine_free
 def test_timeline_entries_are_chunks_with_detail_and_appending_changes_no_other_chunk():
     tl = "- **2025-03-04** | meeting — Met [Ana](../people/ana.md) about the round\n  She wants a lead by May.\n- **2025-02-01** | email — Intro from Bruno\n"
     chunks = chunk_page("River AI", "Body.\n", tl)
@@ -85,6 +91,7 @@ def test_timeline_entries_are_chunks_with_detail_and_appending_changes_no_other_
     assert {c.hash for c in chunks} <= {c.hash for c in more} and len(more) == 4
 
 
+@pytest.mark.engine_free
 def test_timeline_prose_and_crlf_and_wiki_links():
     tl = "Some notes without dates.\r\n\r\n- **2025-01-01** | [[Ana Lima|Ana]] joined\r\n"
     chunks = chunk_page("P", "## S\r\n\r\nx [[people/bob]] y\r\n", tl)
@@ -147,6 +154,7 @@ def embed(b, **a):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_reembedding_unchanged_pages_makes_no_provider_call(tmp_path, counting):
     b = make(tmp_path, model="counting")
     r = embed(b)
@@ -168,6 +176,7 @@ def test_reembedding_unchanged_pages_makes_no_provider_call(tmp_path, counting):
     assert r["embedded"] == 0 and r["cached"] == r["chunks"] == 1
 
 
+@pytest.mark.engine_free
 def test_killed_embed_resumes_where_it_stopped(tmp_path, counting, monkeypatch):
     from gbrain.search import vectors
 
@@ -221,6 +230,7 @@ def test_a_slow_local_model_interrupted_mid_run_keeps_all_but_its_last_seconds(t
     assert b.conn.execute("SELECT COUNT(*) FROM embed_state WHERE model = 'slow'").fetchone()[0] == 150
 
 
+@pytest.mark.engine_free
 def test_switching_model_never_mixes_vectors(tmp_path):
     VectorIndex.forget()
     b = make(tmp_path, model="fake-32")
@@ -238,6 +248,7 @@ def test_switching_model_never_mixes_vectors(tmp_path):
     assert idx.dims == 16 and idx.size == b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE model='fake-16'").fetchone()[0]
 
 
+@pytest.mark.engine_free
 def test_query_ranks_meaning_and_shows_best_passage_and_type_filter(tmp_path):
     VectorIndex.forget()
     b = make(tmp_path, model="fake-64")
@@ -254,6 +265,7 @@ def test_query_ranks_meaning_and_shows_best_passage_and_type_filter(tmp_path):
     assert any("embed --stale" in n for n in ops.run("query", {"question": "payments"}, brain=b)["notes"])
 
 
+@pytest.mark.engine_free
 def test_vector_index_reloads_only_what_changed(tmp_path):
     VectorIndex.forget()
     b = make(tmp_path, model="fake-32")
@@ -276,6 +288,7 @@ def test_vector_index_reloads_only_what_changed(tmp_path):
     assert "companies/river-ai" not in slugs and len(top) == len(slugs)
 
 
+@pytest.mark.engine_free
 def test_fusion_methods():
     fts = [(1, 10.0), (2, 5.0), (3, 1.0)]
     vec = [(3, 0.9), (2, 0.8), (4, 0.1)]
@@ -291,6 +304,7 @@ def test_fusion_methods():
     assert intent_type("who knows Jensen Huang?") == "person" and intent_type("GPU prices") is None
 
 
+@pytest.mark.engine_free
 def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, capsys):
     class Paid(emb.FakeEmbedding):
         paid = True
@@ -308,6 +322,7 @@ def test_paid_provider_announces_cost_before_big_runs(tmp_path, monkeypatch, cap
     assert "embedding 1,002 chunks" in err and "estimated cost $0.00" in err
 
 
+@pytest.mark.engine_free
 def test_embed_progress_moves_with_every_provider_batch_inside_a_group(tmp_path):
     """Issue 13 item 7: the bar moves from the first batch, not only when a group of 512 chunks
     is committed (a minilm group takes half a minute or more on a busy machine)."""
@@ -329,6 +344,7 @@ def test_embed_progress_moves_with_every_provider_batch_inside_a_group(tmp_path)
     assert len(inside) >= total // 16 - 1 and inside == sorted(inside)
 
 
+@pytest.mark.engine_free
 def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monkeypatch, capsys):
     """The estimate comes from a timed sample on this machine (not a constant), and the sampled
     vectors are reused: every text reaches the provider once."""
@@ -436,6 +452,7 @@ def client(server, **kw):
     return emb.OpenAIEmbedding("text-embedding-3-small", base_url=server.url, api_key="sk-test", **kw)
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("fmt", ["float", "base64"])
 def test_openai_floats_and_base64(server, fmt):
     texts = ["alpha beta", "gamma", "delta epsilon zeta"]
@@ -448,6 +465,7 @@ def test_openai_floats_and_base64(server, fmt):
     assert req["path"] == "/v1/embeddings" and "dimensions" not in req
 
 
+@pytest.mark.engine_free
 def test_openai_429_then_success(server):
     server.script = [429]
     m = client(server)
@@ -456,6 +474,7 @@ def test_openai_429_then_success(server):
     np.testing.assert_allclose(got, server.expected(["one", "two"]), atol=1e-6)
 
 
+@pytest.mark.engine_free
 def test_openai_500_storm_ends_in_clear_error(server):
     server.always = 500
     m = client(server, max_retries=3)
@@ -464,6 +483,7 @@ def test_openai_500_storm_ends_in_clear_error(server):
     assert len(server.requests) == 4
 
 
+@pytest.mark.engine_free
 def test_openai_auth_error_fails_at_once(server):
     server.always = 401
     with pytest.raises(GBrainError, match="HTTP 401: scripted 401"):
@@ -471,6 +491,7 @@ def test_openai_auth_error_fails_at_once(server):
     assert len(server.requests) == 1
 
 
+@pytest.mark.engine_free
 def test_openai_batches_within_limits_and_keeps_order(server):
     texts = [f"text number {i} " + "pad " * 50 for i in range(40)]
     m = client(server, max_request_tokens=400, max_in_flight=3)
@@ -485,6 +506,7 @@ def test_openai_batches_within_limits_and_keeps_order(server):
     assert emb.OpenAIEmbedding().paid and not big.paid
 
 
+@pytest.mark.engine_free
 def test_openai_shortened_dimensions_are_another_model(server):
     m = emb.get_model("text-embedding-3-small", {"embedding_dimensions": "256", "embedding_base_url": server.url})
     assert m.model_id == "text-embedding-3-small@256" and m.dims == 256
@@ -592,6 +614,7 @@ def test_a_key_in_the_environment_does_not_move_an_embedded_brain(brain_tree, ru
     assert m.model_id == "text-embedding-3-small" and note is None
 
 
+@pytest.mark.engine_free
 def test_no_key_note_only_when_it_matters():
     """No OPENAI_API_KEY: the note "using the offline X model instead of text-embedding-3-small"
     is said on a brain with no vectors yet (the first embed learns which model it gets) and where a
@@ -608,6 +631,7 @@ def test_no_key_note_only_when_it_matters():
     assert "instead of" in emb.resolve_model(default, environ={}, embedded={off: 40, "text-embedding-3-small": 5})[1]
 
 
+@pytest.mark.engine_free
 def test_offline_model_choice():
     installed = emb.minilm_dir() is not None
     assert emb.offline_model({}) == ("minilm" if installed else "wordllama")
@@ -620,6 +644,7 @@ def test_offline_model_choice():
     assert m.model_id == "wordllama" and note is None
 
 
+@pytest.mark.engine_free
 def test_minilm_matches_sentence_transformers(minilm):
     """Reference vectors computed by sentence-transformers with torch (tests/data): the numpy
     forward pass agrees to float precision, including a 1,002-piece text cut at 256, CJK and
@@ -635,6 +660,7 @@ def test_minilm_matches_sentence_transformers(minilm):
     assert (got @ got.T)[0, 1] < 0.9  # different texts, different vectors
 
 
+@pytest.mark.engine_free
 def test_gelu_matches_the_exact_erf_form():
     import math
 
@@ -646,6 +672,7 @@ def test_gelu_matches_the_exact_erf_form():
     assert np.abs(got - want).max() < 2e-6
 
 
+@pytest.mark.engine_free
 def test_minilm_missing_weights_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(emb, "minilm_dir", lambda: None)
     monkeypatch.setattr(emb.MiniLMEmbedding, "_shared", None)
@@ -654,6 +681,7 @@ def test_minilm_missing_weights_is_a_clear_error(monkeypatch):
     assert emb.offline_model({}) == "wordllama"
 
 
+@pytest.mark.engine_free
 def test_tools_expose_brain_query_with_question_param():
     tools = {t["name"]: t for t in ops.tools_json()}
     q = tools["brain_query"]["input_schema"]
@@ -661,6 +689,7 @@ def test_tools_expose_brain_query_with_question_param():
     assert "brain_embed" in tools
 
 
+@pytest.mark.engine_free
 def test_migration_two_adds_search_schema(tmp_path):
     from gbrain.storage import db
 
@@ -672,6 +701,7 @@ def test_migration_two_adds_search_schema(tmp_path):
     assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'embedding_cache'").fetchone()
 
 
+@pytest.mark.engine_free
 def test_page_deleted_during_embed_is_skipped(tmp_path):
     from gbrain.search.vectors import embed_pages, plan_embed, select_pages
 
@@ -696,6 +726,7 @@ _LINES = st.lists(
 )
 
 
+@pytest.mark.engine_free
 @settings(max_examples=150, deadline=None)
 @given(title=st.text(alphabet="Tt ", max_size=10), ct=_LINES, tl=_LINES, limit=st.integers(40, 600))
 def test_chunks_stay_within_budget_and_are_deterministic(title, ct, tl, limit):
@@ -707,6 +738,7 @@ def test_chunks_stay_within_budget_and_are_deterministic(title, ct, tl, limit):
         assert approx_tokens(c.text) <= max(limit, 32 + approx_tokens(c.text.split("\n", 1)[0])) + 8
 
 
+@pytest.mark.engine_free
 def test_index_sees_writes_of_another_connection(tmp_path):
     VectorIndex.forget()
     a = make(tmp_path, model="fake-32")
@@ -722,6 +754,7 @@ def test_index_sees_writes_of_another_connection(tmp_path):
     assert r["hits"][0]["slug"] == "people/dee"
 
 
+@pytest.mark.engine_free
 def test_stored_minilm_vectors_without_the_weights_say_how_to_get_them_back(tmp_path, monkeypatch):
     b = make(tmp_path, model="text-embedding-3-small")
     with b.transaction():
@@ -735,6 +768,7 @@ def test_stored_minilm_vectors_without_the_weights_say_how_to_get_them_back(tmp_
     assert m.model_id == "wordllama" and "weights are not installed" in note
 
 
+@pytest.mark.engine_free
 def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
     class Interrupted(emb.FakeEmbedding):
         def embed_batch(self, texts):
@@ -748,6 +782,7 @@ def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
     assert "interrupted: finished pages are saved; run `gbrain embed --stale` to continue" in capsys.readouterr().err
 
 
+@pytest.mark.engine_free
 def test_query_text_cuts_long_passages_at_a_word_with_an_ellipsis():
     from gbrain.operations.search import _query_text, _shorten
 
@@ -771,6 +806,7 @@ def test_config_set_warns_about_a_model_name_nothing_can_serve(tmp_path, run, db
     assert run("config", "set", "embedding_model", "nomic-embed-text").stderr.decode() == ""
 
 
+@pytest.mark.engine_free
 def test_a_question_without_words_gets_keyword_matches_not_vector_noise(tmp_path):
     b = make(tmp_path, {**PAGES, "notes/launch.md": "# Launch\n\nShipped 🚀 today.\n"})
     embed(b)
@@ -781,6 +817,7 @@ def test_a_question_without_words_gets_keyword_matches_not_vector_noise(tmp_path
     assert ops.run("query", {"question": "payments"}, brain=b)["mode"] == "hybrid"
 
 
+@pytest.mark.engine_free
 def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
     from gbrain.search.vectors import plan_embed, select_pages
 
@@ -801,6 +838,7 @@ def test_a_model_with_a_short_window_gets_chunks_that_fit_it(tmp_path):
     assert emb.get_model("minilm").max_chunk_tokens == 220
 
 
+@pytest.mark.engine_free
 def test_query_finds_cjk_words_inside_a_run_like_search_does(tmp_path):
     b = make(tmp_path, {**PAGES, "notes/water.md": "# 海水\n\n我们计划建设海水淡化厂，明年开工。\n"})
     embed(b)
@@ -809,6 +847,7 @@ def test_query_finds_cjk_words_inside_a_run_like_search_does(tmp_path):
     assert r["mode"] == "hybrid" and r["hits"][0]["slug"] == "notes/water"
 
 
+@pytest.mark.engine_free
 def test_a_bare_timeline_heading_is_no_chunk():
     tl = "## Timeline\n\n- **2025-03-04** | meeting — Pitched.\n\nSome prose about the year.\n"
     texts = [c.text for c in chunk_page("Ana Lima", "# Ana Lima\n\nCEO.\n", tl)]
@@ -816,6 +855,7 @@ def test_a_bare_timeline_heading_is_no_chunk():
     assert any("Pitched." in t for t in texts) and any("Some prose about the year." in t for t in texts)
 
 
+@pytest.mark.engine_free
 def test_a_huge_title_does_not_crowd_out_the_chunk_text():
     from gbrain.search.chunking import MAX_TITLE_CHARS
 
@@ -837,6 +877,7 @@ def test_stats_split_embeddings_by_model_and_wordllama_names_are_exact(tmp_path,
     assert "not a model gbrain knows" in r.stderr.decode()
 
 
+@pytest.mark.engine_free
 def test_a_hit_not_embedded_yet_still_shows_a_passage(tmp_path):
     b = make(tmp_path)
     embed(b)
@@ -847,6 +888,7 @@ def test_a_hit_not_embedded_yet_still_shows_a_passage(tmp_path):
     assert any("not embedded yet" in n for n in r["notes"])
 
 
+@pytest.mark.engine_free
 def test_concurrent_minilm_encodes_leave_blas_threading_as_it_was(minilm):
     from threadpoolctl import threadpool_info
 
@@ -860,6 +902,7 @@ def test_concurrent_minilm_encodes_leave_blas_threading_as_it_was(minilm):
     assert [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"] == before
 
 
+@pytest.mark.engine_free
 def test_query_with_a_configured_local_model_not_installed_falls_back_to_keywords(tmp_path, monkeypatch):
     b = make(tmp_path, model="minilm")
     with b.transaction():
@@ -874,6 +917,7 @@ def test_query_with_a_configured_local_model_not_installed_falls_back_to_keyword
         embed(b, all=True)
 
 
+@pytest.mark.engine_free
 def test_a_text_repeated_within_one_run_is_counted_as_repeated_not_cached(tmp_path, counting):
     tl = "".join("- **2025-01-01** | note — the same line\n" for _ in range(5))
     b = make(tmp_path, {"notes/rep.md": "# Rep\n\nbody\n\n---\n\n" + tl}, model="counting")

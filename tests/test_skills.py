@@ -265,6 +265,7 @@ def skills_root(request) -> Path:
     return request.getfixturevalue("installed_gbrain")["site"] / "skills"
 
 
+@pytest.mark.engine_free
 def test_the_installed_copy_is_the_source():
     """One source of truth: no second copy of the skills in the tree; the package finds
     skills/ in a checkout (the wheel's copy is compared in tests/test_skills_package.py)."""
@@ -275,6 +276,7 @@ def test_the_installed_copy_is_the_source():
     assert sorted(s.dir for s in load_skills()) == sorted(SKILL_NAMES)
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("name", SKILL_NAMES)
 def test_skill_header(name, skills_root):
     text = (skills_root / name / "SKILL.md").read_text(encoding="utf-8")
@@ -283,6 +285,7 @@ def test_skill_header(name, skills_root):
     assert isinstance(fm.get("description"), str) and len(fm["description"].split()) >= 15
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("name", SKILL_NAMES)
 def test_skill_commands_and_tools_exist(name, skills_root):
     text = (skills_root / name / "SKILL.md").read_text(encoding="utf-8")
@@ -292,6 +295,7 @@ def test_skill_commands_and_tools_exist(name, skills_root):
     assert not problems, "\n".join(map(str, problems))
 
 
+@pytest.mark.engine_free
 def test_checker_catches_renamed_commands_options_and_tools():
     bad = """---
 name: x
@@ -364,6 +368,7 @@ def test_every_mcp_prompt_names_real_tools_and_parameters(fixture_db):
     assert not problems, "\n".join(map(str, problems))
 
 
+@pytest.mark.engine_free
 def test_registry_tools_match_the_cli_tool_list(run):
     """The names the skills are checked against are the ones `gbrain --tools-json` prints."""
     p = run("--tools-json")
@@ -373,6 +378,7 @@ def test_registry_tools_match_the_cli_tool_list(run):
         assert t in tool_schemas()
 
 
+@pytest.mark.engine_free
 def test_pending_names_are_not_yet_registered_or_are_consistent():
     """PENDING exists only until those operations merge; once one is registered it is checked
     like any other command, so keeping it in PENDING is harmless but should be cleaned up."""
@@ -396,6 +402,7 @@ def templates(name: str = "ingest") -> dict[str, str]:
     return out
 
 
+@pytest.mark.engine_free
 def test_templates_are_gbrain_pages():
     t = templates()
     assert set(t) == {"person", "company", "deal", "meeting"}
@@ -488,6 +495,7 @@ def worked_example() -> list[str]:
     return [ln for ln in body.splitlines() if ln.strip() and not ln.strip().startswith("#")]
 
 
+@pytest.mark.engine_free
 def test_ingest_skill_replayed_on_a_real_meeting(tmp_path):
     if not MEETING.exists():
         pytest.skip("amara-life-v1 meetings not available")

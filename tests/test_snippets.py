@@ -71,6 +71,7 @@ def test_human_search_output_has_no_marks_off_a_terminal(db_path):
     assert "notes/n" in out and "**" not in out and "\x1b" not in out and "\\x" not in out
 
 
+@pytest.mark.engine_free
 def test_human_search_output_styles_hits_on_a_terminal():
     from gbrain.operations.core import _hits_text
 
@@ -116,6 +117,7 @@ def _readable_as_written_first(marked: str) -> str:
     return " ".join(s.split())
 
 
+@pytest.mark.engine_free
 def test_readable_is_the_same_as_with_its_first_patterns():
     """readable() (and so every snippet) equals the first version's over random text made of
     markdown syntax and hit marks, and over every page of a corpus with its words marked."""
@@ -140,6 +142,7 @@ def test_readable_is_the_same_as_with_its_first_patterns():
     assert snippet_of(PAGE.replace("deals", HIT_ON + "deals" + HIT_OFF))["highlights"]
 
 
+@pytest.mark.engine_free
 def test_block_ids_are_not_shown():
     """Trial5 (obsidian-help, ``search "link to blocks"``): the snippet read "…a network of
     knowledge. ^b15695…". An Obsidian block id (`` ^id`` ending a line, or alone on its line) is

@@ -33,6 +33,7 @@ SLUG = "people/ana-lima"
 # ---- the pure parts ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_merge3_takes_each_sides_changes_and_refuses_a_region_both_changed():
     base = b"a\nb\nc\nd\n"
     assert merge3(base, b"a\nB\nc\nd\n", b"a\nb\nc\nD\n") == b"a\nB\nc\nD\n"
@@ -45,6 +46,7 @@ def test_merge3_takes_each_sides_changes_and_refuses_a_region_both_changed():
     assert merge3(b"no newline", b"no newline\nmore", b"no newline") == b"no newline\nmore"
 
 
+@pytest.mark.engine_free
 def test_stale_view_finds_the_older_version_a_save_was_based_on():
     a = b"# Ana\n\nintro\n\n---\n\n- 2026-01-01 first\n"
     b = a + b"- 2026-12-02 AGENT-ENTRY\n"
@@ -69,6 +71,7 @@ def test_stale_view_finds_the_older_version_a_save_was_based_on():
     assert stale_view(linked.replace(b"Bob Stone", b"Carol Stone"), linked, [a.replace(b"first", b"first call with [[Alice Stone]] about the payments team")]) is None
 
 
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

@@ -49,6 +49,7 @@ def test_help_and_other_command_lines_still_reach_typer(fixture_db):
     assert "typer" in imported_by(["--db", str(fixture_db), "config", "get"])
 
 
+@pytest.mark.engine_free
 def test_serve_imports_neither_typer_nor_the_heavy_optional_parts():
     """`serve` skips typer too; the MCP SDK (with pydantic) is what it needs."""
     code = "import sys, gbrain.entry, gbrain.mcp.server; print(sorted(m for m in ('typer', 'mistune', 'numpy', 'openai', 'watchdog') if m in sys.modules))"
@@ -149,6 +150,7 @@ def test_fast_path_equals_typer_for_writes(fixture_db, tmp_path, monkeypatch, ca
     assert json.loads(_run(["--db", str(dbs[True]), "tags", "people/ana-lima", "--json"], True, monkeypatch, capfdbinary)[1]).count("fair") == 1
 
 
+@pytest.mark.engine_free
 def test_what_the_fast_path_takes():
     assert entry.fast_parse(["get", "x"])[0].name == "get"
     for argv in (["get", "--help"], ["get", "-h"], ["config", "get"], ["call", "brain_get"], ["skills"], ["search", "--", "-x"], ["nope"], ["--tools-json"]):

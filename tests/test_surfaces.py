@@ -28,6 +28,7 @@ def pipe(db: Path, lines: list[str | dict]) -> list[dict]:
     return [json.loads(x) for x in out]
 
 
+@pytest.mark.engine_free
 def test_every_operation_is_on_every_surface():
     from gbrain.cli import GROUPS, app
 
@@ -265,6 +266,7 @@ def test_ingest_cli(fixture_db, tmp_path):
     assert j(gbrain("--db", db, "stats", "--json"))["ingest_log"] == logged + 1
 
 
+@pytest.mark.engine_free
 def test_ingest_prints_only_the_slug_on_stdout(tmp_path):
     src = tmp_path / "m.md"
     src.write_text("---\ntitle: [bad\n---\nMeeting notes\n")
@@ -311,6 +313,7 @@ def _help_texts():
             yield o, "\n".join([cmd.help or ""] + [getattr(p, "help", None) or "" for p in cmd.params])
 
 
+@pytest.mark.engine_free
 def test_cli_help_speaks_commands_and_flags_mcp_speaks_tools_and_parameters():
     """The descriptions are written for agents (brain_untag, `include_deleted`); the CLI's help
     shows the command and option names (untag, --include-deleted) instead, translated in one place."""
@@ -331,6 +334,7 @@ def test_cli_help_speaks_commands_and_flags_mcp_speaks_tools_and_parameters():
     assert r.returncode == 0 and b"brain_" not in r.stdout and b"untag" in r.stdout
 
 
+@pytest.mark.engine_free
 def test_boolean_flags_have_no_metavar_in_help():
     r = gbrain("tag", "--help")
     assert r.returncode == 0 and b"<bool>" not in r.stdout and b"--json" in r.stdout and b"<str>" in r.stdout

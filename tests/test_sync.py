@@ -61,6 +61,7 @@ def env(tmp_path, brain_tree):
     brain.close()
 
 
+@pytest.mark.engine_free
 def test_first_sync_imports_everything_and_second_changes_nothing(env):
     brain, eng, root = env
     before = {p: (root / p).stat().st_mtime_ns for p in tree_files(root)}
@@ -74,6 +75,7 @@ def test_first_sync_imports_everything_and_second_changes_nothing(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_file_edit_is_imported_and_brain_write_reaches_the_file(env):
     brain, eng, root = env
     f = root / "people" / "bruno-okafor.md"
@@ -93,6 +95,7 @@ def test_file_edit_is_imported_and_brain_write_reaches_the_file(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_conflict_keeps_both_versions(env):
     brain, eng, root = env
     f = root / "people" / "ana-lima.md"
@@ -126,6 +129,7 @@ def test_conflict_keeps_both_versions(env):
     assert sha(db_version) in all_versions(brain, root)  # the deleted copy sits in the trash
 
 
+@pytest.mark.engine_free
 def test_file_deleted_goes_to_trash_and_restore_brings_it_back(env):
     brain, eng, root = env
     f = root / "people" / "ana-lima.md"
@@ -147,6 +151,7 @@ def test_file_deleted_goes_to_trash_and_restore_brings_it_back(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_page_deleted_in_brain_removes_file_only_at_base_hash(env):
     brain, eng, root = env
     a = root / "people" / "bruno-okafor.md"
@@ -166,6 +171,7 @@ def test_page_deleted_in_brain_removes_file_only_at_base_hash(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_a_page_deleted_in_the_brain_while_its_file_changed_is_reported_as_what_conflicts_shows(tmp_path):
     """The report and `gbrain conflicts` agree: a delete/edit conflict is no conflict copy to
     merge; the report counts it as put back, `conflicts` lists no open one and --all notes it."""
@@ -191,6 +197,7 @@ def test_a_page_deleted_in_the_brain_while_its_file_changed_is_reported_as_what_
     assert f.read_bytes().endswith(b"more\n") and gbrain("--db", db, "get", "people/ana-lima").stdout == f.read_bytes()
 
 
+@pytest.mark.engine_free
 def test_file_deleted_while_brain_changed_restores_the_file(env):
     brain, eng, root = env
     f = root / "deals" / "river-ai-series-a.md"
@@ -202,6 +209,7 @@ def test_file_deleted_while_brain_changed_restores_the_file(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_move_keeps_page_id_tags_raw_embeddings_and_links_resolve(env):
     brain, eng, root = env
     row = brain.page_row("people/ana-lima")
@@ -234,6 +242,7 @@ def test_move_keeps_page_id_tags_raw_embeddings_and_links_resolve(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_case_only_rename(env):
     brain, eng, root = env
     pid = brain.page_row("companies/river-ai")["id"]
@@ -248,6 +257,7 @@ def test_case_only_rename(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_sidecars_and_other_files_sync_both_ways(env):
     brain, eng, root = env
     brain.raw_put("people/bruno-okafor", "crustdata", {"title": "CTO"})
@@ -266,6 +276,7 @@ def test_sidecars_and_other_files_sync_both_ways(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_unparsable_markdown_keeps_its_bytes_with_a_warning(env):
     brain, eng, root = env
     bad = b"---\ntitle: [unclosed\n---\nbody \xff\xfe not utf-8\n"
@@ -280,6 +291,7 @@ def test_unparsable_markdown_keeps_its_bytes_with_a_warning(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_vanished_root_stops_and_a_small_emptied_vault_is_not_stuck(env, tmp_path):
     brain, eng, root = env
     n = brain.stats()["pages"]
@@ -295,6 +307,7 @@ def test_vanished_root_stops_and_a_small_emptied_vault_is_not_stuck(env, tmp_pat
     assert len([t for t in trash_list(brain, limit=0) if t["kind"] == "page" and t["deleted"]]) == n
 
 
+@pytest.mark.engine_free
 def test_symlinked_and_ignored_paths_are_left_alone(env):
     brain, eng, root = env
     n = brain.stats()["pages"]
@@ -318,6 +331,7 @@ def test_symlinked_and_ignored_paths_are_left_alone(env):
     assert [t["path"] for t in trash_list(brain, limit=0)] == [".gbrainignore"]  # deleted above
 
 
+@pytest.mark.engine_free
 def test_a_note_replaced_by_a_symlink_is_kept_and_named_with_exit_0(env, tmp_path):
     """Trial 6, F9: a note replaced by a symlink made every sync exit 1 ("Left alone (could not
     read)", Validation FAILED) while import skipped it with exit 0. The page stays in the brain
@@ -342,6 +356,7 @@ def test_a_note_replaced_by_a_symlink_is_kept_and_named_with_exit_0(env, tmp_pat
     assert re.search(r"concepts/hybrid-retrieval\.md.*symlink.*kept", text), text
 
 
+@pytest.mark.engine_free
 def test_left_alone_paths_are_told_apart_by_kind_not_by_reason_text(env, monkeypatch):
     """Sync told a symlink (kept, exit 0) and an ignored path from an unreadable one (exit 1) by
     matching words in the reason ("symlink", "ignored by "): a reworded message would have
@@ -404,6 +419,7 @@ def test_the_sync_summary_counts_add_up_with_the_files_left_alone(db_path, brain
     assert rep["comparison"]["in_brain"] == rep["comparison"]["same"] + rep["comparison"]["different"] + rep["comparison"]["only_in_brain"] + 2
 
 
+@pytest.mark.engine_free
 def test_bound_to_one_folder(env, tmp_path):
     brain, eng, root = env
     other = tmp_path / "other"
@@ -433,6 +449,7 @@ def test_change_log_written_by_triggers_in_the_writers_transaction(env, db_path)
     assert brain.conn.execute("SELECT COUNT(*) FROM change_log WHERE seq <= ?", (eng.cursor,)).fetchone()[0] == 0
 
 
+@pytest.mark.engine_free
 def test_unbound_brain_keeps_no_change_log(tmp_path, brain_tree):
     brain = Brain.open(tmp_path / "b2.db")
     brain.put("people/x", "# X\n")
@@ -440,6 +457,7 @@ def test_unbound_brain_keeps_no_change_log(tmp_path, brain_tree):
     brain.close()
 
 
+@pytest.mark.engine_free
 def test_conflict_copy_names():
     assert conflict_copy_path("people/ana.md", 0) == "people/ana.conflict-19700101T000000.md"
     assert conflict_copy_path("people/.raw/ana.json", 0) == "people/.raw/ana.json.conflict-19700101T000000"
@@ -469,6 +487,7 @@ def test_cli_exit_codes_and_json(run, tmp_path, brain_tree):
     assert r.returncode == 1 and b"nothing named" in r.stderr
 
 
+@pytest.mark.engine_free
 def test_random_edits_on_both_sides_lose_nothing(tmp_path, brain_tree):
     """Rounds of random edits, deletes, creates and moves on both sides, a sync after each:
     the tree verifies equal and every version that changed on either side since the last sync
@@ -536,6 +555,7 @@ def test_sqlite_sees_schema_v3(db_path):
     assert {"sync_root", "sync_state", "sync_conflicts", "change_log", "pages_changelog_au"} <= names
 
 
+@pytest.mark.engine_free
 def test_one_sync_at_a_time(env, tmp_path):
     brain, eng, root = env
     from gbrain.sync.engine import SyncError
@@ -565,6 +585,7 @@ def test_one_sync_at_a_time(env, tmp_path):
     other.close()
 
 
+@pytest.mark.engine_free
 def test_a_path_that_cannot_be_read_is_never_treated_as_deleted(env):
     """A page whose file turned into something unreadable (here a FIFO, which works as root too)
     keeps its page, is reported, and the run fails with exit code 1."""
@@ -579,6 +600,7 @@ def test_a_path_that_cannot_be_read_is_never_treated_as_deleted(env):
     assert trash_list(brain) == []
 
 
+@pytest.mark.engine_free
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
 def test_permission_errors_leave_pages_alone(env):
     brain, eng, root = env
@@ -598,6 +620,7 @@ def test_permission_errors_leave_pages_alone(env):
     assert eng.sync()["ok"]
 
 
+@pytest.mark.engine_free
 def test_database_inside_the_tree_is_not_synced(tmp_path, brain_tree):
     brain = Brain.open(brain_tree / "brain.db")
     eng = SyncEngine(brain, brain_tree)
@@ -611,6 +634,7 @@ def test_database_inside_the_tree_is_not_synced(tmp_path, brain_tree):
     brain.close()
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("corpus", ["gbrain-style"])
 def test_real_corpus_first_sync_changes_no_file(tmp_path, corpus):
     """A first sync imports a real vault without writing a single file (bytes and mtimes equal)."""
@@ -635,6 +659,7 @@ def test_real_corpus_first_sync_changes_no_file(tmp_path, corpus):
     brain.close()
 
 
+@pytest.mark.engine_free
 def test_sync_after_import_writes_brain_edits_out_without_conflicts(tmp_path, brain_tree, run):
     """The README's flow: import a folder, let agents write, then sync the same folder."""
     db = str(tmp_path / "flow.db")
@@ -652,6 +677,7 @@ def test_sync_after_import_writes_brain_edits_out_without_conflicts(tmp_path, br
     assert not list(brain_tree.rglob("*.conflict-*"))
 
 
+@pytest.mark.engine_free
 def test_rename_with_a_title_from_the_file_name_resolves_links_like_a_fresh_import(env, tmp_path):
     brain, eng, root = env
     (root / "notes").mkdir()
@@ -672,6 +698,7 @@ def test_rename_with_a_title_from_the_file_name_resolves_links_like_a_fresh_impo
         assert fresh.links("notes/Home") == brain.links("notes/Home")
 
 
+@pytest.mark.engine_free
 def test_verify_catches_a_link_pointing_elsewhere_than_a_fresh_import(env):
     brain, eng, root = env
     other = brain.page_row("companies/river-ai")["id"]
@@ -681,6 +708,7 @@ def test_verify_catches_a_link_pointing_elsewhere_than_a_fresh_import(env):
     assert rep["links_resolved_differently"] == ["people/ana-lima → Bruno Okafor"]
 
 
+@pytest.mark.engine_free
 def test_new_page_takes_over_links_a_fresh_import_would_give_it(tmp_path, brain_tree):
     """A link resolved by title to one page moves to a page that matches its name exactly."""
     with Brain.open(tmp_path / "b.db") as b:
@@ -729,6 +757,7 @@ def test_a_file_renamed_on_disk_while_the_page_is_edited_in_the_brain_moves_the_
     assert r.returncode == 0 and not json.loads(r.stdout)["moved"] and json.loads(r.stdout)["counts"]["exported"] == 0
 
 
+@pytest.mark.engine_free
 def test_moved_and_edited_on_disk_while_edited_in_the_brain_keeps_both(env):
     """The new path's bytes are not the old base (edited on disk too): no guessing; the brain's
     edit is put back at the old path and the new file is imported; nothing is lost."""
@@ -743,6 +772,7 @@ def test_moved_and_edited_on_disk_while_edited_in_the_brain_keeps_both(env):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_a_sync_killed_after_writing_a_moved_pages_brain_text_finishes_the_move(env):
     """A round that wrote the brain's text to the moved file and died before its transaction
     leaves the new path holding exactly the brain's bytes: the next round is a plain move."""
@@ -759,6 +789,7 @@ def test_a_sync_killed_after_writing_a_moved_pages_brain_text_finishes_the_move(
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_a_renamed_page_takes_its_sidecar_along(env, tmp_path):
     brain, eng, root = env
     (root / "people" / "ana-lima.md").rename(root / "people" / "ana-renamed.md")
@@ -778,6 +809,7 @@ def test_a_renamed_page_takes_its_sidecar_along(env, tmp_path):
         assert set(b2.raw_get("people/ana-renamed")) == {"crustdata", "happenstance", "exa"}
 
 
+@pytest.mark.engine_free
 def test_an_edit_that_restores_the_old_mtime_is_still_seen(env):
     """rsync -a, cp -p, touch -d or a backup restore keep size and mtime; the ctime moves."""
     import time
@@ -796,6 +828,7 @@ def test_an_edit_that_restores_the_old_mtime_is_still_seen(env):
     assert "BRUNO OKAFOR" in brain.get_text("people/bruno-okafor")
 
 
+@pytest.mark.engine_free
 def test_restore_all_brings_back_a_whole_deleted_folder(env, run):
     brain, eng, root = env
     shutil.rmtree(root / "people")
@@ -812,6 +845,7 @@ def test_restore_all_brings_back_a_whole_deleted_folder(env, run):
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_a_sync_killed_after_writing_files_leaves_no_false_conflicts(env):
     """Simulate a round that wrote a brain version to disk and died before recording it: the
     file then holds a version the brain had, and a newer brain edit must still win, unconflicted."""
@@ -829,6 +863,7 @@ def test_a_sync_killed_after_writing_files_leaves_no_false_conflicts(env):
     assert ka in kept  # the replaced bytes stay recoverable
 
 
+@pytest.mark.engine_free
 def test_watch_round_on_an_emptied_folder_trashes_nothing(env):
     """What `gbrain watch` runs for a batch of delete events: with the folder emptied, it stops."""
     brain, eng, root = env
@@ -866,6 +901,7 @@ def test_delete_in_a_synced_brain_keeps_the_page_restorable(tmp_path, run):
     assert run("sync", str(root)).returncode == 0 and (root / "a.md").read_text(encoding="utf-8") == "# A\n"
 
 
+@pytest.mark.engine_free
 def test_v8_keeps_the_base_of_a_brain_synced_before_clients(tmp_path, brain_tree):
     """A SQLite brain bound and synced under schema v7: migration v8 adds the ``client`` column
     (one client, ''), so the next sync finds every path in sync (its base kept, nothing written,
@@ -898,6 +934,7 @@ def test_v8_keeps_the_base_of_a_brain_synced_before_clients(tmp_path, brain_tree
         e2.close()
 
 
+@pytest.mark.engine_free
 def test_the_unchanged_join_reads_sync_state_in_path_order(env):
     """SQLite: the set comparison of a whole-tree round (``SyncEngine._unchanged``) joins
     sync_state with pages and files in path order. Left to itself SQLite took the (client,
@@ -919,6 +956,7 @@ def test_the_unchanged_join_reads_sync_state_in_path_order(env):
         assert "idx_sync_state_file_id" not in plan and "TEMP B-TREE" not in plan, plan
 
 
+@pytest.mark.engine_free
 def test_a_no_change_round_reads_the_stored_hashes_once(env, monkeypatch):
     """A round that finds every path as recorded (``SyncEngine._unchanged``: every page and file
     joined with its base) reports on the hashes that join read, in its snapshot, instead of
@@ -948,6 +986,7 @@ def test_a_no_change_round_reads_the_stored_hashes_once(env, monkeypatch):
     assert rep["files_stored"] == rep["files_seen"] == len(real(brain))
 
 
+@pytest.mark.engine_free
 def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch):
     """A whole-tree round compares the scan's stats and the brain's hashes with sync_state as sets
     and hands only the paths that differ to the pure plan (issue 14: a no-change sync at 50,000
@@ -995,6 +1034,7 @@ def test_a_full_sync_plans_only_the_paths_that_may_have_changed(env, monkeypatch
     assert rep["ok"] and seen == [set()]
 
 
+@pytest.mark.engine_free
 def test_ignore_matcher_answers_as_pathspec():
     """The screened matcher of .gbrainignore (one combined regex, then pathspec) gives
     pathspec's answer for every path, negations and folder patterns included."""
@@ -1025,6 +1065,7 @@ def test_ignore_matcher_answers_as_pathspec():
     assert ignore_matcher(load_ignore(Path("/nonexistent")))(".obsidian/") is True
 
 
+@pytest.mark.engine_free
 def test_restore_all_says_what_it_leaves_in_the_trash(tmp_path):
     """`restore --all` brings back deleted pages only; a replaced version of a live page stays
     (revert brings it back). It said "restored 0 item(s)" while `trash` still listed one; now it
@@ -1088,6 +1129,7 @@ def test_a_sync_lock_removed_under_a_waiting_locker_is_not_shared(tmp_path, db_p
         os.close(stale)
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("how", ["deleted", "renamed"])
 def test_a_file_gone_right_after_sync_wrote_it_is_a_delete_not_a_crash(env, monkeypatch, how):
     """A person (or a script) removes or renames a file the moment sync wrote it from the brain,
@@ -1123,6 +1165,7 @@ def test_a_file_gone_right_after_sync_wrote_it_is_a_delete_not_a_crash(env, monk
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
 def test_a_page_another_writer_changed_after_the_round_is_not_a_mismatch(env):
     """watch's check after a round (`verify_paths`) compared the file with the brain as it is
     *now*: a teammate's or an agent's write committed in between read as "MISMATCH after sync"
@@ -1167,6 +1210,7 @@ def test_paths_newly_ignored_by_default_or_by_gbrainignore_are_kept_and_noted_by
         assert b.page_row("Private/s") is not None
 
 
+@pytest.mark.engine_free
 def test_a_file_name_cannot_fake_a_log_line(tmp_path):
     """A file named ``new\\nline.md`` was logged as ``+ new`` and ``line.md → db`` on two lines
     (the warning above it escaped it as ``\\u000a``): every sync/watch log line and the sync

@@ -75,6 +75,7 @@ def new(h, fid=None, kind="page"):
     return PathState(disk=h, disk_kind=kind, disk_id=fid)
 
 
+@pytest.mark.engine_free
 def test_identical_twins_pair_by_inode_not_by_name_order():
     st = {"Tpl/Untitled.md": gone(H["a"], 11), "Tpl/Untitled 1.md": gone(H["a"], 12),
           "Tpl/Alpha.md": new(H["a"], 11), "Tpl/Beta.md": new(H["a"], 12)}
@@ -85,6 +86,7 @@ def test_identical_twins_pair_by_inode_not_by_name_order():
     assert sorted(decide(st2).moves) == [("Tpl/Untitled 1.md", "Tpl/Alpha.md"), ("Tpl/Untitled.md", "Tpl/Beta.md")]
 
 
+@pytest.mark.engine_free
 def test_moved_and_edited_pairs_by_similarity_best_first_one_to_one():
     st = {"Sub/Guide.md": gone(H["a"]), "Sub/Other.md": gone(H["b"]), "Guide.md": new(H["c"]), "Other.md": new(H["d"]), "Fresh.md": new(H["e"])}
     sim = {("Sub/Guide.md", "Guide.md"): 0.95, ("Sub/Guide.md", "Other.md"): 0.97, ("Sub/Other.md", "Other.md"): 0.9,
@@ -99,6 +101,7 @@ def test_moved_and_edited_pairs_by_similarity_best_first_one_to_one():
     assert decide(st, sim2).changed_moves == [("Sub/Guide.md", "Guide.md")]
 
 
+@pytest.mark.engine_free
 def test_similarity_pairing_needs_the_threshold_an_unedited_brain_side_and_pages():
     base = {"old.md": gone(H["a"]), "new.md": new(H["b"])}
     assert decide(base, {("old.md", "new.md"): similar.SIMILAR_MIN - 0.01}).changed_moves == []
@@ -110,6 +113,7 @@ def test_similarity_pairing_needs_the_threshold_an_unedited_brain_side_and_pages
     assert decide(files, {("a.json", "b.json"): 0.99}).changed_moves == []
 
 
+@pytest.mark.engine_free
 def test_a_page_edited_in_the_brain_pairs_only_with_the_same_file_as_a_both_move():
     """Renamed and edited on disk (the same inode) while the brain edited the page: a
     ``both_moves`` pair (the row moves, the base kept, the next round merges), from INODE_MIN;
@@ -125,6 +129,7 @@ def test_a_page_edited_in_the_brain_pairs_only_with_the_same_file_as_a_both_move
     assert decide(other, {("old.md", "new.md"): 0.99}).both_moves == []
 
 
+@pytest.mark.engine_free
 def test_a_path_replaced_by_another_file_whose_old_file_is_at_a_new_path_is_a_replaced_move():
     """`mv a.md b.md && echo … > a.md` in one round: a.md's recorded inode is at b.md with a.md's
     base bytes, and a.md holds another file: the row moves to b.md and a.md is a new page. Not
@@ -142,6 +147,7 @@ def test_a_path_replaced_by_another_file_whose_old_file_is_at_a_new_path_is_a_re
     assert decide({"a.md": changed(H["b"], 7, 7), "b.md": new(H["a"], 8)}).replaced_moves == []
 
 
+@pytest.mark.engine_free
 def test_an_inode_reused_by_an_unrelated_note_is_no_move():
     st = {"gone.md": gone(H["a"], 7), "other.md": new(H["b"], 7)}
     plan = decide(st, {("gone.md", "other.md"): 0.3})
@@ -150,6 +156,7 @@ def test_an_inode_reused_by_an_unrelated_note_is_no_move():
     assert plan.changed_moves == [("gone.md", "other.md")]
 
 
+@pytest.mark.engine_free
 def test_inodes_a_checkout_reused_crosswise_do_not_swap_notes_of_one_template():
     """`git checkout` of a branch that renamed and edited 50 notes of one template, under watch
     (2026-12-02, 3 runs in 10 at load 5-8): git deletes the old files, then writes the new ones,
@@ -170,6 +177,7 @@ def test_inodes_a_checkout_reused_crosswise_do_not_swap_notes_of_one_template():
     assert decide(lone, {("notes/note-0.md", "archive/x.md"): similar.INODE_MIN}).changed_moves == [("notes/note-0.md", "archive/x.md")]
 
 
+@pytest.mark.engine_free
 def test_similarity_sees_a_rewritten_link_and_not_an_unrelated_note():
     a = "# Guide\nSee [a](../Other.md)\n"
     assert similar.similarity(a, a.replace("(../Other.md)", "(Other.md)")) >= similar.SIMILAR_MIN
@@ -433,6 +441,7 @@ def test_a_moved_and_edited_page_reuses_the_embeddings_of_its_unchanged_chunks(t
     assert again["cached"] >= n - 1 and again["embedded"] <= 1, (first, again)
 
 
+@pytest.mark.engine_free
 def test_two_short_notes_alike_by_chance_are_no_evidence_of_a_move():
     """`# N3` deleted and `# New` created (the file system gave the new file the freed inode):
     0.73 alike character by character, but no line in common."""
@@ -443,6 +452,7 @@ def test_two_short_notes_alike_by_chance_are_no_evidence_of_a_move():
     assert similar.evidence(g, g.replace("(../", "(")) >= similar.SIMILAR_MIN
 
 
+@pytest.mark.engine_free
 def test_a_one_paragraph_note_with_its_link_rewritten_is_still_evidence():
     para = prose(5, 1).strip() + " See [other](../Other.md) for more.\n"
     assert len(para) > similar.SHORT

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from conftest import gbrain
 
 from gbrain.core.brain import Brain
@@ -106,6 +108,7 @@ def test_a_first_sync_into_an_empty_brain_has_no_conflicts(tmp_path, brain_tree,
     assert r.returncode == 0 and b"CONFLICT" not in r.stdout + r.stderr
 
 
+@pytest.mark.engine_free
 def test_a_rename_in_one_folder_is_a_move_in_the_other_not_a_trashed_page(tmp_path, brain_tree, pg_url):
     """Two folders of one Postgres brain: alice renames a note and syncs; bob's sync moves his file
     (the old name leaves his folder, the new one appears) and the trash stays empty; anything
@@ -280,6 +283,7 @@ def test_a_note_put_back_by_hand_in_a_folder_that_saw_its_deletion_is_a_page_aga
         assert br.page_row("deals/river-ai-series-a") is not None and br.page_row("concepts/hybrid-retrieval") is not None
 
 
+@pytest.mark.engine_free
 def test_an_edit_in_a_folder_offline_follows_a_rename_another_folder_made(tmp_path, brain_tree, pg_url):
     """Team trial (trial4 F2): bob's watch is stopped; he appends a line to a note; alice renames
     the note (and edits another line of it) and syncs; bob's sync must move his file to the new
@@ -305,6 +309,7 @@ def test_an_edit_in_a_folder_offline_follows_a_rename_another_folder_made(tmp_pa
     assert not [p for p in (b / "people").iterdir() if ".conflict-" in p.name]
 
 
+@pytest.mark.engine_free
 def test_a_note_renamed_in_two_folders_to_two_names_says_so(tmp_path, brain_tree, pg_url):
     """Team trial (trial4 F3): bob (offline) renames a note, alice renames the same note to
     another name and syncs; bob's sync keeps both names (nothing lost) and now says that the

@@ -128,6 +128,7 @@ def test_undo_is_all_or_nothing_when_a_path_is_taken(db_path):
         assert b.get_text("notes/b") == "B\n"  # nothing was undone
 
 
+@pytest.mark.engine_free
 def test_undo_needs_since_and_says_so_on_the_cli(tmp_path):
     db = str(tmp_path / "b.db")
     p = gbrain("--db", db, "undo")

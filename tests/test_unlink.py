@@ -70,6 +70,7 @@ def test_unlink_of_a_link_only_in_a_comment_is_refused(db_path):
         assert b.get_text("notes/n") == "Hello.\n\n%% [[ana]] %%\n"
 
 
+@pytest.mark.engine_free
 def test_unlink_text_counts_only_the_links_it_removed():
     text = "---\nrelated: \"[[ana|A.]]\"\n---\n[[ana]]\n%% [[ana]] %%\n\n```\n[[ana]]\n```\n\n    [[ana]]\n"
     new, n = unlink_text(text, lambda kind, t: t == "ana")

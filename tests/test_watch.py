@@ -374,6 +374,7 @@ def test_watch_once_equals_sync(brain_tree, run):
     assert rep["ok"] and rep["counts"]["imported"] == 11
 
 
+@pytest.mark.engine_free
 def test_database_inside_the_watched_folder(brain_tree, run):
     db = brain_tree / "brain.db"
     w = Watch(brain_tree, db)
@@ -481,6 +482,7 @@ def h_versions(brain: Brain, slug: str) -> list[dict]:
     return versions(brain, slug, limit=0)["versions"]
 
 
+@pytest.mark.engine_free
 def test_an_emptied_subfolder_under_watch_is_refused_not_trashed(tmp_path):
     """Issue 11 item 2 under a real `gbrain watch`: a synced subfolder whose notes all vanish at
     once (an unmounted sub-volume; `.DS_Store` left) is not trashed: watch says which folder
@@ -545,6 +547,7 @@ def test_recursive_or_exploding_frontmatter_does_not_stop_watch(watch, brain, br
     stop_ok(w)
 
 
+@pytest.mark.engine_free
 def test_a_refused_folder_leaves_the_batch_and_the_rest_of_it_syncs(tmp_path):
     """In-process, the batch shapes the observer gives: the refused folder's own paths, a folder
     event above it (its walk must not bring the refused notes back into the batch) and paths
@@ -577,6 +580,7 @@ def test_a_refused_folder_leaves_the_batch_and_the_rest_of_it_syncs(tmp_path):
         w.engine.close()
 
 
+@pytest.mark.engine_free
 def test_a_folder_gone_while_a_round_writes_into_it_is_retried_not_fatal(tmp_path, monkeypatch):
     """In-process: the folder a brain page is being written into is deleted between sync
     creating it and opening the temp file there (a FileNotFoundError inside a round). The round
@@ -648,6 +652,7 @@ def fill_up(fs: Path) -> Path:
     return filler
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("full", ["brain", "folder"])
 def test_a_full_disk_pauses_watch_says_it_once_and_it_catches_up_when_space_returns(tmp_path, brain_tree, small_fs, full):
     if full == "brain":
@@ -687,6 +692,7 @@ def test_a_full_disk_pauses_watch_says_it_once_and_it_catches_up_when_space_retu
         w.kill()
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("bound", [True, False])
 def test_a_brain_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of_exiting(tmp_path, brain_tree, small_fs, bound, run):
     """`gbrain watch DIR` started on a brain whose disk is full exited (the catch-up sync's write
@@ -722,6 +728,7 @@ def test_a_brain_disk_full_at_start_is_said_and_watch_waits_for_space_instead_of
         w.kill()
 
 
+@pytest.mark.engine_free
 def test_a_brain_that_cannot_even_be_opened_on_a_full_disk_is_waited_for(tmp_path, brain_tree, small_fs, run):
     """The open itself failed on a full disk (a new brain, which needs space to be made; the same
     for a schema upgrade or a reader the full disk refuses): watch exited with "the disk holding

@@ -45,6 +45,7 @@ def fresh_identity():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_identity_is_gbrain_user_else_login_at_short_host(monkeypatch, fresh_identity):
     monkeypatch.setenv("GBRAIN_USER", "alice")
     assert fresh_identity() == "alice"
@@ -63,6 +64,7 @@ def test_identity_is_gbrain_user_else_login_at_short_host(monkeypatch, fresh_ide
     assert fresh_identity() == "carol@box"
 
 
+@pytest.mark.engine_free
 def test_identity_without_a_login_name_is_the_uid(monkeypatch, fresh_identity):
     """A container whose uid has no passwd entry and no login variable: never a crash."""
     import getpass
@@ -192,6 +194,7 @@ def _check_migrated(db, before: list) -> None:
     assert [(t["slug"], t["by"]) for t in trash] == [("notes/gone", "")]
 
 
+@pytest.mark.engine_free
 def test_sqlite_v15_brain_keeps_its_rows_with_an_unknown_writer(tmp_path, monkeypatch):
     p = tmp_path / "old.db"
     monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:15])
@@ -220,6 +223,7 @@ def test_sqlite_v15_brain_keeps_its_rows_with_an_unknown_writer(tmp_path, monkey
         assert h.versions(b, "people/ana")["versions"][0]["by"] == orig.identity()
 
 
+@pytest.mark.engine_free
 def test_postgres_v13_brain_keeps_its_rows_with_an_unknown_writer(pg_url, monkeypatch):
     from gbrain.storage import pg
 
@@ -244,6 +248,7 @@ def test_postgres_v13_brain_keeps_its_rows_with_an_unknown_writer(pg_url, monkey
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.engine_free
 def test_copy_sqlite_to_postgres_and_back_keeps_the_writers(tmp_path, pg_url):
     a, c = tmp_path / "a.db", tmp_path / "c.db"
     out(gbrain("put", "people/x", "--db", str(a), input="one\n", env={"GBRAIN_USER": "alice"}))
