@@ -55,13 +55,13 @@ def _make_command(o: ops.Operation):
         pymap[py] = p.name
         t = PY_TYPES[p.type]
         if p.positional:
-            default = typer.Argument(... if p.required else None, help=o.cli_text(p.description), show_default=False, metavar=p.name.upper())
+            default = typer.Argument(... if p.required else None, help=o.cli_text(p.help), show_default=False, metavar=p.name.upper())
             ann = t if p.required else Optional[t]
         elif p.type == "boolean":
-            default = typer.Option(bool(p.default), f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.description))
+            default = typer.Option(bool(p.default), f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.help))
             ann = bool
         else:
-            default = typer.Option(... if p.required else p.default, f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.description) + (" (JSON)" if p.type == "object" else ""), show_default=p.default not in (None, ""))
+            default = typer.Option(... if p.required else p.default, f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.help) + (" (JSON)" if p.type == "object" else ""), show_default=p.default not in (None, ""))
             ann = t if (p.required or p.default is not None) else Optional[t]
         params.append(inspect.Parameter(py, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
         annotations[py] = ann
@@ -80,16 +80,16 @@ def _make_command(o: ops.Operation):
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = annotations
     command.__name__ = o.name.replace("-", "_")
-    command.__doc__ = o.cli_text(o.description)
+    command.__doc__ = o.cli_text(o.help)
     return command
 
 
 for _o in ops.REGISTRY.values():
     _group = GROUPS.get(_o.name.split("-", 1)[0]) if "-" in _o.name else None
     if _group is not None:
-        _group.command(_o.name.split("-", 1)[1], help=_o.cli_text(_o.description))(_make_command(_o))
+        _group.command(_o.name.split("-", 1)[1], help=_o.cli_text(_o.help))(_make_command(_o))
     else:
-        app.command(_o.name, help=_o.cli_text(_o.description))(_make_command(_o))
+        app.command(_o.name, help=_o.cli_text(_o.help))(_make_command(_o))
 
 
 @skills_app.callback(invoke_without_command=True)

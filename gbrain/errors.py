@@ -121,15 +121,17 @@ def error_fields(e: BaseException) -> dict:
 
 #: JSON schema of :func:`error_fields`: the MCP server makes it an arm of every tool's
 #: ``outputSchema`` (``anyOf``: the result or this), so that a tool error's ``structuredContent``
-#: conforms too (the TypeScript SDK's 1.x client validates it even on ``isError`` results)
+#: conforms too (the TypeScript SDK's 1.x client validates it even on ``isError`` results).
+#: No descriptions: it is repeated in all ~36 tools' schemas of every ``tools/list`` (with them it
+#: was 18 KB of a 75 KB answer); what the fields mean is :func:`error_fields`' docstring and
+#: README's, and the error's text content says it all to an agent
 ERROR_SCHEMA: dict = {
     "type": "object",
-    "description": "a tool error (isError: true): its message, kind and what was probably meant",
     "properties": {
-        "error": {"type": "string", "description": "the message (also the text content)"},
-        "exit_code": {"type": "integer", "description": "what `gbrain call` exits with: 1, or 2 for bad input"},
-        "kind": {"type": "string", "description": "not_found, ambiguous, bad_input, conflict, damaged, provider_error, cancelled, internal, …"},
-        "suggestions": {"type": "array", "items": {"type": "string"}, "description": "near names (always for not_found)"},
+        "error": {"type": "string"},
+        "exit_code": {"type": "integer"},
+        "kind": {"type": "string"},
+        "suggestions": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["error", "exit_code", "kind"],
 }

@@ -334,6 +334,36 @@ def test_cli_help_speaks_commands_and_flags_mcp_speaks_tools_and_parameters():
     assert r.returncode == 0 and b"brain_" not in r.stdout and b"untag" in r.stdout
 
 
+#: what every session of an agent pays for the tool list before the user says anything: the bytes
+#: of each tool's name, description and input schema (a host puts those into the model's context;
+#: outputSchema it keeps for validation). 36,070 at 95dd4fb, 27,013 after the trim
+#: (benchmarks/mcp_tools_size.py measures the served answer). A new tool or text that needs
+#: more: shorten elsewhere, or move what a person needs into ``details`` (CLI --help only)
+TOOLS_BUDGET = 28_000
+#: one tool's description, one parameter's (the longest: lint's `check`, which lists the checks)
+DESCRIPTION_MAX, PARAM_DESCRIPTION_MAX = 450, 250
+
+
+@pytest.mark.engine_free
+def test_every_tool_and_parameter_is_described_and_the_list_stays_lean():
+    """Every tool has a description and every parameter of its schema one (cursor too); the
+    descriptions are short (the longer form is the CLI's help: ``details``, never a second copy)."""
+    tools = ops.tools_json()
+    for t in tools:
+        assert t["description"].strip(), t["name"]
+        assert len(t["description"]) <= DESCRIPTION_MAX, (t["name"], len(t["description"]))
+        for k, p in t["input_schema"]["properties"].items():
+            assert isinstance(p.get("description"), str) and p["description"].strip(), (t["name"], k)
+            assert len(p["description"]) <= PARAM_DESCRIPTION_MAX, (t["name"], k, len(p["description"]))
+    size = sum(len(json.dumps(t, ensure_ascii=False, separators=(",", ":")).encode("utf-8")) for t in tools)
+    assert size <= TOOLS_BUDGET, size
+    # the details reach the command line's help only: search's ranking words, lint's checks
+    helps = dict((o.name, h) for o, h in _help_texts())
+    for name, words in (("search", "BM25"), ("lint", "dead_anchors (a [[Page#Heading]]"), ("put", "standard input")):
+        assert words in helps[name], name
+        assert words not in ops.REGISTRY[name].description, name
+
+
 @pytest.mark.engine_free
 def test_boolean_flags_have_no_metavar_in_help():
     r = gbrain("tag", "--help")

@@ -160,14 +160,10 @@ def _made_from(row, text: str, content: str, *, title: str, source_type: str, so
 
 @op(
     "ingest",
-    "Ingest a source document (meeting transcript, article, doc, conversation): stores it as a "
-    "sources/<date>-<title> page (the document's own frontmatter `date`, the date part of a timestamp; else today, with a warning when `date` is no date), its text byte for byte below a frontmatter "
-    "block that records title, type: source, source_type, source_ref and ingested (today's date, UTC); a document with its own "
-    "frontmatter keeps it and gets only the keys it lacks; its title is the text's (frontmatter title, first heading, else first line). "
-    "A source_ref (given, else the file's path) names one page whatever the day: the same text again writes nothing, a changed "
-    "text updates that page (the old text stays in its history); without a ref the same text finds the same page. Returns the "
-    "page slug; a write also logs a row in the ingest log (logged: true; the table ingest_log, not the vault's log.md). "
-    "Then update the pages it mentions with brain_put / brain_timeline_add / brain_link.",
+    "Store a source document (meeting transcript, article, doc, conversation) as a page sources/<date>-<title>: its text byte "
+    "for byte below a frontmatter block of title, type: source, source_type, source_ref and ingested (today, UTC), its own "
+    "frontmatter kept. The same source_ref (else the same text) finds the same page again; a changed text updates it. Then "
+    "update the pages it mentions (brain_put, brain_timeline_add, brain_link).",
     [
         Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
         Param("content", cli=False, tool_required=True, description="the source text (markdown or plain text)"),
@@ -176,6 +172,10 @@ def _made_from(row, text: str, content: str, *, title: str, source_type: str, so
     ],
     db="create",
     title="Ingest a source",
+    details="A document with its own frontmatter keeps it and gets only the keys it lacks. The date is its frontmatter `date` "
+    "(the date part of a timestamp), else today, with a warning when `date` is no date; the title is the frontmatter title, else the first heading, else the first line. The source_ref defaults to the "
+    "file's path; the same text again writes nothing, and a changed text's old text stays in the page's history. A write also "
+    "logs a row in the ingest log (logged: true; the table ingest_log, not the vault's log.md).",
     output=obj("slug", slug="string", path="string", title="string?", source_type="string", source_ref="string", created="boolean", changed="boolean", logged="boolean", warnings="array"),
     text=lambda r, a: r["slug"],  # warnings go to stderr, so `slug=$(gbrain ingest …)` gets the slug alone
     mutating=True,

@@ -65,16 +65,13 @@ PART_CHARS = 60_000
 
 @op(
     "get",
-    "Read a page by slug; returns its markdown exactly as stored (with version: as it was in that version of its history) and its "
-    "content_hash (give it to put's if_hash so that a write based on this read never overwrites a newer save). A long page comes in parts for agents: "
-    "`truncated` is true, `next_offset` is where the rest starts (pass it as offset) and `sections` lists "
-    "the headings with their offsets, to jump to one. A part's content_hash is a part token (`part:START-END:HASH`), not the page's: "
-    "put refuses it for whole `content` (that would cut the rest of the page) and for a `compiled_truth` the part does not hold whole; "
-    "to rewrite a long page, read it whole (`max_chars` 0) or change one part (`compiled_truth`, `timeline_append`, `frontmatter`).",
+    "Read a page: its markdown exactly as stored (`version`: as it was then) and its content_hash, for brain_put's if_hash. "
+    "A long page comes in parts: `truncated` is true, `next_offset` is where the rest starts (pass it as `offset`), `sections` "
+    "lists the headings with their offsets. A part's content_hash is a part token, good for a partial put only; `max_chars` 0 reads it whole.",
     [
         SLUG,
         Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
-        Param("offset", "integer", "start at this character of the page (next_offset of the previous part, or a section's offset)", default=0, minimum=0, cli=False),
+        Param("offset", "integer", "start at this character (a part's next_offset, or a section's offset)", default=0, minimum=0, cli=False),
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
         Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment or other "
               "file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named", in_schema=False),
@@ -262,26 +259,26 @@ def _part(text: str, offset: int, cap: int) -> dict:
 
 @op(
     "put",
-    "Create or update a page from its full markdown (`content`; the command line also reads it from standard input or a file), or update "
-    "parts: `compiled_truth` (replaces the text above the --- line), `timeline_append` (lines added to the timeline; an entry it already has, "
-    "the same date, source and summary, is skipped, so a retry adds nothing), "
-    "`frontmatter` (keys to set; null removes a key). Everything not named stays byte-exact. A partial update creates a page only "
-    "with `compiled_truth` (frontmatter or timeline lines alone for a slug with no page are refused, with the pages meant).",
+    "Create or update a page: its whole markdown (`content`), or parts: `compiled_truth` (the text above the --- line), "
+    "`timeline_append` (timeline lines; an entry already there is skipped), `frontmatter` (keys to set; null removes one). "
+    "What is not named stays byte-exact. A new page needs `content` or `compiled_truth`.",
     [
         SLUG,
-        Param("content", description="full page markdown (the command line reads standard input or a file when it is not given)", stdin=True),
+        Param("content", description="full page markdown", details="read from standard input or a file when it is not given", stdin=True),
         Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
         Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'"),
-        Param("frontmatter", "object", "frontmatter keys to set (JSON object; null removes a key)"),
-        Param("if_hash", description="write only if the page is still as read: its content_hash from get (an empty string: only if "
-              "there is no such page yet); if it changed since (another writer, an edit in the synced folder), nothing is written and "
-              "the put fails with a conflict: read it again and redo the edit. A part token from a read of part of a page "
+        Param("frontmatter", "object", "frontmatter keys to set (null removes a key)"),
+        Param("if_hash", description="write only if the page is still as read: the content_hash brain_get gave ('': only if there is "
+              "no such page); else a conflict error, nothing written",
+              details="a conflict means another writer or an edit in the synced folder changed the page: read it again and redo "
+              "the edit. A part token from a read of part of a page "
               "(`part:…`) is refused for whole `content`: read the page whole for that", modifier=True),
     ],
     db="create",
     text=_saved,
     mutating=True,
     title="Write a page",
+    details="Frontmatter or timeline lines alone for a slug with no page are refused, with the pages meant.",
     destructive=True,  # replaces the text it is given parts of (the old bytes are not kept)
     idempotent=True,  # the same content again: changed is false
     output=SAVED,
@@ -600,8 +597,7 @@ def _check_if_hash(b, a, ctx) -> None:
 
 @op(
     "delete",
-    "Delete a page; its history keeps every version, so it is in the trash (brain_trash lists it, brain_restore brings it back). "
-    "Its .raw sidecar stays. A page already in the trash changes nothing (changed: false).",
+    "Delete a page into the trash (its history keeps every version; brain_restore brings it back). Its .raw sidecar stays.",
     [SLUG],
     text=lambda r, a: (f"deleted {r['slug']} (in the trash: `gbrain restore {cmd_arg(r['slug'])}`)" if r["changed"] else f"{r['slug']}: {r['note']}"),
     mutating=True,
@@ -695,15 +691,17 @@ def _stats(b, a, ctx):
 
 @op(
     "search",
-    "Full-text keyword search (FTS5 BM25 over title, aliases, path, headings, text and frontmatter values such as tags; a page whose title, alias "
-    "or file name the query names comes first; a typed or pasted sentence or phrase puts the page holding its words in that order first). Each hit lists the fields that matched (signals) and has a readable `snippet` (link syntax shown as the link's name; comments and emphasis marks dropped) with `highlights`: the matched words as [start, end) character offsets into it. Any text is safe: a page needs one of the words (more rank higher); "
-    "\"a quoted phrase\" matches the words in order and word* matches word starts (on SQLite and Postgres alike), and nothing else is syntax: -, :, &, |, !, <->, AND, OR, NOT, NEAR are plain words "
-    "and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error). "
-    "type, tag and prefix (a folder) filter inside the ranking, before the limit.",
-    [Param("query", description="search words; \"a quoted phrase\" matches the words in order and word* matches word starts; nothing else is syntax", required=True, positional=True),
+    "Keyword search over title, aliases, path, headings, text and frontmatter values; a page the query names (title, alias, file "
+    "name) comes first. Any text is safe: \"a quoted phrase\" matches the words in order, word* matches word starts, nothing else is "
+    "syntax. Each hit has a `snippet` with `highlights` ([start, end) offsets into it). type, tag and prefix filter before the limit.",
+    [Param("query", description="search words (any text)", required=True, positional=True),
      TYPE, TAG, PREFIX, LIMIT],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
+    details="Ranked by BM25 (FTS5 on SQLite; Postgres alike); a page needs one of the words (more rank higher), and a typed or pasted "
+    "sentence or phrase puts the page holding its words in that order first. Each hit lists the fields that matched (signals); its "
+    "snippet shows link syntax as the link's name, without comments and emphasis marks. -, :, &, |, !, <->, AND, OR, NOT, NEAR are "
+    "plain words and an unpaired quote or a lone * is ignored (a query of nothing but those is empty: an error).",
     item=obj("slug", **PAGE_REF, score="number", snippet="string", highlights={"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}),
     page="limit",
     rank_depth=RANK_DEPTH,
@@ -726,7 +724,7 @@ def _tags_text(r, a) -> str:
 
 @op(
     "tags",
-    "List the tags of a page, frontmatter and inline #tags (no slug: every tag once, matched ignoring case and Unicode form, with its page count and spellings, most used first).",
+    "The tags of a page (frontmatter and inline #tags); no slug: every tag of the brain once (any case), with its page count and spellings, most used first.",
     [Param("slug", description="page slug", positional=True)],
     title="List tags",
     item={"type": ["string", "object"]},
@@ -742,7 +740,7 @@ def _tags(b, a, ctx):
 
 @op(
     "tag",
-    "Add a tag to a page (brain_untag removes one); edits the page's frontmatter `tags`. Adding a tag the page has changes nothing.",
+    "Add a tag to a page's frontmatter `tags` (brain_untag removes one); a tag it has changes nothing.",
     [SLUG, Param("tag", required=True, positional=True, description="tag to add"), Param("remove", "boolean", "remove the tag instead (same as `gbrain untag`)", default=False, in_schema=False)],
     text=_saved,
     mutating=True,
@@ -807,8 +805,7 @@ def _unlink(b, a, ctx):
 
 @op(
     "links",
-    "Outbound links of a page, one per linked page (resolved or dangling), with how many times and in which forms it is linked. "
-    "A wiki link in a property (a frontmatter value such as related: \"[[Acme]]\") has kind property and the context 'related: [[Acme]]'.",
+    "Outbound links of a page, one per linked page (resolved or dangling), with count and forms; a wiki link in a frontmatter value has kind property.",
     [SLUG, limit_param(100, "maximum number of links (0: all)")],
     title="Links from a page",
     item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
@@ -822,8 +819,7 @@ def _links(b, a, ctx):
 
 @op(
     "backlinks",
-    "Pages linking to a page, each once, with how many times and in which forms it links (in the body or in a property: "
-    "a frontmatter value such as related: \"[[Acme]]\").",
+    "Pages linking to a page, each once, with count and forms (in the body or in a frontmatter value).",
     [SLUG, limit_param(100, "maximum number of pages (0: all)")],
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
@@ -870,11 +866,8 @@ def _timeline_add(b, a, ctx):
 
 @op(
     "raw",
-    "Read the raw enrichment JSON of a page (.raw/<name>.json sidecar): every source, or one, as {source: data}. "
-    "Raw data longer than `max_chars` comes in parts, as brain_get gives a long page: then the answer is "
-    "{slug, content (a part of the JSON text, indented by one space), truncated, offset, next_offset (pass it as offset; null on the last part), "
-    "total_chars, sources (each source's length in characters: pass `source` to read one)}; join the parts' content and parse it. "
-    "brain_raw_put stores data.",
+    "Read a page's raw enrichment JSON (.raw sidecar) as {source: data}: every source, or one (`source`). Over `max_chars` it comes in "
+    "parts as brain_get's do: {content (a part of the JSON text), next_offset, total_chars, sources (each one's length)}; join the parts' content.",
     [
         SLUG,
         Param("source", description="source name, e.g. crustdata"),
@@ -1082,10 +1075,9 @@ def _check(b, a, ctx):
             "mixed_vector_sizes": {m: {str(d): n for d, n in by.items()} for m, by in mixed.items()}}
 
 
-@op("reindex", "Rebuild the keyword search index from the pages: the repair when brain_search warns that the search index lists "
-    "pages that do not exist (and what `gbrain check` advises when only that index is damaged). Only the index is written, "
-    "from the pages as they are; running it again changes nothing more. On Postgres, which keeps its index itself, nothing to do.",
-    [], mutating=True, idempotent=True, title="Rebuild the search index", text=lambda r, a: r["message"],
+@op("reindex", "Rebuild the keyword search index from the pages: the repair when brain_search warns of index rows whose page does not exist. "
+    "Changes no page; on Postgres nothing to do.",
+    [], details="It is what `gbrain check` advises when only that index is damaged. Running it again changes nothing more.", mutating=True, idempotent=True, title="Rebuild the search index", text=lambda r, a: r["message"],
     output={"type": "object", "properties": {"rebuilt": {"type": "boolean", "description": "false on Postgres: nothing to rebuild"},
                                              "message": {"type": "string"}}, "required": ["rebuilt", "message"]})
 def _reindex(b, a, ctx):

@@ -58,16 +58,14 @@ def _graph_text(r: dict, a: dict) -> str:
 
 @op(
     "graph",
-    "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). "
-    "`direction`: out (pages it links to), in (pages linking to it) or both. `type` keeps only pages of that type "
-    "(the walk still passes through others). A page two or more hops away names the pages between (`via`, one "
-    "shortest chain), and `edges` holds the links of that chain too, so a page kept by `type` is shown with how it "
-    "is reached.",
+    "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). `type` keeps only "
+    "pages of that type (the walk passes through others); a page two or more hops away names the pages between (`via`), and "
+    "`edges` holds that chain's links too.",
     [
         Param("slug", description="the page to start from", required=True, positional=True),
         Param("depth", "integer", "link hops to follow (1-4)", default=1, minimum=1, maximum=4),
         Param("type", description="only pages of this type (person, company, deal, …)"),
-        Param("direction", description="out | in | both", default="both", enum=DIRECTIONS),
+        Param("direction", description="out: pages it links to; in: pages linking to it; or both", default="both", enum=DIRECTIONS),
         Param("limit", "integer", "maximum pages listed besides the start (nearest first)", default=100, minimum=1),
     ],
     text=_graph_text,

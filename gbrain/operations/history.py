@@ -45,10 +45,8 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
 
 @op(
     "history",
-    "Versions of a page (or file), newest first: number, time, who wrote it (`by`: GBRAIN_USER or login@host; empty "
-    "when unknown), origin (surface, operation, MCP client), size, lines "
-    "added/removed. Deleted pages keep their history. brain_get shows one (given its version number), brain_diff compares two, brain_revert brings one back. "
-    "brain_history_prune drops old versions.",
+    "Versions of a page or file (a deleted one's too), newest first: number, time, writer (`by`), origin, size, lines "
+    "added/removed. brain_get reads one (its version), brain_diff compares two, brain_revert brings one back.",
     [
         # required of agents (the schema's `required`): only the command line's CLI-only --prune runs without it
         Param("slug", positional=True, tool_required=True, description="page slug (a deleted page's too) or a file path"),
@@ -62,6 +60,8 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
     text=_history_text,
     note=_history_note,
     title="Version history of a page",
+    details="`by` is GBRAIN_USER or login@host (empty when unknown); the origin names the surface, operation and MCP client. "
+    "brain_history_prune drops old versions.",
     routes={"prune": "history-prune"},
 )
 def _history(b, a, ctx):
@@ -99,20 +99,20 @@ def _prune_text(r: dict, a: dict) -> str:
 
 @op(
     "history-prune",
-    "Drop old versions from the history of every page and file: those older than `keep_days` and beyond the newest "
-    "`keep_last` of each (defaults: config history_keep_days / history_keep_last). A dry run unless `apply`. The current "
-    "version is never pruned; a deleted page's last text only with `include_deleted`.",
+    "Drop old versions from the history of every page and file: older than `keep_days` and beyond the newest `keep_last` of "
+    "each. A dry run unless `apply`. The current version stays; a deleted page's last text goes only with `include_deleted`.",
     [
         Param("slug", positional=True, description="only this page's (or file's) history, a deleted one's too (default: every page and file)"),
         Param("keep_days", "integer", "keep versions newer than this many days (default: config history_keep_days)", minimum=0),
         Param("keep_last", "integer", "keep this many newest versions of each page (default: config history_keep_last)", minimum=0),
-        Param("include_deleted", "boolean", "also prune deleted pages and files by the same rules, their last text included (they leave the trash)", default=False),
+        Param("include_deleted", "boolean", "also prune deleted pages and files, their last text included (they leave the trash)", default=False),
         Param("apply", "boolean", "really delete (without it, only report what would go)", default=False),
     ],
     text=_prune_text,
     mutating=True,
     destructive=True,  # with apply, versions are gone for good
     title="Prune old versions from the history",
+    details="The defaults come from config history_keep_days and history_keep_last.",
 )
 def _history_prune(b, a, ctx):
     from ..core import history as h
@@ -161,13 +161,13 @@ def _revert_text(r: dict) -> str:
 
 @op(
     "revert",
-    "Bring back a page's text as it was in version N (`gbrain history SLUG` lists them): a new version with those exact "
-    "bytes; nothing is lost. A deleted page comes back; a page renamed since gets its old name's version N back "
-    "under its new name (no second copy). Under sync/watch the file follows.",
+    "Bring back a page's text as it was in version `to` (brain_history lists them) as a new version; nothing is lost. A deleted "
+    "page comes back; a page renamed since gets it under its new name.",
     [SLUG, Param("to", "integer", "the version to bring back", required=True, minimum=1)],
     text=lambda r, a: _revert_text(r),
     mutating=True,
     title="Revert a page to a version",
+    details="The new version has those exact bytes; a renamed page gets no second copy. Under sync/watch the file follows.",
     destructive=True,  # replaces the current text (which stays in the history)
     idempotent=True,
 )
@@ -187,21 +187,21 @@ def _changes_text(r: list, a: dict) -> str:
 
 @op(
     "changes",
-    "What changed across the brain and by whom, newest first: page/file, version, operation, origin (cli, mcp with "
-    "the client's name, pipe, call, sync, watch, import) and writer (`by`: GBRAIN_USER or login@host; empty when "
-    "unknown). Check it to review your own writes; `revert` undoes one.",
+    "What changed across the brain, newest first: page or file, version, operation, origin (cli, mcp with the client's name, "
+    "pipe, call, sync, watch, import) and writer (`by`). Review your own writes with it; brain_revert undoes one.",
     [
         Param("since", description="only changes since: a span like 24h / 7d, today, yesterday or an ISO date", default="24h"),
-        Param("until", description="only changes before: the same forms as since (since yesterday, until today: yesterday's changes)"),
+        Param("until", description="only changes before: the same forms as since", details="since yesterday, until today: yesterday's changes"),
         Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
-        Param("exclude_origin", description="leave out the changes from this surface, MCP client name or operation "
-              "(import: the day's edits without the rows of an import, which records every page it stored)"),
-        Param("by", description="only changes by this writer, matched exactly: a whole writer (alice@laptop), a login on any host (alice) or anyone on a host (@laptop)"),
+        Param("exclude_origin", description="leave out the changes from this surface, MCP client name or operation",
+              details="import: the day's edits without the rows of an import, which records every page it stored"),
+        Param("by", description="only changes by this writer: alice@laptop, a login (alice) or a host (@laptop)"),
         limit_param(100, "maximum number of changes (0: all)"),
     ],
     text=_changes_text,
     note=lambda r, a: f"… the newest {len(r)}; --limit 0 lists all" if r and len(r) >= (100 if a.get("limit") is None else a["limit"]) > 0 else None,
     title="Recent changes across the brain",
+    details="`by` is GBRAIN_USER or login@host (empty when unknown).",
     item={"type": "object"},
     page="limit",
 )
@@ -240,11 +240,9 @@ def _undo_text(r: dict, a: dict) -> str:
 
 @op(
     "undo",
-    "Take back every write since a time, by one origin (cli, mcp, pipe, call, sync, watch, import, an MCP client name or an "
-    "operation) and/or writer, under a folder: each page or file goes back to the version it had before the first such write, "
-    "pages created since are deleted (into the trash), deleted ones come back. A dry run unless `apply`. Skipped, with the reason: "
-    "a page written since by another origin/writer, and moves. All or nothing; the undo is itself in the history. "
-    "brain_changes shows the writes first.",
+    "Take back every write since a time by one `origin` and/or writer (`by`), under a folder (`prefix`): each page or file goes "
+    "back to its version before the first such write; pages created since go to the trash, deleted ones come back. A dry run "
+    "unless `apply`. Skipped, with the reason: pages written since by others, and moves. brain_changes shows the writes first.",
     [
         Param("since", description="undo writes since: a span like 30m / 24h, today or an ISO date/time (as `changes` prints it)", required=True),
         Param("origin", description="only writes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
@@ -256,6 +254,7 @@ def _undo_text(r: dict, a: dict) -> str:
     mutating=True,
     destructive=True,  # replaces current texts (which stay in the history)
     title="Undo writes since a time",
+    details="All or nothing; the undo is itself in the history.",
 )
 def _undo(b, a, ctx):
     from ..core import history as h

@@ -17,25 +17,26 @@ def _checks_arg(v: str | None) -> list[str] | None:
     return names
 
 
-_LINT_DESC = (
-    "dead_links, dead_anchors (a [[Page#Heading]] / #^block the page lacks) and dead_attachments (![[image.png]], [pdf](x.pdf) "
+#: what the checks find, for the command line's help (docs/lint.md documents each); a tool's
+#: description names none: the `check` parameter lists them and each finding says what is wrong
+_LINT_DETAILS = (
+    "Checks: dead_links, dead_anchors (a [[Page#Heading]] / #^block the page lacks) and dead_attachments (![[image.png]], [pdf](x.pdf) "
     "naming no file in the brain; these two only when named in `check`: they read every page with a link), orphans, stale_compiled_truth (timeline newer than "
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
-    "copies are no orphans or duplicate titles; nor are pages of type briefing or report). Returns "
-    "findings as `items` (as every list tool; `findings` holds the same list for one release, then goes), each with slug, message and a suggested action; ok is false (CLI exit 1) when anything is found. "
-    "`slug` / `since` narrow it to some pages (the ones you touched) before the limit."
+    "copies are no orphans or duplicate titles; nor are pages of type briefing or report). "
+    "A dead link to a renamed page has moved_to and rewrites (old and new link). Exit 1 when anything is found; "
+    "`findings` holds the same list as items for one release, then goes."
 )
 
 
 def _scope_params() -> list[Param]:
     return [
-        Param("check", description="only these checks, comma-separated (default: all but " + " and ".join(lintmod.OPT_IN) + ", which run only when named): " + ",".join(lintmod.CHECKS)),
-        Param("slug", "array", "only findings that touch these pages: a list of slugs, or one string (slugs separated by commas); "
-              "a folder ending in / (people/) means every page under it. Applied before the limit"),
-        Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d "
-              "(as for list; an import or sync counts as an update of every page it stored: right after one, `since` selects them all, "
-              "so name the pages you touched with `slug`). Applied before the limit"),
+        Param("check", description="only these checks, comma-separated: " + ",".join(lintmod.CHECKS) + " (default: all but " + ", ".join(lintmod.OPT_IN) + ")"),
+        Param("slug", "array", "only findings that touch these pages: slugs (a list or one comma-separated string); a folder "
+              "ending in / means every page under it", details="applied before the limit"),
+        Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d",
+              details="an import or sync updates every page it stored: name your pages with `slug` then; applied before the limit"),
         Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
         limit_param(100, "maximum findings listed per check (0: all; counts are always complete)"),
@@ -49,14 +50,16 @@ _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="st
 
 @op(
     "lint",
-    "Check the brain for problems an agent should fix (changes nothing): " + _LINT_DESC + " brain_lint_fix applies the lossless fixes. "
-    "A dead link to a renamed page has moved_to and rewrites (old and new link).",
+    "Check the brain for problems to fix (changes nothing; `check` picks the checks). Returns findings as `items`, each with check, "
+    "slug, message and a suggested action; ok is false when anything is found. `slug` / `since` narrow it to the pages you touched. "
+    "brain_lint_fix applies the lossless fixes.",
     _scope_params() + [
         Param("fix_safe", "boolean", "apply the lossless fixes first and report them (the same as `gbrain lint-fix`)", default=False, in_schema=False),
         Param("dry_run", "boolean", "with --fix-safe: list the fixes (page, old link, new link) without writing anything", default=False, in_schema=False),
     ],
     text=lambda r, a: lintmod.render_text(r),
     title="Check the brain for problems",
+    details=_LINT_DETAILS,
     output=_LINT_OUTPUT,
     item=_LINT_ITEM,
     page="slice",
@@ -91,17 +94,16 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
 
 @op(
     "lint-fix",
-    "Apply the lint's lossless fixes, then lint the result (brain_lint's report, with each fix under fixed): tag spellings "
-    "renamed to the canonical one, and links to a page renamed or moved on disk rewritten to its new name in the style each "
-    "was written (only when the old name leads to exactly one page). Each page is saved as a new version (the history keeps "
-    "the old one); a page that changed since it was read is skipped. `dry_run` only lists the fixes. `check` limits the "
-    "fixes too (tag_duplicates, dead_links); `slug` / `since` fix and lint only those pages. Checks: " + _LINT_DESC,
+    "Apply brain_lint's lossless fixes (tag spellings to the canonical one; links to a renamed or moved page to its new name), "
+    "then lint: brain_lint's report with each fix under fixed. Each page saved is a new version; one changed since it was read is "
+    "skipped. `dry_run` only lists the fixes; `check`, `slug` and `since` limit them as they limit brain_lint.",
     _scope_params() + [
         Param("dry_run", "boolean", "list the fixes (page, old link, new link) without writing anything", default=False),
     ],
     text=lambda r, a: lintmod.render_text(r),
     mutating=True,  # losslessly: every version is kept
     title="Apply the lint's lossless fixes",
+    details="A link is rewritten in the style it was written in, only when the old name leads to exactly one page. " + _LINT_DETAILS,
     idempotent=True,
     output=_LINT_OUTPUT,
     item=_LINT_ITEM,
@@ -131,8 +133,8 @@ def _threads_text(r: list, a: dict) -> str:
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("tag", description="only pages with this tag"),
         Param("older_than", "integer", "only items at least this many days old (plus ticked-done ones)", minimum=0),
-        Param("dated", "boolean", "only items with a date written in them (plus ticked-done ones): the time-sensitive ones, "
-              "without the undated items a big brain has many of", default=False),
+        Param("dated", "boolean", "only items with a date written in them (plus ticked-done ones)",
+              details="the time-sensitive ones, without the undated items a big brain has many of", default=False),
         Param("as_of", description="count ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         limit_param(100, "maximum number of items (0: all)"),
     ],

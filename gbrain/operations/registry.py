@@ -33,6 +33,8 @@ class Param:
 
     name: str
     type: str = "string"
+    #: what an agent needs to pass it right, short: every tool's schema is in the agent's
+    #: context at every session start (benchmarks/mcp_tools_size.py)
     description: str = ""
     required: bool = False
     default: Any = None
@@ -58,6 +60,13 @@ class Param:
     #: check_args, so before the brain is opened, let alone created (a mistyped folder once
     #: left a new empty brain behind)
     directory: bool = False
+    #: more for the command line's ``--help`` only, after ``description`` (:attr:`help`)
+    details: str = ""
+
+    @property
+    def help(self) -> str:
+        """The command line's help: ``description``, then ``details``."""
+        return f"{self.description}; {self.details}" if self.details else self.description
 
     def schema(self) -> dict:
         s: dict = {"type": self.type, "description": self.description}
@@ -65,10 +74,10 @@ class Param:
             s["enum"] = self.enum
         if self.minimum is not None:
             s["minimum"] = self.minimum
+        # its own bound only: check_args also refuses an integer past MAX_INT (JSON's exact integers), which
+        # no count comes near; as "maximum" it cost every agent's context ~25 bytes per integer parameter
         if self.maximum is not None:
             s["maximum"] = self.maximum
-        elif self.type == "integer":  # what check_args enforces: JSON's exact integers
-            s["maximum"] = MAX_INT
         if self.default is not None:
             s["default"] = self.default
         if self.type == "array":
@@ -119,6 +128,10 @@ class Context:
 @dataclass
 class Operation:
     name: str
+    #: the tool's description (MCP, ``--tools-json``): what it does and returns, and what an agent
+    #: must know to call it right the first time, short (every tool's is in an agent's context at
+    #: every session start: benchmarks/mcp_tools_size.py). Advice for a moment (a refused write,
+    #: a next step) belongs in the error or the result's ``note``; workflows in skills/*/SKILL.md
     description: str
     handler: Callable[[Brain, dict, Context], Any]
     params: list[Param] = field(default_factory=list)
@@ -184,6 +197,14 @@ class Operation:
     #: the command line becomes that operation's tool call (:func:`tool_text`), and an agent that
     #: passes the flag is told which tool to call
     routes: dict = field(default_factory=dict)
+    #: more for the command line's ``--help`` (and people) only, after ``description``: the
+    #: longer form, never a second copy of the short one (:attr:`help`)
+    details: str = ""
+
+    @property
+    def help(self) -> str:
+        """The command line's help text (before :meth:`cli_text`): ``description``, then ``details``."""
+        return f"{self.description} {self.details}" if self.details else self.description
 
     @property
     def tool_name(self) -> str:
@@ -199,7 +220,7 @@ class Operation:
             if k in props:
                 props[k] = {**props[k], "default": v}
         if self.page:
-            props["cursor"] = {"type": "string", "description": "next_cursor from the previous answer: the next page"}
+            props["cursor"] = {"type": "string", "description": "the previous page's next_cursor"}
         return {
             "type": "object",
             "properties": props,
@@ -249,7 +270,7 @@ class Operation:
             else:
                 props = {"items": items}
             if self.page:
-                props["next_cursor"] = {"type": ["string", "null"], "description": "pass as cursor for the next page; null: no more"}
+                props["next_cursor"] = {"type": ["string", "null"]}  # the input's cursor says what it is for
             return {"type": "object", "properties": props, "required": [self.page_key or "items"]}
         return self.output or {"type": "object"}
 
@@ -565,13 +586,13 @@ def _bounds_text(p: Param) -> str:
     return f"at least {lo}"
 
 
-def limit_param(default: int | None, description: str, *, minimum: int = 0) -> Param:
+def limit_param(default: int | None, description: str, *, minimum: int = 0, details: str = "") -> Param:
     """The ``limit`` parameter every listing operation shares: an integer, at least
     ``minimum``, checked by :func:`check_args` on every surface. ``minimum=0`` (listings: 0
     means "all" where the operation says so) is refused as ``limit must be 0 (no limit) or more,
     got -2``; ``minimum=1`` (the rankings, search and query, which have no "all") as ``limit
     must be a positive number, got 0`` (:func:`_bounds_text`). Say the bound in ``description``."""
-    return Param("limit", "integer", description, default=default, minimum=minimum)
+    return Param("limit", "integer", description, default=default, minimum=minimum, details=details)
 
 
 def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
@@ -1007,12 +1028,12 @@ HIT_STYLE = ("\ue000", "\ue001")
 SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", warnings="array", note="string")
 PAGE_REF = dict(slug="string", title="string?", type="string?")
 
-SLUG = Param("slug", description="page slug, e.g. people/pedro-franceschi (a unique suffix such as pedro-franceschi works)", required=True, positional=True)
-LIMIT = limit_param(20, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1)
+SLUG = Param("slug", description="page slug, e.g. people/ana-lima (or a unique suffix: ana-lima)", required=True, positional=True)
+LIMIT = limit_param(20, "maximum number of results (1 or more)", minimum=1, details="a ranking has no 'all'")
 TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
-TAG = Param("tag", description="only pages with this tag (any case or Unicode form; a parent tag also selects its nested tags: area finds area/sub)")
+TAG = Param("tag", description="only pages with this tag (any case; a parent tag selects its nested tags: area finds area/sub)", details="any Unicode form too")
 #: a folder filter (``storage/filters.py: folder_sql``, the folders lint takes)
-PREFIX = Param("prefix", description="only pages under this folder (people/ or people: subfolders included, any case)")
+PREFIX = Param("prefix", description="only pages under this folder (people/; subfolders included)", details="people/ or people, any case")
 
 
 

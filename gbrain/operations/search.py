@@ -54,26 +54,27 @@ def _embed_text(r: dict, a: dict) -> str:
 
 @op(
     "embed",
-    "Embed pages for semantic search: chunk them (## sections, timeline entries) and store one vector per chunk "
-    "with the active model (config embedding_model; without OPENAI_API_KEY an offline model: minilm, or wordllama). Unchanged chunks are "
-    "never embedded twice. No argument: pages changed since their last embedding (`stale`). A chunk the server refuses "
-    "(too long for its context) skips its page, which is named in `skipped` (exit 1); the rest is stored.",
+    "Embed pages for semantic search (brain_query) with the active model: with no argument the pages changed since their last "
+    "embedding (`stale`). Unchanged chunks are never embedded again. A page whose chunk the server refuses is named in `skipped`.",
     [
         Param("slug", description="embed this page only", positional=True),
         Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),
-        Param("force", "boolean", "every page, sending every chunk to the provider again (no cached vector reused); "
-              "when the server's vectors changed size, the model's old vectors are replaced", default=False),
+        Param("force", "boolean", "every page, sending every chunk to the provider again (no cached vector reused)",
+              details="when the server's vectors changed size, the model's old vectors are replaced", default=False),
         Param("stale", "boolean", "pages never embedded with the active model or changed since (the default)", default=False),
         Param("dry_run", "boolean", "only report pages, chunks, tokens and estimated cost", default=False),
-        limit_param(None, "embed at most this many pages of the selection (0: all, the default); `left` says how many remain. "
-                    "A big brain with a local model takes minutes: embed it in parts, each call within the client's request timeout"),
-        Param("confirm", "boolean", "go ahead with a run to a paid embedding endpoint whose estimated cost is above config embed_confirm_usd (agents only; the CLI asks nobody)", default=False, cli=False),
+        limit_param(None, "at most this many pages of the selection (0: all, the default); `left` says how many remain",
+                    details="a big brain with a local model takes minutes: embed it in parts, each call within the client's request timeout"),
+        Param("confirm", "boolean", "go ahead when a paid endpoint's estimated cost is above config embed_confirm_usd", default=False, cli=False),
     ],
     db="existing",
     text=_embed_text,
     mutating=True,
     own_connection=True,
     title="Embed pages for semantic search",
+    details="Pages are cut in chunks (## sections, timeline entries), one vector each, with the model of config embedding_model "
+    "(without OPENAI_API_KEY an offline model: minilm, or wordllama). A chunk the server refuses (too long for its context) "
+    "skips its page (exit 1); the rest is stored.",
     idempotent=True,
     open_world=True,  # with an OpenAI-compatible model it sends page text to that endpoint
     output=obj("model", model="string", note="string?", plan="object", dry_run="boolean", needs_confirm="boolean", message="string",
@@ -147,8 +148,8 @@ def _embed(b, a, ctx):
 
 @op(
     "embed-drop",
-    "Delete every stored vector of one embedding model (its chunks, its record of embedded pages and its cached vectors), "
-    "e.g. a model no longer used: each model switch otherwise keeps a full set of vectors. `gbrain stats` lists the models stored.",
+    "Delete every stored vector of one embedding model, e.g. one no longer used (each model switch keeps a full set). "
+    "brain_stats lists the models stored.",
     [Param("model", required=True, positional=True, description="the model name as stored (e.g. text-embedding-3-small, minilm)")],
     db="existing",
     text=lambda r, a: f"dropped {r['chunks']:,} chunks of {r['model']} ({r['pages']:,} pages; {r['cached']:,} cached vectors)",
@@ -156,6 +157,7 @@ def _embed(b, a, ctx):
     destructive=True,
     idempotent=True,
     title="Drop an embedding model's vectors",
+    details="Its chunks, its record of embedded pages and its cached vectors go.",
     output=obj("model", model="string", chunks="integer", pages="integer", cached="integer"),
 )
 def _embed_drop(b, a, ctx):
@@ -193,10 +195,8 @@ def _shorten(text: str, width: int) -> str:
 
 @op(
     "query",
-    "Semantic search: answer a question with pages ranked by meaning and keywords (FTS5 + vector, fused). "
-    "The hits come as `items` (as every list tool), each with slug, title, score "
-    "and the best matching passage. Falls back to keyword search when the brain has no embeddings. "
-    "type, tag and prefix (a folder) filter both sides before their candidate bounds.",
+    "Semantic search: pages ranked by meaning and keywords (vector and keyword search fused; keyword only when the brain has no "
+    "embeddings), as `items` with slug, title, score and the best matching passage. type, tag and prefix filter before the ranking.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
         limit_param(10, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1),

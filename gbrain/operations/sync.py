@@ -200,15 +200,14 @@ def _conflicts_text(r: list, a: dict) -> str:
 
 @op(
     "conflicts",
-    "List sync conflicts: paths edited both in the folder and in the brain whose edits overlap (edits that do not overlap "
-    "were merged and are not listed). The file's version was kept; the brain's "
-    "version is in the conflict copy (`copy_path`, a page of its own); for `kind` no-base (a folder that never synced the path) "
-    "and stale-save (a file saved from an older version than a newer write through gbrain, that did not merge) "
-    "it is the other way round: the brain's version was kept, the file's is the copy. `kept_by` and `copy_by` name who wrote the version kept "
-    "and the one in the copy (from the history; empty when unknown). Merge what you need into the page, then delete the copy "
-    "(brain_delete; it stays in the trash): the conflict is resolved.",
+    "List sync conflicts: a path whose edits in the folder and in the brain overlap. The file's version was kept and the brain's "
+    "is the conflict copy (`copy_path`, a page of its own); for kind no-base and stale-save the other way round. `kept_by` / "
+    "`copy_by` name their writers. Merge what you need into the page, then delete the copy (brain_delete): resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",
+    details="Edits that do not overlap were merged and are not listed. no-base: a folder that never synced the path; stale-save: "
+    "a file saved from an older version than a newer write through gbrain, that did not merge. The writers come from the history "
+    "(empty when unknown); the deleted copy stays in the trash.",
     item={"type": "object"},
     text=_conflicts_text,
 )
@@ -233,13 +232,12 @@ TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", rea
 
 @op(
     "trash",
-    "List the trash, newest first: pages and files deleted (by delete, sync, watch) and versions replaced by import or "
-    "sync while they existed nowhere else, with who deleted or replaced it (`by`; empty when unknown). It is a view of "
-    "the page history: brain_restore brings a deleted one back, "
-    "brain_revert a replaced one (to the version listed here).",
+    "The trash, newest first: pages and files deleted, and versions an import or sync replaced that existed nowhere else, with "
+    "who did it (`by`). brain_restore brings a deleted one back, brain_revert a replaced one (to the version listed).",
     [limit_param(100, "how many trash entries to list (0: all)")],
     text=_restore_text,
     title="List the trash",
+    details="It is a view of the page history; deleted by delete, sync or watch; `by` is empty when unknown.",
     item=TRASH_ITEM,
     page="limit",
 )
@@ -251,8 +249,7 @@ def _trash(b, a, ctx):
 
 @op(
     "restore",
-    "Bring a deleted page (or file) back from the trash: its last version in the history becomes the page again, with "
-    "its deleted .raw sidecar. Under sync/watch the file follows. Give `slug` (a page or file brain_trash lists) or `all`.",
+    "Bring a deleted page (or file) back from the trash, with its .raw sidecar. Give `slug` (as brain_trash lists it) or `all`.",
     [
         Param("slug", positional=True, description="page slug (or file path) to restore"),
         Param("all", "boolean", "restore every deleted page and file in the trash", default=False),
@@ -261,6 +258,7 @@ def _trash(b, a, ctx):
     text=_restore_text,
     mutating=True,
     title="Restore from the trash",
+    details="Its last version in the history becomes the page again. Under sync/watch the file follows.",
     destructive=True,  # restoring over a page that came back would replace it; restore refuses that, but be safe
     output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array", replaced="integer"),
 )
