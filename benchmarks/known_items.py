@@ -2,6 +2,7 @@
 
     python benchmarks/known_items.py [--corpus ../shared/corpora/obsidian-help] [--model minilm] [--db postgresql://…/EMPTY] [--baseline OTHER/gbrain/search/keyword.py]
                                      [--keep brain.db --reuse] [--no-query] [--all-languages] [--coord-off]
+                                     [--sides] [--vector-cache DIR]
 
 Imports the English Obsidian Help vault (``en/``, with ``Release notes/`` and ``Sandbox/`` as
 competitors: 364 long release notes mention most features in passing) into a temporary brain,
@@ -19,6 +20,12 @@ rank of a query is the rank of its best gold page.
 Metrics per method: hit@1, MRR@10 (reciprocal rank, 0 beyond 10), hit@5, beside the targets
 (issue 13: hit@1 ≥ 0.80, MRR@10 ≥ 0.85, hit@5 ≥ 0.95). Every query whose gold page is not first
 is printed with its rank (``>100`` when not in the first 100).
+
+``--sides`` ranks ``query`` with both keyword sides in the same run, question by question in
+turn (the order alternating): the shipped ``hybrid.KEYWORD_COORDINATE`` and the other (plain
+BM25, or ``search``'s ranking with its coordination factor and phrase evidence), and prints each
+side's figures and wall/CPU p50 per question. ``--vector-cache DIR`` takes the pages' vectors
+from ``scifact.py``'s cache of texts (one folder per model), embedding only the texts it lacks.
 """
 from __future__ import annotations
 
@@ -148,6 +155,48 @@ def report(name: str, ranks: list[int | None], ms: float) -> dict[str, float]:
     return m
 
 
+def query_sides(b: Brain, model, path_of: dict[str, str], rounds: int = 3) -> dict[str, dict[str, float]]:
+    """``--sides``: :data:`QUERIES` through ``hybrid.query`` with each keyword side
+    (``hybrid.KEYWORD_COORDINATE`` False: plain BM25; True: ``search``'s ranking), question by
+    question in turn, the side that goes first alternating, ``rounds`` times; prints each side's
+    figures and the p50 over questions of each question's median wall and CPU time, and the
+    questions whose rank differs. Returns ``{"query, <side>": metrics}``."""
+    keep = hybrid.KEYWORD_COORDINATE
+    sides = {"plain BM25": False, "search's ranking": True}
+    ranks: dict[str, list] = {s: [] for s in sides}
+    wall: dict[str, list] = {s: [] for s in sides}
+    cpu: dict[str, list] = {s: [] for s in sides}
+    try:
+        for i, (q, gold, _) in enumerate(QUERIES):
+            tw: dict[str, list] = {s: [] for s in sides}
+            tc: dict[str, list] = {s: [] for s in sides}
+            for r in range(rounds):
+                for s in (list(sides) if (i + r) % 2 == 0 else list(sides)[::-1]):
+                    hybrid.KEYWORD_COORDINATE = sides[s]
+                    t, c = time.perf_counter(), time.process_time()
+                    hits = hybrid.query(b, q, limit=DEPTH, model=model)["hits"]
+                    tw[s].append(time.perf_counter() - t)
+                    tc[s].append(time.process_time() - c)
+                    if r == 0:
+                        ranks[s].append(ranks_for([path_of[h["slug"]] for h in hits], gold))
+            for s in sides:
+                wall[s].append(sorted(tw[s])[rounds // 2])
+                cpu[s].append(sorted(tc[s])[rounds // 2])
+    finally:
+        hybrid.KEYWORD_COORDINATE = keep
+    out = {}
+    print(f"\nquery's keyword side, both in one run ({model.model_id}; {rounds} rounds, question by question, the order alternating):")
+    for s in sides:
+        m = metrics(ranks[s])
+        out[f"query, {s}"] = m
+        p50w, p50c = sorted(wall[s])[len(wall[s]) // 2] * 1000, sorted(cpu[s])[len(cpu[s]) // 2] * 1000
+        print(f"  {s:<17} " + ", ".join(f"{k} {v:.3f}" for k, v in m.items()) + f"; p50 {p50w:.1f} ms wall, {p50c:.1f} ms CPU per query")
+    for (q, _, _), a, c in zip(QUERIES, *ranks.values()):
+        if a != c:
+            print(f"  rank {a if a else '>' + str(DEPTH)} → {c if c else '>' + str(DEPTH)}  {q!r}")
+    return out
+
+
 def build(corpus: Path, db, reuse: bool, all_languages: bool) -> Brain:
     if not isinstance(db, str) and db.exists() and not reuse:
         db.unlink()
@@ -176,6 +225,8 @@ def main() -> None:
     ap.add_argument("--no-query", action="store_true", help="only `search` (no embedding)")
     ap.add_argument("--coord-off", action="store_true", help="also rank `search` without keyword search's coordination factor (keyword.COORD_POWER = 0), in the same run")
     ap.add_argument("--all-languages", action="store_true", help="import the whole corpus folder")
+    ap.add_argument("--sides", action="store_true", help="also rank `query` with the other keyword side (hybrid.KEYWORD_COORDINATE flipped), interleaved, with p50 latency of each")
+    ap.add_argument("--vector-cache", metavar="DIR", help="take the pages' vectors from this cache (scifact.py's Cache; one folder per model)")
     ap.add_argument("--db", metavar="URL", help="make the brain in this empty Postgres database (postgresql://…) instead of a temporary SQLite file")
     ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brain too")
     args = ap.parse_args()
@@ -220,7 +271,13 @@ def main() -> None:
         t = time.perf_counter()
         plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "stale"))
         if plan.to_embed:
-            embed_pages(b.conn, model, work, transaction=b.transaction)
+            if args.vector_cache:
+                sys.path.insert(0, str(ROOT / "benchmarks"))
+                from scifact import Cache, CachedModel
+
+                embed_pages(b.conn, CachedModel(model, Cache(Path(args.vector_cache))), work, transaction=b.transaction)
+            else:
+                embed_pages(b.conn, model, work, transaction=b.transaction)
             dt = time.perf_counter() - t
             print(f"\n{plan.chunks:,} chunks embedded with {model.model_id} in {dt:.1f} s ({plan.to_embed / dt:,.1f} chunks/s)", flush=True)
         hybrid.query(b, "warm up", limit=1, model=model)
@@ -240,6 +297,8 @@ def main() -> None:
         if getattr(model, "feedback_pages", None):  # minilm's second vector search, off (the ranking before it)
             off = [ranks_for([path_of[h["slug"]] for h in hybrid.query(b, q, limit=DEPTH, model=model, feedback=False)["hits"]], gold) for q, gold, _ in QUERIES]
             print("  feedback off: " + ", ".join(f"{k} {v:.3f} ({results['query'][k] - v:+.3f} from the feedback)" for k, v in metrics(off).items()))
+        if args.sides:
+            results.update(query_sides(b, model, path_of))
     b.close()
     VectorIndex.forget()
     shutil.rmtree(tmp, ignore_errors=True)

@@ -1,7 +1,7 @@
 """Sentences and exact phrases: does `search` put the page a pasted or typed passage comes from first?
 
     python benchmarks/phrases.py [--corpora ../shared/corpora] [--keep DIR --reuse] [--baseline OTHER/gbrain/search/keyword.py]
-                                 [--phrase-off]
+                                 [--phrase-off] [--query MODEL [--vector-cache DIR]] [--corpus NAME]
 
 A user trial on the Microsoft Learn AD docs found ``search "lists the LDF files that include the
 changes that Adprep.exe makes"`` putting the page holding that sentence third, behind pages
@@ -16,6 +16,10 @@ words); its gold pages are every page of that corpus holding it (``grep -F``, ca
 Metrics: hit@1, MRR@10, hit@5 (``known_items``' definitions). ``--baseline`` ranks the same
 brains with another checkout's ``keyword.py`` too (before/after a change, one run);
 ``--phrase-off`` ranks without the phrase signal (``keyword.PHRASE_WEIGHT = 0``) in the same run.
+``--query MODEL`` also embeds the brains with MODEL (``--vector-cache DIR``: vectors of texts
+already embedded taken from ``scifact.py``'s cache) and ranks through ``gbrain query`` (hybrid)
+with each keyword side: plain BM25 (``hybrid.KEYWORD_COORDINATE = False``) and ``search``'s
+ranking (``True``, coordination factor and phrase evidence). ``--corpus`` takes one corpus only.
 """
 from __future__ import annotations
 
@@ -138,6 +142,41 @@ def run(brains: dict[str, Brain], name: str, searcher=None) -> dict[str, float]:
     return m
 
 
+def query_sides(brains: dict[str, Brain], model_name: str, cache_dir: str | None) -> dict[str, dict[str, float]]:
+    """``--query``: embed every brain with ``model_name`` (through the vector cache when given),
+    then rank the queries with ``hybrid.query`` with each keyword side (``run``'s report each)."""
+    from gbrain.search import hybrid
+    from gbrain.search.embeddings import get_model
+    from gbrain.search.vectors import VectorIndex, embed_pages, plan_embed, select_pages
+
+    model = get_model(model_name)
+    for corpus, b in brains.items():
+        plan, work = plan_embed(b.conn, model, select_pages(b.conn, model.model_id, "stale"))
+        if plan.to_embed:
+            t = time.perf_counter()
+            if cache_dir:
+                from scifact import Cache, CachedModel
+
+                embed_pages(b.conn, CachedModel(model, Cache(Path(cache_dir))), work, transaction=b.transaction)
+            else:
+                embed_pages(b.conn, model, work, transaction=b.transaction)
+            print(f"{corpus}: {plan.chunks:,} chunks embedded with {model.model_id} in {time.perf_counter() - t:.0f} s", flush=True)
+    by_conn = {id(b.conn): b for b in brains.values()}
+
+    def searcher(conn, q, limit):
+        return hybrid.query(by_conn[id(conn)], q, limit=limit, model=model)["hits"]
+
+    out, keep = {}, hybrid.KEYWORD_COORDINATE
+    try:
+        for label, coord in (("plain BM25", False), ("search's ranking", True)):
+            hybrid.KEYWORD_COORDINATE = coord
+            out[f"query {label}"] = run(brains, f"query ({model.model_id}, hybrid), keyword side {label} (KEYWORD_COORDINATE {coord})", searcher)
+    finally:
+        hybrid.KEYWORD_COORDINATE = keep
+    VectorIndex.forget()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpora", default=str(SHARED / "corpora"))
@@ -145,8 +184,14 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse the brains there")
     ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brains too")
     ap.add_argument("--phrase-off", action="store_true", help="also rank without the phrase signal (keyword.PHRASE_WEIGHT = 0)")
+    ap.add_argument("--query", metavar="MODEL", help="also rank with gbrain query (hybrid, this embedding model) with each keyword side")
+    ap.add_argument("--vector-cache", metavar="DIR", help="with --query: take the pages' vectors from this cache (scifact.py's Cache; one folder per model)")
+    ap.add_argument("--corpus", choices=list(QUERIES), help="only this corpus")
     args = ap.parse_args()
     corpora = Path(args.corpora)
+    if args.corpus:
+        for c in [c for c in QUERIES if c != args.corpus]:
+            del QUERIES[c]
     for corpus, qs in QUERIES.items():
         for _, gold, _ in qs:
             for g in gold:
@@ -169,6 +214,8 @@ def main() -> None:
             out["phrase off"] = run(brains, "search, phrase signal off (PHRASE_WEIGHT = 0)")
         finally:
             search.PHRASE_WEIGHT = keep
+    if args.query:
+        out.update(query_sides(brains, args.query, args.vector_cache))
     for b in brains.values():
         b.close()
     shutil.rmtree(tmp, ignore_errors=True)

@@ -2,6 +2,7 @@
 
     python benchmarks/scifact_vectors.py [--cache DIR] [--budget SECONDS] [--chunking NAME ...] [--quick] [--corpus ...]
     python benchmarks/scifact_vectors.py --cache DIR --chunking NAME --product N
+    python benchmarks/scifact_vectors.py --cache DIR --sides [--quick] [--model wordllama --cache OTHER_DIR]
 
 ``benchmarks/scifact.py`` re-embeds all 5,183 abstracts (12,665 ``minilm`` chunks) on every
 run: ~1,000 CPU-seconds, more than an hour of wall time on 2 cores at load 25-30. This script
@@ -16,6 +17,13 @@ candidates; before 2026-12-03 this script ranked with ``search``'s ``coordinate=
 claiming ``query``'s formula), fused with ``tmm`` as ``hybrid.fuse`` does; the keyword weight is
 chosen on the 809 train queries among 0.5-0.75 and the test nDCG@10 (300 queries) is printed at
 that weight and at the shipped 0.65.
+
+``--sides`` evaluates every variant with both keyword sides, ``query``'s as shipped and the other
+(``hybrid.KEYWORD_COORDINATE``: plain BM25, or ``search``'s ranking with its coordination factor
+and phrase evidence), and prints per formula each side's train and test nDCG@10 and their paired
+difference ± standard error (the shipped formula, and each side's train-best variant and
+weight). ``--model wordllama`` (with a ``--cache`` of its own) does the same over its ~500-token
+chunks (chunking ``500``), where ``gbrain query`` is the best chunk at keyword weight 0.75.
 Variants (none changes the stored vectors):
 
 * ``max``: a page's best chunk (MaxP; what ``gbrain query`` ships);
@@ -221,6 +229,8 @@ def main() -> None:
     ap.add_argument("--partial", action="store_true", help="evaluate anyway with the chunks that have vectors (a quick look; not a figure to report)")
     ap.add_argument("--chunking", action="append", help="chunking(s) to evaluate (repeatable): " + ", ".join(CHUNKINGS) + ", or a+b (both sets; default: 220)")
     ap.add_argument("--quick", action="store_true", help="only the best chunk and the train-best variants of docs/search.md per chunking")
+    ap.add_argument("--model", default="minilm", help="embedding model (default minilm; another one, e.g. wordllama, is evaluated over --chunking, default 500, its own chunk size; give it its own --cache)")
+    ap.add_argument("--sides", action="store_true", help="evaluate with both keyword sides, query's plain BM25 (hybrid.KEYWORD_COORDINATE False) and search's ranking (True), and print their paired differences")
     ap.add_argument("--product", type=int, metavar="N", help="instead: compare gbrain query (minilm, embedded through the product from the cache) with the chosen variant over the last --chunking for the first N test questions")
     args = ap.parse_args()
     docs, queries, qrels = S.load(Path(args.corpus))
@@ -229,11 +239,11 @@ def main() -> None:
     S.write_tree(docs, tmp / "tree")
     b = Brain.open(tmp / "brain.db")
     import_tree(b, tmp / "tree")
-    model = get_model("minilm")
+    model = get_model(args.model)
     pages = b.conn.execute("SELECT id, slug, title, compiled_truth, timeline FROM pages ORDER BY id").fetchall()
     doc_of = {r[0]: r[1].split("/", 1)[1] for r in pages}
     # the 220-token chunking first: its best-chunk run is the baseline of the train differences
-    names = list(dict.fromkeys(["220"] + (args.chunking or [])))
+    names = list(dict.fromkeys(["220"] + (args.chunking or []))) if args.model == "minilm" else (args.chunking or ["500"])
     sets = {name: chunk_set(name, pages) for name in names}
     qids = sorted(set(qrels["train"]) | set(qrels["test"]))
     texts = [queries[q] for q in qids] + [t for ch in sets.values() for _, t in ch]
@@ -244,6 +254,10 @@ def main() -> None:
             return
         sets = {name: [(p, t) for p, t in ch if sha(t) in cache.where] for name, ch in sets.items()}
         print("PARTIAL: figures below are not comparable with the full run")
+    if args.sides:
+        evaluate_sides(b, sets, queries, qids, qrels, doc_of, cache, model, quick=args.quick)
+        b.close()
+        return
     kw = {q: keyword_side(b.conn, queries[q]) for q in qids}
     if args.product:
         name = names[-1]
@@ -264,10 +278,66 @@ def main() -> None:
     b.close()
 
 
-def keyword_side(conn, question: str, k: int = 300) -> list[tuple[int, float]]:
+def keyword_side(conn, question: str, k: int = 300, coordinate: bool | None = None) -> list[tuple[int, float]]:
     """``gbrain query``'s keyword candidates for ``question`` (``hybrid.keyword_side``) as
-    ``[(page_id, score)]``, best first: the keyword side of every formula measured here."""
-    return [(h["id"], h["score"]) for h in hybrid.keyword_side(conn, question, limit=k)]
+    ``[(page_id, score)]``, best first: the keyword side of every formula measured here.
+    ``coordinate`` (``--sides``): that side instead of the shipped ``hybrid.KEYWORD_COORDINATE``."""
+    keep = hybrid.KEYWORD_COORDINATE
+    if coordinate is not None:
+        hybrid.KEYWORD_COORDINATE = coordinate
+    try:
+        return [(h["id"], h["score"]) for h in hybrid.keyword_side(conn, question, limit=k)]
+    finally:
+        hybrid.KEYWORD_COORDINATE = keep
+
+
+#: the two keyword sides ``--sides`` compares: (label, hybrid.KEYWORD_COORDINATE)
+SIDES = [("plain", False), ("search", True)]
+
+
+def evaluate_sides(b, sets, queries, qids, qrels, doc_of, cache, model, *, quick=False) -> None:
+    """``--sides``: every chunking's variants (:func:`evaluate`) with query's plain BM25 keyword
+    side and with search's ranking (coordination factor + phrase evidence), then, per formula,
+    nDCG@10 of each side on train and test and the paired difference (search − plain) ± its
+    standard error over the queries: the shipped formulas (best chunk at the model's
+    ``fts_weight``; with ``minilm``, ``prf fused k=3 b=0.5`` at its ``feedback_weight`` 0.55: what
+    ``gbrain query`` computes) and each side's train-best variant and weight (chosen on train,
+    reported on test)."""
+    qv = cache.matrix([queries[q] for q in qids])
+    keep: dict[str, dict] = {}
+    for side, coord in SIDES:
+        t0 = time.process_time()
+        kw = {q: keyword_side(b.conn, queries[q], coordinate=coord) for q in qids}
+        print(f"\nkeyword side {side} (coordinate={coord}): {(time.process_time() - t0) * 1000 / len(qids):.1f} ms CPU per question (300 candidates)")
+        print(f"{'variant':<36} " + " ".join(f"tr@{w:<5g}" for w in WEIGHTS) + "  w*    train  test@w*  test@0.65  train Δ vs 220 ± SE")
+        keep[side] = {}
+        base = None
+        for name, chunks in sets.items():
+            print(f"chunking {name}: {len(chunks):,} chunks of {len({p for p, _ in chunks}):,} pages", flush=True)
+            base, _ = evaluate(name, chunks, qv, qids, kw, qrels, doc_of, cache, quick=quick, baseline=base, keep=keep[side])
+    a, c = keep["plain"], keep["search"]
+
+    def pair(va: str, wa: float, vc: str, wc: float) -> str:
+        cells = []
+        for split in ("train", "test"):
+            x, y = a[va, wa, split], c[vc, wc, split]
+            d = y - x
+            cells.append(f"{split} {x.mean():.4f} → {y.mean():.4f} ({d.mean():+.4f} ± {d.std(ddof=1) / np.sqrt(len(d)):.4f}; better {int((d > 0).sum())}, worse {int((d < 0).sum())})")
+        return "; ".join(cells)
+
+    print("\nsearch's keyword side against plain BM25, paired (plain → search, difference ± SE):")
+    fw, fb = model.fts_weight, getattr(model, "feedback_pages", None)
+    for name in sets:
+        mx = f"{name} max (shipped)"
+        print(f"  {name} best chunk @{fw:g}{'' if fb else ' (gbrain query)'}: " + pair(mx, fw, mx, fw))
+        if fb:
+            prf = f"{name} prf fused k=3 b=0.5"
+            print(f"  {name} prf fused k=3 b=0.5 @{model.feedback_weight:g} (gbrain query): " + pair(prf, model.feedback_weight, prf, model.feedback_weight))
+    best = {side: max(((v, w) for (v, w, sp) in keep[side] if sp == "train"), key=lambda vw: keep[side][vw[0], vw[1], "train"].mean()) for side in keep}
+    for side, (v, w) in best.items():
+        print(f"  train-best with {side}: {v} @{w:g}: train {keep[side][v, w, 'train'].mean():.4f}, test {keep[side][v, w, 'test'].mean():.4f}")
+    print("  train-best against train-best: " + pair(*best["plain"], *best["search"]))
+    print("load average %.2f %.2f %.2f" % os.getloadavg())
 
 
 def rocchio(q: np.ndarray, pages: list[int], rows_of: dict[int, list[int]], m: np.ndarray, beta: float) -> np.ndarray:
@@ -330,13 +400,15 @@ def chunk_matrix(cache, chunks):
     return m, starts, pids[starts], rows_of
 
 
-def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, baseline=None):
+def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, baseline=None, keep=None):
     """Print train nDCG@10 per keyword weight, the train-best weight w*, test at w* and at the
     shipped weight, and the train difference at w* from ``baseline`` (per-train-query nDCG@10 of
     the shipped chunking, best chunk, weight 0.65; computed here when ``label`` is ``220``)
     with its standard error over the 809 paired queries, for each vector-side variant over
     ``chunks`` (``[(page_id, text)]``). Returns ``(baseline, [(variant, w*, train, test@w*,
-    test@0.65)])``."""
+    test@0.65)])``. ``keep`` (a dict), when given, receives each variant's per-query nDCG@10
+    arrays: ``keep[(variant, w, split)]`` for every weight and both splits (``--sides`` pairs
+    them)."""
     qi = {q: i for i, q in enumerate(qids)}
     m, starts, upages, rows_of = chunk_matrix(cache, chunks)
 
@@ -367,15 +439,20 @@ def evaluate(label, chunks, qv, qids, kw, qrels, doc_of, cache, *, quick=False, 
         variants.append((f"prf {src} k={k} b={beta:g}", page_max(q2)))
     out = []
     for name, sc in variants:
-        tr = {w: ndcg("train", sc, w) for w in WEIGHTS}
+        pq = {(w, split): per_query(split, sc, w) for w in WEIGHTS for split in ("train", "test")} if keep is not None else {}
+        tr = {w: float(pq[w, "train"].mean()) if pq else ndcg("train", sc, w) for w in WEIGHTS}
         bw = max(WEIGHTS, key=lambda w: tr[w])
-        runs = per_query("train", sc, bw)
+        if keep is not None:
+            keep.update({(f"{label} {name}", w, split): a for (w, split), a in pq.items()})
+        runs = pq[bw, "train"] if pq else per_query("train", sc, bw)
         if baseline is None and label == "220" and name == "max (shipped)":
             baseline = per_query("train", sc, SHIPPED_WEIGHT)
         d = runs - baseline if baseline is not None else np.zeros(1)
         se = float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
-        te, te65 = ndcg("test", sc, bw), ndcg("test", sc, SHIPPED_WEIGHT)
+        te, te65 = (float(pq[bw, "test"].mean()), float(pq[SHIPPED_WEIGHT, "test"].mean())) if pq else (ndcg("test", sc, bw), ndcg("test", sc, SHIPPED_WEIGHT))
         print(f"{label + ' ' + name:<36} " + " ".join(f"{tr[w]:.4f} " for w in WEIGHTS) + f" {bw:<5g} {tr[bw]:.4f}  {te:.4f}   {te65:.4f}   {d.mean():+.4f} ± {se:.4f}", flush=True)
+        if pq:  # (--sides) the test figure at every weight too, for reading, never for choosing
+            print(f"{'  test at each weight':<36} " + " ".join(f"{float(pq[w, 'test'].mean()):.4f} " for w in WEIGHTS), flush=True)
         out.append((f"{label} {name}", bw, tr[bw], te, te65))
     return baseline, out
 

@@ -182,3 +182,6 @@ def test_the_benchmark_measures_querys_keyword_side(fixture_db):
         assert plain != fts_candidates(b.conn, question, limit=300)  # the two sides differ here
         assert [(h["id"], h["score"]) for h in hybrid.keyword_side(b.conn, question, limit=300)] == plain
         assert sv.keyword_side(b.conn, question) == plain
+        # --sides: the other side is search's ranking, and the shipped switch is left as it was
+        assert sv.keyword_side(b.conn, question, coordinate=True) == fts_candidates(b.conn, question, limit=300)
+        assert hybrid.KEYWORD_COORDINATE is False and sv.keyword_side(b.conn, question) == plain

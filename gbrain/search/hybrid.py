@@ -177,13 +177,19 @@ class _Embedding:
         return self._box.get("then")
 
 
+#: ``query``'s keyword side ranks as ``search`` does (coordination factor and phrase evidence:
+#: ``keyword_candidates(coordinate=True)``) when True, by plain BM25 (``coordinate=False``) when
+#: False; the benchmarks flip it to measure both sides in one run (:func:`keyword_side`)
+KEYWORD_COORDINATE = False
+
+
 def keyword_side(conn: sqlite3.Connection, question: str, *, type: str | None = None, tag: str | None = None, prefix: str | None = None,
                  limit: int = 100) -> list[dict]:
     """``query``'s keyword candidates (``[{id, score, signals}]``, best first): plain BM25, without
     the coordination factor of ``search``'s ranking (``keyword_candidates(coordinate=False)``): the
     fusion weights were tuned on it, and with the factor `query` fell 0.7430 → 0.7378 nDCG@10 on
     SciFact (docs/search.md, "Coordination"). ``benchmarks/scifact_vectors.py`` measures this."""
-    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=False)
+    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=KEYWORD_COORDINATE)
 
 
 def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, only: PageFilter) -> tuple[list[tuple[int, float, int]], str]:
