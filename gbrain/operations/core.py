@@ -675,7 +675,13 @@ def _stats_text(r: dict, a: dict) -> str:
         f"Tags: {r['tags']:,} ({r['unique_tags']:,} unique)",
         f"Raw data: {r['raw_data']:,}",
         f"Timeline entries: {r['timeline_entries']:,}",
-        f"Embeddings: {r['embeddings']:,} chunks" + (" (" + ", ".join(f"{m}: {n:,}" for m, n in r.get("embeddings_by_model", {}).items()) + ")" if len(r.get("embeddings_by_model", {})) > 1 else ""),
+        f"Embeddings: {r['embeddings']:,} chunks" + (" (" + ", ".join(f"{m}: {n:,}" for m, n in r.get("embeddings_by_model", {}).items()) + ")" if r.get("embeddings_by_model") else ""),
+    ]
+    if r.get("embedding_model"):
+        left = r["pages_to_embed"]
+        lines.append(f"  query uses {r['embedding_model']}: {r['pages_embedded']:,} of {r['pages']:,} pages embedded"
+                     + (f", {left:,} to embed, new or changed since (`gbrain embed`)" if left else ""))
+    lines += [
         f"Other files: {r['files']:,}",
         f"Ingest log: {r['ingest_log']:,}",
         f"DB size: {r['db_bytes'] / 1e6:.1f} MB",
@@ -684,9 +690,18 @@ def _stats_text(r: dict, a: dict) -> str:
 
 
 @op("stats", "Brain statistics: pages by type, links, tags, raw data, timeline entries, embeddings.", [], text=_stats_text, title="Brain statistics",
-    output=obj("pages", pages="integer", by_type="object", links="integer", tags="integer", timeline_entries="integer", embeddings="integer", db_bytes="integer"))
+    output=obj("pages", pages="integer", by_type="object", links="integer", tags="integer", timeline_entries="integer", embeddings="integer", db_bytes="integer",
+               embedding_model="string?", pages_embedded="integer?", pages_to_embed="integer?"))
 def _stats(b, a, ctx):
-    return b.stats()
+    r = b.stats()
+    if r["pages"]:
+        # the model `query` reads, and its pages never embedded or changed since (`embed`'s selection)
+        from ..search.vectors import active_model, stale_count
+
+        model, _ = active_model(b.conn, b.config())
+        left = stale_count(b.conn, model.model_id)
+        r.update(embedding_model=model.model_id, pages_embedded=r["pages"] - left, pages_to_embed=left)
+    return r
 
 
 @op(
