@@ -360,6 +360,22 @@ def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, 
         assert any(words in n for n in json.loads(r.stdout)["notes"])
 
 
+def test_a_password_in_the_base_url_is_never_printed(srv, run):
+    """A base URL may carry credentials (``http://bob:PASSWORD@host/v1``: a proxy's basic auth).
+    The errors and notes of embed and query quoted the URL whole, password included, on stderr,
+    in --json's error and to an agent (trial8); they show ``***`` for it, as a Postgres URL."""
+    url = srv.url.replace("http://", "http://bob:s3cr3tPW@")
+    setup_brain(run, url)
+    env = {"OPENAI_API_KEY": "sk-env"}
+    assert run("config", "set", "embedding_max_retries", "0").returncode == 0
+    for mode in ("status 500", "status 401", "garbage"):
+        srv.mode = mode
+        for argv in (["embed", "--json"], ["query", "zebra", "--json"], ["call", "brain_embed", "{}"]):
+            r = run(*argv, env=env)
+            out = r.stdout.decode() + r.stderr.decode()
+            assert "s3cr3tPW" not in out and "bob:***@127.0.0.1" in out, (mode, argv, out)
+
+
 def test_an_answer_whose_indexes_are_not_each_input_once_is_refused_not_stored_out_of_order(srv):
     """Each vector goes with its text by the answer's ``index``; an answer whose indexes are not
     0..n-1 once each (two items ``index`` 0, one missing) cannot say which vector is whose: it

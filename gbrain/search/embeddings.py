@@ -492,7 +492,7 @@ class OpenAIEmbedding(EmbeddingModel):
         kw: dict = {"model": self.api_model, "input": inputs, "encoding_format": self.encoding_format}
         if self._send_dims:
             kw["dimensions"] = self._send_dims
-        where = self.base_url or "api.openai.com"
+        where = _shown(self.base_url) if self.base_url else "api.openai.com"
         last, said = "", ""
         deadline = None if self.wait_s is None else time.monotonic() + self.wait_s
         out_of_time = False
@@ -664,14 +664,21 @@ def endpoint(cfg: dict, environ: dict | None = None) -> tuple[str | None, str | 
                        f"(embedding_base_url), not from your environment; set {KEY_ENV} to send it a key"), True
 
 
+def _shown(url: str) -> str:
+    """``url`` as messages show it: a password in it (``http://bob:PASSWORD@host``) as ``***``."""
+    from ..storage.pg import redact
+
+    return redact(url, url)
+
+
 def _host(url: str) -> str:
     from urllib.parse import urlsplit
 
     try:
         u = urlsplit(url)
-        return f"{u.scheme}://{u.netloc}" if u.netloc else url
+        return _shown(f"{u.scheme}://{u.netloc}" if u.netloc else url)
     except ValueError:
-        return url
+        return _shown(url)
 
 
 def dims_unused_note(name: str, dims) -> str | None:
