@@ -1087,7 +1087,8 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
             return GBrainError(msg if e.unreachable else f"{msg}; run it again")
     low = msg.lower()
     rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
-    if "malformed" in low or "not a database" in low or "corrupt" in low:
+    # gbrain writes only valid UTF-8 as TEXT (other bytes are blobs): text that does not decode is damage
+    if "malformed" in low or "not a database" in low or "corrupt" in low or "could not decode to utf-8" in low:
         if opening:
             return Damaged(f"{p} is damaged and cannot be opened (SQLite: {msg}){cut_short(p)}; {recovery_advice(p, readable=False)}")
         return Damaged(f"{p} is damaged (SQLite: {msg}); writes are refused; {recovery_advice(p)}")
