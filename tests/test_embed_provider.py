@@ -343,9 +343,12 @@ def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, 
     r = run("embed", "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr.decode()
     out = json.loads(r.stdout)
-    assert words in out["error"] and out["exit_code"] == 1
+    # the kind a program branches on is the provider's (trial8: embed's "finished pages are
+    # saved" wrapper made it the generic "error")
+    assert words in out["error"] and out["exit_code"] == 1 and out["kind"] == "provider_error"
     r = run("call", "embed", "{}")
     assert r.returncode == 1 and words in json.loads(r.stdout)["error"] and "internal error" not in r.stdout.decode()
+    assert json.loads(r.stdout)["kind"] == "provider_error"
     r = run("pipe", input='{"id": 1, "tool": "embed", "params": {}}\nnot json\n')
     assert r.returncode == 0
     a, b = (json.loads(x) for x in r.stdout.decode().splitlines())

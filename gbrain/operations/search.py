@@ -131,7 +131,9 @@ def _embed(b, a, ctx):
         raise
     except GBrainError as e:
         again = "call brain_embed again (no arguments)" if ctx.agent else "run `gbrain embed --stale`"
-        raise GBrainError(f"{e} (finished pages are saved; {again} to continue)") from e
+        err = GBrainError(f"{e} (finished pages are saved; {again} to continue)")
+        err.kind, err.exit_code = e.kind, e.exit_code  # a provider's failure stays provider_error for a program
+        raise err from e
     except KeyboardInterrupt:
         _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
         raise
