@@ -379,6 +379,7 @@ def test_a_password_in_the_base_url_is_never_printed(srv, run):
             assert "s3cr3tPW" not in out and "bob:***@127.0.0.1" in out, (mode, argv, out)
 
 
+@pytest.mark.engine_free
 def test_an_answer_whose_indexes_are_not_each_input_once_is_refused_not_stored_out_of_order(srv):
     """Each vector goes with its text by the answer's ``index``; an answer whose indexes are not
     0..n-1 once each (two items ``index`` 0, one missing) cannot say which vector is whose: it

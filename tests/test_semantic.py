@@ -194,6 +194,7 @@ def test_killed_embed_resumes_where_it_stopped(tmp_path, counting, monkeypatch):
     assert b.conn.execute("SELECT COUNT(*) FROM embed_state").fetchone()[0] == 4
 
 
+@pytest.mark.engine_free
 def test_a_slow_local_model_interrupted_mid_run_keeps_all_but_its_last_seconds(tmp_path, monkeypatch):
     """A group is one transaction; with a slow local model (minilm at 2-7 chunks/s on a busy
     machine) a group of 512 chunks was 1-4 minutes of work, and Ctrl-C or a kill in it kept
