@@ -33,7 +33,10 @@ def _brain_on_endpoint(tmp_path, endpoint, pages: int):
     tree = make_brain(tmp_path / "tree", pages)
     db = tmp_path / "brain.db"
     assert gbrain("import", str(tree), "--db", str(db)).returncode == 0
-    for k, v in {"embedding_model": "text-embedding-3-small", "embedding_base_url": endpoint.url, "embedding_batch_size": "16", "embedding_concurrency": "1"}.items():
+    # embed_agent_seconds 0: an agent's call runs to the end however slow the machine is (these
+    # tests count what one call embeds; the time bound is test_semantic's)
+    for k, v in {"embedding_model": "text-embedding-3-small", "embedding_base_url": endpoint.url, "embedding_batch_size": "16", "embedding_concurrency": "1",
+                 "embed_agent_seconds": "0"}.items():
         assert gbrain("config", "set", k, v, "--db", str(db)).returncode == 0
     return db
 

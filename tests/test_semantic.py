@@ -232,6 +232,61 @@ def test_a_slow_local_model_interrupted_mid_run_keeps_all_but_its_last_seconds(t
 
 
 @pytest.mark.engine_free
+def test_an_agents_embed_with_a_local_model_stops_after_its_time_bound_and_says_call_again(tmp_path, monkeypatch):
+    """brain_embed with no limit on a big brain and a local model ran for many minutes, past the
+    MCP client's request timeout (about a minute). An agent's call (MCP, call, pipe) with no
+    `limit` now stops after the group that ends past config embed_agent_seconds (30 s), keeping
+    what it stored, with `left` and a message saying to call again; the calls together embed
+    each text once. The command line, an explicit limit, a bound of 0 and a paid endpoint (whose
+    cost is confirmed for the whole selection, embed_confirm_usd) run to the end in one call.
+    The clock is the model's own: each text 'takes' one second."""
+    from gbrain.operations.registry import Context
+    from gbrain.search import vectors
+
+    now = [0.0]
+    monkeypatch.setattr(vectors, "_clock", lambda: now[0])
+
+    class Slow(emb.FakeEmbedding):
+        batch_size = 8
+
+        def embed_batch(self, texts):
+            now[0] += len(texts)
+            return super().embed_batch(texts)
+
+    inst = Slow("slow", 32)
+    serve_model(monkeypatch, inst)
+    pages = {f"notes/n{i}.md": f"# Note {i}\n\nalpha {i}\n\n## Two\n\nbeta {i}\n\n## Three\n\ngamma {i}\n" for i in range(150)}
+    (tmp_path / "a").mkdir()
+    b = make(tmp_path / "a", pages=pages, model="slow")
+    agent = lambda: Context(surface="mcp")  # noqa: E731
+    t0 = now[0]
+    r = ops.run("embed", {}, agent(), brain=b)
+    took = now[0] - t0
+    assert 30 <= took < 30 + 2 * vectors.GROUP_SECONDS, took  # the group that ended past 30 s, then no more
+    assert 0 < r["left"] < 150 and r["pages"] + r["left"] == 150
+    assert "more to do" in r["message"] and "call brain_embed again" in r["message"]
+    calls = 1
+    while r.get("left"):
+        r = ops.run("embed", {}, agent(), brain=b)
+        calls += 1
+        assert calls < 30
+    assert calls >= 450 // 40 and inst.texts_embedded == 450  # each text once over all the calls
+    assert b.conn.execute("SELECT COUNT(*) FROM embed_state WHERE model = 'slow'").fetchone()[0] == 150
+    # no bound: the command line, an explicit limit 0, config embed_agent_seconds 0, a paid endpoint
+    for i, (args, ctx, setup) in enumerate([
+        ({}, None, None), ({"limit": 0}, agent(), None), ({}, agent(), lambda x: x.set_config("embed_agent_seconds", "0")),
+        ({}, agent(), lambda x: setattr(inst, "paid", True)),
+    ]):
+        (tmp_path / f"b{i}").mkdir()
+        b2 = make(tmp_path / f"b{i}", pages=pages, model="slow")
+        if setup:
+            setup(b2)
+        r = ops.run("embed", args, ctx, brain=b2)
+        assert r["left"] == 0 and r["pages"] == 150 and "message" not in r, (i, r)
+    inst.paid = False
+
+
+@pytest.mark.engine_free
 def test_switching_model_never_mixes_vectors(tmp_path):
     VectorIndex.forget()
     b = make(tmp_path, model="fake-32")

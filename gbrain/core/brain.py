@@ -82,6 +82,9 @@ SETTABLE_CONFIG = {
     # seconds `query` waits for the question's embedding from a server, then keyword results (empty: 5)
     "query_embed_timeout": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0), "a number of seconds above 0, or empty"),
     "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
+    # an agent's `brain_embed` with a local model and no limit stops after about this many seconds
+    # (empty: 30; 0: no bound): operations/search.py AGENT_SECONDS
+    "embed_agent_seconds": (lambda v: v.strip() == "" or bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "a number of seconds (0: no bound), or empty"),
     "chunk_strategy": (lambda v: v in ("page", "section", "paragraph"), "page, section or paragraph"),
     # `history --prune` defaults (empty: keep everything)
     "history_keep_days": (lambda v: v == "" or _is_int(v), "a whole number of days, or empty"),

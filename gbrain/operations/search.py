@@ -18,6 +18,21 @@ def _confirm_usd(config: dict) -> float:
     except ValueError as e:
         raise BadInput(f"config embed_confirm_usd must be a number of US dollars, got {v!r}") from e
 
+#: default for config ``embed_agent_seconds``: an agent's embed call with a local model and no
+#: ``limit`` stops after the group that ends past this many seconds, answering ``left`` and
+#: "call again" (the MCP clients' request timeouts are about a minute; a big brain with minilm
+#: takes many). A paid endpoint has no such bound: its cost is confirmed for the whole selection
+#: (``embed_confirm_usd``), which a run cut in calls would each estimate apart. 0: no bound
+AGENT_SECONDS = 30.0
+
+
+def _agent_seconds(config: dict) -> float:
+    v = config.get("embed_agent_seconds")
+    try:
+        return float(v) if v not in (None, "") else AGENT_SECONDS
+    except ValueError as e:
+        raise BadInput(f"config embed_agent_seconds must be a number of seconds (0: no bound), got {v!r}") from e
+
 #: above this many chunks to embed, a paid provider's run is announced with tokens and cost
 ANNOUNCE_CHUNKS = 1000
 
@@ -55,7 +70,8 @@ def _embed_text(r: dict, a: dict) -> str:
 @op(
     "embed",
     "Embed pages for semantic search (brain_query) with the active model: with no argument the pages changed since their last "
-    "embedding (`stale`). Unchanged chunks are never embedded again. A page whose chunk the server refuses is named in `skipped`.",
+    "embedding (`stale`). Unchanged chunks are never embedded again. A page whose chunk the server refuses is named in `skipped`. "
+    "With an unpaid (local) model and no `limit` a call stops after about 30 s: `left` pages remain, call again.",
     [
         Param("slug", description="embed this page only", positional=True),
         Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),
@@ -85,8 +101,10 @@ def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale", "force") if a.get(k)]
     if len(picked) > 1 and set(picked) != {"all", "force"}:
         raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')}, {ctx.flag('stale')} or {ctx.flag('force')}")
+    from ..search import vectors
     from ..search.vectors import DimsChanged, active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
 
+    started = vectors._clock()
     model, note = active_model(b.conn, b.config())
     if note:
         _say(ctx, "note: " + note)
@@ -125,8 +143,13 @@ def _embed(b, a, ctx):
             )
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
+    until = None
+    if ctx.agent and a.get("limit") is None and not a.get("slug") and not plan.paid:
+        secs = _agent_seconds(b.config())
+        until = started + secs if secs > 0 else None
     try:
-        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel, force=force)
+        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel, force=force,
+                            until=until)
     except (Cancelled, DimsChanged):
         raise
     except GBrainError as e:
@@ -145,6 +168,11 @@ def _embed(b, a, ctx):
             else:
                 _say(ctx, "warning: " + msg)
         stats["exit_code"] = 1
+    unreached = stats.pop("unreached", 0)
+    if unreached:  # the agent's time bound (until): more to do, in the next call
+        out["left"] += unreached
+        out["message"] = (f"more to do: {out['left']:,} page(s) still to embed; call brain_embed again to go on (each call stops after "
+                          f"about {_agent_seconds(b.config()):g} s with a local model: config embed_agent_seconds, 0 for no bound)")
     return {**out, **stats}
 
 

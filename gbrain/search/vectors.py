@@ -266,6 +266,7 @@ def embed_pages(
     transaction: Callable | None = None,
     check_stop: Callable[[], None] | None = None,
     force: bool = False,
+    until: float | None = None,
 ) -> dict:
     """Embed the chunks of ``work`` and store them in groups, one write transaction per group
     (so a killed run keeps every finished group and ``embed --stale`` continues after it). A
@@ -282,6 +283,9 @@ def embed_pages(
     embedded once in this run). Provider errors propagate (:class:`GBrainError`) after the
     finished groups are committed. ``check_stop()`` is called after each provider batch and
     each group and may raise to stop the run (a cancelled MCP call); finished groups stay.
+    ``until``: a time on :func:`_clock`; the run stops after the first group that ends past it
+    (an agent's call within its client's request timeout) and ``unreached`` counts the pages of
+    ``work`` it did not come to (no such key when it finished).
 
     A chunk the provider refuses (:class:`~gbrain.errors.InputRefused`: too long for a local
     server's context) is found by halving its batch; its page is skipped (it stays stale) and
@@ -297,6 +301,7 @@ def embed_pages(
     total = sum(len(w.chunks) for w in work)
     done = 0
     stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0}
+    reached = 0
     tx = transaction or _plain_tx(conn)
     ref = stored_dims(conn, mid)
     # Postgres: look for the model's HNSW index again in this run (another process's
@@ -379,6 +384,10 @@ def embed_pages(
             ref = next(iter(sizes))
         if on_progress:
             on_progress(done, total)
+        reached += len(group)
+        if until is not None and reached < len(work) and _clock() >= until:
+            stats["unreached"] = len(work) - reached
+            break
     prune_cache(conn, mid, tx)
     for sk in stats["skipped"]:
         r = conn.execute("SELECT slug FROM pages WHERE id = ?", (sk["page_id"],)).fetchone()
