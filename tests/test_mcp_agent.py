@@ -17,6 +17,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from gbrain import operations as ops
+from gbrain.search.vectors import GROUP_FIRST
 from conftest import gbrain, make_brain
 from test_mcp import SAMPLES, connect, items, ok, server_env, text_of
 from test_semantic import FakeOpenAI
@@ -60,7 +61,7 @@ def test_embed_sends_progress_and_a_cancel_stops_it_within_a_second_keeping_fini
 
         async def progress(p, total, message):
             seen.append((p, total))
-            if p >= 530:  # past the first group of 512 chunks, which is committed
+            if p >= 530:  # well past the first group (GROUP_FIRST chunks), which is committed
                 enough.set()
 
         async with connect(db, env=ENV) as c:
@@ -85,7 +86,8 @@ def test_embed_sends_progress_and_a_cancel_stops_it_within_a_second_keeping_fini
     total = totals.pop()
     assert [p for p, _ in seen] == sorted(p for p, _ in seen) and seen[0][0] < seen[-1][0] < total
     assert n1 == n2 and n1 - n0 <= 2, (n0, n1, n2)  # nothing sent a second after the cancel
-    assert 512 <= kept < total and stats["embeddings"] == kept  # the finished group stayed
+    # the finished groups stayed (their sizes follow the endpoint's measured speed: at least the first)
+    assert GROUP_FIRST <= kept < total and stats["embeddings"] == kept
     assert again["chunks"] == total - kept and again["embedded"] + again["cached"] + again.get("repeated", 0) == total - kept
     assert _embedded(db) == total
 
