@@ -355,6 +355,10 @@ def test_fusion_methods():
     tmm = dict(fuse(fts, vec, "tmm", 0.5))
     assert tmm[3] == pytest.approx(0.5 * 0.1 + 0.5 * 1.0)  # bm25 1.0 / max 10.0 keeps its credit
     assert tmm[1] == pytest.approx(0.5) and tmm[2] == pytest.approx(0.5 * 0.5 + 0.5 * 0.875)
+    # a page the vector side cannot score (not embedded yet) counts its keyword evidence for both sides
+    assert dict(fuse(fts, vec, "rrf", unscored={1}))[1] == pytest.approx(2 / 61) and dict(fuse(fts, vec, "rrf", unscored={1}))[2] == rrf[2]
+    tmm_u = dict(fuse(fts, vec, "tmm", 0.5, unscored={1}))
+    assert tmm_u[1] == pytest.approx(1.0) and tmm_u[2] == tmm[2] and tmm_u[4] == tmm[4]
     with pytest.raises(ValueError):
         fuse(fts, vec, "max")
     assert intent_type("who knows Jensen Huang?") == "person" and intent_type("GPU prices") is None
@@ -962,6 +966,32 @@ def test_a_hit_not_embedded_yet_still_shows_a_passage(tmp_path):
     hit = next(h for h in r["hits"] if h["slug"] == "notes/late")
     assert "The zebrafish assay came back positive." in hit["passage"] and "*" not in hit["passage"]
     assert any("not embedded yet" in n for n in r["notes"])
+
+
+def test_a_page_not_embedded_yet_is_ranked_by_its_words_not_pushed_below_weaker_embedded_ones(db_path):
+    """trial8 L1: with part of the brain embedded by the active model (after a model switch, an
+    interrupted embed), a page with no vector of it got only the keyword side's share of the fused
+    score (at most 0.4 with the spec's weight), so embedded pages that merely mention a word ranked
+    above the page the question names. Such a page is now scored as if the vector side ranked it
+    as the keyword side does; pages with vectors are ranked as before."""
+    filler = "Notes from the lab meeting about budgets, hiring and the new freezer. "
+    pages = {f"notes/lab-{i}.md": f"# Lab week {i}\n\n{filler * 3}Someone mentioned a zebrafish once.\n" for i in range(8)}
+    VectorIndex.forget()
+    b = Brain.open(db_path)
+    for path, text in pages.items():
+        b.save_page(path, text)
+    b.set_config("embedding_model", "fake-32")
+    embed(b)
+    b.save_page("notes/zebrafish-assay.md", "# Zebrafish assay\n\nThe zebrafish assay protocol and its results.\n")
+    r = ops.run("query", {"question": "zebrafish assay", "limit": 3}, brain=b)
+    assert r["mode"] == "hybrid" and any("not embedded yet" in n for n in r["notes"])
+    assert r["hits"][0]["slug"] == "notes/zebrafish-assay", [(h["slug"], h["score"]) for h in r["hits"]]
+    assert "vector" not in r["hits"][0]["signals"] and all("vector" in h["signals"] for h in r["hits"][1:])
+    # once embedded, it is ranked with its vector like any other page (still first here)
+    embed(b)
+    r2 = ops.run("query", {"question": "zebrafish assay", "limit": 3}, brain=b)
+    assert r2["hits"][0]["slug"] == "notes/zebrafish-assay" and "vector" in r2["hits"][0]["signals"]
+    assert not any("not embedded yet" in n for n in r2["notes"])
 
 
 @pytest.mark.engine_free

@@ -45,7 +45,7 @@ import re
 import sqlite3
 import threading
 import time
-from typing import Sequence
+from typing import Collection, Sequence
 
 import numpy as np
 
@@ -96,21 +96,30 @@ def _minmax(scores: dict[int, float], lo: float | None = None) -> dict[int, floa
     return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
 
 
-def fuse(fts: Sequence[tuple[int, float]], vec: Sequence[tuple[int, float]], method: str = DEFAULT_FUSION, weight: float = DEFAULT_WEIGHT, k: int = RRF_K) -> list[tuple[int, float]]:
+def fuse(fts: Sequence[tuple[int, float]], vec: Sequence[tuple[int, float]], method: str = DEFAULT_FUSION, weight: float = DEFAULT_WEIGHT, k: int = RRF_K,
+         unscored: Collection[int] = ()) -> list[tuple[int, float]]:
     """Merge two ranked lists of ``(page_id, score)`` (best first) into ``[(page_id, fused)]``,
     best first; ties keep keyword order. ``method``: ``rrf``, ``minmax`` or ``tmm`` (module
-    docstring); ``weight`` is the keyword side's share in ``minmax``/``tmm``. Raises ValueError
-    for another method."""
+    docstring); ``weight`` is the keyword side's share in ``minmax``/``tmm``. ``unscored``: pages
+    the vector side cannot score (no vector of the model yet): each counts its keyword evidence
+    for both sides (its keyword rank twice in ``rrf``, its scaled keyword score as its vector
+    score in ``minmax``/``tmm``) instead of 0 for the side it is missing from, so a brain embedded
+    in part does not rank a page below weaker matches only because it waits for ``embed``. Raises
+    ValueError for another method."""
     out: dict[int, float] = {}
     if method == "rrf":
         for lst in (fts, vec):
             for r, (pid, _) in enumerate(lst, 1):
                 out[pid] = out.get(pid, 0.0) + 1.0 / (k + r)
+        for r, (pid, _) in enumerate(fts, 1):
+            if pid in unscored:
+                out[pid] += 1.0 / (k + r)
     elif method in ("minmax", "tmm"):
         f = _minmax(dict(fts), 0.0 if method == "tmm" else None)
         v = _minmax(dict(vec))
         for pid in list(f) + [p for p in v if p not in f]:
-            out[pid] = weight * f.get(pid, 0.0) + (1 - weight) * v.get(pid, 0.0)
+            fp = f.get(pid, 0.0)
+            out[pid] = weight * fp + (1 - weight) * (fp if pid in unscored else v.get(pid, 0.0))
     else:
         raise ValueError(f"unknown fusion {method!r} (rrf, minmax or tmm)")
     order = {pid: i for i, (pid, _) in enumerate(list(fts) + list(vec))}
@@ -397,8 +406,11 @@ def query(
         method = fusion or DEFAULT_FUSION
         fb = int(getattr(model, "feedback_pages", None) or 0) if feedback else 0
 
+        # keyword candidates never embedded with the model (only when some page is not: `stale`)
+        unscored = _not_embedded(conn, model.model_id, [p for p, _ in fts]) if stale else set()
+
         def fused(vside: list[tuple[int, float, int]], w: float, top: int) -> list[tuple[int, float]]:
-            r = fuse(fts, [(p, s) for p, s, _ in vside], method, w)
+            r = fuse(fts, [(p, s) for p, s, _ in vside], method, w, unscored=unscored)
             if boosts and r:
                 r = _boost(conn, r, question, top, scale=r[0][1] if method == "rrf" else 1.0, info=pinfo)
             return r
@@ -455,6 +467,16 @@ def query(
             if not h["passage"]:
                 h["passage"] = cut.get(h["slug"], "")
     return {"hits": hits, "mode": mode, "model": model.model_id, "notes": notes}
+
+
+def _not_embedded(conn, model_id: str, pids: list[int]) -> set[int]:
+    """Those of the page ids ``pids`` that were never embedded with ``model_id`` (no
+    ``embed_state`` row): the vector side cannot score them (:func:`fuse`'s ``unscored``). A page
+    changed since it was embedded keeps its older vectors and is scored by them."""
+    if not pids:
+        return set()
+    have = {r[0] for r in conn.execute(f"SELECT page_id FROM embed_state WHERE model = ? AND page_id IN ({','.join(str(int(p)) for p in pids)})", (model_id,))}
+    return {p for p in pids if p not in have}
 
 
 def _db_key(brain) -> str:
