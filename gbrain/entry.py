@@ -546,8 +546,10 @@ def _main(argv: list[str] | None) -> None:
             fail("aborted", 1, as_json)
         if isinstance(rc, int) and rc:
             raise SystemExit(rc)
-    except KeyboardInterrupt:
-        if args[:1] and args[0] in _RESUMABLE:
+    except KeyboardInterrupt as e:
+        if getattr(e, "said", False):  # the command said what was kept and how to go on (embed)
+            pass
+        elif args[:1] and args[0] in _RESUMABLE:
             _err(f"interrupted: what {args[0]} committed so far is kept; run the same command again to go on")
         else:
             _err("interrupted")

@@ -843,6 +843,26 @@ def test_interrupted_embed_says_how_to_continue(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.engine_free
+def test_ctrl_c_of_the_embed_command_says_interrupted_once(tmp_path, monkeypatch, capsys):
+    """trial8 L2: `gbrain embed` stopped by Ctrl-C printed embed's own line, then the command
+    line's generic "interrupted" after it."""
+    from gbrain import entry
+
+    class Interrupted(emb.FakeEmbedding):
+        def embed_batch(self, texts):
+            raise KeyboardInterrupt
+
+    serve_model(monkeypatch, Interrupted("stopper", 8))
+    make(tmp_path, model="stopper").close()
+    with pytest.raises(SystemExit) as ex:
+        entry.main(["--db", str(tmp_path / "brain.db"), "embed"])
+    err = capsys.readouterr().err
+    assert ex.value.code == 130
+    assert [line for line in err.splitlines() if "interrupted" in line] == [
+        "interrupted: finished pages are saved; run `gbrain embed --stale` to continue"], err
+
+
+@pytest.mark.engine_free
 def test_query_text_cuts_long_passages_at_a_word_with_an_ellipsis():
     from gbrain.operations.search import _query_text, _shorten
 

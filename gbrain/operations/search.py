@@ -157,8 +157,9 @@ def _embed(b, a, ctx):
         err = GBrainError(f"{e} (finished pages are saved; {again} to continue)")
         err.kind, err.exit_code = e.kind, e.exit_code  # a provider's failure stays provider_error for a program
         raise err from e
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
+        e.said = True  # (the command line's own "interrupted" would say it twice: entry.py)
         raise
     if stats["skipped"]:
         for k in stats["skipped"]:
