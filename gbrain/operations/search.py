@@ -11,12 +11,19 @@ from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Param, 
 CONFIRM_USD = 0.10
 
 
-def _confirm_usd(config: dict) -> float:
-    v = config.get("embed_confirm_usd")
+def _number(config: dict, key: str, default: float, unit: str) -> float:
+    """Config ``key`` as a number (``default`` when unset or empty). Raises BadInput naming the
+    key and ``unit`` when it is not a number."""
+    v = config.get(key)
     try:
-        return float(v) if v not in (None, "") else CONFIRM_USD
+        return float(v) if v not in (None, "") else default
     except ValueError as e:
-        raise BadInput(f"config embed_confirm_usd must be a number of US dollars, got {v!r}") from e
+        raise BadInput(f"config {key} must be {unit}, got {v!r}") from e
+
+
+def _confirm_usd(config: dict) -> float:
+    return _number(config, "embed_confirm_usd", CONFIRM_USD, "a number of US dollars")
+
 
 #: default for config ``embed_agent_seconds``: an agent's embed call with a local model and no
 #: ``limit`` stops after the group that ends past this many seconds, answering ``left`` and
@@ -27,11 +34,8 @@ AGENT_SECONDS = 30.0
 
 
 def _agent_seconds(config: dict) -> float:
-    v = config.get("embed_agent_seconds")
-    try:
-        return float(v) if v not in (None, "") else AGENT_SECONDS
-    except ValueError as e:
-        raise BadInput(f"config embed_agent_seconds must be a number of seconds (0: no bound), got {v!r}") from e
+    return _number(config, "embed_agent_seconds", AGENT_SECONDS, "a number of seconds (0: no bound)")
+
 
 #: above this many chunks to embed, a paid provider's run is announced with tokens and cost
 ANNOUNCE_CHUNKS = 1000
