@@ -147,10 +147,10 @@ def _embed(b, a, ctx):
             )
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
-    until = None
+    secs = 0.0  # an agent's time bound (config embed_agent_seconds), or none
     if ctx.agent and a.get("limit") is None and not a.get("slug") and not plan.paid:
         secs = _agent_seconds(b.config())
-        until = started + secs if secs > 0 else None
+    until = started + secs if secs > 0 else None
     try:
         stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel, force=force,
                             until=until)
@@ -177,7 +177,7 @@ def _embed(b, a, ctx):
     if unreached:  # the agent's time bound (until): more to do, in the next call
         out["left"] += unreached
         out["message"] = (f"more to do: {out['left']:,} page(s) still to embed; call brain_embed again to go on (each call stops after "
-                          f"about {_agent_seconds(b.config()):g} s with a local model: config embed_agent_seconds, 0 for no bound)")
+                          f"about {secs:g} s with a local model: config embed_agent_seconds, 0 for no bound)")
     return {**out, **stats}
 
 
