@@ -865,3 +865,30 @@ def test_an_empty_search_is_bad_input_as_an_empty_question(tmp_path):
             assert r.returncode == 2 and r.stderr.decode().startswith("error: the ") and "is empty" in r.stderr.decode(), (cmd, q, r.stderr)
     with pytest.raises(BadInput):
         ops.run("search", {"query": " "}, ops.Context(db=db))
+
+
+@pytest.mark.engine_free
+def test_an_unknown_embedding_model_name_warns_with_the_nearest_name_and_the_next_step(tmp_path, monkeypatch):
+    """`config set embedding_model minlm` (a typo) must name `minilm`; a model of the person's own
+    server set before its base URL (trial8 L3: `embedding_model nomic-embed-text`, then
+    `embedding_base_url`) must say how to name the server, not only that none is set; once a
+    server is set, a name gbrain does not know is that server's business: no warning."""
+    for k in ("OPENAI_BASE_URL", "GBRAIN_EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    db = str(tmp_path / "b.db")
+    ops.run("init", {}, ops.Context(db=db))
+    said: list[str] = []
+    ctx = ops.Context(db=db, on_warning=said.append)
+    ops.run("config-set", {"key": "embedding_model", "value": "minlm"}, ctx)
+    assert len(said) == 1 and "did you mean minilm?" in said[0], said
+    said.clear()
+    ops.run("config-set", {"key": "embedding_model", "value": "nomic-embed-text"}, ctx)
+    assert len(said) == 1 and "gbrain config set embedding_base_url" in said[0] and "did you mean" not in said[0], said
+    said.clear()
+    monkeypatch.setenv("GBRAIN_EMBEDDING_BASE_URL", "http://127.0.0.1:9/v1")  # a server named by the environment (docs/search.md)
+    ops.run("config-set", {"key": "embedding_model", "value": "nomic-embed-text"}, ctx)
+    assert not [w for w in said if "not a model gbrain knows" in w], said
+    monkeypatch.delenv("GBRAIN_EMBEDDING_BASE_URL")
+    ops.run("config-set", {"key": "embedding_base_url", "value": "http://127.0.0.1:9/v1"}, ctx)
+    ops.run("config-set", {"key": "embedding_model", "value": "nomic-embed-text"}, ctx)
+    assert not [w for w in said if "not a model gbrain knows" in w], said

@@ -982,13 +982,15 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
     from ..search import embeddings as emb
 
     name = name.strip()
-    if not emb.is_openai_name(name) or name in emb.OPENAI_MODELS or config.get("embedding_base_url") or os.environ.get("OPENAI_BASE_URL"):
+    if (not emb.is_openai_name(name) or name in emb.OPENAI_MODELS or config.get("embedding_base_url")
+            or os.environ.get(emb.URL_ENV) or os.environ.get("OPENAI_BASE_URL")):
         return None
     known = [emb.MINILM_MODEL, emb.OFFLINE_MODEL, *emb.OPENAI_MODELS]
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]}? " if close else ""
-    return (f"'{name}' is not a model gbrain knows; it would be asked of an OpenAI-compatible server, and none is set "
-            f"(config embedding_base_url or OPENAI_BASE_URL). {hint}Offline models: {emb.MINILM_MODEL}, {emb.OFFLINE_MODEL}")
+    return (f"'{name}' is not a model gbrain knows; it would be asked of an OpenAI-compatible server, and none is set yet. "
+            f"{hint}If it runs on your own server: `gbrain config set embedding_base_url URL` (or {emb.URL_ENV}). "
+            f"Offline models: {emb.MINILM_MODEL}, {emb.OFFLINE_MODEL}")
 
 
 @op(
