@@ -594,3 +594,25 @@ def test_a_link_to_a_renamed_page_names_where_it_went(tmp_path, db_path):
         f = by_target[t]
         assert f["suggestions"][0] == "deals/renamed" and "deals/renamed" in f["message"] and "renamed" in f["action"]
     assert "which is no page" in by_target["Nobody Here"]["message"]
+
+
+@pytest.mark.engine_free
+def test_fixes_are_listed_up_to_the_limit_but_all_are_applied(tmp_path):
+    """A brain-wide tag fix touched every page spelling a tag the other way, and `fixed` listed
+    every one of them: thousands of entries in one agent answer on a big vault. The fixes are all
+    applied (a second run finds nothing), ``fixed`` lists at most ``limit`` of them and
+    ``truncated`` says how many more, as it does for findings; ``limit`` 0 lists all."""
+    pages = dict(CLEAN)
+    for i in range(6):
+        pages[f"maps/m{i}.md"] = f"---\ntags: [MOC]\n---\n# Map {i}\n"
+    for i in range(5):
+        pages[f"maps/odd{i}.md"] = f"---\ntags: [moc]\n---\n# Odd {i}\n"
+    db = build(tmp_path, pages)
+    dry = lint(db, fix_safe=True, dry_run=True, check="tag_duplicates", limit=0)
+    assert len(dry["fixed"]) == 5 and "fixed" not in dry["truncated"]
+    r = lint(db, fix_safe=True, check="tag_duplicates", limit=2)
+    assert len(r["fixed"]) == 2 and r["truncated"]["fixed"] == 3, (r["fixed"], r["truncated"])
+    assert "3 more fixes" in lintmod.render_text(r)
+    with Brain.open(db) as b:
+        assert all(b.tags(f"maps/odd{i}") == ["MOC"] for i in range(5))
+    assert lint(db, fix_safe=True, check="tag_duplicates")["fixed"] == []

@@ -1374,7 +1374,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     "skipped", "notes"}``: ``items`` (the findings) is a list of dicts each with ``check``, ``slug`` (None
     for brain-wide findings), ``message``, ``action`` and check-specific fields; at most
     ``limit`` per check (0/None: all) — ``counts`` has the full numbers and ``truncated`` how
-    many were left out. ``ok`` is True when nothing was found. ``fix_safe`` first applies the
+    many were left out; ``fixed`` and ``skipped`` are listed up to ``limit`` too (every fix is
+    applied; ``truncated["fixed"]`` / ``["skipped"]`` count the rest). ``ok`` is True when nothing was found. ``fix_safe`` first applies the
     lossless fixes (reported in ``fixed``: tag spellings, links to renamed or moved pages,
     :func:`plan_link_fixes`), then lints the result; with ``dry_run`` it only lists them
     (``dry_run`` True in the report). A ``dead_links`` finding whose target is the old name of
@@ -1446,6 +1447,10 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
             truncated[c] = len(found) - limit
             found = found[:limit]
         findings += found
+    for key, done in (("fixed", fixed), ("skipped", skipped)):  # every fix is applied; the list is capped as findings are
+        if limit and len(done) > limit:
+            truncated[key] = len(done) - limit
+            del done[limit:]
     return {
         "ok": not any(counts.values()),
         "as_of": day,
@@ -1467,8 +1472,12 @@ def render_text(r: dict) -> str:
     lines = [f"gbrain lint: {r['pages']:,} pages" + (f" ({r['selected']:,} selected)" if r.get("selected") is not None else "") + f", as of {r['as_of']}"]
     for f in r["fixed"]:
         lines.append(f"{'would fix' if r.get('dry_run') else 'fixed'} {f['slug'] or '(brain)'}: {f['message']}")
+    if r["truncated"].get("fixed"):
+        lines.append(f"… and {r['truncated']['fixed']:,} more fixes {'to make' if r.get('dry_run') else 'made'} (--limit 0 lists all)")
     for s in r["skipped"]:
         lines.append(f"not fixed {s['slug']}: {s['reason']}")
+    if r["truncated"].get("skipped"):
+        lines.append(f"… and {r['truncated']['skipped']:,} more not fixed (--limit 0 lists all)")
     by: dict[str, list[dict]] = {}
     for f in r["items"]:
         by.setdefault(f["check"], []).append(f)
