@@ -6,6 +6,7 @@ LC_ALL=C and talks JSON-RPC to it over stdin/stdout.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import subprocess
@@ -625,15 +626,27 @@ FIRST_LINES = [
 ]
 
 
-def _serve_transcript(db: Path, first: object, fast: str) -> list[bytes]:
-    """Stdout lines of `gbrain serve` given ``first`` (then `initialized` and a ping, id 99)
-    up to the ping's answer."""
+def _transcript_input(first: object) -> bytes:
+    """``first`` (a message, or a line as it is), then `initialized` and a ping (id 99), as stdin bytes."""
     line = first if isinstance(first, str) else json.dumps(first, ensure_ascii=False)
     rest = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 99, "method": "ping"}]
-    data = (line + "\n" + "".join(json.dumps(m) + "\n" for m in rest)).encode()
+    return (line + "\n" + "".join(json.dumps(m) + "\n" for m in rest)).encode()
+
+
+def _up_to_ping(lines: list[bytes]) -> list[bytes]:
+    """``lines`` up to the ping's answer (id 99); fails when there is none."""
+    for i, got in enumerate(lines):
+        if json.loads(got).get("id") == 99:
+            return lines[: i + 1]
+    raise AssertionError(lines)
+
+
+def _serve_transcript(db: Path, first: object, fast: str) -> list[bytes]:
+    """Stdout lines of a real `gbrain serve` process given ``first`` (then `initialized` and a
+    ping, id 99) up to the ping's answer."""
     p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)})
     try:
-        p.stdin.write(data)
+        p.stdin.write(_transcript_input(first))
         p.stdin.flush()
         out = []
         while True:
@@ -648,23 +661,58 @@ def _serve_transcript(db: Path, first: object, fast: str) -> list[bytes]:
     return out
 
 
-def test_initialize_answered_before_the_sdk_loads_is_the_sdks_own_answer(fixture_db):
+def _sdk_transcript(db: Path, first: object, monkeypatch) -> list[bytes]:
+    """What `gbrain serve` with ``GBRAIN_FAST_INIT=0`` writes for the same input, run in this
+    process: the server `serve` builds, under the SDK's own stdio transport (``_run_stdio`` with
+    no first line, as `serve` runs it then), reading and writing byte streams in place of fd 0/1
+    (the SDK serves a stream not backed by a descriptor in place)."""
+    from types import SimpleNamespace
+
+    from gbrain.mcp import server as mcp_server
+
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(_transcript_input(first))))
+    monkeypatch.setattr(sys, "stdout", SimpleNamespace(buffer=out))
+    server, host = mcp_server.build_server(str(db))
+    try:
+        anyio.run(mcp_server._run_stdio, server)
+    finally:
+        host.shutdown()
+        monkeypatch.undo()
+    return _up_to_ping(out.getvalue().splitlines(keepends=True))
+
+
+@pytest.fixture
+def own_brain(tmp_path) -> Path:
+    """A new SQLite brain of the test's own (the handshake tests' bytes do not depend on the engine)."""
+    db = tmp_path / "own.db"
+    Brain.open(db).close()
+    return db
+
+
+@pytest.mark.engine_free
+def test_initialize_answered_before_the_sdk_loads_is_the_sdks_own_answer(own_brain, monkeypatch):
     """`serve` answers `initialize` before importing the SDK (gbrain/mcp/handshake.py): for
-    every kind of first line, what the host reads is byte for byte what the SDK alone writes
-    (GBRAIN_FAST_INIT=0), and the session goes on (a ping after it is answered)."""
+    every kind of first line, what the host reads from a real `gbrain serve` is byte for byte
+    what the SDK alone writes (GBRAIN_FAST_INIT=0; that side runs in this process, its server
+    and transport as `serve` runs them: the first line's answer below checks it against a real
+    process too), and the session goes on (a ping after it is answered)."""
     for first in FIRST_LINES:
-        fast, sdk = _serve_transcript(fixture_db, first, "1"), _serve_transcript(fixture_db, first, "0")
+        fast, sdk = _serve_transcript(own_brain, first, "1"), _sdk_transcript(own_brain, first, monkeypatch)
         assert fast == sdk, first
         assert json.loads(fast[-1]) == {"jsonrpc": "2.0", "id": 99, "result": {}}
+    # the in-process SDK side is what a real process with GBRAIN_FAST_INIT=0 writes
+    assert _serve_transcript(own_brain, FIRST_LINES[0], "0") == _sdk_transcript(own_brain, FIRST_LINES[0], monkeypatch)
 
 
-def test_initialize_is_answered_before_the_server_starts(fixture_db):
+@pytest.mark.engine_free
+def test_initialize_is_answered_before_the_server_starts(own_brain):
     """The answer is written before the SDK is loaded: it reaches the host ahead of the
     `server running` line `serve` logs once the SDK is up (stdout and stderr in one pipe)."""
     init = json.dumps(FIRST_LINES[0]) + "\n"
 
     def merged(fast: str) -> bytes:
-        r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], input=init.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)}, timeout=60)
+        r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(own_brain)], input=init.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)}, timeout=60)
         return r.stdout
 
     fast, sdk = merged("1"), merged("0")
