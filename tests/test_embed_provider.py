@@ -17,6 +17,8 @@ import pytest
 from gbrain.errors import InputRefused, ProviderError
 from gbrain.search import embeddings as emb
 
+from conftest import gbrain_in_process
+
 
 class ModeServer:
     """/v1/embeddings on 127.0.0.1 whose behaviour is ``mode``: ``ok`` (64 dims), ``dim N``,
@@ -81,6 +83,15 @@ class ModeServer:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@pytest.fixture
+def run():
+    """The CLI, run in this process (conftest.gbrain_in_process): these tests are about what
+    embed, query, check and config do with a provider's answers, through the command line's
+    parsing, exit codes and streams; a process adds only its start-up to each of their ~10
+    commands (the process itself: tests/test_cli.py, tests/test_semantic.py)."""
+    return gbrain_in_process
 
 
 @pytest.fixture
