@@ -1,5 +1,5 @@
 """An OpenAI-compatible embeddings server that misbehaves, through the real ``openai`` client
-against a real HTTP server on 127.0.0.1 and the real CLI (a trial user's reports): whose key goes
+against a real HTTP server on 127.0.0.1 and the CLI's commands, run in-process (a trial user's reports): whose key goes
 where, a server that changes its vector size, one input it refuses, a server down or hung
 during `query`, answers that are not embeddings. Runs on both engines (``--engine postgres``)."""
 from __future__ import annotations
