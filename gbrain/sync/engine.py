@@ -117,7 +117,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, loose_key, name_key, shown, sidecar_path, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -1044,8 +1044,9 @@ class SyncEngine:
                     stale[p] = sv
             # only asked where the three sides all differ: it reads history
             was_brain = d is not None and s is not None and d != s and d != b and s != b and self._brain_had(p, d)
-            if (b is not None and d is not None and s is not None and d != s and d != b and s != b and not was_brain
-                    and db[p][1] == "page" and p in disk and is_markdown(p)):
+            if (b is not None and d is not None and s is not None and d != s and d != b and s != b and not was_brain and p in disk
+                    and (db[p][1] == "page" and is_markdown(p) or db[p][1] == "file" and page_slug_for_sidecar(p) is not None)):
+                # a page, or a page's .raw sidecar (merged by source: merge.merge_sidecar)
                 m = self._both_merge(p, disk[p], b)
                 if m is not None:
                     both[p] = m
@@ -1867,8 +1868,8 @@ class SyncEngine:
         return data, view.merged
 
     def _both_merge(self, p: str, f: DiskFile, b: str) -> tuple[bytes, bytes] | None:
-        """Whether the page at ``p``, changed in the brain and in its file ``f`` since the base
-        ``b`` (a sha256), merges: the base's text is looked up in the page history
+        """Whether the page (or page's ``.raw`` sidecar) at ``p``, changed in the brain and in its
+        file ``f`` since the base ``b`` (a sha256), merges: the base's text is looked up in the page history
         (``history_bodies`` by hash; gone when pruned, or older than the history), then
         :func:`gbrain.sync.merge.merge_edits` (base, the brain's bytes, the file's) decides.
         Returns ``(the file's bytes, the merged bytes)``, or None (no base text, a side over

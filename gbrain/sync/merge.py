@@ -26,14 +26,23 @@ brain both changed a page since the last sync, and their base is in the page his
 insertions at one place are kept both only where that cannot be a guess: inside the base's
 timeline section, and each side's new lines whole timeline entries (an append-only list);
 anywhere else they are a conflict, as in git.
+
+A page's ``.raw/<name>.json`` sidecar is no text to merge by lines: it is a map of sources, each
+written whole by ``raw_put`` (an agent's enrichment) or by a person in an editor, and two new
+sources both land at the end of the map, which the line merge must call a conflict. Its
+both-changed merge (:func:`merge_sidecar`) compares the sources as JSON values instead and writes
+the brain's changed ones into the file's text as ``raw_put`` writes them.
 """
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..page.jsonsplice import set_member
 from ..page.markdown import parse_page, parse_timeline_entries
+from ..page.slugs import page_slug_for_sidecar
 
 #: pages bigger than this (bytes, any side) are not examined: the plain rules apply
 MAX_BYTES = 512 * 1024
@@ -249,6 +258,8 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
     brain's first. Pure; raises nothing."""
     if max(len(base), len(brain), len(disk)) > MAX_BYTES:
         return None
+    if page_slug_for_sidecar(path) is not None:
+        return merge_sidecar(base, brain, disk)
     try:
         base_text = base.decode("utf-8")
         brain.decode("utf-8")
@@ -277,4 +288,78 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
     return merge3(base, brain, disk, keep_both=in_timeline)
 
 
-__all__ = ["MAX_BYTES", "THEIRS_FIRST", "StaleView", "distance", "merge3", "merge_edits", "stale_view"]
+_ABSENT = object()
+
+
+def _same(a, b) -> bool:
+    """Whether two loaded JSON values (or :data:`_ABSENT`) are the same value (``1`` is not
+    ``true`` nor ``1.0`` here, as they are not in the file)."""
+    if a is _ABSENT or b is _ABSENT:
+        return a is b
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _merge_members(text: str, path: list[str], base: dict, brain: dict, disk: dict) -> str | None:
+    """``text`` (the file's JSON text) with each member of the object at ``path`` that the brain
+    changed since ``base`` and the file did not written in, as ``raw_put`` writes a source
+    (:func:`gbrain.page.jsonsplice.set_member`). None when a member changed on both sides to
+    different values, or the brain removed one (a splice adds or replaces, never deletes)."""
+    for key in list(brain) + [k for k in base if k not in brain]:
+        b0, mine, yours = base.get(key, _ABSENT), brain.get(key, _ABSENT), disk.get(key, _ABSENT)
+        if _same(mine, b0) or _same(mine, yours):
+            continue  # the brain left it alone, or both made the same change
+        if not _same(yours, b0) or mine is _ABSENT:
+            return None
+        text = set_member(text, path, key, mine)
+    return text
+
+
+def merge_sidecar(base: bytes, brain: bytes, disk: bytes) -> bytes | None:
+    """The ``both-changed`` merge of a ``.raw/<name>.json`` sidecar: each of its sources (the
+    members of its ``sources`` object, or of the top-level object when no side has one, as
+    ``raw_put`` reads it) and each other top-level member is taken from the side that changed
+    it since ``base``. Starts from the file's bytes and writes in only the members the brain
+    changed, each value re-dumped in the file's layout (the file's other bytes, line endings
+    included, are kept). Returns None, the conflict as before, when a member changed on both
+    sides to different values, the brain removed one, a side is not a UTF-8 JSON object (or
+    the sides disagree on having a ``sources`` object), or the result would not read back as
+    the merged value. Pure; raises nothing."""
+    try:
+        texts = [x.decode("utf-8") for x in (base, brain, disk)]
+        objs = [json.loads(t) for t in texts]
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not all(isinstance(o, dict) for o in objs):
+        return None
+    nested = [isinstance(o.get("sources"), dict) for o in objs]
+    if len(set(nested)) != 1:
+        return None
+    b0, mine, yours = objs
+    text: str | None = texts[2]
+    try:
+        if nested[0]:
+            outer = [{k: v for k, v in o.items() if k != "sources"} for o in objs]
+            text = _merge_members(text, [], *outer)
+            if text is not None:
+                text = _merge_members(text, ["sources"], b0["sources"], mine["sources"], yours["sources"])
+        else:
+            text = _merge_members(text, [], b0, mine, yours)
+        if text is None:
+            return None
+        got = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    # what the merge means: the file's object with the brain's changes; the text must say it
+    want = dict(yours)
+    if nested[0]:
+        want["sources"] = dict(yours["sources"])
+        for k, v in mine["sources"].items():
+            if not _same(v, b0["sources"].get(k, _ABSENT)):
+                want["sources"][k] = v
+    for k, v in mine.items():
+        if (k != "sources" or not nested[0]) and not _same(v, b0.get(k, _ABSENT)):
+            want[k] = v
+    return text.encode("utf-8") if _same(got, want) else None
+
+
+__all__ = ["MAX_BYTES", "THEIRS_FIRST", "StaleView", "distance", "merge3", "merge_edits", "merge_sidecar", "stale_view"]

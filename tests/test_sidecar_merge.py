@@ -1,0 +1,122 @@
+"""An agent stores a source in a page's `.raw` sidecar while the person edits the same sidecar file.
+
+Found in the "agent's day" trial (trial9): under `gbrain watch`, an agent's `brain_raw_put` of a
+new source (`exa`) and a person's hand edit of the same `people/.raw/ana-tanaka.json` (a
+`founder_note` source added in vim) met in one round. Both appended a member at the end of the
+`sources` object, which the line merge of pages cannot tell apart from overlapping edits (and a
+sidecar was never merged at all: only pages were), so the round made a `both-changed` conflict:
+the file's JSON kept, the agent's source only in `people/.raw/ana-tanaka.json.conflict-…`, a copy
+no MCP tool can read or delete. A sidecar is a map of sources, each written whole by `raw_put`;
+edits of different sources merge without a guess: the brain's changed sources are written into
+the file's text as `raw_put` writes them (`jsonsplice.set_member`), every other byte of the file
+kept. The same source changed differently on both sides, a source removed, or text that is not a
+JSON object stays the conflict it was.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine, conflict_list
+from gbrain.sync.merge import merge_edits
+from gbrain.sync.verify import fresh_import_differences
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_sync import all_versions, sha, tree_files, verify_equal  # noqa: E402
+
+RAW = "people/.raw/ana-lima.json"
+BASE = b'{\n  "sources": {\n    "crustdata": {"name": "Ana Lima", "title": "CEO", "connections": 812},\n    "happenstance": {"career": ["Payments Co", "River AI"]}\n  }\n}\n'
+
+
+def with_source(text: bytes, name: str, value) -> bytes:
+    """``text`` with one more source appended as `raw_put` and a person in an editor both write it."""
+    body = text.decode("utf-8")
+    at = body.rindex("\n  }\n}")
+    return (body[:at] + ",\n    " + json.dumps(name) + ": " + json.dumps(value) + body[at:]).encode("utf-8")
+
+
+@pytest.mark.engine_free
+def test_two_sources_added_at_once_merge_keeping_the_files_bytes():
+    brain = with_source(BASE, "exa", {"url": "https://example.com/ana"})
+    disk = with_source(BASE, "founder_note", {"met": "2026-11-20"})
+    merged = merge_edits(BASE, brain, disk, RAW)
+    assert merged is not None
+    assert merged.startswith(disk[: disk.rindex(b"\n  }\n}")])  # the file's text is kept, byte for byte
+    assert json.loads(merged)["sources"] == {**json.loads(disk)["sources"], "exa": {"url": "https://example.com/ana"}}
+
+
+@pytest.mark.engine_free
+def test_a_source_changed_on_one_side_and_another_added_on_the_other_merge():
+    brain_obj = json.loads(BASE)
+    brain_obj["sources"]["crustdata"]["title"] = "CEO & co-founder"
+    brain = json.dumps(brain_obj, indent=2).encode() + b"\n"  # re-dumped: other spellings of the same sources
+    disk = with_source(BASE, "founder_note", {"met": "2026-11-20"}).replace(b"\n", b"\r\n")
+    merged = merge_edits(BASE.replace(b"\n", b"\r\n"), brain, disk, RAW)
+    assert merged is not None and b"\r\n" in merged and b"\n" not in merged.replace(b"\r\n", b"")
+    got = json.loads(merged)["sources"]
+    assert got["crustdata"]["title"] == "CEO & co-founder" and got["founder_note"] == {"met": "2026-11-20"}
+    assert got["happenstance"] == json.loads(BASE)["sources"]["happenstance"]
+
+
+@pytest.mark.engine_free
+def test_the_same_source_changed_differently_a_removal_or_bad_json_stay_conflicts():
+    a = with_source(BASE, "exa", {"v": 1})
+    b = with_source(BASE, "exa", {"v": 2})
+    assert merge_edits(BASE, a, b, RAW) is None  # one source, two values: no guess
+    assert merge_edits(BASE, a, a, RAW) is not None  # the same edit on both sides
+    removed = json.dumps({"sources": {"crustdata": json.loads(BASE)["sources"]["crustdata"]}}).encode()
+    assert merge_edits(BASE, removed, with_source(BASE, "x", 1), RAW) is None  # a source removed by the brain
+    assert merge_edits(BASE, a, b'{"sources": {', RAW) is None  # the file is no JSON (a save half typed)
+    assert merge_edits(BASE, a, b"[1, 2]\n", RAW) is None  # nor an object
+
+
+# ---- the engine (SQLite, and Postgres with --engine postgres) ----------------------------------
+
+
+@pytest.fixture
+def env(db_path, brain_tree):
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    yield brain, eng, brain_tree
+    eng.close()
+    brain.close()
+
+
+def test_an_agents_raw_put_and_a_hand_edit_of_the_sidecar_merge_in_sync(env):
+    brain, eng, root = env
+    f = root / RAW
+    base = f.read_bytes()
+    disk = with_source(base, "founder_note", {"met": "2026-11-20", "note": "wants an intro"})
+    f.write_bytes(disk)
+    brain.raw_put("people/ana-lima", "exa", {"url": "https://example.com/ana"})
+    brain_v = brain.conn.execute("SELECT content_hash FROM files WHERE path = ?", (RAW,)).fetchone()[0]
+    rep = eng.sync()
+    assert rep["exit_code"] == 0 and rep["conflicts"] == [] and rep["merged"] == [RAW], rep
+    assert not [p for p in tree_files(root) if ".conflict-" in p] and conflict_list(brain, all=True) == []
+    sources = json.loads(f.read_bytes())["sources"]
+    assert set(sources) == {"crustdata", "happenstance", "founder_note", "exa"}
+    assert brain.raw_get("people/ana-lima")["exa"] == {"url": "https://example.com/ana"}
+    assert brain.raw_get("people/ana-lima")["founder_note"]["note"] == "wants an intro"
+    assert {sha(base), sha(disk), brain_v, sha(f.read_bytes())} <= all_versions(brain, root)  # every version kept
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+    again = eng.sync()
+    assert again["exit_code"] == 0 and again["counts"]["imported"] == again["counts"]["exported"] == 0
+
+
+def test_the_same_source_written_on_both_sides_stays_a_conflict(env):
+    brain, eng, root = env
+    f = root / RAW
+    disk = f.read_bytes().replace(b'"title": "CEO"', b'"title": "CEO (by hand)"')
+    f.write_bytes(disk)
+    brain.raw_put("people/ana-lima", "crustdata", {"name": "Ana Lima", "title": "CEO (provider)", "connections": 812})
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
+    assert f.read_bytes() == disk
