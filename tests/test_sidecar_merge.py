@@ -120,3 +120,25 @@ def test_the_same_source_written_on_both_sides_stays_a_conflict(env):
     rep = eng.sync()
     assert rep["exit_code"] == 3 and rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
     assert f.read_bytes() == disk
+
+
+def test_lint_lists_an_open_conflict_of_a_sidecar_as_brain_conflicts_does(env):
+    """The conflict copy of a sidecar (a file, not a page) was open in `brain_conflicts` while
+    `brain_lint`'s `conflicts` check, which the maintain and briefing skills read, said 0: lint
+    now lists every open conflict copy, a file's too, under the page the sidecar belongs to, with
+    what can be done (no command deletes a file that is not a page: the copy goes in the folder)."""
+    from gbrain import operations as ops
+
+    brain, eng, root = env
+    test_the_same_source_written_on_both_sides_stays_a_conflict(env)
+    [c] = conflict_list(brain)
+    r = ops.run("lint", {"check": "conflicts"}, brain=brain)
+    assert r["counts"]["conflicts"] == 1, r
+    [f] = r["items"]
+    assert f["slug"] == "people/ana-lima" and f["path"] == c["copy_path"] and f["original"] == RAW
+    assert "gbrain raw people/ana-lima" in f["action"] and "folder" in f["action"]
+    assert ops.run("lint", {"check": "conflicts", "slug": ["people/ana-lima"]}, brain=brain)["counts"]["conflicts"] == 1
+    assert ops.run("lint", {"check": "conflicts", "slug": ["people/bruno-okafor"]}, brain=brain)["counts"]["conflicts"] == 0
+    (root / c["copy_path"]).unlink()  # resolved in the folder
+    eng.sync()
+    assert conflict_list(brain) == [] and ops.run("lint", {"check": "conflicts"}, brain=brain)["counts"]["conflicts"] == 0

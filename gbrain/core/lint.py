@@ -79,7 +79,7 @@ from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
-from ..page.slugs import cmd_arg, conflict_original, identity_key, loose_key, name_key, nfc, slug_key
+from ..page.slugs import cmd_arg, conflict_original, identity_key, loose_key, name_key, nfc, page_slug_for_sidecar, slug_key
 
 CHECKS = (
     "dead_links",
@@ -757,7 +757,10 @@ def _duplicate_titles(brain) -> list[dict]:
 
 def _conflicts(brain) -> list[dict]:
     """Open sync conflicts: each conflict copy still in the brain (its name carries the mark
-    :data:`~gbrain.page.slugs.CONFLICT_MARK`), with the page it is a copy of (``original``)."""
+    :data:`~gbrain.page.slugs.CONFLICT_MARK`), with the page it is a copy of (``original``).
+    A copy of a file that is not a page (a ``.raw`` sidecar, an attachment) too, as
+    ``gbrain conflicts`` lists it: ``path`` (the copy), ``original`` (the file's path) and
+    ``slug`` the page a sidecar belongs to (None for another file)."""
     out = []
     for r in brain.conn.execute("SELECT slug, path FROM pages WHERE path LIKE '%.conflict-%' ORDER BY slug"):
         orig_path = conflict_original(r["path"])
@@ -774,6 +777,37 @@ def _conflicts(brain) -> list[dict]:
             "action": f"resolve it: see which version is where and who wrote it (`gbrain conflicts`), merge what the copy has that "
                       f"{original} lacks into {original} (`gbrain get {cmd_arg(r['slug'])}`, then `gbrain put {cmd_arg(original)}`), then delete the copy "
                       f"(`gbrain delete {cmd_arg(r['slug'])}`); never link it or retitle it",
+        })
+    return out + _file_conflicts(brain)
+
+
+def _file_conflicts(brain) -> list[dict]:
+    """:func:`_conflicts`' findings for conflict copies that are files, not pages. No command
+    deletes such a file, so the way out is the folder: merge there (a sidecar's sources through
+    ``raw``), then delete the copy file; the next sync or watch round drops it from the brain."""
+    out = []
+    for r in brain.conn.execute("SELECT path FROM files WHERE path LIKE '%.conflict-%' ORDER BY path"):
+        orig = conflict_original(r["path"])
+        if orig is None:
+            continue
+        page = page_slug_for_sidecar(orig)
+        if page is not None and not brain.conn.execute("SELECT 1 FROM pages WHERE slug = ?", (page,)).fetchone():
+            page = None
+        if page is not None:
+            action = (f"compare the copy (the file {r['path']} in the synced folder) with `gbrain raw {cmd_arg(page)}`, store each "
+                      f"source the sidecar should take from it (`gbrain raw-put {cmd_arg(page)} --source SOURCE --data JSON`), then delete the "
+                      "copy file in the folder (no command deletes a file that is not a page; the next sync or watch round drops it; an agent that cannot reach the folder asks the person)")
+        else:
+            action = (f"keep the version wanted at {orig} (the copy is the file {r['path']} in the synced folder), then delete the "
+                      "copy file in the folder (no command deletes a file that is not a page; the next sync or watch round drops it; an agent that cannot reach the folder asks the person)")
+        out.append({
+            "check": "conflicts",
+            "slug": page,
+            "path": r["path"],
+            "original": orig,
+            "message": f"an open sync conflict: {r['path']} is a copy of the file {orig} (it changed in the brain and in the folder "
+                       "in ways that did not merge; both versions were kept)",
+            "action": action,
         })
     return out
 
