@@ -734,6 +734,7 @@ def test_briefing_prompt_leaves_out_conflict_copies_and_earlier_briefings(fixtur
     updated" pages; the briefing skill says to ignore both. Open conflicts are listed apart, and
     the ingest prompt tells the agent to write with ``if_hash`` and set ``updated:``."""
     with Brain.open(fixture_db) as b:
+        b.put("people/ana-lima", b.get_text("people/ana-lima") + "\nEdited after the import (an imported page is no news).\n")
         b.put("people/ana-lima.conflict-20261202T015712", "---\ntitle: Ana Lima\ntype: person\n---\n# Ana Lima\n\nthe other side\n")
         b.put("sources/briefing-2026-12-01", "---\ntitle: Briefing 2026-12-01\ntype: briefing\n---\n# Briefing\n\nold news\n")
 
@@ -749,6 +750,28 @@ def test_briefing_prompt_leaves_out_conflict_copies_and_earlier_briefings(fixtur
     conflicts = rest.split("Open conflicts", 1)[1].split("Brain:", 1)[0]
     assert "people/ana-lima.md ← copy people/ana-lima.conflict-20261202T015712.md" in conflicts, conflicts
     assert "if_hash" in ingest and '"updated"' in ingest and ".conflict-" in ingest
+
+
+def test_briefing_prompt_leaves_out_pages_an_import_wrote(fixture_db):
+    """The agent's-day trial (trial9): a day after importing a 1,500-page folder, the briefing
+    prompt listed 30 "recently updated pages", 19 of them untouched since the import, "of 1,505
+    pages updated since 24h", while the briefing skill says an import is no news (step 1.1:
+    `brain_changes` with `exclude_origin: import`). Pages whose newest version an import wrote
+    are left out of the list and its count, and one line says how many and which call lists
+    the other changes."""
+    with Brain.open(fixture_db) as b:
+        imported = b.stats()["pages"]
+        b.put("people/ana-lima", b.get_text("people/ana-lima") + "\nA line written after the import.\n")
+
+    async def prompt():
+        async with connect(fixture_db) as c:
+            return (await c.get_prompt("brain_briefing", {"since": "3650d"})).messages[0].content.text
+
+    recent = anyio.run(prompt).split("Recent ingests:", 1)[0]
+    listed = [ln for ln in recent.splitlines() if ln.startswith("- ")]
+    assert [ln.split(" ", 2)[1] for ln in listed] == ["people/ana-lima"], recent
+    assert (f"({imported - 1} more pages updated since 3650d were last written by an import: no news; "
+            'brain_changes {"since": "3650d", "exclude_origin": "import"} lists the other changes)') in recent, recent
 
 
 def test_briefing_prompt_says_when_it_cut_a_list(fixture_db):
@@ -773,7 +796,8 @@ def test_briefing_prompt_says_when_it_cut_a_list(fixture_db):
     recent, rest = text.split("Recent ingests:", 1)
     conflicts = rest.split("Open conflicts", 1)[1].split("Brain:", 1)[0]
     assert recent.count("\n- ") == BRIEFING_RECENT and conflicts.count("\n- ") == BRIEFING_CONFLICTS
-    total = pages + BRIEFING_RECENT + 2
+    total = BRIEFING_RECENT + 2  # the fixture's imported pages are no news: counted apart
+    assert f"({pages} more pages updated since 3650d were last written by an import" in recent, recent
     assert f'(showing the newest {BRIEFING_RECENT} of {total} pages updated since 3650d; brain_list {{"sort": "updated", "since": "3650d"}} lists them all)' in recent, recent
     assert f"(showing {BRIEFING_CONFLICTS} of {BRIEFING_CONFLICTS + 2} open conflicts; brain_conflicts lists them all)" in conflicts, conflicts
 

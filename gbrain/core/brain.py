@@ -1306,22 +1306,31 @@ class Brain:
             args.append(int(limit))
         return [dict(r) for r in self.conn.execute(q, args)]
 
-    def recent_news(self, since: str | None, limit: int) -> tuple[list[dict], int]:
+    def recent_news(self, since: str | None, limit: int) -> tuple[list[dict], int, int]:
         """The newest ``limit`` pages updated since ``since`` (an ISO time; None: all), as
         ``list --sort updated`` orders and gives them, leaving out what is no news: pages of type
-        ``briefing`` and conflict copies (:func:`~gbrain.page.slugs.conflict_original`); and how
-        many such pages there are in all. One COUNT, the few slugs that look like copies, and at
-        most ``limit`` + that many rows read, however many pages changed (the briefing prompt)."""
+        ``briefing``, conflict copies (:func:`~gbrain.page.slugs.conflict_original`) and pages
+        whose newest version an import wrote (an import counts as a change of every page it
+        stored; the briefing skill's step 1.1); how many such news pages there are in all; and
+        how many pages were left out as the import's. One COUNT each, the few slugs that look
+        like copies, and at most ``limit`` + that many rows read, however many pages changed
+        (the briefing prompt)."""
         cond, args = "(p.type IS NULL OR p.type <> 'briefing')", []
         if since:
             cond += " AND p.updated_at >= ?"
             args.append(since)
+        # the surface of the page's newest version (the history's (kind, name, version) index)
+        by_import = ("COALESCE((SELECT h.surface FROM history h WHERE h.kind = 'page' AND h.name = p.slug "
+                     "ORDER BY h.version DESC LIMIT 1), '') = 'import'")
+        imported = self.conn.execute("SELECT COUNT(*) FROM pages p WHERE " + cond + " AND " + by_import, args).fetchone()[0]
+        if imported:
+            cond += " AND NOT " + by_import
         total = self.conn.execute("SELECT COUNT(*) FROM pages p WHERE " + cond, args).fetchone()[0]
         # LIKE (ILIKE on Postgres) finds every copy's slug and maybe more; the mark decides
         copies = sum(1 for (slug,) in self.conn.execute("SELECT p.slug FROM pages p WHERE " + cond + " AND p.slug LIKE '%.conflict-%'", args) if conflict_original(slug))
         rows = self.conn.execute("SELECT p.slug, p.title, p.type, p.updated_at FROM pages p WHERE " + cond + " ORDER BY p.updated_at DESC, p.slug LIMIT ?",
                                  args + [limit + copies])
-        return [dict(r) for r in rows if not conflict_original(r["slug"])][:limit], total - copies
+        return [dict(r) for r in rows if not conflict_original(r["slug"])][:limit], total - copies, imported
 
     def check_type(self, type_: str | None, warn=None) -> None:
         """When no page of the brain has the type ``type_`` (a filter that can only match

@@ -338,10 +338,11 @@ How to work:
 
 def briefing_text(b: Brain, since: str, focus: str = "") -> str:
     """The ``brain_briefing`` prompt's text for ``b``: pages updated since ``since`` (the newest
-    :data:`BRIEFING_RECENT`), the last ingests, open conflicts and the brain's counts."""
+    :data:`BRIEFING_RECENT`; pages an import wrote last only counted), the last ingests, open
+    conflicts and the brain's counts."""
     # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1); only the
     # pages shown are read, the rest counted ("--since": the name list's errors gave it)
-    recent, updated = b.recent_news(ops._since(since, "--since"), BRIEFING_RECENT)
+    recent, updated, imported = b.recent_news(ops._since(since, "--since"), BRIEFING_RECENT)
     conflicts = ops.run("conflicts", {}, brain=b)
     ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT ?", (BRIEFING_INGESTS,)).fetchall()
     logged = b.conn.execute("SELECT count(*) FROM ingest_log").fetchone()[0] if len(ingests) == BRIEFING_INGESTS else len(ingests)
@@ -351,7 +352,9 @@ def briefing_text(b: Brain, since: str, focus: str = "") -> str:
         focus=f", focused on: {focus}" if focus else "",
         since=since,
         recent=_capped([f"- {r['slug']} ({r['type']}) — {r['title']} — updated {r['updated_at']}" for r in recent], BRIEFING_RECENT,
-                       "the newest {shown} of {total} pages updated since " + f"{since}; brain_list {listing} lists them all", total=updated),
+                       "the newest {shown} of {total} pages updated since " + f"{since}; brain_list {listing} lists them all", total=updated)
+        + (f"\n({imported:,} more pages updated since {since} were last written by an import: no news; brain_changes "
+           + json.dumps({"since": since, "exclude_origin": "import"}, ensure_ascii=False) + " lists the other changes)" if imported else ""),
         conflicts=_capped([f"- {c['path']} ← copy {c['copy_path']}" for c in conflicts], BRIEFING_CONFLICTS,
                           "{shown} of {total} open conflicts; brain_conflicts lists them all"),
         ingests=_capped([f"- {r['timestamp']} {r['source_type']} {r['source_ref']} — {r['summary']}" for r in ingests], BRIEFING_INGESTS,
