@@ -142,3 +142,21 @@ def test_lint_lists_an_open_conflict_of_a_sidecar_as_brain_conflicts_does(env):
     (root / c["copy_path"]).unlink()  # resolved in the folder
     eng.sync()
     assert conflict_list(brain) == [] and ops.run("lint", {"check": "conflicts"}, brain=brain)["counts"]["conflicts"] == 0
+
+
+@pytest.mark.engine_free
+def test_a_slug_into_raw_says_what_the_sidecar_is_and_how_to_reach_it():
+    """`brain_conflicts` lists the copy of a sidecar and says to delete the copy with
+    brain_delete; brain_delete (and brain_get) refused its path with "it points into .raw/,
+    which gbrain keeps out of the brain", untrue (the sidecar and its copy are in the brain) and
+    no help. The refusal now names the page whose raw data it is and the calls that reach it."""
+    from gbrain.operations.registry import tool_text
+    from gbrain.page.slugs import slug_problem
+
+    why = slug_problem("people/.raw/ana-lima.json.conflict-20261203T161444")
+    assert "keeps out of the brain" not in why and "`gbrain raw people/ana-lima`" in why and "folder" in why, why
+    assert '`brain_raw {"slug": "people/ana-lima"}`' in tool_text(why)
+    plain = slug_problem("people/.raw/ana-lima.json")
+    assert "`gbrain raw people/ana-lima`" in plain and "conflict" not in plain, plain
+    assert "keeps out of the brain" not in slug_problem("notes/.raw/x") and ".raw/" in slug_problem("notes/.raw/x")
+    assert ".git/" in slug_problem(".git/config")

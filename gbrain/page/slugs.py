@@ -136,6 +136,8 @@ def slug_problem(slug: str) -> str | None:
     for part in slug.split("/"):
         if part.strip() in ("", ".", ".."):
             return "it has an empty, blank, '.' or '..' segment"
+        if part == ".raw":
+            return _raw_problem(slug)
         if part in RESERVED_DIRS:
             return f"it points into {part}/, which gbrain keeps out of the brain"
         if part.startswith(".gbrain-tmp-"):
@@ -259,6 +261,21 @@ def cmd_arg(name: "str | os.PathLike[str]") -> str:
     if name and not name.startswith("-") and not _SHELL_SPECIAL.search(name):
         return name
     return "'" + name.replace("'", "'\"'\"'") + "'"
+
+
+def _raw_problem(slug: str) -> str:
+    """:func:`slug_problem`'s reason for a name inside a ``.raw/`` folder: the sidecars there
+    hold pages' raw data, are no pages, and are read and written through the page (``raw``);
+    a sidecar's conflict copy is merged that way and deleted in the synced folder."""
+    orig = conflict_original(slug) or slug
+    page = page_slug_for_sidecar(orig)
+    if page is None:
+        return "it points into .raw/, where pages keep their raw-data sidecars, which are no pages (`gbrain raw SLUG` reads a page's)"
+    why = f"it points into .raw/: a raw-data sidecar is no page; `gbrain raw {cmd_arg(page)}` reads {page}'s raw data"
+    if orig != slug:
+        why += (f" and `gbrain raw-put {cmd_arg(page)} --source SOURCE --data JSON` stores a source from this conflict copy, "
+                "which is deleted in the synced folder (no command deletes a file that is not a page)")
+    return why
 
 
 def path_for_slug(slug: str) -> str:
