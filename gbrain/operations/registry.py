@@ -516,8 +516,9 @@ def _tool_call(cmd: str) -> str | None:
 
 
 #: the keys of a result whose strings are advice worded for the command line (tool_text
-#: translates them for agents); page text never sits under these keys
-ADVICE_KEYS = frozenset(("note", "notes", "action", "message", "hint", "warnings"))
+#: translates them for agents); page text never sits under these keys (``reason``: why undo
+#: skips a page, why lint-fix skipped one, why a file was skipped: gbrain's own words)
+ADVICE_KEYS = frozenset(("note", "notes", "action", "message", "hint", "warnings", "reason"))
 
 
 def _advice_for_tools(o: "Operation", result: Any) -> Any:
