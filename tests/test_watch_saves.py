@@ -204,3 +204,54 @@ def test_a_note_really_emptied_is_stored_once_the_wait_is_over(tmp_path, db_path
         finally:
             ev.stop()
             w.engine.close()
+
+
+def brain_round(w: Watcher) -> None:
+    """What watch's loop does when another process committed: the change log after the cursor,
+    as one brain → file round (the loop's step 3)."""
+    rows = w.brain.conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (w.engine.cursor,)).fetchall()
+    if rows:
+        assert w._log_round({r[1] for r in rows}, rows[-1][0], {})
+
+
+def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(tmp_path, db_path, vault):
+    """The agent's-day trial (trial9): an in-place save wrote a third of the note, paused, then
+    the rest through the same open file. Watch stored the third (warning "the file shrank"), an
+    agent's timeline entry then wrote the page (the third + the entry) to the file by rename, and
+    the editor's second write went to the old, unlinked file: the saved note was lost, the file
+    held a third of it. A note that lost most of its bytes now waits as an emptied one does,
+    and a brain → file round leaves a waiting note alone: the save, once whole, merges with the
+    agent's entry."""
+    note = vault / "note.md"
+    body = "".join(f"Line {i} of a note long enough to be cut by a slow save.\n" for i in range(12))
+    note.write_text("# Note\n\n" + body + "\n---\n\n- **2026-01-01** | call — first\n", encoding="utf-8")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = Events(vault)
+        try:
+            t = 100.0
+            full = note.read_text(encoding="utf-8").replace("# Note\n\n", "# Note\n\nTyped by the person.\n\n", 1)
+            fh = open(note, "w", encoding="utf-8")
+            fh.write(full[: len(full) // 3])
+            fh.flush()
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            drive(w, t + 0.3)
+            assert "Typed by the person" not in b.get_text("note"), said  # the third is not stored
+            b.timeline_add("note", "2026-12-03", "AGENT-ENTRY while the note was being saved", "meeting")
+            brain_round(w)
+            fh.write(full[len(full) // 3 :])
+            fh.close()
+            ev.feed(w, t + 0.5, until=lambda k, rel: rel == "note.md")
+            for dt in (0.65, 0.7 + SETTLE_S, 0.8 + SETTLE_S):
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+            brain_round(w)
+            text = note.read_text(encoding="utf-8")
+            assert "Typed by the person" in text and "Line 11 of" in text and "AGENT-ENTRY" in text, (text, said)
+            assert b.get_text("note") == text
+            assert not any("shrank" in s for s in said), said
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()

@@ -705,7 +705,7 @@ class Watcher:
                     paths = {r[1] for r in rows}
                     # a commit by someone else during this batch changes data_version again,
                     # so the next tick reads the log once more (our own commits do not)
-                    if not self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry):
+                    if not self._log_round(paths, consumed, retry):
                         dv = None  # the brain was busy, or a file went away: read the log again soon
                         log_retry_at = now + RETRY_S
             # 4. a full rescan now and then catches what the observer may have dropped
@@ -813,13 +813,17 @@ class Watcher:
         return os.path.isdir(p) if folder else os.path.lexists(p)
 
     def _emptied(self, rel: str) -> bool:
-        """Whether the file ``rel`` is empty on disk while the version last synced from or to it
-        had bytes (``sync_state``): :meth:`Pending.take` holds it back a moment (a save that
-        truncates, then writes). One stat; one indexed query only for an empty file."""
+        """Whether the file ``rel`` is empty on disk, or lost over half of the bytes of a note of
+        at least :data:`~gbrain.core.history.COLLAPSE_MIN_BYTES` (the rule of the "shrank"
+        warning), while the version last synced from or to it had them (``sync_state``):
+        :meth:`Pending.take` holds it back a moment (a save that truncates, then writes, at
+        once or in pieces). One stat; one indexed query only for a file smaller than before
+        could be."""
+        from ..core.history import COLLAPSE_MIN_BYTES
+
         p = os.path.join(str(self.engine.root), *rel.split("/"))
         try:
-            if os.stat(p).st_size != 0:
-                return False
+            size = os.stat(p).st_size
         except OSError:
             return False
         eng = self.engine
@@ -827,7 +831,21 @@ class Watcher:
             r = eng.conn.execute("SELECT size FROM sync_state WHERE client = ? AND path = ?", (eng.client, rel)).fetchone()
         except (sqlite3.Error, GBrainError):
             return False  # the batch finds out what is wrong with the brain
-        return bool(r and r[0])
+        old = r[0] if r and r[0] else 0
+        return bool(old) and (size == 0 or (old >= COLLAPSE_MIN_BYTES and size * 2 < old))
+
+    def _log_round(self, paths: set[str], consumed: int, retry: dict) -> bool:
+        """The brain → file round of the change log's ``paths`` (up to ``consumed``), leaving out
+        a note held back as emptied or shrunk (:meth:`_emptied`: a save still being written;
+        writing the brain's version over it would replace the file the editor is writing into,
+        and its next write would go to the old file). The held note's round, once its events
+        settle, takes both sides from their hashes. False as :meth:`_safe_batch` (run it again)."""
+        held = set(self.pending.empty_held)
+        if held & paths:
+            paths = paths - held
+            if not paths:
+                return True  # the log is read again at the next commit; the held note's round comes
+        return self._safe_batch(set(), set(), log_paths=paths, consumed_seq=consumed, retry=retry)
 
     def _safe_batch(self, paths: set[str], dirs: set[str], **kw) -> bool:
         """:meth:`_batch`, but a brain locked by another writer for longer than the busy timeout
