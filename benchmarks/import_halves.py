@@ -14,8 +14,12 @@ Everything runs in this process with the parse pool off (``parallel.PARALLEL_MIN
   hands back the pages parsed beforehand): walk, read + sha256, classify, the rows of every
   page (``Brain.save_new_pages``: page rows with their FTS5, history and change-log triggers,
   derived rows), the non-page files, link resolution at the end (``re_resolve``; the new pages' links, kept back, written resolved: ``PendingLinks.write``), the
-  commits, the report; then the same with the history triggers, the FTS5 triggers or both
-  dropped from the new brain before the import (to show what each costs: gbrain keeps both).
+  commits, the report, and the CPU inside the multi-row ``INSERT`` statements of each table
+  (``derive.insert_many``: ``pages`` with its triggers, ``links``, ``timeline_entries``…); then the
+  same with the history triggers, the FTS5 triggers or both dropped from the new brain before
+  the import (to show what each costs: gbrain keeps both), and the bulk-load tactics' ceilings
+  (2026-12-03): every secondary index dropped (what building them after the load could save at
+  most), foreign keys off (their checks per derived row), WAL autocheckpoint off.
 * **full import**, pool off, for the sum.
 
     python benchmarks/import_halves.py [--pages 7471] [--tree DIR ...] [--skip-corpora] [--rounds 2]
@@ -25,6 +29,7 @@ Each figure is the best of ``--rounds``; the load average is printed per tree.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import shutil
 import sqlite3
@@ -41,6 +46,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from import_export import SHARED, import_floor  # noqa: E402
 
 import gbrain.sync.parallel as parallel  # noqa: E402
+import gbrain.core.brain as brain_module  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.page import markdown  # noqa: E402
 from gbrain.storage import derive  # noqa: E402
@@ -131,11 +137,53 @@ class PreParsed:
         pass
 
 
-def write_half(tree: Path, db: Path, drop: tuple[str, ...] = ()) -> tuple[float, float, dict[str, float]]:
+#: the secondary (not unique) indexes of the tables a bulk import fills, as a fresh brain has them
+SECONDARY = "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%' " \
+            "AND tbl_name IN ('pages', 'links', 'tags', 'aliases', 'timeline_entries', 'files', 'history', 'history_bodies', 'raw_data')"
+
+
+class InsertTimer:
+    """CPU-seconds inside ``derive.insert_many`` per table (its multi-row ``INSERT`` statements:
+    binding the rows and SQLite's work, the table's triggers, indexes and foreign-key checks)."""
+
+    def __init__(self) -> None:
+        self.cpu: collections.Counter = collections.Counter()
+        self._owners = [derive, brain_module]
+
+    def __enter__(self) -> "InsertTimer":
+        real = self._real = derive.insert_many
+        cpu = self.cpu
+
+        def timed(conn, sql, rows):
+            t = time.process_time()
+            try:
+                return real(conn, sql, rows)
+            finally:
+                cpu["SQL " + sql.split("(", 1)[0].replace("INSERT OR IGNORE INTO", "INSERT INTO").strip()] += time.process_time() - t
+
+        for o in self._owners:
+            o.insert_many = timed
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for o in self._owners:
+            o.insert_many = self._real
+
+
+def write_half(tree: Path, db: Path, drop: tuple[str, ...] = (), setup: tuple[str, ...] = ()) -> tuple[float, float, dict[str, float]]:
+    """``import_tree`` of ``tree`` into a new brain ``db`` with every page parsed beforehand;
+    ``drop``: triggers dropped first; ``setup``: statements run first (``DROP INDEX *``: every
+    secondary index of :data:`SECONDARY`). Returns (CPU-s, wall s, CPU-s per step)."""
     with Brain.open(db) as b:
         for t in drop:
             b.conn.execute(f"DROP TRIGGER {t}")
-        with Timers() as tm:
+        for s in setup:
+            if s == "DROP INDEX *":
+                for (name,) in b.conn.execute(SECONDARY).fetchall():
+                    b.conn.execute(f"DROP INDEX {name}")
+            else:
+                b.conn.execute(s)
+        with Timers() as tm, InsertTimer() as it:
             for label, owner, attr in WRITE_STEPS:
                 tm.wrap(label, owner, attr)
             real = importer.PageParser
@@ -145,7 +193,7 @@ def write_half(tree: Path, db: Path, drop: tuple[str, ...] = ()) -> tuple[float,
             finally:
                 importer.PageParser = real
         assert rep["ok"], rep["problems"]
-        return cpu, wall, dict(tm.cpu)
+        return cpu, wall, {**tm.cpu, **dict(sorted(it.cpu.items(), key=lambda kv: -kv[1]))}
 
 
 def parse_half(texts: dict[str, str]) -> tuple[float, float, dict[str, float]]:
@@ -175,6 +223,13 @@ def bench(name: str, src: Path, tmp: Path, rounds: int) -> None:
         "write half, no FTS5 trigger": ("pages_ai",),
         "write half, neither": ("pages_history_ai", "files_history_ai", "pages_ai"),
     }
+    # the ceilings of bulk-load tactics (not what gbrain does): no secondary index maintained
+    # during the load, no foreign-key check, no checkpoint during the load
+    tactics = {
+        "write half, no secondary indexes": ("DROP INDEX *",),
+        "write half, foreign keys off": ("PRAGMA foreign_keys = OFF",),
+        "write half, no autocheckpoint": ("PRAGMA wal_autocheckpoint = 0",),
+    }
     for r in range(rounds):
         for f in work.glob("*.db*"):
             f.unlink()
@@ -184,6 +239,8 @@ def bench(name: str, src: Path, tmp: Path, rounds: int) -> None:
         keep("write half", write_half(tree, work / f"w{r}.db"))
         for label, drop in ablations.items():
             keep(label, write_half(tree, work / f"{label[-8:].replace(' ', '_')}{r}.db", drop))
+        for label, setup in tactics.items():
+            keep(label, write_half(tree, work / f"{label[-8:].replace(' ', '_')}{r}.db", setup=setup))
         with Brain.open(work / f"full{r}.db") as b:
             c, w, rep = cpu_wall(lambda: import_tree(b, tree))
             assert rep["ok"], rep["problems"]
@@ -194,8 +251,8 @@ def bench(name: str, src: Path, tmp: Path, rounds: int) -> None:
         print(f"  {label:<34} cpu {c:6.2f} s  wall {w:6.2f} s{ratio}")
         if label in ("parse half", "write half"):
             for s, v in steps.items():
-                print(f"      {s:<30} cpu {v:6.2f} s   {v / fc:5.2f}× floor")
-            rest = c - sum(steps.values())
+                print(f"      {s:<32} cpu {v:6.2f} s   {v / fc:5.2f}× floor" + ("   (inside the steps above)" if s.startswith("SQL ") else ""))
+            rest = c - sum(v for s, v in steps.items() if not s.startswith("SQL "))
             print(f"      {'(the rest)':<30} cpu {rest:6.2f} s   {rest / fc:5.2f}× floor")
     print(f"  load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
