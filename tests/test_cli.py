@@ -11,6 +11,7 @@ import pytest
 
 from conftest import FIXTURE_BRAIN, gbrain
 from gbrain import operations as ops
+from gbrain.core.brain import Brain
 from gbrain.errors import BadInput
 
 
@@ -771,11 +772,15 @@ def test_db_path_with_a_tilde_is_under_home(tmp_path):
     assert r.returncode == 2 and b"$HOME/x.db" in r.stderr  # not a shell: variables stay as written
 
 
+@pytest.mark.engine_free
 @pytest.mark.parametrize("fast", ["1", "0"])
-def test_json_is_accepted_by_serve_and_tools_json(imported, fast):
+def test_json_is_accepted_by_serve_and_tools_json(tmp_path, fast):
     """The README: `--json` works on every command; serve's stdout is JSON-RPC and --tools-json
-    is JSON anyway, so it changes nothing there (it was "No such option: --json", exit 2)."""
-    env = {"GBRAIN_FAST_PATH": fast}
+    is JSON anyway, so it changes nothing there (it was "No such option: --json", exit 2).
+    Command-line parsing and a handshake, the same on either engine: a SQLite brain of its own."""
+    own = tmp_path / "own.db"
+    Brain.open(own).close()
+    env = {"GBRAIN_FAST_PATH": fast, "GBRAIN_DB": str(own)}
     for argv in (["--json", "--tools-json"], ["--tools-json", "--json"]):
         r = gbrain(*argv, env=env)
         assert r.returncode == 0, (argv, r.stderr)
