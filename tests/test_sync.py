@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import gbrain_in_process
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput, GBrainError
 from gbrain.core.history import get_version, trash_list
@@ -879,9 +880,11 @@ def test_watch_round_on_an_emptied_folder_trashes_nothing(env):
     assert brain.page_row("note-3") is not None
 
 
-def test_delete_in_a_synced_brain_keeps_the_page_restorable(tmp_path, run):
+def test_delete_in_a_synced_brain_keeps_the_page_restorable(tmp_path):
     """`delete` promises the trash. In a brain bound to a folder it used to leave that to the
-    next sync, which has nothing to trash for a page that never reached the folder: lost."""
+    next sync, which has nothing to trash for a page that never reached the folder: lost.
+    (The commands run in-process: the test is about what they do, not the process.)"""
+    run = gbrain_in_process
     root = tmp_path / "vault"
     root.mkdir()
     (root / "a.md").write_text("# A\n", encoding="utf-8")
