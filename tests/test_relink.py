@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import gbrain, write_tree
+from conftest import gbrain, gbrain_in_process, write_tree
 
 from gbrain import operations as ops
 from gbrain.core import lint as lintmod
@@ -355,7 +355,8 @@ def test_sync_says_how_many_links_a_move_left_dangling(tmp_path, db_path):
     """``gbrain sync`` after a rename: the report counts the links that still use the old name
     (and the pages holding them) and names the command that rewrites them; once they are
     rewritten, a sync with another move says nothing of them. A dangling link no move explains
-    is not counted."""
+    is not counted. (The commands run in-process: the test is about sync's report, not the process.)"""
+    gbrain = gbrain_in_process
     root = tmp_path / "v"
     write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]] and [A](../companies/acme.md).\n",
                  "people/bo.md": "Knows [[acme]] and [[Nobody Here]].\n", "misc/x.md": "x\n"})
