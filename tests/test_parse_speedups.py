@@ -1,0 +1,213 @@
+"""The parse half's pure-Python speed-ups (2026-12-03, parsecut) give exactly what the code they
+replaced gave, on every page of every corpus in ../shared/corpora, on a make_brain brain and on
+generated texts:
+
+* three regexes with a leading look-ahead (a character set the regex engine skips to) find the
+  same matches, groups included, as their plain patterns;
+* ``find_separator`` (``---`` lines found by ``str.find`` in the LF-normalised body) returns the
+  line the line-by-line scan returned, under both split rules, with and without frontmatter;
+* ``parse_timeline_entries`` (one split of the text, a fence test only where a line can open
+  one) gives the entries, details included, of the line-by-line version.
+
+The replaced functions are kept below, verbatim, as the references."""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPORA, make_brain, tree_pages
+from gbrain.page import fastparse, markdown
+from gbrain.page.markdown import (
+    _TIMELINE_HEADING_RE,
+    _TIMELINE_LINE_RE,
+    SPLIT_RULES,
+    TimelineEntry,
+    _dedent,
+    _strip_eol,
+    split_lines,
+)
+
+pytestmark = pytest.mark.engine_free
+
+
+# ---- the references: the code the speed-ups replaced ------------------------------------------
+
+
+def ref_find_separator(body: str, fences, *, has_frontmatter: bool, rule: str = "rule") -> int:
+    if rule not in SPLIT_RULES:
+        raise ValueError(rule)
+    lines = split_lines(body)
+    starts: list[int] = []
+    pos = 0
+    for ln in lines:
+        starts.append(pos)
+        pos += len(_strip_eol(ln)) + 1
+    fence_starts = [a for a, _ in fences]
+    for i, ln in enumerate(lines):
+        if _strip_eol(ln) != "---":
+            continue
+        if i == 0 and not has_frontmatter:
+            continue
+        off = starts[i]
+        j = bisect_right(fence_starts, off) - 1
+        if j >= 0 and fences[j][0] <= off < fences[j][1]:
+            continue
+        if rule == "heading":
+            nxt = next((_strip_eol(x) for x in lines[i + 1 :] if _strip_eol(x).strip()), "")
+            if not _TIMELINE_HEADING_RE.match(nxt):
+                continue
+        return i
+    return -1
+
+
+def ref_parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
+    entries: list[TimelineEntry] = []
+    lines = [_strip_eol(x) for x in split_lines(timeline)]
+    in_fence = ""
+    cur = None
+    detail: list[str] = []
+
+    def close():
+        nonlocal cur, detail
+        if cur is not None:
+            while detail and not detail[-1].strip():
+                detail.pop()
+            cur.detail = _dedent(detail)
+            entries.append(cur)
+        cur, detail = None, []
+
+    for ln in lines:
+        stripped = ln.lstrip(" ")
+        if in_fence:
+            if stripped.startswith(in_fence):
+                in_fence = ""
+            if cur is not None:
+                detail.append(ln)
+            continue
+        fm = re.match(r"(`{3,}|~{3,})", stripped)
+        if fm and len(ln) - len(stripped) <= 3 and cur is None:
+            in_fence = fm.group(1)
+            continue
+        m = _TIMELINE_LINE_RE.match(ln)
+        if m:
+            close()
+            date, rest = m.group(1), m.group(2)
+            source, summary = "", rest
+            if "\u2014" in rest:
+                before, after = rest.split("\u2014", 1)
+                if len(before.strip()) <= 60 and "[" not in before:
+                    source, summary = before.strip(), after.strip()
+            cur = TimelineEntry(date=date, source=source, summary=summary.strip())
+            continue
+        if cur is not None:
+            if ln[:1] in (" ", "\t") and ln.strip():
+                if fm:
+                    in_fence = fm.group(1)
+                detail.append(ln)
+                continue
+            if not ln.strip():
+                detail.append(ln)
+                continue
+            close()
+    close()
+    return entries
+
+
+#: (the regex in use, its plain pattern, flags)
+REGEXES = [
+    (markdown._SENTENCE_END_RE, markdown.SENTENCE_END_PATTERN, 0),
+    (markdown._TAG_RE, markdown.TAG_PATTERN, re.M),
+    (fastparse._LINK_TRIGGER_RE, fastparse.LINK_TRIGGER_PATTERN, 0),
+]
+
+
+def matches(rx: re.Pattern, text: str) -> list:
+    return [(m.span(), m.groups()) for m in rx.finditer(text)]
+
+
+def assert_same(text: str) -> None:
+    """Every speed-up agrees with its reference on ``text`` (as a page, as a body, as a timeline)."""
+    for fast, plain, flags in REGEXES:
+        assert matches(fast, text) == matches(re.compile(plain, flags), text), plain
+    body = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[1]
+    fences = markdown._parse_ast(body.replace("\r\n", "\n").replace("\r", "\n"))[1]
+    for rule in SPLIT_RULES:
+        for fm in (True, False):
+            got = markdown.find_separator(body, fences, has_frontmatter=fm, rule=rule)
+            assert got == ref_find_separator(body, fences, has_frontmatter=fm, rule=rule), (rule, fm)
+    for tl in (text, markdown.parse_page(text).timeline):
+        assert markdown.parse_timeline_entries(tl) == ref_parse_timeline_entries(tl)
+
+
+CORPUS_NAMES = ["obsidian-help", "obsidian-hub", "llm-wiki-ob-vault", "msdocs-ad-identity", "gbrain-style"]
+
+
+@pytest.mark.parametrize("corpus", CORPUS_NAMES)
+def test_corpus_pages_agree_with_the_references(corpus):
+    root = CORPORA / corpus
+    if not root.is_dir():
+        pytest.skip(f"{root} not available")
+    pages = tree_pages(root)
+    assert pages
+    for _path, text in pages:
+        assert_same(text)
+
+
+def test_make_brain_pages_agree_with_the_references(tmp_path):
+    pages = tree_pages(make_brain(tmp_path / "brain", 1500))
+    with_entries = 0
+    for _path, text in pages:
+        assert_same(text)
+        with_entries += bool(markdown.parse_page(text).timeline_entries)
+    assert with_entries > len(pages) // 2  # the timelines were exercised
+
+
+LINE = st.one_of(
+    st.text(alphabet=st.sampled_from(list("ab -*+`~|.!?#[]()<>\t\r\n\u2014\u2028\x0c:/é")), max_size=14),
+    st.sampled_from(
+        [
+            "---", "--- ", "----", " ---", "---\r", "", "  ", "\t", "```", "```py", "  ```", "    ```", "~~~", "~~~~", "\t```",
+            "## Timeline", "## History of it", "# Timeline", "- **2024-01-02** | met — [[Ana]]", "* **2024-1-2** | x",
+            "+ **2023-12-31**|a—b", "- **2024-01-02** | " + "s" * 61 + " — long source", "- **2024-01-02** | [x](y.md) — z",
+            "- **2024-01-02** |  ", "  detail [[Bo]]", "\tdetail", "    more", "| a | [[t]] |", "end. Next", "x! y? z.",
+            "#tag", "a #b/c", "%% c %%", "$$", "<div>", "</div>", "[x](a.md)", "![[img.png]]", "`code` and ``more``",
+        ]
+    ),
+)
+
+
+@st.composite
+def texts(draw) -> str:
+    fm = draw(st.sampled_from(["", "---\ntitle: T\n---\n", "---\r\ntags: [x]\r\n---\r\n"]))
+    nl = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    return fm + nl.join(draw(st.lists(LINE, max_size=14))) + draw(st.sampled_from(["", nl]))
+
+
+@settings(max_examples=600, deadline=None)
+@given(texts())
+def test_generated_texts_agree_with_the_references(text):
+    assert_same(text)
+
+
+def test_the_references_see_what_they_check():
+    """The comparisons are not vacuous: a separator under each rule, entries with detail, and
+    each regex matching, on a small known page."""
+    text = (
+        "---\ntitle: T\n---\nA line. Next #tag [x](a.md)\n| r | [[t]] |\n\n---\n\n## Timeline\n\n"
+        "- **2024-01-02** | met — talked\n  more detail\n- **2024-01-03** | no source\n"
+    )
+    body = markdown.split_frontmatter(text)[1]
+    for rule in SPLIT_RULES:
+        assert markdown.find_separator(body, [], has_frontmatter=True, rule=rule) == 3
+    page = markdown.parse_page(text)
+    assert [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries] == [
+        ("2024-01-02", "met", "talked", "more detail"),
+        ("2024-01-03", "", "no source", ""),
+    ]
+    for fast, plain, flags in REGEXES:
+        assert matches(fast, text), plain
+    assert_same(text)
