@@ -7,7 +7,10 @@ generated texts:
 * ``find_separator`` (``---`` lines found by ``str.find`` in the LF-normalised body) returns the
   line the line-by-line scan returned, under both split rules, with and without frontmatter;
 * ``parse_timeline_entries`` (one split of the text, a fence test only where a line can open
-  one) gives the entries, details included, of the line-by-line version.
+  one) gives the entries, details included, of the line-by-line version;
+* ``_plain`` (a link's plain-text label read without a recursive call) gives the text, link
+  spans, ``%%`` marks and line breaks of the recursive version, for every inline container;
+  the link keys shared across pages (``_family_key``) are :meth:`Link.key`.
 
 The replaced functions are kept below, verbatim, as the references."""
 from __future__ import annotations
@@ -117,6 +120,50 @@ def ref_parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
     return entries
 
 
+def ref_plain(children, out, found, pos=0, marks=None, breaks=None) -> int:
+    for tok in children:
+        t = tok.get("type")
+        start = pos
+        if t in ("text", "codespan", "inline_html"):
+            s = tok.get("raw", "")
+            if t == "text" and marks is not None and "%%" in s:
+                marks.extend(pos + m.start() for m in re.finditer("%%", s))
+        elif t in ("softbreak", "linebreak"):
+            s = " "
+            if breaks is not None:
+                breaks.append(pos)
+        elif t == "wikilink":
+            a = tok["attrs"]
+            s = a["alias"] or a["target"]
+            found.append((tok, start, start + len(s)))
+        elif t == "link":
+            pos = ref_plain(tok.get("children", []), out, [], pos)
+            found.append((tok, start, pos))
+            continue
+        elif "children" in tok:
+            pos = ref_plain(tok["children"], out, found, pos, marks, breaks)
+            continue
+        else:
+            s = tok.get("raw", "")
+        out.append(s)
+        pos += len(s)
+    return pos
+
+
+def plain_views(fn, children) -> tuple:
+    out, found, marks, breaks = [], [], [], []
+    pos = fn(children, out, found, 0, marks, breaks)
+    return pos, "".join(out), [(id(t), a, z) for t, a, z in found], marks, breaks
+
+
+def inline_containers(tokens):
+    for tok in tokens:
+        if tok.get("type") in markdown._INLINE_CONTAINERS:
+            yield tok.get("children", [])
+        elif "children" in tok:
+            yield from inline_containers(tok["children"])
+
+
 #: (the regex in use, its plain pattern, flags)
 REGEXES = [
     (markdown._SENTENCE_END_RE, markdown.SENTENCE_END_PATTERN, 0),
@@ -141,6 +188,16 @@ def assert_same(text: str) -> None:
             assert got == ref_find_separator(body, fences, has_frontmatter=fm, rule=rule), (rule, fm)
     for tl in (text, markdown.parse_page(text).timeline):
         assert markdown.parse_timeline_entries(tl) == ref_parse_timeline_entries(tl)
+    for fast in (True, False):  # the tokens of both paths (mistune's may nest a link's label)
+        try:
+            markdown.FAST_PARSE = fast
+            tokens = markdown._parse_ast(body.replace("\r\n", "\n").replace("\r", "\n"))[0]
+        finally:
+            markdown.FAST_PARSE = True
+        for children in inline_containers(tokens):
+            assert plain_views(markdown._plain, children) == plain_views(ref_plain, children)
+    for link in markdown.parse_page(text).links:
+        assert markdown._LinkSet().key(link.kind, link.target) == link.key()
 
 
 CORPUS_NAMES = ["obsidian-help", "obsidian-hub", "llm-wiki-ob-vault", "msdocs-ad-identity", "gbrain-style"]

@@ -880,7 +880,13 @@ def _plain(children: list, out: list[str], found: list[tuple[dict, int, int]], p
             s = a["alias"] or a["target"]
             found.append((tok, start, start + len(s)))
         elif t == "link":
-            pos = _plain(tok.get("children", []), out, [], pos)
+            ch = tok.get("children", [])
+            if len(ch) == 1 and ch[0].get("type") == "text":  # a label of plain text: no recursion
+                s = ch[0].get("raw", "")
+                out.append(s)
+                pos += len(s)
+            else:
+                pos = _plain(ch, out, [], pos)
             found.append((tok, start, pos))
             continue
         elif "children" in tok:
@@ -994,7 +1000,7 @@ class _LinkSet:
         fam = link_family(kind)
         k = self.keys.get((fam, target))
         if k is None:
-            k = self.keys[(fam, target)] = fam + ":" + identity_key(target)
+            k = self.keys[(fam, target)] = _family_key(fam, target)
         return k
 
     def repeat(self, kind: str, target: str, form: str) -> str | None:
@@ -1016,6 +1022,12 @@ class _LinkSet:
         self.seen[key] = link
         self.forms[key] = set(link.forms)
         self.links.append(link)
+
+
+@functools.lru_cache(maxsize=1 << 14)  # a brain's pages link the same targets
+def _family_key(fam: str, target: str) -> str:
+    """:meth:`Link.key` of a link of family ``fam`` to ``target``."""
+    return fam + ":" + identity_key(target)
 
 
 def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> None:
@@ -1061,16 +1073,17 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
                         continue
                     label = a["alias"] or written
                 else:
-                    target = _link_from_url(ltok.get("attrs", {}).get("url", ""))
+                    url = ltok.get("attrs", {}).get("url", "")
+                    target = _link_from_url(url)
                     if target is None:
                         continue
                     kind = "markdown"
-                    form = "(" + ltok.get("attrs", {}).get("url", "") + ")"
+                    form = "(" + url + ")"
                     key = links.repeat(kind, target, form)
                     if key is None:
                         continue
                     label = text[s:e]
-                links.add(key, Link(kind=kind, target=target, text=label, context=sentences.around(s, e), forms=[form]))
+                links.add(key, Link(kind, target, label, sentences.around(s, e), 1, [form]))  # type: ignore[union-attr]
         elif "children" in tok:
             _walk(tok["children"], links, headings)
 
