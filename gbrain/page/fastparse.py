@@ -257,17 +257,18 @@ class _Builder:
                 kind = "leaf"
                 inline = name in _BREAKS
             else:
-                ((kind, val),) = ev.items()
+                (kind,) = ev  # an event is a dictionary of one key
                 if kind in _INLINE_LEAVES:
                     name = kind
-                    inline = True
+                    inline = True  # (its value is not read)
                 elif kind in _START_END:
-                    name = val
+                    name = val = ev[kind]
                     if name.__class__ is dict:
-                        (name,) = name.keys()
+                        (name,) = name
                     inline = name in _INLINE_STARTS
                 else:
                     name = kind
+                    val = ev[kind]
                     inline = False
             if inline:
                 if cur is None:
