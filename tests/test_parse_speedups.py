@@ -10,7 +10,9 @@ generated texts:
   one) gives the entries, details included, of the line-by-line version;
 * ``_plain`` (a link's plain-text label read without a recursive call) gives the text, link
   spans, ``%%`` marks and line breaks of the recursive version, for every inline container;
-  the link keys shared across pages (``_family_key``) are :meth:`Link.key`.
+  the link keys shared across pages (``_family_key``) are :meth:`Link.key`;
+* ``_flat_json`` (the common frontmatter converted in one loop) gives what ``to_json_value``
+  gives with the same budget, or declines (``None``) where it would not.
 
 The replaced functions are kept below, verbatim, as the references."""
 from __future__ import annotations
@@ -198,6 +200,36 @@ def assert_same(text: str) -> None:
             assert plain_views(markdown._plain, children) == plain_views(ref_plain, children)
     for link in markdown.parse_page(text).links:
         assert markdown._LinkSet().key(link.kind, link.target) == link.key()
+    assert_flat_json_same(markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[0])
+
+
+def assert_flat_json_same(fm_raw: str) -> bool:
+    """``_flat_json`` agrees with ``to_json_value`` on the loaded frontmatter; True when it took it."""
+    src = markdown.frontmatter_yaml(fm_raw) if fm_raw else ""
+    if not src.strip():
+        return False
+    try:
+        try:
+            data = markdown._quick_load(src)
+        except markdown._Unsure:
+            data = markdown._SafeYAML.load(src, [])
+    except Exception:
+        return False
+    if not isinstance(data, dict):
+        return False
+    return check_flat(data, markdown.FM_BUDGET_BASE + 2 * len(src))
+
+
+def check_flat(data: dict, budget: int) -> bool:
+    flat = markdown._flat_json(data, budget)
+    try:
+        ref = markdown.to_json_value(data, budget=budget)
+    except markdown.FrontmatterUnloadable:
+        assert flat is None
+        return False
+    if flat is not None:
+        assert flat == ref and [type(v) for v in flat.values()] == [type(v) for v in ref.values()]
+    return flat is not None
 
 
 CORPUS_NAMES = ["obsidian-help", "obsidian-hub", "llm-wiki-ob-vault", "msdocs-ad-identity", "gbrain-style"]
@@ -216,11 +248,38 @@ def test_corpus_pages_agree_with_the_references(corpus):
 
 def test_make_brain_pages_agree_with_the_references(tmp_path):
     pages = tree_pages(make_brain(tmp_path / "brain", 1500))
-    with_entries = 0
+    with_entries = flat = 0
     for _path, text in pages:
         assert_same(text)
         with_entries += bool(markdown.parse_page(text).timeline_entries)
+        flat += assert_flat_json_same(markdown.split_frontmatter(text)[0])
     assert with_entries > len(pages) // 2  # the timelines were exercised
+    assert flat > len(pages) // 2  # and the one-loop frontmatter conversion
+
+
+SCALAR = st.one_of(
+    st.text(max_size=8), st.integers(), st.booleans(), st.none(), st.floats(), st.dates(), st.datetimes(),
+    st.binary(max_size=4), st.times(),
+)
+VALUE = st.one_of(SCALAR, st.lists(SCALAR, max_size=4), st.lists(st.text(max_size=6), max_size=4),
+                  st.dictionaries(st.text(max_size=4), SCALAR, max_size=3), st.sets(st.integers(), max_size=3))
+KEY = st.one_of(st.text(max_size=6), st.text(max_size=6), st.integers(), st.booleans(), st.none(), st.dates())
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.dictionaries(KEY, VALUE, max_size=6), st.integers(0, 120))
+def test_generated_frontmatter_converts_alike(data, budget):
+    check_flat(data, budget)
+
+
+def test_flat_json_declines_over_the_budget_and_other_shapes():
+    data = {"a": "x" * 50, "b": ["y"] * 3}
+    assert markdown._flat_json(data, 10_000) == {"a": "x" * 50, "b": ["y"] * 3}
+    assert markdown._flat_json(data, 50) is None
+    with pytest.raises(markdown.FrontmatterUnloadable):
+        markdown.to_json_value(data, budget=50)
+    assert markdown._flat_json({"a": {"b": 1}}, 10_000) is None
+    assert markdown._flat_json({1: "a"}, 10_000) is None
 
 
 LINE = st.one_of(

@@ -604,6 +604,41 @@ def _too_deep(src: str) -> bool:
     return False
 
 
+_DATES = (_dt.date, _dt.datetime)
+
+
+def _flat_json(data: dict, budget: int) -> dict | None:
+    """:func:`to_json_value` of ``data`` with ``budget`` for the common frontmatter (string keys;
+    values strings, ints, bools, None, finite floats, dates, lists of strings; the exact types, no
+    subclass), in one loop; ``None`` for any other shape, or when the budget would run out (the
+    caller then converts with :func:`to_json_value`, which raises). ``tests/test_parse_speedups.py``
+    compares the two."""
+    spent = 1
+    out = {}
+    for k, v in data.items():
+        if k.__class__ is not str:
+            return None
+        spent += len(k) + 1
+        c = v.__class__
+        if c is str:
+            spent += len(v)
+        elif c is list:
+            for x in v:
+                if x.__class__ is not str:
+                    return None
+                spent += len(x) + 1
+            v = list(v)
+        elif c in _DATES:
+            v = v.isoformat()
+        elif c is float:
+            if not math.isfinite(v):
+                return None
+        elif not (v is None or c is int or c is bool):
+            return None
+        out[k] = v
+    return out if spent <= budget else None
+
+
 def _json_key(k: Any) -> str:
     if isinstance(k, str):
         return k
@@ -657,7 +692,9 @@ def load_frontmatter(frontmatter_raw: str, not_dates: list[str] | None = None) -
     if not isinstance(data, dict):
         return {}, f"frontmatter YAML is a {type(data).__name__}, not a mapping"
     try:
-        return to_json_value(data, budget=FM_BUDGET_BASE + 2 * len(src)), None
+        budget = FM_BUDGET_BASE + 2 * len(src)
+        flat = _flat_json(data, budget)
+        return (to_json_value(data, budget=budget) if flat is None else flat), None
     except FrontmatterUnloadable as e:
         return {}, f"{e}; kept as written"
 
