@@ -94,6 +94,23 @@ def brain_tree(tmp_path) -> Path:
     return dst
 
 
+@pytest.fixture
+def synced(db_path, brain_tree):
+    """``(brain, engine, tree)``: a writable copy of fixtures/brain bound to the test's brain
+    (:func:`db_path`, either engine) by a first sync that passed; closed after the test."""
+    from gbrain.core.brain import Brain
+    from gbrain.sync.engine import SyncEngine
+
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    yield brain, eng, brain_tree
+    eng.close()
+    brain.close()
+
+
 def gbrain(*args: str, input: str | bytes | None = None, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
     """Run the real `gbrain` CLI in a subprocess (stdin/stdout as bytes)."""
     e = dict(os.environ)

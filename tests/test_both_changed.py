@@ -172,15 +172,9 @@ def test_decide_merges_only_a_both_changed_page_the_caller_found_mergeable():
 
 
 @pytest.fixture
-def env(db_path, brain_tree):
-    brain = Brain.open(db_path)
-    eng = SyncEngine(brain, brain_tree)
-    eng.bind()
-    rep = eng.sync()
-    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
-    yield brain, eng, brain_tree
-    eng.close()
-    brain.close()
+def env(synced):
+    """The fixture brain bound to its tree by a first sync (conftest.synced)."""
+    return synced
 
 
 def both_edit(brain: Brain, f: Path) -> tuple[bytes, bytes, bytes]:

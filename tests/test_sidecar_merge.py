@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gbrain.core.brain import Brain
-from gbrain.sync.engine import SyncEngine, conflict_list
+from gbrain.sync.engine import conflict_list
 from gbrain.sync.merge import merge_edits
 from gbrain.sync.verify import fresh_import_differences
 
@@ -78,15 +77,9 @@ def test_the_same_source_changed_differently_a_removal_or_bad_json_stay_conflict
 
 
 @pytest.fixture
-def env(db_path, brain_tree):
-    brain = Brain.open(db_path)
-    eng = SyncEngine(brain, brain_tree)
-    eng.bind()
-    rep = eng.sync()
-    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
-    yield brain, eng, brain_tree
-    eng.close()
-    brain.close()
+def env(synced):
+    """The fixture brain bound to its tree by a first sync (conftest.synced)."""
+    return synced
 
 
 def test_an_agents_raw_put_and_a_hand_edit_of_the_sidecar_merge_in_sync(env):

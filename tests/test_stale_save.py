@@ -84,15 +84,9 @@ def test_decide_routes_stale_saves():
 
 
 @pytest.fixture
-def env(db_path, brain_tree):
-    brain = Brain.open(db_path)
-    eng = SyncEngine(brain, brain_tree)
-    eng.bind()
-    rep = eng.sync()
-    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
-    yield brain, eng, brain_tree
-    eng.close()
-    brain.close()
+def env(synced):
+    """The fixture brain bound to its tree by a first sync (conftest.synced)."""
+    return synced
 
 
 def editor_save(f: Path, data: bytes) -> None:
