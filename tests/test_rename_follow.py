@@ -158,3 +158,34 @@ def test_the_short_old_name_of_a_renamed_page_is_followed_as_the_full_one(tmp_pa
         with pytest.raises(NotFound) as e:
             ops.run("get", {"slug": "U/ref20"}, brain=b)
         assert "U/ref20 was renamed to U/ref20-b on " in str(e.value)
+
+
+def test_lint_of_the_old_name_of_a_renamed_page_lints_the_renamed_page_with_a_note(tmp_path, db_path):
+    """The agent trial (trial9): an agent lints "the pages I touched" by the names it wrote them
+    under; one was a renamed page's old name, which every write follows with a note, and
+    `brain_lint {"slug": [...]}` failed the whole call (not_found). Lint and lint-fix now follow
+    the rename as the writes do and say so; a name never used is still an error with near names."""
+    renamed_vault(tmp_path / "v", db_path)
+    ctx = lambda: ops.Context(db=str(db_path), surface="mcp")  # noqa: E731
+    for name in ("lint", "lint-fix"):
+        r = ops.run(name, {"slug": ["T/ref20", "T/other"], "check": "dead_links", "dry_run": True} if name == "lint-fix"
+                    else {"slug": ["T/ref20", "T/other"], "check": "dead_links"}, ctx())
+        assert r["selected"] == 2, (name, r)
+        assert "T/ref20 was renamed to T/ref20-new on " in r["note"] and "linted T/ref20-new" in r["note"], (name, r)
+        # the dead [[ref20]] in T/other (written with the old name) is in scope, with where it went
+        assert [(f["slug"], f.get("moved_to")) for f in r["items"]] == [("T/other", "T/ref20-new")], (name, r)
+        # the short old name, as a comma-separated string, is followed too
+        r = ops.run(name, {"slug": "ref20,T/other", "check": "dead_links"}, ctx())
+        assert r["selected"] == 2 and "was renamed to T/ref20-new" in r["note"], (name, r)
+        # nothing renamed: no note
+        r = ops.run(name, {"slug": ["T/other"], "check": "dead_links"}, ctx())
+        assert not r.get("note"), (name, r)
+    # a name no page has or had: the whole call is refused, near names offered
+    with pytest.raises(NotFound) as e:
+        ops.run("lint", {"slug": ["T/ref20", "T/othr"]}, ctx())
+    assert "T/othr" in str(e.value) and "T/other" in e.value.suggestions
+    # the text report says it too
+    from conftest import gbrain
+
+    p = gbrain("--db", str(db_path), "lint", "--slug", "T/ref20", "--check", "dead_links")
+    assert p.returncode in (0, 1) and b"T/ref20 was renamed to T/ref20-new on " in p.stdout + p.stderr, p

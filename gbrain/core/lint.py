@@ -1330,18 +1330,21 @@ def _link_fixed(p: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def select_pages(brain, slugs: "str | list[str] | None" = None, since: str | None = None) -> "set[str] | None":
+def select_pages(brain, slugs: "str | list[str] | None" = None, since: str | None = None,
+                 notes: "list[str] | None" = None) -> "set[str] | None":
     """The slugs a lint is narrowed to, or None for the whole brain.
 
     ``slugs``: a list (each item one page or folder, taken as written) or a string (one page or
     folder; when it names none, a comma-separated list of them). An item ending in ``/`` is a
     folder prefix (``people/``: every page under it, case-insensitive); any other item is a page
     as every command finds it (:meth:`Brain.resolve_slug`: exact, case-insensitive, unique
-    suffix, alias), else a folder when pages sit under it (``people``). ``since``: pages
+    suffix, alias), else a folder when pages sit under it (``people``), else the page a renamed
+    page's old name leads to (:meth:`Brain.renamed`, as every write follows it), with
+    "OLD was renamed to NEW on …; linted NEW" appended to ``notes`` when given. ``since``: pages
     updated at or after this ISO time (``gbrain list --since``; the surface turns ``24h`` into
     one). Both given: pages that match both. Raises :class:`NotFound` (:class:`Ambiguous`) for
     an item that names no page or folder (or several pages), :class:`BadInput` for an empty one."""
-    from ..errors import NotFound
+    from ..errors import Ambiguous, NotFound
 
     if slugs is None and not since:
         return None
@@ -1376,11 +1379,17 @@ def select_pages(brain, slugs: "str | list[str] | None" = None, since: str | Non
                 continue
             try:
                 out.add(brain.resolve_slug(item)["slug"])
-            except NotFound:
+            except NotFound as e:
                 found = folder(item)
-                if not found:
+                if found:
+                    out.update(found)
+                    continue
+                moved = None if isinstance(e, Ambiguous) else brain.renamed(item)
+                if moved is None:
                     raise
-                out.update(found)
+                out.add(moved["slug"])
+                if notes is not None:
+                    notes.append(f"{moved['words']}; linted {moved['slug']}")
     if since:
         recent = {s for (s,) in brain.conn.execute("SELECT slug FROM pages WHERE updated_at >= ?", (since,))}
         out = recent if out is None else out & recent
@@ -1417,7 +1426,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     as written in the page); an ambiguous one has ``candidates``.
     ``slugs`` / ``since`` narrow the lint to some pages (:func:`select_pages`) before the limit:
     only findings that touch them (:func:`_in_scope`) are counted and listed, and ``fix_safe``
-    fixes only them; ``selected`` is then how many pages that is (else None).
+    fixes only them; ``selected`` is then how many pages that is (else None); ``note`` (only
+    when one did) says which items were a renamed page's old name, linted under its new one.
     Raises :class:`BadInput` for an unknown check name or a bad ``as_of``.
     """
     wanted = [c for c in CHECKS if c not in OPT_IN] if not checks else []
@@ -1432,7 +1442,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (no limit) or more")
     day = as_of_date(as_of).isoformat()
-    only = select_pages(brain, slugs, since)
+    followed: list[str] = []
+    only = select_pages(brain, slugs, since, followed)
     fixed: list[dict] = []
     skipped: list[dict] = []
     if fix_safe and "tag_duplicates" in wanted:
@@ -1498,12 +1509,15 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
         "skipped": skipped,
         "notes": notes,
         "dry_run": bool(fix_safe and dry_run),
+        **({"note": "; ".join(followed)} if followed else {}),
     }
 
 
 def render_text(r: dict) -> str:
     """The lint report for a terminal: counts per check, one line per finding, fixes."""
     lines = [f"gbrain lint: {r['pages']:,} pages" + (f" ({r['selected']:,} selected)" if r.get("selected") is not None else "") + f", as of {r['as_of']}"]
+    if r.get("note"):
+        lines.append(f"note: {r['note']}")
     for f in r["fixed"]:
         lines.append(f"{'would fix' if r.get('dry_run') else 'fixed'} {f['slug'] or '(brain)'}: {f['message']}")
     if r["truncated"].get("fixed"):

@@ -44,7 +44,7 @@ def _scope_params() -> list[Param]:
 
 
 _LINT_OUTPUT = obj("ok", "counts", ok="boolean", as_of="string", pages="integer", selected="integer?", checks="array", counts="object", truncated="object",
-                   fixed="array", skipped="array", notes="object", dry_run="boolean")
+                   fixed="array", skipped="array", notes="object", dry_run="boolean", note="string")
 _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="string", action="string")
 
 
