@@ -80,7 +80,10 @@ class Ambiguous(NotFound):
 
 
 class Conflict(GBrainError):
-    """A write refused because it would lose data."""
+    """A write refused because of the page's (or file's) present state, nothing written: it
+    changed since it was read (``if_hash``), or the write would lose data there (frontmatter YAML
+    that does not load, a sidecar that is not JSON, a name a page has again). The message says
+    which and what to do first; reading again helps only for the first."""
 
     kind = "conflict"
 

@@ -13,7 +13,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
-from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
+from ..errors import Ambiguous, BadInput, Conflict, NotFound
 from ..page.slugs import cmd_arg
 from .registry import (
     REGISTRY, HIT_STYLE,
@@ -435,8 +435,8 @@ def _put_page(b, a, ctx):
     if a.get("frontmatter") is not None:
         try:
             text = edit_frontmatter(page, a["frontmatter"])
-        except ValueError as e:
-            raise GBrainError(str(e)) from e
+        except ValueError as e:  # YAML that does not load: the page's state refuses it, as tag's (Brain._set_tags)
+            raise Conflict(str(e)) from e
         page = parse_page(text, page.path, timeline_split=b.timeline_split)
     if a.get("compiled_truth") is not None:
         ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
