@@ -38,3 +38,30 @@ def test_a_page_whose_frontmatter_does_not_load_refuses_every_frontmatter_edit_w
     assert got == {"tag": "conflict", "put": "conflict"}
     with Brain.open(db_path) as b:
         assert b.page_row("people/ana")["content_hash"] == before
+
+
+def test_changes_items_carry_the_page_type_for_grouping_without_a_read_per_page(db_path):
+    """The briefing skill groups the day's changes by type; `brain_changes` items had `name` and
+    `path` only, so the agent read every page (or listed them) to learn it. Each item has `type`:
+    the type of the page that has the name now; null for a non-page file and for a name no page
+    has now (deleted)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", "---\ntype: person\n---\n\n# Ana\n")
+        b.put("companies/acme", "---\ntype: company\n---\n\n# Acme\n")
+        b.put("notes/gone", "# Gone\n")
+        b.delete_page("notes/gone")
+        b.save_file("files/a.bin", b"\x00\x01")
+        plain = b.page_row("companies/acme")["type"]
+    assert plain == "company"
+    r = ops.run_tool("changes", {"since": "1h"}, ops.Context(db=str(db_path), surface="mcp"))
+    got = {(c["kind"], c["name"], c["op"]): c["type"] for c in r["items"]}
+    assert got[("page", "people/ana", "create")] == "person"
+    assert got[("page", "companies/acme", "create")] == "company"
+    assert got[("page", "notes/gone", "create")] is None and got[("page", "notes/gone", "delete")] is None
+    assert got[("file", "files/a.bin", "create")] is None
+    assert all("type" in c for c in r["items"])
+    # the output schema says so (hosts validate structuredContent against it), and the items conform
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = ops.REGISTRY["changes"].output_schema()
+    assert schema["properties"]["items"]["items"]["properties"]["type"] == {"type": ["string", "null"]}
+    jsonschema.validate(r, schema)

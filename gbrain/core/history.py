@@ -746,13 +746,17 @@ def by_filter(by: str) -> tuple[str, list]:
 
 def changes(brain, since: str | None = None, origin: str | None = None, limit: int = 100, kind: str | None = None, by: str | None = None,
             until: str | None = None, exclude_origin: str | None = None) -> list[dict]:
-    """Writes across the brain, newest first: ``[{kind, name, version, at, op, size, surface,
-    operation, client, origin, path, by}]``. ``since`` / ``until`` are ISO times (``until``
+    """Writes across the brain, newest first: ``[{kind, name, type, version, at, op, size, surface,
+    operation, client, origin, path, by}]`` (``type``: the type of the page that has ``name``
+    now, as the briefing groups changes by it; None for a file or a name no page has now, a
+    deleted or renamed page). ``since`` / ``until`` are ISO times (``until``
     excluded); ``origin`` matches the surface (cli, mcp, …), the MCP client name or the
     operation, ``exclude_origin`` leaves such rows out (``import``: the day's edits without an
     import's thousands of rows); ``by`` the writer (:func:`by_filter`)."""
     cond, args = _writer_filter(origin, by)
-    q = f"SELECT * FROM history WHERE {cond}"
+    # the type of the page named so now, for the rows listed only (after the LIMIT)
+    q = (f"SELECT history.*, (SELECT p.type FROM pages p WHERE history.kind = 'page' AND p.slug = history.name) AS page_type "
+         f"FROM history WHERE {cond}")
     if exclude_origin:
         q += " AND NOT (COALESCE(surface, '') = ? OR COALESCE(client, '') = ? OR COALESCE(operation, '') = ?)"
         args += [exclude_origin] * 3
@@ -769,7 +773,11 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
     if limit and limit > 0:
         q += " LIMIT ?"
         args.append(limit)
-    return [_version_dict(r, name_field=True) for r in brain.conn.execute(q, args)]
+    out = []
+    for r in brain.conn.execute(q, args):
+        d = _version_dict(r, name_field=True)
+        out.append({"kind": d.pop("kind"), "name": d.pop("name"), "type": r["page_type"], **d})
+    return out
 
 
 def collapse_warning(brain, path: str, new_size: int) -> dict | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..errors import BadInput
 from ..page.slugs import cmd_arg
-from .registry import SLUG, Param, _since, limit_param, op, run
+from .registry import SLUG, Param, _since, limit_param, obj, op, run
 
 
 def _history_text(r: dict, a: dict) -> str:
@@ -202,7 +202,9 @@ def _changes_text(r: list, a: dict) -> str:
     note=lambda r, a: f"… the newest {len(r)}; --limit 0 lists all" if r and len(r) >= (100 if a.get("limit") is None else a["limit"]) > 0 else None,
     title="Recent changes across the brain",
     details="`by` is GBRAIN_USER or login@host (empty when unknown).",
-    item={"type": "object"},
+    # also size, surface, operation, client and (when there is) detail: left out of the schema, whose bytes every tools/list carries
+    item=obj("kind", "name", "type", "version", "at", "op", kind="string", name="string", type="string?", version="integer", at="string",
+             op="string", origin="string", path="string", by="string"),
     page="limit",
 )
 def _changes(b, a, ctx):
