@@ -17,7 +17,11 @@ from gbrain.core.brain import Brain, render_row
 from gbrain.errors import BadInput, NotFound
 from gbrain.sync.engine import SyncEngine
 
-from conftest import SHARED, gbrain, writable_by_this_gbrain
+from conftest import SHARED, gbrain_in_process, writable_by_this_gbrain
+
+# The CLI in the test's process: these tests are about what history, diff, get, revert, changes,
+# prune, delete, restore and sync say and do, not about the process (none sets GBRAIN_USER per call)
+cli = gbrain_in_process
 
 ANA = "---\ntitle: Ana Lima\ntype: person\n---\nAna runs River AI.\n\n---\n\n- **2024-01-02** | meeting — Met Ana\n"
 
@@ -116,30 +120,30 @@ def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
 @pytest.mark.engine_free
 def test_history_diff_and_cli(tmp_path):
     db = str(tmp_path / "brain.db")
-    assert gbrain("--db", db, "put", "people/ana", input=ANA).returncode == 0
-    assert gbrain("--db", db, "tag", "ana", "vip").returncode == 0
-    r = gbrain("--db", db, "history", "ana")
+    assert cli("--db", db, "put", "people/ana", input=ANA).returncode == 0
+    assert cli("--db", db, "tag", "ana", "vip").returncode == 0
+    r = cli("--db", db, "history", "ana")
     out = r.stdout.decode()
     assert r.returncode == 0 and "people/ana: 2 version(s)" in out
     assert "cli tag" in out and "cli put" in out and "+2 -0" in out
-    d = gbrain("--db", db, "diff", "ana").stdout.decode()
+    d = cli("--db", db, "diff", "ana").stdout.decode()
     assert d.startswith("--- people/ana@v1\n+++ people/ana@v2\n") and "+tags:\n+- vip\n" in d
-    assert gbrain("--db", db, "get", "ana", "--version", "1").stdout.decode() == ANA
-    r = gbrain("--db", db, "revert", "ana", "--to", "1")
+    assert cli("--db", db, "get", "ana", "--version", "1").stdout.decode() == ANA
+    r = cli("--db", db, "revert", "ana", "--to", "1")
     assert r.returncode == 0 and "version 1 brought back as version 3" in r.stdout.decode()
-    assert gbrain("--db", db, "get", "ana").stdout.decode() == ANA
-    bad = gbrain("--db", db, "get", "ana", "--version", "9")
+    assert cli("--db", db, "get", "ana").stdout.decode() == ANA
+    bad = cli("--db", db, "get", "ana", "--version", "9")
     assert bad.returncode == 1 and "no version 9" in bad.stderr.decode()
-    ch = json.loads(gbrain("--db", db, "changes", "--origin", "cli", "--json").stdout)
+    ch = json.loads(cli("--db", db, "changes", "--origin", "cli", "--json").stdout)
     assert [c["operation"] for c in ch] == ["revert", "tag", "put"]
-    assert gbrain("--db", db, "changes", "--since", "soon").returncode == 2
-    none = gbrain("--db", db, "changes", "--origin", "mcp")
+    assert cli("--db", db, "changes", "--since", "soon").returncode == 2
+    none = cli("--db", db, "changes", "--origin", "mcp")
     assert none.returncode == 0 and none.stdout.decode().strip() == "no changes by mcp since 24h"
     tree = tmp_path / "t"
     tree.mkdir()
     (tree / "x.md").write_text("# X\n")
-    assert gbrain("--db", db, "import", str(tree)).returncode == 0
-    out = gbrain("--db", db, "history", "x").stdout.decode()
+    assert cli("--db", db, "import", str(tree)).returncode == 0
+    out = cli("--db", db, "history", "x").stdout.decode()
     assert out.rstrip().endswith(" import") and "import import" not in out
 
 
@@ -183,17 +187,17 @@ def test_zero_byte_save_is_loud_and_one_revert_away(tmp_path):
     db = str(tmp_path / "brain.db")
     ana = root / "people" / "ana-lima.md"
     before = ana.read_bytes()
-    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    assert cli("--db", db, "sync", str(root)).returncode == 0
     ana.write_bytes(b"")  # the crashed save
-    r = gbrain("--db", db, "sync", str(root), "--json")
+    r = cli("--db", db, "sync", str(root), "--json")
     err = r.stderr.decode()
     assert r.returncode == 0, err
     assert "people/ana-lima.md: the file is now empty (was 154 bytes)" in err and "gbrain revert people/ana-lima --to 1" in err
     rep = json.loads(r.stdout)
     assert rep["collapsed"][0]["revert"] == "gbrain revert people/ana-lima --to 1"
-    assert gbrain("--db", db, "get", "people/ana-lima").stdout == b""
-    assert gbrain("--db", db, "revert", "people/ana-lima", "--to", "1").returncode == 0
-    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    assert cli("--db", db, "get", "people/ana-lima").stdout == b""
+    assert cli("--db", db, "revert", "people/ana-lima", "--to", "1").returncode == 0
+    assert cli("--db", db, "sync", str(root)).returncode == 0
     assert ana.read_bytes() == before  # the file follows the revert
 
 
@@ -271,7 +275,7 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
         assert [x["version"] for x in h.versions(b, "drafts/ana")["versions"]]  # the old name keeps its own history
         eng.close()
     if not isinstance(db_path, str):  # the CLI prints the older versions with the name they are numbered under
-        out = gbrain("history", "people/ana-lima", "--db", str(db_path)).stdout.decode()
+        out = cli("history", "people/ana-lima", "--db", str(db_path)).stdout.decode()
         assert "  as drafts/ana, before it moved (`gbrain get drafts/ana --version N`):" in out
         groups, nums = [], []  # every number shown once under its heading (was: two versions "1")
         for line in out.splitlines()[1:]:
@@ -282,7 +286,7 @@ def test_history_and_diff_follow_a_page_across_folder_and_file_renames(tmp_path,
                 nums.append(line.split()[0])
         groups.append(nums)
         assert len(groups) == 3 and all(len(g) == len(set(g)) for g in groups), out
-        assert "+two" in gbrain("diff", "drafts/ana", "--db", str(db_path)).stdout.decode()
+        assert "+two" in cli("diff", "drafts/ana", "--db", str(db_path)).stdout.decode()
 
 
 def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_are_named(tmp_path, db_path):
@@ -295,22 +299,22 @@ def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_a
     root.mkdir()
     (root / "a.md").write_text("# A\n\nx\n")
     db = str(db_path)
-    assert gbrain("--db", db, "import", str(root)).returncode == 0
-    assert gbrain("--db", db, "tag", "a", "t1").returncode == 0
-    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    assert cli("--db", db, "import", str(root)).returncode == 0
+    assert cli("--db", db, "tag", "a", "t1").returncode == 0
+    assert cli("--db", db, "sync", str(root)).returncode == 0
     (root / "sub").mkdir()
     (root / "a.md").rename(root / "sub" / "a.md")
-    assert gbrain("--db", db, "sync", str(root)).returncode == 0
-    d = json.loads(gbrain("--db", db, "diff", "sub/a", "--json").stdout)
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    d = json.loads(cli("--db", db, "diff", "sub/a", "--json").stdout)
     assert (d["diff"], d["from_name"], d["from"], d["to"]) == ("", "a", 2, 1), d
-    out = gbrain("--db", db, "diff", "sub/a").stdout.decode()
+    out = cli("--db", db, "diff", "sub/a").stdout.decode()
     assert out.startswith("version 2 of a and version 1 of sub/a are identical") and "`gbrain diff a`" in out, out
-    assert gbrain("--db", db, "diff", "sub/a", "1").stdout.decode().startswith("versions 1 and 1 of sub/a are identical")
-    tagged = gbrain("--db", db, "get", "a", "--version", "2")  # the old name's numbers, as `history sub/a` shows them
+    assert cli("--db", db, "diff", "sub/a", "1").stdout.decode().startswith("versions 1 and 1 of sub/a are identical")
+    tagged = cli("--db", db, "get", "a", "--version", "2")  # the old name's numbers, as `history sub/a` shows them
     assert tagged.returncode == 0 and "- t1" in tagged.stdout.decode(), tagged.stderr
-    assert "+- t1" in gbrain("--db", db, "diff", "a").stdout.decode()  # the change before the move
+    assert "+- t1" in cli("--db", db, "diff", "a").stdout.decode()  # the change before the move
     for args in (("get", "sub/a", "--version", "2"), ("diff", "sub/a", "1", "2")):
-        r = gbrain("--db", db, *args)
+        r = cli("--db", db, *args)
         err = r.stderr.decode()
         assert r.returncode != 0 and "pruned" not in err and "`gbrain get a --version 2`" in err and "a has versions 1 to 2" in err, err
 
@@ -381,23 +385,23 @@ def test_history_prune_spelling_of_the_issue_with_config_defaults(tmp_path):
         for i in range(4):
             b.put("a", f"a{i}\n")
             b.put("b", f"b{i}\n")
-    n = lambda slug: len(json.loads(gbrain("--db", db, "history", slug, "--limit", "0", "--json").stdout)["versions"])  # noqa: E731
-    r = gbrain("--db", db, "history", "--prune", "--keep-days", "0", "--keep-last", "2")
+    n = lambda slug: len(json.loads(cli("--db", db, "history", slug, "--limit", "0", "--json").stdout)["versions"])  # noqa: E731
+    r = cli("--db", db, "history", "--prune", "--keep-days", "0", "--keep-last", "2")
     assert r.returncode == 0 and r.stdout.decode().startswith("dry run: pruning would remove 4 version(s)"), r.stderr
     assert (n("a"), n("b")) == (4, 4)  # the dry run removed nothing
-    r = gbrain("--db", db, "history", "a", "--prune", "--keep-last", "1", "--apply", "--json")
+    r = cli("--db", db, "history", "a", "--prune", "--keep-last", "1", "--apply", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["versions"] == 3 and json.loads(r.stdout)["name"] == "a"
     assert (n("a"), n("b")) == (1, 4)  # only a's history
-    assert gbrain("--db", db, "get", "a").stdout == b"a3\n"
+    assert cli("--db", db, "get", "a").stdout == b"a3\n"
     # config defaults: keep_days 1 keeps everything (nothing is a day old), whatever keep_last says
-    assert gbrain("--db", db, "config", "set", "history_keep_days", "1").returncode == 0
-    assert gbrain("--db", db, "config", "set", "history_keep_last", "1").returncode == 0
-    r = json.loads(gbrain("--db", db, "history", "--prune", "--apply", "--json").stdout)
+    assert cli("--db", db, "config", "set", "history_keep_days", "1").returncode == 0
+    assert cli("--db", db, "config", "set", "history_keep_last", "1").returncode == 0
+    r = json.loads(cli("--db", db, "history", "--prune", "--apply", "--json").stdout)
     assert (r["keep_days"], r["keep_last"], r["versions"]) == (1, 1, 0)
-    assert gbrain("--db", db, "config", "set", "history_keep_days", "0").returncode == 0
-    r = json.loads(gbrain("--db", db, "history", "--prune", "--json").stdout)
+    assert cli("--db", db, "config", "set", "history_keep_days", "0").returncode == 0
+    r = json.loads(cli("--db", db, "history", "--prune", "--json").stdout)
     assert (r["keep_days"], r["keep_last"], r["versions"], r["applied"]) == (0, 1, 3, False)
-    r = json.loads(gbrain("--db", db, "history", "--prune", "--keep-last", "2", "--apply", "--json").stdout)  # an option beats the config
+    r = json.loads(cli("--db", db, "history", "--prune", "--keep-last", "2", "--apply", "--json").stdout)  # an option beats the config
     assert (r["keep_days"], r["keep_last"], r["versions"], r["applied"]) == (0, 2, 2, True)
     assert (n("a"), n("b")) == (1, 2)
     # the same through the registry's other surfaces: MCP/call get history_prune (history has no prune there)
@@ -405,7 +409,7 @@ def test_history_prune_spelling_of_the_issue_with_config_defaults(tmp_path):
         assert "prune" not in ops.find("history").input_schema()["properties"]
         assert run(b, "history-prune", slug="b", keep_last=1, surface="tool")["versions"] == 1
     for bad in (["history"], ["history", "a", "--keep-last", "1"]):
-        r = gbrain("--db", db, *bad)
+        r = cli("--db", db, *bad)
         assert r.returncode == 2 and r.stderr.decode().startswith("error:"), bad
 
 
@@ -424,11 +428,11 @@ def test_prune_keeps_a_deleted_pages_last_text_unless_asked(tmp_path):
         assert done["versions"] == 2 + 2 and done["deleted_keys"] == 0
         assert [v["op"] for v in h.versions(b, "gone", limit=0)["versions"]] == ["delete", "update"]
         assert [t["slug"] for t in run(b, "trash")] == ["gone"]
-    dry = gbrain("--db", db, "history-prune", "--keep-days", "0", "--include-deleted")
+    dry = cli("--db", db, "history-prune", "--keep-days", "0", "--include-deleted")
     out = dry.stdout.decode()
     assert dry.returncode == 0 and out.startswith("dry run: pruning would remove 2 version(s)") and "1 deleted page(s)/file(s) leave the trash" in out
-    assert json.loads(gbrain("--db", db, "trash", "--json").stdout)[0]["slug"] == "gone"  # the dry run removed nothing
-    r = gbrain("--db", db, "history-prune", "--keep-days", "0", "--include-deleted", "--apply", "--json")
+    assert json.loads(cli("--db", db, "trash", "--json").stdout)[0]["slug"] == "gone"  # the dry run removed nothing
+    r = cli("--db", db, "history-prune", "--keep-days", "0", "--include-deleted", "--apply", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["deleted_keys"] == 1
     with Brain.open(db) as b:
         assert run(b, "trash") == [] and b.get_text("live") == "l2\n"
@@ -691,22 +695,22 @@ def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_pa
     (root / "media" / "big.pdf").write_bytes(v1)
     (root / "p.md").write_bytes(b"\xef\xbb\xbf# P\r\n\r\nx\r\n")
     db = str(db_path)
-    assert gbrain("--db", db, "import", str(root)).returncode == 0
+    assert cli("--db", db, "import", str(root)).returncode == 0
     (root / "media" / "big.pdf").write_bytes(v2)
-    assert gbrain("--db", db, "sync", str(root)).returncode == 0
-    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    r = cli("--db", db, "get", "media/big.pdf", "--version", "1")
     assert r.returncode == 2 and "--output FILE" in r.stderr.decode(), r.stderr
     out = tmp_path / "out"
-    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "v1.pdf"))
+    r = cli("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "v1.pdf"))
     assert r.returncode == 0 and (out / "v1.pdf").read_bytes() == v1, r.stderr
     assert r.stdout.decode() == f"wrote {len(v1):,} bytes of media/big.pdf (version 1) to {out / 'v1.pdf'} (created the folder {out})\n"
-    assert gbrain("--db", db, "get", "media/big.pdf", "--output", str(out / "cur.pdf")).returncode == 0
+    assert cli("--db", db, "get", "media/big.pdf", "--output", str(out / "cur.pdf")).returncode == 0
     assert (out / "cur.pdf").read_bytes() == v2
-    assert gbrain("--db", db, "get", "p", "--output", str(out / "p.md")).returncode == 0
+    assert cli("--db", db, "get", "p", "--output", str(out / "p.md")).returncode == 0
     assert (out / "p.md").read_bytes() == (root / "p.md").read_bytes()
-    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "cur.pdf"))  # no overwrite
+    r = cli("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "cur.pdf"))  # no overwrite
     assert r.returncode == 2 and "exists" in r.stderr.decode() and (out / "cur.pdf").read_bytes() == v2
-    r = gbrain("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "cur.pdf"), "--force")
+    r = cli("--db", db, "get", "media/big.pdf", "--version", "1", "--output", str(out / "cur.pdf"), "--force")
     assert r.returncode == 0 and (out / "cur.pdf").read_bytes() == v1
     assert sorted(x.name for x in out.iterdir()) == ["cur.pdf", "p.md", "v1.pdf"]  # no temporary file left
     with Brain.open(db_path) as b:  # agents: text only, and the error says where the bytes are
@@ -716,14 +720,14 @@ def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_pa
 
 def test_a_bad_time_names_the_option_it_was_given_to(fixture_db):
     # `gbrain changes --until garbage` said "since must be a span …": the option typed was --until
-    r = gbrain("changes", "--until", "garbage", "--db", str(fixture_db))
+    r = cli("changes", "--until", "garbage", "--db", str(fixture_db))
     assert r.returncode == 2 and r.stderr.decode().startswith("error: --until must be a span"), r.stderr
-    r = gbrain("changes", "--since", "garbage", "--db", str(fixture_db))
+    r = cli("changes", "--since", "garbage", "--db", str(fixture_db))
     assert r.returncode == 2 and r.stderr.decode().startswith("error: --since must be a span"), r.stderr
     for cmd in (["list"], ["lint"], ["undo"]):  # every command taking --since says it the same way
-        r = gbrain(*cmd, "--since", "garbage", "--db", str(fixture_db))
+        r = cli(*cmd, "--since", "garbage", "--db", str(fixture_db))
         assert r.returncode == 2 and r.stderr.decode().startswith("error: --since must be a span"), (cmd, r.stderr)
-    r = gbrain("call", "brain_changes", '{"until": "garbage"}', "--db", str(fixture_db))
+    r = cli("call", "brain_changes", '{"until": "garbage"}', "--db", str(fixture_db))
     assert r.returncode == 2 and json.loads(r.stdout)["error"].startswith("until must be a span")
 
 
@@ -732,13 +736,13 @@ def test_a_deleted_page_named_by_its_short_name_says_it_is_in_the_trash(fixture_
     # "no page 'bruno-okafor'" (the full slug said "deleted on …, in the trash"), though
     # `gbrain restore bruno-okafor` takes the short name
     db = str(fixture_db)
-    assert gbrain("delete", "people/bruno-okafor", "--db", db).returncode == 0
+    assert cli("delete", "people/bruno-okafor", "--db", db).returncode == 0
     for name in ("bruno-okafor", "people/bruno-okafor"):
-        r = gbrain("get", name, "--db", db)
+        r = cli("get", name, "--db", db)
         assert r.returncode == 1
         assert b"people/bruno-okafor was deleted on " in r.stderr or b": it was deleted on " in r.stderr, r.stderr
         assert b"`gbrain restore people/bruno-okafor` brings it back" in r.stderr, r.stderr
-    assert gbrain("restore", "bruno-okafor", "--db", db).returncode == 0
+    assert cli("restore", "bruno-okafor", "--db", db).returncode == 0
 
 
 def test_get_output_into_a_missing_folder_says_it_created_it(tmp_path, db_path):
@@ -750,18 +754,18 @@ def test_get_output_into_a_missing_folder_says_it_created_it(tmp_path, db_path):
     root.mkdir()
     (root / "p.md").write_text("# P\n\nx\n")
     db = str(db_path)
-    assert gbrain("--db", db, "import", str(root)).returncode == 0
+    assert cli("--db", db, "import", str(root)).returncode == 0
     dest = tmp_path / "out" / "a" / "p.md"
-    r = gbrain("--db", db, "get", "p", "--output", str(dest))
+    r = cli("--db", db, "get", "p", "--output", str(dest))
     assert r.returncode == 0 and dest.read_bytes() == (root / "p.md").read_bytes(), r.stderr
     assert r.stdout.decode() == (f"wrote {dest.stat().st_size:,} bytes of p to {dest} "
                                  f"(created the folders {tmp_path / 'out'}, {tmp_path / 'out' / 'a'})\n")
     dest2 = tmp_path / "out" / "b" / "p.md"
-    r = gbrain("--db", db, "get", "p", "--output", str(dest2), "--json")
+    r = cli("--db", db, "get", "p", "--output", str(dest2), "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["created_folders"] == [str(dest2.parent)], r.stdout
-    r = gbrain("--db", db, "get", "p", "--output", str(tmp_path / "out" / "c.md"))  # the folder is there: nothing said
+    r = cli("--db", db, "get", "p", "--output", str(tmp_path / "out" / "c.md"))  # the folder is there: nothing said
     assert r.returncode == 0 and r.stdout.decode() == f"wrote {dest.stat().st_size:,} bytes of p to {tmp_path / 'out' / 'c.md'}\n"
-    r = gbrain("--db", db, "get", "p", "--output", str(dest / "x" / "p.md"))  # a file where a folder should be
+    r = cli("--db", db, "get", "p", "--output", str(dest / "x" / "p.md"))  # a file where a folder should be
     assert r.returncode == 2 and r.stderr.decode() == f"error: {dest} is a file, not a folder: cannot write {dest / 'x' / 'p.md'}; nothing was written\n", r.stderr
 
 
@@ -775,12 +779,12 @@ def test_changes_can_leave_out_an_origin(tmp_path):
     tree.mkdir()
     for i in range(5):
         (tree / f"n{i}.md").write_text(f"# N{i}\n")
-    assert gbrain("--db", db, "import", str(tree)).returncode == 0
-    assert gbrain("--db", db, "put", "people/ana", input=ANA).returncode == 0
-    assert gbrain("--db", db, "tag", "n1", "vip").returncode == 0
-    ch = json.loads(gbrain("--db", db, "changes", "--exclude-origin", "import", "--json").stdout)
+    assert cli("--db", db, "import", str(tree)).returncode == 0
+    assert cli("--db", db, "put", "people/ana", input=ANA).returncode == 0
+    assert cli("--db", db, "tag", "n1", "vip").returncode == 0
+    ch = json.loads(cli("--db", db, "changes", "--exclude-origin", "import", "--json").stdout)
     assert [(c["name"], c["operation"]) for c in ch] == [("n1", "tag"), ("people/ana", "put")]
-    ch = json.loads(gbrain("--db", db, "changes", "--exclude-origin", "put", "--json").stdout)
+    ch = json.loads(cli("--db", db, "changes", "--exclude-origin", "put", "--json").stdout)
     assert {c["operation"] for c in ch} == {"import", "tag"} and len(ch) == 6
 
 
@@ -793,25 +797,25 @@ def test_advice_names_a_page_whose_name_has_spaces_so_the_command_runs_as_given(
 
     db = str(db_path)
     name = "meetings/Weekly sync (Ana's team)"  # a space, brackets, a quote: each breaks a shell word
-    assert gbrain("put", name, "--db", db, input="# Weekly sync\n\nNotes.\n").returncode == 0
+    assert cli("put", name, "--db", db, input="# Weekly sync\n\nNotes.\n").returncode == 0
     said = []
-    r = gbrain("delete", name, "--db", db)
+    r = cli("delete", name, "--db", db)
     assert r.returncode == 0, r.stderr
     said.append(r.stdout.decode())
-    r = gbrain("delete", name, "--db", db)  # again: "already deleted, in the trash (`gbrain restore …`)"
+    r = cli("delete", name, "--db", db)  # again: "already deleted, in the trash (`gbrain restore …`)"
     said.append(r.stdout.decode() + r.stderr.decode())
-    r = gbrain("revert", name, "--to", "99", "--db", db)
+    r = cli("revert", name, "--to", "99", "--db", db)
     assert r.returncode == 1
     said.append(r.stderr.decode())  # `gbrain history …` lists them
     cmds = [m for s in said for m in re.findall(r"`(gbrain [^`]+)`", s)]
     assert any(c.startswith("gbrain restore ") for c in cmds) and any(c.startswith("gbrain history ") for c in cmds), said
     for c in sorted(set(cmds), key=lambda c: not c.startswith("gbrain history ")):  # history first: restore changes the page
-        r = gbrain(*shlex.split(c)[1:], "--db", db)
+        r = cli(*shlex.split(c)[1:], "--db", db)
         assert r.returncode == 0, (c, r.stderr)
-    assert gbrain("get", name, "--db", db).stdout == b"# Weekly sync\n\nNotes.\n"
+    assert cli("get", name, "--db", db).stdout == b"# Weekly sync\n\nNotes.\n"
     # an agent is handed the tool call, with the whole name as the slug
-    assert gbrain("call", "brain_delete", json.dumps({"slug": name}), "--db", db).returncode == 0
-    r = gbrain("call", "brain_delete", json.dumps({"slug": name}), "--db", db)
+    assert cli("call", "brain_delete", json.dumps({"slug": name}), "--db", db).returncode == 0
+    r = cli("call", "brain_delete", json.dumps({"slug": name}), "--db", db)
     assert "`brain_restore " + json.dumps({"slug": name}) + "`" in json.loads(r.stdout)["note"], r.stdout
 
 
@@ -831,9 +835,9 @@ def test_diff_of_the_old_name_of_a_moved_page_points_at_its_new_name(tmp_path, d
         (root / "ana-moved.md").write_text("# Ana\n\none\ntwo\n")
         eng.sync()
         eng.close()
-    r = gbrain("diff", "ana", "--db", str(db_path))
+    r = cli("diff", "ana", "--db", str(db_path))
     assert r.returncode == 1
     err = r.stderr.decode()
     assert "ana moved to ana-moved" in err and "`gbrain diff ana-moved`" in err, err
-    r = gbrain("diff", "ana-moved", "--db", str(db_path))
+    r = cli("diff", "ana-moved", "--db", str(db_path))
     assert r.returncode == 0 and b"+two" in r.stdout, r
