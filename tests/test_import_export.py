@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA, FIXTURE_BRAIN, gbrain, make_brain
+from conftest import CORPORA, FIXTURE_BRAIN, gbrain, gbrain_in_process, make_brain
 from gbrain.core.brain import Brain
 from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
@@ -287,8 +287,9 @@ def test_verify_catches_stored_text_that_differs_from_its_hash_and_rows(tmp_path
 @pytest.mark.engine_free
 def test_db_roundtrip_after_cli_writes(tmp_path, brain_tree):
     """import → CLI writes → export → import into a new DB gives equal pages, tags, links, timeline, raw."""
+    cli = gbrain_in_process  # in-process: the test is about the rows the commands leave, not the process
     db1, db2 = tmp_path / "one.db", tmp_path / "two.db"
-    assert gbrain("import", str(brain_tree), "--db", str(db1)).returncode == 0
+    assert cli("import", str(brain_tree), "--db", str(db1)).returncode == 0
     steps = [
         ("tag", "people/ana-lima", "priority"),
         ("untag", "companies/river-ai", "infra"),
@@ -302,11 +303,11 @@ def test_db_roundtrip_after_cli_writes(tmp_path, brain_tree):
         ("call", "brain_put", json.dumps({"slug": "people/new-person", "compiled_truth": "# New Person\n\nMet at [[River AI]].\n"})),
     ]
     for s in steps:
-        r = gbrain(*s, "--db", str(db1))
+        r = cli(*s, "--db", str(db1))
         assert r.returncode == 0, (s, r.stderr.decode())
     out = tmp_path / "out"
-    assert gbrain("export", "--dir", str(out), "--db", str(db1)).returncode == 0
-    assert gbrain("import", str(out), "--db", str(db2)).returncode == 0
+    assert cli("export", "--dir", str(out), "--db", str(db1)).returncode == 0
+    assert cli("import", str(out), "--db", str(db2)).returncode == 0
 
     def snapshot(db):
         c = sqlite3.connect(db)
@@ -813,28 +814,29 @@ def test_export_prune_removes_only_an_earlier_exports_files(tmp_path, db_path):
     … are not in the brain … export deletes nothing"). `--prune` removes the files an earlier
     export of this brain wrote (bytes a version of the page at that path), never others, and lists
     them; without it the message names --prune."""
+    cli = gbrain_in_process  # in-process: the test is about what export/sync do, not the process
     v, out = tmp_path / "v", tmp_path / "out"
     (v / "d").mkdir(parents=True)
     (v / "d" / "a.md").write_text("# A\n")
     (v / "b.md").write_text("# B\n")
     db = str(db_path)
-    assert gbrain("--db", db, "import", str(v)).returncode == 0
-    assert gbrain("--db", db, "export", "--dir", str(out)).returncode == 0
+    assert cli("--db", db, "import", str(v)).returncode == 0
+    assert cli("--db", db, "export", "--dir", str(out)).returncode == 0
     (v / "d").rename(v / "e")
     (v / "b.md").rename(v / "c.md")
-    assert gbrain("--db", db, "sync", str(v)).returncode == 0
+    assert cli("--db", db, "sync", str(v)).returncode == 0
     (out / "mine.md").write_text("# B\n")  # another page's bytes, but never exported at this path
     (out / "notes.txt").write_text("keep me\n")
-    r = gbrain("--db", db, "export", "--dir", str(out))
+    r = cli("--db", db, "export", "--dir", str(out))
     assert r.returncode == 1 and "4 file(s)" in r.stdout.decode() and "--prune" in r.stdout.decode(), r.stdout
-    r = gbrain("--db", db, "export", "--dir", str(out), "--prune")
+    r = cli("--db", db, "export", "--dir", str(out), "--prune")
     text = r.stdout.decode()
     assert "Pruned (removed: not in the brain, an earlier export's bytes): 2 file(s): b.md, d/a.md" in text, text
     assert "2 file(s) in" in text and "--prune left them" in text and r.returncode == 1, text
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["c.md", "e", "e/a.md", "mine.md", "notes.txt"]
     (out / "mine.md").unlink()
     (out / "notes.txt").unlink()
-    r = gbrain("--db", db, "export", "--dir", str(out), "--prune", "--json")
+    r = cli("--db", db, "export", "--dir", str(out), "--prune", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["pruned_count"] == 0, r.stdout
 
 
