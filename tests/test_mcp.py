@@ -195,7 +195,9 @@ def test_resources_and_prompts(fixture_db):
     assert idx["by_type"]["person"] == ["people/ana-lima", "people/bruno-okafor"] and idx["pages"] == sum(map(len, idx["by_type"].values()))
     assert "no page 'people/nobody'" in errors[0] and len(errors) == 3
     text = brief.messages[0].content.text
-    assert "focused on: River AI" in text and "people/ana-lima" in text and "brain_get" in text
+    # every page of the fixture brain was last written by its import: counted, not listed as news (a3eda65)
+    assert "focused on: River AI" in text and "were last written by an import: no news" in text and "brain_get" in text
+    assert "- people/ana-lima (" not in text
     text = ingest.messages[0].content.text
     assert "meet/7" in text and "Ana: hello" in text and "brain_ingest" in text and "brain_timeline_add" in text
     assert bad and "since must be" in bad
