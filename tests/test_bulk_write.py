@@ -152,25 +152,3 @@ def test_links_updated_in_multi_row_statements_equal_one_update_each(tmp_path, d
             b.conn.execute("UPDATE links SET to_page_id = (SELECT MIN(id) FROM pages)")
             derive.update_links(b.conn, [(resolved[i], i) for i in ids])
         assert _rows(b)["links"] == want
-
-
-@pytest.mark.sqlite_only("SQLite's page cache (PRAGMA cache_size); Postgres has no such per-connection setting")
-def test_import_raises_the_page_cache_while_it_writes_and_gives_it_back(tmp_path, db_path):
-    """import runs with a page cache of db.BULK_CACHE_KIB (its index pages stay in memory: no
-    row changes) and sets the connection's own size back after, even when the import fails."""
-    from gbrain.storage import db as dbmod
-
-    src = _tree(tmp_path)
-    with Brain.open(db_path) as b:
-        b.conn.execute("PRAGMA cache_size = -1000")
-        seen = []
-        import_tree(b, src, on_progress=lambda done, n: seen.append(b.conn.execute("PRAGMA cache_size").fetchone()[0]))
-        assert seen and set(seen) == {-dbmod.BULK_CACHE_KIB}
-        assert b.conn.execute("PRAGMA cache_size").fetchone()[0] == -1000
-        with pytest.raises(FileNotFoundError):
-            import_tree(b, tmp_path / "no-such-folder")
-        assert b.conn.execute("PRAGMA cache_size").fetchone()[0] == -1000
-        b.conn.execute(f"PRAGMA cache_size = {-2 * dbmod.BULK_CACHE_KIB}")  # larger already: left as it is
-        seen.clear()
-        import_tree(b, src)
-        assert b.conn.execute("PRAGMA cache_size").fetchone()[0] == -2 * dbmod.BULK_CACHE_KIB

@@ -16,7 +16,6 @@ than this code is refused.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -1343,38 +1342,6 @@ def rollback(conn: sqlite3.Connection) -> None:
 #: the tables a bulk write (import, copy) fills, vacuumed and analysed at its end
 #: (:func:`vacuum_after_bulk`)
 BULK_TABLES = ("pages", "aliases", "links", "tags", "timeline_entries", "files", "sync_state", "history", "history_bodies")
-
-
-#: SQLite page cache (KiB) of a connection while it imports a tree (:func:`bulk_cache`)
-BULK_CACHE_KIB = 32 * 1024
-
-
-@contextlib.contextmanager
-def bulk_cache(conn):
-    """Raise a SQLite connection's page cache to :data:`BULK_CACHE_KIB` (when smaller) for the
-    block, and set it back after (the memory it took is released). A bulk import inserts into
-    the indexes of ``pages``, ``links``, ``tags``, ``timeline_entries`` and the history at keys
-    spread over the whole file; with the default 2 MiB cache their pages are read back from the
-    file (the WAL) again and again. Changes no row and no durability (memory only): the
-    7,471-page make_brain brain's write half took 2.53 → 2.42 CPU-s with 32 MiB, 2.37 with 64
-    (median of 3, load 5, docs/performance.md, 2026-12-03). Postgres: nothing."""
-    if is_postgres(conn):
-        yield
-        return
-    old = conn.execute("PRAGMA cache_size").fetchone()[0]
-    # (a negative value is KiB, a positive one pages of the page size)
-    kib = -old if old < 0 else old * conn.execute("PRAGMA page_size").fetchone()[0] // 1024
-    if kib >= BULK_CACHE_KIB:
-        yield
-        return
-    conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
-    try:
-        yield
-    finally:
-        try:
-            conn.execute(f"PRAGMA cache_size = {int(old)}")
-        except sqlite3.Error:  # (a closed or broken connection: nothing to give back)
-            pass
 
 
 def vacuum_after_bulk(conn, written: int, before: int) -> bool:

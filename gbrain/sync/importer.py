@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import begin_write, bind_client, bulk_cache, rollback, sync_client, tuple_rows, vacuum_after_bulk
+from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
 from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from . import verify
@@ -287,7 +287,7 @@ def import_tree(
     ``surface`` is recorded as the origin of the versions written (``sync`` passes its own).
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
-    with origin(surface=surface), few_collections(), bulk_cache(brain.conn):
+    with origin(surface=surface), few_collections():
         return _import_tree(brain, root, on_progress, on_warning)
 
 
