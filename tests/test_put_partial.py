@@ -258,7 +258,9 @@ def test_put_if_hash_never_overwrites_a_save_made_after_the_read(tmp_path, db_pa
     import hashlib
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process
+
+    cli = gbrain_in_process  # in-process: about what put --if-hash writes and says, not the process
     from gbrain.errors import Conflict
     from gbrain.sync.engine import SyncEngine
 
@@ -283,42 +285,46 @@ def test_put_if_hash_never_overwrites_a_save_made_after_the_read(tmp_path, db_pa
             ops.run("put", {"slug": "gus", "timeline_append": "- **2025-01-01** | x", "if_hash": got["content_hash"]}, agent, brain=b)
         assert "important-user-line-42" in b.get_text("people/gus") and "gamma" not in b.get_text("people/gus")
         now = ops.run("get", {"slug": "gus"}, brain=b)["content_hash"]
-    r = gbrain("put", "gus", "--if-hash", now, "--db", str(db_path), input="# Gus\n\ngamma\n- important-user-line-42\n")
+    r = cli("put", "gus", "--if-hash", now, "--db", str(db_path), input="# Gus\n\ngamma\n- important-user-line-42\n")
     assert r.returncode == 0, r.stderr
-    r = gbrain("put", "gus", "--if-hash", now, "--db", str(db_path), input="# Gus\n\nstale\n")
+    r = cli("put", "gus", "--if-hash", now, "--db", str(db_path), input="# Gus\n\nstale\n")
     assert r.returncode == 1 and b"changed since it was read" in r.stderr and b"gbrain get people/gus --json" in r.stderr
-    assert json.loads(gbrain("get", "gus", "--json", "--db", str(db_path)).stdout)["content"] == "# Gus\n\ngamma\n- important-user-line-42\n"
-    r = gbrain("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New\n")
+    assert json.loads(cli("get", "gus", "--json", "--db", str(db_path)).stdout)["content"] == "# Gus\n\ngamma\n- important-user-line-42\n"
+    r = cli("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New\n")
     assert r.returncode == 0, r.stderr
-    r = gbrain("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New again\n")
+    r = cli("put", "people/new", "--if-hash", "", "--db", str(db_path), input="# New again\n")
     assert r.returncode == 1 and b"exists already" in r.stderr
 
 
 def test_file_beside_content_is_two_texts_too(db_path, tmp_path):
     """``gbrain put x --file page.md --content hi`` wrote 'hi' and dropped the file without a
     word (only standard input beside --content was refused): exit 2, nothing written."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process
+
+    cli = gbrain_in_process  # in-process: about the options, not the process (stdin is test_put_refuses_piped_text_beside_content's)
 
     f = tmp_path / "page.md"
     f.write_text("# from the file\n")
-    r = gbrain("put", "notes/x", "--file", str(f), "--content", "hi\n")
+    r = cli("put", "notes/x", "--file", str(f), "--content", "hi\n")
     assert r.returncode == 2 and b"--file" in r.stderr and b"--content" in r.stderr, r.stderr
-    g = gbrain("get", "notes/x")
+    g = cli("get", "notes/x")
     assert g.returncode in (1, 2) and g.stdout == b""
-    assert gbrain("put", "notes/x", "--file", str(f)).returncode == 0
-    assert gbrain("get", "notes/x").stdout == b"# from the file\n"
+    assert cli("put", "notes/x", "--file", str(f)).returncode == 0
+    assert cli("get", "notes/x").stdout == b"# from the file\n"
 
 
 def test_whole_text_beside_a_part_names_the_options_on_the_command_line(db_path, tmp_path):
     """`gbrain put x --file page.md --compiled-truth hi` said "give either content or
     compiled_truth/timeline_append/frontmatter, not both": the tool's names, not the options typed."""
-    from conftest import gbrain
+    from conftest import gbrain_in_process
+
+    cli = gbrain_in_process  # in-process: about the message, not the process
 
     f = tmp_path / "page.md"
     f.write_text("# from the file\n")
-    r = gbrain("put", "notes/x", "--file", str(f), "--compiled-truth", "hi\n")
+    r = cli("put", "notes/x", "--file", str(f), "--compiled-truth", "hi\n")
     assert r.returncode == 2 and b"--compiled-truth" in r.stderr and b"--content" in r.stderr and b"compiled_truth" not in r.stderr, r.stderr
-    r = gbrain("call", "brain_put", '{"slug": "notes/x", "content": "a", "compiled_truth": "b"}')
+    r = cli("call", "brain_put", '{"slug": "notes/x", "content": "a", "compiled_truth": "b"}')
     assert r.returncode == 2 and "content or compiled_truth" in r.stdout.decode()
 
 
@@ -329,16 +335,18 @@ def test_frontmatter_that_is_not_a_mapping_says_it_must_be_one(db_path):
     exit 2, nothing written; so does the MCP tool."""
     import json
 
-    from conftest import gbrain
+    from conftest import gbrain_in_process
+
+    cli = gbrain_in_process  # in-process: about the message and the page, not the process
 
     db = str(db_path)
-    assert gbrain("--db", db, "put", "people/x", "--content", "---\nrole: x\n---\n# X\n").returncode == 0
+    assert cli("--db", db, "put", "people/x", "--content", "---\nrole: x\n---\n# X\n").returncode == 0
     for given, kind in (("[1]", "an array"), ('"a string"', "a string"), ("42", "a number"), ("null", "null")):
-        r = gbrain("--db", db, "put", "people/x", "--frontmatter", given, input="")
+        r = cli("--db", db, "put", "people/x", "--frontmatter", given, input="")
         assert r.returncode == 2, (given, r.stderr)
         assert r.stderr.decode() == ('error: --frontmatter must be a mapping of keys to values (a JSON object: {"key": value, …}), '
                                      f"got {kind}\n"), r.stderr
-    assert gbrain("--db", db, "get", "people/x").stdout == b"---\nrole: x\n---\n# X\n"
-    r = gbrain("--db", db, "call", "brain_put", json.dumps({"slug": "people/x", "frontmatter": [1]}))
+    assert cli("--db", db, "get", "people/x").stdout == b"---\nrole: x\n---\n# X\n"
+    r = cli("--db", db, "call", "brain_put", json.dumps({"slug": "people/x", "frontmatter": [1]}))
     assert r.returncode == 2 and json.loads(r.stdout)["error"] == (
         "brain_put: parameter 'frontmatter' must be a mapping of keys to values (a JSON object: {\"key\": value, …}), got an array"), r.stdout
