@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from conftest import gbrain, unmount
+from conftest import gbrain, gbrain_in_process, unmount
 from gbrain import operations as ops
 from gbrain.page.markdown import FM_MAX_DEPTH, FrontmatterUnloadable, parse_page, to_json_value
 
@@ -547,21 +547,22 @@ def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path,
     """put creates such a page (a Linux or macOS vault may hold it, and import keeps it) but
     says, in the result's warnings (stderr on the command line), that a Windows copy cannot
     hold the name. A page with a portable name, or an update of an existing page, says nothing."""
+    cli = gbrain_in_process  # in-process: about put's and import's warnings, not the process
     db = str(tmp_path / "b.db")
-    r = gbrain("put", slug, "--db", db, "--json", input="# x\n")
+    r = cli("put", slug, "--db", db, "--json", input="# x\n")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["created"] and any("Windows" in w and why in w for w in out["warnings"]), out
-    r = gbrain("put", slug, "--db", db, input="# x\n\nagain\n")
+    r = cli("put", slug, "--db", db, input="# x\n\nagain\n")
     assert r.returncode == 0 and b"Windows" not in r.stderr, r.stderr  # an update: said once, at creation
-    r = gbrain("put", "plain-name", "--db", db, input="# y\n")
+    r = cli("put", "plain-name", "--db", db, input="# y\n")
     assert r.returncode == 0 and b"Windows" not in r.stderr
     # a folder holding such a name still imports, with no warning of this kind (the user's vault)
     tree = tmp_path / "t"
     (tree / "dir.").mkdir(parents=True) if why == "ends with" else tree.mkdir()
     (tree / (slug + ".md")).parent.mkdir(parents=True, exist_ok=True)
     (tree / (slug + ".md")).write_bytes(b"# z\n")
-    r = gbrain("import", str(tree), "--db", str(tmp_path / "c.db"), "--json")
+    r = cli("import", str(tree), "--db", str(tmp_path / "c.db"), "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and json.loads(r.stdout)["warning_count"] == 0, r.stdout
 
 
@@ -575,16 +576,17 @@ def test_put_keeps_the_spaces_around_a_new_name_as_import_does_and_says_so(tmp_p
     without a word, while import keeps a file ` lead.md` as the page ` lead`. put (and MCP
     brain_put, the same operation) now saves the name as given, with a warning naming the space,
     and export writes the file import would read back under that name."""
+    cli = gbrain_in_process  # in-process: about the name put saves and says, not the process
     db = str(tmp_path / "b.db")
-    r = gbrain("put", slug, "--db", db, "--json", input="# x\n")
+    r = cli("put", slug, "--db", db, "--json", input="# x\n")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["created"] and out["slug"] == slug, out
     assert any(f"{where} with a space" in w and repr(slug) in w for w in out["warnings"]), out
-    assert [p["slug"] for p in json.loads(gbrain("list", "--db", db, "--json").stdout)] == [slug]
-    r = gbrain("put", slug, "--db", db, input="# x\n\nagain\n")  # the same page again: an update, said once
+    assert [p["slug"] for p in json.loads(cli("list", "--db", db, "--json").stdout)] == [slug]
+    r = cli("put", slug, "--db", db, input="# x\n\nagain\n")  # the same page again: an update, said once
     assert r.returncode == 0 and b"space" not in r.stderr, r.stderr
-    assert gbrain("export", "--db", db, "--dir", str(tmp_path / "out")).returncode == 0
+    assert cli("export", "--db", db, "--dir", str(tmp_path / "out")).returncode == 0
     assert (tmp_path / "out" / (slug + ".md")).read_text() == "# x\n\nagain\n"
     other = slug.replace("lead", "lead2").replace("trail", "trail2").replace("both", "both2")  # the same spaces
     tool = ops.run_tool("put", {"slug": other, "content": "# y\n"}, ops.Context(db=db, surface="mcp"))
