@@ -93,6 +93,7 @@ CHECKS = (
     "frontmatter_errors",
     "duplicate_titles",
     "conflicts",
+    "conflict_markers",
 )
 
 #: checks run only when named (``--check dead_anchors,dead_attachments``): each re-reads every
@@ -779,6 +780,34 @@ def _conflicts(brain) -> list[dict]:
                       f"(`gbrain delete {cmd_arg(r['slug'])}`); never link it or retitle it",
         })
     return out + _file_conflicts(brain)
+
+
+def _conflict_markers(brain) -> list[dict]:
+    """Pages whose text holds an unresolved merge conflict git left in the file (a ``git pull``,
+    ``merge``, ``rebase`` or ``stash pop`` that conflicted, synced as it was): ``line`` is where
+    it starts (:func:`gbrain.page.markdown.conflict_marker_line`). Reads only the pages whose
+    text holds ``<<<<<<<``."""
+    from ..page.markdown import conflict_marker_line
+
+    out = []
+    like = "%<<<<<<<%"
+    for r in brain.conn.execute("SELECT slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
+                                "WHERE frontmatter_raw LIKE ? OR compiled_truth LIKE ? OR timeline LIKE ? ORDER BY slug", (like, like, like)):
+        text = (BOM if r["bom"] else "") + r["frontmatter_raw"] + r["compiled_truth"] + r["separator"] + r["timeline"]
+        line = conflict_marker_line(text)
+        if line is None:
+            continue
+        out.append({
+            "check": "conflict_markers",
+            "slug": r["slug"],
+            "path": r["path"],
+            "line": line,
+            "message": f"an unresolved merge conflict from line {line}: git's <<<<<<< / ======= / >>>>>>> markers are in the text "
+                       "(both sides and the markers are read as the page: its compiled truth, timeline, title or frontmatter may be wrong)",
+            "action": f"resolve it in the file {r['path']} (keep the lines wanted, delete the markers, then `git add` and commit), "
+                      f"or through gbrain (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)",
+        })
+    return out
 
 
 def _file_conflicts(brain) -> list[dict]:

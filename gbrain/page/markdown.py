@@ -461,6 +461,55 @@ def unread_spans(body: str) -> list[tuple[int, int]]:
     return [(a + bisect.bisect_left(crlf, a), z + bisect.bisect_left(crlf, z)) for a, z in spans]
 
 
+#: a line git writes around a conflict it left for the user (``git merge``/``pull``/``rebase``/
+#: ``stash pop``, and diff3's ``|||||||`` base part between): seven ``<``, ``=`` or ``>`` alone,
+#: ``<``/``>`` followed by a space and a name (``<<<<<<< HEAD``, ``>>>>>>> a1b2c3 (commit)``)
+_CONFLICT_LINE_RE = re.compile(r"^(?:<{7}(?:[ \t][^\n]*)?|={7}[ \t]*|>{7}(?:[ \t][^\n]*)?)$", re.M)
+
+
+def _conflict_line(fm_lf: str, body_lf: str, fences: list[tuple[int, int]]) -> int | None:
+    """:func:`conflict_marker_line` over the LF-normalised frontmatter text ``fm_lf`` and body
+    ``body_lf`` with the body's opaque spans ``fences`` (:func:`_parse_ast`, body offsets)."""
+    whole = fm_lf + body_lf
+    base = len(fm_lf)
+    starts = [a + base for a, _ in fences]
+    state, opened = 0, 0
+    for m in _CONFLICT_LINE_RE.finditer(whole):
+        at = m.start()
+        j = bisect.bisect_right(starts, at) - 1
+        if j >= 0 and at < fences[j][1] + base:
+            continue  # inside fenced code, an HTML block, a comment: the note shows it, not git's
+        ch = whole[at]
+        if ch == "<" and state == 0:
+            state, opened = 1, at
+        elif ch == "=" and state == 1:
+            state = 2
+        elif ch == ">" and state == 2:
+            return whole.count("\n", 0, opened) + 1
+    return None
+
+
+def conflict_marker_line(text: str) -> int | None:
+    """The line (1-based, of ``text``: a whole page's text, any line endings, a BOM not counted)
+    where an unresolved merge conflict that git left in it starts: a ``<<<<<<<`` line, later a
+    ``=======`` line, later a ``>>>>>>>`` line (:data:`_CONFLICT_LINE_RE`; exactly seven), none
+    of them inside the body's fenced code, HTML blocks, ``$$`` math or ``%%`` comments (a note
+    about git shows them there), the frontmatter included. None when there is none. Pure; costs
+    a block parse of the body only when the text holds ``<<<<<<<``."""
+    if "<<<<<<<" not in text:
+        return None
+    rest = text[1:] if text.startswith(BOM) else text
+    fm_raw, body, _w = split_frontmatter(rest)
+    lf_body = body.replace("\r\n", "\n").replace("\r", "\n")
+    return _conflict_line(fm_raw.replace("\r\n", "\n").replace("\r", "\n"), lf_body, _parse_ast(lf_body)[1])
+
+
+def conflict_warning(line: int) -> str:
+    """The warning for a page whose text holds a merge conflict from ``line`` (1-based)."""
+    return (f"unresolved merge conflict (git's <<<<<<< / ======= / >>>>>>> markers from line {line}): stored as written, "
+            "markers and both sides read as text; keep the lines wanted, delete the markers and save")
+
+
 # ---------------------------------------------------------------------------
 # parsing
 # ---------------------------------------------------------------------------
@@ -1409,6 +1458,10 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         page.warnings.append(fm_err)
     for v in not_dates:
         page.warnings.append(f"frontmatter value {v!r} looks like a date but is not a real date; kept as text")
+    if "<<<<<<<" in text:
+        at = _conflict_line(fm_raw.replace("\r\n", "\n").replace("\r", "\n"), lf_body, fences)
+        if at is not None:
+            page.warnings.append(conflict_warning(at))
     return page
 
 
