@@ -55,14 +55,67 @@ def test_put_to_the_old_name_of_a_renamed_page_writes_the_renamed_page(tmp_path,
 def test_get_of_the_old_name_says_where_the_page_went(tmp_path, db_path):
     renamed_vault(tmp_path / "v", db_path)
     with Brain.open(db_path) as b:
+        # the lookup (graph, path, history's suggestions) says where the page went
         with pytest.raises(NotFound) as e:
-            ops.run("get", {"slug": "T/ref20"}, brain=b)
+            b.resolve_slug("T/ref20")
         assert "T/ref20 was renamed to T/ref20-new on " in str(e.value)
         assert e.value.suggestions[0] == "T/ref20-new"
         # a name never used is still a plain miss
         with pytest.raises(NotFound) as e:
             ops.run("get", {"slug": "T/ref21"}, brain=b)
         assert "renamed" not in str(e.value)
+
+
+def test_reads_of_the_old_name_of_a_renamed_page_read_the_renamed_page_with_a_note(tmp_path, db_path):
+    """The agent trial (trial9): a person renamed people/chen-kim.md during the day; the agent's
+    writes to people/chen-kim followed the rename with a note, but brain_get and brain_timeline of
+    the same name failed (not_found). The reads that take one page's slug follow it as the writes
+    do: the answer is the page under its new name, with the note "OLD was renamed to NEW on …;
+    read NEW" (get: in the result, whose slug is NEW; the lists: a warning). get --version of the
+    old name stays that name's history; an unknown name is still a miss."""
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        ops.run("timeline-add", {"slug": "T/ref20-new", "date": "2026-12-01", "summary": "met"}, brain=b)
+        ops.run("tag", {"slug": "T/ref20-new", "tag": "t1"}, brain=b)
+        ops.run("link", {"from": "T/ref20-new", "to": "T/other"}, brain=b)
+        ops.run("link", {"from": "T/other", "to": "T/ref20-new"}, brain=b)
+        ops.run("raw-put", {"slug": "T/ref20-new", "source": "s", "data": {"a": 1}}, brain=b)
+        new_text = b.get_text("T/ref20-new")
+        for surface in ("mcp", "cli"):
+            for old in ("T/ref20", "ref20"):
+                said: list[str] = []
+                ctx = ops.Context(surface=surface, on_warning=said.append)
+                r = ops.run("get", {"slug": old}, ctx, brain=b)
+                assert r["slug"] == "T/ref20-new" and r["content"] == new_text, r
+                assert r["content_hash"] == b.page_row("T/ref20-new")["content_hash"]
+                assert "T/ref20 was renamed to T/ref20-new on " in r["note"] and r["note"].endswith("; read T/ref20-new"), r
+                for name, args in (("timeline", {}), ("backlinks", {}), ("links", {}), ("tags", {}), ("raw", {})):
+                    said.clear()
+                    got = ops.run(name, {"slug": old, **args}, ctx, brain=b)
+                    assert got == ops.run(name, {"slug": "T/ref20-new", **args}, ctx, brain=b) and got, (name, got)
+                    assert any("T/ref20 was renamed to T/ref20-new on " in w and w.endswith("; read T/ref20-new") for w in said), (name, said)
+        # nothing renamed: no note
+        said = []
+        r = ops.run("get", {"slug": "T/ref20-new"}, ops.Context(on_warning=said.append), brain=b)
+        assert "note" not in r and not said
+        ops.run("timeline", {"slug": "T/other"}, ops.Context(on_warning=said.append), brain=b)
+        assert not said
+        # the old name's history is still its own: version 1 is the text it had then
+        v = ops.run("get", {"slug": "T/ref20", "version": 1}, brain=b)
+        assert v["content"] == "# Ref 20\n\nbody\n", v
+        # a name never used is still a miss, for every read
+        for name in ("get", "timeline", "backlinks", "links", "raw"):
+            with pytest.raises(NotFound) as e:
+                ops.run(name, {"slug": "T/ref21"}, brain=b)
+            assert "renamed" not in str(e.value), name
+    # the command line: the page on stdout, the note on stderr
+    from conftest import gbrain
+
+    p = gbrain("--db", str(db_path), "get", "T/ref20")
+    assert p.returncode == 0 and p.stdout.decode() == new_text, p
+    assert b"T/ref20 was renamed to T/ref20-new on " in p.stderr, p
+    p = gbrain("--db", str(db_path), "timeline", "T/ref20")
+    assert p.returncode == 0 and b"met" in p.stdout and b"was renamed to T/ref20-new" in p.stderr, p
 
 
 def test_under_watch_a_put_to_the_old_name_reaches_the_renamed_file(watch, brain, brain_tree, db_path):
@@ -81,8 +134,8 @@ def test_under_watch_a_put_to_the_old_name_reaches_the_renamed_file(watch, brain
     wait_for(lambda: new.read_bytes() == b"# Ana Lima\n\nput to the old name\n", "the put to reach the renamed file")
     assert brain.page_row("people/ana-lima") is None and brain.page_row("people/ana-lima-new")["id"] == pid
     assert not old.exists()
-    r = gbrain("--db", str(db_path), "get", "people/ana-lima")
-    assert r.returncode == 1 and b"renamed to people/ana-lima-new" in r.stderr
+    r = gbrain("--db", str(db_path), "get", "people/ana-lima")  # the read follows it too
+    assert r.returncode == 0 and r.stdout == b"# Ana Lima\n\nput to the old name\n" and b"renamed to people/ana-lima-new" in r.stderr
     stop_ok(w)
 
 
@@ -130,9 +183,11 @@ def test_the_short_old_name_of_a_renamed_page_is_followed_as_the_full_one(tmp_pa
         pid = b.page_row("T/ref20-new")["id"]
         for short in ("ref20", "REF20"):
             with pytest.raises(NotFound) as e:
-                ops.run("get", {"slug": short}, brain=b)
+                b.resolve_slug(short)
             assert "T/ref20 was renamed to T/ref20-new on " in str(e.value)
             assert e.value.suggestions[0] == "T/ref20-new"
+            r = ops.run("get", {"slug": short}, brain=b)
+            assert r["slug"] == "T/ref20-new" and "T/ref20 was renamed to T/ref20-new on " in r["note"]
         r = ops.run("tag", {"slug": "ref20", "tag": "t5"}, brain=b)
         assert r["slug"] == "T/ref20-new" and "T/ref20 was renamed to T/ref20-new on " in r["note"]
         r = ops.run("put", {"slug": "ref20", "compiled_truth": "z\n"}, brain=b)
@@ -155,9 +210,8 @@ def test_the_short_old_name_of_a_renamed_page_is_followed_as_the_full_one(tmp_pa
         with pytest.raises(NotFound) as e:
             ops.run("get", {"slug": "ref20"}, brain=b)
         assert "renamed" not in str(e.value)
-        with pytest.raises(NotFound) as e:
-            ops.run("get", {"slug": "U/ref20"}, brain=b)
-        assert "U/ref20 was renamed to U/ref20-b on " in str(e.value)
+        r = ops.run("get", {"slug": "U/ref20"}, brain=b)
+        assert r["slug"] == "U/ref20-b" and "U/ref20 was renamed to U/ref20-b on " in r["note"]
 
 
 def test_lint_of_the_old_name_of_a_renamed_page_lints_the_renamed_page_with_a_note(tmp_path, db_path):

@@ -82,8 +82,10 @@ PART_CHARS = 60_000
     + (f" (created {created_folders_text(r['created_folders'])})" if r.get("created_folders") else "") + "\n",
     text_exact=True,
     title="Read a page",
-    output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array"),
+    output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array",
+               note="string"),
     tool_defaults={"max_chars": PART_CHARS},
+    note=lambda r, a: r.get("note") if isinstance(r, dict) else None,  # a renamed page's old name (stderr: stdout is the page)
 )
 def _get(b, a, ctx):
     if a.get("output"):
@@ -111,13 +113,22 @@ def _get(b, a, ctx):
                             else "a file (an attachment)")
                     raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain get {cmd_arg(other['path'])} --output FILE` "
                                    f"(the CLI) writes its bytes, `gbrain history {cmd_arg(other['path'])}` lists its versions") from None
-                raise
-            out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
+                slug, note = _read_slug(b, a["slug"])  # a renamed page's old name: the page, as the writes follow it
+                if note is None:
+                    raise
+                row = b.resolve_slug(slug)
+            else:
+                row = None
+                out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
         else:
+            note = None
+        if row is not None:
             from ..core.brain import render_row
 
             out = {"slug": row["slug"], "title": row["title"], "type": row["type"], "content": render_row(row), "content_hash": row["content_hash"]}
             _check_hash(b, row, out["content"])
+            if note:
+                out["note"] = note
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
     if offset > len(text):
@@ -371,6 +382,28 @@ def _follow(b, a: dict, write, keys: tuple[str, ...] = ("slug",)):
         out = dict(out)
         out["note"] = "; ".join(notes + ([out["note"]] if out.get("note") else []))
     return out
+
+
+def _read_slug(b, slug: str, ctx=None) -> tuple[str, str | None]:
+    """The name a read of one page (get, timeline, backlinks, links, tags, raw) reads: ``slug``
+    itself, or, when no page has it and it is a renamed page's old name (:meth:`Brain.renamed`),
+    the page's name now, as every write follows it; with the note "OLD was renamed to NEW on …;
+    read NEW" (None when nothing was followed), also given to ``ctx.on_warning`` when ``ctx``
+    has one (the lists carry it there). An ambiguous name, or one no page has or had, is
+    returned as given: the read then fails as before. Raises nothing of its own."""
+    try:
+        b.resolve_slug(slug, suggest=False)
+        return slug, None
+    except Ambiguous:
+        return slug, None
+    except (NotFound, BadInput):
+        moved = b.renamed(slug)
+    if moved is None:
+        return slug, None
+    note = f"{moved['words']}; read {moved['slug']}"
+    if ctx is not None and ctx.on_warning is not None:
+        ctx.on_warning(note)
+    return moved["slug"], note
 
 
 #: what a spelling of a name may differ by besides case (`_check_spelling_twin`): white space,
@@ -749,7 +782,7 @@ def _tags_text(r, a) -> str:
 )
 def _tags(b, a, ctx):
     if a.get("slug"):
-        return b.tags(a["slug"])
+        return b.tags(_read_slug(b, a["slug"], ctx)[0])
     return b.all_tags()
 
 
@@ -828,7 +861,7 @@ def _unlink(b, a, ctx):
     text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no links)",
 )
 def _links(b, a, ctx):
-    out = b.links(a["slug"])
+    out = b.links(_read_slug(b, a["slug"], ctx)[0])
     return out[: a["limit"]] if a.get("limit") else out
 
 
@@ -842,7 +875,7 @@ def _links(b, a, ctx):
     text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
 )
 def _backlinks(b, a, ctx):
-    out = b.backlinks(a["slug"])
+    out = b.backlinks(_read_slug(b, a["slug"], ctx)[0])
     return out[: a["limit"]] if a.get("limit") else out
 
 
@@ -856,7 +889,7 @@ def _backlinks(b, a, ctx):
     text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
 )
 def _timeline(b, a, ctx):
-    return b.timeline(a["slug"], a.get("limit") or None)
+    return b.timeline(_read_slug(b, a["slug"], ctx)[0], a.get("limit") or None)
 
 
 @op(
@@ -898,6 +931,7 @@ def _timeline_add(b, a, ctx):
 def _raw(b, a, ctx):
     if a.get("data") is not None:
         return _raw_put(b, a, ctx)
+    a = {**a, "slug": _read_slug(b, a["slug"], ctx)[0]}
     out = b.raw_get(a["slug"], a.get("source"), on_warning=ctx.on_warning)
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     if offset == 0 and not cap:
