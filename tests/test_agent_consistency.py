@@ -65,3 +65,23 @@ def test_changes_items_carry_the_page_type_for_grouping_without_a_read_per_page(
     schema = ops.REGISTRY["changes"].output_schema()
     assert schema["properties"]["items"]["items"]["properties"]["type"] == {"type": ["string", "null"]}
     jsonschema.validate(r, schema)
+
+
+def test_changes_text_shows_each_items_type_where_it_has_one(db_path):
+    """`gbrain changes` (not --json) left out the `type` the JSON items carry: a person reading
+    the day's changes could not see which were people and which companies. The text shows it
+    beside the name, `(person)`; an item without one (a file, a name no page has now) shows none."""
+    from conftest import gbrain_in_process
+
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", "---\ntype: person\n---\n\n# Ana\n")
+        b.put("notes/gone", "# Gone\n")
+        b.delete_page("notes/gone")
+        b.save_file("files/a.bin", b"\x00\x01")
+    p = gbrain_in_process("--db", str(db_path), "changes", "--since", "1h")
+    assert p.returncode == 0, p
+    lines = p.stdout.decode().splitlines()
+    ana = [ln for ln in lines if "people/ana" in ln]
+    assert len(ana) == 1 and "  people/ana (person)  v1 create" in ana[0], lines
+    assert all("(" not in ln.split("  v")[0] for ln in lines if "notes/gone" in ln or "files/a.bin" in ln), lines
+    assert len([ln for ln in lines if "notes/gone" in ln]) == 2, lines

@@ -181,7 +181,7 @@ def _changes_text(r: list, a: dict) -> str:
     if not r:
         return ("no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "")
                 + (f" since {a['since']}" if a.get("since") else "") + (f" until {a['until']}" if a.get("until") else ""))
-    return "\n".join(f"{c['at']}  {c['name']}  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
+    return "\n".join(f"{c['at']}  {c['name']}" + (f" ({c['type']})" if c.get("type") else "") + f"  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
                      + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
 
 
