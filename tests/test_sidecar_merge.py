@@ -153,3 +153,17 @@ def test_a_slug_into_raw_says_what_the_sidecar_is_and_how_to_reach_it():
     assert "`gbrain raw people/ana-lima`" in plain and "conflict" not in plain, plain
     assert "keeps out of the brain" not in slug_problem("notes/.raw/x") and ".raw/" in slug_problem("notes/.raw/x")
     assert ".git/" in slug_problem(".git/config")
+
+
+@pytest.mark.engine_free
+def test_brain_conflicts_description_says_where_each_kind_of_copy_is_deleted():
+    """trial9: brain_conflicts listed a sidecar's conflict copy open and its description said
+    "delete the copy (brain_delete)", which refuses a file's copy (a .raw sidecar, an
+    attachment: deleted in the folder, as lint's action says). The description tells both, and
+    is no longer than it was (every tools/list carries it: 355 characters)."""
+    from gbrain.operations.registry import REGISTRY
+
+    d = REGISTRY["conflicts"].description
+    assert "brain_delete" in d and "folder" in d and ".raw" in d, d
+    assert "a page of its own" not in d, d  # a file's copy is no page
+    assert len(d) <= 355, len(d)

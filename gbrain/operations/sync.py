@@ -201,8 +201,8 @@ def _conflicts_text(r: list, a: dict) -> str:
 @op(
     "conflicts",
     "List sync conflicts: a path whose edits in the folder and in the brain overlap. The file's version was kept and the brain's "
-    "is the conflict copy (`copy_path`, a page of its own); for kind no-base and stale-save the other way round. `kept_by` / "
-    "`copy_by` name their writers. Merge what you need into the page, then delete the copy (brain_delete): resolved.",
+    "is the conflict copy (`copy_path`); for kind no-base and stale-save the other way round. `kept_by` / `copy_by` name their "
+    "writers. Merge, then delete the copy (brain_delete; a file's, .raw or attachment: in the folder): resolved.",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",
     details="Edits that do not overlap were merged and are not listed. no-base: a folder that never synced the path; stale-save: "
