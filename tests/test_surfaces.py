@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from conftest import gbrain
+from conftest import gbrain, gbrain_in_process
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 
@@ -66,9 +66,12 @@ READS = [
 
 
 def test_reads_are_equal_through_cli_call_and_pipe(fixture_db, brain_tree):
+    """The CLI and call answers are taken in-process (conftest.gbrain_in_process: the same bytes
+    and exit codes, without a process start-up per read); pipe runs as a real process, in the C
+    locale."""
     db = str(fixture_db)
-    cli = [j(gbrain("--db", db, *argv, "--json")) for _, _, argv in READS]
-    call = [j(gbrain("--db", db, "call", ops.find(name).tool_name, json.dumps(args))) for name, args, _ in READS]
+    cli = [j(gbrain_in_process("--db", db, *argv, "--json")) for _, _, argv in READS]
+    call = [j(gbrain_in_process("--db", db, "call", ops.find(name).tool_name, json.dumps(args))) for name, args, _ in READS]
     piped = pipe(fixture_db, [{"id": i, "tool": name, "params": args} for i, (name, args, _) in enumerate(READS)])
     with Brain.open(fixture_db) as b:
         inproc = [json.loads(ops.dumps(ops.run(name, args, brain=b))) for name, args, _ in READS]
@@ -111,8 +114,13 @@ def test_writes_are_equal_through_cli_call_and_pipe(fixture_db, tmp_path):
     steps = writes(src)
     results: dict[str, list] = {"cli": [], "call": []}
     for name, args, argv, stdin in steps:
-        results["cli"].append(j(gbrain("--db", str(dbs["cli"]), *argv, "--json", input=stdin)))
-        results["call"].append(j(gbrain("--db", str(dbs["call"]), "call", ops.find(name).tool_name, json.dumps(args, ensure_ascii=False), env={"LC_ALL": "C", "LANG": "C"})))
+        # the CLI in-process (conftest.gbrain_in_process: the same bytes and exit codes); call in a
+        # real process in the C locale where its argument holds non-ASCII text (argv decoding is
+        # the process's), in-process otherwise; pipe below is a real process in the C locale
+        results["cli"].append(j(gbrain_in_process("--db", str(dbs["cli"]), *argv, "--json", input=stdin)))
+        params = json.dumps(args, ensure_ascii=False)
+        run = gbrain if not params.isascii() else gbrain_in_process
+        results["call"].append(j(run("--db", str(dbs["call"]), "call", ops.find(name).tool_name, params, env={"LC_ALL": "C", "LANG": "C"})))
     piped = pipe(dbs["pipe"], [{"id": f"w{i}", "tool": ops.find(name).tool_name, "params": args} for i, (name, args, _, _) in enumerate(steps)])
     assert all(p["ok"] for p in piped), piped
     results["pipe"] = [p["result"] for p in piped]
