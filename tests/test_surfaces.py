@@ -166,6 +166,7 @@ def test_pipe_errors_carry_what_call_prints(fixture_db):
     """Trial of agents writing through the CLI: ``pipe`` said ``did you mean`` only inside the
     message; its error objects now hold the fields ``call`` prints (``suggestions`` too), for an
     unknown page, tool or parameter."""
+    cli = gbrain_in_process  # call in-process (the pipe above is a real process): about the error fields, not the process
     db = str(fixture_db)
     requests = [
         ("brain_get", {"slug": "people/ana-lim"}),
@@ -176,7 +177,7 @@ def test_pipe_errors_carry_what_call_prints(fixture_db):
     ]
     out = pipe(fixture_db, [{"id": i, "tool": t, "params": p} for i, (t, p) in enumerate(requests)])
     for (tool, params), o in zip(requests, out):
-        r = gbrain("--db", db, "call", tool, json.dumps(params))
+        r = cli("--db", db, "call", tool, json.dumps(params))
         printed = json.loads(r.stdout)
         assert r.returncode == printed["exit_code"] and o == {"id": o["id"], "ok": False, **printed}, (o, printed)
     assert [o["suggestions"][0] for o in out] == ["people/ana-lima", "brain_get", "timeline-add", "slug", "limit"]
@@ -186,13 +187,14 @@ def test_pipe_errors_carry_what_call_prints(fixture_db):
 def test_json_is_taken_before_or_after_call_and_pipe(fixture_db):
     """``gbrain --json call TOOL`` was refused (``no such option: --json``) while every other
     command takes ``--json`` before or after its name: call and pipe print JSON anyway."""
+    cli = gbrain_in_process  # in-process: about where --json is taken on the command line (entry.main parses it), not the process
     db = str(fixture_db)
     for argv in (["--json", "call", "brain_stats"], ["call", "--json", "brain_stats"], ["call", "brain_stats", "{}", "--json"]):
-        assert j(gbrain("--db", db, *argv))["pages"] == 6, argv
-    r = gbrain("--db", db, "--json", "call", "brain_get", '{"slug": "people/ana-lim"}')
+        assert j(cli("--db", db, *argv))["pages"] == 6, argv
+    r = cli("--db", db, "--json", "call", "brain_get", '{"slug": "people/ana-lim"}')
     assert r.returncode == 1 and json.loads(r.stdout)["suggestions"] == ["people/ana-lima"]
     for argv in (["--json", "pipe"], ["pipe", "--json"]):
-        r = gbrain("--db", db, *argv, input=json.dumps({"id": 1, "tool": "brain_stats"}) + "\n")
+        r = cli("--db", db, *argv, input=json.dumps({"id": 1, "tool": "brain_stats"}) + "\n")
         assert r.returncode == 0 and json.loads(r.stdout)["result"]["pages"] == 6, r.stderr
 
 
@@ -214,14 +216,15 @@ def test_call_errors_and_exit_codes(fixture_db):
 def test_call_and_pipe_take_every_argument_the_tool_list_shows(fixture_db):
     """``--tools-json`` lists ``cursor`` for paged tools: ``call`` and ``pipe`` take it (empty for
     the first page) and answer as the MCP tool does; without it they answer whole."""
+    cli = gbrain_in_process  # call in-process (the pipe below is a real process): about the arguments taken, not the process
     db = str(fixture_db)
-    tools = {t["name"]: t for t in j(gbrain("--tools-json"))}
+    tools = {t["name"]: t for t in j(cli("--tools-json"))}
     assert "cursor" in tools["brain_list"]["input_schema"]["properties"]
-    whole = j(gbrain("--db", db, "call", "brain_list", "{}"))
+    whole = j(cli("--db", db, "call", "brain_list", "{}"))
     assert isinstance(whole, list) and len(whole) == 6
     seen, cursor = [], ""
     while cursor is not None:
-        page = j(gbrain("--db", db, "call", "brain_list", json.dumps({"limit": 4, "cursor": cursor})))
+        page = j(cli("--db", db, "call", "brain_list", json.dumps({"limit": 4, "cursor": cursor})))
         assert len(page["items"]) <= 4
         seen += page["items"]
         cursor = page["next_cursor"]
