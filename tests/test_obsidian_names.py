@@ -18,7 +18,7 @@ from gbrain.core.brain import Brain
 from gbrain.errors import Ambiguous, BadInput
 from gbrain.sync.importer import import_tree
 
-from conftest import ROOT, gbrain
+from conftest import ROOT, gbrain, gbrain_in_process
 
 pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
@@ -45,9 +45,10 @@ def js(r):
 
 
 def pipe(db: Path, calls: list[tuple[str, dict]]) -> list[dict]:
-    """Run many tool calls through one real `gbrain pipe` process; one response per call."""
+    """Run many tool calls through one `gbrain pipe`, in-process (conftest.gbrain_in_process: the
+    tests here are about the names the tools take, not the process); one response per call."""
     lines = "".join(json.dumps({"id": i, "tool": t, "params": a}) + "\n" for i, (t, a) in enumerate(calls))
-    r = gbrain("pipe", "--db", str(db), input=lines)
+    r = gbrain_in_process("pipe", "--db", str(db), input=lines)
     out = [json.loads(x) for x in r.stdout.decode().splitlines()]
     assert [x["id"] for x in out] == list(range(len(calls))), r.stderr
     return out
@@ -107,9 +108,9 @@ def test_negative_limit_case(tmp_path):
     """``negative-limit``: list, timeline, restore and search/query/lint/threads all refuse -2 the
     same way (exit 2 on the CLI, an error through call/pipe); nothing is listed."""
     tree, db = imported(tmp_path, "negative-limit")
-    r = gbrain("list", "--limit", "-2", "--db", str(db))
+    r = gbrain_in_process("list", "--limit", "-2", "--db", str(db))
     assert r.returncode == 2 and r.stderr == b"error: --limit must be 0 (no limit) or more, got -2\n" and r.stdout == b""
-    r = gbrain("call", "brain_timeline", json.dumps({"slug": "ana-lima", "limit": -2}), "--db", str(db))
+    r = gbrain_in_process("call", "brain_timeline", json.dumps({"slug": "ana-lima", "limit": -2}), "--db", str(db))
     assert r.returncode == 2 and b"limit must be 0 (no limit) or more, got -2" in r.stderr
     assert json.loads(r.stdout) == {"error": "brain_timeline: limit must be 0 (no limit) or more, got -2", "exit_code": 2, "kind": "bad_input"}  # call: JSON too
     tools = [("list", {}), ("timeline", {"slug": "ana-lima"}), ("restore", {}), ("search", {"query": "Person"}),
@@ -154,7 +155,7 @@ def test_ambiguous_short_slug_write_is_refused_and_creates_nothing(tmp_path):
     tree, db = imported(tmp_path, "ambiguous-short-slug")
     before = snapshot(db)
     page = "---\ntitle: Ana\n---\nNew text.\n"
-    r = gbrain("put", "ana-lima", "--db", str(db), input=page)
+    r = gbrain_in_process("put", "ana-lima", "--db", str(db), input=page)
     assert r.returncode == 1 and b"'ana-lima' matches 2 pages: archive/ana-lima, people/ana-lima" in r.stderr
     writes = [
         ("get", {"slug": "ana-lima"}),
@@ -198,7 +199,7 @@ def test_name_trailing_space_case(tmp_path):
     or without its trailing space; `put` updates it instead of making a second page."""
     tree, db = imported(tmp_path, "name-trailing-space")
     data = (tree / "notes" / "Draft plan .md").read_bytes()
-    assert gbrain("get", "notes/Draft plan ", "--db", str(db)).stdout == data
+    assert gbrain_in_process("get", "notes/Draft plan ", "--db", str(db)).stdout == data
     names = ["notes/Draft plan ", "notes/Draft plan", "Draft plan ", "draft plan", "notes/Draft plan .md"]
     res = pipe(db, [("get", {"slug": n}) for n in names] + [("backlinks", {"slug": "notes/Draft plan "}), ("tag", {"slug": "notes/Draft plan", "tag": "plans"})])
     assert [x["result"]["content"].encode() for x in res[: len(names)]] == [data] * len(names)
@@ -215,7 +216,7 @@ def test_name_trailing_space_case(tmp_path):
 def test_name_colon_case(tmp_path):
     """``name-colon``: a colon after one character is a name, not a drive letter."""
     tree, db = imported(tmp_path, "name-colon")
-    assert gbrain("get", "1: Weekly plan", "--db", str(db)).stdout == (tree / "1: Weekly plan.md").read_bytes()
+    assert gbrain_in_process("get", "1: Weekly plan", "--db", str(db)).stdout == (tree / "1: Weekly plan.md").read_bytes()
     for slug in ["1: Weekly plan", "Q: open questions"]:
         data = (tree / f"{slug}.md").read_bytes().decode()
         got, back, put, tag, tl = pipe(db, [("get", {"slug": slug}), ("backlinks", {"slug": slug}), ("put", {"slug": slug, "content": data}),
@@ -227,7 +228,7 @@ def test_name_colon_case(tmp_path):
     assert sorted(x["to_slug"] for x in links["result"]) == ["1: Weekly plan", "Q: open questions"]
     assert new["result"]["created"]  # a new page may have such a name too
     assert all(not x["ok"] and x["error"].startswith("slug ") for x in bad), bad  # real absolute paths and drives stay refused
-    r = gbrain("put", "C:/x", "--db", str(db), input="x\n")
+    r = gbrain_in_process("put", "C:/x", "--db", str(db), input="x\n")
     assert r.returncode == 2 and b"absolute path" in r.stderr
 
 
