@@ -20,7 +20,7 @@ import pytest
 from gbrain.core.brain import Brain
 from gbrain.storage import pg
 
-from conftest import FIXTURE_BRAIN, ROOT, gbrain, make_brain, writable_by_this_gbrain
+from conftest import FIXTURE_BRAIN, ROOT, gbrain, gbrain_in_process, make_brain, writable_by_this_gbrain
 
 pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
 
@@ -252,18 +252,19 @@ def test_import_leaves_the_search_indexes_merged_and_the_planner_statistics_fres
 def test_every_version_is_kept_with_its_origin(pg_url, brain_tree):
     """History is captured by plpgsql triggers in the writer's transaction: every replaced
     version is readable with `get --version`, with the surface and operation that wrote it."""
-    out(gbrain("import", str(brain_tree), "--db", pg_url))
-    v1 = out(gbrain("get", "people/ana-lima", "--db", pg_url))
-    out(gbrain("tag", "people/ana-lima", "angel", "--db", pg_url))
-    out(gbrain("timeline-add", "people/ana-lima", "--date", "2025-05-01", "--summary", "Lunch", "--db", pg_url))
-    h = json.loads(out(gbrain("history", "people/ana-lima", "--json", "--db", pg_url)))
+    cli = gbrain_in_process  # in-process: about the history rows the commands leave, not the process
+    out(cli("import", str(brain_tree), "--db", pg_url))
+    v1 = out(cli("get", "people/ana-lima", "--db", pg_url))
+    out(cli("tag", "people/ana-lima", "angel", "--db", pg_url))
+    out(cli("timeline-add", "people/ana-lima", "--date", "2025-05-01", "--summary", "Lunch", "--db", pg_url))
+    h = json.loads(out(cli("history", "people/ana-lima", "--json", "--db", pg_url)))
     rows = h["versions"]
     assert [(r["version"], r["op"], r["surface"], r["operation"]) for r in rows] == [
         (3, "update", "cli", "timeline-add"), (2, "update", "cli", "tag"), (1, "create", "import", "import")]
-    assert out(gbrain("get", "people/ana-lima", "--version", "1", "--db", pg_url)) == v1
-    out(gbrain("revert", "people/ana-lima", "--to", "1", "--db", pg_url))
-    assert out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1
-    ch = json.loads(out(gbrain("changes", "--origin", "cli", "--json", "--db", pg_url)))
+    assert out(cli("get", "people/ana-lima", "--version", "1", "--db", pg_url)) == v1
+    out(cli("revert", "people/ana-lima", "--to", "1", "--db", pg_url))
+    assert out(cli("get", "people/ana-lima", "--db", pg_url)) == v1
+    ch = json.loads(out(cli("changes", "--origin", "cli", "--json", "--db", pg_url)))
     assert [c["operation"] for c in ch] == ["revert", "timeline-add", "tag"]
 
 
@@ -418,24 +419,25 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
     history (every version's bytes), the same vectors (and pgvector's column + HNSW index on
     Postgres), writes continue after the copied ids; a non-empty target is refused (exit 2,
     nothing written); the URL's password is never printed."""
+    cli = gbrain_in_process  # in-process: about what copy/history/export give on each engine, not the process
     a, c = str(tmp_path / "a.db"), str(tmp_path / "c.db")
-    out(gbrain("import", str(brain_tree), "--db", a))
-    out(gbrain("tag", "people/ana-lima", "angel", "--db", a))
-    out(gbrain("config", "set", "embedding_model", "fake-64", "--db", a))
-    out(gbrain("embed", "--db", a))
+    out(cli("import", str(brain_tree), "--db", a))
+    out(cli("tag", "people/ana-lima", "angel", "--db", a))
+    out(cli("config", "set", "embedding_model", "fake-64", "--db", a))
+    out(cli("embed", "--db", a))
     secret = pg_url.replace("postgres:@", "postgres:Pw0rd-Secret@", 1)  # the test server trusts local users
-    r = gbrain("copy", "--from", a, "--to", secret)
+    r = cli("copy", "--from", a, "--to", secret)
     assert r.returncode == 0 and "the same brain" in r.stdout.decode(), r.stderr.decode()
     assert "Pw0rd-Secret" not in (r.stdout + r.stderr).decode() and "postgres:***@" in r.stdout.decode()
-    out(gbrain("timeline-add", "people/ana-lima", "--date", "2025-06-01", "--summary", "After the copy", "--db", pg_url))
-    res = json.loads(out(gbrain("copy", "--from", pg_url, "--to", c, "--json")))
-    assert res["equal"] and res["history"] == json.loads(out(gbrain("copy", "--from", c, "--to", str(tmp_path / "d.db"), "--json")))["history"]
+    out(cli("timeline-add", "people/ana-lima", "--date", "2025-06-01", "--summary", "After the copy", "--db", pg_url))
+    res = json.loads(out(cli("copy", "--from", pg_url, "--to", c, "--json")))
+    assert res["equal"] and res["history"] == json.loads(out(cli("copy", "--from", c, "--to", str(tmp_path / "d.db"), "--json")))["history"]
     for db in (pg_url, c):
-        h = json.loads(out(gbrain("history", "people/ana-lima", "--json", "--db", db)))
+        h = json.loads(out(cli("history", "people/ana-lima", "--json", "--db", db)))
         assert [v["version"] for v in h["versions"]] == [3, 2, 1]
-        assert out(gbrain("get", "people/ana-lima", "--version", "2", "--db", db)) == out(gbrain("get", "people/ana-lima", "--version", "2", "--db", a))
-    out(gbrain("export", "--dir", str(tmp_path / "pg"), "--db", pg_url))
-    out(gbrain("export", "--dir", str(tmp_path / "c"), "--db", c))
+        assert out(cli("get", "people/ana-lima", "--version", "2", "--db", db)) == out(cli("get", "people/ana-lima", "--version", "2", "--db", a))
+    out(cli("export", "--dir", str(tmp_path / "pg"), "--db", pg_url))
+    out(cli("export", "--dir", str(tmp_path / "c"), "--db", c))
     assert tree_bytes(tmp_path / "pg") == tree_bytes(tmp_path / "c")
     with Brain.open(pg_url) as b:
         assert b.conn.execute("SELECT count(*) FROM page_embeddings WHERE vec IS NULL").fetchone()[0] == 0
@@ -443,7 +445,7 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
     with sqlite3.connect(a) as x, sqlite3.connect(c) as y:
         q = "SELECT page_id, chunk_index, embedding, model FROM page_embeddings ORDER BY id"
         assert x.execute(q).fetchall() == y.execute(q).fetchall()
-    r = gbrain("copy", "--from", a, "--to", pg_url)
+    r = cli("copy", "--from", a, "--to", pg_url)
     assert r.returncode == 2 and "already holds a brain" in r.stderr.decode()
 
 
@@ -658,60 +660,62 @@ def test_trash_restore_and_prune_on_postgres(pg_url, brain_tree):
     sync_trash): a deleted page is listed, restore brings its exact bytes back as a new version,
     a version import replaced while the brain alone held it is listed as trashed, and pruning
     (dry run, then --apply) keeps the current versions."""
-    out(gbrain("import", str(brain_tree), "--db", pg_url))
-    v1 = out(gbrain("get", "people/ana-lima", "--db", pg_url))
-    out(gbrain("delete", "people/ana-lima", "--db", pg_url))
-    t = json.loads(out(gbrain("trash", "--json", "--db", pg_url)))
+    cli = gbrain_in_process  # in-process: about the trash and history the commands leave, not the process
+    out(cli("import", str(brain_tree), "--db", pg_url))
+    v1 = out(cli("get", "people/ana-lima", "--db", pg_url))
+    out(cli("delete", "people/ana-lima", "--db", pg_url))
+    t = json.loads(out(cli("trash", "--json", "--db", pg_url)))
     assert [(e["slug"], e["version"], e["deleted"]) for e in t] == [("people/ana-lima", 1, True)]
-    r = json.loads(out(gbrain("restore", "people/ana-lima", "--json", "--db", pg_url)))
-    assert r["version"] == 1 and out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1
-    assert json.loads(out(gbrain("trash", "--json", "--db", pg_url))) == []
+    r = json.loads(out(cli("restore", "people/ana-lima", "--json", "--db", pg_url)))
+    assert r["version"] == 1 and out(cli("get", "people/ana-lima", "--db", pg_url)) == v1
+    assert json.loads(out(cli("trash", "--json", "--db", pg_url))) == []
     # an edit made in the brain, then an import of the file edited too: the brain's edit is trashed
-    out(gbrain("tag", "people/ana-lima", "angel", "--db", pg_url))
-    edited = out(gbrain("get", "people/ana-lima", "--db", pg_url))
+    out(cli("tag", "people/ana-lima", "angel", "--db", pg_url))
+    edited = out(cli("get", "people/ana-lima", "--db", pg_url))
     ana = brain_tree / "people" / "ana-lima.md"
     ana.write_bytes(v1.encode() + b"edited on disk\n")
-    out(gbrain("import", str(brain_tree), "--db", pg_url))
-    t = json.loads(out(gbrain("trash", "--json", "--db", pg_url)))
+    out(cli("import", str(brain_tree), "--db", pg_url))
+    t = json.loads(out(cli("trash", "--json", "--db", pg_url)))
     assert [(e["slug"], e["deleted"]) for e in t] == [("people/ana-lima", False)], t
-    assert out(gbrain("get", "people/ana-lima", "--version", str(t[0]["version"]), "--db", pg_url)) == edited
+    assert out(cli("get", "people/ana-lima", "--version", str(t[0]["version"]), "--db", pg_url)) == edited
     with Brain.open(pg_url) as b:
         assert not b.conn.execute("SELECT 1 FROM pg_tables WHERE tablename = 'sync_trash'").fetchone()
-    dry = json.loads(out(gbrain("history-prune", "--keep-last", "1", "--json", "--db", pg_url)))
+    dry = json.loads(out(cli("history-prune", "--keep-last", "1", "--json", "--db", pg_url)))
     assert dry["versions"] > 0 and not dry["applied"]
-    done = json.loads(out(gbrain("history-prune", "--keep-last", "1", "--apply", "--json", "--db", pg_url)))
+    done = json.loads(out(cli("history-prune", "--keep-last", "1", "--apply", "--json", "--db", pg_url)))
     assert done["versions"] == dry["versions"] and done["applied"]
-    assert out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1 + "edited on disk\n"
-    assert json.loads(out(gbrain("history", "people/ana-lima", "--json", "--db", pg_url)))["total"] == 1
+    assert out(cli("get", "people/ana-lima", "--db", pg_url)) == v1 + "edited on disk\n"
+    assert json.loads(out(cli("history", "people/ana-lima", "--json", "--db", pg_url)))["total"] == 1
 
 
 def test_copy_carries_the_trash_both_ways(pg_url, tmp_path, brain_tree):
     """A page deleted in SQLite and a version marked trashed are in the trash after `gbrain copy`
     to Postgres, where restore brings the page back; deleted again there and copied back to
     SQLite, restore works there too."""
+    cli = gbrain_in_process  # in-process: about the trash copy carries, not the process
     a, c = str(tmp_path / "a.db"), str(tmp_path / "c.db")
-    out(gbrain("import", str(brain_tree), "--db", a))
-    v1 = out(gbrain("get", "people/ana-lima", "--db", a))
-    out(gbrain("tag", "concepts/hybrid-retrieval", "x-edit", "--db", a))
-    edited = out(gbrain("get", "concepts/hybrid-retrieval", "--db", a))
+    out(cli("import", str(brain_tree), "--db", a))
+    v1 = out(cli("get", "people/ana-lima", "--db", a))
+    out(cli("tag", "concepts/hybrid-retrieval", "x-edit", "--db", a))
+    edited = out(cli("get", "concepts/hybrid-retrieval", "--db", a))
     f = brain_tree / "concepts" / "hybrid-retrieval.md"
     f.write_bytes(f.read_bytes() + b"edited on disk\n")
-    out(gbrain("import", str(brain_tree), "--db", a))  # replaces the brain-only edit: trashed
-    out(gbrain("delete", "people/ana-lima", "--db", a))
-    before = json.loads(out(gbrain("trash", "--json", "--db", a)))
+    out(cli("import", str(brain_tree), "--db", a))  # replaces the brain-only edit: trashed
+    out(cli("delete", "people/ana-lima", "--db", a))
+    before = json.loads(out(cli("trash", "--json", "--db", a)))
     assert {(e["slug"], e["deleted"]) for e in before} == {("people/ana-lima", True), ("concepts/hybrid-retrieval", False)}
-    out(gbrain("copy", "--from", a, "--to", pg_url))
-    assert json.loads(out(gbrain("trash", "--json", "--db", pg_url))) == before
+    out(cli("copy", "--from", a, "--to", pg_url))
+    assert json.loads(out(cli("trash", "--json", "--db", pg_url))) == before
     t = next(e for e in before if not e["deleted"])
-    assert out(gbrain("get", "concepts/hybrid-retrieval", "--version", str(t["version"]), "--db", pg_url)) == edited
-    out(gbrain("restore", "people/ana-lima", "--db", pg_url))
-    assert out(gbrain("get", "people/ana-lima", "--db", pg_url)) == v1
-    out(gbrain("delete", "people/ana-lima", "--db", pg_url))
-    mid = json.loads(out(gbrain("trash", "--json", "--db", pg_url)))
-    out(gbrain("copy", "--from", pg_url, "--to", c))
-    assert json.loads(out(gbrain("trash", "--json", "--db", c))) == mid
-    out(gbrain("restore", "people/ana-lima", "--db", c))
-    assert out(gbrain("get", "people/ana-lima", "--db", c)) == v1
+    assert out(cli("get", "concepts/hybrid-retrieval", "--version", str(t["version"]), "--db", pg_url)) == edited
+    out(cli("restore", "people/ana-lima", "--db", pg_url))
+    assert out(cli("get", "people/ana-lima", "--db", pg_url)) == v1
+    out(cli("delete", "people/ana-lima", "--db", pg_url))
+    mid = json.loads(out(cli("trash", "--json", "--db", pg_url)))
+    out(cli("copy", "--from", pg_url, "--to", c))
+    assert json.loads(out(cli("trash", "--json", "--db", c))) == mid
+    out(cli("restore", "people/ana-lima", "--db", c))
+    assert out(cli("get", "people/ana-lima", "--db", c)) == v1
 
 
 def test_v5_moves_the_old_trash_into_history_losing_nothing(pg_url, monkeypatch):
