@@ -355,13 +355,14 @@ def test_embed_and_query_use_pgvector_hnsw(pg_url, tmp_path, brain_tree):
     """embed stores each vector in pgvector's column too and makes an HNSW index for the model;
     `query --mode vector` ranks through it with the same pages and cosine scores as the numpy
     index on SQLite; hybrid query works."""
+    cli = gbrain_in_process  # in-process: about the vectors and rankings on each engine, not the process
     sq = str(tmp_path / "brain.db")
     res = {}
     for db in (sq, pg_url):
-        out(gbrain("import", str(brain_tree), "--db", db))
-        out(gbrain("config", "set", "embedding_model", "fake-64", "--db", db))
-        out(gbrain("embed", "--db", db))
-        res[db] = [json.loads(out(gbrain("query", "who knows jensen huang", "--mode", m, "--json", "--db", db))) for m in ("vector", "hybrid")]
+        out(cli("import", str(brain_tree), "--db", db))
+        out(cli("config", "set", "embedding_model", "fake-64", "--db", db))
+        out(cli("embed", "--db", db))
+        res[db] = [json.loads(out(cli("query", "who knows jensen huang", "--mode", m, "--json", "--db", db))) for m in ("vector", "hybrid")]
     vp, vs = res[pg_url][0]["hits"], res[sq][0]["hits"]
     assert [(h["slug"], round(h["score"], 3)) for h in vp] == [(h["slug"], round(h["score"], 3)) for h in vs]
     assert res[pg_url][1]["hits"][0]["slug"] == res[sq][1]["hits"][0]["slug"] and res[pg_url][1]["mode"] == "hybrid"
