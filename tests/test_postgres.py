@@ -157,6 +157,7 @@ def test_core_commands_on_postgres_equal_sqlite(pg_url, tmp_path, brain_tree):
     threads/graph/stats, the same search hits (and the same top hit for names); user text is never
     query syntax; writes (put, tag, timeline-add, link) → export is the same tree as the same
     writes on SQLite, byte for byte."""
+    cli = gbrain_in_process  # in-process (the pipe() helper stays a real process): about the answers of the two engines, not the process
     sq = str(tmp_path / "brain.db")
     page = "---\ntitle: Zoë New\ntype: person\n---\n# Zoë New\n\nMet at the fair.\n"
     calls = [
@@ -173,7 +174,7 @@ def test_core_commands_on_postgres_equal_sqlite(pg_url, tmp_path, brain_tree):
     ]
     res = {}
     for db in (sq, pg_url):
-        out(gbrain("import", str(brain_tree), "--db", db))
+        out(cli("import", str(brain_tree), "--db", db))
         res[db] = pipe(db, calls)
     for (tool, params), a, b in zip(calls, res[pg_url], res[sq]):
         assert a["ok"] and b["ok"], (tool, params, a, b)
@@ -186,10 +187,10 @@ def test_core_commands_on_postgres_equal_sqlite(pg_url, tmp_path, brain_tree):
             assert {k: v for k, v in a["result"].items() if k != "db_bytes"} == {k: v for k, v in b["result"].items() if k != "db_bytes"}
         else:
             assert no_times(json.dumps(a["result"])) == no_times(json.dumps(b["result"])), (tool, params)
-    out(gbrain("export", "--dir", str(tmp_path / "from-pg"), "--db", pg_url))
-    out(gbrain("export", "--dir", str(tmp_path / "from-sqlite"), "--db", sq))
+    out(cli("export", "--dir", str(tmp_path / "from-pg"), "--db", pg_url))
+    out(cli("export", "--dir", str(tmp_path / "from-sqlite"), "--db", sq))
     assert tree_bytes(tmp_path / "from-pg") == tree_bytes(tmp_path / "from-sqlite")
-    r = gbrain("check", "--db", pg_url)
+    r = cli("check", "--db", pg_url)
     assert r.returncode == 0 and "OK" in r.stdout.decode()
 
 
@@ -271,16 +272,17 @@ def test_every_version_is_kept_with_its_origin(pg_url, brain_tree):
 def test_sync_both_ways_on_postgres(pg_url, brain_tree, tmp_path):
     """sync binds the folder; a brain write reaches the file (change-log triggers), a file edit
     reaches the brain, and a no-change sync changes nothing."""
-    out(gbrain("sync", str(brain_tree), "--db", pg_url))
-    out(gbrain("tag", "people/ana-lima", "synced", "--db", pg_url))
+    cli = gbrain_in_process  # in-process: about what sync carries each way, not the process
+    out(cli("sync", str(brain_tree), "--db", pg_url))
+    out(cli("tag", "people/ana-lima", "synced", "--db", pg_url))
     f = brain_tree / "concepts"
     page = next(p for p in sorted(f.glob("*.md")))
     page.write_bytes(page.read_bytes() + b"\nEdited on disk.\n")
-    r = json.loads(out(gbrain("sync", str(brain_tree), "--json", "--db", pg_url)))
+    r = json.loads(out(cli("sync", str(brain_tree), "--json", "--db", pg_url)))
     assert "synced" in (brain_tree / "people" / "ana-lima.md").read_text()
     slug = "concepts/" + page.stem
-    assert out(gbrain("get", slug, "--db", pg_url)).endswith("\nEdited on disk.\n")
-    again = json.loads(out(gbrain("sync", str(brain_tree), "--json", "--db", pg_url)))
+    assert out(cli("get", slug, "--db", pg_url)).endswith("\nEdited on disk.\n")
+    again = json.loads(out(cli("sync", str(brain_tree), "--json", "--db", pg_url)))
     assert not any(again.get(k) for k in ("to_disk", "to_brain", "conflicts") if isinstance(again.get(k), (int, list))), again
     assert r is not None
 
