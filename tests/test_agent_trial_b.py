@@ -11,7 +11,7 @@ from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput
 
-from conftest import gbrain
+from conftest import gbrain, gbrain_in_process
 from test_mcp import connect, ok, text_of
 
 #: a page longer than brain_get's default part (60,000 characters) whose compiled truth is long too
@@ -114,6 +114,7 @@ def test_a_partial_put_of_a_page_that_does_not_exist_refuses_with_did_you_mean(d
     timeline-add refuse a typo with `no page 'x'; did you mean: …`: a partial put with no
     compiled truth does too (nothing written), on every surface; content or compiled_truth still
     create a page."""
+    cli = gbrain_in_process  # in-process: about put's refusal, not the process
     from gbrain.errors import NotFound
 
     with Brain.open(db_path, create=True) as b:
@@ -124,10 +125,10 @@ def test_a_partial_put_of_a_page_that_does_not_exist_refuses_with_did_you_mean(d
         assert [r["slug"] for r in b.conn.execute("SELECT slug FROM pages")] == ["people/priya"]
         ops.run("put", {"slug": "people/new-one", "compiled_truth": "# New One\n", **part}, brain=b)  # compiled truth: created
         assert b.resolve_slug("people/new-one")["title"] == "New One"
-    r = gbrain("--db", str(db_path), "call", "brain_put", json.dumps({"slug": "priyaa", **part}))
+    r = cli("--db", str(db_path), "call", "brain_put", json.dumps({"slug": "priyaa", **part}))
     assert r.returncode == 1 and b"did you mean: people/priya" in r.stdout + r.stderr
     args = ["--frontmatter", json.dumps(part["frontmatter"])] if "frontmatter" in part else ["--timeline-append", part["timeline_append"]]
-    r = gbrain("--db", str(db_path), "put", "priyaa", *args)
+    r = cli("--db", str(db_path), "put", "priyaa", *args)
     assert r.returncode == 1 and b"did you mean: people/priya" in r.stderr and b"--compiled-truth" in r.stderr
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT count(*) FROM pages").fetchone()[0] == 2
@@ -189,17 +190,18 @@ def test_lint_lists_conflict_copies_as_conflicts_not_as_orphans_or_duplicate_tit
     duplicate title ("make the titles distinct"): an agent following the maintain skill would
     link or retitle it. It is a `conflicts` finding now, with how to resolve it; briefings and
     maintenance reports (type briefing / report, records the skills leave unlinked) are no orphans."""
+    cli = gbrain_in_process  # in-process: about the conflict copy and lint's findings, not the process
     c = tmp_path / "c"
     (c / "deals").mkdir(parents=True)
     f = c / "deals" / "bridge.md"
     f.write_text("---\ntitle: Bridge\n---\n\n# Bridge\n\n> Summary v1.\n\n---\n\n- **2026-01-01** | call — opened\n")
     db = str(db_path)
-    assert gbrain("--db", db, "import", str(c)).returncode == 0
-    assert gbrain("--db", db, "put", "deals/bridge", "--compiled-truth", "# Bridge\n\n> AGENT summary.\n").returncode == 0
+    assert cli("--db", db, "import", str(c)).returncode == 0
+    assert cli("--db", db, "put", "deals/bridge", "--compiled-truth", "# Bridge\n\n> AGENT summary.\n").returncode == 0
     f.write_text(f.read_text().replace("Summary v1.", "HUMAN summary."))
-    assert gbrain("--db", db, "sync", str(c)).returncode == 3  # a conflict
+    assert cli("--db", db, "sync", str(c)).returncode == 3  # a conflict
     for slug, kind in (("sources/briefing-2026-12-02", "briefing"), ("sources/maintenance-2026-12-02", "report")):
-        assert gbrain("--db", db, "put", slug, input=f"---\ntitle: {slug}\ntype: {kind}\n---\n# R\n").returncode == 0
+        assert cli("--db", db, "put", slug, input=f"---\ntitle: {slug}\ntype: {kind}\n---\n# R\n").returncode == 0
     with Brain.open(db_path) as b:
         copy = [r["slug"] for r in b.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%conflict%'")]
         assert len(copy) == 1 and copy[0].startswith("deals/bridge.conflict-")
