@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import gbrain
+from conftest import gbrain, gbrain_in_process
 from test_surfaces import j, pipe
 
 
@@ -42,19 +42,20 @@ def test_a_source_ref_names_one_page_whatever_the_day(db_path, monkeypatch):
 
 
 def test_the_same_text_through_the_cli_and_call_finds_one_page(tmp_path, db_path):
+    run = gbrain_in_process  # in-process: about the page each surface finds, not the process
     db = str(db_path)
     f = tmp_path / "m1.txt"
     f.write_text("Meeting with Ana Yilmaz about GPU lending\n\nShe lends two.\n", encoding="utf-8")
-    cli = j(gbrain("--db", db, "ingest", str(f), "--type", "meeting", "--json"))
-    via_call = j(gbrain("--db", db, "call", "ingest", json.dumps({"content": f.read_text(encoding="utf-8"), "source_type": "meeting"})))
-    via_file = j(gbrain("--db", db, "call", "ingest", json.dumps({"file": str(f), "source_type": "meeting"})))
+    cli = j(run("--db", db, "ingest", str(f), "--type", "meeting", "--json"))
+    via_call = j(run("--db", db, "call", "ingest", json.dumps({"content": f.read_text(encoding="utf-8"), "source_type": "meeting"})))
+    via_file = j(run("--db", db, "call", "ingest", json.dumps({"file": str(f), "source_type": "meeting"})))
     assert cli["slug"].endswith("-meeting-with-ana-yilmaz-about-gpu-lending") and cli["created"]
     assert via_call["slug"] == via_file["slug"] == cli["slug"] and not via_call["changed"] and not via_file["changed"]
     # the file changed: the same path (its ref) updates the page
     f.write_text("Meeting with Ana Yilmaz about GPU lending\n\nShe lends three.\n", encoding="utf-8")
-    upd = j(gbrain("--db", db, "ingest", str(f), "--type", "meeting", "--json"))
+    upd = j(run("--db", db, "ingest", str(f), "--type", "meeting", "--json"))
     assert upd["slug"] == cli["slug"] and upd["changed"] and upd["logged"]
-    assert j(gbrain("--db", db, "stats", "--json"))["ingest_log"] == 2
+    assert j(run("--db", db, "stats", "--json"))["ingest_log"] == 2
 
 
 def test_call_and_pipe_take_ingest_file_and_mcp_keeps_content(tmp_path, db_path):
