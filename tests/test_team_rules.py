@@ -189,7 +189,10 @@ def test_a_teammate_joining_from_an_old_copy_gets_no_conflicts_and_no_deleted_or
     # the renamed page is one page, at its new name only
     assert not (old / "people" / "bruno-okafor.md").exists()
     assert (old / "people" / "bruno-okafor-moved.md").read_bytes() == (a / "people" / "bruno-okafor-moved.md").read_bytes()
-    assert gbrain("--db", db, "get", "people/bruno-okafor").returncode != 0 or b"bruno-okafor-moved" in gbrain("--db", db, "get", "people/bruno-okafor").stdout
+    # (the old name reads the page under its new one, saying so, as every read follows a rename)
+    r = gbrain("--db", db, "get", "people/bruno-okafor")
+    assert r.returncode == 0 and b"was renamed to people/bruno-okafor-moved" in r.stderr, r.stderr
+    assert r.stdout == gbrain("--db", db, "get", "people/bruno-okafor-moved").stdout
     with Brain.open(db) as br:
         assert br.page_row("people/bruno-okafor") is None and br.page_row("deals/river-ai-series-a") is None
     # every edited page is the brain's newest version on disk
@@ -303,7 +306,11 @@ def test_an_edit_in_a_folder_offline_follows_a_rename_another_folder_made(tmp_pa
     text = (b / new).read_bytes()
     assert b"bob's offline line" in text and b"alice's first line" in text, text
     assert gbrain("--db", pg_url, "get", "people/ana-lima-cruz").stdout == text
-    assert gbrain("--db", pg_url, "get", "people/ana-lima").returncode != 0
+    # no page of the old name: a read of it follows the rename and says so
+    r = gbrain("--db", pg_url, "get", "people/ana-lima")
+    assert r.returncode == 0 and r.stdout == text and b"was renamed to people/ana-lima-cruz" in r.stderr, r.stderr
+    with Brain.open(pg_url) as br:
+        assert br.page_row("people/ana-lima") is None
     assert _sync(pg_url, a).returncode == 0
     assert not (a / old).exists() and (a / new).read_bytes() == text
     assert not [p for p in (b / "people").iterdir() if ".conflict-" in p.name]
