@@ -55,7 +55,7 @@ def test_put_to_the_old_name_of_a_renamed_page_writes_the_renamed_page(tmp_path,
 def test_get_of_the_old_name_says_where_the_page_went(tmp_path, db_path):
     renamed_vault(tmp_path / "v", db_path)
     with Brain.open(db_path) as b:
-        # the lookup (graph, path, history's suggestions) says where the page went
+        # the lookup (Brain.resolve_slug: history's suggestions, a read that cannot follow) says where the page went
         with pytest.raises(NotFound) as e:
             b.resolve_slug("T/ref20")
         assert "T/ref20 was renamed to T/ref20-new on " in str(e.value)
@@ -116,6 +116,60 @@ def test_reads_of_the_old_name_of_a_renamed_page_read_the_renamed_page_with_a_no
     assert b"T/ref20 was renamed to T/ref20-new on " in p.stderr, p
     p = gbrain("--db", str(db_path), "timeline", "T/ref20")
     assert p.returncode == 0 and b"met" in p.stdout and b"was renamed to T/ref20-new" in p.stderr, p
+
+
+def test_graph_path_and_get_output_of_the_old_name_of_a_renamed_page_read_the_renamed_page(tmp_path, db_path):
+    """After 3f47a4f the reads of one page followed a renamed page's old name, but `graph OLD`,
+    `path OLD X`/`path X OLD` and `gbrain get OLD --output FILE` still failed "OLD was renamed to
+    NEW". They follow it as the other reads do: graph's start and path's two ends are each
+    followed with the note "OLD was renamed to NEW on …; read NEW" as a warning, the answer the
+    one NEW gives; get --output writes NEW's bytes and says the note on stderr. A name never used
+    is still a miss."""
+    from conftest import gbrain_in_process
+
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        ops.run("link", {"from": "T/other", "to": "T/ref20-new"}, brain=b)  # [[ref20]] dangles since the rename
+        ops.run("put", {"slug": "T/third", "content": "see [[T/other]]\n"}, brain=b)
+        for surface in ("mcp", "cli"):
+            for old in ("T/ref20", "ref20"):
+                said: list[str] = []
+                ctx = ops.Context(surface=surface, on_warning=said.append)
+                got = ops.run("graph", {"slug": old, "depth": 2}, ctx, brain=b)
+                assert got == ops.run("graph", {"slug": "T/ref20-new", "depth": 2}, ctx, brain=b), got
+                assert got["root"] == "T/ref20-new" and {n["slug"] for n in got["nodes"]} == {"T/ref20-new", "T/other", "T/third"}, got
+                assert sum("T/ref20 was renamed to T/ref20-new on " in w and w.endswith("; read T/ref20-new") for w in said) == 1, said
+                for args, want in (({"from": old, "to": "T/third"}, {"from": "T/ref20-new", "to": "T/third"}),
+                                   ({"from": "T/third", "to": old}, {"from": "T/third", "to": "T/ref20-new"})):
+                    said.clear()
+                    got = ops.run("path", args, ctx, brain=b)
+                    assert got == ops.run("path", want, ctx, brain=b) and got["found"] and got["hops"] == 2, got
+                    assert sum("T/ref20 was renamed to T/ref20-new on " in w and w.endswith("; read T/ref20-new") for w in said) == 1, said
+        # nothing renamed: no note
+        said = []
+        ops.run("graph", {"slug": "T/other"}, ops.Context(on_warning=said.append), brain=b)
+        ops.run("path", {"from": "T/other", "to": "T/third"}, ops.Context(on_warning=said.append), brain=b)
+        assert not said
+        # a name never used is still a miss
+        for name, args in (("graph", {"slug": "T/ref21"}), ("path", {"from": "T/ref21", "to": "T/third"}), ("path", {"from": "T/third", "to": "T/ref21"})):
+            with pytest.raises(NotFound) as e:
+                ops.run(name, args, brain=b)
+            assert "renamed" not in str(e.value), name
+        new_bytes = b.get_text("T/ref20-new").encode("utf-8")
+    # the command line: graph and path say the note on stderr; get --output writes NEW's bytes
+    p = gbrain_in_process("--db", str(db_path), "graph", "T/ref20")
+    assert p.returncode == 0 and p.stdout.startswith(b"T/ref20-new") and b"T/ref20 was renamed to T/ref20-new on " in p.stderr, p
+    p = gbrain_in_process("--db", str(db_path), "path", "T/third", "T/ref20")
+    assert p.returncode == 0 and b"T/ref20-new" in p.stdout and b"T/ref20 was renamed to T/ref20-new on " in p.stderr, p
+    out = tmp_path / "out.md"
+    p = gbrain_in_process("--db", str(db_path), "get", "T/ref20", "--output", str(out))
+    assert p.returncode == 0 and out.read_bytes() == new_bytes and b"T/ref20-new" in p.stdout, p
+    assert b"T/ref20 was renamed to T/ref20-new on " in p.stderr, p
+    p = gbrain_in_process("--db", str(db_path), "get", "T/ref21", "--output", str(tmp_path / "none.md"))
+    assert p.returncode == 1 and not (tmp_path / "none.md").exists(), p
+    # get --version of the old name with --output is still the old name's history
+    p = gbrain_in_process("--db", str(db_path), "get", "T/ref20", "--version", "1", "--output", str(tmp_path / "v1.md"))
+    assert p.returncode == 0 and (tmp_path / "v1.md").read_bytes() == b"# Ref 20\n\nbody\n", p
 
 
 def test_under_watch_a_put_to_the_old_name_reaches_the_renamed_file(watch, brain, brain_tree, db_path):

@@ -17,7 +17,7 @@ from ..errors import Ambiguous, BadInput, Conflict, NotFound
 from ..page.slugs import cmd_arg
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op, read_slug,
 )
 
 
@@ -113,7 +113,7 @@ def _get(b, a, ctx):
                             else "a file (an attachment)")
                     raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain get {cmd_arg(other['path'])} --output FILE` "
                                    f"(the CLI) writes its bytes, `gbrain history {cmd_arg(other['path'])}` lists its versions") from None
-                slug, note = _read_slug(b, a["slug"])  # a renamed page's old name: the page, as the writes follow it
+                slug, note = read_slug(b, a["slug"])  # a renamed page's old name: the page, as the writes follow it
                 if note is None:
                     raise
                 row = b.resolve_slug(slug)
@@ -146,7 +146,9 @@ def _get_to_file(b, a) -> dict:
     a sidecar) or a version of either (``version``) written to FILE, streamed piece by piece
     (:func:`gbrain.storage.blobs.iter_file`, :func:`gbrain.core.history.body_pieces`) into a
     temporary file beside it that then takes its name: never a half-written FILE, and an
-    existing one only with ``force``."""
+    existing one only with ``force``. A renamed page's old name writes the page under its new
+    name, the result's ``note`` saying so (:func:`read_slug`), as ``get`` does; with
+    ``version`` it is the old name's own history."""
     from ..core import history as h
     from ..storage import blobs
 
@@ -169,16 +171,21 @@ def _get_to_file(b, a) -> dict:
             path = next((p for p in (a["slug"], a["slug"] + ".md")
                          if b.conn.execute("SELECT 1 FROM files WHERE path = ?", (p,)).fetchone()), None)
             if path is None:
-                raise
-            pieces = blobs.iter_file(b.conn, path)
-            out = {"kind": "file", "path": path}
+                slug, note = read_slug(b, a["slug"])  # a renamed page's old name: the page, as get without --output
+                if note is None:
+                    raise
+                row = b.resolve_slug(slug)
+                out["note"] = note
+            else:
+                pieces = blobs.iter_file(b.conn, path)
+                out = {"kind": "file", "path": path}
         if row is not None:
             from ..core.brain import render_row
 
             text = render_row(row)
             _check_hash(b, row, text)
             pieces = iter([text.encode("utf-8")])
-            out = {"kind": "page", "slug": row["slug"], "content_hash": row["content_hash"]}
+            out = {**out, "kind": "page", "slug": row["slug"], "content_hash": row["content_hash"]}
     from ..sync.folders import make_folders
 
     created = make_folders(dest.parent, dest)  # as export --dir does; said in the result, never silently
@@ -382,28 +389,6 @@ def _follow(b, a: dict, write, keys: tuple[str, ...] = ("slug",)):
         out = dict(out)
         out["note"] = "; ".join(notes + ([out["note"]] if out.get("note") else []))
     return out
-
-
-def _read_slug(b, slug: str, ctx=None) -> tuple[str, str | None]:
-    """The name a read of one page (get, timeline, backlinks, links, tags, raw) reads: ``slug``
-    itself, or, when no page has it and it is a renamed page's old name (:meth:`Brain.renamed`),
-    the page's name now, as every write follows it; with the note "OLD was renamed to NEW on …;
-    read NEW" (None when nothing was followed), also given to ``ctx.on_warning`` when ``ctx``
-    has one (the lists carry it there). An ambiguous name, or one no page has or had, is
-    returned as given: the read then fails as before. Raises nothing of its own."""
-    try:
-        b.resolve_slug(slug, suggest=False)
-        return slug, None
-    except Ambiguous:
-        return slug, None
-    except (NotFound, BadInput):
-        moved = b.renamed(slug)
-    if moved is None:
-        return slug, None
-    note = f"{moved['words']}; read {moved['slug']}"
-    if ctx is not None and ctx.on_warning is not None:
-        ctx.on_warning(note)
-    return moved["slug"], note
 
 
 #: what a spelling of a name may differ by besides case (`_check_spelling_twin`): white space,
@@ -782,7 +767,7 @@ def _tags_text(r, a) -> str:
 )
 def _tags(b, a, ctx):
     if a.get("slug"):
-        return b.tags(_read_slug(b, a["slug"], ctx)[0])
+        return b.tags(read_slug(b, a["slug"], ctx)[0])
     return b.all_tags()
 
 
@@ -861,7 +846,7 @@ def _unlink(b, a, ctx):
     text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no links)",
 )
 def _links(b, a, ctx):
-    out = b.links(_read_slug(b, a["slug"], ctx)[0])
+    out = b.links(read_slug(b, a["slug"], ctx)[0])
     return out[: a["limit"]] if a.get("limit") else out
 
 
@@ -875,7 +860,7 @@ def _links(b, a, ctx):
     text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
 )
 def _backlinks(b, a, ctx):
-    out = b.backlinks(_read_slug(b, a["slug"], ctx)[0])
+    out = b.backlinks(read_slug(b, a["slug"], ctx)[0])
     return out[: a["limit"]] if a.get("limit") else out
 
 
@@ -889,7 +874,7 @@ def _backlinks(b, a, ctx):
     text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
 )
 def _timeline(b, a, ctx):
-    return b.timeline(_read_slug(b, a["slug"], ctx)[0], a.get("limit") or None)
+    return b.timeline(read_slug(b, a["slug"], ctx)[0], a.get("limit") or None)
 
 
 @op(
@@ -931,7 +916,7 @@ def _timeline_add(b, a, ctx):
 def _raw(b, a, ctx):
     if a.get("data") is not None:
         return _raw_put(b, a, ctx)
-    a = {**a, "slug": _read_slug(b, a["slug"], ctx)[0]}
+    a = {**a, "slug": read_slug(b, a["slug"], ctx)[0]}
     out = b.raw_get(a["slug"], a.get("source"), on_warning=ctx.on_warning)
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     if offset == 0 and not cap:

@@ -8,7 +8,7 @@ indexes, so the cost grows with the pages reached, not with the brain.
 from __future__ import annotations
 
 from ..errors import BadInput
-from .registry import Param, obj, op
+from .registry import Param, obj, op, read_slug
 
 DIRECTIONS = ["both", "out", "in"]
 NODE = obj("slug", "distance", slug="string", title="string?", type="string?", distance="integer",
@@ -74,7 +74,7 @@ def _graph_text(r: dict, a: dict) -> str:
                edges={"type": "array", "items": EDGE}, more="integer"),
 )
 def _graph(b, a, ctx):
-    root = b.resolve_slug(a["slug"])
+    root = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: its page, with a warning
     depth, direction, limit = a["depth"] or 1, a.get("direction") or "both", a["limit"] or 100
     dist = {root["id"]: 0}
     edges: set[tuple[int, int, str, str]] = set()
@@ -146,7 +146,7 @@ def _path_text(r: dict, a: dict) -> str:
                links={"type": "array", "items": obj("from", "to", "forward", **{"from": "string", "to": "string", "forward": "boolean", "kind": "string", "context": "string"})}),
 )
 def _path(b, a, ctx):
-    src, dst = b.resolve_slug(a["from"]), b.resolve_slug(a["to"])
+    src, dst = (b.resolve_slug(read_slug(b, a[k], ctx)[0]) for k in ("from", "to"))  # each end follows a rename, as graph's start
     max_depth = a["max_depth"] or 6
     base = {"from": src["slug"], "to": dst["slug"], "max_depth": max_depth}
     if src["id"] == dst["id"]:

@@ -596,6 +596,29 @@ def limit_param(default: int | None, description: str, *, minimum: int = 0, deta
     return Param("limit", "integer", description, default=default, minimum=minimum, details=details)
 
 
+def read_slug(b, slug: str, ctx=None) -> tuple[str, str | None]:
+    """The name a read of one page (get, get --output, timeline, backlinks, links, tags, raw;
+    graph's start, each end of path) reads: ``slug`` itself, or, when no page has it and it is a
+    renamed page's old name (:meth:`Brain.renamed`), the page's name now, as every write follows
+    it; with the note "OLD was renamed to NEW on …; read NEW" (None when nothing was followed),
+    also given to ``ctx.on_warning`` when ``ctx`` has one (the lists carry it there). An
+    ambiguous name, or one no page has or had, is returned as given: the read then fails as
+    before. Raises nothing of its own."""
+    try:
+        b.resolve_slug(slug, suggest=False)
+        return slug, None
+    except Ambiguous:
+        return slug, None
+    except (NotFound, BadInput):
+        moved = b.renamed(slug)
+    if moved is None:
+        return slug, None
+    note = f"{moved['words']}; read {moved['slug']}"
+    if ctx is not None and ctx.on_warning is not None:
+        ctx.on_warning(note)
+    return moved["slug"], note
+
+
 def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain | None = None) -> Any:
     """Run an operation by name with JSON arguments; opens the brain unless one is given.
 
