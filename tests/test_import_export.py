@@ -570,6 +570,44 @@ def test_export_refuses_to_replace_files_that_differ_and_writes_nothing(tmp_path
     assert tree_bytes(copy) == before
 
 
+def test_export_refusal_says_which_files_differ_only_in_line_endings(tmp_path, brain_tree, db_path):
+    """trial10: `export --dir` into a git clone checked out with `core.autocrlf=true` (CRLF on
+    disk, LF in the brain) was refused with "885 file(s) differ" and nothing more. The refusal
+    (still a refusal, nothing written) says how many differ only in line endings, that git's
+    autocrlf does that, and how to get a folder without the conversion; a file with another
+    difference is not counted among them."""
+    import shutil
+
+    db = str(db_path)
+    assert gbrain_in_process("--db", db, "import", str(brain_tree)).returncode == 0
+    copy = tmp_path / "clone"
+    shutil.copytree(brain_tree, copy)
+    crlf = sorted(p for p in copy.rglob("*.md") if b"\n" in p.read_bytes() and b"\r" not in p.read_bytes())[:3]
+    assert len(crlf) == 3
+    for p in crlf:  # what a checkout with core.autocrlf=true writes
+        p.write_bytes(p.read_bytes().replace(b"\n", b"\r\n"))
+    ana = copy / "people" / "ana-lima.md"
+    assert ana not in crlf
+    ana.write_bytes(ana.read_bytes() + b"precious\n")
+    before = tree_bytes(copy)
+    r = gbrain_in_process("--db", db, "export", "--dir", str(copy))
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "4 file(s)" in err and "nothing was written" in err, err
+    assert "3 of them differ only in line endings (CRLF in the folder, LF in the brain)" in err, err
+    assert "core.autocrlf" in err and "git clone -c core.autocrlf=false" in err, err
+    assert tree_bytes(copy) == before
+    ana.write_bytes(ana.read_bytes()[: -len(b"precious\n")])  # only line endings differ now
+    r = gbrain_in_process("--db", db, "export", "--dir", str(copy), "--json")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "3 file(s)" in err and "All of them differ only in line endings" in err, err
+    assert "gbrain import" not in err and "--overwrite" in err, err  # importing CRLF copies is no advice
+    ana.write_bytes(ana.read_bytes() + b"precious\n")  # no line-ending difference: nothing said of it
+    for p in crlf:
+        p.write_bytes(p.read_bytes().replace(b"\r\n", b"\n"))
+    err = gbrain_in_process("--db", db, "export", "--dir", str(copy)).stderr.decode()
+    assert "1 file(s)" in err and "line endings" not in err and "autocrlf" not in err and "gbrain import" in err, err
+
+
 @pytest.mark.engine_free
 def test_export_into_a_missing_folder_says_it_created_it(tmp_path, brain_tree):
     """`export --dir` creates a missing folder (and its parents) as `get --output` does, and says

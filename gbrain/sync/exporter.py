@@ -300,6 +300,54 @@ def _prune_extras(brain: Brain, root: Path, extras: dict[str, str]) -> tuple[lis
     return removed, left
 
 
+def line_ending_only(brain: Brain, root: Path, paths: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Of ``paths`` (files under ``root`` that differ from the brain: :func:`differing_targets`),
+    the ones whose bytes equal the brain's once every CRLF is read as LF (what git's
+    ``core.autocrlf`` or a ``.gitattributes`` ``eol`` does at checkout): ``(crlf_on_disk,
+    crlf_in_brain)``, sorted: the folder's copy holds CRLF where the brain holds LF, or the other
+    way. Reads each file and its stored bytes once; files over ``blobs.BIG`` and files that
+    cannot be read are left out (never counted). Raises nothing."""
+    on_disk: list[str] = []
+    in_brain: list[str] = []
+    for rel in sorted(paths):
+        try:
+            target = safe_join(root, rel)
+            if target.stat().st_size > blobs.BIG:
+                continue
+            disk = target.read_bytes()
+            row = brain.conn.execute("SELECT bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE path = ?", (rel,)).fetchone()
+            if row is not None:
+                stored = render_row(row).encode("utf-8")
+            else:
+                n = brain.conn.execute("SELECT size FROM files WHERE path = ?", (rel,)).fetchone()
+                stored = blobs.file_bytes(brain.conn, rel) if n is not None and n[0] <= blobs.BIG else None
+        except (OSError, GBrainError, sqlite3.DatabaseError, UnicodeError):
+            continue
+        if stored is None or disk == stored or disk.replace(b"\r\n", b"\n") != stored.replace(b"\r\n", b"\n"):
+            continue
+        (on_disk if disk.count(b"\r\n") > stored.count(b"\r\n") else in_brain).append(rel)
+    return on_disk, in_brain
+
+
+def _line_ending_note(brain: Brain, root: Path, paths: dict[str, int]) -> tuple[str, bool]:
+    """``(sentence, all)`` for export's refusal: a sentence saying how many of ``paths`` differ
+    only in line endings and what to do ('' when none do), and whether all of them do."""
+    on_disk, in_brain = line_ending_only(brain, root, paths)
+    if not on_disk and not in_brain:
+        return "", False
+    n = len(on_disk) + len(in_brain)
+    who = "all of them" if n == len(paths) else f"{n:,} of them"
+    if on_disk and not in_brain:
+        how = "CRLF in the folder, LF in the brain"
+    elif in_brain and not on_disk:
+        how = "LF in the folder, CRLF in the brain"
+    else:
+        how = f"{len(on_disk):,} with CRLF in the folder, {len(in_brain):,} with CRLF in the brain"
+    advice = ("git converts line endings when it checks files out (`core.autocrlf`, a `.gitattributes` `eol`): "
+              "export into a clone made without the conversion (`git clone -c core.autocrlf=false …`)")
+    return f" {who[0].upper()}{who[1:]} differ only in line endings ({how}): {advice}.", n == len(paths)
+
+
 def _keep_replaced(brain: Brain, root: Path, paths: dict[str, int]) -> None:
     """Make the bytes on disk at ``paths`` versions in the history (and the trash) before export
     replaces them, in one transaction. Files over ``blobs.BIG`` are not read whole: refused."""
@@ -357,8 +405,10 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         raise BadInput(f"{bound} is the folder this brain imports from / syncs with: run `gbrain sync {cmd_arg(bound)}` (it merges the edits of both "
                        f"sides, conflicts kept){differ}; export writes a copy into another folder; nothing was written")
     if clobber and not overwrite:
-        raise BadInput(f"{len(clobber):,} file(s) in {root} differ from the brain and export would replace them: {names}; nothing was written. "
-                       "Import them first (`gbrain import FOLDER`), export into an empty folder, or pass --overwrite "
+        note, only_eol = _line_ending_note(brain, root, clobber)
+        first = "Export" if only_eol else "Import them first (`gbrain import FOLDER`), export"  # importing CRLF copies would be no edit
+        raise BadInput(f"{len(clobber):,} file(s) in {root} differ from the brain and export would replace them: {names}; nothing was written.{note} "
+                       f"{first} into an empty folder, or pass --overwrite "
                        "(the replaced bytes are kept in the history and listed in `gbrain trash`)")
     if clobber:
         _keep_replaced(brain, root, clobber)
