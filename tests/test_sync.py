@@ -1420,3 +1420,30 @@ def test_a_note_deleted_while_the_sync_reads_it_is_no_failure(tmp_path, brain_tr
     assert not rep["ok"] and rep["exit_code"] == 1 and rep["unreadable"][0]["path"] == "people/ana-lima.md", rep
     eng.close()
     brain.close()
+
+
+def test_sync_text_names_the_trashed_files(db_path, brain_tree):
+    """trial10: after a `git clean -fd` the sync report said "trashed 1" and not which note (watch
+    names each). The text report names each file trashed, sorted, up to `TRASHED_SHOWN`, then
+    how many more and where to see them (--json lists them already: `changed.trashed`)."""
+    from gbrain.operations.sync import TRASHED_SHOWN
+
+    db = str(db_path)
+    inbox = brain_tree / "inbox"
+    inbox.mkdir()
+    n = TRASHED_SHOWN + 5
+    for i in range(n):
+        (inbox / f"n{i:02}.md").write_text(f"# Note {i}\n")
+    assert gbrain_in_process("--db", db, "sync", str(brain_tree)).returncode == 0
+    (brain_tree / "people" / "bruno-okafor.md").unlink()
+    r = gbrain_in_process("--db", db, "sync", str(brain_tree))
+    out = r.stdout.decode().splitlines()
+    assert r.returncode == 0 and [x for x in out if x.startswith("Trashed")] == ["Trashed (deleted in the folder): people/bruno-okafor.md"], out
+    assert "Kept in the trash: `gbrain trash` lists it; `gbrain restore SLUG` brings it back" in out, out
+    for i in range(n):
+        (inbox / f"n{i:02}.md").unlink()
+    r = gbrain_in_process("--db", db, "sync", str(brain_tree), "--confirm-delete")
+    out = r.stdout.decode().splitlines()
+    assert r.returncode == 0, r.stderr
+    assert [x for x in out if x.startswith("Trashed")] == [f"Trashed (deleted in the folder): inbox/n{i:02}.md" for i in range(TRASHED_SHOWN)], out
+    assert any(x.startswith("… and 5 more trashed") and "`gbrain trash`" in x for x in out), out

@@ -14,10 +14,21 @@ from ..page.slugs import shown
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
+#: how many trashed files the text report of ``sync`` names (then "… and N more")
+TRASHED_SHOWN = 20
+
+
 def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
         lines.append(f"Moved: {m['from']} → {m['to']}")
+    trashed = sorted((r.get("changed") or {}).get("trashed") or [])  # (the report lists the first verify.MAX_LISTED)
+    for p in trashed[:TRASHED_SHOWN]:
+        lines.append(f"Trashed (deleted in the folder): {p}")
+    if trashed:
+        more = max((r.get("counts") or {}).get("trashed", 0), len(trashed)) - min(len(trashed), TRASHED_SHOWN)
+        where = "`gbrain trash` lists them; `gbrain restore SLUG` brings one back" if len(trashed) > 1 else "`gbrain trash` lists it; `gbrain restore SLUG` brings it back"
+        lines.append(f"… and {more:,} more trashed ({where})" if more else f"Kept in the trash: {where}")
     for m in r.get("merged") or []:
         lines.append(f"Merged: {m}: changed in the folder and in the brain; the edits did not overlap, so both are in the note (no conflict copy)")
     for c in r.get("cleaned") or []:
