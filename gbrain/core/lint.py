@@ -789,12 +789,13 @@ def _conflict_markers(brain) -> list[dict]:
     text holds ``<<<<<<<``."""
     from ..page.markdown import conflict_marker_line
 
+    from .brain import render_row
+
     out = []
     like = "%<<<<<<<%"
     for r in brain.conn.execute("SELECT slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages "
                                 "WHERE frontmatter_raw LIKE ? OR compiled_truth LIKE ? OR timeline LIKE ? ORDER BY slug", (like, like, like)):
-        text = (BOM if r["bom"] else "") + r["frontmatter_raw"] + r["compiled_truth"] + r["separator"] + r["timeline"]
-        line = conflict_marker_line(text)
+        line = conflict_marker_line(render_row(r))
         if line is None:
             continue
         out.append({
@@ -808,6 +809,11 @@ def _conflict_markers(brain) -> list[dict]:
                       f"or through gbrain (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)",
         })
     return out
+
+
+#: the last step of resolving a conflict copy that is a file, not a page (:func:`_file_conflicts`)
+_DELETE_COPY_FILE = ("delete the copy file in the folder (no command deletes a file that is not a page; the next sync or watch round "
+                     "drops it; an agent that cannot reach the folder asks the person)")
 
 
 def _file_conflicts(brain) -> list[dict]:
@@ -824,11 +830,9 @@ def _file_conflicts(brain) -> list[dict]:
             page = None
         if page is not None:
             action = (f"compare the copy (the file {r['path']} in the synced folder) with `gbrain raw {cmd_arg(page)}`, store each "
-                      f"source the sidecar should take from it (`gbrain raw-put {cmd_arg(page)} --source SOURCE --data JSON`), then delete the "
-                      "copy file in the folder (no command deletes a file that is not a page; the next sync or watch round drops it; an agent that cannot reach the folder asks the person)")
+                      f"source the sidecar should take from it (`gbrain raw-put {cmd_arg(page)} --source SOURCE --data JSON`), then " + _DELETE_COPY_FILE)
         else:
-            action = (f"keep the version wanted at {orig} (the copy is the file {r['path']} in the synced folder), then delete the "
-                      "copy file in the folder (no command deletes a file that is not a page; the next sync or watch round drops it; an agent that cannot reach the folder asks the person)")
+            action = (f"keep the version wanted at {orig} (the copy is the file {r['path']} in the synced folder), then " + _DELETE_COPY_FILE)
         out.append({
             "check": "conflicts",
             "slug": page,
