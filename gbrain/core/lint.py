@@ -78,7 +78,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines, to_lf
 from ..page.slugs import cmd_arg, conflict_original, identity_key, loose_key, name_key, nfc, page_slug_for_sidecar, slug_key
 
 CHECKS = (
@@ -156,7 +156,7 @@ def open_thread_items(compiled_truth: str) -> list[dict]:
     level = 0  # heading level of the open section, 0 = not in one
     fence = ""
     cur: dict | None = None
-    for raw in compiled_truth.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    for raw in to_lf(compiled_truth).split("\n"):
         fm = _FENCE_RE.match(raw)
         if fence:
             if fm and fm.group(1).startswith(fence[0]) and len(fm.group(1)) >= len(fence):

@@ -449,7 +449,7 @@ def unread_spans(body: str) -> list[tuple[int, int]]:
     (fenced code, HTML blocks, ``$$`` math, Obsidian ``%%`` comment blocks), sorted, in offsets
     of ``body``. The one definition of those blocks for a text scan that must skip what the
     parser skips (:func:`gbrain.page.linkedit.link_spans`). Costs one block parse of ``body``."""
-    lf = body.replace("\r\n", "\n").replace("\r", "\n")
+    lf = to_lf(body)
     _tokens, spans = _parse_ast(lf)
     if len(lf) == len(body) or not spans:
         return spans
@@ -500,8 +500,8 @@ def conflict_marker_line(text: str) -> int | None:
         return None
     rest = text[1:] if text.startswith(BOM) else text
     fm_raw, body, _w = split_frontmatter(rest)
-    lf_body = body.replace("\r\n", "\n").replace("\r", "\n")
-    return _conflict_line(fm_raw.replace("\r\n", "\n").replace("\r", "\n"), lf_body, _parse_ast(lf_body)[1])
+    lf_body = to_lf(body)
+    return _conflict_line(to_lf(fm_raw), lf_body, _parse_ast(lf_body)[1])
 
 
 def conflict_warning(line: int) -> str:
@@ -513,6 +513,13 @@ def conflict_warning(line: int) -> str:
 # ---------------------------------------------------------------------------
 # parsing
 # ---------------------------------------------------------------------------
+
+
+def to_lf(text: str) -> str:
+    """``text`` with every line ending (``\\r\\n``, a lone ``\\r``) as ``\\n``: the one spelling of
+    the LF view that the block parser, the timeline split, chunking and lint read. Offsets move
+    back by one for each CRLF before them (:func:`unread_spans` maps them to the stored text)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def split_lines(text: str) -> list[str]:
@@ -834,7 +841,7 @@ def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter:
         return -1
     # the LF-normalised body has the lines of split_lines(body), each without its ending, and
     # the offsets of ``fences``; its ``---`` lines are found by str.find, not line by line
-    lf = body.replace("\r\n", "\n").replace("\r", "\n")
+    lf = to_lf(body)
     fence_starts = [a for a, _ in fences]
     i = 0  # the line index of ``line`` (the count of line breaks before it)
     counted = 0
@@ -867,7 +874,7 @@ def parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
     """
     entries: list[TimelineEntry] = []
     # the lines of split_lines(timeline) without their endings (one pass over the text)
-    lines = timeline.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = to_lf(timeline).split("\n")
     if not lines[-1]:
         lines.pop()
     in_fence = ""
@@ -1413,7 +1420,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     fm_raw, body, fm_warn = split_frontmatter(rest)
     not_dates: list[str] = []
     fm, fm_err = load_frontmatter(fm_raw, not_dates)
-    lf_body = body.replace("\r\n", "\n").replace("\r", "\n")
+    lf_body = to_lf(body)
     tokens, fences = _parse_ast(lf_body)
     sep_i = find_separator(body, fences, has_frontmatter=bool(fm_raw), rule=timeline_split)
     if sep_i >= 0:
@@ -1459,7 +1466,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     for v in not_dates:
         page.warnings.append(f"frontmatter value {v!r} looks like a date but is not a real date; kept as text")
     if "<<<<<<<" in text:
-        at = _conflict_line(fm_raw.replace("\r\n", "\n").replace("\r", "\n"), lf_body, fences)
+        at = _conflict_line(to_lf(fm_raw), lf_body, fences)
         if at is not None:
             page.warnings.append(conflict_warning(at))
     return page

@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..page.markdown import _TIMELINE_LINE_RE
+from ..page.markdown import _TIMELINE_LINE_RE, to_lf
 
 #: target upper size of one chunk, in estimated tokens
 MAX_TOKENS = 500
@@ -84,7 +84,7 @@ def approx_tokens(text: str) -> int:
 
 def clean_markdown(text: str) -> str:
     """Text for embedding: links become their labels, HTML comments and runs of blank lines go."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = to_lf(text)
     text = _COMMENT_RE.sub("", text)
     text = _WIKI_RE.sub(lambda m: (m.group(2) or m.group(1) or "").strip(), text)
     text = _MD_LINK_RE.sub(lambda m: m.group(1), text)
@@ -96,7 +96,7 @@ def _sections(body: str) -> list[tuple[str, str]]:
     """(heading, text) pairs: cut before each ``##`` heading outside fenced code."""
     out: list[tuple[str, list[str]]] = [("", [])]
     fence = ""
-    for line in body.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    for line in to_lf(body).split("\n"):
         m = _FENCE_RE.match(line)
         if fence:
             if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
@@ -169,7 +169,7 @@ def _timeline_blocks(timeline: str) -> list[tuple[str, str]]:
     blocks: list[tuple[str, list[str]]] = []
     in_entry = False
     fence = ""
-    for line in timeline.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+    for line in to_lf(timeline).split("\n"):
         m = _FENCE_RE.match(line.lstrip())
         if fence:
             blocks[-1][1].append(line)
