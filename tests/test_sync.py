@@ -759,17 +759,24 @@ def test_a_file_renamed_on_disk_while_the_page_is_edited_in_the_brain_moves_the_
 
 
 @pytest.mark.engine_free
-def test_moved_and_edited_on_disk_while_edited_in_the_brain_keeps_both(env):
-    """The new path's bytes are not the old base (edited on disk too): no guessing; the brain's
-    edit is put back at the old path and the new file is imported; nothing is lost."""
+def test_moved_and_edited_on_disk_while_edited_in_the_brain_merges_at_the_new_path(env):
+    """The new path's bytes are not the old base (edited on disk too) but alike to it: a move,
+    and the two edits merged three ways at the new path, as git merges a rename (before: the
+    brain's edit put back at the old path and the new file imported, two pages of one title).
+    Nothing is lost, and the old path is not re-created."""
     brain, eng, root = env
+    pid = brain.page_row("people/ana-lima")["id"]
     old, new = root / "people" / "ana-lima.md", root / "people" / "ana-moved.md"
     new.write_bytes(old.read_bytes() + b"\nedited after the move\n")
     old.unlink()
     brain.tag("people/ana-lima", "brain-edit")
     rep = eng.sync()
-    assert rep["exit_code"] == 3 and [c["kind"] for c in rep["conflicts"]] == ["deleted-on-disk"]
-    assert "brain-edit" in old.read_text() and "edited after the move" in new.read_text()
+    assert rep["exit_code"] == 0 and rep["conflicts"] == [], rep["conflicts"]
+    assert rep["moved"] == [{"from": "people/ana-lima.md", "to": "people/ana-moved.md"},  # its .raw sidecar with it
+                            {"from": "people/.raw/ana-lima.json", "to": "people/.raw/ana-moved.json"}]
+    assert rep["merged"] == ["people/ana-moved.md"]
+    assert not old.exists() and "brain-edit" in new.read_text() and "edited after the move" in new.read_text()
+    assert brain.page_row("people/ana-moved")["id"] == pid and brain.page_row("people/ana-lima") is None
     verify_equal(brain, root)
 
 

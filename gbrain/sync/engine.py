@@ -74,6 +74,10 @@ embeddings, history and timeline rows) and gets the new slug; its outbound links
 that pointed at it are resolved again. A case-only rename is the same. When the DB edited the
 page since the base and the new file holds the base (the disk side only moved it), the DB's
 text is first written to the new path (step 2, like any brain → file write), then the row moves.
+When the DB edited the page and the new file is similar to the base (renamed and edited on both
+sides: a ``git pull`` of a teammate's rename while an agent edited the page), the row moves with the
+DB's text, the new path keeps the old base, and the next round (:meth:`SyncEngine._then_both`)
+merges the two edits or keeps the DB's version as the conflict copy, as for a path that did not move.
 
 Order of a reconciliation, chosen so that a crash at any point loses nothing:
 1. read: the DB hashes and ``MAX(change_log.seq)`` in one read snapshot, then stat/hash the files;
@@ -1674,29 +1678,32 @@ class SyncEngine:
 
     def _similar(self, states: dict[str, PathState], disk: dict[str, DiskFile]) -> dict[tuple[str, str], float]:
         """How alike the texts of this round's vanished pages and new markdown notes are, for the
-        pairs worth asking (:mod:`gbrain.sync.similar`): the brain's text of each page gone from
-        disk that the brain did not edit since the base, against each new note whose bytes are not
-        a vanished path's (those pair by hash); plus every pair sharing a file id. Notes over
+        pairs worth asking (:mod:`gbrain.sync.similar`): the base text of each page gone from disk
+        (the version this folder last had, which the disk side edited: the brain's text when the
+        brain did not edit the page since the base, else the base's text from the history,
+        :meth:`_base_bytes`), against each new note whose bytes are not a vanished path's base or
+        brain text (those pair by hash); plus every pair sharing a file id. A page the brain
+        edited whose base text the history no longer has is scored, with the brain's text, only
+        against a new note with its file id (the rule before the base was looked up). Notes over
         :data:`SIMILAR_MAX_BYTES` are left out. ``{(gone, new): similarity}``."""
-        gone = [p for p, st in states.items() if st.disk is None and st.base is not None and st.brain is not None
-                and st.brain == st.base and st.brain_kind == "page"]
-        # a page the brain edited since the base pairs only with the same file (inode): scored
-        # for that pair only (``extra``), never shortlisted
-        edited = [p for p, st in states.items() if st.disk is None and st.base is not None and st.brain is not None
-                  and st.brain != st.base and st.brain_kind == "page" and st.base_id is not None]
-        if not gone and not edited:
+        gone = [p for p, st in states.items() if st.disk is None and st.base is not None and st.brain is not None and st.brain_kind == "page"]
+        if not gone:
             return {}
-        hashes = {states[q].base for q in gone}
+        hashes = {states[q].base for q in gone} | {states[q].brain for q in gone}
         new = [p for p, st in states.items() if st.disk is not None and st.brain is None and st.base is None and st.disk_kind == "page"
                and st.disk not in hashes and disk[p].size <= SIMILAR_MAX_BYTES]
         if not new:
             return {}
-        ids = {states[q].base_id: q for q in gone + edited if states[q].base_id is not None}
+        ids = {states[q].base_id: q for q in gone if states[q].base_id is not None}
         extra = [(ids[states[p].disk_id], p) for p in new if states[p].disk_id in ids]
-        paired_edited = {q for q, _ in extra if q in set(edited)}
+        inode_only: set[str] = set()  # edited in the brain, no base text: the same file only
         gone_text: dict[str, str] = {}
-        for q in gone + sorted(paired_edited):
-            data = self.db_bytes(q)
+        for q in sorted(gone):
+            st = states[q]
+            data = self.db_bytes(q) if st.brain == st.base else self._base_bytes(st.base, SIMILAR_MAX_BYTES)
+            if data is None and st.brain != st.base and any(q == x for x, _ in extra):
+                data = self.db_bytes(q)
+                inode_only.add(q)
             if data is not None and len(data) <= SIMILAR_MAX_BYTES:
                 gone_text[q] = data.decode("utf-8", "replace")
         new_text: dict[str, str] = {}
@@ -1710,8 +1717,23 @@ class SyncEngine:
             new_text[p] = data.decode("utf-8", "replace")
         if not gone_text or not new_text:
             return {}
-        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in paired_edited}, new_text)
+        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in inode_only}, new_text)
         return sim.score_pairs(gone_text, new_text, short, extra)
+
+    def _base_bytes(self, b: str, limit: int) -> bytes | None:
+        """The bytes of the version whose sha256 is ``b`` (a base), from the history
+        (``history_bodies`` by hash), or None: not there (pruned, or older than the history),
+        bigger than ``limit`` bytes, or not those bytes."""
+        r = self.conn.execute("SELECT id, size FROM history_bodies WHERE hash = ?", (b,)).fetchone()
+        if r is None or (r[1] or 0) > limit:
+            return None
+        from ..core.history import body
+
+        try:
+            data = body(self.conn, r[0])
+        except GBrainError:  # a body of its chain pruned: no base text
+            return None
+        return data if sha256(data) == b else None
 
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict, disk: dict[str, DiskFile]) -> None:
         """A partial round (watch) may see a move's new path without its old one (a file moved
@@ -1877,16 +1899,8 @@ class SyncEngine:
         ``both-changed`` conflict as before)."""
         if f.size > MERGE_MAX_BYTES:
             return None
-        r = self.conn.execute("SELECT id, size FROM history_bodies WHERE hash = ?", (b,)).fetchone()
-        if r is None or (r[1] or 0) > MERGE_MAX_BYTES:
-            return None
-        from ..core.history import body
-
-        try:
-            base = body(self.conn, r[0])
-        except GBrainError:  # a body of its chain pruned: no base text
-            return None
-        if sha256(base) != b:
+        base = self._base_bytes(b, MERGE_MAX_BYTES)
+        if base is None:
             return None
         data = f.data
         if data is None:

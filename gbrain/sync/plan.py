@@ -58,18 +58,20 @@ three passes, each one to one among the paths the earlier passes left:
    brain edited since the base an ``edited_moves`` pair: the row moves and the brain's text is
    written to the new path, as for a path that did not move) or the brain's current bytes
    (``D_new == S_old``: both sides agree already, a round that wrote it died before recording it);
-3. **similar text**: a markdown page the brain did not edit since the base, and a new markdown
-   note at least :data:`~gbrain.sync.similar.SIMILAR_MIN` alike, or
-   :data:`~gbrain.sync.similar.INODE_MIN` when the new note has the old one's inode
-   (``similar``, scored by the caller with :mod:`gbrain.sync.similar`), best pairs first (ties:
-   the same inode, the same file name, then the paths' order): a ``changed_moves`` pair, the row moves and then takes the new text (moved and
-   edited on disk: Obsidian rewrites a moved note's relative links, a checkout of a branch that
-   moved and edited pages). A page the brain edited since the base pairs here only with the
-   same file (inode) at :data:`~gbrain.sync.similar.INODE_MIN` or more: a ``both_moves`` pair
-   (renamed and edited on disk while an agent edited the page): the row moves with the brain's
-   text and the old base becomes the new path's base, so the next round's both-changed rules
-   decide the text (the edits merged three ways, or the file's text the page and the brain's
-   the conflict copy), as for a page that did not move.
+3. **similar text**: a markdown page and a new markdown note at least
+   :data:`~gbrain.sync.similar.SIMILAR_MIN` alike, or :data:`~gbrain.sync.similar.INODE_MIN`
+   when the new note has the old one's inode (``similar``, scored by the caller with
+   :mod:`gbrain.sync.similar` against the old path's *base* text, the version the disk side
+   edited), best pairs first (ties: the same inode, the same file name, then the paths' order).
+   With the brain unchanged since the base, a ``changed_moves`` pair: the row moves and then
+   takes the new text (moved and edited on disk: Obsidian rewrites a moved note's relative
+   links, a checkout of a branch that moved and edited pages). With the brain edited since the
+   base, a ``both_moves`` pair (renamed and edited on disk while an agent edited the page: a
+   ``git pull`` of a teammate's rename, which writes a new file, or a rename in Obsidian, which
+   keeps the inode): the row moves with the brain's text and the old base becomes the new
+   path's base, so the next round's both-changed rules decide the text (the edits merged three
+   ways, or the file's text the page and the brain's the conflict copy), as for a page that did
+   not move, at the new path.
 
 **Replaced**: a path whose file is another file now (its ``disk_id`` is not the ``base_id`` the
 base recorded), unchanged in the brain since the base, whose base file (the recorded inode) is at a
@@ -78,8 +80,8 @@ same round (``mv a.md b.md && echo … > a.md``): a ``replaced_moves`` pair, the
 new path and the old path's file is imported as a new page (or file). Paired before the passes.
 
 A new path holding anything else is not guessed at: it is imported, and the old path follows
-the rules above (a brain-edited page deleted on disk is put back, even when the new file is
-similar but another file: both sides changed it, and the file's version stays a page of its own). Within a pass,
+the rules above (a brain-edited page deleted on disk, with no new note alike enough to its
+base, is put back). Within a pass,
 new paths are taken in sorted order, each with the first free vanished path (sorted) it matches,
 so the plan is deterministic.
 """
@@ -173,8 +175,8 @@ class Plan:
 
 def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], float] | None = None) -> Plan:
     """The plan for one round: ``states`` maps each relative path to its :class:`PathState`;
-    ``similar`` maps ``(vanished path, new path)`` to how alike their texts are (0…1,
-    :func:`gbrain.sync.similar.similarity`; pairs left out count as 0).
+    ``similar`` maps ``(vanished path, new path)`` to how alike the vanished path's base text
+    and the new note are (0…1, :func:`gbrain.sync.similar.similarity`; pairs left out count as 0).
 
     Pure and deterministic: the same states give the same plan, whatever the mappings' order.
     Every path lands in exactly one bucket of the plan (a move names two paths). Raises nothing.
@@ -244,7 +246,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             src = next((q for q in by_hash.get(st.disk, ()) if q not in taken and states[q].brain_kind == st.disk_kind), None)
             if src is not None:
                 pair(src, p)
-        # 3. similar text: pages only, the brain's side unedited since the base (edited: the same file only); best first
+        # 3. similar text (to the old path's base, which the disk side edited): pages only, best first
         def same_file(q: str, p: str) -> bool:
             return q in states and p in states and states[p].disk_id is not None and states[p].disk_id == states[q].base_id
 
@@ -254,8 +256,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             if q in taken or p in paired:
                 continue
             old, st = states.get(q), states.get(p)
-            if not (q in gone_set and p in new_set and old.brain_kind == "page" and st.disk_kind == "page"
-                    and (old.brain == old.base or (same_file(q, p) and similar[(q, p)] >= INODE_MIN))):
+            if not (q in gone_set and p in new_set and old.brain_kind == "page" and st.disk_kind == "page"):
                 continue
             pair(q, p)
     for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves, plan.replaced_moves):
