@@ -426,6 +426,64 @@ def test_an_unrelated_new_note_is_no_move_of_a_page_the_brain_edited(tmp_path, d
         assert fresh_import_differences(b) == {}
 
 
+def test_the_new_note_is_compared_with_the_base_not_the_brains_rewrite(tmp_path, db_path):
+    """An agent rewrote the page whole (nothing like the base any more) while the note was
+    renamed and edited in git: the new note is alike to the base, the version the disk side
+    edited, so it is the page's move (scored against the brain's text it would be a new page
+    and the old name put back); the edits overlap: the both-changed conflict at the new name."""
+    root = tmp_path / "laptop"
+    ana_vault(root)
+    with Brain.open(db_path) as b:
+        assert sync(b, root)["ok"]
+        pid = b.page_row("people/ana-lima")["id"]
+        rewrite = "---\ntitle: Ana Lima\ntype: person\n---\n\n# Ana Lima\n\n" + prose(42, 3)
+        b.put("people/ana-lima", rewrite)
+        assert similar.similarity(rewrite, pull_rename(root)) < similar.SIMILAR_MIN
+        rep = sync(b, root)
+        assert rep["moved"] == [{"from": OLD, "to": NEW}] and [(c["path"], c["kind"]) for c in rep["conflicts"]] == [(NEW, "both-changed")]
+        assert b.page_row("people/founders/ana-lima")["id"] == pid and not (root / OLD).exists()
+        assert (root / rep["conflicts"][0]["copy_path"]).read_text() == rewrite
+
+
+def test_with_no_base_text_in_the_history_only_the_same_file_pairs_a_page_the_brain_edited(tmp_path, db_path):
+    """The base's body gone from the history (pruned): nothing to compare the new note with but
+    the brain's text, so only the rule before holds: the same file (inode) pairs, scored against
+    the brain's text (then the both-changed conflict at the new path: no base to merge against);
+    a new file (a `git pull`) is no move: put back + import, nothing lost."""
+    from hashlib import sha256
+
+    root = tmp_path / "laptop"
+    ana_vault(root)
+    with Brain.open(db_path) as b:
+        assert sync(b, root)["ok"]
+        pid = b.page_row("people/ana-lima")["id"]
+        b.timeline_add("people/ana-lima", "2026-12-03", "agent: intro to Bruno")
+        base = (root / OLD).read_bytes()
+        with b.transaction():
+            b.conn.execute("UPDATE history_bodies SET hash = 'pruned-' || hash WHERE hash = ?", (sha256(base).hexdigest(),))
+        pull_rename(root)
+        rep = sync(b, root)
+        assert rep["moved"] == [] and [(c["path"], c["kind"]) for c in rep["conflicts"]] == [(OLD, "deleted-on-disk")]
+        assert b.page_row("people/ana-lima")["id"] == pid and b.page_row("people/founders/ana-lima")["id"] != pid
+
+    root = tmp_path / "desk"
+    ana_vault(root)
+    with Brain.open(tmp_path / "desk.db") as b:
+        assert sync(b, root)["ok"]
+        pid = b.page_row("people/ana-lima")["id"]
+        b.timeline_add("people/ana-lima", "2026-12-03", "agent: intro to Bruno")
+        base = (root / OLD).read_bytes()
+        with b.transaction():
+            b.conn.execute("UPDATE history_bodies SET hash = 'pruned-' || hash WHERE hash = ?", (sha256(base).hexdigest(),))
+        (root / "people" / "founders").mkdir()
+        os.rename(root / OLD, root / NEW)  # a rename in Obsidian: the same file
+        (root / NEW).write_text((root / NEW).read_text().replace("Lisbon", "Porto"))
+        rep = sync(b, root)
+        assert rep["moved"] == [{"from": OLD, "to": NEW}] and [(c["path"], c["kind"]) for c in rep["conflicts"]] == [(NEW, "both-changed")]
+        assert b.page_row("people/founders/ana-lima")["id"] == pid and not (root / OLD).exists()
+        assert "agent: intro to Bruno" in (root / rep["conflicts"][0]["copy_path"]).read_text()
+
+
 def wiki_tree(root: Path, n: int = 22) -> None:
     (root / "Wiki").mkdir(parents=True)
     (root / "Home.md").write_text("# Home\n")
