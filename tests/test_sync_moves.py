@@ -445,6 +445,51 @@ def test_the_new_note_is_compared_with_the_base_not_the_brains_rewrite(tmp_path,
         assert (root / rep["conflicts"][0]["copy_path"]).read_text() == rewrite
 
 
+@pytest.mark.parametrize("kind", ["moved", "moved and edited", "conflicting"])
+def test_import_run_again_moves_a_page_the_brain_edited_and_leaves_its_text_to_sync(tmp_path, db_path, kind):
+    """`gbrain import DIR` run again (not `sync`) after the `git pull` of a rename, with an
+    agent's edit not yet synced. Before, import paired only pages unchanged in the brain: the
+    renamed file became a second page, and the sync after it put the old file back with the
+    brain's edit. Now the page moves (id kept) with the brain's version and its base, the import
+    writes no file and says the text is left to sync, and the sync writes the brain's version
+    (only moved on disk), merges the edits, or keeps the brain's as the conflict copy."""
+    root = tmp_path / "laptop"
+    ana_vault(root)
+    with Brain.open(db_path) as b:
+        assert sync(b, root)["ok"]
+        pid = b.page_row("people/ana-lima")["id"]
+        if kind == "conflicting":
+            b.put("people/ana-lima", b.get_text("people/ana-lima").replace("Lisbon", "Braga"))
+        else:
+            b.timeline_add("people/ana-lima", "2026-12-03", "agent: intro to Bruno")
+        brain_text = b.get_text("people/ana-lima")
+        if kind == "moved":
+            (root / "people" / "founders").mkdir()
+            (root / NEW).write_bytes((root / OLD).read_bytes())
+            (root / OLD).unlink()
+        disk_text = pull_rename(root) if kind != "moved" else (root / NEW).read_text()
+        rep = import_tree(b, root)
+        assert rep["ok"] and rep["moved"] == [{"from": OLD, "to": NEW}], rep
+        assert any(w.startswith(f"{NEW}: renamed in the folder from {OLD}") for w in rep["warnings"]), rep["warnings"]
+        assert b.page_row("people/ana-lima") is None and b.page_row("people/founders/ana-lima")["id"] == pid
+        assert b.get_text("people/founders/ana-lima") == brain_text and (root / NEW).read_text() == disk_text  # no file written
+        assert not (root / OLD).exists()
+        rep = sync(b, root)
+        assert rep["moved"] == [] and rep["counts"]["put_back"] == 0 and not (root / OLD).exists(), rep
+        assert [r[0] for r in b.conn.execute("SELECT slug FROM pages WHERE title = 'Ana Lima' AND slug NOT LIKE '%conflict%'")] == ["people/founders/ana-lima"]
+        text = (root / NEW).read_text()
+        assert b.get_text("people/founders/ana-lima") == text and b.page_row("people/founders/ana-lima")["id"] == pid
+        if kind == "moved":
+            assert text == brain_text and rep["changed"]["exported"] == [NEW]
+        elif kind == "moved and edited":
+            assert rep["merged"] == [NEW] and "agent: intro to Bruno" in text and "Porto" in text
+        else:
+            assert [(c["path"], c["kind"]) for c in rep["conflicts"]] == [(NEW, "both-changed")] and text == disk_text
+            assert (root / rep["conflicts"][0]["copy_path"]).read_text() == brain_text
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+
+
 def test_with_no_base_text_in_the_history_only_the_same_file_pairs_a_page_the_brain_edited(tmp_path, db_path):
     """The base's body gone from the history (pruned): nothing to compare the new note with but
     the brain's text, so only the rule before holds: the same file (inode) pairs, scored against

@@ -878,9 +878,11 @@ class SyncEngine:
         this round takes them only as the old path of a move (a checkout deletes a moved note and
         creates it again, edited, under a new inode) and otherwise leaves them to a later round.
         ``moves_only`` (``gbrain import`` run again on its folder): the round carries out only the
-        moves it pairs whose brain side is unchanged since the base (the page row moves, and takes
-        the file's text when it was edited too) and leaves every other path as it is, so it
-        writes no file but a moved page's ``.raw`` sidecar (renamed with it, as in any round).
+        moves it pairs (the page row moves, and takes the file's text when it was edited too; a
+        page edited in the brain since the base moves with the brain's text and keeps its base,
+        listed in ``Outcome.both_moved``, its text left to sync) and leaves every other path as it
+        is, so it writes no file but a moved page's ``.raw`` sidecar (renamed with it, as in any
+        round); no second round runs for ``both_moved``.
         """
         self._dir_cache = {}
         cand: set[str] = set()
@@ -917,8 +919,9 @@ class SyncEngine:
         cand |= set(disk)
         only_moves = {p for p in maybe_moved if p not in cand and p not in unknown and not self.excluded(p) and self.stat_path(p) == (None, None)}
         cand |= only_moves
-        return self._then_both(self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
-                                         only_moves=only_moves, moves_only=moves_only))
+        out = self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
+                        only_moves=only_moves, moves_only=moves_only)
+        return out if moves_only else self._then_both(out)
 
     def _then_both(self, out: Outcome) -> Outcome:
         """After a round that carried out ``both_moves`` pairs (``out.both_moved``): a round over
@@ -1075,15 +1078,19 @@ class SyncEngine:
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
         replaced_moves = [] if moves_only else plan.replaced_moves  # (the import itself imports the new note)
         both_moves = []
-        for src, dst in plan.both_moves:
+        # ``moves_only`` (import): a page edited in the brain and moved on disk (edited there too,
+        # or not) moves with the brain's text and keeps its base, as a both-move does, and the
+        # text is left to sync (which merges the edits, or writes the brain's to the new file):
+        # import writes no file
+        for src, dst in plan.both_moves + ([m for m in plan.edited_moves if db[m[0]][1] == "page"] if moves_only else []):
             # the row can take the new name (no other page has its slug): it moves with the
             # brain's text; else as before the pair: the brain's edit put back, the file imported
-            if not moves_only and not self.conn.execute("SELECT 1 FROM pages WHERE slug = ? AND path != ?", (slug_for_path(dst), src)).fetchone():
+            if not self.conn.execute("SELECT 1 FROM pages WHERE slug = ? AND path != ?", (slug_for_path(dst), src)).fetchone():
                 both_moves.append((src, dst))
-            else:
+            elif not moves_only:
                 conflicts = sorted(conflicts + [(src, "deleted-on-disk")])
                 to_import = sorted(to_import + [dst])
-        if moves_only:  # a move that would write the brain's edit to the new file is left to sync
+        if moves_only:  # a move that would write the brain's edit to the new file: the row moved above, the file left to sync
             edited_moves = []
         moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves for p in m}
         to_merge, to_merged = plan.merge, plan.merged

@@ -201,24 +201,28 @@ def _record_baseline(brain: Brain, root: Path, scan, hashes: dict[str, str], has
     )
 
 
-def _pair_moves(brain: Brain, root: Path, scan, stored: dict[str, tuple[str, str]], base: dict[str, str], warn: Callable[[str], None]) -> list[tuple[str, str]]:
+def _pair_moves(brain: Brain, root: Path, scan, stored: dict[str, tuple[str, str]], base: dict[str, str],
+                warn: Callable[[str], None]) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """Renames since the last import or sync of ``root`` (the folder the brain is bound to:
     ``base`` is its ``sync_state``), carried out by the sync engine's rules before the import
     proper (:meth:`~gbrain.sync.engine.SyncEngine.reconcile` with ``moves_only``: the same
     pairing by inode, then identical bytes, then similar text; :mod:`gbrain.sync.similar`): a
-    path the base and the brain hold unchanged (brain hash = base) that is gone from the folder,
-    and a path new to both, are one page moved, which keeps its row. Nothing else is changed: a
-    path gone and not paired stays in the brain (import never deletes; ``gbrain sync`` does),
-    a new path not paired is imported after. Returns the ``(old, new)`` paths moved; ``stored``
-    (path → (hash, kind)) is updated. Skipped, with a warning, while a sync or watch holds the
-    folder's lock (its own rounds pair the moves)."""
+    path the base and the brain hold that is gone from the folder, and a path new to both, are
+    one page moved, which keeps its row. A page edited in the brain since the base moves with
+    the brain's text and keeps its base at the new path: its text is left to ``gbrain sync``
+    (which merges the two edits, or writes the brain's to the file), so the import keeps the
+    brain's version there. Nothing else is changed: a path gone and not paired stays in the
+    brain (import never deletes; ``gbrain sync`` does), a new path not paired is imported after.
+    Returns the ``(old, new)`` paths moved and ``{new: old}`` for the moves left to sync;
+    ``stored`` (path → (hash, kind)) is updated. Skipped, with a warning, while a sync or watch
+    holds the folder's lock (its own rounds pair the moves)."""
     on_disk = set(map(_FILE_PATH, scan.files))
-    gone = [p for p, h in base.items() if p not in on_disk and p in stored and stored[p][0] == h]
+    gone = [p for p in base if p not in on_disk and p in stored]
     if not gone:  # (the common case: nothing gone, no list of the new paths)
-        return []
+        return [], {}
     new = [p for p in on_disk if p not in stored and p not in base]
     if not new:
-        return []
+        return [], {}
     from .engine import SyncEngine, SyncError  # the engine imports this module
 
     eng = SyncEngine(brain, root, warn=warn)
@@ -227,17 +231,18 @@ def _pair_moves(brain: Brain, root: Path, scan, stored: dict[str, tuple[str, str
         eng.bind()
     except SyncError as e:
         warn(f"renames were not paired ({e}); that sync or watch pairs them")
-        return []
+        return [], {}
     try:
         out = eng.reconcile(new, maybe_moved=gone, moves_only=True)
     finally:
         eng.close()
+    left = {dst: old for old, dst in out.moved if dst in out.both_moved}
     for old, dst in out.moved:
         row = stored.pop(old, None)
-        h = out.disk_hashes.get(dst)
+        h = row[0] if dst in left and row is not None else out.disk_hashes.get(dst)  # left to sync: the brain's text moved
         if row is not None and h is not None:
             stored[dst] = (h, row[1])
-    return list(out.moved)
+    return list(out.moved), left
 
 
 class _FirstBySlug:
@@ -315,7 +320,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         warn(f"this brain already holds {other[1]:,} pages from {other[0]}; the pages of {root} "
              f"are added beside them, and {there}; a file at a path "
              f"the brain already has keeps the brain's version (to keep a separate brain, pass --db NEW.db)")
-    moved = _pair_moves(brain, rootp, scan, stored, base, warn) if base and not other else []
+    moved, left = _pair_moves(brain, rootp, scan, stored, base, warn) if base and not other else ([], {})
     if moved:
         recorded = _Recorded(brain, client, bound, rootp)
         base = recorded.base
@@ -436,6 +441,14 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                 hashes[path] = h
                 if old and old[0] == h:
                     unchanged += 1
+                    continue
+                if old is not None and path in left:
+                    # renamed in the folder from a page edited in the brain: the page moved with
+                    # the brain's text and its base; `gbrain sync` merges or writes
+                    kept_brain.append(path)
+                    warn(f"{path}: renamed in the folder from {left[path]}, whose page was edited in the brain since the last import: "
+                         f"the page moved here with the brain's version; `gbrain sync {cmd_arg(root)}` "
+                         + ("writes it to the file" if h == base.get(path) else "merges the file's edits into it"))
                     continue
                 if old is not None:
                     b = base.get(path)

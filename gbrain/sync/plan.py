@@ -139,7 +139,7 @@ class Plan:
     moves: list[tuple[str, str]] = field(default_factory=list)
     edited_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, edited in the brain: move, then write new
     changed_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk: move, then import new
-    both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (same inode), edited in the brain: move, base kept
+    both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (alike to the base), edited in the brain: move, base kept
     replaced_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, a new file at the old name: move, then import old
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
