@@ -408,7 +408,8 @@ def test_import_again_after_git_mv_moves_the_page(tmp_path, db_path):
 
 def test_import_again_never_trashes_or_writes_files(tmp_path, db_path):
     """Import stays additive: a deleted file's page is kept; a page edited in the brain whose
-    file was renamed is not written to the new file (that is `gbrain sync`'s job)."""
+    file was renamed moves with the brain's version, which is not written to the new file (that
+    is `gbrain sync`'s job)."""
     root = tmp_path / "brain"
     notes(root, "", 4)
     with Brain.open(db_path) as b:
@@ -423,7 +424,8 @@ def test_import_again_never_trashes_or_writes_files(tmp_path, db_path):
         paths = {r[0] for r in b.conn.execute("SELECT path FROM pages")}
         assert "n0.md" in paths and "m1.md" in paths and "n1.md" not in paths
         assert trash(b) == []
-        assert rep["moved"] == [{"from": "n1.md", "to": "m1.md"}]
+        assert rep["moved"] == [{"from": "n1.md", "to": "m1.md"}, {"from": "n2.md", "to": "m2.md"}]
+        assert b.get_text("m2") == "# n 2\n\nedited in the brain\n" and "n2.md" not in paths
 
 
 
