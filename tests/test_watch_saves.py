@@ -16,7 +16,7 @@ from gbrain.core.brain import Brain
 from gbrain.core.history import trash_list, versions
 from gbrain.sync.scan import db_excludes, scan_tree
 from gbrain.sync.verify import verify_tree
-from gbrain.sync.watch import SETTLE_S, Watcher, _Handler
+from gbrain.sync.watch import SETTLE_MAX_S, SETTLE_S, Pending, Watcher, _Handler, reports_closes
 from test_watch import wait_for
 
 
@@ -93,7 +93,8 @@ def vault(tmp_path):
 
 
 @pytest.mark.parametrize("backup", ["note.md~", "note.md.bak", "OUT"])
-def test_a_save_that_renames_the_note_away_then_writes_it_keeps_the_page(tmp_path, db_path, vault, backup):
+@pytest.mark.parametrize("closes", [False, True], ids=["no-closes", "closes"])
+def test_a_save_that_renames_the_note_away_then_writes_it_keeps_the_page(tmp_path, db_path, vault, backup, closes):
     """The trial (r6): `mv note.md note.md~; sleep 0.3; write note.md; rm note.md~` under watch
     was a delete and a create (a `delete` version, a new page id, a dangling link meanwhile).
     The source of a move to a temp or backup name, or out of the folder, now waits like a
@@ -105,6 +106,7 @@ def test_a_save_that_renames_the_note_away_then_writes_it_keeps_the_page(tmp_pat
         w = watcher(b, vault, said)
         pid = b.page_row("note")["id"]
         ev = Events(vault)
+        w.pending.closes = closes and reports_closes(ev.obs)
         try:
             t = 100.0
             os.rename(note, away)
@@ -151,7 +153,8 @@ def test_a_note_renamed_to_another_note_is_still_one_move_at_once(tmp_path, db_p
             w.engine.close()
 
 
-def test_an_in_place_save_truncated_then_written_stores_no_empty_version(tmp_path, db_path, vault):
+@pytest.mark.parametrize("closes", [False, True], ids=["no-closes", "closes"])
+def test_an_in_place_save_truncated_then_written_stores_no_empty_version(tmp_path, db_path, vault, closes):
     """The trial: an in-place save whose truncate and write were 0.3 s apart stored an empty
     version (and warned "the file is now empty") before the full text. An emptied note now waits
     like a deletion; the save is one `update`."""
@@ -160,6 +163,7 @@ def test_an_in_place_save_truncated_then_written_stores_no_empty_version(tmp_pat
     with Brain.open(db_path) as b:
         w = watcher(b, vault, said)
         ev = Events(vault)
+        w.pending.closes = closes and reports_closes(ev.obs)
         try:
             t = 100.0
             with open(note, "r+b") as fh:
@@ -182,13 +186,15 @@ def test_an_in_place_save_truncated_then_written_stores_no_empty_version(tmp_pat
             w.engine.close()
 
 
-def test_a_note_really_emptied_is_stored_once_the_wait_is_over(tmp_path, db_path, vault):
+@pytest.mark.parametrize("closes", [False, True], ids=["no-closes", "closes"])
+def test_a_note_really_emptied_is_stored_once_the_wait_is_over(tmp_path, db_path, vault, closes):
     """…but a note the user empties is stored (with the warning and its revert) after the wait."""
     note = vault / "note.md"
     said: list[str] = []
     with Brain.open(db_path) as b:
         w = watcher(b, vault, said)
         ev = Events(vault)
+        w.pending.closes = closes and reports_closes(ev.obs)
         try:
             t = 100.0
             note.write_bytes(b"")
@@ -214,7 +220,8 @@ def brain_round(w: Watcher) -> None:
         assert w._log_round({r[1] for r in rows}, rows[-1][0], {})
 
 
-def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(tmp_path, db_path, vault):
+@pytest.mark.parametrize("closes", [False, True], ids=["no-closes", "closes"])
+def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(tmp_path, db_path, vault, closes):
     """The agent's-day trial (trial9): an in-place save wrote a third of the note, paused, then
     the rest through the same open file. Watch stored the third (warning "the file shrank"), an
     agent's timeline entry then wrote the page (the third + the entry) to the file by rename, and
@@ -229,6 +236,7 @@ def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(t
     with Brain.open(db_path) as b:
         w = watcher(b, vault, said)
         ev = Events(vault)
+        w.pending.closes = closes and reports_closes(ev.obs)
         try:
             t = 100.0
             full = note.read_text(encoding="utf-8").replace("# Note\n\n", "# Note\n\nTyped by the person.\n\n", 1)
@@ -255,3 +263,167 @@ def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(t
         finally:
             ev.stop()
             w.engine.close()
+
+
+def closing_events(w: Watcher, root: Path) -> Events:
+    """:class:`Events` on an observer that reports closes-after-write (inotify), told to ``w``'s
+    pending set as watch's loop tells it (:meth:`Watcher.run`); skips elsewhere."""
+    from watchdog.observers import Observer
+
+    try:
+        from watchdog.observers.inotify import InotifyObserver
+    except Exception:  # not Linux
+        InotifyObserver = ()
+    if not isinstance(Observer(), InotifyObserver):
+        pytest.skip("this platform's observer reports no close-after-write (the 1 s rule's tests cover it)")
+    ev = Events(root)
+    w.pending.closes = True
+    return ev
+
+
+def test_a_save_written_in_pieces_with_a_pause_over_the_settle_while_an_agent_writes_loses_neither(tmp_path, db_path, vault):
+    """trial9, the round f4a8589 still lost: the editor's pause between its two writes was over
+    SETTLE_S (an agent's first MCP call takes ~1.5 s), so the shrunk note's hold had run out: watch
+    stored the third, the agent's entry wrote the page to the file by rename, and the editor's
+    rest went to the old, unlinked file. On an observer that reports closes, a note whose last
+    event is a write without a close (its writer still has it open) waits for the close, and a
+    brain → file round leaves it alone meanwhile."""
+    note = vault / "note.md"
+    body = "".join(f"Line {i} of a note long enough to be cut by a slow save.\n" for i in range(12))
+    note.write_text("# Note\n\n" + body + "\n---\n\n- **2026-01-01** | call — first\n", encoding="utf-8")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = closing_events(w, vault)
+        try:
+            t = 100.0
+            full = note.read_text(encoding="utf-8").replace("# Note\n\n", "# Note\n\nTyped by the person.\n\n", 1)
+            fh = open(note, "w", encoding="utf-8")
+            fh.write(full[: len(full) // 3])
+            fh.flush()
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            drive(w, t + 0.3)
+            b.timeline_add("note", "2026-12-03", "AGENT-ENTRY while the note was being saved", "meeting")
+            brain_round(w)
+            for dt in (0.3 + SETTLE_S, 0.5 + SETTLE_S, 2.5):  # the editor's pause: 2.5 s
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+                brain_round(w)
+            assert "Typed by the person" not in b.get_text("note"), said  # the third is not stored
+            fh.write(full[len(full) // 3 :])
+            fh.close()
+            ev.feed(w, t + 2.6, until=lambda k, rel: rel == "note.md" and k == "file")
+            drive(w, t + 2.75)  # at once after the close: no wait of SETTLE_S
+            brain_round(w)
+            text = note.read_text(encoding="utf-8")
+            assert "Typed by the person" in text and "Line 11 of" in text and "AGENT-ENTRY" in text, (text, said)
+            assert b.get_text("note") == text
+            assert not any("shrank" in s for s in said), said
+            assert not w.pending
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+def test_a_note_being_written_waits_for_its_close_then_goes_at_once(tmp_path, db_path, vault):
+    """Not only a shrunk note: one that grows while its writer still has it open is not stored
+    half written (a first piece more than half the note is no less a part); its close releases
+    it at the next batch."""
+    note = vault / "note.md"
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = closing_events(w, vault)
+        try:
+            t = 100.0
+            fh = open(note, "a", encoding="utf-8")
+            fh.write("a first piece\n")
+            fh.flush()
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            for dt in (0.3, 0.3 + SETTLE_S, 5.0):
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+            assert b.get_text("note") == "hello\n", said
+            assert w.pending and "note.md" in w.pending.writing()
+            fh.write("and the rest\n")
+            fh.close()
+            ev.feed(w, t + 5.1, until=lambda k, rel: rel == "note.md" and k == "file")
+            drive(w, t + 5.25)
+            assert b.get_text("note") == "hello\na first piece\nand the rest\n", said
+            assert ops(b, "note") == ["create", "update"], said
+            assert not w.pending
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+def test_a_note_held_open_too_long_is_released_after_the_max(tmp_path, db_path, vault):
+    """A writer that never closes (a logger appending to a note) cannot hold it forever: it is
+    stored SETTLE_MAX_S after it was first seen written, as it is then; the next write waits again."""
+    note = vault / "note.md"
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = closing_events(w, vault)
+        fh = open(note, "a", encoding="utf-8")
+        try:
+            t = 100.0
+            fh.write("line 1\n")
+            fh.flush()
+            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            drive(w, t + 0.3)
+            drive(w, t + SETTLE_MAX_S - 0.05)
+            assert b.get_text("note") == "hello\n", said
+            drive(w, t + SETTLE_MAX_S)
+            assert b.get_text("note") == "hello\nline 1\n", said
+            assert not w.pending
+            fh.write("line 2\n")
+            fh.flush()
+            ev.feed(w, t + SETTLE_MAX_S + 1, until=lambda k, rel: rel == "note.md")
+            drive(w, t + SETTLE_MAX_S + 1.2)
+            assert b.get_text("note") == "hello\nline 1\n", said  # waits again
+            drive(w, t + 2 * SETTLE_MAX_S + 1)
+            assert b.get_text("note") == "hello\nline 1\nline 2\n", said
+            assert equal(b, vault)
+        finally:
+            fh.close()
+            ev.stop()
+            w.engine.close()
+
+
+@pytest.mark.engine_free
+def test_without_close_events_a_write_is_no_reason_to_wait():
+    """Where the observer reports no close-after-write (macOS FSEvents, Windows, the polling
+    observer), a written note is batched as before (a shrunk one waits SETTLE_S: the tests above
+    with ``closes`` off); with closes it waits for its close, at most SETTLE_MAX_S."""
+    p = Pending(0.1, 2.0)
+    assert p.closes is False
+    p.add("writing", "a.md", 0.0)
+    assert p.take(0.2, lambda rel, d: True) == ({"a.md"}, set())
+    q = Pending(0.1, 2.0, closes=True)
+    q.add("writing", "a.md", 0.0)
+    assert q.take(0.2, lambda rel, d: True) == (set(), set())
+    assert q and q.writing() == {"a.md"}
+    assert q.take(SETTLE_MAX_S - 0.01, lambda rel, d: True) is None
+    assert q.take(SETTLE_MAX_S, lambda rel, d: True) == ({"a.md"}, set())
+    assert not q
+    q.add("writing", "b.md", 40.0)
+    q.add("file", "b.md", 40.5)  # its close
+    assert q.take(40.55, lambda rel, d: True) is None
+    assert q.take(40.6, lambda rel, d: True) == ({"b.md"}, set())
+
+
+@pytest.mark.engine_free
+def test_close_events_are_expected_from_inotify_only():
+    """Detected per observer: inotify reports IN_CLOSE_WRITE (watchdog's ``closed``); the polling
+    observer (and FSEvents, kqueue, Windows') do not."""
+    from watchdog.observers.polling import PollingObserver
+
+    assert reports_closes(PollingObserver()) is False
+    try:
+        from watchdog.observers.inotify import InotifyObserver
+    except Exception:
+        return
+    assert reports_closes(InotifyObserver()) is True

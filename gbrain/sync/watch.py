@@ -18,7 +18,12 @@ paths):
   moved to a temp or backup name, a name that is no note, or out of the tree (an editor's
   "rename away, write anew, delete the backup" save: the page keeps its id and the save is one
   update), and a note found empty whose last synced version had bytes (a save that truncates,
-  then writes: no empty version in between; one the user really emptied is stored after the wait). A batch offers the
+  then writes: no empty version in between; one the user really emptied is stored after the wait).
+  Where the observer reports closes after writes (inotify: :func:`reports_closes`), a file whose
+  last event is a write with no close since (its writer still has it open: a save in pieces, a
+  slow one) waits for the close, at most :data:`SETTLE_MAX_S`; brain → file rounds leave such a
+  note alone meanwhile (:meth:`Pending.writing`), so they never replace, by rename, a file being
+  written into. A batch offers the
   deletions held back to its round as the old paths of moves only (``maybe_moved``), so a note a
   checkout deleted and created again elsewhere, edited, is still a move. Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
@@ -87,7 +92,11 @@ FULL_RETRY_MAX_S = 30.0
 RESCAN_S = 300.0  # full sync every 5 minutes while watching (0: never)
 #: a path gone from disk is synced once no delete event came for this long (s)…
 SETTLE_S = 1.0
-#: …or this long after it was first held back, while deletions keep coming
+#: …or this long after it was first held back, while deletions keep coming; also the longest a
+#: note whose writer still has it open waits for its close (:class:`Pending`, ``closes``): a save
+#: takes milliseconds, a slow one on a network disk or written in pieces a few seconds (an agent's
+#: first MCP call between two pieces ~1.5 s), so 30 s outlasts any save, while a writer that never
+#: closes (a logger appending to a note) still has its note stored at least every 30 s
 SETTLE_MAX_S = 30.0
 
 
@@ -111,19 +120,28 @@ class Pending:
     """What waits for the next file → brain batch, and when it is due (no clock of its own:
     every time is given, so tests drive it with made-up times).
 
-    :meth:`add` takes one event: ``kind`` is ``file`` or ``dir`` (a change), ``gone`` or
-    ``gonedir`` (a file or folder deleted), ``rel`` the path, ``t`` its monotonic time in
-    seconds. A batch is due ``debounce`` seconds after the last event, or ``max_wait`` after the
+    :meth:`add` takes one event: ``kind`` is ``file`` or ``dir`` (a change), ``writing`` (a file
+    written, no close seen after it), ``gone`` or ``gonedir`` (a file or folder deleted), ``rel``
+    the path, ``t`` its monotonic time in seconds. A batch is due ``debounce`` seconds after the last event, or ``max_wait`` after the
     first pending one. :meth:`take` returns it, less the paths (and folders) whose last event was
     a delete and that are absent from disk while deletions are still arriving: those are held until no delete event
     came for ``settle`` seconds, or ``settle_max`` seconds after the first was held, and then
     join a batch together. With an ``emptied(rel)`` test, a file found empty whose last synced
     version had bytes (a save that truncates, then writes) is held the same way: until no event
     came for it for ``settle`` seconds (then it is stored empty, as the user left it); an event
-    for it meanwhile puts it back with the changes."""
+    for it meanwhile puts it back with the changes.
 
-    def __init__(self, debounce: float, max_wait: float, settle: float = SETTLE_S, settle_max: float = SETTLE_MAX_S):
+    ``closes``: the observer reports a file's close after a write (inotify's IN_CLOSE_WRITE,
+    :func:`reports_closes`; sent as ``file``). Then a file whose last event is ``writing`` is one
+    a writer still has open (a save in progress, in pieces or slow): it waits for its close
+    (which brings it back at once, the emptied rule above then counting from the close) or at
+    most ``settle_max`` seconds after it was first seen written, and is in :meth:`writing`
+    meanwhile. Without ``closes`` (FSEvents, Windows, polling) ``writing`` is ``file``."""
+
+    def __init__(self, debounce: float, max_wait: float, settle: float = SETTLE_S, settle_max: float = SETTLE_MAX_S,
+                 closes: bool = False):
         self.debounce, self.max_wait, self.settle, self.settle_max = debounce, max_wait, settle, settle_max
+        self.closes = closes
         self.paths: dict[str, float] = {}
         self.dirs: dict[str, float] = {}
         self.gone_paths: set[str] = set()  # held back: absent while deletions still came
@@ -134,9 +152,17 @@ class Pending:
         self.last_gone = float("-inf")  # last delete event
         self.held_since: float | None = None  # when the first of the held paths was held
         self.empty_held: dict[str, float] = {}  # held back: emptied, path → time of its last event
+        self.open_since: dict[str, float] = {}  # closes: last event a write, path → time of the first such
+        self.open_held: set[str] = set()  # held back: still open (keys of open_since)
 
     def __bool__(self) -> bool:
-        return bool(self.paths or self.dirs or self.gone_paths or self.gone_dirs or self.empty_held)
+        return bool(self.paths or self.dirs or self.gone_paths or self.gone_dirs or self.empty_held or self.open_held)
+
+    def writing(self) -> set[str]:
+        """The notes a save may still be writing into: held back as emptied or shrunk, or (with
+        ``closes``) written and not closed since. A brain → file round leaves them alone
+        (:meth:`Watcher._log_round`)."""
+        return set(self.empty_held) | set(self.open_since)
 
     def add(self, kind: str, rel: str, t: float) -> None:
         """One event (see the class)."""
@@ -149,6 +175,11 @@ class Pending:
         else:
             self.deleted.discard(rel)
         self.empty_held.pop(rel, None)
+        self.open_held.discard(rel)
+        if kind == "writing" and self.closes:
+            self.open_since.setdefault(rel, t)
+        else:
+            self.open_since.pop(rel, None)
         if kind in ("dir", "gonedir"):
             self.dirs[rel] = t
         else:
@@ -164,12 +195,16 @@ class Pending:
         due = bool(self.paths or self.dirs) and (now - self.last >= self.debounce or now - self.first >= self.max_wait)
         release = bool(self.gone_paths or self.gone_dirs) and settled
         ripe = {p for p, t in self.empty_held.items() if now - t >= self.settle}
-        if not due and not release and not ripe:
+        ripe_open = {p for p in self.open_held if now - self.open_since[p] >= self.settle_max}
+        if not due and not release and not ripe and not ripe_open:
             return None
-        paths: set[str] = set(ripe)
+        paths: set[str] = ripe | ripe_open
         dirs: set[str] = set()
         for p in ripe:
             del self.empty_held[p]
+        for p in ripe_open:  # open too long: stored as it is now; a later write waits again
+            self.open_held.discard(p)
+            del self.open_since[p]
         if due:
             times = dict(self.paths)
             paths |= set(self.paths)
@@ -188,6 +223,12 @@ class Pending:
                     self.gone_dirs |= gone_dirs
                     paths -= gone
                     dirs -= gone_dirs
+            for p in [p for p in times if p in paths and p in self.open_since]:
+                if now - self.open_since[p] < self.settle_max:
+                    self.open_held.add(p)  # its writer still has it open: its close brings it back
+                    paths.discard(p)
+                else:
+                    del self.open_since[p]
             if emptied is not None:
                 for p in [p for p in times if p in paths and p not in deleted and now - times[p] < self.settle and emptied(p)]:
                     self.empty_held[p] = times[p]
@@ -209,9 +250,23 @@ def _opening(reason: str) -> str:
     return reason[i + 1 : j] if i >= 0 and j > i else one_line(reason)
 
 
+def reports_closes(observer) -> bool:
+    """Whether the watchdog ``observer`` sends a ``closed`` event when a file opened for writing
+    is closed: inotify's (Linux) does, for every local writer on any file system (the kernel
+    reports it where the file is released); FSEvents (macOS), kqueue, Windows' and the polling
+    observer do not. :class:`Pending` holds a note still open only where this is True."""
+    try:
+        from watchdog.events import EVENT_TYPE_CLOSED  # noqa: F401  (watchdog ≥ 2.1)
+        from watchdog.observers.inotify import InotifyObserver
+    except Exception:  # not Linux (or no libc inotify): no close events
+        return False
+    return isinstance(observer, InotifyObserver)
+
+
 class _Handler:
     """watchdog handler: turns events into dirty relative paths / folders on a queue
-    (``(kind, rel, t)``, kinds as :meth:`Pending.add` takes them)."""
+    (``(kind, rel, t)``, kinds as :meth:`Pending.add` takes them: a file's ``modified`` is
+    ``writing``, its ``closed`` (after a write) and other changes ``file``)."""
 
     KINDS = {"created", "modified", "moved", "deleted", "closed"}
 
@@ -268,7 +323,9 @@ class _Handler:
             else:
                 if is_temp_name(rel.rsplit("/", 1)[-1]):
                     continue
-                self.q.put(("gone" if gone else "file", rel, now))
+                # a write (IN_MODIFY) tells apart from the close after it (``closed``: the save is
+                # done); only an observer that reports closes makes the difference (Pending.closes)
+                self.q.put(("gone" if gone else "writing" if et == "modified" else "file", rel, now))
 
 
 class Watcher:
@@ -546,6 +603,7 @@ class Watcher:
                 signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
                 self._masked = True
         observer = Observer()
+        self.pending.closes = reports_closes(observer)
         observer.schedule(handler, root, recursive=True)
         observer.start()
         try:
@@ -836,11 +894,12 @@ class Watcher:
 
     def _log_round(self, paths: set[str], consumed: int, retry: dict) -> bool:
         """The brain → file round of the change log's ``paths`` (up to ``consumed``), leaving out
-        a note held back as emptied or shrunk (:meth:`_emptied`: a save still being written;
-        writing the brain's version over it would replace the file the editor is writing into,
-        and its next write would go to the old file). The held note's round, once its events
-        settle, takes both sides from their hashes. False as :meth:`_safe_batch` (run it again)."""
-        held = set(self.pending.empty_held)
+        a note held back as emptied or shrunk (:meth:`_emptied`) or written and not closed since
+        (:meth:`Pending.writing`: a save still being written; writing the brain's version over it
+        would replace the file the editor is writing into, and its next write would go to the old
+        file). The held note's round, once its events settle, takes both sides from their hashes.
+        False as :meth:`_safe_batch` (run it again)."""
+        held = self.pending.writing()
         if held & paths:
             paths = paths - held
             if not paths:
@@ -981,4 +1040,4 @@ def watch(brain: Brain, root: str | os.PathLike, **kw) -> dict:
     return Watcher(brain, root, **kw).run()
 
 
-__all__ = ["Watcher", "Pending", "watch", "DEBOUNCE_S", "MAX_WAIT_S", "SETTLE_S", "SETTLE_MAX_S"]
+__all__ = ["Watcher", "Pending", "watch", "reports_closes", "DEBOUNCE_S", "MAX_WAIT_S", "SETTLE_S", "SETTLE_MAX_S"]
