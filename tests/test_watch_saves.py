@@ -20,6 +20,19 @@ from gbrain.sync.watch import SETTLE_MAX_S, SETTLE_S, Pending, Watcher, _Handler
 from test_watch import wait_for
 
 
+class _Recording(_Handler):
+    """watch's handler, also noting each ``closed`` event (after it is queued)."""
+
+    def __init__(self, *a):
+        super().__init__(*a)
+        self.closed: list[str] = []
+
+    def dispatch(self, event) -> None:
+        super().dispatch(event)
+        if event.event_type == "closed":
+            self.closed.append(self._rel(event.src_path))
+
+
 class Events:
     """A real observer on ``root`` whose events land in a queue; :meth:`feed` hands them to the
     watcher's pending set at a made-up time."""
@@ -30,12 +43,15 @@ class Events:
         self.q: queue.SimpleQueue = queue.SimpleQueue()
         self.seen: list[tuple[str, str]] = []
         self.obs = Observer()
-        self.obs.schedule(_Handler(str(root), self.q, set()), str(root), recursive=True)
+        self.handler = _Recording(str(root), self.q, set())
+        self.obs.schedule(self.handler, str(root), recursive=True)
         self.obs.start()
 
-    def feed(self, w: Watcher, t: float, until=None) -> None:
+    def feed(self, w: Watcher, t: float, until=None, closed: str | None = None) -> None:
         """Add every queued event to ``w.pending`` at time ``t``; with ``until`` (a predicate
-        over ``(kind, rel)``), first wait until such an event arrived."""
+        over ``(kind, rel)``), first wait until such an event arrived; with ``closed`` (a path
+        just written and closed), until its close arrived where the observer reports closes
+        (else until any event of it arrived)."""
         def drain():
             got = False
             while True:
@@ -47,6 +63,18 @@ class Events:
                 w.pending.add(kind, rel, t)
                 got = got or (until is not None and until(kind, rel))
 
+        if closed is not None:
+            if reports_closes(self.obs):
+                def drain_closed():
+                    drain()
+                    if closed in self.handler.closed:
+                        self.handler.closed.remove(closed)
+                        return True
+                    return False
+
+                wait_for(drain_closed, f"the close of {closed}")
+                return
+            until = lambda k, rel: rel == closed  # noqa: E731
         if until is None:
             drain()
         else:
@@ -114,7 +142,7 @@ def test_a_save_that_renames_the_note_away_then_writes_it_keeps_the_page(tmp_pat
             drive(w, t + 0.3)  # the editor has not written the new file yet
             assert b.page_row("note") is not None and ops(b, "note") == ["create"], said
             note.write_text("hello again\n", encoding="utf-8")
-            ev.feed(w, t + 0.3, until=lambda k, rel: rel == "note.md" and k == "file")
+            ev.feed(w, t + 0.3, closed="note.md")
             drive(w, t + 0.45)
             away.unlink()
             if backup == "note.md.bak":  # no temp name: the backup was a file for a moment
@@ -168,12 +196,12 @@ def test_an_in_place_save_truncated_then_written_stores_no_empty_version(tmp_pat
             t = 100.0
             with open(note, "r+b") as fh:
                 fh.truncate(0)
-            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            ev.feed(w, t, closed="note.md")
             drive(w, t + 0.3)
             assert b.get_text("note") == "hello\n" and ops(b, "note") == ["create"], said
             with open(note, "r+b") as fh:
                 fh.write(b"hello, saved in place\n")
-            ev.feed(w, t + 0.3, until=lambda k, rel: rel == "note.md")
+            ev.feed(w, t + 0.3, closed="note.md")
             for dt in (0.45, 0.5 + SETTLE_S, 0.6 + SETTLE_S):
                 ev.feed(w, t + dt)
                 drive(w, t + dt)
@@ -198,7 +226,7 @@ def test_a_note_really_emptied_is_stored_once_the_wait_is_over(tmp_path, db_path
         try:
             t = 100.0
             note.write_bytes(b"")
-            ev.feed(w, t, until=lambda k, rel: rel == "note.md")
+            ev.feed(w, t, closed="note.md")
             drive(w, t + 0.3)
             assert b.get_text("note") == "hello\n"
             ev.feed(w, t + 0.3)
@@ -250,7 +278,7 @@ def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(t
             brain_round(w)
             fh.write(full[len(full) // 3 :])
             fh.close()
-            ev.feed(w, t + 0.5, until=lambda k, rel: rel == "note.md")
+            ev.feed(w, t + 0.5, closed="note.md")
             for dt in (0.65, 0.7 + SETTLE_S, 0.8 + SETTLE_S):
                 ev.feed(w, t + dt)
                 drive(w, t + dt)
@@ -312,7 +340,7 @@ def test_a_save_written_in_pieces_with_a_pause_over_the_settle_while_an_agent_wr
             assert "Typed by the person" not in b.get_text("note"), said  # the third is not stored
             fh.write(full[len(full) // 3 :])
             fh.close()
-            ev.feed(w, t + 2.6, until=lambda k, rel: rel == "note.md" and k == "file")
+            ev.feed(w, t + 2.6, closed="note.md")
             drive(w, t + 2.75)  # at once after the close: no wait of SETTLE_S
             brain_round(w)
             text = note.read_text(encoding="utf-8")
@@ -348,7 +376,7 @@ def test_a_note_being_written_waits_for_its_close_then_goes_at_once(tmp_path, db
             assert w.pending and "note.md" in w.pending.writing()
             fh.write("and the rest\n")
             fh.close()
-            ev.feed(w, t + 5.1, until=lambda k, rel: rel == "note.md" and k == "file")
+            ev.feed(w, t + 5.1, closed="note.md")
             drive(w, t + 5.25)
             assert b.get_text("note") == "hello\na first piece\nand the rest\n", said
             assert ops(b, "note") == ["create", "update"], said
