@@ -37,6 +37,8 @@ from ..page.markdown import (
     append_link_line,
     edit_frontmatter,
     entry_key,
+    logseq_items,
+    logseq_properties,
     map_strings,
     parse_page,
     parse_timeline_entries,
@@ -1218,7 +1220,7 @@ class Brain:
         ``untag``, like a retried ``tag`` or ``delete``, is no error), listing the page's tags
         when one is near the name given (a typo). Raises :class:`BadInput` when the tag is written
         only inline in the body (``#tag``): untag edits the frontmatter only, so nothing is
-        written and the message says where the tag is."""
+        written and the message says where the tag is (``#tag``, or a Logseq ``tags::`` line)."""
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
         page = self.parsed(row)
@@ -1227,7 +1229,9 @@ class Brain:
         if len(keep) == len(page.tags):
             inline = [t for t in page.inline_tags if identity_key(t) == key]
             if inline:
-                raise BadInput(f"{row['slug']}: tag '{tag}' is written inline in the page's text (#{inline[0]}), not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
+                prop = [t for t in logseq_items(logseq_properties(page.body).get("tags", "")) if identity_key(t) == key]
+                where = f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"inline in the page's text (#{inline[0]})"
+                raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [identity_key(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
             return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}")

@@ -825,6 +825,40 @@ def aliases_from_frontmatter(fm: dict) -> list[str]:
     return out
 
 
+#: a Logseq property line (``key:: value``; the value may be empty)
+_LOGSEQ_PROP_RE = re.compile(r"([A-Za-z][\w-]*)::(?:[ \t]*(.*?))?[ \t]*\r?(?:\n|\Z)")
+#: one item of a Logseq property's value: a page reference (``[[a b]]``, ``#[[a b]]``) or
+#: comma-separated text
+_LOGSEQ_ITEM_RE = re.compile(r"[\s,]*(?:#?\[\[([^\[\]]+?)\]\]|([^,]+))")
+
+
+def logseq_properties(body: str) -> dict[str, str]:
+    """The page properties of a Logseq page: the ``key:: value`` lines that open ``body`` (the
+    text after any YAML frontmatter), up to the first line that is not one. Returns
+    ``{key lowercased: value stripped}`` (the first of a repeated key), ``{}`` when the body does
+    not open with such a line (a block's properties, indented under a bullet, are none)."""
+    out: dict[str, str] = {}
+    pos = 0
+    while pos < len(body):
+        m = _LOGSEQ_PROP_RE.match(body, pos)
+        if not m or m.end() == pos:
+            break
+        out.setdefault(m.group(1).lower(), (m.group(2) or "").strip())
+        pos = m.end()
+    return out
+
+
+def logseq_items(value: str) -> list[str]:
+    """The items of a Logseq property value (``tags:: a, [[b c]], #d``): page references by
+    their name, the rest split at commas, ``#`` dropped, stripped, empty ones left out."""
+    out: list[str] = []
+    for m in _LOGSEQ_ITEM_RE.finditer(value):
+        t = (m.group(1) or m.group(2) or "").strip().lstrip("#").strip()
+        if t:
+            out.append(t)
+    return out
+
+
 def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter: bool, rule: str = "rule") -> int:
     """Index of the line in ``split_lines(body)`` that separates compiled truth from timeline, or -1.
 
@@ -1308,6 +1342,9 @@ _MATH_RE = re.compile(r"\$\$.*?\$\$", re.S)
 INLINE_MATH_PATTERN = r"\$(?!\$)(?!\s)(?:(?:[^$\\\n]|\\.)+?)(?<!\s)\$(?!\d)"
 _INLINE_MATH_RE = re.compile(INLINE_MATH_PATTERN)
 _HIDDEN = "\x00"  # stands for code spans, links and raw HTML: no tag starts in or right after them
+_REF = "\x01"  # encloses the page name of a ``#[[name]]`` (Logseq's tag of several words)
+#: a ``#[[name]]`` tag in the text :func:`_tag_text` gives, where a ``#tag`` may start
+_REF_TAG_RE = re.compile(r"(?:^|(?<=\s))#\x01([^\x01]*)\x01", re.M)
 
 
 def _tag_text(tokens: list, out: list[str]) -> None:
@@ -1318,7 +1355,10 @@ def _tag_text(tokens: list, out: list[str]) -> None:
         if t in ("block_code", "block_html", "softbreak", "linebreak"):
             out.append("\n")
         elif t == "text":
-            out.append(tok.get("raw", ""))
+            raw = tok.get("raw", "")
+            out.append(raw.replace(_REF, _HIDDEN) if _REF in raw else raw)  # (both cut a tag)
+        elif t == "wikilink" and not tok["attrs"]["embed"] and out and out[-1].endswith("#"):
+            out.append(f"{_REF}{tok['attrs']['target']}{_REF}")  # Logseq's #[[multi word tag]]
         elif t in ("codespan", "inline_html", "link", "wikilink", "image"):
             out.append(_HIDDEN)
         elif "children" in tok:
@@ -1359,10 +1399,15 @@ def extract_inline_tags(tokens: list) -> list[str]:
             text = _MATH_RE.sub(_HIDDEN, text)
         text = _INLINE_MATH_RE.sub(_HIDDEN, text)
     found: list[str] = []
+    at: list[int] = []
     for m in _TAG_RE.finditer(text):
         tag = _clean_tag(m.group(1))
         if tag and not all(c.isdigit() or c == "/" for c in tag):
             found.append(tag)
+            at.append(m.start())
+    if _REF in text:  # #[[name]] tags too, all in the order written
+        refs = [(m.start(), m.group(1).strip()) for m in _REF_TAG_RE.finditer(text) if m.group(1).strip()]
+        found = [t for _, t in sorted([*zip(at, found), *refs], key=lambda x: x[0])]
     return merge_tags(found)
 
 
@@ -1406,9 +1451,11 @@ def page_type(fm: dict, path: str) -> str:
 def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Page:
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
-    Title: frontmatter ``title``, else an H1 that opens the body (:func:`opening_h1`), else the
-    file name without ``.md``. Tags: frontmatter ``tags`` and ``tag`` (``Page.tags``) and inline ``#tags``
-    (``Page.inline_tags``); aliases: frontmatter ``aliases``/``alias``. Links: the properties'
+    Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
+    H1 that opens the body (:func:`opening_h1`), else the file name without ``.md``. Tags:
+    frontmatter ``tags`` and ``tag`` (``Page.tags``) and, in ``Page.inline_tags``, a Logseq
+    ``tags::`` line's, then inline ``#tags`` and ``#[[tags]]``; aliases: frontmatter
+    ``aliases``/``alias``, then a Logseq ``alias::`` line's. Links: the properties'
     wiki links (:func:`property_links`, kind ``property``), then the body's.
 
     Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
@@ -1435,11 +1482,16 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         links = dedupe_links(property_links(fm)) + links
     fm_tags = tags_from_frontmatter(fm)
     inline_tags = extract_inline_tags(tokens)
+    aliases = aliases_from_frontmatter(fm)
+    props = logseq_properties(lf_body)
+    if props:  # a Logseq page's properties: its tags are in its text, as inline tags are
+        inline_tags = merge_tags(logseq_items(props.get("tags", "")), inline_tags)
+        aliases = merge_tags(aliases, logseq_items(props.get("alias", "")))
     title = fm.get("title")
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
         title = str(title).strip()
     else:
-        title = opening_h1(tokens) or stem(path)
+        title = props.get("title") or opening_h1(tokens) or stem(path)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,
@@ -1453,7 +1505,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
         type=page_type(fm, path),
         tags=fm_tags,
         inline_tags=inline_tags,
-        aliases=aliases_from_frontmatter(fm),
+        aliases=aliases,
         links=links,
         timeline_entries=parse_timeline_entries(timeline) if separator else [],
         headings=[h for _, h in headings if h],

@@ -781,6 +781,19 @@ def rederive_table_pages(conn) -> int:
     return rederive_pages(conn, *_TABLE_PAGES)
 
 
+#: the pages a Logseq page property (``alias:: …`` opening the body) or a ``#[[tag]]`` may change (v26)
+_LOGSEQ_PAGES = ("SELECT id FROM pages WHERE compiled_truth LIKE ? OR compiled_truth LIKE ? OR timeline LIKE ? ORDER BY id",
+                 ("%::%", "%#[[%", "%#[[%"))
+
+
+def rederive_logseq_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose text may hold Logseq page properties
+    or a ``#[[multi word tag]]`` (:data:`_LOGSEQ_PAGES`; :func:`gbrain.page.markdown.logseq_properties`):
+    their ``title::``, ``alias::`` and ``tags::`` now name and tag them (:func:`rederive_pages`).
+    For SQLite v26 / Postgres v26, in the caller's transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_LOGSEQ_PAGES)
+
+
 def rederive_pages(conn, select: str, args: tuple) -> int:
     """Re-derive the pages whose ids the query ``select`` (with ``args``) gives.
     Each such page is parsed again and its derived ``pages`` columns (title, type, frontmatter
@@ -1034,7 +1047,14 @@ def _m25_lean_derived(conn: sqlite3.Connection) -> None:
     conn.execute(f"DELETE FROM sqlite_sequence WHERE name IN ({', '.join('?' * len(_LEAN_TABLES))})", tuple(_LEAN_TABLES))
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived]
+def _m26_logseq_properties(conn: sqlite3.Connection) -> None:
+    """A Logseq page's properties (``title::``, ``alias::``, ``tags::`` lines opening the page)
+    and ``#[[multi word tag]]`` name and tag it: the pages whose text may hold them are derived
+    again (:func:`rederive_logseq_pages`)."""
+    rederive_logseq_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

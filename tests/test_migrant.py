@@ -1,0 +1,133 @@
+"""What a person moving notes from Logseq finds (trial11, 2026-12-03): a Logseq page's
+properties (``title::``, ``alias::``, ``tags::`` lines that open the page) name and tag it, and
+``#[[multi word tag]]`` is a tag. Each keeps the round trip byte-exact and a fresh import equal
+to the incremental one; a brain made before (v26, Postgres v26) gets them on open."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.page.markdown import logseq_properties, parse_page
+from gbrain.sync.importer import import_tree
+
+from conftest import write_tree
+
+ACME = ("alias:: Acme, [[ACME Inc]]\ntags:: company, [[key account]], #vendor\ntype:: [[Company]]\n\n"
+        "- Logistics company\n- Key decision\n  id:: 65a1b2c3-0000-4000-8000-000000000001\n  tags:: not-a-page-tag\n")
+NAMESPACED = "title:: project/website redesign\nstatus:: doing\n- Owner [[Acme]] #[[customer call]]\n"
+
+
+@pytest.mark.engine_free
+def test_the_opening_property_lines_are_the_pages_properties():
+    assert logseq_properties(ACME) == {"alias": "Acme, [[ACME Inc]]", "tags": "company, [[key account]], #vendor", "type": "[[Company]]"}
+    assert logseq_properties(NAMESPACED) == {"title": "project/website redesign", "status": "doing"}
+    # only at the very top: a block's properties, a line of text first, or code are none
+    assert logseq_properties("- a block\n  alias:: X\n") == {}
+    assert logseq_properties("Some text\nalias:: X\n") == {}
+    assert logseq_properties("```\nalias:: X\n```\n") == {}
+    assert logseq_properties("alias::X\n") == {"alias": "X"}
+    assert logseq_properties("alias ::X\n") == {}
+    assert logseq_properties("tags::\r\nalias:: B\r\n") == {"tags": "", "alias": "B"}
+
+
+@pytest.mark.engine_free
+def test_a_logseq_page_gets_its_title_aliases_and_tags():
+    p = parse_page(ACME, "pages/Acme Corp.md")
+    assert p.render() == ACME
+    assert p.title == "Acme Corp"
+    assert p.aliases == ["Acme", "ACME Inc"]
+    assert p.all_tags == ["company", "key account", "vendor"]
+    assert p.tags == []  # not frontmatter: tag/untag edit the frontmatter only
+    p = parse_page(NAMESPACED, "pages/project___website redesign.md")
+    assert p.title == "project/website redesign"
+    assert p.all_tags == ["customer call"]
+    # frontmatter first: its title wins, its tags and aliases come first
+    p = parse_page("---\ntitle: T\ntags: [a]\naliases: [Z]\n---\ntitle:: L\ntags:: b\nalias:: Y\n- x\n", "n.md")
+    assert (p.title, p.all_tags, p.aliases) == ("T", ["a", "b"], ["Z", "Y"])
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, tags", [
+    ("- met #[[customer call]] today\n", ["customer call"]),
+    ("#[[Big Idea]] first\n", ["Big Idea"]),
+    ("a#[[x y]] glued\n", []),  # a '#' after a letter starts no tag, as for #tag
+    ("`#[[x y]]` code\n", []),
+    ("%% #[[x y]] %% hidden\n", []),
+    ("#![[x y]] embed\n", []),
+    ("see [[x y]] and #plain\n", ["plain"]),
+    ("#[[a b|shown]] #[[a b]]\n", ["a b"]),
+])
+def test_a_hash_before_a_wiki_link_is_a_tag(text, tags):
+    p = parse_page(text, "j.md")
+    assert p.render() == text
+    assert p.inline_tags == tags
+
+
+def test_an_imported_logseq_graph_resolves_aliases_and_lists_tags(tmp_path, db_path):
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {
+        "pages/Acme Corp.md": ACME,
+        "pages/project___website redesign.md": NAMESPACED,
+        "journals/2024_01_05.md": "- Call with [[ACME Inc]] about [[project/website redesign]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert b.resolve_slug("Acme")["slug"] == "pages/Acme Corp"
+        to = dict(b.conn.execute("SELECT l.target, p.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
+                                 "LEFT JOIN pages p ON p.id = l.to_page_id WHERE f.slug = 'journals/2024_01_05'").fetchall())
+        assert to == {"ACME Inc": "pages/Acme Corp", "project/website redesign": None}  # a namespace file name: no guess
+        tags = {r[0] for r in b.conn.execute("SELECT DISTINCT tag FROM tags")}
+        assert tags == {"company", "key account", "vendor", "customer call"}
+        title = b.conn.execute("SELECT title FROM pages WHERE slug = 'pages/project___website redesign'").fetchone()[0]
+        assert title == "project/website redesign"
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_brain_made_before_gets_the_logseq_properties_on_open(tmp_path, db_path):
+    """A brain made before v26 (Postgres v26) read no Logseq properties and no ``#[[tag]]``: on
+    open the pages whose text holds ``::`` or ``#[[`` are derived again, and equal a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {"pages/Acme Corp.md": ACME, "pages/w.md": NAMESPACED, "pages/x.md": "- [[Acme]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        with b.transaction():  # as the old page model left them
+            c.execute("DELETE FROM tags")
+            c.execute("DELETE FROM aliases")
+            c.execute("UPDATE pages SET title = 'w', title_key = 'w', search_aliases = '' WHERE slug = 'pages/w'")
+            c.execute("UPDATE links SET to_page_id = NULL WHERE target = 'Acme'")
+            _rewind(c, pg._logseq_pages, dbmod._m26_logseq_properties)
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT p.slug FROM links l JOIN pages p ON p.id = l.to_page_id WHERE l.target = 'Acme'").fetchone()[0] == "pages/Acme Corp"
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'pages/w'").fetchone()[0] == "project/website redesign"
+        assert fresh_import_differences(b) == {}
+
+
+def test_untag_of_a_logseq_property_tag_says_where_it_is(tmp_path, db_path):
+    """``untag`` edits the frontmatter only: a tag of a ``tags::`` line is refused naming that
+    line (not ``#tag``, which the page does not hold); ``tag`` adds frontmatter above it and the
+    page keeps its Logseq aliases and tags."""
+    from gbrain.errors import BadInput
+
+    tree = write_tree(tmp_path / "graph", {"pages/Acme Corp.md": ACME})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        with pytest.raises(BadInput) as e:
+            b.untag("Acme", "key account")
+        assert "tags:: line" in str(e.value) and "#key account" not in str(e.value), str(e.value)
+        b.tag("Acme", "migrated")
+        p = b.parsed(b.resolve_slug("Acme"))
+        assert p.render() == "---\ntags:\n- migrated\n---\n" + ACME
+        assert (p.all_tags, p.aliases) == (["migrated", "company", "key account", "vendor"], ["Acme", "ACME Inc"])
+
+
+@pytest.mark.engine_free
+def test_a_control_character_in_the_text_makes_no_hash_ref_tag():
+    text = "#\x01not a tag\x01 and #a\x01b and #[[real one]]\n"
+    assert parse_page(text, "n.md").inline_tags == ["a", "real one"]
