@@ -131,3 +131,22 @@ def test_untag_of_a_logseq_property_tag_says_where_it_is(tmp_path, db_path):
 def test_a_control_character_in_the_text_makes_no_hash_ref_tag():
     text = "#\x01not a tag\x01 and #a\x01b and #[[real one]]\n"
     assert parse_page(text, "n.md").inline_tags == ["a", "real one"]
+
+
+@pytest.mark.engine_free
+def test_an_export_archive_given_as_the_folder_says_to_unzip_it(tmp_path):
+    """Notion, Bear and Logseq hand their export over as a .zip: ``import`` of it says to unzip
+    it (exit 2), as for any file that is no folder; another file says only that."""
+    import zipfile
+
+    from conftest import gbrain_in_process
+
+    z = tmp_path / "Export-2f6c.zip"
+    with zipfile.ZipFile(z, "w") as f:
+        f.writestr("Export-2f6c/Page 0123456789abcdef0123456789abcdef.md", "# Page\n")
+    r = gbrain_in_process("--db", str(tmp_path / "b.db"), "import", str(z))
+    assert r.returncode == 2, r
+    assert "not a directory" in r.stderr.decode() and "unzip" in r.stderr.decode(), r.stderr
+    (tmp_path / "note.md").write_text("# x\n")
+    r = gbrain_in_process("--db", str(tmp_path / "b.db"), "import", str(tmp_path / "note.md"))
+    assert r.returncode == 2 and "unzip" not in r.stderr.decode(), r.stderr

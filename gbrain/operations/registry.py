@@ -1087,6 +1087,10 @@ def _dir_arg(v: str) -> Path:
     if not p.exists():
         raise BadInput(f"no such directory: {p}")
     if not p.is_dir():
+        import zipfile
+
+        if zipfile.is_zipfile(p):  # a tool's export (Notion, Bear, Logseq) comes as a .zip
+            raise BadInput(f"not a directory: {p}; it is a zip archive: unzip it, then give the folder it makes")
         raise BadInput(f"not a directory: {p}")
     return p
 
