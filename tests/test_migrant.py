@@ -76,7 +76,7 @@ def test_an_imported_logseq_graph_resolves_aliases_and_lists_tags(tmp_path, db_p
         assert b.resolve_slug("Acme")["slug"] == "pages/Acme Corp"
         to = dict(b.conn.execute("SELECT l.target, p.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
                                  "LEFT JOIN pages p ON p.id = l.to_page_id WHERE f.slug = 'journals/2024_01_05'").fetchall())
-        assert to == {"ACME Inc": "pages/Acme Corp", "project/website redesign": None}  # a namespace file name: no guess
+        assert to == {"ACME Inc": "pages/Acme Corp", "project/website redesign": "pages/project___website redesign"}  # by its title::
         tags = {r[0] for r in b.conn.execute("SELECT DISTINCT tag FROM tags")}
         assert tags == {"company", "key account", "vendor", "customer call"}
         title = b.conn.execute("SELECT title FROM pages WHERE slug = 'pages/project___website redesign'").fetchone()[0]
@@ -85,15 +85,17 @@ def test_an_imported_logseq_graph_resolves_aliases_and_lists_tags(tmp_path, db_p
 
 
 def test_a_brain_made_before_gets_the_logseq_properties_on_open(tmp_path, db_path):
-    """A brain made before v26 (Postgres v26) read no Logseq properties and no ``#[[tag]]``: on
-    open the pages whose text holds ``::`` or ``#[[`` are derived again, and equal a fresh import."""
+    """A brain made before v26 (Postgres v26) read no Logseq properties and no ``#[[tag]]``, and
+    left ``[[a/b]]`` dangling beside a page titled ``a/b``: on open the pages whose text holds
+    ``::`` or ``#[[`` are derived again and such links resolved, and equal a fresh import."""
     from test_obsidian_trial import _rewind
 
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "graph", {"pages/Acme Corp.md": ACME, "pages/w.md": NAMESPACED, "pages/x.md": "- [[Acme]]\n"})
+    tree = write_tree(tmp_path / "graph", {"pages/Acme Corp.md": ACME, "pages/w.md": NAMESPACED, "pages/x.md": "- [[Acme]]\n",
+                                           "notes/tcp.md": "---\ntitle: TCP/IP\n---\nA.\n", "notes/y.md": "See [[TCP/IP]].\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
         c = b.conn
@@ -101,11 +103,12 @@ def test_a_brain_made_before_gets_the_logseq_properties_on_open(tmp_path, db_pat
             c.execute("DELETE FROM tags")
             c.execute("DELETE FROM aliases")
             c.execute("UPDATE pages SET title = 'w', title_key = 'w', search_aliases = '' WHERE slug = 'pages/w'")
-            c.execute("UPDATE links SET to_page_id = NULL WHERE target = 'Acme'")
+            c.execute("UPDATE links SET to_page_id = NULL WHERE target IN ('Acme', 'TCP/IP')")
             _rewind(c, pg._logseq_pages, dbmod._m26_logseq_properties)
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT p.slug FROM links l JOIN pages p ON p.id = l.to_page_id WHERE l.target = 'Acme'").fetchone()[0] == "pages/Acme Corp"
         assert b.conn.execute("SELECT title FROM pages WHERE slug = 'pages/w'").fetchone()[0] == "project/website redesign"
+        assert b.conn.execute("SELECT p.slug FROM links l JOIN pages p ON p.id = l.to_page_id WHERE l.target = 'TCP/IP'").fetchone()[0] == "notes/tcp"
         assert fresh_import_differences(b) == {}
 
 
@@ -150,3 +153,32 @@ def test_an_export_archive_given_as_the_folder_says_to_unzip_it(tmp_path):
     (tmp_path / "note.md").write_text("# x\n")
     r = gbrain_in_process("--db", str(tmp_path / "b.db"), "import", str(tmp_path / "note.md"))
     assert r.returncode == 2 and "unzip" not in r.stderr.decode(), r.stderr
+
+
+def test_a_wiki_link_with_a_slash_finds_the_page_titled_so(tmp_path, db_path):
+    """Logseq names a namespace page ``a/b`` (file ``a___b.md`` or ``a%2Fb.md``, with ``title:: a/b``
+    where the name needs it): ``[[a/b]]`` finds the page titled ``a/b`` when no path does, by
+    every segment (case and separators loose); a markdown path link stays a path; a page at the
+    path wins; a save that gives or takes the title re-resolves the link, as a fresh import."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {
+        "pages/project%2Fdata platform.md": "title:: project/data platform\n- x\n",
+        "pages/w.md": "title:: Other/Data Platform\n- y\n",
+        "j.md": "- [[project/data platform]] [[Project/Data-Platform]] [x](project/data%20platform.md) [[other/data platform]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+
+        def to():
+            return {(k, t): s for k, t, s in b.conn.execute(
+                "SELECT l.kind, l.target, p.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
+                "LEFT JOIN pages p ON p.id = l.to_page_id WHERE f.slug = 'j'").fetchall()}
+        assert to() == {("wiki", "project/data platform"): "pages/project%2Fdata platform",
+                        ("wiki", "Project/Data-Platform"): "pages/project%2Fdata platform",
+                        ("markdown", "project/data platform"): None, ("wiki", "other/data platform"): "pages/w"}, to()
+        b.put("pages/w", "- y, no title now\n")
+        assert to()[("wiki", "other/data platform")] is None
+        b.put("other/data platform", "# A page at the path\n")
+        assert to()[("wiki", "other/data platform")] == "other/data platform"
+        assert fresh_import_differences(b) == {}

@@ -10,7 +10,9 @@ Order (spec "links" + Obsidian's rules):
 2. an explicit relative markdown path that does not exist stays dangling;
 3. otherwise the page whose file name matches (case-insensitive), then — for bare names —
    the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title,
-   then a frontmatter alias (``aliases: [Bruno]`` makes ``[[Bruno]]`` resolve to the page).
+   then a frontmatter alias (``aliases: [Bruno]`` makes ``[[Bruno]]`` resolve to the page);
+   a wiki link with a ``/`` that no path matches, the page whose title is that name segment by
+   segment (a Logseq namespace page, ``title:: project/data platform``: :func:`title_path_key`).
    Ties go to the candidate that shares the most leading folders with the linking page (in a
    vault with one tree per language, ``[[Canvas]]`` in ``en/…`` is ``en/Plugins/Canvas``, not
    ``ko/플러그인/Canvas``), then to the shortest path.
@@ -24,6 +26,13 @@ from collections import defaultdict
 from .slugs import loose_key, name_key, nfc, slug_key
 
 COLUMNS = ("slug", "slug_key", "name_key", "loose_key", "title_key")
+
+
+def title_path_key(name: str) -> str:
+    """``project/Data Platform`` / ``Project/data-platform`` → ``project/data-platform``: the key
+    a wiki link with a ``/`` and a title holding one are matched by (:func:`loose_key` of each
+    segment)."""
+    return "/".join(loose_key(part) for part in name.split("/"))
 #: lookups answered from the aliases table
 ALIAS_COLUMNS = ("alias_key", "alias_loose")
 
@@ -42,6 +51,12 @@ class SqlIndex:
         assert column in COLUMNS
         return [(r[0], r[1]) for r in self.conn.execute(f"SELECT id, slug FROM pages WHERE {column} = ?", (value,))]
 
+    def titled(self, name: str) -> list[tuple[int, str]]:
+        """The pages whose title is ``name`` by :func:`title_path_key` (``name`` holds a ``/``)."""
+        key = title_path_key(name)
+        q = "SELECT id, slug, title FROM pages WHERE title_key = ?"
+        return [(r[0], r[1]) for r in self.conn.execute(q, (loose_key(name),)) if title_path_key(r[2]) == key]
+
 
 class MemoryIndex:
     """All page keys in dicts: for resolving many links at once."""
@@ -51,9 +66,12 @@ class MemoryIndex:
         if getattr(conn, "dialect", "sqlite") != "postgres":  # plain tuples: cheaper than sqlite3.Row
             conn = conn.cursor()
             conn.row_factory = None
-        for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key FROM pages"):
-            for c, v in zip(COLUMNS, row[1:]):
+        self.slashed: dict[str, list[tuple[int, str]]] = defaultdict(list)  # titles holding a '/'
+        for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key, title FROM pages"):
+            for c, v in zip(COLUMNS, row[1:6]):
                 self.maps[c][v].append((row[0], row[1]))
+            if "/" in row[6]:
+                self.slashed[title_path_key(row[6])].append((row[0], row[1]))
         for c in ALIAS_COLUMNS:
             self.maps[c] = defaultdict(list)
         q = "SELECT DISTINCT p.id, p.slug, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"
@@ -63,6 +81,10 @@ class MemoryIndex:
 
     def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
         return self.maps[column].get(value, [])
+
+    def titled(self, name: str) -> list[tuple[int, str]]:
+        """As :meth:`SqlIndex.titled`."""
+        return self.slashed.get(title_path_key(name), [])
 
 
 def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = False) -> int | None:
@@ -92,6 +114,8 @@ def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = Fa
     if not rows and "/" not in t and not by_file:
         lk = loose_key(t)
         rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
+    elif not rows and not by_file:  # a wiki link a/b no path matches: the page titled a/b
+        rows = index.titled(t)
     if not rows:
         return None
     if len(rows) == 1:

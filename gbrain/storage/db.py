@@ -794,6 +794,20 @@ def rederive_logseq_pages(conn) -> int:
     return rederive_pages(conn, *_LOGSEQ_PAGES)
 
 
+def relink_title_paths(conn) -> int:
+    """Resolve again the dangling links other than markdown paths whose target holds a ``/``: one
+    no path matches now finds the page titled so (``[[TCP/IP]]``, ``[[project/data platform]]``:
+    :func:`gbrain.page.links.resolve`). For SQLite v26 / Postgres v26, in the caller's
+    transaction. Returns how many links now resolve."""
+    from .derive import relink_updates, update_links
+
+    rows = conn.execute("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+                        "WHERE l.to_page_id IS NULL AND l.kind <> 'markdown' AND l.target LIKE ? ORDER BY l.id", ("%/%",)).fetchall()
+    updates = relink_updates(conn, rows) if rows else []
+    update_links(conn, updates)
+    return len(updates)
+
+
 def rederive_pages(conn, select: str, args: tuple) -> int:
     """Re-derive the pages whose ids the query ``select`` (with ``args``) gives.
     Each such page is parsed again and its derived ``pages`` columns (title, type, frontmatter
@@ -1050,8 +1064,10 @@ def _m25_lean_derived(conn: sqlite3.Connection) -> None:
 def _m26_logseq_properties(conn: sqlite3.Connection) -> None:
     """A Logseq page's properties (``title::``, ``alias::``, ``tags::`` lines opening the page)
     and ``#[[multi word tag]]`` name and tag it: the pages whose text may hold them are derived
-    again (:func:`rederive_logseq_pages`)."""
+    again (:func:`rederive_logseq_pages`); a wiki link ``[[a/b]]`` no path matches finds the page
+    titled ``a/b`` (:func:`relink_title_paths`)."""
     rederive_logseq_pages(conn)
+    relink_title_paths(conn)
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties]

@@ -848,9 +848,10 @@ def _table_pages(conn: "PgConnection") -> None:
 
 
 def _logseq_pages(conn: "PgConnection") -> None:
-    from .db import rederive_logseq_pages
+    from .db import rederive_logseq_pages, relink_title_paths
 
     rederive_logseq_pages(conn)
+    relink_title_paths(conn)
 
 
 #: schema versions whose SQL is followed by a Python step, in the same transaction
@@ -862,7 +863,7 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              21: _cjk,  # v21: CJK bigrams (SQLite v21)
              22: _comment_pages,  # v22: no links in inline %% comments (SQLite v22)
              23: _table_pages,  # v23: a link in a table has its row as context (SQLite v23)
-             26: _logseq_pages}  # v26: Logseq page properties and #[[tags]] (SQLite v26)
+             26: _logseq_pages}  # v26: Logseq page properties, #[[tags]], [[a/b]] by title (SQLite v26)
 
 
 def migrate(conn: PgConnection) -> int:
