@@ -745,3 +745,35 @@ def test_a_note_moved_away_and_a_new_note_at_its_old_name_in_one_round(tmp_path,
         assert (root / "e" / "deepseek-ai.md").read_text() == text
         assert eng.sync()["counts"]["imported"] == 0  # settled
         eng.close()
+
+
+@pytest.mark.parametrize("how", ["import", "sync"])
+def test_raw_data_written_in_the_brain_only_moves_with_its_page(tmp_path, db_path, how):
+    """Raw data put through the brain and not yet written to the folder (its sidecar is a row
+    with no file) stays with its page when the page's note is renamed on disk: the sidecar row
+    takes the new name, as a fresh import of the brain's tree would attach it (found by
+    test_fresh_equal: raw, a rename on disk, import again)."""
+    root = tmp_path / "vault"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "soren.md").write_text("Body \n")
+    with Brain.open(db_path) as b:
+        if how == "import":
+            import_tree(b, root)
+        else:
+            assert sync(b, root)["ok"]
+        pid = b.page_row("people/soren")["id"]
+        b.raw_put("people/soren", "src0", {"n": 0})
+        assert not (root / "people" / ".raw" / "soren.json").exists()  # in the brain only
+        os.rename(root / "people" / "soren.md", root / "people" / "ana.md")
+        if how == "import":
+            import_tree(b, root)
+        else:
+            assert sync(b, root)["ok"]
+        assert b.page_row("people/ana")["id"] == pid
+        assert b.raw_get("people/ana") == {"src0": {"n": 0}}
+        assert fresh_import_differences(b) == {}
+        assert sync(b, root)["ok"]  # the sidecar reaches the folder at the page's new name
+        assert (root / "people" / ".raw" / "ana.json").exists() and not (root / "people" / ".raw" / "soren.json").exists()
+        assert b.raw_get("people/ana") == {"src0": {"n": 0}}
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}

@@ -2365,6 +2365,12 @@ class SyncEngine:
         a_old, a_new = self._abs(old), self._abs(new)
         if row is None or c.execute("SELECT 1 FROM files WHERE path = ?", (new,)).fetchone() or os.path.lexists(a_new):
             return
+        if not os.path.lexists(a_old) and not c.execute("SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, old)).fetchone():
+            # raw data put through the brain and not yet written to this folder: the row takes
+            # the new name (the next round writes the file there), as a fresh import attaches it
+            c.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
+            self.brain._load_raw_rows(new)
+            return
         try:
             with open(a_old, "rb") as fh:
                 if sha256(fh.read()) != row[0]:
