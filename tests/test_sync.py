@@ -1454,3 +1454,65 @@ def test_sync_text_names_the_trashed_files(db_path, brain_tree):
     assert r.returncode == 0, r.stderr
     assert [x for x in out if x.startswith("Trashed")] == [f"Trashed (deleted in the folder): inbox/n{i:02}.md" for i in range(TRASHED_SHOWN)], out
     assert any(x.startswith("… and 5 more trashed") and "`gbrain trash`" in x for x in out), out
+
+
+def test_sync_text_names_the_files_it_removed_for_pages_deleted_in_the_brain(db_path, brain_tree):
+    """A page deleted through gbrain takes its file out of the folder at the next sync; the
+    report said only "removed 1". The text report names each file removed, sorted, up to
+    `TRASHED_SHOWN`, then how many more, and where the bytes are (the trash: `gbrain restore`
+    brings the page back and the next sync writes its file again). ``--json`` lists the paths
+    (``changed.removed``) and tells a page deleted in the brain from one renamed there
+    (``moved_in_brain``) and an old copy (``old_copies``)."""
+    from gbrain.operations.sync import TRASHED_SHOWN
+
+    db = str(db_path)
+    inbox = brain_tree / "inbox"
+    inbox.mkdir()
+    n = TRASHED_SHOWN + 5
+    for i in range(n):
+        (inbox / f"n{i:02}.md").write_text(f"# Note {i}\n")
+    assert gbrain_in_process("--db", db, "sync", str(brain_tree)).returncode == 0
+    assert gbrain_in_process("--db", db, "delete", "people/bruno-okafor").returncode == 0
+    r = gbrain_in_process("--db", db, "sync", str(brain_tree))
+    out = r.stdout.decode().splitlines()
+    assert r.returncode == 0 and not (brain_tree / "people" / "bruno-okafor.md").exists(), out
+    assert [x for x in out if x.startswith("Removed")] == ["Removed (deleted in the brain): people/bruno-okafor.md"], out
+    assert ("In the trash: `gbrain restore people/bruno-okafor.md` brings it back (the next sync writes the file again)") in out, out
+    for i in range(n):
+        assert gbrain_in_process("--db", db, "delete", f"inbox/n{i:02}").returncode == 0
+    r = gbrain_in_process("--db", db, "sync", str(brain_tree), "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and sorted(rep["changed"]["removed"]) == [f"inbox/n{i:02}.md" for i in range(n)], rep["changed"]
+    assert rep["moved_in_brain"] == [] and rep["old_copies"]["removed"] == [], rep
+    # (the same round again, in text: put them back and delete them once more)
+    assert gbrain_in_process("--db", db, "restore", "--all").returncode == 0
+    assert gbrain_in_process("--db", db, "sync", str(brain_tree)).returncode == 0
+    for i in range(n):
+        assert gbrain_in_process("--db", db, "delete", f"inbox/n{i:02}").returncode == 0
+    r = gbrain_in_process("--db", db, "sync", str(brain_tree))
+    out = r.stdout.decode().splitlines()
+    assert r.returncode == 0, r.stderr
+    assert [x for x in out if x.startswith("Removed")] == [f"Removed (deleted in the brain): inbox/n{i:02}.md" for i in range(TRASHED_SHOWN)], out
+    assert ("… and 5 more removed (in the trash: `gbrain trash` lists them; `gbrain restore PATH` brings one back "
+            "and the next sync writes its file again)") in out, out
+
+
+def test_sync_text_names_a_file_removed_because_its_page_was_renamed_in_the_brain(db_path, brain_tree, tmp_path, engine):
+    """A note renamed in another folder synced with the same brain (Postgres: each folder a sync
+    client) is removed from this folder as a move, nothing trashed: the report names it with
+    its new name (``moved_in_brain`` in ``--json``)."""
+    if engine != "postgres":
+        pytest.skip("one folder per SQLite brain: a page is renamed in the brain by another folder's sync on Postgres only")
+    db = str(db_path)
+    assert gbrain_in_process("--db", db, "sync", str(brain_tree)).returncode == 0
+    other = tmp_path / "other"
+    shutil.copytree(brain_tree, other)
+    assert gbrain_in_process("--db", db, "sync", str(other)).returncode == 0
+    (other / "people" / "bruno-okafor.md").rename(other / "people" / "bruno-okafor-moved.md")
+    assert gbrain_in_process("--db", db, "sync", str(other)).returncode == 0
+    r = gbrain_in_process("--db", db, "sync", str(brain_tree))
+    out = r.stdout.decode().splitlines()
+    assert r.returncode == 0 and (brain_tree / "people" / "bruno-okafor-moved.md").exists(), r.stdout + r.stderr
+    assert not (brain_tree / "people" / "bruno-okafor.md").exists()
+    assert [x for x in out if x.startswith("Removed")] == ["Removed (renamed in the brain): people/bruno-okafor.md → people/bruno-okafor-moved.md"], out
+    assert not [x for x in out if "In the trash" in x or "gbrain restore" in x], out

@@ -10,7 +10,7 @@ import sqlite3
 import sys
 
 from ..errors import BadInput, GBrainError
-from ..page.slugs import shown
+from ..page.slugs import cmd_arg, shown
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
@@ -29,6 +29,7 @@ def _sync_text(r: dict, a: dict) -> str:
         more = max((r.get("counts") or {}).get("trashed", 0), len(trashed)) - min(len(trashed), TRASHED_SHOWN)
         where = "`gbrain trash` lists them; `gbrain restore SLUG` brings one back" if len(trashed) > 1 else "`gbrain trash` lists it; `gbrain restore SLUG` brings it back"
         lines.append(f"… and {more:,} more trashed ({where})" if more else f"Kept in the trash: {where}")
+    lines += _removed_lines(r)
     for m in r.get("merged") or []:
         lines.append(f"Merged: {m}: changed in the folder and in the brain; the edits did not overlap, so both are in the note (no conflict copy)")
     for c in r.get("cleaned") or []:
@@ -90,6 +91,33 @@ def _sync_text(r: dict, a: dict) -> str:
     if len(copies) < len(r.get("conflicts") or []):
         lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge; delete it again if you meant to (`gbrain conflicts --all` notes them)")
     return "\n".join(lines[:1] + [shown(ln) for ln in lines[1:]])  # a file name cannot fake a line
+
+
+def _removed_lines(r: dict) -> list[str]:
+    """The lines of ``sync``'s text report naming the files it removed from the folder because
+    their page was deleted in the brain (sorted, the first ``TRASHED_SHOWN``, then how many more
+    and where the bytes are: the trash) or renamed there (``moved_in_brain``: to its new name).
+    Old copies have lines of their own (``old_copies``). ``r``: sync's report. Pure."""
+    old = {x["path"] for x in (r.get("old_copies") or {}).get("removed") or []}
+    moves = r.get("moved_in_brain") or []
+    moved = {m["from"] for m in moves}
+    gone = sorted(p for p in (r.get("changed") or {}).get("removed") or [] if p not in old and p not in moved)
+    lines = [f"Removed (deleted in the brain): {p}" for p in gone[:TRASHED_SHOWN]]
+    total = ((r.get("counts") or {}).get("removed", 0) - (r.get("old_copies") or {}).get("removed_count", 0)
+             - r.get("moved_in_brain_count", len(moves)))
+    more = max(total, len(gone)) - min(len(gone), TRASHED_SHOWN)
+    if more:
+        lines.append(f"… and {more:,} more removed (in the trash: `gbrain trash` lists them; `gbrain restore PATH` brings one back "
+                     "and the next sync writes its file again)")
+    elif len(gone) == 1:
+        lines.append(f"In the trash: `gbrain restore {cmd_arg(gone[0])}` brings it back (the next sync writes the file again)")
+    elif gone:
+        lines.append("In the trash: `gbrain trash` lists them; `gbrain restore PATH` brings one back (the next sync writes its file again)")
+    for m in moves[:TRASHED_SHOWN]:
+        lines.append(f"Removed (renamed in the brain): {m['from']} → {m['to']}")
+    if r.get("moved_in_brain_count", 0) > min(len(moves), TRASHED_SHOWN):
+        lines.append(f"… and {r['moved_in_brain_count'] - min(len(moves), TRASHED_SHOWN):,} more renamed in the brain (`--json` lists the first {len(moves)})")
+    return lines
 
 
 @op(

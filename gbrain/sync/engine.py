@@ -221,6 +221,9 @@ class Outcome:
     #: ``(path, why)``: no base, the file held a version of a page the brain deleted or moved away:
     #: removed from the folder (also in ``removed``)
     old_removed: list[tuple[str, str]] = field(default_factory=list)
+    #: ``(path, new path)``: a file whose page was renamed in the brain (another folder's round
+    #: saw the rename): removed from the folder as a move, nothing trashed (also in ``removed``)
+    moved_in_brain: list[tuple[str, str]] = field(default_factory=list)
     #: the new paths of ``both_moves`` pairs carried out (also in ``moved``): the next round merges
     #: both sides' edits (or keeps the brain's as the conflict copy): :meth:`SyncEngine._run` runs it
     both_moved: list[str] = field(default_factory=list)
@@ -1412,7 +1415,13 @@ class SyncEngine:
                         keep_version(self.conn, *key, p, data, "deleted in brain", hx=data.hx if isinstance(data, HashOnly) else None)
                 self._forget(p)
                 out.removed.append(p)
-                self._log(f"← db (deleted) {p} → trash" if to is None else f"← db (moved in the brain) {p} → {to}")
+                if to is not None:
+                    if key[0] == "page":  # the new name's path: where the file is written
+                        r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (to,)).fetchone()
+                        to = r[0] if r else to
+                    out.moved_in_brain.append((p, to))
+                self._log(f"← db (deleted) {p} → trash: `gbrain restore {cmd_arg(p)}` brings it back" if to is None
+                          else f"← db (moved in the brain) {p} → {to}")
             for p, f in settle_rows:
                 if f is None:
                     self._forget(p)
@@ -2467,6 +2476,8 @@ class SyncEngine:
         rep["git"] = out.git
         rep["old_copies"] = {"replaced": out.old_replaced[: verify.MAX_LISTED], "replaced_count": len(out.old_replaced),
                              "removed": [{"path": p, "why": w} for p, w in out.old_removed[: verify.MAX_LISTED]], "removed_count": len(out.old_removed)}
+        rep["moved_in_brain"] = [{"from": a, "to": b} for a, b in out.moved_in_brain[: verify.MAX_LISTED]]
+        rep["moved_in_brain_count"] = len(out.moved_in_brain)
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep
