@@ -130,7 +130,7 @@ def call_cmd(
 def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on every command (pipe answers in JSON anyway)")) -> None:
     """JSONL mode: one request per line on stdin ({"id", "tool", "params"}), one response per line on stdout
     ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
-    input). A bad line gets an error object and the stream goes on."""
+    input; "warnings": what the operation warned of, when it did). A bad line gets an error object and the stream goes on."""
     from .core.brain import Brain
 
     brain = None
@@ -159,8 +159,10 @@ def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on ev
                     brain = Brain.open(_STATE["db"], create=(o.db == "create"))
                     if not existed and db_path.exists():
                         _err(f"note: created a new brain at {db_path}")
-                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe"), brain=brain if o.db != "none" else None)
-                resp = {"id": rid, "ok": True, "result": res}
+                said: list[str] = []  # the request's warnings (a renamed page's old name followed, …): in its answer
+                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe", on_warning=said.append),
+                              brain=brain if o.db != "none" else None)
+                resp = {"id": rid, "ok": True, "result": res, **({"warnings": said} if said else {})}
             except Exception as e:  # the object `call` prints for it; a bad request never ends the stream
                 resp = {"id": rid, "ok": False, **error_fields(e)}
             _out(ops.dumps(resp) + "\n")

@@ -297,3 +297,46 @@ def test_lint_of_the_old_name_of_a_renamed_page_lints_the_renamed_page_with_a_no
 
     p = gbrain("--db", str(db_path), "lint", "--slug", "T/ref20", "--check", "dead_links")
     assert p.returncode in (0, 1) and b"T/ref20 was renamed to T/ref20-new on " in p.stdout + p.stderr, p
+
+
+def test_pipe_answers_carry_the_rename_note_of_each_read_and_embed_follows_the_old_name(tmp_path, db_path):
+    """A script reading several pages by the names it knows (`gbrain pipe`, a request per page):
+    the reads of a renamed page's old name follow it, but the note saying so was a warning, and
+    pipe dropped every warning (no stderr line either): the answer of `timeline OLD` looked like
+    NEW's with nothing said. Each pipe answer now carries its request's warnings (``warnings``,
+    beside ``result``), as MCP results and `call`'s stderr do; `get` keeps its ``note`` in the
+    result. `embed OLD` (which failed "OLD was renamed to NEW") embeds NEW with the warning, as the
+    writes follow a rename."""
+    import json
+
+    from conftest import gbrain_in_process
+
+    renamed_vault(tmp_path / "v", db_path)
+    with Brain.open(db_path) as b:
+        ops.run("timeline-add", {"slug": "T/ref20-new", "date": "2026-12-01", "summary": "met"}, brain=b)
+        b.set_config("embedding_model", "fake-8")
+    reqs = [{"id": 1, "tool": "brain_timeline", "params": {"slug": "T/ref20"}},
+            {"id": 2, "tool": "backlinks", "params": {"slug": "ref20"}},
+            {"id": 3, "tool": "graph", "params": {"slug": "T/ref20"}},
+            {"id": 4, "tool": "get", "params": {"slug": "T/ref20"}},
+            {"id": 5, "tool": "timeline", "params": {"slug": "T/ref20-new"}},
+            {"id": 6, "tool": "lint", "params": {"slug": ["T/ref20", "T/other"], "check": "dead_links"}}]
+    p = gbrain_in_process("--db", str(db_path), "pipe", input="".join(json.dumps(r) + "\n" for r in reqs))
+    assert p.returncode == 0, p
+    got = {r["id"]: r for r in map(json.loads, p.stdout.decode().splitlines())}
+    assert all(got[i]["ok"] for i in got), got
+    for i in (1, 2, 3):
+        assert [w for w in got[i].get("warnings", []) if "T/ref20 was renamed to T/ref20-new on " in w and w.endswith("; read T/ref20-new")], got[i]
+    assert got[1]["result"][0]["summary"] == "met"
+    assert "T/ref20 was renamed to T/ref20-new on " in got[4]["result"]["note"] and "warnings" not in got[4], got[4]
+    assert "warnings" not in got[5], got[5]  # nothing renamed: nothing said
+    assert "linted T/ref20-new" in got[6]["result"]["note"], got[6]
+    # embed of the old name embeds the renamed page, saying so
+    said: list[str] = []
+    r = ops.run("embed", {"slug": "T/ref20"}, ops.Context(db=str(db_path), on_warning=said.append))
+    assert r["embedded"] >= 1 and any("T/ref20 was renamed to T/ref20-new on " in w for w in said), (r, said)
+    with Brain.open(db_path) as b:
+        pid = b.page_row("T/ref20-new")["id"]
+        assert b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE page_id = ?", (pid,)).fetchone()[0] >= 1
+    with pytest.raises(NotFound):
+        ops.run("embed", {"slug": "T/ref21"}, ops.Context(db=str(db_path)))

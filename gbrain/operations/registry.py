@@ -598,7 +598,7 @@ def limit_param(default: int | None, description: str, *, minimum: int = 0, deta
 
 def read_slug(b, slug: str, ctx=None) -> tuple[str, str | None]:
     """The name a read of one page (get, get --output, timeline, backlinks, links, tags, raw;
-    graph's start, each end of path) reads: ``slug`` itself, or, when no page has it and it is a
+    graph's start, each end of path; embed's page) reads: ``slug`` itself, or, when no page has it and it is a
     renamed page's old name (:meth:`Brain.renamed`), the page's name now, as every write follows
     it; with the note "OLD was renamed to NEW on …; read NEW" (None when nothing was followed),
     also given to ``ctx.on_warning`` when ``ctx`` has one (the lists carry it there). An

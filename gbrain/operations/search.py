@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BadInput, GBrainError
-from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Param, limit_param, obj, op
+from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Param, limit_param, obj, op, read_slug
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -113,7 +113,7 @@ def _embed(b, a, ctx):
     if note:
         _say(ctx, "note: " + note)
     if a.get("slug"):
-        row = b.resolve_slug(a["slug"])
+        row = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: the page, with a warning (as writes follow it)
         rows = select_pages(b.conn, model.model_id, "ids", [row["id"]])
     else:
         rows = select_pages(b.conn, model.model_id, "all" if (a.get("all") or a.get("force")) else "stale")
