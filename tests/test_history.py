@@ -841,3 +841,39 @@ def test_diff_of_the_old_name_of_a_moved_page_points_at_its_new_name(tmp_path, d
     assert "ana moved to ana-moved" in err and "`gbrain diff ana-moved`" in err, err
     r = cli("diff", "ana-moved", "--db", str(db_path))
     assert r.returncode == 0 and b"+two" in r.stdout, r
+
+
+def test_an_mcp_client_left_with_the_sdks_default_name_is_recorded_with_the_program_that_started_the_server(tmp_path, fixture_db):
+    """trial9: a script on the Python SDK that passed no ``client_info`` was recorded as
+    ``mcp(mcp) put``: ``mcp`` is the SDK's default ``clientInfo.name``, which tells nothing. Such
+    a write now records the program that started `gbrain serve` beside it (``mcp:agent.py``; an
+    empty name: ``agent.py``); a host's own name is kept as it is (the test above)."""
+    import subprocess
+    import sys
+
+    from test_mcp import server_env
+    from conftest import ROOT
+
+    script = tmp_path / "agent.py"
+    script.write_text(f"""
+import json, sys
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import Implementation
+
+async def main():
+    params = StdioServerParameters(command=sys.executable, args=["-m", "gbrain", "serve", "--db", {str(fixture_db)!r}], env={server_env()!r}, cwd={str(ROOT)!r})
+    for info, slug in ((None, "ana-lima"), (Implementation(name="", version="1"), "bruno-okafor")):
+        async with Client(stdio_client(params), read_timeout_seconds=120, client_info=info) as c:
+            r = await c.call_tool("brain_put", {{"slug": slug, "compiled_truth": "Rewritten by a script."}})
+            assert not r.is_error, r
+
+anyio.run(main)
+""", encoding="utf-8")
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=300, cwd=str(tmp_path), env={**os.environ, **server_env()})
+    assert p.returncode == 0, p.stderr.decode()[-3000:]
+    with Brain.open(fixture_db) as b:
+        got = {n: h.versions(b, n)["versions"][0] for n in ("people/ana-lima", "people/bruno-okafor")}
+    assert got["people/ana-lima"]["client"] == "mcp:agent.py" and got["people/ana-lima"]["origin"] == "mcp(mcp:agent.py) put", got
+    assert got["people/bruno-okafor"]["client"] == "agent.py", got

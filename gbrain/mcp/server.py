@@ -49,6 +49,7 @@ from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
 from ..errors import ERROR_SCHEMA, BadInput, GBrainError, NotFound, error_fields
+from .clientname import SDK_DEFAULT_NAMES, label, starter_program
 from .handshake import INSTRUCTIONS, refuse_missing
 
 log = logging.getLogger("gbrain.mcp")
@@ -191,12 +192,14 @@ def _progress_sender(mcp_ctx: Any) -> Callable[[int, int], None]:
 
 
 def _client_name(context: Any) -> str:
-    """The client's name from the MCP ``initialize`` handshake (``clientInfo.name``), or ''."""
+    """The client's name for the history: ``clientInfo.name`` from the MCP ``initialize``
+    handshake, or, when that is empty or an SDK's default (``mcp``), with the program that
+    started the server (:func:`gbrain.mcp.clientname.label`: ``mcp:agent.py``); '' when none."""
     try:
-        info = context.request_context.session.client_params.client_info
-        return str(info.name or "")[:100]
+        name = str(context.request_context.session.client_params.client_info.name or "")
     except AttributeError:
         return ""
+    return label(name, starter_program() if name.strip().lower() in SDK_DEFAULT_NAMES | {""} else "")
 
 
 def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
