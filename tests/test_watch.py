@@ -640,15 +640,18 @@ def small_fs(tmp_path):
 
 
 def fill_up(fs: Path) -> Path:
-    """Write one file on ``fs`` until the disk is full; returns it (unlink it to free the space)."""
+    """Write one file on ``fs`` until the disk is full; returns it (unlink it to free the space).
+    Unbuffered: a buffered file kept the last write's unwritten bytes and raised ENOSPC again on
+    close whenever the free space was not a multiple of the write's size (it failed every run once
+    schema v25 made a new brain a few KB smaller)."""
     filler = fs / "filler"
-    with open(filler, "wb") as f:
+    with open(filler, "wb", buffering=0) as f:
         try:
             while True:
                 f.write(b"\0" * (1 << 16))
-                f.flush()
         except OSError:
             pass
+    assert os.statvfs(fs).f_bavail == 0
     return filler
 
 
