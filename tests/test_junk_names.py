@@ -29,9 +29,14 @@ TEMP = [
     "report.pdf.crdownload", "report.pdf.part",  # Chrome's and Firefox's downloads in progress
     ".goutputstream-Q1ZJ2Z",  # GIO's atomic replace (gedit, GNOME Text Editor)
     "note.md.kate-swp",  # Kate's swap
+    "~syncthing~note.md.tmp",  # older Syncthing's download
+    ".note.md.~1a2b3c",  # Nextcloud's and ownCloud's download in progress
 ]
 #: names the default ignore rules leave out (a `!` line in .gbrainignore brings them back)
-IGNORED = ["note.md.bak", "note.md.orig", ".DS_Store"]
+IGNORED = ["note.md.bak", "note.md.orig", ".DS_Store",
+           # sync tools' files: Syncthing's, Dropbox's, Nextcloud's journal and log, iCloud's placeholder
+           ".stignore", ".dropbox", ".dropbox.attr", ".sync_0123abcd.db", ".sync_0123abcd.db-wal",
+           ".csync_journal.db", ".owncloudsync.log", ".note.md.icloud"]
 
 
 def junk_tree(root):
@@ -56,6 +61,38 @@ def test_temp_names(name):
 def test_notes_are_not_temp_names(name):
     assert not is_temp_name(name)
     assert not load_ignore(Path("/nonexistent")).match_file(name)
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name", ["stversions.md", "dropbox.md", "sync_notes.db.md", "note.icloud.md", ".icloud", "~notes.md", "a.~b.md"])
+def test_notes_named_like_sync_tools_files_are_notes(name):
+    assert not is_temp_name(name)
+    assert not load_ignore(Path("/nonexistent")).match_file(name)
+
+
+def test_sync_tools_folders_hold_no_pages(brain_tree, db_path, run):
+    """Syncthing keeps old versions of notes in `.stversions/` (and marks the folder with
+    `.stfolder/`), Dropbox its downloads in `.dropbox.cache/`: copies of notes that would become
+    pages with the notes' titles. Ignored by default (listed as such), a negation brings one back."""
+    note = (brain_tree / "people" / "ana-lima.md").read_bytes()
+    for d in (".stversions/people", ".dropbox.cache/2025-01-01", ".stfolder"):
+        (brain_tree / d).mkdir(parents=True)
+    (brain_tree / ".stversions/people/ana-lima~20250101-120000.md").write_bytes(note)
+    (brain_tree / ".dropbox.cache/2025-01-01/ana-lima.md").write_bytes(note)
+    (brain_tree / ".stfolder/syncthing-folder-abc123.txt").write_text("x", encoding="utf-8")
+    r = run("sync", str(brain_tree), "--db", str(db_path), "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    why = dict((s["path"], s["reason"]) if isinstance(s, dict) else tuple(s) for s in rep.get("skipped", []))
+    assert "Syncthing's old versions" in why.get(".stversions/", ""), rep
+    assert ".dropbox.cache/" in why and ".stfolder/" in why, rep
+    with Brain.open(db_path) as b:
+        assert not {p for p in stored(b) if p.startswith((".stversions/", ".dropbox.cache/", ".stfolder/"))}
+    (brain_tree / ".gbrainignore").write_text("!.stversions/\n", encoding="utf-8")
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.page_row(".stversions/people/ana-lima~20250101-120000") is not None
 
 
 @pytest.mark.engine_free

@@ -31,6 +31,9 @@ TEMP_SUFFIXES = (".swp", ".swo", ".swx", ".swpx", "~", "___jb_tmp___", "___jb_ol
 #: temp name beginnings: gbrain's own, emacs' lock links, LibreOffice's locks, GIO's atomic
 #: replace (gedit, GNOME Text Editor: ``.goutputstream-XXXXXX``, renamed over the note)
 TEMP_PREFIXES = (TMP_PREFIX, ".#", ".~lock.", ".goutputstream-")
+#: in a hidden name, what Nextcloud's and ownCloud's clients put between the file's name and a
+#: random suffix in the file they download into (``.note.md.~1a2b3c``, renamed over the note)
+PARTIAL_MARK = ".~"
 
 
 def change_stamp(st: os.stat_result) -> int:
@@ -52,7 +55,8 @@ def file_id(st: os.stat_result) -> int:
 
 
 def is_temp_name(name: str) -> bool:
-    """Editor temp/swap/backup files, atomic-save temp files, downloads in progress and
+    """Editor temp/swap/backup files, atomic-save temp files, downloads in progress (a
+    browser's; a sync client's: Syncthing's ``.syncthing.NAME.tmp``, Nextcloud's ``.NAME.~XXXX``) and
     gbrain's own atomic-write temp files: never part of the brain, not even for a moment (no
     ``.gbrainignore`` line brings them in; a backup a person may keep, ``*.bak``, is a default
     ignore rule instead: :data:`DEFAULT_IGNORE`). Called for every name of every walk: most
@@ -65,6 +69,7 @@ def is_temp_name(name: str) -> bool:
         or name.endswith(TEMP_SUFFIXES)
         or (name.startswith("#") and name.endswith("#"))
         or name == "4913"  # vim's write-permission probe
+        or (name[:1] == "." and PARTIAL_MARK in name[1:])  # a sync client's download in progress
     )
 
 
@@ -156,11 +161,23 @@ class Scan:
 #: Windows Explorer's ``Thumbs.db``, ``ehthumbs.db`` and ``desktop.ini``: gitignore patterns
 SYSTEM_METADATA = (".DS_Store", "._*", "Icon[\r]", "Thumbs.db", "ehthumbs.db", "desktop.ini")
 
+#: what file-sync tools keep in the folders they sync, gitignore patterns: their own folders
+#: (:data:`SYNC_TOOL_DIRS`, which hold copies of notes: Syncthing's old versions in
+#: ``.stversions/``, Dropbox's ``.dropbox.cache/``) and files: Syncthing's ``.stignore``,
+#: Dropbox's ``.dropbox`` and ``.dropbox.attr``, Nextcloud's and ownCloud's sync journals and
+#: logs, and iCloud Drive's placeholder ``.NAME.icloud`` of a file it evicted from this device
+#: (:func:`icloud_placeholder`)
+SYNC_TOOL_DIRS = {".stversions/": "Syncthing's old versions", ".stfolder/": "Syncthing's folder marker",
+                  ".dropbox.cache/": "Dropbox's cache"}
+SYNC_TOOL_FILES = (".stignore", ".dropbox", ".dropbox.attr", ".sync_*.db*", ".csync_journal.db*",
+                   ".owncloudsync.log*", ".nextcloudsync.log*", ".*.icloud")
+SYNC_TOOL_METADATA = tuple(SYNC_TOOL_DIRS) + SYNC_TOOL_FILES
+
 #: ignored unless ``.gbrainignore`` says otherwise (``!.obsidian/``, ``!.DS_Store``): Obsidian's
-#: settings, which change on every click (workspace.json), its trash, and
-#: :data:`SYSTEM_METADATA`. The user's lines come after these, so a negation brings one back
-#: (gitignore's last-match-wins).
-DEFAULT_IGNORE = (".obsidian/", ".trash/") + SYSTEM_METADATA + ("*.bak", "*.orig")
+#: settings, which change on every click (workspace.json), its trash,
+#: :data:`SYSTEM_METADATA` and :data:`SYNC_TOOL_METADATA`. The user's lines come after these, so
+#: a negation brings one back (gitignore's last-match-wins).
+DEFAULT_IGNORE = (".obsidian/", ".trash/") + SYSTEM_METADATA + SYNC_TOOL_METADATA + ("*.bak", "*.orig")
 
 #: backups an editor or a tool leaves beside a file (``note.md.bak``; ``note.md.orig`` from a
 #: merge or ``patch``): ignored by default, as an editor's save that renames the note to its
@@ -170,12 +187,36 @@ BACKUP_SUFFIXES = (".bak", ".orig")
 
 
 def is_system_metadata(name: str) -> bool:
-    """Whether the file name ``name`` is one of :data:`SYSTEM_METADATA`'s (so a walk leaves it
-    out without a line in the report when the ignore rules skip it)."""
-    return name in _SYSTEM_NAMES or name[:2] == "._"
+    """Whether the file name ``name`` is one of :data:`SYSTEM_METADATA`'s or of a sync tool's
+    files (:data:`SYNC_TOOL_FILES`), so a walk leaves it out without a line in the report when
+    the ignore rules skip it."""
+    return name in _SYSTEM_NAMES or name[:2] == "._" or is_sync_tool_file(name)
 
 
 _SYSTEM_NAMES = frozenset((".DS_Store", "Icon\r", "Thumbs.db", "ehthumbs.db", "desktop.ini"))
+_SYNC_TOOL_FILE = re.compile(r"\.(?:stignore|dropbox|dropbox\.attr|sync_.*\.db.*|csync_journal\.db.*|(?:own|next)cloudsync\.log.*|.+\.icloud)", re.DOTALL)
+
+
+def is_sync_tool_file(name: str) -> bool:
+    """Whether the file name ``name`` matches one of :data:`SYNC_TOOL_FILES` (``.stignore``,
+    ``.sync_1a2b.db-wal``, ``.note.md.icloud``)."""
+    return name[:1] == "." and _SYNC_TOOL_FILE.fullmatch(name) is not None
+
+
+#: the end of iCloud Drive's placeholder name: ``.NAME.icloud`` stands for ``NAME``
+ICLOUD_SUFFIX = ".icloud"
+
+
+def icloud_placeholder(rel: str) -> str:
+    """The path of iCloud Drive's placeholder for the relative path ``rel`` (``a/Note.md`` →
+    ``a/.Note.md.icloud``): what the folder holds instead of the file when iCloud evicted it
+    from this device (Optimize Mac Storage) to download it again when it is opened."""
+    d, _, name = rel.rpartition("/")
+    return f"{d}/.{name}{ICLOUD_SUFFIX}" if d else f".{name}{ICLOUD_SUFFIX}"
+
+
+#: why a path the brain holds is left as it is while only iCloud's placeholder is on disk
+EVICTED = "evicted by iCloud Drive"
 
 
 def load_ignore(root: Path) -> pathspec.PathSpec:
@@ -283,6 +324,10 @@ def _file_names(matcher: Callable[[str], bool], names: list[str], flags: int) ->
 def ignore_reason(rel: str) -> Why:
     """Why an ignored path is skipped, for the report (``rel`` ends with ``/`` for a folder)."""
     name = rel.rstrip("/").rsplit("/", 1)[-1] + "/"
+    if name in SYNC_TOOL_DIRS:
+        return Why(f"ignored by default ({SYNC_TOOL_DIRS[name]}; `!{name}` in .gbrainignore syncs it)", IGNORED)
+    if not rel.endswith("/") and is_sync_tool_file(name[:-1]):
+        return Why(f"ignored by default (a sync tool's file; `!{escaped(name[:-1])}` in .gbrainignore syncs it)", IGNORED)
     if name in DEFAULT_IGNORE:
         return Why(f"ignored by default (Obsidian's {'settings' if name == '.obsidian/' else 'trash'}; `!{name}` in .gbrainignore syncs it)", IGNORED)
     if not rel.endswith("/") and is_system_metadata(name[:-1]):
