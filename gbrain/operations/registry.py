@@ -1004,6 +1004,8 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
             lines.append(f"  … and {r['skipped_count'] - min(len(listed), SKIPPED_SHOWN):,} more (--json lists {len(listed):,})")
     if r.get("ignored_in_brain_count"):
         lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
+    if r.get("evicted_count"):
+        lines.append(f"Evicted by iCloud Drive (only a placeholder on this device), kept in the brain as they were: {r['evicted_count']:,} (e.g. {r['evicted'][0]}; synced again once the file is back)")
     if r.get("kept_brain_edits"):
         lines.append(f"Kept the brain's version of {_count(len(r['kept_brain_edits']), 'file')} (edited through gbrain since the last import: `gbrain sync DIR` writes them out; or another folder's page at the same path: see the warnings)")
     if r.get("kept_not_in_tree"):

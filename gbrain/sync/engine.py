@@ -131,7 +131,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import gitstate
 from . import similar as sim
-from .scan import IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import evicted, is_evicted, IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -369,6 +369,9 @@ class SyncEngine:
         self.put_back = False
         #: gone paths no round trashes (watch: refused ones) until their file is back on disk
         self.held: set[str] = set()
+        #: paths whose eviction by iCloud Drive this engine said (:func:`~gbrain.sync.scan.evicted`):
+        #: said once, again after the file was back
+        self._evicted_said: set[str] = set()
         #: every path this engine trashed (a refusal says how many of its folder went earlier)
         self.trashed_paths: set[str] = set()
         #: recorded as the origin of every version this engine writes (``watch`` sets its own)
@@ -919,8 +922,13 @@ class SyncEngine:
                 unknown[p] = why
             elif f is not None:
                 disk[p] = f
+            else:
+                why = evicted(self.root, p)
+                if why:
+                    unknown[p] = why
         cand |= set(disk)
-        only_moves = {p for p in maybe_moved if p not in cand and p not in unknown and not self.excluded(p) and self.stat_path(p) == (None, None)}
+        only_moves = {p for p in maybe_moved if p not in cand and p not in unknown and not self.excluded(p) and self.stat_path(p) == (None, None)
+                      and not evicted(self.root, p)}
         cand |= only_moves
         out = self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                         only_moves=only_moves, moves_only=moves_only)
@@ -991,11 +999,16 @@ class SyncEngine:
             if why is None and bad_prefixes:
                 why = next((inside(r) for b, r in bad_prefixes if p.startswith(b)), None)
             if why is None and p not in disk:
-                why = self.excluded(p)
+                why = self.excluded(p) or evicted(self.root, p)
             if why is not None:
                 paths.discard(p)
                 if p in db or p in state:
                     out.unreadable.append((p, why))
+                    if p not in self._evicted_said and is_evicted(why):
+                        self._evicted_said.add(p)
+                        self._log(f"· {p}: {why}")
+        if self._evicted_said:
+            self._evicted_said.difference_update(disk)  # back: said again if evicted again
         # 1. hash what changed since it was last hashed
         kept = 0
         for p in sorted(paths):
@@ -2424,7 +2437,11 @@ class SyncEngine:
             stored=settled if settled is not None and not (out.changed() or out.unreadable or out.conflicts) else None,
         )
         # paths the user told gbrain to ignore stay in the brain as they were: noted, not a problem
-        ignored = [(p, w) for p, w in out.unreadable if kind_of(w) == IGNORED]  # .gbrainignore's or the defaults
+        ignored = [(p, w) for p, w in out.unreadable if kind_of(w) == IGNORED and not is_evicted(w)]  # .gbrainignore's or the defaults
+        gone_to_cloud = sorted(p for p, w in out.unreadable if is_evicted(w))  # iCloud's placeholder only: no deletion
+        if gone_to_cloud:
+            rep["evicted"] = gone_to_cloud[: verify.MAX_LISTED]
+            rep["evicted_count"] = len(gone_to_cloud)
         if ignored:
             rep["ignored_in_brain"] = sorted(p for p, _ in ignored)[: verify.MAX_LISTED]  # out.unreadable is in set order
             rep["ignored_in_brain_count"] = len(ignored)
@@ -2438,7 +2455,7 @@ class SyncEngine:
         # its page stays as it was this round and the next round sees it gone (trash or move)
         gone = sorted(p for p, w in out.unreadable if kind_of(w) == VANISHED)
         rep["vanished_during"] = gone[: verify.MAX_LISTED]
-        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone)
+        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone) | set(gone_to_cloud)
         # (paths left alone are reported once, as such, not as missing: verify.report's left_alone)
         really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
         if really:

@@ -215,8 +215,27 @@ def icloud_placeholder(rel: str) -> str:
     return f"{d}/.{name}{ICLOUD_SUFFIX}" if d else f".{name}{ICLOUD_SUFFIX}"
 
 
-#: why a path the brain holds is left as it is while only iCloud's placeholder is on disk
+#: the beginning of the reason a path the brain holds is left as it is while only iCloud's
+#: placeholder is on disk (:func:`evicted`)
 EVICTED = "evicted by iCloud Drive"
+
+
+def evicted(root: str | os.PathLike, rel: str) -> Why | None:
+    """Why the file ``rel`` (relative to the tree at ``root``), absent from disk, is no
+    deletion: iCloud Drive's placeholder for it (:func:`icloud_placeholder`) is there, so iCloud
+    evicted it from this device and downloads it again when it is opened. A reason of kind
+    :data:`IGNORED` (its page stays in the brain as it was, neither trashed nor written back,
+    where iCloud would keep both as ``NAME 2``), or None when there is no placeholder. One
+    ``lstat``."""
+    ph = icloud_placeholder(rel)
+    if not os.path.lexists(os.path.join(os.fspath(root), *ph.split("/"))):
+        return None
+    return Why(f"{EVICTED} (only its placeholder {ph.rsplit('/', 1)[-1]} is on this device): kept in the brain as it was until the file is back", IGNORED)
+
+
+def is_evicted(why: str) -> bool:
+    """Whether a reason is :func:`evicted`'s."""
+    return str(why).startswith(EVICTED)
 
 
 def load_ignore(root: Path) -> pathspec.PathSpec:

@@ -29,7 +29,7 @@ from typing import Callable
 from ..core.brain import Brain, raw_sources, render_row
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
-from .scan import Scan, kind_of
+from .scan import Scan, evicted, kind_of
 
 MAX_LISTED = 50
 WHOLE_READ = 1 << 20  # files up to this size are hashed from one read, larger ones in pieces
@@ -643,6 +643,11 @@ def report(
     if ignored_in_brain:
         gone = set(ignored_in_brain)
         c.missing_on_disk = [p for p in c.missing_on_disk if p not in gone]
+    # a file iCloud Drive evicted (its placeholder .NAME.icloud is there): no deletion, its page
+    # stays as it was (as sync leaves it)
+    gone_to_cloud = [p for p in c.missing_on_disk if evicted(scan.root, p)] if c.missing_on_disk else []
+    if gone_to_cloud:
+        c.missing_on_disk = [p for p in c.missing_on_disk if p not in set(gone_to_cloud)]
     problems = []
     if c.missing_in_db:
         problems.append(f"{len(c.missing_in_db)} file(s) on disk are not in the DB (new in the folder? `gbrain sync DIR` takes them in)")
@@ -669,11 +674,13 @@ def report(
     pages_on_disk = brain.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     # the folder and the brain compared, path by path, in words a person reads: in_folder = same +
     # different + only_in_folder; in_brain = same + different + only_in_brain (+ ignored_in_brain,
-    # + left_alone)
+    # + evicted, + left_alone)
     comparison = {"in_folder": c.seen, "in_brain": c.in_brain, "same": c.stored - len(c.hash_mismatch), "different": len(c.hash_mismatch),
                   "only_in_brain": len(c.missing_on_disk), "only_in_folder": len(c.missing_in_db)}
     if ignored_in_brain:
         comparison["ignored_in_brain"] = len(ignored_in_brain)
+    if gone_to_cloud:
+        comparison["evicted"] = len(gone_to_cloud)
     if left:
         comparison["left_alone"] = sum(left.values())
     rep = {
@@ -728,6 +735,9 @@ def report(
     if ignored_in_brain:
         rep["ignored_in_brain"] = ignored_in_brain[:MAX_LISTED]
         rep["ignored_in_brain_count"] = len(ignored_in_brain)
+    if gone_to_cloud:
+        rep["evicted"] = gone_to_cloud[:MAX_LISTED]
+        rep["evicted_count"] = len(gone_to_cloud)
     if left:
         rep["left_alone"] = left
     if extra:

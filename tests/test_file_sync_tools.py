@@ -1,0 +1,115 @@
+"""A vault kept equal between machines by a file-sync tool (Syncthing, Dropbox, iCloud Drive,
+Nextcloud), acted out with real files: what those tools do on disk must not cost a page.
+
+iCloud Drive evicts a file it keeps in the cloud ("Optimize Mac Storage"): the note goes and a
+hidden placeholder ``.NAME.icloud`` takes its place until the note is opened again. Nobody
+deleted anything, so the page stays in the brain as it was (not trashed, not written back into
+the folder, where iCloud would make a second copy of it), and comes back in sync with the file
+when iCloud downloads it. Both engines (``db_path``); watch as a real subprocess with a real
+watchdog observer (``tests/test_watch.py: Watch``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list
+from gbrain.sync.engine import MASS_TRASH, SyncEngine
+from gbrain.sync.scan import icloud_placeholder
+from test_watch import Watch, settle, stop_ok, wait_for
+
+
+def evict(root: Path, rel: str) -> bytes:
+    """What iCloud does to a file it evicts: its placeholder appears, the file goes. Returns the
+    file's bytes (what a download brings back)."""
+    f = root / rel
+    data = f.read_bytes()
+    (root / icloud_placeholder(rel)).write_bytes(b"bplist00\xd1\x01\x02XNSFileSize\x10\x2a")
+    f.unlink()
+    return data
+
+
+def download(root: Path, rel: str, data: bytes) -> None:
+    """iCloud bringing an evicted file back: the file, then the placeholder goes."""
+    (root / rel).write_bytes(data)
+    (root / icloud_placeholder(rel)).unlink()
+
+
+def trash(b: Brain) -> list[str]:
+    return [t["path"] for t in trash_list(b, limit=0)]
+
+
+def test_an_evicted_note_stays_a_page_and_a_brain_edit_waits_for_its_download(db_path, brain_tree, run):
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    data = evict(brain_tree, "people/ana-lima.md")
+    r = run("sync", str(brain_tree), "--db", str(db_path), "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["evicted"] == ["people/ana-lima.md"], rep
+    with Brain.open(db_path) as b:
+        assert b.get_text("people/ana-lima") == data.decode()
+        assert trash(b) == []
+        assert not {p for p in (r[0] for r in b.conn.execute("SELECT path FROM history")) if p.endswith(".icloud")}
+    r = run("sync", str(brain_tree), "--db", str(db_path))  # said in the text report too
+    assert r.returncode == 0 and b"Evicted by iCloud Drive" in r.stdout, r.stdout
+    # an agent edits the page while it is evicted: the folder gets no file beside the placeholder
+    new = data.decode() + "\nAdded by an agent.\n"
+    r = run("put", "people/ana-lima", "--db", str(db_path), input=new)
+    assert r.returncode == 0, r.stderr
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    assert not (brain_tree / "people/ana-lima.md").exists()
+    # iCloud downloads the note (the version it had): the brain's edit reaches the file
+    download(brain_tree, "people/ana-lima.md", data)
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    assert (brain_tree / "people/ana-lima.md").read_text(encoding="utf-8") == new
+    with Brain.open(db_path) as b:
+        assert b.get_text("people/ana-lima") == new and trash(b) == []
+
+
+def test_a_folder_evicted_whole_is_no_mass_deletion(db_path, tmp_path):
+    root = tmp_path / "vault"
+    (root / "archive").mkdir(parents=True)
+    rels = []
+    for i in range(MASS_TRASH + 5):
+        (root / "archive" / f"n{i}.md").write_text(f"# N {i}\n", encoding="utf-8")
+        rels.append(f"archive/n{i}.md")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        for rel in rels:
+            evict(root, rel)
+        rep = eng.sync()
+        assert rep["ok"] and rep["exit_code"] == 0, rep
+        assert rep["evicted_count"] == len(rels) and trash(b) == []
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE path LIKE 'archive/%'").fetchone()[0] == len(rels)
+        eng.close()
+
+
+def test_watch_keeps_an_evicted_note(db_path, brain_tree, run):
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            data = evict(brain_tree, "people/ana-lima.md")
+            wait_for(lambda: w.saw("people/ana-lima.md: evicted by iCloud Drive"), "watch to say the note was evicted")
+            (brain_tree / "marker.md").write_text("# Marker\n", encoding="utf-8")  # every event before it was handled
+            wait_for(lambda: b.page_row("marker") is not None, "the marker note")
+            settle(b, brain_tree)
+            assert b.get_text("people/ana-lima") == data.decode() and trash(b) == [], w.lines
+            download(brain_tree, "people/ana-lima.md", data)
+            (brain_tree / "marker.md").write_text("# Marker\n\nagain\n", encoding="utf-8")
+            wait_for(lambda: "again" in (b.get_text("marker") or ""), "the marker's edit")
+            settle(b, brain_tree)
+            assert trash(b) == [] and not w.saw("ana-lima.md → trash"), w.lines
+            assert [h for h in b.conn.execute("SELECT operation FROM history WHERE path = 'people/ana-lima.md'")] and \
+                b.conn.execute("SELECT count(*) FROM history WHERE path = 'people/ana-lima.md'").fetchone()[0] == 1
+        assert stop_ok(w) is not None
+    finally:
+        w.kill()
+
