@@ -113,3 +113,44 @@ def test_watch_keeps_an_evicted_note(db_path, brain_tree, run):
     finally:
         w.kill()
 
+
+#: conflict copies file-sync tools leave beside a note, with the tool
+TOOL_COPIES = [
+    ("people/ana-lima.sync-conflict-20250101-123456-ABCDEFG.md", "Syncthing"),
+    ("people/ana-lima.sync-conflict-20160101-123456.md", "Syncthing"),
+    ("people/ana-lima (conflicted copy 2025-01-01).md", "Dropbox"),
+    ("people/ana-lima (Laptop's conflicted copy 2025-01-01).md", "Dropbox"),
+    ("people/ana-lima (Ana's conflicted copy 2025-01-01 (1)).md", "Dropbox"),
+    ("people/ana-lima (conflicted copy 2025-01-01 123456).md", "Nextcloud"),
+    ("people/ana-lima_conflict-20250101-123456.md", "ownCloud"),
+]
+
+
+def test_sync_tool_copy_names():
+    from gbrain.page.slugs import sync_tool_copy
+
+    for path, tool in TOOL_COPIES:
+        assert sync_tool_copy(path) == ("people/ana-lima.md", tool), path
+    assert sync_tool_copy("assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg") == ("assets/photo.jpg", "Syncthing")
+    for path in ("people/ana-lima.md", "notes/conflicted copy.md", "notes/sync-conflict.md", "people/ana (2025-01-01).md",
+                 "people/ana-lima.conflict-20261202T015712.md"):  # the last: gbrain's own (conflict_original)
+        assert sync_tool_copy(path) is None, path
+
+
+def test_lint_names_a_sync_tools_conflict_copy_as_a_conflict(db_path, brain_tree, run):
+    """A conflict copy Syncthing or Dropbox made (two machines edited the note before they
+    synced) is a conflict to resolve, named with the page it copies, like gbrain's own; not a
+    second page with the same title nor an orphan."""
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    note = (brain_tree / "people/ana-lima.md").read_bytes()
+    for path, _ in TOOL_COPIES[:3]:
+        (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    r = run("lint", "--db", str(db_path), "--json", "--limit", "0")
+    found = json.loads(r.stdout)["items"]
+    conflicts = [f for f in found if f["check"] == "conflicts"]
+    assert sorted(f["slug"] for f in conflicts) == sorted(p[:-3] for p, _ in TOOL_COPIES[:3]), found
+    assert all(f["original"] == "people/ana-lima" and f["tool"] in f["message"] for f in conflicts), conflicts
+    assert not [f for f in found if f["check"] in ("duplicate_titles", "orphans") and "conflict" in json.dumps(f)], found

@@ -58,6 +58,9 @@ The checks (names are stable; they are the ``check`` field of every finding):
     watch when the folder and the brain changed a page in ways that do not merge) still in the
     brain. Resolving it means merging what the copy has that the page lacks into the page, then
     deleting the copy (``gbrain conflicts`` says which side holds which version and who wrote it).
+    A file-sync tool's conflict copy (Syncthing's ``NAME.sync-conflict-…``, Dropbox's and
+    Nextcloud's ``NAME (conflicted copy …)``, ownCloud's ``NAME_conflict-…``) is one too
+    (``tool`` names the tool; :func:`~gbrain.page.slugs.sync_tool_copy`).
 
 ``fix_safe=True`` applies only the edits that lose nothing: renaming tag variants to the
 canonical spelling in the pages' frontmatter (through the same markdown edit ``gbrain tag``
@@ -79,7 +82,7 @@ from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines, to_lf
-from ..page.slugs import cmd_arg, conflict_original, identity_key, loose_key, name_key, nfc, page_slug_for_sidecar, slug_key
+from ..page.slugs import cmd_arg, conflict_original, identity_key, is_copy, slug_for_path, sync_tool_copy, loose_key, name_key, nfc, page_slug_for_sidecar, slug_key
 
 CHECKS = (
     "dead_links",
@@ -510,7 +513,7 @@ def _orphans(brain) -> list[dict]:
         "SELECT slug, path, title, type FROM pages p WHERE p.type NOT IN (?, ?) AND NOT EXISTS "
         "(SELECT 1 FROM links l WHERE l.to_page_id = p.id AND l.from_page_id != p.id) ORDER BY slug", RECORD_TYPES
     )
-    rows = [r for r in rows if conflict_original(r["path"]) is None]  # a conflict copy: the conflicts check's
+    rows = [r for r in rows if not is_copy(r["path"])]  # a conflict copy: the conflicts check's
     return [
         {
             "check": "orphans",
@@ -740,7 +743,7 @@ def _duplicate_titles(brain) -> list[dict]:
     out = []
     rows = brain.conn.execute("SELECT title_key, MIN(title) AS title, GROUP_CONCAT(slug, char(10)) AS slugs FROM pages WHERE title_key != '' GROUP BY title_key HAVING COUNT(*) > 1 ORDER BY title_key")
     for r in rows:
-        slugs = sorted(x for x in r["slugs"].split("\n") if conflict_original(x) is None)  # a conflict copy: the conflicts check's
+        slugs = sorted(x for x in r["slugs"].split("\n") if not is_copy(x))  # a conflict copy: the conflicts check's
         if len(slugs) < 2:
             continue
         out.append(
@@ -779,7 +782,40 @@ def _conflicts(brain) -> list[dict]:
                       f"{original} lacks into {original} (`gbrain get {cmd_arg(r['slug'])}`, then `gbrain put {cmd_arg(original)}`), then delete the copy "
                       f"(`gbrain delete {cmd_arg(r['slug'])}`); never link it or retitle it",
         })
-    return out + _file_conflicts(brain)
+    return out + _file_conflicts(brain) + _tool_conflicts(brain)
+
+
+def _tool_conflicts(brain) -> list[dict]:
+    """:func:`_conflicts`' findings for the conflict copies a file-sync tool made in the synced
+    folder (:func:`~gbrain.page.slugs.sync_tool_copy`: Syncthing, Dropbox, Nextcloud, ownCloud;
+    two machines changed a file before they synced), pages and files: ``tool`` names it,
+    ``original`` the page (or file) it is a copy of."""
+    out = []
+    for table in ("pages", "files"):
+        cols = "slug, path" if table == "pages" else "NULL AS slug, path"
+        for r in brain.conn.execute(f"SELECT {cols} FROM {table} WHERE path LIKE '%onflict%' ORDER BY path"):
+            hit = sync_tool_copy(r["path"])
+            if hit is None or conflict_original(r["path"]) is not None:
+                continue
+            orig_path, tool = hit
+            made = f"{tool} made when two machines changed it before they synced; both versions are kept"
+            if r["slug"] is not None:
+                orig = brain.conn.execute("SELECT slug FROM pages WHERE path = ?", (orig_path,)).fetchone()
+                original = orig["slug"] if orig else slug_for_path(orig_path)
+                out.append({
+                    "check": "conflicts", "slug": r["slug"], "original": original, "tool": tool,
+                    "message": f"a conflict copy of {original} that {made}",
+                    "action": f"merge what the copy has that {original} lacks into {original} (`gbrain get {cmd_arg(r['slug'])}`, then "
+                              f"`gbrain put {cmd_arg(original)}`), then delete the copy (`gbrain delete {cmd_arg(r['slug'])}`; the next sync "
+                              "removes its file, and the sync tool from the other machines); never link it or retitle it",
+                })
+            else:
+                out.append({
+                    "check": "conflicts", "slug": None, "path": r["path"], "original": orig_path, "tool": tool,
+                    "message": f"{r['path']} is a conflict copy of the file {orig_path} that {made}",
+                    "action": f"keep the version wanted at {orig_path}, then " + _DELETE_COPY_FILE,
+                })
+    return out
 
 
 def _conflict_markers(brain) -> list[dict]:

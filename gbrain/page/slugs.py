@@ -79,6 +79,45 @@ def conflict_original(path: str) -> str | None:
     return path[: m.start()] + path[m.end() :] if m else None
 
 
+#: the marks file-sync tools put in the name of a conflict copy (two machines changed a file
+#: before they synced), before its extension: Syncthing's ``NAME.sync-conflict-YYYYMMDD-HHMMSS-DEVICE``
+#: (older: no device), Dropbox's ``NAME (conflicted copy YYYY-MM-DD)`` and ``NAME (Who's
+#: conflicted copy YYYY-MM-DD (N))``, Nextcloud's ``NAME (conflicted copy YYYY-MM-DD HHMMSS)``,
+#: ownCloud's ``NAME_conflict-YYYYMMDD-HHMMSS``
+_TOOL_MARKS = (
+    ("Syncthing", re.compile(r"\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]{7})?")),
+    ("Nextcloud", re.compile(r" \(conflicted copy \d{4}-\d{2}-\d{2} \d{6}\)")),
+    ("Dropbox", re.compile(r" \((?:[^()/]+'s )?conflicted copy \d{4}-\d{2}-\d{2}(?: \(\d+\))?\)")),
+    ("ownCloud", re.compile(r"_conflict-\d{8}-\d{6}")),
+)
+_EXT_AFTER = r"(?=(?:\.[^./ ]+)?$)"  # the mark ends the name, or only an extension follows
+_TOOL_MARKS_AT_END = tuple((tool, re.compile(rx.pattern + _EXT_AFTER)) for tool, rx in _TOOL_MARKS)
+
+
+def sync_tool_copy(path: str) -> tuple[str, str] | None:
+    """``(original path, tool)`` when ``path`` is the name a file-sync tool gives a conflict copy
+    of ``original`` (``people/ana.sync-conflict-20250101-123456-ABCDEFG.md`` →
+    ``("people/ana.md", "Syncthing")``; tools: ``Syncthing``, ``Dropbox``, ``Nextcloud``,
+    ``ownCloud``), else None. gbrain's own copies are :func:`conflict_original`'s. Names other
+    tools give copies (OneDrive's ``NAME-COMPUTER``, iCloud's ``NAME 2``) are a person's names
+    as well, so they are not recognised."""
+    if "onflict" not in path:  # every mark holds it: most paths stop here
+        return None
+    d, _, name = path.rpartition("/")
+    for tool, rx in _TOOL_MARKS_AT_END:
+        m = rx.search(name)
+        if m and m.start() > 0:
+            orig = name[: m.start()] + name[m.end():]
+            return (f"{d}/{orig}" if d else orig), tool
+    return None
+
+
+def is_copy(path: str) -> bool:
+    """Whether ``path`` (or a slug) names a conflict copy, gbrain's own
+    (:func:`conflict_original`) or a file-sync tool's (:func:`sync_tool_copy`)."""
+    return conflict_original(path) is not None or sync_tool_copy(path) is not None
+
+
 def slug_for_path(path: str) -> str:
     """``people/Ana Lima.md`` → ``people/Ana Lima`` (NFC). ``path`` is a POSIX relative path: a
     backslash is part of a file name (``a\\b.md`` is not ``a/b``; :func:`slug_problem` refuses it)."""
