@@ -148,9 +148,29 @@ def test_lint_names_a_sync_tools_conflict_copy_as_a_conflict(db_path, brain_tree
         (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")
     r = run("sync", str(brain_tree), "--db", str(db_path))
     assert r.returncode == 0, r.stderr
+    said = r.stderr.decode()  # a warning naming both files, once, when the copy arrives
+    for path, tool in TOOL_COPIES[:3]:
+        assert f"{path}: a conflict copy {tool} made of people/ana-lima.md" in said, said
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0 and b"conflict copy" not in r.stderr, r.stderr
     r = run("lint", "--db", str(db_path), "--json", "--limit", "0")
     found = json.loads(r.stdout)["items"]
     conflicts = [f for f in found if f["check"] == "conflicts"]
     assert sorted(f["slug"] for f in conflicts) == sorted(p[:-3] for p, _ in TOOL_COPIES[:3]), found
     assert all(f["original"] == "people/ana-lima" and f["tool"] in f["message"] for f in conflicts), conflicts
     assert not [f for f in found if f["check"] in ("duplicate_titles", "orphans") and "conflict" in json.dumps(f)], found
+
+
+def test_watch_says_when_a_sync_tools_conflict_copy_arrives(db_path, brain_tree, run):
+    r = run("sync", str(brain_tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    w = Watch(brain_tree, db_path)
+    try:
+        copy = "people/ana-lima.sync-conflict-20250101-123456-ABCDEFG.md"
+        tmp = brain_tree / "people" / f".syncthing.{copy.rsplit('/', 1)[1]}.tmp"  # as Syncthing writes it
+        tmp.write_bytes((brain_tree / "people/ana-lima.md").read_bytes() + b"\nEdited on the phone.\n")
+        tmp.replace(brain_tree / copy)
+        wait_for(lambda: w.saw(f"{copy}: a conflict copy Syncthing made of people/ana-lima.md"), "watch to name the copy and its note")
+        assert stop_ok(w) is not None
+    finally:
+        w.kill()

@@ -121,7 +121,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -2256,6 +2256,8 @@ class SyncEngine:
             other = self.conn.execute("SELECT path FROM pages WHERE slug = ? AND path != ?", (slug_for_path(p), p)).fetchone()
             if other:  # two spellings of one name (NFC and NFD): the second is kept as a file, as import does
                 kind, text, w = "blob", None, twin_warning(p, other[0])
+        if not w:
+            w = self._tool_copy_warning(p)
         if w:
             out.warnings.append(w)
             self._warn(w)
@@ -2273,6 +2275,16 @@ class SyncEngine:
             out.warnings += self.brain.save_file(p, data, kind) or []
         self._record(p, f, f.hash)
         return True
+
+    def _tool_copy_warning(self, p: str) -> str | None:
+        """The warning that ``p``, new in the brain, is a conflict copy a file-sync tool made
+        (:func:`~gbrain.page.slugs.sync_tool_copy`), naming the file it copies; None for any
+        other path, or one the brain holds already (said once, when the copy arrives)."""
+        hit = sync_tool_copy(p)
+        if hit is None or self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone():
+            return None
+        return (f"{p}: a conflict copy {hit[1]} made of {hit[0]} (two machines changed it before they synced): merge what it "
+                f"has into {hit[0]}, then delete the copy (`gbrain lint` lists it under conflicts)")
 
     def _check_collapse(self, p: str, new_size: int, out: Outcome) -> None:
         """Warn loudly when the file replacing a page (or file) is empty or lost most of its bytes
