@@ -967,3 +967,41 @@ def test_sync_into_a_read_only_tree_names_the_file_not_a_temp_file(tmp_path):
         # test): unmount it by name
         subprocess.run(["umount", str(mnt)], capture_output=True)
         assert str(mnt) not in open("/proc/mounts").read()
+
+
+@pytest.mark.engine_free
+def test_a_read_only_brain_whose_wal_index_is_gone_is_refused_not_read_without_its_log(tmp_path):
+    """The disaster-day trial: a writer killed after its commit leaves ``b.db-wal``; with no
+    ``b.db-shm`` in a folder nobody may write, SQLite can open the file only ``immutable``,
+    which skips the log: ``get`` said "no page" for a page the writer had committed and
+    ``check`` said OK. A log with frames in it is refused, naming it and the way out."""
+    d = tmp_path / "d"
+    d.mkdir()
+    db = d / "b.db"
+    assert gbrain("put", "notes/early", "--db", str(db), input="# Early\n").returncode == 0
+    script = (
+        "import os, sys\nfrom gbrain.core.brain import Brain\n"
+        "b = Brain.open(sys.argv[1])\nb.put('notes/late', '# Late\\n\\ncommitted before the crash\\n')\nos._exit(0)\n"
+    )
+    subprocess.run([__import__("sys").executable, "-c", script, str(db)], check=True)
+    assert (d / "b.db-wal").stat().st_size > 32, "the killed writer left its log"
+    (d / "b.db-shm").unlink()
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if not _mount(["--bind", str(d), str(mnt)]):
+        pytest.skip("needs root for a read-only bind mount")
+    try:
+        if not _mount(["-o", "remount,ro,bind", str(mnt)]):
+            pytest.skip("cannot remount read-only")
+        for argv in (["get", "notes/late"], ["check"], ["stats"]):
+            r = gbrain(*argv, "--db", str(mnt / "b.db"))
+            if r.returncode == 0:  # read whole, the log's page included
+                assert argv != ["get", "notes/late"] or r.stdout.startswith(b"# Late"), r.stdout
+                continue
+            err = one_line_error(r)
+            assert r.returncode == 1 and "b.db-wal" in err and "no page" not in err, (argv, err)
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        assert str(mnt) not in open("/proc/mounts").read()
+    with Brain.open(db) as b:  # writable again: nothing was lost
+        assert b.page_row("notes/late") is not None

@@ -1405,7 +1405,29 @@ def _connect_read_only(p: Path) -> sqlite3.Connection:
         return conn
     except sqlite3.OperationalError:
         conn.close()
+    if wal_has_frames(p):
+        # immutable=1 would read the file without its log: the commits in it would be missing
+        raise GBrainError(
+            f"{p} has writes in its log {p}-wal that cannot be read here: SQLite needs to create {p.name}-shm "
+            "beside it and this folder is read-only; run any gbrain command on it where it can be written "
+            "(that folds the log into the file), or copy both files to a writable folder and open the copy"
+        )
     return sqlite3.connect(uri + "?mode=ro&immutable=1", uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+
+
+def wal_has_frames(p: Path) -> bool:
+    """Whether the write-ahead log beside the SQLite file ``p`` (``p-wal``) may hold commits: its
+    32-byte header is a WAL header and the first 24-byte frame header carries the header's salts
+    (a log reset by a later writer, or cut to its header, holds none). False when there is no log
+    or it cannot be read. Never raises."""
+    try:
+        with open(str(p) + "-wal", "rb") as f:
+            head = f.read(56)
+    except OSError:
+        return False
+    if len(head) < 56 or head[:4] not in (b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83"):
+        return False
+    return head[32 + 8 : 32 + 16] == head[16:24]
 
 
 def begin_write(conn) -> None:
