@@ -1005,3 +1005,49 @@ def test_a_read_only_brain_whose_wal_index_is_gone_is_refused_not_read_without_i
         assert str(mnt) not in open("/proc/mounts").read()
     with Brain.open(db) as b:  # writable again: nothing was lost
         assert b.page_row("notes/late") is not None
+
+
+def test_a_file_deleted_while_import_reads_it_is_the_users_change_not_a_failure(tmp_path, db_path, monkeypatch):
+    """The disaster-day trial: files deleted or renamed in the folder while `import` ran gave
+    "cannot read (No such file or directory); left as it was in the DB", "MISMATCH: 26 file(s)
+    could not be read", "Validation: FAILED" and exit 1, where `sync` says "deleted or moved
+    while read" and exits 0. A note and an attachment that vanish between the scan and their
+    read are said once each as such, nothing else is lost, and the import exits 0."""
+    from conftest import gbrain_in_process
+    from gbrain.sync import importer
+
+    tree = tmp_path / "t"
+    tree.mkdir()
+    for n in "abc":
+        (tree / f"{n}.md").write_text(f"# {n.upper()}\n\nsee [[a]]\n")
+    (tree / "pic.png").write_bytes(b"\x89PNG" + bytes(range(256)))
+    assert gbrain_in_process("import", str(tree), "--db", str(db_path)).returncode == 0
+    (tree / "b.md").write_text("# B\n\nedited\n")
+    (tree / "pic.png").write_bytes(b"\x89PNG other")
+    (tree / "d.md").write_text("# D\n")
+
+    real_read, real_save = importer._read_stable, Brain.save_file_from
+
+    def read_gone(f):
+        if f.path in ("b.md", "d.md"):
+            os.unlink(f.abspath)  # deleted between the scan and the read
+        return real_read(f)
+
+    def save_gone(self, path, source, *a, **kw):
+        if path == "pic.png":
+            os.unlink(source)  # hashed, then deleted before it is stored
+        return real_save(self, path, source, *a, **kw)
+
+    monkeypatch.setattr(importer, "_read_stable", read_gone)
+    monkeypatch.setattr(Brain, "save_file_from", save_gone)
+    r = gbrain_in_process("import", str(tree), "--db", str(db_path))
+    out, err = r.stdout.decode(), r.stderr.decode()
+    assert r.returncode == 0, (out, err)
+    assert "could not be read" not in out + err and "FAILED" not in out, out
+    for p in ("b.md", "d.md", "pic.png"):
+        assert sum(p in ln and "deleted or moved" in ln for ln in (out + err).splitlines()) >= 1, (p, out, err)
+    monkeypatch.undo()
+    with Brain.open(db_path) as b:  # the brain's versions stay as they were (sync takes the deletions)
+        assert b.get_text("b") == "# B\n\nsee [[a]]\n" and b.page_row("d") is None
+        assert b.conn.execute("SELECT COUNT(*) FROM files WHERE path = 'pic.png'").fetchone()[0] == 1
+    assert gbrain_in_process("sync", str(tree), "--db", str(db_path)).returncode == 0

@@ -314,6 +314,15 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         if on_warning:
             on_warning(msg)
 
+    vanished: list[str] = []
+
+    def gone(path: str, held: bool) -> None:
+        # deleted or renamed in the folder after the scan listed it: the person's change, not a
+        # failure (as sync's "deleted or moved while read"); `gbrain sync` takes the deletion
+        vanished.append(path)
+        warn(f"{path}: deleted or moved in the folder while this import read it; "
+             + ("the brain keeps its version as it was" if held else "not imported"))
+
     other = _bound_elsewhere(brain, client, bound, rootp)
     if other:
         there = f"the next `gbrain sync {cmd_arg(other[0])}` writes them there too" if not client else "every folder synced with this brain gets them on its next sync"
@@ -434,6 +443,9 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         else:
                             data = None
                             h = verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size)
+                    except FileNotFoundError:
+                        gone(path, old is not None)
+                        continue
                     except OSError as e:
                         read_errors.append((path, e.strerror or str(e)))
                         warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
@@ -517,9 +529,13 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             try:
                 res, got = brain.save_file_from(path, abspath, kind, hashes[path])
             except OSError as e:
-                read_errors.append((path, e.strerror or str(e)))
-                warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
+                if isinstance(e, FileNotFoundError):
+                    gone(path, stored.get(path) is not None)
+                else:
+                    read_errors.append((path, e.strerror or str(e)))
+                    warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
                 hashes.pop(path, None)
+                counts["files_written"] -= 1
                 continue
             if got != hashes[path]:  # changed since it was hashed: what was stored is what counts
                 hashes[path] = got
@@ -585,6 +601,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
         rep["ok"] = not rep["problems"]
         rep["kept_not_in_tree"] = len(set(verify.db_hashes(brain)) - set(hashes))
     rep["moved"] = [{"from": a, "to": b} for a, b in moved]
+    if vanished:
+        rep["vanished_during"] = sorted(vanished)[: verify.MAX_LISTED]
     if read_errors:
         rep["ok"] = False
         rep["problems"].append(f"{len(read_errors)} file(s) could not be read")
