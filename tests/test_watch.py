@@ -44,9 +44,9 @@ def wait_for(cond, what: str, timeout: float = TIMEOUT):
 class Watch:
     """A running ``gbrain watch`` subprocess; stderr lines are collected in ``lines``."""
 
-    def __init__(self, root: Path, db: Path, *args: str):
+    def __init__(self, root: Path, db: Path, *args: str, prefix: tuple[str, ...] = ()):
         env = dict(os.environ, GBRAIN_DB=str(db), PYTHONFAULTHANDLER="1")
-        self.p = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(root), "--debounce", "50", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.p = subprocess.Popen([*prefix, sys.executable, "-m", "gbrain", "watch", str(root), "--debounce", "50", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.lines: list[str] = []
         self._t = threading.Thread(target=self._read, daemon=True)
         self._t.start()
@@ -811,3 +811,26 @@ def test_a_folder_emptied_by_a_brain_delete_goes_too_unless_it_holds_anything(wa
     assert w.saw("← db (deleted) deals/river-ai-series-a.md → trash: `gbrain restore deals/river-ai-series-a.md` brings it back")
     stop_ok(w)
     assert (brain_tree / "concepts").is_dir() and not (brain_tree / "deals").exists()
+
+
+@pytest.mark.engine_free  # about the file observer; a Postgres socket is not reachable from the user namespace
+def test_an_inotify_limit_below_the_folder_count_is_said_and_every_folder_is_still_watched(tmp_path, brain_tree):
+    """The disaster-day trial: with fs.inotify.max_user_watches reached, watchdog (7.x) watches
+    the folders it could and drops the rest without a word: `gbrain watch` said "watching",
+    and a note saved in an unwatched folder waited for the rescan (300 s). Run here in a user
+    namespace of its own whose limit is 3 watches (the machine's limit is left alone)."""
+    ns = ("unshare", "-U", "-r", "sh", "-c", 'echo 3 > /proc/sys/user/max_inotify_watches && exec "$@"', "sh")
+    if not shutil.which("unshare") or subprocess.run([*ns, "true"], capture_output=True).returncode:
+        pytest.skip("needs unshare -U and a per-namespace inotify limit (Linux)")
+    for i in range(8):
+        (brain_tree / f"deep{i}" / "x").mkdir(parents=True)
+    brain = Brain.open(tmp_path / "w.db")
+    w = Watch(brain_tree, tmp_path / "w.db", prefix=ns)
+    said = [ln for ln in w.lines if "max_user_watches" in ln]
+    assert len(said) == 1 and said[0].startswith("warning:") and "polling" in said[0], w.lines
+    for i in range(8):
+        (brain_tree / f"deep{i}" / "x" / "late.md").write_text(f"# Late {i}\n")
+    for i in range(8):
+        wait_for(lambda: text_of(brain, f"deep{i}/x/late"), f"deep{i}/x/late.md to reach the brain")
+    stop_ok(w)
+    brain.close()

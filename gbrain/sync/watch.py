@@ -263,6 +263,51 @@ def reports_closes(observer) -> bool:
     return isinstance(observer, InotifyObserver)
 
 
+def inotify_watches() -> int | None:
+    """How many inotify watches this process holds (Linux: the ``inotify wd:`` lines of
+    ``/proc/self/fdinfo`` of its inotify descriptors); None where that cannot be read or it
+    holds no inotify descriptor. Never raises."""
+    n, seen = 0, False
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") != "anon_inode:inotify":
+                continue
+            with open(f"/proc/self/fdinfo/{fd}", encoding="ascii", errors="replace") as fh:
+                n += sum(1 for ln in fh if ln.startswith("inotify wd:"))
+            seen = True
+        except OSError:
+            continue
+    return n if seen else None
+
+
+def folder_count(root: str) -> int:
+    """The folders a recursive inotify observer of ``root`` watches: ``root`` and every folder
+    below it that is not a symlink (nor under one). Unreadable folders count (they need a watch
+    as much). Never raises."""
+    n = 1
+    for top, dirs, _ in os.walk(root):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+        n += len(dirs)
+    return n
+
+
+def _limit_said() -> str:
+    """`` = N``: the inotify watch limit in force (the smaller of the system's and this user
+    namespace's), or '' where it cannot be read."""
+    got = []
+    for f in ("/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches"):
+        try:
+            with open(f, encoding="ascii") as fh:
+                got.append(int(fh.read()))
+        except (OSError, ValueError):
+            pass
+    return f" = {min(got):,}" if got else ""
+
+
 class _Handler:
     """watchdog handler: turns events into dirty relative paths / folders on a queue
     (``(kind, rel, t)``, kinds as :meth:`Pending.add` takes them: a file's ``modified`` is
@@ -606,6 +651,21 @@ class Watcher:
         self.pending.closes = reports_closes(observer)
         observer.schedule(handler, root, recursive=True)
         observer.start()
+        if self.pending.closes:
+            have, need = inotify_watches(), folder_count(root)
+            if have is not None and have < need:
+                # watchdog drops the folders over the limit without a word: poll instead
+                from watchdog.observers.polling import PollingObserver
+
+                observer.stop()
+                observer.join(timeout=5)
+                observer = PollingObserver()
+                self.pending.closes = False
+                observer.schedule(handler, root, recursive=True)
+                observer.start()
+                self.log(f"warning: inotify could watch only {have:,} of the {need:,} folders of {root} (the system's "
+                         f"fs.inotify.max_user_watches{_limit_said()} is reached); watching by polling instead, which reads "
+                         "every folder each second: raise the limit (e.g. `sudo sysctl fs.inotify.max_user_watches=524288`) and restart watch")
         try:
             if self._bound:
                 try:
