@@ -897,3 +897,27 @@ def test_an_unknown_embedding_model_name_warns_with_the_nearest_name_and_the_nex
     ops.run("config-set", {"key": "embedding_base_url", "value": "http://127.0.0.1:9/v1"}, ctx)
     ops.run("config-set", {"key": "embedding_model", "value": "nomic-embed-text"}, ctx)
     assert not [w for w in said if "not a model gbrain knows" in w], said
+
+
+@pytest.mark.engine_free
+def test_version_gives_the_schema_of_the_sqlite_file_named_not_only_its_own(tmp_path):
+    """The disaster-day trial: every command on a brain from a newer gbrain said "database schema
+    v99 is newer than this gbrain (v24)", but `gbrain version --db it` said "schema v24": the
+    code's, whatever the file (a Postgres brain already gave its own). The file's version is
+    given, and this gbrain's beside it when they differ; no file: this gbrain's, as before."""
+    import sqlite3
+
+    from gbrain.storage.db import SCHEMA_VERSION
+
+    db = tmp_path / "b.db"
+    assert gbrain("init", str(db)).returncode == 0
+    assert js(gbrain("version", "--db", str(db), "--json"))["schema_version"] == SCHEMA_VERSION
+    with sqlite3.connect(db) as c:
+        c.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 75}")
+    r = gbrain("version", "--db", str(db), "--json")
+    got = js(r)
+    assert r.returncode == 0 and got["schema_version"] == SCHEMA_VERSION + 75 and got["code_schema_version"] == SCHEMA_VERSION, got
+    text = gbrain("version", "--db", str(db)).stdout.decode()
+    assert f"schema v{SCHEMA_VERSION + 75}" in text and f"v{SCHEMA_VERSION}" in text, text
+    assert js(gbrain("version", "--db", str(tmp_path / "none.db"), "--json"))["schema_version"] == SCHEMA_VERSION
+    assert not (tmp_path / "none.db").exists()

@@ -41,7 +41,8 @@ def _init(_b, a, ctx):
 
 def _version_text(r: dict, a: dict) -> str:
     on = " on Postgres" if r.get("engine") == "postgres" else ""
-    return f"gbrain {r['version']} (schema v{r['schema_version']}{on}, Python {r['python']})"
+    code = f"; this gbrain's: v{r['code_schema_version']}" if r.get("code_schema_version") else ""
+    return f"gbrain {r['version']} (schema v{r['schema_version']}{on}{code}, Python {r['python']})"
 
 
 @op("version", "Print gbrain's version and database schema version (a Postgres brain numbers its schema apart from SQLite: there the database's own version).", [], mcp=False, db="none", text=_version_text)
@@ -55,7 +56,31 @@ def _version(_b, a, ctx):
 
         have = pg.database_schema_version(path.url)  # type: ignore[attr-defined]
         out.update(engine="postgres", schema_version=have or pg.PG_SCHEMA_VERSION)
+    else:  # SQLite: the file's user_version (this code's when there is no brain there yet)
+        have = _sqlite_schema_version(Path(path))
+        if have and have != SCHEMA_VERSION:
+            out.update(schema_version=have, code_schema_version=SCHEMA_VERSION)
     return out
+
+
+def _sqlite_schema_version(p: Path) -> int | None:
+    """The schema version (``PRAGMA user_version``) of the SQLite file ``p``, read without
+    writing; None when there is no file or it cannot be read as a database. Never raises."""
+    import sqlite3
+
+    from ..errors import GBrainError
+    from ..storage.db import raw_connect
+
+    try:
+        if not p.is_file() or p.stat().st_size == 0:
+            return None
+        conn = raw_connect(p, read_only=True)
+        try:
+            return conn.execute("PRAGMA user_version").fetchone()[0]
+        finally:
+            conn.close()
+    except (sqlite3.Error, GBrainError, OSError):
+        return None
 
 
 #: what an agent's read gives at most by default (``max_chars`` of brain_get and brain_raw), in
