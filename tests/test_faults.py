@@ -1051,3 +1051,30 @@ def test_a_file_deleted_while_import_reads_it_is_the_users_change_not_a_failure(
         assert b.get_text("b") == "# B\n\nsee [[a]]\n" and b.page_row("d") is None
         assert b.conn.execute("SELECT COUNT(*) FROM files WHERE path = 'pic.png'").fetchone()[0] == 1
     assert gbrain_in_process("sync", str(tree), "--db", str(db_path)).returncode == 0
+
+
+def test_export_into_a_folder_it_cannot_write_is_one_line_and_writes_nothing(tmp_path, fixture_db):
+    """The disaster-day trial: `export --dir out` into a folder the user may not write tried every
+    file ("MISMATCH: 1683 file(s) could not be written: …", and "… not on disk … `gbrain sync DIR`
+    reconciles both sides", advice for another command), and `--dir out/sub` under it gave
+    "error: [Errno 13] Permission denied: 'out/sub'". Both are one line naming the folder."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine\n")
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if not _mount(["--bind", str(out), str(mnt)]):
+        pytest.skip("needs root for a read-only bind mount")
+    try:
+        if not _mount(["-o", "remount,ro,bind", str(mnt)]):
+            pytest.skip("cannot remount read-only")
+        for target in (mnt, mnt / "sub" / "deeper"):
+            r = gbrain("export", "--dir", str(target), "--db", str(fixture_db))
+            err = one_line_error(r)
+            assert r.returncode == 1 and r.stdout == b"", (target, r.stdout.decode()[:300])
+            assert "read-only" in err and str(target) in err and "nothing was written" in err, err
+            assert "[Errno" not in err and "sync" not in err, err
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        assert str(mnt) not in open("/proc/mounts").read()
+    assert sorted(os.listdir(out)) == ["keep.txt"]

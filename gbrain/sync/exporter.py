@@ -368,6 +368,29 @@ def _keep_replaced(brain: Brain, root: Path, paths: dict[str, int]) -> None:
             keep_version(brain.conn, *key_for_path(brain.conn, rel), rel, data, "replaced by export --overwrite")
 
 
+def _cannot_write(root: Path, e: OSError | str) -> str:
+    """One line: export cannot write into ``root`` (``e``: the error, or why), nothing written."""
+    from ..page.slugs import shown
+
+    why = e if isinstance(e, str) else (e.strerror or str(e)).lower()
+    if not isinstance(e, str) and e.errno in _NO_SPACE:
+        return f"the disk holding {shown(str(root))} is full; nothing was written: free some space and run it again"
+    return f"cannot write into {shown(str(root))} ({why}); nothing was written: export into a folder you can write"
+
+
+def _check_writable(root: Path) -> None:
+    """Raise :class:`GBrainError` (:func:`_cannot_write`) when the folder ``root`` is on a
+    read-only mount or this user may not create files in it (root ignores modes: the mount
+    counts), so an export says so once instead of failing every file."""
+    try:
+        if os.statvfs(root).f_flag & os.ST_RDONLY:
+            raise GBrainError(_cannot_write(root, "a read-only file system"))
+    except (OSError, AttributeError):
+        pass
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise GBrainError(_cannot_write(root, "permission denied"))
+
+
 def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True,
                 overwrite: bool = False, prune: bool = False) -> dict:
     """Write the brain to ``out``; return the verification report of ``out`` against the DB.
@@ -386,7 +409,8 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
     lists them). With ``overwrite``, those files' bytes are kept in the history first (see the
     module docstring). Raises :class:`Damaged` after saving what is readable from a damaged brain,
     and :class:`GBrainError` (one line, no check) when the disk of ``out`` filled up: the files
-    written are complete (atomic writes), the others were not written.
+    written are complete (atomic writes), the others were not written; also (nothing written)
+    when ``out`` cannot be made or written at all (read-only mount, no permission).
 
     ``prune`` (with ``check``): files of ``out`` the brain does not hold are removed when their
     bytes are a version in the history of the page or file at their path (an earlier export of
@@ -412,7 +436,11 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
                        "(the replaced bytes are kept in the history and listed in `gbrain trash`)")
     if clobber:
         _keep_replaced(brain, root, clobber)
-    created = make_folders(root)
+    try:
+        created = make_folders(root)
+    except OSError as e:
+        raise GBrainError(_cannot_write(root, e)) from None
+    _check_writable(root)
     total = brain.conn.execute("SELECT (SELECT COUNT(*) FROM pages) + (SELECT COUNT(*) FROM files)").fetchone()[0]
     written = unchanged = 0
     known: dict[str, tuple[int, int, str]] = {}  # path → (size, change stamp, sha256) as written
