@@ -265,8 +265,8 @@ def reports_closes(observer) -> bool:
 
 def inotify_watches() -> int | None:
     """How many inotify watches this process holds (Linux: the ``inotify wd:`` lines of
-    ``/proc/self/fdinfo`` of its inotify descriptors); None where that cannot be read or it
-    holds no inotify descriptor. Never raises."""
+    ``/proc/self/fdinfo`` of its inotify descriptors); None where that cannot be read, it
+    holds no inotify descriptor or none is listed. Never raises."""
     n, seen = 0, False
     try:
         fds = os.listdir("/proc/self/fd")
@@ -281,7 +281,8 @@ def inotify_watches() -> int | None:
             seen = True
         except OSError:
             continue
-    return n if seen else None
+    # (an observer holds its root's watch at least: none listed is a kernel that does not list them)
+    return n if seen and n else None
 
 
 def folder_count(root: str) -> int:
