@@ -1078,3 +1078,45 @@ def test_export_into_a_folder_it_cannot_write_is_one_line_and_writes_nothing(tmp
         subprocess.run(["umount", str(mnt)], capture_output=True)
         assert str(mnt) not in open("/proc/mounts").read()
     assert sorted(os.listdir(out)) == ["keep.txt"]
+
+
+@pytest.mark.engine_free
+def test_a_damaged_brain_says_to_restore_a_backup_without_the_old_log_beside_it(tmp_path):
+    """The disaster-day trial: a writer killed after its commits leaves ``b.db-wal``; a backup
+    copied over ``b.db`` then is opened with that log replayed onto it (a 40-page backup read
+    as 33 pages of the crashed brain, DAMAGED; on a bigger brain "malformed database schema",
+    cannot be opened), and the advice said to restore a backup (the same again) or nothing of
+    backups. SQLite cannot tell the log is another file's; the advice names the log and index
+    files to remove before a backup is copied back, and doing so gives the backup."""
+    import sys
+
+    other, db = tmp_path / "other.db", tmp_path / "b.db"
+    for path, n in ((other, 40), (db, 3)):
+        assert gbrain("import", str(make_notes(tmp_path / f"t{n}", n)), "--db", str(path)).returncode == 0
+    script = (
+        "import os, sys\nfrom gbrain.core.brain import Brain\nb = Brain.open(sys.argv[1])\n"
+        "for i in range(30):\n    b.put(f'notes/crash{i}', f'# Crash {i}\\n' + 'x' * 2000)\nos._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(db)], check=True)
+    assert (tmp_path / "b.db-wal").stat().st_size > 32
+    backup = tmp_path / "backup.db"
+    shutil.copy(other, backup)
+    shutil.copy(backup, db)  # "restore a backup": the killed writer's log is still beside it
+    r = gbrain("check", "--db", str(db))  # the log replayed: the crashed brain's pages over the backup's
+    said = (r.stdout + r.stderr).decode()
+    assert r.returncode == 1 and ("DAMAGED" in said or "damaged" in said), said
+    assert "backup" in said and "b.db-wal" in said and "b.db-shm" in said, said
+    shutil.copy(backup, db)
+    for leftover in ("b.db-wal", "b.db-shm"):
+        (tmp_path / leftover).unlink(missing_ok=True)
+    assert gbrain("check", "--db", str(db)).returncode == 0
+    assert js_pages(gbrain("stats", "--db", str(db), "--json")) == 40
+
+
+def js_pages(r) -> int:
+    return json.loads(r.stdout)["pages"]
+
+
+def make_notes(root: Path, n: int) -> Path:
+    notes(root, "", n)
+    return root

@@ -1161,12 +1161,15 @@ def one_line(e: object, limit: int = 200) -> str:
 def recovery_advice(p: Path | str, *, readable: bool = True) -> str:
     """How to recover from a damaged brain ``p``: save what is readable with ``export``, or
     rebuild it from the markdown folder; with ``readable`` False (the file cannot even be
-    opened: nothing can be exported) only the rebuild, or a backup."""
+    opened: nothing can be exported) only the rebuild, or a backup. Restoring a backup names the
+    ``-wal``/``-shm`` files to remove first (SQLite would replay a killed writer's log onto it)."""
+    # a killed writer's log left beside the file is replayed onto a backup copied back over it
+    restore = f"with no gbrain running, remove {p}-wal and {p}-shm if there, then copy the backup over {p}"
     if not readable:
         return (f"nothing can be saved from it: rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`, "
-                f"or restore a backup of {p}")
+                f"or restore a backup ({restore})")
     return (f"to recover, save what is readable with `gbrain export --dir SAFE_FOLDER --db {cmd_arg(p)}`, "
-            f"or rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`")
+            f"or rebuild the brain from your markdown folder with `gbrain import FOLDER --db NEW.db`, or restore a backup ({restore})")
 
 
 def cut_short(p: Path | str) -> str:
