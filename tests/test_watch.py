@@ -814,19 +814,24 @@ def test_a_folder_emptied_by_a_brain_delete_goes_too_unless_it_holds_anything(wa
 
 
 @pytest.mark.engine_free  # about the file observer; a Postgres socket is not reachable from the user namespace
-def test_an_inotify_limit_below_the_folder_count_is_said_and_every_folder_is_still_watched(tmp_path, brain_tree):
+@pytest.mark.parametrize("limit", ["max_inotify_watches=3", "max_inotify_watches=0", "max_inotify_instances=0"])
+def test_an_inotify_limit_below_the_folder_count_is_said_and_every_folder_is_still_watched(tmp_path, brain_tree, limit):
     """The disaster-day trial: with fs.inotify.max_user_watches reached, watchdog (7.x) watches
     the folders it could and drops the rest without a word: `gbrain watch` said "watching",
     and a note saved in an unwatched folder waited for the rescan (300 s). Run here in a user
-    namespace of its own whose limit is 3 watches (the machine's limit is left alone)."""
-    ns = ("unshare", "-U", "-r", "sh", "-c", 'echo 3 > /proc/sys/user/max_inotify_watches && exec "$@"', "sh")
+    namespace of its own whose limit is 3 watches (the machine's limit is left alone). With no
+    watch at all (0) it said "error: no space left writing a file; … free some space" (inotify's
+    ENOSPC taken for a full disk), with no inotify instance "inotify instance limit reached: a
+    file"; both exit 1. Every case is one warning naming the limit, and polling."""
+    name, n = limit.split("=")
+    ns = ("unshare", "-U", "-r", "sh", "-c", f'echo {n} > /proc/sys/user/{name} && exec "$@"', "sh")
     if not shutil.which("unshare") or subprocess.run([*ns, "true"], capture_output=True).returncode:
         pytest.skip("needs unshare -U and a per-namespace inotify limit (Linux)")
     for i in range(8):
         (brain_tree / f"deep{i}" / "x").mkdir(parents=True)
     brain = Brain.open(tmp_path / "w.db")
     w = Watch(brain_tree, tmp_path / "w.db", prefix=ns)
-    said = [ln for ln in w.lines if "max_user_watches" in ln]
+    said = [ln for ln in w.lines if "fs.inotify.max_user_" in ln]
     assert len(said) == 1 and said[0].startswith("warning:") and "polling" in said[0], w.lines
     for i in range(8):
         (brain_tree / f"deep{i}" / "x" / "late.md").write_text(f"# Late {i}\n")

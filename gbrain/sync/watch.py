@@ -55,6 +55,7 @@ paths):
 """
 from __future__ import annotations
 
+import errno
 import os
 import queue
 import signal
@@ -296,11 +297,11 @@ def folder_count(root: str) -> int:
     return n
 
 
-def _limit_said() -> str:
-    """`` = N``: the inotify watch limit in force (the smaller of the system's and this user
-    namespace's), or '' where it cannot be read."""
+def _limit_said(kind: str = "watches") -> str:
+    """`` = N``: the inotify limit of ``kind`` (``watches`` or ``instances``) in force (the
+    smaller of the system's and this user namespace's), or '' where it cannot be read."""
     got = []
-    for f in ("/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches"):
+    for f in (f"/proc/sys/fs/inotify/max_user_{kind}", f"/proc/sys/user/max_inotify_{kind}"):
         try:
             with open(f, encoding="ascii") as fh:
                 got.append(int(fh.read()))
@@ -648,25 +649,35 @@ class Watcher:
             if hasattr(signal, "pthread_sigmask") and hasattr(signal, "sigtimedwait"):
                 signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
                 self._masked = True
-        observer = Observer()
-        self.pending.closes = reports_closes(observer)
-        observer.schedule(handler, root, recursive=True)
-        observer.start()
-        if self.pending.closes:
+        short = None  # (limit kind, what happened) when inotify cannot watch the whole tree
+        try:
+            observer = Observer()
+            self.pending.closes = reports_closes(observer)
+            observer.schedule(handler, root, recursive=True)
+            observer.start()
+        except OSError as e:
+            # inotify's own limits (EMFILE: no instance left, ENOSPC: no watch left), never a full disk
+            if e.errno not in (errno.ENOSPC, errno.EMFILE) or "inotify" not in str(e):
+                raise
+            short = ("instances" if e.errno == errno.EMFILE else "watches", f"inotify could not start ({e.strerror or e})")
+        if self.pending.closes and short is None:
             have, need = inotify_watches(), folder_count(root)
             if have is not None and have < need:
-                # watchdog drops the folders over the limit without a word: poll instead
-                from watchdog.observers.polling import PollingObserver
-
+                # watchdog drops the folders over the limit without a word
+                short = ("watches", f"inotify could watch only {have:,} of the {need:,} folders of {root}")
                 observer.stop()
                 observer.join(timeout=5)
-                observer = PollingObserver()
-                self.pending.closes = False
-                observer.schedule(handler, root, recursive=True)
-                observer.start()
-                self.log(f"warning: inotify could watch only {have:,} of the {need:,} folders of {root} (the system's "
-                         f"fs.inotify.max_user_watches{_limit_said()} is reached); watching by polling instead, which reads "
-                         "every folder each second: raise the limit (e.g. `sudo sysctl fs.inotify.max_user_watches=524288`) and restart watch")
+        if short is not None:
+            from watchdog.observers.polling import PollingObserver
+
+            observer = PollingObserver()
+            self.pending.closes = False
+            observer.schedule(handler, root, recursive=True)
+            observer.start()
+            kind, what = short
+            name = "fs.inotify.max_user_" + kind
+            self.log(f"warning: {what} (the system's {name}{_limit_said(kind)} is reached); watching by polling instead, which reads "
+                     f"every folder each second: raise the limit (e.g. `sudo sysctl {name}={524288 if kind == 'watches' else 1024}`) and restart watch")
         try:
             if self._bound:
                 try:
