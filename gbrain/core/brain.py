@@ -27,7 +27,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
-from ..page.links import SqlIndex, resolve
+from ..page.links import SqlIndex, resolve, title_names
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -61,6 +61,7 @@ from ..page.slugs import (
     sidecar_path,
     slug_for_path,
     slug_key,
+    title_key,
 )
 
 #: re_resolve reads every link once (instead of looking the names up) when it has at least one
@@ -502,7 +503,8 @@ class Brain:
 
     def resolve_slug(self, slug: str, *, suggest: bool = True, loose: bool = True) -> sqlite3.Row:
         """Find a page by slug: exact, then case-insensitive, then a unique suffix, then an alias,
-        then (``loose``, a name without ``/``) as a wiki link of that name resolves.
+        then (``loose``) as a wiki link of that name resolves (a name with a ``/`` only by a title:
+        ``TCP/IP`` finds the page titled so).
 
         ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way;
         ``Templater`` finds the page whose frontmatter ``aliases`` hold it (case-insensitive, NFC);
@@ -565,6 +567,12 @@ class Brain:
                     return self.page_row(names[0])
                 if names:
                     raise Ambiguous(f"'{slug}' names {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
+        elif loose:  # a name with a '/' no path matches: the page titled so, as [[TCP/IP]] resolves
+            names = sorted({s for _, s in SqlIndex(self.conn).titled(nfc(slug.strip()))})
+            if len(names) == 1:
+                return self.page_row(names[0])
+            if names:
+                raise Ambiguous(f"'{slug}' is the title of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
         if self._suggesting or not suggest:
             raise NotFound(f"no page '{slug}'", [])
         sugg = self.suggest(s)
@@ -749,7 +757,7 @@ class Brain:
             old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
             write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None, new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
-            names = {loose_key(slug), loose_key(page.title)} if not row else ({loose_key(row["title"]), loose_key(page.title)} if row["title"] != page.title else set())
+            names = {loose_key(slug)} | title_names(page.title) if not row else (title_names(row["title"]) | title_names(page.title) if row["title"] != page.title else set())
             names |= old_aliases ^ {loose_key(a) for a in page.aliases}
             if resolve_incoming and names:
                 self.re_resolve(names)
@@ -769,7 +777,7 @@ class Brain:
             slug_key=slug_key(slug),
             name_key=name_key(slug),
             loose_key=loose_key(slug),
-            title_key=loose_key(page.title),
+            title_key=title_key(page.title),
             path=path,
             type=page.type,
             title=page.title,
@@ -817,7 +825,7 @@ class Brain:
         write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)], defer=defer_links)
         out = []
         for pid, r, (path, _, page) in zip(pids, rows, items):
-            names = {r["loose_key"], r["title_key"]} | {loose_key(a) for a in page.aliases}
+            names = {r["loose_key"]} | title_names(page.title) | {loose_key(a) for a in page.aliases}
             out.append(SaveResult(r["slug"], path, pid, True, True, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names))
         return out
 
@@ -895,7 +903,7 @@ class Brain:
         row = self.conn.execute("SELECT id, slug, title FROM pages WHERE path = ?", (path,)).fetchone()
         if row is None:
             return None
-        names = {loose_key(row["slug"]), loose_key(row["title"])}
+        names = {loose_key(row["slug"])} | title_names(row["title"])
         names |= {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (row["id"],))}
         with self.transaction():
             inbound = [r[0] for r in self.conn.execute("SELECT id FROM links WHERE to_page_id = ? AND from_page_id != ?", (row["id"], row["id"]))]

@@ -50,7 +50,8 @@ The checks (names are stable; they are the ``check`` field of every finding):
 ``frontmatter_errors``
     Pages whose YAML frontmatter did not load (``pages.frontmatter_error``; the text is kept).
 ``duplicate_titles``
-    Two or more pages whose titles are equal up to case and punctuation (``title_key``):
+    Two or more pages whose titles are equal up to case and punctuation (``title_key``, the
+    whole title: ``TCP/IP`` and ``UDP/IP`` are not):
     ``[[Title]]`` links to them are ambiguous. Conflict copies are left out (a copy shares its
     page's title until it is merged and deleted).
 ``conflicts``

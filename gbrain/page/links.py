@@ -9,10 +9,12 @@ Order (spec "links" + Obsidian's rules):
    from the root, then relative. Exact slug first, then a unique case-insensitive match.
 2. an explicit relative markdown path that does not exist stays dangling;
 3. otherwise the page whose file name matches (case-insensitive), then — for bare names —
-   the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title,
-   then a frontmatter alias (``aliases: [Bruno]`` makes ``[[Bruno]]`` resolve to the page);
-   a wiki link with a ``/`` that no path matches, the page whose title is that name segment by
-   segment (a Logseq namespace page, ``title:: project/data platform``: :func:`title_path_key`).
+   the slugified name (``[[Bruno Okafor]]`` → ``bruno-okafor.md``), then the slugified title
+   (the whole title, :func:`~gbrain.page.slugs.title_key`: ``[[tcp ip]]`` finds the page titled
+   ``TCP/IP``, ``[[IP]]`` does not), then a frontmatter alias (``aliases: [Bruno]`` makes
+   ``[[Bruno]]`` resolve to the page); a wiki link with a ``/`` that no path matches, the page
+   whose title is that name segment by segment (``[[TCP/IP]]``; a Logseq namespace page,
+   ``title:: project/data platform``: :func:`title_path_key`).
    Ties go to the candidate that shares the most leading folders with the linking page (in a
    vault with one tree per language, ``[[Canvas]]`` in ``en/…`` is ``en/Plugins/Canvas``, not
    ``ko/플러그인/Canvas``), then to the shortest path.
@@ -23,7 +25,7 @@ import posixpath
 import sqlite3
 from collections import defaultdict
 
-from .slugs import loose_key, name_key, nfc, slug_key
+from .slugs import loose_key, name_key, nfc, slug_key, title_key
 
 COLUMNS = ("slug", "slug_key", "name_key", "loose_key", "title_key")
 
@@ -33,6 +35,15 @@ def title_path_key(name: str) -> str:
     a wiki link with a ``/`` and a title holding one are matched by (:func:`loose_key` of each
     segment)."""
     return "/".join(loose_key(part) for part in name.split("/"))
+
+
+def title_names(title: str) -> set[str]:
+    """The ``links.target_name`` keys (:func:`loose_key` of a target: its last segment) of the
+    links that may resolve to a page by its title ``title``: ``[[tcp ip]]`` (the whole title's
+    key) and ``[[TCP/IP]]`` (its last segment's). What a save, delete or move that gives or
+    takes the title hands :meth:`~gbrain.core.brain.Brain.re_resolve`."""
+    return {k for k in (title_key(title), loose_key(title)) if k}
+
 #: lookups answered from the aliases table
 ALIAS_COLUMNS = ("alias_key", "alias_loose")
 
@@ -55,7 +66,7 @@ class SqlIndex:
         """The pages whose title is ``name`` by :func:`title_path_key` (``name`` holds a ``/``)."""
         key = title_path_key(name)
         q = "SELECT id, slug, title FROM pages WHERE title_key = ?"
-        return [(r[0], r[1]) for r in self.conn.execute(q, (loose_key(name),)) if title_path_key(r[2]) == key]
+        return [(r[0], r[1]) for r in self.conn.execute(q, (title_key(name),)) if title_path_key(r[2]) == key]
 
 
 class MemoryIndex:

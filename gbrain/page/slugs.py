@@ -152,6 +152,19 @@ def loose_key(name: str) -> str:
     return _NOT_ALNUM.sub("-", base).strip("-")
 
 
+@lru_cache(maxsize=1 << 16)
+def title_key(title: str) -> str:
+    """``TCP/IP`` / ``tcp-ip`` / ``TCP IP`` → ``tcp-ip``: the key a page's title is matched by
+    (``pages.title_key``: ``[[Title]]``, duplicate titles, search's exact names). A title is a
+    name, not a path: the whole title is keyed as :func:`loose_key` keys a file name (a ``/`` is
+    punctuation like any other; a trailing ``.md`` dropped), so ``TCP/IP`` and ``UDP/IP`` differ
+    and ``IP`` names neither. Equal to :func:`loose_key` for a title without ``/``."""
+    t = nfc(title).casefold()
+    if t.endswith(".md"):
+        t = t[:-3]
+    return _NOT_ALNUM.sub("-", t).strip("-")
+
+
 def slug_problem(slug: str) -> str | None:
     """Why ``slug`` (already normalised: no ``.md``, NFC) cannot name a page, or None when it can.
 

@@ -82,7 +82,7 @@ import threading
 import unicodedata
 
 from ..errors import BadInput
-from ..page.slugs import conflict_original, loose_key
+from ..page.slugs import conflict_original, loose_key, title_key
 from ..storage.filters import PageFilter
 
 TITLE_WEIGHT = 5.0
@@ -1925,16 +1925,18 @@ def _body_only(q: str) -> str:
 def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter) -> dict[int, str]:
     """``{page_id: signal}`` of pages whose title (``title``), file name (``path``) or an alias
     (``alias``) is one of ``names`` (the query's spellings: as typed, NFC, and its
-    :func:`search_form` when that differs), compared by :func:`~gbrain.page.slugs.loose_key`;
-    pages ``only`` selects."""
+    :func:`search_form` when that differs), compared by :func:`~gbrain.page.slugs.title_key`
+    (the whole title: "TCP/IP" names the page titled so, "IP" does not) with titles and by
+    :func:`~gbrain.page.slugs.loose_key` with file names and aliases; pages ``only`` selects."""
     keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
+    tkeys = list(dict.fromkeys(k for k in map(title_key, names) if k))
     if not keys:
         return {}
     t, targs = only.sql()
-    marks = ", ".join("?" * len(keys))
+    marks, tmarks = ", ".join("?" * len(keys)), ", ".join("?" * len(tkeys))
     out: dict[int, str] = {}
-    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key FROM pages p WHERE (p.title_key IN ({marks}) OR p.loose_key IN ({marks})){t} LIMIT 20", (*keys, *keys, *targs)):
-        out[int(r[0])] = "title" if r[1] in keys else "path"
+    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks})){t} LIMIT 20", (*tkeys, *keys, *targs)):
+        out[int(r[0])] = "title" if r[1] in tkeys else "path"
     # aliases: the page model's alias rows (the same names as ``search_aliases``), keyed by
     # loose_key and indexed, so an exact alias costs one index probe, not a scan of every page
     sql = "SELECT a.page_id FROM aliases a"
@@ -1950,13 +1952,14 @@ def _exact_names_pg(names: list[str], only: PageFilter) -> tuple[str, list]:
     alias matches' page ids (at most 200); ``("", [])`` for a query with no name key. Pages
     ``only`` selects."""
     keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
+    tkeys = list(dict.fromkeys(k for k in map(title_key, names) if k))
     if not keys:
         return "", []
     t, targs = only.sql()
     a = f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ANY(?){t}" if only else " WHERE a.loose_key = ANY(?)"
     sql = (f", ARRAY(SELECT ARRAY[p.id, (p.title_key = ANY(?))::int] FROM pages p WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?)){t} LIMIT 20)"
            f", ARRAY(SELECT a.page_id FROM aliases a{a} LIMIT 200)")
-    return sql, [keys, keys, keys, *targs, keys, *targs]
+    return sql, [tkeys, tkeys, keys, *targs, keys, *targs]
 
 
 def stale_index_warning(n: int) -> str:

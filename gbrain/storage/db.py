@@ -819,6 +819,7 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
     that change what the page model derives from pages SQL can select; in the caller's
     transaction (SQLite or Postgres connection). Returns how many pages were parsed."""
     from ..core.brain import Brain
+    from ..page.links import title_names
     from ..page.markdown import parse_page
     from .derive import relink_updates, update_links, write_rows
 
@@ -842,8 +843,8 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:
             conn.execute(f"UPDATE pages SET {', '.join(f'{c} = ?' for c in sets)} WHERE id = ?", (*sets.values(), pid))
-        if "title_key" in sets:
-            names |= {r[9], vals["title_key"]}
+        if "title_key" in sets:  # the links named by the old key, and those the new title may take
+            names |= {r[9]} | title_names(r[8]) | title_names(page.title)
         old = {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
         write_rows(conn, pid, page, None)
         names |= old ^ {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
@@ -1070,7 +1071,22 @@ def _m26_logseq_properties(conn: sqlite3.Connection) -> None:
     relink_title_paths(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties]
+def rekey_slash_titles(conn) -> int:
+    """Key every title holding a ``/`` whole (:func:`gbrain.page.slugs.title_key`: ``TCP/IP`` is
+    ``tcp-ip``, no longer its last segment ``ip``) and resolve again the links that may change
+    (those written with the old or the new key, and the pages' own): :func:`rederive_pages` of
+    those pages. For SQLite v27 / Postgres v27, in the caller's transaction. Returns pages parsed."""
+    return rederive_pages(conn, "SELECT id FROM pages WHERE title LIKE ? ORDER BY id", ("%/%",))
+
+
+def _m27_whole_titles(conn: sqlite3.Connection) -> None:
+    """A title is a name, not a path: ``title: TCP/IP`` was keyed by ``ip`` (``[[IP]]`` found
+    it; ``TCP/IP`` and ``UDP/IP`` were duplicate titles); its ``title_key`` is now the whole
+    title's (:func:`rekey_slash_titles`)."""
+    rekey_slash_titles(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..page.markdown import Page, parse_page
-from ..page.slugs import identity_key, loose_key
+from ..page.slugs import identity_key, loose_key, title_key
 
 
 def derived_rows(page: Page) -> dict[str, list[tuple]]:
@@ -168,7 +168,7 @@ def rederive_all(conn: sqlite3.Connection) -> int:
         text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
         page = parse_page(text, r[2], timeline_split=split)
         if (page.title, page.type) != (r[3], r[4]):
-            conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, loose_key(page.title), page.type, r[0]))
+            conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, title_key(page.title), page.type, r[0]))
         write_rows(conn, r[0], page, None)
         n += 1
     relink_all(conn)

@@ -121,7 +121,8 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
+from ..page.links import title_names
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
@@ -2330,7 +2331,7 @@ class SyncEngine:
             moved = self.brain.parsed(c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone())
             sf = search_fields(moved)
             c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, search_words = ?, search_cjk = ? WHERE id = ?",
-                      (moved.title, moved.type, loose_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["search_words"], sf["search_cjk"], pid))
+                      (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["search_words"], sf["search_cjk"], pid))
             # outbound links (relative ones depend on the folder) and inbound ones, resolved again
             for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
                 c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
@@ -2344,7 +2345,7 @@ class SyncEngine:
                 if old_sc != sidecar_path(new_slug) and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
                     out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-            self.brain.re_resolve({loose_key(new_slug), loose_key(title), loose_key(slug_for_path(src)), loose_key(old_title)})
+            self.brain.re_resolve({loose_key(new_slug), loose_key(slug_for_path(src))} | title_names(title) | title_names(old_title))
             if base is not None:
                 self._record(dst, f, base)
                 self._forget(src)

@@ -318,7 +318,8 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
     frontmatter error, content hash, separator, the search fields ``search_aliases``,
-    ``search_headings``, ``search_words``, ``search_cjk``, hash of the compiled truth / timeline split), tags
+    ``search_headings``, ``search_words``, ``search_cjk``, hash of the compiled truth / timeline split, the
+    lookup keys ``slug_key``, ``name_key``, ``loose_key``, ``title_key``), tags
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), the search index
@@ -337,9 +338,10 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
         fts = [("corrupt", str(e))]
     pages = sorted(
-        (*tuple(r[:12]), hashlib.sha256((r[12] + "\0" + r[13]).encode("utf-8", "surrogatepass")).hexdigest())
+        (*tuple(r[:12]), hashlib.sha256((r[12] + "\0" + r[13]).encode("utf-8", "surrogatepass")).hexdigest(), *tuple(r[14:]))
         for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, "
-                           "search_aliases, search_headings, search_words, search_cjk, compiled_truth, timeline FROM pages")
+                           "search_aliases, search_headings, search_words, search_cjk, compiled_truth, timeline, "
+                           "slug_key, name_key, loose_key, title_key FROM pages")
     )
     return {
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
