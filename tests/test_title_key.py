@@ -147,3 +147,14 @@ def test_fresh_import_differences_sees_a_wrong_title_key(tmp_path, db_path):
         with b.transaction():
             b.conn.execute("UPDATE pages SET title_key = 'x' WHERE slug = 'net/tcp'")
         assert "pages" in fresh_import_differences(b)
+
+
+def test_an_alias_with_a_slash_keeps_its_last_segment_key(tmp_path, db_path):
+    """Aliases are not titles here: a translated vault aliases a page by its original's path
+    (Obsidian Help's ``zh/Bases/公式`` says ``aliases: [Bases/Formulas]``); keyed whole, such an
+    alias took search's exact-name evidence for "bases formulas" from the English page."""
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "t", {"zh/Bases/公式.md": "---\naliases: [Bases/Formulas]\n---\nx\n",
+                                                   "j.md": "[[Formulas]]\n"}))
+        assert [tuple(r) for r in b.conn.execute("SELECT alias, loose_key FROM aliases")] == [("Bases/Formulas", "formulas")]
+        assert to(b) == {"Formulas": "zh/Bases/公式"}

@@ -158,7 +158,10 @@ def title_key(title: str) -> str:
     (``pages.title_key``: ``[[Title]]``, duplicate titles, search's exact names). A title is a
     name, not a path: the whole title is keyed as :func:`loose_key` keys a file name (a ``/`` is
     punctuation like any other; a trailing ``.md`` dropped), so ``TCP/IP`` and ``UDP/IP`` differ
-    and ``IP`` names neither. Equal to :func:`loose_key` for a title without ``/``."""
+    and ``IP`` names neither. Equal to :func:`loose_key` for a title without ``/``. An alias keeps
+    :func:`loose_key` (its last segment): a translated vault aliases a page by the path of its
+    original (Obsidian Help: ``zh/Bases/公式`` aliased ``Bases/Formulas``, 430 such aliases), and
+    keyed whole that alias took ``bases formulas`` from the English page in search."""
     t = nfc(title).casefold()
     if t.endswith(".md"):
         t = t[:-3]
