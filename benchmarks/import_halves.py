@@ -106,6 +106,26 @@ def cpu_wall(fn) -> tuple[float, float, object]:
     return time.process_time() - c, time.perf_counter() - t, r
 
 
+def ab_trees(tmp: Path, pages: int, corpora: bool = True) -> list[tuple[str, Path]]:
+    """The trees an A/B benchmark measures: a make_brain brain of ``pages`` pages made under
+    ``tmp`` (none when ``pages`` is 0 or the shared tool is missing), then obsidian-hub and
+    obsidian-help when ``corpora`` and present; ``[(name, folder)]``."""
+    import subprocess
+    import sys
+    from import_export import SHARED
+
+    trees = []
+    mb = SHARED / "tools" / "make_brain.py"
+    if mb.exists() and pages:
+        subprocess.run([sys.executable, str(mb), str(tmp / "made"), "--pages", str(pages)], check=True, capture_output=True)
+        trees.append((f"make_brain-{pages}", tmp / "made"))
+    if corpora:
+        for c in ("obsidian-hub", "obsidian-help"):
+            if (SHARED / "corpora" / c).exists():
+                trees.append((c, SHARED / "corpora" / c))
+    return trees
+
+
 def page_texts(tree: Path) -> dict[str, str]:
     """relative path → text of every file import parses as a page."""
     out = {}

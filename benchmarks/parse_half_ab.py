@@ -49,19 +49,12 @@ def main() -> None:
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from import_export import SHARED, import_floor
-    from import_halves import page_texts
+    from import_export import import_floor
+    from import_halves import ab_trees, page_texts
 
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        trees = []
-        mb = SHARED / "tools" / "make_brain.py"
-        if mb.exists() and a.pages:
-            subprocess.run([sys.executable, str(mb), str(tmp / "made"), "--pages", str(a.pages)], check=True, capture_output=True)
-            trees.append((f"make_brain-{a.pages}", tmp / "made"))
-        for c in ("obsidian-hub", "obsidian-help"):
-            if (SHARED / "corpora" / c).exists():
-                trees.append((c, SHARED / "corpora" / c))
+        trees = ab_trees(tmp, a.pages, corpora=True)
         for name, tree in trees:
             pkl = tmp / f"{name}.pkl"
             texts = page_texts(tree)
