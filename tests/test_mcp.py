@@ -409,9 +409,9 @@ def test_serve_imports_no_heavy_modules():
 @pytest.mark.engine_free
 @pytest.mark.parametrize("fast_init", ["1", "0"])
 def test_serve_refuses_a_file_or_folder_that_is_not_a_brain_before_it_starts(tmp_path, fast_init):
-    """`serve --db` naming a text file or a folder: one line on stderr and exit 2 (bad input) at once (it
-    used to start, list its tools and fail every call). The file is left as it was; an empty
-    file is an empty SQLite database and still serves."""
+    """`serve --db` naming a text file, a folder or an empty file: one line on stderr and exit 2
+    (bad input) at once (it used to start, list its tools and fail every call). The file is left
+    as it was."""
     notes = tmp_path / "notes.md"
     notes.write_bytes(b"# my notes, not a brain\n")
     for db in (notes, tmp_path):
@@ -422,13 +422,11 @@ def test_serve_refuses_a_file_or_folder_that_is_not_a_brain_before_it_starts(tmp
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
     r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(empty)], input=b"", capture_output=True, env={**os.environ, **server_env(), "GBRAIN_FAST_INIT": fast_init}, timeout=60)
-    assert r.returncode == 0 and b"server running" in r.stderr, r.stderr
+    assert r.returncode == 2 and r.stdout == b"" and b"empty file (0 bytes)" in r.stderr and b"gbrain init" in r.stderr, r.stderr
+    assert empty.read_bytes() == b""
 
 
 @pytest.mark.engine_free
-@pytest.mark.xfail(strict=True, reason="bug: serve starts on a zero-byte --db (storage.db.refuse_unusable lets an empty file pass) "
-                   "and then every tool call fails 'is an empty file (0 bytes), not a brain' (db.connect refuses it): the "
-                   "failure refuse_unusable exists to say once, at start. Found by the new-user README trial, 2026-12-03")
 def test_serve_on_an_empty_file_is_refused_at_start_or_serves(tmp_path):
     """README: a zero-byte `--db` is refused rather than silently becoming a new brain, and a `--db` that is
     no brain is refused by `serve` before the server starts. Either serve refuses it at once (exit 2), or

@@ -131,7 +131,7 @@ def write_all(fd: int, data: bytes) -> None:
 def refuse_missing(path, create: bool) -> None:
     """Refuse to serve a brain that is not there, before the server says it runs: a SQLite file
     that does not exist (unless ``create``) or a Postgres database that does not exist
-    (:class:`gbrain.errors.BadInput`, exit 2); a folder or a file that is not a brain
+    (:class:`gbrain.errors.BadInput`, exit 2); a folder, an empty file or a file that is not a brain
     (``storage.db.refuse_unusable``: BadInput, exit 2; a file it cannot read, exit 1) too; a
     Postgres server that cannot be reached raises :class:`gbrain.errors.GBrainError` (exit 1). Postgres is asked once (one connection, which
     the server goes on using); a SQLite file costs a ``stat`` and at most 16 bytes read."""

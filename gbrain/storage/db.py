@@ -1123,7 +1123,7 @@ def resolve_db_path(db: str | os.PathLike | None = None) -> Path:
 
 def refuse_unusable(path: Path | str) -> None:
     """Refuse, before a long-running command starts (``serve``), a SQLite ``path`` that exists
-    and cannot be a brain: a folder, or a file that is neither empty nor starts with SQLite's
+    and cannot be a brain: a folder, an empty file (no ``-wal`` beside it: :func:`empty_file_refusal`), or a file that does not start with SQLite's
     16-byte header (``SQLite format 3\\0``, https://www.sqlite.org/fileformat.html §1.3). Reads at
     most 16 bytes; a Postgres URL (a ``str``) or a missing path passes. Raises
     :class:`BadInput` (exit 2: the path given is no brain), worded as opening the brain would be."""
@@ -1138,6 +1138,14 @@ def refuse_unusable(path: Path | str) -> None:
         raise GBrainError(f"{path} is not a usable brain database: {e.strerror}") from None
     if head and head != b"SQLite format 3\x00":
         raise BadInput(f"{path} is not a usable brain database: file is not a database")
+    if not head and not os.path.exists(str(path) + "-wal"):  # every call would be refused: say it once, now
+        raise BadInput(empty_file_refusal(path))
+
+
+def empty_file_refusal(p: Path) -> str:
+    """The one message for a zero-byte ``--db`` file (no ``-wal`` beside it): no brain, and
+    opening it must not silently make one (``gbrain init`` does, on purpose)."""
+    return f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {cmd_arg(p)}` to make it a new brain"
 
 
 def is_url(target: object) -> bool:
@@ -1266,7 +1274,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     except OSError:
         empty = False
     if empty and not allow_empty_file:
-        raise BadInput(f"{p} is an empty file (0 bytes), not a brain; pass the right --db, or run `gbrain init {cmd_arg(p)}` to make it a new brain")
+        raise BadInput(empty_file_refusal(p))
     ro = is_read_only(p) and p.exists()
     new = not p.exists()
     try:
