@@ -1,5 +1,7 @@
 """A conflict copy (``name.conflict-YYYYMMDDTHHMMSS.md``, both versions of one page kept by sync)
-never ranks above the page it copies, in ``search`` and ``query``, on both engines.
+never ranks above the page it copies, in ``search`` and ``query``, on both engines; nor does a
+copy a file-sync tool made (Syncthing's ``NAME.sync-conflict-…``, Dropbox's ``NAME (conflicted
+copy …)``, ownCloud's ``NAME_conflict-…``).
 
 Found by a user trial: an agent searching ``Yara Kowalski`` got the conflict copy first (the same
 title and words: a tie, broken by id) and wrote its next edit to the copy.
@@ -130,3 +132,40 @@ def test_postgres_search_reads_copies_and_names_with_its_ranking(brain, monkeypa
     known = ("SELECT s.pages", "WITH ", "SELECT p.id, p.slug", "SELECT id, title, size", "SELECT id, path FROM pages WHERE path IN")
     assert [s[:60] for s in sent if not s.startswith(known)] == []
     assert sum(s.startswith(known[:3]) for s in sent) == 3
+
+
+#: a note beside the conflict copies file-sync tools made of it (two machines edited it before
+#: they synced; ``page/slugs.py: sync_tool_copy``): the copies are shorter, so BM25 ranks them higher
+TOOL_NOTES = {
+    "people/yara-kowalski.md": PAGE,
+    "people/yara-kowalski.sync-conflict-20250101-123456-ABCDEFG.md": COPY,
+    "people/yara-kowalski (Laptop's conflicted copy 2025-01-01).md": COPY,
+    "people/yara-kowalski_conflict-20250101-123456.md": COPY + "\nYara Kowalski Yara Kowalski\n",
+    "people/solo (conflicted copy 2025-01-01).md": "# Quillon Marsh\n\nQuillon Marsh notes.\n",
+}
+TOOL_COPIES = sorted(p[:-3] for p in TOOL_NOTES if p != "people/yara-kowalski.md" and "solo" not in p)
+
+
+@pytest.fixture
+def tool_brain(tmp_path, db_path):
+    tree = write_tree(tmp_path / "vault", TOOL_NOTES)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_search_puts_a_sync_tools_copy_right_below_its_page(tool_brain):
+    """A copy Syncthing, Dropbox or ownCloud made ranks below the page it copies, as gbrain's own."""
+    hits = [h["slug"] for h in keyword.search(tool_brain.conn, "Yara Kowalski", limit=10)]
+    assert hits[0] == "people/yara-kowalski", hits
+    assert sorted(hits[1:4]) == TOOL_COPIES, hits
+    assert [h["slug"] for h in keyword.search(tool_brain.conn, "Quillon Marsh", limit=5)] == ["people/solo (conflicted copy 2025-01-01)"]
+
+
+def test_query_puts_a_sync_tools_copy_right_below_its_page(tool_brain):
+    model = emb.FakeEmbedding("fake-copies", 32)
+    _, work = plan_embed(tool_brain.conn, model, select_pages(tool_brain.conn, model.model_id, "all"))
+    embed_pages(tool_brain.conn, model, work, transaction=tool_brain.transaction)
+    for mode in ("hybrid", "keyword"):
+        hits = [h["slug"] for h in hybrid.query(tool_brain, "Yara Kowalski", model=model, limit=5, mode=mode)["hits"]]
+        assert hits[0] == "people/yara-kowalski", (mode, hits)

@@ -112,10 +112,21 @@ def sync_tool_copy(path: str) -> tuple[str, str] | None:
     return None
 
 
+def copy_original(path: str) -> str | None:
+    """The path ``path`` (or a slug) is a conflict copy of, gbrain's own copy
+    (:func:`conflict_original`) or a file-sync tool's (:func:`sync_tool_copy`), else None.
+    Pure."""
+    orig = conflict_original(path)
+    if orig is None:
+        hit = sync_tool_copy(path)
+        orig = hit[0] if hit else None
+    return orig
+
+
 def is_copy(path: str) -> bool:
     """Whether ``path`` (or a slug) names a conflict copy, gbrain's own
     (:func:`conflict_original`) or a file-sync tool's (:func:`sync_tool_copy`)."""
-    return conflict_original(path) is not None or sync_tool_copy(path) is not None
+    return copy_original(path) is not None
 
 
 def slug_for_path(path: str) -> str:

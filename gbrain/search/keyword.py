@@ -82,7 +82,7 @@ import threading
 import unicodedata
 
 from ..errors import BadInput
-from ..page.slugs import conflict_original, loose_key, title_key
+from ..page.slugs import copy_original, loose_key, title_key
 from ..storage.filters import PageFilter
 
 TITLE_WEIGHT = 5.0
@@ -1158,8 +1158,10 @@ PROBE_COST = 400
 
 #: how far below its original a conflict copy is put (:func:`copies_below_originals`)
 COPY_GAP = 1e-6
-#: the paths that may be a conflict copy's (SQL ``LIKE``; :func:`conflict_original` decides)
-COPY_LIKE = "%.conflict-%"
+#: the paths that may be a conflict copy's, gbrain's (``.conflict-``) or a file-sync tool's
+#: (``.sync-conflict-``, ``(conflicted copy``, ``_conflict-``): SQL ``LIKE``;
+#: :func:`~gbrain.page.slugs.copy_original` decides
+COPY_LIKE = "%onflict%"
 
 
 def _best_first(conn: sqlite3.Connection, out: list[dict], ids: list[int], copies: dict[int, str] | None = None) -> None:
@@ -1191,7 +1193,7 @@ def copies_below_originals(conn: sqlite3.Connection, scores: dict[int, float], c
         # statement per call (its cache holds one text per count of parameters)
         ids = ",".join(str(int(i)) for i in scores)
         copies = {int(r[0]): r[1] for r in conn.execute(f"SELECT id, path FROM pages WHERE id IN ({ids}) AND path LIKE '{COPY_LIKE}'")}
-    originals = {pid: conflict_original(p) for pid, p in copies.items()}
+    originals = {pid: copy_original(p) for pid, p in copies.items()}
     want = sorted({o for o in originals.values() if o})
     if not want:
         return {}
