@@ -147,18 +147,53 @@ def test_lint_names_a_sync_tools_conflict_copy_as_a_conflict(db_path, brain_tree
     for path, _ in TOOL_COPIES[:3]:
         (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")
     r = run("sync", str(brain_tree), "--db", str(db_path))
-    assert r.returncode == 0, r.stderr
-    said = r.stderr.decode()  # a warning naming both files, once, when the copy arrives
+    assert r.returncode == 3, r.stderr  # conflicts found, as for gbrain's own copies
+    said = r.stdout.decode()  # a CONFLICT line naming both files, once, when the copy arrives
     for path, tool in TOOL_COPIES[:3]:
-        assert f"{path}: a conflict copy {tool} made of people/ana-lima.md" in said, said
+        assert f"CONFLICT: {path}: a conflict copy {tool} made of people/ana-lima.md" in said, said
     r = run("sync", str(brain_tree), "--db", str(db_path))
-    assert r.returncode == 0 and b"conflict copy" not in r.stderr, r.stderr
+    assert r.returncode == 0 and b"conflict copy" not in r.stderr + r.stdout, r.stdout
     r = run("lint", "--db", str(db_path), "--json", "--limit", "0")
     found = json.loads(r.stdout)["items"]
     conflicts = [f for f in found if f["check"] == "conflicts"]
     assert sorted(f["slug"] for f in conflicts) == sorted(p[:-3] for p, _ in TOOL_COPIES[:3]), found
     assert all(f["original"] == "people/ana-lima" and f["tool"] in f["message"] for f in conflicts), conflicts
     assert not [f for f in found if f["check"] in ("duplicate_titles", "orphans") and "conflict" in json.dumps(f)], found
+
+
+def test_gbrain_conflicts_lists_a_sync_tools_copy_until_it_is_deleted(db_path, brain_tree, run):
+    """``gbrain conflicts`` (MCP ``brain_conflicts``, the maintain skill's step) lists a copy a
+    file-sync tool made as an open conflict, naming the note it copies and the tool, until the copy
+    is deleted; sync exits 3 in the round the copy arrives, as for gbrain's own copies."""
+    db = str(db_path)
+    (brain_tree / "assets").mkdir(exist_ok=True)
+    (brain_tree / "assets/photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 a photo")
+    assert run("sync", str(brain_tree), "--db", db).returncode == 0
+    assert run("conflicts", "--db", db).stdout.decode().strip() == "no open conflicts"
+    note = (brain_tree / "people/ana-lima.md").read_bytes()
+    for path, _ in TOOL_COPIES[:3]:
+        (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")
+    (brain_tree / "assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg").write_bytes(b"\xff\xd8\xff\xe0 the other photo")
+    r = run("sync", str(brain_tree), "--db", db, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 3 and rep["exit_code"] == 3 and rep["counts"]["conflicts"] == 4, rep["conflicts"]
+    assert run("sync", str(brain_tree), "--db", db).returncode == 0  # found before: open, not found again
+    want = {(p, "people/ana-lima.md", t) for p, t in TOOL_COPIES[:3]} | {("assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg", "assets/photo.jpg", "Syncthing")}
+    listed = json.loads(run("conflicts", "--db", db, "--json").stdout)
+    assert {(c["copy_path"], c["path"], c["tool"]) for c in listed} == want, listed
+    assert all(c["status"] == "open" and c["kind"] == "sync-tool" for c in listed), listed
+    text = run("conflicts", "--db", db).stdout.decode()
+    dropbox = "people/ana-lima (conflicted copy 2025-01-01)"
+    assert f"people/ana-lima.md  ← {dropbox}.md: a conflict copy Dropbox made of people/ana-lima.md" in text, text
+    assert f"then delete the copy (`gbrain delete '{dropbox}'`)" in text, text
+    assert ("assets/photo.jpg  ← assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg: a conflict copy Syncthing made of assets/photo.jpg"
+            in text and "then delete the copy (the file, in the folder)" in text), text
+    r = run("delete", dropbox, "--db", db)  # merged: the copy goes, and with it the conflict
+    assert r.returncode == 0, r.stderr
+    listed = json.loads(run("conflicts", "--db", db, "--json").stdout)
+    assert dropbox + ".md" not in {c["copy_path"] for c in listed} and len(listed) == 3, listed
+    assert run("sync", str(brain_tree), "--db", db).returncode == 0
+    assert not (brain_tree / (dropbox + ".md")).exists()
 
 
 def test_watch_says_when_a_sync_tools_conflict_copy_arrives(db_path, brain_tree, run):

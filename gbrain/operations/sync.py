@@ -10,7 +10,7 @@ import sqlite3
 import sys
 
 from ..errors import BadInput, GBrainError
-from ..page.slugs import cmd_arg, shown
+from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
@@ -51,7 +51,11 @@ def _sync_text(r: dict, a: dict) -> str:
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:
-        if c.get("copy_path") and c.get("kind") == "no-base":
+        if c.get("tool"):  # a copy a file-sync tool made (the sync engine's SYNC_TOOL)
+            from ..sync.engine import tool_copy_said
+
+            lines.append(f"CONFLICT: {c['copy_path']}: {tool_copy_said(c['path'], c['tool'], _copy_slug(c['copy_path']))}")
+        elif c.get("copy_path") and c.get("kind") == "no-base":
             lines.append(f"CONFLICT: {c['path']}: the brain's version was kept (this folder had never synced it); the file's version is in {c['copy_path']}")
         elif c.get("copy_path") and c.get("kind") == "stale-save":
             lines.append(f"CONFLICT: {c['path']}: the file was saved from an older version and does not merge with a newer write through gbrain; "
@@ -87,10 +91,16 @@ def _sync_text(r: dict, a: dict) -> str:
                      "`gbrain lint --check dead_links --fix-safe` rewrites them (add --dry-run to see the edits first)")
     copies = [c for c in r.get("conflicts") or [] if c.get("copy_path")]
     if copies:
-        lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the .conflict- copy (`gbrain conflicts` lists them)")
+        lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the copy (`gbrain conflicts` lists them)")
     if len(copies) < len(r.get("conflicts") or []):
         lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge; delete it again if you meant to (`gbrain conflicts --all` notes them)")
     return "\n".join(lines[:1] + [shown(ln) for ln in lines[1:]])  # a file name cannot fake a line
+
+
+def _copy_slug(path: str) -> str | None:
+    """The slug of the page at ``path`` when a markdown file's, else None (a file: an
+    attachment's copy). Pure."""
+    return slug_for_path(path) if is_markdown(path) else None
 
 
 def _removed_lines(r: dict) -> list[str]:
@@ -123,7 +133,7 @@ def _removed_lines(r: dict) -> list[str]:
 @op(
     "sync",
     "Two-way sync of a markdown folder with the brain (three-way against the last sync; edits of both sides that do not overlap are merged, conflicts keep both versions), "
-    "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found (a copy to merge, or an edited page put back after a delete).",
+    "then print the verification report. Exit 1 on a mismatch, 3 when conflicts were found (a copy to merge, gbrain's or a new one a file-sync tool made, or an edited page put back after a delete).",
     [
         Param("dir", required=True, positional=True, description="the markdown folder the brain is kept equal to", directory=True),
         Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),
@@ -222,7 +232,9 @@ def _conflicts_text(r: list, a: dict) -> str:
         return "no open conflicts"
     out = []
     for c in r:
-        if c.get("copy_path") and (c.get("kept_by") or c.get("copy_by")) and c.get("kept_by") != c.get("copy_by"):
+        if c.get("tool"):  # a copy a file-sync tool made: its note says how to resolve it
+            out.append(f"#- {c['status']}  {c['path']}  ← {c['copy_path']}: {c['note']}")
+        elif c.get("copy_path") and (c.get("kept_by") or c.get("copy_by")) and c.get("kept_by") != c.get("copy_by"):
             # whose text is where (writers from the history)
             kept = f"{c['kept_by']}'s version" if c.get("kept_by") else "the version kept"
             held = f"{c['copy_by']}'s version" if c.get("copy_by") else "the other version"
@@ -239,13 +251,15 @@ def _conflicts_text(r: list, a: dict) -> str:
 
 @op(
     "conflicts",
-    "List sync conflicts: a path whose edits in the folder and in the brain overlap. The file's version was kept and the brain's "
-    "is the conflict copy (`copy_path`); for kind no-base and stale-save the other way round. `kept_by` / `copy_by` name their "
-    "writers. Merge, then delete the copy (brain_delete; a file's, .raw or attachment: in the folder): resolved.",
+    "List sync conflicts: a path whose folder and brain edits overlap, or a file-sync tool's copy (`tool`). "
+    "The file's version was kept, the brain's is the copy (`copy_path`); kinds no-base, stale-save: the other way round. "
+    "`kept_by`/`copy_by`: their writers. Merge, then delete the copy (brain_delete; a file's, .raw or attachment: in the folder).",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",
     details="Edits that do not overlap were merged and are not listed. no-base: a folder that never synced the path; stale-save: "
-    "a file saved from an older version than a newer write through gbrain, that did not merge. The writers come from the history "
+    "a file saved from an older version than a newer write through gbrain, that did not merge; sync-tool: a conflict copy "
+    "Syncthing, Dropbox, Nextcloud or ownCloud made (two machines changed the file before they synced), `tool` names it, "
+    "open until the copy is deleted (no record: not listed once resolved). The writers come from the history "
     "(empty when unknown); the deleted copy stays in the trash.",
     item={"type": "object"},
     text=_conflicts_text,

@@ -27,7 +27,9 @@ State (tables of migration ``_m3_sync`` in :mod:`gbrain.storage.db`)
   ``PRAGMA data_version`` (it changes when another connection commits; on Postgres it listens
   for the ``gbrain_changes`` notification instead) and reads the log after its cursor to learn
   which paths another process (``gbrain put``, the MCP server, another machine) changed.
-* ``sync_conflicts``: see below. The trash is a view of the page history (:mod:`gbrain.core.history`):
+* ``sync_conflicts``: see below (a conflict copy a file-sync tool made has no row: it is known by
+  its name, :func:`~gbrain.page.slugs.sync_tool_copy`; kind ``sync-tool`` in the round it arrives
+  and in :func:`conflict_list` while it is in the brain). The trash is a view of the page history (:mod:`gbrain.core.history`):
   a page the sync removes keeps its versions and its deletion there.
 
 The rules (per path; D = hash on disk, S = hash the DB stores, B = base; None = absent)
@@ -2230,7 +2232,23 @@ class SyncEngine:
         self.conn.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (self.client, p))
 
     def _import(self, p: str, f: DiskFile, out: Outcome) -> bool:
-        """Store the file's bytes as the page or file at ``p`` (inside the open transaction)."""
+        """Store the file's bytes as the page or file at ``p`` (inside the open transaction).
+        A conflict copy a file-sync tool made, new in the brain, is a conflict this round found
+        (``out.conflicts``, kind ``sync-tool``, logged once: :func:`tool_copy_said`)."""
+        hit = sync_tool_copy(p)
+        if hit is not None and self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone():
+            hit = None  # in the brain already: found when it arrived
+        if not self._store(p, f, out):
+            return False
+        if hit is not None:
+            page = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
+            out.conflicts.append({"path": hit[0], "copy_path": p, "kind": SYNC_TOOL, "tool": hit[1], "file_hash": f.hash, "db_hash": None, "base_hash": None})
+            self._log(f"! conflict {p}: " + tool_copy_said(hit[0], hit[1], page[0] if page else None))
+        return True
+
+    def _store(self, p: str, f: DiskFile, out: Outcome) -> bool:
+        """:meth:`_import`'s write: the file's bytes as the page or file at ``p``; False (and
+        ``out.unreadable``) when they could not be read as hashed."""
         data = f.data
         if data is None and blobs.is_big(f.size) and classify(p, b"")[0] != "page" and file_kind(p) == "blob":
             # a big file: streamed into pieces (never a page: pages are at most 16 MiB)
@@ -2257,8 +2275,6 @@ class SyncEngine:
             other = self.conn.execute("SELECT path FROM pages WHERE slug = ? AND path != ?", (slug_for_path(p), p)).fetchone()
             if other:  # two spellings of one name (NFC and NFD): the second is kept as a file, as import does
                 kind, text, w = "blob", None, twin_warning(p, other[0])
-        if not w:
-            w = self._tool_copy_warning(p)
         if w:
             out.warnings.append(w)
             self._warn(w)
@@ -2276,16 +2292,6 @@ class SyncEngine:
             out.warnings += self.brain.save_file(p, data, kind) or []
         self._record(p, f, f.hash)
         return True
-
-    def _tool_copy_warning(self, p: str) -> str | None:
-        """The warning that ``p``, new in the brain, is a conflict copy a file-sync tool made
-        (:func:`~gbrain.page.slugs.sync_tool_copy`), naming the file it copies; None for any
-        other path, or one the brain holds already (said once, when the copy arrives)."""
-        hit = sync_tool_copy(p)
-        if hit is None or self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone():
-            return None
-        return (f"{p}: a conflict copy {hit[1]} made of {hit[0]} (two machines changed it before they synced): merge what it "
-                f"has into {hit[0]}, then delete the copy (`gbrain lint` lists it under conflicts)")
 
     def _check_collapse(self, p: str, new_size: int, out: Outcome) -> None:
         """Warn loudly when the file replacing a page (or file) is empty or lost most of its bytes
@@ -2431,7 +2437,8 @@ class SyncEngine:
     def report(self, scan: Scan, out: Outcome) -> dict:
         """The verification report of a full sync: :func:`gbrain.sync.verify.report` over the
         final disk hashes (cached ones for files whose stat did not change), plus what this run
-        did. ``exit_code`` is 1 on any mismatch, 3 when conflicts were found, else 0."""
+        did. ``exit_code`` is 1 on any mismatch, 3 when conflicts were found (a file-sync tool's
+        conflict copy that arrived this round too), else 0."""
         disk_hashes = dict(out.disk_hashes)
         settled, self._settled = self._settled, None
         for p, _why in out.unreadable:
@@ -2634,6 +2641,20 @@ def _conflict_writers(conn, d: dict) -> tuple[str, str]:
     return version_writer(conn, *key, kept), copy_by
 
 
+#: the ``kind`` of a conflict whose copy a file-sync tool made (``tool`` names it): not a
+#: ``sync_conflicts`` row, found by the copy's name (:func:`~gbrain.page.slugs.sync_tool_copy`)
+SYNC_TOOL = "sync-tool"
+
+
+def tool_copy_said(original: str, tool: str, slug: str | None) -> str:
+    """What to say of a conflict copy ``tool`` (``Syncthing``, …) made of the file ``original``
+    (its path), said after the copy's path, and how to resolve it: merge, then delete the copy
+    (``slug``: the copy's page, deleted through gbrain; None: a file, deleted in the folder). Pure."""
+    how = f"`gbrain delete {cmd_arg(slug)}`" if slug is not None else "the file, in the folder"
+    return (f"a conflict copy {tool} made of {original} (two machines changed it before they synced): merge what it "
+            f"has into {original}, then delete the copy ({how})")
+
+
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     """Conflicts, newest first. A conflict is ``open`` while its copy still exists in the brain
     (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``.
@@ -2653,18 +2674,27 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
             d["kept_by"], d["copy_by"] = _conflict_writers(brain.conn, d)
         if all or d["status"] == "open":
             out.append(d)
-    # a copy written by a sync that died before recording its conflict: listed, so it is merged
+    # a copy written by a sync that died before recording its conflict: listed, so it is merged;
+    # and a copy a file-sync tool made (two machines changed the file before they synced): open
+    # while it is in the brain; deleted, it is gone from this list (and in the trash)
     known = {r[0] for r in brain.conn.execute("SELECT copy_path FROM sync_conflicts WHERE copy_path IS NOT NULL")}
-    for (p,) in brain.conn.execute("SELECT path FROM pages WHERE path LIKE '%.conflict-%' UNION ALL SELECT path FROM files WHERE path LIKE '%.conflict-%'"):
+    tools = []
+    for p, slug, made in brain.conn.execute("SELECT path, slug, created_at FROM pages WHERE path LIKE '%onflict%' "
+                                            "UNION ALL SELECT path, NULL, updated_at FROM files WHERE path LIKE '%onflict%'"):
         orig = conflict_original(p)
+        hit = sync_tool_copy(p) if orig is None else None
+        if hit is not None:
+            tools.append({"id": None, "path": hit[0], "copy_path": p, "kind": SYNC_TOOL, "tool": hit[1], "file_hash": None, "db_hash": None,
+                          "base_hash": None, "created_at": made, "status": "open", "note": tool_copy_said(hit[0], hit[1], slug),
+                          "kept_by": "", "copy_by": ""})
         if p in known or orig is None:
             continue
         out.append({"id": None, "path": orig, "copy_path": p, "kind": "both-changed", "file_hash": None, "db_hash": None, "base_hash": None,
                     "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)", "kept_by": "", "copy_by": ""})
-    return out
+    return out + sorted(tools, key=lambda c: (c["created_at"], c["copy_path"]), reverse=True)
 
 
-__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list"]
+__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "tool_copy_said", "SYNC_TOOL"]
 
 
 def _lock_holder(fd: int) -> dict | None:
