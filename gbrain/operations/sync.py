@@ -10,7 +10,7 @@ import sqlite3
 import sys
 
 from ..errors import BadInput, GBrainError
-from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path
+from ..page.slugs import cmd_arg, shown
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
@@ -51,10 +51,8 @@ def _sync_text(r: dict, a: dict) -> str:
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:
-        if c.get("tool"):  # a copy a file-sync tool made (the sync engine's SYNC_TOOL)
-            from ..sync.engine import tool_copy_said
-
-            lines.append(f"CONFLICT: {c['copy_path']}: {tool_copy_said(c['path'], c['tool'], _copy_slug(c['copy_path']))}")
+        if c.get("tool"):  # a copy a file-sync tool made (the sync engine's SYNC_TOOL): its note says what to do
+            lines.append(f"CONFLICT: {c['copy_path']}: {c['note']}")
         elif c.get("copy_path") and c.get("kind") == "no-base":
             lines.append(f"CONFLICT: {c['path']}: the brain's version was kept (this folder had never synced it); the file's version is in {c['copy_path']}")
         elif c.get("copy_path") and c.get("kind") == "stale-save":
@@ -95,12 +93,6 @@ def _sync_text(r: dict, a: dict) -> str:
     if len(copies) < len(r.get("conflicts") or []):
         lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge; delete it again if you meant to (`gbrain conflicts --all` notes them)")
     return "\n".join(lines[:1] + [shown(ln) for ln in lines[1:]])  # a file name cannot fake a line
-
-
-def _copy_slug(path: str) -> str | None:
-    """The slug of the page at ``path`` when a markdown file's, else None (a file: an
-    attachment's copy). Pure."""
-    return slug_for_path(path) if is_markdown(path) else None
 
 
 def _removed_lines(r: dict) -> list[str]:

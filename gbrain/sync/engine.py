@@ -2242,8 +2242,10 @@ class SyncEngine:
             return False
         if hit is not None:
             page = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
-            out.conflicts.append({"path": hit[0], "copy_path": p, "kind": SYNC_TOOL, "tool": hit[1], "file_hash": f.hash, "db_hash": None, "base_hash": None})
-            self._log(f"! conflict {p}: " + tool_copy_said(hit[0], hit[1], page[0] if page else None))
+            said = tool_copy_said(hit[0], hit[1], page[0] if page else None)
+            out.conflicts.append({"path": hit[0], "copy_path": p, "kind": SYNC_TOOL, "tool": hit[1], "file_hash": f.hash, "db_hash": None,
+                                  "base_hash": None, "note": said})
+            self._log(f"! conflict {p}: {said}")
         return True
 
     def _store(self, p: str, f: DiskFile, out: Outcome) -> bool:
