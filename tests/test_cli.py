@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -689,6 +690,26 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     env["OPENAI_API_KEY"] = "sk-test"
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and b"in use" not in r.stderr
+
+
+@pytest.mark.engine_free
+def test_config_get_embedding_model_says_the_model_in_use_on_a_brain_embedded_offline(tmp_path):
+    """A new user's brain, embedded with no OPENAI_API_KEY: `embed`, `query` and `stats` use the
+    offline model, and `config get embedding_model` printed the stored default alone, saying
+    nothing (resolve_model keeps its note for the default on a brain embedded offline). It says
+    on stderr which model is in use and why, and stdout still holds the stored setting."""
+    db = str(tmp_path / "b.db")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
+    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run("init", check=True)
+    run("put", "a", input=b"# A\n\nhello world\n", check=True)
+    r = run("embed", check=True)
+    used = re.search(rb"with (\S+):", r.stdout).group(1)
+    r = run("config", "get", "embedding_model")
+    assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
+    assert b"in use: " + used in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    r = run("config", "get")
+    assert r.returncode == 0 and b"in use: " + used in r.stderr, r.stderr
 
 
 @pytest.mark.engine_free

@@ -980,7 +980,15 @@ def _config_get(b, a, ctx):
         # the configured model is not always the one in use (no OPENAI_API_KEY: an offline one)
         from ..search.vectors import active_model
 
-        model, note = active_model(b.conn, b.config())
+        from ..search.embeddings import DEFAULT_MODEL, is_openai_name
+
+        config = b.config()
+        model, note = active_model(b.conn, config)
+        stored = (config.get("embedding_model") or DEFAULT_MODEL).strip()
+        if not note and model.model_id != stored and is_openai_name(stored):
+            # resolve_model keeps quiet for the default on a brain embedded offline (embed and
+            # query would say it every run), but here the question is which model is in use
+            note = f"no OPENAI_API_KEY, and this brain's vectors are {model.model_id}"
         if note:
             ctx.on_warning(f"in use: {model.model_id} ({note})")
     if not a.get("key"):
