@@ -499,3 +499,76 @@ def test_an_alias_several_pages_share_that_is_a_renamed_pages_old_name_says_so(t
     assert err["suggestions"][0] == "en/Plugins/Command menu", err
     eng.close()
     b.close()
+
+
+# ---- links whose file name, gone with a move, now opens another page of that name ----------
+
+CANVAS = {"en/Plugins/Canvas.md": "Boards.\n", "ko/플러그인/Canvas.md": "캔버스\n",
+          "en/Plugins/Web viewer.md": "Open it in a [[Canvas]] or [[Canvas#Cards|a board]].\n",
+          "ko/플러그인/웹 뷰어.md": "[[Canvas]] 캔버스\n", "en/Linking/Embed files.md": "To embed a [[Canvas|canvas]]:\n"}
+
+
+def test_a_link_whose_file_name_now_opens_another_page_of_that_name_is_flagged_and_fixed(tmp_path, db_path):
+    """New-user walk-through (obsidian-help): ``en/Plugins/Canvas.md`` renamed to ``Canvas
+    board.md``; ``[[Canvas]]`` in ``en/Plugins/Web viewer`` then resolved, silently, to
+    ``ko/플러그인/Canvas`` (a page with the same file name; Obsidian opens it too), and neither
+    the sync nor lint said anything: lint looked only at links found by a title or alias. Before
+    the move the link opened the moved page (nearest folder); now another page by the same file
+    name: lint reports it with the page it became, the sync counts it, ``--fix-safe`` points it
+    at the new name. The Korean page's ``[[Canvas]]`` opened its own folder's page before and
+    after: not reported. A link written with an alias only (``[[Canvas|canvas]]``, whose stored
+    form is ``[[Canvas]]``) counts as held by the linking page too."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, CANVAS)
+    assert {x["to_slug"] for x in b.links("en/Plugins/Web viewer")} == {"en/Plugins/Canvas"}
+    rename(eng, root, {"en/Plugins/Canvas.md": "en/Plugins/Canvas board.md"})
+    assert {x["to_slug"] for x in b.links("en/Plugins/Web viewer")} == {"ko/플러그인/Canvas"}  # as a fresh import (and Obsidian)
+    assert lintmod.renamed_links(b) == {"links": 3, "pages": 2, "elsewhere": 3}
+    (e, f) = ops.run("lint", {"check": "dead_links"}, brain=b)["items"]
+    assert e["slug"] == "en/Linking/Embed files" and e["moved_to"] == "en/Plugins/Canvas board", e
+    assert f["slug"] == "en/Plugins/Web viewer" and f["moved_to"] == "en/Plugins/Canvas board", f
+    assert "old file name" in f["message"] and "now opens ko/플러그인/Canvas" in f["message"], f
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert r["skipped"] == [] and [x["slug"] for x in r["fixed"]] == ["en/Linking/Embed files", "en/Plugins/Web viewer"], r
+    assert text_of(b, "en/Linking/Embed files") == "To embed a [[Canvas board|canvas]]:\n"
+    assert text_of(b, "en/Plugins/Web viewer") == "Open it in a [[Canvas board]] or [[Canvas board#Cards|a board]].\n"
+    assert {x["to_slug"] for x in b.links("en/Plugins/Web viewer")} == {"en/Plugins/Canvas board"}
+    assert text_of(b, "ko/플러그인/웹 뷰어") == CANVAS["ko/플러그인/웹 뷰어.md"]
+    assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()
+
+
+def test_sync_says_how_many_links_a_move_sent_to_another_page(tmp_path, db_path):
+    """The sync's line after such a rename counts them with the links to mend and says that
+    they now open another page, so the switch is not silent."""
+    gbrain = gbrain_in_process
+    root = tmp_path / "v"
+    write(root, CANVAS)
+    db = str(db_path)
+    assert gbrain("--db", db, "sync", str(root)).returncode == 0
+    (root / "en/Plugins/Canvas.md").rename(root / "en/Plugins/Canvas board.md")
+    p = gbrain("--db", db, "sync", str(root))
+    out = p.stdout.decode()
+    assert p.returncode == 0, out + p.stderr.decode()
+    assert ("3 link(s) in 2 page(s) still name a moved page by its old name (3 now open another page with that file name): "
+            "`gbrain lint --check dead_links --fix-safe`") in out, out
+
+
+def test_a_page_moved_in_the_same_round_as_the_page_it_links_to_is_flagged_too(tmp_path, db_path):
+    """obsidian-help: ``Canvas.md`` and ``Web viewer.md`` renamed in one sync; ``[[Canvas]]`` in
+    ``Web browser`` (Web viewer's new name) opened ``en/Plugins/Canvas`` before and now the
+    Korean page: its text before the move is in the history under its old name, not its new one,
+    and it counts as held there."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, CANVAS)
+    rename(eng, root, {"en/Plugins/Canvas.md": "en/Plugins/Canvas board.md", "en/Plugins/Web viewer.md": "en/Plugins/Web browser.md"})
+    assert {x["to_slug"] for x in b.links("en/Plugins/Web browser")} == {"ko/플러그인/Canvas"}
+    assert lintmod.renamed_links(b) == {"links": 3, "pages": 2, "elsewhere": 3}
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert r["skipped"] == [] and [x["slug"] for x in r["fixed"]] == ["en/Linking/Embed files", "en/Plugins/Web browser"], r
+    assert {x["to_slug"] for x in b.links("en/Plugins/Web browser")} == {"en/Plugins/Canvas board"}
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()

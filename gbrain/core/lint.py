@@ -326,10 +326,11 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
         to = _dests[0]
         found = ("gbrain still finds the page by its title or an alias" if now == to else
                  f"gbrain now finds another page, {now}, by its title or an alias")
+        why = (f"it now opens {now}, another page with that file name (in Obsidian too)" if r.get("opens") else
+               f"no file has that name now, so Obsidian shows the link as broken ({found})")
         out.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "missing_slug": None, "kind": r["kind"],
                     "context": r["context"], "suggestions": [to], "moved_to": to,
-                    "message": f"{links_to} '{r['target']}', the old file name of {to} (renamed or moved): no file has that name now, "
-                               f"so Obsidian shows the link as broken ({found})",
+                    "message": f"{links_to} '{r['target']}', the old file name of {to} (renamed or moved): {why}",
                     "action": f"`gbrain lint --check dead_links --fix-safe` points the link at {to}"})
         ids.append(r["id"])
     # markdown links gbrain resolves only by a title, an alias or a slugified name, with no
@@ -1055,10 +1056,12 @@ class Moves:
         """Whether page ``from_slug`` held the link (one of ``forms``) in the text it had when a
         page of the link's name moved away towards ``dest``: the link then opened that page by
         its file name (as in Obsidian), so it meant the page, wherever a title or alias of
-        another page takes it now."""
+        another page takes it now. The text is the newest before that move under ``from_slug``
+        or a name it had before it moved itself (:meth:`formers`: both moved in one round)."""
         from .history import body
 
         key = loose_key(posixpath.basename(nfc(target.strip())))
+        names = None
         for old in self.by_name.get(key, []) if self.load() else []:
             if self.dest(old) != dest:
                 continue
@@ -1066,11 +1069,13 @@ class Moves:
                                    "AND detail LIKE 'to %'", (old,)).fetchone()[0]
             if mv is None:
                 continue
-            r = self.conn.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND id < ? "
-                                  "ORDER BY id DESC LIMIT 1", (from_slug, mv)).fetchone()
+            if names is None:  # the linking page's names: its own, and those it had before a move of its own
+                names = [from_slug] + [f for f, _b in self.formers(from_slug)]
+            r = self.conn.execute(f"SELECT body_id FROM history WHERE kind = 'page' AND name IN ({', '.join('?' * len(names))}) AND id < ? "
+                                  "ORDER BY id DESC LIMIT 1", (*names, mv)).fetchone()
             if r is not None and r[0] is not None:
                 text = body(self.conn, r[0]).decode("utf-8", "replace")
-                if any(f in text for f in forms):
+                if any(_written_in(f, text) for f in forms):
                     return True
         return False
 
@@ -1107,6 +1112,15 @@ class Moves:
         return [], "rel", None
 
 
+def _written_in(form: str, text: str) -> bool:
+    """Whether link ``form`` (as stored in ``links.forms``: ``[[x#h]]``, ``![[x]]``, ``(x.md)``)
+    is written in ``text``: a wiki form's stored text leaves out the alias, so ``[[x|label]]``
+    (``[[x\\|label]]`` in a table) holds ``[[x]]`` too."""
+    if form in text:
+        return True
+    return form.endswith("]]") and (form[:-2] + "|" in text or form[:-2] + "\\|" in text)
+
+
 def _family(kind: str) -> str:
     from ..page.markdown import link_family
 
@@ -1116,7 +1130,8 @@ def _family(kind: str) -> str:
 def renamed_links(brain) -> dict:
     """How many links name a page by a name it had before a rename or move and would be
     rewritten by ``lint --check dead_links --fix-safe``: ``{"links": n, "pages": m}`` (n: the
-    links as written, m: the pages holding them). Dangling links and links gbrain still resolves
+    links as written, m: the pages holding them), and ``"elsewhere": k`` when k of them now open
+    another page with the old file name (:func:`_misnamed_links`). Dangling links and links gbrain still resolves
     by a title or alias (:func:`_misnamed_links`) count alike; a link the fix would leave as
     written (an old name of several pages, a page whose text does not hold it as parsed) does
     not. Plans the rewrites without writing (:func:`plan_link_fixes`: reads the text of the
@@ -1126,7 +1141,9 @@ def renamed_links(brain) -> dict:
     if not moves.load():
         return {"links": 0, "pages": 0}
     pages = plan_link_fixes(brain, moves=moves)["pages"]
-    return {"links": sum(len(p["links"]) for p in pages), "pages": len(pages)}
+    out = {"links": sum(len(p["links"]) for p in pages), "pages": len(pages)}
+    elsewhere = sum(1 for p in pages for c in p["links"] if c.get("opens"))
+    return out | {"elsewhere": elsewhere} if elsewhere else out
 
 
 def _dangling_destinations(conn, moves: "Moves", index):
@@ -1162,26 +1179,71 @@ def _misnamed_links(conn, moves: "Moves", index) -> list[tuple[dict, list[str], 
     than the page it resolves to (``[[Command palette]]`` after that file's rename, found now by
     another page's alias) is in only when the linking page held it when the page moved
     (:meth:`Moves.linked_before`: it opened the moved page then); else which one was meant is
-    not known. Reads the
+    not known. So is a link that a file of its name opens now, another page than the moved one
+    it opened before the move (:func:`_opened_moved`): ``[[Canvas]]`` in ``en/Plugins/…`` after
+    ``en/Plugins/Canvas.md`` became ``Canvas board.md`` opens ``ko/플러그인/Canvas`` (in Obsidian
+    too); ``row["opens"]`` is that page's slug (None for the others). Reads the
     resolved links whose name is an old name of a moved page (one indexed query per 500 names)."""
     from ..page.links import resolve
 
     moves.load()
     names = sorted(moves.by_name)
     out = []
-    sel = ("SELECT l.id, l.from_page_id, p.slug, l.kind, l.target, l.forms, l.context, q.slug AS to_slug FROM links l "
+    sel = ("SELECT l.id, l.from_page_id, p.slug, l.kind, l.target, l.forms, l.context, l.target_name, q.slug AS to_slug FROM links l "
            "JOIN pages p ON p.id = l.from_page_id JOIN pages q ON q.id = l.to_page_id WHERE l.target_name IN ({})")
     for i in range(0, len(names), 500):
         part = names[i : i + 500]
         for r in conn.execute(sel.format(", ".join("?" * len(part))), part):
-            if resolve(index, r["slug"], r["kind"], r["target"], by_file=True) is not None:
-                continue  # a file of that name or path is there: Obsidian opens it too
+            opens = resolve(index, r["slug"], r["kind"], r["target"], by_file=True)
+            if opens is not None and not _opened_moved(index, moves, r, opens):
+                continue  # a file of that name or path is there, and the link opened no moved page before
             forms = json.loads(r["forms"] or "[]")
             dests, style, _via = moves.destination(index, r["slug"], r["kind"], r["target"], forms)
             if dests == [r["to_slug"]] or (len(dests) == 1 and moves.linked_before(r["slug"], r["target"], forms, dests[0])):
-                out.append(({k: r[k] for k in ("id", "from_page_id", "slug", "kind", "target", "forms", "context", "to_slug")}, dests, style))
+                row = {k: r[k] for k in ("id", "from_page_id", "slug", "kind", "target", "forms", "context", "to_slug")}
+                row["opens"] = r["to_slug"] if opens is not None else None
+                out.append((row, dests, style))
     out.sort(key=lambda x: (x[0]["slug"], x[0]["id"]))
     return out
+
+
+class _Before:
+    """A page index (:mod:`gbrain.page.links`) with one more page, id -1, at slug ``old``: the
+    file a moved page had, for resolving a link by path and file name (``by_file``) as it was
+    resolved before the move."""
+
+    def __init__(self, index, old: str) -> None:
+        from ..page.slugs import name_key
+
+        self.index, self.old = index, old
+        self.keys = {"slug": old, "slug_key": slug_key(old), "name_key": name_key(old)}
+
+    def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
+        rows = self.index.lookup(column, value)
+        return rows + [(-1, self.old)] if self.keys.get(column) == value else rows
+
+    def titled(self, name: str) -> list[tuple[int, str]]:
+        return self.index.titled(name)
+
+
+def _opened_moved(index, moves: "Moves", r, opens: int) -> bool:
+    """Whether link row ``r`` (``slug``, ``kind``, ``target``, ``target_name``), which a file of
+    its name or path opens now (page id ``opens``), opened a page that has moved away from a
+    file of that name before it moved, and so opens another page with the same file name now:
+    resolved by path and file name with the old file put back (:class:`_Before`), it goes there.
+    False when ``opens`` is where that page went (a file name that changed only its case)."""
+    from ..page.links import resolve
+
+    for old in moves.by_name.get(r["target_name"], []):
+        dest = moves.dest(old)
+        if dest is None:
+            continue
+        at = moves.conn.execute("SELECT id FROM pages WHERE slug = ?", (dest,)).fetchone()
+        if at is not None and at[0] == opens:
+            return False
+        if resolve(_Before(index, old), r["slug"], r["kind"], r["target"], by_file=True) == -1:
+            return True
+    return False
 
 
 def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | None" = None) -> dict:
@@ -1204,8 +1266,9 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     new frontmatter must load to the same data but for the wiki links' targets.
 
     Returns ``{"pages": [{"id", "slug", "path", "content_hash" (of the text read), "text" (the
-    new text), "page" (it parsed), "links": [{"from", "to", "target", "moved_to"}]}],
-    "skipped": [{"slug", "reason", …}]}``; :func:`apply_link_fixes` writes the pages. ``only``: the
+    new text), "page" (it parsed), "links": [{"from", "to", "target", "moved_to", "opens"?}]}],
+    "skipped": [{"slug", "reason", …}]}`` (``opens``: the other page with that file name the link
+    opens now, :func:`_misnamed_links`); :func:`apply_link_fixes` writes the pages. ``only``: the
     links of these pages (slugs) only."""
     from ..page.links import SqlIndex
 
@@ -1218,7 +1281,7 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
         if only is not None and r["slug"] not in only:
             continue
         if len(dests) == 1:
-            want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0])
+            want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0], r.get("opens") if isinstance(r, dict) else None)
         elif dests:
             skipped.append({"check": "dead_links", "slug": r["slug"], "target": r["target"], "candidates": dests,
                             "reason": f"'{r['target']}' is an old name of {len(dests)} pages ({', '.join(dests)}); the link is left as written"})
@@ -1279,7 +1342,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     expected = Counter(counts)
     changes: list[dict] = []
     dests: dict[str, Any] = {}
-    for key, (kind, target, style, dest) in fixes.items():
+    for key, (kind, target, style, dest, opens) in fixes.items():
         sps = by_key.get(key, [])
         n = counts.get(key, 0)
         if len(sps) != n:
@@ -1306,7 +1369,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             reps.append((sp, w))
             expected[key] -= 1
             expected[(sp.family, identity_key(t2))] += 1
-            changes.append({"from": sp.form, "to": new_form(sp, w), "target": target, "moved_to": d["slug"]})
+            changes.append({"from": sp.form, "to": new_form(sp, w), "target": target, "moved_to": d["slug"]} | ({"opens": opens} if opens else {}))
     if not reps:
         return None, problems
     new_text = replace_spans(text, reps)

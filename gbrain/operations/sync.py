@@ -85,7 +85,8 @@ def _sync_text(r: dict, a: dict) -> str:
                      f"{', '.join(late[:5])}{f' and {len(late) - 5:,} more' if len(late) > 5 else ''}")
     if r.get("renamed_links"):
         rl = r["renamed_links"]
-        lines.append(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
+        other = f" ({rl['elsewhere']:,} now open another page with that file name)" if rl.get("elsewhere") else ""
+        lines.append(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name{other}: "
                      "`gbrain lint --check dead_links --fix-safe` rewrites them (add --dry-run to see the edits first)")
     copies = [c for c in r.get("conflicts") or [] if c.get("copy_path")]
     if copies:

@@ -1085,7 +1085,8 @@ class Watcher:
 
         rl = renamed_links(self.brain)
         if rl["links"]:
-            self._engine_log(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name: "
+            other = f" ({rl['elsewhere']:,} now open another page with that file name)" if rl.get("elsewhere") else ""
+            self._engine_log(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name{other}: "
                      "`gbrain lint --check dead_links --fix-safe` rewrites them")
 
     def summary(self) -> dict:
