@@ -9,7 +9,12 @@ process, then the baseline and this checkout, each in its own subprocess (``PYTH
 the checkout; the child parses the pages first, unmeasured), alternating their order from round
 to round; each figure is the best of ``--rounds``; the load average is printed per tree.
 
-    python benchmarks/write_half_ab.py --base /path/to/baseline/checkout [--rounds 3] [--pages 7471] [--skip-corpora]
+    python benchmarks/write_half_ab.py --base /path/to/baseline/checkout [--rounds 3] [--pages 7471] [--skip-corpora] [--setup SQL ...]
+
+``--setup SQL`` (repeatable): a statement run on this checkout's new brains (write half and full
+import) before the import, as ``import_halves.write_half``'s ``setup`` (``DROP INDEX *``: every
+secondary index): a schema cut measured without a migration (``--base`` may then be this very
+checkout). "SQL alone" is the sum of the per-table ``INSERT`` figures (each a best of the rounds).
 """
 from __future__ import annotations
 
@@ -35,8 +40,15 @@ from gbrain.sync.importer import import_tree
 texts = pickle.load(open(sys.argv[1], "rb"))
 import_halves.parse_half(texts)
 work = Path(sys.argv[4])
-cpu, wall, steps = import_halves.write_half(Path(sys.argv[2]), work / "w.db")
+setup = tuple(json.loads(sys.argv[5]))
+cpu, wall, steps = import_halves.write_half(Path(sys.argv[2]), work / "w.db", setup=setup)
 with Brain.open(work / "full.db") as b:
+    for s in setup:
+        if s == "DROP INDEX *":
+            for (name,) in b.conn.execute(import_halves.SECONDARY).fetchall():
+                b.conn.execute(f"DROP INDEX {name}")
+        else:
+            b.conn.execute(s)
     c = time.process_time()
     assert import_tree(b, Path(sys.argv[2]))["ok"]
     full = time.process_time() - c
@@ -44,11 +56,11 @@ print(json.dumps({"cpu": cpu, "steps": steps, "full": full}))
 """
 
 
-def child(checkout: Path, texts_pkl: Path, tree: Path, work: Path) -> dict:
+def child(checkout: Path, texts_pkl: Path, tree: Path, work: Path, setup: tuple[str, ...] = ()) -> dict:
     for f in work.glob("*.db*"):
         f.unlink()
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    out = subprocess.run([sys.executable, "-c", CHILD, str(texts_pkl), str(tree), str(checkout), str(work)], env=env,
+    out = subprocess.run([sys.executable, "-c", CHILD, str(texts_pkl), str(tree), str(checkout), str(work), json.dumps(list(setup))], env=env,
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -59,6 +71,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--pages", type=int, default=7471)
     ap.add_argument("--skip-corpora", action="store_true", help="only the make_brain brain")
+    ap.add_argument("--setup", action="append", default=[], help="a statement run on this checkout's new brains before the import (repeatable)")
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -66,6 +79,8 @@ def main() -> None:
     from import_halves import ab_trees, page_texts
 
     print(f"base {a.base}, this {ROOT}; CPU = process_time of each child (parse pool off)")
+    for st in a.setup:
+        print(f"  this, before the import: {st}")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         trees = ab_trees(tmp, a.pages, corpora=not a.skip_corpora)
@@ -85,7 +100,7 @@ def main() -> None:
                 floor = min(floor, time.process_time() - c)
                 order = [("base", Path(a.base)), ("this", ROOT)]
                 for label, co in (order if r % 2 == 0 else order[::-1]):
-                    got = child(co, pkl, tree, work)
+                    got = child(co, pkl, tree, work, tuple(a.setup) if label == "this" else ())
                     runs[label].append((got["cpu"], got["full"]))
                     prev = best.get(label)
                     best[label] = {"cpu": min(got["cpu"], prev["cpu"]) if prev else got["cpu"],
@@ -100,6 +115,8 @@ def main() -> None:
             for s in b["steps"]:
                 bs, ts = b["steps"][s], t["steps"].get(s, 0.0)
                 print(f"    {s:<30} base {bs:6.3f} s             this {ts:6.3f} s            ({ts / bs if bs else 0:.3f}×)")
+            bq, tq = (sum(v for k, v in x["steps"].items() if k.startswith("SQL ")) for x in (b, t))
+            print(f"  {'SQL alone (the SQL rows summed)':<32} base {bq:6.3f} s = {bq / floor:5.2f}× floor   this {tq:6.3f} s = {tq / floor:5.2f}× floor   ({tq / bq if bq else 0:.3f}×)")
             for lab in ("base", "this"):
                 print(f"  every round, {lab}: write half " + " / ".join(f"{c:.2f}" for c, _ in runs[lab]) + "; full " + " / ".join(f"{f:.2f}" for _, f in runs[lab]))
 
