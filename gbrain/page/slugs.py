@@ -84,14 +84,13 @@ def conflict_original(path: str) -> str | None:
 #: (older: no device), Dropbox's ``NAME (conflicted copy YYYY-MM-DD)`` and ``NAME (Who's
 #: conflicted copy YYYY-MM-DD (N))``, Nextcloud's ``NAME (conflicted copy YYYY-MM-DD HHMMSS)``,
 #: ownCloud's ``NAME_conflict-YYYYMMDD-HHMMSS``
-_TOOL_MARKS = (
-    ("Syncthing", re.compile(r"\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]{7})?")),
-    ("Nextcloud", re.compile(r" \(conflicted copy \d{4}-\d{2}-\d{2} \d{6}\)")),
-    ("Dropbox", re.compile(r" \((?:[^()/]+'s )?conflicted copy \d{4}-\d{2}-\d{2}(?: \(\d+\))?\)")),
-    ("ownCloud", re.compile(r"_conflict-\d{8}-\d{6}")),
-)
 _EXT_AFTER = r"(?=(?:\.[^./ ]+)?$)"  # the mark ends the name, or only an extension follows
-_TOOL_MARKS_AT_END = tuple((tool, re.compile(rx.pattern + _EXT_AFTER)) for tool, rx in _TOOL_MARKS)
+_TOOL_MARKS_AT_END = tuple((tool, re.compile(mark + _EXT_AFTER)) for tool, mark in (
+    ("Syncthing", r"\.sync-conflict-\d{8}-\d{6}(?:-[A-Z0-9]{7})?"),
+    ("Nextcloud", r" \(conflicted copy \d{4}-\d{2}-\d{2} \d{6}\)"),
+    ("Dropbox", r" \((?:[^()/]+'s )?conflicted copy \d{4}-\d{2}-\d{2}(?: \(\d+\))?\)"),
+    ("ownCloud", r"_conflict-\d{8}-\d{6}"),
+))
 
 
 def sync_tool_copy(path: str) -> tuple[str, str] | None:
@@ -157,10 +156,7 @@ def loose_key(name: str) -> str:
     """``Bruno Okafor`` / ``bruno_okafor`` / ``Bruno-Okafor.md`` → ``bruno-okafor``: the key wiki links
     and titles are matched by when no exact path or file name matches (each run of characters
     that are not letters or digits becomes one ``-``; leading and trailing ``-`` dropped)."""
-    base = posixpath.basename(nfc(name).casefold())
-    if base.endswith(".md"):
-        base = base[:-3]
-    return _NOT_ALNUM.sub("-", base).strip("-")
+    return title_key(posixpath.basename(name))  # (NFC and casefold never make or take a "/")
 
 
 @lru_cache(maxsize=1 << 16)
