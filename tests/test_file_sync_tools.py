@@ -185,9 +185,9 @@ def test_gbrain_conflicts_lists_a_sync_tools_copy_until_it_is_deleted(db_path, b
     text = run("conflicts", "--db", db).stdout.decode()
     dropbox = "people/ana-lima (conflicted copy 2025-01-01)"
     assert f"people/ana-lima.md  ← {dropbox}.md: a conflict copy Dropbox made of people/ana-lima.md" in text, text
-    assert f"then delete the copy (`gbrain delete '{dropbox}'`)" in text, text
+    assert f"then delete the copy (`gbrain delete '{dropbox}'`;" in text, text
     assert ("assets/photo.jpg  ← assets/photo.sync-conflict-20250101-123456-ABCDEFG.jpg: a conflict copy Syncthing made of assets/photo.jpg"
-            in text and "then delete the copy (the file, in the folder)" in text), text
+            in text and "then delete the copy file in the folder" in text), text
     r = run("delete", dropbox, "--db", db)  # merged: the copy goes, and with it the conflict
     assert r.returncode == 0, r.stderr
     listed = json.loads(run("conflicts", "--db", db, "--json").stdout)
@@ -209,3 +209,58 @@ def test_watch_says_when_a_sync_tools_conflict_copy_arrives(db_path, brain_tree,
         assert stop_ok(w) is not None
     finally:
         w.kill()
+
+
+#: one copy of each kind: gbrain's own of a page, and a file-sync tool's of a page, of a page's
+#: ``.raw`` sidecar and of an attachment (written into a synced fixtures/brain)
+KINDS = {
+    "people/ana-lima.conflict-20260101T101010.md": "people/ana-lima",
+    "people/ana-lima.sync-conflict-20250101-123456-ABCDEFG.md": "people/ana-lima",
+    "people/.raw/ana-lima.sync-conflict-20250101-123456-ABCDEFG.json": "people/ana-lima",
+    "assets/photo (conflicted copy 2025-01-01).jpg": None,
+}
+
+
+def _copies_of_each_kind(tree: Path, run, db: str) -> None:
+    (tree / "assets").mkdir(exist_ok=True)
+    (tree / "assets/photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 a photo")
+    assert run("sync", str(tree), "--db", db).returncode == 0
+    for path in KINDS:
+        src = tree / (path.replace(".conflict-20260101T101010", "").replace(".sync-conflict-20250101-123456-ABCDEFG", "")
+                      .replace(" (conflicted copy 2025-01-01)", ""))
+        (tree / path).write_bytes(src.read_bytes() + (b"\nEdited on the phone.\n" if path.endswith(".md") else b" "))
+
+
+def test_a_sync_tools_copy_of_a_sidecar_is_resolved_as_gbrains_own_copy_of_one(db_path, brain_tree, run):
+    """Syncthing's copy of a page's ``.raw`` sidecar was lint's "keep the version wanted" with no
+    page, where gbrain's own copy of a sidecar names the page and the raw/raw-put calls that merge
+    sources: who made the copy does not change how it is merged."""
+    db = str(db_path)
+    _copies_of_each_kind(brain_tree, run, db)
+    assert run("sync", str(brain_tree), "--db", db).returncode == 3
+    found = json.loads(run("lint", "--db", db, "--json", "--check", "conflicts", "--limit", "0").stdout)["items"]
+    [side] = [f for f in found if f.get("path") == "people/.raw/ana-lima.sync-conflict-20250101-123456-ABCDEFG.json"]
+    assert side["slug"] == "people/ana-lima" and side["tool"] == "Syncthing", side
+    assert "`gbrain raw-put people/ana-lima --source SOURCE --data JSON`" in side["action"], side
+
+
+def test_lint_and_gbrain_conflicts_list_the_same_copies_and_say_how_to_resolve_each_in_the_same_words(db_path, brain_tree, run):
+    """lint's ``conflicts`` check and ``gbrain conflicts`` read one scan of the brain
+    (``core/conflicts.py: copies``) and give one advice per copy (``resolve_how``): lint's
+    ``action`` is the conflict's ``action``, and sync's CONFLICT line of a tool's copy says it."""
+    db = str(db_path)
+    _copies_of_each_kind(brain_tree, run, db)
+    said = run("sync", str(brain_tree), "--db", db).stdout.decode()
+    found = json.loads(run("lint", "--db", db, "--json", "--check", "conflicts", "--limit", "0").stdout)["items"]
+    listed = json.loads(run("conflicts", "--db", db, "--json").stdout)
+    by_lint = {f.get("path") or f["slug"] + ".md": f for f in found}
+    by_list = {c["copy_path"]: c for c in listed}
+    assert set(by_lint) == set(by_list) == set(KINDS), (sorted(by_lint), sorted(by_list))
+    for path, page in KINDS.items():
+        action = by_list[path]["action"]
+        assert by_lint[path]["action"].endswith(action), (by_lint[path]["action"], action)
+        assert "delete the copy" in action, action
+        if "sync-conflict" in path or "conflicted copy" in path:
+            assert f"CONFLICT: {path}: " in said and action in said, said
+        if page is not None:
+            assert f"gbrain raw {page}" in action or f"gbrain put {page}" in action, action

@@ -83,7 +83,7 @@ from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines, to_lf
-from ..page.slugs import cmd_arg, conflict_original, identity_key, is_copy, slug_for_path, sync_tool_copy, loose_key, name_key, nfc, page_slug_for_sidecar, slug_key
+from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, slug_key
 
 CHECKS = (
     "dead_links",
@@ -762,62 +762,40 @@ def _duplicate_titles(brain) -> list[dict]:
 
 
 def _conflicts(brain) -> list[dict]:
-    """Open sync conflicts: each conflict copy still in the brain (its name carries the mark
-    :data:`~gbrain.page.slugs.CONFLICT_MARK`), with the page it is a copy of (``original``).
-    A copy of a file that is not a page (a ``.raw`` sidecar, an attachment) too, as
-    ``gbrain conflicts`` lists it: ``path`` (the copy), ``original`` (the file's path) and
-    ``slug`` the page a sidecar belongs to (None for another file)."""
-    out = []
-    for r in brain.conn.execute("SELECT slug, path FROM pages WHERE path LIKE '%.conflict-%' ORDER BY slug"):
-        orig_path = conflict_original(r["path"])
-        if orig_path is None:
-            continue
-        orig = brain.conn.execute("SELECT slug FROM pages WHERE path = ?", (orig_path,)).fetchone()
-        original = orig["slug"] if orig else conflict_original(r["slug"])
-        out.append({
-            "check": "conflicts",
-            "slug": r["slug"],
-            "original": original,
-            "message": f"an open sync conflict: a copy of {original} (the page and the folder's file changed in ways that did not merge; "
-                       "both versions were kept)",
-            "action": f"resolve it: see which version is where and who wrote it (`gbrain conflicts`), merge what the copy has that "
-                      f"{original} lacks into {original} (`gbrain get {cmd_arg(r['slug'])}`, then `gbrain put {cmd_arg(original)}`), then delete the copy "
-                      f"(`gbrain delete {cmd_arg(r['slug'])}`); never link it or retitle it",
-        })
-    return out + _file_conflicts(brain) + _tool_conflicts(brain)
+    """Open sync conflicts: each conflict copy still in the brain (:func:`gbrain.core.conflicts.copies`,
+    the scan ``gbrain conflicts`` lists from), with what it copies (``original``) and how to resolve
+    it (``action``: :func:`gbrain.core.conflicts.resolve_how`, the words ``gbrain conflicts`` gives).
+    A page's copy: ``slug`` the copy, ``original`` the page. A file's copy (a ``.raw`` sidecar, an
+    attachment): ``path`` the copy, ``original`` the file's path, ``slug`` the page a sidecar
+    belongs to (None for another file). A file-sync tool's copy (Syncthing, Dropbox, Nextcloud,
+    ownCloud): ``tool`` names it. Sorted: gbrain's page copies by slug, then its file copies, then
+    the tools' copies, pages before files, each by path."""
+    from .conflicts import copies, resolve_how
 
-
-def _tool_conflicts(brain) -> list[dict]:
-    """:func:`_conflicts`' findings for the conflict copies a file-sync tool made in the synced
-    folder (:func:`~gbrain.page.slugs.sync_tool_copy`: Syncthing, Dropbox, Nextcloud, ownCloud;
-    two machines changed a file before they synced), pages and files: ``tool`` names it,
-    ``original`` the page (or file) it is a copy of."""
-    out = []
-    for table in ("pages", "files"):
-        cols = "slug, path" if table == "pages" else "NULL AS slug, path"
-        for r in brain.conn.execute(f"SELECT {cols} FROM {table} WHERE path LIKE '%onflict%' ORDER BY path"):
-            hit = sync_tool_copy(r["path"])
-            if hit is None or conflict_original(r["path"]) is not None:
-                continue
-            orig_path, tool = hit
-            made = f"{tool} made when two machines changed it before they synced; both versions are kept"
-            if r["slug"] is not None:
-                orig = brain.conn.execute("SELECT slug FROM pages WHERE path = ?", (orig_path,)).fetchone()
-                original = orig["slug"] if orig else slug_for_path(orig_path)
-                out.append({
-                    "check": "conflicts", "slug": r["slug"], "original": original, "tool": tool,
-                    "message": f"a conflict copy of {original} that {made}",
-                    "action": f"merge what the copy has that {original} lacks into {original} (`gbrain get {cmd_arg(r['slug'])}`, then "
-                              f"`gbrain put {cmd_arg(original)}`), then delete the copy (`gbrain delete {cmd_arg(r['slug'])}`; the next sync "
-                              "removes its file, and the sync tool from the other machines); never link it or retitle it",
-                })
-            else:
-                out.append({
-                    "check": "conflicts", "slug": None, "path": r["path"], "original": orig_path, "tool": tool,
-                    "message": f"{r['path']} is a conflict copy of the file {orig_path} that {made}",
-                    "action": f"keep the version wanted at {orig_path}, then " + _DELETE_COPY_FILE,
-                })
-    return out
+    own, files, tools = [], [], []
+    for c in copies(brain.conn):
+        f = {"check": "conflicts", "slug": c.slug if c.slug is not None else c.page}
+        if c.slug is None:
+            f["path"] = c.path
+        f["original"] = c.original if c.slug is None else c.page
+        if c.tool is not None:
+            f["tool"] = c.tool
+            made = f"{c.tool} made when two machines changed it before they synced; both versions are kept"
+            f["message"] = (f"a conflict copy of {c.page} that {made}" if c.slug is not None
+                            else f"{c.path} is a conflict copy of the file {c.original} that {made}")
+            f["action"] = resolve_how(c)
+            tools.append((c.slug is None, c.path, f))
+        elif c.slug is not None:
+            f["message"] = (f"an open sync conflict: a copy of {c.page} (the page and the folder's file changed in ways that did not merge; "
+                            "both versions were kept)")
+            f["action"] = "see which version is where and who wrote it (`gbrain conflicts`), then " + resolve_how(c)
+            own.append((c.slug, f))
+        else:
+            f["message"] = (f"an open sync conflict: {c.path} is a copy of the file {c.original} (it changed in the brain and in the folder "
+                            "in ways that did not merge; both versions were kept)")
+            f["action"] = resolve_how(c)
+            files.append((c.path, f))
+    return [f for _, f in sorted(own, key=lambda x: x[0])] + [f for _, f in files] + [f for *_, f in sorted(tools, key=lambda x: x[:2])]
 
 
 def _conflict_markers(brain) -> list[dict]:
@@ -845,40 +823,6 @@ def _conflict_markers(brain) -> list[dict]:
                        "(both sides and the markers are read as the page: its compiled truth, timeline, title or frontmatter may be wrong)",
             "action": f"resolve it in the file {r['path']} (keep the lines wanted, delete the markers, then `git add` and commit), "
                       f"or through gbrain (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)",
-        })
-    return out
-
-
-#: the last step of resolving a conflict copy that is a file, not a page (:func:`_file_conflicts`)
-_DELETE_COPY_FILE = ("delete the copy file in the folder (no command deletes a file that is not a page; the next sync or watch round "
-                     "drops it; an agent that cannot reach the folder asks the person)")
-
-
-def _file_conflicts(brain) -> list[dict]:
-    """:func:`_conflicts`' findings for conflict copies that are files, not pages. No command
-    deletes such a file, so the way out is the folder: merge there (a sidecar's sources through
-    ``raw``), then delete the copy file; the next sync or watch round drops it from the brain."""
-    out = []
-    for r in brain.conn.execute("SELECT path FROM files WHERE path LIKE '%.conflict-%' ORDER BY path"):
-        orig = conflict_original(r["path"])
-        if orig is None:
-            continue
-        page = page_slug_for_sidecar(orig)
-        if page is not None and not brain.conn.execute("SELECT 1 FROM pages WHERE slug = ?", (page,)).fetchone():
-            page = None
-        if page is not None:
-            action = (f"compare the copy (the file {r['path']} in the synced folder) with `gbrain raw {cmd_arg(page)}`, store each "
-                      f"source the sidecar should take from it (`gbrain raw-put {cmd_arg(page)} --source SOURCE --data JSON`), then " + _DELETE_COPY_FILE)
-        else:
-            action = (f"keep the version wanted at {orig} (the copy is the file {r['path']} in the synced folder), then " + _DELETE_COPY_FILE)
-        out.append({
-            "check": "conflicts",
-            "slug": page,
-            "path": r["path"],
-            "original": orig,
-            "message": f"an open sync conflict: {r['path']} is a copy of the file {orig} (it changed in the brain and in the folder "
-                       "in ways that did not merge; both versions were kept)",
-            "action": action,
         })
     return out
 

@@ -48,6 +48,7 @@ except ImportError:  # older SDKs have no such check
 from .. import __version__
 from .. import operations as ops
 from ..core.brain import Brain
+from ..core.conflicts import RESOLVE
 from ..errors import ERROR_SCHEMA, BadInput, GBrainError, NotFound, error_fields
 from .clientname import SDK_DEFAULT_NAMES, label, starter_program
 from .handshake import INSTRUCTIONS, refuse_missing
@@ -324,7 +325,7 @@ Recently updated pages (newest first, since {since}):
 Recent ingests:
 {ingests}
 
-Open conflicts (both versions of a page kept; the copy is not the page: merge, then delete it):
+Open conflicts (both versions of a page kept; the copy is not the page: """ + RESOLVE + """; brain_conflicts says how for each):
 {conflicts}
 
 Brain: {pages} pages ({types}).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 
+from ..core.conflicts import RESOLVE
 from ..errors import BadInput, GBrainError
 from ..page.slugs import cmd_arg, shown
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
@@ -51,8 +52,8 @@ def _sync_text(r: dict, a: dict) -> str:
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
     for c in r.get("conflicts") or []:
-        if c.get("tool"):  # a copy a file-sync tool made (the sync engine's SYNC_TOOL): its note says what to do
-            lines.append(f"CONFLICT: {c['copy_path']}: {c['note']}")
+        if c.get("tool"):  # a copy a file-sync tool made (the sync engine's SYNC_TOOL): its note says which, its action what to do
+            lines.append(f"CONFLICT: {c['copy_path']}: {c['note']}: {c['action']}")
         elif c.get("copy_path") and c.get("kind") == "no-base":
             lines.append(f"CONFLICT: {c['path']}: the brain's version was kept (this folder had never synced it); the file's version is in {c['copy_path']}")
         elif c.get("copy_path") and c.get("kind") == "stale-save":
@@ -90,7 +91,7 @@ def _sync_text(r: dict, a: dict) -> str:
                      "`gbrain lint --check dead_links --fix-safe` rewrites them (add --dry-run to see the edits first)")
     copies = [c for c in r.get("conflicts") or [] if c.get("copy_path")]
     if copies:
-        lines.append(f"{len(copies)} conflict(s) with both versions kept: merge, then delete the copy (`gbrain conflicts` lists them)")
+        lines.append(f"{len(copies)} conflict(s) with both versions kept: {RESOLVE} (`gbrain conflicts` lists them and says how)")
     if len(copies) < len(r.get("conflicts") or []):
         lines.append(f"{len(r['conflicts']) - len(copies)} delete/edit conflict(s): the edited version was put back; nothing to merge; delete it again if you meant to (`gbrain conflicts --all` notes them)")
     return "\n".join(lines[:1] + [shown(ln) for ln in lines[1:]])  # a file name cannot fake a line
@@ -225,8 +226,8 @@ def _conflicts_text(r: list, a: dict) -> str:
         return "no open conflicts"
     out = []
     for c in r:
-        if c.get("tool"):  # a copy a file-sync tool made: its note says how to resolve it
-            out.append(f"#- {c['status']}  {c['path']}  ← {c['copy_path']}: {c['note']}")
+        if c.get("tool"):  # a copy a file-sync tool made: its note says which, its action how to resolve it
+            out.append(f"#- {c['status']}  {c['path']}  ← {c['copy_path']}: {c['note']}: {c['action']}")
         elif c.get("copy_path") and (c.get("kept_by") or c.get("copy_by")) and c.get("kept_by") != c.get("copy_by"):
             # whose text is where (writers from the history)
             kept = f"{c['kept_by']}'s version" if c.get("kept_by") else "the version kept"
@@ -246,7 +247,7 @@ def _conflicts_text(r: list, a: dict) -> str:
     "conflicts",
     "List sync conflicts: a path whose folder and brain edits overlap, or a file-sync tool's copy (`tool`). "
     "The file's version was kept, the brain's is the copy (`copy_path`); kinds no-base, stale-save: the other way round. "
-    "`kept_by`/`copy_by`: their writers. Merge, then delete the copy (brain_delete; a file's, .raw or attachment: in the folder).",
+    "`kept_by`/`copy_by`: their writers. `action`: how: " + RESOLVE + " (brain_delete; a .raw or attachment's: in the folder).",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",
     details="Edits that do not overlap were merged and are not listed. no-base: a folder that never synced the path; stale-save: "

@@ -128,6 +128,7 @@ from ..page.links import title_names
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
+from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, key_for_path, keep_version, moved_away, record_move, version_writer
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
@@ -2234,7 +2235,7 @@ class SyncEngine:
     def _import(self, p: str, f: DiskFile, out: Outcome) -> bool:
         """Store the file's bytes as the page or file at ``p`` (inside the open transaction).
         A conflict copy a file-sync tool made, new in the brain, is a conflict this round found
-        (``out.conflicts``, kind ``sync-tool``, logged once: :func:`tool_copy_said`)."""
+        (``out.conflicts``, kind ``sync-tool``, logged once: :func:`gbrain.core.conflicts.tool_copy_said`)."""
         hit = sync_tool_copy(p)
         if hit is not None and self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone():
             hit = None  # in the brain already: found when it arrived
@@ -2242,10 +2243,10 @@ class SyncEngine:
             return False
         if hit is not None:
             page = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
-            said = tool_copy_said(hit[0], hit[1], page[0] if page else None)
-            out.conflicts.append({"path": hit[0], "copy_path": p, "kind": SYNC_TOOL, "tool": hit[1], "file_hash": f.hash, "db_hash": None,
-                                  "base_hash": None, "note": said})
-            self._log(f"! conflict {p}: {said}")
+            c = copy_at(self.conn, p, page[0] if page else None)
+            out.conflicts.append({"path": c.original, "copy_path": p, "kind": SYNC_TOOL, "tool": c.tool, "file_hash": f.hash, "db_hash": None,
+                                  "base_hash": None, "note": tool_copy_made(c), "action": resolve_how(c)})
+            self._log(f"! conflict {p}: {tool_copy_said(c)}")
         return True
 
     def _store(self, p: str, f: DiskFile, out: Outcome) -> bool:
@@ -2648,20 +2649,17 @@ def _conflict_writers(conn, d: dict) -> tuple[str, str]:
 SYNC_TOOL = "sync-tool"
 
 
-def tool_copy_said(original: str, tool: str, slug: str | None) -> str:
-    """What to say of a conflict copy ``tool`` (``Syncthing``, …) made of the file ``original``
-    (its path), said after the copy's path, and how to resolve it: merge, then delete the copy
-    (``slug``: the copy's page, deleted through gbrain; None: a file, deleted in the folder). Pure."""
-    how = f"`gbrain delete {cmd_arg(slug)}`" if slug is not None else "the file, in the folder"
-    return (f"a conflict copy {tool} made of {original} (two machines changed it before they synced): merge what it "
-            f"has into {original}, then delete the copy ({how})")
-
-
 def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     """Conflicts, newest first. A conflict is ``open`` while its copy still exists in the brain
     (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``.
     One with a copy says whose text is where: ``kept_by`` (the version the path kept) and
-    ``copy_by`` (the copy's), writers from the history ('' when unknown)."""
+    ``copy_by`` (the copy's), writers from the history ('' when unknown). An open one says how to
+    resolve it (``action``: :func:`gbrain.core.conflicts.resolve_how`, lint's words too). The
+    copies come from :func:`gbrain.core.conflicts.copies`, the scan lint's ``conflicts`` check
+    reads: besides the recorded conflicts, a copy of gbrain's whose record a dying sync never
+    wrote, and a file-sync tool's copy (kind ``sync-tool``, ``tool`` names it; no record: open
+    while it is in the brain, gone from the list once deleted), newest first after the rest."""
+    held = {c.path: c for c in copies(brain.conn)}
     out = []
     for r in brain.conn.execute("SELECT * FROM sync_conflicts ORDER BY id DESC"):
         d = dict(r)
@@ -2670,33 +2668,29 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
             d["status"] = "noted"
         elif brain.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
             d["status"] = "open"
+            if cp in held:
+                d["action"] = resolve_how(held[cp])
         else:
             d["status"] = "resolved"
         if cp is not None:
             d["kept_by"], d["copy_by"] = _conflict_writers(brain.conn, d)
         if all or d["status"] == "open":
             out.append(d)
-    # a copy written by a sync that died before recording its conflict: listed, so it is merged;
-    # and a copy a file-sync tool made (two machines changed the file before they synced): open
-    # while it is in the brain; deleted, it is gone from this list (and in the trash)
     known = {r[0] for r in brain.conn.execute("SELECT copy_path FROM sync_conflicts WHERE copy_path IS NOT NULL")}
     tools = []
-    for p, slug, made in brain.conn.execute("SELECT path, slug, created_at FROM pages WHERE path LIKE '%onflict%' "
-                                            "UNION ALL SELECT path, NULL, updated_at FROM files WHERE path LIKE '%onflict%'"):
-        orig = conflict_original(p)
-        hit = sync_tool_copy(p) if orig is None else None
-        if hit is not None:
-            tools.append({"id": None, "path": hit[0], "copy_path": p, "kind": SYNC_TOOL, "tool": hit[1], "file_hash": None, "db_hash": None,
-                          "base_hash": None, "created_at": made, "status": "open", "note": tool_copy_said(hit[0], hit[1], slug),
+    for c in held.values():
+        if c.tool is not None:
+            tools.append({"id": None, "path": c.original, "copy_path": c.path, "kind": SYNC_TOOL, "tool": c.tool, "file_hash": None, "db_hash": None,
+                          "base_hash": None, "created_at": c.made, "status": "open", "note": tool_copy_made(c), "action": resolve_how(c),
                           "kept_by": "", "copy_by": ""})
-        if p in known or orig is None:
-            continue
-        out.append({"id": None, "path": orig, "copy_path": p, "kind": "both-changed", "file_hash": None, "db_hash": None, "base_hash": None,
-                    "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)", "kept_by": "", "copy_by": ""})
+        elif c.path not in known:
+            out.append({"id": None, "path": c.original, "copy_path": c.path, "kind": "both-changed", "file_hash": None, "db_hash": None,
+                        "base_hash": None, "created_at": "", "status": "open", "note": "conflict copy without a record (a sync died before recording it)",
+                        "action": resolve_how(c), "kept_by": "", "copy_by": ""})
     return out + sorted(tools, key=lambda c: (c["created_at"], c["copy_path"]), reverse=True)
 
 
-__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "tool_copy_said", "SYNC_TOOL"]
+__all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "SYNC_TOOL"]
 
 
 def _lock_holder(fd: int) -> dict | None:
