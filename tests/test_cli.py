@@ -686,7 +686,7 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "init"], check=True, capture_output=True, env=env)
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
-    assert b"in use:" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    assert b"is stored but not in effect" in r.stderr and b"is in use" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
     env["OPENAI_API_KEY"] = "sk-test"
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and b"in use" not in r.stderr
@@ -707,9 +707,48 @@ def test_config_get_embedding_model_says_the_model_in_use_on_a_brain_embedded_of
     used = re.search(rb"with (\S+):", r.stdout).group(1)
     r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
-    assert b"in use: " + used in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    assert b": " + used + b" is in use" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
     r = run("config", "get")
-    assert r.returncode == 0 and b"in use: " + used in r.stderr, r.stderr
+    assert r.returncode == 0 and b": " + used + b" is in use" in r.stderr, r.stderr
+    assert b"embedding_model = " + used + b" (in effect; stored text-embedding-3-small: not in effect)" in r.stdout, r.stdout
+
+
+def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(db_path, minilm):
+    """With no OPENAI_API_KEY the offline minilm model is in use, and the stored
+    `embedding_dimensions` 1536 (the default `init` writes) is not used: `config get` listed
+    1536 and `text-embedding-3-small` as if they were in effect, and `config get
+    embedding_dimensions` printed 1536 saying nothing. The listing shows the value in effect and
+    marks the stored one; `config get KEY` keeps the stored value on stdout (scripts read it) and
+    says on stderr that it is not in effect and what is; `--json` stays the stored values. Both
+    engines."""
+    db = str(db_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
+    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run("init", check=True)
+    r = run("config", "get", "embedding_dimensions")
+    assert r.returncode == 0 and r.stdout == b"1536\n", r
+    err = r.stderr.decode()
+    assert "embedding_dimensions 1536 is stored but not in effect" in err and "minilm" in err and "384" in err, err
+    r = run("config", "get", "embedding_model")
+    assert r.returncode == 0 and r.stdout == b"text-embedding-3-small\n", r
+    assert "embedding_model text-embedding-3-small is stored but not in effect: minilm is in use" in r.stderr.decode(), r.stderr
+    lines = dict(ln.split(" = ", 1) for ln in run("config", "get").stdout.decode().splitlines() if " = " in ln)
+    assert lines["embedding_model"] == "minilm (in effect; stored text-embedding-3-small: not in effect)", lines
+    assert lines["embedding_dimensions"] == "384 (in effect; stored 1536: not in effect)", lines
+    assert lines["timeline_split"] == "rule", lines
+    stored = json.loads(run("config", "get", "--json").stdout)
+    assert stored["embedding_model"] == "text-embedding-3-small" and stored["embedding_dimensions"] == "1536", stored
+    assert json.loads(run("--json", "config", "get", "embedding_dimensions").stdout) == "1536"
+    env["OPENAI_API_KEY"] = "sk-test"  # the stored settings are in effect: nothing is marked or said
+    r = run("config", "get")
+    lines = dict(ln.split(" = ", 1) for ln in r.stdout.decode().splitlines() if " = " in ln)
+    assert lines["embedding_model"] == "text-embedding-3-small" and lines["embedding_dimensions"] == "1536", lines
+    assert b"not in effect" not in r.stderr, r.stderr
+    r = run("config", "get", "embedding_dimensions")
+    assert r.stdout == b"1536\n" and b"not in effect" not in r.stderr, r
+    run("config", "set", "embedding_model", "text-embedding-3-large", check=True)  # 1536 means "the model's own size" for it
+    r = run("config", "get", "embedding_dimensions")
+    assert r.stdout == b"1536\n" and b"embedding_dimensions 1536 is stored but not in effect" in r.stderr and b"3072" in r.stderr, r
 
 
 @pytest.mark.engine_free

@@ -974,33 +974,88 @@ def _raw_put(b, a, ctx):
     return _follow(b, a, lambda x: b.raw_put(x["slug"], x["source"], x["data"]))
 
 
-@op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=lambda r, a: r if isinstance(r, str) else "\n".join(f"{k} = {v if len(v) < 80 else v[:77] + '...'}" for k, v in r.items()))
+class ConfigView(dict):
+    """``config get``'s answer with no key: the stored values (what ``--json`` prints, for
+    scripts), and ``in_effect``, :func:`config_not_in_effect`'s map, for the listing a person reads."""
+
+    in_effect: dict[str, tuple[str, str]] = {}
+
+
+def config_not_in_effect(b) -> dict[str, tuple[str, str]]:
+    """The stored config values that are not the ones in effect: ``{key: (value in effect, why)}``.
+
+    ``embedding_model``: the model ``embed`` and ``query`` use (:func:`~gbrain.search.vectors.active_model`)
+    is another (no ``OPENAI_API_KEY``: an offline one; a brain embedded offline). ``embedding_dimensions``:
+    the vectors of the model in use have another size than the one stored (a model with a size of
+    its own, minilm's 384; 1536 means "the model's own size" to text-embedding-3-large, 3072);
+    ``dims`` not known before a server answers (a model of an OpenAI-compatible server) is "the
+    model's own size". Empty when every stored value is in effect. Reads the brain's counts of
+    vectors per model (one query)."""
+    from ..search import embeddings as emb
+    from ..search.vectors import active_model
+
+    config = b.config()
+    model, note = active_model(b.conn, config)
+    stored = (config.get("embedding_model") or emb.DEFAULT_MODEL).strip()
+    used = model.model_id.split("@", 1)[0]
+    out: dict[str, tuple[str, str]] = {}
+    if used != stored:
+        # resolve_model keeps quiet for the default on a brain embedded offline (embed and query
+        # would say it every run), but here the question is which model is in use
+        out["embedding_model"] = (used, note or f"no OPENAI_API_KEY, and this brain's vectors are {used}")
+    d = str(config.get("embedding_dimensions") or "").strip()
+    if d and str(model.dims or "") != d:
+        size = str(model.dims) if model.dims else "its own size"
+        why = (f"{used}'s vectors have {model.dims} dimensions" if model.dims else f"{used}'s vectors have the model's own size")
+        if not emb.is_openai_name(used):
+            why += " (only OpenAI's text-embedding-3 models take a size)"
+        out["embedding_dimensions"] = (size, why)
+    return out
+
+
+def _not_in_effect_said(key: str, stored: str, value: str, why: str) -> str:
+    """The warning ``config get`` gives for a stored value that is not in effect."""
+    if key == "embedding_model":
+        return f"{key} {stored} is stored but not in effect: {value} is in use ({why})"
+    return f"{key} {stored} is stored but not in effect: {why}"
+
+
+def _config_text(r, a: dict) -> str:
+    if isinstance(r, str):
+        return r
+    eff = getattr(r, "in_effect", {})
+    out = []
+    for k, v in r.items():
+        if k in eff:
+            v = f"{eff[k][0]} (in effect; stored {v}: not in effect)"
+        out.append(f"{k} = {v if len(v) < 80 else v[:77] + '...'}")
+    return "\n".join(out)
+
+
+@op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=_config_text,
+    details="A stored value not in effect (no OPENAI_API_KEY: the offline model is used, and embedding_dimensions does not apply to it) "
+    "is said on stderr, with the value in effect; KEY's stored value stays on stdout. With no KEY the list shows the values in effect "
+    "and marks the stored ones that are not (--json: the stored values).")
 def _config_get(b, a, ctx):
-    if a.get("key") in (None, "", "embedding_model") and ctx.on_warning:
-        # the configured model is not always the one in use (no OPENAI_API_KEY: an offline one)
-        from ..search.vectors import active_model
-
-        from ..search.embeddings import DEFAULT_MODEL, is_openai_name
-
+    key = a.get("key")
+    eff = config_not_in_effect(b) if key in (None, "", "embedding_model", "embedding_dimensions") else {}
+    if ctx.on_warning:
         config = b.config()
-        model, note = active_model(b.conn, config)
-        stored = (config.get("embedding_model") or DEFAULT_MODEL).strip()
-        if not note and model.model_id != stored and is_openai_name(stored):
-            # resolve_model keeps quiet for the default on a brain embedded offline (embed and
-            # query would say it every run), but here the question is which model is in use
-            note = f"no OPENAI_API_KEY, and this brain's vectors are {model.model_id}"
-        if note:
-            ctx.on_warning(f"in use: {model.model_id} ({note})")
-    if not a.get("key"):
-        return b.config()
-    v = b.get_config(a["key"])
+        for k, (value, why) in eff.items():
+            if not key or k == key:
+                ctx.on_warning(_not_in_effect_said(k, config.get(k, ""), value, why))
+    if not key:
+        out = ConfigView(b.config())
+        out.in_effect = eff
+        return out
+    v = b.get_config(key)
     if v is None:
         from ..core.brain import READONLY_CONFIG, SETTABLE_CONFIG, unknown_config_key
         from ..errors import NotFound
 
-        if a["key"] not in SETTABLE_CONFIG and a["key"] not in READONLY_CONFIG:
-            raise unknown_config_key(a["key"])  # (as config-set says it: exit 2)
-        raise NotFound(f"config '{a['key']}' is not set (its default applies)")
+        if key not in SETTABLE_CONFIG and key not in READONLY_CONFIG:
+            raise unknown_config_key(key)  # (as config-set says it: exit 2)
+        raise NotFound(f"config '{key}' is not set (its default applies)")
     return v
 
 
