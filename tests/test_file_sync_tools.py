@@ -256,6 +256,8 @@ def test_lint_and_gbrain_conflicts_list_the_same_copies_and_say_how_to_resolve_e
     by_lint = {f.get("path") or f["slug"] + ".md": f for f in found}
     by_list = {c["copy_path"]: c for c in listed}
     assert set(by_lint) == set(by_list) == set(KINDS), (sorted(by_lint), sorted(by_list))
+    text = run("conflicts", "--db", db).stdout.decode()  # a person reads how too, gbrain's own copy included
+    assert all(c["action"] in text for c in listed), text
     for path, page in KINDS.items():
         action = by_list[path]["action"]
         assert by_lint[path]["action"].endswith(action), (by_lint[path]["action"], action)

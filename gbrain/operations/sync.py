@@ -240,6 +240,8 @@ def _conflicts_text(r: list, a: dict) -> str:
             out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']}{by})")
         else:
             out.append(f"#{c['id']} {c['status']}  {c['path']}  ({c['kind']}, {c['created_at']})")
+        if c.get("action") and not c.get("tool"):  # (a tool's copy says it on its line)
+            out.append(f"    to resolve: {c['action']}")
     return "\n".join(out)
 
 
