@@ -751,6 +751,25 @@ def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(d
     assert r.stdout == b"1536\n" and b"embedding_dimensions 1536 is stored but not in effect" in r.stderr and b"3072" in r.stderr, r
 
 
+def test_config_get_shows_what_is_stored_when_no_model_can_be_made_from_it(db_path):
+    """A stored value no model can be made from (written by hand, an older gbrain): `config get`
+    is how a person finds it, so it still lists what is stored and says why it cannot tell what
+    is in effect, not the error alone."""
+    from gbrain.core.brain import Brain
+
+    db = str(db_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
+    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run("init", check=True)
+    run("config", "set", "embedding_base_url", "http://127.0.0.1:9", check=True)
+    with Brain.open(db) as b, b.transaction():
+        b.conn.execute("UPDATE config SET value = 'many' WHERE key = 'embedding_dimensions'")
+    for argv in (["config", "get"], ["config", "get", "embedding_dimensions"]):
+        r = run(*argv)
+        assert r.returncode == 0 and b"many" in r.stdout, (argv, r)
+        assert b"cannot be told" in r.stderr and b"embedding_dimensions must be a number" in r.stderr, (argv, r.stderr)
+
+
 @pytest.mark.engine_free
 def test_config_get_of_an_unknown_key_says_it_as_config_set_does(tmp_path):
     """`config get nosuchkey` exited 1 with "no config key", while `config set nosuchkey v` exits 2

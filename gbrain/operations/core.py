@@ -13,7 +13,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
-from ..errors import Ambiguous, BadInput, Conflict, NotFound
+from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..page.slugs import cmd_arg
 from .registry import (
     REGISTRY, HIT_STYLE,
@@ -1038,7 +1038,13 @@ def _config_text(r, a: dict) -> str:
     "and marks the stored ones that are not (--json: the stored values).")
 def _config_get(b, a, ctx):
     key = a.get("key")
-    eff = config_not_in_effect(b) if key in (None, "", "embedding_model", "embedding_dimensions") else {}
+    eff: dict[str, tuple[str, str]] = {}
+    if key in (None, "", "embedding_model", "embedding_dimensions"):
+        try:
+            eff = config_not_in_effect(b)
+        except GBrainError as e:  # a setting no model can be made from: config get still shows what is stored
+            if ctx.on_warning:
+                ctx.on_warning(f"which embedding settings are in effect cannot be told: {e}")
     if ctx.on_warning:
         config = b.config()
         for k, (value, why) in eff.items():
