@@ -751,6 +751,24 @@ def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(d
     assert r.stdout == b"1536\n" and b"embedding_dimensions 1536 is stored but not in effect" in r.stderr and b"3072" in r.stderr, r
 
 
+def test_the_config_listing_is_one_line_per_key(db_path, tmp_path):
+    """An import keeps the root index.md and schema.md in config (original_index, original_schema):
+    the listing printed their text across lines of their own, which read as more settings (a
+    `- [Ana Lima](…)` line, a blank one). Each key is one line; a value of several lines shows its
+    first and says how to print it whole (`config get KEY`, which prints it byte for byte)."""
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "index.md").write_text("# Index\n\n- [Ana](ana.md)\nkey = not a setting\n")
+    (tree / "ana.md").write_text("# Ana\n")
+    db = str(db_path)
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    out = gbrain("--db", db, "config", "get").stdout.decode().splitlines()
+    assert all(" = " in ln for ln in out) and not any(ln.startswith(("key =", "- [")) for ln in out), out
+    [idx] = [ln for ln in out if ln.startswith("original_index = ")]
+    assert idx == "original_index = # Index … (4 lines: `gbrain config get original_index` prints it)", idx
+    assert gbrain("--db", db, "config", "get", "original_index").stdout.decode() == "# Index\n\n- [Ana](ana.md)\nkey = not a setting\n"
+
+
 def test_config_get_shows_what_is_stored_when_no_model_can_be_made_from_it(db_path):
     """A stored value no model can be made from (written by hand, an older gbrain): `config get`
     is how a person finds it, so it still lists what is stored and says why it cannot tell what

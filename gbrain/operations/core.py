@@ -1028,7 +1028,12 @@ def _config_text(r, a: dict) -> str:
     for k, v in r.items():
         if k in eff:
             v = f"{eff[k][0]} (in effect; stored {v}: not in effect)"
-        out.append(f"{k} = {v if len(v) < 80 else v[:77] + '...'}")
+        lines = v.splitlines()
+        if len(lines) > 1:  # (the root index.md an import kept): one line per key
+            v = f"{lines[0][:60]} … ({len(lines)} lines: `gbrain config get {k}` prints it)"
+        elif len(v) >= 80:
+            v = v[:77] + "..."
+        out.append(f"{k} = {v}")
     return "\n".join(out)
 
 
