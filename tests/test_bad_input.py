@@ -557,13 +557,16 @@ def test_put_of_a_new_name_windows_cannot_hold_saves_it_with_a_warning(tmp_path,
     assert r.returncode == 0 and b"Windows" not in r.stderr, r.stderr  # an update: said once, at creation
     r = cli("put", "plain-name", "--db", db, input="# y\n")
     assert r.returncode == 0 and b"Windows" not in r.stderr
-    # a folder holding such a name still imports, with no warning of this kind (the user's vault)
+    # a folder holding such a name still imports it (the user's vault), with one line saying a
+    # Windows copy would lack it (trial 15: the vault moves between systems), naming lint's check
     tree = tmp_path / "t"
     (tree / "dir.").mkdir(parents=True) if why == "ends with" else tree.mkdir()
     (tree / (slug + ".md")).parent.mkdir(parents=True, exist_ok=True)
     (tree / (slug + ".md")).write_bytes(b"# z\n")
     r = cli("import", str(tree), "--db", str(tmp_path / "c.db"), "--json")
-    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and json.loads(r.stdout)["warning_count"] == 0, r.stdout
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["pages"] == 1 and rep["warning_count"] == 1, r.stdout
+    assert rep["warnings"][0].startswith(f"{slug}.md: names Windows cannot hold") and "portable_names" in rep["warnings"][0]
 
 
 # ---- white space around a new name ---------------------------------------------------------------

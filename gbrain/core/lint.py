@@ -83,7 +83,7 @@ from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, slug_key
+from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -98,6 +98,7 @@ CHECKS = (
     "duplicate_titles",
     "conflicts",
     "conflict_markers",
+    "portable_names",
 )
 
 #: checks run only when named (``--check dead_anchors,dead_attachments``): each re-reads every
@@ -827,6 +828,41 @@ def _conflict_markers(brain) -> list[dict]:
     return out
 
 
+def _portable_names(brain) -> list[dict]:
+    """Names of the brain's files (pages, sidecars, attachments) that a copy of its folder on
+    macOS or Windows could not hold as they are (:func:`gbrain.page.slugs.portability_problems`:
+    ``case``, ``folder_case``, ``windows``), each with ``kind``, ``path``, ``paths`` and
+    ``pages`` (the slugs of the pages among them; ``slug`` the first, None when only files)."""
+    paths = [r[0] for r in brain.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")]
+    problems = portability_problems(paths)
+    if not problems:
+        return []
+    slug_of = {r[0]: r[1] for r in brain.conn.execute("SELECT path, slug FROM pages")}
+    out = []
+    for pr in problems:
+        if pr["kind"] == "folder_case":
+            pre = tuple(f + "/" for f in pr["paths"])
+            pages = sorted({s for p, s in slug_of.items() if p.startswith(pre)})[:10]
+        else:
+            pages = [slug_of[p] for p in pr["paths"] if p in slug_of]
+        alike = len({nfc(p) for p in pr["paths"]}) < len(pr["paths"])  # spellings that look the same: say each one's form
+        names = ", ".join(shown(p) + ((unicode_form(p) or " (NFC)") if alike else "") for p in pr["paths"])
+        if pr["kind"] == "case":
+            message = f"{names}: {pr['why']}"
+            action = ("rename all but one before the folder reaches macOS or Windows: in the folder (`git mv`, the file manager), "
+                      "then `gbrain sync DIR`; or put the text under a new name (`gbrain put NEW`), then `gbrain delete OLD`")
+        elif pr["kind"] == "folder_case":
+            message = f"{names}: {pr['why']}"
+            action = "move the files into one spelling of the folder (`git mv`, the file manager), then `gbrain sync DIR`"
+        else:
+            message = f"{names}: Windows cannot hold this name ({pr['why']}): a copy of the folder there lacks it"
+            action = ("rename it if the folder is used on Windows: in the folder, then `gbrain sync DIR`; "
+                      "or put the text under a new name (`gbrain put NEW`), then `gbrain delete OLD`")
+        out.append({"check": "portable_names", "slug": pages[0] if pages else None, "kind": pr["kind"], "path": pr["path"],
+                    "paths": pr["paths"], "pages": pages, "message": message, "action": action})
+    return out
+
+
 # ---------------------------------------------------------------------------
 # safe fixes
 # ---------------------------------------------------------------------------
@@ -1481,8 +1517,8 @@ def _in_scope(f: dict, only: "set[str] | None") -> bool:
         return True
     if f.get("slug") in only or f.get("original") in only:
         return True
-    if f.get("pages") and isinstance(f["pages"], list):
-        return any(s in only for s in f["pages"])
+    if isinstance(f.get("pages"), list) and (f["pages"] or f.get("check") == "portable_names"):
+        return any(s in only for s in f["pages"])  # (a name only files have: no page's finding)
     return f.get("slug") is None
 
 

@@ -11,6 +11,7 @@ import posixpath
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Iterable
 
 from ..errors import BadInput
 
@@ -207,9 +208,15 @@ def slug_problem(slug: str) -> str | None:
     return None
 
 
-#: device names Windows reserves in every folder, with any extension (``con.md`` too)
-WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
-_WINDOWS_BAD = re.compile(r'[<>:"|?*]')
+#: device names Windows reserves in every folder, with any extension (``con.md`` too): the
+#: ports 1-9 and the superscript digits ¹ ² ³, which Windows reads as digits (COM0 and LPT0 are
+#: creatable), and the console's ``CONIN$``/``CONOUT$``
+WINDOWS_RESERVED = {"con", "prn", "aux", "nul", "conin$", "conout$", *(f"{p}{d}" for p in ("com", "lpt") for d in "123456789\u00b9\u00b2\u00b3")}
+#: the characters no Windows file name holds: ``< > : " | ? *``, a backslash (a separator there) and the controls
+_WINDOWS_BAD = re.compile('[<>:"|?*\\\\\x00-\x1f]')
+#: the longest relative path Windows' default limit (``MAX_PATH``: 260 UTF-16 units, the
+#: drive's ``C:\`` and the closing NUL among them) lets a file have in a folder at a drive's root
+WINDOWS_PATH_MAX = 256
 
 
 def windows_problem(slug: str) -> str | None:
@@ -219,7 +226,7 @@ def windows_problem(slug: str) -> str | None:
     ``put``, making a new name, warns with it."""
     m = _WINDOWS_BAD.search(slug)
     if m:
-        return f"'{m.group()}' is not allowed in a file name there"
+        return f"{m.group()!r} is not allowed in a file name there" if m.group() < " " or m.group() == "\\" else f"'{m.group()}' is not allowed in a file name there"
     parts = slug.split("/")
     for i, part in enumerate(parts):
         if part.split(".")[0].rstrip(" ").lower() in WINDOWS_RESERVED:
@@ -227,6 +234,68 @@ def windows_problem(slug: str) -> str | None:
         if i < len(parts) - 1 and part.endswith((".", " ")):
             return f"the folder '{part}' ends with {'a dot' if part.endswith('.') else 'a space'}, which Windows drops"
     return None
+
+
+def windows_path_problem(path: str) -> str | None:
+    """Why the file at ``path`` (relative, ``/`` between folders; any file, a page's with its
+    ``.md``) could not be checked out as it is on Windows: :func:`windows_problem`, a file name
+    ending in ``.`` or a space (Windows drops it), or a path longer than
+    :data:`WINDOWS_PATH_MAX` UTF-16 units (over ``MAX_PATH`` even at a drive's root). None when
+    none of these holds."""
+    why = windows_problem(path)
+    if why:
+        return why
+    name = path.rpartition("/")[2]
+    if name.endswith((".", " ")):
+        return f"its name ends with {'a dot' if name.endswith('.') else 'a space'}, which Windows drops"
+    units = len(path.encode("utf-16-le")) // 2
+    if units > WINDOWS_PATH_MAX:
+        return f"its path is {units:,} characters long, over Windows' 260-character limit (MAX_PATH) even in a folder at a drive's root"
+    return None
+
+
+def portability_problems(paths: Iterable[str]) -> list[dict]:
+    """The names among ``paths`` (every file of a brain, relative) that a copy of the folder on
+    another system could not hold as they are (a git checkout or a file-sync tool on macOS or
+    Windows, whose file systems ignore letter case and, on macOS, Unicode normalisation by
+    default). Each problem is a dict with ``kind``, ``path`` (the first name, sorted), ``paths``
+    (every name involved) and ``why``:
+
+    - ``case``: files whose paths are one name there (``Note.md``/``note.md``, ``People/ana.md``/
+      ``people/Ana.md``, NFC/NFD spellings): one of them would be lost in such a copy;
+    - ``folder_case``: a folder spelled two ways (``People/``, ``people/``): one folder there, its
+      notes merged, and the next sync on that machine reads their paths in one spelling;
+    - ``windows``: a name Windows cannot hold (:func:`windows_path_problem`), one path each.
+
+    Pure; the order is by kind, then path."""
+    files: dict[str, list[str]] = {}
+    folders: dict[str, set[str]] = {}
+    windows = []
+    for p in paths:
+        files.setdefault(nfc(p).casefold(), []).append(p)
+        parts = p.split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            folders.setdefault(nfc(folder).casefold(), set()).add(folder)
+        why = windows_path_problem(p)
+        if why:
+            windows.append({"kind": "windows", "path": p, "paths": [p], "why": why})
+    out = []
+    for group in files.values():
+        if len(group) > 1:
+            group.sort()
+            out.append({"kind": "case", "path": group[0], "paths": group,
+                        "why": f"{len(group)} files whose names differ only in letter case or Unicode form: one name on macOS and Windows, "
+                               "where a copy of the folder keeps one of them"})
+    case = sorted(out, key=lambda f: f["path"])
+    fold = []
+    for spellings in folders.values():
+        if len(spellings) > 1:
+            group = sorted(spellings)
+            fold.append({"kind": "folder_case", "path": group[0], "paths": group,
+                         "why": f"one folder spelled {len(group)} ways: one folder on macOS and Windows, where their files meet "
+                                "(and a sync there reads them under one spelling: moves)"})
+    return case + sorted(fold, key=lambda f: f["path"]) + sorted(windows, key=lambda f: f["path"])
 
 
 def check_slug(slug: str, *, keep_spaces: bool = False) -> str:

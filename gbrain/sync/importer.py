@@ -30,6 +30,7 @@ from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
 from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
+from ..page.slugs import nfc as slugs_nfc
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
@@ -294,6 +295,48 @@ def import_tree(
     """
     with origin(surface=surface), few_collections():
         return _import_tree(brain, root, on_progress, on_warning)
+
+
+#: portability warnings an import gives one by one; the rest are counted in one more line
+PORTABLE_LISTED = 10
+
+
+def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
+    """Warnings for the name problems (:func:`gbrain.page.slugs.portability_problems`) that
+    involve a path of ``new_paths`` (those this import added: a tree re-imported unchanged says
+    nothing again): one per group of names that are one name on macOS and Windows, or a folder
+    spelled two ways (a copy of the folder there loses or merges files), at most
+    :data:`PORTABLE_LISTED`, the paths first as in every import warning; the names Windows
+    alone cannot hold in one line (a vault kept on Linux and macOS may hold many). The last
+    names `gbrain lint --check portable_names`. ``[]`` when ``new_paths`` is empty (no query)."""
+    if not new_paths:
+        return []
+    from ..page.slugs import portability_problems, unicode_form
+
+    paths = [r[0] for r in brain.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")]
+    found: list[str] = []
+    windows: list[str] = []
+    for pr in portability_problems(paths):
+        if pr["kind"] == "folder_case":
+            pre = tuple(f + "/" for f in pr["paths"])
+            if not any(p.startswith(pre) for p in new_paths):
+                continue
+        elif not new_paths.intersection(pr["paths"]):
+            continue
+        if pr["kind"] == "windows":
+            windows.append(pr["path"])
+            continue
+        alike = len({slugs_nfc(p) for p in pr["paths"]}) < len(pr["paths"])  # look the same: each one's form said
+        found.append(", ".join(shown(p) + ((unicode_form(p) or " (NFC)") if alike else "") for p in pr["paths"]) + f": {pr['why']}")
+    if len(found) > PORTABLE_LISTED:
+        found[PORTABLE_LISTED:] = [f"… and {len(found) - PORTABLE_LISTED:,} more names that are one name on macOS and Windows"]
+    if windows:
+        found.append(f"{shown(windows[0])}" + (f" and {len(windows) - 1:,} more file(s)" if len(windows) > 1 else "")
+                     + ": names Windows cannot hold (a reserved device name, one of < > : \" | ? * \\, a name ending in a dot or space, "
+                     "or a path over 260 characters): a copy of the folder there would lack them")
+    if found:
+        found[-1] += "; `gbrain lint --check portable_names` lists them all, with what to do"
+    return found
 
 
 def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
@@ -584,6 +627,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)
     vacuum_after_bulk(brain.conn, counts["pages_written"], pages_before)
     brain.record_writes(vouch, "import")
+    for w in portability_warnings(brain, set(hashes) - set(stored)):
+        warn(w)
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     if kept_brain:
         # those files differ from the brain on purpose: the brain's newer version is kept

@@ -1,0 +1,96 @@
+"""Names a copy of the folder on macOS or Windows could not hold (trial 15, the cross-platform
+user): files whose paths differ only in letter case or Unicode form (one name on the default
+case-insensitive file systems of macOS and Windows, where a checkout keeps one of them), a
+folder spelled two ways, names Windows cannot hold (reserved device names, ``< > : " | ? *``, a
+trailing dot, a path over ``MAX_PATH``). Import keeps every such file (Linux holds them) and
+says so; ``lint``'s ``portable_names`` check lists them with what to do."""
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+
+from gbrain.page import slugs
+from tests.conftest import gbrain_in_process as cli, write_tree
+
+NFC = unicodedata.normalize("NFC", "café")
+NFD = unicodedata.normalize("NFD", "café")
+
+TREE = {
+    "Note.md": "# Upper\n\nSee [[note]].\n",
+    "note.md": "# lower\n\nlower text\n",
+    "People/ana.md": "# Ana\n",
+    "people/Ana.md": "# Ana again\n",
+    "people/bob.md": "# Bob\n\n[[ana]]\n",
+    "ok/plain.md": "# Plain\n",
+}
+
+
+@pytest.mark.engine_free
+def test_portability_problems_finds_case_unicode_folder_and_windows_names():
+    paths = ["Note.md", "note.md", "People/ana.md", "people/Ana.md", "people/bob.md", f"{NFC}.md", f"{NFD}.md",
+             "con.md", "sub/LPT\u00b9.txt", "CONOUT$.md", "a:b.md", "dir./x.md", "file.", "d/" + "x" * 300 + ".md", "ok/plain.md", "com0.md"]
+    got = {(p["kind"], tuple(p["paths"])) for p in slugs.portability_problems(paths)}
+    assert got == {
+        ("case", ("Note.md", "note.md")),
+        ("case", ("People/ana.md", "people/Ana.md")),
+        ("case", tuple(sorted([f"{NFC}.md", f"{NFD}.md"]))),
+        ("folder_case", ("People", "people")),
+        ("windows", ("con.md",)), ("windows", ("sub/LPT\u00b9.txt",)), ("windows", ("CONOUT$.md",)), ("windows", ("a:b.md",)),
+        ("windows", ("dir./x.md",)), ("windows", ("file.",)), ("windows", ("d/" + "x" * 300 + ".md",)),
+    }
+    assert slugs.portability_problems(["a.md", "b/a.md", "B.md/x"]) == []  # other folders, other names: no clash
+    long = slugs.windows_path_problem("d/" + "é" * 254 + ".md")  # counted in UTF-16 units, not bytes
+    assert long and "259 characters" in long
+    assert slugs.windows_path_problem("d/" + "x" * 250 + ".md") is None
+
+
+def test_import_warns_of_names_another_system_cannot_hold_and_lint_lists_them(tmp_path, db_path):
+    """Before, the import of a tree with Note.md beside note.md and People/ beside people/ said
+    nothing, and lint said nothing: a git checkout of that vault on a Mac keeps one note of each
+    pair (git reports the clash, the next sync there trashes the other). Now the import warns per
+    clash (once: a re-import of the same tree is quiet), lint reports each with what to do, and
+    nothing is lost on Linux."""
+    write_tree(tmp_path / "v", TREE)
+    (tmp_path / "v" / "CON.md").write_text("# con\n")
+    (tmp_path / "v" / "q?.md").write_text("# q\n")
+    r = cli("import", str(tmp_path / "v"), "--db", str(db_path), "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["pages"] == 8
+    warned = [w for w in rep["warnings"] if "macOS" in w or "Windows" in w]
+    assert len(warned) == 4, warned
+    assert warned[0].startswith("Note.md, note.md: 2 files whose names differ only in letter case")
+    assert warned[1].startswith("People/ana.md, people/Ana.md: ")
+    assert warned[2].startswith("People, people: one folder spelled 2 ways")
+    assert warned[3].startswith("CON.md and 1 more file(s): names Windows cannot hold") and "gbrain lint --check portable_names" in warned[3]
+    again = json.loads(cli("import", str(tmp_path / "v"), "--db", str(db_path), "--json").stdout)
+    assert again["warning_count"] == 0, again["warnings"]
+
+    r = cli("lint", "--check", "portable_names", "--db", str(db_path), "--json")
+    assert r.returncode == 1
+    items = json.loads(r.stdout)["items"]
+    assert [(f["kind"], f["paths"], f["slug"]) for f in items] == [
+        ("case", ["Note.md", "note.md"], "Note"),
+        ("case", ["People/ana.md", "people/Ana.md"], "People/ana"),
+        ("folder_case", ["People", "people"], "People/ana"),
+        ("windows", ["CON.md"], "CON"),
+        ("windows", ["q?.md"], "q?"),
+    ]
+    assert all(f["action"] for f in items)
+    # --slug narrows to the findings of those pages
+    scoped = json.loads(cli("lint", "--check", "portable_names", "--slug", "people/bob", "--db", str(db_path), "--json").stdout)["items"]
+    assert [f["kind"] for f in scoped] == ["folder_case"]
+    # the default lint runs it; a brain with portable names is clean of it
+    assert json.loads(cli("lint", "--db", str(db_path), "--json").stdout)["counts"]["portable_names"] == 5
+
+
+def test_an_nfd_twin_is_named_with_both_forms(tmp_path, db_path):
+    """The NFD spelling of an NFC name is kept as a file (import's twin warning); lint's
+    portable_names reports the pair as one name on macOS, each with its form (they look alike)."""
+    write_tree(tmp_path / "v", {f"{NFC}.md": "# nfc\n", f"{NFD}.md": "# nfd\n"})
+    assert cli("import", str(tmp_path / "v"), "--db", str(db_path)).returncode == 0
+    items = json.loads(cli("lint", "--check", "portable_names", "--db", str(db_path), "--json").stdout)["items"]
+    assert len(items) == 1 and items[0]["kind"] == "case"
+    assert "(NFD: e + U+0301)" in items[0]["message"] and "(NFC: U+00E9)" in items[0]["message"], items[0]["message"]
