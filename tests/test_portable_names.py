@@ -94,3 +94,38 @@ def test_an_nfd_twin_is_named_with_both_forms(tmp_path, db_path):
     items = json.loads(cli("lint", "--check", "portable_names", "--db", str(db_path), "--json").stdout)["items"]
     assert len(items) == 1 and items[0]["kind"] == "case"
     assert "(NFD: e + U+0301)" in items[0]["message"] and "(NFC: U+00E9)" in items[0]["message"], items[0]["message"]
+
+
+def test_export_into_a_folder_that_ignores_case_refuses_names_it_would_merge(tmp_path, db_path, monkeypatch):
+    """Export into a folder on a case-insensitive file system (a Mac's or Windows' default; a
+    USB stick formatted exFAT) wrote Note.md, then found note.md "already there" (it is Note.md)
+    and failed it as "appeared or changed on disk during the export", or, when the two notes had
+    the same size and bytes, counted it unchanged; the check then reported files missing. Now
+    export asks the folder first (a probe file in two spellings) and, when it ignores case and
+    the brain holds names that are one name there, refuses before writing anything, naming
+    them and what to do (exit 2). Linux's file systems here are case-sensitive, so the probe's
+    answer is set; the probe itself is run for real on tmp_path (case-sensitive: False, and it
+    leaves nothing behind)."""
+    from gbrain.sync import exporter
+
+    write_tree(tmp_path / "v", TREE)
+    assert cli("import", str(tmp_path / "v"), "--db", str(db_path)).returncode == 0
+    probe_dir = tmp_path / "probe"
+    probe_dir.mkdir()
+    assert exporter.folds_case(probe_dir) is False and list(probe_dir.iterdir()) == []
+    assert exporter.folds_case(tmp_path / "probe" / "not" / "yet") is False  # a folder to be made: asked of its parent
+
+    monkeypatch.setattr(exporter, "folds_case", lambda root: True)
+    out = tmp_path / "out"
+    r = cli("export", "--dir", str(out), "--db", str(db_path), "--json")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    err = json.loads(r.stdout)["error"]
+    assert "ignores letter case" in err and "Note.md and note.md" in err and "People/ana.md and people/Ana.md" in err, err
+    assert "portable_names" in err and "nothing was written" in err
+    assert not out.exists() or list(out.rglob("*")) == []
+    # a brain without such names exports there as usual
+    write_tree(tmp_path / "w", {"ok/plain.md": "# Plain\n", "Other.md": "# o\n"})
+    db2 = tmp_path / "two.db"
+    assert cli("import", str(tmp_path / "w"), "--db", str(db2)).returncode == 0
+    r = cli("export", "--dir", str(tmp_path / "out2"), "--db", str(db2))
+    assert r.returncode == 0, r.stderr

@@ -391,6 +391,51 @@ def _check_writable(root: Path) -> None:
         raise GBrainError(_cannot_write(root, "permission denied"))
 
 
+def folds_case(root: Path) -> bool:
+    """Whether the folder ``root`` (or, when it does not exist yet, its nearest existing parent,
+    where it will be made) is on a file system that ignores letter case (macOS's and Windows'
+    defaults, exFAT, a casefolded ext4 folder): a probe file made under a mixed-case temp name,
+    looked for under its lower-case spelling, then removed. False when the folder cannot be
+    written (export's own check says so next)."""
+    folder = Path(root)
+    while not folder.is_dir():
+        if folder.parent == folder:
+            return False
+        folder = folder.parent
+    name = f"{TMP_PREFIX}{os.getpid()}-CaseProbe"
+    probe = folder / name
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError:
+        return False
+    try:
+        os.close(fd)
+        return os.path.lexists(folder / name.lower())
+    finally:
+        try:
+            os.unlink(probe)
+        except OSError:
+            pass
+
+
+def _case_clashes(brain: Brain, root: Path) -> None:
+    """Refuse (:class:`BadInput`, nothing written) an export into a folder that ignores letter
+    case (:func:`folds_case`) of a brain holding paths that are one name there
+    (:func:`gbrain.page.slugs.portability_problems`, kind ``case``): one file of each group would
+    take the other's place. The folder is probed only when the brain holds such names."""
+    from ..errors import BadInput
+    from ..page.slugs import portability_problems, shown
+
+    paths = [r[0] for r in brain.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")]
+    clashes = [pr["paths"] for pr in portability_problems(paths) if pr["kind"] == "case"]
+    if not clashes or not folds_case(root):
+        return
+    names = "; ".join(" and ".join(shown(p) for p in group) for group in clashes[:5]) + (f"; and {len(clashes) - 5:,} more" if len(clashes) > 5 else "")
+    raise BadInput(f"{root} ignores letter case (and Unicode form), and {len(clashes):,} group(s) of the brain's files are one name there: {names}; "
+                   "export would write one file of each; nothing was written. Rename all but one of each "
+                   "(`gbrain lint --check portable_names` lists them, with how), or export into a folder on a case-sensitive file system")
+
+
 def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[int, int], None] | None = None, check: bool = True,
                 overwrite: bool = False, prune: bool = False) -> dict:
     """Write the brain to ``out``; return the verification report of ``out`` against the DB.
@@ -421,6 +466,8 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
 
     root = Path(out)
     bound = synced_folder(brain, root)
+    if not bound:
+        _case_clashes(brain, root)
     in_hist: set[str] = set()
     clobber = differing_targets(brain, root, in_hist) if root.is_dir() else {}
     names = ", ".join(shown(p) for p in sorted(clobber)[:10]) + (f" and {len(clobber) - 10:,} more" if len(clobber) > 10 else "")
