@@ -147,8 +147,15 @@ def test_overlaps_deletions_bad_bytes_and_line_endings():
     crlf = page(b"one\ntwo\n", nl=b"\r\n")
     got = merge_edits(crlf, crlf.replace(b"one", b"ONE"), crlf + ENTRY_D.replace(b"\n", b"\r\n"))
     assert got == crlf.replace(b"one", b"ONE") + ENTRY_D.replace(b"\n", b"\r\n")
-    # one side converted every line ending: every line changed, a conflict
-    assert merge_edits(crlf, crlf.replace(b"one", b"ONE"), crlf.replace(b"\r\n", b"\n")) is None
+    # one side converted every line ending (git's autocrlf at a checkout, an editor's setting):
+    # the texts merge, in that side's endings (trial 15; before: every line changed, a conflict)
+    assert merge_edits(crlf, crlf.replace(b"one", b"ONE"), crlf.replace(b"\r\n", b"\n")) == page(b"ONE\ntwo\n")
+    assert merge_edits(base, base + ENTRY_B, base.replace(b"\n", b"\r\n")) == (base + ENTRY_B).replace(b"\n", b"\r\n")
+    assert merge_edits(base, base.replace(b"\n", b"\r\n"), base + ENTRY_D) == (base + ENTRY_D).replace(b"\n", b"\r\n")
+    # ... but not when the texts overlap, nor when the sides converted apart (a guess)
+    assert merge_edits(base, base.replace(b"two", b"2"), base.replace(b"two", b"TWO").replace(b"\n", b"\r\n")) is None
+    mixed = base.replace(b"one\n", b"one\r\n")
+    assert merge_edits(mixed, base.replace(b"\n", b"\r\n"), base + ENTRY_D) is None
     # no final newline: both appends change the last line
     nonl = base + ENTRY_B.rstrip(b"\n")
     assert merge_edits(nonl, nonl + b"\n" + ENTRY_D, nonl + b"\n" + ENTRY_B) is None
@@ -209,6 +216,25 @@ def test_sync_merges_edits_that_do_not_overlap(env):
     assert any("DISK-ENTRY" in e["summary"] for e in brain.timeline(SLUG))
     again = eng.sync()
     assert again["exit_code"] == 0 and again["counts"]["imported"] == again["counts"]["exported"] == 0
+
+
+def test_a_checkout_that_converts_line_endings_merges_with_the_brains_edit(env):
+    """trial 15: a git checkout with core.autocrlf=true (Windows) rewrote every note with CRLF
+    while an agent added a timeline entry through gbrain: the sync made a conflict copy (every
+    line differed) though the text changed on one side only. Now the two merge: the file keeps
+    its CRLF endings, the agent's entry is in it (as CRLF), no copy, exit 0."""
+    brain, eng, root = env
+    f = root / PATH
+    base = f.read_bytes()
+    assert b"\r\n" not in base
+    brain.put(SLUG, (base + ENTRY_B).decode("utf-8"))
+    f.write_bytes(base.replace(b"\n", b"\r\n"))
+    rep = eng.sync()
+    assert rep["exit_code"] == 0 and rep["merged"] == [PATH] and copies(root) == [], rep
+    merged = (base + ENTRY_B).replace(b"\n", b"\r\n")
+    assert f.read_bytes() == merged and text_of(brain, SLUG).encode("utf-8") == merged
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
 
 
 def test_a_later_save_from_the_editors_buffer_keeps_the_brains_edit(env):

@@ -247,6 +247,14 @@ def _whole_entries(lines: list[bytes]) -> bool:
     return bool(tops) and first[:1] not in (" ", "\t") and len(parse_timeline_entries(text)) == len(tops)
 
 
+def line_endings(text: bytes) -> str:
+    """``"crlf"`` when every line of ``text`` ends with CRLF, ``"lf"`` when none does, ``"mixed"``
+    otherwise; ``"none"`` for a text without a line break."""
+    n = text.count(b"\n")
+    crlf = text.count(b"\r\n")
+    return "none" if n == 0 else "crlf" if crlf == n else "lf" if crlf == 0 else "mixed"
+
+
 def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline_split: str = "rule") -> bytes | None:
     """The ``both-changed`` merge: the page at ``path`` changed in the brain (``brain``) and in
     its file (``disk``) since the version both had at the last sync (``base``, from the page
@@ -260,6 +268,19 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
         return None
     if page_slug_for_sidecar(path) is not None:
         return merge_sidecar(base, brain, disk)
+    was, mine, yours = line_endings(base), line_endings(brain), line_endings(disk)
+    turned = {e for e in (mine, yours) if e != was and e in ("lf", "crlf")}
+    if turned:
+        # a side converted every line ending (git's core.autocrlf at a checkout on Windows, an
+        # editor's setting): every line differs, but not its text; the texts merge with LF
+        # endings, and the merge takes that side's endings. Two sides converted apart: no guess
+        if len(turned) > 1 or {mine, yours} - turned - {was}:
+            return None
+        lf = [b.replace(b"\r\n", b"\n") for b in (base, brain, disk)]
+        out = merge_edits(*lf, path=path, timeline_split=timeline_split)
+        if out is None or turned == {"lf"}:
+            return out
+        return out.replace(b"\n", b"\r\n")
     try:
         base_text = base.decode("utf-8")
         brain.decode("utf-8")
