@@ -7,6 +7,7 @@ says so; ``lint``'s ``portable_names`` check lists them with what to do."""
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 
 import pytest
@@ -129,3 +130,26 @@ def test_export_into_a_folder_that_ignores_case_refuses_names_it_would_merge(tmp
     assert cli("import", str(tmp_path / "w"), "--db", str(db2)).returncode == 0
     r = cli("export", "--dir", str(tmp_path / "out2"), "--db", str(db2))
     assert r.returncode == 0, r.stderr
+
+
+def test_a_link_written_with_backslashes_is_reported_with_the_page_it_meant(tmp_path, db_path):
+    """A note written on Windows links `[Ana](people\\ana.md)`: no page has that name (a link's
+    folders are separated by '/', in Obsidian and on GitHub too), and lint said "create the page
+    (`gbrain put 'people\\ana'`)", a command put refuses (a backslash is no slug), with no
+    suggestion. Now the finding suggests people/ana (the page the link means with '/'), says the
+    separator is the problem, and advises no command that cannot work."""
+    write_tree(tmp_path / "v", {"people/ana.md": "# Ana\n", "notes/win.md": "# Win\n\nSee [Ana](..\\people\\ana.md) and [B](people\\bob.md).\n",
+                                "top.md": "# Top\n\n[Ana](people\\ana.md)\n"})
+    assert cli("import", str(tmp_path / "v"), "--db", str(db_path)).returncode == 0
+    items = json.loads(cli("lint", "--check", "dead_links", "--db", str(db_path), "--json").stdout)["items"]
+    by = {(f["slug"], f["target"]): f for f in items}
+    assert set(by) == {("notes/win", "..\\people\\ana"), ("notes/win", "people\\bob"), ("top", "people\\ana")}, list(by)
+    for key in (("notes/win", "..\\people\\ana"), ("top", "people\\ana")):
+        f = by[key]
+        assert f["suggestions"][:1] == ["people/ana"], f
+        assert "'/'" in f["message"] and "create the page" not in f["action"], f
+    bob = by[("notes/win", "people\\bob")]
+    assert "create the page" not in bob["action"] and "'/'" in bob["message"], bob
+    # every put it advises names a slug put takes (before: `gbrain put 'people\\ana'`, refused)
+    puts = [c for f in items for c in re.findall(r"gbrain put ([^`]*)`", f["action"])]
+    assert puts and all("\\" not in c for c in puts), puts

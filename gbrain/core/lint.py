@@ -83,7 +83,7 @@ from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines, to_lf
-from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, unicode_form
+from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
 CHECKS = (
     "dead_links",
@@ -280,6 +280,17 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
             missing = posixpath.normpath(t.lstrip("/"))
         if missing and (missing.startswith("..") or missing == "."):
             missing = None
+        slashed = None  # a path written with Windows' backslashes: the page it means with '/'
+        if r["kind"] == "markdown" and "\\" in t:
+            u = t.replace("\\", "/")
+            for cand in (posixpath.normpath(posixpath.join(posixpath.dirname(r["slug"]), u)), posixpath.normpath(u.lstrip("/"))):
+                if not cand.startswith("..") and brain.conn.execute("SELECT 1 FROM pages WHERE slug = ?", (cand,)).fetchone():
+                    slashed = cand
+                    sugg = [cand] + [x for x in sugg if x != cand][:4]
+                    break
+        unnamable = bool(missing and slug_problem(missing))  # no page can have that name: put would refuse it
+        if unnamable:
+            missing = None
         create = f"create the page (`gbrain put {cmd_arg(missing)}`{' in a suitable folder' if missing and '/' not in missing else ''})" if missing else "create the page"
         # a page renamed or moved (a file renamed outside Obsidian): links written with its old
         # name dangle; the history knows where it went
@@ -304,10 +315,11 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
                 "message": (f"{links_to} '{r['target']}' as written in {via}, the page's old place; it meant {moved}" if moved and via else
                             f"{links_to} '{r['target']}', the old name of {moved} (renamed or moved)" if moved else
                             f"{links_to} '{r['target']}', an old name of {len(dests)} pages ({', '.join(dests)}): which one is meant is ambiguous" if dests else
-                            f"{links_to} '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")),
+                            f"{links_to} '{r['target']}', which is no page" + (f"; did you mean {', '.join(sugg)}?" if sugg else "")
+                            + (" (a link separates folders with '/', not '\\', on every system)" if r["kind"] == "markdown" and "\\" in t else "")),
                 "action": (f"`gbrain lint --check dead_links --fix-safe` points the link at {moved}" if moved else
                            f"point the link at the one meant (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)" if dests else
-                           f"{create}, correct the link text (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`), or drop the link (`gbrain unlink {cmd_arg(r['slug'])} {json.dumps(r['target'], ensure_ascii=False)}`)"),
+                           f"{'' if unnamable else create + ', '}correct the link text (`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`), or drop the link (`gbrain unlink {cmd_arg(r['slug'])} {json.dumps(r['target'], ensure_ascii=False)}`)"),
             }
         )
         ids.append(r["id"])
