@@ -153,3 +153,15 @@ def test_a_link_written_with_backslashes_is_reported_with_the_page_it_meant(tmp_
     # every put it advises names a slug put takes (before: `gbrain put 'people\\ana'`, refused)
     puts = [c for f in items for c in re.findall(r"gbrain put ([^`]*)`", f["action"])]
     assert puts and all("\\" not in c for c in puts), puts
+
+
+def test_put_of_a_path_over_windows_max_path_warns(tmp_path, db_path):
+    """put warned of reserved names and characters but not of a path longer than Windows'
+    MAX_PATH (260 with the drive and the NUL), which git for Windows cannot check out by default;
+    now it does, through the same warning (over MCP: the result's warnings)."""
+    slug = "projects/" + "/".join(["a-rather-long-folder-name-for-a-project-area"] * 6) + "/meeting-notes-2026"
+    assert len(slug) + 3 > 256
+    out = json.loads(cli("put", slug, "--db", str(db_path), "--json", input="# x\n").stdout)
+    assert out["created"] and any("MAX_PATH" in w and "Windows" in w for w in out["warnings"]), out
+    out = json.loads(cli("put", "short/name", "--db", str(db_path), "--json", input="# x\n").stdout)
+    assert out["created"] and out["warnings"] == [], out

@@ -337,14 +337,16 @@ def _name_warnings(out: dict) -> dict:
     ``slugs.windows_problem``) is kept, with a warning: a Windows copy of the folder (export,
     sync) would lack it. So is a name given with white space at the start or end of a segment
     (``' lead'``: ``slugs.space_problem``), as import keeps a file so named; the warning shows
-    the name quoted, so the space is seen. Import keeps such files silently (the user's vault)."""
-    from ..page.slugs import space_problem, windows_problem
+    the name quoted, so the space is seen. A path over Windows' ``MAX_PATH`` too
+    (``slugs.windows_path_problem`` of the page's file). Import keeps such files and says so in
+    one line (``importer.portability_warnings``)."""
+    from ..page.slugs import space_problem, windows_path_problem
 
     if not (isinstance(out, dict) and out.get("created")):
         return out
     slug = out.get("slug") or ""
     said = []
-    why = windows_problem(slug)
+    why = windows_path_problem(out.get("path") or slug + ".md")
     if why:
         said.append(f"{slug}: saved, but Windows cannot hold this name ({why}): a copy of the brain's folder on Windows would lack it "
                     f"(to rename it: put the text under another name, then delete this one)")
