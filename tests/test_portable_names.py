@@ -14,6 +14,7 @@ import pytest
 
 from gbrain.page import slugs
 from tests.conftest import gbrain_in_process as cli, write_tree
+from tests.test_watch import watch  # noqa: F401  (a fixture)
 
 NFC = unicodedata.normalize("NFC", "café")
 NFD = unicodedata.normalize("NFD", "café")
@@ -165,3 +166,28 @@ def test_put_of_a_path_over_windows_max_path_warns(tmp_path, db_path):
     assert out["created"] and any("MAX_PATH" in w and "Windows" in w for w in out["warnings"]), out
     out = json.loads(cli("put", "short/name", "--db", str(db_path), "--json", input="# x\n").stdout)
     assert out["created"] and out["warnings"] == [], out
+
+
+def test_sync_and_watch_warn_of_a_new_note_that_clashes_on_macos_and_windows(synced, watch, brain_tree, db_path):
+    """`read me.md` saved on Linux beside `Read me.md`: sync and watch imported both without a
+    word (a checkout on a Mac keeps one). Now the sync round that brings the second name warns,
+    naming both (a later edit of either says nothing again), and a running watch logs it."""
+    from tests.test_watch import wait_for
+
+    brain, eng, root = synced
+    (root / "Read me.md").write_text("# Read me\n")
+    rep = eng.sync()
+    assert not [w for w in rep["warnings"] if "macOS" in w], rep["warnings"]
+    (root / "read me.md").write_text("# read me, lower\n")
+    rep = eng.sync()
+    warned = [w for w in rep["warnings"] if "macOS" in w]
+    assert len(warned) == 1 and warned[0].startswith("Read me.md, read me.md: 2 files whose names differ only in letter case"), rep["warnings"]
+    assert sorted(p["slug"] for p in brain.list_pages(limit=0) if p["slug"].lower() == "read me") == ["Read me", "read me"]
+    (root / "read me.md").write_text("# read me, edited\n")
+    rep = eng.sync()
+    assert not [w for w in rep["warnings"] if "macOS" in w], rep["warnings"]
+    eng.close()  # (one sync of a folder at a time)
+
+    w = watch()
+    (brain_tree / "people" / "ANA-LIMA.md").write_text("# Ana, shouted\n")
+    wait_for(lambda: w.saw("people/ANA-LIMA.md, people/ana-lima.md: 2 files whose names differ only in letter case"), "watch's warning")

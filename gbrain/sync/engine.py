@@ -231,6 +231,9 @@ class Outcome:
     #: the new paths of ``both_moves`` pairs carried out (also in ``moved``): the next round merges
     #: both sides' edits (or keeps the brain's as the conflict copy): :meth:`SyncEngine._run` runs it
     both_moved: list[str] = field(default_factory=list)
+    #: paths this round imported that the brain did not hold before (their names are checked
+    #: for copies on macOS and Windows: :meth:`SyncEngine._portable`)
+    new_paths: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
@@ -806,8 +809,10 @@ class SyncEngine:
         unknown = dict(scan.skipped)
         # anything under a skipped folder (unreadable, symlinked, ignored) is left alone
         bad_prefixes = [(p.rstrip("/") + "/", why) for p, why in scan.skipped]
-        out = self._then_both(self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
-                                        all_disk=[t[0] for t in stats]))
+        out = self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
+                        all_disk=[t[0] for t in stats])
+        self._portable(out)
+        out = self._then_both(out)
         out.cleaned[:0] = cleaned
         self._git_settled(git_now)
         rep = self.report(scan, out)
@@ -936,7 +941,21 @@ class SyncEngine:
         cand |= only_moves
         out = self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                         only_moves=only_moves, moves_only=moves_only)
+        self._portable(out)
         return out if moves_only else self._then_both(out)
+
+    def _portable(self, out: Outcome) -> None:
+        """Warn (``out.warnings`` and the warn callback: watch's log) of the names a copy of the
+        folder on macOS or Windows could not hold among the paths this round added
+        (``out.new_paths``: :func:`gbrain.sync.importer.portability_warnings`); a round that
+        added none costs nothing."""
+        if not out.new_paths:
+            return
+        from .importer import portability_warnings
+
+        for w in portability_warnings(self.brain, set(out.new_paths)):
+            out.warnings.append(w)
+            self._warn(w)
 
     def _then_both(self, out: Outcome) -> Outcome:
         """After a round that carried out ``both_moves`` pairs (``out.both_moved``): a round over
@@ -2237,10 +2256,13 @@ class SyncEngine:
         A conflict copy a file-sync tool made, new in the brain, is a conflict this round found
         (``out.conflicts``, kind ``sync-tool``, logged once: :func:`gbrain.core.conflicts.tool_copy_said`)."""
         hit = sync_tool_copy(p)
-        if hit is not None and self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone():
+        held = self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone()
+        if hit is not None and held:
             hit = None  # in the brain already: found when it arrived
         if not self._store(p, f, out):
             return False
+        if not held:
+            out.new_paths.append(p)
         if hit is not None:
             page = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
             c = copy_at(self.conn, p, page[0] if page else None)
