@@ -191,3 +191,34 @@ def test_sync_and_watch_warn_of_a_new_note_that_clashes_on_macos_and_windows(syn
     w = watch()
     (brain_tree / "people" / "ANA-LIMA.md").write_text("# Ana, shouted\n")
     wait_for(lambda: w.saw("people/ANA-LIMA.md, people/ana-lima.md: 2 files whose names differ only in letter case"), "watch's warning")
+
+
+@pytest.mark.parametrize("old,new", [(f"{NFC}.md", f"{NFD}.md"), ("notes/Plan.MD", "notes/Plan.md")])
+def test_a_twin_kept_as_a_file_becomes_the_page_when_its_other_spelling_is_deleted(synced, old, new):
+    """A file-sync tool bringing a Mac's rename (NFC → NFD), or an editor saving `Plan.MD` as
+    `Plan.md`, may write the new name in one round and delete the old in the next. The new name
+    arrived as a twin of a page and was kept as a file (right: one name, two files); then the old
+    page was trashed, and the note stayed a file for good: not a page, not searched, its links
+    dangling. Now the round that removes the page makes the twin the page, from its bytes."""
+    brain, eng, root = synced
+    (root / old).parent.mkdir(parents=True, exist_ok=True)
+    (root / old).write_text("# Cafe plan\n\nnotes about coffee beans\n")
+    (root / "links-here.md").write_text(f"see [[{old[:-3]}]]\n")
+    assert eng.sync()["exit_code"] == 0
+    (root / new).write_bytes((root / old).read_bytes())
+    rep = eng.sync()
+    assert any("kept as a file" in w for w in rep["warnings"]), rep["warnings"]
+    (root / old).unlink()
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    row = brain.conn.execute("SELECT slug, path FROM pages WHERE path = ?", (new,)).fetchone()
+    assert row is not None and row["slug"] == unicodedata.normalize("NFC", new[:-3]), row
+    assert not brain.conn.execute("SELECT 1 FROM files WHERE path = ?", (new,)).fetchone()
+    from gbrain.search.keyword import search
+
+    assert [h["slug"] for h in search(brain.conn, "coffee beans")] == [row["slug"]]
+    links = brain.conn.execute("SELECT to_page_id FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = 'links-here'").fetchall()
+    assert links and all(r[0] is not None for r in links)
+    assert eng.sync()["exit_code"] == 0 and (root / new).read_text().startswith("# Cafe plan")
+    from gbrain.sync.verify import fresh_import_differences
+    assert fresh_import_differences(brain) == {}
