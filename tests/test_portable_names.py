@@ -222,3 +222,17 @@ def test_a_twin_kept_as_a_file_becomes_the_page_when_its_other_spelling_is_delet
     assert eng.sync()["exit_code"] == 0 and (root / new).read_text().startswith("# Cafe plan")
     from gbrain.sync.verify import fresh_import_differences
     assert fresh_import_differences(brain) == {}
+
+
+def test_a_rename_that_only_changes_unicode_form_says_which_form_is_which(tmp_path, db_path):
+    """A Mac (or a sync tool from one) renamed café.md from NFC to NFD: sync moved the page
+    (right) and printed `Moved: café.md → café.md`, two names that look the same. Now each is
+    shown with its form, as import's twin warning does."""
+    write_tree(tmp_path / "v", {f"{NFC}.md": "# Cafe\n"})
+    assert cli("sync", str(tmp_path / "v"), "--db", str(db_path)).returncode == 0
+    (tmp_path / "v" / f"{NFC}.md").rename(tmp_path / "v" / f"{NFD}.md")
+    r = cli("sync", str(tmp_path / "v"), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    assert f"Moved: {NFC}.md (NFC: U+00E9) → {NFD}.md (NFD: e + U+0301)" in r.stdout.decode(), r.stdout.decode()
+    r = cli("sync", str(tmp_path / "v"), "--db", str(db_path))  # (a plain rename names no form)
+    assert "(NFC" not in r.stdout.decode()

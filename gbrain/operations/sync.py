@@ -11,7 +11,7 @@ import sys
 
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, GBrainError
-from ..page.slugs import cmd_arg, shown
+from ..page.slugs import cmd_arg, move_text, shown
 from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
 
 
@@ -22,7 +22,7 @@ TRASHED_SHOWN = 20
 def _sync_text(r: dict, a: dict) -> str:
     lines = [_report_text(r, a)]
     for m in r.get("moved") or []:
-        lines.append(f"Moved: {m['from']} → {m['to']}")
+        lines.append(f"Moved: {move_text(m['from'], m['to'])}")
     trashed = sorted((r.get("changed") or {}).get("trashed") or [])  # (the report lists the first verify.MAX_LISTED)
     for p in trashed[:TRASHED_SHOWN]:
         lines.append(f"Trashed (deleted in the folder): {p}")

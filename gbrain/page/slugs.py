@@ -58,6 +58,15 @@ def twin_warning(path: str, other: str) -> str:
     return f"{path}: same page name as {other} {why}; kept as a file, not indexed"
 
 
+def move_text(old: str, new: str) -> str:
+    """``"old → new"`` for a message about a rename, each name :func:`shown`; when the two look
+    the same (they differ only in Unicode form: a Mac's NFD rename of an NFC name), each with
+    its form (:func:`unicode_form`)."""
+    if old != new and nfc(old) == nfc(new):
+        return f"{shown(old)}{unicode_form(old) or ' (NFC)'} → {shown(new)}{unicode_form(new) or ' (NFC)'}"
+    return f"{shown(old)} → {shown(new)}"
+
+
 def identity_key(name: str) -> str:
     """The identity of a tag or alias: NFC-normalised and casefolded (``Café``/``café`` → one)."""
     return nfc(name).casefold()

@@ -123,7 +123,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
 from ..page.links import title_names
 from ..errors import BadInput, GBrainError
 from . import verify
@@ -2415,7 +2415,7 @@ class SyncEngine:
                     self._record(dst, f, old_hash)
                 self._forget(src)
                 out.moved.append((src, dst))
-                self._log(f"> {src} → {dst} (moved and changed)" if ok else f"> {src} → {dst} (moved)")
+                self._log(f"> {move_text(src, dst)} (moved and changed)" if ok else f"> {move_text(src, dst)} (moved)")
                 return
         elif changed:
             # the new name cannot take the row (its slug is another page's, or it is no page):
@@ -2442,7 +2442,7 @@ class SyncEngine:
         self._forget(src)
         self._record(dst, f, f.hash)
         out.moved.append((src, dst))
-        self._log(f"> {src} → {dst} (moved)")
+        self._log(f"> {move_text(src, dst)} (moved)")
 
     def _move_sidecar(self, old: str, new: str, pid: int, out: Outcome) -> None:
         """A page was renamed: rename its ``.raw/<name>.json`` sidecar with it, on disk and in the
