@@ -236,3 +236,20 @@ def test_a_rename_that_only_changes_unicode_form_says_which_form_is_which(tmp_pa
     assert f"Moved: {NFC}.md (NFC: U+00E9) → {NFD}.md (NFD: e + U+0301)" in r.stdout.decode(), r.stdout.decode()
     r = cli("sync", str(tmp_path / "v"), "--db", str(db_path))  # (a plain rename names no form)
     assert "(NFC" not in r.stdout.decode()
+
+
+def test_markdown_under_another_extension_is_said_once_and_links_to_it_are_no_dead_links(tmp_path, db_path):
+    """Notes saved as `.markdown` (some Windows editors, old Jekyll trees) are kept byte for
+    byte as files, not pages (gbrain, like Obsidian, reads `.md`): the import said nothing, so
+    the user wondered why search missed them; and lint called a link to such a file a dead link,
+    advising `gbrain put Other.markdown` (a second copy, as Other.markdown.md). Now the import
+    says it once (naming the first and how many), and a link to a file the brain holds is no
+    dead link; a link to a missing one still is."""
+    write_tree(tmp_path / "v", {"Other.markdown": "# Other\n", "b/More.MKD": "# more\n", "a.md": "# A\n\n[o](Other.markdown) [g](Gone.markdown)\n"})
+    rep = json.loads(cli("import", str(tmp_path / "v"), "--db", str(db_path), "--json").stdout)
+    said = [w for w in rep["warnings"] if ".md" in w and "kept as" in w]
+    assert len(said) == 1 and said[0].startswith("Other.markdown and 1 more file(s): markdown"), rep["warnings"]
+    again = json.loads(cli("import", str(tmp_path / "v"), "--db", str(db_path), "--json").stdout)
+    assert again["warning_count"] == 0, again["warnings"]
+    items = json.loads(cli("lint", "--check", "dead_links", "--db", str(db_path), "--json").stdout)["items"]
+    assert [f["target"] for f in items] == ["Gone.markdown"], items

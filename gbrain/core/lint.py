@@ -238,6 +238,18 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
 # ---------------------------------------------------------------------------
 
 
+def _names_stored_file(conn, slug: str, target: str) -> bool:
+    """Whether the markdown link ``target`` written in page ``slug`` names a file the brain
+    stores (not a page), relative to the page or from the root: an attachment of another kind
+    than :data:`~gbrain.page.markdown.ATTACHMENT_EXTS` lists (``Other.markdown``, ``notes.txt``)."""
+    t = target.strip()
+    cands = {posixpath.normpath(t.lstrip("/"))}
+    if not t.startswith("/"):
+        cands.add(posixpath.normpath(posixpath.join(posixpath.dirname(slug), t)))
+    cands = [c for c in cands if not c.startswith("..") and c != "."]
+    return bool(cands) and conn.execute(f"SELECT 1 FROM files WHERE path IN ({','.join('?' * len(cands))})", cands).fetchone() is not None
+
+
 def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     from ..page.links import SqlIndex
 
@@ -253,6 +265,9 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     folders: set[str] | None = None
     by_name: dict[str, list[str]] = {}
     moves: Moves | None = None
+    if any(r["kind"] == "markdown" for r in rows):  # a markdown link to a file the brain holds (Other.markdown, notes.txt) is no dead page link
+        stored = {(r["slug"], r["target"]) for r in rows if r["kind"] == "markdown" and _names_stored_file(brain.conn, r["slug"], r["target"])}
+        rows = [r for r in rows if (r["slug"], r["target"]) not in stored]
     for i, r in enumerate(rows):
         sugg: list[str] = []
         if i < SUGGEST_LIMIT:

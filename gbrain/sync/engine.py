@@ -951,9 +951,9 @@ class SyncEngine:
         added none costs nothing."""
         if not out.new_paths:
             return
-        from .importer import portability_warnings
+        from .importer import other_markdown_warning, portability_warnings
 
-        for w in portability_warnings(self.brain, set(out.new_paths)):
+        for w in portability_warnings(self.brain, set(out.new_paths)) + other_markdown_warning(out.new_paths):
             out.warnings.append(w)
             self._warn(w)
 

@@ -24,7 +24,7 @@ import operator
 import os
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
@@ -299,6 +299,22 @@ def import_tree(
 
 #: portability warnings an import gives one by one; the rest are counted in one more line
 PORTABLE_LISTED = 10
+
+
+#: extensions other programs give markdown notes; gbrain (as Obsidian) reads ``.md`` only
+OTHER_MARKDOWN = (".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
+
+
+def other_markdown_warning(new_paths: Iterable[str]) -> list[str]:
+    """One warning for the files of ``new_paths`` whose extension is markdown's but not ``.md``
+    (:data:`OTHER_MARKDOWN`, any case): kept byte for byte as files, not pages (not searched,
+    their links not read), so the person knows why search misses them. ``[]`` when none."""
+    found = sorted(p for p in new_paths if p.lower().endswith(OTHER_MARKDOWN))
+    if not found:
+        return []
+    more = f" and {len(found) - 1:,} more file(s)" if len(found) > 1 else ""
+    return [f"{shown(found[0])}{more}: markdown under another extension than .md, kept as a file (not searched, its links not read); "
+            "rename to .md to make a page of it"]
 
 
 def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
@@ -627,7 +643,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)
     vacuum_after_bulk(brain.conn, counts["pages_written"], pages_before)
     brain.record_writes(vouch, "import")
-    for w in portability_warnings(brain, set(hashes) - set(stored)):
+    for w in portability_warnings(brain, set(hashes) - set(stored)) + other_markdown_warning(set(hashes) - set(stored)):
         warn(w)
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     if kept_brain:
