@@ -43,6 +43,9 @@ def test_portability_problems_finds_case_unicode_folder_and_windows_names():
         ("windows", ("dir./x.md",)), ("windows", ("file.",)), ("windows", ("d/" + "x" * 300 + ".md",)),
     }
     assert slugs.portability_problems(["a.md", "b/a.md", "B.md/x"]) == []  # other folders, other names: no clash
+    # windows_of: only those paths are judged for Windows (a sync round's new ones); clashes still all
+    some = {(p["kind"], p["path"]) for p in slugs.portability_problems(paths, windows_of={"a:b.md"})}
+    assert ("windows", "a:b.md") in some and ("windows", "con.md") not in some and ("folder_case", "People") in some
     long = slugs.windows_path_problem("d/" + "é" * 254 + ".md")  # counted in UTF-16 units, not bytes
     assert long and "259 characters" in long
     assert slugs.windows_path_problem("d/" + "x" * 250 + ".md") is None

@@ -263,7 +263,7 @@ def windows_path_problem(path: str) -> str | None:
     return None
 
 
-def portability_problems(paths: Iterable[str]) -> list[dict]:
+def portability_problems(paths: Iterable[str], windows_of: "set[str] | None" = None) -> list[dict]:
     """The names among ``paths`` (every file of a brain, relative) that a copy of the folder on
     another system could not hold as they are (a git checkout or a file-sync tool on macOS or
     Windows, whose file systems ignore letter case and, on macOS, Unicode normalisation by
@@ -276,19 +276,25 @@ def portability_problems(paths: Iterable[str]) -> list[dict]:
       notes merged, and the next sync on that machine reads their paths in one spelling;
     - ``windows``: a name Windows cannot hold (:func:`windows_path_problem`), one path each.
 
-    Pure; the order is by kind, then path."""
+    ``windows_of``: only these paths are checked for ``windows`` (the paths a sync round added;
+    None: every path). Pure; the order is by kind, then path."""
     files: dict[str, list[str]] = {}
     folders: dict[str, set[str]] = {}
     windows = []
+    dirs = set()
     for p in paths:
         files.setdefault(nfc(p).casefold(), []).append(p)
-        parts = p.split("/")
-        for i in range(1, len(parts)):
-            folder = "/".join(parts[:i])
-            folders.setdefault(nfc(folder).casefold(), set()).add(folder)
-        why = windows_path_problem(p)
-        if why:
-            windows.append({"kind": "windows", "path": p, "paths": [p], "why": why})
+        dirs.add(p.rpartition("/")[0])
+        if windows_of is None or p in windows_of:
+            why = windows_path_problem(p)
+            if why:
+                windows.append({"kind": "windows", "path": p, "paths": [p], "why": why})
+    seen = set()
+    for d in dirs:  # each folder spelling once (a brain has far fewer folders than files)
+        while d and d not in seen:
+            seen.add(d)
+            folders.setdefault(nfc(d).casefold(), set()).add(d)
+            d = d.rpartition("/")[0]
     out = []
     for group in files.values():
         if len(group) > 1:

@@ -332,7 +332,7 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
     paths = [r[0] for r in brain.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")]
     found: list[str] = []
     windows: list[str] = []
-    for pr in portability_problems(paths):
+    for pr in portability_problems(paths, windows_of=new_paths):
         if pr["kind"] == "folder_case":
             pre = tuple(f + "/" for f in pr["paths"])
             if not any(p.startswith(pre) for p in new_paths):
