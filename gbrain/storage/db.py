@@ -1086,7 +1086,30 @@ def _m27_whole_titles(conn: sqlite3.Connection) -> None:
     rekey_slash_titles(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles]
+#: what a write of a process older than its brain's schema is refused with (migration v28;
+#: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
+SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
+                "while this process ran; nothing was written)")
+
+
+def _m28_schema_guard(conn: sqlite3.Connection) -> None:
+    """A process whose gbrain is older than the brain's schema writes no page or file: a
+    ``watch`` or ``serve`` started before a teammate's newer gbrain upgraded the brain went on
+    saving pages with its old rules (derived rows no fresh import makes). Every connection
+    declares its code's version (``gb_schema()``, :func:`register_functions`); a write to
+    ``pages``/``files`` from one older than ``user_version`` is aborted (:data:`SCHEMA_GUARD`),
+    and a gbrain from before this version, which has no ``gb_schema``, fails to write at all. The
+    writes guarded are those the history triggers keep a version of (a new row, a new text or
+    name, a deletion), so a statement that changes only derived columns compiles no guard."""
+    for table, name_cols in (("pages", "slug, path, content_hash"), ("files", "path, content_hash")):
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            what = f"UPDATE OF {name_cols}" if event == "UPDATE" else event
+            conn.execute(f"CREATE TRIGGER IF NOT EXISTS {table}_schema_guard_{event.lower()} BEFORE {what} ON {table} "
+                         "WHEN gb_schema() < (SELECT user_version FROM pragma_user_version) "
+                         f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -1230,6 +1253,8 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
             msg = one_line(e, 400)
             return GBrainError(msg if e.unreachable else f"{msg}; run it again")
     low = msg.lower()
+    if "newer than this gbrain" in low:  # the v28 guard: a process older than the brain's schema
+        return GBrainError(f"{p}: {one_line(str(e).split('CONTEXT:')[0], 400)}")  # (Postgres' CONTEXT: the trigger's name)
     rolled = "; the unfinished write was rolled back (nothing half-written)" if wrote else ""
     # gbrain writes only valid UTF-8 as TEXT (other bytes are blobs): text that does not decode is damage
     if "malformed" in low or "not a database" in low or "corrupt" in low or "could not decode to utf-8" in low:
@@ -1317,7 +1342,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
 def register_functions(conn: sqlite3.Connection) -> None:
     """SQL functions the history triggers call (migration v4): ``gb_pack(body, base)`` compresses a
     version, ``gb_keep(text, hash)`` packs a page text that stops being current (v24; NULL when it
-    no longer hashes to ``hash``), ``gb_origin(i)`` is the writer's surface / operation / MCP client. Every gbrain
+    no longer hashes to ``hash``), ``gb_origin(i)`` is the writer's surface / operation / MCP client;
+    ``gb_schema()`` is this code's schema version, which the v28 guard compares with the brain's. Every gbrain
     connection has them; writing pages without them fails rather than bypassing history."""
     from ..core.history import keep, pack
     from .origin import sql_field
@@ -1325,6 +1351,8 @@ def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("gb_pack", 2, pack, deterministic=True)
     conn.create_function("gb_keep", 2, keep, deterministic=True)
     conn.create_function("gb_origin", 1, sql_field)
+    code = SCHEMA_VERSION  # (this process's gbrain: a later upgrade of the brain does not change it)
+    conn.create_function("gb_schema", 0, lambda: code, deterministic=True)
 
 
 #: free bytes under which the disk holding a brain counts as full: the WAL index (``-shm``)

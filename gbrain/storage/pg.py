@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 27
+PG_SCHEMA_VERSION = 28
 
 
 def is_url(db: object) -> bool:
@@ -470,6 +470,9 @@ class PgConnection:
         #: operation that saw this unchanged committed nothing and may run again whole
         self.commits = 0
         self._origin: str | None = None
+        #: this code's schema version, said with the origin before each write (``gbrain.schema``):
+        #: pg_v28's guard refuses a write from a session older than the brain's schema
+        self.code_schema = PG_SCHEMA_VERSION
         #: a session setting other than hnsw.ef_search may have changed: close() runs RESET ALL
         self._reset = False
         self.total_changes = 0
@@ -557,7 +560,7 @@ class PgConnection:
         o = "\t".join(fields())
         if o != self._origin:
             self._reset = True
-            c.execute("SELECT set_config('gbrain.origin', %s, false)", (o,))
+            c.execute("SELECT set_config('gbrain.origin', %s, false), set_config('gbrain.schema', %s, false)", (o, str(self.code_schema)))
             self._origin = o
 
     def set_ef_search(self, ef: int) -> None:
@@ -662,6 +665,7 @@ class PgConnection:
         if self._lost:
             self._lost = False
             return
+        self._origin = None  # (a set_config in the rolled-back transaction is undone with it)
         if self.in_transaction:
             try:
                 self._conn.execute("ROLLBACK")
@@ -885,6 +889,7 @@ def migrate(conn: PgConnection) -> int:
     try:
         c.execute("BEGIN")
         c.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+        c.execute("SELECT set_config('gbrain.schema', %s, true)", (str(PG_SCHEMA_VERSION),))  # (v28's guard)
         c.execute("CREATE TABLE IF NOT EXISTS gbrain_schema (version integer PRIMARY KEY, applied_at text NOT NULL DEFAULT now()::text)")
         v = int(c.execute("SELECT coalesce(max(version), 0) FROM gbrain_schema").fetchone()[0])
         for i in range(v + 1, PG_SCHEMA_VERSION + 1):

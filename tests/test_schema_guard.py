@@ -1,0 +1,98 @@
+"""A process older than its brain's schema writes nothing (trial14: the mixed-version team).
+
+A CLI command checks the schema when it opens the brain ("database schema vN is newer than this
+gbrain"), but a process that opened the brain before a newer gbrain upgraded it (a `watch`, a
+`serve`) went on writing pages with its old rules: derived rows no fresh import makes, on
+Postgres as on SQLite. The page and file tables now refuse a write whose process's gbrain is
+older than the brain's schema (SQLite: ``gb_schema()`` against ``user_version``; Postgres: the
+session's ``gbrain.schema`` against ``gbrain_schema``), and a gbrain from before the guard, which
+declares no version, is refused too."""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.errors import GBrainError
+from gbrain.storage import db as dbmod
+from gbrain.storage import pg
+from gbrain.storage.db import is_url
+from gbrain.sync.verify import fresh_import_differences
+
+PAGE = "---\ntitle: Team Notes\n---\n# Team Notes\n\nWritten before the upgrade. See [[Other]].\n"
+OTHER = "# Other\n\nThe other page.\n"
+
+
+def run(b, name, **args):
+    return ops.run(name, args, ops.Context(surface="cli"), brain=b)
+
+
+def versions(b, slug: str) -> int:
+    return run(b, "history", slug=slug, limit=0)["total"]
+
+
+def open_as_older(monkeypatch, db_path) -> Brain:
+    """The brain opened (and made) by a gbrain one schema version older than this one; the
+    connection stays open, as a long-running `watch` or `serve` holds it."""
+    with monkeypatch.context() as m:
+        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:-1])
+        m.setattr(dbmod, "SCHEMA_VERSION", dbmod.SCHEMA_VERSION - 1)
+        m.setattr(pg, "PG_SCHEMA_VERSION", pg.PG_SCHEMA_VERSION - 1)
+        old = Brain.open(db_path, create=True)
+        run(old, "put", slug="notes/team", content=PAGE)
+        run(old, "put", slug="notes/other", content=OTHER)
+    return old
+
+
+@pytest.mark.pg_empty  # made one version back by this test
+def test_a_process_that_opened_the_brain_before_an_upgrade_writes_nothing_after_it(db_path, monkeypatch):
+    old = open_as_older(monkeypatch, db_path)
+    try:
+        with Brain.open(db_path) as new:  # a teammate's newer gbrain: migrates
+            assert new.get_text("notes/team") == PAGE
+            for name, args in (("put", {"slug": "notes/team", "content": PAGE + "\nAn edit by the old process.\n"}),
+                               ("put", {"slug": "notes/new-by-old", "content": "# New\n"}),
+                               ("tag", {"slug": "notes/team", "tag": "old"}),
+                               ("delete", {"slug": "notes/other"})):
+                with pytest.raises(GBrainError, match="newer than this gbrain") as e:
+                    run(old, name, **args)
+                assert "upgrade gbrain" in str(e.value), str(e.value)
+            # nothing written: the pages, their versions and the derived rows are as before
+            assert new.get_text("notes/team") == PAGE
+            assert new.get_text("notes/other") == OTHER
+            assert new.page_row("notes/new-by-old") is None
+            assert versions(new, "notes/team") == 1 and versions(new, "notes/other") == 1
+            # the newer gbrain writes as usual, and the brain equals a fresh import of its tree
+            run(new, "put", slug="notes/team", content=PAGE + "\nAn edit by the new gbrain.\n")
+            assert versions(new, "notes/team") == 2
+            assert fresh_import_differences(new) == {}
+    finally:
+        old.close()
+
+
+@pytest.mark.pg_empty
+def test_a_gbrain_from_before_the_guard_is_refused_too(db_path):
+    """A gbrain released before the guard declares no version (no ``gb_schema`` function on
+    SQLite, no ``gbrain.schema`` setting on Postgres): its page writes are refused."""
+    with Brain.open(db_path, create=True) as b:
+        run(b, "put", slug="notes/team", content=PAGE)
+    if is_url(db_path):
+        import psycopg
+
+        with psycopg.connect(db_path) as c, pytest.raises(psycopg.Error, match="newer than this gbrain"):
+            c.execute("UPDATE pages SET compiled_truth = 'x', content_hash = 'x' WHERE slug = 'notes/team'")
+    else:
+        from gbrain.core.history import keep, pack
+        from gbrain.storage.origin import sql_field
+
+        c = sqlite3.connect(db_path)  # as a gbrain of v24–v27 connects: the history functions only
+        c.create_function("gb_pack", 2, pack, deterministic=True)
+        c.create_function("gb_keep", 2, keep, deterministic=True)
+        c.create_function("gb_origin", 1, sql_field)
+        with pytest.raises(sqlite3.OperationalError, match="gb_schema"):
+            c.execute("UPDATE pages SET compiled_truth = 'x', content_hash = 'x' WHERE slug = 'notes/team'")
+        c.close()
+    with Brain.open(db_path) as b:
+        assert b.get_text("notes/team") == PAGE and versions(b, "notes/team") == 1
