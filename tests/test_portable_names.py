@@ -256,3 +256,39 @@ def test_markdown_under_another_extension_is_said_once_and_links_to_it_are_no_de
     assert again["warning_count"] == 0, again["warnings"]
     items = json.loads(cli("lint", "--check", "dead_links", "--db", str(db_path), "--json").stdout)["items"]
     assert [f["target"] for f in items] == ["Gone.markdown"], items
+
+
+def test_sync_into_a_folder_that_ignores_case_names_the_clash_instead_of_retrying_forever(synced, monkeypatch):
+    """A brain holding `Note` and `note` synced with a folder on a Mac (or Windows) disk: the
+    folder can hold one of the two files. The round found `note.md` "there" (lstat ignores case:
+    it is Note.md), left it alone (nothing overwritten: right) and said "changed on disk while
+    syncing; will retry", every round, forever. Now it says what it is: the folder ignores case
+    and Note.md holds that name. The engine's lstat is made to ignore case here (this machine's
+    file systems do not); its folder listing shows the real names, as on such a disk."""
+    import os as real_os
+    import types
+
+    from gbrain.sync import engine as engmod
+
+    brain, eng, root = synced
+    (root / "Note.md").write_text("# Note, upper\n")
+    assert eng.sync()["exit_code"] == 0
+
+    def lstat(path, *a, **k):
+        try:
+            return real_os.lstat(path, *a, **k)
+        except FileNotFoundError:
+            d, name = real_os.path.split(str(path))
+            for n in real_os.listdir(d or "."):
+                if n.casefold() == name.casefold():
+                    return real_os.lstat(real_os.path.join(d, n))
+            raise
+
+    monkeypatch.setattr(engmod, "os", types.SimpleNamespace(**{**{k: getattr(real_os, k) for k in dir(real_os) if not k.startswith("__")}, "lstat": lstat}))
+    # the twin arrives as from a Linux teammate's folder (put refuses a case-only twin itself)
+    with brain.transaction():
+        brain.save_page("note.md", "# note, lower\n")
+    rep = eng.sync()
+    assert (root / "Note.md").read_text() == "# Note, upper\n" and not (root / "note.md").exists()
+    why = {u["path"]: u["reason"] for u in rep.get("unreadable", [])}
+    assert "note.md" in why and "ignores letter case" in why["note.md"] and "Note.md" in why["note.md"], rep.get("unreadable")

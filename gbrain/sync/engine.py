@@ -123,7 +123,7 @@ from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
 from ..page.links import title_names
 from ..errors import BadInput, GBrainError
 from . import verify
@@ -1872,8 +1872,27 @@ class SyncEngine:
         False returned: the caller leaves it as it is, and a later round plans it again."""
         if self._stat_is(p, f) and (absent is None or self._stat_is(absent, None)):
             return True
-        out.unreadable.append((p, CHANGED_MEANWHILE))
+        other = self._held_as(p) if f is None else None
+        out.unreadable.append((p, CHANGED_MEANWHILE if other is None else
+                               f"not written: this folder ignores letter case (or Unicode form), and {shown(other)} holds that name; "
+                               "rename one of the two pages (`gbrain lint --check portable_names`)"))
         return False
+
+    def _held_as(self, p: str) -> str | None:
+        """The other spelling under which the folder holds ``p`` (``Note.md`` for ``note.md`` on a
+        disk that ignores case: an lstat of ``p`` finds a file whose name, as listed, is not
+        ``p``'s), or None: no file there, or one of that very name."""
+        d, _, name = p.rpartition("/")
+        try:
+            os.lstat(self._abs(p))
+            names = os.listdir(self._abs(d) if d else str(self.root))
+        except OSError:
+            return None
+        if name in names:
+            return None
+        key = nfc(name).casefold()
+        hit = next((n for n in names if nfc(n).casefold() == key), None)
+        return None if hit is None else (f"{d}/{hit}" if d else hit)
 
     def _stat_is(self, p: str, f: DiskFile | None) -> bool:
         """True when the file at ``p`` has the stat of ``f`` (None: there is no file)."""
