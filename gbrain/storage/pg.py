@@ -885,6 +885,9 @@ def migrate(conn: PgConnection) -> int:
         raise GBrainError(f"database schema v{v} (Postgres) is newer than this gbrain (v{PG_SCHEMA_VERSION}); upgrade gbrain")
     if v == PG_SCHEMA_VERSION:
         return v
+    from .db import upgrade_note
+
+    upgrade_note(conn, v, PG_SCHEMA_VERSION, " (Postgres)")
     c = conn._live()
     try:
         c.execute("BEGIN")
