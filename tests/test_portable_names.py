@@ -292,3 +292,20 @@ def test_sync_into_a_folder_that_ignores_case_names_the_clash_instead_of_retryin
     assert (root / "Note.md").read_text() == "# Note, upper\n" and not (root / "note.md").exists()
     why = {u["path"]: u["reason"] for u in rep.get("unreadable", [])}
     assert "note.md" in why and "ignores letter case" in why["note.md"] and "Note.md" in why["note.md"], rep.get("unreadable")
+
+
+def test_deleting_a_page_makes_its_twin_kept_as_a_file_the_page(tmp_path, db_path):
+    """`gbrain delete café` (NFC) while the NFD café.md is kept as a file beside it: the page
+    went, the twin stayed a file, while a fresh import of the folder (once sync removed the NFC
+    file) makes it the page: derived views unlike a fresh import. Now delete makes the twin the
+    page at once and says so (its note: delete again to remove that one too)."""
+    write_tree(tmp_path / "v", {f"{NFC}.md": "# nfc\n", f"{NFD}.md": "# nfd twin\n\nbeans\n"})
+    assert cli("import", str(tmp_path / "v"), "--db", str(db_path)).returncode == 0
+    before = json.loads(cli("get", NFC, "--db", str(db_path), "--json").stdout)["content"]
+    out = json.loads(cli("delete", NFC, "--db", str(db_path), "--json").stdout)
+    assert out["changed"] and "kept as a file" in out.get("note", "") and "delete café again" in out["note"], out
+    got = json.loads(cli("get", NFC, "--db", str(db_path), "--json").stdout)["content"]
+    assert {before, got} == {"# nfc\n", "# nfd twin\n\nbeans\n"}, (before, got)  # the other file is the page now
+    r = cli("delete", NFC, "--db", str(db_path))
+    assert r.returncode == 0 and b"kept as a file" not in r.stdout  # the second: no twin left
+    assert cli("get", NFC, "--db", str(db_path)).returncode == 1

@@ -644,7 +644,8 @@ def _check_if_hash(b, a, ctx) -> None:
     "delete",
     "Delete a page into the trash (its history keeps every version; brain_restore brings it back). Its .raw sidecar stays.",
     [SLUG],
-    text=lambda r, a: (f"deleted {r['slug']} (in the trash: `gbrain restore {cmd_arg(r['slug'])}`)" if r["changed"] else f"{r['slug']}: {r['note']}"),
+    text=lambda r, a: (f"deleted {r['slug']} (in the trash: `gbrain restore {cmd_arg(r['slug'])}`)" + (f"; {r['note']}" if r.get("note") else "")
+                       if r["changed"] else f"{r['slug']}: {r['note']}"),
     mutating=True,
     title="Delete a page",
     destructive=True,
@@ -664,7 +665,17 @@ def _delete(b, a, ctx):
             if d is None or d["kind"] != "page":
                 raise
             return {"slug": d["name"], "changed": False, "note": f"already deleted, in the trash (`gbrain restore {cmd_arg(d['name'])}` brings it back)"}
-        return {"slug": b.delete_page(row["slug"]), "changed": True}
+        gone = b.delete_page(row["slug"])
+        from ..sync.importer import promote_twin
+
+        twin = promote_twin(b, row["path"])
+        if twin is None:
+            return {"slug": gone, "changed": True}
+        from ..page.slugs import shown, unicode_form
+
+        return {"slug": gone, "changed": True,
+                "note": f"{shown(twin)}{unicode_form(twin)} was kept as a file beside it (another spelling of its name) and is now the page {shown(gone)}, "
+                        f"as a fresh import makes it; delete {cmd_arg(gone)} again to remove that one too"}
 
 
 @op(

@@ -2359,25 +2359,14 @@ class SyncEngine:
             self.brain.delete_file(p)
 
     def _promote_twin(self, p: str) -> None:
-        """After the page at ``p`` was removed: a markdown file kept as a file only because ``p``
-        held its page name (its NFC/NFD twin, or ``.MD`` beside ``.md``: :func:`twin_warning`)
-        becomes that page, from its stored bytes, as a fresh import of the folder would make it
-        (a file-sync tool that brings a Mac's rename writes the new spelling one round and
-        deletes the old the next: the note must not stay an unsearched file)."""
-        slug = slug_for_path(p)
-        if self.conn.execute("SELECT 1 FROM pages WHERE slug = ?", (slug,)).fetchone():
-            return
-        for (q,) in self.conn.execute("SELECT path FROM files WHERE kind = 'blob' AND lower(path) LIKE '%.md' ORDER BY path").fetchall():
-            if q == p or slug_for_path(q) != slug:
-                continue
-            data = blobs.file_bytes(self.conn, q)
-            kind, text, _w = classify(q, data) if data is not None else ("blob", None, None)
-            if kind != "page":
-                continue
-            self.conn.execute("DELETE FROM files WHERE path = ?", (q,))
-            self.brain.save_page(q, text)
-            self._log(f"~ {shown(q)}: now the page {shown(slug)} (the other spelling of its name is gone)")
-            return
+        """After the page at ``p`` was removed: its twin kept as a file becomes that page
+        (:func:`gbrain.sync.importer.promote_twin`; a file-sync tool that brings a Mac's rename
+        writes the new spelling one round and deletes the old the next), said in the log."""
+        from .importer import promote_twin
+
+        q = promote_twin(self.brain, p)
+        if q is not None:
+            self._log(f"~ {shown(q)}: now the page {shown(slug_for_path(p))} (the other spelling of its name is gone)")
 
     def _move(self, src: str, dst: str, f: DiskFile, out: Outcome, changed: bool = False, base: str | None = None) -> None:
         """Rename ``src`` to ``dst`` in the brain. A page keeps its id; links are resolved again.

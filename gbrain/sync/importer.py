@@ -301,6 +301,31 @@ def import_tree(
 PORTABLE_LISTED = 10
 
 
+def promote_twin(brain: Brain, path: str) -> str | None:
+    """After the page at ``path`` was removed (inside the caller's transaction): a markdown file
+    kept as a file only because ``path`` held its page name (its NFC/NFD twin, or ``.MD``
+    beside ``.md``: :func:`~gbrain.page.slugs.twin_warning`) becomes that page, from its stored
+    bytes, as a fresh import of the folder would make it. Returns the promoted file's path, or
+    None (no such twin, or another page holds the name)."""
+    from ..storage import blobs
+
+    slug = slug_for_path(path)
+    conn = brain.conn
+    if conn.execute("SELECT 1 FROM pages WHERE slug = ?", (slug,)).fetchone():
+        return None
+    for (q,) in conn.execute("SELECT path FROM files WHERE kind = 'blob' AND lower(path) LIKE '%.md' ORDER BY path").fetchall():
+        if q == path or slug_for_path(q) != slug:
+            continue
+        data = blobs.file_bytes(conn, q)
+        kind, text, _w = classify(q, data) if data is not None else ("blob", None, None)
+        if kind != "page":
+            continue
+        conn.execute("DELETE FROM files WHERE path = ?", (q,))
+        brain.save_page(q, text)
+        return q
+    return None
+
+
 #: extensions other programs give markdown notes; gbrain (as Obsidian) reads ``.md`` only
 OTHER_MARKDOWN = (".markdown", ".mdown", ".mkd", ".mkdn", ".mdwn")
 
