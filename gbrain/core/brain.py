@@ -1452,15 +1452,24 @@ class Brain:
             return None
         warnings: list[str] = []
         with self.transaction():
+            if kind == "raw":
+                # the sidecar's page id goes in with the row (one statement, not an UPDATE after:
+                # the same row; no trigger reads files.page_id), then its raw rows
+                slug, pid = self._sidecar_page(path)
+                self.conn.execute(
+                    "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at, page_id) VALUES (?, ?, ?, ?, ?, 0, ?, ?) "
+                    "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
+                    "size = excluded.size, pieces = 0, updated_at = excluded.updated_at, page_id = excluded.page_id",
+                    (path, kind, data, h, len(data), now_iso(), pid),
+                )
+                return self._raw_rows(path, slug, pid, data if isinstance(data, bytes) else None)
             self.conn.execute(
                 "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?) "
                 "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
                 "size = excluded.size, pieces = 0, updated_at = excluded.updated_at",
                 (path, kind, data, h, len(data), now_iso()),
             )
-            if kind == "raw":
-                warnings = self._load_raw_rows(path, data if isinstance(data, bytes) else None)
-            elif kind == "special":
+            if kind == "special":
                 self._load_special(path, data)
         return warnings
 
@@ -1471,7 +1480,7 @@ class Brain:
         read. Returns ``(save_file's result, sha256 of the bytes stored)``; the hash differs from
         ``known_hash`` when the file changed since it was hashed. Raises ``OSError``."""
         kind = kind or file_kind(path)
-        size = os.path.getsize(source)
+        size = os.path.getsize(source) if kind == "blob" else 0  # only a blob may be stored in pieces
         if kind != "blob" or not blobs.is_big(size):
             with open(source, "rb") as fh:
                 data = fh.read()
@@ -1504,22 +1513,32 @@ class Brain:
         """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.
         One row per source key of ``{"sources": {...}}`` (or per top-level key). Returns warnings.
         ``fdata``: the sidecar's bytes just stored (else read from the brain)."""
-        slug = page_slug_for_sidecar(path)
-        page = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
+        slug, pid = self._sidecar_page(path)
         if fdata is None:
             fdata = blobs.file_bytes(self.conn, path)
-        self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (page["id"] if page else None, path))
-        if not page or fdata is None:
-            return [f"{path}: sidecar without a page {slug}.md"] if not page else []
-        self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (page["id"],))
+        self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (pid, path))
+        return self._raw_rows(path, slug, pid, fdata)
+
+    def _sidecar_page(self, path: str) -> tuple[str | None, int | None]:
+        """``(slug, page id)`` of the page the sidecar ``path`` belongs to: the slug None when
+        ``path`` is not a sidecar, the id None when no page has that slug."""
+        slug = page_slug_for_sidecar(path)
+        page = self.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
+        return slug, (page[0] if page else None)
+
+    def _raw_rows(self, path: str, slug: str | None, pid: int | None, fdata: bytes | None) -> list[str]:
+        """:meth:`_load_raw_rows` once ``files.page_id`` of ``path`` is ``pid``: page ``pid``'s raw
+        rows replaced by those of the sidecar's bytes ``fdata``. Returns warnings."""
+        if pid is None or fdata is None:
+            return [f"{path}: sidecar without a page {slug}.md"] if pid is None else []
+        self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (pid,))
         try:
             obj = json.loads(fdata.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             return [f"{path}: not valid JSON ({e}); kept as bytes"]
-        sources = raw_sources(obj)
         self.conn.executemany(
             "INSERT INTO raw_data(page_id, source, data) VALUES (?, ?, ?)",
-            [(page["id"], k, json.dumps(v, ensure_ascii=False)) for k, v in sources.items()],
+            [(pid, k, _json_text(v)) for k, v in raw_sources(obj).items()],
         )
         return []
 
@@ -1711,6 +1730,10 @@ def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dic
         else:
             out[k] = {**{c: r[c] for c in r.keys() if c not in drop and c != "forms"}, "forms": forms}
     return list(out.values())
+
+
+#: ``json.dumps(v, ensure_ascii=False)`` (a raw row's ``data``) without building an encoder per call
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def raw_sources(obj: Any) -> dict:

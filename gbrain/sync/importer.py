@@ -626,7 +626,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             for w in res or []:
                 warn(w)
             in_tx += 1
-            stored_bytes += os.path.getsize(abspath) if os.path.exists(abspath) else 0
+            try:
+                stored_bytes += os.path.getsize(abspath)
+            except OSError:  # gone since it was stored
+                pass
             if in_tx >= BATCH or stored_bytes >= COMMIT_BYTES:  # bounded transactions (and WAL)
                 brain.conn.execute("COMMIT")
                 begin_write(brain.conn)
