@@ -21,9 +21,18 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
     loose_key)], "timeline": [(date, source, summary, detail)], "links": [(kind, target,
     target_name, context, count, forms_json)]}``, each in the order written. ``verify`` compares
     them with the stored rows."""
-    fm = {identity_key(t) for t in page.tags}
+    # page.all_tags (merge_tags) with each tag's key taken once: a frontmatter tag is not inline,
+    # an inline tag is unless a frontmatter tag has its key
+    tags: list[tuple[str, str, int]] = []
+    seen: set[str] = set()
+    for inline, lst in ((0, page.tags), (1, page.inline_tags)):
+        for t in lst:
+            k = identity_key(t)
+            if k not in seen:
+                seen.add(k)
+                tags.append((t, k, inline))
     return {
-        "tags": [(t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
+        "tags": tags,
         "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
         "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
         "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms))) for ln in page.links],
