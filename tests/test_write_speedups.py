@@ -1,0 +1,308 @@
+"""The write half's pure-Python speed-ups (2026-12-03, writepy) give exactly what the code they
+replaced gave, on every page of every corpus in ../shared/corpora, on a make_brain brain (its
+``.raw`` sidecars too) and on generated inputs:
+
+* a sidecar is stored (``Brain._store_file``) with its page id in the ``files`` row's own
+  ``INSERT`` instead of an ``UPDATE`` after it, and its raw rows' JSON made by one encoder: the
+  ``files``, ``raw_data``, ``history`` and ``history_bodies`` rows and the warnings are those of
+  the old ``_store_file`` + ``_load_raw_rows``, for new sidecars, replaced ones, sidecars whose
+  page is missing, and bytes that are not JSON or not UTF-8;
+* ``derived_rows`` takes each tag's key once (``page.all_tags`` merged in place): the same rows;
+* ``search_words`` skips the unspaced-script scan of an ASCII text and ``cjk_bigrams`` the run
+  scan of a text without a CJK character: the same ``search_*`` columns.
+
+The replaced functions are kept below, verbatim (as functions of a brain where they were
+methods), as the references."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import CORPORA, make_brain, tree_pages
+from gbrain.core import brain as brain_module
+from gbrain.core.brain import Brain, raw_sources, sha256
+from gbrain.page import markdown
+from gbrain.page.slugs import identity_key, loose_key, page_slug_for_sidecar
+from gbrain.search import keyword
+from gbrain.storage import blobs
+from gbrain.storage.derive import _forms_json, derived_rows
+from gbrain.core.brain import now_iso
+
+
+# ---- the references: the code the speed-ups replaced ------------------------------------------
+
+
+def ref_load_raw_rows(b: Brain, path: str, fdata: bytes | None = None) -> list[str]:
+    slug = page_slug_for_sidecar(path)
+    page = b.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone() if slug else None
+    if fdata is None:
+        fdata = blobs.file_bytes(b.conn, path)
+    b.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (page["id"] if page else None, path))
+    if not page or fdata is None:
+        return [f"{path}: sidecar without a page {slug}.md"] if not page else []
+    b.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (page["id"],))
+    try:
+        obj = json.loads(fdata.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        return [f"{path}: not valid JSON ({e}); kept as bytes"]
+    sources = raw_sources(obj)
+    b.conn.executemany(
+        "INSERT INTO raw_data(page_id, source, data) VALUES (?, ?, ?)",
+        [(page["id"], k, json.dumps(v, ensure_ascii=False)) for k, v in sources.items()],
+    )
+    return []
+
+
+def ref_store_file(b: Brain, path: str, data: bytes, kind: str, h: str) -> list[str] | None:
+    row = b.conn.execute("SELECT content_hash, kind FROM files WHERE path = ?", (path,)).fetchone()
+    if row and row["content_hash"] == h and row["kind"] == kind:
+        return None
+    warnings: list[str] = []
+    with b.transaction():
+        b.conn.execute(
+            "INSERT INTO files(path, kind, data, content_hash, size, pieces, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?) "
+            "ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, data = excluded.data, content_hash = excluded.content_hash, "
+            "size = excluded.size, pieces = 0, updated_at = excluded.updated_at",
+            (path, kind, data, h, len(data), now_iso()),
+        )
+        if kind == "raw":
+            warnings = ref_load_raw_rows(b, path, data if isinstance(data, bytes) else None)
+        elif kind == "special":
+            b._load_special(path, data)
+    return warnings
+
+
+def ref_derived_rows(page) -> dict[str, list[tuple]]:
+    fm = {identity_key(t) for t in page.tags}
+    return {
+        "tags": [(t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
+        "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
+        "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
+        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms))) for ln in page.links],
+    }
+
+
+def ref_cjk_bigrams(*texts: str) -> str:
+    out: list[str] = []
+    for text in texts:
+        if not text or text.isascii():
+            continue
+        if not keyword._compat_free(text):
+            text = keyword.search_form(text)
+        for run in keyword._CJK_RUN.findall(text):
+            out += keyword._cjk_tokens(run)
+    return " ".join(out)
+
+
+def ref_search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: tuple[str, ...] = ()) -> str:
+    words: list[str] = []
+    compat: list[str] = []
+    for text in (compiled_truth, timeline):
+        if keyword._UNSPACED.search(text):
+            for tok in keyword._WORD.findall(text):
+                if keyword._UNSPACED.search(tok) and not keyword._UNSPACED.fullmatch(tok):
+                    words += [w for w in keyword._UNSPACED.split(tok) if w]
+        compat += keyword.compat_words(text)
+    for text in names:
+        compat += keyword.compat_words(text or "")
+    values: list[str] = []
+
+    def walk(v, named: bool = False) -> None:
+        if isinstance(v, str):
+            if not v.isascii():
+                compat.extend(keyword.compat_words(v))
+            if named:
+                return
+            v = " ".join(v.split())
+            if v and not keyword._ISO_DATE.fullmatch(v) and not keyword._URL.match(v):
+                values.append(v)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, named)
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x, named)
+
+    if isinstance(frontmatter, dict):
+        for k, v in frontmatter.items():
+            walk(v, isinstance(k, str) and k.casefold() in keyword.FRONTMATTER_NAMED)
+    return " ".join(dict.fromkeys(words + values + compat))
+
+
+# ---- pages: derived rows and search fields ------------------------------------------------------
+
+
+def assert_page_same(text: str, path: str = "notes/x.md") -> None:
+    page = markdown.parse_page(text, path)
+    assert derived_rows(page) == ref_derived_rows(page)
+    for t in (page.compiled_truth, page.timeline, page.title, text):
+        assert keyword.cjk_bigrams(t) == ref_cjk_bigrams(t)
+    assert keyword.cjk_bigrams(page.title, page.compiled_truth, page.timeline) == ref_cjk_bigrams(page.title, page.compiled_truth, page.timeline)
+    got = keyword.search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
+    assert got == ref_search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
+
+
+CORPUS_NAMES = sorted(p.name for p in CORPORA.iterdir() if p.is_dir()) if CORPORA.exists() else []
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("corpus", CORPUS_NAMES)
+def test_corpus_pages_agree_with_the_references(corpus):
+    pages = tree_pages(CORPORA / corpus)
+    assert pages
+    for path, text in pages:
+        assert_page_same(text, path)
+
+
+@pytest.mark.engine_free
+def test_make_brain_pages_agree_with_the_references(tmp_path):
+    root = make_brain(tmp_path / "b", 1500)
+    for path, text in tree_pages(root):
+        assert_page_same(text, path)
+
+
+_PIECES = ["#tag", "#Tag", "#café", "#cafe\u0301", "#日本", " ", "\n", "データ同期処理", "重跑gen-itgc后", "ＧＰＴ４", "ﬁnancial",
+           "[[Ana Lima]]", "[x](y.md)", "- 2024-01-02 — src — did\n", "---\n", "é", "—", "“q”", "\u00a0", "ไทย", "한국어", "𠀀𠀁",
+           "word", "tags: [a, B, b]\n", "aliases: [A, a]\n", "title: T\n"]
+
+
+@st.composite
+def page_texts(draw) -> str:
+    fm = draw(st.booleans())
+    head = ("---\n" + "".join(draw(st.lists(st.sampled_from(["tags: [a, B, b, café, cafe\u0301]\n", "aliases: [Ｘ, x]\n", "title: 日本 T\n",
+                                                              "status: ﬁne\n", "tag: '#A'\n", "k: [データ, 2024-01-01]\n"]), max_size=4)))
+            + "---\n") if fm else ""
+    body = "".join(draw(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=8)), max_size=30)))
+    return head + body
+
+
+@pytest.mark.engine_free
+@settings(max_examples=500, deadline=None)
+@given(page_texts())
+def test_generated_pages_agree_with_the_references(text):
+    assert_page_same(text)
+
+
+@pytest.mark.engine_free
+def test_the_page_references_see_what_they_check():
+    # a page where each skipped scan would matter: inline and frontmatter tags that share a key,
+    # CJK text glued to Latin letters, a non-ASCII text with no CJK at all
+    text = "---\ntags: [Alpha, café]\n---\n# T\n#alpha #beta #cafe\u0301 重跑gen后 データ同期 — “done”\n"
+    page = markdown.parse_page(text, "n.md")
+    rows = derived_rows(page)
+    assert rows["tags"] == [("Alpha", "alpha", 0), ("café", "café", 0), ("beta", "beta", 1)]
+    assert keyword.cjk_bigrams(page.compiled_truth) == "重跑 跑 后 デー ータ タ同 同期 期"
+    assert "gen" in keyword.search_words(page.compiled_truth, page.timeline, page.frontmatter).split()
+    assert keyword.cjk_bigrams("déjà vu — “x”") == ""
+
+
+# ---- sidecars ------------------------------------------------------------------------------------
+
+
+def _rows(b: Brain) -> dict[str, list[tuple]]:
+    q = {
+        "files": "SELECT id, path, kind, data, content_hash, size, pieces, page_id FROM files ORDER BY id",
+        "raw_data": "SELECT id, page_id, source, data FROM raw_data ORDER BY id",
+        "history": "SELECT id, kind, name, version, path, op, body_id, size, surface, operation, client, detail, writer FROM history ORDER BY id",
+        "history_bodies": "SELECT id, hash, size, base_id, depth, data FROM history_bodies ORDER BY id",
+    }
+    return {k: [tuple(r) for r in b.conn.execute(s)] for k, s in q.items()}
+
+
+def _two_brains(tmp_path, pages: list[tuple[str, str]]):
+    out = []
+    for name in ("new", "ref"):
+        b = Brain.open(tmp_path / f"{name}.db")
+        for path, text in pages:
+            b.save_page(path, text)
+        out.append(b)
+    return out
+
+
+def _store_both(new: Brain, ref: Brain, path: str, data: bytes) -> None:
+    h = sha256(data)
+    assert new._store_file(path, data, "raw", h) == ref_store_file(ref, path, data, "raw", h), path
+
+
+def test_make_brain_sidecars_are_stored_as_before(tmp_path):
+    root = make_brain(tmp_path / "b", 300)
+    sidecars = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) if d.endswith("/.raw") for f in fs)
+    assert len(sidecars) > 20
+    pages = [(p, t) for p, t in tree_pages(root)]
+    # every other sidecar's page is left out: those sidecars have no page
+    kept = {page_slug_for_sidecar(s) for s in sidecars[::2]}
+    new, ref = _two_brains(tmp_path, [(p, t) for p, t in pages if p[:-3] not in {page_slug_for_sidecar(s) for s in sidecars} or p[:-3] in kept])
+    try:
+        for s in sidecars:
+            _store_both(new, ref, s, (root / s).read_bytes())
+        for s in sidecars[:10]:  # replaced: the update branch, raw rows replaced
+            _store_both(new, ref, s, json.dumps({"sources": {"again": [1, "é"]}}, ensure_ascii=False).encode())
+        for s in sidecars[:3]:  # stored again as they are: nothing written
+            _store_both(new, ref, s, json.dumps({"sources": {"again": [1, "é"]}}, ensure_ascii=False).encode())
+        got, want = _rows(new), _rows(ref)
+        assert sum(1 for r in got["files"] if r[7] is not None) > 5 and len(got["raw_data"]) > 10
+        assert got == want
+    finally:
+        new.close()
+        ref.close()
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3), max_leaves=8)
+
+
+@st.composite
+def sidecar_bytes(draw) -> bytes:
+    how = draw(st.sampled_from(["sources", "plain", "other", "bad json", "not utf-8", "nan"]))
+    if how == "sources":
+        return json.dumps({"sources": draw(st.dictionaries(st.text(max_size=5), _JSON, max_size=3))}, ensure_ascii=draw(st.booleans())).encode()
+    if how == "plain":
+        return json.dumps(draw(st.dictionaries(st.text(max_size=5), _JSON, max_size=3)), indent=draw(st.sampled_from([None, 2]))).encode()
+    if how == "other":
+        return json.dumps(draw(_JSON)).encode()
+    if how == "nan":
+        return b'{"a": NaN, "b": [Infinity, -0.0, 1e400]}'
+    if how == "bad json":
+        return draw(st.binary(max_size=20)).replace(b"\xff", b"")
+    return b'{"a": "\xff"}'
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["people/.raw/ana.json", "people/.raw/nobody.json", "a/b/.raw/c.json"]), sidecar_bytes()),
+                min_size=1, max_size=6))
+def test_generated_sidecars_are_stored_as_before(tmp_path_factory, writes):
+    tmp = tmp_path_factory.mktemp("sc")
+    new, ref = _two_brains(tmp, [("people/ana.md", "# Ana\n"), ("a/b/c.md", "---\ntitle: C\n---\nc\n")])
+    try:
+        for path, data in writes:
+            _store_both(new, ref, path, data)
+        assert _rows(new) == _rows(ref)
+    finally:
+        new.close()
+        ref.close()
+
+
+def test_a_sidecar_keeps_its_page_id_as_load_raw_rows_sets_it(tmp_path):
+    # the reference's UPDATE after the INSERT is the new INSERT's page_id: a sidecar stored before
+    # its page has none, one stored after has it, and storing it again after the page is gone
+    # clears it (as the UPDATE did)
+    b = Brain.open(tmp_path / "b.db")
+    try:
+        assert b.save_file("p/.raw/x.json", b'{"s": 1}') == ["p/.raw/x.json: sidecar without a page p/x.md"]
+        assert b.conn.execute("SELECT page_id FROM files").fetchone()[0] is None
+        pid = b.save_page("p/x.md", "# X\n").page_id
+        assert b.save_file("p/.raw/x.json", b'{"s": 2}') == []
+        assert b.conn.execute("SELECT page_id FROM files").fetchone()[0] == pid
+        assert [tuple(r) for r in b.conn.execute("SELECT source, data FROM raw_data")] == [("s", "2")]
+        b.conn.execute("DELETE FROM pages")
+        b.save_file("p/.raw/x.json", b'{"s": 3}')
+        assert b.conn.execute("SELECT page_id FROM files").fetchone()[0] is None
+    finally:
+        b.close()
+
+
+assert brain_module._json_text({"é": [1.5, None]}) == json.dumps({"é": [1.5, None]}, ensure_ascii=False)
