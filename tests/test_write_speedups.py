@@ -29,6 +29,8 @@ from gbrain.page import markdown
 from gbrain.page.slugs import identity_key, loose_key, page_slug_for_sidecar
 from gbrain.search import keyword
 from gbrain.storage import blobs
+from gbrain.page.links import COLUMNS, MemoryIndex, title_path_key
+from gbrain.storage import derive
 from gbrain.storage.derive import _forms_json, derived_rows
 from gbrain.core.brain import now_iso
 
@@ -84,6 +86,28 @@ def ref_derived_rows(page) -> dict[str, list[tuple]]:
         "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
         "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms))) for ln in page.links],
     }
+
+
+def ref_memory_index(conn) -> tuple[dict, dict]:
+    """``MemoryIndex(conn)``'s ``(maps, slashed)`` as its old constructor built them."""
+    from collections import defaultdict
+
+    maps = {c: defaultdict(list) for c in COLUMNS}
+    conn = conn.cursor()
+    conn.row_factory = None
+    slashed = defaultdict(list)
+    for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key, title FROM pages"):
+        for c, v in zip(COLUMNS, row[1:6]):
+            maps[c][v].append((row[0], row[1]))
+        if "/" in row[6]:
+            slashed[title_path_key(row[6])].append((row[0], row[1]))
+    for c in ("alias_key", "alias_loose"):
+        maps[c] = defaultdict(list)
+    q = "SELECT DISTINCT p.id, p.slug, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"
+    for pid, slug, akey, aloose in conn.execute(q):
+        maps["alias_key"][akey].append((pid, slug))
+        maps["alias_loose"][aloose].append((pid, slug))
+    return maps, slashed
 
 
 def ref_cjk_bigrams(*texts: str) -> str:
@@ -144,6 +168,9 @@ def assert_page_same(text: str, path: str = "notes/x.md") -> None:
     assert keyword.cjk_bigrams(page.title, page.compiled_truth, page.timeline) == ref_cjk_bigrams(page.title, page.compiled_truth, page.timeline)
     got = keyword.search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     assert got == ref_search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
+    assert brain_module._json_text(page.frontmatter) == json.dumps(page.frontmatter, ensure_ascii=False)
+    for ln in page.links:
+        assert derive._JSON_TEXT(tuple(ln.forms)) == json.dumps(tuple(ln.forms), ensure_ascii=False)
 
 
 CORPUS_NAMES = sorted(p.name for p in CORPORA.iterdir() if p.is_dir()) if CORPORA.exists() else []
@@ -306,3 +333,20 @@ def test_a_sidecar_keeps_its_page_id_as_load_raw_rows_sets_it(tmp_path):
 
 
 assert brain_module._json_text({"é": [1.5, None]}) == json.dumps({"é": [1.5, None]}, ensure_ascii=False)
+
+
+def test_memory_index_is_built_as_before(tmp_path):
+    root = make_brain(tmp_path / "b", 300)
+    extra = [("net/TCP.md", "---\ntitle: TCP/IP\naliases: [Stack, stack, ＳＴＡＣＫ]\n---\nx\n"), ("net/tcp-2.md", "# TCP/IP\n"),
+             ("a/Ana Lima.md", "---\naliases: [Ana]\n---\n"), ("b/ana lima.md", "---\ntitle: Project/Data Platform\n---\n")]
+    b = Brain.open(tmp_path / "m.db")
+    try:
+        for path, text in tree_pages(root) + extra:
+            b.save_page(path, text)
+        idx = MemoryIndex(b.conn)
+        maps, slashed = ref_memory_index(b.conn)
+        assert {c: dict(m) for c, m in idx.maps.items()} == {c: dict(m) for c, m in maps.items()}
+        assert dict(idx.slashed) == dict(slashed) and len(slashed) == 2
+        assert len(idx.maps["slug"]) > 300 and idx.maps["alias_loose"]["stack"]
+    finally:
+        b.close()

@@ -783,7 +783,7 @@ class Brain:
             title=page.title,
             compiled_truth=page.compiled_truth,
             timeline=page.timeline,
-            frontmatter=json.dumps(page.frontmatter, ensure_ascii=False),
+            frontmatter=_json_text(page.frontmatter),
             frontmatter_raw=page.frontmatter_raw,
             frontmatter_error=page.frontmatter_error,
             separator=page.separator,
@@ -1732,7 +1732,8 @@ def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dic
     return list(out.values())
 
 
-#: ``json.dumps(v, ensure_ascii=False)`` (a raw row's ``data``) without building an encoder per call
+#: ``json.dumps(v, ensure_ascii=False)`` (a raw row's ``data``, a page's ``frontmatter``) without
+#: building an encoder per call
 _json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 

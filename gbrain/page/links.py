@@ -78,11 +78,16 @@ class MemoryIndex:
             conn = conn.cursor()
             conn.row_factory = None
         self.slashed: dict[str, list[tuple[int, str]]] = defaultdict(list)  # titles holding a '/'
-        for row in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key, title FROM pages"):
-            for c, v in zip(COLUMNS, row[1:6]):
-                self.maps[c][v].append((row[0], row[1]))
-            if "/" in row[6]:
-                self.slashed[title_path_key(row[6])].append((row[0], row[1]))
+        by_slug, by_slug_key, by_name_key, by_loose_key, by_title_key = (self.maps[c] for c in COLUMNS)
+        for pid, slug, sk, nk, lk, tk, title in conn.execute("SELECT id, slug, slug_key, name_key, loose_key, title_key, title FROM pages"):
+            v = (pid, slug)  # (one tuple in each map: nobody changes them)
+            by_slug[slug].append(v)
+            by_slug_key[sk].append(v)
+            by_name_key[nk].append(v)
+            by_loose_key[lk].append(v)
+            by_title_key[tk].append(v)
+            if "/" in title:
+                self.slashed[title_path_key(title)].append(v)
         for c in ALIAS_COLUMNS:
             self.maps[c] = defaultdict(list)
         q = "SELECT DISTINCT p.id, p.slug, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"

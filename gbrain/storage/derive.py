@@ -42,7 +42,11 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
 @lru_cache(maxsize=1 << 14)
 def _forms_json(forms: tuple[str, ...]) -> str:
     """``links.forms``: the JSON list of the forms a link is written in (few distinct values)."""
-    return json.dumps(forms, ensure_ascii=False)
+    return _JSON_TEXT(forms)
+
+
+#: ``json.dumps(x, ensure_ascii=False)`` without building an encoder per call
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def write_rows(conn: sqlite3.Connection, pid: int, page: Page, resolve: Callable[[str, str], int | None] | None, *, new: bool = False) -> None:
