@@ -313,11 +313,11 @@ def test_generated_sidecars_are_stored_as_before(tmp_path_factory, writes):
         ref.close()
 
 
-def test_a_sidecar_keeps_its_page_id_as_load_raw_rows_sets_it(tmp_path):
+def test_a_sidecar_keeps_its_page_id_as_load_raw_rows_sets_it(db_path):
     # the reference's UPDATE after the INSERT is the new INSERT's page_id: a sidecar stored before
     # its page has none, one stored after has it, and storing it again after the page is gone
-    # clears it (as the UPDATE did)
-    b = Brain.open(tmp_path / "b.db")
+    # clears it (as the UPDATE did); on both engines (the INSERT … ON CONFLICT is translated)
+    b = Brain.open(db_path)
     try:
         assert b.save_file("p/.raw/x.json", b'{"s": 1}') == ["p/.raw/x.json: sidecar without a page p/x.md"]
         assert b.conn.execute("SELECT page_id FROM files").fetchone()[0] is None
