@@ -332,7 +332,13 @@ def test_a_sidecar_keeps_its_page_id_as_load_raw_rows_sets_it(db_path):
         b.close()
 
 
-assert brain_module._json_text({"é": [1.5, None]}) == json.dumps({"é": [1.5, None]}, ensure_ascii=False)
+
+@pytest.mark.engine_free
+@settings(max_examples=300, deadline=None)
+@given(_JSON)
+def test_the_prebuilt_encoders_write_what_json_dumps_writes(v):
+    want = json.dumps(v, ensure_ascii=False)
+    assert brain_module._json_text(v) == want and derive._JSON_TEXT(v) == want
 
 
 def test_memory_index_is_built_as_before(tmp_path):
