@@ -129,3 +129,36 @@ def test_an_upgrade_of_a_small_brain_says_nothing(db_path, monkeypatch):
     with Brain.open(db_path) as b:  # (it was upgraded)
         v = pg.schema_version(b.conn) if is_url(db_path) else b.conn.execute("PRAGMA user_version").fetchone()[0]
         assert v == (pg.PG_SCHEMA_VERSION if is_url(db_path) else dbmod.SCHEMA_VERSION)
+
+
+@pytest.mark.sqlite_only("Postgres applies every pending version in one transaction; SQLite one transaction per version")
+def test_an_older_process_cannot_write_between_two_steps_of_an_upgrade(db_path, monkeypatch):
+    """SQLite upgrades a brain one version per transaction: a process of the brain's old version
+    that wrote between two steps saved a page with its old rules into a half-upgraded brain
+    (the later steps re-derive only the pages they select). The guard is in place before the
+    first step runs, so such a write is refused like one after the upgrade."""
+    with monkeypatch.context() as m:
+        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:-2])
+        m.setattr(dbmod, "SCHEMA_VERSION", dbmod.SCHEMA_VERSION - 2)
+        old = Brain.open(db_path, create=True)
+        run(old, "put", slug="notes/team", content=PAGE)
+    begin, calls, said = dbmod.begin_write, [], []
+
+    def between_steps(conn):
+        calls.append(conn)
+        if len(calls) == 2:  # the second step's transaction: the first step has committed
+            try:
+                run(old, "put", slug="notes/team", content=PAGE + "\nWritten between two steps.\n")
+            except GBrainError as e:
+                said.append(str(e))
+        begin(conn)
+
+    try:
+        monkeypatch.setattr(dbmod, "begin_write", between_steps)
+        with Brain.open(db_path) as new:
+            monkeypatch.setattr(dbmod, "begin_write", begin)
+            assert len(said) == 1 and "newer than this gbrain" in said[0], said
+            assert new.get_text("notes/team") == PAGE and versions(new, "notes/team") == 1
+            assert fresh_import_differences(new) == {}
+    finally:
+        old.close()

@@ -1101,7 +1101,18 @@ def _m28_schema_guard(conn: sqlite3.Connection) -> None:
     and a gbrain from before this version, which has no ``gb_schema``, fails to write at all. The
     writes guarded are those the history triggers keep a version of (a new row, a new text or
     name, a deletion), so a statement that changes only derived columns compiles no guard."""
+    schema_guard(conn)
+
+
+def schema_guard(conn: sqlite3.Connection) -> None:
+    """Create v28's guard triggers (:func:`_m28_schema_guard`) on the tables of ``pages`` and
+    ``files`` that exist, unless they are there. :func:`migrate` runs it before the first step of
+    an upgrade too: a process of the brain's old version must not write between two steps
+    (each version commits apart) into a half-upgraded brain."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('pages', 'files')")}
     for table, name_cols in (("pages", "slug, path, content_hash"), ("files", "path, content_hash")):
+        if table not in have:
+            continue
         for event in ("INSERT", "UPDATE", "DELETE"):
             what = f"UPDATE OF {name_cols}" if event == "UPDATE" else event
             conn.execute(f"CREATE TRIGGER IF NOT EXISTS {table}_schema_guard_{event.lower()} BEFORE {what} ON {table} "
@@ -1762,6 +1773,8 @@ def migrate(conn: sqlite3.Connection) -> int:
             if conn.execute("PRAGMA user_version").fetchone()[0] != i:  # another process migrated
                 conn.execute("ROLLBACK")
                 continue
+            if i == version and i > 0:
+                schema_guard(conn)  # (before the first step: no old process writes between two)
             MIGRATIONS[i](conn)
             conn.execute(f"PRAGMA user_version = {i + 1}")
             conn.execute("COMMIT")
