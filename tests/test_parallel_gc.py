@@ -49,3 +49,32 @@ def test_import_parses_in_process_when_the_pool_cannot_start_under_a_long_tmpdir
     env = dict(os.environ, TMPDIR=str(long_tmp), GBRAIN_DB=str(tmp_path / "b.db"))
     r = subprocess.run([sys.executable, "-m", "gbrain", "import", str(src)], env=env, capture_output=True, timeout=300)
     assert r.returncode == 0, r.stderr.decode()[-2000:]
+
+
+def test_parse_all_from_a_script_read_on_standard_input_ends(tmp_path):
+    """trial14: `python - < script.py` that called ``fresh_import_differences`` (an import of
+    300+ pages) never ended: each forkserver worker of the parse pool prepares the parent's
+    ``__main__`` by running its file again, ``<stdin>`` is no file, the worker died at start and
+    ``multiprocessing.Pool`` started another, for 50 minutes, at a full core. Such a process now
+    parses in itself; a script with a file still gets the pool."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = ("import os\n"
+              "from gbrain.sync import parallel\n"
+              "jobs = [(f'p{i}.md', f'# Page {i}\\n\\nSee [[Page {i + 1}]].\\n', 'rule') for i in range(parallel.PARALLEL_MIN + 10)]\n"
+              "pages = parallel.parse_all(jobs)\n"
+              "print(len(pages), pages[7].title)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    p = subprocess.Popen([sys.executable, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        out, err = p.communicate(script.encode(), timeout=120)  # (a hang, not a speed: it ends in ~1 s)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)  # the pool's forkserver and workers too
+        p.communicate()
+        pytest.fail("parse_all from a script on standard input did not end")
+    assert p.returncode == 0 and out.decode().split() == [str(parallel.PARALLEL_MIN + 10), "Page", "7"], err.decode()[-2000:]
+    assert parallel._workers_can_start()  # this process (python -m pytest) keeps its pool

@@ -56,6 +56,24 @@ def _parse_job(job: tuple[str, str, str]) -> Page:
     return parse_page(text, path, timeline_split=split)
 
 
+def _workers_can_start() -> bool:
+    """Whether a forkserver/spawn worker can prepare this process's ``__main__``: it imports the
+    main module by name, else runs the main script's file again. A script read on standard input
+    (``python -``: ``<stdin>``) or one whose file is gone has neither; each worker then dies at
+    start and ``multiprocessing.Pool`` starts another, forever (a hang at a full core)."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return True
+    path = getattr(main, "__file__", None)
+    if path is None:  # python -c, an interactive session: nothing to run again
+        return True
+    from multiprocessing import process
+
+    return os.path.isfile(path if os.path.isabs(path) else os.path.join(process.ORIGINAL_DIR or os.getcwd(), path))
+
+
 class PageParser:
     """``with PageParser() as pp: for page in pp.parse(jobs)`` — jobs are ``(path, text, split)``;
     pages come back in job order. The pool starts on first need and ends with the ``with``."""
@@ -66,6 +84,9 @@ class PageParser:
 
     def parse(self, jobs: list[tuple[str, str, str]]) -> Iterator[Page]:
         if len(jobs) < PARALLEL_MIN or self.workers < 2:
+            return map(_parse_job, jobs)
+        if self.pool is None and not _workers_can_start():
+            self.workers = 1  # (python - < script.py: parse in this process)
             return map(_parse_job, jobs)
         if self.pool is None:
             methods = mp.get_all_start_methods()
