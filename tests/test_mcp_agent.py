@@ -179,7 +179,7 @@ def test_annotations_tell_the_truth(fixture_db):
         a = t.annotations
         assert t.title and a.title == t.title and None not in (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), n
         assert not (a.read_only_hint and a.destructive_hint), n
-        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_delete", "brain_tag", "brain_untag", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint_fix", "brain_embed", "brain_revert", "brain_reindex", "brain_embed_drop"}), n
+        assert a.idempotent_hint == (a.read_only_hint or n in {"brain_put", "brain_delete", "brain_tag", "brain_untag", "brain_link", "brain_unlink", "brain_timeline_add", "brain_raw_put", "brain_lint_fix", "brain_embed", "brain_revert", "brain_reindex", "brain_embed_drop"}), n
     assert before == after
     # the mixed tools were split: each half has its own hints
     assert "data" not in by["brain_raw"].input_schema["properties"] and by["brain_raw_put"].input_schema["required"] == ["slug", "source", "data"]
@@ -266,7 +266,8 @@ def test_retries_are_safe(fixture_db):
                 ("brain_put", {"slug": "notes/retry", "content": page}), ("brain_put", {"slug": "notes/retry", "content": page}),
                 ("brain_tag", {"slug": "notes/retry", "tag": "x"}), ("brain_tag", {"slug": "notes/retry", "tag": "x"}),
                 ("brain_raw_put", {"slug": "notes/retry", "source": "s", "data": {"a": 1}}), ("brain_raw_put", {"slug": "notes/retry", "source": "s", "data": {"a": 1}}),
-                ("brain_link", {"from": "notes/retry", "to": "ana-lima"}), ("brain_untag", {"slug": "notes/retry", "tag": "x"}),
+                ("brain_link", {"from": "notes/retry", "to": "ana-lima", "context": "why"}),
+                ("brain_link", {"from": "notes/retry", "to": "ana-lima", "context": "why"}), ("brain_untag", {"slug": "notes/retry", "tag": "x"}),
             ]
             res = [ok(await c.call_tool(n, a)) for n, a in calls]
             res.append(await c.call_tool("brain_untag", {"slug": "notes/retry", "tag": "x"}))  # gone already: nothing changes
@@ -275,7 +276,7 @@ def test_retries_are_safe(fixture_db):
 
     res, tl = anyio.run(main)
     changed = [r["changed"] for r in res[:-1]]
-    assert changed == [True, False, True, False, True, False, True, False, True, True]
+    assert changed == [True, False, True, False, True, False, True, False, True, False, True]
     # a retried untag is no error either (a trial: tag and delete retries answered changed: false,
     # untag's an error, though all three are marked idempotent)
     again = ok(res[-1])

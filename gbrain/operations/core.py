@@ -841,6 +841,7 @@ def _untag(b, a, ctx):
     ],
     text=_saved,
     mutating=True,
+    idempotent=True,  # linking again where it links already adds nothing (changed: false)
     title="Link two pages",
     output=SAVED,
 )
