@@ -315,6 +315,45 @@ def test_protocol_hygiene(fixture_db, tmp_path):
     assert b"Traceback" not in proc.stderr.read()
 
 
+def test_bytes_that_are_not_utf8_and_ids_that_are_not_ids_get_an_error_not_a_guess(fixture_db):
+    """A request line holding bytes that are not UTF-8 (a Latin-1 ``é`` in a page's content) is
+    refused with -32700 and its id, nothing written (it was read as U+FFFD and saved: a trial);
+    a request whose id is null, a fraction or an object gets -32600 (it was read as a notification
+    and never answered, so the client waited forever); the server goes on."""
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(fixture_db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, **server_env()})
+
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+
+    def ask(line: bytes) -> dict:
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        assert sel.select(timeout=30), f"no answer to {line[:80]!r}"  # a silent server fails here, not by hanging
+        return json.loads(proc.stdout.readline())
+
+    put = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"brain_put","arguments":{"slug":"notes/latin","content":"caf\xe9\\n"}}}'
+    try:
+        ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode())
+        proc.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        latin = ask(put % 2)
+        ids = [ask(b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % i) for i in (b"null", b"1.5", b"{}", b"true")]
+        fine = ask(b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"brain_search","arguments":{"query":"caf\xc3\xa9 \\"id\\": null"}}}')
+        got = ask(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "brain_get", "arguments": {"slug": "notes/latin"}}}).encode())
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        sel.close()
+    assert latin["id"] == 2 and latin["error"]["code"] == -32700 and "UTF-8" in latin["error"]["message"]
+    for r in ids:
+        assert r["id"] is None and r["error"]["code"] == -32600 and "id" in r["error"]["message"], r
+    assert fine["id"] == 3 and "result" in fine and not fine["result"]["isError"]
+    assert got["result"]["isError"]  # nothing was written
+    assert b"Traceback" not in proc.stderr.read()
+
+
 def test_ctrl_c_stops_serve(fixture_db):
     import signal
 

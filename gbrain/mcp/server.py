@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import sys
 import threading
 import time
@@ -35,6 +36,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
+from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR
 from pydantic import Field
 
 try:  # the SDK's own path checks take `Q: open questions` for a Windows drive; gbrain's
@@ -521,6 +523,65 @@ def _request_id(errs: list[dict]) -> tuple[int | str | None, bool]:
     return rid, True
 
 
+#: an undecodable byte read with ``surrogateescape`` (U+DC80–U+DCFF): the line was not UTF-8
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+#: a top-level-looking ``"id":`` whose value is no string or integer (null, a fraction, true, an
+#: object); only a line it matches is loaded again to check that the key is the request's own
+_ODD_ID = re.compile(r'"id"\s*:\s*(?:null|true|false|[\[{]|-?\d+(?:\.|[eE]))')
+
+
+def line_problem(line: str) -> tuple[int, str, int | str | None] | None:
+    """The JSON-RPC error ``(code, message, id)`` for a line of stdin the SDK's parser would take
+    wrongly, or None. ``line`` was decoded as UTF-8 with ``surrogateescape``. Two cases: bytes that
+    are not UTF-8 (the SDK's own reader decodes them as U+FFFD, so a page written from such a
+    line would hold U+FFFD where the client meant another character): ``-32700`` with the
+    request's id when the rest of the line is JSON; and a request whose ``id`` is no string or
+    integer (the SDK reads it as a notification and never answers): ``-32600``, id null."""
+    if not line.isascii() and _NOT_UTF8.search(line):
+        rid, _ = _request_id([{"input": line}])
+        return PARSE_ERROR, "Parse error: the line is not valid UTF-8 (JSON-RPC messages are UTF-8)", rid
+    if _ODD_ID.search(line):
+        try:
+            raw = json.loads(line)
+        except (ValueError, RecursionError):
+            return None  # the SDK's parse error
+        if isinstance(raw, dict) and "method" in raw and "id" in raw:
+            rid = raw["id"]
+            if rid is None or isinstance(rid, bool) or not isinstance(rid, (int, str)):
+                return INVALID_REQUEST, "Invalid Request: a request's id must be a string or an integer", None
+    return None
+
+
+class _Unowned(io.TextIOWrapper):
+    """A text layer whose close leaves the byte stream under it (``sys.stdin.buffer``) open."""
+
+    def close(self) -> None:
+        try:
+            self.detach()
+        except ValueError:
+            pass
+
+
+class _CheckedLines:
+    """Stdin for the SDK's stdio transport: UTF-8 lines read with ``surrogateescape`` (the SDK's
+    reader uses ``replace``), each checked by :func:`line_problem`; a line with a problem is
+    answered through ``reply`` (set once the transport's write stream exists) and not handed on."""
+
+    def __init__(self) -> None:
+        self.file = anyio.wrap_file(_Unowned(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape", newline=None))
+        self.ready = anyio.Event()
+        self.reply: Callable[[int, str, Any], Any] | None = None
+
+    async def __aiter__(self):
+        await self.ready.wait()
+        async for line in self.file:
+            problem = line_problem(line)
+            if problem is None:
+                yield line
+            else:
+                await self.reply(*problem)  # type: ignore[misc]
+
+
 def _client_gone(e: BaseException) -> bool:
     """True when ``e`` (an exception group too) says only that the client's end of stdout is
     closed: a broken pipe or a reset connection, or anyio's closed/broken stream."""
@@ -540,16 +601,27 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
     import mcp_types as types
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
-    from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+    from mcp_types.jsonrpc import ErrorData, JSONRPCError
 
     low = server._lowlevel_server
-    async with stdio_server() as (read, write):
+    lines = _CheckedLines()
+    async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+
+        async def reply(code: int, what: str, rid: Any) -> None:
+            await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=what))))
+
+        lines.reply = reply
+        lines.ready.set()
         send, recv = anyio.create_memory_object_stream(0)
         out_send, out_recv = anyio.create_memory_object_stream(0)
         firsts: list[Any] = []
         # the lines the SDK's reader would make of those bytes (UTF-8 with replacement,
         # universal newlines: a lone CR ends a line too), each validated as it does
-        for text in io.StringIO(first_line.decode("utf-8", "replace"), newline=None).readlines():
+        for text in io.StringIO(first_line.decode("utf-8", "surrogateescape"), newline=None).readlines():
+            problem = line_problem(text)
+            if problem is not None:
+                firsts.append(problem)
+                continue
             try:
                 firsts.append(SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False)))
             except Exception as exc:
@@ -557,6 +629,9 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
         answered_id = getattr(getattr(firsts[0], "message", None), "id", None) if answered and firsts else None
 
         async def deliver(item: Any) -> None:
+            if isinstance(item, tuple):  # line_problem's answer for a first line
+                await reply(*item)
+                return
             if isinstance(item, Exception):
                 errs = getattr(item, "errors", lambda: [])()
                 bad_json = any(e.get("type") == "json_invalid" for e in errs)
@@ -564,7 +639,7 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
                 rid, loaded = _request_id(errs)
                 if bad_json and loaded:  # Python reads it, the SDK's parser does not: a lone surrogate
                     what = "Parse error: a string in the line is not valid Unicode (a lone surrogate)"
-                await write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=what))))
+                await reply(code, what, rid)
                 return
             await send.send(item)
 
