@@ -621,3 +621,38 @@ def test_embed_takes_a_limit_of_pages_and_says_how_many_are_left(db_path):
 
     with pytest.raises(BadInput):
         ops.check_args(ops.REGISTRY["embed"], {"limit": -1})
+
+
+def test_a_call_cancelled_while_it_waits_for_the_brain_does_not_run(fixture_db):
+    """A write queued behind another call (the server runs one at a time) and cancelled by the
+    client before its turn (`notifications/cancelled`) is not run when the turn comes: the client
+    was told nothing and gave it up (a trial: a brain_put cancelled behind a whole-brain lint
+    was written after the lint, with a version in the history)."""
+    from gbrain.core.brain import Brain
+    from gbrain.mcp import server as mcp_server
+
+    server, host = mcp_server.build_server(str(fixture_db))
+    put = mcp_server._make_tool(ops.REGISTRY["put"], host)
+    before = Brain.open(fixture_db)
+    text = before.get_text("people/ana-lima")
+    before.close()
+
+    async def main():
+        host._lock.acquire()  # another call is running
+        try:
+            with anyio.move_on_after(0.3):  # the client cancels while the put waits
+                await put.fn({"slug": "people/ana-lima", "content": "---\ntitle: Gone\n---\nshould not land\n"}, None)
+        finally:
+            host._lock.release()
+        for _ in range(200):  # the abandoned thread takes its turn now
+            if not host.busy:
+                break
+            await anyio.sleep(0.02)
+        return host.busy
+
+    try:
+        assert anyio.run(main) == 0
+    finally:
+        host.close()
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("people/ana-lima") == text

@@ -221,12 +221,14 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
             return error_result(BadInput(f"{o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{hint}"))
         host.running.add(cancel)
         try:
+            # each checks `cancel` first: a call the client gave up while it waited for its turn
+            # (behind the lock) is not run when the turn comes
             if o.db == "none" or o.own_connection:
                 # e.g. brain_embed for minutes: its own connection (WAL lets the others read,
                 # and its writes come in short transactions), not the shared lock
-                fn = lambda: ops.run_tool(o.name, arguments, ctx)  # noqa: E731
+                fn = lambda: (ctx.check_cancel(), ops.run_tool(o.name, arguments, ctx))[1]  # noqa: E731
             else:
-                fn = lambda: host.call(lambda b: ops.run_tool(o.name, arguments, ctx, brain=b))  # noqa: E731
+                fn = lambda: host.call(lambda b: (ctx.check_cancel(), ops.run_tool(o.name, arguments, ctx, brain=b))[1])  # noqa: E731
             try:
                 # abandon on cancel: the request ends at once; the work sees ``cancel`` at its
                 # next check (embed: after each batch) and stops, keeping what it committed
