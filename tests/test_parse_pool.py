@@ -1,7 +1,9 @@
 """The import's parse pool (``gbrain/sync/parallel.py``) gives every derived view exactly as
 parsing in the importing process does: the same tree imported with the pool forced on (two
 forkserver workers, from the second page) and with it off gives equal ``derived_snapshot``s and
-the same report."""
+the same report. And the pool's own machinery: the worker handler
+does not wake for every chunk of results, the workers inherit the parser from the forkserver."""
+import os
 import shutil
 
 import pytest
@@ -74,3 +76,81 @@ def test_pool_on_and_off_give_the_same_derived_views(tmp_path, monkeypatch):
     for k in ("counts", "links", "problems"):
         if k in rep_off:
             assert rep_on[k] == rep_off[k], k
+
+
+def jobs(n):
+    return [(f"p{i}.md", f"# Page {i}\n\nSee [[p{i + 1}]] and #t{i % 7}.\n", "rule") for i in range(n)]
+
+
+def titles(pages):
+    return [p.title for p in pages]
+
+
+def test_the_worker_handler_does_not_wake_for_every_chunk(monkeypatch):
+    """multiprocessing's Pool also waits on its result pipe in the thread that keeps the workers:
+    each chunk of pages arriving woke it (and it spun until the result thread had read the
+    chunk), ~0.25 CPU-s of the importing process on the 7,471-page brain."""
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    wakes = []
+    import multiprocessing.pool
+
+    real = multiprocessing.pool.Pool._maintain_pool  # (the thread runs Pool._handle_workers: Pool's)
+
+    def counted(*a, **kw):
+        wakes.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "_maintain_pool", staticmethod(counted))
+    n = 16 * 8 * 2  # 16 pages a chunk: 16 chunks per worker
+    monkeypatch.setattr(parallel, "chunk_size", lambda jobs, workers: 16)
+    with parallel.PageParser(workers=2) as pp:
+        assert len(list(pp.parse(jobs(n)))) == n
+        before = len(wakes)
+        assert len(list(pp.parse(jobs(n)))) == n
+        during = len(wakes) - before
+    assert during < 4, during  # was one or more per chunk of results (32 chunks)
+
+
+PROBE = """
+import os, sys
+from gbrain.sync import parallel
+def loaded_in(_):
+    return os.getpid(), parallel._LOADED_IN, "gbrain.entry" in sys.modules
+"""
+
+CHILD = """
+import probe
+from gbrain.sync import parallel
+parallel.PARALLEL_MIN = 2
+if __name__ == "__main__":
+    with parallel.PageParser(workers=2) as pp:
+        pp.parse([(f"p{i}.md", f"# P{i}\\n", "rule") for i in range(300)])
+        print(pp.pool.map(probe.loaded_in, range(8)))
+"""
+
+
+@pytest.mark.parametrize("as_script", [False, True])
+def test_workers_inherit_the_parser_from_the_forkserver(tmp_path, as_script):
+    """The forkserver imports the parser (``set_forkserver_preload``): a worker starts with it
+    (the module was loaded in another process, the forkserver), not importing it again; run from
+    a script (as the ``gbrain`` console script runs), gbrain.entry too, which each worker would
+    otherwise import running the script again. A new process: the forkserver starts with it."""
+    import ast
+    import subprocess
+    import sys
+
+    (tmp_path / "probe.py").write_text(PROBE)
+    script = tmp_path / "main.py"
+    script.write_text(CHILD)
+    argv = [sys.executable, str(script)] if as_script else [sys.executable, "-c", CHILD]
+    from pathlib import Path
+
+    import gbrain
+
+    checkout = Path(gbrain.__file__).resolve().parent.parent  # the gbrain under test, first
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(checkout)]))
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    seen = ast.literal_eval(r.stdout.strip().splitlines()[-1])
+    assert all(pid != loaded for pid, loaded, _ in seen), seen
+    assert all(entry == as_script for *_, entry in seen), seen

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import gc
 import multiprocessing as mp
+import multiprocessing.pool
 import os
+import sys
 import threading
 from contextlib import contextmanager
 from typing import Iterable, Iterator
@@ -15,6 +17,7 @@ from typing import Iterable, Iterator
 from ..page.markdown import Page, parse_page
 
 PARALLEL_MIN = 200  # use worker processes from this many pages
+_LOADED_IN = os.getpid()  #: the process that imported this module (a pool worker: its forkserver)
 GC_YOUNG = 100_000  #: objects allocated between young-generation collections while parsing in bulk
 
 
@@ -74,6 +77,38 @@ def _workers_can_start() -> bool:
     return os.path.isfile(path if os.path.isabs(path) else os.path.join(process.ORIGINAL_DIR or os.getcwd(), path))
 
 
+class _Pool(multiprocessing.pool.Pool):
+    """A process pool whose worker-keeping thread wakes only when a worker ends or the pool's
+    state changes. ``multiprocessing.pool.Pool`` (3.8+) also has that thread wait on the result
+    pipe (``_get_sentinels``), so every chunk of pages a worker sends wakes it, and it loops
+    until the result thread has read the chunk: ~0.25 CPU-s of the importing process for the
+    7,471-page brain, and GIL hand-overs taken from the thread that writes. Workers ending are
+    still seen (their sentinels), as are close/terminate and the cache emptying (the change
+    notifier): what ``ThreadPool`` waits on."""
+
+    def _get_sentinels(self):
+        return [self._change_notifier._reader]
+
+
+def _preload() -> list[str]:
+    """Modules the forkserver imports once, for every worker it forks to inherit: the parser;
+    and, when ``__main__`` is a script (the ``gbrain`` console script), ``gbrain.entry``, which
+    that script imports: each worker runs the main script again (``spawn.prepare``; CPython's
+    own ``__main__`` preload never takes effect, its ``main_path`` key is not what
+    ``get_preparation_data`` gives), 0.15-0.18 CPU-s per worker, one import in the forkserver."""
+    main = sys.modules.get("__main__")
+    script = getattr(main, "__spec__", None) is None and getattr(main, "__file__", None)
+    return ["gbrain.sync.parallel"] + (["gbrain.entry"] if script else [])
+
+
+def chunk_size(jobs: int, workers: int) -> int:
+    """Pages per message to and from a worker: few, large messages (each costs the main process
+    a wake-up of the pool's result thread and a GIL hand-over: chunks of 16 pages cost 1.1 CPU-s
+    of the main process for the 7,471-page brain, of ~125 0.5-0.7), still ~8 chunks per worker
+    to share the work."""
+    return max(16, jobs // (8 * workers))
+
+
 class PageParser:
     """``with PageParser() as pp: for page in pp.parse(jobs)`` — jobs are ``(path, text, split)``;
     pages come back in job order. The pool starts on first need and ends with the ``with``."""
@@ -92,16 +127,17 @@ class PageParser:
             methods = mp.get_all_start_methods()
             ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
             try:
-                self.pool = ctx.Pool(self.workers, initializer=_worker_start)
+                if ctx.get_start_method() == "forkserver":
+                    # (the forkserver's preload is process-wide; it applies when the forkserver
+                    # starts, at the first pool of the process)
+                    ctx.set_forkserver_preload(_preload())
+                self.pool = _Pool(self.workers, initializer=_worker_start, context=ctx)
             except OSError:
                 # the pool cannot start (its forkserver's Unix socket path under a long $TMPDIR
                 # is over 108 bytes: "AF_UNIX path too long"): parse in this process instead
                 self.workers = 1
                 return map(_parse_job, jobs)
-        # few, large messages: each one costs the main process a wake-up of the pool's result
-        # thread and a GIL hand-over (chunks of 16 pages: 1.1 CPU-s of the main process for
-        # the 7,471-page brain; of ~125: 0.5-0.7), still ~8 chunks per worker to share the work
-        return self.pool.imap(_parse_job, jobs, chunksize=max(16, len(jobs) // (8 * self.workers)))
+        return self.pool.imap(_parse_job, jobs, chunksize=chunk_size(len(jobs), self.workers))
 
     def __enter__(self) -> "PageParser":
         return self
