@@ -420,7 +420,7 @@ def test_unknown_resource_and_prompt_through_the_sdk(fixture_db):
     async def main():
         errs = []
         async with connect(fixture_db) as c:
-            for coro in (c.get_prompt("nope", {}), c.read_resource("brain://index?cursor=garbage")):
+            for coro in (c.get_prompt("nope", {}), c.read_resource("brain://index?cursor=garbage"), c.get_prompt("brain_briefing", {"since": "someday"})):
                 try:
                     await coro
                 except MCPError as e:
@@ -428,7 +428,10 @@ def test_unknown_resource_and_prompt_through_the_sdk(fixture_db):
         return errs
 
     errs = anyio.run(main)
-    assert len(errs) == 2 and errs[0].error.code == -32602 and "cursor" in str(errs[1])
+    assert len(errs) == 3 and errs[0].error.code == -32602 and "cursor" in str(errs[1])
+    # said once, as the resource's, and the prompt's argument by its own name (no CLI --flag)
+    assert str(errs[1]).count("brain://index") == 2 and "tool" not in str(errs[1]) and "`next`" in str(errs[1]), str(errs[1])
+    assert errs[2].error.code == -32602 and "--since" not in str(errs[2]) and "since must be a span" in str(errs[2]), str(errs[2])
 
 
 #: where the TypeScript SDK is installed for the test (npm, once per machine; CI installs it too)

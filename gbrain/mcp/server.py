@@ -281,8 +281,8 @@ def _index(b: Brain, cursor: str | None = None) -> str:
     key = SimpleNamespace(name="index", tool_name="brain://index")
     try:
         offset = ops.decode_cursor(key, {}, cursor)  # type: ignore[arg-type]
-    except GBrainError as e:
-        raise BadInput(f"brain://index: {e}") from e
+    except GBrainError as e:  # its text names a tool: say it as the resource's
+        raise BadInput("brain://index: `cursor` is not one this resource gave in a page's `next` URI; start again from brain://index") from e
     total = b.conn.execute("SELECT count(*) FROM pages").fetchone()[0]
     by_type: dict[str, list[str]] = {}
     rows = b.conn.execute("SELECT slug, type FROM pages ORDER BY type, slug LIMIT ? OFFSET ?", (INDEX_PAGE, offset)).fetchall()
@@ -349,8 +349,8 @@ def briefing_text(b: Brain, since: str, focus: str = "") -> str:
     :data:`BRIEFING_RECENT`; pages an import wrote last only counted), the last ingests, open
     conflicts and the brain's counts."""
     # neither conflict copies nor earlier briefings are news (skills/briefing, step 1.1); only the
-    # pages shown are read, the rest counted ("--since": the name list's errors gave it)
-    recent, updated, imported = b.recent_news(ops._since(since, "--since"), BRIEFING_RECENT)
+    # pages shown are read, the rest counted (errors name `since`, the prompt's argument)
+    recent, updated, imported = b.recent_news(ops._since(since, "since"), BRIEFING_RECENT)
     conflicts = ops.run("conflicts", {}, brain=b)
     ingests = b.conn.execute("SELECT timestamp, source_type, source_ref, summary FROM ingest_log ORDER BY id DESC LIMIT ?", (BRIEFING_INGESTS,)).fetchall()
     logged = b.conn.execute("SELECT count(*) FROM ingest_log").fetchone()[0] if len(ingests) == BRIEFING_INGESTS else len(ingests)
