@@ -84,3 +84,25 @@ def test_the_rank_depth_is_within_what_search_and_query_rank_alike():
 
     assert RANK_DEPTH <= RERANK and RANK_DEPTH <= CANDIDATES
     assert ops.find("search").rank_depth == ops.find("query").rank_depth == RANK_DEPTH
+
+
+def test_the_last_page_of_a_ranking_cut_at_its_depth_says_so(ranked_brain):
+    """An agent following next_cursor to its end cannot tell the brain's last match from the
+    ranking's depth unless the result says so (a trial: 100 of "battery"'s hits on a 2,000-page
+    brain, next_cursor null and nothing more): the last page of a ranking that reached the depth
+    has a `note` naming it and how to get more; the pages before it, and a ranking that ended
+    before the depth, have none."""
+    ctx = ops.Context(surface="mcp", on_warning=lambda _m: None)
+
+    def pages(args: dict) -> list[dict]:
+        out = [ops.run_tool("search", args, ctx, brain=b)]
+        while out[-1]["next_cursor"]:
+            out.append(ops.run_tool("search", {**args, "cursor": out[-1]["next_cursor"]}, ctx, brain=b))
+        return out
+
+    with Brain.open(ranked_brain) as b:
+        deep = pages({"query": "meeting", "limit": 60})
+        short = pages({"query": "meeting", "limit": 5, "type": "person"})
+    assert sum(len(p["items"]) for p in deep) == RANK_DEPTH and len(deep) == 2
+    assert "note" not in deep[0] and f"best {RANK_DEPTH} hits" in deep[-1]["note"] and "`limit`" in deep[-1]["note"] and "--" not in deep[-1]["note"]
+    assert 0 < sum(len(p["items"]) for p in short) < RANK_DEPTH and not any("note" in p for p in short)

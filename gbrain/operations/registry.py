@@ -818,7 +818,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
 
     Lists come back as ``{"items": [...]}``; a paged operation (``Operation.page``) returns one
     page — its ``limit`` (or ``page_size``) items, cut further to :data:`PAGE_CHARS` of JSON — and
-    ``next_cursor`` (None on the last page). ``tool_defaults`` fill arguments not given."""
+    ``next_cursor`` (None on the last page; the last page of a ranking that reached its
+    ``rank_depth`` has a ``note`` saying more pages may match). ``tool_defaults`` fill arguments not given."""
     o = find(name)
     ctx = ctx or Context(surface="mcp")
     args = dict(args) if isinstance(args, dict) else args
@@ -836,6 +837,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     a = check_args(o, args)
     key_args = {k: v for k, v in a.items() if v is not None}
     offset = decode_cursor(o, key_args, cursor)
+    ranked = 0  # the depth of the ranking the pages are cut from (search, query)
     if o.page == "limit" and o.rank_depth:
         # one ranking for every page: within rank_depth a shorter ranking is the start of a
         # longer one, so each page asks only for what it shows (+1: is there more); a limit
@@ -843,6 +845,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         want = a.get("limit") or o.page_size
         depth = max(o.rank_depth, want)
         result = run(name, dict(a, limit=min(depth, offset + want + 1) if depth == o.rank_depth else depth), ctx, brain)
+        ranked = depth
     elif o.page == "limit":
         want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
         fetch = dict(a, limit=offset + want + 1 if want else 0)
@@ -861,9 +864,12 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
             break
     more = offset + len(page) < len(items)
     nxt = encode_cursor(o, key_args, offset + len(page)) if more else None
+    # the last page of a ranking that reached its depth: more pages may match than it ranked
+    cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
+                             "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
     if o.page_key:
-        return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt}
-    return {"items": page, "next_cursor": nxt}
+        return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt, **({} if "note" in result else cut)}
+    return {"items": page, "next_cursor": nxt, **cut}
 
 
 def tools_json() -> list[dict]:
