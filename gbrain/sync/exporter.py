@@ -427,7 +427,9 @@ def _case_clashes(brain: Brain, root: Path) -> None:
     from ..page.slugs import portability_problems, shown
 
     paths = [r[0] for r in brain.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")]
-    clashes = [pr["paths"] for pr in portability_problems(paths) if pr["kind"] == "case"]
+    # windows_of=set(): only the case groups are wanted here; the Windows-name check of every
+    # path (~10 ms on obsidian-hub's 6,572, four fifths of the call) would be thrown away
+    clashes = [pr["paths"] for pr in portability_problems(paths, windows_of=set()) if pr["kind"] == "case"]
     if not clashes or not folds_case(root):
         return
     names = "; ".join(" and ".join(shown(p) for p in group) for group in clashes[:5]) + (f"; and {len(clashes) - 5:,} more" if len(clashes) > 5 else "")
