@@ -64,8 +64,6 @@ def _workers_can_start() -> bool:
     main module by name, else runs the main script's file again. A script read on standard input
     (``python -``: ``<stdin>``) or one whose file is gone has neither; each worker then dies at
     start and ``multiprocessing.Pool`` starts another, forever (a hang at a full core)."""
-    import sys
-
     main = sys.modules.get("__main__")
     if getattr(getattr(main, "__spec__", None), "name", None):
         return True
