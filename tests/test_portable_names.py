@@ -136,6 +136,25 @@ def test_export_into_a_folder_that_ignores_case_refuses_names_it_would_merge(tmp
     assert r.returncode == 0, r.stderr
 
 
+def test_export_into_a_folder_that_ignores_case_refuses_one_folder_spelled_two_ways(tmp_path, db_path, monkeypatch):
+    """`People/ana.md` and `people/bob.md` are no file clash, but in a folder that ignores case
+    they are one folder: export wrote `People/`, then `people/bob.md` landed in it, and the
+    check reported `people/bob.md` missing and `People/bob.md` extra (and a re-import would move
+    the page). Export now refuses before writing anything, as for names of files (exit 2), naming
+    the folder's spellings."""
+    from gbrain.sync import exporter
+
+    write_tree(tmp_path / "v", {"People/ana.md": "# Ana\n", "people/bob.md": "# Bob\n", "notes/x.md": "# X\n"})
+    assert cli("import", str(tmp_path / "v"), "--db", str(db_path)).returncode == 0
+    monkeypatch.setattr(exporter, "folds_case", lambda root: True)
+    out = tmp_path / "out"
+    r = cli("export", "--dir", str(out), "--db", str(db_path), "--json")
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    err = json.loads(r.stdout)["error"]
+    assert "ignores letter case" in err and "People/ and people/" in err and "nothing was written" in err, err
+    assert not out.exists() or list(out.rglob("*")) == []
+
+
 def test_a_link_written_with_backslashes_is_reported_with_the_page_it_meant(tmp_path, db_path):
     """A note written on Windows links `[Ana](people\\ana.md)`: no page has that name (a link's
     folders are separated by '/', in Obsidian and on GitHub too), and lint said "create the page

@@ -421,19 +421,23 @@ def folds_case(root: Path) -> bool:
 def _case_clashes(brain: Brain, root: Path) -> None:
     """Refuse (:class:`BadInput`, nothing written) an export into a folder that ignores letter
     case (:func:`folds_case`) of a brain holding paths that are one name there
-    (:func:`gbrain.page.slugs.portability_problems`, kind ``case``): one file of each group would
-    take the other's place. The folder is probed only when the brain holds such names."""
+    (:func:`gbrain.page.slugs.portability_problems`, kind ``case``: one file of each group would
+    take the other's place) or a folder spelled two ways (kind ``folder_case``: their files
+    would meet under one spelling, unlike the brain's paths). The folder is probed only when the brain holds such names."""
     from ..errors import BadInput
     from ..page.slugs import portability_problems, shown
 
     paths = [r[0] for r in brain.conn.execute("SELECT path FROM pages UNION ALL SELECT path FROM files")]
     # windows_of=set(): only the case groups are wanted here; the Windows-name check of every
     # path (~10 ms on obsidian-hub's 6,572, four fifths of the call) would be thrown away
-    clashes = [pr["paths"] for pr in portability_problems(paths, windows_of=set()) if pr["kind"] == "case"]
+    # a folder spelled two ways (People/, people/) is one folder there: its files meet, and the
+    # check (and a re-import) reads them under one spelling
+    clashes = [pr["paths"] if pr["kind"] == "case" else [f"{p}/" for p in pr["paths"]]
+               for pr in portability_problems(paths, windows_of=set()) if pr["kind"] in ("case", "folder_case")]
     if not clashes or not folds_case(root):
         return
     names = "; ".join(" and ".join(shown(p) for p in group) for group in clashes[:5]) + (f"; and {len(clashes) - 5:,} more" if len(clashes) > 5 else "")
-    raise BadInput(f"{root} ignores letter case (and Unicode form), and {len(clashes):,} group(s) of the brain's files are one name there: {names}; "
+    raise BadInput(f"{root} ignores letter case (and Unicode form), and {len(clashes):,} group(s) of the brain's files or folders are one name there: {names}; "
                    "export would write one file of each; nothing was written. Rename all but one of each "
                    "(`gbrain lint --check portable_names` lists them, with how), or export into a folder on a case-sensitive file system")
 
