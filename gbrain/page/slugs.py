@@ -148,7 +148,9 @@ def slug_for_path(path: str) -> str:
 
 
 def slug_key(slug: str) -> str:
-    """Case-insensitive lookup key of a slug."""
+    """Case-insensitive lookup key of a slug, or of any relative path or file name: NFC and
+    casefolded, so two names with one key are one name on a file system blind to letter case
+    and Unicode form (macOS's, Windows')."""
     return nfc(slug).casefold()
 
 
@@ -283,7 +285,7 @@ def portability_problems(paths: Iterable[str], windows_of: "set[str] | None" = N
     windows = []
     dirs = set()
     for p in paths:
-        files.setdefault(nfc(p).casefold(), []).append(p)
+        files.setdefault(slug_key(p), []).append(p)
         dirs.add(p.rpartition("/")[0])
         if windows_of is None or p in windows_of:
             why = windows_path_problem(p)
@@ -293,7 +295,7 @@ def portability_problems(paths: Iterable[str], windows_of: "set[str] | None" = N
     for d in dirs:  # each folder spelling once (a brain has far fewer folders than files)
         while d and d not in seen:
             seen.add(d)
-            folders.setdefault(nfc(d).casefold(), set()).add(d)
+            folders.setdefault(slug_key(d), set()).add(d)
             d = d.rpartition("/")[0]
     out = []
     for group in files.values():

@@ -1890,8 +1890,8 @@ class SyncEngine:
             return None
         if name in names:
             return None
-        key = nfc(name).casefold()
-        hit = next((n for n in names if nfc(n).casefold() == key), None)
+        key = slug_key(name)
+        hit = next((n for n in names if slug_key(n) == key), None)
         return None if hit is None else (f"{d}/{hit}" if d else hit)
 
     def _stat_is(self, p: str, f: DiskFile | None) -> bool:
