@@ -154,3 +154,38 @@ def test_workers_inherit_the_parser_from_the_forkserver(tmp_path, as_script):
     seen = ast.literal_eval(r.stdout.strip().splitlines()[-1])
     assert all(pid != loaded for pid, loaded, _ in seen), seen
     assert all(entry == as_script for *_, entry in seen), seen
+
+
+def test_pool_size_follows_the_cpus_this_process_may_use_and_the_setting(monkeypatch, capsys):
+    """The pool had min(4, os.cpu_count()) workers: a process pinned to one core (`taskset -c 0`,
+    a container's cpuset) still started two or more workers on it, pure overhead (~0.3 s to
+    start, the pages pickled both ways), and nobody could limit it on a shared machine. Now the
+    cores this process may run on count (``os.sched_getaffinity``), and ``GBRAIN_PARSE_WORKERS``
+    (0 or 1: parse in this process) wins over both; a value that is not a whole number ≥ 0 is
+    ignored with a warning on stderr."""
+    monkeypatch.delenv("GBRAIN_PARSE_WORKERS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    if hasattr(os, "sched_getaffinity"):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+        assert parallel.PageParser().workers == 1
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+        assert parallel.PageParser().workers == 3
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)))
+    assert parallel.PageParser().workers == 4
+    monkeypatch.setenv("GBRAIN_PARSE_WORKERS", "1")
+    pp = parallel.PageParser()
+    assert pp.workers == 1
+    jobs = [(f"p{i}.md", f"# P{i}\n", "rule") for i in range(parallel.PARALLEL_MIN + 5)]
+    monkeypatch.setattr(parallel, "_Pool", None)  # starting a pool would fail
+    assert [p.title for p in pp.parse(jobs)] == [f"P{i}" for i in range(len(jobs))] and pp.pool is None
+    monkeypatch.setenv("GBRAIN_PARSE_WORKERS", "0")
+    assert parallel.PageParser().workers == 1
+    monkeypatch.setenv("GBRAIN_PARSE_WORKERS", "6")
+    assert parallel.PageParser().workers == 6
+    for bad in ("two", "-1", "1.5"):
+        monkeypatch.setenv("GBRAIN_PARSE_WORKERS", bad)
+        assert parallel.PageParser().workers == 4, bad
+        assert f"GBRAIN_PARSE_WORKERS={bad!r}" in capsys.readouterr().err
+    parallel.PageParser()
+    assert capsys.readouterr().err == ""  # once per value
+    assert parallel.PageParser(workers=2).workers == 2  # an explicit count (tests) wins

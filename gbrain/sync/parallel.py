@@ -107,12 +107,40 @@ def chunk_size(jobs: int, workers: int) -> int:
     return max(16, jobs // (8 * workers))
 
 
+MAX_WORKERS = 4  #: the pool's size at most, unless ``GBRAIN_PARSE_WORKERS`` says more
+_warned_setting: set[str] = set()  # GBRAIN_PARSE_WORKERS values already warned about
+
+
+def usable_cpus() -> int:
+    """How many cores this process may run on: its CPU affinity (``taskset``, a container's
+    cpuset), else ``os.cpu_count()``; at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def default_workers() -> int:
+    """The parse pool's size: ``GBRAIN_PARSE_WORKERS`` when set to a whole number ≥ 0 (0 and 1:
+    parse in the importing process, no pool), else ``min(MAX_WORKERS, usable_cpus())``. A value
+    that is not such a number is ignored, with one warning on stderr."""
+    raw = os.environ.get("GBRAIN_PARSE_WORKERS", "").strip()
+    if raw:
+        if raw.isdigit():
+            return max(1, int(raw))
+        if raw not in _warned_setting:
+            _warned_setting.add(raw)
+            print(f"warning: GBRAIN_PARSE_WORKERS={raw!r} is not a whole number of workers (0 or 1: no pool); ignored", file=sys.stderr)
+    return min(MAX_WORKERS, usable_cpus())
+
+
 class PageParser:
     """``with PageParser() as pp: for page in pp.parse(jobs)`` — jobs are ``(path, text, split)``;
-    pages come back in job order. The pool starts on first need and ends with the ``with``."""
+    pages come back in job order. The pool starts on first need and ends with the ``with``;
+    ``workers``: its size (None: :func:`default_workers`; under 2, no pool)."""
 
     def __init__(self, workers: int | None = None):
-        self.workers = workers or min(4, os.cpu_count() or 1)
+        self.workers = workers or default_workers()
         self.pool = None
 
     def parse(self, jobs: list[tuple[str, str, str]]) -> Iterator[Page]:
