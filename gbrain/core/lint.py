@@ -82,7 +82,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, parse_page, split_lines, to_lf
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, has_placeholder, parse_page, split_lines, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
 CHECKS = (
@@ -259,6 +259,9 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     ).fetchall()
     if only is not None:  # before the suggestions: the first SUGGEST_LIMIT get them, make them the selected pages'
         rows = [r for r in rows if r["slug"] in only]
+    # a template's `[[<% tp.date.now("YYYY-MM-DD", -1) %>]]` / `[[{{date}}]]` names the note of
+    # the day it runs: no page to create or link to fix
+    rows = [r for r in rows if not has_placeholder(r["target"])]
     out = []
     ids = []
     slugs: list[str] | None = None
@@ -774,7 +777,7 @@ def _duplicate_titles(brain) -> list[dict]:
     rows = brain.conn.execute("SELECT title_key, MIN(title) AS title, GROUP_CONCAT(slug, char(10)) AS slugs FROM pages WHERE title_key != '' GROUP BY title_key HAVING COUNT(*) > 1 ORDER BY title_key")
     for r in rows:
         slugs = sorted(x for x in r["slugs"].split("\n") if not is_copy(x))  # a conflict copy: the conflicts check's
-        if len(slugs) < 2:
+        if len(slugs) < 2 or has_placeholder(r["title"]):  # templates' `# {{title}}`: the name of the note each will make
             continue
         out.append(
             {

@@ -80,6 +80,18 @@ ATTACHMENT_EXTS = frozenset(
 )
 
 
+#: a template's placeholder: a Templater tag (``<% tp.date.now("YYYY-MM-DD") %>``, ``<%* … %>``)
+#: or a core-template / Periodic Notes variable (``{{date}}``, ``{{title}}``, ``{{date:YYYY-MM-DD}}``)
+_PLACEHOLDER_RE = re.compile(r"<%.*?%>|\{\{[^{}\n]*\}\}", re.S)
+
+
+def has_placeholder(text: str) -> bool:
+    """Whether ``text`` (a link target, a title) holds a template placeholder (:data:`_PLACEHOLDER_RE`):
+    the name a template gives the note it makes, which no note of the vault can be meant to have.
+    Lint leaves such names out of its dead links and duplicate titles."""
+    return ("<%" in text or "{{" in text) and _PLACEHOLDER_RE.search(text) is not None
+
+
 class _SafeYAML:
     """ruamel's safe loaders (YAML 1.2): the C loader first, then the pure-Python loader, which
     also reads what libyaml rejects but Obsidian accepts, such as
