@@ -408,7 +408,7 @@ def test_tag_key(tag, key):
 @pytest.mark.engine_free
 def test_fix_safe_text_edit_shapes_and_dedupe_fallback(tmp_path):
     pages = dict(CLEAN)
-    pages["people/comma.md"] = "---\ntitle: Comma\ntags: founder, YC Alum  # from crm\n---\n\nx\n"
+    pages["people/comma.md"] = "---\ntitle: Comma\ntags: founder, YC_Alum  # from crm\n---\n\nx\n"
     pages["people/both.md"] = "---\ntitle: Both\ntags: [yc-alum, yc_alum, ai]\n---\n\ny\n"
     db = build(tmp_path, pages)
     r = lint(db, fix_safe=True, check="tag_duplicates")
@@ -526,7 +526,7 @@ def test_a_path_link_found_only_by_a_title_is_a_dead_link_with_the_guess(tmp_pat
     assert r["counts"]["dead_links"] == 3 and r["ok"] is False
 
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from gbrain.core.lint import rename_tags_text  # noqa: E402
@@ -542,6 +542,9 @@ def test_rename_tags_text_changes_only_tag_tokens(tags, shape, extra):
     """The text edit renames exactly the tag tokens: parsed tags are the mapped list (before the
     dedupe that _fix_tags checks separately) and every line outside the tags value is unchanged."""
     rename = {"YC Alum": "yc-alum", "yc_alum": "yc-alum", "Founder": "founder", "Deep Tech": "deep-tech"}
+    # a tags string is split at blanks too (Obsidian's reading: a tag holds none), so a
+    # two-word item is a tag of a list only
+    assume(shape != "comma" or not any(" " in t for t in tags))
     if shape == "flow":
         tv = "tags: [" + ", ".join(tags) + "]\n"
     elif shape == "block":

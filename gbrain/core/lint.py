@@ -82,7 +82,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, has_placeholder, parse_page, split_lines, to_lf
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, has_placeholder, parse_page, split_lines, tag_items, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
 CHECKS = (
@@ -250,6 +250,24 @@ def _names_stored_file(conn, slug: str, target: str) -> bool:
     return bool(cands) and conn.execute(f"SELECT 1 FROM files WHERE path IN ({','.join('?' * len(cands))})", cands).fetchone() is not None
 
 
+def _stored_file_names(conn) -> tuple[set[str], set[str]]:
+    """The brain's stored files (not pages) as ``(paths, names)``, each NFC and casefolded."""
+    paths = {nfc(p).casefold() for (p,) in conn.execute("SELECT path FROM files")}
+    return paths, {posixpath.basename(p) for p in paths}
+
+
+def _wiki_names_file(files: tuple[set[str], set[str]], slug: str, target: str) -> bool:
+    """Whether wiki link ``target`` (written in page ``slug``) names a stored file of
+    ``files`` (:func:`_stored_file_names`) as Obsidian finds one, ignoring case: relative to the
+    page, from the root, a path ending in it, or (a bare name) a file of that name anywhere."""
+    paths, names = files
+    key = nfc(target.strip()).casefold()
+    root = posixpath.normpath(key.lstrip("/"))
+    rel = posixpath.normpath(posixpath.join(posixpath.dirname(slug.casefold()), key))
+    return (rel in paths or root in paths or ("/" not in key.strip("/") and key in names)
+            or any(p.endswith("/" + root) for p in paths))
+
+
 def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     from ..page.links import SqlIndex
 
@@ -271,6 +289,12 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     if any(r["kind"] == "markdown" for r in rows):  # a markdown link to a file the brain holds (Other.markdown, notes.txt) is no dead page link
         stored = {(r["slug"], r["target"]) for r in rows if r["kind"] == "markdown" and _names_stored_file(brain.conn, r["slug"], r["target"])}
         rows = [r for r in rows if (r["slug"], r["target"]) not in stored]
+    # a wiki link or embed naming, with its extension, a file the brain holds that is not a page
+    # (a legacy drawing `Old.excalidraw`, `[[notes.markdown]]`), as Obsidian opens it
+    named = [r for r in rows if r["kind"] != "markdown" and "." in posixpath.basename(r["target"].strip())]
+    if named:
+        files = _stored_file_names(brain.conn)
+        rows = [r for r in rows if r["kind"] == "markdown" or not _wiki_names_file(files, r["slug"], r["target"])]
     for i, r in enumerate(rows):
         sugg: list[str] = []
         if i < SUGGEST_LIMIT:
@@ -967,7 +991,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
             n_items = 0
             for k in TAG_KEYS:
                 raw = after.frontmatter.get(k)
-                n_items += 0 if raw is None else len(raw) if isinstance(raw, list) else len([x for x in str(raw).split(",") if x.strip()])
+                n_items += 0 if raw is None else len(raw) if isinstance(raw, list) else len(tag_items(raw))
             return after.tags == new and n_items == len(new) and not after.frontmatter_error and others(after.frontmatter) == others(page.frontmatter) and after.body == page.body
 
         text = rename_tags_text(page, rename)

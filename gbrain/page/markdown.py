@@ -73,10 +73,13 @@ SENTENCE_END_PATTERN = r"(?<=[.!?])\s+|\n(?=[ \t]*\|)|(?<=\|)[ \t]*\n"
 #: engine skip to the next white space instead of trying each branch at every position, ~40%
 #: faster; ``tests/test_parse_speedups.py`` compares it with the plain pattern)
 _SENTENCE_END_RE = re.compile(r"(?=\s)(?:" + SENTENCE_END_PATTERN + ")")
-#: wiki/markdown targets with these extensions point at attachments, not pages
+#: wiki/markdown targets with these extensions point at attachments, not pages. Not
+#: ``excalidraw``: ``[[Sketch.excalidraw]]`` names the Excalidraw plugin's drawing note
+#: ``Sketch.excalidraw.md`` (a page, as Obsidian resolves it); a legacy drawing stored as a
+#: plain ``Sketch.excalidraw`` file is a file such a link names (lint's dead_links says so)
 ATTACHMENT_EXTS = frozenset(
     "png jpg jpeg gif svg webp bmp avif ico pdf canvas mp3 mp4 m4a wav ogg webm mov mkv flac "
-    "zip gz tar csv json txt html htm xml yml yaml py js ts css base excalidraw".split()
+    "zip gz tar csv json txt html htm xml yml yaml py js ts css base".split()
 )
 
 
@@ -772,12 +775,19 @@ def load_frontmatter(frontmatter_raw: str, not_dates: list[str] | None = None) -
 TAG_KEYS = ("tags", "tag")
 
 
-def _tag_items(raw: Any) -> list[str]:
-    """The tags of one tag key's value: a list, a block list or a comma-separated string
-    (``#`` stripped; items that are null, mappings or lists skipped)."""
+#: what separates the tags of a tags string: a comma or white space, as Obsidian splits
+#: ``tags: journal daily`` and ``tags: "#a #b"`` (a tag holds no blank)
+_TAG_STRING_SEP = re.compile(r"[,\s]+")
+
+
+def tag_items(raw: Any) -> list[str]:
+    """The tags of one tag key's value (``list[str]``, as written): a list, a block list, or a
+    string of tags separated by commas and/or white space (``journal, daily``, ``journal daily``,
+    ``"#journal #daily"``); a leading ``#`` stripped; items that are null, mappings or lists
+    skipped. A list item is one tag as written (white space and all)."""
     if raw is None:
         return []
-    items = raw if isinstance(raw, list) else str(raw).split(",")
+    items = raw if isinstance(raw, list) else _TAG_STRING_SEP.split(str(raw))
     out: list[str] = []
     for item in items:
         if item is None or isinstance(item, (dict, list)):
@@ -790,10 +800,11 @@ def _tag_items(raw: Any) -> list[str]:
 
 def tags_from_frontmatter(fm: dict) -> list[str]:
     """Tags from ``tags:`` and then the singular ``tag:`` (:data:`TAG_KEYS`), each as a list, a
-    block list or a comma-separated string (``#`` stripped); each spelling once, first first."""
+    block list or a string separated by commas or white space (:func:`tag_items`; ``#``
+    stripped); each spelling once, first first."""
     out: list[str] = []
     for key in TAG_KEYS:
-        for t in _tag_items(fm.get(key)):
+        for t in tag_items(fm.get(key)):
             if t not in out:
                 out.append(t)
     return out
@@ -1613,7 +1624,7 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
         if present == ["tag"] or len(present) == 2:
             # the singular key is edited where it is written; with both keys, ``tags`` keeps
             # the wanted tags it holds and ``tag`` (read second) the rest, new ones appended
-            first = set(_tag_items(data["tags"])) if len(present) == 2 else set()
+            first = set(tag_items(data["tags"])) if len(present) == 2 else set()
             split = {"tags": [t for t in tags if t in first], "tag": [t for t in tags if t not in first]}
             tag_keys = present
         else:

@@ -1086,6 +1086,32 @@ def _m27_whole_titles(conn: sqlite3.Connection) -> None:
     rekey_slash_titles(conn)
 
 
+#: the pages a daily-journal vault's fixes may change (v29): a text naming an ``.excalidraw``
+#: drawing (``![[Sketch.excalidraw]]`` now links the note ``Sketch.excalidraw.md``), and a page
+#: with a frontmatter tag holding a blank or a ``#`` (a tags string is split at white space too)
+_JOURNAL_PAGES = ("SELECT id FROM pages WHERE compiled_truth LIKE ? OR timeline LIKE ? OR frontmatter_raw LIKE ? "
+                  "UNION SELECT page_id FROM tags WHERE inline = 0 AND (tag LIKE ? OR tag LIKE ? OR tag LIKE ? OR tag LIKE ? "
+                  "OR tag LIKE ? OR tag LIKE ? OR tag LIKE ?) ORDER BY 1",
+                  ("%.excalidraw%", "%.excalidraw%", "%.excalidraw%",
+                   "% %", "%\t%", "%\n%", "%\r%", "%\u00a0%", "%\u3000%", "%#%"))
+
+
+def rederive_journal_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages the daily-journal trial's fixes may change
+    (:data:`_JOURNAL_PAGES`; :func:`rederive_pages`): ``tags: journal daily`` is two tags
+    (:func:`gbrain.page.markdown.tag_items`) and ``![[Sketch.excalidraw]]`` a link to the drawing's
+    note (:data:`gbrain.page.markdown.ATTACHMENT_EXTS`). For SQLite v29 / Postgres v29, in the
+    caller's transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_JOURNAL_PAGES)
+
+
+def _m29_journal_vaults(conn: sqlite3.Connection) -> None:
+    """A tags string is split at white space as at commas (``tags: journal daily``: two tags, as
+    Obsidian reads it), and an embed of an Excalidraw drawing note (``![[Sketch.excalidraw]]``)
+    is a link to it: the pages either may change are derived again (:func:`rederive_journal_pages`)."""
+    rederive_journal_pages(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1120,7 +1146,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 28
+PG_SCHEMA_VERSION = 29
 
 
 def is_url(db: object) -> bool:
@@ -864,6 +864,12 @@ def _slash_titles(conn: "PgConnection") -> None:
     rekey_slash_titles(conn)
 
 
+def _journal_pages(conn: "PgConnection") -> None:
+    from .db import rederive_journal_pages
+
+    rederive_journal_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -874,7 +880,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              22: _comment_pages,  # v22: no links in inline %% comments (SQLite v22)
              23: _table_pages,  # v23: a link in a table has its row as context (SQLite v23)
              26: _logseq_pages,  # v26: Logseq page properties, #[[tags]], [[a/b]] by title (SQLite v26)
-             27: _slash_titles}  # v27: a title holding '/' keyed whole (SQLite v27)
+             27: _slash_titles,  # v27: a title holding '/' keyed whole (SQLite v27)
+             29: _journal_pages}  # v29: tags strings split at white space, excalidraw embeds (SQLite v29)
 
 
 def migrate(conn: PgConnection) -> int:

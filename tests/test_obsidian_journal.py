@@ -1,0 +1,101 @@
+"""A daily-journal Obsidian vault (trial17): what gbrain derives from it equals what Obsidian shows.
+
+- ``tags: journal daily`` (a string property) is two tags in Obsidian, which splits a tags string
+  at commas and white space (a tag holds no blank); so is ``tags: "#journal #daily"``.
+- ``![[Lisbon sketch.excalidraw]]`` embeds the Excalidraw plugin's drawing note
+  ``Lisbon sketch.excalidraw.md``: a link to that page (its backlinks list the embedding note),
+  not an attachment; a legacy drawing stored as a plain ``Old.excalidraw`` file is a file the
+  link names, no dead link."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import write_tree
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.page.markdown import parse_page
+from gbrain.sync.importer import import_tree
+
+SKETCH = ("---\n\nexcalidraw-plugin: parsed\ntags: [excalidraw]\n\n---\n==⚠  Switch to EXCALIDRAW VIEW ⚠==\n\n"
+          "# Text Elements\nAlfama ^aB3dE9f1\n\n%%\n# Drawing\n```json\n{\"type\":\"excalidraw\"}\n```\n%%\n")
+VAULT = {
+    "Journal/2026-11-28.md": "---\ntags: journal daily\n---\n# 2026-11-28\n\nThe plan: ![[Lisbon sketch.excalidraw]]\n"
+                             "Old one: ![[Old.excalidraw]], lost one: [[Gone.excalidraw]]\n",
+    "Journal/2026-11-29.md": "---\ntags: \"#journal #daily, #mood/good\"\n---\nSee [[Lisbon sketch.excalidraw|the sketch]].\n",
+    "Projects/Lisbon sketch.excalidraw.md": SKETCH,
+    "Projects/Old.excalidraw": "{\"type\": \"excalidraw\", \"elements\": []}\n",
+    "plain.md": "---\ntags: [solo]\n---\n[[Journal/2026-11-28]], [[2026-11-29]]\n",
+}
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("fm, tags", [
+    ("tags: journal daily", ["journal", "daily"]),
+    ("tags: \"#journal #daily\"", ["journal", "daily"]),
+    ("tags: journal, daily", ["journal", "daily"]),
+    ("tags: journal,daily  mood/good", ["journal", "daily", "mood/good"]),
+    ("tag: project x", ["project", "x"]),
+    ("tags: [journal/daily]", ["journal/daily"]),
+])
+def test_a_tags_string_is_split_at_commas_and_white_space(fm, tags):
+    assert parse_page(f"---\n{fm}\n---\nx\n").tags == tags
+
+
+@pytest.mark.engine_free
+def test_an_excalidraw_embed_is_a_link_to_the_drawing_note():
+    p = parse_page("![[Lisbon sketch.excalidraw]] and ![[board.canvas]] and ![[image.png|300]]\n")
+    assert [(x.kind, x.target) for x in p.links] == [("embed", "Lisbon sketch.excalidraw")]
+
+
+def test_a_journal_vault_reads_as_obsidian_shows_it(tmp_path, db_path):
+    write_tree(tmp_path / "v", VAULT)
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, tmp_path / "v")["ok"]
+        assert b.tags("Journal/2026-11-28") == ["journal", "daily"]
+        assert b.tags("Journal/2026-11-29") == ["journal", "daily", "mood/good"]
+        assert sorted(r["slug"] for r in b.backlinks("Projects/Lisbon sketch.excalidraw")) == ["Journal/2026-11-28", "Journal/2026-11-29"]
+    items = ops.run("lint", {"check": "dead_links,dead_attachments,orphans", "as_of": "2026-12-04"}, ops.Context(db=str(db_path)))["items"]
+    got = sorted((f["check"], f["slug"], f.get("target")) for f in items)
+    assert got == [("dead_links", "Journal/2026-11-28", "Gone.excalidraw"),  # a legacy drawing file is found; a missing one is told
+                   ("orphans", "plain", None)]
+
+
+def test_untag_and_tag_on_a_space_separated_tags_string(tmp_path, db_path):
+    write_tree(tmp_path / "v", VAULT)
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+    ctx = ops.Context(db=str(db_path))
+    ops.run("untag", {"slug": "Journal/2026-11-28", "tag": "daily"}, ctx)
+    ops.run("tag", {"slug": "Journal/2026-11-28", "tag": "lisbon"}, ctx)
+    with Brain.open(db_path) as b:
+        assert b.tags("Journal/2026-11-28") == ["journal", "lisbon"]
+        assert b.get_text("Journal/2026-11-28").startswith("---\ntags: journal, lisbon\n---\n")
+
+
+def test_a_brain_made_before_takes_the_tags_and_drawing_links_on_open(tmp_path, db_path):
+    """A brain made before the fix stored ``journal daily`` as one tag and no link for the
+    excalidraw embed: on open, those pages are derived again (only they), and equal a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    write_tree(tmp_path / "v", VAULT)
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        c = b.conn
+        with b.transaction():
+            c.execute("DELETE FROM links WHERE target LIKE '%.excalidraw'")
+            d28 = c.execute("SELECT id FROM pages WHERE slug = 'Journal/2026-11-28'").fetchone()[0]
+            c.execute("DELETE FROM tags WHERE page_id = ?", (d28,))
+            c.execute("INSERT INTO tags(page_id, tag, tag_key, inline) VALUES (?, 'journal daily', 'journal daily', 0)", (d28,))
+            c.execute("UPDATE pages SET title = 'untouched' WHERE slug = 'plain'")
+            _rewind(c, pg._journal_pages, dbmod._m29_journal_vaults)
+    with Brain.open(db_path) as b:
+        assert b.tags("Journal/2026-11-28") == ["journal", "daily"]
+        assert len(b.backlinks("Projects/Lisbon sketch.excalidraw")) == 2
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'plain'").fetchone()[0] == "untouched"
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'plain'")
+        assert fresh_import_differences(b) == {}
