@@ -85,3 +85,21 @@ def test_changes_text_shows_each_items_type_where_it_has_one(db_path):
     assert len(ana) == 1 and "  people/ana (person)  v1 create" in ana[0], lines
     assert all("(" not in ln.split("  v")[0] for ln in lines if "notes/gone" in ln or "files/a.bin" in ln), lines
     assert len([ln for ln in lines if "notes/gone" in ln]) == 2, lines
+
+
+@pytest.mark.parametrize("name, args, hidden", [
+    ("lint", {"nonsense": 1}, {"fix_safe", "dry_run"}),
+    ("ingest", {"content": "x", "sourcetype": "meeting"}, {"file"}),
+])
+def test_an_unknown_parameter_error_lists_only_what_the_tool_takes(name, args, hidden, db_path):
+    """trial18: `brain_lint {"nonsense": 1}` answered "expected check, …, fix_safe, dry_run,
+    cursor": the agent that then sent `fix_safe` was refused (brain_lint_fix does that), because
+    the list named the command line's own options. Over MCP the expected names are the tool's
+    schema, and a near name is suggested from it."""
+    Brain.open(db_path, create=True).close()
+    err = _error(name, args, db_path)
+    props = set(ops.find(name).input_schema()["properties"])
+    expected = err["error"].split("expected ", 1)[1]
+    named = {w.strip(" ,;.") for w in expected.split(";")[0].split(",")}
+    assert named <= props | {"cursor"}, (named - props, err["error"])
+    assert not named & hidden, err["error"]

@@ -360,7 +360,7 @@ def type_words(t: str) -> str:
     return {"array": "an array", "integer": "an integer"}.get(t, f"a {t}")
 
 
-def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
+def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -> dict:
     """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput.
 
     Every string (also inside an array or object, keys included) must be valid Unicode: a lone
@@ -368,7 +368,8 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     surrogate-escaped) cannot be stored or printed. ``cli``: the messages name the command line's
     argument or option (``SLUG``, ``--type``) instead of the tool and its parameter
     (``brain_ingest: parameter 'source_type'``): this is the one place that words a parameter
-    for a person or an agent."""
+    for a person or an agent. ``tool``: an MCP call, whose unknown-parameter error names only the
+    tool's schema (not the command line's own options, which the MCP server refuses)."""
     if args is None:
         args = {}
     where = "" if cli else f"{o.tool_name}: "
@@ -377,7 +378,7 @@ def check_args(o: Operation, args: Any, cli: bool = False) -> dict:
     known = {p.name: p for p in o.params}
     unknown = [k for k in args if k not in known]
     if unknown:
-        expected = list(known) + (["cursor"] if o.page and not cli else [])
+        expected = [p.name for p in o.params if p.in_schema or not tool] + (["cursor"] if o.page and not cli else [])
         hint = "" if cli else takes_hint(o, args, unknown)
         near = [m for k in sorted(unknown, key=str) for m in near_names(k, [x for x in expected if x not in args], 1)]
         near = list(dict.fromkeys(near))
@@ -630,7 +631,7 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
     if o.page and isinstance(args, dict) and "cursor" in args:
         return run_tool(name, args, ctx or Context(), brain)
     ctx = ctx or Context()
-    a = check_args(o, args, cli=ctx.surface == "cli")
+    a = check_args(o, args, cli=ctx.surface == "cli", tool=ctx.surface == "mcp")
     if not ctx.agent:
         return with_alias(o, _run_checked(o, a, ctx, brain), ctx)
     return with_alias(o, _run_agent(o, a, ctx, brain), ctx)
@@ -834,7 +835,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     if not o.page:
         result = run(name, args, ctx, brain)
         return result if isinstance(result, dict) else {"items": result}
-    a = check_args(o, args)
+    a = check_args(o, args, tool=ctx.surface == "mcp")
     key_args = {k: v for k, v in a.items() if v is not None}
     offset = decode_cursor(o, key_args, cursor)
     ranked = 0  # the depth of the ranking the pages are cut from (search, query)
