@@ -43,7 +43,7 @@ SKILL_NAMES = ("ingest", "query", "maintain", "enrich", "briefing")
 # Remove this set once those operations are merged.
 PENDING: set[str] = set()  # names a skill may quote before their operation lands (none now)
 
-GLOBAL_OPTIONS = {"--db": True, "--tools-json": False, "--help": False, "-h": False}
+GLOBAL_OPTIONS = {"--db": True, "--tools-json": False, "--json": False, "--help": False, "-h": False}
 REDIRECTS = {"<", ">", ">>", "2>", "2>&1", "<<", "|"}
 
 
@@ -80,7 +80,22 @@ def command_segments(line: str) -> list[str]:
         line = line[2:]
     if not line or line.startswith("#"):
         return []
-    parts = re.split(r"\s(?:\|\||\||&&|;)\s", line)
+    parts, cur, quote, i = [], "", "", 0
+    while i < len(line):  # split at ` | `, ` || `, ` && `, ` ; ` outside quotes
+        ch = line[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        else:
+            m = re.match(r"\s(?:\|\||\||&&|;)\s", line[i:])
+            if m:
+                parts.append(cur)
+                cur, i = "", i + len(m.group(0))
+                continue
+        cur += ch
+        i += 1
+    parts.append(cur)
     return [p.strip() for p in parts if re.match(r"^gbrain(\s|$)", p.strip())]
 
 
@@ -91,6 +106,57 @@ def click_root():
 
 def tool_schemas() -> dict[str, dict]:
     return {t["name"]: t["input_schema"] for t in ops.tools_json()}
+
+
+def call_schemas() -> dict[str, dict]:
+    """What `gbrain call`/`pipe` take: every operation, MCP tool or not (`call config-set`)."""
+    out = {}
+    for o in ops.REGISTRY.values():
+        schema = o.input_schema()
+        out[o.tool_name] = {"properties": {**{p.name: {} for p in o.params}, **schema["properties"]},
+                            "required": [p.name for p in o.params if p.required]}  # ingest: `file` or `content`
+    return out
+
+
+# MCP names a document may give that are no tool: the server's prompts, and the README's and
+# docs/storage.md's placeholders and test fixtures.
+NOT_TOOLS = {"brain_briefing", "brain_ingest_meeting", "brain_tree", "brain_x", "brain_name"}
+
+SHELL_FENCES = {"bash", "sh", "shell", "console", "zsh"}
+
+
+def strip_comment(line: str) -> str:
+    """``line`` without a shell comment: a `` #`` outside quotes (a ``#`` inside a word stays)."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i].rstrip()
+    return line
+
+
+def shell_lines(body: str) -> list[str]:
+    """The logical lines of a shell block: a quote left open or a trailing backslash continues
+    the line on the next one."""
+    out, cur = [], ""
+    for line in body.splitlines():
+        cur = f"{cur}\n{line}" if cur else line
+        if cur.endswith("\\"):
+            cur = cur[:-1]
+            continue
+        try:
+            shlex.split(strip_comment(cur))
+        except ValueError:
+            continue  # an open quote: the next line continues it
+        out.append(strip_comment(cur))
+        cur = ""
+    if cur:
+        out.append(cur)
+    return out
 
 
 def pending_tools() -> set[str]:
@@ -105,8 +171,13 @@ def check_tool_json(skill: str, line: str, tool: str, raw: str, schemas: dict, p
     try:
         args = json.loads(raw)
     except json.JSONDecodeError:
-        if "<" in raw or "…" in raw or "..." in raw:
-            return  # an illustrative placeholder such as {"content": <markdown>}
+        if "<" in raw or "…" in raw or "..." in raw or re.search(r":\s*[A-Z][A-Z_]*\b", raw):
+            # an illustrative placeholder such as {"content": <markdown>} or {"to": N}: its keys still count
+            props = schemas[tool].get("properties", {})
+            for k in re.findall(r'"([a-z_][a-z0-9_]*)"\s*:', raw):
+                if k not in props:
+                    problems.append(Problem(skill, line, f"{tool}: unknown parameter '{k}' (has: {', '.join(props)})"))
+            return
         problems.append(Problem(skill, line, f"{tool}: arguments are not valid JSON"))
         return
     if not isinstance(args, dict):
@@ -121,9 +192,10 @@ def check_tool_json(skill: str, line: str, tool: str, raw: str, schemas: dict, p
             problems.append(Problem(skill, line, f"{tool}: missing required parameter '{k}'"))
 
 
-def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Problem], mention: bool = False) -> None:
+def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Problem], mention: bool = False, usage: bool = False) -> None:
     """Check one ``gbrain …`` invocation. ``mention``: an inline reference such as `gbrain get`,
-    whose required arguments may be left out."""
+    whose required arguments may be left out. ``usage``: a document's usage line, whose ``[…]``
+    marks optional parts and whose UPPERCASE words (``COMMAND``, ``TOOL``) stand for any."""
     try:
         toks = shlex.split(seg, comments=False)
     except ValueError:
@@ -139,6 +211,10 @@ def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Prob
             continue
         if re.match(r"^\d?[<>]", t):
             continue
+        if usage:  # a usage line: `gbrain put SLUG [--file F]`, `[SLUG | --all]`
+            t = t.strip("[]")
+            if t in ("", "|", "\\|"):
+                continue
         clean.append(t)
     toks = clean[1:]
     while toks and toks[0].startswith("-"):
@@ -151,9 +227,13 @@ def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Prob
     if not toks:
         return
     name, toks = toks[0], toks[1:]
+    if usage and not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+        return  # `gbrain COMMAND --help`, `gbrain …`, or output (`gbrain lint: 6 pages`)
     cmd = root.commands.get(name)
     path = name
     if hasattr(cmd, "commands"):
+        if mention and usage and not toks:
+            return  # prose naming the group: `gbrain skills`
         if not toks or toks[0] not in cmd.commands:
             problems.append(Problem(skill, seg, f"`gbrain {name}` needs a subcommand: {', '.join(cmd.commands)}"))
             return
@@ -198,8 +278,10 @@ def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Prob
         problems.append(Problem(skill, seg, f"`gbrain {path}` needs {', '.join(a.name for a in need)}"))
     if name == "call" and len(positional) >= 1:
         tool = positional[0]
+        if usage and (tool == "…" or tool.isupper() or positional[1:2] == ["-"]):
+            return  # `gbrain call TOOL 'JSON'`, parameters from stdin
         t = tool if tool.startswith("brain_") else "brain_" + tool.replace("-", "_")
-        check_tool_json(skill, seg, t, positional[1] if len(positional) > 1 else "{}", schemas, problems)
+        check_tool_json(skill, seg, t, positional[1] if len(positional) > 1 else "{}", call_schemas(), problems)
 
 
 def check_skill_text(skill: str, text: str) -> list[Problem]:
@@ -227,6 +309,31 @@ def check_skill_text(skill: str, text: str) -> list[Problem]:
     for m in re.finditer(r"\bbrain_[a-z0-9_]+\b", text):
         if m.group(0) not in schemas and m.group(0) not in pending_tools():
             problems.append(Problem(skill, m.group(0), f"unknown MCP tool {m.group(0)}"))
+    return problems
+
+
+def check_doc_text(doc: str, text: str) -> list[Problem]:
+    """Every problem in a document for people (README.md, CLAUDE.md, docs/*.md): the checks of
+    ``check_skill_text`` over its shell blocks (``bash``, ``console``: comments, usage brackets
+    and placeholders allowed; other blocks are output or code) and its inline `gbrain …` and
+    `brain_x {…}` quotes."""
+    problems: list[Problem] = []
+    root = click_root()
+    schemas = tool_schemas()
+    for info, body in fences(text):
+        if info.split()[:1] and info.split()[0] in SHELL_FENCES:
+            for line in shell_lines(body):
+                for seg in command_segments(line):
+                    check_command(doc, seg, root, schemas, problems, usage=True)
+    prose = re.sub(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", "", text, flags=re.S | re.M)
+    for m in re.finditer(r"(?<!`)`(gbrain [^`\n]+)`(?!`)", prose):
+        check_command(doc, m.group(1), root, schemas, problems, mention=True, usage=True)
+    for m in re.finditer(r"`(brain_\w+)\s+(\{[^`]*\})`", prose):
+        if m.group(1) in schemas:
+            check_tool_json(doc, m.group(0), m.group(1), m.group(2), schemas, problems)
+    for m in re.finditer(r"\bbrain_[a-z0-9_]+\b", text):
+        if m.group(0) not in call_schemas() and m.group(0) not in NOT_TOOLS:
+            problems.append(Problem(doc, m.group(0), f"unknown MCP tool {m.group(0)}"))
     return problems
 
 
@@ -293,6 +400,65 @@ def test_skill_commands_and_tools_exist(name, skills_root):
     assert cmds, "a skill must show the exact gbrain commands it uses"
     problems = check_skill_text(name, text)
     assert not problems, "\n".join(map(str, problems))
+
+
+DOCS = ("README.md", "CLAUDE.md", *sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")))
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("doc", DOCS)
+def test_docs_name_real_commands_options_and_tools(doc):
+    """README.md, CLAUDE.md and docs/*.md are followed literally too (trial18): every `gbrain …`
+    they show names a real command, options and arguments, and every `brain_x {…}` real tool
+    parameters. Nothing checked them: they had drifted where the skills had not."""
+    problems = check_doc_text(doc, (ROOT / doc).read_text(encoding="utf-8"))
+    assert not problems, "\n".join(map(str, problems))
+
+
+@pytest.mark.engine_free
+def test_doc_checker_reads_usage_lines_and_catches_drift():
+    """The documents' own forms pass (comments, `[--opt X]`, placeholders, a quote over two
+    lines, output blocks); a renamed option, tool or parameter in them does not."""
+    good = """Use `gbrain put SLUG [--file F] [--if-hash H]`, `gbrain skills`, `gbrain call config-set '{"key": "k", "value": "v"}'`
+and `brain_revert {"slug": "people/x", "to": N}`; prompts `brain_briefing`.
+
+```bash
+gbrain import ~/brain            # lossless import + validation report (exit 1 on any mismatch)
+gbrain embed [SLUG | --all | --stale] [--limit N]
+gbrain --json search "x#y" --limit 3
+gbrain call brain_put '{"slug": "ana-lima",
+  "timeline_append": "- **2025-03-05** | call — x"}'
+gbrain call TOOL 'JSON'
+gbrain COMMAND --help
+```
+
+```
+gbrain lint: 6 pages, as of 2026-04-30
+gbrain scale benchmark; sizes [5000, 50000]
+```
+"""
+    assert [str(p) for p in check_doc_text("good", good)] == []
+    bad = """Run `gbrain lint --fixsafe`, `brain_lint {"fix_safe": true}`, `brain_revert {"slug": "a", "version": N}`, brain_nope.
+
+```console
+$ gbrain search QUERY [--kind T]   # filters
+gbrain call brain_get '{"slug": "a",
+  "extra": 1}'
+gbrain call config-set '{"key": "k"}'
+```
+"""
+    msgs = [p.message for p in check_doc_text("bad", bad)]
+    expect = [
+        "`gbrain lint` has no option --fixsafe",
+        "brain_lint: unknown parameter 'fix_safe'",
+        "brain_revert: unknown parameter 'version'",
+        "unknown MCP tool brain_nope",
+        "`gbrain search` has no option --kind",
+        "brain_get: unknown parameter 'extra'",
+        "brain_config_set: missing required parameter 'value'",
+    ]
+    for e in expect:
+        assert any(m.startswith(e) for m in msgs), (e, msgs)
 
 
 @pytest.mark.engine_free
