@@ -92,7 +92,8 @@ def _embed_text(r: dict, a: dict) -> str:
     mutating=True,
     own_connection=True,
     title="Embed pages for semantic search",
-    details="Pages are cut in chunks (## sections, timeline entries), one vector each, with the model of config embedding_model "
+    details="That bound is an agent's (MCP, `call`, `pipe`): the command line runs to the end, with a progress line. "
+    "Pages are cut in chunks (## sections, timeline entries), one vector each, with the model of config embedding_model "
     "(without OPENAI_API_KEY an offline model: minilm, or wordllama). A chunk the server refuses (too long for its context) "
     "skips its page (exit 1); the rest is stored.",
     idempotent=True,
