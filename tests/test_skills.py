@@ -744,3 +744,17 @@ def test_ingest_skill_replayed_on_a_real_meeting(tmp_path):
     assert files1 == files2
     assert Path("people/hannah-liu.md") in files1 and Path(SOURCE_SLUG + ".md") in files1
     assert files1[Path(SOURCE_SLUG + ".md")] == MEETING.read_bytes() or "ingest" in ops.REGISTRY
+
+
+@pytest.mark.engine_free
+def test_the_maintain_skill_says_what_to_do_for_every_default_lint_check():
+    """trial18: `gbrain lint` reports `conflict_markers` and `portable_names` by default, and the
+    maintain skill, which an agent works through check by check, had no section for either: it
+    met findings it had no instruction for. Every check lint runs by default has a
+    ``### `name` `` section; the opt-in ones are named."""
+    from gbrain.core.lint import CHECKS, OPT_IN
+
+    text = (SKILLS / "maintain" / "SKILL.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^### `([a-z_]+)`", text, re.M))
+    assert [c for c in CHECKS if c not in OPT_IN and c not in sections] == []
+    assert all(f"`{c}`" in text for c in OPT_IN)
