@@ -758,3 +758,13 @@ def test_the_maintain_skill_says_what_to_do_for_every_default_lint_check():
     sections = set(re.findall(r"^### `([a-z_]+)`", text, re.M))
     assert [c for c in CHECKS if c not in OPT_IN and c not in sections] == []
     assert all(f"`{c}`" in text for c in OPT_IN)
+
+
+@pytest.mark.engine_free
+def test_readme_lists_every_mcp_tool():
+    """README's "Tools:" paragraph is where a person learns what an agent can call: every tool
+    `serve` offers is named there (a new operation's tool was easy to leave out)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("Tools: `brain_")
+    listed = set(re.findall(r"`(brain_\w+)`", readme[start : readme.index("\n\n", start)]))
+    assert sorted(set(tool_schemas()) - listed) == []
