@@ -325,6 +325,22 @@ def _help_texts():
 
 
 @pytest.mark.engine_free
+def test_cli_help_names_no_parameter_the_command_lacks():
+    """trial18: `gbrain get --help` said a long page "comes in parts … (pass it as `offset`) …
+    `max_chars` 0 reads it whole": the command has neither option and prints the whole page (the
+    parts are an agent's, `tool_defaults`). A sentence of the description about a parameter the
+    command line does not take (``Param(cli=False)``) is left out of its help; the tool keeps it."""
+    helps = dict((o.name, h) for o, h in _help_texts())
+    for o in ops.REGISTRY.values():
+        agent_only = {p.name for p in o.params if not p.cli}
+        named = set(re.findall(r"`([a-z_]+)`", helps[o.name])) & agent_only
+        assert not named, (o.name, named, helps[o.name])
+    assert helps["get"].startswith("Read a page: its markdown exactly as stored") and "for `put`'s if_hash" in helps["get"]
+    tool = next(t for t in ops.tools_json() if t["name"] == "brain_get")
+    assert "`max_chars` 0 reads it whole" in tool["description"]
+
+
+@pytest.mark.engine_free
 def test_cli_help_speaks_commands_and_flags_mcp_speaks_tools_and_parameters():
     """The descriptions are written for agents (brain_untag, `include_deleted`); the CLI's help
     shows the command and option names (untag, --include-deleted) instead, translated in one place."""

@@ -239,7 +239,9 @@ class Operation:
         name (``brain_untag``) becomes its command (`` `untag` ``) and each of this operation's
         parameters written in backticks (`` `include_deleted` ``) its argument or option
         (`` `--include-deleted` ``, `` `SLUG` ``). The one translation between the surfaces'
-        vocabularies: descriptions name tools and parameters, never flags."""
+        vocabularies: descriptions name tools and parameters, never flags. A sentence naming a
+        parameter the command line lacks (``Param(cli=False)``: get's `max_chars`) is an agent's
+        and is left out."""
         import re
 
         def tool(m: "re.Match") -> str:
@@ -247,6 +249,10 @@ class Operation:
             return f"`{o.cli_command}`" if o is not None else m[0]
 
         params = {p.name: p for p in self.params if p.cli}
+        agent_only = {p.name for p in self.params if not p.cli}
+        if agent_only:
+            sentences = re.split(r"(?<=\.)\s+(?=[A-Z`{(])", text)
+            text = " ".join(x for x in sentences if not set(re.findall(r"`([a-z_]+)`", x)) & agent_only)
         text = re.sub(r"`?\b(brain_[a-z_]+)\b`?", tool, text)
         return re.sub(r"`([a-z_]+)`", lambda m: f"`{cli_name(params[m[1]])}`" if m[1] in params else m[0], text)
 
