@@ -99,3 +99,46 @@ def test_a_brain_made_before_takes_the_tags_and_drawing_links_on_open(tmp_path, 
         with b.transaction():
             b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'plain'")
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("fm, tags", [
+    ("tags: daily, <% tp.date.now(\"YYYY\") %>", ["daily"]),
+    ("tags: <% tp.file.folder() %>", []),
+    ("tags: [journal, '<% tp.file.folder() %>', 'year/<% tp.date.now(\"YYYY\") %>']", ["journal"]),
+    ("tags:\n  - daily\n  - '{{date:YYYY}}'", ["daily"]),
+    ("tag: '{{title}} review'", ["review"]),
+])
+def test_a_template_placeholder_in_the_tags_is_no_tag(fm, tags):
+    """A template's tags property may hold what the note it makes will get
+    (``<% tp.file.folder() %>``, ``{{date:YYYY}}``): the placeholder is no tag (nor its words)."""
+    assert parse_page(f"---\n{fm}\n---\nx\n").tags == tags
+
+
+def test_a_brain_made_before_drops_the_placeholder_tags_on_open(tmp_path, db_path):
+    """A brain made before v30 stored ``<%``, ``tp.file.folder()``, ``%>`` as tags of a template: on
+    open, the pages whose frontmatter holds a placeholder are derived again (only they)."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    write_tree(tmp_path / "v", {"Templates/Daily.md": "---\ntags: daily, <% tp.file.folder() %>\n---\n# <% tp.file.title %>\n",
+                                "plain.md": "---\ntags: [solo]\n---\nx\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        c = b.conn
+        with b.transaction():
+            t = c.execute("SELECT id FROM pages WHERE slug = 'Templates/Daily'").fetchone()[0]
+            c.execute("DELETE FROM tags WHERE page_id = ?", (t,))
+            for junk in ("daily", "<%", "tp.file.folder()", "%>"):
+                c.execute("INSERT INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, 0)", (t, junk, junk))
+            c.execute("UPDATE pages SET title = 'untouched' WHERE slug = 'plain'")
+            _rewind(c, pg._template_tag_pages, dbmod._m30_template_tags)
+    with Brain.open(db_path) as b:
+        assert b.tags("Templates/Daily") == ["daily"]
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'plain'").fetchone()[0] == "untouched"
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'plain'")
+        assert fresh_import_differences(b) == {}

@@ -784,10 +784,19 @@ def tag_items(raw: Any) -> list[str]:
     """The tags of one tag key's value (``list[str]``, as written): a list, a block list, or a
     string of tags separated by commas and/or white space (``journal, daily``, ``journal daily``,
     ``"#journal #daily"``); a leading ``#`` stripped; items that are null, mappings or lists
-    skipped. A list item is one tag as written (white space and all)."""
+    skipped. A list item is one tag as written (white space and all). A template's placeholder
+    (:func:`has_placeholder`: ``<% tp.file.folder() %>``, ``{{date:YYYY}}``) is no tag, nor is an
+    item or word holding one (``year/<% tp.date.now("YYYY") %>``): the note the template makes
+    gets the real value."""
     if raw is None:
         return []
-    items = raw if isinstance(raw, list) else _TAG_STRING_SEP.split(str(raw))
+    if isinstance(raw, list):
+        items = [x for x in raw if not (isinstance(x, str) and has_placeholder(x))]
+    else:
+        text = str(raw)
+        if has_placeholder(text):  # each placeholder one word to drop, white space inside it and all
+            text = _PLACEHOLDER_RE.sub("\x00", text)
+        items = [x for x in _TAG_STRING_SEP.split(text) if "\x00" not in x]
     out: list[str] = []
     for item in items:
         if item is None or isinstance(item, (dict, list)):

@@ -1112,6 +1112,26 @@ def _m29_journal_vaults(conn: sqlite3.Connection) -> None:
     rederive_journal_pages(conn)
 
 
+#: the pages whose frontmatter may hold a template's placeholder (v30): ``<%`` or ``{{``
+_TEMPLATE_TAG_PAGES = ("SELECT id FROM pages WHERE frontmatter_raw LIKE ? ESCAPE '!' OR frontmatter_raw LIKE ? ORDER BY id",
+                       ("%<!%%", "%{{%"))
+
+
+def rederive_template_tag_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose frontmatter may hold a template's
+    placeholder (:data:`_TEMPLATE_TAG_PAGES`; :func:`rederive_pages`): ``tags: daily, <%
+    tp.file.folder() %>`` is the one tag ``daily`` (:func:`gbrain.page.markdown.tag_items`). For
+    SQLite v30 / Postgres v30, in the caller's transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_TEMPLATE_TAG_PAGES)
+
+
+def _m30_template_tags(conn: sqlite3.Connection) -> None:
+    """A template's placeholder in its tags property (``<% tp.file.folder() %>``, ``{{date:YYYY}}``)
+    is no tag, nor are its words: the pages whose frontmatter holds ``<%`` or ``{{`` are derived
+    again (:func:`rederive_template_tag_pages`)."""
+    rederive_template_tag_pages(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1146,7 +1166,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
