@@ -619,3 +619,14 @@ def test_fixes_are_listed_up_to_the_limit_but_all_are_applied(tmp_path):
     with Brain.open(db) as b:
         assert all(b.tags(f"maps/odd{i}") == ["MOC"] for i in range(5))
     assert lint(db, fix_safe=True, check="tag_duplicates")["fixed"] == []
+
+
+@pytest.mark.engine_free
+def test_the_text_report_counts_one_finding_in_the_singular():
+    """trial18: a lint with one finding ended "1 findings"."""
+    from gbrain.core.lint import render_text
+
+    base = {"ok": False, "as_of": "2026-04-30", "pages": 3, "checks": ["orphans"], "items": [], "truncated": {},
+            "fixed": [], "skipped": [], "notes": {}, "dry_run": False}
+    assert render_text({**base, "counts": {"orphans": 1}}).endswith("\n1 finding")
+    assert render_text({**base, "counts": {"orphans": 2, "dead_links": 1}}).endswith("\n3 findings")

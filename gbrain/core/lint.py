@@ -1706,5 +1706,6 @@ def render_text(r: dict) -> str:
             lines.append(f"  … {r['truncated'][c]:,} more (--limit 0 shows all)")
     if r["notes"].get("stale_compiled_truth_undated"):
         lines.append(f"note: {r['notes']['stale_compiled_truth_undated']:,} pages with a timeline have no updated:/created: date; their compiled truth was not judged")
-    lines.append("clean ✓" if r["ok"] else f"{sum(r['counts'].values()):,} findings")
+    n = sum(r["counts"].values())
+    lines.append("clean ✓" if r["ok"] else f"{n:,} finding{'' if n == 1 else 's'}")
     return "\n".join(lines)
