@@ -732,7 +732,11 @@ def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(d
     r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and r.stdout == b"text-embedding-3-small\n", r
     assert "embedding_model text-embedding-3-small is stored but not in effect: minilm is in use" in r.stderr.decode(), r.stderr
-    lines = dict(ln.split(" = ", 1) for ln in run("config", "get").stdout.decode().splitlines() if " = " in ln)
+    r = run("config", "get")
+    lines = dict(ln.split(" = ", 1) for ln in r.stdout.decode().splitlines() if " = " in ln)
+    # the listing marks both; stderr says why once (a fresh brain without a key warned twice)
+    said = [ln for ln in r.stderr.decode().splitlines() if ln.strip()]
+    assert len(said) == 1 and "not in effect" in said[0] and "no OPENAI_API_KEY" in said[0] and "minilm" in said[0], said
     assert lines["embedding_model"] == "minilm (in effect; stored text-embedding-3-small: not in effect)", lines
     assert lines["embedding_dimensions"] == "384 (in effect; stored 1536: not in effect)", lines
     assert lines["timeline_split"] == "rule", lines

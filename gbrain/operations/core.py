@@ -1064,11 +1064,13 @@ def _config_get(b, a, ctx):
         except GBrainError as e:  # a setting no model can be made from: config get still shows what is stored
             if ctx.on_warning:
                 ctx.on_warning(f"which embedding settings are in effect cannot be told: {e}")
-    if ctx.on_warning:
-        config = b.config()
-        for k, (value, why) in eff.items():
-            if not key or k == key:
-                ctx.on_warning(_not_in_effect_said(k, config.get(k, ""), value, why))
+    if ctx.on_warning and eff and not key:
+        # the listing marks each value; one line says why (both keys have one cause when no key is set)
+        whys = list(dict.fromkeys(why for _, why in eff.values()))
+        ctx.on_warning(f"{len(eff)} stored setting(s) not in effect, marked in the list: " + "; ".join(whys))
+    elif ctx.on_warning and key in eff:
+        value, why = eff[key]
+        ctx.on_warning(_not_in_effect_said(key, b.config().get(key, ""), value, why))
     if not key:
         out = ConfigView(b.config())
         out.in_effect = eff
