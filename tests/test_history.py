@@ -718,6 +718,64 @@ def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_pa
             run(b, "get", surface="mcp", slug="media/big.pdf", version=1)
 
 
+def test_get_output_writes_through_a_symlink_and_into_a_pipe(tmp_path, db_path):
+    """Researcher trial: `gbrain get papers/x.pdf --output /dev/stdout --force` (to pipe a PDF on)
+    printed "wrote 52,428,812 bytes … to /dev/stdout" and put nothing on stdout: the temporary file
+    took the name `/dev/stdout`, replacing the symlink to /proc/self/fd/1 by a 52 MB regular file
+    (as root; anyone else got a permission error). A FILE that is a symlink is written through
+    (with --force the file it points at takes the bytes, the link stays a link), and one that is no
+    regular file (a pipe, a terminal, /dev/stdout) gets the bytes streamed into it, replacing
+    nothing, the "wrote" line on stderr. Here a FIFO behind a symlink stands for /dev/stdout."""
+    import threading
+
+    root = tmp_path / "v"
+    (root / "papers").mkdir(parents=True)
+    data = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n" + bytes(range(256)) * 300
+    (root / "papers" / "x.pdf").write_bytes(data)
+    db = str(db_path)
+    assert cli("--db", db, "import", str(root)).returncode == 0
+    real = tmp_path / "real.pdf"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.pdf"
+    link.symlink_to(real)
+    r = cli("--db", db, "get", "papers/x.pdf", "--output", str(link))  # an existing file behind it: --force
+    assert r.returncode == 2 and "exists" in r.stderr.decode() and real.read_bytes() == b"old", r.stderr
+    r = cli("--db", db, "get", "papers/x.pdf", "--output", str(link), "--force")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real) and real.read_bytes() == data
+    assert sorted(x.name for x in tmp_path.iterdir() if x.name.startswith(".")) == []  # no temporary file left
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    stdout_link = tmp_path / "stdout"  # as /dev/stdout -> /proc/self/fd/1
+    stdout_link.symlink_to(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    try:
+        r = cli("--db", db, "get", "papers/x.pdf", "--output", str(stdout_link), "--force")
+    finally:
+        reader.join(5)
+        if reader.is_alive():  # nothing opened the pipe: let the reader go
+            with open(fifo, "wb"):
+                pass
+            reader.join(5)
+    assert stdout_link.is_symlink() and os.readlink(stdout_link) == str(fifo), "the link was replaced"
+    assert r.returncode == 0 and got == [data], (r.stderr, [len(g) for g in got])
+    assert r.stdout == b"" and f"wrote {len(data):,} bytes of papers/x.pdf to {stdout_link}".encode() in r.stderr, (r.stdout, r.stderr)
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()  # no --force needed: a pipe holds no file to replace
+    try:
+        r = cli("--db", db, "get", "papers/x.pdf", "--output", str(fifo))
+    finally:
+        reader.join(5)
+        if reader.is_alive():
+            with open(fifo, "wb"):
+                pass
+            reader.join(5)
+    assert r.returncode == 0 and got[-1] == data and fifo.exists() and not fifo.is_file(), r.stderr
+
+
 def test_a_bad_time_names_the_option_it_was_given_to(fixture_db):
     # `gbrain changes --until garbage` said "since must be a span …": the option typed was --until
     r = cli("changes", "--until", "garbage", "--db", str(fixture_db))

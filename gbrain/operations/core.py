@@ -99,18 +99,18 @@ PART_CHARS = 60_000
         Param("offset", "integer", "start at this character (a part's next_offset, or a section's offset)", default=0, minimum=0, cli=False),
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
         Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment or other "
-              "file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named", in_schema=False),
+              "file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named; "
+              "a symlink is written through; a pipe or /dev/stdout gets the bytes", in_schema=False),
         Param("force", "boolean", "with --output: replace an existing file", default=False, in_schema=False),
     ],
-    text=lambda r, a: r["content"] if "content" in r else f"wrote {r['bytes']:,} bytes of {r.get('slug') or r.get('path')}"
-    + (f" (version {r['version']})" if r.get("version") else "") + f" to {r['output']}"
-    + (f" (created {created_folders_text(r['created_folders'])})" if r.get("created_folders") else "") + "\n",
+    text=lambda r, a: r["content"] if "content" in r else "" if r.get("stream") else _wrote(r) + "\n",
     text_exact=True,
     title="Read a page",
     output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array",
                note="string"),
     tool_defaults={"max_chars": PART_CHARS},
-    note=lambda r, a: r.get("note") if isinstance(r, dict) else None,  # a renamed page's old name (stderr: stdout is the page)
+    # a renamed page's old name (stderr: stdout is the page); a pipe's "wrote" line (stdout may be that pipe)
+    note=lambda r, a: "\n".join(x for x in (r.get("note"), r.get("stream") and _wrote(r)) if x) or None if isinstance(r, dict) else None,
 )
 def _get(b, a, ctx):
     if a.get("output"):
@@ -166,21 +166,39 @@ def _get(b, a, ctx):
     return {**out, **part}
 
 
+def _wrote(r: dict) -> str:
+    """The line ``get --output`` says: how many bytes of what went where."""
+    return (f"wrote {r['bytes']:,} bytes of {r.get('slug') or r.get('path')}" + (f" (version {r['version']})" if r.get("version") else "")
+            + f" to {r['output']}" + (f" (created {created_folders_text(r['created_folders'])})" if r.get("created_folders") else ""))
+
+
 def _get_to_file(b, a) -> dict:
     """``get --output FILE`` (CLI only): the exact bytes of a page, a stored file (an attachment,
     a sidecar) or a version of either (``version``) written to FILE, streamed piece by piece
     (:func:`gbrain.storage.blobs.iter_file`, :func:`gbrain.core.history.body_pieces`) into a
     temporary file beside it that then takes its name: never a half-written FILE, and an
-    existing one only with ``force``. A renamed page's old name writes the page under its new
+    existing one only with ``force``. A FILE that is a symlink is written through (the file it
+    points at takes the bytes; the link stays); one that is no regular file (a pipe, a terminal,
+    ``/dev/stdout``) gets the bytes written into it, no ``force`` needed, and the result's
+    ``stream`` is true (the "wrote" line then goes to stderr). A renamed page's old name writes the page under its new
     name, the result's ``note`` saying so (:func:`read_slug`), as ``get`` does; with
     ``version`` it is the old name's own history."""
     from ..core import history as h
     from ..storage import blobs
 
+    import stat
+
     dest = Path(a["output"]).expanduser()
     if dest.is_dir():
         raise BadInput(f"{dest} is a folder; give the file to write (e.g. {dest / Path(a['slug']).name})")
-    if (dest.exists() or dest.is_symlink()) and not a.get("force"):
+    try:
+        mode = dest.stat().st_mode  # through a symlink: /dev/stdout is one to /proc/self/fd/1
+    except OSError:
+        mode = None
+    # a pipe, a terminal, a device: the bytes go into it, nothing is replaced (never a temporary
+    # file renamed over /dev/stdout, which took the link's place)
+    stream = mode is not None and not stat.S_ISREG(mode)
+    if not stream and (dest.exists() or dest.is_symlink()) and not a.get("force"):
         raise BadInput(f"{dest} exists; nothing was written (--force replaces it)")
     out: dict = {}
     if a.get("version") is not None:
@@ -211,6 +229,16 @@ def _get_to_file(b, a) -> dict:
             _check_hash(b, row, text)
             pieces = iter([text.encode("utf-8")])
             out = {**out, "kind": "page", "slug": row["slug"], "content_hash": row["content_hash"]}
+    if stream:
+        n = 0
+        with open(os.open(dest, os.O_WRONLY), "wb") as f:
+            for piece in pieces:
+                f.write(piece)
+                n += len(piece)
+        return {**out, "output": str(dest), "bytes": n, "stream": True}
+    shown = dest
+    if dest.is_symlink():  # --force: the file it points at takes the bytes, the link stays a link
+        dest = Path(os.path.realpath(dest))
     from ..sync.folders import make_folders
 
     created = make_folders(dest.parent, dest)  # as export --dir does; said in the result, never silently
@@ -243,7 +271,7 @@ def _get_to_file(b, a) -> dict:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    return {**out, "output": str(dest), "bytes": n}
+    return {**out, "output": str(shown), "bytes": n}
 
 
 def _umask() -> int:
