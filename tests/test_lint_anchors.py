@@ -56,3 +56,42 @@ def test_a_block_id_right_after_an_embed_is_an_anchor(tmp_path, db_path):
         assert import_tree(b, root)["ok"]
         r = ops.run("lint", {"check": "dead_anchors", "limit": 0}, brain=b)
     assert [f["form"] for f in r["items"]] == ["[[target#^nope]]"], r["items"]
+
+
+def test_backlinks_of_an_attachment_lists_the_notes_that_cite_it(tmp_path, db_path):
+    """Researcher trial: `gbrain backlinks papers/smith2024.pdf` answered "no page
+    'papers/smith2024.pdf'; did you mean: papers-notes/smith2024" (exit 1), though lint's
+    dead_attachments reads the same links: there was no way to ask which notes cite a PDF or
+    embed a figure. backlinks of a stored file (its path, or a file name only one file has) lists
+    the pages that link to or embed it, found as dead_attachments finds a name (relative, from the
+    root, `%20`/`<…>` spellings, a bare `![[name]]`, any case), each once with count and forms;
+    a link in code or to another file of that name in another folder is not one."""
+    notes = {
+        "papers-notes/smith2024.md": "# Smith 2024\n\nPDF: [paper](../papers/smith2024.pdf), again [p](<../papers/smith2024.pdf#page=3>).\n\n"
+                                     "![[fig1.png]] ![](../figures/a%20b.png)\n",
+        "reading-list.md": "# Reading\n\n- [[PAPERS/Smith2024.PDF]]\n- [fig](<figures/a b.png>) and ![[Fig1.PNG]]\n",
+        "other.md": "# Other\n\n`[paper](../papers/smith2024.pdf)`\n\n```\n![[fig1.png]]\n```\n[x](old/smith2024.pdf) ![[nope.png]]\n",
+    }
+    root = tmp_path / "v"
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    for rel in ("papers/smith2024.pdf", "old/smith2024.pdf", "figures/fig1.png", "figures/a b.png"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(b"%PDF-1.4\n\xe2\xe3" + rel.encode())
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, root)["ok"]
+        pdf = ops.run("backlinks", {"slug": "papers/smith2024.pdf"}, brain=b)
+        fig = ops.run("backlinks", {"slug": "fig1.png"}, brain=b)  # a name one file has
+        ab = ops.run("backlinks", {"slug": "figures/a b.png"}, brain=b)
+        old = ops.run("backlinks", {"slug": "old/smith2024.pdf"}, brain=b)
+        page = ops.run("backlinks", {"slug": "papers-notes/smith2024"}, brain=b)  # pages as before
+    assert [(x["slug"], x["count"], x["forms"]) for x in pdf] == [
+        ("papers-notes/smith2024", 2, ["[paper](../papers/smith2024.pdf)", "[p](<../papers/smith2024.pdf#page=3>)"]),
+        ("reading-list", 1, ["[[PAPERS/Smith2024.PDF]]"]),
+    ], pdf
+    assert pdf[0]["title"] == "Smith 2024" and pdf[0]["context"]
+    assert [x["slug"] for x in fig] == ["papers-notes/smith2024", "reading-list"], fig
+    assert [(x["slug"], x["forms"]) for x in ab] == [("papers-notes/smith2024", ["![](../figures/a%20b.png)"]), ("reading-list", ["[fig](<figures/a b.png>)"])], ab
+    assert [x["slug"] for x in old] == ["other"], old
+    assert page == []

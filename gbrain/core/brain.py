@@ -1061,6 +1061,63 @@ class Brain:
         )
         return _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
 
+    def stored_file_path(self, name: str) -> str | None:
+        """The path of the stored non-page file ``name`` names (an attachment, a sidecar): that
+        exact path, else that path in another case (NFC), else, for a bare name (``fig1.png``),
+        the one file of that name in any folder, as a bare ``![[fig1.png]]`` finds it; None for
+        no such file or several."""
+        r = self.conn.execute("SELECT path FROM files WHERE path = ?", (name,)).fetchone()
+        if r is not None:
+            return r[0]
+        typed = unicodedata.normalize("NFC", name.strip().strip("/"))
+        key = typed.casefold()
+        if not key:
+            return None
+        rows = self.conn.execute("SELECT path FROM files WHERE path LIKE ? ESCAPE '!'", ("%" + _like_escape(posixpath.basename(typed)),)).fetchall()
+        paths = [(p, unicodedata.normalize("NFC", p).casefold()) for (p,) in rows]
+        hits = [p for p, k in paths if k == key] or [p for p, k in paths if "/" not in key and posixpath.basename(k) == key]
+        return hits[0] if len(hits) == 1 else None
+
+    def file_backlinks(self, path: str) -> list[dict]:
+        """Pages whose text links to or embeds the stored file ``path`` (``[paper](../papers/x.pdf)``,
+        ``![[fig1.png]]``, ``![](a%20b.png)``, ``[x](<a b.pdf#page=3>)``), each once, in slug order:
+        ``{slug, title, type, context, count, forms}`` as :meth:`backlinks` gives for a page
+        (``context``: the line of the first link, at most 200 characters). A written name is found
+        as lint's ``dead_attachments`` finds one (:func:`gbrain.page.linkedit.written_links`,
+        case-insensitively, NFC): the path relative to the linking page, from the root, a path
+        ending in it, or a bare file name (any file of that name). Attachments are no page links
+        (no ``links`` rows): only the pages whose text holds the file's name (SQL LIKE) are read."""
+        from ..page.linkedit import written_links
+
+        target = unicodedata.normalize("NFC", path).casefold()
+        base = posixpath.basename(path)
+        names = {base, unicodedata.normalize("NFC", base), unicodedata.normalize("NFD", base)}
+        names |= {urlquote(n) for n in list(names)}
+        like = sorted({"%" + _like_escape(n) + "%" for n in names})
+        cond = " OR ".join("compiled_truth LIKE ? ESCAPE '!' OR timeline LIKE ? ESCAPE '!'" for _ in like)
+        out = []
+        rows = self.conn.execute(f"SELECT slug, path, title, type, compiled_truth, separator, timeline FROM pages WHERE {cond} ORDER BY slug",
+                                 [x for x in like for _ in (0, 1)])
+        for r in rows:
+            body = r["compiled_truth"] + r["separator"] + r["timeline"]
+            forms: list[str] = []
+            count = 0
+            for w in written_links(body):
+                key = unicodedata.normalize("NFC", w.name.strip()).casefold()
+                if not key or posixpath.basename(key) != posixpath.basename(target):
+                    continue
+                rel = posixpath.normpath(posixpath.join(posixpath.dirname(r["path"]), key))
+                root = posixpath.normpath(key.lstrip("/"))
+                if rel == target or root == target or "/" not in key.strip("/") or target.endswith("/" + root):
+                    count += 1
+                    if w.form not in forms:
+                        forms.append(w.form)
+            if count:
+                line = next((ln for ln in body.splitlines() if forms[0] in ln), "")
+                out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "context": " ".join(line.split())[:200],
+                            "count": count, "forms": forms})
+        return out
+
     @atomic
     def link(self, from_slug: str, to_slug: str, context: str = "") -> SaveResult:
         """Add a link from one page to another by writing it into the source page's markdown.
@@ -1714,6 +1771,18 @@ def _close_lock(lock: tuple[int, str]) -> None:
         pass  # another process has the brain open: the file stays
     finally:
         os.close(fd)
+
+
+def _like_escape(text: str) -> str:
+    """``text`` as a literal inside a SQL LIKE pattern with ``ESCAPE '!'``."""
+    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+
+
+def urlquote(name: str) -> str:
+    """``name`` as a markdown link writes it percent-encoded (``a b.png`` → ``a%20b.png``)."""
+    from urllib.parse import quote
+
+    return quote(name, safe="/")
 
 
 def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dict]:

@@ -919,7 +919,7 @@ def _links(b, a, ctx):
 
 @op(
     "backlinks",
-    "Pages linking to a page, each once, with count and forms (in the body or in a frontmatter value).",
+    "Pages linking to a page or file, each once, with count and forms (body or frontmatter value).",
     [SLUG, limit_param(100, "maximum number of pages (0: all)")],
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
@@ -927,7 +927,13 @@ def _links(b, a, ctx):
     text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
 )
 def _backlinks(b, a, ctx):
-    out = b.backlinks(read_slug(b, a["slug"], ctx)[0])
+    try:
+        out = b.backlinks(read_slug(b, a["slug"], ctx)[0])
+    except NotFound:
+        path = b.stored_file_path(a["slug"])  # an attachment: the pages that link to or embed it
+        if path is None:
+            raise
+        out = b.file_backlinks(path)
     return out[: a["limit"]] if a.get("limit") else out
 
 
