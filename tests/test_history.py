@@ -776,6 +776,37 @@ def test_get_output_writes_through_a_symlink_and_into_a_pipe(tmp_path, db_path):
     assert r.returncode == 0 and got[-1] == data and fifo.exists() and not fifo.is_file(), r.stderr
 
 
+def test_prune_counts_the_pieces_of_a_big_file_version_it_frees(db_path, monkeypatch):
+    """Researcher trial: a 80 MB PDF replaced by a new version under watch, then
+    `gbrain history papers/smith2024.pdf --prune --keep-last 1 --keep-days 0` said "would remove 1
+    version(s) and 1 stored body(ies), 0.00 MB compressed" and, applied, freed 80 MB of pieces:
+    the figure counted only the history bodies, and a big file's version is a one-byte marker
+    whose bytes are its pieces. It now counts the pieces that go with it (those no file and no
+    kept version names), and the text says so. (Files are "big" from 4,000 bytes here.)"""
+    from gbrain.storage import blobs
+
+    monkeypatch.setattr(blobs, "BIG", 4000)
+    x1, x2, y1, y2 = (os.urandom(9000 + i) for i in range(4))
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("papers/x.pdf", x1)
+        b.save_file("papers/x.pdf", x2)
+        b.save_file("papers/y.pdf", y1)
+        b.save_file("papers/z.pdf", y1)  # z holds y's first bytes: they stay
+        b.save_file("papers/y.pdf", y2)
+        assert b.conn.execute("SELECT COUNT(*) FROM files WHERE pieces > 0").fetchone()[0] == 3
+        data = lambda: b.conn.execute("SELECT COALESCE(SUM(length(data)), 0) FROM blob_data").fetchone()[0]
+        before = data()
+        dry = run(b, "history-prune", keep_last=1)
+        done = h.prune(b, keep_days=None, keep_last=1, apply=True)
+        freed = before - data()
+        assert b"".join(blobs.iter_file(b.conn, "papers/z.pdf")) == y1
+    assert freed == len(x1), freed
+    assert dry["versions"] == 2 and dry["piece_bytes"] == len(x1) and len(x1) <= dry["bytes"] < len(x1) + 100, dry
+    assert done["bytes"] == dry["bytes"] and done["applied"]
+    text = ops.find("history-prune").text(dry, {})
+    assert f"{dry['bytes'] / 1e6:.2f} MB ({len(x1) / 1e6:.2f} MB of them big files' versions)" in text, text
+
+
 def test_a_bad_time_names_the_option_it_was_given_to(fixture_db):
     # `gbrain changes --until garbage` said "since must be a span …": the option typed was --until
     r = cli("changes", "--until", "garbage", "--db", str(fixture_db))

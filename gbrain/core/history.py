@@ -1322,8 +1322,9 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
           key: tuple[str, str] | None = None) -> dict:
     """Plan (and with ``apply`` carry out) pruning (:func:`prune_plan`; ``key``: one page's or
     file's history only): ``{versions, bodies, bytes, keys, deleted_keys, applied, keep_days,
-    keep_last, include_deleted, name}`` — how many versions and stored bodies go, the compressed
-    bytes they free, and how many deleted pages leave the trash for good (only with
+    keep_last, include_deleted, name, piece_bytes}`` — how many versions and stored bodies go, the
+    bytes they free (compressed bodies, plus ``piece_bytes``: the pieces of big files' versions
+    that no file and no kept version names, which go with them), and how many deleted pages leave the trash for good (only with
     ``include_deleted``); ``name`` is the key's name (None: the whole brain)."""
     with brain.transaction():
         ids, summ = prune_plan(brain, keep_days, keep_last, include_deleted=include_deleted, key=key)
@@ -1337,7 +1338,15 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                     UNION SELECT b.base_id FROM history_bodies b JOIN need ON b.id = need.id WHERE b.base_id IS NOT NULL AND substr(b.data, 1, 1) IN (X'64', X'78'))
                   SELECT id FROM need"""
         gone = c.execute(f"SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies WHERE id NOT IN ({keep})").fetchone()
-        out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1], "keys": summ["keys"], "deleted_keys": summ["deleted_keys"], "applied": False,
+        # a big file's version is a marker (``c``) whose bytes are its pieces: they go with it
+        # when no file and no kept version names them (blobs.prune_unused)
+        pieces = c.execute(
+            "SELECT COALESCE(SUM(length(d.data)), 0) FROM blob_pieces p JOIN blob_data d ON d.id = p.data_id "
+            f"WHERE p.hash IN (SELECT hash FROM history_bodies WHERE id NOT IN ({keep}) AND substr(data, 1, 1) = X'63') "
+            "AND p.hash NOT IN (SELECT content_hash FROM files WHERE pieces > 0) "
+            f"AND p.hash NOT IN (SELECT hash FROM history_bodies WHERE id IN ({keep}) AND substr(data, 1, 1) = X'63')").fetchone()[0]
+        out = {"versions": len(ids), "bodies": gone[0], "bytes": gone[1] + pieces, "piece_bytes": pieces, "keys": summ["keys"],
+               "deleted_keys": summ["deleted_keys"], "applied": False,
                "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted, "name": key[1] if key else None}
         if apply:
             c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")

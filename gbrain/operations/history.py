@@ -86,7 +86,8 @@ def _history(b, a, ctx):
 
 
 def _prune_text(r: dict, a: dict) -> str:
-    what = f"{r['versions']:,} version(s) and {r['bodies']:,} stored body(ies), {r['bytes'] / 1e6:.2f} MB compressed"
+    what = f"{r['versions']:,} version(s) and {r['bodies']:,} stored body(ies), {r['bytes'] / 1e6:.2f} MB" + (
+        f" ({r['piece_bytes'] / 1e6:.2f} MB of them big files' versions)" if r.get("piece_bytes") else " compressed")
     if r["include_deleted"]:
         what += f"; {r['deleted_keys']:,} deleted page(s)/file(s) leave the trash for good"
     rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
