@@ -718,7 +718,7 @@ def test_get_output_writes_a_binary_version_exactly_and_never_over_a_file(tmp_pa
             run(b, "get", surface="mcp", slug="media/big.pdf", version=1)
 
 
-def test_get_output_writes_through_a_symlink_and_into_a_pipe(tmp_path, db_path):
+def test_get_output_writes_through_a_symlink_and_into_a_pipe(tmp_path, db_path, monkeypatch):
     """Researcher trial: `gbrain get papers/x.pdf --output /dev/stdout --force` (to pipe a PDF on)
     printed "wrote 52,428,812 bytes … to /dev/stdout" and put nothing on stdout: the temporary file
     took the name `/dev/stdout`, replacing the symlink to /proc/self/fd/1 by a 52 MB regular file
@@ -774,6 +774,10 @@ def test_get_output_writes_through_a_symlink_and_into_a_pipe(tmp_path, db_path):
                 pass
             reader.join(5)
     assert r.returncode == 0 and got[-1] == data and fifo.exists() and not fifo.is_file(), r.stderr
+    monkeypatch.chdir(tmp_path)
+    r = cli("--db", db, "get", "papers/x.pdf", "--output", "-")  # `-` is stdout, as pdftotext takes it
+    assert r.returncode == 0 and r.stdout == data and not (tmp_path / "-").exists(), r.stderr
+    assert f"wrote {len(data):,} bytes of papers/x.pdf to -".encode() in r.stderr, r.stderr
 
 
 def test_prune_counts_the_pieces_of_a_big_file_version_it_frees(db_path, monkeypatch):

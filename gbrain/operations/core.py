@@ -100,7 +100,7 @@ PART_CHARS = 60_000
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
         Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment or other "
               "file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named; "
-              "a symlink is written through; a pipe or /dev/stdout gets the bytes", in_schema=False),
+              "a symlink is written through; a pipe, /dev/stdout or - (stdout) gets the bytes", in_schema=False),
         Param("force", "boolean", "with --output: replace an existing file", default=False, in_schema=False),
     ],
     text=lambda r, a: r["content"] if "content" in r else "" if r.get("stream") else _wrote(r) + "\n",
@@ -179,7 +179,7 @@ def _get_to_file(b, a) -> dict:
     temporary file beside it that then takes its name: never a half-written FILE, and an
     existing one only with ``force``. A FILE that is a symlink is written through (the file it
     points at takes the bytes; the link stays); one that is no regular file (a pipe, a terminal,
-    ``/dev/stdout``) gets the bytes written into it, no ``force`` needed, and the result's
+    ``/dev/stdout``; ``-`` is stdout) gets the bytes written into it, no ``force`` needed, and the result's
     ``stream`` is true (the "wrote" line then goes to stderr). A renamed page's old name writes the page under its new
     name, the result's ``note`` saying so (:func:`read_slug`), as ``get`` does; with
     ``version`` it is the old name's own history."""
@@ -188,8 +188,9 @@ def _get_to_file(b, a) -> dict:
 
     import stat
 
-    dest = Path(a["output"]).expanduser()
-    if dest.is_dir():
+    to_stdout = a["output"] == "-"  # as pdftotext and curl take it: the bytes on stdout
+    dest = Path("/dev/stdout" if to_stdout else a["output"]).expanduser()
+    if not to_stdout and dest.is_dir():
         raise BadInput(f"{dest} is a folder; give the file to write (e.g. {dest / Path(a['slug']).name})")
     try:
         mode = dest.stat().st_mode  # through a symlink: /dev/stdout is one to /proc/self/fd/1
@@ -197,7 +198,7 @@ def _get_to_file(b, a) -> dict:
         mode = None
     # a pipe, a terminal, a device: the bytes go into it, nothing is replaced (never a temporary
     # file renamed over /dev/stdout, which took the link's place)
-    stream = mode is not None and not stat.S_ISREG(mode)
+    stream = to_stdout or (mode is not None and not stat.S_ISREG(mode))
     if not stream and (dest.exists() or dest.is_symlink()) and not a.get("force"):
         raise BadInput(f"{dest} exists; nothing was written (--force replaces it)")
     out: dict = {}
@@ -230,12 +231,15 @@ def _get_to_file(b, a) -> dict:
             pieces = iter([text.encode("utf-8")])
             out = {**out, "kind": "page", "slug": row["slug"], "content_hash": row["content_hash"]}
     if stream:
+        import contextlib
+
         n = 0
-        with open(os.open(dest, os.O_WRONLY), "wb") as f:
+        with contextlib.nullcontext(sys.stdout.buffer) if to_stdout else open(os.open(dest, os.O_WRONLY), "wb") as f:
             for piece in pieces:
                 f.write(piece)
                 n += len(piece)
-        return {**out, "output": str(dest), "bytes": n, "stream": True}
+            f.flush()
+        return {**out, "output": "-" if to_stdout else str(dest), "bytes": n, "stream": True}
     shown = dest
     if dest.is_symlink():  # --force: the file it points at takes the bytes, the link stays a link
         dest = Path(os.path.realpath(dest))
