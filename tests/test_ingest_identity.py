@@ -232,3 +232,23 @@ def test_ingest_parses_the_source_once(db_path, monkeypatch):
         r = ops.run("ingest", {"content": UNTITLED}, brain=b)
         assert r["title"] == "Agent Pay pricing" and r["slug"] == "sources/2026-12-02-agent-pay-pricing", r
         assert len(parsed) == 1, parsed
+
+
+def test_ingest_of_a_pdf_or_an_image_says_what_it_is_and_writes_nothing(tmp_path, db_path):
+    """Researcher trial: `gbrain ingest papers/tiny.pdf --type doc` (a PDF whose bytes happen to be
+    UTF-8) made a page titled '%PDF-1.4' holding the PDF's syntax, and a real PDF said only "is
+    not valid UTF-8 text (byte 9)". A file that opens as a PDF, an image or a zip is refused
+    naming what it is and what to do (exit 2), nothing written."""
+    from gbrain.core.brain import Brain
+
+    files = {"tiny.pdf": b"%PDF-1.4\n%%EOF\n", "scan.pdf": b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "fig.png": b"\x89PNG\r\n\x1a\n\0\0",
+             "photo.jpg": b"\xff\xd8\xff\xe0\0\x10JFIF", "data.zip": b"PK\x03\x04\x14\0"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        r = gbrain_in_process("--db", str(db_path), "ingest", str(tmp_path / name), "--type", "doc")
+        err = r.stderr.decode()
+        assert r.returncode == 2, (name, r.returncode, err)
+        what = {"pdf": "a PDF", "png": "an image", "jpg": "an image", "zip": "a zip archive"}[name.rsplit(".", 1)[1]]
+        assert f"{tmp_path / name} is {what}, not text" in err and "import" in err, err
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0] == 0

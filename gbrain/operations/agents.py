@@ -115,10 +115,19 @@ def _read_source(file: str) -> str:
         raise BadInput(f"{file} is a directory; ingest takes one file") from e
     except OSError as e:
         raise BadInput(f"cannot read {file}: {e.strerror}") from e
+    kind = next((what for magic, what in _BINARY_MAGIC if data.startswith(magic)), None)
+    if kind is not None:  # a PDF may well be UTF-8 (a page titled '%PDF-1.4' holding its syntax)
+        raise BadInput(f"{file} is {kind}, not text: ingest stores a source's text (extract it first, e.g. `pdftotext FILE -`, "
+                       "and ingest that); keep the file itself in your folder, where `gbrain import`/`sync` store it byte for byte")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise BadInput(f"{file} is not valid UTF-8 text (byte {e.start})") from e
+
+
+#: how the files ingest refuses begin: (magic bytes, what the file is)
+_BINARY_MAGIC = ((b"%PDF-", "a PDF"), (b"\x89PNG\r\n\x1a\n", "an image"), (b"\xff\xd8\xff", "an image"), (b"GIF87a", "an image"),
+                 (b"GIF89a", "an image"), (b"PK\x03\x04", "a zip archive"))
 
 
 def _sources_with_ref(b: Brain, source_ref: str) -> list:
