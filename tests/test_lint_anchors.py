@@ -95,3 +95,34 @@ def test_backlinks_of_an_attachment_lists_the_notes_that_cite_it(tmp_path, db_pa
     assert [(x["slug"], x["forms"]) for x in ab] == [("papers-notes/smith2024", ["![](../figures/a%20b.png)"]), ("reading-list", ["[fig](<figures/a b.png>)"])], ab
     assert [x["slug"] for x in old] == ["other"], old
     assert page == []
+
+
+def test_a_dead_attachment_whose_file_moved_names_where_it_went(tmp_path, db_path):
+    """Researcher trial: `mv figures img` under watch paired every figure as a move (history rows
+    `move` "to img/…"), and lint's dead_attachments then said only "embeds '../figures/a b.png',
+    which is no file in the brain" for each path link: the history knew where each went. The
+    finding now names the file's new path (`moved_to`, first of `suggestions`) and the link that
+    reaches it from the page; an attachment never in the brain has none."""
+    from gbrain.sync.engine import SyncEngine
+
+    root = tmp_path / "v"
+    (root / "notes").mkdir(parents=True)
+    (root / "figures").mkdir()
+    (root / "notes" / "paper.md").write_text("# Paper\n\n![](../figures/a%20b.png) ![plot](../figures/plot.svg) ![[fig1.png]] ![[gone.png]]\n",
+                                            encoding="utf-8")
+    for name in ("a b.png", "plot.svg", "fig1.png"):
+        (root / "figures" / name).write_bytes(b"\x89PNG\r\n\x1a\n" + name.encode())
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, root)["ok"]
+        SyncEngine(b, root).sync()
+        (root / "figures").rename(root / "img")
+        SyncEngine(b, root).sync()
+        assert b.conn.execute("SELECT COUNT(*) FROM history WHERE kind = 'file' AND op = 'move' AND detail LIKE 'to img/%'").fetchone()[0] == 3
+        r = ops.run("lint", {"check": "dead_attachments", "limit": 0}, brain=b)
+    got = {f["target"]: f for f in r["items"]}
+    assert sorted(got) == ["../figures/a b.png", "../figures/plot.svg", "gone.png"], sorted(got)
+    ab, plot = got["../figures/a b.png"], got["../figures/plot.svg"]
+    assert ab["moved_to"] == "img/a b.png" and ab["suggestions"][0] == "img/a b.png", ab
+    assert "moved to img/a b.png" in ab["message"] and "`../img/a%20b.png`" in ab["action"], ab
+    assert plot["moved_to"] == "img/plot.svg" and "`../img/plot.svg`" in plot["action"], plot
+    assert got["gone.png"].get("moved_to") is None

@@ -1251,19 +1251,21 @@ def renamed_words(old: str, moved: dict) -> str:
     return f"{old} was renamed to {moved['slug']}{when}"
 
 
-def _moved_to(c, slug: str) -> str | None:
+def _moved_to(c, slug: str, kind: str = "page") -> str | None:
     """The live page a page moved away from ``slug`` is now (following moves: a → b → c), or
-    None when its newest history row is not a move or the chain ends at no live page."""
+    None when its newest history row is not a move or the chain ends at no live page. ``kind``
+    ``file``: the same for a stored file's path (an attachment moved by sync or watch)."""
     seen = {slug}
+    live = "SELECT 1 FROM pages WHERE slug = ?" if kind == "page" else "SELECT 1 FROM files WHERE path = ?"
     for _ in range(100):
-        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, slug)).fetchone()
         if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
             return None
         slug = r["detail"][3:]
         if slug in seen:
             return None
         seen.add(slug)
-        if c.execute("SELECT 1 FROM pages WHERE slug = ?", (slug,)).fetchone():
+        if c.execute(live, (slug,)).fetchone():
             return slug
     return None
 

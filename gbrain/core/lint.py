@@ -553,11 +553,38 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
             if rel in paths or root in paths or ("/" not in key.strip("/") and key in names) or any(p.endswith("/" + root) for p in paths):
                 continue
             what = "embeds" if w.kind in ("embed", "image") else "links to"
+            edit = f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"
+            moved = _attachment_moved(brain.conn, r["path"], name)
+            if moved is not None:  # sync or watch saw the file move (a renamed figures folder): the history knows where
+                link = posixpath.relpath(moved, posixpath.dirname(r["path"]) or ".")
+                if w.kind in ("markdown", "image") and "%" in w.form:
+                    from .brain import urlquote
+
+                    link = urlquote(link)
+                out.append({"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
+                            "moved_to": moved, "suggestions": [moved],
+                            "message": f"{what} '{name}', which moved to {moved} ({w.form})",
+                            "action": f"point the link at its new place, `{link}` {edit}"})
+                continue
             out.append({"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
                         "message": f"{what} '{name}', which is no file in the brain ({w.form})",
-                        "action": f"put the file in the brain's folder (then `gbrain sync`), correct the path, or drop the link "
-                                  f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"})
+                        "action": f"put the file in the brain's folder (then `gbrain sync`), correct the path, or drop the link {edit}"})
     return out
+
+
+def _attachment_moved(conn, page_path: str, name: str) -> str | None:
+    """Where the file a dead attachment link names (``name`` as written in the page at
+    ``page_path``: relative to it, else from the root) went, when the history holds its move
+    (:func:`gbrain.core.history._moved_to` of kind ``file``); None otherwise."""
+    t = nfc(name.strip())
+    cands = [posixpath.normpath(posixpath.join(posixpath.dirname(page_path), t))] if not t.startswith("/") else []
+    cands.append(posixpath.normpath(t.lstrip("/")))
+    for c in cands:
+        if not c.startswith("..") and c != ".":
+            to = _moved_to(conn, c, "file")
+            if to is not None:
+                return to
+    return None
 
 
 #: page types that are records, not knowledge: the skills leave them unlinked (skills/briefing,
