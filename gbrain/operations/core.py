@@ -1104,7 +1104,7 @@ def _config_get(b, a, ctx):
                 ctx.on_warning(f"which embedding settings are in effect cannot be told: {e}")
     if ctx.on_warning and eff and not key:
         # the listing marks each value; one line says why (both keys have one cause when no key is set)
-        whys = list(dict.fromkeys(why for _, why in eff.values()))
+        whys = list(dict.fromkeys(f"{v} is in use ({why})" if k == "embedding_model" else why for k, (v, why) in eff.items()))
         ctx.on_warning(f"{len(eff)} stored setting(s) not in effect, marked in the list: " + "; ".join(whys))
     elif ctx.on_warning and key in eff:
         value, why = eff[key]
