@@ -142,3 +142,22 @@ def test_a_brain_made_before_drops_the_placeholder_tags_on_open(tmp_path, db_pat
         with b.transaction():
             b.conn.execute("UPDATE pages SET title = 'plain' WHERE slug = 'plain'")
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.parametrize("op, slug", [("backlinks", "People/Maya Chen"), ("links", "Journal/Busy day")])
+def test_backlinks_and_links_cut_at_the_limit_say_so(tmp_path, db_path, op, slug):
+    """A person met in more daily notes than the limit (100): `backlinks` printed the first 100 and
+    nothing else, so the journal looked shorter than it is; like `list`, a cut list says so on
+    stderr (stdout holds the pages only), and a whole one says nothing."""
+    from conftest import gbrain_in_process
+
+    days = {f"Journal/2026-11-{d:02d}.md": f"Lunch with [[Maya Chen]] on day {d}.\n" for d in range(1, 6)}
+    busy = " ".join(f"[[2026-11-{d:02d}]]" for d in range(1, 6))
+    write_tree(tmp_path / "v", {**days, "People/Maya Chen.md": "# Maya Chen\n", "Journal/Busy day.md": busy + "\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+    cut = gbrain_in_process(op, slug, "--limit", "3", "--db", str(db_path))
+    assert cut.returncode == 0 and len(cut.stdout.splitlines()) == 3
+    assert b"the first 3; --limit 0 lists all" in cut.stderr, cut.stderr
+    whole = gbrain_in_process(op, slug, "--db", str(db_path))
+    assert len(whole.stdout.splitlines()) == 5 and b"lists all" not in whole.stderr
