@@ -161,3 +161,21 @@ def test_backlinks_and_links_cut_at_the_limit_say_so(tmp_path, db_path, op, slug
     assert b"the first 3; --limit 0 lists all" in cut.stderr, cut.stderr
     whole = gbrain_in_process(op, slug, "--db", str(db_path))
     assert len(whole.stdout.splitlines()) == 5 and b"lists all" not in whole.stderr
+
+
+@pytest.mark.parametrize("op", ["trash", "threads"])
+def test_trash_and_threads_cut_at_the_limit_say_so(tmp_path, db_path, op):
+    """The other lists with a `limit` (trash, threads) say on stderr when it cut them, as list does."""
+    from conftest import gbrain_in_process
+
+    pages = {f"p{i}.md": f"# P{i}\n\n## Open Threads\n- ask about the move 2026-11-0{i}\n" for i in range(1, 4)}
+    write_tree(tmp_path / "v", pages)
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        for i in range(1, 4):
+            b.delete_page(f"p{i}") if op == "trash" else None
+    cut = gbrain_in_process(op, "--limit", "2", "--db", str(db_path))
+    assert cut.returncode == 0 and len(cut.stdout.splitlines()) == 2, cut
+    assert b"the first 2; --limit 0 lists all" in cut.stderr, cut.stderr
+    whole = gbrain_in_process(op, "--db", str(db_path))
+    assert len(whole.stdout.splitlines()) == 3 and b"lists all" not in whole.stderr

@@ -17,7 +17,7 @@ from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..page.slugs import cmd_arg
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, _rows, _saved, _since, limit_param, obj, op, read_slug,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
 )
 
 
@@ -710,12 +710,6 @@ def _delete(b, a, ctx):
                         f"as a fresh import makes it; delete {cmd_arg(gone)} again to remove that one too"}
 
 
-def _cut_note(r: list, a: dict) -> str | None:
-    """The note (stderr) of a list ``r`` that ``limit`` may have cut (as ``list`` says it): a
-    person met in 1,100 daily notes gets the first 100 backlinks and is told so."""
-    return f"… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else None
-
-
 @op(
     "list",
     "List pages with filters, sorted by slug, last update (newest first), creation (newest first) or title.",
@@ -731,7 +725,7 @@ def _cut_note(r: list, a: dict) -> str | None:
     item=obj("slug", **PAGE_REF, updated_at="string?"),
     page="limit",
     text=lambda r, a: _rows(r, ["slug", "type", "title"]),
-    note=lambda r, a: _cut_note(r, a),
+    note=cut_note,
 )
 def _list(b, a, ctx):
     since = _since(a.get("since"), ctx.flag("since"))
@@ -921,7 +915,7 @@ def _unlink(b, a, ctx):
     item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
     page="limit",
     text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no links)",
-    note=lambda r, a: _cut_note(r, a),
+    note=cut_note,
 )
 def _links(b, a, ctx):
     out = b.links(read_slug(b, a["slug"], ctx)[0])
@@ -936,7 +930,7 @@ def _links(b, a, ctx):
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
     page="limit",
     text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
-    note=lambda r, a: _cut_note(r, a),
+    note=cut_note,
 )
 def _backlinks(b, a, ctx):
     try:

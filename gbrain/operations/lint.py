@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core import lint as lintmod
 from ..errors import BadInput
-from .registry import Param, _since, limit_param, obj, op
+from .registry import Param, _since, cut_note, limit_param, obj, op
 
 
 def _checks_arg(v: str | None) -> list[str] | None:
@@ -143,6 +143,7 @@ def _threads_text(r: list, a: dict) -> str:
     item=obj("slug", "text", slug="string", title="string?", type="string?", text="string", done="boolean", date="string?", age_days="integer?"),
     page="limit",
     text=_threads_text,
+    note=cut_note,
 )
 def _threads(b, a, ctx):
     items = lintmod.open_threads(b.conn, as_of=a.get("as_of"), type=a.get("type"), tag=a.get("tag"), older_than=a.get("older_than"),

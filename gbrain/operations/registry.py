@@ -603,6 +603,14 @@ def limit_param(default: int | None, description: str, *, minimum: int = 0, deta
     return Param("limit", "integer", description, default=default, minimum=minimum, details=details)
 
 
+def cut_note(r: list, a: dict) -> str | None:
+    """The note (stderr; ``call`` speaks of `limit`) of a listing ``r`` its ``limit`` may have cut:
+    ``… the first 100; --limit 0 lists all`` when ``r`` holds as many items as the limit (a person
+    met in 1,100 daily notes gets the first 100 backlinks and is told so), else None. For an op's
+    ``note=``."""
+    return f"… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else None
+
+
 def read_slug(b, slug: str, ctx=None) -> tuple[str, str | None]:
     """The name a read of one page (get, get --output, timeline, backlinks, links, tags, raw;
     graph's start, each end of path; embed's page) reads: ``slug`` itself, or, when no page has it and it is a

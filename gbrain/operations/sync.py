@@ -12,7 +12,7 @@ import sys
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, GBrainError
 from ..page.slugs import cmd_arg, move_text, shown
-from .registry import Param, _dir_arg, _report_text, limit_param, obj, op
+from .registry import Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
 
 #: how many trashed files the text report of ``sync`` names (then "… and N more")
@@ -289,6 +289,7 @@ TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", rea
     details="It is a view of the page history; deleted by delete, sync or watch; `by` is empty when unknown.",
     item=TRASH_ITEM,
     page="limit",
+    note=lambda r, a: cut_note(r, {"limit": 100, **{k: v for k, v in a.items() if v is not None}}),  # (no limit given: 100)
 )
 def _trash(b, a, ctx):
     from ..core.history import trash_list
