@@ -182,3 +182,120 @@ def test_a_wiki_link_with_a_slash_finds_the_page_titled_so(tmp_path, db_path):
         b.put("other/data platform", "# A page at the path\n")
         assert to()[("wiki", "other/data platform")] == "other/data platform"
         assert fresh_import_differences(b) == {}
+
+
+# ---- Logseq journals: [[Nov 28th, 2026]] is journals/2026_11_28.md (trial11b) -------------------
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name, title_fmt, file_fmt, title", [
+    ("2026_11_28", None, None, "Nov 28th, 2026"),
+    ("2026_11_01", None, None, "Nov 1st, 2026"),
+    ("2026_11_02", None, None, "Nov 2nd, 2026"),
+    ("2026_11_03", None, None, "Nov 3rd, 2026"),
+    ("2026_11_11", None, None, "Nov 11th, 2026"),
+    ("2026_11_12", None, None, "Nov 12th, 2026"),
+    ("2026_11_22", None, None, "Nov 22nd, 2026"),
+    ("2026_11_28", "yyyy-MM-dd", None, "2026-11-28"),
+    ("2026_11_28", "EEEE, dd.MM.yyyy", None, "Saturday, 28.11.2026"),
+    ("2026_11_28", "E, MM/dd/yyyy", None, "Sat, 11/28/2026"),
+    ("2026_11_28", "do MMMM yyyy", None, "28th November 2026"),
+    ("2026_11_28", "yyyy'年'MM'月'dd'日'", None, "2026年11月28日"),
+    ("2026-11-28", None, "yyyy-MM-dd", "Nov 28th, 2026"),
+    ("2026-11-28", None, None, None),  # not the file-name format
+    ("2026_02_30", None, None, None),  # no such day
+    ("2026_11_28 notes", None, None, None),
+    ("notes", None, None, None),
+])
+def test_a_journal_file_name_gives_the_title_logseq_shows(name, title_fmt, file_fmt, title):
+    from gbrain.page import journals
+
+    assert journals.journal_title(name, title_fmt or journals.TITLE_FORMAT, file_fmt or journals.FILE_FORMAT) == title
+
+
+@pytest.mark.engine_free
+def test_the_journal_formats_come_from_config_edn_or_logseqs_defaults():
+    from gbrain.page.journals import formats
+
+    assert formats("{:meta/version 1}") == ("MMM do, yyyy", "yyyy_MM_dd")
+    assert formats('{:journal/page-title-format "yyyy-MM-dd"\n :journal/file-name-format "yyyy-MM-dd"}') == ("yyyy-MM-dd", "yyyy-MM-dd")
+    # a commented-out setting sets nothing; the first one counts
+    assert formats(';; :journal/page-title-format "EEEE"\n {:journal/page-title-format "dd.MM.yyyy"}') == ("dd.MM.yyyy", "yyyy_MM_dd")
+
+
+def _targets(b, slug):
+    return dict(b.conn.execute("SELECT l.target, p.slug FROM links l JOIN pages f ON f.id = l.from_page_id "
+                               "LEFT JOIN pages p ON p.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
+
+
+def test_a_link_to_a_journal_by_its_logseq_title_resolves(tmp_path, db_path):
+    """``[[Nov 28th, 2026]]`` finds ``journals/2026_11_28.md`` (Logseq's default formats; no config
+    needed), in the nearest graph; a page with that name or title wins; a name that is no
+    journal's day stays dangling; lint reports none of them dead; a fresh import is equal."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "vault", {
+        "graph/journals/2026_11_28.md": "- standup\n",
+        "graph/journals/2026_11_29.md": "- [[Nov 28th, 2026]] was busy\n",
+        "graph/pages/Ana.md": "- met on [[nov 28th, 2026]] and [[Nov 29th, 2026]] and [[Nov 30th, 2026]] and [[Dec 1st, 2026]]\n",
+        "graph/pages/Dec 1st, 2026.md": "- a page of that name\n",
+        "other/journals/2026_11_28.md": "- another graph's day\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _targets(b, "graph/pages/Ana") == {"nov 28th, 2026": "graph/journals/2026_11_28", "Nov 29th, 2026": "graph/journals/2026_11_29",
+                                                 "Nov 30th, 2026": None, "Dec 1st, 2026": "graph/pages/Dec 1st, 2026"}
+        assert _targets(b, "graph/journals/2026_11_29") == {"Nov 28th, 2026": "graph/journals/2026_11_28"}
+        assert b.resolve_slug("Nov 29th, 2026")["slug"] == "graph/journals/2026_11_29"  # get, backlinks, … by that name
+        assert fresh_import_differences(b) == {}
+        # a journal that appears or goes: the links follow
+        b.put("graph/journals/2026_11_30", "- new day\n")
+        assert _targets(b, "graph/pages/Ana")["Nov 30th, 2026"] == "graph/journals/2026_11_30"
+        b.delete_page("graph/journals/2026_11_28")
+        assert _targets(b, "graph/pages/Ana")["nov 28th, 2026"] == "other/journals/2026_11_28"
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_graphs_config_edn_says_how_journals_are_titled_and_an_edit_of_it_relinks(tmp_path, db_path):
+    """The graph's ``logseq/config.edn`` sets the title format (and the file-name format): links
+    follow it, and an edit, removal or arrival of that file resolves them again as a fresh import
+    of the tree would."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {
+        "logseq/config.edn": '{:journal/page-title-format "yyyy-MM-dd"\n :journal/file-name-format "yyyy-MM-dd"}\n',
+        "journals/2026-11-28.md": "- standup\n",
+        "pages/Ana.md": "- [[2026-11-28]] and [[Nov 28th, 2026]] and [[Saturday, 28.11.2026]]\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": None, "Saturday, 28.11.2026": None}
+        b.save_file("logseq/config.edn", b'{:journal/page-title-format "EEEE, dd.MM.yyyy"\n :journal/file-name-format "yyyy-MM-dd"}\n')
+        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": None, "Saturday, 28.11.2026": "journals/2026-11-28"}
+        assert fresh_import_differences(b) == {}
+        b.delete_file("logseq/config.edn")  # Logseq's defaults: the file name is no day in yyyy_MM_dd
+        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": None, "Saturday, 28.11.2026": None}
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", b'{:journal/file-name-format "yyyy-MM-dd"}\n')
+        assert _targets(b, "pages/Ana") == {"2026-11-28": "journals/2026-11-28", "Nov 28th, 2026": "journals/2026-11-28", "Saturday, 28.11.2026": None}
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_brain_made_before_resolves_journal_titles_on_open(tmp_path, db_path):
+    """A brain made before v31 (Postgres v31) left ``[[Nov 28th, 2026]]`` dangling: on open the
+    dangling links that may name a journal are resolved again, and equal a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {"journals/2026_11_28.md": "- day\n", "pages/a.md": "- [[Nov 28th, 2026]] [[Q3 2027]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        with b.transaction():  # as the old resolver left them
+            c.execute("UPDATE links SET to_page_id = NULL")
+            _rewind(c, pg._journal_titles, dbmod._m31_journal_titles)
+    with Brain.open(db_path) as b:
+        assert _targets(b, "pages/a") == {"Nov 28th, 2026": "journals/2026_11_28", "Q3 2027": None}
+        assert fresh_import_differences(b) == {}

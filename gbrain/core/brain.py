@@ -27,7 +27,8 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
-from ..page.links import SqlIndex, resolve, title_names
+from ..page.links import SqlIndex, graph_formats, is_graph_config, journal_page_title, resolve, title_names
+from ..page.journals import graph_root
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -573,6 +574,12 @@ class Brain:
                 return self.page_row(names[0])
             if names:
                 raise Ambiguous(f"'{slug}' is the title of {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
+        if loose and any(ch.isdigit() for ch in slug):  # a Logseq journal by the title Logseq shows (Nov 28th, 2026)
+            names = sorted({s for _, s in SqlIndex(self.conn).journal(nfc(slug.strip()))})
+            if len(names) == 1:
+                return self.page_row(names[0])
+            if names:
+                raise Ambiguous(f"'{slug}' names the journals of {len(names)} Logseq graphs: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
         if self._suggesting or not suggest:
             raise NotFound(f"no page '{slug}'", [])
         sugg = self.suggest(s)
@@ -758,6 +765,8 @@ class Brain:
             write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None, new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
             names = {loose_key(slug)} | title_names(page.title) if not row else (title_names(row["title"]) | title_names(page.title) if row["title"] != page.title else set())
+            if not row:
+                names |= self.journal_names(slug)
             names |= old_aliases ^ {loose_key(a) for a in page.aliases}
             if resolve_incoming and names:
                 self.re_resolve(names)
@@ -824,8 +833,12 @@ class Brain:
         pids = [ids[s] for s in slugs]
         write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)], defer=defer_links)
         out = []
+        formats = None  # (the brain's Logseq graphs, read once when a journal is among the pages)
         for pid, r, (path, _, page) in zip(pids, rows, items):
             names = {r["loose_key"]} | title_names(page.title) | {loose_key(a) for a in page.aliases}
+            if graph_root(r["slug"]) is not None:
+                formats = graph_formats(self.conn) if formats is None else formats
+                names |= title_names(journal_page_title(r["slug"], formats) or "")
             out.append(SaveResult(r["slug"], path, pid, True, True, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names))
         return out
 
@@ -905,6 +918,7 @@ class Brain:
             return None
         names = {loose_key(row["slug"])} | title_names(row["title"])
         names |= {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (row["id"],))}
+        names |= self.journal_names(row["slug"])
         with self.transaction():
             inbound = [r[0] for r in self.conn.execute("SELECT id FROM links WHERE to_page_id = ? AND from_page_id != ?", (row["id"], row["id"]))]
             self.conn.execute("DELETE FROM pages WHERE id = ?", (row["id"],))
@@ -977,6 +991,28 @@ class Brain:
             if pid is None:
                 raise
             return self.conn.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
+
+    def journal_names(self, slug: str) -> set[str]:
+        """The link-target keys (:func:`~gbrain.page.links.title_names`) of the title Logseq shows
+        for the page ``slug`` when it is a journal (``journals/2026_11_28`` → ``Nov 28th, 2026``,
+        by its graph's ``logseq/config.edn``), else none: a save, delete or move of a journal
+        re-resolves them (:meth:`re_resolve`)."""
+        if graph_root(slug) is None:
+            return set()
+        return title_names(journal_page_title(slug, graph_formats(self.conn)) or "")
+
+    def graph_config_changed(self, path: str) -> int:
+        """After the file at ``path`` was stored, changed, moved or deleted: when it is a Logseq
+        graph's ``logseq/config.edn``, whose journal formats say which journal ``[[Nov 28th,
+        2026]]`` names, resolve again every dangling link and every link to a journal page, as a
+        fresh import would (one pass over those links; a config edit is rare). Returns how many
+        changed (0 for any other file)."""
+        if not is_graph_config(path):
+            return 0
+        sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+               "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id")
+        rows = [r for r in self.conn.execute(sel, ("%journals/%",)).fetchall() if r[5] is None or graph_root(r[5]) is not None]
+        return self._resolve_rows(rows)
 
     def resolve_dangling(self) -> int:
         """Resolve every dangling link that now has a page. Returns how many changed."""
@@ -1528,6 +1564,7 @@ class Brain:
             )
             if kind == "special":
                 self._load_special(path, data)
+            self.graph_config_changed(path)
         return warnings
 
     def save_file_from(self, path: str, source: str | os.PathLike, kind: str | None = None, known_hash: str | None = None) -> tuple[list[str] | None, str]:
@@ -1564,6 +1601,7 @@ class Brain:
                 "size = excluded.size, pieces = excluded.pieces, updated_at = excluded.updated_at",
                 (path, kind, hx, size, n, now_iso()),
             )
+            self.graph_config_changed(path)
         return [], hx
 
     def _load_raw_rows(self, path: str, fdata: bytes | None = None) -> list[str]:
@@ -1619,6 +1657,8 @@ class Brain:
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             if row and row["kind"] == "raw" and row["page_id"]:
                 self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (row["page_id"],))
+            if row:
+                self.graph_config_changed(path)
 
     def raw_get(self, slug: str, source: str | None = None, on_warning: Callable[[str], None] | None = None) -> dict:
         """The page's raw data, source → JSON. A sidecar whose text is not JSON has none: that

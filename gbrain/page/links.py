@@ -14,7 +14,9 @@ Order (spec "links" + Obsidian's rules):
    ``TCP/IP``, ``[[IP]]`` does not), then a frontmatter alias (``aliases: [Bruno]`` makes
    ``[[Bruno]]`` resolve to the page); a wiki link with a ``/`` that no path matches, the page
    whose title is that name segment by segment (``[[TCP/IP]]``; a Logseq namespace page,
-   ``title:: project/data platform``: :func:`title_path_key`).
+   ``title:: project/data platform``: :func:`title_path_key`); last, a name no page has that is
+   the title Logseq shows for a journal (``[[Nov 28th, 2026]]`` → ``journals/2026_11_28.md``, by
+   the graph's ``logseq/config.edn`` formats or Logseq's defaults: :func:`journal_keys`).
    Ties go to the candidate that shares the most leading folders with the linking page (in a
    vault with one tree per language, ``[[Canvas]]`` in ``en/…`` is ``en/Plugins/Canvas``, not
    ``ko/플러그인/Canvas``), then to the shortest path.
@@ -22,9 +24,11 @@ Order (spec "links" + Obsidian's rules):
 from __future__ import annotations
 
 import posixpath
+import re
 import sqlite3
 from collections import defaultdict
 
+from . import journals
 from .slugs import loose_key, name_key, nfc, slug_key, title_key
 
 COLUMNS = ("slug", "slug_key", "name_key", "loose_key", "title_key")
@@ -44,6 +48,51 @@ def title_names(title: str) -> set[str]:
     takes the title hands :meth:`~gbrain.core.brain.Brain.re_resolve`."""
     return {k for k in (title_key(title), loose_key(title)) if k}
 
+def is_graph_config(path: str) -> bool:
+    """Whether the file at ``path`` is a Logseq graph's ``logseq/config.edn`` (its journal formats)."""
+    return path == journals.CONFIG or path.endswith("/" + journals.CONFIG)
+
+
+def graph_formats(conn) -> dict[str, tuple[str, str]]:
+    """``{graph root: (title format, file-name format)}`` of every Logseq ``config.edn`` the
+    brain stores (:func:`gbrain.page.journals.formats`; root ``''`` for ``logseq/config.edn``).
+    A config stored in pieces (over 16 MiB) or not UTF-8 gives Logseq's defaults."""
+    out = {}
+    for path, data in conn.execute("SELECT path, data FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall():
+        if is_graph_config(path):
+            try:
+                text = bytes(data).decode("utf-8")
+            except UnicodeDecodeError:
+                text = ""
+            out[path[: -len(journals.CONFIG)].rstrip("/")] = journals.formats(text)
+    return out
+
+
+def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | None:
+    """The title Logseq shows for the page ``slug`` when it is a journal (in a ``journals``
+    folder, its file name a day in its graph's file-name format), by ``formats``
+    (:func:`graph_formats`; Logseq's defaults for a graph without a config), else None."""
+    root = journals.graph_root(slug)
+    if root is None:
+        return None
+    fmt = formats.get(root, (journals.TITLE_FORMAT, journals.FILE_FORMAT))
+    return journals.journal_title(slug.rpartition("/")[2], *fmt)
+
+
+def journal_keys(conn) -> dict[str, list[tuple[int, str]]]:
+    """``{title_key of a journal's title: [(page id, slug)]}`` for every journal page
+    (:func:`journal_names`): what ``[[Nov 28th, 2026]]`` finds when nothing else does."""
+    formats = graph_formats(conn)
+    out: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for pid, slug in conn.execute("SELECT id, slug FROM pages WHERE slug LIKE ?", ("%" + journals.FOLDER + "/%",)).fetchall():
+        title = journal_page_title(slug, formats)
+        if title:
+            out[title_key(title)].append((pid, slug))
+    return out
+
+
+_DIGIT = re.compile(r"\d")
+
 #: lookups answered from the aliases table
 ALIAS_COLUMNS = ("alias_key", "alias_loose")
 
@@ -53,6 +102,13 @@ class SqlIndex:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
+        self._journals: dict[str, list[tuple[int, str]]] | None = None
+
+    def journal(self, name: str) -> list[tuple[int, str]]:
+        """The journal pages Logseq titles ``name`` (:func:`journal_keys`, read once)."""
+        if self._journals is None:
+            self._journals = journal_keys(self.conn)
+        return self._journals.get(title_key(name), [])
 
     def lookup(self, column: str, value: str) -> list[tuple[int, str]]:
         if column in ALIAS_COLUMNS:
@@ -73,6 +129,7 @@ class MemoryIndex:
     """All page keys in dicts: for resolving many links at once."""
 
     def __init__(self, conn: sqlite3.Connection):
+        self._conn, self._journals = conn, None
         self.maps: dict[str, dict[str, list[tuple[int, str]]]] = {c: defaultdict(list) for c in COLUMNS}
         if getattr(conn, "dialect", "sqlite") != "postgres":  # plain tuples: cheaper than sqlite3.Row
             conn = conn.cursor()
@@ -101,6 +158,12 @@ class MemoryIndex:
     def titled(self, name: str) -> list[tuple[int, str]]:
         """As :meth:`SqlIndex.titled`."""
         return self.slashed.get(title_path_key(name), [])
+
+    def journal(self, name: str) -> list[tuple[int, str]]:
+        """As :meth:`SqlIndex.journal`."""
+        if self._journals is None:
+            self._journals = journal_keys(self._conn)
+        return self._journals.get(title_key(name), [])
 
 
 def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = False) -> int | None:
@@ -132,6 +195,8 @@ def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = Fa
         rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
     elif not rows and not by_file:  # a wiki link a/b no path matches: the page titled a/b
         rows = index.titled(t)
+    if not rows and not by_file and _DIGIT.search(t):  # a Logseq journal by the title Logseq shows
+        rows = index.journal(t)
     if not rows:
         return None
     if len(rows) == 1:

@@ -1132,6 +1132,32 @@ def _m30_template_tags(conn: sqlite3.Connection) -> None:
     rederive_template_tag_pages(conn)
 
 
+def relink_journal_links(conn) -> int:
+    """Resolve again the dangling links whose target holds a digit: one may name a Logseq
+    journal by the title Logseq shows (``[[Nov 28th, 2026]]`` → ``journals/2026_11_28.md``:
+    :func:`gbrain.page.links.resolve`). Nothing to do in a brain with no page in a ``journals``
+    folder. For SQLite v31 / Postgres v31, in the caller's transaction. Returns how many links
+    now resolve."""
+    import re
+
+    from .derive import relink_updates, update_links
+
+    if not conn.execute("SELECT 1 FROM pages WHERE slug LIKE ? LIMIT 1", ("%journals/%",)).fetchone():
+        return 0
+    digit = re.compile(r"\d")
+    rows = [r for r in conn.execute("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+                                    "WHERE l.to_page_id IS NULL ORDER BY l.id").fetchall() if digit.search(r[2])]
+    updates = relink_updates(conn, rows) if rows else []
+    update_links(conn, updates)
+    return len(updates)
+
+
+def _m31_journal_titles(conn: sqlite3.Connection) -> None:
+    """A link to a Logseq journal by the title Logseq shows (``[[Nov 28th, 2026]]``, by the
+    graph's ``logseq/config.edn`` or Logseq's defaults) resolves (:func:`relink_journal_links`)."""
+    relink_journal_links(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1166,7 +1192,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_journal_titles]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

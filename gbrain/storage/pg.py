@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 30
+PG_SCHEMA_VERSION = 31
 
 
 def is_url(db: object) -> bool:
@@ -876,6 +876,12 @@ def _template_tag_pages(conn: "PgConnection") -> None:
     rederive_template_tag_pages(conn)
 
 
+def _journal_titles(conn: "PgConnection") -> None:
+    from .db import relink_journal_links
+
+    relink_journal_links(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -888,7 +894,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              26: _logseq_pages,  # v26: Logseq page properties, #[[tags]], [[a/b]] by title (SQLite v26)
              27: _slash_titles,  # v27: a title holding '/' keyed whole (SQLite v27)
              29: _journal_pages,  # v29: tags strings split at white space, excalidraw embeds (SQLite v29)
-             30: _template_tag_pages}  # v30: a template's placeholder in the tags is no tag (SQLite v30)
+             30: _template_tag_pages,  # v30: a template's placeholder in the tags is no tag (SQLite v30)
+             31: _journal_titles}  # v31: [[Nov 28th, 2026]] finds a Logseq journal (SQLite v31)
 
 
 def migrate(conn: PgConnection) -> int:

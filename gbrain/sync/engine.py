@@ -2406,7 +2406,8 @@ class SyncEngine:
                 if old_sc != sidecar_path(new_slug) and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
                     out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-            self.brain.re_resolve({loose_key(new_slug), loose_key(slug_for_path(src))} | title_names(title) | title_names(old_title))
+            self.brain.re_resolve({loose_key(new_slug), loose_key(slug_for_path(src))} | title_names(title) | title_names(old_title)
+                                  | self.brain.journal_names(new_slug) | self.brain.journal_names(slug_for_path(src)))
             if base is not None:
                 self._record(dst, f, base)
                 self._forget(src)

@@ -1,0 +1,125 @@
+"""Logseq journal names: the page ``journals/2026_11_28.md`` is the day Logseq shows (and other
+pages link) as ``[[Nov 28th, 2026]]``.
+
+Logseq names a journal's file by ``:journal/file-name-format`` (default ``yyyy_MM_dd``) and shows
+it, and resolves links to it, by ``:journal/page-title-format`` (default ``MMM do, yyyy``), both in
+the graph's ``logseq/config.edn``. Pure functions here: read those two settings from the text of
+a ``config.edn`` (:func:`formats`), and give a journal file name's day under a title format
+(:func:`journal_title`). The link resolver (:mod:`gbrain.page.links`) finds a journal by that
+title when no page has the name; nothing here reads or changes a page's text.
+
+Patterns are Logseq's (date-fns) letters: ``yyyy``/``yy`` year, ``MMMM`` (January), ``MMM``
+(Jan), ``MM``/``M`` month, ``dd``/``d`` day, ``do`` (28th), ``EEEE`` (Monday), ``EEE``/``E``
+(Mon); text in single quotes and every other character is literal. English names only, as
+Logseq writes them.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from functools import lru_cache
+
+#: Logseq's own defaults (a graph without ``config.edn``, or one that does not set them)
+TITLE_FORMAT = "MMM do, yyyy"
+FILE_FORMAT = "yyyy_MM_dd"
+#: the folder Logseq keeps journals in (``:journals-directory``, rarely changed: not read)
+FOLDER = "journals"
+#: where a graph keeps its settings, relative to the graph's root
+CONFIG = "logseq/config.edn"
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_TOKEN_RE = re.compile(r"'[^']*'|do|y+|M+|d+|E+|.", re.S)
+_SETTING_RE = re.compile(r'^[^;\n]*?:journal/(page-title-format|file-name-format)\s+"((?:[^"\\\n]|\\.)*)"', re.M)
+
+
+def formats(config_text: str) -> tuple[str, str]:
+    """``(title format, file-name format)`` set in the text of a Logseq ``config.edn``; Logseq's
+    default (:data:`TITLE_FORMAT`, :data:`FILE_FORMAT`) for one it does not set (a line commented
+    out with ``;`` sets nothing; the first setting of a key counts). Never raises."""
+    found: dict[str, str] = {}
+    for key, value in _SETTING_RE.findall(config_text):
+        found.setdefault(key, value.replace('\\"', '"'))
+    return found.get("page-title-format") or TITLE_FORMAT, found.get("file-name-format") or FILE_FORMAT
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def format_day(day: _dt.date, pattern: str) -> str:
+    """``day`` written in the Logseq ``pattern`` (``MMM do, yyyy`` → ``Nov 28th, 2026``)."""
+    out = []
+    for tok in _TOKEN_RE.findall(pattern):
+        c, n = tok[0], len(tok)
+        if c == "'":
+            out.append(tok[1:-1] if n > 2 else "'")
+        elif tok == "do":
+            out.append(_ordinal(day.day))
+        elif c == "y":
+            out.append(f"{day.year % 100:02d}" if n == 2 else f"{day.year:0{n}d}")
+        elif c == "M":
+            out.append(_MONTHS[day.month - 1] if n >= 4 else _MONTHS[day.month - 1][:3] if n == 3 else f"{day.month:0{n}d}")
+        elif c == "d":
+            out.append(f"{day.day:0{min(n, 2)}d}")
+        elif c == "E":
+            out.append(_DAYS[day.weekday()] if n >= 4 else _DAYS[day.weekday()][:3])
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
+@lru_cache(maxsize=64)
+def _file_re(pattern: str) -> re.Pattern | None:
+    """A regex reading a file name written in ``pattern`` (numeric year, month and day only:
+    None for a pattern with names, which file names in Logseq never use)."""
+    parts, seen = [], set()
+    for tok in _TOKEN_RE.findall(pattern):
+        c = tok[0]
+        if c == "'":
+            parts.append(re.escape(tok[1:-1] if len(tok) > 2 else "'"))
+        elif c in "yMd" and tok != "do":
+            if c in seen:
+                return None
+            seen.add(c)
+            width = 4 if c == "y" and len(tok) != 2 else 2 if len(tok) >= 2 or c == "y" else 0
+            parts.append(f"(?P<{c}>\\d{{{width}}})" if width else f"(?P<{c}>\\d{{1,2}})")
+        elif c in "yMdE":
+            return None
+        else:
+            parts.append(re.escape(tok))
+    return re.compile("".join(parts) + r"\Z") if seen == {"y", "M", "d"} else None
+
+
+def file_day(name: str, pattern: str = FILE_FORMAT) -> _dt.date | None:
+    """The day a journal file name (without ``.md``) written in ``pattern`` names, or None
+    (another name, an impossible date: ``2026_02_30``)."""
+    rx = _file_re(pattern)
+    m = rx.match(name) if rx else None
+    if not m:
+        return None
+    y = int(m["y"])
+    if len(m["y"]) == 2:
+        y += 2000
+    try:
+        return _dt.date(y, int(m["M"]), int(m["d"]))
+    except ValueError:
+        return None
+
+
+def journal_title(name: str, title_format: str = TITLE_FORMAT, file_format: str = FILE_FORMAT) -> str | None:
+    """The title Logseq shows for the journal file ``name`` (its file name without ``.md``):
+    ``2026_11_28`` → ``Nov 28th, 2026`` under the defaults; None when ``name`` is no day in
+    ``file_format``."""
+    day = file_day(name, file_format)
+    return format_day(day, title_format) if day else None
+
+
+def graph_root(slug: str) -> str | None:
+    """The graph root of a page that may be a journal (``notes/graph/journals/2026_11_28`` →
+    ``notes/graph``; ``journals/x`` → ``''``), or None when its folder is no ``journals``."""
+    head, _, _ = slug.rpartition("/")
+    root, _, folder = head.rpartition("/")
+    return root if folder == FOLDER else None
