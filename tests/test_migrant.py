@@ -295,7 +295,98 @@ def test_a_brain_made_before_resolves_journal_titles_on_open(tmp_path, db_path):
         c = b.conn
         with b.transaction():  # as the old resolver left them
             c.execute("UPDATE links SET to_page_id = NULL")
-            _rewind(c, pg._journal_titles, dbmod._m31_journal_titles)
+            _rewind(c, pg._migrants, dbmod._m31_migrants)
     with Brain.open(db_path) as b:
         assert _targets(b, "pages/a") == {"Nov 28th, 2026": "journals/2026_11_28", "Q3 2027": None}
+        assert fresh_import_differences(b) == {}
+
+
+# ---- Notion: names keep Notion's id, pages open with # Title and property lines (trial11b) -----
+
+NOTION_ID = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+PLAN = ("# Project Plan\n\nStatus: Done\nTags: infra, q3 growth\nCompany: Acme (../Companies%20" + NOTION_ID + "/Acme%20" + NOTION_ID + ".md)\n"
+        "Created: November 28, 2026 3:04 PM\n\n## Goal\n\nShip it. #later\n")
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("path, name", [
+    (f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md", "Project Plan"),
+    (f"Project Plan {NOTION_ID}.md", "Project Plan"),
+    (f"{NOTION_ID}.md", NOTION_ID),  # a name that is only hex: no id to drop
+    (f"Plan {NOTION_ID.upper()}.md", f"Plan {NOTION_ID.upper()}"),  # Notion writes lowercase
+    (f"Plan_{NOTION_ID}.md", f"Plan_{NOTION_ID}"),  # a space before the id
+    (f"Plan {NOTION_ID[:-1]}.md", f"Plan {NOTION_ID[:-1]}"),  # 31 digits
+    (f"Plan {NOTION_ID}0.md", f"Plan {NOTION_ID}0"),  # 33
+    ("sha a3f9c2.md", "sha a3f9c2"),
+])
+def test_a_notion_file_name_without_its_id_is_the_name_notion_shows(path, name):
+    from gbrain.page.markdown import notion_name
+
+    assert notion_name(path) == name
+
+
+@pytest.mark.engine_free
+def test_a_notion_pages_tags_property_tags_it_and_only_on_notions_shape():
+    p = parse_page(PLAN, f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md")
+    assert p.render() == PLAN
+    assert (p.title, p.all_tags, p.tags) == ("Project Plan", ["infra", "q3 growth", "later"], [])
+    # another vault's note with the same lines: its name is no Notion export's
+    for path in ("Project Plan.md", f"Project Plan {NOTION_ID.upper()}.md", f"Plan-{NOTION_ID}.md"):
+        assert parse_page(PLAN, path).all_tags == ["later"], path
+    # the properties follow the opening # Title, before any other line
+    assert parse_page("# P\n\nSome text\nTags: a\n", f"P {NOTION_ID}.md").all_tags == []
+    assert parse_page("Intro\n# P\nTags: a\n", f"P {NOTION_ID}.md").all_tags == []
+    assert parse_page("---\ntags: [z]\n---\n# P\nTags: a\n", f"P {NOTION_ID}.md").all_tags == ["z"]  # (frontmatter: no Notion export)
+    assert parse_page("# P\nOwner: Ana\nTags: a,b , c\n", f"P {NOTION_ID}.md").all_tags == ["a", "b", "c"]
+    assert parse_page("# P\r\n\r\nTags: a, b\r\n\r\nx\r\n", f"P {NOTION_ID}.md").all_tags == ["a", "b"]
+    # a Notion page without an opening # Title is titled by its name without the id
+    assert parse_page("Just text\n", f"Wiki {NOTION_ID}/Loose Note {NOTION_ID}.md").title == "Loose Note"
+
+
+def test_a_notion_export_links_by_title_and_lists_its_tags(tmp_path, db_path):
+    """After importing a Notion export as it is: ``[[Project Plan]]`` typed in gbrain finds the page
+    (its opening ``# Title``; the name keeps Notion's id), ``list --tag`` finds it by its ``Tags:``
+    property, its property lines are searchable text, and a fresh import is equal."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "Export", {
+        f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md": PLAN,
+        f"Wiki {NOTION_ID}/Untitled {NOTION_ID[::-1]}.md": "No title line.\n",
+        "mine.md": "See [[Project Plan]] and [[Untitled]].\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _targets(b, "mine") == {"Project Plan": f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}",
+                                       "Untitled": f"Wiki {NOTION_ID}/Untitled {NOTION_ID[::-1]}"}
+        assert b.resolve_slug("Project Plan")["slug"] == f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"
+        assert {r[0] for r in b.conn.execute("SELECT tag FROM tags")} == {"infra", "q3 growth", "later"}
+        assert [r["slug"] for r in b.list_pages(tag="q3 growth")] == [f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"]
+        from gbrain.errors import BadInput
+
+        with pytest.raises(BadInput) as e:  # untag edits frontmatter only: it says where the tag is written
+            b.untag("Project Plan", "infra")
+        assert "Notion Tags: line (infra)" in str(e.value), str(e.value)
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_brain_made_before_gets_notions_tags_on_open(tmp_path, db_path):
+    """A brain made before v31 (Postgres v31) read no Notion ``Tags:`` property: on open the pages
+    with Notion's name shape are derived again, and equal a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "Export", {f"Project Plan {NOTION_ID}.md": PLAN, f"Loose {NOTION_ID}.md": "x\n", "n.md": "# N\nTags: no\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        with b.transaction():  # as the old page model left them
+            c.execute("DELETE FROM tags")
+            c.execute("UPDATE pages SET title = ?, title_key = ? WHERE slug = ?", (f"Loose {NOTION_ID}", f"loose-{NOTION_ID}", f"Loose {NOTION_ID}"))
+            _rewind(c, pg._migrants, dbmod._m31_migrants)
+    with Brain.open(db_path) as b:
+        assert {r[0] for r in b.conn.execute("SELECT tag FROM tags")} == {"infra", "q3 growth", "later"}
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = ?", (f"Loose {NOTION_ID}",)).fetchone()[0] == "Loose"
         assert fresh_import_differences(b) == {}

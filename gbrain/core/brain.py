@@ -41,10 +41,13 @@ from ..page.markdown import (
     logseq_items,
     logseq_properties,
     map_strings,
+    notion_items,
+    notion_properties,
     parse_page,
     parse_timeline_entries,
     timeline_line,
     timeline_target,
+    to_lf,
 )
 from ..page.slugs import (
     cmd_arg,
@@ -1321,7 +1324,8 @@ class Brain:
         ``untag``, like a retried ``tag`` or ``delete``, is no error), listing the page's tags
         when one is near the name given (a typo). Raises :class:`BadInput` when the tag is written
         only inline in the body (``#tag``): untag edits the frontmatter only, so nothing is
-        written and the message says where the tag is (``#tag``, or a Logseq ``tags::`` line)."""
+        written and the message says where the tag is (``#tag``, a Logseq ``tags::`` line, a Notion
+        ``Tags:`` line)."""
         tag = _check_tag(tag)
         row = self.resolve_slug(slug)
         page = self.parsed(row)
@@ -1331,7 +1335,9 @@ class Brain:
             inline = [t for t in page.inline_tags if identity_key(t) == key]
             if inline:
                 prop = [t for t in logseq_items(logseq_properties(page.body).get("tags", "")) if identity_key(t) == key]
-                where = f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"inline in the page's text (#{inline[0]})"
+                notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if identity_key(t) == key]
+                where = (f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"in the page's Notion Tags: line ({notion[0]})" if notion
+                         else f"inline in the page's text (#{inline[0]})")
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [identity_key(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""

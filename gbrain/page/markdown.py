@@ -891,6 +891,46 @@ def logseq_items(value: str) -> list[str]:
     return out
 
 
+#: the end of a Notion export's file or folder name: a space and the page's 32-hex id
+_NOTION_ID_RE = re.compile(r" [0-9a-f]{32}\Z")
+#: a Notion page's opening: its ``# Title`` line, blank lines, then its property lines
+#: (``Name: value``, one a line, up to a line that is none: a blank line, a heading, text)
+_NOTION_HEAD_RE = re.compile(r"# [^\n]*\n(?:[ \t]*\n)*((?:[^\s#:][^\n:]{0,99}: [^\n]*(?:\n|\Z))+)")
+_NOTION_PROP_RE = re.compile(r"([^\n:]+): ([^\n]*)")
+
+
+def notion_name(path: str) -> str:
+    """The file name of ``path`` without ``.md`` and, when it has the shape Notion's export gives
+    every page (``Project Plan 1a2b…6d.md``: a space and 32 lowercase hex digits before ``.md``),
+    without that id: the name Notion shows (``Project Plan``). Other names are :func:`stem`."""
+    name = stem(path)
+    m = _NOTION_ID_RE.search(name) if len(name) > 33 else None
+    return name[: m.start()] if m and m.start() else name
+
+
+def notion_properties(body: str, path: str) -> dict[str, str]:
+    """The properties of a page of a Notion export (its file name ends with Notion's id,
+    :func:`notion_name`): the ``Name: value`` lines right after the ``# Title`` that opens
+    ``body`` (``\\n`` line ends), as ``{name lowercased: value stripped}`` (the first of a repeated
+    name). ``{}`` for any other page or opening (a Notion page with no properties, a vault file
+    whose name merely ends in hex but is not Notion's shape)."""
+    if not body.startswith("# ") or notion_name(path) == stem(path):
+        return {}
+    m = _NOTION_HEAD_RE.match(body)
+    out: dict[str, str] = {}
+    for line in (m.group(1).splitlines() if m else ()):
+        p = _NOTION_PROP_RE.match(line)
+        if p:
+            out.setdefault(p.group(1).strip().lower(), p.group(2).strip())
+    return out
+
+
+def notion_items(value: str) -> list[str]:
+    """The items of a Notion multi-select value (``Tags: infra, q3``): split at ``, ``, stripped,
+    empty ones left out."""
+    return [t for t in (v.strip() for v in value.split(",")) if t]
+
+
 def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter: bool, rule: str = "rule") -> int:
     """Index of the line in ``split_lines(body)`` that separates compiled truth from timeline, or -1.
 
@@ -1484,9 +1524,11 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
-    H1 that opens the body (:func:`opening_h1`), else the file name without ``.md``. Tags:
-    frontmatter ``tags`` and ``tag`` (``Page.tags``) and, in ``Page.inline_tags``, a Logseq
-    ``tags::`` line's, then inline ``#tags`` and ``#[[tags]]``; aliases: frontmatter
+    H1 that opens the body (:func:`opening_h1`), else the file name without ``.md`` (and without
+    a Notion export's id: :func:`notion_name`). Tags: frontmatter ``tags`` and ``tag``
+    (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
+    (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
+    ``#[[tags]]``; aliases: frontmatter
     ``aliases``/``alias``, then a Logseq ``alias::`` line's. Links: the properties'
     wiki links (:func:`property_links`, kind ``property``), then the body's.
 
@@ -1519,11 +1561,15 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     if props:  # a Logseq page's properties: its tags are in its text, as inline tags are
         inline_tags = merge_tags(logseq_items(props.get("tags", "")), inline_tags)
         aliases = merge_tags(aliases, logseq_items(props.get("alias", "")))
+    if not fm_raw and lf_body.startswith("# ") and path.endswith(".md") and len(path) > 36 and path[-36] == " ":
+        notion = notion_properties(lf_body, path)  # a page of a Notion export: its Tags property tags it
+        if notion.get("tags"):
+            inline_tags = merge_tags(notion_items(notion["tags"]), inline_tags)
     title = fm.get("title")
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
         title = str(title).strip()
     else:
-        title = props.get("title") or opening_h1(tokens) or stem(path)
+        title = props.get("title") or opening_h1(tokens) or notion_name(path)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

@@ -1152,9 +1152,24 @@ def relink_journal_links(conn) -> int:
     return len(updates)
 
 
-def _m31_journal_titles(conn: sqlite3.Connection) -> None:
-    """A link to a Logseq journal by the title Logseq shows (``[[Nov 28th, 2026]]``, by the
-    graph's ``logseq/config.edn`` or Logseq's defaults) resolves (:func:`relink_journal_links`)."""
+#: the pages whose file name has a Notion export's shape (a space and 32 hex digits before ``.md``)
+_NOTION_PAGES = ("SELECT id FROM pages WHERE path LIKE ? ORDER BY id", ("% " + "_" * 32 + ".md",))
+
+
+def rederive_notion_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose file name may be a Notion export's
+    (:data:`_NOTION_PAGES`; :func:`gbrain.page.markdown.notion_properties`): their ``Tags:``
+    property tags them, a title from the file name drops the id (:func:`rederive_pages`). For
+    SQLite v31 / Postgres v31, in the caller's transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_NOTION_PAGES)
+
+
+def _m31_migrants(conn: sqlite3.Connection) -> None:
+    """A page of a Notion export is tagged by its ``Tags:`` property and titled without Notion's
+    id (:func:`rederive_notion_pages`); a link to a Logseq journal by the title Logseq shows
+    (``[[Nov 28th, 2026]]``, by the graph's ``logseq/config.edn`` or Logseq's defaults)
+    resolves (:func:`relink_journal_links`)."""
+    rederive_notion_pages(conn)
     relink_journal_links(conn)
 
 
@@ -1192,7 +1207,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_journal_titles]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -876,9 +876,10 @@ def _template_tag_pages(conn: "PgConnection") -> None:
     rederive_template_tag_pages(conn)
 
 
-def _journal_titles(conn: "PgConnection") -> None:
-    from .db import relink_journal_links
+def _migrants(conn: "PgConnection") -> None:
+    from .db import rederive_notion_pages, relink_journal_links
 
+    rederive_notion_pages(conn)
     relink_journal_links(conn)
 
 
@@ -895,7 +896,7 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              27: _slash_titles,  # v27: a title holding '/' keyed whole (SQLite v27)
              29: _journal_pages,  # v29: tags strings split at white space, excalidraw embeds (SQLite v29)
              30: _template_tag_pages,  # v30: a template's placeholder in the tags is no tag (SQLite v30)
-             31: _journal_titles}  # v31: [[Nov 28th, 2026]] finds a Logseq journal (SQLite v31)
+             31: _migrants}  # v31: Notion's Tags: property, [[Nov 28th, 2026]] finds a Logseq journal (SQLite v31)
 
 
 def migrate(conn: PgConnection) -> int:
