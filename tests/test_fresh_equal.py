@@ -48,7 +48,8 @@ bodies = st.builds(
     # the Obsidian trial's shapes ride on the other choices: a page titled Ana writes its tags
     # under the singular `tag:`, one titled Log 1 has an impossible date, one link adds a
     # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
-    # links Ana from a property, one with one tag links two pages from a list property; a page
+    # links Ana from a property, one with one tag links two pages from a list property, one without
+    # links holds Bear's closed tag #to read# (config tag_syntax); a page
     # titled ＧＰＴ４ ﬁnance has the aliases Logbook and 日誌 and links it itself (other pages may link it too)
     lambda title, links, tags, tl: (
         (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook, 日誌]\n" if title == TITLES[-1] else "")
@@ -58,6 +59,7 @@ bodies = st.builds(
         + ("Body ", "Body ﬁnancial データ同期処理、ｶﾀｶﾅ ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + (" See [[Logbook]]." if title == TITLES[-1] else "") + "\n"
         + ("\nA claim.[^1]\n\n[^1]: Soren, see [[Ana]]\n" if len(links) == 1 else "")
         + ("\nEnergy $E #beta$ here.\n" if len(links) == 3 else "")
+        + ("\nBear's #to read# tag.\n" if len(links) == 0 else "")
         + ("\n---\n\nMore text.\n" if len(links) == 2 else "")
         + ("\n---\n\n## Timeline\n\n" + "".join(f"- **{d}** | note — entry {i}\n" for i, d in enumerate(tl)) if tl else "")
     ),
@@ -195,6 +197,11 @@ class FreshEqual(RuleBasedStateMachine):
         self._cli("config", "set", "timeline_split", split)
         self.brain._config_cache = None
 
+    @rule(syntax=st.sampled_from(["obsidian", "bear"]))
+    def cli_tag_syntax(self, syntax):
+        self._cli("config", "set", "tag_syntax", syntax)
+        self.brain._config_cache = None
+
     # ---- embeddings -------------------------------------------------------------------
 
     def _texts(self) -> dict[int, tuple]:
@@ -253,6 +260,8 @@ class FreshEqual(RuleBasedStateMachine):
             self.brain._config_cache = None
             if self.brain.timeline_split != fresh.timeline_split:  # a brain setting, not in the tree
                 fresh.set_config("timeline_split", self.brain.timeline_split)
+            if self.brain.tag_syntax != fresh.tag_syntax:
+                fresh.set_config("tag_syntax", self.brain.tag_syntax)
             import_tree(fresh, self.v)
             assert embed_like(fresh, self.brain) == []
             assert derived_snapshot(fresh) == derived_snapshot(self.brain)

@@ -390,3 +390,50 @@ def test_a_brain_made_before_gets_notions_tags_on_open(tmp_path, db_path):
         assert {r[0] for r in b.conn.execute("SELECT tag FROM tags")} == {"infra", "q3 growth", "later"}
         assert b.conn.execute("SELECT title FROM pages WHERE slug = ?", (f"Loose {NOTION_ID}",)).fetchone()[0] == "Loose"
         assert fresh_import_differences(b) == {}
+
+
+# ---- Bear: closed multi-word tags #to read# under config tag_syntax bear (trial11b) ------------
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, obsidian, bear", [
+    ("Next: #to read# and #systems thinking#\n", ["to", "systems"], ["to read", "systems thinking"]),
+    ("#work/side projects# then #plain\n", ["work/side", "plain"], ["work/side projects", "plain"]),
+    ("#reading/books# #a#\n", ["reading/books", "a"], ["reading/books", "a"]),
+    ("#todo now # and #x\n", ["todo", "x"], ["todo", "x"]),  # white space before the closing '#': no closed tag
+    ("#a some text #b more#\n", ["a", "b"], ["a", "b more"]),
+    ("`#not a tag#` #1984# #x y#z\n", ["x"], ["x y"]),
+    ("#one\ntwo#\n", ["one"], ["one"]),  # not across lines
+    ("%% #hid den# %% #[[ref tag]] #c d#\n", ["ref tag", "c"], ["ref tag", "c d"]),
+])
+def test_bears_closed_tags_are_read_under_its_tag_syntax(text, obsidian, bear):
+    assert parse_page(text, "n.md").all_tags == obsidian
+    p = parse_page(text, "n.md", tag_syntax="bear")
+    assert p.render() == text
+    assert p.all_tags == bear
+
+
+def test_tag_syntax_bear_re_derives_every_page_and_equals_a_fresh_import(tmp_path, db_path):
+    """``config set tag_syntax bear`` reads every page's tags again (Bear's ``#to read#``), a save
+    after it too, and a fresh import of the brain's tree under the same setting gives the same
+    rows; ``config unset`` goes back to Obsidian's reading."""
+    from gbrain.errors import BadInput
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "bear", {"Reading list.md": "# Reading list\n#to read# #books\n", "Work.md": "# Work\n#work/side projects#\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+
+        def tags():
+            return sorted(r[0] for r in b.conn.execute("SELECT DISTINCT tag FROM tags"))
+        assert tags() == ["books", "to", "work/side"]
+        with pytest.raises(BadInput):
+            b.set_config("tag_syntax", "logseq")
+        b.set_config("tag_syntax", "bear")
+        assert tags() == ["books", "to read", "work/side projects"]
+        b.put("Later", "# Later\n#some day# soon\n")
+        assert tags() == ["books", "some day", "to read", "work/side projects"]
+        assert [r["slug"] for r in b.list_pages(tag="to read")] == ["Reading list"]
+        assert fresh_import_differences(b) == {}
+        b.unset_config("tag_syntax")
+        assert tags() == ["books", "some", "to", "work/side"]
+        assert fresh_import_differences(b) == {}

@@ -41,6 +41,7 @@ from ..page.markdown import (
     logseq_items,
     logseq_properties,
     map_strings,
+    TAG_SYNTAXES,
     notion_items,
     notion_properties,
     parse_page,
@@ -78,6 +79,7 @@ _is_int = lambda v: v.strip().isdigit()  # noqa: E731
 #: config keys a user may set: a value check, and what it takes (for the error when a value fails it)
 SETTABLE_CONFIG = {
     "timeline_split": (lambda v: v in ("rule", "heading"), "rule or heading"),
+    "tag_syntax": (lambda v: v in TAG_SYNTAXES, " or ".join(TAG_SYNTAXES)),
     "embedding_model": (lambda v: bool(v.strip()), "a model name"),
     "embedding_dimensions": (_is_int, "a whole number"),
     "embedding_base_url": (lambda v: v == "" or v.startswith(("http://", "https://")), "an http:// or https:// URL, or empty"),
@@ -467,6 +469,8 @@ class Brain:
             self._config_cache = None
             if key == "timeline_split" and (old or "rule") != value:
                 self.rederive_pages()  # where compiled truth ends depends on it
+            if key == "tag_syntax" and (old or "obsidian") != value:
+                self.rederive_pages()  # which text is a tag depends on it
 
     def unset_config(self, key: str) -> bool:
         """Remove a config value, so its default applies again; True when it was set. Raises
@@ -483,10 +487,12 @@ class Brain:
             self._config_cache = None
             if key == "timeline_split" and old != "rule":
                 self.rederive_pages()  # back to the default rule
+            if key == "tag_syntax" and old != "obsidian":
+                self.rederive_pages()  # back to Obsidian's tags
         return True
 
     def rederive_pages(self) -> int:
-        """Parse every page again (same bytes, current ``timeline_split``) and rebuild its derived
+        """Parse every page again (same bytes, current ``timeline_split`` and ``tag_syntax``) and rebuild its derived
         rows, as a fresh import would. Returns the number of pages."""
         rows = self.conn.execute("SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages").fetchall()
         with self.transaction():
@@ -495,6 +501,13 @@ class Brain:
             self.resolve_dangling()
             self.re_resolve({r[0] for r in self.conn.execute("SELECT DISTINCT target_name FROM links")})
         return len(rows)
+
+    @property
+    def tag_syntax(self) -> str:
+        """How inline tags are read: config ``tag_syntax``, ``obsidian`` (default) or ``bear``
+        (Bear's closed ``#multi word tag#`` too: :func:`~gbrain.page.markdown.extract_inline_tags`)."""
+        v = self.get_config("tag_syntax", "obsidian")
+        return v if v in TAG_SYNTAXES else "obsidian"
 
     @property
     def timeline_split(self) -> str:
@@ -735,7 +748,7 @@ class Brain:
         return text, sha256(text.encode("utf-8", "surrogatepass")) == row["content_hash"]
 
     def parsed(self, row: sqlite3.Row) -> Page:
-        return parse_page(render_row(row), row["path"], timeline_split=self.timeline_split)
+        return parse_page(render_row(row), row["path"], timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
 
     # ---- writing pages ------------------------------------------------------
 
@@ -748,7 +761,7 @@ class Brain:
         """
         slug = slug_for_path(path)
         if page is None:
-            page = parse_page(text, path, timeline_split=self.timeline_split)
+            page = parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
         data = text.encode("utf-8")
         h = sha256(data)
         row = self.conn.execute("SELECT id, content_hash, path, title FROM pages WHERE slug = ?", (slug,)).fetchone()
@@ -946,7 +959,7 @@ class Brain:
         # the edit was made to this text: a text that fails its hash must not become a version
         self.check_text(self.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone(), "nothing was written")
         old = self.parsed(row)
-        new = parse_page(new_text, row["path"], timeline_split=self.timeline_split)
+        new = parse_page(new_text, row["path"], timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
         ok = check(old, new) if check else True
         if ok and what != "frontmatter" and not frontmatter_checked and (new.frontmatter_raw != old.frontmatter_raw or new.bom != old.bom):
             ok = False

@@ -1014,7 +1014,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
         def good(text: str | None) -> bool:
             if text is None:
                 return False
-            after = parse_page(text, row["path"], timeline_split=brain.timeline_split)
+            after = parse_page(text, row["path"], timeline_split=brain.timeline_split, tag_syntax=brain.tag_syntax)
             n_items = 0
             for k in TAG_KEYS:
                 raw = after.frontmatter.get(k)
@@ -1434,7 +1434,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     if not reps:
         return None, problems
     new_text = replace_spans(text, reps)
-    after = parse_page(new_text, row["path"], timeline_split=brain.timeline_split)
+    after = parse_page(new_text, row["path"], timeline_split=brain.timeline_split, tag_syntax=brain.tag_syntax)
     if any(sp.kind == PROPERTY for sp, _w in reps):  # the frontmatter text changed: the same data but for where links point
         old_fm, _err = load_frontmatter(row["frontmatter_raw"])
         fm_same = after.frontmatter_error is None and after.frontmatter_raw != row["frontmatter_raw"] and _sans_links(after.frontmatter) == _sans_links(old_fm)

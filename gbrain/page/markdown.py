@@ -1451,14 +1451,23 @@ def _clean_tag(raw: str) -> str:
     return raw.rstrip("/")
 
 
-def extract_inline_tags(tokens: list) -> list[str]:
+#: how inline tags are read (config ``tag_syntax``): ``obsidian`` (the default) or ``bear``
+TAG_SYNTAXES = ("obsidian", "bear")
+#: Bear's closed tag (``#multi word tag#``, ``#work/side projects#``): a ``#`` at a line's start
+#: or after white space, text without ``#`` that neither starts nor ends with white space, a ``#``
+_BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)
+
+
+def extract_inline_tags(tokens: list, *, bear: bool = False) -> list[str]:
     """Inline tags (``#tag``, nested ``#area/sub``) of a page body's mistune AST, as Obsidian
     reads them: a ``#`` at the start of a line or after whitespace, outside code, links, URLs,
     raw HTML, HTML and ``%% … %%`` comments, ``$$ … $$`` math and inline ``$…$`` math
     (:data:`INLINE_MATH_PATTERN`); a heading's ``# `` is not a
     tag (nothing follows the ``#``) and a purely numeric name (``#1984``) is not one either.
     Returns the tags as written, without ``#``, one per identity (NFC + casefold), first
-    spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags)."""
+    spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags). ``bear``: Bear's
+    closed tags too (:data:`_BEAR_TAG_RE`: ``#to read#`` is the tag ``to read``, not ``to``), in
+    the order written among the others."""
     parts: list[str] = []
     _tag_text(tokens, parts)
     text = "".join(parts)
@@ -1470,17 +1479,24 @@ def extract_inline_tags(tokens: list) -> list[str]:
         if "$$" in text:
             text = _MATH_RE.sub(_HIDDEN, text)
         text = _INLINE_MATH_RE.sub(_HIDDEN, text)
-    found: list[str] = []
-    at: list[int] = []
+    found: list[tuple[int, str]] = []  # (where, tag)
+    if bear and text.count("#") > 1:
+        for m in _BEAR_TAG_RE.finditer(text):
+            if not all(c.isdigit() or c == "/" for c in m.group(1)):
+                found.append((m.start(), m.group(1)))
+        for start, tag in reversed(found):  # read once: its first word is no tag of its own
+            text = text[:start] + _HIDDEN * (len(tag) + 2) + text[start + len(tag) + 2 :]
+    closed = bool(found)
     for m in _TAG_RE.finditer(text):
         tag = _clean_tag(m.group(1))
         if tag and not all(c.isdigit() or c == "/" for c in tag):
-            found.append(tag)
-            at.append(m.start())
-    if _REF in text:  # #[[name]] tags too, all in the order written
-        refs = [(m.start(), m.group(1).strip()) for m in _REF_TAG_RE.finditer(text) if m.group(1).strip()]
-        found = [t for _, t in sorted([*zip(at, found), *refs], key=lambda x: x[0])]
-    return merge_tags(found)
+            found.append((m.start(), tag))
+    if _REF in text:  # #[[name]] tags too
+        found += [(m.start(), m.group(1).strip()) for m in _REF_TAG_RE.finditer(text) if m.group(1).strip()]
+        closed = True
+    if closed:  # all in the order written
+        found.sort(key=lambda x: x[0])
+    return merge_tags([t for _, t in found])
 
 
 def opening_h1(tokens: list) -> str:
@@ -1520,7 +1536,7 @@ def page_type(fm: dict, path: str) -> str:
     return FOLDER_TYPES.get(first.lower(), "note")
 
 
-def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Page:
+def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_syntax: str = "obsidian") -> Page:
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
@@ -1531,6 +1547,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     ``#[[tags]]``; aliases: frontmatter
     ``aliases``/``alias``, then a Logseq ``alias::`` line's. Links: the properties'
     wiki links (:func:`property_links`, kind ``property``), then the body's.
+
+    ``tag_syntax`` (the brain's config, :data:`TAG_SYNTAXES`): ``bear`` also reads Bear's closed
+    tags (``#to read#``, :func:`extract_inline_tags`).
 
     Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
     that does not load is kept raw, with ``frontmatter_error`` set and a warning.
@@ -1555,7 +1574,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule") -> Pa
     if fm and "[[" in fm_raw:  # properties' links come first, as they are written
         links = dedupe_links(property_links(fm)) + links
     fm_tags = tags_from_frontmatter(fm)
-    inline_tags = extract_inline_tags(tokens)
+    inline_tags = extract_inline_tags(tokens, bear=tag_syntax == "bear")
     aliases = aliases_from_frontmatter(fm)
     props = logseq_properties(lf_body)
     if props:  # a Logseq page's properties: its tags are in its text, as inline tags are

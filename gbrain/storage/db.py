@@ -828,6 +828,8 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
         return 0
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
     split = row[0] if row and row[0] in ("rule", "heading") else "rule"
+    row = conn.execute("SELECT value FROM config WHERE key = 'tag_syntax'").fetchone()
+    tag_syntax = row[0] if row else "obsidian"
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     if "search_cjk" in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:  # (v21; earlier migrations run before it)
         cols += ("search_cjk",)
@@ -838,7 +840,7 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
         if r is None:
             continue
         text = ("\ufeff" if r[3] else "") + r[4] + r[5] + r[6] + r[7]
-        page = parse_page(text, r[2], timeline_split=split)
+        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax)
         vals = Brain._page_vals(r[1], r[2], page, b"", "", "")
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:

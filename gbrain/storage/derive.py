@@ -175,11 +175,13 @@ def rederive_all(conn: sqlite3.Connection) -> int:
 
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
     split = row[0] if row and row[0] in ("rule", "heading") else "rule"
+    row = conn.execute("SELECT value FROM config WHERE key = 'tag_syntax'").fetchone()
+    tag_syntax = row[0] if row else "obsidian"
     q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     n = 0
     for r in conn.execute(q).fetchall():
         text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
-        page = parse_page(text, r[2], timeline_split=split)
+        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax)
         if (page.title, page.type) != (r[3], r[4]):
             conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, title_key(page.title), page.type, r[0]))
         write_rows(conn, r[0], page, None)

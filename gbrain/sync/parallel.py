@@ -54,9 +54,9 @@ def _worker_start() -> None:
     gc.set_threshold(max(gc.get_threshold()[0], GC_YOUNG), *gc.get_threshold()[1:])
 
 
-def _parse_job(job: tuple[str, str, str]) -> Page:
-    path, text, split = job
-    return parse_page(text, path, timeline_split=split)
+def _parse_job(job: tuple[str, ...]) -> Page:
+    path, text, split, *tags = job  # (a job without its tag syntax: the default's)
+    return parse_page(text, path, timeline_split=split, tag_syntax=tags[0] if tags else "obsidian")
 
 
 def _workers_can_start() -> bool:
@@ -135,7 +135,7 @@ def default_workers() -> int:
 
 
 class PageParser:
-    """``with PageParser() as pp: for page in pp.parse(jobs)`` — jobs are ``(path, text, split)``;
+    """``with PageParser() as pp: for page in pp.parse(jobs)`` — jobs are ``(path, text, split[, tag syntax])``;
     pages come back in job order. The pool starts on first need and ends with the ``with``;
     ``workers``: its size (None: :func:`default_workers`; under 2, no pool)."""
 
@@ -143,7 +143,7 @@ class PageParser:
         self.workers = workers or default_workers()
         self.pool = None
 
-    def parse(self, jobs: list[tuple[str, str, str]]) -> Iterator[Page]:
+    def parse(self, jobs: list[tuple[str, ...]]) -> Iterator[Page]:
         if len(jobs) < PARALLEL_MIN or self.workers < 2:
             return map(_parse_job, jobs)
         if self.pool is None and not _workers_can_start():
