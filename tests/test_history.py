@@ -811,6 +811,28 @@ def test_prune_counts_the_pieces_of_a_big_file_version_it_frees(db_path, monkeyp
     assert f"{dry['bytes'] / 1e6:.2f} MB ({len(x1) / 1e6:.2f} MB of them big files' versions)" in text, text
 
 
+def test_stats_says_what_the_files_and_the_history_weigh(db_path, monkeypatch):
+    """Researcher trial: `gbrain stats` on a brain of 4 notes and 17 attachments said "Other files:
+    17" and "DB size: 216.4 MB", and after a 80 MB PDF was replaced, 195 MB: nothing said that the
+    attachments weigh 183 MB, nor that the old versions (kept whole, README) are what grows.
+    stats gives `files_bytes` (the stored files' sizes) and `history_bytes` (the stored old
+    versions: history bodies, and the pieces of big files only the history holds), in the text too."""
+    from gbrain.storage import blobs
+
+    monkeypatch.setattr(blobs, "BIG", 4000)
+    old, new, small = os.urandom(9000), os.urandom(7000), os.urandom(300)
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("papers/x.pdf", old)
+        b.save_file("figures/a.png", small)
+        first = run(b, "stats")
+        b.save_file("papers/x.pdf", new)
+        r = run(b, "stats")
+        text = ops.find("stats").text(r, {})
+    assert first["files_bytes"] == len(old) + len(small) and r["files_bytes"] == len(new) + len(small), r
+    assert len(old) <= r["history_bytes"] - first["history_bytes"] < len(old) + 200, (first, r)
+    assert f"Other files: 2 ({r['files_bytes'] / 1e6:.1f} MB)" in text and f"History: {r['history_bytes'] / 1e6:.1f} MB" in text, text
+
+
 def test_a_bad_time_names_the_option_it_was_given_to(fixture_db):
     # `gbrain changes --until garbage` said "since must be a span …": the option typed was --until
     r = cli("changes", "--until", "garbage", "--db", str(fixture_db))

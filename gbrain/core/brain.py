@@ -1518,6 +1518,11 @@ class Brain:
             warn(f"{has} yet, so nothing matches; the {what}s in this brain: {shown}")
 
     def stats(self) -> dict:
+        """Counts of the brain's rows (pages by type, links, tags, raw rows, timeline entries,
+        embeddings by model, files, ingest log, frontmatter errors) and sizes in bytes:
+        ``files_bytes`` (the stored files' sizes), ``history_bytes`` (what the stored versions
+        take: history bodies, compressed, and the pieces of big files only the history holds),
+        ``db_bytes`` (:meth:`_db_bytes`)."""
         c = self.conn
         one = lambda q: c.execute(q).fetchone()[0]  # noqa: E731
         return {
@@ -1533,6 +1538,11 @@ class Brain:
             "embeddings": one("SELECT COUNT(*) FROM page_embeddings"),
             "embeddings_by_model": {r[0]: r[1] for r in c.execute("SELECT model, COUNT(*) FROM page_embeddings GROUP BY model ORDER BY COUNT(*) DESC, model")},
             "files": one("SELECT COUNT(*) FROM files"),
+            "files_bytes": one("SELECT COALESCE(SUM(size), 0) FROM files"),
+            # the stored versions: history bodies, and the pieces of big files no current file holds
+            "history_bytes": one("SELECT COALESCE(SUM(length(data)), 0) FROM history_bodies")
+            + one("SELECT COALESCE(SUM(length(d.data)), 0) FROM blob_pieces p JOIN blob_data d ON d.id = p.data_id "
+                  "WHERE p.hash NOT IN (SELECT content_hash FROM files WHERE pieces > 0)"),
             "ingest_log": one("SELECT COUNT(*) FROM ingest_log"),
             "frontmatter_errors": one("SELECT COUNT(*) FROM pages WHERE frontmatter_error IS NOT NULL"),
             "db_bytes": self._db_bytes(),

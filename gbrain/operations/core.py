@@ -770,7 +770,8 @@ def _stats_text(r: dict, a: dict) -> str:
         lines.append(f"  query uses {r['embedding_model']}: {r['pages_embedded']:,} of {r['pages']:,} pages embedded"
                      + (f", {left:,} to embed, new or changed since (`gbrain embed`)" if left else ""))
     lines += [
-        f"Other files: {r['files']:,}",
+        f"Other files: {r['files']:,} ({r['files_bytes'] / 1e6:.1f} MB)",
+        f"History: {r['history_bytes'] / 1e6:.1f} MB (the versions kept; `gbrain history --prune` drops old ones)",
         f"Ingest log: {r['ingest_log']:,}",
         f"DB size: {r['db_bytes'] / 1e6:.1f} MB",
     ]
