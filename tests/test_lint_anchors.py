@@ -95,6 +95,12 @@ def test_backlinks_of_an_attachment_lists_the_notes_that_cite_it(tmp_path, db_pa
     assert [(x["slug"], x["forms"]) for x in ab] == [("papers-notes/smith2024", ["![](../figures/a%20b.png)"]), ("reading-list", ["[fig](<figures/a b.png>)"])], ab
     assert [x["slug"] for x in old] == ["other"], old
     assert page == []
+    import pytest
+    from gbrain.errors import Ambiguous
+
+    with Brain.open(db_path) as b:  # a file name two files have: both named, as a short slug two pages end with
+        with pytest.raises(Ambiguous, match="'smith2024.pdf' names 2 files: old/smith2024.pdf, papers/smith2024.pdf; give the path"):
+            ops.run("backlinks", {"slug": "smith2024.pdf"}, brain=b)
 
 
 def test_a_dead_attachment_whose_file_moved_names_where_it_went(tmp_path, db_path):

@@ -1117,7 +1117,7 @@ class Brain:
         """The path of the stored non-page file ``name`` names (an attachment, a sidecar): that
         exact path, else that path in another case (NFC), else, for a bare name (``fig1.png``),
         the one file of that name in any folder, as a bare ``![[fig1.png]]`` finds it; None for
-        no such file or several."""
+        no such file. Raises :class:`Ambiguous` (the paths) for a name several files have."""
         r = self.conn.execute("SELECT path FROM files WHERE path = ?", (name,)).fetchone()
         if r is not None:
             return r[0]
@@ -1128,7 +1128,10 @@ class Brain:
         rows = self.conn.execute("SELECT path FROM files WHERE path LIKE ? ESCAPE '!'", ("%" + _like_escape(posixpath.basename(typed)),)).fetchall()
         paths = [(p, unicodedata.normalize("NFC", p).casefold()) for (p,) in rows]
         hits = [p for p, k in paths if k == key] or [p for p, k in paths if "/" not in key and posixpath.basename(k) == key]
-        return hits[0] if len(hits) == 1 else None
+        if len(hits) > 1:
+            names = sorted(hits)
+            raise Ambiguous(f"'{name}' names {len(names)} files: " + ", ".join(names[:10]) + "; give the path", names[:10])
+        return hits[0] if hits else None
 
     def file_backlinks(self, path: str) -> list[dict]:
         """Pages whose text links to or embeds the stored file ``path`` (``[paper](../papers/x.pdf)``,
