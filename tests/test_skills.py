@@ -201,11 +201,14 @@ def check_command(skill: str, seg: str, root, schemas: dict, problems: list[Prob
     except ValueError:
         toks = seg.split()
     # drop redirections and what they point at
-    clean, skip = [], False
+    clean, skip, depth = [], False, 0
     for t in toks:
         if skip:
             skip = False
             continue
+        if t == "|" and depth == 0:
+            break  # the rest is the next command of a pipe (`gbrain get X --output - | pdftotext - -`)
+        depth += t.count("[") - t.count("]") if usage else 0  # (a usage line's `[SLUG | --all]`: a choice)
         if t in REDIRECTS:
             skip = t not in ("2>&1",)
             continue
