@@ -327,3 +327,18 @@ def test_a_date_set_from_json_is_written_as_a_yaml_date_not_a_quoted_string():
         assert parse_page(out, "a.md").frontmatter["updated"] == "2026-12-02"
     out = edit_frontmatter(parse_page("x\n", "a.md"), {"d": "2026-02-30", "v": "1.2.3", "t": "2026-12-02T10:00:00Z"})
     assert parse_page(out, "a.md").frontmatter == {"d": "2026-02-30", "v": "1.2.3", "t": "2026-12-02T10:00:00Z"}
+
+
+@pytest.mark.parametrize("update, tags, want", [
+    ({"mood": "good"}, None, "tags: journal, daily  # mine\nmood: good  # today\n"),
+    ({"mood": "a longer value"}, None, "tags: journal, daily  # mine\nmood: a longer value  # today\n"),
+    (None, ["journal"], "tags: journal  # mine\nmood: ok  # today\n"),
+    (None, ["journal", "daily", "lisbon"], "tags: journal, daily, lisbon  # mine\nmood: ok  # today\n"),
+    ({"mood": None}, None, "tags: journal, daily  # mine\n"),
+])
+def test_a_key_rewritten_keeps_the_comment_at_the_end_of_its_line(update, tags, want):
+    """`untag`, `tag`, `put --frontmatter` on a journal's ``tags: journal, daily  # mine`` lost the
+    comment: ruamel keeps a scalar's end-of-line comment with the mapping, and the one-key dump
+    rewrote the line without it (trial17). The comment stays, with its blanks before it."""
+    p = parse_page("---\ntags: journal, daily  # mine\nmood: ok  # today\n---\nBody\n", "d.md")
+    assert edit_frontmatter(p, update, tags=tags) == "---\n" + want + "---\nBody\n"

@@ -70,6 +70,25 @@ def key_blocks(body: list[str]) -> dict[str, tuple[int, int]] | None:
     return blocks
 
 
+def _keep_eol_comment(old: str, new: str, data: Any, key: str) -> str:
+    """``new``, a key's one rewritten line, with the comment that ended its ``old`` line (``mood:
+    ok  # today``: ruamel keeps it with the mapping, not the value, so a new value is dumped
+    without it) put back after the new value, with the same blank before it. ``new`` as it is
+    when the old line had no such comment (per ``data.ca``, ruamel's record of where it was)."""
+    ca = getattr(data, "ca", None)
+    eol = ca.items.get(key) if ca is not None else None
+    tok = eol[2] if eol and len(eol) > 2 else None
+    col = getattr(getattr(tok, "start_mark", None), "column", None) if tok is not None else None
+    if col is None:
+        col = getattr(tok, "column", None)
+    if not isinstance(col, int) or col >= len(old) or old[col] != "#" or "#" in new:
+        return new
+    body = old[:col]
+    gap = body[len(body.rstrip(" \t")):] or " "
+    end = new[len(new.rstrip("\r\n")):]
+    return new.rstrip("\r\n") + gap + old[col:].rstrip("\r\n") + end
+
+
 def splice_frontmatter(frontmatter_raw: str, data: Any, changed: list[str], yaml: Any, nl: str) -> str | None:
     """New ``frontmatter_raw`` with only the ``changed`` top-level keys rewritten from ``data``
     (a ruamel mapping holding the final values; a key missing from it is removed). Keys not yet
@@ -100,6 +119,8 @@ def splice_frontmatter(frontmatter_raw: str, data: Any, changed: list[str], yaml
                 new.pop()
             if new and not new[-1].endswith(("\n", "\r")):
                 new[-1] += nl
+            if key in blocks and len(new) == 1:
+                new[0] = _keep_eol_comment(body[blocks[key][0]], new[0], data, key)
         else:
             new = []
         if key in blocks:
