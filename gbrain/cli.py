@@ -130,10 +130,12 @@ def call_cmd(
 def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on every command (pipe answers in JSON anyway)")) -> None:
     """JSONL mode: one request per line on stdin ({"id", "tool", "params"}), one response per line on stdout
     ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
-    input; "warnings": what the operation warned of, when it did). A bad line gets an error object and the stream goes on."""
+    input; "warnings": what the operation warned of, when it did). A bad line gets an error object and the stream goes on.
+    Exit status: 0 when every answer was ok, else 2 when a line was bad input, 1 when one failed, 3 when a sync found conflicts."""
     from .core.brain import Brain
 
     brain = None
+    codes: set[int] = set()  # the exit codes of the answers (pipe_status)
     try:
         for line in sys.stdin.buffer:
             if not line.strip():
@@ -163,12 +165,30 @@ def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on ev
                 res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe", on_warning=said.append),
                               brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res, **({"warnings": said} if said else {})}
+                if isinstance(res, dict) and isinstance(res.get("exit_code"), int) and res["exit_code"]:
+                    codes.add(res["exit_code"])  # sync's 3: conflicts found
             except Exception as e:  # the object `call` prints for it; a bad request never ends the stream
                 resp = {"id": rid, "ok": False, **error_fields(e)}
+                codes.add(-resp["exit_code"])  # a failure: outranks a code an ok answer carries
             _out(ops.dumps(resp) + "\n")
     finally:
         if brain is not None:
             brain.close()
+    code = pipe_status(codes)
+    if code:
+        raise typer.Exit(code)
+
+
+def pipe_status(codes: set[int]) -> int:
+    """``gbrain pipe``'s exit status from the exit codes of its answers (a failed answer's code
+    negated, an ok answer's result's own ``exit_code`` as it is): 0 when there are none, else 2
+    when a line was bad input, else 1 when one failed (any other failure code counts as 1), else
+    the highest code an ok answer carried (sync's 3: conflicts found). Bad input outranks a
+    failure (the script is wrong), and a failure outranks conflicts (a request did not run)."""
+    failed = {-c for c in codes if c < 0}
+    if failed:
+        return 2 if 2 in failed else 1
+    return max(codes, default=0)
 
 
 @app.command("serve")

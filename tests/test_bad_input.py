@@ -466,7 +466,7 @@ def test_json_strings_with_lone_surrogates_are_bad_input_on_call_and_pipe(fixtur
     assert out["exit_code"] == 2 and f"parameter '{name}' is not valid Unicode" in out["error"], out
     line = json.dumps({"id": 7, "tool": tool, "params": args}) + "\n"
     r = gbrain("--db", db, "pipe", input=line)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 2, r.stderr  # its one line was bad input
     res = json.loads(r.stdout)
     assert res["id"] == 7 and res["ok"] is False and f"parameter '{name}' is not valid Unicode" in res["error"], res
     with pytest.raises(ops.BadInput, match=f"parameter '{name}' is not valid Unicode"):

@@ -606,6 +606,7 @@ def test_pipe_says_when_it_creates_the_brain(tmp_path):
     gone = tmp_path / "none.db"
     r = gbrain("pipe", "--db", str(gone), input=json.dumps({"id": 2, "tool": "get", "params": {"slug": "x"}}) + "\n")
     assert json.loads(r.stdout)["ok"] is False and not gone.exists() and b"created" not in r.stderr
+    assert r.returncode == json.loads(r.stdout)["exit_code"] == 2  # no brain there: bad input, the stream's status
 
 
 def test_unlink_removes_a_dead_link_by_its_target(imported):

@@ -361,7 +361,7 @@ def test_nonsense_answers_are_a_provider_error_on_every_surface(srv, run, mode, 
     assert r.returncode == 1 and words in json.loads(r.stdout)["error"] and "internal error" not in r.stdout.decode()
     assert json.loads(r.stdout)["kind"] == "provider_error"
     r = run("pipe", input='{"id": 1, "tool": "embed", "params": {}}\nnot json\n')
-    assert r.returncode == 0
+    assert r.returncode == 2  # a line of bad input outranks the failure
     a, b = (json.loads(x) for x in r.stdout.decode().splitlines())
     assert a["exit_code"] == 1 and words in a["error"] and "bad JSON line" not in a["error"]
     assert b["exit_code"] == 2 and "bad JSON line" in b["error"]

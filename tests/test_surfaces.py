@@ -20,12 +20,23 @@ def j(r) -> object:
     return json.loads(r.stdout.decode("utf-8"))
 
 
-def pipe(db: Path, lines: list[str | dict]) -> list[dict]:
+def pipe(db: Path, lines: list[str | dict], code: int | None = None) -> list[dict]:
+    """The answers of one real `gbrain pipe` process to ``lines``; its exit status must be
+    ``code`` (None: the status its answers call for, :func:`pipe_status`)."""
     data = "".join((x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)) + "\n" for x in lines)
     r = gbrain("--db", str(db), "pipe", input=data, env={"LC_ALL": "C", "LANG": "C"})
-    assert r.returncode == 0, r.stderr.decode()
-    out = r.stdout.decode("utf-8").splitlines()
-    return [json.loads(x) for x in out]
+    out = [json.loads(x) for x in r.stdout.decode("utf-8").splitlines()]
+    assert r.returncode == (pipe_status(out) if code is None else code), (r.returncode, r.stderr.decode())
+    return out
+
+
+def pipe_status(answers: list[dict]) -> int:
+    """The exit status `gbrain pipe` promises for ``answers``: 2 when a line was bad input, else 1
+    when one failed, else 3 when a sync found conflicts, else 0."""
+    failed = {a["exit_code"] for a in answers if not a["ok"]}
+    if failed:
+        return 2 if 2 in failed else 1
+    return 3 if any(isinstance(a["result"], dict) and a["result"].get("exit_code") == 3 for a in answers) else 0
 
 
 @pytest.mark.engine_free
@@ -182,6 +193,32 @@ def test_pipe_errors_carry_what_call_prints(fixture_db):
         assert r.returncode == printed["exit_code"] and o == {"id": o["id"], "ok": False, **printed}, (o, printed)
     assert [o["suggestions"][0] for o in out] == ["people/ana-lima", "brain_get", "timeline-add", "slug", "limit"]
     assert "did you mean: brain_get" in out[1]["error"] and "did you mean: slug;" in out[3]["error"]
+
+
+def test_pipe_exits_with_the_status_its_worst_answer_calls_for(fixture_db, tmp_path):
+    """`gbrain pipe` exited 0 whatever its lines did (a trial: a script's `gbrain pipe < batch ||
+    …` never saw a failed request). Every line is still answered; the exit status is 0 when all
+    were ok, 1 when one failed (a page not found), 2 when one was bad input (bad input outranks a
+    failure: the script itself is wrong), and 3 when none failed but a sync found conflicts
+    (as `gbrain sync` and `call sync` exit)."""
+    good = {"id": 1, "tool": "brain_get", "params": {"slug": "ana-lima"}}
+    missing = {"id": 2, "tool": "brain_get", "params": {"slug": "nobody"}}
+    bad = {"id": 3, "tool": "brain_get", "params": {"slug": 7}}
+    assert [o["ok"] for o in pipe(fixture_db, [good, {"id": 4, "tool": "stats"}], code=0)] == [True, True]
+    assert [o["ok"] for o in pipe(fixture_db, [good, missing, good], code=1)] == [True, False, True]
+    assert [o["ok"] for o in pipe(fixture_db, [missing, bad, good], code=2)] == [False, False, True]
+    assert [o["ok"] for o in pipe(fixture_db, ["not json", good], code=2)] == [False, True]
+    assert pipe(fixture_db, [], code=0) == []
+    # a sync that found a conflict: the page changed in the brain and on disk since the last sync
+    tree, db = tmp_path / "notes", tmp_path / "s.db"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n\nfirst\n")
+    assert gbrain("--db", str(db), "import", str(tree)).returncode == 0
+    assert gbrain("--db", str(db), "put", "a", input="# A\n\nchanged in the brain\n").returncode == 0
+    (tree / "a.md").write_text("# A\n\nchanged on disk\n")
+    out = pipe(db, [{"id": 1, "tool": "sync", "params": {"dir": str(tree)}}], code=3)
+    assert out[0]["ok"] and out[0]["result"]["exit_code"] == 3
+    out = pipe(db, [{"id": 1, "tool": "sync", "params": {"dir": str(tree)}}, missing], code=1)  # a failure outranks conflicts
 
 
 def test_json_is_taken_before_or_after_call_and_pipe(fixture_db):
