@@ -4,6 +4,7 @@ progress, cancellation, exit on disconnect, truthful annotations, structured con
 safe retries, cost before spending, protocol hygiene and the link graph."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -659,3 +660,82 @@ def test_a_call_cancelled_while_it_waits_for_the_brain_does_not_run(fixture_db):
         host.close()
     with Brain.open(fixture_db) as b:
         assert b.get_text("people/ana-lima") == text
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+
+
+@contextlib.contextmanager
+def raw_server(db, extra: tuple[str, ...] = ()):
+    """`gbrain serve` in a real process, initialized, for a raw JSON-RPC client: yields
+    ``(ask, send, proc)``; ``send(line)`` writes one line (a dict as JSON), ``ask(line)`` writes it
+    and returns the next message read (failing, not hanging, when none comes in 30 s). On the way
+    out stdin is closed and the process waited for; stderr holds no traceback."""
+    import selectors
+
+    proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, **server_env()})
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+
+    def send(msg: dict | str) -> None:
+        proc.stdin.write((msg if isinstance(msg, str) else json.dumps(msg)).encode() + b"\n")
+        proc.stdin.flush()
+
+    def ask(msg: dict | str) -> dict:
+        send(msg)
+        assert sel.select(timeout=30), f"no answer to {msg!r:.80}"
+        return json.loads(proc.stdout.readline())
+
+    try:
+        yield ask, send, proc
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        sel.close()
+    assert b"Traceback" not in proc.stderr.read()
+
+
+def test_blank_lines_on_stdin_are_skipped_not_answered(fixture_db):
+    """A host that writes a stray newline (or a line of spaces, a lone CR) got a -32700 error
+    with id null for each: no request was sent, so none is answered now (the TypeScript client
+    reported each through ``onerror``); the next line is answered as before, a line that holds
+    something but no JSON too, and a blank first line (read before the SDK is loaded) is skipped."""
+    with raw_server(fixture_db) as (ask, send, _):
+        send("")
+        send("  \t")
+        init = ask(INIT)
+        send("\r")
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send("")
+        send("   ")
+        pong = ask({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        send("\t\r\n")
+        bad = ask("not json {")
+        pong2 = ask({"jsonrpc": "2.0", "id": 3, "method": "ping"})
+    assert (init["id"], pong, pong2["id"]) == (1, {"jsonrpc": "2.0", "id": 2, "result": {}}, 3)
+    assert bad["id"] is None and bad["error"]["code"] == -32700
+
+
+def test_tools_call_arguments_that_are_no_object_get_an_error_naming_the_tool(fixture_db):
+    """``tools/call`` with ``arguments`` a list, a string, a number or true got the SDK's
+    -32602 "Invalid request parameters" (data '') that says nothing of which field: now -32602
+    with the request's id, naming the tool and saying `arguments` must be an object. An object
+    (or null/absent: no arguments) is called as before, a nested ``"arguments": [...]`` inside
+    the object too; the server goes on."""
+    with raw_server(fixture_db) as (ask, send, _):
+
+        def call(rid, args, name="brain_get") -> dict:
+            return ask({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, **({} if args is ... else {"arguments": args})}})
+
+        ask(INIT)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        bad = [call(10, ["people/ana-lima"]), call(11, "people/ana-lima"), call(12, 5), call(13, True, "brain_stats"),
+               ask('{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"arguments" : [1],"name":"brain_stats"}}')]
+        nested = call(20, {"query": '"arguments": [1]', "tag": "x"}, "brain_search")
+        none, absent = call(21, None, "brain_stats"), call(22, ..., "brain_stats")
+    for rid, r, tool, kind in zip((10, 11, 12, 13, 14), bad, ("brain_get",) * 3 + ("brain_stats",) * 2, ("array", "string", "number", "boolean", "array")):
+        assert r["id"] == rid and r["error"]["code"] == -32602, r
+        assert tool in r["error"]["message"] and "`arguments` must be a JSON object" in r["error"]["message"] and kind in r["error"]["message"], r
+    assert nested["id"] == 20 and not nested["result"]["isError"], nested
+    assert none["result"]["structuredContent"]["pages"] == absent["result"]["structuredContent"]["pages"] == 6

@@ -532,17 +532,26 @@ _NOT_UTF8 = re.compile("[\udc80-\udcff]")
 _ODD_ID = re.compile(r'"id"\s*:\s*(?:null|true|false|[\[{]|-?\d+(?:\.|[eE]))')
 
 
+#: an ``"arguments":`` whose value is no object and not null (a list, a string, a number, true);
+#: only a line it matches is loaded again to check that it is a tools/call's own
+_ODD_ARGUMENTS = re.compile(r'"arguments"\s*:\s*(?![\s{]|null\b)')
+_JSON_TYPE = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+
+
 def line_problem(line: str) -> tuple[int, str, int | str | None] | None:
     """The JSON-RPC error ``(code, message, id)`` for a line of stdin the SDK's parser would take
-    wrongly, or None. ``line`` was decoded as UTF-8 with ``surrogateescape``. Two cases: bytes that
+    wrongly, or None. ``line`` was decoded as UTF-8 with ``surrogateescape``. Three cases: bytes that
     are not UTF-8 (the SDK's own reader decodes them as U+FFFD, so a page written from such a
     line would hold U+FFFD where the client meant another character): ``-32700`` with the
-    request's id when the rest of the line is JSON; and a request whose ``id`` is no string or
-    integer (the SDK reads it as a notification and never answers): ``-32600``, id null."""
+    request's id when the rest of the line is JSON; a request whose ``id`` is no string or
+    integer (the SDK reads it as a notification and never answers): ``-32600``, id null; and a
+    ``tools/call`` whose ``arguments`` is no object (the SDK's -32602 says only "Invalid request
+    parameters"): ``-32602`` with the id, naming the tool."""
     if not line.isascii() and _NOT_UTF8.search(line):
         rid, _ = _request_id([{"input": line}])
         return PARSE_ERROR, "Parse error: the line is not valid UTF-8 (JSON-RPC messages are UTF-8)", rid
-    if _ODD_ID.search(line):
+    odd_id = _ODD_ID.search(line)
+    if odd_id or (_ODD_ARGUMENTS.search(line) and "tools/call" in line):
         try:
             raw = json.loads(line)
         except (ValueError, RecursionError):
@@ -551,6 +560,13 @@ def line_problem(line: str) -> tuple[int, str, int | str | None] | None:
             rid = raw["id"]
             if rid is None or isinstance(rid, bool) or not isinstance(rid, (int, str)):
                 return INVALID_REQUEST, "Invalid Request: a request's id must be a string or an integer", None
+            params = raw.get("params")
+            args = params.get("arguments") if raw["method"] == "tools/call" and isinstance(params, dict) else None
+            if args is not None and not isinstance(args, dict):
+                name = params.get("name")
+                tool = name if isinstance(name, str) and ops.valid_unicode(name) else "tools/call"
+                return (INVALID_PARAMS, f"Invalid params: {tool}: `arguments` must be a JSON object of the tool's parameters "
+                        f"(got {_JSON_TYPE.get(type(args), 'another value')}); tools/list gives each tool's inputSchema", rid)
     return None
 
 
@@ -577,6 +593,8 @@ class _CheckedLines:
     async def __aiter__(self):
         await self.ready.wait()
         async for line in self.file:
+            if line.isspace():  # no message: nothing to answer (a stray newline of the host)
+                continue
             problem = line_problem(line)
             if problem is None:
                 yield line
@@ -620,6 +638,8 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
         # the lines the SDK's reader would make of those bytes (UTF-8 with replacement,
         # universal newlines: a lone CR ends a line too), each validated as it does
         for text in io.StringIO(first_line.decode("utf-8", "surrogateescape"), newline=None).readlines():
+            if text.isspace():  # as _CheckedLines: a blank line is no message
+                continue
             problem = line_problem(text)
             if problem is not None:
                 firsts.append(problem)
