@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -670,7 +671,8 @@ def raw_server(db, extra: tuple[str, ...] = ()):
     """`gbrain serve` in a real process, initialized, for a raw JSON-RPC client: yields
     ``(ask, send, proc)``; ``send(line)`` writes one line (a dict as JSON), ``ask(line)`` writes it
     and returns the next message read (failing, not hanging, when none comes in 30 s). On the way
-    out stdin is closed and the process waited for; stderr holds no traceback."""
+    out stdin is closed and the process waited for; stderr holds no traceback (what was left of
+    it after the test's own reads: ``proc.said``)."""
     import selectors
 
     proc = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db), *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -693,7 +695,8 @@ def raw_server(db, extra: tuple[str, ...] = ()):
         proc.stdin.close()
         proc.wait(timeout=30)
         sel.close()
-    assert b"Traceback" not in proc.stderr.read()
+    proc.said = proc.stderr.read()  # what it wrote on stderr after the test's own reads
+    assert b"Traceback" not in proc.said
 
 
 def test_blank_lines_on_stdin_are_skipped_not_answered(fixture_db):
@@ -739,3 +742,180 @@ def test_tools_call_arguments_that_are_no_object_get_an_error_naming_the_tool(fi
         assert tool in r["error"]["message"] and "`arguments` must be a JSON object" in r["error"]["message"] and kind in r["error"]["message"], r
     assert nested["id"] == 20 and not nested["result"]["isError"], nested
     assert none["result"]["structuredContent"]["pages"] == absent["result"]["structuredContent"]["pages"] == 6
+
+
+def _tool_cancelled_mid_run(db, name: str, args: dict, block, after: bool = False) -> int:
+    """Call tool ``name`` of an in-process server on ``db``, and cancel it as a client does once
+    its work has reached ``block`` (a ``(target, attribute)`` to wrap: the call's thread waits
+    there, before the call or with ``after`` after it, until the cancel has been given); checks
+    that the client was sent nothing and returns how many worker threads were still busy 4 s later."""
+    import threading
+
+    from gbrain.mcp import server as mcp_server
+
+    server, host = mcp_server.build_server(str(db))
+    tool = mcp_server._make_tool(ops.REGISTRY[name], host)
+    entered, go = threading.Event(), threading.Event()
+    target, attr = block
+    orig = getattr(target, attr)
+
+    def waiting(*a, **kw):
+        out = orig(*a, **kw) if after else None
+        if not entered.is_set():
+            entered.set()
+            assert go.wait(30)
+        return out if after else orig(*a, **kw)
+
+    setattr(target, attr, waiting)
+    got: list = []
+
+    async def main():
+        async with anyio.create_task_group() as tg:
+            async def call():
+                got.append(await tool.fn(args, None))
+            tg.start_soon(call)
+            assert await anyio.to_thread.run_sync(entered.wait, 30)
+            tg.cancel_scope.cancel()  # what the SDK does on notifications/cancelled
+        go.set()
+        for _ in range(200):
+            if not host.busy:
+                break
+            await anyio.sleep(0.02)
+        return host.busy
+
+    try:
+        busy = anyio.run(main)
+    finally:
+        setattr(target, attr, orig)
+        host.close()
+    assert got == []  # the client was sent nothing
+    return busy
+
+
+def _versions(db) -> int:
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db) as b:
+        return b.conn.execute("SELECT count(*) FROM history").fetchone()[0]
+
+
+def test_a_write_cancelled_before_its_commit_is_rolled_back_and_said_on_stderr(fixture_db, caplog):
+    """A brain_put the client cancelled while it ran (after it had begun its write, before its
+    commit) was committed all the same and nobody was told (a trial). It is rolled back whole
+    now: the page as it was, no version in the history; the server's stderr says so."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(fixture_db) as b:
+        text = b.get_text("people/ana-lima")
+    versions = _versions(fixture_db)
+    caplog.set_level("WARNING", logger="gbrain.mcp")
+    busy = _tool_cancelled_mid_run(fixture_db, "put", {"slug": "people/ana-lima", "content": "---\ntitle: Gone\n---\nshould not land\n"},
+                                   (Brain, "save_page"))
+    assert busy == 0
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("people/ana-lima") == text
+    assert _versions(fixture_db) == versions
+    said = [r.getMessage() for r in caplog.records if r.name == "gbrain.mcp"]
+    assert any("brain_put" in m and "cancelled" in m and "nothing of it was written" in m for m in said), said
+
+
+def test_a_write_cancelled_after_its_commit_stands_and_stderr_says_so(fixture_db, caplog):
+    """A cancel that arrives once the write has committed cannot undo it (MCP's cancellation
+    is a request to stop, which a server may ignore when the work is done); the client is sent no
+    answer (it said it will ignore one), so the server's stderr says the write stands."""
+    from gbrain.core.brain import Brain
+
+    caplog.set_level("WARNING", logger="gbrain.mcp")
+    new = "---\ntitle: Landed\n---\nwritten before the cancel\n"
+    busy = _tool_cancelled_mid_run(fixture_db, "put", {"slug": "notes/landed", "content": new}, (ops, "run_tool"), after=True)
+    assert busy == 0
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("notes/landed") == new
+    said = [r.getMessage() for r in caplog.records if r.name == "gbrain.mcp"]
+    assert any("brain_put" in m and "cancelled" in m and "committed" in m and "stands" in m for m in said), said
+
+
+def test_a_read_cancelled_while_it_runs_stops_at_its_next_check(fixture_db):
+    """brain_lint (and the other long reads) never looked at a cancel: a cancelled whole-brain
+    lint held the brain to its end while the next call waited (a trial). It stops now at its next
+    check (between checks, and between pages in the page-by-page ones): the checks after the
+    cancel are never run."""
+    from gbrain.core import lint as core_lint
+
+    ran: list[str] = []
+    orig = core_lint._orphans
+    core_lint._orphans = lambda b: ran.append("orphans") or orig(b)
+    try:
+        busy = _tool_cancelled_mid_run(fixture_db, "lint", {}, (core_lint, "_dead_links"))
+    finally:
+        core_lint._orphans = orig
+    assert busy == 0 and ran == []
+
+
+def log_text(err: bytes) -> bytes:
+    """The server's stderr as one line of words: the SDK's log handler wraps a message across
+    lines and puts the logging call's ``file.py:line`` beside it."""
+    return b" ".join(w for w in err.split() if not re.fullmatch(rb"\w+\.py:\d+", w))
+
+
+def select_ready(f) -> bool:
+    import select
+
+    return bool(select.select([f], [], [], 0)[0])
+
+
+def _writing(db, timeout: float = 60.0) -> None:
+    """Wait until another process holds ``db``'s write lock (a write transaction under way): a
+    zero-wait ``BEGIN IMMEDIATE`` of our own is refused. (One that gets the lock lets it go at once.)"""
+    c = sqlite3.connect(db, timeout=0, isolation_level=None)
+    try:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                c.execute("BEGIN IMMEDIATE")
+                c.execute("ROLLBACK")
+            except sqlite3.OperationalError:
+                return
+            time.sleep(0.005)
+        raise AssertionError("no write began")
+    finally:
+        c.close()
+
+
+@pytest.mark.sqlite_only("the put's write transaction is watched through SQLite's file lock")
+def test_a_cancel_from_a_real_client_rolls_a_put_back_and_closing_stdin_lets_it_finish(fixture_db):
+    """Over a real `serve` process: a 1 MB brain_put cancelled (`notifications/cancelled`) once its
+    write transaction has begun leaves no page and no version, the server says so on stderr and
+    answers the next request; the same put when the client closes its input instead (no cancel:
+    MCP's stdio shutdown) completes and stands, as before, and stderr says that too."""
+    body = "# Big\n\n" + "".join(f"line {i} of a long note\n" for i in range(40_000))
+    put = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "brain_put", "arguments": {"slug": "notes/big", "content": body}}}
+    versions = _versions(fixture_db)
+    with raw_server(fixture_db) as (ask, send, proc):
+        ask(INIT)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(put)
+        _writing(fixture_db)
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "the user stopped it"}})
+        pong = ask({"jsonrpc": "2.0", "id": 3, "method": "ping"})  # no answer to the put comes first
+        said = b""
+        for _ in range(600):  # its worker stops at the commit and says so (a log line, wrapped)
+            if b"of it was written" in said:
+                break
+            time.sleep(0.05)
+            said += os.read(proc.stderr.fileno(), 65536) if select_ready(proc.stderr) else b""
+    assert pong["id"] == 3
+    assert b"brain_put: cancelled by the client; it stopped before its commit: nothing of it was written" in log_text(said), said
+    with sqlite3.connect(fixture_db) as c:
+        assert c.execute("SELECT count(*) FROM pages WHERE slug = 'notes/big'").fetchone()[0] == 0
+    assert _versions(fixture_db) == versions
+    with raw_server(fixture_db) as (ask, send, proc):
+        ask(INIT)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(put)
+        _writing(fixture_db)
+    with sqlite3.connect(fixture_db) as c:
+        assert c.execute("SELECT count(*) FROM pages WHERE slug = 'notes/big'").fetchone()[0] == 1
+    assert _versions(fixture_db) == versions + 1
+    said = log_text(proc.said)
+    assert b"brain_put: the client went away (closed its input) while it ran; it completed: its write stands" in said, said[-600:]

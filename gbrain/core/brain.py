@@ -207,6 +207,12 @@ class Brain:
         self._suggesting = False  # suggest() is running: a lookup inside it does not suggest in turn
         #: why the brain is not open (:meth:`offline`: its disk is full), else None
         self.offline_reason: str | None = None
+        #: the caller's stop check for the call under way, or None: ``hook(commit)`` raises when the
+        #: caller gave up (``operations.Context.check_cancel`` of a cancellable MCP call, set by
+        #: ``operations.registry._guarded``); :meth:`check_stop` calls it, ``commit`` True just before a commit
+        self.stop_hook: Callable[[bool], None] | None = None
+        #: write transactions this connection committed through :meth:`transaction`
+        self.commits = 0
 
     # ---- lifecycle ----------------------------------------------------------
 
@@ -415,9 +421,20 @@ class Brain:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def check_stop(self, commit: bool = False) -> None:
+        """Raise the caller's stop exception (``operations.Cancelled``) when the caller has given
+        up (:attr:`stop_hook`); nothing when none is set. Long reads call it between their steps, and
+        :meth:`transaction` before its commit (``commit``: a caller that went away without
+        cancelling lets the write under way finish). What was committed before stays."""
+        if self.stop_hook is not None:
+            self.stop_hook(commit)
+
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[None]:
-        """A write transaction (``BEGIN IMMEDIATE``); nests by joining the outer one."""
+    def transaction(self, stop: bool = True) -> Iterator[None]:
+        """A write transaction (``BEGIN IMMEDIATE``); nests by joining the outer one. With
+        ``stop`` (the default) the outermost one calls :meth:`check_stop` just before its commit, so
+        a call its caller cancelled while it ran is rolled back whole (the exception raised);
+        ``stop=False`` commits what it did whatever (embed's groups of vectors already paid for)."""
         if self._tx_depth:
             self._tx_depth += 1
             try:
@@ -436,10 +453,13 @@ class Brain:
             raise
         self._tx_depth = 0
         try:
+            if stop:
+                self.check_stop(commit=True)  # a cancelled call: nothing of this transaction is committed
             self.conn.execute("COMMIT")
         except BaseException:
             dbmod.rollback(self.conn)
             raise
+        self.commits += 1
 
     # ---- config -------------------------------------------------------------
 

@@ -459,6 +459,7 @@ def _body_rows(brain, only: "set[str] | None", like: tuple[str, ...]):
     cond = " OR ".join(f"p.{col} LIKE ?" for _ in like for col in ("compiled_truth", "timeline"))
     args = [x for x in like for _c in (0, 1)]
     for r in brain.conn.execute(f"SELECT p.id, p.slug, p.path, p.compiled_truth, p.separator, p.timeline FROM pages p WHERE {cond} ORDER BY p.slug", args):
+        brain.check_stop()  # page by page: the slowest checks (a cancelled call stops here)
         if only is None or r["slug"] in only:
             yield r, r["compiled_truth"] + r["separator"] + r["timeline"]
 
@@ -1662,6 +1663,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     for c in CHECKS:
         if c not in wanted:
             continue
+        brain.check_stop()  # a cancelled call stops here (reads only; the fixes above are committed whole)
         if c == "stale_compiled_truth":
             found, extra = _stale_compiled_truth(brain, only)
             notes.update(extra)

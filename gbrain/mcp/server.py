@@ -75,6 +75,8 @@ class BrainHost:
         self._lock = threading.Lock()
         #: cancel events of the calls under way (set them all when the client goes away)
         self.running: set[threading.Event] = set()
+        #: the client closed its input (stdin's end was read): calls ended now were not cancelled
+        self.closing = False
         #: worker threads still working (a cancelled call's thread runs on to its next check)
         self.busy = 0
         self._busy_lock = threading.Lock()
@@ -111,8 +113,11 @@ class BrainHost:
 
     def shutdown(self, wait: float = 3.0) -> None:
         """Cancel the calls under way, give their threads ``wait`` seconds to stop at their next
-        check, then close the brain (if its lock is free by then)."""
+        check, then close the brain (if its lock is free by then). The client went away without
+        cancelling them, so a write about to commit commits (``closing``: ``Context.check_cancel``),
+        and long reads and embed stop at their next step."""
         for ev in list(self.running):
+            ev.closing = True  # type: ignore[attr-defined]
             ev.set()
         end = time.monotonic() + wait
         while self.busy and time.monotonic() < end:
@@ -205,6 +210,63 @@ def _client_name(context: Any) -> str:
     return label(name, starter_program() if name.strip().lower() in SDK_DEFAULT_NAMES | {""} else "")
 
 
+class _Ending:
+    """How a tool call that writes ended once its client gave it up, said on stderr (the
+    ``gbrain.mcp`` log), since the client is sent no answer (MCP: a cancelled request gets none,
+    and its sender ignores one). A cancel (``notifications/cancelled``): stopped before its commit
+    (rolled back: nothing of it written; or after transactions it had committed, which stand), or
+    done and committed before the cancel came, so its write stands. The client going away (its
+    input closed) cancels nothing: the write under way completes (``closing``:
+    ``Context.check_cancel``) and stands. Whichever of the worker (:meth:`watch`) and the request
+    (:meth:`cancelled`) comes second says it, once."""
+
+    def __init__(self, o: ops.Operation):
+        self.o = o
+        self._lock = threading.Lock()
+        self._done = False
+        self.closing = False
+
+    def watch(self, fn: Callable[[], Any], cancel: threading.Event) -> Callable[[], Any]:
+        """``fn`` that, when it ends after the cancel, says how."""
+        def run() -> Any:
+            try:
+                result = fn()
+            except ops.Cancelled as e:
+                if self.o.mutating:
+                    log.warning("%s: %s; it stopped %s", self.o.tool_name, self._why(), f"after {e.committed} committed transaction(s), which stand, "
+                                "and rolled back the one under way" if e.committed else "before its commit: nothing of it was written")
+                raise
+            with self._lock:
+                self._done = True
+                late = cancel.is_set()
+            if late:
+                self._stood()
+            return result
+        return run
+
+    def cancelled(self, cancel: threading.Event, closing: bool = False) -> None:
+        """The request was given up (``closing``: the client closed its input): tell the worker;
+        say so if it had already finished."""
+        with self._lock:
+            if closing:
+                self.closing = cancel.closing = True  # type: ignore[attr-defined]
+            cancel.set()
+            done = self._done
+        if done:
+            self._stood()
+
+    def _why(self) -> str:
+        return "the client went away (closed its input) while it ran" if self.closing else "cancelled by the client"
+
+    def _stood(self) -> None:
+        if self.o.mutating:
+            if self.closing:
+                log.warning("%s: %s; it completed: its write stands", self.o.tool_name, self._why())
+            else:
+                log.warning("%s: cancelled by the client after it had committed: its write stands (no answer is sent; read the brain to see it)",
+                            self.o.tool_name)
+
+
 def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     hidden = {p.name for p in o.params if not p.in_schema}
 
@@ -220,6 +282,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
             hint = f"; call {routed[0]} for that (without it)" if routed else ops.takes_hint(o, arguments, cli_only)
             return error_result(BadInput(f"{o.tool_name}: unknown parameter(s) {', '.join(cli_only)}; expected {expected}{hint}"))
         host.running.add(cancel)
+        ended = _Ending(o)
         try:
             # each checks `cancel` first: a call the client gave up while it waited for its turn
             # (behind the lock) is not run when the turn comes
@@ -231,10 +294,11 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
                 fn = lambda: host.call(lambda b: (ctx.check_cancel(), ops.run_tool(o.name, arguments, ctx, brain=b))[1])  # noqa: E731
             try:
                 # abandon on cancel: the request ends at once; the work sees ``cancel`` at its
-                # next check (embed: after each batch) and stops, keeping what it committed
-                result = await anyio.to_thread.run_sync(host.track(fn), abandon_on_cancel=True)
+                # next check (a long read between its steps, a write before its commit, embed
+                # after each batch) and stops, keeping what it committed
+                result = await anyio.to_thread.run_sync(host.track(ended.watch(fn, cancel)), abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class():
-                cancel.set()
+                ended.cancelled(cancel, closing=host.closing)
                 raise
         except MCPError:
             raise
@@ -585,10 +649,12 @@ class _CheckedLines:
     reader uses ``replace``), each checked by :func:`line_problem`; a line with a problem is
     answered through ``reply`` (set once the transport's write stream exists) and not handed on."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_end: Callable[[], None] | None = None) -> None:
         self.file = anyio.wrap_file(_Unowned(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape", newline=None))
         self.ready = anyio.Event()
         self.reply: Callable[[int, str, Any], Any] | None = None
+        #: called when stdin ends (before the SDK hears of it and ends the requests under way)
+        self.on_end = on_end
 
     async def __aiter__(self):
         await self.ready.wait()
@@ -600,6 +666,8 @@ class _CheckedLines:
                 yield line
             else:
                 await self.reply(*problem)  # type: ignore[misc]
+        if self.on_end is not None:
+            self.on_end()
 
 
 def _client_gone(e: BaseException) -> bool:
@@ -610,21 +678,22 @@ def _client_gone(e: BaseException) -> bool:
     return isinstance(e, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError))
 
 
-async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool = False) -> None:
+async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool = False, host: BrainHost | None = None) -> None:
     """The SDK's stdio transport, with two additions: a line that is not JSON (or not a JSON-RPC
     message) gets the JSON-RPC error reply the spec gives it (``-32700`` parse error or
     ``-32600`` invalid request; with the request's id when the line holds one: :func:`_request_id`) instead of silence; and ``first_line``, the first
     line of stdin already read by :func:`serve` before the SDK was imported, is handed to the SDK
     first. ``answered``: that line was an ``initialize`` request already answered
     (:mod:`gbrain.mcp.handshake`), so the SDK's own answer to it (the first message it writes)
-    is not written again."""
+    is not written again. ``host``: told when stdin ends (:attr:`BrainHost.closing`), before the SDK
+    ends the requests under way, so a write then running completes as it would have."""
     import mcp_types as types
     from mcp.server.stdio import stdio_server
     from mcp.shared.message import SessionMessage
     from mcp_types.jsonrpc import ErrorData, JSONRPCError
 
     low = server._lowlevel_server
-    lines = _CheckedLines()
+    lines = _CheckedLines(on_end=(lambda: setattr(host, "closing", True)) if host is not None else None)
     async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
 
         async def reply(code: int, what: str, rid: Any) -> None:
@@ -734,7 +803,7 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     signal.signal(signal.SIGTERM, stop)
     code = 0
     try:
-        anyio.run(_run_stdio, server, first_line, answered)
+        anyio.run(_run_stdio, server, first_line, answered, host)
     except KeyboardInterrupt:
         code = 130
     except BaseException as e:  # noqa: BLE001 - only the client going away is quiet

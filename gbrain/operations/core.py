@@ -1277,15 +1277,8 @@ def _reindex(b, a, ctx):
     transaction ('rebuild'); Postgres has nothing to rebuild."""
     if getattr(b.conn, "dialect", "sqlite") == "postgres":
         return {"rebuilt": False, "message": "Postgres keeps its search index itself; nothing to rebuild"}
-    from ..storage.db import begin_write, rollback
-
-    begin_write(b.conn)
-    try:
+    with b.transaction():  # a call cancelled before the commit leaves the old index, whole
         b.conn.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
-        b.conn.commit()
-    except BaseException:
-        rollback(b.conn)
-        raise
     n = b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     return {"rebuilt": True, "message": f"rebuilt the search index of {n:,} page(s)"}
 

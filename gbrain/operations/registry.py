@@ -87,9 +87,12 @@ class Param:
 
 class Cancelled(GBrainError):
     """The caller cancelled the operation (MCP ``notifications/cancelled``, client gone).
-    Work finished before the check is kept."""
+    Work finished before the check is kept; the write transaction under way is rolled back
+    (``Brain.transaction`` checks before its commit). ``committed``: how many transactions the
+    call had committed before it stopped (set by ``_guarded``; 0: nothing of it was written)."""
 
     kind = "cancelled"
+    committed = 0
 
 
 @dataclass
@@ -110,9 +113,14 @@ class Context:
     client: str | None = None  # the MCP client's name from the initialize handshake
     cancel: threading.Event | None = None
 
-    def check_cancel(self) -> None:
-        """Raise :class:`Cancelled` when the caller has cancelled."""
+    def check_cancel(self, commit: bool = False) -> None:
+        """Raise :class:`Cancelled` when the caller has cancelled. ``commit``: asked just before a
+        write commits (``Brain.transaction``): a caller that went away without cancelling (the
+        surface marks :attr:`cancel` ``closing``: MCP's client closed its input) lets it commit,
+        as before it had a say; an explicit cancel rolls it back."""
         if self.cancel is not None and self.cancel.is_set():
+            if commit and getattr(self.cancel, "closing", False):
+                return
             raise Cancelled("cancelled by the client; finished work is kept")
 
     def flag(self, name: str) -> str:
@@ -726,7 +734,26 @@ def _handled(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
 
 def _guarded(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
     """Run a handler; SQLite errors become one clear line (damaged file with how to recover,
-    full disk, read-only brain). A write to a damaged brain is refused before it starts."""
+    full disk, read-only brain). A write to a damaged brain is refused before it starts. A call
+    the caller can cancel (``ctx.cancel``) lends the brain its stop check for the run
+    (``Brain.stop_hook``); its :class:`Cancelled` says how many transactions it committed."""
+    if ctx.cancel is not None and b is not None:
+        # the call can be cancelled (MCP): the brain's transactions check it before they commit,
+        # and long reads between their steps (Brain.check_stop); told apart after: Cancelled.committed
+        prev, mark = b.stop_hook, b.commits
+        b.stop_hook = ctx.check_cancel
+        try:
+            return _guarded_run(o, b, a, ctx)
+        except Cancelled as e:
+            e.committed = b.commits - mark
+            raise
+        finally:
+            b.stop_hook = prev
+    return _guarded_run(o, b, a, ctx)
+
+
+def _guarded_run(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
+    """:func:`_guarded`'s work: check the brain (beside or before a write), run, map the faults."""
     import sqlite3
 
     from ..storage.db import db_error

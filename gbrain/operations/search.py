@@ -110,6 +110,9 @@ def _embed(b, a, ctx):
     from ..search.vectors import DimsChanged, active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
 
     started = vectors._clock()
+    # each group of vectors is committed once its provider answered, cancelled or not (embed stops
+    # at check_stop between batches and groups instead): what was paid for is kept
+    kept = lambda: b.transaction(stop=False)  # noqa: E731
     model, note = active_model(b.conn, b.config())
     if note:
         _say(ctx, "note: " + note)
@@ -136,7 +139,7 @@ def _embed(b, a, ctx):
         _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
     elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid and not force:
         # a local model: time a sample on this machine, now (its load included), not a constant
-        rate, n = sample_rate(b.conn, model, work, transaction=b.transaction)
+        rate, n = sample_rate(b.conn, model, work, transaction=kept)
         if rate > 0:
             secs = plan.tokens / rate
             took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
@@ -153,7 +156,7 @@ def _embed(b, a, ctx):
         secs = _agent_seconds(b.config())
     until = started + secs if secs > 0 else None
     try:
-        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=b.transaction, check_stop=ctx.check_cancel, force=force,
+        stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=kept, check_stop=ctx.check_cancel, force=force,
                             until=until)
     except (Cancelled, DimsChanged):
         raise
