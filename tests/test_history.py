@@ -992,3 +992,23 @@ anyio.run(main)
         got = {n: h.versions(b, n)["versions"][0] for n in ("people/ana-lima", "people/bruno-okafor")}
     assert got["people/ana-lima"]["client"] == "mcp:agent.py" and got["people/ana-lima"]["origin"] == "mcp(mcp:agent.py) put", got
     assert got["people/bruno-okafor"]["client"] == "agent.py", got
+
+
+def test_stats_say_how_much_of_the_brain_is_history_and_what_pruning_left_free(db_path, engine):
+    """A year in, the owner asks `stats` how big the history is: the number of versions and the
+    bytes of the history tables (with their indexes) beside the DB size; on SQLite also the free
+    pages a prune left inside the file (reused by later writes; only a VACUUM returns them)."""
+    with Brain.open(db_path) as b:
+        for i in range(60):
+            b.put("a", f"version {i} " + "text of a page that changes, " * (40 + i) + "\n")
+        s = run(b, "stats")
+        assert s["history_versions"] == 60
+        assert 0 < s["history_bytes"] < s["history_table_bytes"] < s["db_bytes"]
+        before = s["history_table_bytes"]
+        run(b, "history-prune", keep_last=1, apply=True)
+        s = run(b, "stats")
+        assert s["history_versions"] == 1
+        if engine == "sqlite":
+            assert s["history_table_bytes"] < before and s["free_bytes"] > 0
+        text = ops.find("stats").text(s, {})
+        assert "\n  1 version(s); with their rows and indexes " in text and "% of the DB" in text, text

@@ -1545,7 +1545,8 @@ class Brain:
         embeddings by model, files, ingest log, frontmatter errors) and sizes in bytes:
         ``files_bytes`` (the stored files' sizes), ``history_bytes`` (what the stored versions
         take: history bodies, compressed, and the pieces of big files only the history holds),
-        ``db_bytes`` (:meth:`_db_bytes`)."""
+        ``db_bytes`` (:meth:`_db_bytes`); ``history_versions`` (rows of the history),
+        ``history_table_bytes`` and ``free_bytes`` (:meth:`_history_bytes`)."""
         c = self.conn
         one = lambda q: c.execute(q).fetchone()[0]  # noqa: E731
         return {
@@ -1569,13 +1570,37 @@ class Brain:
             "ingest_log": one("SELECT COUNT(*) FROM ingest_log"),
             "frontmatter_errors": one("SELECT COUNT(*) FROM pages WHERE frontmatter_error IS NOT NULL"),
             "db_bytes": self._db_bytes(),
+            "history_versions": one("SELECT COUNT(*) FROM history"),
+            **self._history_bytes(),
         }
 
     def _db_bytes(self) -> int:
-        """Size of the database: the file (SQLite) or ``pg_database_size`` (Postgres)."""
+        """Size of the database in bytes: SQLite's pages (``page_count × page_size``: the file once
+        the WAL is checkpointed, free pages included) or ``pg_database_size`` (Postgres)."""
         if dbmod.is_postgres(self.conn):
             return int(self.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
-        return self.path.stat().st_size if self.path.exists() else 0
+        c = self.conn
+        return int(c.execute("PRAGMA page_count").fetchone()[0]) * int(c.execute("PRAGMA page_size").fetchone()[0])
+
+    def _history_bytes(self) -> dict:
+        """``{"history_table_bytes": the bytes of the tables history and history_bodies with their
+        indexes (SQLite: the pages ``dbstat`` counts, None where SQLite was built without it;
+        Postgres: ``pg_total_relation_size``), "free_bytes": SQLite's free pages (what a prune or a
+        deletion left inside the file: reused by later writes, given back only by a VACUUM); None
+        on Postgres, whose free space is per table (VACUUM FULL)}``. Reads the history's pages
+        once (SQLite): milliseconds per MB."""
+        c = self.conn
+        if dbmod.is_postgres(c):
+            n = c.execute("SELECT pg_total_relation_size('history') + pg_total_relation_size('history_bodies')").fetchone()[0]
+            return {"history_table_bytes": int(n), "free_bytes": None}
+        page = int(c.execute("PRAGMA page_size").fetchone()[0])
+        free = int(c.execute("PRAGMA freelist_count").fetchone()[0]) * page
+        names = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE tbl_name IN ('history', 'history_bodies') AND type IN ('table', 'index')")]
+        try:
+            n = sum(c.execute("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = ? AND aggregate = 1", (x,)).fetchone()[0] for x in names)
+        except sqlite3.OperationalError:  # no dbstat in this SQLite
+            return {"history_table_bytes": None, "free_bytes": free}
+        return {"history_table_bytes": int(n), "free_bytes": free}
 
     # ---- non-page files and raw data ----------------------------------------------
 
