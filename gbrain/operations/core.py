@@ -1309,9 +1309,9 @@ def _copy_text(r: dict, a: dict) -> str:
     text=_copy_text,
 )
 def _copy(_b, a, ctx):
-    from ..storage.copy import copy_tables, is_empty
+    from ..storage.copy import copy_tables, is_empty, read_snapshot
     from ..storage.db import resolve_db_path
-    from ..sync.verify import derived_snapshot
+    from ..sync.verify import derived_snapshot, fts_state
 
     src_p, dst_p = resolve_db_path(a["from"]), resolve_db_path(a["to"])
     if str(src_p) == str(dst_p) and getattr(src_p, "url", None) == getattr(dst_p, "url", None):
@@ -1321,8 +1321,11 @@ def _copy(_b, a, ctx):
             raise BadInput(f"{dst_p} already holds a brain; copy needs a new or empty target (nothing was written)")
         if ctx.progress_label:
             ctx.progress_label("Copying")
-        counts = copy_tables(src.conn, dst.conn, on_progress=ctx.on_progress)
-        a_snap, b_snap = derived_snapshot(src), derived_snapshot(dst)
+        with read_snapshot(src.conn):  # the copy and its check read the source at one moment
+            counts = copy_tables(src.conn, dst.conn, on_progress=ctx.on_progress)
+            a_snap = derived_snapshot(src, fts=False)
+        a_snap["fts"] = fts_state(src.conn)  # (a write statement on SQLite: after the snapshot)
+        b_snap = derived_snapshot(dst)
         diff = sorted(k for k in a_snap if a_snap[k] != b_snap.get(k))
     return {"from": str(src_p), "to": str(dst_p), "tables": counts, "pages": counts["pages"], "files": counts["files"],
             "history": counts["history"], "equal": not diff, "differences": diff}

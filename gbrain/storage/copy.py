@@ -9,11 +9,14 @@ Postgres' plain bodies, and v24's references to a page by its id, which the copy
 
 The target must be empty (no page, no file, no history). The copy runs in one transaction on the
 target: a failure leaves it as it was. Inserting pages and files fires the target's history and
-change-log triggers; those rows are replaced by the source's own before commit.
+change-log triggers; those rows are replaced by the source's own before commit. The source is
+read in one read transaction (:func:`read_snapshot`): a brain that `watch`, an agent or a person
+writes meanwhile is copied as it was at one moment, so a copy of a live brain is a backup.
 """
 from __future__ import annotations
 
-from typing import Callable
+import contextlib
+from typing import Callable, Iterator
 
 from .db import begin_write, vacuum_after_bulk
 
@@ -46,14 +49,42 @@ def is_empty(conn) -> bool:
     return not any(conn.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() for t in ("pages", "files", "history"))
 
 
+@contextlib.contextmanager
+def read_snapshot(conn) -> Iterator[None]:
+    """Read ``conn`` inside one read transaction: every statement in the block sees the database
+    as it was at the block's first read (SQLite WAL: the snapshot of a deferred transaction, taken
+    at its first read; Postgres: ``REPEATABLE READ``), whatever other connections commit
+    meanwhile, and none of them waits for it. Nothing is written; the transaction is rolled back
+    at the end. Inside a transaction already, the block reads in that one."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        if _is_pg(conn):
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        else:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # the snapshot starts here
+        yield
+    finally:
+        conn.rollback() if _is_pg(conn) else _sqlite_rollback(conn)
+
+
 def copy_tables(src, dst, on_progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Copy every table of :data:`TABLES` from connection ``src`` to the empty brain on ``dst``
-    in one transaction; returns ``{table: rows copied}``. Raises ``ValueError`` when ``dst`` is
-    not empty (nothing is written)."""
+    in one transaction, reading ``src`` as of one moment (:func:`read_snapshot`); returns
+    ``{table: rows copied}``. Raises ``ValueError`` when ``dst`` is not empty (nothing is written)."""
     from .pg import ensure_hnsw_index, pg_vector_text
 
     if not is_empty(dst):
         raise ValueError("the target brain is not empty")
+    with read_snapshot(src):
+        return _copy_tables(src, dst, on_progress)
+
+
+def _copy_tables(src, dst, on_progress: Callable[[int, int], None] | None) -> dict[str, int]:
+    from .pg import ensure_hnsw_index, pg_vector_text
+
     counts: dict[str, int] = {}
     tables = [t for t in TABLES if _columns(src, t) and _columns(dst, t)]
     total = sum(src.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)

@@ -314,7 +314,19 @@ def derived_counts(brain: Brain) -> dict:
     return derived_check(brain)
 
 
-def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
+def fts_state(c) -> list[tuple]:
+    """``[("ok",)]`` when FTS5's integrity check finds the search index equal to the pages (Postgres:
+    a generated column, always), else ``[("corrupt", message)]``. The check is a write statement
+    on SQLite: run it outside a read snapshot (:func:`gbrain.storage.copy.read_snapshot`)."""
+    try:
+        if getattr(c, "dialect", "sqlite") != "postgres":
+            c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+        return [("ok",)]
+    except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
+        return [("corrupt", str(e))]
+
+
+def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
     frontmatter error, content hash, separator, the search fields ``search_aliases``,
@@ -324,19 +336,15 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), the search index
     (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages) and
-    embeddings' staleness (``embeddings``: :func:`embedding_view`).
+    embeddings' staleness (``embeddings``: :func:`embedding_view`); ``fts`` False leaves the
+    search index's check out (``[]``: inside a read snapshot, where SQLite cannot run it).
     Two brains hold the same tree exactly when their snapshots are equal."""
     c = brain.conn
 
     def q(sql: str) -> list[tuple]:
         return sorted((tuple(r) for r in c.execute(sql)), key=repr)
 
-    try:
-        if getattr(c, "dialect", "sqlite") != "postgres":  # Postgres: a generated column, always equal
-            c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
-        fts = [("ok",)]
-    except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
-        fts = [("corrupt", str(e))]
+    fts_rows = fts_state(c) if fts else []
     pages = sorted(
         (*tuple(r[:12]), hashlib.sha256((r[12] + "\0" + r[13]).encode("utf-8", "surrogatepass")).hexdigest(), *tuple(r[14:]))
         for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, "
@@ -351,7 +359,7 @@ def derived_snapshot(brain: Brain) -> dict[str, list[tuple]]:
         "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
         "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
         "files": q("SELECT f.path, f.kind, f.content_hash, p.slug FROM files f LEFT JOIN pages p ON p.id = f.page_id"),
-        "fts": fts,
+        "fts": fts_rows,
         "embeddings": embedding_view(brain),
     }
 
