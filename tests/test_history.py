@@ -1045,3 +1045,26 @@ def test_copy_of_a_brain_another_process_writes_meanwhile_is_one_moment_of_it(tm
         for slug, ver in c.conn.execute("SELECT name, version FROM history WHERE kind = 'page' AND body_id IS NOT NULL").fetchall():
             run(c, "get", slug=slug, version=ver)  # every version reads back
         assert c.get_text("p0") == "page 0 edited\n" and c.get_text("p2") == "page 2\n"
+
+
+def test_prune_frees_the_bodies_of_the_versions_it_drops_not_only_the_rows(db_path):
+    """A page edited many times stores each version as a delta against the one before (a chain of
+    bases). Pruning all but the newest few must free the dropped versions' bodies too: the oldest
+    kept version is stored on its own, so the chain behind it goes; every kept version reads back."""
+    base = "".join(f"line {i}: a long enough page that each edit is stored as a delta\n" for i in range(80))
+    with Brain.open(db_path) as b:
+        texts = []
+        for v in range(40):
+            texts.append(base + f"edit {v}\n")
+            b.put("busy", texts[-1])
+        c = b.conn
+        assert c.execute("SELECT COUNT(*) FROM history_bodies WHERE base_id IS NOT NULL").fetchone()[0] > 0 or b.conn.dialect == "postgres"
+        dry = run(b, "history-prune", keep_last=3)
+        done = run(b, "history-prune", keep_last=3, apply=True)
+        assert done["versions"] == 37 and done["bodies"] == dry["bodies"] == 37, (dry, done)
+        used = c.execute("SELECT COUNT(DISTINCT body_id) FROM history WHERE body_id IS NOT NULL").fetchone()[0]
+        assert c.execute("SELECT COUNT(*) FROM history_bodies").fetchone()[0] == used == 3
+        assert [run(b, "get", slug="busy", version=v)["content"] for v in (38, 39, 40)] == texts[-3:]
+        b.put("busy", base + "after the prune\n")  # a new version after the cut chain still reads back, and the one before it
+        assert run(b, "get", slug="busy", version=40)["content"] == texts[-1]
+        assert run(b, "get", slug="busy", version=41)["content"] == base + "after the prune\n"

@@ -1327,18 +1327,19 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
     keep_last, include_deleted, name, piece_bytes}`` — how many versions and stored bodies go, the
     bytes they free (compressed bodies, plus ``piece_bytes``: the pieces of big files' versions
     that no file and no kept version names, which go with them), and how many deleted pages leave the trash for good (only with
-    ``include_deleted``); ``name`` is the key's name (None: the whole brain)."""
+    ``include_deleted``); ``name`` is the key's name (None: the whole brain). A kept version whose
+    body was stored against a body that goes is stored on its own (its bytes unchanged), so every
+    body a pruned version alone needed goes (``bodies``; ``bytes`` counts them, not that growth)."""
     with brain.transaction():
         ids, summ = prune_plan(brain, keep_days, keep_last, include_deleted=include_deleted, key=key)
         c = brain.conn
         c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
         c.execute("DELETE FROM prune_ids")
         c.executemany("INSERT INTO prune_ids(id) VALUES (?)", [(i,) for i in ids])
-        # bodies still needed: those of kept versions, and every base in their chains
-        keep = """WITH RECURSIVE need(id) AS (
-                    SELECT body_id FROM history WHERE body_id IS NOT NULL AND id NOT IN (SELECT id FROM prune_ids)
-                    UNION SELECT b.base_id FROM history_bodies b JOIN need ON b.id = need.id WHERE b.base_id IS NOT NULL AND substr(b.data, 1, 1) IN (X'64', X'78'))
-                  SELECT id FROM need"""
+        # bodies still needed: those of kept versions only. A kept body stored as a delta against
+        # one no kept version needs is packed on its own first (the same bytes), so the chain of
+        # bases behind it goes with the versions pruned
+        keep = "SELECT body_id FROM history WHERE body_id IS NOT NULL AND id NOT IN (SELECT id FROM prune_ids)"
         gone = c.execute(f"SELECT COUNT(*), COALESCE(SUM(length(data)), 0) FROM history_bodies WHERE id NOT IN ({keep})").fetchone()
         # a big file's version is a marker (``c``) whose bytes are its pieces: they go with it
         # when no file and no kept version names them (blobs.prune_unused)
@@ -1351,6 +1352,10 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                "deleted_keys": summ["deleted_keys"], "applied": False,
                "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted, "name": key[1] if key else None}
         if apply:
+            cut = [r[0] for r in c.execute(
+                f"SELECT id FROM history_bodies WHERE id IN ({keep}) AND substr(data, 1, 1) IN (X'64', X'78') AND base_id NOT IN ({keep})")]
+            alone = [(pack(body(c, bid)), bid) for bid in cut]  # (read every one before any is rewritten)
+            c.executemany("UPDATE history_bodies SET data = ?, base_id = NULL, depth = 0 WHERE id = ?", alone)
             c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
             c.execute(f"DELETE FROM history_bodies WHERE id NOT IN ({keep})")
             from ..storage.blobs import prune_unused
