@@ -179,3 +179,50 @@ def test_trash_and_threads_cut_at_the_limit_say_so(tmp_path, db_path, op):
     assert b"the first 2; --limit 0 lists all" in cut.stderr, cut.stderr
     whole = gbrain_in_process(op, "--db", str(db_path))
     assert len(whole.stdout.splitlines()) == 3 and b"lists all" not in whole.stderr
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, title, aliases", [
+    ("# <% tp.date.now(\"YYYY-MM-DD\") %>\n\nLog\n", "Daily", []),
+    ("# {{title}}\n\nMet:: {{date}}\n", "Daily", []),
+    ("---\ntitle: '<% tp.file.title %>'\naliases: ['<% tp.date.now(\"dddd\") %>', Today]\n---\n# Day plan\n", "Day plan", ["Today"]),
+    ("---\ntitle: Daily template\n---\n# <% tp.file.title %>\n", "Daily template", []),
+])
+def test_a_template_placeholder_is_no_title_or_alias(text, title, aliases):
+    """A template opening with ``# <% tp.date.now("YYYY-MM-DD") %>`` (or ``# {{title}}``, or a
+    placeholder ``title:``) was titled by the placeholder, so `list` and `search` showed
+    ``<% tp.date.now("YYYY-MM-DD") %>`` where Obsidian shows the file name; a placeholder alias
+    named the page. The title falls back as when there is none; such aliases are none."""
+    p = parse_page(text, "Templates/Daily.md")
+    assert (p.title, p.aliases) == (title, aliases)
+
+
+def test_a_brain_made_before_retitles_its_templates_on_open(tmp_path, db_path):
+    """A brain made before v32 keeps a template's placeholder title and alias: on open, the pages
+    whose title or an alias holds a placeholder are derived again (only they)."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    write_tree(tmp_path / "v", {"Templates/Daily.md": "---\naliases: ['<% tp.date.now(\"dddd\") %>']\n---\n# <% tp.date.now(\"YYYY-MM-DD\") %>\n",
+                                "plain.md": "# Plain\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        c = b.conn
+        with b.transaction():
+            t = c.execute("SELECT id FROM pages WHERE slug = 'Templates/Daily'").fetchone()[0]
+            c.execute("UPDATE pages SET title = ? WHERE id = ?", ('<% tp.date.now("YYYY-MM-DD") %>', t))
+            c.execute("DELETE FROM aliases WHERE page_id = ?", (t,))
+            c.execute("INSERT INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)",
+                      (t, '<% tp.date.now("dddd") %>', '<% tp.date.now("dddd") %>', 'tp-date-now-dddd'))
+            c.execute("UPDATE pages SET title = 'untouched' WHERE slug = 'plain'")
+            _rewind(c, pg._template_name_pages, dbmod._m32_template_names)
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'Templates/Daily'").fetchone()[0] == "Daily"
+        assert b.conn.execute("SELECT COUNT(*) FROM aliases").fetchone()[0] == 0
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'plain'").fetchone()[0] == "untouched"
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET title = 'Plain' WHERE slug = 'plain'")
+        assert fresh_import_differences(b) == {}

@@ -829,7 +829,7 @@ def _duplicate_titles(brain) -> list[dict]:
     rows = brain.conn.execute("SELECT title_key, MIN(title) AS title, GROUP_CONCAT(slug, char(10)) AS slugs FROM pages WHERE title_key != '' GROUP BY title_key HAVING COUNT(*) > 1 ORDER BY title_key")
     for r in rows:
         slugs = sorted(x for x in r["slugs"].split("\n") if not is_copy(x))  # a conflict copy: the conflicts check's
-        if len(slugs) < 2 or has_placeholder(r["title"]):  # templates' `# {{title}}`: the name of the note each will make
+        if len(slugs) < 2:
             continue
         out.append(
             {

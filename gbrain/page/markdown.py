@@ -1541,7 +1541,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
 
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
     H1 that opens the body (:func:`opening_h1`), else the file name without ``.md`` (and without
-    a Notion export's id: :func:`notion_name`). Tags: frontmatter ``tags`` and ``tag``
+    a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
     ``#[[tags]]``; aliases: frontmatter
@@ -1584,11 +1585,13 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
         notion = notion_properties(lf_body, path)  # a page of a Notion export: its Tags property tags it
         if notion.get("tags"):
             inline_tags = merge_tags(notion_items(notion["tags"]), inline_tags)
+    if "<%" in text or "{{" in text:  # a template's placeholder names no page (the note it makes gets the name)
+        aliases = [a for a in aliases if not has_placeholder(a)]
     title = fm.get("title")
-    if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip():
+    if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        title = props.get("title") or opening_h1(tokens) or notion_name(path)
+        title = next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "") or notion_name(path)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

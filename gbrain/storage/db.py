@@ -1175,6 +1175,28 @@ def _m31_migrants(conn: sqlite3.Connection) -> None:
     relink_journal_links(conn)
 
 
+#: the pages whose title or an alias may hold a template's placeholder (v32)
+_TEMPLATE_NAME_PAGES = ("SELECT id FROM pages WHERE title LIKE ? ESCAPE '!' OR title LIKE ? "
+                        "UNION SELECT page_id FROM aliases WHERE alias LIKE ? ESCAPE '!' OR alias LIKE ? ORDER BY 1",
+                        ("%<!%%", "%{{%", "%<!%%", "%{{%"))
+
+
+def rederive_template_name_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose title or an alias may hold a template's
+    placeholder (:data:`_TEMPLATE_NAME_PAGES`; :func:`rederive_pages`): ``# <% tp.date.now("YYYY-MM-DD")
+    %>`` is no title (the file name is) and ``aliases: ['<% tp.date.now("dddd") %>']`` no alias
+    (:func:`gbrain.page.markdown.parse_page`). For SQLite v32 / Postgres v32, in the caller's
+    transaction. Returns how many pages were parsed."""
+    return rederive_pages(conn, *_TEMPLATE_NAME_PAGES)
+
+
+def _m32_template_names(conn: sqlite3.Connection) -> None:
+    """A template's placeholder is no title or alias (a template titled ``<% tp.date.now(...) %>``
+    is titled by its file name, as Obsidian shows it): the pages whose title or an alias holds
+    ``<%`` or ``{{`` are derived again (:func:`rederive_template_name_pages`)."""
+    rederive_template_name_pages(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1209,7 +1231,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
