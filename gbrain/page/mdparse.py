@@ -90,6 +90,25 @@ class _SpanBlockParser(BlockParser):
 
         return parse
 
+    def parse_block_quote(self, m, state):  # type: ignore[override]
+        """mistune's block quote, kept before the blocks parsed after it. A quote that a list,
+        a rule, a fence or an HTML block ends (no blank line between) is made after that block
+        was parsed, and mistune 3.4 then inserts it before the *last* token only
+        (``BlockState.prepend_token``): when that block's parse took more blocks (a list ended
+        by the next quote), the quote landed after them (``> a`` / ``- b`` / ``> c``: list,
+        quote, quote). Here it goes before every token added since it began."""
+        n = len(state.tokens)
+        own = vars(state)
+        had, before = "prepend_token" in own, own.get("prepend_token")
+        state.prepend_token = lambda token: state.tokens.insert(n, token)
+        try:
+            return super().parse_block_quote(m, state)
+        finally:
+            if had:
+                state.prepend_token = before
+            else:
+                del state.prepend_token
+
     def parse_fenced_code(self, m, state):  # type: ignore[override]
         end = super().parse_fenced_code(m, state)
         if end is not None and state.parent is None:

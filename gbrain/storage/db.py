@@ -1197,6 +1197,34 @@ def _m32_template_names(conn: sqlite3.Connection) -> None:
     rederive_template_name_pages(conn)
 
 
+#: a line of a block quote (``>`` after a list's indentation, if any) followed at once by a line
+#: that is neither blank nor a quote's: only there can a list, rule, fence or HTML block end the
+#: quote, where mistune's block parser put blocks out of order (v33)
+_QUOTE_LINE = re.compile(r"^[ \t]*>[^\n]*\n(?![ \t]*(?:>|\r?$))", re.M)
+
+
+def rederive_quote_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages where a block quote's line is followed at once
+    by another kind of line (:data:`_QUOTE_LINE`): a quote ended by a list, rule, fence or HTML
+    block with no blank line between came after the blocks parsed after it
+    (``gbrain.page.mdparse._SpanBlockParser.parse_block_quote``): their links' order, and which
+    links an inline ``%%`` comment hid, may change (:func:`rederive_pages`). For SQLite v33 /
+    Postgres v33, in the caller's transaction. Returns how many pages were parsed."""
+    ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR timeline LIKE ?", ("%>%", "%>%"))
+           if _QUOTE_LINE.search(r[1] or "") or _QUOTE_LINE.search(r[2] or "")]
+    if not ids:
+        return 0
+    return rederive_pages(conn, f"SELECT id FROM pages WHERE id IN ({', '.join(str(int(i)) for i in ids)}) ORDER BY id", ())
+
+
+def _m33_block_order(conn: sqlite3.Connection) -> None:
+    """Blocks in document order: a block quote that a list ended (no blank line) and that list's
+    next quote came after the list, so the page's links did too, and an inline ``%%`` comment
+    left open in the list hid the quote's links above it: those pages are derived again
+    (:func:`rederive_quote_pages`)."""
+    rederive_quote_pages(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1231,7 +1259,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
