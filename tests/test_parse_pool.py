@@ -189,3 +189,49 @@ def test_pool_size_follows_the_cpus_this_process_may_use_and_the_setting(monkeyp
     parallel.PageParser()
     assert capsys.readouterr().err == ""  # once per value
     assert parallel.PageParser(workers=2).workers == 2  # an explicit count (tests) wins
+
+
+UNGUARDED = '''import sys
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+print("body ran", flush=True)
+with Brain.open(sys.argv[1], create=True) as b:
+    r = import_tree(b, sys.argv[2])
+print("pages", r["pages_written"] if isinstance(r, dict) and "pages_written" in r else "?", flush=True)
+'''
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_script_calling_gbrain_at_its_top_level_does_not_hang(tmp_path, guarded):
+    """A library script without ``if __name__ == "__main__":`` that imports 200 pages or more
+    hung for good at no CPU: each forkserver worker ran the script again (Python's rule for
+    multiprocessing: the main module is imported by every worker), opened the brain and waited
+    for the importing process's write lock, and the importing process waited for its workers.
+    Such a call (the main module's top-level line running it is not under a ``__main__``
+    guard) now parses in the importing process, saying so once on stderr; a guarded script
+    keeps the pool. Either way the script's body runs once."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import gbrain
+
+    make_brain(tmp_path / "tree", 250)
+    body = UNGUARDED
+    if guarded:
+        lines = body.splitlines()
+        body = "\n".join(lines[:3]) + "\nif __name__ == '__main__':\n" + "\n".join("    " + ln for ln in lines[3:]) + "\n"
+    script = tmp_path / "script.py"
+    script.write_text(body)
+    checkout = Path(gbrain.__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    env.pop("GBRAIN_PARSE_WORKERS", None)
+    r = subprocess.run([sys.executable, str(script), str(tmp_path / "b.db"), str(tmp_path / "tree")], capture_output=True, text=True,
+                       timeout=120, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.count("body ran") == 1, r.stdout
+    assert ("__main__" in r.stderr) != guarded, r.stderr
+    if guarded:  # `python -m gbrain` (its __main__.py has no guard: workers never import a package's __main__) keeps the pool
+        r = subprocess.run([sys.executable, "-m", "gbrain", "import", str(tmp_path / "tree"), "--db", str(tmp_path / "m.db")], capture_output=True,
+                           text=True, timeout=120, cwd=tmp_path, env=env)
+        assert r.returncode == 0 and "one process" not in r.stderr, r.stderr[-2000:]

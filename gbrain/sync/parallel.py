@@ -75,6 +75,52 @@ def _workers_can_start() -> bool:
     return os.path.isfile(path if os.path.isabs(path) else os.path.join(process.ORIGINAL_DIR or os.getcwd(), path))
 
 
+def _is_main_guard(node) -> bool:
+    """Whether the statement ``node`` (an ``ast`` node) is ``if __name__ == "__main__":``."""
+    import ast
+
+    t = getattr(node, "test", None)
+    if not isinstance(node, ast.If) or not isinstance(t, ast.Compare) or len(t.ops) != 1 or not isinstance(t.ops[0], ast.Eq):
+        return False
+    sides = [t.left, t.comparators[0]]
+    names = [x for x in sides if isinstance(x, ast.Name) and x.id == "__name__"]
+    mains = [x for x in sides if isinstance(x, ast.Constant) and x.value == "__main__"]
+    return len(names) == 1 and len(mains) == 1
+
+
+def _called_unguarded() -> bool:
+    """Whether this call runs from a top-level statement of the main script that is not under
+    ``if __name__ == "__main__":`` (the outermost frame of ``__main__``'s module code, its line
+    found in the script's syntax tree). A forkserver or spawn worker imports the main module,
+    which would run that statement again in every worker: an import there waits on the brain's
+    write lock the importing process holds, for good. False when it cannot be told (no script
+    file, a call from a thread, a file that no longer parses)."""
+    import ast
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    name = getattr(getattr(main, "__spec__", None), "name", None) or ""
+    if not path or name.endswith(".__main__"):  # (python -m pkg: workers do not import a package's __main__)
+        return False
+    line = None
+    f = sys._getframe(1)
+    while f is not None:
+        if f.f_code.co_name == "<module>" and f.f_globals is getattr(main, "__dict__", None):
+            line = f.f_lineno
+        f = f.f_back
+    if line is None:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            return not _is_main_guard(node)
+    return False
+
+
 class _Pool(multiprocessing.pool.Pool):
     """A process pool whose worker-keeping thread wakes only when a worker ends or the pool's
     state changes. ``multiprocessing.pool.Pool`` (3.8+) also has that thread wait on the result
@@ -148,6 +194,12 @@ class PageParser:
             return map(_parse_job, jobs)
         if self.pool is None and not _workers_can_start():
             self.workers = 1  # (python - < script.py: parse in this process)
+            return map(_parse_job, jobs)
+        if self.pool is None and _called_unguarded():
+            self.workers = 1
+            print("note: parsing in one process: this script calls gbrain from a top-level statement, which each parse worker "
+                  "would run again (Python's multiprocessing rule); put it under `if __name__ == \"__main__\":` to parse on all cores",
+                  file=sys.stderr)
             return map(_parse_job, jobs)
         if self.pool is None:
             methods = mp.get_all_start_methods()
