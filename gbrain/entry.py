@@ -491,12 +491,35 @@ def usage_error_text(e: Exception) -> str:
     return f"{msg} ({hint})"
 
 
+def _utf8_mode() -> None:
+    """Run this process again in Python's UTF-8 mode (``-X utf8``) when its file system encoding
+    is not UTF-8: a locale such as ``LC_ALL=C`` with ``PYTHONUTF8=0`` (names and arguments as
+    ASCII with surrogate escapes) or ISO-8859-1 (``josé`` read as ``josÃ©``). A brain's names are
+    UTF-8 bytes whatever the locale (stdout is written as UTF-8 already, :func:`_out`), so its file
+    names, arguments and stdin are read as UTF-8 too. The command line's bytes go through as they
+    came (``os.execv`` encodes them back with the same encoding). POSIX only; once at most (the new
+    process is in UTF-8 mode)."""
+    if sys.flags.utf8_mode or os.name != "posix" or sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
+        return
+    orig = getattr(sys, "orig_argv", None)
+    if not orig or not sys.executable:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execv(sys.executable, [sys.executable, "-X", "utf8", *orig[1:]])
+    except OSError:  # (cannot happen short of a vanished interpreter: go on as the locale says)
+        return
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: the fast path when it takes the command line, else the typer app.
 
     A reader that goes away (``gbrain get X | head -1``) ends the command quietly with exit 1, as
     Python's documentation advises for SIGPIPE: stdout is pointed at devnull so that the flush at
     exit cannot fail again, and no traceback is printed."""
+    if argv is None:
+        _utf8_mode()
     try:
         _main(argv)
     except BrokenPipeError:

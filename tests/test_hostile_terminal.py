@@ -1,0 +1,74 @@
+"""The CLI as a shell script meets it: locales that are not UTF-8, pipes closed early, a full
+disk, closed stdin, signals. Real processes with the environment set (trial 22, the Unix purist)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import gbrain
+
+pytestmark = pytest.mark.engine_free  # every test names its own brain file
+
+#: an ASCII locale with Python's UTF-8 mode off (PEP 540 would turn it on for a bare LC_ALL=C):
+#: the file system encoding is ascii, argv and file names come as surrogate escapes
+ASCII = {"LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""}
+
+
+def _tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "people").mkdir(parents=True)
+    (tree / "notes").mkdir()
+    (tree / "people" / "josé-núñez.md").write_text("---\ntitle: José Núñez\n---\nFounder of a café in Zürich. See [[東京]].\n", encoding="utf-8")
+    (tree / "notes" / "東京.md").write_text("# 東京\n\nNotes about Tokyo.\n", encoding="utf-8")
+    (tree / "notes" / "plain.md").write_text("# Plain\n\nLinks [[josé-núñez]].\n", encoding="utf-8")
+    return tree
+
+
+def _latin1_env(tmp_path: Path) -> dict:
+    """An ISO-8859-1 locale built into a private folder (``LOCPATH``), or skip where the system
+    cannot build one."""
+    loc = tmp_path / "locale"
+    loc.mkdir()
+    try:
+        r = subprocess.run(["localedef", "-i", "en_US", "-f", "ISO-8859-1", str(loc / "en_US.ISO-8859-1")], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        pytest.skip("no localedef")
+    env = {"LOCPATH": str(loc), "LANG": "en_US.ISO-8859-1", "LC_ALL": "en_US.ISO-8859-1", "PYTHONUTF8": "", "PYTHONIOENCODING": ""}
+    probe = subprocess.run([sys.executable, "-c", "import sys; print(sys.getfilesystemencoding())"], capture_output=True, env={**os.environ, **env})
+    if r.returncode != 0 or probe.stdout.strip() != b"iso8859-1":
+        pytest.skip("no ISO-8859-1 locale can be built here")
+    return env
+
+
+@pytest.mark.parametrize("locale_env", ["ascii", "latin1"])
+def test_utf8_names_and_arguments_under_a_locale_that_is_not_utf8(tmp_path, locale_env):
+    # under LC_ALL=C with PYTHONUTF8=0 every non-ASCII file was skipped as 'name not valid UTF-8'
+    # and every non-ASCII argument refused as 'not valid Unicode'; under ISO-8859-1 the names
+    # were stored as mojibake (people/josÃ©-nÃºÃ±ez) and their links dangled
+    env = ASCII if locale_env == "ascii" else _latin1_env(tmp_path)
+    db = str(tmp_path / "brain.db")
+    tree = _tree(tmp_path)
+    r = gbrain("--db", db, "import", str(tree), "--json", env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert json.loads(r.stdout)["skipped"] == []
+    listed = gbrain("--db", db, "list", env=env)
+    assert sorted(line.split()[0] for line in listed.stdout.decode("utf-8").splitlines()) == ["notes/plain", "notes/東京", "people/josé-núñez"]
+    got = gbrain("--db", db, "get", "josé-núñez", env=env)
+    assert got.returncode == 0, got.stderr.decode()
+    assert got.stdout == (tree / "people" / "josé-núñez.md").read_bytes()
+    hits = json.loads(gbrain("--db", db, "search", "café", "--json", env=env).stdout)
+    assert [h["slug"] for h in hits] == ["people/josé-núñez"]
+    back = json.loads(gbrain("--db", db, "backlinks", "people/josé-núñez", "--json", env=env).stdout)
+    assert [b["slug"] for b in back] == ["notes/plain"]
+    # the same brain read in a UTF-8 locale agrees, and a put of a non-ASCII name from stdin lands
+    assert gbrain("--db", db, "get", "notes/東京").returncode == 0
+    assert gbrain("--db", db, "put", "notes/ünïcode", input="# Ünïcode\n", env=env).returncode == 0
+    assert gbrain("--db", db, "get", "notes/ünïcode").stdout == "# Ünïcode\n".encode()
+    out = tmp_path / "out"
+    assert gbrain("--db", db, "export", "--dir", str(out), env=env).returncode == 0
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*.md")) == ["notes/plain.md", "notes/ünïcode.md", "notes/東京.md", "people/josé-núñez.md"]
