@@ -59,10 +59,10 @@ def fail(msg: str, code: int, as_json: bool = False, **extra) -> "NoReturn":
     and under ``--json`` (or ``call``) also one JSON object ``{"error", "exit_code", **extra}`` on
     stdout, so a script always has one object to read (with a ``kind``, as every error object of
     :func:`gbrain.errors.error_fields` has: ``bad_input`` for exit 2, else ``error`` unless given)."""
+    _err(f"error: {msg}")  # (first: a stdout that cannot be written must not hide it)
     if as_json:
         extra = {"kind": "bad_input" if code == 2 else "error", **extra}
         _out(json.dumps({"error": msg, "exit_code": code, **extra}, ensure_ascii=False) + "\n")
-    _err(f"error: {msg}")
     raise SystemExit(code)
 
 
@@ -73,8 +73,15 @@ def fail_error(e: BaseException, as_json: bool = False) -> "NoReturn":
     fail(f.pop("error"), f.pop("exit_code"), as_json, **f)
 
 
+class OutputError(OSError):
+    """Standard output could not be written (a full disk behind ``> file``, ``> /dev/full``, an
+    I/O error): :func:`main` ends the command with one line on stderr and exit 1. A reader that
+    went away is ``BrokenPipeError`` instead."""
+
+
 def _out(text: str) -> None:
-    """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation."""
+    """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation.
+    Raises :class:`OutputError` when stdout cannot take them (``BrokenPipeError`` as it is)."""
     data = text.encode("utf-8", errors="surrogateescape")
     try:
         sys.stdout.flush()
@@ -82,6 +89,10 @@ def _out(text: str) -> None:
         sys.stdout.buffer.flush()
     except AttributeError:  # captured streams in tests
         sys.stdout.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise OutputError(e.errno, e.strerror) from None
 
 
 #: seconds between two progress lines when stderr is not a terminal (a log file, a pipe, an
@@ -523,12 +534,32 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _main(argv)
     except BrokenPipeError:
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        _stdout_to_devnull()
         raise SystemExit(1)
+    except OSError as e:
+        if not (isinstance(e, OutputError) or _printing_help(e)):
+            raise
+        _stdout_to_devnull()
+        _err(f"error: cannot write the output: {e.strerror or e} (stdout)")
+        raise SystemExit(1)
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at devnull, so the flush at exit cannot fail again (and print a traceback)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _printing_help(e: OSError) -> bool:
+    """Whether ``e`` was raised where typer, click or rich print (help, usage, completion): their
+    only writes are to stdout and stderr."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__", "").split(".")[0] in ("typer", "click", "rich")
 
 
 def _main(argv: list[str] | None) -> None:
@@ -548,7 +579,7 @@ def _main(argv: list[str] | None) -> None:
     if args in (["--version"], ["-V"]):
         from . import __version__
 
-        sys.stdout.write(f"gbrain {__version__}\n")
+        _out(f"gbrain {__version__}\n")
         return
     try:
         if fast_main(args):

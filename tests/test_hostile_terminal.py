@@ -72,3 +72,23 @@ def test_utf8_names_and_arguments_under_a_locale_that_is_not_utf8(tmp_path, loca
     out = tmp_path / "out"
     assert gbrain("--db", db, "export", "--dir", str(out), env=env).returncode == 0
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*.md")) == ["notes/plain.md", "notes/ünïcode.md", "notes/東京.md", "people/josé-núñez.md"]
+
+
+def _brain(tmp_path: Path) -> str:
+    db = str(tmp_path / "brain.db")
+    assert gbrain("--db", db, "import", str(_tree(tmp_path))).returncode == 0
+    return db
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("args", [["list"], ["get", "notes/plain"], ["list", "--json"], ["get", "nope", "--json"], ["--version"], ["--help"], ["search", "--help"], ["--tools-json"], ["call", "brain_get", '{"slug": "notes/plain"}']])
+def test_stdout_on_a_full_disk_is_one_error_line_and_exit_1(tmp_path, args):
+    # `gbrain list > /dev/full` printed a traceback (OSError: [Errno 28]) from _out, rich or print
+    db = _brain(tmp_path)
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *args], stdout=full, stderr=subprocess.PIPE, timeout=120)
+    assert r.returncode == 1
+    lines = r.stderr.decode().splitlines()
+    assert b"Traceback" not in r.stderr and lines[-1] == "error: cannot write the output: No space left on device (stdout)"
+    if args[:2] == ["get", "nope"]:  # the command's own error is said first
+        assert lines[0].startswith("error: no page 'nope'")
