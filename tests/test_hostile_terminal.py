@@ -81,7 +81,7 @@ def _brain(tmp_path: Path) -> str:
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
-@pytest.mark.parametrize("args", [["list"], ["get", "notes/plain"], ["list", "--json"], ["get", "nope", "--json"], ["--version"], ["--help"], ["search", "--help"], ["--tools-json"], ["call", "brain_get", '{"slug": "notes/plain"}']])
+@pytest.mark.parametrize("args", [["list"], ["get", "notes/plain"], ["list", "--json"], ["get", "nope", "--json"], ["--version"], ["--help"], ["search", "--help"], ["--tools-json"], ["call", "brain_get", '{"slug": "notes/plain"}'], ["get", "notes/plain", "--output", "-"]])
 def test_stdout_on_a_full_disk_is_one_error_line_and_exit_1(tmp_path, args):
     # `gbrain list > /dev/full` printed a traceback (OSError: [Errno 28]) from _out, rich or print
     db = _brain(tmp_path)
@@ -92,3 +92,15 @@ def test_stdout_on_a_full_disk_is_one_error_line_and_exit_1(tmp_path, args):
     assert b"Traceback" not in r.stderr and lines[-1] == "error: cannot write the output: No space left on device (stdout)"
     if args[:2] == ["get", "nope"]:  # the command's own error is said first
         assert lines[0].startswith("error: no page 'nope'")
+
+
+@pytest.mark.parametrize("args", [["list"], ["get", "notes/plain"], ["get", "notes/plain", "--output", "-"], ["--tools-json"], ["--help"]])
+def test_a_reader_gone_before_the_output_ends_the_command_quietly(tmp_path, args):
+    # `gbrain get X --output - | true` said 'error: Broken pipe: a file' where every other command
+    # ends quietly (exit 1, as entry.main's docstring says)
+    db = _brain(tmp_path)
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", db, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before the command writes anything
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 1
+    assert err == b""

@@ -234,11 +234,18 @@ def _get_to_file(b, a) -> dict:
         import contextlib
 
         n = 0
-        with contextlib.nullcontext(sys.stdout.buffer) if to_stdout else open(os.open(dest, os.O_WRONLY), "wb") as f:
-            for piece in pieces:
-                f.write(piece)
-                n += len(piece)
-            f.flush()
+        try:
+            with contextlib.nullcontext(sys.stdout.buffer) if to_stdout else open(os.open(dest, os.O_WRONLY), "wb") as f:
+                for piece in pieces:
+                    f.write(piece)
+                    n += len(piece)
+                f.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            if not to_stdout:
+                raise
+            raise GBrainError(f"cannot write the output: {e.strerror or e} (stdout)") from e
         return {**out, "output": "-" if to_stdout else str(dest), "bytes": n, "stream": True}
     shown = dest
     if dest.is_symlink():  # --force: the file it points at takes the bytes, the link stays a link

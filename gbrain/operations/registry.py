@@ -787,6 +787,8 @@ def _guarded_run(o: Operation, b: Brain, a: dict, ctx: Context) -> Any:
         if "malformed" in str(e).lower():
             b.damaged = b.damaged or str(e)
         raise err from e
+    except BrokenPipeError:
+        raise  # a reader that went away (`| head -1`): the entry point ends quietly, no file to name
     except OSError as e:
         import errno
 
