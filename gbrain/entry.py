@@ -43,9 +43,10 @@ def terminal_safe(text: str) -> str:
 
 def styled(text: str, terminal: bool) -> str:
     """``text`` with the hit marks of text formatters (:data:`gbrain.operations.HIT_STYLE`) as bold
-    on a ``terminal`` (unless ``NO_COLOR`` is set), else dropped. Apply after :func:`terminal_safe`."""
+    on a ``terminal`` (unless ``NO_COLOR`` is set or ``TERM`` is ``dumb``), else dropped. Apply
+    after :func:`terminal_safe`."""
     on, off = ops.HIT_STYLE
-    bold = terminal and not os.environ.get("NO_COLOR")
+    bold = terminal and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
     return text.replace(on, "\x1b[1m" if bold else "").replace(off, "\x1b[22m" if bold else "")
 
 

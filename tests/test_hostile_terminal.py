@@ -104,3 +104,39 @@ def test_a_reader_gone_before_the_output_ends_the_command_quietly(tmp_path, args
     err = p.stderr.read()
     assert p.wait(timeout=120) == 1
     assert err == b""
+
+
+def _on_a_terminal(args: list[str], env: dict) -> bytes:
+    """What the command writes to stdout when stdout is a terminal (a pseudo-terminal here)."""
+    import pty
+
+    main, sub = pty.openpty()
+    try:
+        r = subprocess.run([sys.executable, "-m", "gbrain", *args], stdout=sub, stderr=subprocess.PIPE, env={**os.environ, **env}, timeout=120)
+        os.close(sub)
+        sub = -1
+        assert r.returncode == 0, r.stderr
+        out = b""
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the other end is closed and everything was read
+                break
+            if not chunk:
+                break
+            out += chunk
+        return out
+    finally:
+        os.close(main)
+        if sub >= 0:
+            os.close(sub)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a pseudo-terminal")
+def test_search_marks_hits_in_bold_on_a_terminal_but_not_a_dumb_one(tmp_path):
+    # TERM=dumb got ESC[1m … ESC[22m around every hit (rich's own output honours TERM=dumb)
+    db = _brain(tmp_path)
+    assert b"\x1b[1m" in _on_a_terminal(["--db", db, "search", "Tokyo"], {"TERM": "xterm", "NO_COLOR": ""})
+    for env in ({"TERM": "dumb", "NO_COLOR": ""}, {"TERM": "xterm", "NO_COLOR": "1"}):
+        out = _on_a_terminal(["--db", db, "search", "Tokyo"], env)
+        assert b"notes/" in out and b"\x1b" not in out, env
