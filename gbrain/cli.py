@@ -67,7 +67,7 @@ def _make_command(o: ops.Operation):
         annotations[py] = ann
     stdin_param = next((p for p in o.params if p.stdin), None)
     if stdin_param:
-        params.append(inspect.Parameter("file_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(None, "--file", "-f", help="read the content from this file instead of standard input"), annotation=Optional[str]))
+        params.append(inspect.Parameter("file_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(None, "--file", "-f", help="read the content from this file instead of standard input (- is standard input)"), annotation=Optional[str]))
         annotations["file_"] = Optional[str]
     params.append(inspect.Parameter("json_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(False, "--json", help="print JSON"), annotation=bool))
     annotations["json_"] = bool

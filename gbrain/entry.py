@@ -51,8 +51,13 @@ def styled(text: str, terminal: bool) -> str:
 
 
 def _err(msg: str) -> None:
-    sys.stderr.write(terminal_safe(msg.rstrip("\n")) + "\n")
-    sys.stderr.flush()
+    """One message on stderr (terminal-safe). A stderr that cannot be written (closed, full,
+    read-only) loses it: a diagnostic never turns into a traceback or another exit code."""
+    try:
+        sys.stderr.write(terminal_safe(msg.rstrip("\n")) + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def fail(msg: str, code: int, as_json: bool = False, **extra) -> "NoReturn":
@@ -84,6 +89,10 @@ def _out(text: str) -> None:
     """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation.
     Raises :class:`OutputError` when stdout cannot take them (``BrokenPipeError`` as it is)."""
     data = text.encode("utf-8", errors="surrogateescape")
+    if _STATE.get("stdout_closed"):
+        import errno
+
+        raise OutputError(errno.EBADF, os.strerror(errno.EBADF))
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -233,13 +242,20 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
 
 
 def _read_stdin_or_file(path: str | None) -> str | None:
-    if path:
+    """The text of ``--file path`` (``-``: standard input), else of standard input unless it is a
+    terminal or closed (None: nothing given). Raises BadInput for a file that cannot be read and
+    for bytes that are not UTF-8."""
+    if path == "-":
+        if _STATE.get("stdin_closed"):
+            raise BadInput("--file -: standard input is closed")
+        data = sys.stdin.buffer.read()
+    elif path:
         try:
             with open(path, "rb") as f:
                 data = f.read()
         except OSError as e:
             raise BadInput(f"cannot read {path}: {e.strerror}") from e
-    elif not sys.stdin.isatty():
+    elif not (_STATE.get("stdin_closed") or sys.stdin.isatty()):
         data = sys.stdin.buffer.read()
     else:
         return None
@@ -503,6 +519,29 @@ def usage_error_text(e: Exception) -> str:
     return f"{msg} ({hint})"
 
 
+def _closed_std_fds() -> None:
+    """Give a standard descriptor the shell closed (``<&-``, ``>&-``, ``2>&-``) ``/dev/null`` and
+    a stream, so no file gbrain opens later takes its number (a page written where stdout should
+    be) and no code meets ``sys.stdin is None``. Closed stdin then reads as no input (as a
+    terminal: ``put`` asks for content); closed stdout makes output an error, as coreutils do
+    (:func:`_out`: ``cannot write the output: Bad file descriptor``)."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            null = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            setattr(sys, name, open(fd, mode, encoding="utf-8", errors="surrogateescape" if fd < 2 else "backslashreplace", closefd=False))
+        except OSError:
+            continue
+        _STATE[f"{name}_closed"] = True
+
+
 def _utf8_mode() -> None:
     """Run this process again in Python's UTF-8 mode (``-X utf8``) when its file system encoding
     is not UTF-8: a locale such as ``LC_ALL=C`` with ``PYTHONUTF8=0`` (names and arguments as
@@ -532,6 +571,7 @@ def main(argv: list[str] | None = None) -> None:
     exit cannot fail again, and no traceback is printed."""
     if argv is None:
         _utf8_mode()
+        _closed_std_fds()
     try:
         _main(argv)
     except BrokenPipeError:

@@ -140,3 +140,40 @@ def test_search_marks_hits_in_bold_on_a_terminal_but_not_a_dumb_one(tmp_path):
     for env in ({"TERM": "dumb", "NO_COLOR": ""}, {"TERM": "xterm", "NO_COLOR": "1"}):
         out = _on_a_terminal(["--db", db, "search", "Tokyo"], env)
         assert b"notes/" in out and b"\x1b" not in out, env
+
+
+def _run_closed(args: list[str], close: tuple[int, ...], stdin=None, stderr=subprocess.PIPE) -> subprocess.CompletedProcess:
+    """The CLI with the descriptors ``close`` closed, as the shell's ``<&-``/``>&-``/``2>&-``
+    leave them (the real interpreter: a shell-script shim would take a closed number itself)."""
+    def closer():
+        for fd in close:
+            os.close(fd)
+    return subprocess.run([sys.executable, "-m", "gbrain", *args], stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, preexec_fn=closer, timeout=120)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="closed descriptors")
+def test_closed_stdin_stdout_or_stderr(tmp_path):
+    # `put X <&-`, `pipe <&-`, `call T - <&-` and `list >&-` printed tracebacks (sys.stdin/stdout
+    # None); `serve <&-` one of EBADF
+    db = _brain(tmp_path)
+    r = _run_closed(["--db", db, "put", "notes/new"], (0,))
+    assert r.returncode == 2 and r.stderr.startswith(b"error: nothing to write"), r.stderr
+    r = _run_closed(["--db", db, "put", "notes/new", "--file", "-"], (0,))
+    assert (r.returncode, r.stderr) == (2, b"error: --file -: standard input is closed\n")
+    assert gbrain("--db", db, "get", "notes/new").returncode == 1  # nothing was created
+    r = _run_closed(["--db", db, "pipe"], (0,))
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")  # no request
+    r = _run_closed(["--db", db, "call", "brain_get", "-"], (0,))
+    assert r.returncode == 2 and b"Traceback" not in r.stderr and json.loads(r.stdout)["kind"] == "bad_input"
+    r = _run_closed(["--db", db, "serve"], (0,))
+    assert r.returncode == 0 and b"Traceback" not in r.stderr
+    r = _run_closed(["--db", db, "list"], (1,))
+    assert (r.returncode, r.stderr) == (1, b"error: cannot write the output: Bad file descriptor (stdout)\n")
+    r = _run_closed(["--db", db, "list", "--limit", "1"], (2,), stderr=None)
+    assert (r.returncode, r.stdout) == (0, b"notes/plain  note  Plain\n")
+    with open(os.devnull, "rb") as unwritable:  # a stderr that refuses writes (EBADF) loses its notes only
+        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "list", "--limit", "1"], stdout=subprocess.PIPE, stderr=unwritable, timeout=120)
+    assert (r.returncode, r.stdout) == (0, b"notes/plain  note  Plain\n")
+    # and `--file -` reads stdin as the placeholder for it
+    assert gbrain("--db", db, "put", "notes/new", "--file", "-", input="# New\n").returncode == 0
+    assert gbrain("--db", db, "get", "notes/new").stdout == b"# New\n"
