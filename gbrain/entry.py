@@ -519,6 +519,37 @@ def usage_error_text(e: Exception) -> str:
     return f"{msg} ({hint})"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a service manager stopping gbrain), raised where the signal lands as
+    Ctrl-C's KeyboardInterrupt is: transactions roll back, pools and temp folders are cleaned up,
+    and the command ends with the interrupted line and exit 143 (128 + 15)."""
+
+
+def _terminate_as_interrupt() -> None:
+    """Make SIGTERM stop a command as SIGINT does (:class:`Terminated`), unless it was ignored
+    when gbrain started; both record the exception they raise in ``_STATE["interrupt"]`` (typer
+    turns one into a bare exit code 130: :func:`_main` raises it again to say it). ``watch`` and
+    ``serve`` set their own handlers while they run."""
+    import signal
+
+    def on_term(signum, frame) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process outright
+        _STATE["interrupt"] = e = Terminated()
+        raise e
+
+    def on_int(signum, frame) -> None:
+        _STATE["interrupt"] = e = KeyboardInterrupt()
+        raise e
+
+    try:
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, on_term)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, on_int)
+    except (ValueError, OSError):  # not the main thread
+        pass
+
+
 def _closed_std_fds() -> None:
     """Give a standard descriptor the shell closed (``<&-``, ``>&-``, ``2>&-``) ``/dev/null`` and
     a stream, so no file gbrain opens later takes its number (a page written where stdout should
@@ -572,6 +603,7 @@ def main(argv: list[str] | None = None) -> None:
     if argv is None:
         _utf8_mode()
         _closed_std_fds()
+        _terminate_as_interrupt()
     try:
         _main(argv)
     except BrokenPipeError:
@@ -642,13 +674,16 @@ def _main(argv: list[str] | None) -> None:
             if isinstance(e.__cause__, KeyboardInterrupt):
                 raise e.__cause__ from None
             fail("aborted", 1, as_json)
+        if rc == 130 and isinstance(_STATE.get("interrupt"), KeyboardInterrupt):
+            raise _STATE["interrupt"]  # typer's click turned it into a bare 130
         if isinstance(rc, int) and rc:
             raise SystemExit(rc)
     except KeyboardInterrupt as e:
+        word = "terminated" if isinstance(e, Terminated) else "interrupted"
         if getattr(e, "said", False):  # the command said what was kept and how to go on (embed)
             pass
         elif args[:1] and args[0] in _RESUMABLE:
-            _err(f"interrupted: what {args[0]} committed so far is kept; run the same command again to go on")
+            _err(f"{word}: what {args[0]} committed so far is kept; run the same command again to go on")
         else:
-            _err("interrupted")
-        sys.exit(130)
+            _err(word)
+        sys.exit(143 if isinstance(e, Terminated) else 130)

@@ -177,3 +177,34 @@ def test_closed_stdin_stdout_or_stderr(tmp_path):
     # and `--file -` reads stdin as the placeholder for it
     assert gbrain("--db", db, "put", "notes/new", "--file", "-", input="# New\n").returncode == 0
     assert gbrain("--db", db, "get", "notes/new").stdout == b"# New\n"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signals")
+def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
+    # `kill PID` ended an import outright (exit -15: the parse pool's temp folder pymp-* left in
+    # TMPDIR, "leaked semaphore objects" on stderr); it now unwinds as Ctrl-C: exit 143
+    import signal
+
+    db = _brain(tmp_path)
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", db, "pipe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdin.write(b'{"id": 1, "tool": "brain_stats"}\n')
+    p.stdin.flush()
+    assert json.loads(p.stdout.readline())["id"] == 1  # running, waiting for the next request
+    p.send_signal(signal.SIGTERM)
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 143 and err == b"terminated\n"
+    p.stdin.close()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signals")
+def test_sigterm_during_a_long_command_says_its_work_is_kept(monkeypatch, capsys):
+    import gbrain.entry as entry
+
+    def stop(argv):
+        raise entry.Terminated
+
+    monkeypatch.setattr(entry, "fast_main", stop)
+    with pytest.raises(SystemExit) as e:
+        entry.main(["import", "vault"])
+    assert e.value.code == 143
+    assert capsys.readouterr().err == "terminated: what import committed so far is kept; run the same command again to go on\n"
