@@ -216,9 +216,15 @@ def _root(
     db: Optional[str] = typer.Option(None, "--db", help="brain database (default: $GBRAIN_DB or ./brain.db); accepted before or after the command"),
     tools_json: bool = typer.Option(False, "--tools-json", help="print the tool list (name, description, input_schema) as JSON and exit"),
     json_: bool = typer.Option(False, "--json", help="JSON output: before a command, the same as its own --json (--tools-json is JSON anyway)"),
+    version: bool = typer.Option(False, "--version", "-V", help="print gbrain's version and exit (`gbrain version` adds the brain's schema)"),
 ) -> None:
     if db:
         _STATE["db"] = db
+    if version and ctx.invoked_subcommand is None:
+        from . import __version__
+
+        _out(json.dumps({"version": __version__}) + "\n" if json_ else f"gbrain {__version__}\n")
+        raise typer.Exit(0)
     if tools_json:
         _out(json.dumps(ops.tools_json(), ensure_ascii=False, indent=2) + "\n")
         raise typer.Exit(0)

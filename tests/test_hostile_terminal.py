@@ -208,3 +208,17 @@ def test_sigterm_during_a_long_command_says_its_work_is_kept(monkeypatch, capsys
         entry.main(["import", "vault"])
     assert e.value.code == 143
     assert capsys.readouterr().err == "terminated: what import committed so far is kept; run the same command again to go on\n"
+
+
+def test_version_option_is_listed_and_takes_json():
+    # `gbrain --version --json` was 'no such option: --version (Possible options: --json)', exit 2,
+    # and --help did not list it (only a bare `gbrain --version` was taken, by entry._main)
+    from gbrain import __version__
+
+    for args, out in ((["--version"], f"gbrain {__version__}\n"), (["-V"], f"gbrain {__version__}\n"),
+                      (["--version", "--json"], json.dumps({"version": __version__}) + "\n"), (["--json", "--version"], json.dumps({"version": __version__}) + "\n")):
+        r = gbrain(*args)
+        assert (r.returncode, r.stdout.decode(), r.stderr) == (0, out, b""), args
+    assert b"--version" in gbrain("--help").stdout
+    err = gbrain("--verison").stderr
+    assert b"Possible options:" in err and b"--version" in err
