@@ -519,6 +519,17 @@ def usage_error_text(e: Exception) -> str:
     return f"{msg} ({hint})"
 
 
+def _stdout_utf8() -> None:
+    """Make stdout's text layer UTF-8 as :func:`_out` writes bytes (typer's and rich's help go
+    through it): ``PYTHONIOENCODING=ascii`` made ``gbrain copy --help`` a UnicodeEncodeError
+    traceback on its ``↔``. stderr keeps its encoding (escapes for what it cannot show)."""
+    try:
+        if (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
+            sys.stdout.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (``kill PID``, a service manager stopping gbrain), raised where the signal lands as
     Ctrl-C's KeyboardInterrupt is: transactions roll back, pools and temp folders are cleaned up,
@@ -604,6 +615,7 @@ def main(argv: list[str] | None = None) -> None:
         _utf8_mode()
         _closed_std_fds()
         _terminate_as_interrupt()
+        _stdout_utf8()
     try:
         _main(argv)
     except BrokenPipeError:

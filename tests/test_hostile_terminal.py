@@ -222,3 +222,11 @@ def test_version_option_is_listed_and_takes_json():
     assert b"--version" in gbrain("--help").stdout
     err = gbrain("--verison").stderr
     assert b"Possible options:" in err and b"--version" in err
+
+
+def test_help_under_an_ascii_io_encoding():
+    # PYTHONIOENCODING=ascii: `gbrain copy --help` (its description holds ↔) was a
+    # UnicodeEncodeError traceback from rich; stdout is UTF-8 as every other output is
+    r = gbrain("copy", "--help", env={"PYTHONIOENCODING": "ascii"})
+    assert r.returncode == 0 and b"Traceback" not in r.stderr
+    assert "↔" in r.stdout.decode("utf-8")
