@@ -230,3 +230,24 @@ def test_help_under_an_ascii_io_encoding():
     r = gbrain("copy", "--help", env={"PYTHONIOENCODING": "ascii"})
     assert r.returncode == 0 and b"Traceback" not in r.stderr
     assert "↔" in r.stdout.decode("utf-8")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a newline in a file name")
+def test_a_name_with_a_newline_or_tab_stays_on_its_line(tmp_path):
+    # `changes`, `history` and `trash` printed a file named 'new\nline.md' raw: one item over two
+    # lines (`gbrain changes | wc -l` counted it twice, a `while read` loop saw 'line.md …')
+    tree = tmp_path / "tree"
+    (tree / "notes").mkdir(parents=True)
+    (tree / "notes" / "new\nline.md").write_text("# NL\n")
+    (tree / "notes" / "tab\tx.md").write_text("# Tab\n")
+    (tree / "notes" / "plain.md").write_text("# Plain\n")
+    db = str(tmp_path / "brain.db")
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    out = gbrain("--db", db, "changes").stdout.decode()
+    assert len(out.splitlines()) == 3 and "notes/new\\u000aline.md" in out and "notes/tab\\u0009x.md" in out
+    out = gbrain("--db", db, "history", "notes/new\nline.md").stdout.decode()
+    assert out.splitlines()[0] == "notes/new\\u000aline.md: 1 version(s)"
+    (tree / "notes" / "new\nline.md").unlink()
+    assert gbrain("--db", db, "sync", str(tree)).returncode == 0
+    out = gbrain("--db", db, "trash").stdout.decode()
+    assert len(out.splitlines()) == 1 and "notes/new\\u000aline.md" in out

@@ -5,14 +5,14 @@
 from __future__ import annotations
 
 from ..errors import BadInput
-from ..page.slugs import cmd_arg
+from ..page.slugs import cmd_arg, shown
 from .registry import SLUG, Param, _since, limit_param, obj, op, run
 
 
 def _history_text(r: dict, a: dict) -> str:
     if a.get("prune"):
         return _prune_text(r, a)
-    lines = [f"{r['name']}" + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
+    lines = [shown(r["name"]) + ("" if r["live"] else " (deleted or moved away)") + f": {r['total']} version(s)"]
     shown_name = None
     # who wrote each version: a column when any listed version knows (unknown: ?), else none
     width = max((len(v.get("by") or "?") for v in r["versions"]), default=0) if any(v.get("by") for v in r["versions"]) else 0
@@ -21,7 +21,7 @@ def _history_text(r: dict, a: dict) -> str:
         extra = f"  {v['detail']}" if v.get("detail") else ""
         if v.get("name") and v["name"] != shown_name:  # versions written before the page moved are numbered under that name
             shown_name = v["name"]
-            lines.append(f"  as {shown_name}, before it moved (`gbrain get {cmd_arg(shown_name)} --version N`):")
+            lines.append(f"  as {shown(shown_name)}, before it moved (`gbrain get {cmd_arg(shown_name)} --version N`):")
         who = f"{v.get('by') or '?':<{width}}  " if width else ""
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {who}{v['origin']}{extra}")
     return "\n".join(lines)
@@ -182,7 +182,7 @@ def _changes_text(r: list, a: dict) -> str:
     if not r:
         return ("no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "")
                 + (f" since {a['since']}" if a.get("since") else "") + (f" until {a['until']}" if a.get("until") else ""))
-    return "\n".join(f"{c['at']}  {c['name']}" + (f" ({c['type']})" if c.get("type") else "") + f"  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
+    return "\n".join(f"{c['at']}  {shown(c['name'])}" + (f" ({c['type']})" if c.get("type") else "") + f"  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
                      + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
 
 

@@ -268,12 +268,12 @@ def _conflicts(b, a, ctx):
 
 def _restore_text(r, a: dict) -> str:
     if isinstance(r, list):
-        return "\n".join(f"{t['deleted_at']}  {t['slug'] or t['path']}  v{t['version']}  ({t['reason']}" + (f" by {t['by']}" if t.get("by") else "")
+        return "\n".join(f"{t['deleted_at']}  {shown(t['slug'] or t['path'])}  v{t['version']}  ({t['reason']}" + (f" by {t['by']}" if t.get("by") else "")
                          + f", {t['size']:,} bytes)" for t in r) or "the trash is empty"
     if "restored_all" in r:
         return (f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
                 + (f"; {r['replaced']:,} replaced version(s) of live pages stay in it (`gbrain revert SLUG --to VERSION` brings one back)" if r.get("replaced") else ""))
-    return f"restored {r['slug'] or r['path']} (" + ", ".join(r["restored"]) + f") from version {r['version']} of its history"
+    return f"restored {shown(r['slug'] or r['path'])} (" + ", ".join(r["restored"]) + f") from version {r['version']} of its history"
 
 
 TRASH_ITEM = obj("path", deleted_at="string", slug="string?", path="string", reason="string", size="integer", version="integer", deleted="boolean", by="string")
