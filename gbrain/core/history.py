@@ -1320,6 +1320,27 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     return ids, {"keys": keys, "deleted_keys": gone_keys}
 
 
+def drop_versions(c) -> int:
+    """Delete the history rows whose ids are in the temp table ``prune_ids``, every body no
+    remaining version names, and the big files' pieces nothing names any more
+    (``blobs.prune_unused``). A remaining body stored as a delta against a body that goes is
+    first stored alone (:func:`pack` without a base; Postgres stores every body as is), so the
+    bytes of a dropped version are nowhere in what is kept (its text is gone from the file, not
+    kept as a delta's base: trial 21). Runs in the caller's transaction; returns how many bodies
+    were stored alone. Used by ``prune`` and :mod:`gbrain.core.purge`."""
+    keep = "SELECT body_id FROM history WHERE body_id IS NOT NULL AND id NOT IN (SELECT id FROM prune_ids)"
+    rows = c.execute(f"SELECT id FROM history_bodies WHERE id IN ({keep}) AND substr(data, 1, 1) IN (X'64', X'78') "
+                     f"AND base_id NOT IN ({keep})").fetchall()
+    alone = [(pack(body(c, r[0])), r[0]) for r in rows]  # decoded before any base changes
+    c.executemany("UPDATE history_bodies SET data = ?, base_id = NULL, depth = 0 WHERE id = ?", alone)
+    c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
+    c.execute("DELETE FROM history_bodies WHERE id NOT IN (SELECT body_id FROM history WHERE body_id IS NOT NULL)")
+    from ..storage.blobs import prune_unused
+
+    prune_unused(c)
+    return len(alone)
+
+
 def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = False, include_deleted: bool = False,
           key: tuple[str, str] | None = None) -> dict:
     """Plan (and with ``apply`` carry out) pruning (:func:`prune_plan`; ``key``: one page's or
@@ -1352,15 +1373,7 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
                "deleted_keys": summ["deleted_keys"], "applied": False,
                "keep_days": keep_days, "keep_last": keep_last, "include_deleted": include_deleted, "name": key[1] if key else None}
         if apply:
-            cut = [r[0] for r in c.execute(
-                f"SELECT id FROM history_bodies WHERE id IN ({keep}) AND substr(data, 1, 1) IN (X'64', X'78') AND base_id NOT IN ({keep})")]
-            alone = [(pack(body(c, bid)), bid) for bid in cut]  # (read every one before any is rewritten)
-            c.executemany("UPDATE history_bodies SET data = ?, base_id = NULL, depth = 0 WHERE id = ?", alone)
-            c.execute("DELETE FROM history WHERE id IN (SELECT id FROM prune_ids)")
-            c.execute(f"DELETE FROM history_bodies WHERE id NOT IN ({keep})")
-            from ..storage.blobs import prune_unused
-
-            prune_unused(c)
+            drop_versions(c)
             out["applied"] = True
         c.execute("DELETE FROM prune_ids")
     return out
