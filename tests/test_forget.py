@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from gbrain.core import history as h
 from gbrain.core.brain import Brain
 from gbrain.operations import run
@@ -63,3 +65,126 @@ def test_a_pruned_version_leaves_no_text_behind_in_the_bodies_kept(db_path):
         assert b.get_text("ops/deploy") == page(False) + "A line added later.\n"
         assert [v["version"] for v in h.versions(b, "ops/deploy", limit=0)["versions"]] == [3]
         assert run("get", {"slug": "ops/deploy", "version": 3}, brain=b)["content"] == page(False) + "A line added later.\n"
+
+
+def test_purge_removes_a_secret_from_everything_the_brain_stores(db_path):
+    """The persona: a key pasted into a page (and embedded), then taken out; a copy of it in a page
+    since deleted (the trash). `gbrain purge --text KEY` refuses while a live page holds it
+    (naming the page), lists what would go as a dry run, and with --apply leaves no byte of it in
+    the database's files: history versions and bodies, the search index's segments, stale chunk
+    texts; the edited page, other pages' versions and the purge's record (without the key) stay."""
+    from conftest import gbrain
+
+    other = "---\ntitle: Other\n---\nNothing to hide here.\n"
+    with Brain.open(db_path) as b:
+        b.set_config("embedding_model", "fake-32")
+        b.put("ops/deploy", page(True))
+        run("embed", {}, brain=b)
+        b.put("ops/deploy", page(False))  # taken out; its stored chunks still hold the key
+        b.put("ops/old", page(True))
+        run("delete", {"slug": "ops/old"}, brain=b)  # in the trash
+        b.put("ops/other", other)
+        b.put("ops/other", other + "Second version.\n")
+        b.put("ops/live", f"The key {SECRET} again.\n")
+    assert TOKEN in stored_bytes(db_path)
+
+    r = gbrain("purge", "--text", SECRET, "--apply")
+    assert r.returncode == 2, r.stderr
+    assert b"ops/live" in r.stderr and b"delete" in r.stderr  # says which page still holds it, and what to do
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode())  # nothing went
+
+    assert gbrain("delete", "ops/live").returncode == 0
+    import json
+
+    dry = gbrain("purge", "--text", SECRET, "--json")
+    assert dry.returncode == 0, dry.stderr
+    plan = json.loads(dry.stdout)
+    assert plan["applied"] is False and plan["live"] == []
+    assert {v["name"] for v in plan["items"]} == {"ops/deploy", "ops/old", "ops/live"}
+    assert SECRET.encode() not in dry.stdout  # the answer never repeats it
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode())  # a dry run
+
+    r = gbrain("purge", "--text", SECRET, "--apply")
+    assert r.returncode == 0, r.stderr
+    assert SECRET.encode() not in r.stdout + r.stderr
+    blob = stored_bytes(db_path)
+    assert TOKEN not in blob and SECRET.lower().encode() not in blob
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) == []
+        assert b.get_text("ops/deploy") == page(False)
+        assert [v["version"] for v in h.versions(b, "ops/deploy", limit=0)["versions"]] == [2]
+        assert [v["version"] for v in h.versions(b, "ops/other", limit=0)["versions"]] == [2, 1]
+        trash = {t["slug"] for t in h.trash_list(b)}
+        assert "ops/old" not in trash and "ops/live" not in trash, trash
+        assert run("search", {"query": SECRET.rsplit("-", 1)[1]}, brain=b) == []
+        assert not b.conn.execute("SELECT COUNT(*) FROM page_embeddings WHERE chunk_text LIKE ?", (f"%{SECRET}%",)).fetchone()[0]
+        log = json.loads(b.get_config("purge_log"))
+        assert log[-1]["versions"] == len(plan["items"]) and SECRET not in json.dumps(log)
+
+
+@pytest.mark.engine_free
+def test_purge_rewrites_the_file_where_freed_pages_keep_their_bytes(tmp_path):
+    """A SQLite built without SECURE_DELETE (this machine's Debian build has it on) leaves a
+    deleted row's bytes in the freed page: the purge's VACUUM rewrites the file without them."""
+    db = tmp_path / "brain.db"
+    with Brain.open(db) as b:
+        b.put("ops/deploy", page(True))
+        b.put("ops/deploy", page(False))
+    with Brain.open(db) as b:
+        real = b.conn.execute
+        b.conn.execute("PRAGMA secure_delete = OFF")
+
+        class NoSecureDelete:  # the purge's own PRAGMA secure_delete = ON has no effect, as on such a build
+            def __getattr__(self, name):
+                return getattr(b.conn_real, name)
+
+            def execute(self, sql, *args):
+                return real("SELECT 0", ()) if "secure_delete" in sql else real(sql, *args)
+
+        from gbrain.core.purge import purge
+
+        b.conn_real = b.conn
+        b.conn = NoSecureDelete()
+        try:
+            r = purge(b, text=SECRET, apply=True)
+        finally:
+            b.conn = b.conn_real
+        assert r["applied"] and r["vacuumed"] and r["versions"] == 1
+    assert SECRET.lower().encode() not in stored_bytes(db) and TOKEN not in stored_bytes(db)
+
+
+def test_a_person_asks_to_be_forgotten(db_path):
+    """Their page and every mention go, versions included: `purge SLUG` takes a deleted page's
+    whole history (its name too: no history row, no trash entry names it), `purge --text NAME`
+    every version of other pages that mentioned them. A live page is refused (delete it first);
+    purge is no MCP tool: an agent cannot reach it."""
+    import json
+
+    from conftest import gbrain
+
+    with Brain.open(db_path) as b:
+        b.put("people/jane-roe", "---\ntitle: Jane Roe\n---\nJane Roe, met at the conference.\n")
+        b.put("people/jane-roe", "---\ntitle: Jane Roe\n---\nJane Roe, met at the conference. Phone 555-0199.\n")
+        b.put("meetings/kickoff", "# Kickoff\n\nAttendees: [[people/jane-roe]] (Jane Roe), Bo.\n")
+        b.put("meetings/kickoff", "# Kickoff\n\nAttendees: Bo.\n")  # the mention edited out
+    refused = gbrain("purge", "people/jane-roe", "--apply")
+    assert refused.returncode == 2 and b"delete" in refused.stderr
+    assert gbrain("delete", "people/jane-roe").returncode == 0
+    r = gbrain("purge", "people/jane-roe", "--apply", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["versions"] == 3  # two texts and the deletion
+    r = gbrain("purge", "--text", "Jane Roe", "--apply")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        names = {n for (n,) in b.conn.execute("SELECT name FROM history")}
+        assert "people/jane-roe" not in names
+        assert bodies_holding(b, b"Jane Roe") == [] and bodies_holding(b, b"jane-roe") == []
+        assert [v["version"] for v in h.versions(b, "meetings/kickoff", limit=0)["versions"]] == [2]
+        assert all(t["slug"] != "people/jane-roe" for t in h.trash_list(b))
+    if not str(db_path).startswith("postgres"):
+        blob = stored_bytes(db_path)
+        assert b"555-0199" not in blob and b"jane roe" not in blob
+    tools = json.loads(gbrain("--tools-json").stdout)
+    assert not [t for t in tools if "purge" in t["name"]]

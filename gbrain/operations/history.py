@@ -266,3 +266,50 @@ def _undo(b, a, ctx):
     if not since:
         raise BadInput("undo needs --since: a span like 30m / 24h or an ISO date/time (`gbrain changes --since …` shows what it would take back)")
     return h.undo(b, since, origin=a.get("origin"), by=a.get("by"), prefix=a.get("prefix"), apply=bool(a.get("apply")))
+
+
+def _purge_text(r: dict, a: dict) -> str:
+    by_name: dict[str, list[int]] = {}
+    for i in r["items"]:
+        by_name.setdefault(i["name"], []).append(i["version"])
+    listed = "; ".join(f"{n} v{', v'.join(map(str, vs))}" for n, vs in list(by_name.items())[:20]) + (
+        f"; and {len(by_name) - 20} more" if len(by_name) > 20 else "")
+    what = f"{r['versions']:,} version(s) of {r['names']:,} page(s)/file(s)" + (f": {listed}" if listed else "")
+    if not r["applied"]:
+        lines = [f"dry run: purging would remove {what}; run again with --apply to do it (for good: no revert, no trash)"]
+        if r["live"]:
+            lines.append("the current version of these still holds the text; edit it out (or delete the page) first: " + ", ".join(r["live"]))
+        return "\n".join(lines)
+    done = [f"purged {what}", "search index rebuilt"]
+    if r["chunks"]:
+        done.append(f"{r['chunks']:,} stale embedded chunk set(s) dropped (`gbrain embed` embeds those pages again)")
+    done.append("the database file rewritten (VACUUM)" if r["vacuumed"] else
+                "the database could not be rewritten now (another process has it open): close watch/serve and run this purge again")
+    return "; ".join(d for d in done if d) + "\n" + r["not_reached"]
+
+
+@op(
+    "purge",
+    "Remove for good every version (history, trash) that holds a text, or the whole history of a deleted page or file, "
+    "and what was derived from them (search index, stale embedded chunks); then rewrite the database file. A dry run "
+    "unless `apply`. Refused while a current page or file holds the text.",
+    [
+        Param("slug", positional=True, description="a deleted page's (or file's) name: its whole history goes"),
+        Param("text", description="the text to remove (exact bytes, case as written): every version that holds it goes"),
+        Param("apply", "boolean", "really purge (without it, only report what would go)", default=False),
+    ],
+    text=_purge_text,
+    mutating=True,
+    destructive=True,
+    mcp=False,  # only the user's own command: no agent's tool reaches it
+    title="Purge a text or a deleted page from the history",
+    details="For a key pasted by mistake or a person who asked to be forgotten: edit the text out of the current pages "
+    "(or delete them) first. The answer never repeats the text; config purge_log records when and how many versions, "
+    "never what. It cannot reach copies outside the database (the folder's files, exports, git, backups).",
+)
+def _purge(b, a, ctx):
+    from ..core import history as h
+    from ..core.purge import purge
+
+    key = h.resolve_key(b, a["slug"]) if a.get("slug") else None
+    return purge(b, text=a.get("text"), key=key, apply=bool(a.get("apply")))

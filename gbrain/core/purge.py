@@ -1,0 +1,180 @@
+"""Purge: take a text (a key pasted by mistake, a person's name) or a deleted page's whole
+history out of everything the brain stores, on purpose (trial 21, "the user who must forget").
+
+gbrain keeps every version any writer replaces; ``history-prune`` drops versions by age and
+count. A purge is the one way to drop versions by what they hold: every version of every page
+and file whose bytes (or name) hold the text, or every version of one name. It never touches a
+current page or file (a live text that holds it is refused, named: edit it out or delete it
+first, through the ordinary writes, so sync/watch and the history see those), and it is a dry
+run until ``apply``. With ``apply`` it also drops what was derived from those texts and can
+outlive them: the search index's segments (an FTS5 index keeps a deleted word until its
+segments merge: rebuilt), embedded chunk texts that still hold the text (a page edited since its
+last ``embed``: its chunks are dropped, so ``embed`` does it again), the vectors of retired
+chunks (``embedding_cache``, vectors without text, which no current chunk uses), ingest records
+and conflict records naming it; then it rewrites the database so no free page or log frame
+keeps the bytes (SQLite: ``VACUUM`` and a truncating WAL checkpoint; Postgres: ``VACUUM FULL``,
+since a plain VACUUM leaves dead rows' bytes in place). It records that a purge happened
+(config ``purge_log``: when, by whom, how many versions; never the text or the names).
+
+What it cannot reach is said in every answer (:data:`NOT_REACHED`): the folder's files and
+editors' backups of them, exports, git, copies and backups of the database file, blocks the
+file system freed, and on Postgres the server's WAL and replicas.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+from ..errors import BadInput
+from . import history as h
+
+#: what a purge cannot reach, said in every answer
+NOT_REACHED = ("not reached: copies outside this database (the folder's files and editors' backups of them, exports, "
+               "git history, backups or copies of the database file, blocks the file system already freed; on Postgres "
+               "the server's WAL, archives and replicas)")
+
+#: how many names the refusal of a live text lists
+_NAMES_SHOWN = 10
+
+
+def _holds(pieces, needle: bytes) -> bool:
+    """Whether the bytes given as an iterator of pieces hold ``needle`` (across piece edges too)."""
+    tail = b""
+    for p in pieces:
+        if needle in tail + p:
+            return True
+        tail = (tail + p)[-(len(needle) - 1):] if len(needle) > 1 else b""
+    return False
+
+
+def live_holders(brain, text: str) -> list[str]:
+    """The current pages (slugs) and files (paths) whose bytes or name hold ``text``: a purge
+    refuses to run while any does. One page or file read at a time (big files piece by piece)."""
+    from ..storage.blobs import iter_file
+    from .brain import render_row
+
+    needle = text.encode("utf-8")
+    c = brain.conn
+    out = []
+    for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
+        r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
+        if r is not None and (text in r["slug"] or needle in render_row(r).encode("utf-8", "surrogatepass")):
+            out.append(r["slug"])
+    for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
+        if text in path or _holds(iter_file(c, path) or iter(()), needle):
+            out.append(path)
+    return out
+
+
+def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> tuple[list[int], list[dict]]:
+    """The history rows a purge drops: ``(row ids, [{kind, name, version}])``, oldest first per
+    name. ``text``: every version whose bytes, name, path or detail hold it, and the whole history
+    of a page or file no longer live when every version with text goes (so it leaves the trash and
+    the history, its name too); ``key`` (``(kind, name)``): every row of that history. A pure read."""
+    c = brain.conn
+    if key is not None:
+        rows = c.execute("SELECT id, kind, name, version FROM history WHERE kind = ? AND name = ? ORDER BY version", key).fetchall()
+        return [r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows]
+    assert text is not None
+    needle = text.encode("utf-8")
+    hit_bodies = {bid for (bid,) in c.execute("SELECT id FROM history_bodies").fetchall() if _holds(h.body_pieces(c, bid), needle)}
+    live = {("page", r[0]) for r in c.execute("SELECT slug FROM pages")} | {("file", r[0]) for r in c.execute("SELECT path FROM files")}
+    by_key: dict[tuple[str, str], list] = {}
+    for r in c.execute("SELECT id, kind, name, version, path, detail, body_id FROM history ORDER BY kind, name, version").fetchall():
+        by_key.setdefault((r["kind"], r["name"]), []).append(r)
+    ids, items = [], []
+    for k, rows in by_key.items():
+        drop = [r for r in rows if r["body_id"] in hit_bodies or text in r["name"] or text in r["path"] or text in (r["detail"] or "")]
+        if not drop:
+            continue
+        if k not in live and all(r["body_id"] is None or r in drop for r in rows):
+            drop = rows  # no text of it is left: its deletion and moves go too, so no empty trash entry stays
+        ids += [r["id"] for r in drop]
+        items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
+    return ids, items
+
+
+def _stale_chunks(c, text: str) -> list[tuple[int, str]]:
+    """``(page id, model)`` of the embedded chunk sets one of whose chunk texts holds ``text``."""
+    return [(r[0], r[1]) for r in c.execute(
+        "SELECT DISTINCT page_id, model FROM page_embeddings WHERE instr(chunk_text, ?) > 0", (text,)).fetchall()]
+
+
+def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, apply: bool = False) -> dict:
+    """Plan (and with ``apply`` carry out) a purge of ``text`` or of the history of ``key``
+    (module docstring). Returns ``{applied, live, items, versions, names, chunks, vacuumed,
+    not_reached}``: ``live`` the current pages/files that hold the text (a dry run lists them;
+    ``apply`` raises :class:`BadInput` naming them), ``items`` the versions that go
+    (``{kind, name, version}``), ``names`` how many pages/files they belong to, ``chunks`` the
+    embedded chunk sets dropped, ``vacuumed`` whether the file was rewritten (None in a dry run).
+    Never holds the text. Raises :class:`BadInput` for an empty text, a live ``key``, or both/neither."""
+    if (text is None) == (key is None):
+        raise BadInput("purge needs a page or file name, or --text TEXT (not both)")
+    if text is not None and not text.strip():
+        raise BadInput("--text must not be empty")
+    c = brain.conn
+    if key is not None and c.execute(f"SELECT 1 FROM {'pages WHERE slug' if key[0] == 'page' else 'files WHERE path'} = ?", (key[1],)).fetchone():
+        raise BadInput(f"{key[1]} is a current {key[0]}: delete it first (`gbrain delete {key[1]}`), then purge its history")
+    live = live_holders(brain, text) if text is not None else []
+    if live and apply:
+        shown = ", ".join(live[:_NAMES_SHOWN]) + (f" and {len(live) - _NAMES_SHOWN} more" if len(live) > _NAMES_SHOWN else "")
+        raise BadInput(f"the text is still in the current version of {shown}: edit it out (or `gbrain delete` the page) first, "
+                       "then purge; nothing was purged")
+    out = {"applied": False, "live": live, "chunks": 0, "vacuumed": None, "not_reached": NOT_REACHED}
+    if getattr(c, "dialect", "sqlite") != "postgres":
+        c.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed (a build without SQLITE_SECURE_DELETE keeps them)
+    with brain.transaction():
+        ids, items = plan(brain, text, key)
+        out.update(items=items, versions=len(items), names=len({(i["kind"], i["name"]) for i in items}))
+        if not apply:
+            return out
+        c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
+        c.execute("DELETE FROM prune_ids")
+        c.executemany("INSERT INTO prune_ids(id) VALUES (?)", [(i,) for i in ids])
+        h.drop_versions(c)
+        c.execute("DELETE FROM prune_ids")
+        if text is not None:
+            stale = _stale_chunks(c, text)
+            for pid, model in stale:
+                c.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (pid, model))
+                c.execute("DELETE FROM embed_state WHERE page_id = ? AND model = ?", (pid, model))
+            out["chunks"] = len(stale)
+            like = f"%{text}%"
+            c.execute("DELETE FROM ingest_log WHERE instr(source_ref, ?) > 0 OR instr(summary, ?) > 0 OR instr(pages_updated, ?) > 0", (text, text, text))
+            c.execute("DELETE FROM sync_conflicts WHERE path LIKE ? OR copy_path LIKE ?", (like, like))
+        else:
+            c.execute("DELETE FROM sync_conflicts WHERE path = ? OR copy_path = ?", (key[1], key[1]))
+        # vectors of retired chunks (no text, but a vector can be inverted towards its text)
+        c.execute("DELETE FROM embedding_cache WHERE NOT EXISTS (SELECT 1 FROM page_embeddings e "
+                  "WHERE e.model = embedding_cache.model AND e.text_hash = embedding_cache.text_hash)")
+        if getattr(c, "dialect", "sqlite") != "postgres":  # FTS5 keeps a deleted word in its segments until they merge
+            c.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
+        from ..storage.origin import identity
+
+        try:
+            log = json.loads(brain.get_config("purge_log") or "[]")
+        except ValueError:
+            log = []
+        log.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": identity(), "versions": len(items), "names": out["names"]})
+        c.execute("INSERT INTO config(key, value) VALUES ('purge_log', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (json.dumps(log),))
+        brain._config_cache = None
+        out["applied"] = True
+    out["vacuumed"] = compact(c)
+    return out
+
+
+def compact(c) -> bool:
+    """Rewrite the database so no free page, dead row or log frame keeps a purged byte: SQLite
+    ``VACUUM`` then ``PRAGMA wal_checkpoint(TRUNCATE)``; Postgres ``VACUUM FULL`` (every table
+    rewritten into new files; takes each table's exclusive lock in turn). Outside a transaction.
+    Returns False when another process kept it from finishing (a reader holding the WAL, a lock):
+    the purge is committed; running it again once the others closed the brain compacts."""
+    try:
+        if getattr(c, "dialect", "sqlite") == "postgres":
+            c.execute("VACUUM FULL")
+            return True
+        c.execute("VACUUM")
+        busy = c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return not (busy and busy[0])
+    except Exception:  # noqa: BLE001 (busy, locked: said to the user, the purge itself is committed)
+        return False
