@@ -188,3 +188,34 @@ def test_a_person_asks_to_be_forgotten(db_path):
         assert b"555-0199" not in blob and b"jane roe" not in blob
     tools = json.loads(gbrain("--tools-json").stdout)
     assert not [t for t in tools if "purge" in t["name"]]
+
+
+@pytest.mark.engine_free
+def test_a_new_brain_file_is_readable_by_its_owner_only(tmp_path, monkeypatch):
+    """brain.db holds every version of every page (keys pasted by mistake, people's notes): a new
+    one is 0600 whatever the umask (it was 0644 under the usual 022: any user of the machine could
+    read it); its -wal and -shm follow (SQLite gives them the database file's mode). An existing
+    file keeps the mode its owner gave it."""
+    from conftest import gbrain
+
+    old = os.umask(0o022)
+    try:
+        db = tmp_path / "brain.db"
+        r = gbrain("--db", str(db), "put", "notes/a", input="# A\n\ntext\n")
+    finally:
+        os.umask(old)
+    assert r.returncode == 0, r.stderr
+    assert db.stat().st_mode & 0o777 == 0o600
+    with Brain.open(db) as b:
+        b.put("notes/a", "# A\n\nmore text\n")
+        for suffix in ("-wal", "-shm"):
+            side = Path(str(db) + suffix)
+            if side.exists():
+                assert side.stat().st_mode & 0o077 == 0, suffix
+    shared = tmp_path / "shared.db"
+    with Brain.open(shared):
+        pass
+    shared.chmod(0o640)
+    with Brain.open(shared) as b:
+        b.put("notes/b", "# B\n")
+    assert shared.stat().st_mode & 0o777 == 0o640

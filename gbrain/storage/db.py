@@ -1452,6 +1452,8 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         raise BadInput(empty_file_refusal(p))
     ro = is_read_only(p) and p.exists()
     new = not p.exists()
+    if new:
+        _create_private(p)
     try:
         conn = raw_connect(p, read_only=ro)
     except sqlite3.Error as e:
@@ -1487,6 +1489,18 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
         raise
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _create_private(p: Path) -> None:
+    """Create the new database file ``p`` empty with mode 0600 (owner only, whatever the umask):
+    it holds every version of every page (trial 21: 0644 let any user of the machine read a key
+    pasted by mistake). SQLite gives the ``-wal`` and ``-shm`` it creates the database file's
+    mode. A file made meanwhile by another process is left as it is; a failure is left to SQLite's
+    own open, which says it."""
+    try:
+        os.close(os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        pass
 
 
 def register_functions(conn: sqlite3.Connection) -> None:
