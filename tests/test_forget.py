@@ -219,3 +219,30 @@ def test_a_new_brain_file_is_readable_by_its_owner_only(tmp_path, monkeypatch):
     with Brain.open(shared) as b:
         b.put("notes/b", "# B\n")
     assert shared.stat().st_mode & 0o777 == 0o640
+
+
+def test_purge_names_the_files_of_the_bound_folder_that_still_hold_the_text(tmp_path, db_path):
+    """The brain is one copy; the folder it syncs with holds others gbrain never imported (an
+    ignored `secrets/` file, an editor's backup) or will import again. purge does not touch them
+    (they are the user's files) but names every one that holds the text, in the dry run and
+    after --apply, so "removed from everywhere" is not claimed for the folder."""
+    from conftest import gbrain, write_tree
+
+    root = write_tree(tmp_path / "vault", {
+        ".gbrainignore": "secrets/\n",
+        "secrets/keys.txt": f"staging {SECRET}\n",
+        "ops/deploy.md": page(False),
+        "ops/deploy.md.bak": page(True),  # an editor's backup (skipped by import)
+    })
+    assert gbrain("sync", str(root)).returncode == 0
+    with Brain.open(db_path) as b:
+        b.put("ops/notes", page(True))
+        b.put("ops/notes", page(False))
+    import json
+
+    for args in ((), ("--apply",)):
+        r = gbrain("purge", "--text", SECRET, "--json", *args)
+        assert r.returncode == 0, r.stderr
+        assert sorted(json.loads(r.stdout)["folder"]) == sorted([str(root / "secrets/keys.txt"), str(root / "ops/deploy.md.bak")])
+    r = gbrain("purge", "--text", SECRET)
+    assert str(root / "secrets/keys.txt") in r.stdout.decode() and SECRET not in r.stdout.decode()

@@ -23,6 +23,7 @@ file system freed, and on Postgres the server's WAL and replicas.
 from __future__ import annotations
 
 import json
+import os
 import time
 
 from ..errors import BadInput
@@ -64,6 +65,33 @@ def live_holders(brain, text: str) -> list[str]:
         if text in path or _holds(iter_file(c, path) or iter(()), needle):
             out.append(path)
     return out
+
+
+def folder_holders(brain, text: str) -> list[str]:
+    """The files under the brain's bound sync folders (those present on this machine) whose bytes
+    hold ``text``: absolute paths, sorted. Every file, hidden and ignored ones too (an ignored
+    ``secrets/`` folder, an editor's backup), except inside ``.git`` (compressed objects: git's
+    history is named in :data:`NOT_REACHED`) and symbolic links; an unreadable file is skipped.
+    A purge names them and never touches them: they are the user's files, and a note among them
+    would be imported again by the next sync."""
+    needle = text.encode("utf-8")
+    out: list[str] = []
+    for (root,) in brain.conn.execute("SELECT root FROM sync_root").fetchall():
+        if not root or not os.path.isdir(root):
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != ".git"]
+            for name in filenames:
+                p = os.path.join(dirpath, name)
+                try:
+                    if os.path.islink(p):
+                        continue
+                    with open(p, "rb") as fh:
+                        if _holds(iter(lambda: fh.read(1 << 20), b""), needle):  # noqa: B023 (read here, in the loop)
+                            out.append(p)
+                except OSError:
+                    continue
+    return sorted(out)
 
 
 def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> tuple[list[int], list[dict]]:
@@ -120,7 +148,8 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         shown = ", ".join(live[:_NAMES_SHOWN]) + (f" and {len(live) - _NAMES_SHOWN} more" if len(live) > _NAMES_SHOWN else "")
         raise BadInput(f"the text is still in the current version of {shown}: edit it out (or `gbrain delete` the page) first, "
                        "then purge; nothing was purged")
-    out = {"applied": False, "live": live, "chunks": 0, "vacuumed": None, "not_reached": NOT_REACHED}
+    folder = folder_holders(brain, text) if text is not None else []
+    out = {"applied": False, "live": live, "folder": folder, "chunks": 0, "vacuumed": None, "not_reached": NOT_REACHED}
     if getattr(c, "dialect", "sqlite") != "postgres":
         c.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed (a build without SQLITE_SECURE_DELETE keeps them)
     with brain.transaction():

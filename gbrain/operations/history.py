@@ -279,13 +279,20 @@ def _purge_text(r: dict, a: dict) -> str:
         lines = [f"dry run: purging would remove {what}; run again with --apply to do it (for good: no revert, no trash)"]
         if r["live"]:
             lines.append("the current version of these still holds the text; edit it out (or delete the page) first: " + ", ".join(r["live"]))
+        if r.get("folder"):
+            lines.append(_folder_line(r["folder"]))
         return "\n".join(lines)
     done = [f"purged {what}", "search index rebuilt"]
     if r["chunks"]:
         done.append(f"{r['chunks']:,} stale embedded chunk set(s) dropped (`gbrain embed` embeds those pages again)")
     done.append("the database file rewritten (VACUUM)" if r["vacuumed"] else
                 "the database could not be rewritten now (another process has it open): close watch/serve and run this purge again")
-    return "; ".join(d for d in done if d) + "\n" + r["not_reached"]
+    return "; ".join(d for d in done if d) + "\n" + (_folder_line(r["folder"]) + "\n" if r.get("folder") else "") + r["not_reached"]
+
+
+def _folder_line(paths: list[str]) -> str:
+    shown = ", ".join(cmd_arg(p) for p in paths[:20]) + (f" and {len(paths) - 20} more" if len(paths) > 20 else "")
+    return f"still in {len(paths)} file(s) of the synced folder, which purge does not touch (a note there is imported again by the next sync): {shown}"
 
 
 @op(
