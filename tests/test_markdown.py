@@ -342,3 +342,33 @@ def test_a_key_rewritten_keeps_the_comment_at_the_end_of_its_line(update, tags, 
     rewrote the line without it (trial17). The comment stays, with its blanks before it."""
     p = parse_page("---\ntags: journal, daily  # mine\nmood: ok  # today\n---\nBody\n", "d.md")
     assert edit_frontmatter(p, update, tags=tags) == "---\n" + want + "---\nBody\n"
+
+
+@pytest.mark.parametrize("before, update, tags, after", [
+    ("mood: ok\t# today\ntags: [a]\n", {"mood": "good"}, None, "mood: good\t# today\ntags: [a]\n"),
+    ("mood: ok\t# today\ntags: [a]\n", None, ["a", "b"], "mood: ok\t# today\ntags: [a, b]\n"),
+    ("tags: journal, daily\t# mine\n", None, ["journal"], "tags: journal\t# mine\n"),
+    ("mood:\tok\ntags: [a]\n", None, ["b"], "mood:\tok\ntags: [b]\n"),
+    ("mood: ok \t # c\nn: 1\n", {"n": 2}, None, "mood: ok \t # c\nn: 2\n"),
+    # a block list is dumped again as a whole: its item's comment stays, after a space
+    ("tags:\n  - a\t# first\n  - b\nn: 1\t# c\n", None, ["a", "b", "c"], "tags:\n  - a # first\n  - b\n  - c\nn: 1\t# c\n"),
+])
+def test_a_tab_where_yaml_allows_blanks_does_not_stop_a_frontmatter_edit(before, update, tags, after):
+    """YAML 1.2 separates a comment (and a value) by white space, a space or a tab
+    (``s-separate-in-line``); the loader that reads pages (libyaml) reads ``mood: ok<TAB># c``,
+    ruamel's round-trip loader behind the edit did not: `put --frontmatter`, `tag` and `untag`
+    died with a traceback (trial17). The edit works; the tab stays in every line it does not rewrite."""
+    p = parse_page("---\n" + before + "---\nBody\n", "d.md")
+    assert p.frontmatter_error is None
+    out = edit_frontmatter(p, update, tags=tags)
+    assert out == "---\n" + after + "---\nBody\n"
+
+
+def test_a_tab_inside_a_value_the_editor_cannot_read_is_a_clear_refusal():
+    """A tab inside a plain value (``k: a<TAB>b``) loads as ``a\\tb``; the round-trip loader
+    cannot read it and a space would change the value: the edit is refused naming the line and
+    what to do (a ValueError, which `put`/`tag` turn into a conflict: nothing written)."""
+    p = parse_page("---\ntitle: T\nk: a\tb\n---\nBody\n", "d.md")
+    assert p.frontmatter == {"title": "T", "k": "a\tb"}
+    with pytest.raises(ValueError, match=r"line 3.*tab.*space"):
+        edit_frontmatter(p, {"title": "U"})

@@ -1664,6 +1664,41 @@ def _rt_yaml() -> Any:
     return y
 
 
+def _rt_load(y: Any, src: str) -> Any:
+    """``src`` (frontmatter YAML that loads) through ruamel's round-trip loader ``y``.
+
+    That loader takes only spaces where YAML 1.2 takes a space or a tab (``s-white``) before a
+    comment or a value (``mood: ok<TAB># c``, ``mood:<TAB>ok``), which the loader that reads pages
+    reads; each tab it stops at is read as a space (same length: columns stay), so the data keeps
+    its comments and the edit rewrites only the changed keys' lines (the tab stays in every other
+    line). Raises ``ValueError`` naming the line when that changes what the YAML says (a tab
+    inside a plain value, ``k: a<TAB>b``) or the loader still cannot read it."""
+    from ruamel.yaml.error import YAMLError
+
+    text = src
+    for _ in range(src.count("\t") + 1):
+        try:
+            data = y.load(text)
+            break
+        except YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            at = getattr(mark, "index", None)
+            line = f"line {mark.line + 2}" if mark is not None else "a line"  # +2: the opening fence
+            if not (isinstance(at, int) and 0 <= at < len(text) and text[at] == "\t"):
+                problem = getattr(e, "problem", None) or type(e).__name__
+                raise ValueError(f"the frontmatter editor cannot read {line} of the frontmatter ({problem}); "
+                                 "edit that line by hand first") from e
+            text = text[:at] + " " + text[at + 1:]
+            y = _rt_yaml()
+    else:
+        raise ValueError("the frontmatter editor cannot read the frontmatter's tabs; write spaces instead")
+    if text != src and _SafeYAML.load(text) != _SafeYAML.load(src):
+        row = next(i for i, (a, b) in enumerate(zip(src.splitlines(), text.splitlines())) if a != b)
+        raise ValueError(f"line {row + 2} of the frontmatter holds a tab inside a value, which the frontmatter "
+                         "editor cannot read; write a space there (or quote the value) and edit again")
+    return data
+
+
 def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] | None = None) -> str:
     """New page text with frontmatter keys set (``update``) and/or the tag list replaced.
 
@@ -1685,7 +1720,7 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     ind = re.search(r"^( +)- ", src, re.M)  # keep the file's block-sequence indentation
     if ind:
         y.indent(mapping=2, sequence=len(ind.group(1)) + 2, offset=len(ind.group(1)))
-    data = y.load(src) if src.strip() else None
+    data = _rt_load(y, src) if src.strip() else None
     if data is None:
         from ruamel.yaml.comments import CommentedMap
 
