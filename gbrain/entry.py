@@ -499,11 +499,33 @@ def _no_args_is_help(group: str) -> bool:
     return GROUPS[group].info.no_args_is_help is True
 
 
+#: what a value of each kind of the validation library's errors must be (typer 0.29 converts
+#: options with pydantic, whose own words are "Input should be a valid integer, unable to parse …")
+_EXPECTED = {"int_parsing": "a whole number", "float_parsing": "a number", "bool_parsing": "true or false"}
+
+
+def _plain_value_error(e: Exception) -> None:
+    """Reword ``e``, typer's ``BadParameter`` for a value the validation library refused (its
+    ``__cause__``), as what was given and what the option takes (``'x' is not a whole number``);
+    any other error is left as it is."""
+    cause = e.__cause__
+    if type(cause).__name__ != "ValidationError" or not hasattr(e, "message"):
+        return
+    try:
+        first = cause.errors()[0]  # type: ignore[attr-defined]
+    except (AttributeError, IndexError, TypeError):
+        return
+    want = _EXPECTED.get(first.get("type", ""))
+    if want is not None:
+        e.message = f"'{first.get('input')}' is not {want}"  # type: ignore[attr-defined]  (_err escapes controls)
+
+
 def usage_error_text(e: Exception) -> str:
     """One line for a usage error of typer's click (``e``: a ``ClickException``): its message
     with the first letter lowered and whitespace runs as one space, then the help to read
     (``(gbrain search --help)``); an unknown one-dash option (``search -revenue``) of a command
     that takes an argument also says that an argument starting with ``-`` goes after ``--``."""
+    _plain_value_error(e)
     msg = " ".join(str(e.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
     if type(e).__name__ == "NoArgsIsHelpError":  # `gbrain`, `gbrain config`: typer's help printed itself, its message is ''
         msg = "missing command"

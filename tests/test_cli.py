@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURE_BRAIN, gbrain
+from conftest import FIXTURE_BRAIN, gbrain, gbrain_in_process
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput
@@ -221,6 +221,22 @@ def test_usage_errors_are_one_line(tmp_path, args, words):
     assert r.returncode == 2, err
     assert len(err.splitlines()) == 1 and err.startswith("error: ") and "╭" not in err, err
     assert words.lower() in err.lower() and "--help" in err, err
+    assert not (tmp_path / "b.db").exists()
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("args, want", [
+    (("threads", "--older-than", "x"), "invalid value for '--older-than': 'x' is not a whole number (gbrain threads --help)"),
+    (("list", "--limit", "1.5"), "invalid value for '--limit': '1.5' is not a whole number (gbrain list --help)"),
+    (("graph", "a", "--depth", ""), "invalid value for '--depth': '' is not a whole number (gbrain graph --help)"),
+])
+def test_a_bad_number_says_so_in_gbrain_words(tmp_path, args, want):
+    """`threads --older-than x` printed the validation library's words ("Input should be a valid
+    integer, unable to parse string as an integer", trial18): now what was given and what the
+    option takes, for every integer option."""
+    r = gbrain_in_process("--db", str(tmp_path / "b.db"), *args)
+    assert r.returncode == 2
+    assert r.stderr.decode() == f"error: {want}\n"
     assert not (tmp_path / "b.db").exists()
 
 
