@@ -491,6 +491,32 @@ def test_the_skipped_line_counts_each_kind_and_json_names_the_kind(tmp_path, how
     assert {s["path"]: s["kind"] for s in rep["skipped"]} == {"link.md": "symlink", "link2.md": "symlink", "n/secret.md": "ignored", "caf\\xe9.md": "bad-name"}
 
 
+@pytest.mark.parametrize("how", ["import", "sync"])
+def test_a_pipe_or_socket_is_counted_as_a_special_file_not_as_unreadable(tmp_path, how):
+    """A FIFO and a Unix socket in the folder were listed "not a regular file" but counted
+    "Skipped: 2 (2 unreadable)" (trial19): nothing failed to read them, they are never read.
+    Counted as special files now (--json: kind ``not-regular``); still left alone, exit 0."""
+    import socket
+
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "ok.md").write_bytes(b"# Ok\n")
+    os.mkfifo(tree / "pipe.md")
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.bind(str(tree / "sock"))
+        db = tmp_path / "brain.db"
+        r = gbrain(how, str(tree), "--db", str(db))
+        assert r.returncode == 0, r.stderr
+        assert b"Skipped: 2 (2 special files)\n" in r.stdout, r.stdout
+        assert b"  pipe.md: not a regular file\n" in r.stdout
+        rep = json.loads(gbrain(how, str(tree), "--db", str(db), "--json").stdout)
+        assert {x["path"]: x["kind"] for x in rep["skipped"]} == {"pipe.md": "not-regular", "sock": "not-regular"}
+        assert rep["skipped_kinds"] == {"not-regular": 2}
+    finally:
+        s.close()
+
+
 def test_watch_skips_a_name_that_is_not_utf8_and_goes_on(tmp_path):
     from test_watch import Watch, wait_for
 

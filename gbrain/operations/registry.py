@@ -976,14 +976,17 @@ def _comparison_lines(r: dict) -> list[str]:
 
 
 #: the kinds of paths sync leaves alone (``sync/scan.py: Why``), in the words its summary uses
-LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "bad-name": "name not UTF-8", "vanished": "deleted or moved while read"}
+LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "not-regular": "special file",
+                    "bad-name": "name not UTF-8", "vanished": "deleted or moved while read"}
+#: the kinds whose word takes a plural ``s``
+_COUNTED_NOUNS = frozenset(("symlink", "not-regular"))
 _LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}
 
 
 def _by_kind(counts: dict[str, int]) -> str:
     """``{"symlink": 2, "bad-name": 1}`` → ``"2 symlinks, 1 name not UTF-8"``: paths left alone
-    counted by their kind (``scan.Why``), in :data:`LEFT_ALONE_WORDS`' order."""
-    return ", ".join(f"{n:,} {LEFT_ALONE_WORDS.get(k, k)}{'s' if k == 'symlink' and n != 1 else ''}"
+    counted by their kind (``scan.report_kind``: a pipe or socket is a ``special file``), in :data:`LEFT_ALONE_WORDS`' order."""
+    return ", ".join(f"{n:,} {LEFT_ALONE_WORDS.get(k, k)}{'s' if k in _COUNTED_NOUNS and n != 1 else ''}"
                      for k, n in sorted(counts.items(), key=lambda kv: _LEFT_ORDER.get(kv[0], 9)))
 
 

@@ -135,7 +135,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
 from . import gitstate
 from . import similar as sim
-from .scan import evicted, is_evicted, IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import evicted, is_evicted, IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -627,7 +627,7 @@ class SyncEngine:
         if stat.S_ISLNK(st.st_mode):
             return None, NOT_FOLLOWED
         if not stat.S_ISREG(st.st_mode):
-            return None, "not a regular file"
+            return None, NOT_REGULAR
         if self.excl and (st.st_dev, st.st_ino) in self._excl_ids():
             return None, "the brain database"
         return DiskFile(rel, st.st_size, change_stamp(st), fid=file_id(st)), None

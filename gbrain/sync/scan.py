@@ -90,10 +90,11 @@ class Why(str):
 
     kind: str
     within: bool
+    shown: str | None
 
-    def __new__(cls, text: str, kind: str = UNREADABLE, within: bool = False) -> "Why":
+    def __new__(cls, text: str, kind: str = UNREADABLE, within: bool = False, shown: str | None = None) -> "Why":
         self = super().__new__(cls, text)
-        self.kind, self.within = kind, within
+        self.kind, self.within, self.shown = kind, within, shown
         return self
 
 
@@ -102,11 +103,21 @@ def kind_of(why: str) -> str:
     return getattr(why, "kind", UNREADABLE)
 
 
+def report_kind(why: str) -> str:
+    """The kind a report counts ``why`` under: :func:`kind_of`, but for a reason that says more
+    than its kind (:data:`NOT_REGULAR`: ``not-regular``, a pipe, socket or device, left alone as
+    an unreadable file is but never a read that failed)."""
+    return getattr(why, "shown", None) or kind_of(why)
+
+
 def inside(why: str) -> Why:
     """The reason of a path inside a folder left alone for ``why``: of the same kind."""
     return Why(f"in a skipped folder: {why}", kind_of(why), True)
 
 
+#: a pipe, socket or device file: never read (a read could block), left alone as an unreadable
+#: file is (sync, watch) and counted apart in reports (:func:`report_kind`)
+NOT_REGULAR = Why("not a regular file", UNREADABLE, shown="not-regular")
 #: a symlink is never followed (sync, watch, import, export)
 NOT_FOLLOWED = Why("symlink (not followed)", SYMLINK)
 #: a path under a symlinked folder
@@ -485,7 +496,7 @@ def walk_tree(
                     if not entry.is_file(follow_symlinks=False):  # rare: the reason from its lstat, as below
                         st = entry.stat(follow_symlinks=False)
                         if not S_ISREG(st.st_mode):
-                            skipped.append((rel, NOT_FOLLOWED if S_ISLNK(st.st_mode) else "not a regular file"))
+                            skipped.append((rel, NOT_FOLLOWED if S_ISLNK(st.st_mode) else NOT_REGULAR))
                             continue
                     if excl and (entry.inode() in excl_inos or name in excl_names):
                         st = entry.stat(follow_symlinks=False)
@@ -510,7 +521,7 @@ def walk_tree(
                 skipped.append((rel, f"cannot stat: {e.strerror}"))
                 continue
             if not S_ISREG(st.st_mode):
-                skipped.append((rel, NOT_FOLLOWED if S_ISLNK(st.st_mode) else "not a regular file"))
+                skipped.append((rel, NOT_FOLLOWED if S_ISLNK(st.st_mode) else NOT_REGULAR))
                 continue
             if excl and (st.st_dev, st.st_ino) in excl:
                 continue

@@ -29,7 +29,7 @@ from typing import Callable
 from ..core.brain import Brain, raw_sources, render_row
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
-from .scan import Scan, evicted, kind_of
+from .scan import Scan, evicted, report_kind
 
 MAX_LISTED = 50
 WHOLE_READ = 1 << 20  # files up to this size are hashed from one read, larger ones in pieces
@@ -739,8 +739,8 @@ def report(
         "links_resolved_differently": derived.get("links_resolved_differently", []),
         "raw": raw,
         "frontmatter_errors": stats["frontmatter_errors"],
-        "skipped": [{"path": p, "reason": r, "kind": kind_of(r)} for p, r in scan.skipped[:MAX_LISTED]],
-        "skipped_kinds": dict(Counter(kind_of(r) for _, r in scan.skipped)),
+        "skipped": [{"path": p, "reason": r, "kind": report_kind(r)} for p, r in scan.skipped[:MAX_LISTED]],
+        "skipped_kinds": dict(Counter(report_kind(r) for _, r in scan.skipped)),
         "skipped_count": len(scan.skipped),
         "problems": problems,
     }
