@@ -299,6 +299,30 @@ def test_symbol_signals_name_the_fields_that_matched(symbols_db):
         assert r.returncode == 2 and json.loads(r.stdout) == {"error": "the query is empty", "exit_code": 2, "kind": "bad_input"}
 
 
+def test_an_open_task_box_is_searched_as_written_not_bracket_by_bracket(tmp_path, db_path):
+    """`search "[ ]"` (a person looking for open tasks) found every page holding a `[` and a `]`
+    (each link), the task page second (trial17); `- [ ]` the same. A query of punctuation only is
+    one string, as typed: the pages with an open task box, on both engines, `query` too."""
+    v = tmp_path / "v"
+    v.mkdir()
+    (v / "tasks.md").write_text("# Tasks\n\n- [ ] buy milk\n- [ ] call Ana\n- [x] pay rent\n")
+    (v / "done.md").write_text("# Done\n\n- [x] all of it\n")
+    (v / "links.md").write_text("# Links\n\nSee [[tasks]], [[done]] and [the list](tasks.md) [a] [b].\n")
+    assert gbrain("import", str(v), "--db", str(db_path)).returncode == 0
+    for q in ("[ ]", "- [ ]", '"[ ]"'):
+        r = gbrain("search", "--db", str(db_path), "--json", "--", q)
+        assert r.returncode == 0, r.stderr
+        hits = json.loads(r.stdout)
+        assert [h["slug"] for h in hits] == ["tasks"], (q, hits)
+        assert "[ ] buy milk" in hits[0]["snippet"]
+    r = gbrain("query", "--db", str(db_path), "--json", "--", "[ ]")
+    assert r.returncode == 0, r.stderr
+    assert [h["slug"] for h in json.loads(r.stdout)["items"]] == ["tasks"]
+    # one bracket is still each page holding it
+    r = gbrain("search", "--db", str(db_path), "--json", "--", "[")
+    assert sorted(h["slug"] for h in json.loads(r.stdout)) == ["done", "links", "tasks"]
+
+
 @pytest.mark.engine_free
 def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monkeypatch):
     import sqlite3 as sq

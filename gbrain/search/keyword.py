@@ -2099,9 +2099,20 @@ def _matches_text(text: str, query: str) -> bool:
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
+#: a query of ASCII punctuation and blanks only (``[ ]``, ``- [ ]``, ``=>``): looked for as one
+#: string, as typed; its parts one by one are in most pages (every link holds ``[`` and ``]``)
+_PUNCTUATION_ONLY = re.compile(r"[\s!-/:-@\[-`{-~]+")
+
+
 def _substring_parts(query: str) -> list[str]:
     """The whitespace-separated parts of ``query`` that substring search looks for (quotes and
-    prefix stars dropped; a query of nothing else, such as ``*``, is looked for as written)."""
+    prefix stars dropped; a query of nothing else, such as ``*``, is looked for as written). A
+    query of ASCII punctuation and blanks only is one part, itself without its outer blanks and
+    quotes (``[ ]`` finds an open task box ``- [ ]``, not every page holding ``[`` and ``]``)."""
+    if _PUNCTUATION_ONLY.fullmatch(query):
+        whole = query.strip().strip('"').strip()
+        if whole:
+            return [whole]
     return [p.strip("*") for p in query.replace('"', " ").split() if p.strip("*")] or query.split()
 
 
