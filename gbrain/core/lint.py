@@ -1019,7 +1019,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
             n_items = 0
             for k in TAG_KEYS:
                 raw = after.frontmatter.get(k)
-                n_items += 0 if raw is None else len(raw) if isinstance(raw, list) else len(tag_items(raw))
+                n_items += len(tag_items(raw))  # (a number or placeholder kept in the list is no tag)
             return after.tags == new and n_items == len(new) and not after.frontmatter_error and others(after.frontmatter) == others(page.frontmatter) and after.body == page.body
 
         text = rename_tags_text(page, rename)

@@ -780,6 +780,13 @@ TAG_KEYS = ("tags", "tag")
 _TAG_STRING_SEP = re.compile(r"[,\s]+")
 
 
+def numeric_tag(name: str) -> bool:
+    """Whether ``name`` (a tag without ``#``) holds nothing but digits and ``/``: no tag, inline
+    (``#1984``, ``#2026/12``) or in the tags property (``tags: [2026]``), as Obsidian reads tags
+    (Obsidian Help, "Tags": a tag must contain at least one non-numerical character)."""
+    return all(c.isdigit() or c == "/" for c in name)
+
+
 def tag_items(raw: Any) -> list[str]:
     """The tags of one tag key's value (``list[str]``, as written): a list, a block list, or a
     string of tags separated by commas and/or white space (``journal, daily``, ``journal daily``,
@@ -787,7 +794,8 @@ def tag_items(raw: Any) -> list[str]:
     skipped. A list item is one tag as written (white space and all). A template's placeholder
     (:func:`has_placeholder`: ``<% tp.file.folder() %>``, ``{{date:YYYY}}``) is no tag, nor is an
     item or word holding one (``year/<% tp.date.now("YYYY") %>``): the note the template makes
-    gets the real value."""
+    gets the real value. A number (``tags: [2026]``, ``#1984`` in a string) is no tag either
+    (:func:`numeric_tag`), as inline."""
     if raw is None:
         return []
     if isinstance(raw, list):
@@ -802,7 +810,7 @@ def tag_items(raw: Any) -> list[str]:
         if item is None or isinstance(item, (dict, list)):
             continue
         t = str(item).strip().lstrip("#").strip()
-        if t:
+        if t and not numeric_tag(t):
             out.append(t)
     return out
 
@@ -1482,14 +1490,14 @@ def extract_inline_tags(tokens: list, *, bear: bool = False) -> list[str]:
     found: list[tuple[int, str]] = []  # (where, tag)
     if bear and text.count("#") > 1:
         for m in _BEAR_TAG_RE.finditer(text):
-            if not all(c.isdigit() or c == "/" for c in m.group(1)):
+            if not numeric_tag(m.group(1)):
                 found.append((m.start(), m.group(1)))
         for start, tag in reversed(found):  # read once: its first word is no tag of its own
             text = text[:start] + _HIDDEN * (len(tag) + 2) + text[start + len(tag) + 2 :]
     closed = bool(found)
     for m in _TAG_RE.finditer(text):
         tag = _clean_tag(m.group(1))
-        if tag and not all(c.isdigit() or c == "/" for c in tag):
+        if tag and not numeric_tag(tag):
             found.append((m.start(), tag))
     if _REF in text:  # #[[name]] tags too
         found += [(m.start(), m.group(1).strip()) for m in _REF_TAG_RE.finditer(text) if m.group(1).strip()]
@@ -1787,26 +1795,57 @@ def _set_tag_key(data: Any, key: str, tags: list[str]) -> None:
     comma string stays one, a list is edited in place where it can (removals and appends keep
     the other items' comments and quoting), else refilled in its flow or block style."""
     old = data.get(key)
-    if not tags:
+    others = _not_tags(old)
+    if not tags and not others:
         data.pop(key, None)
     elif isinstance(old, str):
-        data[key] = ", ".join(tags)
+        data[key] = ", ".join([*tags, *others])
     elif old is not None and hasattr(old, "fa"):
-        kept = [t for t in (str(x).strip().lstrip("#").strip() for x in old) if t in tags]
+        def name(x: Any) -> str | None:  # the tag an item is, None for an item that is none
+            got = tag_items([x])
+            return got[0] if got else None
+
+        kept = [t for t in (name(x) for x in old) if t is not None and t in tags]
         if kept + [t for t in tags if t not in kept] == list(tags):
             for i in reversed(range(len(old))):
-                if str(old[i]).strip().lstrip("#").strip() not in tags:
+                t = name(old[i])
+                if t is not None and t not in tags or t is None and old[i] not in others:
                     del old[i]
-            have = {str(x).strip().lstrip("#").strip() for x in old}
+            have = {name(x) for x in old}
             old.extend(t for t in tags if t not in have)
         else:
             flow = old.fa.flow_style()
             old.clear()
-            old.extend(tags)
+            old.extend([*tags, *others])
             if flow:
                 old.fa.set_flow_style()
     else:
-        data[key] = list(tags)
+        data[key] = [*tags, *others]
+
+
+def _not_tags(value: Any) -> list:
+    """The items of a tags property's ``value`` that are no tags (:func:`tag_items`) but hold
+    something: a number (``2026``), a template's placeholder (``<% tp.file.folder() %>``), a
+    mapping; a tag edit keeps them (for a string value: its words, placeholders whole)."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [x for x in value if x is not None and str(x).strip() and not tag_items([x])]
+    if not isinstance(value, str):
+        return [value] if str(value).strip() and not tag_items(value) else []
+    holes = _PLACEHOLDER_RE.findall(value) if has_placeholder(value) else []
+    text = _PLACEHOLDER_RE.sub("\x00", value) if holes else value
+    out, k = [], 0
+    for word in _TAG_STRING_SEP.split(text):
+        n = word.count("\x00")
+        whole = word
+        if n:  # each hole of the word is the next placeholder, in order
+            parts = word.split("\x00")
+            whole = parts[0] + "".join(h + p for h, p in zip(holes[k:k + n], parts[1:]))
+            k += n
+        if whole.strip() and (n or not tag_items(whole)):
+            out.append(whole)
+    return out
 
 
 def is_timeline_line(line: str) -> bool:

@@ -1225,6 +1225,27 @@ def _m33_block_order(conn: sqlite3.Connection) -> None:
     rederive_quote_pages(conn)
 
 
+def rederive_numeric_tag_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages holding a tag of digits and ``/`` only
+    (``tags: [2026]``; :func:`gbrain.page.markdown.numeric_tag`): no tag now, as inline ``#2026``
+    was not (:func:`rederive_pages`). The tags are read whole and tested in Python (digits of
+    every script, as the parser tests them). For SQLite v34 / Postgres v34, in the caller's
+    transaction. Returns how many pages were parsed."""
+    from ..page.markdown import numeric_tag
+
+    ids = sorted({int(r[0]) for r in conn.execute("SELECT page_id, tag FROM tags").fetchall() if numeric_tag(r[1])})
+    if not ids:
+        return 0
+    return rederive_pages(conn, f"SELECT id FROM pages WHERE id IN ({', '.join(map(str, ids))}) ORDER BY id", ())
+
+
+def _m34_numeric_tags(conn: sqlite3.Connection) -> None:
+    """A tag holds a character that is not a digit (Obsidian Help, "Tags"): ``tags: [2026]`` is
+    no tag, as ``#2026`` was not; the pages holding such a tag are derived again
+    (:func:`rederive_numeric_tag_pages`)."""
+    rederive_numeric_tag_pages(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1259,7 +1280,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
