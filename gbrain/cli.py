@@ -26,9 +26,9 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 config_app = typer.Typer(help="Read or set brain config values.", no_args_is_help=True)
-app.add_typer(config_app, name="config")
+app.add_typer(config_app, name="config", short_help="Read or set brain config values")
 skills_app = typer.Typer(help="The agent skills shipped with gbrain: list (the default), show NAME, install.")
-app.add_typer(skills_app, name="skills")
+app.add_typer(skills_app, name="skills", short_help="List, show or install the agent skills")
 #: operations named ``<group>-<sub>`` become ``gbrain <group> <sub>``
 GROUPS = {"config": config_app, "skills": skills_app}
 
@@ -87,9 +87,9 @@ def _make_command(o: ops.Operation):
 for _o in ops.REGISTRY.values():
     _group = GROUPS.get(_o.name.split("-", 1)[0]) if "-" in _o.name else None
     if _group is not None:
-        _group.command(_o.name.split("-", 1)[1], help=_o.cli_text(_o.help))(_make_command(_o))
-    else:
-        app.command(_o.name, help=_o.cli_text(_o.help))(_make_command(_o))
+        _group.command(_o.name.split("-", 1)[1], help=_o.cli_text(_o.help), short_help=_o.title or None)(_make_command(_o))
+    else:  # the list of commands shows each one's title (one line); `gbrain CMD --help` the whole text
+        app.command(_o.name, help=_o.cli_text(_o.help), short_help=_o.title or None)(_make_command(_o))
 
 
 @skills_app.callback(invoke_without_command=True)
@@ -99,7 +99,7 @@ def _skills_root(ctx: typer.Context, json_: bool = typer.Option(False, "--json",
         run_and_print(ops.REGISTRY["skills-list"], {}, json_)
 
 
-@app.command("call")
+@app.command("call", short_help="Call one operation with JSON parameters")
 def call_cmd(
     tool: str = typer.Argument(..., help="tool name, e.g. brain_search or search"),
     params: str | None = typer.Argument(None, help="JSON object of parameters (default {}); - reads it from standard input (no argument-length limit)"),
@@ -126,7 +126,7 @@ def call_cmd(
     run_and_print(o, args, True, surface="call")  # check_args rejects a non-object with a clear message
 
 
-@app.command("pipe")
+@app.command("pipe", short_help="Run JSON requests, one per line")
 def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on every command (pipe answers in JSON anyway)")) -> None:
     """JSONL mode: one request per line on stdin ({"id", "tool", "params"}), one response per line on stdout
     ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
@@ -191,7 +191,7 @@ def pipe_status(codes: set[int]) -> int:
     return max(codes, default=0)
 
 
-@app.command("serve")
+@app.command("serve", short_help="Start the MCP server on stdio")
 def serve_cmd(
     create: bool = typer.Option(False, "--create", help="create the brain when --db names one that does not exist"),
     read_only: bool = typer.Option(False, "--read-only", help="offer only the tools that change nothing; the database refuses writes"),

@@ -251,3 +251,20 @@ def test_a_name_with_a_newline_or_tab_stays_on_its_line(tmp_path):
     assert gbrain("--db", db, "sync", str(tree)).returncode == 0
     out = gbrain("--db", db, "trash").stdout.decode()
     assert len(out.splitlines()) == 1 and "notes/new\\u000aline.md" in out
+
+
+def test_top_level_help_lists_each_command_on_one_line():
+    # `gbrain --help` was 287 lines at 80 columns: every command's whole description in the list
+    # (search alone 19 lines); the list now has each command's title, the rest is `gbrain CMD --help`
+    from gbrain import operations as ops
+
+    r = gbrain("--help", env={"COLUMNS": "80"})
+    assert r.returncode == 0
+    lines = r.stdout.decode().splitlines()
+    start = next(i for i, line in enumerate(lines) if "Commands" in line)
+    rows = [line for line in lines[start + 1:] if line.startswith("│")]
+    assert all(line[2] != " " for line in rows), [line for line in rows if line[2] == " "][:3]  # no continuation lines
+    top = [o for o in ops.REGISTRY.values() if "-" not in o.name or o.name.split("-", 1)[0] not in ops.CLI_GROUPS]
+    for o in top:
+        assert any(line.split()[1] == o.name and (o.title or "") in line for line in rows), o.name
+    assert all(o.title for o in ops.REGISTRY.values())  # every command has its one line

@@ -21,7 +21,7 @@ from .registry import (
 )
 
 
-@op("init", "Create a new, empty brain database (default ./brain.db).", [Param("path", description="where to create the database (default: --db, $GBRAIN_DB or ./brain.db)", positional=True)], mcp=False, db="none", text=lambda r, a: f"{'created' if r['created'] else 'exists'} {r['path']} (schema v{r['schema_version']})")
+@op("init", "Create a new, empty brain database (default ./brain.db).", [Param("path", description="where to create the database (default: --db, $GBRAIN_DB or ./brain.db)", positional=True)], mcp=False, title="Create a brain", db="none", text=lambda r, a: f"{'created' if r['created'] else 'exists'} {r['path']} (schema v{r['schema_version']})")
 def _init(_b, a, ctx):
     from ..storage.db import SCHEMA_VERSION, resolve_db_path
 
@@ -45,7 +45,7 @@ def _version_text(r: dict, a: dict) -> str:
     return f"gbrain {r['version']} (schema v{r['schema_version']}{on}{code}, Python {r['python']})"
 
 
-@op("version", "Print gbrain's version and database schema version (a Postgres brain numbers its schema apart from SQLite: there the database's own version).", [], mcp=False, db="none", text=_version_text)
+@op("version", "Print gbrain's version and database schema version (a Postgres brain numbers its schema apart from SQLite: there the database's own version).", [], mcp=False, title="Show gbrain's and the brain's versions", db="none", text=_version_text)
 def _version(_b, a, ctx):
     from ..storage.db import SCHEMA_VERSION, resolve_db_path
 
@@ -1105,7 +1105,7 @@ def _config_text(r, a: dict) -> str:
     return "\n".join(out)
 
 
-@op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, text=_config_text,
+@op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, title="Read config values", text=_config_text,
     details="A stored value not in effect (no OPENAI_API_KEY: the offline model is used, and embedding_dimensions does not apply to it) "
     "is said on stderr, with the value in effect; KEY's stored value stays on stdout. With no KEY the list shows the values in effect "
     "and marks the stored ones that are not (--json: the stored values).")
@@ -1140,7 +1140,7 @@ def _config_get(b, a, ctx):
     return v
 
 
-@op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True)
+@op("config-set", "Set a config value (e.g. timeline_split rule|heading, embedding_model).", [Param("key", required=True, positional=True), Param("value", required=True, positional=True)], mcp=False, title="Set a config value", text=lambda r, a: f"{r['key']} = {r['value']}", mutating=True)
 def _config_set(b, a, ctx):
     b.set_config(a["key"], a["value"])
     if a["key"] == "embedding_model" and ctx.on_warning:
@@ -1156,7 +1156,7 @@ def _config_set(b, a, ctx):
     return {"key": a["key"], "value": a["value"]}
 
 
-@op("config-unset", "Remove a config value so its default applies again (e.g. embedding_base_url).", [Param("key", required=True, positional=True)], mcp=False,
+@op("config-unset", "Remove a config value so its default applies again (e.g. embedding_base_url).", [Param("key", required=True, positional=True)], mcp=False, title="Unset a config value",
     text=lambda r, a: f"{r['key']} unset" if r["was_set"] else f"{r['key']} was not set", mutating=True)
 def _config_unset(b, a, ctx):
     return {"key": a["key"], "was_set": b.unset_config(a["key"])}
@@ -1185,7 +1185,7 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
     "import",
     "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
     [Param("dir", required=True, positional=True, description="the markdown folder to import", directory=True)],
-    mcp=False,
+    mcp=False, title="Import a markdown folder",
     db="create",
     text=_report_text,
     mutating=True,
@@ -1208,7 +1208,7 @@ def _import(b, a, ctx):
         Param("prune", "boolean", "remove files in the folder the brain no longer holds whose bytes are a version of the page or file at their "
               "path (an earlier export's, of pages deleted or renamed since); never any other file; lists what it removed", default=False),
     ],
-    mcp=False,
+    mcp=False, title="Export the brain to a markdown folder",
     text=_compare_text,
 )
 def _export(b, a, ctx):
@@ -1229,7 +1229,7 @@ def _export(b, a, ctx):
         Param("check_db", "boolean", "run the quick_check of the database file now, even when the file is exactly as a passing check "
               "left it less than verify_trust_check_hours (config; empty: 24) ago", default=False),
     ],
-    mcp=False,
+    mcp=False, title="Compare a markdown folder with the brain",
     text=_compare_text,
 )
 def _verify(b, a, ctx):
@@ -1251,7 +1251,7 @@ def _check_text(r: dict, a: dict) -> str:
     return "\n".join([f"{r['database']}: DAMAGED"] + [f"  {p}" for p in r["problems"]] + [r["advice"]])
 
 
-@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys and every page's text against its stored hash (on Postgres, which keeps its files, indexes and keys itself: the page hashes). Exit 1 with how to recover when it is damaged.", [], mcp=False, text=_check_text)
+@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys and every page's text against its stored hash (on Postgres, which keeps its files, indexes and keys itself: the page hashes). Exit 1 with how to recover when it is damaged.", [], mcp=False, title="Check the database file's integrity", text=_check_text)
 def _check(b, a, ctx):
     from ..storage.db import recovery_advice
     from ..sync.verify import db_integrity
@@ -1310,7 +1310,7 @@ def _copy_text(r: dict, a: dict) -> str:
         Param("from", required=True, description="the brain to copy: a SQLite file or a postgresql:// URL"),
         Param("to", required=True, description="where to copy it: a new SQLite file or an empty postgresql:// database"),
     ],
-    mcp=False,
+    mcp=False, title="Copy a brain to another database",
     db="none",
     mutating=True,
     text=_copy_text,

@@ -195,7 +195,7 @@ def _list_text(r: list[dict], a: dict) -> str:
     return "\n".join(lines) + "\n\nShow one: gbrain skills show NAME; give them to Claude Code: gbrain skills install --project ."
 
 
-@op("skills-list", "List the agent skills shipped with gbrain (name and one-line description).", [], mcp=False, db="none", text=_list_text)
+@op("skills-list", "List the agent skills shipped with gbrain (name and one-line description).", [], mcp=False, title="List the agent skills", db="none", text=_list_text)
 def _skills_list(b, a, ctx):
     return [{"name": s.name, "dir": s.dir, "summary": s.summary, "description": s.description, "path": str(s.path)} for s in load_skills()]
 
@@ -204,7 +204,7 @@ def _skills_list(b, a, ctx):
     "skills-show",
     "Print one agent skill's SKILL.md exactly as shipped.",
     [Param("name", required=True, positional=True, description="skill name (gbrain-ingest) or short name (ingest)")],
-    mcp=False,
+    mcp=False, title="Print an agent skill",
     db="none",
     text=lambda r, a: r["content"],
     text_exact=True,
@@ -242,7 +242,7 @@ def _install_text(r: dict, a: dict) -> str:
         Param("skill", description="install only this skill (name or short name; default: all)"),
         Param("force", "boolean", "replace copies edited locally (each edited copy is saved beside it first)", default=False),
     ],
-    mcp=False,
+    mcp=False, title="Install the agent skills",
     db="none",
     text=_install_text,
     mutating=True,

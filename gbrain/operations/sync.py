@@ -134,7 +134,7 @@ def _removed_lines(r: dict) -> list[str]:
         Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished, or most of whose notes were deleted at once (you deleted them on purpose)", default=False),
         Param("put_back", "boolean", "write the files deleted from the folder back from the brain instead of trashing their notes (the way back after a refused mass deletion)", default=False),
     ],
-    mcp=False,
+    mcp=False, title="Two-way sync with a markdown folder",
     db="create",
     text=_sync_text,
     mutating=True,
@@ -190,7 +190,7 @@ def _watch_text(r: dict, a: dict) -> str:
         Param("embed", "boolean", "also keep embeddings current: pages that changed (here or by any other writer) are embedded in the background with the brain's model, "
               "once changes settle (run it on one machine of a team brain)", default=False),
     ],
-    mcp=False,
+    mcp=False, title="Two-way sync with a folder, live",
     db="create",
     text=_watch_text,
     mutating=True,
