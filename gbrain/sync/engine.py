@@ -1334,7 +1334,9 @@ class SyncEngine:
                 out.exported.append(dst)
                 out.disk_hashes[dst] = f.hash
                 self._log(f"← db {slug_for_path(dst) if db[src][1] == 'page' else dst}")
-            for p in to_import + [p for p, k in conflicts if k not in ("deleted-on-disk",) + _KEEP_BRAIN]:
+            # a page before its .raw sidecar (people/.raw/x.json sorts before people/x.md): the
+            # sidecar's rows need the page, which would be imported after it with a warning
+            for p in sorted(to_import, key=lambda q: page_slug_for_sidecar(q) is not None) + [p for p, k in conflicts if k not in ("deleted-on-disk",) + _KEEP_BRAIN]:
                 if p in changed_since:
                     continue
                 with origin(operation="file changed" if p in to_import else "conflict: file kept"):
