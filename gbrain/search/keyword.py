@@ -446,6 +446,7 @@ def fts_parts(text: str) -> list[str]:
             parts.append(_quote(" ".join(words)))
         pos = m.end()
     parts += _terms(text[pos:].replace('"', " "))
+    parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
     seen: list[str] = []
     for p in parts:
         if p not in seen:
@@ -453,6 +454,45 @@ def fts_parts(text: str) -> list[str]:
     if any(not _is_stop(p) for p in seen):
         seen = [p for p in seen if not _is_stop(p)] if STOP_WORDS_DROPPED else [f"{_BODY_FILTER} : {p}" if _is_stop(p) else p for p in seen]
     return seen
+
+
+#: month names and their usual abbreviations (English), as a date written in words names them
+_MONTHS = {m: i for i, names in enumerate((
+    "january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+    "august aug", "september sept sep", "october oct", "november nov", "december dec"), 1) for m in names.split()}
+_MONTH = "(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(\d{4})"
+#: a date in words: ``March 2025``, ``March 4th, 2025``, ``4 March 2025``, ``2025 March (4)``
+_DATE_WORDS = re.compile(
+    r"(?<![^\W_])(?:"
+    + _DAY + r"\s+(?:of\s+)?" + _MONTH + r",?\s+" + _YEAR
+    + "|" + _MONTH + r"\s+(?:" + _DAY + r",?\s+)?" + _YEAR
+    + "|" + _YEAR + r",?\s+" + _MONTH + r"(?:\s+" + _DAY + r")?"
+    + r")(?![^\W_])", re.I)
+
+
+def date_phrases(text: str) -> list[str]:
+    """The ISO 8601 numbers of the dates ``text`` writes with a month name and a year, as phrases
+    of words (``"March 2025"`` → ``["2025 03"]``, ``"4 March 2025"`` → ``["2025 03 04"]``; a day
+    outside 1–31 is left out), in order, each once; ``[]`` when it has none.
+
+    Pages and timelines write dates as numbers (``2025-03-04``, ``2022/03/14``: the tokens
+    ``2025 03 04``), people ask in words, so :func:`fts_parts` adds these phrases as terms of the
+    query beside its words: a month of a year then finds the pages dated in it. This is query
+    expansion of a temporal expression to the document's normal form (ISO 8601), as temporal IR
+    normalises dates before matching (Alonso, Gertz & Baeza-Yates, "On the value of temporal
+    information in information retrieval", SIGIR Forum 2007)."""
+    out: list[str] = []
+    for m in _DATE_WORDS.finditer(text):
+        g = m.groups()
+        day, month, year = (g[0], g[1], g[2]) if g[1] else (g[4], g[3], g[5]) if g[3] else (g[8], g[7], g[6])
+        phrase = f"{year} {_MONTHS[month.casefold()]:02d}"
+        if day and 1 <= int(day) <= 31:
+            phrase += f" {int(day):02d}"
+        if phrase not in out:
+            out.append(phrase)
+    return out
 
 
 def _is_stop(term: str) -> bool:
@@ -1517,17 +1557,23 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 def pg_parts(query: str) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
     most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``) or ``("phrase", "w1 w2 …")``
-    (casefolded; the text holds letters, digits and single spaces only, so it is never tsquery
-    syntax). The same parse as SQLite's: quotes that pair make phrases, a trailing ``*`` a prefix,
-    every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
+    (casefolded; the text holds letters, digits and single spaces only, or a date's numbers joined
+    by ``-``, :func:`date_phrases`: never tsquery syntax). The same parse as SQLite's: quotes that
+    pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
     separates words."""
     out: list[tuple[str, str]] = []
+    # a date's numbers (date_phrases) as Postgres' parser reads a date: ``2025-03-04`` is the
+    # lexemes ``2025 -03 -04`` there (FTS5: ``2025 03 04``), so the phrase is ``2025-03-04``
+    dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     for p in fts_parts(query or ""):
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
             p = p.rsplit(" : ", 1)[-1]
         prefix = p.endswith("*")
         text = p[1 : -2 if prefix else -1].casefold()
-        part = ("prefix" if prefix else "phrase" if " " in text else "word", text)
+        date = text in dates
+        if date:
+            text = text.replace(" ", "-")
+        part = ("prefix" if prefix else "phrase" if " " in text or date else "word", text)
         if part not in out:
             out.append(part)
     return out[:NAME_WORDS]
