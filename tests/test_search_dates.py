@@ -25,6 +25,9 @@ def _notes() -> dict[str, str]:
     notes["companies/river-ai.md"] = (
         "# River AI\n\nPayments for rivers.\n\n---\n\n"
         "- **2025-06-10** | meeting — Board call.\n- **2024-11-02** | email — Intro from Ana.\n")
+    # dates written with slashes (obsidian-help's "Released on 2022/03/14"); April's notes are shorter
+    for v, date, extra in (("1.2", "2022/02/20", 1), ("1.3", "2022/03/14", 3), ("1.4", "2022/04/02", 1), ("1.5", "2022/04/28", 1)):
+        notes[f"release/v{v}.md"] = f"Released on {date}.\n\n## Fixed\n\n" + "- The editor no longer freezes.\n" * extra
     for i in range(12):
         notes[f"notes/n{i}.md"] = f"# Note {i}\n\nNothing about that company, written {2020 + i % 5}.\n"
     return notes
@@ -43,6 +46,11 @@ def brain(tmp_path, db_path):
 def test_a_month_in_words_finds_the_page_dated_in_it(brain, query):
     hits = keyword.search(brain.conn, query, limit=5)
     assert hits[0]["slug"] == "meetings/river-sync-mar", [h["slug"] for h in hits]
+
+
+def test_a_date_written_with_slashes_is_found_too(brain):
+    hits = keyword.search(brain.conn, "release notes March 2022", limit=5)
+    assert hits[0]["slug"] == "release/v1.3", [h["slug"] for h in hits]
 
 
 def test_the_keyword_side_of_query_finds_it_too(brain):

@@ -1556,9 +1556,9 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
 
 def pg_parts(query: str) -> list[tuple[str, str]]:
     """The terms of :func:`fts_parts` for Postgres, as ``[(kind, text)]`` in order, each once, at
-    most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``) or ``("phrase", "w1 w2 …")``
-    (casefolded; the text holds letters, digits and single spaces only, or a date's numbers joined
-    by ``-``, :func:`date_phrases`: never tsquery syntax). The same parse as SQLite's: quotes that
+    most :data:`NAME_WORDS`: ``("word", w)``, ``("prefix", w)`` (``w*``), ``("phrase", "w1 w2 …")``
+    or ``("date", "2025-03")`` (:func:`date_phrases`, :data:`_PG_DATE`) (casefolded; the text
+    holds letters, digits and single spaces or a date's ``-`` only: never tsquery syntax). The same parse as SQLite's: quotes that
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
     separates words."""
     out: list[tuple[str, str]] = []
@@ -1573,7 +1573,7 @@ def pg_parts(query: str) -> list[tuple[str, str]]:
         date = text in dates
         if date:
             text = text.replace(" ", "-")
-        part = ("prefix" if prefix else "phrase" if " " in text or date else "word", text)
+        part = ("prefix" if prefix else "date" if date else "phrase" if " " in text else "word", text)
         if part not in out:
             out.append(part)
     return out[:NAME_WORDS]
@@ -1597,8 +1597,16 @@ _PG_PART = {
     "phrase": ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM "
                "(SELECT phraseto_tsquery('english', ?) AS e, phraseto_tsquery('simple', ?) AS s) AS w)"),
 }
+#: Postgres: a date's numbers (:func:`date_phrases`, ``d`` = ``2025-03`` or ``2025-03-04``) as its
+#: parser reads a date: ``2025-03-04`` is the lexemes ``2025 -03 -04`` (the phrase of ``d``), and
+#: ``2022/03/14`` one lexeme (a file path's token: ``2022/03`` as a prefix); numbers only, so the
+#: 'english' and 'simple' forms are the same
+_PG_DATE = ("(SELECT phraseto_tsquery('simple', d) || (SELECT CASE WHEN numnode(x) = 0 THEN x ELSE (x::text || ':*')::tsquery END "
+            "FROM (SELECT plainto_tsquery('simple', replace(d, '-', '/')) AS x) AS x0) FROM (SELECT ?::text AS d{}) AS d0)")
+_PG_PART["date"] = _PG_DATE.format(", ?::text AS d2")
 #: Postgres: a part's 'english' form alone (the all-parts query, as plain words use)
 _PG_ENGLISH = {
+    "date": _PG_DATE.format(""),
     "word": "plainto_tsquery('english', ?)",
     "prefix": _PG_PREFIX_IN.format(cfg="english"),
     "phrase": "phraseto_tsquery('english', ?)",
