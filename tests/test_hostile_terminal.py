@@ -268,3 +268,14 @@ def test_top_level_help_lists_each_command_on_one_line():
     for o in top:
         assert any(line.split()[1] == o.name and (o.title or "") in line for line in rows), o.name
     assert all(o.title for o in ops.REGISTRY.values())  # every command has its one line
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_a_stderr_that_cannot_be_written_does_not_stop_the_work(tmp_path):
+    # `gbrain embed 2>/dev/full` (a log on a full disk) failed with exit 1 and embedded nothing:
+    # its note on stderr ('no OPENAI_API_KEY: using the offline minilm model') raised ENOSPC
+    db = str(tmp_path / "brain.db")
+    assert gbrain("--db", db, "put", "notes/a", input="# A\n\nalpha\n").returncode == 0
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "embed", "--dry-run"], stdout=subprocess.PIPE, stderr=full, timeout=120)
+    assert (r.returncode, r.stdout.split(b":")[0]) == (0, b"would embed 1 page(s)")

@@ -47,8 +47,11 @@ def _say(ctx: Context, msg: str) -> None:
     if fn:
         fn(msg)
     else:
-        sys.stderr.write(msg.rstrip("\n") + "\n")
-        sys.stderr.flush()
+        try:  # a stderr that cannot take it (2>/dev/full, a closed log) loses the message, not the work
+            sys.stderr.write(msg.rstrip("\n") + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def _embed_text(r: dict, a: dict) -> str:

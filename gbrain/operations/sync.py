@@ -207,8 +207,11 @@ def _watch(b, a, ctx):
     ms = a.get("debounce") if a.get("debounce") is not None else 100
 
     def log(line: str) -> None:
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
+        try:  # a log on a full disk (2>>watch.log) loses lines; the watch goes on
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
 
     try:
         rescan = a.get("rescan") if a.get("rescan") is not None else 300
