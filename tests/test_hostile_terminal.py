@@ -279,3 +279,23 @@ def test_a_stderr_that_cannot_be_written_does_not_stop_the_work(tmp_path):
     with open("/dev/full", "wb") as full:
         r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "embed", "--dry-run"], stdout=subprocess.PIPE, stderr=full, timeout=120)
     assert (r.returncode, r.stdout.split(b":")[0]) == (0, b"would embed 1 page(s)")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_serve_with_its_log_on_a_full_disk_answers(tmp_path):
+    # `gbrain serve 2>/dev/full` answered initialize (the fast handshake) and then died on its
+    # 'gbrain MCP server running' line: exit 1, the tools/call never answered
+    db = _brain(tmp_path)
+    with open("/dev/full", "wb") as full:
+        p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", db, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=full)
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    p.stdin.write((json.dumps(init) + "\n").encode())
+    p.stdin.flush()
+    assert json.loads(p.stdout.readline())["id"] == 1
+    p.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    p.stdin.write(b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "brain_stats", "arguments": {}}}\n')
+    p.stdin.flush()
+    answer = p.stdout.readline()
+    p.stdin.close()
+    assert p.wait(timeout=60) == 0
+    assert json.loads(answer)["id"] == 2 and "result" in json.loads(answer), answer

@@ -670,6 +670,16 @@ class _CheckedLines:
             self.on_end()
 
 
+def _say(text: str) -> None:
+    """``text`` on stderr (the host's log); a stderr that cannot take it (a full disk, closed)
+    loses it, and the server goes on."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def _client_gone(e: BaseException) -> bool:
     """True when ``e`` (an exception group too) says only that the client's end of stdout is
     closed: a broken pipe or a reset connection, or anyio's closed/broken stream."""
@@ -785,18 +795,16 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     if not read_only and not isinstance(path, str) and path.exists() and is_read_only(path):
         # write tools would each fail with "is read-only": offer what works, and say why
         read_only = True
-        sys.stderr.write(f"note: {path} cannot be written here (a read-only file, folder or mount): serving the --read-only tool set\n")
+        _say(f"note: {path} cannot be written here (a read-only file, folder or mount): serving the --read-only tool set\n")
     server, host = build_server(db_path, create=create, read_only=read_only)
     names = ", ".join(o.tool_name for o in tool_operations(read_only))
     mode = " read-only" if read_only else ""
-    sys.stderr.write(f"gbrain MCP server running{mode} (stdio) on {path}\ntools: {names}\n")
-    sys.stderr.flush()
+    _say(f"gbrain MCP server running{mode} (stdio) on {path}\ntools: {names}\n")
     import signal
 
     def stop(signum, frame) -> None:  # Ctrl-C / kill: the SDK's stdin thread would hold the exit
         host.shutdown(wait=1.0)
-        sys.stderr.write("gbrain MCP server stopped\n")
-        sys.stderr.flush()
+        _say("gbrain MCP server stopped\n")
         os._exit(130 if signum == signal.SIGINT else 143)
 
     signal.signal(signal.SIGINT, stop)
