@@ -553,21 +553,26 @@ def _stdout_utf8() -> None:
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM (``kill PID``, a service manager stopping gbrain), raised where the signal lands as
-    Ctrl-C's KeyboardInterrupt is: transactions roll back, pools and temp folders are cleaned up,
-    and the command ends with the interrupted line and exit 143 (128 + 15)."""
+    """SIGTERM (``kill PID``, a service manager stopping gbrain) or SIGHUP (the terminal or ssh
+    session closed), raised where the signal lands as Ctrl-C's KeyboardInterrupt is: transactions
+    roll back, pools and temp folders are cleaned up, and the command ends with the interrupted
+    line (``word``) and exit 128 + the signal's number (``code``: 143, 129)."""
+
+    def __init__(self, word: str = "terminated", code: int = 143):
+        super().__init__(word)
+        self.word, self.code = word, code
 
 
 def _terminate_as_interrupt() -> None:
-    """Make SIGTERM stop a command as SIGINT does (:class:`Terminated`), unless it was ignored
-    when gbrain started; both record the exception they raise in ``_STATE["interrupt"]`` (typer
+    """Make SIGTERM and SIGHUP stop a command as SIGINT does (:class:`Terminated`), unless they
+    were ignored when gbrain started; both record the exception they raise in ``_STATE["interrupt"]`` (typer
     turns one into a bare exit code 130: :func:`_main` raises it again to say it). ``watch`` and
     ``serve`` set their own handlers while they run."""
     import signal
 
     def on_term(signum, frame) -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second one ends the process outright
-        _STATE["interrupt"] = e = Terminated()
+        signal.signal(signum, signal.SIG_DFL)  # a second one ends the process outright
+        _STATE["interrupt"] = e = Terminated("terminated", 143) if signum == signal.SIGTERM else Terminated("hung up", 129)
         raise e
 
     def on_int(signum, frame) -> None:
@@ -575,8 +580,9 @@ def _terminate_as_interrupt() -> None:
         raise e
 
     try:
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, on_term)
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:  # (nohup: SIGHUP ignored, stays so)
+                signal.signal(sig, on_term)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, on_int)
     except (ValueError, OSError):  # not the main thread
@@ -713,11 +719,11 @@ def _main(argv: list[str] | None) -> None:
         if isinstance(rc, int) and rc:
             raise SystemExit(rc)
     except KeyboardInterrupt as e:
-        word = "terminated" if isinstance(e, Terminated) else "interrupted"
+        word = e.word if isinstance(e, Terminated) else "interrupted"
         if getattr(e, "said", False):  # the command said what was kept and how to go on (embed)
             pass
         elif args[:1] and args[0] in _RESUMABLE:
             _err(f"{word}: what {args[0]} committed so far is kept; run the same command again to go on")
         else:
             _err(word)
-        sys.exit(143 if isinstance(e, Terminated) else 130)
+        sys.exit(e.code if isinstance(e, Terminated) else 130)

@@ -180,7 +180,8 @@ def test_closed_stdin_stdout_or_stderr(tmp_path):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="signals")
-def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
+@pytest.mark.parametrize("signame, code, word", [("SIGTERM", 143, b"terminated"), ("SIGHUP", 129, b"hung up")])
+def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path, signame, code, word):
     # `kill PID` ended an import outright (exit -15: the parse pool's temp folder pymp-* left in
     # TMPDIR, "leaked semaphore objects" on stderr); it now unwinds as Ctrl-C: exit 143
     import signal
@@ -190,9 +191,9 @@ def test_sigterm_stops_a_command_as_ctrl_c_does(tmp_path):
     p.stdin.write(b'{"id": 1, "tool": "brain_stats"}\n')
     p.stdin.flush()
     assert json.loads(p.stdout.readline())["id"] == 1  # running, waiting for the next request
-    p.send_signal(signal.SIGTERM)
+    p.send_signal(getattr(signal, signame))  # SIGHUP: the terminal or ssh session closed
     err = p.stderr.read()
-    assert p.wait(timeout=120) == 143 and err == b"terminated\n"
+    assert p.wait(timeout=120) == code and err == word + b"\n"
     p.stdin.close()
 
 
