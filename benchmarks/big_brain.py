@@ -21,6 +21,10 @@ child's ``ru_maxrss`` from ``os.wait4``):
 * the database size, and ``os.getloadavg()`` (2 shared cores: wall time is not only ours).
 
     python benchmarks/big_brain.py [--scale 1.0] [--work /tmp/gbrain-big] [--keep]
+        [--baseline CHECKOUT [--import-rounds 2]] [--import-only]
+
+``--baseline``: another gbrain checkout, whose import (each into a new DB: CPU and the DB's size)
+alternates with this one's first, and whose export and verify run beside this one's.
 
 Needs about 4.5× the tree's size free under ``--work`` (tree, DB, export, copy); checked first.
 """
@@ -246,6 +250,8 @@ def main() -> int:
     ap.add_argument("--work", default=None, help="work folder (default: a new one under /tmp)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     ap.add_argument("--baseline", default=None, help="another gbrain checkout whose export and verify run beside (interleaved)")
+    ap.add_argument("--import-rounds", type=int, default=2, help="with --baseline: imports of each, alternated (DB size and CPU)")
+    ap.add_argument("--import-only", action="store_true", help="stop after the import figures")
     ap.add_argument("--io-only", action="store_true", help="only cp -r / export / verify, on the tree and brain.db an earlier --keep run left in --work")
     a = ap.parse_args()
     if a.io_only:
@@ -279,13 +285,30 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
 
+        if a.baseline:  # the baseline's import beside this one's, alternated, each into a new DB
+            for r in range(a.import_rounds):
+                for who, e in (("baseline", dict(env, PYTHONPATH=a.baseline, GBRAIN_DB=str(work / "base.db"))), ("this", env)):
+                    d = Path(e["GBRAIN_DB"])
+                    for s in ("", "-wal", "-shm"):
+                        Path(str(d) + s).unlink(missing_ok=True)
+                    load = os.getloadavg()
+                    wall, cpu, rss, rc, err = run_child([sys.executable, "-m", "gbrain", "import", str(tree)], e)
+                    assert rc == 0, err
+                    size = sum(os.path.getsize(str(d) + s) for s in ("", "-wal") if os.path.exists(str(d) + s))
+                    print(f"import round {r + 1}, {who:8} {wall:7.1f} s wall  {cpu:7.1f} CPU-s   peak {rss:6.0f} MB   DB {size / 1e9:.3f} GB "
+                          f"({size / nbytes:.2f}x the tree; load {load[0]:.1f})")
+            for s in ("", "-wal", "-shm"):
+                Path(str(db) + s).unlink(missing_ok=True)
         load = os.getloadavg()
         wall, cpu, rss, rc, err = run_child([sys.executable, "-m", "gbrain", "import", str(tree)], env)
         if rc != 0:
             print(f"import failed ({rc}): {err}", file=sys.stderr)
             return 1
         dbsize = sum(os.path.getsize(str(db) + s) for s in ("", "-wal") if os.path.exists(str(db) + s))
-        print(f"\nimport (CLI)        {wall:7.1f} s wall  {cpu:7.1f} CPU-s   peak {rss:6.0f} MB   target ≤ 300 MB   ({nbytes / 1e6 / wall:.0f} MB/s; DB {dbsize / 1e9:.2f} GB; load {load[0]:.1f})")
+        print(f"\nimport (CLI)        {wall:7.1f} s wall  {cpu:7.1f} CPU-s   peak {rss:6.0f} MB   target ≤ 300 MB   ({nbytes / 1e6 / wall:.0f} MB/s; DB {dbsize / 1e9:.2f} GB, {dbsize / nbytes:.2f}x the tree; load {load[0]:.1f})")
+        if a.import_only:
+            print(f"load average at the end: {os.getloadavg()}")
+            return 0
 
         wall1, _, rss1, rc, err = run_child([sys.executable, "-m", "gbrain", "sync", str(tree)], env)
         assert rc == 0, err

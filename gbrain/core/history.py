@@ -21,6 +21,14 @@ Storage (migration ``_m4_history`` in :mod:`gbrain.storage.db`)
   page's text once and pays no deflate for it; the one copy of a current version is the page row
   (a page text damaged in place loses its current version: :func:`body` says so). Bodies packed
   before v24 stay packed; readers accept both.
+* Files too (migration v35 / ``pg_v35.sql``, :func:`file_ref_triggers_sql`): the body of a
+  non-page file's version that is still the bytes of the ``files`` row that wrote it is the
+  marker :data:`FILE_REF` + that row's id (``b'f42'``), packed by the row's UPDATE (new bytes) or
+  DELETE trigger (``gb_keep``); a move keeps the row and its id. A new version of a file stored
+  whole is a delta against the one it replaced only when that delta is at most a
+  :data:`FILE_DELTA_SHARE`-th of its size (a sidecar edited in one place), else a reference (a
+  PDF replaced whole is not stored twice). Big files' bodies were never copies (``c``). An
+  upgrade turns the copies of current files into references (:func:`refer_files`).
 
 The rows are written by SQLite triggers on ``pages`` and ``files`` in the writer's own
 transaction, so every path that writes (``put``, ``tag``, ``link``, ``raw``, ``delete``, import,
@@ -107,6 +115,11 @@ def _deflate(raw: bytes, zd: bytes | None) -> bytes:
 DELTA_TAGS = (b"d", b"x")
 #: marker of a body stored by reference (v24): ``b'p'`` + the id of the page that holds it now
 REF = b"p"
+#: marker of a file body stored by reference (v35): ``b'f'`` + the id of the ``files`` row that holds it now
+FILE_REF = b"f"
+#: a new version of a file stored whole is kept as a delta against the one it replaced only when
+#: the delta is at most this fraction (1/N) of its size; else by reference (v35)
+FILE_DELTA_SHARE = 4
 
 
 def hashlib_sha(text: str | bytes) -> str:
@@ -159,7 +172,7 @@ def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
         if r is None:
             raise NotFound(f"history body {bid} is missing")
         data = bytes(r[1])
-        if data[:1] == REF:  # the current text of a page (v24): the end of the chain
+        if data[:1] in (REF, FILE_REF):  # the current text of a page (v24) or bytes of a file (v35): the end of the chain
             chain.append(b"r" + _referenced(conn, bid, data, r[2]))
             break
         chain.append(data)
@@ -172,20 +185,28 @@ def _body_whole(conn: sqlite3.Connection, body_id: int) -> bytes:
 
 
 def _referenced(conn: sqlite3.Connection, bid: int, data: bytes, hx: str) -> bytes:
-    """The bytes of body ``bid`` stored by reference (``data``: :data:`REF` + a page id): that
-    page's text, when it hashes to ``hx``."""
+    """The bytes of body ``bid`` stored by reference (``data``: :data:`REF` + a page id, or
+    :data:`FILE_REF` + a file id): that page's text or that file's bytes, when they hash to
+    ``hx``; else :class:`NotFound` (the version is lost, never other bytes)."""
     from .brain import render_row
 
-    r = conn.execute("SELECT bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (int(data[1:]),)).fetchone()
-    raw = render_row(r).encode("utf-8", "surrogatepass") if r is not None else None
+    i = int(data[1:])
+    if data[:1] == FILE_REF:
+        what = "bytes of file id"
+        r = conn.execute("SELECT data FROM files WHERE id = ? AND pieces = 0", (i,)).fetchone()
+        raw = bytes(r[0]) if r is not None else None
+    else:
+        what = "text of page id"
+        r = conn.execute("SELECT bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (i,)).fetchone()
+        raw = render_row(r).encode("utf-8", "surrogatepass") if r is not None else None
     if raw is None or hashlib_sha(raw) != hx:
-        raise NotFound(f"history body {bid} is lost: it was kept as the current text of page id {int(data[1:])}, "
-                       f"which {'is gone' if r is None else 'no longer holds it (its stored text is damaged)'}")
+        raise NotFound(f"history body {bid} is lost: it was kept as the current {what} {i}, "
+                       f"which {'is gone' if r is None else 'no longer holds it (its stored bytes are damaged)'}")
     return raw
 
 
 def keep(text: Any, hx: str) -> bytes | None:
-    """SQL ``gb_keep(text, hash)`` (v24): a page text that stops being current, packed on its own
+    """SQL ``gb_keep(text, hash)`` (v24; v35: a file's bytes too): a page text that stops being current, packed on its own
     (:func:`pack`) to replace its reference; NULL when it does not hash to ``hash`` (the stored
     text was damaged in place: the reference stays, and reading it says the version is lost)."""
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
@@ -254,18 +275,20 @@ END;
 """
 
 
-def _ref(id_expr: str) -> str:
-    """SQL of the reference marker of page ``id_expr`` (``b'p'`` + its id as digits)."""
-    return f"CAST('p' || {id_expr} AS BLOB)"
+def _ref(id_expr: str, marker: str = "p") -> str:
+    """SQL of the reference marker of page ``id_expr`` (``b'p'`` + its id as digits; ``marker``
+    ``f``: of a file row, v35)."""
+    return f"CAST('{marker}' || {id_expr} AS BLOB)"
 
 
-def _let_go(when: str = "") -> str:
-    """The UPDATE/DELETE trigger step of v24 (:func:`ref_triggers_sql`): the body that OLD held by
-    reference is packed from OLD's text (which still hashes to it; else the reference stays).
-    ``when``: a further SQL condition (``… AND ``) for the step to run at all."""
-    po = _render("old")
+def _let_go(when: str = "", file: bool = False) -> str:
+    """The UPDATE/DELETE trigger step of v24 (:func:`ref_triggers_sql`; ``file``: of v35,
+    :func:`file_ref_triggers_sql`): the body that OLD held by reference is packed from OLD's text
+    or bytes (which still hash to it; else the reference stays). ``when``: a further SQL
+    condition (``… AND ``) for the step to run at all."""
+    po = "old.data" if file else _render("old")
     return (f"UPDATE history_bodies SET data = COALESCE(gb_keep({po}, old.content_hash), data) "
-            f"WHERE {when}hash = old.content_hash AND data = {_ref('old.id')};")
+            f"WHERE {when}hash = old.content_hash AND data = {_ref('old.id', 'f' if file else 'p')};")
 
 
 def ref_triggers_sql() -> str:
@@ -393,6 +416,81 @@ CREATE TRIGGER files_history_au AFTER UPDATE OF path, content_hash ON files
   {_row("file", "new.path", "new.path", "CASE WHEN old.path IS NOT new.path THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", "CASE WHEN old.path IS NOT new.path THEN 'from ' || old.path ELSE '' END", w=w)}
 END;
 """
+
+
+#: SQL condition: a history body that is a copy of its bytes (v35: any encoding but a reference or
+#: big file's pieces, stored in more than a :data:`FILE_DELTA_SHARE`-th of its size), which a
+#: files row holding those bytes may hold by reference instead
+COPY_SQL = f"substr(data, 1, 1) NOT IN (X'63', X'66', X'70') AND length(data) * {FILE_DELTA_SHARE} > size"
+
+
+def file_ref_triggers_sql() -> str:
+    """Migration v35: the ``files`` history triggers with bodies stored by reference (module
+    docstring), as :func:`ref_triggers_sql` for pages: INSERT records a new body as
+    :data:`FILE_REF` + the row's id (a big file's ``c`` as before); UPDATE and DELETE first pack
+    the body OLD held by reference (:func:`keep`); UPDATE then stores the new body as a delta
+    against the old one when both are whole, the chain is short and the delta is at most a
+    :data:`FILE_DELTA_SHARE`-th of the new size, else by reference. ``gb_pack`` runs once (the
+    subquery's ``OFFSET 0`` keeps SQLite from copying its expression into each use). Bytes the
+    history holds already as a copy (:data:`COPY_SQL`: a file restored, reverted, re-created or
+    moved by delete and insert) are taken back as a reference to the new row, so they stay once."""
+    m, share = MAX_DEPTH, FILE_DELTA_SHARE
+    ok = f"new.pieces = 0 AND old.pieces = 0 AND b.depth < {m} AND b.data IS NOT {_ref('old.id', 'f')}"
+    use = f"k.p IS NOT NULL AND length(k.p) * {share} <= new.size"
+    fresh = "NOT EXISTS (SELECT 1 FROM history_bodies WHERE hash = new.content_hash)"
+    moved = "old.path IS NOT new.path"
+    adopt = (f"UPDATE history_bodies SET data = {_ref('new.id', 'f')}, base_id = NULL, depth = 0 "
+             f"WHERE {{when}}new.pieces = 0 AND hash = new.content_hash AND {COPY_SQL};")
+    return f"""
+DROP TRIGGER IF EXISTS files_history_ai;
+DROP TRIGGER IF EXISTS files_history_au;
+DROP TRIGGER IF EXISTS files_history_ad;
+CREATE TRIGGER files_history_ai AFTER INSERT ON files BEGIN
+  INSERT INTO history_bodies(hash, size, base_id, depth, data) SELECT new.content_hash, new.size, NULL,
+    CASE WHEN new.pieces > 0 THEN {m} ELSE 0 END, CASE WHEN new.pieces > 0 THEN X'63' ELSE {_ref('new.id', 'f')} END
+    WHERE {fresh};
+  {adopt.format(when="")}
+  {_row("file", "new.path", "new.path", "'create'", "new.content_hash", "new.size", w=True)}
+END;
+CREATE TRIGGER files_history_au AFTER UPDATE OF path, content_hash ON files
+  WHEN old.content_hash IS NOT new.content_hash OR {moved} BEGIN
+  INSERT INTO history({_cols(True)})
+    SELECT 'file', old.path, {_next("file", "old.path")}, old.path, 'move', NULL, 0, {_AT}, {_ORIGIN}, 'to ' || new.path{_WRITER} WHERE {moved};
+  {_let_go("old.content_hash IS NOT new.content_hash AND ", file=True)}
+  INSERT INTO history_bodies(hash, size, base_id, depth, data)
+    SELECT new.content_hash, new.size, CASE WHEN {use} THEN k.bid END,
+      CASE WHEN new.pieces > 0 THEN {m} WHEN {use} THEN k.depth + 1 ELSE 0 END,
+      CASE WHEN new.pieces > 0 THEN X'63' WHEN {use} THEN k.p ELSE {_ref('new.id', 'f')} END
+    FROM (SELECT b.id AS bid, b.depth AS depth, CASE WHEN {ok} THEN gb_pack(new.data, old.data) END AS p
+          FROM (SELECT 1) LEFT JOIN history_bodies b ON b.hash = old.content_hash WHERE {fresh} LIMIT -1 OFFSET 0) k;
+  {adopt.format(when="old.content_hash IS NOT new.content_hash AND ")}
+  {_row("file", "new.path", "new.path", f"CASE WHEN {moved} THEN 'move' ELSE 'update' END", "new.content_hash", "new.size", f"CASE WHEN {moved} THEN 'from ' || old.path ELSE '' END", w=True)}
+END;
+CREATE TRIGGER files_history_ad AFTER DELETE ON files BEGIN
+  {_let_go(file=True)}
+  {_row("file", "old.path", "old.path", "'delete'", None, "0", w=True)}
+END;
+"""
+
+
+def refer_files(conn) -> tuple[int, int]:
+    """Migration v35's upgrade (either engine, in the caller's transaction): each history body
+    that is a copy of a current file's bytes (:data:`COPY_SQL`; a file stored whole whose bytes still hash to it)
+    becomes a reference to that file (:data:`FILE_REF`; the lowest file id when several hold
+    it). Returns ``(bodies turned into references, bytes of the copies freed)``."""
+    rows = conn.execute(
+        "SELECT id, hash, length(data) FROM history_bodies WHERE hash IN (SELECT content_hash FROM files WHERE pieces = 0) "
+        f"AND {COPY_SQL} ORDER BY id").fetchall()
+    n = freed = 0
+    for bid, hx, size in rows:
+        f = conn.execute("SELECT id, data FROM files WHERE content_hash = ? AND pieces = 0 ORDER BY id LIMIT 1", (hx,)).fetchone()
+        if f is None or hashlib_sha(bytes(f[1])) != hx:
+            continue  # damaged in place: the packed copy is the version's only good one
+        ref = FILE_REF + str(int(f[0])).encode()
+        conn.execute("UPDATE history_bodies SET data = ?, base_id = NULL, depth = 0 WHERE id = ?", (ref, bid))
+        n += 1
+        freed += int(size) - len(ref)
+    return n, freed
 
 
 def writer_sql(add_column: bool = True) -> str:

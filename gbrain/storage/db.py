@@ -1246,6 +1246,29 @@ def _m34_numeric_tags(conn: sqlite3.Connection) -> None:
     rederive_numeric_tag_pages(conn)
 
 
+def _m35_file_refs(conn: sqlite3.Connection) -> None:
+    """Files' history by reference: a non-page file's current version is recorded as a reference
+    to its ``files`` row (marker ``f``) and packed when the row lets go of it (the ``files``
+    triggers re-created: :func:`gbrain.core.history.file_ref_triggers_sql`); the copies an older
+    gbrain stored of current files become references (:func:`file_refs_upgrade`)."""
+    from ..core.history import file_ref_triggers_sql
+
+    _exec_script(conn, file_ref_triggers_sql())
+    file_refs_upgrade(conn)
+
+
+def file_refs_upgrade(conn) -> None:
+    """The upgrade step of v35 (SQLite migration, Postgres ``_PY_STEPS``): the history's copies of
+    current files' bytes become references (:func:`gbrain.core.history.refer_files`), said
+    through :data:`on_upgrade` when there were any."""
+    from ..core.history import refer_files
+
+    n, freed = refer_files(conn)
+    if n and on_upgrade is not None:
+        on_upgrade(f"{n:,} file versions in the history now refer to their files instead of holding a copy "
+                   f"({freed / 1e6:.1f} MB freed inside the brain, reused by later writes; docs/history.md, Space: how to give it back to the disk)")
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1280,7 +1303,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

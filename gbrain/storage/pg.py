@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 34
+PG_SCHEMA_VERSION = 35
 
 
 def is_url(db: object) -> bool:
@@ -901,6 +901,12 @@ def _numeric_tag_pages(conn: "PgConnection") -> None:
     rederive_numeric_tag_pages(conn)
 
 
+def _file_refs(conn: "PgConnection") -> None:
+    from .db import file_refs_upgrade
+
+    file_refs_upgrade(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -917,7 +923,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              31: _migrants,  # v31: Notion's Tags: property, [[Nov 28th, 2026]] finds a Logseq journal (SQLite v31)
              32: _template_name_pages,  # v32: a template's placeholder is no title or alias (SQLite v32)
              33: _quote_order_pages,  # v33: a quote a list ends stays before the list's next blocks (SQLite v33)
-             34: _numeric_tag_pages}  # v34: a tag of digits only (tags: [2026]) is no tag (SQLite v34)
+             34: _numeric_tag_pages,  # v34: a tag of digits only (tags: [2026]) is no tag (SQLite v34)
+             35: _file_refs}  # v35: the history's copies of current files become references (SQLite v35)
 
 
 def migrate(conn: PgConnection) -> int:
