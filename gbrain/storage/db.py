@@ -1266,7 +1266,7 @@ def file_refs_upgrade(conn) -> None:
     n, freed = refer_files(conn)
     if n and on_upgrade is not None:
         on_upgrade(f"{n:,} file versions in the history now refer to their files instead of holding a copy "
-                   f"({freed / 1e6:.1f} MB freed inside the brain, reused by later writes; docs/history.md, Space: how to give it back to the disk)")
+                   f"({freed / 1e6:.1f} MB now free inside the brain, reused by later writes; a VACUUM gives it back to the disk: docs/history.md#retention)")
 
 
 #: what a write of a process older than its brain's schema is refused with (migration v28;
