@@ -436,6 +436,27 @@ def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monk
     assert "embedding" not in capsys.readouterr().err
 
 
+@pytest.mark.engine_free
+@pytest.mark.parametrize("name", ["minilm", "local"])
+def test_a_long_local_estimate_says_how_to_start_sooner(tmp_path, monkeypatch, capsys, name):
+    """Trial 24: on a busy machine `gbrain embed` of a 1,780-note vault announced "roughly 111 min"
+    with minilm and left the newcomer to find `--limit` and wordllama in the README. An estimate
+    of 10 minutes or more names both ways to start sooner (wordllama only when the model is
+    minilm); a short one stays one line without them (the test above)."""
+    from gbrain.search import vectors
+
+    inst = emb.FakeEmbedding(name, 8)
+    serve_model(monkeypatch, inst)
+    monkeypatch.setattr(vectors, "sample_rate", lambda *a, **k: (1.0, 32))  # 1 token/s: hours
+    tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
+    b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model=name)
+    embed(b)
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if "timed on 32 chunks" in x)
+    assert "min at" in line and "`gbrain embed --limit 200`" in line
+    assert ("`gbrain config set embedding_model wordllama`" in line) == (name == "minilm")
+
+
 # ---------------------------------------------------------------------------
 # OpenAI: the real client against a local OpenAI-compatible server
 # ---------------------------------------------------------------------------

@@ -74,6 +74,17 @@ def _embed_text(r: dict, a: dict) -> str:
     return s
 
 
+LONG_ESTIMATE_SECONDS = 600  # a local run estimated this long names the ways to start sooner (trial 24: 111 min announced, no way out)
+
+
+def _sooner(model_id: str) -> str:
+    """The tail of a long local estimate: how a person starts searching by meaning sooner (a first
+    batch with ``--limit``; minilm's faster, weaker sibling wordllama): a string starting with ``"; "``,
+    appended to the estimate line."""
+    other = " or `gbrain config set embedding_model wordllama` (many times faster, ranks less well)" if model_id == "minilm" else ""
+    return f"; to start sooner: `gbrain embed --limit 200` embeds 200 pages now (run it again for more){other}"
+
+
 @op(
     "embed",
     "Embed pages for semantic search (brain_query) with the active model: with no argument the pages changed since their last "
@@ -150,7 +161,8 @@ def _embed(b, a, ctx):
             _say(
                 ctx,
                 f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: roughly {took} "
-                f"at {rate / per_chunk:,.1f} chunks/s, timed on {n} chunks here just now; an interrupted run continues with `gbrain embed --stale`",
+                f"at {rate / per_chunk:,.1f} chunks/s, timed on {n} chunks here just now; an interrupted run continues with `gbrain embed --stale`"
+                + (_sooner(model.model_id) if secs >= LONG_ESTIMATE_SECONDS and not ctx.agent else ""),
             )
     if ctx.progress_label:
         ctx.progress_label(f"Embedding ({model.model_id})")
