@@ -1011,7 +1011,7 @@ def test_stats_say_how_much_of_the_brain_is_history_and_what_pruning_left_free(d
         if engine == "sqlite":
             assert s["history_table_bytes"] < before and s["free_bytes"] > 0
         text = ops.find("stats").text(s, {})
-        assert "\n  1 version(s); with their rows and indexes " in text and "% of the DB" in text, text
+        assert "\n  1 version(s), the current ones included; with their rows and indexes " in text and "% of the DB" in text, text
 
 
 def test_copy_of_a_brain_another_process_writes_meanwhile_is_one_moment_of_it(tmp_path, db_path):
@@ -1068,3 +1068,21 @@ def test_prune_frees_the_bodies_of_the_versions_it_drops_not_only_the_rows(db_pa
         b.put("busy", base + "after the prune\n")  # a new version after the cut chain still reads back, and the one before it
         assert run(b, "get", slug="busy", version=40)["content"] == texts[-1]
         assert run(b, "get", slug="busy", version=41)["content"] == base + "after the prune\n"
+
+
+def test_stats_history_lines_say_the_count_holds_the_current_versions(db_path):
+    """Trial 24: after importing 1,780 notes `gbrain stats` said "History: 0.0 MB (the versions kept…)"
+    over "1,787 version(s); with their rows and indexes 0.7 MB": two sizes for one history, and 1,787
+    versions weighing nothing. The MB are the texts of versions since replaced or deleted (a current
+    text is stored once, as its page); the count includes every page's current version. Both say so."""
+    with Brain.open(db_path, create=True) as b:
+        for n in ("a", "b", "c"):
+            b.save_page(f"notes/{n}.md", f"# {n}\n\nfirst\n")
+        fresh = ops.find("stats").text(run(b, "stats"), {})
+        b.save_page("notes/a.md", "# a\n\nsecond\n")
+        r = run(b, "stats")
+        text = ops.find("stats").text(r, {})
+    assert r["history_versions"] == 4 and r["history_bytes"] > 0, r
+    assert "History: 0.0 MB (replaced and deleted versions' texts, compressed;" in fresh, fresh
+    assert "  3 version(s), the current ones included;" in fresh, fresh
+    assert "  4 version(s), the current ones included;" in text, text

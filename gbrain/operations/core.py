@@ -778,7 +778,7 @@ def _stats_text(r: dict, a: dict) -> str:
                      + (f", {left:,} to embed, new or changed since (`gbrain embed`)" if left else ""))
     lines += [
         f"Other files: {r['files']:,} ({r['files_bytes'] / 1e6:.1f} MB)",
-        f"History: {r['history_bytes'] / 1e6:.1f} MB (the versions kept; `gbrain history --prune` drops old ones)",
+        f"History: {r['history_bytes'] / 1e6:.1f} MB (replaced and deleted versions' texts, compressed; `gbrain history --prune` drops old ones)",
         f"Ingest log: {r['ingest_log']:,}",
         f"DB size: {r['db_bytes'] / 1e6:.1f} MB" + (f" ({r['free_bytes'] / 1e6:.1f} MB of it free: a VACUUM gives it back, docs/history.md#retention)"
                                                     if r.get("free_bytes") and r["free_bytes"] >= 0.1 * r["db_bytes"] else ""),
@@ -787,7 +787,7 @@ def _stats_text(r: dict, a: dict) -> str:
         i = next(n for n, x in enumerate(lines) if x.startswith("History: "))
         tb = r.get("history_table_bytes")
         share = f"; with their rows and indexes {tb / 1e6:.1f} MB, {100 * tb / r['db_bytes']:.0f}% of the DB" if tb is not None and r["db_bytes"] else ""
-        lines.insert(i + 1, f"  {r['history_versions']:,} version(s){share}")
+        lines.insert(i + 1, f"  {r['history_versions']:,} version(s), the current ones included{share}")
     return "\n".join(lines)
 
 
