@@ -384,7 +384,8 @@ def query(
     # (while the question is encoded)
     stale = stale_count(conn, model.model_id)
     if stale:
-        notes.append(f"{stale:,} page(s) not embedded yet, changed since or cut by an older chunking; run `gbrain embed --stale`")
+        notes.append(f"{stale:,} page(s) not embedded yet (new, changed since, or cut by an older chunking): query ranks them by their "
+                     "words only; run `gbrain embed --stale`")
     kw = keyword_side(conn, question, type=type, tag=tag, prefix=prefix, limit=k) if mode != "vector" else []
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims)
