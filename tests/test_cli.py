@@ -190,6 +190,18 @@ def test_missing_db_is_a_clear_error(tmp_path):
 
 
 @pytest.mark.engine_free
+def test_missing_default_brain_names_the_folder_it_looked_in(tmp_path):
+    """Trial 24: `gbrain search foo` in a folder other than the one the import ran in said "no brain
+    at brain.db": the default is relative to where the command runs, and the line did not say
+    where that was. A relative path is shown with the folder it was looked for in."""
+    r = gbrain("search", "foo", cwd=tmp_path, env={"GBRAIN_DB": ""})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.decode().startswith(f"error: no brain at brain.db in {tmp_path} ("), r.stderr
+    r = gbrain("get", "x", "--db", str(tmp_path / "none.db"))
+    assert f"no brain at {tmp_path / 'none.db'} (".encode() in r.stderr, r.stderr  # an absolute path as given
+
+
+@pytest.mark.engine_free
 def test_not_a_database_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not sqlite" * 100)

@@ -138,7 +138,9 @@ def refuse_missing(path, create: bool) -> None:
     from ..errors import BadInput
 
     if not create and not path.exists():
-        raise BadInput(f"no brain at {path}; give the path of an existing brain with --db, or add --create to start a new one there")
+        from ..storage.db import where
+
+        raise BadInput(f"no brain at {where(path)}; give the path of an existing brain with --db, or add --create to start a new one there")
     from ..storage.db import refuse_unusable
 
     refuse_unusable(path)  # a file that is not a brain: said now, not at every tool call

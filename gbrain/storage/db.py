@@ -1466,6 +1466,20 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
     return GBrainError(f"database error on {p}: {msg}")
 
 
+
+def where(p: Path) -> str:
+    """``p`` as a message names a brain file: as given when absolute, else followed by the folder it
+    is relative to (``brain.db in /home/ana/notes``: the default brain is the one where the command
+    runs, trial 24); a ``postgresql://`` target (no local path) as its ``str``. Never raises (a folder
+    gone from under the process: the path as given)."""
+    if not isinstance(p, Path) or getattr(p, "url", None) or p.is_absolute():
+        return str(p)
+    try:
+        return f"{p} in {os.getcwd()}"
+    except OSError:
+        return str(p)
+
+
 def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: bool = False) -> sqlite3.Connection:
     """Open (and migrate) a brain database.
 
@@ -1485,7 +1499,7 @@ def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: b
     if p.is_dir():
         raise BadInput(f"{p} is a folder; --db / GBRAIN_DB must name the database file, e.g. {p / DEFAULT_DB}")
     if not create and not p.exists():
-        raise BadInput(f"no brain at {p} (run `gbrain init` or `gbrain import DIR` first, or pass --db)")
+        raise BadInput(f"no brain at {where(p)} (run `gbrain init` or `gbrain import DIR` first, or pass --db)")
     if p.parent and not p.parent.exists():
         raise BadInput(f"folder for the database does not exist: {p.parent}")
     try:
