@@ -229,7 +229,7 @@ def test_version_and_check_say_what_they_are_on_postgres(pg_url):
     v = gbrain("version", "--db", pg_url).stdout.decode()
     assert f"schema v{pg.PG_SCHEMA_VERSION} on Postgres" in v, v
     c = gbrain("check", "--db", pg_url).stdout.decode()
-    assert "integrity_check" not in c and "page hashes" in c, c
+    assert "integrity_check" not in c and "page and file hashes" in c, c
 
 
 def _params(conn: pg.PgConnection) -> dict:

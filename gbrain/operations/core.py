@@ -1251,16 +1251,16 @@ def _check_text(r: dict, a: dict) -> str:
     return "\n".join([f"{r['database']}: DAMAGED"] + [f"  {p}" for p in r["problems"]] + [r["advice"]])
 
 
-@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys and every page's text against its stored hash (on Postgres, which keeps its files, indexes and keys itself: the page hashes). Exit 1 with how to recover when it is damaged.", [], mcp=False, title="Check the database file's integrity", text=_check_text)
+@op("check", "Check the brain database file itself: SQLite's integrity_check, the search index against the pages, foreign keys, every page's text and every stored file's bytes against their stored hashes (on Postgres, which keeps its files, indexes and keys itself: the hashes). Exit 1 with how to recover when it is damaged.", [], mcp=False, title="Check the database file's integrity", text=_check_text)
 def _check(b, a, ctx):
     from ..storage.db import recovery_advice
     from ..sync.verify import db_integrity
 
     problems = db_integrity(b, full=True)
     if getattr(b.conn, "dialect", "sqlite") == "postgres":  # the server keeps its files, indexes and keys sound itself
-        checked = ["page hashes; Postgres keeps its own files, indexes and foreign keys"]
+        checked = ["page and file hashes; Postgres keeps its own files, indexes and foreign keys"]
     else:
-        checked = ["integrity_check", "search index", "foreign keys", "page hashes"]
+        checked = ["integrity_check", "search index", "foreign keys", "page hashes", "file hashes"]
     advice = recovery_advice(b.path) if problems else ""
     if problems and all(p.startswith("search index:") for p in problems):
         # only the derived keyword index: the pages are sound, writes go on, and it is rebuilt

@@ -994,11 +994,47 @@ def damaged_pages(brain: Brain, listed: int = 10) -> list[str]:
             "(take them from your markdown folder and `gbrain put` each; the damaged text is kept in its history)"]
 
 
+def damaged_files(brain: Brain, listed: int = 10) -> list[str]:
+    """Problems for stored files (attachments, ``.raw`` sidecars) whose bytes no longer hash to
+    their ``content_hash`` (changed in place; since v35 the history refers to a file's current
+    bytes instead of holding a copy, so such damage loses that version), one line naming up to
+    ``listed`` paths; ``[]`` when every file matches. Costs one read and sha256 of every stored
+    byte (a big file's pieces streamed, :func:`gbrain.storage.blobs.iter_pieces`)."""
+    import sqlite3
+
+    from ..storage import blobs
+
+    bad: list[str] = []
+    c = brain.conn
+    try:
+        for r in c.execute("SELECT path, content_hash, pieces FROM files ORDER BY path").fetchall():
+            h = hashlib.sha256()
+            try:
+                if r[2]:
+                    for piece in blobs.iter_pieces(c, r[1]):
+                        h.update(piece)
+                else:
+                    h.update(bytes(c.execute("SELECT data FROM files WHERE path = ?", (r[0],)).fetchone()[0]))
+            except ValueError:  # a missing piece
+                bad.append(r[0])
+                continue
+            if h.hexdigest() != r[1]:
+                bad.append(r[0])
+    except sqlite3.DatabaseError as e:
+        return [f"file bytes: {e}"]
+    if not bad:
+        return []
+    more = f" and {len(bad) - listed:,} more" if len(bad) > listed else ""
+    return [f"{len(bad):,} file(s) whose stored bytes no longer match their hash: {', '.join(bad[:listed])}{more} "
+            "(copy each from your markdown folder or a backup and `gbrain sync` or `gbrain import` it)"]
+
+
 def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     """Problems with the database file itself (empty when sound): SQLite's ``quick_check``
     (``integrity_check`` with ``full``, which also compares indexes with their tables), FTS5's
-    integrity check of the search index against the pages, and (``full``) foreign keys and
-    every page's stored text against its ``content_hash`` (:func:`damaged_pages`)."""
+    integrity check of the search index against the pages, and (``full``) foreign keys, every
+    page's stored text against its ``content_hash`` (:func:`damaged_pages`) and every stored
+    file's bytes against theirs (:func:`damaged_files`)."""
     import sqlite3
 
     c = brain.conn
@@ -1024,6 +1060,7 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
         except sqlite3.DatabaseError as e:
             out.append(f"foreign keys: {e}")
         out += damaged_pages(brain)
+        out += damaged_files(brain)
     if out:
         brain.damaged = brain.damaged or out[0]
     return out
