@@ -162,6 +162,22 @@ def test_overlaps_deletions_bad_bytes_and_line_endings():
 
 
 @pytest.mark.engine_free
+def test_a_base_without_a_line_break_is_no_line_ending_conversion():
+    """Hypothesis (test_history's every-version property, a RecursionError in a helper's
+    worktree): a base with no line break at all (a one-line note with no final newline, an empty
+    file) and a side that has line breaks was taken for a side that "converted every line
+    ending"; the texts with CRLF made LF were the same texts, and merge_edits called itself with
+    them until the stack ran out (sync and watch died on such a page). Nothing was converted
+    there: the sides merge as they are."""
+    assert merge_edits(b"a", b"a\n", b"b") is None  # both changed the one line: a conflict
+    assert merge_edits(b"a", b"a", b"b\r\n") == b"b\r\n"  # one side changed: that side
+    assert merge_edits(b"a", b"a\r\n", b"a") == b"a\r\n"
+    assert merge_edits(b"", b"x\n", b"") == b"x\n"
+    assert merge_edits(b"", b"x\r\n", b"y\n") is None
+    assert merge_edits(b"one", b"one\n\n---\n\n" + ENTRY_B, b"one\r\n") is None
+
+
+@pytest.mark.engine_free
 def test_decide_merges_only_a_both_changed_page_the_caller_found_mergeable():
     st = dict(disk="d", brain="s", base="b", brain_kind="page")
     plan = decide({"a.md": PathState(**st, both_merge=True), "b.md": PathState(**st),
@@ -312,6 +328,22 @@ def test_both_appending_timeline_entries_merge_but_paragraphs_conflict(env):
     brain.put(SLUG, (base + b"\nBrain paragraph.\n").decode("utf-8"))
     rep = eng.sync()
     assert rep["exit_code"] == 3 and rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
+
+
+def test_a_one_line_note_with_no_final_newline_edited_on_both_sides_is_a_conflict_not_a_crash(env):
+    """A note of one line and no line break, an agent's timeline-add on it (the page gains line
+    breaks) and a hand edit of the file: sync died with a RecursionError (merge_edits took the
+    brain's side for a line-ending conversion). Now: the conflict copy (both changed the one line)."""
+    brain, eng, root = env
+    f = root / "notes" / "one-line.md"
+    f.parent.mkdir(exist_ok=True)
+    f.write_bytes(b"one line")
+    assert eng.sync()["exit_code"] == 0
+    brain.timeline_add("notes/one-line", "2026-12-03", "met")
+    f.write_bytes(b"one line, edited")
+    rep = eng.sync()
+    assert rep["exit_code"] == 3 and rep["merged"] == [] and [c["kind"] for c in rep["conflicts"]] == ["both-changed"]
+    verify_equal(brain, root)
 
 
 def test_no_base_text_in_the_history_stays_a_conflict(env):

@@ -269,7 +269,10 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
     if page_slug_for_sidecar(path) is not None:
         return merge_sidecar(base, brain, disk)
     was, mine, yours = line_endings(base), line_endings(brain), line_endings(disk)
-    turned = {e for e in (mine, yours) if e != was and e in ("lf", "crlf")}
+    # a base with no line break had no ending to convert (a side that has line breaks added
+    # them); before, such a side counted as converted, the texts made LF were the same texts and
+    # this function called itself with them until the stack ran out
+    turned = {e for e in (mine, yours) if e != was and e in ("lf", "crlf")} if was != "none" else set()
     if turned:
         # a side converted every line ending (git's core.autocrlf at a checkout on Windows, an
         # editor's setting): every line differs, but not its text; the texts merge with LF
@@ -277,10 +280,16 @@ def merge_edits(base: bytes, brain: bytes, disk: bytes, path: str = "", timeline
         if len(turned) > 1 or {mine, yours} - turned - {was}:
             return None
         lf = [b.replace(b"\r\n", b"\n") for b in (base, brain, disk)]
-        out = merge_edits(*lf, path=path, timeline_split=timeline_split)
+        out = _merge_texts(*lf, path, timeline_split)
         if out is None or turned == {"lf"}:
             return out
         return out.replace(b"\n", b"\r\n")
+    return _merge_texts(base, brain, disk, path, timeline_split)
+
+
+def _merge_texts(base: bytes, brain: bytes, disk: bytes, path: str, timeline_split: str) -> bytes | None:
+    """:func:`merge_edits` past its size, sidecar and line-ending steps: the line merge of three
+    UTF-8 texts (None when a side is not UTF-8 or the edits overlap)."""
     try:
         base_text = base.decode("utf-8")
         brain.decode("utf-8")
