@@ -445,6 +445,7 @@ class Brain:
         self.check_sound()  # a malformed file is never written to
         dbmod.begin_write(self.conn)
         self._tx_depth = 1
+        changes = self._changes()
         try:
             yield
         except BaseException:
@@ -453,6 +454,8 @@ class Brain:
             raise
         self._tx_depth = 0
         try:
+            if changes is not None and self._changes() != changes:
+                self._fts_upkeep()
             if stop:
                 self.check_stop(commit=True)  # a cancelled call: nothing of this transaction is committed
             self.conn.execute("COMMIT")
@@ -460,6 +463,20 @@ class Brain:
             dbmod.rollback(self.conn)
             raise
         self.commits += 1
+
+    def _changes(self) -> int | None:
+        """The rows this SQLite connection has changed so far (``total_changes``); None on Postgres."""
+        return None if dbmod.is_postgres(self.conn) else self.conn.total_changes
+
+    def _fts_upkeep(self) -> None:
+        """A write transaction's bounded step of keyword-index upkeep (:func:`db.fts_upkeep`), in a
+        savepoint: an index that fails (damaged: ``check`` advises ``reindex``) never fails the write."""
+        self.conn.execute("SAVEPOINT fts_upkeep")
+        try:
+            dbmod.fts_upkeep(self.conn)
+        except sqlite3.DatabaseError:
+            self.conn.execute("ROLLBACK TO fts_upkeep")
+        self.conn.execute("RELEASE fts_upkeep")
 
     # ---- config -------------------------------------------------------------
 

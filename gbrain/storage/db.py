@@ -1785,6 +1785,106 @@ def vacuum_after_bulk(conn, written: int, before: int) -> bool:
     return True
 
 
+#: the keyword index's upkeep (:func:`fts_upkeep`): a merge step runs while the segments other
+#: than the largest hold more leaf pages than it plus this slack (16 pages of ~4 KB)
+FTS_SLACK_PAGES = 16
+#: the leaf pages (~4 KB each) one upkeep step may write ('merge', -N): ~8 ms of CPU
+FTS_MERGE_STEP = 64
+
+
+def _varint(b: bytes, i: int) -> tuple[int, int]:
+    """SQLite's varint at ``b[i:]`` (big-endian, 7 bits a byte, the ninth byte whole): (value, next i)."""
+    v = 0
+    for k in range(9):
+        c = b[i]
+        i += 1
+        if k == 8:
+            return (v << 8) | c, i
+        v = (v << 7) | (c & 0x7F)
+        if not c & 0x80:
+            return v, i
+    return v, i  # pragma: no cover (the loop returns)
+
+
+def fts_levels(conn) -> list[tuple[int, list[int]]] | None:
+    """``page_fts``'s segments by level: per level (the segments an ongoing merge takes as input,
+    the sizes of its segments in leaf pages of ~4 KB), from FTS5's structure record
+    (``page_fts_data`` row 10: a 4-byte cookie, the V2 marker ``FF 00 00 01`` of tables with
+    tombstones, then varints: levels, segments, write counter, and per level its merge count,
+    segment count and per segment id, first and last leaf page, V2 five more). ``[]`` for an
+    empty index; None on Postgres, without the table, or for a record this code cannot read."""
+    if is_postgres(conn):
+        return None
+    try:
+        row = conn.execute("SELECT block FROM page_fts_data WHERE id = 10").fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None or not row[0]:
+        return []
+    b = bytes(row[0])
+    try:
+        v2 = b[4:8] == b"\xff\x00\x00\x01"
+        i = 8 if v2 else 4
+        nlevels, i = _varint(b, i)
+        _, i = _varint(b, i)  # segments
+        _, i = _varint(b, i)  # write counter
+        levels = []
+        for _lvl in range(nlevels):
+            merging, i = _varint(b, i)
+            nseg, i = _varint(b, i)
+            sizes = []
+            for _s in range(nseg):
+                _, i = _varint(b, i)  # segment id
+                first, i = _varint(b, i)
+                last, i = _varint(b, i)
+                for _x in range(5 if v2 else 0):
+                    _, i = _varint(b, i)
+                sizes.append(max(0, last - first + 1))
+            levels.append((merging, sizes))
+        return levels
+    except IndexError:
+        return None
+
+
+def fts_segments(conn) -> list[int] | None:
+    """The sizes of ``page_fts``'s segments in leaf pages (~4 KB each), lowest level first
+    (:func:`fts_levels` flattened); ``[]`` empty, None where it cannot be read."""
+    levels = fts_levels(conn)
+    return None if levels is None else [n for _, sizes in levels for n in sizes]
+
+
+def fts_upkeep(conn, step: int = FTS_MERGE_STEP) -> bool:
+    """One bounded step of keeping ``page_fts`` compact, in the caller's write transaction
+    (SQLite; nothing on Postgres, whose GIN indexes autovacuum keeps). Returns whether a step ran.
+
+    Every save replaces a page's index entry: FTS5 (external content) writes a delete marker and
+    the new entry into a new segment; the old entry leaves only when a merge reaches the segment
+    holding it. Automerge merges a level once it holds 4 segments (``automerge``), so the large
+    old segments, which hold most entries of a brain's busy pages in several versions, wait for
+    as much again before they merge: after trial 20's year 2,515 leaf pages (10.1 MB) held what
+    511 hold compact, and searches read through them (~20% more CPU). Here, while the segments
+    besides the largest hold more pages than it plus :data:`FTS_SLACK_PAGES`, ``('merge', -step)``
+    starts merging all segments as one level, writing up to ``step`` leaf pages; while a merge
+    is under way, ``('merge', step)`` goes on with it (starting anew would merge its partial
+    output again). So the index stays within about twice its compact size plus the slack, and
+    the cost follows the writes: one step per write transaction at most, none when the index is
+    compact (reading the one structure row: microseconds)."""
+    levels = fts_levels(conn)
+    if not levels:
+        return False
+    sizes = [n for _, ss in levels for n in ss]
+    if len(sizes) < 2:
+        return False
+    if any(merging for merging, _ in levels):
+        conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('merge', ?)", (max(1, int(step)),))
+        return True
+    total, largest = sum(sizes), max(sizes)
+    if total - largest <= largest + FTS_SLACK_PAGES:
+        return False
+    conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('merge', ?)", (-max(1, int(step)),))
+    return True
+
+
 def _has_pieces(conn: sqlite3.Connection) -> bool:
     if is_postgres(conn):  # (Postgres answers quick_check itself: storage/pg.py)
         return False
