@@ -1065,16 +1065,34 @@ def trash_list(brain, limit: int = 100) -> list[dict]:
     the brain, an older version on disk overwritten; ``revert --to version`` brings it back).
     ``kind`` is ``page`` or ``file``; ``limit`` 0 lists all."""
     c = brain.conn
-    w = has_writer(c)
-    dw, rw = ("d.writer", "COALESCE(n.writer, r.writer)") if w else ("''", "''")
-    q = f"""
+    q = trash_sql(has_writer(c), limit)
+    out = []
+    for r in c.execute(q):
+        out.append({
+            "id": r["id"], "slug": r["name"] if r["kind"] == "page" else None, "path": r["text_path"] or r["path"], "kind": r["kind"],
+            "size": r["size"], "reason": r["trashed"] or _deleted_reason(r), "deleted_at": r["deleted_at"], "version": r["version"],
+            "deleted": not r["trashed"], "by": r["writer"] or "",
+        })
+    return out
+
+
+def trash_sql(writer: bool = True, limit: int = 0) -> str:
+    """The query :func:`trash_list` runs: its first ``limit`` rows (0: all), newest first. The
+    deletions are read newest first (``idx_history_trash``, partial on deletions and trashed
+    versions) only until ``limit`` of them are found: each costs three lookups, and trash 50 read
+    all 980 of them after trial 20's year (10.6 ms CPU; 4.7 ms now, most of it the trashed
+    versions, which are read whole: their order is that of the write that replaced them)."""
+    dw, rw = ("d.writer", "COALESCE(n.writer, r.writer)") if writer else ("''", "''")
+    lim = f" LIMIT {int(limit)}" if limit and limit > 0 else ""
+    return f"""
     SELECT * FROM (
-      SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, {dw} AS writer, '' AS trashed,
+      SELECT * FROM (SELECT d.id AS id, d.kind, d.name, d.path, d.at AS deleted_at, d.surface, d.operation, d.client, {dw} AS writer, '' AS trashed,
              t.version AS version, t.size AS size, t.path AS text_path
       FROM history d
       JOIN history t ON t.id = (SELECT id FROM history x WHERE x.kind = d.kind AND x.name = d.name AND x.body_id IS NOT NULL ORDER BY x.version DESC LIMIT 1)
       WHERE d.op = 'delete'
         AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)
+      ORDER BY d.id DESC{lim}) dels
       UNION ALL
       SELECT COALESCE(n.id, r.id), r.kind, r.name, r.path, COALESCE(n.at, r.at), r.surface, r.operation, r.client, {rw}, r.trashed,
              r.version, r.size, r.path
@@ -1085,17 +1103,7 @@ def trash_list(brain, limit: int = 100) -> list[dict]:
         AND r.body_id IS NOT (SELECT body_id FROM history m WHERE m.kind = r.kind AND m.name = r.name ORDER BY version DESC LIMIT 1)
         AND (EXISTS (SELECT 1 FROM history m WHERE m.kind = r.kind AND m.name = r.name AND m.version > r.version AND m.body_id IS NOT NULL)
              OR (SELECT op FROM history m WHERE m.kind = r.kind AND m.name = r.name ORDER BY version DESC LIMIT 1) != 'delete')
-    ) ORDER BY id DESC, version DESC"""
-    if limit and limit > 0:
-        q += f" LIMIT {int(limit)}"
-    out = []
-    for r in c.execute(q):
-        out.append({
-            "id": r["id"], "slug": r["name"] if r["kind"] == "page" else None, "path": r["text_path"] or r["path"], "kind": r["kind"],
-            "size": r["size"], "reason": r["trashed"] or _deleted_reason(r), "deleted_at": r["deleted_at"], "version": r["version"],
-            "deleted": not r["trashed"], "by": r["writer"] or "",
-        })
-    return out
+    ) trash ORDER BY id DESC, version DESC{lim}"""
 
 
 def _find_deleted(c: sqlite3.Connection, name: str):
@@ -1253,6 +1261,19 @@ def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
     return (" AND ".join(conds) or "1=1"), args
 
 
+def undo_firsts_sql(cond: str = "1=1", postgres: bool = False) -> str:
+    """The query :func:`undo_plan` starts from (arguments: ``since``, then ``cond``'s): per page or
+    file written at or after ``since`` by the rows ``cond`` selects, its first such version, their
+    count and the first one's time. It reads the versions since ``since`` through
+    ``idx_history_at`` (v36), not the whole history (trial 20: 98.5 -> 0.4 ms CPU for a 1-hour
+    plan at 107,944 versions). SQLite is told the time is selective (``unlikely``: without
+    statistics its planner preferred a scan of the (kind, name) index that spares the GROUP BY's
+    sort); Postgres' planner has its statistics."""
+    since = "at >= ?" if postgres else "unlikely(at >= ?)"
+    return (f"SELECT kind, name, MIN(version) AS v, COUNT(*) AS n, MIN(at) AS first_at FROM history "
+            f"WHERE {since} AND {cond} GROUP BY kind, name ORDER BY kind, name")
+
+
 def undo_plan(brain, since: str, origin: str | None = None, by: str | None = None, prefix: str | None = None) -> list[dict]:
     """What ``undo`` would do to take back every write since ``since`` (an ISO time, as
     :func:`changes` takes it) made by ``origin`` / writer ``by`` (:func:`changes`' filters; none:
@@ -1269,8 +1290,7 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     writes. Raises BadInput for a blank ``by``."""
     c = brain.conn
     cond, fargs = _writer_filter(origin, by)
-    firsts = c.execute(f"SELECT kind, name, MIN(version) AS v, COUNT(*) AS n, MIN(at) AS first_at FROM history "
-                       f"WHERE at >= ? AND {cond} GROUP BY kind, name ORDER BY kind, name", [since, *fargs]).fetchall()
+    firsts = c.execute(undo_firsts_sql(cond, getattr(c, "dialect", "sqlite") == "postgres"), [since, *fargs]).fetchall()
     pre = (prefix or "").strip()
     plan = []
     for f in firsts:

@@ -1269,6 +1269,13 @@ def file_refs_upgrade(conn) -> None:
                    f"({freed / 1e6:.1f} MB now free inside the brain, reused by later writes; a VACUUM gives it back to the disk: docs/history.md#retention)")
 
 
+def _m36_history_at(conn: sqlite3.Connection) -> None:
+    """An index of the versions' times (``idx_history_at``): ``undo --since`` plans from the
+    versions since a time (:func:`gbrain.core.history.undo_firsts_sql`) and read the whole
+    history for it (trial 20: 99.6 ms CPU at 107,944 versions)."""
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_history_at ON history(at)")
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1303,7 +1310,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
