@@ -11,12 +11,16 @@ what it would. Then, on both brains, interleaved call by call so machine load hi
 
 * the p50 CPU-ms (``time.process_time``, this process) of ``history`` (20 newest and all),
   ``diff``, ``changes --by``, ``changes --since 24h``, ``trash``, ``revert``, ``delete`` +
-  ``restore`` and ``search``, on the pages with the most versions, with the ratio aged / fresh;
+  ``restore`` ``undo --since 1h`` (dry) and ``search``, on the pages with the most versions, with the ratio
+  aged / fresh;
+* the keyword index's upkeep over the life (``db.fts_upkeep``: write transactions, merge steps,
+  their CPU as a share of the life's; ``--no-upkeep`` lives without it), and the index it left
+  beside the same index compacted ('optimize' on a copy): leaf pages, MB, search p50 CPU-ms;
 * the aged brain's ``stats`` (versions, history bytes and share), a ``history-prune
   --keep-days 90 --keep-last 20 --apply`` (versions and bodies freed, trash entries lost: must be
   0), the file before and after, and ``VACUUM`` (file after, seconds).
 
-    python benchmarks/aged_brain.py [--pages 2000] [--days 365] [--scale 1.2] [--keep DIR]
+    python benchmarks/aged_brain.py [--pages 2000] [--days 365] [--scale 1.2] [--keep DIR] [--no-upkeep]
 
 At the defaults (trial 20) the aged brain holds ~105k versions; the life takes ~8 CPU-minutes.
 Prints ``os.getloadavg()`` before and after (2 shared cores: CPU-ms are the steadier figure).
@@ -43,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from gbrain import operations as ops  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.errors import GBrainError  # noqa: E402
+from gbrain.storage import db as dbmod  # noqa: E402
 from gbrain.storage import origin  # noqa: E402
 
 MAKE_BRAIN = next((p for p in (ROOT.parent / "shared" / "tools" / "make_brain.py", Path("/work/shared/tools/make_brain.py")) if p.exists()), None)
@@ -158,7 +163,20 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=1.2, help="changes per day, x (1.2: ~290 versions a day)")
     ap.add_argument("--calls", type=int, default=15, help="calls per measured command and brain")
     ap.add_argument("--keep", help="work in this folder and keep it")
+    ap.add_argument("--no-upkeep", action="store_true", help="live without the keyword index's upkeep (db.fts_upkeep), as before v35's helper")
     a = ap.parse_args()
+    upkeep = {"calls": 0, "steps": 0, "cpu": 0.0}
+    real_upkeep = dbmod.fts_upkeep
+
+    def counted_upkeep(conn, step=dbmod.FTS_MERGE_STEP):
+        t = time.process_time()
+        ran = False if a.no_upkeep else real_upkeep(conn, step)
+        upkeep["cpu"] += time.process_time() - t
+        upkeep["calls"] += 1
+        upkeep["steps"] += ran
+        return ran
+
+    dbmod.fts_upkeep = counted_upkeep
     print(f"load before {os.getloadavg()}", flush=True)
     work = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="gbrain-aged-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -186,7 +204,39 @@ def main() -> None:
             print(f"  day {d + 1}: {marks[-1]:,} history rows, {time.process_time() - c0:.0f} CPU-s", flush=True)
     b.close()
     spread(aged_db, marks, datetime.now(timezone.utc) - timedelta(days=a.days))
-    print(f"life: {a.days} days, {time.process_time() - c0:.0f} CPU-s, {time.perf_counter() - t0:.0f} s wall; refused writes {life.errors}")
+    life_cpu = time.process_time() - c0
+    print(f"life: {a.days} days, {life_cpu:.0f} CPU-s, {time.perf_counter() - t0:.0f} s wall; refused writes {life.errors}")
+    print(f"keyword index upkeep{' (off)' if a.no_upkeep else ''}: {upkeep['calls']:,} write transactions, {upkeep['steps']:,} merge steps, "
+          f"{upkeep['cpu']:.2f} CPU-s = {100 * upkeep['cpu'] / life_cpu:.2f}% of the life's CPU")
+    # the index as the life left it beside the same index compacted ('optimize' on a copy): pages, search CPU
+    compact_db = work / "aged-compact.db"
+    c = sqlite3.connect(aged_db)
+    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    c.close()
+    shutil.copyfile(aged_db, compact_db)
+    c = sqlite3.connect(compact_db)
+    c.execute("INSERT INTO page_fts(page_fts) VALUES ('optimize')")
+    c.commit()
+    c.close()
+    idx = {}
+    for k, p in (("aged", aged_db), ("compact", compact_db)):
+        c = sqlite3.connect(p)
+        segs = dbmod.fts_segments(c)
+        idx[k] = (len(segs), sum(segs), c.execute("SELECT SUM(length(block)) FROM page_fts_data").fetchone()[0] / 1e6)
+        c.close()
+    pair = {"aged": Brain.open(aged_db), "compact": Brain.open(compact_db)}
+    qs = ["reviewed status", "event", "meeting notes", "company board", "active", "quiet closed", "note edit", "topic"]
+    got = {"aged": [], "compact": []}
+    tops = {k: [[r["slug"] for r in ops.run("search", {"query": q, "limit": 10}, brain=v)] for q in qs] for k, v in pair.items()}
+    for i in range(a.calls * 4):
+        for k in ("aged", "compact") if i % 2 == 0 else ("compact", "aged"):
+            got[k].append(cpu_ms(pair[k], "search", {"query": qs[i % len(qs)], "limit": 10}))
+    for v in pair.values():
+        v.close()
+    fa, fc = statistics.median(got["aged"]), statistics.median(got["compact"])
+    print(f"keyword index after the life: {idx['aged'][0]} segments, {idx['aged'][1]:,} leaf pages, {idx['aged'][2]:.2f} MB; "
+          f"compacted: {idx['compact'][1]:,} leaf pages, {idx['compact'][2]:.2f} MB ({idx['aged'][1] / max(1, idx['compact'][1]):.2f}x); "
+          f"search p50 {fa:.2f} vs {fc:.2f} CPU-ms ({fa / fc:.2f}x), top 10 the same: {tops['aged'] == tops['compact']}")
 
     brains = {"fresh": Brain.open(fresh_db), "aged": Brain.open(aged_db)}
     busiest = {k: [r[0] for r in v.conn.execute(
@@ -202,6 +252,7 @@ def main() -> None:
         ("changes --by claude", lambda k, i: {"by": "claude", "limit": 50}),
         ("changes --since 24h", lambda k, i: {"since": "24h", "limit": 50}),
         ("trash", lambda k, i: {"limit": 50}),
+        ("undo --since 1h (dry)", lambda k, i: {"since": "1h"}),
         ("revert --to 1", lambda k, i: {"slug": busiest[k][i], "to": 1}),
         ("search", lambda k, i: {"query": ["reviewed status", "event", "meeting notes", "company board", "active"][i % 5], "limit": 10}),
     ]

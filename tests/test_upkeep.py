@@ -119,4 +119,5 @@ def test_trash_of_a_few_entries_reads_only_the_newest_deletions(db_path):
         every, all_steps = work(0)
         assert few == ["notes/p99", "notes/p98"]
         assert every == [f"notes/p{i}" for i in range(99, -1, -1)]
-        assert few_steps * 10 < all_steps, (few_steps, all_steps)  # before: about the same work
+        if not dbmod.is_postgres(b.conn):
+            assert few_steps * 10 < all_steps, (few_steps, all_steps)  # before: about the same work
