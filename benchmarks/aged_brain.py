@@ -163,7 +163,7 @@ def main() -> None:
     ap.add_argument("--scale", type=float, default=1.2, help="changes per day, x (1.2: ~290 versions a day)")
     ap.add_argument("--calls", type=int, default=15, help="calls per measured command and brain")
     ap.add_argument("--keep", help="work in this folder and keep it")
-    ap.add_argument("--no-upkeep", action="store_true", help="live without the keyword index's upkeep (db.fts_upkeep), as before v35's helper")
+    ap.add_argument("--no-upkeep", action="store_true", help="live without the keyword index's upkeep (db.fts_upkeep), as before it")
     a = ap.parse_args()
     upkeep = {"calls": 0, "steps": 0, "cpu": 0.0}
     real_upkeep = dbmod.fts_upkeep
