@@ -151,7 +151,7 @@ class PreParsed:
         pass
 
     def parse(self, jobs):
-        return (self.pages[p] for p, _, _ in jobs)
+        return (self.pages[p] for p, *_ in jobs)
 
     def __exit__(self, *exc) -> None:
         pass
