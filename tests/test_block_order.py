@@ -60,3 +60,27 @@ def test_v33_derives_again_the_pages_an_older_parse_read_out_of_order(tmp_path, 
         got = [r[0] for r in b.conn.execute("SELECT target FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = 'q'")]
         assert got == ["a"], got
         assert fresh_import_differences(b) == {}
+
+
+def test_v37_derives_again_the_pages_with_a_mixed_underline(tmp_path, db_path):
+    """A paragraph over a line of '=' and '-' mixed is a setext heading for mistune (the
+    reference parser) and was a paragraph for the fast parser (a seed sweep of test_fastparse):
+    a brain imported before v37 holds the fast parse's title (the file name); on open those pages
+    are derived again (the heading is the title) and equal a fresh import. Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "v", {"notes/u.md": "Plans\n=-=\n", "a.md": "# A [[notes/u]]\n", "plain.md": "# Plain\n\n-= not a line\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        assert c.execute("SELECT title FROM pages WHERE slug = 'notes/u'").fetchone()[0] == "Plans"
+        with b.transaction():  # as the fast parse left it: no heading, the file name for a title
+            c.execute("UPDATE pages SET title = 'u' WHERE slug = 'notes/u'")
+            _rewind(c, pg._mixed_underline_pages, dbmod._m37_mixed_underlines)
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'notes/u'").fetchone()[0] == "Plans"
+        assert fresh_import_differences(b) == {}

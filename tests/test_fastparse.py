@@ -212,6 +212,9 @@ def test_generated_pages_parse_the_same_both_ways(text, split):
         "- a\n%% c %%\n%% d\n---\n%%\n",
         "- a\n%% c %%\n\n%% d [[x]] %%\n---\n- **2024-01-01** | e\n",
         "- é\n%% ü [[x]] %%\n\n%% ö %%\n[[z]] ü\n",
+        # an underline of '=' and '-' mixed: mistune's setext rule takes it (a heading, the page's
+        # title), CommonMark's and pulldown-cmark's do not (a paragraph); found by a seed sweep
+        "===\n--=", "a\n--=\n", "Title [[x]]\n=-=\n", "> a\n> -=\n", "- a\n  =-\n[[x]]\n",
     ],
 )
 def test_known_shapes_parse_the_same_both_ways(text):

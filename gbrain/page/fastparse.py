@@ -72,6 +72,10 @@ _TAB_ITEM_RE = re.compile(rb" *(?:[-+*]|[0-9]{1,9}[.)]) *\t")
 
 _HTML_OPEN_RE = re.compile(rb" {0,3}(<!--|</?[A-Za-z])")
 
+#: a line of '=' and '-' mixed (``--=``): mistune's setext rule (``(=|-){1,}``) takes it for a
+#: heading's underline, CommonMark (pulldown-cmark) for text; such a page goes to mistune
+_MIXED_UNDERLINE_RE = re.compile(r"^[ \t>]*[=-]*(?:=-|-=)[=-]*[ \t]*$", re.M)
+
 #: containers open at most (a list and its item are two): mistune's block parser stops descending
 #: into lists and quotes at its max_nested_level (20), pulldown-cmark does not
 _MAX_STACK = 16
@@ -109,6 +113,8 @@ def parse_blocks(src: str) -> tuple[list, list[tuple[int, int]]] | None:
     top-level fenced code spans ``[(start, end)]`` in character offsets; ``None`` when the page
     holds a construct the fast path does not handle (the caller parses it with mistune)."""
     if "]:" in src and _REFDEF_RE.search(src):
+        return None
+    if ("=-" in src or "-=" in src) and _MIXED_UNDERLINE_RE.search(src):
         return None
     try:
         if ("%%" in src or "$$" in src) and _OPAQUE_START_RE.search(src):

@@ -1276,6 +1276,32 @@ def _m36_history_at(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS idx_history_at ON history(at)")
 
 
+#: a line of '=' and '-' mixed (``--=``, ``-=-=-``): the fast block parser read it as text where
+#: mistune's setext rule reads a heading's underline (v37; ``page/fastparse._MIXED_UNDERLINE_RE``)
+_MIXED_UNDERLINE = re.compile(r"^[ \t>]*[=-]*(?:=-|-=)[=-]*[ \t]*\r?$", re.M)
+
+
+def rederive_mixed_underline_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages with a line of '=' and '-' mixed
+    (:data:`_MIXED_UNDERLINE`): the fast block parser (pulldown-cmark) read the line above it as a
+    paragraph where mistune, the reference, reads a setext heading (the page's title, its
+    headings); such pages now go to mistune (:func:`rederive_pages`). For SQLite v37 / Postgres
+    v37, in the caller's transaction. Returns how many pages were parsed."""
+    ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR compiled_truth LIKE ? "
+                                      "OR timeline LIKE ? OR timeline LIKE ?", ("%=-%", "%-=%", "%=-%", "%-=%"))
+           if _MIXED_UNDERLINE.search(r[1] or "") or _MIXED_UNDERLINE.search(r[2] or "")]
+    if not ids:
+        return 0
+    return rederive_pages(conn, f"SELECT id FROM pages WHERE id IN ({', '.join(str(int(i)) for i in ids)}) ORDER BY id", ())
+
+
+def _m37_mixed_underlines(conn: sqlite3.Connection) -> None:
+    """A paragraph over a line of '=' and '-' mixed is a heading, as mistune reads it: the fast
+    parser had read a paragraph (found by a seed sweep of test_fastparse); those pages are derived
+    again (:func:`rederive_mixed_underline_pages`)."""
+    rederive_mixed_underline_pages(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1310,7 +1336,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 36
+PG_SCHEMA_VERSION = 37
 
 
 def is_url(db: object) -> bool:
@@ -907,6 +907,12 @@ def _file_refs(conn: "PgConnection") -> None:
     file_refs_upgrade(conn)
 
 
+def _mixed_underline_pages(conn: "PgConnection") -> None:
+    from .db import rederive_mixed_underline_pages
+
+    rederive_mixed_underline_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -924,7 +930,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              32: _template_name_pages,  # v32: a template's placeholder is no title or alias (SQLite v32)
              33: _quote_order_pages,  # v33: a quote a list ends stays before the list's next blocks (SQLite v33)
              34: _numeric_tag_pages,  # v34: a tag of digits only (tags: [2026]) is no tag (SQLite v34)
-             35: _file_refs}  # v35: the history's copies of current files become references (SQLite v35)
+             35: _file_refs,  # v35: the history's copies of current files become references (SQLite v35)
+             37: _mixed_underline_pages}  # v37: a paragraph over a line of '=' and '-' mixed is a heading (SQLite v37)
 
 
 def migrate(conn: PgConnection) -> int:
