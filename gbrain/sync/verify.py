@@ -987,11 +987,17 @@ def damaged_pages(brain: Brain, listed: int = 10) -> list[str]:
                 bad.append(r["slug"])
     except sqlite3.DatabaseError as e:
         return [f"page texts: {e}"]
+    return _mismatches(bad, listed, "page(s) whose stored text no longer matches its hash",
+                       "take them from your markdown folder and `gbrain put` each; the damaged text is kept in its history")
+
+
+def _mismatches(bad: list[str], listed: int, what: str, advice: str) -> list[str]:
+    """``[]`` when ``bad`` is empty, else one problem line: how many, ``what``, the first
+    ``listed`` names of ``bad`` (and how many more), then ``advice`` in brackets."""
     if not bad:
         return []
     more = f" and {len(bad) - listed:,} more" if len(bad) > listed else ""
-    return [f"{len(bad):,} page(s) whose stored text no longer matches its hash: {', '.join(bad[:listed])}{more} "
-            "(take them from your markdown folder and `gbrain put` each; the damaged text is kept in its history)"]
+    return [f"{len(bad):,} {what}: {', '.join(bad[:listed])}{more} ({advice})"]
 
 
 def damaged_files(brain: Brain, listed: int = 10) -> list[str]:
@@ -1022,11 +1028,8 @@ def damaged_files(brain: Brain, listed: int = 10) -> list[str]:
                 bad.append(r[0])
     except sqlite3.DatabaseError as e:
         return [f"file bytes: {e}"]
-    if not bad:
-        return []
-    more = f" and {len(bad) - listed:,} more" if len(bad) > listed else ""
-    return [f"{len(bad):,} file(s) whose stored bytes no longer match their hash: {', '.join(bad[:listed])}{more} "
-            "(copy each from your markdown folder or a backup and `gbrain sync` or `gbrain import` it)"]
+    return _mismatches(bad, listed, "file(s) whose stored bytes no longer match their hash",
+                       "copy each from your markdown folder or a backup and `gbrain sync` or `gbrain import` it")
 
 
 def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
