@@ -818,12 +818,17 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
     ``Brain.save_page`` does. The text, hashes and history are not touched. For migrations
     that change what the page model derives from pages SQL can select; in the caller's
     transaction (SQLite or Postgres connection). Returns how many pages were parsed."""
+    return rederive_page_ids(conn, [r[0] for r in conn.execute(select, args).fetchall()])
+
+
+def rederive_page_ids(conn, ids: list[int]) -> int:
+    """:func:`rederive_pages` of the pages ``ids`` (in that order; ids no page has are skipped):
+    for migrations that pick their pages in Python (a pattern SQL's ``LIKE`` cannot say)."""
     from ..core.brain import Brain
     from ..page.links import title_names
     from ..page.markdown import parse_page
     from .derive import relink_updates, update_links, write_rows
 
-    ids = [r[0] for r in conn.execute(select, args).fetchall()]
     if not ids:
         return 0
     row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
@@ -1210,11 +1215,16 @@ def rederive_quote_pages(conn) -> int:
     (``gbrain.page.mdparse._SpanBlockParser.parse_block_quote``): their links' order, and which
     links an inline ``%%`` comment hid, may change (:func:`rederive_pages`). For SQLite v33 /
     Postgres v33, in the caller's transaction. Returns how many pages were parsed."""
-    ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR timeline LIKE ?", ("%>%", "%>%"))
-           if _QUOTE_LINE.search(r[1] or "") or _QUOTE_LINE.search(r[2] or "")]
-    if not ids:
-        return 0
-    return rederive_pages(conn, f"SELECT id FROM pages WHERE id IN ({', '.join(str(int(i)) for i in ids)}) ORDER BY id", ())
+    return rederive_page_ids(conn, _body_matches(conn, ("%>%",), _QUOTE_LINE))
+
+
+def _body_matches(conn, likes: tuple[str, ...], pattern: "re.Pattern[str]") -> list[int]:
+    """The ids of the pages whose compiled truth or timeline matches one of the ``LIKE``
+    patterns ``likes`` (a cheap first cut in SQL) and then ``pattern`` (searched in Python), in
+    id order."""
+    cond = " OR ".join(f"{col} LIKE ?" for col in ("compiled_truth", "timeline") for _ in likes)
+    rows = conn.execute(f"SELECT id, compiled_truth, timeline FROM pages WHERE {cond} ORDER BY id", likes * 2)
+    return [r[0] for r in rows if pattern.search(r[1] or "") or pattern.search(r[2] or "")]
 
 
 def _m33_block_order(conn: sqlite3.Connection) -> None:
@@ -1233,10 +1243,7 @@ def rederive_numeric_tag_pages(conn) -> int:
     transaction. Returns how many pages were parsed."""
     from ..page.markdown import numeric_tag
 
-    ids = sorted({int(r[0]) for r in conn.execute("SELECT page_id, tag FROM tags").fetchall() if numeric_tag(r[1])})
-    if not ids:
-        return 0
-    return rederive_pages(conn, f"SELECT id FROM pages WHERE id IN ({', '.join(map(str, ids))}) ORDER BY id", ())
+    return rederive_page_ids(conn, sorted({int(r[0]) for r in conn.execute("SELECT page_id, tag FROM tags").fetchall() if numeric_tag(r[1])}))
 
 
 def _m34_numeric_tags(conn: sqlite3.Connection) -> None:
@@ -1287,12 +1294,7 @@ def rederive_mixed_underline_pages(conn) -> int:
     paragraph where mistune, the reference, reads a setext heading (the page's title, its
     headings); such pages now go to mistune (:func:`rederive_pages`). For SQLite v37 / Postgres
     v37, in the caller's transaction. Returns how many pages were parsed."""
-    ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR compiled_truth LIKE ? "
-                                      "OR timeline LIKE ? OR timeline LIKE ?", ("%=-%", "%-=%", "%=-%", "%-=%"))
-           if _MIXED_UNDERLINE.search(r[1] or "") or _MIXED_UNDERLINE.search(r[2] or "")]
-    if not ids:
-        return 0
-    return rederive_pages(conn, f"SELECT id FROM pages WHERE id IN ({', '.join(str(int(i)) for i in ids)}) ORDER BY id", ())
+    return rederive_page_ids(conn, _body_matches(conn, ("%=-%", "%-=%"), _MIXED_UNDERLINE))
 
 
 def _m37_mixed_underlines(conn: sqlite3.Connection) -> None:
