@@ -246,3 +246,20 @@ def test_purge_names_the_files_of_the_bound_folder_that_still_hold_the_text(tmp_
         assert sorted(json.loads(r.stdout)["folder"]) == sorted([str(root / "secrets/keys.txt"), str(root / "ops/deploy.md.bak")])
     r = gbrain("purge", "--text", SECRET)
     assert str(root / "secrets/keys.txt") in r.stdout.decode() and SECRET not in r.stdout.decode()
+
+
+def test_purge_drops_only_the_conflict_records_that_name_the_text(db_path):
+    """purge --text dropped the conflict records whose path matched the text as a LIKE pattern:
+    a key holding '_' or '%' (``sk_live_…``: '_' matches any character) also dropped records of
+    other paths (``people/ana-lima.md`` for the text ``ana_lima``). Only a path that holds the
+    text as written goes, as ingest records are matched (``instr``)."""
+    with Brain.open(db_path) as b:
+        b.put("notes/old", "# Old\n\nthe name ana_lima was here\n")
+        run("delete", {"slug": "notes/old"}, brain=b)
+        with b.transaction():
+            for path in ("people/ana-lima.md", "people/ana_lima.md"):
+                b.conn.execute("INSERT INTO sync_conflicts(path, copy_path, kind) VALUES (?, ?, 'both-changed')", (path, path + ".conflict"))
+        r = run("purge", {"text": "ana_lima", "apply": True}, brain=b)
+        assert r["applied"] is True
+        left = [row[0] for row in b.conn.execute("SELECT path FROM sync_conflicts ORDER BY path")]
+        assert left == ["people/ana-lima.md"], left

@@ -168,9 +168,8 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
                 c.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (pid, model))
                 c.execute("DELETE FROM embed_state WHERE page_id = ? AND model = ?", (pid, model))
             out["chunks"] = len(stale)
-            like = f"%{text}%"
             c.execute("DELETE FROM ingest_log WHERE instr(source_ref, ?) > 0 OR instr(summary, ?) > 0 OR instr(pages_updated, ?) > 0", (text, text, text))
-            c.execute("DELETE FROM sync_conflicts WHERE path LIKE ? OR copy_path LIKE ?", (like, like))
+            c.execute("DELETE FROM sync_conflicts WHERE instr(path, ?) > 0 OR instr(copy_path, ?) > 0", (text, text))
         else:
             c.execute("DELETE FROM sync_conflicts WHERE path = ? OR copy_path = ?", (key[1], key[1]))
         # vectors of retired chunks (no text, but a vector can be inverted towards its text)
