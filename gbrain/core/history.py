@@ -1438,6 +1438,14 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     return ids, {"keys": keys, "deleted_keys": gone_keys}
 
 
+def stage_drops(c, ids: list[int]) -> None:
+    """Put the history row ids ``ids`` in the temp table ``prune_ids`` (made when missing, emptied
+    first) that :func:`drop_versions` and prune's counts read."""
+    c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
+    c.execute("DELETE FROM prune_ids")
+    c.executemany("INSERT INTO prune_ids(id) VALUES (?)", [(i,) for i in ids])
+
+
 def drop_versions(c) -> int:
     """Delete the history rows whose ids are in the temp table ``prune_ids``, every body no
     remaining version names, and the big files' pieces nothing names any more
@@ -1472,9 +1480,7 @@ def prune(brain, keep_days: int | None, keep_last: int | None, apply: bool = Fal
     with brain.transaction():
         ids, summ = prune_plan(brain, keep_days, keep_last, include_deleted=include_deleted, key=key)
         c = brain.conn
-        c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
-        c.execute("DELETE FROM prune_ids")
-        c.executemany("INSERT INTO prune_ids(id) VALUES (?)", [(i,) for i in ids])
+        stage_drops(c, ids)
         # bodies still needed: those of kept versions only. A kept body stored as a delta against
         # one no kept version needs is packed on its own first (the same bytes), so the chain of
         # bases behind it goes with the versions pruned

@@ -157,9 +157,7 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         out.update(items=items, versions=len(items), names=len({(i["kind"], i["name"]) for i in items}))
         if not apply:
             return out
-        c.execute("CREATE TEMP TABLE IF NOT EXISTS prune_ids(id INTEGER PRIMARY KEY)")
-        c.execute("DELETE FROM prune_ids")
-        c.executemany("INSERT INTO prune_ids(id) VALUES (?)", [(i,) for i in ids])
+        h.stage_drops(c, ids)
         h.drop_versions(c)
         c.execute("DELETE FROM prune_ids")
         if text is not None:
