@@ -784,8 +784,14 @@ class Brain:
         text = render_row(row)
         return text, sha256(text.encode("utf-8", "surrogatepass")) == row["content_hash"]
 
+    def parse_text(self, text: str, path: str) -> Page:
+        """``text`` (a page's whole markdown) parsed as the page at ``path`` under this brain's
+        settings (:attr:`timeline_split`, :attr:`tag_syntax`): what a save of it would derive."""
+        return parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
+
     def parsed(self, row: sqlite3.Row) -> Page:
-        return parse_page(render_row(row), row["path"], timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
+        """The stored page ``row`` parsed (:meth:`parse_text` of its text)."""
+        return self.parse_text(render_row(row), row["path"])
 
     # ---- writing pages ------------------------------------------------------
 
@@ -798,7 +804,7 @@ class Brain:
         """
         slug = slug_for_path(path)
         if page is None:
-            page = parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
+            page = self.parse_text(text, path)
         data = text.encode("utf-8")
         h = sha256(data)
         row = self.conn.execute("SELECT id, content_hash, path, title FROM pages WHERE slug = ?", (slug,)).fetchone()
@@ -996,7 +1002,7 @@ class Brain:
         # the edit was made to this text: a text that fails its hash must not become a version
         self.check_text(self.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone(), "nothing was written")
         old = self.parsed(row)
-        new = parse_page(new_text, row["path"], timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
+        new = self.parse_text(new_text, row["path"])
         ok = check(old, new) if check else True
         if ok and what != "frontmatter" and not frontmatter_checked and (new.frontmatter_raw != old.frontmatter_raw or new.bom != old.bom):
             ok = False

@@ -82,7 +82,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, has_placeholder, parse_page, split_lines, tag_items, to_lf
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, has_placeholder, split_lines, tag_items, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
 CHECKS = (
@@ -1015,7 +1015,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
         def good(text: str | None) -> bool:
             if text is None:
                 return False
-            after = parse_page(text, row["path"], timeline_split=brain.timeline_split, tag_syntax=brain.tag_syntax)
+            after = brain.parse_text(text, row["path"])
             n_items = 0
             for k in TAG_KEYS:
                 raw = after.frontmatter.get(k)
@@ -1435,7 +1435,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     if not reps:
         return None, problems
     new_text = replace_spans(text, reps)
-    after = parse_page(new_text, row["path"], timeline_split=brain.timeline_split, tag_syntax=brain.tag_syntax)
+    after = brain.parse_text(new_text, row["path"])
     if any(sp.kind == PROPERTY for sp, _w in reps):  # the frontmatter text changed: the same data but for where links point
         old_fm, _err = load_frontmatter(row["frontmatter_raw"])
         fm_same = after.frontmatter_error is None and after.frontmatter_raw != row["frontmatter_raw"] and _sans_links(after.frontmatter) == _sans_links(old_fm)

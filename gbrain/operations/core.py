@@ -512,16 +512,14 @@ def _put_page(b, a, ctx):
         _no_page_for_part(b, a, ctx, parts)
     slug = row["slug"] if row else check_slug(a["slug"])
     text = b.check_text(row) if row else ""  # a partial update of a damaged text is refused
-    from ..page.markdown import parse_page
-
-    page = parse_page(text, row["path"] if row else slug + ".md", timeline_split=b.timeline_split, tag_syntax=b.tag_syntax)
+    page = b.parse_text(text, row["path"] if row else slug + ".md")
     nl = page.newline
     if a.get("frontmatter") is not None:
         try:
             text = edit_frontmatter(page, a["frontmatter"])
         except ValueError as e:  # YAML that does not load: the page's state refuses it, as tag's (Brain._set_tags)
             raise Conflict(str(e)) from e
-        page = parse_page(text, page.path, timeline_split=b.timeline_split, tag_syntax=b.tag_syntax)
+        page = b.parse_text(text, page.path)
     if a.get("compiled_truth") is not None:
         ct = a["compiled_truth"].replace("\r\n", "\n").replace("\n", nl)
         old = page.compiled_truth
@@ -533,7 +531,7 @@ def _put_page(b, a, ctx):
             ct += nl
         text = (BOM if page.bom else "") + page.frontmatter_raw + ct + page.separator + page.timeline
         timeline = page.timeline
-        page = parse_page(text, page.path, timeline_split=b.timeline_split, tag_syntax=b.tag_syntax)
+        page = b.parse_text(text, page.path)
         if page.compiled_truth != ct or page.timeline != timeline:
             raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
                            "use another rule (***) or rewrite the whole page with content")
@@ -559,7 +557,7 @@ def _put_page(b, a, ctx):
         if lines:
             text = append_timeline(page, lines.replace("\n", nl) + nl, heading=heading)
             added = sum(1 for ln in lines.split("\n") if is_timeline_line(ln))
-            if len(parse_page(text, page.path, timeline_split=b.timeline_split, tag_syntax=b.tag_syntax).timeline_entries) < len(base.timeline_entries) + added:
+            if len(b.parse_text(text, page.path).timeline_entries) < len(base.timeline_entries) + added:
                 raise Conflict(f"{slug}: the timeline lines would not be recognised in this page's markdown (an unclosed code fence, "
                                "or a '---' line read as frontmatter); nothing was written. Edit the page with `gbrain get` / `gbrain put`.")
         if skipped:

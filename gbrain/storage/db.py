@@ -827,14 +827,11 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
     from ..core.brain import Brain
     from ..page.links import title_names
     from ..page.markdown import parse_page
-    from .derive import relink_updates, update_links, write_rows
+    from .derive import parse_settings, relink_updates, update_links, write_rows
 
     if not ids:
         return 0
-    row = conn.execute("SELECT value FROM config WHERE key = 'timeline_split'").fetchone()
-    split = row[0] if row and row[0] in ("rule", "heading") else "rule"
-    row = conn.execute("SELECT value FROM config WHERE key = 'tag_syntax'").fetchone()
-    tag_syntax = row[0] if row else "obsidian"
+    split, tag_syntax = parse_settings(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     if "search_cjk" in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:  # (v21; earlier migrations run before it)
         cols += ("search_cjk",)
