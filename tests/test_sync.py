@@ -1210,6 +1210,48 @@ def test_a_page_another_writer_changed_after_the_round_is_not_a_mismatch(env):
     assert eng.verify_paths(out) == ["people/ana-lima.md"]
 
 
+@pytest.mark.engine_free
+def test_a_note_moved_in_the_folder_while_another_writer_edited_it_is_not_a_mismatch(env, tmp_path):
+    """Team trial 25: Bob appended a line to `HTML.md` in his folder while Alice moved it to
+    `Web/HTML.md` in hers; Alice's watch moved the page (with Bob's text, as it should) and then
+    logged "MISMATCH after sync: 05 - Concepts/Web/HTML.md differs between the folder and the
+    brain" (3 of 4 tries), her file still holding the text before Bob's edit, which the next round
+    wrote: Bob's commit landed between her round's read of the brain and its write transaction,
+    so the round moved a page it had read before his edit. His edit is in the change log past
+    her folder's cursor under the page's OLD path; a real difference is still reported."""
+    import contextlib
+
+    brain, eng, root = env
+    (root / "people" / "ana-lima.md").rename(root / "people" / "ana.md")
+    real = brain.transaction
+    teammate = []
+
+    @contextlib.contextmanager
+    def teammate_commits_first(*a, **kw):
+        if not teammate:  # another process's write, committed before the round's own
+            teammate.append(1)
+            with Brain.open(brain.path) as other:
+                other.put("people/ana-lima", other.get_text("people/ana-lima") + "\nanother writer's line\n")
+        with real(*a, **kw):
+            yield
+
+    brain.transaction = teammate_commits_first
+    try:
+        out = eng.reconcile(paths=["people/ana-lima.md", "people/ana.md"])
+    finally:
+        del brain.transaction
+    # the round saw the page change under it and left the move to the next round
+    assert teammate and not out.moved and eng.verify_paths(out) == [], out
+    out2 = eng.reconcile(paths=["people/ana-lima.md", "people/ana.md"])
+    assert ("people/ana-lima.md", "people/ana.md") in out2.moved and eng.verify_paths(out2) == []
+    seq = brain.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0]
+    eng.reconcile(log_paths=["people/ana-lima.md", "people/ana.md"], consumed_seq=seq)
+    assert (root / "people" / "ana.md").read_bytes() == brain.get_text("people/ana").encode()
+    assert brain.get_text("people/ana").endswith("another writer's line\n")
+    out2.disk_hashes["people/ana.md"] = "0" * 64  # a file that really differs
+    assert eng.verify_paths(out2) == ["people/ana.md"]
+
+
 def test_paths_newly_ignored_by_default_or_by_gbrainignore_are_kept_and_noted_by_sync_and_verify(tmp_path, db_path):
     """An Obsidian trial: after `!.obsidian/` was taken out of .gbrainignore (so Obsidian's
     settings are ignored by default again) `sync` failed every run with "could not read

@@ -234,6 +234,10 @@ class Outcome:
     #: paths this round imported that the brain did not hold before (their names are checked
     #: for copies on macOS and Windows: :meth:`SyncEngine._portable`)
     new_paths: list[str] = field(default_factory=list)
+    #: paths this round left to the next because the brain changed under it (another writer's
+    #: commit between the round's read and its write transaction), both ends of such a move: not
+    #: a mismatch (:meth:`SyncEngine.verify_paths`); watch runs them again
+    deferred: list[str] = field(default_factory=list)
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
@@ -1292,6 +1296,12 @@ class SyncEngine:
         with self.brain.transaction(), origin(surface=self.surface, client=self.client or None):
             fresh, tx_start_seq = self._db_side_in_tx(acting | set(copies))
             changed_since = {p for p in acting if fresh.get(p) != S.get(p)}
+            if changed_since:
+                left = set(changed_since)
+                for src, dst in (*moves, *changed_moves, *replaced_moves, *both_moves, *edited_moves):
+                    if src in changed_since or dst in changed_since:
+                        left |= {src, dst}
+                out.deferred = sorted(left)
             for src, dst in moves:
                 if src in changed_since or dst in changed_since:
                     continue
@@ -2589,10 +2599,14 @@ class SyncEngine:
         """Cheap check after a watch batch: each touched path's file hash (as the round left it)
         equals the DB's. A path another writer changed since the round (a change-log row past
         this folder's cursor: a teammate's save, an agent's put) is not a mismatch: the next
-        round brings it. Returns the paths that differ."""
+        round brings it; nor is one the round left because such a write landed under it
+        (``out.deferred``: both ends of a move). Returns the paths that differ."""
         bad = []
         cur = None
+        left = set(out.deferred)
         for p, h in out.disk_hashes.items():
+            if p in left:
+                continue
             dbh = self.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?", (p, p)).fetchone()
             if dbh is None or dbh[0] != h:
                 if cur is None:

@@ -1075,6 +1075,8 @@ class Watcher:
         for p in list(self._tries):
             if p not in unread and (p in paths or p in log_paths):
                 del self._tries[p]
+        for p in out.deferred:  # left by the round: another writer's commit landed under it
+            retry[p] = now + RETRY_S
         bad = eng.verify_paths(out)
         for p in bad:
             self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
