@@ -232,3 +232,38 @@ def test_a_long_undo_plan_lists_its_first_lines_then_says_how_many_more(db_path)
     assert lines[-1] == f"dry run (delete {UNDO_SHOWN + 7}); run again with --apply to do it"
     p = gbrain("--db", str(db_path), "--json", "undo", "--since", since)
     assert len(json.loads(p.stdout)["plan"]) == UNDO_SHOWN + 7
+
+
+def test_the_command_that_takes_an_undo_back_takes_back_only_that_undo(db_path):
+    """Team trial 25: carol's `undo --since 10m --by agent-dave --apply` ended with "`gbrain undo
+    --since <10 minutes ago> --origin undo --apply` takes it back": every undo of those ten minutes,
+    bob's too, whose undo then came undone (his page went back to the agent's broken text). The
+    command names the undo's own first write and its writer."""
+    import re
+
+    db = str(db_path)
+
+    def as_(user, *args, input=None):
+        r = gbrain("--db", db, *args, input=input, env={"GBRAIN_USER": user})
+        assert r.returncode == 0, r.stderr
+        return r.stdout.decode()
+
+    as_("ana", "put", "alpha", input="Alpha, as written.\n")
+    as_("ana", "put", "beta", input="Beta, as written.\n")
+    with Brain.open(db_path) as b:
+        past_last_change(b)
+        t0 = h._now()
+    as_("agent", "put", "alpha", input="Alpha BROKEN.\n")
+    as_("bob", "undo", "--since", t0, "--by", "agent", "--apply")  # bob takes the agent's write back
+    as_("agent", "put", "beta", input="Beta BROKEN.\n")
+    out = as_("carol", "undo", "--since", t0, "--by", "agent", "--apply")
+    with Brain.open(db_path) as b:
+        assert b.get_text("alpha") == "Alpha, as written.\n" and b.get_text("beta") == "Beta, as written.\n"
+    cmd = re.search(r"`gbrain (undo [^`]*)` takes it back", out)
+    assert cmd, out
+    args = cmd.group(1).split()
+    assert "--by" in args and args[args.index("--by") + 1] == "carol", args
+    as_("carol", *args)
+    with Brain.open(db_path) as b:
+        assert b.get_text("beta") == "Beta BROKEN.\n"  # carol's undo taken back
+        assert b.get_text("alpha") == "Alpha, as written.\n"  # bob's stays

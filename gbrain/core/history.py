@@ -1332,10 +1332,14 @@ def undo(brain, since: str, origin: str | None = None, by: str | None = None, pr
     (all or nothing: a path taken meanwhile raises BadInput and nothing is written), each page
     or file brought back as a new version (:func:`_revert_key`) or deleted into the trash, so
     the undo itself is in the history and can be undone (``--origin undo``). Under sync/watch
-    the files follow. Returns ``{since, applied, plan, counts: {action: n}}``."""
+    the files follow. Returns ``{since, applied, plan, counts: {action: n}}``; applied, also
+    ``at`` and ``by``: the time of the undo's first version and its writer, which select this
+    undo alone for the one that takes it back (not a teammate's undo in the same window)."""
+    mine = None
     with brain.transaction():
         plan = undo_plan(brain, since, origin, by, prefix)
         if apply:
+            last = brain.conn.execute("SELECT COALESCE(MAX(id), 0) FROM history").fetchone()[0]
             for it in plan:
                 if it["action"] in ("revert", "restore"):
                     _revert_key(brain, it["kind"], it["name"], it["to_version"])
@@ -1344,10 +1348,14 @@ def undo(brain, since: str, origin: str | None = None, by: str | None = None, pr
                         brain.delete_page(it["name"])
                     else:
                         brain.delete_file(it["name"])
+            mine = brain.conn.execute("SELECT MIN(at), MIN(writer) FROM history WHERE id > ?", (last,)).fetchone()
     counts: dict[str, int] = {}
     for it in plan:
         counts[it["action"]] = counts.get(it["action"], 0) + 1
-    return {"since": since, "applied": bool(apply), "plan": plan, "counts": counts}
+    out = {"since": since, "applied": bool(apply), "plan": plan, "counts": counts}
+    if mine is not None and mine[0]:
+        out["at"], out["by"] = mine[0], mine[1] or ""
+    return out
 
 
 def renamed_to(c, slug: str) -> dict | None:

@@ -235,7 +235,8 @@ def _undo_text(r: dict, a: dict) -> str:
         lines.append(f"… {len(plan) - UNDO_SHOWN:,} more (`--json` lists every one)")
     what = ", ".join(f"{k} {v}" for k, v in sorted(n.items()))
     if r["applied"]:
-        lines.append(f"undone: {what}. The undo is in the history too: `gbrain undo --since {r['since']} --origin undo --apply` takes it back")
+        back = f"--since {r.get('at') or r['since']} --origin undo" + (f" --by {cmd_arg(r['by'])}" if r.get("by") else "")
+        lines.append(f"undone: {what}. The undo is in the history too: `gbrain undo {back} --apply` takes it back")
     else:
         lines.append(f"dry run ({what}); run again with --apply to do it")
     return "\n".join(lines)
