@@ -147,6 +147,7 @@ def test_undo_needs_since_and_says_so_on_the_cli(tmp_path):
 def test_changes_between_two_times_and_by_day_names(db_path):
     with Brain.open(db_path) as b:
         run(b, "put", slug="notes/a", content="A\n")
+        past_last_change(b)  # the two writes in one millisecond: `until` t held neither (failed 1 run in 4)
         run(b, "put", surface="mcp", slug="notes/b", content="B\n")
         t = first_at(b, "mcp")
         names = lambda **a: [c["name"] for c in run(b, "changes", **a)]  # noqa: E731
