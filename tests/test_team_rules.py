@@ -332,3 +332,44 @@ def test_a_note_renamed_in_two_folders_to_two_names_says_so(tmp_path, brain_tree
     assert (b / "people/ana-bob.md").exists() and (b / "people/ana-alice.md").exists()
     said = [w for w in rep.get("warnings", []) if "people/ana-bob.md" in w]
     assert said and "renamed meanwhile to people/ana-alice.md" in said[0], rep.get("warnings")
+
+
+@pytest.mark.engine_free
+def test_a_watch_conflict_line_names_whose_version_the_brain_kept(tmp_path, pg_url):
+    """Team trial 25: bob and carol made the same stand-up note at once in their folders; carol's
+    watch said only "the brain's version kept (this folder had no base), the file's version saved
+    as …": jargon, and not whose version won (the losing saver's line of a both-changed conflict
+    names them). Each conflict line names the writer of the brain's version."""
+    from gbrain.storage.origin import origin
+
+    lines = {"bob": [], "carol": []}
+    with Brain.open(pg_url) as br:
+        engines = {}
+        for who in ("bob", "carol"):
+            (tmp_path / who).mkdir()
+            engines[who] = SyncEngine(br, tmp_path / who, log=lines[who].append)
+            engines[who].bind()
+            assert engines[who].sync()["ok"]
+        (tmp_path / "bob" / "standup.md").write_text("# Standup\n\n- bob: sync\n")
+        (tmp_path / "carol" / "standup.md").write_text("# Standup\n\n- carol: reviews\n")
+        with origin(user="bob"):
+            engines["bob"].sync()
+        with origin(user="carol"):
+            rep = engines["carol"].sync()
+        assert rep["exit_code"] == 3, rep
+        said = [s for s in lines["carol"] if s.startswith("! conflict standup.md")]
+        assert said and "bob's" in said[0] and "no base" not in said[0], lines["carol"]
+        # a both-changed conflict: carol's line, the file's version kept, names bob's copy
+        for who, text in (("bob", "- bob: edited\n"), ("carol", "- carol: edited\n")):
+            f = tmp_path / who / "standup.md"
+            f.write_text(f.read_text().replace("- bob: sync\n", text))
+        with origin(user="bob"):
+            engines["bob"].sync()
+        lines["carol"].clear()
+        with origin(user="carol"):
+            engines["carol"].sync()
+        said = [s for s in lines["carol"] if s.startswith("! conflict standup.md")]
+        assert said and "the brain's version (bob's) saved as" in said[0], lines["carol"]
+        for e in engines.values():
+            e.close()
+

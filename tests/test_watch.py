@@ -792,7 +792,8 @@ def test_the_summary_counts_a_put_back(watch, brain, brain_tree):
     brain.timeline_add("companies/river-ai", "2026-03-03", "brain side", "manual")
     (brain_tree / "companies" / "river-ai.md").unlink()
     w = watch()
-    assert w.saw("! conflict companies/river-ai.md: deleted on disk but changed in the brain; file restored")
+    # (the line names who changed it: this test's writer)
+    assert w.saw("! conflict companies/river-ai.md: deleted on disk but changed in the brain by ") and w.saw("; file restored")
     out = stop_ok(w)
     assert b"0 conflict(s), 1 put back" in out, out
 

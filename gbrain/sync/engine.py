@@ -1408,21 +1408,24 @@ class SyncEngine:
                     "INSERT INTO sync_conflicts(path, copy_path, kind, file_hash, db_hash, base_hash) VALUES (:path, :copy_path, :kind, :file_hash, :db_hash, :base_hash)", row
                 )
                 out.conflicts.append(row)
+                # whose version the brain held (a teammate's save, an agent's put): named in the line
+                who = version_writer(self.conn, *key_for_path(self.conn, p), S[p]) if S.get(p) else ""
+                whose = f" ({who}'s)" if who else ""
                 if kind == "both-changed":
-                    self._log(f"! conflict {p}: the file's version kept, the brain's version saved as {cp}")
+                    self._log(f"! conflict {p}: the file's version kept, the brain's version{whose} saved as {cp}")
                 elif kind in _KEEP_BRAIN:
                     self._record(p, no_base_written[p], S[p])
                     out.disk_hashes[p] = S[p]
                     if kind == "no-base":
-                        self._log(f"! conflict {p}: the brain's version kept (this folder had no base), the file's version saved as {cp}")
+                        self._log(f"! conflict {p}: the brain's version{whose} kept (this folder had never synced it), the file's version saved as {cp}")
                     else:
                         self._log(f"! conflict {p}: the file was saved from an older version and does not merge with a newer write through gbrain; "
-                                  f"the brain's version kept, your save saved as {cp}")
+                                  f"the brain's version{whose} kept, your save saved as {cp}")
                 elif kind == "deleted-on-disk":
                     if p in written:
                         self._record(p, written[p], S[p])
                         out.disk_hashes[p] = S[p]
-                    self._log(f"! conflict {p}: deleted on disk but changed in the brain; file restored")
+                    self._log(f"! conflict {p}: deleted on disk but changed in the brain{f' by {who}' if who else ''}; file restored")
                 else:
                     self._log(f"! conflict {p}: deleted in the brain but changed on disk; page restored from the file")
             for p, f in written.items():
