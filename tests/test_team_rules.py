@@ -373,3 +373,107 @@ def test_a_watch_conflict_line_names_whose_version_the_brain_kept(tmp_path, pg_u
         for e in engines.values():
             e.close()
 
+
+@pytest.mark.engine_free
+def test_a_note_renamed_to_two_names_while_both_watch_says_so(tmp_path, pg_url):
+    """Team trial 25: alice and bob renamed the same note to two names at once, both watching;
+    two pages, and not a word to anyone (`sync` says so: the test above). Alice's watch ran the
+    change log's round (bob's rename) before her own rename's events reached a batch: the note
+    was gone from both sides, its base forgotten, so her renamed file was a new note. That round
+    now holds such a path for the file round, which says the note was renamed twice; a note
+    deleted in the brain and gone from the folder is still forgotten by the next round."""
+    from gbrain.sync.watch import Watcher
+
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    a.mkdir()
+    b.mkdir()
+    (a / "note.md").write_text("# Note\n\ntext\n")
+    (a / "gone.md").write_text("# Gone\n")
+    said: list[str] = []
+    with Brain.open(pg_url) as br:
+        ea = SyncEngine(br, a)
+        ea.bind()
+        assert ea.sync()["ok"]
+        ea.close()
+        eb = SyncEngine(br, b)
+        eb.bind()
+        assert eb.sync()["ok"]
+        w = Watcher(br, a, log=said.append)
+        w.engine.bind()
+        (b / "note.md").rename(b / "note bob.md")
+        (b / "gone.md").unlink()
+        eb.reconcile(paths=["note.md", "note bob.md", "gone.md"])
+        (a / "note.md").rename(a / "note alice.md")
+        (a / "gone.md").unlink()
+        seq = br.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0]
+        retry: dict = {}
+        assert w._safe_batch(set(), set(), log_paths={"note.md", "note bob.md", "gone.md"}, consumed_seq=seq, retry=retry)
+        assert set(retry) == {"note.md", "gone.md"}, retry
+        assert w._safe_batch({"note.md", "note alice.md", "gone.md"}, set(), retry={})
+        twice = [s for s in said if "renamed meanwhile" in s]
+        assert twice and "you renamed note.md" in twice[0] and "note bob.md" in twice[0], said
+        assert sorted(p.name for p in a.iterdir()) == ["note alice.md", "note bob.md"]
+        # nothing left behind: no base for the two old names, no conflict, nothing in the trash
+        assert not br.conn.execute("SELECT path FROM sync_state WHERE client = ? AND path IN ('note.md', 'gone.md')", (w.engine.client,)).fetchall()
+        assert not [s for s in said if "conflict" in s], said
+        w.engine.close()
+        eb.close()
+
+
+@pytest.mark.engine_free
+def test_a_rename_left_by_a_round_and_the_old_name_held_by_the_next_are_retried_together(tmp_path, pg_url):
+    """The live order of trial 25 (bob's watch, logged round by round): bob's file round read the
+    brain before alice's rename of the same note committed, so it left its move to the next round
+    (both ends retried); the change log's round for alice's rename then held the old name; the
+    two retries fell due apart, the new name alone was imported as a new note and nobody was
+    told. Paths held or left wait for one another: one round sees the old name and the new."""
+    import contextlib
+
+    from gbrain.sync.watch import Watcher
+
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    a.mkdir()
+    b.mkdir()
+    (b / "note.md").write_text("# Note\n\ntext\n")
+    said: list[str] = []
+    with Brain.open(pg_url) as br, Brain.open(pg_url) as br2:
+        eb = SyncEngine(br, b)
+        eb.bind()
+        assert eb.sync()["ok"]
+        eb.close()
+        ea = SyncEngine(br2, a)
+        ea.bind()
+        assert ea.sync()["ok"]
+        w = Watcher(br, b, log=said.append)
+        w.engine.bind()
+        (a / "note.md").rename(a / "note alice.md")
+        (b / "note.md").rename(b / "note bob.md")
+        real = br.transaction
+        done: list[int] = []
+
+        @contextlib.contextmanager
+        def alice_commits_first(*x, **k):
+            if not done:
+                done.append(1)
+                ea.reconcile(paths=["note.md", "note alice.md"])
+            with real(*x, **k):
+                yield
+
+        retry: dict = {}
+        br.transaction = alice_commits_first
+        try:
+            assert w._safe_batch({"note.md", "note bob.md"}, set(), retry=retry)
+        finally:
+            del br.transaction
+        assert done and set(retry) == {"note.md", "note bob.md"}, retry
+        seq = br.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0]
+        assert w._safe_batch(set(), set(), log_paths={"note.md", "note alice.md"}, consumed_seq=seq, retry=retry)
+        assert retry["note.md"] == retry["note bob.md"], retry  # due together
+        due = set(retry)
+        retry.clear()
+        assert w._safe_batch(due, set(), retry=retry)
+        twice = [s for s in said if "renamed meanwhile" in s]
+        assert twice and "you renamed note.md" in twice[0] and "note alice.md" in twice[0], said
+        assert not [s for s in said if "MISMATCH" in s], said
+        w.engine.close()
+        ea.close()

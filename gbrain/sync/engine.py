@@ -1150,6 +1150,14 @@ class SyncEngine:
         if hold_gone_edits:
             out.held = [p for p, k in conflicts if k == "deleted-on-disk"]
             conflicts = [(p, k) for p, k in conflicts if k != "deleted-on-disk"]
+            # gone from both sides since the base (another folder renamed or deleted it, and the
+            # file went here too): this folder may have renamed it, its events not yet in a batch;
+            # the base stays for that round, which then says the note was renamed twice
+            # (_say_renamed_twice; forgotten here, the renamed file was a new note, said nowhere)
+            both_gone = {p for p in settled if p in B and p not in D and p not in S}
+            if both_gone:
+                out.held += sorted(both_gone)
+                settled = [p for p in settled if p not in both_gone]
         if self.held:
             self.held.difference_update(disk)  # back on disk: synced as usual again
             to_trash = [p for p in to_trash if p not in self.held]

@@ -416,6 +416,10 @@ class Watcher:
         self.initial: dict | None = None
         self.error: str | None = None
         self._tries: dict[str, int] = {}
+        #: paths a round held or left (``Outcome.held``, ``Outcome.deferred``) still waiting in
+        #: ``retry``: retried together, so a move's two ends, one left by a file round and the
+        #: other held by the change log's round, meet in one round (:meth:`_batch`)
+        self._together: set[str] = set()
         self._listener = None  # Postgres: LISTEN gbrain_changes (storage/pg.py Listener)
         self._listen = False  # Postgres: listen for changes (reconnect when the listener is lost)
         self._listen_epoch = 0  # one more per LISTEN connection made
@@ -1063,8 +1067,12 @@ class Watcher:
         if out.moved:
             self._renamed_links_hint()
         now = time.monotonic()
-        for p in out.held:
-            retry[p] = now + max(RETRY_S, self.debounce)
+        wait = set(out.held) | set(out.deferred)  # (deferred: another writer's commit landed under the round)
+        self._together = {p for p in self._together if p in retry} | wait
+        if wait:
+            due = now + max(RETRY_S, self.debounce)
+            for p in self._together:
+                retry[p] = max(retry.get(p, 0.0), due)
         for p, why in out.unreadable:
             if kind_of(why) not in (UNREADABLE, VANISHED) or getattr(why, "within", False):  # the user's (symlink, ignored, bad name) or under such a folder (a vanished file: retried, its events may lag)
                 continue
@@ -1075,8 +1083,6 @@ class Watcher:
         for p in list(self._tries):
             if p not in unread and (p in paths or p in log_paths):
                 del self._tries[p]
-        for p in out.deferred:  # left by the round: another writer's commit landed under it
-            retry[p] = now + RETRY_S
         bad = eng.verify_paths(out)
         for p in bad:
             self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
