@@ -323,6 +323,33 @@ def test_an_open_task_box_is_searched_as_written_not_bracket_by_bracket(tmp_path
     assert sorted(h["slug"] for h in json.loads(r.stdout)) == ["done", "links", "tasks"]
 
 
+def test_a_checked_task_box_is_searched_as_written_in_either_case(tmp_path, db_path):
+    """`search "[x]"` (a person looking for done tasks) searched the word `x`: every page holding
+    an `x` word, not the checked boxes. A query of one task box, `[x]`/`[X]` with punctuation
+    around it (`- [x]`), is one string, as `[ ]` is, and either letter finds both (Obsidian and
+    GitHub check a box with either); the letter alone still searches the word."""
+    v = tmp_path / "v"
+    v.mkdir()
+    (v / "tasks.md").write_text("# Tasks\n\n- [ ] buy milk\n- [x] pay rent\n")
+    (v / "done.md").write_text("# Done\n\n- [X] all of it\n")
+    (v / "open.md").write_text("# Open\n\n- [ ] nothing yet\n")
+    (v / "axis.md").write_text("# Axis\n\nThe x axis and the y axis; x marks the spot. See [tasks x](tasks.md).\n")
+    assert gbrain("import", str(v), "--db", str(db_path)).returncode == 0
+    for q in ("[x]", "[X]", "- [x]", '"[x]"', " [X] "):
+        r = gbrain("search", "--db", str(db_path), "--json", "--", q)
+        assert r.returncode == 0, r.stderr
+        hits = json.loads(r.stdout)
+        assert sorted(h["slug"] for h in hits) == ["done", "tasks"], (q, hits)
+        by = {h["slug"]: h for h in hits}
+        assert "[x] pay rent" in by["tasks"]["snippet"] and "[X] all of it" in by["done"]["snippet"], (q, hits)
+    r = gbrain("query", "--db", str(db_path), "--json", "--", "[x]")
+    assert r.returncode == 0, r.stderr
+    assert sorted(h["slug"] for h in json.loads(r.stdout)["items"]) == ["done", "tasks"]
+    # the letter alone is still the word (the boxes' letters are words too; axis has the most)
+    r = gbrain("search", "--db", str(db_path), "--json", "--", "x")
+    assert [h["slug"] for h in json.loads(r.stdout)][0] == "axis"
+
+
 @pytest.mark.engine_free
 def test_full_disk_and_an_old_schema_says_the_upgrade_needs_space(tmp_path, monkeypatch):
     import sqlite3 as sq

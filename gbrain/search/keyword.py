@@ -2052,9 +2052,10 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     folded = search_form(query)
     q = fts_query(folded)
     only = PageFilter(type, tag, prefix)
-    if not q:
+    if not q or task_box_query(query):
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
-        # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query)
+        # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
+        # a checked task box `[x]` too: its letter is no word to look for
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
     ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True)
     ranked = ranked[offset:]
@@ -2158,6 +2159,25 @@ _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u
 _PUNCTUATION_ONLY = re.compile(r"[\s!-/:-@\[-`{-~]+")
 
 
+#: a task box checked with either letter (Obsidian and GitHub read ``[x]`` and ``[X]`` alike)
+_CHECKED_BOX = re.compile(r"\[[xX]\]")
+
+
+def task_box_query(query: str) -> bool:
+    """Whether ``query`` is a checked task box with punctuation and blanks only around it
+    (``[x]``, ``- [X]``, ``"[x]"``): looked for as one string, as ``[ ]`` is
+    (:func:`_substring_parts`), in either case (:func:`_spellings`), never as the word ``x``."""
+    return bool(_CHECKED_BOX.search(query)) and _PUNCTUATION_ONLY.fullmatch(_CHECKED_BOX.sub("[ ]", query)) is not None
+
+
+def _spellings(part: str) -> list[str]:
+    """The spellings substring search accepts for ``part``: itself, and for a checked task box
+    (:func:`task_box_query`) the same with the box's letter in the other case."""
+    if not task_box_query(part):
+        return [part]
+    return list(dict.fromkeys((part, _CHECKED_BOX.sub("[x]", part), _CHECKED_BOX.sub("[X]", part))))
+
+
 def _substring_parts(query: str) -> list[str]:
     """The whitespace-separated parts of ``query`` that substring search looks for (quotes and
     prefix stars dropped; a query of nothing else, such as ``*``, is looked for as written). A
@@ -2193,15 +2213,16 @@ def _substring_rows_of(conn: sqlite3.Connection, query: str, only: PageFilter, l
     parts = _substring_parts(query)
     if not parts:
         return []
+    alts = [_spellings(p) for p in parts]
     sql = "SELECT p.id, p.slug, p.title, p.type, p.compiled_truth, p.timeline FROM pages p"
-    where = " AND ".join("instr(p.title || ' ' || p.compiled_truth || ' ' || p.timeline, ?) > 0" for _ in parts)
+    where = " AND ".join("(" + " OR ".join("instr(p.title || ' ' || p.compiled_truth || ' ' || p.timeline, ?) > 0" for _ in a) + ")" for a in alts)
     cond, oargs = only.sql()
-    args: list = [*parts, *oargs]
+    args: list = [*(s for a in alts for s in a), *oargs]
     sql += " WHERE " + where + cond
     out = []
     for r in conn.execute(sql, args):
         body = r["compiled_truth"] + " " + r["timeline"]
-        out.append((r, float(sum(body.count(p) + 5 * r["title"].count(p) for p in parts))))
+        out.append((r, float(sum(body.count(p) + 5 * r["title"].count(p) for a in alts for p in a))))
     out.sort(key=lambda rs: (-rs[1], rs[0]["slug"]))
     return out[:limit]
 
@@ -2213,12 +2234,13 @@ def _substring_search(conn: sqlite3.Connection, query: str, only: PageFilter, li
     ``signals`` is ``title`` and/or ``body``, where a part was found."""
     hits = []
     query, rows = _substring_match(conn, query, only, limit)
-    parts = _substring_parts(query)
-    first = (parts or [""])[0]
+    parts = [s for p in _substring_parts(query) for s in _spellings(p)]
+    firsts = _spellings((_substring_parts(query) or [""])[0])
     best = max((sc for _, sc in rows), default=0.0) or 1.0
     for r, score in rows:
         body = r["compiled_truth"] + "\n" + r["timeline"]
-        i = body.find(first)
+        # the first part in the spelling this page holds first (a checked box: [x] or [X])
+        i, first = min(((body.find(f), f) for f in firsts if f in body), default=(-1, firsts[0]))
         if i >= 0:
             a = body.rfind("\n", 0, max(0, i - 2000)) + 1
             e = body.find("\n", i + 2000)
@@ -2241,7 +2263,7 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
-    has_words = bool(fts_query(search_form(query)))  # (rank reads the query's search_form)
+    has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix) if has_words else []
     if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
