@@ -421,6 +421,23 @@ def test_fix_safe_text_edit_shapes_and_dedupe_fallback(tmp_path):
     assert lint(db, check="tag_duplicates")["ok"] is True
 
 
+@pytest.mark.engine_free
+def test_fix_safe_keeps_blank_separated_tags_blank_separated(tmp_path):
+    """`tags: journal daily` (two tags, as Obsidian reads it) was written back by `lint --fix-safe`
+    as `tags: journal, daily`: the user's style lost. The text edit renames the words in place (the
+    comment kept), and a rename that drops a duplicate (the YAML edit) keeps the blanks too."""
+    pages = dict(CLEAN)
+    pages["people/blank.md"] = "---\ntitle: Blank\ntags: founder  YC_Alum # from crm\n---\n\nx\n"
+    pages["people/twice.md"] = "---\ntitle: Twice\ntags: yc_alum yc-alum ai\n---\n\ny\n"
+    db = build(tmp_path, pages)
+    r = lint(db, fix_safe=True, check="tag_duplicates")
+    assert {f["slug"]: f["to"] for f in r["fixed"]} == {"people/blank": ["founder", "yc-alum"], "people/twice": ["yc-alum", "ai"]}
+    with Brain.open(db) as b:
+        assert b.get_text("people/blank") == "---\ntitle: Blank\ntags: founder  yc-alum # from crm\n---\n\nx\n"
+        assert b.get_text("people/twice") == "---\ntitle: Twice\ntags: yc-alum ai\n---\n\ny\n"
+    assert lint(db, check="tag_duplicates")["ok"] is True
+
+
 EMBED_STATE = """CREATE TABLE IF NOT EXISTS embed_state (
   page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
   model TEXT NOT NULL,

@@ -205,6 +205,23 @@ def test_edit_frontmatter_comma_string_and_crlf_and_no_frontmatter():
     assert parse_page(new2, "x.md").tags == ["x"]
 
 
+def test_edit_frontmatter_keeps_a_blank_separated_tags_string_blank_separated():
+    """A tag edit (`gbrain tag`, `untag`, lint's fix) of `tags: journal daily` wrote `journal, daily,
+    x`: a tags string separated by blanks stays so, `#` marks kept when every word has one."""
+    cases = [
+        ("tags: journal daily\n", ["journal", "daily", "x"], "tags: journal daily x\n"),
+        ("tags: journal daily\n", ["daily"], "tags: daily\n"),
+        ("tags: '#journal #daily'\n", ["journal", "daily", "x"], "tags: '#journal #daily #x'\n"),
+        ("tags: journal\n", ["journal", "x"], "tags: journal, x\n"),  # one word: no style to keep
+        ("tags: journal, daily\n", ["journal", "daily", "x"], "tags: journal, daily, x\n"),
+    ]
+    for fm, tags, want in cases:
+        p = parse_page("---\n" + fm + "---\nBody\n", "x.md")
+        new = edit_frontmatter(p, tags=tags)
+        assert new == "---\n" + want + "---\nBody\n", (fm, new)
+        assert parse_page(new, "x.md").tags == tags
+
+
 def test_edit_frontmatter_refuses_unparsable_yaml():
     p = parse_page("---\ntitle: [oops\n---\n", "x.md")
     with pytest.raises(ValueError):

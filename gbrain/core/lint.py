@@ -952,7 +952,7 @@ def _portable_names(brain) -> list[dict]:
 
 def rename_tags_text(page, rename: dict[str, str]) -> str | None:
     """New page text with tag spellings renamed by a *text* edit of the frontmatter's ``tags``
-    value only (flow list, block list or comma string; plain or quoted), so every other byte
+    value only (flow list, block list, comma or blank-separated string; plain or quoted), so every other byte
     stays as it was. None when there is nothing to rename this way."""
     if not page.frontmatter_raw or not rename:
         return None
@@ -965,6 +965,10 @@ def rename_tags_text(page, rename: dict[str, str]) -> str | None:
         end += 1
     alts = "|".join(re.escape(v) for v in sorted(rename, key=len, reverse=True))
     tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^tags[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?=[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
+    # a plain tags string on the key's line separates its tags by blanks too (``tags: journal
+    # daily``, two tags): its words, renamed in place, so the blanks stay (a `` #`` starts a comment)
+    plain = re.match(r"tags[ \t]*:[ \t]*[^\s\[\]{}'\"|>&*!%@`#,-]", lines[start])
+    word = re.compile(r"(?P<pre>(?:^tags[ \t]*:|,|(?<=\S)[ \t])[ \t]*)(?P<q>)(?P<tag>" + alts + r")(?=[ \t]*(?:,|[ \t]#|\r\n|\r|\n|$)|[ \t]+[^\s#,])")
     n = 0
 
     def sub(m: re.Match) -> str:
@@ -972,7 +976,7 @@ def rename_tags_text(page, rename: dict[str, str]) -> str | None:
         n += 1
         return m.group("pre") + m.group("q") + rename[m.group("tag")] + m.group("q")
 
-    new = [tok.sub(sub, ln) if start <= i < end else ln for i, ln in enumerate(lines)]
+    new = [(word if plain and i == start else tok).sub(sub, ln) if start <= i < end else ln for i, ln in enumerate(lines)]
     if not n:
         return None
     return (BOM if page.bom else "") + "".join(new) + page.body

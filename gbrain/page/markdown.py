@@ -1711,7 +1711,8 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
     """New page text with frontmatter keys set (``update``) and/or the tag list replaced.
 
     Uses ruamel's round-trip mode so comments, key order and quoting survive; only the
-    frontmatter block changes. A comma-string ``tags:`` stays a comma string; a page that
+    frontmatter block changes. A comma-string ``tags:`` stays a comma string, a blank-separated
+    one blank-separated (:func:`_tags_string`); a page that
     writes its tags under the singular ``tag:`` key gets them edited there. Creates a
     frontmatter block when the page has none. Raises ``ValueError`` when the existing
     frontmatter does not load (it would be lost by a re-dump).
@@ -1799,7 +1800,7 @@ def _set_tag_key(data: Any, key: str, tags: list[str]) -> None:
     if not tags and not others:
         data.pop(key, None)
     elif isinstance(old, str):
-        data[key] = ", ".join([*tags, *others])
+        data[key] = _tags_string(old, [*tags, *others])
     elif old is not None and hasattr(old, "fa"):
         def name(x: Any) -> str | None:  # the tag an item is, None for an item that is none
             got = tag_items([x])
@@ -1821,6 +1822,17 @@ def _set_tag_key(data: Any, key: str, tags: list[str]) -> None:
                 old.fa.set_flow_style()
     else:
         data[key] = [*tags, *others]
+
+
+def _tags_string(old: str, items: list) -> str:
+    """``items`` written as the tags string ``old`` writes its tags: separated by blanks when it
+    separates two or more words by blanks only (``journal daily``, which Obsidian reads as two tags),
+    else by ``, ``; each with a ``#`` when every word of ``old`` has one (``#journal #daily``)."""
+    words = [w for w in _TAG_STRING_SEP.split(old.strip()) if w]
+    blank = len(words) > 1 and "," not in old
+    hashed = bool(words) and all(w.startswith("#") for w in words)
+    out = [("#" + str(t) if hashed and not str(t).startswith("#") and not has_placeholder(str(t)) else str(t)) for t in items]
+    return (" " if blank else ", ").join(out)
 
 
 def _not_tags(value: Any) -> list:
