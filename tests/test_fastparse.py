@@ -41,13 +41,13 @@ def views(page) -> tuple:
     )
 
 
-def both_ways(text: str, path: str, split: str = "rule") -> tuple[tuple, tuple]:
+def both_ways(text: str, path: str, split: str = "rule", tag_syntax: str = "obsidian") -> tuple[tuple, tuple]:
     """(fast path views, mistune views) of one page; asserts the fast one renders back."""
     try:
         markdown.FAST_PARSE = True
-        fast = parse_page(text, path, timeline_split=split)
+        fast = parse_page(text, path, timeline_split=split, tag_syntax=tag_syntax)
         markdown.FAST_PARSE = False
-        slow = parse_page(text, path, timeline_split=split)
+        slow = parse_page(text, path, timeline_split=split, tag_syntax=tag_syntax)
     finally:
         markdown.FAST_PARSE = True
     assert fast.render() == text
@@ -390,3 +390,20 @@ def test_inline_fast_path_takes_html_labels():
     toks = fastparse._link_tokens(text, md.link_inline)
     assert [t["type"] for t in toks[3]["children"]] == ["inline_html", "text", "inline_html"]
     assert [t["type"] for t in toks[4:]] == ["text", "inline_html", "text", "inline_html", "text"]
+
+
+NOTION_ID = "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d"
+
+
+@pytest.mark.parametrize("text, path, tag_syntax", [
+    # a Notion relation property (links), a Logseq journal (title), Bear heading links (targets)
+    (f"# Alpha\n\nCompany: Acme (../Companies%20{NOTION_ID}/Acme%20{NOTION_ID}.md), B (B%20{NOTION_ID}.md)\n\n- [x] [B](B%20{NOTION_ID}.md)\n",
+     f"Projects {NOTION_ID}/Alpha {NOTION_ID}.md", "obsidian"),
+    ("- standup with [[Ana]]\n  - [[Nov 27th, 2026]]\n", "graph/journals/2026_11_28.md", "obsidian"),
+    ("# Plan\n\n> See [[Roadmap/Q3 goals]]\n\n| a | [[Roadmap/Risks]] |\n|---|---|\n\n![[TCP\\/IP]] #to read#\n", "Plan.md", "bear"),
+])
+def test_the_migrants_pages_parse_the_same_both_ways(text, path, tag_syntax):
+    """The v38 page-model changes (``notion_relation_links``, ``journal_name``,
+    ``bear_heading_links``) read the parsed page, so both block parsers give the same views."""
+    a, b = both_ways(text, path, tag_syntax=tag_syntax)
+    assert a == b

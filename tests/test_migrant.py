@@ -227,6 +227,25 @@ def _targets(b, slug):
                                "LEFT JOIN pages p ON p.id = l.to_page_id WHERE f.slug = ?", (slug,)).fetchall())
 
 
+@pytest.mark.engine_free
+@pytest.mark.parametrize("path, text, title", [
+    ("journals/2026_11_28.md", "- standup\n", "Nov 28th, 2026"),
+    ("notes/graph/journals/2026_01_02.md", "- a\n", "Jan 2nd, 2026"),
+    ("journals/2026_11_28.md", "# Big day\n- a\n", "Big day"),  # a title the page gives wins
+    ("journals/2026_11_28.md", "title:: Launch\n- a\n", "Launch"),
+    ("pages/2026_11_28.md", "- a\n", "2026_11_28"),  # not in a journals folder
+    ("journals/2026_02_30.md", "- a\n", "2026_02_30"),  # no day
+    ("journals/2026-11-28.md", "- a\n", "2026-11-28"),  # not Logseq's default file name
+])
+def test_a_journal_is_titled_as_logseq_shows_it(path, text, title):
+    """A Logseq journal was titled by its file name (``2026_11_28``: ``list``, search hits) where
+    Logseq shows ``Nov 28th, 2026``: a page in a ``journals`` folder whose name is a day in Logseq's
+    default file-name format, with no title of its own, gets the title Logseq's default format gives."""
+    p = parse_page(text, path)
+    assert p.render() == text
+    assert p.title == title
+
+
 def test_a_link_to_a_journal_by_its_logseq_title_resolves(tmp_path, db_path):
     """``[[Nov 28th, 2026]]`` finds ``journals/2026_11_28.md`` (Logseq's default formats; no config
     needed), in the nearest graph; a page with that name or title wins; a name that is no
@@ -343,6 +362,24 @@ def test_a_notion_pages_tags_property_tags_it_and_only_on_notions_shape():
     assert parse_page("Just text\n", f"Wiki {NOTION_ID}/Loose Note {NOTION_ID}.md").title == "Loose Note"
 
 
+@pytest.mark.engine_free
+def test_a_notion_relation_property_is_a_link_to_its_pages():
+    """A relation property of a Notion page (``Company: Acme (../Companies%20<id>/Acme%20<id>.md)``,
+    several separated by ``, ``) was text: each item whose path ends with Notion's id is a
+    markdown link to that path (percent-decoded, relative to the page), its line the context;
+    another value in parentheses (no Notion id), or a page not of Notion's shape, links nothing."""
+    p = parse_page(PLAN, f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md")
+    assert p.render() == PLAN
+    rel = [ln for ln in p.links if ln.kind == "markdown"]
+    assert [(ln.target, ln.text) for ln in rel] == [(f"../Companies {NOTION_ID}/Acme {NOTION_ID}", "Acme")]
+    assert rel[0].context == f"Company: Acme (../Companies%20{NOTION_ID}/Acme%20{NOTION_ID}.md)"
+    two = (f"# Deal\nProjects: Alpha (Alpha%20{NOTION_ID}.md), Beta Two (../P/Beta%20Two%20{NOTION_ID[::-1]}.md)\n"
+           "Status: Done (see notes.md)\n\nBody [Alpha](Alpha%20" + NOTION_ID + ".md).\n")
+    got = parse_page(two, f"Deal {NOTION_ID}.md").links
+    assert [(ln.target, ln.text, ln.count) for ln in got] == [(f"Alpha {NOTION_ID}", "Alpha", 2), (f"../P/Beta Two {NOTION_ID[::-1]}", "Beta Two", 1)]
+    assert [ln.target for ln in parse_page(two, "Deal.md").links] == [f"Alpha {NOTION_ID}"]  # only the body's link
+
+
 def test_a_notion_export_links_by_title_and_lists_its_tags(tmp_path, db_path):
     """After importing a Notion export as it is: ``[[Project Plan]]`` typed in gbrain finds the page
     (its opening ``# Title``; the name keeps Notion's id), ``list --tag`` finds it by its ``Tags:``
@@ -352,6 +389,7 @@ def test_a_notion_export_links_by_title_and_lists_its_tags(tmp_path, db_path):
     tree = write_tree(tmp_path / "Export", {
         f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md": PLAN,
         f"Wiki {NOTION_ID}/Untitled {NOTION_ID[::-1]}.md": "No title line.\n",
+        f"Companies {NOTION_ID}/Acme {NOTION_ID}.md": "# Acme\n",
         "mine.md": "See [[Project Plan]] and [[Untitled]].\n",
     })
     with Brain.open(db_path, create=True) as b:
@@ -359,6 +397,8 @@ def test_a_notion_export_links_by_title_and_lists_its_tags(tmp_path, db_path):
         assert _targets(b, "mine") == {"Project Plan": f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}",
                                        "Untitled": f"Wiki {NOTION_ID}/Untitled {NOTION_ID[::-1]}"}
         assert b.resolve_slug("Project Plan")["slug"] == f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"
+        # the Company relation property links Acme
+        assert [r["slug"] for r in b.backlinks(f"Companies {NOTION_ID}/Acme {NOTION_ID}")] == [f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"]
         assert {r[0] for r in b.conn.execute("SELECT tag FROM tags")} == {"infra", "q3 growth", "later"}
         assert [r["slug"] for r in b.list_pages(tag="q3 growth")] == [f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"]
         from gbrain.errors import BadInput
@@ -437,3 +477,89 @@ def test_tag_syntax_bear_re_derives_every_page_and_equals_a_fresh_import(tmp_pat
         b.unset_config("tag_syntax")
         assert tags() == ["books", "some", "to", "work/side"]
         assert fresh_import_differences(b) == {}
+
+
+# ---- Bear: a heading link [[Note/Heading]] is a link to the note (brain in Bear's syntax) -----
+
+@pytest.mark.engine_free
+def test_a_bear_heading_link_links_the_note_under_its_syntax():
+    """Bear writes a link to a heading of a note as ``[[Note/Heading]]`` (the last ``/`` parts
+    them; ``\\/`` is a slash of the title): under ``tag_syntax bear`` its target is the note, each
+    note once (two headings of one note: one link, counted twice); Obsidian's reading keeps the path."""
+    text = "# Plan\nSee [[Roadmap/Q3 goals]], [[Roadmap/Risks]] and [[TCP\\/IP]].\n![[Roadmap/Q3 goals]]\n"
+    obs = parse_page(text, "Plan.md")
+    assert [(ln.target, ln.count) for ln in obs.links] == [("Roadmap/Q3 goals", 2), ("Roadmap/Risks", 1), ("TCP\\/IP", 1)]
+    p = parse_page(text, "Plan.md", tag_syntax="bear")
+    assert p.render() == text
+    assert [(ln.kind, ln.target, ln.count) for ln in p.links] == [("wiki", "Roadmap", 3), ("wiki", "TCP/IP", 1)]
+    assert p.links[0].forms == ["[[Roadmap/Q3 goals]]", "![[Roadmap/Q3 goals]]", "[[Roadmap/Risks]]"]
+    fm = "---\nrelated: \"[[Roadmap/Risks]]\"\n---\n# Plan\n"
+    assert [(ln.kind, ln.target) for ln in parse_page(fm, "Plan.md", tag_syntax="bear").links] == [("property", "Roadmap")]
+
+
+def test_bear_heading_links_resolve_to_the_note_and_a_fresh_import_agrees(tmp_path, db_path):
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "bear", {"Roadmap.md": "# Roadmap\n## Q3 goals\nShip.\n", "Plan.md": "# Plan\nSee [[Roadmap/Q3 goals]].\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+
+        def backlinks():
+            return [r["slug"] for r in b.backlinks("Roadmap")]
+        assert backlinks() == []  # Obsidian's reading: a path no page has
+        b.set_config("tag_syntax", "bear")
+        assert backlinks() == ["Plan"]
+        assert fresh_import_differences(b) == {}
+        b.unset_config("tag_syntax")
+        assert backlinks() == []
+
+
+def test_v38_derives_again_notion_relations_journal_titles_and_bear_heading_links(tmp_path, db_path):
+    """A brain made before v38 (Postgres v38) held a Notion relation property as text, a Logseq
+    journal titled by its file name and a Bear heading link ``[[Note/Heading]]`` as a link to a
+    path no page has: on open the Notion-shaped pages with a ``.md)``, the journals and, in a brain
+    set to Bear's syntax, the pages with such a link are derived again, and equal a fresh import.
+    Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "Export", {f"Project Plan {NOTION_ID}.md": PLAN.replace("../Companies%20" + NOTION_ID + "/", ""),
+                                            f"Acme {NOTION_ID}.md": "# Acme\n", "Roadmap.md": "# Roadmap\n## Risks\n",
+                                            "Plan.md": "# Plan\nSee [[Roadmap/Risks]].\n", "journals/2026_11_28.md": "- day\n"})
+    with Brain.open(db_path, create=True) as b:
+        b.set_config("tag_syntax", "bear")
+        import_tree(b, tree)
+        c = b.conn
+
+        def backlinks(slug):
+            return [r["slug"] for r in b.backlinks(slug)]
+        assert backlinks(f"Acme {NOTION_ID}") == [f"Project Plan {NOTION_ID}"] and backlinks("Roadmap") == ["Plan"]
+        with b.transaction():  # as the old page model left them
+            c.execute("DELETE FROM links WHERE kind = 'markdown'")
+            c.execute("UPDATE links SET target = 'Roadmap/Risks', target_name = 'risks', to_page_id = NULL")
+            c.execute("UPDATE pages SET title = '2026_11_28', title_key = '2026_11_28' WHERE slug = 'journals/2026_11_28'")
+            _rewind(c, pg._migrant_leftovers, dbmod._m38_migrant_leftovers)
+        assert backlinks(f"Acme {NOTION_ID}") == [] and backlinks("Roadmap") == []
+    with Brain.open(db_path) as b:
+        assert [r["slug"] for r in b.backlinks(f"Acme {NOTION_ID}")] == [f"Project Plan {NOTION_ID}"]
+        assert [r["slug"] for r in b.backlinks("Roadmap")] == ["Plan"]
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'journals/2026_11_28'").fetchone()[0] == "Nov 28th, 2026"
+        assert fresh_import_differences(b) == {}
+
+
+def test_unlink_of_a_notion_relation_says_to_edit_its_line(tmp_path, db_path):
+    """A relation property is a link with no link syntax to turn into text: ``unlink`` says so and
+    names the line (bad input, nothing written), not 'could not find the link text'."""
+    tree = write_tree(tmp_path / "Export", {f"Project Plan {NOTION_ID}.md": PLAN.replace("../Companies%20" + NOTION_ID + "/", ""),
+                                            f"Acme {NOTION_ID}.md": "# Acme\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        from gbrain.errors import BadInput
+
+        with pytest.raises(BadInput) as e:
+            b.unlink("Project Plan", "Acme")
+        assert "Notion relation property (Company: Acme (Acme%20" in str(e.value), str(e.value)
+        assert b.get_text(f"Project Plan {NOTION_ID}") == PLAN.replace("../Companies%20" + NOTION_ID + "/", "")

@@ -1305,6 +1305,11 @@ class Brain:
         # the links are found where the parser reads them (not in code, HTML or %% comments)
         text, n = unlink_text(render_row(src), matches)
         if n == 0:
+            from ..page.markdown import notion_relation_links, to_lf
+
+            rel = [ln.context for ln in notion_relation_links(to_lf(render_row(src)).lstrip(BOM), src["path"]) if matches("markdown", ln.target)]
+            if rel:  # a Notion relation property: a line of its own, not link syntax to turn into text
+                raise BadInput(f"{src['slug']} links {name} by a Notion relation property ({rel[0]}): edit or remove that line")
             raise GBrainError(f"could not find the link text to {name} in {src['slug']}")
 
         def check(o: Page, n: Page) -> bool:

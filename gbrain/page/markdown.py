@@ -31,7 +31,7 @@ import re
 import threading
 import unicodedata
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace as _dc_replace
 from typing import Any, Callable
 from urllib.parse import unquote
 
@@ -907,6 +907,20 @@ _NOTION_HEAD_RE = re.compile(r"# [^\n]*\n(?:[ \t]*\n)*((?:[^\s#:][^\n:]{0,99}: [
 _NOTION_PROP_RE = re.compile(r"([^\n:]+): ([^\n]*)")
 
 
+def journal_name(path: str) -> str | None:
+    """The title Logseq shows for a journal page at ``path`` (``journals/2026_11_28.md`` →
+    ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth), by Logseq's default formats
+    (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``): a title read from the page's
+    path alone, as every title is (a graph's ``logseq/config.edn`` formats change how links find
+    journals, :mod:`gbrain.page.links`, not titles). None for any other page."""
+    if "journals/" not in path or not path.endswith(".md"):
+        return None
+    from . import journals
+
+    slug = path[:-3]
+    return journals.journal_title(slug.rpartition("/")[2]) if journals.graph_root(slug) is not None else None
+
+
 def notion_name(path: str) -> str:
     """The file name of ``path`` without ``.md`` and, when it has the shape Notion's export gives
     every page (``Project Plan 1a2b…6d.md``: a space and 32 lowercase hex digits before ``.md``),
@@ -930,6 +944,35 @@ def notion_properties(body: str, path: str) -> dict[str, str]:
         p = _NOTION_PROP_RE.match(line)
         if p:
             out.setdefault(p.group(1).strip().lower(), p.group(2).strip())
+    return out
+
+
+#: one item of a Notion relation property: ``Acme (../Companies%20<id>/Acme%20<id>.md)``, the
+#: related page's name and its path, percent-encoded, ending with Notion's id (items joined by ``, ``)
+_NOTION_RELATION_RE = re.compile(r"(?:(?<=^)|(?<=, ))([^()\n]+?) \(([^()\n]*?(?:%20| )[0-9a-f]{32}\.md)\)(?=, |$)")
+
+
+def notion_relation_links(body: str, path: str) -> list["Link"]:
+    """The links of a Notion page's relation properties (:func:`notion_properties`: the property
+    lines of a page of Notion's shape): each item ``Name (path.md)`` whose path ends with Notion's
+    id, a space (``%20``) and 32 hex digits, is a markdown link to that path (percent-decoded,
+    relative to the page, as a link in the text is), ``Name`` its text, the property's line its
+    context; in the order written. Any other value (``Status: Done (see notes.md)``) links nothing."""
+    if not body.startswith("# ") or notion_name(path) == stem(path):
+        return []
+    m = _NOTION_HEAD_RE.match(body)
+    out: list[Link] = []
+    for line in (m.group(1).splitlines() if m else ()):
+        p = _NOTION_PROP_RE.match(line)
+        if not p or ".md)" not in line:
+            continue
+        for r in _NOTION_RELATION_RE.finditer(p.group(2).strip()):
+            target = _link_from_url(r.group(2))
+            if target:
+                context = " ".join(line.split())
+                if len(context) > CONTEXT_MAX:
+                    context = context[: CONTEXT_MAX - 3] + "..."
+                out.append(Link(kind="markdown", target=target, text=r.group(1).strip(), context=context, forms=["(" + r.group(2) + ")"]))
     return out
 
 
@@ -1378,6 +1421,38 @@ def map_strings(v: Any, fn: Callable[[str], str]) -> Any:
     return v
 
 
+#: a ``/`` of a Bear link that parts the note from its heading (not one escaped ``\/``)
+_BEAR_PART_RE = re.compile(r"(?<!\\)/")
+
+
+def bear_heading_links(links: list[Link]) -> list[Link]:
+    """``links`` as Bear reads its wiki links (``tag_syntax bear``): ``[[Note/Heading]]`` links a
+    heading of the note ``Note``, so its target is the note (the last unescaped ``/`` parts them,
+    as Bear's own links do; a ``\\/`` is a slash of the title: ``[[TCP\\/IP]]`` is ``TCP/IP``),
+    then each target once (``count`` and ``forms`` gathered). Markdown links keep their paths."""
+    if not any(ln.kind != "markdown" and "/" in ln.target for ln in links):
+        return links
+    out = _LinkSet()
+    for ln in links:
+        if ln.kind != "markdown" and "/" in ln.target:
+            parts = _BEAR_PART_RE.split(ln.target)
+            note = "/".join(parts[:-1]) if len(parts) > 1 else parts[0]
+            note = note.replace("\\/", "/").strip()
+            if note:
+                ln = _dc_replace(ln, target=note, forms=list(ln.forms))
+        key = out.key(ln.kind, ln.target)
+        first = out.seen.get(key)
+        if first is None:
+            out.add(key, ln)
+            continue
+        first.count += ln.count
+        for f in ln.forms:
+            if f not in out.forms[key]:
+                out.forms[key].add(f)
+                first.forms.append(f)
+    return out.links
+
+
 def dedupe_links(links: list[Link]) -> list[Link]:
     """``links`` once per :meth:`Link.key` (first occurrence wins; ``count`` and ``forms``
     gather the repeats), in order."""
@@ -1548,8 +1623,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
-    H1 that opens the body (:func:`opening_h1`), else the file name without ``.md`` (and without
-    a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
+    H1 that opens the body (:func:`opening_h1`), else a Logseq journal's day as Logseq shows it
+    (:func:`journal_name`: ``journals/2026_11_28.md`` is ``Nov 28th, 2026``), else the file name
+    without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
     (:func:`notion_properties`), a Logseq ``tags::`` line's, then inline ``#tags`` and
@@ -1582,6 +1658,12 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     links, headings = extract_links(tokens)
     if fm and "[[" in fm_raw:  # properties' links come first, as they are written
         links = dedupe_links(property_links(fm)) + links
+    elif not fm_raw and ".md)" in lf_body and lf_body.startswith("# ") and path.endswith(".md") and len(path) > 36 and path[-36] == " ":
+        rel = notion_relation_links(lf_body, path)  # a Notion page's relation properties link their pages
+        if rel:
+            links = dedupe_links(rel + links)
+    if tag_syntax == "bear" and links:
+        links = bear_heading_links(links)
     fm_tags = tags_from_frontmatter(fm)
     inline_tags = extract_inline_tags(tokens, bear=tag_syntax == "bear")
     aliases = aliases_from_frontmatter(fm)
@@ -1599,7 +1681,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        title = next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "") or notion_name(path)
+        title = next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "") or journal_name(path) or notion_name(path)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

@@ -1301,6 +1301,34 @@ def _m37_mixed_underlines(conn: sqlite3.Connection) -> None:
     rederive_mixed_underline_pages(conn)
 
 
+def rederive_migrant_leftovers(conn) -> int:
+    """Re-derive, from their stored text, the pages of Notion's name shape whose text holds
+    ``.md)`` (a relation property, ``Company: Acme (../Companies%20<id>/Acme%20<id>.md)``, is a link
+    now: :func:`gbrain.page.markdown.notion_relation_links`), the Logseq journals (a page in a
+    ``journals`` folder named as a day: titled as Logseq shows it, ``Nov 28th, 2026``:
+    :func:`gbrain.page.markdown.journal_name`) and, in a brain set to Bear's syntax (config
+    ``tag_syntax bear``), the pages with a wiki, embed or property link whose target holds a ``/``
+    (``[[Note/Heading]]`` links the note: :func:`gbrain.page.markdown.bear_heading_links`)
+    (:func:`rederive_page_ids`). For SQLite v38 / Postgres v38, in the caller's transaction.
+    Returns how many pages were parsed."""
+    from ..page.markdown import journal_name
+    from .derive import parse_settings
+
+    ids = {r[0] for r in conn.execute("SELECT id FROM pages WHERE path LIKE ? AND (compiled_truth LIKE ? OR timeline LIKE ?)",
+                                      (_NOTION_PAGES[1][0], "%.md)%", "%.md)%"))}
+    ids |= {r[0] for r in conn.execute("SELECT id, path FROM pages WHERE path LIKE ?", ("%journals/%",)) if journal_name(r[1])}
+    if parse_settings(conn)[1] == "bear":
+        ids |= {r[0] for r in conn.execute("SELECT DISTINCT from_page_id FROM links WHERE kind <> 'markdown' AND target LIKE ?", ("%/%",))}
+    return rederive_page_ids(conn, sorted(ids))
+
+
+def _m38_migrant_leftovers(conn: sqlite3.Connection) -> None:
+    """A Notion relation property links its pages, a Logseq journal is titled as Logseq shows it,
+    and a Bear heading link ``[[Note/Heading]]`` links the note in a brain set to Bear's syntax:
+    those pages are derived again (:func:`rederive_migrant_leftovers`)."""
+    rederive_migrant_leftovers(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1335,7 +1363,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
