@@ -539,7 +539,7 @@ def test_v38_derives_again_notion_relations_journal_titles_and_bear_heading_link
         assert backlinks(f"Acme {NOTION_ID}") == [f"Project Plan {NOTION_ID}"] and backlinks("Roadmap") == ["Plan"]
         with b.transaction():  # as the old page model left them
             c.execute("DELETE FROM links WHERE kind = 'markdown'")
-            c.execute("UPDATE links SET target = 'Roadmap/Risks', target_name = 'risks', to_page_id = NULL")
+            c.execute("UPDATE links SET target = 'Roadmap/Risks', target_name = 'risks', to_page_id = NULL WHERE from_page_id = (SELECT id FROM pages WHERE slug = 'Plan')")
             c.execute("UPDATE pages SET title = '2026_11_28', title_key = '2026_11_28' WHERE slug = 'journals/2026_11_28'")
             _rewind(c, pg._migrant_leftovers, dbmod._m38_migrant_leftovers)
         assert backlinks(f"Acme {NOTION_ID}") == [] and backlinks("Roadmap") == []
@@ -563,3 +563,55 @@ def test_unlink_of_a_notion_relation_says_to_edit_its_line(tmp_path, db_path):
             b.unlink("Project Plan", "Acme")
         assert "Notion relation property (Company: Acme (Acme%20" in str(e.value), str(e.value)
         assert b.get_text(f"Project Plan {NOTION_ID}") == PLAN.replace("../Companies%20" + NOTION_ID + "/", "")
+
+
+def test_a_path_of_notion_titles_finds_the_page(tmp_path, db_path):
+    """``[[Team Wiki/Engineering]]`` (the path Notion shows: titles, no ids) found nothing, since
+    every folder and file name of the export keeps Notion's id: it finds the page titled
+    ``Engineering`` whose folders are ``Team Wiki`` without their id, also when that page comes
+    after the link (as a fresh import); a page at that very path wins; another folder does not match."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "Export", {
+        f"Team Wiki {NOTION_ID}/Engineering {NOTION_ID[::-1]}.md": "# Engineering\n",
+        f"Other {NOTION_ID}/Engineering {NOTION_ID[:16] * 2}.md": "# Engineering\n",
+        "mine.md": "See [[Team Wiki/Engineering]] and [[Nowhere/Engineering]].\n",
+        "Notes/mine2.md": "See [[team wiki/engineering]].\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        eng = f"Team Wiki {NOTION_ID}/Engineering {NOTION_ID[::-1]}"
+        assert _targets(b, "mine") == {"Team Wiki/Engineering": eng, "Nowhere/Engineering": None}
+        assert _targets(b, "Notes/mine2") == {"team wiki/engineering": eng}
+        assert fresh_import_differences(b) == {}
+        b.put("later", "# Later\n[[Sales Wiki/Pipeline]]\n")
+        assert _targets(b, "later") == {"Sales Wiki/Pipeline": None}
+        b.put(f"Sales Wiki {NOTION_ID}/Pipeline {NOTION_ID}", "# Pipeline\n")
+        assert _targets(b, "later") == {"Sales Wiki/Pipeline": f"Sales Wiki {NOTION_ID}/Pipeline {NOTION_ID}"}
+        assert fresh_import_differences(b) == {}
+        b.put("Team Wiki/Engineering", "# Engineering here\n")  # a page at the path itself wins
+        assert _targets(b, "mine")["Team Wiki/Engineering"] == "Team Wiki/Engineering"
+        assert fresh_import_differences(b) == {}
+
+
+def test_v38_resolves_a_path_of_notion_titles_in_a_brain_made_before(tmp_path, db_path):
+    """A brain made before v38 (Postgres v38) left ``[[Team Wiki/Engineering]]`` dangling: on open
+    the dangling wiki links holding a ``/`` are resolved again, and equal a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "Export", {f"Team Wiki {NOTION_ID}/Engineering {NOTION_ID}.md": "# Engineering\n",
+                                            "mine.md": "See [[Team Wiki/Engineering]].\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        with b.transaction():  # as the old resolver left it
+            c.execute("UPDATE links SET to_page_id = NULL")
+            _rewind(c, pg._migrant_leftovers, dbmod._m38_migrant_leftovers)
+        assert _targets(b, "mine") == {"Team Wiki/Engineering": None}
+    with Brain.open(db_path) as b:
+        assert _targets(b, "mine") == {"Team Wiki/Engineering": f"Team Wiki {NOTION_ID}/Engineering {NOTION_ID}"}
+        assert fresh_import_differences(b) == {}

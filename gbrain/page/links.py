@@ -14,7 +14,8 @@ Order (spec "links" + Obsidian's rules):
    ``TCP/IP``, ``[[IP]]`` does not), then a frontmatter alias (``aliases: [Bruno]`` makes
    ``[[Bruno]]`` resolve to the page); a wiki link with a ``/`` that no path matches, the page
    whose title is that name segment by segment (``[[TCP/IP]]``; a Logseq namespace page,
-   ``title:: project/data platform``: :func:`title_path_key`); last, a name no page has that is
+   ``title:: project/data platform``: :func:`title_path_key`), else the page of a Notion export
+   that path of titles names, its folders' ids dropped (:func:`notion_titled`); last, a name no page has that is
    the title Logseq shows for a journal (``[[Nov 28th, 2026]]`` → ``journals/2026_11_28.md``, by
    the graph's ``logseq/config.edn`` formats or Logseq's defaults: :func:`journal_keys`).
    Ties go to the candidate that shares the most leading folders with the linking page (in a
@@ -166,6 +167,31 @@ class MemoryIndex:
         return self._journals.get(title_key(name), [])
 
 
+#: the end of a Notion export's file or folder name: a space and the page's 32-hex id
+#: (:func:`gbrain.page.markdown.notion_name`)
+_NOTION_ID = re.compile(r"(?<=.) [0-9a-f]{32}\Z")
+
+
+def notion_titled(index, name: str) -> list[tuple[int, str]]:
+    """The pages of a Notion export that ``name`` (holding a ``/``) names by the path Notion shows,
+    titles without ids (``Team Wiki/Engineering``): a page whose file name ends with Notion's id,
+    titled as the last segment (:func:`~gbrain.page.slugs.title_key`), whose nearest folders are
+    the leading segments once their ids are dropped (:func:`title_path_key`: ``Team Wiki
+    1a2b…/Engineering 3c4d….md``). A page titled so is re-resolved by its title
+    (:func:`title_names`) when it comes, goes or moves."""
+    head, _, last = name.rpartition("/")
+    want = title_path_key(head).split("/")
+    out = []
+    for pid, slug in index.lookup("title_key", title_key(last)):
+        folders = slug.split("/")
+        if len(folders) <= len(want) or not _NOTION_ID.search(folders[-1]):
+            continue
+        got = [loose_key(_NOTION_ID.sub("", f)) for f in folders[-1 - len(want):-1]]
+        if got == want:
+            out.append((pid, slug))
+    return out
+
+
 def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = False) -> int | None:
     """Page id that ``target`` (as written in page ``from_slug``) points at, or None (dangling).
     ``by_file``: only as Obsidian opens a link, by a path or a file name (steps 1-3 up to the
@@ -193,8 +219,8 @@ def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = Fa
     if not rows and "/" not in t and not by_file:
         lk = loose_key(t)
         rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
-    elif not rows and not by_file:  # a wiki link a/b no path matches: the page titled a/b
-        rows = index.titled(t)
+    elif not rows and not by_file:  # a wiki link a/b no path matches: the page titled a/b, or a Notion path of titles
+        rows = index.titled(t) or notion_titled(index, t)
     if not rows and not by_file and _DIGIT.search(t):  # a Logseq journal by the title Logseq shows
         rows = index.journal(t)
     if not rows:

@@ -1325,8 +1325,12 @@ def rederive_migrant_leftovers(conn) -> int:
 def _m38_migrant_leftovers(conn: sqlite3.Connection) -> None:
     """A Notion relation property links its pages, a Logseq journal is titled as Logseq shows it,
     and a Bear heading link ``[[Note/Heading]]`` links the note in a brain set to Bear's syntax:
-    those pages are derived again (:func:`rederive_migrant_leftovers`)."""
+    those pages are derived again (:func:`rederive_migrant_leftovers`); a wiki link naming a
+    Notion page by the path of titles Notion shows (``[[Team Wiki/Engineering]]``,
+    :func:`gbrain.page.links.notion_titled`) resolves: the dangling ones holding a ``/`` are
+    resolved again (:func:`relink_title_paths`)."""
     rederive_migrant_leftovers(conn)
+    relink_title_paths(conn)
 
 
 #: what a write of a process older than its brain's schema is refused with (migration v28;

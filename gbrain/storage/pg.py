@@ -914,9 +914,10 @@ def _mixed_underline_pages(conn: "PgConnection") -> None:
 
 
 def _migrant_leftovers(conn: "PgConnection") -> None:
-    from .db import rederive_migrant_leftovers
+    from .db import rederive_migrant_leftovers, relink_title_paths
 
     rederive_migrant_leftovers(conn)
+    relink_title_paths(conn)
 
 
 #: schema versions whose SQL is followed by a Python step, in the same transaction
