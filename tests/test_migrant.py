@@ -583,6 +583,7 @@ def test_a_path_of_notion_titles_finds_the_page(tmp_path, db_path):
         eng = f"Team Wiki {NOTION_ID}/Engineering {NOTION_ID[::-1]}"
         assert _targets(b, "mine") == {"Team Wiki/Engineering": eng, "Nowhere/Engineering": None}
         assert _targets(b, "Notes/mine2") == {"team wiki/engineering": eng}
+        assert b.resolve_slug("Team Wiki/Engineering")["slug"] == eng  # get, backlinks, … by that path
         assert fresh_import_differences(b) == {}
         b.put("later", "# Later\n[[Sales Wiki/Pipeline]]\n")
         assert _targets(b, "later") == {"Sales Wiki/Pipeline": None}

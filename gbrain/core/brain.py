@@ -27,7 +27,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
-from ..page.links import SqlIndex, graph_formats, is_graph_config, journal_page_title, resolve, title_names
+from ..page.links import SqlIndex, graph_formats, is_graph_config, journal_page_title, notion_titled, resolve, title_names
 from ..page.journals import graph_root
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
@@ -621,8 +621,9 @@ class Brain:
                     return self.page_row(names[0])
                 if names:
                     raise Ambiguous(f"'{slug}' names {len(names)} pages: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
-        elif loose:  # a name with a '/' no path matches: the page titled so, as [[TCP/IP]] resolves
-            names = sorted({s for _, s in SqlIndex(self.conn).titled(nfc(slug.strip()))})
+        elif loose:  # a name with a '/' no path matches: the page titled so, as [[TCP/IP]] resolves (or a Notion path of titles)
+            index, name = SqlIndex(self.conn), nfc(slug.strip())
+            names = sorted({s for _, s in index.titled(name) or notion_titled(index, name)})
             if len(names) == 1:
                 return self.page_row(names[0])
             if names:
