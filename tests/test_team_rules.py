@@ -477,3 +477,49 @@ def test_a_rename_left_by_a_round_and_the_old_name_held_by_the_next_are_retried_
         assert not [s for s in said if "MISMATCH" in s], said
         w.engine.close()
         ea.close()
+
+
+@pytest.mark.engine_free
+def test_a_delete_overruled_by_a_teammates_edit_is_said_to_both(tmp_path, pg_url):
+    """Team trial 25: bob deleted a note while carol (offline) edited it; carol's watch restored
+    the page from her file ("deleted in the brain but changed on disk; page restored from the
+    file", not saying by whom) and bob's watch wrote the note back into his folder with a bare
+    `← db …`: nothing told him his delete had been overruled. Carol's line names bob; bob's
+    says the note is back with carol's edit and how to delete it again."""
+    from gbrain.storage.origin import origin
+
+    lines = {"bob": [], "carol": []}
+    with Brain.open(pg_url) as br:
+        (tmp_path / "bob").mkdir()
+        (tmp_path / "bob" / "note.md").write_text("# Note\n\ntext\n")
+        (tmp_path / "carol").mkdir()
+        eng = {}
+        for who in ("bob", "carol"):
+            eng[who] = SyncEngine(br, tmp_path / who, log=lines[who].append)
+            eng[who].bind()
+            with origin(user=who):
+                assert eng[who].sync()["ok"]
+        (tmp_path / "bob" / "note.md").unlink()
+        with origin(user="bob"):
+            eng["bob"].sync()
+        (tmp_path / "carol" / "note.md").write_text("# Note\n\ntext\n\ncarol's edit\n")
+        with origin(user="carol"):
+            eng["carol"].sync()
+        said = [s for s in lines["carol"] if s.startswith("! conflict note.md")]
+        assert said and "deleted in the brain by bob" in said[0], lines["carol"]
+        lines["bob"].clear()
+        with origin(user="bob"):
+            eng["bob"].sync()
+        assert (tmp_path / "bob" / "note.md").read_text().endswith("carol's edit\n")
+        said = [s for s in lines["bob"] if s.startswith("! note.md")]
+        assert said and "you deleted" in said[0] and "carol" in said[0] and "gbrain delete note" in said[0], lines["bob"]
+        # a note new to a folder for any other reason says nothing of the kind
+        lines["bob"].clear()
+        (tmp_path / "carol" / "other.md").write_text("# Other\n")
+        with origin(user="carol"):
+            eng["carol"].sync()
+        with origin(user="bob"):
+            eng["bob"].sync()
+        assert not [s for s in lines["bob"] if s.startswith("!")], lines["bob"]
+        for e in eng.values():
+            e.close()

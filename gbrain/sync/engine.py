@@ -129,7 +129,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, key_for_path, keep_version, moved_away, record_move, version_writer
+from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, version_writer
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import PathState, decide
@@ -1435,7 +1435,10 @@ class SyncEngine:
                         out.disk_hashes[p] = S[p]
                     self._log(f"! conflict {p}: deleted on disk but changed in the brain{f' by {who}' if who else ''}; file restored")
                 else:
-                    self._log(f"! conflict {p}: deleted in the brain but changed on disk; page restored from the file")
+                    gone = self.conn.execute("SELECT writer FROM history WHERE kind = ? AND name = ? AND op = 'delete' ORDER BY version DESC LIMIT 1",
+                                             key_for_path(self.conn, p)).fetchone() if has_writer(self.conn) else None
+                    self._log(f"! conflict {p}: deleted in the brain{f' by {gone[0]}' if gone and gone[0] else ''} but changed on disk; page restored from the file")
+            undone = None  # (_undone_paths, read once in this round when needed)
             for p, f in written.items():
                 if p in to_write:
                     self._record(p, f, S[p])
@@ -1450,6 +1453,13 @@ class SyncEngine:
                         self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p} (the file held an older version; it is in the history)")
                     else:
                         self._log(f"← db {slug_for_path(p) if db[p][1] == 'page' else p}")
+                    back = None
+                    if B.get(p) is None and db[p][1] == "page":  # new to this folder: a note it deleted, brought back?
+                        undone = self._undone_paths(undone)
+                        back = self._delete_undone(p, undone)
+                    if back is not None:
+                        self._log(f"! {p}: you deleted it, but {back['by'] or 'someone'} had edited it meanwhile: it is back with that edit "
+                                  f"(`gbrain delete {cmd_arg(slug_for_path(p))}` deletes it again)")
                     lost = self._overruled(p, B.get(p))
                     if lost is not None:
                         out.overruled.append(lost)
@@ -2006,6 +2016,29 @@ class SyncEngine:
             return None
         merged = merge_edits(base, brain_bytes, data, p, self.brain.timeline_split)
         return None if merged is None else (data, merged)
+
+    def _undone_paths(self, known: set[str] | None) -> set[str]:
+        """The paths of every ``deleted-in-brain`` conflict (a note edited in one folder while
+        deleted through another: the edit restored it), read once per round (``known``: this
+        round's read, or None): :meth:`_delete_undone` looks only at these."""
+        if known is not None:
+            return known
+        return {r[0] for r in self.conn.execute("SELECT DISTINCT path FROM sync_conflicts WHERE kind = 'deleted-in-brain'")}
+
+    def _delete_undone(self, p: str, undone: set[str]) -> dict | None:
+        """Whether the brain → file write of ``p``, a path this folder holds no base of, brings
+        back a note THIS folder deleted: another folder's round found it deleted in the brain
+        but edited there and restored it from its file (a ``deleted-in-brain`` conflict of
+        ``p``, in ``undone``), so the page's newest versions are that restore and, before it,
+        the deletion by this folder's sync client. ``{path, by}`` (``by``: who restored it, ''
+        when unknown), or None. A one-folder brain (no sync client) never has one."""
+        if not self.client or p not in undone:
+            return None
+        rows = self.conn.execute("SELECT op, client, writer FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 2",
+                                 key_for_path(self.conn, p)).fetchall()
+        if len(rows) < 2 or rows[0][0] != "create" or rows[1][0] != "delete" or rows[1][1] != self.client:
+            return None
+        return {"path": p, "by": rows[0][2] or ""}
 
     def _overruled(self, p: str, had: str | None) -> dict | None:
         """Whether the brain → file write of ``p`` this round carries out replaces a save of this
