@@ -616,3 +616,16 @@ def test_v38_resolves_a_path_of_notion_titles_in_a_brain_made_before(tmp_path, d
     with Brain.open(db_path) as b:
         assert _targets(b, "mine") == {"Team Wiki/Engineering": f"Team Wiki {NOTION_ID}/Engineering {NOTION_ID}"}
         assert fresh_import_differences(b) == {}
+
+
+def test_unlink_in_a_bear_brain_unlinks_the_heading_links_too(tmp_path, db_path):
+    """``unlink Plan Roadmap`` in a brain set to Bear's syntax turned ``[[Roadmap]]`` into text but
+    left ``[[Roadmap/Risks]]`` (a link to Roadmap too) and said 'updated': both become text."""
+    tree = write_tree(tmp_path / "bear", {"Roadmap.md": "# Roadmap\n## Risks\n", "Plan.md": "# Plan\nSee [[Roadmap/Risks]] and [[Roadmap]]; [[TCP\\/IP]].\n"})
+    with Brain.open(db_path, create=True) as b:
+        b.set_config("tag_syntax", "bear")
+        import_tree(b, tree)
+        assert [r["slug"] for r in b.backlinks("Roadmap")] == ["Plan"]
+        b.unlink("Plan", "Roadmap")
+        assert b.get_text("Plan") == "# Plan\nSee Roadmap/Risks and Roadmap; [[TCP\\/IP]].\n"
+        assert b.backlinks("Roadmap") == []

@@ -36,6 +36,7 @@ from ..page.markdown import (
     Page,
     append_timeline,
     append_link_line,
+    bear_note,
     edit_frontmatter,
     entry_key,
     logseq_items,
@@ -1302,7 +1303,8 @@ class Brain:
             raise NotFound(f"{src['slug']} does not link to {name}")
         from ..page.linkedit import unlink_text, unlink_value
 
-        matches = lambda kind, t: (kind, nfc(t)) in targets  # noqa: E731
+        bear = self.tag_syntax == "bear"  # Bear's [[Note/Heading]] links the note (markdown.bear_note)
+        matches = lambda kind, t: (kind, nfc(t)) in targets or (bear and kind == "wiki" and "/" in t and (kind, nfc(bear_note(t))) in targets)  # noqa: E731
         # the links are found where the parser reads them (not in code, HTML or %% comments)
         text, n = unlink_text(render_row(src), matches)
         if n == 0:

@@ -1425,6 +1425,15 @@ def map_strings(v: Any, fn: Callable[[str], str]) -> Any:
 _BEAR_PART_RE = re.compile(r"(?<!\\)/")
 
 
+def bear_note(target: str) -> str:
+    """The note a Bear wiki link's ``target`` names: ``Roadmap/Q3 goals`` → ``Roadmap`` (the last
+    unescaped ``/`` parts the note from its heading), ``TCP\\/IP`` → ``TCP/IP``; ``target`` itself
+    when it names no note (``/Heading``)."""
+    parts = _BEAR_PART_RE.split(target)
+    note = ("/".join(parts[:-1]) if len(parts) > 1 else parts[0]).replace("\\/", "/").strip()
+    return note or target
+
+
 def bear_heading_links(links: list[Link]) -> list[Link]:
     """``links`` as Bear reads its wiki links (``tag_syntax bear``): ``[[Note/Heading]]`` links a
     heading of the note ``Note``, so its target is the note (the last unescaped ``/`` parts them,
@@ -1435,10 +1444,8 @@ def bear_heading_links(links: list[Link]) -> list[Link]:
     out = _LinkSet()
     for ln in links:
         if ln.kind != "markdown" and "/" in ln.target:
-            parts = _BEAR_PART_RE.split(ln.target)
-            note = "/".join(parts[:-1]) if len(parts) > 1 else parts[0]
-            note = note.replace("\\/", "/").strip()
-            if note:
+            note = bear_note(ln.target)
+            if note != ln.target:
                 ln = _dc_replace(ln, target=note, forms=list(ln.forms))
         key = out.key(ln.kind, ln.target)
         first = out.seen.get(key)
