@@ -1093,3 +1093,30 @@ def test_stats_history_lines_say_the_count_holds_the_current_versions(db_path):
     assert "History: 0.0 MB (replaced and deleted versions' texts, compressed;" in fresh, fresh
     assert "  3 version(s), the current ones included;" in fresh, fresh
     assert "  4 version(s), the current ones included;" in text, text
+
+
+def test_prune_without_include_deleted_leaves_the_trash_as_it_was(db_path, brain_tree):
+    """A version an import replaced while the brain alone held it (an edit through gbrain the
+    file then overwrote) is in the trash. `history-prune` without --include-deleted pruned it by
+    age like any old version (trial 20's aged run: 2 trash entries gone): a user who did not ask
+    for deleted things expects `trash` untouched. It stays listed, as it was (the write that
+    replaced it says when and by whom), and reads back; --include-deleted prunes it."""
+    db = str(db_path)
+    cli("import", str(brain_tree), "--db", db)
+    cli("tag", "people/ana-lima", "angel", "--db", db)
+    edited = cli("get", "people/ana-lima", "--db", db).stdout.decode()
+    ana = brain_tree / "people" / "ana-lima.md"
+    ana.write_bytes(ana.read_bytes() + b"edited on disk\n")
+    cli("import", str(brain_tree), "--db", db)
+    cli("put", "people/ana-lima", "--timeline-append", "- **2026-12-04** | call — later", "--db", db)
+    before = json.loads(cli("trash", "--json", "--db", db).stdout)
+    assert [(e["slug"], e["deleted"]) for e in before] == [("people/ana-lima", False)], before
+    r = cli("history-prune", "--keep-days", "0", "--keep-last", "1", "--apply", "--json", "--db", db)
+    assert r.returncode == 0 and json.loads(r.stdout)["versions"] >= 1, r.stderr
+    assert json.loads(cli("trash", "--json", "--db", db).stdout) == before
+    got = cli("get", "people/ana-lima", "--version", str(before[0]["version"]), "--db", db)
+    assert got.returncode == 0 and got.stdout.decode() == edited
+    r = cli("history-prune", "--keep-days", "0", "--keep-last", "1", "--include-deleted", "--apply", "--json", "--db", db)
+    assert r.returncode == 0 and json.loads(r.stdout)["versions"] == 2, r.stdout
+    assert json.loads(cli("trash", "--json", "--db", db).stdout) == []
+    assert json.loads(cli("history", "people/ana-lima", "--json", "--db", db).stdout)["total"] == 1

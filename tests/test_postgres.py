@@ -663,7 +663,7 @@ def test_trash_restore_and_prune_on_postgres(pg_url, brain_tree):
     """The trash is a view of the history on Postgres too (schema v2: history.trashed; v5: no
     sync_trash): a deleted page is listed, restore brings its exact bytes back as a new version,
     a version import replaced while the brain alone held it is listed as trashed, and pruning
-    (dry run, then --apply) keeps the current versions."""
+    (dry run, then --apply) keeps the current versions, and the trash unless --include-deleted."""
     cli = gbrain_in_process  # in-process: about the trash and history the commands leave, not the process
     out(cli("import", str(brain_tree), "--db", pg_url))
     v1 = out(cli("get", "people/ana-lima", "--db", pg_url))
@@ -689,6 +689,11 @@ def test_trash_restore_and_prune_on_postgres(pg_url, brain_tree):
     done = json.loads(out(cli("history-prune", "--keep-last", "1", "--apply", "--json", "--db", pg_url)))
     assert done["versions"] == dry["versions"] and done["applied"]
     assert out(cli("get", "people/ana-lima", "--db", pg_url)) == v1 + "edited on disk\n"
+    # the replaced version stays in the trash: the user did not ask for deleted things
+    assert json.loads(out(cli("trash", "--json", "--db", pg_url))) == t
+    assert json.loads(out(cli("history", "people/ana-lima", "--json", "--db", pg_url)))["total"] == 2
+    out(cli("history-prune", "--keep-last", "1", "--include-deleted", "--apply", "--json", "--db", pg_url))
+    assert json.loads(out(cli("trash", "--json", "--db", pg_url))) == []
     assert json.loads(out(cli("history", "people/ana-lima", "--json", "--db", pg_url)))["total"] == 1
 
 

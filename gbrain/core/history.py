@@ -1401,8 +1401,10 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     """Which history rows pruning would delete: versions older than ``keep_days`` days that are
     not among the newest ``keep_last`` of their page/file. Never the current version of a live
     page or file. Of a page or file with no current row (deleted, or moved away) the newest row
-    and its last text are kept too, unless ``include_deleted``: then its rows follow the same
-    age/count rules, and when all of them go it leaves the trash for good. Returns ``(row ids,
+    and its last text are kept too, and so is every version an import or sync replaced and put
+    in the trash (``trashed``, with the row after it, which says when and by whom: the trash
+    lists both), unless ``include_deleted``: then these rows follow the same age/count rules,
+    and a deleted page whose rows all go leaves the trash for good. Returns ``(row ids,
     summary {keys, deleted_keys})``; ``deleted_keys`` counts the deleted ones whose whole history
     would go. ``key`` (``(kind, name)``, :func:`resolve_key`) limits it to one page's or file's history."""
     if keep_days is None and keep_last is None:
@@ -1412,6 +1414,12 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
     cutoff = time.strftime("%Y-%m-%dT%H:%M:%S.999Z", time.gmtime((now or time.time()) - (keep_days or 0) * 86400)) if keep_days is not None else None
     c = brain.conn
     live = {("page", r[0]) for r in c.execute("SELECT slug FROM pages")} | {("file", r[0]) for r in c.execute("SELECT path FROM files")}
+    # the trash's entries of replaced versions: the version and the write that replaced it
+    # (idx_history_trash holds them)
+    in_trash: set[tuple[str, str, int]] = set()
+    if not include_deleted:
+        for r in c.execute("SELECT kind, name, version FROM history WHERE (op = 'delete' OR trashed != '') AND trashed != ''"):
+            in_trash |= {(r[0], r[1], r[2]), (r[0], r[1], r[2] + 1)}
     ids: list[int] = []
     keys = gone_keys = 0
     cur = None
@@ -1425,7 +1433,7 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             gone_keys += 1
 
     where = " WHERE kind = ? AND name = ?" if key else ""
-    for r in c.execute(f"SELECT id, kind, name, at, body_id FROM history{where} ORDER BY kind, name, version DESC", key or ()):
+    for r in c.execute(f"SELECT id, kind, name, version, at, body_id FROM history{where} ORDER BY kind, name, version DESC", key or ()):
         k = (r["kind"], r["name"])
         if k != cur:
             close()
@@ -1433,7 +1441,7 @@ def prune_plan(brain, keep_days: int | None, keep_last: int | None, now: float |
             keys += 1
         rank += 1
         if k in live or not include_deleted:
-            protected = rank == 1 or (r["body_id"] is not None and not seen_text)
+            protected = rank == 1 or (r["body_id"] is not None and not seen_text) or (*k, r["version"]) in in_trash
         else:
             protected = False
         if r["body_id"] is not None:

@@ -54,7 +54,7 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
         Param("prune", "boolean", "prune old versions instead of listing them (the same as `gbrain history-prune`; of SLUG's history only when given, else of the whole brain)", in_schema=False),
         Param("keep_days", "integer", "with --prune: keep versions newer than this many days (default: config history_keep_days)", minimum=0, in_schema=False),
         Param("keep_last", "integer", "with --prune: keep this many newest versions of each page (default: config history_keep_last)", minimum=0, in_schema=False),
-        Param("include_deleted", "boolean", "with --prune: deleted pages too, their last text included (they leave the trash)", in_schema=False),
+        Param("include_deleted", "boolean", "with --prune: the trash too (deleted pages, their last text included; versions an import or sync replaced)", in_schema=False),
         Param("apply", "boolean", "with --prune: really delete (without it, a dry run)", in_schema=False),
     ],
     text=_history_text,
@@ -91,7 +91,7 @@ def _prune_text(r: dict, a: dict) -> str:
     if r["include_deleted"]:
         what += f"; {r['deleted_keys']:,} deleted page(s)/file(s) leave the trash for good"
     rule = ", ".join(x for x in (f"older than {r['keep_days']} days" if r["keep_days"] is not None else "", f"beyond the newest {r['keep_last']}" if r["keep_last"] is not None else "") if x)
-    kept = "the current version of each page is always kept" + ("" if r["include_deleted"] else "; so are a deleted page's last text and its deletion (--include-deleted prunes those too)")
+    kept = "the current version of each page is always kept" + ("" if r["include_deleted"] else "; so is what the trash lists: a deleted page's last text and its deletion, a version an import or sync replaced (--include-deleted prunes those too)")
     of = f" of {r['name']}" if r.get("name") else ""
     if r["applied"]:
         return f"pruned {what}{of} ({rule}; {kept})"
@@ -101,12 +101,12 @@ def _prune_text(r: dict, a: dict) -> str:
 @op(
     "history-prune",
     "Drop old versions from the history of every page and file: older than `keep_days` and beyond the newest `keep_last` of "
-    "each. A dry run unless `apply`. The current version stays; a deleted page's last text goes only with `include_deleted`.",
+    "each. A dry run unless `apply`. The current version stays; what the trash lists goes only with `include_deleted`.",
     [
         Param("slug", positional=True, description="only this page's (or file's) history, a deleted one's too (default: every page and file)"),
         Param("keep_days", "integer", "keep versions newer than this many days (default: config history_keep_days)", minimum=0),
         Param("keep_last", "integer", "keep this many newest versions of each page (default: config history_keep_last)", minimum=0),
-        Param("include_deleted", "boolean", "also prune deleted pages and files, their last text included (they leave the trash)", default=False),
+        Param("include_deleted", "boolean", "also prune the trash: deleted pages and files (their last text too), versions an import or sync replaced", default=False),
         Param("apply", "boolean", "really delete (without it, only report what would go)", default=False),
     ],
     text=_prune_text,
