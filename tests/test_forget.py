@@ -263,3 +263,31 @@ def test_purge_drops_only_the_conflict_records_that_name_the_text(db_path):
         assert r["applied"] is True
         left = [row[0] for row in b.conn.execute("SELECT path FROM sync_conflicts ORDER BY path")]
         assert left == ["people/ana-lima.md"], left
+
+
+def test_a_dry_run_that_would_be_refused_says_so_and_exits_as_the_apply_would(db_path):
+    """`purge --text` while a current page holds the text: `--apply` is refused (exit 2); the dry
+    run listed what would go and exited 0, as if the purge could be run. It says the purge would be
+    refused and why, and exits 2 too (JSON: `refused` and `exit_code`); a dry run that could be
+    applied exits 0."""
+    import json
+
+    from conftest import gbrain
+
+    with Brain.open(db_path) as b:
+        b.put("ops/deploy", page(True))
+        b.put("ops/deploy", page(False))
+        b.put("ops/live", f"The key {SECRET} again.\n")
+    applied = gbrain("purge", "--text", SECRET, "--apply")
+    assert applied.returncode == 2
+    dry = gbrain("purge", "--text", SECRET)
+    assert dry.returncode == applied.returncode, dry.stdout
+    text = dry.stdout.decode() + dry.stderr.decode()
+    assert "refused" in text and "ops/live" in text and SECRET not in text
+    js = gbrain("purge", "--text", SECRET, "--json")
+    assert js.returncode == 2
+    r = json.loads(js.stdout)
+    assert r["refused"] and r["exit_code"] == 2 and r["live"] == ["ops/live"] and r["applied"] is False
+    assert gbrain("delete", "ops/live").returncode == 0
+    ok = gbrain("purge", "--text", SECRET, "--json")
+    assert ok.returncode == 0 and json.loads(ok.stdout)["refused"] is False

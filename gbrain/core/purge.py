@@ -122,6 +122,12 @@ def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> 
     return ids, items
 
 
+def refusal(live: list[str]) -> str:
+    """Why a purge of a text the current pages/files ``live`` hold is refused (without the text)."""
+    shown = ", ".join(live[:_NAMES_SHOWN]) + (f" and {len(live) - _NAMES_SHOWN} more" if len(live) > _NAMES_SHOWN else "")
+    return f"the text is still in the current version of {shown}: edit it out (or `gbrain delete` the page) first, then purge"
+
+
 def _stale_chunks(c, text: str) -> list[tuple[int, str]]:
     """``(page id, model)`` of the embedded chunk sets one of whose chunk texts holds ``text``."""
     return [(r[0], r[1]) for r in c.execute(
@@ -130,9 +136,10 @@ def _stale_chunks(c, text: str) -> list[tuple[int, str]]:
 
 def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, apply: bool = False) -> dict:
     """Plan (and with ``apply`` carry out) a purge of ``text`` or of the history of ``key``
-    (module docstring). Returns ``{applied, live, items, versions, names, chunks, vacuumed,
-    not_reached}``: ``live`` the current pages/files that hold the text (a dry run lists them;
-    ``apply`` raises :class:`BadInput` naming them), ``items`` the versions that go
+    (module docstring). Returns ``{applied, live, refused, items, versions, names, chunks,
+    vacuumed, not_reached}``: ``live`` the current pages/files that hold the text (``apply``
+    raises :class:`BadInput` naming them; a dry run lists them, sets ``refused`` and the apply's
+    ``exit_code``, 2), ``items`` the versions that go
     (``{kind, name, version}``), ``names`` how many pages/files they belong to, ``chunks`` the
     embedded chunk sets dropped, ``vacuumed`` whether the file was rewritten (None in a dry run).
     Never holds the text. Raises :class:`BadInput` for an empty text, a live ``key``, or both/neither."""
@@ -145,11 +152,12 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         raise BadInput(f"{key[1]} is a current {key[0]}: delete it first (`gbrain delete {key[1]}`), then purge its history")
     live = live_holders(brain, text) if text is not None else []
     if live and apply:
-        shown = ", ".join(live[:_NAMES_SHOWN]) + (f" and {len(live) - _NAMES_SHOWN} more" if len(live) > _NAMES_SHOWN else "")
-        raise BadInput(f"the text is still in the current version of {shown}: edit it out (or `gbrain delete` the page) first, "
-                       "then purge; nothing was purged")
+        raise BadInput(refusal(live) + "; nothing was purged")
     folder = folder_holders(brain, text) if text is not None else []
-    out = {"applied": False, "live": live, "folder": folder, "chunks": 0, "vacuumed": None, "not_reached": NOT_REACHED}
+    out = {"applied": False, "live": live, "folder": folder, "chunks": 0, "vacuumed": None, "not_reached": NOT_REACHED,
+           "refused": bool(live)}
+    if live:  # a dry run of a purge `apply` would refuse: it says so, and exits as the apply would
+        out["exit_code"] = BadInput.exit_code
     if getattr(c, "dialect", "sqlite") != "postgres":
         c.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed (a build without SQLITE_SECURE_DELETE keeps them)
     with brain.transaction():

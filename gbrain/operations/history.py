@@ -277,9 +277,11 @@ def _purge_text(r: dict, a: dict) -> str:
         f"; and {len(by_name) - 20} more" if len(by_name) > 20 else "")
     what = f"{r['versions']:,} version(s) of {r['names']:,} page(s)/file(s)" + (f": {listed}" if listed else "")
     if not r["applied"]:
-        lines = [f"dry run: purging would remove {what}; run again with --apply to do it (for good: no revert, no trash)"]
-        if r["live"]:
-            lines.append("the current version of these still holds the text; edit it out (or delete the page) first: " + ", ".join(r["live"]))
+        if r.get("refused"):  # the reason is the note (stderr), as the apply's refusal
+            lines = [f"dry run: refused, as --apply would be (the current version of {', '.join(r['live'][:10])}"
+                     f"{' and more' if len(r['live']) > 10 else ''} holds the text); once it no longer does, purging would remove {what}"]
+        else:
+            lines = [f"dry run: purging would remove {what}; run again with --apply to do it (for good: no revert, no trash)"]
         if r.get("folder"):
             lines.append(_folder_line(r["folder"]))
         return "\n".join(lines)
@@ -289,6 +291,14 @@ def _purge_text(r: dict, a: dict) -> str:
     done.append("the database file rewritten (VACUUM)" if r["vacuumed"] else
                 "the database could not be rewritten now (another process has it open): close watch/serve and run this purge again")
     return "; ".join(d for d in done if d) + "\n" + (_folder_line(r["folder"]) + "\n" if r.get("folder") else "") + r["not_reached"]
+
+
+def _purge_note(r: dict, a: dict) -> str | None:
+    from ..core.purge import refusal
+
+    if r.get("refused") and not r.get("applied"):
+        return f"refused: {refusal(r['live'])} (exit 2, as `gbrain purge --apply` would)"
+    return None
 
 
 def _folder_line(paths: list[str]) -> str:
@@ -307,6 +317,7 @@ def _folder_line(paths: list[str]) -> str:
         Param("apply", "boolean", "really purge (without it, only report what would go)", default=False),
     ],
     text=_purge_text,
+    note=_purge_note,
     mutating=True,
     destructive=True,
     mcp=False,  # only the user's own command: no agent's tool reaches it
