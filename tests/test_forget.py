@@ -291,3 +291,38 @@ def test_a_dry_run_that_would_be_refused_says_so_and_exits_as_the_apply_would(db
     assert gbrain("delete", "ops/live").returncode == 0
     ok = gbrain("purge", "--text", SECRET, "--json")
     assert ok.returncode == 0 and json.loads(ok.stdout)["refused"] is False
+
+
+def test_purge_drops_the_cached_vectors_of_the_text_and_keeps_the_others(db_path):
+    """`embedding_cache` keeps the vectors of retired chunks (a page edited since it was embedded)
+    so the same text is never sent to a provider twice. The purge dropped every one no current
+    chunk used: the unrelated pages' too, which a paid provider then embeds again on a revert.
+    It drops the vectors of chunks whose text held the purged text (the versions it purges, the
+    stale chunk sets it drops) and keeps every other, the purged page's unrelated chunks included."""
+    from gbrain.search.chunking import text_hash
+
+    notes = "---\ntitle: Notes\n---\n# Notes\n\n## Plans\n\nShip the beta in March.\n\n## People\n\nBo leads it.\n"
+    with Brain.open(db_path) as b:
+        b.set_config("embedding_model", "fake-32")
+        b.put("ops/deploy", page(True) + "\n## Later\n\nA section that never held it.\n")
+        b.put("ops/notes", notes)
+        run("embed", {}, brain=b)
+        holding = {r[0] for r in b.conn.execute("SELECT text_hash FROM page_embeddings WHERE instr(chunk_text, ?) > 0", (SECRET,))}
+        assert holding
+        b.put("ops/deploy", page(False) + "\n## Later\n\nA section that never held it, edited.\n")
+        b.put("ops/notes", notes.replace("March", "April"))
+        run("embed", {}, brain=b)  # both retired their old chunks into the cache
+        b.put("ops/stale", f"---\ntitle: Stale\n---\n## One\n\nThe key {SECRET} here.\n\n## Two\n\nNothing here.\n")
+        run("embed", {}, brain=b)
+        stale = {r[0]: SECRET in r[1] for r in b.conn.execute("SELECT text_hash, chunk_text FROM page_embeddings e JOIN pages p ON p.id = e.page_id WHERE p.slug = 'ops/stale'")}
+        b.put("ops/stale", "---\ntitle: Stale\n---\n## One\n\nThe key (gone) here.\n\n## Two\n\nNothing here.\n")  # not embedded since
+        cached = {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
+        assert holding <= cached
+        assert text_hash("Notes — Plans\nShip the beta in March.") in cached  # an unrelated retired chunk
+    r = run("purge", {"text": SECRET, "apply": True})
+    assert r["applied"] and r["chunks"] == 1
+    with Brain.open(db_path) as b:
+        after = {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
+        gone = holding | {h for h, held in stale.items() if held}
+        assert not (after & gone)
+        assert after == (cached - gone) | {h for h, held in stale.items() if not held}, (after ^ ((cached - gone)))

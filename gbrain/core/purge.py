@@ -9,8 +9,10 @@ first, through the ordinary writes, so sync/watch and the history see those), an
 run until ``apply``. With ``apply`` it also drops what was derived from those texts and can
 outlive them: the search index's segments (an FTS5 index keeps a deleted word until its
 segments merge: rebuilt), embedded chunk texts that still hold the text (a page edited since its
-last ``embed``: its chunks are dropped, so ``embed`` does it again), the vectors of retired
-chunks (``embedding_cache``, vectors without text, which no current chunk uses), ingest records
+last ``embed``: its chunks are dropped, so ``embed`` does it again), the cached vectors of
+retired chunks that held it (``embedding_cache``, vectors without text kept by their chunk's
+hash: the purged versions are cut as ``embed`` cut them, :func:`_cached_vectors`; the other
+cached vectors stay, a provider's paid call each), ingest records
 and conflict records naming it; then it rewrites the database so no free page or log frame
 keeps the bytes (SQLite: ``VACUUM`` and a truncating WAL checkpoint; Postgres: ``VACUUM FULL``,
 since a plain VACUUM leaves dead rows' bytes in place). It records that a purge happened
@@ -99,10 +101,18 @@ def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> 
     name. ``text``: every version whose bytes, name, path or detail hold it, and the whole history
     of a page or file no longer live when every version with text goes (so it leaves the trash and
     the history, its name too); ``key`` (``(kind, name)``): every row of that history. A pure read."""
+    ids, items, _ = _plan(brain, text, key)
+    return ids, items
+
+
+def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[int], list[dict], set[tuple[str, int]]]:
+    """:func:`plan`, and ``(path, body id)`` of the page versions whose text is purged (``text``:
+    those whose bytes hold it; ``key``: every one): :func:`_cached_vectors` chunks them."""
     c = brain.conn
     if key is not None:
-        rows = c.execute("SELECT id, kind, name, version FROM history WHERE kind = ? AND name = ? ORDER BY version", key).fetchall()
-        return [r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows]
+        rows = c.execute("SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version", key).fetchall()
+        texts = {(r["path"], r["body_id"]) for r in rows if r["kind"] == "page" and r["body_id"] is not None}
+        return [r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts
     assert text is not None
     needle = text.encode("utf-8")
     hit_bodies = {bid for (bid,) in c.execute("SELECT id FROM history_bodies").fetchall() if _holds(h.body_pieces(c, bid), needle)}
@@ -110,7 +120,7 @@ def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> 
     by_key: dict[tuple[str, str], list] = {}
     for r in c.execute("SELECT id, kind, name, version, path, detail, body_id FROM history ORDER BY kind, name, version").fetchall():
         by_key.setdefault((r["kind"], r["name"]), []).append(r)
-    ids, items = [], []
+    ids, items, texts = [], [], set()
     for k, rows in by_key.items():
         drop = [r for r in rows if r["body_id"] in hit_bodies or text in r["name"] or text in r["path"] or text in (r["detail"] or "")]
         if not drop:
@@ -119,7 +129,44 @@ def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> 
             drop = rows  # no text of it is left: its deletion and moves go too, so no empty trash entry stays
         ids += [r["id"] for r in drop]
         items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
-    return ids, items
+        texts |= {(r["path"], r["body_id"]) for r in rows if k[0] == "page" and r["body_id"] in hit_bodies}
+    return ids, items, texts
+
+
+def _chunk_budgets() -> set[int]:
+    """Every chunk budget a model cuts pages at (:func:`~gbrain.search.chunking.model_chunks`: a
+    short-window model's own and :data:`~gbrain.search.chunking.MAX_TOKENS`)."""
+    from ..search import embeddings
+    from ..search.chunking import MAX_TOKENS
+
+    out, todo = {MAX_TOKENS}, [embeddings.EmbeddingModel]
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if getattr(cls, "max_chunk_tokens", None):
+            out.add(int(cls.max_chunk_tokens))
+    return out
+
+
+def _cached_vectors(brain, texts: set[tuple[str, int]], text: str | None) -> set[str]:
+    """The chunk hashes (``embedding_cache.text_hash``) of the page versions ``texts`` (``(path,
+    body id)``) as ``embed`` cut them, at every model's budget: with ``text``, the chunks whose
+    text holds it (all of a version's chunks when none does: the markdown a chunk drops, a
+    link's target, hid it), else every chunk. The cache keeps a vector by its chunk's hash alone:
+    this is how a purge tells the vectors of the text from the others, which it keeps."""
+    from ..search.chunking import chunk_page
+
+    budgets = _chunk_budgets()
+    out: set[str] = set()
+    for path, bid in texts:
+        try:
+            p = brain.parse_text(h.body(brain.conn, bid).decode("utf-8", "surrogatepass"), path)
+        except Exception:  # noqa: BLE001 (a body that no longer reads or parses was never embedded as a page)
+            continue
+        chunks = {c.text: c.hash for n in budgets for c in chunk_page(p.title, p.compiled_truth, p.timeline, max_tokens=n)}
+        held = {hx for t, hx in chunks.items() if text is not None and text in t}
+        out |= held or set(chunks.values())
+    return out
 
 
 def refusal(live: list[str]) -> str:
@@ -161,15 +208,17 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     if getattr(c, "dialect", "sqlite") != "postgres":
         c.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed (a build without SQLITE_SECURE_DELETE keeps them)
     with brain.transaction():
-        ids, items = plan(brain, text, key)
+        ids, items, texts = _plan(brain, text, key)
         out.update(items=items, versions=len(items), names=len({(i["kind"], i["name"]) for i in items}))
         if not apply:
             return out
+        vectors = _cached_vectors(brain, texts, text)  # read before their bodies go
         h.stage_drops(c, ids)
         h.drop_versions(c)
         c.execute("DELETE FROM prune_ids")
         if text is not None:
             stale = _stale_chunks(c, text)
+            vectors |= {r[0] for r in c.execute("SELECT text_hash FROM page_embeddings WHERE instr(chunk_text, ?) > 0", (text,))}
             for pid, model in stale:
                 c.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (pid, model))
                 c.execute("DELETE FROM embed_state WHERE page_id = ? AND model = ?", (pid, model))
@@ -178,9 +227,13 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
             c.execute("DELETE FROM sync_conflicts WHERE instr(path, ?) > 0 OR instr(copy_path, ?) > 0", (text, text))
         else:
             c.execute("DELETE FROM sync_conflicts WHERE path = ? OR copy_path = ?", (key[1], key[1]))
-        # vectors of retired chunks (no text, but a vector can be inverted towards its text)
-        c.execute("DELETE FROM embedding_cache WHERE NOT EXISTS (SELECT 1 FROM page_embeddings e "
-                  "WHERE e.model = embedding_cache.model AND e.text_hash = embedding_cache.text_hash)")
+        # the cached vectors of the text's chunks (a vector has no text, but can be inverted
+        # towards it; the stale chunk sets dropped above were just retired into the cache too);
+        # the others stay: each is a provider's call (paid, with an API) a revert would repeat
+        vec = sorted(vectors)
+        for i in range(0, len(vec), 500):
+            part = vec[i:i + 500]
+            c.execute(f"DELETE FROM embedding_cache WHERE text_hash IN ({','.join('?' * len(part))})", part)
         if getattr(c, "dialect", "sqlite") != "postgres":  # FTS5 keeps a deleted word in its segments until they merge
             c.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
         from ..storage.origin import identity
