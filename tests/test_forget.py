@@ -326,3 +326,144 @@ def test_purge_drops_the_cached_vectors_of_the_text_and_keeps_the_others(db_path
         gone = holding | {h for h, held in stale.items() if held}
         assert not (after & gone)
         assert after == (cached - gone) | {h for h, held in stale.items() if not held}, (after ^ ((cached - gone)))
+
+
+def _renamed_twice(tmp_path, end: str) -> None:
+    """people/jane-doe.md imported, edited, renamed to jd.md, edited, renamed to j.md; ``end``
+    "edited": the diagnosis edited out of j.md; "deleted": j.md's page deleted."""
+    from conftest import gbrain
+
+    v = tmp_path / "vault"
+    (v / "people").mkdir(parents=True)
+    f = v / "people" / "jane-doe.md"
+
+    def imp():
+        assert gbrain("import", str(v)).returncode == 0
+
+    f.write_text("---\ntitle: Jane Doe\n---\nJane Doe, diagnosis X.\n"); imp()
+    f.write_text("---\ntitle: Jane Doe\n---\nJane Doe, diagnosis X. Phone 555-0199.\n"); imp()
+    f = f.rename(v / "people" / "jd.md"); imp()
+    f.write_text("---\ntitle: JD\n---\nJD, diagnosis X. Phone 555-0199. Seen twice.\n"); imp()
+    f = f.rename(v / "people" / "j.md"); imp()
+    if end == "edited":
+        f.write_text("---\ntitle: J\n---\nJ, seen twice.\n"); imp()
+    else:
+        assert gbrain("delete", "people/j").returncode == 0
+
+
+def test_one_purge_reaches_every_version_under_every_old_name(tmp_path, db_path):
+    """A page renamed twice (import follows the renames: one page, three names). `purge --text`
+    reaches the versions under every old name in one run; `purge SLUG` of the deleted page took
+    only its last name's history, and the versions under jd and jane-doe (the diagnosis, the
+    phone) stayed: one run per old name. It takes the page's whole history, every name it had."""
+    from conftest import gbrain
+
+    _renamed_twice(tmp_path, "edited")
+    r = gbrain("purge", "--text", "diagnosis X", "--apply")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, b"diagnosis X") == [] and bodies_holding(b, b"555-0199") == []
+        names = {n for (n,) in b.conn.execute("SELECT name FROM history")}
+        assert names == {"people/j"}, names
+        assert b.get_text("people/j") == "---\ntitle: J\n---\nJ, seen twice.\n"
+
+
+def test_purge_slug_takes_every_name_of_a_renamed_deleted_page(tmp_path, db_path):
+    """`purge SLUG` of a page deleted after two renames (see above): one run, every old name."""
+    import json
+
+    from conftest import gbrain
+
+    _renamed_twice(tmp_path, "deleted")
+    for name in ("people/j", "people/jane-doe"):  # its last name, or its first
+        dry = json.loads(gbrain("purge", name, "--json").stdout)
+        assert {i["name"] for i in dry["items"]} == {"people/j", "people/jd", "people/jane-doe"}, (name, dry)
+    r = gbrain("purge", "people/j", "--apply")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM history").fetchone()[0] == 0
+        assert bodies_holding(b, b"diagnosis X") == []
+
+
+@pytest.mark.parametrize("how", ["slug", "text"])
+def test_purge_takes_the_path_out_of_the_sync_change_log(tmp_path, db_path, how):
+    """The path may be the secret (`people/jane-doe-diagnosis.md`). A page deleted through gbrain
+    before the folder synced, then purged (or the text its name holds): the sync change log still
+    named the path (a client asking what changed since its cursor learnt it), and so did the sync
+    base (`sync_state`) of the folder, which no longer holds the file. The purge drops both (rows
+    of a path no longer current); the folder's next sync has nothing to do."""
+    from conftest import gbrain
+
+    v = tmp_path / "vault"
+    (v / "people").mkdir(parents=True)
+    (v / "people" / "bo.md").write_text("# Bo\n\nA friend.\n")
+    assert gbrain("import", str(v)).returncode == 0
+    secret = v / "people" / "jane-doe-diagnosis.md"
+    secret.write_text("# Notes\n\nSeen on Monday.\n")
+    assert gbrain("sync", str(v)).returncode == 0
+    assert gbrain("delete", "people/jane-doe-diagnosis").returncode == 0
+    secret.unlink()  # gone from the folder too, before any sync
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM change_log WHERE path = 'people/jane-doe-diagnosis.md'").fetchone()[0] >= 1
+        assert b.conn.execute("SELECT COUNT(*) FROM sync_state WHERE path = 'people/jane-doe-diagnosis.md'").fetchone()[0] == 1
+    r = gbrain("purge", *(["people/jane-doe-diagnosis"] if how == "slug" else ["--text", "jane-doe-diagnosis"]), "--apply")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        c = b.conn
+        for table in ("change_log", "sync_state", "sync_conflicts", "history"):
+            col = "path" if table != "history" else "name"
+            assert not c.execute(f"SELECT {col} FROM {table} WHERE instr({col}, 'jane-doe') > 0").fetchall(), table
+        assert c.execute("SELECT COUNT(*) FROM sync_state WHERE path = 'people/bo.md'").fetchone()[0] == 1
+    if not str(db_path).startswith("postgres"):
+        assert b"jane-doe" not in stored_bytes(db_path)
+    s = gbrain("sync", str(v), "--json")
+    assert s.returncode == 0, s.stderr
+    assert sorted(p.name for p in (v / "people").iterdir()) == ["bo.md"]
+    with Brain.open(db_path) as b:
+        assert not b.conn.execute("SELECT 1 FROM history WHERE instr(name, 'jane-doe') > 0").fetchall()
+
+
+def test_purge_keeps_the_sync_base_of_a_folder_that_still_holds_the_file(tmp_path, db_path):
+    """The same page deleted through gbrain while its file is still in the folder (no sync
+    since): the purge keeps that folder's base of the path (without it the next sync would import
+    the file as a new note) and names the file; the log row goes all the same."""
+    import json
+
+    from conftest import gbrain
+
+    v = tmp_path / "vault"
+    (v / "people").mkdir(parents=True)
+    assert gbrain("import", str(v)).returncode == 0
+    secret = v / "people" / "jane-doe-diagnosis.md"
+    secret.write_text("# Notes\n\nSeen on Monday.\n")
+    assert gbrain("sync", str(v)).returncode == 0
+    assert gbrain("delete", "people/jane-doe-diagnosis").returncode == 0
+    r = gbrain("purge", "people/jane-doe-diagnosis", "--apply", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["folder"] == [str(secret)]
+    with Brain.open(db_path) as b:
+        assert not b.conn.execute("SELECT 1 FROM change_log WHERE instr(path, 'jane-doe') > 0").fetchall()
+        assert b.conn.execute("SELECT COUNT(*) FROM sync_state WHERE path = 'people/jane-doe-diagnosis.md'").fetchone()[0] == 1
+
+
+def test_purge_slug_drops_the_conflict_records_of_the_page(tmp_path, db_path):
+    """`purge SLUG` dropped the conflict records whose path was the slug: a page's records name
+    its file (`notes/plan.md`), so they stayed, naming the purged page. They go."""
+    from conftest import gbrain
+
+    v = tmp_path / "vault"
+    (v / "notes").mkdir(parents=True)
+    f = v / "notes" / "plan.md"
+    f.write_text("# Plan\n\nfirst\n")
+    assert gbrain("import", str(v)).returncode == 0
+    f.write_text("# Plan\n\nedited in the folder\n")
+    with Brain.open(db_path) as b:
+        b.put("notes/plan", "# Plan\n\nedited in the brain\n")
+    assert gbrain("sync", str(v)).returncode == 3  # a conflict
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM sync_conflicts WHERE path = 'notes/plan.md'").fetchone()[0] == 1
+    assert gbrain("delete", "notes/plan").returncode == 0
+    r = gbrain("purge", "notes/plan", "--apply")
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM sync_conflicts WHERE path = 'notes/plan.md'").fetchone()[0] == 0

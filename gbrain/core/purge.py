@@ -101,18 +101,20 @@ def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> 
     name. ``text``: every version whose bytes, name, path or detail hold it, and the whole history
     of a page or file no longer live when every version with text goes (so it leaves the trash and
     the history, its name too); ``key`` (``(kind, name)``): every row of that history. A pure read."""
-    ids, items, _ = _plan(brain, text, key)
+    ids, items, _, _ = _plan(brain, text, key)
     return ids, items
 
 
-def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[int], list[dict], set[tuple[str, int]]]:
-    """:func:`plan`, and ``(path, body id)`` of the page versions whose text is purged (``text``:
-    those whose bytes hold it; ``key``: every one): :func:`_cached_vectors` chunks them."""
+def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[int], list[dict], set[tuple[str, int]], set[str]]:
+    """:func:`plan`, ``(path, body id)`` of the page versions whose text is purged (``text``:
+    those whose bytes hold it; ``key``: every one), which :func:`_cached_vectors` chunks, and
+    (``key``) the paths its history had, which :func:`_forget_paths` drops."""
     c = brain.conn
     if key is not None:
-        rows = c.execute("SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version", key).fetchall()
+        rows = _family_rows(c, key)
         texts = {(r["path"], r["body_id"]) for r in rows if r["kind"] == "page" and r["body_id"] is not None}
-        return [r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts
+        return ([r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts,
+                {r["path"] for r in rows if r["path"]})
     assert text is not None
     needle = text.encode("utf-8")
     hit_bodies = {bid for (bid,) in c.execute("SELECT id FROM history_bodies").fetchall() if _holds(h.body_pieces(c, bid), needle)}
@@ -130,7 +132,69 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
         ids += [r["id"] for r in drop]
         items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
         texts |= {(r["path"], r["body_id"]) for r in rows if k[0] == "page" and r["body_id"] in hit_bodies}
-    return ids, items, texts
+    return ids, items, texts, set()
+
+
+def _family_rows(c, key: tuple[str, str]) -> list:
+    """The history rows of ``key`` and of every name its page or file had: the renames after it,
+    followed to its last name when that is not current (a page deleted after its renames), and
+    the names before that one (:func:`~gbrain.core.history.lineage`: each old name's versions
+    up to its move away, that move included). ``purge SLUG`` took the one name's history: a page
+    renamed twice needed three purges (the versions under its old names kept its text)."""
+    kind, cur = key
+    seen = {cur}
+    while len(seen) <= h.MAX_MOVES:  # the renames after key
+        r = c.execute("SELECT op, detail, body_id FROM history WHERE kind = ? AND name = ? ORDER BY version DESC LIMIT 1", (kind, cur)).fetchone()
+        if r is None or r["op"] != "move" or r["body_id"] is not None or not (r["detail"] or "").startswith("to "):
+            break
+        nxt = r["detail"][3:]
+        if nxt in seen or not c.execute("SELECT 1 FROM history WHERE kind = ? AND name = ? AND op = 'move' AND detail = ? LIMIT 1",
+                                        (kind, nxt, "from " + cur)).fetchone():
+            break
+        seen.add(nxt)
+        cur = nxt
+    live = c.execute(f"SELECT 1 FROM {'pages WHERE slug' if kind == 'page' else 'files WHERE path'} = ?", (cur,)).fetchone()
+    end = key[1] if live else cur  # a page that lives on under its last name: its old names' versions only
+    rows: list = []
+    for name, upto in h.lineage(c, kind, end):
+        q, args = "SELECT id, kind, name, version, path, body_id FROM history WHERE kind = ? AND name = ?", (kind, name)
+        if upto is not None:  # an old name: up to its move away (a later page of that name is another page)
+            q, args = q + " AND version <= ?", args + (upto + 1,)
+        rows += c.execute(q + " ORDER BY version", args).fetchall()
+    return rows
+
+
+def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:
+    """Take the purged paths (``text``: those holding it; else ``paths``, the purged history's)
+    that are no longer current out of the sync tables, which name them beyond the history: the
+    change log (a client asking what changed since its cursor learnt the old path, which may be
+    the secret: ``people/jane-doe-diagnosis.md``) and the sync bases (``sync_state``) of this
+    machine's folders that no longer hold the file. A folder that still holds it keeps its base
+    (without it the next sync would import the file as new): its files are returned, absolute,
+    for the answer to name. A folder behind the log finds the deletion by its full three-way
+    compare (every sync does one; watch at its start and rescans), not by the log."""
+    from ..storage.db import sync_client
+
+    c = brain.conn
+    if text is not None:
+        cond, args = "instr(path, ?) > 0", [text]
+    elif paths:
+        cond, args = f"path IN ({','.join('?' * len(paths))})", sorted(paths)
+    else:
+        return []
+    cond += " AND path NOT IN (SELECT path FROM pages) AND path NOT IN (SELECT path FROM files)"
+    c.execute(f"DELETE FROM change_log WHERE {cond}", args)
+    kept: list[str] = []
+    for client, root in c.execute("SELECT client, root FROM sync_root").fetchall():
+        if not root or sync_client(c, root) != client or not os.path.isdir(root):
+            continue  # another machine's folder: its next sync forgets a path gone on both sides
+        for (p,) in c.execute(f"SELECT path FROM sync_state WHERE client = ? AND {cond}", [client, *args]).fetchall():
+            f = os.path.join(root, *p.split("/"))
+            if os.path.lexists(f):
+                kept.append(f)
+            else:
+                c.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (client, p))
+    return kept
 
 
 def _chunk_budgets() -> set[int]:
@@ -208,7 +272,7 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
     if getattr(c, "dialect", "sqlite") != "postgres":
         c.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed (a build without SQLITE_SECURE_DELETE keeps them)
     with brain.transaction():
-        ids, items, texts = _plan(brain, text, key)
+        ids, items, texts, paths = _plan(brain, text, key)
         out.update(items=items, versions=len(items), names=len({(i["kind"], i["name"]) for i in items}))
         if not apply:
             return out
@@ -226,7 +290,9 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
             c.execute("DELETE FROM ingest_log WHERE instr(source_ref, ?) > 0 OR instr(summary, ?) > 0 OR instr(pages_updated, ?) > 0", (text, text, text))
             c.execute("DELETE FROM sync_conflicts WHERE instr(path, ?) > 0 OR instr(copy_path, ?) > 0", (text, text))
         else:
-            c.execute("DELETE FROM sync_conflicts WHERE path = ? OR copy_path = ?", (key[1], key[1]))
+            for p in sorted(paths):
+                c.execute("DELETE FROM sync_conflicts WHERE path = ? OR copy_path = ?", (p, p))
+        out["folder"] = sorted(set(out["folder"]) | set(_forget_paths(brain, text, paths)))
         # the cached vectors of the text's chunks (a vector has no text, but can be inverted
         # towards it; the stale chunk sets dropped above were just retired into the cache too);
         # the others stay: each is a provider's call (paid, with an API) a revert would repeat
