@@ -467,3 +467,26 @@ def test_purge_slug_drops_the_conflict_records_of_the_page(tmp_path, db_path):
     assert r.returncode == 0, r.stderr
     with Brain.open(db_path) as b:
         assert b.conn.execute("SELECT COUNT(*) FROM sync_conflicts WHERE path = 'notes/plan.md'").fetchone()[0] == 0
+
+
+def test_purge_of_a_name_drops_the_cached_vectors_of_its_pages_chunks(db_path):
+    """A page whose name is the secret (`people/jane-doe-diagnosis`, no title: the chunks start
+    with its file name), embedded, then deleted: its vectors are in the cache. `purge --text` of
+    the name drops its versions (the name holds it) and their chunks' cached vectors with them."""
+    with Brain.open(db_path) as b:
+        b.set_config("embedding_model", "fake-32")
+        b.put("people/jane-doe-diagnosis", "Seen on Monday.\n\n## Later\n\nAgain on Friday.\n")
+        b.put("notes/other", "# Other\n\nUnrelated.\n")
+        run("embed", {}, brain=b)
+        mine = {r[0] for r in b.conn.execute("SELECT text_hash FROM page_embeddings e JOIN pages p ON p.id = e.page_id WHERE p.slug = 'people/jane-doe-diagnosis'")}
+        other = {r[0] for r in b.conn.execute("SELECT text_hash FROM page_embeddings e JOIN pages p ON p.id = e.page_id WHERE p.slug = 'notes/other'")}
+        run("delete", {"slug": "people/jane-doe-diagnosis"}, brain=b)
+        b.put("notes/other", "# Other\n\nUnrelated, edited.\n")
+        run("embed", {}, brain=b)
+        cached = {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
+        assert mine and mine <= cached and other <= cached
+    r = run("purge", {"text": "jane-doe-diagnosis", "apply": True})
+    assert r["applied"] and r["versions"] == 2
+    with Brain.open(db_path) as b:
+        after = {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
+        assert not (after & mine) and other <= after

@@ -106,8 +106,8 @@ def plan(brain, text: str | None = None, key: tuple[str, str] | None = None) -> 
 
 
 def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[int], list[dict], set[tuple[str, int]], set[str]]:
-    """:func:`plan`, ``(path, body id)`` of the page versions whose text is purged (``text``:
-    those whose bytes hold it; ``key``: every one), which :func:`_cached_vectors` chunks, and
+    """:func:`plan`, ``(path, body id)`` of the page versions it drops (``text``: those whose
+    bytes, name or path hold it; ``key``: every one), which :func:`_cached_vectors` chunks, and
     (``key``) the paths its history had, which :func:`_forget_paths` drops."""
     c = brain.conn
     if key is not None:
@@ -131,7 +131,7 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
             drop = rows  # no text of it is left: its deletion and moves go too, so no empty trash entry stays
         ids += [r["id"] for r in drop]
         items += [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in drop]
-        texts |= {(r["path"], r["body_id"]) for r in rows if k[0] == "page" and r["body_id"] in hit_bodies}
+        texts |= {(r["path"], r["body_id"]) for r in drop if k[0] == "page" and r["body_id"] is not None}
     return ids, items, texts, set()
 
 
