@@ -292,7 +292,8 @@ def main() -> None:
         trash1 = {(t["slug"], t["version"]) for t in ops.run("trash", {"limit": 0}, brain=b)}
         lost = [x for x in trash0 - trash1 if x[0] not in {y[0] for y in trash1}]
     print(f"prune --keep-days 90 --keep-last 20: {r['versions']:,} versions, {r['bodies']:,} bodies, {r['bytes'] / 1e6:.2f} MB compressed, "
-          f"{pc:.1f} CPU-s; deleted pages that left the trash: {len(lost)}")
+          f"{pc:.1f} CPU-s; deleted pages that left the trash: {len(lost)}; trash entries that left: {len(trash0 - trash1)} of {len(trash0)} "
+          "(0: a prune without include_deleted leaves the trash as it was)")
     print(f"after prune: {stats()}; file {size():.1f} MB")
     c = sqlite3.connect(aged_db)
     t = time.perf_counter()

@@ -303,7 +303,7 @@ def _purge_note(r: dict, a: dict) -> str | None:
 
 def _folder_line(paths: list[str]) -> str:
     shown = ", ".join(cmd_arg(p) for p in paths[:20]) + (f" and {len(paths) - 20} more" if len(paths) > 20 else "")
-    return f"still in {len(paths)} file(s) of the synced folder, which purge does not touch (the next sync imports a note there again, or, removing the file of a page deleted in the brain, keeps its bytes in the trash: delete them, then purge again): {shown}"
+    return f"still in {len(paths)} file(s) of the synced folder, which purge does not touch; delete them before that folder's next sync, which imports a note there again (or, removing the file of a page deleted in the brain, keeps its bytes in the trash): {shown}"
 
 
 @op(
