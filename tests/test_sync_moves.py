@@ -777,3 +777,228 @@ def test_raw_data_written_in_the_brain_only_moves_with_its_page(tmp_path, db_pat
         assert b.raw_get("people/ana") == {"src0": {"n": 0}}
         verify_equal(b, root)
         assert fresh_import_differences(b) == {}
+
+
+# ---------------------------------------------------------------------------
+# late moves: the creation comes after the deletion was carried out (the page is in the trash)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.engine_free
+def test_a_new_note_pairs_with_a_page_trashed_recently_by_bytes_similarity_or_its_inode_when_it_was_empty():
+    from gbrain.sync.plan import EMPTY, Trashed
+
+    new_only = {"Docs/T.md": new(H["a"])}
+    # the same bytes as the trashed page's last text: back as that page, at the new path
+    plan = decide(new_only, trashed={"Wiki/T.md": Trashed(H["a"])})
+    assert plan.revived_moves == [("Wiki/T.md", "Docs/T.md")] and plan.import_ == []
+    assert plan.action("Docs/T.md") == "revived-move-to" and plan.action("Wiki/T.md") == "revived-move-from"
+    # at its own path (a checkout, a sync client writing it back): the page comes back with its id
+    assert decide({"Wiki/T.md": new(H["a"])}, trashed={"Wiki/T.md": Trashed(H["a"])}).revived_moves == [("Wiki/T.md", "Wiki/T.md")]
+    # edited: by the thresholds of a live move (SIMILAR_MIN; INODE_MIN for the same file)
+    edited = {"Docs/T.md": new(H["b"], 7)}
+    tr = {"Wiki/T.md": Trashed(H["a"], 8)}
+    assert decide(edited, trashed=tr, trashed_similar={("Wiki/T.md", "Docs/T.md"): similar.SIMILAR_MIN}).revived_moves == [("Wiki/T.md", "Docs/T.md")]
+    plan = decide(edited, trashed=tr, trashed_similar={("Wiki/T.md", "Docs/T.md"): similar.SIMILAR_MIN - 0.01})
+    assert plan.revived_moves == [] and plan.import_ == ["Docs/T.md"]  # a different note: a new page
+    tr7 = {"Wiki/T.md": Trashed(H["a"], 7)}
+    assert decide(edited, trashed=tr7, trashed_similar={("Wiki/T.md", "Docs/T.md"): similar.INODE_MIN}).revived_moves == [("Wiki/T.md", "Docs/T.md")]
+    assert decide(edited, trashed=tr7, trashed_similar={("Wiki/T.md", "Docs/T.md"): similar.INODE_MIN - 0.01}).revived_moves == []
+    # an empty note (Obsidian's Untitled.md) renamed and filled: its inode is the evidence, as
+    # there is no text to compare; without the inode, no pairing
+    assert decide(edited, trashed={"Untitled.md": Trashed(EMPTY, 7)}).revived_moves == [("Untitled.md", "Docs/T.md")]
+    assert decide(edited, trashed={"Untitled.md": Trashed(EMPTY, 8)}).revived_moves == []
+    assert decide(edited, trashed={"Untitled.md": Trashed(EMPTY)}).revived_moves == []
+    # a page still in the brain (vanished this round) goes first; one to one
+    st = {"Old/T.md": gone(H["a"]), "Docs/T.md": new(H["a"])}
+    plan = decide(st, trashed={"Wiki/T.md": Trashed(H["a"])})
+    assert plan.moves == [("Old/T.md", "Docs/T.md")] and plan.revived_moves == []
+    two = {"A/T.md": new(H["a"]), "B/T.md": new(H["a"])}
+    plan = decide(two, trashed={"Wiki/T.md": Trashed(H["a"])})
+    assert plan.revived_moves == [("Wiki/T.md", "A/T.md")] and plan.import_ == ["B/T.md"]
+    # only pages: a file's bytes are no evidence for a page
+    assert decide({"Docs/x.bin": new(H["a"], kind="file")}, trashed={"Wiki/T.md": Trashed(H["a"])}).revived_moves == []
+
+
+@pytest.mark.engine_free
+def test_an_empty_note_renamed_and_filled_in_one_round_is_a_move_by_its_inode():
+    """Obsidian makes `Untitled.md` (0 bytes); the person types the title (a rename: same inode)
+    and the text. In one round the old page is gone and the new note shares nothing with an
+    empty text: today a trashed empty page plus a new page."""
+    from gbrain.sync.plan import EMPTY
+
+    st = {"Untitled.md": gone(EMPTY, 7), "Idea.md": new(H["b"], 7)}
+    plan = decide(st)
+    assert plan.changed_moves == [("Untitled.md", "Idea.md")] and plan.trash == [] and plan.import_ == []
+    other = {"Untitled.md": gone(EMPTY, 7), "Idea.md": new(H["b"], 8)}  # another file: no evidence
+    assert decide(other).changed_moves == [] and decide(other).trash == ["Untitled.md"]
+    edited = {"Untitled.md": gone(EMPTY, 7, brain=H["c"]), "Idea.md": new(H["b"], 7)}  # the brain wrote into it since
+    assert decide(edited).changed_moves == decide(edited).both_moves == []
+
+
+def _engine_round(eng, *paths):
+    return eng.reconcile(paths=list(paths))
+
+
+def test_a_round_pairs_a_new_note_with_the_page_its_engine_trashed_within_the_window(tmp_path, db_path):
+    """Watch's rounds, driven path by path (no observer): the deletion's round trashes the page;
+    a later round sees the note created elsewhere, edited, and brings the page back there (its
+    id, history and backlinks; no trash entry). Past RECENT_TRASH_S it is a new page."""
+    from gbrain.sync import engine as engine_mod
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 3)
+    (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]] and [[Topic 2]].\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        now = [1000.0]
+        eng.clock = lambda: now[0]
+        pids = {i: b.page_row(f"Wiki/Topic {i}")["id"] for i in (1, 2)}
+        before = len(versions(db_path, "Wiki/Topic 1"))
+        texts = {i: (root / "Wiki" / f"Topic {i}.md").read_text() for i in (1, 2)}
+        for i in (1, 2):
+            (root / "Wiki" / f"Topic {i}.md").unlink()
+        out = _engine_round(eng, "Wiki/Topic 1.md", "Wiki/Topic 2.md")
+        assert sorted(out.trashed) == ["Wiki/Topic 1.md", "Wiki/Topic 2.md"] and len(trash_list(b)) == 2
+        (root / "Docs").mkdir()
+        (root / "Docs" / "Topic 1.md").write_text(texts[1].replace("(../Home.md)", "(../Home.md#top)"))
+        now[0] += engine_mod.RECENT_TRASH_S - 1
+        out = _engine_round(eng, "Docs/Topic 1.md")
+        assert out.moved == [("Wiki/Topic 1.md", "Docs/Topic 1.md")] and out.imported == [], out
+        row = b.page_row("Docs/Topic 1")
+        assert row["id"] == pids[1] and "#top" in b.get_text("Docs/Topic 1")
+        assert [t["path"] for t in trash_list(b)] == ["Wiki/Topic 2.md"]
+        assert any(x["slug"] == "Home" for x in b.backlinks("Docs/Topic 1"))
+        hist = versions(db_path, "Docs/Topic 1")
+        assert len(hist) > before and hist[-1]["op"] == "create", hist  # continuous back to the first version
+        # past the window: a new page, the old one stays in the trash
+        now[0] += 2
+        (root / "Docs" / "Topic 2.md").write_text(texts[2])
+        out = _engine_round(eng, "Docs/Topic 2.md")
+        assert out.moved == [] and out.imported == ["Docs/Topic 2.md"]
+        assert b.page_row("Docs/Topic 2")["id"] != pids[2] and [t["path"] for t in trash_list(b)] == ["Wiki/Topic 2.md"]
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+        eng.close()
+
+
+def test_a_round_does_not_revive_a_page_restored_or_recreated_since(tmp_path, db_path):
+    """The trash entry is checked when the pairing is carried out: a page `gbrain restore`
+    brought back meanwhile (or a new page at its name) is not taken again; the new note is new."""
+    root = tmp_path / "vault"
+    wiki_tree(root, 2)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        text = (root / "Wiki" / "Topic 1.md").read_text()
+        (root / "Wiki" / "Topic 1.md").unlink()
+        assert _engine_round(eng, "Wiki/Topic 1.md").trashed == ["Wiki/Topic 1.md"]
+        from gbrain.core.history import restore
+
+        restore(b, "Wiki/Topic 1")
+        pid = b.page_row("Wiki/Topic 1")["id"]
+        (root / "Docs").mkdir()
+        (root / "Docs" / "Topic 1.md").write_text(text)
+        out = _engine_round(eng, "Docs/Topic 1.md")
+        assert out.moved == [] and out.imported == ["Docs/Topic 1.md"]
+        assert b.page_row("Wiki/Topic 1")["id"] == pid and b.page_row("Docs/Topic 1")["id"] != pid
+        eng.close()
+
+
+@pytest.mark.parametrize("edit", [False, True], ids=["same-bytes", "edited"])
+def test_watch_a_note_created_elsewhere_after_its_deletion_was_trashed_is_a_move(tmp_path, db_path, edit):
+    """A sync client (Dropbox, iCloud, Syncthing) deletes the old path and writes the new one
+    seconds later; a big `git checkout`; Obsidian's move on a slow network drive. The creation
+    is made only once the deletion settled and the page is in the trash (forced, not left to
+    the machine's load: CI once hit it at load 8 on Postgres). The note comes back as its page:
+    same id, history continuous, backlinks kept, no trash entry."""
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 3)
+    (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]].\n")
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.tag("Wiki/Topic 1", "kept")
+        pid = b.page_row("Wiki/Topic 1")["id"]
+    before = len(versions(db_path, "Wiki/Topic 1"))
+    w = _watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: "kept" in (root / "Wiki" / "Topic 1.md").read_text(), "the tag written to the file")
+            text = (root / "Wiki" / "Topic 1.md").read_text()
+            (root / "Wiki" / "Topic 1.md").unlink()
+            wait_for(lambda: [t["path"] for t in trash_list(b)] == ["Wiki/Topic 1.md"], "the deletion carried out: the page in the trash")
+            (root / "Docs").mkdir()
+            (root / "Docs" / "Topic 1.md").write_text(text.replace("(../Home.md)", "(../Home.md#top)") if edit else text)
+            wait_for(lambda: b.page_row("Docs/Topic 1") is not None and (not edit or "#top" in b.get_text("Docs/Topic 1")), "the note at its new path")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1"), "\n".join(w.lines)
+            assert trash_list(b) == [], "\n".join(w.lines)
+            assert any(x["slug"] == "Home" for x in b.backlinks("Docs/Topic 1"))
+            hist = versions(db_path, "Docs/Topic 1")
+            assert len(hist) > before and hist[-1]["op"] == "create" and not any(v["op"] == "delete" for v in hist), hist
+            assert w.saw("Wiki/Topic 1.md → Docs/Topic 1.md"), "\n".join(w.lines)
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+    finally:
+        w.kill()
+
+
+def test_watch_a_different_note_created_after_a_deletion_stays_a_new_page(tmp_path, db_path):
+    """Nothing lost to a wrong pairing: a note that is not alike to the trashed page is a new
+    page, and the deleted one stays in the trash."""
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 3)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        pid = b.page_row("Wiki/Topic 1")["id"]
+    w = _watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            (root / "Wiki" / "Topic 1.md").unlink()
+            wait_for(lambda: [t["path"] for t in trash_list(b)] == ["Wiki/Topic 1.md"], "the page in the trash")
+            (root / "Docs").mkdir()
+            (root / "Docs" / "Topic 1.md").write_text("# Topic 1\n\n" + prose(99))
+            wait_for(lambda: b.page_row("Docs/Topic 1") is not None, "the new note")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Docs/Topic 1")["id"] != pid
+            assert [t["path"] for t in trash_list(b)] == ["Wiki/Topic 1.md"]
+            verify_equal(b, root)
+    finally:
+        w.kill()
+
+
+def test_watch_an_untitled_note_renamed_and_filled_keeps_its_page(tmp_path, db_path):
+    """Obsidian's new note: `Untitled.md` (0 bytes) is stored; the person types its title (a
+    rename, the same inode) and its text. Before: a new page plus a trashed empty one."""
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 1)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+    w = _watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            (root / "Untitled.md").write_bytes(b"")
+            wait_for(lambda: b.page_row("Untitled") is not None, "the empty note stored")
+            pid = b.page_row("Untitled")["id"]
+            os.rename(root / "Untitled.md", root / "Idea.md")
+            with open(root / "Idea.md", "r+b") as fh:  # the same file (inode), filled in place
+                fh.write(b"# Idea\n\n" + prose(3).encode())
+            wait_for(lambda: b.page_row("Idea") is not None and b.page_row("Untitled") is None and "# Idea" in b.get_text("Idea"), "the named note")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Idea")["id"] == pid, "\n".join(w.lines)
+            assert trash_list(b) == [], "\n".join(w.lines)
+            verify_equal(b, root)
+    finally:
+        w.kill()

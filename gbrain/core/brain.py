@@ -797,12 +797,14 @@ class Brain:
 
     # ---- writing pages ------------------------------------------------------
 
-    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None, resolve_links: bool = True, force: bool = False) -> SaveResult:
+    def save_page(self, path: str, text: str, *, resolve_incoming: bool = True, touch_sidecar: bool = True, page: Page | None = None, resolve_links: bool = True, force: bool = False,
+                  page_id: int | None = None) -> SaveResult:
         """Store ``text`` as the page at relative ``path``; rebuild its tags, links and timeline rows.
 
         No-op (``changed=False``) when the bytes equal what is stored. ``resolve_incoming``
         re-resolves dangling links that may now point at this page (bulk import does it once at
-        the end instead).
+        the end instead). ``page_id``: a new row takes this id (a trashed page brought back by
+        sync, which checked that no row has it); ignored when the page exists.
         """
         slug = slug_for_path(path)
         if page is None:
@@ -819,9 +821,10 @@ class Brain:
                 sets = ", ".join(f"{k} = :{k}" for k in vals)
                 self.conn.execute(f"UPDATE pages SET {sets} WHERE id = :id", {**vals, "id": pid})
             else:
-                cols = ", ".join(vals)
-                ph = ", ".join(f":{k}" for k in vals)
-                pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at) RETURNING id", vals).fetchone()[0]
+                ins = vals if page_id is None else {"id": page_id, **vals}
+                cols = ", ".join(ins)
+                ph = ", ".join(f":{k}" for k in ins)
+                pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at) RETURNING id", ins).fetchone()[0]
             old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
             write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None, new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)

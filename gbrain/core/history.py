@@ -1037,6 +1037,19 @@ def record_move(conn: sqlite3.Connection, src: str, dst: str) -> None:
             conn.execute("UPDATE history SET op = 'move', detail = ? WHERE id = ? AND op = ?", (detail, r[0], op))
 
 
+def record_page_move(conn: sqlite3.Connection, old: str, new: str) -> None:
+    """A page deleted as ``old`` came back as ``new`` (a new row: sync pairs a note created after
+    its deletion was carried out, ``SyncEngine._revive``): the deletion, still ``old``'s newest
+    row, becomes its move away (``to NEW``) and ``new``'s first row of this life, its creation, the
+    move in (``from OLD``), the rows a rename writes (:func:`lineage` reads through them), so the
+    page leaves the trash with its history continued. Slugs, not paths (:func:`record_move` is
+    for files)."""
+    for name, op, detail in ((old, "delete", "to " + new), (new, "create", "from " + old)):
+        r = conn.execute("SELECT id, op FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
+        if r and r[1] == op:
+            conn.execute("UPDATE history SET op = 'move', detail = ? WHERE id = ?", (detail, r[0]))
+
+
 def moved_away(conn: sqlite3.Connection, kind: str, name: str, hx: str) -> str | None:
     """Where ``(kind, name)`` moved to (a slug or path) when its newest history row is a move
     away (a rename, by a sync or watch of any folder) and its history holds bytes with hash

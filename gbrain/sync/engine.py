@@ -80,6 +80,11 @@ When the DB edited the page and the new file is similar to the base (renamed and
 sides: a ``git pull`` of a teammate's rename while an agent edited the page), the row moves with the
 DB's text, the new path keeps the old base, and the next round (:meth:`SyncEngine._then_both`)
 merges the two edits or keeps the DB's version as the conflict copy, as for a path that did not move.
+A new note that comes after the deletion of its old path was carried out (the page went to the
+trash in an earlier round of this engine, at most :data:`RECENT_TRASH_S` before: watch's
+deletions settle first, a sync client writes the new path seconds later) pairs with that page by
+the same evidence (:attr:`SyncEngine.recent_trash`, the plan's ``revived_moves``): the page comes
+back from the trash at the new path with its id, its history continued (:meth:`SyncEngine._revive`).
 
 Order of a reconciliation, chosen so that a crash at any point loses nothing:
 1. read: the DB hashes and ``MAX(change_log.seq)`` in one read snapshot, then stat/hash the files;
@@ -129,10 +134,10 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, version_writer
+from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_writer
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
-from .plan import PathState, decide
+from .plan import PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
 from .scan import evicted, is_evicted, IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
@@ -157,6 +162,13 @@ STALE_WINDOW_S = 3600
 _FROM_FILE = {"file changed", "conflict: file kept", "file moved", "conflict copy", "conflict copy: the file's version"}
 #: notes larger than this are not compared for move pairing (a moved and edited one is a new page)
 SIMILAR_MAX_BYTES = 1024 * 1024
+#: a page this engine trashed (its file deleted) pairs with a note created later, as a move, for
+#: this long (s; :attr:`SyncEngine.recent_trash`, the plan's ``revived_moves``): a deletion waits
+#: in watch up to ``watch.SETTLE_MAX_S`` (30 s) and the creation may come after it was carried out
+#: (a sync client writes the new path seconds after it deleted the old, a big ``git checkout``, a
+#: slow network drive); twice that covers them, and a note written anew a minute after its
+#: deletion is taken for what it looks like, a new page (``gbrain restore`` brings the old back)
+RECENT_TRASH_S = 60.0
 
 
 # ---------------------------------------------------------------------------
@@ -385,6 +397,13 @@ class SyncEngine:
         self._evicted_said: set[str] = set()
         #: every path this engine trashed (a refusal says how many of its folder went earlier)
         self.trashed_paths: set[str] = set()
+        #: pages this engine trashed in the last :data:`RECENT_TRASH_S` seconds because their file
+        #: was deleted: path → (:attr:`clock` time, page id, hash of its last text, its base's file
+        #: id). A later round pairs a new note with one as a move (:meth:`_revive`)
+        self.recent_trash: dict[str, tuple[float, int, str, int | None]] = {}
+        self._trash_texts: dict[str, str] = {}  # their texts, by hash, read once (:meth:`_trashed_similar`)
+        #: monotonic seconds (tests set their own)
+        self.clock: Callable[[], float] = time.monotonic
         #: recorded as the origin of every version this engine writes (``watch`` sets its own)
         self.surface = "sync"
         #: whose base this engine reads and writes: '' on SQLite, host:folder on Postgres
@@ -1083,6 +1102,9 @@ class SyncEngine:
         # written at its name (the plan's ``replaced_moves``): its file id then too
         any_new = any(p in D and p not in S and p not in B for p in paths)
         any_changed = any_new and any(p in D and p in B and D[p] != B[p] and S.get(p) == B[p] for p in paths)
+        # … and so may a new note whose page this engine trashed in an earlier round
+        trashed = self._recent_trash() if any_new and not moves_only else {}
+        any_gone = any_gone or bool(trashed)
         # a file with no base that differs from the brain (or the brain has no such path): is it
         # an old copy of a version the history holds (a teammate's old vault, a restored backup)?
         hist = self._disk_history({p: (D[p], db[p][1] if p in db else None) for p in paths if p in D and p not in B and D[p] != S.get(p)})
@@ -1114,7 +1136,7 @@ class SyncEngine:
                 disk_history=hist[p][0] if p in hist else None,
             )
         similar = self._similar(states, disk)
-        plan = decide(states, similar)
+        plan = decide(states, similar, trashed, self._trashed_similar(states, disk, trashed) if trashed else None)
         self._say_renamed_twice(plan.import_, D, S, B, state, disk, out)
         moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
@@ -1135,7 +1157,8 @@ class SyncEngine:
                 to_import = sorted(to_import + [dst])
         if moves_only:  # a move that would write the brain's edit to the new file: the row moved above, the file left to sync
             edited_moves = []
-        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves for p in m}
+        revived_moves = plan.revived_moves
+        moved_paths = {p for m in moves + edited_moves + changed_moves + both_moves + replaced_moves + revived_moves for p in m}
         to_merge, to_merged = plan.merge, plan.merged
         old_copies = plan.old_copies
         drop = (paths if moves_only else only_moves) - moved_paths
@@ -1174,7 +1197,8 @@ class SyncEngine:
             note = self._check_vanished(to_trash, all_disk if full else (disk if cand is None else None))
             if note:
                 out.git.append(note)
-        if conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or both_moves or replaced_moves or old_copies:
+        if (conflicts or to_write or to_remove or to_import or to_trash or moves or edited_moves or to_merge or to_merged or changed_moves or both_moves or replaced_moves
+                or revived_moves or old_copies):
             # nothing is written to the folder from (or into) a damaged database: wait for the
             # check a CLI sync runs beside the walk (Brain.start_check); a no-op once checked
             self.brain.check_sound()
@@ -1342,6 +1366,17 @@ class SyncEngine:
                 with origin(operation="file moved"):
                     self._move(src, dst, disk[dst], out, base=B[src])
                 out.both_moved.append(dst)
+            for src, dst in revived_moves:
+                # a page trashed by an earlier round, its note created (again) since: back from
+                # the trash at the new path (its id; its history continued), else a new page
+                if dst in changed_since:
+                    continue
+                done = self._revive(src, dst, disk[dst], out)
+                if done is None:
+                    with origin(operation="file changed"):
+                        if self._import(dst, disk[dst], out):
+                            out.imported.append(dst)
+                            self._log(f"+ {dst} → db")
             for src, dst in edited_moves:
                 # written out above; the row (the brain's text, its id and history) follows it
                 f = move_written.get(dst)
@@ -1387,8 +1422,11 @@ class SyncEngine:
             for p in to_trash:
                 if p in changed_since:
                     continue
+                page = self.conn.execute("SELECT id FROM pages WHERE path = ?", (p,)).fetchone() if db[p][1] == "page" else None
                 with origin(operation="file deleted"):
                     self._trash(p, "file deleted")
+                if page is not None and B.get(p) is not None:
+                    self.recent_trash[p] = (self.clock(), page[0], B[p], state[p][4] if p in state else None)
                 out.trashed.append(p)
                 self.trashed_paths.add(p)
                 self._log(f"- {p} → trash")
@@ -1819,6 +1857,109 @@ class SyncEngine:
         except GBrainError:  # a body of its chain pruned: no base text
             return None
         return data if sha256(data) == b else None
+
+    def _recent_trash(self) -> dict[str, Trashed]:
+        """The pages of :attr:`recent_trash` (those older than :data:`RECENT_TRASH_S` dropped)
+        still in the trash as this engine left them (the newest version of their name is the
+        deletion at that path: not restored, no page written at that name since), by old path."""
+        if not self.recent_trash:
+            return {}
+        now = self.clock()
+        for p, (t, *_) in list(self.recent_trash.items()):
+            if now - t > RECENT_TRASH_S:
+                del self.recent_trash[p]
+        newest: dict[str, tuple[str, str]] = {}
+        slugs = sorted({slug_for_path(p) for p in self.recent_trash})
+        for chunk in _chunks(slugs, 500):
+            ph = ",".join("?" * len(chunk))
+            for name, op, path in self.conn.execute(
+                    f"SELECT h.name, h.op, h.path FROM history h WHERE h.kind = 'page' AND h.name IN ({ph}) "
+                    "AND h.version = (SELECT MAX(version) FROM history m WHERE m.kind = 'page' AND m.name = h.name)", chunk):
+                newest[name] = (op, path)
+        out: dict[str, Trashed] = {}
+        for p, (_t, _pid, hx, fid) in list(self.recent_trash.items()):
+            if newest.get(slug_for_path(p)) != ("delete", p):  # restored, or a page at its name since
+                del self.recent_trash[p]
+                continue
+            out[p] = Trashed(hx, fid)
+        live = {t.hash for t in out.values()}
+        for hx in [h for h in self._trash_texts if h not in live]:
+            del self._trash_texts[hx]
+        return out
+
+    def _still_trashed(self, p: str) -> bool:
+        """Whether the page at ``p`` is deleted and nothing was stored at its name or path since."""
+        r = self.conn.execute("SELECT op, path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug_for_path(p),)).fetchone()
+        return r is not None and r[0] == "delete" and r[1] == p and not self.conn.execute(
+            "SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone()
+
+    def _trashed_similar(self, states: dict[str, PathState], disk: dict[str, DiskFile], trashed: dict[str, Trashed]) -> dict[tuple[str, str], float]:
+        """How alike the last texts of the pages of ``trashed`` (from the history, by hash) and
+        this round's new markdown notes are, for the pairs worth asking (as :meth:`_similar`):
+        ``{(old path, new path): similarity}``."""
+        hashes = {t.hash for t in trashed.values()}
+        new = [p for p, st in states.items() if st.disk is not None and st.brain is None and st.base is None and st.disk_kind == "page"
+               and st.disk not in hashes and disk[p].size <= SIMILAR_MAX_BYTES]
+        if not new:
+            return {}
+        gone_text: dict[str, str] = {}
+        for q, t in sorted(trashed.items()):
+            text = self._trash_texts.get(t.hash)
+            if text is None:
+                data = self._base_bytes(t.hash, SIMILAR_MAX_BYTES)
+                text = self._trash_texts[t.hash] = data.decode("utf-8", "replace") if data else ""
+            if text:
+                gone_text[q] = text
+        new_text: dict[str, str] = {}
+        for p in new:
+            f = disk[p]
+            data = f.data
+            if data is None:
+                data, _ = self.read_stable(f)
+                if data is None or sha256(data) != f.hash:
+                    continue
+            new_text[p] = data.decode("utf-8", "replace")
+        if not gone_text or not new_text:
+            return {}
+        ids = {t.file_id: q for q, t in trashed.items() if t.file_id is not None and q in gone_text}
+        extra = [(ids[states[p].disk_id], p) for p in new_text if states[p].disk_id in ids]
+        return sim.score_pairs(gone_text, new_text, sim.shortlist(gone_text, new_text), extra)
+
+    def _revive(self, old: str, new: str, f: DiskFile, out: Outcome) -> bool | None:
+        """A ``revived_moves`` pair: the page this engine trashed from ``old`` comes back at
+        ``new`` with the file's text (inside the open transaction): its row takes its old id
+        again, and its history continues: the deletion becomes the move away (``to NEW``) and the
+        new version the move in (``from OLD``), as a rename writes them, so it leaves the trash
+        and ``history``/``diff`` read through; a ``.raw`` sidecar left at the old name follows
+        it. None (nothing written) when the page is no longer as this engine trashed it (restored,
+        a page at its name or id since): the caller imports the note as a new page. False when
+        the file could not be read as hashed (a later round tries again)."""
+        c = self.conn
+        ent = self.recent_trash.get(old)
+        new_slug, old_slug = slug_for_path(new), slug_for_path(old)
+        if ent is None or not self._still_trashed(old) or classify(new, b"")[0] != "page" or c.execute(
+                "SELECT 1 FROM pages WHERE id = ? OR slug = ? OR path = ?", (ent[1], new_slug, new)).fetchone():
+            self.recent_trash.pop(old, None)
+            return None
+        pid = ent[1]
+        with origin(operation="file moved"):
+            if not self._import(new, f, out, page_id=pid):
+                return False
+        del self.recent_trash[old]
+        self.trashed_paths.discard(old)
+        if new != old:
+            if c.execute("SELECT 1 FROM pages WHERE id = ? AND path = ?", (pid, new)).fetchone():
+                record_page_move(c, old_slug, new_slug)
+                old_sc = sidecar_path(old_slug)
+                if not c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone() \
+                        and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+                    out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
+            out.moved.append((old, new))
+            self._log(f"> {move_text(old, new)} (moved: its page back from the trash, deleted {self.clock() - ent[0]:.1f} s before)")
+        else:
+            out.imported.append(new)
+            self._log(f"+ {new} → db (its page back from the trash, deleted {self.clock() - ent[0]:.1f} s before)")
+        return True
 
     def _widen_for_moves(self, paths: set[str], D: dict, S: dict, B: dict, db: dict, state: dict, disk: dict[str, DiskFile]) -> None:
         """A partial round (watch) may see a move's new path without its old one (a file moved
@@ -2326,15 +2467,16 @@ class SyncEngine:
     def _forget(self, p: str) -> None:
         self.conn.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (self.client, p))
 
-    def _import(self, p: str, f: DiskFile, out: Outcome) -> bool:
+    def _import(self, p: str, f: DiskFile, out: Outcome, page_id: int | None = None) -> bool:
         """Store the file's bytes as the page or file at ``p`` (inside the open transaction).
         A conflict copy a file-sync tool made, new in the brain, is a conflict this round found
-        (``out.conflicts``, kind ``sync-tool``, logged once: :func:`gbrain.core.conflicts.tool_copy_said`)."""
+        (``out.conflicts``, kind ``sync-tool``, logged once: :func:`gbrain.core.conflicts.tool_copy_said`).
+        ``page_id``: a new page row takes this id (a page back from the trash, :meth:`_revive`)."""
         hit = sync_tool_copy(p)
         held = self.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (p, p)).fetchone()
         if hit is not None and held:
             hit = None  # in the brain already: found when it arrived
-        if not self._store(p, f, out):
+        if not self._store(p, f, out, page_id):
             return False
         if not held:
             out.new_paths.append(p)
@@ -2346,7 +2488,7 @@ class SyncEngine:
             self._log(f"! conflict {p}: {tool_copy_said(c)}")
         return True
 
-    def _store(self, p: str, f: DiskFile, out: Outcome) -> bool:
+    def _store(self, p: str, f: DiskFile, out: Outcome, page_id: int | None = None) -> bool:
         """:meth:`_import`'s write: the file's bytes as the page or file at ``p``; False (and
         ``out.unreadable``) when they could not be read as hashed."""
         data = f.data
@@ -2381,7 +2523,7 @@ class SyncEngine:
         self._check_collapse(p, len(data), out)
         if kind == "page":
             self.conn.execute("DELETE FROM files WHERE path = ?", (p,))
-            res = self.brain.save_page(p, text)
+            res = self.brain.save_page(p, text, page_id=page_id)
             for pw in res.warnings:
                 out.warnings.append(f"{p}: {pw}")
                 self._warn(f"{p}: {pw}")

@@ -79,6 +79,20 @@ new path holding the base's bytes, was moved there and a new note written at the
 same round (``mv a.md b.md && echo … > a.md``): a ``replaced_moves`` pair, the row moves to the
 new path and the old path's file is imported as a new page (or file). Paired before the passes.
 
+**Empty**: a page whose base is empty (0 bytes, :data:`EMPTY`: Obsidian's ``Untitled.md`` before
+the person typed anything) has no text to compare, so the same file is the evidence: a new note
+with its inode pairs with it (a ``changed_moves`` pair, brain unchanged), in pass 1.
+
+**Revived** (the creation comes after the deletion was carried out: the page went to the trash
+in an earlier round, :class:`Trashed`; watch's deletions settle for a second, a sync client
+writes the new path seconds after it deleted the old, a big ``git checkout``): after the three
+passes, a new note left unpaired takes a page its caller trashed recently by the same evidence,
+one to one: the same inode with the same bytes or an empty old text, the same bytes, then
+similar text (``trashed_similar``, scored against the trashed text; the thresholds of pass 3),
+best first. A ``revived_moves`` pair: the page comes back from the trash at the new path (its
+id, its history continued, no trash entry) with the new note's text. The old path may be the
+new one (the note written back where it was). A page still in the brain always goes first.
+
 A new path holding anything else is not guessed at: it is imported, and the old path follows
 the rules above (a brain-edited page deleted on disk, with no new note alike enough to its
 base, is put back). Within a pass,
@@ -87,9 +101,23 @@ so the plan is deterministic.
 """
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from dataclasses import dataclass, field
 from typing import Mapping
+
+#: sha256 of no bytes: the hash of an empty note
+EMPTY = hashlib.sha256(b"").hexdigest()
+
+
+@dataclass(frozen=True)
+class Trashed:
+    """A page the caller's rounds trashed recently (its file was deleted): ``hash``, the sha256 of
+    its last text; ``file_id``, the file (device and inode, :func:`gbrain.sync.scan.file_id`) its
+    base recorded, when known."""
+
+    hash: str
+    file_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -141,6 +169,7 @@ class Plan:
     changed_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk: move, then import new
     both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (alike to the base), edited in the brain: move, base kept
     replaced_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, a new file at the old name: move, then import old
+    revived_moves: list[tuple[str, str]] = field(default_factory=list)  # a page trashed recently, its note created (again): back from the trash at new
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
     import_: list[str] = field(default_factory=list)      # file → brain
@@ -155,14 +184,15 @@ class Plan:
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``replaced-move-from``, ``replaced-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
+        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``replaced-move-from``, ``replaced-move-to``, ``revived-move-from``, ``revived-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
         ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``; KeyError when not in the plan."""
-        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves), ("replaced-", self.replaced_moves)):
+        for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves), ("replaced-", self.replaced_moves),
+                           ("revived-", self.revived_moves)):
             for old, new in pairs:
-                if path == old:
-                    return pre + "move-from"
                 if path == new:
                     return pre + "move-to"
+                if path == old:
+                    return pre + "move-from"
         for name, xs in (("write", self.write), ("remove", self.remove), ("import", self.import_), ("trash", self.trash), ("merge", self.merge), ("merged", self.merged), ("settled", self.settled),
                          ("remove-old-copy", self.old_copies)):
             if path in xs:
@@ -173,10 +203,14 @@ class Plan:
         raise KeyError(path)
 
 
-def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], float] | None = None) -> Plan:
+def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], float] | None = None,
+           trashed: Mapping[str, Trashed] | None = None, trashed_similar: Mapping[tuple[str, str], float] | None = None) -> Plan:
     """The plan for one round: ``states`` maps each relative path to its :class:`PathState`;
     ``similar`` maps ``(vanished path, new path)`` to how alike the vanished path's base text
     and the new note are (0…1, :func:`gbrain.sync.similar.similarity`; pairs left out count as 0).
+    ``trashed``: pages the caller trashed recently, by their old path (not in ``states`` as a
+    page the brain holds), and ``trashed_similar`` how alike each one's last text and a new note
+    are (``(old path, new path)``): the module's **Revived** pairs.
 
     Pure and deterministic: the same states give the same plan, whatever the mappings' order.
     Every path lands in exactly one bucket of the plan (a move names two paths). Raises nothing.
@@ -227,7 +261,7 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
                     old = states[q]
                     if q in taken or old.brain_kind != st.disk_kind:
                         continue
-                    if st.disk in (old.base, old.brain):
+                    if st.disk in (old.base, old.brain) or (old.base == EMPTY and old.brain == old.base and st.disk_kind == "page"):
                         pair(q, p)
                         break
         # 2. the same bytes
@@ -259,9 +293,11 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             if not (q in gone_set and p in new_set and old.brain_kind == "page" and st.disk_kind == "page"):
                 continue
             pair(q, p)
-    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves, plan.replaced_moves):
+    if trashed:
+        _revive(states, [p for p in new if p not in paired and states[p].disk_kind == "page"], trashed, trashed_similar or {}, plan)
+    for pairs in (plan.moves, plan.edited_moves, plan.changed_moves, plan.both_moves, plan.replaced_moves, plan.revived_moves):
         pairs.sort(key=lambda m: (m[1], m[0]))
-    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves + plan.replaced_moves for p in m}
+    moved = {p for m in plan.moves + plan.edited_moves + plan.changed_moves + plan.both_moves + plan.replaced_moves + plan.revived_moves for p in m}
     for p in sorted(states):
         if p in moved:
             continue
@@ -302,3 +338,45 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
             kind = "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")
             plan.conflicts.append((p, kind))
     return plan
+
+
+def _revive(states: Mapping[str, PathState], new: list[str], trashed: Mapping[str, Trashed],
+            scores: Mapping[tuple[str, str], float], plan: Plan) -> None:
+    """The **Revived** pairs (module docstring) of the new notes ``new`` (sorted, unpaired) with
+    the pages ``trashed``, into ``plan.revived_moves``: the same file (inode) with the same bytes
+    or an empty old text, then the same bytes, then similar text best first."""
+    from .similar import INODE_MIN, SIMILAR_MIN
+
+    taken: set[str] = set()
+    paired: set[str] = set()
+    news = set(new)
+    by_id: dict[int, list[str]] = {}
+    by_hash: dict[str, list[str]] = {}
+    for q in sorted(trashed):
+        if trashed[q].file_id is not None:
+            by_id.setdefault(trashed[q].file_id, []).append(q)
+        by_hash.setdefault(trashed[q].hash, []).append(q)
+
+    def same_file(q: str, p: str) -> bool:
+        return states[p].disk_id is not None and states[p].disk_id == trashed[q].file_id
+
+    def take(q: str, p: str) -> None:
+        taken.add(q)
+        paired.add(p)
+        plan.revived_moves.append((q, p))
+
+    for p in new:  # 1. the same file
+        fid = states[p].disk_id
+        q = next((q for q in by_id.get(fid, ()) if q not in taken and trashed[q].hash in (states[p].disk, EMPTY)), None) if fid is not None else None
+        if q is not None:
+            take(q, p)
+    for p in new:  # 2. the same bytes
+        if p not in paired:
+            q = next((q for q in by_hash.get(states[p].disk, ()) if q not in taken), None)
+            if q is not None:
+                take(q, p)
+    cands = sorted((-sc, not same_file(q, p), posixpath.basename(q) != posixpath.basename(p), q, p) for (q, p), sc in scores.items()
+                   if q in trashed and p in states and (sc >= SIMILAR_MIN or (sc >= INODE_MIN and same_file(q, p))))
+    for _, _, _, q, p in cands:  # 3. similar text
+        if q not in taken and p not in paired and p in news:
+            take(q, p)

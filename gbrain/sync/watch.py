@@ -25,7 +25,10 @@ paths):
   note alone meanwhile (:meth:`Pending.writing`), so they never replace, by rename, a file being
   written into. A batch offers the
   deletions held back to its round as the old paths of moves only (``maybe_moved``), so a note a
-  checkout deleted and created again elsewhere, edited, is still a move. Editors' temp files (``.swp``, ``~``,
+  checkout deleted and created again elsewhere, edited, is still a move; one created only after the
+  deletion was carried out (the page in the trash) pairs with the page the engine trashed
+  (``SyncEngine.recent_trash``, :data:`~gbrain.sync.engine.RECENT_TRASH_S`): the page comes back
+  from the trash at the new path, its id and history kept. Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
   the target, because reconciliation looks at each path's state, not at the event type.
 * **Brain → file**: each tick reads ``PRAGMA data_version`` (SQLite) or the notifications of
