@@ -12,6 +12,15 @@ each with every note of the tree gone from its path and a note at a new path:
   created: the scorer's worst case, where no candidate reaches ``SURE`` and every shortlisted
   pair is compared; no note should pair (``--confirm-delete``: the notes go to the trash).
 
+Then two rounds of notes created *after* the deletion was carried out (the pages in the trash,
+``SyncEngine.recent_trash``; the engine's clock is held still, so the rounds stay within
+``RECENT_TRASH_S`` whatever the machine's load):
+
+* **D, late unrelated**: as many notes of a third seed created: the scorer's worst case against
+  the trashed texts (``SyncEngine._trashed_similar``); no note should pair;
+* **E, late move + edit**: every trashed note written again at a new path, edited (a line
+  added): each should come back from the trash as its page (``revived_moves``).
+
 Printed per round: wall and CPU seconds of the whole sync round (this process: sync runs no pool),
 the CPU of the pairing step alone (``SyncEngine._similar``: reading the texts, the shortlist,
 the scoring), the pairs scored and the moves found, beside the targets.
@@ -49,22 +58,25 @@ def notes(tree: Path) -> list[Path]:
 
 
 class Timed:
-    """Wraps ``SyncEngine._similar``: CPU seconds spent in it and pairs scored, per round."""
+    """Wraps ``SyncEngine._similar`` and ``_trashed_similar``: CPU seconds spent in them and
+    pairs scored, per round."""
 
     def __init__(self):
         self.cpu = 0.0
         self.pairs = 0
-        self.orig = SyncEngine._similar
         me = self
 
-        def wrapped(eng, states, disk):
-            t = time.process_time()
-            out = me.orig(eng, states, disk)
-            me.cpu += time.process_time() - t
-            me.pairs += len(out)
-            return out
+        def wrap(orig):
+            def wrapped(eng, *args):
+                t = time.process_time()
+                out = orig(eng, *args)
+                me.cpu += time.process_time() - t
+                me.pairs += len(out)
+                return out
+            return wrapped
 
-        SyncEngine._similar = wrapped
+        SyncEngine._similar = wrap(SyncEngine._similar)
+        SyncEngine._trashed_similar = wrap(SyncEngine._trashed_similar)
 
     def reset(self):
         self.cpu, self.pairs = 0.0, 0
@@ -85,9 +97,10 @@ def main() -> int:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="gbrain-moves-bench-") as tmp:
         tmp_p = Path(tmp)
-        tree, other, db = tmp_p / "tree", tmp_p / "other", tmp_p / "brain.db"
+        tree, other, third, db = tmp_p / "tree", tmp_p / "other", tmp_p / "third", tmp_p / "brain.db"
         subprocess.run([sys.executable, str(MAKE_BRAIN), str(tree), "--pages", str(a.pages)], check=True, capture_output=True)
         subprocess.run([sys.executable, str(MAKE_BRAIN), str(other), "--pages", str(a.pages), "--seed", "7"], check=True, capture_output=True)
+        subprocess.run([sys.executable, str(MAKE_BRAIN), str(third), "--pages", str(a.pages), "--seed", "11"], check=True, capture_output=True)
         md = notes(tree)
         print(f"tree: make_brain --pages {a.pages:,}: {len(md):,} notes; load average {os.getloadavg()[0]:.1f} at the start")
         timed = Timed()
@@ -110,13 +123,16 @@ def main() -> int:
                 src = tree / "moved" / p.relative_to(tree)
                 text = src.read_text(encoding="utf-8")
                 os.unlink(src)
+                p.parent.mkdir(parents=True, exist_ok=True)  # (an emptied folder may be gone)
                 p.write_text(text.replace("](../", "](../../", 1).replace("\n", "\n\nMoved back (benchmark).\n", 1), encoding="utf-8")
             wb, cb, rep = round_(eng, timed)
             assert rep["ok"], rep["problems"]
             rows.append(("B move + edit", wb, cb, timed.cpu, timed.pairs, rep["counts"]["moved"], rep["counts"]["trashed"]))
             # C: every note deleted, as many unrelated notes created
+            late = {p: p.read_text(encoding="utf-8") for p in md}
             for p in md:
                 os.unlink(p)
+            eng.clock = lambda: 1000.0  # D and E stay within RECENT_TRASH_S of C's deletions
             for p in notes(other):
                 dst = tree / "new" / p.relative_to(other)  # (no name in common with a gone note's path)
                 dst.parent.mkdir(parents=True, exist_ok=True)
@@ -125,6 +141,25 @@ def main() -> int:
             wc, cc, rep = round_(eng, timed)
             assert rep["ok"], rep["problems"]
             rows.append(("C unrelated", wc, cc, timed.cpu, timed.pairs, rep["counts"]["moved"], rep["counts"]["trashed"]))
+            assert len(eng.recent_trash) == len(md)
+            # D: later, as many unrelated notes of a third seed created
+            for p in notes(third):
+                dst = tree / "third" / p.relative_to(third)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(p, dst)
+            wd, cd, rep = round_(eng, timed)
+            assert rep["ok"], rep["problems"]
+            rows.append(("D late unrelated", wd, cd, timed.cpu, timed.pairs, rep["counts"]["moved"], rep["counts"]["trashed"]))
+            # E: every trashed note written again at a new path, edited
+            for p, text in late.items():
+                dst = tree / "late" / p.relative_to(tree)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                dst.write_text(text.replace("\n", "\n\nWritten again (benchmark).\n", 1), encoding="utf-8")
+            we, ce, rep = round_(eng, timed)
+            assert rep["ok"], rep["problems"]
+            rows.append(("E late move+edit", we, ce, timed.cpu, timed.pairs, rep["counts"]["moved"], rep["counts"]["trashed"]))
+            left = len(brain.conn.execute("SELECT 1 FROM history d WHERE d.op = 'delete' AND d.version = "
+                                          "(SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)").fetchall())
             eng.close()
         print(f"\n{'round':16} {'wall s':>8} {'CPU s':>8} {'pairing CPU s':>14} {'pairs scored':>13} {'moved':>7} {'trashed':>8}")
         for name, w, c, pc, ps, mv, tr in rows:
@@ -134,6 +169,10 @@ def main() -> int:
         print(f"B: pairing {rows[1][3] / max(1, n) * 1000:.2f} ms CPU per moved+edited note (target ≤ 5 ms)")
         print(f"C: false moves {rows[2][5]:,} (target 0); pairing {rows[2][3]:.2f} CPU s for {n:,} × {n:,} notes, "
               f"{rows[2][3] / max(1e-9, cc) * 100:.0f}% of the round (target ≤ 50%)")
+        print(f"D: false moves {rows[3][5]:,} (target 0); pairing {rows[3][3]:.2f} CPU s against {n:,} trashed notes, "
+              f"{rows[3][3] / max(1e-9, cd) * 100:.0f}% of the round (target ≤ 50%)")
+        print(f"E: pages back from the trash {rows[4][5]:,} of {n:,} (target all); pairing {rows[4][3] / max(1, n) * 1000:.2f} ms CPU per note; "
+              f"deletions left in the trash {left:,}")
         print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
