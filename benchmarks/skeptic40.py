@@ -2,6 +2,7 @@
 
     python benchmarks/skeptic40.py [--corpus ../shared/corpora/obsidian-help] [--keep DIR --reuse]
                                    [--model minilm] [--baseline OTHER/gbrain/search/keyword.py]
+                                   [--pg postgresql://…/postgres]
 
 A persona trial (trial23, "the search-quality skeptic", 2026-12-04) wrote these 40 queries from
 reading pages (cat and grep), before any search was run, and did not change them after seeing a
@@ -107,16 +108,30 @@ def report(name: str, rows: list[tuple]) -> dict[str, float]:
     return m
 
 
-def build(keep: Path | None, reuse: bool, corpus: Path, tmp: Path) -> dict[str, Brain]:
+def pg_database(admin: str, name: str) -> str:
+    """A new, empty database ``name`` on the Postgres server of ``admin`` (dropped first when it
+    exists); its URL."""
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name}")
+        c.execute(f"CREATE DATABASE {name}")
+    head, _, tail = admin.partition("?")
+    return head.rsplit("/", 1)[0] + "/" + name + ("?" + tail if tail else "")
+
+
+def build(keep: Path | None, reuse: bool, corpus: Path, tmp: Path, pg: str | None = None) -> dict[str, Brain]:
     root = keep or tmp
     root.mkdir(parents=True, exist_ok=True)
     brains = {}
     for name in ("OH", "MB"):
         db = root / f"{name.lower()}.db"
-        if db.exists() and reuse:
+        if pg:  # (always made again)
+            db = pg_database(pg, f"gb_skeptic40_{name.lower()}")
+        elif db.exists() and reuse:
             brains[name] = Brain.open(db, create=False)
             continue
-        if db.exists():
+        if not pg and db.exists():
             db.unlink()
         src = tmp / f"{name.lower()}-tree"
         shutil.rmtree(src, ignore_errors=True)
@@ -138,11 +153,12 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="with --keep: reuse the brains there")
     ap.add_argument("--model", help="also embed with this model and rank with `query`")
     ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brains too")
+    ap.add_argument("--pg", metavar="ADMIN_URL", help="make the two brains on this Postgres server (databases gb_skeptic40_oh, gb_skeptic40_mb, made again) instead of SQLite files")
     args = ap.parse_args()
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix="gbrain-skeptic40-"))
-    brains = build(Path(args.keep) if args.keep else None, args.reuse, Path(args.corpus), tmp)
+    brains = build(Path(args.keep) if args.keep else None, args.reuse, Path(args.corpus), tmp, args.pg)
     sets = {"OH": OH, "MB": MB}
     rankers = {"search": lambda b, q: search.search(b.conn, q, limit=DEPTH)}
     if args.baseline:

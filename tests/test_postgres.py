@@ -1035,6 +1035,8 @@ def test_v19_keeps_the_search_stats_and_the_ranking(pg_url, monkeypatch):
     with Brain.open(pg_url) as b:
         c = b.conn
         assert pg.schema_version(c) == 19
+        # (today's ranking reads every query string through v39's gb_fold: the function alone)
+        c.execute(pg._schema_sql(39).split("\nALTER TABLE")[0])
         assert c.execute("SELECT to_regclass('search_stats') IS NULL, (SELECT relkind FROM pg_class WHERE oid = to_regclass('search_totals'))").fetchone() == (True, "v")
         fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
         assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_totals").fetchone())) == before == fresh

@@ -41,14 +41,13 @@ def test_snippet_is_readable_text_with_hits_as_offsets(db_path):
     assert "deals" in words
 
 
-@pytest.mark.sqlite_only("Postgres' parser reads a link target such as ../people/ana.md as one file-path token, so its words match nothing there")
+@pytest.mark.sqlite_only("Postgres marks the snippet's hits with ts_headline, which marks the matched words of the text, not the name of a link whose target matched")
 def test_a_link_whose_target_matched_marks_its_name(db_path):
     assert gbrain("put", "notes/n", input=PAGE).returncode == 0
     words = marked(hit_of("deal", "notes/n"))
     assert "Battery Seed" in words or "Fab SAFE" in words, words
 
 
-@pytest.mark.sqlite_only("Postgres' parser reads a link target such as ../people/ana.md as one file-path token, so its words match nothing there")
 def test_a_hit_only_in_link_targets_marks_the_links_names(db_path):
     assert gbrain("put", "notes/l", input="> Met with [Ana](../people/ana.md) and [[people/bob|Bob]] about the zeppelin.\n").returncode == 0
     hit = hit_of("people", "notes/l")

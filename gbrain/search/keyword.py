@@ -210,8 +210,9 @@ def compat_words(text: str) -> list[str]:
 
 
 def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
-    """``(folded, starts, ends)``: ``text`` NFKC-folded and casefolded piece by piece (a character
-    with the combining marks after it), and for each character of ``folded`` the ``[start, end)``
+    """``(folded, starts, ends)``: ``text`` NFKC-folded, accents folded (:func:`fold_accents`:
+    ``Björn`` is marked for ``bjorn``, as unicode61 matches it) and casefolded piece by piece (a
+    character with the combining marks after it), and for each character of ``folded`` the ``[start, end)``
     in ``text`` of the piece it came from, so a match in ``folded`` maps back to the original
     characters (a match inside a ligature covers the whole ligature). ASCII runs cost a slice."""
     out: list[str] = []
@@ -229,7 +230,7 @@ def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
             j = i + 1
             while j < n and unicodedata.combining(run[j]):
                 j += 1
-            f = unicodedata.normalize("NFKC", run[i:j]).casefold()
+            f = fold_accents(unicodedata.normalize("NFKC", run[i:j])).casefold()
             out.append(f)
             starts.extend([a + i] * len(f))
             ends.extend([a + j] * len(f))
@@ -352,13 +353,13 @@ def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
     ``None`` when no word is found. The query is read in :func:`search_form`; text with
     compatibility characters is matched in its folded form (:func:`_fold_map`), the marks put
     around the original characters (``financial`` marks ``ﬁnancial``)."""
-    words = list(dict.fromkeys(x.casefold() for w in _WORD.findall(search_form(query)) if w.rstrip("*")
+    words = list(dict.fromkeys(fold_accents(x.casefold()) for w in _WORD.findall(search_form(query)) if w.rstrip("*")
                                for x in _glued_runs(w.rstrip("*"))))[:SNIPPET_WORDS]
     if not words:
         return None
     alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     spans: list[tuple[int, int]] = []
-    if _no_compat_words(text):
+    if _no_compat_words(text) and not _FOLDABLE.search(text):
         rx = re.compile(alt, re.I)
         m = rx.search(text)
         if m is None:
@@ -447,6 +448,7 @@ def fts_parts(text: str) -> list[str]:
         pos = m.end()
     parts += _terms(text[pos:].replace('"', " "))
     parts += [_quote(d) for d in date_phrases(_PHRASE.sub(" ", text))]
+    parts += [_quote(v) for v in version_phrases(_PHRASE.sub(" ", text))]
     seen: list[str] = []
     for p in parts:
         if p not in seen:
@@ -492,6 +494,25 @@ def date_phrases(text: str) -> list[str]:
             phrase += f" {int(day):02d}"
         if phrase not in out:
             out.append(phrase)
+    return out
+
+
+#: a version number as people write it: ``0.14``, ``v0.14.6``, ``V2.1`` (a word of its own)
+_VERSION = re.compile(r"(?<![^\W_])[vV]?(\d+(?:\.\d+)+)(?![^\W_]|\.\d)")
+
+
+def version_phrases(text: str) -> list[str]:
+    """The phrases a version number in ``text`` is also searched as, with and without its ``v``
+    (``"v0.14.6"`` → ``["0 14 6", "v0 14 6"]``), in order, each once. Both engines split
+    ``v0.14.6`` at its dots (unicode61; Postgres since v39, ``gb_fold``) into ``v0 14 6``, whose
+    ``v0`` is not the ``0`` of ``0.14``: so ``0.14`` finds ``v0.14.6`` by the phrase ``v0 14``,
+    and ``v0.14.6`` finds ``0.14.6``, the words next to each other ranking first."""
+    out: list[str] = []
+    for m in _VERSION.finditer(text):
+        num = m.group(1).replace(".", " ")
+        for v in (num, "v" + num):
+            if v not in out:
+                out.append(v)
     return out
 
 
@@ -680,6 +701,36 @@ def search_words(compiled_truth: str, timeline: str, frontmatter: dict, names: t
         for k, v in frontmatter.items():
             walk(v, isinstance(k, str) and k.casefold() in FRONTMATTER_NAMED)
     return " ".join(dict.fromkeys(words + values + compat))
+
+
+#: the characters FTS5's unicode61 tokenizer (``remove_diacritics``, ``page_fts``) folds to another letter and
+#: the letter, by Unicode block (``tests/test_search_fold.py`` derives them from SQLite itself):
+#: a Latin letter with one diacritic to its base letter, and a few case forms. ``ł``, ``ø``, ``ß``,
+#: ``æ``, ``đ`` are letters of their own there (no decomposition), as is a letter with two
+#: diacritics (``ệ``: unicode61's ``remove_diacritics=1``). Postgres' ``gb_fold`` (schema v39)
+#: holds the same pairs: :func:`fold_accents`
+FOLD_BLOCKS = (
+    ("µÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝàáâãäåçèéêëìíîïñòóôõöùúûüýÿ",
+     "μaaaaaaceeeeiiiinooooouuuuyaaaaaaceeeeiiiinooooouuuuyy"),  # Latin-1
+    ("ĀāĂăĄąĆćĈĉĊċČčĎďĒēĔĕĖėĘęĚěĜĝĞğĠġĢģĤĥĨĩĪīĬĭĮįİĴĵĶķĹĺĻļĽľŃńŅņŇňŌōŎŏŐőŔŕŖŗŘřŚśŜŝŞşŠšŢţŤťŨũŪūŬŭŮůŰűŲųŴŵŶŷŸŹźŻżŽžſƠơƯưǍǎǏǐǑǒǓǔǦǧǨǩǪǫǰǴǵǸǹȀȁȂȃȄȅȆȇȈȉȊȋȌȍȎȏȐȑȒȓȔȕȖȗȘșȚțȞȟȦȧȨȩȮȯȲȳ",
+     "aaaaaaccccccccddeeeeeeeeeegggggggghhiiiiiiiiijjkkllllllnnnnnnoooooorrrrrrssssssssttttuuuuuuuuuuuuwwyyyzzzzzzsoouuaaiioouuggkkoojggnnaaaaeeeeiiiioooorrrruuuusstthhaaeeooyy"),  # Latin Extended-A and -B
+    ("ςϐϑϕϖϰϱϵιÅ",
+     "σβθφπκρειa"),  # Greek case forms, ι, Å
+    ("ḀḁḂḃḄḅḆḇḊḋḌḍḎḏḐḑḒḓḘḙḚḛḞḟḠḡḢḣḤḥḦḧḨḩḪḫḬḭḰḱḲḳḴḵḶḷḺḻḼḽḾḿṀṁṂṃṄṅṆṇṈṉṊṋṔṕṖṗṘṙṚṛṞṟṠṡṢṣṪṫṬṭṮṯṰṱṲṳṴṵṶṷṼṽṾṿẀẁẂẃẄẅẆẇẈẉẊẋẌẍẎẏẐẑẒẓẔẕẖẗẘẙẛẠạẢảẸẹẺẻẼẽỈỉỊịỌọỎỏỤụỦủỲỳỴỵỶỷỸỹ",
+     "aabbbbbbddddddddddeeeeffgghhhhhhhhhhiikkkkkkllllllmmmmmmnnnnnnnnpppprrrrrrssssttttttttuuuuuuvvvvwwwwwwwwwwxxxxyyzzzzzzhtwysaaaaeeeeeeiiiioooouuuuyyyyyyyy"),  # Latin Extended Additional
+)
+_FOLD_TABLE = str.maketrans("".join(f for f, _ in FOLD_BLOCKS), "".join(t for _, t in FOLD_BLOCKS))
+
+
+#: a character :func:`fold_accents` changes, or a combining mark (a decomposed accent: NFKC composes it)
+_FOLDABLE = re.compile("[" + "".join(f for f, _ in FOLD_BLOCKS) + "\u0300-\u036f]")
+
+
+def fold_accents(text: str) -> str:
+    """``text`` with the characters unicode61 folds (:data:`FOLD_BLOCKS`) replaced by their letter
+    (``Björn`` → ``Bjorn``, ``Łódź`` → ``Łodz``); other characters, case included, as they are.
+    The same map as Postgres' ``gb_fold`` (which also makes ASCII punctuation a space)."""
+    return text if text.isascii() else text.translate(_FOLD_TABLE)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -1541,7 +1592,7 @@ _PG_SIGNALS = (("title", "A"), ("path", "B"), ("body", "CD"))
 #: are the same ('2024', 'chip'): a repeated operand matches the same pages and gives the same
 #: ``ts_rank_cd`` (the ranker merges equal operands), but costs the ranker time on every page
 _PG_WORD = ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM "
-            "(SELECT plainto_tsquery('english', ?) AS e, plainto_tsquery('simple', ?) AS s) AS w)")
+            "(SELECT plainto_tsquery('english', gb_fold(?)) AS e, plainto_tsquery('simple', gb_fold(?)) AS s) AS w)")
 
 
 def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
@@ -1549,7 +1600,7 @@ def _pg_tsquery(words: list[str], merged: bool = True) -> tuple[str, list[str]]:
     'english' and 'simple' configurations: user text is never query syntax), and its arguments.
     ``merged``: a word's two forms once when equal (:data:`_PG_WORD`); ``False`` keeps both
     (``ts_headline`` picks its fragment by the operands, so the snippets keep that form)."""
-    one = _PG_WORD if merged else "plainto_tsquery('english', ?) || plainto_tsquery('simple', ?)"
+    one = _PG_WORD if merged else "plainto_tsquery('english', gb_fold(?)) || plainto_tsquery('simple', gb_fold(?))"
     parts = " || ".join(one for _ in words)
     return f"({parts})", [x for w in words for x in (w, w)]
 
@@ -1562,8 +1613,7 @@ def pg_parts(query: str) -> list[tuple[str, str]]:
     pair make phrases, a trailing ``*`` a prefix, every other character (``&``, ``|``, ``!``, ``:``, ``<->``, an unpaired quote, a lone ``*``)
     separates words."""
     out: list[tuple[str, str]] = []
-    # a date's numbers (date_phrases) as Postgres' parser reads a date: ``2025-03-04`` is the
-    # lexemes ``2025 -03 -04`` there (FTS5: ``2025 03 04``), so the phrase is ``2025-03-04``
+    # a date's numbers (date_phrases), kept apart from a phrase (:data:`_PG_DATE`): ``2025-03-04``
     dates = set(date_phrases(_PHRASE.sub(" ", query or "")))
     for p in fts_parts(query or ""):
         if not p.startswith('"'):  # stop words kept in the body fields only (STOP_WORDS_DROPPED off)
@@ -1588,28 +1638,27 @@ def _pg_syntax(parts: list[tuple[str, str]]) -> bool:
 #: Postgres: a prefix's tsquery in one configuration: the word as ``plainto_tsquery`` reads it
 #: (stemmed under 'english', as SQLite's porter tokenizer stems a prefix), its last lexeme marked
 #: ``:*``; the text cast back to tsquery is plainto_tsquery's own output, so it is always valid
-_PG_PREFIX_IN = "(SELECT CASE WHEN numnode(x) = 0 THEN x ELSE (x::text || ':*')::tsquery END FROM (SELECT plainto_tsquery('{cfg}', ?) AS x) AS x0)"
+_PG_PREFIX_IN = "(SELECT CASE WHEN numnode(x) = 0 THEN x ELSE (x::text || ':*')::tsquery END FROM (SELECT plainto_tsquery('{cfg}', gb_fold(?)) AS x) AS x0)"
 #: Postgres: one part's tsquery (its 'english' and 'simple' forms, once when equal: :data:`_PG_WORD`)
 _PG_PART = {
     "word": _PG_WORD,
     "prefix": ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM (SELECT "
                + _PG_PREFIX_IN.format(cfg="english") + " AS e, " + _PG_PREFIX_IN.format(cfg="simple") + " AS s) AS w)"),
     "phrase": ("(SELECT CASE WHEN e = s THEN e ELSE e || s END FROM "
-               "(SELECT phraseto_tsquery('english', ?) AS e, phraseto_tsquery('simple', ?) AS s) AS w)"),
+               "(SELECT phraseto_tsquery('english', gb_fold(?)) AS e, phraseto_tsquery('simple', gb_fold(?)) AS s) AS w)"),
 }
-#: Postgres: a date's numbers (:func:`date_phrases`, ``d`` = ``2025-03`` or ``2025-03-04``) as its
-#: parser reads a date: ``2025-03-04`` is the lexemes ``2025 -03 -04`` (the phrase of ``d``), and
-#: ``2022/03/14`` one lexeme (a file path's token: ``2022/03`` as a prefix); numbers only, so the
-#: 'english' and 'simple' forms are the same
-_PG_DATE = ("(SELECT phraseto_tsquery('simple', d) || (SELECT CASE WHEN numnode(x) = 0 THEN x ELSE (x::text || ':*')::tsquery END "
-            "FROM (SELECT plainto_tsquery('simple', replace(d, '-', '/')) AS x) AS x0) FROM (SELECT ?::text AS d{}) AS d0)")
+#: Postgres: a date's numbers (:func:`date_phrases`, ``d`` = ``2025-03`` or ``2025-03-04``) as the
+#: index reads a date since schema v39 (``gb_fold``: ASCII punctuation is a space, as unicode61
+#: reads it): ``2025-03-04`` and ``2022/03/14`` are the words ``2025 03 04`` (the phrase of ``d``
+#: folded); numbers only, so the 'english' and 'simple' forms are the same
+_PG_DATE = "(SELECT phraseto_tsquery('simple', gb_fold(d)) FROM (SELECT ?::text AS d{}) AS d0)"
 _PG_PART["date"] = _PG_DATE.format(", ?::text AS d2")
 #: Postgres: a part's 'english' form alone (the all-parts query, as plain words use)
 _PG_ENGLISH = {
     "date": _PG_DATE.format(""),
-    "word": "plainto_tsquery('english', ?)",
+    "word": "plainto_tsquery('english', gb_fold(?))",
     "prefix": _PG_PREFIX_IN.format(cfg="english"),
-    "phrase": "phraseto_tsquery('english', ?)",
+    "phrase": "phraseto_tsquery('english', gb_fold(?))",
 }
 #: Postgres: the text a phrase is checked against when 'english' dropped one of its words (a stop
 #: word leaves only a gap: ``"Series A 2025"`` is ``'seri' <2> '2025'``, which "Series B 2025"
@@ -1620,14 +1669,15 @@ _PG_ENGLISH = {
 #: without a filtered copy of the tsvector (a phrase's operands too: positions are matched by weight)
 _PG_CD = ("(CASE WHEN numnode(q) = 0 THEN q ELSE "
           r"regexp_replace(q::text, '(''(?:[^'']|'''')*'')(:(\*))?', '\1:\3CD', 'g')::tsquery END)")
-_PG_ALL_TEXT = "concat_ws(E'\\n', p.title, p.search_aliases, p.path, p.search_headings, p.compiled_truth, p.search_words, p.timeline)"
+_PG_ALL_TEXT = "gb_fold(concat_ws(E'\\n', p.title, p.search_aliases, p.path, p.search_headings, p.compiled_truth, p.search_words, p.timeline))"
 _PG_NOT_WORD = "[^[:alnum:]]"
 
 
 def _phrase_regex(phrase: str) -> str:
     """A Postgres regular expression (``~*``) for ``phrase``'s words (:func:`pg_parts`: letters and
-    digits) next to each other, in order, as whole words."""
-    words = [re.sub(r"([^\w])", r"\\\1", w) for w in phrase.split()]
+    digits) next to each other, in order, as whole words, accents folded (:func:`fold_accents`,
+    against the text through ``gb_fold``: :data:`_PG_ALL_TEXT`)."""
+    words = [re.sub(r"([^\w])", r"\\\1", w) for w in fold_accents(phrase).split()]
     return f"(^|{_PG_NOT_WORD})" + f"{_PG_NOT_WORD}+".join(words) + f"({_PG_NOT_WORD}|$)"
 
 
@@ -1639,7 +1689,7 @@ def _pg_parts_tsquery(parts: list[tuple[str, str]], merged: bool = True) -> tupl
     ``merged=False``: a word's two forms both kept (for ``ts_headline``)."""
     sql, args = [], []
     for kind, text in parts:
-        one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', ?) || plainto_tsquery('simple', ?))"
+        one = _PG_PART[kind] if merged or kind != "word" else "(plainto_tsquery('english', gb_fold(?)) || plainto_tsquery('simple', gb_fold(?)))"
         sql.append(one)
         args += [text, text]
     return "(" + " || ".join(sql) + ")", args
@@ -1668,7 +1718,7 @@ def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
     for t in phrases:
         sql.append("(SELECT CASE WHEN numnode(e) = numnode(s) THEN p.search_tsv @@ (e || s) "
                    f"ELSE p.search_tsv @@ s OR (p.search_tsv @@ e AND {_PG_ALL_TEXT} ~* ?) END "
-                   "FROM (SELECT phraseto_tsquery('english', ?) AS e, phraseto_tsquery('simple', ?) AS s) AS w)")
+                   "FROM (SELECT phraseto_tsquery('english', gb_fold(?)) AS e, phraseto_tsquery('simple', gb_fold(?)) AS s) AS w)")
         args += [_phrase_regex(t), t, t]
     return " AND (" + " OR ".join(sql) + ")", args
 
@@ -1741,7 +1791,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     else:
         terms = [("word", w) for w in words]
         tsq, targs = _pg_tsquery(words)
-        andq, aargs = "plainto_tsquery('english', ?)", [" ".join(words)]
+        andq, aargs = "plainto_tsquery('english', gb_fold(?))", [" ".join(words)]
         check, cargs = "", []
     per_term = [_pg_parts_tsquery([t]) for t in terms]
     per = [_pg_tsquery([w]) for w in words]  # name evidence: per query word
@@ -1951,7 +2001,7 @@ def _paths_holding_pg(conn, word: str) -> int:
     weight reads the path; SQLite's FTS5 path column), counted up to :data:`FOLDER_NAME_MAX` + 1
     (:func:`_folder_names` asks no more): the pages a name field holds it in (GIN index), their
     paths checked."""
-    path = "translate(p.path, '/-_.', '    ')"
+    path = "gb_fold(p.path)"
     sql = (f"SELECT count(*) FROM (SELECT 1 FROM pages p, (SELECT {_PG_WORD} AS q) AS w WHERE p.search_names_tsv @@ w.q "
            f"AND (to_tsvector('simple', {path}) || to_tsvector('english', {path})) @@ w.q LIMIT ?) AS x")
     return int(conn.execute(sql, [word, word, FOLDER_NAME_MAX + 1]).fetchone()[0])
