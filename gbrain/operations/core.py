@@ -481,10 +481,48 @@ def _check_spelling_twin(b, a, ctx) -> None:
     # the indexed loose key (every run of symbols one '-') is coarser: it finds every candidate
     twins = [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug LIMIT 50", (loose_key(slug),))
              if s != slug and spelling(s) == want]
+    how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
     if twins:
-        how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
         raise BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case or separators: spaces, _, -, .): "
                        f"give '{twins[0]}' to write that page; nothing was written (to make a new page '{slug}' beside it, put with {how})")
+    read = _read_as(b, slug)
+    if read:
+        raise BadInput(_read_as_words(slug, read, ctx) + f" (to make a new page '{slug}' beside it, put with {how})", suggestions=[read])
+
+
+def _read_as(b, slug: str) -> str | None:
+    """The page a read of ``slug`` finds (get, tag, timeline-add) when ``slug`` names no page
+    for a put (which takes a name as given and creates it on a miss): a bare name (no folder)
+    that is the page's file name or title but for case and separators (``Ana Lima`` for
+    ``people/ana-lima``, ``[[Ana Lima]]``'s page). None when a read finds none (or several), and
+    for a name that only a looser key matches (``c#`` beside the page titled ``C++``) or that
+    names a folder (``lang/c#``: a put names its path as given)."""
+    import posixpath
+
+    if "/" in slug.strip().strip("/"):
+        return None
+    try:
+        row = b.resolve_slug(slug, suggest=False)
+    except (NotFound, BadInput):
+        return None
+    want = _spelling(slug)
+    return row["slug"] if want in (_spelling(posixpath.basename(row["slug"])), _spelling(row["title"] or "")) else None
+
+
+def _spelling(name: str) -> str:
+    """``name`` with case folded and every run of separators (white space, ``_``, ``-``, ``.``)
+    one ``-``, NFC: the names that spelling makes the same are one name to a person."""
+    from ..page.slugs import nfc
+
+    return _SEPARATORS.sub("-", nfc(name).casefold()).strip("-")
+
+
+def _read_as_words(slug: str, read: str, ctx) -> str:
+    """What a put refused for ``slug``, a name that reads as the page ``read``, says (trial 26:
+    brain_get "Ana Lima" read people/ana-lima, and a put to "Ana Lima" made a second page)."""
+    get = "brain_get" if ctx.agent else "get"
+    return (f"'{slug}' is no page's slug: a read ({get}) finds the page {read} by it, but a put takes its slug as given "
+            f"and would make a new page '{slug}'; give '{read}' to write that page; nothing was written")
 
 
 def _put_page(b, a, ctx):
@@ -577,6 +615,9 @@ def _no_page_for_part(b, a, ctx, parts: list[str]) -> None:
     from ..page.slugs import check_slug
 
     check_slug(a["slug"])
+    read = _read_as(b, a["slug"])
+    if read:
+        raise BadInput(_read_as_words(a["slug"], read, ctx), suggestions=[read])
     try:
         b.resolve_slug(a["slug"])
         sugg: list[str] = []
@@ -667,6 +708,8 @@ def _check_if_hash(b, a, ctx) -> None:
         want = part[2]
     if want == have:
         return
+    if not row and want and (read := _read_as(b, a["slug"])):
+        raise BadInput(_read_as_words(a["slug"], read, ctx), suggestions=[read])
     if not row:
         raise Conflict(f"{name}: there is no such page (it was deleted or renamed since it was read, or never existed); nothing was written"
                        + ("" if ctx.agent else f". `gbrain trash` and `gbrain history {cmd_arg(name)}` show where it went"))
