@@ -43,3 +43,37 @@ def test_a_put_to_the_name_a_read_found_the_page_by_makes_no_second_page(fixture
     assert "Ana Lima" not in listed and "people/ana-lima" in listed
     assert done["slug"] == "people/ana-lima" and done["changed"]
     assert forced["slug"] == "Ana Lima" and forced["created"]
+
+
+def test_a_long_pages_sections_are_an_outline_sized_for_the_part(fixture_db):
+    """brain_get of a long page lists its headings (`sections`) to jump to: the first 500 of the
+    page whatever the part, each up to 200 characters, so a page of 20,000 headings gave 41 KB of
+    sections beside a 60,000-character part, and 42 KB beside a part asked for with `max_chars`
+    1,000; the cut was not said, and `# comment` lines of a fenced code block were headings.
+    Now the list fits a share of the part, the outline's top levels first, else the headings
+    from the part on; `sections_total` says how many the page has when the list is cut."""
+    many = "---\ntitle: Many\n---\n\n" + "".join(f"## Heading number {i} about something long enough\n\nshort.\n\n" for i in range(20000))
+    book = "".join(f"# Chapter {c}\n\n" + "".join(f"## Part {c}.{i}\n\ntext {c} {i}.\n\n" for i in range(200)) for c in range(30))
+    code = "# Setup\n\n```bash\n# install it\npip install x\n```\n\n## Use\n\n" + "words\n" * 20000
+
+    async def main():
+        async with connect(fixture_db) as c:
+            for slug, text in (("notes/many", many), ("notes/book", book), ("notes/code", code)):
+                ok(await c.call_tool("brain_put", {"slug": slug, "content": text}))
+            first = await c.call_tool("brain_get", {"slug": "notes/many"})
+            small = await c.call_tool("brain_get", {"slug": "notes/many", "max_chars": 1000})
+            later = ok(await c.call_tool("brain_get", {"slug": "notes/many", "offset": 600_000}))
+            outline = ok(await c.call_tool("brain_get", {"slug": "notes/book"}))
+            fenced = ok(await c.call_tool("brain_get", {"slug": "notes/code"}))
+            return first, small, later, outline, fenced
+
+    first, small, later, outline, fenced = anyio.run(main)
+    got = ok(first)
+    assert len(got["content"]) <= 60_000 and len(json.dumps(got["sections"])) <= 8_000, len(json.dumps(got["sections"]))
+    assert got["sections_total"] == 20000
+    assert len(text_of(small)) <= 2_500, len(text_of(small))
+    assert ok(small)["sections_total"] == 20000 and ok(small)["sections"]
+    # the headings from the part on: the first one listed is the one the part starts in or after
+    assert later["sections"][0]["offset"] <= 600_000 < later["sections"][1]["offset"], later["sections"][:2]
+    assert [s["heading"] for s in outline["sections"]] == [f"# Chapter {c}" for c in range(30)] and outline["sections_total"] == 30 * 201
+    assert [s["heading"] for s in fenced["sections"]] == ["# Setup", "## Use"] and "sections_total" not in fenced
