@@ -77,3 +77,34 @@ def test_a_long_pages_sections_are_an_outline_sized_for_the_part(fixture_db):
     assert later["sections"][0]["offset"] <= 600_000 < later["sections"][1]["offset"], later["sections"][:2]
     assert [s["heading"] for s in outline["sections"]] == [f"# Chapter {c}" for c in range(30)] and outline["sections_total"] == 30 * 201
     assert [s["heading"] for s in fenced["sections"]] == ["# Setup", "## Use"] and "sections_total" not in fenced
+
+
+def test_arguments_a_model_sends_in_another_json_shape_are_taken_or_refused_saying_the_shape(fixture_db):
+    """A model sends the shape its host serialised: an object as JSON text (`"frontmatter":
+    "{\\"updated\\": …}"`), a list for a string the tool joins itself (lint's comma-separated
+    `check`, put's `timeline_append` lines). "5" for an integer and "true" for a boolean were
+    taken already; these were refused (`must be a string, got an array`) without the fix. Now
+    they are taken as meant; a string that is no JSON object, or a list of another string, is
+    refused saying what to send."""
+    async def main():
+        async with connect(fixture_db) as c:
+            lint = ok(await c.call_tool("brain_lint", {"check": ["dead_links", "orphans"], "slug": ["people/ana-lima"]}))
+            lines = ok(await c.call_tool("brain_put", {"slug": "people/ana-lima", "timeline_append": [
+                "- **2026-12-01** | call — First of two", "- **2026-12-02** | call — Second of two"]}))
+            fm = ok(await c.call_tool("brain_put", {"slug": "people/ana-lima", "frontmatter": '{"updated": "2026-12-04"}'}))
+            raw = ok(await c.call_tool("brain_raw_put", {"slug": "people/ana-lima", "source": "crustdata", "data": '{"valid": true}'}))
+            page = ok(await c.call_tool("brain_get", {"slug": "people/ana-lima", "max_chars": 0}))["content"]
+            stored = ok(await c.call_tool("brain_raw", {"slug": "people/ana-lima", "source": "crustdata"}))
+            yaml_text = await c.call_tool("brain_put", {"slug": "people/ana-lima", "frontmatter": "updated: 2026-12-05"})
+            summary = await c.call_tool("brain_timeline_add", {"slug": "people/ana-lima", "date": "2026-12-04", "summary": ["a", "b"]})
+            return lint, lines, fm, raw, page, stored, yaml_text, summary
+
+    lint, lines, fm, raw, page, stored, yaml_text, summary = anyio.run(main)
+    assert lint["checks"] == ["dead_links", "orphans"]
+    assert lines["changed"] and "| call — First of two\n" in page and "| call — Second of two\n" in page
+    assert fm["changed"] and "\nupdated: 2026-12-04\n" in page
+    assert raw["changed"] and json.dumps(stored).count('"valid": true') == 1, stored
+    err = yaml_text.structured_content["error"]
+    assert yaml_text.is_error and "a JSON object" in err and "got a string" in err and "not JSON or YAML text" in err, err
+    err = summary.structured_content["error"]
+    assert summary.is_error and "must be a string, got an array" in err and "one string" in err, err

@@ -402,7 +402,7 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
         SLUG,
         Param("content", description="full page markdown", details="read from standard input or a file when it is not given", stdin=True),
         Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
-        Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'"),
+        Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'", joins="\n"),
         Param("frontmatter", "object", "frontmatter keys to set (null removes a key)"),
         Param("if_hash", description="write only if the page is still as read: the content_hash brain_get gave ('': only if there is "
               "no such page); else a conflict error, nothing written",

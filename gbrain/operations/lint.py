@@ -33,7 +33,7 @@ _LINT_DETAILS = (
 
 def _scope_params() -> list[Param]:
     return [
-        Param("check", description="comma-separated: " + ",".join(lintmod.CHECKS) + "; default all but " + ",".join(lintmod.OPT_IN)),
+        Param("check", description="comma-separated: " + ",".join(lintmod.CHECKS) + "; default all but " + ",".join(lintmod.OPT_IN), joins=","),
         Param("slug", "array", "only findings that touch these pages: slugs (a list or one comma-separated string); a folder "
               "ending in / means every page under it", details="applied before the limit"),
         Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d",

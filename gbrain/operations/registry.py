@@ -62,6 +62,10 @@ class Param:
     directory: bool = False
     #: more for the command line's ``--help`` only, after ``description`` (:attr:`help`)
     details: str = ""
+    #: a string the handler splits itself (lint's comma-separated ``check``: ``","``; put's
+    #: ``timeline_append`` lines: ``"\n"``): an array of strings a model sends for it is joined
+    #: with this (check_args); None: an array is refused, saying to send one string
+    joins: str | None = None
 
     @property
     def help(self) -> str:
@@ -374,6 +378,19 @@ def type_words(t: str) -> str:
     return {"array": "an array", "integer": "an integer"}.get(t, f"a {t}")
 
 
+def _json_object_text(v: str, what: str) -> Any:
+    """An object parameter given as JSON text (``"{\\"updated\\": \\"2026-12-04\\"}"``: hosts and
+    models that serialise nested arguments): the object it holds; anything else is refused, saying
+    to send the object itself."""
+    try:
+        got = json.loads(v)
+    except ValueError:
+        got = None
+    if isinstance(got, dict):
+        return got
+    raise BadInput(f"{what} must be {type_words('object')}, got a string: send the object itself, not JSON or YAML text")
+
+
 def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -> dict:
     """Validate ``args`` against the operation's schema; fill defaults. Raises BadInput.
 
@@ -413,10 +430,15 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
             v = int(v)
         if p.type == "boolean" and isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
             v = v.lower() in ("true", "1")
+        if p.type == "string" and p.joins is not None and isinstance(v, list) and v and all(isinstance(x, str) for x in v):
+            v = p.joins.join(v)  # a model's list for a string the handler splits (trial 26)
+        if p.type == "object" and isinstance(v, str) and not cli:
+            v = _json_object_text(v, f"{where}{what}")  # an object a host sent as JSON text
         if p.type == "array" and isinstance(v, str):
             pass  # one string for a list (the command line's `--slug a,b`): the handler splits it
         elif (p.type in ("integer", "number") and isinstance(v, bool)) or not isinstance(v, t):
-            raise BadInput(f"{where}{what} must be {type_words(p.type)}, got {json_kind(v)}")
+            fix = "; give one string" if p.type == "string" and isinstance(v, list) else ""
+            raise BadInput(f"{where}{what} must be {type_words(p.type)}, got {json_kind(v)}{fix}")
         if not valid_unicode(v):
             raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")
         if p.enum and v not in p.enum:
