@@ -108,3 +108,30 @@ def test_arguments_a_model_sends_in_another_json_shape_are_taken_or_refused_sayi
     assert yaml_text.is_error and "a JSON object" in err and "got a string" in err and "not JSON or YAML text" in err, err
     err = summary.structured_content["error"]
     assert summary.is_error and "must be a string, got an array" in err and "one string" in err, err
+
+
+def test_a_page_of_results_cut_by_its_size_says_so(tmp_path):
+    """`brain_list {"limit": 1000}` on a 2,000-page brain answered 326 items and a next_cursor,
+    with nothing saying the page was cut to ~40,000 characters rather than ending at the limit:
+    a model takes 326 for the count it asked for. A page cut by size now says so in `note`
+    (how many of how many asked, and to pass next_cursor as cursor); a page its limit ended says
+    nothing."""
+    from conftest import gbrain
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    entries = "".join(f"- **2024-01-{1 + i % 28:02d}** | call — entry {i} " + "word " * 80 + "\n" for i in range(200))
+    (tree / "long.md").write_text("# Long\n\nA page with a long timeline.\n\n---\n\n" + entries, encoding="utf-8")
+    db = tmp_path / "brain.db"
+    assert gbrain("import", str(tree), "--db", str(db)).returncode == 0
+
+    async def main():
+        async with connect(db) as c:
+            return (ok(await c.call_tool("brain_timeline", {"slug": "long", "limit": 200})),
+                    ok(await c.call_tool("brain_timeline", {"slug": "long", "limit": 5})))
+
+    cut, small = anyio.run(main)
+    n = len(cut["items"])
+    assert 0 < n < 200 and cut["next_cursor"]
+    assert f"{n} of the 200 asked" in cut["note"] and "next_cursor" in cut["note"], cut.get("note")
+    assert len(small["items"]) == 5 and "note" not in small

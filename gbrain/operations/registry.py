@@ -923,9 +923,13 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     page = items[offset : offset + want] if want else items[offset:]
     alias = o.page_alias if o.page_key and o.page_alias in result else None  # with_alias: not for MCP
     used = 0
+    sized = None  # the page was cut to PAGE_CHARS before its limit: say so (trial 26)
     for i, it in enumerate(page):
         used += (len(dumps(it)) + 1) * (2 if alias else 1)
         if used > PAGE_CHARS and i:
+            asked = a.get("limit") if o.page == "limit" else None
+            sized = (f"{i:,} of the {asked:,} asked" if asked else f"{i:,} items") + (
+                f" (a page holds ~{PAGE_CHARS:,} characters); pass next_cursor as cursor for the next")
             page = page[:i]
             break
     more = offset + len(page) < len(items)
@@ -933,6 +937,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
                              "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
+    if sized and not cut:
+        cut = {"note": sized}
     if o.page_key:
         return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt, **({} if "note" in result else cut)}
     return {"items": page, "next_cursor": nxt, **cut}
