@@ -135,3 +135,38 @@ def test_a_page_of_results_cut_by_its_size_says_so(tmp_path):
     assert 0 < n < 200 and cut["next_cursor"]
     assert f"{n} of the 200 asked" in cut["note"] and "next_cursor" in cut["note"], cut.get("note")
     assert len(small["items"]) == 5 and "note" not in small
+
+
+def test_a_put_whose_page_was_deleted_or_renamed_since_the_read_says_which_and_what_to_do(tmp_path):
+    """The person deleted (or renamed) the note in their editor while the agent worked; the
+    agent's put with the if_hash of its read said "there is no such page (it was deleted or
+    renamed since it was read, or never existed)", nothing on what to do, so the trial's agent
+    put again without if_hash and made a new page of its compiled truth alone (the frontmatter
+    and timeline left in the trash). Now a deletion says so, with brain_restore and to ask first;
+    a rename is followed as put follows one (the page under its new name, a note saying so)."""
+    from conftest import gbrain
+
+    tree = tmp_path / "vault"
+    (tree / "people").mkdir(parents=True)
+    for name in ("ana-lima", "bruno-okafor"):
+        (tree / "people" / f"{name}.md").write_text(f"---\ntitle: {name}\n---\n# {name}\n\nText.\n\n---\n\n- **2026-01-01** | call — met\n", encoding="utf-8")
+    db = tmp_path / "brain.db"
+    assert gbrain("sync", str(tree), "--db", str(db)).returncode == 0
+
+    async def main():
+        async with connect(db) as c:
+            ana = ok(await c.call_tool("brain_get", {"slug": "people/ana-lima"}))
+            bruno = ok(await c.call_tool("brain_get", {"slug": "people/bruno-okafor"}))
+            (tree / "people" / "ana-lima.md").unlink()  # the person's editor, then a sync (watch)
+            (tree / "people" / "bruno-okafor.md").rename(tree / "people" / "bruno-okafor-jr.md")
+            assert gbrain("sync", str(tree), "--db", str(db)).returncode == 0
+            new_ct = "# Agent\n\nRewritten.\n"
+            return (await c.call_tool("brain_put", {"slug": "people/ana-lima", "if_hash": ana["content_hash"], "compiled_truth": new_ct}),
+                    await c.call_tool("brain_put", {"slug": "people/bruno-okafor", "if_hash": bruno["content_hash"], "compiled_truth": new_ct}))
+
+    deleted, renamed = anyio.run(main)
+    err = deleted.structured_content["error"]
+    assert deleted.is_error and "was deleted" in err and '`brain_restore {"slug": "people/ana-lima"}`' in err and "nothing was written" in err, err
+    # a rename is followed, as put follows one: the page under its new name, the note saying so
+    moved = ok(renamed)
+    assert moved["slug"] == "people/bruno-okafor-jr" and "renamed to people/bruno-okafor-jr" in moved["note"], moved

@@ -764,6 +764,14 @@ def _check_if_hash(b, a, ctx) -> None:
         return
     if not row and want and (read := _read_as(b, a["slug"])):
         raise BadInput(_read_as_words(a["slug"], read, ctx), suggestions=[read])
+    if not row and want:
+        newest = b.conn.execute("SELECT op, at, writer FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1",
+                                (name,)).fetchone()
+        if newest is not None and newest["op"] == "delete":  # trial 26: the person deleted the note meanwhile
+            by = f" by {newest['writer']}" if newest["writer"] else ""
+            raise Conflict(f"{name} was deleted since it was read ({newest['at'][:16].replace('T', ' ')} UTC{by}), maybe on purpose: "
+                           f"nothing was written; ask before writing it again: `gbrain restore {cmd_arg(name)}` brings it back "
+                           "whole, with its frontmatter and timeline (a put now would make a new page of only what it gives)")
     if not row:
         raise Conflict(f"{name}: there is no such page (it was deleted or renamed since it was read, or never existed); nothing was written"
                        + ("" if ctx.agent else f". `gbrain trash` and `gbrain history {cmd_arg(name)}` show where it went"))
