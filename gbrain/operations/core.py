@@ -335,7 +335,7 @@ def _part(text: str, offset: int, cap: int) -> dict:
         if nl > offset:
             end = nl + 1
     heads = headings(text)
-    sections = outline(heads, offset, min(SECTIONS_CHARS, cap // 4) if cap else SECTIONS_CHARS)
+    sections = outline(heads, offset, min(SECTIONS_CHARS, max(500, cap // 4)) if cap else SECTIONS_CHARS)
     out = {"content": text[offset:end], "truncated": end < len(text), "offset": offset,
            "next_offset": end if end < len(text) else None, "total_chars": len(text),
            "sections": [{"heading": h, "offset": o} for _, h, o in sections]}
@@ -345,7 +345,7 @@ def _part(text: str, offset: int, cap: int) -> dict:
 
 
 #: at most this many characters of headings in a part's ``sections`` (and a quarter of a smaller
-#: ``max_chars``): a page of 20,000 headings gave 41 KB of them beside each part (trial 26)
+#: ``max_chars``, at least 500): a page of 20,000 headings gave 41 KB of them beside each part (trial 26)
 SECTIONS_CHARS = 6_000
 _HEAD_OR_FENCE = re.compile(r"(?m)^(?: {0,3}(?P<fence>`{3,}|~{3,})|(?P<level>#{1,6}) [^\n]*)")
 
