@@ -50,8 +50,9 @@ def test_a_long_pages_sections_are_an_outline_sized_for_the_part(fixture_db):
     page whatever the part, each up to 200 characters, so a page of 20,000 headings gave 41 KB of
     sections beside a 60,000-character part, and 42 KB beside a part asked for with `max_chars`
     1,000; the cut was not said, and `# comment` lines of a fenced code block were headings.
-    Now the list fits a share of the part, the outline's top levels first, else the headings
-    from the part on; `sections_total` says how many the page has when the list is cut."""
+    Now the list fits a share of the part: the outline's top levels, then the next level's
+    headings from the part on (else the top level's from the part on); `sections_total` says how
+    many the page has when the list is cut."""
     many = "---\ntitle: Many\n---\n\n" + "".join(f"## Heading number {i} about something long enough\n\nshort.\n\n" for i in range(20000))
     book = "".join(f"# Chapter {c}\n\n" + "".join(f"## Part {c}.{i}\n\ntext {c} {i}.\n\n" for i in range(200)) for c in range(30))
     code = "# Setup\n\n```bash\n# install it\npip install x\n```\n\n## Use\n\n" + "words\n" * 20000
@@ -64,10 +65,12 @@ def test_a_long_pages_sections_are_an_outline_sized_for_the_part(fixture_db):
             small = await c.call_tool("brain_get", {"slug": "notes/many", "max_chars": 1000})
             later = ok(await c.call_tool("brain_get", {"slug": "notes/many", "offset": 600_000}))
             outline = ok(await c.call_tool("brain_get", {"slug": "notes/book"}))
+            at = book.index("# Chapter 20\n")
+            later_outline = ok(await c.call_tool("brain_get", {"slug": "notes/book", "offset": at}))
             fenced = ok(await c.call_tool("brain_get", {"slug": "notes/code"}))
-            return first, small, later, outline, fenced
+            return first, small, later, outline, later_outline, fenced
 
-    first, small, later, outline, fenced = anyio.run(main)
+    first, small, later, outline, later_outline, fenced = anyio.run(main)
     got = ok(first)
     assert len(got["content"]) <= 60_000 and len(json.dumps(got["sections"])) <= 8_000, len(json.dumps(got["sections"]))
     assert got["sections_total"] == 20000
@@ -75,7 +78,12 @@ def test_a_long_pages_sections_are_an_outline_sized_for_the_part(fixture_db):
     assert ok(small)["sections_total"] == 20000 and ok(small)["sections"]
     # the headings from the part on: the first one listed is the one the part starts in or after
     assert later["sections"][0]["offset"] <= 600_000 < later["sections"][1]["offset"], later["sections"][:2]
-    assert [s["heading"] for s in outline["sections"]] == [f"# Chapter {c}" for c in range(30)] and outline["sections_total"] == 30 * 201
+    # every chapter, and in the room left the parts from the one the read starts in
+    heads = [s["heading"] for s in outline["sections"]]
+    assert [h for h in heads if h.startswith("# ")] == [f"# Chapter {c}" for c in range(30)] and outline["sections_total"] == 30 * 201
+    assert heads[:3] == ["# Chapter 0", "## Part 0.0", "## Part 0.1"] and 30 < len(heads) < 30 * 201, heads
+    later_book = [s["heading"] for s in later_outline["sections"]]
+    assert "## Part 20.0" in later_book and "## Part 0.0" not in later_book and "# Chapter 0" in later_book, later_book
     assert [s["heading"] for s in fenced["sections"]] == ["# Setup", "## Use"] and "sections_total" not in fenced
 
 

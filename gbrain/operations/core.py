@@ -369,28 +369,31 @@ def headings(text: str) -> list[tuple[int, str, int]]:
 
 def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list[tuple[int, str, int]]:
     """The headings a part lists, within ``budget`` characters (each heading's length and ~24 for
-    its JSON): all that fit; else the top levels of the outline (``#`` and ``##``, …) that fit;
-    else the top level's headings from the one the part at ``offset`` starts in, in order."""
+    its JSON): all that fit; else the top levels of the outline (``#`` and ``##``, …) that fit and,
+    in the room left, the next level's headings from the one the part at ``offset`` starts in;
+    else the top level's headings from that one on, in order."""
     def size(hs) -> int:
         return sum(len(h) + 24 for _, h, _ in hs)
+
+    def from_part(hs, room: int, keep_one: bool) -> list:  # ``hs`` from the one the part starts in
+        start = max((i for i, x in enumerate(hs) if x[2] <= offset), default=0)
+        out: list[tuple[int, str, int]] = []
+        for x in hs[start:]:
+            room -= len(x[1]) + 24
+            if room < 0 and (out or not keep_one):
+                break
+            out.append(x)
+        return out
 
     if size(heads) <= budget:
         return heads
     for top in range(max((lv for lv, _, _ in heads), default=1) - 1, 0, -1):
         hs = [x for x in heads if x[0] <= top]
-        if hs and size(hs) <= budget:
-            return hs
+        if hs and size(hs) <= budget:  # the next level fills the rest, from the part on
+            more = from_part([x for x in heads if x[0] == top + 1], budget - size(hs), False)
+            return sorted(hs + more, key=lambda x: x[2])
     top = min(lv for lv, _, _ in heads)
-    hs = [x for x in heads if x[0] == top]
-    start = max(0, max((i for i, x in enumerate(hs) if x[2] <= offset), default=0))
-    out: list[tuple[int, str, int]] = []
-    used = 0
-    for x in hs[start:]:
-        used += len(x[1]) + 24
-        if used > budget and out:
-            break
-        out.append(x)
-    return out
+    return from_part([x for x in heads if x[0] == top], budget, True)
 
 
 @op(
