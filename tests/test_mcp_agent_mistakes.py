@@ -178,3 +178,20 @@ def test_a_put_whose_page_was_deleted_or_renamed_since_the_read_says_which_and_w
     # a rename is followed, as put follows one: the page under its new name, the note saying so
     moved = ok(renamed)
     assert moved["slug"] == "people/bruno-okafor-jr" and "renamed to people/bruno-okafor-jr" in moved["note"], moved
+
+
+def test_a_read_by_a_name_two_pages_have_names_the_other(fixture_db):
+    """make_brain's people/ana-cruz and people/ana-cruz-88 are both titled "Ana Cruz":
+    brain_get "Ana Cruz" read the first (its file name), saying nothing of the other, and the
+    agent wrote the meeting's facts to it. The read now warns, naming the other page(s); a read
+    by the slug says nothing."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_put", {"slug": "people/ana-lima-2", "content": "---\ntitle: Ana Lima\ntype: person\n---\n# Ana Lima\n\nAnother.\n"}))
+            return (ok(await c.call_tool("brain_get", {"slug": "Ana Lima"})),
+                    ok(await c.call_tool("brain_get", {"slug": "people/ana-lima"})))
+
+    by_name, by_slug = anyio.run(main)
+    assert by_name["slug"] == "people/ana-lima"
+    assert any("people/ana-lima-2" in w and "Ana Lima" in w for w in by_name.get("warnings", [])), by_name.get("warnings")
+    assert not by_slug.get("warnings")

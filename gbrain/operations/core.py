@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import sys
 from pathlib import Path
@@ -147,6 +148,11 @@ def _get(b, a, ctx):
                 out = {"slug": f[0], "title": None, "type": "file", "content": f[1]}
         else:
             note = None
+            if ctx.on_warning is not None:
+                others = _same_name(b, a["slug"], row)
+                if others:
+                    ctx.on_warning(f"'{a['slug']}' names {', '.join(others)} too (the same title or file name); this is "
+                                   f"{row['slug']}: read another by its slug, and write with the slug of the one meant")
         if row is not None:
             from ..core.brain import render_row
 
@@ -564,6 +570,20 @@ def _read_as(b, slug: str) -> str | None:
         return None
     want = _spelling(slug)
     return row["slug"] if want in (_spelling(posixpath.basename(row["slug"])), _spelling(row["title"] or "")) else None
+
+
+def _same_name(b, name: str, row) -> list[str]:
+    """The other pages a bare name read as ``row`` names as well (a title or file name that is
+    ``name`` but for case and separators: make_brain's two people titled "Ana Cruz"), at most
+    five; [] when ``name`` is ``row``'s slug or holds a folder (a path names one page)."""
+    from ..page.slugs import loose_key, title_key
+
+    if "/" in name.strip().strip("/") or _spelling(name) == _spelling(row["slug"]):
+        return []
+    want = _spelling(name)
+    rows = b.conn.execute("SELECT slug, title FROM pages WHERE (title_key = ? OR loose_key = ?) AND id <> ? ORDER BY slug LIMIT 20",
+                          (title_key(name), loose_key(name), row["id"])).fetchall()
+    return [r["slug"] for r in rows if want in (_spelling(posixpath.basename(r["slug"])), _spelling(r["title"] or ""))][:5]
 
 
 def _spelling(name: str) -> str:
