@@ -195,3 +195,16 @@ def test_a_read_by_a_name_two_pages_have_names_the_other(fixture_db):
     assert by_name["slug"] == "people/ana-lima"
     assert any("people/ana-lima-2" in w and "Ana Lima" in w for w in by_name.get("warnings", [])), by_name.get("warnings")
     assert not by_slug.get("warnings")
+
+
+def test_an_unknown_parameter_that_is_part_of_a_known_one_is_suggested(fixture_db):
+    """`brain_diff {"from": 1, "to": 2}` (as brain_revert's `to`) said "unknown parameter(s)
+    from, to; expected slug, from_version, to_version" with no did-you-mean: difflib finds no
+    match that short. A word of a parameter's name is suggested now."""
+    async def main():
+        async with connect(fixture_db) as c:
+            return await c.call_tool("brain_diff", {"slug": "people/ana-lima", "from": 1, "to": 2})
+
+    r = anyio.run(main)
+    err = r.structured_content
+    assert r.is_error and err["suggestions"] == ["from_version", "to_version"] and "did you mean: from_version, to_version" in err["error"], err

@@ -325,14 +325,18 @@ def find(name: str) -> Operation:
 
 def near_names(name: str, names: list[str], n: int = 3) -> list[str]:
     """At most ``n`` of ``names`` close to the unknown ``name`` (difflib's ratio 0.6 and up,
-    best first; a letter's case does not count): the suggestions of an unknown tool or
-    parameter."""
+    best first; a letter's case does not count), else the one name ``name`` is a ``_``-word of
+    (``from`` → ``from_version``): the suggestions of an unknown tool or parameter."""
     import difflib
 
     by_key: dict[str, str] = {}
     for x in names:
         by_key.setdefault(x.lower(), x)
-    return [by_key[k] for k in difflib.get_close_matches(str(name).lower(), list(by_key), n=n)]
+    near = [by_key[k] for k in difflib.get_close_matches(str(name).lower(), list(by_key), n=n)]
+    if not near:  # a word of a name (brain_diff's `from` for `from_version`): too short for difflib
+        parts = [x for k, x in by_key.items() if "_" in k and str(name).lower() in k.split("_")]
+        near = parts[:n] if len(parts) == 1 else []
+    return near
 
 
 def did_you_mean(near: list[str]) -> str:
