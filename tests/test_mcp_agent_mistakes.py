@@ -208,3 +208,44 @@ def test_an_unknown_parameter_that_is_part_of_a_known_one_is_suggested(fixture_d
     r = anyio.run(main)
     err = r.structured_content
     assert r.is_error and err["suggestions"] == ["from_version", "to_version"] and "did you mean: from_version, to_version" in err["error"], err
+
+
+def test_a_write_queued_when_the_client_goes_away_is_said_as_not_run(fixture_db, caplog):
+    """A script piped its requests to `gbrain serve` and closed its input: the writes queued
+    behind a running call were not run (as a call given up while it waits), and stderr said
+    "brain_ingest: the client went away (closed its input) while it ran; it stopped before its
+    commit" — it had never started. Now stderr says it was not run."""
+    import logging
+
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.mcp import server as mcp_server
+
+    server, host = mcp_server.build_server(str(fixture_db))
+    put = mcp_server._make_tool(ops.REGISTRY["put"], host)
+    with Brain.open(fixture_db) as b:
+        text = b.get_text("people/ana-lima")
+
+    async def main():
+        host._lock.acquire()  # another call is running
+        try:
+            with anyio.move_on_after(0.3):
+                host.closing = True  # the client closed its input while the put waited for its turn
+                await put.fn({"slug": "people/ana-lima", "content": "---\ntitle: Gone\n---\nnot run\n"}, None)
+        finally:
+            host._lock.release()
+        for _ in range(200):
+            if not host.busy:
+                break
+            await anyio.sleep(0.02)
+
+    with caplog.at_level(logging.WARNING, logger="gbrain.mcp"):
+        try:
+            anyio.run(main)
+        finally:
+            host.close()
+    with Brain.open(fixture_db) as b:
+        assert b.get_text("people/ana-lima") == text
+    said = [r.getMessage() for r in caplog.records if r.name == "gbrain.mcp"]
+    assert any("brain_put" in m and "before its turn came" in m and "not run" in m for m in said), said
+    assert not any("while it ran" in m for m in said), said

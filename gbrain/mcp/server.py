@@ -232,7 +232,9 @@ class _Ending:
             try:
                 result = fn()
             except ops.Cancelled as e:
-                if self.o.mutating:
+                if self.o.mutating and getattr(e, "unstarted", False):  # given up while it waited for its turn (trial 26)
+                    log.warning("%s: %s before its turn came; it was not run: nothing of it was written", self.o.tool_name, self._why(started=False))
+                elif self.o.mutating:
                     log.warning("%s: %s; it stopped %s", self.o.tool_name, self._why(), f"after {e.committed} committed transaction(s), which stand, "
                                 "and rolled back the one under way" if e.committed else "before its commit: nothing of it was written")
                 raise
@@ -255,8 +257,10 @@ class _Ending:
         if done:
             self._stood()
 
-    def _why(self) -> str:
-        return "the client went away (closed its input) while it ran" if self.closing else "cancelled by the client"
+    def _why(self, started: bool = True) -> str:
+        if not self.closing:
+            return "cancelled by the client"
+        return "the client went away (closed its input)" + (" while it ran" if started else "")
 
     def _stood(self) -> None:
         if self.o.mutating:
@@ -286,12 +290,19 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
         try:
             # each checks `cancel` first: a call the client gave up while it waited for its turn
             # (behind the lock) is not run when the turn comes
+            def turn() -> None:  # the call's turn came: not run when it was given up meanwhile
+                try:
+                    ctx.check_cancel()
+                except ops.Cancelled as e:
+                    e.unstarted = True  # type: ignore[attr-defined]
+                    raise
+
             if o.db == "none" or o.own_connection:
                 # e.g. brain_embed for minutes: its own connection (WAL lets the others read,
                 # and its writes come in short transactions), not the shared lock
-                fn = lambda: (ctx.check_cancel(), ops.run_tool(o.name, arguments, ctx))[1]  # noqa: E731
+                fn = lambda: (turn(), ops.run_tool(o.name, arguments, ctx))[1]  # noqa: E731
             else:
-                fn = lambda: host.call(lambda b: (ctx.check_cancel(), ops.run_tool(o.name, arguments, ctx, brain=b))[1])  # noqa: E731
+                fn = lambda: host.call(lambda b: (turn(), ops.run_tool(o.name, arguments, ctx, brain=b))[1])  # noqa: E731
             try:
                 # abandon on cancel: the request ends at once; the work sees ``cancel`` at its
                 # next check (a long read between its steps, a write before its commit, embed
