@@ -249,3 +249,27 @@ def test_a_write_queued_when_the_client_goes_away_is_said_as_not_run(fixture_db,
     said = [r.getMessage() for r in caplog.records if r.name == "gbrain.mcp"]
     assert any("brain_put" in m and "before its turn came" in m and "not run" in m for m in said), said
     assert not any("while it ran" in m for m in said), said
+
+
+def test_a_whole_put_that_drops_the_timeline_and_frontmatter_warns_how_to_get_them_back(fixture_db):
+    """The agent rewrote a person's summary and put it back as `content` (the compiled truth
+    alone): the page lost its frontmatter and every timeline entry, the answer said
+    `"warnings": []`. The versions are in the history, but nothing told the agent. Now the answer
+    warns what was dropped, with the calls that show and bring back the old text, and points at
+    `compiled_truth`; a whole put that keeps them says nothing."""
+    async def main():
+        async with connect(fixture_db) as c:
+            before = ok(await c.call_tool("brain_get", {"slug": "people/ana-lima", "max_chars": 0}))
+            kept = ok(await c.call_tool("brain_put", {"slug": "people/ana-lima", "content": before["content"].replace("# Ana Lima", "# Ana Lima\n\nOne more line.", 1)}))
+            versions = ok(await c.call_tool("brain_history", {"slug": "people/ana-lima"}))["total"]
+            dropped = ok(await c.call_tool("brain_put", {"slug": "people/ana-lima", "content": "# Ana Lima\n\n> Summary only.\n"}))
+            back = ok(await c.call_tool("brain_revert", {"slug": "people/ana-lima", "to": versions}))
+            after = ok(await c.call_tool("brain_get", {"slug": "people/ana-lima", "max_chars": 0}))
+            return before, kept, versions, dropped, back, after
+
+    before, kept, versions, dropped, back, after = anyio.run(main)
+    assert not kept.get("warnings")
+    w = " ".join(dropped.get("warnings", []))
+    assert "timeline entr" in w and "frontmatter" in w and "title" in w, w
+    assert f'`brain_revert {{"slug": "people/ana-lima", "to": {versions}}}`' in w and "compiled_truth" in w, w
+    assert back["changed"] and after["content"].startswith("---\ntitle: Ana Lima")

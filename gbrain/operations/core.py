@@ -616,7 +616,12 @@ def _put_page(b, a, ctx):
             raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in ('compiled_truth', 'timeline_append', 'frontmatter'))}, not both")
         if ctx.agent and a.get("if_hash") is None:
             _check_part_put_back(b, a, ctx)
-        return b.put(a["slug"], a["content"]).as_dict()
+        old = b.resolve_for_write(a["slug"]) if ctx.agent else None
+        out = b.put(a["slug"], a["content"]).as_dict()
+        dropped = _dropped(b, old, a["content"], ctx) if old is not None and out.get("changed") else None
+        if dropped:
+            out["warnings"] = [*out.get("warnings", []), dropped]
+        return out
     if not parts:
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
                        else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter")
@@ -682,6 +687,28 @@ def _put_page(b, a, ctx):
                            else f"the timeline already has {what}; nothing added")
             return out
     return b.put(row["slug"] if row else slug, text).as_dict()
+
+
+def _dropped(b, old, text: str, ctx) -> str | None:
+    """The warning of an agent's whole-page put that left out the page's timeline entries or
+    frontmatter keys (trial 26: a summary rewritten and put back as ``content`` took the
+    frontmatter and every entry with it, the answer said nothing): what went, with the calls
+    that show and bring back the text before (its version stays in the history); None."""
+    from ..core.brain import render_row
+
+    before, after = b.parse_text(render_row(old), old["path"]), b.parse_text(text, old["path"])
+    had = {(e.date, e.source, e.summary) for e in before.timeline_entries}
+    lost = len(had - {(e.date, e.source, e.summary) for e in after.timeline_entries})
+    keys = [k for k in (before.frontmatter or {}) if k not in (after.frontmatter or {})] if isinstance(before.frontmatter, dict) else []
+    if not lost and not keys:
+        return None
+    v = b.conn.execute("SELECT max(version) FROM history WHERE kind = 'page' AND name = ? AND op <> 'delete' AND version < "
+                       "(SELECT max(version) FROM history WHERE kind = 'page' AND name = ?)", (old["slug"], old["slug"])).fetchone()[0]
+    what = " and ".join(x for x in (f"{lost} timeline entr{'y' if lost == 1 else 'ies'}" if lost else "",
+                                    f"the frontmatter keys {', '.join(map(str, keys[:8]))}{'…' if len(keys) > 8 else ''}" if keys else "") if x)
+    back = f" (`gbrain diff {cmd_arg(old['slug'])}` shows them, `gbrain revert {cmd_arg(old['slug'])} --to {v}` brings the text before back)" if v else ""
+    return (f"this put of the whole page left out {what} of {old['slug']}{back}; to rewrite only the text above the "
+            f"timeline, put {ctx.flag('compiled_truth')} (frontmatter and timeline stay as they are)")
 
 
 def _no_page_for_part(b, a, ctx, parts: list[str]) -> None:
