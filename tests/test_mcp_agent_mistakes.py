@@ -273,3 +273,21 @@ def test_a_whole_put_that_drops_the_timeline_and_frontmatter_warns_how_to_get_th
     assert "timeline entr" in w and "frontmatter" in w and "title" in w, w
     assert f'`brain_revert {{"slug": "people/ana-lima", "to": {versions}}}`' in w and "compiled_truth" in w, w
     assert back["changed"] and after["content"].startswith("---\ntitle: Ana Lima")
+
+
+def test_a_source_or_choice_in_another_case_is_taken_or_named(fixture_db):
+    """The enrich flow: `brain_raw {"source": "Crustdata"}` said "has no raw data from
+    'Crustdata'" (the page has crustdata), naming none of the sources it has; `brain_ingest
+    {"source_type": "Meeting"}` was refused though only the case differs. A choice (an enum) in
+    another case is taken; a missing source names the page's sources, the near one suggested."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_raw_put", {"slug": "people/ana-lima", "source": "crustdata", "data": {"valid": True}}))
+            miss = await c.call_tool("brain_raw", {"slug": "people/ana-lima", "source": "Crustdata"})
+            ing = ok(await c.call_tool("brain_ingest", {"content": "# Call\n\nWith Ana.\n", "source_type": "Meeting", "source_ref": "zoom/1"}))
+            return miss, ing
+
+    miss, ing = anyio.run(main)
+    err = miss.structured_content
+    assert miss.is_error and "it has raw data from crustdata" in err["error"] and err["suggestions"] == ["crustdata"], err
+    assert ing["source_type"] == "meeting"

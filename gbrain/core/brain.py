@@ -1776,12 +1776,15 @@ class Brain:
         is said (``on_warning``; a miss of ``source`` says it in its error), never read as empty."""
         row = self.resolve_slug(slug)
         rows = self.conn.execute("SELECT source, data, fetched_at FROM raw_data WHERE page_id = ? ORDER BY source", (row["id"],)).fetchall()
+        have = [r["source"] for r in rows]
         if source is not None:
             rows = [r for r in rows if r["source"] == source]
         if not rows:
             bad = self._unreadable_sidecar(row)
-            if source is not None:
-                raise NotFound(f"{row['slug']} has no raw data from '{source}'" + (f" ({bad})" if bad else ""))
+            if source is not None:  # the sources it has, the near one suggested (trial 26: `Crustdata`)
+                near = [h for h in have if h.casefold() == source.casefold()] or difflib.get_close_matches(source, have, n=3)
+                raise NotFound(f"{row['slug']} has no raw data from '{source}'" + (f" ({bad})" if bad else "")
+                               + (f"; it has raw data from {', '.join(have)}" if have else ""), near)
             if bad and on_warning is not None:
                 on_warning(bad)
         return {r["source"]: json.loads(r["data"]) for r in rows}

@@ -445,6 +445,8 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
             raise BadInput(f"{where}{what} must be {type_words(p.type)}, got {json_kind(v)}{fix}")
         if not valid_unicode(v):
             raise BadInput(f"{where}{what} is not valid Unicode (a lone surrogate / bytes that are not UTF-8)")
+        if p.enum and v not in p.enum and isinstance(v, str):  # `Meeting` for meeting (trial 26)
+            v = next((e for e in p.enum if isinstance(e, str) and e.casefold() == v.casefold()), v)
         if p.enum and v not in p.enum:
             raise BadInput(f"{where}{what} must be one of {', '.join(map(str, p.enum))}")
         if p.type == "integer" and abs(v) > MAX_INT:
