@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace as _dc_replace
 from typing import Any, Callable
 from urllib.parse import unquote
 
+from ..errors import BadInput
 from .slugs import identity_key
 
 # mistune and ruamel.yaml are imported on first use (`_markdown`, `_SafeYAML`): a command that
@@ -1983,6 +1984,10 @@ def append_timeline(page: Page, entry: str, *, heading: bool = False) -> str:
     needs). Nothing else in the text changes.
     """
     nl = page.newline
+    if excalidraw_data_at(page) is not None:
+        raise BadInput(f"{page.path or 'the page'} is an Excalidraw drawing: the plugin writes everything below its drawing "
+                       "data's heading anew at its next save, so a timeline there would be lost; nothing was written. "
+                       "Add the entry to a note about the drawing.")
     m = _TIMELINE_LINE_RE.match(_strip_eol(split_lines(entry)[0]))
     new_date = m.group(1) if m else ""
     if not page.separator:
@@ -2116,7 +2121,7 @@ def append_link_line(page: Page, line: str) -> str:
     last = core[core.rfind("\n") + 1 :]
     m = _LINK_ITEM.match(last)
     heads = _HEADING_LINE.findall(core)
-    if not m or (heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads"):
+    if not m or excalidraw_data_at(page) is not None or (heads and heads[-1].strip().casefold().rstrip(":").strip() == "open threads"):
         # an Open Threads item is an unresolved thread (brain_threads lists it), not a link list
         return append_to_compiled_truth(page, line)
     new_ct = core + nl + m.group(1) + " " + line + (tail if tail else (nl if page.separator else ""))
@@ -2125,11 +2130,40 @@ def append_link_line(page: Page, line: str) -> str:
     return (BOM if page.bom else "") + page.frontmatter_raw + new_ct + page.separator + page.timeline
 
 
+#: the start of the section the Excalidraw plugin regenerates from the drawing at every save:
+#: ``# Excalidraw Data`` (plugin 1.9 on), ``# Text Elements`` (before), or the ``%%`` that opens
+#: a ``# Drawing`` / ``## Drawing`` block when neither heading is there
+_EXCALIDRAW_DATA_RE = re.compile(r"(?m)^(?:# (?:Excalidraw Data|Text Elements)[ \t]*\r?$|%%[ \t]*\r?\n#{1,2} Drawing[ \t]*\r?$)")
+
+
+def excalidraw_data_at(page: Page) -> int | None:
+    """Where the drawing data of an Excalidraw plugin's drawing note (frontmatter
+    ``excalidraw-plugin``) starts in its compiled truth, or None (no drawing, or no data
+    section). The plugin keeps only the text above it: it writes everything from there on
+    anew from the drawing at its next save, so gbrain adds nothing below it."""
+    if not isinstance(page.frontmatter, dict) or "excalidraw-plugin" not in page.frontmatter:
+        return None
+    m = _EXCALIDRAW_DATA_RE.search(page.compiled_truth)
+    return m.start() if m else None
+
+
 def append_to_compiled_truth(page: Page, line: str) -> str:
     """New page text with ``line`` (no ending) appended as its own paragraph at the end of the
-    compiled truth (above the separator)."""
+    compiled truth (above the separator); in an Excalidraw drawing note, at the end of the text
+    above its drawing data (:func:`excalidraw_data_at`), which the plugin keeps."""
     nl = page.newline
     ct = page.compiled_truth
+    at = excalidraw_data_at(page)
+    if at is not None:
+        core = ct[:at].rstrip("\r\n")
+        tail = ct[len(core):at]
+        if core.strip():
+            tail = tail if tail.count("\n") >= 2 else nl + nl
+            add = nl + nl + line
+        else:
+            add = line
+            tail = nl + nl
+        return (BOM if page.bom else "") + page.frontmatter_raw + core + add + tail + ct[at:] + page.separator + page.timeline
     trail = len(ct) - len(ct.rstrip("\r\n"))
     core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
     add = (nl + nl if core.strip() else "") + line
