@@ -456,7 +456,8 @@ def test_embeddings_judged_by_content_hash_when_embed_state_exists(tmp_path):
     c = sqlite3.connect(db)
     with c:
         c.execute(EMBED_STATE)
-        c.execute("INSERT INTO embed_state(page_id, model, content_hash, embedded_at) SELECT id, 'wordllama', content_hash, '2000-01-01T00:00:00Z' FROM pages")
+        c.execute("INSERT INTO embed_state(page_id, model, content_hash, embedded_at, chunking) SELECT id, 'wordllama', content_hash, '2000-01-01T00:00:00Z', ? FROM pages",
+                  (chunking_version("wordllama"),))
     c.close()
     assert lint(db, check="embeddings")["items"] == []  # old timestamps, same content: fresh
     c = sqlite3.connect(db)

@@ -119,7 +119,7 @@ def test_minilm_chunks_are_the_benchmarks_shipped_plus_500_set(tmp_path, db_path
 
 def test_models_with_the_default_budget_keep_their_chunks(tmp_path, db_path):
     """wordllama, OpenAI and any model without a short window: chunk_page at ~500 tokens, as
-    before (chunking version 1)."""
+    before (chunking version :data:`BASE_CHUNKING`)."""
     tree = CORPORA / "gbrain-style"
     if not tree.is_dir():
         pytest.skip(f"{tree} not available")
@@ -128,8 +128,8 @@ def test_models_with_the_default_budget_keep_their_chunks(tmp_path, db_path):
         for model in (emb.FakeEmbedding("fake-8", 8), emb.get_model("wordllama")):
             got = _product_chunks(b, model)
             assert got == {r[0]: [c.text for c in chunk_page(r[2], r[3], r[4])] for r in _pages(b)}
-            assert emb.chunking_version(model.model_id) == 1
-    assert emb.chunking_version(emb.MINILM_MODEL) == 2
+            assert emb.chunking_version(model.model_id) == emb.BASE_CHUNKING
+    assert emb.chunking_version(emb.MINILM_MODEL) == 3
 
 
 @pytest.mark.engine_free
@@ -139,7 +139,7 @@ def test_every_short_window_model_of_the_registry_has_a_newer_chunking_version()
     for name in (emb.MINILM_MODEL, emb.OFFLINE_MODEL, emb.DEFAULT_MODEL):
         m = emb.get_model(name, {}) if name != emb.DEFAULT_MODEL else None
         budget = getattr(m, "max_chunk_tokens", None) or MAX_TOKENS
-        assert (emb.chunking_version(name) > 1) == (budget < MAX_TOKENS), name
+        assert (emb.chunking_version(name) > emb.BASE_CHUNKING) == (budget < MAX_TOKENS), name
 
 
 LONG = " ".join(f"Sentence {i} about the lava flow near the road and the evacuation plan." for i in range(80))  # ~1,500 tokens
@@ -233,7 +233,7 @@ def test_a_minilm_brain_embedded_before_is_rechunked_by_embed_stale_reusing_its_
         assert [f for f in lint(b, checks=["embeddings"])["items"] if f["check"] == "embeddings"] == []
         assert len(embedding_view(b)) == 2
         assert fresh_import_differences(b) == {}
-        assert {tuple(r) for r in b.conn.execute("SELECT DISTINCT chunking FROM embed_state")} == {(2,)}
+        assert {tuple(r) for r in b.conn.execute("SELECT DISTINCT chunking FROM embed_state")} == {(emb.chunking_version(emb.MINILM_MODEL),)}
         assert old["chunks"] < r["chunks"]
 
 

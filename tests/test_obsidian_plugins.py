@@ -53,3 +53,31 @@ def test_timeline_add_on_a_drawing_is_refused_and_nothing_written(db_path):
         with pytest.raises(BadInput, match="Excalidraw"):
             b.timeline_add("d.excalidraw", "2026-12-04", "drew it")
         assert b.get_text("d.excalidraw") == before
+
+
+BLOB = "N4KAkARALgngDgUwgLgAQQQDwMYEMA2AlgCYBOuA7hADTgQBuCpAzoQPYB2KqATLZMzYBXUtiRoIACyhQ4zZAHoFAc0"
+
+
+@pytest.mark.engine_free
+def test_obsidian_comment_blocks_are_not_embedded():
+    """A ``%% … %%`` comment block is hidden text, as an HTML comment is (which chunking drops
+    already): an Excalidraw drawing note keeps its whole drawing (kilobytes of compressed JSON)
+    in one, and every drawing gave dozens of chunks of base64 to embed, under a '## Drawing'
+    section of their own. A ``%%`` inside fenced code (Jupyter's ``%%time``) is code, kept."""
+    from gbrain.search.chunking import chunk_page, model_chunks
+
+    body = ("==⚠  Switch to EXCALIDRAW VIEW ⚠==\n\nMy notes on the architecture.\n\n# Excalidraw Data\n\n## Text Elements\n"
+            "Box about [[Bob]] ^abc123\n\n%%\n## Drawing\n```compressed-json\n" + "\n\n".join([BLOB] * 40) + "\n```\n%%\n")
+    for chunks in (chunk_page("Drawing 1", body), model_chunks("Drawing 1", body, max_tokens=220)):
+        text = "\n".join(c.text for c in chunks)
+        assert BLOB not in text and "Drawing 1 — Drawing" not in text
+        assert "My notes on the architecture." in text and "Box about Bob ^abc123" in text
+    code = "Cells:\n\n```python\n%%time\nrun()\n```\n\nbetween\n\n```python\n%%bash\nls\n```\n"
+    assert "between" in chunk_page("Nb", code)[0].text and "%%time" in chunk_page("Nb", code)[0].text
+
+
+@pytest.mark.engine_free
+def test_the_chunking_version_moved_so_embedded_pages_are_cut_again():
+    from gbrain.search.embeddings import MINILM_MODEL, chunking_version
+
+    assert chunking_version(MINILM_MODEL) == 3 and chunking_version("openai:text-embedding-3-small") == 2

