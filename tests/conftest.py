@@ -401,12 +401,19 @@ def drop_test_databases() -> None:
 def writable_by_this_gbrain(conn) -> None:
     """A brain held at an older schema (a test that sets ``pg.PG_SCHEMA_VERSION`` or
     ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
-    version adds (v21's ``search_cjk``), so the test can put pages there; that version adds a
-    column only if missing."""
+    version adds (v21's ``search_cjk``, v38's ``search_body``/``search_timeline``), so the test
+    can put pages there; those versions add a column only if missing."""
     if getattr(conn, "dialect", "sqlite") == "postgres":
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
-    elif "search_cjk" not in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:
+        for col in ("search_body", "search_timeline"):
+            conn.execute(f"ALTER TABLE pages ADD COLUMN IF NOT EXISTS {col} TEXT COLLATE \"C\"")
+        return
+    have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
+    if "search_cjk" not in have:
         conn.execute("ALTER TABLE pages ADD COLUMN search_cjk TEXT NOT NULL DEFAULT ''")
+    for col in ("search_body", "search_timeline"):
+        if col not in have:
+            conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT")
 
 
 def new_pg_database(admin_url: str, template: str | None = None) -> str:

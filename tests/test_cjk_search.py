@@ -190,7 +190,9 @@ def _as_v20(p) -> None:
     for t in ("pages_ai", "pages_ad", "pages_au"):
         conn.execute(f"DROP TRIGGER {t}")
     conn.execute("DROP TABLE page_fts")
-    conn.execute("ALTER TABLE pages DROP COLUMN search_cjk")
+    conn.execute("DROP VIEW page_fts_src")  # (v38's, with its columns)
+    for col in ("search_cjk", "search_body", "search_timeline"):
+        conn.execute(f"ALTER TABLE pages DROP COLUMN {col}")
     dbmod._create_fts(conn, dbmod._FTS_COLS_V6)
     conn.execute("PRAGMA user_version = 20")
     conn.execute("COMMIT")

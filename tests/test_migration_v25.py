@@ -14,6 +14,8 @@ from gbrain.storage.db import is_postgres
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
+from conftest import writable_by_this_gbrain
+
 #: the rows compared across the migration: every column v25 keeps, ids included
 KEPT = {
     "links": "id, from_page_id, to_page_id, kind, target, target_name, context, count, forms",
@@ -55,6 +57,7 @@ def at_v24(monkeypatch, db_path, tree) -> dict[str, list[tuple]]:
         m.setattr(dbmod, "SCHEMA_VERSION", 24)
         m.setattr(pg, "PG_SCHEMA_VERSION", 24)
         with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)  # (v38's columns, which this code's saves write)
             assert import_tree(b, tree)["ok"]
             run(b, "put", slug="concepts/lean-schema", content="---\naliases: [Lean Schema, Trimmed]\ntags: [schema]\n---\n"
                 "# Lean schema\n\nSee [[Trimmed]], [[Ana Lima]] and [[Nowhere Yet]].\n\n---\n\n- **2026-12-01** | note — made at v24\n")

@@ -20,6 +20,7 @@ from gbrain.storage import db as dbmod
 from gbrain.storage import pg
 from gbrain.storage.db import is_url
 from gbrain.sync.verify import fresh_import_differences
+from conftest import writable_by_this_gbrain
 
 PAGE = "---\ntitle: Team Notes\n---\n# Team Notes\n\nWritten before the upgrade. See [[Other]].\n"
 OTHER = "# Other\n\nThe other page.\n"
@@ -41,6 +42,7 @@ def open_as_older(monkeypatch, db_path) -> Brain:
         m.setattr(dbmod, "SCHEMA_VERSION", dbmod.SCHEMA_VERSION - 1)
         m.setattr(pg, "PG_SCHEMA_VERSION", pg.PG_SCHEMA_VERSION - 1)
         old = Brain.open(db_path, create=True)
+        writable_by_this_gbrain(old.conn)  # (the columns a later version adds, which this code's saves write)
         run(old, "put", slug="notes/team", content=PAGE)
         run(old, "put", slug="notes/other", content=OTHER)
     return old
@@ -141,6 +143,7 @@ def test_an_older_process_cannot_write_between_two_steps_of_an_upgrade(db_path, 
         m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:-2])
         m.setattr(dbmod, "SCHEMA_VERSION", dbmod.SCHEMA_VERSION - 2)
         old = Brain.open(db_path, create=True)
+        writable_by_this_gbrain(old.conn)  # (the columns a later version adds, which this code's saves write)
         run(old, "put", slug="notes/team", content=PAGE)
     begin, calls, said = dbmod.begin_write, [], []
 

@@ -370,3 +370,85 @@ def markdown_url(sp: LinkSpan, path: str) -> str | None:
 def relative_path(to_path: str, from_path: str) -> str:
     """``to_path`` relative to the folder of ``from_path`` (both brain-relative file paths)."""
     return posixpath.relpath(to_path, posixpath.dirname(from_path) or ".")
+
+
+# ---- link addresses: what keyword search does not index (search/keyword.py: search_text) ----
+
+_MD_ADDR = (r"(?P<md>!?\[(?P<label>(?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\("
+            r"[ \t]*(?P<url>(?:[^()\s]|\([^()\s]*\))+|<[^<>\n]*>)?(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))")
+_SCHEME_ADDR = r"(?P<scheme>\b(?i:https?|ftp)://(?i:www\.)?)"
+#: the addresses of a line: wiki links and embeds, markdown links and images (one level of
+#: brackets in a label: a badge ``[![alt](img)](url)``; one of parentheses in a URL:
+#: ``wiki/Rust_(lang)``), a link reference definition's URL, a URL's scheme
+_ADDR_RE = re.compile(
+    r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])|" + _MD_ADDR
+    + r"|(?P<def>^[ ]{0,3}\[[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))|" + _SCHEME_ADDR)
+#: the same over a whole text (no code, comments or math in it: :func:`address_spans`)
+_ADDR_RE_M = re.compile(_ADDR_RE.pattern, re.M)
+#: what a label may hold besides its words: an image (a badge), a URL's scheme
+_LABEL_ADDR_RE = re.compile(_MD_ADDR + "|" + _SCHEME_ADDR)
+#: an embed's size instead of an alt text: ``![[img.png|300]]``, ``|300x200``
+_SIZE_RE = re.compile(r"\s*\d+(?:\s*x\s*\d+)?\s*")
+
+
+def _address(m: re.Match, pos: int) -> list[tuple[int, int]]:
+    """The spans (offsets of the scanned text: ``pos`` is the match's line's) of the addresses in
+    the link match ``m`` of :data:`_ADDR_RE` (:func:`address_spans`)."""
+    out: list[tuple[int, int]] = []
+    if m.group("wiki"):
+        body, b0 = m.group("body"), m.start("body")
+        head, bar, alias = body.partition("|")
+        name = head.split("#", 1)[0].split("^", 1)[0].strip()
+        if bar:  # the alias is what shows; an embed's size shows nothing
+            if head:
+                out.append((b0, b0 + len(head)))
+            if m.group("bang") and _SIZE_RE.fullmatch(alias):
+                out.append((b0 + len(head) + 1, b0 + len(body)))
+        elif m.group("bang") and name and _page_target(name) is None:  # an attachment: the file shows, not its name
+            out.append((b0, b0 + len(body)))
+        else:  # the name as written is what shows, but for a ``.md``
+            i = head.find("#")
+            stem = (head if i < 0 else head[:i]).rstrip()
+            if stem.lower().endswith(".md"):
+                out.append((b0 + len(stem) - 3, b0 + len(stem)))
+    elif m.group("md"):
+        if m.group("label"):
+            out += _label_addresses(m.string, m.start("label"), m.end("label"), 0)
+        if m.group("url"):
+            out.append(m.span("url"))
+    elif m.group("def"):
+        out.append(m.span("defurl"))
+    else:
+        out.append(m.span("scheme"))
+    return [(pos + a, pos + z) for a, z in out]
+
+
+def _label_addresses(s: str, start: int, end: int, pos: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for m in _LABEL_ADDR_RE.finditer(s, start, end):
+        if m.group("md"):
+            if m.group("url"):
+                out.append((pos + m.start("url"), pos + m.end("url")))
+        else:
+            out.append((pos + m.start("scheme"), pos + m.end("scheme")))
+    return out
+
+
+def address_spans(text: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` spans of ``text`` (a page's compiled truth or timeline) that a reader
+    does not read as text, in order: a markdown link's or image's URL (relative path, ``.md``,
+    web address; its title and label stay), a wiki link's or embed's target when an alias shows
+    instead (``[[deals/acme|Acme]]``: ``deals/acme``), an embed's size (``|300``), an attachment
+    embed's file name (``![[Pasted image 2024….png]]``: the image shows), the ``.md`` of a wiki
+    link's name (a name as written, ``[[Note#Heading]]``, is what shows), a link reference
+    definition's URL, and a URL's scheme (``https://``, ``www.``: the rest of a bare URL is text a
+    reader reads). Found where :func:`link_spans` finds links (outside fenced code, code spans,
+    HTML and ``%%`` comments, math): code keeps every character. A text scan, no parse (but
+    :func:`unread_spans` for a text holding ``%%`` or ``$$``)."""
+    if "[" not in text and "://" not in text:
+        return []
+    if "`" in text or "~~~" in text or "<!--" in text or "%%" in text or "$$" in text:
+        spans = [sp for found in _scan(text, _ADDR_RE, _address) for sp in found]
+    else:  # nothing hides a link: one pass over the whole text, as the line scan would find
+        spans = [sp for m in _ADDR_RE_M.finditer(text) for sp in _address(m, 0)]
+    return sorted(sp for sp in spans if sp[1] > sp[0])

@@ -82,6 +82,7 @@ import threading
 import unicodedata
 
 from ..errors import BadInput
+from ..page.linkedit import address_spans
 from ..page.slugs import copy_original, loose_key, title_key
 from ..storage.filters import PageFilter
 
@@ -636,12 +637,42 @@ def search_fields(page) -> dict[str, str]:
     aliases = "\n".join(page.aliases)
     words = search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     return {
+        # the text indexed in place of the compiled truth / timeline, None where it is that text
+        "search_body": search_text(page.compiled_truth),
+        "search_timeline": search_text(page.timeline),
         "search_aliases": aliases,
         # the heading that is the title is indexed as the title already
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
         "search_words": words,
         "search_cjk": search_cjk(page.title, aliases, page.path, page.compiled_truth, page.timeline, words),
     }
+
+
+#: a page's body as the index reads it (:func:`search_text`), its two parts joined by ``sep`` (SQL)
+_INDEXED_TEXT = "coalesce(search_body, compiled_truth) || {sep} || coalesce(search_timeline, timeline)"
+_PG_HEAD_TEXT = _INDEXED_TEXT.format(sep="E'\\n'")
+
+
+def search_text(text: str) -> str | None:
+    """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline):
+    ``text`` with the addresses a reader does not read blanked, each character a space
+    (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased wiki
+    link's target, an attachment embed's file name, a URL's scheme), so the same length and the
+    same lines; None when there is none (the index reads ``text`` itself: ``pages.search_body``
+    and ``search_timeline`` are NULL, ``page_fts``'s content view and Postgres' ``search_tsv``
+    take ``coalesce``). Search matches a link's label, not ``deals`` in ``(../deals/acme.md)``."""
+    spans = address_spans(text)
+    if not spans:
+        return None
+    out, at = [], 0
+    for a, z in spans:
+        if a < at:  # (spans never overlap; kept safe)
+            a = at
+        out.append(text[at:a])
+        out.append(" " * (z - a))
+        at = max(at, z)
+    out.append(text[at:])
+    return "".join(out)
 
 
 #: frontmatter keys whose values search reads elsewhere (the title and alias name fields)
@@ -1669,7 +1700,8 @@ _PG_ENGLISH = {
 #: without a filtered copy of the tsvector (a phrase's operands too: positions are matched by weight)
 _PG_CD = ("(CASE WHEN numnode(q) = 0 THEN q ELSE "
           r"regexp_replace(q::text, '(''(?:[^'']|'''')*'')(:(\*))?', '\1:\3CD', 'g')::tsquery END)")
-_PG_ALL_TEXT = "gb_fold(concat_ws(E'\\n', p.title, p.search_aliases, p.path, p.search_headings, p.compiled_truth, p.search_words, p.timeline))"
+_PG_ALL_TEXT = ("gb_fold(concat_ws(E'\\n', p.title, p.search_aliases, p.path, p.search_headings, coalesce(p.search_body, p.compiled_truth), "
+                "p.search_words, coalesce(p.search_timeline, p.timeline)))")
 _PG_NOT_WORD = "[^[:alnum:]]"
 
 
@@ -2138,7 +2170,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         parts = pg_parts(query)
         tsq, targs = _pg_parts_tsquery(parts, merged=False) if _pg_syntax(parts) else _pg_tsquery(query_words(query), merged=False)
         sql = (f"SELECT p.id, p.slug, p.title, p.type, p.size, CASE WHEN p.size <= {int(SNIPPET_MAX_CHARS) if not cjk else -1} THEN "
-               f"ts_headline('english', compiled_truth || E'\\n' || timeline, {tsq}, "
+               f"ts_headline('english', {_PG_HEAD_TEXT}, {tsq}, "
                f"'StartSel=\x02, StopSel=\x03, HighlightAll=true') END AS head FROM pages p WHERE {idin}")
         meta = {}
         for r in conn.execute(sql, targs):
@@ -2175,7 +2207,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
     if big:
-        for r in conn.execute(f"SELECT id, title, size, compiled_truth || char(10) || timeline AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
+        for r in conn.execute(f"SELECT id, title, size, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
             if getattr(conn, "dialect", "sqlite") == "postgres":  # meaningful words only (no stop words)
                 snip[r["id"]] = _cut_snippet(r["head"], " ".join(query_words(query)))
             elif r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):

@@ -1333,6 +1333,83 @@ def _m38_migrant_leftovers(conn: sqlite3.Connection) -> None:
     relink_title_paths(conn)
 
 
+#: ``page_fts``'s columns read from its content view ``page_fts_src`` (v39): the compiled truth and
+#: timeline as search reads them (:func:`gbrain.search.keyword.search_text`), else as stored
+_FTS_SRC = {"compiled_truth": "coalesce({t}search_body, {t}compiled_truth)", "timeline": "coalesce({t}search_timeline, {t}timeline)"}
+
+
+def rederive_search_text(conn) -> int:
+    """Fill ``pages.search_body``/``search_timeline`` (:func:`gbrain.search.keyword.search_text`:
+    the text with its link addresses blanked, NULL where there is none) from the stored compiled
+    truth and timeline of the pages that may hold an address (``[`` or ``://``; no parse), in the
+    caller's transaction; rows already right are left alone (Postgres: its ``search_tsv`` follows).
+    For SQLite v39 / Postgres v40. Returns how many rows were written."""
+    from ..search.keyword import search_text
+
+    q = ("SELECT id, compiled_truth, timeline, search_body, search_timeline FROM pages WHERE compiled_truth LIKE '%[%' "
+         "OR compiled_truth LIKE '%://%' OR timeline LIKE '%[%' OR timeline LIKE '%://%'")
+    updates = []
+    for pid, ct, tl, sb, st in conn.execute(q).fetchall():
+        new = (search_text(ct or ""), search_text(tl or ""))
+        if new != (sb, st):
+            updates.append((*new, pid))
+    for i in range(0, len(updates), 500):
+        conn.executemany("UPDATE pages SET search_body = ?, search_timeline = ? WHERE id = ?", updates[i : i + 500])
+    return len(updates)
+
+
+def _m39_search_text(conn: sqlite3.Connection) -> None:
+    """Keyword search reads what a reader reads: a link's label, not its address (``deal``
+    matched 458 of a 1,000-page make_brain brain's pages, most through ``(../deals/x.md)``).
+    ``pages.search_body``/``search_timeline`` hold the compiled truth / timeline with the
+    addresses blanked (:func:`gbrain.search.keyword.search_text`; NULL where there is none: the
+    stored text is the indexed text), filled here (:func:`rederive_search_text`), and ``page_fts``
+    is rebuilt over the view ``page_fts_src``, which reads them in place of the text
+    (:data:`_FTS_SRC`; its triggers write the same values). The stored page text is untouched."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
+    for col in ("search_body", "search_timeline"):
+        if col not in have:  # (a brain whose user_version was set back has them)
+            conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT")
+    _exec_script(conn,
+        """
+DROP TRIGGER IF EXISTS pages_ai;
+DROP TRIGGER IF EXISTS pages_ad;
+DROP TRIGGER IF EXISTS pages_au;
+DROP TABLE IF EXISTS page_fts;
+DROP VIEW IF EXISTS page_fts_src;
+"""
+    )
+    rederive_search_text(conn)
+    cols = [c.strip() for c in _FTS_COLS.split(",")]
+
+    def vals(t: str) -> str:
+        return ", ".join(_FTS_SRC[c].format(t=t) if c in _FTS_SRC else t + c for c in cols)
+
+    src = ", ".join(_FTS_SRC[c].format(t="") + " AS " + c if c in _FTS_SRC else c for c in cols)
+    names = ", ".join(cols)
+    _exec_script(conn,
+        f"""
+CREATE VIEW page_fts_src AS SELECT id, {src} FROM pages;
+CREATE VIRTUAL TABLE page_fts USING fts5(
+  {names},
+  content='page_fts_src', content_rowid='id',
+  tokenize='porter unicode61'
+);
+CREATE TRIGGER pages_ai AFTER INSERT ON pages BEGIN
+  INSERT INTO page_fts(rowid, {names}) VALUES (new.id, {vals("new.")});
+END;
+CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN
+  INSERT INTO page_fts(page_fts, rowid, {names}) VALUES ('delete', old.id, {vals("old.")});
+END;
+CREATE TRIGGER pages_au AFTER UPDATE OF {names}, search_body, search_timeline ON pages BEGIN
+  INSERT INTO page_fts(page_fts, rowid, {names}) VALUES ('delete', old.id, {vals("old.")});
+  INSERT INTO page_fts(rowid, {names}) VALUES (new.id, {vals("new.")});
+END;
+INSERT INTO page_fts(page_fts) VALUES ('rebuild');
+"""
+    )
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1367,7 +1444,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

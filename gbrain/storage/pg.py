@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 39
+PG_SCHEMA_VERSION = 40
 
 
 def is_url(db: object) -> bool:
@@ -920,6 +920,12 @@ def _migrant_leftovers(conn: "PgConnection") -> None:
     relink_title_paths(conn)
 
 
+def _search_text(conn: "PgConnection") -> None:
+    from .db import rederive_search_text
+
+    rederive_search_text(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -939,7 +945,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              34: _numeric_tag_pages,  # v34: a tag of digits only (tags: [2026]) is no tag (SQLite v34)
              35: _file_refs,  # v35: the history's copies of current files become references (SQLite v35)
              37: _mixed_underline_pages,  # v37: a paragraph over a line of '=' and '-' mixed is a heading (SQLite v37)
-             38: _migrant_leftovers}  # v38: Notion relation properties, Logseq journal titles, Bear's [[Note/Heading]] (SQLite v38)
+             38: _migrant_leftovers,  # v38: Notion relation properties, Logseq journal titles, Bear's [[Note/Heading]] (SQLite v38)
+             40: _search_text}  # v40: search reads a link's label, not its address (SQLite v39)
 
 
 def migrate(conn: PgConnection) -> int:

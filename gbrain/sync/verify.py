@@ -188,6 +188,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     total = len(ids)
     rng = rng or random.SystemRandom()
     page_sql = ("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, search_cjk, "
+                "search_body, search_timeline, "
                 "content_hash, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?")
     drawn: list | None = None  # the budget's pages, in the order drawn
     if budget is not None and sample is None:
@@ -286,7 +287,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
         if (json.dumps(page.frontmatter, ensure_ascii=False), page.frontmatter_error) != (r["frontmatter"], r["frontmatter_error"]):
             bad.append("frontmatter")
         f = search_fields(page)
-        if (f["search_aliases"], f["search_headings"], f["search_words"], f["search_cjk"]) != (r["search_aliases"], r["search_headings"], r["search_words"], r["search_cjk"]):
+        if tuple(f[k] for k in _SEARCH_FIELDS) != tuple(r[k] for k in _SEARCH_FIELDS):
             bad.append("search fields")
         for k in ("tags", "aliases", "timeline"):
             if sorted(want[k], key=repr) != sorted(have[k], key=repr):
@@ -326,12 +327,17 @@ def fts_state(c) -> list[tuple]:
         return [("corrupt", str(e))]
 
 
+#: the ``pages`` columns of :func:`gbrain.search.keyword.search_fields` a derived check compares
+_SEARCH_FIELDS = ("search_aliases", "search_headings", "search_words", "search_cjk", "search_body", "search_timeline")
+
+
 def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     """Every view gbrain derives from the tree, keyed by names (not row ids), for comparing two
     brains: ``{view: sorted rows}`` for pages (slug, path, type, title, frontmatter JSON,
     frontmatter error, content hash, separator, the search fields ``search_aliases``,
     ``search_headings``, ``search_words``, ``search_cjk``, hash of the compiled truth / timeline split, the
-    lookup keys ``slug_key``, ``name_key``, ``loose_key``, ``title_key``), tags
+    lookup keys ``slug_key``, ``name_key``, ``loose_key``, ``title_key``, the indexed text
+    ``search_body``, ``search_timeline``), tags
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), the search index
@@ -349,7 +355,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         (*tuple(r[:12]), hashlib.sha256((r[12] + "\0" + r[13]).encode("utf-8", "surrogatepass")).hexdigest(), *tuple(r[14:]))
         for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, "
                            "search_aliases, search_headings, search_words, search_cjk, compiled_truth, timeline, "
-                           "slug_key, name_key, loose_key, title_key FROM pages")
+                           "slug_key, name_key, loose_key, title_key, search_body, search_timeline FROM pages")
     )
     return {
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
