@@ -666,11 +666,12 @@ def search_text(text: str) -> str | None:
         return None
     out, at = [], 0
     for a, z in spans:
-        if a < at:  # (spans never overlap; kept safe)
-            a = at
+        if z <= at:  # (inside a span already blanked: a scheme in a link's URL)
+            continue
+        a = max(a, at)
         out.append(text[at:a])
         out.append(" " * (z - a))
-        at = max(at, z)
+        at = z
     out.append(text[at:])
     return "".join(out)
 
