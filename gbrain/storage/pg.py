@@ -473,6 +473,9 @@ class PgConnection:
         #: this code's schema version, said with the origin before each write (``gbrain.schema``):
         #: pg_v28's guard refuses a write from a session older than the brain's schema
         self.code_schema = PG_SCHEMA_VERSION
+        #: ``gbrain_schema`` exists (:func:`migrate` saw it to this code's version): a write
+        #: transaction then checks the brain is no newer (``execute``'s BEGIN IMMEDIATE)
+        self.schema_known = False
         #: a session setting other than hnsw.ef_search may have changed: close() runs RESET ALL
         self._reset = False
         self.total_changes = 0
@@ -600,8 +603,19 @@ class PgConnection:
 
             def begin(c):
                 c.execute("BEGIN")
-                if lock:
+                if lock and not self.schema_known:
                     c.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                elif lock:
+                    # the brain's schema read with the lock (one round trip): a process older than
+                    # it is refused here, before its first statement, which a schema change may
+                    # have broken (a prepared ``SELECT *`` of pages after v38 added columns:
+                    # "cached plan must not change result type"), as pg_v28's guard refuses a write
+                    v = c.execute("SELECT pg_advisory_xact_lock(%s), (SELECT max(version) FROM gbrain_schema)", (WRITE_LOCK,)).fetchone()[1]
+                    if v is not None and int(v) > self.code_schema:
+                        c.execute("ROLLBACK")
+                        raise sqlite3.OperationalError(
+                            f"database schema v{v} (Postgres) is newer than this gbrain ({self.code_schema}); upgrade gbrain "
+                            "(a newer one upgraded the brain while this process ran; nothing was written)")
 
             self._run(begin, again=True)
             return PgCursor(None)
@@ -956,6 +970,7 @@ def migrate(conn: PgConnection) -> int:
     if v > PG_SCHEMA_VERSION:
         raise GBrainError(f"database schema v{v} (Postgres) is newer than this gbrain (v{PG_SCHEMA_VERSION}); upgrade gbrain")
     if v == PG_SCHEMA_VERSION:
+        conn.schema_known = True
         return v
     from .db import upgrade_note
 
@@ -976,6 +991,7 @@ def migrate(conn: PgConnection) -> int:
     except conn._psycopg.Error as e:
         c.execute("ROLLBACK")
         raise GBrainError(f"cannot set up the brain schema on {conn.path}: {redact(e, conn.url)}") from None
+    conn.schema_known = True
     return PG_SCHEMA_VERSION
 
 
