@@ -401,7 +401,7 @@ def drop_test_databases() -> None:
 def writable_by_this_gbrain(conn) -> None:
     """A brain held at an older schema (a test that sets ``pg.PG_SCHEMA_VERSION`` or
     ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
-    version adds (v21's ``search_cjk``, v38's ``search_body``/``search_timeline``), so the test
+    version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``), so the test
     can put pages there; those versions add a column only if missing."""
     if getattr(conn, "dialect", "sqlite") == "postgres":
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")

@@ -57,7 +57,7 @@ def at_v24(monkeypatch, db_path, tree) -> dict[str, list[tuple]]:
         m.setattr(dbmod, "SCHEMA_VERSION", 24)
         m.setattr(pg, "PG_SCHEMA_VERSION", 24)
         with Brain.open(db_path, create=True) as b:
-            writable_by_this_gbrain(b.conn)  # (v38's columns, which this code's saves write)
+            writable_by_this_gbrain(b.conn)  # (v39's columns, which this code's saves write)
             assert import_tree(b, tree)["ok"]
             run(b, "put", slug="concepts/lean-schema", content="---\naliases: [Lean Schema, Trimmed]\ntags: [schema]\n---\n"
                 "# Lean schema\n\nSee [[Trimmed]], [[Ana Lima]] and [[Nowhere Yet]].\n\n---\n\n- **2026-12-01** | note — made at v24\n")

@@ -155,9 +155,9 @@ def test_search_fields_hold_the_indexed_text_only_where_it_differs():
     assert f["search_body"] is None and f["search_timeline"] is None
 
 
-def test_v38_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path):
-    """A brain imported before v38 indexed the stored text, addresses and all (both columns
-    NULL: what the index read then): on open v38 fills the indexed text from the stored pages, so
+def test_v39_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path):
+    """A brain imported before v39 indexed the stored text, addresses and all (both columns
+    NULL: what the index read then): on open v39 fills the indexed text from the stored pages, so
     a link's address is no hit any more, and the brain equals a fresh import. Both engines."""
     from test_obsidian_trial import _rewind
 
@@ -170,9 +170,9 @@ def test_v38_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
         c = b.conn
-        with b.transaction():  # as before v38: the index reads the stored text
+        with b.transaction():  # as before v39: the index reads the stored text
             c.execute("UPDATE pages SET search_body = NULL, search_timeline = NULL")
-            _rewind(c, pgmod._search_text, dbmod._m38_search_text)
+            _rewind(c, pgmod._search_text, dbmod._m39_search_text)
         if not pg(b):
             assert "notes/a" in slugs(b, "deals")  # (the old state, as the index then read it)
     with Brain.open(db_path) as b:

@@ -42,7 +42,7 @@ def test_snippet_is_readable_text_with_hits_as_offsets(db_path):
 
 
 def test_a_link_target_is_no_hit_and_marks_no_name(db_path):
-    # (before v38 SQLite matched `deal` in `../deals/battery-seed.md` and marked the link's name;
+    # (before v39 SQLite matched `deal` in `../deals/battery-seed.md` and marked the link's name;
     # search now reads the label, not the address: tests/test_search_link_text.py)
     assert gbrain("put", "notes/n", input=PAGE).returncode == 0
     words = marked(hit_of("deal", "notes/n"))
