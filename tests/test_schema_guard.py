@@ -113,8 +113,8 @@ def test_an_upgrade_of_a_big_brain_is_said_before_it_runs(db_path, monkeypatch):
     monkeypatch.setattr(dbmod, "UPGRADE_NOTE_PAGES", 2)
     r = gbrain_in_process("stats")
     want = f"note: upgrading the brain from schema v{dbmod.SCHEMA_VERSION - 1} to v{dbmod.SCHEMA_VERSION} (2 pages"
-    if is_url(db_path):
-        want = want.replace("schema v", "schema (Postgres) v").replace(str(dbmod.SCHEMA_VERSION), str(pg.PG_SCHEMA_VERSION))
+    if is_url(db_path):  # (written whole: the engines' numbers may be one apart, 39 to 40)
+        want = f"note: upgrading the brain from schema (Postgres) v{pg.PG_SCHEMA_VERSION - 1} to v{pg.PG_SCHEMA_VERSION} (2 pages"
     assert r.returncode == 0 and want in r.stderr.decode(), r.stderr.decode()
     r = gbrain_in_process("stats")
     assert r.returncode == 0 and "upgrading" not in r.stderr.decode(), r.stderr.decode()

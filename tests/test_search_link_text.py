@@ -46,15 +46,9 @@ def slugs(b, query: str) -> set[str]:
     return {h["slug"] for h in keyword.search(b.conn, query, limit=50)}
 
 
-def pg(b) -> bool:
-    """Postgres' parser reads a path or URL as one token (``../deals/code.md``, ``example.net``),
-    code included, as before: there ``deals`` is no word of the code page either."""
-    return getattr(b.conn, "dialect", "sqlite") == "postgres"
-
-
 def test_a_link_address_is_no_hit(brain):
     # `deals` is only in addresses (and the code span / fence, which keep their text as before)
-    code = set() if pg(brain) else {"notes/code-span", "notes/fence"}
+    code = {"notes/code-span", "notes/fence"}
     assert slugs(brain, "deals") == {"deals/acme"} | code
     assert slugs(brain, "lease") == {"notes/timeline"}  # the timeline's label; its address `lease-xyz` is no hit:
     assert slugs(brain, "xyz") == set()
@@ -84,14 +78,13 @@ def test_attachment_embed_file_names_and_urls_are_no_hit(brain):
     assert slugs(brain, "onboarding") == set()
     assert slugs(brain, "quokka") == set()
     assert slugs(brain, "wombat") == {"notes/ref-def"}  # the definition's title, not its URL
-    assert slugs(brain, "example") == (set() if pg(brain) else {"notes/fence"})  # a URL inside a fence is code text
+    assert slugs(brain, "example") == {"notes/fence"}  # a URL inside a fence is code text
 
 
 def test_a_bare_url_keeps_its_host_and_path_but_not_its_scheme(brain):
-    if not pg(brain):  # (Postgres reads the host and the path each as one token, as before)
-        assert slugs(brain, "zettelkasten") == {"notes/bare-url"}
-        assert slugs(brain, "github") == {"notes/bare-url"}
-    assert slugs(brain, "https") == (set() if pg(brain) else {"notes/fence"})  # code keeps its text
+    assert slugs(brain, "zettelkasten") == {"notes/bare-url"}
+    assert slugs(brain, "github") == {"notes/bare-url"}
+    assert slugs(brain, "https") == {"notes/fence"}  # code keeps its text
 
 
 def test_code_keeps_its_text(brain):
@@ -173,11 +166,10 @@ def test_v39_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path
         with b.transaction():  # as before v39: the index reads the stored text
             c.execute("UPDATE pages SET search_body = NULL, search_timeline = NULL")
             _rewind(c, pgmod._search_text, dbmod._m39_search_text)
-        if not pg(b):
-            assert "notes/a" in slugs(b, "deals")  # (the old state, as the index then read it)
+        assert "notes/a" in slugs(b, "deals")  # (the old state, as the index then read it)
     with Brain.open(db_path) as b:
         assert slugs(b, "deals") == {"deals/acme"}
         assert slugs(b, "contract") == {"notes/a"}
         assert fresh_import_differences(b) == {}
-        if not pg(b):
+        if getattr(b.conn, "dialect", "sqlite") != "postgres":
             b.conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")

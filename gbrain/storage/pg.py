@@ -608,7 +608,7 @@ class PgConnection:
                 elif lock:
                     # the brain's schema read with the lock (one round trip): a process older than
                     # it is refused here, before its first statement, which a schema change may
-                    # have broken (a prepared ``SELECT *`` of pages after v38 added columns:
+                    # have broken (a prepared ``SELECT *`` of pages after v40 added columns:
                     # "cached plan must not change result type"), as pg_v28's guard refuses a write
                     v = c.execute("SELECT pg_advisory_xact_lock(%s), (SELECT max(version) FROM gbrain_schema)", (WRITE_LOCK,)).fetchone()[1]
                     if v is not None and int(v) > self.code_schema:
