@@ -14,7 +14,7 @@ from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import writable_by_this_gbrain, write_tree
 
 NOTES = {
     "people/songwriter.md": "# Björn Ulvaeus\n\nSongwriter from Gothenburg. Met him at the studio.\n",
@@ -34,6 +34,7 @@ NOTES = {
 
 def _brain(tmp_path, db) -> Brain:
     b = Brain.open(db)
+    writable_by_this_gbrain(b.conn)  # (a brain held at an older schema: the columns this code writes)
     import_tree(b, write_tree(tmp_path / "vault", NOTES))
     return b
 

@@ -5,7 +5,7 @@
 -- path, an aliased wiki link's target, an attachment embed's name, a URL's scheme), NULL where
 -- there is none, and search_tsv reads them in place of the text (coalesce). search_tsv is dropped
 -- and added again (PG 16 has no SET EXPRESSION), with its GIN index; with both columns NULL
--- every page's tsvector is the one it had, so search_stats_part stays true. The Python step after
+-- every page's tsvector is the one it had (the totals are counted again below all the same). The Python step after
 -- this file (storage/pg.py _PY_STEPS, db.py rederive_search_text) fills the columns of the pages
 -- holding '[' or '://'; its UPDATE keeps the totals through the v19 triggers. Re-runnable.
 ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_body TEXT COLLATE "C";
@@ -23,3 +23,8 @@ ALTER TABLE pages ADD COLUMN search_tsv tsvector GENERATED ALWAYS AS (
   setweight(to_tsvector('simple', search_cjk), 'C')
 ) STORED;
 CREATE INDEX idx_pages_search_tsv ON pages USING gin (search_tsv);
+-- (the BM25 totals counted again: a brain whose columns were filled already, re-run or written by
+-- a newer gbrain while held back, has tsvectors the drop and add changed without an UPDATE)
+DELETE FROM search_stats_part;
+INSERT INTO search_stats_part (pages, lexemes)
+SELECT count(*), coalesce(sum(length(search_tsv)), 0) FROM pages;
