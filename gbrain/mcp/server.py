@@ -3,7 +3,7 @@
 Every operation registered with ``mcp=True`` in :data:`gbrain.operations.REGISTRY` becomes a
 tool named ``brain_<name>`` with the operation's JSON schema; nothing here lists tools by hand.
 Besides the tools the server offers two resources (``brain://index`` and the template
-``brain://pages/{+slug}``) and two prompts (``brain_briefing``, ``brain_ingest_meeting``), and
+``brain://pages/{+slug}{?offset,max_chars}``: a long page in parts) and two prompts (``brain_briefing``, ``brain_ingest_meeting``), and
 each agent skill as a prompt (``gbrain-ingest``, …) and a resource ``brain://skills/<name>``.
 
 Protocol facts (from the official ``mcp`` SDK 2.x source): :class:`mcp.server.mcpserver.MCPServer`
@@ -33,6 +33,7 @@ import anyio.from_thread
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
@@ -184,13 +185,13 @@ PROGRESS_EVERY = 0.2
 def _progress_sender(mcp_ctx: Any) -> Callable[[int, int], None]:
     """A ``(done, total)`` callback for a worker thread that sends ``notifications/progress``
     for the request (the SDK sends nothing when the client gave no progress token)."""
-    last = [0.0]
+    last, sent = [0.0], [-1]
 
     def send(done: int, total: int) -> None:
         now = time.monotonic()
-        if done < total and now - last[0] < PROGRESS_EVERY:
-            return
-        last[0] = now
+        if done <= sent[0] or (done < total and now - last[0] < PROGRESS_EVERY):
+            return  # each notification's progress grows (the MCP spec's MUST): a count is sent once
+        last[0], sent[0] = now, done
         try:
             anyio.from_thread.run(mcp_ctx.report_progress, float(done), float(total), f"{done:,} of {total:,}")
         except Exception:  # the call was cancelled or the client is gone: the work decides
@@ -368,6 +369,53 @@ def _index(b: Brain, cursor: str | None = None) -> str:
     return json.dumps({"pages": total, "offset": offset, "by_type": by_type, "next": nxt}, ensure_ascii=False, indent=1)
 
 
+class _PagePart(str):
+    """A part of a long page that ``brain://pages/{+slug}`` gives (the text, byte for byte), with
+    ``note``: the second text of the answer, saying where the rest starts and the URI that reads
+    it, and ``meta`` (that text's ``_meta``: ``next``, ``next_offset``, ``total_chars``)."""
+
+    note: str = ""
+    meta: dict = {}
+
+
+def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "") -> str:
+    """The page resource: the page's markdown from ``offset`` (a character, as brain_get's), at
+    most ``max_chars`` characters cut at a line end (brain_get's default part, ``PART_CHARS``;
+    0: the whole page). A part that is not the page's end is a :class:`_PagePart` (trial 26: a
+    3 MB page came whole, and a host attaching the resource pasted it all into the context)."""
+    from urllib.parse import quote
+
+    from ..core.brain import render_row
+    from ..operations.core import PART_CHARS, part_end
+
+    def number(name: str, v: str, default: int) -> int:
+        if v in ("", None):
+            return default
+        try:
+            n = int(v)
+        except ValueError:
+            n = -1
+        if n < 0:
+            raise BadInput(f"brain://pages/…?{name}=: {v!r} is not a whole number of characters (0 or more)")
+        return n
+
+    start, cap = number("offset", offset, 0), number("max_chars", max_chars, PART_CHARS)
+    row = b.resolve_slug(slug)
+    text = render_row(row)
+    if start > len(text):
+        raise BadInput(f"brain://pages/…?offset={start}: past the end of {row['slug']} ({len(text):,} characters)")
+    end = part_end(text, start, cap)
+    if end >= len(text):
+        return text[start:] if start else text
+    part = _PagePart(text[start:end])
+    nxt = f"brain://pages/{quote(row['slug'], safe='/')}?offset={end}"
+    call = json.dumps({"slug": row["slug"], "offset": end}, ensure_ascii=False)
+    part.note = (f"This is characters {start:,} to {end:,} of the {len(text):,} of {row['slug']} (cut at a line end): the page goes on. "
+                 f"Read the rest at {nxt} (or brain_get {call}); ?max_chars=0 reads the page whole.")
+    part.meta = {"next": nxt, "next_offset": end, "total_chars": len(text)}
+    return part
+
+
 def _resource_error(e: Exception) -> Exception:
     """The JSON-RPC error for a failed resource read: not found, the caller's bad input
     (``-32602`` invalid params: a URI whose slug is unsafe, ``brain://pages/../x``), or another failure."""
@@ -487,6 +535,17 @@ class _Server(MCPServer):
             return error_result(e)
         return await super().call_tool(name, arguments, context)
 
+    async def read_resource(self, uri: Any, context: Any = None):  # type: ignore[override]
+        """A part of a long page (:class:`_PagePart`) is two texts: the part, byte for byte, and
+        what follows it (where the rest starts, its URI)."""
+        out = await super().read_resource(uri, context)
+        first = next(iter(out), None) if isinstance(out, list) else None
+        if first is not None and isinstance(first.content, _PagePart):
+            part = first.content
+            return [ReadResourceContents(content=str(part), mime_type=first.mime_type),
+                    ReadResourceContents(content=part.note, mime_type="text/plain", meta=part.meta)]
+        return out
+
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None):  # type: ignore[override]
         if not self._prompt_manager.get_prompt(name):
             known = ", ".join(sorted(p.name for p in self._prompt_manager.list_prompts()))
@@ -528,10 +587,12 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
         except Exception as e:
             raise _resource_error(e) from e
 
-    @server.resource("brain://pages/{+slug}", name="page", description="A page's full markdown, exactly as stored", mime_type="text/markdown", **_SLUG_RESOURCE)
-    async def page(slug: str) -> str:
+    @server.resource("brain://pages/{+slug}{?offset,max_chars}", name="page",
+                     description="A page's markdown exactly as stored; a long one in parts of 60,000 characters (a second text gives the next part's URI; ?max_chars=0: whole)",
+                     mime_type="text/markdown", **_SLUG_RESOURCE)
+    async def page(slug: str, offset: str = "", max_chars: str = "") -> str:
         try:
-            return await host.run(lambda b: b.get_text(slug))
+            return await host.run(lambda b: _page_part(b, slug, offset, max_chars))
         except Exception as e:
             raise _resource_error(e) from e
 

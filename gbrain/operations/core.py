@@ -329,17 +329,23 @@ def _check_hash(b, row, text: str) -> None:
         b.check_text(row, "it is not shown")
 
 
-def _part(text: str, offset: int, cap: int) -> dict:
-    """``text[offset:]`` cut to at most ``cap`` characters at a line end (0: no cap), with the
-    offset the rest starts at and the page's headings (``#`` lines) with their offsets.
-    ``truncated``: more of the page follows this part (``next_offset`` says where)."""
-    import re
-
+def part_end(text: str, offset: int, cap: int) -> int:
+    """Where the part of ``text`` from ``offset`` ends: at most ``cap`` characters on (0: no cap),
+    cut after the last line end within them when there is one (brain_get's, brain_raw's and the
+    page resource's parts)."""
     end = len(text) if not cap else min(len(text), offset + cap)
     if end < len(text):
         nl = text.rfind("\n", offset, end)
         if nl > offset:
             end = nl + 1
+    return end
+
+
+def _part(text: str, offset: int, cap: int) -> dict:
+    """``text[offset:]`` cut to at most ``cap`` characters at a line end (0: no cap), with the
+    offset the rest starts at and the page's headings (``#`` lines) with their offsets.
+    ``truncated``: more of the page follows this part (``next_offset`` says where)."""
+    end = part_end(text, offset, cap)
     heads = headings(text)
     sections = outline(heads, offset, min(SECTIONS_CHARS, max(500, cap // 4)) if cap else SECTIONS_CHARS)
     out = {"content": text[offset:end], "truncated": end < len(text), "offset": offset,
@@ -1140,7 +1146,47 @@ def _timeline(b, a, ctx):
     output=SAVED,
 )
 def _timeline_add(b, a, ctx):
-    return _follow(b, a, lambda x: b.timeline_add(x["slug"], x["date"], x["summary"], x.get("source") or "", x.get("detail") or "").as_dict())
+    said = _entry_words(a, ctx)
+    out = _follow(b, a, lambda x: b.timeline_add(x["slug"], x["date"], x["summary"], x.get("source") or "", x.get("detail") or "").as_dict())
+    if said and isinstance(out, dict):  # a save's result has its own warnings (MCP keeps those over the ones said)
+        out["warnings"] = [*out.get("warnings", []), *said]
+    return out
+
+
+#: the longest source a timeline line reads back as its source (``markdown.parse_timeline_entries``)
+SOURCE_CHARS = 60
+
+
+def _entry_words(a: dict, ctx) -> list[str]:
+    """The warnings of a timeline entry's ``summary`` and ``source`` as timeline-add writes them
+    (trial 26: both taken silently), or BadInput, nothing written. A summary of several lines
+    is written as one line (white space folded: no word lost), said; one whose later line is
+    another entry's (two events in one call) is refused, folding would make them one entry. A
+    source of several words is written as given (hand-written brains hold ``office hours``),
+    said, as the skills ask one short word; one the line would read back as part of the
+    summary (over :data:`SOURCE_CHARS` characters, or a ``[``: a retry then added it again) is
+    refused."""
+    from ..page.markdown import is_timeline_line
+
+    out = []
+    lines = [ln.strip() for ln in (a.get("summary") or "").splitlines() if ln.strip()]
+    if len(lines) > 1:
+        other = next((ln for ln in lines[1:] if is_timeline_line(ln)), None)
+        if other:
+            raise BadInput(f"{ctx.flag('summary')} holds another entry's line ({other[:80]!r}): folded into one line the two events "
+                           f"would be one entry; add each entry by a call of its own (or put {ctx.flag('timeline_append')} with one "
+                           "line per entry); nothing was written")
+        out.append(f"{ctx.flag('summary')} had {len(lines)} lines: written as one line (an entry's summary is one line); longer text "
+                   f"goes in {ctx.flag('detail')}, indented under the entry")
+    source = " ".join((a.get("source") or "").replace("—", "-").split())
+    if len(source) > SOURCE_CHARS or "[" in source:
+        why = f"over {SOURCE_CHARS} characters" if len(source) > SOURCE_CHARS else "it holds a ["
+        raise BadInput(f"{ctx.flag('source')} {source[:80]!r} cannot be an entry's source ({why}: the line would read it as part of the "
+                       f"summary); give one short word (meeting, email, call, …) and the rest in {ctx.flag('summary')}; nothing was written")
+    if len(source.split()) > 1:
+        out.append(f"{ctx.flag('source')} '{source}' is {len(source.split())} words, written as given; the skills use one short word "
+                   f"(meeting, email, call, …) so that entries share their sources; the rest belongs in {ctx.flag('summary')}")
+    return out
 
 
 @op(

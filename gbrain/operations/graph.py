@@ -56,6 +56,45 @@ def _graph_text(r: dict, a: dict) -> str:
     return "\n".join(lines)
 
 
+def _graph_cut(r: dict, offset: int, budget: int) -> tuple[dict, int | None]:
+    """An agent's page of a graph answer (``Operation.cut``): its nodes, nearest first, each
+    followed by the links it brings (to a node listed before it, or on the chain to it: ``via``),
+    cut after the item that fills ``budget`` characters of JSON (at least one item), from item
+    ``offset`` of that sequence. Every link is on one page (trial 26: the links did not count
+    against the page size, 42.6 KB at depth 3)."""
+    from .registry import dumps
+
+    index = {n["slug"]: i for i, n in enumerate(r["nodes"])}
+    needs: dict[frozenset, int] = {}  # a chain's step (two slugs) → the first node whose chain takes it
+    for i, n in enumerate(r["nodes"]):
+        chain = [r["root"], *n.get("via", []), n["slug"]] if i else []
+        for x, y in zip(chain, chain[1:]):
+            needs.setdefault(frozenset((x, y)), i)
+    owned: dict[int, list[dict]] = {}
+    for e in r["edges"]:
+        f, t = index.get(e["from"]), index.get(e["to"])
+        at = [max(f, t)] if f is not None and t is not None else []
+        at += [needs[k]] if (k := frozenset((e["from"], e["to"]))) in needs else []
+        owned.setdefault(min(at, default=0), []).append(e)
+    seq = [x for i, n in enumerate(r["nodes"]) for x in [("n", n), *(("e", e) for e in owned.get(i, []))]]
+    if offset > len(seq):
+        offset = len(seq)
+    used, end = 0, offset
+    for k in range(offset, len(seq)):
+        used += len(dumps(seq[k][1])) + 2
+        if used > budget and k > offset:
+            break
+        end = k + 1
+    part = seq[offset:end]
+    out = {**r, "nodes": [x for kind, x in part if kind == "n"], "edges": [x for kind, x in part if kind == "e"]}
+    if end < len(seq):
+        nodes = sum(1 for kind, _ in seq[:end] if kind == "n")
+        out["note"] = (f"{nodes:,} of the {len(r['nodes']):,} pages and {sum(1 for kind, _ in seq[:end] if kind == 'e'):,} of the "
+                       f"{len(r['edges']):,} links so far (a page holds ~{budget:,} characters); pass next_cursor as cursor for the next")
+        return out, end
+    return out, None
+
+
 @op(
     "graph",
     "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). `type` keeps only "
@@ -72,6 +111,8 @@ def _graph_text(r: dict, a: dict) -> str:
     title="Link graph around a page",
     output=obj("root", "nodes", "edges", root="string", depth="integer", direction="string", nodes={"type": "array", "items": NODE},
                edges={"type": "array", "items": EDGE}, more="integer"),
+    page="cut",
+    cut=_graph_cut,
 )
 def _graph(b, a, ctx):
     root = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: its page, with a warning

@@ -196,6 +196,11 @@ class Operation:
     #: output schema carry ``page_key`` alone (the copy halved what an agent's page holds)
     page_alias: str | None = None
     page_size: int = 50
+    #: ``page="cut"``: the result is one object whose lists all count against :data:`PAGE_CHARS`
+    #: (graph's nodes and their links): ``cut(result, offset, budget)`` gives the part of it that
+    #: starts at item ``offset`` and fits in ``budget`` characters, and the offset of the next
+    #: part (None: the last); run_tool adds ``next_cursor`` and, when cut, a ``note``
+    cut: Callable[[dict, int, int], tuple[dict, int | None]] | None = None
     #: a ranked list (``page="limit"``): the depth within which a ranking asked for more items
     #: begins with the ranking asked for fewer (search re-scores :data:`gbrain.search.keyword.RERANK`
     #: candidates, so a deeper ask can reorder its top). Every page of one paged call is cut from
@@ -280,6 +285,9 @@ class Operation:
 
     def output_schema(self) -> dict:
         """JSON schema of the tool's structured result (always an object)."""
+        if self.page == "cut":
+            base = self.output or {"type": "object", "properties": {}}
+            return {**base, "properties": {**base.get("properties", {}), "next_cursor": {"type": ["string", "null"]}, "note": {"type": "string"}}}
         if self.item is not None or self.page:
             items = {"type": "array", "items": self.item or {}}
             if self.page_key:
@@ -910,6 +918,12 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     key_args = {k: v for k, v in a.items() if v is not None}
     offset = decode_cursor(o, key_args, cursor)
     ranked = 0  # the depth of the ranking the pages are cut from (search, query)
+    if o.page == "cut":
+        part, end = o.cut(run(name, a, ctx, brain), offset, PAGE_CHARS)  # type: ignore[misc]
+        nxt = encode_cursor(o, key_args, end) if end is not None else None
+        if nxt and "note" not in part:
+            part["note"] = f"cut at ~{PAGE_CHARS:,} characters; pass next_cursor as cursor for the rest"
+        return {**part, "next_cursor": nxt}
     if o.page == "limit" and o.rank_depth:
         # one ranking for every page: within rank_depth a shorter ranking is the start of a
         # longer one, so each page asks only for what it shows (+1: is there more); a limit

@@ -308,8 +308,14 @@ def embed_pages(
     # embed-drop may have dropped it since this connection made it)
     if getattr(conn, "dialect", "sqlite") == "postgres":
         forget_hnsw_indexes(conn)
-    if on_progress:
-        on_progress(0, total)
+    said = [-1]  # the count last said: each is said once, rising (MCP wants progress to grow)
+
+    def report(n: int) -> None:
+        if on_progress and n > said[0]:
+            said[0] = n
+            on_progress(n, total)
+
+    report(0)
     cap = max(GROUP_CHUNKS, getattr(model, "group_chunks", 0) or 0)
     size = [min(cap, GROUP_FIRST)]
     for group in _groups(work, size):
@@ -333,8 +339,10 @@ def embed_pages(
                 if check_stop:
                     check_stop()
                 sent[0] = min(len(texts), sent[0] + n)  # a halved batch sends some texts again
-                if on_progress:  # chunks of the group, in proportion to the texts sent so far
-                    on_progress(done + group_n * sent[0] // len(texts), total)
+                # chunks of the group, in proportion to the texts sent so far; the group's end
+                # is said once it is stored (below), not twice
+                if sent[0] < len(texts):
+                    report(done + group_n * sent[0] // len(texts))
 
             vecs, refused = _embed_splitting(model, texts, on_batch)
             keys = list(todo.keys())
@@ -382,8 +390,7 @@ def embed_pages(
         done += sum(len(w.chunks) for w in group)
         if ref is None and sizes:
             ref = next(iter(sizes))
-        if on_progress:
-            on_progress(done, total)
+        report(done)
         reached += len(group)
         if until is not None and reached < len(work) and _clock() >= until:
             stats["unreached"] = len(work) - reached
