@@ -29,6 +29,7 @@ from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
 from ..page.links import SqlIndex, graph_formats, is_graph_config, journal_page_title, notion_titled, resolve, title_names
 from ..page.journals import graph_root
+from ..page.canvas import canvas_nodes, is_canvas
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -1159,7 +1160,64 @@ class Brain:
             "SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, p.id AS from_id FROM links l JOIN pages p ON p.id = l.from_page_id "
             "WHERE l.to_page_id = ? ORDER BY p.slug, l.id"
         )
-        return _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
+        out = _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
+        return out + self.canvas_backlinks(row["id"])
+
+    def canvases(self) -> list[str]:
+        """The paths of the stored canvases (``.canvas`` files), in path order."""
+        rows = self.conn.execute("SELECT path FROM files WHERE path LIKE ? ORDER BY path", ("%.canvas",))
+        return [r[0] for r in rows if is_canvas(r[0])]
+
+    def canvas_links(self, path: str) -> list[dict]:
+        """The links of the stored canvas ``path``, in its nodes' order, read from its bytes (a
+        canvas is a stored file; no ``links`` rows: :mod:`gbrain.page.canvas`, docs/storage.md):
+        ``{target, to_slug, kind, context, count, forms}`` as :meth:`links` gives. A file node is
+        kind ``file``, its ``file`` the target (a vault path: the page stored at that path, else as
+        Obsidian opens a link by path or file name; a non-note file or a missing note: ``to_slug``
+        None); a text card's links are those of its markdown, resolved from the canvas's folder.
+        A canvas that is not JSON has none."""
+        data = blobs.file_bytes(self.conn, path)
+        if data is None:
+            return []
+        nodes, _warning = canvas_nodes(data)
+        index, slug = SqlIndex(self.conn), path[: -len(".canvas")]
+        out: list[dict] = []
+
+        def page_slug(pid):
+            r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone() if pid is not None else None
+            return r[0] if r else None
+
+        for n in nodes:
+            if n.kind == "file":
+                form = "file: " + n.file + n.subpath
+                pid = None
+                if n.file.lower().endswith(".md"):
+                    r = self.conn.execute("SELECT id FROM pages WHERE path = ?", (n.file,)).fetchone()
+                    pid = r[0] if r else resolve(index, slug, "wiki", n.file[:-3], by_file=True)
+                out.append({"target": n.file, "to_slug": page_slug(pid), "kind": "file", "context": form[:200], "count": 1, "forms": [form]})
+                continue
+            for ln in self.parse_text(n.text, slug + ".md").links:
+                to = page_slug(resolve(index, slug, ln.kind, ln.target))
+                out.append({"target": ln.target, "to_slug": to, "kind": ln.kind, "context": ln.context[:200], "count": ln.count,
+                            "forms": list(ln.forms)})
+        return out
+
+    def canvas_backlinks(self, page_id: int) -> list[dict]:
+        """The canvases linking to page ``page_id`` (:meth:`canvas_links`), each once, in path
+        order, as :meth:`backlinks` gives a page: ``slug`` is the canvas's path, ``type`` ``canvas``."""
+        r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (page_id,)).fetchone()
+        out = []
+        for path in self.canvases():
+            hits = [x for x in self.canvas_links(path) if x["to_slug"] == r[0]]
+            if hits:
+                forms = [f for i, x in enumerate(hits) for f in x["forms"] if f not in [g for y in hits[:i] for g in y["forms"]]]
+                out.append({"slug": path, "title": posixpath.basename(path)[: -len(".canvas")], "type": "canvas", "context": hits[0]["context"],
+                            "count": sum(x["count"] for x in hits), "forms": list(dict.fromkeys(forms))})
+        return out
+
+    def canvas_reached(self) -> set[str]:
+        """The slugs of the pages some stored canvas links to."""
+        return {x["to_slug"] for p in self.canvases() for x in self.canvas_links(p) if x["to_slug"]}
 
     def stored_file_path(self, name: str) -> str | None:
         """The path of the stored non-page file ``name`` names (an attachment, a sidecar): that
@@ -1676,6 +1734,8 @@ class Brain:
             if kind == "special":
                 self._load_special(path, data)
             self.graph_config_changed(path)
+        if is_canvas(path):  # its links are read from these bytes when asked; bad ones are kept as they are
+            warnings += [f"{path}: {w}" for w in [canvas_nodes(data)[1]] if w]
         return warnings
 
     def save_file_from(self, path: str, source: str | os.PathLike, kind: str | None = None, known_hash: str | None = None) -> tuple[list[str] | None, str]:
