@@ -94,3 +94,22 @@ def test_a_malformed_canvas_imports_with_a_warning_and_comes_back_byte_exact(tmp
     with Brain.open(db_path) as b:
         assert [x["slug"] for x in b.backlinks("Bob")] == ["Canvas/Board.canvas"]
         assert b.canvas_links("Canvas/Broken.canvas") == []
+
+
+def test_lint_reports_a_canvas_node_a_rename_outside_obsidian_left_behind(tmp_path, db_path):
+    v = tmp_path / "v"
+    (v / "Notes").mkdir(parents=True)
+    (v / "Notes" / "Old.md").write_text("# Old\n\nA note.\n")
+    canvas = b'{"nodes":[{"id":"x","type":"file","file":"Notes/Old.md"},{"id":"y","type":"text","text":"see [[Nowhere]]"}]}'
+    (v / "Board.canvas").write_bytes(canvas)
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
+    (v / "Notes" / "Old.md").rename(v / "Notes" / "New.md")
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
+    r = gbrain_in_process("lint", "--check", "dead_links", "--json", "--db", str(db_path))
+    found = [x for x in json.loads(r.stdout)["items"] if x["slug"] == "Board.canvas"]
+    assert [(x["target"], x["suggestions"]) for x in found] == [("Notes/Old.md", ["Notes/New"]), ("Nowhere", [])]
+    assert "Notes/New" in found[0]["message"] and "file node" in found[0]["message"]
+    assert (v / "Board.canvas").read_bytes() == canvas  # reported, never rewritten
+    with Brain.open(db_path) as b:
+        assert b.backlinks("Notes/New") == []
+        assert "Notes/New" in [o["slug"] for o in _orphans(b)]

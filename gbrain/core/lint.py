@@ -406,6 +406,32 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     if misnamed or guessed:
         order = sorted(range(len(out)), key=lambda i: (out[i]["slug"], ids[i]))
         out = [out[i] for i in order]
+    return out + _dead_canvas_links(brain, only)
+
+
+def _dead_canvas_links(brain, only: "set[str] | None" = None) -> list[dict]:
+    """A canvas's file node naming a note no page has (``Notes/Old.md`` after a rename outside
+    Obsidian: Obsidian rewrites the canvas on its own renames; gbrain never rewrites one) and a
+    text card's link to no page, with the note's new name when the history knows it. Reported, not
+    fixed: edit the canvas (its JSON ``file`` value) in Obsidian or by hand."""
+    out = []
+    for path in brain.canvases():
+        if only is not None and path not in only:
+            continue
+        for x in brain.canvas_links(path):
+            note = x["kind"] == "file" and x["target"].lower().endswith(".md")
+            if x["to_slug"] or not (note or x["kind"] in ("wiki", "markdown")) or has_placeholder(x["target"]):
+                continue
+            if x["kind"] != "file" and _wiki_names_file(_stored_file_names(brain.conn), path, x["target"]):
+                continue
+            old = posixpath.normpath(x["target"][:-3] if note else x["target"].lstrip("/"))
+            moved = (brain.renamed(old) or {}).get("slug") if not old.startswith("..") else None
+            what = f"a file node names '{x['target']}'" if note else f"a text card links to '{x['target']}'"
+            out.append({"check": "dead_links", "slug": path, "target": x["target"], "missing_slug": None, "kind": x["kind"],
+                        "context": x["context"], "suggestions": [moved] if moved else [],
+                        "message": f"{what}, " + (f"the old name of {moved} (renamed or moved)" if moved else "which is no page"),
+                        "action": (f"point it at {moved}" + (f" (the node's \"file\": \"{moved}.md\")" if note else "") if moved else "point it at the page meant or drop it")
+                                  + " in the canvas (Obsidian, or its JSON by hand: gbrain never rewrites a canvas)"})
     return out
 
 
