@@ -113,3 +113,14 @@ def test_lint_reports_a_canvas_node_a_rename_outside_obsidian_left_behind(tmp_pa
     with Brain.open(db_path) as b:
         assert b.backlinks("Notes/New") == []
         assert "Notes/New" in [o["slug"] for o in _orphans(b)]
+
+
+def test_links_of_a_canvas_are_its_nodes_and_cards(db_path):
+    _brain(db_path).close()
+    r = gbrain_in_process("links", "Canvas/Board.canvas", "--db", str(db_path), "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    got = got["items"] if isinstance(got, dict) else got
+    assert [x["to_slug"] for x in got] == ["Notes/Project Alpha", "Notes/Meeting", "Bob", "Notes/Spec", None, None]
+    r = gbrain_in_process("links", "Attachments/nothing.png", "--db", str(db_path))
+    assert r.returncode == 1 and b"no page" in r.stderr

@@ -1091,13 +1091,19 @@ def _unlink(b, a, ctx):
     note=cut_note,
 )
 def _links(b, a, ctx):
-    out = b.links(read_slug(b, a["slug"], ctx)[0])
+    try:
+        out = b.links(read_slug(b, a["slug"], ctx)[0])
+    except NotFound:
+        path = b.stored_file_path(a["slug"])  # a canvas: its file nodes and its text cards' links
+        if path is None or not path.lower().endswith(".canvas"):
+            raise
+        out = b.canvas_links(path)
     return out[: a["limit"]] if a.get("limit") else out
 
 
 @op(
     "backlinks",
-    "Pages linking to a page or file, each once, with count and forms (body or frontmatter value).",
+    "Pages (and canvases) linking to a page or file, each once, with count and forms (body or frontmatter value).",
     [SLUG, limit_param(100, "maximum number of pages (0: all)")],
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
