@@ -124,3 +124,21 @@ def test_links_of_a_canvas_are_its_nodes_and_cards(db_path):
     assert [x["to_slug"] for x in got] == ["Notes/Project Alpha", "Notes/Meeting", "Bob", "Notes/Spec", None, None]
     r = gbrain_in_process("links", "Attachments/nothing.png", "--db", str(db_path))
     assert r.returncode == 1 and b"no page" in r.stderr
+
+
+def test_canvas_links_after_edits_equal_a_fresh_import(tmp_path, db_path):
+    from gbrain.sync.verify import derived_snapshot, fresh_import_differences
+
+    v = tmp_path / "v"
+    (v / "Notes").mkdir(parents=True)
+    for n in ("A", "B", "C"):
+        (v / "Notes" / f"{n}.md").write_text(f"# {n}\n")
+    (v / "Board.canvas").write_bytes(b'{"nodes":[{"id":"x","type":"file","file":"Notes/A.md"},{"id":"y","type":"text","text":"[[Later]] and [[B]]"}]}')
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
+    with Brain.open(db_path) as b:
+        b.save_file("Board.canvas", b'{"nodes":[{"id":"y","type":"text","text":"[[Later]], [[C]] #card"}]}')  # an edit: A dropped, C added
+        b.put("Later", "# Later\n")  # the dangling card link now resolves
+        b.delete_page("Notes/B") if hasattr(b, "delete_page") else b.delete("Notes/B")
+        snap = derived_snapshot(b)["canvas_links"]
+        assert [(r[2], r[3]) for r in snap] == [("C", "Notes/C"), ("Later", "Later")]
+        assert fresh_import_differences(b) == {}

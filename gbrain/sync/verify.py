@@ -365,6 +365,9 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
         "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
         "files": q("SELECT f.path, f.kind, f.content_hash, p.slug FROM files f LEFT JOIN pages p ON p.id = f.page_id"),
+        # a canvas's links, read from its bytes when asked (no rows): resolved against the pages as they are now
+        "canvas_links": sorted(((path, x["kind"], x["target"], x["to_slug"], x["context"], x["count"], json.dumps(x["forms"]))
+                                for path in brain.canvases() for x in brain.canvas_links(path)), key=repr),
         "fts": fts_rows,
         "embeddings": embedding_view(brain),
     }
