@@ -27,7 +27,7 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
-from ..page.links import SqlIndex, graph_formats, is_graph_config, journal_page_title, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_formats, is_graph_config, journal_page_title, notion_titled, resolve, title_names
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
 from ..page.jsonsplice import set_member
@@ -127,6 +127,11 @@ def now_iso() -> str:
 def render_row(row: sqlite3.Row | dict) -> str:
     """The exact page text of a ``pages`` row."""
     return (BOM if row["bom"] else "") + row["frontmatter_raw"] + row["compiled_truth"] + row["separator"] + row["timeline"]
+
+
+#: what a canvas's bytes hold, parsed (:meth:`Brain.canvas_links`): (path, content hash, timeline_split,
+#: tag_syntax) → ((kind, target, context, count, forms), …); cleared when it holds 512
+_CANVAS_PARSED: dict[tuple, list[tuple]] = {}
 
 
 def file_kind(path: str) -> str:
@@ -1168,56 +1173,85 @@ class Brain:
         rows = self.conn.execute("SELECT path FROM files WHERE path LIKE ? ORDER BY path", ("%.canvas",))
         return [r[0] for r in rows if is_canvas(r[0])]
 
-    def canvas_links(self, path: str) -> list[dict]:
+    def canvas_links(self, path: str, index=None) -> list[dict]:
         """The links of the stored canvas ``path``, in its nodes' order, read from its bytes (a
         canvas is a stored file; no ``links`` rows: :mod:`gbrain.page.canvas`, docs/storage.md):
         ``{target, to_slug, kind, context, count, forms}`` as :meth:`links` gives. A file node is
         kind ``file``, its ``file`` the target (a vault path: the page stored at that path, else as
         Obsidian opens a link by path or file name; a non-note file or a missing note: ``to_slug``
         None); a text card's links are those of its markdown, resolved from the canvas's folder.
-        A canvas that is not JSON has none."""
-        data = blobs.file_bytes(self.conn, path)
-        if data is None:
+        A canvas that is not JSON has none. ``index``: a :class:`MemoryIndex` shared by many
+        calls (else one query per lookup). What the bytes hold is parsed once per process per
+        path, content hash and settings (``_CANVAS_PARSED``); the resolution is always now."""
+        row = self.conn.execute("SELECT content_hash FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
             return []
-        nodes, _warning = canvas_nodes(data)
-        index, slug = SqlIndex(self.conn), path[: -len(".canvas")]
-        out: list[dict] = []
+        key = (path, row[0], self.timeline_split, self.tag_syntax)
+        written = _CANVAS_PARSED.get(key)
+        if written is None:
+            data = blobs.file_bytes(self.conn, path)
+            if data is None:
+                return []
+            written = []
+            for n in canvas_nodes(data)[0]:
+                if n.kind == "file":
+                    form = "file: " + n.file + n.subpath
+                    written.append(("file", n.file, form[:200], 1, (form,)))
+                elif "[" in n.text:  # every page link kind is written with a '['
+                    written += [(ln.kind, ln.target, ln.context[:200], ln.count, tuple(ln.forms)) for ln in self.parse_text(n.text, path[: -len(".canvas")] + ".md").links]
+            if len(_CANVAS_PARSED) >= 512:
+                _CANVAS_PARSED.clear()
+            _CANVAS_PARSED[key] = written
+        index, slug = index or SqlIndex(self.conn), path[: -len(".canvas")]
+        slugs: dict[int, str | None] = {}
 
         def page_slug(pid):
-            r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone() if pid is not None else None
-            return r[0] if r else None
+            if pid is None:
+                return None
+            if pid not in slugs:
+                r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone()
+                slugs[pid] = r[0] if r else None
+            return slugs[pid]
 
-        for n in nodes:
-            if n.kind == "file":
-                form = "file: " + n.file + n.subpath
+        out: list[dict] = []
+        for kind, target, context, count, forms in written:
+            if kind == "file":
                 pid = None
-                if n.file.lower().endswith(".md"):
-                    r = self.conn.execute("SELECT id FROM pages WHERE path = ?", (n.file,)).fetchone()
-                    pid = r[0] if r else resolve(index, slug, "wiki", n.file[:-3], by_file=True)
-                out.append({"target": n.file, "to_slug": page_slug(pid), "kind": "file", "context": form[:200], "count": 1, "forms": [form]})
-                continue
-            for ln in self.parse_text(n.text, slug + ".md").links:
-                to = page_slug(resolve(index, slug, ln.kind, ln.target))
-                out.append({"target": ln.target, "to_slug": to, "kind": ln.kind, "context": ln.context[:200], "count": ln.count,
-                            "forms": list(ln.forms)})
+                if target.lower().endswith(".md"):
+                    r = self.conn.execute("SELECT id FROM pages WHERE path = ?", (target,)).fetchone()
+                    pid = r[0] if r else resolve(index, slug, "wiki", target[:-3], by_file=True)
+            else:
+                pid = resolve(index, slug, kind, target)
+            out.append({"target": target, "to_slug": page_slug(pid), "kind": kind, "context": context, "count": count, "forms": list(forms)})
         return out
+
+    def _canvas_index(self, paths: list[str]):
+        """The page index for reading the links of the canvases ``paths``: every key in memory
+        when there are several (one query instead of one per link)."""
+        return MemoryIndex(self.conn) if len(paths) > 2 else SqlIndex(self.conn)
 
     def canvas_backlinks(self, page_id: int) -> list[dict]:
         """The canvases linking to page ``page_id`` (:meth:`canvas_links`), each once, in path
         order, as :meth:`backlinks` gives a page: ``slug`` is the canvas's path, ``type`` ``canvas``."""
+        paths = self.canvases()
+        if not paths:
+            return []
         r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (page_id,)).fetchone()
+        index = self._canvas_index(paths)
         out = []
-        for path in self.canvases():
-            hits = [x for x in self.canvas_links(path) if x["to_slug"] == r[0]]
+        for path in paths:
+            hits = [x for x in self.canvas_links(path, index) if x["to_slug"] == r[0]]
             if hits:
-                forms = [f for i, x in enumerate(hits) for f in x["forms"] if f not in [g for y in hits[:i] for g in y["forms"]]]
+                forms = list(dict.fromkeys(f for x in hits for f in x["forms"]))
                 out.append({"slug": path, "title": posixpath.basename(path)[: -len(".canvas")], "type": "canvas", "context": hits[0]["context"],
-                            "count": sum(x["count"] for x in hits), "forms": list(dict.fromkeys(forms))})
+                            "count": sum(x["count"] for x in hits), "forms": forms})
         return out
 
     def canvas_reached(self) -> set[str]:
         """The slugs of the pages some stored canvas links to."""
-        return {x["to_slug"] for p in self.canvases() for x in self.canvas_links(p) if x["to_slug"]}
+        paths = self.canvases()
+        index = self._canvas_index(paths) if paths else None
+        return {x["to_slug"] for p in paths for x in self.canvas_links(p, index) if x["to_slug"]}
 
     def stored_file_path(self, name: str) -> str | None:
         """The path of the stored non-page file ``name`` names (an attachment, a sidecar): that
