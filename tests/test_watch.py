@@ -840,3 +840,20 @@ def test_an_inotify_limit_below_the_folder_count_is_said_and_every_folder_is_sti
         wait_for(lambda: text_of(brain, f"deep{i}/x/late"), f"deep{i}/x/late.md to reach the brain")
     stop_ok(w)
     brain.close()
+
+
+def test_a_canvas_edited_under_watch_moves_its_backlinks_as_a_fresh_import_has_them(watch, brain, brain_tree):
+    """A canvas's links are read from its stored bytes (docs/storage.md "Canvases"): an Obsidian
+    save of the canvas under watch moves `backlinks` of the notes it holds, equal to a fresh import."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    w = watch()
+    board = brain_tree / "Board.canvas"
+    board.write_bytes(b'{"nodes":[\n\t{"id":"a","type":"file","file":"people/ana-lima.md","x":0,"y":0,"width":400,"height":400}\n]}')
+    wait_for(lambda: [x["slug"] for x in brain.backlinks("people/ana-lima") if x["type"] == "canvas"] == ["Board.canvas"], "the canvas in ana-lima's backlinks")
+    board.write_bytes(b'{"nodes":[\n\t{"id":"b","type":"text","text":"Read [[hybrid-retrieval]]","x":0,"y":0,"width":400,"height":400}\n]}')
+    wait_for(lambda: [x["slug"] for x in brain.backlinks("concepts/hybrid-retrieval") if x["type"] == "canvas"] == ["Board.canvas"], "the card's link")
+    settle(brain, brain_tree)
+    assert [x for x in brain.backlinks("people/ana-lima") if x["type"] == "canvas"] == []
+    assert fresh_import_differences(brain) == {}
+    stop_ok(w)
