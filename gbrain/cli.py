@@ -48,6 +48,7 @@ def _make_command(o: ops.Operation):
     params = []
     annotations: dict[str, Any] = {}
     pymap: dict[str, str] = {}
+    argmap: dict[str, str] = {}  # an option's argument spelling (Param.argument_too): export's DIR beside --dir
     for p in o.params:
         if not p.cli:
             continue
@@ -61,10 +62,17 @@ def _make_command(o: ops.Operation):
             default = typer.Option(bool(p.default), f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.help))
             ann = bool
         else:
-            default = typer.Option(... if p.required else p.default, f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.help) + (" (JSON)" if p.type == "object" else ""), show_default=p.default not in (None, ""))
-            ann = t if (p.required or p.default is not None) else Optional[t]
+            required = p.required and not p.argument_too  # (either spelling: ops.join_arguments says when neither came)
+            default = typer.Option(... if required else p.default, f"--{(p.flag or p.name).replace('_', '-')}", help=o.cli_text(p.help) + (" (JSON)" if p.type == "object" else ""), show_default=p.default not in (None, ""))
+            ann = t if (required or p.default is not None) else Optional[t]
         params.append(inspect.Parameter(py, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=ann))
         annotations[py] = ann
+        if p.argument_too:
+            argmap[py + "_arg"] = p.name
+            helptext = o.cli_text(p.help) + f" (or {ops.cli_name(p)} {p.name.upper()})"
+            params.append(inspect.Parameter(py + "_arg", inspect.Parameter.KEYWORD_ONLY, annotation=Optional[t],
+                                            default=typer.Argument(None, help=helptext, show_default=False, metavar=p.name.upper())))
+            annotations[py + "_arg"] = Optional[t]
     stdin_param = next((p for p in o.params if p.stdin), None)
     if stdin_param:
         params.append(inspect.Parameter("file_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(None, "--file", "-f", help="read the content from this file instead of standard input (- is standard input)"), annotation=Optional[str]))
@@ -75,7 +83,8 @@ def _make_command(o: ops.Operation):
     def command(**kw):
         as_json = kw.pop("json_", False)
         file_ = kw.pop("file_", None)
-        invoke(o, {pymap[k]: v for k, v in kw.items()}, as_json, file_)
+        arguments = {argmap[k]: kw.pop(k) for k in list(kw) if k in argmap}
+        invoke(o, {pymap[k]: v for k, v in kw.items()}, as_json, file_, arguments)
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = annotations

@@ -285,12 +285,14 @@ def _stdin_has_data() -> bool:
         return False
 
 
-def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = None) -> None:
+def invoke(o: "ops.Operation", args: dict, as_json: bool, file_: str | None = None, arguments: dict | None = None) -> None:
     """Run ``o`` for the CLI with the parsed command-line ``args`` (param name → value, None for
-    not given): parses ``object`` options as JSON, reads the stdin parameter from ``--file`` or
+    not given) and ``arguments`` (the values given as arguments for options that are one too:
+    ``ops.join_arguments``): parses ``object`` options as JSON, reads the stdin parameter from ``--file`` or
     standard input, then :func:`run_and_print`. Both the typer commands and :func:`fast_main` end here."""
     stdin_param = next((p for p in o.params if p.stdin), None)
     try:
+        ops.join_arguments(o, args, arguments or {})
         for p in o.params:
             if p.type == "object" and isinstance(args.get(p.name), str):
                 try:
@@ -381,21 +383,22 @@ def _convert(p: "ops.Param", v: str) -> Any:
     return v
 
 
-def fast_parse(argv: list[str]) -> tuple["ops.Operation", dict, bool, str | None] | None:
-    """``(operation, args, as_json, file)`` for a command line the fast path can take, else None.
+def fast_parse(argv: list[str]) -> tuple["ops.Operation", dict, bool, str | None, dict] | None:
+    """``(operation, args, as_json, file, arguments)`` for a command line the fast path can take, else None.
 
     Takes: a top-level registry command, its positional arguments in order, ``--opt value`` /
     ``--opt=value`` for its options, ``--flag`` for its boolean options, ``--json``, and
     ``--file``/``-f`` where the operation reads standard input; each at most once, every
     required argument present and every value converting as typer converts it. ``args`` holds
-    what the typer command would receive (defaults included, None for not given)."""
+    what the typer command would receive (defaults included, None for not given); ``arguments``
+    the arguments given for options that are one too (:func:`invoke`)."""
     if not argv or argv[0].startswith("-") or argv[0] in TYPER_ONLY or argv[0] in GROUP_NAMES:
         return None
     o = ops.REGISTRY.get(argv[0])
     if o is None or "-" in o.name and o.name.split("-", 1)[0] in GROUP_NAMES:
         return None
     cli_params = [p for p in o.params if p.cli]
-    positional = [p for p in cli_params if p.positional]
+    positional = [p for p in cli_params if p.positional or p.argument_too]
     options = {"--" + (p.flag or p.name).replace("_", "-"): p for p in cli_params if not p.positional}
     has_stdin = any(p.stdin for p in o.params)
     args: dict[str, Any] = {}
@@ -441,18 +444,19 @@ def fast_parse(argv: list[str]) -> tuple["ops.Operation", dict, bool, str | None
         i += 1
     if len(pos) > len(positional):
         return None
+    arguments: dict[str, Any] = {}
     for p, v in zip(positional, pos):
         try:
-            args[p.name] = _convert(p, v)
+            (arguments if p.argument_too else args)[p.name] = _convert(p, v)
         except ValueError:
             return None
     for p in cli_params:
         if p.name in args:
             continue
-        if p.required:
+        if p.required and not (p.argument_too and p.name in arguments):
             return None  # typer reports what is missing
-        args[p.name] = bool(p.default) if (p.type == "boolean" and not p.positional) else (None if p.positional else p.default)
-    return o, args, as_json, file_
+        args[p.name] = bool(p.default) if (p.type == "boolean" and not p.positional) else (None if p.positional or p.argument_too else p.default)
+    return o, args, as_json, file_, arguments
 
 
 def fast_main(argv: list[str]) -> bool:

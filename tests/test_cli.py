@@ -592,6 +592,50 @@ def test_export_of_a_long_name_and_an_unwritable_path_reports_and_goes_on(tmp_pa
     assert (out / long).read_text() == "long\n"
 
 
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["fast-path", "typer"])
+def test_export_takes_its_folder_as_an_argument_too(imported, tmp_path, fast):
+    """Trial 25: `gbrain export out/` was refused (missing option '--dir') while import, sync,
+    watch and verify take the folder as an argument. Both spellings mean the same; both given
+    with two folders is bad input (nothing written), neither is a missing DIR."""
+    env = {"GBRAIN_FAST_PATH": fast}
+    a, b = tmp_path / "a", tmp_path / "b"
+    r = gbrain("export", str(a), env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert gbrain("export", "--dir", str(b), env=env).returncode == 0
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files and files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
+    r = gbrain("export", str(a), "--dir", str(a), env=env)  # the same folder twice: as once
+    assert r.returncode == 0, r.stderr.decode()
+    c, d = tmp_path / "c", tmp_path / "d"
+    r = gbrain("export", str(c), "--dir", str(d), env=env)
+    err = r.stderr.decode()
+    assert r.returncode == 2 and err.startswith("error: ") and str(c) in err and str(d) in err and "give one" in err, err
+    assert not c.exists() and not d.exists()
+    r = gbrain("export", "--dir", str(d), str(c), "--json", env=env)
+    assert r.returncode == 2 and json.loads(r.stdout)["kind"] == "bad_input"
+    r = gbrain("export", env=env)
+    assert r.returncode == 2 and r.stderr.decode() == "error: missing argument 'DIR' (gbrain export --help)\n", r.stderr.decode()
+    help_text = gbrain("export", "--help", env=env).stdout.decode()
+    assert "DIR" in help_text and "--dir" in help_text
+
+
+@pytest.mark.engine_free
+def test_an_option_that_is_also_an_argument_leaves_the_tool_schemas_as_they_were():
+    """Param.argument_too is the command line's: export's schema (call, pipe) keeps one `dir`,
+    required; no MCP tool's schema gains or loses a thing (benchmarks/mcp_tools_size.py)."""
+    o = ops.REGISTRY["export"]
+    d = next(p for p in o.params if p.name == "dir")
+    assert d.argument_too and not d.positional and d.required
+    schema = o.input_schema()
+    assert schema["required"] == ["dir"] and list(schema["properties"]) == ["dir", "overwrite", "prune"]
+    with pytest.raises(BadInput, match="missing required parameter 'dir'"):
+        ops.check_args(o, {})
+    with pytest.raises(BadInput, match="give one"):
+        ops.join_arguments(o, {"dir": "x"}, {"dir": "y"})
+    assert ops.join_arguments(o, {"dir": None}, {"dir": "y"}) == {"dir": "y"}
+
+
 @pytest.mark.engine_free
 def test_a_long_imported_name_can_still_be_read(tmp_path):
     src = tmp_path / "src"

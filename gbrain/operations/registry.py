@@ -39,6 +39,11 @@ class Param:
     required: bool = False
     default: Any = None
     positional: bool = False
+    #: an option the command line also takes as an argument, with the same meaning (export's
+    #: folder: ``gbrain export OUT`` is ``gbrain export --dir OUT``, as import, sync, watch and
+    #: verify take theirs); both given with two values is bad input (:func:`join_arguments`).
+    #: The command line's only: the JSON schema has the one parameter, as before
+    argument_too: bool = False
     enum: list | None = None
     stdin: bool = False
     cli: bool = True  # shown as a CLI argument/option
@@ -527,7 +532,7 @@ def _tool_call(cmd: str) -> str | None:
                 return None
             break
     options = {cli_name(p): p for p in o.params if not p.positional}
-    positional = [p for p in o.params if p.positional]
+    positional = [p for p in o.params if p.positional or p.argument_too]
     args: dict[str, str] = {}
 
     def value(p: Param, v: str) -> str:
@@ -593,6 +598,26 @@ def _advice_for_tools(o: "Operation", result: Any) -> Any:
                 changed[k] = nv
         return {**result, **changed} if changed else result
     return result
+
+
+def join_arguments(o: "Operation", args: dict, arguments: dict) -> dict:
+    """``args`` (an operation's command-line options, None for one not given) with the values
+    ``arguments`` holds for its options that the command line also takes as an argument
+    (:attr:`Param.argument_too`: name → the argument given, or None). The same value both ways
+    is given once; two values are :class:`BadInput` naming both; neither, for a required one, is
+    a missing argument (the command line's word: ``gbrain export`` alone, as ``gbrain import``)."""
+    for p in o.params:
+        if not p.argument_too:
+            continue
+        given, opt = arguments.get(p.name), args.get(p.name)
+        if given is None:
+            if opt is None and p.required:
+                raise BadInput(f"missing argument '{p.name.upper()}' (gbrain {o.cli_command} --help)")
+            continue
+        if opt is not None and opt != given:
+            raise BadInput(f"{p.name.upper()} '{given}' and {cli_name(p)} '{opt}' are two values for one thing; give one")
+        args[p.name] = given
+    return args
 
 
 def cli_name(p: Param) -> str:
