@@ -461,3 +461,45 @@ def test_the_time_sample_of_a_long_local_run_survives_a_refused_chunk(srv, run, 
         model = emb.OpenAIEmbedding("local-embed", base_url=srv.url)
         _, work = plan_embed(b.conn, model, select_pages(b.conn, "local-embed", "all"))
         assert sample_rate(b.conn, model, work, n=8, transaction=b.transaction) == (0.0, 0)
+
+
+# ---------------------------------------------------------------------------
+# 7. trial 28: what a person waiting on `embed` is told
+# ---------------------------------------------------------------------------
+
+
+def test_embed_says_when_it_waits_to_retry_a_busy_server(srv, run):
+    """Trial 28: a 429 storm or a server gone away held `embed` silent for its whole retry budget
+    (24 s, up to 6 × 120 s with Retry-After), no line between the estimate and the error."""
+    setup_brain(run, srv.url)
+    assert run("config", "set", "embedding_max_retries", "1").returncode == 0
+    srv.mode = "status 429"
+    srv.headers = {"Retry-After": "1"}
+    r = run("embed")
+    assert r.returncode == 1, r.stderr
+    err = r.stderr.decode()
+    assert len(srv.requests) == 2
+    assert "note: http://127.0.0.1:" in err and "answered HTTP 429 (busy, status 429); retrying in 1 s (attempt 2 of 2)" in err, err
+    assert "failed after 2 attempts" in err
+
+
+@pytest.mark.parametrize("sent", ["OPENAI_API_KEY", "GBRAIN_EMBEDDING_API_KEY", None])
+def test_a_401_names_the_key_that_was_sent_and_where_it_came_from(srv, run, monkeypatch, sent):
+    """Trial 28: a wrong key's 401 told to `run gbrain embed --stale` (no fix for a key) and not
+    which key gbrain had sent."""
+    for k in ("OPENAI_API_KEY", "GBRAIN_EMBEDDING_API_KEY", "OPENAI_BASE_URL", "GBRAIN_EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", srv.url)  # the user's own URL: OPENAI_API_KEY may go there
+    if sent:
+        monkeypatch.setenv(sent, "sk-wrong")
+    assert run("init").returncode == 0
+    assert run("config", "set", "embedding_model", "local-embed").returncode == 0
+    put(run, "notes/alpha", "# Alpha\n\nzebra notes\n")
+    srv.mode = "status 401"
+    r = run("embed")
+    assert r.returncode == 1, r.stderr
+    err = r.stderr.decode()
+    if sent:
+        assert f"the key sent is ${sent} from your environment: check it" in err, err
+    else:
+        assert "no key was sent: set $OPENAI_API_KEY (or $GBRAIN_EMBEDDING_API_KEY" in err, err

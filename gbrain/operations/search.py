@@ -170,6 +170,8 @@ def _embed(b, a, ctx):
     if ctx.agent and a.get("limit") is None and not a.get("slug") and not plan.paid:
         secs = _agent_seconds(b.config())
     until = started + secs if secs > 0 else None
+    if hasattr(model, "on_retry"):  # a provider waiting to retry says so (trial 28: 24 s silent, up to minutes)
+        model.on_retry = lambda m: _say(ctx, "note: " + m)
     try:
         stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=kept, check_stop=ctx.check_cancel, force=force,
                             until=until)
@@ -184,6 +186,9 @@ def _embed(b, a, ctx):
         _say(ctx, "interrupted: finished pages are saved; run `gbrain embed --stale` to continue")
         e.said = True  # (the command line's own "interrupted" would say it twice: entry.py)
         raise
+    finally:
+        if hasattr(model, "on_retry"):
+            model.on_retry = None  # a model kept by a long process (serve) holds no finished call's context
     if stats["skipped"]:
         for k in stats["skipped"]:
             msg = f"not embedded: {k['slug']} (chunk {k['chunk']}" + (f", {k['heading']}" if k.get("heading") else "") + f"): {k['error']}"

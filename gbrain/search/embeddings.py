@@ -414,6 +414,12 @@ class OpenAIEmbedding(EmbeddingModel):
         self.config_note = config_note or key_note
         #: the longest Retry-After (seconds) waited for; a longer one stops with the server's words
         self.max_retry_after = max_retry_after
+        #: the environment variable whose key is sent (``OPENAI_API_KEY``, ``GBRAIN_EMBEDDING_API_KEY``), for a 401/403
+        self.key_source: str | None = None
+        #: called with a line for the person before each wait to retry (``embed`` prints it as a
+        #: note; at most one per :data:`RETRY_NOTE_S` across the requests in flight); not under ``wait_s``
+        self.on_retry: Callable[[str], None] | None = None
+        self._noted = 0.0
         self.requests = 0  # HTTP requests sent, retries included
         self._count_lock = threading.Lock()
         self._client = None
@@ -531,11 +537,12 @@ class OpenAIEmbedding(EmbeddingModel):
                 if deadline is not None and time.monotonic() + delay >= deadline:
                     out_of_time = True
                     break
+                self._note_retry(where, last, said, delay, attempt)
                 time.sleep(delay)
             except openai.APIStatusError as e:
                 msg = f"embedding request to {where} failed: HTTP {e.status_code}: {_error_message(e)}"
-                if e.status_code in (401, 403) and self.key_note:
-                    msg += f" ({self.key_note})"
+                if e.status_code in (401, 403):
+                    msg += f" ({self.key_note or self._key_hint()})"
                 if e.status_code in (400, 413, 422):
                     raise InputRefused(msg, e.status_code) from e
                 raise ProviderError(msg) from e
@@ -546,6 +553,34 @@ class OpenAIEmbedding(EmbeddingModel):
         if out_of_time or (deadline is not None and last == "no answer in time"):
             raise ProviderError(f"no embedding from {where} within {self.wait_s:g} s (last: {last or 'no answer'}){tail}")
         raise ProviderError(f"embedding request to {where} failed after {self.max_retries + 1} attempts (last: {last}){tail}; try again later or check the server")
+
+    def _note_retry(self, where: str, last: str, said: str, delay: float, attempt: int) -> None:
+        """Tell :attr:`on_retry` that a request waits ``delay`` s to retry (trial 28: a 429 storm
+        or a server gone away held `embed` silent for its whole retry budget)."""
+        if self.on_retry is None or self.wait_s is not None:
+            return
+        with self._count_lock:
+            now = time.monotonic()
+            if self._noted and now - self._noted < RETRY_NOTE_S:
+                return
+            self._noted = now
+        what = f"{where} answered {last}" + (f" ({said})" if said else "") if last.startswith("HTTP") else f"{where}: {last}"
+        wait = f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"
+        try:
+            self.on_retry(f"{what}; retrying in {wait} (attempt {attempt + 2} of {self.max_retries + 1})")
+        except Exception:  # noqa: BLE001 - a note that cannot be shown never fails the request
+            pass
+
+    def _key_hint(self) -> str:
+        """What to check after a 401/403: the key gbrain sent and where it came from, or that none was sent."""
+        if self.key_source == KEY_ENV:
+            return f"the key sent is ${KEY_ENV} from your environment: check it"
+        if self.key_source:
+            return (f"the key sent is ${self.key_source} from your environment: check it, "
+                    f"or set ${KEY_ENV} to give gbrain's embeddings a key of their own")
+        if self.foreign:
+            return f"no key was sent: set ${KEY_ENV} to send this server a key"
+        return f"no key was sent: set $OPENAI_API_KEY (or ${KEY_ENV} for a key only gbrain's embeddings use)"
 
     def embed_multi(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
         """Like the base method, with token-aware batches and up to ``max_in_flight`` requests
@@ -621,6 +656,8 @@ def _fake(name: str, cfg: dict) -> EmbeddingModel:
 
 #: the environment variable whose key goes to any embeddings base URL, the brain's config's too
 KEY_ENV = "GBRAIN_EMBEDDING_API_KEY"
+#: seconds between two retry notes of one model (:meth:`OpenAIEmbedding._note_retry`)
+RETRY_NOTE_S = 2.0
 #: the environment variable naming the user's own embeddings server (beside ``OPENAI_BASE_URL``)
 URL_ENV = "GBRAIN_EMBEDDING_BASE_URL"
 
@@ -716,7 +753,7 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         d = None  # the spec's default value, written by `init`: it means "the model's own size"
     dims_note = dims_unused_note(name, dims)
     base_url, key, key_note, foreign = endpoint(cfg)
-    return OpenAIEmbedding(
+    m = OpenAIEmbedding(
         name,
         dims=d if (d and native) else None,
         base_url=base_url,
@@ -730,6 +767,9 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         paid=_bool_config(cfg, "embedding_paid"),
         batch_size=_int_config(cfg, "embedding_batch_size", 0) or None,
     )
+    if key:
+        m.key_source = KEY_ENV if key == os.environ.get(KEY_ENV) else "OPENAI_API_KEY"
+    return m
 
 
 def _bool_config(cfg: dict, key: str) -> bool | None:
