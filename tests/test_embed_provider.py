@@ -503,3 +503,29 @@ def test_a_401_names_the_key_that_was_sent_and_where_it_came_from(srv, run, monk
         assert f"the key sent is ${sent} from your environment: check it" in err, err
     else:
         assert "no key was sent: set $OPENAI_API_KEY (or $GBRAIN_EMBEDDING_API_KEY" in err, err
+
+
+def test_a_refused_chunks_page_keeps_its_other_vectors_and_the_counts_add_up(srv, run):
+    """Trial 28: a server with a short context refused one section of 58 pages; `embed` said
+    `1,553 chunks (1,861 new, 58 from cache)` (the skipped pages' chunks counted as new and
+    cached, not as stored) and threw away the vectors of their other sections, sent and paid
+    for again on every run."""
+    setup_brain(run, srv.url)
+    assert run("embed").returncode == 0  # notes/alpha, 1 chunk
+    put(run, "notes/bad", "# Bad\n\nintro words\n\n## One\n\nfine section one\n\n## Two\n\nPOISON long text\n\n## Three\n\nfine section three\n")
+    put(run, "notes/good", "# Good\n\nplain text\n")
+    srv.mode = "poison"
+    r = run("embed", "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    assert out["pages"] == 1 and out["chunks"] == 1 and out["embedded"] + out["cached"] + out.get("repeated", 0) == out["chunks"], out
+    srv.requests.clear()
+    r = run("embed", "--json")  # only the refused text goes to the server again
+    assert r.returncode == 1
+    assert [t for q in srv.requests for t in q["input"]] and all("POISON" in t for q in srv.requests for t in q["input"]), srv.requests
+    srv.mode = "ok"
+    srv.requests.clear()
+    r = run("embed", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 0 and out["pages"] == 1 and out["chunks"] == 4 and out["embedded"] == 1 and out["cached"] == 3, out
+    assert [t for q in srv.requests for t in q["input"]] == [t for q in srv.requests for t in q["input"] if "POISON" in t]

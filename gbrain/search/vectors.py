@@ -378,16 +378,29 @@ def embed_pages(
                 for i in range(0, len(hashes), 500):
                     part = hashes[i : i + 500]
                     conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [mid, *part])
-        stats["embedded"] += len(fresh)
+            # the vectors a skipped page's other chunks got (sent and paid for, or from the cache)
+            # wait in the cache for its next run: only the refused text goes to the server again
+            stored = {c.hash for w in kept for c in w.chunks}
+            kept_ids = {id(w) for w in kept}
+            spare = {c.hash for w in group if id(w) not in kept_ids for c in w.chunks if c.hash in have and c.hash not in stored}
+            if spare and not drop_first:
+                conn.executemany(
+                    "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
+                    [(mid, h, len(have[h]) // 4, have[h]) for h in sorted(spare)],
+                )
+        # counted over the chunks stored: a skipped page's are neither new nor from cache
+        used = [c.hash for w in kept for c in w.chunks]
+        new = len({h for h in used if h in fresh})
+        stats["embedded"] += new
         n = sum(len(w.chunks) for w in group)
         # the next group: about GROUP_SECONDS of work at this group's speed (all cached: the cap)
         dt = _clock() - t0
         size[0] = cap if not todo or dt <= 0 else min(cap, max(GROUP_MIN, int(n * GROUP_SECONDS / dt)))
         # a text repeated within the run is embedded once: its other copies are not "from cache"
-        repeated = sum(1 for w in group for c in w.chunks if c.hash in fresh) - len(fresh)
+        repeated = sum(1 for h in used if h in fresh) - new
         stats["repeated"] += repeated
-        stats["cached"] += n - len(fresh) - repeated
-        done += sum(len(w.chunks) for w in group)
+        stats["cached"] += len(used) - new - repeated
+        done += n
         if ref is None and sizes:
             ref = next(iter(sizes))
         report(done)
