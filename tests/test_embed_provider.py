@@ -33,6 +33,7 @@ class ModeServer:
         self.headers: dict[str, str] = {}
         self.requests: list[dict] = []
         self.release = threading.Event()
+        self.on_request = None  # called with each request's inputs before it is answered
         outer = self
 
         class H(BaseHTTPRequestHandler):
@@ -43,6 +44,8 @@ class ModeServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 inp = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 outer.requests.append({"auth": self.headers.get("Authorization"), "headers": dict(self.headers), "input": inp})
+                if outer.on_request:
+                    outer.on_request(inp)
                 mode = outer.mode.split()
                 if mode[0] == "hang":
                     outer.release.wait()
@@ -529,3 +532,32 @@ def test_a_refused_chunks_page_keeps_its_other_vectors_and_the_counts_add_up(srv
     out = json.loads(r.stdout)
     assert r.returncode == 0 and out["pages"] == 1 and out["chunks"] == 4 and out["embedded"] == 1 and out["cached"] == 3, out
     assert [t for q in srv.requests for t in q["input"]] == [t for q in srv.requests for t in q["input"] if "POISON" in t]
+
+
+def test_a_page_changed_while_it_was_embedded_is_not_counted_as_embedded(srv, run, db_path):
+    """Trial 28: `watch` edited 19 pages while `embed` ran; `embed` said `embedded 2,000 page(s)`
+    though it stored none of the 19 (changed since their chunks were cut: they stay stale), and
+    did not say to run it again."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    put(run, "notes/beta", "# Beta\n\nyak notes\n")
+
+    def edit(inputs):
+        if srv.on_request is edit:
+            srv.on_request = None
+            with Brain.open(db_path) as b:
+                b.put("notes/beta", "# Beta\n\nyak notes, edited meanwhile\n")
+
+    srv.on_request = edit
+    r = run("embed", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["pages"] == 1 and out["changed"] == 1 and out["chunks"] == 1, out
+    put(run, "notes/beta", "# Beta\n\nyak notes, edited again\n")
+    srv.on_request = edit
+    r = run("embed")  # the text says so; the page stays to embed
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.decode().startswith("embedded 0 page(s)") and "1 page(s) changed (or were deleted) while being embedded" in r.stdout.decode(), r.stdout
+    r = run("embed")
+    assert r.stdout.decode().startswith("embedded 1 page(s)"), r.stdout

@@ -69,6 +69,8 @@ def _embed_text(r: dict, a: dict) -> str:
     if r.get("skipped"):
         s += f"\nskipped {len(r['skipped']):,} page(s) the server refused (they stay stale):" + "".join(
             f"\n  {k['slug']}  chunk {k['chunk']}" + (f" ({k['heading']})" if k.get("heading") else "") + f": {k['error']}" for k in r["skipped"])
+    if r.get("changed"):
+        s += f"\n{r['changed']:,} page(s) changed (or were deleted) while being embedded: not stored, they stay to embed; run `gbrain embed` again"
     if r.get("left"):
         s += f"\n{r['left']:,} more page(s) to embed: run it again"
     return s
@@ -114,7 +116,7 @@ def _sooner(model_id: str) -> str:
     open_world=True,  # with an OpenAI-compatible model it sends page text to that endpoint
     output=obj("model", model="string", note="string?", plan="object", dry_run="boolean", needs_confirm="boolean", message="string",
                pages="integer", chunks="integer", embedded="integer", cached="integer", repeated="integer", cancelled="boolean",
-               skipped="array", dropped="integer", exit_code="integer", left="integer"),
+               skipped="array", dropped="integer", changed="integer", exit_code="integer", left="integer"),
 )
 def _embed(b, a, ctx):
     picked = [k for k in ("slug", "all", "stale", "force") if a.get(k)]

@@ -300,7 +300,7 @@ def embed_pages(
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
     done = 0
-    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0}
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0}
     reached = 0
     tx = transaction or _plain_tx(conn)
     ref = stored_dims(conn, mid)
@@ -370,18 +370,22 @@ def embed_pages(
             if drop_first:
                 stats["dropped"] += drop_vectors(conn, mid)["chunks"]
                 ref = next(iter(sizes))
+            stored_w = []
             for w in kept:
-                _store_page(conn, mid, w, have, replace=force)
-                stats["pages"] += 1
-                stats["chunks"] += len(w.chunks)
+                if _store_page(conn, mid, w, have, replace=force):
+                    stored_w.append(w)
+                    stats["pages"] += 1
+                    stats["chunks"] += len(w.chunks)
+                else:  # deleted or changed since its chunks were cut: it stays to embed
+                    stats["changed"] += 1
             if hashes:
                 for i in range(0, len(hashes), 500):
                     part = hashes[i : i + 500]
                     conn.execute(f"DELETE FROM embedding_cache WHERE model = ? AND text_hash IN ({','.join('?' * len(part))})", [mid, *part])
             # the vectors a skipped page's other chunks got (sent and paid for, or from the cache)
             # wait in the cache for its next run: only the refused text goes to the server again
-            stored = {c.hash for w in kept for c in w.chunks}
-            kept_ids = {id(w) for w in kept}
+            stored = {c.hash for w in stored_w for c in w.chunks}
+            kept_ids = {id(w) for w in stored_w}
             spare = {c.hash for w in group if id(w) not in kept_ids for c in w.chunks if c.hash in have and c.hash not in stored}
             if spare and not drop_first:
                 conn.executemany(
@@ -389,7 +393,7 @@ def embed_pages(
                     [(mid, h, len(have[h]) // 4, have[h]) for h in sorted(spare)],
                 )
         # counted over the chunks stored: a skipped page's are neither new nor from cache
-        used = [c.hash for w in kept for c in w.chunks]
+        used = [c.hash for w in stored_w for c in w.chunks]
         new = len({h for h in used if h in fresh})
         stats["embedded"] += new
         n = sum(len(w.chunks) for w in group)
@@ -456,12 +460,13 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     return sum(c.tokens for c in timed) / dt, len(timed)
 
 
-def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes], replace: bool = False) -> None:
+def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes], replace: bool = False) -> bool:
+    """Store page ``w``'s vectors; False (nothing stored) when it was deleted or changed since its chunks were cut."""
     now = conn.execute("SELECT title, compiled_truth, timeline, content_hash FROM pages WHERE id = ?", (w.page_id,)).fetchone()
     if not now:
-        return  # deleted while we were embedding
+        return False  # deleted while we were embedding
     if now[3] != w.content_hash or (w.source is not None and tuple(now[:3]) != w.source):
-        return  # changed while we were embedding (a move can change the title alone): stays stale
+        return False  # changed while we were embedding (a move can change the title alone): stays stale
     cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
     if replace or [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
@@ -482,6 +487,7 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
         "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, chunking = excluded.chunking, embedded_at = excluded.embedded_at",
         (w.page_id, model, w.content_hash, len(w.chunks), chunking_version(model)),
     )
+    return True
 
 
 def prune_cache(conn: sqlite3.Connection, model: str, tx: Callable | None = None, keep: int = CACHE_KEEP) -> int:
