@@ -1534,7 +1534,9 @@ def test_sync_text_names_the_files_it_removed_for_pages_deleted_in_the_brain(db_
     out = r.stdout.decode().splitlines()
     assert r.returncode == 0 and not (brain_tree / "people" / "bruno-okafor.md").exists(), out
     assert [x for x in out if x.startswith("Removed")] == ["Removed (deleted in the brain): people/bruno-okafor.md"], out
-    assert ("In the trash: `gbrain restore people/bruno-okafor.md` brings it back (the next sync writes the file again)") in out, out
+    # the page's name, as `gbrain delete` and `gbrain trash` spell it (trial 25: the path form
+    # here and in watch's log, the slug after delete; both restore, one spelling is less to learn)
+    assert ("In the trash: `gbrain restore people/bruno-okafor` brings it back (the next sync writes the file again)") in out, out
     for i in range(n):
         assert gbrain_in_process("--db", db, "delete", f"inbox/n{i:02}").returncode == 0
     r = gbrain_in_process("--db", db, "sync", str(brain_tree), "--json")
@@ -1550,8 +1552,23 @@ def test_sync_text_names_the_files_it_removed_for_pages_deleted_in_the_brain(db_
     out = r.stdout.decode().splitlines()
     assert r.returncode == 0, r.stderr
     assert [x for x in out if x.startswith("Removed")] == [f"Removed (deleted in the brain): inbox/n{i:02}.md" for i in range(TRASHED_SHOWN)], out
-    assert ("… and 5 more removed (in the trash: `gbrain trash` lists them; `gbrain restore PATH` brings one back "
+    assert ("… and 5 more removed (in the trash: `gbrain trash` lists them; `gbrain restore SLUG` brings one back "
             "and the next sync writes its file again)") in out, out
+
+
+@pytest.mark.engine_free
+def test_the_restore_advice_of_a_removed_file_names_a_page_by_its_slug_and_a_file_by_its_path():
+    """Trial 25 F7: `gbrain delete` advised `restore 'SLUG'`, sync and watch `restore 'P.md'`:
+    a page is named by its slug everywhere now (quoted for the shell when it must be); an
+    attachment, which has no slug, by its path."""
+    from gbrain.operations.sync import _removed_lines
+
+    def advice(path):
+        lines = _removed_lines({"changed": {"removed": [path]}, "counts": {"removed": 1}})
+        return [x for x in lines if x.startswith("In the trash")]
+
+    assert advice("people/Ana Lima.md") == ["In the trash: `gbrain restore 'people/Ana Lima'` brings it back (the next sync writes the file again)"]
+    assert advice("img/chart.png") == ["In the trash: `gbrain restore img/chart.png` brings it back (the next sync writes the file again)"]
 
 
 def test_sync_text_names_a_file_removed_because_its_page_was_renamed_in_the_brain(db_path, brain_tree, tmp_path, engine):

@@ -809,7 +809,8 @@ def test_a_folder_emptied_by_a_brain_delete_goes_too_unless_it_holds_anything(wa
     wait_for(lambda: not (brain_tree / "concepts" / "hybrid-retrieval.md").exists(), "the file of the deleted page to go")
     assert (brain_tree / "concepts" / ".DS_Store").exists()
     settle(brain, brain_tree)
-    assert w.saw("← db (deleted) deals/river-ai-series-a.md → trash: `gbrain restore deals/river-ai-series-a.md` brings it back")
+    # the page's slug, as `gbrain delete` advises it (trial 25: the path form here)
+    assert w.saw("← db (deleted) deals/river-ai-series-a.md → trash: `gbrain restore deals/river-ai-series-a` brings it back")
     stop_ok(w)
     assert (brain_tree / "concepts").is_dir() and not (brain_tree / "deals").exists()
 

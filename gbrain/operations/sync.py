@@ -11,7 +11,7 @@ import sys
 
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, GBrainError
-from ..page.slugs import cmd_arg, move_text, shown
+from ..page.slugs import cmd_arg, is_markdown, move_text, shown, slug_for_path
 from .registry import Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
 
@@ -111,12 +111,14 @@ def _removed_lines(r: dict) -> list[str]:
              - r.get("moved_in_brain_count", len(moves)))
     more = max(total, len(gone)) - min(len(gone), TRASHED_SHOWN)
     if more:
-        lines.append(f"… and {more:,} more removed (in the trash: `gbrain trash` lists them; `gbrain restore PATH` brings one back "
+        lines.append(f"… and {more:,} more removed (in the trash: `gbrain trash` lists them; `gbrain restore SLUG` brings one back "
                      "and the next sync writes its file again)")
     elif len(gone) == 1:
-        lines.append(f"In the trash: `gbrain restore {cmd_arg(gone[0])}` brings it back (the next sync writes the file again)")
+        # a page by its slug, as `gbrain delete` and `gbrain trash` name it; a file by its path
+        name = slug_for_path(gone[0]) if is_markdown(gone[0]) else gone[0]
+        lines.append(f"In the trash: `gbrain restore {cmd_arg(name)}` brings it back (the next sync writes the file again)")
     elif gone:
-        lines.append("In the trash: `gbrain trash` lists them; `gbrain restore PATH` brings one back (the next sync writes its file again)")
+        lines.append("In the trash: `gbrain trash` lists them; `gbrain restore SLUG` brings one back (the next sync writes its file again)")
     for m in moves[:TRASHED_SHOWN]:
         lines.append(f"Removed (renamed in the brain): {m['from']} → {m['to']}")
     if r.get("moved_in_brain_count", 0) > min(len(moves), TRASHED_SHOWN):

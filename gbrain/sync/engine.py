@@ -1527,7 +1527,8 @@ class SyncEngine:
                         r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (to,)).fetchone()
                         to = r[0] if r else to
                     out.moved_in_brain.append((p, to))
-                self._log(f"← db (deleted) {p} → trash: `gbrain restore {cmd_arg(p)}` brings it back" if to is None
+                # a page by its slug, as `gbrain delete` and `gbrain trash` name it (a file by its path)
+                self._log(f"← db (deleted) {p} → trash: `gbrain restore {cmd_arg(key[1] if key[0] == 'page' else p)}` brings it back" if to is None
                           else f"← db (moved in the brain) {p} → {to}")
             for p, f in settle_rows:
                 if f is None:
