@@ -237,7 +237,10 @@ def _rows(b: Brain) -> dict[str, list[tuple]]:
         "history": "SELECT id, kind, name, version, path, op, body_id, size, surface, operation, client, detail, writer FROM history ORDER BY id",
         "history_bodies": "SELECT id, hash, size, base_id, depth, data FROM history_bodies ORDER BY id",
     }
-    return {k: [tuple(r) for r in b.conn.execute(s)] for k, s in q.items()}
+    out = {k: [tuple(r) for r in b.conn.execute(s)] for k, s in q.items()}
+    # a source's JSON text is a slice of the sidecar's bytes since v40 (rawspans): the same value
+    out["raw_data"] = [(i, p, k, json.loads(d)) for i, p, k, d in out["raw_data"]]
+    return out
 
 
 def _two_brains(tmp_path, pages: list[tuple[str, str]]):

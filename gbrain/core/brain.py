@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
-from ..storage import blobs
+from ..storage import blobs, rawspans
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
@@ -1819,6 +1819,12 @@ class Brain:
         self.conn.execute("UPDATE files SET page_id = ? WHERE path = ?", (pid, path))
         return self._raw_rows(path, slug, pid, fdata)
 
+    def _raw_spans_table(self) -> bool:
+        """Whether the brain's schema has ``raw_spans`` (v40 / pg_v41), asked once."""
+        if getattr(self, "_has_raw_spans", None) is None:
+            self._has_raw_spans = dbmod.has_table(self.conn, "raw_spans")
+        return self._has_raw_spans
+
     def _sidecar_page(self, path: str) -> tuple[str | None, int | None]:
         """``(slug, page id)`` of the page the sidecar ``path`` belongs to: the slug None when
         ``path`` is not a sidecar, the id None when no page has that slug."""
@@ -1831,14 +1837,24 @@ class Brain:
         rows replaced by those of the sidecar's bytes ``fdata``. Returns warnings."""
         if pid is None or fdata is None:
             return [f"{path}: sidecar without a page {slug}.md"] if pid is None else []
-        self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (pid,))
-        try:
-            obj = json.loads(fdata.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            return [f"{path}: not valid JSON ({e}); kept as bytes"]
+        spans = self._raw_spans_table()
+        self.conn.execute(f"DELETE FROM {'raw_spans' if spans else 'raw_data'} WHERE page_id = ?", (pid,))
+        rows = rawspans.sidecar_rows(fdata)
+        if rows is None:
+            try:
+                json.loads(fdata.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                return [f"{path}: not valid JSON ({e}); kept as bytes"]
+        if not spans:  # (a brain held at a schema before v40: tests of older migrations)
+            self.conn.executemany("INSERT INTO raw_data(page_id, source, data) VALUES (?, ?, ?)",
+                                  [(pid, k, rawspans.row_text(fdata, a, n, t)) for k, a, n, t in rows or ()])
+            return []
+        f = self.conn.execute("SELECT id, pieces FROM files WHERE path = ?", (path,)).fetchone()
+        fid = f[0] if f is not None and not f[1] else None  # (spans of bytes in files.data only)
         self.conn.executemany(
-            "INSERT INTO raw_data(page_id, source, data) VALUES (?, ?, ?)",
-            [(pid, k, _json_text(v)) for k, v in raw_sources(obj).items()],
+            "INSERT INTO raw_spans(page_id, source, file_id, start, len, data) VALUES (?, ?, ?, ?, ?, ?)",
+            [(pid, k, fid, a, n, t) if fid is not None or t is not None else (pid, k, None, 0, 0, rawspans.row_text(fdata, a, n, None))
+             for k, a, n, t in rows or ()],
         )
         return []
 
@@ -1861,7 +1877,7 @@ class Brain:
             row = self.conn.execute("SELECT kind, page_id FROM files WHERE path = ?", (path,)).fetchone()
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             if row and row["kind"] == "raw" and row["page_id"]:
-                self.conn.execute("DELETE FROM raw_data WHERE page_id = ?", (row["page_id"],))
+                self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (row["page_id"],))
             if row:
                 self.graph_config_changed(path)
 
@@ -2054,13 +2070,7 @@ def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dic
 _json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
-def raw_sources(obj: Any) -> dict:
-    """Source → data of a sidecar object: the ``sources`` mapping if present, else the top level."""
-    if isinstance(obj, dict):
-        if isinstance(obj.get("sources"), dict):
-            return obj["sources"]
-        return obj
-    return {"data": obj}
+raw_sources = rawspans.raw_sources  # (source → data of a sidecar object; kept importable here)
 
 
 _NOT_ALNUM_TAG = re.compile(r"[^\w/]+|_+")

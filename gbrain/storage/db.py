@@ -1055,6 +1055,8 @@ def _m25_lean_derived(conn: sqlite3.Connection) -> None:
     copied with its id, the old one dropped, the new one renamed and its indexes made, in the
     migration's transaction. ``pages``, ``files``, ``history`` and the embeddings keep theirs."""
     for table, (cols_sql, indexes) in _LEAN_TABLES.items():
+        if table == "raw_data" and has_table(conn, "raw_spans"):  # (set back from v40: a view of raw_spans)
+            continue
         new = f"{table}_v25"
         conn.execute(f"CREATE TABLE {new} ({cols_sql}\n)")
         cols = ", ".join(r[1] for r in conn.execute(f"PRAGMA table_info({new})"))
@@ -1410,6 +1412,17 @@ INSERT INTO page_fts(page_fts) VALUES ('rebuild');
     )
 
 
+def _m40_raw_spans(conn: sqlite3.Connection) -> None:
+    """A ``.raw`` sidecar's sources are spans of its stored bytes, not a second copy of its JSON
+    (:mod:`gbrain.storage.rawspans`): table ``raw_spans``, view ``raw_data`` (the same columns);
+    the rows of every sidecar stored whole become spans (:func:`rawspans.to_spans`)."""
+    from . import rawspans
+
+    if not has_table(conn, "raw_spans"):  # (a brain whose user_version was set back has it)
+        _exec_script(conn, rawspans.SQLITE_SQL)
+    rawspans.to_spans(conn)
+
+
 #: what a write of a process older than its brain's schema is refused with (migration v28;
 #: Postgres' pg_v28.sql says the same with the versions): :func:`db_error` keeps it whole
 SCHEMA_GUARD = ("database schema is newer than this gbrain; upgrade gbrain (a newer one upgraded the brain "
@@ -1444,7 +1457,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -2234,3 +2247,10 @@ def migrate(conn: sqlite3.Connection) -> int:
             rollback(conn)
             raise
     return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def has_table(conn, name: str) -> bool:
+    """Whether the brain on ``conn`` (either engine) has table ``name``."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return conn.execute("SELECT to_regclass(?) IS NOT NULL", (name,)).fetchone()[0]
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None

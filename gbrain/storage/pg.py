@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 40
+PG_SCHEMA_VERSION = 41
 
 
 def is_url(db: object) -> bool:
@@ -940,6 +940,12 @@ def _search_text(conn: "PgConnection") -> None:
     rederive_search_text(conn)
 
 
+def _raw_spans(conn: "PgConnection") -> None:
+    from .rawspans import to_spans
+
+    to_spans(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -960,7 +966,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              35: _file_refs,  # v35: the history's copies of current files become references (SQLite v35)
              37: _mixed_underline_pages,  # v37: a paragraph over a line of '=' and '-' mixed is a heading (SQLite v37)
              38: _migrant_leftovers,  # v38: Notion relation properties, Logseq journal titles, Bear's [[Note/Heading]] (SQLite v38)
-             40: _search_text}  # v40: search reads a link's label, not its address (SQLite v39)
+             40: _search_text,  # v40: search reads a link's label, not its address (SQLite v39)
+             41: _raw_spans}  # v41: a sidecar's sources are spans of its bytes (SQLite v40)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import Brain, raw_sources, render_row
+from ..storage import rawspans
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
 from .scan import Scan, evicted, report_kind
@@ -141,11 +142,8 @@ def _digest(text: str) -> bytes:
 def _raw_rows(data: bytes) -> list[tuple[str, bytes]]:
     """The raw rows ``(source, sha256 of data)``, sorted, that a sidecar's stored bytes give, as
     ``Brain._load_raw_rows`` writes them: none for bytes that are not UTF-8 JSON."""
-    try:
-        obj = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return []
-    return sorted((k, _digest(json.dumps(v, ensure_ascii=False))) for k, v in raw_sources(obj).items())
+    rows = rawspans.sidecar_rows(data)
+    return sorted((k, _digest(rawspans.row_text(data, a, n, t))) for k, a, n, t in rows or ())
 
 
 def page_ids_unordered(conn) -> list[int]:
