@@ -1830,7 +1830,17 @@ class SyncEngine:
                 inode_only.add(q)
             if data is not None and len(data) <= SIMILAR_MAX_BYTES:
                 gone_text[q] = data.decode("utf-8", "replace")
-        new_text: dict[str, str] = {}
+        new_text = self._new_texts(new, disk)
+        if not gone_text or not new_text:
+            return {}
+        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in inode_only}, new_text)
+        return sim.score_pairs(gone_text, new_text, short, extra)
+
+    def _new_texts(self, new: list[str], disk: dict[str, DiskFile]) -> dict[str, str]:
+        """The texts of the new notes ``new`` (paths) a move may pair, read as the scan hashed
+        them: ``{path: text}`` (UTF-8, undecodable bytes replaced); a note that changed since its
+        scan (its bytes no longer hash to ``f.hash``) or is gone is left out."""
+        out: dict[str, str] = {}
         for p in new:
             f = disk[p]
             data = f.data
@@ -1838,11 +1848,8 @@ class SyncEngine:
                 data, _ = self.read_stable(f)
                 if data is None or sha256(data) != f.hash:
                     continue
-            new_text[p] = data.decode("utf-8", "replace")
-        if not gone_text or not new_text:
-            return {}
-        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in inode_only}, new_text)
-        return sim.score_pairs(gone_text, new_text, short, extra)
+            out[p] = data.decode("utf-8", "replace")
+        return out
 
     def _base_bytes(self, b: str, limit: int) -> bytes | None:
         """The bytes of the version whose sha256 is ``b`` (a base), from the history
@@ -1911,15 +1918,7 @@ class SyncEngine:
                 text = self._trash_texts[t.hash] = data.decode("utf-8", "replace") if data else ""
             if text:
                 gone_text[q] = text
-        new_text: dict[str, str] = {}
-        for p in new:
-            f = disk[p]
-            data = f.data
-            if data is None:
-                data, _ = self.read_stable(f)
-                if data is None or sha256(data) != f.hash:
-                    continue
-            new_text[p] = data.decode("utf-8", "replace")
+        new_text = self._new_texts(new, disk)
         if not gone_text or not new_text:
             return {}
         ids = {t.file_id: q for q, t in trashed.items() if t.file_id is not None and q in gone_text}
