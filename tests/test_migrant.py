@@ -629,3 +629,51 @@ def test_unlink_in_a_bear_brain_unlinks_the_heading_links_too(tmp_path, db_path)
         b.unlink("Plan", "Roadmap")
         assert b.get_text("Plan") == "# Plan\nSee Roadmap/Risks and Roadmap; [[TCP\\/IP]].\n"
         assert b.backlinks("Roadmap") == []
+
+
+def _rename_then_fix(tmp_path, db_path, files: dict, old: str, new: str, bear: bool = False) -> tuple[dict, "Brain"]:
+    """``files`` synced into a new brain, file ``old`` renamed to ``new`` in the folder and synced
+    (a move: its page keeps its id, its old links dangle), then ``lint --fix-safe`` on dead links."""
+    from gbrain import operations as ops
+    from gbrain.sync.engine import SyncEngine
+
+    root = write_tree(tmp_path / "v", files)
+    b = Brain.open(db_path, create=True)
+    if bear:
+        b.set_config("tag_syntax", "bear")
+    eng = SyncEngine(b, root)
+    eng.bind()
+    assert eng.sync()["ok"]
+    (root / new).parent.mkdir(parents=True, exist_ok=True)
+    (root / old).rename(root / new)
+    assert eng.sync()["counts"]["moved"] == 1
+    eng.close()
+    return ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b), b
+
+
+def test_lint_fix_rewrites_the_note_of_a_bear_heading_link_after_a_rename(tmp_path, db_path):
+    """Bear's ``[[Roadmap/Risks]]`` links the note Roadmap (markdown.bear_heading_links). After
+    Roadmap.md became Roadmap 2027.md, ``lint --fix-safe`` skipped the linking page "could not find
+    each link … such as a reference-style link" (the text scan read the target Roadmap/Risks):
+    it rewrites the note part now and keeps ``/Risks`` (an escaped ``\\/`` in another link stays)."""
+    files = {"Roadmap.md": "# Roadmap\n## Risks\n", "Plan.md": "# Plan\nSee [[Roadmap/Risks]], [[Roadmap]] and [[TCP\\/IP]].\n"}
+    r, b = _rename_then_fix(tmp_path, db_path, files, "Roadmap.md", "Roadmap 2027.md", bear=True)
+    with b:
+        assert not r["skipped"], r["skipped"]
+        assert [f["slug"] for f in r["fixed"]] == ["Plan"], r["fixed"]
+        assert b.get_text("Plan") == "# Plan\nSee [[Roadmap 2027/Risks]], [[Roadmap 2027]] and [[TCP\\/IP]].\n"
+        assert [x["slug"] for x in b.backlinks("Roadmap 2027")] == ["Plan"]
+
+
+def test_lint_fix_names_a_notion_relation_it_leaves_for_what_it_is(tmp_path, db_path):
+    """A Notion relation property (``Company: Acme (../Companies%20<id>/Acme%20<id>.md)``) is a
+    link the text scan of the rename fix does not read: the page is skipped saying so, not
+    "such as a reference-style link"."""
+    acme = f"Companies {NOTION_ID}/Acme {NOTION_ID}.md"
+    plan = f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}"
+    files = {acme: "# Acme\n", plan + ".md": PLAN}
+    r, b = _rename_then_fix(tmp_path, db_path, files, acme, f"Companies {NOTION_ID}/Acme Corp {NOTION_ID}.md")
+    with b:
+        reasons = [s["reason"] for s in r["skipped"] if s["slug"] == plan]
+        assert reasons and "reference-style" not in reasons[0] and "Notion relation" in reasons[0], r["skipped"]
+        assert b.get_text(plan) == PLAN

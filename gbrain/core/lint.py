@@ -1424,6 +1424,9 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     # every span's offsets in the whole text: the properties' in the frontmatter, then the body's
     spans = [replace(sp, start=sp.start + lead, end=sp.end + lead) for sp in property_spans(row["frontmatter_raw"])] if "[[" in row["frontmatter_raw"] else []
     spans += [replace(sp, start=sp.start + head, end=sp.end + head) for sp in link_spans(text[head:])]
+    bear = brain.tag_syntax == "bear"
+    if bear:  # [[Note/Heading]] links the note: its span is the note part (markdown.bear_heading_links)
+        spans = [_bear_span(sp) for sp in spans]
     counts: Counter = Counter()
     for kind, target, n in conn.execute("SELECT kind, target, count FROM links WHERE from_page_id = ?", (row["id"],)):
         counts[(_family(kind), identity_key(target))] += n
@@ -1438,6 +1441,10 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
     for key, (kind, target, style, dest, opens) in fixes.items():
         sps = by_key.get(key, [])
         n = counts.get(key, 0)
+        if len(sps) != n and len(sps) + _notion_relations(row, text[head:], key) == n:
+            problems.append(f"could not rewrite each link to '{target}': {n - len(sps)} of the {n} are in a Notion relation property "
+                            "(`Name (path.md)`), which the fix does not edit; left as written")
+            continue
         if len(sps) != n:
             why = (f"the text scan found {len(sps)} of the {n} the parser reads (a link written in a form the scan does not read, "
                    "such as a reference-style link `[text][ref]`)" if len(sps) < n else
@@ -1452,7 +1459,7 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             continue
         mine = []
         for sp in sps:
-            w = _new_written(brain.conn, index, row, sp, style, d)
+            w = _new_written(brain.conn, index, row, sp, style, d, bear=bear)
             if w is None:
                 problems.append(f"{sp.form} cannot be written to point at {d['slug']}; left as written")
                 mine = []
@@ -1489,11 +1496,43 @@ def _plan_page(brain, index, row, fixes: dict) -> tuple[dict | None, list[str]]:
             "links": changes}, problems
 
 
-def _new_written(conn, index, row, sp, style: str, d) -> tuple[str, str] | None:
+def _bear_span(sp):
+    """Link span ``sp`` as a brain set to Bear's syntax reads it: a wiki link ``[[Note/Heading]]``
+    (not a markdown link) names the note (:func:`gbrain.page.markdown.bear_note`), so its span is
+    narrowed to the note part as written; ``/Heading`` joins the tail, kept by a rewrite."""
+    from dataclasses import replace
+
+    from ..page.markdown import _BEAR_PART_RE, bear_note
+
+    if sp.kind == "markdown" or "/" not in sp.target:
+        return sp
+    note = bear_note(sp.target)
+    cuts = [m.start() for m in _BEAR_PART_RE.finditer(sp.written)]
+    if note == sp.target or not cuts:
+        return sp
+    k = len(sp.written[: cuts[-1]].rstrip())
+    if k == 0:
+        return sp
+    return replace(sp, target=note, written=sp.written[:k], end=sp.start + k, tail=sp.tail + len(sp.written) - k)
+
+
+def _notion_relations(row, body: str, key) -> int:
+    """How many links of ``key`` (family, identity key of the target) page ``row`` has in Notion
+    relation properties (:func:`gbrain.page.markdown.notion_relation_links`), which no text scan
+    of :mod:`gbrain.page.linkedit` reads; 0 for any page not of Notion's shape."""
+    from ..page.markdown import notion_relation_links, to_lf
+
+    if ".md)" not in body:
+        return 0
+    return sum(ln.count for ln in notion_relation_links(to_lf(body), row["path"]) if (_family(ln.kind), identity_key(ln.target)) == key)
+
+
+def _new_written(conn, index, row, sp, style: str, d, bear: bool = False) -> tuple[str, str] | None:
     """``(new written target, the target the parser will read from it)`` for link span ``sp``
     of page ``row`` so that it points at page ``d`` (id, slug, path), in ``sp``'s style (a
     markdown path ``style``: ``rel``, ``root`` or ``abs``, :meth:`Moves.destination`); None
-    when no such spelling resolves to ``d``."""
+    when no such spelling resolves to ``d``. ``bear``: the brain reads Bear's ``[[Note/Heading]]``
+    (``sp`` is the note part, :func:`_bear_span`)."""
     from ..page.linkedit import link_spans, markdown_url, new_form, relative_path, wiki_target
     from ..page.links import resolve
     from ..page.markdown import _link_from_url
@@ -1521,7 +1560,7 @@ def _new_written(conn, index, row, sp, style: str, d) -> tuple[str, str] | None:
     for c in tries:
         w = wiki_target(sp, c)
         found = link_spans(new_form(sp, w)) if w is not None else []
-        t2 = found[0].target if len(found) == 1 else None
+        t2 = (_bear_span(found[0]) if bear else found[0]).target if len(found) == 1 else None
         if t2 and resolve(index, slug, "wiki", t2) == d["id"]:
             return w, t2
     return None
