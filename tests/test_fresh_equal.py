@@ -36,7 +36,8 @@ STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 
 # a few names in two folders, so titles, file names and relative paths collide
 # (a CJK folder and file name: the path's folders and the title are in search_cjk's bigrams)
-NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期"]
+# (a Logseq graph's pages folder: its opening key:: lines are page properties under property_syntax auto)
+NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana"]
 # (compatibility characters: search_words' NFKC words; CJK: search_cjk's bigrams)
 TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "ＧＰＴ４ ﬁnance"]
 LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]"]
@@ -50,12 +51,15 @@ bodies = st.builds(
     # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
     # links Ana from a property, one with one tag links two pages from a list property, one without
     # links holds Bear's closed tag #to read# (config tag_syntax); a page
-    # titled ＧＰＴ４ ﬁnance has the aliases Logbook and 日誌 and links it itself (other pages may link it too)
+    # titled ＧＰＴ４ ﬁnance has the aliases Logbook and 日誌 and links it itself (other pages may link it too);
+    # one without a title and with one timeline entry opens with key:: lines (Logseq properties in a
+    # pages folder or under property_syntax logseq, else Dataview fields)
     lambda title, links, tags, tl: (
         (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook, 日誌]\n" if title == TITLES[-1] else "")
           + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "")
           + ("related: \"[[Ana]]\"\n" if title == "Soren" else "")
           + ("people:\n  - \"[[Soren]]\"\n  - \"[[notes/soren|N]]\"\n" if len(tags) == 1 else "") + "---\n") if (title or tags) else "")
+        + ("title:: Ana\nalias:: Lg\ntags:: beta\n" if title is None and len(tl) == 1 else "")
         + ("Body ", "Body ﬁnancial データ同期処理、ｶﾀｶﾅ ", "Body ＧＰＴ x² ")[len(tags)] + " ".join(links) + (" See [[Logbook]]." if title == TITLES[-1] else "") + "\n"
         + ("\nA claim.[^1]\n\n[^1]: Soren, see [[Ana]]\n" if len(links) == 1 else "")
         + ("\nEnergy $E #beta$ here.\n" if len(links) == 3 else "")
@@ -221,6 +225,11 @@ class FreshEqual(RuleBasedStateMachine):
         self._cli("config", "set", "tag_syntax", syntax)
         self.brain._config_cache = None
 
+    @rule(syntax=st.sampled_from(["auto", "logseq", "dataview"]))
+    def cli_property_syntax(self, syntax):
+        self._cli("config", "set", "property_syntax", syntax)
+        self.brain._config_cache = None
+
     # ---- embeddings -------------------------------------------------------------------
 
     def _texts(self) -> dict[int, tuple]:
@@ -281,6 +290,8 @@ class FreshEqual(RuleBasedStateMachine):
                 fresh.set_config("timeline_split", self.brain.timeline_split)
             if self.brain.tag_syntax != fresh.tag_syntax:
                 fresh.set_config("tag_syntax", self.brain.tag_syntax)
+            if self.brain.property_syntax != fresh.property_syntax:
+                fresh.set_config("property_syntax", self.brain.property_syntax)
             import_tree(fresh, self.v)
             assert embed_like(fresh, self.brain) == []
             assert derived_snapshot(fresh) == derived_snapshot(self.brain)

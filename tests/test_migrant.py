@@ -41,8 +41,10 @@ def test_a_logseq_page_gets_its_title_aliases_and_tags():
     p = parse_page(NAMESPACED, "pages/project___website redesign.md")
     assert p.title == "project/website redesign"
     assert p.all_tags == ["customer call"]
-    # frontmatter first: its title wins, its tags and aliases come first
-    p = parse_page("---\ntitle: T\ntags: [a]\naliases: [Z]\n---\ntitle:: L\ntags:: b\nalias:: Y\n- x\n", "n.md")
+    # frontmatter first: its title wins, its tags and aliases come first (a Logseq graph's page:
+    # in its pages folder; elsewhere, as in an Obsidian vault, such lines are Dataview fields:
+    # tests/test_dataview_fields.py)
+    p = parse_page("---\ntitle: T\ntags: [a]\naliases: [Z]\n---\ntitle:: L\ntags:: b\nalias:: Y\n- x\n", "pages/n.md")
     assert (p.title, p.all_tags, p.aliases) == ("T", ["a", "b"], ["Z", "Y"])
 
 

@@ -43,11 +43,13 @@ from ..page.markdown import (
     logseq_items,
     logseq_properties,
     map_strings,
+    PROPERTY_SYNTAXES,
     TAG_SYNTAXES,
     notion_items,
     notion_properties,
     parse_page,
     parse_timeline_entries,
+    reads_logseq_properties,
     timeline_line,
     timeline_target,
     to_lf,
@@ -82,6 +84,7 @@ _is_int = lambda v: v.strip().isdigit()  # noqa: E731
 SETTABLE_CONFIG = {
     "timeline_split": (lambda v: v in ("rule", "heading"), "rule or heading"),
     "tag_syntax": (lambda v: v in TAG_SYNTAXES, " or ".join(TAG_SYNTAXES)),
+    "property_syntax": (lambda v: v in PROPERTY_SYNTAXES, " or ".join(PROPERTY_SYNTAXES)),
     "embedding_model": (lambda v: bool(v.strip()), "a model name"),
     "embedding_dimensions": (_is_int, "a whole number"),
     "embedding_base_url": (lambda v: v == "" or v.startswith(("http://", "https://")), "an http:// or https:// URL, or empty"),
@@ -515,6 +518,8 @@ class Brain:
                 self.rederive_pages()  # where compiled truth ends depends on it
             if key == "tag_syntax" and (old or "obsidian") != value:
                 self.rederive_pages()  # which text is a tag depends on it
+            if key == "property_syntax" and (old or "auto") != value:
+                self.rederive_pages()  # whether opening key:: lines title, alias and tag a page depends on it
 
     def unset_config(self, key: str) -> bool:
         """Remove a config value, so its default applies again; True when it was set. Raises
@@ -533,6 +538,8 @@ class Brain:
                 self.rederive_pages()  # back to the default rule
             if key == "tag_syntax" and old != "obsidian":
                 self.rederive_pages()  # back to Obsidian's tags
+            if key == "property_syntax" and old != "auto":
+                self.rederive_pages()  # back to the page's path deciding
         return True
 
     def rederive_pages(self) -> int:
@@ -552,6 +559,14 @@ class Brain:
         (Bear's closed ``#multi word tag#`` too: :func:`~gbrain.page.markdown.extract_inline_tags`)."""
         v = self.get_config("tag_syntax", "obsidian")
         return v if v in TAG_SYNTAXES else "obsidian"
+
+    @property
+    def property_syntax(self) -> str:
+        """How the ``key:: value`` lines opening a page are read: config ``property_syntax``,
+        ``auto`` (default: by the page's path, :func:`~gbrain.page.markdown.reads_logseq_properties`),
+        ``logseq`` (page properties) or ``dataview`` (inline fields: no title, alias or tag)."""
+        v = self.get_config("property_syntax", "auto")
+        return v if v in PROPERTY_SYNTAXES else "auto"
 
     @property
     def timeline_split(self) -> str:
@@ -795,7 +810,7 @@ class Brain:
     def parse_text(self, text: str, path: str) -> Page:
         """``text`` (a page's whole markdown) parsed as the page at ``path`` under this brain's
         settings (:attr:`timeline_split`, :attr:`tag_syntax`): what a save of it would derive."""
-        return parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax)
+        return parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax, property_syntax=self.property_syntax)
 
     def parsed(self, row: sqlite3.Row) -> Page:
         """The stored page ``row`` parsed (:meth:`parse_text` of its text)."""
@@ -1496,7 +1511,8 @@ class Brain:
         if len(keep) == len(page.tags):
             inline = [t for t in page.inline_tags if identity_key(t) == key]
             if inline:
-                prop = [t for t in logseq_items(logseq_properties(page.body).get("tags", "")) if identity_key(t) == key]
+                props = logseq_properties(page.body) if reads_logseq_properties(row["path"], self.property_syntax) else {}
+                prop = [t for t in logseq_items(props.get("tags", "")) if identity_key(t) == key]
                 notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if identity_key(t) == key]
                 where = (f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"in the page's Notion Tags: line ({notion[0]})" if notion
                          else f"inline in the page's text (#{inline[0]})")

@@ -1546,6 +1546,30 @@ def _clean_tag(raw: str) -> str:
 TAG_SYNTAXES = ("obsidian", "bear")
 #: Bear's closed tag (``#multi word tag#``, ``#work/side projects#``): a ``#`` at a line's start
 #: or after white space, text without ``#`` that neither starts nor ends with white space, a ``#``
+#: how the ``key:: value`` lines opening a page are read (config ``property_syntax``): ``auto``
+#: (the default: :func:`reads_logseq_properties` by the page's path), ``logseq`` (Logseq page
+#: properties in every page) or ``dataview`` (Dataview inline fields in every page: no title,
+#: alias or tag from them)
+PROPERTY_SYNTAXES = ("auto", "logseq", "dataview")
+#: the folders of a Logseq graph that hold its pages (``pages/``, ``journals/``)
+LOGSEQ_FOLDERS = frozenset({"pages", "journals"})
+
+
+def reads_logseq_properties(path: str, property_syntax: str = "auto") -> bool:
+    """Whether the ``key:: value`` lines opening the page at ``path`` are Logseq page properties
+    (``title::`` titles it, ``alias::`` aliases, ``tags::`` tags it) rather than Dataview inline
+    fields, which Obsidian shows as text: ``logseq`` yes, ``dataview`` no, ``auto`` when a folder
+    of the path is a Logseq graph's ``pages`` or ``journals`` (at any depth, as a journal's
+    ``journals``: :func:`journal_name`). The page's own path only, so a fresh import and any
+    sequence of saves and moves read a page alike (a graph's ``logseq/config.edn`` or a vault's
+    ``.obsidian/`` would make one page's reading depend on another file)."""
+    if property_syntax == "logseq":
+        return True
+    if property_syntax == "dataview":
+        return False
+    return any(part in LOGSEQ_FOLDERS for part in path.split("/")[:-1])
+
+
 _BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)
 
 
@@ -1627,7 +1651,8 @@ def page_type(fm: dict, path: str) -> str:
     return FOLDER_TYPES.get(first.lower(), "note")
 
 
-def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_syntax: str = "obsidian") -> Page:
+def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_syntax: str = "obsidian",
+               property_syntax: str = "auto") -> Page:
     """Parse page ``text`` (decoded UTF-8) stored at relative ``path``.
 
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
@@ -1642,7 +1667,9 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     wiki links (:func:`property_links`, kind ``property``), then the body's.
 
     ``tag_syntax`` (the brain's config, :data:`TAG_SYNTAXES`): ``bear`` also reads Bear's closed
-    tags (``#to read#``, :func:`extract_inline_tags`).
+    tags (``#to read#``, :func:`extract_inline_tags`). ``property_syntax`` (config,
+    :data:`PROPERTY_SYNTAXES`): whether the opening ``key:: value`` lines are Logseq properties
+    (:func:`reads_logseq_properties`; else Dataview fields: no title, alias or tag).
 
     Returns a :class:`Page` whose ``render()`` equals ``text``. Never raises on content: YAML
     that does not load is kept raw, with ``frontmatter_error`` set and a warning.
@@ -1675,7 +1702,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     fm_tags = tags_from_frontmatter(fm)
     inline_tags = extract_inline_tags(tokens, bear=tag_syntax == "bear")
     aliases = aliases_from_frontmatter(fm)
-    props = logseq_properties(lf_body)
+    props = logseq_properties(lf_body) if "::" in lf_body and reads_logseq_properties(path, property_syntax) else {}
     if props:  # a Logseq page's properties: its tags are in its text, as inline tags are
         inline_tags = merge_tags(logseq_items(props.get("tags", "")), inline_tags)
         aliases = merge_tags(aliases, logseq_items(props.get("alias", "")))

@@ -831,7 +831,7 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
 
     if not ids:
         return 0
-    split, tag_syntax = parse_settings(conn)
+    split, tag_syntax, property_syntax = parse_settings(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     if "search_cjk" in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:  # (v21; earlier migrations run before it)
         cols += ("search_cjk",)
@@ -842,7 +842,7 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
         if r is None:
             continue
         text = ("\ufeff" if r[3] else "") + r[4] + r[5] + r[6] + r[7]
-        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax)
+        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=property_syntax)
         vals = Brain._page_vals(r[1], r[2], page, b"", "", "")
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:
@@ -1335,6 +1335,31 @@ def _m38_migrant_leftovers(conn: sqlite3.Connection) -> None:
     relink_title_paths(conn)
 
 
+def rederive_dataview_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose body opens with ``key:: value`` lines
+    (:func:`gbrain.page.markdown.logseq_properties`) that are no longer read as Logseq page
+    properties (:func:`gbrain.page.markdown.reads_logseq_properties`: under config
+    ``property_syntax auto`` a page outside a Logseq graph's ``pages``/``journals`` folders): in an
+    Obsidian vault they are Dataview inline fields, so ``title::``/``alias::``/``tags::`` no longer
+    title, alias or tag the page (:func:`rederive_page_ids`). For SQLite v41 / Postgres v42, in the
+    caller's transaction. Returns how many pages were parsed."""
+    from ..page.markdown import logseq_properties, reads_logseq_properties
+    from .derive import parse_settings
+
+    syntax = parse_settings(conn)[2]
+    rows = conn.execute("SELECT id, path, compiled_truth FROM pages WHERE compiled_truth LIKE ? ORDER BY id", ("%::%",)).fetchall()
+    return rederive_page_ids(conn, [r[0] for r in rows if not reads_logseq_properties(r[1], syntax)
+                                     and logseq_properties(r[2].replace("\r\n", "\n").replace("\r", "\n"))])
+
+
+def _m41_dataview_fields(conn: sqlite3.Connection) -> None:
+    """The ``key:: value`` lines opening a page are Logseq page properties only in a Logseq graph
+    (config ``property_syntax``, ``auto``: a page in a ``pages`` or ``journals`` folder); in an
+    Obsidian vault they are Dataview fields, which title, alias and tag nothing: the pages they
+    named or tagged are derived again (:func:`rederive_dataview_pages`)."""
+    rederive_dataview_pages(conn)
+
+
 #: ``page_fts``'s columns read from its content view ``page_fts_src`` (v39): the compiled truth and
 #: timeline as search reads them (:func:`gbrain.search.keyword.search_text`), else as stored
 _FTS_SRC = {"compiled_truth": "coalesce({t}search_body, {t}compiled_truth)", "timeline": "coalesce({t}search_timeline, {t}timeline)"}
@@ -1457,7 +1482,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -11,7 +11,7 @@ import sqlite3
 from functools import lru_cache
 from typing import Callable
 
-from ..page.markdown import TAG_SYNTAXES, Page, parse_page
+from ..page.markdown import PROPERTY_SYNTAXES, TAG_SYNTAXES, Page, parse_page
 from ..page.slugs import identity_key, loose_key, title_key
 
 
@@ -169,25 +169,27 @@ def _params_limit(conn) -> int:
     return get(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) if get else 65535
 
 
-def parse_settings(conn) -> tuple[str, str]:
-    """``(timeline_split, tag_syntax)``: the brain's settings that change what a page parses to,
-    read from its config table (a migration has no ``Brain``), an unknown value as its default
-    (``rule``, ``obsidian``), as ``Brain.timeline_split`` / ``Brain.tag_syntax`` read them."""
-    got = dict(conn.execute("SELECT key, value FROM config WHERE key IN ('timeline_split', 'tag_syntax')").fetchall())
-    split, tags = got.get("timeline_split"), got.get("tag_syntax")
-    return (split if split in ("rule", "heading") else "rule", tags if tags in TAG_SYNTAXES else "obsidian")
+def parse_settings(conn) -> tuple[str, str, str]:
+    """``(timeline_split, tag_syntax, property_syntax)``: the brain's settings that change what a
+    page parses to, read from its config table (a migration has no ``Brain``), an unknown value as
+    its default (``rule``, ``obsidian``, ``auto``), as ``Brain.timeline_split`` /
+    ``Brain.tag_syntax`` / ``Brain.property_syntax`` read them."""
+    got = dict(conn.execute("SELECT key, value FROM config WHERE key IN ('timeline_split', 'tag_syntax', 'property_syntax')").fetchall())
+    split, tags, props = got.get("timeline_split"), got.get("tag_syntax"), got.get("property_syntax")
+    return (split if split in ("rule", "heading") else "rule", tags if tags in TAG_SYNTAXES else "obsidian",
+            props if props in PROPERTY_SYNTAXES else "auto")
 
 
 def rederive_all(conn: sqlite3.Connection) -> int:
     """Re-parse every stored page and rewrite its title, type and derived rows, then resolve
     every link again. For schema migrations that change what is derived. Returns pages done."""
 
-    split, tag_syntax = parse_settings(conn)
+    split, tag_syntax, property_syntax = parse_settings(conn)
     q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     n = 0
     for r in conn.execute(q).fetchall():
         text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
-        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax)
+        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=property_syntax)
         if (page.title, page.type) != (r[3], r[4]):
             conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, title_key(page.title), page.type, r[0]))
         write_rows(conn, r[0], page, None)

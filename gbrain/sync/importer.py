@@ -434,7 +434,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     if moved:
         counts["moved"] = len(moved)
     n = len(scan.files)
-    split, tag_syntax = brain.timeline_split, brain.tag_syntax
+    split, tag_syntax, property_syntax = brain.timeline_split, brain.tag_syntax, brain.property_syntax
     # an import killed after committing pages and before resolving links at its end: every link
     # is resolved again by this one, which may find nothing else to do (RESOLVE_PENDING)
     resolve_all = brain.get_config(RESOLVE_PENDING) is not None
@@ -568,7 +568,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                     warn(w)
                 changed.append((f.path, text, f.abspath, kind, old[1] if old else None))
             # 2. parse the changed pages (in worker processes when there are many)
-            parsed = iter(parser.parse([(p, t, split, tag_syntax) for p, t, _, k, _ in changed if k == "page"]))
+            parsed = iter(parser.parse([(p, t, split, tag_syntax, property_syntax) for p, t, _, k, _ in changed if k == "page"]))
             # 3. write them, committing every BATCH files
             for c0 in range(0, len(changed), BATCH):
                 chunk = changed[c0 : c0 + BATCH]

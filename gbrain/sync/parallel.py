@@ -55,8 +55,9 @@ def _worker_start() -> None:
 
 
 def _parse_job(job: tuple[str, ...]) -> Page:
-    path, text, split, *tags = job  # (a job without its tag syntax: the default's)
-    return parse_page(text, path, timeline_split=split, tag_syntax=tags[0] if tags else "obsidian")
+    path, text, split, *syntax = job  # (a job without its tag or property syntax: the default's)
+    return parse_page(text, path, timeline_split=split, tag_syntax=syntax[0] if syntax else "obsidian",
+                      property_syntax=syntax[1] if len(syntax) > 1 else "auto")
 
 
 def _workers_can_start() -> bool:

@@ -177,7 +177,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     from ..storage.derive import derived_rows
 
     c = brain.conn
-    split, tag_syntax = brain.timeline_split, brain.tag_syntax
+    split, tag_syntax, property_syntax = brain.timeline_split, brain.tag_syntax, brain.property_syntax
     # every page id, in id order: read from the smallest index that holds the ids and sorted
     # here (``ORDER BY id`` walks the table's own b-tree, every page's text: 10 ms of 7,471 pages),
     # on SQLite as one string (a Python row per page costs ~0.5 µs: 4 ms of 7,471 pages)
@@ -262,7 +262,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
             raw_want[pid] = _raw_rows(data)
     index = MemoryIndex(c) if not sampled else SqlIndex(c)
     res: dict = {"pages_parsed": 0, "pages_total": total, "sampled": sampled, "chars_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": [], "title_type_mismatches": 0, "pages_differing": 0, "views_differing": {}, "links_resolved_differently": []}
-    jobs = [(r["path"], render_row(r), split, tag_syntax) for r in pages]
+    jobs = [(r["path"], render_row(r), split, tag_syntax, property_syntax) for r in pages]
     for r, job, page in zip(pages, jobs, parse_all(jobs)):
         pid = r["id"]
         res["pages_parsed"] += 1
@@ -455,6 +455,8 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
                 fresh.set_config("timeline_split", split)
             if brain.tag_syntax != fresh.tag_syntax:
                 fresh.set_config("tag_syntax", brain.tag_syntax)
+            if brain.property_syntax != fresh.property_syntax:
+                fresh.set_config("property_syntax", brain.property_syntax)
             import_tree(fresh, tree)
             problems = embed_like(fresh, brain)
             theirs = derived_snapshot(fresh)
