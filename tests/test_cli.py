@@ -620,6 +620,21 @@ def test_export_takes_its_folder_as_an_argument_too(imported, tmp_path, fast):
     assert "DIR" in help_text and "--dir" in help_text
 
 
+@pytest.mark.parametrize("fast", ["1", "0"], ids=["fast-path", "typer"])
+def test_export_folder_given_both_ways_is_compared_as_a_path(imported, tmp_path, fast):
+    """Trial 29: `gbrain export out --dir out/` was refused as two values for one thing (the
+    strings differ, the folder is one). A folder parameter compares normalised paths: a trailing
+    slash, `./out` and the absolute path agree; two different folders are still refused (exit 2)."""
+    env = {"GBRAIN_FAST_PATH": fast}
+    for one, two in (("out", "out/"), ("./out", "out"), ("out", str(tmp_path / "out")), ("out/", "./out//")):
+        r = gbrain("export", one, "--dir", two, env=env, cwd=tmp_path)
+        assert r.returncode == 0, (one, two, r.stderr.decode())
+        assert (tmp_path / "out").is_dir() and not (tmp_path / "out" / "out").exists()
+    r = gbrain("export", "out", "--dir", "out2/", env=env, cwd=tmp_path)
+    assert r.returncode == 2 and "give one" in r.stderr.decode(), r.stderr.decode()
+    assert not (tmp_path / "out2").exists()
+
+
 @pytest.mark.engine_free
 def test_an_option_that_is_also_an_argument_leaves_the_tool_schemas_as_they_were():
     """Param.argument_too is the command line's: export's schema (call, pipe) keeps one `dir`,

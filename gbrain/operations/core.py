@@ -1409,7 +1409,7 @@ def _import(b, a, ctx):
     "export",
     "Export the brain to a markdown tree, byte for byte (only changed files are written), then verify it.",
     [
-        Param("dir", required=True, argument_too=True, description="output folder (created if missing, and named in the report)"),
+        Param("dir", required=True, argument_too=True, path=True, description="output folder (created if missing, and named in the report)"),
         Param("overwrite", "boolean", "replace files in the folder that differ from the brain (their bytes are kept in the history first)", default=False),
         Param("prune", "boolean", "remove files in the folder the brain no longer holds whose bytes are a version of the page or file at their "
               "path (an earlier export's, of pages deleted or renamed since); never any other file; lists what it removed", default=False),

@@ -65,6 +65,10 @@ class Param:
     #: check_args, so before the brain is opened, let alone created (a mistyped folder once
     #: left a new empty brain behind)
     directory: bool = False
+    #: a folder or file name (export's ``dir``, which need not exist; any ``directory``): given
+    #: both as an argument and as an option, two spellings of one place (``out/``, ``./out``,
+    #: the absolute path) are one value (join_arguments, :func:`same_place`)
+    path: bool = False
     #: more for the command line's ``--help`` only, after ``description`` (:attr:`help`)
     details: str = ""
     #: a string the handler splits itself (lint's comma-separated ``check``: ``","``; put's
@@ -614,10 +618,24 @@ def join_arguments(o: "Operation", args: dict, arguments: dict) -> dict:
             if opt is None and p.required:
                 raise BadInput(f"missing argument '{p.name.upper()}' (gbrain {o.cli_command} --help)")
             continue
-        if opt is not None and opt != given:
+        if opt is not None and opt != given and not ((p.path or p.directory) and same_place(opt, given)):
             raise BadInput(f"{p.name.upper()} '{given}' and {cli_name(p)} '{opt}' are two values for one thing; give one")
         args[p.name] = given
     return args
+
+
+def same_place(a, b) -> bool:
+    """Whether two path strings name one place: equal once normalised (``out/``, ``./out``, the
+    absolute path, a leading ``~``), or, both existing, the same file (a symlink to it)."""
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    try:
+        na, nb = (os.path.normpath(os.path.abspath(os.path.expanduser(x))) for x in (a, b))
+        if na == nb or os.path.realpath(na) == os.path.realpath(nb):
+            return True
+        return os.path.exists(na) and os.path.exists(nb) and os.path.samefile(na, nb)
+    except (OSError, ValueError):
+        return False
 
 
 def cli_name(p: Param) -> str:
