@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gbrain.core.brain import Brain
+from gbrain.errors import NotFound
 from gbrain.page.markdown import logseq_properties, parse_page
 from gbrain.sync.importer import import_tree
 
@@ -679,3 +680,60 @@ def test_lint_fix_names_a_notion_relation_it_leaves_for_what_it_is(tmp_path, db_
         reasons = [s["reason"] for s in r["skipped"] if s["slug"] == plan]
         assert reasons and "reference-style" not in reasons[0] and "Notion relation" in reasons[0], r["skipped"]
         assert b.get_text(plan) == PLAN
+
+
+HINT = "gbrain config set property_syntax logseq"
+
+
+def test_a_logseq_graph_with_pages_outside_pages_folders_gets_one_hint(tmp_path, db_path):
+    """Trial 29: a tree with ``logseq/config.edn`` whose pages are not in ``pages/`` or
+    ``journals/`` reads their ``key::`` lines as Dataview fields under ``property_syntax auto``
+    (4179b25). The import says so once, naming the setting that reads them as Logseq does;
+    advice only: the pages' derived views are those of the same import without the hint."""
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {
+        "logseq/config.edn": "{:meta/version 1}\n",
+        "Acme Corp.md": ACME,
+        "notes/project.md": NAMESPACED,
+        "README.md": "A graph kept in git.\n",
+    })
+    said: list[str] = []
+    with Brain.open(db_path, create=True) as b:
+        rep = import_tree(b, tree, on_warning=said.append)
+        hints = [w for w in said if HINT in w]
+        assert len(hints) == 1 and "pages/" in hints[0] and "journals/" in hints[0], said
+        assert [w for w in rep["warnings"] if HINT in w] == hints
+        with pytest.raises(NotFound):  # advice only: alias:: is still a Dataview field, no alias
+            b.resolve_slug("ACME Inc", loose=False)
+        assert fresh_import_differences(b) == {}
+        said.clear()
+        import_tree(b, tree, on_warning=said.append)  # nothing new: no hint again
+        assert not [w for w in said if HINT in w], said
+
+
+@pytest.mark.parametrize("case", ["pages-folder", "no-config", "no-properties", "setting-chosen"])
+def test_no_property_syntax_hint_where_it_would_change_nothing(tmp_path, db_path, case):
+    files = {"logseq/config.edn": "{:meta/version 1}\n", "Acme Corp.md": ACME}
+    if case == "pages-folder":
+        files = {"logseq/config.edn": files["logseq/config.edn"], "pages/Acme Corp.md": ACME}
+    elif case == "no-config":
+        del files["logseq/config.edn"]
+    elif case == "no-properties":
+        files["Acme Corp.md"] = "- Logistics company\n- key:: inside a block\n"
+    tree = write_tree(tmp_path / "graph", files)
+    said: list[str] = []
+    with Brain.open(db_path, create=True) as b:
+        if case == "setting-chosen":
+            b.set_config("property_syntax", "dataview")
+        import_tree(b, tree, on_warning=said.append)
+    assert not [w for w in said if HINT in w], said
+
+
+def test_the_property_syntax_hint_is_one_line_on_stderr(tmp_path, db_path):
+    from conftest import gbrain
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{:meta/version 1}\n", "Acme Corp.md": ACME})
+    r = gbrain("import", str(tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr.decode()
+    lines = [l for l in r.stderr.decode().splitlines() if HINT in l]
+    assert len(lines) == 1 and HINT not in r.stdout.decode(), r.stderr.decode()

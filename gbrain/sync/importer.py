@@ -342,6 +342,30 @@ def other_markdown_warning(new_paths: Iterable[str]) -> list[str]:
             "rename to .md to make a page of it"]
 
 
+def property_syntax_hint(brain: Brain, all_paths: Iterable[str], new_paths: set[str]) -> list[str]:
+    """One line of advice when the tree is a Logseq graph (a ``logseq/config.edn`` at any depth)
+    whose new pages opening with ``key::`` lines lie outside a ``pages/`` or ``journals/`` folder:
+    under ``property_syntax auto`` they are read as Dataview fields, so ``title::``, ``alias::`` and
+    ``tags::`` name and tag nothing; the setting ``logseq`` reads them as Logseq does. Advice only
+    (what the pages derive is unchanged); ``[]`` otherwise (another setting chosen, no such page)."""
+    from ..page.journals import CONFIG
+    from ..page.markdown import logseq_properties, reads_logseq_properties
+
+    if brain.property_syntax != "auto" or not any(p == CONFIG or p.endswith("/" + CONFIG) for p in all_paths):
+        return []
+    found = []
+    for path, body in brain.conn.execute("SELECT path, compiled_truth FROM pages WHERE compiled_truth LIKE '%::%'"):
+        if path in new_paths and not reads_logseq_properties(path, "auto") and logseq_properties(body.replace("\r\n", "\n")):
+            found.append(path)
+    if not found:
+        return []
+    found.sort()
+    more = f" and {len(found) - 1:,} more" if len(found) > 1 else ""
+    return [f"{CONFIG} marks a Logseq graph, but {shown(found[0])}{more} lie outside its pages/ and journals/ folders: "
+            "their opening key:: lines are read as Dataview fields (title::, alias::, tags:: name and tag nothing); "
+            "`gbrain config set property_syntax logseq` reads them as Logseq page properties"]
+
+
 def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
     """Warnings for the name problems (:func:`gbrain.page.slugs.portability_problems`) that
     involve a path of ``new_paths`` (those this import added: a tree re-imported unchanged says
@@ -671,7 +695,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)
     vacuum_after_bulk(brain.conn, counts["pages_written"], pages_before)
     brain.record_writes(vouch, "import")
-    for w in portability_warnings(brain, set(hashes) - set(stored)) + other_markdown_warning(set(hashes) - set(stored)):
+    new_paths = set(hashes) - set(stored)
+    for w in portability_warnings(brain, new_paths) + other_markdown_warning(new_paths) + property_syntax_hint(brain, hashes, new_paths):
         warn(w)
     rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
     if kept_brain:
