@@ -2252,11 +2252,27 @@ def upgrade_note(conn, have: int, want: int, engine: str = "") -> None:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply pending migrations, each in its own transaction; returns the final user_version."""
+    """Apply pending migrations, each in its own transaction (a new brain's, v0, all in one: a
+    full disk leaves no half-made brain, and 41 steps' write-ahead log outgrew a 1 MB disk);
+    returns the final user_version. Raises :class:`GBrainError` for a brain newer than this code."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise GBrainError(f"database schema v{version} is newer than this gbrain (v{SCHEMA_VERSION}); upgrade gbrain")
     upgrade_note(conn, version, SCHEMA_VERSION)
+    if version == 0 and SCHEMA_VERSION:  # a new brain: every step in one transaction
+        begin_write(conn)
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:  # (else another process made it)
+                for step in MIGRATIONS:
+                    step(conn)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            else:
+                conn.execute("ROLLBACK")
+        except BaseException:
+            rollback(conn)
+            raise
+        return migrate(conn)
     for i in range(version, SCHEMA_VERSION):
         begin_write(conn)
         try:
