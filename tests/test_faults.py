@@ -138,6 +138,18 @@ def page_rows_at(db: Path) -> float:
     return (nos[len(nos) // 2] - 1) / n
 
 
+def stored_once(data: bytes, text: str, n: int) -> bytes:
+    """``n`` bytes of ``text`` (a page's compiled truth) found exactly once in the database file
+    ``data``: the page row's own copy. Since v39 the indexed copy (``search_body``) repeats the
+    text with link addresses blanked, so a slice holding an address is the row's alone."""
+    raw = text.encode()
+    for i in range(0, max(1, len(raw) - n + 1)):
+        part = raw[i:i + n]
+        if len(part) == n and data.count(part) == 1:
+            return part
+    raise AssertionError("no slice of the page's text is stored once")
+
+
 def one_line_error(r) -> str:
     err = r.stderr.decode()
     assert "Traceback" not in err, err
@@ -316,8 +328,8 @@ def test_a_page_whose_bytes_changed_inside_the_file_is_not_returned_as_good(tmp_
     slug, path, body = c.execute("SELECT slug, path, compiled_truth FROM pages WHERE length(compiled_truth) > 200 ORDER BY id LIMIT 1").fetchone()
     c.close()
     data = db.read_bytes()
-    at = data.find(body.encode()[:60])
-    assert at > 0 and data.count(body.encode()[:60]) == 1
+    at = data.find(stored_once(data, body, 60))
+    assert at > 0
     with open(db, "r+b") as f:
         f.seek(at + 10)
         f.write(b"QQQQ")
@@ -911,9 +923,8 @@ def test_plain_verify_says_how_many_stored_texts_it_hashed_and_check_and_deep_ca
     slug, text = c.execute("SELECT slug, compiled_truth FROM pages WHERE length(compiled_truth) > 40 ORDER BY slug LIMIT 1").fetchone()
     total = c.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     c.close()
-    old = text[10:30].encode()
     raw = db.read_bytes()
-    assert raw.count(old) >= 1
+    old = stored_once(raw, text, 20)
     at = raw.index(old)  # the page row's bytes (the history keeps its text compressed)
     with open(db, "r+b") as f:  # the same length, in place: no SQL, no trigger, no new hash
         f.seek(at)
@@ -929,8 +940,11 @@ def test_plain_verify_says_how_many_stored_texts_it_hashed_and_check_and_deep_ca
         assert slug in out
     r = gbrain("check", "--db", str(db))
     assert r.returncode == 1 and slug in r.stdout.decode() and "1 page(s)" in r.stdout.decode(), (r.stdout, r.stderr)
-    r = gbrain("verify", str(tree), "--deep", "--db", str(db))  # (FTS5's integrity check sees the text changed first)
-    assert r.returncode == 1 and "is damaged" in one_line_error(r)
+    r = gbrain("verify", str(tree), "--deep", "--db", str(db))
+    # FTS5's integrity check sees a changed indexed text first ("is damaged"); the bytes changed
+    # here hold a link's address, which the index does not read (v39), so the hash names the page
+    said = r.stdout.decode() + r.stderr.decode()
+    assert r.returncode == 1 and ("is damaged" in said or slug in said), said
 
 
 @pytest.mark.engine_free

@@ -158,6 +158,7 @@ def test_a_brain_made_before_v24_keeps_its_packed_bodies_and_stores_new_ones_by_
     """Migration v24 (Postgres v24) re-creates the page triggers only: bodies packed before stay
     packed and read back, an edit of a page whose current body is packed stores the new one as a
     delta, and a new page's body is a reference."""
+    from conftest import writable_by_this_gbrain
     from gbrain.storage import db as dbmod
     from gbrain.storage import pg
 
@@ -166,6 +167,7 @@ def test_a_brain_made_before_v24_keeps_its_packed_bodies_and_stores_new_ones_by_
         m.setattr(dbmod, "SCHEMA_VERSION", 23)
         m.setattr(pg, "PG_SCHEMA_VERSION", 23)
         with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)  # (v39's columns, which this code's saves write)
             run(b, "put", slug="o/a", content="old a\n")
             run(b, "put", slug="o/b", content="old a\n")
             run(b, "put", slug="o/c", content="old c\n")
