@@ -437,6 +437,92 @@ def test_local_provider_announces_a_time_estimate_before_big_runs(tmp_path, monk
 
 
 @pytest.mark.engine_free
+def test_the_estimate_counts_the_chunks_the_run_counts(tmp_path, monkeypatch, capsys):
+    """Trial 29: the estimate said "embedding 11,680 chunks" and the run's progress "/ 11,686":
+    the estimate counted the texts to send (a chunk repeated in a page, or already cached, is
+    sent once or not at all), the run every chunk of the pages. The estimate names the run's
+    count (and how many of them go to the model, when fewer)."""
+    from gbrain.search import vectors
+
+    inst = emb.FakeEmbedding("local", 8)
+    serve_model(monkeypatch, inst)
+    monkeypatch.setattr(vectors, "sample_rate", lambda *a, **k: (1000.0, 32))
+    tl = "".join(f"- **2025-01-{1 + i % 28:02d}** | note — fact number {i}\n" for i in range(1001))
+    tl += "- **2025-02-01** | note — the same line\n" * 7  # one text, seven chunks
+    b = make(tmp_path, {"log/big.md": "# Big\n\nbody\n\n---\n\n" + tl}, model="local")
+    totals = []
+    r = ops.run("embed", {}, ops.Context(on_progress=lambda n, total: totals.append(total)), brain=b)
+    err = capsys.readouterr().err
+    assert r["chunks"] == 1009 and set(totals) == {1009}, (r, set(totals))
+    assert "embedding 1,009 chunks (1,003 to embed, ~" in err, err
+
+
+def test_a_fast_model_is_timed_again_on_a_larger_sample(fixture_db, monkeypatch):
+    """Trial 29: wordllama's estimate said 28 s (416.5 chunks/s, timed on 32 chunks) for a 6.5 s
+    run: 32 chunks in one call of a fast model time mostly the call's own start. A sample that
+    took less than SAMPLE_SECONDS is followed by a larger one, and the rate is the larger one's
+    alone (the first is a warm-up too). A fake clock: no wall time is asserted."""
+    import types
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+    from gbrain.search.embeddings import FakeEmbedding
+
+    now = [0.0]
+    sizes = []
+
+    class CallCost(FakeEmbedding):
+        def embed_batch(self, texts):
+            sizes.append(len(texts))
+            now[0] += (100.0 if not self.calls else 0.05) + 0.0001 * len(texts)  # a load, then 50 ms a call + 0.1 ms a text
+            return super().embed_batch(texts)
+
+    monkeypatch.setattr(vectors, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(vectors, "SAMPLE_CHUNKS", 2)
+    monkeypatch.setattr(vectors, "SAMPLE_GROW", 3)
+    model = CallCost("fake-64")
+    with Brain.open(fixture_db) as b:
+        rows = vectors.select_pages(b.conn, model.model_id, "all")
+        plan, work = vectors.plan_embed(b.conn, model, rows)
+        assert plan.to_embed >= 1 + 2 + 6, plan  # room for both samples
+        rate, n = vectors.sample_rate(b.conn, model, work)
+    assert sizes == [1, 2, 6] and n == 6, sizes
+    chunks = {c.hash: c for w in work for c in w.chunks}
+    timed = 0.05 + 0.0001 * n  # the larger sample's call alone
+    fewest, most = min(c.tokens for c in chunks.values()), max(c.tokens for c in chunks.values())
+    assert fewest * n / timed <= rate <= most * n / timed, (rate, n)
+    with Brain.open(fixture_db) as b2:
+        cached = b2.conn.execute("SELECT COUNT(*) FROM embedding_cache WHERE model = ?", (model.model_id,)).fetchone()[0]
+    assert cached == 1 + 2 + 6  # every sampled vector kept for the run
+
+
+def test_a_slow_model_is_timed_once(fixture_db, monkeypatch):
+    """A sample that took SAMPLE_SECONDS or more (minilm: seconds) is enough: no second one."""
+    import types
+
+    from gbrain.core.brain import Brain
+    from gbrain.search import vectors
+    from gbrain.search.embeddings import FakeEmbedding
+
+    now = [0.0]
+    sizes = []
+
+    class Slow(FakeEmbedding):
+        def embed_batch(self, texts):
+            sizes.append(len(texts))
+            now[0] += 0.5 * len(texts)
+            return super().embed_batch(texts)
+
+    monkeypatch.setattr(vectors, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    monkeypatch.setattr(vectors, "SAMPLE_CHUNKS", 4)
+    model = Slow("fake-64")
+    with Brain.open(fixture_db) as b:
+        rows = vectors.select_pages(b.conn, model.model_id, "all")
+        plan, work = vectors.plan_embed(b.conn, model, rows)
+        rate, n = vectors.sample_rate(b.conn, model, work)
+    assert sizes == [1, 4] and n == 4
+
+
 @pytest.mark.parametrize("name", ["minilm", "local"])
 def test_a_long_local_estimate_says_how_to_start_sooner(tmp_path, monkeypatch, capsys, name):
     """Trial 24: on a busy machine `gbrain embed` of a 1,780-note vault announced "roughly 111 min"

@@ -152,7 +152,8 @@ def _embed(b, a, ctx):
             f"this would send {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) to {model.model_id}, estimated "
             f"${plan.cost:.2f}, above config embed_confirm_usd ${limit_usd:.2f}; call brain_embed again with confirm: true to go ahead")}
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
-        _say(ctx, f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
+        _say(ctx, f"embedding {plan.chunks:,} chunks (" + (f"{plan.to_embed:,} to embed, " if plan.to_embed != plan.chunks else "")
+             + f"~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
     elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid and not force:
         # a local model: time a sample on this machine, now (its load included), not a constant
         rate, n = sample_rate(b.conn, model, work, transaction=kept)
@@ -162,7 +163,9 @@ def _embed(b, a, ctx):
             per_chunk = plan.tokens / max(plan.to_embed, 1)
             _say(
                 ctx,
-                f"embedding {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) with {model.model_id}: roughly {took} "
+                f"embedding {plan.chunks:,} chunks ("
+                + (f"{plan.to_embed:,} to embed, " if plan.to_embed != plan.chunks else "")
+                + f"~{plan.tokens:,} tokens) with {model.model_id}: roughly {took} "
                 f"at {rate / per_chunk:,.1f} chunks/s, timed on {n} chunks here just now; an interrupted run continues with `gbrain embed --stale`"
                 + (_sooner(model.model_id) if secs >= LONG_ESTIMATE_SECONDS and not ctx.agent else ""),
             )

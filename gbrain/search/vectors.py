@@ -41,6 +41,10 @@ GROUP_FIRST = 32
 _clock = time.perf_counter
 #: chunks timed by :func:`sample_rate` for `embed`'s estimate
 SAMPLE_CHUNKS = 32
+#: a sample timed faster than this (a fast model: wordllama's 32 chunks in ~0.08 s, mostly the
+#: call's own start) is followed by one SAMPLE_GROW times larger, which alone gives the rate
+SAMPLE_SECONDS = 0.5
+SAMPLE_GROW = 8
 #: retired vectors kept in embedding_cache per model
 CACHE_KEEP = 100_000
 
@@ -419,14 +423,18 @@ def embed_pages(
     return stats
 
 
-def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_PageWork], n: int = SAMPLE_CHUNKS, transaction: Callable | None = None) -> tuple[float, int]:
-    """Time the embedding of up to ``n`` chunks of ``work`` that need the provider, spread over
-    the run, on this machine now, after one more chunk embedded untimed to warm the model up
-    (its load is paid once per run, not per chunk): ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
+def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_PageWork], n: int | None = None, transaction: Callable | None = None) -> tuple[float, int]:
+    """Time the embedding of up to ``n`` (:data:`SAMPLE_CHUNKS`) chunks of ``work`` that need the
+    provider, spread over the run, on this machine now, after one more chunk embedded untimed to
+    warm the model up (its load is paid once per run, not per chunk); a sample that took less than
+    :data:`SAMPLE_SECONDS` (a fast model, whose call start outweighs 32 chunks: wordllama's
+    estimate said 28 s for a 6.5 s run) is then followed by one :data:`SAMPLE_GROW` times larger,
+    whose time alone is the rate. ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
     when nothing needs embedding, or when the provider refused a chunk of the sample
     (:class:`~gbrain.errors.InputRefused`: the run bisects and skips it). The vectors are kept in
     ``embedding_cache``, so the run that follows reuses them (nothing is embedded twice). Other
     provider errors propagate."""
+    n = n or SAMPLE_CHUNKS
     known = _known_hashes(conn, model.model_id)
     todo: dict[str, object] = {}
     for w in work:
@@ -442,20 +450,33 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     # wordllama's load made the estimate 10-16x too long); the others are timed (a sample of one
     # chunk is timed with the load, all there is)
     vecs: list = []
+    done: list = []
     timed = sample[1:] or sample
     try:
         if len(sample) > 1:
             vecs += list(model.embed_multi([sample[0].text]))
+            done.append(sample[0])
         t = time.perf_counter()
         vecs += list(model.embed_multi([c.text for c in timed]))
+        done += timed
+        dt = max(time.perf_counter() - t, 1e-6)
+        if dt < SAMPLE_SECONDS:
+            taken = {c.hash for c in done}
+            rest = [c for c in pool if c.hash not in taken]
+            more = rest[:: max(1, len(rest) // (n * SAMPLE_GROW))][: n * SAMPLE_GROW]
+            if len(more) > len(timed):  # a larger sample there is: it alone is timed
+                t = time.perf_counter()
+                vecs += list(model.embed_multi([c.text for c in more]))
+                dt = max(time.perf_counter() - t, 1e-6)
+                done += more
+                timed = more
     except InputRefused:
         return 0.0, 0  # a chunk of the sample refused: no estimate; the run finds and skips it
-    dt = max(time.perf_counter() - t, 1e-6)
     tx = transaction or _plain_tx(conn)
     with tx():
         conn.executemany(
             "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
-            [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(sample, vecs)],
+            [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
         )
     return sum(c.tokens for c in timed) / dt, len(timed)
 
