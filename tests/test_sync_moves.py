@@ -821,6 +821,46 @@ def test_a_new_note_pairs_with_a_page_trashed_recently_by_bytes_similarity_or_it
 
 
 @pytest.mark.engine_free
+def test_a_deleted_note_whose_new_path_became_a_page_first_is_adopted_by_bytes_similarity_or_inode():
+    """The mirror of the revived pairs: the creation reached watch first (a sync client or a
+    `git checkout` writes the new path, then deletes the old), so the new note is already a
+    page this engine created; the round that would trash the old page pairs them instead."""
+    from gbrain.sync.plan import EMPTY, Created
+
+    st = {"Wiki/T.md": gone(H["a"], 8)}
+    plan = decide(st, created={"Docs/T.md": Created(H["a"])})
+    assert plan.adopted_moves == [("Wiki/T.md", "Docs/T.md")] and plan.trash == []
+    assert plan.action("Wiki/T.md") == "adopted-move-from" and plan.action("Docs/T.md") == "adopted-move-to"
+    # the created page settled in this round too: still taken, and only once
+    plan = decide({**st, "Docs/T.md": PathState(disk=H["a"], brain=H["a"], base=H["a"], brain_kind="page")}, created={"Docs/T.md": Created(H["a"])})
+    assert plan.adopted_moves == [("Wiki/T.md", "Docs/T.md")] and plan.settled == [] and plan.trash == []
+    # another note: a deletion, and the created page stays itself
+    plan = decide(st, created={"Docs/T.md": Created(H["b"])})
+    assert plan.adopted_moves == [] and plan.trash == ["Wiki/T.md"]
+    # similar text at the live thresholds (INODE_MIN for the same file)
+    sc = {("Wiki/T.md", "Docs/T.md"): similar.SIMILAR_MIN}
+    assert decide(st, created={"Docs/T.md": Created(H["b"])}, created_similar=sc).adopted_moves == [("Wiki/T.md", "Docs/T.md")]
+    low = {("Wiki/T.md", "Docs/T.md"): similar.SIMILAR_MIN - 0.01}
+    assert decide(st, created={"Docs/T.md": Created(H["b"])}, created_similar=low).adopted_moves == []
+    ino = {("Wiki/T.md", "Docs/T.md"): similar.INODE_MIN}
+    assert decide(st, created={"Docs/T.md": Created(H["b"], 8)}, created_similar=ino).adopted_moves == [("Wiki/T.md", "Docs/T.md")]
+    assert decide(st, created={"Docs/T.md": Created(H["b"], 9)}, created_similar=ino).adopted_moves == []
+    # an empty old note: only its inode is evidence
+    assert decide({"Untitled.md": gone(EMPTY, 7)}, created={"Idea.md": Created(H["b"], 7)}).adopted_moves == [("Untitled.md", "Idea.md")]
+    assert decide({"Untitled.md": gone(EMPTY, 7)}, created={"Idea.md": Created(H["b"], 8)}).adopted_moves == []
+    # one to one, deterministic; a page edited in the brain is no trash and no pairing
+    plan = decide({"A/T.md": gone(H["a"]), "B/T.md": gone(H["a"])}, created={"Docs/T.md": Created(H["a"])})
+    assert plan.adopted_moves == [("A/T.md", "Docs/T.md")] and plan.trash == ["B/T.md"]
+    assert decide({"Wiki/T.md": gone(H["a"], brain=H["c"])}, created={"Docs/T.md": Created(H["a"])}).adopted_moves == []
+    # a live move goes first: the created page is not taken from it
+    plan = decide({**st, "New/T.md": new(H["a"])}, created={"Docs/T.md": Created(H["a"])})
+    assert plan.moves == [("Wiki/T.md", "New/T.md")] and plan.adopted_moves == []
+    # a created page this round changes is not taken
+    ch = {**st, "Docs/T.md": PathState(disk=H["c"], brain=H["a"], base=H["a"], brain_kind="page")}
+    assert decide(ch, created={"Docs/T.md": Created(H["a"])}).adopted_moves == []
+
+
+@pytest.mark.engine_free
 def test_an_empty_note_renamed_and_filled_in_one_round_is_a_move_by_its_inode():
     """Obsidian makes `Untitled.md` (0 bytes); the person types the title (a rename: same inode)
     and the text. In one round the old page is gone and the new note shares nothing with an
@@ -908,6 +948,59 @@ def test_a_round_does_not_revive_a_page_restored_or_recreated_since(tmp_path, db
         eng.close()
 
 
+def test_a_round_that_trashes_a_page_adopts_the_page_its_engine_created_from_the_same_note_within_the_window(tmp_path, db_path):
+    """The creation first (its round imports a new page), the deletion in a later round: the old
+    page takes the new path (its id, history and backlinks), the created page's rows go (its one
+    version is the move in), nothing is in the trash, links that resolved to the new page
+    re-resolve to the kept one. Past RECENT_TRASH_S, or a different note: delete and create."""
+    from gbrain.sync import engine as engine_mod
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 4)
+    (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]] and [[Topic 2]].\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        now = [1000.0]
+        eng.clock = lambda: now[0]
+        pids = {i: b.page_row(f"Wiki/Topic {i}")["id"] for i in (1, 2, 3)}
+        before = versions(db_path, "Wiki/Topic 1")
+        (root / "Docs").mkdir()
+        for i in (1, 2):
+            shutil.copyfile(root / "Wiki" / f"Topic {i}.md", root / "Docs" / f"Topic {i}.md")
+        (root / "Docs" / "Topic 3.md").write_text("# Topic 3\n\n" + prose(77))  # another note
+        (root / "Docs" / "Cites.md").write_text("# Cites\n\nSee [Docs 1](Topic%201.md).\n")
+        out = _engine_round(eng, "Docs/Topic 1.md", "Docs/Topic 2.md", "Docs/Topic 3.md", "Docs/Cites.md")
+        assert sorted(out.imported) == ["Docs/Cites.md", "Docs/Topic 1.md", "Docs/Topic 2.md", "Docs/Topic 3.md"], out
+        new1 = b.page_row("Docs/Topic 1")["id"]
+        assert new1 != pids[1] and any(x["slug"] == "Docs/Cites" for x in b.backlinks("Docs/Topic 1"))
+        now[0] += engine_mod.RECENT_TRASH_S - 1
+        for i in (1, 3):
+            (root / "Wiki" / f"Topic {i}.md").unlink()
+        out = _engine_round(eng, "Wiki/Topic 1.md", "Wiki/Topic 3.md")
+        assert out.moved == [("Wiki/Topic 1.md", "Docs/Topic 1.md")] and out.trashed == ["Wiki/Topic 3.md"], out
+        assert b.page_row("Wiki/Topic 1") is None and b.page_row("Docs/Topic 1")["id"] == pids[1]
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE id = ?", (new1,)).fetchone()[0] == 0
+        assert b.page_row("Docs/Topic 3")["id"] != pids[3]  # a different note stays separate
+        assert [t["path"] for t in trash_list(b)] == ["Wiki/Topic 3.md"]
+        back = {x["slug"] for x in b.backlinks("Docs/Topic 1")}
+        assert "Docs/Cites" in back, back  # resolved to the created page: now to the kept one
+        hist = versions(db_path, "Docs/Topic 1")
+        assert len(hist) == len(before) + 1 and not any(v["op"] == "delete" for v in hist), hist
+        assert b.get_text("Docs/Topic 1") == (root / "Docs" / "Topic 1.md").read_text()
+        # past the window: the deletion is a deletion, the created page stays
+        new2 = b.page_row("Docs/Topic 2")["id"]
+        now[0] += engine_mod.RECENT_TRASH_S + 1
+        (root / "Wiki" / "Topic 2.md").unlink()
+        out = _engine_round(eng, "Wiki/Topic 2.md")
+        assert out.moved == [] and out.trashed == ["Wiki/Topic 2.md"]
+        assert b.page_row("Docs/Topic 2")["id"] == new2
+        verify_equal(b, root)
+        assert fresh_import_differences(b) == {}
+        eng.close()
+
+
 @pytest.mark.parametrize("edit", [False, True], ids=["same-bytes", "edited"])
 def test_watch_a_note_created_elsewhere_after_its_deletion_was_trashed_is_a_move(tmp_path, db_path, edit):
     """A sync client (Dropbox, iCloud, Syncthing) deletes the old path and writes the new one
@@ -945,6 +1038,71 @@ def test_watch_a_note_created_elsewhere_after_its_deletion_was_trashed_is_a_move
             assert w.saw("Wiki/Topic 1.md → Docs/Topic 1.md"), "\n".join(w.lines)
             verify_equal(b, root)
             assert fresh_import_differences(b) == {}
+    finally:
+        w.kill()
+
+
+def test_watch_a_note_written_at_its_new_path_before_the_old_is_deleted_keeps_its_page(tmp_path, db_path):
+    """A sync client or `git checkout` writes the new path first and deletes the old one later:
+    the new note is imported (forced: the test waits until its page is in the brain), then the
+    deletion's round pairs the two. One page: the old id, history and backlinks, no trash."""
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 3)
+    (root / "Home.md").write_text("# Home\n\nSee [[Topic 1]].\n")
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.tag("Wiki/Topic 1", "kept")
+        pid = b.page_row("Wiki/Topic 1")["id"]
+    before = len(versions(db_path, "Wiki/Topic 1"))
+    w = _watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: "kept" in (root / "Wiki" / "Topic 1.md").read_text(), "the tag written to the file")
+            (root / "Docs").mkdir()
+            shutil.copyfile(root / "Wiki" / "Topic 1.md", root / "Docs" / "Topic 1.md")
+            wait_for(lambda: b.page_row("Docs/Topic 1") is not None, "the new note imported as a page")
+            assert b.page_row("Docs/Topic 1")["id"] != pid
+            (root / "Wiki" / "Topic 1.md").unlink()
+            wait_for(lambda: b.page_row("Wiki/Topic 1") is None, "the deletion carried out")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Docs/Topic 1")["id"] == pid and "kept" in b.tags("Docs/Topic 1"), "\n".join(w.lines)
+            assert trash_list(b) == [], "\n".join(w.lines)
+            assert any(x["slug"] == "Home" for x in b.backlinks("Docs/Topic 1"))
+            hist = versions(db_path, "Docs/Topic 1")
+            assert len(hist) == before + 1 and not any(v["op"] == "delete" for v in hist), hist
+            assert w.saw("Wiki/Topic 1.md → Docs/Topic 1.md"), "\n".join(w.lines)
+            verify_equal(b, root)
+            assert fresh_import_differences(b) == {}
+    finally:
+        w.kill()
+
+
+def test_watch_a_different_note_written_before_a_deletion_stays_its_own_page(tmp_path, db_path):
+    """Guard: a new note that is not the deleted one stays a page of its own; the deleted page
+    goes to the trash."""
+    from test_watch import wait_for
+
+    root = tmp_path / "vault"
+    wiki_tree(root, 3)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        pid = b.page_row("Wiki/Topic 1")["id"]
+    w = _watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            (root / "Docs").mkdir()
+            (root / "Docs" / "Topic 1.md").write_text("# Topic 1\n\n" + prose(99))
+            wait_for(lambda: b.page_row("Docs/Topic 1") is not None, "the new note")
+            nid = b.page_row("Docs/Topic 1")["id"]
+            (root / "Wiki" / "Topic 1.md").unlink()
+            wait_for(lambda: [t["path"] for t in trash_list(b)] == ["Wiki/Topic 1.md"], "the page in the trash")
+            code, _ = w.stop()
+            assert code == 0, "\n".join(w.lines)
+            assert b.page_row("Docs/Topic 1")["id"] == nid != pid
+            verify_equal(b, root)
     finally:
         w.kill()
 

@@ -137,7 +137,7 @@ from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_writer
 from .importer import classify
 from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
-from .plan import PathState, Trashed, decide
+from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
 from .scan import evicted, is_evicted, IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
@@ -402,6 +402,10 @@ class SyncEngine:
         #: id). A later round pairs a new note with one as a move (:meth:`_revive`)
         self.recent_trash: dict[str, tuple[float, int, str, int | None]] = {}
         self._trash_texts: dict[str, str] = {}  # their texts, by hash, read once (:meth:`_trashed_similar`)
+        #: the mirror: pages this engine created from a new note in the last :data:`RECENT_TRASH_S`
+        #: seconds: path → (:attr:`clock` time, page id, hash of its text, the file's id). A later
+        #: round that trashes a page whose note it is takes it as a move (:meth:`_adopt`)
+        self.recent_new: dict[str, tuple[float, int, str, int | None]] = {}
         #: monotonic seconds (tests set their own)
         self.clock: Callable[[], float] = time.monotonic
         #: recorded as the origin of every version this engine writes (``watch`` sets its own)
@@ -1104,6 +1108,8 @@ class SyncEngine:
         any_changed = any_new and any(p in D and p in B and D[p] != B[p] and S.get(p) == B[p] for p in paths)
         # … and so may a new note whose page this engine trashed in an earlier round
         trashed = self._recent_trash() if any_new and not moves_only else {}
+        # … and so may a vanished page whose note this engine imported as a new page earlier
+        created = self._recent_new() if any_gone and not moves_only else {}
         any_gone = any_gone or bool(trashed)
         # a file with no base that differs from the brain (or the brain has no such path): is it
         # an old copy of a version the history holds (a teammate's old vault, a restored backup)?
@@ -1136,10 +1142,16 @@ class SyncEngine:
                 disk_history=hist[p][0] if p in hist else None,
             )
         similar = self._similar(states, disk)
-        plan = decide(states, similar, trashed, self._trashed_similar(states, disk, trashed) if trashed else None)
+        plan = decide(states, similar, trashed, self._trashed_similar(states, disk, trashed) if trashed else None,
+                      created, self._created_similar(states, B, created) if created else None)
         self._say_renamed_twice(plan.import_, D, S, B, state, disk, out)
         moves, edited_moves, changed_moves = plan.moves, plan.edited_moves, plan.changed_moves
         to_write, to_remove, to_import, to_trash = plan.write, plan.remove, plan.import_, plan.trash
+        # an adopted pair is carried out where its deletion would be (the same guards hold it
+        # back: put back, held, the mass-deletion check), else it is that deletion
+        adopt = dict(plan.adopted_moves)
+        if adopt:
+            to_trash = sorted(to_trash + list(adopt))
         conflicts, settled, echoes = plan.conflicts, plan.settled, plan.echoes
         replaced_moves = [] if moves_only else plan.replaced_moves  # (the import itself imports the new note)
         both_moves = []
@@ -1398,6 +1410,8 @@ class SyncEngine:
                 if p in to_import:
                     out.imported.append(p)
                     self._log(("~ " if p in S else "+ ") + f"{p} → db")
+                    if p not in S and p not in B and db.get(p) is None and not moves_only:
+                        self._note_created(p, disk[p])
             for p, f in merge_written.items():
                 if p in changed_since:
                     continue  # the brain changed again: the next round sees the merged file against it
@@ -1421,6 +1435,9 @@ class SyncEngine:
                     self._log(f"~ merged {p}: changed in the folder and in the brain since the last sync; the edits do not overlap")
             for p in to_trash:
                 if p in changed_since:
+                    continue
+                if p in adopt and self._adopt(p, adopt[p], out):
+                    self._forget(p)
                     continue
                 page = self.conn.execute("SELECT id FROM pages WHERE path = ?", (p,)).fetchone() if db[p][1] == "page" else None
                 with origin(operation="file deleted"):
@@ -1894,6 +1911,111 @@ class SyncEngine:
         for hx in [h for h in self._trash_texts if h not in live]:
             del self._trash_texts[hx]
         return out
+
+    def _note_created(self, p: str, f: DiskFile) -> None:
+        """Remember the page this round created at ``p`` from a new note (:attr:`recent_new`)."""
+        r = self.conn.execute("SELECT id, content_hash FROM pages WHERE path = ?", (p,)).fetchone()
+        if r is not None and r[1] == f.hash:
+            self.recent_new[p] = (self.clock(), r[0], r[1], self._fid(f))
+
+    def _recent_new(self) -> dict[str, Created]:
+        """The pages of :attr:`recent_new` (older than :data:`RECENT_TRASH_S` dropped) still as
+        this engine created them: the row at the path with its id and text, one version of its
+        name since (the creation, at that path), by path."""
+        if not self.recent_new:
+            return {}
+        now = self.clock()
+        out: dict[str, Created] = {}
+        for p, (t, pid, hx, fid) in list(self.recent_new.items()):
+            if now - t > RECENT_TRASH_S or not self._still_created(p, pid, hx):
+                del self.recent_new[p]
+                continue
+            out[p] = Created(hx, fid)
+        return out
+
+    def _still_created(self, p: str, pid: int, hx: str) -> bool:
+        """Whether the page at ``p`` is the row ``pid`` this engine created with text ``hx`` and
+        nothing wrote its name since (its newest version is that creation, at ``p``)."""
+        if not self.conn.execute("SELECT 1 FROM pages WHERE id = ? AND path = ? AND content_hash = ?", (pid, p, hx)).fetchone():
+            return False
+        r = self.conn.execute("SELECT op, path FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug_for_path(p),)).fetchone()
+        return r is not None and r[0] == "create" and r[1] == p
+
+    def _created_similar(self, states: dict[str, PathState], B: dict, created: dict[str, Created]) -> dict[tuple[str, str], float]:
+        """How alike the base texts of this round's vanished pages and the texts of the pages of
+        ``created`` are, for the pairs worth asking (as :meth:`_trashed_similar`):
+        ``{(old path, new path): similarity}``."""
+        hashes = {c.hash for c in created.values()}
+        gone = [p for p, st in states.items() if st.disk is None and st.brain is not None and st.brain == st.base
+                and st.brain_kind == "page" and st.base not in hashes]
+        if not gone:
+            return {}
+        gone_text: dict[str, str] = {}
+        for q in sorted(gone):
+            data = self._base_bytes(B[q], SIMILAR_MAX_BYTES)
+            if data:
+                gone_text[q] = data.decode("utf-8", "replace")
+        new_text: dict[str, str] = {}
+        for p in sorted(created):
+            data = self.db_bytes(p)
+            if data is not None and len(data) <= SIMILAR_MAX_BYTES:
+                new_text[p] = data.decode("utf-8", "replace")
+        if not gone_text or not new_text:
+            return {}
+        ids = {c.file_id: p for p, c in created.items() if c.file_id is not None and p in new_text}
+        extra = [(q, ids[states[q].base_id]) for q in gone_text if states[q].base_id in ids]
+        return sim.score_pairs(gone_text, new_text, sim.shortlist(gone_text, new_text), extra)
+
+    def _adopt(self, old: str, new: str, out: Outcome) -> bool:
+        """An ``adopted_moves`` pair (inside the open transaction): the page at ``old`` (its file
+        deleted) takes ``new``, where this engine created a page from the same note earlier: that
+        page's rows and its short history (its creation; the removal written here) go, the old
+        page's row moves to ``new`` with its id and the note's text, and its history continues
+        with the move (``to NEW`` / ``from OLD``, the rows a rename writes), so the note's bytes
+        are the move's version. False (nothing written) when the created page or the file at
+        ``new`` is no longer as created, or ``old``'s page is not there: the caller trashes it."""
+        c = self.conn
+        ent = self.recent_new.get(new)
+        row = c.execute("SELECT id FROM pages WHERE path = ?", (old,)).fetchone()
+        if ent is None or row is None or not self._still_created(new, ent[1], ent[2]):
+            self.recent_new.pop(new, None)
+            return False
+        f, why = self.stat_path(new)
+        if f is None:
+            return False
+        try:
+            with open(self._abs(new), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return False
+        if sha256(data) != ent[2]:
+            return False  # changed on disk since: a later round imports it over the created page
+        f.hash, f.data = ent[2], data
+        pid, old_slug, new_slug = row[0], slug_for_path(old), slug_for_path(new)
+        del self.recent_new[new]
+        first = c.execute("SELECT MAX(version) FROM history WHERE kind = 'page' AND name = ?", (new_slug,)).fetchone()[0]
+        with origin(operation="file moved"):
+            self.brain.remove_page_row(old)
+            self._promote_twin(old)
+            self.brain.remove_page_row(new)
+            # the created page's short life (its creation and this removal) leaves the history:
+            # its one text is the move's version below
+            ids = [r[0] for r in c.execute("SELECT id FROM history WHERE kind = 'page' AND name = ? AND version >= ?", (new_slug, first))]
+            from ..core.history import drop_versions, stage_drops
+
+            stage_drops(c, ids)
+            drop_versions(c)
+            if not self._import(new, f, out, page_id=pid):
+                raise GBrainError(f"could not store {new} as the page moved from {old}")
+        record_page_move(c, old_slug, new_slug)
+        old_sc = sidecar_path(old_slug)
+        if not c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone() \
+                and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+            out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
+        out.moved.append((old, new))
+        out.disk_hashes[new] = ent[2]
+        self._log(f"> {move_text(old, new)} (moved: the note was written there first, {self.clock() - ent[0]:.1f} s before its deletion)")
+        return True
 
     def _still_trashed(self, p: str) -> bool:
         """Whether the page at ``p`` is deleted and nothing was stored at its name or path since."""

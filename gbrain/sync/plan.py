@@ -93,6 +93,17 @@ best first. A ``revived_moves`` pair: the page comes back from the trash at the 
 id, its history continued, no trash entry) with the new note's text. The old path may be the
 new one (the note written back where it was). A page still in the brain always goes first.
 
+**Adopted** (the mirror: the creation reached the caller before the deletion: a sync client or a
+``git checkout`` writes the new path first and deletes the old one later, or the creation's batch
+settled first, so the new note is already a page, :class:`Created`): a page this round would trash
+(its file deleted, the brain unchanged since the base) takes a page its caller created recently,
+still as created, by the same evidence as **Revived**, one to one: the same file (inode) with the
+same bytes or an empty old text, the same bytes, then similar text (``created_similar``, the old
+path's base text against the created page's; the thresholds of pass 3), best first. An
+``adopted_moves`` pair ``(old, new)``: the old page moves to ``new`` with its id and history, the
+created page's rows go (its one version becomes the move in), so nothing is trashed. Decided after
+every other rule: a path this round moves or writes is never taken.
+
 A new path holding anything else is not guessed at: it is imported, and the old path follows
 the rules above (a brain-edited page deleted on disk, with no new note alike enough to its
 base, is put back). Within a pass,
@@ -115,6 +126,16 @@ class Trashed:
     """A page the caller's rounds trashed recently (its file was deleted): ``hash``, the sha256 of
     its last text; ``file_id``, the file (device and inode, :func:`gbrain.sync.scan.file_id`) its
     base recorded, when known."""
+
+    hash: str
+    file_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Created:
+    """A page the caller's rounds created recently from a new note and that is still as created
+    (one version, the same text): ``hash``, the sha256 of its text (and of the file, which the
+    caller checked still holds it); ``file_id``, the file's device and inode when known."""
 
     hash: str
     file_id: int | None = None
@@ -170,6 +191,7 @@ class Plan:
     both_moves: list[tuple[str, str]] = field(default_factory=list)  # moved and edited on disk (alike to the base), edited in the brain: move, base kept
     replaced_moves: list[tuple[str, str]] = field(default_factory=list)  # moved on disk, a new file at the old name: move, then import old
     revived_moves: list[tuple[str, str]] = field(default_factory=list)  # a page trashed recently, its note created (again): back from the trash at new
+    adopted_moves: list[tuple[str, str]] = field(default_factory=list)  # file deleted, its note created earlier as a new page: the old page takes new
     write: list[str] = field(default_factory=list)        # brain → file
     remove: list[str] = field(default_factory=list)       # deleted in the brain; file still at base
     import_: list[str] = field(default_factory=list)      # file → brain
@@ -184,10 +206,11 @@ class Plan:
 
     def action(self, path: str) -> str:
         """The one action planned for ``path``: ``move-from``, ``move-to``, ``edited-move-from``,
-        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``replaced-move-from``, ``replaced-move-to``, ``revived-move-from``, ``revived-move-to``, ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
+        ``edited-move-to``, ``changed-move-from``, ``changed-move-to``, ``both-move-from``, ``both-move-to``, ``replaced-move-from``, ``replaced-move-to``, ``revived-move-from``, ``revived-move-to``, ``adopted-move-from``, ``adopted-move-to`` (the new path is in
+        no other bucket: a path of another round), ``write``, ``remove``, ``import``, ``trash``, ``merge`` (a stale save),
         ``merged`` (both sides' edits), ``conflict:<kind>``, ``settled``, ``remove-old-copy``; KeyError when not in the plan."""
         for pre, pairs in (("", self.moves), ("edited-", self.edited_moves), ("changed-", self.changed_moves), ("both-", self.both_moves), ("replaced-", self.replaced_moves),
-                           ("revived-", self.revived_moves)):
+                           ("revived-", self.revived_moves), ("adopted-", self.adopted_moves)):
             for old, new in pairs:
                 if path == new:
                     return pre + "move-to"
@@ -204,13 +227,16 @@ class Plan:
 
 
 def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], float] | None = None,
-           trashed: Mapping[str, Trashed] | None = None, trashed_similar: Mapping[tuple[str, str], float] | None = None) -> Plan:
+           trashed: Mapping[str, Trashed] | None = None, trashed_similar: Mapping[tuple[str, str], float] | None = None,
+           created: Mapping[str, Created] | None = None, created_similar: Mapping[tuple[str, str], float] | None = None) -> Plan:
     """The plan for one round: ``states`` maps each relative path to its :class:`PathState`;
     ``similar`` maps ``(vanished path, new path)`` to how alike the vanished path's base text
     and the new note are (0…1, :func:`gbrain.sync.similar.similarity`; pairs left out count as 0).
     ``trashed``: pages the caller trashed recently, by their old path (not in ``states`` as a
     page the brain holds), and ``trashed_similar`` how alike each one's last text and a new note
-    are (``(old path, new path)``): the module's **Revived** pairs.
+    are (``(old path, new path)``): the module's **Revived** pairs. ``created``: pages the caller
+    created recently, by path, and ``created_similar`` how alike a vanished path's base text and
+    each one's text are (``(old path, new path)``): the module's **Adopted** pairs.
 
     Pure and deterministic: the same states give the same plan, whatever the mappings' order.
     Every path lands in exactly one bucket of the plan (a move names two paths). Raises nothing.
@@ -337,7 +363,52 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
         else:
             kind = "both-changed" if d is not None and s is not None else ("deleted-on-disk" if d is None else "deleted-in-brain")
             plan.conflicts.append((p, kind))
+    if created and plan.trash:
+        _adopt(states, created, created_similar or {}, plan)
     return plan
+
+
+def _adopt(states: Mapping[str, PathState], created: Mapping[str, Created],
+           scores: Mapping[tuple[str, str], float], plan: Plan) -> None:
+    """The **Adopted** pairs (module docstring): each page of ``plan.trash`` with a page of
+    ``created`` not otherwise in the plan (absent from ``states``, or settled there), one to one,
+    into ``plan.adopted_moves`` (and out of ``plan.trash``)."""
+    from .similar import INODE_MIN, SIMILAR_MIN
+
+    olds = [q for q in plan.trash if states[q].brain_kind == "page" and states[q].base is not None and states[q].brain == states[q].base]
+    news = sorted(p for p in created if p not in states or p in plan.settled)
+    if not olds or not news:
+        return
+    taken: set[str] = set()
+    paired: set[str] = set()
+
+    def same_file(q: str, p: str) -> bool:
+        return states[q].base_id is not None and states[q].base_id == created[p].file_id
+
+    def take(q: str, p: str) -> None:
+        taken.add(q)
+        paired.add(p)
+        plan.adopted_moves.append((q, p))
+
+    for p in news:  # 1. the same file
+        q = next((q for q in olds if q not in taken and same_file(q, p) and states[q].base in (created[p].hash, EMPTY)), None)
+        if q is not None:
+            take(q, p)
+    for p in news:  # 2. the same bytes
+        if p not in paired:
+            q = next((q for q in olds if q not in taken and states[q].base == created[p].hash), None)
+            if q is not None:
+                take(q, p)
+    olds_set, news_set = set(olds), set(news)
+    cands = sorted((-sc, not same_file(q, p), posixpath.basename(q) != posixpath.basename(p), q, p) for (q, p), sc in scores.items()
+                   if q in olds_set and p in news_set and (sc >= SIMILAR_MIN or (sc >= INODE_MIN and same_file(q, p))))
+    for _, _, _, q, p in cands:  # 3. similar text
+        if q not in taken and p not in paired:
+            take(q, p)
+    if plan.adopted_moves:
+        plan.adopted_moves.sort(key=lambda m: (m[1], m[0]))
+        plan.trash[:] = [q for q in plan.trash if q not in taken]
+        plan.settled[:] = [p for p in plan.settled if p not in paired]
 
 
 def _revive(states: Mapping[str, PathState], new: list[str], trashed: Mapping[str, Trashed],

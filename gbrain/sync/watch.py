@@ -28,7 +28,9 @@ paths):
   checkout deleted and created again elsewhere, edited, is still a move; one created only after the
   deletion was carried out (the page in the trash) pairs with the page the engine trashed
   (``SyncEngine.recent_trash``, :data:`~gbrain.sync.engine.RECENT_TRASH_S`): the page comes back
-  from the trash at the new path, its id and history kept. Editors' temp files (``.swp``, ``~``,
+  from the trash at the new path, its id and history kept; and one created (imported as a new
+  page) before the deletion's round is taken by the deleted page (``SyncEngine.recent_new``,
+  ``_adopt``): one page, the old id and history. Editors' temp files (``.swp``, ``~``,
   ``___jb_tmp___``, ``4913``…) are never imported; a save through rename shows up as a change of
   the target, because reconciliation looks at each path's state, not at the event type.
 * **Brain → file**: each tick reads ``PRAGMA data_version`` (SQLite) or the notifications of
