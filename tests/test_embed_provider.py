@@ -54,6 +54,8 @@ class ModeServer:
                     return self.send(200, b"<html>oops")
                 if mode[0] == "status":
                     return self.send(int(mode[1]), json.dumps({"error": {"message": f"busy, status {mode[1]}"}}).encode())
+                if mode[0] == "maxin" and len(inp) > int(mode[1]):
+                    return self.send(400, json.dumps({"error": {"message": f"too many inputs: at most {mode[1]} per request"}}).encode())
                 if mode[0] == "poison" and any("POISON" in t for t in inp):
                     return self.send(400, b'{"error":{"message":"input length exceeds the context length"}}')
                 dim = int(mode[1]) if mode[0] == "dim" else 64
@@ -561,3 +563,21 @@ def test_a_page_changed_while_it_was_embedded_is_not_counted_as_embedded(srv, ru
     assert r.stdout.decode().startswith("embedded 0 page(s)") and "1 page(s) changed (or were deleted) while being embedded" in r.stdout.decode(), r.stdout
     r = run("embed")
     assert r.stdout.decode().startswith("embedded 1 page(s)"), r.stdout
+
+
+def test_a_batch_refused_for_its_size_is_halved_for_the_run_and_said_once(srv, run):
+    """trial 28: a gateway taking at most K inputs per request made embed bisect every group, silently."""
+    setup_brain(run, srv.url)
+    for i in range(40):
+        put(run, f"notes/p{i}", f"# P{i}\n\nplain text {i}\n")
+    srv.mode = "maxin 8"
+    r = run("embed", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["pages"] == 41 and not out["skipped"]
+    err = r.stderr.decode()
+    assert err.count("embedding_batch_size") == 1 and "config set embedding_batch_size" in err
+    sizes = [len(q["input"]) for q in srv.requests]
+    first_ok = next(i for i, n in enumerate(sizes) if n <= 8)
+    assert all(n <= 8 for n in sizes[first_ok:]), sizes  # learned: never refused again (bisection refused each group)
+    assert first_ok <= 3, sizes  # 32 → 16 → 8

@@ -15,6 +15,7 @@ matrix-vector product, ``argpartition`` for the top candidates and the best chun
 from __future__ import annotations
 
 import itertools
+import re
 import sqlite3
 import threading
 import time
@@ -192,6 +193,18 @@ def drop_vectors(conn: sqlite3.Connection, model: str) -> dict:
     return {"chunks": int(chunks), "pages": int(pages), "cached": max(0, int(cached) - int(chunks))}
 
 
+_SIZE_WORDS = re.compile(r"too many|batch|inputs|array|at most \d+|maximum\b.*\b(?:items|inputs|elements)|payload too large|request (?:entity )?too large", re.I)
+
+
+def _size_refusal(e: InputRefused) -> bool:
+    """Whether the provider refused a request for how many inputs it held (HTTP 413, or a 400 whose
+    message says so), not for one input's text."""
+    if getattr(e, "status", None) == 413:
+        return True
+    msg = str(e)
+    return bool(_SIZE_WORDS.search(msg)) and not re.search(r"context|token", msg, re.I)
+
+
 def _embed_splitting(model: EmbeddingModel, texts: list[str], on_batch: Callable[[int], None] | None) -> tuple[list, dict[int, str]]:
     """``(vectors, refused)``: the vectors of ``texts`` (None for a refused one) and ``{index:
     the server's error}`` for each text the provider refused (:class:`InputRefused`). A refused
@@ -206,6 +219,19 @@ def _embed_splitting(model: EmbeddingModel, texts: list[str], on_batch: Callable
         except InputRefused as e:
             if hi - lo == 1:
                 refused[lo] = str(e)
+                return
+            if _size_refusal(e) and model.batch_size > 1:
+                # a gateway's inputs-per-request limit (trial 28: bisecting every group doubled the
+                # requests, silently): the batch is halved for the rest of the run, said once
+                size = max(1, min(model.batch_size, hi - lo) // 2)
+                model.batch_size = size
+                if hasattr(model, "group_chunks"):
+                    model.group_chunks = max(512, size * max(1, getattr(model, "max_in_flight", 1)))
+                if not getattr(model, "_size_said", False) and getattr(model, "on_retry", None):
+                    model._size_said = True
+                    model.on_retry(f"the server refused a batch for its size ({e}); sending at most {size} inputs "
+                                   f"per request from now on: `gbrain config set embedding_batch_size {size}` keeps it")
+                go(lo, hi)
                 return
             mid = (lo + hi) // 2
             go(lo, mid)
