@@ -490,3 +490,113 @@ def test_purge_of_a_name_drops_the_cached_vectors_of_its_pages_chunks(db_path):
     with Brain.open(db_path) as b:
         after = {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
         assert not (after & mine) and other <= after
+
+
+def _deleted_then_purged(tmp_path):
+    """A page holding the secret, synced to a folder, deleted in the brain (the folder has not
+    synced since), then purged by its text: ``(vault, file)``."""
+    from conftest import gbrain
+
+    v = tmp_path / "vault"
+    (v / "ops").mkdir(parents=True)
+    (v / "ops" / "other.md").write_text("# Other\n\nNothing secret.\n")
+    assert gbrain("import", str(v)).returncode == 0
+    f = v / "ops" / "deploy.md"
+    f.write_text(page(True))
+    assert gbrain("sync", str(v)).returncode == 0
+    assert gbrain("delete", "ops/deploy").returncode == 0
+    r = gbrain("purge", "--text", SECRET, "--apply")
+    assert r.returncode == 0, r.stderr
+    return v, f
+
+
+def test_a_folder_synced_after_the_purge_does_not_bring_the_purged_text_back(tmp_path, db_path):
+    """Found by the prunepurge helper (2026-12-04): the folder's next sync removed the deleted
+    page's file, but first kept its bytes in the trash ("never lose bytes a writer had": the
+    history no longer held them), so the purged text was back in the brain. A file whose bytes
+    are those of a purged version is removed without a copy, and the report says so."""
+    import json
+
+    from conftest import gbrain
+
+    v, f = _deleted_then_purged(tmp_path)
+    s = gbrain("sync", str(v), "--json")
+    assert s.returncode == 0, s.stderr
+    rep = json.loads(s.stdout)
+    assert not f.exists()
+    assert rep["purged_removed"] == ["ops/deploy.md"]
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) == []
+        assert not b.conn.execute("SELECT 1 FROM history WHERE name = 'ops/deploy'").fetchall()
+        from gbrain.core.purge import purge
+
+        assert purge(b, text=SECRET)["versions"] == 0
+    if not str(db_path).startswith("postgres"):
+        assert gbrain("purge", "--text", "nothing-left-xyz", "--apply").returncode == 0  # VACUUM
+        assert SECRET.lower().encode() not in stored_bytes(db_path)
+    t = gbrain("sync", str(v))
+    assert t.returncode == 0, t.stderr
+
+
+def test_the_purged_text_is_no_copy_in_the_text_report_either(tmp_path, db_path):
+    from conftest import gbrain
+
+    v, f = _deleted_then_purged(tmp_path)
+    s = gbrain("sync", str(v))
+    assert s.returncode == 0, s.stderr
+    out = s.stdout.decode()
+    assert "ops/deploy.md" in out and "purged" in out
+    assert "gbrain restore" not in out
+
+
+def test_a_file_edited_after_the_purge_is_kept_as_the_users_bytes(tmp_path, db_path):
+    """Only a purged version's exact bytes go without a copy: a file the user edited since (other
+    bytes) is what it was before: a delete/edit conflict, the edited note put back (exit 3); its
+    new bytes are theirs."""
+    import json
+
+    from conftest import gbrain
+
+    v, f = _deleted_then_purged(tmp_path)
+    f.write_text(page(False) + "edited after the purge\n")
+    s = gbrain("sync", str(v), "--json")
+    assert s.returncode == 3, s.stderr
+    assert json.loads(s.stdout)["purged_removed"] == []
+    assert f.exists()
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, b"edited after the purge") != []
+
+
+@pytest.mark.engine_free
+def test_every_folder_of_a_team_brain_removes_the_purged_file_without_a_copy(pg_url, tmp_path):
+    """A Postgres brain two folders (two people) sync: the page deleted by one, purged, then each
+    folder syncs. The purged hashes are in the brain, so neither folder's sync keeps the bytes."""
+    from gbrain.core.purge import purge
+    from gbrain.sync.engine import SyncEngine
+
+    a, b = tmp_path / "alice", tmp_path / "bob"
+    (a / "ops").mkdir(parents=True)
+    (a / "ops" / "deploy.md").write_text(page(True))
+    (a / "ops" / "other.md").write_text("# Other\n\nNothing secret.\n")
+    b.mkdir()
+    with Brain.open(pg_url) as br:
+        ea, eb = SyncEngine(br, a), SyncEngine(br, b)
+        try:
+            ea.bind()
+            assert ea.sync()["exit_code"] == 0
+            eb.bind()
+            assert eb.sync()["exit_code"] == 0
+            assert (b / "ops" / "deploy.md").exists()
+            run("delete", {"slug": "ops/deploy"}, brain=br)
+            assert purge(br, text=SECRET, apply=True)["applied"]
+            for e, root in ((eb, b), (ea, a)):
+                rep = e.sync()
+                assert rep["exit_code"] == 0, rep
+                assert rep["purged_removed"] == ["ops/deploy.md"]
+                assert not (root / "ops" / "deploy.md").exists()
+                assert bodies_holding(br, SECRET.encode()) == []
+            assert purge(br, text=SECRET)["versions"] == 0
+        finally:
+            ea.close()
+            eb.close()
+

@@ -16,7 +16,11 @@ cached vectors stay, a provider's paid call each), ingest records
 and conflict records naming it; then it rewrites the database so no free page or log frame
 keeps the bytes (SQLite: ``VACUUM`` and a truncating WAL checkpoint; Postgres: ``VACUUM FULL``,
 since a plain VACUUM leaves dead rows' bytes in place). It records that a purge happened
-(config ``purge_log``: when, by whom, how many versions; never the text or the names).
+(config ``purge_log``: when, by whom, how many versions, and the sha256 of the bytes removed:
+never the text or the names). A folder's sync removes a file holding exactly such bytes (the file
+of a page deleted in the brain, then purged, before that folder synced) without keeping them in
+the trash, on every machine (:meth:`gbrain.sync.engine.SyncEngine._purged`): keeping them, as it
+keeps any bytes it removes that the history lacks, would bring the text back.
 
 What it cannot reach is said in every answer (:data:`NOT_REACHED`): the folder's files and
 editors' backups of them, exports, git, copies and backups of the database file, blocks the
@@ -277,8 +281,10 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         if not apply:
             return out
         vectors = _cached_vectors(brain, texts, text)  # read before their bodies go
+        hashes = _body_hashes(c, ids)
         h.stage_drops(c, ids)
         h.drop_versions(c)
+        hashes = _gone(c, hashes)
         c.execute("DELETE FROM prune_ids")
         if text is not None:
             stale = _stale_chunks(c, text)
@@ -308,12 +314,43 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
             log = json.loads(brain.get_config("purge_log") or "[]")
         except ValueError:
             log = []
-        log.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": identity(), "versions": len(items), "names": out["names"]})
+        log.append({"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": identity(), "versions": len(items), "names": out["names"],
+                    "hashes": sorted(hashes)})
         c.execute("INSERT INTO config(key, value) VALUES ('purge_log', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (json.dumps(log),))
         brain._config_cache = None
         out["applied"] = True
     out["vacuumed"] = compact(c)
     return out
+
+
+def _body_hashes(c, ids: list[int]) -> set[str]:
+    """The content hashes (sha256 of the bytes) of the history rows ``ids``' bodies."""
+    out: set[str] = set()
+    for i in range(0, len(ids), 500):
+        part = ids[i:i + 500]
+        out |= {r[0] for r in c.execute(f"SELECT b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                                        f"WHERE h.id IN ({','.join('?' * len(part))})", part)}
+    return out
+
+
+def _gone(c, hashes: set[str]) -> set[str]:
+    """Those of ``hashes`` no body, page or file holds any more: the bytes the purge removed."""
+    return {x for x in hashes
+            if not c.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (x,)).fetchone()
+            and not c.execute("SELECT 1 FROM pages WHERE content_hash = ?", (x,)).fetchone()
+            and not c.execute("SELECT 1 FROM files WHERE content_hash = ?", (x,)).fetchone()}
+
+
+def purged_hashes(conn) -> set[str]:
+    """The content hashes of every version a purge removed (config ``purge_log``'s ``hashes``;
+    never the text). Sync removes a folder's file holding exactly such bytes without keeping
+    them (:meth:`gbrain.sync.engine.SyncEngine`): keeping them would undo the purge."""
+    r = conn.execute("SELECT value FROM config WHERE key = 'purge_log'").fetchone()
+    try:
+        log = json.loads(r[0]) if r and r[0] else []
+    except ValueError:
+        return set()
+    return {x for e in log if isinstance(e, dict) for x in (e.get("hashes") or []) if isinstance(x, str)}
 
 
 def compact(c) -> bool:

@@ -303,7 +303,7 @@ def _purge_note(r: dict, a: dict) -> str | None:
 
 def _folder_line(paths: list[str]) -> str:
     shown = ", ".join(cmd_arg(p) for p in paths[:20]) + (f" and {len(paths) - 20} more" if len(paths) > 20 else "")
-    return f"still in {len(paths)} file(s) of the synced folder, which purge does not touch; delete them before that folder's next sync, which imports a note there again (or, removing the file of a page deleted in the brain, keeps its bytes in the trash): {shown}"
+    return f"still in {len(paths)} file(s) of the synced folder, which purge does not touch; delete them before that folder's next sync, which imports a note there again (the file of a page deleted in the brain goes at that sync, without a copy when it holds a purged version's exact bytes; other bytes are kept as ever): {shown}"
 
 
 @op(
@@ -323,8 +323,8 @@ def _folder_line(paths: list[str]) -> str:
     mcp=False,  # only the user's own command: no agent's tool reaches it
     title="Purge a text or a deleted page from the history",
     details="For a key pasted by mistake or a person who asked to be forgotten: edit the text out of the current pages "
-    "(or delete them) first. The answer never repeats the text; config purge_log records when and how many versions, "
-    "never what. It cannot reach copies outside the database (the folder's files, exports, git, backups).",
+    "(or delete them) first. The answer never repeats the text; config purge_log records when, how many versions and their bytes' sha256 "
+    "(sync removes a file of exactly those bytes without keeping them), never the text. It cannot reach copies outside the database (the folder's files, exports, git, backups).",
 )
 def _purge(b, a, ctx):
     from ..core import history as h

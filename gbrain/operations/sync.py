@@ -105,10 +105,11 @@ def _removed_lines(r: dict) -> list[str]:
     old = {x["path"] for x in (r.get("old_copies") or {}).get("removed") or []}
     moves = r.get("moved_in_brain") or []
     moved = {m["from"] for m in moves}
-    gone = sorted(p for p in (r.get("changed") or {}).get("removed") or [] if p not in old and p not in moved)
+    purged = r.get("purged_removed") or []
+    gone = sorted(p for p in (r.get("changed") or {}).get("removed") or [] if p not in old and p not in moved and p not in purged)
     lines = [f"Removed (deleted in the brain): {p}" for p in gone[:TRASHED_SHOWN]]
     total = ((r.get("counts") or {}).get("removed", 0) - (r.get("old_copies") or {}).get("removed_count", 0)
-             - r.get("moved_in_brain_count", len(moves)))
+             - r.get("moved_in_brain_count", len(moves)) - r.get("purged_removed_count", len(purged)))
     more = max(total, len(gone)) - min(len(gone), TRASHED_SHOWN)
     if more:
         lines.append(f"… and {more:,} more removed (in the trash: `gbrain trash` lists them; `gbrain restore SLUG` brings one back "
@@ -119,6 +120,10 @@ def _removed_lines(r: dict) -> list[str]:
         lines.append(f"In the trash: `gbrain restore {cmd_arg(name)}` brings it back (the next sync writes the file again)")
     elif gone:
         lines.append("In the trash: `gbrain trash` lists them; `gbrain restore SLUG` brings one back (the next sync writes its file again)")
+    for p in sorted(purged)[:TRASHED_SHOWN]:
+        lines.append(f"Removed (deleted in the brain, its text purged: no copy kept, as the purge asked): {p}")
+    if r.get("purged_removed_count", 0) > min(len(purged), TRASHED_SHOWN):
+        lines.append(f"… and {r['purged_removed_count'] - min(len(purged), TRASHED_SHOWN):,} more whose text was purged")
     for m in moves[:TRASHED_SHOWN]:
         lines.append(f"Removed (renamed in the brain): {m['from']} → {m['to']}")
     if r.get("moved_in_brain_count", 0) > min(len(moves), TRASHED_SHOWN):

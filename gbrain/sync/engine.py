@@ -240,6 +240,9 @@ class Outcome:
     #: ``(path, new path)``: a file whose page was renamed in the brain (another folder's round
     #: saw the rename): removed from the folder as a move, nothing trashed (also in ``removed``)
     moved_in_brain: list[tuple[str, str]] = field(default_factory=list)
+    #: files of pages deleted in the brain whose bytes a ``gbrain purge`` removed: removed from the
+    #: folder without a copy in the trash (also in ``removed``): keeping them would undo the purge
+    purged_removed: list[str] = field(default_factory=list)
     #: the new paths of ``both_moves`` pairs carried out (also in ``moved``): the next round merges
     #: both sides' edits (or keeps the brain's as the conflict copy): :meth:`SyncEngine._run` runs it
     both_moved: list[str] = field(default_factory=list)
@@ -1534,11 +1537,18 @@ class SyncEngine:
                 key = key_for_path(self.conn, p)
                 hx = data.hx if isinstance(data, HashOnly) else sha256(data)
                 to = moved_away(self.conn, *key, hx)
-                if to is None:
+                # bytes a `gbrain purge` removed on purpose (the page deleted in the brain, then
+                # purged, before this folder synced): kept, they would undo the purge
+                purged = to is None and self._purged(hx)
+                if to is None and not purged:
                     with origin(operation="deleted in brain"):
                         keep_version(self.conn, *key, p, data, "deleted in brain", hx=data.hx if isinstance(data, HashOnly) else None)
                 self._forget(p)
                 out.removed.append(p)
+                if purged:
+                    out.purged_removed.append(p)
+                    self._log(f"← db (deleted) {p}: removed without a copy, its text was purged (`gbrain config get purge_log`)")
+                    continue
                 if to is not None:
                     if key[0] == "page":  # the new name's path: where the file is written
                         r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (to,)).fetchone()
@@ -1553,6 +1563,8 @@ class SyncEngine:
                 else:
                     self._record(p, f, f.hash)
             for p, data in echo_saved.items():
+                if self._purged(sha256(data)):
+                    continue  # a version a purge removed: kept, it would undo the purge
                 with origin(operation="older version on disk replaced"):
                     keep_version(self.conn, *key_for_path(self.conn, p), p, data, "older brain version on disk, replaced")
             for old_sc, new_sc, pid in out.sidecar_moves:
@@ -2586,6 +2598,19 @@ class SyncEngine:
             (self.client, p, f.size, mt, f.hash, base or f.hash, fid),
         )
 
+    def _purged(self, hx: str) -> bool:
+        """Whether ``hx`` is the hash of bytes a ``gbrain purge`` removed from every version
+        (config ``purge_log``, :func:`gbrain.core.purge.purged_hashes`) and the history lacks:
+        a file holding them is removed without a copy. Any other bytes are kept as ever."""
+        from ..core.purge import purged_hashes
+
+        r = self.conn.execute("SELECT value FROM config WHERE key = 'purge_log'").fetchone()
+        if r is None or '"hashes"' not in (r[0] or ""):
+            return False
+        if getattr(self, "_purged_cache", (None,))[0] != r[0]:
+            self._purged_cache = (r[0], purged_hashes(self.conn))
+        return hx in self._purged_cache[1] and not self.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (hx,)).fetchone()
+
     def _forget(self, p: str) -> None:
         self.conn.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (self.client, p))
 
@@ -2891,6 +2916,8 @@ class SyncEngine:
                              "removed": [{"path": p, "why": w} for p, w in out.old_removed[: verify.MAX_LISTED]], "removed_count": len(out.old_removed)}
         rep["moved_in_brain"] = [{"from": a, "to": b} for a, b in out.moved_in_brain[: verify.MAX_LISTED]]
         rep["moved_in_brain_count"] = len(out.moved_in_brain)
+        rep["purged_removed"] = out.purged_removed[: verify.MAX_LISTED]
+        rep["purged_removed_count"] = len(out.purged_removed)
         rep["changed"] = {"imported": out.imported[:verify.MAX_LISTED], "exported": out.exported[:verify.MAX_LISTED], "trashed": out.trashed[:verify.MAX_LISTED], "removed": out.removed[:verify.MAX_LISTED]}
         rep["exit_code"] = 1 if not rep["ok"] else (3 if out.conflicts else 0)
         return rep
