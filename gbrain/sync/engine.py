@@ -2019,15 +2019,22 @@ class SyncEngine:
             drop_versions(c)
             if not self._import(new, f, out, page_id=pid):
                 raise GBrainError(f"could not store {new} as the page moved from {old}")
-        record_page_move(c, old_slug, new_slug)
-        old_sc = sidecar_path(old_slug)
-        if not c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone() \
-                and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
-            out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
+        self._moved_page_history(old_slug, new_slug, pid, out)
         out.moved.append((old, new))
         out.disk_hashes[new] = ent[2]
         self._log(f"> {move_text(old, new)} (moved: the note was written there first, {self.clock() - ent[0]:.1f} s before its deletion)")
         return True
+
+    def _moved_page_history(self, old_slug: str, new_slug: str, pid: int, out: Outcome) -> None:
+        """A page brought back or adopted under ``new_slug`` (id ``pid``) as moved from
+        ``old_slug``: its history reads as a move (``record_page_move``), and a ``.raw`` sidecar
+        left at the old name follows it (``out.sidecar_moves``) unless the new name has one."""
+        c = self.conn
+        record_page_move(c, old_slug, new_slug)
+        old_sc, new_sc = sidecar_path(old_slug), sidecar_path(new_slug)
+        if not c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (new_sc,)).fetchone() \
+                and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+            out.sidecar_moves.append((old_sc, new_sc, pid))
 
     def _still_trashed(self, p: str) -> bool:
         """Whether the page at ``p`` is deleted and nothing was stored at its name or path since."""
@@ -2083,11 +2090,7 @@ class SyncEngine:
         self.trashed_paths.discard(old)
         if new != old:
             if c.execute("SELECT 1 FROM pages WHERE id = ? AND path = ?", (pid, new)).fetchone():
-                record_page_move(c, old_slug, new_slug)
-                old_sc = sidecar_path(old_slug)
-                if not c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone() \
-                        and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
-                    out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
+                self._moved_page_history(old_slug, new_slug, pid, out)
             out.moved.append((old, new))
             self._log(f"> {move_text(old, new)} (moved: its page back from the trash, deleted {self.clock() - ent[0]:.1f} s before)")
         else:

@@ -368,35 +368,44 @@ def decide(states: Mapping[str, PathState], similar: Mapping[tuple[str, str], fl
     return plan
 
 
-def _adopt(states: Mapping[str, PathState], created: Mapping[str, Created],
-           scores: Mapping[tuple[str, str], float], plan: Plan) -> None:
-    """The **Adopted** pairs (module docstring): each page of ``plan.trash`` with a page of
-    ``created`` not otherwise in the plan (absent from ``states``, or settled there), one to one,
-    into ``plan.adopted_moves`` (and out of ``plan.trash``)."""
+def _pair_once(olds: list[str], news: list[str], old_file: Mapping[str, int | None], old_hash: Mapping[str, str],
+               new_file: Mapping[str, int | None], new_hash: Mapping[str, str],
+               scores: Mapping[tuple[str, str], float]) -> list[tuple[str, str]]:
+    """One-to-one pairs ``(old, new)`` of vanished pages ``olds`` (in their order) and new notes
+    ``news`` (in theirs), by the module's evidence for a page out of the brain's sight (the
+    **Revived** and **Adopted** pairs): 1. the same file (``old_file[q] == new_file[p]``, not
+    None) holding the same bytes or an old text that was empty; 2. the same bytes
+    (``old_hash[q] == new_hash[p]``: sha256 hex); 3. similar text, best score first
+    (``scores[(q, p)]`` ≥ ``SIMILAR_MIN``, or ≥ ``INODE_MIN`` for the same file; ties to the same
+    file, then the same file name, then the paths). Pure; the result is in pairing order."""
     from .similar import INODE_MIN, SIMILAR_MIN
 
-    olds = [q for q in plan.trash if states[q].brain_kind == "page" and states[q].base is not None and states[q].brain == states[q].base]
-    news = sorted(p for p in created if p not in states or p in plan.settled)
-    if not olds or not news:
-        return
     taken: set[str] = set()
     paired: set[str] = set()
+    pairs: list[tuple[str, str]] = []
+    by_file: dict[int, list[str]] = {}
+    by_hash: dict[str, list[str]] = {}
+    for q in olds:
+        if old_file[q] is not None:
+            by_file.setdefault(old_file[q], []).append(q)
+        by_hash.setdefault(old_hash[q], []).append(q)
 
     def same_file(q: str, p: str) -> bool:
-        return states[q].base_id is not None and states[q].base_id == created[p].file_id
+        return new_file[p] is not None and new_file[p] == old_file[q]
 
     def take(q: str, p: str) -> None:
         taken.add(q)
         paired.add(p)
-        plan.adopted_moves.append((q, p))
+        pairs.append((q, p))
 
     for p in news:  # 1. the same file
-        q = next((q for q in olds if q not in taken and same_file(q, p) and states[q].base in (created[p].hash, EMPTY)), None)
+        fid = new_file[p]
+        q = next((q for q in by_file.get(fid, ()) if q not in taken and old_hash[q] in (new_hash[p], EMPTY)), None) if fid is not None else None
         if q is not None:
             take(q, p)
     for p in news:  # 2. the same bytes
         if p not in paired:
-            q = next((q for q in olds if q not in taken and states[q].base == created[p].hash), None)
+            q = next((q for q in by_hash.get(new_hash[p], ()) if q not in taken), None)
             if q is not None:
                 take(q, p)
     olds_set, news_set = set(olds), set(news)
@@ -405,8 +414,23 @@ def _adopt(states: Mapping[str, PathState], created: Mapping[str, Created],
     for _, _, _, q, p in cands:  # 3. similar text
         if q not in taken and p not in paired:
             take(q, p)
-    if plan.adopted_moves:
-        plan.adopted_moves.sort(key=lambda m: (m[1], m[0]))
+    return pairs
+
+
+def _adopt(states: Mapping[str, PathState], created: Mapping[str, Created],
+           scores: Mapping[tuple[str, str], float], plan: Plan) -> None:
+    """The **Adopted** pairs (module docstring): each page of ``plan.trash`` with a page of
+    ``created`` not otherwise in the plan (absent from ``states``, or settled there), one to one
+    (:func:`_pair_once`), into ``plan.adopted_moves`` (and out of ``plan.trash``)."""
+    olds = [q for q in plan.trash if states[q].brain_kind == "page" and states[q].base is not None and states[q].brain == states[q].base]
+    news = sorted(p for p in created if p not in states or p in plan.settled)
+    if not olds or not news:
+        return
+    pairs = _pair_once(olds, news, {q: states[q].base_id for q in olds}, {q: states[q].base for q in olds},
+                       {p: created[p].file_id for p in news}, {p: created[p].hash for p in news}, scores)
+    if pairs:
+        taken, paired = {q for q, _ in pairs}, {p for _, p in pairs}
+        plan.adopted_moves.extend(sorted(pairs, key=lambda m: (m[1], m[0])))
         plan.trash[:] = [q for q in plan.trash if q not in taken]
         plan.settled[:] = [p for p in plan.settled if p not in paired]
 
@@ -414,40 +438,9 @@ def _adopt(states: Mapping[str, PathState], created: Mapping[str, Created],
 def _revive(states: Mapping[str, PathState], new: list[str], trashed: Mapping[str, Trashed],
             scores: Mapping[tuple[str, str], float], plan: Plan) -> None:
     """The **Revived** pairs (module docstring) of the new notes ``new`` (sorted, unpaired) with
-    the pages ``trashed``, into ``plan.revived_moves``: the same file (inode) with the same bytes
-    or an empty old text, then the same bytes, then similar text best first."""
-    from .similar import INODE_MIN, SIMILAR_MIN
+    the pages ``trashed``, one to one (:func:`_pair_once`), into ``plan.revived_moves``."""
+    olds = sorted(trashed)
+    plan.revived_moves.extend(_pair_once(olds, new, {q: trashed[q].file_id for q in olds}, {q: trashed[q].hash for q in olds},
+                                         {p: states[p].disk_id for p in new}, {p: states[p].disk for p in new}, scores))
 
-    taken: set[str] = set()
-    paired: set[str] = set()
-    news = set(new)
-    by_id: dict[int, list[str]] = {}
-    by_hash: dict[str, list[str]] = {}
-    for q in sorted(trashed):
-        if trashed[q].file_id is not None:
-            by_id.setdefault(trashed[q].file_id, []).append(q)
-        by_hash.setdefault(trashed[q].hash, []).append(q)
 
-    def same_file(q: str, p: str) -> bool:
-        return states[p].disk_id is not None and states[p].disk_id == trashed[q].file_id
-
-    def take(q: str, p: str) -> None:
-        taken.add(q)
-        paired.add(p)
-        plan.revived_moves.append((q, p))
-
-    for p in new:  # 1. the same file
-        fid = states[p].disk_id
-        q = next((q for q in by_id.get(fid, ()) if q not in taken and trashed[q].hash in (states[p].disk, EMPTY)), None) if fid is not None else None
-        if q is not None:
-            take(q, p)
-    for p in new:  # 2. the same bytes
-        if p not in paired:
-            q = next((q for q in by_hash.get(states[p].disk, ()) if q not in taken), None)
-            if q is not None:
-                take(q, p)
-    cands = sorted((-sc, not same_file(q, p), posixpath.basename(q) != posixpath.basename(p), q, p) for (q, p), sc in scores.items()
-                   if q in trashed and p in states and (sc >= SIMILAR_MIN or (sc >= INODE_MIN and same_file(q, p))))
-    for _, _, _, q, p in cands:  # 3. similar text
-        if q not in taken and p not in paired and p in news:
-            take(q, p)
