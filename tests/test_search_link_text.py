@@ -173,3 +173,29 @@ def test_v39_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path
         assert fresh_import_differences(b) == {}
         if getattr(b.conn, "dialect", "sqlite") != "postgres":
             b.conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_the_pages_own_parse_gives_the_index_the_text_a_second_parse_would():
+    """The import hands the parse's opaque blocks to the index's scan (``Page.part_unread``)
+    instead of parsing each part again; clipped to the compiled truth and shifted into the
+    timeline they must hide exactly the links a parse of the part alone hides."""
+    from gbrain.page.markdown import parse_page
+    from gbrain.search.keyword import search_text
+
+    hidden = "%%\n[secret](../deals/hidden.md)\n%%\n"
+    math = "$$\n[x](../math/inside.md)\n$$\n"
+    texts = [
+        "# A\n\n" + hidden + "See [Ana](../people/ana.md) and `code [c](../c.md)`.\n\n---\n\n- **2025-01-02** | call — with [Bo](../people/bo.md)\n" + hidden,
+        "# B\n\n[one](../one.md) %%inline [two](../two.md)%% [three](https://example.com/three)\n\n---\n\n" + math + "- **2025-01-03** | met [Cy](../people/cy.md)\n",
+        "---\ntitle: C\n---\n" + math + "text [d](../d.md)\n\n---\n\n" + hidden + "[e](../e.md)\n",
+        "# D\r\n\r\n" + hidden.replace("\n", "\r\n") + "[f](../f.md)\r\n",
+        "# E\n\n```\n[g](../g.md)\n```\n%% [h](../h.md) %%\n\n---\n\n```\n%%\n```\n[i](../i.md)\n",
+    ]
+    for text in texts:
+        page = parse_page(text, "notes/n.md")
+        for part in ("compiled_truth", "timeline"):
+            s = getattr(page, part)
+            assert search_text(s, page.part_unread(part)) == search_text(s), (text, part)
+    page = parse_page(texts[2], "notes/n.md")
+    assert "e.md" not in (search_text(page.timeline, page.part_unread("timeline")) or page.timeline)
+    assert "hidden.md" in (search_text(page.timeline, page.part_unread("timeline")) or page.timeline)

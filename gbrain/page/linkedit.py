@@ -133,10 +133,14 @@ def _unread_at(unread: list[tuple[int, int]], starts: list[int], at: int) -> boo
     return i >= 0 and at < unread[i][1]
 
 
-def _scan(text: str, pattern: "re.Pattern", make) -> list:
+def _scan(text: str, pattern: "re.Pattern", make, unread: list | None = None) -> list:
     """``make(match, line_offset)`` of each match of ``pattern`` in ``text`` where the parser
-    reads links (see :func:`link_spans`), None results left out."""
-    unread = unread_spans(text) if ("%%" in text or "$$" in text) else []
+    reads links (see :func:`link_spans`), None results left out. ``unread``: the text's
+    :func:`unread_spans` when the caller has them from its parse (else parsed here)."""
+    if not ("%%" in text or "$$" in text):
+        unread = []
+    elif unread is None:
+        unread = unread_spans(text)
     starts = [a for a, _z in unread]
     out: list[LinkSpan] = []
     fence = ""
@@ -162,6 +166,8 @@ def _scan(text: str, pattern: "re.Pattern", make) -> list:
                 fence = ""
         elif start == 0 and _FENCE_RE.match(s):
             fence = _FENCE_RE.match(s).group(1)
+        elif "[" not in ln and "://" not in ln and "%" not in ln and "<" not in ln:
+            pass  # nothing on the line can match, open an HTML comment or toggle a %% one
         else:
             last = start
             hidden = list(_HIDDEN_RE.finditer(ln, start))
@@ -439,7 +445,7 @@ def _label_addresses(s: str, start: int, end: int, pos: int) -> list[tuple[int, 
     return out
 
 
-def address_spans(text: str) -> list[tuple[int, int]]:
+def address_spans(text: str, unread: list | None = None) -> list[tuple[int, int]]:
     """The ``(start, end)`` spans of ``text`` (a page's compiled truth or timeline) that a reader
     does not read as text, in order: a markdown link's or image's URL (relative path, ``.md``,
     web address; its title and label stay), a wiki link's or embed's target when an alias shows
@@ -449,11 +455,12 @@ def address_spans(text: str) -> list[tuple[int, int]]:
     definition's URL, and a URL's scheme (``https://``, ``www.``: the rest of a bare URL is text a
     reader reads). Found where :func:`link_spans` finds links (outside fenced code, code spans,
     HTML and ``%%`` comments, math): code keeps every character. A text scan, no parse (but
-    :func:`unread_spans` for a text holding ``%%`` or ``$$``)."""
+    :func:`unread_spans` for a text holding ``%%`` or ``$$``, or ``unread``: those spans, from
+    the caller's parse, :meth:`gbrain.page.markdown.Page.part_unread`)."""
     if "[" not in text and "://" not in text:
         return []
     if "`" in text or "~~~" in text or "<!--" in text or "%%" in text or "$$" in text:
-        spans = [sp for found in _scan(text, _ADDR_RE, _address) for sp in found]
+        spans = [sp for found in _scan(text, _ADDR_RE, _address, unread) for sp in found]
     else:  # nothing hides a link: passes over the whole text, as the line scan would find
         spans = [sp for m in _LINKS_RE_M.finditer(text) for sp in _address(m, 0)] if "[" in text else []
         if "]:" in text:

@@ -384,6 +384,20 @@ class Page:
     headings: list[str] = field(default_factory=list)
     #: the plain text of the body's first level-1 heading block, wherever it is (:func:`first_h1`)
     first_h1: str = ""
+    #: the body's opaque blocks as :func:`parse_page` found them (:func:`unread_spans`'s, in
+    #: offsets of ``compiled_truth + separator + timeline``), or None (not parsed so, or CRLF):
+    #: the index's text scan reuses them instead of parsing a part again (:func:`part_unread`)
+    opaque: list | None = field(default=None, repr=False, compare=False)
+
+    def part_unread(self, part: str) -> list[tuple[int, int]] | None:
+        """:attr:`opaque` clipped to ``part`` (``"compiled_truth"`` or ``"timeline"``), in that
+        part's offsets: what :func:`unread_spans` of the part gives, without its parse; None
+        when :attr:`opaque` is."""
+        if self.opaque is None:
+            return None
+        lo = 0 if part == "compiled_truth" else len(self.compiled_truth) + len(self.separator)
+        hi = lo + len(getattr(self, part))
+        return [(max(a, lo) - lo, min(z, hi) - lo) for a, z in self.opaque if z > lo and a < hi]
 
     def render(self) -> str:
         """The page text, exactly as parsed (or as edited)."""
@@ -1736,6 +1750,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
         headings=[h for _, h in headings if h],
         first_h1=first_h1(tokens),
     )
+    if len(lf_body) == len(body):
+        page.opaque = fences
     if fm_warn:
         page.warnings.append(fm_warn)
     if fm_err:

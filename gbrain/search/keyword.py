@@ -638,8 +638,8 @@ def search_fields(page) -> dict[str, str]:
     words = search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     return {
         # the text indexed in place of the compiled truth / timeline, None where it is that text
-        "search_body": search_text(page.compiled_truth),
-        "search_timeline": search_text(page.timeline),
+        "search_body": search_text(page.compiled_truth, page.part_unread("compiled_truth")),
+        "search_timeline": search_text(page.timeline, page.part_unread("timeline")),
         "search_aliases": aliases,
         # the heading that is the title is indexed as the title already
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
@@ -653,15 +653,17 @@ _INDEXED_TEXT = "coalesce(search_body, compiled_truth) || {sep} || coalesce(sear
 _PG_HEAD_TEXT = _INDEXED_TEXT.format(sep="E'\\n'")
 
 
-def search_text(text: str) -> str | None:
+def search_text(text: str, unread: list | None = None) -> str | None:
     """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline):
     ``text`` with the addresses a reader does not read blanked, each character a space
     (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased wiki
     link's target, an attachment embed's file name, a URL's scheme), so the same length and the
     same lines; None when there is none (the index reads ``text`` itself: ``pages.search_body``
     and ``search_timeline`` are NULL, ``page_fts``'s content view and Postgres' ``search_tsv``
-    take ``coalesce``). Search matches a link's label, not ``deals`` in ``(../deals/acme.md)``."""
-    spans = address_spans(text)
+    take ``coalesce``). Search matches a link's label, not ``deals`` in ``(../deals/acme.md)``.
+    ``unread``: the text's blocks the parser reads no link in, from the page's parse
+    (:meth:`~gbrain.page.markdown.Page.part_unread`; None: parsed again where needed)."""
+    spans = address_spans(text, unread)
     if not spans:
         return None
     out, at = [], 0
