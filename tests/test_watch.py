@@ -843,6 +843,95 @@ def test_an_inotify_limit_below_the_folder_count_is_said_and_every_folder_is_sti
     brain.close()
 
 
+@pytest.mark.engine_free  # about the file observer; a Postgres socket is not reachable from the user namespace
+def test_a_folder_made_past_the_inotify_limit_while_watching_is_said_and_polled(tmp_path, brain_tree):
+    """The limit is enough for the tree at start, then a folder is made while watch runs:
+    watchdog (7.x) logged its own line ("Unable to watch b'…/new0/sub': [Errno 28] inotify
+    watch limit reached") and left the folder unwatched, so a note saved there later waited for
+    the rescan (300 s; off here). Now: one warning naming the limit, the sysctl and the
+    polling interval; the tree is polled from then on and a full sync covers the switch."""
+    from gbrain.sync.watch import folder_count
+
+    n = folder_count(str(brain_tree))  # every folder of the tree at start, not one more
+    ns = ("unshare", "-U", "-r", "sh", "-c", f'echo {n} > /proc/sys/user/max_inotify_watches && exec "$@"', "sh")
+    if not shutil.which("unshare") or subprocess.run([*ns, "true"], capture_output=True).returncode:
+        pytest.skip("needs unshare -U and a per-namespace inotify limit (Linux)")
+    brain = Brain.open(tmp_path / "w.db")
+    w = Watch(brain_tree, tmp_path / "w.db", "--rescan", "0", prefix=ns)
+    try:
+        assert not w.saw("fs.inotify"), w.lines  # the tree at start fits
+        for i in range(3):
+            (brain_tree / f"new{i}" / "sub").mkdir(parents=True)
+            (brain_tree / f"new{i}" / "sub" / "first.md").write_text(f"# First {i}\n")
+        wait_for(lambda: w.saw("fs.inotify.max_user_watches"), "watch to say the limit")
+        for i in range(3):
+            wait_for(lambda: text_of(brain, f"new{i}/sub/first"), f"new{i}/sub/first.md to reach the brain")
+        # saved after the folder was made: no inotify watch holds new2/sub
+        (brain_tree / "new2" / "sub" / "later.md").write_text("# Later\n")
+        wait_for(lambda: text_of(brain, "new2/sub/later"), "a note saved later in the unwatched folder to reach the brain")
+        said = [ln for ln in w.lines if "fs.inotify.max_user_" in ln]
+        assert len(said) == 1 and said[0].startswith("warning: inotify could not watch the folder "), w.lines
+        assert f"max_user_watches = {n}" in said[0] and "polling" in said[0] and "every 1 s" in said[0] and "sudo sysctl" in said[0], said
+        assert not w.saw("Unable to watch"), w.lines  # watchdog's own line is no longer printed
+        stop_ok(w)
+    finally:
+        w.kill()
+        brain.close()
+
+
+def read_only_mount(src: Path, at: Path) -> tuple[str, ...]:
+    """A command prefix running a command where ``at`` is ``src`` mounted read-only (a user and
+    mount namespace of its own: root there cannot write it, EROFS); skips where that is not
+    possible. Edits made at ``src`` outside show at ``at`` inside (and inotify reports them)."""
+    at.mkdir()
+    ns = ("unshare", "-U", "-r", "-m", "sh", "-c", f'mount --bind "{src}" "{at}" && mount -o remount,bind,ro "{at}" && exec "$@"', "sh")
+    if not shutil.which("unshare") or subprocess.run([*ns, "sh", "-c", f'! touch "{at}/probe"'], capture_output=True).returncode:
+        pytest.skip("needs unshare -U -m and a read-only bind mount (Linux)")
+    return ns
+
+
+@pytest.mark.engine_free  # about the folder; a Postgres socket is not reachable from the user namespace
+def test_a_read_only_folder_still_brings_edits_in_and_keeps_brain_writes_saying_so_once(tmp_path, brain_tree):
+    """A vault on a read-only mount (a snapshot, a folder the user cannot write): watch stopped
+    at the first write through gbrain ("error: [Errno 13] Permission denied: '…/notes'", exit 1;
+    as a non-root user on a chmod'ed folder) and `sync` said the same. Now disk edits still reach
+    the brain, a write through gbrain stays in the brain (said once, with export as the way out),
+    an edit on both sides merges into the page, and `sync` names the paths not written, exit 1."""
+    ro = tmp_path / "ro"
+    ns = read_only_mount(brain_tree, ro)
+    db = tmp_path / "w.db"
+    brain = Brain.open(db)
+    w = Watch(ro, db, "--rescan", "0", prefix=ns)
+    try:
+        ana = brain_tree / "people" / "ana-lima.md"
+        ana.write_text(ana.read_text() + "\nsaved in the folder\n")
+        wait_for(lambda: "saved in the folder" in (text_of(brain, "people/ana-lima") or ""), "a disk edit to reach the brain")
+        brain.put("notes/brand-new", "# Brand new\n\nwritten by an agent\n")
+        wait_for(lambda: w.saw("cannot be written"), "watch to say the folder cannot be written")
+        concept = brain_tree / "concepts" / "hybrid-retrieval.md"
+        old = concept.read_text()
+        brain.put("concepts/hybrid-retrieval", old.replace("# Hybrid retrieval", "# Hybrid retrieval (brain)"))
+        # the brain's edit cannot reach the file; the person's edit of the same note elsewhere
+        concept.write_text(old + "\nA line from the folder.\n")
+        wait_for(lambda: "A line from the folder." in (text_of(brain, "concepts/hybrid-retrieval") or ""), "the folder's edit to reach the brain")
+        merged = text_of(brain, "concepts/hybrid-retrieval")
+        assert merged.startswith("# Hybrid retrieval (brain)"), merged  # nothing of the brain's edit lost
+        assert text_of(brain, "notes/brand-new") == "# Brand new\n\nwritten by an agent\n"
+        assert not (brain_tree / "notes").exists() and concept.read_text() == old + "\nA line from the folder.\n"
+        said = [ln for ln in w.lines if "cannot be written" in ln]
+        assert len(said) == 1 and "Read-only file system" in said[0] and "gbrain export --dir" in said[0] and "notes/brand-new.md" in said[0], w.lines
+        assert w.p.poll() is None and not w.saw("Traceback") and not w.saw("MISMATCH"), w.lines
+        assert b"change(s) kept in the brain, not written" in stop_ok(w)
+    finally:
+        w.kill()
+        brain.close()
+    r = subprocess.run([*ns, sys.executable, "-m", "gbrain", "sync", str(ro), "--db", str(db)], capture_output=True)
+    out = r.stdout.decode() + r.stderr.decode()
+    assert r.returncode == 1 and "Traceback" not in out, out
+    assert "Not written (the folder refused it): notes/brand-new.md" in out and "Not written (the folder refused it): concepts/hybrid-retrieval.md" in out, out
+    assert "could not be written to the folder" in out and "Read-only file system" in out, out
+
+
 def test_a_canvas_edited_under_watch_moves_its_backlinks_as_a_fresh_import_has_them(watch, brain, brain_tree):
     """A canvas's links are read from its stored bytes (docs/storage.md "Canvases"): an Obsidian
     save of the canvas under watch moves `backlinks` of the notes it holds, equal to a fresh import."""

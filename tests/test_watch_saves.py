@@ -444,6 +444,20 @@ def test_without_close_events_a_write_is_no_reason_to_wait():
 
 
 @pytest.mark.engine_free
+def test_a_note_waiting_for_its_close_is_released_when_watch_falls_back_to_polling():
+    """watch switches to polling mid-run (inotify's watch limit reached by a new folder): the
+    polling observer reports no closes, so a note held for its close would wait SETTLE_MAX_S
+    (30 s) for nothing; it joins the next batch instead, and later writes are not held."""
+    q = Pending(0.1, 2.0, closes=True)
+    q.add("writing", "a.md", 0.0)
+    assert q.take(0.2, lambda rel, d: True) == (set(), set()) and q.writing() == {"a.md"}
+    q.release_open()
+    assert q.writing() == set() and q.take(0.3, lambda rel, d: True) == ({"a.md"}, set())
+    q.add("writing", "b.md", 1.0)
+    assert q.take(1.2, lambda rel, d: True) == ({"b.md"}, set())
+
+
+@pytest.mark.engine_free
 def test_close_events_are_expected_from_inotify_only():
     """Detected per observer: inotify reports IN_CLOSE_WRITE (watchdog's ``closed``); the polling
     observer (and FSEvents, kqueue, Windows') do not."""

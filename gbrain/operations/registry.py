@@ -1068,7 +1068,8 @@ def _comparison_lines(r: dict) -> list[str]:
 
 #: the kinds of paths sync leaves alone (``sync/scan.py: Why``), in the words its summary uses
 LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "not-regular": "special file",
-                    "bad-name": "name not UTF-8", "vanished": "deleted or moved while read"}
+                    "bad-name": "name not UTF-8", "vanished": "deleted or moved while read",
+                    "unwritable": "unwritable"}
 #: the kinds whose word takes a plural ``s``
 _COUNTED_NOUNS = frozenset(("symlink", "not-regular"))
 _LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}

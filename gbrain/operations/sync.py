@@ -51,6 +51,10 @@ def _sync_text(r: dict, a: dict) -> str:
         lines.append(f"… and {r['symlinked_count'] - len(r['symlinked']):,} more symlinks not followed (`--json` lists the first {len(r['symlinked'])})")
     for u in r.get("unreadable") or []:
         lines.append(f"Left alone (could not read): {u['path']} ({u['reason']})")
+    for u in r.get("unwritable") or []:
+        lines.append(f"Not written (the folder refused it): {u}; the brain keeps its version")
+    if r.get("unwritable_count", 0) > len(r.get("unwritable") or []):
+        lines.append(f"… and {r['unwritable_count'] - len(r['unwritable']):,} more not written (`--json` lists the first {len(r['unwritable'])})")
     for c in r.get("conflicts") or []:
         if c.get("tool"):  # a copy a file-sync tool made (the sync engine's SYNC_TOOL): its note says which, its action what to do
             lines.append(f"CONFLICT: {c['copy_path']}: {c['note']}: {c['action']}")
@@ -180,7 +184,9 @@ def _watch_text(r: dict, a: dict) -> str:
     from ..sync.watch import CHANGE_WORDS, SUMMARY_WORDS  # (loaded already: watch ran)
 
     c = r["counts"]
-    return f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); " + ", ".join(f"{c.get(k, 0)} {w}" for k, w in CHANGE_WORDS[:SUMMARY_WORDS])
+    left = (f"; {r['unwritten_count']:,} change(s) kept in the brain, not written (the folder refused writes: `gbrain export --dir OTHER` copies them out)"
+            if r.get("unwritten_count") else "")
+    return f"watched {r['root']} for {r['seconds']:.1f} s: {r['batches']} batch(es); " + ", ".join(f"{c.get(k, 0)} {w}" for k, w in CHANGE_WORDS[:SUMMARY_WORDS]) + left
 
 
 @op(

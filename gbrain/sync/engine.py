@@ -108,6 +108,7 @@ that no round trashes until their file comes back.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import operator
@@ -140,7 +141,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
-from .scan import evicted, is_evicted, IGNORED, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import evicted, is_evicted, IGNORED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -152,6 +153,26 @@ KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
 #: why a path is left to a later round: its file changed between the plan and the write
 CHANGED_MEANWHILE = "changed on disk while syncing; will retry"
+#: what a folder that refuses writes says: a read-only mount (EROFS), no permission (EACCES),
+#: an immutable file or a file system that forbids the operation (EPERM)
+REFUSED_WRITE = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def refused_write(e: BaseException) -> bool:
+    """Whether ``e`` is the folder refusing a write (:data:`REFUSED_WRITE`), never a full disk."""
+    return isinstance(e, OSError) and e.errno in REFUSED_WRITE
+
+
+def unwritable_problem(n: int, why: str, root) -> str:
+    """The sync report's line (and watch's warning) for ``n`` paths the folder refused to be written."""
+    return (f"{n:,} path(s) could not be written to the folder {root} ({why}): changes made through gbrain stay in the brain, "
+            f"nothing is lost; the files keep their bytes until the folder is writable, then the next sync or watch writes them "
+            f"(`gbrain export --dir OTHER` copies the brain's version out meanwhile)")
+
+
+def unwritable(e: OSError) -> Why:
+    """The reason a path's brain → file write was refused: kind :data:`~gbrain.sync.scan.UNWRITABLE`."""
+    return Why(f"cannot write to the folder: {e.strerror or e}", UNWRITABLE)
 #: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
 #: wrote since the file last fed the brain (at most this many, and only when gbrain's newest
 #: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
@@ -1220,6 +1241,7 @@ class SyncEngine:
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
         now = time.time()
         copies: dict[str, tuple[str, bytes]] = {}
+        refused: set[str] = set()  # conflicts whose file writes the folder refused: left for a later round
         for p, kind in conflicts:
             if kind != "both-changed":
                 continue
@@ -1237,7 +1259,16 @@ class SyncEngine:
                 out.cleaned.append(f"{left} (conflict copy of a sync that died; taken as this conflict's copy)")
                 continue
             cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies)
-            atomic_write(Path(self._abs(cp)), data)
+            try:
+                atomic_write(Path(self._abs(cp)), data)
+            except OSError as e:
+                if not refused_write(e):
+                    raise
+                # no copy of the brain's version: the file's version is not taken either (the
+                # conflict waits, both versions where they are) until the folder is writable
+                out.unreadable.append((p, unwritable(e)))
+                refused.add(p)
+                continue
             copies[cp] = (p, data)
         # no base (this folder never agreed with the brain on the path): the file's bytes go to
         # a conflict copy, then the brain's version to the path (nothing is lost on either side)
@@ -1249,12 +1280,23 @@ class SyncEngine:
         merges: dict[str, tuple[bytes, bytes | None]] = {p: stale[p] for p in to_merge}
         merges.update((p, both[p]) for p in to_merged)
         merge_written: dict[str, DiskFile] = {}
+        merge_kept: dict[str, DiskFile] = {}  # merges the folder refused: the page only
         for p in merges:
             if not self._still_as_planned(out, p, disk.get(p)):
                 continue
             merged = merges[p][1]
             assert merged is not None
-            atomic_write(Path(self._abs(p)), merged)
+            try:
+                atomic_write(Path(self._abs(p)), merged)
+            except OSError as e:
+                if not refused_write(e):
+                    raise
+                # a read-only folder: the merge becomes the page all the same (the file's edit
+                # reaches the brain), the file keeps its bytes and is their base, so the merge
+                # is written once the folder is writable
+                out.unreadable.append((p, unwritable(e)))
+                merge_kept[p] = DiskFile(p, len(merged), 0, sha256(merged), merged)
+                continue
             merge_written[p] = self._stat_written(p, merged)
         written: dict[str, DiskFile] = {}
         echo_saved: dict[str, bytes] = {}
@@ -1267,7 +1309,17 @@ class SyncEngine:
                         echo_saved[p] = fh.read()
                 except OSError:
                     pass
-            f = self._write_out(p, p, S[p])
+            try:
+                f = self._write_out(p, p, S[p])
+            except OSError as e:
+                if not refused_write(e):
+                    raise
+                # a read-only folder: the brain keeps its version, the file stays as it is (its
+                # base too, so the next round tries again)
+                out.unreadable.append((p, unwritable(e)))
+                echo_saved.pop(p, None)
+                refused.add(p)
+                continue
             if f is None:  # the brain changed again since we looked; the next round writes it
                 echo_saved.pop(p, None)
                 continue
@@ -1278,7 +1330,13 @@ class SyncEngine:
         for src, dst in edited_moves:
             if not self._still_as_planned(out, dst, disk.get(dst), absent=src):
                 continue
-            f = self._write_out(src, dst, S[src])
+            try:
+                f = self._write_out(src, dst, S[src])
+            except OSError as e:
+                if not refused_write(e):
+                    raise
+                out.unreadable.append((dst, unwritable(e)))
+                continue
             if f is not None:
                 move_written[dst] = disk[dst] = f
         removed: dict[str, bytes] = {}
@@ -1322,8 +1380,10 @@ class SyncEngine:
             out.removed.append(p)
             out.old_removed.append((p, why))
             self._log(f"← db (old copy) {p} removed: {why}")
+        if refused:  # (a put-back refused too: no "file restored" for it)
+            conflicts = [(p, k) for p, k in conflicts if p not in refused or (k not in ("both-changed", "deleted-on-disk"))]
         # 4. one transaction for the brain side (skipped when there is nothing to write)
-        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies) | set(merge_written)
+        acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies) | set(merge_written) | set(merge_kept)
         settle_rows = []
         for p in settled:
             f = disk.get(p)
@@ -1436,6 +1496,21 @@ class SyncEngine:
                     self._log(f"~ merged your save of {p} with a newer write through gbrain (the file was saved from an older version)")
                 else:
                     self._log(f"~ merged {p}: changed in the folder and in the brain since the last sync; the edits do not overlap")
+            for p, f in merge_kept.items():
+                if p in changed_since:
+                    continue
+                disk[p].data = merges[p][0]
+                with origin(operation="file changed"):
+                    if not self._import(p, disk[p], out):
+                        continue
+                with origin(operation=MERGED_OP if p in stale else BOTH_MERGED_OP):
+                    if not self._import(p, f, out):
+                        continue
+                self._record(p, disk[p], disk[p].hash)  # the file's bytes stay its base: the merge is written later
+                out.imported.append(p)
+                out.merged.append(p)
+                self._log(f"~ merged {p} in the brain: changed in the folder and in the brain; the edits do not overlap "
+                          f"(the folder refuses writes: the file keeps your version until it can be written)")
             for p in to_trash:
                 if p in changed_since:
                     continue
@@ -1603,12 +1678,24 @@ class SyncEngine:
                 out.cleaned.append(f"{left} (conflict copy of a sync that died; taken as this conflict's copy)")
             else:
                 cp = conflict_copy_path(p, now, lambda c: c in db or c in disk or os.path.lexists(self._abs(c)) or c in copies or c in file_copies)
-                cf = self._copy_file(f, cp, D[p])
+                try:
+                    cf = self._copy_file(f, cp, D[p])
+                except OSError as e:
+                    if not refused_write(e):
+                        raise
+                    out.unreadable.append((p, unwritable(e)))  # both versions stay where they are
+                    continue
                 if cf is None:
                     out.unreadable.append((p, CHANGED_MEANWHILE))
                     continue
                 left = cp
-            w = self._write_out(p, p, S[p])
+            try:
+                w = self._write_out(p, p, S[p])
+            except OSError as e:
+                if not refused_write(e):
+                    raise
+                out.unreadable.append((p, unwritable(e)))
+                w = None
             if w is None:  # the brain changed since: the file stays; a later round decides again
                 if left not in disk:
                     try:
@@ -2474,7 +2561,7 @@ class SyncEngine:
         except FileNotFoundError:
             pass
         except OSError as e:
-            out.unreadable.append((rel, f"cannot remove: {e.strerror}"))
+            out.unreadable.append((rel, Why(f"cannot remove it from the folder: {e.strerror}", UNWRITABLE) if refused_write(e) else f"cannot remove: {e.strerror}"))
             return False
         self._prune_dirs(rel)
         return True
@@ -2879,7 +2966,16 @@ class SyncEngine:
         # its page stays as it was this round and the next round sees it gone (trash or move)
         gone = sorted(p for p, w in out.unreadable if kind_of(w) == VANISHED)
         rep["vanished_during"] = gone[: verify.MAX_LISTED]
-        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone) | set(gone_to_cloud)
+        # writes through gbrain the folder refused (a read-only mount, no permission): the brain
+        # keeps them; the files stay as they were; said apart (a mismatch: the two differ)
+        refused = sorted({p for p, w in out.unreadable if kind_of(w) == UNWRITABLE})
+        if refused:
+            why = next(str(w) for p, w in out.unreadable if kind_of(w) == UNWRITABLE).rsplit(": ", 1)[-1]
+            rep["unwritable"] = refused[: verify.MAX_LISTED]
+            rep["unwritable_count"] = len(refused)
+            rep["unwritable_reason"] = why
+            rep["problems"].append(unwritable_problem(len(refused), why, self.root))
+        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone) | set(gone_to_cloud) | set(refused)
         # (paths left alone are reported once, as such, not as missing: verify.report's left_alone)
         really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
         if really:
@@ -2941,7 +3037,7 @@ class SyncEngine:
         (``out.deferred``: both ends of a move). Returns the paths that differ."""
         bad = []
         cur = None
-        left = set(out.deferred)
+        left = set(out.deferred) | {p for p, w in out.unreadable if kind_of(w) == UNWRITABLE}  # (kept in the brain: said apart)
         for p, h in out.disk_hashes.items():
             if p in left:
                 continue

@@ -80,6 +80,9 @@ def is_temp_name(name: str) -> bool:
 #: deleted or moved away between the listing and its read (:data:`VANISHED`): a person's race with
 #: the sync, no failure (exit 0, named): the next round sees it gone
 SYMLINK, IGNORED, BAD_NAME, UNREADABLE, VANISHED = "symlink", "ignored", "bad-name", "unreadable", "vanished"
+#: a write through gbrain the folder refused (read-only mount, no permission): the brain keeps
+#: the change, the file stays as it is (exit 1 for sync: the two differ; watch says it once)
+UNWRITABLE = "unwritable"
 
 
 class Why(str):

@@ -75,7 +75,7 @@ from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
-from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
+from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
 
 DEBOUNCE_S = 0.1
 MAX_WAIT_S = 2.0
@@ -190,6 +190,15 @@ class Pending:
             self.dirs[rel] = t
         else:
             self.paths[rel] = t
+
+    def release_open(self) -> None:
+        """The observer no longer reports closes (watch fell back to polling): no note waits for
+        its close any more; those held for it join the next batch."""
+        self.closes = False
+        for p, t in self.open_since.items():
+            self.paths[p] = t
+        self.open_since.clear()
+        self.open_held.clear()
 
     def take(self, now: float, exists: Callable[[str, bool], bool],
              emptied: Callable[[str], bool] | None = None) -> tuple[set[str], set[str]] | None:
@@ -320,6 +329,53 @@ def _limit_said(kind: str = "watches") -> str:
     return f" = {min(got):,}" if got else ""
 
 
+#: how often watchdog's PollingObserver (the fallback when inotify's limits are reached) lists
+#: every folder of the tree: its default, said in the warning
+POLL_S = 1.0
+
+
+def limit_error(e: BaseException | None) -> str | None:
+    """``watches`` or ``instances`` when ``e`` is inotify running out of one of its limits
+    (watchdog raises ``OSError(ENOSPC, "inotify watch limit reached")``, which is no full disk,
+    or ``OSError(EMFILE, "inotify instance limit reached")``), else None."""
+    if not isinstance(e, OSError) or e.errno not in (errno.ENOSPC, errno.EMFILE) or "inotify" not in str(e):
+        return None
+    return "instances" if e.errno == errno.EMFILE else "watches"
+
+
+class _LimitLog:
+    """A ``logging`` handler on watchdog's inotify logger. While watch runs, watchdog (7.x)
+    meets the watch limit when a folder is made (or moved in, or the watches are rebuilt after
+    a queue overflow), logs "Unable to watch PATH: [Errno 28] inotify watch limit reached" and
+    leaves that folder unwatched: the record is queued as ``("unwatched", what, t)`` for the
+    loop (:meth:`Watcher._poll_instead`) instead of printed. Other records are said as
+    warnings (printed by Python's last-resort handler before)."""
+
+    def __init__(self, q: "queue.SimpleQueue", say: Callable[[str], None]):
+        import logging
+
+        class H(logging.Handler):
+            def emit(h, record):  # noqa: N805
+                try:
+                    e = record.exc_info[1] if record.exc_info else next((a for a in (record.args or ()) if isinstance(a, BaseException)), None)
+                    kind = limit_error(e)
+                    if kind is not None:
+                        path = next((a for a in (record.args or ()) if isinstance(a, (str, bytes))), b"")
+                        path = os.fsdecode(path) if isinstance(path, bytes) else path
+                        q.put(("unwatched", (kind, path, e.strerror or str(e)), time.monotonic()))
+                    elif record.levelno >= logging.WARNING:
+                        say(f"warning: {record.getMessage()}")
+                except Exception:  # a log line never stops the observer
+                    pass
+
+        self.logger = logging.getLogger("watchdog.observers.inotify")
+        self.handler = H(logging.WARNING)
+        self.logger.addHandler(self.handler)
+
+    def close(self) -> None:
+        self.logger.removeHandler(self.handler)
+
+
 class _Handler:
     """watchdog handler: turns events into dirty relative paths / folders on a queue
     (``(kind, rel, t)``, kinds as :meth:`Pending.add` takes them: a file's ``modified`` is
@@ -442,6 +498,12 @@ class Watcher:
         #: exclusive lock): its connection is closed until the disk has space (:meth:`_reconnect`)
         self._offline = False
         self._bound = False  # SyncEngine.bind done (a full disk may put it off: :meth:`_bind`)
+        self._observer = None  # the watchdog observer running (inotify, or polling: :meth:`_poll_instead`)
+        self._polling = False  # inotify's limits reached: the tree is polled
+        self._resync = False  # a full sync is due once the events settle (the switch to polling)
+        #: paths whose brain → file write the folder refused (read-only): kept in the brain, said once
+        self.unwritten: set[str] = set()
+        self._unwritable_said = False
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -664,6 +726,8 @@ class Watcher:
                 signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
                 self._masked = True
         short = None  # (limit kind, what happened) when inotify cannot watch the whole tree
+        self._root_handler = handler
+        self._limit_log = _LimitLog(self.q, self.log)
         try:
             observer = Observer()
             self.pending.closes = reports_closes(observer)
@@ -671,27 +735,19 @@ class Watcher:
             observer.start()
         except OSError as e:
             # inotify's own limits (EMFILE: no instance left, ENOSPC: no watch left), never a full disk
-            if e.errno not in (errno.ENOSPC, errno.EMFILE) or "inotify" not in str(e):
+            if limit_error(e) is None:
+                self._limit_log.close()
                 raise
-            short = ("instances" if e.errno == errno.EMFILE else "watches", f"inotify could not start ({e.strerror or e})")
+            observer = None
+            short = (limit_error(e), f"inotify could not start ({e.strerror or e})")
+        self._observer = observer
         if self.pending.closes and short is None:
             have, need = inotify_watches(), folder_count(root)
             if have is not None and have < need:
-                # watchdog drops the folders over the limit without a word
+                # a watchdog that drops the folders over the limit without a word
                 short = ("watches", f"inotify could watch only {have:,} of the {need:,} folders of {root}")
-                observer.stop()
-                observer.join(timeout=5)
         if short is not None:
-            from watchdog.observers.polling import PollingObserver
-
-            observer = PollingObserver()
-            self.pending.closes = False
-            observer.schedule(handler, root, recursive=True)
-            observer.start()
-            kind, what = short
-            name = "fs.inotify.max_user_" + kind
-            self.log(f"warning: {what} (the system's {name}{_limit_said(kind)} is reached); watching by polling instead, which reads "
-                     f"every folder each second: raise the limit (e.g. `sudo sysctl {name}={524288 if kind == 'watches' else 1024}`) and restart watch")
+            self._poll_instead(*short)
         try:
             if self._bound:
                 try:
@@ -715,8 +771,7 @@ class Watcher:
                 files = self.initial["files_seen"]
                 self.log(f"watching {root} ({files:,} files; {start_summary(self.initial['counts'])}) — Ctrl-C to stop")
                 if not self.initial["ok"]:
-                    for p in self.initial["problems"]:
-                        self.log(f"warning: {p}")
+                    self._problems(self.initial)
             if ready:
                 ready(self.initial)
             self._loop()
@@ -724,18 +779,47 @@ class Watcher:
             self.error = str(e)
             raise
         finally:
-            observer.stop()
+            self._observer.stop()
+            self._limit_log.close()
             if self.keeper is not None:
                 self.keeper.stop()
             if self._masked:
                 signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
             for sig, h in old.items():
                 signal.signal(sig, h)
-            observer.join(timeout=5)
+            self._observer.join(timeout=5)
             if self._listener is not None:
                 self._listener.close()
             eng.close()
         return self.summary()
+
+    def _poll_instead(self, kind: str, what: str) -> None:
+        """inotify cannot watch the whole tree (``kind``: its ``watches`` or ``instances`` limit
+        is reached; ``what`` says how): watch the tree with watchdog's ``PollingObserver``
+        instead (every :data:`POLL_S` s; no close events), said once with the sysctl that
+        raises the limit. At start, before the catch-up sync; while watching (a folder made
+        past the limit: :class:`_LimitLog`), the polling observer starts first, the inotify
+        one stops, and a full sync follows (:attr:`_resync`), so an edit made in the unwatched
+        folder meanwhile is not missed."""
+        from watchdog.observers.polling import PollingObserver
+
+        if self._polling:
+            return
+        self._polling = True
+        new = PollingObserver(timeout=POLL_S)
+        new.schedule(self._root_handler, str(self.engine.root), recursive=True)
+        new.start()
+        old, self._observer = self._observer, new
+        if old is not None:
+            old.stop()
+            old.join(timeout=5)
+        self.pending.closes = False
+        self.pending.release_open()
+        name = "fs.inotify.max_user_" + kind
+        self.log(f"warning: {what} (the system's {name}{_limit_said(kind)} is reached); watching the whole tree by polling instead "
+                 f"(watchdog's PollingObserver lists every folder every {POLL_S:g} s: edits still arrive, a second or so later, at more CPU): "
+                 f"raise the limit (e.g. `sudo sysctl {name}={524288 if kind == 'watches' else 1024}`; "
+                 f"`{name} = …` in /etc/sysctl.d/ keeps it) and restart watch")
 
     def _first_sync(self) -> dict:
         """The catch-up sync at start. A refused mass deletion (a folder emptied while no watch
@@ -793,6 +877,11 @@ class Watcher:
             except queue.Empty:
                 items = []
             for kind, rel, t in items:
+                if kind == "unwatched":  # a folder inotify could not watch (its limit reached)
+                    lim, path, _why = rel
+                    self._poll_instead(lim, f"inotify could not watch the folder {path}" if path else "inotify could not watch a new folder")
+                    self._resync = True
+                    continue
                 if undecodable(rel):  # an old zip/Samba name: said once, never synced
                     if rel not in self._said_bad:
                         self._said_bad.add(rel)
@@ -852,6 +941,8 @@ class Watcher:
                     if not self._log_round(paths, consumed, retry):
                         dv = None  # the brain was busy, or a file went away: read the log again soon
                         log_retry_at = now + RETRY_S
+            if self._resync:  # the tree is polled now: what changed before its first listing
+                self._resync, rules_changed = False, True
             # 4. a full rescan now and then catches what the observer may have dropped
             #    (inotify queue overflow, network file systems)
             #    and a client expired meanwhile catches up with one
@@ -881,8 +972,7 @@ class Watcher:
                     expired = rules_changed = False
                     next_touch = now + TOUCH_S
                     self._add_initial(rep)
-                    for p in rep["problems"]:
-                        self._warn(f"rescan: {p}")
+                    self._problems(rep, "rescan: ")
             # this client is alive: recorded now and then, so it is never expired while it runs
             if now >= next_touch:
                 next_touch = now + TOUCH_S
@@ -1078,8 +1168,12 @@ class Watcher:
             due = now + max(RETRY_S, self.debounce)
             for p in self._together:
                 retry[p] = max(retry.get(p, 0.0), due)
+        refused = [(p, why) for p, why in out.unreadable if kind_of(why) == UNWRITABLE]
+        if refused:
+            self._unwritable(sorted(p for p, _ in refused), str(refused[0][1]).rsplit(": ", 1)[-1])
+        self.unwritten.difference_update(out.exported, out.removed, out.put_back)
         for p, why in out.unreadable:
-            if kind_of(why) not in (UNREADABLE, VANISHED) or getattr(why, "within", False):  # the user's (symlink, ignored, bad name) or under such a folder (a vanished file: retried, its events may lag)
+            if kind_of(why) not in (UNREADABLE, VANISHED, UNWRITABLE) or getattr(why, "within", False):  # the user's (symlink, ignored, bad name) or under such a folder (a vanished file: retried, its events may lag)
                 continue
             n = self._tries.get(p, 0) + 1
             self._tries[p] = n
@@ -1093,6 +1187,33 @@ class Watcher:
             self.log(f"MISMATCH after sync: {p} differs between the folder and the brain")
             retry[p] = now + RETRY_S
         return out
+
+    def _unwritable(self, paths: list[str], why: str) -> None:
+        """Writes through gbrain the folder refused (a read-only mount or snapshot, a folder the
+        user cannot write: ``why`` is the system's word): the brain keeps them, the files keep
+        their bytes, disk edits still come in. Said once per watch; the paths are retried with
+        back-off (up to every :data:`RETRY_MAX_S` s), and a write that succeeds later (the folder
+        made writable) is logged as usual. The end summary counts the paths still unwritten."""
+        self.unwritten |= set(paths)
+        if self._unwritable_said:
+            return
+        self._unwritable_said = True
+        first = ", ".join(paths[:3]) + (f" and {len(paths) - 3:,} more" if len(paths) > 3 else "")
+        self.log(f"warning: the folder {self.engine.root} cannot be written ({why}): edits in the folder still reach the brain, "
+                 f"but changes made through gbrain cannot be written to their files ({first}). They stay in the brain, nothing is lost: "
+                 f"`gbrain export --dir OTHER` copies them out; once the folder is writable, watch writes them "
+                 f"(tried again up to every {RETRY_MAX_S:g} s; this is said once)")
+
+    def _problems(self, rep: dict, prefix: str = "") -> None:
+        """A full sync's report problems as warnings; the folder refusing writes said once
+        (:meth:`_unwritable`), not with every rescan."""
+        self.unwritten = set(rep.get("unwritable") or ())  # a full sync tried every path again
+        if rep.get("unwritable"):
+            self._unwritable(list(rep["unwritable"]), rep.get("unwritable_reason") or "the folder refused the write")
+        for p in rep["problems"]:
+            if rep.get("unwritable") and "could not be written to the folder" in p:
+                continue
+            self._warn(f"{prefix}{p}")
 
     def _renamed_links_hint(self) -> None:
         """After a batch that moved notes: one line when links still name a moved page by its old
@@ -1119,6 +1240,8 @@ class Watcher:
             "merged": self.merged,
             "moved": [{"from": a, "to": b} for a, b in self.moved],
             "collapsed": self.collapsed,
+            "unwritten": sorted(self.unwritten)[:50],
+            "unwritten_count": len(self.unwritten),
             "warning_count": self.warning_count,
             "initial_ok": bool(self.initial and self.initial["ok"]),
             "ok": True,
