@@ -572,3 +572,45 @@ def test_a_page_moved_in_the_same_round_as_the_page_it_links_to_is_flagged_too(t
     assert fresh_import_differences(b) == {}
     eng.close()
     b.close()
+
+
+def test_a_wiki_link_by_a_path_suffix_follows_a_move(tmp_path, db_path):
+    """Trial 31 (obsidian-hub inside a bigger vault: its index notes link
+    ``[[02 - Community Expansions/…/Plugins/obsidian-style-settings|…]]``, a path from the hub's
+    own root that Obsidian and gbrain resolve as the end of the note's path). After a folder move
+    or a rename outside Obsidian such a link dangles: lint names the page it became and
+    ``--fix-safe`` rewrites it, keeping the suffix form, as it does links by full path."""
+    root = tmp_path / "v"
+    index = ("Plugins: [[Plugins/style|Style]], [[Plugins/other]], [[hub/Plugins/style#Usage]].\n"
+             "Themes: [[Themes/dark]].\n")
+    b, eng = synced(root, db_path, {"hub/Plugins/style.md": "# Style\n\n## Usage\n", "hub/Plugins/other.md": "Other.\n",
+                                    "hub/Themes/dark.md": "Dark.\n", "hub/Maps/index.md": index})
+    assert [x["slug"] for x in b.backlinks("hub/Plugins/style")] == ["hub/Maps/index"]
+    rename(eng, root, {"hub/Plugins/style.md": "hub/Extensions/style.md", "hub/Plugins/other.md": "hub/Extensions/other.md",
+                       "hub/Themes/dark.md": "hub/Themes/Dark mode.md"})
+    r = ops.run("lint", {"check": "dead_links"}, brain=b)
+    moved = {f["target"]: f.get("moved_to") for f in r["items"]}
+    assert moved == {"Plugins/style": "hub/Extensions/style", "Plugins/other": "hub/Extensions/other",
+                     "hub/Plugins/style": "hub/Extensions/style", "Themes/dark": "hub/Themes/Dark mode"}, r["items"]
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert r["skipped"] == [] and r["items"] == [], r
+    assert text_of(b, "hub/Maps/index") == ("Plugins: [[Extensions/style|Style]], [[Extensions/other]], [[hub/Extensions/style#Usage]].\n"
+                                       "Themes: [[Themes/Dark mode]].\n")
+    assert fresh_import_differences(b) == {}
+    eng.close()
+    b.close()
+
+
+def test_a_path_suffix_two_moved_pages_shared_is_reported_not_guessed(tmp_path, db_path):
+    """``[[Plugins/style]]`` written where two moved pages ended with that path: ambiguous, as
+    for a bare old name; the lint names both and the fix leaves the link as written."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"a/Plugins/style.md": "A.\n", "b/Plugins/style.md": "B.\n",
+                                    "n/note.md": "See [[a/Plugins/style]] and [[Plugins/style]].\n"})
+    rename(eng, root, {"a/Plugins/style.md": "a/Ext/style.md", "b/Plugins/style.md": "b/Ext/style.md"})
+    r = ops.run("lint", {"check": "dead_links", "fix_safe": True}, brain=b)
+    assert text_of(b, "n/note") == "See [[a/Ext/style]] and [[Plugins/style]].\n"
+    (f,) = r["items"]
+    assert f["target"] == "Plugins/style" and f["candidates"] == ["a/Ext/style", "b/Ext/style"], f
+    eng.close()
+    b.close()

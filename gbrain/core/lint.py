@@ -1105,7 +1105,9 @@ class Moves:
         ``target`` as stored in ``links``): a path that names a moved page exactly (a markdown
         link relative to the linking page, then from the root; a wiki link the other way round)
         (or, as links resolve, case-insensitively when only one old name matches) gives that old
-        slug and its one destination; a link by bare name (``[[Name]]``, ``[t](name.md)``) gives
+        slug and its one destination; a wiki link by the end of a path (``[[Plugins/style]]``
+        for ``hub/Plugins/style``) gives the one old name ending so (several: their pages,
+        ambiguous); a link by bare name (``[[Name]]``, ``[t](name.md)``) gives
         every page that moved away from a page of that name (``old`` None; more than one is
         ambiguous); ``(None, [])`` when no move explains the link."""
         t = nfc(target.strip())
@@ -1123,7 +1125,14 @@ class Moves:
             if d:
                 return c, [d]
         if "/" in t:
-            return None, []
+            if kind == "markdown" or t.startswith("/"):
+                return None, []
+            # a wiki link by the end of a path (``[[Plugins/style]]`` for ``hub/Plugins/style``:
+            # a vault inside a bigger one), as links resolve: an old name ending with it
+            tail = "/" + slug_key(root)
+            olds = [n for n in self.by_name.get(loose_key(posixpath.basename(root)), []) if slug_key(n).endswith(tail)]
+            dests = sorted({d for d in map(self.dest, olds) if d})
+            return (olds[0] if len(olds) == 1 and dests else None), dests
         olds = self.by_name.get(loose_key(t), [])
         return None, sorted({d for d in map(self.dest, olds) if d})
 
@@ -1178,15 +1187,17 @@ class Moves:
         the linking page itself moved (``moved_from``: the slug it had) and the relative markdown
         link, written there (one of ``forms`` is in the text it had when it moved), resolves from
         there. ``style`` is how a new path is written: ``rel`` (relative to the linking page),
-        ``root`` (from the root), ``abs`` (``/`` and from the root) or ``name`` (the file name
-        alone, when no other page has it; else relative)."""
+        ``root`` (from the root), ``abs`` (``/`` and from the root), ``tail`` (a wiki link by the
+        end of the old path: the end of the new one, as many folders deep) or ``name`` (the file
+        name alone, when no other page has it; else relative)."""
         from ..page.links import resolve
 
         t = nfc(target.strip())
         old, dests = self.find(from_slug, kind, target)
         if dests or kind != "markdown" or t.startswith("/"):
             rel = slug_key(posixpath.normpath(posixpath.join(posixpath.dirname(from_slug), t)))
-            style = "abs" if t.startswith("/") else "name" if old is None else "rel" if slug_key(old) == rel else "root"
+            style = ("abs" if t.startswith("/") else "name" if old is None else "rel" if slug_key(old) == rel else
+                     "tail" if kind != "markdown" and slug_key(old) != slug_key(posixpath.normpath(t)) else "root")
             return dests, style, None
         for former, body_id in self.formers(from_slug):
             if body_id is None:
@@ -1555,6 +1566,9 @@ def _new_written(conn, index, row, sp, style: str, d, bear: bool = False) -> tup
         return None
     name = posixpath.basename(d["slug"])
     tries = [d["slug"]]
+    if style == "tail":  # written as the end of the old path: the end of the new one, as many folders deep
+        n = sp.target.strip().strip("/").count("/") + 1
+        tries.insert(0, "/".join(d["slug"].split("/")[-n:]))
     if "/" not in sp.target and conn.execute("SELECT COUNT(*) FROM pages WHERE name_key = ?", (name_key(d["slug"]),)).fetchone()[0] == 1:
         tries.insert(0, name)  # Obsidian's "shortest path when possible"
     for c in tries:
