@@ -308,3 +308,40 @@ def test_a_revert_that_drops_saved_lines_is_called_a_revert_not_a_write_from_an_
     text = _sync_text(rep, {})
     assert f"SAVE REPLACED: {PATH}: claude's revert to version 1 removed 2 lines of your save" in text, text
     assert "older read" not in text, text
+
+
+@pytest.mark.parametrize("new", ["people/Ana Yilmaz.md", "people/ANA-YILMAZ.md", "archive/ana-yilmaz.md"])
+def test_a_write_after_a_rename_is_no_drop_of_the_renamed_text(tmp_path, new):
+    """Trial 31: a note renamed in the folder (Obsidian: `Café résumé` → `café Résumé`), then an
+    agent's `gbrain tag` (`tags: people` → `tags: people, people/friend`): watch said "root@vm's
+    write removed 1 line of your save ("tags: people")". The rename's version was compared with
+    nothing (the text before it is under the old name), so every line of the note counted as
+    the save's. A move added no line; lines a save made before the move and a write drops are
+    still told."""
+    from gbrain import operations as ops
+
+    text = "---\ntags: people\n---\n# Ana\n\nNotes.\n"
+    root = write_tree(tmp_path / "notes", {PATH: text})
+    with Brain.open(str(tmp_path / "brain.db")) as brain:
+        lines: list[str] = []
+        eng = SyncEngine(brain, root, log=lines.append)
+        eng.surface = "watch"
+        eng.bind()
+        eng.sync()
+        (root / new).parent.mkdir(parents=True, exist_ok=True)
+        os.rename(root / PATH, root / new)
+        assert eng.sync()["counts"]["moved"] == 1
+        slug = new[:-3]
+        with origin(user="claude"):
+            ops.run("tag", {"slug": slug, "tag": "people/friend"}, ops.Context(surface="mcp"), brain=brain)
+        rep = eng.sync()
+        assert rep["changed"]["exported"] == [new] and rep["saves_dropped"] == [], rep["saves_dropped"]
+        assert not any("of your save" in ln for ln in lines), lines
+        # a save after the move, then a blind put dropping its line: told as before
+        editor_save(root / new, (root / new).read_bytes() + b"MY-LINE\n")
+        assert eng.sync()["changed"]["imported"] == [new]
+        with origin(user="claude"):
+            brain.put(slug, text)
+        [r] = eng.sync()["saves_dropped"]
+        assert (r["lines"], r["first"]) == (1, "MY-LINE"), r
+        eng.close()

@@ -2446,12 +2446,21 @@ class SyncEngine:
             return None
         c = self.conn
         key = key_for_path(c, p)
-        r = c.execute("SELECT h.version, h.surface, h.operation, h.client, h.body_id FROM history h JOIN history_bodies b ON b.id = h.body_id "
-                      "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (*key, had)).fetchone()
+        q = ("SELECT h.version, h.surface, h.operation, h.client, h.body_id, h.op, h.detail FROM history h JOIN history_bodies b ON b.id = h.body_id "
+             "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1")
+        r = c.execute(q, (*key, had)).fetchone()
+        at = key  # the name the save's version is under
+        for _ in range(100):
+            # a move (a rename in the folder) added no line: the save, if any, is the version
+            # the page had under its old name (else every line of the note counted as saved)
+            if r is None or r[5] != "move" or not (r[6] or "").startswith("from "):
+                break
+            at = (at[0], r[6][len("from "):])
+            r = c.execute(q, (*at, had)).fetchone()
         if r is None or r[1] == "import" or not _from_file(r[1], r[2], r[3], self.client):
             return None
         prev = c.execute("SELECT body_id FROM history WHERE kind = ? AND name = ? AND version < ? AND body_id IS NOT NULL "
-                         "ORDER BY version DESC LIMIT 1", (*key, r[0])).fetchone()
+                         "ORDER BY version DESC LIMIT 1", (*at, r[0])).fetchone()
         mine = history_body(c, r[4]).splitlines()
         added = Counter(ln for ln in mine if ln.strip()) - Counter(history_body(c, prev[0]).splitlines() if prev else [])
         gone = added - Counter(data.splitlines())
