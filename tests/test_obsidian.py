@@ -128,6 +128,63 @@ def test_alias_edits_keep_links_equal_to_fresh_import(tmp_path):
         assert derived_rows(b) == fresh_rows(tree, tmp_path / "fresh-last.db")
 
 
+def test_a_name_of_no_letter_or_digit_links_as_in_a_fresh_import(tmp_path):
+    """Trial 31: `[[📚📚📚]]` written before the note `📚📚📚.md` existed stayed dangling when the
+    note came (watch, one batch; or any later put): links are re-resolved by the loose key of
+    their target, and a name of emoji or punctuation only has none (''), so none was. Likewise
+    an alias of such a name, and the note's deletion and rename."""
+    tree = write(tmp_path / "v", {"notes/linker.md": "Books [[📚📚📚]], [[★]] and [[❤️|love]].\n"})
+    n = 0
+
+    def same() -> None:
+        nonlocal n
+        n += 1
+        assert derived_rows(b) == fresh_rows(tree, tmp_path / f"fresh{n}.db")
+
+    with Brain.open(tmp_path / "b.db") as b:
+        import_tree(b, tree)
+        steps = [
+            ("books/📚📚📚", "Shelf.\n"),
+            ("misc/star", "---\naliases: [★]\n---\nA star.\n"),
+            ("misc/heart", "---\naliases: ['❤️']\n---\nLove.\n"),
+            ("misc/star", "no alias now\n"),
+        ]
+        for slug, text in steps:
+            b.put(slug, text)
+            (tree / (slug + ".md")).parent.mkdir(parents=True, exist_ok=True)
+            (tree / (slug + ".md")).write_bytes(text.encode())
+            same()
+        assert {x["slug"] for x in b.backlinks("books/📚📚📚")} == {"notes/linker"}
+        assert {x["slug"] for x in b.backlinks("misc/heart")} == {"notes/linker"}
+        b.delete_page("books/📚📚📚")
+        (tree / "books/📚📚📚.md").unlink()
+        same()
+
+
+def test_an_upgraded_brain_relinks_names_of_no_letter_or_digit(tmp_path, db_path):
+    """A brain made before (SQLite v41 / Postgres v42) resolved `[[★]]` to any page whose name
+    has no letter or digit (`📚📚📚`: both loose keys ''), and left `[[📚📚📚]]` dangling when the
+    page came later: on open those links are resolved again, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write(tmp_path / "v", {"notes/linker.md": "Books [[📚📚📚]], [[★]].\n", "books/📚📚📚.md": "Shelf.\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+        pid = c.execute("SELECT id FROM pages WHERE slug = 'books/📚📚📚'").fetchone()[0]
+        with b.transaction():
+            c.execute("UPDATE links SET to_page_id = CASE target WHEN '★' THEN ? ELSE NULL END", (pid,))
+            _rewind(c, pg._symbol_links, dbmod._m42_symbol_links)
+    with Brain.open(db_path) as b:
+        got = dict(b.conn.execute("SELECT l.target, p.slug FROM links l LEFT JOIN pages p ON p.id = l.to_page_id").fetchall())
+        assert got == {"📚📚📚": "books/📚📚📚", "★": None}
+        assert fresh_import_differences(b) == {}
+
+
 @pytest.mark.engine_free
 def test_obsidian_hub_get_templater(tmp_path):
     hub = SHARED / "corpora" / "obsidian-hub"

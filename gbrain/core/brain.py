@@ -1106,9 +1106,10 @@ class Brain:
     def re_resolve(self, names: set[str], *, dangling: bool = False) -> int:
         """Resolve again every link (resolved or dangling) whose target's last segment has one of
         the loose keys ``names``: after a page with such a name or title appears, disappears or is
-        renamed, links must point where a fresh import would point them. ``dangling``: also every
+        renamed, links must point where a fresh import would point them (``''``, the key of a name
+        of no letter or digit, `📚📚📚`, is a name too: the few links whose target has it). ``dangling``: also every
         dangling link (:meth:`resolve_dangling`), in the same pass. Returns how many changed."""
-        names = {n for n in names if n}
+        names = set(names)
         if not names:
             return self.resolve_dangling() if dangling else 0
         sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, l.target_name FROM links l JOIN pages p ON p.id = l.from_page_id"

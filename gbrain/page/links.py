@@ -30,7 +30,7 @@ import sqlite3
 from collections import defaultdict
 
 from . import journals
-from .slugs import loose_key, name_key, nfc, slug_key, title_key
+from .slugs import identity_key, loose_key, name_key, nfc, slug_key, title_key
 
 COLUMNS = ("slug", "slug_key", "name_key", "loose_key", "title_key")
 
@@ -217,8 +217,8 @@ def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = Fa
     key = slug_key(root)
     rows = [r for r in index.lookup("name_key", name_key(t)) if r[1].casefold() == key or r[1].casefold().endswith("/" + key)]
     if not rows and "/" not in t and not by_file:
-        lk = loose_key(t)
-        rows = index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)
+        lk = loose_key(t)  # '' for a name of no letter or digit (`[[★]]`): no other spelling, an alias as written
+        rows = (index.lookup("loose_key", lk) or index.lookup("title_key", lk) or index.lookup("alias_loose", lk)) if lk else index.lookup("alias_key", identity_key(t))
     elif not rows and not by_file:  # a wiki link a/b no path matches: the page titled a/b, or a Notion path of titles
         rows = index.titled(t) or notion_titled(index, t)
     if not rows and not by_file and _DIGIT.search(t):  # a Logseq journal by the title Logseq shows

@@ -1360,6 +1360,28 @@ def _m41_dataview_fields(conn: sqlite3.Connection) -> None:
     rederive_dataview_pages(conn)
 
 
+def relink_symbol_links(conn) -> int:
+    """Resolve again the links whose target's name has no letter or digit (``[[📚📚📚]]``,
+    ``[[★]]``: ``target_name`` ''): before, such a link resolved to any page whose name had none
+    (both loose keys ''), and one written before its page came stayed dangling (a save
+    re-resolves by that key, and '' was left out). For SQLite v42 / Postgres v43, in the
+    caller's transaction. Returns how many links changed."""
+    from .derive import relink_updates, update_links
+
+    rows = conn.execute("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+                        "WHERE l.target_name = '' ORDER BY l.id").fetchall()
+    updates = relink_updates(conn, rows) if rows else []
+    update_links(conn, updates)
+    return len(updates)
+
+
+def _m42_symbol_links(conn: sqlite3.Connection) -> None:
+    """A name of no letter or digit (`📚📚📚`) is found by its file name or an alias as written,
+    never by the empty loose key every such name shares: its links resolve again
+    (:func:`relink_symbol_links`)."""
+    relink_symbol_links(conn)
+
+
 #: ``page_fts``'s columns read from its content view ``page_fts_src`` (v39): the compiled truth and
 #: timeline as search reads them (:func:`gbrain.search.keyword.search_text`), else as stored
 _FTS_SRC = {"compiled_truth": "coalesce({t}search_body, {t}compiled_truth)", "timeline": "coalesce({t}search_timeline, {t}timeline)"}
@@ -1482,7 +1504,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
