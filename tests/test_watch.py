@@ -918,6 +918,13 @@ def test_a_read_only_folder_still_brings_edits_in_and_keeps_brain_writes_saying_
         assert merged.startswith("# Hybrid retrieval (brain)"), merged  # nothing of the brain's edit lost
         assert text_of(brain, "notes/brand-new") == "# Brand new\n\nwritten by an agent\n"
         assert not (brain_tree / "notes").exists() and concept.read_text() == old + "\nA line from the folder.\n"
+        # both sides change the same line: the conflict is as ever, its copy in the brain only
+        brain.put("people/ana-lima", text_of(brain, "people/ana-lima").replace("saved in the folder", "changed by the agent"))
+        ana.write_text(ana.read_text().replace("saved in the folder", "changed in the folder"))
+        wait_for(lambda: "changed in the folder" in (text_of(brain, "people/ana-lima") or ""), "the folder's side of a conflict to reach the brain")
+        copy = wait_for(lambda: brain.conn.execute("SELECT slug FROM pages WHERE path LIKE 'people/ana-lima.conflict-%'").fetchone(), "the conflict copy in the brain")
+        assert "changed by the agent" in text_of(brain, copy[0]) and not list((brain_tree / "people").glob("*conflict*"))
+        assert w.saw("saved as people/ana-lima.conflict-") and w.saw("(in the brain only: the folder refuses writes)"), w.lines
         said = [ln for ln in w.lines if "cannot be written" in ln]
         assert len(said) == 1 and "Read-only file system" in said[0] and "gbrain export --dir" in said[0] and "notes/brand-new.md" in said[0], w.lines
         assert w.p.poll() is None and not w.saw("Traceback") and not w.saw("MISMATCH"), w.lines
@@ -929,7 +936,8 @@ def test_a_read_only_folder_still_brings_edits_in_and_keeps_brain_writes_saying_
     out = r.stdout.decode() + r.stderr.decode()
     assert r.returncode == 1 and "Traceback" not in out, out
     assert "Not written (the folder refused it): notes/brand-new.md" in out and "Not written (the folder refused it): concepts/hybrid-retrieval.md" in out, out
-    assert "could not be written to the folder" in out and "Read-only file system" in out, out
+    assert "could not be written to the folder" in out and "Read-only file system" in out and "unwritable 3" in out, out
+    assert "Not written (the folder refused it): people/ana-lima.conflict-" in out, out
 
 
 def test_a_canvas_edited_under_watch_moves_its_backlinks_as_a_fresh_import_has_them(watch, brain, brain_tree):

@@ -290,7 +290,9 @@ class Outcome:
             "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
             "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")) + len(self.put_back),
             # left alone: could not be read (retried), and the user's own choices (kept, exit 0)
-            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED, VANISHED)),
+            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED, VANISHED, UNWRITABLE)),
+            # brain → file writes the folder refused (read-only): kept in the brain, exit 1
+            "unwritable": sum(1 for _, w in self.unreadable if kind_of(w) == UNWRITABLE),
             "vanished": sum(1 for _, w in self.unreadable if kind_of(w) == VANISHED),
             "symlinked": sum(1 for _, w in self.unreadable if kind_of(w) == SYMLINK),
             "ignored": sum(1 for _, w in self.unreadable if kind_of(w) == IGNORED),
@@ -1241,7 +1243,8 @@ class SyncEngine:
         # 3. disk writes: conflict copies first (the brain's version is then safe on disk)
         now = time.time()
         copies: dict[str, tuple[str, bytes]] = {}
-        refused: set[str] = set()  # conflicts whose file writes the folder refused: left for a later round
+        refused: set[str] = set()  # put-backs the folder refused: left for a later round
+        copies_kept: set[str] = set()  # conflict copies the folder refused: in the brain only
         for p, kind in conflicts:
             if kind != "both-changed":
                 continue
@@ -1264,11 +1267,10 @@ class SyncEngine:
             except OSError as e:
                 if not refused_write(e):
                     raise
-                # no copy of the brain's version: the file's version is not taken either (the
-                # conflict waits, both versions where they are) until the folder is writable
-                out.unreadable.append((p, unwritable(e)))
-                refused.add(p)
-                continue
+                # a read-only folder: the conflict is the same, its copy (the brain's version)
+                # a page of the brain only, written to the folder once it can be
+                out.unreadable.append((cp, unwritable(e)))
+                copies_kept.add(cp)
             copies[cp] = (p, data)
         # no base (this folder never agreed with the brain on the path): the file's bytes go to
         # a conflict copy, then the brain's version to the path (nothing is lost on either side)
@@ -1381,7 +1383,7 @@ class SyncEngine:
             out.old_removed.append((p, why))
             self._log(f"← db (old copy) {p} removed: {why}")
         if refused:  # (a put-back refused too: no "file restored" for it)
-            conflicts = [(p, k) for p, k in conflicts if p not in refused or (k not in ("both-changed", "deleted-on-disk"))]
+            conflicts = [(p, k) for p, k in conflicts if p not in refused or k != "deleted-on-disk"]
         # 4. one transaction for the brain side (skipped when there is nothing to write)
         acting = set(to_import) | set(to_trash) | {p for p, _ in conflicts} | moved_paths | set(file_copies) | set(merge_written) | set(merge_kept)
         settle_rows = []
@@ -1527,12 +1529,14 @@ class SyncEngine:
                 self._log(f"- {p} → trash")
                 self._forget(p)
             for cp, (p, data) in copies.items():
-                f = self._stat_written(cp, data)
+                f = self._stat_written(cp, data) if cp not in copies_kept else DiskFile(cp, len(data), 0, sha256(data), data)
                 # the copy holds the brain's version: its history credits whoever wrote that
                 # version (a teammate's save through their folder, an agent), not this round
                 by = version_writer(self.conn, *key_for_path(self.conn, p), f.hash)
                 with origin(operation="conflict copy", user=by or None):
                     self._import(cp, f, out)
+                if cp in copies_kept:
+                    self._forget(cp)  # no file, no base: the next round writes it (not a deletion)
             for cp, (p, f) in file_copies.items():
                 with origin(operation="conflict copy: the file's version"):
                     self._import(cp, f, out)
@@ -1553,7 +1557,8 @@ class SyncEngine:
                 who = version_writer(self.conn, *key_for_path(self.conn, p), S[p]) if S.get(p) else ""
                 whose = f" ({who}'s)" if who else ""
                 if kind == "both-changed":
-                    self._log(f"! conflict {p}: the file's version kept, the brain's version{whose} saved as {cp}")
+                    kept = " (in the brain only: the folder refuses writes)" if cp in copies_kept else ""
+                    self._log(f"! conflict {p}: the file's version kept, the brain's version{whose} saved as {cp}{kept}")
                 elif kind in _KEEP_BRAIN:
                     self._record(p, no_base_written[p], S[p])
                     out.disk_hashes[p] = S[p]

@@ -111,7 +111,8 @@ SETTLE_MAX_S = 30.0
 #: :data:`SUMMARY_WORDS` (every change, put-backs included: a delete/edit conflict logged as
 #: ``! conflict … file restored`` has no copy, so ``conflict(s)`` does not count it)
 CHANGE_WORDS = [("imported", "file→db"), ("exported", "db→file"), ("moved", "moved"), ("trashed", "trashed"),
-                ("removed", "removed"), ("conflicts", "conflict(s)"), ("put_back", "put back"), ("unreadable", "unreadable")]
+                ("removed", "removed"), ("conflicts", "conflict(s)"), ("put_back", "put back"), ("unreadable", "unreadable"),
+                ("unwritable", "not written (folder refuses writes)")]
 SUMMARY_WORDS = 7
 
 
