@@ -27,3 +27,24 @@ def test_a_rule_that_reads_as_the_separator_is_named_in_the_note(db_path):
         b.set_config("timeline_split", "heading")
         r = ops.run("timeline-add", {"slug": "notes/plan", "date": "2026-12-04", "summary": "again"}, brain=b)
         assert r["changed"] and not r.get("note"), r
+
+
+def test_put_timeline_append_names_the_rule_as_timeline_add_does(db_path):
+    """Trial 30: `put --timeline-append` (the README's first-hour way to add an entry) on such a
+    note wrote the entry at its end with no word, where `timeline-add` on the same note says why
+    (llm-wiki's ai-game-devtools/moshi); now both carry the same note, and a note with a timeline
+    or with none gets none."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/plan", RULED)
+        b.put("people/ana", "# Ana\n\nIntro.\n\n---\n\n- **2024-01-01** | met\n")
+        b.put("people/bo", "# Bo\n\nIntro.\n")
+        r = ops.run("put", {"slug": "notes/plan", "timeline_append": "- **2026-12-03** | tried it"}, brain=b)
+        assert r["changed"] and "timeline_split heading" in r.get("note", ""), r
+        assert "## 1. Memory" in r["note"]
+        assert b.get_text("notes/plan").endswith("Text two.\n\n- **2026-12-03** | tried it\n")
+        for slug in ("people/ana", "people/bo"):
+            r = ops.run("put", {"slug": slug, "timeline_append": "- **2026-12-03** | x"}, brain=b)
+            assert r["changed"] and not r.get("note"), r
+        b.set_config("timeline_split", "heading")
+        r = ops.run("put", {"slug": "notes/plan", "timeline_append": "- **2026-12-04** | again"}, brain=b)
+        assert r["changed"] and not r.get("note"), r

@@ -186,6 +186,23 @@ def _near_key(name: str) -> str:
     return re.sub(r"[\W_]+", "-", base.casefold()).strip("-")
 
 
+
+def rule_as_separator_note(page, base, heading: bool) -> str | None:
+    """The note of an entry added (``timeline-add``, ``put --timeline-append``) to a page whose
+    first ``---`` reads as its timeline separator under ``timeline_split rule`` although the text
+    below it holds a heading and no entry: a plain rule, as Obsidian vaults use it (the entry went
+    to the end of the page). ``page``: the page before the write; ``base``: its timeline as
+    ``timeline_target`` reads it. None otherwise."""
+    if heading or not page.separator or base.timeline_entries:
+        return None
+    h = next((ln.strip() for ln in page.timeline.splitlines() if re.match(r"#{1,6}\s", ln)), None)
+    if not h:
+        return None
+    return ("the page's first `---` reads as its timeline separator, but the text below it is no timeline "
+            f"(it holds `{h[:60]}`), so the entry went to the end of the page; if this vault uses `---` as a plain rule, "
+            "`gbrain config set timeline_split heading` makes only a `---` above a `## Timeline` or `## History` heading the separator")
+
+
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
 
@@ -1564,14 +1581,8 @@ class Brain:
             return len(n.timeline_entries) == len(base.timeline_entries) + 1 and any(e.date == date and e.summary.endswith(summary) for e in n.timeline_entries)
 
         res = self._edit(row, append_timeline(page, entry, heading=heading), landed, "timeline entry")
-        if not heading and page.separator and not base.timeline_entries and res.changed:
-            # below the first `---` is text with headings and no entry: a plain rule, as Obsidian
-            # vaults use it, read as the separator (the entry went to the end of the page)
-            h = next((ln.strip() for ln in page.timeline.splitlines() if re.match(r"#{1,6}\s", ln)), None)
-            if h:
-                res.note = ("the page's first `---` reads as its timeline separator, but the text below it is no timeline "
-                            f"(it holds `{h[:60]}`), so the entry went to the end of the page; if this vault uses `---` as a plain rule, "
-                            "`gbrain config set timeline_split heading` makes only a `---` above a `## Timeline` or `## History` heading the separator")
+        if res.changed:
+            res.note = rule_as_separator_note(page, base, heading) or res.note
         return res
 
     # ---- listing / stats --------------------------------------------------------

@@ -661,6 +661,7 @@ def _put_page(b, a, ctx):
         if page.compiled_truth != ct or page.timeline != timeline:
             raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
                            "use another rule (***) or rewrite the whole page with content")
+    rule_note = None  # (timeline_append into a plain rule's section: Brain.timeline_add's note)
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
         from ..page.markdown import is_timeline_line, timeline_date
@@ -681,6 +682,9 @@ def _put_page(b, a, ctx):
         base = timeline_target(page, heading)  # timeline-add's rule: entries already there are skipped
         lines, skipped = new_timeline_lines(base, lines)
         if lines:
+            from ..core.brain import rule_as_separator_note
+
+            rule_note = rule_as_separator_note(page, base, heading)
             text = append_timeline(page, lines.replace("\n", nl) + nl, heading=heading)
             added = sum(1 for ln in lines.split("\n") if is_timeline_line(ln))
             if len(b.parse_text(text, page.path).timeline_entries) < len(base.timeline_entries) + added:
@@ -689,10 +693,13 @@ def _put_page(b, a, ctx):
         if skipped:
             out = b.put(row["slug"] if row else slug, text).as_dict()
             what = "this entry" if skipped == 1 else f"these {skipped} entries"
-            out["note"] = (f"the timeline already has {skipped} of the entries given; the rest added" if lines
-                           else f"the timeline already has {what}; nothing added")
+            out["note"] = "; ".join(x for x in ((f"the timeline already has {skipped} of the entries given; the rest added" if lines
+                                                  else f"the timeline already has {what}; nothing added"), rule_note) if x)
             return out
-    return b.put(row["slug"] if row else slug, text).as_dict()
+    out = b.put(row["slug"] if row else slug, text).as_dict()
+    if rule_note and out.get("changed"):
+        out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
+    return out
 
 
 def _dropped(b, old, text: str, ctx) -> str | None:
