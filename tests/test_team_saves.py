@@ -345,3 +345,45 @@ def test_a_write_after_a_rename_is_no_drop_of_the_renamed_text(tmp_path, new):
         [r] = eng.sync()["saves_dropped"]
         assert (r["lines"], r["first"]) == (1, "MY-LINE"), r
         eng.close()
+
+
+def test_a_targeted_edit_of_the_saved_text_itself_is_no_dropped_save(tmp_path):
+    """Trial 30: under watch, a note saved with `[[agent-swarm]]` in a line, then `gbrain lint
+    --check dead_links --fix-safe` (asked for by the person) pointed the link at the renamed page;
+    watch logged "root@vm's write removed 1 line of your save (…); your version is in the
+    history", an alarm for an edit made on purpose of the very text saved. An edit that reads the
+    page's current text in its own transaction (`tag`, `untag`, `link`, `unlink`, `timeline-add`,
+    `lint-fix`, `raw-put`) and wrote over the saved version itself cannot come from an older
+    read: no warning. The same edit made after a blind put that dropped the lines still warns."""
+    from gbrain import operations as ops
+
+    root = write_tree(tmp_path / "notes", {PATH: START, "people/bo-chen.md": "# Bo Chen\n"})
+    with Brain.open(str(tmp_path / "brain.db")) as brain:
+        lines: list[str] = []
+        eng = SyncEngine(brain, root, log=lines.append)
+        eng.surface = "watch"
+        eng.bind()
+        eng.sync()
+        saved = "---\ntags: [founder]\n---\n" + START.replace("Founder notes.", "Founder notes; see [[Bo Chen]] for the deal.")
+        editor_save(root / PATH, saved.encode())
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        ops.run("unlink", {"from": SLUG, "to": "Bo Chen"}, ops.Context(surface="cli"), brain=brain)
+        rep = eng.sync()
+        assert rep["changed"]["exported"] == [PATH] and rep["saves_dropped"] == [], rep["saves_dropped"]
+        assert b"Founder notes; see Bo Chen for the deal." in (root / PATH).read_bytes()
+        editor_save(root / PATH, (root / PATH).read_bytes().replace(b"[founder]", b"[founder, angel]"))
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        ops.run("tag", {"slug": SLUG, "tag": "yc"}, ops.Context(surface="mcp"), brain=brain)
+        rep = eng.sync()
+        assert rep["changed"]["exported"] == [PATH] and rep["saves_dropped"] == [], rep["saves_dropped"]
+        assert not [ln for ln in lines if ln.startswith("! ")], lines
+        # a blind put from an older read dropped the saved line, then a tag: still told
+        editor_save(root / PATH, (root / PATH).read_bytes() + b"- **2026-12-03** | MY-LINE\n")
+        assert eng.sync()["changed"]["imported"] == [PATH]
+        with origin(user="claude", surface="mcp"):
+            brain.put(SLUG, saved)
+        ops.run("tag", {"slug": SLUG, "tag": "seed"}, ops.Context(surface="mcp"), brain=brain)
+        rep = eng.sync()
+        [r] = rep["saves_dropped"]
+        assert r["first"] == "- **2026-12-03** | MY-LINE", r
+        eng.close()

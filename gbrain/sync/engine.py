@@ -2471,11 +2471,19 @@ class SyncEngine:
         gone = added - Counter(data.splitlines())
         if not gone:
             return None
-        first = next(ln for ln in mine if gone.get(ln))
-        out = {"path": p, "by": version_writer(c, *key, now), "lines": sum(gone.values()), "first": first.decode("utf-8", "replace").rstrip()}
         # a revert, undo or restore brings back a version of the history on purpose: no older read
         w = c.execute("SELECT h.version, h.operation FROM history h JOIN history_bodies b ON b.id = h.body_id "
                       "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (*key, now)).fetchone()
+        if w is not None and w[1] in TARGETED_EDITS and w[0] > r[0]:
+            # an edit of part of the current text (a link retargeted, a tag added) made over the
+            # saved version itself: it read the save, so it drops nothing from an older read
+            # (trial 30: `lint --fix-safe` under watch was told as "removed 1 line of your save")
+            over = c.execute("SELECT b.hash FROM history h JOIN history_bodies b ON b.id = h.body_id WHERE h.kind = ? AND h.name = ? "
+                             "AND h.version < ? AND h.body_id IS NOT NULL ORDER BY h.version DESC LIMIT 1", (*key, w[0])).fetchone()
+            if over is not None and over[0] == had:
+                return None
+        first = next(ln for ln in mine if gone.get(ln))
+        out = {"path": p, "by": version_writer(c, *key, now), "lines": sum(gone.values()), "first": first.decode("utf-8", "replace").rstrip()}
         if w is not None and w[1] in ("revert", "undo", "restore"):
             out["how"] = w[1]
             if w[1] == "revert":  # the newest earlier version with these bytes: the one brought back
@@ -3069,6 +3077,9 @@ class SyncEngine:
 _KEEP_BRAIN = ("no-base", "stale-save")
 #: ``_unchanged``'s rows ``(path, size, mtime_ns, base_hash)``: the stat tuple, the path, the hash
 _STAT_OF, _PATH_OF, _HASH_OF = operator.itemgetter(0, 1, 2), operator.itemgetter(0), operator.itemgetter(3)
+#: operations that edit part of a page's current text (or sidecar) in their own transaction: a
+#: version one of them wrote over a folder's save read that save (:meth:`SyncEngine._save_dropped`)
+TARGETED_EDITS = frozenset({"tag", "untag", "link", "unlink", "timeline-add", "lint-fix", "raw-put"})
 #: the history operation of a merged stale save (a write through gbrain, not from the file)
 MERGED_OP = "stale save merged"
 #: the history operation of the merge of a page both sides changed (not from the file either: a
