@@ -351,6 +351,31 @@ def test_under_watch_the_files_follow(tmp_path, db_path):
     assert code == 0, "\n".join(w.lines)
 
 
+def test_under_watch_links_obsidian_rewrites_after_a_rename_are_not_called_dangling(tmp_path, db_path):
+    """Trial 31: Obsidian renames a note, then rewrites the notes linking it, one by one (2,206
+    notes took 11 s); watch said "2,207 link(s) in 2,206 page(s) still name a moved page by
+    its old name: `gbrain lint --check dead_links --fix-safe` rewrites them" in the batch of the
+    rename, advising a fix that races Obsidian's own. The line is said once the changes settle,
+    counted then: here the links were rewritten, so nothing is said (also when watch stops)."""
+    from test_watch import Watch, wait_for
+
+    root = tmp_path / "v"
+    write(root, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]].\n", "people/bo.md": "Knows [[acme|Acme]].\n"})
+    w = Watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.conn.execute("SELECT 1 FROM pages WHERE slug = 'people/bo'").fetchone(), "the first sync")
+            (root / "companies/acme.md").rename(root / "companies/acme-corp.md")
+            wait_for(lambda: w.saw("companies/acme.md → companies/acme-corp.md (moved)"), "watch to see the rename")
+            (root / "people/ana.md").write_text("Works at [[acme-corp]].\n")
+            (root / "people/bo.md").write_text("Knows [[acme-corp|Acme]].\n")
+            wait_for(lambda: {x["slug"] for x in b.backlinks("companies/acme-corp")} == {"people/ana", "people/bo"}, "the rewrites")
+    finally:
+        code, _ = w.stop()
+    assert code == 0, "\n".join(w.lines)
+    assert not w.saw("still name a moved page"), "\n".join(w.lines)
+
+
 def test_sync_says_how_many_links_a_move_left_dangling(tmp_path, db_path):
     """``gbrain sync`` after a rename: the report counts the links that still use the old name
     (and the pages holding them) and names the command that rewrites them; once they are

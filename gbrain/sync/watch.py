@@ -104,6 +104,11 @@ SETTLE_S = 1.0
 #: first MCP call between two pieces ~1.5 s), so 30 s outlasts any save, while a writer that never
 #: closes (a logger appending to a note) still has its note stored at least every 30 s
 SETTLE_MAX_S = 30.0
+#: the line on links that still name a moved note by its old name is said once no batch changed
+#: anything for this long (s), counted then: Obsidian rewrites the linking notes itself right
+#: after a rename, one by one (trial 31: 2,206 notes for 11 s), and said at the move it counted
+#: links about to be rewritten and advised a fix racing Obsidian's own
+HINT_SETTLE_S = 3.0
 
 
 #: a sync's counts (:meth:`SyncOutcome.counts` keys) in the words watch prints, in order: the
@@ -505,6 +510,7 @@ class Watcher:
         #: paths whose brain → file write the folder refused (read-only): kept in the brain, said once
         self.unwritten: set[str] = set()
         self._unwritable_said = False
+        self._hint_at = 0.0  # when the renamed-links line is due (0: none): :meth:`_renamed_links_hint`
 
     def _warn(self, msg: str) -> None:
         """Log a warning, but the same one at most once a minute (a file that stays unreadable is
@@ -1007,6 +1013,12 @@ class Watcher:
                 if not self._safe_batch(due_retry, set(), retry=retry):
                     for p in due_retry:
                         retry[p] = now + RETRY_S
+            if self._hint_at and now >= self._hint_at and not pending.paths and not pending.dirs:
+                self._hint_at = 0.0
+                self._renamed_links_hint()
+        if self._hint_at:  # stopped before the changes settled: said now
+            self._hint_at = 0.0
+            self._renamed_links_hint()
 
     def _changes(self, conn):
         """A value that changes when another connection committed a write: SQLite's
@@ -1160,8 +1172,8 @@ class Watcher:
         out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs,
                             maybe_moved=maybe_moved - paths)
         self._add(out)
-        if out.moved:
-            self._renamed_links_hint()
+        if out.moved or (self._hint_at and out.changed()):
+            self._hint_at = time.monotonic() + HINT_SETTLE_S  # said once the changes settle
         now = time.monotonic()
         wait = set(out.held) | set(out.deferred)  # (deferred: another writer's commit landed under the round)
         self._together = {p for p in self._together if p in retry} | wait
@@ -1217,13 +1229,17 @@ class Watcher:
             self._warn(f"{prefix}{p}")
 
     def _renamed_links_hint(self) -> None:
-        """After a batch that moved notes: one line when links still name a moved page by its old
-        name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them; said
-        after the round's ``> old → new (moved)`` lines it refers to (held with them while the
-        round runs: :meth:`_engine_log`)."""
+        """After batches that moved notes, once no batch changed anything for
+        :data:`HINT_SETTLE_S` (or at the stop): one line when links still name a moved page by
+        its old name (:func:`gbrain.core.lint.renamed_links`), with the command that mends them
+        (none when the editor rewrote them meanwhile, as Obsidian does)."""
         from ..core.lint import renamed_links
 
-        rl = renamed_links(self.brain)
+        try:
+            rl = renamed_links(self.brain)
+        except (sqlite3.Error, GBrainError) as e:  # (a busy or unreachable brain: a hint, not worth a failure)
+            self._warn(f"could not count the links to moved notes ({e})")
+            return
         if rl["links"]:
             other = f" ({rl['elsewhere']:,} now open another page with that file name)" if rl.get("elsewhere") else ""
             self._engine_log(f"{rl['links']:,} link(s) in {rl['pages']:,} page(s) still name a moved page by its old name{other}: "
