@@ -16,6 +16,7 @@ import typer
 from . import operations as ops
 from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, fail_error, invoke, main, run_and_print  # noqa: F401
 from .errors import BadInput, GBrainError, NotFound, error_fields
+BOM = "\ufeff"  # a byte order mark some editors and shells (PowerShell 5) put before UTF-8 text
 
 app = typer.Typer(
     name="gbrain",
@@ -117,7 +118,8 @@ def call_cmd(
     """Call one operation with JSON parameters (`-`: read them from standard input); prints the JSON result."""
     piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
     try:
-        args = json.loads(sys.stdin.buffer.read().decode("utf-8") if params == "-" else params or "{}")
+        text = sys.stdin.buffer.read().decode("utf-8") if params == "-" else params or "{}"
+        args = json.loads(text.removeprefix(BOM))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
     except UnicodeDecodeError as e:
         fail(f"parameters are not valid JSON: standard input is not UTF-8 (byte {e.start})", 2, True)
     except json.JSONDecodeError as e:
@@ -146,15 +148,17 @@ def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on ev
     brain = None
     codes: set[int] = set()  # the exit codes of the answers (pipe_status)
     try:
-        for line in sys.stdin.buffer:
+        for n, line in enumerate(sys.stdin.buffer, 1):
             if not line.strip():
                 continue
             rid = None
             try:
                 try:  # only the parsing of the line is "bad JSON": a failure of the op below is the op's
-                    req = json.loads(line.decode("utf-8"))
-                except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                    raise BadInput(f"bad JSON line: {e}") from e
+                    req = json.loads(line.decode("utf-8").removeprefix(BOM).rstrip("\r\n"))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
+                except UnicodeDecodeError as e:
+                    raise BadInput(f"bad JSON line {n} of the input: not UTF-8 (byte {e.start})") from e
+                except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
+                    raise BadInput(f"bad JSON line {n} of the input: {e.msg} at column {e.colno}") from e
                 if not isinstance(req, dict):
                     raise BadInput("a request must be a JSON object")
                 rid = req.get("id")

@@ -174,6 +174,41 @@ def test_pipe_bad_lines_get_errors_and_the_stream_goes_on(fixture_db):
         assert set(o) == ({"id", "ok", "result"} if o["ok"] else {"id", "ok", "error", "exit_code", "kind"} | ({"suggestions"} if o["id"] == 4 else set()))
 
 
+def test_pipe_and_call_take_json_that_starts_with_a_byte_order_mark(fixture_db):
+    """Trial 32 (a scripter): a batch file or parameters written by PowerShell 5 (`Out-File
+    -Encoding utf8`) or Notepad start with a UTF-8 byte order mark; `pipe` refused the first
+    line and `call TOOL -` its parameters ("Unexpected UTF-8 BOM"). JSON (RFC 8259) lets a
+    reader ignore it: a mark at the start of a line or of the parameters is skipped, anything
+    else in the text stays as sent."""
+    cli = gbrain_in_process  # in-process: about how the input is read, not the process
+    db = str(fixture_db)
+    bom = b"\xef\xbb\xbf"
+    lines = bom + json.dumps({"id": 1, "tool": "brain_stats"}).encode() + b"\r\n" + bom + json.dumps({"id": 2, "tool": "brain_get", "params": {"slug": "ana-lima"}}).encode() + b"\n"
+    r = cli("--db", db, "pipe", input=lines)
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert r.returncode == 0 and [o["ok"] for o in out] == [True, True], out
+    assert out[0]["result"]["pages"] == 6 and out[1]["result"]["slug"] == "people/ana-lima"
+    r = cli("--db", db, "call", "brain_get", "-", input=bom + b'{"slug": "ana-lima"}')
+    assert r.returncode == 0 and json.loads(r.stdout)["slug"] == "people/ana-lima", r.stderr
+    r = cli("--db", db, "call", "brain_get", bom.decode() + '{"slug": "ana-lima"}')
+    assert r.returncode == 0 and json.loads(r.stdout)["slug"] == "people/ana-lima", r.stderr
+
+
+def test_pipe_names_the_line_a_bad_json_request_is_on(fixture_db):
+    """Trial 32: a truncated request in a 1,000-line batch was answered `bad JSON line: Expecting
+    value: line 2 column 1 (char 53)`, with id null: "line 2" was the line's own newline, and
+    nothing said which line of the batch it was. The answer names the line of the input (blank
+    lines counted, though they get no answer) and the column in it."""
+    data = b"\n".join([json.dumps({"id": 1, "tool": "brain_stats"}).encode(), b"", b'{"id": 3, "tool": "brain_get", "params": {"slug": ',
+                        b"\xff{}", json.dumps({"id": 5, "tool": "brain_stats"}).encode()]) + b"\n"
+    r = gbrain_in_process("--db", str(fixture_db), "pipe", input=data)  # in-process: about the answers, not the process
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert r.returncode == 2, r.stderr
+    assert [o["id"] for o in out] == [1, None, None, 5]
+    assert out[1]["error"] == "bad JSON line 3 of the input: Expecting value at column 51", out[1]
+    assert out[2]["error"].startswith("bad JSON line 4 of the input: not UTF-8"), out[2]
+
+
 def test_pipe_errors_carry_what_call_prints(fixture_db):
     """Trial of agents writing through the CLI: ``pipe`` said ``did you mean`` only inside the
     message; its error objects now hold the fields ``call`` prints (``suggestions`` too), for an
