@@ -5,7 +5,8 @@
 * ``python -c "import mcp.server.mcpserver"``: the MCP SDK's own import, a floor for ``serve``;
 * ``gbrain get SLUG`` as a whole process (``python -m gbrain --db X get people/ana-lima``);
   target ≤ 0.2 s on an idle machine; and the same through the typer app (``GBRAIN_FAST_PATH=0``),
-  which is how every command started before the fast path in gbrain/entry.py;
+  which is how every command started before the fast path in gbrain/entry.py; ``gbrain call
+  brain_get`` likewise (a script's call: through typer until trial 32);
 * ``gbrain serve`` spawn-to-ready: from starting the process to the answer to ``initialize``
   (raw JSON-RPC on the pipes, as an MCP host spawns it); target ≤ 0.3 s on an idle machine.
   ``serve`` answers ``initialize`` itself while the SDK loads in a thread
@@ -97,6 +98,8 @@ def main() -> None:
             ("import mcp.server.mcpserver (SDK floor)", median_of(lambda: run_once([py, "-c", "import mcp.server.mcpserver"]), a.runs), None),
             ("gbrain get people/ana-lima", median_of(lambda: run_once([py, "-m", "gbrain", "--db", str(db), "get", "people/ana-lima"]), a.runs), TARGETS["get"]),
             ("  the same through typer (GBRAIN_FAST_PATH=0)", median_of(lambda: run_once([py, "-m", "gbrain", "--db", str(db), "get", "people/ana-lima"], {"GBRAIN_FAST_PATH": "0"}), a.runs), None),
+            ("gbrain call brain_get (a script's call)", median_of(lambda: run_once([py, "-m", "gbrain", "--db", str(db), "call", "brain_get", '{"slug": "people/ana-lima"}']), a.runs), None),
+            ("  the same through typer (GBRAIN_FAST_PATH=0)", median_of(lambda: run_once([py, "-m", "gbrain", "--db", str(db), "call", "brain_get", '{"slug": "people/ana-lima"}'], {"GBRAIN_FAST_PATH": "0"}), a.runs), None),
             ("gbrain serve → initialize answer", median_of(lambda: serve_once(db), a.runs), TARGETS["serve"]),
             ("  the same, SDK first (GBRAIN_FAST_INIT=0)", median_of(lambda: serve_once(db, {"GBRAIN_FAST_INIT": "0"}), a.runs), None),
             ("  serve → tools/list answered (SDK loaded)", median_of(lambda: serve_once(db, tools=True), a.runs), None),

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import inspect
 import json
-import sys
 from typing import Any, Optional
 
 import typer
 
 from . import operations as ops
-from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, fail_error, invoke, main, run_and_print  # noqa: F401
-from .errors import BadInput, GBrainError, NotFound, error_fields
-BOM = "\ufeff"  # a byte order mark some editors and shells (PowerShell 5) put before UTF-8 text
+from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, fail_error, invoke, main, pipe_status, run_and_print, run_call, run_pipe  # noqa: F401
+from .errors import GBrainError
 
 app = typer.Typer(
     name="gbrain",
@@ -116,25 +114,7 @@ def call_cmd(
     json_: bool = typer.Option(False, "--json", help="accepted as on every command (call prints JSON anyway)"),
 ) -> None:
     """Call one operation with JSON parameters (`-`: read them from standard input); prints the JSON result."""
-    piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
-    try:
-        text = sys.stdin.buffer.read().decode("utf-8") if params == "-" else params or "{}"
-        args = json.loads(text.removeprefix(BOM))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
-    except UnicodeDecodeError as e:
-        fail(f"parameters are not valid JSON: standard input is not UTF-8 (byte {e.start})", 2, True)
-    except json.JSONDecodeError as e:
-        fail(f"parameters are not valid JSON: {e}", 2, True)
-    try:
-        o = ops.find(tool)
-    except GBrainError as e:
-        fail_error(e, True)
-    if piped:
-        try:
-            ops.check_args(o, args)
-        except BadInput as e:
-            if "missing required" in str(e):
-                fail(f"{e} (no parameters given; `gbrain call {tool} -` reads them from standard input)", 2, True)
-    run_and_print(o, args, True, surface="call")  # check_args rejects a non-object with a clear message
+    run_call(tool, params)
 
 
 @app.command("pipe", short_help="Run JSON requests, one per line")
@@ -143,65 +123,7 @@ def pipe_cmd(json_: bool = typer.Option(False, "--json", help="accepted as on ev
     ({"id", "ok", "result" | "error", "exit_code"}: the code `call` would exit with, 1 failure, 2 bad
     input; "warnings": what the operation warned of, when it did). A bad line gets an error object and the stream goes on.
     Exit status: 0 when every answer was ok, else 2 when a line was bad input, 1 when one failed, 3 when a sync found conflicts."""
-    from .core.brain import Brain
-
-    brain = None
-    codes: set[int] = set()  # the exit codes of the answers (pipe_status)
-    try:
-        for n, line in enumerate(sys.stdin.buffer, 1):
-            if not line.strip():
-                continue
-            rid = None
-            try:
-                try:  # only the parsing of the line is "bad JSON": a failure of the op below is the op's
-                    req = json.loads(line.decode("utf-8").removeprefix(BOM).rstrip("\r\n"))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
-                except UnicodeDecodeError as e:
-                    raise BadInput(f"bad JSON line {n} of the input: not UTF-8 (byte {e.start})") from e
-                except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
-                    raise BadInput(f"bad JSON line {n} of the input: {e.msg} at column {e.colno}") from e
-                if not isinstance(req, dict):
-                    raise BadInput("a request must be a JSON object")
-                rid = req.get("id")
-                tool = req.get("tool") or req.get("name")
-                if not isinstance(tool, str):
-                    raise BadInput("request needs a 'tool' name")
-                o = ops.find(tool)
-                if brain is None and o.db != "none":
-                    from .storage.db import resolve_db_path
-
-                    db_path = resolve_db_path(_STATE["db"])
-                    existed = db_path.exists()
-                    brain = Brain.open(_STATE["db"], create=(o.db == "create"))
-                    if not existed and db_path.exists():
-                        _err(f"note: created a new brain at {db_path}")
-                said: list[str] = []  # the request's warnings (a renamed page's old name followed, …): in its answer
-                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe", on_warning=said.append),
-                              brain=brain if o.db != "none" else None)
-                resp = {"id": rid, "ok": True, "result": res, **({"warnings": said} if said else {})}
-                if isinstance(res, dict) and isinstance(res.get("exit_code"), int) and res["exit_code"]:
-                    codes.add(res["exit_code"])  # sync's 3: conflicts found
-            except Exception as e:  # the object `call` prints for it; a bad request never ends the stream
-                resp = {"id": rid, "ok": False, **error_fields(e)}
-                codes.add(-resp["exit_code"])  # a failure: outranks a code an ok answer carries
-            _out(ops.dumps(resp) + "\n")
-    finally:
-        if brain is not None:
-            brain.close()
-    code = pipe_status(codes)
-    if code:
-        raise typer.Exit(code)
-
-
-def pipe_status(codes: set[int]) -> int:
-    """``gbrain pipe``'s exit status from the exit codes of its answers (a failed answer's code
-    negated, an ok answer's result's own ``exit_code`` as it is): 0 when there are none, else 2
-    when a line was bad input, else 1 when one failed (any other failure code counts as 1), else
-    the highest code an ok answer carried (sync's 3: conflicts found). Bad input outranks a
-    failure (the script is wrong), and a failure outranks conflicts (a request did not run)."""
-    failed = {-c for c in codes if c < 0}
-    if failed:
-        return 2 if 2 in failed else 1
-    return max(codes, default=0)
+    run_pipe()
 
 
 @app.command("serve", short_help="Start the MCP server on stdio")

@@ -477,11 +477,116 @@ def fast_main(argv: list[str]) -> bool:
             _err(f"error: {e}")
             raise SystemExit(e.exit_code)
         return True
+    if argv[:1] in (["call"], ["pipe"]):
+        # call and pipe parse their own few arguments: without typer (and pydantic), a call starts
+        # in half the CPU (trial 32); anything else (--help, an unknown option, `--`) goes to typer
+        rest = argv[1:]
+        if rest.count("--json") == 1:
+            rest.remove("--json")
+        if argv[0] == "pipe" and not rest:
+            run_pipe()
+            return True
+        if argv[0] == "call" and 1 <= len(rest) <= 2 and all(a == "-" or not a.startswith("-") for a in rest):
+            run_call(rest[0], rest[1] if len(rest) == 2 else None)
+            return True
+        return False
     parsed = fast_parse(argv)
     if parsed is None:
         return False
     invoke(*parsed)
     return True
+
+
+BOM = "\ufeff"
+"""A byte order mark, which some editors and shells (PowerShell 5, Notepad) put before UTF-8 text:
+no part of the JSON `call` and `pipe` read (RFC 8259 lets a reader ignore it)."""
+
+
+def run_call(tool: str, params: str | None) -> None:
+    """``gbrain call TOOL [PARAMS]`` (the typer command and the fast path both end here)."""
+    piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8") if params == "-" else params or "{}"
+        args = json.loads(text.removeprefix(BOM))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
+    except UnicodeDecodeError as e:
+        fail(f"parameters are not valid JSON: standard input is not UTF-8 (byte {e.start})", 2, True)
+    except json.JSONDecodeError as e:
+        fail(f"parameters are not valid JSON: {e}", 2, True)
+    try:
+        o = ops.find(tool)
+    except GBrainError as e:
+        fail_error(e, True)
+    if piped:
+        try:
+            ops.check_args(o, args)
+        except BadInput as e:
+            if "missing required" in str(e):
+                fail(f"{e} (no parameters given; `gbrain call {tool} -` reads them from standard input)", 2, True)
+    run_and_print(o, args, True, surface="call")  # check_args rejects a non-object with a clear message
+
+
+def run_pipe() -> None:
+    """``gbrain pipe``: JSONL mode, one request per line on stdin, one answer per line on stdout (the
+    typer command's help says the rest); exits with :func:`pipe_status`."""
+    from .core.brain import Brain
+
+    brain = None
+    codes: set[int] = set()  # the exit codes of the answers (pipe_status)
+    try:
+        for n, line in enumerate(sys.stdin.buffer, 1):
+            if not line.strip():
+                continue
+            rid = None
+            try:
+                try:  # only the parsing of the line is "bad JSON": a failure of the op below is the op's
+                    req = json.loads(line.decode("utf-8").removeprefix(BOM).rstrip("\r\n"))  # a byte order mark (PowerShell, Notepad) is no part of the JSON
+                except UnicodeDecodeError as e:
+                    raise BadInput(f"bad JSON line {n} of the input: not UTF-8 (byte {e.start})") from e
+                except json.JSONDecodeError as e:  # the line of the input, counted with blank ones: answers are one per request, not per line
+                    raise BadInput(f"bad JSON line {n} of the input: {e.msg} at column {e.colno}") from e
+                if not isinstance(req, dict):
+                    raise BadInput("a request must be a JSON object")
+                rid = req.get("id")
+                tool = req.get("tool") or req.get("name")
+                if not isinstance(tool, str):
+                    raise BadInput("request needs a 'tool' name")
+                o = ops.find(tool)
+                if brain is None and o.db != "none":
+                    from .storage.db import resolve_db_path
+
+                    db_path = resolve_db_path(_STATE["db"])
+                    existed = db_path.exists()
+                    brain = Brain.open(_STATE["db"], create=(o.db == "create"))
+                    if not existed and db_path.exists():
+                        _err(f"note: created a new brain at {db_path}")
+                said: list[str] = []  # the request's warnings (a renamed page's old name followed, …): in its answer
+                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe", on_warning=said.append),
+                              brain=brain if o.db != "none" else None)
+                resp = {"id": rid, "ok": True, "result": res, **({"warnings": said} if said else {})}
+                if isinstance(res, dict) and isinstance(res.get("exit_code"), int) and res["exit_code"]:
+                    codes.add(res["exit_code"])  # sync's 3: conflicts found
+            except Exception as e:  # the object `call` prints for it; a bad request never ends the stream
+                resp = {"id": rid, "ok": False, **error_fields(e)}
+                codes.add(-resp["exit_code"])  # a failure: outranks a code an ok answer carries
+            _out(ops.dumps(resp) + "\n")
+    finally:
+        if brain is not None:
+            brain.close()
+    code = pipe_status(codes)
+    if code:
+        raise SystemExit(code)
+
+
+def pipe_status(codes: set[int]) -> int:
+    """``gbrain pipe``'s exit status from the exit codes of its answers (a failed answer's code
+    negated, an ok answer's result's own ``exit_code`` as it is): 0 when there are none, else 2
+    when a line was bad input, else 1 when one failed (any other failure code counts as 1), else
+    the highest code an ok answer carried (sync's 3: conflicts found). Bad input outranks a
+    failure (the script is wrong), and a failure outranks conflicts (a request did not run)."""
+    failed = {-c for c in codes if c < 0}
+    if failed:
+        return 2 if 2 in failed else 1
+    return max(codes, default=0)
 
 
 #: long commands that commit as they go and pick up where they stopped when run again

@@ -44,6 +44,18 @@ def test_reading_commands_import_no_cli_framework_parser_or_model(fixture_db):
         assert imported_by(["--db", str(fixture_db), *argv]) == set(), argv
 
 
+def test_call_and_pipe_import_no_cli_framework(fixture_db):
+    """Trial 32 (a scripter looping over `gbrain call`): `call` and `pipe` went through typer,
+    whose import (pydantic with it) doubled a call's start-up (0.50 CPU-s against 0.25 for
+    `get --json`); the fast path takes them too."""
+    db = str(fixture_db)
+    assert imported_by(["--db", db, "call", "brain_get", '{"slug": "people/ana-lima"}']) == set()
+    assert imported_by(["--db", db, "--json", "call", "brain_list", "{\"limit\": 2}"]) == set()
+    stdin = ("import io, types\n"
+             "sys.stdin = types.SimpleNamespace(buffer=io.BytesIO(b'{\"id\": 1, \"tool\": \"brain_get\", \"params\": {\"slug\": \"ana-lima\"}}\\n'), isatty=lambda: False)")
+    assert imported_by(["--db", db, "pipe"], extra=stdin) == set()
+
+
 def test_help_and_other_command_lines_still_reach_typer(fixture_db):
     assert "typer" in imported_by(["--db", str(fixture_db), "get", "--help"])
     assert "typer" in imported_by(["--db", str(fixture_db), "config", "get"])
@@ -85,6 +97,21 @@ READS = [
     ["tags"],
     ["version", "--json"],
     ["skills-list"],
+    ["call", "brain_get", '{"slug": "ana-lima"}'],
+    ["call", "--json", "brain_stats"],
+    ["call", "brain_stats", "{}", "--json"],
+    ["call", "brain_get", "{not json"],
+    ["call", "brain_get", "[1]"],
+    ["call", "brain_get"],
+    ["call", "brain_nope", "{}"],
+    ["call", "brain_get", '{"slug": "x"}', "extra"],
+    ["call", "brain_get", '{"slug": "x"}', "--limit", "3"],
+    ["call", "brain_get", "--json", "--json"],
+    ["call"],
+    ["call", "--help"],
+    ["pipe"],
+    ["pipe", "--json"],
+    ["pipe", "--bogus"],
 ]
 
 WRITES = [
@@ -125,6 +152,20 @@ def test_fast_path_equals_typer_for_reads(argv, fixture_db, monkeypatch, capfdbi
     slow = _run(full, False, monkeypatch, capfdbinary)
     fast = _run(full, True, monkeypatch, capfdbinary)
     assert fast == slow, (taken, fast, slow)
+
+
+@pytest.mark.parametrize("argv, data", [
+    (["call", "brain_get", "-"], b'\xef\xbb\xbf{"slug": "ana-lima"}'),
+    (["call", "brain_get", "-"], b"\xff"),
+    (["call", "brain_get"], b'{"slug": "ana-lima"}'),
+    (["pipe"], b'{"id": 1, "tool": "brain_get", "params": {"slug": "ana-lima"}}\n\nnot json\n{"id": 2, "tool": "stats"}\n{"id": 3, "tool": "get", "params": {"slug": "nobody"}}\n'),
+    (["pipe"], b'{"id": 1, "tool": "brain_stats"}\n'),
+])
+def test_fast_path_equals_typer_for_call_and_pipe_with_input(argv, data, fixture_db, monkeypatch, capfdbinary):
+    full = ["--db", str(fixture_db), *argv]
+    slow = _run(full, False, monkeypatch, capfdbinary, stdin=data)
+    fast = _run(full, True, monkeypatch, capfdbinary, stdin=data)
+    assert fast == slow, (fast, slow)
 
 
 @pytest.mark.sqlite_only("copies the SQLite brain file (shutil.copy) so the fast path and typer write a brain each; the fast path does not depend on the engine")
