@@ -132,3 +132,38 @@ def test_a_dead_attachment_whose_file_moved_names_where_it_went(tmp_path, db_pat
     assert "moved to img/a b.png" in ab["message"] and "`../img/a%20b.png`" in ab["action"], ab
     assert plot["moved_to"] == "img/plot.svg" and "`../img/plot.svg`" in plot["action"], plot
     assert got["gone.png"].get("moved_to") is None
+
+
+def test_a_dead_attachment_by_file_name_whose_file_was_renamed_names_where_it_went(tmp_path, db_path):
+    """Trial 31: `![[pic.png]]` found `notes/Assets 📎/pic.png` by its file name (as Obsidian finds
+    an attachment, in any folder); the file renamed to `picture 1.png` outside Obsidian left the
+    embed dead, and lint said only "which is no file in the brain": the history's move was looked
+    for at the page's folder and the root only. A bare name (or a path's end) is looked for among
+    the moved files' old paths too; two moved files of that name are no answer."""
+    from gbrain.sync.engine import SyncEngine
+
+    root = tmp_path / "v"
+    (root / "notes" / "Assets 📎").mkdir(parents=True)
+    (root / "a" / "x").mkdir(parents=True)
+    (root / "b" / "x").mkdir(parents=True)
+    (root / "notes" / "Embedder.md").write_text("image ![[pic.png]], ![[Assets 📎/pic.png]] and ![[dup.png]]\n", encoding="utf-8")
+    (root / "notes" / "Assets 📎" / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\npic")
+    (root / "a" / "x" / "dup.png").write_bytes(b"\x89PNG\r\n\x1a\nA")
+    (root / "b" / "x" / "dup.png").write_bytes(b"\x89PNG\r\n\x1a\nB")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        assert ops.run("lint", {"check": "dead_attachments"}, brain=b)["items"] == []
+        (root / "notes" / "Assets 📎" / "pic.png").rename(root / "notes" / "Assets 📎" / "picture 1.png")
+        (root / "a" / "x" / "dup.png").rename(root / "a" / "x" / "dup 1.png")
+        (root / "b" / "x" / "dup.png").rename(root / "b" / "x" / "dup 2.png")
+        assert eng.sync()["counts"]["moved"] == 3
+        r = ops.run("lint", {"check": "dead_attachments", "limit": 0}, brain=b)
+        eng.close()
+    got = {f["target"]: f for f in r["items"]}
+    assert sorted(got) == ["Assets 📎/pic.png", "dup.png", "pic.png"], sorted(got)
+    for t in ("pic.png", "Assets 📎/pic.png"):
+        assert got[t].get("moved_to") == "notes/Assets 📎/picture 1.png", got[t]
+        assert "moved to notes/Assets 📎/picture 1.png" in got[t]["message"], got[t]
+    assert got["dup.png"].get("moved_to") is None, got["dup.png"]

@@ -559,6 +559,7 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
 
     paths: set[str] | None = None
     names: set[str] = set()
+    moved_files: dict = {}  # (:func:`_attachment_moved`, read once)
     out = []
     for r, body in _body_rows(brain, only, ("%[[%", "%](%")):
         folded = body.casefold()
@@ -581,7 +582,7 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
                 continue
             what = "embeds" if w.kind in ("embed", "image") else "links to"
             edit = f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"
-            moved = _attachment_moved(brain.conn, r["path"], name)
+            moved = _attachment_moved(brain.conn, r["path"], name, moved_files)
             if moved is not None:  # sync or watch saw the file move (a renamed figures folder): the history knows where
                 link = posixpath.relpath(moved, posixpath.dirname(r["path"]) or ".")
                 if w.kind in ("markdown", "image") and "%" in w.form:
@@ -599,10 +600,12 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
     return out
 
 
-def _attachment_moved(conn, page_path: str, name: str) -> str | None:
+def _attachment_moved(conn, page_path: str, name: str, moved_files: dict | None = None) -> str | None:
     """Where the file a dead attachment link names (``name`` as written in the page at
-    ``page_path``: relative to it, else from the root) went, when the history holds its move
-    (:func:`gbrain.core.history._moved_to` of kind ``file``); None otherwise."""
+    ``page_path``: relative to it, else from the root, else by a bare name or a path's end in any
+    folder) went, when the history holds its move (:func:`gbrain.core.history._moved_to` of kind
+    ``file``); None otherwise. ``moved_files``: a dict the caller keeps for one lint (the moved
+    files' old paths, read once)."""
     t = nfc(name.strip())
     cands = [posixpath.normpath(posixpath.join(posixpath.dirname(page_path), t))] if not t.startswith("/") else []
     cands.append(posixpath.normpath(t.lstrip("/")))
@@ -611,7 +614,19 @@ def _attachment_moved(conn, page_path: str, name: str) -> str | None:
             to = _moved_to(conn, c, "file")
             if to is not None:
                 return to
-    return None
+    # a bare name (or a path's end), as Obsidian finds an attachment in any folder: the one
+    # moved file whose old path ends with it (several: no answer)
+    end = posixpath.normpath(t.lstrip("/")).casefold()
+    if end.startswith("..") or end == ".":
+        return None
+    if moved_files is None:
+        moved_files = {}
+    if "names" not in moved_files:
+        moved_files["names"] = [(n, nfc(n).casefold()) for (n,) in conn.execute(
+            "SELECT DISTINCT name FROM history WHERE kind = 'file' AND op = 'move' AND detail LIKE 'to %'")]
+    olds = [n for n, k in moved_files["names"] if k == end or k.endswith("/" + end)]
+    dests = {d for d in (_moved_to(conn, n, "file") for n in olds) if d is not None}
+    return dests.pop() if len(dests) == 1 else None
 
 
 #: page types that are records, not knowledge: the skills leave them unlinked (skills/briefing,
