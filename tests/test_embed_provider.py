@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import socket
 import struct
 import threading
@@ -20,8 +21,41 @@ from gbrain.search import embeddings as emb
 from conftest import gbrain_in_process
 
 
+def window_tokens(text: str) -> int:
+    """A model's own count of ``text``'s tokens, as the ``window`` mode counts them: UTF-8 bytes / 3
+    (real tokenizers count more than gbrain's ~4 characters a token on most text)."""
+    return len(text.encode("utf-8")) // 3 + 1
+
+
+def window_refusal(flavor: str, limit: int, given: int) -> tuple[int, bytes]:
+    """(HTTP status, body) with which a server whose model reads ``limit`` tokens refuses an input of
+    ``given``, as each server says it: llama.cpp ``--embedding`` (an input longer than its physical
+    batch; before 2025 without the figures), text-embeddings-inference (its OpenAI route, and its
+    own ``/embed`` shape), OpenAI, Ollama."""
+    if flavor == "llama":
+        msg = f"input ({given} tokens) is too large to process. increase the physical batch size (current batch size: {limit})"
+        return 500, json.dumps({"error": {"code": 500, "message": msg, "type": "server_error"}}).encode()
+    if flavor == "llama-old":
+        msg = "input is too large to process. increase the physical batch size"
+        return 500, json.dumps({"error": {"code": 500, "message": msg, "type": "server_error"}}).encode()
+    tei = f"Input validation error: `inputs` must have less than {limit} tokens. Given: {given}"
+    if flavor == "tei":
+        return 413, json.dumps({"message": tei, "code": 413, "type": "Validation"}).encode()
+    if flavor == "tei-native":
+        return 413, json.dumps({"error": tei, "error_type": "Validation"}).encode()
+    if flavor == "openai":
+        msg = (f"This model's maximum context length is {limit} tokens, however you requested {given} tokens "
+               f"({given} in your prompt; 0 for the completion). Please reduce your prompt; or completion length.")
+        return 400, json.dumps({"error": {"message": msg, "type": "invalid_request_error", "param": None, "code": None}}).encode()
+    if flavor == "ollama":
+        return 400, json.dumps({"error": {"message": "the input length exceeds the context length", "type": "api_error"}}).encode()
+    raise ValueError(flavor)
+
+
 class ModeServer:
     """/v1/embeddings on 127.0.0.1 whose behaviour is ``mode``: ``ok`` (64 dims), ``dim N``,
+    ``window N FLAVOR`` (a batch holding an input of more than N tokens, :func:`window_tokens`, is
+    refused as the server FLAVOR refuses it: :func:`window_refusal`),
     ``garbage`` (not JSON), ``ragged`` (the first vector of a batch 3 shorter), ``poison`` (HTTP
     400 for any batch holding "POISON"), ``dupidx`` (the last item of a batch says ``index`` 0, as the
     first does), ``hang`` (never answers until closed), ``status N``
@@ -56,6 +90,9 @@ class ModeServer:
                     return self.send(int(mode[1]), json.dumps({"error": {"message": f"busy, status {mode[1]}"}}).encode())
                 if mode[0] == "maxin" and len(inp) > int(mode[1]):
                     return self.send(400, json.dumps({"error": {"message": f"too many inputs: at most {mode[1]} per request"}}).encode())
+                if mode[0] == "window" and any(window_tokens(t) > int(mode[1]) for t in inp):
+                    given = max(window_tokens(t) for t in inp)
+                    return self.send(*window_refusal(mode[2], int(mode[1]), given))
                 if mode[0] == "poison" and any("POISON" in t for t in inp):
                     return self.send(400, b'{"error":{"message":"input length exceeds the context length"}}')
                 dim = int(mode[1]) if mode[0] == "dim" else 64
@@ -581,3 +618,142 @@ def test_a_batch_refused_for_its_size_is_halved_for_the_run_and_said_once(srv, r
     first_ok = next(i for i, n in enumerate(sizes) if n <= 8)
     assert all(n <= 8 for n in sizes[first_ok:]), sizes  # learned: never refused again (bisection refused each group)
     assert first_ok <= 3, sizes  # 32 → 16 → 8
+
+
+# ---------------------------------------------------------------------------
+# 6. a model with a short window: the chunk budget (config embedding_chunk_tokens)
+# ---------------------------------------------------------------------------
+
+#: one paragraph of ~2,000 characters: one chunk of ~490 of gbrain's tokens, 644 of window_tokens'
+LONG = " ".join(f"Sentence {j} speaks of alpha beta gamma delta epsilon zeta eta theta." for j in range(28))
+
+
+def long_pages(run, n=3):
+    for i in range(n):
+        put(run, f"notes/long{i}", f"# Long {i}\n\n{LONG} Sentence {i} ends it.\n\n## Other\n\nshort other section {i}\n")
+
+
+@pytest.mark.parametrize("flavor", ["llama", "llama-old", "tei", "tei-native", "openai", "ollama"])
+def test_a_server_refusing_long_inputs_is_said_once_naming_the_setting_and_the_setting_fixes_it(srv, run, flavor):
+    """A local server with a 512-token window (llama.cpp's physical batch, TEI's bge-small, ...)
+    refused gbrain's ~500-token chunks: llama.cpp's HTTP 500 was retried as a busy server and then
+    ended the whole run; TEI's 413 was taken for a batch-size limit (advice to set
+    embedding_batch_size, one input per request for the rest of the run); every refusal was said
+    once per page, twice (warning and listing), and nothing said what to change."""
+    setup_brain(run, srv.url)
+    long_pages(run)
+    srv.mode = f"window 512 {flavor}"
+    r = run("embed", "--json")
+    assert r.returncode == 1, r.stderr
+    out = json.loads(r.stdout)
+    err = r.stderr.decode()
+    assert sorted(k["slug"] for k in out["skipped"]) == ["notes/long0", "notes/long1", "notes/long2"], out
+    assert out["pages"] == 1, out
+    assert "retrying" not in err, err  # a refusal, not a busy server
+    assert "embedding_batch_size" not in err, err  # not a limit of inputs per request
+    assert err.count("embedding_chunk_tokens") == 1, err
+    assert err.count("notes/long1") == 1 and "Sentence" not in err, err
+    k = int(re.search(r"gbrain config set embedding_chunk_tokens (\d+)", err).group(1))
+    if flavor in ("llama", "tei", "tei-native", "openai"):  # the server's figures: 512 of 644 for a 491-token chunk
+        assert k == 340, err
+    else:  # no figures: half the budget
+        assert k == 250, err
+    assert k in [int(x) for x in re.findall(r"\d+", out["message"])], out["message"]
+    r = run("embed")  # the text lists the pages once, without the server's words three times
+    text = r.stdout.decode()
+    assert r.returncode == 1 and text.count("notes/long") == 3 and text.count("embedding_chunk_tokens") <= 1, text
+
+    assert run("config", "set", "embedding_chunk_tokens", str(k)).returncode == 0
+    srv.requests.clear()
+    r = run("embed", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert not out["skipped"] and out["pages"] == 4, out
+    sent = [t for q in srv.requests for t in q["input"]]
+    # only the long sections, cut again: the other sections' vectors were kept, the short page's reused
+    assert sent and all("Sentence" in t for t in sent), sent
+    assert len({t for t in sent}) == len(sent) == 6, [len(t) for t in sent]
+    srv.requests.clear()
+    r = run("embed", "--json")
+    assert json.loads(r.stdout)["pages"] == 0 and not srv.requests
+
+
+def test_the_chunk_budget_changes_which_chunks_are_embedded_and_only_the_changed_texts_are_sent(srv, run, db_path):
+    from gbrain.core.brain import Brain
+    from gbrain.search.chunking import approx_tokens
+
+    setup_brain(run, srv.url)
+    long_pages(run, 2)
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["chunks"] == 5, r.stdout
+    assert run("config", "set", "embedding_chunk_tokens", "200").returncode == 0
+    r = run("stats", "--json")
+    assert json.loads(r.stdout)["pages_to_embed"] == 3, r.stdout  # every page: another cut
+    r = run("lint", "--check", "embeddings")
+    assert "embedding_chunk_tokens 200" in r.stdout.decode(), r.stdout
+    srv.requests.clear()
+    r = run("embed", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 0 and out["pages"] == 3 and out["chunks"] > 5, out
+    sent = [t for q in srv.requests for t in q["input"]]
+    assert sent and all("Sentence" in t for t in sent) and out["embedded"] == len(sent), (sent, out)
+    with Brain.open(db_path) as b:
+        sizes = [approx_tokens(t) for (t,) in b.conn.execute("SELECT chunk_text FROM page_embeddings")]
+    assert sizes and max(sizes) <= 200, sizes
+    # back to the default: the old cut's vectors come back from the cache, nothing is sent
+    assert run("config", "unset", "embedding_chunk_tokens").returncode == 0
+    srv.requests.clear()
+    r = run("embed", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 0 and out["pages"] == 3 and out["chunks"] == 5 and out["embedded"] == 0 and not srv.requests, out
+
+
+@pytest.mark.parametrize("value", ["abc", "12.5", "-300", "63", "8193", "", "1e3"])
+def test_embedding_chunk_tokens_takes_a_whole_number_in_range(run, value):
+    assert run("init").returncode == 0
+    r = run("config", "set", "--", "embedding_chunk_tokens", value)
+    assert r.returncode == 2, r
+    assert "embedding_chunk_tokens" in r.stderr.decode() and "64" in r.stderr.decode() and "8192" in r.stderr.decode(), r.stderr
+    assert run("config", "set", "embedding_chunk_tokens", "64").returncode == 0
+    assert run("config", "set", "embedding_chunk_tokens", "8192").returncode == 0
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("flavor, figures", [("llama", True), ("llama-old", False), ("tei", True), ("tei-native", True), ("openai", True), ("ollama", False)])
+def test_each_servers_length_refusal_is_read_with_its_figures(srv, flavor, figures):
+    from gbrain.search.vectors import _embed_splitting
+
+    limit_given = (512, window_tokens(LONG)) if figures else (None, None)
+
+    srv.mode = f"window 512 {flavor}"
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, backoff=0.001)
+    texts = ["short one", LONG, "short two"]
+    vecs, refused = _embed_splitting(m, texts, None)
+    assert list(refused) == [1] and vecs[0] is not None and vecs[2] is not None
+    assert emb.length_refusal(refused[1]) and emb.length_figures(refused[1]) == limit_given, refused[1]
+    assert len(srv.requests) <= 5  # a refusal is never retried (llama.cpp answers it with HTTP 500)
+    assert not emb.length_refusal("too many inputs: at most 8 per request") and not emb.length_refusal("busy, status 500")
+    assert not emb.length_refusal("batch exceeds the maximum limit of 2048 inputs")
+    assert emb.length_refusal("the request exceeds the available context size, try increasing it")  # llama.cpp, a causal model
+
+
+def test_watch_embed_says_once_which_setting_a_short_window_needs(srv, run, db_path):
+    """`watch --embed` skipped the refused pages without a word (and sent them again each round)."""
+    from gbrain.sync.embedder import EmbedKeeper
+    from test_watch import wait_for
+
+    setup_brain(run, srv.url)
+    long_pages(run, 2)
+    srv.mode = "window 512 tei"
+    lines: list[str] = []
+    k = EmbedKeeper(db_path, lines.append, idle_s=0.01, retry_s=0.05)
+    k.start()
+    try:
+        k.poke()
+        wait_for(lambda: k.rounds >= 1, "a first round")
+        k.poke()
+        wait_for(lambda: k.rounds >= 2, "a second round")
+    finally:
+        k.stop()
+    said = [ln for ln in lines if "embedding_chunk_tokens" in ln]
+    assert len(said) == 1 and "gbrain config set embedding_chunk_tokens 340" in said[0] and "notes/long0, notes/long1" in said[0], lines

@@ -600,3 +600,28 @@ def test_every_folder_of_a_team_brain_removes_the_purged_file_without_a_copy(pg_
             ea.close()
             eb.close()
 
+
+
+def test_purge_drops_the_cached_vectors_of_a_chunk_budget_the_brain_no_longer_uses(db_path):
+    """Config embedding_chunk_tokens cuts pages at the brain's budget: vectors of a budget set
+    before (retired into the cache when another was set) hold the text too, and the purge cut
+    the versions only at the models' own budgets and the current one."""
+    from gbrain.search.chunking import chunk_page
+
+    filler = " ".join(f"Line {j} of the runbook says little of note." for j in range(30))
+    text = f"# Deploy\n\n{filler} The key is {SECRET} here. {filler}\n"
+    with Brain.open(db_path) as b:
+        b.set_config("embedding_model", "fake-32")
+        b.set_config("embedding_chunk_tokens", "100")
+        b.put("ops/deploy", text)
+        run("embed", {}, brain=b)
+        holding = {r[0] for r in b.conn.execute("SELECT text_hash FROM page_embeddings WHERE instr(chunk_text, ?) > 0", (SECRET,))}
+        assert holding and not holding & {c.hash for n in (220, 300, 500) for c in chunk_page("Deploy", text.split("\n", 2)[2], "", max_tokens=n)}
+        b.set_config("embedding_chunk_tokens", "300")
+        b.put("ops/deploy", text.replace(SECRET, "(gone)"))
+        run("embed", {}, brain=b)
+        assert holding <= {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
+    r = run("purge", {"text": SECRET, "apply": True})
+    assert r["applied"]
+    with Brain.open(db_path) as b:
+        assert not holding & {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}

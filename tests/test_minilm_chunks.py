@@ -58,7 +58,7 @@ def mini(monkeypatch):
 
 def _old_chunking(monkeypatch):
     """Chunk as gbrain did before the union (version 1: the model's own budget alone)."""
-    monkeypatch.setattr(vectors, "model_chunks", lambda t, c, tl="", *, max_tokens=MAX_TOKENS: chunk_page(t, c, tl, max_tokens=max_tokens))
+    monkeypatch.setattr(emb, "model_chunks", lambda t, c, tl="", *, max_tokens=MAX_TOKENS: chunk_page(t, c, tl, max_tokens=max_tokens))
 
 
 def _product_chunks(b: Brain, model) -> dict[int, list[str]]:
@@ -256,3 +256,37 @@ def test_query_shows_one_passage_per_page_with_overlapping_chunks(tmp_path, db_p
                 assert h["signals"].count("vector") == 1
                 sents = [s for s in h["passage"].split(". ") if s]
                 assert len(sents) == len(set(sents))
+
+
+def test_a_chunk_budget_the_brain_sets_cuts_once_and_equals_a_fresh_import(tmp_path, db_path, mini):
+    """config embedding_chunk_tokens: every chunk at the brain's budget, one cut (no ~500-token
+    second cut for minilm either); every page stale until embedded again (query's note, lint,
+    verify's embedding view), and the result equals a fresh import of the tree embedded alike."""
+    from gbrain.core.lint import lint
+    from gbrain.sync.verify import embedding_view, fresh_import_differences
+
+    tree = tmp_path / "tree"
+    (tree / "places").mkdir(parents=True)
+    (tree / "places" / "volcano.md").write_text(_long_page(), encoding="utf-8")
+    (tree / "places" / "lake.md").write_text("# Lake\n\nA small lake.\n", encoding="utf-8")
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        b.set_config("embedding_model", emb.MINILM_MODEL)
+        ops.run("embed", {"stale": True}, brain=b)
+        two_cuts = {x[0] for x in b.conn.execute("SELECT chunk_text FROM page_embeddings")}
+        assert max(approx_tokens(t) for t in two_cuts) > 220  # minilm's second, ~500-token cut
+        b.set_config("embedding_chunk_tokens", "120")
+        assert vectors.stale_count(b.conn, emb.MINILM_MODEL, emb.chunking_of(emb.get_model(emb.MINILM_MODEL, b.config()))) == 2
+        found = [f for f in lint(b, checks=["embeddings"])["items"] if f["check"] == "embeddings"]
+        assert {(f["slug"], f.get("stale_because")) for f in found} == {("places/volcano", "chunking"), ("places/lake", "chunking")}
+        assert all("embedding_chunk_tokens 120" in f["message"] for f in found), found
+        assert embedding_view(b) == []
+        mini.sent.clear()
+        r = ops.run("embed", {"stale": True}, brain=b)
+        texts = [x[0] for x in b.conn.execute("SELECT chunk_text FROM page_embeddings")]
+        assert r["pages"] == 2 and max(approx_tokens(t) for t in texts) <= 120
+        assert texts == [c.text for p in _pages(b) for c in chunk_page(p["title"], p["compiled_truth"], p["timeline"], max_tokens=120)]
+        assert sorted(mini.sent) == sorted(set(texts) - two_cuts)  # the lake's one chunk: from its vector
+        assert {tuple(x) for x in b.conn.execute("SELECT DISTINCT chunking FROM embed_state")} == {(emb.chunking_version(emb.MINILM_MODEL, 120),)}
+        assert len(embedding_view(b)) == 2
+        assert fresh_import_differences(b) == {}

@@ -30,6 +30,7 @@ from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_ma
 from ..page.links import MemoryIndex, SqlIndex, graph_formats, is_graph_config, journal_page_title, notion_titled, resolve, title_names
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
+from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields
 from ..page.markdown import (
@@ -80,6 +81,7 @@ SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "
 MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
 _is_int = lambda v: v.strip().isdigit()  # noqa: E731
+
 #: config keys a user may set: a value check, and what it takes (for the error when a value fails it)
 SETTABLE_CONFIG = {
     "timeline_split": (lambda v: v in ("rule", "heading"), "rule or heading"),
@@ -92,6 +94,8 @@ SETTABLE_CONFIG = {
     "embedding_concurrency": (_is_int, "a whole number"),
     "embedding_encoding": (lambda v: v in ("float", "base64"), "float or base64"),
     "embedding_batch_size": (_is_int, "a whole number"),
+    # the chunk budget for the brain's model (a local server whose model reads 512 tokens): search/embeddings.py
+    "embedding_chunk_tokens": (chunk_tokens_ok, CHUNK_TOKENS_SAID),
     "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),
     # seconds `query` waits for the question's embedding from a server, then keyword results (empty: 5)
     "query_embed_timeout": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0), "a number of seconds above 0, or empty"),
@@ -110,7 +114,10 @@ SETTABLE_CONFIG = {
     # old while the file is exactly as it left it (empty: 24; 0: check every time)
     "verify_trust_check_hours": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v))), "a number of hours (0: check every time), or empty"),
 }
-READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN}
+#: every chunk budget config ``embedding_chunk_tokens`` has held (comma-separated): `purge` cuts a
+#: purged text at each to find its cached vectors (``core/purge.py: _chunk_budgets``)
+CHUNK_TOKENS_USED = "embedding_chunk_tokens_used"
+READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN, CHUNK_TOKENS_USED}
 
 
 def unknown_config_key(key: str) -> BadInput:
@@ -530,6 +537,11 @@ class Brain:
             self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
             if key == "embedding_model":  # a person's choice: a key in the environment may now switch models
                 self.conn.execute("INSERT INTO config(key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING", (EMBEDDING_MODEL_CHOSEN,))
+            if key == "embedding_chunk_tokens":  # vectors cut at it may stay in the cache after another is set
+                used = [u for u in (self.get_config(CHUNK_TOKENS_USED) or "").split(",") if u]
+                if str(int(value)) not in used:
+                    self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                      (CHUNK_TOKENS_USED, ",".join(used + [str(int(value))])))
             self._config_cache = None
             if key == "timeline_split" and (old or "rule") != value:
                 self.rederive_pages()  # where compiled truth ends depends on it

@@ -794,10 +794,15 @@ def _embeddings(brain) -> list[dict]:
             return [{"check": "embeddings", "slug": None, "reason": "none", "model": model, "pages": pages,
                      "message": f"no page is embedded with {model}, the model `gbrain query` uses" + (f" (there are embeddings of {others})" if others else "") + "; query falls back to keyword search until `gbrain embed` runs",
                      "action": "gbrain embed --stale"}]
-        from ..search.embeddings import chunking_version
+        from ..errors import GBrainError
+        from ..search.embeddings import chunk_tokens_config, chunking_said, chunking_version
         from ..search.vectors import STALE_WHERE
 
-        version = chunking_version(model)
+        try:
+            budget = chunk_tokens_config(brain.config())  # config embedding_chunk_tokens: the brain's cut
+        except GBrainError:
+            budget = None
+        version = chunking_version(model, budget)
         rows = c.execute(
             "SELECT p.slug, p.updated_at, s.content_hash IS NULL AS missing, s.content_hash = p.content_hash AS same FROM pages p "
             f"LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? WHERE {STALE_WHERE} ORDER BY p.slug",
@@ -807,7 +812,7 @@ def _embeddings(brain) -> list[dict]:
             if r["missing"]:
                 out.append({"check": "embeddings", "slug": r["slug"], "reason": "missing", "model": model, "message": f"not embedded with {model}", "action": f"gbrain embed {cmd_arg(r['slug'])}"})
             elif r["same"]:
-                out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "chunking", "model": model, "updated_at": r["updated_at"], "message": f"embedded with an older chunking of {model} (version {version} now)", "action": "gbrain embed --stale"})
+                out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "chunking", "model": model, "updated_at": r["updated_at"], "message": f"embedded with {'another' if budget else 'an older'} chunking of {model} ({chunking_said(version)} now)", "action": "gbrain embed --stale"})
             else:
                 out.append({"check": "embeddings", "slug": r["slug"], "reason": "stale", "stale_because": "changed", "model": model, "updated_at": r["updated_at"], "message": f"page changed since it was embedded with {model}", "action": f"gbrain embed {cmd_arg(r['slug'])}"})
         return out

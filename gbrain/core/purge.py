@@ -201,13 +201,19 @@ def _forget_paths(brain, text: str | None, paths: set[str]) -> list[str]:
     return kept
 
 
-def _chunk_budgets() -> set[int]:
+def _chunk_budgets(brain=None) -> set[int]:
     """Every chunk budget a model cuts pages at (:func:`~gbrain.search.chunking.model_chunks`: a
-    short-window model's own and :data:`~gbrain.search.chunking.MAX_TOKENS`)."""
+    short-window model's own and :data:`~gbrain.search.chunking.MAX_TOKENS`), and each one
+    ``brain``'s config ``embedding_chunk_tokens`` has held (``brain.CHUNK_TOKENS_USED``)."""
     from ..search import embeddings
     from ..search.chunking import MAX_TOKENS
+    from .brain import CHUNK_TOKENS_USED
 
     out, todo = {MAX_TOKENS}, [embeddings.EmbeddingModel]
+    if brain is not None:
+        for v in [brain.get_config("embedding_chunk_tokens") or ""] + (brain.get_config(CHUNK_TOKENS_USED) or "").split(","):
+            if v.strip().isdigit():
+                out.add(int(v))
     while todo:
         cls = todo.pop()
         todo += cls.__subclasses__()
@@ -224,7 +230,7 @@ def _cached_vectors(brain, texts: set[tuple[str, int]], text: str | None) -> set
     this is how a purge tells the vectors of the text from the others, which it keeps."""
     from ..search.chunking import chunk_page
 
-    budgets = _chunk_budgets()
+    budgets = _chunk_budgets(brain)
     out: set[str] = set()
     for path, bid in texts:
         try:

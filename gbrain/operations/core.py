@@ -964,10 +964,11 @@ def _stats(b, a, ctx):
     r = b.stats()
     if r["pages"]:
         # the model `query` reads, and its pages never embedded or changed since (`embed`'s selection)
+        from ..search.embeddings import chunking_of
         from ..search.vectors import active_model, stale_count
 
         model, _ = active_model(b.conn, b.config())
-        left = stale_count(b.conn, model.model_id)
+        left = stale_count(b.conn, model.model_id, chunking_of(model))
         r.update(embedding_model=model.model_id, pages_embedded=r["pages"] - left, pages_to_embed=left)
     return r
 

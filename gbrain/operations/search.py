@@ -67,8 +67,11 @@ def _embed_text(r: dict, a: dict) -> str:
     if r.get("dropped"):
         s += f"; replaced {r['dropped']:,} chunks of another vector size"
     if r.get("skipped"):
-        s += f"\nskipped {len(r['skipped']):,} page(s) the server refused (they stay stale):" + "".join(
-            f"\n  {k['slug']}  chunk {k['chunk']}" + (f" ({k['heading']})" if k.get("heading") else "") + f": {k['error']}" for k in r["skipped"])
+        lower = next((k["chunk_tokens"] for k in r["skipped"] if k.get("chunk_tokens")), None)
+        s += f"\nskipped {len(r['skipped']):,} page(s) the server refused (they stay stale" + (
+            f"; too long for its model: `gbrain config set embedding_chunk_tokens {lower}`" if lower else "") + "):" + "".join(
+            f"\n  {k['slug']}  chunk {k['chunk']}" + (f" ({k['heading']})" if k.get("heading") else "")
+            + ("" if k.get("chunk_tokens") else f": {k['error']}") for k in r["skipped"])
     if r.get("changed"):
         s += f"\n{r['changed']:,} page(s) changed (or were deleted) while being embedded: not stored, they stay to embed; run `gbrain embed` again"
     if r.get("left"):
@@ -123,6 +126,7 @@ def _embed(b, a, ctx):
     if len(picked) > 1 and set(picked) != {"all", "force"}:
         raise BadInput(f"give one of {'slug' if ctx.agent else 'SLUG'}, {ctx.flag('all')}, {ctx.flag('stale')} or {ctx.flag('force')}")
     from ..search import vectors
+    from ..search.embeddings import chunking_of
     from ..search.vectors import DimsChanged, active_model, embed_pages, plan_embed, sample_rate, select_pages  # numpy and providers load only when used
 
     started = vectors._clock()
@@ -136,7 +140,7 @@ def _embed(b, a, ctx):
         row = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: the page, with a warning (as writes follow it)
         rows = select_pages(b.conn, model.model_id, "ids", [row["id"]])
     else:
-        rows = select_pages(b.conn, model.model_id, "all" if (a.get("all") or a.get("force")) else "stale")
+        rows = select_pages(b.conn, model.model_id, "all" if (a.get("all") or a.get("force")) else "stale", chunking=chunking_of(model))
     force = bool(a.get("force"))
     left = max(0, len(rows) - a["limit"]) if a.get("limit") else 0
     if left:
@@ -194,9 +198,19 @@ def _embed(b, a, ctx):
     finally:
         if hasattr(model, "on_retry"):
             model.on_retry = None  # a model kept by a long process (serve) holds no finished call's context
+    advice = None
     if stats["skipped"]:
-        for k in stats["skipped"]:
-            msg = f"not embedded: {k['slug']} (chunk {k['chunk']}" + (f", {k['heading']}" if k.get("heading") else "") + f"): {k['error']}"
+        from ..search.embeddings import length_refusal
+
+        too_long = [k for k in stats["skipped"] if length_refusal(k["error"])]
+        msgs = [f"not embedded: {k['slug']} (chunk {k['chunk']}" + (f", {k['heading']}" if k.get("heading") else "") + f"): {k['error']}"
+                for k in stats["skipped"] if k not in too_long]
+        if too_long:  # said once, with the setting to lower, not once per page in the server's words
+            from ..search.embeddings import too_long_advice
+
+            advice = too_long_advice(model, too_long, "call brain_embed again" if ctx.agent else "run `gbrain embed`")
+            msgs.append(advice)
+        for msg in msgs:
             if ctx.on_warning:
                 ctx.on_warning(msg)
             else:
@@ -207,6 +221,8 @@ def _embed(b, a, ctx):
         out["left"] += unreached
         out["message"] = (f"more to do: {out['left']:,} page(s) still to embed; call brain_embed again to go on (each call stops after "
                           f"about {secs:g} s with a local model: config embed_agent_seconds, 0 for no bound)")
+    if advice:
+        out["message"] = advice + (f"; {out['message']}" if out.get("message") else "")
     return {**out, **stats}
 
 

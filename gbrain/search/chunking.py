@@ -22,6 +22,11 @@ fallback), applied to a page's compiled truth and timeline:
   once. A page scores with its best chunk of either (SciFact, ``docs/search.md``: train nDCG@10
   +0.0059 ± 0.0019 over the short chunks alone, for 43% more chunks).
 
+* **A budget the brain sets** (config ``embedding_chunk_tokens``, for a server whose model reads
+  fewer tokens than gbrain's chunks hold: llama.cpp ``--embedding`` with a small physical batch,
+  TEI serving bge-small): :func:`chunk_page` at that budget alone, every model
+  (``embeddings.chunk_budget``); no second, longer cut, which such a server would refuse.
+
 Each :class:`Chunk` carries ``hash``: sha256 hex of its exact text. Embeddings are cached by
 (model, hash), so unchanged chunks are never embedded twice.
 
@@ -39,6 +44,18 @@ from ..page.markdown import _TIMELINE_LINE_RE, to_lf, unread_spans
 
 #: target upper size of one chunk, in estimated tokens
 MAX_TOKENS = 500
+#: the range of config ``embedding_chunk_tokens`` (the chunk budget a brain sets for its model's
+#: window): below 64 a chunk is hardly more than its title; 8192 is OpenAI's longest input
+CHUNK_TOKENS_MIN = 64
+CHUNK_TOKENS_MAX = 8192
+#: what config ``embedding_chunk_tokens`` takes, as errors say it
+CHUNK_TOKENS_SAID = f"a whole number of tokens from {CHUNK_TOKENS_MIN} to {CHUNK_TOKENS_MAX} (gbrain's estimate: ~4 characters a token)"
+
+
+def chunk_tokens_ok(value: str) -> bool:
+    """Whether ``value`` is a valid config ``embedding_chunk_tokens``."""
+    v = value.strip()
+    return v.isascii() and v.isdigit() and CHUNK_TOKENS_MIN <= int(v) <= CHUNK_TOKENS_MAX
 #: longest title prefix (characters) put in front of each chunk
 MAX_TITLE_CHARS = 200
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(\s|$)")

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..errors import BadInput, GBrainError, InputRefused, ModelUnavailable, ProviderError
 from ..storage.db import EMBEDDING_MODEL_CHOSEN
-from .chunking import approx_tokens, text_hash
+from .chunking import CHUNK_TOKENS_MIN, CHUNK_TOKENS_SAID, MAX_TOKENS, approx_tokens, chunk_page, chunk_tokens_ok, model_chunks, text_hash
 
 DEFAULT_MODEL = "text-embedding-3-small"
 #: the offline models, best first (SciFact nDCG@10 fused with BM25: 0.74 and 0.71)
@@ -69,9 +69,96 @@ CHUNKING_VERSIONS: dict[str, int] = {MINILM_MODEL: 3}
 BASE_CHUNKING = 2
 
 
-def chunking_version(model_id: str) -> int:
-    """The chunking version of ``model_id`` (:data:`CHUNKING_VERSIONS`; :data:`BASE_CHUNKING` for any other model)."""
-    return CHUNKING_VERSIONS.get(model_id, BASE_CHUNKING)
+#: ``embed_state.chunking`` of a page cut at a budget the brain set (config
+#: ``embedding_chunk_tokens``): the model's version + this × the budget, so another budget (or
+#: none) makes every page stale and ``embed`` cuts it again (the texts that stay the same keep
+#: their vectors, by text hash). No migration: one integer holds both (at most 8,192,003)
+CHUNK_TOKENS_CODE = 1000
+
+
+def chunking_version(model_id: str, chunk_tokens: int | None = None) -> int:
+    """The chunking version of ``model_id`` (:data:`CHUNKING_VERSIONS`; :data:`BASE_CHUNKING` for
+    any other model), with the brain's chunk budget ``chunk_tokens`` (config
+    ``embedding_chunk_tokens``; None: the model's own) folded in (:data:`CHUNK_TOKENS_CODE`)."""
+    base = CHUNKING_VERSIONS.get(model_id, BASE_CHUNKING)
+    return base + CHUNK_TOKENS_CODE * chunk_tokens if chunk_tokens else base
+
+
+def chunking_of(model: "EmbeddingModel") -> int:
+    """:func:`chunking_version` of a provider made for a brain (its ``chunk_tokens``)."""
+    return chunking_version(model.model_id, getattr(model, "chunk_tokens", None))
+
+
+def chunking_said(version: int) -> str:
+    """How a chunking version reads to a person: ``embedding_chunk_tokens 300`` for a budget the
+    brain set, else ``version N``."""
+    n = int(version) // CHUNK_TOKENS_CODE
+    return f"embedding_chunk_tokens {n}" if n else f"version {version}"
+
+
+def chunk_tokens_config(cfg: dict) -> int | None:
+    """Config ``embedding_chunk_tokens`` (None when unset or empty). Raises :class:`BadInput` for a
+    value that is not a whole number from :data:`~.chunking.CHUNK_TOKENS_MIN` to ``CHUNK_TOKENS_MAX``
+    (``config set`` refuses one; a value written some other way is said when used)."""
+    v = str(cfg.get("embedding_chunk_tokens") or "").strip()
+    if not v:
+        return None
+    if not chunk_tokens_ok(v):
+        raise BadInput(f"config embedding_chunk_tokens must be {CHUNK_TOKENS_SAID}, got {v!r}")
+    return int(v)
+
+
+def chunk_budget(model: "EmbeddingModel") -> int:
+    """The chunk budget ``embed`` cuts pages at for ``model`` (approx. tokens): the brain's
+    ``chunk_tokens`` (config ``embedding_chunk_tokens``), else the model's ``max_chunk_tokens``,
+    else :data:`~.chunking.MAX_TOKENS`."""
+    return getattr(model, "chunk_tokens", None) or getattr(model, "max_chunk_tokens", None) or MAX_TOKENS
+
+
+def model_page_chunks(model: "EmbeddingModel", title: str, compiled_truth: str, timeline: str = "", max_tokens: int | None = None) -> list:
+    """The chunks ``model`` embeds for one page: at the brain's budget alone when it set one
+    (:func:`~.chunking.chunk_page`: a server that refuses longer inputs gets none), else
+    :func:`~.chunking.model_chunks` at the model's own (``max_tokens`` overrides it)."""
+    if getattr(model, "chunk_tokens", None) and not max_tokens:
+        return chunk_page(title, compiled_truth, timeline, max_tokens=model.chunk_tokens)
+    return model_chunks(title, compiled_truth, timeline, max_tokens=max_tokens or chunk_budget(model))
+
+
+#: the words with which servers refuse an input longer than their model reads (llama.cpp: "input
+#: (N tokens) is too large to process. increase the physical batch size", "the request exceeds the
+#: available context size"; TEI: "must have less than N tokens"; OpenAI: "maximum context length is
+#: N tokens"; Ollama: "the input length exceeds the context length"; vLLM: "maximum context length")
+_LENGTH_RE = re.compile(
+    r"too large to process|physical batch size|context (?:length|size|window)|maximum (?:input|sequence) length"
+    r"|less than \d+ tokens|too many tokens|(?:input|sequence|prompt|text) (?:is )?too long|larger than the max context"
+    r"|exceeds? (?:the )?(?:max(?:imum)? )?(?:number of )?tokens|exceeds? (?:the )?(?:max(?:imum)? )?(?:input|token) (?:limit|length)", re.I)
+#: (limit, given) figures of a length refusal, each pattern's groups in that order or reversed ("given" first)
+_FIGURES = [
+    (re.compile(r"less than (\d+) tokens\W+given:? (\d+)", re.I), False),                         # TEI
+    (re.compile(r"maximum context length is (\d+) tokens.*?requested (\d+) tokens", re.I | re.S), False),  # OpenAI, vLLM
+    (re.compile(r"input \((\d+) tokens\) is too large.*?batch size:? (\d+)", re.I | re.S), True),  # llama.cpp
+    (re.compile(r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)", re.I), True),
+    (re.compile(r"maximum (?:input|context) length is (\d+) tokens", re.I), False),
+]
+
+
+def length_refusal(message: str) -> bool:
+    """Whether a server's refusal ``message`` says an input is longer than its model reads."""
+    return bool(_LENGTH_RE.search(message or ""))
+
+
+def length_figures(message: str) -> tuple[int | None, int | None]:
+    """``(limit, given)``: the tokens the server's model reads and those of the refused input, as
+    far as ``message`` says them (None where it does not)."""
+    for rx, given_first in _FIGURES:
+        m = rx.search(message or "")
+        if m:
+            nums = [int(g) for g in m.groups()]
+            if len(nums) == 1:
+                return nums[0], None
+            a, b = nums
+            return (b, a) if given_first else (a, b)
+    return None, None
 
 
 #: OpenAI embedding models: native dimensions and US$ per 1M input tokens (openai.com/api/pricing)
@@ -123,6 +210,9 @@ class EmbeddingModel(ABC):
     fts_weight: float | None = None
     #: largest chunk to embed, in chunking.approx_tokens units (None: chunking.MAX_TOKENS)
     max_chunk_tokens: int | None = None
+    #: the chunk budget the brain set for this model (config ``embedding_chunk_tokens``, set by
+    #: :func:`get_model`; None: the model's own): :func:`chunk_budget`, :func:`model_page_chunks`
+    chunk_tokens: int | None = None
     #: Rocchio feedback in ``query`` (``hybrid.feedback_vector``): how many pages of the first fused
     #: ranking move the question's vector towards their best chunks (None: no feedback, one vector search)
     feedback_pages: int | None = None
@@ -522,6 +612,10 @@ class OpenAIEmbedding(EmbeddingModel):
                 return self._vectors(resp, len(texts), where)
             except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError) as e:
                 status = getattr(e, "status_code", None)
+                if status == 500 and length_refusal(_error_message(e)):
+                    # llama.cpp answers an input longer than its physical batch with HTTP 500: no busy
+                    # server, a refusal (retried, it ended the whole run after the retries' minute)
+                    raise InputRefused(f"embedding request to {where} failed: HTTP 500: {_error_message(e)}", 500) from e
                 last = (f"HTTP {status}" if status else "no answer in time" if isinstance(e, openai.APITimeoutError)
                         else "cannot connect" if isinstance(e, openai.APIConnectionError) else type(e).__name__)
                 said = _error_message(e) if status else ""
@@ -636,7 +730,49 @@ def _error_message(e) -> str:
         err = body.get("error", body)
         if isinstance(err, dict) and err.get("message"):
             return str(err["message"])
+        if isinstance(err, str) and err.strip():  # TEI's own shape: {"error": "...", "error_type": "Validation"}
+            return err
+    if isinstance(body, str) and body.strip():  # the SDK keeps a string "error" alone as the body
+        return body
     return str(getattr(e, "message", e))
+
+
+#: the share of a length limit a suggested chunk budget aims at (a model's tokens per character vary
+#: from chunk to chunk; gbrain counts ~4 characters a token, no tokenizer)
+TOO_LONG_MARGIN = 0.9
+
+
+def too_long_advice(model: EmbeddingModel, skipped: list[dict], again: str) -> str:
+    """The one message for the chunks a server refused as longer than its model reads: the pages,
+    the server's figures, and the chunk budget to set (config ``embedding_chunk_tokens``; ``skipped``: ``embed``'s items, ``error`` and ``tokens``): the
+    refused chunk's estimate × limit / its tokens × :data:`TOO_LONG_MARGIN` when the server says
+    both figures (llama.cpp, TEI, OpenAI), else half the budget in use, at most 80% of a limit it
+    says; the lowest over the chunks, down to tens, at least ``CHUNK_TOKENS_MIN``. Each item of
+    ``skipped`` gets ``chunk_tokens``, that value. ``again``: how the person runs embed again."""
+    budget = chunk_budget(model)
+    best, why = None, ""
+    for k in skipped:
+        limit, given = length_figures(k["error"])
+        tokens = int(k.get("tokens") or budget)
+        if limit and given and given > limit and int(tokens * limit / given * TOO_LONG_MARGIN) < budget:
+            n = int(tokens * limit / given * TOO_LONG_MARGIN)
+            said = f"it reads at most {limit:,} tokens; a chunk gbrain counted as {tokens:,} was {given:,} of the model's"
+        else:
+            n = min(budget // 2, int(limit * 0.8)) if limit else budget // 2
+            said = f"it reads at most {limit:,} tokens" if limit else "the server did not say its limit"
+        if best is None or n < best:
+            best, why = n, said
+    lower = max(CHUNK_TOKENS_MIN, best // 10 * 10)
+    for k in skipped:
+        k["chunk_tokens"] = lower
+    names = [k["slug"] or str(k["page_id"]) for k in skipped]
+    shown = ", ".join(names[:10]) + (f" and {len(names) - 10:,} more" if len(names) > 10 else "")
+    if budget <= CHUNK_TOKENS_MIN:
+        return (f"not embedded: {shown}: the server refused a chunk of each as longer than its model reads ({why}), at the smallest "
+                f"chunk budget ({budget}); give the server's model a larger window (llama.cpp: -ub/-b; TEI: another model)")
+    return (f"not embedded: {shown}: the server refused a chunk of {'each' if len(names) > 1 else 'it'} as longer than its model reads ({why}); "
+            f"lower the chunk budget (now {budget}): `gbrain config set embedding_chunk_tokens {lower}`, then {again}: only the texts cut "
+            f"anew are sent (the pages' other vectors are kept)")
 
 
 # ---------------------------------------------------------------------------
@@ -819,7 +955,11 @@ def get_model(name: str, config: dict | None = None) -> EmbeddingModel:
         raise BadInput("embedding_model is empty; set it with `gbrain config set embedding_model NAME`")
     for match, factory in PROVIDERS:
         if match(name):
-            return factory(name, config or {})
+            model = factory(name, config or {})
+            budget = chunk_tokens_config(config or {})
+            if budget:
+                model.chunk_tokens = budget
+            return model
     raise BadInput(f"no embedding provider for {name!r}")  # pragma: no cover - catch-all above
 
 

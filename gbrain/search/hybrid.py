@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import BadInput, ModelUnavailable, ProviderError
 from ..storage.filters import PageFilter
-from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, minilm_dir
+from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, chunking_of, minilm_dir
 from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count, stored_dims
 
@@ -382,7 +382,7 @@ def query(
         then = lambda v: _pg_top_pages(url, mid, v, k, only)  # noqa: E731
     emb = _Embedding(model, question, then)
     # (while the question is encoded)
-    stale = stale_count(conn, model.model_id)
+    stale = stale_count(conn, model.model_id, chunking_of(model))
     if stale:
         notes.append(f"{stale:,} page(s) not embedded yet (new, changed since, or cut by an older chunking): query ranks them by their "
                      "words only; run `gbrain embed --stale`")

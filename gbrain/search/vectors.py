@@ -25,8 +25,9 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..errors import GBrainError, InputRefused, ProviderError
-from .chunking import MAX_TOKENS, Chunk, model_chunks
-from .embeddings import MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_version, resolve_model, to_blob
+from .chunking import Chunk
+from .embeddings import (MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_of, chunking_version, length_refusal, model_page_chunks,
+                         resolve_model, to_blob)
 from ..storage.filters import PageFilter
 from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
@@ -86,9 +87,10 @@ class _PageWork:
 STALE_WHERE = "s.content_hash IS NULL OR s.content_hash != p.content_hash OR s.chunking != ?"
 
 
-def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list[int] | None = None) -> list[sqlite3.Row]:
+def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list[int] | None = None, chunking: int | None = None) -> list[sqlite3.Row]:
     """Pages to embed: ``all``, ``stale`` (never embedded with ``model``, changed since, or cut
-    with another chunking version than ``model``'s) or
+    with another chunking version than ``chunking``, by default ``model``'s own:
+    :func:`~.embeddings.chunking_of` gives a brain's, whose config may set the chunk budget) or
     ``ids`` (the given ``page_ids``). Rows carry id, title, compiled_truth, timeline, content_hash."""
     cols = "p.id, p.title, p.compiled_truth, p.timeline, p.content_hash"
     if mode == "ids":
@@ -100,7 +102,7 @@ def select_pages(conn: sqlite3.Connection, model: str, mode: str, page_ids: list
         return conn.execute(
             f"SELECT {cols} FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? "
             f"WHERE {STALE_WHERE} ORDER BY p.id",
-            (model, chunking_version(model)),
+            (model, chunking if chunking is not None else chunking_version(model)),
         ).fetchall()
     raise ValueError(f"unknown page selection {mode!r}")
 
@@ -127,10 +129,12 @@ def active_model(conn: sqlite3.Connection, config: dict) -> tuple[EmbeddingModel
     return resolve_model(config, embedded=embedded_counts(conn, models))
 
 
-def stale_count(conn: sqlite3.Connection, model: str) -> int:
-    """How many pages were never embedded with ``model`` or changed since (memoised until
-    the database changes: ``PRAGMA data_version`` + this connection's ``total_changes``)."""
-    key = (id(conn), model)
+def stale_count(conn: sqlite3.Connection, model: str, chunking: int | None = None) -> int:
+    """How many pages were never embedded with ``model``, changed since or were cut with another
+    chunking than ``chunking`` (default: ``model``'s own) (memoised until the database changes:
+    ``PRAGMA data_version`` + this connection's ``total_changes``)."""
+    chunking = chunking if chunking is not None else chunking_version(model)
+    key = (id(conn), model, chunking)
     stamp = (conn, conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
     hit = _STALE.get(key)
     if hit is not None and hit[0][0] is conn and hit[0][1:] == stamp[1:]:
@@ -139,7 +143,7 @@ def stale_count(conn: sqlite3.Connection, model: str) -> int:
         _STALE.clear()
     n = conn.execute(
         f"SELECT COUNT(*) FROM pages p LEFT JOIN embed_state s ON s.page_id = p.id AND s.model = ? WHERE {STALE_WHERE}",
-        (model, chunking_version(model)),
+        (model, chunking),
     ).fetchone()[0]
     _STALE[key] = (stamp, n)
     return n
@@ -199,9 +203,11 @@ _SIZE_WORDS = re.compile(r"too many|batch|inputs|array|at most \d+|maximum\b.*\b
 def _size_refusal(e: InputRefused) -> bool:
     """Whether the provider refused a request for how many inputs it held (HTTP 413, or a 400 whose
     message says so), not for one input's text."""
+    msg = str(e)
+    if length_refusal(msg):
+        return False  # one input too long (TEI answers it with HTTP 413): no batch limit
     if getattr(e, "status", None) == 413:
         return True
-    msg = str(e)
     return bool(_SIZE_WORDS.search(msg)) and not re.search(r"context|token", msg, re.I)
 
 
@@ -262,18 +268,19 @@ def _blobs(conn: sqlite3.Connection, model: str, hashes: list[str]) -> dict[str,
 
 def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlite3.Row], *, max_tokens: int | None = None, force: bool = False) -> tuple[EmbedPlan, list[_PageWork]]:
     """Chunk ``rows`` and count what the provider must embed (texts not cached for the model).
-    Chunks are :func:`~.chunking.model_chunks` at ``max_tokens`` (default: the model's
+    Chunks are :func:`~.embeddings.model_page_chunks`: at the brain's chunk budget when it set
+    one (config ``embedding_chunk_tokens``, the model's ``chunk_tokens``), else
+    :func:`~.chunking.model_chunks` at ``max_tokens`` (default: the model's
     ``max_chunk_tokens``, else :data:`~.chunking.MAX_TOKENS`): a model with a short input window
     sees all of each chunk cut at its budget, and also reads each long section's ~500-token
-    chunks (the version :func:`~.embeddings.chunking_version` records). ``force``: no text
+    chunks (the version :func:`~.embeddings.chunking_of` records). ``force``: no text
     counts as cached (``embed --force``)."""
-    budget = max_tokens or getattr(model, "max_chunk_tokens", None) or MAX_TOKENS
     known = set() if force else _known_hashes(conn, model.model_id)
     plan = EmbedPlan(model=model.model_id, paid=model.paid)
     work: list[_PageWork] = []
     new: set[str] = set()
     for r in rows:
-        chunks = model_chunks(r["title"], r["compiled_truth"], r["timeline"], max_tokens=budget)
+        chunks = model_page_chunks(model, r["title"], r["compiled_truth"], r["timeline"], max_tokens=max_tokens)
         work.append(_PageWork(r["id"], r["content_hash"], chunks, (r["title"], r["compiled_truth"], r["timeline"])))
         plan.pages += 1
         plan.chunks += len(chunks)
@@ -319,7 +326,7 @@ def embed_pages(
 
     A chunk the provider refuses (:class:`~gbrain.errors.InputRefused`: too long for a local
     server's context) is found by halving its batch; its page is skipped (it stays stale) and
-    listed in ``skipped`` (``[{page_id, slug, chunk, heading, error}]``); the rest is stored.
+    listed in ``skipped`` (``[{page_id, slug, chunk, heading, tokens, error}]``: ``tokens`` the chunk's estimate); the rest is stored.
 
     One size per model: vectors of another size than the model's stored ones raise
     :class:`DimsChanged` before anything of the group is stored. ``force``: every chunk goes
@@ -394,7 +401,8 @@ def embed_pages(
                 break
             for c in w.chunks:
                 if c.hash in bad:
-                    stats["skipped"].append({"page_id": w.page_id, "chunk": c.index, "heading": c.heading or "", "error": bad[c.hash]})
+                    stats["skipped"].append({"page_id": w.page_id, "chunk": c.index, "heading": c.heading or "", "tokens": c.tokens,
+                                             "error": bad[c.hash]})
                     break
         with tx():
             if drop_first:
@@ -402,7 +410,7 @@ def embed_pages(
                 ref = next(iter(sizes))
             stored_w = []
             for w in kept:
-                if _store_page(conn, mid, w, have, replace=force):
+                if _store_page(conn, mid, w, have, replace=force, chunking=chunking_of(model)):
                     stored_w.append(w)
                     stats["pages"] += 1
                     stats["chunks"] += len(w.chunks)
@@ -507,7 +515,7 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     return sum(c.tokens for c in timed) / dt, len(timed)
 
 
-def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes], replace: bool = False) -> bool:
+def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[str, bytes], replace: bool = False, chunking: int | None = None) -> bool:
     """Store page ``w``'s vectors; False (nothing stored) when it was deleted or changed since its chunks were cut."""
     now = conn.execute("SELECT title, compiled_truth, timeline, content_hash FROM pages WHERE id = ?", (w.page_id,)).fetchone()
     if not now:
@@ -532,7 +540,7 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
     conn.execute(
         "INSERT INTO embed_state(page_id, model, content_hash, chunks, chunking, embedded_at) VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
         "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, chunking = excluded.chunking, embedded_at = excluded.embedded_at",
-        (w.page_id, model, w.content_hash, len(w.chunks), chunking_version(model)),
+        (w.page_id, model, w.content_hash, len(w.chunks), chunking if chunking is not None else chunking_version(model)),
     )
     return True
 

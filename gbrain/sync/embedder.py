@@ -120,16 +120,24 @@ class EmbedKeeper:
         if note and note not in self._said:
             self._said.add(note)
             self.log(f"note: {note}")
-        rows = select_pages(brain.conn, model.model_id, "stale")
+        from ..search.embeddings import chunking_of, length_refusal, too_long_advice
+
+        rows = select_pages(brain.conn, model.model_id, "stale", chunking=chunking_of(model))
         if not rows:
             return
         pages = new = 0
+        too_long = []
         for i in range(0, len(rows), self.group):
             self._check_halt()
             _plan, work = plan_embed(brain.conn, model, rows[i : i + self.group])
             stats = embed_pages(brain.conn, model, work, transaction=brain.transaction, check_stop=self._check_halt)
             pages += stats["pages"]
             new += stats["embedded"]
+            too_long += [k for k in stats["skipped"] if length_refusal(k["error"])]
+        if too_long and f"too long {chunking_of(model)}" not in self._said:
+            # a server whose model reads fewer tokens: said once per chunk budget, as `embed` says it
+            self._said.add(f"too long {chunking_of(model)}")
+            self.log("warning: " + too_long_advice(model, too_long, "the watch embeds them"))
         self.rounds += 1
         self.pages += pages
         if new:  # (pages whose chunks were all known already, a move or a title, are not news)

@@ -377,8 +377,13 @@ def embedding_view(brain: Brain) -> list[tuple]:
     ``chunks`` the sha256 of its stored chunk text hashes in order; a stale or never-embedded
     page has no row. Equal views mean the same pages would be re-embedded and the fresh ones hold
     the same chunk texts."""
-    from ..search.embeddings import chunking_version
+    from ..errors import GBrainError
+    from ..search.embeddings import chunk_tokens_config, chunking_version
 
+    try:
+        budget = chunk_tokens_config(brain.config())  # config embedding_chunk_tokens: the brain's cut
+    except GBrainError:
+        budget = None
     c = brain.conn
     rows = c.execute(
         "SELECT p.slug, s.model, s.chunking, e.chunk_index, e.text_hash FROM embed_state s JOIN pages p ON p.id = s.page_id "
@@ -387,7 +392,7 @@ def embedding_view(brain: Brain) -> list[tuple]:
     ).fetchall()
     parts: dict[tuple[str, str], list[tuple[int, str]]] = {}
     for slug, model, version, i, h in rows:
-        if version != chunking_version(model):
+        if version != chunking_version(model, budget):
             continue  # cut with another chunking: stale
         got = parts.setdefault((slug, model), [])
         if i is not None:
@@ -457,6 +462,8 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
                 fresh.set_config("tag_syntax", brain.tag_syntax)
             if brain.property_syntax != fresh.property_syntax:
                 fresh.set_config("property_syntax", brain.property_syntax)
+            if brain.get_config("embedding_chunk_tokens"):  # the same cut for the same embeds
+                fresh.set_config("embedding_chunk_tokens", brain.get_config("embedding_chunk_tokens"))
             import_tree(fresh, tree)
             problems = embed_like(fresh, brain)
             theirs = derived_snapshot(fresh)
