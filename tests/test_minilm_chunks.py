@@ -283,7 +283,7 @@ def test_a_chunk_budget_the_brain_sets_cuts_once_and_equals_a_fresh_import(tmp_p
         assert embedding_view(b) == []
         mini.sent.clear()
         r = ops.run("embed", {"stale": True}, brain=b)
-        texts = [x[0] for x in b.conn.execute("SELECT chunk_text FROM page_embeddings")]
+        texts = [x[0] for x in b.conn.execute("SELECT chunk_text FROM page_embeddings ORDER BY page_id, chunk_index")]
         assert r["pages"] == 2 and max(approx_tokens(t) for t in texts) <= 120
         assert texts == [c.text for p in _pages(b) for c in chunk_page(p["title"], p["compiled_truth"], p["timeline"], max_tokens=120)]
         assert sorted(mini.sent) == sorted(set(texts) - two_cuts)  # the lake's one chunk: from its vector
