@@ -470,3 +470,25 @@ def test_boolean_flags_have_no_metavar_in_help():
     assert r.returncode == 0 and b"<bool>" not in r.stdout and b"--json" in r.stdout and b"<str>" in r.stdout
     r = gbrain("--help")
     assert r.returncode == 0 and b"<bool>" not in r.stdout
+
+
+def test_an_integer_sent_as_a_whole_float_is_taken_as_the_schema_allows(fixture_db):
+    """Trial 32: the tool schemas say `"type": "integer"`, which JSON Schema meets with `10.0`
+    (a number whose fraction is zero), but `call`, `pipe` and MCP refused it (`must be an
+    integer, got a number`): a Python script's `json.dumps(total / 5)` sends `10.0`. A whole
+    float is taken as its integer; a fraction, infinity and NaN are still refused."""
+    import jsonschema
+
+    o = ops.find("brain_list")
+    schema = o.input_schema()
+    for v in (10.0, 1e1, -0.0):
+        jsonschema.validate({"limit": abs(v)}, schema)
+        got = ops.check_args(o, {"limit": abs(v)})["limit"]
+        assert got == abs(v) and type(got) is int, v
+    for v in (10.5, float("inf"), float("nan")):
+        with pytest.raises(ops.BadInput, match="must be an integer, got a number"):
+            ops.check_args(o, {"limit": v})
+    r = gbrain_in_process("--db", str(fixture_db), "call", "brain_list", '{"limit": 2.0}')
+    assert r.returncode == 0 and len(json.loads(r.stdout)) == 2, r.stderr
+    r = gbrain_in_process("--db", str(fixture_db), "call", "brain_search", '{"query": "ana", "limit": 1e0}')
+    assert r.returncode == 0 and len(json.loads(r.stdout)) == 1, r.stderr

@@ -449,6 +449,8 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
         t = JSON_TYPES[p.type]
         if p.type == "integer" and isinstance(v, str) and v.strip().lstrip("-").isdigit():
             v = int(v)
+        if p.type == "integer" and isinstance(v, float) and v.is_integer() and abs(v) <= MAX_INT:
+            v = int(v)  # 10.0 is an integer to JSON Schema (a Python script's `total / 5`; trial 32)
         if p.type == "boolean" and isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
             v = v.lower() in ("true", "1")
         if p.type == "string" and p.joins is not None and isinstance(v, list) and v and all(isinstance(x, str) for x in v):
