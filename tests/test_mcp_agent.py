@@ -919,3 +919,6 @@ def test_a_cancel_from_a_real_client_rolls_a_put_back_and_closing_stdin_lets_it_
     assert _versions(fixture_db) == versions + 1
     said = log_text(proc.said)
     assert b"brain_put: the client went away (closed its input) while it ran; it completed: its write stands" in said, said[-600:]
+    # one line each, as a host that logs the server's stderr line by line reads it (trial 32: the
+    # SDK's rich handler wrapped it over four lines at 80 columns, with a time and `server.py:239`)
+    assert b"\nwarning: brain_put: the client went away (closed its input) while it ran; it completed: its write stands\n" in proc.said, proc.said[-600:]

@@ -843,6 +843,23 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
                 tg.cancel_scope.cancel()
 
 
+class _LineFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {super().format(record)}"
+
+
+def _plain_log() -> None:
+    """gbrain's own log messages (a cancelled or cut-off write: rolled back or standing) on stderr
+    one line each, ``warning: brain_put: …``, as gbrain says everything else: the SDK's handler
+    (rich) wrapped them over several lines at 80 columns with a time and the call's ``file.py:line``,
+    which a host logging the server's stderr line by line cuts apart (trial 32)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LineFormatter("%(message)s"))
+    log.handlers = [handler]
+    log.propagate = False
+    log.setLevel(logging.WARNING)
+
+
 def serve(db_path: str | None, create: bool = False, read_only: bool = False, first_line: bytes = b"", answered: bool = False) -> None:
     """Run the MCP server on stdin/stdout until stdin closes (the client went away) or Ctrl-C.
     Logs go to stderr only, as UTF-8. A ``db_path`` that does not exist is refused
@@ -869,6 +886,7 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
         read_only = True
         _say(f"note: {path} cannot be written here (a read-only file, folder or mount): serving the --read-only tool set\n")
     server, host = build_server(db_path, create=create, read_only=read_only)
+    _plain_log()
     names = ", ".join(o.tool_name for o in tool_operations(read_only))
     mode = " read-only" if read_only else ""
     _say(f"gbrain MCP server running{mode} (stdio) on {path}\ntools: {names}\n")
