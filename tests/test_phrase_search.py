@@ -134,3 +134,35 @@ def test_a_hit_found_by_its_phrase_says_so_in_its_signals(generated):
     assert "phrase" in hits["ops/replication"]["signals"], hits["ops/replication"]
     assert all("phrase" not in h["signals"] for s, h in hits.items() if s.startswith("misc/")), hits
     assert all("phrase" not in h["signals"] for h in keyword.search(generated.conn, "bridgehead server", limit=10))
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("text, query, share", [
+    ("Open Source Game Engines Comparison", "game engine comparison", 1.0),  # trial 30: a plural s on the page's side
+    ("the game engine comparison", "game engines comparisons", 1.0),  # ... or on the query's
+    ("boxes of matches", "box of match", 1.0),  # es
+    ("a game engineer compared", "game engine comparison", 0.0),  # still whole words: engine is no engineer
+    ("the bathes changes", "the changes", 0.0),
+])
+def test_phrase_share_takes_a_plural_s_on_either_side(text, query, share):
+    """As a name is named (``keyword.names_word``: the same word but for a plural ``s``/``es``)."""
+    assert keyword.phrase_share(text, keyword.phrase_pairs(query)) == pytest.approx(share)
+
+
+def test_a_title_in_the_plural_is_the_phrase_a_singular_query_types(tmp_path, db_path):
+    """Trial 30 (llm-wiki vault): `search "game engine comparison"` put the note titled *Open
+    Source Game Engines Comparison* 7th, behind six pages holding "game engine" and "comparison"
+    (half the query's pairs, as written); the title holds both pairs but for a plural s."""
+    tree = {"comparisons/open-source-game-engines-comparison.md":
+            "---\ntitle: Open Source Game Engines Comparison\ntags: [comparison]\n---\n\n# Open Source Game Engines Comparison\n\n"
+            "Godot, Bevy and Unity side by side: licence, language, editor, 2D and 3D support, export targets.\n\n"
+            "| Engine | Language | License |\n|---|---|---|\n| Godot | GDScript | MIT |\n| Bevy | Rust | MIT |\n"}
+    for i in range(6):
+        tree[f"ai-game-devtools/tool-{i}.md"] = (f"# Tool {i}\n\n## Comparison\n\nTool {i} is faster than similar tools.\n\n"
+                                                 f"## Integration with Game Engines\n\nExports standard formats for any game engine used by studios.\n")
+    root = write_tree(tmp_path / "vault", tree)
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        hits = keyword.search(b.conn, "game engine comparison", limit=5)
+        assert hits[0]["slug"] == "comparisons/open-source-game-engines-comparison", [(h["slug"], h["score"]) for h in hits]
+        assert "phrase" in hits[0]["signals"]

@@ -67,3 +67,29 @@ def test_a_name_written_as_in_the_query_still_names_the_page(brain):
 ])
 def test_names_word(word, name, named):
     assert keyword.names_word(word, keyword.name_words(name)) is named
+
+
+def test_a_title_but_for_a_plural_s_is_the_name_the_query_types(tmp_path, db_path):
+    """Trial 30 (llm-wiki vault): `search "diffusion model"` put *Stable Diffusion — Latent
+    Diffusion Model* above the note titled *Diffusion Models*: the exact-name bonus took the
+    title only as typed. A query that is a page's whole title, file name or alias but for a
+    plural ``s``/``es`` on its last word names that page, as ``names_word`` takes such a word;
+    a page named exactly as typed keeps the tie-break (it is found by both). Both engines."""
+    notes = {
+        "concepts/diffusion-models.md": ("---\ntitle: Diffusion Models\ntags: [ai, diffusion]\n---\n\n# Diffusion Models\n\n"
+                                         "扩散模型，生成式 AI 的核心技术之一。广泛应用于图像、音频、视频生成。\n\n## 相关\n\n- [[Stable Diffusion]]\n"),
+        "tools/stable-diffusion.md": ("---\ntitle: Stable Diffusion — Latent Diffusion Model\naliases: [\"Stable Diffusion\"]\n---\n\n"
+                                      "# Stable Diffusion — Latent Diffusion Model\n\n## Diffusion model\n\nA latent diffusion model: "
+                                      "the diffusion model runs in a latent space; diffusion model training is cheaper.\n"),
+        "notes/box.md": "# Box\n\nA box.\n",
+        "notes/boxes.md": "# Boxes\n\nMany boxes.\n",
+    }
+    notes.update({f"f{i}.md": f"filler {i} model\n" for i in range(20)})
+    tree = write_tree(tmp_path / "vault", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        hits = keyword.search(b.conn, "diffusion model", limit=5)
+        assert hits[0]["slug"] == "concepts/diffusion-models", [(h["slug"], h["score"], h["signals"]) for h in hits]
+        assert "title" in hits[0]["signals"]
+        assert _slugs(b, "box")[0] == "notes/box" and _slugs(b, "boxes")[0] == "notes/boxes"
+        assert set(_slugs(b, "box")[:2]) == {"notes/box", "notes/boxes"}

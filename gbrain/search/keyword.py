@@ -851,11 +851,13 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     query = search_form(query)
     if query != names[0]:
         names.append(query)
+    typed = len(names)  # (the spellings as typed; then those but for a plural s/es)
+    names += [v for n in list(names) for v in plural_names(n) if v not in names]
     q = fts_query(query or "")
     if not q or limit <= 0:
         return [], None
     if getattr(conn, "dialect", "sqlite") == "postgres":
-        return _rank_pg(conn, query, only=only, limit=limit, names=names, coordinate=coordinate), None
+        return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
@@ -880,6 +882,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         cbm.setdefault(pid, 0.0)
     if not bm:
         return [], None
+    exact_w = _exact_weights(conn, exact, names, typed)
     ids = list(bm)
     signals: dict[int, set[str]] = {pid: set() for pid in ids}
     name = {pid: 0.0 for pid in ids}
@@ -1014,7 +1017,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             precision = _cjk_precision(texts[pid][0], texts[pid][1], [w for w in words if pid in matched.get(w, ())])
         else:
             precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
-        score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
+        score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out)
@@ -1056,11 +1059,58 @@ def phrase_pairs(query: str) -> list[tuple[str, str]]:
     return out
 
 
+#: phrase evidence takes a word with a plural ``s``/``es`` more or less, as :func:`names_word`
+#: names a title (trial 30: ``game engine comparison`` did not find the phrase in the title
+#: *Open Source Game Engines Comparison*; False: the words as written only, the rule before)
+PHRASE_PLURALS = True
+
+
+#: a query that is a page's whole name but for a plural ``s``/``es`` on its last word names the
+#: page (the exact-name bonus; trial 30: ``diffusion model`` and the note *Diffusion Models*)
+EXACT_PLURALS = True
+_LAST_WORD = re.compile(r"([A-Za-z]+)\s*$")
+
+
+def plural_names(name: str) -> list[str]:
+    """The spellings of ``name`` whose last word (ASCII letters, 3 or more, no stop word) takes
+    or loses a plural ``s``/``es`` as :func:`names_word` allows: ``diffusion model`` →
+    ``diffusion models``, ``diffusion modeles``; ``Boxes`` → ``Boxeses``, ``Boxe``, ``Box``
+    (a spelling no page has finds nothing). ``[]`` for any other name."""
+    m = _LAST_WORD.search(name or "") if EXACT_PLURALS else None
+    if not m or len(m.group(1)) < 3 or m.group(1).casefold() in STOP_WORDS:
+        return []
+    head, w = name[: m.start(1)], m.group(1)
+    out = [head + w + "s", head + w + "es"]
+    if len(w) > 3 and w[-1] in "sS":
+        out.append(head + w[:-1])
+        if w[-2] in "eE":
+            out.append(head + w[:-2])
+    return out
+
+
+def _plural_forms(w: str) -> str:
+    """A regular expression of the casefolded word ``w`` in its :func:`names_word` spellings:
+    ``w``, ``w`` + ``s``/``es``, and ``w`` without its ``s``/``es`` (a word of more than 3
+    letters). Its literal common prefix comes first, so the scan still starts from a literal.
+    Words of fewer than 3 characters and stop words stay as written (``is``, ``as``, ``the``)."""
+    if not PHRASE_PLURALS or len(w) < 3 or w in STOP_WORDS or not w.isalpha():
+        return re.escape(w)
+    forms = {w, w + "s", w + "es"}
+    if len(w) > 3 and w.endswith("s"):
+        forms.add(w[:-1])
+        if w.endswith("es"):
+            forms.add(w[:-2])
+    stem = os.path.commonprefix(sorted(forms))
+    tails = sorted((f[len(stem):] for f in forms), key=lambda t: (-len(t), t))
+    return re.escape(stem) + "(?:" + "|".join(re.escape(t) for t in tails) + ")"
+
+
 @functools.lru_cache(maxsize=256)
 def _pair_regex(a: str, b: str) -> re.Pattern:
-    """``a`` then ``b`` with only :data:`_PHRASE_GAP` between them, ``b`` ending a word (the
-    caller checks that ``a`` begins one: a look-behind first would cost the literal-prefix scan)."""
-    return re.compile(re.escape(a) + _PHRASE_GAP + re.escape(b) + r"(?![^\W_])")
+    """``a`` then ``b`` (each in its :func:`_plural_forms`) with only :data:`_PHRASE_GAP` between
+    them, ``b`` ending a word (the caller checks that ``a`` begins one: a look-behind first would
+    cost the literal-prefix scan; the gap, which needs a character that is no word's, ends ``a``)."""
+    return re.compile(_plural_forms(a) + _PHRASE_GAP + _plural_forms(b) + r"(?![^\W_])")
 
 
 def _holds_pair(low: str, a: str, b: str) -> bool:
@@ -1075,7 +1125,7 @@ def _holds_pair(low: str, a: str, b: str) -> bool:
 def phrase_share(text: str, pairs: list[tuple[str, str]]) -> float:
     """The share (0–1) of ``pairs`` (:func:`phrase_pairs`) that ``text`` (a page's title and
     text) holds next to each other, in order, as written (case and compatibility folded; no
-    stemming). One regular-expression scan per pair, from its first word's literal: a page of
+    stemming, but a plural ``s``/``es`` more or less: :func:`_plural_forms`). One regular-expression scan per pair, from its first word's literal: a page of
     1.4 MB costs ~2 ms for a dozen pairs."""
     if not pairs:
         return 0.0
@@ -1773,7 +1823,7 @@ _PG_TF_WEIGHTS = "'{0.2,0.2,0.4,1.0}'::float4[]"
 _PG_TF_SCALE = 5.0
 
 
-def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None,
+def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
              coordinate: bool = True) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
@@ -2017,13 +2067,14 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         return []
     ids = list(bm)
     top = max(cbm.values()) or 1.0
+    exact_w = _exact_weights(conn, exact, names or [query], typed)
     out = []
     for pid in ids:
         sig = signals.get(pid, set())
         ex = pid in exact
         if ex:
             sig.add(exact[pid])
-        score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + (EXACT_WEIGHT if ex else 0.0)
+        score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out)
@@ -2090,6 +2141,33 @@ def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter) -
     for (pid,) in conn.execute(sql + " LIMIT 200", (*keys, *targs)):
         out.setdefault(int(pid), "alias")
     return out
+
+
+#: the exact-name bonus of a page named by the query only but for a plural s/es
+#: (:func:`plural_names`), as a share of :data:`EXACT_WEIGHT`: below a page named as typed
+#: (``boxes`` puts *Boxes* above *Box*), above every other name evidence
+PLURAL_EXACT_SHARE = 0.9
+
+
+def _exact_weights(conn, exact: dict[int, str], names: list[str], typed: int | None) -> dict[int, float]:
+    """The exact-name bonus of each page of ``exact``: :data:`EXACT_WEIGHT`, or its
+    :data:`PLURAL_EXACT_SHARE` for a page whose title, file name and aliases are none of the
+    first ``typed`` spellings of ``names`` (the query as typed: it was named only by a plural
+    spelling). Both engines (two indexed lookups of the few exact pages, only when a plural
+    spelling was looked up)."""
+    if not exact or typed is None or typed >= len(names):
+        return dict.fromkeys(exact, EXACT_WEIGHT)
+    keys = list(dict.fromkeys(k for k in map(loose_key, names[:typed]) if k))
+    tkeys = list(dict.fromkeys(k for k in map(title_key, names[:typed]) if k))
+    ids = sorted(exact)
+    as_typed: set[int] = set()
+    if keys:
+        im, km, tm = ",".join("?" * len(ids)), ",".join("?" * len(keys)), ",".join("?" * len(tkeys) or "?")
+        as_typed = {int(r[0]) for r in conn.execute(
+            f"SELECT id FROM pages WHERE id IN ({im}) AND (title_key IN ({tm}) OR loose_key IN ({km})) "
+            f"UNION SELECT page_id FROM aliases WHERE page_id IN ({im}) AND loose_key IN ({km})",
+            (*ids, *(tkeys or [""]), *keys, *ids, *keys))}
+    return {pid: EXACT_WEIGHT if pid in as_typed else EXACT_WEIGHT * PLURAL_EXACT_SHARE for pid in exact}
 
 
 def _exact_names_pg(names: list[str], only: PageFilter) -> tuple[str, list]:
