@@ -489,6 +489,20 @@ def test_a_suggestion_is_a_name_that_then_works(tmp_path, db_path):
             b.resolve_slug("Canvas")
 
 
+def test_a_name_of_symbols_is_not_near_every_other_such_name(tmp_path, db_path):
+    """Trial 31: `get ★` suggested `mine/📚📚📚…` ("did you mean"): both names compare as '' (no
+    letter or digit), which difflib calls equal. Such a name is near only itself."""
+    tree = write(tmp_path / "v", {"books/📚📚📚.md": "Shelf.\n", "notes/star.md": "Star.\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("★")
+        assert e.value.suggestions in ([], None), e.value.suggestions
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("books/📚📚")
+        assert "books/📚📚📚" in (e.value.suggestions or []), e.value.suggestions
+
+
 @pytest.mark.engine_free
 def test_link_writes_wiki_links_in_a_wiki_link_vault(tmp_path):
     """`link` in a vault that links with [[…]] appended `[Embed files](../Linking%20…md)`: it now

@@ -800,7 +800,9 @@ class Brain:
             names.setdefault(_near_key(posixpath.basename(s)), []).append(s)
         key = "/".join(map(_near_key, slug.split("/")))
         out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6)]
-        for k in difflib.get_close_matches(_near_key(posixpath.basename(slug)), list(names), n=n, cutoff=0.6):
+        base = _near_key(posixpath.basename(slug))
+        # (a name of no letter or digit, `★`, keys as '': near every other such name, `📚📚📚`)
+        for k in difflib.get_close_matches(base, [k for k in names if k], n=n, cutoff=0.6) if base else []:
             out += [s for s in names[k] if s not in out]
         aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
         for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
