@@ -625,3 +625,128 @@ def test_purge_drops_the_cached_vectors_of_a_chunk_budget_the_brain_no_longer_us
     assert r["applied"]
     with Brain.open(db_path) as b:
         assert not holding & {r[0] for r in b.conn.execute("SELECT text_hash FROM embedding_cache")}
+
+
+def _old_copy(tmp_path, text: str | None = None) -> Path:
+    """A tree holding the purged page's file as it was (an older export, a teammate's copy):
+    exactly a purged version's bytes, unless ``text``."""
+    old = tmp_path / "old"
+    (old / "ops").mkdir(parents=True)
+    (old / "ops" / "deploy.md").write_text(page(True) if text is None else text)
+    (old / "ops" / "notes.md").write_text("# Notes\n\nA note of the copy.\n")
+    return old
+
+
+def test_an_import_of_an_old_copy_does_not_bring_the_purged_text_back(tmp_path, db_path):
+    """Found by the prunepurge helper's leftovers (2026-12-04): `gbrain import` of a tree without
+    a sync base (an older export, a teammate's copy) holding the purged page's file imported it
+    again, and the purged text was back. A file whose bytes are exactly a purged version's is
+    left out, named in a warning and the report (exit 0: the purge asked for it); the rest of the
+    tree is imported; `--include-purged` takes it when the user means it."""
+    import json
+
+    from conftest import gbrain
+
+    _deleted_then_purged(tmp_path)
+    old = _old_copy(tmp_path)
+    r = gbrain("import", str(old), "--json")
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    assert rep["ok"] and rep["purged_skipped"] == ["ops/deploy.md"] and rep["purged_skipped_count"] == 1, rep
+    err = r.stderr.decode()
+    assert "ops/deploy.md: not imported" in err and "gbrain purge" in err and "--include-purged" in err
+    assert SECRET not in err + r.stdout.decode()
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) == []
+        assert b.conn.execute("SELECT 1 FROM pages WHERE slug = 'ops/notes'").fetchone()
+        assert not b.conn.execute("SELECT 1 FROM pages WHERE slug = 'ops/deploy'").fetchone()
+    t = gbrain("import", str(old))
+    assert t.returncode == 0 and "Not imported" in t.stdout.decode() and "ops/deploy.md" in t.stdout.decode()
+    i = gbrain("import", str(old), "--include-purged", "--json")
+    assert i.returncode == 0, i.stderr
+    assert json.loads(i.stdout)["purged_skipped"] == []
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) != []  # the user asked for it
+
+
+def test_the_bound_folders_import_leaves_the_purged_file_out_too(tmp_path, db_path):
+    """`gbrain import` of the folder the brain is bound to, before its sync removed the file of
+    the purged page: import never removes a file, and brought the text back; it leaves it out."""
+    import json
+
+    from conftest import gbrain
+
+    v, f = _deleted_then_purged(tmp_path)
+    r = gbrain("import", str(v), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["purged_skipped"] == ["ops/deploy.md"]
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) == []
+    s = gbrain("sync", str(v), "--json")  # then the sync removes it without a copy, as before
+    assert s.returncode == 0, s.stderr
+    assert json.loads(s.stdout)["purged_removed"] == ["ops/deploy.md"] and not f.exists()
+
+
+def test_an_edited_copy_of_the_purged_file_is_imported_as_ever(tmp_path, db_path):
+    """Only a purged version's exact bytes are left out: a file the user edited is theirs."""
+    import json
+
+    from conftest import gbrain
+
+    _deleted_then_purged(tmp_path)
+    old = _old_copy(tmp_path, page(False) + "edited in the copy\n")
+    r = gbrain("import", str(old), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["purged_skipped"] == []
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, b"edited in the copy") != []
+
+
+def test_a_sync_of_a_folder_without_a_base_leaves_the_purged_file_alone(tmp_path, db_path):
+    """`gbrain sync` of another folder (no sync base: every file is new to it) imported the
+    purged page's file again. It leaves it alone on both sides, saying so, exit 0, every round;
+    `--include-purged` takes it."""
+    import json
+
+    from conftest import gbrain
+
+    _deleted_then_purged(tmp_path)
+    old = _old_copy(tmp_path)
+    for _ in range(2):
+        s = gbrain("sync", str(old), "--rebind", "--json")
+        assert s.returncode == 0, s.stderr
+        rep = json.loads(s.stdout)
+        assert rep["ok"] and rep["purged_skipped"] == ["ops/deploy.md"] and rep["counts"]["unreadable"] == 0, rep
+        assert (old / "ops" / "deploy.md").exists()
+        with Brain.open(db_path) as b:
+            assert bodies_holding(b, SECRET.encode()) == []
+            assert b.conn.execute("SELECT 1 FROM pages WHERE slug = 'ops/notes'").fetchone()
+    assert "not imported" in s.stderr.decode()
+    t = gbrain("sync", str(old), "--include-purged", "--json")
+    assert t.returncode == 0, t.stderr
+    assert json.loads(t.stdout)["purged_skipped"] == []
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) != []
+
+
+def test_the_first_sync_into_an_emptied_brain_leaves_the_purged_file_out(tmp_path, db_path):
+    """A brain whose only page was deleted and purged, then a folder's first sync (the bulk
+    import path of an empty brain)."""
+    import json
+
+    from conftest import gbrain
+
+    v = tmp_path / "vault"
+    (v / "ops").mkdir(parents=True)
+    (v / "ops" / "deploy.md").write_text(page(True))
+    assert gbrain("import", str(v)).returncode == 0
+    assert gbrain("delete", "ops/deploy").returncode == 0
+    assert gbrain("purge", "--text", SECRET, "--apply").returncode == 0
+    old = _old_copy(tmp_path)
+    (old / "ops" / "notes.md").unlink()
+    s = gbrain("sync", str(old), "--rebind", "--json")
+    assert s.returncode == 0, s.stderr
+    assert json.loads(s.stdout)["purged_skipped"] == ["ops/deploy.md"]
+    assert s.stderr.decode().count("ops/deploy.md: not imported") == 1
+    with Brain.open(db_path) as b:
+        assert bodies_holding(b, SECRET.encode()) == []

@@ -359,6 +359,34 @@ def purged_hashes(conn) -> set[str]:
     return {x for e in log if isinstance(e, dict) for x in (e.get("hashes") or []) if isinstance(x, str)}
 
 
+class PurgedBytes:
+    """``hx in PurgedBytes(conn)``: whether ``hx`` is the sha256 of bytes a purge removed
+    (:func:`purged_hashes`) that no version holds again since (a page written later with exactly
+    those bytes is the user's: its history has them). Import and sync do not bring such a file
+    in (:func:`skip_warning`): it would undo the purge. Reads ``purge_log`` once; a brain never
+    purged answers False without a query."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.hashes = purged_hashes(conn)
+
+    def __bool__(self) -> bool:
+        return bool(self.hashes)
+
+    def __contains__(self, hx) -> bool:
+        return (hx in self.hashes
+                and not self.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (hx,)).fetchone()
+                and not self.conn.execute("SELECT 1 FROM pages WHERE content_hash = ? UNION ALL SELECT 1 FROM files WHERE content_hash = ?", (hx, hx)).fetchone())
+
+
+def skip_warning(path: str, command: str) -> str:
+    """What import and sync say of a file they leave out because its bytes are a purged
+    version's (:class:`PurgedBytes`)."""
+    return (f"{path}: not imported: its bytes are exactly a version `gbrain purge` removed (config purge_log); importing it "
+            f"would bring the purged text back. To take it anyway: `{command} --include-purged` (a file you edited, other bytes, "
+            f"is imported as ever)")
+
+
 def compact(c) -> bool:
     """Rewrite the database so no free page, dead row or log frame keeps a purged byte: SQLite
     ``VACUUM`` then ``PRAGMA wal_checkpoint(TRUNCATE)``; Postgres ``VACUUM FULL`` (every table

@@ -1398,7 +1398,9 @@ def _unknown_model_warning(name: str, config: dict) -> str | None:
 @op(
     "import",
     "Import a markdown tree into the brain (lossless, incremental by content hash) and print a validation report.",
-    [Param("dir", required=True, positional=True, description="the markdown folder to import", directory=True)],
+    [Param("dir", required=True, positional=True, description="the markdown folder to import", directory=True),
+     Param("include_purged", "boolean", "also import files whose bytes are exactly a version `gbrain purge` removed (left out and named by default: "
+           "importing them brings the purged text back)", default=False)],
     mcp=False, title="Import a markdown folder",
     db="create",
     text=_report_text,
@@ -1410,7 +1412,7 @@ def _import(b, a, ctx):
     root = _dir_arg(a["dir"])
     if ctx.progress_label:
         ctx.progress_label("Importing")
-    return import_tree(b, root, on_progress=ctx.on_progress, on_warning=ctx.on_warning)
+    return import_tree(b, root, on_progress=ctx.on_progress, on_warning=ctx.on_warning, include_purged=bool(a.get("include_purged")))
 
 
 @op(

@@ -1071,9 +1071,11 @@ def _comparison_lines(r: dict) -> list[str]:
 #: the kinds of paths sync leaves alone (``sync/scan.py: Why``), in the words its summary uses
 LEFT_ALONE_WORDS = {"symlink": "symlink", "ignored": "ignored", "unreadable": "unreadable", "not-regular": "special file",
                     "bad-name": "name not UTF-8", "vanished": "deleted or moved while read",
-                    "unwritable": "unwritable"}
+                    "unwritable": "unwritable",
+
+                    "purged": "purged version"}
 #: the kinds whose word takes a plural ``s``
-_COUNTED_NOUNS = frozenset(("symlink", "not-regular"))
+_COUNTED_NOUNS = frozenset(("symlink", "not-regular", "purged"))
 _LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}
 
 
@@ -1149,6 +1151,11 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
             lines.append(f"  names not valid UTF-8 (rename to bring them in): {', '.join(bad)}")
         if r["skipped_count"] > min(len(listed), SKIPPED_SHOWN):
             lines.append(f"  … and {r['skipped_count'] - min(len(listed), SKIPPED_SHOWN):,} more (--json lists {len(listed):,})")
+    if r.get("purged_skipped_count"):  # import, sync: a file holding exactly a purged version's bytes
+        n = r["purged_skipped_count"]
+        more = f" and {n - len(r['purged_skipped']):,} more (see --json)" if n > len(r["purged_skipped"]) else ""
+        lines.append(f"Not imported (exactly the bytes of a version `gbrain purge` removed: config purge_log; --include-purged "
+                     f"takes them): {_count(n, 'file')}: {', '.join(r['purged_skipped'])}{more}")
     if r.get("ignored_in_brain_count"):
         lines.append(f"Ignored now, kept in the brain as they were: {r['ignored_in_brain_count']:,} (e.g. {r['ignored_in_brain'][0]}; not synced while the ignore rule stands)")
     if r.get("evicted_count"):

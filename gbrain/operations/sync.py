@@ -144,6 +144,8 @@ def _removed_lines(r: dict) -> list[str]:
         Param("rebind", "boolean", "sync with a different folder than the one the brain is bound to", default=False),
         Param("confirm_delete", "boolean", "trash the notes of a folder whose markdown all vanished, or most of whose notes were deleted at once (you deleted them on purpose)", default=False),
         Param("put_back", "boolean", "write the files deleted from the folder back from the brain instead of trashing their notes (the way back after a refused mass deletion)", default=False),
+        Param("include_purged", "boolean", "also import files whose bytes are exactly a version `gbrain purge` removed (left alone and named by default: "
+              "importing them brings the purged text back)", default=False),
     ],
     mcp=False, title="Two-way sync with a markdown folder",
     db="create",
@@ -158,6 +160,7 @@ def _sync(b, a, ctx):
     eng = SyncEngine(b, root, warn=ctx.on_warning)
     eng.confirm_delete = bool(a.get("confirm_delete"))
     eng.put_back = bool(a.get("put_back"))
+    eng.include_purged = bool(a.get("include_purged"))
     if eng.put_back and eng.confirm_delete:
         raise BadInput(f"{ctx.flag('put_back')} and {ctx.flag('confirm_delete')} ask for opposite things; give one")
     try:

@@ -141,7 +141,7 @@ from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
-from .scan import evicted, is_evicted, IGNORED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -290,7 +290,7 @@ class Outcome:
             "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
             "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")) + len(self.put_back),
             # left alone: could not be read (retried), and the user's own choices (kept, exit 0)
-            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED, VANISHED, UNWRITABLE)),
+            "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED, VANISHED, UNWRITABLE, PURGED)),
             # brain → file writes the folder refused (read-only): kept in the brain, exit 1
             "unwritable": sum(1 for _, w in self.unreadable if kind_of(w) == UNWRITABLE),
             "vanished": sum(1 for _, w in self.unreadable if kind_of(w) == VANISHED),
@@ -405,6 +405,8 @@ class SyncEngine:
         # holding a newline cannot print as a line of its own
         self._log = (lambda s: log(shown(s))) if log else (lambda s: None)
         self._warn = warn or (lambda s: None)
+        #: import a file whose bytes are exactly a purged version's too (``--include-purged``)
+        self.include_purged = False
         self._lock_fd: int | None = None
         self.spec: pathspec.PathSpec | None = None
         self.ignored: Callable[[str], bool] = ignore_matcher(None)  # self.spec.match_file, fast
@@ -421,6 +423,7 @@ class SyncEngine:
         #: paths whose eviction by iCloud Drive this engine said (:func:`~gbrain.sync.scan.evicted`):
         #: said once, again after the file was back
         self._evicted_said: set[str] = set()
+        self._purged_said: set[str] = set()  # files left out as a purged version's bytes, said once
         #: every path this engine trashed (a refusal says how many of its folder went earlier)
         self.trashed_paths: set[str] = set()
         #: pages this engine trashed in the last :data:`RECENT_TRASH_S` seconds because their file
@@ -850,8 +853,9 @@ class SyncEngine:
             from .importer import import_tree
 
             with origin(client=self.client or None):  # the folder's versions name their sync client
-                rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface)
+                rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface, include_purged=self.include_purged)
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
+            self._purged_said.update(rep0.get("purged_skipped") or [])  # (said by the import)
             self._log(f"+ {first:,} files imported into the empty brain")
         cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps)]
         for c in cleaned:
@@ -1114,6 +1118,24 @@ class SyncEngine:
             if len(data) <= KEEP_BYTES and kept + len(data) <= KEEP_TOTAL:
                 f.data = data  # saves a second read when it is imported; re-read beyond the budget
                 kept += len(data)
+        # a file holding exactly the bytes of a version `gbrain purge` removed, other than the
+        # folder's last synced bytes (those go as the plan says: a page deleted in the brain, its
+        # file removed without a copy), is not imported (an old copy put back, a teammate's):
+        # left alone on both sides, said, so the purge is not undone
+        if not self.include_purged and '"hashes"' in (self.brain.get_config("purge_log") or ""):
+            from ..core.purge import PurgedBytes, skip_warning
+
+            purged = PurgedBytes(self.conn)
+            for p in sorted(paths):
+                f = disk.get(p)
+                if f is None or f.hash is None or (p in state and state[p][3] == f.hash) or f.hash not in purged:
+                    continue
+                paths.discard(p)
+                why = Why("its bytes are exactly a version `gbrain purge` removed (config purge_log): not imported", PURGED)
+                out.unreadable.append((p, why))
+                if p not in self._purged_said:
+                    self._purged_said.add(p)
+                    self._warn(skip_warning(p, f"gbrain sync {cmd_arg(str(self.root))}"))
         # 2. plan
         D = {p: disk[p].hash for p in paths if p in disk}
         S = {p: db[p][0] for p in paths if p in db}
@@ -2997,7 +3019,11 @@ class SyncEngine:
             rep["unwritable_count"] = len(refused)
             rep["unwritable_reason"] = why
             rep["problems"].append(unwritable_problem(len(refused), why, self.root))
-        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone) | set(gone_to_cloud) | set(refused)
+        # a file holding exactly a purged version's bytes: not imported on purpose (the purge asked)
+        purged = sorted(p for p, w in out.unreadable if kind_of(w) == PURGED)
+        rep["purged_skipped"] = purged[: verify.MAX_LISTED]
+        rep["purged_skipped_count"] = len(purged)
+        ignored_paths = {p for p, _ in ignored} | {p for p, _ in linked} | set(gone) | set(gone_to_cloud) | set(refused) | set(purged)
         # (paths left alone are reported once, as such, not as missing: verify.report's left_alone)
         really = [(p, w) for p, w in out.unreadable if p not in ignored_paths]
         if really:

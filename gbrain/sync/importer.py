@@ -34,7 +34,7 @@ from ..page.slugs import nfc as slugs_nfc
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
-from .scan import change_stamp, db_excludes, file_id, read_settled, scan_tree
+from .scan import PURGED, change_stamp, db_excludes, file_id, read_settled, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
@@ -287,14 +287,18 @@ def import_tree(
     on_progress: Callable[[int, int], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
     surface: str = "import",
+    include_purged: bool = False,
 ) -> dict:
     """Import ``root`` into ``brain``; return the validation report (``ok`` false on mismatch).
 
     ``surface`` is recorded as the origin of the versions written (``sync`` passes its own).
+    A file whose bytes are exactly a version ``gbrain purge`` removed is not imported (named in
+    a warning and the report's ``purged_skipped``: it would undo the purge) unless
+    ``include_purged``.
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
     with origin(surface=surface), few_collections():
-        return _import_tree(brain, root, on_progress, on_warning)
+        return _import_tree(brain, root, on_progress, on_warning, surface, include_purged)
 
 
 #: portability warnings an import gives one by one; the rest are counted in one more line
@@ -404,7 +408,9 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
     return found
 
 
-def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
+def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "import", include_purged: bool = False) -> dict:
+    from ..core.purge import PurgedBytes, skip_warning
+
     rootp = Path(root)
     hashed_at = time.time_ns()  # before any file is stat-ed or read (_record_baseline's racy rule)
     scan = scan_tree(rootp, exclude_abs=db_excludes(brain.path))
@@ -423,6 +429,11 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
             on_warning(msg)
 
     vanished: list[str] = []
+    # bytes a purge removed (config purge_log): a file holding exactly them (an older export, a
+    # teammate's copy) is left out, said, so the purge is not undone; other bytes are imported
+    purged = PurgedBytes(brain.conn) if not include_purged else None
+    purged_skipped: list[str] = []
+    again = f"gbrain {'import' if surface == 'import' else 'sync'} {cmd_arg(str(root))}"
 
     def gone(path: str, held: bool) -> None:
         # deleted or renamed in the folder after the scan listed it: the person's change, not a
@@ -558,6 +569,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
                         read_errors.append((path, e.strerror or str(e)))
                         warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
                         continue
+                if purged and h in purged:
+                    purged_skipped.append(path)
+                    warn(skip_warning(path, again))
+                    continue
                 hashes[path] = h
                 if old and old[0] == h:
                     unchanged += 1
@@ -698,7 +713,10 @@ def _import_tree(brain: Brain, root, on_progress, on_warning) -> dict:
     new_paths = set(hashes) - set(stored)
     for w in portability_warnings(brain, new_paths) + other_markdown_warning(new_paths) + property_syntax_hint(brain, hashes, new_paths):
         warn(w)
-    rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)})
+    rep = verify.report(brain, scan, hashes, deep=False, parsed_counts=parsed_counts, extra={"counts": counts, "warnings": warnings[:200], "warning_count": len(warnings)},
+                        left_alone={p: PURGED for p in purged_skipped} or None)
+    rep["purged_skipped"] = purged_skipped[: verify.MAX_LISTED]
+    rep["purged_skipped_count"] = len(purged_skipped)
     if kept_brain:
         # those files differ from the brain on purpose: the brain's newer version is kept
         others = [p for p in verify.compare(hashes, verify.db_hashes(brain)).hash_mismatch if p not in kept]

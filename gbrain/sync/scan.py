@@ -83,6 +83,10 @@ SYMLINK, IGNORED, BAD_NAME, UNREADABLE, VANISHED = "symlink", "ignored", "bad-na
 #: a write through gbrain the folder refused (read-only mount, no permission): the brain keeps
 #: the change, the file stays as it is (exit 1 for sync: the two differ; watch says it once)
 UNWRITABLE = "unwritable"
+#: a file whose bytes are exactly a version ``gbrain purge`` removed (config ``purge_log``): not
+#: imported, so the purge is not undone (import, sync, watch; ``--include-purged`` takes it):
+#: the user's choice, as an ignored file is (exit 0, named, never retried)
+PURGED = "purged"
 
 
 class Why(str):
