@@ -90,7 +90,7 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
     assert set(served["brain_ingest"].input_schema["properties"]) == {"content", "source_type", "source_ref"}
     skills = {f"gbrain-{d.name}" for d in (ROOT / "skills").iterdir() if (d / "SKILL.md").exists()}
     assert sorted(str(r.uri) for r in resources.resources) == sorted(["brain://index"] + [f"brain://skills/{n}" for n in skills])
-    assert sorted(t.uri_template for t in templates.resource_templates) == ["brain://index{?cursor}", "brain://pages/{+slug}{?offset,max_chars}"]
+    assert sorted(t.uri_template for t in templates.resource_templates) == ["brain://index{?cursor}", "brain://pages/{+slug}{?offset,max_chars,hash}"]
     assert {p.name for p in prompts.prompts} == {"brain_briefing", "brain_ingest_meeting"} | skills
     assert all(a.description for p in prompts.prompts for a in p.arguments)
 

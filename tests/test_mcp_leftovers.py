@@ -19,8 +19,10 @@ def test_a_page_resource_of_a_long_page_comes_in_parts_saying_how_to_read_on(db_
     """brain://pages/{slug} gave a 3 MB page in one read: a host that attaches the resource
     pasted it whole into the model's context. It now gives brain_get's part (60,000 characters,
     cut at a line end) byte for byte, and a second text saying where the rest starts, with the
-    URI that reads it (`?offset=`); `?max_chars=0` reads the page whole. A short page is one
-    text, as before."""
+    URI that reads it (`?offset=`, and the page's `?hash=`); `?max_chars=0` reads the page whole.
+    A short page is one text, as before."""
+    import hashlib
+
     from gbrain.core.brain import Brain
 
     long_text = "---\ntitle: Long notes\n---\n\n# Long notes\n\n" + "".join(f"Line {i}: some words about the topic at hand.\n" for i in range(5000))
@@ -51,7 +53,7 @@ def test_a_page_resource_of_a_long_page_comes_in_parts_saying_how_to_read_on(db_
     assert len(first.contents) == 2, [x.text[:80] for x in first.contents]
     part, note = first.contents
     assert part.mime_type == "text/markdown" and len(part.text) <= 60_000 and long_text.startswith(part.text) and part.text.endswith("\n")
-    nxt = "brain://pages/" + quote("notes/Long notes") + f"?offset={len(part.text)}"
+    nxt = "brain://pages/" + quote("notes/Long notes") + f"?offset={len(part.text)}&hash={hashlib.sha256(long_text.encode()).hexdigest()}"
     assert note.meta["next"] == nxt and note.meta["next_offset"] == len(part.text) and note.meta["total_chars"] == len(long_text)
     assert nxt in note.text and f"{len(long_text):,}" in note.text and '"offset": ' in note.text  # the brain_get call too
     assert "".join(r.contents[0].text for r in reads) == long_text  # the parts join into the page, byte for byte
@@ -61,6 +63,55 @@ def test_a_page_resource_of_a_long_page_comes_in_parts_saying_how_to_read_on(db_
     assert [x.text for x in short.contents] == ["# Short\n\nOne line.\n"]
     assert small.contents[0].text == "Short" and "offset=7" in small.contents[1].text
     assert past is not None and past.error.code == -32602 and "past the end" in past.error.message
+
+
+def test_a_later_part_of_the_page_resource_says_the_page_changed_since_the_first(db_path):
+    """brain://pages/… in parts: a page changed between two reads gave part 2 of the new version
+    after part 1 of the old, joined silently into a text no version had. Each part carries the
+    page's content hash (`content_hash`: brain_get's part token; the `next` URI's `?hash=`), and
+    a read given it refuses when the page changed since, naming the two hashes and where to read
+    again; unchanged, the parts join as before. A brain_get part token is taken as `hash` too."""
+    import hashlib
+
+    from gbrain.core.brain import Brain
+
+    v1 = "# Long\n\n" + "".join(f"Line {i}: first version of the words.\n" for i in range(3000))
+    v2 = v1.replace("Line 7:", "Line seven:")
+    h1, h2 = (hashlib.sha256(t.encode()).hexdigest() for t in (v1, v2))
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/long", v1)
+
+    async def main():
+        async with connect(db_path) as c:
+            first = await c.read_resource("brain://pages/notes/long")
+            same = await c.read_resource(first.contents[1].meta["next"])
+            token = ok(await c.call_tool("brain_get", {"slug": "notes/long"}))["content_hash"]
+            by_token = await c.read_resource(f"brain://pages/notes/long?offset={len(first.contents[0].text)}&hash={token}")
+            with Brain.open(db_path) as b:
+                b.put("notes/long", v2)
+            errs = []
+            for uri in (first.contents[1].meta["next"], same.contents[1].meta["next"] if len(same.contents) > 1 else None):
+                if uri is None:
+                    continue
+                try:
+                    await c.read_resource(uri)
+                    errs.append(None)
+                except MCPError as e:
+                    errs.append(e)
+            fresh = await c.read_resource("brain://pages/notes/long")
+            return first, same, by_token, errs, fresh
+
+    first, same, by_token, errs, fresh = anyio.run(main)
+    part, note = first.contents
+    assert note.meta["content_hash"] == f"part:0-{len(part.text)}:{h1}"
+    assert note.meta["next"].endswith(f"&hash={h1}")
+    assert v1.startswith(part.text + same.contents[0].text)  # unchanged: the parts join
+    assert by_token.contents[0].text == same.contents[0].text
+    assert errs and all(e is not None for e in errs), errs
+    for e in errs:
+        assert "changed since" in e.error.message and h1[:16] in e.error.message and h2[:16] in e.error.message
+        assert "brain://pages/notes/long" in e.error.message
+    assert fresh.contents[1].meta["content_hash"].endswith(h2)
 
 
 def _graph_brain(db_path) -> None:

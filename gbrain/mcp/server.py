@@ -3,7 +3,7 @@
 Every operation registered with ``mcp=True`` in :data:`gbrain.operations.REGISTRY` becomes a
 tool named ``brain_<name>`` with the operation's JSON schema; nothing here lists tools by hand.
 Besides the tools the server offers two resources (``brain://index`` and the template
-``brain://pages/{+slug}{?offset,max_chars}``: a long page in parts) and two prompts (``brain_briefing``, ``brain_ingest_meeting``), and
+``brain://pages/{+slug}{?offset,max_chars,hash}``: a long page in parts) and two prompts (``brain_briefing``, ``brain_ingest_meeting``), and
 each agent skill as a prompt (``gbrain-ingest``, …) and a resource ``brain://skills/<name>``.
 
 Protocol facts (from the official ``mcp`` SDK 2.x source): :class:`mcp.server.mcpserver.MCPServer`
@@ -378,15 +378,19 @@ class _PagePart(str):
     meta: dict = {}
 
 
-def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "") -> str:
+def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash: str = "") -> str:
     """The page resource: the page's markdown from ``offset`` (a character, as brain_get's), at
     most ``max_chars`` characters cut at a line end (brain_get's default part, ``PART_CHARS``;
     0: the whole page). A part that is not the page's end is a :class:`_PagePart` (trial 26: a
-    3 MB page came whole, and a host attaching the resource pasted it all into the context)."""
+    3 MB page came whole, and a host attaching the resource pasted it all into the context):
+    its ``content_hash`` is brain_get's part token, and its ``next`` URI carries the page's
+    content hash (``?hash=``, a part token too): a read given one refuses, :class:`Conflict`,
+    when the page changed since (parts of two versions would join silently otherwise)."""
     from urllib.parse import quote
 
     from ..core.brain import render_row
-    from ..operations.core import PART_CHARS, part_end
+    from ..errors import Conflict
+    from ..operations.core import PART_CHARS, parse_part_token, part_end, part_token
 
     def number(name: str, v: str, default: int) -> int:
         if v in ("", None):
@@ -402,17 +406,24 @@ def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "") -> st
     start, cap = number("offset", offset, 0), number("max_chars", max_chars, PART_CHARS)
     row = b.resolve_slug(slug)
     text = render_row(row)
+    if hash:
+        token = parse_part_token(hash)
+        was = token[2] if token else hash.strip().lower()
+        if was != row["content_hash"]:
+            again = f"brain://pages/{quote(row['slug'], safe='/')}"
+            raise Conflict(f"{row['slug']} changed since the part read (content_hash {was[:16]}…, now {row['content_hash'][:16]}…): "
+                           f"a part of this version would not join the parts read; read it again from the start: {again}")
     if start > len(text):
         raise BadInput(f"brain://pages/…?offset={start}: past the end of {row['slug']} ({len(text):,} characters)")
     end = part_end(text, start, cap)
     if end >= len(text):
         return text[start:] if start else text
     part = _PagePart(text[start:end])
-    nxt = f"brain://pages/{quote(row['slug'], safe='/')}?offset={end}"
+    nxt = f"brain://pages/{quote(row['slug'], safe='/')}?offset={end}&hash={row['content_hash']}"
     call = json.dumps({"slug": row["slug"], "offset": end}, ensure_ascii=False)
     part.note = (f"This is characters {start:,} to {end:,} of the {len(text):,} of {row['slug']} (cut at a line end): the page goes on. "
-                 f"Read the rest at {nxt} (or brain_get {call}); ?max_chars=0 reads the page whole.")
-    part.meta = {"next": nxt, "next_offset": end, "total_chars": len(text)}
+                 f"Read the rest at {nxt} (its hash: refused if the page changes meanwhile; or brain_get {call}); ?max_chars=0 reads the page whole.")
+    part.meta = {"next": nxt, "next_offset": end, "total_chars": len(text), "content_hash": part_token(start, end, row["content_hash"])}
     return part
 
 
@@ -587,12 +598,13 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
         except Exception as e:
             raise _resource_error(e) from e
 
-    @server.resource("brain://pages/{+slug}{?offset,max_chars}", name="page",
-                     description="A page's markdown exactly as stored; a long one in parts of 60,000 characters (a second text gives the next part's URI; ?max_chars=0: whole)",
+    @server.resource("brain://pages/{+slug}{?offset,max_chars,hash}", name="page",
+                     description="A page's markdown exactly as stored; a long one in parts of 60,000 characters (a second text gives the next part's URI, "
+                                 "whose ?hash= refuses a page changed since; ?max_chars=0: whole)",
                      mime_type="text/markdown", **_SLUG_RESOURCE)
-    async def page(slug: str, offset: str = "", max_chars: str = "") -> str:
+    async def page(slug: str, offset: str = "", max_chars: str = "", hash: str = "") -> str:
         try:
-            return await host.run(lambda b: _page_part(b, slug, offset, max_chars))
+            return await host.run(lambda b: _page_part(b, slug, offset, max_chars, hash))
         except Exception as e:
             raise _resource_error(e) from e
 
