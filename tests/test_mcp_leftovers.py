@@ -164,6 +164,56 @@ def test_a_graph_answer_counts_its_links_against_the_page_size_and_pages_on(db_p
         assert all(e["from"] in seen and e["to"] in seen for e in ok(p)["edges"])
 
 
+def test_following_every_graph_cursor_gives_each_page_and_link_exactly_once(tmp_path, db_path):
+    """brain_graph's pages (`next_cursor`) are cut from the whole answer computed again for each
+    page: a page or link written between two pages moved the cut, and the next page repeated
+    links the last had given (make_brain, 300 pages: 2 links given twice after one new page
+    linking the start). On a brain 300 pages big, following every cursor gives each page and
+    link of the whole answer exactly once; after a write that changes the answer, the cursor is
+    refused (saying so, start again) instead of giving items again or skipping them."""
+    from conftest import gbrain, make_brain
+
+    from gbrain.core.brain import Brain
+
+    tree = make_brain(tmp_path / "tree", 300)
+    assert gbrain("import", str(tree)).returncode == 0
+    with Brain.open(db_path) as b:
+        hubs = [r[0] for r in b.conn.execute(
+            "SELECT p.slug FROM pages p JOIN links l ON l.to_page_id = p.id GROUP BY p.id, p.slug ORDER BY count(*) DESC, p.slug LIMIT 3")]
+        calls = [{"slug": s, "depth": d} for s in hubs for d in (2, 3)] + [{"slug": hubs[0], "depth": 3, "type": "person", "limit": 300}]
+        wholes = [ops.run("graph", dict(a), ops.Context(surface="call"), brain=b) for a in calls]
+
+    async def follow(c, args):
+        pages = [await c.call_tool("brain_graph", args)]
+        while ok(pages[-1]).get("next_cursor") and len(pages) < 100:
+            pages.append(await c.call_tool("brain_graph", {**args, "cursor": ok(pages[-1])["next_cursor"]}))
+        return [ok(p) for p in pages]
+
+    async def main():
+        async with connect(db_path) as c:
+            got = [await follow(c, a) for a in calls]
+            first = ok(await c.call_tool("brain_graph", calls[0]))
+            put = await c.call_tool("brain_put", {"slug": "aaa/new-note", "content": f"# New note\n\nSee [[{hubs[0]}]].\n"})
+            after = await c.call_tool("brain_graph", {**calls[0], "cursor": first["next_cursor"]})
+            again = await follow(c, calls[0])
+            return got, first, put, after, again
+
+    got, first, put, after, again = anyio.run(main)
+    cut = 0
+    for args, whole, pages in zip(calls, wholes, got):
+        cut += len(pages) > 1
+        nodes = [n for p in pages for n in p["nodes"]]
+        edges = [json.dumps(e, sort_keys=True) for p in pages for e in p["edges"]]
+        assert nodes == whole["nodes"], args
+        assert len(edges) == len(set(edges)) and sorted(edges) == sorted(json.dumps(e, sort_keys=True) for e in whole["edges"]), args
+    assert cut >= 3, "the graphs must be big enough to be cut"
+    assert first["next_cursor"] and not put.is_error
+    assert after.is_error and "changed since" in text_of(after) and "without cursor" in text_of(after)
+    nodes = [n["slug"] for p in again for n in p["nodes"]]
+    edges = [json.dumps(e, sort_keys=True) for p in again for e in p["edges"]]
+    assert "aaa/new-note" in nodes and len(nodes) == len(set(nodes)) and len(edges) == len(set(edges))
+
+
 def test_a_timeline_summary_of_several_lines_or_a_source_of_several_words_is_said(fixture_db):
     """brain_timeline_add folded a summary of several lines into one line and took a `source` of
     two words (the ingest skill asks for one short word), both silently. A folded summary is

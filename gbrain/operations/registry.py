@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.brain import Brain
-from ..errors import Ambiguous, BadInput, GBrainError, NotFound
+from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 
 JSON_TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool, "object": dict, "array": list}
 
@@ -914,11 +914,30 @@ def _cursor_key(o: Operation, args: dict) -> str:
     return hashlib.sha1(dumps([o.name, sorted(args.items())]).encode()).hexdigest()[:8]
 
 
-def encode_cursor(o: Operation, args: dict, offset: int) -> str:
-    """An opaque cursor: the offset of the next item, bound to the other arguments."""
+def encode_cursor(o: Operation, args: dict, offset: int, answer: str = "") -> str:
+    """An opaque cursor: the offset of the next item, bound to the other arguments (and, for a
+    ``page="cut"`` operation, to ``answer``: :func:`answer_print` of the whole answer it cuts)."""
     import base64
 
-    return base64.urlsafe_b64encode(f"{offset}:{_cursor_key(o, args)}".encode()).decode().rstrip("=")
+    return base64.urlsafe_b64encode(f"{offset}:{_cursor_key(o, args)}{':' + answer if answer else ''}".encode()).decode().rstrip("=")
+
+
+def answer_print(result) -> str:
+    """A short fingerprint of a whole answer (``page="cut"``: brain_graph): its cursor carries
+    it, and a next page cut from an answer that changed meanwhile (a page or link written) is
+    refused, since its offset no longer falls where the last page ended: items would repeat or
+    be skipped (:func:`run_tool`)."""
+    import hashlib
+
+    return hashlib.sha1(dumps(result).encode()).hexdigest()[:12]
+
+
+def _cursor_answer(cursor: str) -> str | None:
+    """The answer fingerprint a cursor carries (None: none; a cursor :func:`decode_cursor` took)."""
+    import base64
+
+    parts = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+    return parts[2] if len(parts) == 3 else None
 
 
 def decode_cursor(o: Operation, args: dict, cursor: str | None) -> int:
@@ -929,8 +948,10 @@ def decode_cursor(o: Operation, args: dict, cursor: str | None) -> int:
     if not cursor:
         return 0
     try:
-        off, key = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
+        off, key, *answer = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode().split(":")
         offset = int(off)
+        if len(answer) > 1:
+            raise ValueError(cursor)
     except (ValueError, UnicodeDecodeError) as e:
         raise BadInput(f"{o.tool_name}: parameter 'cursor' is not a cursor this tool returned") from e
     if key != _cursor_key(o, args) or offset < 0:
@@ -964,8 +985,13 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     offset = decode_cursor(o, key_args, cursor)
     ranked = 0  # the depth of the ranking the pages are cut from (search, query)
     if o.page == "cut":
-        part, end = o.cut(run(name, a, ctx, brain), offset, PAGE_CHARS)  # type: ignore[misc]
-        nxt = encode_cursor(o, key_args, end) if end is not None else None
+        whole = run(name, a, ctx, brain)
+        fp = answer_print(whole)
+        if cursor and _cursor_answer(cursor) not in (None, fp):
+            raise Conflict(f"{o.tool_name}: the answer changed since the page this cursor came from (a page or link written meanwhile): "
+                           f"its next page would repeat or skip items; call again without cursor to read it from the start")
+        part, end = o.cut(whole, offset, PAGE_CHARS)  # type: ignore[misc]
+        nxt = encode_cursor(o, key_args, end, fp) if end is not None else None
         if nxt and "note" not in part:
             part["note"] = f"cut at ~{PAGE_CHARS:,} characters; pass next_cursor as cursor for the rest"
         return {**part, "next_cursor": nxt}
