@@ -44,3 +44,21 @@ def test_page_ids_report_counts_and_budget_equal_what_they_replace(tmp_path):
         want = [r[0] for r in c.execute("SELECT id FROM pages ORDER BY id")]
         got = V.page_ids_unordered(c)
         assert sorted(got) == want and len(got) == len(set(got)) and want[-1] > len(want)
+
+
+@pytest.mark.engine_free
+def test_a_file_differing_from_the_brain_names_sync_as_the_other_differences_do(tmp_path):
+    """Trial 30: after `gbrain put … --timeline-append` on a synced vault, `gbrain verify VAULT`
+    said "MISMATCH: 2 file(s) differ from what the DB renders / Validation: FAILED" and no more,
+    where a file only in the folder or only in the brain is told `gbrain sync DIR`: an edit on
+    either side since the last sync is what a differing file usually is."""
+    from conftest import gbrain_in_process, write_tree
+
+    root = write_tree(tmp_path / "vault", {"notes/a.md": "# A\n\nText.\n", "notes/b.md": "# B\n"})
+    db = str(tmp_path / "brain.db")
+    assert gbrain_in_process("--db", db, "import", str(root)).returncode == 0
+    assert gbrain_in_process("--db", db, "put", "notes/a", "--timeline-append", "- **2026-12-04** | call").returncode == 0
+    r = gbrain_in_process("--db", db, "verify", str(root))
+    assert r.returncode == 1, r
+    out = r.stdout.decode()
+    assert "MISMATCH: 1 file(s) differ from what the DB renders" in out and "`gbrain sync DIR`" in out.split("differ from what the DB renders", 1)[1].splitlines()[0], out

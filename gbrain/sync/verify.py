@@ -682,7 +682,8 @@ def report(
     if c.missing_on_disk:
         problems.append(f"{len(c.missing_on_disk)} path(s) in the DB are not on disk (written through gbrain, or deleted from the folder? `gbrain sync DIR` reconciles both sides)")
     if c.hash_mismatch:
-        problems.append(f"{len(c.hash_mismatch)} file(s) differ from what the DB renders")
+        problems.append(f"{len(c.hash_mismatch)} file(s) differ from what the DB renders "
+                        "(edited in the folder or through gbrain since the last sync? `gbrain sync DIR` reconciles both sides)")
     for k in ("links", "timeline", "tags"):
         if derived[f"{k}_parsed"] != derived[f"{k}_stored"]:
             problems.append(f"{k}: {derived[k + '_parsed']} parsed but {derived[k + '_stored']} stored")
