@@ -492,3 +492,15 @@ def test_an_integer_sent_as_a_whole_float_is_taken_as_the_schema_allows(fixture_
     assert r.returncode == 0 and len(json.loads(r.stdout)) == 2, r.stderr
     r = gbrain_in_process("--db", str(fixture_db), "call", "brain_search", '{"query": "ana", "limit": 1e0}')
     assert r.returncode == 0 and len(json.loads(r.stdout)) == 1, r.stderr
+
+
+def test_pipe_says_the_embedding_model_note_once(fixture_db):
+    """Trial 32: every `brain_embed` line of a `pipe` printed `note: no OPENAI_API_KEY: using the
+    offline minilm model …` on stderr again (1,000 lines: 1,000 notes). The note is for the
+    person, said once per process; each answer still carries it in its result's `note`."""
+    lines = "".join(json.dumps({"id": i, "tool": "brain_embed", "params": {"slug": "ana-lima", "dry_run": True}}) + "\n" for i in range(3))
+    r = gbrain("--db", str(fixture_db), "pipe", input=lines, env={"OPENAI_API_KEY": "", "GBRAIN_EMBEDDING_API_KEY": "", "OPENAI_BASE_URL": "", "GBRAIN_EMBEDDING_BASE_URL": ""})
+    out = [json.loads(x) for x in r.stdout.decode().splitlines()]
+    assert r.returncode == 0 and [o["ok"] for o in out] == [True] * 3, r.stderr
+    assert all("no OPENAI_API_KEY" in o["result"]["note"] for o in out), out
+    assert r.stderr.decode().count("no OPENAI_API_KEY") == 1, r.stderr.decode()

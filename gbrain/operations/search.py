@@ -41,6 +41,10 @@ def _agent_seconds(config: dict) -> float:
 ANNOUNCE_CHUNKS = 1000
 
 
+#: the embedding model notes this process has said (:func:`_embed`)
+_NOTED: set[str] = set()
+
+
 def _say(ctx: Context, msg: str) -> None:
     """A message for the person now (stderr), not at the end like warnings."""
     fn = getattr(ctx, "on_message", None)
@@ -134,7 +138,8 @@ def _embed(b, a, ctx):
     # at check_stop between batches and groups instead): what was paid for is kept
     kept = lambda: b.transaction(stop=False)  # noqa: E731
     model, note = active_model(b.conn, b.config())
-    if note:
+    if note and note not in _NOTED:  # said once per process (a pipe's or serve's every call said it again; trial 32): the result's `note` holds it each time
+        _NOTED.add(note)
         _say(ctx, "note: " + note)
     if a.get("slug"):
         row = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: the page, with a warning (as writes follow it)
