@@ -291,3 +291,19 @@ def test_a_source_or_choice_in_another_case_is_taken_or_named(fixture_db):
     err = miss.structured_content
     assert miss.is_error and "it has raw data from crustdata" in err["error"] and err["suggestions"] == ["crustdata"], err
     assert ing["source_type"] == "meeting"
+
+
+def test_query_and_question_are_suggested_for_each_other():
+    """Trial 30: an agent on the official SDK called `brain_query {"query": …}` (brain_search's
+    name for it) and was told `unknown parameter(s) query; expected question, …; brain_search
+    takes query`: pointed at the keyword tool, away from the one it chose. The two names of the
+    same thing are suggested for each other (`did you mean: question`), as a near spelling is."""
+    import pytest
+
+    from gbrain.errors import BadInput
+    from gbrain.operations import registry as reg
+
+    for tool, given, meant in (("query", "query", "question"), ("search", "question", "query")):
+        with pytest.raises(BadInput) as e:
+            reg.check_args(reg.REGISTRY[tool], {given: "mixture of experts"}, tool=True)
+        assert f"did you mean: {meant}; " in str(e.value) and e.value.suggestions == [meant], (str(e.value), e.value.suggestions)

@@ -362,6 +362,9 @@ def did_you_mean(near: list[str]) -> str:
     return f"did you mean: {', '.join(near)}; " if near else ""
 
 
+#: parameter names that mean the same thing in two tools: an unknown one suggests the other
+SAME_MEANING = {"query": "question", "question": "query"}
+
 #: integers beyond this are refused (SQLite holds 64-bit integers; no count or limit comes near)
 MAX_INT = 2**53
 
@@ -433,6 +436,11 @@ def check_args(o: Operation, args: Any, cli: bool = False, tool: bool = False) -
         expected = [p.name for p in o.params if p.in_schema or not tool] + (["cursor"] if o.page and not cli else [])
         hint = "" if cli else takes_hint(o, args, unknown)
         near = [m for k in sorted(unknown, key=str) for m in near_names(k, [x for x in expected if x not in args], 1)]
+        # a name another tool gives the same thing (brain_search's `query` is brain_query's
+        # `question`: trial 30's agent was pointed at brain_search by the hint alone)
+        same = [SAME_MEANING[k] for k in unknown if SAME_MEANING.get(k) in expected and SAME_MEANING[k] not in args]
+        if same:
+            near, hint = same + near, ""
         near = list(dict.fromkeys(near))
         raise BadInput(f"{where}unknown parameter(s) {', '.join(sorted(map(ascii_name, unknown)))}; {did_you_mean(near)}expected {', '.join(expected) or 'none'}{hint}",
                        suggestions=near)
