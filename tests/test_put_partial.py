@@ -2,6 +2,8 @@
 changes, every other byte of the page stays as it was."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gbrain import operations as ops
@@ -178,6 +180,14 @@ def test_an_empty_put_never_wipes_a_page(tmp_path):
     assert r.returncode == 2 and b"empty" in r.stderr, r.stderr
     with Brain.open(db) as b:
         assert b.get_text("notes/keep") == "# Keep\n\nText that must stay.\n"
+    # a new page from an empty input is made (an empty note is a page), but said (trial 32: `gbrain
+    # put notes/x` from cron, whose stdin is /dev/null, made an empty page without a word)
+    r = gbrain("--db", str(db), "put", "notes/fresh", input=b"")
+    assert r.returncode == 0 and b"warning: notes/fresh: created as an empty page: the text given was empty" in r.stderr, r.stderr
+    r = gbrain("--db", str(db), "call", "brain_put", '{"slug": "notes/fresh2", "content": ""}')
+    assert r.returncode == 0 and "an empty page" in json.loads(r.stdout)["warnings"][0], r.stdout
+    r = gbrain("--db", str(db), "put", "notes/fresh3", input=b"# Fresh\n")
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
 
 
 def test_timeline_append_refuses_lines_that_are_not_timeline_entries(brain):

@@ -624,6 +624,9 @@ def _put_page(b, a, ctx):
             _check_part_put_back(b, a, ctx)
         old = b.resolve_for_write(a["slug"]) if ctx.agent else None
         out = b.put(a["slug"], a["content"]).as_dict()
+        if out.get("created") and not a["content"].strip():  # allowed (an empty note is a page), but said: a script's input gone missing (cron's /dev/null) made it (trial 32)
+            out["warnings"] = [*out.get("warnings", []), f"{out['slug']}: created as an empty page: the text given was empty"
+                               + ("" if ctx.agent else " (was standard input empty?)")]
         dropped = _dropped(b, old, a["content"], ctx) if old is not None and out.get("changed") else None
         if dropped:
             out["warnings"] = [*out.get("warnings", []), dropped]
