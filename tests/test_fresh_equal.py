@@ -77,6 +77,10 @@ names = st.sampled_from(NAMES)
 # small-edit span): a file's current version is kept by reference to its row (v35)
 BLOBS = [b"\x89PNG one \x00\xff", b"\x89PNG one \x00\xff", b"%PDF " + bytes(range(256)) * 3]
 
+#: canvases: text cards and a group (searchable: canvas_cards), a file node, bytes that are no JSON
+CANVASES = [b'{"nodes":[{"id":"t","type":"text","text":"roadmap [[a]]"},{"id":"g","type":"group","label":"team"}]}',
+            b'{"nodes":[{"id":"f","type":"file","file":"a.md"},{"id":"t","type":"text","text":"harvest"}]}', b"{not json"]
+
 
 def sidecar(name: str) -> str:
     d, _, n = name.rpartition("/")
@@ -167,6 +171,22 @@ class FreshEqual(RuleBasedStateMachine):
             p.write_bytes(BLOBS[n] + name.encode() * (n == 1))
         elif p.exists():
             p.unlink()
+
+    @rule(name=names, n=st.integers(0, len(CANVASES)))
+    def disk_canvas(self, name, n):
+        p = self.v / (name + ".canvas")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if n < len(CANVASES):
+            p.write_bytes(CANVASES[n])
+        elif p.exists():
+            p.unlink()
+
+    @rule(src=names, dst=names)
+    def disk_canvas_move(self, src, dst):
+        a, b = self.v / (src + ".canvas"), self.v / (dst + ".canvas")
+        if a.exists() and not b.exists():
+            b.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(a, b)
 
     @rule(src=names, dst=names)
     def disk_attachment_move(self, src, dst):

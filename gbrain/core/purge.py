@@ -314,6 +314,7 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
             c.execute(f"DELETE FROM embedding_cache WHERE text_hash IN ({','.join('?' * len(part))})", part)
         if getattr(c, "dialect", "sqlite") != "postgres":  # FTS5 keeps a deleted word in its segments until they merge
             c.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
+            c.execute("INSERT INTO canvas_fts(canvas_fts) VALUES ('rebuild')")
         from ..storage.origin import identity
 
         try:

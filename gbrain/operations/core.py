@@ -1511,6 +1511,7 @@ def _reindex(b, a, ctx):
         return {"rebuilt": False, "message": "Postgres keeps its search index itself; nothing to rebuild"}
     with b.transaction():  # a call cancelled before the commit leaves the old index, whole
         b.conn.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
+        b.conn.execute("INSERT INTO canvas_fts(canvas_fts) VALUES ('rebuild')")  # canvases' cards (docs/storage.md "Canvases")
     n = b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
     return {"rebuilt": True, "message": f"rebuilt the search index of {n:,} page(s)"}
 

@@ -366,7 +366,8 @@ def query(
         mode = "keyword"
     if mode == "keyword":
         hits = keyword_search(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, warn=notes.append)
-        return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", [])} for h in hits], "mode": "keyword", "model": None, "notes": notes}
+        return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", []),
+                          **({"node": h["node"]} if "node" in h else {})} for h in hits], "mode": "keyword", "model": None, "notes": notes}
 
     db_key = _db_key(brain)
     only = PageFilter(type, tag, prefix)
@@ -387,6 +388,12 @@ def query(
         notes.append(f"{stale:,} page(s) not embedded yet (new, changed since, or cut by an older chunking): query ranks them by their "
                      "words only; run `gbrain embed --stale`")
     kw = keyword_side(conn, question, type=type, tag=tag, prefix=prefix, limit=k) if mode != "vector" else []
+    # a canvas's cards (no vectors: docs/search.md "Canvases"): keyword candidates under negative
+    # ids, scored for the vector side by their keyword evidence (fuse's unscored), as a page not embedded yet
+    from .keyword import canvas_hits
+
+    canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, question, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None))} \
+        if mode != "vector" and not (type or tag) else {}
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims)
     except (ModelUnavailable, ProviderError) as e:
@@ -402,13 +409,15 @@ def query(
     else:
         kw_signals = {h["id"]: h["signals"] for h in kw}
         fts = [(h["id"], h["score"]) for h in kw]
+        if canv:
+            fts = sorted(fts + [(c, h["score"]) for c, h in canv.items()], key=lambda x: -x[1])
         if weight is None:
             weight = getattr(model, "fts_weight", None) or DEFAULT_WEIGHT
         method = fusion or DEFAULT_FUSION
         fb = int(getattr(model, "feedback_pages", None) or 0) if feedback else 0
 
         # keyword candidates never embedded with the model (only when some page is not: `stale`)
-        unscored = _not_embedded(conn, model.model_id, [p for p, _ in fts]) if stale else set()
+        unscored = (_not_embedded(conn, model.model_id, [p for p, _ in fts if p > 0]) if stale else set()) | set(canv)
 
         def fused(vside: list[tuple[int, float, int]], w: float, top: int) -> list[tuple[int, float]]:
             r = fuse(fts, [(p, s) for p, s, _ in vside], method, w, unscored=unscored)
@@ -425,7 +434,7 @@ def query(
                 best_rows = {p: row for p, _, row in vec}
                 vec = _vector_again(conn, idx, model.model_id, q2, k, only, vec)
                 ranked = fused(vec, getattr(model, "feedback_weight", None) or weight, int(limit))
-    if mode != "vector" and not kw and ranked:
+    if mode != "vector" and not kw and not canv and ranked:
         # nothing matched the words: say so, or vector-only hits read as confident matches
         notes.append("no page contains the question's words; these pages are the nearest by meaning")
     below = copies_below_originals(conn, dict(ranked))
@@ -438,7 +447,7 @@ def query(
     found = {pid for pid, _, _ in vec}  # the vector side of the final ranking ("vector" signal)
     # passages: each page's chunk nearest the question itself (not the feedback's vector)
     best_rows = best_rows if best_rows is not None else {pid: row for pid, _, row in vec}
-    pids = [p for p, _ in ranked]
+    pids = [p for p, _ in ranked if p not in canv]
     meta = {p: (p, i[2], i[3], i[0]) for p, i in pinfo.items()}  # (the boosts read every hit's row)
     need = [p for p in pids if p not in meta]
     if need:
@@ -447,18 +456,22 @@ def query(
     # keywords only) looked up; their texts read in the same statement on Postgres
     row_ids, texts = _passage_rows(conn, idx, scores, pids, best_rows)
     hits = []
-    gone = [pid for pid, _ in ranked if pid not in meta]
+    gone = [pid for pid, _ in ranked if pid not in meta and pid not in canv]
     if gone:  # an index (keyword or vector) names a page row that is not there
         from .keyword import stale_index_warning
 
         notes.append(stale_index_warning(len(gone)))
     for pid, s in ranked:
+        if pid in canv:
+            c = canv[pid]
+            hits.append({"slug": c["slug"], "title": c["title"], "type": "canvas", "score": round(float(s), 4), "passage": c["snippet"], "signals": ["canvas"], "node": c["node"]})
+            continue
         m = meta.get(pid)
         if m is None:
             continue
         signals = kw_signals.get(pid, []) + (["vector"] if pid in found else [])
         hits.append({"slug": m[1], "title": m[2], "type": m[3], "score": round(float(s), 4), "passage": _passage(texts.get(row_ids[pid], "")), "signals": signals})
-    bare = [h["slug"] for h in hits if not h["passage"]]
+    bare = [h["slug"] for h in hits if not h["passage"] and h["type"] != "canvas"]
     if bare:  # found by keywords only, not embedded yet: a passage cut around the words
         from .keyword import _cut_snippet
 

@@ -1018,7 +1018,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         else:
             precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
-        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid]})
+        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out)
     _best_first(conn, out, ids)
@@ -2075,7 +2075,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if ex:
             sig.add(exact[pid])
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
-        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig)})
+        out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out)
     _best_first(conn, out, ids, copies)
@@ -2204,6 +2204,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     A hit of the search index whose page row does not exist is left out, and ``warn`` (a
     callable taking one line) is told once (:func:`stale_index_warning`). ``type``, ``tag``,
     ``prefix``: only the pages that filter selects (:func:`rank`), the substring fallback too.
+    A canvas whose cards hold the words is a hit too (:func:`canvas_hits`: ``type`` ``canvas``,
+    ``node``), merged by score; ``prefix`` selects canvases as well, ``type`` or ``tag`` none.
     """
     if limit is None or int(limit) <= 0:
         raise BadInput("limit must be a positive number")
@@ -2221,6 +2223,17 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # a checked task box `[x]` too: its letter is no word to look for
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
     ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True)
+    # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
+    # tag selects pages only, a folder canvases too
+    canvases = [] if only.type or only.tag else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
+                                                            top=ranked[0].get("top") if ranked else None)
+    if canvases:
+        both = sorted([(h["score"], 0, i, h) for i, h in enumerate(ranked)] + [(h["score"], 1, i, h) for i, h in enumerate(canvases)],
+                      key=lambda x: (-x[0], x[1], x[2]))[offset : offset + int(limit)]
+        pages = [x[3] for x in both if x[1] == 0]
+        done = {h["slug"]: h for h in (_with_snippets(conn, folded, q, pages, warn, body) if pages else [])}
+        slugs = _slugs_of(conn, [h["id"] for h in pages])
+        return [done[slugs[x[3]["id"]]] if x[1] == 0 else x[3] for x in both if x[1] == 1 or slugs.get(x[3]["id"]) in done]
     ranked = ranked[offset:]
     if not ranked and offset == 0 and _UNSPACED.search(folded):
         return _substring_search(conn, query, only, int(limit))
@@ -2234,6 +2247,12 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         if "decode" not in str(e).lower():
             raise
         raise sqlite3.DatabaseError(f"database disk image is malformed ({e})") from e
+
+
+def _slugs_of(conn, ids: list[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    return {int(r[0]): r[1] for r in conn.execute(f"SELECT id, slug FROM pages WHERE id IN ({','.join(str(int(i)) for i in ids)})")}
 
 
 def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body: tuple[str, int, int] | None = None) -> list[dict]:
@@ -2439,3 +2458,138 @@ def fts_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = N
     """:func:`keyword_candidates` as ``[(page_id, score)]``."""
     return [(h["id"], h["score"]) for h in keyword_candidates(conn, query, type=type, limit=limit, weights=weights, coordinate=coordinate,
                                                               tag=tag, prefix=prefix)]
+
+
+#: the highest score of a canvas hit: a page's body score (1 for the best page) plus its name evidence (:data:`NAME_WEIGHT`)
+CANVAS_MAX = 1.0 + NAME_WEIGHT
+#: the cards one canvas search reads at most (best BM25 first), before grouping by canvas
+CANVAS_CARDS_READ = 200
+
+
+def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top: float | None = None) -> list[dict]:
+    """The stored canvases whose text cards or group labels (``canvas_cards``, docs/storage.md
+    "Canvases") hold words of ``query``, best first, each once by its best card:
+    ``[{slug (the canvas's path), title (its file name), type "canvas", node (the card's id),
+    score, snippet, highlights, signals ["canvas"]}]``. ``score`` is BM25 (each card a document
+    of its own length, FTS5's k1 and b; a term's IDF that of the pages and cards together, so a
+    word is as rare in a card as in the brain) times the coordination factor of the query's terms
+    the card holds (:func:`_coord`), over ``top``: the best page's coordinated BM25 (:func:`_rank`'s
+    ``top``: a page's body score is its BM25 over it), else the best card's: the scale of a page
+    matched in its body, at most :data:`CANVAS_MAX`. ``prefix``: only the canvases under that folder."""
+    from ..page.slugs import slug_key
+    from ..storage.filters import folder_key
+
+    query = unicodedata.normalize("NFC", query or "")
+    folded = search_form(query)
+    parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded)]
+    if not parts or limit <= 0:
+        return []
+    try:
+        if not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
+            return []
+    except Exception:  # a brain before v43 (a read-only file of an older schema)
+        return []
+    pg = getattr(conn, "dialect", "sqlite") == "postgres"
+    cards = _canvas_cards_pg(conn, query) if pg else _canvas_cards_sqlite(conn, parts)
+    under = folder_key(prefix) if prefix else None
+    best: dict[str, dict] = {}
+    for c in cards:
+        if under is not None and not slug_key(c["path"]).startswith(under):
+            continue
+        h = best.get(c["path"])
+        if h is None or c["score"] > h["score"]:
+            best[c["path"]] = c
+    scale = top or max((c["score"] for c in best.values()), default=0.0) or 1.0
+    for c in best.values():  # (at most CANVAS_MAX: a card whose words are far rarer than the best page's still ranks below a page the query names)
+        c["score"] = min(c["score"] / scale, CANVAS_MAX)
+    out = sorted(best.values(), key=lambda c: (-c["score"], c["path"]))[:limit]
+    if out and not pg:  # the hits' cards marked by FTS5 (the words it matched, stems too)
+        marked = dict(conn.execute(f"SELECT rowid, highlight(canvas_fts, 0, ?, ?) FROM canvas_fts WHERE canvas_fts MATCH ? "
+                                   f"AND rowid IN ({','.join(str(int(c['id'])) for c in out)})", (HIT_ON, HIT_OFF, " OR ".join(parts))))
+        for c in out:
+            c["marked"] = marked.get(c["id"])
+    hits = []
+    for c in out:
+        snip = snippet_of(c["marked"]) if c.get("marked") and HIT_ON in c["marked"] else _cut_snippet(c["text"], " ".join(query_words(query)) if pg else query)
+        name = c["path"].rsplit("/", 1)[-1]
+        hits.append({"slug": c["path"], "title": name[: -len(".canvas")] if name.lower().endswith(".canvas") else name, "type": "canvas",
+                     "node": c["node"], "score": round(c["score"], 4), **snip, "signals": ["canvas"]})
+    return hits
+
+
+def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
+    n_rows = conn.execute("SELECT count(*) FROM canvas_cards").fetchone()[0]
+    rows = conn.execute(
+        "SELECT c.id, c.node, c.text, f.path, -bm25(canvas_fts) AS s "
+        "FROM canvas_fts JOIN canvas_cards c ON c.id = canvas_fts.rowid JOIN files f ON f.id = c.file_id "
+        "WHERE canvas_fts MATCH ? ORDER BY bm25(canvas_fts) LIMIT ?", (" OR ".join(parts), CANVAS_CARDS_READ)).fetchall()
+    if not rows:
+        return []
+    ids = ",".join(str(int(r[0])) for r in rows)
+    held: dict[int, float] = {}
+    bm: dict[int, float] = {}
+    total = 0.0
+    n_pages, memo = _fts_rows(conn), {}
+    for p in parts:
+        # each term's BM25 part, FTS5's own (IDF of the cards alone), then with the IDF of the pages
+        # and cards together; and the coordination factor: the IDF-weighted share of the terms a card holds
+        df = conn.execute("SELECT count(*) FROM canvas_fts WHERE canvas_fts MATCH ?", (p,)).fetchone()[0]
+        df_all = df + _match_count(conn, p, memo)
+        own, idf, w = _fts_idf(n_rows, df), _fts_idf(n_rows + n_pages, df_all), _coord_idf(n_rows + n_pages, df_all)
+        total += w
+        for i, part in conn.execute(f"SELECT rowid, -bm25(canvas_fts) FROM canvas_fts WHERE canvas_fts MATCH ? AND rowid IN ({ids})", (p,)):
+            held[i] = held.get(i, 0.0) + w
+            bm[i] = bm.get(i, 0.0) + part / own * idf
+    return [{"id": r[0], "node": r[1], "text": r[2], "path": r[3],
+             "score": bm.get(r[0], 0.0) * (_coord(held.get(r[0], 0.0) / total) if total else 1.0)} for r in rows]
+
+
+#: BM25's constants (FTS5's)
+_K1, _B = 1.2, 0.75
+
+
+def _canvas_cards_pg(conn, query: str) -> list[dict]:
+    """The cards of :func:`canvas_hits` on Postgres: BM25 computed from the cards' tsvectors
+    (a term's frequency: its lexemes' positions; a card's length: its lexemes' positions)."""
+    parts = pg_parts(query)
+    syntax = _pg_syntax(parts)
+    tsq, targs = _pg_parts_tsquery(parts) if syntax else _pg_tsquery(query_words(query))
+    if not targs:
+        return []
+    n_rows, avgdl = conn.execute(
+        "SELECT count(*), coalesce(avg((SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(tsv) u)), 0) FROM canvas_cards").fetchone()
+    rows = conn.execute(
+        f"SELECT c.id, c.node, c.text, f.path, (SELECT coalesce(sum(array_length(u.positions, 1)), 0) FROM unnest(c.tsv) u) AS dl "
+        f"FROM canvas_cards c JOIN files f ON f.id = c.file_id WHERE c.tsv @@ {tsq} ORDER BY ts_rank(c.tsv, {tsq}) DESC, c.id LIMIT ?",
+        [*targs, *targs, CANVAS_CARDS_READ]).fetchall()
+    if not rows:
+        return []
+    ids = ",".join(str(int(r[0])) for r in rows)
+    score = {int(r[0]): 0.0 for r in rows}
+    held = {int(r[0]): 0.0 for r in rows}
+    dl = {int(r[0]): float(r[4] or 0) for r in rows}
+    total = 0.0
+    avgdl = float(avgdl or 1.0) or 1.0
+    n_pages = int(conn.execute("SELECT count(*) FROM pages").fetchone()[0])
+    for kind, text in parts:  # a term's IDF: that of the pages and cards together
+        one, oargs = _pg_parts_tsquery([(kind, text)])
+        df = conn.execute(f"SELECT (SELECT count(*) FROM canvas_cards WHERE tsv @@ {one}) + (SELECT count(*) FROM pages WHERE search_tsv @@ {one})",
+                          oargs + oargs).fetchone()[0]
+        idf, w = _fts_idf(n_rows + n_pages, df), _coord_idf(n_rows + n_pages, df)
+        total += w
+        if kind == "word":
+            tf = dict(conn.execute(
+                f"SELECT c.id, sum(array_length(u.positions, 1)) FROM canvas_cards c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.id IN ({ids}) "
+                "AND u.lexeme = ANY(tsvector_to_array(to_tsvector('english', gb_fold(?)) || to_tsvector('simple', gb_fold(?)))) GROUP BY c.id",
+                (text, text)).fetchall())
+        else:  # a phrase, prefix or date: once where it matches
+            tf = {int(i): 1 for (i,) in conn.execute(f"SELECT id FROM canvas_cards WHERE id IN ({ids}) AND tsv @@ {one}", oargs)}
+        for i, f in tf.items():
+            f = float(f or 0)
+            if f <= 0:
+                continue
+            i = int(i)
+            score[i] += idf * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * dl[i] / avgdl))
+            held[i] += w
+    return [{"node": r[1], "text": r[2], "path": r[3],
+             "score": score[int(r[0])] * (_coord(held[int(r[0])] / total) if total else 1.0)} for r in rows]

@@ -1382,6 +1382,57 @@ def _m42_symbol_links(conn: sqlite3.Connection) -> None:
     relink_symbol_links(conn)
 
 
+
+#: a canvas's searchable cards (v43, ``canvas_cards``): a text node's ``text`` (markdown) and a group
+#: node's ``label``, read from the file's bytes ``{d}`` (a UTF-8 BOM skipped; bytes that are not
+#: JSON, or hold no ``nodes`` list, give none), in the canvas's order; a file node's path and a link
+#: node's URL are addresses, not read text (docs/storage.md "Canvases"). ``{f}``: the file's id.
+_CANVAS_CARDS_SQL = """SELECT {f}, CAST(coalesce(json_extract(n.value, '$.id'), '') AS TEXT), json_extract(n.value, '$.type'),
+  json_extract(n.value, CASE json_extract(n.value, '$.type') WHEN 'text' THEN '$.text' ELSE '$.label' END)
+FROM json_each((SELECT CASE WHEN json_valid(j) AND json_type(j, '$.nodes') = 'array' THEN j END FROM
+  (SELECT CAST(CASE WHEN substr({d}, 1, 3) = X'EFBBBF' THEN substr({d}, 4) ELSE {d} END AS TEXT) AS j)), '$.nodes') n
+WHERE n.type = 'object' AND ((json_extract(n.value, '$.type') = 'text' AND json_type(n.value, '$.text') = 'text')
+  OR (json_extract(n.value, '$.type') = 'group' AND json_type(n.value, '$.label') = 'text'))"""
+
+
+def _m43_canvas_text(conn: sqlite3.Connection) -> None:
+    """A canvas's text is searchable (docs/storage.md "Canvases"): ``canvas_cards`` holds each
+    text card's markdown and group's label (:data:`_CANVAS_CARDS_SQL`), kept by triggers on
+    ``files`` in the writer's transaction (every write path: import, sync, watch, restore, a move),
+    and ``canvas_fts`` indexes them (external content, the tokenizer of ``page_fts``); filled here
+    for the canvases already stored."""
+    one = _CANVAS_CARDS_SQL.format(f="new.id", d="new.data")
+    _exec_script(conn, f"""
+CREATE TABLE canvas_cards (
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL,
+  node TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX idx_canvas_cards_file ON canvas_cards(file_id);
+CREATE VIRTUAL TABLE canvas_fts USING fts5(text, content='canvas_cards', content_rowid='id', tokenize='porter unicode61');
+CREATE TRIGGER canvas_cards_ai AFTER INSERT ON canvas_cards BEGIN
+  INSERT INTO canvas_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER canvas_cards_ad AFTER DELETE ON canvas_cards BEGIN
+  INSERT INTO canvas_fts(canvas_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER files_canvas_ai AFTER INSERT ON files WHEN new.path LIKE '%.canvas' BEGIN
+  INSERT INTO canvas_cards(file_id, node, kind, text) {one};
+END;
+CREATE TRIGGER files_canvas_au AFTER UPDATE OF path, data ON files WHEN old.path LIKE '%.canvas' OR new.path LIKE '%.canvas' BEGIN
+  DELETE FROM canvas_cards WHERE file_id = old.id;
+  INSERT INTO canvas_cards(file_id, node, kind, text) {one} AND new.path LIKE '%.canvas';
+END;
+CREATE TRIGGER files_canvas_ad AFTER DELETE ON files WHEN old.path LIKE '%.canvas' BEGIN
+  DELETE FROM canvas_cards WHERE file_id = old.id;
+END;
+""")
+    fill = _CANVAS_CARDS_SQL.format(f="f.id", d="f.data").replace("FROM json_each(", "FROM files f, json_each(", 1)
+    conn.execute(f"INSERT INTO canvas_cards(file_id, node, kind, text) {fill} AND f.path LIKE '%.canvas' ORDER BY f.id, n.id")
+
+
 #: ``page_fts``'s columns read from its content view ``page_fts_src`` (v39): the compiled truth and
 #: timeline as search reads them (:func:`gbrain.search.keyword.search_text`), else as stored
 _FTS_SRC = {"compiled_truth": "coalesce({t}search_body, {t}compiled_truth)", "timeline": "coalesce({t}search_timeline, {t}timeline)"}
@@ -1504,7 +1555,7 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

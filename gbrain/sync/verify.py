@@ -320,6 +320,7 @@ def fts_state(c) -> list[tuple]:
     try:
         if getattr(c, "dialect", "sqlite") != "postgres":
             c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+            c.execute("INSERT INTO canvas_fts(canvas_fts, rank) VALUES ('integrity-check', 1)")  # canvases' cards
         return [("ok",)]
     except Exception as e:  # sqlite3.DatabaseError: the index differs from the pages
         return [("corrupt", str(e))]
@@ -338,7 +339,8 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     ``search_body``, ``search_timeline``), tags
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
-    timeline entries, raw data, files (path, kind, hash, owning page), the search index
+    timeline entries, raw data, files (path, kind, hash, owning page), a canvas's searchable cards
+    (``canvas_cards``: path, node, kind, text, place), the search index
     (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages) and
     embeddings' staleness (``embeddings``: :func:`embedding_view`); ``fts`` False leaves the
     search index's check out (``[]``: inside a read snapshot, where SQLite cannot run it).
@@ -366,6 +368,9 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         # a canvas's links, read from its bytes when asked (no rows): resolved against the pages as they are now
         "canvas_links": sorted(((path, x["kind"], x["target"], x["to_slug"], x["context"], x["count"], json.dumps(x["forms"]))
                                 for path in brain.canvases() for x in brain.canvas_links(path)), key=repr),
+        # a canvas's searchable text (canvas_cards: a text card's markdown, a group's label), in its order
+        "canvas_cards": q("SELECT f.path, c.node, c.kind, c.text, (SELECT count(*) FROM canvas_cards e WHERE e.file_id = c.file_id AND e.id < c.id) "
+                          "FROM canvas_cards c JOIN files f ON f.id = c.file_id"),
         "fts": fts_rows,
         "embeddings": embedding_view(brain),
     }
@@ -1069,6 +1074,7 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     try:
         if getattr(c, "dialect", "sqlite") != "postgres":  # Postgres keeps its GIN index itself
             c.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")
+            c.execute("INSERT INTO canvas_fts(canvas_fts, rank) VALUES ('integrity-check', 1)")  # canvases' cards
     except sqlite3.DatabaseError as e:
         if "readonly" not in str(e):  # FTS5 runs its check as a write; a read-only brain skips it
             out.append(f"search index: {e}")

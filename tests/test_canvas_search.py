@@ -1,0 +1,161 @@
+"""A canvas's words are found by keyword search, as Obsidian's own search finds them: a text
+card's markdown and a group's label (``canvas_cards``, kept by triggers on ``files``: every
+write path, fresh import equal; docs/storage.md "Canvases"). A hit names the canvas by its path
+(``type`` ``canvas``) and the card (``node``); a file node's path and a link node's URL are
+addresses, not read text, so they are not searched (as a page's link addresses are not)."""
+from __future__ import annotations
+
+import json
+
+from gbrain.core.brain import Brain
+
+from conftest import gbrain_in_process
+
+
+def _canvas(*cards: tuple[str, str, str]) -> bytes:
+    nodes = []
+    for i, (kind, key, text) in enumerate(cards):
+        nodes.append({"id": f"n{i}", "type": kind, key: text, "x": 0, "y": 100 * i, "width": 200, "height": 60})
+    return json.dumps({"nodes": nodes, "edges": []}, indent="\t").encode()
+
+
+BOARD = _canvas(("text", "text", "# Plan\n\nThe **quarterly roadmap** for [[Alpha]]"),
+                ("group", "label", "Zeppelin backlog"),
+                ("file", "file", "Notes/Fjordhaven.md"),
+                ("link", "url", "https://example.com/glockenspiel"))
+
+
+def _search(db, *words: str) -> list[dict]:
+    r = gbrain_in_process("search", *words, "--json", "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def _vault(tmp_path):
+    v = tmp_path / "vault"
+    (v / "Notes").mkdir(parents=True)
+    (v / "Notes" / "Alpha.md").write_text("# Alpha\n\nThe alpha project.\n")
+    (v / "Notes" / "Fjordhaven.md").write_text("# Fjordhaven\n\nA town.\n")
+    (v / "Boards").mkdir()
+    (v / "Boards" / "Plan.canvas").write_bytes(BOARD)
+    return v
+
+
+def test_search_finds_a_text_card_and_a_group_label(tmp_path, db_path):
+    v = _vault(tmp_path)
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
+    hits = _search(db_path, "roadmap")
+    assert [(h["slug"], h["type"], h.get("node")) for h in hits] == [("Boards/Plan.canvas", "canvas", "n0")]
+    assert hits[0]["title"] == "Plan" and "roadmap" in hits[0]["snippet"].lower() and hits[0]["highlights"]
+    s, e = hits[0]["highlights"][0]
+    assert hits[0]["snippet"][s:e].lower() == "roadmap"
+    assert [(h["slug"], h.get("node")) for h in _search(db_path, "zeppelin")] == [("Boards/Plan.canvas", "n1")]
+    # addresses are not read text: a file node's path, a link node's URL
+    assert [h["slug"] for h in _search(db_path, "glockenspiel")] == []
+    assert [h["slug"] for h in _search(db_path, "fjordhaven")] == ["Notes/Fjordhaven"]
+    # a page and a canvas holding the word both show; the filters of pages leave canvases out
+    both = {h["slug"] for h in _search(db_path, "alpha")}
+    assert both == {"Notes/Alpha", "Boards/Plan.canvas"}, both
+    assert [h["slug"] for h in _search(db_path, "roadmap", "--type", "note")] == []
+    assert [h["slug"] for h in _search(db_path, "roadmap", "--prefix", "Notes")] == []
+    assert [h["slug"] for h in _search(db_path, "roadmap", "--prefix", "boards")] == ["Boards/Plan.canvas"]
+
+
+def test_query_keyword_mode_finds_a_card(tmp_path, db_path):
+    v = _vault(tmp_path)
+    assert gbrain_in_process("import", str(v), "--db", str(db_path)).returncode == 0
+    r = gbrain_in_process("query", "quarterly roadmap", "--mode", "keyword", "--json", "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    items = json.loads(r.stdout)["items"]
+    assert [(h["slug"], h["type"]) for h in items] == [("Boards/Plan.canvas", "canvas")]
+
+
+def test_sync_edit_delete_and_rename_of_a_canvas_change_what_search_finds(tmp_path, db_path):
+    from gbrain.sync.verify import fresh_import_differences
+
+    v = _vault(tmp_path)
+    assert gbrain_in_process("sync", str(v), "--db", str(db_path)).returncode == 0
+    assert [h["slug"] for h in _search(db_path, "roadmap")] == ["Boards/Plan.canvas"]
+    (v / "Boards" / "Plan.canvas").write_bytes(_canvas(("text", "text", "The yearly harvest"), ("group", "label", "Zeppelin backlog")))
+    assert gbrain_in_process("sync", str(v), "--db", str(db_path)).returncode == 0
+    assert _search(db_path, "roadmap") == []
+    assert [h["slug"] for h in _search(db_path, "harvest")] == ["Boards/Plan.canvas"]
+    (v / "Boards" / "Plan.canvas").rename(v / "Boards" / "Moved.canvas")
+    assert gbrain_in_process("sync", str(v), "--db", str(db_path)).returncode == 0
+    assert [h["slug"] for h in _search(db_path, "harvest")] == ["Boards/Moved.canvas"]
+    with Brain.open(db_path) as b:
+        assert fresh_import_differences(b) == {}
+    (v / "Boards" / "Moved.canvas").unlink()
+    assert gbrain_in_process("sync", str(v), "--db", str(db_path)).returncode == 0
+    assert _search(db_path, "harvest") == [] and _search(db_path, "zeppelin") == []
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT count(*) FROM canvas_cards").fetchone()[0] == 0
+
+
+def test_save_file_and_bad_json_and_card_order(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Bad.canvas", b"{not json roadmap")
+        b.save_file("Bom.canvas", b"\xef\xbb\xbf" + _canvas(("text", "text", "roadmap with a bom")))
+        b.save_file("Nodes.canvas", b'{"nodes": {"a": {"type": "text", "text": "roadmap"}}}')
+        b.save_file("notes.txt", b'{"nodes":[{"id":"t","type":"text","text":"roadmap"}]}')
+    assert [(h["slug"], h.get("node")) for h in _search(db_path, "roadmap")] == [("Bom.canvas", "n0")]
+
+
+def test_paging_and_ranking_beside_pages(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("Roadmap", "# Roadmap\n\nThe plan.\n")  # a page the query names comes first
+        b.put("notes/other", "# Other\n\nA roadmap mentioned once among many other words here and there.\n")
+        b.save_file("Board.canvas", _canvas(("text", "text", "roadmap roadmap"), ("text", "text", "roadmap and more words")))
+    hits = _search(db_path, "roadmap")
+    assert hits[0]["slug"] == "Roadmap"
+    assert [h["slug"] for h in hits].count("Board.canvas") == 1  # a canvas once, by its best card
+    assert next(h for h in hits if h["slug"] == "Board.canvas")["node"] == "n0"
+    paged = _search(db_path, "roadmap", "--limit", "1") + json.loads(
+        gbrain_in_process("search", "roadmap", "--json", "--limit", "2", "--db", str(db_path)).stdout)[1:]
+    assert [h["slug"] for h in paged] == [h["slug"] for h in hits[:2]]
+    from gbrain.search.keyword import search
+
+    with Brain.open(db_path) as b:  # a cursor's next page (offset) continues the one ranking
+        whole = [h["slug"] for h in search(b.conn, "roadmap", limit=10)]
+        assert [h["slug"] for i in range(len(whole)) for h in search(b.conn, "roadmap", limit=1, offset=i)] == whole
+
+
+def test_the_upgrade_fills_the_cards_of_canvases_stored_before(db_path):
+    """A brain that stored canvases before SQLite v43 / Postgres v44 finds their text after the upgrade."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Old.canvas", BOARD)
+        pg = getattr(b.conn, "dialect", "sqlite") == "postgres"
+        with b.transaction():
+            for t in ("files_canvas_ai", "files_canvas_au", "files_canvas_ad"):
+                b.conn.execute(f"DROP TRIGGER {t}" + (" ON files" if pg else ""))
+            if not pg:
+                b.conn.execute("DROP TABLE canvas_fts")
+            b.conn.execute("DROP TABLE canvas_cards")
+            if pg:
+                b.conn.execute("DELETE FROM gbrain_schema WHERE version = 44")
+        if not pg:
+            b.conn.execute("PRAGMA user_version = 42")
+    assert [(h["slug"], h["node"]) for h in _search(db_path, "roadmap")] == [("Old.canvas", "n0")]
+
+
+def test_hybrid_query_ranks_a_card_beside_embedded_pages(db_path):
+    """Canvases have no vectors: a card is a keyword candidate counted for both sides, as a page not
+    embedded yet (hybrid.fuse's unscored); `vector` mode finds none."""
+    from gbrain import operations as ops
+    from gbrain.search.vectors import VectorIndex
+
+    VectorIndex.forget()
+    with Brain.open(db_path, create=True) as b:
+        b.set_config("embedding_model", "fake-16")
+        b.put("Alpha", "# Alpha\n\nThe alpha project and its people.\n")
+        b.put("Beta", "# Beta\n\nSomething else entirely.\n")
+        b.save_file("Boards/Plan.canvas", BOARD)
+        assert ops.run("embed", {}, brain=b)["pages"] == 2
+        r = ops.run("query", {"question": "quarterly roadmap"}, brain=b)
+        assert r["mode"] == "hybrid", r
+        top = r["items"][0]
+        assert (top["slug"], top["type"], top["node"], top["signals"]) == ("Boards/Plan.canvas", "canvas", "n0", ["canvas"])
+        assert "roadmap" in top["passage"].lower()
+        assert not any("no page contains" in n for n in r["notes"])
+        assert all(h["type"] != "canvas" for h in ops.run("query", {"question": "quarterly roadmap", "mode": "vector"}, brain=b)["items"])
+        assert all(h["type"] != "canvas" for h in ops.run("query", {"question": "quarterly roadmap", "type": "note"}, brain=b)["items"])
