@@ -1160,3 +1160,44 @@ def test_watch_an_untitled_note_renamed_and_filled_keeps_its_page(tmp_path, db_p
             verify_equal(b, root)
     finally:
         w.kill()
+
+
+@pytest.mark.parametrize("order", ["copy-first", "same-round", "delete-first"])
+def test_a_copy_of_another_live_note_is_not_adopted_by_a_similar_deleted_note(tmp_path, db_path, order):
+    """Trial 31: a copy of `Linker 8.md` written as `Beta merge target.md` (Obsidian's "Make a copy"),
+    then `Linker 9.md` deleted (Note composer's merge): watch paired them as a late move ("the note
+    was written there first"): the two notes came from one template (similarity 0.72), so the
+    deleted note's page and history went to the copy, the trash held nothing and `get 'Linker 9'`
+    followed to the copy. A new note byte for byte equal to another live note is a copy of that
+    one, not the deleted note moved: delete and create."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    n8 = "---\ntags: [linker]\n---\nNote 8 links ![[Beta launch#Plan]] and #linker/n8\n"
+    n9 = "---\ntags: [linker]\n---\nNote 9 links [alpha](Projects/Alpha%20launch.md) and #linker/n9\n"
+    (root / "Linker 8.md").write_text(n8)
+    (root / "Linker 9.md").write_text(n9)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        now = [1000.0]
+        eng.clock = lambda: now[0]
+        if order == "same-round":
+            (root / "Beta merge target.md").write_text(n8)
+            (root / "Linker 9.md").unlink()
+            out = _engine_round(eng, "Beta merge target.md", "Linker 9.md")
+            assert out.moved == [] and out.trashed == ["Linker 9.md"] and out.imported == ["Beta merge target.md"], out
+        else:
+            first, second = ("Beta merge target.md", "Linker 9.md") if order == "copy-first" else ("Linker 9.md", "Beta merge target.md")
+            for i, name in enumerate((first, second)):
+                if name == "Linker 9.md":
+                    (root / name).unlink()
+                else:
+                    (root / name).write_text(n8)
+                out = _engine_round(eng, name)
+                assert out.moved == [], out
+                now[0] += 2.5
+        assert [t["path"] for t in trash_list(b)] == ["Linker 9.md"]
+        assert b.get_text("Beta merge target") == n8
+        assert fresh_import_differences(b) == {}
+        eng.close()

@@ -1976,8 +1976,9 @@ class SyncEngine:
         new_text = self._new_texts(new, disk)
         if not gone_text or not new_text:
             return {}
-        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in inode_only}, new_text)
-        return sim.score_pairs(gone_text, new_text, short, extra)
+        copies = self._copies({p: states[p].disk for p in new_text}, set(gone))
+        short = sim.shortlist({q: t for q, t in gone_text.items() if q not in inode_only}, {p: t for p, t in new_text.items() if p not in copies})
+        return sim.score_pairs(gone_text, new_text, short, [(q, p) for q, p in extra if p not in copies])
 
     def _new_texts(self, new: list[str], disk: dict[str, DiskFile]) -> dict[str, str]:
         """The texts of the new notes ``new`` (paths) a move may pair, read as the scan hashed
@@ -2090,7 +2091,23 @@ class SyncEngine:
             return {}
         ids = {c.file_id: p for p, c in created.items() if c.file_id is not None and p in new_text}
         extra = [(q, ids[states[q].base_id]) for q in gone_text if states[q].base_id in ids]
-        return sim.score_pairs(gone_text, new_text, sim.shortlist(gone_text, new_text), extra)
+        copies = self._copies({p: created[p].hash for p in new_text}, set(gone))
+        short = sim.shortlist(gone_text, {p: t for p, t in new_text.items() if p not in copies})
+        return sim.score_pairs(gone_text, new_text, short, [(q, p) for q, p in extra if p not in copies])
+
+    def _copies(self, new: dict[str, str], skip: set[str]) -> set[str]:
+        """The paths of ``new`` (path → content hash) whose bytes another live page has (not one
+        at a path of ``skip``, the vanished ones): a copy of that note ("Make a copy", a
+        duplicated file), never a merely similar vanished note moved (notes made from one
+        template look alike: trial 31 paired a copy of `Linker 8` with a deleted `Linker 9`,
+        0.72; the copy may even get the deleted file's inode number). One scan of the
+        pages' hashes (there is no index on them alone), in a round that has such pairs to ask."""
+        want = set(new.values())
+        holders: dict[str, set[str]] = {}
+        for q, hx in self._tuples("SELECT path, content_hash FROM pages"):
+            if hx in want and q not in skip:
+                holders.setdefault(hx, set()).add(q)
+        return {p for p, hx in new.items() if holders.get(hx, set()) - {p}}
 
     def _adopt(self, old: str, new: str, out: Outcome) -> bool:
         """An ``adopted_moves`` pair (inside the open transaction): the page at ``old`` (its file
@@ -2178,7 +2195,9 @@ class SyncEngine:
             return {}
         ids = {t.file_id: q for q, t in trashed.items() if t.file_id is not None and q in gone_text}
         extra = [(ids[states[p].disk_id], p) for p in new_text if states[p].disk_id in ids]
-        return sim.score_pairs(gone_text, new_text, sim.shortlist(gone_text, new_text), extra)
+        copies = self._copies({p: states[p].disk for p in new_text}, set())
+        short = sim.shortlist(gone_text, {p: t for p, t in new_text.items() if p not in copies})
+        return sim.score_pairs(gone_text, new_text, short, [(q, p) for q, p in extra if p not in copies])
 
     def _revive(self, old: str, new: str, f: DiskFile, out: Outcome) -> bool | None:
         """A ``revived_moves`` pair: the page this engine trashed from ``old`` comes back at
