@@ -166,4 +166,7 @@ def test_a_dead_attachment_by_file_name_whose_file_was_renamed_names_where_it_we
     for t in ("pic.png", "Assets 📎/pic.png"):
         assert got[t].get("moved_to") == "notes/Assets 📎/picture 1.png", got[t]
         assert "moved to notes/Assets 📎/picture 1.png" in got[t]["message"], got[t]
+    # written as a bare name (Obsidian's shortest form): the new name alone; a path: the new path
+    assert "`picture 1.png`" in got["pic.png"]["action"], got["pic.png"]
+    assert "`Assets 📎/picture 1.png`" in got["Assets 📎/pic.png"]["action"], got["Assets 📎/pic.png"]
     assert got["dup.png"].get("moved_to") is None, got["dup.png"]

@@ -585,6 +585,8 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
             moved = _attachment_moved(brain.conn, r["path"], name, moved_files)
             if moved is not None:  # sync or watch saw the file move (a renamed figures folder): the history knows where
                 link = posixpath.relpath(moved, posixpath.dirname(r["path"]) or ".")
+                if "/" not in name.strip() and sum(1 for q in paths if posixpath.basename(q) == posixpath.basename(moved).casefold()) == 1:
+                    link = posixpath.basename(moved)  # written as a bare name, found in any folder: the new name alone
                 if w.kind in ("markdown", "image") and "%" in w.form:
                     from .brain import urlquote
 
