@@ -132,7 +132,7 @@ def test_the_upgrade_fills_the_cards_of_canvases_stored_before(db_path):
                 b.conn.execute("DROP TABLE canvas_fts")
             b.conn.execute("DROP TABLE canvas_cards")
             if pg:
-                b.conn.execute("DELETE FROM gbrain_schema WHERE version = 44")
+                b.conn.execute("DELETE FROM gbrain_schema WHERE version >= 44")  # (a brain before v44 has no later one)
         if not pg:
             b.conn.execute("PRAGMA user_version = 42")
     assert [(h["slug"], h["node"]) for h in _search(db_path, "roadmap")] == [("Old.canvas", "n0")]

@@ -994,7 +994,10 @@ def test_search_help_says_what_search_does(imported):
     text = " ".join(r.stdout.decode().replace("│", " ").split())
     assert "*, AND/NOT are treated as words" not in text and "word* matches word starts" in text, text
     assert "companies/river-ai" in [h["slug"] for h in js(gbrain("search", "rive*", "--json"))]
-    assert js(gbrain("search", "rive", "--json")) == []  # without the star, a word is whole
+    assert js(gbrain("search", "riv", "--json")) == []  # without the star, a word is whole
+    # (a word of 4 letters or more that no page holds is a typo's: its near word is searched, said so)
+    r = gbrain("search", "rive", "--json")
+    assert 'no page holds "rive": showing the hits for "river"' in r.stderr.decode()
     assert js(gbrain("search", "NOT", "--json")) == js(gbrain("search", "not", "--json"))  # an operator is a plain word
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
+from ..search.spell import suggest
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..page.slugs import cmd_arg
 from .registry import (
@@ -997,6 +998,12 @@ def _search(b, a, ctx):
     if empty_query(a["query"]):
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
     hits = fts_search(b.conn, a["query"], type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
+    fix = suggest(b.conn, a["query"])  # typo tolerance: the words no page holds (search/spell.py)
+    searched = bool(fix) and not hits  # the query as typed found nothing: the corrected one's hits
+    if searched:
+        hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
+    if fix and ctx.on_warning:
+        ctx.on_warning(fix.note(searched=searched and bool(hits)))
     if not hits:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
     return hits

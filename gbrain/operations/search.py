@@ -303,8 +303,23 @@ def _shorten(text: str, width: int) -> str:
 def _query(b, a, ctx):
     from ..search.hybrid import query as hybrid_query  # numpy loads only when used
 
-    r = hybrid_query(b, a["question"], limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
-                     prefix=a.get("prefix"), mode=a.get("mode") or "hybrid")
+    from ..search.spell import suggest
+
+    def ask(question: str) -> dict:
+        return hybrid_query(b, question, limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
+                            prefix=a.get("prefix"), mode=a.get("mode") or "hybrid")
+
+    r = ask(a["question"])
+    fix = suggest(b.conn, a["question"]) if (a.get("mode") or "hybrid") != "vector" else None  # typo tolerance (search/spell.py)
+    if fix and not any(set(h.get("signals") or ()) - {"vector"} for h in r["hits"]):
+        # no hit holds a word of the question as typed: the corrected question's, said so
+        again = ask(fix.query)
+        if again["hits"]:
+            r = again
+            r["notes"].insert(0, fix.note(searched=True))
+            fix = None
+    if fix:
+        r["notes"].insert(0, fix.note(searched=False))
     hits = r.pop("hits")
     r = {"items": hits, **r}  # `hits`, the old name of `items`: Operation.page_alias (registry.with_alias)
     if not hits:
