@@ -49,3 +49,27 @@ def test_the_page_with_every_query_word_ranks_first(brain):
     # tuned on it)
     slug = {r[0]: r[1] for r in brain.conn.execute("SELECT id, slug FROM pages")}
     assert slug[keyword.keyword_candidates(brain.conn, "xylophonic sentinel protocol", limit=10)[0]["id"]] == "research/field-log"
+
+
+def test_a_hit_by_a_word_in_most_pages_shows_its_score_not_zero(tmp_path, db_path):
+    """Trial 30: `search "ai town" --prefix entities` listed pages holding only "ai" (a word in
+    most pages: BM25's IDF floor, 1e-6) at 0.00, and `--json` gave 0.0: real matches of tiny
+    score, shown as if they scored nothing. Text shows two significant digits below 0.01, JSON
+    keeps them (never 0.0 for a match). Both engines."""
+    notes = {"entities/ai-town.md": "# AI Town\n\nA town of AI agents.\n"}
+    for i in range(8):
+        notes[f"entities/e{i}.md"] = f"# Entity {i}\n\nSome ai tool number {i}.\n"
+    tree = write_tree(tmp_path / "vault", notes)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+    from conftest import gbrain_in_process
+
+    r = gbrain_in_process("--db", str(db_path), "--json", "search", "ai town", "--prefix", "entities")
+    import json
+
+    hits = json.loads(r.stdout)
+    hits = hits["results"] if isinstance(hits, dict) else hits
+    assert hits[0]["slug"] == "entities/ai-town" and len(hits) == 9, hits
+    assert all(h["score"] > 0 for h in hits), [h["score"] for h in hits]
+    r = gbrain_in_process("--db", str(db_path), "search", "ai town", "--prefix", "entities")
+    assert r.returncode == 0 and b"(0.00" not in r.stdout, r.stdout

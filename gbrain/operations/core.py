@@ -918,9 +918,15 @@ def _hits_text(hits: list[dict]) -> str:
     if not hits:
         return "no matches"
     return "\n".join(
-        f"{h['slug']}  ({h['score']:.2f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {_marked(h)}"
+        f"{h['slug']}  ({score_text(h['score'])}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {_marked(h)}"
         for h in hits
     )
+
+
+def score_text(x: float) -> str:
+    """A score as text: 2 decimals, 2 significant digits below 0.01 (``0.0033``, ``2.4e-07``): a
+    match of tiny score read 0.00, as if it scored nothing (trial 30)."""
+    return f"{x:.2f}" if not x or abs(x) >= 0.01 else f"{x:.2g}"
 
 
 def _marked(hit: dict) -> str:

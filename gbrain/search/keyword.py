@@ -2193,6 +2193,13 @@ def stale_index_warning(n: int) -> str:
             "`gbrain reindex` rebuilds it from the pages (`gbrain check` checks the rest)")
 
 
+def score_value(x: float) -> float:
+    """A hit's score as answered: 4 decimals, but 3 significant digits below 0.001, so a real
+    match of tiny score (a page holding only a word in half the pages or more, whose BM25 IDF is
+    FTS5's floor, 1e-6: trial 30's ``ai town``) is never 0.0."""
+    return round(x, 4) if not x or abs(x) >= 1e-3 else float(f"{x:.3g}")
+
+
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0,
            warn=None, tag: str | None = None, prefix: str | None = None) -> list[dict]:
     """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
@@ -2316,7 +2323,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
                 snip[r["id"]] = {"snippet": r["title"], "highlights": []}
     none = {"snippet": "", "highlights": []}
     return [
-        {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": round(h["score"], 4), **snip.get(h["id"], none), "signals": h["signals"]}
+        {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": score_value(h["score"]), **snip.get(h["id"], none), "signals": h["signals"]}
         for h in ranked
     ]
 
@@ -2431,7 +2438,7 @@ def _substring_search(conn: sqlite3.Connection, query: str, only: PageFilter, li
         else:
             snip = {"snippet": r["title"], "highlights": []}
         signals = [f for f, text in (("title", r["title"]), ("body", body)) if any(p in text for p in parts)]
-        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": round(score / best, 4), **snip, "signals": signals})
+        hits.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "score": score_value(score / best), **snip, "signals": signals})
     return hits
 
 
@@ -2513,7 +2520,7 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
         snip = snippet_of(c["marked"]) if c.get("marked") and HIT_ON in c["marked"] else _cut_snippet(c["text"], " ".join(query_words(query)) if pg else query)
         name = c["path"].rsplit("/", 1)[-1]
         hits.append({"slug": c["path"], "title": name[: -len(".canvas")] if name.lower().endswith(".canvas") else name, "type": "canvas",
-                     "node": c["node"], "score": round(c["score"], 4), **snip, "signals": ["canvas"]})
+                     "node": c["node"], "score": score_value(c["score"]), **snip, "signals": ["canvas"]})
     return hits
 
 
