@@ -774,10 +774,19 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "init"], check=True, capture_output=True, env=env)
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
-    assert b"is stored but not in effect" in r.stderr and b"is in use" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    # nobody chose the default: a note says what is in effect and why, no warning (trial: a new
+    # user was told their setting was overruled, though they had set nothing)
+    assert b"warning" not in r.stderr and b"note: embedding_model text-embedding-3-small is the default (never set)" in r.stderr and b"is in effect" in r.stderr, r.stderr
+    assert b"no OPENAI_API_KEY" in r.stderr, r.stderr
     env["OPENAI_API_KEY"] = "sk-test"
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
-    assert r.returncode == 0 and b"in use" not in r.stderr
+    assert r.returncode == 0 and b"in effect" not in r.stderr and b"in use" not in r.stderr, r.stderr
+    # a model the person chose that is not in effect warns
+    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "set", "embedding_model", "text-embedding-3-small"], check=True, capture_output=True, env=env)
+    del env["OPENAI_API_KEY"]
+    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
+    assert b"warning: embedding_model text-embedding-3-small is stored but not in effect" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
 
 
 @pytest.mark.engine_free
@@ -795,10 +804,11 @@ def test_config_get_embedding_model_says_the_model_in_use_on_a_brain_embedded_of
     used = re.search(rb"with (\S+):", r.stdout).group(1)
     r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
-    assert b": " + used + b" is in use" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    assert b"note: embedding_model text-embedding-3-small is the default (never set): " + used + b" is in effect" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    assert b"warning" not in r.stderr, r.stderr
     r = run("config", "get")
-    assert r.returncode == 0 and b": " + used + b" is in use" in r.stderr, r.stderr
-    assert b"embedding_model = " + used + b" (in effect; stored text-embedding-3-small: not in effect)" in r.stdout, r.stdout
+    assert r.returncode == 0 and r.stderr == b"", r.stderr  # the default nobody chose is no overruled setting
+    assert b"embedding_model = " + used + b" (in effect: no OPENAI_API_KEY for the default text-embedding-3-small)" in r.stdout, r.stdout
 
 
 def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(db_path, minilm):
@@ -806,9 +816,10 @@ def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(d
     `embedding_dimensions` 1536 (the default `init` writes) is not used: `config get` listed
     1536 and `text-embedding-3-small` as if they were in effect, and `config get
     embedding_dimensions` printed 1536 saying nothing. The listing shows the value in effect and
-    marks the stored one; `config get KEY` keeps the stored value on stdout (scripts read it) and
-    says on stderr that it is not in effect and what is; `--json` stays the stored values. Both
-    engines."""
+    why; `config get KEY` keeps the stored value on stdout (scripts read it) and says on stderr
+    what is in effect: a note for the defaults `init` wrote (nobody chose them: a new user was
+    told their setting was overruled), a warning for a value a person set; `--json` stays the
+    stored values. Both engines."""
     db = str(db_path)
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
     run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
@@ -816,18 +827,28 @@ def test_config_shows_the_value_in_effect_and_marks_a_stored_value_that_is_not(d
     r = run("config", "get", "embedding_dimensions")
     assert r.returncode == 0 and r.stdout == b"1536\n", r
     err = r.stderr.decode()
-    assert "embedding_dimensions 1536 is stored but not in effect" in err and "minilm" in err and "384" in err, err
+    assert err.startswith("note: embedding_dimensions 1536 is the default (never set): 384 is in effect") and "minilm" in err and "warning" not in err, err
     r = run("config", "get", "embedding_model")
     assert r.returncode == 0 and r.stdout == b"text-embedding-3-small\n", r
-    assert "embedding_model text-embedding-3-small is stored but not in effect: minilm is in use" in r.stderr.decode(), r.stderr
+    assert r.stderr.decode().startswith("note: embedding_model text-embedding-3-small is the default (never set): minilm is in effect (no OPENAI_API_KEY"), r.stderr
     r = run("config", "get")
     lines = dict(ln.split(" = ", 1) for ln in r.stdout.decode().splitlines() if " = " in ln)
-    # the listing marks both; stderr says why once (a fresh brain without a key warned twice)
+    assert r.stderr == b"", r.stderr  # the listing says what is in effect and why; nothing to warn of
+    assert lines["embedding_model"] == "minilm (in effect: no OPENAI_API_KEY for the default text-embedding-3-small)", lines
+    assert lines["embedding_dimensions"] == "384 (in effect: minilm's own size)", lines
+    assert lines["timeline_split"] == "rule", lines
+    # values a person set that are not in effect: marked and warned of, once
+    run("config", "set", "embedding_dimensions", "512", check=True)
+    run("config", "set", "embedding_model", "text-embedding-3-small", check=True)
+    r = run("config", "get")
+    lines = dict(ln.split(" = ", 1) for ln in r.stdout.decode().splitlines() if " = " in ln)
     said = [ln for ln in r.stderr.decode().splitlines() if ln.strip()]
     assert len(said) == 1 and "not in effect" in said[0] and "no OPENAI_API_KEY" in said[0] and "minilm" in said[0], said
     assert lines["embedding_model"] == "minilm (in effect; stored text-embedding-3-small: not in effect)", lines
-    assert lines["embedding_dimensions"] == "384 (in effect; stored 1536: not in effect)", lines
-    assert lines["timeline_split"] == "rule", lines
+    assert lines["embedding_dimensions"] == "384 (in effect; stored 512: not in effect)", lines
+    r = run("config", "get", "embedding_dimensions")
+    assert r.stdout == b"512\n" and "warning: embedding_dimensions 512 is stored but not in effect" in r.stderr.decode() and "384" in r.stderr.decode(), r
+    run("config", "set", "embedding_dimensions", "1536", check=True)
     stored = json.loads(run("config", "get", "--json").stdout)
     assert stored["embedding_model"] == "text-embedding-3-small" and stored["embedding_dimensions"] == "1536", stored
     assert json.loads(run("--json", "config", "get", "embedding_dimensions").stdout) == "1536"

@@ -1276,38 +1276,58 @@ class ConfigView(dict):
     """``config get``'s answer with no key: the stored values (what ``--json`` prints, for
     scripts), and ``in_effect``, :func:`config_not_in_effect`'s map, for the listing a person reads."""
 
-    in_effect: dict[str, tuple[str, str]] = {}
+    in_effect: dict[str, tuple[str, str, bool]] = {}
 
 
-def config_not_in_effect(b) -> dict[str, tuple[str, str]]:
-    """The stored config values that are not the ones in effect: ``{key: (value in effect, why)}``.
+class ConfigValue(str):
+    """``config get KEY``'s answer: the stored value, and ``note``, said on stderr, when it is a
+    default nobody chose that is not in effect (what is, and why)."""
+
+    note: str | None = None
+
+
+def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
+    """The stored config values that are not the ones in effect: ``{key: (value in effect, why, chosen)}``.
 
     ``embedding_model``: the model ``embed`` and ``query`` use (:func:`~gbrain.search.vectors.active_model`)
     is another (no ``OPENAI_API_KEY``: an offline one; a brain embedded offline). ``embedding_dimensions``:
     the vectors of the model in use have another size than the one stored (a model with a size of
     its own, minilm's 384; 1536 means "the model's own size" to text-embedding-3-large, 3072);
     ``dims`` not known before a server answers (a model of an OpenAI-compatible server) is "the
-    model's own size". Empty when every stored value is in effect. Reads the brain's counts of
-    vectors per model (one query)."""
+    model's own size". ``chosen``: a person set the value (``config set``; ``embedding_model``:
+    config ``embedding_model_chosen`` or a value other than the default); False for a default
+    ``init`` wrote (the model, or the size 1536 where the model in use takes no size or was not
+    chosen either): such a value is said as what is in effect, not as a setting overruled. Empty
+    when every stored value is in effect. Reads the brain's counts of vectors per model (one query)."""
     from ..search import embeddings as emb
     from ..search.vectors import active_model
+    from ..storage.db import DEFAULT_CONFIG
 
     config = b.config()
     model, note = active_model(b.conn, config)
     stored = (config.get("embedding_model") or emb.DEFAULT_MODEL).strip()
     used = model.model_id.split("@", 1)[0]
-    out: dict[str, tuple[str, str]] = {}
+    model_chosen = bool(config.get(emb.CHOSEN_KEY)) or stored != emb.DEFAULT_MODEL
+    out: dict[str, tuple[str, str, bool]] = {}
     if used != stored:
-        # resolve_model keeps quiet for the default on a brain embedded offline (embed and query
-        # would say it every run), but here the question is which model is in use
-        out["embedding_model"] = (used, note or f"no OPENAI_API_KEY, and this brain's vectors are {used}")
+        if model_chosen:
+            # resolve_model keeps quiet for the default on a brain embedded offline (embed and query
+            # would say it every run), but here the question is which model is in use
+            out["embedding_model"] = (used, note or f"no OPENAI_API_KEY, and this brain's vectors are {used}", True)
+        elif emb.needs_key(stored, config):
+            out["embedding_model"] = (used, f"no OPENAI_API_KEY for the default {stored}", False)
+        else:
+            out["embedding_model"] = (used, f"this brain's vectors are {used}; the default {stored} would need `gbrain embed`", False)
     d = str(config.get("embedding_dimensions") or "").strip()
     if d and str(model.dims or "") != d:
         size = str(model.dims) if model.dims else "its own size"
-        why = (f"{used}'s vectors have {model.dims} dimensions" if model.dims else f"{used}'s vectors have the model's own size")
-        if not emb.is_openai_name(used):
-            why += " (only OpenAI's text-embedding-3 models take a size)"
-        out["embedding_dimensions"] = (size, why)
+        if d == DEFAULT_CONFIG["embedding_dimensions"] and (not model_chosen or not emb.is_openai_name(used)):
+            out["embedding_dimensions"] = (size, f"{used}'s own size", False)
+        else:
+            why = (f"{used}'s vectors have {model.dims} dimensions" if model.dims else f"{used}'s vectors have the model's own size")
+            if not emb.is_openai_name(used):
+                why += " (only OpenAI's text-embedding-3 models take a size)"
+            out["embedding_dimensions"] = (size, why, True)
     return out
 
 
@@ -1325,7 +1345,8 @@ def _config_text(r, a: dict) -> str:
     out = []
     for k, v in r.items():
         if k in eff:
-            v = f"{eff[k][0]} (in effect; stored {v}: not in effect)"
+            value, why, chosen = eff[k]
+            v = f"{value} (in effect; stored {v}: not in effect)" if chosen else f"{value} (in effect: {why})"
         lines = v.splitlines()
         if len(lines) > 1:  # (the root index.md an import kept): one line per key
             v = f"{lines[0][:60]} … ({len(lines)} lines: `gbrain config get {k}` prints it)"
@@ -1336,9 +1357,10 @@ def _config_text(r, a: dict) -> str:
 
 
 @op("config-get", "Read a config value (no key: all of them).", [Param("key", positional=True, description="config key")], mcp=False, title="Read config values", text=_config_text,
+    note=lambda r, a: getattr(r, "note", None),
     details="A stored value not in effect (no OPENAI_API_KEY: the offline model is used, and embedding_dimensions does not apply to it) "
-    "is said on stderr, with the value in effect; KEY's stored value stays on stdout. With no KEY the list shows the values in effect "
-    "and marks the stored ones that are not (--json: the stored values).")
+    "is said on stderr, with the value in effect (a warning for a value set; a note for a default nobody set); KEY's stored value stays "
+    "on stdout. With no KEY the list shows the values in effect and why, marking the stored ones set that are not (--json: the stored values).")
 def _config_get(b, a, ctx):
     key = a.get("key")
     eff: dict[str, tuple[str, str]] = {}
@@ -1348,12 +1370,13 @@ def _config_get(b, a, ctx):
         except GBrainError as e:  # a setting no model can be made from: config get still shows what is stored
             if ctx.on_warning:
                 ctx.on_warning(f"which embedding settings are in effect cannot be told: {e}")
-    if ctx.on_warning and eff and not key:
+    set_eff = {k: v for k, v in eff.items() if v[2]}  # a default nobody set is no setting overruled: no warning
+    if ctx.on_warning and set_eff and not key:
         # the listing marks each value; one line says why (both keys have one cause when no key is set)
-        whys = list(dict.fromkeys(f"{v} is in use ({why})" if k == "embedding_model" else why for k, (v, why) in eff.items()))
-        ctx.on_warning(f"{len(eff)} stored setting(s) not in effect, marked in the list: " + "; ".join(whys))
-    elif ctx.on_warning and key in eff:
-        value, why = eff[key]
+        whys = list(dict.fromkeys(f"{v} is in use ({why})" if k == "embedding_model" else why for k, (v, why, _) in set_eff.items()))
+        ctx.on_warning(f"{len(set_eff)} stored setting(s) not in effect, marked in the list: " + "; ".join(whys))
+    elif ctx.on_warning and key in set_eff:
+        value, why, _ = set_eff[key]
         ctx.on_warning(_not_in_effect_said(key, b.config().get(key, ""), value, why))
     if not key:
         out = ConfigView(b.config())
@@ -1367,6 +1390,9 @@ def _config_get(b, a, ctx):
         if key not in SETTABLE_CONFIG and key not in READONLY_CONFIG:
             raise unknown_config_key(key)  # (as config-set says it: exit 2)
         raise NotFound(f"config '{key}' is not set (its default applies)")
+    if key in eff and not eff[key][2]:
+        v = ConfigValue(v)
+        v.note = f"note: {key} {v} is the default (never set): {eff[key][0]} is in effect ({eff[key][1]})"
     return v
 
 

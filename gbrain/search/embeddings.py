@@ -989,6 +989,16 @@ def offline_model(embedded: dict[str, int] | None = None) -> str:
 CHOSEN_KEY = EMBEDDING_MODEL_CHOSEN
 
 
+def needs_key(name: str, config: dict, environ: dict | None = None) -> bool:
+    """True when model ``name`` is an OpenAI one that cannot run here: no ``OPENAI_API_KEY`` (nor
+    :data:`KEY_ENV`) and no base URL (``OPENAI_BASE_URL`` / :data:`URL_ENV` / config
+    ``embedding_base_url``: local servers need no key). :func:`resolve_model` then uses an
+    offline model."""
+    env = os.environ if environ is None else environ
+    return bool(is_openai_name(name) and not env.get("OPENAI_API_KEY") and not env.get(KEY_ENV)
+                and not (config.get("embedding_base_url") or env.get(URL_ENV) or env.get("OPENAI_BASE_URL")))
+
+
 def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str, int] | None = None) -> tuple[EmbeddingModel, str | None]:
     """The active provider for a brain's ``config``, and a note when it is not the configured one.
 
@@ -1006,8 +1016,7 @@ def resolve_model(config: dict, environ: dict | None = None, embedded: dict[str,
     """
     env = os.environ if environ is None else environ
     name = (config.get("embedding_model") or DEFAULT_MODEL).strip()
-    if (is_openai_name(name) and not env.get("OPENAI_API_KEY") and not env.get(KEY_ENV)
-            and not (config.get("embedding_base_url") or env.get(URL_ENV) or env.get("OPENAI_BASE_URL"))):
+    if needs_key(name, config, env):
         off = offline_model(embedded)
         note = f"no OPENAI_API_KEY: using the offline {off} model instead of {name}"
         if not config.get(CHOSEN_KEY) and (embedded or {}).get(off) and not (embedded or {}).get(name):
