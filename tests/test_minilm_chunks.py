@@ -290,3 +290,42 @@ def test_a_chunk_budget_the_brain_sets_cuts_once_and_equals_a_fresh_import(tmp_p
         assert {tuple(x) for x in b.conn.execute("SELECT DISTINCT chunking FROM embed_state")} == {(emb.chunking_version(emb.MINILM_MODEL, 120),)}
         assert len(embedding_view(b)) == 2
         assert fresh_import_differences(b) == {}
+
+
+def test_a_chunk_budget_over_minilms_window_keeps_minilms_own_chunks_and_says_so(tmp_path, db_path, mini):
+    """config embedding_chunk_tokens 400 on a brain whose model in effect is minilm (it reads 256
+    word pieces, ~220 estimated tokens): every chunk was cut at 400 alone, and minilm left the
+    end of each unread (a vault's long page: 20 of its 30 chunks over 256 pieces, 2,507 of 8,613
+    pieces unread). A budget over the model's window does not apply to it: minilm keeps its own
+    chunks (every text in a 220-token one), nothing goes stale, and `config set` / `config get`
+    say so; a budget within the window still cuts (200)."""
+    from gbrain.core.lint import lint
+    from gbrain.operations.core import config_not_in_effect
+    from gbrain.sync.verify import embedding_view, fresh_import_differences
+
+    tree = tmp_path / "tree"
+    (tree / "places").mkdir(parents=True)
+    (tree / "places" / "volcano.md").write_text(_long_page(), encoding="utf-8")
+    (tree / "places" / "lake.md").write_text("# Lake\n\nA small lake.\n", encoding="utf-8")
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        b.set_config("embedding_model", emb.MINILM_MODEL)
+        ops.run("embed", {"stale": True}, brain=b)
+        own = [x[0] for x in b.conn.execute("SELECT chunk_text FROM page_embeddings ORDER BY page_id, chunk_index")]
+        view = embedding_view(b)
+        said: list[str] = []
+        ops.run("config-set", {"key": "embedding_chunk_tokens", "value": "400"}, ops.Context(on_warning=said.append), brain=b)
+        assert len(said) == 1 and "minilm" in said[0] and "220" in said[0] and "400" in said[0], said
+        assert emb.chunking_of(emb.get_model(emb.MINILM_MODEL, b.config())) == emb.chunking_version(emb.MINILM_MODEL)
+        assert [f for f in lint(b, checks=["embeddings"])["items"] if f["check"] == "embeddings"] == []
+        assert embedding_view(b) == view
+        assert ops.run("embed", {"stale": True}, brain=b)["pages"] == 0
+        assert [x[0] for x in b.conn.execute("SELECT chunk_text FROM page_embeddings ORDER BY page_id, chunk_index")] == own
+        eff = config_not_in_effect(b)
+        assert eff["embedding_chunk_tokens"][0] == "220" and eff["embedding_chunk_tokens"][2], eff
+        assert fresh_import_differences(b) == {}
+        said.clear()
+        ops.run("config-set", {"key": "embedding_chunk_tokens", "value": "200"}, ops.Context(on_warning=said.append), brain=b)
+        assert said == [] and "embedding_chunk_tokens" not in config_not_in_effect(b)
+        assert ops.run("embed", {"stale": True}, brain=b)["pages"] == 2
+        assert max(approx_tokens(x[0]) for x in b.conn.execute("SELECT chunk_text FROM page_embeddings")) <= 200

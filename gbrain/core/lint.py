@@ -797,11 +797,11 @@ def _embeddings(brain) -> list[dict]:
                      "message": f"no page is embedded with {model}, the model `gbrain query` uses" + (f" (there are embeddings of {others})" if others else "") + "; query falls back to keyword search until `gbrain embed` runs",
                      "action": "gbrain embed --stale"}]
         from ..errors import GBrainError
-        from ..search.embeddings import chunk_tokens_config, chunking_said, chunking_version
+        from ..search.embeddings import chunk_tokens_for, chunking_said, chunking_version
         from ..search.vectors import STALE_WHERE
 
         try:
-            budget = chunk_tokens_config(brain.config())  # config embedding_chunk_tokens: the brain's cut
+            budget = chunk_tokens_for(model, brain.config())  # config embedding_chunk_tokens: the brain's cut (within the model's window)
         except GBrainError:
             budget = None
         version = chunking_version(model, budget)

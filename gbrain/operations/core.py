@@ -1328,6 +1328,10 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
             if not emb.is_openai_name(used):
                 why += " (only OpenAI's text-embedding-3 models take a size)"
             out["embedding_dimensions"] = (size, why, True)
+    budget = emb.chunk_tokens_config(config)
+    window = emb.model_window(used) if budget else None
+    if budget and window and budget > window:  # (embeddings.chunk_tokens_for)
+        out["embedding_chunk_tokens"] = (str(window), f"{used} reads about {window} tokens: its pages keep {used}'s own chunks", True)
     return out
 
 
@@ -1364,7 +1368,7 @@ def _config_text(r, a: dict) -> str:
 def _config_get(b, a, ctx):
     key = a.get("key")
     eff: dict[str, tuple[str, str]] = {}
-    if key in (None, "", "embedding_model", "embedding_dimensions"):
+    if key in (None, "", "embedding_model", "embedding_dimensions", "embedding_chunk_tokens"):
         try:
             eff = config_not_in_effect(b)
         except GBrainError as e:  # a setting no model can be made from: config get still shows what is stored
@@ -1407,6 +1411,16 @@ def _config_set(b, a, ctx):
         from ..search import embeddings as emb
 
         w = emb.dims_unused_note((b.get_config("embedding_model") or emb.DEFAULT_MODEL).strip(), b.get_config("embedding_dimensions"))
+        if w:
+            ctx.on_warning(w)
+    if a["key"] in ("embedding_model", "embedding_chunk_tokens") and ctx.on_warning and b.get_config("embedding_chunk_tokens"):
+        from ..search import embeddings as emb
+        from ..search.vectors import active_model
+
+        try:
+            w = emb.chunk_budget_unused_note(active_model(b.conn, b.config())[0].model_id, b.config())
+        except GBrainError:
+            w = None
         if w:
             ctx.on_warning(w)
     return {"key": a["key"], "value": a["value"]}

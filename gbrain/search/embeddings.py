@@ -108,6 +108,44 @@ def chunk_tokens_config(cfg: dict) -> int | None:
     return int(v)
 
 
+def model_window(name: str) -> int | None:
+    """The chunk budget model ``name`` reads whole (its ``max_chunk_tokens``: ``minilm`` 220
+    estimated tokens, 256 word pieces), None when it has none of its own (OpenAI's, a server's)."""
+    for match, factory in PROVIDERS:
+        if match(name):
+            if factory is _openai:
+                return None
+            try:
+                return getattr(factory(name, {}), "max_chunk_tokens", None)
+            except Exception:  # noqa: BLE001 (a provider that cannot be made here has no window to tell)
+                return None
+    return None
+
+
+def chunk_tokens_for(name: str, cfg: dict) -> int | None:
+    """The chunk budget model ``name`` is cut at on a brain of config ``cfg``: config
+    ``embedding_chunk_tokens``, unless it exceeds the model's window (:func:`model_window`), where
+    the model keeps its own chunks (None): a 400-token chunk given to ``minilm`` left its end
+    unread. :func:`get_model` applies the same rule (its ``chunk_tokens``). Raises
+    :class:`BadInput` for a budget of the wrong kind (:func:`chunk_tokens_config`)."""
+    budget = chunk_tokens_config(cfg)
+    if not budget:
+        return None
+    window = model_window(name)
+    return None if window and budget > window else budget
+
+
+def chunk_budget_unused_note(name: str, cfg: dict) -> str | None:
+    """What ``config set embedding_chunk_tokens`` says when model ``name`` (the one in effect)
+    reads fewer tokens than the budget, else None."""
+    budget = chunk_tokens_config(cfg)
+    window = model_window(name) if budget else None
+    if not (budget and window and budget > window):
+        return None
+    return (f"{name}, the model in effect, reads about {window} tokens, fewer than {budget}: its pages keep {name}'s own chunks "
+            f"(every word in a chunk of at most {window}); {budget} applies to a model with a larger window")
+
+
 def chunk_budget(model: "EmbeddingModel") -> int:
     """The chunk budget ``embed`` cuts pages at for ``model`` (approx. tokens): the brain's
     ``chunk_tokens`` (config ``embedding_chunk_tokens``), else the model's ``max_chunk_tokens``,
@@ -958,7 +996,10 @@ def get_model(name: str, config: dict | None = None) -> EmbeddingModel:
             model = factory(name, config or {})
             budget = chunk_tokens_config(config or {})
             if budget:
-                model.chunk_tokens = budget
+                # a budget over the model's own window would leave each chunk's end unread: the
+                # model keeps its own chunks (chunk_tokens_for)
+                window = getattr(model, "max_chunk_tokens", None)
+                model.chunk_tokens = None if window and budget > window else budget
             return model
     raise BadInput(f"no embedding provider for {name!r}")  # pragma: no cover - catch-all above
 

@@ -383,7 +383,7 @@ def embedding_view(brain: Brain) -> list[tuple]:
     page has no row. Equal views mean the same pages would be re-embedded and the fresh ones hold
     the same chunk texts."""
     from ..errors import GBrainError
-    from ..search.embeddings import chunk_tokens_config, chunking_version
+    from ..search.embeddings import chunk_tokens_config, chunk_tokens_for, chunking_version
 
     try:
         budget = chunk_tokens_config(brain.config())  # config embedding_chunk_tokens: the brain's cut
@@ -396,8 +396,14 @@ def embedding_view(brain: Brain) -> list[tuple]:
         "WHERE s.content_hash = p.content_hash"
     ).fetchall()
     parts: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    cuts: dict[str, int | None] = {}
     for slug, model, version, i, h in rows:
-        if version != chunking_version(model, budget):
+        if model not in cuts:  # the brain's cut, for a model whose window holds it (embeddings.chunk_tokens_for)
+            try:
+                cuts[model] = chunk_tokens_for(model, brain.config()) if budget else None
+            except GBrainError:
+                cuts[model] = None
+        if version != chunking_version(model, cuts[model]):
             continue  # cut with another chunking: stale
         got = parts.setdefault((slug, model), [])
         if i is not None:
