@@ -1400,36 +1400,38 @@ def _m43_canvas_text(conn: sqlite3.Connection) -> None:
     text card's markdown and group's label (:data:`_CANVAS_CARDS_SQL`), kept by triggers on
     ``files`` in the writer's transaction (every write path: import, sync, watch, restore, a move),
     and ``canvas_fts`` indexes them (external content, the tokenizer of ``page_fts``); filled here
-    for the canvases already stored."""
+    for the canvases already stored. Re-runnable (a brain whose version was set back, as tests do):
+    the objects are made if missing and the rows filled afresh."""
     one = _CANVAS_CARDS_SQL.format(f="new.id", d="new.data")
     _exec_script(conn, f"""
-CREATE TABLE canvas_cards (
+CREATE TABLE IF NOT EXISTS canvas_cards (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
   node TEXT NOT NULL,
   kind TEXT NOT NULL,
   text TEXT NOT NULL
 );
-CREATE INDEX idx_canvas_cards_file ON canvas_cards(file_id);
-CREATE VIRTUAL TABLE canvas_fts USING fts5(text, content='canvas_cards', content_rowid='id', tokenize='porter unicode61');
-CREATE TRIGGER canvas_cards_ai AFTER INSERT ON canvas_cards BEGIN
+CREATE INDEX IF NOT EXISTS idx_canvas_cards_file ON canvas_cards(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS canvas_fts USING fts5(text, content='canvas_cards', content_rowid='id', tokenize='porter unicode61');
+CREATE TRIGGER IF NOT EXISTS canvas_cards_ai AFTER INSERT ON canvas_cards BEGIN
   INSERT INTO canvas_fts(rowid, text) VALUES (new.id, new.text);
 END;
-CREATE TRIGGER canvas_cards_ad AFTER DELETE ON canvas_cards BEGIN
+CREATE TRIGGER IF NOT EXISTS canvas_cards_ad AFTER DELETE ON canvas_cards BEGIN
   INSERT INTO canvas_fts(canvas_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
-CREATE TRIGGER files_canvas_ai AFTER INSERT ON files WHEN new.path LIKE '%.canvas' BEGIN
+CREATE TRIGGER IF NOT EXISTS files_canvas_ai AFTER INSERT ON files WHEN new.path LIKE '%.canvas' BEGIN
   INSERT INTO canvas_cards(file_id, node, kind, text) {one};
 END;
-CREATE TRIGGER files_canvas_au AFTER UPDATE OF path, data ON files WHEN old.path LIKE '%.canvas' OR new.path LIKE '%.canvas' BEGIN
+CREATE TRIGGER IF NOT EXISTS files_canvas_au AFTER UPDATE OF path, data ON files WHEN old.path LIKE '%.canvas' OR new.path LIKE '%.canvas' BEGIN
   DELETE FROM canvas_cards WHERE file_id = old.id;
   INSERT INTO canvas_cards(file_id, node, kind, text) {one} AND new.path LIKE '%.canvas';
 END;
-CREATE TRIGGER files_canvas_ad AFTER DELETE ON files WHEN old.path LIKE '%.canvas' BEGIN
+CREATE TRIGGER IF NOT EXISTS files_canvas_ad AFTER DELETE ON files WHEN old.path LIKE '%.canvas' BEGIN
   DELETE FROM canvas_cards WHERE file_id = old.id;
 END;
 """)
     fill = _CANVAS_CARDS_SQL.format(f="f.id", d="f.data").replace("FROM json_each(", "FROM files f, json_each(", 1)
+    conn.execute("DELETE FROM canvas_cards")  # (its delete trigger takes the rows out of canvas_fts)
     conn.execute(f"INSERT INTO canvas_cards(file_id, node, kind, text) {fill} AND f.path LIKE '%.canvas' ORDER BY f.id, n.id")
 
 
