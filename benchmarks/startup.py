@@ -12,7 +12,10 @@
   ``serve`` answers ``initialize`` itself while the SDK loads in a thread
   (``gbrain/mcp/handshake.py``); beside it the same with the SDK answering
   (``GBRAIN_FAST_INIT=0``, how it was before) and the time to the answer to a ``tools/list``
-  sent right after the handshake (the SDK loaded: what a host waits for its first tool list).
+  sent right after the handshake (what a host waits for before its tools are usable), which
+  ``serve`` answers too before the SDK has loaded (from the operations registry, the SDK's exact
+  bytes), beside the same with the SDK answering it; and the time to the answer to the first
+  ``tools/call`` after it (the SDK loaded and serving).
 
 Each figure is the median of ``--runs`` runs: wall time and the child's CPU time (user + sys,
 from ``os.wait4``). CPU time moves less than wall time when other processes share the machine,
@@ -54,10 +57,11 @@ def run_once(args: list[str], env: dict | None = None) -> tuple[float, float]:
     return wall, ru.ru_utime + ru.ru_stime
 
 
-def serve_once(db: Path, env: dict | None = None, tools: bool = False) -> tuple[float, float]:
+def serve_once(db: Path, env: dict | None = None, tools: bool = False, call: bool = False) -> tuple[float, float]:
     """Wall seconds from spawn to the initialize answer (``tools``: to the answer to the
-    ``tools/list`` sent after it, i.e. the SDK loaded and serving), and the process's CPU
-    seconds up to its exit."""
+    ``tools/list`` sent after it, answered before the SDK loads; ``call``: to the answer to a
+    ``tools/call`` of brain_stats sent after that, i.e. the SDK loaded and serving), and the
+    process's CPU seconds up to its exit."""
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**ENV, **(env or {})}, cwd=str(ROOT.parent))
@@ -68,6 +72,10 @@ def serve_once(db: Path, env: dict | None = None, tools: bool = False) -> tuple[
         p.stdin.write((json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n").encode())
         p.stdin.flush()
         assert json.loads(p.stdout.readline())["id"] == 2
+    if call:
+        p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "brain_stats", "arguments": {}}}) + "\n").encode())
+        p.stdin.flush()
+        assert json.loads(p.stdout.readline())["id"] == 3
     ready = time.perf_counter() - t
     p.stdin.close()
     _, _, ru = os.wait4(p.pid, 0)
@@ -102,7 +110,9 @@ def main() -> None:
             ("  the same through typer (GBRAIN_FAST_PATH=0)", median_of(lambda: run_once([py, "-m", "gbrain", "--db", str(db), "call", "brain_get", '{"slug": "people/ana-lima"}'], {"GBRAIN_FAST_PATH": "0"}), a.runs), None),
             ("gbrain serve → initialize answer", median_of(lambda: serve_once(db), a.runs), TARGETS["serve"]),
             ("  the same, SDK first (GBRAIN_FAST_INIT=0)", median_of(lambda: serve_once(db, {"GBRAIN_FAST_INIT": "0"}), a.runs), None),
-            ("  serve → tools/list answered (SDK loaded)", median_of(lambda: serve_once(db, tools=True), a.runs), None),
+            ("  serve → tools/list answered (before SDK load)", median_of(lambda: serve_once(db, tools=True), a.runs), None),
+            ("  the same, SDK answering (GBRAIN_FAST_INIT=0)", median_of(lambda: serve_once(db, {"GBRAIN_FAST_INIT": "0"}, tools=True), a.runs), None),
+            ("  serve → first tools/call answered (SDK loaded)", median_of(lambda: serve_once(db, tools=True, call=True), a.runs), None),
         ]
     base = rows[0][1][0]
     print(f"start-up, median of {a.runs} runs; load average {', '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")

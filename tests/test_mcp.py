@@ -654,11 +654,12 @@ FIRST_LINES = [
 ]
 
 
-def _transcript_input(first: object) -> bytes:
-    """``first`` (a message, or a line as it is), then `initialized` and a ping (id 99), as stdin bytes."""
+def _transcript_input(first: object, middle: tuple = ()) -> bytes:
+    """``first`` (a message, or a line as it is), then `initialized`, the messages (or lines)
+    ``middle`` and a ping (id 99), as stdin bytes."""
     line = first if isinstance(first, str) else json.dumps(first, ensure_ascii=False)
-    rest = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 99, "method": "ping"}]
-    return (line + "\n" + "".join(json.dumps(m) + "\n" for m in rest)).encode()
+    rest = [{"jsonrpc": "2.0", "method": "notifications/initialized"}, *middle, {"jsonrpc": "2.0", "id": 99, "method": "ping"}]
+    return (line + "\n" + "".join((m if isinstance(m, str) else json.dumps(m, ensure_ascii=False)) + "\n" for m in rest)).encode()
 
 
 def _up_to_ping(lines: list[bytes]) -> list[bytes]:
@@ -669,12 +670,12 @@ def _up_to_ping(lines: list[bytes]) -> list[bytes]:
     raise AssertionError(lines)
 
 
-def _serve_transcript(db: Path, first: object, fast: str) -> list[bytes]:
+def _serve_transcript(db: Path, first: object, fast: str, middle: tuple = ()) -> list[bytes]:
     """Stdout lines of a real `gbrain serve` process given ``first`` (then `initialized` and a
     ping, id 99) up to the ping's answer."""
     p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)})
     try:
-        p.stdin.write(_transcript_input(first))
+        p.stdin.write(_transcript_input(first, middle))
         p.stdin.flush()
         out = []
         while True:
@@ -689,7 +690,7 @@ def _serve_transcript(db: Path, first: object, fast: str) -> list[bytes]:
     return out
 
 
-def _sdk_transcript(db: Path, first: object, monkeypatch) -> list[bytes]:
+def _sdk_transcript(db: Path, first: object, monkeypatch, middle: tuple = ()) -> list[bytes]:
     """What `gbrain serve` with ``GBRAIN_FAST_INIT=0`` writes for the same input, run in this
     process: the server `serve` builds, under the SDK's own stdio transport (``_run_stdio`` with
     no first line, as `serve` runs it then), reading and writing byte streams in place of fd 0/1
@@ -699,7 +700,7 @@ def _sdk_transcript(db: Path, first: object, monkeypatch) -> list[bytes]:
     from gbrain.mcp import server as mcp_server
 
     out = io.BytesIO()
-    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(_transcript_input(first))))
+    monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=io.BytesIO(_transcript_input(first, middle))))
     monkeypatch.setattr(sys, "stdout", SimpleNamespace(buffer=out))
     server, host = mcp_server.build_server(str(db))
     try:
@@ -746,6 +747,112 @@ def test_initialize_is_answered_before_the_server_starts(own_brain):
     fast, sdk = merged("1"), merged("0")
     assert fast.startswith(b'{"jsonrpc":"2.0","id":1,"result":') and b"gbrain MCP server running" in fast
     assert sdk.startswith(b"gbrain MCP server running")
+
+
+#: what a host sends after the handshake while the SDK may still be loading, and the ids of the
+#: answers: each is answered byte for byte as the SDK answers it (the early ones before it loads:
+#: gbrain/mcp/handshake.py)
+EARLY_MIDDLES = [
+    (({"jsonrpc": "2.0", "id": 2, "method": "tools/list"},), [2]),
+    (({"jsonrpc": "2.0", "id": "t-ü", "method": "tools/list", "params": {}}, {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+      {"jsonrpc": "2.0", "id": 8, "method": "tools/list"}), ["t-ü", 7, 8]),
+    # not answered early: the SDK answers these and everything after them
+    (({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": "x"}}, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}), [2, 3]),
+    (({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}},
+      {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}), [2, 3]),
+    (({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "brain_stats", "arguments": {}}}), [2, 3]),
+    (('{"jsonrpc": "2.0", "id": 2, "id": 3, "method": "tools/list"}',), [3]),
+    (({"jsonrpc": "2.0", "id": 2.5, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 3, "method": "ping"}), [None, 3]),
+    (({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}), [2, 3]),
+]
+
+
+def _serve_answers(db: Path, first: object, fast: str, middle: tuple, ids: list, args: tuple = ()) -> list[bytes]:
+    """Stdout lines of a real `gbrain serve` process given ``first``, `initialized`, ``middle``
+    and a ping (id 99), read until the answers to ``ids`` and the ping came (stdin open until
+    then: its end would cancel the requests under way); the initialize answer first, the rest
+    sorted (the SDK answers requests concurrently)."""
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "serve", "--db", str(db), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **server_env(GBRAIN_FAST_INIT=fast)})
+    want = [1, *ids, 99]
+    try:
+        p.stdin.write(_transcript_input(first, middle))
+        p.stdin.flush()
+        out = []
+        while want:
+            got = p.stdout.readline()
+            assert got, out
+            out.append(got)
+            want.remove(json.loads(got).get("id"))
+    finally:
+        p.stdin.close()
+        p.wait(timeout=60)
+    return out[:1] + sorted(out[1:])
+
+
+@pytest.mark.engine_free
+def test_tools_list_answered_before_the_sdk_loads_is_the_sdks_own_answer(own_brain):
+    """`serve` answers a plain `tools/list` (and `ping`) after the handshake before the SDK is
+    loaded (issue 14 item 5: a host waits for the tool list): what a real `gbrain serve` writes is
+    byte for byte what the SDK alone writes (GBRAIN_FAST_INIT=0), for every protocol version the
+    handshake negotiates, and for what follows messages it does not answer early."""
+    from gbrain.mcp.handshake import HANDSHAKE_VERSIONS
+
+    init = FIRST_LINES[0]
+    for version in HANDSHAKE_VERSIONS:
+        first = {**init, "params": {**init["params"], "protocolVersion": version}}
+        fast = _serve_answers(own_brain, first, "1", *EARLY_MIDDLES[0])
+        assert fast == _serve_answers(own_brain, first, "0", *EARLY_MIDDLES[0]), version
+        assert [t["name"] for t in json.loads(fast[1])["result"]["tools"]] == [o.tool_name for o in ops.REGISTRY.values() if o.mcp]
+    for middle, ids in EARLY_MIDDLES[1:]:
+        assert _serve_answers(own_brain, init, "1", middle, ids) == _serve_answers(own_brain, init, "0", middle, ids), middle
+
+
+@pytest.mark.engine_free
+def test_tools_list_answered_early_on_a_read_only_server_lists_the_read_only_tools(own_brain):
+    """`serve --read-only`, and a brain file this process cannot write, list the read-only tools
+    early as the SDK lists them."""
+    fast = _serve_answers(own_brain, FIRST_LINES[0], "1", *EARLY_MIDDLES[0], args=("--read-only",))
+    assert fast == _serve_answers(own_brain, FIRST_LINES[0], "0", *EARLY_MIDDLES[0], args=("--read-only",))
+    names = [t["name"] for t in json.loads(fast[1])["result"]["tools"]]
+    assert "brain_get" in names and "brain_put" not in names
+    os.chmod(own_brain, 0o444)
+    try:
+        if os.access(own_brain, os.W_OK):
+            return  # root writes a read-only file
+        assert _serve_answers(own_brain, FIRST_LINES[0], "1", *EARLY_MIDDLES[0]) == fast
+    finally:
+        os.chmod(own_brain, 0o644)
+
+
+@pytest.mark.engine_free
+def test_official_client_sees_the_early_tool_list_as_the_sdks_and_calls_at_once(own_brain):
+    """The Python SDK's client over stdio: the tools it lists from the early answer are the
+    ones it lists with the SDK answering (GBRAIN_FAST_INIT=0), and a call right after works."""
+    async def main(fast: str):
+        async with connect(own_brain, env={"GBRAIN_FAST_INIT": fast}) as c:
+            tools = await c.list_tools()
+            put = await c.call_tool("brain_put", {"slug": "notes/first", "content": "# First\n"})
+            get = await c.call_tool("brain_get", {"slug": "notes/first"})
+            return [t.model_dump(by_alias=True) for t in tools.tools], ok(put), ok(get)
+
+    fast, sdk = anyio.run(main, "1"), anyio.run(main, "0")
+    assert fast[0] == sdk[0] and [t["name"] for t in fast[0]] == [o.tool_name for o in ops.REGISTRY.values() if o.mcp]
+    assert fast[1]["slug"] == "notes/first" and fast[2]["content"] == "# First\n"
+
+
+@pytest.mark.engine_free
+def test_tools_list_is_answered_before_the_server_starts(own_brain):
+    """The tool list is written before the SDK is loaded: it reaches the host ahead of the
+    `server running` line `serve` logs once the SDK is up (stdout and stderr in one pipe); stdin's
+    end right after it ends the server cleanly, with nothing more on stdout."""
+    msgs = [FIRST_LINES[0], {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    data = "".join(json.dumps(m) + "\n" for m in msgs).encode()
+    r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(own_brain)], input=data, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **server_env()}, timeout=60)
+    assert r.returncode == 0
+    first, second, rest = r.stdout.split(b"\n", 2)
+    assert json.loads(first)["id"] == 1 and json.loads(second)["id"] == 2 and rest.startswith(b"gbrain MCP server running")
+    r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(own_brain)], input=data, capture_output=True, env={**os.environ, **server_env()}, timeout=60)
+    assert r.returncode == 0 and [json.loads(x)["id"] for x in r.stdout.splitlines()] == [1, 2]
 
 
 @pytest.mark.engine_free

@@ -73,12 +73,29 @@ def read_first_line(fd: int = 0) -> bytes:
 
 
 def _plain_id(v: object) -> bool:
-    return (isinstance(v, int) and not isinstance(v, bool)) or isinstance(v, str)
+    """An id this module answers: an integer JSON-RPC peers read alike (64 bits) or a string
+    that is valid Unicode (no lone surrogate, which the SDK's parser refuses)."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return -(2**63) <= v < 2**63
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    return False
 
 
-def initialize_answer(line: bytes) -> bytes | None:
-    """The JSON-RPC line (ending in ``\\n``) answering ``line`` when it is a valid ``initialize``
-    request, exactly as the SDK would write it; None for anything else (the SDK answers it)."""
+def _no_twins(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):  # which one a parser keeps is its own choice
+        raise ValueError("a key twice")
+    return dict(pairs)
+
+
+def _message(line: bytes) -> dict | None:
+    """``line`` as a JSON object when it is one read alike by every JSON-RPC parser (UTF-8, no
+    lone CR, no key twice); None for anything else."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -86,10 +103,22 @@ def initialize_answer(line: bytes) -> bytes | None:
     if "\r" in text.removesuffix("\r\n"):  # the SDK reads a lone CR as the end of a line
         return None
     try:
-        msg = json.loads(text)
-    except ValueError:
+        msg = json.loads(text, object_pairs_hook=_no_twins)
+    except (ValueError, RecursionError):
         return None
-    if not isinstance(msg, dict) or set(msg) != {"jsonrpc", "id", "method", "params"}:
+    return msg if isinstance(msg, dict) else None
+
+
+def _dumps(msg: dict) -> bytes:
+    """``msg`` as the SDK writes a message: compact JSON, UTF-8, one line."""
+    return (json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def initialize_answer(line: bytes) -> bytes | None:
+    """The JSON-RPC line (ending in ``\\n``) answering ``line`` when it is a valid ``initialize``
+    request, exactly as the SDK would write it; None for anything else (the SDK answers it)."""
+    msg = _message(line)
+    if msg is None or set(msg) != {"jsonrpc", "id", "method", "params"}:
         return None
     if msg["jsonrpc"] != "2.0" or msg["method"] != "initialize" or not _plain_id(msg["id"]):
         return None
@@ -113,8 +142,118 @@ def initialize_answer(line: bytes) -> bytes | None:
         "protocolVersion": version if version in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
         "serverInfo": {"name": "gbrain", "version": __version__},
     }
-    reply = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
-    return (json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return _dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+
+def tool_output_schema(o) -> dict:
+    """The tool's ``outputSchema``: the operation's result (``Operation.output_schema``) or
+    a tool error's object (:data:`gbrain.errors.ERROR_SCHEMA`). The error arm is there because
+    the TypeScript SDK's 1.x client (``@modelcontextprotocol/sdk``) validates
+    ``structuredContent`` against the schema on ``isError`` results too and throws (-32602)
+    instead of handing the error over when it does not conform; its 2.x client and the Python
+    SDK's skip error results. With the union both readings of the spec ("structured results
+    conform to the schema") hold."""
+    from ..errors import ERROR_SCHEMA
+
+    return {"type": "object", "anyOf": [o.output_schema(), ERROR_SCHEMA]}
+
+
+def tool_operations(read_only: bool = False) -> list:
+    """The operations exposed as MCP tools, in registry order; with ``read_only`` only those
+    that change nothing (``serve --read-only``)."""
+    from .. import operations as ops
+
+    return [o for o in ops.REGISTRY.values() if o.mcp and not (read_only and o.mutating)]
+
+
+_TOOLS: dict[bool, dict] = {}
+
+#: the fields of the SDK's ``InputSchema``/``OutputSchema`` wire models, in their order: the SDK
+#: writes them first, then the schema's other keys as given (``None`` values left out)
+_SCHEMA_FIELDS = ("$schema", "properties", "required", "type")
+
+
+def _wire_schema(schema: dict) -> dict:
+    """``schema`` with its keys in the order the SDK writes a tool's input or output schema."""
+    out = {k: schema[k] for k in _SCHEMA_FIELDS if schema.get(k) is not None}
+    out.update((k, v) for k, v in schema.items() if k not in _SCHEMA_FIELDS and v is not None)
+    return out
+
+
+
+def tools_list_result(read_only: bool = False) -> dict:
+    """The ``tools/list`` result as the SDK writes it for the server
+    :func:`gbrain.mcp.server.build_server` builds (every handshake version alike; no pagination):
+    each tool's keys in the order of the SDK's wire model (``mcp_types``' ``Tool``: by name), the
+    schemas' keys as :func:`_wire_schema` orders them, ``None`` values left out."""
+    if read_only in _TOOLS:
+        return _TOOLS[read_only]
+    tools = []
+    for o in tool_operations(read_only):
+        ann = {k: v for k, v in sorted(o.annotations().items()) if v is not None}
+        tool = {"annotations": ann, "description": o.description, "inputSchema": _wire_schema(o.input_schema()), "name": o.tool_name,
+                "outputSchema": _wire_schema(tool_output_schema(o)), "title": ann.get("title")}
+        tools.append({k: v for k, v in tool.items() if v is not None})
+    return _TOOLS.setdefault(read_only, {"tools": tools})
+
+
+def early_answer(msg: dict | None, read_only: bool) -> tuple[str, bytes | None]:
+    """What the early path does with a message read after an answered ``initialize``:
+    ``("pass", None)`` for a plain ``notifications/initialized`` (the SDK gets it in order),
+    ``("answer", line)`` for a plain ``tools/list`` (no params but ``{}``: no cursor, no
+    ``_meta``) or ``ping``, and ``("stop", None)`` for anything else: that message and every one
+    after it is the SDK's alone."""
+    if msg is None or msg.get("jsonrpc") != "2.0" or msg.get("params", {}) != {}:
+        return "stop", None
+    keys = set(msg) - {"params"}
+    if keys == {"jsonrpc", "method"} and msg["method"] == "notifications/initialized":
+        return "pass", None
+    if keys != {"jsonrpc", "id", "method"} or not _plain_id(msg["id"]):
+        return "stop", None
+    if msg["method"] == "ping":
+        return "answer", _dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+    if msg["method"] == "tools/list":
+        return "answer", _dumps({"jsonrpc": "2.0", "id": msg["id"], "result": tools_list_result(read_only)})
+    return "stop", None
+
+
+def _wait_readable(fd: int, loaded) -> bool:
+    """Wait until ``fd`` has bytes (or its end) to read: True; False when ``loaded`` (an
+    Event) is set first. Where ``select`` cannot watch ``fd`` (a Windows pipe), True at once
+    (the read then blocks until the host writes)."""
+    import select
+
+    while not loaded.is_set():
+        try:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+        except (OSError, ValueError):
+            return True
+        if ready:
+            return True
+    return False
+
+
+def answer_early(read_only: bool, loaded, fd: int = 0, out: int = 1) -> tuple[list[bytes], list]:
+    """After an answered ``initialize``, while the SDK loads (until ``loaded`` is set): read
+    stdin line by line and answer what :func:`early_answer` answers. Returns the lines read
+    (for the SDK, in order) and the ids answered (the SDK's own answers to them are dropped).
+    Stops at stdin's end, at a message it does not answer, or once the SDK is loaded (between
+    lines)."""
+    lines: list[bytes] = []
+    ids: list = []
+    while _wait_readable(fd, loaded):
+        line = read_first_line(fd)
+        if not line:
+            break
+        lines.append(line)
+        msg = _message(line)
+        what, answer = early_answer(msg, read_only)
+        if what == "stop":
+            break
+        if answer is not None:
+            write_all(out, answer)
+            ids.append(msg["id"])  # type: ignore[index]
+    return lines, ids
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -150,6 +289,14 @@ def refuse_missing(path, create: bool) -> None:
         pg.probe(path.url)
 
 
+def serves_read_only(path, read_only: bool) -> bool:
+    """Whether ``serve`` offers the read-only tool set: asked to (``--read-only``), or a SQLite
+    brain this process cannot write (``storage.db.is_read_only``)."""
+    from ..storage.db import is_read_only
+
+    return read_only or (not isinstance(path, str) and path.exists() and is_read_only(path))
+
+
 def serve_main(db_path: str | None, create: bool = False, read_only: bool = False) -> None:
     """``gbrain serve`` as the entry point runs it: import the SDK (:mod:`gbrain.mcp.server`) in a
     background thread while this thread reads the first line of stdin and answers it when it
@@ -167,24 +314,35 @@ def serve_main(db_path: str | None, create: bool = False, read_only: bool = Fals
 
         serve(db_path, create=create, read_only=read_only)
         return
-    refuse_missing(resolve_db_path(db_path), create)
+    path = resolve_db_path(db_path)
+    refuse_missing(path, create)
     loaded: dict = {}
+
+    done = threading.Event()
 
     def load() -> None:
         try:
+            from .. import operations  # noqa: F401 - first: the early tools/list waits for it alone
             from . import server
 
             loaded["server"] = server
         except BaseException as e:  # reported by the main thread
             loaded["error"] = e
+        finally:
+            done.set()
 
     t = threading.Thread(target=load, name="gbrain-mcp-import", daemon=True)
     t.start()
     line = read_first_line(0)
     answer = initialize_answer(line) if line else None
+    lines, ids = [line], []
     if answer is not None:
         write_all(1, answer)
+        ids.append(json.loads(line)["id"])
+        more, answered = answer_early(serves_read_only(path, read_only), done)
+        lines += more
+        ids += answered
     t.join()
     if "error" in loaded:
         raise loaded["error"]
-    loaded["server"].serve(db_path, create=create, read_only=read_only, first_line=line, answered=answer is not None)
+    loaded["server"].serve(db_path, create=create, read_only=read_only, first_line=b"".join(lines), answered=ids)

@@ -54,7 +54,7 @@ from ..core.brain import Brain
 from ..core.conflicts import RESOLVE
 from ..errors import ERROR_SCHEMA, BadInput, GBrainError, NotFound, error_fields
 from .clientname import SDK_DEFAULT_NAMES, label, starter_program
-from .handshake import INSTRUCTIONS, refuse_missing
+from .handshake import INSTRUCTIONS, refuse_missing, serves_read_only, tool_operations, tool_output_schema
 
 log = logging.getLogger("gbrain.mcp")
 
@@ -148,17 +148,6 @@ def error_result(e: BaseException) -> CallToolResult:
     suggestions) as ``structuredContent``, which every tool's outputSchema admits
     (:func:`tool_output_schema`)."""
     return CallToolResult(content=[TextContent(type="text", text=_error_text(e))], structured_content=error_fields(e), is_error=True)
-
-
-def tool_output_schema(o: ops.Operation) -> dict:
-    """The tool's ``outputSchema``: the operation's result (:meth:`Operation.output_schema`) or
-    a tool error's object (:data:`gbrain.errors.ERROR_SCHEMA`). The error arm is there because
-    the TypeScript SDK's 1.x client (``@modelcontextprotocol/sdk``) validates
-    ``structuredContent`` against the schema on ``isError`` results too and throws (-32602)
-    instead of handing the error over when it does not conform; its 2.x client and the Python
-    SDK's skip error results. With the union both readings of the spec ("structured results
-    conform to the schema") hold."""
-    return {"type": "object", "anyOf": [o.output_schema(), ERROR_SCHEMA]}
 
 
 class OperationTool(Tool):
@@ -337,12 +326,6 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
             idempotent_hint=ann["idempotentHint"], open_world_hint=ann["openWorldHint"],
         ),
     )
-
-
-def tool_operations(read_only: bool = False) -> list[ops.Operation]:
-    """The operations exposed as MCP tools, in registry order; with ``read_only`` only those
-    that change nothing (``serve --read-only``)."""
-    return [o for o in ops.REGISTRY.values() if o.mcp and not (read_only and o.mutating)]
 
 
 #: slugs in one page of the brain://index resource (~40 characters each: ~10,000 tokens at most)
@@ -772,14 +755,15 @@ def _client_gone(e: BaseException) -> bool:
     return isinstance(e, (BrokenPipeError, ConnectionResetError, anyio.BrokenResourceError, anyio.ClosedResourceError))
 
 
-async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool = False, host: BrainHost | None = None) -> None:
+async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: list | tuple = (), host: BrainHost | None = None) -> None:
     """The SDK's stdio transport, with two additions: a line that is not JSON (or not a JSON-RPC
     message) gets the JSON-RPC error reply the spec gives it (``-32700`` parse error or
     ``-32600`` invalid request; with the request's id when the line holds one: :func:`_request_id`) instead of silence; and ``first_line``, the first
     line of stdin already read by :func:`serve` before the SDK was imported, is handed to the SDK
-    first. ``answered``: that line was an ``initialize`` request already answered
-    (:mod:`gbrain.mcp.handshake`), so the SDK's own answer to it (the first message it writes)
-    is not written again. ``host``: told when stdin ends (:attr:`BrainHost.closing`), before the SDK
+    first. ``answered``: the ids of the requests among those lines already answered
+    (:mod:`gbrain.mcp.handshake`: the ``initialize``, then early ``tools/list`` and ``ping``), so
+    the SDK's own answer to each (the first response it writes with that id) is not written
+    again. ``host``: told when stdin ends (:attr:`BrainHost.closing`), before the SDK
     ends the requests under way, so a write then running completes as it would have."""
     import mcp_types as types
     from mcp.server.stdio import stdio_server
@@ -811,8 +795,6 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
                 firsts.append(SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False)))
             except Exception as exc:
                 firsts.append(exc)
-        answered_id = getattr(getattr(firsts[0], "message", None), "id", None) if answered and firsts else None
-
         async def deliver(item: Any) -> None:
             if isinstance(item, tuple):  # line_problem's answer for a first line
                 await reply(*item)
@@ -836,13 +818,16 @@ async def _run_stdio(server: MCPServer, first_line: bytes = b"", answered: bool 
                     await deliver(item)
 
         async def forward() -> None:
-            skip = answered_id is not None
+            pending = list(answered)
             async with out_recv, write:  # the SDK closed out_send: close the transport's side
                 async for msg in out_recv:
-                    if skip and getattr(msg.message, "id", None) == answered_id:  # answered already
-                        skip = False
-                        if getattr(msg.message, "error", None) is not None:
-                            log.warning("the SDK refused the initialize request answered before it loaded: %s", msg.message)
+                    m = msg.message
+                    rid = getattr(m, "id", None)
+                    # a response (not a request of the server's own) to a request answered already
+                    if pending and rid in pending and not hasattr(m, "method"):
+                        pending.remove(rid)
+                        if getattr(m, "error", None) is not None:
+                            log.warning("the SDK refused a request answered before it loaded: %s", m)
                         continue
                     await write.send(msg)
 
@@ -872,15 +857,15 @@ def _plain_log() -> None:
     log.setLevel(logging.WARNING)
 
 
-def serve(db_path: str | None, create: bool = False, read_only: bool = False, first_line: bytes = b"", answered: bool = False) -> None:
+def serve(db_path: str | None, create: bool = False, read_only: bool = False, first_line: bytes = b"", answered: list | tuple = ()) -> None:
     """Run the MCP server on stdin/stdout until stdin closes (the client went away) or Ctrl-C.
     Logs go to stderr only, as UTF-8. A ``db_path`` that does not exist is refused
     (:class:`BadInput`) unless ``create``. On the way out, calls still running are cancelled
     (embed stops after its batch in flight, keeping finished groups) and the process exits
     even when a worker thread is still blocked reading stdin. ``read_only``: see
     :func:`build_server`; a SQLite brain this process cannot write (``storage.db.is_read_only``)
-    is served read-only too, with a note on stderr. ``first_line``/``answered``: the first line of stdin, read (and when
-    ``answered``, answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
+    is served read-only too, with a note on stderr. ``first_line``/``answered``: the first lines of stdin, read (and the
+    requests of ids ``answered`` answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
     import os
 
     from ..storage.db import resolve_db_path
@@ -891,9 +876,7 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
         sys.stderr.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):
         pass
-    from ..storage.db import is_read_only
-
-    if not read_only and not isinstance(path, str) and path.exists() and is_read_only(path):
+    if not read_only and serves_read_only(path, read_only):
         # write tools would each fail with "is read-only": offer what works, and say why
         read_only = True
         _say(f"note: {path} cannot be written here (a read-only file, folder or mount): serving the --read-only tool set\n")
