@@ -743,9 +743,11 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
         return run_tool(name, args, ctx or Context(), brain)
     ctx = ctx or Context()
     a = check_args(o, args, cli=ctx.surface == "cli", tool=ctx.surface == "mcp")
-    if not ctx.agent:
-        return with_alias(o, _run_checked(o, a, ctx, brain), ctx)
-    return with_alias(o, _run_agent(o, a, ctx, brain), ctx)
+    result = _run_checked(o, a, ctx, brain) if not ctx.agent else _run_agent(o, a, ctx, brain)
+    if ctx.surface in ("call", "pipe") and not o.page and isinstance(result, list):
+        # the tool's shape (run_tool): an unpaged list tool has no cursor to ask for it (trial 32: brain_conflicts)
+        return {"items": result}
+    return with_alias(o, result, ctx)
 
 
 def with_alias(o: Operation, result: Any, ctx: Context) -> Any:
