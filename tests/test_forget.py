@@ -750,3 +750,19 @@ def test_the_first_sync_into_an_emptied_brain_leaves_the_purged_file_out(tmp_pat
     assert s.stderr.decode().count("ops/deploy.md: not imported") == 1
     with Brain.open(db_path) as b:
         assert bodies_holding(b, SECRET.encode()) == []
+
+
+def test_purge_leaves_no_word_of_the_text_in_the_did_you_mean_vocabulary(db_path):
+    """Typo tolerance's vocabulary (Postgres: the cache ``search_vocab``, made by a search that
+    needs it; SQLite reads its index live) holds the words of the pages when it was made: a purge
+    of a text a deleted page held must not leave the text's words there (the cache was kept until
+    search_totals moved by 1%, or a day)."""
+    word = "quixotrelbank"
+    with Brain.open(db_path) as b:
+        b.put("ops/vault", f"# Vault\n\nThe door code word is {word}, said twice: {word}.\n")
+        b.put("ops/other", "# Other\n\nNothing to hide in this note about gardens.\n")
+        run("search", {"query": "gardns"}, brain=b)  # a word no page holds: the vocabulary is read (Postgres: made)
+        run("delete", {"slug": "ops/vault"}, brain=b)
+        r = run("purge", {"text": word, "apply": True}, brain=b)
+        assert r["applied"], r
+    assert word.encode() not in stored_bytes(db_path)

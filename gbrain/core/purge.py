@@ -8,7 +8,8 @@ current page or file (a live text that holds it is refused, named: edit it out o
 first, through the ordinary writes, so sync/watch and the history see those), and it is a dry
 run until ``apply``. With ``apply`` it also drops what was derived from those texts and can
 outlive them: the search index's segments (an FTS5 index keeps a deleted word until its
-segments merge: rebuilt), embedded chunk texts that still hold the text (a page edited since its
+segments merge: rebuilt, canvases' ``canvas_fts`` too; on Postgres typo tolerance's cached
+vocabulary ``search_vocab``, emptied: made again when a search needs it), embedded chunk texts that still hold the text (a page edited since its
 last ``embed``: its chunks are dropped, so ``embed`` does it again), the cached vectors of
 retired chunks that held it (``embedding_cache``, vectors without text kept by their chunk's
 hash: the purged versions are cut as ``embed`` cut them, :func:`_cached_vectors`; the other
@@ -315,6 +316,9 @@ def purge(brain, text: str | None = None, key: tuple[str, str] | None = None, ap
         if getattr(c, "dialect", "sqlite") != "postgres":  # FTS5 keeps a deleted word in its segments until they merge
             c.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
             c.execute("INSERT INTO canvas_fts(canvas_fts) VALUES ('rebuild')")
+        else:  # typo tolerance's cached vocabulary (v45) holds the words of pages since deleted: made again when needed
+            c.execute("DELETE FROM search_vocab")
+            c.execute("DELETE FROM search_vocab_state")
         from ..storage.origin import identity
 
         try:
