@@ -251,6 +251,20 @@ def test_import_leaves_the_search_indexes_merged_and_the_planner_statistics_fres
     assert st["gin"] == (0, 0) and st["pages"][0] == n and st["pages"][1] is not None and st["pages"][2] is not None, (st["gin"], st["pages"])
 
 
+def test_every_table_with_a_gin_index_is_vacuumed_after_a_bulk_write(pg_url):
+    """vacuum_after_bulk's tables hold every table a search reads through a GIN index, whose new
+    entries sit in its pending list until a VACUUM (canvas_cards' tsv since v44: an import of
+    many canvases left them to autovacuum)."""
+    from gbrain.storage.db import BULK_TABLES
+
+    with Brain.open(pg_url) as b:
+        gin = {r[0] for r in b.conn.execute(
+            "SELECT t.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid "
+            "JOIN pg_am a ON a.oid = i.relam JOIN pg_namespace n ON n.oid = t.relnamespace "
+            "WHERE a.amname = 'gin' AND n.nspname = current_schema()").fetchall()}
+    assert gin and gin <= set(BULK_TABLES), gin - set(BULK_TABLES)
+
+
 def test_every_version_is_kept_with_its_origin(pg_url, brain_tree):
     """History is captured by plpgsql triggers in the writer's transaction: every replaced
     version is readable with `get --version`, with the surface and operation that wrote it."""

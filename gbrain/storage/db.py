@@ -2011,7 +2011,7 @@ def rollback(conn: sqlite3.Connection) -> None:
 
 #: the tables a bulk write (import, copy) fills, vacuumed and analysed at its end
 #: (:func:`vacuum_after_bulk`)
-BULK_TABLES = ("pages", "aliases", "links", "tags", "timeline_entries", "files", "sync_state", "history", "history_bodies")
+BULK_TABLES = ("pages", "aliases", "links", "tags", "timeline_entries", "files", "canvas_cards", "sync_state", "history", "history_bodies")
 
 
 def vacuum_after_bulk(conn, written: int, before: int) -> bool:
