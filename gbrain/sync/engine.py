@@ -173,6 +173,17 @@ def unwritable_problem(n: int, why: str, root) -> str:
 def unwritable(e: OSError) -> Why:
     """The reason a path's brain → file write was refused: kind :data:`~gbrain.sync.scan.UNWRITABLE`."""
     return Why(f"cannot write to the folder: {e.strerror or e}", UNWRITABLE)
+
+
+def note_refused(out, path: str, e: OSError) -> None:
+    """In an ``except OSError as e`` of a brain → file write: a write the folder refused
+    (:func:`refused_write`) is listed in ``out.unreadable`` under ``path`` (:func:`unwritable`),
+    for the caller to leave that path out of the round; any other error is raised again."""
+    if not refused_write(e):
+        raise e
+    out.unreadable.append((path, unwritable(e)))
+
+
 #: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
 #: wrote since the file last fed the brain (at most this many, and only when gbrain's newest
 #: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
@@ -1287,11 +1298,9 @@ class SyncEngine:
             try:
                 atomic_write(Path(self._abs(cp)), data)
             except OSError as e:
-                if not refused_write(e):
-                    raise
                 # a read-only folder: the conflict is the same, its copy (the brain's version)
                 # a page of the brain only, written to the folder once it can be
-                out.unreadable.append((cp, unwritable(e)))
+                note_refused(out, cp, e)
                 copies_kept.add(cp)
             copies[cp] = (p, data)
         # no base (this folder never agreed with the brain on the path): the file's bytes go to
@@ -1313,12 +1322,10 @@ class SyncEngine:
             try:
                 atomic_write(Path(self._abs(p)), merged)
             except OSError as e:
-                if not refused_write(e):
-                    raise
                 # a read-only folder: the merge becomes the page all the same (the file's edit
                 # reaches the brain), the file keeps its bytes and is their base, so the merge
                 # is written once the folder is writable
-                out.unreadable.append((p, unwritable(e)))
+                note_refused(out, p, e)
                 merge_kept[p] = DiskFile(p, len(merged), 0, sha256(merged), merged)
                 continue
             merge_written[p] = self._stat_written(p, merged)
@@ -1336,11 +1343,9 @@ class SyncEngine:
             try:
                 f = self._write_out(p, p, S[p])
             except OSError as e:
-                if not refused_write(e):
-                    raise
                 # a read-only folder: the brain keeps its version, the file stays as it is (its
                 # base too, so the next round tries again)
-                out.unreadable.append((p, unwritable(e)))
+                note_refused(out, p, e)
                 echo_saved.pop(p, None)
                 refused.add(p)
                 continue
@@ -1357,9 +1362,7 @@ class SyncEngine:
             try:
                 f = self._write_out(src, dst, S[src])
             except OSError as e:
-                if not refused_write(e):
-                    raise
-                out.unreadable.append((dst, unwritable(e)))
+                note_refused(out, dst, e)
                 continue
             if f is not None:
                 move_written[dst] = disk[dst] = f
@@ -1708,9 +1711,7 @@ class SyncEngine:
                 try:
                     cf = self._copy_file(f, cp, D[p])
                 except OSError as e:
-                    if not refused_write(e):
-                        raise
-                    out.unreadable.append((p, unwritable(e)))  # both versions stay where they are
+                    note_refused(out, p, e)  # both versions stay where they are
                     continue
                 if cf is None:
                     out.unreadable.append((p, CHANGED_MEANWHILE))
@@ -1719,9 +1720,7 @@ class SyncEngine:
             try:
                 w = self._write_out(p, p, S[p])
             except OSError as e:
-                if not refused_write(e):
-                    raise
-                out.unreadable.append((p, unwritable(e)))
+                note_refused(out, p, e)
                 w = None
             if w is None:  # the brain changed since: the file stays; a later round decides again
                 if left not in disk:
