@@ -360,3 +360,41 @@ def test_frontmatter_that_is_not_a_mapping_says_it_must_be_one(db_path):
     r = cli("--db", db, "call", "brain_put", json.dumps({"slug": "people/x", "frontmatter": [1]}))
     assert r.returncode == 2 and json.loads(r.stdout)["error"] == (
         "brain_put: parameter 'frontmatter' must be a mapping of keys to values (a JSON object: {\"key\": value, …}), got an array"), r.stdout
+
+
+HEADING_STYLE = """---
+type: person
+title: Alice Example
+---
+
+# Alice Example
+
+CEO at [[companies/cobalt-platform]].
+
+## Timeline
+
+- 2024-06-05 joined [[companies/cobalt-platform]]
+- 2026-01-26 promoted to CEO
+"""
+
+
+def test_compiled_truth_put_that_drops_a_timeline_heading_section_warns(brain):
+    """Trial 33: a gbrain-style page keeps its history under `## Timeline` with no `---` above it,
+    so all of it is compiled truth; an agent following the ingest skill (rewrite the compiled
+    truth, then add the timeline entry) replaced it and the dated lines left the page without a
+    word. The put still writes (the agent may mean it), and says what went and how to get it back."""
+    put(brain, slug="people/alice", content=HEADING_STYLE)
+    out = ops.run("put", {"slug": "people/alice", "compiled_truth": "# Alice Example\n\n> CEO of Cobalt Platform.\n"},
+                  ops.Context(surface="mcp"), brain=brain)
+    assert out["changed"]
+    warn = " ".join(out.get("warnings", []))
+    assert "## Timeline" in warn and "2 dated lines" in warn, out
+    assert "brain_timeline_add" in warn and "brain_revert" in warn and "gbrain " not in warn, warn
+    # keeping the section, or a page whose compiled truth has none, says nothing
+    put(brain, slug="people/bob", content=HEADING_STYLE.replace("Alice", "Bob"))
+    kept = ops.run("put", {"slug": "people/bob", "compiled_truth": "# Bob Example\n\n> New summary.\n\n## Timeline\n\n"
+                           "- 2024-06-05 joined [[companies/cobalt-platform]]\n- 2026-01-26 promoted to CEO\n"}, ops.Context(surface="mcp"), brain=brain)
+    assert not kept.get("warnings"), kept
+    plain = put(brain, slug="notes/weird", content=WEIRD_FM)
+    again = put(brain, slug="notes/weird", compiled_truth="# Weird\n\nOther state.\n")
+    assert plain["created"] and not again.get("warnings"), again

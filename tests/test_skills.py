@@ -788,3 +788,36 @@ def test_readme_lists_every_mcp_tool():
     start = readme.index("Tools: `brain_")
     listed = set(re.findall(r"`(brain_\w+)`", readme[start : readme.index("\n\n", start)]))
     assert sorted(set(tool_schemas()) - listed) == []
+
+
+# Tools no skill needs to name: none now (each has a step in some workflow). A tool added here
+# must say why an agent following the skills never calls it.
+NOT_IN_SKILLS: dict[str, str] = {}
+
+
+@pytest.mark.engine_free
+def test_every_mcp_tool_has_a_place_in_a_skill():
+    """Trial 33: an agent told "follow gbrain's skills" uses only the tools they name, and five of
+    the 36 were named nowhere: brain_undo (a botched ingest or enrichment run taken back in one
+    call: the skills reverted page by page), brain_untag, brain_stats, brain_reindex,
+    brain_history_prune. Every tool `serve` offers is named, by its MCP name, in some skill."""
+    text = "\n".join((SKILLS / n / "SKILL.md").read_text(encoding="utf-8") for n in SKILL_NAMES)
+    named = set(re.findall(r"\bbrain_[a-z_]+\b", text))
+    assert sorted(set(tool_schemas()) - named - set(NOT_IN_SKILLS)) == []
+    assert set(NOT_IN_SKILLS) <= set(tool_schemas())  # no stale exemption
+
+
+@pytest.mark.engine_free
+def test_skills_name_the_parts_reading_and_heading_timeline_steps():
+    """Trial 33: following the ingest skill's step order (compiled truth, then timeline) on a page
+    that keeps `## Timeline` with no `---` above it dropped that section; and the skills said how
+    to read a long page whole but not part by part. The tool fields they name exist."""
+    get = next(t for t in ops.tools_json() if t["name"] == "brain_get")
+    for field in ("next_offset", "sections", "offset"):
+        assert field in get["description"] or field in get["input_schema"]["properties"]
+    for name in ("ingest", "query"):
+        text = (SKILLS / name / "SKILL.md").read_text(encoding="utf-8")
+        assert "`next_offset`" in text and "`sections`" in text, name
+    for name in ("ingest", "maintain", "enrich"):
+        text = (SKILLS / name / "SKILL.md").read_text(encoding="utf-8")
+        assert "`## Timeline`" in text and "brain_timeline_add" in text, name

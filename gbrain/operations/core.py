@@ -665,6 +665,7 @@ def _put_page(b, a, ctx):
         if page.compiled_truth != ct or page.timeline != timeline:
             raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
                            "use another rule (***) or rewrite the whole page with content")
+        lost_section = _heading_section_lost(old, ct)
     rule_note = None  # (timeline_append into a plain rule's section: Brain.timeline_add's note)
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
@@ -703,7 +704,48 @@ def _put_page(b, a, ctx):
     out = b.put(row["slug"] if row else slug, text).as_dict()
     if rule_note and out.get("changed"):
         out["note"] = "; ".join(x for x in (out.get("note"), rule_note) if x)
+    if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
+        out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
     return out
+
+
+_DATED_LINE = re.compile(r"^\s*[-*+]\s.*\b\d{4}-\d{2}-\d{2}\b")
+
+
+def _heading_section_lost(old: str, new: str) -> tuple[str, int] | None:
+    """``(heading, n)`` when the compiled truth ``old`` held a ``## Timeline`` / ``## History``
+    section (a page with no ``---`` above it: gbrain-style and Obsidian notes keep their history
+    so) whose ``n`` dated list lines the new compiled truth ``new`` lacks; else None (trial 33)."""
+    from ..page.markdown import _TIMELINE_HEADING_RE
+
+    lines = old.splitlines()
+    for i, ln in enumerate(lines):
+        if _TIMELINE_HEADING_RE.match(ln):
+            dated = []
+            for nxt in lines[i + 1:]:
+                if nxt.startswith("#") and not nxt.startswith("###"):
+                    break
+                if _DATED_LINE.match(nxt):
+                    dated.append(nxt.strip())
+            have = {x.strip() for x in new.splitlines()}
+            lost = [x for x in dated if x not in have]
+            return (ln.strip(), len(lost)) if lost else None
+    return None
+
+
+def _heading_section_words(b, slug: str, heading: str, n: int, ctx) -> str:
+    """The warning of a compiled_truth put that dropped the page's own timeline section."""
+    v = b.conn.execute("SELECT max(version) FROM history WHERE kind = 'page' AND name = ? AND op <> 'delete' AND version < "
+                       "(SELECT max(version) FROM history WHERE kind = 'page' AND name = ?)", (slug, slug)).fetchone()[0]
+    if ctx.agent:
+        back = f"brain_diff {{\"slug\": \"{slug}\"}} shows them, brain_revert {{\"slug\": \"{slug}\", \"to\": {v}}} brings the text before back"
+        first = "brain_timeline_add"
+    else:
+        back = f"`gbrain diff {cmd_arg(slug)}` shows them, `gbrain revert {cmd_arg(slug)} --to {v}` brings the text before back"
+        first = "timeline-add"
+    return (f"{slug}: the compiled truth replaced held the page's own '{heading}' section with {n} dated line{'s' if n != 1 else ''} "
+            f"the new one lacks; they are no longer on the page ({back}). On such a page run {first} first: it puts the "
+            f"--- above that heading, and a compiled_truth put then leaves the section alone")
 
 
 def _dropped(b, old, text: str, ctx) -> str | None:
