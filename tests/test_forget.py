@@ -766,3 +766,24 @@ def test_purge_leaves_no_word_of_the_text_in_the_did_you_mean_vocabulary(db_path
         r = run("purge", {"text": word, "apply": True}, brain=b)
         assert r["applied"], r
     assert word.encode() not in stored_bytes(db_path)
+
+
+def test_purge_leaves_no_word_of_a_canvas_card_in_the_search_index(db_path):
+    """A canvas's cards are indexed (``canvas_fts`` on SQLite, ``canvas_cards.tsv`` on Postgres):
+    a card's text taken out of the canvas and purged leaves no trace of its words there (FTS5
+    keeps a deleted word in its segments until they merge: purge rebuilds canvas_fts too)."""
+    import json
+
+    word = "quixotrelbank"
+
+    def board(text: str) -> bytes:
+        return json.dumps({"nodes": [{"id": "n0", "type": "text", "text": text, "x": 0, "y": 0, "width": 200, "height": 80}]}).encode()
+
+    with Brain.open(db_path) as b:
+        b.save_file("boards/vault.canvas", board(f"The door code word is {word}"))
+        assert [x["slug"] for x in run("search", {"query": word}, brain=b)] == ["boards/vault.canvas"]
+        b.save_file("boards/vault.canvas", board("The door code word is (redacted)"))
+        r = run("purge", {"text": word, "apply": True}, brain=b)
+        assert r["applied"] and r["versions"] == 1, r
+        assert run("search", {"query": word}, brain=b) == []
+    assert word.encode() not in stored_bytes(db_path)
