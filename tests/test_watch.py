@@ -932,6 +932,16 @@ def test_a_read_only_folder_still_brings_edits_in_and_keeps_brain_writes_saying_
     finally:
         w.kill()
         brain.close()
+    # a watch started on those unwritten changes: its start-up sync says them once, in its own
+    # words (not the sync report's line as well)
+    w2 = Watch(ro, db, "--rescan", "0", prefix=ns)
+    try:
+        wait_for(lambda: w2.saw("cannot be written"), "the second watch to say the folder cannot be written")
+        stop_ok(w2)
+        assert len([ln for ln in w2.lines if "cannot be written" in ln]) == 1, w2.lines
+        assert not w2.saw("could not be written to the folder"), w2.lines
+    finally:
+        w2.kill()
     r = subprocess.run([*ns, sys.executable, "-m", "gbrain", "sync", str(ro), "--db", str(db)], capture_output=True)
     out = r.stdout.decode() + r.stderr.decode()
     assert r.returncode == 1 and "Traceback" not in out, out

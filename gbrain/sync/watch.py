@@ -74,7 +74,7 @@ from ..core.brain import Brain
 from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
-from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError
+from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
 
 DEBOUNCE_S = 0.1
@@ -1223,10 +1223,11 @@ class Watcher:
         self.unwritten = set(rep.get("unwritable") or ())  # a full sync tried every path again
         if rep.get("unwritable"):
             self._unwritable(list(rep["unwritable"]), rep.get("unwritable_reason") or "the folder refused the write")
+        said = (unwritable_problem(rep.get("unwritable_count", len(rep["unwritable"])), rep.get("unwritable_reason") or "", self.engine.root)
+                if rep.get("unwritable") else None)  # the report's own line for them (engine: the same function)
         for p in rep["problems"]:
-            if rep.get("unwritable") and "could not be written to the folder" in p:
-                continue
-            self._warn(f"{prefix}{p}")
+            if p != said:
+                self._warn(f"{prefix}{p}")
 
     def _renamed_links_hint(self) -> None:
         """After batches that moved notes, once no batch changed anything for
