@@ -502,6 +502,18 @@ BOM = "\ufeff"
 no part of the JSON `call` and `pipe` read (RFC 8259 lets a reader ignore it)."""
 
 
+#: commands of their own that are no operation: named so by call and pipe, not "unknown tool"
+OWN_COMMANDS = {"serve": "runs until stopped (the MCP server on stdio)", "call": "is a command of its own", "pipe": "is a command of its own"}
+
+
+def find_op(tool: str) -> "ops.Operation":
+    """The operation ``call``/``pipe`` name; BadInput for a command of its own (``serve``)."""
+    if isinstance(tool, str) and tool.removeprefix("brain_") in OWN_COMMANDS:
+        name = tool.removeprefix("brain_")
+        raise BadInput(f"{name} {OWN_COMMANDS[name]}: not through call or pipe; run `gbrain {name}` as a process of its own")
+    return ops.find(tool)
+
+
 def run_call(tool: str, params: str | None) -> None:
     """``gbrain call TOOL [PARAMS]`` (the typer command and the fast path both end here)."""
     piped = params is None and not sys.stdin.isatty()  # `echo '{…}' | gbrain call X`: not read (a `while read` loop's input is no one's parameters), but said
@@ -513,7 +525,7 @@ def run_call(tool: str, params: str | None) -> None:
     except json.JSONDecodeError as e:
         fail(f"parameters are not valid JSON: {e}", 2, True)
     try:
-        o = ops.find(tool)
+        o = find_op(tool)
     except GBrainError as e:
         fail_error(e, True)
     if piped:
@@ -550,7 +562,7 @@ def run_pipe() -> None:
                 tool = req.get("tool") or req.get("name")
                 if not isinstance(tool, str):
                     raise BadInput("request needs a 'tool' name")
-                o = ops.find(tool)
+                o = find_op(tool)
                 if brain is None and o.db != "none":
                     from .storage.db import resolve_db_path
 

@@ -75,3 +75,31 @@ def test_call_and_pipe_answer_every_read_only_tool_in_its_mcp_shape(fixture_db):
         if _steady(answer.get("result"), ops.find(name).page_alias) != _steady(mcp):
             wrong.append(("pipe", name, line[:200]))
     assert not wrong, wrong
+
+
+def test_call_and_pipe_refuse_what_runs_until_stopped(tmp_path, db_path):
+    """Trial 32: a `watch` line in `pipe` never ended and the lines after it waited for ever (and
+    `call watch` likewise); `serve` was an "unknown tool". Each is refused as bad input (exit 2;
+    in `pipe` that line's answer, the stream going on), saying to run the command itself;
+    `watch` with `once` ends (a sync) and is taken."""
+    import subprocess
+    import sys
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.md").write_text("# A\n")
+    assert gbrain_in_process("--db", str(db_path), "import", str(tree)).returncode == 0
+    for tool in ("watch", "brain_watch", "serve", "pipe", "call"):
+        r = subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db_path), "call", tool, json.dumps({"dir": str(tree)})],
+                           capture_output=True, timeout=120)  # (in a process: unfixed, it never ends)
+        err = json.loads(r.stdout)
+        assert r.returncode == 2 and err["kind"] == "bad_input", (tool, r)
+        assert f"`gbrain {tool.removeprefix('brain_')}" in err["error"] and "call" in err["error"], err
+    lines = [{"id": 1, "tool": "watch", "params": {"dir": str(tree)}}, {"id": 2, "tool": "serve"},
+             {"id": 3, "tool": "watch", "params": {"dir": str(tree), "once": True}}, {"id": 4, "tool": "stats"}]
+    p = subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db_path), "pipe"], capture_output=True, timeout=120,
+                       input="".join(json.dumps(x) + "\n" for x in lines).encode())
+    answers = [json.loads(x) for x in p.stdout.decode().splitlines()]
+    assert [(a["id"], a["ok"]) for a in answers] == [(1, False), (2, False), (3, True), (4, True)], answers
+    assert answers[0]["exit_code"] == 2 and "runs until stopped" in answers[0]["error"], answers[0]
+    assert p.returncode == 2

@@ -223,6 +223,9 @@ class Operation:
     #: the command line becomes that operation's tool call (:func:`tool_text`), and an agent that
     #: passes the flag is told which tool to call
     routes: dict = field(default_factory=dict)
+    #: a function of the arguments: True when the call runs until stopped (``watch`` without
+    #: ``once``): refused on ``call``/``pipe`` (it would never answer, nor the lines after it)
+    until_stopped: Callable | None = None
     #: more for the command line's ``--help`` (and people) only, after ``description``: the
     #: longer form, never a second copy of the short one (:attr:`help`)
     details: str = ""
@@ -743,6 +746,8 @@ def run(name: str, args: dict | None, ctx: Context | None = None, brain: Brain |
         return run_tool(name, args, ctx or Context(), brain)
     ctx = ctx or Context()
     a = check_args(o, args, cli=ctx.surface == "cli", tool=ctx.surface == "mcp")
+    if ctx.surface in ("call", "pipe") and o.until_stopped and o.until_stopped(a):
+        raise BadInput(f"{o.name} runs until stopped: not through call or pipe (it would never answer); run `gbrain {o.name}` as a process of its own")
     result = _run_checked(o, a, ctx, brain) if not ctx.agent else _run_agent(o, a, ctx, brain)
     if ctx.surface in ("call", "pipe") and not o.page and isinstance(result, list):
         # the tool's shape (run_tool): an unpaged list tool has no cursor to ask for it (trial 32: brain_conflicts)

@@ -207,6 +207,7 @@ def _watch_text(r: dict, a: dict) -> str:
               "once changes settle (run it on one machine of a team brain)", default=False),
     ],
     mcp=False, title="Two-way sync with a folder, live",
+    until_stopped=lambda a: not a.get("once"),
     db="create",
     text=_watch_text,
     mutating=True,
