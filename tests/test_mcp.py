@@ -192,7 +192,7 @@ def test_resources_and_prompts(fixture_db):
     assert page.contents[0].text == (FIXTURE_BRAIN / "people" / "ana-lima.md").read_text(encoding="utf-8")
     assert page.contents[0].mime_type == "text/markdown"
     idx = json.loads(index.contents[0].text)
-    assert idx["by_type"]["person"] == ["people/ana-lima", "people/bruno-okafor"] and idx["pages"] == sum(map(len, idx["by_type"].values()))
+    assert idx["by_type"]["person"] == ["brain://pages/people/ana-lima", "brain://pages/people/bruno-okafor"] and idx["pages"] == sum(map(len, idx["by_type"].values()))
     assert "no page 'people/nobody'" in errors[0] and len(errors) == 3
     text = brief.messages[0].content.text
     # every page of the fixture brain was last written by its import: counted, not listed as news (a3eda65)

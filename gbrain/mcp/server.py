@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from typing import Annotated, Any, Callable
+from urllib.parse import quote
 
 import anyio.from_thread
 import anyio.to_thread
@@ -328,8 +329,18 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     )
 
 
-#: slugs in one page of the brain://index resource (~40 characters each: ~10,000 tokens at most)
+#: pages in one page of the brain://index resource (~55 characters each: ~14,000 tokens at most)
 INDEX_PAGE = 1000
+
+
+def page_uri(slug: str) -> str:
+    """The ``brain://pages/{+slug}`` address that reads ``slug``: percent-encoded where a URI
+    would read it otherwise (`#` a fragment, `?` a query, `%` an escape, white space and control
+    characters), all else as written (`Café résumé` stays legible); the server decodes it."""
+    return "brain://pages/" + "".join(c if c not in _URI_ESCAPE and c.isprintable() and not c.isspace() else quote(c, safe="") for c in slug)
+
+
+_URI_ESCAPE = frozenset("#?%")
 
 
 def _index(b: Brain, cursor: str | None = None) -> str:
@@ -346,7 +357,7 @@ def _index(b: Brain, cursor: str | None = None) -> str:
     by_type: dict[str, list[str]] = {}
     rows = b.conn.execute("SELECT slug, type FROM pages ORDER BY type, slug LIMIT ? OFFSET ?", (INDEX_PAGE, offset)).fetchall()
     for r in rows:
-        by_type.setdefault(r["type"], []).append(r["slug"])
+        by_type.setdefault(r["type"], []).append(page_uri(r["slug"]))
     end = offset + len(rows)
     nxt = f"brain://index?cursor={ops.encode_cursor(key, {}, end)}" if end < total else None  # type: ignore[arg-type]
     return json.dumps({"pages": total, "offset": offset, "by_type": by_type, "next": nxt}, ensure_ascii=False, indent=1)
@@ -369,8 +380,6 @@ def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash:
     its ``content_hash`` is brain_get's part token, and its ``next`` URI carries the page's
     content hash (``?hash=``, a part token too): a read given one refuses, :class:`Conflict`,
     when the page changed since (parts of two versions would join silently otherwise)."""
-    from urllib.parse import quote
-
     from ..core.brain import render_row
     from ..errors import Conflict
     from ..operations.core import PART_CHARS, parse_part_token, part_end, part_token
@@ -393,7 +402,7 @@ def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash:
         token = parse_part_token(hash)
         was = token[2] if token else hash.strip().lower()
         if was != row["content_hash"]:
-            again = f"brain://pages/{quote(row['slug'], safe='/')}"
+            again = page_uri(row["slug"])
             raise Conflict(f"{row['slug']} changed since the part read (content_hash {was[:16]}…, now {row['content_hash'][:16]}…): "
                            f"a part of this version would not join the parts read; read it again from the start: {again}")
     if start > len(text):
@@ -402,7 +411,7 @@ def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash:
     if end >= len(text):
         return text[start:] if start else text
     part = _PagePart(text[start:end])
-    nxt = f"brain://pages/{quote(row['slug'], safe='/')}?offset={end}&hash={row['content_hash']}"
+    nxt = f"{page_uri(row['slug'])}?offset={end}&hash={row['content_hash']}"
     call = json.dumps({"slug": row["slug"], "offset": end}, ensure_ascii=False)
     part.note = (f"This is characters {start:,} to {end:,} of the {len(text):,} of {row['slug']} (cut at a line end): the page goes on. "
                  f"Read the rest at {nxt} (its hash: refused if the page changes meanwhile; or brain_get {call}); ?max_chars=0 reads the page whole.")
@@ -567,7 +576,7 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
         subscriptions=False,  # nothing is published: do not offer subscriptions/listen
     )
 
-    @server.resource("brain://index", name="index", description="All page slugs grouped by type (JSON)", mime_type="application/json")
+    @server.resource("brain://index", name="index", description="Every page's brain://pages URI (percent-encoded where needed), grouped by type (JSON)", mime_type="application/json")
     async def index() -> str:
         try:
             return await host.run(_index)
