@@ -140,7 +140,7 @@ def test_no_separator_means_empty_timeline():
 def test_links_all_forms_and_nothing_from_code_or_urls():
     text = (
         "[A](../people/a.md) [Sp](../people/Ana%20Lima.md) [Angle](<../people/b c.md>) [Anchor](c.md#part)\n"
-        "[[Wiki]] [[path/name|Alias]] [[Name#Heading]] ![[Embedded]] [[Note^block]]\n"
+        "[[Wiki]] [[path/name|Alias]] [[Name#Heading]] ![[Embedded]] [[Note#^block]] [[x^y]]\n"
         "`[x](code.md)` and `[[code]]` and [ext](https://example.com/a.md) [mail](mailto:a@b.c) [img](pic.png) [self](#top)\n"
         "```\n[[in fence]] [y](fence.md)\n```\n"
         "    [[indented code]]\n"
@@ -157,6 +157,7 @@ def test_links_all_forms_and_nothing_from_code_or_urls():
         ("wiki", "Name"),
         ("embed", "Embedded"),
         ("wiki", "Note"),
+        ("wiki", "x^y"),  # split at the first `#` only, as Obsidian: the note `x^y` (trial 31)
     ]
 
 

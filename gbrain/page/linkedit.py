@@ -227,7 +227,7 @@ def _span(m: re.Match, pos: int) -> LinkSpan | None:
         if bar and head.endswith("\\"):  # ``[[x\|alias]]`` in a table: the parser reads ``x``
             head = head[:-1]
         stripped = head.strip()
-        name = stripped.split("#", 1)[0].split("^", 1)[0].strip()
+        name = stripped.split("#", 1)[0].strip()  # (as markdown._wiki_page: `x^y` is a name)
         target = _page_target(name) if name else None
         if target is None:
             return None
@@ -408,7 +408,7 @@ def _address(m: re.Match, pos: int) -> list[tuple[int, int]]:
     if m.group("wiki"):
         body, b0 = m.group("body"), m.start("body")
         head, bar, alias = body.partition("|")
-        name = head.split("#", 1)[0].split("^", 1)[0].strip()
+        name = head.split("#", 1)[0].strip()
         if bar:  # the alias is what shows; an embed's size shows nothing
             if head:
                 out.append((b0, b0 + len(head)))

@@ -1375,8 +1375,9 @@ def _outside_comments(found: list[tuple[dict, int, int]], marks: list[int], link
 
 def _wiki_page(written: str) -> str | None:
     """The page target of a wiki link's target part as the parser reads it (``Note#Heading``,
-    ``Note#^block``, ``Note.md``: ``Note``), or None (empty, an attachment)."""
-    target = written.split("#", 1)[0].split("^", 1)[0].strip()
+    ``Note#^block``, ``Note.md``: ``Note``; split at the first ``#`` only, as Obsidian's
+    parseLinktext: ``x^y`` names the note ``x^y``), or None (empty, an attachment)."""
+    target = written.split("#", 1)[0].strip()
     return _page_target(target) if target else None
 
 

@@ -1557,7 +1557,28 @@ def schema_guard(conn: sqlite3.Connection) -> None:
                          f"BEGIN SELECT RAISE(ABORT, '{SCHEMA_GUARD.replace(chr(39), chr(39) * 2)}'); END")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text]
+#: a wiki link whose name (before any ``#`` and ``|``) holds a ``^``
+_CARET_WIKI_RE = re.compile(r"\[\[[^\[\]\n#|]*\^[^\[\]\n]*\]\]")
+
+
+def rederive_caret_link_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages holding a wiki link with a ``^`` in its name
+    (``[[x^y]]``, ``[[Target^blk]]``): before, the name was cut at the ``^`` (note ``x`` + a block);
+    a wiki link splits at its first ``#`` only, as Obsidian's (``markdown._wiki_page``), so it names
+    the note ``x^y``. For SQLite v44 / Postgres v46, in the caller's transaction. Returns how many
+    pages were parsed."""
+    rows = conn.execute("SELECT id, frontmatter_raw, compiled_truth, timeline FROM pages WHERE (compiled_truth LIKE ? OR timeline LIKE ? "
+                        "OR frontmatter_raw LIKE ?) ORDER BY id", ("%[[%^%", "%[[%^%", "%[[%^%")).fetchall()
+    return rederive_page_ids(conn, [r[0] for r in rows if any(_CARET_WIKI_RE.search(t or "") for t in r[1:])])
+
+
+def _m44_caret_links(conn: sqlite3.Connection) -> None:
+    """``[[x^y]]`` names the note ``x^y`` (a block reference is ``[[Note#^id]]``), as in Obsidian:
+    the pages holding such a link are derived again (:func:`rederive_caret_link_pages`)."""
+    rederive_caret_link_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
