@@ -763,7 +763,12 @@ EARLY_MIDDLES = [
     (({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "brain_stats", "arguments": {}}}), [2, 3]),
     (('{"jsonrpc": "2.0", "id": 2, "id": 3, "method": "tools/list"}',), [3]),
     (({"jsonrpc": "2.0", "id": 2.5, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 3, "method": "ping"}), [None, 3]),
-    (({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}), [2, 3]),
+    (({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}}, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}), [2, 3]),
+    # the other lists are answered early too (handshake.list_result), a cursor or _meta is the SDK's
+    (({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}, {"jsonrpc": "2.0", "id": 3, "method": "resources/list", "params": {}},
+      {"jsonrpc": "2.0", "id": 4, "method": "resources/templates/list"}, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"}), [2, 3, 4, 5]),
+    (({"jsonrpc": "2.0", "id": 2, "method": "resources/list", "params": {"cursor": "x"}}, {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}), [2, 3]),
+    (({"jsonrpc": "2.0", "id": 2, "method": "prompts/list", "params": {"_meta": {"progressToken": 1}}}, {"jsonrpc": "2.0", "id": 3, "method": "resources/templates/list"}), [2, 3]),
 ]
 
 
@@ -798,11 +803,13 @@ def test_tools_list_answered_before_the_sdk_loads_is_the_sdks_own_answer(own_bra
     from gbrain.mcp.handshake import HANDSHAKE_VERSIONS
 
     init = FIRST_LINES[0]
+    lists = next(m for m in EARLY_MIDDLES if len(m[1]) == 4)
     for version in HANDSHAKE_VERSIONS:
         first = {**init, "params": {**init["params"], "protocolVersion": version}}
         fast = _serve_answers(own_brain, first, "1", *EARLY_MIDDLES[0])
         assert fast == _serve_answers(own_brain, first, "0", *EARLY_MIDDLES[0]), version
         assert [t["name"] for t in json.loads(fast[1])["result"]["tools"]] == [o.tool_name for o in ops.REGISTRY.values() if o.mcp]
+        assert _serve_answers(own_brain, first, "1", *lists) == _serve_answers(own_brain, first, "0", *lists), version
     for middle, ids in EARLY_MIDDLES[1:]:
         assert _serve_answers(own_brain, init, "1", middle, ids) == _serve_answers(own_brain, init, "0", middle, ids), middle
 
@@ -853,6 +860,42 @@ def test_tools_list_is_answered_before_the_server_starts(own_brain):
     assert json.loads(first)["id"] == 1 and json.loads(second)["id"] == 2 and rest.startswith(b"gbrain MCP server running")
     r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(own_brain)], input=data, capture_output=True, env={**os.environ, **server_env()}, timeout=60)
     assert r.returncode == 0 and [json.loads(x)["id"] for x in r.stdout.splitlines()] == [1, 2]
+
+
+@pytest.mark.engine_free
+def test_prompt_and_resource_lists_are_answered_before_the_server_starts(own_brain):
+    """`prompts/list`, `resources/list` and `resources/templates/list` after the handshake are
+    answered before the SDK is loaded too (ahead of the `server running` line), each as it is
+    listed (the skills' prompts and resources among them)."""
+    msgs = [FIRST_LINES[0], {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "resources/list"}, {"jsonrpc": "2.0", "id": 4, "method": "resources/templates/list"}]
+    data = "".join(json.dumps(m) + "\n" for m in msgs).encode()
+    r = subprocess.run([sys.executable, "-m", "gbrain", "serve", "--db", str(own_brain)], input=data, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **server_env()}, timeout=60)
+    assert r.returncode == 0
+    *answers, rest = r.stdout.split(b"\n", 4)
+    assert [json.loads(x)["id"] for x in answers] == [1, 2, 3, 4] and rest.startswith(b"gbrain MCP server running")
+    prompts, resources, templates = (json.loads(x)["result"] for x in answers[1:])
+    assert [p["name"] for p in prompts["prompts"]][:3] == ["brain_briefing", "brain_ingest_meeting", "gbrain-briefing"]
+    assert "brain://skills/gbrain-ingest" in [x["uri"] for x in resources["resources"]]
+    assert [t["name"] for t in templates["resourceTemplates"]] == ["index-page", "page"]
+
+
+@pytest.mark.engine_free
+def test_every_tool_shares_the_call_metadata_its_own_call_would_get():
+    """build_server gives every tool one FuncMetadata (server._call_metadata, built once): it must
+    be what the SDK makes of each tool's own `call` (same arguments model and schema)."""
+    from mcp.server.mcpserver.tools import Tool
+
+    from gbrain.mcp import server as mcp_server
+
+    server, host = mcp_server.build_server(None)
+    tools = server._tool_manager.list_tools()
+    assert tools and all(t.fn_metadata is mcp_server._call_metadata() for t in tools)
+    for t in tools:
+        own = Tool.from_function(t.fn, name=t.name, structured_output=False).fn_metadata
+        shared = t.fn_metadata
+        assert own.arg_model.model_json_schema() == shared.arg_model.model_json_schema()
+        assert (own.output_schema, own.wrap_output, own.output_model) == (shared.output_schema, shared.wrap_output, shared.output_model)
 
 
 @pytest.mark.engine_free

@@ -8,6 +8,9 @@ and when that line is an ``initialize`` request this module can answer exactly a
 would, writes the answer at once. The SDK then gets the same line first (its session records
 the client and the negotiated version as if it had answered) and its own answer to it is
 dropped (:func:`gbrain.mcp.server._run_stdio`); everything after goes to the SDK as before.
+Until the SDK has loaded, plain ``tools/list``, ``prompts/list``, ``resources/list``,
+``resources/templates/list`` and ``ping`` requests after it are answered here too
+(:func:`answer_early`).
 
 The answer is the one the SDK builds (``mcp.server.runner: _handle_initialize``): the protocol
 version the client asked for when it is one of :data:`HANDSHAKE_VERSIONS`, else the newest of
@@ -49,6 +52,27 @@ CAPABILITIES: dict = {
     "tools": {"listChanged": False},
 }
 """What :func:`gbrain.mcp.server.build_server` offers, as the SDK announces it."""
+
+#: the prompts :func:`gbrain.mcp.server.build_server` registers before the skills', in order: name,
+#: description, and each argument's (name, description); every argument is optional
+PROMPTS: tuple = (
+    ("brain_briefing", "Compile a briefing from the current brain state",
+     (("since", "pages updated since: a span like 24h / 7d, or an ISO date"), ("focus", "a topic, person or company to focus on"))),
+    ("brain_ingest_meeting", "Guide for ingesting a meeting transcript",
+     (("transcript", "the meeting transcript or notes"), ("source_ref", "meeting id or URL, recorded in the ingest log"))),
+)
+#: a skill prompt's one argument (``task``)
+SKILL_TASK = "what to apply the workflow to (a question, a document, a page)"
+#: the resources and resource templates :func:`gbrain.mcp.server.build_server` registers before
+#: the skills', in order: (uri or template, name, description, MIME type)
+RESOURCES: tuple = (("brain://index", "index", "Every page's brain://pages URI (percent-encoded where needed), grouped by type (JSON)", "application/json"),)
+TEMPLATES: tuple = (
+    ("brain://index{?cursor}", "index-page", "The next page of brain://index (its `next` URI)", "application/json"),
+    ("brain://pages/{+slug}{?offset,max_chars,hash}", "page",
+     "A page's markdown exactly as stored; a long one in parts of 60,000 characters (a second text gives the next part's URI, "
+     "whose ?hash= refuses a page changed since; ?max_chars=0: whole)", "text/markdown"),
+)
+
 
 def enabled() -> bool:
     """False when ``GBRAIN_FAST_INIT=0``: the SDK answers ``initialize`` itself."""
@@ -197,11 +221,44 @@ def tools_list_result(read_only: bool = False) -> dict:
     return _TOOLS.setdefault(read_only, {"tools": tools})
 
 
+_LISTS: dict[str, dict] = {}
+
+
+def _entry(uri_key: str, uri: str, name: str, description: str, mime: str) -> dict:
+    return {"description": description, "mimeType": mime, "name": name, uri_key: uri}
+
+
+def list_result(method: str) -> dict:
+    """The result of ``prompts/list``, ``resources/list`` or ``resources/templates/list`` as the
+    SDK writes it for the server :func:`gbrain.mcp.server.build_server` builds (in the order it
+    registers them: :data:`PROMPTS`, :data:`RESOURCES`, :data:`TEMPLATES`, then the skills'; the
+    keys of the SDK's wire models by name; no pagination; the same with ``--read-only``)."""
+    if method in _LISTS:
+        return _LISTS[method]
+    from ..operations.skills import load_skills
+
+    skills = load_skills()
+    if method == "prompts/list":
+        def prompt(name: str, description: str, args) -> dict:
+            return {"arguments": [{"description": d, "name": a, "required": False} for a, d in args], "description": description, "name": name}
+
+        out = {"prompts": [prompt(*p) for p in PROMPTS] + [prompt(sk.name, f"Skill: {sk.summary}", (("task", SKILL_TASK),)) for sk in skills]}
+    elif method == "resources/list":
+        out = {"resources": [_entry("uri", *r) for r in RESOURCES]
+               + [_entry("uri", f"brain://skills/{sk.name}", sk.name, f"Skill (SKILL.md): {sk.summary}", "text/markdown") for sk in skills]}
+    else:
+        out = {"resourceTemplates": [_entry("uriTemplate", *t) for t in TEMPLATES]}
+    return _LISTS.setdefault(method, out)
+
+
+_EARLY_LISTS = ("prompts/list", "resources/list", "resources/templates/list")
+
+
 def early_answer(msg: dict | None, read_only: bool) -> tuple[str, bytes | None]:
     """What the early path does with a message read after an answered ``initialize``:
     ``("pass", None)`` for a plain ``notifications/initialized`` (the SDK gets it in order),
-    ``("answer", line)`` for a plain ``tools/list`` (no params but ``{}``: no cursor, no
-    ``_meta``) or ``ping``, and ``("stop", None)`` for anything else: that message and every one
+    ``("answer", line)`` for a plain ``tools/list``, ``prompts/list``, ``resources/list`` or
+    ``resources/templates/list`` (no params but ``{}``: no cursor, no ``_meta``) or ``ping``, and ``("stop", None)`` for anything else: that message and every one
     after it is the SDK's alone."""
     if msg is None or msg.get("jsonrpc") != "2.0" or msg.get("params", {}) != {}:
         return "stop", None
@@ -214,6 +271,8 @@ def early_answer(msg: dict | None, read_only: bool) -> tuple[str, bytes | None]:
         return "answer", _dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
     if msg["method"] == "tools/list":
         return "answer", _dumps({"jsonrpc": "2.0", "id": msg["id"], "result": tools_list_result(read_only)})
+    if msg["method"] in _EARLY_LISTS:
+        return "answer", _dumps({"jsonrpc": "2.0", "id": msg["id"], "result": list_result(msg["method"])})
     return "stop", None
 
 
@@ -298,8 +357,8 @@ def serves_read_only(path, read_only: bool) -> bool:
 
 
 def serve_main(db_path: str | None, create: bool = False, read_only: bool = False) -> None:
-    """``gbrain serve`` as the entry point runs it: import the SDK (:mod:`gbrain.mcp.server`) in a
-    background thread while this thread reads the first line of stdin and answers it when it
+    """``gbrain serve`` as the entry point runs it: import the SDK (:mod:`gbrain.mcp.server`) and
+    build the server (:func:`gbrain.mcp.server.build_server`) in a background thread while this thread reads the first line of stdin and answers it when it
     is an ``initialize`` request (:func:`initialize_answer`), then hand the line and the rest
     of stdin to :func:`gbrain.mcp.server.serve`. A missing brain (without ``create``) is refused
     before anything is read (:func:`refuse_missing`); an SDK that cannot be imported
@@ -326,6 +385,9 @@ def serve_main(db_path: str | None, create: bool = False, read_only: bool = Fals
             from . import server
 
             loaded["server"] = server
+            # the server object too (its tools, prompts, resources: ~0.05 CPU-s), here rather than
+            # after the join: a host that calls a tool a moment after the handshake waits less
+            loaded["built"] = server.build_server(db_path, create=create, read_only=serves_read_only(path, read_only))
         except BaseException as e:  # reported by the main thread
             loaded["error"] = e
         finally:
@@ -345,4 +407,4 @@ def serve_main(db_path: str | None, create: bool = False, read_only: bool = Fals
     t.join()
     if "error" in loaded:
         raise loaded["error"]
-    loaded["server"].serve(db_path, create=create, read_only=read_only, first_line=b"".join(lines), answered=ids)
+    loaded["server"].serve(db_path, create=create, read_only=read_only, first_line=b"".join(lines), answered=ids, built=loaded["built"])

@@ -37,6 +37,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver.tools import Tool
 from mcp.shared.exceptions import MCPError
+from mcp.shared.tool_name_validation import validate_and_warn_tool_name
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from mcp_types.jsonrpc import INVALID_REQUEST, PARSE_ERROR
 from pydantic import Field
@@ -55,7 +56,7 @@ from ..core.brain import Brain
 from ..core.conflicts import RESOLVE
 from ..errors import ERROR_SCHEMA, BadInput, GBrainError, NotFound, error_fields
 from .clientname import SDK_DEFAULT_NAMES, label, starter_program
-from .handshake import INSTRUCTIONS, refuse_missing, serves_read_only, tool_operations, tool_output_schema
+from .handshake import INSTRUCTIONS, PROMPTS, RESOURCES, SKILL_TASK, TEMPLATES, refuse_missing, serves_read_only, tool_operations, tool_output_schema
 
 log = logging.getLogger("gbrain.mcp")
 
@@ -262,6 +263,22 @@ class _Ending:
                             self.o.tool_name)
 
 
+_CALL_METADATA: list = []
+
+
+def _call_metadata() -> Any:
+    """The SDK's ``FuncMetadata`` of a tool's ``call`` (:func:`_make_tool`): one for every tool,
+    since every ``call`` has the same name and signature (``Tool.from_function`` built a pydantic
+    model and its JSON schema per tool: ~2/3 of :func:`build_server`'s CPU; :meth:`OperationTool.run`
+    never reads it, and the tool's ``parameters`` are the operation's own schema)."""
+    if not _CALL_METADATA:
+        async def call(arguments: dict, mcp_ctx: Any = None) -> CallToolResult:
+            raise NotImplementedError
+
+        _CALL_METADATA.append(Tool.from_function(call, name="brain_call", structured_output=False).fn_metadata)
+    return _CALL_METADATA[0]
+
+
 def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     hidden = {p.name for p in o.params if not p.in_schema}
 
@@ -314,10 +331,10 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
             result = {**result, "warnings": warnings}
         return CallToolResult(content=[TextContent(type="text", text=ops.dumps(result))], structured_content=json.loads(ops.dumps(result)))
 
-    base = Tool.from_function(call, name=o.tool_name, description=o.description, structured_output=False)
+    validate_and_warn_tool_name(o.tool_name)
     ann = o.annotations()
     return OperationTool(
-        **{k: getattr(base, k) for k in ("fn", "name", "description", "fn_metadata", "is_async")},
+        fn=call, name=o.tool_name, description=o.description, fn_metadata=_call_metadata(), is_async=True,
         context_kwarg=None,
         title=ann["title"],
         parameters=o.input_schema(),
@@ -556,6 +573,11 @@ class _Server(MCPServer):
         return await super().get_prompt(name, arguments, context)
 
 
+#: the prompts' argument descriptions (:data:`gbrain.mcp.handshake.PROMPTS`, which the early
+#: ``prompts/list`` answers from), by argument name
+_ARG = {a: d for _, _, args in PROMPTS for a, d in args}
+
+
 def build_server(db_path: str | None, create: bool = False, read_only: bool = False) -> tuple[MCPServer, BrainHost]:
     """An :class:`MCPServer` with a tool per MCP operation, the two resources and two prompts.
 
@@ -576,44 +598,47 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
         subscriptions=False,  # nothing is published: do not offer subscriptions/listen
     )
 
-    @server.resource("brain://index", name="index", description="Every page's brain://pages URI (percent-encoded where needed), grouped by type (JSON)", mime_type="application/json")
+    def resource(uri: str, name: str, description: str, mime_type: str) -> Callable:  # handshake.RESOURCES / TEMPLATES
+        return server.resource(uri, name=name, description=description, mime_type=mime_type, **(_SLUG_RESOURCE if name == "page" else {}))
+
+    def prompt(name: str, description: str, args: tuple) -> Callable:  # handshake.PROMPTS
+        return server.prompt(name=name, description=description)
+
+    @resource(*RESOURCES[0])
     async def index() -> str:
         try:
             return await host.run(_index)
         except Exception as e:
             raise _resource_error(e) from e
 
-    @server.resource("brain://index{?cursor}", name="index-page", description="The next page of brain://index (its `next` URI)", mime_type="application/json")
+    @resource(*TEMPLATES[0])
     async def index_page(cursor: str = "") -> str:
         try:
             return await host.run(lambda b: _index(b, cursor or None))
         except Exception as e:
             raise _resource_error(e) from e
 
-    @server.resource("brain://pages/{+slug}{?offset,max_chars,hash}", name="page",
-                     description="A page's markdown exactly as stored; a long one in parts of 60,000 characters (a second text gives the next part's URI, "
-                                 "whose ?hash= refuses a page changed since; ?max_chars=0: whole)",
-                     mime_type="text/markdown", **_SLUG_RESOURCE)
+    @resource(*TEMPLATES[1])
     async def page(slug: str, offset: str = "", max_chars: str = "", hash: str = "") -> str:
         try:
             return await host.run(lambda b: _page_part(b, slug, offset, max_chars, hash))
         except Exception as e:
             raise _resource_error(e) from e
 
-    @server.prompt(name="brain_briefing", description="Compile a briefing from the current brain state")
+    @prompt(*PROMPTS[0])
     async def brain_briefing(
-        since: Annotated[str, Field(description="pages updated since: a span like 24h / 7d, or an ISO date")] = "7d",
-        focus: Annotated[str, Field(description="a topic, person or company to focus on")] = "",
+        since: Annotated[str, Field(description=_ARG["since"])] = "7d",
+        focus: Annotated[str, Field(description=_ARG["focus"])] = "",
     ) -> str:
         try:
             return await host.run(lambda b: briefing_text(b, since, focus))
         except GBrainError as e:
             raise MCPError(code=INVALID_PARAMS, message=str(e)) from e
 
-    @server.prompt(name="brain_ingest_meeting", description="Guide for ingesting a meeting transcript")
+    @prompt(*PROMPTS[1])
     async def brain_ingest_meeting(
-        transcript: Annotated[str, Field(description="the meeting transcript or notes")] = "",
-        source_ref: Annotated[str, Field(description="meeting id or URL, recorded in the ingest log")] = "",
+        transcript: Annotated[str, Field(description=_ARG["transcript"])] = "",
+        source_ref: Annotated[str, Field(description=_ARG["source_ref"])] = "",
     ) -> str:
         return INGEST_GUIDE.format(
             ref_line=f" Source reference: {source_ref}." if source_ref else "",
@@ -634,7 +659,7 @@ def _add_skills(server: MCPServer) -> None:
     for sk in load_skills():
 
         def make(sk=sk):
-            async def prompt(task: Annotated[str, Field(description="what to apply the workflow to (a question, a document, a page)")] = "") -> str:
+            async def prompt(task: Annotated[str, Field(description=SKILL_TASK)] = "") -> str:
                 return sk.text + (f"\n## Task\n\n{task}\n" if task else "")
 
             async def resource() -> str:
@@ -866,7 +891,8 @@ def _plain_log() -> None:
     log.setLevel(logging.WARNING)
 
 
-def serve(db_path: str | None, create: bool = False, read_only: bool = False, first_line: bytes = b"", answered: list | tuple = ()) -> None:
+def serve(db_path: str | None, create: bool = False, read_only: bool = False, first_line: bytes = b"", answered: list | tuple = (),
+          built: tuple[MCPServer, BrainHost] | None = None) -> None:
     """Run the MCP server on stdin/stdout until stdin closes (the client went away) or Ctrl-C.
     Logs go to stderr only, as UTF-8. A ``db_path`` that does not exist is refused
     (:class:`BadInput`) unless ``create``. On the way out, calls still running are cancelled
@@ -874,7 +900,8 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
     even when a worker thread is still blocked reading stdin. ``read_only``: see
     :func:`build_server`; a SQLite brain this process cannot write (``storage.db.is_read_only``)
     is served read-only too, with a note on stderr. ``first_line``/``answered``: the first lines of stdin, read (and the
-    requests of ids ``answered`` answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`)."""
+    requests of ids ``answered`` answered) before the SDK was imported (:func:`gbrain.mcp.handshake.serve_main`); ``built``: the
+    server and host :func:`build_server` made for these arguments meanwhile (used when its ``read_only`` is the one served)."""
     import os
 
     from ..storage.db import resolve_db_path
@@ -889,7 +916,10 @@ def serve(db_path: str | None, create: bool = False, read_only: bool = False, fi
         # write tools would each fail with "is read-only": offer what works, and say why
         read_only = True
         _say(f"note: {path} cannot be written here (a read-only file, folder or mount): serving the --read-only tool set\n")
-    server, host = build_server(db_path, create=create, read_only=read_only)
+    if built is not None and built[1].read_only == read_only:
+        server, host = built
+    else:
+        server, host = build_server(db_path, create=create, read_only=read_only)
     _plain_log()
     names = ", ".join(o.tool_name for o in tool_operations(read_only))
     mode = " read-only" if read_only else ""
