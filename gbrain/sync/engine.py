@@ -1508,13 +1508,8 @@ class SyncEngine:
                 # the file's save first (a version from the file: nothing the person typed is
                 # lost, and a later stale save from the same buffer finds it as its ancestor),
                 # then the merge as the page (the brain's replaced version is in the history)
-                disk[p].data = merges[p][0]
-                with origin(operation="file changed"):
-                    if not self._import(p, disk[p], out):
-                        continue
-                with origin(operation=MERGED_OP if p in stale else BOTH_MERGED_OP):
-                    if not self._import(p, f, out):
-                        continue
+                if not self._save_then_merge(p, disk[p], merges[p][0], f, p in stale, out):
+                    continue
                 out.imported.append(p)
                 out.exported.append(p)
                 out.merged.append(p)
@@ -1526,13 +1521,8 @@ class SyncEngine:
             for p, f in merge_kept.items():
                 if p in changed_since:
                     continue
-                disk[p].data = merges[p][0]
-                with origin(operation="file changed"):
-                    if not self._import(p, disk[p], out):
-                        continue
-                with origin(operation=MERGED_OP if p in stale else BOTH_MERGED_OP):
-                    if not self._import(p, f, out):
-                        continue
+                if not self._save_then_merge(p, disk[p], merges[p][0], f, p in stale, out):
+                    continue
                 self._record(p, disk[p], disk[p].hash)  # the file's bytes stay its base: the merge is written later
                 out.imported.append(p)
                 out.merged.append(p)
@@ -2765,6 +2755,19 @@ class SyncEngine:
 
     def _forget(self, p: str) -> None:
         self.conn.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (self.client, p))
+
+    def _save_then_merge(self, p: str, file: DiskFile, save: bytes, merged: DiskFile, stale: bool, out: Outcome) -> bool:
+        """A merged page's two versions at ``p``, in order: the folder's save (``save``, the bytes
+        the person wrote, set as ``file.data``) as a version of its own, so nothing typed is lost and
+        a later stale save from the same buffer finds it as its ancestor, then the merge ``merged``
+        as the page (``MERGED_OP`` for a stale save, ``BOTH_MERGED_OP`` for both sides changed).
+        False when either import was refused (``out`` says why); inside the open transaction."""
+        file.data = save
+        with origin(operation="file changed"):
+            if not self._import(p, file, out):
+                return False
+        with origin(operation=MERGED_OP if stale else BOTH_MERGED_OP):
+            return self._import(p, merged, out)
 
     def _import(self, p: str, f: DiskFile, out: Outcome, page_id: int | None = None) -> bool:
         """Store the file's bytes as the page or file at ``p`` (inside the open transaction).
