@@ -787,6 +787,10 @@ def test_config_get_embedding_model_says_which_model_is_in_use(tmp_path):
     r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get", "embedding_model"], capture_output=True, env=env)
     assert r.returncode == 0 and r.stdout.strip() == b"text-embedding-3-small"
     assert b"warning: embedding_model text-embedding-3-small is stored but not in effect" in r.stderr and b"no OPENAI_API_KEY" in r.stderr, r.stderr
+    # unset withdraws the choice: the default is nobody's choice again (the marker went with it)
+    subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "unset", "embedding_model"], check=True, capture_output=True, env=env)
+    r = subprocess.run([sys.executable, "-m", "gbrain", "--db", db, "config", "get"], capture_output=True, env=env)
+    assert r.returncode == 0 and b"warning" not in r.stderr and b"not in effect" not in r.stdout + r.stderr, r.stdout + r.stderr
 
 
 @pytest.mark.engine_free

@@ -552,7 +552,9 @@ class Brain:
 
     def unset_config(self, key: str) -> bool:
         """Remove a config value, so its default applies again; True when it was set. Raises
-        :class:`BadInput` for a read-only or unknown key (as :meth:`set_config`)."""
+        :class:`BadInput` for a read-only or unknown key (as :meth:`set_config`). ``embedding_model``
+        takes its chosen marker (``embedding_model_chosen``) with it: the default is then nobody's
+        choice, as on a new brain (a key in the environment does not move offline vectors)."""
         if key in READONLY_CONFIG:
             raise BadInput(f"config '{key}' is set by gbrain itself and cannot be changed")
         if key not in SETTABLE_CONFIG:
@@ -562,6 +564,8 @@ class Brain:
             return False
         with self.transaction():
             self.conn.execute("DELETE FROM config WHERE key = ?", (key,))
+            if key == "embedding_model":  # the person's choice withdrawn: the default is nobody's choice again
+                self.conn.execute("DELETE FROM config WHERE key = ?", (EMBEDDING_MODEL_CHOSEN,))
             self._config_cache = None
             if key == "timeline_split" and old != "rule":
                 self.rederive_pages()  # back to the default rule
