@@ -31,6 +31,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
+from ..storage.db import is_postgres
 from .keyword import STOP_WORDS, _CJK_RUN, _PHRASE, _WORD, _fold, _quote
 
 #: the shortest word corrected (a word of 3 letters has too many neighbours to guess from)
@@ -88,14 +89,10 @@ def _candidate_words(query: str) -> list[tuple[int, int, str]]:
     return out[:MAX_WORDS]
 
 
-def _pg(conn) -> bool:
-    return getattr(conn, "dialect", "sqlite") == "postgres"
-
-
 def holds(conn, word: str) -> bool:
     """Whether some page, or a stored canvas's card (``canvas_cards``), holds ``word`` as search
     matches it (its stem or, on Postgres, its 'simple' form too)."""
-    if _pg(conn):
+    if is_postgres(conn):
         from .keyword import _PG_WORD
         if conn.execute(f"SELECT EXISTS (SELECT 1 FROM gb_match_ids({_PG_WORD}, 1))", [word, word]).fetchone()[0]:
             return True
@@ -117,7 +114,7 @@ def stems(conn, words: list[str]) -> dict[str, str]:
     words = list(dict.fromkeys(words))
     if not words:
         return {}
-    if _pg(conn):
+    if is_postgres(conn):
         rows = conn.execute("SELECT w, coalesce((ts_lexize('english_stem', w))[1], w) FROM unnest(string_to_array(?, ' ')) AS w",
                             [" ".join(words)]).fetchall()
         return {w: s for w, s in rows}
@@ -191,7 +188,7 @@ class _Vocab:
         if self.live:  # (Postgres, no cache: every page's tsvector read, per range)
             return self.conn.execute("SELECT word, ndoc FROM ts_stat('SELECT search_tsv FROM pages') "
                                      "WHERE word COLLATE \"C\" >= ? AND word COLLATE \"C\" < ?", [lo, hi]).fetchall()
-        if _pg(self.conn):
+        if is_postgres(self.conn):
             return self.conn.execute("SELECT term, pages FROM search_vocab WHERE term >= ? AND term < ?", [lo, hi]).fetchall()
         return self.conn.execute("SELECT term, doc FROM temp.gb_vocab WHERE term >= ? AND term < ?", [lo, hi]).fetchall()
 
@@ -259,7 +256,7 @@ WRITTEN_PAGES = 200
 def written(conn, term: str, word: str) -> bool:
     """Whether ``word`` (folded, ASCII) is written in a page holding index term ``term`` (as
     part of a word: ``robot`` in ``robotics`` too), among the first :data:`WRITTEN_PAGES`."""
-    if _pg(conn):
+    if is_postgres(conn):
         return conn.execute(
             "SELECT EXISTS (SELECT 1 FROM (SELECT id FROM pages WHERE search_tsv @@ quote_literal(?)::tsquery LIMIT ?) AS x JOIN pages p "
             "USING (id) WHERE strpos(lower(gb_fold(concat_ws(' ', p.title, p.search_aliases, p.path, p.search_headings, p.compiled_truth, "
@@ -271,7 +268,7 @@ def written(conn, term: str, word: str) -> bool:
 
 
 def _pages_of(conn, term: str) -> list[int]:
-    if _pg(conn):
+    if is_postgres(conn):
         return [r[0] for r in conn.execute("SELECT id FROM pages WHERE search_tsv @@ quote_literal(?)::tsquery LIMIT ?",
                                            [term, SURFACE_PAGES]).fetchall()]
     return [r[0] for r in conn.execute("SELECT DISTINCT doc FROM temp.gb_vocab_i WHERE term = ? LIMIT ?", [term, SURFACE_PAGES])]
@@ -327,7 +324,7 @@ def suggest(conn, query: str) -> Suggestion | None:
     missing = [(a, b, w) for a, b, w in _candidate_words(query) if not holds(conn, w)]
     if not missing:
         return None
-    if _pg(conn):
+    if is_postgres(conn):
         return _suggest(conn, query, missing, _Vocab(conn, live=not _pg_vocab_fresh(conn)))
     vc = _sqlite_vocab(conn)
     if vc is None:
