@@ -50,6 +50,7 @@ from typing import Collection, Sequence
 import numpy as np
 
 from ..errors import BadInput, ModelUnavailable, ProviderError
+from ..storage.db import is_postgres
 from ..storage.filters import PageFilter
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, chunking_of, minilm_dir
 from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
@@ -226,7 +227,7 @@ def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, 
     # embed the question (a cold process loads the model) while the index loads
     emb = embedding or _Embedding(model, question)
     only = PageFilter(type, tag, prefix)
-    if getattr(conn, "dialect", "sqlite") == "postgres":  # pgvector's HNSW index, no numpy copy
+    if is_postgres(conn):  # pgvector's HNSW index, no numpy copy
         from .vectors import PgVectors
 
         got = emb.after()  # already ranked on a second connection (query's hybrid mode)
@@ -287,7 +288,7 @@ def _vector_again(conn: sqlite3.Connection, idx, model_id: str, qvec: np.ndarray
     ms, ``benchmarks/postgres.py --parts query``), and pgvector's first search is approximate
     already. A page the feedback vector would bring from outside the first ``k`` is not seen on
     Postgres."""
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if is_postgres(conn):
         from .vectors import PgVectors
 
         got = PgVectors(conn, model_id, np.asarray(qvec, dtype=np.float32)).best_rows(None, [p for p, _, _ in first])
@@ -378,7 +379,7 @@ def query(
     # server runs both sides at once (not inside a transaction: a second connection would not
     # see its writes)
     then = None
-    if getattr(conn, "dialect", "sqlite") == "postgres" and mode != "vector" and not conn.in_transaction:
+    if is_postgres(conn) and mode != "vector" and not conn.in_transaction:
         url, mid = conn.url, model.model_id
         then = lambda v: _pg_top_pages(url, mid, v, k, only)  # noqa: E731
     emb = _Embedding(model, question, then)
@@ -511,7 +512,7 @@ def _passage_rows(conn: sqlite3.Connection, idx, scores, pids: list[int], best_r
     (:meth:`PgVectors.passages`); SQLite: numpy, then one read of the texts."""
     rows: dict[int, int | None] = {pid: best_rows.get(pid) or None for pid in pids}
     lookup = [pid for pid in pids if rows[pid] is None]
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if is_postgres(conn):
         found, texts = idx.passages([r for r in rows.values() if r is not None], lookup)
         rows.update(found)
         return rows, texts

@@ -84,6 +84,7 @@ import unicodedata
 from ..errors import BadInput
 from ..page.linkedit import address_spans
 from ..page.slugs import copy_original, loose_key, title_key
+from ..storage.db import is_postgres
 from ..storage.filters import PageFilter
 
 TITLE_WEIGHT = 5.0
@@ -856,7 +857,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     q = fts_query(query or "")
     if not q or limit <= 0:
         return [], None
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if is_postgres(conn):
         return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
@@ -2271,7 +2272,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     idin = f"p.id IN ({','.join(map(str, ids))})"
     snip: dict[int, dict] = {}
     cjk = not query.isascii() and _CJK_RUN.search(query) is not None
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if is_postgres(conn):
         # Postgres marks the (stemmed) query words in the whole text (ts_headline, HighlightAll),
         # read with the rows themselves (one round trip); snippet_of picks the place
         parts = pg_parts(query)
@@ -2295,7 +2296,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
             warn(stale_index_warning(len(missing)))
         ranked = [h for h in ranked if h["id"] in meta]
         ids = [i for i in ids if i in meta]
-    if getattr(conn, "dialect", "sqlite") != "postgres":
+    if not is_postgres(conn):
         # (a query with CJK text is marked in Python: the engine marks a CJK word only where it
         # stands alone, not inside a run, where its bigrams matched)
         small = [i for i in ids if meta[i]["size"] <= SNIPPET_MAX_CHARS] if not cjk else []
@@ -2315,7 +2316,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
     big = [i for i in ids if i not in snip]
     if big:
         for r in conn.execute(f"SELECT id, title, size, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
-            if getattr(conn, "dialect", "sqlite") == "postgres":  # meaningful words only (no stop words)
+            if is_postgres(conn):  # meaningful words only (no stop words)
                 snip[r["id"]] = _cut_snippet(r["head"], " ".join(query_words(query)))
             elif r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):
                 snip[r["id"]] = _cut_snippet(r["head"], query)
@@ -2496,7 +2497,7 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
             return []
     except Exception:  # a brain before v43 (a read-only file of an older schema)
         return []
-    pg = getattr(conn, "dialect", "sqlite") == "postgres"
+    pg = is_postgres(conn)
     cards = _canvas_cards_pg(conn, query) if pg else _canvas_cards_sqlite(conn, parts)
     under = folder_key(prefix) if prefix else None
     best: dict[str, dict] = {}

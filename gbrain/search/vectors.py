@@ -28,6 +28,7 @@ from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import Chunk
 from .embeddings import (MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_of, chunking_version, length_refusal, model_page_chunks,
                          resolve_model, to_blob)
+from ..storage.db import is_postgres
 from ..storage.filters import PageFilter
 from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
 
@@ -192,7 +193,7 @@ def drop_vectors(conn: sqlite3.Connection, model: str) -> dict:
     # after the chunks: their delete trigger retires each vector into the cache
     cached = conn.execute("SELECT COUNT(*) FROM embedding_cache WHERE model = ?", (model,)).fetchone()[0]
     conn.execute("DELETE FROM embedding_cache WHERE model = ?", (model,))
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if is_postgres(conn):
         drop_hnsw_indexes(conn, model)  # with its vectors: a later embed makes it again
     return {"chunks": int(chunks), "pages": int(pages), "cached": max(0, int(cached) - int(chunks))}
 
@@ -343,7 +344,7 @@ def embed_pages(
     ref = stored_dims(conn, mid)
     # Postgres: look for the model's HNSW index again in this run (another process's
     # embed-drop may have dropped it since this connection made it)
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if is_postgres(conn):
         forget_hnsw_indexes(conn)
     said = [-1]  # the count last said: each is said once, rising (MCP wants progress to grow)
 
@@ -525,7 +526,7 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
     cur = conn.execute("SELECT chunk_index, text_hash FROM page_embeddings WHERE page_id = ? AND model = ? ORDER BY chunk_index", (w.page_id, model)).fetchall()
     if replace or [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
-        if getattr(conn, "dialect", "sqlite") == "postgres":  # the same vector for pgvector too
+        if is_postgres(conn):  # the same vector for pgvector too
             conn.executemany(
                 "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?::vector)",
                 [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4, pg_vector_text(blobs[c.hash])) for c in w.chunks],
