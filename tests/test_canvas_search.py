@@ -159,3 +159,56 @@ def test_hybrid_query_ranks_a_card_beside_embedded_pages(db_path):
         assert not any("no page contains" in n for n in r["notes"])
         assert all(h["type"] != "canvas" for h in ops.run("query", {"question": "quarterly roadmap", "mode": "vector"}, brain=b)["items"])
         assert all(h["type"] != "canvas" for h in ops.run("query", {"question": "quarterly roadmap", "type": "note"}, brain=b)["items"])
+
+
+
+def _statements(conn, monkeypatch) -> list[str]:
+    """The statements ``conn`` runs from now on (SQLite: its trace callback, until reset, without
+    the statements FTS5 runs inside one, ``-- …``; Postgres: its execute, until ``monkeypatch`` undoes it)."""
+    sent: list[str] = []
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        execute = conn.execute
+        monkeypatch.setattr(conn, "execute", lambda sql, *a, **k: sent.append(sql) or execute(sql, *a, **k))
+    else:
+        conn.set_trace_callback(lambda sql: None if sql.startswith("--") else sent.append(sql))
+    return sent
+
+
+def test_a_brain_without_canvases_pays_no_statement_for_them(db_path, monkeypatch):
+    """Whether any canvas card is stored is read with the statistics search reads anyway (SQLite's
+    FTS5 row count, Postgres' counts statement): a search or keyword query runs as many statements
+    as it would with no canvas search at all; a canvas another connection stores is still found."""
+    from gbrain import operations as ops
+    from gbrain.search import keyword
+    from gbrain.search import vectors
+    from gbrain.search.vectors import VectorIndex
+
+    with Brain.open(db_path, create=True) as b:
+        b.set_config("embedding_model", "fake-16")
+        b.put("notes/alpha", "# Alpha\n\nThe quarterly roadmap of the alpha project.\n")
+        b.put("notes/beta", "# Beta\n\nSomething else entirely.\n")
+        assert ops.run("embed", {}, brain=b)["pages"] == 2
+        counts = {}
+        for stub in (False, True):
+            with monkeypatch.context() as m:
+                if stub:
+                    m.setattr(keyword, "canvas_hits", lambda *a, **k: [])
+                sent = _statements(b.conn, m)
+                assert [h["slug"] for h in keyword.search(b.conn, "quarterly roadmap", limit=10)] == ["notes/alpha"]
+                n_search = len(sent)
+                r = ops.run("query", {"question": "quarterly roadmap", "mode": "keyword"}, brain=b)
+                assert [h["slug"] for h in r["items"]] == ["notes/alpha"], r
+                n_query = len(sent) - n_search
+                VectorIndex.forget()
+                vectors._STALE.clear()  # (the same statements each time: no memo of either)
+                r = ops.run("query", {"question": "quarterly roadmap"}, brain=b)
+                assert r["mode"] == "hybrid" and "notes/alpha" in {h["slug"] for h in r["items"]}, r
+                counts[stub] = (n_search, n_query, len(sent) - n_search - n_query)
+                if not hasattr(b.conn, "dialect"):
+                    b.conn.set_trace_callback(None)
+        assert counts[False] == counts[True], counts
+        with Brain.open(db_path) as other:  # another connection (another process alike) stores a canvas
+            other.save_file("Boards/Plan.canvas", BOARD)
+        assert {h["slug"] for h in keyword.search(b.conn, "quarterly roadmap", limit=10)} == {"Boards/Plan.canvas", "notes/alpha"}
+        r = ops.run("query", {"question": "quarterly roadmap", "mode": "keyword"}, brain=b)
+        assert {h["slug"] for h in r["items"]} == {"Boards/Plan.canvas", "notes/alpha"}, r

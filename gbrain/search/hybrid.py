@@ -194,12 +194,13 @@ KEYWORD_COORDINATE = False
 
 
 def keyword_side(conn: sqlite3.Connection, question: str, *, type: str | None = None, tag: str | None = None, prefix: str | None = None,
-                 limit: int = 100) -> list[dict]:
+                 limit: int = 100, facts: dict | None = None) -> list[dict]:
     """``query``'s keyword candidates (``[{id, score, signals}]``, best first): plain BM25, without
     the coordination factor of ``search``'s ranking (``keyword_candidates(coordinate=False)``): the
     fusion weights were tuned on it, and with the factor `query` fell 0.7430 → 0.7378 nDCG@10 on
-    SciFact (docs/search.md, "Coordination"). ``benchmarks/scifact_vectors.py`` measures this."""
-    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=KEYWORD_COORDINATE)
+    SciFact (docs/search.md, "Coordination"). ``benchmarks/scifact_vectors.py`` measures this.
+    ``facts``: :func:`~.keyword.rank`'s."""
+    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=KEYWORD_COORDINATE, facts=facts)
 
 
 def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, only: PageFilter) -> tuple[list[tuple[int, float, int]], str]:
@@ -388,12 +389,14 @@ def query(
     if stale:
         notes.append(f"{stale:,} page(s) not embedded yet (new, changed since, or cut by an older chunking): query ranks them by their "
                      "words only; run `gbrain embed --stale`")
-    kw = keyword_side(conn, question, type=type, tag=tag, prefix=prefix, limit=k) if mode != "vector" else []
+    facts: dict = {}  # (whether any canvas card is stored, read with the keyword side's statistics)
+    kw = keyword_side(conn, question, type=type, tag=tag, prefix=prefix, limit=k, facts=facts) if mode != "vector" else []
     # a canvas's cards (no vectors: docs/search.md "Canvases"): keyword candidates under negative
     # ids, scored for the vector side by their keyword evidence (fuse's unscored), as a page not embedded yet
     from .keyword import canvas_hits
 
-    canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, question, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None))} \
+    canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, question, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None,
+                                                                          present=facts.get("canvas")))} \
         if mode != "vector" and not (type or tag) else {}
     try:
         idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims)

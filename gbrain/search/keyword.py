@@ -816,7 +816,7 @@ def query_words(query: str) -> list[str]:
 
 
 def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None,
-         coordinate: bool = True, tag: str | None = None, prefix: str | None = None) -> list[dict]:
+         coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None) -> list[dict]:
     """Known-item ranking of pages for ``query`` (module docstring).
 
     Returns ``[{id, score, bm25, signals}]``, best first, at most ``limit``: ``score`` the
@@ -832,15 +832,17 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     under that folder (:class:`~gbrain.storage.filters.PageFilter`, as ``list`` and lint select
     them), applied inside the ranking, before the limit: every candidate list holds only such
     pages, so the best ``limit`` of them come back whatever outranks them outside the filter.
+    ``facts``: a dict given ``"canvas"``, whether any canvas card is stored, when the ranking read
+    it with its statistics (no statement of its own: :func:`canvas_hits`'s ``present``).
     """
-    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix), limit=limit, weights=weights, coordinate=coordinate)
+    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix), limit=limit, weights=weights, coordinate=coordinate, facts=facts)
     if body is not None:
         _with_body_signal(conn, out, body)
     return out
 
 
 def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int, weights: tuple[float, ...] | None,
-          coordinate: bool) -> tuple[list[dict], tuple[str, int, int] | None]:
+          coordinate: bool, facts: dict | None = None) -> tuple[list[dict], tuple[str, int, int] | None]:
     """:func:`rank`'s hits and, on SQLite, ``(body_q, scan, terms)`` for their body signal, not
     yet in their ``signals`` (sets): the FTS5 query of the body fields (:func:`_body_only`), the
     pages its terms match, summed (a pass over its matches reads about that many entries), and
@@ -858,13 +860,13 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if not q or limit <= 0:
         return [], None
     if is_postgres(conn):
-        return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate), None
+        return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
     counts: dict[str, int] = {}
     words = query_words(query)
-    n_pages = _fts_rows(conn)
+    n_pages = _fts_rows(conn, facts)
     # each word's pages (its IDF); words in no page are no evidence for or against any page
     word_idf: dict[str, float] = {}
     for word in words:
@@ -1405,14 +1407,23 @@ def _match_count(conn: sqlite3.Connection, term: str, memo: dict[str, int]) -> i
     return memo[key]
 
 
-def _fts_rows(conn: sqlite3.Connection) -> int:
+def _fts_rows(conn: sqlite3.Connection, facts: dict | None = None) -> int:
     """The rows of ``page_fts`` as FTS5 counts them for BM25 (the first varint of its averages
     record, ``page_fts_data`` row 1, in SQLite's varint encoding: FTS5's file format); the
-    pages' ``COUNT(*)`` when that record cannot be read. At least 1."""
-    try:
-        r = conn.execute("SELECT block FROM page_fts_data WHERE id = 1").fetchone()
-    except sqlite3.Error:
-        r = None
+    pages' ``COUNT(*)`` when that record cannot be read. At least 1. ``facts``: given
+    ``"canvas"``, whether any canvas card is stored, read by the same statement (:func:`rank`)."""
+    r = None
+    if facts is not None:
+        try:
+            r = conn.execute("SELECT (SELECT block FROM page_fts_data WHERE id = 1), EXISTS (SELECT 1 FROM canvas_cards)").fetchone()
+            facts["canvas"] = bool(r[1])
+        except sqlite3.Error:  # (a brain before v43 has no canvas_cards: read as below)
+            r = None
+    if r is None:
+        try:
+            r = conn.execute("SELECT block FROM page_fts_data WHERE id = 1").fetchone()
+        except sqlite3.Error:
+            r = None
     if r and isinstance(r[0], bytes) and r[0]:
         blk, v = r[0], 0
         for i, x in enumerate(blk[:9]):
@@ -1825,7 +1836,7 @@ _PG_TF_SCALE = 5.0
 
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
-             coordinate: bool = True) -> list[dict]:
+             coordinate: bool = True, facts: dict | None = None) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
@@ -1863,7 +1874,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     A query with a phrase or a prefix (:func:`pg_parts`) ranks its terms' tsqueries
     (:func:`_pg_parts_tsquery`; all terms: :func:`_pg_all_parts`; a phrase's frequency is its
     covers' harmonic-mean weight each), the ranked candidates held to the phrases word for word
-    (:func:`_pg_phrase_check`); name evidence and its IDF stay per query word, as on SQLite."""
+    (:func:`_pg_phrase_check`); name evidence and its IDF stay per query word, as on SQLite.
+    ``facts``: given ``"canvas"`` (:func:`rank`), read by the counts statement."""
     words = query_words(query)
     if not words:
         return []
@@ -1892,21 +1904,23 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if only.type:
             return f"SELECT {fn}_of({q}, ?, ?)", [*a, only.type, n]
         return f"SELECT {fn}({q}, ?)", [*a, n]
-    # 1. one round trip, from the GIN index and one row: the pages and their tokens, each term's
-    #    pages (its IDF; each word's too when terms are phrases or prefixes) and the pages named
-    #    exactly by the query (_exact_names)
+    # 1. one round trip, from the GIN index and one row: the pages and their tokens, whether any
+    #    canvas card is stored, each term's pages (its IDF; each word's too when terms are phrases
+    #    or prefixes) and the pages named exactly by the query (_exact_names)
     ex_sql, ex_args = _exact_names_pg(names or [query], only)
     counted = per_term + (per if syntax else [])
     # (one term: whether the tsquery of any term is that of every term: the windows' two lists one)
     same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
-    sql = ("SELECT s.pages, s.lexemes, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
+    sql = ("SELECT s.pages, s.lexemes, EXISTS (SELECT 1 FROM canvas_cards), " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
            + f"{ex_sql}{same_sql} FROM search_totals s")
     r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args, *same_args]).fetchone()
     same = bool(same_sql and r[-1])
     n_pages, lexemes = max(1, int(r[0])), max(0, int(r[1]))
-    dfs = [int(x) for x in r[2 : 2 + len(terms)]]
-    wdfs = [int(x) for x in r[2 + len(terms) : 2 + len(counted)]] if syntax else dfs
-    k = 2 + len(counted)
+    if facts is not None:
+        facts["canvas"] = bool(r[2])
+    dfs = [int(x) for x in r[3 : 3 + len(terms)]]
+    wdfs = [int(x) for x in r[3 + len(terms) : 3 + len(counted)]] if syntax else dfs
+    k = 3 + len(counted)
     exact: dict[int, str] = {}
     if ex_sql:
         for pid, is_title in r[k]:
@@ -2230,11 +2244,12 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
         # a checked task box `[x]` too: its letter is no word to look for
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
-    ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True)
+    facts: dict = {}
+    ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
     # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
     # tag selects pages only, a folder canvases too
     canvases = [] if only.type or only.tag else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
-                                                            top=ranked[0].get("top") if ranked else None)
+                                                            top=ranked[0].get("top") if ranked else None, present=facts.get("canvas"))
     if canvases:
         both = sorted([(h["score"], 0, i, h) for i, h in enumerate(ranked)] + [(h["score"], 1, i, h) for i, h in enumerate(canvases)],
                       key=lambda x: (-x[0], x[1], x[2]))[offset : offset + int(limit)]
@@ -2444,17 +2459,17 @@ def _substring_search(conn: sqlite3.Connection, query: str, only: PageFilter, li
 
 
 def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None,
-                       coordinate: bool = True, tag: str | None = None, prefix: str | None = None) -> list[dict]:
+                       coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None) -> list[dict]:
     """``[{id, score, signals}]`` of the best ``limit`` pages for ``query``, best first: the same
     ranking as :func:`search` (:func:`rank`), without snippets, and the same substring fallback
     for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``);
     ``coordinate=False``: without the coordination factor (:func:`rank`); ``type``, ``tag``,
-    ``prefix``: the filter of :func:`rank`."""
+    ``prefix``, ``facts``: those of :func:`rank`."""
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix) if has_words else []
+    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts) if has_words else []
     if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
         return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", PageFilter(type, tag, prefix), int(limit))]
@@ -2474,7 +2489,7 @@ CANVAS_MAX = 1.0 + NAME_WEIGHT
 CANVAS_CARDS_READ = 200
 
 
-def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top: float | None = None) -> list[dict]:
+def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top: float | None = None, present: bool | None = None) -> list[dict]:
     """The stored canvases whose text cards or group labels (``canvas_cards``, docs/storage.md
     "Canvases") hold words of ``query``, best first, each once by its best card:
     ``[{slug (the canvas's path), title (its file name), type "canvas", node (the card's id),
@@ -2483,17 +2498,19 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
     word is as rare in a card as in the brain) times the coordination factor of the query's terms
     the card holds (:func:`_coord`), over ``top``: the best page's coordinated BM25 (:func:`_rank`'s
     ``top``: a page's body score is its BM25 over it), else the best card's: the scale of a page
-    matched in its body, at most :data:`CANVAS_MAX`. ``prefix``: only the canvases under that folder."""
+    matched in its body, at most :data:`CANVAS_MAX`. ``prefix``: only the canvases under that folder.
+    ``present``: whether any card is stored, when the ranking read it (:func:`rank`'s ``facts``: a
+    brain without canvases pays no statement for them); ``None``: read here."""
     from ..page.slugs import slug_key
     from ..storage.filters import folder_key
 
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
     parts = [p.rsplit(" : ", 1)[-1] for p in fts_parts(folded)]
-    if not parts or limit <= 0:
+    if not parts or limit <= 0 or present is False:
         return []
     try:
-        if not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
+        if present is None and not conn.execute("SELECT 1 FROM canvas_cards LIMIT 1").fetchone():
             return []
     except Exception:  # a brain before v43 (a read-only file of an older schema)
         return []
