@@ -375,7 +375,7 @@ def test_a_notion_relation_property_is_a_link_to_its_pages():
     assert p.render() == PLAN
     rel = [ln for ln in p.links if ln.kind == "markdown"]
     assert [(ln.target, ln.text) for ln in rel] == [(f"../Companies {NOTION_ID}/Acme {NOTION_ID}", "Acme")]
-    assert rel[0].context == f"Company: Acme (../Companies%20{NOTION_ID}/Acme%20{NOTION_ID}.md)"
+    assert rel[0].context == "Company: Acme"  # (the line as Notion shows it: trial35)
     two = (f"# Deal\nProjects: Alpha (Alpha%20{NOTION_ID}.md), Beta Two (../P/Beta%20Two%20{NOTION_ID[::-1]}.md)\n"
            "Status: Done (see notes.md)\n\nBody [Alpha](Alpha%20" + NOTION_ID + ".md).\n")
     got = parse_page(two, f"Deal {NOTION_ID}.md").links
@@ -564,7 +564,7 @@ def test_unlink_of_a_notion_relation_says_to_edit_its_line(tmp_path, db_path):
 
         with pytest.raises(BadInput) as e:
             b.unlink("Project Plan", "Acme")
-        assert "Notion relation property (Company: Acme (Acme%20" in str(e.value), str(e.value)
+        assert "Notion relation property (Company: Acme):" in str(e.value), str(e.value)
         assert b.get_text(f"Project Plan {NOTION_ID}") == PLAN.replace("../Companies%20" + NOTION_ID + "/", "")
 
 
@@ -737,3 +737,77 @@ def test_the_property_syntax_hint_is_one_line_on_stderr(tmp_path, db_path):
     assert r.returncode == 0, r.stderr.decode()
     lines = [l for l in r.stderr.decode().splitlines() if HINT in l]
     assert len(lines) == 1 and HINT not in r.stdout.decode(), r.stderr.decode()
+
+
+@pytest.mark.engine_free
+def test_a_notion_relations_path_is_no_searched_text_and_no_context():
+    """Notion shows a relation property as its names (``Company: Acme``): the path after each name
+    (``(../Companies%20<id>/Acme%20<id>.md)``) is an address, as a markdown link's URL is, so search
+    does not read it (trial35: ``search Companies`` found every page related to a company, its
+    snippets showed the encoded path) and the link's context is the line as Notion shows it.
+    CRLF lines too; a page not of Notion's shape keeps its text."""
+    from gbrain.search.keyword import search_fields
+
+    path = f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md"
+    for eol in ("\n", "\r\n"):
+        text = PLAN.replace("\n", eol)
+        p = parse_page(text, path)
+        body = search_fields(p)["search_body"]
+        addr = f"(../Companies%20{NOTION_ID}/Acme%20{NOTION_ID}.md)"
+        assert body == p.compiled_truth.replace(addr, " " * len(addr))
+        assert [ln.context for ln in p.links] == ["Company: Acme"]
+    two = f"# Deal\nProjects: Alpha (Alpha%20{NOTION_ID}.md), Beta Two (../P/Beta%20Two%20{NOTION_ID[::-1]}.md)\n\nBody.\n"
+    p = parse_page(two, f"Deal {NOTION_ID}.md")
+    assert "Alpha" in search_fields(p)["search_body"] and NOTION_ID not in search_fields(p)["search_body"]
+    assert [ln.context for ln in p.links] == ["Projects: Alpha, Beta Two"] * 2
+    assert search_fields(parse_page(two, "Deal.md"))["search_body"] is None  # not Notion's: text
+
+
+def test_v45_derives_again_the_search_text_and_context_of_notion_relations(tmp_path, db_path):
+    """A brain made before v45 (Postgres v47) searched a Notion relation's path: on open the
+    Notion-shaped pages with a ``.md)`` are derived again (their search text and link context),
+    ``search Firms`` (the related page's folder) no longer finds the page relating it, and the brain equals a fresh import.
+    Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.search import keyword
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "Export", {f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}.md": PLAN.replace("Companies%20", "Firms%20"),
+                                            f"Firms {NOTION_ID}/Acme {NOTION_ID}.md": "# Acme\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        c = b.conn
+
+        def hits():
+            return [h["slug"] for h in keyword.search(c, "Firms")]
+        assert hits() == [f"Firms {NOTION_ID}/Acme {NOTION_ID}"]
+        with b.transaction():  # as the old page model left them
+            c.execute("UPDATE pages SET search_body = NULL WHERE slug LIKE 'Wiki %'")
+            c.execute("UPDATE links SET context = ? WHERE kind = 'markdown'", (f"Company: Acme (../Firms%20{NOTION_ID}/Acme%20{NOTION_ID}.md)",))
+            _rewind(c, pg._notion_relation_text, dbmod._m45_notion_relation_text)
+        assert f"Wiki {NOTION_ID}/Project Plan {NOTION_ID}" in hits()
+    with Brain.open(db_path) as b:
+        assert [h["slug"] for h in keyword.search(b.conn, "Firms")] == [f"Firms {NOTION_ID}/Acme {NOTION_ID}"]
+        assert [r["context"] for r in b.backlinks(f"Firms {NOTION_ID}/Acme {NOTION_ID}")] == ["Company: Acme"]
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_logseq_tag_with_no_page_is_no_dead_link(tmp_path, db_path):
+    """In Logseq a tag is a page whether or not a file holds it: ``#[[supply chain]]`` and
+    ``tags:: [[machine learning]]`` (links too, as Logseq reads them) are no dead links to report
+    (trial35: lint's dead_links listed every such tag and offered `unlink`, which would drop the
+    tag). A plain ``[[Missing Page]]`` still dangles, and so does ``[[project]]`` beside a ``#project``
+    tag (a link written as a link)."""
+    from gbrain.core.lint import lint
+
+    tree = write_tree(tmp_path / "graph", {
+        "pages/Falcon.md": "tags:: project, [[machine learning]]\n\n- risk #[[supply chain]] and #budget\n- see [[Missing Page]]\n",
+        "journals/2025_03_04.md": "- memo #[[supply chain]]\n- also [[project]] #project\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        got = sorted((f["slug"], f["target"]) for f in lint(b, checks=["dead_links"], limit=None)["items"])
+    assert got == [("journals/2025_03_04", "project"), ("pages/Falcon", "Missing Page")]

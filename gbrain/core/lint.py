@@ -268,6 +268,31 @@ def _wiki_names_file(files: tuple[set[str], set[str]], slug: str, target: str) -
             or any(p.endswith("/" + root) for p in paths))
 
 
+def _tag_links(conn, rows: list) -> set[int]:
+    """The ids of the dangling wiki links of ``rows`` that are tags of their page as Logseq writes
+    them: ``#[[supply chain]]`` in the text, or ``[[machine learning]]`` in the page's ``tags::``
+    property line (a tag of the page either way). In Logseq a tag is a page, with or without a file:
+    no dead link. A ``[[project]]`` written beside a ``#project`` tag is a link like any other."""
+    from ..page.markdown import logseq_items, logseq_properties
+
+    out: set[int] = set()
+    by_slug: dict[str, list] = {}
+    for r in rows:
+        by_slug.setdefault(r["slug"], []).append(r)
+    for slug, links in by_slug.items():
+        row = conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE slug = ?", (slug,)).fetchone()
+        if row is None or "[[" not in (row[1] + row[2]):
+            continue
+        tags = {tag_key(t) for (t,) in conn.execute("SELECT tag FROM tags WHERE page_id = ?", (row[0],))}
+        text = to_lf(row[1] + row[2])
+        prop = {tag_key(t) for t in logseq_items(logseq_properties(text).get("tags", ""))} if "tags::" in text else set()
+        for r in links:
+            key = tag_key(r["target"])
+            if key in tags and ("#[[" + r["target"] + "]]" in text or key in prop):
+                out.add(r["id"])
+    return out
+
+
 def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     from ..page.links import SqlIndex
 
@@ -280,6 +305,9 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     # a template's `[[<% tp.date.now("YYYY-MM-DD", -1) %>]]` / `[[{{date}}]]` names the note of
     # the day it runs: no page to create or link to fix
     rows = [r for r in rows if not has_placeholder(r["target"])]
+    if any(r["kind"] == "wiki" for r in rows):  # a Logseq tag is a page whether or not a file holds it
+        tagged = _tag_links(brain.conn, [r for r in rows if r["kind"] == "wiki"])
+        rows = [r for r in rows if r["id"] not in tagged]
     out = []
     ids = []
     slugs: list[str] | None = None

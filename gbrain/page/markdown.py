@@ -973,22 +973,55 @@ def notion_relation_links(body: str, path: str) -> list["Link"]:
     id, a space (``%20``) and 32 hex digits, is a markdown link to that path (percent-decoded,
     relative to the page, as a link in the text is), ``Name`` its text, the property's line its
     context; in the order written. Any other value (``Status: Done (see notes.md)``) links nothing."""
-    if not body.startswith("# ") or notion_name(path) == stem(path):
-        return []
-    m = _NOTION_HEAD_RE.match(body)
     out: list[Link] = []
-    for line in (m.group(1).splitlines() if m else ()):
-        p = _NOTION_PROP_RE.match(line)
-        if not p or ".md)" not in line:
-            continue
+    for line, _at, p in _notion_relation_lines(body, path):
+        shown = None
         for r in _NOTION_RELATION_RE.finditer(p.group(2).strip()):
             target = _link_from_url(r.group(2))
             if target:
-                context = " ".join(line.split())
-                if len(context) > CONTEXT_MAX:
-                    context = context[: CONTEXT_MAX - 3] + "..."
-                out.append(Link(kind="markdown", target=target, text=r.group(1).strip(), context=context, forms=["(" + r.group(2) + ")"]))
+                if shown is None:  # the line as Notion shows it: each item's name, not its path
+                    value = _NOTION_RELATION_RE.sub(lambda x: x.group(1) if _link_from_url(x.group(2)) else x.group(0), p.group(2).strip())
+                    context = " ".join((p.group(1) + ": " + value).split())
+                    shown = context if len(context) <= CONTEXT_MAX else context[: CONTEXT_MAX - 3] + "..."
+                out.append(Link(kind="markdown", target=target, text=r.group(1).strip(), context=shown, forms=["(" + r.group(2) + ")"]))
     return out
+
+
+def _notion_relation_lines(body: str, path: str):
+    """``(line, offset in body, property match)`` of each property line of a Notion page's opening
+    (``body``: ``\\n`` line ends) that may hold a relation (``.md)``)."""
+    if not body.startswith("# ") or notion_name(path) == stem(path):
+        return
+    m = _NOTION_HEAD_RE.match(body)
+    if not m:
+        return
+    at = m.start(1)
+    for line in m.group(1).splitlines(keepends=True):
+        p = _NOTION_PROP_RE.match(line)
+        if p and ".md)" in line:
+            yield line, at, p
+        at += len(line)
+
+
+def notion_relation_spans(text: str, path: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` (a page's compiled truth, any line ends) holding the path of a Notion
+    relation item (:func:`notion_relation_links`: ``Acme (../Companies%20<id>/Acme%20<id>.md)``,
+    the part in parentheses, with them): an address a reader does not read, as a markdown link's URL; ``[]``
+    for a page not of Notion's shape or with no relation."""
+    if ".md)" not in text or not text.startswith("# "):
+        return []
+    lf = to_lf(text)
+    spans = []
+    for _line, at, p in _notion_relation_lines(lf, path):
+        value = p.group(2)
+        value_at = at + p.start(2) + len(value) - len(value.lstrip())
+        for r in _NOTION_RELATION_RE.finditer(value.strip()):
+            if _link_from_url(r.group(2)):
+                spans.append((value_at + r.start(2) - 1, value_at + r.end(2) + 1))  # (its parentheses too)
+    if spans and len(lf) != len(text):  # back to the stored text's offsets: one more per CRLF before
+        lf_at = [m.start() - k for k, m in enumerate(re.finditer("\r\n", text))]  # each CRLF's LF offset
+        spans = [(a + bisect.bisect_right(lf_at, a - 1), z + bisect.bisect_right(lf_at, z - 1)) for a, z in spans]
+    return spans
 
 
 def notion_items(value: str) -> list[str]:

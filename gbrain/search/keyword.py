@@ -635,11 +635,13 @@ def search_fields(page) -> dict[str, str]:
     search weighs are exactly the names that resolve links and commands. Extra words
     (:func:`search_words`): the non-CJK runs of CJK-glued tokens and the frontmatter's words.
     CJK bigrams (:func:`search_cjk`): a word inside a run of CJK text is found."""
+    from ..page.markdown import notion_relation_spans  # (loaded already: ``page`` was parsed)
+
     aliases = "\n".join(page.aliases)
     words = search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     return {
         # the text indexed in place of the compiled truth / timeline, None where it is that text
-        "search_body": search_text(page.compiled_truth, page.part_unread("compiled_truth")),
+        "search_body": search_text(page.compiled_truth, page.part_unread("compiled_truth"), notion_relation_spans(page.compiled_truth, page.path)),
         "search_timeline": search_text(page.timeline, page.part_unread("timeline")),
         "search_aliases": aliases,
         # the heading that is the title is indexed as the title already
@@ -654,7 +656,7 @@ _INDEXED_TEXT = "coalesce(search_body, compiled_truth) || {sep} || coalesce(sear
 _PG_HEAD_TEXT = _INDEXED_TEXT.format(sep="E'\\n'")
 
 
-def search_text(text: str, unread: list | None = None) -> str | None:
+def search_text(text: str, unread: list | None = None, extra: list | tuple = ()) -> str | None:
     """The text the FTS index reads in place of ``text`` (a page's compiled truth or timeline):
     ``text`` with the addresses a reader does not read blanked, each character a space
     (:func:`gbrain.page.linkedit.address_spans`: a link's URL or relative path, an aliased wiki
@@ -663,8 +665,12 @@ def search_text(text: str, unread: list | None = None) -> str | None:
     and ``search_timeline`` are NULL, ``page_fts``'s content view and Postgres' ``search_tsv``
     take ``coalesce``). Search matches a link's label, not ``deals`` in ``(../deals/acme.md)``.
     ``unread``: the text's blocks the parser reads no link in, from the page's parse
-    (:meth:`~gbrain.page.markdown.Page.part_unread`; None: parsed again where needed)."""
+    (:meth:`~gbrain.page.markdown.Page.part_unread`; None: parsed again where needed).
+    ``extra``: more address spans (a Notion relation's paths,
+    :func:`gbrain.page.markdown.notion_relation_spans`)."""
     spans = address_spans(text, unread)
+    if extra:
+        spans = sorted([*spans, *extra])
     if not spans:
         return None
     out, at = [], 0

@@ -833,8 +833,8 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
         return 0
     split, tag_syntax, property_syntax = parse_settings(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
-    if "search_cjk" in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:  # (v21; earlier migrations run before it)
-        cols += ("search_cjk",)
+    have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
+    cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline") if c in have)  # (v21, v39; earlier migrations run before them)
     q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
     names: set[str] = set()  # loose keys of titles and aliases that came or went
     for pid in ids:
@@ -1572,13 +1572,31 @@ def rederive_caret_link_pages(conn) -> int:
     return rederive_page_ids(conn, [r[0] for r in rows if any(_CARET_WIKI_RE.search(t or "") for t in r[1:])])
 
 
+def rederive_notion_relation_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages of Notion's name shape whose compiled truth
+    holds ``.md)`` (a relation property: its items' paths are no searched text,
+    :func:`gbrain.page.markdown.notion_relation_spans`, and its links' context is the line as
+    Notion shows it, names only) (:func:`rederive_page_ids`). For SQLite v45 / Postgres v47, in
+    the caller's transaction. Returns how many pages were parsed."""
+    return rederive_page_ids(conn, [r[0] for r in conn.execute("SELECT id FROM pages WHERE path LIKE ? AND compiled_truth LIKE ? ORDER BY id",
+                                                               (_NOTION_PAGES[1][0], "%.md)%"))])
+
+
+def _m45_notion_relation_text(conn: sqlite3.Connection) -> None:
+    """A Notion relation property's paths (``Company: Acme (../Companies%20<id>/Acme%20<id>.md)``)
+    are addresses: search reads the names only, and the links' context is ``Company: Acme``
+    (trial35: ``search Companies`` found every page related to a company). The Notion pages
+    holding one are derived again (:func:`rederive_notion_relation_pages`)."""
+    rederive_notion_relation_pages(conn)
+
+
 def _m44_caret_links(conn: sqlite3.Connection) -> None:
     """``[[x^y]]`` names the note ``x^y`` (a block reference is ``[[Note#^id]]``), as in Obsidian:
     the pages holding such a link are derived again (:func:`rederive_caret_link_pages`)."""
     rederive_caret_link_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 46
+PG_SCHEMA_VERSION = 47
 
 
 def is_url(db: object) -> bool:
@@ -964,6 +964,12 @@ def _caret_links(conn: "PgConnection") -> None:
     rederive_caret_link_pages(conn)
 
 
+def _notion_relation_text(conn: "PgConnection") -> None:
+    from .db import rederive_notion_relation_pages
+
+    rederive_notion_relation_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -988,7 +994,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              41: _raw_spans,  # v41: a sidecar's sources are spans of its bytes (SQLite v40)
              42: _dataview_pages,  # v42: opening key:: lines outside a Logseq graph are Dataview fields (SQLite v41)
              43: _symbol_links,  # v43: a name of no letter or digit resolves by itself, not by the empty loose key (SQLite v42)
-             46: _caret_links}  # v46: [[x^y]] names the note x^y, as Obsidian (SQLite v44)
+             46: _caret_links,  # v46: [[x^y]] names the note x^y, as Obsidian (SQLite v44)
+             47: _notion_relation_text}  # v47: a Notion relation's paths are no searched text nor context (SQLite v45)
 
 
 def migrate(conn: PgConnection) -> int:
