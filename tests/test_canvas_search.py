@@ -127,7 +127,7 @@ def test_the_upgrade_fills_the_cards_of_canvases_stored_before(db_path):
         pg = getattr(b.conn, "dialect", "sqlite") == "postgres"
         with b.transaction():
             for t in ("files_canvas_ai", "files_canvas_au", "files_canvas_ad"):
-                b.conn.execute(f"DROP TRIGGER {t}" + (" ON files" if pg else ""))
+                b.conn.execute(f"DROP TRIGGER IF EXISTS {t}" + (" ON files" if pg else ""))
             if not pg:
                 b.conn.execute("DROP TABLE canvas_fts")
             b.conn.execute("DROP TABLE canvas_cards")
@@ -212,3 +212,39 @@ def test_a_brain_without_canvases_pays_no_statement_for_them(db_path, monkeypatc
         assert {h["slug"] for h in keyword.search(b.conn, "quarterly roadmap", limit=10)} == {"Boards/Plan.canvas", "notes/alpha"}
         r = ops.run("query", {"question": "quarterly roadmap", "mode": "keyword"}, brain=b)
         assert {h["slug"] for h in r["items"]} == {"Boards/Plan.canvas", "notes/alpha"}, r
+
+
+def _cards(b, path: str) -> list[tuple]:
+    return [tuple(r) for r in b.conn.execute(
+        "SELECT c.node, c.kind, c.text FROM canvas_cards c JOIN files f ON f.id = c.file_id WHERE f.path = ? ORDER BY c.id", (path,))]
+
+
+def test_odd_json_reads_the_same_on_both_engines(db_path, monkeypatch):
+    """Python's reading of the canvas decides its cards (as the links' reading, page/canvas.py:
+    load_canvas), never an engine's JSON functions: a key given twice is its last value (as
+    JavaScript's JSON.parse, Obsidian's reader, takes it), a NUL or a lone surrogate escaped in a
+    string is U+FFFD (neither engine stores it), an id that is no string its JSON text, a node that
+    is no object skipped; NaN/Infinity (no JSON), nesting too deep for the reader and a canvas
+    stored in pieces (over blobs.BIG) give no cards."""
+    from gbrain.storage import blobs
+
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Nul.canvas", b'{"nodes": [{"id": "a", "type": "text", "text": "nul\\u0000roadmap \\ud800x"}]}')
+        b.save_file("Twice.canvas", b'{"nodes": [{"id": "t", "type": "text", "text": "first", "text": "second roadmap"}],'
+                                    b' "nodes": [{"id": "u", "type": "text", "text": "later roadmap", "type": "group", "label": "lab"}]}')
+        b.save_file("Odd.canvas", b'{"nodes": [1, "x", null, [{"type": "text", "text": "inner"}], {"id": 7, "type": "text", "text": "seven"},'
+                                  b' {"type": "group", "label": "no id"}, {"id": "g", "type": "group", "label": 5}]}')
+        b.save_file("NaN.canvas", b'{"nodes": [{"id": "n", "type": "text", "text": "roadmap", "x": NaN}]}')
+        deep = b'{"nodes": [{"id": "d", "type": "text", "text": "roadmap"}], "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+        assert b.save_file("Deep.canvas", deep)  # (its warning: read as no JSON)
+        monkeypatch.setattr(blobs, "BIG", 4096)
+        big = _canvas(("text", "text", "card roadmap"), *[("text", "text", "x" * 100)] * 60)
+        assert len(big) > 4096
+        b.save_file("Big.canvas", big)
+        assert b.conn.execute("SELECT pieces FROM files WHERE path = 'Big.canvas'").fetchone()[0] > 0
+        assert _cards(b, "Nul.canvas") == [("a", "text", "nul\ufffdroadmap \ufffdx")]
+        assert _cards(b, "Twice.canvas") == [("u", "group", "lab")]
+        assert _cards(b, "Odd.canvas") == [("7", "text", "seven"), ("", "group", "no id")]
+        for p in ("NaN.canvas", "Deep.canvas", "Big.canvas"):
+            assert _cards(b, p) == [], p
+    assert [(h["slug"], h["node"]) for h in _search(db_path, "roadmap")] == [("Nul.canvas", "a")]

@@ -32,7 +32,7 @@ from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
 from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
 from ..page.jsonsplice import set_member
-from ..search.keyword import search_fields
+from ..search.keyword import search_fields, write_canvas_cards
 from ..page.markdown import (
     BOM,
     Page,
@@ -1813,6 +1813,8 @@ class Brain:
             )
             if kind == "special":
                 self._load_special(path, data)
+            if is_canvas(path):  # its searchable cards, as Python reads them (docs/storage.md "Canvases")
+                self._canvas_cards(path, data)
             self.graph_config_changed(path)
         if is_canvas(path):  # its links are read from these bytes when asked; bad ones are kept as they are
             warnings += [f"{path}: {w}" for w in [canvas_nodes(data)[1]] if w]
@@ -1852,8 +1854,17 @@ class Brain:
                 "size = excluded.size, pieces = excluded.pieces, updated_at = excluded.updated_at",
                 (path, kind, hx, size, n, now_iso()),
             )
+            if is_canvas(path):  # a canvas in pieces is never read whole: no cards
+                self._canvas_cards(path, None)
             self.graph_config_changed(path)
         return [], hx
+
+    def _canvas_cards(self, path: str, data: bytes | None) -> None:
+        """The ``canvas_cards`` rows of the canvas stored at ``path`` replaced by those of its
+        bytes ``data`` (None: stored in pieces, none), in the writer's transaction
+        (:func:`gbrain.search.keyword.write_canvas_cards`)."""
+        fid = self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
+        write_canvas_cards(self.conn, fid, bytes(data) if data is not None else None)
 
     def _load_raw_rows(self, path: str, fdata: bytes | None = None) -> list[str]:
         """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.

@@ -7,6 +7,7 @@ markdown. Link and group nodes link no note."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 
@@ -24,16 +25,34 @@ class Node:
     text: str = ""
 
 
-def canvas_nodes(data: bytes) -> tuple[list[Node], str | None]:
-    """The file and text nodes of canvas bytes, and a warning (None when they read): bytes that
-    are not UTF-8 JSON with a ``nodes`` list hold no nodes (kept as they are)."""
+def _no_constant(name: str):
+    raise ValueError(f"{name} is no JSON")
+
+
+def load_canvas(data: bytes) -> tuple[list | None, str | None]:
+    """The ``nodes`` list of canvas bytes as Python's ``json`` reads them, or ``(None, warning)``:
+    the one reading of a canvas (its links: :func:`canvas_nodes`; its searchable cards:
+    :func:`canvas_cards`), whatever engine stores it. A UTF-8 BOM is skipped; a key given twice is
+    its last value (as JavaScript's ``JSON.parse``, Obsidian's reader); bytes that are not UTF-8
+    JSON (``NaN``/``Infinity`` too, which ``JSON.parse`` refuses), nested deeper than the reader
+    goes (Python's recursion limit, ~1,000 levels), or hold no ``nodes`` list give None."""
     try:
-        doc = json.loads(data.decode("utf-8-sig"))
-    except (UnicodeDecodeError, ValueError) as e:
-        return [], f"not JSON ({str(e).splitlines()[0][:120]}): kept as it is, its links not read"
+        doc = json.loads(data.decode("utf-8-sig"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        why = "nested too deep" if isinstance(e, RecursionError) else str(e).splitlines()[0][:120]
+        return None, f"not JSON ({why}): kept as it is, its links not read"
     nodes = doc.get("nodes") if isinstance(doc, dict) else None
     if not isinstance(nodes, list):
-        return [], "no 'nodes' list: kept as it is, no links read"
+        return None, "no 'nodes' list: kept as it is, no links read"
+    return nodes, None
+
+
+def canvas_nodes(data: bytes) -> tuple[list[Node], str | None]:
+    """The file and text nodes of canvas bytes, and a warning (None when they read): bytes that
+    are not UTF-8 JSON with a ``nodes`` list hold no nodes (kept as they are: :func:`load_canvas`)."""
+    nodes, warning = load_canvas(data)
+    if nodes is None:
+        return [], warning
     out: list[Node] = []
     for n in nodes:
         if not isinstance(n, dict):
@@ -44,3 +63,34 @@ def canvas_nodes(data: bytes) -> tuple[list[Node], str | None]:
         elif n.get("type") == "text" and isinstance(n.get("text"), str):
             out.append(Node("text", text=n["text"]))
     return out, None
+
+
+#: characters a JSON string may escape that neither engine stores in text: NUL (Postgres refuses
+#: it) and a lone surrogate (not UTF-8): each is read as U+FFFD in a card
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    return _UNSTORABLE.sub("\ufffd", text) if not text.isascii() or "\x00" in text else text
+
+
+def canvas_cards(data: bytes) -> list[tuple[str, str, str]]:
+    """A canvas's searchable cards, ``[(node id, kind, text)]`` in its node order: a text node's
+    ``text`` (kind ``text``) and a group node's ``label`` (``group``), when a string; a node that
+    is no object, or of another type (a file node's path, a link node's URL: addresses), gives
+    none. The id: a string as it is, none ``''``, another value its JSON text (``7`` → ``"7"``).
+    NUL and lone surrogates are U+FFFD (:data:`_UNSTORABLE`). Bytes :func:`load_canvas` does not
+    read give none. Pure Python: both engines store exactly these rows."""
+    nodes, _ = load_canvas(data)
+    out: list[tuple[str, str, str]] = []
+    for n in nodes or ():
+        if not isinstance(n, dict):
+            continue
+        kind = n.get("type")
+        text = n.get("text") if kind == "text" else n.get("label") if kind == "group" else None
+        if not isinstance(text, str):
+            continue
+        node = n.get("id")
+        node = "" if node is None else node if isinstance(node, str) else json.dumps(node, ensure_ascii=False)
+        out.append((_storable(node), kind, _storable(text)))
+    return out

@@ -2630,3 +2630,24 @@ def _canvas_cards_pg(conn, query: str) -> list[dict]:
             held[i] += w
     return [{"node": r[1], "text": r[2], "path": r[3],
              "score": score[int(r[0])] * (_coord(held[int(r[0])] / total) if total else 1.0)} for r in rows]
+
+
+def canvas_card_rows(data: bytes | None) -> list[tuple[str, str, str]]:
+    """The ``canvas_cards`` rows of a canvas's bytes, ``[(node, kind, text)]``: its cards as
+    Python reads them (:func:`gbrain.page.canvas.canvas_cards`), the same on both engines; none
+    for ``None`` (a canvas stored in pieces, over ``blobs.BIG``: never read whole)."""
+    from ..page.canvas import canvas_cards
+
+    return canvas_cards(data) if data else []
+
+
+def write_canvas_cards(conn, file_id: int, data: bytes | None) -> int:
+    """Replace the ``canvas_cards`` rows of stored file ``file_id`` by those of ``data``
+    (:func:`canvas_card_rows`), in the caller's transaction (``canvas_fts`` follows by its
+    triggers; Postgres' ``tsv`` is generated). Returns the rows written."""
+    conn.execute("DELETE FROM canvas_cards WHERE file_id = ?", (int(file_id),))
+    rows = canvas_card_rows(data)
+    if rows:
+        conn.executemany("INSERT INTO canvas_cards(file_id, node, kind, text) VALUES (?, ?, ?, ?)", [(int(file_id), *r) for r in rows])
+    return len(rows)
+

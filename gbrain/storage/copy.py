@@ -23,13 +23,13 @@ from .db import begin_write, vacuum_after_bulk
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
 TABLES = [
-    "config", "pages", "blob_data", "blob_pieces", "files", "links", "tags", "aliases", "raw_spans", "timeline_entries", "ingest_log",
+    "config", "pages", "blob_data", "blob_pieces", "files", "canvas_cards", "links", "tags", "aliases", "raw_spans", "timeline_entries", "ingest_log",
     "page_embeddings", "embed_state", "embedding_cache",
     "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_conflicts",
 ]
-#: columns each engine computes itself (Postgres: the tsvector; pgvector's column is filled from
+#: columns each engine computes itself (Postgres: the tsvectors, ``canvas_cards.tsv`` too; pgvector's column is filled from
 #: the float32 bytes)
-COMPUTED = {"search_tsv", "search_names_tsv", "vec"}
+COMPUTED = {"search_tsv", "search_names_tsv", "tsv", "vec"}
 BATCH = 500
 #: rows per round trip of tables with big values (a ``blob_data`` piece is up to 1 MiB; a file row
 #: up to 16 MiB): read by id ranges, so neither engine's cursor holds more than this many

@@ -1596,7 +1596,37 @@ def _m44_caret_links(conn: sqlite3.Connection) -> None:
     rederive_caret_link_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text]
+def refill_canvas_cards(conn) -> int:
+    """Every stored canvas's ``canvas_cards`` rows written afresh
+    (:func:`gbrain.search.keyword.write_canvas_cards`), one canvas's bytes in memory at a time (a
+    canvas in pieces has none); returns the rows written."""
+    from ..search.keyword import write_canvas_cards
+
+    conn.execute("DELETE FROM canvas_cards")
+    n = 0
+    for fid, pieces in [(int(r[0]), r[1]) for r in conn.execute("SELECT id, pieces FROM files WHERE lower(path) LIKE '%.canvas' ORDER BY id").fetchall()]:
+        data = None if pieces else conn.execute("SELECT data FROM files WHERE id = ?", (fid,)).fetchone()[0]
+        n += write_canvas_cards(conn, fid, bytes(data) if data is not None else None)
+    return n
+
+
+def _m46_canvas_cards_python(conn: sqlite3.Connection) -> None:
+    """A canvas's cards are read by Python, not by the engine's JSON functions, so both engines
+    hold the same rows whatever the JSON (a key given twice, ``\\u0000``, deep nesting: docs/storage.md
+    "Canvases"): :meth:`gbrain.core.brain.Brain.save_file` writes them
+    (:func:`gbrain.search.keyword.write_canvas_cards`); the triggers on ``files`` only delete a
+    canvas's rows when it changes or goes (no JSON read in SQL); every canvas's rows written again."""
+    _exec_script(conn, """
+DROP TRIGGER IF EXISTS files_canvas_ai;
+DROP TRIGGER IF EXISTS files_canvas_au;
+CREATE TRIGGER files_canvas_au AFTER UPDATE OF path, data ON files WHEN old.path LIKE '%.canvas' OR new.path LIKE '%.canvas' BEGIN
+  DELETE FROM canvas_cards WHERE file_id = old.id;
+END;
+""")
+    refill_canvas_cards(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 47
+PG_SCHEMA_VERSION = 48
 
 
 def is_url(db: object) -> bool:
@@ -970,6 +970,12 @@ def _notion_relation_text(conn: "PgConnection") -> None:
     rederive_notion_relation_pages(conn)
 
 
+def _canvas_cards(conn: "PgConnection") -> None:
+    from .db import refill_canvas_cards
+
+    refill_canvas_cards(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -995,7 +1001,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              42: _dataview_pages,  # v42: opening key:: lines outside a Logseq graph are Dataview fields (SQLite v41)
              43: _symbol_links,  # v43: a name of no letter or digit resolves by itself, not by the empty loose key (SQLite v42)
              46: _caret_links,  # v46: [[x^y]] names the note x^y, as Obsidian (SQLite v44)
-             47: _notion_relation_text}  # v47: a Notion relation's paths are no searched text nor context (SQLite v45)
+             47: _notion_relation_text,  # v47: a Notion relation's paths are no searched text nor context (SQLite v45)
+             48: _canvas_cards}  # v48: a canvas's cards read by Python, both engines alike (SQLite v46)
 
 
 def migrate(conn: PgConnection) -> int:
