@@ -248,3 +248,19 @@ def test_odd_json_reads_the_same_on_both_engines(db_path, monkeypatch):
         for p in ("NaN.canvas", "Deep.canvas", "Big.canvas"):
             assert _cards(b, p) == [], p
     assert [(h["slug"], h["node"]) for h in _search(db_path, "roadmap")] == [("Nul.canvas", "a")]
+
+
+def test_a_cards_link_addresses_are_not_searched(db_path):
+    """A card's text is indexed as a page's is (keyword.search_text): a link's URL, an aliased wiki
+    link's target and an embed's file name are blanked; the words a reader reads are found."""
+    card = "See [quokka notes](https://wombat.example/numbat/path) and [[Zebrafish|okapi]] ![[platypus.png]] ![[Axolotl]]"
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Board.canvas", _canvas(("text", "text", card), ("group", "label", "[tapir](../Dugong.md)")))
+        b.put("Plain", "# Plain\n\nNothing here.\n")
+    for word in ("wombat", "numbat", "zebrafish", "platypus", "dugong", "https"):
+        assert [h["slug"] for h in _search(db_path, word)] == [], word
+    for word in ("quokka", "okapi", "axolotl"):
+        assert [(h["slug"], h["node"]) for h in _search(db_path, word)] == [("Board.canvas", "n0")], word
+    assert [(h["slug"], h["node"]) for h in _search(db_path, "tapir")] == [("Board.canvas", "n1")]
+    with Brain.open(db_path) as b:  # the card's text itself is kept as written
+        assert _cards(b, "Board.canvas")[0] == ("n0", "text", card)

@@ -2551,7 +2551,7 @@ def canvas_hits(conn, query: str, *, limit: int, prefix: str | None = None, top:
 def _canvas_cards_sqlite(conn, parts: list[str]) -> list[dict]:
     n_rows = conn.execute("SELECT count(*) FROM canvas_cards").fetchone()[0]
     rows = conn.execute(
-        "SELECT c.id, c.node, c.text, f.path, -bm25(canvas_fts) AS s "
+        "SELECT c.id, c.node, coalesce(c.search, c.text), f.path, -bm25(canvas_fts) AS s "
         "FROM canvas_fts JOIN canvas_cards c ON c.id = canvas_fts.rowid JOIN files f ON f.id = c.file_id "
         "WHERE canvas_fts MATCH ? ORDER BY bm25(canvas_fts) LIMIT ?", (" OR ".join(parts), CANVAS_CARDS_READ)).fetchall()
     if not rows:
@@ -2600,7 +2600,7 @@ def _canvas_cards_pg(conn, query: str) -> list[dict]:
         [x for _, a in ones for x in (*a, *a)]).fetchone()
     n_pages, n_rows, avgdl, dfs = int(stats[0]), int(stats[1]), float(stats[2] or 0), [int(x) for x in stats[3:]]
     rows = conn.execute(
-        f"SELECT c.id, c.node, c.text, f.path, length(c.tsv) AS dl "
+        f"SELECT c.id, c.node, coalesce(c.search, c.text), f.path, length(c.tsv) AS dl "
         f"FROM canvas_cards c JOIN files f ON f.id = c.file_id WHERE c.tsv @@ {tsq} ORDER BY ts_rank(c.tsv, {tsq}) DESC, c.id LIMIT ?",
         [*targs, *targs, CANVAS_CARDS_READ]).fetchall()
     if not rows:
@@ -2632,22 +2632,23 @@ def _canvas_cards_pg(conn, query: str) -> list[dict]:
              "score": score[int(r[0])] * (_coord(held[int(r[0])] / total) if total else 1.0)} for r in rows]
 
 
-def canvas_card_rows(data: bytes | None) -> list[tuple[str, str, str]]:
-    """The ``canvas_cards`` rows of a canvas's bytes, ``[(node, kind, text)]``: its cards as
-    Python reads them (:func:`gbrain.page.canvas.canvas_cards`), the same on both engines; none
-    for ``None`` (a canvas stored in pieces, over ``blobs.BIG``: never read whole)."""
+def canvas_card_rows(data: bytes | None) -> list[tuple[str, str, str, str | None]]:
+    """The ``canvas_cards`` rows of a canvas's bytes, ``[(node, kind, text, search)]``: its cards
+    as Python reads them (:func:`gbrain.page.canvas.canvas_cards`), the same on both engines, and
+    the text the index reads in place of ``text``, as a page's (:func:`search_text`: a link's
+    address blanked; None where nothing is); none for ``None`` (a canvas stored in pieces, over
+    ``blobs.BIG``: never read whole)."""
     from ..page.canvas import canvas_cards
 
-    return canvas_cards(data) if data else []
+    return [(node, kind, text, search_text(text)) for node, kind, text in canvas_cards(data)] if data else []
 
 
 def write_canvas_cards(conn, file_id: int, data: bytes | None) -> int:
     """Replace the ``canvas_cards`` rows of stored file ``file_id`` by those of ``data``
     (:func:`canvas_card_rows`), in the caller's transaction (``canvas_fts`` follows by its
-    triggers; Postgres' ``tsv`` is generated). Returns the rows written."""
+    triggers; Postgres' ``tsv`` by one). Returns the rows written."""
     conn.execute("DELETE FROM canvas_cards WHERE file_id = ?", (int(file_id),))
     rows = canvas_card_rows(data)
     if rows:
-        conn.executemany("INSERT INTO canvas_cards(file_id, node, kind, text) VALUES (?, ?, ?, ?)", [(int(file_id), *r) for r in rows])
+        conn.executemany("INSERT INTO canvas_cards(file_id, node, kind, text, search) VALUES (?, ?, ?, ?, ?)", [(int(file_id), *r) for r in rows])
     return len(rows)
-

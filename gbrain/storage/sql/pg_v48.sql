@@ -2,8 +2,9 @@
 -- load_canvas, canvas_cards), not by jsonb, so both engines hold the same rows whatever the JSON
 -- (a key given twice: its last value; \u0000 or a lone surrogate: U+FFFD; nesting too deep, NaN:
 -- none). Brain.save_file writes them (search/keyword.py write_canvas_cards); the triggers on files
--- only delete a canvas's rows when it changes or goes. tsv is set from the row by a trigger (any
--- INSERT: a copy's rows too). The Python step after this file (storage/pg.py _PY_STEPS) writes
+-- only delete a canvas's rows when it changes or goes. search: the text indexed in place of text,
+-- a link's address blanked as in a page (search/keyword.py search_text; NULL where nothing is).
+-- tsv is set from the row by a trigger (any INSERT: a copy's rows too). The Python step after this file (storage/pg.py _PY_STEPS) writes
 -- every canvas's rows again. Re-runnable (v44 run again before it, as a set-back test does).
 DROP TRIGGER IF EXISTS files_canvas_ai ON files;
 CREATE OR REPLACE FUNCTION files_canvas_fn() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -12,9 +13,10 @@ BEGIN
   RETURN NULL;
 END $$;
 DROP FUNCTION IF EXISTS gb_canvas_cards(bigint, bytea);
+ALTER TABLE canvas_cards ADD COLUMN IF NOT EXISTS search TEXT;
 CREATE OR REPLACE FUNCTION canvas_cards_tsv_fn() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  NEW.tsv := to_tsvector('english', gb_fold(NEW.text));
+  NEW.tsv := to_tsvector('english', gb_fold(coalesce(NEW.search, NEW.text)));
   RETURN NEW;
 END $$;
 ALTER TABLE canvas_cards ALTER COLUMN tsv SET DEFAULT ''::tsvector;
