@@ -264,3 +264,17 @@ def test_a_cards_link_addresses_are_not_searched(db_path):
     assert [(h["slug"], h["node"]) for h in _search(db_path, "tapir")] == [("Board.canvas", "n1")]
     with Brain.open(db_path) as b:  # the card's text itself is kept as written
         assert _cards(b, "Board.canvas")[0] == ("n0", "text", card)
+
+
+def test_a_cjk_word_inside_a_cards_run_is_found(db_path):
+    """CJK text in a card is indexed as a page's (its bigrams: keyword.cjk_bigrams; a word glued
+    to CJK text: keyword.search_words), so a word inside a run is found, as in a page."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Board.canvas", _canvas(("text", "text", "データ同期処理の設計"), ("group", "label", "重跑gen后"),
+                                            ("text", "text", "会議の議事録")))
+        b.put("Page", "# Page\n\nデータ同期処理の設計\n")
+    for word, node in (("同期", "n0"), ("データ同期", "n0"), ("処理", "n0"), ("gen", "n1"), ("議事", "n2")):
+        hits = _search(db_path, word)
+        assert ("Board.canvas", node) in [(h["slug"], h.get("node")) for h in hits], (word, hits)
+    assert "Page" in [h["slug"] for h in _search(db_path, "同期")]  # (as a page finds it)
+    assert [h["slug"] for h in _search(db_path, "期処理の設計です")] == []

@@ -2632,15 +2632,31 @@ def _canvas_cards_pg(conn, query: str) -> list[dict]:
              "score": score[int(r[0])] * (_coord(held[int(r[0])] / total) if total else 1.0)} for r in rows]
 
 
-def canvas_card_rows(data: bytes | None) -> list[tuple[str, str, str, str | None]]:
-    """The ``canvas_cards`` rows of a canvas's bytes, ``[(node, kind, text, search)]``: its cards
-    as Python reads them (:func:`gbrain.page.canvas.canvas_cards`), the same on both engines, and
-    the text the index reads in place of ``text``, as a page's (:func:`search_text`: a link's
-    address blanked; None where nothing is); none for ``None`` (a canvas stored in pieces, over
+def canvas_card_rows(data: bytes | None) -> list[tuple[str, str, str, str | None, str]]:
+    """The ``canvas_cards`` rows of a canvas's bytes, ``[(node, kind, text, search, words)]``: its
+    cards as Python reads them (:func:`gbrain.page.canvas.canvas_cards`), the same on both engines;
+    ``search``, the text the index reads in place of ``text``, as a page's (:func:`search_text`:
+    a link's address blanked; None where nothing is); ``words``, the extra words a page's index
+    holds for such text (:func:`card_words`). None for ``None`` (a canvas stored in pieces, over
     ``blobs.BIG``: never read whole)."""
     from ..page.canvas import canvas_cards
 
-    return [(node, kind, text, search_text(text)) for node, kind, text in canvas_cards(data)] if data else []
+    out = []
+    for node, kind, text in canvas_cards(data) if data else ():
+        search = search_text(text)
+        out.append((node, kind, text, search, card_words(text if search is None else search)))
+    return out
+
+
+def card_words(text: str) -> str:
+    """The extra index words of a canvas card's indexed text (``canvas_cards.words``), as a page
+    has them for its compiled truth: the CJK bigrams of its CJK runs (:func:`cjk_bigrams`, a page's
+    ``search_cjk``: a word inside a run is the phrase of its bigrams, :func:`_cjk_terms`), then
+    the words glued to CJK text and the compatibility words (:func:`search_words` with no
+    frontmatter, a page's ``search_words``); ``''`` for ASCII text."""
+    if text.isascii():
+        return ""
+    return " ".join(x for x in (cjk_bigrams(text), search_words(text, "", {})) if x)
 
 
 def write_canvas_cards(conn, file_id: int, data: bytes | None) -> int:
@@ -2650,5 +2666,6 @@ def write_canvas_cards(conn, file_id: int, data: bytes | None) -> int:
     conn.execute("DELETE FROM canvas_cards WHERE file_id = ?", (int(file_id),))
     rows = canvas_card_rows(data)
     if rows:
-        conn.executemany("INSERT INTO canvas_cards(file_id, node, kind, text, search) VALUES (?, ?, ?, ?, ?)", [(int(file_id), *r) for r in rows])
+        conn.executemany("INSERT INTO canvas_cards(file_id, node, kind, text, search, words) VALUES (?, ?, ?, ?, ?, ?)",
+                         [(int(file_id), *r) for r in rows])
     return len(rows)

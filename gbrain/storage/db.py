@@ -1618,9 +1618,14 @@ def _m46_canvas_cards_python(conn: sqlite3.Connection) -> None:
     canvas's rows when it changes or goes (no JSON read in SQL). ``canvas_cards.search``: the text
     indexed in place of ``text``, a link's address blanked as in a page
     (:func:`gbrain.search.keyword.search_text`; NULL where nothing is), read by ``canvas_fts``
-    through its content view ``canvas_fts_src``. Every canvas's rows written again. Re-runnable."""
-    if "search" not in {r[1] for r in conn.execute("PRAGMA table_info(canvas_cards)")}:
+    through its content view ``canvas_fts_src``; ``canvas_cards.words``: its CJK bigrams and glued
+    words, as a page's ``search_cjk``/``search_words`` (:func:`gbrain.search.keyword.card_words`),
+    a second column of ``canvas_fts``. Every canvas's rows written again. Re-runnable."""
+    have = {r[1] for r in conn.execute("PRAGMA table_info(canvas_cards)")}
+    if "search" not in have:
         conn.execute("ALTER TABLE canvas_cards ADD COLUMN search TEXT")
+    if "words" not in have:
+        conn.execute("ALTER TABLE canvas_cards ADD COLUMN words TEXT NOT NULL DEFAULT ''")
     cols = ", ".join(_CANVAS_FTS)
 
     def vals(t: str) -> str:
@@ -1651,7 +1656,7 @@ END;
 
 
 #: ``canvas_fts``'s columns (v46) and what its content view ``canvas_fts_src`` reads for them
-_CANVAS_FTS = {"text": "coalesce({t}search, {t}text)"}
+_CANVAS_FTS = {"text": "coalesce({t}search, {t}text)", "words": "{t}words"}
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python]

@@ -340,7 +340,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), a canvas's searchable cards
-    (``canvas_cards``: path, node, kind, text, indexed text, place), the search index
+    (``canvas_cards``: path, node, kind, text, indexed text, extra words, place), the search index
     (``fts``: ``[("ok",)]`` when FTS5's integrity check finds the index equal to the pages) and
     embeddings' staleness (``embeddings``: :func:`embedding_view`); ``fts`` False leaves the
     search index's check out (``[]``: inside a read snapshot, where SQLite cannot run it).
@@ -369,7 +369,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         "canvas_links": sorted(((path, x["kind"], x["target"], x["to_slug"], x["context"], x["count"], json.dumps(x["forms"]))
                                 for path in brain.canvases() for x in brain.canvas_links(path)), key=repr),
         # a canvas's searchable text (canvas_cards: a text card's markdown, a group's label), in its order
-        "canvas_cards": q("SELECT f.path, c.node, c.kind, c.text, c.search, (SELECT count(*) FROM canvas_cards e WHERE e.file_id = c.file_id AND e.id < c.id) "
+        "canvas_cards": q("SELECT f.path, c.node, c.kind, c.text, c.search, c.words, (SELECT count(*) FROM canvas_cards e WHERE e.file_id = c.file_id AND e.id < c.id) "
                           "FROM canvas_cards c JOIN files f ON f.id = c.file_id"),
         "fts": fts_rows,
         "embeddings": embedding_view(brain),
