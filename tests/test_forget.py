@@ -787,3 +787,40 @@ def test_purge_leaves_no_word_of_a_canvas_card_in_the_search_index(db_path):
         assert r["applied"] and r["versions"] == 1, r
         assert run("search", {"query": word}, brain=b) == []
     assert word.encode() not in stored_bytes(db_path)
+
+
+def test_purge_finds_a_secret_a_json_writer_escaped(db_path):
+    """A canvas or `.raw` sidecar written by a JSON writer holds `ñ` as `\\u00f1` (Python's
+    ensure_ascii; `\\u00F1` from others), an emoji as a surrogate pair, `/` as `\\/` (PHP): purge
+    --text matched the UTF-8 bytes only, so such versions kept the secret and a live file holding it
+    was not refused. Every character may be written as itself or as any JSON escape of it."""
+    import json
+    import re
+
+    from gbrain.core.purge import purge
+
+    secret = "contraseña/zq9xv-ñandú😀"
+    lower = json.dumps(secret)[1:-1].replace("/", "\\/")  # \u00f1 … \ud83d\ude00, \/
+    upper = re.sub(r"\\u([0-9a-f]{4})", lambda m: "\\u" + m.group(1).upper(), lower)
+    mixed = "contrase\\u00f1a/zq9xv-ñand\\u00fa😀"
+    assert "zq9xv" in lower and "ñ" not in lower and "\\u00F1" in upper
+
+    def canvas(text: str) -> bytes:
+        return ('{"nodes":[{"id":"a","type":"text","text":"key ' + text + '"}],"edges":[]}').encode()
+
+    with Brain.open(db_path) as b:
+        b.put("ops/deploy", "# Deploy\n\nNo secret here.\n")
+        b.save_file("Boards/Keys.canvas", canvas(lower))
+        b.save_file("Boards/Keys.canvas", canvas("(redacted)"))
+        b.save_file("ops/.raw/deploy.json", ('{"sources": {"vault": {"key": "' + upper + '"}}}').encode())
+        b.save_file("ops/.raw/deploy.json", b'{"sources": {"vault": {"key": "(redacted)"}}}')
+        b.save_file("Boards/Live.canvas", canvas(mixed))
+        r = purge(b, text=secret)
+        assert r["live"] == ["Boards/Live.canvas"] and r["refused"], r
+        b.delete_file("Boards/Live.canvas")
+        r = purge(b, text=secret, apply=True)
+        assert {(i["name"], i["version"]) for i in r["items"]} == {("Boards/Keys.canvas", 1), ("ops/.raw/deploy.json", 1),
+                                                                    ("Boards/Live.canvas", 1), ("Boards/Live.canvas", 2)}, r["items"]
+        assert bodies_holding(b, b"zq9xv") == []
+        assert b.conn.execute("SELECT count(*) FROM files WHERE path = 'Boards/Keys.canvas'").fetchone()[0] == 1
+    assert b"zq9xv" not in stored_bytes(db_path)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 
 from ..errors import BadInput
@@ -45,14 +46,51 @@ NOT_REACHED = ("not reached: copies outside this database (the folder's files an
 _NAMES_SHOWN = 10
 
 
-def _holds(pieces, needle: bytes) -> bool:
-    """Whether the bytes given as an iterator of pieces hold ``needle`` (across piece edges too)."""
-    tail = b""
-    for p in pieces:
-        if needle in tail + p:
-            return True
-        tail = (tail + p)[-(len(needle) - 1):] if len(needle) > 1 else b""
-    return False
+#: JSON's two-character escapes (RFC 8259 §7) of the characters that have one
+_JSON_SHORT = {'"': b'\\"', "\\": b"\\\\", "/": b"\\/", "\b": b"\\b", "\f": b"\\f", "\n": b"\\n", "\r": b"\\r", "\t": b"\\t"}
+
+
+def _hex_rx(unit: int) -> bytes:
+    """``\\uXXXX`` of one UTF-16 code unit as a bytes pattern, its hex digits in either case."""
+    return b"\\\\u" + b"".join(b"[%s%s]" % (d.encode(), d.upper().encode()) if d.isalpha() else d.encode() for d in f"{unit:04x}")
+
+
+class Needle:
+    """A text as purge matches it in stored bytes: its UTF-8 bytes, or the bytes a JSON writer
+    may have made of it in a string (a canvas, a ``.raw`` sidecar, any JSON file): each character
+    as itself or as any JSON escape of it, mixed freely: ``\\uXXXX`` (hex digits of either case;
+    a character beyond U+FFFF as its UTF-16 surrogate pair), or ``\\"`` ``\\\\`` ``\\/`` ``\\b``
+    ``\\f`` ``\\n`` ``\\r`` ``\\t``: ``contraseña/x`` is found as ``contrase\\u00f1a\\/x`` too
+    (Python's ``ensure_ascii``, PHP's slashes, .NET's capitals). Not: other encodings (URL
+    ``%C3%B1``, HTML ``&ntilde;``, base64), another normal form (NFD), another case."""
+
+    def __init__(self, text: str):
+        self.plain = text.encode("utf-8")
+        parts, self.span = [], 0
+        for ch in text:
+            forms = [re.escape(ch.encode("utf-8"))]
+            cp = ord(ch)
+            units = [cp] if cp < 0x10000 else [0xD800 + ((cp - 0x10000) >> 10), 0xDC00 + ((cp - 0x10000) & 0x3FF)]
+            forms.append(b"".join(_hex_rx(u) for u in units))
+            if ch in _JSON_SHORT:
+                forms.append(re.escape(_JSON_SHORT[ch]))
+            parts.append(b"(?:" + b"|".join(forms) + b")")
+            self.span += max(len(ch.encode("utf-8")), 6 * len(units))
+        self.rx = re.compile(b"".join(parts))
+
+    def in_bytes(self, data: bytes) -> bool:
+        """Whether ``data`` holds the text in one of its forms (an escape needs a backslash:
+        bytes without one are searched for the UTF-8 form alone)."""
+        return self.plain in data or (b"\\" in data and self.rx.search(data) is not None)
+
+    def in_pieces(self, pieces) -> bool:
+        """:meth:`in_bytes` over bytes given as an iterator of pieces (across piece edges too)."""
+        tail = b""
+        for p in pieces:
+            if self.in_bytes(tail + p):
+                return True
+            tail = (tail + p)[-(self.span - 1):] if self.span > 1 else b""
+        return False
 
 
 def live_holders(brain, text: str) -> list[str]:
@@ -61,15 +99,15 @@ def live_holders(brain, text: str) -> list[str]:
     from ..storage.blobs import iter_file
     from .brain import render_row
 
-    needle = text.encode("utf-8")
+    needle = Needle(text)
     c = brain.conn
     out = []
     for (pid,) in c.execute("SELECT id FROM pages ORDER BY slug").fetchall():
         r = c.execute("SELECT slug, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?", (pid,)).fetchone()
-        if r is not None and (text in r["slug"] or needle in render_row(r).encode("utf-8", "surrogatepass")):
+        if r is not None and (text in r["slug"] or needle.in_bytes(render_row(r).encode("utf-8", "surrogatepass"))):
             out.append(r["slug"])
     for (path,) in c.execute("SELECT path FROM files ORDER BY path").fetchall():
-        if text in path or _holds(iter_file(c, path) or iter(()), needle):
+        if text in path or needle.in_pieces(iter_file(c, path) or iter(())):
             out.append(path)
     return out
 
@@ -81,7 +119,7 @@ def folder_holders(brain, text: str) -> list[str]:
     history is named in :data:`NOT_REACHED`) and symbolic links; an unreadable file is skipped.
     A purge names them and never touches them: they are the user's files, and a note among them
     would be imported again by the next sync."""
-    needle = text.encode("utf-8")
+    needle = Needle(text)
     out: list[str] = []
     for (root,) in brain.conn.execute("SELECT root FROM sync_root").fetchall():
         if not root or not os.path.isdir(root):
@@ -94,7 +132,7 @@ def folder_holders(brain, text: str) -> list[str]:
                     if os.path.islink(p):
                         continue
                     with open(p, "rb") as fh:
-                        if _holds(iter(lambda: fh.read(1 << 20), b""), needle):  # noqa: B023 (read here, in the loop)
+                        if needle.in_pieces(iter(lambda: fh.read(1 << 20), b"")):  # noqa: B023 (read here, in the loop)
                             out.append(p)
                 except OSError:
                     continue
@@ -121,8 +159,8 @@ def _plan(brain, text: str | None, key: tuple[str, str] | None) -> tuple[list[in
         return ([r["id"] for r in rows], [{"kind": r["kind"], "name": r["name"], "version": r["version"]} for r in rows], texts,
                 {r["path"] for r in rows if r["path"]})
     assert text is not None
-    needle = text.encode("utf-8")
-    hit_bodies = {bid for (bid,) in c.execute("SELECT id FROM history_bodies").fetchall() if _holds(h.body_pieces(c, bid), needle)}
+    needle = Needle(text)
+    hit_bodies = {bid for (bid,) in c.execute("SELECT id FROM history_bodies").fetchall() if needle.in_pieces(h.body_pieces(c, bid))}
     live = {("page", r[0]) for r in c.execute("SELECT slug FROM pages")} | {("file", r[0]) for r in c.execute("SELECT path FROM files")}
     by_key: dict[tuple[str, str], list] = {}
     for r in c.execute("SELECT id, kind, name, version, path, detail, body_id FROM history ORDER BY kind, name, version").fetchall():
