@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gbrain.core.brain import Brain
 
 from conftest import gbrain_in_process
@@ -278,3 +280,41 @@ def test_a_cjk_word_inside_a_cards_run_is_found(db_path):
         assert ("Board.canvas", node) in [(h["slug"], h.get("node")) for h in hits], (word, hits)
     assert "Page" in [h["slug"] for h in _search(db_path, "同期")]  # (as a page finds it)
     assert [h["slug"] for h in _search(db_path, "期処理の設計です")] == []
+
+
+def test_the_canvas_migrations_run_again_on_a_brain_set_back(db_path):
+    """A brain whose version was set back before v43 / pg_v44 (as tests of older migrations do)
+    runs them again over today's tables: the cards come out as Python reads them, indexed."""
+    card = "[quokka](https://wombat.example/x) データ同期"
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("Old.canvas", _canvas(("text", "text", card)))
+        pg = getattr(b.conn, "dialect", "sqlite") == "postgres"
+        if pg:
+            with b.transaction():
+                b.conn.execute("DELETE FROM gbrain_schema WHERE version >= 44")
+        else:
+            b.conn.execute("PRAGMA user_version = 42")
+    with Brain.open(db_path) as b:
+        assert _cards(b, "Old.canvas") == [("n0", "text", card)]
+    for word, found in (("quokka", True), ("wombat", False), ("同期", True)):
+        assert [h["slug"] for h in _search(db_path, word)] == (["Old.canvas"] if found else []), word
+
+
+@pytest.mark.engine_free
+def test_copy_carries_the_cards_both_ways(pg_url, tmp_path):
+    """`gbrain copy` copies canvas_cards row for row (its files' inserts write none): the target's
+    triggers index them (SQLite canvas_fts, Postgres tsv), so a card is found on either engine."""
+    a, c = str(tmp_path / "a.db"), str(tmp_path / "c.db")
+    card = "[quokka](https://wombat.example/x) データ同期"
+    with Brain.open(a, create=True) as b:
+        b.save_file("Boards/Plan.canvas", _canvas(("text", "text", card), ("group", "label", "Zeppelin backlog")))
+    for src, dst in ((a, pg_url), (pg_url, c)):
+        r = gbrain_in_process("copy", "--from", src, "--to", dst)
+        assert r.returncode == 0, r.stderr
+    for db in (pg_url, c):
+        with Brain.open(db) as b:
+            assert _cards(b, "Boards/Plan.canvas") == [("n0", "text", card), ("n1", "group", "Zeppelin backlog")]
+        for word, node in (("quokka", "n0"), ("同期", "n0"), ("zeppelin", "n1"), ("wombat", None)):
+            assert [(h["slug"], h["node"]) for h in _search(db, word)] == ([("Boards/Plan.canvas", node)] if node else []), (db, word)
+    r = gbrain_in_process("check", "--db", c)
+    assert r.returncode == 0, r.stderr
