@@ -1598,16 +1598,21 @@ def _m44_caret_links(conn: sqlite3.Connection) -> None:
 
 def refill_canvas_cards(conn) -> int:
     """Every stored canvas's ``canvas_cards`` rows written afresh
-    (:func:`gbrain.search.keyword.write_canvas_cards`), one canvas's bytes in memory at a time (a
-    canvas in pieces has none); returns the rows written."""
-    from ..search.keyword import write_canvas_cards
+    (:func:`gbrain.search.keyword.canvas_card_rows`), one canvas's bytes in memory at a time (a
+    canvas in pieces has none), inserted :data:`~gbrain.search.keyword.CARDS_PER_INSERT` rows per
+    statement; returns the rows written."""
+    from ..search.keyword import CARDS_PER_INSERT, canvas_card_rows, insert_canvas_cards
 
     conn.execute("DELETE FROM canvas_cards")
-    n = 0
+    n, rows = 0, []
     for fid, pieces in [(int(r[0]), r[1]) for r in conn.execute("SELECT id, pieces FROM files WHERE lower(path) LIKE '%.canvas' ORDER BY id").fetchall()]:
         data = None if pieces else conn.execute("SELECT data FROM files WHERE id = ?", (fid,)).fetchone()[0]
-        n += write_canvas_cards(conn, fid, bytes(data) if data is not None else None)
-    return n
+        rows += [(fid, *r) for r in canvas_card_rows(bytes(data) if data is not None else None)]
+        if len(rows) >= CARDS_PER_INSERT:
+            insert_canvas_cards(conn, rows)
+            n, rows = n + len(rows), []
+    insert_canvas_cards(conn, rows)
+    return n + len(rows)
 
 
 def _m46_canvas_cards_python(conn: sqlite3.Connection) -> None:
