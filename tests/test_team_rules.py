@@ -523,3 +523,89 @@ def test_a_delete_overruled_by_a_teammates_edit_is_said_to_both(tmp_path, pg_url
         assert not [s for s in lines["bob"] if s.startswith("!")], lines["bob"]
         for e in eng.values():
             e.close()
+
+
+def _renamed_under_bobs_editor(tmp_path, brain_tree, pg_url, alice_edit: bytes | None = None):
+    """bob's editor holds people/ana-lima.md (its buffer read); alice renames the note (and,
+    with ``alice_edit``, then replaces a line of the renamed page through gbrain) and syncs;
+    bob's sync moves his file to the new name. Returns ``(alice, bob, old, new, buffer)``."""
+    a, b = _two_folders(tmp_path, brain_tree, pg_url)
+    old, new = "people/ana-lima.md", "people/ana-lima-cruz.md"
+    buffer = (b / old).read_bytes()
+    (a / old).rename(a / new)
+    assert _sync(pg_url, a).returncode == 0
+    if alice_edit is not None:
+        text = (a / new).read_bytes().replace(b"Ana is raising a Series A", alice_edit)
+        assert gbrain("--db", pg_url, "put", "people/ana-lima-cruz", input=text).returncode == 0
+    r = _sync(pg_url, b)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not (b / old).exists() and (b / new).exists()
+    return a, b, old, new, buffer
+
+
+@pytest.mark.engine_free
+def test_a_save_at_the_old_name_after_the_rename_reached_the_folder_follows_the_rename(tmp_path, brain_tree, pg_url):
+    """Team trial 34 (finding 1): alice renamed a note; the rename reached bob's folder (his file
+    moved); then bob's editor, which still held the note, saved its buffer plus his line at the
+    OLD path (vim does; any editor holding the buffer). Before: a new page at the old name with
+    the whole old text and bob's line, beside the renamed page without it: the note forked,
+    nothing said. Now the save follows the rename: bob's line is in the renamed page, the old
+    file goes, no page of the old name."""
+    a, b, old, new, buffer = _renamed_under_bobs_editor(tmp_path, brain_tree, pg_url)
+    (b / old).write_bytes(buffer + b"\nbob's line from the open buffer\n")
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not (b / old).exists(), sorted(p.name for p in (b / "people").iterdir())
+    text = (b / new).read_bytes()
+    assert b"bob's line from the open buffer" in text, text
+    assert gbrain("--db", pg_url, "get", "people/ana-lima-cruz").stdout == text
+    with Brain.open(pg_url) as br:
+        assert br.page_row("people/ana-lima") is None
+    said = [w for w in json.loads(r.stdout).get("warnings", []) if w.startswith("people/ana-lima.md: saved after")]
+    assert said and "follows the rename to people/ana-lima-cruz.md" in said[0], r.stdout
+    assert _sync(pg_url, a).returncode == 0
+    assert not (a / old).exists() and (a / new).read_bytes() == text
+    assert not [p for p in (b / "people").iterdir() if ".conflict-" in p.name]
+
+
+@pytest.mark.engine_free
+def test_a_late_save_at_the_old_name_merges_with_an_edit_of_the_renamed_page(tmp_path, brain_tree, pg_url):
+    """The renamed page was edited after the rename (alice, through gbrain); bob's late save at
+    the old name changed another line: both edits are in the renamed page."""
+    a, b, old, new, buffer = _renamed_under_bobs_editor(tmp_path, brain_tree, pg_url, alice_edit=b"Ana (alice checked) is raising a Series A")
+    (b / old).write_bytes(buffer.replace(b"- **2024-05-02** | office hours", b"- **2024-05-02** | office hours (bob)"))
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not (b / old).exists()
+    text = (b / new).read_bytes()
+    assert b"alice checked" in text and b"office hours (bob)" in text, text
+    assert gbrain("--db", pg_url, "get", "people/ana-lima-cruz").stdout == text
+    with Brain.open(pg_url) as br:
+        assert br.page_row("people/ana-lima") is None
+
+
+@pytest.mark.engine_free
+def test_a_late_save_at_the_old_name_that_conflicts_keeps_both_versions(tmp_path, brain_tree, pg_url):
+    """bob's late save and alice's edit of the renamed page changed the same line: both versions
+    are kept (the page and a conflict copy of the renamed page, exit 3), no page of the old name."""
+    a, b, old, new, buffer = _renamed_under_bobs_editor(tmp_path, brain_tree, pg_url, alice_edit=b"Ana (alice) is raising a Series A")
+    (b / old).write_bytes(buffer.replace(b"Ana is raising a Series A", b"Ana (bob) is raising a Series A"))
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert not (b / old).exists()
+    texts = [p.read_bytes() for p in (b / "people").iterdir() if p.name.startswith("ana-lima-cruz")]
+    assert len(texts) == 2 and any(b"Ana (alice)" in t for t in texts) and any(b"Ana (bob)" in t for t in texts), texts
+    with Brain.open(pg_url) as br:
+        assert br.page_row("people/ana-lima") is None
+
+
+@pytest.mark.engine_free
+def test_a_new_note_at_a_renamed_pages_old_name_is_a_page_of_its_own(tmp_path, brain_tree, pg_url):
+    """A note unlike the renamed page written at its old name is new content: a page of its own."""
+    a, b, old, new, buffer = _renamed_under_bobs_editor(tmp_path, brain_tree, pg_url)
+    (b / old).write_bytes(b"# Ana Lima (the other one)\n\nA designer bob met in Lisbon.\n")
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (b / old).exists() and b"Lisbon" not in (b / new).read_bytes()
+    with Brain.open(pg_url) as br:
+        assert br.page_row("people/ana-lima") is not None

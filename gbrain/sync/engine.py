@@ -1155,6 +1155,7 @@ class SyncEngine:
             self._widen_for_moves(paths, D, S, B, db, state, disk)
         if not moves_only:
             self._follow_brain_moves(paths, D, S, B, out)
+            self._follow_late_saves(paths, D, S, B, disk, out)
         states = {}
         stale: dict[str, tuple[bytes, bytes | None]] = {}  # path → (the file's bytes, the merge or None)
         both: dict[str, tuple[bytes, bytes]] = {}  # path → (the file's bytes, the merge): both changed, the edits merge
@@ -2701,6 +2702,136 @@ class SyncEngine:
             out.moved.append((p, tp))
             out.both_moved.append(tp)
             self._log(f"> {p} → {tp} (renamed in the brain; your edit follows it)")
+
+    def _follow_late_saves(self, paths: set[str], D: dict, S: dict, B: dict, disk: dict[str, DiskFile], out: Outcome) -> None:
+        """A save at the old name of a page renamed in the brain AFTER the rename reached this
+        folder (this engine moved the file away): an editor that still held the note (vim, any
+        editor with the buffer open) writes its buffer at the old path. Imported as it stands it
+        would be a new page beside the renamed one, the note forked (trial 34). The save takes the
+        new name instead, as an edit made before the rename arrived does
+        (:meth:`_follow_brain_moves`): the file replaces the new name's file, which this folder must
+        have synced (the rename reached it) and which must still hold what it last synced there
+        (nothing of this folder's is lost), and the new path's
+        base becomes the version the save was based on, so the next round (``out.both_moved``,
+        :meth:`_then_both`) imports it, or merges it with an edit made to the renamed page since,
+        or keeps both (the both-changed conflict). Only what :meth:`_late_save_of` finds."""
+        new = [p for p in paths if p in D and p not in S and p not in B and p in disk and is_markdown(p)]
+        if not new:
+            return
+        moved_from = self._recent_moves_away()  # one indexed read: most rounds end here
+        for p in sorted(x for x in new if x in moved_from):
+            hit = self._late_save_of(p, disk[p])
+            if hit is None:
+                continue
+            tp, anc, who = hit
+            if tp in paths and (tp not in D or D.get(tp) != B.get(tp)):
+                continue  # the new name's file changed in this round too: the plain rules
+            st = self._state([tp]).get(tp)
+            if st is None:
+                continue  # the rename never reached this folder (an old copy, a new machine): the plain rules
+            src, dst = self._abs(p), self._abs(tp)
+            try:
+                try:
+                    with open(dst, "rb") as fh:
+                        held = sha256(fh.read())
+                except FileNotFoundError:
+                    held = None
+                if held is None or held != st[3]:
+                    continue  # edited here since it was synced (or gone): the plain rules
+                os.replace(src, dst)
+            except OSError as e:
+                self._warn(f"{p}: saved at the old name of {tp}, but the file could not follow ({e.strerror}); left as it is")
+                continue
+            with self.brain.transaction():
+                self.conn.execute(
+                    "INSERT INTO sync_state(client, path, size, mtime_ns, disk_hash, base_hash, file_id) VALUES (?, ?, 0, 0, ?, ?, NULL) "
+                    "ON CONFLICT(client, path) DO UPDATE SET size = 0, mtime_ns = 0, disk_hash = excluded.disk_hash, "
+                    "base_hash = excluded.base_hash, file_id = NULL", (self.client, tp, anc, anc))
+            self._prune_dirs(p)
+            for m in (D, S, B):
+                m.pop(p, None)
+                m.pop(tp, None)
+            paths.discard(p)
+            paths.discard(tp)
+            out.moved.append((p, tp))
+            out.both_moved.append(tp)
+            by = f"{who}'s" if who else "a"
+            msg = (f"{p}: saved after {by} rename of the note to {tp} had reached this folder "
+                   f"(an editor still holding the note); the save follows the rename to {tp}, no page of the old name")
+            out.warnings.append(msg)
+            self._log(f"> {msg}")
+
+    def _recent_moves_away(self) -> set[str]:
+        """The paths pages were renamed away from (by any folder) in the last
+        :data:`STALE_WINDOW_S`, by the database's clock (``idx_history_at``)."""
+        from datetime import datetime, timedelta
+
+        now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        try:
+            since = datetime.strptime(now.rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f") - timedelta(seconds=STALE_WINDOW_S)
+        except ValueError:
+            return set()
+        at = since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        return {r[0] for r in self.conn.execute(
+            "SELECT path FROM history WHERE at >= ? AND kind = 'page' AND op = 'move' AND body_id IS NULL", (at,))}
+
+    def _late_save_of(self, p: str, f: DiskFile) -> tuple[str, str, str] | None:
+        """Whether the new file ``f`` at ``p`` is a late save of a page renamed away from ``p``:
+        ``(the renamed page's path, the hash of the version the save was based on, who renamed
+        it ('' unknown))``, or None.
+        Only when the newest history row of the old name is a rename another folder made (on
+        SQLite, one folder per brain, a rename is this folder's own: never), at most
+        :data:`STALE_WINDOW_S` ago (an editor's buffer), the renamed page exists, and the saved
+        text is at least :data:`~gbrain.sync.similar.SIMILAR_MIN` alike to a version the old name
+        had (the closest of its last :data:`STALE_VERSIONS`); a note unlike them is new content."""
+        if f.size > MERGE_MAX_BYTES:
+            return None
+        kind, name = key_for_path(self.conn, p)
+        if kind != "page":
+            return None
+        writer = "h.writer" if has_writer(self.conn) else "''"
+        rows = self.conn.execute(
+            f"SELECT h.op, h.detail, h.body_id, h.at, h.client, b.hash, {writer} "
+            "FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
+            "WHERE h.kind = 'page' AND h.name = ? ORDER BY h.version DESC LIMIT ?", (name, STALE_VERSIONS + 1)).fetchall()
+        if not rows:
+            return None
+        op, detail, body_id, at, client, _, who = rows[0]
+        if op != "move" or body_id is not None or not (detail or "").startswith("to ") or (client or "") == self.client:
+            return None
+        now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
+        if _age_s(at, now) > STALE_WINDOW_S:
+            return None
+        r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (detail[3:],)).fetchone()
+        if r is None or r[0] == p:
+            return None
+        data = f.data
+        if data is None:
+            data, _ = self.read_stable(f)
+            if data is None or sha256(data) != f.hash:
+                return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        best, best_score = None, sim.SIMILAR_MIN
+        seen: set[str] = set()
+        for _op, _d, bid, _at, _c, hx, _w in rows[1:]:
+            if bid is None:
+                break  # a deletion or an earlier move: the file did not hold what came before
+            if hx in seen:
+                continue
+            seen.add(hx)
+            try:
+                old = history_body(self.conn, bid).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            score = sim.similarity(old, text)
+            if score >= best_score:
+                best, best_score = hx, score
+                if old == text:
+                    break
+        return None if best is None else (r[0], best, who or "")
 
     def _say_renamed_twice(self, new: list[str], D: dict, S: dict, B: dict, state: dict, disk: dict, out: Outcome) -> None:
         """A note this folder renamed while another folder renamed it to another name: the brain
