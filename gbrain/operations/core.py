@@ -624,6 +624,7 @@ def _put_page(b, a, ctx):
         if ctx.agent and a.get("if_hash") is None:
             _check_part_put_back(b, a, ctx)
         old = b.resolve_for_write(a["slug"]) if ctx.agent else None
+        last = _last_version(b, old["slug"]) if old is not None and a.get("if_hash") is None else None
         out = b.put(a["slug"], a["content"]).as_dict()
         if out.get("created") and not a["content"].strip():  # allowed (an empty note is a page), but said: a script's input gone missing (cron's /dev/null) made it (trial 32)
             out["warnings"] = [*out.get("warnings", []), f"{out['slug']}: created as an empty page: the text given was empty"
@@ -631,6 +632,9 @@ def _put_page(b, a, ctx):
         dropped = _dropped(b, old, a["content"], ctx) if old is not None and out.get("changed") else None
         if dropped:
             out["warnings"] = [*out.get("warnings", []), dropped]
+        over = _overwrote(b, last, a["content"], ctx) if last is not None and out.get("changed") else None
+        if over:
+            out["warnings"] = [*out.get("warnings", []), over]
         return out
     if not parts:
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
@@ -768,6 +772,75 @@ def _dropped(b, old, text: str, ctx) -> str | None:
     back = f" (`gbrain diff {cmd_arg(old['slug'])}` shows them, `gbrain revert {cmd_arg(old['slug'])} --to {v}` brings the text before back)" if v else ""
     return (f"this put of the whole page left out {what} of {old['slug']}{back}; to rewrite only the text above the "
             f"timeline, put {ctx.flag('compiled_truth')} (frontmatter and timeline stay as they are)")
+
+
+#: an agent's whole put with no ``if_hash`` that removes lines another writer's version added at
+#: most this long before (s, by the database's clock) says so (:func:`_overwrote`): the span of a
+#: read, a model's thinking and a put back
+OVERWRITE_WINDOW_S = 600
+
+
+def _last_version(b, slug: str):
+    """The newest version of the page ``slug`` before a put: ``(version, writer, age in s,
+    body_id)``, or None (no history, no writer column, a deletion)."""
+    from ..core.history import has_writer
+
+    if not has_writer(b.conn):
+        return None
+    r = b.conn.execute("SELECT version, writer, at, body_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM history "
+                       "WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
+    if r is None or r[3] is None:
+        return None
+    from datetime import datetime
+
+    def t(x: str) -> datetime:
+        x = x.rstrip("Z")
+        return datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%f" if "." in x else "%Y-%m-%dT%H:%M:%S")
+
+    try:
+        age = (t(r[4]) - t(r[2])).total_seconds()
+    except (ValueError, TypeError):
+        return None
+    return r[0], r[1] or "", age, r[3]
+
+
+def _overwrote(b, last, text: str, ctx) -> str | None:
+    """The warning of an agent's whole put with no ``if_hash`` that removed lines another writer's
+    version (``last``, :func:`_last_version`: the page's newest version before the put) added,
+    written at most :data:`OVERWRITE_WINDOW_S` before (team trial 34: the agent read the page, bob
+    saved a line, the agent put its edit of what it had read: bob's line left the page and the
+    answer said nothing). How many lines went, the first of them, and the calls that show them
+    and bring that version back; None when the writer is this one, unknown, or the lines stay."""
+    from collections import Counter
+
+    from ..core.history import body
+    from ..page.slugs import cmd_arg
+    from ..storage.origin import identity
+
+    version, who, age, body_id = last
+    if not who or who == identity() or age > OVERWRITE_WINDOW_S:
+        return None
+    c = b.conn
+    r = c.execute("SELECT name FROM history WHERE body_id = ? AND version = ? AND kind = 'page' LIMIT 1", (body_id, version)).fetchone()
+    if r is None:
+        return None
+    slug = r[0]
+    prev = c.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND version < ? AND body_id IS NOT NULL "
+                     "ORDER BY version DESC LIMIT 1", (slug, version)).fetchone()
+    theirs = body(c, body_id).decode("utf-8", "replace").splitlines()
+    added = Counter(ln for ln in theirs if ln.strip()) - Counter(body(c, prev[0]).decode("utf-8", "replace").splitlines() if prev else [])
+    gone = added - Counter(text.splitlines())
+    if not gone:
+        return None
+    n = sum(gone.values())
+    first = next(ln for ln in theirs if gone.get(ln)).strip()
+    first = first if len(first) <= 80 else first[:79] + "…"
+    when = f"{age:.0f} s" if age < 120 else f"{age / 60:.0f} min"
+    get = "brain_get" if ctx.agent else "get"
+    return (f"this put removed {n} line{'s' if n != 1 else ''} that {who} wrote {when} before it (\"{first}\"), in version {version} "
+            f"of {slug}, which this put did not read: without {ctx.flag('if_hash')} a put replaces whatever the page holds; "
+            f"`gbrain diff {cmd_arg(slug)} {version}` shows what went, `gbrain revert {cmd_arg(slug)} --to {version}` brings {who}'s "
+            f"version back; read with {get} and put with its content_hash as {ctx.flag('if_hash')} to be told instead")
 
 
 def _no_page_for_part(b, a, ctx, parts: list[str]) -> None:

@@ -1,0 +1,49 @@
+"""An agent's whole put with no ``if_hash`` that removes lines a teammate wrote moments ago says
+so (team trial 34, finding 3): the agent read the page, bob saved a line, the agent put its
+edit of the text it had read; bob's line left the page and the agent's answer said nothing
+(``warnings: []``), so nobody who could put it back knew (bob's own watch tells him, if he runs
+one; another agent, a `gbrain put` or an MCP write tell no one)."""
+from __future__ import annotations
+
+import json
+
+from conftest import gbrain
+
+START = "# Release plan\n\n- ship 2.0 on Friday\n"
+
+
+def _as(who: str) -> dict:
+    return {"GBRAIN_USER": who}
+
+
+def _agent_put(db: str, content: str, **extra) -> dict:
+    r = gbrain("--db", db, "call", "put", json.dumps({"slug": "notes/plan", "content": content, **extra}), env=_as("agent-ana"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(r.stdout)
+
+
+def test_an_agents_put_that_drops_a_teammates_fresh_lines_names_them_and_the_way_back(db_path):
+    db = str(db_path)
+    assert gbrain("--db", db, "put", "notes/plan", input=START, env=_as("ana")).returncode == 0
+    read = json.loads(gbrain("--db", db, "call", "get", '{"slug": "notes/plan"}', env=_as("agent-ana")).stdout)
+    bobs = START + "- bob: test the Windows installer first\n"
+    assert gbrain("--db", db, "put", "notes/plan", input=bobs, env=_as("bob")).returncode == 0
+    out = _agent_put(db, read["content"] + "- agent: draft the release notes\n")
+    said = [w for w in out["warnings"] if "bob" in w]
+    assert len(said) == 1, out
+    w = said[0]
+    assert "1 line" in w and "test the Windows installer first" in w, w
+    assert "if_hash" in w and "revert" in w and '"to": 2' in w, w  # the call's spelling of `revert --to 2`
+    # the page is as the agent put it (a warning, not a refusal): bob's line is in version 2
+    assert b"Windows installer" not in gbrain("--db", db, "get", "notes/plan").stdout
+
+
+def test_no_warning_when_the_put_keeps_the_lines_or_replaces_its_own_writers_version(db_path):
+    db = str(db_path)
+    assert gbrain("--db", db, "put", "notes/plan", input=START, env=_as("ana")).returncode == 0
+    bobs = START + "- bob: test the Windows installer first\n"
+    assert gbrain("--db", db, "put", "notes/plan", input=bobs, env=_as("bob")).returncode == 0
+    out = _agent_put(db, bobs + "- agent: draft the release notes\n")  # read bob's version: keeps his line
+    assert not [w for w in out["warnings"] if "bob" in w], out
+    out = _agent_put(db, START + "- agent: only this\n")  # its own version replaced: its own lines
+    assert not [w for w in out["warnings"] if "agent-ana" in w or "bob" in w], out
