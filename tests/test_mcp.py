@@ -113,7 +113,7 @@ SAMPLES: dict[str, list[dict]] = {
     "brain_unlink": [{"from": "people/zoe-new", "to": "people/ana-lima"}],
     "brain_links": [{"slug": "people/ana-lima"}],
     "brain_backlinks": [{"slug": "companies/river-ai"}],
-    "brain_timeline": [{"slug": "people/ana-lima", "limit": 2}],
+    "brain_timeline": [{"slug": "people/ana-lima", "limit": 2}, {"since": "2025-03", "until": "2025-03-04"}],
     "brain_timeline_add": [{"slug": "people/zoe-new", "date": "2025-04-01", "summary": "Coffee in São Paulo", "source": "meeting"}],
     "brain_raw_put": [{"slug": "people/zoe-new", "source": "crustdata", "data": {"title": "CEO", "ü": [1, 2]}}],
     "brain_raw": [{"slug": "people/zoe-new", "source": "crustdata"}],
@@ -156,6 +156,7 @@ def test_call_every_tool(fixture_db):
     assert items(out["brain_search"][0])[0]["slug"] == "deals/river-ai-series-a"
     assert items(out["brain_tags"][0]) == ["founder", "yc-alum"]
     assert [e["date"] for e in items(out["brain_timeline"][0])] == ["2025-03-04", "2024-11-20"]
+    assert [(e["slug"], e["date"]) for e in items(out["brain_timeline"][1])] == [("deals/river-ai-series-a", "2025-03-04"), ("log", "2025-03-04"), ("people/ana-lima", "2025-03-04")]
     assert ok(out["brain_raw"][0]) == {"crustdata": {"title": "CEO", "ü": [1, 2]}}
     ingest = json.loads(text_of(out["brain_ingest"][0]))
     assert ingest["slug"].startswith("sources/") and ingest["slug"].endswith("-call-with-zoë") and ingest["logged"] is True

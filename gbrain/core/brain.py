@@ -1560,14 +1560,31 @@ class Brain:
 
     # ---- timeline ---------------------------------------------------------------
 
-    def timeline(self, slug: str, limit: int | None = None) -> list[dict]:
-        row = self.resolve_slug(slug)
-        q = "SELECT date, source, summary, detail FROM timeline_entries WHERE page_id = ? ORDER BY date DESC, id"
-        args: tuple = (row["id"],)
+    def timeline(self, slug: str | None, limit: int | None = None, since: str | None = None, until: str | None = None) -> list[dict]:
+        """Timeline entries, newest first: of page ``slug``, or (None) of every page, each with its
+        page's ``slug`` (same date: by slug, then as written). ``since``/``until`` bound the date,
+        inclusive, compared as text (``YYYY-MM-DD`` as written, a date that is no real one too:
+        ``2025-02-30`` sorts after ``2025-02-28``); the range reads ``idx_timeline_date``."""
+        where, args = [], []
+        if slug is not None:
+            where.append("t.page_id = ?")
+            args.append(self.resolve_slug(slug)["id"])
+        if since:
+            where.append("t.date >= ?")
+            args.append(since)
+        if until:
+            where.append("t.date <= ?")
+            args.append(until)
+        cond = f" WHERE {' AND '.join(where)}" if where else ""
+        if slug is not None:
+            q = f"SELECT t.date, t.source, t.summary, t.detail FROM timeline_entries t{cond} ORDER BY t.date DESC, t.id"
+        else:
+            q = (f"SELECT p.slug, t.date, t.source, t.summary, t.detail FROM timeline_entries t JOIN pages p ON p.id = t.page_id{cond}"
+                 " ORDER BY t.date DESC, p.slug, t.id")
         if limit:
             q += " LIMIT ?"
-            args += (int(limit),)
-        return [dict(r) for r in self.conn.execute(q, args)]
+            args.append(int(limit))
+        return [dict(r) for r in self.conn.execute(q, tuple(args))]
 
     @atomic
     def timeline_add(self, slug: str, date: str, summary: str, source: str = "", detail: str = "") -> SaveResult:

@@ -1196,7 +1196,7 @@ def _link(b, a, ctx):
 @op(
     "unlink",
     "Remove the links from one page to another (the link text stays as plain text).",
-    [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="the page linked to, named as for brain_link (slug, title, alias), or a dead link's target as written")],
+    [Param("from", required=True, positional=True, description="slug of the page that links"), Param("to", required=True, positional=True, description="the page linked to, named as for brain_link, or a dead link's target as written")],
     text=_saved,
     mutating=True,
     title="Unlink two pages",
@@ -1261,22 +1261,71 @@ def _backlinks(b, a, ctx):
     return out[: a["limit"]] if a.get("limit") else out
 
 
+def _timeline_text(r: list, a: dict) -> str:
+    return "\n".join(f"{e['date']}  {e['slug'] + '  ' if 'slug' in e else ''}{e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)"
+
+
 @op(
     "timeline",
-    "Structured timeline entries of a page, newest first.",
-    [SLUG, limit_param(None, "maximum number of entries (0 or none: all)")],
-    title="Timeline of a page",
+    "Timeline entries of a page, or of every page (no `slug`), newest first.",
+    [
+        Param("slug", positional=True, description="page slug (none: every page)"),
+        Param("since", description="YYYY-MM-DD, YYYY-MM or YYYY, inclusive", details="or a span back from today: 7d, 2w, today, yesterday"),
+        Param("until", description="as `since`, inclusive"),
+        limit_param(100, "maximum number of entries (0: all)"),
+    ],
+    title="Timeline entries",
+    details="Dates compare as written: one that is no real date (2025-02-30) sorts where its text does; "
+            "2025-03 as `since` starts at 2025-03-01 and as `until` ends with March.",
+    # and, of every page's timeline, the entry's slug: left out of the schema, whose bytes every tools/list carries
     item=obj("date", "summary", date="string", source="string", summary="string", detail="string"),
     page="limit",
-    text=lambda r, a: "\n".join(f"{e['date']}  {e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)",
+    text=_timeline_text,
+    note=cut_note,
 )
 def _timeline(b, a, ctx):
-    return b.timeline(read_slug(b, a["slug"], ctx)[0], a.get("limit") or None)
+    since, until = _date_bound(a.get("since"), ctx.flag("since")), _date_bound(a.get("until"), ctx.flag("until"), end=True)
+    if since and until and since > until:
+        raise BadInput(f"{ctx.flag('since')} {a['since']} is after {ctx.flag('until')} {a['until']}")
+    slug = read_slug(b, a["slug"], ctx)[0] if a.get("slug") else None
+    return b.timeline(slug, a.get("limit") or None, since, until)
+
+
+def _date_bound(v: str | None, name: str, end: bool = False) -> str | None:
+    """A timeline's ``since``/``until`` as the ``YYYY-MM-DD`` text the entries' dates compare
+    with (inclusive): ``2025-03-04``; a month or year from its start (``2025-03`` → ``2025-03-00``)
+    or, ``end``, to its end (``2025-03-99``, so every date written in March is in: ``2025-03-31``,
+    and ``2025-03-32`` too); a span back from today (``7d``, ``2w``, ``today``, ``yesterday``:
+    the local date). Raises BadInput for anything else, or a date that is no real one."""
+    if v is None or v == "":
+        return None
+    import datetime as dt
+    import re
+
+    s = v.strip().lower()
+    m = re.fullmatch(r"([0-9]+)([dw])", s)
+    if m or s in ("today", "yesterday"):
+        days = (int(m[1]) * (7 if m[2] == "w" else 1)) if m else (s == "yesterday")
+        try:
+            return (dt.date.today() - dt.timedelta(days=days)).isoformat()
+        except OverflowError:
+            raise BadInput(f"{name}: {v!r} reaches before the year 1") from None
+    m = re.fullmatch(r"([0-9]{4})(?:-([0-9]{2})(?:-([0-9]{2}))?)?", s)
+    if not m:
+        raise BadInput(f"{name} must be a date: YYYY-MM-DD, YYYY-MM or YYYY (or a span like 7d), got {v!r}")
+    try:
+        if m[3]:
+            dt.date.fromisoformat(s)
+        elif m[2] and not 1 <= int(m[2]) <= 12:
+            raise ValueError(s)
+    except ValueError:
+        raise BadInput(f"{name}: not a real date: {v}") from None
+    return s + ("-99" if end else "-00") * (3 - len([x for x in m.groups() if x]))
 
 
 @op(
     "timeline-add",
-    "Add a timeline entry: appends `- **DATE** | source — summary` to the page's timeline (creating the --- section if needed).",
+    "Append `- **DATE** | source — summary` to a page's timeline (creating the --- section if needed).",
     [
         SLUG,
         Param("date", required=True, description="YYYY-MM-DD"),

@@ -40,7 +40,7 @@ def _scope_params() -> list[Param]:
               details="an import or sync updates every page it stored: name your pages with `slug` then; applied before the limit"),
         Param("as_of", description="judge ages as of this date, YYYY-MM-DD (default: today, UTC)"),
         Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
-        limit_param(100, "maximum findings listed per check, and fixes listed (0: all; counts are always complete)"),
+        limit_param(100, "maximum findings listed per check, and fixes (0: all; counts are always complete)"),
     ]
 
 

@@ -1249,7 +1249,7 @@ HIT_STYLE = ("\ue000", "\ue001")
 SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", warnings="array", note="string")
 PAGE_REF = dict(slug="string", title="string?", type="string?")
 
-SLUG = Param("slug", description="page slug, e.g. people/ana-lima (or a unique suffix: ana-lima)", required=True, positional=True)
+SLUG = Param("slug", description="page slug (people/ana-lima) or a unique suffix (ana-lima)", required=True, positional=True)
 LIMIT = limit_param(20, "maximum number of results (1 or more)", minimum=1, details="a ranking has no 'all'")
 TYPE = Param("type", description="only pages of this type (person, company, deal, …)")
 TAG = Param("tag", description="only pages with this tag (any case; a parent tag selects its nested tags: area finds area/sub)", details="any Unicode form too")
