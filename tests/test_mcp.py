@@ -156,7 +156,7 @@ def test_call_every_tool(fixture_db):
     assert items(out["brain_search"][0])[0]["slug"] == "deals/river-ai-series-a"
     assert items(out["brain_tags"][0]) == ["founder", "yc-alum"]
     assert [e["date"] for e in items(out["brain_timeline"][0])] == ["2025-03-04", "2024-11-20"]
-    assert [(e["slug"], e["date"]) for e in items(out["brain_timeline"][1])] == [("deals/river-ai-series-a", "2025-03-04"), ("log", "2025-03-04"), ("people/ana-lima", "2025-03-04")]
+    assert [(e["slug"], e["date"]) for e in items(out["brain_timeline"][1])] == [("deals/river-ai-series-a", "2025-03-04"), ("people/ana-lima", "2025-03-04")]
     assert ok(out["brain_raw"][0]) == {"crustdata": {"title": "CEO", "ü": [1, 2]}}
     ingest = json.loads(text_of(out["brain_ingest"][0]))
     assert ingest["slug"].startswith("sources/") and ingest["slug"].endswith("-call-with-zoë") and ingest["logged"] is True
