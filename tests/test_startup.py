@@ -40,7 +40,7 @@ def imported_by(argv: list[str], extra: str = "") -> set[str]:
 
 def test_reading_commands_import_no_cli_framework_parser_or_model(fixture_db):
     """`gbrain get` (and other plain reads) run without typer/pydantic, mistune or ruamel."""
-    for argv in (["get", "people/ana-lima"], ["search", "Series A", "--limit", "3", "--json"], ["get", "nobody"]):
+    for argv in (["get", "people/ana-lima"], ["search", "Series A", "--limit", "3", "--json"], ["get", "nobody"], ["stats"], ["--json", "stats"]):
         assert imported_by(["--db", str(fixture_db), *argv]) == set(), argv
 
 

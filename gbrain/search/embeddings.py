@@ -40,7 +40,7 @@ from abc import ABC, abstractmethod
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
-import numpy as np
+from .lazynumpy import np
 
 from ..errors import BadInput, GBrainError, InputRefused, ModelUnavailable, ProviderError
 from ..storage.db import EMBEDDING_MODEL_CHOSEN

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-import numpy as np
+from .lazynumpy import np
 
 from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import Chunk
