@@ -212,10 +212,12 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         prog.stop()
     if new_db and db_path.exists() and o.name != "init":
         _err(f"note: created a new brain at {db_path}")
-    if not as_json and isinstance(result, dict) and isinstance(result.get("warnings"), list):
-        # a write's warnings (YAML that does not load, …) are for the person, on stderr: stdout
-        # holds the result alone (`created notes/x`); --json keeps them in the object
-        warnings += [w for w in result["warnings"] if isinstance(w, str) and w not in warnings]
+    for key in ("warnings", "notes") if not as_json and isinstance(result, dict) else ():
+        # a write's warnings (YAML that does not load, …) and query's notes (no embeddings, …) are
+        # for the person, on stderr: stdout holds the result alone (`created notes/x`); --json
+        # keeps them in the object
+        if isinstance(result.get(key), list):
+            warnings += [w for w in result[key] if isinstance(w, str) and w not in warnings]
     for w in warnings[:20]:
         _err(f"warning: {w}")
     if len(warnings) > 20:

@@ -293,3 +293,32 @@ def test_embed_pages_reports_each_count_once(tmp_path):
         seen: list[int] = []
         embed_pages(b.conn, model, work, on_progress=lambda d, t: seen.append(d))
     assert seen[0] == 0 and seen[-1] == plan.chunks and seen == sorted(set(seen)), seen
+
+
+def test_query_says_the_brain_is_not_embedded_once(db_path):
+    """brain_query on a brain with no vectors answered its note twice: in `notes` and again in
+    `warnings` (MCP, `pipe`), or in `notes` and on stderr (`call`, `query --json`). The answer
+    says it once: in `notes` where the answer is JSON, on stderr where it is text."""
+    from gbrain.core.brain import Brain
+
+    from conftest import gbrain_in_process
+
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/alpha", "# Alpha\n\nx marks the alpha spot.\n")
+    said = "no embeddings for"
+
+    async def main():
+        async with connect(db_path) as c:
+            return ok(await c.call_tool("brain_query", {"question": "alpha"}))
+
+    r = anyio.run(main)
+    assert r["items"] and json.dumps(r).count(said) == 1, r
+    db = ["--db", str(db_path)]
+    for argv in (["call", "brain_query", '{"question": "alpha"}'], ["query", "alpha", "--json"], ["query", "alpha"], ["--json", "query", "alpha"]):
+        p = gbrain_in_process(*db, *argv)
+        assert p.returncode == 0, p.stderr
+        out, err = p.stdout.decode(), p.stderr.decode()
+        assert (out + err).count(said) == 1, (argv, out, err)
+        assert said in (err if argv == ["query", "alpha"] else out), (argv, out, err)
+    p = gbrain_in_process(*db, "pipe", input='{"id": 1, "tool": "brain_query", "params": {"question": "alpha"}}\n')
+    assert p.returncode == 0 and (p.stdout + p.stderr).decode().count(said) == 1, p

@@ -324,9 +324,6 @@ def _query(b, a, ctx):
     r = {"items": hits, **r}  # `hits`, the old name of `items`: Operation.page_alias (registry.with_alias)
     if not hits:
         b.check_filters(a.get("type"), a.get("tag"), a.get("prefix"), ctx.on_warning)
-    for n in r["notes"]:
-        if ctx.on_warning:
-            ctx.on_warning(n)
-        else:
-            _say(ctx, "note: " + n)
+    # (the notes are said once: in the answer's `notes`; the CLI's text puts them on stderr,
+    # entry.run_and_print, never also as warnings: MCP and `pipe` answered them twice)
     return r
