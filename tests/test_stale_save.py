@@ -72,6 +72,28 @@ def test_stale_view_finds_the_older_version_a_save_was_based_on():
 
 
 @pytest.mark.engine_free
+def test_a_save_that_adds_words_into_a_teammates_short_line_is_an_edit_of_the_newest_version():
+    """Team trial 34: bob changed the heading `# Obsidian Help` in his folder; it reached cat's file;
+    cat added words inside bob's line and saved. By whole lines a tie with the version before
+    bob's, and her line and bob's are only 0.81 alike (a short line, many words added: under
+    EDITED_LINE_MIN), so her save was taken as stale and conflicted ("the file was saved from an
+    older version …", a conflict copy) though she had seen bob's line. A save line that keeps the
+    whole of a line gbrain's write added, words put in, is an edit of it."""
+    a = b"---\npermalink: /\n---\n# Obsidian Help\n\nWelcome.\n"
+    bob = a.replace(b"# Obsidian Help", b"# Obsidian (bob, during the outage) Help")
+    cat = a.replace(b"# Obsidian Help", b"# Obsidian (bob, during the outage; cat after the cut) Help")
+    assert distance(bob, cat) == distance(a, cat)  # a tie by lines
+    assert stale_view(cat, bob, [a]) is None
+    # a save whose line does not hold the whole of gbrain's line is still a stale save
+    v = stale_view(a.replace(b"# Obsidian Help", b"# Obsidian Help (cat's words here)"), bob, [a])
+    assert v is not None and v.merged is None
+    # nor does a short line gbrain wrote count when a save's line merely holds it
+    short = a.replace(b"Welcome.", b"- todo")
+    v = stale_view(a.replace(b"Welcome.", b"- todo: cat's own list item"), short, [a])
+    assert v is not None
+
+
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

@@ -72,6 +72,11 @@ def _added(a: bytes, b: bytes) -> set[bytes]:
 #: a line a save added that is at least this alike (difflib ratio) to a line gbrain's write
 #: added, and more alike to it than to the lines the save replaced, is an edit of that line
 EDITED_LINE_MIN = 0.85
+#: a line a save added that holds the whole of a line gbrain's write added (every character of
+#: it, in order: words put into it) of at least this many characters, at least half alike to it
+#: and more alike to it than to the lines the save replaced, is an edit of that line too (team
+#: trial 34: words added into a teammate's short heading are under EDITED_LINE_MIN)
+KEPT_LINE_MIN_CHARS = 16
 #: pairs of added lines compared at most (beyond, the check is skipped: a save or a write of
 #: hundreds of lines is judged by whole lines only)
 EDITED_PAIRS_MAX = 10_000
@@ -85,8 +90,8 @@ def _alike(a: bytes, b: bytes) -> float:
 
 def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
-    lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it, and more
-    alike to it than to every line the save replaced there. Such a save was made after seeing
+    lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
+    holding the whole of it, :func:`_keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
     the write (a person fixing an agent's typo, an editor rewriting a link gbrain had just
     rewritten), though by whole lines it is as far from ``older`` as from gbrain's write."""
     if not wrote:
@@ -104,7 +109,23 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> 
             to_write = max(_alike(mine, w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
                 return True
+            kept = max((_ratio(mine, w) for w in wrote if _keeps(mine, w)), default=0.0)
+            if kept >= 0.5 and kept > max((_ratio(mine, x) for x in replaced), default=0.0):
+                return True
     return False
+
+
+def _ratio(a: bytes, b: bytes) -> float:
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+def _keeps(mine: bytes, w: bytes) -> bool:
+    """Whether the line ``mine`` holds every character of the line ``w`` in order (words put
+    into it), ``w`` at least :data:`KEPT_LINE_MIN_CHARS` long."""
+    if len(w) < KEPT_LINE_MIN_CHARS or len(mine) < len(w):
+        return False
+    sm = difflib.SequenceMatcher(None, w, mine, autojunk=False)
+    return sum(m.size for m in sm.get_matching_blocks()) == len(w)
 
 
 def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int, hi: int) -> list[bytes]:
