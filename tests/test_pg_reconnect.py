@@ -270,3 +270,27 @@ def test_the_urls_own_connection_settings_win(pg_url):
     finally:
         conn.close()
         pg.close_pools()
+
+
+def test_a_lost_listen_connection_is_said_on_one_line(pg_url, admin):
+    """Team trial 34: watch logged `lost the change notifications connection: consuming input
+    failed: server closed the connection unexpectedly\\u000a\\u0009This probably means …`: libpq's
+    message is several lines, and the log escapes control characters. One line, as every other
+    Postgres error gbrain shows (``pg._why``)."""
+    import time
+
+    lis = pg.Listener(pg_url)
+    try:
+        assert admin.terminate(listeners=True) >= 1
+        err = None
+        end = time.monotonic() + 60
+        while err is None and time.monotonic() < end:
+            try:
+                lis.poll()
+            except sqlite3.OperationalError as e:
+                err = str(e)
+            time.sleep(0.05)
+        assert err is not None and err.startswith("lost the change notifications connection: "), err
+        assert "\n" not in err and "\t" not in err and "  " not in err, repr(err)
+    finally:
+        lis.close()

@@ -377,7 +377,7 @@ def _pool(url: str):
             try:
                 psycopg.connect(url, **conn_kwargs(url)).close()
             except psycopg.Error as e:
-                raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
+                raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
             _quiet_pool_log()
             p = ConnectionPool(url, min_size=0, max_size=8, kwargs=conn_kwargs(url, autocommit=True), open=True, timeout=30, name="gbrain")
             _POOLS[url] = p
@@ -774,7 +774,7 @@ class Listener:
             self._conn = psycopg.connect(url, **conn_kwargs(url, autocommit=True, application_name=f"gbrain-listen:{os.getpid()}"))
             self._conn.execute(f"LISTEN {channel}")
         except psycopg.Error as e:
-            raise GBrainError(f"cannot listen for changes on {redact(url)}: {redact(str(e).strip(), url)}") from None
+            raise GBrainError(f"cannot listen for changes on {redact(url)}: {_why(e, url)}") from None
 
     def poll(self) -> int:
         """The number of notifications received so far (this call reads those already on the
@@ -783,7 +783,7 @@ class Listener:
             for _ in self._conn.notifies(timeout=0):
                 self.seen += 1
         except self._psycopg_error() as e:
-            raise sqlite3.OperationalError(f"lost the change notifications connection: {redact(str(e).strip(), self.url)}") from None
+            raise sqlite3.OperationalError(f"lost the change notifications connection: {_why(e, self.url)}") from None
         return self.seen
 
     def _psycopg_error(self):
@@ -1061,7 +1061,7 @@ def brain_exists(url: str) -> bool:
         with psycopg.connect(url, **conn_kwargs(url)) as c:
             return bool(c.execute("SELECT to_regclass('gbrain_schema') IS NOT NULL").fetchone()[0])
     except psycopg.Error as e:
-        raise GBrainError(f"cannot connect to the brain database {redact(url)}: {redact(str(e).strip(), url)}") from None
+        raise GBrainError(f"cannot connect to the brain database {redact(url)}: {_why(e, url)}") from None
 
 
 def connect(url: str) -> PgConnection:
