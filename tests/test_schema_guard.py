@@ -165,3 +165,39 @@ def test_an_older_process_cannot_write_between_two_steps_of_an_upgrade(db_path, 
             assert fresh_import_differences(new) == {}
     finally:
         old.close()
+
+
+@pytest.mark.engine_free
+def test_a_watch_older_than_the_brain_stops_at_its_rescan_saying_why(pg_url, monkeypatch, tmp_path):
+    """Team trial 34: a teammate's newer gbrain upgraded the Postgres brain while three watches
+    ran; each logged `warning: the brain is busy (database schema v48 (Postgres) is newer than
+    this gbrain (46); upgrade gbrain …); rescan skipped` at every rescan and ran on (the brain
+    is not busy, and the README says such a watch stops with that line). Only a locked or busy
+    brain is a rescan skipped; the newer schema stops the watch, as a batch's write does."""
+    import threading
+
+    from gbrain.sync.engine import SyncEngine
+    from gbrain.sync.watch import Watcher
+
+    old = open_as_older(monkeypatch, pg_url)
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    first = SyncEngine(old, folder)  # in sync before the watch starts: it writes no file, so no
+    first.bind()                     # event or change reaches a batch, only the rescan runs
+    assert first.sync()["ok"]
+    first.close()
+    lines: list[str] = []
+    w = Watcher(old, folder, log=lines.append, rescan=0.2)
+
+    def ready(_summary):
+        Brain.open(pg_url).close()  # a teammate's newer gbrain: upgrades the brain
+
+    guard = threading.Timer(120, w.stop)  # a watch that runs on is stopped: the test fails, it never hangs
+    guard.start()
+    try:
+        with pytest.raises((GBrainError, sqlite3.Error), match="newer than this gbrain"):
+            w.run(ready=ready)
+    finally:
+        guard.cancel()
+        old.close()
+    assert not [s for s in lines if "busy" in s], lines

@@ -969,7 +969,8 @@ class Watcher:
                 except (sqlite3.Error, OSError, GBrainError) as e:
                     if self._no_space(e):
                         self._disk_full(e)  # the full sync runs again once there is space
-                    elif isinstance(e, sqlite3.OperationalError):
+                    elif isinstance(e, sqlite3.OperationalError) and ("locked" in str(e) or "busy" in str(e)):
+                        # (as a batch's: any other error, a brain upgraded past this gbrain, stops the watch)
                         self._warn(f"the brain is busy ({e}); rescan skipped")
                     elif isinstance(e, FileNotFoundError):
                         self._warn(f"{e.filename or e} went away during the rescan; rescan skipped")
