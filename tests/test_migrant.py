@@ -811,3 +811,71 @@ def test_a_logseq_tag_with_no_page_is_no_dead_link(tmp_path, db_path):
         import_tree(b, tree)
         got = sorted((f["slug"], f["target"]) for f in lint(b, checks=["dead_links"], limit=None)["items"])
     assert got == [("journals/2025_03_04", "project"), ("pages/Falcon", "Missing Page")]
+
+
+@pytest.mark.engine_free
+def test_a_logseq_tag_is_a_link_to_its_page():
+    """In a Logseq graph ``#budget`` is a reference to the page ``budget``, as ``#[[budget]]`` and
+    ``[[budget]]`` are (Logseq lists the block under the page's Linked References), and so is a
+    ``tags::`` item written bare (``tags:: project``): a link of kind ``wiki``, its form as written,
+    the sentence around it its context (trial35: ``backlinks budget`` listed none of the blocks
+    tagged ``#budget``). Written twice with ``[[budget]]``: one link, counted twice. In an Obsidian
+    vault a ``#tag`` stays no link."""
+    text = ("tags:: project, [[machine learning]]\nalias:: PF\n\n- Budget approved #budget\n"
+            "- see [[Budget]] and #[[supply chain]] #budget\n- `#code` is no tag\n")
+    p = parse_page(text, "pages/Falcon.md")
+    assert p.render() == text
+    got = [(ln.kind, ln.target, ln.count, ln.forms, ln.context) for ln in p.links]
+    assert got == [
+        ("wiki", "machine learning", 1, ["[[machine learning]]"], "tags:: project, machine learning alias:: PF"),
+        ("wiki", "Budget", 2, ["[[Budget]]", "#budget"], "see Budget and #supply chain #budget"),
+        ("wiki", "supply chain", 1, ["[[supply chain]]"], "see Budget and #supply chain #budget"),
+        ("wiki", "project", 1, ["tags:: project"], "tags:: project, machine learning alias:: PF"),
+    ]
+    assert [ln.target for ln in parse_page(text, "notes/Falcon.md").links] == ["machine learning", "Budget", "supply chain"]  # a vault: no
+    assert [ln.target for ln in parse_page("- Spent 12k #budget\n", "journals/2025_03_06.md").links] == ["budget"]
+
+
+def test_backlinks_of_a_logseq_tag_page_and_v47_on_open(tmp_path, db_path):
+    """``backlinks budget`` lists the pages tagging ``#budget``; lint reports none of the tags as
+    dead links; a brain made before v47 (Postgres v49) gets the links on open, equal to a fresh
+    import. Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.core.lint import lint
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = write_tree(tmp_path / "graph", {
+        "pages/budget.md": "- anything over 50k needs sign-off\n",
+        "pages/Falcon.md": "tags:: project\n\n- Budget approved #budget #meeting\n",
+        "journals/2025_03_06.md": "- Spent 12k on GPUs #budget\n",
+        "notes/vault.md": "Obsidian note #budget\n",
+    })
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert [(r["slug"], r["context"]) for r in b.backlinks("budget")] == [
+            ("journals/2025_03_06", "Spent 12k on GPUs #budget"), ("pages/Falcon", "Budget approved #budget #meeting")]
+        assert lint(b, checks=["dead_links"], limit=None)["items"] == []
+        with b.transaction():  # as the old page model left them
+            b.conn.execute("DELETE FROM links")
+            _rewind(b.conn, pg._logseq_tag_links, dbmod._m47_logseq_tag_links)
+    with Brain.open(db_path) as b:
+        assert [r["slug"] for r in b.backlinks("budget")] == ["journals/2025_03_06", "pages/Falcon"]
+        assert fresh_import_differences(b) == {}
+
+
+def test_unlink_of_a_logseq_tag_says_it_is_a_tag(tmp_path, db_path):
+    """A Logseq tag is a link with no link syntax to turn into text: ``unlink`` says it is the tag
+    (bad input, nothing written), not 'could not find the link text'; a ``[[budget]]`` written
+    beside the tag is turned into text as usual."""
+    from gbrain.errors import BadInput
+
+    tree = write_tree(tmp_path / "graph", {"pages/budget.md": "- rules\n", "pages/Falcon.md": "- approved #budget\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        with pytest.raises(BadInput) as e:
+            b.unlink("pages/Falcon", "budget")
+        assert "by its tag (#budget)" in str(e.value), str(e.value)
+        assert b.conn.execute("SELECT compiled_truth FROM pages WHERE slug = 'pages/Falcon'").fetchone()[0] == "- approved #budget\n"

@@ -1459,6 +1459,10 @@ class Brain:
             rel = [ln.context for ln in notion_relation_links(to_lf(render_row(src)).lstrip(BOM), src["path"]) if matches("markdown", ln.target)]
             if rel:  # a Notion relation property: a line of its own, not link syntax to turn into text
                 raise BadInput(f"{src['slug']} links {name} by a Notion relation property ({rel[0]}): edit or remove that line")
+            tags = [f for (fs,) in self.conn.execute("SELECT forms FROM links WHERE from_page_id = ? AND kind = 'wiki'", (src["id"],))
+                    for f in json.loads(fs or "[]") if f.startswith(("#", "tags:: ")) and matches("wiki", f.split(" ", 1)[-1].lstrip("#"))]
+            if tags:  # a Logseq tag is a link to its page (markdown.logseq_tag_links): no link syntax to turn into text
+                raise BadInput(f"{src['slug']} links {name} by its tag ({tags[0]}): in a Logseq graph a tag links its page; remove the tag from the text")
             raise GBrainError(f"could not find the link text to {name} in {src['slug']}")
 
         def check(o: Page, n: Page) -> bool:

@@ -270,8 +270,8 @@ def _wiki_names_file(files: tuple[set[str], set[str]], slug: str, target: str) -
 
 def _tag_links(conn, rows: list) -> set[int]:
     """The ids of the dangling wiki links of ``rows`` that are tags of their page as Logseq writes
-    them: ``#[[supply chain]]`` in the text, or ``[[machine learning]]`` in the page's ``tags::``
-    property line (a tag of the page either way). In Logseq a tag is a page, with or without a file:
+    them: ``#[[supply chain]]`` or ``#budget`` in the text, or ``[[machine learning]]`` or
+    ``project`` in the page's ``tags::`` property line (a tag of the page either way). In Logseq a tag is a page, with or without a file:
     no dead link. A ``[[project]]`` written beside a ``#project`` tag is a link like any other."""
     from ..page.markdown import logseq_items, logseq_properties
 
@@ -281,14 +281,15 @@ def _tag_links(conn, rows: list) -> set[int]:
         by_slug.setdefault(r["slug"], []).append(r)
     for slug, links in by_slug.items():
         row = conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE slug = ?", (slug,)).fetchone()
-        if row is None or "[[" not in (row[1] + row[2]):
+        if row is None:
             continue
         tags = {tag_key(t) for (t,) in conn.execute("SELECT tag FROM tags WHERE page_id = ?", (row[0],))}
         text = to_lf(row[1] + row[2])
         prop = {tag_key(t) for t in logseq_items(logseq_properties(text).get("tags", ""))} if "tags::" in text else set()
         for r in links:
             key = tag_key(r["target"])
-            if key in tags and ("#[[" + r["target"] + "]]" in text or key in prop):
+            written = [f for f in json.loads(r["forms"] or "[]") if not f.startswith(("#", "tags:: "))]  # (#budget: markdown.logseq_tag_links)
+            if key in tags and (not written or "#[[" + r["target"] + "]]" in text or key in prop):
                 out.add(r["id"])
     return out
 

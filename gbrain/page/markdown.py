@@ -1621,7 +1621,7 @@ def reads_logseq_properties(path: str, property_syntax: str = "auto") -> bool:
 _BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)
 
 
-def extract_inline_tags(tokens: list, *, bear: bool = False) -> list[str]:
+def extract_inline_tags(tokens: list, *, bear: bool = False, refs: bool = True) -> list[str]:
     """Inline tags (``#tag``, nested ``#area/sub``) of a page body's mistune AST, as Obsidian
     reads them: a ``#`` at the start of a line or after whitespace, outside code, links, URLs,
     raw HTML, HTML and ``%% … %%`` comments, ``$$ … $$`` math and inline ``$…$`` math
@@ -1630,7 +1630,8 @@ def extract_inline_tags(tokens: list, *, bear: bool = False) -> list[str]:
     Returns the tags as written, without ``#``, one per identity (NFC + casefold), first
     spelling first. Source: Obsidian Help, "Tags" (tag format, nested tags). ``bear``: Bear's
     closed tags too (:data:`_BEAR_TAG_RE`: ``#to read#`` is the tag ``to read``, not ``to``), in
-    the order written among the others."""
+    the order written among the others. ``refs`` False: Logseq's ``#[[name]]`` left out (a wiki
+    link already: :func:`logseq_tag_links`)."""
     parts: list[str] = []
     _tag_text(tokens, parts)
     text = "".join(parts)
@@ -1654,12 +1655,57 @@ def extract_inline_tags(tokens: list, *, bear: bool = False) -> list[str]:
         tag = _clean_tag(m.group(1))
         if tag and not numeric_tag(tag):
             found.append((m.start(), tag))
-    if _REF in text:  # #[[name]] tags too
+    if _REF in text and refs:  # #[[name]] tags too
         found += [(m.start(), m.group(1).strip()) for m in _REF_TAG_RE.finditer(text) if m.group(1).strip()]
         closed = True
     if closed:  # all in the order written
         found.sort(key=lambda x: x[0])
     return merge_tags([t for _, t in found])
+
+
+def logseq_tag_links(tokens: list, props: dict[str, str], links: list[Link], *, bear: bool = False) -> list[Link]:
+    """``links`` and the links a Logseq page's tags are (in Logseq every tag is a reference to
+    the page of its name, listed under that page's Linked References): each ``#tag`` of the text
+    (:func:`extract_inline_tags`; ``#[[name]]`` is a wiki link already) and each item of the
+    ``tags::`` property written bare (``tags:: project``; a ``[[name]]`` item is a link already),
+    a link of kind ``wiki`` with the form written (``#budget``, ``tags:: project``) and, as context,
+    the sentence around its first ``#tag`` (the property lines' paragraph for a ``tags::`` item);
+    after the text's links, deduplicated with them (``[[budget]]`` and ``#budget``: one link
+    counted twice)."""
+    tags = extract_inline_tags(tokens, bear=bear, refs=False)
+    bare = [m.group(2).strip().lstrip("#").strip() for m in _LOGSEQ_ITEM_RE.finditer(props.get("tags", "")) if m.group(2)]
+    bare = [t for t in bare if t and not numeric_tag(t)]
+    if not tags and not bare:
+        return links
+    want = {identity_key(t) for t in tags}
+    where: dict[str, str] = {}
+    prop_context = ""
+
+    def walk(toks: list) -> None:
+        nonlocal prop_context
+        for tok in toks:
+            t = tok.get("type")
+            if t in ("block_code", "block_html"):
+                continue
+            if t in _INLINE_CONTAINERS:
+                out: list[str] = []
+                _plain(tok.get("children", []), out, [], 0, [], [])
+                text = "".join(out)
+                if bare and not prop_context and "tags::" in text:
+                    prop_context = " ".join(text.split())[:CONTEXT_MAX]
+                if "#" in text:
+                    sentences = None
+                    for m in _TAG_RE.finditer(text):
+                        k = identity_key(_clean_tag(m.group(1)))
+                        if k in want and k not in where:
+                            sentences = sentences or _Sentences(text)
+                            where[k] = sentences.around(m.start(), m.end())
+            elif "children" in tok:
+                walk(tok["children"])
+    walk(tokens)
+    extra = [Link("wiki", t, t, where.get(identity_key(t), ""), 1, ["#" + t]) for t in tags]
+    extra += [Link("wiki", t, t, prop_context, 1, ["tags:: " + t]) for t in bare]
+    return dedupe_links(links + extra)
 
 
 def opening_h1(tokens: list) -> str:
@@ -1754,6 +1800,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if props:  # a Logseq page's properties: its tags are in its text, as inline tags are
         inline_tags = merge_tags(logseq_items(props.get("tags", "")), inline_tags)
         aliases = merge_tags(aliases, logseq_items(props.get("alias", "")))
+    if inline_tags and reads_logseq_properties(path, property_syntax):  # a Logseq tag is a reference to its page
+        links = logseq_tag_links(tokens, props, links, bear=tag_syntax == "bear")
     if not fm_raw and lf_body.startswith("# ") and path.endswith(".md") and len(path) > 36 and path[-36] == " ":
         notion = notion_properties(lf_body, path)  # a page of a Notion export: its Tags property tags it
         if notion.get("tags"):

@@ -1590,6 +1590,29 @@ def _m45_notion_relation_text(conn: sqlite3.Connection) -> None:
     rederive_notion_relation_pages(conn)
 
 
+def rederive_logseq_tag_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages read as a Logseq graph's
+    (:func:`gbrain.page.markdown.reads_logseq_properties` under config ``property_syntax``) whose
+    text holds ``#`` or ``tags::``: a Logseq tag is a link to its page
+    (:func:`gbrain.page.markdown.logseq_tag_links`) (:func:`rederive_page_ids`). For SQLite v47 /
+    Postgres v49, in the caller's transaction. Returns how many pages were parsed."""
+    from ..page.markdown import reads_logseq_properties
+    from .derive import parse_settings
+
+    syntax = parse_settings(conn)[2]
+    rows = conn.execute("SELECT id, path FROM pages WHERE compiled_truth LIKE ? OR timeline LIKE ? OR compiled_truth LIKE ? ORDER BY id",
+                        ("%#%", "%#%", "%tags::%")).fetchall()
+    return rederive_page_ids(conn, [r[0] for r in rows if reads_logseq_properties(r[1], syntax)])
+
+
+def _m47_logseq_tag_links(conn: sqlite3.Connection) -> None:
+    """In a Logseq graph a tag is a reference to its page: ``#budget`` and a bare ``tags::`` item
+    (``tags:: project``) are wiki links, as ``#[[budget]]`` was (trial35: ``backlinks budget``
+    listed none of the pages tagging it); those pages are derived again
+    (:func:`rederive_logseq_tag_pages`)."""
+    rederive_logseq_tag_pages(conn)
+
+
 def _m44_caret_links(conn: sqlite3.Connection) -> None:
     """``[[x^y]]`` names the note ``x^y`` (a block reference is ``[[Note#^id]]``), as in Obsidian:
     the pages holding such a link are derived again (:func:`rederive_caret_link_pages`)."""
@@ -1664,7 +1687,7 @@ END;
 _CANVAS_FTS = {"text": "coalesce({t}search, {t}text)", "words": "{t}words"}
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
