@@ -47,3 +47,33 @@ def test_no_warning_when_the_put_keeps_the_lines_or_replaces_its_own_writers_ver
     assert not [w for w in out["warnings"] if "bob" in w], out
     out = _agent_put(db, START + "- agent: only this\n")  # its own version replaced: its own lines
     assert not [w for w in out["warnings"] if "agent-ana" in w or "bob" in w], out
+
+
+def test_a_teammates_line_under_the_agents_own_later_write_is_still_named(db_path):
+    """Trial 34 over MCP: the agent read the page, bob saved a line, the agent added a timeline
+    entry (its own version now the newest: a targeted edit, which reads nothing), then put its
+    whole edit of the text it had read: bob's line went, and the warning looked only at the
+    newest version (the agent's own). (A partial brain_put with timeline_append is recorded as a
+    put, which stops the look back: not told.)"""
+    db = str(db_path)
+    start = START + "\n---\n\n- **2026-12-01** | ana — plan made\n"
+    assert gbrain("--db", db, "put", "notes/plan", input=start, env=_as("ana")).returncode == 0
+    read = json.loads(gbrain("--db", db, "call", "get", '{"slug": "notes/plan"}', env=_as("agent-ana")).stdout)
+    bobs = start.replace("- ship 2.0 on Friday\n", "- ship 2.0 on Friday\n- bob: test the Windows installer first\n")
+    assert gbrain("--db", db, "put", "notes/plan", input=bobs, env=_as("bob")).returncode == 0
+    r = gbrain("--db", db, "call", "timeline-add", json.dumps({"slug": "notes/plan", "date": "2026-12-04", "summary": "checked"}),
+               env=_as("agent-ana"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = _agent_put(db, read["content"].replace("# Release plan\n", "# Release plan (v2)\n"))
+    said = [w for w in out["warnings"] if "bob" in w]
+    assert len(said) == 1 and "test the Windows installer first" in said[0], out
+    assert '"to": 3' in said[0], said[0]  # the version before this put holds bob's line
+
+
+def test_a_pages_first_text_is_no_teammates_line_laid_over_a_read(db_path):
+    """ana makes the page; the agent reads it and rewrites a line of it a second later: nothing
+    to say (the first text is what any reader read)."""
+    db = str(db_path)
+    assert gbrain("--db", db, "put", "notes/plan", input=START, env=_as("ana")).returncode == 0
+    out = _agent_put(db, START.replace("on Friday", "on Monday"))
+    assert not [w for w in out["warnings"] if "ana" in w], out

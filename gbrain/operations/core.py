@@ -781,66 +781,103 @@ OVERWRITE_WINDOW_S = 600
 
 
 def _last_version(b, slug: str):
-    """The newest version of the page ``slug`` before a put: ``(version, writer, age in s,
-    body_id)``, or None (no history, no writer column, a deletion)."""
+    """The page ``slug``'s versions before a put written at most :data:`OVERWRITE_WINDOW_S`
+    before it, newest first (at most :data:`OVERWRITE_VERSIONS`, stopping at a deletion or a
+    move, and after this writer's own version unless a targeted edit, a tag or a timeline-add,
+    which reads nothing: ``sync.engine.TARGETED_EDITS``): ``[(version, writer, age in s,
+    body_id)]``, the newest always first (whatever its age); None (no history, no writer column,
+    the newest a deletion)."""
     from ..core.history import has_writer
 
     if not has_writer(b.conn):
         return None
-    r = b.conn.execute("SELECT version, writer, at, body_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM history "
-                       "WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (slug,)).fetchone()
-    if r is None or r[3] is None:
+    rows = b.conn.execute("SELECT version, writer, at, body_id, op, operation, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM history "
+                          "WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT ?", (slug, OVERWRITE_VERSIONS + 1)).fetchall()
+    if not rows or rows[0][3] is None:
         return None
     from datetime import datetime
+
+    from ..storage.origin import identity
+    from ..sync.engine import TARGETED_EDITS
+
+    me = identity()
 
     def t(x: str) -> datetime:
         x = x.rstrip("Z")
         return datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%f" if "." in x else "%Y-%m-%dT%H:%M:%S")
 
-    try:
-        age = (t(r[4]) - t(r[2])).total_seconds()
-    except (ValueError, TypeError):
-        return None
-    return r[0], r[1] or "", age, r[3]
+    out = []
+    for version, who, at, body_id, op, operation, now in rows:
+        if op == "create" and out:
+            break  # a page's first text is what a reader of it read: no teammate's line laid over a read
+        try:
+            age = (t(now) - t(at)).total_seconds()
+        except (ValueError, TypeError):
+            break
+        if body_id is None or (out and (age > OVERWRITE_WINDOW_S or op == "move")):
+            break
+        out.append((version, who or "", age, body_id))
+        if who == me and operation not in TARGETED_EDITS:
+            break  # this writer's own put (or save): it had what came before (a tag, a timeline-add: not)
+    return out or None
+
+
+#: versions of the page looked at by :func:`_overwrote` (the newest ones)
+OVERWRITE_VERSIONS = 8
 
 
 def _overwrote(b, last, text: str, ctx) -> str | None:
-    """The warning of an agent's whole put with no ``if_hash`` that removed lines another writer's
-    version (``last``, :func:`_last_version`: the page's newest version before the put) added,
-    written at most :data:`OVERWRITE_WINDOW_S` before (team trial 34: the agent read the page, bob
-    saved a line, the agent put its edit of what it had read: bob's line left the page and the
-    answer said nothing). How many lines went, the first of them, and the calls that show them
-    and bring that version back; None when the writer is this one, unknown, or the lines stay."""
+    """The warning of an agent's whole put with no ``if_hash`` that removed lines the page held
+    which another writer's version added at most :data:`OVERWRITE_WINDOW_S` before (``last``,
+    :func:`_last_version`: the page's recent versions before the put, newest first; team trial
+    34: the agent read the page, bob saved a line, the agent put its edit of what it had read,
+    even after a timeline line of its own: bob's line left the page and the answer said
+    nothing). How many lines went, the first of them and who wrote it, and the calls that show
+    them and bring the text before the put back; None when no such line went."""
     from collections import Counter
 
     from ..core.history import body
     from ..page.slugs import cmd_arg
     from ..storage.origin import identity
 
-    version, who, age, body_id = last
-    if not who or who == identity() or age > OVERWRITE_WINDOW_S:
-        return None
+    me = identity()
     c = b.conn
-    r = c.execute("SELECT name FROM history WHERE body_id = ? AND version = ? AND kind = 'page' LIMIT 1", (body_id, version)).fetchone()
+    newest = last[0]
+    r = c.execute("SELECT name FROM history WHERE body_id = ? AND version = ? AND kind = 'page' LIMIT 1", (newest[3], newest[0])).fetchone()
     if r is None:
         return None
     slug = r[0]
-    prev = c.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND version < ? AND body_id IS NOT NULL "
-                     "ORDER BY version DESC LIMIT 1", (slug, version)).fetchone()
-    theirs = body(c, body_id).decode("utf-8", "replace").splitlines()
-    added = Counter(ln for ln in theirs if ln.strip()) - Counter(body(c, prev[0]).decode("utf-8", "replace").splitlines() if prev else [])
-    gone = added - Counter(text.splitlines())
+    current = body(c, newest[3]).decode("utf-8", "replace").splitlines()
+    keep = Counter(text.splitlines())
+    theirs: dict[str, tuple[str, float]] = {}  # a line another writer added → (who, how long ago)
+    for i, (version, who, age, body_id) in enumerate(last):
+        if not who or who == me or age > OVERWRITE_WINDOW_S:
+            continue
+        prev_id = last[i + 1][3] if i + 1 < len(last) else None
+        if prev_id is None:
+            p = c.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND version < ? AND body_id IS NOT NULL "
+                          "ORDER BY version DESC LIMIT 1", (slug, version)).fetchone()
+            prev_id = p[0] if p else None
+        if prev_id is None:
+            continue  # the page's first text: what any reader of the page read
+        mine = body(c, body_id).decode("utf-8", "replace").splitlines()
+        before = body(c, prev_id).decode("utf-8", "replace").splitlines()
+        for ln in Counter(ln for ln in mine if ln.strip()) - Counter(before):
+            theirs.setdefault(ln, (who, age))
+    gone = [ln for ln in current if ln in theirs and not keep.get(ln)]
     if not gone:
         return None
-    n = sum(gone.values())
-    first = next(ln for ln in theirs if gone.get(ln)).strip()
+    n = len(gone)
+    who, age = theirs[gone[0]]
+    first = gone[0].strip()
     first = first if len(first) <= 80 else first[:79] + "…"
     when = f"{age:.0f} s" if age < 120 else f"{age / 60:.0f} min"
     get = "brain_get" if ctx.agent else "get"
-    return (f"this put removed {n} line{'s' if n != 1 else ''} that {who} wrote {when} before it (\"{first}\"), in version {version} "
-            f"of {slug}, which this put did not read: without {ctx.flag('if_hash')} a put replaces whatever the page holds; "
-            f"`gbrain diff {cmd_arg(slug)} {version}` shows what went, `gbrain revert {cmd_arg(slug)} --to {version}` brings {who}'s "
-            f"version back; read with {get} and put with its content_hash as {ctx.flag('if_hash')} to be told instead")
+    version = newest[0]
+    return (f"this put removed {n} line{'s' if n != 1 else ''} that {who} wrote {when} before it (\"{first}\"; version {version} of "
+            f"{slug} holds them); if you did not read them (without {ctx.flag('if_hash')} a put replaces whatever the page holds), "
+            f"`gbrain diff {cmd_arg(slug)} {version}` shows what went and `gbrain revert {cmd_arg(slug)} --to {version}` brings the text "
+            f"before this put back; read with {get} and put with its content_hash as {ctx.flag('if_hash')} to be told instead")
 
 
 def _no_page_for_part(b, a, ctx, parts: list[str]) -> None:
