@@ -186,6 +186,24 @@ def test_the_conflict_copy_credits_the_author_of_its_text_and_conflicts_say_who(
     assert f"{PATH} holds bob's version; alice's version is in {cp}" in text, text
 
 
+def test_conflicts_says_when_the_note_no_longer_holds_the_kept_version(team, pg_url):
+    """Team trial 34: after a three-way conflict `gbrain conflicts` said "#3 … Link notes.md holds
+    ana's version" while the note held bob's (#4 had replaced it): the line reads as the state
+    now. Once the note changed since the conflict, it says the version was kept then."""
+    alice, bob, va, vb, cp = _both_save(team)
+    alice.round()
+    [c] = conflict_list(alice.brain)
+    assert c["kept_now"] is True, c
+    text = gbrain("--db", pg_url, "conflicts").stdout.decode()
+    assert f"{PATH} holds bob's version; alice's version is in {cp}" in text, text
+    alice.file.write_bytes(vb + b"\n- **2026-12-04** | alice: later edit\n")
+    alice.round()
+    [c] = conflict_list(alice.brain)
+    assert c["kept_now"] is False, c
+    text = gbrain("--db", pg_url, "conflicts").stdout.decode()
+    assert f"{PATH} kept bob's version (changed since); alice's version is in {cp}" in text, text
+
+
 def test_an_agents_write_that_lost_a_conflict_is_not_called_a_save_of_the_folder(team):
     """The text the folder last had came from an agent (through gbrain), not from a save there:
     the folder's watch says nothing about "your save" (the winner's log and `gbrain conflicts`

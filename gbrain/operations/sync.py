@@ -252,7 +252,9 @@ def _conflicts_text(r: list, a: dict) -> str:
             # whose text is where (writers from the history)
             kept = f"{c['kept_by']}'s version" if c.get("kept_by") else "the version kept"
             held = f"{c['copy_by']}'s version" if c.get("copy_by") else "the other version"
-            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']} holds {kept}; {held} is in {c['copy_path']}  ({c.get('note') or c['created_at']})")
+            holds = "holds" if c.get("kept_now", True) else "kept"
+            kept += "" if c.get("kept_now", True) else " (changed since)"
+            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']} {holds} {kept}; {held} is in {c['copy_path']}  ({c.get('note') or c['created_at']})")
         elif c.get("copy_path"):
             # one writer on both sides (a person and their agent under one login): say which side
             side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain's"

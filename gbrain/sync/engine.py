@@ -3359,8 +3359,9 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
     """Conflicts, newest first. A conflict is ``open`` while its copy still exists in the brain
     (delete the copy once merged and it becomes ``resolved``); one without a copy is ``noted``.
     One with a copy says whose text is where: ``kept_by`` (the version the path kept) and
-    ``copy_by`` (the copy's), writers from the history ('' when unknown). An open one says how to
-    resolve it (``action``: :func:`gbrain.core.conflicts.resolve_how`, lint's words too). The
+    ``copy_by`` (the copy's), writers from the history ('' when unknown), and whether the path
+    still holds the version kept (``kept_now``: a later save or conflict may have replaced it).
+    An open one says how to resolve it (``action``: :func:`gbrain.core.conflicts.resolve_how`, lint's words too). The
     copies come from :func:`gbrain.core.conflicts.copies`, the scan lint's ``conflicts`` check
     reads: besides the recorded conflicts, a copy of gbrain's whose record a dying sync never
     wrote, and a file-sync tool's copy (kind ``sync-tool``, ``tool`` names it; no record: open
@@ -3381,6 +3382,12 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
         if cp is not None:
             d["kept_by"], d["copy_by"] = _conflict_writers(brain.conn, d)
         if all or d["status"] == "open":
+            if cp is not None:
+                # whether the note still holds the version kept (a later save or conflict replaced it)
+                kept = d["db_hash"] if d["kind"] in _KEEP_BRAIN else d["file_hash"]
+                now = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?",
+                                         (d["path"], d["path"])).fetchone()
+                d["kept_now"] = now is not None and kept is not None and now[0] == kept
             out.append(d)
     known = {r[0] for r in brain.conn.execute("SELECT copy_path FROM sync_conflicts WHERE copy_path IS NOT NULL")}
     tools = []
