@@ -133,66 +133,125 @@ def _unread_at(unread: list[tuple[int, int]], starts: list[int], at: int) -> boo
     return i >= 0 and at < unread[i][1]
 
 
-def _scan(text: str, pattern: "re.Pattern", make, unread: list | None = None) -> list:
+#: what may change the line scan's state (:func:`_scan_line`) outside a fence and an HTML comment:
+#: a code span's or fence's backtick, a ``~~~`` fence, an HTML comment's opening, an Obsidian ``%%``
+#: comment's mark (but one in ``unread``). A line without any reads as every other line does
+#: (its matches of the pattern outside ``unread``; none in a ``%%`` comment) and leaves the state
+#: as it was; in a fence only a line holding the fence can change it, in an HTML comment only a
+#: line holding ``-->``
+_MARK_RE = re.compile(r"`|~~~|<!--|%%")
+_CODE_MARK_RE = re.compile(r"`|~~~|<!--")
+_LONE_CR = re.compile(r"\r(?!\n)")
+#: the line scan's state between lines: (fence, HTML comment, HTML comment block, %% comment)
+_NEUTRAL = ("", False, False, False)
+
+
+def _scan(text: str, pattern: "re.Pattern", make, unread: list | None = None, whole: "re.Pattern | None" = None) -> list:
     """``make(match, line_offset)`` of each match of ``pattern`` in ``text`` where the parser
     reads links (see :func:`link_spans`), None results left out. ``unread``: the text's
-    :func:`unread_spans` when the caller has them from its parse (else parsed here)."""
+    :func:`unread_spans` when the caller has them from its parse (else parsed here).
+
+    ``whole``: ``pattern`` for many lines at once (``re.M``) when no match of it crosses a line
+    end (each match one of ``pattern`` on the match's line; offsets of ``text``): then only the
+    lines that may change the scan's state (:data:`_MARK_RE`) go through the line scan
+    (:func:`_scan_line`), the lines between in one pass of ``whole`` or none (in a fence or a
+    comment). The same result as the line scan of every line (``tests/test_scan_runs.py``)."""
     if not ("%%" in text or "$$" in text):
         unread = []
     elif unread is None:
         unread = unread_spans(text)
     starts = [a for a, _z in unread]
-    out: list[LinkSpan] = []
-    fence = ""
-    comment = False
-    block = False  # in an HTML comment block (a line opening with ``<!--``, up to the line with ``-->``, all of it)
-    pct = False  # in an inline Obsidian comment (``a %%[[hidden]]%% b``; one left open runs on)
-    pos = 0
-    for ln in split_lines(text):
-        s = ln.lstrip(" ")
-        start = 0
-        if block or (not fence and not comment and len(ln) - len(s) <= 3 and s.startswith("<!--")):
-            block = "-->" not in (ln if block else s[4:])
+    out: list = []
+    state = _NEUTRAL
+    if whole is None or ("\r" in text and _LONE_CR.search(text)):  # (a lone CR ends a line too)
+        pos = 0
+        for ln in split_lines(text):
+            state = _scan_line(ln, pos, state, pattern, make, unread, starts, out)
             pos += len(ln)
-            continue
-        if comment:  # inside an HTML comment opened on an earlier line
-            end = ln.find("-->")
-            if end < 0:
-                pos += len(ln)
-                continue
-            comment, start = False, end + 3
-        if fence:
-            if s.startswith(fence):
-                fence = ""
-        elif start == 0 and _FENCE_RE.match(s):
-            fence = _FENCE_RE.match(s).group(1)
-        elif "[" not in ln and "://" not in ln and "%" not in ln and "<" not in ln:
-            pass  # nothing on the line can match, open an HTML comment or toggle a %% one
+        return out
+    n = len(text)
+    pos = 0  # a line's start: the lines before it are scanned
+    while pos < n:
+        fence, comment, block, _pct = state
+        if fence:  # only the fence's line may close it
+            a = text.find(fence, pos)
+        elif comment or block:
+            a = text.find("-->", pos)
         else:
-            last = start
-            hidden = list(_HIDDEN_RE.finditer(ln, start))
-            if hidden and hidden[-1].group(0).startswith("<!--") and not hidden[-1].group(0).endswith("-->"):
-                comment = True
-            for cm in hidden + [None]:
-                seg_end = cm.start() if cm else len(ln)
-                found = list(pattern.finditer(ln, last, seg_end))
-                marks = [p.start() for p in _PCT_RE.finditer(ln, last, seg_end)
-                         if not any(m.start() <= p.start() < m.end() for m in found)] if "%%" in ln else []
-                for m in found:
-                    while marks and marks[0] < m.start():  # an inline %% comment opens or closes
-                        if not _unread_at(unread, starts, pos + marks.pop(0)):
-                            pct = not pct
-                    if pct or _unread_at(unread, starts, pos + m.start()):  # in a comment, or a block the parser reads no link in
-                        continue
-                    sp = make(m, pos)
+            a, at = -1, pos
+            while (mk := _MARK_RE.search(text, at)) is not None:
+                a = mk.start()
+                i = bisect_right(starts, a) - 1 if unread and text[a] == "%" else -1
+                if i < 0 or a >= unread[i][1]:
+                    break
+                # a %% in a block the parser reads no link in: only a backtick, ~~~ or <!-- there may matter
+                at = unread[i][1]
+                mk = _CODE_MARK_RE.search(text, a, at + 3)
+                if mk is not None and mk.start() < at:
+                    a = mk.start()
+                    break
+                a = -1
+        ls = n if a < 0 else (text.rfind("\n", pos, a) + 1 or pos)
+        if ls > pos and state is _NEUTRAL and (text.find("[", pos, ls) >= 0 or text.find("://", pos, ls) >= 0):
+            for m in whole.finditer(text, pos, ls):  # the lines before the mark's
+                if not (unread and _unread_at(unread, starts, m.start())):
+                    sp = make(m, 0)
                     if sp is not None:
                         out.append(sp)
-                for p in marks:
-                    if not _unread_at(unread, starts, pos + p):
-                        pct = not pct
-                last = cm.end() if cm else len(ln)
-        pos += len(ln)
+        if a < 0:
+            break
+        pos = text.find("\n", a) + 1 or n
+        state = _scan_line(text[ls:pos], ls, state, pattern, make, unread, starts, out)
+        if state == _NEUTRAL:
+            state = _NEUTRAL
     return out
+
+
+def _scan_line(ln: str, pos: int, state: tuple, pattern: "re.Pattern", make, unread: list, starts: list, out: list) -> tuple:
+    """One line ``ln`` (at offset ``pos``) of :func:`_scan`: its matches appended to ``out``;
+    returns the state after it (``state``: :data:`_NEUTRAL` or a tuple like it)."""
+    fence, comment, block, pct = state
+    s = ln.lstrip(" ")
+    start = 0
+    if block or (not fence and not comment and len(ln) - len(s) <= 3 and s.startswith("<!--")):
+        block = "-->" not in (ln if block else s[4:])
+        return (fence, comment, block, pct)
+    if comment:  # inside an HTML comment opened on an earlier line
+        end = ln.find("-->")
+        if end < 0:
+            return state
+        comment, start = False, end + 3
+    if fence:
+        if s.startswith(fence):
+            fence = ""
+    elif start == 0 and _FENCE_RE.match(s):
+        fence = _FENCE_RE.match(s).group(1)
+    elif "[" not in ln and "://" not in ln and "%" not in ln and "<" not in ln:
+        pass  # nothing on the line can match, open an HTML comment or toggle a %% one
+    else:
+        last = start
+        hidden = list(_HIDDEN_RE.finditer(ln, start))
+        if hidden and hidden[-1].group(0).startswith("<!--") and not hidden[-1].group(0).endswith("-->"):
+            comment = True
+        for cm in hidden + [None]:
+            seg_end = cm.start() if cm else len(ln)
+            found = list(pattern.finditer(ln, last, seg_end))
+            marks = [p.start() for p in _PCT_RE.finditer(ln, last, seg_end)
+                     if not any(m.start() <= p.start() < m.end() for m in found)] if "%%" in ln else []
+            for m in found:
+                while marks and marks[0] < m.start():  # an inline %% comment opens or closes
+                    if not _unread_at(unread, starts, pos + marks.pop(0)):
+                        pct = not pct
+                if pct or _unread_at(unread, starts, pos + m.start()):  # in a comment, or a block the parser reads no link in
+                    continue
+                sp = make(m, pos)
+                if sp is not None:
+                    out.append(sp)
+            for p in marks:
+                if not _unread_at(unread, starts, pos + p):
+                    pct = not pct
+            last = cm.end() if cm else len(ln)
+    return (fence, comment, block, pct)
 
 
 #: a wiki link alone (in a frontmatter block no markdown link is read)
@@ -389,6 +448,8 @@ _SCHEME_ADDR = r"(?P<scheme>\b(?i:https?|ftp)://(?i:www\.)?)"
 _ADDR_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])|" + _MD_ADDR
     + r"|(?P<def>^[ ]{0,3}\[[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))|" + _SCHEME_ADDR)
+#: :data:`_ADDR_RE` over a whole text (``^``: a line's start; no match crosses a line end): :func:`_scan`'s ``whole``
+_ADDR_RE_M = re.compile(r"(?=[!\[ hHfF])(?:" + _ADDR_RE.pattern + ")", re.M)
 #: the same in three passes over a whole text (no code, comments or math in it:
 #: :func:`address_spans`), each asked only when the text holds its mark: links, then
 #: definitions (``]:``), then schemes (``://``); a scheme inside a link's URL is blanked twice
@@ -460,7 +521,7 @@ def address_spans(text: str, unread: list | None = None) -> list[tuple[int, int]
     if "[" not in text and "://" not in text:
         return []
     if "`" in text or "~~~" in text or "<!--" in text or "%%" in text or "$$" in text:
-        spans = [sp for found in _scan(text, _ADDR_RE, _address, unread) for sp in found]
+        spans = [sp for found in _scan(text, _ADDR_RE, _address, unread, _ADDR_RE_M) for sp in found]
     else:  # nothing hides a link: passes over the whole text, as the line scan would find
         spans = [sp for m in _LINKS_RE_M.finditer(text) for sp in _address(m, 0)] if "[" in text else []
         if "]:" in text:
