@@ -153,3 +153,35 @@ def test_block_ids_are_not_shown():
     assert readable("create a network of knowledge. ^b15695\n\nObsidian can") == "create a network of knowledge. Obsidian can"
     assert readable("> a quote\n\n^37066f\n\nThis is the tale") == "a quote This is the tale"
     assert readable("x[^1] and [[N#^blk-1]] and 2^10 ^ref") == "x[^1] and N#^blk-1 and 2^10"
+
+
+def test_a_long_pages_snippet_shows_the_phrase_searched(db_path):
+    """A page over ``SNIPPET_MAX_CHARS`` is marked in Python around a place of the query: the
+    first place its words stand together as written, not the first of its words (trial35: an OID
+    searched in msdocs' 1.4 MB Schema-Updates page showed another OID sharing its first five
+    numbers, 250 KB before it)."""
+    from gbrain.search import keyword
+
+    # (long filler words: Postgres keeps word positions up to 16,383 only, and a phrase needs them)
+    filler = "".join(f"{'descriptionofanattributeinthedirectoryschema' * 2}{n}\n" for n in range(2300))
+    rows = "attributeId: 1.2.840.113556.1.4.1011\nldapDisplayName: attr1011\n"
+    page = "# Schema\n\n" + rows + filler + "attributeId: 1.2.840.113556.1.4.944\nldapDisplayName: mSMQSite2\n" + rows
+    assert len(page) > keyword.SNIPPET_MAX_CHARS
+    assert gbrain("put", "schema", input=page).returncode == 0
+    hit = hit_of("1.2.840.113556.1.4.944", "schema")
+    assert "1.2.840.113556.1.4.944" in hit["snippet"] and "1011" not in hit["snippet"], hit["snippet"]
+    hit = hit_of('"ldapDisplayName: mSMQSite2"', "schema")
+    assert "mSMQSite2" in hit["snippet"] and "1011" not in hit["snippet"], hit["snippet"]
+
+
+def test_a_hit_in_the_properties_only_shows_the_property(db_path):
+    """A page found by a frontmatter value alone (``author: robinharwood``: search reads the
+    properties' words) shows that property as its snippet, not just its title (trial35)."""
+    page = "---\ntitle: Read-Only Domain Controller Updates\nauthor: robinharwood\nms.topic: release-notes\n---\n\n# Updates\n\nNothing changed.\n"
+    assert gbrain("put", "rodc", input=page).returncode == 0
+    hit = hit_of("robinharwood", "rodc")
+    assert hit["snippet"] == "author: robinharwood", hit
+    assert marked(hit) == ["robinharwood"]
+    # a title or alias found is no property to show (the hit's title says it)
+    hit = hit_of("Controller", "rodc")
+    assert "title:" not in hit["snippet"], hit

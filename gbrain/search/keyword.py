@@ -348,22 +348,27 @@ def snippet_of(marked: str, width: int = SNIPPET_WIDTH) -> dict:
     return {"snippet": lead + "".join(text).strip() + ("…" if end < len(s) else ""), "highlights": spans}
 
 
-def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
-    """``text`` near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
+def _mark_words(text: str, query: str, around: int = 2000, phrase: str | None = None) -> str | None:
+    """``text`` near the first place its query words stand together as written (separated by
+    punctuation or white space only: a phrase, an OID), else near its first query word (case-insensitive; at most :data:`SNIPPET_WORDS` distinct
     words looked for, in one pass) with the words marked for :func:`snippet_of`; whole lines of
     about ``around`` characters either side (a comment begun before them kept a comment);
     ``None`` when no word is found. The query is read in :func:`search_form`; text with
     compatibility characters is matched in its folded form (:func:`_fold_map`), the marks put
     around the original characters (``financial`` marks ``ﬁnancial``)."""
-    words = list(dict.fromkeys(fold_accents(x.casefold()) for w in _WORD.findall(search_form(query)) if w.rstrip("*")
-                               for x in _glued_runs(w.rstrip("*"))))[:SNIPPET_WORDS]
+    def folded_words(q: str) -> list[str]:
+        return [fold_accents(x.casefold()) for w in _WORD.findall(search_form(q)) if w.rstrip("*") for x in _glued_runs(w.rstrip("*"))]
+    words = list(dict.fromkeys(folded_words(query)))[:SNIPPET_WORDS]
+    seq = folded_words(phrase) if phrase else folded_words(query)  # (``phrase``: the query as typed, when ``query`` is its words)
     if not words:
         return None
     alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # the first place the words stand together as written (`1.2.840.113556.1.4.944`, a phrase), else the first word
+    together = re.compile(r"[\W_]+".join(map(re.escape, seq[:SNIPPET_WORDS])), re.I) if 1 < len(seq) else None
     spans: list[tuple[int, int]] = []
     if _no_compat_words(text) and not _FOLDABLE.search(text):
         rx = re.compile(alt, re.I)
-        m = rx.search(text)
+        m = (together.search(text) if together else None) or rx.search(text)
         if m is None:
             return None
         a = text.rfind("\n", 0, max(0, m.start() - around)) + 1
@@ -373,7 +378,8 @@ def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
     else:
         folded, starts, ends = _fold_map(text)
         b = -1
-        for h in re.finditer(alt, folded):
+        m = together.search(folded) if together else None
+        for h in re.compile(alt).finditer(folded, m.start() if m else 0):
             x, y = starts[h.start()], ends[h.end() - 1]
             if not spans:
                 a = text.rfind("\n", 0, max(0, x - around)) + 1
@@ -398,6 +404,24 @@ def _mark_words(text: str, query: str, around: int = 2000) -> str | None:
     if text.count("<!--", 0, a) > text.count("-->", 0, a):
         region = "<!--" + region
     return region
+
+
+def _property_snippet(frontmatter_raw: str, query: str) -> dict | None:
+    """The snippet of a page found by its properties' words alone: the first frontmatter line
+    holding a query word (``author: robinharwood``), its words marked; None when none does."""
+    marked = _mark_words(frontmatter_raw, query, around=0) if frontmatter_raw else None
+    if marked is None:
+        return None
+    key = ""
+    for ln in frontmatter_raw.splitlines():  # (the title and aliases are names, shown as such: no snippet)
+        m = re.match(r"[^\s#:-][^:]*:", ln)
+        key = m.group(0)[:-1].strip() if m else key
+        if key in FRONTMATTER_NAMED or key == "":
+            continue
+        hit = _mark_words(ln, query, around=0)
+        if hit is not None:
+            return snippet_of(hit)
+    return None
 
 
 def _cut_snippet(text: str, query: str, width: int = SNIPPET_WIDTH) -> dict:
@@ -2336,13 +2360,15 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         _with_body_signal(conn, ranked, body, set(small), found)
     big = [i for i in ids if i not in snip]
     if big:
-        for r in conn.execute(f"SELECT id, title, size, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
-            if is_postgres(conn):  # meaningful words only (no stop words)
-                snip[r["id"]] = _cut_snippet(r["head"], " ".join(query_words(query)))
-            elif r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query):
-                snip[r["id"]] = _cut_snippet(r["head"], query)
-            else:
-                snip[r["id"]] = {"snippet": r["title"], "highlights": []}
+        pg = is_postgres(conn)
+        words = " ".join(query_words(query)) if pg else query  # (Postgres: meaningful words only, no stop words)
+        for r in conn.execute(f"SELECT id, title, size, frontmatter_raw, {_INDEXED_TEXT.format(sep='char(10)')} AS head FROM pages WHERE id IN ({','.join(map(str, big))})"):
+            marked = _mark_words(r["head"], words, phrase=query) if pg or r["size"] > SNIPPET_MAX_CHARS or _matches_text(r["head"], query) else None
+            if marked is not None:
+                snip[r["id"]] = snippet_of(marked)
+            else:  # found by a property's words alone (search_words): that property
+                snip[r["id"]] = _property_snippet(r["frontmatter_raw"] or "", words) or (
+                    snippet_of(_NOT_SHOWN.sub("", r["head"][: 4 * SNIPPET_WIDTH])) if pg or r["size"] > SNIPPET_MAX_CHARS else {"snippet": r["title"], "highlights": []})
     none = {"snippet": "", "highlights": []}
     return [
         {"slug": meta[h["id"]]["slug"], "title": meta[h["id"]]["title"], "type": meta[h["id"]]["type"], "score": score_value(h["score"]), **snip.get(h["id"], none), "signals": h["signals"]}
