@@ -94,6 +94,27 @@ def test_a_save_that_adds_words_into_a_teammates_short_line_is_an_edit_of_the_ne
 
 
 @pytest.mark.engine_free
+def test_a_stale_line_that_merely_holds_gbrains_line_scattered_or_from_the_base_is_still_a_stale_save():
+    """Review of 887667a: "holds every character of gbrain's line, in order" also matched lines
+    the person never saw. (1) The agent's timeline entry of the day is a character subsequence of
+    the person's own entry of the day typed in a stale buffer; (2) the agent trimmed a line and the
+    person, stale, trimmed it too and added words (gbrain's line is a prefix of the base's line: holding
+    it says nothing). Both saves were taken as edits of the newest version, so the file won and the
+    agent's other lines (a paragraph, a new line) left the page with no conflict; before, the first
+    merged both entries and the second was a stale-save conflict."""
+    a = b"# Ana\n\nNotes.\n\n---\n\n- **2026-12-03** | Met Ana\n"
+    agent = a.replace(b"Notes.\n", b"Notes.\n\nShe leads the payments team.\n") + b"- **2026-12-04** | Call with Ana\n"
+    person = a + b"- **2026-12-04** | Call with the bank, then Ana about the loan\n"
+    v = stale_view(person, agent, [a])
+    assert v is not None and v.merged is not None
+    assert b"She leads the payments team." in v.merged and b"| Call with Ana\n" in v.merged and b"about the loan" in v.merged
+    a = b"# Deal\n\nStatus: pending review by the legal team\n\nOwner: Ana.\n"
+    agent = a.replace(b"by the legal team", b"").replace(b"Owner: Ana.\n", b"Owner: Ana.\n\nBudget: 40k, signed off.\n")
+    person = a.replace(b"by the legal team", b"- approved")
+    assert stale_view(person, agent, [a]) is not None
+
+
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -72,10 +73,11 @@ def _added(a: bytes, b: bytes) -> set[bytes]:
 #: a line a save added that is at least this alike (difflib ratio) to a line gbrain's write
 #: added, and more alike to it than to the lines the save replaced, is an edit of that line
 EDITED_LINE_MIN = 0.85
-#: a line a save added that holds the whole of a line gbrain's write added (every character of
-#: it, in order: words put into it) of at least this many characters, at least half alike to it
-#: and more alike to it than to the lines the save replaced, is an edit of that line too (team
-#: trial 34: words added into a teammate's short heading are under EDITED_LINE_MIN)
+#: a line a save added that holds the whole of a line gbrain's write added (words put in at one
+#: place: the line's start and end kept, :func:`_keeps`) of at least this many characters, at
+#: least half alike to it and more alike to it than to the lines the save replaced, is an edit of
+#: that line too, unless a line of the older version holds it already (team trial 34: words added
+#: into a teammate's short heading are under EDITED_LINE_MIN)
 KEPT_LINE_MIN_CHARS = 16
 #: pairs of added lines compared at most (beyond, the check is skipped: a save or a write of
 #: hundreds of lines is judged by whole lines only)
@@ -100,6 +102,9 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> 
     hunks = _hunks(old, _lines(disk))
     if len(wrote) * sum(len(r) for _i1, _i2, r in hunks) > EDITED_PAIRS_MAX:
         return False
+    # a line of gbrain's write that a line of the older version holds (gbrain only cut words
+    # from it) is no sign the save saw the write: a stale buffer holds it too
+    own = {w for w in wrote if len(w) >= KEPT_LINE_MIN_CHARS and not any(_keeps(x.strip(), w) for x in old)}
     for i1, i2, r in hunks:
         replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
         for ln in r:
@@ -109,7 +114,7 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> 
             to_write = max(_alike(mine, w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
                 return True
-            kept = max((_ratio(mine, w) for w in wrote if _keeps(mine, w)), default=0.0)
+            kept = max((_ratio(mine, w) for w in own if _keeps(mine, w)), default=0.0)
             if kept >= 0.5 and kept > max((_ratio(mine, x) for x in replaced), default=0.0):
                 return True
     return False
@@ -120,12 +125,18 @@ def _ratio(a: bytes, b: bytes) -> float:
 
 
 def _keeps(mine: bytes, w: bytes) -> bool:
-    """Whether the line ``mine`` holds every character of the line ``w`` in order (words put
-    into it), ``w`` at least :data:`KEPT_LINE_MIN_CHARS` long."""
+    """Whether the line ``mine`` is the line ``w`` with words put in at one place (``w``'s start
+    and end kept as they are; the place may be its end or its start), ``w`` at least
+    :data:`KEPT_LINE_MIN_CHARS` long. Not any order-keeping scatter of ``w``'s characters: an
+    entry of the day typed in a stale buffer holds the agent's entry of the day so."""
     if len(w) < KEPT_LINE_MIN_CHARS or len(mine) < len(w):
         return False
-    sm = difflib.SequenceMatcher(None, w, mine, autojunk=False)
-    return sum(m.size for m in sm.get_matching_blocks()) == len(w)
+    n = len(w)
+    pre = len(os.path.commonprefix([mine, w]))
+    if pre >= n:
+        return True
+    suf = len(os.path.commonprefix([mine[::-1], w[::-1]]))
+    return pre + suf >= n
 
 
 def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int, hi: int) -> list[bytes]:
