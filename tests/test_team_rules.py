@@ -609,3 +609,27 @@ def test_a_new_note_at_a_renamed_pages_old_name_is_a_page_of_its_own(tmp_path, b
     assert (b / old).exists() and b"Lisbon" not in (b / new).read_bytes()
     with Brain.open(pg_url) as br:
         assert br.page_row("people/ana-lima") is not None
+
+
+@pytest.mark.engine_free
+def test_a_new_note_from_the_same_template_at_a_renamed_pages_old_name_is_a_page_of_its_own(tmp_path, brain_tree, pg_url):
+    """Notes made from one template look alike (0.76 by the move pairing's measure): a new
+    meeting note written at the old name of a meeting note a teammate renamed a moment before is
+    a new note, not a late save of the old one (which would have put the new meeting's text into
+    the renamed page)."""
+    a, b = _two_folders(tmp_path, brain_tree, pg_url)
+    old, new = "meetings/notes.md", "meetings/2026-12-01 notes.md"
+    (a / "meetings").mkdir(exist_ok=True)
+    first = "# Meeting notes\n\n## Attendees\n- Ana\n- Bruno\n\n## Agenda\n- Q3 plan\n\n## Decisions\n- ship it\n\n## Action items\n- Ana: deck\n"
+    (a / old).write_text(first)
+    assert _sync(pg_url, a).returncode == 0 and _sync(pg_url, b).returncode == 0
+    (a / old).rename(a / new)
+    assert _sync(pg_url, a).returncode == 0 and _sync(pg_url, b).returncode == 0
+    assert not (b / old).exists() and (b / new).read_text() == first
+    second = "# Meeting notes\n\n## Attendees\n- Carol\n\n## Agenda\n- hiring\n\n## Decisions\n- open a role\n\n## Action items\n- Carol: job post\n"
+    (b / old).write_text(second)
+    r = _sync(pg_url, b, "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (b / old).read_text() == second and (b / new).read_text() == first
+    assert gbrain("--db", pg_url, "get", "meetings/2026-12-01 notes").stdout.decode() == first
+    assert gbrain("--db", pg_url, "get", "meetings/notes").stdout.decode() == second

@@ -184,6 +184,11 @@ def note_refused(out, path: str, e: OSError) -> None:
     out.unreadable.append((path, unwritable(e)))
 
 
+#: a new note at the old name of a page another folder renamed (:meth:`SyncEngine._late_save_of`)
+#: is a late save of it (an editor's buffer) when at least this alike to a version the old name
+#: had: an editor's buffer plus what the person typed scores 0.92-0.96 on a short meeting note;
+#: a new note from the same template as the renamed one 0.76 (above the move pairing's SIMILAR_MIN)
+LATE_SAVE_MIN = 0.85
 #: stale saves (:mod:`gbrain.sync.merge`): a file change is compared with the versions gbrain
 #: wrote since the file last fed the brain (at most this many, and only when gbrain's newest
 #: write is at most STALE_WINDOW_S old): an editor's buffer can only hold a version the file held
@@ -2782,8 +2787,8 @@ class SyncEngine:
         Only when the newest history row of the old name is a rename another folder made (on
         SQLite, one folder per brain, a rename is this folder's own: never), at most
         :data:`STALE_WINDOW_S` ago (an editor's buffer), the renamed page exists, and the saved
-        text is at least :data:`~gbrain.sync.similar.SIMILAR_MIN` alike to a version the old name
-        had (the closest of its last :data:`STALE_VERSIONS`); a note unlike them is new content."""
+        text is at least :data:`LATE_SAVE_MIN` alike to a version the old name had (the closest of
+        its last :data:`STALE_VERSIONS`); a note less alike (one from the same template) is new content."""
         if f.size > MERGE_MAX_BYTES:
             return None
         kind, name = key_for_path(self.conn, p)
@@ -2814,7 +2819,7 @@ class SyncEngine:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        best, best_score = None, sim.SIMILAR_MIN
+        best, best_score = None, LATE_SAVE_MIN
         seen: set[str] = set()
         for _op, _d, bid, _at, _c, hx, _w in rows[1:]:
             if bid is None:
