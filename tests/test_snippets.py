@@ -185,3 +185,14 @@ def test_a_hit_in_the_properties_only_shows_the_property(db_path):
     # a title or alias found is no property to show (the hit's title says it)
     hit = hit_of("Controller", "rodc")
     assert "title:" not in hit["snippet"], hit
+
+
+@pytest.mark.engine_free
+def test_a_character_reference_reads_as_its_character():
+    """``&#40;Level 100&#41;`` and ``&lt;`` read as ``(Level 100)`` and ``<`` (Microsoft Learn's
+    docs write parentheses in link labels so, trial35), outside code, where they are text."""
+    from gbrain.search.keyword import readable
+
+    assert readable("see [Install AD DS &#40;Level 100&#41;](x.md) &lt;b&gt; &amp; &quot;q&quot;") == 'see Install AD DS (Level 100) <b> & "q"'
+    assert readable("`&lt;code&gt;` and &lt;") == "`&lt;code&gt;` and <"  # (in code a reference is as written)
+    assert readable("AT&T &notit &#xZZ; &bogus; &#2; &#xD800;") == "AT&T &notit &#xZZ; &bogus; &#2; &#xD800;"

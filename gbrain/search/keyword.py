@@ -271,6 +271,23 @@ _QUOTE = re.compile(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+")
 _HIT = re.compile(f"{HIT_ON}([^{HIT_ON}{HIT_OFF}]*){HIT_OFF}")
 
 
+#: a character reference markdown reads as its character: numeric, or one of XML's five names
+_CHAR_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|lt|gt|amp|quot|apos);")
+
+
+def _char_refs(s: str) -> str:
+    """``s`` with its character references (:data:`_CHAR_REF`: ``&#40;``, ``&lt;``) as their
+    characters, outside backtick code (where they are text as written); a reference to no
+    printable character (``&#0;``, a control, a surrogate) stays."""
+    import html
+
+    def one(m: "re.Match[str]") -> str:
+        c = html.unescape(m.group(0))
+        return m.group(0) if len(c) != 1 or c == "\ufffd" or unicodedata.category(c)[0] == "C" else c  # (no control: &#2; is no hit mark)
+    parts = s.split("`")
+    return "`".join(_CHAR_REF.sub(one, p) if i % 2 == 0 and "&" in p else p for i, p in enumerate(parts))
+
+
 def _shown(name: str, hidden: str) -> str:
     """A link's shown ``name``, the whole of it marked as a hit when its ``hidden`` part (the URL,
     an aliased target) holds one and the name holds none."""
@@ -284,8 +301,8 @@ def readable(marked: str) -> str:
     and HTML comments and block ids (`` ^id`` ending a line) dropped, a wiki link shown as its alias or else its target as written, a
     markdown link or image as its label (a hit inside a URL or an aliased target is dropped with
     it, and the name is marked instead), emphasis marks (``**``, ``__``, ``~~``, ``==``, a pair of
-    ``*``/``_``), heading and quote marks dropped, white space collapsed. Marks are kept (a pair
-    never split)."""
+    ``*``/``_``), heading and quote marks dropped, character references read (``&#40;`` → ``(``,
+    outside backtick code), white space collapsed. Marks are kept (a pair never split)."""
     s = _COMMENT.sub(" ", marked) if "%%" in marked or "<!--" in marked else marked
     if "^" in s:
         s = _BLOCK_ID.sub("", s)
@@ -300,6 +317,8 @@ def readable(marked: str) -> str:
     # a mark without its partner (its other half was in dropped syntax) is no hit
     s = _HIT.sub(lambda m: "\x00" + m.group(1) + "\x01", s).replace(HIT_ON, "").replace(HIT_OFF, "")
     s = s.replace("\x00", HIT_ON).replace("\x01", HIT_OFF)
+    if "&" in s:
+        s = _char_refs(s)
     return " ".join(s.split())
 
 
