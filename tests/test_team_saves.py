@@ -259,6 +259,24 @@ def test_a_blind_put_that_drops_a_teammates_saved_line_is_told_to_that_teammate(
     assert not any("agent-x's write" in ln for ln in alice.lines), alice.lines
 
 
+def test_a_teammate_adding_words_into_a_saved_line_is_no_removal_of_it(team):
+    """Team trial 34: bob's heading reached cat's folder; cat added words into it and saved; bob's
+    watch said "cat's write removed 1 line of your save (\"## Obsidian Sync (bob: our pick)\")":
+    the line was not removed, cat built on it. A line of the save that the new text holds with
+    words put in (merge._keeps) or as a close edit of it is no dropped line."""
+    alice, bob = team
+    line = b"- **2026-12-03** | BOB-LINE about the pricing page\n"
+    editor_save(bob.file, bob.file.read_bytes() + line)
+    assert bob.round()["changed"]["imported"] == [PATH]
+    assert alice.round()["changed"]["exported"] == [PATH]
+    editor_save(alice.file, alice.file.read_bytes().replace(b"about the pricing page", b"about the pricing page (alice: and the FAQ)"))
+    assert alice.round()["changed"]["imported"] == [PATH]
+    rep = bob.round()
+    assert rep["changed"]["exported"] == [PATH] and b"(alice: and the FAQ)" in bob.file.read_bytes()
+    assert rep["saves_dropped"] == [], rep["saves_dropped"]
+    assert not [ln for ln in bob.lines if "removed" in ln], bob.lines
+
+
 def test_a_write_that_keeps_the_saved_lines_says_nothing_more(team):
     """An edit through gbrain built on Bob's save (his line kept): the usual `← db` only."""
     alice, bob = team

@@ -137,7 +137,7 @@ from .exporter import atomic_write, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_writer
 from .importer import classify
-from .merge import MAX_BYTES as MERGE_MAX_BYTES, merge_edits, stale_view
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, _alike, _keeps, merge_edits, stale_view
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -2505,6 +2505,16 @@ class SyncEngine:
         mine = history_body(c, r[4]).splitlines()
         added = Counter(ln for ln in mine if ln.strip()) - Counter(history_body(c, prev[0]).splitlines() if prev else [])
         gone = added - Counter(data.splitlines())
+        if gone:
+            # a line of the save that the new text holds edited (words put in, or a close edit: a
+            # teammate building on it) was not removed (trial 34: "cat's write removed 1 line of
+            # your save" for a heading cat had added words into)
+            fresh = [ln.strip() for ln in set(data.splitlines()) - set(mine) if ln.strip()]
+            if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
+                for g in list(gone):
+                    w = g.strip()
+                    if any(_keeps(n, w) or _alike(n, w) >= EDITED_LINE_MIN for n in fresh):
+                        del gone[g]
         if not gone:
             return None
         # a revert, undo or restore brings back a version of the history on purpose: no older read
