@@ -405,6 +405,19 @@ def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[st
 # ---------------------------------------------------------------------------
 
 
+def _follows_next_round(p: str, tp: str, paths: set[str], maps: tuple, out: Outcome) -> None:
+    """A note at ``p`` whose file took the renamed page's path ``tp`` (:meth:`SyncEngine._follow_brain_moves`,
+    :meth:`SyncEngine._follow_late_saves`): both paths leave this round (``paths`` and the round's
+    maps ``maps``, D/S/B), said as a move; ``out.both_moved`` has the next round import or merge it."""
+    for m in maps:
+        m.pop(p, None)
+        m.pop(tp, None)
+    paths.discard(p)
+    paths.discard(tp)
+    out.moved.append((p, tp))
+    out.both_moved.append(tp)
+
+
 class SyncEngine:
     """Keeps one brain and one folder equal. Not thread-safe: one engine per process and folder.
 
@@ -2709,13 +2722,7 @@ class SyncEngine:
                 continue
             with self.brain.transaction():
                 self.conn.execute("UPDATE sync_state SET path = ? WHERE client = ? AND path = ?", (tp, self.client, p))
-            for m in (D, S, B):
-                m.pop(p, None)
-                m.pop(tp, None)
-            paths.discard(p)
-            paths.discard(tp)
-            out.moved.append((p, tp))
-            out.both_moved.append(tp)
+            _follows_next_round(p, tp, paths, (D, S, B), out)
             self._log(f"> {p} → {tp} (renamed in the brain; your edit follows it)")
 
     def _follow_late_saves(self, paths: set[str], D: dict, S: dict, B: dict, disk: dict[str, DiskFile], out: Outcome) -> None:
@@ -2763,13 +2770,7 @@ class SyncEngine:
                     "ON CONFLICT(client, path) DO UPDATE SET size = 0, mtime_ns = 0, disk_hash = excluded.disk_hash, "
                     "base_hash = excluded.base_hash, file_id = NULL", (self.client, tp, anc, anc))
             self._prune_dirs(p)
-            for m in (D, S, B):
-                m.pop(p, None)
-                m.pop(tp, None)
-            paths.discard(p)
-            paths.discard(tp)
-            out.moved.append((p, tp))
-            out.both_moved.append(tp)
+            _follows_next_round(p, tp, paths, (D, S, B), out)
             by = f"{who}'s" if who else "a"
             msg = (f"{p}: saved after {by} rename of the note to {tp} had reached this folder "
                    f"(an editor still holding the note); the save follows the rename to {tp}, no page of the old name")
