@@ -115,6 +115,26 @@ def test_a_stale_line_that_merely_holds_gbrains_line_scattered_or_from_the_base_
 
 
 @pytest.mark.engine_free
+def test_a_stale_save_that_cut_the_words_gbrains_write_cut_is_still_a_stale_save():
+    """The agent cut words from a line (and wrote a line elsewhere); the person's stale buffer cut
+    the same words, alone or adding a short word. gbrain's line is then in the save (or 85% alike
+    to its line) though the person never saw it: a line gbrain only cut words from is no sign.
+    Before, the save was taken as an edit of the newest version and the agent's other line left
+    the page with no conflict; now it is merged (the same cut on both sides) or kept both."""
+    a = b"# Deal\n\nStatus: pending review by the legal team\n\nOwner: Ana.\n"
+    agent = a.replace(b" by the legal team", b"").replace(b"Owner: Ana.\n", b"Owner: Ana.\n\nBudget: 40k, signed off.\n")
+    v = stale_view(a.replace(b" by the legal team", b" - ok"), agent, [a])
+    assert v is not None
+    same = a.replace(b" by the legal team", b"").replace(b"# Deal", b"# Deal (Q3)")
+    v = stale_view(same, agent, [a])
+    assert v is not None and v.merged == agent.replace(b"# Deal", b"# Deal (Q3)")
+    short = b"# Todo\n\n- [ ] call bank today\n\nNotes.\n"
+    agent = short.replace(b" today", b"").replace(b"Notes.", b"Notes.\n\nBank closes at 4.")
+    v = stale_view(short.replace(b" today", b"").replace(b"# Todo", b"# Todo list"), agent, [short])
+    assert v is not None and b"Bank closes at 4." in v.merged and b"# Todo list" in v.merged
+
+
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

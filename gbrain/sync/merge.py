@@ -95,16 +95,14 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> 
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
     holding the whole of it, :func:`_keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
     the write (a person fixing an agent's typo, an editor rewriting a link gbrain had just
-    rewritten), though by whole lines it is as far from ``older`` as from gbrain's write."""
+    rewritten), though by whole lines it is as far from ``older`` as from gbrain's write.
+    The caller leaves out of ``wrote`` the lines gbrain only cut words from (:func:`_own_lines`)."""
     if not wrote:
         return False
     old = _lines(older)
     hunks = _hunks(old, _lines(disk))
     if len(wrote) * sum(len(r) for _i1, _i2, r in hunks) > EDITED_PAIRS_MAX:
         return False
-    # a line of gbrain's write that a line of the older version holds (gbrain only cut words
-    # from it) is no sign the save saw the write: a stale buffer holds it too
-    own = {w for w in wrote if len(w) >= KEPT_LINE_MIN_CHARS and not any(_keeps(x.strip(), w) for x in old)}
     for i1, i2, r in hunks:
         replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
         for ln in r:
@@ -114,7 +112,7 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> 
             to_write = max(_alike(mine, w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
                 return True
-            kept = max((_ratio(mine, w) for w in own if _keeps(mine, w)), default=0.0)
+            kept = max((_ratio(mine, w) for w in wrote if _keeps(mine, w)), default=0.0)
             if kept >= 0.5 and kept > max((_ratio(mine, x) for x in replaced), default=0.0):
                 return True
     return False
@@ -129,14 +127,26 @@ def _keeps(mine: bytes, w: bytes) -> bool:
     and end kept as they are; the place may be its end or its start), ``w`` at least
     :data:`KEPT_LINE_MIN_CHARS` long. Not any order-keeping scatter of ``w``'s characters: an
     entry of the day typed in a stale buffer holds the agent's entry of the day so."""
-    if len(w) < KEPT_LINE_MIN_CHARS or len(mine) < len(w):
-        return False
+    return len(w) >= KEPT_LINE_MIN_CHARS and _one_gap(mine, w)
+
+
+def _one_gap(longer: bytes, w: bytes) -> bool:
+    """Whether ``longer`` is ``w`` with bytes put in at one place (or ``w`` itself)."""
     n = len(w)
-    pre = len(os.path.commonprefix([mine, w]))
-    if pre >= n:
-        return True
-    suf = len(os.path.commonprefix([mine[::-1], w[::-1]]))
-    return pre + suf >= n
+    if len(longer) < n:
+        return False
+    pre = len(os.path.commonprefix([longer, w]))
+    return pre >= n or pre + len(os.path.commonprefix([longer[::-1], w[::-1]])) >= n
+
+
+def _own_lines(wrote: set[bytes], cut: set[bytes]) -> set[bytes]:
+    """The lines of ``wrote`` (what gbrain's write added, stripped) that are no cut of a line it
+    replaced (``cut``; :func:`_one_gap`): a line gbrain only cut words from is held by a stale
+    buffer too (and cut so by a person who cut the same words), so it shows no save saw the
+    write. All of ``wrote`` when the pairs to compare pass :data:`EDITED_PAIRS_MAX`."""
+    if len(wrote) * len(cut) > EDITED_PAIRS_MAX:
+        return wrote
+    return {w for w in wrote if not any(_one_gap(x, w) for x in cut)}
 
 
 def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int, hi: int) -> list[bytes]:
@@ -248,7 +258,11 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
             best, best_d = n, d
     if best < 0 or best_d == 0:
         return None
-    wrote = _added(older[best], brain)
+    base = _lines(older[best])
+    gh = _hunks(base, _lines(brain))
+    wrote = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
+    # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
+    wrote = _own_lines(wrote, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
     if wrote & _added(older[best], disk):
         return None  # the save holds a line gbrain's write added: it was made after seeing it
     if _edits_a_line_gbrain_added(older[best], wrote, disk):
