@@ -264,3 +264,31 @@ def test_a_cjk_word_in_a_title_ranks_as_a_title_word(tmp_path, db_path):
             order[lang] = [(h["slug"].split("/")[1], "title" in h.get("signals", [])) for h in hits]
     assert order["en"] == [("sync-settings", True), ("other", False)]
     assert order["ja"] == [("同期設定", True), ("別", False)], order
+
+
+QUESTION_NOTES = {
+    "zh/compress.md": "# 上下文压缩\n\n当对话长度接近模型的上下文上限时，需要压缩历史消息，同时保留关键信息。\n",
+    "zh/rope.md": "# 旋转编码\n\n通过旋转矩阵编码位置信息。\n",
+    "zh/other.md": "# 其他\n\n这里没有相关内容。\n",
+}
+
+
+def test_a_cjk_question_no_page_holds_as_written_finds_the_pages_holding_its_parts(tmp_path, db_path):
+    """trial37: a Chinese question typed as one run (``对话太长时如何压缩历史消息``, as Chinese is
+    written: no spaces) was the phrase of all its bigrams, which no page holds: `search` found
+    nothing (and the keyword half of `query` nothing) though a page answers it. When the phrase
+    finds nothing its bigrams are searched apart, the pages holding more of them first, said."""
+    with _brain(tmp_path, db_path, QUESTION_NOTES) as b:
+        warned: list[str] = []
+        hits = search.search(b.conn, "对话太长时如何压缩历史消息", warn=warned.append)
+        assert hits and hits[0]["slug"] == "zh/compress"
+        assert "zh/other" not in slugs(hits)
+        assert any("对话太长时如何压缩历史消息" in w for w in warned)
+        ids = search.keyword_candidates(b.conn, "对话太长时如何压缩历史消息")
+        assert ids and b.conn.execute("SELECT slug FROM pages WHERE id = ?", (ids[0]["id"],)).fetchone()[0] == "zh/compress"
+        assert ops.run("query", {"question": "对话太长时如何压缩历史消息", "limit": 5}, brain=b)["hits"][0]["slug"] == "zh/compress"
+        # a run some page holds is still that phrase, nothing looser
+        assert slugs(search.search(b.conn, "压缩历史消息")) == ["zh/compress"]
+        assert slugs(search.search(b.conn, "旋转位置编码")) == ["zh/rope"]  # 旋转, 位置, 编码 apart
+        # a quoted phrase is what the user asked for: never loosened
+        assert search.search(b.conn, '"对话太长时如何压缩历史消息"') == []

@@ -652,6 +652,37 @@ def _cjk_terms(word: str, prefix: bool = False) -> list[str]:
     return out
 
 
+def cjk_loosened(query: str) -> str | None:
+    """``query`` with every CJK run of three characters or more outside quotes written as its
+    bigrams apart (``对话太长时如何压缩`` → ``对话 话太 太长 …``), or ``None`` when it has none.
+    :func:`search` and :func:`keyword_candidates` search it when the query as written finds
+    nothing: a CJK question typed as one run (Chinese and Japanese are written without spaces) is
+    the phrase of all its bigrams, which no page holds; apart, BM25 and the coordination factor put
+    the pages holding more of its words first (trial37). A quoted phrase stays as asked."""
+    if query.isascii() or not _CJK_CHAR.search(query):
+        return None
+    changed = False
+
+    def loosen(text: str) -> str:
+        nonlocal changed
+
+        def run(m: re.Match) -> str:
+            nonlocal changed
+            x = m.group(0)
+            if len(x) < 3:
+                return x
+            changed = True
+            return " " + " ".join(x[i : i + 2] for i in range(len(x) - 1)) + " "
+        return _CJK_RUN.sub(run, text)
+
+    out, pos = [], 0
+    for m in _PHRASE.finditer(query):
+        out += [loosen(query[pos : m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(loosen(query[pos:]))
+    return "".join(out) if changed else None
+
+
 def _glued_runs(word: str) -> list[str]:
     """``[word]``, or for a word mixing CJK and other letters its CJK and other runs."""
     if word.isascii() or not _CJK_RUN.search(word) or _CJK_RUN.fullmatch(word):
@@ -2295,6 +2326,13 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
         return [] if empty_query(query) else _substring_search(conn, query, only, int(limit))
     facts: dict = {}
     ranked, body = _rank(conn, query, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
+    loose = cjk_loosened(folded) if not ranked else None
+    if loose:  # a CJK run no page holds as written: its words apart (cjk_loosened)
+        ranked, body = _rank(conn, loose, only=only, limit=int(limit) + offset, weights=None, coordinate=True, facts=facts)
+        if ranked:
+            if warn:
+                warn(f"no page holds {query.strip()!r} as written: pages holding its words apart (put it in quotes for that text only)")
+            query, folded, q = loose, loose, fts_query(loose)
     # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
     # tag selects pages only, a folder canvases too
     canvases = [] if only.type or only.tag else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
@@ -2521,6 +2559,9 @@ def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
     out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts) if has_words else []
+    loose = cjk_loosened(search_form(query)) if has_words and not out else None
+    if loose:  # as in search(): a CJK run no page holds as written, its words apart
+        out = rank(conn, loose, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts)
     if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
         return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", PageFilter(type, tag, prefix), int(limit))]
