@@ -135,6 +135,21 @@ def test_a_stale_save_that_cut_the_words_gbrains_write_cut_is_still_a_stale_save
 
 
 @pytest.mark.engine_free
+def test_a_stale_line_that_begins_with_a_new_line_of_gbrains_is_still_a_stale_save():
+    """The agent logged a call (a new timeline line) and wrote a paragraph; the person, in a stale
+    buffer, logged the same call in more words: their line begins with the whole of the agent's.
+    Words put into a line gbrain wrote anew show nothing (the same event is told alike): only
+    words put into a line gbrain changed do. Before, the file won and the paragraph left the
+    page; now both entries and the paragraph are kept."""
+    a = b"# Ana\n\nNotes.\n\n---\n\n- **2026-12-03** | Met Ana\n"
+    agent = a.replace(b"Notes.\n", b"Notes.\n\nShe leads the payments team.\n") + b"- **2026-12-04** | Call with Ana Lima\n"
+    person = a + b"- **2026-12-04** | Call with Ana Lima about the loan\n"
+    v = stale_view(person, agent, [a])
+    assert v is not None and v.merged is not None
+    assert b"She leads the payments team." in v.merged and b"Ana Lima\n" in v.merged and b"about the loan" in v.merged
+
+
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

@@ -73,10 +73,10 @@ def _added(a: bytes, b: bytes) -> set[bytes]:
 #: a line a save added that is at least this alike (difflib ratio) to a line gbrain's write
 #: added, and more alike to it than to the lines the save replaced, is an edit of that line
 EDITED_LINE_MIN = 0.85
-#: a line a save added that holds the whole of a line gbrain's write added (words put in at one
-#: place: the line's start and end kept, :func:`_keeps`) of at least this many characters, at
+#: a line a save added that holds the whole of a line gbrain's write changed (not a new line;
+#: words put in at one place: the line's start and end kept, :func:`_keeps`) of at least this many characters, at
 #: least half alike to it and more alike to it than to the lines the save replaced, is an edit of
-#: that line too, unless a line of the older version holds it already (team trial 34: words added
+#: that line too, unless gbrain only cut words from a line to make it (team trial 34: words added
 #: into a teammate's short heading are under EDITED_LINE_MIN)
 KEPT_LINE_MIN_CHARS = 16
 #: pairs of added lines compared at most (beyond, the check is skipped: a save or a write of
@@ -90,13 +90,16 @@ def _alike(a: bytes, b: bytes) -> float:
     return sm.ratio() if sm.real_quick_ratio() >= EDITED_LINE_MIN and sm.quick_ratio() >= EDITED_LINE_MIN else 0.0
 
 
-def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> bool:
+def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset()) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
     holding the whole of it, :func:`_keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
     the write (a person fixing an agent's typo, an editor rewriting a link gbrain had just
     rewritten), though by whole lines it is as far from ``older`` as from gbrain's write.
-    The caller leaves out of ``wrote`` the lines gbrain only cut words from (:func:`_own_lines`)."""
+    The caller leaves out of ``wrote`` the lines gbrain only cut words from (:func:`_own_lines`).
+    ``changed``: those of ``wrote`` that replaced lines of ``older`` (not new lines): only they
+    count for the words-put-in rule (:func:`_keeps`): a stale line that begins with a new line of
+    gbrain's is the same event told alike (both logged the call), no sign of having seen it."""
     if not wrote:
         return False
     old = _lines(older)
@@ -112,7 +115,7 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes) -> 
             to_write = max(_alike(mine, w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
                 return True
-            kept = max((_ratio(mine, w) for w in wrote if _keeps(mine, w)), default=0.0)
+            kept = max((_ratio(mine, w) for w in changed if _keeps(mine, w)), default=0.0)
             if kept >= 0.5 and kept > max((_ratio(mine, x) for x in replaced), default=0.0):
                 return True
     return False
@@ -265,7 +268,8 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     wrote = _own_lines(wrote, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
     if wrote & _added(older[best], disk):
         return None  # the save holds a line gbrain's write added: it was made after seeing it
-    if _edits_a_line_gbrain_added(older[best], wrote, disk):
+    changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
+    if _edits_a_line_gbrain_added(older[best], wrote, disk, changed):
         return None  # the save changed a line gbrain's write added (fixed an agent's typo): the same
     merged = merge3(older[best], brain, disk)
     if merged == disk:
