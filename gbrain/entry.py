@@ -574,7 +574,8 @@ def run_pipe() -> None:
                     if not existed and db_path.exists():
                         _err(f"note: created a new brain at {db_path}")
                 said: list[str] = []  # the request's warnings (a renamed page's old name followed, …): in its answer
-                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe", on_warning=said.append),
+                res = ops.run(tool, req.get("params", req.get("arguments")), ops.Context(db=_STATE["db"], surface="pipe", on_warning=said.append,
+                                                                                     reads=_STATE.setdefault("reads", {})),
                               brain=brain if o.db != "none" else None)
                 resp = {"id": rid, "ok": True, "result": res, **({"warnings": said} if said else {})}
                 if isinstance(res, dict) and isinstance(res.get("exit_code"), int) and res["exit_code"]:

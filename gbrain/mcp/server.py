@@ -83,6 +83,8 @@ class BrainHost:
         #: worker threads still working (a cancelled call's thread runs on to its next check)
         self.busy = 0
         self._busy_lock = threading.Lock()
+        #: this session's reads (``ops.Context.reads``): a put of a page changed since merges
+        self.reads: dict = {}
 
     def track(self, fn: Callable[[], Any]) -> Callable[[], Any]:
         """``fn`` counted in :attr:`busy` while it runs."""
@@ -285,7 +287,7 @@ def _make_tool(o: ops.Operation, host: BrainHost) -> OperationTool:
     async def call(arguments: dict, mcp_ctx: Any = None) -> CallToolResult:
         warnings: list[str] = []
         cancel = threading.Event()
-        ctx = ops.Context(db=host.db_path, on_warning=warnings.append, surface="mcp", client=_client_name(mcp_ctx), cancel=cancel,
+        ctx = ops.Context(db=host.db_path, on_warning=warnings.append, surface="mcp", client=_client_name(mcp_ctx), cancel=cancel, reads=host.reads,
                           on_progress=_progress_sender(mcp_ctx) if mcp_ctx is not None else None)
         cli_only = sorted(set(arguments or {}) & hidden)
         if cli_only:  # e.g. ingest's FILE: agents send content, the server reads no local files for them

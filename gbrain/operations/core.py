@@ -166,6 +166,8 @@ def _get(b, a, ctx):
     if offset > len(text):
         raise BadInput(f"offset {offset:,} is past the end of {out['slug']} ({len(text):,} characters)")
     if offset == 0 and (not cap or len(text) <= cap):
+        if a.get("version") is None and row is not None:
+            _remember(ctx, row["id"], row["content_hash"])  # a whole read: the base of this session's next put
         return out
     part = _part(text, offset, cap)
     if out.get("content_hash"):  # never the whole page's hash beside a part of it (see part_token)
@@ -625,14 +627,24 @@ def _put_page(b, a, ctx):
             _check_part_put_back(b, a, ctx)
         old = b.resolve_for_write(a["slug"]) if ctx.agent else None
         last = _last_version(b, old["slug"]) if old is not None and a.get("if_hash") is None else None
-        out = b.put(a["slug"], a["content"]).as_dict()
+        read = (ctx.reads or {}).get(old["id"]) if old is not None and a.get("if_hash") is None else None
+        merge = _merge_read(b, old, read, a["content"]) if read and read != old["content_hash"] else None
+        text = merge["text"] if merge else a["content"]
+        out = b.put(a["slug"], text).as_dict()
+        if merge:
+            out.update(_merge_said(b, old, merge, out, ctx))
+            last = None  # said above: kept, or in the conflict copy
+        if ctx.reads is not None and out.get("changed") is not None:
+            r = b.conn.execute("SELECT id, content_hash FROM pages WHERE slug = ?", (out["slug"],)).fetchone()
+            if r is not None:
+                _remember(ctx, r[0], r[1])
         if out.get("created") and not a["content"].strip():  # allowed (an empty note is a page), but said: a script's input gone missing (cron's /dev/null) made it (trial 32)
             out["warnings"] = [*out.get("warnings", []), f"{out['slug']}: created as an empty page: the text given was empty"
                                + ("" if ctx.agent else " (was standard input empty?)")]
-        dropped = _dropped(b, old, a["content"], ctx) if old is not None and out.get("changed") else None
+        dropped = _dropped(b, old, text, ctx) if old is not None and out.get("changed") else None
         if dropped:
             out["warnings"] = [*out.get("warnings", []), dropped]
-        over = _overwrote(b, last, a["content"], ctx) if last is not None and out.get("changed") else None
+        over = _overwrote(b, last, text, ctx) if last is not None and out.get("changed") else None
         if over:
             out["warnings"] = [*out.get("warnings", []), over]
         return out
@@ -820,6 +832,94 @@ def _last_version(b, slug: str):
         if who == me and operation not in TARGETED_EDITS:
             break  # this writer's own put (or save): it had what came before (a tag, a timeline-add: not)
     return out or None
+
+
+#: pages a session remembers its last read of (:attr:`Context.reads`; the oldest go first)
+READS_KEPT = 10_000
+
+
+def _remember(ctx, page_id: int, content_hash: str | None) -> None:
+    """Note in the session's memory (``ctx.reads``; None: a one-shot surface, nothing kept) that
+    it last read or wrote page ``page_id`` whole as ``content_hash``."""
+    if ctx is None or ctx.reads is None or not content_hash:
+        return
+    ctx.reads.pop(page_id, None)
+    ctx.reads[page_id] = content_hash
+    while len(ctx.reads) > READS_KEPT:
+        ctx.reads.pop(next(iter(ctx.reads)))
+
+
+def _merge_read(b, old, read: str, text: str) -> dict | None:
+    """The three-way merge of a session's whole put with no ``if_hash`` of a page another writer
+    changed since the session last read it whole (team trial 34: the agent read, bob saved a line,
+    the agent put its edit of what it had read and bob's line went): base = the version the session
+    read (``read``, its content_hash, looked up in the history as sync's base), theirs = the page
+    now (``old``), ours = ``text``; the merge sync/watch make of a page both sides changed
+    (``sync/merge.py: merge_edits``). ``{text, merged, theirs, base, since}``: ``text`` what
+    to write (the merge; ``text`` itself when the edits clash, ``merged`` False); None when the base
+    is not in the history (pruned), a side is over ``merge.MAX_BYTES`` or not UTF-8: as before."""
+    from ..core.brain import render_row
+    from ..core.history import body, key_for_path
+    from ..sync.merge import MAX_BYTES, merge_edits
+
+    c = b.conn
+    kind, name = key_for_path(c, old["path"])
+    r = c.execute("SELECT h.version, h.body_id FROM history h JOIN history_bodies hb ON hb.id = h.body_id WHERE h.kind = ? AND h.name = ? "
+                  "AND hb.hash = ? AND hb.size <= ? ORDER BY h.version DESC LIMIT 1", (kind, name, read, MAX_BYTES)).fetchone()
+    if r is None:
+        return None
+    try:
+        base = body(c, r[1])
+        ours = text.encode("utf-8")
+    except (GBrainError, UnicodeEncodeError):
+        return None
+    theirs = render_row(old).encode("utf-8", "surrogateescape")
+    since = [w for (w,) in c.execute("SELECT DISTINCT writer FROM history WHERE kind = ? AND name = ? AND version > ? AND writer <> '' "
+                                     "ORDER BY writer", (kind, name, r[0]))]
+    merged = merge_edits(base, theirs, ours, old["path"], b.timeline_split)
+    if merged is None:
+        return {"text": text, "merged": False, "theirs": theirs, "base": base, "since": since}
+    return {"text": merged.decode("utf-8"), "merged": True, "theirs": theirs, "base": base, "since": since}
+
+
+def _merge_said(b, old, m: dict, out: dict, ctx) -> dict:
+    """What a put merged by :func:`_merge_read` adds to its answer. A clean merge: ``merged``
+    true and a note naming the lines kept that the others wrote. A clash: as sync's
+    ``both-changed`` conflict, the put's text is the page, the version it replaced is kept whole
+    as a conflict copy (``conflict_copy``, a page; a ``sync_conflicts`` row, so `conflicts`
+    lists it), and a warning says so."""
+    from collections import Counter
+
+    from ..core.history import version_writer
+    from ..page.slugs import slug_for_path
+    from ..storage.origin import origin
+    from ..sync.engine import conflict_copy_path
+
+    who = ", ".join(m["since"]) or "another writer"
+    if m["merged"]:
+        base = Counter(m["base"].decode("utf-8", "replace").splitlines())
+        added = [ln for ln in (Counter(m["theirs"].decode("utf-8", "replace").splitlines()) - base) if ln.strip()]
+        kept = [ln for ln in added if ln in set(m["text"].splitlines())]
+        first = kept[0].strip() if kept else ""
+        first = first if len(first) <= 80 else first[:79] + "…"
+        lines = (f"; kept {len(kept)} line{'s' if len(kept) != 1 else ''} written since (\"{first}\")" if kept else "")
+        note = f"merged: {old['slug']} changed since this session read it (by {who}); your edit and theirs are both on the page{lines}"
+        return {"merged": True, "note": f"{out['note']}; {note}" if out.get("note") else note}
+    c = b.conn
+    cp = conflict_copy_path(old["path"], taken=lambda p: c.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?",
+                                                                   (p, p)).fetchone() is not None)
+    copy = slug_for_path(cp)
+    from ..core.history import hashlib_sha, key_for_path
+
+    by = version_writer(c, *key_for_path(c, old["path"]), old["content_hash"])
+    with origin(operation="conflict copy", user=by or None):
+        b.put(copy, m["theirs"].decode("utf-8", "surrogateescape"))
+    c.execute("INSERT INTO sync_conflicts(path, copy_path, kind, file_hash, db_hash, base_hash) VALUES (?, ?, 'both-changed', ?, ?, ?)",
+              (old["path"], cp, c.execute("SELECT content_hash FROM pages WHERE id = ?", (old["id"],)).fetchone()[0], old["content_hash"], hashlib_sha(m["base"])))
+    warn = (f"conflict: {old['slug']} changed since this session read it (by {who}) and your edit changes the same lines; your text is "
+            f"the page, the version it replaced is kept whole as the page {copy}: merge what it holds into {old['slug']}, then delete "
+            f"{copy} (`gbrain conflicts` lists it)")
+    return {"merged": False, "conflict_copy": copy, "warnings": [*out.get("warnings", []), warn]}
 
 
 #: versions of the page looked at by :func:`_overwrote` (the newest ones)

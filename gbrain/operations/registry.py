@@ -125,6 +125,10 @@ class Context:
     surface: str | None = None
     client: str | None = None  # the MCP client's name from the initialize handshake
     cancel: threading.Event | None = None
+    #: one agent session's reads (``gbrain serve``: one per server; ``pipe``: one per process):
+    #: page id → the content_hash its last whole brain_get or whole put gave; a whole put with no
+    #: ``if_hash`` of a page changed since merges three ways (``operations/core.py: _merge_read``)
+    reads: dict | None = None
 
     def check_cancel(self, commit: bool = False) -> None:
         """Raise :class:`Cancelled` when the caller has cancelled. ``commit``: asked just before a

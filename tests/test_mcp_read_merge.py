@@ -1,0 +1,132 @@
+"""A `gbrain serve` session remembers what it read (team trial 34): the agent read a page whole
+(brain_get), bob saved a line into it, the agent put its whole edit of what it had read with no
+``if_hash``: bob's line left the page. Now that put merges three ways (base: the version the
+session read; theirs: the page now; ours: the put), as sync merges a page both sides changed;
+edits that clash leave the put's text as the page and the replaced version as a conflict copy.
+A put of a page the session never read whole, and a put with ``if_hash``, are as before."""
+from __future__ import annotations
+
+import json
+
+import anyio
+
+from conftest import gbrain
+from test_mcp import connect, ok, text_of
+
+from gbrain.core.brain import Brain
+from gbrain.storage.origin import origin
+
+START = "# Release plan\n\n- ship 2.0 on Friday\n- write the notes\n- tell support\n"
+
+
+def _teammate(db, slug: str, text: str) -> None:
+    """bob's save through another connection to the brain."""
+    b = Brain.open(str(db))
+    try:
+        with origin(surface="cli", operation="put", user="bob"):
+            b.put(slug, text)
+    finally:
+        b.close()
+
+
+def _make(db, slug: str, text: str = START) -> None:
+    r = gbrain("--db", str(db), "put", slug, input=text, env={"GBRAIN_USER": "ana"})
+    assert r.returncode == 0, r.stderr
+
+
+def _page(db, slug: str) -> str:
+    r = gbrain("--db", str(db), "get", slug)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.decode()
+
+
+BOBS = START.replace("- write the notes\n", "- write the notes\n- bob: test the Windows installer first\n")
+MINE = START.replace("# Release plan\n", "# Release plan (v2)\n")
+
+
+def test_a_put_after_a_read_merges_a_teammates_save_and_only_then(db_path):
+    for slug in ("notes/merge", "notes/blind", "notes/hashed", "notes/part"):
+        _make(db_path, slug)
+
+    async def main():
+        async with connect(db_path, env={"GBRAIN_USER": "agent-ana"}) as c:
+            got = {}
+            for slug in ("notes/merge", "notes/hashed"):
+                got[slug] = ok(await c.call_tool("brain_get", {"slug": slug}))
+            part = ok(await c.call_tool("brain_get", {"slug": "notes/part", "max_chars": 30}))
+            assert part["truncated"] and part["content_hash"].startswith("part:")
+            for slug in ("notes/merge", "notes/blind", "notes/hashed", "notes/part"):
+                await anyio.to_thread.run_sync(lambda s=slug: _teammate(db_path, s, BOBS))
+            merged = ok(await c.call_tool("brain_put", {"slug": "notes/merge", "content": MINE}))
+            blind = ok(await c.call_tool("brain_put", {"slug": "notes/blind", "content": MINE}))
+            hashed = await c.call_tool("brain_put", {"slug": "notes/hashed", "content": MINE, "if_hash": got["notes/hashed"]["content_hash"]})
+            parted = ok(await c.call_tool("brain_put", {"slug": "notes/part", "content": MINE}))
+            # the merged put is this session's read now: a second edit merges nothing
+            again = ok(await c.call_tool("brain_put", {"slug": "notes/merge", "content": _merged().replace("tell support", "tell support today")}))
+            return merged, blind, hashed, parted, again
+
+    merged, blind, hashed, parted, again = anyio.run(main)
+    assert merged["merged"] is True and merged["changed"], merged
+    assert "bob" in merged["note"] and "test the Windows installer first" in merged["note"], merged
+    assert not [w for w in merged["warnings"] if "bob" in w], merged  # nothing of bob's went
+    assert "merged" not in again and _page(db_path, "notes/merge") == _merged().replace("tell support", "tell support today")
+    # never read in this session: replaced as before (with the overwrite warning)
+    assert "merged" not in blind and _page(db_path, "notes/blind") == MINE
+    assert [w for w in blind["warnings"] if "bob" in w], blind
+    # if_hash keeps its meaning: refused, nothing written
+    assert hashed.is_error and hashed.structured_content["kind"] == "conflict" and "changed since it was read" in text_of(hashed), text_of(hashed)
+    assert _page(db_path, "notes/hashed") == BOBS
+    # a part read is no read of the page
+    assert "merged" not in parted and _page(db_path, "notes/part") == MINE
+
+
+def _merged() -> str:
+    return BOBS.replace("# Release plan\n", "# Release plan (v2)\n")
+
+
+def test_a_put_whose_edit_clashes_with_a_teammates_keeps_theirs_as_a_conflict_copy(db_path):
+    _make(db_path, "notes/clash")
+    bobs = START.replace("on Friday", "on Thursday")
+    mine = START.replace("on Friday", "on Monday")
+
+    async def main():
+        async with connect(db_path, env={"GBRAIN_USER": "agent-ana"}) as c:
+            ok(await c.call_tool("brain_get", {"slug": "notes/clash", "max_chars": 0}))
+            await anyio.to_thread.run_sync(lambda: _teammate(db_path, "notes/clash", bobs))
+            return ok(await c.call_tool("brain_put", {"slug": "notes/clash", "content": mine}))
+
+    out = anyio.run(main)
+    assert out["merged"] is False and out["conflict_copy"].startswith("notes/clash.conflict-"), out
+    said = [w for w in out["warnings"] if w.startswith("conflict:")]
+    assert len(said) == 1 and "bob" in said[0] and out["conflict_copy"] in said[0], out
+    assert _page(db_path, "notes/clash") == mine
+    assert _page(db_path, out["conflict_copy"]) == bobs  # nothing lost
+    r = gbrain("--db", str(db_path), "call", "conflicts", "{}")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    rows = rows["items"] if isinstance(rows, dict) else rows
+    row = next(x for x in rows if x["copy_path"] == out["conflict_copy"] + ".md")
+    assert row["path"] == "notes/clash.md" and row["copy_by"] == "bob" and row["status"] == "open", row
+
+
+def test_a_pipe_process_remembers_its_reads_too(db_path):
+    """`gbrain pipe` keeps one memory for its requests: read, bob's save, put → merged."""
+    import os
+    import subprocess
+    import sys
+
+    _make(db_path, "notes/piped")
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", str(db_path), "pipe"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env={**os.environ, "GBRAIN_USER": "agent-ana"})
+    try:
+        p.stdin.write(b'{"id": 1, "tool": "brain_get", "params": {"slug": "notes/piped"}}\n')
+        p.stdin.flush()
+        assert json.loads(p.stdout.readline())["ok"]
+        _teammate(db_path, "notes/piped", BOBS)
+        p.stdin.write((json.dumps({"id": 2, "tool": "brain_put", "params": {"slug": "notes/piped", "content": MINE}}) + "\n").encode())
+        p.stdin.close()
+        out = json.loads(p.stdout.readline())
+    finally:
+        p.wait(timeout=120)
+    assert out["ok"] and out["result"]["merged"] is True, out
+    assert _page(db_path, "notes/piped") == _merged()
