@@ -150,6 +150,24 @@ def test_a_stale_line_that_begins_with_a_new_line_of_gbrains_is_still_a_stale_sa
 
 
 @pytest.mark.engine_free
+def test_a_stale_line_alike_to_an_agents_line_keeps_the_agents_other_lines():
+    """Two timeline entries of one day share their date: the person's stale entry of the agent's
+    call ('Call w/ Ana Lima' beside 'Call with Ana Lima', 0.94 alike) passed as an edit of the
+    agent's line, and the agent's paragraph left the page with no conflict. A save line alike to
+    one of gbrain's lines is an edit of the newest version only when the save holds the other
+    lines gbrain's write added (a person who saw the write has them): here it is merged, every
+    line kept; a typo fixed in a buffer holding the whole write is still a plain edit."""
+    a = b"# Ana\n\nNotes.\n\n---\n\n- **2026-12-03** | Met Ana\n"
+    agent = a.replace(b"Notes.\n", b"Notes.\n\nShe leads the payments team.\n") + b"- **2026-12-04** | Call with Ana Lima\n"
+    for mine in (b"- **2026-12-04** | Call w/ Ana Lima", b"- **2026-12-04** | Called Ana Lima"):
+        v = stale_view(a + mine + b"\n", agent, [a])
+        assert v is not None and v.merged is not None, mine
+        assert b"She leads the payments team." in v.merged and b"Call with Ana Lima" in v.merged and mine in v.merged
+    fixed = agent.replace(b"payments", b"payment's").replace(b"Call with Ana Lima", b"Call with Ana Lima-Cruz")
+    assert stale_view(fixed, agent, [a]) is None
+
+
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

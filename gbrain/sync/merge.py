@@ -90,7 +90,8 @@ def _alike(a: bytes, b: bytes) -> float:
     return sm.ratio() if sm.real_quick_ratio() >= EDITED_LINE_MIN and sm.quick_ratio() >= EDITED_LINE_MIN else 0.0
 
 
-def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset()) -> bool:
+def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, changed: set[bytes] = frozenset(),
+                                must: set[bytes] | None = None) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
     holding the whole of it, :func:`_keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
@@ -99,26 +100,34 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
     The caller leaves out of ``wrote`` the lines gbrain only cut words from (:func:`_own_lines`).
     ``changed``: those of ``wrote`` that replaced lines of ``older`` (not new lines): only they
     count for the words-put-in rule (:func:`_keeps`): a stale line that begins with a new line of
-    gbrain's is the same event told alike (both logged the call), no sign of having seen it."""
+    gbrain's is the same event told alike (both logged the call), no sign of having seen it.
+    ``must`` (default ``wrote``): every line gbrain's write added; the save must hold each of them
+    but those its lines edit (a person who saw the write has them): a line alike by chance (two
+    entries of one day share their date) would otherwise drop the agent's other lines unseen."""
     if not wrote:
         return False
     old = _lines(older)
     hunks = _hunks(old, _lines(disk))
     if len(wrote) * sum(len(r) for _i1, _i2, r in hunks) > EDITED_PAIRS_MAX:
         return False
+    edited: set[bytes] = set()
     for i1, i2, r in hunks:
         replaced = [ln.strip() for ln in old[i1:i2] if ln.strip()]
         for ln in r:
             mine = ln.strip()
             if not mine:
                 continue
-            to_write = max(_alike(mine, w) for w in wrote)
+            to_write, w = max((_alike(mine, w), w) for w in wrote)
             if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
-                return True
-            kept = max((_ratio(mine, w) for w in changed if _keeps(mine, w)), default=0.0)
+                edited.add(w)
+                continue
+            kept, w = max(((_ratio(mine, w), w) for w in changed if _keeps(mine, w)), default=(0.0, b""))
             if kept >= 0.5 and kept > max((_ratio(mine, x) for x in replaced), default=0.0):
-                return True
-    return False
+                edited.add(w)
+    if not edited:
+        return False
+    held = {ln.strip() for ln in _lines(disk)}
+    return not ((wrote if must is None else must) - edited - held)
 
 
 def _ratio(a: bytes, b: bytes) -> float:
@@ -263,13 +272,13 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
         return None
     base = _lines(older[best])
     gh = _hunks(base, _lines(brain))
-    wrote = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
+    added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
     # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
-    wrote = _own_lines(wrote, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
+    wrote = _own_lines(added, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
     if wrote & _added(older[best], disk):
         return None  # the save holds a line gbrain's write added: it was made after seeing it
     changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
-    if _edits_a_line_gbrain_added(older[best], wrote, disk, changed):
+    if _edits_a_line_gbrain_added(older[best], wrote, disk, changed, added):
         return None  # the save changed a line gbrain's write added (fixed an agent's typo): the same
     merged = merge3(older[best], brain, disk)
     if merged == disk:
