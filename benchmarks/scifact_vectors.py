@@ -82,7 +82,7 @@ from scifact import Cache, sha  # noqa: E402,F401  (the vector cache is shared w
 from gbrain.core.brain import Brain  # noqa: E402
 from gbrain.search import hybrid  # noqa: E402
 from gbrain.search.chunking import MAX_TITLE_CHARS, _H1_RE, _SENTENCE_RE, _split_units, approx_tokens, chunk_page, clean_markdown  # noqa: E402
-from gbrain.search.embeddings import get_model  # noqa: E402
+from gbrain.search.embeddings import MiniLMEmbedding, get_model  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
 WEIGHTS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75]
@@ -203,6 +203,8 @@ def bridged_chunks(title: str, truth: str, timeline: str, max_tokens: int = 220)
 CHUNKINGS: dict[str, Callable[[str, str, str], list[str]]] = {
     "220": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=220)],
     "500": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=500)],
+    # 220 with a chunk over minilm's 256 word pieces by its own tokenizer split again (the product's since chunking v4)
+    "220w": lambda t, c, tl: [x.text for x in chunk_page(t, c, tl, max_tokens=220, fit=MiniLMEmbedding.window_fit())],
     "overlap": lambda t, c, tl: overlap_chunks(t, c, 220, 0.5),
     "bridged": lambda t, c, tl: bridged_chunks(t, c, tl, 220),
 }

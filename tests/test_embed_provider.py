@@ -66,6 +66,10 @@ class ModeServer:
         self.mode = "ok"
         self.headers: dict[str, str] = {}
         self.requests: list[dict] = []
+        #: GET answers by path, as TEI (``/info``) and llama.cpp (``/props``) give them: (status, JSON)
+        #: or ``"hang"`` (no answer until closed); any other path 404. ``gets`` logs each GET's path
+        self.pages: dict[str, object] = {}
+        self.gets: list[str] = []
         self.release = threading.Event()
         self.on_request = None  # called with each request's inputs before it is answered
         outer = self
@@ -73,6 +77,16 @@ class ModeServer:
         class H(BaseHTTPRequestHandler):
             def log_message(self, *a):
                 pass
+
+            def do_GET(self):
+                outer.gets.append(self.path)
+                page = outer.pages.get(self.path)
+                if page == "hang":
+                    outer.release.wait()
+                    return
+                if page is None:
+                    return self.send(404, b'{"error": "not found"}')
+                self.send(page[0], json.dumps(page[1]).encode())
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -757,3 +771,107 @@ def test_watch_embed_says_once_which_setting_a_short_window_needs(srv, run, db_p
         k.stop()
     said = [ln for ln in lines if "embedding_chunk_tokens" in ln]
     assert len(said) == 1 and "gbrain config set embedding_chunk_tokens 340" in said[0] and "notes/long0, notes/long1" in said[0], lines
+
+
+# ---------------------------------------------------------------------------
+# 7. the server's own window, asked once (TEI /info, llama.cpp /props)
+# ---------------------------------------------------------------------------
+
+#: GET /info of text-embeddings-inference serving bge-small (its Info schema, the fields gbrain reads and a few more)
+TEI_INFO = {"model_id": "BAAI/bge-small-en-v1.5", "model_dtype": "float32", "model_type": {"embedding": {"pooling": "cls"}},
+            "max_concurrent_requests": 512, "max_input_length": 512, "max_batch_tokens": 16384, "max_client_batch_size": 32,
+            "tokenization_workers": 2, "version": "1.7.1"}
+#: GET /props of llama-server --embedding (-c 2048 -ub 512: an input must fit the physical batch)
+LLAMA_PROPS = {"default_generation_settings": {"n_ctx": 2048, "model": "nomic-embed"}, "total_slots": 1, "n_ubatch": 512,
+               "model_path": "nomic-embed-text-v1.5.Q8_0.gguf", "build_info": "b5000"}
+
+
+@pytest.mark.parametrize("flavor, pages, said", [
+    ("tei", {"/info": (200, TEI_INFO)}, "/info max_input_length"),
+    ("llama", {"/props": (200, LLAMA_PROPS)}, "/props n_ubatch"),
+])
+def test_the_servers_window_is_asked_once_and_chunks_fit_it(srv, run, db_path, flavor, pages, said):
+    """A server whose model reads 512 tokens refused gbrain's ~500-token chunks (each such page
+    skipped until a person set embedding_chunk_tokens). The server says its window: `embed` asks
+    once, caches it with the model and base URL, and cuts the chunks to fit."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    long_pages(run)
+    srv.pages = pages
+    srv.mode = f"window 512 {flavor}"
+    r = run("embed", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert not out["skipped"] and out["pages"] == 4, out
+    err = r.stderr.decode()
+    assert err.count("512 tokens") == 1 and said in err and "chunks are cut at 340" in err, err
+    assert srv.gets == ["/info"] + (["/props"] if flavor == "llama" else []), srv.gets
+    with Brain.open(db_path) as b:
+        cached = json.loads(b.get_config("embedding_server_window"))
+        assert cached == {"model": "local-embed", "url": srv.url, "tokens": 512, "from": said}, cached
+        assert "340" in (b.get_config("embedding_chunk_tokens_used") or "").split(",")
+    # asked once: the next runs read the brain's config
+    srv.gets.clear()
+    put(run, "notes/gamma", f"# Gamma\n\n{LONG}\n")
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 1 and not srv.gets, (r.stdout, srv.gets)
+    assert "512 tokens" not in r.stderr.decode()
+    r = run("stats", "--json")
+    assert json.loads(r.stdout)["pages_to_embed"] == 0, r.stdout  # stats reads the same cut
+    # the person's own budget wins, and nothing is asked
+    assert run("config", "set", "embedding_chunk_tokens", "200").returncode == 0
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 5 and not srv.gets
+    # another model on the same server is asked about again
+    assert run("config", "unset", "embedding_chunk_tokens").returncode == 0
+    assert run("config", "set", "embedding_model", "other-embed").returncode == 0
+    r = run("embed", "--json")
+    assert r.returncode == 0 and len(srv.gets) >= 1, srv.gets
+    # set by gbrain alone
+    r = run("config", "set", "embedding_server_window", "{}")
+    assert r.returncode == 2 and "set by gbrain itself" in r.stderr.decode()
+
+
+def test_a_server_that_says_no_window_is_not_asked_again_and_chunks_stay_as_they_were(srv, run, db_path):
+    """Ollama, vLLM, LM Studio: no /info nor /props (404): the answer is cached as none and the
+    chunks are gbrain's own (~500 tokens), as before."""
+    from gbrain.core.brain import Brain
+
+    setup_brain(run, srv.url)
+    long_pages(run, 1)
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["chunks"] == 3, r.stdout
+    assert srv.gets == ["/info", "/props"] and r.stderr.decode() == "", (srv.gets, r.stderr)
+    with Brain.open(db_path) as b:
+        assert json.loads(b.get_config("embedding_server_window"))["tokens"] is None
+        assert not b.get_config("embedding_chunk_tokens_used")
+    srv.gets.clear()
+    put(run, "notes/gamma", "# Gamma\n\nshort\n")
+    assert run("embed").returncode == 0 and not srv.gets
+
+
+def test_a_server_that_cannot_be_asked_is_silent_and_asked_next_time(srv, run, db_path, monkeypatch):
+    """No answer to GET /info within the short timeout: nothing cached, nothing said, today's chunks."""
+    from gbrain.core.brain import Brain
+
+    monkeypatch.setattr(emb, "SERVER_WINDOW_TIMEOUT", 0.3)
+    setup_brain(run, srv.url)
+    long_pages(run, 1)
+    srv.pages = {"/info": "hang"}
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["chunks"] == 3, r.stdout
+    assert srv.gets == ["/info"] and "note" not in r.stderr.decode(), r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_config("embedding_server_window") is None
+    srv.pages = {"/info": (200, TEI_INFO)}
+    srv.gets.clear()
+    put(run, "notes/gamma", "# Gamma\n\nshort\n")
+    r = run("embed", "--json")
+    assert r.returncode == 0 and srv.gets == ["/info"] and "chunks are cut at 340" in r.stderr.decode(), r.stderr
+
+
+@pytest.mark.engine_free
+def test_the_window_budget_is_two_thirds_of_the_servers_tokens_below_gbrains_own_chunks():
+    assert emb.window_budget(512) == 340 and emb.window_budget(256) == 170 and emb.window_budget(80) == 64
+    assert emb.window_budget(8192) is None and emb.window_budget(750) is None and emb.window_budget(None) is None

@@ -58,7 +58,7 @@ def mini(monkeypatch):
 
 def _old_chunking(monkeypatch):
     """Chunk as gbrain did before the union (version 1: the model's own budget alone)."""
-    monkeypatch.setattr(emb, "model_chunks", lambda t, c, tl="", *, max_tokens=MAX_TOKENS: chunk_page(t, c, tl, max_tokens=max_tokens))
+    monkeypatch.setattr(emb, "model_chunks", lambda t, c, tl="", *, max_tokens=MAX_TOKENS, fit=None: chunk_page(t, c, tl, max_tokens=max_tokens))
 
 
 def _product_chunks(b: Brain, model) -> dict[int, list[str]]:
@@ -90,7 +90,7 @@ def _scifact_tree(root: Path, n: int = 300) -> Path:
 @pytest.mark.parametrize("corpus", ["scifact", "gbrain-style", "msdocs-ad-identity"])
 def test_minilm_chunks_are_the_benchmarks_shipped_plus_500_set(tmp_path, db_path, corpus):
     """The product's minilm chunk texts of real pages (SciFact abstracts, a gbrain-style brain
-    with timelines, long Microsoft docs) are exactly ``chunk_set("220+500")`` of the
+    with timelines, long Microsoft docs) are exactly ``chunk_set("220w+500")`` (220 fitted to the window) of the
     benchmark that chose them, page by page and in order; each short chunk fits minilm's budget,
     and the 220-token chunks are all there (every part of a page reaches a vector)."""
     if corpus == "scifact":
@@ -105,12 +105,12 @@ def test_minilm_chunks_are_the_benchmarks_shipped_plus_500_set(tmp_path, db_path
         pages = _pages(b)
         got = _product_chunks(b, emb.get_model(emb.MINILM_MODEL))
         want: dict[int, list[str]] = {}
-        for pid, text in bench.chunk_set("220+500", pages):
+        for pid, text in bench.chunk_set("220w+500", pages):
             want.setdefault(pid, []).append(text)
         assert got == want
         extra = 0
         for r in pages:
-            short = [c.text for c in chunk_page(r[2], r[3], r[4], max_tokens=220)]
+            short = [c.text for c in chunk_page(r[2], r[3], r[4], max_tokens=220, fit=emb.MiniLMEmbedding.window_fit())]
             assert got[r[0]][: len(dict.fromkeys(short))] == list(dict.fromkeys(short))
             assert len(set(got[r[0]])) == len(got[r[0]])
             extra += len(got[r[0]]) - len(dict.fromkeys(short))
@@ -129,7 +129,7 @@ def test_models_with_the_default_budget_keep_their_chunks(tmp_path, db_path):
             got = _product_chunks(b, model)
             assert got == {r[0]: [c.text for c in chunk_page(r[2], r[3], r[4])] for r in _pages(b)}
             assert emb.chunking_version(model.model_id) == emb.BASE_CHUNKING
-    assert emb.chunking_version(emb.MINILM_MODEL) == 3
+    assert emb.chunking_version(emb.MINILM_MODEL) == 4
 
 
 @pytest.mark.engine_free

@@ -117,7 +117,9 @@ SETTABLE_CONFIG = {
 #: every chunk budget config ``embedding_chunk_tokens`` has held (comma-separated): `purge` cuts a
 #: purged text at each to find its cached vectors (``core/purge.py: _chunk_budgets``)
 CHUNK_TOKENS_USED = "embedding_chunk_tokens_used"
-READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN, CHUNK_TOKENS_USED}
+#: what an OpenAI-compatible server said of its model's window (``search.embeddings.SERVER_WINDOW_KEY``)
+SERVER_WINDOW = "embedding_server_window"
+READONLY_CONFIG = {"version", "original_index", "original_schema", EMBEDDING_MODEL_CHOSEN, CHUNK_TOKENS_USED, SERVER_WINDOW}
 
 
 def unknown_config_key(key: str) -> BadInput:
@@ -549,6 +551,20 @@ class Brain:
                 self.rederive_pages()  # which text is a tag depends on it
             if key == "property_syntax" and (old or "auto") != value:
                 self.rederive_pages()  # whether opening key:: lines title, alias and tag a page depends on it
+
+    def remember_config(self, key: str, value: str, chunk_tokens: int | None = None) -> None:
+        """Store a config value gbrain sets itself (a key of :data:`READONLY_CONFIG`; raises
+        :class:`BadInput` for another), in one transaction; ``chunk_tokens``: a chunk budget it
+        brings into use, added to :data:`CHUNK_TOKENS_USED` (``purge`` cuts a text at each)."""
+        if key not in READONLY_CONFIG:
+            raise BadInput(f"config '{key}' is not one gbrain sets itself")
+        with self.transaction():
+            self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+            used = [u for u in (self.get_config(CHUNK_TOKENS_USED) or "").split(",") if u]
+            if chunk_tokens and str(int(chunk_tokens)) not in used:
+                self.conn.execute("INSERT INTO config(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                  (CHUNK_TOKENS_USED, ",".join(used + [str(int(chunk_tokens))])))
+            self._config_cache = None
 
     def unset_config(self, key: str) -> bool:
         """Remove a config value, so its default applies again; True when it was set. Raises

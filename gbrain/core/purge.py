@@ -268,15 +268,18 @@ def _cached_vectors(brain, texts: set[tuple[str, int]], text: str | None) -> set
     link's target, hid it), else every chunk. The cache keeps a vector by its chunk's hash alone:
     this is how a purge tells the vectors of the text from the others, which it keeps."""
     from ..search.chunking import chunk_page
+    from ..search.embeddings import MiniLMEmbedding
 
     budgets = _chunk_budgets(brain)
+    # and as a model's own tokenizer splits a chunk over its window (minilm, when installed)
+    fits = [None] + [f for f in [MiniLMEmbedding.window_fit()] if f]
     out: set[str] = set()
     for path, bid in texts:
         try:
             p = brain.parse_text(h.body(brain.conn, bid).decode("utf-8", "surrogatepass"), path)
         except Exception:  # noqa: BLE001 (a body that no longer reads or parses was never embedded as a page)
             continue
-        chunks = {c.text: c.hash for n in budgets for c in chunk_page(p.title, p.compiled_truth, p.timeline, max_tokens=n)}
+        chunks = {c.text: c.hash for n in budgets for f in fits for c in chunk_page(p.title, p.compiled_truth, p.timeline, max_tokens=n, fit=f)}
         held = {hx for t, hx in chunks.items() if text is not None and text in t}
         out |= held or set(chunks.values())
     return out

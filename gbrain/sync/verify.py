@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..core.brain import Brain, raw_sources, render_row
+from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
 from ..storage import rawspans
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
@@ -383,12 +383,8 @@ def embedding_view(brain: Brain) -> list[tuple]:
     page has no row. Equal views mean the same pages would be re-embedded and the fresh ones hold
     the same chunk texts."""
     from ..errors import GBrainError
-    from ..search.embeddings import chunk_tokens_config, chunk_tokens_for, chunking_version
+    from ..search.embeddings import chunk_tokens_for, chunking_version
 
-    try:
-        budget = chunk_tokens_config(brain.config())  # config embedding_chunk_tokens: the brain's cut
-    except GBrainError:
-        budget = None
     c = brain.conn
     rows = c.execute(
         "SELECT p.slug, s.model, s.chunking, e.chunk_index, e.text_hash FROM embed_state s JOIN pages p ON p.id = s.page_id "
@@ -400,7 +396,7 @@ def embedding_view(brain: Brain) -> list[tuple]:
     for slug, model, version, i, h in rows:
         if model not in cuts:  # the brain's cut, for a model whose window holds it (embeddings.chunk_tokens_for)
             try:
-                cuts[model] = chunk_tokens_for(model, brain.config()) if budget else None
+                cuts[model] = chunk_tokens_for(model, brain.config())  # (or the budget a server's cached window gives)
             except GBrainError:
                 cuts[model] = None
         if version != chunking_version(model, cuts[model]):
@@ -475,6 +471,8 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
                 fresh.set_config("property_syntax", brain.property_syntax)
             if brain.get_config("embedding_chunk_tokens"):  # the same cut for the same embeds
                 fresh.set_config("embedding_chunk_tokens", brain.get_config("embedding_chunk_tokens"))
+            if brain.get_config(SERVER_WINDOW):  # (a server's window, as `embed` cached it)
+                fresh.remember_config(SERVER_WINDOW, brain.get_config(SERVER_WINDOW))
             import_tree(fresh, tree)
             problems = embed_like(fresh, brain)
             theirs = derived_snapshot(fresh)
