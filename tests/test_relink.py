@@ -376,6 +376,41 @@ def test_under_watch_links_obsidian_rewrites_after_a_rename_are_not_called_dangl
     assert not w.saw("still name a moved page"), "\n".join(w.lines)
 
 
+@pytest.mark.engine_free
+def test_under_watch_only_the_folder_that_moved_the_note_says_links_dangle(tmp_path, pg_url):
+    """Trial 34 (a team on Postgres): after bob's rename every running watch, cat's too (which
+    moved nothing: its watch only followed the rename), said "N link(s) … still name a moved
+    page": its file had followed the rename (an editor still holding the note saved at the old
+    name; or an edit made as the rename came). The line is the mover's: said by the watch whose
+    folder the move came from; the other watch follows the rename in silence (waits on the
+    state, not on the clock). Postgres: a SQLite brain syncs with one folder at a time."""
+    from test_watch import Watch, wait_for
+
+    a, c = tmp_path / "bob", tmp_path / "cat"
+    write(a, {"companies/acme.md": ACME, "people/ana.md": "Works at [[acme]].\n"})
+    c.mkdir()
+    wa = Watch(a, pg_url)
+    wc = None
+    try:
+        wc = Watch(c, pg_url)
+        wait_for(lambda: (c / "people/ana.md").exists() and (c / "companies/acme.md").exists(), "cat's folder to get the notes")
+        buffer = (c / "companies/acme.md").read_bytes()  # cat's editor holds the note
+        (a / "companies/acme.md").rename(a / "companies/acme-corp.md")
+        wait_for(lambda: (c / "companies/acme-corp.md").exists() and not (c / "companies/acme.md").exists(), "the rename to reach cat")
+        wait_for(lambda: wa.saw("still name a moved page"), "bob's watch to say the link dangles")
+        (c / "companies/acme.md").write_bytes(buffer + b"\ncat's line\n")  # … and saves its buffer at the old name
+        wait_for(lambda: wc.saw("the save follows the rename"), "cat's save to follow the rename")
+        wait_for(lambda: b"cat's line" in (a / "companies/acme-corp.md").read_bytes(), "cat's line to reach bob")
+    except BaseException:
+        print("BOB", *wa.lines, "CAT", *(wc.lines if wc else []), sep="\n")
+        raise
+    finally:
+        code_a, _ = wa.stop()
+        code_c, _ = wc.stop() if wc else (0, None)
+    assert code_a == code_c == 0, "\n".join(wa.lines + wc.lines)
+    assert not wc.saw("still name a moved page"), "\n".join(wc.lines)
+
+
 def test_sync_says_how_many_links_a_move_left_dangling(tmp_path, db_path):
     """``gbrain sync`` after a rename: the report counts the links that still use the old name
     (and the pages holding them) and names the command that rewrites them; once they are

@@ -166,7 +166,7 @@ def _sync(b, a, ctx):
     try:
         eng.bind(rebind=bool(a.get("rebind")))
         r = eng.sync()
-        if r.get("moved"):  # links written with a moved page's old name now dangle: say how to mend them
+        if any(not m.get("follows_rename") for m in r.get("moved") or ()):  # links written with a moved page's old name now dangle: say how to mend them (the folder that moved it)
             from ..core.lint import renamed_links
 
             rl = renamed_links(b)

@@ -283,6 +283,11 @@ class Outcome:
     #: the new paths of ``both_moves`` pairs carried out (also in ``moved``): the next round merges
     #: both sides' edits (or keeps the brain's as the conflict copy): :meth:`SyncEngine._run` runs it
     both_moved: list[str] = field(default_factory=list)
+    #: moves this folder's file made to follow a rename made in the brain by another folder
+    #: (an edit or a late save at the old name: :meth:`SyncEngine._follow_brain_moves`,
+    #: :meth:`SyncEngine._follow_late_saves`; also in ``moved``): the rename is not this folder's,
+    #: so the line on links it left dangling is not said here (trial 34: every watch said it)
+    followed: list[tuple[str, str]] = field(default_factory=list)
     #: paths this round imported that the brain did not hold before (their names are checked
     #: for copies on macOS and Windows: :meth:`SyncEngine._portable`)
     new_paths: list[str] = field(default_factory=list)
@@ -290,6 +295,10 @@ class Outcome:
     #: commit between the round's read and its write transaction), both ends of such a move: not
     #: a mismatch (:meth:`SyncEngine.verify_paths`); watch runs them again
     deferred: list[str] = field(default_factory=list)
+
+    def own_moves(self) -> list[tuple[str, str]]:
+        """``moved`` but the moves that only followed another folder's rename (``followed``)."""
+        return [m for m in self.moved if m not in self.followed] if self.followed else self.moved
 
     def changed(self) -> int:
         return len(self.imported) + len(self.exported) + len(self.trashed) + len(self.removed) + len(self.moved) + len(self.conflicts) + len(self.put_back)
@@ -408,13 +417,15 @@ def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[st
 def _follows_next_round(p: str, tp: str, paths: set[str], maps: tuple, out: Outcome) -> None:
     """A note at ``p`` whose file took the renamed page's path ``tp`` (:meth:`SyncEngine._follow_brain_moves`,
     :meth:`SyncEngine._follow_late_saves`): both paths leave this round (``paths`` and the round's
-    maps ``maps``, D/S/B), said as a move; ``out.both_moved`` has the next round import or merge it."""
+    maps ``maps``, D/S/B), said as a move (``out.followed`` too: the rename is another folder's);
+    ``out.both_moved`` has the next round import or merge it."""
     for m in maps:
         m.pop(p, None)
         m.pop(tp, None)
     paths.discard(p)
     paths.discard(tp)
     out.moved.append((p, tp))
+    out.followed.append((p, tp))
     out.both_moved.append(tp)
 
 
@@ -3221,7 +3232,7 @@ class SyncEngine:
         rep["conflicts"] = out.conflicts
         if out.collapsed:
             rep["collapsed"] = out.collapsed
-        rep["moved"] = [{"from": a, "to": b} for a, b in out.moved]
+        rep["moved"] = [{"from": a, "to": b, **({"follows_rename": True} if (a, b) in out.followed else {})} for a, b in out.moved]
         rep["cleaned"] = out.cleaned[: verify.MAX_LISTED]
         rep["merged"] = out.merged[: verify.MAX_LISTED]
         rep["overruled"] = out.overruled[: verify.MAX_LISTED]

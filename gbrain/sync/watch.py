@@ -1173,7 +1173,7 @@ class Watcher:
         out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs,
                             maybe_moved=maybe_moved - paths)
         self._add(out)
-        if out.moved or (self._hint_at and out.changed()):
+        if out.own_moves() or (self._hint_at and out.changed()):  # (a move that only followed another folder's rename: not this watch's to mend)
             self._hint_at = time.monotonic() + HINT_SETTLE_S  # said once the changes settle
         now = time.monotonic()
         wait = set(out.held) | set(out.deferred)  # (deferred: another writer's commit landed under the round)
