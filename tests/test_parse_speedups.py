@@ -6,11 +6,15 @@ generated texts:
   same matches, groups included, as their plain patterns;
 * ``find_separator`` (``---`` lines found by ``str.find`` in the LF-normalised body) returns the
   line the line-by-line scan returned, under both split rules, with and without frontmatter;
+* ``parse_page`` cuts the compiled truth, separator and timeline at the separator's offset (a
+  body without CRLF) where it cut ``split_lines(body)`` (2026-12-04, pyprof);
 * ``parse_timeline_entries`` (one split of the text, a fence test only where a line can open
-  one) gives the entries, details included, of the line-by-line version;
+  one; since 2026-12-04 an entry line read by a greedy regex, ``_TIMELINE_ITEM_RE``) gives the entries, details included, of the line-by-line version;
 * ``_plain`` (a link's plain-text label read without a recursive call) gives the text, link
   spans, ``%%`` marks and line breaks of the recursive version, for every inline container;
   the link keys shared across pages (``_family_key``) are :meth:`Link.key`;
+* a paragraph of one link reads its context without a sentence index (``_context_of_one``):
+  the context ``_Sentences.around`` gives (2026-12-04, pyprof);
 * ``_flat_json`` (the common frontmatter converted in one loop) gives what ``to_json_value``
   gives with the same budget, or declines (``None``) where it would not.
 
@@ -67,6 +71,17 @@ def ref_find_separator(body: str, fences, *, has_frontmatter: bool, rule: str = 
                 continue
         return i
     return -1
+
+
+def ref_parts(text: str, rule: str) -> tuple[str, str, str]:
+    """The compiled truth, separator and timeline as parse_page cut them by split_lines' lines."""
+    fm_raw, body, _w = markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)
+    fences = markdown._parse_ast(markdown.to_lf(body))[1]
+    i = ref_find_separator(body, fences, has_frontmatter=bool(fm_raw), rule=rule)
+    if i < 0:
+        return body, "", ""
+    lines = split_lines(body)
+    return "".join(lines[:i]), lines[i], "".join(lines[i + 1 :])
 
 
 def ref_parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
@@ -178,6 +193,19 @@ def matches(rx: re.Pattern, text: str) -> list:
     return [(m.span(), m.groups()) for m in rx.finditer(text)]
 
 
+def assert_contexts_same(children) -> None:
+    """A paragraph's one link's context read directly (``_context_of_one``) is what the sentence
+    index of the paragraph (``_Sentences``, which a paragraph of several links keeps) gives."""
+    out: list[str] = []
+    found: list = []
+    breaks: list[int] = []
+    markdown._plain(children, out, found, 0, [], breaks)
+    text = "".join(out)
+    for text in {text, markdown._with_breaks(text, breaks)}:
+        for _tok, s, e in found:
+            assert markdown._context_of_one(text, s, e) == markdown._Sentences(text).around(s, e), (text, s, e)
+
+
 def assert_same(text: str) -> None:
     """Every speed-up agrees with its reference on ``text`` (as a page, as a body, as a timeline)."""
     for fast, plain, flags in REGEXES:
@@ -190,6 +218,9 @@ def assert_same(text: str) -> None:
             assert got == ref_find_separator(body, fences, has_frontmatter=fm, rule=rule), (rule, fm)
     for tl in (text, markdown.parse_page(text).timeline):
         assert markdown.parse_timeline_entries(tl) == ref_parse_timeline_entries(tl)
+    for rule in SPLIT_RULES:  # the parts parse_page cuts at the separator's offset (no split_lines)
+        page = markdown.parse_page(text, timeline_split=rule)
+        assert (page.compiled_truth, page.separator, page.timeline) == ref_parts(text, rule), rule
     for fast in (True, False):  # the tokens of both paths (mistune's may nest a link's label)
         try:
             markdown.FAST_PARSE = fast
@@ -198,6 +229,7 @@ def assert_same(text: str) -> None:
             markdown.FAST_PARSE = True
         for children in inline_containers(tokens):
             assert plain_views(markdown._plain, children) == plain_views(ref_plain, children)
+            assert_contexts_same(children)
     for link in markdown.parse_page(text).links:
         assert markdown._LinkSet().key(link.kind, link.target) == link.key()
     assert_flat_json_same(markdown.split_frontmatter(text[1:] if text.startswith(markdown.BOM) else text)[0])
@@ -307,6 +339,27 @@ def texts(draw) -> str:
 @given(texts())
 def test_generated_texts_agree_with_the_references(text):
     assert_same(text)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .!?|\t\n\u2028x")), max_size=60), st.data())
+def test_one_link_context_is_the_sentence_index_context(text, data):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert markdown._context_of_one(text, start, end) == markdown._Sentences(text).around(start, end)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("-*+ \t|*0123456789x\u2014\r\x0b\x0c\u2028")), max_size=12),
+       st.sampled_from(["- **2024-01-02** |", "* **2024-01-02**|", "+\t**2024-01-02** \t| "]))
+def test_timeline_item_regex_is_the_line_regex(tail, head):
+    """``_TIMELINE_ITEM_RE`` (greedy, its group 2 stripped by the caller) reads a line without
+    line breaks as ``_TIMELINE_LINE_RE`` does."""
+    for line in (tail, head + tail, head + " " + tail + " \t"):
+        old, new = _TIMELINE_LINE_RE.match(line), markdown._TIMELINE_ITEM_RE.match(line)
+        assert (old is None) == (new is None)
+        if old is not None:
+            assert old.group(1, 2) == (new.group(1), new.group(2).rstrip(" \t"))
 
 
 def test_the_references_see_what_they_check():

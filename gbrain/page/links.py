@@ -202,7 +202,8 @@ def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = Fa
         return None
     base = posixpath.dirname(from_slug)
     root = posixpath.normpath(t.lstrip("/"))
-    rel = root if t.startswith("/") else posixpath.normpath(posixpath.join(base, t))
+    # (posixpath.join(base, t) spelled out for a ``t`` without a leading '/': a third of resolve's CPU)
+    rel = root if t.startswith("/") else posixpath.normpath(base + t if not base or base.endswith("/") else base + "/" + t)
     for c in ([rel, root] if kind == "markdown" else [root, rel]):
         if c.startswith("..") or c == ".":
             continue

@@ -65,6 +65,10 @@ _FM_OPEN_RE = re.compile(r"---(?:\r\n|\r|\n)")
 _FM_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)", re.M)
 _TIMELINE_HEADING_RE = re.compile(r"^#{2}\s+(timeline|history)\b", re.I)
 _TIMELINE_LINE_RE = re.compile(r"^[-*+][ \t]+\*\*(\d{4}-\d{2}-\d{2})\*\*[ \t]*\|[ \t]*(.*?)[ \t]*$")
+#: the same on a line without line breaks, group 2 not stripped: :func:`parse_timeline_entries`
+#: strips its trailing blanks (the lazy ``(.*?)[ \t]*$`` tries the end at every character: 3×
+#: the CPU on a line of 100 characters; ``tests/test_parse_speedups.py`` compares them)
+_TIMELINE_ITEM_RE = re.compile(r"[-*+][ \t]+\*\*(\d{4}-\d{2}-\d{2})\*\*[ \t]*\|[ \t]*(.*)")
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 #: where a link's context sentence ends: after ``.``, ``!`` or ``?`` and whitespace, and at a line
 #: break before a line that starts with ``|`` or after one that ends with it (a table's row is a
@@ -1040,10 +1044,16 @@ def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter:
     line is not a separator (it is an unclosed frontmatter opener).
     Raises ``ValueError`` for an unknown ``rule``.
     """
+    return _separator_at(body, fences, has_frontmatter, rule)[0]
+
+
+def _separator_at(body: str, fences: list[tuple[int, int]], has_frontmatter: bool, rule: str) -> tuple[int, int]:
+    """:func:`find_separator`'s line index and the offset of that line in ``to_lf(body)`` (the
+    body's own offset when it holds no CRLF): ``(-1, -1)`` when there is none."""
     if rule not in SPLIT_RULES:
         raise ValueError(f"timeline_split must be one of {SPLIT_RULES}, got {rule!r}")
     if "---" not in body:
-        return -1
+        return -1, -1
     # the LF-normalised body has the lines of split_lines(body), each without its ending, and
     # the offsets of ``fences``; its ``---`` lines are found by str.find, not line by line
     lf = to_lf(body)
@@ -1058,12 +1068,12 @@ def find_separator(body: str, fences: list[tuple[int, int]], *, has_frontmatter:
             j = bisect_right(fence_starts, pos) - 1
             if (i > 0 or has_frontmatter) and not (j >= 0 and fences[j][0] <= pos < fences[j][1]):
                 if rule == "rule":
-                    return i
+                    return i, pos
                 nxt = next((x for x in lf[pos + 4 :].split("\n") if x.strip()), "")
                 if _TIMELINE_HEADING_RE.match(nxt):
-                    return i
+                    return i, pos
         pos = lf.find("---", pos + 3)
-    return -1
+    return -1, -1
 
 
 _FENCE_RE = re.compile(r"(`{3,}|~{3,})")
@@ -1085,7 +1095,7 @@ def parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
     in_fence = ""
     cur: TimelineEntry | None = None
     detail: list[str] = []
-    match_line = _TIMELINE_LINE_RE.match
+    match_line = _TIMELINE_ITEM_RE.match  # (``lines`` hold no line break)
     for ln in lines:
         if in_fence:
             if ln.lstrip(" ").startswith(in_fence):
@@ -1108,6 +1118,7 @@ def parse_timeline_entries(timeline: str) -> list[TimelineEntry]:
                 _close_entry(cur, detail, entries)
                 detail = []
             date, rest = m.group(1, 2)
+            rest = rest.rstrip(" \t")  # (as _TIMELINE_LINE_RE's group 2)
             source, summary = "", rest
             if _EM_DASH in rest:
                 before, after = rest.split(_EM_DASH, 1)
@@ -1231,17 +1242,36 @@ class _Sentences:
         lo = self.ends[i] if i >= 0 else 0
         j = bisect.bisect_left(self.starts, end)
         hi = self.starts[j] if j < len(self.starts) else len(self.text)
-        # only as much of the sentence as the context can show: the squeezed text of a prefix is
-        # a prefix of the whole sentence squeezed, so once it is over the limit the cut is known
-        n = 4 * CONTEXT_MAX
-        while True:
-            cut = min(hi, lo + n)
-            s = " ".join(self.text[lo:cut].split())
-            if len(s) > CONTEXT_MAX:
-                return s[: CONTEXT_MAX - 3] + "..."
-            if cut == hi:
-                return s
-            n *= 4
+        return _squeezed(self.text, lo, hi)
+
+
+def _context_of_one(text: str, start: int, end: int) -> str:
+    """``_Sentences(text).around(start, end)`` for a paragraph of one link: the sentence ends are
+    read only up to the link's sentence's end (no lists of them, no bisection)."""
+    lo, hi = 0, len(text)
+    for m in _SENTENCE_END_RE.finditer(text):
+        if m.start() >= end:  # (the first end at or after the link: bisect_left(starts, end))
+            hi = m.start()
+            break
+        if m.end() <= start:  # (the last end at or before it: bisect_right(ends, start) - 1)
+            lo = m.end()
+    return _squeezed(text, lo, hi)
+
+
+def _squeezed(text: str, lo: int, hi: int) -> str:
+    """``text[lo:hi]``, whitespace runs as one space, at most :data:`CONTEXT_MAX` characters (a
+    longer one: its first 297 and ``...``)."""
+    # only as much of the sentence as the context can show: the squeezed text of a prefix is
+    # a prefix of the whole sentence squeezed, so once it is over the limit the cut is known
+    n = 4 * CONTEXT_MAX
+    while True:
+        cut = min(hi, lo + n)
+        s = " ".join(text[lo:cut].split())
+        if len(s) > CONTEXT_MAX:
+            return s[: CONTEXT_MAX - 3] + "..."
+        if cut == hi:
+            return s
+        n *= 4
 
 
 @functools.lru_cache(maxsize=1 << 14)  # a page's links repeat across the pages of a brain
@@ -1353,7 +1383,11 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
                 headings.append((tok["attrs"]["level"], text.strip()))
             if marks or links.comment:
                 found = _outside_comments(found, marks, links)
-            sentences = _Sentences(_with_breaks(text, breaks) if breaks and "|" in text else text) if found else None
+            if not found:
+                continue
+            ctx_text = _with_breaks(text, breaks) if breaks and "|" in text else text
+            # one link (most paragraphs): its sentence read directly; more: every end found once
+            sentences = _Sentences(ctx_text) if len(found) > 1 else None
             for ltok, s, e in found:
                 if ltok["type"] == "wikilink":
                     a = ltok["attrs"]
@@ -1381,7 +1415,8 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
                     if key is None:
                         continue
                     label = text[s:e]
-                links.add(key, Link(kind, target, label, sentences.around(s, e), 1, [form]))  # type: ignore[union-attr]
+                context = _context_of_one(ctx_text, s, e) if sentences is None else sentences.around(s, e)
+                links.add(key, Link(kind, target, label, context, 1, [form]))
         elif "children" in tok:
             _walk(tok["children"], links, headings)
 
@@ -1776,8 +1811,12 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     fm, fm_err = load_frontmatter(fm_raw, not_dates)
     lf_body = to_lf(body)
     tokens, fences = _parse_ast(lf_body)
-    sep_i = find_separator(body, fences, has_frontmatter=bool(fm_raw), rule=timeline_split)
-    if sep_i >= 0:
+    sep_i, sep_at = _separator_at(body, fences, bool(fm_raw), timeline_split)
+    if sep_i >= 0 and len(lf_body) == len(body):
+        # no CRLF (a lone '\r' is one character in both): the LF view's offsets are the body's,
+        # so the separator line is ``---`` and its line end at ``sep_at``, as split_lines cuts it
+        compiled, separator, timeline = body[:sep_at], body[sep_at : sep_at + 4], body[sep_at + 4 :]
+    elif sep_i >= 0:
         lines = split_lines(body)
         compiled = "".join(lines[:sep_i])
         separator = lines[sep_i]

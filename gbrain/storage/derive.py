@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from itertools import chain
 from functools import lru_cache
 from typing import Callable
 
@@ -157,10 +158,11 @@ def insert_many(conn: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
     step = max(1, min(MANY_ROWS, per))
     for i in range(0, len(rows), step):
         part = rows[i : i + step]
-        conn.execute(f"{head} VALUES {', '.join([one] * len(part))}", [v for r in part for v in r])
+        conn.execute(f"{head} VALUES {', '.join([one] * len(part))}", list(_chain(part)))  # (the rows' values in order)
 
 
 MANY_ROWS = 500  #: rows per statement of :func:`insert_many`
+_chain = chain.from_iterable  #: a statement's parameters: its rows' values flattened in C (half a list comprehension's CPU)
 
 
 def _params_limit(conn) -> int:
