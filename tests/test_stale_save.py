@@ -168,6 +168,23 @@ def test_a_stale_line_alike_to_an_agents_line_keeps_the_agents_other_lines():
 
 
 @pytest.mark.engine_free
+def test_a_stale_save_sharing_only_a_heading_with_the_agents_write_keeps_the_agents_lines():
+    """The agent added a section ('## Next steps' and three lines); the person's stale buffer added
+    the same heading with an item of their own. Holding a line gbrain's write added showed the
+    save was made after seeing it, but a heading (or any line under 16 characters) is typed
+    alike by habit or template: the agent's lines left the page with no conflict. Now such a
+    line is no sign: the save is stale and the merge keeps both insertions. (A save closer by
+    whole lines to the agent's version than to the one before is still taken as an edit of it,
+    whatever it shares.) A long line of the agent's that the save holds still is a sign."""
+    a = b"# Ana\n\nNotes.\n"
+    agent = a + b"\n## Next steps\n\nSend her the term sheet by Friday.\nAsk Bo for the cap table.\nBook the room for the 12th.\n"
+    v = stale_view(a + b"\n## Next steps\n\n- call the bank\n", agent, [a])
+    assert v is not None and b"Book the room for the 12th." in v.merged and b"- call the bank" in v.merged
+    two = a + b"\nShe leads the payments team.\nShe prefers calls in the morning.\n"
+    assert stale_view(a + b"\nShe leads the payments team.\n", two, [a]) is None  # one of the agent's two lines deleted
+
+
+@pytest.mark.engine_free
 def test_decide_routes_stale_saves():
     st = dict(disk="d", brain="s", base="s", brain_kind="page")
     plan = decide({"a.md": PathState(**st, stale="merge"), "b.md": PathState(**st, stale="conflict"), "c.md": PathState(**st)})

@@ -151,6 +151,13 @@ def _one_gap(longer: bytes, w: bytes) -> bool:
     return pre >= n or pre + len(os.path.commonprefix([longer[::-1], w[::-1]])) >= n
 
 
+def _telling(line: bytes) -> bool:
+    """Whether a line (stripped) a save shares with gbrain's write shows the save saw the write:
+    :data:`KEPT_LINE_MIN_CHARS` or more and no heading (``## Next steps``, a short line: typed
+    alike by habit or template in a stale buffer too)."""
+    return len(line) >= KEPT_LINE_MIN_CHARS and not line.startswith(b"#")
+
+
 def _own_lines(wrote: set[bytes], cut: set[bytes]) -> set[bytes]:
     """The lines of ``wrote`` (what gbrain's write added, stripped) that are no cut of a line it
     replaced (``cut``; :func:`_one_gap`): a line gbrain only cut words from is held by a stale
@@ -275,7 +282,7 @@ def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView |
     added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
     # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
     wrote = _own_lines(added, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
-    if wrote & _added(older[best], disk):
+    if any(_telling(w) for w in wrote & _added(older[best], disk)):
         return None  # the save holds a line gbrain's write added: it was made after seeing it
     changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
     if _edits_a_line_gbrain_added(older[best], wrote, disk, changed, added):
