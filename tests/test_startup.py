@@ -19,8 +19,9 @@ from conftest import ROOT
 HEAVY = ("typer", "click", "pydantic", "rich", "mistune", "ruamel", "numpy", "openai", "mcp", "anyio", "watchdog")
 
 
-def imported_by(argv: list[str], extra: str = "") -> set[str]:
-    """The HEAVY top-level packages loaded after running ``gbrain ARGV`` in a fresh interpreter."""
+def imported_by(argv: list[str], extra: str = "", modules: tuple[str, ...] = ()) -> set[str]:
+    """The HEAVY top-level packages (and the ``modules`` named in full) loaded after running
+    ``gbrain ARGV`` in a fresh interpreter."""
     code = (
         "import sys\n"
         "from gbrain.entry import main\n"
@@ -29,7 +30,7 @@ def imported_by(argv: list[str], extra: str = "") -> set[str]:
         f"    main({argv!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"sys.stderr.write('MODULES ' + ' '.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))) + '\\n')\n"
+        f"sys.stderr.write('MODULES ' + ' '.join(sorted(({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})) | (set(sys.modules) & set({modules!r})))) + '\\n')\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
@@ -41,6 +42,13 @@ def imported_by(argv: list[str], extra: str = "") -> set[str]:
 def test_reading_commands_import_no_cli_framework_parser_or_model(fixture_db):
     """`gbrain get` (and other plain reads) run without typer/pydantic, mistune or ruamel."""
     for argv in (["get", "people/ana-lima"], ["search", "Series A", "--limit", "3", "--json"], ["get", "nobody"], ["stats"], ["--json", "stats"]):
+        assert imported_by(["--db", str(fixture_db), *argv]) == set(), argv
+
+
+def test_query_and_search_on_a_brain_with_no_vectors_import_no_numpy(fixture_db):
+    """`gbrain query` on a brain with no embeddings falls back to keyword search: it loaded
+    numpy (hybrid.py imported it at its top) for no vector; not now."""
+    for argv in (["query", "Series A"], ["--json", "query", "who raised a seed round", "--limit", "3"], ["search", "Series A"], ["stats"]):
         assert imported_by(["--db", str(fixture_db), *argv]) == set(), argv
 
 

@@ -47,7 +47,7 @@ import threading
 import time
 from typing import Collection, Sequence
 
-import numpy as np
+from .lazynumpy import np
 
 from ..errors import BadInput, ModelUnavailable, ProviderError
 from ..storage.db import is_postgres
