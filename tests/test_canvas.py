@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gbrain.core.brain import Brain
 from gbrain.core.lint import _orphans
 
@@ -142,3 +144,26 @@ def test_canvas_links_after_edits_equal_a_fresh_import(tmp_path, db_path):
         snap = derived_snapshot(b)["canvas_links"]
         assert [(r[2], r[3]) for r in snap] == [("C", "Notes/C"), ("Later", "Later")]
         assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+def test_a_deeply_nested_canvas_reads_alike_from_any_caller():
+    """Whether a canvas nested some hundreds of levels reads (its links, its searchable cards)
+    hung on Python's recursion limit, which counts the caller's own frames: 985 levels read from
+    a shallow call and gave 'nested too deep' 60 frames further down (a save from sync or MCP
+    beside a fresh import: derived rows that differ). The depth is now bounded by the bytes
+    alone (canvas.MAX_DEPTH), the same from every caller."""
+    from gbrain.page.canvas import MAX_DEPTH, load_canvas
+
+    def canvas(n: int) -> bytes:
+        return b'{"nodes": [{"id": "a", "type": "text", "text": "hi [x]", "x": ' + b"[" * n + b"1" + b"]" * n + b'}]}'
+
+    def deep(k: int, data: bytes):
+        return load_canvas(data) if k == 0 else deep(k - 1, data)
+
+    for n in (MAX_DEPTH - 4, MAX_DEPTH + 1, 985):
+        data = canvas(n)
+        assert load_canvas(data) == deep(150, data), n
+    assert load_canvas(canvas(MAX_DEPTH - 4))[0] is not None
+    assert load_canvas(canvas(MAX_DEPTH + 1))[0] is None
+    assert load_canvas(b'{"nodes": [], "t": "' + b"[" * 2000 + b'"}')[0] == []  # brackets in a string are no nesting

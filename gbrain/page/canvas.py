@@ -29,15 +29,39 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is no JSON")
 
 
+#: arrays and objects nested deeper than this make a canvas unread ("nested too deep"): a bound
+#: of the bytes alone, so every caller reads a canvas alike (Python's recursion limit counts the
+#: caller's own frames: a fresh import and a save from sync or MCP differed near it); a real
+#: canvas nests a few levels
+MAX_DEPTH = 256
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _too_deep(text: str) -> bool:
+    """Whether JSON ``text`` nests arrays/objects deeper than :data:`MAX_DEPTH` (brackets in its
+    strings left out)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False
+    from itertools import accumulate
+
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH
+
+
 def load_canvas(data: bytes) -> tuple[list | None, str | None]:
     """The ``nodes`` list of canvas bytes as Python's ``json`` reads them, or ``(None, warning)``:
     the one reading of a canvas (its links: :func:`canvas_nodes`; its searchable cards:
     :func:`canvas_cards`), whatever engine stores it. A UTF-8 BOM is skipped; a key given twice is
     its last value (as JavaScript's ``JSON.parse``, Obsidian's reader); bytes that are not UTF-8
-    JSON (``NaN``/``Infinity`` too, which ``JSON.parse`` refuses), nested deeper than the reader
-    goes (Python's recursion limit, ~1,000 levels), or hold no ``nodes`` list give None."""
+    JSON (``NaN``/``Infinity`` too, which ``JSON.parse`` refuses), nested deeper than
+    :data:`MAX_DEPTH` (256) levels, or hold no ``nodes`` list give None."""
     try:
-        doc = json.loads(data.decode("utf-8-sig"), parse_constant=_no_constant)
+        text = data.decode("utf-8-sig")
+        if _too_deep(text):
+            raise RecursionError
+        doc = json.loads(text, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         why = "nested too deep" if isinstance(e, RecursionError) else str(e).splitlines()[0][:120]
         return None, f"not JSON ({why}): kept as it is, its links not read"
