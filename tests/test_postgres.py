@@ -388,7 +388,8 @@ def test_embed_and_query_use_pgvector_hnsw(pg_url, tmp_path, brain_tree):
         assert c.execute("SELECT count(*) FROM page_embeddings WHERE vec IS NULL").fetchone()[0] == 0
         c.execute("SET enable_seqscan = off")
         c.execute("SET enable_sort = off")  # a 17-row table: make the planner show it can use the index
-        from gbrain.search.vectors import PgVectors, hnsw_index_name
+        from gbrain.search.vectors import PgVectors
+        from gbrain.storage.pg import hnsw_index_name
 
         q = "[" + ",".join(["0.125"] * 64) + "]"
         plan = " ".join(r[0] for r in c.execute(f"EXPLAIN SELECT id FROM page_embeddings WHERE model = 'fake-64' AND dims = 64 ORDER BY vec::vector(64) <=> '{q}'::vector(64) LIMIT 5"))
@@ -402,7 +403,8 @@ def test_embed_drop_drops_the_models_hnsw_index(pg_url, brain_tree):
     all, and is planned for every later vector query); another model's index stays, and a later
     embed of the dropped model makes the index again (same connection and a new process)."""
     from gbrain.search.embeddings import get_model
-    from gbrain.search.vectors import drop_vectors, embed_pages, hnsw_index_name, plan_embed, select_pages
+    from gbrain.search.vectors import drop_vectors, embed_pages, plan_embed, select_pages
+    from gbrain.storage.pg import hnsw_index_name
 
     def indexes() -> set[str]:
         with Brain.open(pg_url) as b:
@@ -815,7 +817,8 @@ def test_vector_type_filter_applies_before_the_hnsw_bound(pg_url):
     chunks of all pages is of another type (the filter is not applied to HNSW's first k)."""
     import numpy as np
 
-    from gbrain.search.vectors import PgVectors, ensure_hnsw_index, pg_vector_text
+    from gbrain.search.vectors import PgVectors
+    from gbrain.storage.pg import ensure_hnsw_index, pg_vector_text
 
     with Brain.open(pg_url) as b:
         for i in range(60):

@@ -30,7 +30,8 @@ from .embeddings import (MINILM_MODEL, OFFLINE_MODEL, EmbeddingModel, chunking_o
                          resolve_model, split_chunks, to_blob)
 from ..storage.db import is_postgres
 from ..storage.filters import PageFilter
-from ..storage.pg import drop_hnsw_indexes, ensure_hnsw_index, forget_hnsw_indexes, hnsw_index_name, pg_vector_text  # noqa: F401  (Postgres: pgvector)
+# (Postgres: pgvector's helpers in ..storage.pg are imported where a Postgres path needs them: not
+# by a SQLite brain's query or stats, tests/test_startup.py)
 
 #: most chunks sent to the provider per write transaction (a killed run loses at most one group)
 GROUP_CHUNKS = 512
@@ -197,6 +198,8 @@ def drop_vectors(conn: sqlite3.Connection, model: str) -> dict:
     cached = conn.execute("SELECT COUNT(*) FROM embedding_cache WHERE model = ?", (model,)).fetchone()[0]
     conn.execute("DELETE FROM embedding_cache WHERE model = ?", (model,))
     if is_postgres(conn):
+        from ..storage.pg import drop_hnsw_indexes
+
         drop_hnsw_indexes(conn, model)  # with its vectors: a later embed makes it again
     return {"chunks": int(chunks), "pages": int(pages), "cached": max(0, int(cached) - int(chunks))}
 
@@ -349,6 +352,8 @@ def embed_pages(
     # Postgres: look for the model's HNSW index again in this run (another process's
     # embed-drop may have dropped it since this connection made it)
     if is_postgres(conn):
+        from ..storage.pg import forget_hnsw_indexes
+
         forget_hnsw_indexes(conn)
     said = [-1]  # the count last said: each is said once, rising (MCP wants progress to grow)
 
@@ -532,6 +537,8 @@ def _store_page(conn: sqlite3.Connection, model: str, w: _PageWork, blobs: dict[
     if replace or [(r[0], r[1]) for r in cur] != [(c.index, c.hash) for c in w.chunks]:
         conn.execute("DELETE FROM page_embeddings WHERE page_id = ? AND model = ?", (w.page_id, model))
         if is_postgres(conn):  # the same vector for pgvector too
+            from ..storage.pg import ensure_hnsw_index, pg_vector_text
+
             conn.executemany(
                 "INSERT INTO page_embeddings(page_id, chunk_index, chunk_text, embedding, model, text_hash, dims, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?::vector)",
                 [(w.page_id, c.index, c.text, blobs[c.hash], model, c.hash, len(blobs[c.hash]) // 4, pg_vector_text(blobs[c.hash])) for c in w.chunks],
@@ -821,16 +828,18 @@ def _grow(a: np.ndarray, cap: int, n: int) -> np.ndarray:
 
 
 class PgVectors:
-    """Vector search on Postgres through pgvector's HNSW index (:func:`ensure_hnsw_index`), with
+    """Vector search on Postgres through pgvector's HNSW index (:func:`~gbrain.storage.pg.ensure_hnsw_index`), with
     the part of :class:`VectorIndex`'s interface that query uses: :meth:`top_pages` and
     :meth:`best_row`. Scores are cosine similarities, as with the numpy index."""
 
     def __init__(self, conn, model: str, qvec: np.ndarray, text: str | None = None):
         """``qvec``: the question's vector; ``text``: its pgvector text when already made
-        (:func:`pg_vector_text` of ``qvec``; 384 floats take ~0.3 ms to format)."""
+        (:func:`~gbrain.storage.pg.pg_vector_text` of ``qvec``; 384 floats take ~0.3 ms to format)."""
         self.conn = conn
         self.model = model
         self.dims = int(len(qvec))
+        from ..storage.pg import pg_vector_text
+
         self.q = text if text is not None else pg_vector_text(qvec)
         lit = model.replace("'", "''")
         self._expr = f"vec::vector({self.dims})"
