@@ -776,6 +776,14 @@ class SyncEngine:
             return None, f"cannot read: {e.strerror}"
         return (data, None) if settled else (None, "changed while being read (half-written?)")
 
+    def scanned_bytes(self, f: DiskFile) -> bytes | None:
+        """The bytes of ``f`` as the scan hashed them (``f.data``, or read now: :meth:`read_stable`),
+        None when they could not be read settled or no longer have the scan's hash ``f.hash``."""
+        if f.data is not None:
+            return f.data
+        data, _ = self.read_stable(f)
+        return None if data is None or sha256(data) != f.hash else data
+
     def hash_stable(self, f: DiskFile) -> tuple[str | None, str | None]:
         """:meth:`read_stable` for a big file: its sha256 read in pieces, ``(hash, None)`` when
         the stat matches before and after, else ``(None, reason)`` after :data:`READ_TRIES`."""
@@ -2006,11 +2014,9 @@ class SyncEngine:
         out: dict[str, str] = {}
         for p in new:
             f = disk[p]
-            data = f.data
+            data = self.scanned_bytes(f)
             if data is None:
-                data, _ = self.read_stable(f)
-                if data is None or sha256(data) != f.hash:
-                    continue
+                continue
             out[p] = data.decode("utf-8", "replace")
         return out
 
@@ -2404,11 +2410,9 @@ class SyncEngine:
                 break
         if not older_ids:
             return None
-        data = f.data
+        data = self.scanned_bytes(f)
         if data is None:
-            data, _ = self.read_stable(f)
-            if data is None or sha256(data) != f.hash:
-                return None
+            return None
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:  # not a page any more: the plain rules (import as a file)
@@ -2436,11 +2440,9 @@ class SyncEngine:
         base = self._base_bytes(b, MERGE_MAX_BYTES)
         if base is None:
             return None
-        data = f.data
+        data = self.scanned_bytes(f)
         if data is None:
-            data, _ = self.read_stable(f)
-            if data is None or sha256(data) != f.hash:
-                return None
+            return None
         brain_bytes = self.db_bytes(p)
         if brain_bytes is None:
             return None
@@ -2832,11 +2834,9 @@ class SyncEngine:
         r = self.conn.execute("SELECT path FROM pages WHERE slug = ?", (detail[3:],)).fetchone()
         if r is None or r[0] == p:
             return None
-        data = f.data
+        data = self.scanned_bytes(f)
         if data is None:
-            data, _ = self.read_stable(f)
-            if data is None or sha256(data) != f.hash:
-                return None
+            return None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
