@@ -633,3 +633,24 @@ def test_a_new_note_from_the_same_template_at_a_renamed_pages_old_name_is_a_page
     assert (b / old).read_text() == second and (b / new).read_text() == first
     assert gbrain("--db", pg_url, "get", "meetings/2026-12-01 notes").stdout.decode() == first
     assert gbrain("--db", pg_url, "get", "meetings/notes").stdout.decode() == second
+
+
+@pytest.mark.engine_free
+def test_only_the_sync_of_the_folder_that_renamed_the_note_counts_the_links_left_dangling(tmp_path, brain_tree, pg_url):
+    """Trial 34 (finding 5): the sync whose file only followed alice's rename (bob's late save
+    at the old name) said "N link(s) … still name a moved page" too, as if the move were his.
+    alice's sync, which made the move, says it; bob's, which followed it, does not (its move is
+    marked ``follows_rename`` in the report)."""
+    a, b = _two_folders(tmp_path, brain_tree, pg_url)
+    old, new = "people/ana-lima.md", "people/ana-lima-cruz.md"
+    buffer = (b / old).read_bytes()
+    (a / old).rename(a / new)
+    r = _sync(pg_url, a, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout).get("renamed_links", {}).get("links"), r.stdout
+    r = _sync(pg_url, b)
+    assert r.returncode == 0 and (b / new).exists() and not (b / old).exists(), r.stdout + r.stderr
+    (b / old).write_bytes(buffer + b"\nbob's line from the open buffer\n")
+    r = _sync(pg_url, b, "--json")
+    rep = json.loads(r.stdout)
+    assert r.returncode == 0 and rep["moved"] == [{"from": old, "to": new, "follows_rename": True}], r.stdout
+    assert "renamed_links" not in rep, rep["renamed_links"]
