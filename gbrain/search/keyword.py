@@ -1991,7 +1991,9 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     counted = per_term + (per if syntax else [])
     # (one term: whether the tsquery of any term is that of every term: the windows' two lists one)
     same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
-    sql = ("SELECT s.pages, s.lexemes, EXISTS (SELECT 1 FROM canvas_cards), " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
+    # (the canvas column only when the caller asked: a brain set back before pg_v44 has no canvas_cards)
+    canvas_sql = "EXISTS (SELECT 1 FROM canvas_cards)" if facts is not None else "NULL"
+    sql = (f"SELECT s.pages, s.lexemes, {canvas_sql}, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
            + f"{ex_sql}{same_sql} FROM search_totals s")
     r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args, *same_args]).fetchone()
     same = bool(same_sql and r[-1])
