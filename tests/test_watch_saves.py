@@ -240,12 +240,12 @@ def test_a_note_really_emptied_is_stored_once_the_wait_is_over(tmp_path, db_path
             w.engine.close()
 
 
-def brain_round(w: Watcher) -> None:
-    """What watch's loop does when another process committed: the change log after the cursor,
-    as one brain → file round (the loop's step 3)."""
+def brain_round(w: Watcher, t: float = 100.0) -> None:
+    """What watch's loop does at time ``t`` when another process committed: the change log after
+    the cursor, as one brain → file round (the loop's step 3)."""
     rows = w.brain.conn.execute("SELECT seq, path FROM change_log WHERE seq > ? ORDER BY seq", (w.engine.cursor,)).fetchall()
     if rows:
-        assert w._log_round({r[1] for r in rows}, rows[-1][0], {})
+        assert w._log_round({r[1] for r in rows}, rows[-1][0], {}, t)
 
 
 @pytest.mark.parametrize("closes", [False, True], ids=["no-closes", "closes"])
@@ -287,6 +287,52 @@ def test_a_save_written_in_pieces_while_an_agent_writes_the_note_loses_neither(t
             assert "Typed by the person" in text and "Line 11 of" in text and "AGENT-ENTRY" in text, (text, said)
             assert b.get_text("note") == text
             assert not any("shrank" in s for s in said), said
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+@pytest.mark.parametrize("via", ["log", "retry"])
+def test_an_agents_write_read_against_a_save_that_has_only_truncated_the_note_merges_with_the_save(tmp_path, db_path, vault, via):
+    """CI under load (test_watch.py's read-only folder test): an agent's put, then the person's
+    save by `write_text` (open truncates, then write). Watch's brain → file round for the put ran
+    between the two, before the observer's thread had queued the truncation's events: it read the
+    empty file as the person's version, so the three-way plan (base, the put, empty) made the put
+    a conflict copy and the page the empty file, then the save replaced that: the page lost the
+    agent's edit (kept only in the copy and the history). A round that does not come through
+    Pending (the change log's; a retry's) now leaves a note found emptied to Pending, as its
+    events would have: the save, once written, merges with the put. Made-up times, no timing luck."""
+    note = vault / "note.md"
+    old = "# Note\n\nFirst paragraph.\n\nSecond paragraph.\n"
+    note.write_text(old, encoding="utf-8")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = Events(vault)
+        try:
+            t = 100.0
+            b.put("note", old.replace("# Note", "# Note (agent)"))
+            fh = open(note, "w", encoding="utf-8")  # the save has truncated the note, not written it yet
+            if via == "log":
+                brain_round(w, t)
+            else:  # (a path retried: a write the folder refused, a file unreadable a moment)
+                w._file_round(t, {"note.md": t})
+            assert b.get_text("note") == old.replace("# Note", "# Note (agent)"), said
+            assert not b.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0], said
+            fh.write(old + "\nA line from the folder.\n")
+            fh.close()
+            ev.feed(w, t, closed="note.md")
+            for dt in (0.15, 0.2 + SETTLE_S, 0.3 + SETTLE_S):
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+            brain_round(w, t + 0.4 + SETTLE_S)
+            merged = "# Note (agent)\n\nFirst paragraph.\n\nSecond paragraph.\n\nA line from the folder.\n"
+            assert b.get_text("note") == merged and note.read_text(encoding="utf-8") == merged, said
+            assert not b.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0], said
+            assert sorted(p.name for p in vault.iterdir()) == ["note.md", "other.md"], said
+            assert 0 not in [v["size"] for v in versions(b, "note", limit=0)["versions"]], said  # no empty version
+            assert not any("is now empty" in s for s in said), said
             assert equal(b, vault)
         finally:
             ev.stop()

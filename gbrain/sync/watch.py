@@ -23,7 +23,8 @@ paths):
   last event is a write with no close since (its writer still has it open: a save in pieces, a
   slow one) waits for the close, at most :data:`SETTLE_MAX_S`; brain → file rounds leave such a
   note alone meanwhile (:meth:`Pending.writing`), so they never replace, by rename, a file being
-  written into. A batch offers the
+  written into; they and retried paths hand a note found emptied or shrunk whose events have not
+  come yet to :class:`Pending` (:meth:`Watcher._unsettled`). A batch offers the
   deletions held back to its round as the old paths of moves only (``maybe_moved``), so a note a
   checkout deleted and created again elsewhere, edited, is still a move; one created only after the
   deletion was carried out (the page in the trash) pairs with the page the engine trashed
@@ -945,7 +946,7 @@ class Watcher:
                     paths = {r[1] for r in rows}
                     # a commit by someone else during this batch changes data_version again,
                     # so the next tick reads the log once more (our own commits do not)
-                    if not self._log_round(paths, consumed, retry):
+                    if not self._log_round(paths, consumed, retry, now):
                         dv = None  # the brain was busy, or a file went away: read the log again soon
                         log_retry_at = now + RETRY_S
             if self._resync:  # the tree is polled now: what changed before its first listing
@@ -994,32 +995,41 @@ class Watcher:
                     else:
                         self._warn(f"the brain is busy ({e}); will retry")
             # 5. file → brain, once the events settled
-            due_retry = {p for p, t in retry.items() if t <= now}
-            batch = pending.take(now, self._exists, self._emptied)
-            if batch is not None:
-                paths, dirs = batch
-                for p in due_retry:
-                    retry.pop(p, None)
-                # deletions held back may be the old paths of notes this batch sees created (a
-                # checkout deletes and creates a moved and edited note): offered as moves only
-                held_gone = set(pending.gone_paths)
-                if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry, maybe_moved=held_gone):
-                    for p in paths | due_retry:
-                        retry[p] = now + RETRY_S
-                    for d in dirs:
-                        pending.add("dir", d, now)
-            elif due_retry and not pending.paths and not pending.dirs:
-                for p in due_retry:
-                    retry.pop(p, None)
-                if not self._safe_batch(due_retry, set(), retry=retry):
-                    for p in due_retry:
-                        retry[p] = now + RETRY_S
+            self._file_round(now, retry)
             if self._hint_at and now >= self._hint_at and not pending.paths and not pending.dirs:
                 self._hint_at = 0.0
                 self._renamed_links_hint()
         if self._hint_at:  # stopped before the changes settled: said now
             self._hint_at = 0.0
             self._renamed_links_hint()
+
+    def _file_round(self, now: float, retry: dict[str, float]) -> None:
+        """The loop's file → brain step at ``now``: the batch :meth:`Pending.take` gives, with
+        the paths whose retry is due (``retry``: path → when), or those alone. A retried note a
+        save is writing (:meth:`_unsettled`) goes to Pending instead, as its events would."""
+        pending = self.pending
+        due_retry = {p for p, t in retry.items() if t <= now}
+        batch = pending.take(now, self._exists, self._emptied)
+        if batch is not None:
+            paths, dirs = batch
+            for p in due_retry:
+                retry.pop(p, None)
+            due_retry -= self._unsettled(due_retry - paths, now)
+            # deletions held back may be the old paths of notes this batch sees created (a
+            # checkout deletes and creates a moved and edited note): offered as moves only
+            held_gone = set(pending.gone_paths)
+            if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry, maybe_moved=held_gone):
+                for p in paths | due_retry:
+                    retry[p] = now + RETRY_S
+                for d in dirs:
+                    pending.add("dir", d, now)
+        elif due_retry and not pending.paths and not pending.dirs:
+            for p in due_retry:
+                retry.pop(p, None)
+            due_retry -= self._unsettled(due_retry, now)
+            if due_retry and not self._safe_batch(due_retry, set(), retry=retry):
+                for p in due_retry:
+                    retry[p] = now + RETRY_S
 
     def _changes(self, conn):
         """A value that changes when another connection committed a write: SQLite's
@@ -1065,32 +1075,60 @@ class Watcher:
         at least :data:`~gbrain.core.history.COLLAPSE_MIN_BYTES` (the rule of the "shrank"
         warning), while the version last synced from or to it had them (``sync_state``):
         :meth:`Pending.take` holds it back a moment (a save that truncates, then writes, at
-        once or in pieces). One stat; one indexed query only for a file smaller than before
-        could be."""
+        once or in pieces). One stat and one indexed query."""
+        return rel in self._emptied_among({rel})
+
+    def _emptied_among(self, rels: set[str]) -> set[str]:
+        """The files of ``rels`` that :meth:`_emptied` says are emptied or shrunk: one stat each,
+        the sizes last synced read together (none is read for a path with no file)."""
         from ..core.history import COLLAPSE_MIN_BYTES
 
-        p = os.path.join(str(self.engine.root), *rel.split("/"))
+        sizes = {}
+        for rel in rels:
+            try:
+                sizes[rel] = os.stat(os.path.join(str(self.engine.root), *rel.split("/"))).st_size
+            except OSError:
+                continue
+        if not sizes:
+            return set()
         try:
-            size = os.stat(p).st_size
-        except OSError:
-            return False
-        eng = self.engine
-        try:
-            r = eng.conn.execute("SELECT size FROM sync_state WHERE client = ? AND path = ?", (eng.client, rel)).fetchone()
+            state = self.engine._state(sizes)
         except (sqlite3.Error, GBrainError):
-            return False  # the batch finds out what is wrong with the brain
-        old = r[0] if r and r[0] else 0
-        return bool(old) and (size == 0 or (old >= COLLAPSE_MIN_BYTES and size * 2 < old))
+            return set()  # the batch finds out what is wrong with the brain
+        out = set()
+        for rel, size in sizes.items():
+            old = state[rel][0] if rel in state and state[rel][0] else 0
+            if old and (size == 0 or (old >= COLLAPSE_MIN_BYTES and size * 2 < old)):
+                out.add(rel)
+        return out
 
-    def _log_round(self, paths: set[str], consumed: int, retry: dict) -> bool:
-        """The brain → file round of the change log's ``paths`` (up to ``consumed``), leaving out
-        a note held back as emptied or shrunk (:meth:`_emptied`) or written and not closed since
-        (:meth:`Pending.writing`: a save still being written; writing the brain's version over it
-        would replace the file the editor is writing into, and its next write would go to the old
-        file). The held note's round, once its events settle, takes both sides from their hashes.
-        False as :meth:`_safe_batch` (run it again)."""
-        held = self.pending.writing()
-        if held & paths:
+    def _unsettled(self, paths: set[str], now: float) -> set[str]:
+        """The notes of ``paths`` that a round not started by :meth:`Pending.take` (the change
+        log's brain → file round, a retry) must leave alone: those Pending holds as a save still
+        being written (:meth:`Pending.writing`), and those found emptied or shrunk on disk
+        (:meth:`_emptied`) though Pending has no event of theirs yet: the observer's thread runs
+        behind the log's rounds under load, and a round reading a note between a save's truncation
+        and its write took the empty file for the person's version (the three-way plan: base, the
+        brain's edit, empty; a conflict, the page emptied, then the save's text without the
+        brain's edit). Those are handed to Pending as changed at ``now``: the file round decides
+        them once the save is written (or, really emptied, after the wait)."""
+        held = self.pending.writing() & paths
+        for p in self._emptied_among(paths - held):
+            held.add(p)
+            if p not in self.pending.paths:
+                self.pending.add("file", p, now)
+        return held
+
+    def _log_round(self, paths: set[str], consumed: int, retry: dict, now: float | None = None) -> bool:
+        """The brain → file round of the change log's ``paths`` (up to ``consumed``) at ``now``
+        (monotonic seconds; None: now), leaving out a note held back as emptied or shrunk
+        (:meth:`_emptied`) or written and not closed since (:meth:`Pending.writing`: a save still
+        being written; writing the brain's version over it would replace the file the editor is
+        writing into, and its next write would go to the old file), or found so before its events
+        came (:meth:`_unsettled`). The held note's round, once its events settle, takes both
+        sides from their hashes. False as :meth:`_safe_batch` (run it again)."""
+        held = self._unsettled(paths, time.monotonic() if now is None else now)
+        if held:
             paths = paths - held
             if not paths:
                 return True  # the log is read again at the next commit; the held note's round comes
