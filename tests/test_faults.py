@@ -1166,3 +1166,120 @@ def test_check_names_stored_files_whose_bytes_fail_their_hash(tmp_path, brain_tr
     r = gbrain("check", "--db", db)
     out = (r.stdout + r.stderr).decode()
     assert r.returncode == 1 and "img/chart.png" in out and "1 file(s)" in out, out
+
+
+# ---- trial 36: an unlucky user's machine ------------------------------------------------------
+
+
+def _as_nobody() -> list[str] | None:
+    """The command prefix running a process as the user ``nobody`` (root only: as root a mode
+    of 000 reads all the same), or None."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return None
+    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("how", ["fifo", "no_permission"])
+def test_verify_reports_a_note_it_cannot_read_as_left_alone_not_as_gone_from_the_folder(tmp_path, how):
+    """Trial 36: a note on disk that verify cannot read (a FIFO where it was, a file and a folder
+    of mode 000) was listed "only in the brain (not in the folder)" with the advice to sync, which
+    says a note is gone that is there; sync (rightly) leaves such paths alone. Verify says them
+    left alone, as sync does, and still fails (the folder could not be compared whole)."""
+    import sys
+    import tempfile
+
+    if how == "no_permission":
+        if not _as_nobody():
+            pytest.skip("needs root to run gbrain as another user")
+        # (pytest's own temp folders are 0700: nobody could not reach one)
+        tmp_path = Path(tempfile.mkdtemp(prefix="gbrain-t36-", dir="/tmp"))
+        tmp_path.chmod(0o755)
+    try:
+        _verify_unreadable(tmp_path, how, sys.executable)
+    finally:
+        if how == "no_permission":
+            shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _verify_unreadable(tmp_path: Path, how: str, python: str) -> None:
+    root, db = tmp_path / "v", tmp_path / "b.db"
+    (root / "sub").mkdir(parents=True)
+    for rel in ("a.md", "b.md", "sub/c.md"):
+        (root / rel).write_text(f"# {rel}\n", encoding="utf-8")
+    prefix: list[str] = []
+    if how == "no_permission":
+        prefix = _as_nobody() or []
+        shutil.chown(tmp_path, "nobody")
+        for p in [root, *root.rglob("*")]:
+            shutil.chown(p, "nobody")
+    env = {**os.environ, "GBRAIN_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+
+    def run(*args):
+        return subprocess.run([*prefix, python, "-m", "gbrain", *args, "--db", str(db)], capture_output=True, env=env,
+                              cwd=Path(__file__).resolve().parents[1])
+
+    r = run("sync", str(root))
+    assert r.returncode == 0, r.stderr.decode()
+    if how == "fifo":
+        (root / "a.md").unlink()
+        os.mkfifo(root / "a.md")
+    else:
+        os.chmod(root / "a.md", 0)
+        os.chmod(root / "sub", 0)
+    try:
+        r = run("verify", str(root), "--json")
+        out = run("verify", str(root)).stdout.decode()
+    finally:
+        if how != "fifo":
+            os.chmod(root / "sub", 0o755)
+            os.chmod(root / "a.md", 0o644)
+    assert r.returncode == 1, r.stderr.decode()
+    rep = json.loads(r.stdout)
+    left = 1 if how == "fifo" else 2
+    assert rep["comparison"]["only_in_brain"] == 0 and rep["comparison"]["left_alone"] == left, rep["comparison"]
+    assert not any("not on disk" in p for p in rep["problems"]), rep["problems"]
+    assert "only in the brain" not in out and f"left alone {left}" in out, out
+
+
+@pytest.mark.engine_free
+def test_a_write_ahead_log_of_another_database_beside_the_brain_never_overwrites_it(tmp_path):
+    """Trial 36: a stale `brain.db-wal` from another database (another machine's, a synced folder's)
+    beside a cleanly closed brain: SQLite replayed its frames into the brain on open and the
+    first close checkpointed them, truncating a 32 MB brain of 1,780 pages to the other file's
+    372 KB. The log is set aside (kept, named in a warning) before SQLite reads it, when the brain
+    reads sound without it and damaged with it; the brain is as it was."""
+    import sqlite3
+    import sys
+
+    db, src = tmp_path / "b.db", tmp_path / "v"
+    (src / "notes").mkdir(parents=True)
+    for i in range(30):
+        (src / "notes" / f"n{i}.md").write_text(f"# Note {i}\n\n{'text ' * 400}\n", encoding="utf-8")
+    r = gbrain("import", str(src), "--db", str(db))
+    assert r.returncode == 0, r.stderr.decode()
+    assert not Path(str(db) + "-wal").exists()
+    before = db.read_bytes()
+    other = tmp_path / "other.db"
+    c = sqlite3.connect(other)
+    c.execute("PRAGMA journal_mode=WAL")
+    c.execute("PRAGMA wal_autocheckpoint=0")
+    c.execute("CREATE TABLE zz(x)")
+    c.executemany("INSERT INTO zz VALUES (?)", [(str(i) * 50,) for i in range(3000)])
+    c.commit()
+    shutil.copy(str(other) + "-wal", str(db) + "-wal")
+    shutil.copy(str(other) + "-shm", str(db) + "-shm")
+    c.close()
+    foreign = Path(str(db) + "-wal").read_bytes()
+
+    r = gbrain("get", "notes/n7", "--db", str(db))
+    err = r.stderr.decode()
+    assert r.returncode == 0 and r.stdout.decode().startswith("# Note 7"), err
+    assert "warning:" in err and "b.db-wal" in err and "set aside" in err, err
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("b.db-wal.")]
+    assert len(kept) == 1 and kept[0].read_bytes() == foreign and kept[0].name in err, err
+    r = gbrain("check", "--db", str(db))
+    assert r.returncode == 0, r.stdout.decode() + r.stderr.decode()
+    with Brain.open(db) as b:
+        assert b.stats()["pages"] == 30
+    assert len(db.read_bytes()) >= len(before)

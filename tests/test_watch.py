@@ -367,6 +367,31 @@ def test_vanished_root_stops_with_an_error_and_deletes_nothing(watch, brain, bra
     assert brain.stats()["pages"] == n and trash(brain) == []
 
 
+@pytest.mark.sqlite_only("a brain file on disk that can be deleted")
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_brain_file_deleted_or_replaced_under_watch_stops_it_with_an_error(brain_tree, db_path, tmp_path, how):
+    """Trial 36: brain.db deleted (or replaced by a restored copy) while watch ran: watch went on
+    saying `~ note.md → db` into the unlinked file, writes no file holds, and died later on a
+    "disk I/O error ... check the disk" once another process made a brain at the path. It stops
+    at once, exit 1, saying what happened; the notes on disk are untouched."""
+    w = Watch(brain_tree, db_path)
+    try:
+        if how == "deleted":
+            os.unlink(db_path)
+        else:
+            shutil.copy(db_path, tmp_path / "restored.db")
+            os.replace(tmp_path / "restored.db", db_path)
+        (brain_tree / "after.md").write_text("# After\n\nwritten once the brain file was gone\n")
+        wait_for(lambda: w.p.poll() is not None, "watch to stop")
+        w._t.join(timeout=5)
+    finally:
+        w.kill()
+    assert w.p.returncode == 1, "\n".join(w.lines)
+    assert w.saw(f"brain file {db_path} was deleted or replaced while watch ran"), "\n".join(w.lines)
+    assert not w.saw("after.md → db"), "\n".join(w.lines)
+    assert (brain_tree / "after.md").exists()
+
+
 def test_watch_once_equals_sync(brain_tree, run):
     r = run("watch", str(brain_tree), "--once", "--json")
     assert r.returncode == 0, r.stderr

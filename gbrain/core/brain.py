@@ -264,6 +264,8 @@ class Brain:
             return cls(dbmod.connect(path, create=create), path)  # type: ignore[arg-type]
         unclean, lock = _open_lock(path)
         try:
+            if unclean:  # a log of another file's is never replayed into the brain
+                dbmod.set_aside_misfit_wal(path)
             b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
         except BaseException:
             if lock is not None:

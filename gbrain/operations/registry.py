@@ -1110,6 +1110,8 @@ def _comparison_lines(r: dict) -> list[str]:
             more = f" and {cmp[key] - len(shown[:SKIPPED_SHOWN]):,} more" + (" (--json lists more)" if len(shown) > SKIPPED_SHOWN else "") \
                 if cmp[key] > len(shown[:SKIPPED_SHOWN]) else ""
             lines.append(f"  {words}: {cmp[key]:,}: {names}{more}")
+    if cmp.get("left_alone") and r.get("left_alone"):  # verify: the brain's notes it could not read in the folder
+        lines.append(f"  left alone {cmp['left_alone']:,} ({_by_kind(r['left_alone'])}): in the brain, not read in the folder")
     return lines
 
 

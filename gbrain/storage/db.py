@@ -2332,6 +2332,76 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
     return "quick_check: " + " ".join(first.split())[:200]
 
 
+#: called with one line when opening the brain found something to warn of (a write-ahead log
+#: that does not fit the file, set aside: :func:`set_aside_misfit_wal`); the command line sets
+#: it (a warning on stderr), None says nothing
+on_warning: Callable[[str], None] | None = None
+
+
+def _read_only_look(path: Path, how: str) -> tuple[str | None, int]:
+    """:func:`quick_check` of ``path`` and its schema version on a connection that cannot write
+    (``how``: ``mode=ro`` reads its WAL, ``immutable=1`` ignores it), so nothing is checkpointed
+    into the file: (the problem or None, ``user_version``, -1 when no gbrain brain is read: no
+    ``pages`` table)."""
+    from urllib.parse import quote
+
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path))}?{how}", uri=True)
+    except sqlite3.Error as e:
+        return str(e), -1
+    try:
+        why = quick_check(conn)
+        if why is not None:
+            return why, -1
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pages'").fetchone() is None:
+            return None, -1
+        return None, int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.Error as e:
+        return str(e), -1
+    finally:
+        conn.close()
+
+
+def set_aside_misfit_wal(path: Path) -> str | None:
+    """Before SQLite reads a write-ahead log left beside ``path`` (no process has the brain open:
+    a crash, or a ``-wal`` copied from another machine or database): when the log does not fit
+    the file (read with it the file is damaged, or no gbrain brain, or of an older schema; read
+    without it a sound brain), SQLite would replay its frames into the brain and the next close
+    would checkpoint them in (trial 36: a 32 MB brain of 1,780 pages truncated to another
+    file's 372 KB). Such a log is renamed ``NAME-wal.misfit-TIME`` (kept: nothing deleted) with
+    its ``-shm`` before any connection reads it, and the warning said is returned; else None.
+    Costs two quick_checks of the file (only on such an open: with and without its log). A log
+    of another brain of the same schema that reads sound is not told apart."""
+    wal = Path(str(path) + "-wal")
+    try:
+        if wal.stat().st_size == 0:
+            return None
+    except OSError:
+        return None
+    why, version = _read_only_look(path, "mode=ro")
+    base_why, base_version = _read_only_look(path, "immutable=1")
+    if base_why is not None or base_version < 0:
+        return None  # damaged (or no brain) without it too: the file's own state, not the log's
+    if why is None and version >= base_version:
+        return None  # a brain with its log, of its schema or newer (an upgrade's last step)
+    if why is None:
+        why = f"schema v{version} with it, v{base_version} without" if version >= 0 else "no gbrain brain with it"
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    kept = Path(f"{wal}.misfit-{stamp}")
+    os.replace(wal, kept)
+    shm = Path(str(path) + "-shm")
+    try:
+        os.replace(shm, Path(f"{shm}.misfit-{stamp}"))
+    except FileNotFoundError:
+        pass
+    msg = (f"the write-ahead log {wal.name} beside {path} does not fit it ({one_line(why)}; without it a sound brain): "
+           f"set aside as {kept.name}, the brain opened without it; if a gbrain process died while writing, "
+           "its last writes are in that file: `gbrain check`, then `gbrain sync` your folder")
+    if on_warning is not None:
+        on_warning(msg)
+    return msg
+
+
 #: a file changed this recently is "racy": a later change in the same clock tick could leave
 #: the same mtime and ctime, so its state is not recorded as checked (git's racy-clean rule)
 RACY_NS = 1_000_000_000

@@ -30,7 +30,7 @@ from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
 from ..storage import rawspans
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
-from .scan import Scan, evicted, report_kind
+from .scan import UNREADABLE, Scan, evicted, report_kind
 
 MAX_LISTED = 50
 WHOLE_READ = 1 << 20  # files up to this size are hashed from one read, larger ones in pieces
@@ -1151,6 +1151,43 @@ def _utc(ns: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ns / 1e9))
 
 
+class _LeftAlone:
+    """What :func:`report` takes as ``left_alone`` for ``verify DIR``: the paths on disk it could
+    not read (a file whose read failed, a FIFO, a symlink where a note was) and every path inside a
+    folder it could not list or did not follow, so a note that is there is never said to be "only
+    in the brain" (as sync leaves such paths alone: trial 36). The tree's ignored paths are left
+    to :func:`ignored_paths`."""
+
+    def __init__(self, scan: Scan) -> None:
+        from .scan import IGNORED, kind_of
+
+        # (kinds as reports count them: a FIFO is a ``not-regular`` special file)
+        self.exact: dict[str, str] = {}
+        self.prefixes: list[tuple[str, str]] = []
+        self.matched: dict[str, str] = {}  # the brain's paths found left alone, and their kinds
+        for path, why in scan.skipped:
+            kind = kind_of(why)
+            if kind == IGNORED:
+                continue
+            self.exact[path.rstrip("/")] = report_kind(why)
+            self.prefixes.append((path.rstrip("/") + "/", report_kind(why)))
+
+    def get(self, path: str, default=None):
+        kind = self.exact.get(path)
+        if kind is None:
+            kind = next((k for pre, k in self.prefixes if path.startswith(pre)), None)
+        if kind is None:
+            return default
+        self.matched[path] = kind
+        return kind
+
+    def __contains__(self, path: str) -> bool:
+        return self.get(path) is not None
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.prefixes)
+
+
 def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int | None = None, check_db: bool = False) -> dict:
     """``gbrain verify DIR``: hash every file of the tree and compare it with the content hash
     stored for its path (a changed, missing or extra file is a mismatch), then re-parse pages
@@ -1199,15 +1236,19 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
     job = TreeHashes(scan, on_progress)
     errors: list[tuple[str, str]] = []
 
+    left_alone = _LeftAlone(scan)
+
     def hashes() -> dict[str, str]:
         nonlocal errors
         got, errors = job.result()
+        left_alone.exact.update((p, UNREADABLE) for p, _e in errors)
         return got
 
     if sample is None and not scan.sizes:
         job.hash_here()  # a scan without sizes (scan_tree(sizes=False)): the reads give the budget
     try:
-        rep = report(brain, scan, hashes, deep=deep, sample=sample, budget=None if sample is not None else sample_budget(scan, job.read_sizes))
+        rep = report(brain, scan, hashes, deep=deep, sample=sample, budget=None if sample is not None else sample_budget(scan, job.read_sizes),
+                     left_alone=left_alone)
     except sqlite3.DatabaseError as e:
         job.cancel()
         damaged()
@@ -1225,4 +1266,15 @@ def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = Fals
         rep["ok"] = False
         rep["problems"].append(f"{len(errors)} file(s) could not be read")
         rep["read_errors"] = [{"path": p, "error": e} for p, e in errors[:MAX_LISTED]]
+    # the brain's notes verify could not see in the folder (in a folder it cannot list, a FIFO
+    # where a note was): not compared, so no OK (as sync, which leaves them alone with exit 1);
+    # a symlink is the user's choice, left alone with no failure (as import and sync)
+    from .scan import SYMLINK
+
+    failed = {p for p, _e in errors}
+    unseen = sorted(p for p, k in left_alone.matched.items() if k != SYMLINK and p not in failed)
+    if unseen:
+        rep["ok"] = False
+        rep["problems"].append(f"{len(unseen)} path(s) the brain holds could not be read in the folder and were not compared: "
+                               + ", ".join(unseen[:5]) + (", …" if len(unseen) > 5 else ""))
     return rep

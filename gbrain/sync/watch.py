@@ -494,6 +494,7 @@ class Watcher:
         self._listen_at = 0.0  # monotonic time of the next reconnect attempt
         self._listen_wait = LISTEN_RETRY_S
         self._down = False  # Postgres: the brain's server cannot be reached (or the connection broke)
+        self._db_id: tuple[int, int] | None = None  # the SQLite brain file opened (run): see _check_brain_file
         self._down_at = 0.0  # monotonic time of the next try while down
         self._down_wait = BRAIN_RETRY_S
         self._catch_up = False  # back after an outage: a full sync is due
@@ -710,6 +711,7 @@ class Watcher:
         from watchdog.observers import Observer
 
         eng = self.engine
+        self._db_id = self._brain_file_id()  # the file opened: deleted or replaced, watch stops
         self._bind()  # a full disk puts it off (said; the loop tries again)
         if getattr(self.brain.conn, "dialect", "sqlite") == "postgres":
             from ..storage.pg import Listener
@@ -905,11 +907,12 @@ class Watcher:
                     eng.reload_ignore()
                     rules_changed = True
             now = time.monotonic()
-            # 2. the root must still be there
-            if now >= next_root_check:
-                next_root_check = now + ROOT_CHECK_S
-                if not os.path.isdir(eng.root):
+            # 2. the root must still be there, and the brain file the one watch has open
+            if now >= next_root_check or items:
+                if now >= next_root_check and not os.path.isdir(eng.root):
                     raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
+                next_root_check = now + ROOT_CHECK_S
+                self._check_brain_file()
             if self._down and not self._brain_back():
                 continue  # Postgres server away: events are still collected (above)
             if self._full:
@@ -1030,6 +1033,27 @@ class Watcher:
             if due_retry and not self._safe_batch(due_retry, set(), retry=retry):
                 for p in due_retry:
                     retry[p] = now + RETRY_S
+
+    def _brain_file_id(self) -> tuple[int, int] | None:
+        """The device and inode of the SQLite brain file at its path (None on Postgres, or when
+        no file is there)."""
+        if getattr(self.brain.conn, "dialect", "sqlite") != "sqlite":
+            return None
+        try:
+            st = os.stat(str(self.brain.path))
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def _check_brain_file(self) -> None:
+        """Stop when the brain file watch opened was deleted or replaced (a restored copy moved
+        over it): its writes would go on into a file no path names, lost when watch stops, while
+        it says `→ db` (trial 36). Checked with the folder (every :data:`ROOT_CHECK_S`) and on
+        each tick that brought events, before their round."""
+        if self._db_id is not None and self._brain_file_id() != self._db_id:
+            raise SyncError(f"the brain file {self.brain.path} was deleted or replaced while watch ran; watch stopped "
+                            f"(its writes would have gone to a file no path names); the notes in {self.engine.root} are as they were: "
+                            f"start watch again (a new brain takes them in with its first sync)")
 
     def _changes(self, conn):
         """A value that changes when another connection committed a write: SQLite's
