@@ -2338,6 +2338,10 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
 on_warning: Callable[[str], None] | None = None
 
 
+#: :func:`_read_only_look`'s version when the file could not be read read-only at all
+NOT_LOOKED = -2
+
+
 def _read_only_look(path: Path, how: str) -> tuple[str | None, int]:
     """:func:`quick_check` of ``path`` and its schema version on a connection that cannot write
     (``how``: ``mode=ro`` reads its WAL, ``immutable=1`` ignores it), so nothing is checkpointed
@@ -2347,9 +2351,16 @@ def _read_only_look(path: Path, how: str) -> tuple[str | None, int]:
 
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?{how}", uri=True)
-    except sqlite3.Error as e:
-        return str(e), -1
+    except sqlite3.Error:
+        return None, NOT_LOOKED
     try:
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError as e:
+            # a log with no -shm on a read-only mount cannot be read read-only (refused later,
+            # naming the log), a writer's lock: no sign of what the log holds
+            if not any(w in str(e) for w in ("malformed", "not a database")):
+                return None, NOT_LOOKED
         why = quick_check(conn)
         if why is not None:
             return why, -1
@@ -2379,6 +2390,8 @@ def set_aside_misfit_wal(path: Path) -> str | None:
     except OSError:
         return None
     why, version = _read_only_look(path, "mode=ro")
+    if version == NOT_LOOKED:
+        return None
     base_why, base_version = _read_only_look(path, "immutable=1")
     if base_why is not None or base_version < 0:
         return None  # damaged (or no brain) without it too: the file's own state, not the log's
@@ -2388,7 +2401,13 @@ def set_aside_misfit_wal(path: Path) -> str | None:
         why = f"schema v{version} with it, v{base_version} without" if version >= 0 else "no gbrain brain with it"
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     kept = Path(f"{wal}.misfit-{stamp}")
-    os.replace(wal, kept)
+    try:
+        os.replace(wal, kept)
+    except OSError as e:
+        from ..errors import Damaged
+
+        raise Damaged(f"the write-ahead log {wal} does not fit {path} ({one_line(why)}; without it a sound brain) and could not be set aside "
+                      f"({e.strerror or e}): with no gbrain running, move {wal.name} and {wal.name[:-4]}-shm out of the folder, then run it again") from e
     shm = Path(str(path) + "-shm")
     try:
         os.replace(shm, Path(f"{shm}.misfit-{stamp}"))
