@@ -2376,8 +2376,8 @@ def _read_only_look(path: Path, how: str) -> tuple[str | None, int]:
 def set_aside_misfit_wal(path: Path) -> str | None:
     """Before SQLite reads a write-ahead log left beside ``path`` (no process has the brain open:
     a crash, or a ``-wal`` copied from another machine or database): when the log does not fit
-    the file (read with it the file is damaged, or no gbrain brain, or of an older schema; read
-    without it a sound brain), SQLite would replay its frames into the brain and the next close
+    the file (read with it the file is damaged or no gbrain brain; read without it a sound
+    brain), SQLite would replay its frames into the brain and the next close
     would checkpoint them in (trial 36: a 32 MB brain of 1,780 pages truncated to another
     file's 372 KB). Such a log is renamed ``NAME-wal.misfit-TIME`` (kept: nothing deleted) with
     its ``-shm`` before any connection reads it, and the warning said is returned; else None.
@@ -2395,10 +2395,12 @@ def set_aside_misfit_wal(path: Path) -> str | None:
     base_why, base_version = _read_only_look(path, "immutable=1")
     if base_why is not None or base_version < 0:
         return None  # damaged (or no brain) without it too: the file's own state, not the log's
-    if why is None and version >= base_version:
-        return None  # a brain with its log, of its schema or newer (an upgrade's last step)
+    if why is None and version >= 0:
+        # a brain with its log (another schema too: an upgrade's last step, or a connection of
+        # another program, sqlite3's shell, that has the log open and wrote it: never renamed)
+        return None
     if why is None:
-        why = f"schema v{version} with it, v{base_version} without" if version >= 0 else "no gbrain brain with it"
+        why = "no gbrain brain with it"
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     kept = Path(f"{wal}.misfit-{stamp}")
     try:
