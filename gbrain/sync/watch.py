@@ -908,10 +908,12 @@ class Watcher:
                     rules_changed = True
             now = time.monotonic()
             # 2. the root must still be there, and the brain file the one watch has open
-            if now >= next_root_check or items:
-                if now >= next_root_check and not os.path.isdir(eng.root):
-                    raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
+            if now >= next_root_check:
                 next_root_check = now + ROOT_CHECK_S
+                if not os.path.isdir(eng.root):
+                    raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
+                self._check_brain_file()
+            elif items:
                 self._check_brain_file()
             if self._down and not self._brain_back():
                 continue  # Postgres server away: events are still collected (above)
