@@ -1218,10 +1218,16 @@ def _verify_unreadable(tmp_path: Path, how: str, python: str) -> None:
         for p in [root, *root.rglob("*")]:
             shutil.chown(p, "nobody")
     env = {**os.environ, "GBRAIN_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+    cwd = Path(__file__).resolve().parents[1]
+    if how == "no_permission":
+        # nobody runs a copy of this checkout's package: the checkout may sit under a folder only
+        # root can enter (a CI clone in mktemp's 0700 folder: "Permission denied: …/gbrain/__init__.py")
+        cwd = tmp_path / "pkg"
+        shutil.copytree(Path(__file__).resolve().parents[1] / "gbrain", cwd / "gbrain", ignore=shutil.ignore_patterns("__pycache__"))
+        env["PYTHONPATH"] = str(cwd)
 
     def run(*args):
-        return subprocess.run([*prefix, python, "-m", "gbrain", *args, "--db", str(db)], capture_output=True, env=env,
-                              cwd=Path(__file__).resolve().parents[1])
+        return subprocess.run([*prefix, python, "-m", "gbrain", *args, "--db", str(db)], capture_output=True, env=env, cwd=cwd)
 
     r = run("sync", str(root))
     assert r.returncode == 0, r.stderr.decode()
