@@ -875,3 +875,110 @@ def test_a_server_that_cannot_be_asked_is_silent_and_asked_next_time(srv, run, d
 def test_the_window_budget_is_two_thirds_of_the_servers_tokens_below_gbrains_own_chunks():
     assert emb.window_budget(512) == 340 and emb.window_budget(256) == 170 and emb.window_budget(80) == 64
     assert emb.window_budget(8192) is None and emb.window_budget(750) is None and emb.window_budget(None) is None
+
+
+def test_config_get_says_the_budget_the_servers_window_gives_and_where_it_came_from(srv, run, db_path):
+    """`config get embedding_chunk_tokens` said "not set (its default applies)" (exit 1) while
+    every embed cut chunks at 340, the budget TEI's /info gave; the listing did not show it
+    either. Now both say the value in effect and where it came from, from the cached answer: no
+    question to the server."""
+    setup_brain(run, srv.url)
+    long_pages(run, 1)
+    r = run("config", "get", "embedding_chunk_tokens")
+    assert r.returncode == 1 and "not set" in r.stderr.decode(), r  # never asked: gbrain's own chunks, as before
+    srv.pages = {"/info": (200, TEI_INFO)}
+    assert run("embed").returncode == 0
+    srv.gets.clear()
+    r = run("config", "get", "embedding_chunk_tokens")
+    assert r.returncode == 0 and r.stdout.decode().strip() == "340", r
+    err = r.stderr.decode()
+    assert "not set" in err and "340 is in effect" in err and "512" in err and "/info max_input_length" in err and emb._host(srv.url) in err, err
+    r = run("config", "get", "embedding_chunk_tokens", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout) == "340", r
+    listing = run("config", "get").stdout.decode()
+    line = next(ln for ln in listing.splitlines() if ln.startswith("embedding_chunk_tokens = "))
+    assert line.startswith("embedding_chunk_tokens = 340 (in effect: ") and "512" in line and "..." not in line, listing
+    assert "embedding_chunk_tokens" not in json.loads(run("config", "get", "--json").stdout)  # --json: the stored values
+    assert not srv.gets, srv.gets  # read from the cache
+    # a budget the person sets is the one in effect, said plainly
+    assert run("config", "set", "embedding_chunk_tokens", "200").returncode == 0
+    r = run("config", "get", "embedding_chunk_tokens")
+    assert r.stdout.decode().strip() == "200" and r.stderr.decode() == "", r
+    assert "embedding_chunk_tokens = 200\n" in run("config", "get").stdout.decode() + "\n"
+    # another model on the same server: its window is not known yet
+    assert run("config", "unset", "embedding_chunk_tokens").returncode == 0
+    assert run("config", "set", "embedding_model", "other-embed").returncode == 0
+    r = run("config", "get", "embedding_chunk_tokens")
+    assert r.returncode == 1 and "not set" in r.stderr.decode() and not srv.gets, r
+
+
+@pytest.mark.parametrize("flavor, pages", [("tei", {"/info": (200, TEI_INFO)}), ("llama", {"/props": (200, LLAMA_PROPS)})])
+def test_watch_embed_asks_the_servers_window_once_and_cuts_as_embed_does(srv, run, db_path, flavor, pages):
+    """`watch --embed` never asked the server for its window (only `embed` did): its chunks were
+    gbrain's ~500 tokens, refused by a 512-token server, and not the cut `embed` makes (a later
+    `embed` found every watched page stale). Now its first round asks once, caches it, cuts at
+    the same budget; later rounds read the cache."""
+    import threading
+
+    from gbrain.sync.embedder import EmbedKeeper
+    from test_watch import wait_for
+
+    setup_brain(run, srv.url)
+    long_pages(run, 2)
+    srv.pages = pages
+    srv.mode = f"window 512 {flavor}"
+    lines: list[str] = []
+    k = EmbedKeeper(db_path, lines.append, idle_s=0.01, retry_s=0.05)
+    k.start()
+    try:
+        k.poke()
+        wait_for(lambda: k.rounds >= 1, "a first round")
+        assert k.pages == 3 and not k.errors, lines
+        assert srv.gets == ["/info"] + (["/props"] if flavor == "llama" else []), srv.gets
+        said = [ln for ln in lines if "512 tokens" in ln]
+        assert len(said) == 1 and "chunks are cut at 340" in said[0], lines
+        assert not any("embedding_chunk_tokens 340" in ln and "warning" in ln for ln in lines), lines  # nothing refused
+        srv.gets.clear()
+        put(run, "notes/gamma", f"# Gamma\n\n{LONG}\n")
+        k.poke()
+        wait_for(lambda: k.rounds >= 2, "a second round")
+        assert k.pages == 4 and not srv.gets, (lines, srv.gets)  # the cached window: not asked again
+    finally:
+        k.stop()
+    assert sum("512 tokens" in ln for ln in lines) == 1, lines
+    # the same cut as `embed`: nothing is stale for it, nothing is sent
+    srv.requests.clear()
+    r = run("embed", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["pages"] == 0 and not srv.requests and not srv.gets, (r.stdout, srv.gets)
+
+
+def test_watch_embed_asks_a_server_that_did_not_answer_again_only_after_a_failed_round(srv, run, db_path, monkeypatch):
+    """A server whose /info does not answer in time: the watch's rounds (one per save) did not each
+    wait for it again; after a round that failed (the server down) it is asked again."""
+    from gbrain.sync.embedder import EmbedKeeper
+    from test_watch import wait_for
+
+    monkeypatch.setattr(emb, "SERVER_WINDOW_TIMEOUT", 0.3)
+    setup_brain(run, srv.url)
+    srv.pages = {"/info": "hang"}
+    lines: list[str] = []
+    k = EmbedKeeper(db_path, lines.append, idle_s=0.01, retry_s=0.05)
+    k.start()
+    try:
+        k.poke()
+        wait_for(lambda: k.rounds >= 1, "a first round")
+        assert srv.gets == ["/info"] and k.pages == 1, (srv.gets, lines)
+        put(run, "notes/beta", "# Beta\n\nshort\n")
+        k.poke()
+        wait_for(lambda: k.rounds >= 2, "a second round")
+        assert srv.gets == ["/info"] and k.pages == 2, (srv.gets, lines)
+        srv.mode = "status 401"  # refused: the round fails, and the next asks again
+        srv.pages = {"/info": (200, TEI_INFO)}
+        put(run, "notes/gamma", "# Gamma\n\nshort\n")
+        k.poke()
+        wait_for(lambda: k.errors >= 1, "a failed round")
+        srv.mode = "ok"
+        wait_for(lambda: k.rounds >= 3, "a round once the server is back")
+        assert srv.gets[1:] == ["/info"] and any("chunks are cut at 340" in ln for ln in lines), (srv.gets, lines)
+    finally:
+        k.stop()

@@ -568,6 +568,36 @@ class Brain:
                                   (CHUNK_TOKENS_USED, ",".join(used + [str(int(chunk_tokens))])))
             self._config_cache = None
 
+    def learn_server_window(self, model) -> str | None:
+        """Ask the OpenAI-compatible server (not api.openai.com) of ``model`` (the provider in
+        effect) once how many tokens its model reads (``embeddings.ask_server_window``: TEI's
+        ``/info``, llama.cpp's ``/props``) when the brain set no ``embedding_chunk_tokens`` and
+        has no answer for this model and base URL yet; cache the answer in config
+        :data:`SERVER_WINDOW`. Returns the note to say when it gives a chunk budget (the model is
+        then to be made again: ``active_model``), else None; a server that could not be asked is
+        silent and nothing is cached (asked next time). ``embed`` and ``watch --embed`` call it."""
+        from ..search import embeddings as emb
+
+        cfg = self.config()
+        url = getattr(model, "base_url", None)
+        name = getattr(model, "api_model", None)
+        if not isinstance(model, emb.OpenAIEmbedding) or not url or emb._is_openai_url(url) or emb.server_window(cfg, name):
+            return None
+        try:
+            if emb.chunk_tokens_config(cfg):
+                return None
+        except BadInput:
+            return None
+        got = emb.ask_server_window(url, model.api_key)
+        if got is None:
+            return None
+        budget = emb.window_budget(got["tokens"])
+        self.remember_config(SERVER_WINDOW, json.dumps({"model": name, "url": url, **got}), chunk_tokens=budget)
+        if not budget:
+            return None
+        return (f"note: the server at {emb._host(url)} says {name} reads {got['tokens']:,} tokens ({got['from']}): chunks are cut at "
+                f"{budget} (`gbrain config set embedding_chunk_tokens N` sets another budget)")
+
     def unset_config(self, key: str) -> bool:
         """Remove a config value, so its default applies again; True when it was set. Raises
         :class:`BadInput` for a read-only or unknown key (as :meth:`set_config`). ``embedding_model``

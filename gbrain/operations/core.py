@@ -1636,7 +1636,17 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
     window = emb.model_window(used) if budget else None
     if budget and window and budget > window:  # (embeddings.chunk_tokens_for)
         out["embedding_chunk_tokens"] = (str(window), f"{used} reads about {window} tokens: its pages keep {used}'s own chunks", True)
+    elif not budget and (src := emb.server_budget_source(config, used)):
+        # unset: the budget the server's cached window gives (embeddings.server_budget), a value nobody set
+        out["embedding_chunk_tokens"] = (str(src[0]), src[1], False)
     return out
+
+
+def _model_in_effect(b) -> str:
+    """The name of the model ``embed`` and ``query`` use for brain ``b`` (no network)."""
+    from ..search.vectors import active_model
+
+    return active_model(b.conn, b.config())[0].model_id.split("@", 1)[0]
 
 
 def _not_in_effect_said(key: str, stored: str, value: str, why: str) -> str:
@@ -1651,7 +1661,8 @@ def _config_text(r, a: dict) -> str:
         return r
     eff = getattr(r, "in_effect", {})
     out = []
-    for k, v in r.items():
+    # a value in effect that nobody stored (the chunk budget a server's window gives) is listed too
+    for k, v in [*r.items(), *((k, "") for k in eff if k not in r)]:
         if k in eff:
             value, why, chosen = eff[k]
             v = f"{value} (in effect; stored {v}: not in effect)" if chosen else f"{value} (in effect: {why})"
@@ -1668,7 +1679,8 @@ def _config_text(r, a: dict) -> str:
     note=lambda r, a: getattr(r, "note", None),
     details="A stored value not in effect (no OPENAI_API_KEY: the offline model is used, and embedding_dimensions does not apply to it) "
     "is said on stderr, with the value in effect (a warning for a value set; a note for a default nobody set); KEY's stored value stays "
-    "on stdout. With no KEY the list shows the values in effect and why, marking the stored ones set that are not (--json: the stored values).")
+    "on stdout. With no KEY the list shows the values in effect and why, marking the stored ones set that are not (--json: the stored values). "
+    "An unset embedding_chunk_tokens shows the budget a server's window gave (its cached answer), and from where.")
 def _config_get(b, a, ctx):
     key = a.get("key")
     eff: dict[str, tuple[str, str]] = {}
@@ -1691,6 +1703,16 @@ def _config_get(b, a, ctx):
         out.in_effect = eff
         return out
     v = b.get_config(key)
+    if v is None and key == "embedding_chunk_tokens" and key in eff:
+        # nobody set it: the budget the server's cached window gives is in effect (said, from the cache)
+        from ..search import embeddings as emb
+
+        src = emb.server_budget_source(b.config(), _model_in_effect(b))
+        if src:
+            v = ConfigValue(str(src[0]))
+            v.note = (f"note: {key} is not set: {src[0]} is in effect, {src[2]}; "
+                      f"`gbrain config set {key} N` sets another budget")
+            return v
     if v is None:
         from ..core.brain import READONLY_CONFIG, SETTABLE_CONFIG, unknown_config_key
         from ..errors import NotFound

@@ -102,35 +102,13 @@ def _sooner(model_id: str) -> str:
 
 
 def _ask_window(b, model, ctx) -> bool:
-    """Ask an OpenAI-compatible server (not api.openai.com) once how many tokens its model reads
-    (``embeddings.ask_server_window``: TEI's ``/info``, llama.cpp's ``/props``) when the brain
-    set no ``embedding_chunk_tokens`` and has no answer for this model and base URL yet; cache
-    the answer in config ``embedding_server_window``. True when it gives a chunk budget (say so):
-    the model is to be made again. A server that could not be asked is silent (today's chunks)."""
-    import json
-
-    from ..core.brain import SERVER_WINDOW
-    from ..search import embeddings as emb
-
-    cfg = b.config()
-    url = getattr(model, "base_url", None)
-    name = getattr(model, "api_model", None)
-    if not isinstance(model, emb.OpenAIEmbedding) or not url or emb._is_openai_url(url) or emb.server_window(cfg, name):
-        return False
-    try:
-        if emb.chunk_tokens_config(cfg):
-            return False
-    except BadInput:
-        return False
-    got = emb.ask_server_window(url, model.api_key)
-    if got is None:
-        return False
-    budget = emb.window_budget(got["tokens"])
-    b.remember_config(SERVER_WINDOW, json.dumps({"model": name, "url": url, **got}), chunk_tokens=budget)
-    if budget:
-        _say(ctx, f"note: the server at {emb._host(url)} says {name} reads {got['tokens']:,} tokens ({got['from']}): chunks are cut at "
-                  f"{budget} (`gbrain config set embedding_chunk_tokens N` sets another budget)")
-    return bool(budget)
+    """Ask the server of ``model`` once for its window (``Brain.learn_server_window``, shared with
+    ``watch --embed``) and say the budget it gives: True when it gives one (the model is to be
+    made again)."""
+    said = b.learn_server_window(model)
+    if said:
+        _say(ctx, said)
+    return bool(said)
 
 
 @op(

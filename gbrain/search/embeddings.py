@@ -174,6 +174,22 @@ def server_budget(cfg: dict, name: str) -> int | None:
     return window_budget(t) if isinstance(t, int) else None
 
 
+def server_budget_source(cfg: dict, name: str) -> tuple[int, str, str] | None:
+    """Where the chunk budget of model ``name`` comes from when the brain set none and the cached
+    server window gives one (:func:`server_budget`): ``(budget, short, long)``, the short words
+    for ``config get``'s listing, the long ones for ``config get embedding_chunk_tokens``; else
+    None. Reads the config alone (never asks the server)."""
+    budget = server_budget(cfg, name)
+    if not budget:
+        return None
+    got = server_window(cfg, name) or {}
+    host = _host(got.get("url") or "")
+    short = f"2/3 of the {got['tokens']:,} tokens {host} said"
+    long = (f"2/3 of the {got['tokens']:,} tokens the server at {host} said {name} reads ({got.get('from') or '?'}; asked once, "
+            f"cached in config {SERVER_WINDOW_KEY})")
+    return budget, short, long
+
+
 def ask_server_window(base_url: str, api_key: str | None = None, timeout: float | None = None) -> dict | None:
     """Ask an OpenAI-compatible server how many tokens its model reads: text-embeddings-inference's
     ``GET /info`` (``max_input_length``), else llama.cpp's ``GET /props`` (the least of ``n_ctx``,

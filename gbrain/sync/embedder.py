@@ -10,6 +10,10 @@ since), :data:`EMBED_PAGES` at a time, each group in its own write transaction
 The watch loop never waits for it: a save is searchable by keyword at once, and by meaning once
 its page is embedded.
 
+An OpenAI-compatible server's window is asked once, as ``embed`` asks it
+(:meth:`gbrain.core.brain.Brain.learn_server_window`, cached in the brain's config), so the
+chunks are the ones ``embed`` makes.
+
 A provider error (an OpenAI-compatible endpoint that is down, a key that expired) is logged once
 per kind and retried after :data:`EMBED_RETRY_S`; finished pages stay embedded. Stopping the
 watch stops the thread after the provider batch in flight.
@@ -50,6 +54,7 @@ class EmbedKeeper:
         self._halt = threading.Event()
         self._thread: threading.Thread | None = None
         self._said: set[str] = set()
+        self._asked: set[tuple] = set()  # (model, base URL) whose server was asked for its window
         self.rounds = 0
         self.pages = 0
         self.errors = 0
@@ -96,6 +101,7 @@ class EmbedKeeper:
                     return
                 except (GBrainError, OSError, ValueError) as e:  # a provider or database error: later
                     self.errors += 1
+                    self._asked.clear()  # the server may have been down: ask for its window again
                     msg = str(e).splitlines()[0] if str(e) else type(e).__name__
                     if msg not in self._said:
                         self._said.add(msg)
@@ -117,6 +123,16 @@ class EmbedKeeper:
         from ..search.vectors import active_model, embed_pages, plan_embed, select_pages
 
         model, note = active_model(brain.conn, brain.config())
+        # the server's window, asked once (as `embed` asks; cached in the brain's config): a server
+        # that did not answer is asked again only after a failed round, not at every save
+        asked = (model.model_id, getattr(model, "base_url", None))
+        said = None
+        if asked not in self._asked:
+            self._asked.add(asked)
+            said = brain.learn_server_window(model)
+        if said:
+            self.log(said)
+            model, note = active_model(brain.conn, brain.config())  # cut at the budget the server's window gives
         if note and note not in self._said:
             self._said.add(note)
             self.log(f"note: {note}")
