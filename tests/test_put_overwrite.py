@@ -77,3 +77,46 @@ def test_a_pages_first_text_is_no_teammates_line_laid_over_a_read(db_path):
     assert gbrain("--db", db, "put", "notes/plan", input=START, env=_as("ana")).returncode == 0
     out = _agent_put(db, START.replace("on Friday", "on Monday"))
     assert not [w for w in out["warnings"] if "ana" in w], out
+
+
+def test_a_teammates_write_that_holds_the_lock_when_the_put_begins_is_named(db_path, monkeypatch):
+    """The overwrite warning reads the history under the put's write lock: bob's write, made on a
+    second real connection that holds the lock when the agent's put asks for it (a deterministic
+    hook, no sleeps), commits first; the put then reads bob's version and names his line. A read
+    of the history before the lock (the put's `_last_version` outside its transaction) would miss
+    it: the put would still replace bob's line, and say nothing."""
+    import threading
+
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.storage import db as dbmod
+    from gbrain.storage.origin import origin
+
+    slug = "notes/race"
+    agent, bob = Brain.open(str(db_path)), Brain.open(str(db_path))
+    try:
+        with origin(surface="cli", operation="put", user="ana"):
+            bob.put(slug, START)
+        asking = threading.Event()
+        real = dbmod.begin_write
+
+        def begin_write(conn):
+            if conn is agent.conn:
+                asking.set()  # the agent's put asks for the write lock now: bob holds it
+            real(conn)
+
+        monkeypatch.setattr(dbmod, "begin_write", begin_write)
+        out: dict = {}
+        t = threading.Thread(target=lambda: out.update(ops.run("put", {"slug": slug, "content": START + "- agent: draft the notes\n"},
+                                                               ops.Context(surface="mcp"), brain=agent)))
+        with origin(surface="cli", operation="put", user="bob"), bob.transaction():
+            bob.put(slug, START + "- bob: test the Windows installer first\n")
+            t.start()
+            assert asking.wait(60)
+        t.join(60)
+        assert not t.is_alive() and out, out
+        said = [w for w in out.get("warnings", []) if "bob" in w]
+        assert len(said) == 1 and "test the Windows installer first" in said[0], out
+    finally:
+        agent.close()
+        bob.close()
