@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_every_write_path_keeps_the_replaced_version(tmp_path, brain_tree):
         assert current(b, "people/ana") == t and r["changed"]
     # and origins were recorded
     ops_seen = [(c["surface"], c["operation"]) for c in h.changes(b, limit=0) if c["name"] == "people/ana"]
-    for want in [("cli", "put"), ("mcp", "put"), ("pipe", "put"), ("call", "put"), ("cli", "tag"), ("cli", "untag"), ("cli", "link"),
+    for want in [("cli", "put"), ("mcp", "put compiled_truth"), ("pipe", "put frontmatter"), ("call", "put timeline_append"), ("cli", "tag"), ("cli", "untag"), ("cli", "link"),
                  ("cli", "unlink"), ("cli", "timeline-add"), ("cli", "delete"), ("cli", "revert")]:
         assert want in ops_seen, want
     assert any(c["name"] == ing["slug"] and c["operation"] == "ingest" for c in h.changes(b, limit=0))
@@ -127,7 +128,9 @@ def test_history_diff_and_cli(tmp_path):
     assert r.returncode == 0 and "people/ana: 2 version(s)" in out
     assert "cli tag" in out and "cli put" in out and "+2 -0" in out
     d = cli("--db", db, "diff", "ana").stdout.decode()
-    assert d.startswith("--- people/ana@v1\n+++ people/ana@v2\n") and "+tags:\n+- vip\n" in d
+    head = d.splitlines()[:2]  # each version's time, origin and writer where diff(1) puts a file's time
+    assert re.fullmatch(r"--- people/ana@v1\t\S+Z cli put by \S+", head[0]) and re.fullmatch(r"\+\+\+ people/ana@v2\t\S+Z cli tag by \S+", head[1]), head
+    assert "+tags:\n+- vip\n" in d
     assert cli("--db", db, "get", "ana", "--version", "1").stdout.decode() == ANA
     r = cli("--db", db, "revert", "ana", "--to", "1")
     assert r.returncode == 0 and "version 1 brought back as version 3" in r.stdout.decode()
@@ -167,7 +170,7 @@ def test_mcp_writes_carry_the_client_name(fixture_db):
             return json.loads(ch.content[0].text)["items"], json.loads(hist.content[0].text), json.loads(rev.content[0].text)
 
     ch, hist, rev = anyio.run(main)
-    assert ch[0]["name"] == "people/ana-lima" and ch[0]["surface"] == "mcp" and ch[0]["operation"] == "put"
+    assert ch[0]["name"] == "people/ana-lima" and ch[0]["surface"] == "mcp" and ch[0]["operation"] == "put compiled_truth"
     assert hist["versions"][0]["client"] == "claude-code" and hist["versions"][-1]["op"] == "create"
     assert rev["reverted_to"] == 1 and rev["changed"]
     with Brain.open(fixture_db) as b:
@@ -997,7 +1000,7 @@ anyio.run(main)
     assert p.returncode == 0, p.stderr.decode()[-3000:]
     with Brain.open(fixture_db) as b:
         got = {n: h.versions(b, n)["versions"][0] for n in ("people/ana-lima", "people/bruno-okafor")}
-    assert got["people/ana-lima"]["client"] == "mcp:agent.py" and got["people/ana-lima"]["origin"] == "mcp(mcp:agent.py) put", got
+    assert got["people/ana-lima"]["client"] == "mcp:agent.py" and got["people/ana-lima"]["origin"] == "mcp(mcp:agent.py) put compiled_truth", got
     assert got["people/bruno-okafor"]["client"] == "agent.py", got
 
 

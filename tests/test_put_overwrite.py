@@ -53,8 +53,7 @@ def test_a_teammates_line_under_the_agents_own_later_write_is_still_named(db_pat
     """Trial 34 over MCP: the agent read the page, bob saved a line, the agent added a timeline
     entry (its own version now the newest: a targeted edit, which reads nothing), then put its
     whole edit of the text it had read: bob's line went, and the warning looked only at the
-    newest version (the agent's own). (A partial brain_put with timeline_append is recorded as a
-    put, which stops the look back: not told.)"""
+    newest version (the agent's own). (A partial brain_put with timeline_append alike, below.)"""
     db = str(db_path)
     start = START + "\n---\n\n- **2026-12-01** | ana — plan made\n"
     assert gbrain("--db", db, "put", "notes/plan", input=start, env=_as("ana")).returncode == 0
@@ -120,3 +119,21 @@ def test_a_teammates_write_that_holds_the_lock_when_the_put_begins_is_named(db_p
     finally:
         agent.close()
         bob.close()
+
+
+def test_the_agents_own_partial_put_of_timeline_lines_does_not_hide_a_teammates_line(db_path):
+    """As its timeline-add: a brain_put of timeline_append alone (recorded as `put
+    timeline_append`) reads nothing of the page, so the look back passes over it to bob's save
+    and the agent's later blind whole put names bob's line."""
+    db = str(db_path)
+    start = START + "\n---\n\n- **2026-12-01** | ana — plan made\n"
+    assert gbrain("--db", db, "put", "notes/plan", input=start, env=_as("ana")).returncode == 0
+    read = json.loads(gbrain("--db", db, "call", "get", '{"slug": "notes/plan"}', env=_as("agent-ana")).stdout)
+    bobs = start.replace("- ship 2.0 on Friday\n", "- ship 2.0 on Friday\n- bob: test the Windows installer first\n")
+    assert gbrain("--db", db, "put", "notes/plan", input=bobs, env=_as("bob")).returncode == 0
+    r = gbrain("--db", db, "call", "put", json.dumps({"slug": "notes/plan", "timeline_append": "- **2026-12-04** | agent — checked"}),
+               env=_as("agent-ana"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = _agent_put(db, read["content"].replace("# Release plan\n", "# Release plan (v2)\n"))
+    said = [w for w in out["warnings"] if "bob" in w]
+    assert len(said) == 1 and "test the Windows installer first" in said[0], out

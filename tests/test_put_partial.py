@@ -398,3 +398,37 @@ def test_compiled_truth_put_that_drops_a_timeline_heading_section_warns(brain):
     plain = put(brain, slug="notes/weird", content=WEIRD_FM)
     again = put(brain, slug="notes/weird", compiled_truth="# Weird\n\nOther state.\n")
     assert plain["created"] and not again.get("warnings"), again
+
+
+def test_a_partial_put_is_recorded_as_the_part_it_wrote_in_history_and_diff(db_path):
+    """A put of part of a page (compiled_truth / timeline_append / frontmatter) is recorded with
+    its own operation, `put timeline_append` …, not as a whole `put`: `history` (CLI text and
+    MCP/--json), `diff`'s headers and `changes` say what happened; `changes --origin put` still
+    lists every put."""
+    from conftest import gbrain
+
+    from gbrain.core import history as h
+
+    db = str(db_path)
+    with Brain.open(db_path) as b:
+        run = lambda surface, **a: ops.run("put", a, ops.Context(surface=surface), brain=b)  # noqa: E731
+        run("cli", slug="people/ana", content=WEIRD_FM)
+        run("mcp", slug="people/ana", compiled_truth="# Weird\n\nNew state.\n")
+        run("call", slug="people/ana", timeline_append="- **2025-02-03** | mail — Wrote.")
+        run("pipe", slug="people/ana", frontmatter={"status": "warm"})
+        run("mcp", slug="people/ana", frontmatter={"status": "cold"}, timeline_append="- **2025-02-04** | call — Called.")
+        vs = h.versions(b, "people/ana", limit=0)["versions"]
+        assert [v["operation"] for v in reversed(vs)] == ["put", "put compiled_truth", "put timeline_append", "put frontmatter",
+                                                          "put timeline_append+frontmatter"], vs
+        assert [v["origin"] for v in reversed(vs)][1:3] == ["mcp put compiled_truth", "call put timeline_append"], vs
+        assert {c["version"] for c in h.changes(b, origin="put", limit=0) if c["name"] == "people/ana"} == {1, 2, 3, 4, 5}
+        assert [c["version"] for c in h.changes(b, origin="put frontmatter", limit=0)] == [4]
+        assert not [c for c in h.changes(b, exclude_origin="put", limit=0) if c["name"] == "people/ana"]
+    r = gbrain("--db", db, "history", "people/ana")
+    assert r.returncode == 0, r.stderr
+    assert "call put timeline_append" in r.stdout.decode() and "mcp put compiled_truth" in r.stdout.decode(), r.stdout
+    r = gbrain("--db", db, "diff", "people/ana", "2", "3")
+    assert r.returncode == 0, r.stderr
+    head = r.stdout.decode().splitlines()[:2]
+    assert head[0].startswith("--- people/ana@v2\t") and " mcp put compiled_truth by " in head[0], head
+    assert head[1].startswith("+++ people/ana@v3\t") and " call put timeline_append by " in head[1], head

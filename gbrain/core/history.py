@@ -555,6 +555,18 @@ def _origin_of(r) -> str:
     return o
 
 
+#: the parts of a page a put may write alone (``put``'s compiled_truth, timeline_append and
+#: frontmatter), in the order :func:`put_operation` names them
+PUT_PARTS = ("compiled_truth", "timeline_append", "frontmatter")
+
+
+def put_operation(parts) -> str:
+    """The history operation of a put of part of a page (``history`` shows it as what happened,
+    ``changes --origin put`` lists it with whole puts): ``put compiled_truth``, ``put timeline_append``,
+    ``put frontmatter``, several joined by ``+`` (``put timeline_append+frontmatter``)."""
+    return "put " + "+".join(p for p in PUT_PARTS if p in parts)
+
+
 def has_writer(conn) -> bool:
     """Whether the history has migration v16's ``writer`` column (SQLite v16 / Postgres v14; a
     migration before them, v7's or Postgres v5's, runs on a history without it)."""
@@ -816,7 +828,10 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
         ta, tb = da.decode("utf-8"), db_.decode("utf-8")
     except UnicodeDecodeError:
         return {"name": key, "from": ra["version"], "to": rb["version"], "diff": "" if da == db_ else f"Binary versions {ra['version']} and {rb['version']} differ\n", "added": None, "removed": None}
-    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{ra['name']}@v{ra['version']}", f"{rb['name']}@v{rb['version']}", n=context))
+    # each header names its version's time and origin where diff(1) puts a file's time: what wrote it
+    # (`put`, `put timeline_append`, `tag`, `file changed`…), by whom
+    lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{ra['name']}@v{ra['version']}",
+                                      f"{rb['name']}@v{rb['version']}", _diff_label(ra), _diff_label(rb), n=context))
     text = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
     add = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
     rem = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
@@ -824,6 +839,13 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     if ra["name"] != key:  # the version before the newest was written under a name the page moved from
         out["from_name"] = ra["name"]
     return out
+
+
+def _diff_label(r) -> str:
+    """What :func:`diff`'s header says of version row ``r`` after its name: its time, origin
+    (``mcp(claude-code) put timeline_append``) and writer (``by ana``, when known)."""
+    by = _by(r)
+    return " ".join(x for x in (r["at"], _origin_of(r), f"by {by}" if by else "") if x)
 
 
 def by_filter(by: str) -> tuple[str, list]:
@@ -856,7 +878,7 @@ def changes(brain, since: str | None = None, origin: str | None = None, limit: i
     q = (f"SELECT history.*, (SELECT p.type FROM pages p WHERE history.kind = 'page' AND p.slug = history.name) AS page_type "
          f"FROM history WHERE {cond}")
     if exclude_origin:
-        q += " AND NOT (COALESCE(surface, '') = ? OR COALESCE(client, '') = ? OR COALESCE(operation, '') = ?)"
+        q += f" AND NOT {_origin_sql(exclude_origin, null_safe=True)}"
         args += [exclude_origin] * 3
     if since:
         q += " AND at >= ?"
@@ -1260,12 +1282,21 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
     return out
 
 
+def _origin_sql(origin: str, null_safe: bool = False) -> str:
+    """SQL condition (arguments: ``origin`` three times) on a history row for "from this origin":
+    its surface, MCP client or operation; ``put`` is every put, whole and of part of a page
+    (:func:`put_operation`). ``null_safe``: false, never NULL, for a row without them (for ``NOT``)."""
+    col = (lambda c: f"COALESCE({c}, '')") if null_safe else (lambda c: c)
+    part = f" OR {col('operation')} LIKE 'put %'" if origin == "put" else ""
+    return f"({col('surface')} = ? OR {col('client')} = ? OR {col('operation')} = ?{part})"
+
+
 def _writer_filter(origin: str | None, by: str | None) -> tuple[str, list]:
     """SQL condition (and its arguments) on a history row for "written by this origin/writer"
     (``changes --origin`` / ``--by``, :func:`by_filter`); ``1=1`` when neither is given."""
     conds, args = [], []
     if origin:
-        conds.append("(surface = ? OR client = ? OR operation = ?)")
+        conds.append(_origin_sql(origin))
         args += [origin, origin, origin]
     if by is not None:
         cond, more = by_filter(by)

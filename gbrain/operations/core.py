@@ -612,8 +612,6 @@ def _read_as_words(slug: str, read: str, ctx) -> str:
 
 
 def _put_page(b, a, ctx):
-    from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
-
     parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
     if a.get("if_hash") is not None:
         _check_if_hash(b, a, ctx)
@@ -651,6 +649,17 @@ def _put_page(b, a, ctx):
     if not parts:
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
                        else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter")
+    from ..core.history import put_operation
+    from ..storage.origin import origin
+
+    with origin(operation=put_operation(parts)):  # the history says which part: `put timeline_append`, not `put`
+        return _put_part(b, a, ctx, parts)
+
+
+def _put_part(b, a, ctx, parts: list[str]):
+    """A put of part of a page (``parts``: compiled_truth, timeline_append, frontmatter): the
+    named parts change, every other byte stays."""
+    from ..page.markdown import BOM, append_timeline, edit_frontmatter, new_timeline_lines, timeline_target
     from ..page.slugs import check_slug
 
     row = b.resolve_for_write(a["slug"])  # as put's: never a page beside the ones meant

@@ -3284,7 +3284,9 @@ _KEEP_BRAIN = ("no-base", "stale-save")
 _STAT_OF, _PATH_OF, _HASH_OF = operator.itemgetter(0, 1, 2), operator.itemgetter(0), operator.itemgetter(3)
 #: operations that edit part of a page's current text (or sidecar) in their own transaction: a
 #: version one of them wrote over a folder's save read that save (:meth:`SyncEngine._save_dropped`)
-TARGETED_EDITS = frozenset({"tag", "untag", "link", "unlink", "timeline-add", "lint-fix", "raw-put"})
+TARGETED_EDITS = frozenset({"tag", "untag", "link", "unlink", "timeline-add", "lint-fix", "raw-put",
+                            # a put of timeline lines or frontmatter keys alone (core/history.py: put_operation)
+                            "put timeline_append", "put frontmatter", "put timeline_append+frontmatter"})
 #: the history operation of a merged stale save (a write through gbrain, not from the file)
 MERGED_OP = "stale save merged"
 #: the history operation of the merge of a page both sides changed (not from the file either: a
