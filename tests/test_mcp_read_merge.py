@@ -130,3 +130,29 @@ def test_a_pipe_process_remembers_its_reads_too(db_path):
         p.wait(timeout=120)
     assert out["ok"] and out["result"]["merged"] is True, out
     assert _page(db_path, "notes/piped") == _merged()
+
+
+def test_a_whole_read_of_the_page_resource_counts_as_the_sessions_read(db_path):
+    """resources/read of ``brain://pages/SLUG`` (the page whole: a short page, or ``?max_chars=0``)
+    is a read of the page as brain_get's: bob's save after it is merged into the session's blind
+    whole put. A part of the page through the resource (``?max_chars=30``) is no read of it."""
+    for slug in ("notes/res", "notes/res-whole", "notes/res-part"):
+        _make(db_path, slug)
+
+    async def main():
+        async with connect(db_path, env={"GBRAIN_USER": "agent-ana"}) as c:
+            res = await c.read_resource("brain://pages/notes/res")
+            assert res.contents[0].text == START
+            await c.read_resource("brain://pages/notes/res-whole?max_chars=0")
+            part = await c.read_resource("brain://pages/notes/res-part?max_chars=30")
+            assert len(part.contents) == 2 and part.contents[0].text != START  # a part, and the text saying where the rest starts
+            for slug in ("notes/res", "notes/res-whole", "notes/res-part"):
+                await anyio.to_thread.run_sync(lambda s=slug: _teammate(db_path, s, BOBS))
+            return [ok(await c.call_tool("brain_put", {"slug": slug, "content": MINE})) for slug in ("notes/res", "notes/res-whole", "notes/res-part")]
+
+    res, whole, part = anyio.run(main)
+    for out, slug in ((res, "notes/res"), (whole, "notes/res-whole")):
+        assert out.get("merged") is True and "bob" in out["note"], out
+        assert _page(db_path, slug) == _merged()
+    assert "merged" not in part and _page(db_path, "notes/res-part") == MINE
+    assert [w for w in part["warnings"] if "bob" in w], part

@@ -391,17 +391,19 @@ class _PagePart(str):
     meta: dict = {}
 
 
-def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash: str = "") -> str:
+def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash: str = "", reads: dict | None = None) -> str:
     """The page resource: the page's markdown from ``offset`` (a character, as brain_get's), at
     most ``max_chars`` characters cut at a line end (brain_get's default part, ``PART_CHARS``;
     0: the whole page). A part that is not the page's end is a :class:`_PagePart` (trial 26: a
     3 MB page came whole, and a host attaching the resource pasted it all into the context):
     its ``content_hash`` is brain_get's part token, and its ``next`` URI carries the page's
     content hash (``?hash=``, a part token too): a read given one refuses, :class:`Conflict`,
-    when the page changed since (parts of two versions would join silently otherwise)."""
+    when the page changed since (parts of two versions would join silently otherwise). The page
+    read whole is the session's read of it (``reads``, ``BrainHost.reads``), as a whole brain_get's:
+    a later whole brain_put without if_hash merges from it (``operations/core.py: _merge_read``)."""
     from ..core.brain import render_row
     from ..errors import Conflict
-    from ..operations.core import PART_CHARS, parse_part_token, part_end, part_token
+    from ..operations.core import PART_CHARS, parse_part_token, part_end, part_token, remember_read
 
     def number(name: str, v: str, default: int) -> int:
         if v in ("", None):
@@ -428,6 +430,8 @@ def _page_part(b: Brain, slug: str, offset: str = "", max_chars: str = "", hash:
         raise BadInput(f"brain://pages/…?offset={start}: past the end of {row['slug']} ({len(text):,} characters)")
     end = part_end(text, start, cap)
     if end >= len(text):
+        if not start:
+            remember_read(reads, row["id"], row["content_hash"])  # the page whole (a part is no read of it)
         return text[start:] if start else text
     part = _PagePart(text[start:end])
     nxt = f"{page_uri(row['slug'])}?offset={end}&hash={row['content_hash']}"
@@ -623,7 +627,7 @@ def build_server(db_path: str | None, create: bool = False, read_only: bool = Fa
     @resource(*TEMPLATES[1])
     async def page(slug: str, offset: str = "", max_chars: str = "", hash: str = "") -> str:
         try:
-            return await host.run(lambda b: _page_part(b, slug, offset, max_chars, hash))
+            return await host.run(lambda b: _page_part(b, slug, offset, max_chars, hash, host.reads))
         except Exception as e:
             raise _resource_error(e) from e
 

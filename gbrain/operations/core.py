@@ -850,12 +850,18 @@ READS_KEPT = 10_000
 def _remember(ctx, page_id: int, content_hash: str | None) -> None:
     """Note in the session's memory (``ctx.reads``; None: a one-shot surface, nothing kept) that
     it last read or wrote page ``page_id`` whole as ``content_hash``."""
-    if ctx is None or ctx.reads is None or not content_hash:
+    remember_read(ctx.reads if ctx is not None else None, page_id, content_hash)
+
+
+def remember_read(reads: dict | None, page_id: int, content_hash: str | None) -> None:
+    """:func:`_remember` on a session's memory itself (``Context.reads``): the MCP server's
+    ``brain://pages/SLUG`` resource, read whole, notes it so (``mcp/server.py: _page_part``)."""
+    if reads is None or not content_hash:
         return
-    ctx.reads.pop(page_id, None)
-    ctx.reads[page_id] = content_hash
-    while len(ctx.reads) > READS_KEPT:
-        ctx.reads.pop(next(iter(ctx.reads)))
+    reads.pop(page_id, None)
+    reads[page_id] = content_hash
+    while len(reads) > READS_KEPT:
+        reads.pop(next(iter(reads)))
 
 
 def _merge_read(b, old, read: str, text: str) -> dict | None:
