@@ -2,8 +2,8 @@
 (``title::`` titles, ``alias::`` aliases, ``tags::`` tags the page: tests/test_migrant.py), in an
 Obsidian vault Dataview inline fields (Obsidian shows the file name, adds no alias and no tag).
 Config ``property_syntax`` (``auto``, the default; ``logseq``; ``dataview``) says which; under
-``auto`` the page's own path decides (a ``pages`` or ``journals`` folder is a Logseq graph's),
-so a fresh import and any sequence of saves read a page alike."""
+``auto`` the page's path decides (a ``pages`` or ``journals`` folder is a Logseq graph's when
+the graph's ``logseq/config.edn`` is beside it: tests/test_logseq_graphs.py)."""
 from __future__ import annotations
 
 import pytest
@@ -55,6 +55,7 @@ def test_an_obsidian_vault_keeps_file_names_and_a_logseq_graph_its_properties(tm
         ".obsidian/app.json": "{}\n",
         "Notes/Project Alpha.md": FIELDS,
         "Notes/Other.md": "See [[Something Else]] and [[Project Alpha]].\n",
+        "graph/logseq/config.edn": "{}\n",  # (every Logseq graph has one: tests/test_logseq_graphs.py)
         "graph/pages/Acme Corp.md": "title:: Acme Corporation\nalias:: ACME\ntags:: vendor\n- x\n",
         "graph/journals/2024_01_05.md": "- Call with [[ACME]]\n",
     })
@@ -94,7 +95,7 @@ def test_an_upgraded_brain_reads_an_obsidian_notes_fields_as_fields(tmp_path, db
     from gbrain.storage import pg
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "t", {"Notes/Project Alpha.md": FIELDS, "pages/Acme.md": "alias:: ACME\n- x\n",
+    tree = write_tree(tmp_path / "t", {"Notes/Project Alpha.md": FIELDS, "pages/Acme.md": "alias:: ACME\n- x\n", "logseq/config.edn": "{}\n",
                                        "Notes/Other.md": "See [[Something Else]].\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)

@@ -36,7 +36,8 @@ STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 
 # a few names in two folders, so titles, file names and relative paths collide
 # (a CJK folder and file name: the path's folders and the title are in search_cjk's bigrams)
-# (a Logseq graph's pages folder: its opening key:: lines are page properties under property_syntax auto)
+# (a Logseq graph's pages folder: its opening key:: lines are page properties under property_syntax auto
+# while the graph's logseq/config.edn is there: disk_graph_config)
 NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana"]
 # (compatibility characters: search_words' NFKC words; CJK: search_cjk's bigrams)
 TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "ＧＰＴ４ ﬁnance"]
@@ -178,6 +179,17 @@ class FreshEqual(RuleBasedStateMachine):
         p.parent.mkdir(parents=True, exist_ok=True)
         if n < len(CANVASES):
             p.write_bytes(CANVASES[n])
+        elif p.exists():
+            p.unlink()
+
+    @rule(present=st.booleans())
+    def disk_graph_config(self, present):
+        """The Logseq graph's ``logseq/config.edn`` comes or goes: ``pages/ana`` is then read as
+        a Logseq page or as an Obsidian note (its opening key:: lines, its tags as links)."""
+        p = self.v / "logseq" / "config.edn"
+        if present:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(b"{:meta/version 1}\n")
         elif p.exists():
             p.unlink()
 

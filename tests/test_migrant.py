@@ -69,7 +69,7 @@ def test_a_hash_before_a_wiki_link_is_a_tag(text, tags):
 def test_an_imported_logseq_graph_resolves_aliases_and_lists_tags(tmp_path, db_path):
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "graph", {
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", 
         "pages/Acme Corp.md": ACME,
         "pages/project___website redesign.md": NAMESPACED,
         "journals/2024_01_05.md": "- Call with [[ACME Inc]] about [[project/website redesign]]\n",
@@ -97,7 +97,7 @@ def test_a_brain_made_before_gets_the_logseq_properties_on_open(tmp_path, db_pat
     from gbrain.storage import pg
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "graph", {"pages/Acme Corp.md": ACME, "pages/w.md": NAMESPACED, "pages/x.md": "- [[Acme]]\n",
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", "pages/Acme Corp.md": ACME, "pages/w.md": NAMESPACED, "pages/x.md": "- [[Acme]]\n",
                                            "notes/tcp.md": "---\ntitle: TCP/IP\n---\nA.\n", "notes/y.md": "See [[TCP/IP]].\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
@@ -121,7 +121,7 @@ def test_untag_of_a_logseq_property_tag_says_where_it_is(tmp_path, db_path):
     page keeps its Logseq aliases and tags."""
     from gbrain.errors import BadInput
 
-    tree = write_tree(tmp_path / "graph", {"pages/Acme Corp.md": ACME})
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", "pages/Acme Corp.md": ACME})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
         with pytest.raises(BadInput) as e:
@@ -165,7 +165,7 @@ def test_a_wiki_link_with_a_slash_finds_the_page_titled_so(tmp_path, db_path):
     path wins; a save that gives or takes the title re-resolves the link, as a fresh import."""
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "graph", {
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", 
         "pages/project%2Fdata platform.md": "title:: project/data platform\n- x\n",
         "pages/w.md": "title:: Other/Data Platform\n- y\n",
         "j.md": "- [[project/data platform]] [[Project/Data-Platform]] [x](project/data%20platform.md) [[other/data platform]]\n",
@@ -803,7 +803,7 @@ def test_a_logseq_tag_with_no_page_is_no_dead_link(tmp_path, db_path):
     tag (a link written as a link)."""
     from gbrain.core.lint import lint
 
-    tree = write_tree(tmp_path / "graph", {
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", 
         "pages/Falcon.md": "tags:: project, [[machine learning]]\n\n- risk #[[supply chain]] and #budget\n- see [[Missing Page]]\n",
         "journals/2025_03_04.md": "- memo #[[supply chain]]\n- also [[project]] #project\n",
     })
@@ -847,7 +847,7 @@ def test_backlinks_of_a_logseq_tag_page_and_v47_on_open(tmp_path, db_path):
     from gbrain.storage import pg
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "graph", {
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", 
         "pages/budget.md": "- anything over 50k needs sign-off\n",
         "pages/Falcon.md": "tags:: project\n\n- Budget approved #budget #meeting\n",
         "journals/2025_03_06.md": "- Spent 12k on GPUs #budget\n",
@@ -872,7 +872,7 @@ def test_unlink_of_a_logseq_tag_says_it_is_a_tag(tmp_path, db_path):
     beside the tag is turned into text as usual."""
     from gbrain.errors import BadInput
 
-    tree = write_tree(tmp_path / "graph", {"pages/budget.md": "- rules\n", "pages/Falcon.md": "- approved #budget\n"})
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", "pages/budget.md": "- rules\n", "pages/Falcon.md": "- approved #budget\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
         with pytest.raises(BadInput) as e:

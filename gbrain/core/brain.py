@@ -27,7 +27,8 @@ from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
 from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
-from ..page.links import MemoryIndex, SqlIndex, graph_formats, is_graph_config, journal_page_title, notion_titled, resolve, title_names
+from ..page.links import MemoryIndex, SqlIndex, graph_formats, graphs_of, is_graph_config, journal_page_title, notion_titled, resolve, title_names
+from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
 from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
@@ -44,12 +45,14 @@ from ..page.markdown import (
     logseq_items,
     logseq_properties,
     map_strings,
+    LOGSEQ_FOLDERS,
     PROPERTY_SYNTAXES,
     TAG_SYNTAXES,
     notion_items,
     notion_properties,
     parse_page,
     parse_timeline_entries,
+    page_property_syntax,
     reads_logseq_properties,
     timeline_line,
     timeline_target,
@@ -220,6 +223,9 @@ class Brain:
         self.path = path
         self._tx_depth = 0
         self._config_cache: dict[str, str] | None = None
+        #: pages an import parsed already knowing the Logseq graphs its tree holds: the save of a
+        #: graph's config re-derives its other pages only (:meth:`graph_config_changed`)
+        self._graph_parsed: "set[str] | frozenset[str]" = frozenset()
         #: why the file fails SQLite's integrity check (writes are then refused), or None
         self.damaged: str | None = None
         self._checked = False  # quick_check ran in this process
@@ -623,6 +629,20 @@ class Brain:
                 self.rederive_pages()  # back to the page's path deciding
         return True
 
+    def rederive_graph(self, root: str, skip: "set[str] | frozenset[str]" = frozenset()) -> int:
+        """Parse again (same bytes) the pages of the ``pages``/``journals`` folders of the graph
+        rooted at ``root`` (``''``: the top), but those at a path of ``skip``, and rebuild their
+        derived rows, as a fresh import would: after its ``logseq/config.edn`` came or went
+        (:meth:`page_syntax`). Returns the number of pages."""
+        heads = [f"{root}/{folder}/" if root else f"{folder}/" for folder in sorted(LOGSEQ_FOLDERS)]
+        sel = "SELECT path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE " + " OR ".join(
+            "substr(path, 1, ?) = ?" for _ in heads)
+        rows = [r for r in self.conn.execute(sel, tuple(x for h in heads for x in (len(h), h))).fetchall() if r["path"] not in skip]
+        with self.transaction():
+            for r in rows:
+                self.save_page(r["path"], render_row(r), force=True)
+        return len(rows)
+
     def rederive_pages(self) -> int:
         """Parse every page again (same bytes, current ``timeline_split`` and ``tag_syntax``) and rebuild its derived
         rows, as a fresh import would. Returns the number of pages."""
@@ -892,8 +912,18 @@ class Brain:
 
     def parse_text(self, text: str, path: str) -> Page:
         """``text`` (a page's whole markdown) parsed as the page at ``path`` under this brain's
-        settings (:attr:`timeline_split`, :attr:`tag_syntax`): what a save of it would derive."""
-        return parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax, property_syntax=self.property_syntax)
+        settings (:attr:`timeline_split`, :attr:`tag_syntax`, :meth:`page_syntax`): what a save of it would derive."""
+        return parse_page(text, path, timeline_split=self.timeline_split, tag_syntax=self.tag_syntax, property_syntax=self.page_syntax(path))
+
+    def page_syntax(self, path: str) -> str:
+        """The property syntax the page at ``path`` is read with: :attr:`property_syntax`, whose
+        ``auto`` is ``logseq`` for a page of a Logseq graph's ``pages``/``journals`` folder (one
+        holding ``logseq/config.edn`` beside it, as stored now: :func:`~gbrain.page.links.graphs_of`)
+        and ``dataview`` for any other (:func:`~gbrain.page.markdown.page_property_syntax`)."""
+        syntax = self.property_syntax
+        if syntax != "auto":
+            return syntax
+        return page_property_syntax(path, syntax, graphs_of(self.conn, path))
 
     def parsed(self, row: sqlite3.Row) -> Page:
         """The stored page ``row`` parsed (:meth:`parse_text` of its text)."""
@@ -1169,14 +1199,19 @@ class Brain:
             return set()
         return title_names(journal_page_title(slug, graph_formats(self.conn)) or "")
 
-    def graph_config_changed(self, path: str) -> int:
-        """After the file at ``path`` was stored, changed, moved or deleted: when it is a Logseq
-        graph's ``logseq/config.edn``, whose journal formats say which journal ``[[Nov 28th,
-        2026]]`` names, resolve again every dangling link and every link to a journal page, as a
-        fresh import would (one pass over those links; a config edit is rare). Returns how many
-        changed (0 for any other file)."""
+    def graph_config_changed(self, path: str, existed: bool = True) -> int:
+        """After the file at ``path`` was stored, changed, moved or deleted (``existed``: whether
+        a file was at ``path`` before): when it is a Logseq graph's ``logseq/config.edn``, whose
+        journal formats say which journal ``[[Nov 28th, 2026]]`` names, resolve again every
+        dangling link and every link to a journal page, as a fresh import would (one pass over
+        those links; a config edit is rare); when it came or went, the graph's pages are derived
+        again first (:meth:`rederive_graph`: whether its ``pages``/``journals`` are read as
+        Logseq's depends on it). Returns how many links changed (0 for any other file)."""
         if not is_graph_config(path):
             return 0
+        present = self.conn.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+        if present != existed and self.property_syntax == "auto":
+            self.rederive_graph(path[: -len(JOURNAL_CONFIG)].rstrip("/"), skip=self._graph_parsed)
         sel = ("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug, t.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                "LEFT JOIN pages t ON t.id = l.to_page_id WHERE l.to_page_id IS NULL OR t.slug LIKE ? ORDER BY l.id")
         rows = [r for r in self.conn.execute(sel, ("%journals/%",)).fetchall() if r[5] is None or graph_root(r[5]) is not None]
@@ -1599,7 +1634,7 @@ class Brain:
         if len(keep) == len(page.tags):
             inline = [t for t in page.inline_tags if identity_key(t) == key]
             if inline:
-                props = logseq_properties(page.body) if reads_logseq_properties(row["path"], self.property_syntax) else {}
+                props = logseq_properties(page.body) if reads_logseq_properties(row["path"], self.page_syntax(row["path"])) else {}
                 prop = [t for t in logseq_items(props.get("tags", "")) if identity_key(t) == key]
                 notion = [t for t in notion_items(notion_properties(to_lf(page.body), row["path"]).get("tags", "")) if identity_key(t) == key]
                 where = (f"in the page's Logseq tags:: line ({prop[0]})" if prop else f"in the page's Notion Tags: line ({notion[0]})" if notion
@@ -1884,7 +1919,7 @@ class Brain:
                 self._load_special(path, data)
             if is_canvas(path):  # its searchable cards, as Python reads them (docs/storage.md "Canvases")
                 self._canvas_cards(path, data)
-            self.graph_config_changed(path)
+            self.graph_config_changed(path, existed=row is not None)
         if is_canvas(path):  # its links are read from these bytes when asked; bad ones are kept as they are
             warnings += [f"{path}: {w}" for w in [canvas_nodes(data)[1]] if w]
         return warnings
@@ -1925,7 +1960,7 @@ class Brain:
             )
             if is_canvas(path):  # a canvas in pieces is never read whole: no cards
                 self._canvas_cards(path, None)
-            self.graph_config_changed(path)
+            self.graph_config_changed(path, existed=row is not None)
         return [], hx
 
     def _canvas_cards(self, path: str, data: bytes | None) -> None:
@@ -2005,7 +2040,7 @@ class Brain:
             if row and row["kind"] == "raw" and row["page_id"]:
                 self.conn.execute(f"DELETE FROM {'raw_spans' if self._raw_spans_table() else 'raw_data'} WHERE page_id = ?", (row["page_id"],))
             if row:
-                self.graph_config_changed(path)
+                self.graph_config_changed(path, existed=True)
 
     def raw_get(self, slug: str, source: str | None = None, on_warning: Callable[[str], None] | None = None) -> dict:
         """The page's raw data, source → JSON. A sidecar whose text is not JSON has none: that

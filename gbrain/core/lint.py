@@ -294,6 +294,26 @@ def _tag_links(conn, rows: list) -> set[int]:
     return out
 
 
+def top_names(conn) -> set[str]:
+    """The casefolded first segments of every page slug (top-level folders and root pages):
+    what a ``/x`` path of the brain starts with (:func:`gbrain.page.links.is_site_path`)."""
+    return {nfc(s.split("/", 1)[0]).casefold() for (s,) in conn.execute("SELECT slug FROM pages")}
+
+
+def site_path_links(conn) -> list[tuple[int, str, str]]:
+    """``(link id, from slug, target)`` of the dangling markdown links to a docs site's own paths
+    outside the brain (:func:`gbrain.page.links.is_site_path`: ``/training/modules/x/``): no dead
+    links (lint's ``dead_links`` leaves them; reports count them apart)."""
+    from ..page.links import is_site_path
+
+    rows = conn.execute("SELECT l.id, p.slug, l.target, l.forms FROM links l JOIN pages p ON p.id = l.from_page_id "
+                        "WHERE l.to_page_id IS NULL AND l.kind = 'markdown' AND l.target LIKE '/%' ORDER BY p.slug, l.id").fetchall()
+    if not rows:
+        return []
+    top = top_names(conn)
+    return [(r[0], r[1], r[2]) for r in rows if is_site_path(r[2], top, json.loads(r[3] or "[]"))]
+
+
 def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     from ..page.links import SqlIndex
 
@@ -306,6 +326,9 @@ def _dead_links(brain, only: "set[str] | None" = None) -> list[dict]:
     # a template's `[[<% tp.date.now("YYYY-MM-DD", -1) %>]]` / `[[{{date}}]]` names the note of
     # the day it runs: no page to create or link to fix
     rows = [r for r in rows if not has_placeholder(r["target"])]
+    if any(r["kind"] == "markdown" and r["target"].startswith("/") for r in rows):  # a docs site's own paths: no pages of the brain
+        site = {i for i, _s, _t in site_path_links(brain.conn)}
+        rows = [r for r in rows if r["id"] not in site]
     if any(r["kind"] == "wiki" for r in rows):  # a Logseq tag is a page whether or not a file holds it
         tagged = _tag_links(brain.conn, [r for r in rows if r["kind"] == "wiki"])
         rows = [r for r in rows if r["id"] not in tagged]
@@ -1806,6 +1829,11 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
             found = _open_threads(brain, day, thread_days)
         elif c in ("dead_links", "dead_anchors", "dead_attachments"):
             found = globals()["_" + c](brain, only)
+            if c == "dead_links":
+                site = [s for s in site_path_links(brain.conn) if only is None or s[1] in only]
+                if site:  # said, not counted: a docs site's links to its other doc sets
+                    notes["dead_links_site_paths"] = len(site)
+                    notes["dead_links_site_path_example"] = site[0][2]
         else:
             found = globals()["_" + c](brain)
         if only is not None:
@@ -1868,6 +1896,9 @@ def render_text(r: dict) -> str:
             lines.append(f"  {f['slug'] or '(brain)'}  {f['message']}{fix}")
         if r["truncated"].get(c):
             lines.append(f"  … {r['truncated'][c]:,} more (--limit 0 shows all)")
+    if r["notes"].get("dead_links_site_paths"):
+        lines.append(f"note: {r['notes']['dead_links_site_paths']:,} links to a docs site's own paths outside the brain "
+                     f"({r['notes']['dead_links_site_path_example']}) are no dead links: not counted")
     if r["notes"].get("stale_compiled_truth_undated"):
         lines.append(f"note: {r['notes']['stale_compiled_truth_undated']:,} pages with a timeline have no updated:/created: date; their compiled truth was not judged")
     n = sum(r["counts"].values())

@@ -1159,7 +1159,8 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
     if not compare:
         lines.append(f"Content hashes checked: {r['hashes_checked']:,}, mismatches: {len(r['hash_mismatches'])}")
     lk = r["links"]
-    line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling)"
+    site = f", of which {lk['site_paths']:,} a docs site's own paths outside the brain like /training/…, no broken links" if lk.get("site_paths") else ""
+    line = f"Links: {lk['stored']:,} stored ({lk['resolved']:,} resolved, {lk['dangling']:,} dangling{site})"
     if r["pages_reparsed"]:
         line += f"; {lk['parsed_checked']:,} parsed vs {lk['stored_checked']:,} stored in {_count(r['pages_reparsed'], 'checked page')}"
         if r.get("pages_sampled"):

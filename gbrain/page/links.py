@@ -69,6 +69,28 @@ def graph_formats(conn) -> dict[str, tuple[str, str]]:
     return out
 
 
+def graph_roots(conn) -> frozenset[str]:
+    """The folders holding a Logseq graph's ``logseq/config.edn`` the brain stores (``''`` for
+    the top): the graphs whose ``pages``/``journals`` pages are read as Logseq's
+    (:func:`gbrain.page.markdown.page_property_syntax`). One pass over the files' paths."""
+    return frozenset(path[: -len(journals.CONFIG)].rstrip("/") for (path,) in
+                     conn.execute("SELECT path FROM files WHERE path LIKE ?", ("%" + journals.CONFIG,)).fetchall() if is_graph_config(path))
+
+
+def graphs_of(conn, path: str) -> frozenset[str]:
+    """Of the page at ``path``'s graph candidates (:func:`gbrain.page.markdown.graph_candidates`),
+    those holding a stored ``logseq/config.edn``: one indexed lookup, none for a page in no
+    ``pages``/``journals`` folder."""
+    from .markdown import graph_candidates
+
+    roots = graph_candidates(path)
+    if not roots:
+        return frozenset()
+    cfgs = {(r + "/" if r else "") + journals.CONFIG: r for r in roots}
+    marks = ", ".join("?" * len(cfgs))
+    return frozenset(cfgs[p] for (p,) in conn.execute(f"SELECT path FROM files WHERE path IN ({marks})", tuple(cfgs)).fetchall())
+
+
 def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | None:
     """The title Logseq shows for the page ``slug`` when it is a journal (in a ``journals``
     folder, its file name a day in its graph's file-name format), by ``formats``
@@ -190,6 +212,25 @@ def notion_titled(index, name: str) -> list[tuple[int, str]]:
         if got == want:
             out.append((pid, slug))
     return out
+
+
+def is_site_path(target: str, top: "set[str] | frozenset[str]", forms: "list[str] | tuple[str, ...]" = ()) -> bool:
+    """Whether a dangling markdown link's ``target`` is a docs site's own URL path
+    (``/training/modules/x/``, ``/powershell/module/adcsdeployment``: Microsoft Learn, DocFX, MkDocs
+    sites link their other doc sets so) rather than a broken link to a page of the brain: it
+    starts with one ``/``, names no ``.md`` file (as written: ``forms``, the link's written
+    addresses, ``(/x/y.md#h)``; a stored target has no ``.md``), and its first folder is none of
+    ``top``, the casefolded first segments of the brain's page slugs (a ``/x`` path the brain could
+    hold is resolved from the brain's top, :func:`resolve`, and reported when nothing is there)."""
+    t = target.strip()
+    if not t.startswith("/") or t.startswith("//"):
+        return False
+    for x in (t, *forms):
+        if re.search(r"\.md(?:[#?)\s]|$)", x.split("#", 1)[0] + ")", re.I):
+            return False
+    path = t.split("#", 1)[0].split("?", 1)[0]
+    first = path.lstrip("/").split("/", 1)[0]
+    return bool(first) and nfc(first).casefold() not in top
 
 
 def resolve(index, from_slug: str, kind: str, target: str, *, by_file: bool = False) -> int | None:

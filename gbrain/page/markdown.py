@@ -1640,17 +1640,34 @@ LOGSEQ_FOLDERS = frozenset({"pages", "journals"})
 
 def reads_logseq_properties(path: str, property_syntax: str = "auto") -> bool:
     """Whether the ``key:: value`` lines opening the page at ``path`` are Logseq page properties
-    (``title::`` titles it, ``alias::`` aliases, ``tags::`` tags it) rather than Dataview inline
-    fields, which Obsidian shows as text: ``logseq`` yes, ``dataview`` no, ``auto`` when a folder
-    of the path is a Logseq graph's ``pages`` or ``journals`` (at any depth, as a journal's
-    ``journals``: :func:`journal_name`). The page's own path only, so a fresh import and any
-    sequence of saves and moves read a page alike (a graph's ``logseq/config.edn`` or a vault's
-    ``.obsidian/`` would make one page's reading depend on another file)."""
+    (``title::`` titles it, ``alias::`` aliases, ``tags::`` tags it, every tag links its page)
+    rather than Dataview inline fields, which Obsidian shows as text: ``logseq`` yes, ``dataview``
+    no, ``auto`` when a folder of the path is a ``pages`` or ``journals`` folder (at any depth).
+    A caller that knows the brain resolves ``auto`` first (:func:`page_property_syntax`: such a
+    folder counts only beside a graph's ``logseq/config.edn``); ``auto`` here is the path alone."""
     if property_syntax == "logseq":
         return True
     if property_syntax == "dataview":
         return False
     return any(part in LOGSEQ_FOLDERS for part in path.split("/")[:-1])
+
+
+def graph_candidates(path: str) -> list[str]:
+    """The folders whose Logseq graph the page at ``path`` belongs to if they are one: the parent
+    of each ``pages``/``journals`` folder on its path (``''`` for the top; ``notes/graph/pages/x.md``
+    → ``['notes/graph']``). ``[]`` for a page in no such folder."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:i]) for i, part in enumerate(parts) if part in LOGSEQ_FOLDERS]
+
+
+def page_property_syntax(path: str, property_syntax: str, graphs) -> str:
+    """The ``property_syntax`` to parse the page at ``path`` with: the brain's setting, or under
+    ``auto`` ``logseq`` when one of its :func:`graph_candidates` is in ``graphs`` (the folders
+    holding a Logseq graph's ``logseq/config.edn``, as every Logseq graph has: ``''`` for the top)
+    and ``dataview`` otherwise: a vault's own ``pages/`` folder is no Logseq graph's."""
+    if property_syntax != "auto":
+        return property_syntax
+    return "logseq" if any(r in graphs for r in graph_candidates(path)) else "dataview"
 
 
 _BEAR_TAG_RE = re.compile(r"(?:^|(?<=\s))#([^\s#\x00\x01][^#\n\x00\x01]*?)(?<!\s)#", re.M)

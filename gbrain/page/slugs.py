@@ -167,8 +167,9 @@ _NOT_ALNUM = re.compile(r"[\W_]+")
 def loose_key(name: str) -> str:
     """``Bruno Okafor`` / ``bruno_okafor`` / ``Bruno-Okafor.md`` → ``bruno-okafor``: the key wiki links
     and titles are matched by when no exact path or file name matches (each run of characters
-    that are not letters or digits becomes one ``-``; leading and trailing ``-`` dropped)."""
-    return title_key(posixpath.basename(name))  # (NFC and casefold never make or take a "/")
+    that are not letters or digits becomes one ``-``; leading and trailing ``-`` dropped). A name
+    ending with ``/`` (a site's folder URL, ``/training/foo/``) is keyed by its last segment, ``foo``."""
+    return title_key(posixpath.basename(name.rstrip("/") if name.endswith("/") else name))  # (NFC and casefold never make or take a "/")
 
 
 @lru_cache(maxsize=1 << 16)

@@ -825,13 +825,14 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
     """:func:`rederive_pages` of the pages ``ids`` (in that order; ids no page has are skipped):
     for migrations that pick their pages in Python (a pattern SQL's ``LIKE`` cannot say)."""
     from ..core.brain import Brain
-    from ..page.links import title_names
-    from ..page.markdown import parse_page
+    from ..page.links import graph_roots, title_names
+    from ..page.markdown import page_property_syntax, parse_page
     from .derive import parse_settings, relink_updates, update_links, write_rows
 
     if not ids:
         return 0
     split, tag_syntax, property_syntax = parse_settings(conn)
+    graphs = graph_roots(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
     cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline") if c in have)  # (v21, v39; earlier migrations run before them)
@@ -842,7 +843,7 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
         if r is None:
             continue
         text = ("\ufeff" if r[3] else "") + r[4] + r[5] + r[6] + r[7]
-        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=property_syntax)
+        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
         vals = Brain._page_vals(r[1], r[2], page, b"", "", "")
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:
@@ -1696,7 +1697,55 @@ def _m48_window_splits(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE embed_state ADD COLUMN window_splits INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits]
+def rederive_graphless_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages of a ``pages``/``journals`` folder that no
+    Logseq graph's ``logseq/config.edn`` sits beside (:func:`gbrain.page.markdown.page_property_syntax`
+    under config ``property_syntax auto``) whose text holds ``::`` or ``#``: they were read as a
+    Logseq graph's by their path alone (opening ``key::`` lines as properties, every tag a link),
+    and an Obsidian vault's own ``pages/`` folder is none (:func:`rederive_page_ids`). For SQLite
+    v49 / Postgres v51, in the caller's transaction. Returns how many pages were parsed."""
+    from ..page.links import graph_roots
+    from ..page.markdown import graph_candidates, page_property_syntax
+    from .derive import parse_settings
+
+    if parse_settings(conn)[2] != "auto":
+        return 0
+    graphs = graph_roots(conn)
+    rows = conn.execute("SELECT id, path FROM pages WHERE (path LIKE ? OR path LIKE ?) AND (compiled_truth LIKE ? OR compiled_truth LIKE ? "
+                        "OR timeline LIKE ?) ORDER BY id", ("%pages/%", "%journals/%", "%::%", "%#%", "%#%")).fetchall()
+    return rederive_page_ids(conn, [r[0] for r in rows if graph_candidates(r[1]) and page_property_syntax(r[1], "auto", graphs) == "dataview"])
+
+
+def rekey_slash_end_names(conn) -> int:
+    """Key again the link targets and aliases ending with ``/`` (``[t](/training/foo/)``) by their
+    last segment (:func:`gbrain.page.slugs.loose_key`: was the empty key, so a link written before
+    its page came stayed dangling) and resolve those links again. For SQLite v49 / Postgres v51, in
+    the caller's transaction. Returns how many links changed where they point."""
+    from ..page.slugs import loose_key
+    from .derive import relink_updates, update_links
+
+    for table, col in (("links", "target"), ("aliases", "alias")):
+        key = "target_name" if table == "links" else "loose_key"
+        rows = conn.execute(f"SELECT id, {col}, {key} FROM {table} WHERE {col} LIKE ?", ("%/",)).fetchall()
+        conn.executemany(f"UPDATE {table} SET {key} = ? WHERE id = ?", [(loose_key(r[1]), r[0]) for r in rows if loose_key(r[1]) != r[2]])
+    rows = conn.execute("SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+                        "WHERE l.target LIKE ? ORDER BY l.id", ("%/",)).fetchall()
+    updates = relink_updates(conn, rows) if rows else []
+    update_links(conn, updates)
+    return len(updates)
+
+
+def _m49_logseq_graphs(conn: sqlite3.Connection) -> None:
+    """A ``pages``/``journals`` folder is a Logseq graph's only beside its ``logseq/config.edn``
+    (an Obsidian vault's own ``pages/`` folder read its Dataview fields as properties and its
+    tags as links): the pages of such folders without one are derived again
+    (:func:`rederive_graphless_pages`). And a link target or alias ending with ``/`` is keyed by
+    its last segment (:func:`rekey_slash_end_names`)."""
+    rederive_graphless_pages(conn)
+    rekey_slash_end_names(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

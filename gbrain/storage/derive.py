@@ -186,12 +186,16 @@ def rederive_all(conn: sqlite3.Connection) -> int:
     """Re-parse every stored page and rewrite its title, type and derived rows, then resolve
     every link again. For schema migrations that change what is derived. Returns pages done."""
 
+    from ..page.links import graph_roots
+    from ..page.markdown import page_property_syntax
+
     split, tag_syntax, property_syntax = parse_settings(conn)
+    graphs = graph_roots(conn)
     q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     n = 0
     for r in conn.execute(q).fetchall():
         text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
-        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=property_syntax)
+        page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
         if (page.title, page.type) != (r[3], r[4]):
             conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, title_key(page.title), page.type, r[0]))
         write_rows(conn, r[0], page, None)

@@ -29,6 +29,9 @@ from typing import Callable, Iterable
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
 from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
+from ..page.journals import CONFIG
+from ..page.links import graph_roots, is_graph_config
+from ..page.markdown import page_property_syntax
 from ..page.slugs import cmd_arg, is_markdown, shown, slug_for_path, slug_problem, twin_warning
 from ..page.slugs import nfc as slugs_nfc
 from . import verify
@@ -352,7 +355,6 @@ def property_syntax_hint(brain: Brain, all_paths: Iterable[str], new_paths: set[
     under ``property_syntax auto`` they are read as Dataview fields, so ``title::``, ``alias::`` and
     ``tags::`` name and tag nothing; the setting ``logseq`` reads them as Logseq does. Advice only
     (what the pages derive is unchanged); ``[]`` otherwise (another setting chosen, no such page)."""
-    from ..page.journals import CONFIG
     from ..page.markdown import logseq_properties, reads_logseq_properties
 
     if brain.property_syntax != "auto" or not any(p == CONFIG or p.endswith("/" + CONFIG) for p in all_paths):
@@ -470,6 +472,12 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         counts["moved"] = len(moved)
     n = len(scan.files)
     split, tag_syntax, property_syntax = brain.timeline_split, brain.tag_syntax, brain.property_syntax
+    # the Logseq graphs the brain will hold (a `logseq/config.edn` stored or in the tree): a page of
+    # one's pages/journals folders is parsed as Logseq's at once (page_property_syntax); the pages
+    # this import writes are then no work for the config's own save (Brain.graph_config_changed)
+    graphs = (graph_roots(brain.conn) | {f.path[: -len(CONFIG)].rstrip("/") for f in scan.files if is_graph_config(f.path)}
+              if property_syntax == "auto" else frozenset())
+    parsed_paths: set[str] = set()
     # an import killed after committing pages and before resolving links at its end: every link
     # is resolved again by this one, which may find nothing else to do (RESOLVE_PENDING)
     resolve_all = brain.get_config(RESOLVE_PENDING) is not None
@@ -515,6 +523,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         pending_links.spill(brain.conn)
 
     def took(res) -> None:
+        parsed_paths.add(res.path)
         for pw in res.warnings:
             warn(f"{res.path}: {pw}")
         written_pages.append(res.slug)
@@ -607,7 +616,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     warn(w)
                 changed.append((f.path, text, f.abspath, kind, old[1] if old else None))
             # 2. parse the changed pages (in worker processes when there are many)
-            parsed = iter(parser.parse([(p, t, split, tag_syntax, property_syntax) for p, t, _, k, _ in changed if k == "page"]))
+            parsed = iter(parser.parse([(p, t, split, tag_syntax, page_property_syntax(p, property_syntax, graphs))
+                                        for p, t, _, k, _ in changed if k == "page"]))
             # 3. write them, committing every BATCH files
             for c0 in range(0, len(changed), BATCH):
                 chunk = changed[c0 : c0 + BATCH]
@@ -646,6 +656,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                 on_progress(done, n)
         # files after pages, so sidecars find their page
         in_tx = stored_bytes = 0
+        brain._graph_parsed = parsed_paths
         for path, abspath, kind in pending_files:
             if not may_replace(path):
                 continue
@@ -673,12 +684,15 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                 brain.conn.execute("COMMIT")
                 begin_write(brain.conn)
                 in_tx = stored_bytes = 0
+        brain._graph_parsed = frozenset()
         if resolve_all:
             brain.derive_missing_links(pending_links)
             brain.resolve_all()
         elif written_pages or changed_names:
             brain.re_resolve(changed_names, dangling=True)
         pending_links.write(brain.conn)
+        for root in graphs - graph_roots(brain.conn):  # a graph's config the tree had and the brain did not take (unreadable, kept out)
+            brain.rederive_graph(root)
         if written_pages or changed_names or resolve_all:
             # sidecars of new pages that were stored earlier
             for r in brain.conn.execute(
@@ -705,6 +719,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         raise
     finally:
         brain._tx_depth = 0
+        brain._graph_parsed = frozenset()
         parser.__exit__()
     brain._config_cache = None
     # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)

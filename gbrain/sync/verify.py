@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
+from ..core.lint import site_path_links
 from ..storage import rawspans
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
@@ -172,7 +173,8 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     ``sampled`` and ``chars_parsed``."""
     import random
 
-    from ..page.links import SqlIndex
+    from ..page.links import SqlIndex, graph_roots
+    from ..page.markdown import page_property_syntax
     from ..search.keyword import search_fields
     from ..storage.derive import derived_rows
 
@@ -262,7 +264,8 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
             raw_want[pid] = _raw_rows(data)
     index = MemoryIndex(c) if not sampled else SqlIndex(c)
     res: dict = {"pages_parsed": 0, "pages_total": total, "sampled": sampled, "chars_parsed": 0, "links_parsed": 0, "links_stored": 0, "timeline_parsed": 0, "timeline_stored": 0, "tags_parsed": 0, "tags_stored": 0, "mismatched_pages": [], "title_type_mismatches": 0, "pages_differing": 0, "views_differing": {}, "links_resolved_differently": []}
-    jobs = [(r["path"], render_row(r), split, tag_syntax, property_syntax) for r in pages]
+    graphs = graph_roots(c) if property_syntax == "auto" else frozenset()  # (page_property_syntax: a Logseq graph's pages)
+    jobs = [(r["path"], render_row(r), split, tag_syntax, page_property_syntax(r["path"], property_syntax, graphs)) for r in pages]
     for r, job, page in zip(pages, jobs, parse_all(jobs)):
         pid = r["id"]
         res["pages_parsed"] += 1
@@ -743,6 +746,8 @@ def report(
             "stored": stats["links"],
             "resolved": stats["links_resolved"],
             "dangling": stats["links_dangling"],
+            # of them, links to a docs site's own paths outside the brain (/training/…): no broken page links
+            "site_paths": len(site_path_links(brain.conn)) if stats["links_dangling"] else 0,
             "parsed_checked": derived["links_parsed"],
             "stored_checked": derived["links_stored"],
         },

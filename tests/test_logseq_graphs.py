@@ -1,0 +1,108 @@
+"""A ``pages``/``journals`` folder is a Logseq graph's only beside the graph's ``logseq/config.edn``
+(every Logseq graph has one): there opening ``key:: value`` lines are page properties and every
+``#tag`` links its page (trial35); an Obsidian vault that merely has a ``pages/`` or
+``journals/`` folder keeps Dataview fields and plain tags. The config coming or going re-derives
+the graph's pages, equal to a fresh import."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.page.markdown import graph_candidates, page_property_syntax, parse_page
+from gbrain.sync.importer import import_tree
+from gbrain.sync.verify import fresh_import_differences
+
+from conftest import write_tree
+
+NOTE = "title:: Something Else\nalias:: Zed\ntags:: book\n\nRead #later with [[Link]].\n"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("path, graphs, want", [
+    ("pages/a.md", set(), "dataview"),
+    ("pages/a.md", {""}, "logseq"),
+    ("journals/2026_01_02.md", {""}, "logseq"),
+    ("g/pages/a.md", {""}, "dataview"),
+    ("g/pages/sub/a.md", {"g"}, "logseq"),
+    ("Notes/a.md", {""}, "dataview"),
+    ("a.md", {""}, "dataview"),
+])
+def test_a_pages_folder_is_a_graphs_only_beside_its_config(path, graphs, want):
+    assert page_property_syntax(path, "auto", graphs) == want
+    assert page_property_syntax(path, "logseq", set()) == "logseq" and page_property_syntax(path, "dataview", {""}) == "dataview"
+    p = parse_page(NOTE, path, property_syntax=want)
+    assert p.render() == NOTE
+    assert (p.title == "Something Else") == (want == "logseq")
+    assert ("later" in [ln.target for ln in p.links]) == (want == "logseq")
+
+
+@pytest.mark.engine_free
+def test_graph_candidates():
+    assert graph_candidates("x/pages/journals/a.md") == ["x", "x/pages"]
+    assert graph_candidates("pages.md") == [] and graph_candidates("a/pages.md") == []
+
+
+def _state(b):
+    c = b.conn
+    title = c.execute("SELECT title FROM pages WHERE slug = 'pages/Project Alpha'").fetchone()[0]
+    tags = sorted(r[0] for r in c.execute("SELECT t.tag FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'pages/Project Alpha'"))
+    links = sorted(r[0] for r in c.execute("SELECT l.target FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = 'pages/Project Alpha'"))
+    return title, tags, links
+
+
+def test_an_obsidian_vault_with_a_pages_folder_is_no_logseq_graph(tmp_path, db_path):
+    tree = write_tree(tmp_path / "v", {".obsidian/app.json": "{}\n", "pages/Project Alpha.md": NOTE, "later.md": "x\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _state(b) == ("Project Alpha", ["later"], ["Link"])
+        assert b.conn.execute("SELECT count(*) FROM aliases").fetchone()[0] == 0
+        assert fresh_import_differences(b) == {}
+        # the graph's config comes: its pages are read as Logseq's, as a fresh import reads them
+        b.save_file("logseq/config.edn", b"{:meta/version 1}\n")
+        assert _state(b) == ("Something Else", ["book", "later"], ["Link", "book", "later"])
+        assert fresh_import_differences(b) == {}
+        b.delete_file("logseq/config.edn")
+        assert _state(b) == ("Project Alpha", ["later"], ["Link"])
+        assert fresh_import_differences(b) == {}
+        b.save_page("pages/Project Alpha.md", NOTE + "more\n")
+        assert _state(b)[0] == "Project Alpha"
+
+
+def test_a_logseq_graph_is_read_as_one_at_import_and_after_edits(tmp_path, db_path):
+    tree = write_tree(tmp_path / "g", {"logseq/config.edn": "{:meta/version 1}\n", "pages/Project Alpha.md": NOTE,
+                                       "journals/2026_01_02.md": "- met [[Zed]] #later\n", "other/pages/x.md": "tags:: y\n- #z\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _state(b) == ("Something Else", ["book", "later"], ["Link", "book", "later"])
+        to = dict(b.conn.execute("SELECT l.target, p.slug FROM links l LEFT JOIN pages p ON p.id = l.to_page_id "
+                                 "JOIN pages f ON f.id = l.from_page_id WHERE f.slug = 'journals/2026_01_02'").fetchall())
+        assert to == {"Zed": "pages/Project Alpha", "later": None}
+        # a nested pages folder with no config of its own is no graph's
+        assert [r[0] for r in b.conn.execute("SELECT t.tag FROM tags t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'other/pages/x'")] == ["z"]
+        assert fresh_import_differences(b) == {}
+        b.save_page("pages/New.md", "alias:: N\n- x\n")
+        assert b.resolve_slug("N")["slug"] == "pages/New"
+        assert fresh_import_differences(b) == {}
+
+
+def test_an_upgraded_brain_reads_a_vaults_pages_folder_as_a_vaults(tmp_path, db_path):
+    """A brain made before (SQLite v48 / Postgres v50) read every ``pages``/``journals`` folder as
+    a Logseq graph's: on open those pages are derived again, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    tree = write_tree(tmp_path / "v", {"pages/Project Alpha.md": NOTE, "g/logseq/config.edn": "{}\n", "g/pages/b.md": NOTE})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        b.set_config("property_syntax", "logseq")  # as the old page model read the vault's pages folder
+        c = b.conn
+        with b.transaction():
+            c.execute("DELETE FROM config WHERE key = 'property_syntax'")
+            _rewind(c, pg._logseq_graphs, dbmod._m49_logseq_graphs)
+        assert _state(b)[0] == "Something Else"
+    with Brain.open(db_path) as b:
+        assert _state(b) == ("Project Alpha", ["later"], ["Link"])
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'g/pages/b'").fetchone()[0] == "Something Else"
+        assert fresh_import_differences(b) == {}
