@@ -13,7 +13,7 @@ from typing import Any, Optional
 import typer
 
 from . import operations as ops
-from .entry import GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, fail_error, invoke, main, pipe_status, run_and_print, run_call, run_pipe  # noqa: F401
+from .entry import CURSOR_HELP, GROUP_NAMES, _STATE, _err, _move_leading_json, _out, _pull_db, _read_stdin_or_file, fail, fail_error, invoke, main, pipe_status, run_and_print, run_call, run_pipe  # noqa: F401
 from .errors import GBrainError
 
 app = typer.Typer(
@@ -76,6 +76,10 @@ def _make_command(o: ops.Operation):
     if stdin_param:
         params.append(inspect.Parameter("file_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(None, "--file", "-f", help="read the content from this file instead of standard input (- is standard input)"), annotation=Optional[str]))
         annotations["file_"] = Optional[str]
+    if o.page:  # one page and next_cursor, as `call` with `cursor` answers (entry.run_and_print)
+        params.append(inspect.Parameter("cursor_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(None, "--cursor", help=CURSOR_HELP, show_default=False), annotation=Optional[str]))
+        annotations["cursor_"] = Optional[str]
+        pymap["cursor_"] = "cursor"  # (invoke drops it when not given)
     params.append(inspect.Parameter("json_", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(False, "--json", help="print JSON"), annotation=bool))
     annotations["json_"] = bool
 

@@ -180,6 +180,10 @@ def _progress_ctx(ctx: "ops.Context", name: str = "working"):
     return prog
 
 
+#: ``--cursor`` of a paged command (``Operation.page``): its pages, as ``call`` with ``cursor`` gives them
+CURSOR_HELP = "one page and next_cursor, as `call` with cursor answers ('' for the first page; next_cursor for the next)"
+
+
 def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = "cli") -> None:
     """Run an operation for the CLI and print its result; exits with the right code.
     ``surface`` is recorded as the origin of the versions written (``call`` passes its own)."""
@@ -222,7 +226,17 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         _err(f"warning: {w}")
     if len(warnings) > 20:
         _err(f"warning: … and {len(warnings) - 20} more (see --json)")
-    note = o.note(result, shown) if o.note is not None else None
+    paged = surface == "cli" and bool(o.page) and isinstance(args, dict) and "cursor" in args and isinstance(result, dict)
+    shown_result = result["items"] if paged and not o.page_key and o.page != "cut" else result  # what the text and note renderers take
+    if paged:
+        # --cursor: the page's own note (cut to the page size, a ranking's depth) and where the next page starts,
+        # instead of the listing's "… the first N" (the page and next_cursor say it exactly)
+        import shlex
+
+        said = [result.get("note"), f"… more: the same command with --cursor {shlex.quote(result['next_cursor'])}" if result.get("next_cursor") else None]
+        note = None if as_json else ("\n".join(x for x in said if x) or None)  # --json: the object holds both
+    else:
+        note = o.note(result, shown) if o.note is not None else None
     if note and ctx.agent:  # `call`: "`limit` 0 lists all", not --limit
         note = ops.tool_text(note, o)
     if note:
@@ -231,7 +245,7 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
     if as_json:
         _out(ops.dumps(result) + "\n")
     elif o.text is not None:
-        text = o.text(result, shown)
+        text = o.text(shown_result, shown)
         if not o.text_exact:
             text = styled(terminal_safe(text), sys.stdout.isatty())
         _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
@@ -418,6 +432,13 @@ def fast_parse(argv: list[str]) -> tuple["ops.Operation", dict, bool, str | None
         seen.add(name)
         if name == "--json" and not eq:
             as_json = True
+        elif name == "--cursor" and o.page:
+            if not eq:
+                if i + 1 >= len(toks):
+                    return None
+                i += 1
+                val = toks[i]
+            args["cursor"] = val
         elif name in ("--file", "-f") and has_stdin:
             if not eq:
                 if i + 1 >= len(toks):

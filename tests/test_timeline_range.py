@@ -124,6 +124,39 @@ def test_call_pages_with_a_cursor_bound_to_its_arguments(tmp_path, db_path):
     assert keys(js(gbrain_in_process("call", "brain_timeline", json.dumps({"since": "2025"}), "--db", str(db)))) == want
 
 
+def test_the_command_line_pages_with_a_cursor_as_call_does(tmp_path, db_path):
+    """`timeline --json` prints a bare list, and its "… the first 100" cut was said on stderr only:
+    a script could not tell the list was cut. `--cursor` ('' the first page) gives what `call`
+    with `cursor` gives, `{"items", "next_cursor"}` (every paged command: list, search, …); the bare
+    list without it is unchanged."""
+    db = brain(tmp_path, db_path)
+    want = keys(js(cli(db, "--since", "2025", "--json")))
+    got, cursor, pages = [], "", 0
+    while cursor is not None:
+        r = cli(db, "--since", "2025", "--limit", "2", "--json", "--cursor", cursor)
+        page = js(r)
+        assert set(page) == {"items", "next_cursor"} and r.stderr == b"", (page, r.stderr)
+        assert page == js(gbrain_in_process("call", "brain_timeline", json.dumps({"since": "2025", "limit": 2, "cursor": cursor}), "--db", str(db)))
+        got += page["items"]
+        cursor, pages = page["next_cursor"], pages + 1
+    assert keys(got) == want and len(want) == 6 and pages == 3
+    # the whole list in one page: next_cursor null, where the bare list said nothing either way
+    assert js(cli(db, "--since", "2025", "--json", "--cursor", ""))["next_cursor"] is None
+    # typer's path (an option after `--` is not the fast path's) takes it too, and the text form says where the next page starts
+    r = gbrain_in_process("timeline", "--db", str(db), "--since=2025", "--limit=2", "--cursor", "", "--json", "--")
+    assert js(r)["next_cursor"], r.stdout
+    r = cli(db, "--since", "2025", "--limit", "2", "--cursor", "")
+    assert r.returncode == 0 and len(r.stdout.decode().splitlines()) == 2 and "--cursor " in r.stderr.decode() and "the first" not in r.stderr.decode(), r
+    nxt = r.stderr.decode().split("--cursor ", 1)[1].split()[0].strip("'`")
+    assert keys(js(cli(db, "--since", "2025", "--limit", "2", "--json", "--cursor", nxt))["items"]) == want[2:4]
+    # a cursor of other arguments is refused, as call refuses it
+    r = cli(db, "--since", "2024", "--limit", "2", "--json", "--cursor", nxt)
+    assert r.returncode == 2 and b"other arguments" in r.stderr
+    # the other listings alike
+    r = js(gbrain_in_process("list", "--limit", "2", "--json", "--cursor", "", "--db", str(db)))
+    assert len(r["items"]) == 2 and r["next_cursor"]
+
+
 def test_over_mcp_a_weekly_briefing_reads_every_page_by_cursor(tmp_path, db_path):
     db = brain(tmp_path, db_path)
 
