@@ -76,3 +76,51 @@ def test_a_tag_with_a_space_is_refused_naming_the_tag_to_use(fixture_db):
         b.put("people/ana-lima", text.replace("tags: [", "tags: [odd one, ", 1))
         assert "odd one" in b.parsed(b.page_row("people/ana-lima")).tags
     assert ops.run("untag", {"slug": "ana-lima", "tag": "odd one"}, ctx())["changed"] is True
+
+
+def _vault(db) -> None:
+    """An Obsidian vault's types and tags (trial 38, llm-wiki-ob-vault): `comparison` pages,
+    tags `action`, `save`, `acme`, `activity`; no company, deal or `active` tag."""
+    from gbrain.core.brain import Brain
+
+    with Brain.open(db) as b:
+        b.put("comparisons/a-vs-b", "---\ntype: comparison\ntags: [action, save]\n---\n# A vs B\n\nriver text\n")
+        b.put("notes/acme", "---\ntags: [acme, activity]\n---\n# Acme\n\nriver [[a-vs-b]]\n")
+        b.put("people/ana", "---\ntags: [client]\n---\n# Ana\n\nriver [[acme]]\n")
+
+
+@pytest.mark.parametrize("op,args", [
+    ("graph", {"slug": "people/ana", "depth": 2, "type": "company"}),
+    ("list", {"type": "company"}),
+    ("search", {"query": "river", "type": "company"}),
+    ("list", {"type": "deal", "tag": "active"}),
+    ("list", {"tag": "active"}),
+    ("search", {"query": "river", "tag": "active"}),
+    ("query", {"question": "river", "mode": "keyword", "tag": "actives"}),
+])
+def test_another_word_that_merely_looks_alike_is_no_slip(db_path, op, args):
+    """Trial 38: the briefing skill's ``brain_graph {"type": "company"}`` and ``brain_list
+    {"type": "deal", "tag": "active"}`` on an Obsidian vault were errors ("no page has type
+    'company'; did you mean: comparison", "… tag 'active'; did you mean: action, save, acme"):
+    difflib's ratio (0.5 for types, 0.6 for tags) took other words for slips, so an agent
+    following the skill got a failure where a brain without companies should give an empty
+    answer. Now only a slip is an error (an edit or two, a plural, another case, the type's
+    folder name); another word is the empty answer with the warning naming the brain's own."""
+    _vault(db_path)
+    said = []
+    r = ops.run(op, args, ops.Context(db=str(db_path), on_warning=said.append))
+    got = r["hits"] if op == "query" else [n["slug"] for n in r["nodes"]] if op == "graph" else r
+    assert got == (["people/ana"] if op == "graph" else []), r
+    assert len(said) == ("type" in args) + ("tag" in args) and all("yet, so nothing matches" in w for w in said), said
+
+
+@pytest.mark.parametrize("args,meant", [
+    ({"type": "comparisons"}, "comparison"), ({"type": "Comparison"}, "comparison"),
+    ({"type": "comparisn"}, "comparison"), ({"type": "people"}, "person"),
+    ({"tag": "clients"}, "client"), ({"tag": "activty"}, "activity"), ({"tag": "acmee"}, "acme"),
+])
+def test_a_slip_is_still_an_error_naming_what_was_meant(db_path, args, meant):
+    _vault(db_path)
+    with pytest.raises(NotFound) as e:
+        ops.run("list", args, ops.Context(db=str(db_path)))
+    assert e.value.suggestions == [meant], (str(e.value), e.value.suggestions)

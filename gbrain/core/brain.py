@@ -36,6 +36,7 @@ from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields, write_canvas_cards
 from ..page.markdown import (
     BOM,
+    FOLDER_TYPES,
     Page,
     append_timeline,
     append_link_line,
@@ -214,6 +215,27 @@ def rule_as_separator_note(page, base, heading: bool) -> str | None:
             f"(it holds `{h[:60]}`), so the entry went to the end of the page; if this vault uses `---` as a plain rule, "
             "`gbrain config set timeline_split heading` makes only a `---` above a `## Timeline` or `## History` heading the separator")
 
+
+
+def _slip_for(key: str, name: str) -> int | None:
+    """How far ``key`` (a type, tag or folder asked for, compared casefolded) is from the brain's
+    ``name`` when it is a slip for it, else None: another case (0), a plural or singular
+    (``comparisons``, ``companies`` for ``company``: 1), or a typo of a few letters (OSA edit
+    distance, a swap counting one: none in a name of 3 characters or fewer, one up to 7, two from
+    8: ``persn``, ``team/engg``, ``comparisn``). ``active`` is no slip for ``action`` (two of six
+    letters), nor ``company`` for ``comparison``."""
+    from rapidfuzz.distance import OSA
+
+    a, b = key.casefold(), name.casefold()
+    if a == b:
+        return 0
+    x, y = a.rstrip("/"), b.rstrip("/")
+    for p, s in ((x, y), (y, x)):
+        if p in (s + "s", s + "es") or (p.endswith("ies") and s.endswith("y") and p[:-3] == s[:-1]):
+            return 1
+    allowed = 0 if len(x) <= 3 else 1 if len(x) <= 7 else 2
+    d = OSA.distance(a, b, score_cutoff=allowed)
+    return d if d <= allowed else None
 
 class Brain:
     """A brain database. Open with :meth:`open`; use as a context manager to close it."""
@@ -1768,7 +1790,8 @@ class Brain:
         counts = [(r[0], r[1]) for r in self.conn.execute(
             "SELECT type, COUNT(*) FROM pages WHERE type IS NOT NULL AND type <> '' GROUP BY type ORDER BY COUNT(*) DESC, type")]
         same_but_case = [t for t, _ in counts if t.casefold() == type_.casefold()]
-        self._no_match("type", type_, type_.casefold(), counts, warn, cutoff=0.5, also=same_but_case)
+        folder_type = [FOLDER_TYPES[type_.casefold()]] if type_.casefold() in FOLDER_TYPES else []
+        self._no_match("type", type_, type_.casefold(), counts, warn, also=same_but_case + folder_type)
 
     def check_filters(self, type_: str | None = None, tag: str | None = None, prefix: str | None = None, warn=None) -> None:
         """:meth:`check_type`, and the same for a ``tag`` no page has (nested tags count: the
@@ -1799,16 +1822,20 @@ class Brain:
             self._no_match("folder", prefix, folder_key(prefix), counts, warn)
 
     @staticmethod
-    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn, *, cutoff: float = 0.6, also: list[str] = ()) -> None:
+    def _no_match(what: str, asked: str, key: str, counts: list[tuple[str, int]], warn, *, also: list[str] = ()) -> None:
         """:meth:`check_type`'s and :meth:`check_filters`' answer for a ``what`` (type, tag,
         folder) ``asked`` (compared as ``key``) that no page has, given the brain's ``counts``
-        (``[(name, pages)]``, most first): the names within difflib's ``cutoff`` of ``key``, and
-        ``also``, are near misses."""
+        (``[(name, pages)]``, most first): the names ``key`` is a slip for (:func:`_slip_for`),
+        and those of ``also`` the brain has, are near misses: NotFound naming them. Another word
+        that merely looks alike (``company`` beside ``comparison``, ``active`` beside ``action``:
+        difflib's ratio took them for slips until trial 38, so the skills' standard calls failed
+        on a vault without companies) is a name no page has yet: ``warn`` and an empty answer."""
         if not counts:
             return
         names = [n for n, _ in counts]
-        near = difflib.get_close_matches(key, names, n=3, cutoff=cutoff)
-        near += [n for n in also if n not in near]
+        near = [n for n in also if n in names]
+        slips = sorted((d, i, n) for i, n in enumerate(names) if n not in near and (d := _slip_for(key, n)) is not None)
+        near += [n for _, _, n in slips][:max(0, 3 - len(near))]
         shown = ", ".join(f"{n} ({c:,})" for n, c in counts[:12]) + (f", … {len(counts) - 12} more" if len(counts) > 12 else "")
         has = f"no page is under the folder '{asked}'" if what == "folder" else f"no page has {what} '{asked}'"
         if near:
