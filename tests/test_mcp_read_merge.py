@@ -156,3 +156,36 @@ def test_a_whole_read_of_the_page_resource_counts_as_the_sessions_read(db_path):
         assert _page(db_path, slug) == _merged()
     assert "merged" not in part and _page(db_path, "notes/res-part") == MINE
     assert [w for w in part["warnings"] if "bob" in w], part
+
+def test_conflicts_says_which_side_is_where_when_one_login_wrote_both(db_path):
+    """Trial 38: a consultant's note saved in the folder (watch) and their agent's clashing
+    brain_put, both under one login: the put's text is the page and the folder's save the copy,
+    but `gbrain conflicts` said "← brain's version in …conflict-….md" (the label of sync's
+    both-changed conflict, whose copy is the brain's side). Now it names each side by how it
+    was written (``kept_origin``/``copy_origin`` in JSON)."""
+    _make(db_path, "notes/one")
+    saved = START.replace("on Friday", "on Thursday")
+
+    def folder_save():
+        b = Brain.open(str(db_path))
+        try:
+            with origin(surface="watch", operation="file changed", user="ana"):
+                b.put("notes/one", saved)
+        finally:
+            b.close()
+
+    async def main():
+        async with connect(db_path, env={"GBRAIN_USER": "ana"}) as c:
+            ok(await c.call_tool("brain_get", {"slug": "notes/one"}))
+            await anyio.to_thread.run_sync(folder_save)
+            return ok(await c.call_tool("brain_put", {"slug": "notes/one", "content": START.replace("on Friday", "on Monday")}))
+
+    out = anyio.run(main)
+    cp = out["conflict_copy"] + ".md"
+    assert _page(db_path, out["conflict_copy"]) == saved
+    r = gbrain("--db", str(db_path), "conflicts")
+    text = r.stdout.decode()
+    assert r.returncode == 0 and "brain's version in" not in text, text
+    row = json.loads(gbrain("--db", str(db_path), "--json", "conflicts").stdout)[0]
+    assert row["kept_origin"].startswith("mcp(") and row["kept_origin"].endswith(" put") and row["copy_origin"] == "watch file changed", row
+    assert f"notes/one.md holds {row['kept_origin']}'s version; the folder's version is in {cp}" in text, text

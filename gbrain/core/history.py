@@ -1049,6 +1049,17 @@ def version_writer(conn: sqlite3.Connection, kind: str, name: str, hx: str | Non
     return (r[0] or "") if r else ""
 
 
+def version_origin(conn: sqlite3.Connection, kind: str, name: str, hx: str | None) -> str:
+    """How the bytes with sha256 ``hx`` were written as a version of the history ``(kind, name)``:
+    the origin (``mcp(claude-code) put``, ``watch file changed``, as `history` shows it) of its
+    newest version with those bytes; '' when unknown (no such version, no ``hx``)."""
+    if not hx:
+        return ""
+    r = conn.execute("SELECT h.surface, h.client, h.operation FROM history h JOIN history_bodies b ON b.id = h.body_id "
+                     "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (kind, name, hx)).fetchone()
+    return _origin_of({"surface": r[0], "client": r[1], "operation": r[2]}) if r else ""
+
+
 def record_move(conn: sqlite3.Connection, src: str, dst: str) -> None:
     """A writer moved ``src`` to ``dst`` by deleting one and creating the other (a file, or a page
     that becomes a file): record the pair as a move in the history (``move`` rows with ``to`` /

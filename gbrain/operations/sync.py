@@ -241,6 +241,14 @@ def _watch(b, a, ctx):
         raise GBrainError(f"the brain is busy ({e}); watch stopped") from e
 
 
+def _side_of(orig: str | None) -> str:
+    """A conflict side named by how its version was written (the history's origin): the folder's
+    (a sync, watch or import of the file) or the writer's (``mcp(claude-code) put's version``)."""
+    if not orig:
+        return ""
+    return "the folder's version" if orig.split("(")[0].split(" ")[0] in ("sync", "watch", "import") else f"{orig}'s version"
+
+
 def _conflicts_text(r: list, a: dict) -> str:
     if not r:
         return "no open conflicts"
@@ -256,10 +264,18 @@ def _conflicts_text(r: list, a: dict) -> str:
             kept += "" if c.get("kept_now", True) else " (changed since)"
             out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']} {holds} {kept}; {held} is in {c['copy_path']}  ({c.get('note') or c['created_at']})")
         elif c.get("copy_path"):
-            # one writer on both sides (a person and their agent under one login): say which side
-            side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain's"
+            # one writer on both sides (a person and their agent under one login): say which side,
+            # by how each was written when the history says (a session brain_put that clashed kept
+            # the put's text: sync's "file's/brain's" would be the wrong way round), else by the kind
             by = f", both sides written by {c['kept_by']}" if c.get("kept_by") else ""
-            out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']}{by})")
+            kept, held = (_side_of(c.get("kept_origin")), _side_of(c.get("copy_origin")))
+            if kept and held and kept != held:
+                holds = "holds" if c.get("kept_now", True) else "kept"
+                kept += "" if c.get("kept_now", True) else " (changed since)"
+                out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']} {holds} {kept}; {held} is in {c['copy_path']}  ({c.get('note') or c['created_at']}{by})")
+            else:
+                side = "file's" if c.get("kind") in ("no-base", "stale-save") else "brain's"
+                out.append(f"#{c['id'] or '-'} {c['status']}  {c['path']}  ← {side} version in {c['copy_path']}  ({c.get('note') or c['created_at']}{by})")
         else:
             out.append(f"#{c['id']} {c['status']}  {c['path']}  ({c['kind']}, {c['created_at']})")
         if c.get("action") and not c.get("tool"):  # (a tool's copy says it on its line)
@@ -277,8 +293,10 @@ def _conflicts_text(r: list, a: dict) -> str:
     details="Edits that do not overlap were merged and are not listed. no-base: a folder that never synced the path; stale-save: "
     "a file saved from an older version than a newer write through gbrain, that did not merge; sync-tool: a conflict copy "
     "Syncthing, Dropbox, Nextcloud or ownCloud made (two machines changed the file before they synced), `tool` names it, "
-    "open until the copy is deleted (no record: not listed once resolved). The writers come from the history "
-    "(empty when unknown); the deleted copy stays in the trash.",
+    "open until the copy is deleted (no record: not listed once resolved). A brain_put that clashed with a save it had not "
+    "read keeps the put's text and copies the save. The writers (and `kept_origin`/`copy_origin`, how each was written: "
+    "the text names the sides by these when one login wrote both) come from the history (empty when unknown); the deleted "
+    "copy stays in the trash.",
     item={"type": "object"},
     text=_conflicts_text,
 )

@@ -135,7 +135,7 @@ from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
-from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_writer
+from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
 from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, _alike, _keeps, merge_edits, stale_view
 from .plan import Created, PathState, Trashed, decide
@@ -3379,6 +3379,18 @@ def _conflict_writers(conn, d: dict) -> tuple[str, str]:
     return version_writer(conn, *key, kept), copy_by
 
 
+def _conflict_origins(conn, d: dict) -> tuple[str, str]:
+    """``(kept_origin, copy_origin)`` of conflict row ``d`` (with a copy): how the version the
+    path kept and the one in the copy were written (the history's origin, ``mcp(claude-code)
+    put``, ``watch file changed``; '' when unknown), looked up as :func:`_conflict_writers` does.
+    One login on both sides (a person and their agent) is told apart by these: a session
+    ``brain_put`` that clashed keeps the put's text and copies the folder's save, the other way
+    round from sync's ``both-changed`` under the same kind (trial 38)."""
+    kept, held = (d["db_hash"], d["file_hash"]) if d["kind"] in _KEEP_BRAIN else (d["file_hash"], d["db_hash"])
+    key = key_for_path(conn, d["path"])
+    return version_origin(conn, *key, kept), version_origin(conn, *key, held) or version_origin(conn, *key_for_path(conn, d["copy_path"]), held)
+
+
 #: the ``kind`` of a conflict whose copy a file-sync tool made (``tool`` names it): not a
 #: ``sync_conflicts`` row, found by the copy's name (:func:`~gbrain.page.slugs.sync_tool_copy`)
 SYNC_TOOL = "sync-tool"
@@ -3410,6 +3422,7 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
             d["status"] = "resolved"
         if cp is not None:
             d["kept_by"], d["copy_by"] = _conflict_writers(brain.conn, d)
+            d["kept_origin"], d["copy_origin"] = _conflict_origins(brain.conn, d)
         if all or d["status"] == "open":
             if cp is not None:
                 # whether the note still holds the version kept (a later save or conflict replaced it)
