@@ -575,7 +575,7 @@ def test_rename_tags_text_changes_only_tag_tokens(tags, shape, extra):
     tail = ("note: yc_alum stays here\n" if extra else "") + "---\n\nBody mentions YC Alum and [x](y.md).\n"
     text = head + tv + tail
     page = parse_page(text, "p.md")
-    assert page.tags == tags
+    assert page.tags == [t for t in tags if " " not in t]  # (an item with a blank is no tag: tests/test_blank_tags.py)
     new = rename_tags_text(page, rename)
     if not any(t in rename for t in tags):
         assert new is None

@@ -760,23 +760,51 @@ def _open_threads(brain, as_of: str, days: int) -> list[dict]:
     return out
 
 
+def blank_tag_items(conn) -> dict[str, list[str]]:
+    """``{item: [slug]}``: the items of pages' tags properties that hold a blank (``tags: [Nested
+    Folder]``): no tags (:func:`gbrain.page.markdown.tag_items`), as Obsidian reads none, kept in
+    the text; what :func:`tag_groups` offers to respell."""
+    out: dict[str, list[str]] = {}
+    for slug, fm in conn.execute("SELECT slug, frontmatter FROM pages WHERE frontmatter LIKE ? ORDER BY slug", ('%"tag%',)):
+        try:
+            data = json.loads(fm)
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        for k in TAG_KEYS:
+            v = data.get(k)
+            for item in (tag_items(v, blanks=True) if isinstance(v, list) else []):
+                if any(c.isspace() for c in item) and slug not in out.setdefault(item, []):
+                    out[item].append(slug)
+    return out
+
+
 def tag_groups(conn) -> list[dict]:
-    """Groups of tag spellings with the same :func:`tag_key` and more than one spelling:
+    """Groups of tag spellings with the same :func:`tag_key` and more than one spelling, or one
+    written with a blank (a tags item that is no tag, :func:`blank_tag_items`; its canonical
+    spelling is then one without, else the key: ``nested-folder``):
     ``[{"canonical", "variants": {spelling: pages}, "pages": [slug of pages using a non-canonical spelling]}]``."""
     groups: dict[str, dict[str, int]] = {}
     for tag, n in conn.execute("SELECT tag, COUNT(*) FROM tags GROUP BY tag"):
         groups.setdefault(tag_key(tag), {})[tag] = n
+    blank = blank_tag_items(conn)
+    for item, slugs in blank.items():
+        groups.setdefault(tag_key(item), {})[item] = len(slugs)
     out = []
     for key, variants in sorted(groups.items()):
-        if len(variants) < 2 or not key:
+        spaced = [v for v in variants if v in blank]
+        if (len(variants) < 2 and not spaced) or not key:
             continue
         # the spelling most pages already use (fewest files rewritten; what `gbrain tags` shows);
-        # on a tie the normalised form when it is written, else the smallest
-        canon = min(variants, key=lambda v: (-variants[v], v != key, v))
+        # on a tie the normalised form when it is written, else the smallest; never one with a blank
+        fit = [v for v in variants if v not in blank]
+        canon = min(fit, key=lambda v: (-variants[v], v != key, v)) if fit else key
         bad = [v for v in variants if v != canon]
         ph = ",".join("?" * len(bad))
-        pages = [s for (s,) in conn.execute(f"SELECT DISTINCT p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.tag IN ({ph}) ORDER BY p.slug", bad)]
-        out.append({"canonical": canon, "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))), "pages": pages})
+        pages = {s for (s,) in conn.execute(f"SELECT DISTINCT p.slug FROM tags t JOIN pages p ON p.id = t.page_id WHERE t.tag IN ({ph})", bad)}
+        pages.update(s for v in spaced for s in blank[v])
+        out.append({"canonical": canon, "variants": dict(sorted(variants.items(), key=lambda kv: (-kv[1], kv[0]))), "pages": sorted(pages)})
     return out
 
 
@@ -784,6 +812,7 @@ def _tag_duplicates(brain) -> list[dict]:
     out = []
     for g in tag_groups(brain.conn):
         spell = ", ".join(f"{v!r} ({n})" for v, n in g["variants"].items())
+        blank = [v for v in g["variants"] if any(c.isspace() for c in v)]
         out.append(
             {
                 "check": "tag_duplicates",
@@ -791,7 +820,9 @@ def _tag_duplicates(brain) -> list[dict]:
                 "canonical": g["canonical"],
                 "variants": g["variants"],
                 "pages": g["pages"],
-                "message": f"one tag spelled {len(g['variants'])} ways: {spell}",
+                "message": (f"one tag spelled {len(g['variants'])} ways: {spell}" if len(g["variants"]) > 1 else
+                            f"{blank[0]!r} in the tags property ({g['variants'][blank[0]]}) is no tag: a tag holds no blank (Obsidian reads none)")
+                + (f"; {', '.join(repr(v) for v in blank)} holding a blank {'is' if len(blank) == 1 else 'are'} no tag" if blank and len(g["variants"]) > 1 else ""),
                 "action": f"`gbrain lint --fix-safe` renames them to '{g['canonical']}'",
             }
         )
@@ -1110,9 +1141,10 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
             continue
         page = brain.parsed(row)
         new: list[str] = []
-        for t in page.tags:
+        written = list(dict.fromkeys(t for k in TAG_KEYS for t in tag_items(page.frontmatter.get(k), blanks=True)))  # (an item with a blank: no tag until respelled)
+        for t in written:
             t2 = rename.get(t, t)
-            if t2 not in new:
+            if t2 not in new and not any(c.isspace() for c in t2):
                 new.append(t2)
         if new == page.tags:
             continue
@@ -1139,7 +1171,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
                 continue
         if write:
             brain.save_page(row["path"], text)
-        fixed.append({"check": "tag_duplicates", "slug": slug, "from": page.tags, "to": new, "message": "tags " + json.dumps(page.tags, ensure_ascii=False) + " → " + json.dumps(new, ensure_ascii=False)})
+        fixed.append({"check": "tag_duplicates", "slug": slug, "from": written, "to": new, "message": "tags " + json.dumps(written, ensure_ascii=False) + " → " + json.dumps(new, ensure_ascii=False)})
     return fixed, skipped
 
 

@@ -806,7 +806,7 @@ def numeric_tag(name: str) -> bool:
     return all(c.isdigit() or c == "/" for c in name)
 
 
-def tag_items(raw: Any) -> list[str]:
+def tag_items(raw: Any, blanks: bool = False) -> list[str]:
     """The tags of one tag key's value (``list[str]``, as written): a list, a block list, or a
     string of tags separated by commas and/or white space (``journal, daily``, ``journal daily``,
     ``"#journal #daily"``); a leading ``#`` stripped; items that are null, mappings or lists
@@ -814,7 +814,9 @@ def tag_items(raw: Any) -> list[str]:
     (:func:`has_placeholder`: ``<% tp.file.folder() %>``, ``{{date:YYYY}}``) is no tag, nor is an
     item or word holding one (``year/<% tp.date.now("YYYY") %>``): the note the template makes
     gets the real value. A number (``tags: [2026]``, ``#1984`` in a string) is no tag either
-    (:func:`numeric_tag`), as inline."""
+    (:func:`numeric_tag`), as inline, nor is a list item holding a blank (``tags: [Nested
+    Folder]``: Obsidian Help, "Tags": a tag can't contain blank spaces; ``blanks``: such items too,
+    as written, for lint's respelling of them)."""
     if raw is None:
         return []
     if isinstance(raw, list):
@@ -829,9 +831,13 @@ def tag_items(raw: Any) -> list[str]:
         if item is None or isinstance(item, (dict, list)):
             continue
         t = str(item).strip().lstrip("#").strip()
-        if t and not numeric_tag(t):
+        if t and not numeric_tag(t) and (blanks or not _BLANK_RE.search(t)):
             out.append(t)
     return out
+
+
+#: a blank inside a tag (a tags list item ``Nested Folder``): no tag then
+_BLANK_RE = re.compile(r"\s")
 
 
 def tags_from_frontmatter(fm: dict) -> list[str]:

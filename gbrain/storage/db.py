@@ -1745,7 +1745,35 @@ def _m49_logseq_graphs(conn: sqlite3.Connection) -> None:
     rekey_slash_end_names(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs]
+def rederive_blank_tag_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose frontmatter ``tags``/``tag`` list holds
+    an item with a blank (``tags: [Nested Folder]``): no tag, as Obsidian reads none
+    (:func:`gbrain.page.markdown.tag_items`) (:func:`rederive_page_ids`). For SQLite v50 /
+    Postgres v52, in the caller's transaction. Returns how many pages were parsed."""
+    import json
+
+    from ..page.markdown import TAG_KEYS, tag_items
+
+    ids = []
+    for pid, fm in conn.execute("SELECT id, frontmatter FROM pages WHERE frontmatter LIKE ? ORDER BY id", ('%"tag%',)).fetchall():
+        try:
+            data = json.loads(fm)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and any(isinstance(data.get(k), list) and any(c.isspace() for t in tag_items(data[k], blanks=True) for c in t)
+                                          for k in TAG_KEYS):
+            ids.append(pid)
+    return rederive_page_ids(conn, ids)
+
+
+def _m50_blank_tags(conn: sqlite3.Connection) -> None:
+    """A tags list item holding a blank (``tags: [Folder, Nested Folder]``) is no tag, as Obsidian
+    reads none (its Help, "Tags"): the pages holding one are derived again
+    (:func:`rederive_blank_tag_pages`)."""
+    rederive_blank_tag_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

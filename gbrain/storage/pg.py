@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 51
+PG_SCHEMA_VERSION = 52
 
 
 def is_url(db: object) -> bool:
@@ -989,6 +989,12 @@ def _logseq_graphs(conn: "PgConnection") -> None:
     rekey_slash_end_names(conn)
 
 
+def _blank_tag_pages(conn: "PgConnection") -> None:
+    from .db import rederive_blank_tag_pages
+
+    rederive_blank_tag_pages(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -1017,7 +1023,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              47: _notion_relation_text,  # v47: a Notion relation's paths are no searched text nor context (SQLite v45)
              48: _canvas_cards,  # v48: a canvas's cards read by Python, both engines alike (SQLite v46)
              49: _logseq_tag_links,  # v49: a Logseq tag (#budget, tags:: project) is a link to its page (SQLite v47)
-             51: _logseq_graphs}  # v51: a pages/journals folder is a Logseq graph's only beside its logseq/config.edn (SQLite v49)
+             51: _logseq_graphs,  # v51: a pages/journals folder is a Logseq graph's only beside its logseq/config.edn (SQLite v49)
+             52: _blank_tag_pages}  # v52: a tags item holding a blank (Nested Folder) is no tag (SQLite v50)
 
 
 def migrate(conn: PgConnection) -> int:
