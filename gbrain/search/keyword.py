@@ -700,9 +700,34 @@ def _cjk_phrase(words: list[str]) -> str:
     return _quote(" ".join(tokens + (last[:-1] if len(last) > 1 else last)))
 
 
+#: a page's first H1 that differs from its title is a name of the page: search weighs it as an
+#: alias (the alias field, name evidence, the exact-name bonus through ``pages.h1_key``); False:
+#: the rule before (SQLite v51 / Postgres v53), the H1 a heading like the others
+H1_NAMES = True
+
+
+def h1_name(page) -> str:
+    """The page's first H1 (``Page.first_h1``, white space runs one space) as a name search
+    weighs as it weighs an alias: a Microsoft Learn page titled "Group Policy scope in Windows"
+    whose text opens with "# Group Policy scope". ``''`` when there is none, when it is the title
+    or an alias but for case and punctuation (:func:`~gbrain.page.slugs.title_key`), or a
+    template's placeholder (``# {{title}}``). Not a link name: ``[[H1]]`` resolves as before."""
+    from ..page.markdown import has_placeholder
+
+    h1 = " ".join(page.first_h1.split()) if H1_NAMES else ""
+    if not h1 or has_placeholder(h1):
+        return ""
+    k = title_key(h1)
+    if not k or k == title_key(page.title) or any(title_key(a) == k for a in page.aliases):
+        return ""
+    return h1
+
+
 def search_fields(page) -> dict[str, str]:
     """The derived ``pages`` columns the FTS index reads besides title, path and text:
-    ``{search_aliases, search_headings, search_words, search_cjk}`` (strings, one item per line / space).
+    ``{search_body, search_timeline, search_aliases, search_headings, h1_key, search_words, search_cjk}``
+    (strings, one item per line / space). An H1 name (:func:`h1_name`) is the last line of
+    ``search_aliases`` (not of ``search_headings``) and keyed in ``h1_key`` (``''``: none).
 
     ``page`` is a parsed :class:`~gbrain.page.markdown.Page`. Aliases: ``page.aliases``, the
     page model's one rule (:func:`~gbrain.page.markdown.aliases_from_frontmatter`), so the names
@@ -712,14 +737,19 @@ def search_fields(page) -> dict[str, str]:
     from ..page.markdown import notion_relation_spans  # (loaded already: ``page`` was parsed)
 
     aliases = "\n".join(page.aliases)
+    h1 = h1_name(page)
+    h1k = title_key(h1) if h1 else ""
     words = search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
     return {
         # the text indexed in place of the compiled truth / timeline, None where it is that text
         "search_body": search_text(page.compiled_truth, page.part_unread("compiled_truth"), notion_relation_spans(page.compiled_truth, page.path)),
         "search_timeline": search_text(page.timeline, page.part_unread("timeline")),
-        "search_aliases": aliases,
-        # the heading that is the title is indexed as the title already
+        # the frontmatter's aliases, then the first H1 when it names the page otherwise (h1_name)
+        "search_aliases": aliases + ("\n" if aliases else "") + h1 if h1 else aliases,
+        # the heading that is the title is indexed as the title already (an H1 name stays a heading
+        # too: out of the headings it lost their evidence, and a page its title names gained nothing)
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
+        "h1_key": h1k,
         "search_words": words,
         "search_cjk": search_cjk(page.title, aliases, page.path, page.compiled_truth, page.timeline, words),
     }
@@ -1318,16 +1348,26 @@ def _folder_names(paths_holding):
     return folder_only
 
 
+#: the name precision's denominator is the shortest of the names holding the most query words,
+#: not the shortest holding any (2026-12-04: a page whose title held four words of the query and
+#: whose four-word H1 name held two was weighed as named whole, 4/4)
+PRECISION_OF_MOST = True
+
+
 def _holding_length(title: str, aliases: str, words: list[str], prefixes: set[str]) -> int:
     """The name precision's denominator of a page (:data:`PRECISION_OF_HOLDING`): the
     :func:`_name_length` of its shortest name (``title`` or one of the ``aliases``, one per
-    line) holding one of the query ``words`` as written (:func:`names_word`); of its shortest
+    line: an H1 name too) holding the most of the query ``words`` as written (:func:`names_word`;
+    any of them with :data:`PRECISION_OF_MOST` off); of its shortest
     name of all when none does (the words named it by its path only). A page titled
     ``快速切换器`` with the alias ``Quick switcher`` is named by ``quick switcher`` through that
     alias: its two words, not the title's one, are what the query's two are weighed against."""
     names = [title, *aliases.split("\n")] if aliases else [title]
-    holding = [n for n in names if any(names_word(w, name_words(n), w in prefixes) for w in words)]
-    return min(_name_length(n) for n in holding or names)
+    held = [sum(1 for w in words if names_word(w, name_words(n), w in prefixes)) for n in names]
+    most = max(held)
+    if PRECISION_OF_MOST and most:  # the shortest of the names holding the most query words
+        return min(_name_length(n) for n, k in zip(names, held) if k == most)
+    return min(_name_length(n) for n, k in zip(names, held) if k) if most else min(_name_length(n) for n in names)
 
 
 #: FTS5's tokenizer of ``page_fts`` (storage/db.py; ``tests/test_search_scale.py`` checks they agree)
@@ -2005,8 +2045,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     k = 3 + len(counted)
     exact: dict[int, str] = {}
     if ex_sql:
-        for pid, is_title in r[k]:
-            exact[int(pid)] = "title" if is_title else "path"
+        for pid, kind in r[k]:  # (1 the title, 0 the file name, 2 an H1 name: _exact_names_pg)
+            exact[int(pid)] = "title" if kind == 1 else "path" if kind == 0 else "alias"
         for pid in r[k + 1]:
             exact.setdefault(int(pid), "alias")
     live = [i for i, df in enumerate(dfs) if df]
@@ -2229,9 +2269,11 @@ def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter) -
     t, targs = only.sql()
     marks, tmarks = ", ".join("?" * len(keys)), ", ".join("?" * len(tkeys))
     out: dict[int, str] = {}
-    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks})){t} LIMIT 20", (*tkeys, *keys, *targs)):
-        out[int(r[0])] = "title" if r[1] in tkeys else "path"
-    # aliases: the page model's alias rows (the same names as ``search_aliases``), keyed by
+    # (an H1 name, ``h1_key``: keyed whole as a title; signal ``alias``, the field search weighs it in)
+    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks}) "
+                          f"OR p.h1_key IN ({tmarks})){t} LIMIT 20", (*tkeys, *keys, *tkeys, *targs)):
+        out[int(r[0])] = "title" if r[1] in tkeys else "path" if r[2] in keys else "alias"
+    # aliases: the page model's alias rows (the frontmatter's names of ``search_aliases``), keyed by
     # loose_key and indexed, so an exact alias costs one index probe, not a scan of every page
     sql = "SELECT a.page_id FROM aliases a"
     sql += f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key IN ({marks}){t}" if only else f" WHERE a.loose_key IN ({marks})"
@@ -2261,15 +2303,15 @@ def _exact_weights(conn, exact: dict[int, str], names: list[str], typed: int | N
     if keys:
         im, km, tm = ",".join("?" * len(ids)), ",".join("?" * len(keys)), ",".join("?" * len(tkeys) or "?")
         as_typed = {int(r[0]) for r in conn.execute(
-            f"SELECT id FROM pages WHERE id IN ({im}) AND (title_key IN ({tm}) OR loose_key IN ({km})) "
+            f"SELECT id FROM pages WHERE id IN ({im}) AND (title_key IN ({tm}) OR loose_key IN ({km}) OR h1_key IN ({tm})) "
             f"UNION SELECT page_id FROM aliases WHERE page_id IN ({im}) AND loose_key IN ({km})",
-            (*ids, *(tkeys or [""]), *keys, *ids, *keys))}
+            (*ids, *(tkeys or [""]), *keys, *(tkeys or [""]), *ids, *keys))}
     return {pid: EXACT_WEIGHT if pid in as_typed else EXACT_WEIGHT * PLURAL_EXACT_SHARE for pid in exact}
 
 
 def _exact_names_pg(names: list[str], only: PageFilter) -> tuple[str, list]:
     """:func:`_exact_names` on Postgres as two more columns of a ``SELECT`` (leading comma) and
-    their arguments: ``[[page_id, 1 if the title else 0 (the file name)]]`` (at most 20) and the
+    their arguments: ``[[page_id, 1 if the title else 0 (the file name) else 2 (an H1 name)]]`` (at most 20) and the
     alias matches' page ids (at most 200); ``("", [])`` for a query with no name key. Pages
     ``only`` selects."""
     keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
@@ -2278,9 +2320,10 @@ def _exact_names_pg(names: list[str], only: PageFilter) -> tuple[str, list]:
         return "", []
     t, targs = only.sql()
     a = f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ANY(?){t}" if only else " WHERE a.loose_key = ANY(?)"
-    sql = (f", ARRAY(SELECT ARRAY[p.id, (p.title_key = ANY(?))::int] FROM pages p WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?)){t} LIMIT 20)"
+    sql = (f", ARRAY(SELECT ARRAY[p.id, CASE WHEN p.title_key = ANY(?) THEN 1 WHEN p.loose_key = ANY(?) THEN 0 ELSE 2 END] FROM pages p "
+           f"WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?)){t} LIMIT 20)"
            f", ARRAY(SELECT a.page_id FROM aliases a{a} LIMIT 200)")
-    return sql, [tkeys, tkeys, keys, *targs, keys, *targs]
+    return sql, [tkeys, keys, tkeys, keys, tkeys, *targs, keys, *targs]
 
 
 def stale_index_warning(n: int) -> str:

@@ -835,7 +835,7 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
     graphs = graph_roots(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
-    cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline") if c in have)  # (v21, v39; earlier migrations run before them)
+    cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline", "h1_key") if c in have)  # (v21, v39, v51; earlier migrations run before them)
     q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
     names: set[str] = set()  # loose keys of titles and aliases that came or went
     for pid in ids:
@@ -1773,7 +1773,35 @@ def _m50_blank_tags(conn: sqlite3.Connection) -> None:
     rederive_blank_tag_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags]
+#: a line that may open an H1: an ATX ``#`` heading or a setext underline of ``=`` (a superset:
+#: code and quotes too; :func:`rederive_h1_pages` parses only the pages holding one)
+_H1_LINE = re.compile(r"(?m)^ {0,3}(?:#(?:[ \t]|$)|=+[ \t]*$)")
+
+
+def rederive_h1_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages whose compiled truth or timeline holds a line
+    that may open an H1 (:data:`_H1_LINE`; a page's first H1 other than its title is a name search
+    weighs as an alias: :func:`gbrain.search.keyword.h1_name`, ``pages.h1_key``)
+    (:func:`rederive_page_ids`, which writes only the columns that differ). For SQLite v51 /
+    Postgres v53, in the caller's transaction. Returns how many pages were parsed."""
+    rows = conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR compiled_truth LIKE ? "
+                        "OR timeline LIKE ? OR timeline LIKE ? ORDER BY id", ("%#%", "%=%", "%#%", "%=%"))
+    return rederive_page_ids(conn, [r[0] for r in rows if _H1_LINE.search(r[1] or "") or _H1_LINE.search(r[2] or "")])
+
+
+def _m51_h1_names(conn: sqlite3.Connection) -> None:
+    """A page's first H1 that differs from its title names the page in search as an alias does
+    (msdocs-ad-identity: 87 of 293 pages are titled "X in Windows Server" and open with "# X"):
+    the last line of ``search_aliases`` (a heading too) and ``pages.h1_key``, its
+    :func:`~gbrain.page.slugs.title_key` ('' for none), indexed for the exact-name bonus. The
+    pages that may hold an H1 are derived again (:func:`rederive_h1_pages`). Re-runnable."""
+    if "h1_key" not in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:
+        conn.execute("ALTER TABLE pages ADD COLUMN h1_key TEXT NOT NULL DEFAULT ''")
+    conn.execute("CREATE INDEX IF NOT EXISTS idx_pages_h1_key ON pages(h1_key)")
+    rederive_h1_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

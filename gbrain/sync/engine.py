@@ -3049,8 +3049,8 @@ class SyncEngine:
             # follow the path, as a fresh import of the moved file derives them
             moved = self.brain.parsed(c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone())
             sf = search_fields(moved)
-            c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, search_words = ?, search_cjk = ? WHERE id = ?",
-                      (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["search_words"], sf["search_cjk"], pid))
+            c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, h1_key = ?, search_words = ?, search_cjk = ? WHERE id = ?",
+                      (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["h1_key"], sf["search_words"], sf["search_cjk"], pid))
             # outbound links (relative ones depend on the folder) and inbound ones, resolved again
             for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
                 c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
