@@ -292,8 +292,8 @@ class Brain:
             return cls(dbmod.connect(path, create=create), path)  # type: ignore[arg-type]
         unclean, lock = _open_lock(path)
         try:
-            if unclean:  # a log of another file's is never replayed into the brain
-                dbmod.set_aside_misfit_wal(path)
+            # a log of another file's (another brain's, another state's) is never replayed into the brain
+            look = dbmod.set_aside_misfit_wal(path) if unclean else None
             b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
         except BaseException:
             if lock is not None:
@@ -301,8 +301,21 @@ class Brain:
             raise
         b._open_lock = lock
         if unclean:
-            b.check_sound(raise_=False)
+            if look is not None and look.checked and dbmod.same_content(dbmod.file_state(path), look.state):
+                b._take_check(look)  # the file as that check read it: its answer stands
+            else:
+                b.check_sound(raise_=False)
         return b
+
+    def _take_check(self, look: "dbmod.WalLook") -> None:
+        """:meth:`check_sound`'s answer from the quick_check the open's look at the log ran
+        (``db.set_aside_misfit_wal``) on the file as it is now (the states taken now: opening
+        the log may have moved its ctime)."""
+        self._checked = True
+        self.damaged = look.why
+        self._check_at, self._check_state, self._sound_state = look.at, self._file_state(), dbmod.file_state(self.path)
+        if look.why is None and self._check_state:
+            dbmod.record_sound(self.path, self._check_state, at=look.at)
 
     @classmethod
     def offline(cls, db: str | os.PathLike | None, reason: str) -> "Brain":
@@ -524,7 +537,7 @@ class Brain:
                 self._fts_upkeep()
             if stop:
                 self.check_stop(commit=True)  # a cancelled call: nothing of this transaction is committed
-            self.conn.execute("COMMIT")
+            dbmod.commit(self.conn)
         except BaseException:
             dbmod.rollback(self.conn)
             raise

@@ -592,7 +592,7 @@ def _plain_tx(conn: sqlite3.Connection):
 
     @contextlib.contextmanager
     def tx():
-        from ..storage.db import begin_write, rollback
+        from ..storage.db import begin_write, commit, rollback
 
         begin_write(conn)
         try:
@@ -600,7 +600,7 @@ def _plain_tx(conn: sqlite3.Connection):
         except BaseException:
             rollback(conn)
             raise
-        conn.execute("COMMIT")
+        commit(conn)
 
     return tx
 

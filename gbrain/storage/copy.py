@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from typing import Callable, Iterator
 
-from .db import begin_write, vacuum_after_bulk
+from .db import begin_write, commit, vacuum_after_bulk
 
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
@@ -140,7 +140,7 @@ def _copy_tables(src, dst, on_progress: Callable[[int, int], None] | None) -> di
                 col = "seq" if t == "change_log" else "id"
                 if col in _columns(dst, t):
                     dst.execute(f"SELECT setval(pg_get_serial_sequence('{t}', '{col}'), coalesce((SELECT max({col}) FROM {t}), 0) + 1, false)")
-        dst.execute("COMMIT")
+        commit(dst)
     except BaseException:
         dst.rollback() if _is_pg(dst) else _sqlite_rollback(dst)
         raise

@@ -23,7 +23,7 @@ import re
 import sqlite3
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..errors import BadInput, GBrainError
 from ..page.slugs import cmd_arg
@@ -1801,7 +1801,19 @@ def _m51_h1_names(conn: sqlite3.Connection) -> None:
     rederive_h1_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names]
+def _m52_brain_stamp(conn: sqlite3.Connection) -> None:
+    """The brain's identity in its SQLite header, ``PRAGMA application_id`` (:func:`make_stamp`:
+    gbrain's mark, a random brain id, a count of its write transactions that :func:`commit` moves
+    on): a write-ahead log's frame of page 1 carries it, so an unclean open tells a log of
+    another brain, or of another state of this one, from its own (:func:`set_aside_misfit_wal`).
+    SQLite only: Postgres has no such log."""
+    import secrets
+
+    if brain_stamp(conn.execute("PRAGMA application_id").fetchone()[0]) is None:
+        conn.execute(f"PRAGMA application_id = {make_stamp(secrets.randbelow(STAMP_IDS), 0)}")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -2229,6 +2241,7 @@ def begin_write(conn) -> None:
         while True:
             try:
                 conn.execute("BEGIN IMMEDIATE")
+                _began[id(conn)] = conn.total_changes
                 return
             except sqlite3.OperationalError as e:
                 if "locked" not in str(e) and "busy" not in str(e):
@@ -2242,10 +2255,52 @@ def begin_write(conn) -> None:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
+#: ``PRAGMA application_id`` of a brain since v52 (:func:`_m52_brain_stamp`): its top byte
+#: :data:`STAMP_MARK` (``g``), then a random brain id below :data:`STAMP_IDS`, then a count of
+#: its write transactions modulo :data:`STAMP_COUNTS`. SQLite keeps it in the file's header on
+#: page 1, which every gbrain commit writes (:func:`commit`), so a write-ahead log carries the
+#: stamp of the brain and state it was written on.
+STAMP_MARK = 0x67
+STAMP_IDS = 1 << 12
+STAMP_COUNTS = 1 << 12
+
+
+def make_stamp(brain_id: int, count: int) -> int:
+    return (STAMP_MARK << 24) | (brain_id % STAMP_IDS) << 12 | count % STAMP_COUNTS
+
+
+def brain_stamp(application_id: int | None) -> tuple[int, int] | None:
+    """``(brain id, count)`` of a header's ``application_id`` (:func:`make_stamp`), None when it
+    carries no gbrain mark (a brain older than v52, another program's file)."""
+    if application_id is None:
+        return None
+    a = application_id & 0xFFFFFFFF
+    if a >> 24 != STAMP_MARK:
+        return None
+    return (a >> 12) % STAMP_IDS, a % STAMP_COUNTS
+
+
+#: ``id(conn) → total_changes`` when :func:`begin_write` began its transaction (SQLite)
+_began: dict[int, int] = {}
+
+
+def commit(conn, *, stamp: bool | None = None) -> None:
+    """``COMMIT`` a write transaction :func:`begin_write` began. On SQLite, one that changed
+    rows (or ``stamp``) first moves the brain's commit count on (:data:`STAMP_MARK`): page 1
+    is then in every log a gbrain writer leaves, with the state it was written on."""
+    began = _began.pop(id(conn), None)
+    if not is_postgres(conn) and conn.in_transaction and (stamp if stamp is not None else began is None or conn.total_changes != began):
+        s = brain_stamp(conn.execute("PRAGMA application_id").fetchone()[0])
+        if s is not None:
+            conn.execute(f"PRAGMA application_id = {make_stamp(s[0], s[1] + 1)}")
+    conn.execute("COMMIT")
+
+
 def rollback(conn: sqlite3.Connection) -> None:
     """Roll back the open transaction, if SQLite has not already done it: after SQLITE_FULL or
     an I/O error SQLite may have rolled back itself, and a second ROLLBACK would replace the
     real error with "cannot rollback - no transaction is active"."""
+    _began.pop(id(conn), None)
     if conn.in_transaction:
         try:
             conn.execute("ROLLBACK")
@@ -2447,17 +2502,18 @@ on_warning: Callable[[str], None] | None = None
 NOT_LOOKED = -2
 
 
-def _read_only_look(path: Path, how: str) -> tuple[str | None, int]:
-    """:func:`quick_check` of ``path`` and its schema version on a connection that cannot write
-    (``how``: ``mode=ro`` reads its WAL, ``immutable=1`` ignores it), so nothing is checkpointed
-    into the file: (the problem or None, ``user_version``, -1 when no gbrain brain is read: no
-    ``pages`` table)."""
+def _read_only_look(path: Path, how: str, *, check: bool = True) -> tuple[str | None, int, int | None]:
+    """:func:`quick_check` of ``path`` (with ``check``; else only its header and schema are read)
+    on a connection that cannot write (``how``: ``mode=ro`` reads its WAL, ``immutable=1``
+    ignores it), so nothing is checkpointed into the file: (the problem or None,
+    ``user_version``, -1 when no gbrain brain is read: no ``pages`` table; its
+    ``application_id``, None when not read)."""
     from urllib.parse import quote
 
     try:
         conn = sqlite3.connect(f"file:{quote(str(path))}?{how}", uri=True)
     except sqlite3.Error:
-        return None, NOT_LOOKED
+        return None, NOT_LOOKED, None
     try:
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -2465,47 +2521,192 @@ def _read_only_look(path: Path, how: str) -> tuple[str | None, int]:
             # a log with no -shm on a read-only mount cannot be read read-only (refused later,
             # naming the log), a writer's lock: no sign of what the log holds
             if not any(w in str(e) for w in ("malformed", "not a database")):
-                return None, NOT_LOOKED
-        why = quick_check(conn)
+                return None, NOT_LOOKED, None
+            if not check:
+                return str(e), -1, None
+        why = quick_check(conn) if check else None
         if why is not None:
-            return why, -1
+            return why, -1, None
+        app = int(conn.execute("PRAGMA application_id").fetchone()[0])
         if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pages'").fetchone() is None:
-            return None, -1
-        return None, int(conn.execute("PRAGMA user_version").fetchone()[0])
+            return None, -1, app
+        return None, int(conn.execute("PRAGMA user_version").fetchone()[0]), app
     except sqlite3.Error as e:
-        return str(e), -1
+        return str(e), -1, None
     finally:
         conn.close()
 
 
-def set_aside_misfit_wal(path: Path) -> str | None:
+#: frames of a write-ahead log :func:`wal_first_stamp` checks at most before its first frame of
+#: page 1 (a checksum costs ~0.1 ms per 4 KiB frame in Python; gbrain's commits write their
+#: pages in page order, so page 1 is the first frame of each)
+WAL_SCAN_FRAMES = 2000
+
+
+def _wal_sums(data: bytes, s0: int, s1: int, big: bool) -> tuple[int, int]:
+    """SQLite's running WAL checksum over ``data`` (a multiple of 8 bytes), from ``(s0, s1)``."""
+    import struct
+
+    words = struct.unpack((">" if big else "<") + f"{len(data) // 4}I", data)
+    it = iter(words)
+    for a, b in zip(it, it):
+        s0 = (s0 + a + s1) & 0xFFFFFFFF
+        s1 = (s1 + b + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def wal_first_stamp(path: Path) -> tuple[int | None, set[bytes], bytes]:
+    """What the write-ahead log beside ``path`` says of the state it began on, read from the
+    file as SQLite reads it (https://www.sqlite.org/fileformat2.html#walformat; before any
+    connection reads it): the ``application_id`` in its first frame of page 1 (the header, with
+    the brain's stamp: :data:`STAMP_MARK`) when every frame up to it carries the log header's
+    salts and running checksum (a frame SQLite would take), else None; the digests of every
+    page 1 its frames with the header's salts hold (a checkpoint copies such a page into the
+    file as it is); and the digest of the file's own page 1 now. Never raises."""
+    import struct
+
+    none: tuple[int | None, set[bytes], bytes] = (None, set(), b"")
+    try:
+        fd = os.open(str(path) + "-wal", os.O_RDONLY)
+    except OSError:
+        return none
+    try:
+        head = os.pread(fd, 32, 0)
+        if len(head) < 32:
+            return none
+        magic, _, ps, _, salt1, salt2, c1, c2 = struct.unpack(">8I", head)
+        ps = 65536 if ps == 1 else ps
+        if magic not in (0x377F0682, 0x377F0683) or ps < 512 or ps & (ps - 1):
+            return none
+        with open(path, "rb") as f:
+            mine = hashlib.sha256(f.read(ps)).digest()
+        big = bool(magic & 1)
+        sums = _wal_sums(head[:24], 0, 0, big)
+        first: int | None = None
+        pages: set[bytes] = set()
+        checking = sums == (c1, c2)
+        off, n = 32, 0
+        while True:
+            fh = os.pread(fd, 24, off)
+            if len(fh) < 24:
+                break
+            pgno, _, f1, f2, k1, k2 = struct.unpack(">6I", fh)
+            if (f1, f2) != (salt1, salt2) or pgno == 0:
+                break
+            if checking or pgno == 1:
+                page = os.pread(fd, ps, off + 24)
+                if len(page) < ps:
+                    break
+                if pgno == 1:
+                    pages.add(hashlib.sha256(page).digest())
+                if checking:
+                    sums = _wal_sums(page, *_wal_sums(fh[:8], *sums, big), big)
+                    if sums != (k1, k2):
+                        checking = False  # SQLite stops here: no stamp from this log
+                    elif pgno == 1:
+                        first = struct.unpack(">i", page[68:72])[0]
+                        checking = False
+                    elif n >= WAL_SCAN_FRAMES:
+                        checking = False
+            off += 24 + ps
+            n += 1
+        return first, pages, mine
+    except OSError:
+        return none
+    finally:
+        os.close(fd)
+
+
+def stamp_misfit(file_app: int | None, wal_app: int | None, log: tuple[int | None, set[bytes], bytes]) -> str | None:
+    """Why a write-ahead log is no log of the brain whose header holds ``file_app`` (its
+    ``application_id`` without the log), or None when nothing says so: ``wal_app`` is the header
+    as SQLite reads it with the log (its last frame of page 1), ``log`` what
+    :func:`wal_first_stamp` read. A log of this brain began on the state the file holds (the
+    file's commit count is the one before the log's first frame of page 1, or that one: a
+    commit that did not count), or the file took part of it since (a checkpoint: the file's
+    page 1 is one of the log's). Only for a brain with a stamp (v52, :data:`STAMP_MARK`). Not
+    told apart: a copy of this brain at the very count the log began on."""
+    mine = brain_stamp(file_app)
+    if mine is None:
+        return None
+    first_app, pages, page1 = log
+    for app in (wal_app, first_app):
+        theirs = brain_stamp(app) if app is not None else mine
+        if theirs is None or theirs[0] != mine[0]:
+            return "a log of another brain" if theirs is None else f"a log of another brain: brain id {theirs[0]}, this brain's {mine[0]}"
+    if first_app is None or page1 in pages:
+        return None
+    began = brain_stamp(first_app)[1]  # type: ignore[index]
+    if mine[1] in (began, (began - 1) % STAMP_COUNTS):
+        return None
+    return (f"a log of another state of this brain: it began at commit {(began - 1) % STAMP_COUNTS}, the file is at {mine[1]} "
+            "(a backup or another copy put in its place?)")
+
+
+class WalLook(NamedTuple):
+    """What :func:`set_aside_misfit_wal` found: the warning said (a log set aside), and, when
+    ``checked``, the quick_check answer (``why``, None when sound) of the file as the brain opens
+    now (with its log, or without the log set aside), taken in ``state`` (:func:`file_state`)
+    at ``at`` (``time.time_ns()``)."""
+
+    warning: str | None = None
+    checked: bool = False
+    why: str | None = None
+    state: list | None = None
+    at: int = 0
+
+
+def set_aside_misfit_wal(path: Path) -> WalLook:
     """Before SQLite reads a write-ahead log left beside ``path`` (no process has the brain open:
-    a crash, or a ``-wal`` copied from another machine or database): when the log does not fit
-    the file (read with it the file is damaged or no gbrain brain; read without it a sound
-    brain), SQLite would replay its frames into the brain and the next close
-    would checkpoint them in (trial 36: a 32 MB brain of 1,780 pages truncated to another
-    file's 372 KB). Such a log is renamed ``NAME-wal.misfit-TIME`` (kept: nothing deleted) with
-    its ``-shm`` before any connection reads it, and the warning said is returned; else None.
-    Costs two quick_checks of the file (only on such an open: with and without its log). A log
-    of another brain of the same schema that reads sound is not told apart."""
+    a crash, or a ``-wal`` copied from another machine or database): when the log is no log of
+    this file, SQLite would replay its frames into the brain and the next close would
+    checkpoint them in (trial 36: a 32 MB brain of 1,780 pages truncated to another file's
+    372 KB; a backup restored beside the log of a later state read as pages of both states).
+    The log is no log of the file when its page 1 says another brain or another state of this
+    one (:func:`stamp_misfit`, since v52; the header only, no quick_check), or when the file
+    reads damaged or as no gbrain brain with it and as a sound brain without it. Such a log is
+    renamed ``NAME-wal.misfit-TIME`` (kept: nothing deleted) with its ``-shm`` before any
+    connection reads it, and the warning is said (:data:`on_warning`). Runs quick_check once
+    (with the log; without it too when the file is damaged with it), and hands its answer on
+    (:class:`WalLook`) so the open does not check again."""
     wal = Path(str(path) + "-wal")
     try:
         if wal.stat().st_size == 0:
-            return None
+            return WalLook()
     except OSError:
-        return None
-    why, version = _read_only_look(path, "mode=ro")
+        return WalLook()
+    log = wal_first_stamp(path)
+    _, version, wal_app = _read_only_look(path, "mode=ro", check=False)
     if version == NOT_LOOKED:
-        return None
-    base_why, base_version = _read_only_look(path, "immutable=1")
-    if base_why is not None or base_version < 0:
-        return None  # damaged (or no brain) without it too: the file's own state, not the log's
+        return WalLook()
+    base_why, base_version, file_app = _read_only_look(path, "immutable=1", check=False)
+    if base_why is None and base_version >= 0 and version >= 0:
+        why = stamp_misfit(file_app, wal_app, log)
+        if why is not None:
+            return WalLook(_set_aside(path, wal, why))
+    at, state = time.time_ns(), file_state(path)
+    why, version, _ = _read_only_look(path, "mode=ro")
+    if version == NOT_LOOKED:
+        return WalLook()
     if why is None and version >= 0:
         # a brain with its log (another schema too: an upgrade's last step, or a connection of
         # another program, sqlite3's shell, that has the log open and wrote it: never renamed)
-        return None
-    if why is None:
-        why = "no gbrain brain with it"
+        return WalLook(None, True, None, state, at)
+    if base_why is not None or base_version < 0:
+        return WalLook()  # damaged (or no brain) without it too: the file's own state, not the log's
+    base_at, base_state = time.time_ns(), file_state(path)
+    base_why, base_version, _ = _read_only_look(path, "immutable=1")
+    if base_why is not None or base_version < 0:
+        return WalLook(None, True, why, state, at) if why else WalLook()
+    msg = _set_aside(path, wal, f"{why or 'no gbrain brain with it'}; without it a sound brain")
+    # the file alone passed: its state without the log
+    drop = [e for e in (base_state or []) if not e[0]] or None
+    return WalLook(msg, True, None, drop, base_at)
+
+
+def _set_aside(path: Path, wal: Path, why: str) -> str:
+    """Rename the log ``wal`` of ``path`` (and its ``-shm``) ``…misfit-TIME``, warn, and return
+    the warning; :class:`~gbrain.errors.Damaged` when it cannot be renamed."""
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     kept = Path(f"{wal}.misfit-{stamp}")
     try:
@@ -2513,14 +2714,14 @@ def set_aside_misfit_wal(path: Path) -> str | None:
     except OSError as e:
         from ..errors import Damaged
 
-        raise Damaged(f"the write-ahead log {wal} does not fit {path} ({one_line(why)}; without it a sound brain) and could not be set aside "
+        raise Damaged(f"the write-ahead log {wal} does not fit {path} ({one_line(why)}) and could not be set aside "
                       f"({e.strerror or e}): with no gbrain running, move {wal.name} and {wal.name[:-4]}-shm out of the folder, then run it again") from e
     shm = Path(str(path) + "-shm")
     try:
         os.replace(shm, Path(f"{shm}.misfit-{stamp}"))
     except FileNotFoundError:
         pass
-    msg = (f"the write-ahead log {wal.name} beside {path} does not fit it ({one_line(why)}; without it a sound brain): "
+    msg = (f"the write-ahead log {wal.name} beside {path} does not fit it ({one_line(why)}): "
            f"set aside as {kept.name}, the brain opened without it; if a gbrain process died while writing, "
            "its last writes are in that file: `gbrain check`, then `gbrain sync` your folder")
     if on_warning is not None:
@@ -2571,6 +2772,15 @@ def file_state(path: str | os.PathLike, *, racy_ok: bool = True) -> list | None:
             return None
         out.append([wal, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns])
     return out
+
+
+def same_content(a: list | None, b: list | None) -> bool:
+    """Whether two :func:`file_state` results say the same bytes: all alike but the log's ctime,
+    which a connection's open moves with nothing written (SQLite run as root gives the ``-wal``
+    the database's owner, ``fchown``)."""
+    if not a or not b or len(a) != len(b):
+        return False
+    return all(x[:5] == y[:5] and (x[0] or x[5] == y[5]) for x, y in zip(a, b))
 
 
 def record_sound(path: str | os.PathLike, state: list | None, *, at: int | None = None, by: str = "check") -> None:
@@ -2676,7 +2886,7 @@ def migrate(conn: sqlite3.Connection) -> int:
                 for step in MIGRATIONS:
                     step(conn)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
+                commit(conn, stamp=True)
             else:
                 conn.execute("ROLLBACK")
         except BaseException:
@@ -2693,7 +2903,7 @@ def migrate(conn: sqlite3.Connection) -> int:
                 schema_guard(conn)  # (before the first step: no old process writes between two)
             MIGRATIONS[i](conn)
             conn.execute(f"PRAGMA user_version = {i + 1}")
-            conn.execute("COMMIT")
+            commit(conn, stamp=True)
         except BaseException:
             rollback(conn)
             raise

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..core.brain import SPECIAL_FILES, Brain, file_kind, render_row, sha256
-from ..storage.db import begin_write, bind_client, rollback, sync_client, tuple_rows, vacuum_after_bulk
+from ..storage.db import begin_write, bind_client, commit, rollback, sync_client, tuple_rows, vacuum_after_bulk
 from ..storage.derive import PendingLinks
 from ..page.journals import CONFIG
 from ..page.links import graph_roots, is_graph_config
@@ -649,7 +649,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                 if not marked and (written_pages or changed_names):
                     brain.conn.execute("INSERT INTO config(key, value) VALUES (?, '1') ON CONFLICT(key) DO NOTHING", (RESOLVE_PENDING,))
                     marked = True
-                brain.conn.execute("COMMIT")
+                commit(brain.conn)
                 begin_write(brain.conn)
             done = min(n, w0 + WINDOW)
             if on_progress:
@@ -681,7 +681,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
             except OSError:  # gone since it was stored
                 pass
             if in_tx >= BATCH or stored_bytes >= COMMIT_BYTES:  # bounded transactions (and WAL)
-                brain.conn.execute("COMMIT")
+                commit(brain.conn)
                 begin_write(brain.conn)
                 in_tx = stored_bytes = 0
         brain._graph_parsed = frozenset()
@@ -713,7 +713,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     f"{counts['pages_written']} pages and {counts['files_written']} files written, {counts['unchanged']} unchanged",
                 ),
             )
-        brain.conn.execute("COMMIT")
+        commit(brain.conn)
     except BaseException:
         rollback(brain.conn)
         raise
