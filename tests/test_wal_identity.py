@@ -116,8 +116,8 @@ def test_an_older_copy_of_the_same_brain_is_told_from_its_own_newer_log(tmp_path
     assert gbrain("import", str(tree(tmp_path / "t")), "--db", str(db)).returncode == 0
     a = tmp_path / "a.db"
     shutil.copy(db, a)
-    for i in range(3):  # A writes
-        subprocess.run([sys.executable, "-c", PUT.replace("later", f"a{i}"), str(a)], check=True)
+    for i in range(3):  # A writes (longer pages than B's: the files differ in size, not only in count)
+        subprocess.run([sys.executable, "-c", PUT.replace("later", f"a{i}").replace("\\n'", "\\n' + 'z' * 20000"), str(a)], check=True)
     subprocess.run([sys.executable, "-c", PUT.replace("later", "b-only"), str(db)], check=True)  # B writes
     expect = state(a)
     log = crash_writer(db, 2)

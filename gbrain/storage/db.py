@@ -2625,7 +2625,8 @@ def stamp_misfit(file_app: int | None, wal_app: int | None, log: tuple[int | Non
     file's commit count is the one before the log's first frame of page 1, or that one: a
     commit that did not count), or the file took part of it since (a checkpoint: the file's
     page 1 is one of the log's). Only for a brain with a stamp (v52, :data:`STAMP_MARK`). Not
-    told apart: a copy of this brain at the very count the log began on."""
+    told apart: a copy of this brain at the very count the log began on, or whose page 1 is
+    byte for byte one of the log's (the same count, page count and free list)."""
     mine = brain_stamp(file_app)
     if mine is None:
         return None
