@@ -137,3 +137,29 @@ def test_the_agents_own_partial_put_of_timeline_lines_does_not_hide_a_teammates_
     out = _agent_put(db, read["content"].replace("# Release plan\n", "# Release plan (v2)\n"))
     said = [w for w in out["warnings"] if "bob" in w]
     assert len(said) == 1 and "test the Windows installer first" in said[0], out
+
+
+def test_a_save_in_the_folder_under_the_agents_own_login_is_named_too(db_path, tmp_path):
+    """Trial 38: a consultant and their agent under one login (no GBRAIN_USER: both root@vm).
+    The agent read the meeting note, the consultant saved a line into it in Obsidian (the sync
+    took it in), the agent put its edit of what it had read: the line left the page and the put
+    said nothing, since the version was "its own writer's". A version a sync, watch or import
+    wrote is a save in the folder, whoever's login: named, as a teammate's line is."""
+    db = str(db_path)
+    vault = tmp_path / "vault"
+    (vault / "notes").mkdir(parents=True)
+    note = vault / "notes" / "plan.md"
+    note.write_text(START)
+    assert gbrain("--db", db, "sync", str(vault), env=_as("ana")).returncode == 0
+    read = json.loads(gbrain("--db", db, "call", "get", '{"slug": "notes/plan"}', env=_as("ana")).stdout)
+    note.write_text(START + "- ask Maria for the sample emails\n")
+    assert gbrain("--db", db, "sync", str(vault), env=_as("ana")).returncode == 0
+    r = gbrain("--db", db, "call", "put", json.dumps({"slug": "notes/plan", "content": read["content"] + "- agent: draft the notes\n"}),
+               env=_as("ana"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    said = [w for w in out["warnings"] if "sample emails" in w]
+    assert len(said) == 1 and "in the folder" in said[0] and "revert" in said[0], out
+    # the agent's own put replaced by its own put: still nothing to say
+    r = gbrain("--db", db, "call", "put", json.dumps({"slug": "notes/plan", "content": START + "- agent: only this\n"}), env=_as("ana"))
+    assert json.loads(r.stdout)["warnings"] == [], r.stdout

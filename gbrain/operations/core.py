@@ -812,7 +812,7 @@ def _last_version(b, slug: str):
 
     if not has_writer(b.conn):
         return None
-    rows = b.conn.execute("SELECT version, writer, at, body_id, op, operation, strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM history "
+    rows = b.conn.execute("SELECT version, writer, at, body_id, op, operation, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), surface FROM history "
                           "WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT ?", (slug, OVERWRITE_VERSIONS + 1)).fetchall()
     if not rows or rows[0][3] is None:
         return None
@@ -828,7 +828,7 @@ def _last_version(b, slug: str):
         return datetime.strptime(x, "%Y-%m-%dT%H:%M:%S.%f" if "." in x else "%Y-%m-%dT%H:%M:%S")
 
     out = []
-    for version, who, at, body_id, op, operation, now in rows:
+    for version, who, at, body_id, op, operation, now, surface in rows:
         if op == "create" and out:
             break  # a page's first text is what a reader of it read: no teammate's line laid over a read
         try:
@@ -837,10 +837,17 @@ def _last_version(b, slug: str):
             break
         if body_id is None or (out and (age > OVERWRITE_WINDOW_S or op == "move")):
             break
-        out.append((version, who or "", age, body_id))
-        if who == me and operation not in TARGETED_EDITS:
-            break  # this writer's own put (or save): it had what came before (a tag, a timeline-add: not)
+        folder = surface in FOLDER_SURFACES  # a save in the folder: a person's, whoever's login (trial 38)
+        out.append((version, who or "", age, body_id, folder))
+        if who == me and not folder and operation not in TARGETED_EDITS:
+            break  # this writer's own put: it had what came before (a tag, a timeline-add: not)
     return out or None
+
+
+#: the history's surfaces of a version that came from the synced folder (a person's save there,
+#: taken in by sync or watch, or an import of it): :func:`_overwrote` names its lines even when
+#: the agent runs under the same login as the person (no GBRAIN_USER: both ``root@vm``)
+FOLDER_SURFACES = ("sync", "watch", "import")
 
 
 #: pages a session remembers its last read of (:attr:`Context.reads`; the oldest go first)
@@ -964,9 +971,9 @@ def _overwrote(b, last, text: str, ctx) -> str | None:
     slug = r[0]
     current = body(c, newest[3]).decode("utf-8", "replace").splitlines()
     keep = Counter(text.splitlines())
-    theirs: dict[str, tuple[str, float]] = {}  # a line another writer added → (who, how long ago)
-    for i, (version, who, age, body_id) in enumerate(last):
-        if not who or who == me or age > OVERWRITE_WINDOW_S:
+    theirs: dict[str, tuple[str, float, bool]] = {}  # a line another writer (or the folder) added → (who, how long ago, folder)
+    for i, (version, who, age, body_id, folder) in enumerate(last):
+        if not who or (who == me and not folder) or age > OVERWRITE_WINDOW_S:
             continue
         prev_id = last[i + 1][3] if i + 1 < len(last) else None
         if prev_id is None:
@@ -978,18 +985,19 @@ def _overwrote(b, last, text: str, ctx) -> str | None:
         mine = body(c, body_id).decode("utf-8", "replace").splitlines()
         before = body(c, prev_id).decode("utf-8", "replace").splitlines()
         for ln in Counter(ln for ln in mine if ln.strip()) - Counter(before):
-            theirs.setdefault(ln, (who, age))
+            theirs.setdefault(ln, (who, age, folder))
     gone = [ln for ln in current if ln in theirs and not keep.get(ln)]
     if not gone:
         return None
     n = len(gone)
-    who, age = theirs[gone[0]]
+    who, age, folder = theirs[gone[0]]
     first = gone[0].strip()
     first = first if len(first) <= 80 else first[:79] + "…"
     when = f"{age:.0f} s" if age < 120 else f"{age / 60:.0f} min"
     get = "brain_get" if ctx.agent else "get"
     version = newest[0]
-    return (f"this put removed {n} line{'s' if n != 1 else ''} that {who} wrote {when} before it (\"{first}\"; version {version} of "
+    wrote = f"{who} saved in the folder" if folder else f"{who} wrote"
+    return (f"this put removed {n} line{'s' if n != 1 else ''} that {wrote} {when} before it (\"{first}\"; version {version} of "
             f"{slug} holds them); if you did not read them (without {ctx.flag('if_hash')} a put replaces whatever the page holds), "
             f"`gbrain diff {cmd_arg(slug)} {version}` shows what went and `gbrain revert {cmd_arg(slug)} --to {version}` brings the text "
             f"before this put back; read with {get} and put with its content_hash as {ctx.flag('if_hash')} to be told instead")
