@@ -173,15 +173,80 @@ def test_a_stale_save_sharing_only_a_heading_with_the_agents_write_keeps_the_age
     the same heading with an item of their own. Holding a line gbrain's write added showed the
     save was made after seeing it, but a heading (or any line under 16 characters) is typed
     alike by habit or template: the agent's lines left the page with no conflict. Now such a
-    line is no sign: the save is stale and the merge keeps both insertions. (A save closer by
-    whole lines to the agent's version than to the one before is still taken as an edit of it,
-    whatever it shares.) A long line of the agent's that the save holds still is a sign."""
+    line is no sign: the save is stale and the merge keeps both insertions. (Nor is being closer
+    by whole lines to the agent's version than to the one before, since 2026-12-04: see
+    test_a_stale_save_closer_to_the_agents_version_still_keeps_the_agents_lines.) A long line of
+    the agent's that the save holds still is a sign."""
     a = b"# Ana\n\nNotes.\n"
     agent = a + b"\n## Next steps\n\nSend her the term sheet by Friday.\nAsk Bo for the cap table.\nBook the room for the 12th.\n"
     v = stale_view(a + b"\n## Next steps\n\n- call the bank\n", agent, [a])
     assert v is not None and b"Book the room for the 12th." in v.merged and b"- call the bank" in v.merged
     two = a + b"\nShe leads the payments team.\nShe prefers calls in the morning.\n"
     assert stale_view(a + b"\nShe leads the payments team.\n", two, [a]) is None  # one of the agent's two lines deleted
+
+
+# the base of a stale save chosen by the lines each version alone has, not by raw distance
+OLD_NOTES = (b"## Old notes\n\nCall the bank about the old loan terms.\nAsk legal for the 2024 contract draft.\n"
+             b"The office move is postponed to spring.\nKeep the old vendor list until March.\n\n")
+DEAL = b"# Deal\n\nOwner: Ana.\nStage: term sheet sent.\n\n" + OLD_NOTES + b"## Log\n\n- **2026-12-01** | Kick-off with Ana\n"
+BUDGET = b"Budget: 40k, signed off by finance.\n"
+TYPED = b"- **2026-12-04** | Next call on Friday with the bank\n"
+
+
+@pytest.mark.engine_free
+def test_a_stale_save_closer_to_the_agents_version_still_keeps_the_agents_lines():
+    """The last session's known flaw: the agent cleaned up a page (removed a stale section) and
+    added a line; the person, in a buffer opened before, removed the same section and typed a
+    line. By whole lines the save is far closer to the agent's version (2 lines) than to the one
+    it was opened from (8), so it counted as an edit of the agent's version: the file won and the
+    agent's line left the page with no conflict. The save holds no line the agent's write added:
+    nothing shows it was made after seeing it, so it is merged with the version before."""
+    agent = DEAL.replace(OLD_NOTES, b"").replace(b"Owner: Ana.\n", b"Owner: Ana.\n" + BUDGET)
+    person = DEAL.replace(OLD_NOTES, b"") + TYPED
+    assert distance(agent, person) < distance(DEAL, person)  # the old rule's trap
+    v = stale_view(person, agent, [DEAL])
+    assert v is not None and v.ancestor == 0 and v.merged == agent + TYPED
+    # both replaced the section at the same place: no guess, a conflict (the save is a copy)
+    v = stale_view(DEAL.replace(OLD_NOTES, TYPED + b"\n"), DEAL.replace(OLD_NOTES, BUDGET + b"\n"), [DEAL])
+    assert v is not None and v.merged is None
+    # a save that holds the agent's line was made after seeing it: an edit of the newest version
+    assert stale_view(agent.replace(b"# Deal", b"# Deal (Q3)"), agent, [DEAL]) is None
+
+
+@pytest.mark.engine_free
+def test_a_stale_save_closer_to_a_middle_version_keeps_that_versions_lines():
+    """The same trap one version back: the agent's first write cleaned up the section and added a
+    line, its second added a timeline entry; the person's buffer is the file's own version (before
+    both). By distance the middle version was the ancestor, so the merge took the save's missing
+    line for a deletion and dropped the first write's line. Now the ancestor is the newest version
+    the save shows it saw (a line that version's write added): none here, the oldest."""
+    first = DEAL.replace(OLD_NOTES, b"").replace(b"Owner: Ana.\n", b"Owner: Ana.\n" + BUDGET)
+    second = first + b"- **2026-12-03** | Agent: sent Ana the term sheet\n"
+    person = DEAL.replace(OLD_NOTES, b"").replace(b"# Deal\n", b"# Deal\n\nPerson's own summary line here.\n")
+    v = stale_view(person, second, [first, DEAL])
+    assert v is not None and v.ancestor == 1
+    assert v.merged == second.replace(b"# Deal\n", b"# Deal\n\nPerson's own summary line here.\n")
+    # a buffer reloaded after the first write (it holds the first write's line): based on it
+    seen = first.replace(b"# Deal\n", b"# Deal\n\nPerson's own summary line here.\n")
+    v = stale_view(seen, second, [first, DEAL])
+    assert v is not None and v.ancestor == 0 and v.merged == second.replace(b"# Deal\n", b"# Deal\n\nPerson's own summary line here.\n")
+
+
+@pytest.mark.engine_free
+def test_a_middle_buffer_that_deleted_its_writes_line_is_no_undo_of_the_newest_write():
+    """Found by tests/test_stale_property.py: the buffer held the agent's first write (a line
+    added), the person deleted that line and saved, while the agent's second write had reached
+    the file. The save equals the version before the first write exactly, and "equals an older
+    version" was taken as an undo of gbrain's writes: the second write's line left the page
+    with no conflict. Only a save equal to the version before the newest write that saw the
+    write before it (or the only older version) is taken as an undo."""
+    a = b"# Ana\n\nNotes.\n"
+    first = a + b"\nAgent: she leads the payments team.\n"
+    second = first + b"Agent: call booked for Friday at ten.\n"
+    v = stale_view(a, second, [first, a])
+    assert v is not None and v.merged == second  # nothing lost (the first line comes back too)
+    assert stale_view(first, second, [first, a]) is None  # the newest write undone, the first seen
+    assert stale_view(a, first, [a]) is None  # the only write undone
 
 
 @pytest.mark.engine_free
@@ -267,6 +332,34 @@ def test_a_stale_save_that_does_not_merge_keeps_the_brains_version_and_copies_th
     assert text_of(brain, SLUG).encode("utf-8") == agent == f.read_bytes()
     assert (root / c["copy_path"]).read_bytes() == saved
     assert [x["path"] for x in conflict_list(brain)] == [PATH]
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_stale_save_that_made_the_agents_cleanup_too_keeps_the_agents_line(env):
+    """End to end (both engines): the agent removed the Open Threads section and added a line;
+    the person's editor, opened before, removed the same section and typed a timeline entry, then
+    saved. The save is closer by lines to the agent's version (2 lines) than to the one it was
+    opened from (5): before, it was imported as an edit of the agent's version and the agent's
+    line left the page and the file with no conflict. Now it is merged: both kept."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()  # the editor opens the file
+    threads = buf[buf.index(b"## Open Threads"):buf.index(b"---\n\n## Timeline")]
+    assert threads.count(b"\n") >= 4
+    mine = b"She closed a bridge round with two angels on 2026-12-01.\n"
+    agent = buf.replace(threads, b"").replace(b"## State\n\n", b"## State\n\n" + mine)
+    brain.put(SLUG, agent.decode("utf-8"))
+    assert eng.sync()["changed"]["exported"] == [PATH] and f.read_bytes() == agent
+    typed = b"- **2026-12-04** | call \xe2\x80\x94 Typed in the old buffer: Ana wants the deck by Monday.\n"
+    saved = buf.replace(threads, b"") + typed
+    assert distance(agent, saved) < distance(buf, saved)
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0 and rep["merged"] == [PATH] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert page == agent + typed == f.read_bytes()
+    assert sha(saved) in all_versions(brain, root)
     verify_equal(brain, root)
     assert fresh_import_differences(brain) == {}
 

@@ -263,7 +263,7 @@ def test_a_teammate_adding_words_into_a_saved_line_is_no_removal_of_it(team):
     """Team trial 34: bob's heading reached cat's folder; cat added words into it and saved; bob's
     watch said "cat's write removed 1 line of your save (\"## Obsidian Sync (bob: our pick)\")":
     the line was not removed, cat built on it. A line of the save that the new text holds with
-    words put in (merge._keeps) or as a close edit of it is no dropped line."""
+    words put in (merge.keeps) or as a close edit of it is no dropped line."""
     alice, bob = team
     line = b"- **2026-12-03** | BOB-LINE about the pricing page\n"
     editor_save(bob.file, bob.file.read_bytes() + line)

@@ -137,7 +137,7 @@ from .exporter import atomic_write, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, _alike, _keeps, merge_edits, stale_view
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_view
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -2539,7 +2539,7 @@ class SyncEngine:
             if fresh and len(fresh) * len(gone) <= EDITED_PAIRS_MAX:
                 for g in list(gone):
                     w = g.strip()
-                    if any(_keeps(n, w) or _alike(n, w) >= EDITED_LINE_MIN for n in fresh):
+                    if any(keeps(n, w) or alike(n, w) >= EDITED_LINE_MIN for n in fresh):
                         del gone[g]
         if not gone:
             return None

@@ -74,7 +74,7 @@ def _added(a: bytes, b: bytes) -> set[bytes]:
 #: added, and more alike to it than to the lines the save replaced, is an edit of that line
 EDITED_LINE_MIN = 0.85
 #: a line a save added that holds the whole of a line gbrain's write changed (not a new line;
-#: words put in at one place: the line's start and end kept, :func:`_keeps`) of at least this many characters, at
+#: words put in at one place: the line's start and end kept, :func:`keeps`) of at least this many characters, at
 #: least half alike to it and more alike to it than to the lines the save replaced, is an edit of
 #: that line too, unless gbrain only cut words from a line to make it (team trial 34: words added
 #: into a teammate's short heading are under EDITED_LINE_MIN)
@@ -84,8 +84,14 @@ KEPT_LINE_MIN_CHARS = 16
 EDITED_PAIRS_MAX = 10_000
 
 
-def _alike(a: bytes, b: bytes) -> float:
-    """difflib's similarity ratio of two lines (0..1)."""
+def alike(a: bytes, b: bytes) -> float:
+    """difflib's similarity ratio of two lines, a float in 0..1 (1.0 equal):
+    ``alike(b"- **2026-12-04** | Call w/ Ana Lima", b"- **2026-12-04** | Call with Ana Lima")``
+    → 0.94. Lines as ``bytes``, usually stripped (no line ending); compared byte by byte, no
+    junk heuristic. A pair whose quick upper bounds are under
+    :data:`EDITED_LINE_MIN` is 0.0 without the full ratio: read it as "at least that alike, or
+    not alike" (what the stale-save and dropped-save checks ask), not as a ratio below the
+    bar. Pure."""
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     return sm.ratio() if sm.real_quick_ratio() >= EDITED_LINE_MIN and sm.quick_ratio() >= EDITED_LINE_MIN else 0.0
 
@@ -94,12 +100,12 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
                                 must: set[bytes] | None = None) -> bool:
     """Whether a (non-blank) line the save ``disk`` added to ``older`` is an edit of one of the
     lines gbrain's write added to it (``wrote``, stripped: :func:`_added`): at least :data:`EDITED_LINE_MIN` alike to it (or
-    holding the whole of it, :func:`_keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
+    holding the whole of it, :func:`keeps`, and half alike), and more alike to it than to every line the save replaced there. Such a save was made after seeing
     the write (a person fixing an agent's typo, an editor rewriting a link gbrain had just
     rewritten), though by whole lines it is as far from ``older`` as from gbrain's write.
     The caller leaves out of ``wrote`` the lines gbrain only cut words from (:func:`_own_lines`).
     ``changed``: those of ``wrote`` that replaced lines of ``older`` (not new lines): only they
-    count for the words-put-in rule (:func:`_keeps`): a stale line that begins with a new line of
+    count for the words-put-in rule (:func:`keeps`): a stale line that begins with a new line of
     gbrain's is the same event told alike (both logged the call), no sign of having seen it.
     ``must`` (default ``wrote``): every line gbrain's write added; the save must hold each of them
     but those its lines edit (a person who saw the write has them): a line alike by chance (two
@@ -117,11 +123,11 @@ def _edits_a_line_gbrain_added(older: bytes, wrote: set[bytes], disk: bytes, cha
             mine = ln.strip()
             if not mine:
                 continue
-            to_write, w = max((_alike(mine, w), w) for w in wrote)
-            if to_write >= EDITED_LINE_MIN and to_write > max((_alike(mine, x) for x in replaced), default=0.0):
+            to_write, w = max((alike(mine, w), w) for w in wrote)
+            if to_write >= EDITED_LINE_MIN and to_write > max((alike(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
                 continue
-            kept, w = max(((_ratio(mine, w), w) for w in changed if _keeps(mine, w)), default=(0.0, b""))
+            kept, w = max(((_ratio(mine, w), w) for w in changed if keeps(mine, w)), default=(0.0, b""))
             if kept >= 0.5 and kept > max((_ratio(mine, x) for x in replaced), default=0.0):
                 edited.add(w)
     if not edited:
@@ -134,11 +140,13 @@ def _ratio(a: bytes, b: bytes) -> float:
     return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
-def _keeps(mine: bytes, w: bytes) -> bool:
+def keeps(mine: bytes, w: bytes) -> bool:
     """Whether the line ``mine`` is the line ``w`` with words put in at one place (``w``'s start
     and end kept as they are; the place may be its end or its start), ``w`` at least
-    :data:`KEPT_LINE_MIN_CHARS` long. Not any order-keeping scatter of ``w``'s characters: an
-    entry of the day typed in a stale buffer holds the agent's entry of the day so."""
+    :data:`KEPT_LINE_MIN_CHARS` long: ``keeps(b"# Obsidian (bob; cat) Help", b"# Obsidian (bob) Help")``
+    is True. Both ``bytes``, usually stripped lines; a ``w`` that long is kept by itself too.
+    Not any order-keeping scatter of ``w``'s characters: an entry of the day typed in a stale
+    buffer holds the agent's entry of the day so. Pure."""
     return len(w) >= KEPT_LINE_MIN_CHARS and _one_gap(mine, w)
 
 
@@ -249,44 +257,74 @@ class StaleView:
     merged: bytes | None
 
 
+def saw_write(before: bytes, after: bytes, disk: bytes) -> bool:
+    """Whether the save ``disk`` shows it was made after seeing the write that turned ``before``
+    into ``after`` (both page texts; ``disk`` the saved bytes): it holds a telling line
+    (:func:`_telling`) the write added that is no cut of a line the write replaced
+    (:func:`_own_lines`), or its lines edit a line the write added (fix a typo in it, put words
+    into it: :func:`_edits_a_line_gbrain_added`). Evidence from the lines the write alone has
+    (``after``'s and not ``before``'s), never from what the save lacks: a save lacking a line
+    ``before`` had (both removed it) and one lacking the write's line (never saw it) look alike
+    by distance. Pure."""
+    base = _lines(before)
+    gh = _hunks(base, _lines(after))
+    added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
+    if not added:
+        return False
+    # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
+    wrote = _own_lines(added, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
+    if any(_telling(w) for w in wrote & _added(before, disk)):
+        return True
+    changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
+    return _edits_a_line_gbrain_added(before, wrote, disk, changed, added)
+
+
 def stale_view(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView | None:
     """Whether the file's new bytes ``disk`` were saved from an older version than ``brain``
     (the version gbrain wrote to the file, which is also the base): ``older`` are the earlier
-    versions the file may have held since it last fed the brain, newest first.
+    versions the file may have held since it last fed the brain, newest first (the last one
+    the file's own, or the oldest looked at).
 
-    The ancestor is the version closest to ``disk`` (fewest changed lines, :func:`distance`).
-    A tie between ``brain`` and an older version goes to the older one (a save that rewrote the
-    very lines gbrain's write changed cannot tell which it saw: merging, or keeping both
-    versions when that conflicts, loses nothing); among older versions the newest wins. None (the plain rules apply: the file's
-    save is an edit of the newest version) when the closest is ``brain`` itself, when ``disk``
-    equals the ancestor exactly (the save only undid gbrain's write: taken as meant, as a
-    person who deletes an agent's line and saves does; vim asks before writing an unmodified
-    buffer over a changed file), when the save added a (non-blank) line that gbrain's write
-    added too (it was made after seeing that write: deleting one of an agent's two lines is an
-    edit of the newest version) or a line that is an edit of one it added
-    (:func:`_edits_a_line_gbrain_added`: fixing a typo in an agent's line), when the merge would give back ``disk`` unchanged, or when a
-    side is bigger than :data:`MAX_BYTES`. Pure; raises nothing."""
+    The ancestor is the newest version whose write the save shows it saw (:func:`saw_write`:
+    it holds a telling line that write added, or edits one), walking from ``brain`` back: each
+    write ``older[k]`` → ``older[k-1]`` (``brain`` for k = 0) is asked in turn; a save that saw
+    none is based on the oldest, ``older[-1]``. Not the version closest by lines
+    (:func:`distance`), as before: a save that made the same change as gbrain's write (both
+    removed a stale section) is closer by lines to gbrain's version though it never saw the
+    line that write added, and counted as an edit of it: the file won and the agent's line
+    left the page with no conflict (the same one version back: the merge with a middle version
+    took the save's missing line of it for a deletion). An ancestor older than the buffer's
+    only merges more (a line the person deleted from a version after it comes back) or
+    conflicts (the save is a copy), which loses nothing; a newer one drops gbrain's lines.
+    So a save that only removed what gbrain's write added (saw it, deleted every line of it)
+    and changed anything else is merged (the lines come back), as the old rule did for most
+    such saves too.
+
+    None (the plain rules apply: the file's save is an edit of the newest version) when the
+    save saw ``brain``'s own write (it holds a telling line that write added: deleting one of
+    an agent's two lines is an edit of the newest version; or it edits a line the write added:
+    fixing a typo in an agent's line), when ``disk`` equals the version before ``brain`` exactly
+    and saw the write that made that one (or it is the only older version): the save only
+    undid gbrain's newest write, taken as meant, as a person who deletes an agent's line and
+    saves does (vim asks before writing an unmodified buffer over a changed file). A save equal
+    to an older version still is no undo: a buffer of a middle version whose person deleted what
+    that version's write added equals the version before it, never having seen the newest write
+    (the merge brings the deleted lines back: nothing is lost). Or when the
+    merge would give back ``disk`` unchanged (the save holds every change of gbrain's writes
+    since its ancestor: nothing to merge), or when a side is bigger than :data:`MAX_BYTES`.
+    Pure; raises nothing."""
     if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
         return None
-    best, best_d = -1, distance(brain, disk)
-    for n, o in enumerate(older):
-        if best_d == 0:
+    versions = [brain, *older]
+    if disk == older[0] and (len(older) == 1 or saw_write(older[1], older[0], disk)):
+        return None  # undid the newest write, having seen the one before: taken as meant
+    best = len(older) - 1
+    for k in range(len(older)):
+        if saw_write(versions[k + 1], versions[k], disk):
+            best = k - 1  # saw the write that made versions[k]: based on it (or a newer one)
             break
-        d = distance(o, disk)
-        if d < best_d or (best < 0 and d == best_d):
-            best, best_d = n, d
-    if best < 0 or best_d == 0:
-        return None
-    base = _lines(older[best])
-    gh = _hunks(base, _lines(brain))
-    added = {ln.strip() for _i1, _i2, r in gh for ln in r if ln.strip()}  # (:func:`_added`)
-    # (a line gbrain only cut words from says nothing: a stale buffer that cut the same holds it)
-    wrote = _own_lines(added, {ln.strip() for i1, i2, _r in gh for ln in base[i1:i2] if ln.strip()})
-    if any(_telling(w) for w in wrote & _added(older[best], disk)):
-        return None  # the save holds a line gbrain's write added: it was made after seeing it
-    changed = wrote & {ln.strip() for i1, i2, r in gh if i2 > i1 for ln in r}
-    if _edits_a_line_gbrain_added(older[best], wrote, disk, changed, added):
-        return None  # the save changed a line gbrain's write added (fixed an agent's typo): the same
+    if best < 0:
+        return None  # the save saw the newest write: an edit of the brain's version
     merged = merge3(older[best], brain, disk)
     if merged == disk:
         return None
@@ -458,4 +496,4 @@ def merge_sidecar(base: bytes, brain: bytes, disk: bytes) -> bytes | None:
     return text.encode("utf-8") if _same(got, want) else None
 
 
-__all__ = ["MAX_BYTES", "THEIRS_FIRST", "StaleView", "distance", "merge3", "merge_edits", "merge_sidecar", "stale_view"]
+__all__ = ["MAX_BYTES", "THEIRS_FIRST", "StaleView", "alike", "distance", "keeps", "merge3", "merge_edits", "merge_sidecar", "saw_write", "stale_view"]
