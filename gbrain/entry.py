@@ -199,7 +199,14 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         # the note and text renderers read the arguments as the handler gets them (``"3"`` → 3,
         # defaults filled), never as given; a cursor is call/pipe's paging (ops.run_tool)
         shown = ops.check_args(o, {k: v for k, v in args.items() if k != "cursor"} if o.page and isinstance(args, dict) else args, cli=surface == "cli")
-        result = ops.run(o.name, args, ctx)
+        run_args, limit = args, shown.get("limit") if isinstance(shown, dict) else None
+        if (o.page == "limit" and not o.rank_depth and not o.page_key and o.note is not None and isinstance(args, dict)
+                and "cursor" not in args and isinstance(limit, int) and limit > 0):
+            run_args = dict(args, limit=limit + 1)  # one past the limit: was the listing cut (its note), or is that all?
+        result = ops.run(o.name, run_args, ctx)
+        if run_args is not args and isinstance(result, list):
+            shown = dict(shown, more=len(result) > limit)
+            result = result[:limit]
     except GBrainError as e:
         if prog:
             prog.stop()

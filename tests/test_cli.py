@@ -407,6 +407,23 @@ def test_list_says_when_it_stops_at_the_limit(imported):
     assert b"--limit 0" not in gbrain("list").stderr
 
 
+def test_a_listing_of_exactly_limit_items_is_not_said_cut(imported):
+    """`list --limit 6` of a 6-page brain said "… the first 6; --limit 0 lists all" though there is no
+    7th: a listing is fetched one past its limit to know whether it was cut."""
+    n = len(gbrain("list", "--limit", "0").stdout.splitlines())
+    r = gbrain("list", "--limit", str(n))
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == n and r.stderr == b"", r.stderr
+    assert json.loads(gbrain("list", "--limit", str(n), "--json").stdout).__len__() == n
+    r = gbrain("list", "--limit", str(n - 1))
+    assert len(r.stdout.splitlines()) == n - 1 and f"the first {n - 1}; --limit 0 lists all".encode() in r.stderr, r.stderr
+    assert len(json.loads(gbrain("list", "--limit", str(n - 1), "--json").stdout)) == n - 1
+    c = len(gbrain("changes", "--limit", "0").stdout.splitlines())
+    r = gbrain("changes", "--limit", str(c))
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == c and r.stderr == b"", r.stderr
+    r = gbrain("call", "brain_list", json.dumps({"limit": n}))
+    assert r.returncode == 0 and len(json.loads(r.stdout)["items"] if isinstance(json.loads(r.stdout), dict) else json.loads(r.stdout)) == n and b"lists all" not in r.stderr, r.stderr
+
+
 @pytest.mark.sqlite_only("FTS5's snippet() chooses the fragment; Postgres' ts_headline chooses another one (labels are shown, not link syntax, on both)")
 def test_snippets_show_link_labels_not_link_syntax(imported):
     hits = js(gbrain("search", "River AI", "--json"))

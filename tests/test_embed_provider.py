@@ -771,6 +771,9 @@ def test_watch_embed_says_once_which_setting_a_short_window_needs(srv, run, db_p
         k.stop()
     said = [ln for ln in lines if "embedding_chunk_tokens" in ln]
     assert len(said) == 1 and "gbrain config set embedding_chunk_tokens 340" in said[0] and "notes/long0, notes/long1" in said[0], lines
+    # the round's line names the page it embedded, not the two refused (it said "…: Alpha, Long 0, Long 1")
+    done = [ln for ln in lines if ln.startswith("embedded ")]
+    assert done and done[0].startswith("embedded 1 page(s)") and done[0].endswith(": Alpha; 2 refused"), lines
 
 
 # ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..errors import BadInput
 from ..page.slugs import cmd_arg, shown
-from .registry import SLUG, Param, _since, limit_param, obj, op, run
+from .registry import SLUG, Param, _since, cut_note, limit_param, obj, op, run
 
 
 def _history_text(r: dict, a: dict) -> str:
@@ -200,7 +200,7 @@ def _changes_text(r: list, a: dict) -> str:
         limit_param(100, "maximum number of changes (0: all)"),
     ],
     text=_changes_text,
-    note=lambda r, a: f"… the newest {len(r)}; --limit 0 lists all" if r and len(r) >= (100 if a.get("limit") is None else a["limit"]) > 0 else None,
+    note=lambda r, a: cut_note(r, {"limit": 100, **{k: v for k, v in a.items() if v is not None}}, "newest"),  # (no limit given: 100)
     title="Recent changes across the brain",
     details="`by` is GBRAIN_USER or login@host (empty when unknown).",
     # also size, surface, operation, client and (when there is) detail: left out of the schema, whose bytes every tools/list carries

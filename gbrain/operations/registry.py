@@ -707,12 +707,14 @@ def limit_param(default: int | None, description: str, *, minimum: int = 0, deta
     return Param("limit", "integer", description, default=default, minimum=minimum, details=details)
 
 
-def cut_note(r: list, a: dict) -> str | None:
-    """The note (stderr; ``call`` speaks of `limit`) of a listing ``r`` its ``limit`` may have cut:
-    ``… the first 100; --limit 0 lists all`` when ``r`` holds as many items as the limit (a person
-    met in 1,100 daily notes gets the first 100 backlinks and is told so), else None. For an op's
-    ``note=``."""
-    return f"… the first {len(r)}; --limit 0 lists all" if r and a.get("limit") and len(r) >= a["limit"] else None
+def cut_note(r: list, a: dict, first: str = "first") -> str | None:
+    """The note (stderr; ``call`` speaks of `limit`) of a listing ``r`` its ``limit`` cut:
+    ``… the first 100; --limit 0 lists all`` (a person met in 1,100 daily notes gets the first 100
+    backlinks and is told so), else None. ``a["more"]``, when given, says whether items were left
+    out (``entry.run_and_print`` fetches one past the limit to know: a listing of exactly the limit
+    is not cut); without it, a listing as long as its limit counts as cut. For an op's ``note=``."""
+    cut = a["more"] if "more" in a else bool(a.get("limit") and len(r) >= a["limit"])
+    return f"… the {first} {len(r)}; --limit 0 lists all" if r and cut else None
 
 
 def read_slug(b, slug: str, ctx=None) -> tuple[str, str | None]:

@@ -222,6 +222,7 @@ def _embed(b, a, ctx):
     finally:
         if hasattr(model, "on_retry"):
             model.on_retry = None  # a model kept by a long process (serve) holds no finished call's context
+    stats.pop("stored", None)  # (ids: the watch names its pages by them)
     advice = None
     if stats["skipped"]:
         from ..search.embeddings import length_refusal

@@ -325,7 +325,7 @@ def embed_pages(
     when its chunk list changed; ``embed_state`` records the page content embedded. A page whose
     text changed since it was chunked is skipped (it stays stale for the next run). Returns
     ``{pages, chunks, embedded, cached, repeated}`` (``repeated``: further copies of a text
-    embedded once in this run). Provider errors propagate (:class:`GBrainError`) after the
+    embedded once in this run; ``stored``: the ids of the pages stored). Provider errors propagate (:class:`GBrainError`) after the
     finished groups are committed. ``check_stop()`` is called after each provider batch and
     each group and may raise to stop the run (a cancelled MCP call); finished groups stay.
     ``until``: a time on :func:`_clock`; the run stops after the first group that ends past it
@@ -345,7 +345,7 @@ def embed_pages(
     mid = model.model_id
     total = sum(len(w.chunks) for w in work)
     done = 0
-    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0, "split": 0}
+    stats = {"pages": 0, "chunks": 0, "embedded": 0, "cached": 0, "repeated": 0, "skipped": [], "dropped": 0, "changed": 0, "split": 0, "stored": []}
     reached = 0
     tx = transaction or _plain_tx(conn)
     ref = stored_dims(conn, mid)
@@ -422,6 +422,7 @@ def embed_pages(
             for w in kept:
                 if _store_page(conn, mid, w, have, replace=force, chunking=chunking_of(model)):
                     stored_w.append(w)
+                    stats["stored"].append(w.page_id)
                     stats["pages"] += 1
                     stats["chunks"] += len(w.chunks)
                     stats["split"] += split_chunks(w.chunks)

@@ -40,8 +40,8 @@ class _Halted(Exception):
 class EmbedKeeper:
     """Embeds the stale pages of the brain at ``db`` (a path or Postgres URL, as
     :meth:`gbrain.core.brain.Brain.open` takes it) whenever :meth:`poke` was called and
-    :data:`EMBED_IDLE_S` passed without another poke. ``log`` gets one line per round that embedded new chunks, naming up to 3 pages
-    (``embedded 3 page(s) …``) and per error. :meth:`start` / :meth:`stop`; ``rounds``,
+    :data:`EMBED_IDLE_S` passed without another poke. ``log`` gets one line per round that embedded new chunks, naming up to 3 pages it embedded
+    (``embedded 3 page(s) …``; the pages the server refused counted apart: ``; 2 refused``) and per error. :meth:`start` / :meth:`stop`; ``rounds``,
     ``pages`` and ``errors`` count what it did (for tests and the summary)."""
 
     def __init__(self, db, log: Callable[[str], None], *, idle_s: float = EMBED_IDLE_S, pages: int = EMBED_PAGES, retry_s: float = EMBED_RETRY_S):
@@ -143,6 +143,8 @@ class EmbedKeeper:
             return
         pages = new = 0
         too_long = []
+        stored: set = set()
+        refused: set = set()
         for i in range(0, len(rows), self.group):
             self._check_halt()
             _plan, work = plan_embed(brain.conn, model, rows[i : i + self.group])
@@ -150,6 +152,8 @@ class EmbedKeeper:
             pages += stats["pages"]
             new += stats["embedded"]
             too_long += [k for k in stats["skipped"] if length_refusal(k["error"])]
+            stored.update(stats["stored"])
+            refused.update(k["page_id"] for k in stats["skipped"])
         if too_long and f"too long {chunking_of(model)}" not in self._said:
             # a server whose model reads fewer tokens: said once per chunk budget, as `embed` says it
             self._said.add(f"too long {chunking_of(model)}")
@@ -157,5 +161,7 @@ class EmbedKeeper:
         self.rounds += 1
         self.pages += pages
         if new:  # (pages whose chunks were all known already, a move or a title, are not news)
-            names = [r["title"] or str(r["id"]) for r in rows[:3]] if len(rows) <= 3 else []
-            self.log(f"embedded {pages:,} page(s) with {model.model_id} ({new:,} new chunk(s))" + (f": {', '.join(names)}" if names else ""))
+            # named (up to 3) are the pages embedded, not every page selected: a refused one is counted apart
+            names = [r["title"] or str(r["id"]) for r in rows if r["id"] in stored] if len(stored) <= 3 else []
+            self.log(f"embedded {pages:,} page(s) with {model.model_id} ({new:,} new chunk(s))" + (f": {', '.join(names)}" if names else "")
+                     + (f"; {len(refused):,} refused" if refused else ""))
