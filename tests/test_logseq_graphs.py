@@ -106,3 +106,32 @@ def test_an_upgraded_brain_reads_a_vaults_pages_folder_as_a_vaults(tmp_path, db_
         assert _state(b) == ("Project Alpha", ["later"], ["Link"])
         assert b.conn.execute("SELECT title FROM pages WHERE slug = 'g/pages/b'").fetchone()[0] == "Something Else"
         assert fresh_import_differences(b) == {}
+
+
+def test_a_page_synced_into_and_out_of_a_graphs_pages_folder_is_read_anew(tmp_path, db_path):
+    """sync takes a moved file as a rename of its page (same id, links resolved again): a page
+    moved into a Logseq graph's ``pages/`` folder is then read as Logseq's (its ``tags::`` and
+    ``alias::``, its ``#tag`` a link), and out of it as a vault's, as a fresh import reads it
+    (the rename kept the tags, aliases and links its old folder gave)."""
+    import os
+
+    from gbrain.sync.engine import SyncEngine
+
+    tree = write_tree(tmp_path / "g", {"logseq/config.edn": "{}\n", "notes/x.md": "tags:: foo\nalias:: Alias X\n\n- hello #bar\n",
+                                       "other.md": "see [[Alias X]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, tree)
+        eng.bind()
+        assert eng.sync()["ok"]
+        versions = b.conn.execute("SELECT count(*) FROM history").fetchone()[0]
+        for src, dst in (("notes/x.md", "pages/x.md"), ("pages/x.md", "notes/x.md")):
+            (tree / dst).parent.mkdir(exist_ok=True)
+            os.rename(tree / src, tree / dst)
+            rep = eng.sync()
+            assert rep["ok"] and rep["counts"]["moved"] == 1, rep
+            aliases = [r[0] for r in b.conn.execute("SELECT alias FROM aliases")]
+            assert aliases == (["Alias X"] if dst.startswith("pages/") else []), (dst, aliases)
+            assert fresh_import_differences(b) == {}, dst
+        eng.close()
+        # a move is no new version of the text: each move's two rows (the old name's, the new one's) only
+        assert b.conn.execute("SELECT count(*) FROM history").fetchone()[0] == versions + 4

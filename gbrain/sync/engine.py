@@ -128,6 +128,7 @@ from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
+from ..storage.derive import derived_rows, write_rows
 from ..storage.origin import origin
 from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
 from ..page.links import title_names
@@ -3047,7 +3048,14 @@ class SyncEngine:
             # title (when it comes from the file name), type (from the folder) and the search
             # fields (the path's and title's compatibility words; the headings but the title)
             # follow the path, as a fresh import of the moved file derives them
-            moved = self.brain.parsed(c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone())
+            row = c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
+            moved = self.brain.parsed(row)
+            alias_keys: set[str] = set()
+            if derived_rows(moved) != derived_rows(self.brain.parse_text(render_row(row), src)):
+                # the new folder reads the same text otherwise (into or out of a Logseq graph's
+                # pages/: its tags:: and alias:: lines, its #tags as links): its rows as a save writes them
+                alias_keys = {r[0] for r in c.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} ^ {loose_key(a) for a in moved.aliases}
+                write_rows(c, pid, moved, lambda kind, target: self.brain.resolve_link(new_slug, kind, target))
             sf = search_fields(moved)
             c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, h1_key = ?, search_words = ?, search_cjk = ? WHERE id = ?",
                       (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["h1_key"], sf["search_words"], sf["search_cjk"], pid))
@@ -3064,7 +3072,7 @@ class SyncEngine:
                 if old_sc != sidecar_path(new_slug) and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
                     out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
             title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-            self.brain.re_resolve({loose_key(new_slug), loose_key(slug_for_path(src))} | title_names(title) | title_names(old_title)
+            self.brain.re_resolve({loose_key(new_slug), loose_key(slug_for_path(src))} | title_names(title) | title_names(old_title) | alias_keys
                                   | self.brain.journal_names(new_slug) | self.brain.journal_names(slug_for_path(src)))
             if base is not None:
                 self._record(dst, f, base)
