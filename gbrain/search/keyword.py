@@ -60,6 +60,9 @@ rendered page matches). This is the ordered-window feature of the sequential dep
 (Metzler & Croft, SIGIR 2005) as a bounded re-rank; a query of fewer than
 :data:`PHRASE_MIN_PAIRS` pairs (one or two words) is left as it was. The same Python check of
 the same page text runs on both engines, so a page's evidence is equal on SQLite and Postgres.
+Over the same read, a query of at most :data:`FORM_MAX_WORDS` words takes exact-form evidence
+(:func:`_form_gain`): a word some candidate holds only through another word of its stem (porter
+and 'english' index ``wording`` as ``word``) lifts the candidates holding it as written.
 
 Unicode: a query is read in its compatibility form (:func:`search_form`: NFKC, then casefolded
 as a tokenizer does), and a page whose text has compatibility characters (``ﬁ`` ligatures from
@@ -1133,7 +1136,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
-        _phrase_evidence(conn, query, out)
+        _phrase_evidence(conn, query, out, word_idf)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
 
@@ -1246,23 +1249,33 @@ def phrase_share(text: str, pairs: list[tuple[str, str]]) -> float:
     return sum(1 for a, b in pairs if _holds_pair(low, a, b)) / len(pairs)
 
 
-def _phrase_evidence(conn, query: str, out: list[dict]) -> None:
+def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | None = None) -> None:
     """Add ``PHRASE_WEIGHT · phrase_share`` to the score of each of the best :data:`PHRASE_DEPTH`
     hits of ``out`` (by their score so far), and ``phrase`` to the ``signals`` of those holding at
     least :data:`PHRASE_SIGNAL` of the pairs, both engines alike: the same pairs, the same page
     text (title, compiled truth, timeline) read by id, the same Python check. Nothing when the
-    query has fewer than :data:`PHRASE_MIN_PAIRS` pairs or the weight is 0."""
-    if not PHRASE_WEIGHT or not out:
+    query has fewer than :data:`PHRASE_MIN_PAIRS` pairs or the weight is 0. Then, over the
+    best :data:`FORM_DEPTH` hits by the same order (their score before either) and the same
+    read, the exact-form evidence (:func:`_form_gain`; ``idf``: the query words' IDF)."""
+    if not out:
         return
-    pairs = phrase_pairs(query)
+    pairs = phrase_pairs(query) if PHRASE_WEIGHT else []
     if len(pairs) < max(1, PHRASE_MIN_PAIRS):
+        pairs = []
+    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(query_words(query)) <= FORM_MAX_WORDS else []
+    if not pairs and not forms:
         return
-    top = sorted(out, key=lambda h: -h["score"])[:PHRASE_DEPTH]
+    top = sorted(out, key=lambda h: -h["score"])[: max(PHRASE_DEPTH if pairs else 0, FORM_DEPTH if forms else 0)]
     ids = ",".join(str(int(h["id"])) for h in top)
-    share = {int(r[0]): phrase_share(f"{r[1]}\n{r[2]}\n{r[3]}", pairs)
-             for r in conn.execute(f"SELECT id, title, compiled_truth, timeline FROM pages WHERE id IN ({ids})")}
-    for h in top:
-        got = share.get(int(h["id"]), 0.0)
+    rows = {int(r[0]): tuple(r[1:]) for r in conn.execute(
+        f"SELECT id, title, compiled_truth, timeline, search_aliases, path, search_words FROM pages WHERE id IN ({ids})")}
+    gain: dict[int, float] = {}
+    if forms:
+        in_form = {int(h["id"]) for h in top[:FORM_DEPTH]}
+        gain = _form_gain({pid: "\n".join(x or "" for x in r) for pid, r in rows.items() if pid in in_form}, forms, idf or {})
+    for h in top[:PHRASE_DEPTH] if pairs else ():
+        r = rows.get(int(h["id"]))
+        got = phrase_share(f"{r[0]}\n{r[1]}\n{r[2]}", pairs) if r else 0.0
         h["score"] += PHRASE_WEIGHT * got ** PHRASE_POWER
         if got >= PHRASE_SIGNAL:
             sig = h["signals"]  # a set while SQLite's ranking runs (sorted later), a sorted list on Postgres
@@ -1270,6 +1283,134 @@ def _phrase_evidence(conn, query: str, out: list[dict]) -> None:
                 sig.add("phrase")
             elif "phrase" not in sig:
                 h["signals"] = sorted([*sig, "phrase"])
+    for h in top[:FORM_DEPTH] if gain else ():
+        h["score"] += gain.get(int(h["id"]), 0.0)
+
+
+#: exact-form evidence (docs/search.md, step 4): porter (SQLite) and 'english' (Postgres) index
+#: ``wording``, ``words`` and ``word`` all as ``word``, so the query ``wording`` put pages about a
+#: "word count" above the page saying "wording of the contract". For each query word that one of
+#: the best :data:`FORM_DEPTH` candidates holds only through another word sharing its stem
+#: (:func:`form_holding`), the candidates holding the word as written (case, accents and NFKC
+#: folded, a plural ``s``/``es`` more or less, as a name is named) gain ``FORM_WEIGHT`` times
+#: its IDF's share of the query's (as the name evidence weighs words). The stem's matches are
+#: still found and ranked (recall kept); a query whose words no candidate holds by their stem
+#: only is ranked as before. Lucene's "exact + stemmed fields" summed, as a bounded re-rank of
+#: the page text (no index of unstemmed words). 0: off, the ranking before.
+FORM_WEIGHT = 1.0
+#: the best candidates (by the score before the text evidence) whose text is read for it
+FORM_DEPTH = 30
+#: only a query of at most this many words (:func:`query_words`) takes it: a question or a pasted
+#: sentence writes its words in whatever form the grammar asks, a term typed is the form meant
+FORM_MAX_WORDS = 3
+#: the endings taken off a query word to find the words that may share its stem (porter's
+#: common suffixes, longest first): a word of the text beginning with what is left (3 letters at
+#: least) and not the query word's form is another word of its stem (an approximation that only
+#: decides whether a word's form tells candidates apart: ``word`` → ``wording``, ``wordy``)
+_FORM_SUFFIXES = tuple(sorted(set((
+    "ational", "tional", "ization", "ation", "ations", "ator", "ators", "iveness", "fulness", "ousness", "alism",
+    "ness", "ment", "ments", "ement", "ence", "ance", "ably", "ibly", "ally", "ities", "ity", "ing", "ings",
+    "edly", "ed", "er", "ers", "est", "ly", "ies", "ied", "es", "s", "ive", "ives", "ize", "izes", "ized",
+    "ise", "ised", "ful", "ous", "ion", "ions", "al", "als", "ic", "ical", "able", "ible", "ant", "ent", "ism",
+    "ist", "ists", "ate", "ates", "ated", "y", "e")), key=lambda x: (-len(x), x)))
+
+
+def form_words(query: str) -> list[str]:
+    """The words of ``query`` the exact-form evidence weighs: those of :func:`query_words` (its
+    IDF's key) of 3 letters or more, no digit, no prefix (``wor*``), no stop word, no CJK."""
+    prefixes = {w.rstrip("*").casefold() for w in _WORD.findall((query or "").replace('"', " ")) if w.endswith("*")}
+    return [w for w in query_words(query) if len(w) >= 3 and w.isalpha() and w not in STOP_WORDS
+            and w not in prefixes and not _CJK_CHAR.search(w)]
+
+
+@functools.lru_cache(maxsize=512)
+def _form_regexes(word: str) -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
+    """For ``word`` (folded: :func:`_fold`): the regular expressions (any case) of its forms
+    (itself, a plural ``s``/``es`` more or less: :func:`_plural_forms`' spellings) as whole words,
+    of the other words beginning as it does without its ending (:data:`_FORM_SUFFIXES`), and of
+    every word so beginning; and its forms."""
+    w = _fold(word)
+    head = w
+    for suffix in _FORM_SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            head = w[: -len(suffix)]
+            break
+    forms = {w, w + "s", w + "es"}
+    if len(w) > 3 and w.endswith("s"):
+        forms.add(w[:-1])
+        if w.endswith("es"):
+            forms.add(w[:-2])
+    # (every form begins with the head: the ending taken off is at least the s/es a form drops).
+    # The head's literal comes first (the scan starts from it; a look-behind first, or any case,
+    # would try every position): the text is lower-cased and the word's start checked after
+    tails = sorted((f[len(head):] for f in forms), key=lambda t: (-len(t), t))
+    alt = "|".join(re.escape(t) for t in tails)
+    end = r"(?![^\W_])"
+    h = re.escape(head)
+    return (re.compile(f"{h}(?:{alt}){end}"), re.compile(f"{h}(?!(?:{alt}){end})"),
+            re.compile(f"{h}[^\\W_]*"), frozenset(forms))
+
+
+def form_holding(text: str, word: str) -> tuple[bool, bool]:
+    """Whether ``text`` holds ``word`` as written (case, accents and NFKC folded, :func:`_fold`;
+    a plural ``s``/``es`` more or less), and whether it holds another word of the same beginning
+    (a word that may share its stem, :func:`_form_regexes`): ``("the wording", "word")`` →
+    ``(False, True)``. The text's words are found by the query word's beginning in any case
+    (``Wording``; a text not in NFKC is read in its NFKC form); a word whose beginning differs
+    from the query's only by an accent is not seen."""
+    return _form_held(text if _compat_free(text) else search_form(text), word)
+
+
+def _at_start(low: str, rx: re.Pattern) -> bool:
+    """Whether ``rx`` matches ``low`` where a word begins."""
+    for m in rx.finditer(low):
+        at = m.start()
+        if at == 0 or not _PLAIN_WORD.match(low, at - 1):
+            return True
+    return False
+
+
+def _form_held(text: str, word: str) -> tuple[bool, bool]:
+    rx_form, rx_other, rx_words, forms = _form_regexes(word)
+    low = text.lower()
+    form = _at_start(low, rx_form)
+    other = _at_start(low, rx_other)
+    if (form and not other) or text.isascii():
+        return form, other
+    # (an accented text: ``Café`` is the form ``cafe``, which the regular expressions do not
+    # see; each word of the beginning folded, as the index folds it)
+    form = other = False
+    for m in rx_words.finditer(low):
+        at = m.start()
+        if at and _PLAIN_WORD.match(low, at - 1):
+            continue
+        if _fold(m.group()) in forms:
+            form = True
+        else:
+            other = True
+        if form and other:
+            break
+    return form, other
+
+
+def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float]) -> dict[int, float]:
+    """``{page: gain}`` of the exact-form evidence (:data:`FORM_WEIGHT`) over ``texts`` (the best
+    candidates' title, text, timeline, aliases, path and frontmatter words): for each of ``words``
+    that one of them holds only through another word of its stem, each holding it as written
+    gains ``FORM_WEIGHT · idf[word] / Σ idf`` (``idf``: every query word's)."""
+    total = sum(idf.values())
+    if not total or not texts:
+        return {}
+    texts = {pid: t if _compat_free(t) else search_form(t) for pid, t in texts.items()}
+    gain: dict[int, float] = {}
+    for w in words:
+        held = {pid: _form_held(t, w) for pid, t in texts.items()}
+        if not any(other and not form for form, other in held.values()):
+            continue  # (no candidate holds the word by its stem only: its form tells none apart)
+        for pid, (form, _other) in held.items():
+            if form:
+                gain[pid] = gain.get(pid, 0.0) + FORM_WEIGHT * idf[w] / total
+    return gain
 
 
 #: a CJK word inside a title, alias, heading or file name is name evidence (SQLite's ranking;
@@ -1940,6 +2081,43 @@ def _pg_phrase_check(parts: list[tuple[str, str]]) -> tuple[str, list[str]]:
     return " AND (" + " OR ".join(sql) + ")", args
 
 
+#: Postgres keeps at most 16,383 positions in a tsvector (every later word stands at 16,383:
+#: https://www.postgresql.org/docs/current/textsearch-limitations.html), so a phrase (``<->``)
+#: past a long page's 16,383rd word matched nothing there; SQLite's FTS5 keeps every position. A
+#: page whose fields hold at least this many bytes may have words past the limit (16,383 words
+#: take 32,765 characters at least; the fields' positions add up in ``search_tsv``): such a page
+#: holding a phrase's words but not its tsquery is held to the phrase word for word in its text
+#: (:func:`_pg_far_phrases`)
+PG_POSITION_BYTES = 32_000
+_PG_FIELD_BYTES = ("(octet_length(p.title) + coalesce(octet_length(p.search_aliases), 0) + 2 * octet_length(p.path)"
+                   " + coalesce(octet_length(p.search_headings), 0) + octet_length(coalesce(p.search_body, p.compiled_truth))"
+                   " + coalesce(octet_length(p.search_words), 0) + octet_length(coalesce(p.search_timeline, p.timeline))"
+                   " + coalesce(octet_length(p.search_cjk), 0))")
+
+
+def _pg_far_phrases(parts: list[tuple[str, str]], osql: str, oargs: list) -> list[tuple[int, str, list]]:
+    """Postgres: for each phrase or date of ``parts`` (:func:`pg_parts`; not a CJK one, whose
+    bigrams are no text), ``(index, sql, args)``: an ``ARRAY`` of the pages (the filter ``osql``
+    selects; at most :data:`PG_RANK_BOUND`) long enough to have words past the tsvector's
+    position limit (:data:`PG_POSITION_BYTES`) that hold its words (GIN index) but not its
+    tsquery, and its words next to each other in order in their text (:func:`_phrase_regex`
+    over :data:`_PG_ALL_TEXT`): the pages the limit hid the phrase of."""
+    out = []
+    for i, (kind, text) in enumerate(parts):
+        if kind not in ("phrase", "date") or _CJK_CHAR.search(text):
+            continue
+        words = text.replace("-", " ") if kind == "date" else text
+        if all(w in STOP_WORDS for w in words.split()):
+            continue  # ('english' keeps none of them: the tsquery of its words would be empty)
+        cfg = "simple" if kind == "date" else "english"
+        q = _PG_PART[kind]
+        sql = (f"ARRAY(SELECT p.id FROM pages p WHERE p.search_tsv @@ plainto_tsquery('{cfg}', gb_fold(?)) "
+               f"AND {_PG_FIELD_BYTES} >= {PG_POSITION_BYTES} AND NOT p.search_tsv @@ {q} AND {_PG_ALL_TEXT} ~* ?{osql} "
+               f"LIMIT {PG_RANK_BOUND})")
+        out.append((i, sql, [words, text, text, _phrase_regex(words), *oargs]))
+    return out
+
+
 #: Postgres: pages in table order added to the candidates per list (every query term, every
 #: word) when a term is too common to rank all its pages (see :func:`_rank_pg`)
 PG_CANDIDATES = 400
@@ -2005,7 +2183,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         terms = parts
         tsq, targs = _pg_parts_tsquery(parts)
         andq, aargs = _pg_all_parts(parts)
-        check, cargs = _pg_phrase_check(parts)
+        check, cargs = _pg_phrase_check(parts)  # (the pages of ``far`` pass it too: below)
     else:
         terms = [("word", w) for w in words]
         tsq, targs = _pg_tsquery(words)
@@ -2029,18 +2207,27 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     #    or prefixes) and the pages named exactly by the query (_exact_names)
     ex_sql, ex_args = _exact_names_pg(names or [query], only)
     counted = per_term + (per if syntax else [])
+    # (the pages of a phrase past the tsvector's position limit: _pg_far_phrases)
+    far_q = _pg_far_phrases(terms, osql, oargs) if syntax else []
+    far_sql = "".join(", " + f for _i, f, _a in far_q)
     # (one term: whether the tsquery of any term is that of every term: the windows' two lists one)
     same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
     # (the canvas column only when the caller asked: a brain set back before pg_v44 has no canvas_cards)
     canvas_sql = "EXISTS (SELECT 1 FROM canvas_cards)" if facts is not None else "NULL"
     sql = (f"SELECT s.pages, s.lexemes, {canvas_sql}, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
-           + f"{ex_sql}{same_sql} FROM search_totals s")
-    r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args, *same_args]).fetchone()
+           + f"{ex_sql}{same_sql}{far_sql} FROM search_totals s")
+    r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args, *same_args, *(x for _i, _f, a in far_q for x in a)]).fetchone()
+    far: dict[int, list[int]] = {}  # term → the pages holding it only past the position limit
+    if far_q:
+        for (i, _f, _a), ids_ in zip(far_q, r[len(r) - len(far_q):]):
+            if ids_:
+                far[i] = sorted(int(x) for x in ids_)
+        r = r[: len(r) - len(far_q)]
     same = bool(same_sql and r[-1])
     n_pages, lexemes = max(1, int(r[0])), max(0, int(r[1]))
     if facts is not None:
         facts["canvas"] = bool(r[2])
-    dfs = [int(x) for x in r[3 : 3 + len(terms)]]
+    dfs = [int(x) + len(far.get(i, ())) for i, x in enumerate(r[3 : 3 + len(terms)])]
     wdfs = [int(x) for x in r[3 + len(terms) : 3 + len(counted)]] if syntax else dfs
     k = 3 + len(counted)
     exact: dict[int, str] = {}
@@ -2052,6 +2239,9 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     live = [i for i, df in enumerate(dfs) if df]
     if not live and not exact:
         return []
+    if far and check:
+        check = check[:-1] + " OR p.id = ANY(?::bigint[]))"
+        cargs = [*cargs, sorted({x for ids_ in far.values() for x in ids_})]
     # 2. the candidates: every page of the rarest terms (at most PG_RANK_BOUND together), and
     #    when a term is more common, the windows in table order and the pages it names
     order = sorted(live, key=dfs.__getitem__)
@@ -2067,6 +2257,9 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         rlists.append(lsql)
         rargs += la
     wlists, winargs = [], []  # the windows, when a term is more common
+    for i, ids_ in far.items():  # (already filtered)
+        (rlists if i in rare else wlists).append("SELECT unnest(?::bigint[])")
+        (rargs if i in rare else winargs).append(ids_)
     if len(rare) < len(live):
         for q, a, n in ((andq, aargs, PG_CANDIDATES), (tsq, targs, PG_CANDIDATES))[: 1 if same else 2]:
             lsql, la = listed(q, a, n)
@@ -2084,9 +2277,11 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     coord = bool(coordinate and COORD_POWER and sum(1 for x in cw if x > 0) > 1)
     avgdl = lexemes / n_pages if lexemes else 1.0
     a_len, b_len = _K1 * (1 - _B), _K1 * _B / avgdl
-    fcols = "".join(f", ts_rank_cd({_PG_TF_WEIGHTS}, (v).f1, {q})::float8 * {_PG_TF_SCALE!r} AS f{i}"
+    fcols = "".join(f", ts_rank_cd({_PG_TF_WEIGHTS}, (v).f1, {q})::float8 * {_PG_TF_SCALE!r}"
+                    + (" + CASE WHEN id = ANY(?::bigint[]) THEN 1.0 ELSE 0 END" if i in far else "") + f" AS f{i}"
                     for i, (q, _) in enumerate(per_term) if i in live)
-    fargs = [x for i, (_, a) in enumerate(per_term) if i in live for x in a]
+    # (a page holding a phrase only past the position limit: one occurrence, as body text)
+    fargs = [x for i, (_, a) in enumerate(per_term) if i in live for x in [*a, *([far[i]] if i in far else [])]]
     bm25 = " + ".join(f"{idf[i]!r}::float8 * f{i} * {_K1 + 1!r} / (f{i} + {a_len!r} + {b_len!r} * dl)" for i in live) or "0::float8"
     if coord:
         share = " + ".join(f"CASE WHEN f{i} > 0 THEN {cw[i]!r}::float8 ELSE 0 END" for i in live if cw[i] > 0)
@@ -2134,12 +2329,12 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     sql = (f"{head}top AS ((SELECT id, r, bm FROM d ORDER BY r DESC, id LIMIT ?) "
            f"UNION ALL (SELECT id, 0, 0 FROM pages p WHERE id = ANY(?))) "
            f"SELECT top.id, max(top.r), max(top.bm), bool_or(nf.na @@ q), "
-           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd){names_cols}, "
+           f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
            f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
-    args = [*hargs, depth, sorted(exact), *wargs, *wargs, *targs]
+    args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
     total = sum(widf)
     cbm: dict[int, float] = {}
@@ -2199,7 +2394,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         if NAME_AS_WRITTEN and STEM_FIELDS_UNWEIGHTED and stem and bm[pid]:
             unweigh[pid] = stem
     if unweigh:
-        _unweigh_pg(conn, unweigh, [(i, per_term[i]) for i in live], idf, a_len, b_len, bm, cbm)
+        _unweigh_pg(conn, unweigh, [(i, per_term[i]) for i in live], idf, a_len, b_len, bm, cbm, far)
     if not bm:
         return []
     ids = list(bm)
@@ -2214,7 +2409,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
-        _phrase_evidence(conn, query, out)
+        _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
     _best_first(conn, out, ids, copies)
     return out[: int(limit)]
 
@@ -2231,12 +2426,13 @@ def _paths_holding_pg(conn, word: str) -> int:
 
 
 def _unweigh_pg(conn, unweigh: dict[int, str], terms: list[tuple[int, tuple[str, list]]], idf: list[float],
-                a_len: float, b_len: float, bm: dict[int, float], cbm: dict[int, float]) -> None:
+                a_len: float, b_len: float, bm: dict[int, float], cbm: dict[int, float], far: dict[int, list[int]] | None = None) -> None:
     """:func:`_rank_pg`'s BM25 of the pages of ``unweigh`` (``{page_id: "A", "B" or "AB"}``: the
     tsvector weights whose fields hold the query's words only by their stem) again, with those
     weights 0 (:data:`_PG_TF_WEIGHTS` order ``{D, C, B, A}``), in one statement; ``bm`` and
     ``cbm`` (the coordination factor kept, as SQLite's ``_rank`` keeps it) updated in place.
-    Scores only fall."""
+    Scores only fall. ``far``: the pages holding a term only past the position limit (one
+    occurrence as body text, as :func:`_rank_pg` counts it)."""
     ws = {"A": "{0.2,0.2,0.4,0}", "B": "{0.2,0.2,0,1.0}", "AB": "{0.2,0.2,0,0}"}
     ids = sorted(unweigh)
     fcols = "".join(f", ts_rank_cd(x.w, (x.v).f1, {q})::float8 * {_PG_TF_SCALE!r}" for _i, (q, _a) in terms)
@@ -2245,7 +2441,8 @@ def _unweigh_pg(conn, unweigh: dict[int, str], terms: list[tuple[int, tuple[str,
     args = [x for _i, (_q, a) in terms for x in a] + [ids, [ws[unweigh[i]] for i in ids]]
     for r in conn.execute(sql, args):
         pid, dl = int(r[0]), float(r[1])
-        v = sum(idf[i] * f * (_K1 + 1) / (f + a_len + b_len * dl) for (i, _), f in zip(terms, map(float, r[2:])))
+        fs = [float(f) + (1.0 if far and pid in far.get(i, ()) else 0.0) for (i, _), f in zip(terms, r[2:])]
+        v = sum(idf[i] * f * (_K1 + 1) / (f + a_len + b_len * dl) for (i, _), f in zip(terms, fs))
         if bm.get(pid):
             cbm[pid] = cbm[pid] * v / bm[pid]
             bm[pid] = v
