@@ -85,3 +85,15 @@ def test_without_the_fallback_postgres_misses_it(brain, monkeypatch):
     monkeypatch.setattr(keyword, "PG_POSITION_BYTES", 10 ** 12)
     slugs = {h["slug"] for h in keyword.search(brain.conn, '"quokka marmalade"', limit=10)}
     assert slugs == ({"short"} if getattr(brain.conn, "dialect", "sqlite") == "postgres" else {"long/far", "short"}), slugs
+
+
+@pytest.mark.engine_free
+def test_the_long_pages_index_has_the_checks_predicate():
+    # Postgres lists the long pages from idx_pages_long (pg_v54.sql): its predicate must be the
+    # one the check writes, or the planner reads every page holding the phrase's words
+    from importlib import resources
+    import re as _re
+    sql = (resources.files("gbrain.storage") / "sql" / "pg_v54.sql").read_text(encoding="utf-8")
+    pred = _re.search(r"WHERE (.*) >= (\d+);", sql)
+    assert pred.group(1) == keyword._PG_FIELD_BYTES.replace("p.", "")
+    assert int(pred.group(2)) == keyword.PG_POSITION_BYTES
