@@ -111,3 +111,29 @@ def test_v51_derives_again_the_pages_holding_an_h1(tmp_path, db_path):
         got = _hits(b, "GPO link filtering")
         assert got[0][0] == "gp/security-filtering" and "alias" in got[0][1], got
         assert fresh_import_differences(b) == {}
+
+
+
+def test_v51_derives_again_a_setext_h1_with_crlf_or_cr_line_ends(tmp_path, db_path):
+    """v51's line filter (db._H1_LINE) read a setext underline ``===`` only before ``\n``: a page
+    with CRLF or CR line ends whose first H1 is setext kept no H1 name after the upgrade while a
+    fresh import gives one (incremental != fresh). Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "crlf.md").write_bytes(b"---\r\ntitle: T one\r\n---\r\nintro\r\n\r\nZebra name\r\n===\r\n")
+    (tree / "cr.md").write_bytes(b"---\ntitle: T two\n---\nintro\r\rOkapi name\r===\r")
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert sorted(r[0] for r in b.conn.execute("SELECT h1_key FROM pages")) == ["okapi-name", "zebra-name"]
+        with b.transaction():  # as the page model before v51 left them
+            b.conn.execute("UPDATE pages SET search_aliases = '', h1_key = '' WHERE h1_key <> ''")
+            _rewind(b.conn, pg._h1_names, dbmod._m51_h1_names)
+    with Brain.open(db_path) as b:
+        assert sorted(r[0] for r in b.conn.execute("SELECT h1_key FROM pages")) == ["okapi-name", "zebra-name"]
+        assert fresh_import_differences(b) == {}

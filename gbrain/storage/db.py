@@ -1774,8 +1774,9 @@ def _m50_blank_tags(conn: sqlite3.Connection) -> None:
 
 
 #: a line that may open an H1: an ATX ``#`` heading or a setext underline of ``=`` (a superset:
-#: code and quotes too; :func:`rederive_h1_pages` parses only the pages holding one)
-_H1_LINE = re.compile(r"(?m)^ {0,3}(?:#(?:[ \t]|$)|=+[ \t]*$)")
+#: code and quotes too; :func:`rederive_h1_pages` parses only the pages holding one), its line
+#: ending ``\n``, ``\r\n`` or ``\r`` (a CRLF page's ``===\r``)
+_H1_LINE = re.compile(r"(?:^|(?<=[\n\r])) {0,3}(?:#(?:[ \t\r\n]|$)|=+[ \t]*(?:[\r\n]|$))")
 
 
 def rederive_h1_pages(conn) -> int:
