@@ -887,8 +887,9 @@ def test_config_get_says_the_budget_the_servers_window_gives_and_where_it_came_f
     question to the server."""
     setup_brain(run, srv.url)
     long_pages(run, 1)
-    r = run("config", "get", "embedding_chunk_tokens")
-    assert r.returncode == 1 and "not set" in r.stderr.decode(), r  # never asked: gbrain's own chunks, as before
+    r = run("config", "get", "embedding_chunk_tokens")  # never asked: gbrain's own chunks, said as in effect
+    assert r.returncode == 0 and r.stdout.decode().strip() == "500" and "500 is in effect" in r.stderr.decode(), r
+    assert "is not known yet" in r.stderr.decode(), r
     srv.pages = {"/info": (200, TEI_INFO)}
     assert run("embed").returncode == 0
     srv.gets.clear()
@@ -912,7 +913,25 @@ def test_config_get_says_the_budget_the_servers_window_gives_and_where_it_came_f
     assert run("config", "unset", "embedding_chunk_tokens").returncode == 0
     assert run("config", "set", "embedding_model", "other-embed").returncode == 0
     r = run("config", "get", "embedding_chunk_tokens")
-    assert r.returncode == 1 and "not set" in r.stderr.decode() and not srv.gets, r
+    assert r.returncode == 0 and r.stdout.decode().strip() == "500" and "not set" in r.stderr.decode() and not srv.gets, r
+
+
+def test_config_get_says_the_models_own_chunk_size_when_nothing_sets_one(run):
+    """`config get embedding_chunk_tokens` said "not set (its default applies)" (exit 1) on a brain
+    with no server window (the local minilm model; OpenAI's): it prints the budget in effect, exit 0,
+    and says where it comes from; the listing shows it too."""
+    assert run("init").returncode == 0
+    r = run("config", "get", "embedding_chunk_tokens", env={"OPENAI_API_KEY": ""})  # minilm: its own window
+    assert r.returncode == 0 and r.stdout.decode().strip() == "220", r
+    assert "not set" in r.stderr.decode() and "minilm" in r.stderr.decode() and "220 is in effect" in r.stderr.decode(), r
+    assert "embedding_chunk_tokens = 220 (in effect: minilm" in run("config", "get", env={"OPENAI_API_KEY": ""}).stdout.decode()
+    r = run("config", "get", "embedding_chunk_tokens", env={"OPENAI_API_KEY": "sk-test"})  # OpenAI's: gbrain's chunks
+    assert r.returncode == 0 and r.stdout.decode().strip() == "500" and "text-embedding-3-small" in r.stderr.decode(), r
+    r = run("config", "get", "embedding_chunk_tokens", "--json", env={"OPENAI_API_KEY": ""})
+    assert r.returncode == 0 and json.loads(r.stdout) == "220", r
+    assert run("config", "set", "embedding_chunk_tokens", "200").returncode == 0  # set: the stored value, plainly
+    r = run("config", "get", "embedding_chunk_tokens", env={"OPENAI_API_KEY": ""})
+    assert r.returncode == 0 and r.stdout.decode().strip() == "200" and r.stderr == b"", r
 
 
 @pytest.mark.parametrize("flavor, pages", [("tei", {"/info": (200, TEI_INFO)}), ("llama", {"/props": (200, LLAMA_PROPS)})])

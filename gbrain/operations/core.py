@@ -1659,8 +1659,10 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
     window = emb.model_window(used) if budget else None
     if budget and window and budget > window:  # (embeddings.chunk_tokens_for)
         out["embedding_chunk_tokens"] = (str(window), f"{used} reads about {window} tokens: its pages keep {used}'s own chunks", True)
-    elif not budget and (src := emb.server_budget_source(config, used)):
-        # unset: the budget the server's cached window gives (embeddings.server_budget), a value nobody set
+    elif not budget:
+        # unset: the budget the server's cached window gives (embeddings.server_budget), else the model's
+        # own (minilm's window, gbrain's chunk size): a value nobody set
+        src = emb.server_budget_source(config, used) or emb.own_budget_source(config, model)
         out["embedding_chunk_tokens"] = (str(src[0]), src[1], False)
     return out
 
@@ -1703,7 +1705,7 @@ def _config_text(r, a: dict) -> str:
     details="A stored value not in effect (no OPENAI_API_KEY: the offline model is used, and embedding_dimensions does not apply to it) "
     "is said on stderr, with the value in effect (a warning for a value set; a note for a default nobody set); KEY's stored value stays "
     "on stdout. With no KEY the list shows the values in effect and why, marking the stored ones set that are not (--json: the stored values). "
-    "An unset embedding_chunk_tokens shows the budget a server's window gave (its cached answer), and from where.")
+    "An unset embedding_chunk_tokens shows the budget in effect (a server's cached window, the model's own), and from where.")
 def _config_get(b, a, ctx):
     key = a.get("key")
     eff: dict[str, tuple[str, str]] = {}
@@ -1730,7 +1732,10 @@ def _config_get(b, a, ctx):
         # nobody set it: the budget the server's cached window gives is in effect (said, from the cache)
         from ..search import embeddings as emb
 
-        src = emb.server_budget_source(b.config(), _model_in_effect(b))
+        from ..search.vectors import active_model
+
+        cfg = b.config()
+        src = emb.server_budget_source(cfg, _model_in_effect(b)) or emb.own_budget_source(cfg, active_model(b.conn, cfg)[0])
         if src:
             v = ConfigValue(str(src[0]))
             v.note = (f"note: {key} is not set: {src[0]} is in effect, {src[2]}; "

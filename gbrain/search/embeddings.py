@@ -190,6 +190,28 @@ def server_budget_source(cfg: dict, name: str) -> tuple[int, str, str] | None:
     return budget, short, long
 
 
+def own_budget_source(cfg: dict, model: "EmbeddingModel") -> tuple[int, str, str]:
+    """The chunk budget ``model`` is cut at when the brain set none and no cached server window
+    gives one (:func:`chunk_budget`: the model's own window, minilm's 220, else gbrain's
+    :data:`~.chunking.MAX_TOKENS`), and where it comes from, as :func:`server_budget_source`:
+    ``(budget, short, long)``. Reads the config alone (never asks the server)."""
+    own = chunk_budget(model)
+    name = model.model_id.split("@", 1)[0]
+    if getattr(model, "max_chunk_tokens", None):
+        return own, f"{name}'s own window", f"{name}'s own window (it reads about {own} tokens)"
+    base = getattr(model, "base_url", None)
+    if not base:
+        return own, "gbrain's chunk size", f"gbrain's chunk size for {name}"
+    got = server_window(cfg, name)
+    if got is None:
+        return own, "gbrain's chunk size; the server's window is not known yet", (
+            f"gbrain's chunk size: the window of {name} at {_host(base)} is not known yet (`gbrain embed` asks the server once)")
+    said = f"{got['tokens']:,} tokens" if isinstance(got.get("tokens"), int) else "no window"
+    return own, f"gbrain's chunk size; {_host(got.get('url') or base)} said {said}", (
+        f"gbrain's chunk size, which the {said} the server at {_host(got.get('url') or base)} said {name} reads leaves whole "
+        f"(asked once, cached in config {SERVER_WINDOW_KEY})")
+
+
 def ask_server_window(base_url: str, api_key: str | None = None, timeout: float | None = None) -> dict | None:
     """Ask an OpenAI-compatible server how many tokens its model reads: text-embeddings-inference's
     ``GET /info`` (``max_input_length``), else llama.cpp's ``GET /props`` (the least of ``n_ctx``,
