@@ -340,7 +340,7 @@ def test_threads_lists_items_oldest_first(tmp_path, run):
     assert [t["text"] for t in old] == ["Term sheet from the lead (asked 2025-01-02)", "Send the deck (2025-02-01)"]
     assert [t["slug"] for t in ops.run("threads", {"as_of": AS_OF, "type": "deal"}, ops.Context(db=str(db)))] == ["deals/river-ai-series-a"]
     p = run("threads", "--as-of", AS_OF, "--older-than", "30", "--db", str(db))
-    assert p.returncode == 0 and p.stdout.decode().splitlines()[0] == "deals/river-ai-series-a  2025-01-02 (67d)  Term sheet from the lead (asked 2025-01-02)"
+    assert p.returncode == 0 and p.stdout.decode().splitlines()[0] == "deals/river-ai-series-a:15  2025-01-02 (67d)  Term sheet from the lead (asked 2025-01-02)"
     # the lint reports the ticked item too
     lr = lint(db, check="open_threads")
     assert [(f["slug"], f["done"]) for f in lr["items"]] == [("deals/river-ai-series-a", False), ("people/ana-lima", True)]

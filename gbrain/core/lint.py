@@ -154,14 +154,15 @@ def open_thread_items(compiled_truth: str) -> list[dict]:
 
     An item is a list line (``-``, ``*``, ``+`` or ``1.``) directly under the heading, up to the
     next heading of the same or a higher level; indented continuation lines join the item.
-    Fenced code is skipped. Returns ``[{"text", "done", "dates"}]``; ``done`` is True for a
-    ticked ``- [x]`` checkbox, ``dates`` the valid ``YYYY-MM-DD`` dates written in the item.
+    Fenced code is skipped. Returns ``[{"text", "done", "dates", "line"}]``; ``done`` is True for a
+    ticked ``- [x]`` checkbox, ``dates`` the valid ``YYYY-MM-DD`` dates written in the item,
+    ``line`` the index of its first line in ``compiled_truth``.
     """
     items: list[dict] = []
     level = 0  # heading level of the open section, 0 = not in one
     fence = ""
     cur: dict | None = None
-    for raw in to_lf(compiled_truth).split("\n"):
+    for n, raw in enumerate(to_lf(compiled_truth).split("\n")):
         fm = _FENCE_RE.match(raw)
         if fence:
             if fm and fm.group(1).startswith(fence[0]) and len(fm.group(1)) >= len(fence):
@@ -184,7 +185,7 @@ def open_thread_items(compiled_truth: str) -> list[dict]:
             continue
         m = _ITEM_RE.match(raw)
         if m and raw[:1] not in (" ", "\t"):
-            cur = {"text": m.group(3).strip(), "done": (m.group(2) or "").lower() == "x"}
+            cur = {"text": m.group(3).strip(), "done": (m.group(2) or "").lower() == "x", "line": n}
             items.append(cur)
         elif cur is not None and raw[:1] in (" ", "\t") and raw.strip():
             cur["text"] += " " + raw.strip()
@@ -193,34 +194,53 @@ def open_thread_items(compiled_truth: str) -> list[dict]:
         else:
             cur = None
     for it in items:
-        dates = []
-        for d in _DATE_RE.findall(it["text"]):
-            try:
-                dates.append(_dt.date.fromisoformat(d).isoformat())
-            except ValueError:
-                pass
-        it["dates"] = dates
+        it["dates"] = _dates(it["text"])
     return items
 
 
-def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag: str | None = None, older_than: int | None = None,
-                 dated: bool = False) -> list[dict]:
-    """Every open-thread item in the brain, oldest first (undated items last).
+def _dates(text: str) -> list[str]:
+    """The valid ``YYYY-MM-DD`` dates written in ``text``."""
+    dates = []
+    for d in _DATE_RE.findall(text):
+        try:
+            dates.append(_dt.date.fromisoformat(d).isoformat())
+        except ValueError:
+            pass
+    return dates
 
-    Each item: ``slug``, ``title``, ``type``, ``text``, ``done``, ``date`` (newest date in the
-    item that is not after ``as_of``, or None) and ``age_days`` (days from ``date`` to
-    ``as_of``). ``older_than`` keeps dated items at least that many days old (and ticked ones);
-    ``dated`` keeps the dated items (and ticked ones).
-    Only pages whose compiled truth mentions "open threads" are read.
+
+def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag: str | None = None, older_than: int | None = None,
+                 dated: bool = False, tasks: bool = True) -> list[dict]:
+    """Every open-thread item in the brain, oldest first (undated items last): the items of
+    ``Open Threads`` sections (:func:`open_thread_items`) and, with ``tasks``, every open task-list
+    item (``- [ ] …`` anywhere in a page, as the parser reads it: :func:`~gbrain.page.markdown.open_tasks`).
+
+    Each item: ``slug``, ``title``, ``type``, ``text``, ``done``, ``line`` (its line in the page
+    file, from 1), ``date`` (newest date in the item that is not after ``as_of``, or None) and
+    ``age_days`` (days from ``date`` to ``as_of``). ``older_than`` keeps dated items at least that
+    many days old (and ticked ones); ``dated`` keeps the dated items (and ticked ones).
+    Only pages whose text mentions "open thread" (or, with ``tasks``, holds ``[ ]``) are read.
     """
+    from ..page.markdown import open_tasks
+
     day = as_of_date(as_of)
     join, where, args = page_filter(type=type, tag=tag)
-    q = "SELECT p.slug, p.title, p.type, p.compiled_truth FROM pages p" + join
-    where.insert(0, "p.compiled_truth LIKE '%open thread%'")
+    q = "SELECT p.slug, p.title, p.type, p.bom, p.frontmatter_raw, p.compiled_truth, p.separator, p.timeline FROM pages p" + join
+    cond = "p.compiled_truth LIKE '%open thread%'"
+    if tasks:
+        cond = f"({cond} OR p.compiled_truth LIKE '%[ ]%' OR p.timeline LIKE '%[ ]%')"
+    where.insert(0, cond)
     q += " WHERE " + " AND ".join(where) + " ORDER BY p.slug"
     out = []
     for r in conn.execute(q, args):
-        for it in open_thread_items(r["compiled_truth"]):
+        ct = r["compiled_truth"]
+        above = to_lf((BOM if r["bom"] else "") + r["frontmatter_raw"]).count("\n") + 1
+        items = open_thread_items(ct) if "open thread" in ct.casefold() else []
+        if tasks:
+            have = {it["line"] for it in items}
+            items += [{"text": text, "done": False, "line": n, "dates": _dates(text)}
+                      for n, text in open_tasks(ct + r["separator"] + r["timeline"]) if n not in have]
+        for it in items:
             past = [d for d in it["dates"] if d <= day.isoformat()]
             date = max(past) if past else None
             age = (day - _dt.date.fromisoformat(date)).days if date else None
@@ -228,8 +248,9 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
                 continue
             if dated and not it["done"] and date is None:
                 continue
-            out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "text": it["text"], "done": it["done"], "date": date, "age_days": age})
-    out.sort(key=lambda x: (x["date"] is None, x["date"] or "", x["slug"]))
+            out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "text": it["text"], "done": it["done"], "line": above + it["line"],
+                        "date": date, "age_days": age})
+    out.sort(key=lambda x: (x["date"] is None, x["date"] or "", x["slug"], x["line"]))
     return out
 
 
@@ -750,7 +771,7 @@ def _stale_compiled_truth(brain, only: "set[str] | None" = None) -> tuple[list[d
 
 def _open_threads(brain, as_of: str, days: int) -> list[dict]:
     out = []
-    for it in open_threads(brain.conn, as_of=as_of, older_than=days):
+    for it in open_threads(brain.conn, as_of=as_of, older_than=days, tasks=False):
         if it["done"]:
             msg, act = "ticked done but still under Open Threads", "move it to the timeline (`gbrain timeline-add`) and remove it from Open Threads"
         else:

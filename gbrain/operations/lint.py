@@ -122,14 +122,14 @@ def _threads_text(r: list, a: dict) -> str:
     out = []
     for t in r:
         when = f"{t['date']} ({t['age_days']}d)" if t["date"] else "undated"
-        out.append(f"{t['slug']}  {when}{'  [done]' if t['done'] else ''}  {t['text']}")
+        out.append(f"{t['slug']}:{t['line']}  {when}{'  [done]' if t['done'] else ''}  {t['text']}")
     return "\n".join(out)
 
 
 @op(
     "threads",
-    "Open-thread items across the brain (list items under an 'Open Threads' heading), oldest first, each with its "
-    "page, newest date written in it and age in days; undated items come last (`dated` leaves them out), ticked ones are marked done.",
+    "Open threads: items under an 'Open Threads' heading and open tasks (`- [ ]`) anywhere, oldest first, with "
+    "page, line, newest date written in it, age in days; undated ones last (`dated` drops them), ticked ones done.",
     [
         Param("type", description="only pages of this type (person, company, deal, …)"),
         Param("tag", description="only pages with this tag"),
@@ -140,7 +140,7 @@ def _threads_text(r: list, a: dict) -> str:
         limit_param(100, "maximum number of items (0: all)"),
     ],
     title="Open threads",
-    item=obj("slug", "text", slug="string", title="string?", type="string?", text="string", done="boolean", date="string?", age_days="integer?"),
+    item=obj("slug", "text", slug="string", title="string?", type="string?", text="string", done="boolean", line="integer", date="string?", age_days="integer?"),
     page="limit",
     text=_threads_text,
     note=cut_note,

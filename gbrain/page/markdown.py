@@ -2290,6 +2290,57 @@ def _entry_end(lines: list[str], i: int) -> int:
     return j
 
 
+#: a line that may hold an open task-list item's marker (``- [ ] x``, ``* [ ]``, ``1. [ ]``, in a
+#: quote or a nested list too): only where the parser found such an item (:func:`open_tasks`)
+_TASK_LINE_RE = re.compile(r"[ \t>]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+\[ \][ \t]+(\S.*)")
+
+
+def _task_items(tokens: list, out: list[tuple[str, int]]) -> None:
+    """The open task-list items of block ``tokens`` in document order, as ``(source text of the
+    first inline token after the marker, number of line breaks in the item's first block)``."""
+    for tok in tokens:
+        if tok.get("type") == "list_item":
+            first = (tok.get("children") or [{}])[0]
+            ch = first.get("children") or [] if first.get("type") in ("block_text", "paragraph") else []
+            head = ch[0].get("raw", "") if ch and ch[0].get("type") == "text" else ""
+            m = re.match(r"\[ \][ \t]+", head)
+            rest = head[m.end() :] if m else ""
+            if m and not rest and len(ch) > 1:
+                rest = ch[1]["raw"] if ch[1].get("type") == "wikilink" else ""  # `- [ ] [[Bob]] …`
+            if m and (rest.strip() or len(ch) > 1):  # (a link token has no source text: '' matches any)
+                out.append((rest.split("\n", 1)[0].rstrip(), sum(t.get("type") in ("softbreak", "linebreak") for t in ch)))
+        if tok.get("children"):
+            _task_items(tok["children"], out)
+
+
+def open_tasks(body: str) -> list[tuple[int, str]]:
+    """The open task-list items (GFM/Obsidian ``- [ ] …``, ``* [ ]``, ``1. [ ]``, in lists and
+    quotes at any depth; not ``- [x]``, nor in code, HTML, math or ``%%`` comments) of a page body
+    as the parser reads them: ``[(line index in body, text)]``, the text the item's first block's
+    lines after the marker (a continuation line joined with a space)."""
+    lf = to_lf(body)
+    if "[ ]" not in lf:
+        return []
+    tokens, _ = _parse_ast(lf)
+    found: list[tuple[str, int]] = []
+    _task_items(tokens, found)
+    if not found:
+        return []
+    lines = lf.split("\n")
+    out: list[tuple[int, str]] = []
+    i = 0
+    for head, breaks in found:
+        # the item's line: the next line with a task marker whose text starts as the item's
+        while i < len(lines):
+            m = _TASK_LINE_RE.fullmatch(lines[i])
+            i += 1
+            if m and m.group(1).startswith(head):
+                more = [ln.strip().lstrip(">").strip() for ln in lines[i : i + breaks]]
+                out.append((i - 1, " ".join([m.group(1).strip()] + [x for x in more if x])))
+                break
+    return out
+
+
 #: an item of a list of links: it starts with its link (``- [[x]] — …``, ``- [T](x.md) — …``);
 #: a task (``- [ ] …``) or prose with a link inside is not one
 _LINK_ITEM = re.compile(r"([-*+]) (?:\[\[|\[[^\]\n]*\]\()")
