@@ -1123,3 +1123,16 @@ def test_prune_without_include_deleted_leaves_the_trash_as_it_was(db_path, brain
     assert r.returncode == 0 and json.loads(r.stdout)["versions"] == 2, r.stdout
     assert json.loads(cli("trash", "--json", "--db", db).stdout) == []
     assert json.loads(cli("history", "people/ana-lima", "--json", "--db", db).stdout)["total"] == 1
+
+
+def test_diff_counts_a_line_that_begins_with_dashes_or_pluses(tmp_path, db_path):
+    """diff's ``added``/``removed`` count every changed line: a removed timeline rule ``---`` (its
+    diff line ``----``), a removed ``-- signature`` and an added ``++ x`` too, not only lines the
+    file headers' ``---``/``+++`` do not begin (they are the first two lines alone)."""
+    from gbrain.core import history as h
+
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/rule", "text\n\n---\n\n- **2026-01-02** | a\n-- sig\n")
+        b.put("notes/rule", "text\n\n- **2026-01-02** | a\n++ x\n")
+        d = h.diff(b, "notes/rule")
+        assert (d["added"], d["removed"]) == (1, 3), d

@@ -833,8 +833,9 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     lines = list(difflib.unified_diff(ta.splitlines(keepends=True), tb.splitlines(keepends=True), f"{ra['name']}@v{ra['version']}",
                                       f"{rb['name']}@v{rb['version']}", _diff_label(ra), _diff_label(rb), n=context))
     text = "".join(ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n" for ln in lines)
-    add = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
-    rem = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))
+    # (the two file headers are the first two lines: a changed line may begin with '---'/'+++' itself, a removed rule '---' is '----')
+    add = sum(1 for ln in lines[2:] if ln.startswith("+"))
+    rem = sum(1 for ln in lines[2:] if ln.startswith("-"))
     out = {"name": key, "from": ra["version"], "to": rb["version"], "diff": text, "added": add, "removed": rem}
     if ra["name"] != key:  # the version before the newest was written under a name the page moved from
         out["from_name"] = ra["name"]
