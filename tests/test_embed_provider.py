@@ -1004,3 +1004,88 @@ def test_watch_embed_asks_a_server_that_did_not_answer_again_only_after_a_failed
         assert srv.gets[1:] == ["/info"] and any("chunks are cut at 340" in ln for ln in lines), (srv.gets, lines)
     finally:
         k.stop()
+
+
+# ---------------------------------------------------------------------------
+# 8. trial 39: Ctrl-C while a server hangs; the time sample's retries
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.engine_free
+def test_an_interrupt_while_a_request_hangs_returns_at_once_and_sends_nothing_more(srv):
+    """Trial 39: Ctrl-C during `embed` against a hung server (60 s a request, 7 attempts) kept the
+    process sending requests for minutes: embed_multi's thread pool waited, on the way out, for
+    every request in flight and its retries. Here one batch is answered and the person's Ctrl-C
+    (KeyboardInterrupt in the main thread, raised where the progress is shown) comes while the
+    other batch's request hangs: embed_multi raises it before the server lets go of that request,
+    and no retry is sent after it."""
+    release_later = threading.Timer(20, srv.release.set)  # a safety net only: the fixed code never waits for it
+    release_later.start()
+    try:
+        hung = threading.Event()
+
+        def answer(inp):
+            if any("HANG" in t for t in inp):
+                hung.set()
+                srv.release.wait()
+        srv.on_request = answer
+        m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, batch_size=1, max_in_flight=2, max_retries=6, backoff=0.001, timeout=5)
+
+        def interrupted(n):
+            hung.wait(10)  # Ctrl-C while the other request hangs
+            raise KeyboardInterrupt
+        with pytest.raises(KeyboardInterrupt):
+            m.embed_multi(["fine", "HANG here"], on_batch=interrupted)
+        assert not srv.release.is_set(), "embed_multi returned only once the hung request was let go"
+        srv.mode = "status 503"  # the hung request is now answered busy: no retry may follow it
+        srv.release.set()
+        for t in threading.enumerate():
+            if t.name.startswith("gbrain-embed"):
+                t.join(10)
+        assert [r["input"] for r in srv.requests if "HANG here" in r["input"]] == [["HANG here"]]
+    finally:
+        release_later.cancel()
+        srv.release.set()
+
+
+@pytest.mark.engine_free
+def test_a_failed_batch_stops_the_other_batches_retries(srv):
+    """When one batch's retries are used up, the run ends: the other batches in flight do not go
+    on retrying (and sending) behind the error."""
+    def answer(inp):
+        if any("SLOW" in t for t in inp):
+            srv.release.wait()
+    srv.on_request = answer
+    srv.mode = "status 503"
+    m = emb.OpenAIEmbedding("local-embed", base_url=srv.url, batch_size=1, max_in_flight=2, max_retries=1, backoff=0.001, timeout=30)
+    try:
+        # "a" fails twice (503) while "SLOW" waits; then SLOW's 503 comes and it must not retry
+        with pytest.raises(ProviderError, match="failed after 2 attempts"):
+            m.embed_multi(["a", "SLOW"])
+        before = [r["input"] for r in srv.requests]
+        srv.release.set()
+        for t in threading.enumerate():
+            if t.name.startswith("gbrain-embed"):
+                t.join(10)
+        slow = [r for r in srv.requests if r["input"] == ["SLOW"]]
+        assert len(slow) == 1, (before, [r["input"] for r in srv.requests])
+    finally:
+        srv.release.set()
+
+
+def test_the_time_samples_retries_are_said_too(srv, run, monkeypatch):
+    """Trial 39: a server answering 500 or 429 from the start held `embed` silent for its whole
+    retry budget (35 s, 7 attempts; a hung one 7 minutes): the notes were switched on only after
+    the time sample that a long run against a free server takes first."""
+    from gbrain.operations import search as ops_search
+
+    monkeypatch.setattr(ops_search, "ANNOUNCE_CHUNKS", 0)  # a long run: the sample comes first
+    setup_brain(run, srv.url)
+    assert run("config", "set", "embedding_max_retries", "1").returncode == 0
+    srv.mode = "status 429"
+    srv.headers = {"Retry-After": "1"}
+    r = run("embed")
+    assert r.returncode == 1, r.stderr
+    err = r.stderr.decode()
+    assert "answered HTTP 429 (busy, status 429); retrying in 1 s (attempt 2 of 2)" in err, err
+    assert "failed after 2 attempts" in err

@@ -111,6 +111,13 @@ def _ask_window(b, model, ctx) -> bool:
     return bool(said)
 
 
+def _note_retries(model, ctx) -> None:
+    """Have ``model`` say each wait to retry as a note on ``ctx``'s stderr, or (``ctx`` None) no
+    more: a model kept by a long process (serve) holds no finished call's context."""
+    if hasattr(model, "on_retry"):
+        model.on_retry = (lambda m: _say(ctx, "note: " + m)) if ctx is not None else None
+
+
 @op(
     "embed",
     "Embed pages for semantic search (brain_query) with the active model: with no argument the pages changed since their last "
@@ -183,8 +190,14 @@ def _embed(b, a, ctx):
         _say(ctx, f"embedding {plan.chunks:,} chunks (" + (f"{plan.to_embed:,} to embed, " if plan.to_embed != plan.chunks else "")
              + f"~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
     elif plan.to_embed > ANNOUNCE_CHUNKS and not plan.paid and not force:
-        # a local model: time a sample on this machine, now (its load included), not a constant
-        rate, n = sample_rate(b.conn, model, work, transaction=kept)
+        # a local model: time a sample on this machine, now (its load included), not a constant;
+        # a provider waiting to retry says so from its first request (trial 39: the sample's retries
+        # were silent, 35 s of a 500 storm, 7 minutes of a hung server)
+        _note_retries(model, ctx)
+        try:
+            rate, n = sample_rate(b.conn, model, work, transaction=kept)
+        finally:
+            _note_retries(model, None)
         if rate > 0:
             secs = plan.tokens / rate
             took = f"{secs / 60:.0f} min" if secs >= 90 else f"{secs:.0f} s"
@@ -203,8 +216,7 @@ def _embed(b, a, ctx):
     if ctx.agent and a.get("limit") is None and not a.get("slug") and not plan.paid:
         secs = _agent_seconds(b.config())
     until = started + secs if secs > 0 else None
-    if hasattr(model, "on_retry"):  # a provider waiting to retry says so (trial 28: 24 s silent, up to minutes)
-        model.on_retry = lambda m: _say(ctx, "note: " + m)
+    _note_retries(model, ctx)  # a provider waiting to retry says so (trial 28: 24 s silent, up to minutes)
     try:
         stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=kept, check_stop=ctx.check_cancel, force=force,
                             until=until)
@@ -220,8 +232,7 @@ def _embed(b, a, ctx):
         e.said = True  # (the command line's own "interrupted" would say it twice: entry.py)
         raise
     finally:
-        if hasattr(model, "on_retry"):
-            model.on_retry = None  # a model kept by a long process (serve) holds no finished call's context
+        _note_retries(model, None)
     stats.pop("stored", None)  # (ids: the watch names its pages by them)
     advice = None
     if stats["skipped"]:

@@ -37,7 +37,7 @@ import re
 import threading
 import time
 from abc import ABC, abstractmethod
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Callable, Sequence
 
 from .lazynumpy import np
@@ -821,7 +821,10 @@ class OpenAIEmbedding(EmbeddingModel):
         last, said = "", ""
         deadline = None if self.wait_s is None else time.monotonic() + self.wait_s
         out_of_time = False
+        stop = getattr(_STOP, "event", None)  # the run this request belongs to has ended (embed_multi)
         for attempt in range(self.max_retries + 1):
+            if stop is not None and stop.is_set():
+                raise ProviderError(f"embedding request to {where} stopped: the run ended")
             client = self.client
             if deadline is not None:
                 left = deadline - time.monotonic()
@@ -856,7 +859,10 @@ class OpenAIEmbedding(EmbeddingModel):
                     out_of_time = True
                     break
                 self._note_retry(where, last, said, delay, attempt)
-                time.sleep(delay)
+                if stop is not None:
+                    stop.wait(delay)
+                else:
+                    time.sleep(delay)
             except openai.APIStatusError as e:
                 msg = f"embedding request to {where} failed: HTTP {e.status_code}: {_error_message(e)}"
                 if e.status_code in (401, 403):
@@ -919,18 +925,43 @@ class OpenAIEmbedding(EmbeddingModel):
                 if on_batch:
                     on_batch(slices[k][1] - slices[k][0])
         else:
-            with ThreadPoolExecutor(max_workers=self.max_in_flight) as ex:
-                futs = {ex.submit(work, k): k for k in range(len(slices))}
-                try:
-                    for f in futs:
-                        f.result()
-                        if on_batch:
-                            a, b = slices[futs[f]]
-                            on_batch(b - a)
-                except BaseException:
-                    for f in futs:
-                        f.cancel()
-                    raise
+            # daemon threads, not a ThreadPoolExecutor: on Ctrl-C or a batch's failure the run ends
+            # at once, the requests in flight are abandoned and retry no more (`_STOP`); an executor
+            # waited on the way out for each of them and their retries: 7 minutes against a hung
+            # server after Ctrl-C (trial 39)
+            stop = threading.Event()
+            futs = [Future() for _ in slices]
+            todo = iter(range(len(slices)))
+            take = threading.Lock()
+
+            def runner() -> None:
+                _STOP.event = stop
+                while not stop.is_set():
+                    with take:
+                        k = next(todo, None)
+                    if k is None or not futs[k].set_running_or_notify_cancel():
+                        if k is None:
+                            return
+                        continue
+                    try:
+                        work(k)
+                        futs[k].set_result(None)
+                    except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                        futs[k].set_exception(e)
+
+            for i in range(min(self.max_in_flight, len(slices))):
+                threading.Thread(target=runner, name=f"gbrain-embed-{i}", daemon=True).start()
+            try:
+                for k, f in enumerate(futs):
+                    f.result()
+                    if on_batch:
+                        a, b = slices[k]
+                        on_batch(b - a)
+            except BaseException:
+                stop.set()
+                for f in futs:
+                    f.cancel()
+                raise
         return np.vstack([self._check(texts[a:b], r) for (a, b), r in zip(slices, results)])
 
 
@@ -1016,6 +1047,10 @@ def _fake(name: str, cfg: dict) -> EmbeddingModel:
 
 #: the environment variable whose key goes to any embeddings base URL, the brain's config's too
 KEY_ENV = "GBRAIN_EMBEDDING_API_KEY"
+#: the stop event of the :meth:`OpenAIEmbedding.embed_multi` run a worker thread serves: set when
+#: the run ended (Ctrl-C, another batch failed), so its requests are not retried
+_STOP = threading.local()
+
 #: seconds between two retry notes of one model (:meth:`OpenAIEmbedding._note_retry`)
 RETRY_NOTE_S = 2.0
 #: the environment variable naming the user's own embeddings server (beside ``OPENAI_BASE_URL``)
