@@ -189,3 +189,42 @@ def test_conflicts_says_which_side_is_where_when_one_login_wrote_both(db_path):
     row = json.loads(gbrain("--db", str(db_path), "--json", "conflicts").stdout)[0]
     assert row["kept_origin"].startswith("mcp(") and row["kept_origin"].endswith(" put") and row["copy_origin"] == "watch file changed", row
     assert f"notes/one.md holds {row['kept_origin']}'s version; the folder's version is in {cp}" in text, text
+
+
+def test_watch_names_the_put_its_save_lost_to_and_counts_it(db_path, tmp_path):
+    """Trial 38: under one login watch said "your save conflicted with root@vm's; root@vm's
+    version was kept" (the person's own login on both sides) and its summary counted "0
+    conflict(s)". Now the line names the side kept by how it was written (the agent's put) and
+    the round counts the conflict."""
+    from conftest import write_tree
+    from gbrain.sync.engine import SyncEngine
+
+    root = write_tree(tmp_path / "vault", {"notes/one.md": START})
+    b = Brain.open(str(db_path))
+    lines: list[str] = []
+    eng = SyncEngine(b, root, log=lines.append)
+    eng.surface = "watch"
+    try:
+        with origin(user="ana"):
+            eng.bind()
+            eng.sync()
+
+        async def main():
+            async with connect(db_path, env={"GBRAIN_USER": "ana"}) as c:
+                ok(await c.call_tool("brain_get", {"slug": "notes/one"}))
+                (root / "notes/one.md").write_text(START.replace("on Friday", "on Thursday"), encoding="utf-8")
+                with origin(user="ana"):
+                    await anyio.to_thread.run_sync(eng.sync)
+                return ok(await c.call_tool("brain_put", {"slug": "notes/one", "content": START.replace("on Friday", "on Monday")}))
+
+        out = anyio.run(main)
+        cp = out["conflict_copy"] + ".md"
+        with origin(user="ana"):
+            rep = eng.sync()
+        said = [ln for ln in lines if "your save conflicted" in ln]
+        assert len(said) == 1 and "ana's" not in said[0], lines
+        assert said[0].startswith("! notes/one.md: your save conflicted with mcp(") and f"put; that put's version was kept, yours is in {cp}" in said[0], said
+        assert rep["counts"]["conflicts"] == 1, rep["counts"]
+    finally:
+        eng.close()
+        b.close()

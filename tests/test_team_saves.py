@@ -164,7 +164,7 @@ def test_the_founder_whose_save_lost_a_conflict_is_told(team):
     assert alice.file.read_bytes() == vb and (alice.root / cp).read_bytes() == va
     said = f"! {PATH}: your save conflicted with bob's; bob's version was kept, yours is in {cp}"
     assert said in alice.lines, alice.lines
-    assert rep["overruled"] == [{"path": PATH, "copy_path": cp, "kept_by": "bob"}], rep.get("overruled")
+    assert rep["overruled"] == [{"path": PATH, "copy_path": cp, "kept_by": "bob", "kept_origin": ""}], rep.get("overruled")
     # said once: later rounds (and Bob's) do not repeat it
     alice.round()
     bob.round()

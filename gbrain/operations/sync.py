@@ -69,6 +69,9 @@ def _sync_text(r: dict, a: dict) -> str:
             where = "in the brain, edited on disk" if c["kind"] == "deleted-in-brain" else "on disk, edited in the brain"
             lines.append(f"PUT BACK: {c['path']}: deleted {where}; the edited version was kept (not a conflict copy: `gbrain conflicts --all` notes it)")
     for o in r.get("overruled") or []:
+        if o.get("kept_origin"):  # one login on both sides: named by how the kept version was written
+            lines.append(f"CONFLICT LOST: {o['path']}: your save conflicted with {o['kept_origin']}; that version was kept, yours is in {o['copy_path']}")
+            continue
         who = f"{o['kept_by']}'s" if o.get("kept_by") else "another save"
         lines.append(f"CONFLICT LOST: {o['path']}: your save conflicted with {who}, saved at the same time in another folder; "
                      f"{'that' if not o.get('kept_by') else who} version was kept, yours is in {o['copy_path']}")

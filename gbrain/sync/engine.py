@@ -262,7 +262,7 @@ class Outcome:
     put_back: list[str] = field(default_factory=list)
     #: this folder's saves that lost a conflict another folder's round found (Postgres: a
     #: teammate saved the same note at the same time), told when the winner's text reaches the
-    #: file: ``{path, copy_path, kept_by}`` (:meth:`SyncEngine._overruled`)
+    #: file: ``{path, copy_path, kept_by, kept_origin}`` (:meth:`SyncEngine._overruled`)
     overruled: list[dict] = field(default_factory=list)
     #: a brain → file write that removed lines this folder's save added (a write from an older
     #: read): ``{path, by, lines, first}`` (:meth:`SyncEngine._save_dropped`)
@@ -313,7 +313,7 @@ class Outcome:
             "moved": len(self.moved),
             # conflicts with both versions kept (a copy `gbrain conflicts` lists) apart from
             # delete/edit conflicts, where the edited version was simply put back (noted only)
-            "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")),
+            "conflicts": sum(1 for c in self.conflicts if c.get("copy_path")) + len(self.overruled),  # (+ this folder's saves that lost one elsewhere)
             "put_back": sum(1 for c in self.conflicts if not c.get("copy_path")) + len(self.put_back),
             # left alone: could not be read (retried), and the user's own choices (kept, exit 0)
             "unreadable": sum(1 for _, w in self.unreadable if kind_of(w) not in (SYMLINK, IGNORED, VANISHED, UNWRITABLE, PURGED)),
@@ -1655,8 +1655,9 @@ class SyncEngine:
                     lost = self._overruled(p, B.get(p))
                     if lost is not None:
                         out.overruled.append(lost)
-                        who = lost["kept_by"]
-                        self._log(f"! {p}: your save conflicted with {who}'s; {who}'s version was kept, yours is in {lost['copy_path']}" if who else
+                        who, how = lost["kept_by"], lost.get("kept_origin")
+                        self._log(f"! {p}: your save conflicted with {how}; that {how.rsplit(' ', 1)[-1]}'s version was kept, yours is in {lost['copy_path']}" if how else
+                                  f"! {p}: your save conflicted with {who}'s; {who}'s version was kept, yours is in {lost['copy_path']}" if who else
                                   f"! {p}: your save conflicted with another save; that version was kept, yours is in {lost['copy_path']}")
                     else:
                         dropped = self._save_dropped(p, B.get(p), S[p], f.data)
@@ -2480,8 +2481,9 @@ class SyncEngine:
         the copy): an open conflict of ``p`` whose copy holds ``had``, the bytes this folder
         last had (its base), and that came from this folder's file (:func:`_from_file`; an
         agent's write that reached the file and lost is no save of this folder's).
-        ``{path, copy_path, kept_by}`` (``kept_by``: the writer of the version kept, '' when
-        unknown), or None. A one-folder brain never has one: its own conflicts keep its file."""
+        ``{path, copy_path, kept_by, kept_origin}`` (``kept_by``: the writer of the version kept, '' when
+        unknown; ``kept_origin``: how it was written, ``mcp(claude-code) put``, when that writer
+        also wrote the save, one login on both sides, or is unknown, else ''), or None. A one-folder brain never has one: its own conflicts keep its file."""
         if had is None:
             return None
         c = self.conn
@@ -2496,7 +2498,11 @@ class SyncEngine:
                             "WHERE h.kind = ? AND h.name = ? AND b.hash = ? ORDER BY h.version DESC LIMIT 1", (*key, held)).fetchone()
             if src is None or not _from_file(src[0], src[1], src[2], self.client):
                 continue
-            return {"path": p, "copy_path": cp, "kept_by": version_writer(c, *key, kept)}
+            kept_by = version_writer(c, *key, kept)
+            # one login on both sides (a person and their agent, no GBRAIN_USER): the side kept is
+            # named by how it was written (`gbrain conflicts` does so too: kept_origin)
+            same = kept_by and kept_by == version_writer(c, *key, held)
+            return {"path": p, "copy_path": cp, "kept_by": kept_by, "kept_origin": version_origin(c, *key, kept) if same or not kept_by else ""}
         return None
 
     def _save_dropped(self, p: str, had: str | None, now: str, data: bytes | None) -> dict | None:
