@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gbrain.core.brain import Brain
+from gbrain.errors import GBrainError
 from gbrain.page.markdown import graph_candidates, page_property_syntax, parse_page
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
@@ -135,3 +136,58 @@ def test_a_page_synced_into_and_out_of_a_graphs_pages_folder_is_read_anew(tmp_pa
         eng.close()
         # a move is no new version of the text: each move's two rows (the old name's, the new one's) only
         assert b.conn.execute("SELECT count(*) FROM history").fetchone()[0] == versions + 4
+
+
+def _journal(b):
+    title = b.conn.execute("SELECT title FROM pages WHERE slug = 'journals/2026_11_28'").fetchone()[0]
+    to = b.conn.execute("SELECT p.slug FROM links l LEFT JOIN pages p ON p.id = l.to_page_id JOIN pages f ON f.id = l.from_page_id "
+                        "WHERE f.slug = 'see' AND l.target = 'Nov 28th, 2026'").fetchone()[0]
+    try:
+        found = b.resolve_slug("Nov 28th, 2026")["slug"]
+    except GBrainError:
+        found = None
+    return title, to, found
+
+
+def test_an_obsidian_vaults_journals_folder_gets_no_logseq_journal_titles(tmp_path, db_path):
+    """A vault with a ``journals/`` folder and no ``logseq/config.edn`` got Logseq's journal titles
+    (``journals/2026_11_28.md`` titled "Nov 28th, 2026") and ``[[Nov 28th, 2026]]`` found it, by the
+    path alone, while its properties and tags were already read as the vault's. Titles and the
+    journal lookup follow the same graph detection; the config coming or going is a fresh import."""
+    tree = write_tree(tmp_path / "v", {".obsidian/app.json": "{}\n", "journals/2026_11_28.md": "- met Ana\n",
+                                       "see.md": "see [[Nov 28th, 2026]]\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        assert _journal(b) == ("2026_11_28", None, None)
+        assert fresh_import_differences(b) == {}
+        b.save_file("logseq/config.edn", b"{:meta/version 1}\n")
+        assert _journal(b) == ("Nov 28th, 2026", "journals/2026_11_28", "journals/2026_11_28")
+        assert fresh_import_differences(b) == {}
+        b.delete_file("logseq/config.edn")
+        assert _journal(b) == ("2026_11_28", None, None)
+        assert fresh_import_differences(b) == {}
+
+
+def test_an_upgraded_brain_drops_the_journal_titles_of_a_vaults_journals_folder(tmp_path, db_path):
+    """A brain made before (SQLite v52 / Postgres v54) titled a vault's ``journals/2026_11_28.md``
+    "Nov 28th, 2026" and resolved ``[[Nov 28th, 2026]]`` to it: on open those pages are derived
+    again and the links to them resolved again, equal to a fresh import; a graph's journals stay."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    tree = write_tree(tmp_path / "v", {"journals/2026_11_28.md": "- met Ana\n", "see.md": "see [[Nov 28th, 2026]]\n",
+                                       "g/logseq/config.edn": "{}\n", "g/journals/2026_11_29.md": "- x\n"})
+    with Brain.open(db_path, create=True) as b:
+        b.set_config("property_syntax", "logseq")  # as the old page model read the vault's journals folder
+        import_tree(b, tree)
+        c = b.conn
+        with b.transaction():
+            c.execute("DELETE FROM config WHERE key = 'property_syntax'")
+            _rewind(c, pg._graphless_journals, dbmod._m53_graphless_journals)
+        assert _journal(b) == ("Nov 28th, 2026", "journals/2026_11_28", "journals/2026_11_28")
+    with Brain.open(db_path) as b:
+        assert _journal(b) == ("2026_11_28", None, None)
+        assert b.conn.execute("SELECT title FROM pages WHERE slug = 'g/journals/2026_11_29'").fetchone()[0] == "Nov 29th, 2026"
+        assert fresh_import_differences(b) == {}

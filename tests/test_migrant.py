@@ -250,12 +250,14 @@ def test_a_journal_is_titled_as_logseq_shows_it(path, text, title):
 
 
 def test_a_link_to_a_journal_by_its_logseq_title_resolves(tmp_path, db_path):
-    """``[[Nov 28th, 2026]]`` finds ``journals/2026_11_28.md`` (Logseq's default formats; no config
-    needed), in the nearest graph; a page with that name or title wins; a name that is no
+    """``[[Nov 28th, 2026]]`` finds ``journals/2026_11_28.md`` (Logseq's default formats when the
+    graph's ``logseq/config.edn`` sets none), in the nearest graph; a page with that name or title wins; a name that is no
     journal's day stays dangling; lint reports none of them dead; a fresh import is equal."""
     from gbrain.sync.verify import fresh_import_differences
 
     tree = write_tree(tmp_path / "vault", {
+        "graph/logseq/config.edn": "{:meta/version 1}\n",
+        "other/logseq/config.edn": "{:meta/version 1}\n",
         "graph/journals/2026_11_28.md": "- standup\n",
         "graph/journals/2026_11_29.md": "- [[Nov 28th, 2026]] was busy\n",
         "graph/pages/Ana.md": "- met on [[nov 28th, 2026]] and [[Nov 29th, 2026]] and [[Nov 30th, 2026]] and [[Dec 1st, 2026]]\n",
@@ -311,7 +313,8 @@ def test_a_brain_made_before_resolves_journal_titles_on_open(tmp_path, db_path):
     from gbrain.storage import pg
     from gbrain.sync.verify import fresh_import_differences
 
-    tree = write_tree(tmp_path / "graph", {"journals/2026_11_28.md": "- day\n", "pages/a.md": "- [[Nov 28th, 2026]] [[Q3 2027]]\n"})
+    tree = write_tree(tmp_path / "graph", {"logseq/config.edn": "{}\n", "journals/2026_11_28.md": "- day\n",
+                                           "pages/a.md": "- [[Nov 28th, 2026]] [[Q3 2027]]\n"})
     with Brain.open(db_path, create=True) as b:
         import_tree(b, tree)
         c = b.conn
@@ -531,7 +534,8 @@ def test_v38_derives_again_notion_relations_journal_titles_and_bear_heading_link
 
     tree = write_tree(tmp_path / "Export", {f"Project Plan {NOTION_ID}.md": PLAN.replace("../Companies%20" + NOTION_ID + "/", ""),
                                             f"Acme {NOTION_ID}.md": "# Acme\n", "Roadmap.md": "# Roadmap\n## Risks\n",
-                                            "Plan.md": "# Plan\nSee [[Roadmap/Risks]].\n", "journals/2026_11_28.md": "- day\n"})
+                                            "Plan.md": "# Plan\nSee [[Roadmap/Risks]].\n", "journals/2026_11_28.md": "- day\n",
+                                            "logseq/config.edn": "{}\n"})
     with Brain.open(db_path, create=True) as b:
         b.set_config("tag_syntax", "bear")
         import_tree(b, tree)

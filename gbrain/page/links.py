@@ -103,11 +103,21 @@ def journal_page_title(slug: str, formats: dict[str, tuple[str, str]]) -> str | 
 
 
 def journal_keys(conn) -> dict[str, list[tuple[int, str]]]:
-    """``{title_key of a journal's title: [(page id, slug)]}`` for every journal page
-    (:func:`journal_names`): what ``[[Nov 28th, 2026]]`` finds when nothing else does."""
+    """``{title_key of a journal's title: [(page id, slug)]}`` for every journal page of a Logseq
+    graph (:func:`journal_names`): what ``[[Nov 28th, 2026]]`` finds when nothing else does. A
+    ``journals`` folder is a graph's as its pages' properties are read
+    (:func:`gbrain.page.markdown.page_property_syntax`: beside a stored ``logseq/config.edn``, or
+    every one under config ``property_syntax logseq``, none under ``dataview``): an Obsidian
+    vault's ``journals/`` is no graph's."""
+    from .markdown import page_property_syntax
+
     formats = graph_formats(conn)
+    row = conn.execute("SELECT value FROM config WHERE key = 'property_syntax'").fetchone()
+    setting = row[0] if row and row[0] in ("logseq", "dataview") else "auto"
     out: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    for pid, slug in conn.execute("SELECT id, slug FROM pages WHERE slug LIKE ?", ("%" + journals.FOLDER + "/%",)).fetchall():
+    for pid, slug, path in conn.execute("SELECT id, slug, path FROM pages WHERE slug LIKE ?", ("%" + journals.FOLDER + "/%",)).fetchall():
+        if page_property_syntax(path, setting, formats) != "logseq":
+            continue
         title = journal_page_title(slug, formats)
         if title:
             out[title_key(title)].append((pid, slug))

@@ -936,8 +936,9 @@ def journal_name(path: str) -> str | None:
     """The title Logseq shows for a journal page at ``path`` (``journals/2026_11_28.md`` →
     ``Nov 28th, 2026``; a graph's ``journals`` folder at any depth), by Logseq's default formats
     (:data:`gbrain.page.journals.TITLE_FORMAT`, ``FILE_FORMAT``): a title read from the page's
-    path alone, as every title is (a graph's ``logseq/config.edn`` formats change how links find
-    journals, :mod:`gbrain.page.links`, not titles). None for any other page."""
+    path alone (a graph's ``logseq/config.edn`` formats change how links find journals,
+    :mod:`gbrain.page.links`, not titles; :func:`parse_page` gives it only to a page read as a
+    Logseq graph's). None for any other page."""
     if "journals/" not in path or not path.endswith(".md"):
         return None
     from . import journals
@@ -1809,7 +1810,8 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
 
     Title: frontmatter ``title``, else a Logseq ``title::`` (:func:`logseq_properties`), else an
     H1 that opens the body (:func:`opening_h1`), else a Logseq journal's day as Logseq shows it
-    (:func:`journal_name`: ``journals/2026_11_28.md`` is ``Nov 28th, 2026``), else the file name
+    (:func:`journal_name`: ``journals/2026_11_28.md`` is ``Nov 28th, 2026``, in a page read as a
+    Logseq graph's, :func:`reads_logseq_properties`: an Obsidian vault's ``journals/`` has none), else the file name
     without ``.md`` (and without a Notion export's id: :func:`notion_name`); a template's placeholder (:func:`has_placeholder`:
     ``# <% tp.date.now("YYYY-MM-DD") %>``, ``# {{title}}``) is no title, nor an alias. Tags: frontmatter ``tags`` and ``tag``
     (``Page.tags``) and, in ``Page.inline_tags``, a Notion page's ``Tags:`` property
@@ -1874,7 +1876,7 @@ def parse_page(text: str, path: str = "", *, timeline_split: str = "rule", tag_s
     if isinstance(title, (str, int, float)) and not isinstance(title, bool) and str(title).strip() and not has_placeholder(str(title)):
         title = str(title).strip()
     else:
-        title = next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "") or journal_name(path) or notion_name(path)
+        title = next((t for t in (props.get("title"), opening_h1(tokens)) if t and not has_placeholder(t)), "") or (journal_name(path) if reads_logseq_properties(path, property_syntax) else None) or notion_name(path)
     page = Page(
         bom=bom,
         frontmatter_raw=fm_raw,

@@ -1814,7 +1814,43 @@ def _m52_brain_stamp(conn: sqlite3.Connection) -> None:
         conn.execute(f"PRAGMA application_id = {make_stamp(secrets.randbelow(STAMP_IDS), 0)}")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp]
+def rederive_graphless_journals(conn) -> int:
+    """Re-derive, from their stored text, the pages of a ``journals`` folder that is no Logseq
+    graph's (:func:`gbrain.page.markdown.page_property_syntax`: no ``logseq/config.edn`` beside
+    it, or config ``property_syntax dataview``) whose file name is a day: they were titled as
+    Logseq shows a journal (``Nov 28th, 2026``) and ``[[Nov 28th, 2026]]`` found them, by the path
+    alone (:func:`rederive_page_ids`); then resolve again the links to them. For SQLite v53 /
+    Postgres v55, in the caller's transaction. Returns how many pages were parsed."""
+    from ..page.links import graph_roots
+    from ..page.markdown import journal_name, page_property_syntax
+    from .derive import parse_settings, relink_updates, update_links
+
+    setting = parse_settings(conn)[2]
+    if setting == "logseq":
+        return 0
+    graphs = graph_roots(conn)
+    ids = [r[0] for r in conn.execute("SELECT id, path FROM pages WHERE path LIKE ? ORDER BY id", ("%journals/%",)).fetchall()
+           if journal_name(r[1]) and page_property_syntax(r[1], setting, graphs) != "logseq"]
+    if not ids:
+        return 0
+    rederive_page_ids(conn, ids)
+    sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id"
+    rows = []
+    for i in range(0, len(ids), 500):
+        part = ids[i : i + 500]
+        rows += [tuple(x) for x in conn.execute(f"{sel} WHERE l.to_page_id IN ({', '.join('?' * len(part))})", part)]
+    update_links(conn, relink_updates(conn, sorted(rows, key=lambda x: (x[4], x[0]))))
+    return len(ids)
+
+
+def _m53_graphless_journals(conn: sqlite3.Connection) -> None:
+    """A ``journals`` folder is a Logseq graph's only as its pages' properties are (beside the
+    graph's ``logseq/config.edn``): an Obsidian vault's ``journals/2026_11_28.md`` is no longer
+    titled ``Nov 28th, 2026`` nor found by ``[[Nov 28th, 2026]]`` (:func:`rederive_graphless_journals`)."""
+    rederive_graphless_journals(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
