@@ -137,3 +137,27 @@ def test_v51_derives_again_a_setext_h1_with_crlf_or_cr_line_ends(tmp_path, db_pa
     with Brain.open(db_path) as b:
         assert sorted(r[0] for r in b.conn.execute("SELECT h1_key FROM pages")) == ["okapi-name", "zebra-name"]
         assert fresh_import_differences(b) == {}
+
+
+def test_a_page_synced_to_a_name_its_h1_gives_names_nothing_more(tmp_path, db_path):
+    """sync takes a moved file as a rename of its page: the H1 name follows the new path's title
+    (``notes/Zebra.md`` opening "intro" holds "# Okapi": a name; moved to ``notes/Okapi.md`` the
+    H1 is its title, no name more), as a fresh import derives it. Both engines."""
+    import os
+
+    from gbrain.sync.engine import SyncEngine
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = tmp_path / "t"
+    (tree / "notes").mkdir(parents=True)
+    (tree / "notes" / "Zebra.md").write_text("intro\n\n# Okapi\n\ntext\n")
+    with Brain.open(db_path, create=True) as b:
+        eng = SyncEngine(b, tree)
+        eng.bind()
+        assert eng.sync()["ok"]
+        assert b.conn.execute("SELECT h1_key FROM pages").fetchone()[0] == "okapi"
+        os.rename(tree / "notes" / "Zebra.md", tree / "notes" / "Okapi.md")
+        assert eng.sync()["counts"]["moved"] == 1
+        assert b.conn.execute("SELECT title, h1_key FROM pages").fetchone()[:] in (("Okapi", ""), ["Okapi", ""])
+        assert fresh_import_differences(b) == {}
+        eng.close()
