@@ -1089,3 +1089,29 @@ def test_the_time_samples_retries_are_said_too(srv, run, monkeypatch):
     err = r.stderr.decode()
     assert "answered HTTP 429 (busy, status 429); retrying in 1 s (attempt 2 of 2)" in err, err
     assert "failed after 2 attempts" in err
+
+
+def test_stopping_watch_embed_while_a_request_hangs_says_what_it_waits_for(srv, run, db_path, monkeypatch):
+    """Trial 39: Ctrl-C on `watch --embed` while the embedding server hung left the terminal silent
+    for 30 s (the keeper waits for the request in flight, so a finished batch is kept): now it says
+    so after a moment, and how long at most."""
+    from gbrain.sync import embedder
+    from gbrain.sync.embedder import EmbedKeeper
+    from test_watch import wait_for
+
+    monkeypatch.setattr(embedder, "STOP_QUIET_S", 0.05)
+    setup_brain(run, srv.url)
+    srv.pages["/info"] = (404, {})
+    sent = threading.Event()
+    srv.on_request = lambda inp: sent.set()
+    srv.mode = "hang"
+    lines: list[str] = []
+    k = EmbedKeeper(db_path, lines.append, idle_s=0.01, retry_s=0.05)
+    k.start()
+    try:
+        k.poke()
+        wait_for(sent.is_set, "the embedding request")
+        k.stop(timeout=0.5)
+    finally:
+        srv.release.set()
+    assert any(ln.startswith("stopping: waiting up to ") and "embedding request in flight" in ln for ln in lines), lines

@@ -31,6 +31,9 @@ EMBED_IDLE_S = 1.0
 EMBED_PAGES = 16
 #: seconds before a round that failed (provider or database error) is tried again
 EMBED_RETRY_S = 60.0
+#: seconds :meth:`EmbedKeeper.stop` waits without a word before it says what it waits for (trial 39:
+#: Ctrl-C on a watch whose server hung left the terminal silent for 30 s)
+STOP_QUIET_S = 1.0
 
 
 class _Halted(Exception):
@@ -72,8 +75,13 @@ class EmbedKeeper:
         """Stop after the provider batch in flight (finished groups stay) and wait for the thread."""
         self._halt.set()
         self._due.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._thread is None:
+            return
+        quiet = min(STOP_QUIET_S, timeout)
+        self._thread.join(quiet)
+        if self._thread.is_alive() and timeout > quiet:
+            self.log(f"stopping: waiting up to {timeout - quiet:.0f} s for the embedding request in flight (finished pages are kept)")
+            self._thread.join(timeout - quiet)
 
     def _check_halt(self) -> None:
         if self._halt.is_set():
