@@ -96,3 +96,37 @@ def test_the_property_fails_on_the_rule_by_distance(monkeypatch):
     monkeypatch.setattr(merge, "saw_write", lambda before, after, disk: True)  # "based on the newest"
     with pytest.raises(AssertionError, match="lost gbrain's lines"):
         check(versions, 0, b"".join(disk), [_line("person", 0)])
+
+
+@st.composite
+def delete_and_insert(draw):
+    """A base of distinct lines, one side that only deletes lines of it, one that only inserts
+    new ones (at any place, the deleted blocks' edges too)."""
+    base = [_line("base", i) for i in range(draw(st.integers(0, 8)))]
+    deleted = {i for i in range(len(base)) if draw(st.booleans())}
+    at = sorted(draw(st.lists(st.integers(0, len(base)), max_size=3)))
+    inserted = [_line("agent0", n) for n in range(len(at))]
+    return base, deleted, at, inserted
+
+
+@settings(max_examples=400, deadline=None)
+@given(delete_and_insert())
+def test_a_deletion_and_an_insertion_that_only_touch_merge_to_the_one_text_both_allow(case):
+    """`merge.merge3` of a side that only deleted lines and one that only inserted: a conflict
+    exactly when an insertion lies inside a deleted block (between two deleted lines), else the
+    inserting side's text without the deleted lines (the only text that holds both changes: one
+    side adds no line, so no order is guessed), whichever side is ours."""
+    from gbrain.sync.merge import merge3
+
+    base, deleted, at, inserted = case
+    dels = [ln for i, ln in enumerate(base) if i not in deleted]
+    ins: list[bytes] = []
+    for i in range(len(base) + 1):
+        ins += [new for p, new in zip(at, inserted) if p == i]
+        ins += base[i:i + 1]
+    inside = any(0 < p < len(base) and p - 1 in deleted and p in deleted for p in at)
+    want = None if inside else b"".join(ln for ln in ins if ln not in {base[i] for i in deleted})
+    if not deleted or not at:
+        want = b"".join(dels if not at else ins)  # one side unchanged: nothing to touch
+    for ours, theirs in ((dels, ins), (ins, dels)):
+        assert merge3(b"".join(base), b"".join(ours), b"".join(theirs)) == want

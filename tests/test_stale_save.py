@@ -47,6 +47,32 @@ def test_merge3_takes_each_sides_changes_and_refuses_a_region_both_changed():
 
 
 @pytest.mark.engine_free
+def test_merge3_merges_a_deletion_and_an_insertion_that_only_touch_it():
+    """Hunks that touch (one ends where the other begins) merge when one side only removed lines
+    there: it adds none, so there is no order of two sides' new lines to guess. Two sides both
+    adding lines at one edge (a replacement and an insertion) still conflict, as git's do, and
+    so does an insertion inside a block the other side deleted."""
+    base = b"# Ana\n## Old\n- a\n- b\n## Notes\nn\n"
+    person = b"# Ana\n## Notes\nn\n"  # deleted the Old section
+    after = base.replace(b"- b\n", b"- b\nAGENT\n")  # a line right after the section
+    before = base.replace(b"## Old\n", b"AGENT\n## Old\n")  # right before it
+    for agent in (after, before):
+        assert merge3(base, agent, person) == b"# Ana\nAGENT\n## Notes\nn\n"
+        assert merge3(base, person, agent) == b"# Ana\nAGENT\n## Notes\nn\n"
+    # a deletion touching a changed line
+    assert merge3(b"a\nb\nc\nd\n", b"a\nc\nd\n", b"a\nb\nC\nd\n") == b"a\nC\nd\n"
+    # deletions on both sides, touching
+    assert merge3(b"a\nb\nc\nd\n", b"a\nc\nd\n", b"a\nb\nd\n") == b"a\nd\n"
+    # inside the deleted block: the agent wrote into what the person deleted
+    assert merge3(base, base.replace(b"- a\n", b"- a\nAGENT\n"), person) is None
+    # both sides add lines at one edge (a replacement and an insertion): which goes first is a guess
+    assert merge3(base, after, base.replace(b"- a\n- b\n", b"- A\n")) is None
+    # the stale save of the report: an agent line next to a section the person deleted merges
+    v = stale_view(person, after, [base])
+    assert v is not None and v.merged == b"# Ana\nAGENT\n## Notes\nn\n"
+
+
+@pytest.mark.engine_free
 def test_stale_view_finds_the_older_version_a_save_was_based_on():
     a = b"# Ana\n\nintro\n\n---\n\n- 2026-01-01 first\n"
     b = a + b"- 2026-12-02 AGENT-ENTRY\n"

@@ -188,6 +188,23 @@ def _text(base: list[bytes], hunks: list[tuple[int, int, list[bytes]]], lo: int,
     return out
 
 
+def _only_touch(sides: list[list[tuple[int, int, list[bytes]]]]) -> bool:
+    """Whether two sides' hunks that touch (one ends where another begins, as :func:`merge3`
+    groups them) merge into one text only: one side's hunks there only remove lines (no
+    replacement lines), and no hunk of one side changes a base line the other's changes or
+    inserts between two lines the other removed (:func:`merge3`'s ``a2 <= b1 or b2 <= a1``: an
+    insertion at a removed block's edge is apart from it, one inside it is not). Then the side
+    that adds lines adds all there is, so no order of two sides' new lines is guessed (what
+    makes git's xdiff, and diff3, call touching changes a conflict: a replacement and an
+    insertion at its edge, or two insertions at one place, have two orders); the one text is
+    the adding side's with the removed lines taken out. A line inserted at a deleted section's
+    edge stays in the page, next to what is left (it may have belonged to the section: the
+    person deletes it again; a conflict would have kept the deletion only in a copy). Pure."""
+    if not any(all(not r for _i1, _i2, r in side) for side in sides):
+        return False
+    return all(a2 <= b1 or b2 <= a1 for a1, a2, _r in sides[0] for b1, b2, _s in sides[1])
+
+
 def _holds(longer: list[bytes], shorter: list[bytes]) -> bool:
     """Whether ``longer`` is ``shorter`` plus lines before or after it."""
     n = len(shorter)
@@ -207,6 +224,9 @@ def merge3(base: bytes, ours: bytes, theirs: bytes, keep_both: Callable[[int, li
     both kept, ``ours`` first, when ``keep_both(at, our_lines, their_lines)`` is true (None:
     always; :data:`THEIRS_FIRST`: ``theirs`` first), else they are a conflict; when one insertion is the other plus lines before or
     after it, the longer one is taken (it holds the other: a merge made before, merged again).
+    Changes that only touch (one ends where the other begins) are a conflict, as git's, unless
+    one side there only removed lines (:func:`_only_touch`: a person deleted a section, an agent
+    wrote a line at its edge): then both are taken.
     Pure; raises nothing but what ``keep_both`` raises."""
     b = _lines(base)
     tagged = sorted([(i1, i2, 0, r) for i1, i2, r in _hunks(b, _lines(ours))] + [(i1, i2, 1, r) for i1, i2, r in _hunks(b, _lines(theirs))],
@@ -241,6 +261,9 @@ def merge3(base: bytes, ours: bytes, theirs: bytes, keep_both: Callable[[int, li
             # both inserted at the same place and removed nothing: keep both (``theirs`` first
             # when keep_both says so)
             out += yours + mine if keep == THEIRS_FIRST else mine + yours
+        elif _only_touch(sides):
+            # one side only removed lines and the two only touch: one text holds both changes
+            out += _text(b, sorted(sides[0] + sides[1], key=lambda h: (h[0], h[1])), lo, hi)
         else:
             return None
     out += b[pos:]
