@@ -4,9 +4,15 @@ Each round: the "editor" reads the note, an "agent" adds a timeline entry (in-pr
 ``Brain.timeline_add``, another connection than watch's), then the editor saves its old buffer
 plus one typed line by temp file + rename (as vim does), either after the agent's entry reached
 the file (``--mode repro``: the deterministic case) or after a random 0–60 ms (``--mode race``).
+``--edits``: half the agent's writes are a cleanup (a put that removes an older entry of its own
+and adds one) and half the saves also delete an entry or typed line the buffer shows (the stale
+saves whose base matters: `merge.stale_view`); lines deleted on purpose are counted apart (how
+many came back into the page).
 At the end it counts where each agent entry and each typed line ended up: in the page (and the
 file), only in a conflict copy, only in the history, or nowhere. Target: every agent entry and
 every typed line in the page or a conflict copy (0 only in history, 0 lost).
+It also prints the merged saves, the conflicts by kind, and the watch's ``stale_view`` calls and
+their CPU (the thread's, ``time.thread_time``: the machine's load does not count).
 
 ``--mode team``: two founders on one Postgres brain (a private pgserver), each running
 ``gbrain watch`` on a folder of their own (``GBRAIN_USER`` alice / bob). Each round Bob's editor
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -32,6 +39,51 @@ from pathlib import Path
 
 #: the gbrain checkout to run (GBRAIN_ROOT: another one, to measure a baseline)
 ROOT = Path(os.environ.get("GBRAIN_ROOT") or Path(__file__).resolve().parent.parent)
+
+
+#: runs ``python -m gbrain`` with ``gbrain.sync.engine.stale_view`` timed (the CPU of the thread
+#: that calls it, ``time.thread_time``): after each call the calls so far, their CPU seconds and
+#: how many said "stale" (a view, not None) are written to ``$STALE_CPU_FILE``
+TIMED_WATCH = """
+import os, runpy, sys, time
+import gbrain.sync.engine as e
+real, n, cpu, views = e.stale_view, 0, 0.0, 0
+def timed(*a, **k):
+    global n, cpu, views
+    t = time.thread_time()
+    try:
+        v = real(*a, **k)
+    finally:
+        cpu += time.thread_time() - t
+        n += 1
+    views += v is not None
+    with open(os.environ['STALE_CPU_FILE'], 'w') as fh:
+        fh.write(f'{n} {cpu} {views}')
+    return v
+e.stale_view = timed
+sys.argv[0] = 'gbrain'
+runpy.run_module('gbrain', run_name='__main__', alter_sys=True)
+"""
+
+
+def stale_cpu(path: Path) -> str:
+    """The ``stale_view`` figures a timed watch wrote to ``path`` (:data:`TIMED_WATCH`)."""
+    try:
+        n, cpu, views = path.read_text().split()
+    except (OSError, ValueError):
+        return "stale_view calls 0"
+    n, cpu = int(n), float(cpu)
+    return f"stale_view calls {n} (stale {views}), CPU {cpu * 1000:.1f} ms, {cpu * 1000 / max(n, 1):.2f} ms/call"
+
+
+def summary(b, started: float) -> str:
+    """Merged saves, conflict copies (by kind) and the run's time and load."""
+    merged = b.conn.execute("SELECT COUNT(*) FROM history WHERE operation = 'stale save merged'").fetchone()[0]
+    kinds = b.conn.execute("SELECT kind, COUNT(*), COUNT(copy_path) FROM sync_conflicts GROUP BY kind ORDER BY kind").fetchall()
+    total = sum(r[1] for r in kinds)
+    by = ", ".join(f"{k} {n} ({c} with a copy)" for k, n, c in kinds)
+    return (f"merged saves {merged}, conflicts {total}" + (f" ({by})" if by else "")
+            + f"; {time.monotonic() - started:.1f} s; load {os.getloadavg()[0]:.1f}")
 
 
 def wait_for(cond, timeout: float = 30.0) -> bool:
@@ -51,6 +103,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--mode", choices=("repro", "race", "team"), default="race")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--edits", action="store_true", help="race/repro: half the agent's writes a cleanup put (one older entry of its "
+                    "own removed, one added), half the saves also delete a line the buffer shows; lines deleted on purpose are "
+                    "counted apart")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from gbrain.core.brain import Brain
@@ -66,8 +121,8 @@ def main() -> int:
     f = tree / "team" / "ana.md"
     f.write_text("# Ana\n\nNotes.\n\n---\n\n- **2026-01-01** | seed\n", encoding="utf-8")
     db = tmp / "brain.db"
-    env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT))
-    w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(tree), "--debounce", "50"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True,
+    env = dict(os.environ, GBRAIN_DB=str(db), PYTHONPATH=str(ROOT), STALE_CPU_FILE=str(tmp / "stale_cpu"))
+    w = subprocess.Popen([sys.executable, "-c", TIMED_WATCH, "watch", str(tree), "--debounce", "50"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True,
                          cwd=str(ROOT))  # `-m gbrain` takes the current folder first: GBRAIN_ROOT's
     started = time.monotonic()
     line = "-"
@@ -81,15 +136,33 @@ def main() -> int:
             return b.get_text(slug)
         except NotFound:  # a conflict copy on disk that the brain has not imported yet
             return ""
+    deleted: set[str] = set()  # the lines someone deleted on purpose (AGENT-007, USER-003)
     try:
         for i in range(args.rounds):
             buf = f.read_bytes()
-            b.timeline_add("team/ana", "2026-12-02", f"AGENT-{i:03d}", "agent")
+            if args.edits and rnd.random() < 0.5:
+                # the agent's cleanup: one put that removes an older entry of its own and adds one
+                cur = text("team/ana")
+                olds = [ln for ln in cur.splitlines(keepends=True) if "AGENT-" in ln]
+                if olds:
+                    gone = rnd.choice(olds)
+                    deleted.add(re.search(r"AGENT-\d{3}", gone)[0])
+                    cur = cur.replace(gone, "", 1)
+                b.put("team/ana", cur + f"- **2026-12-02** | AGENT-{i:03d}\n")
+            else:
+                b.timeline_add("team/ana", "2026-12-02", f"AGENT-{i:03d}", "agent")
             if args.mode == "repro":
                 wait_for(lambda: f"AGENT-{i:03d}".encode() in f.read_bytes())
             else:
                 time.sleep(rnd.uniform(0, 0.06))
             tmpf = f.with_name(".ana.md.swp")
+            if args.edits and rnd.random() < 0.5:
+                # the person also deletes an entry or typed line its buffer shows
+                mine = [ln for ln in buf.splitlines(keepends=True) if b"AGENT-" in ln or b"USER-" in ln]
+                if mine:
+                    gone = rnd.choice(mine)
+                    deleted.add(re.search(rb"(?:AGENT|USER)-\d{3}", gone)[0].decode())
+                    buf = buf.replace(gone, b"", 1)
             tmpf.write_bytes(buf + f"USER-{i:03d}\n".encode())
             os.rename(tmpf, f)
             # the next round's editor opens the file once this save is through
@@ -103,23 +176,24 @@ def main() -> int:
     copies = "".join(text("team/" + p[:-3]) or "" for p in os.listdir(tree / "team") if ".conflict-" in p)
     hist = b"".join(body(b.conn, r[0]) for r in b.conn.execute("SELECT body_id FROM history WHERE body_id IS NOT NULL")).decode("utf-8", "replace")
     for what in ("AGENT", "USER"):
-        tags = [f"{what}-{i:03d}" for i in range(args.rounds)]
+        tags = [t for t in (f"{what}-{i:03d}" for i in range(args.rounds)) if t not in deleted]
+        gone = [t for t in (f"{what}-{i:03d}" for i in range(args.rounds)) if t in deleted]
+        if gone:
+            print(f"{what.lower()} lines deleted on purpose {len(gone)}: back in the page {sum(t in page for t in gone)}")
         in_page = sum(t in page for t in tags)
         in_copy = sum(t not in page and t in copies for t in tags)
         only_hist = sum(t not in page and t not in copies and t in hist for t in tags)
         lost = sum(t not in page and t not in copies and t not in hist for t in tags)
         print(f"{what.lower()} lines ({args.mode}, {args.rounds} rounds): in the page {in_page}, only in a conflict copy {in_copy}, "
               f"only in history {only_hist} (target 0), lost {lost} (target 0)")
-    conflicts = b.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0]
-    merged = b.conn.execute("SELECT COUNT(*) FROM history WHERE operation = 'stale save merged'").fetchone()[0]
-    print(f"merged saves {merged}, conflicts {conflicts}; {time.monotonic() - started:.1f} s; load {os.getloadavg()[0]:.1f}")
+    print(summary(b, started) + "; " + stale_cpu(tmp / "stale_cpu"))
     b.close()
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
 def start_watch(folder: Path, env: dict) -> subprocess.Popen:
-    w = subprocess.Popen([sys.executable, "-m", "gbrain", "watch", str(folder), "--debounce", "50"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True,
+    w = subprocess.Popen([sys.executable, "-c", TIMED_WATCH, "watch", str(folder), "--debounce", "50"], stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env, text=True,
                          cwd=str(ROOT))  # `-m gbrain` takes the current folder first: GBRAIN_ROOT's
     line = "-"
     while line and not line.startswith("watching"):
@@ -155,8 +229,8 @@ def team(args) -> int:
     watchers = []
     b = None
     try:
-        watchers.append(start_watch(a, dict(env, GBRAIN_USER="alice")))
-        watchers.append(start_watch(bdir, dict(env, GBRAIN_USER="bob")))
+        watchers.append(start_watch(a, dict(env, GBRAIN_USER="alice", STALE_CPU_FILE=str(tmp / "stale_cpu_alice"))))
+        watchers.append(start_watch(bdir, dict(env, GBRAIN_USER="bob", STALE_CPU_FILE=str(tmp / "stale_cpu_bob"))))
         b = Brain.open(url)
 
         def text(slug: str) -> str:
@@ -193,9 +267,7 @@ def team(args) -> int:
             label = "alice's lines" if what == "ALICE" else "bob's typed lines"
             print(f"{label} (team, {args.rounds} rounds): in the page {in_page}, only in a conflict copy {in_copy}, "
                   f"only in history {only_hist} (target 0), lost {lost} (target 0)")
-        conflicts = b.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0]
-        merged = b.conn.execute("SELECT COUNT(*) FROM history WHERE operation = 'stale save merged'").fetchone()[0]
-        print(f"merged saves {merged}, conflicts {conflicts}; {time.monotonic() - started:.1f} s; load {os.getloadavg()[0]:.1f}")
+        print(summary(b, started) + "; alice's watch " + stale_cpu(tmp / "stale_cpu_alice") + "; bob's watch " + stale_cpu(tmp / "stale_cpu_bob"))
     finally:
         for w in watchers:
             w.send_signal(signal.SIGINT)
