@@ -1402,6 +1402,106 @@ def test_files_changed_between_the_plan_and_the_disk_write_are_left_alone_and_sy
         brain.close()
 
 
+@pytest.mark.parametrize("agent", [False, True], ids=["alone", "with-a-put"])
+def test_a_save_still_being_written_in_pieces_is_not_taken_for_the_note_by_a_full_sync(tmp_path, brain_tree, db_path, monkeypatch, agent):
+    """A full sync (`gbrain sync`, watch's start and rescans) read a note an editor was saving in
+    pieces (truncate, write 70% of the old size, a pause, the rest): the stat before and after the
+    read agreed (the writer was between pieces), so the first piece was taken for the person's
+    save: a version ending mid-line, the page and the export without the note's tail until the
+    next round (and, the brain having changed the page too, a merge against the torn text). A
+    file read whose change stamp is within ``YOUNG_NS`` of now is looked at again after a short
+    pause (``settle_pause``): changed meanwhile, it is read again. The editor's second piece lands
+    in that pause here (a hook, no timing luck; the window made wide so no load outruns it)."""
+    import gbrain.sync.engine as engmod
+
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    try:
+        eng.bind()
+        assert eng.sync()["ok"]
+        note = brain_tree / "people" / "ana-lima.md"
+        old = note.read_text(encoding="utf-8")
+        new = old + "\nA paragraph the person added.\n"
+        if agent:
+            brain.put("people/ana-lima", old.replace("title: Ana Lima", "title: Ana Lima (agent)", 1))
+            assert "title: Ana Lima (agent)" in brain.get_text("people/ana-lima")
+        piece = new[: int(len(old) * 0.7)]
+        monkeypatch.setattr(engmod, "YOUNG_NS", 3600 * 10**9, raising=False)
+        fh = open(note, "w", encoding="utf-8")
+        fh.write(piece)
+        fh.flush()
+        pauses = []
+
+        def rest_written(s):  # the editor's second piece lands while the round looks again
+            pauses.append(s)
+            if not fh.closed:
+                fh.write(new[len(piece) :])
+                fh.close()
+
+        monkeypatch.setattr(engmod, "settle_pause", rest_written, raising=False)
+        rep = eng.sync()
+        if not fh.closed:
+            fh.write(new[len(piece) :])
+            fh.close()
+        want = new.replace("title: Ana Lima", "title: Ana Lima (agent)", 1) if agent else new
+        assert brain.get_text("people/ana-lima") == want, rep
+        assert rep["ok"] and not rep["conflicts"] and pauses, rep
+        assert not brain.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0]
+        torn = sha(piece.encode())
+        assert not brain.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (torn,)).fetchone()  # no torn version
+        assert note.read_text(encoding="utf-8") == want
+        verify_equal(brain, brain_tree)
+    finally:
+        eng.close()
+        brain.close()
+
+
+def test_a_file_read_past_the_young_window_costs_a_sync_no_pause(tmp_path, brain_tree, db_path, monkeypatch):
+    """The second look is only for a file whose change stamp is recent: a round reading none such
+    pauses not at all (here the window is made 0 instead of waiting for it to pass); and a note
+    still changing at every look is left to the next round, said, never taken half written."""
+    import gbrain.sync.engine as engmod
+
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    try:
+        eng.bind()
+        assert eng.sync()["ok"]
+        note = brain_tree / "people" / "ana-lima.md"
+        old = note.read_bytes()
+        pauses = []
+        monkeypatch.setattr(engmod, "settle_pause", pauses.append, raising=False)
+        monkeypatch.setattr(engmod, "YOUNG_NS", 0, raising=False)
+        note.write_bytes(old + b"\nEdited.\n")
+        assert eng.sync()["ok"] and not pauses
+        assert brain.get_text("people/ana-lima").endswith("\nEdited.\n")
+        monkeypatch.setattr(engmod, "YOUNG_NS", 3600 * 10**9, raising=False)
+        fh = open(note, "ab")
+        fh.write(b"a first piece\n")
+        fh.flush()
+
+        def more(s):  # a writer that writes again at every look
+            pauses.append(s)
+            fh.write(b"more\n")
+            fh.flush()
+
+        monkeypatch.setattr(engmod, "settle_pause", more, raising=False)
+        try:
+            rep = eng.sync()
+        finally:
+            fh.close()
+        assert [u["path"] for u in rep["unreadable"]] == ["people/ana-lima.md"] and rep["exit_code"] == 1, rep
+        assert "still being written" in rep["unreadable"][0]["reason"], rep["unreadable"]
+        assert brain.get_text("people/ana-lima").endswith("\nEdited.\n")  # left as it was
+        monkeypatch.setattr(engmod, "settle_pause", pauses.append)
+        assert eng.sync()["ok"]
+        assert brain.get_text("people/ana-lima") == note.read_text(encoding="utf-8")
+        verify_equal(brain, brain_tree)
+    finally:
+        eng.close()
+        brain.close()
+
+
 def test_a_write_through_gbrain_that_lands_during_a_sync_is_no_mismatch(tmp_path, brain_tree, db_path, monkeypatch):
     # trial7: an agent's put (MCP, `timeline-add`) committed while `gbrain sync DIR` ran, after
     # its round had read the brain: the report said "1 file(s) differ from what the DB renders"

@@ -339,6 +339,54 @@ def test_an_agents_write_read_against_a_save_that_has_only_truncated_the_note_me
             w.engine.close()
 
 
+@pytest.mark.parametrize("via", ["log", "retry"])
+def test_an_agents_write_read_against_a_save_written_in_part_keeps_the_whole_save_and_the_write(tmp_path, db_path, vault, via):
+    """86c5906's case, but the save (truncate, then write in pieces) has written a first piece of
+    70% of the old size when the round runs, before any event of it came: not emptied, nor shrunk
+    by half, so the round read it as the person's version. The three-way merge (base, the put, the
+    piece) gave the put's line + the piece, written to the file by rename, so the editor's next
+    write went to the old, unlinked file: the save's tail was lost everywhere, the page ending
+    mid-line. A round not started by Pending now leaves a note changed on disk since it was last
+    synced (its stat) to Pending, as its events would: the save, once written, merges with the put."""
+    note = vault / "note.md"
+    old = "# Note\n\n" + "".join(f"Line {i} of a note that an editor saves in two pieces.\n" for i in range(8))
+    note.write_text(old, encoding="utf-8")
+    said: list[str] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = Events(vault)
+        try:
+            t = 100.0
+            b.put("note", old.replace("# Note", "# Note (agent)"))
+            new = old + "\nA line from the folder.\n"
+            piece = new[: int(len(old) * 0.7)]
+            assert len(old) // 2 < len(piece.encode()) < len(old)  # shrunk, by less than half
+            fh = open(note, "w", encoding="utf-8")
+            fh.write(piece)
+            fh.flush()  # the save's first piece is on disk; no event of it handed to Pending yet
+            if via == "log":
+                brain_round(w, t)
+            else:  # (a path retried: a write the folder refused, a file unreadable a moment)
+                w._file_round(t, {"note.md": t})
+            assert b.get_text("note") == old.replace("# Note", "# Note (agent)"), said
+            fh.write(new[len(piece) :])
+            fh.close()
+            ev.feed(w, t, closed="note.md")
+            for dt in (0.15, 0.2 + SETTLE_S, 0.3 + SETTLE_S):
+                ev.feed(w, t + dt)
+                drive(w, t + dt)
+            brain_round(w, t + 0.4 + SETTLE_S)
+            merged = new.replace("# Note", "# Note (agent)")
+            assert b.get_text("note") == merged and note.read_text(encoding="utf-8") == merged, said
+            assert not b.conn.execute("SELECT COUNT(*) FROM sync_conflicts").fetchone()[0], said
+            assert sorted(p.name for p in vault.iterdir()) == ["note.md", "other.md"], said
+            assert all(v["size"] >= len(old) for v in versions(b, "note", limit=0)["versions"]), said  # no torn version
+            assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
 def closing_events(w: Watcher, root: Path) -> Events:
     """:class:`Events` on an observer that reports closes-after-write (inotify), told to ``w``'s
     pending set as watch's loop tells it (:meth:`Watcher.run`); skips elsewhere."""
@@ -395,6 +443,35 @@ def test_a_save_written_in_pieces_with_a_pause_over_the_settle_while_an_agent_wr
             assert not any("shrank" in s for s in said), said
             assert not w.pending
             assert equal(b, vault)
+        finally:
+            ev.stop()
+            w.engine.close()
+
+
+@pytest.mark.parametrize("closes", [False, True], ids=["no-closes", "closes"])
+def test_a_save_whose_close_was_seen_is_read_without_a_second_look(tmp_path, db_path, vault, monkeypatch, closes):
+    """A round gives a file changed under a second ago a second look a moment later (a save in
+    pieces between two pieces: ``SyncEngine._settle_young``), which costs save → searchable its
+    pause; on an observer that reports closes, a note whose last event was its writer's close is
+    done: its batch reads it at once (``Pending.closed`` → ``SyncEngine.closed``)."""
+    import gbrain.sync.engine as engmod
+
+    note = vault / "note.md"
+    said: list[str] = []
+    pauses: list[float] = []
+    with Brain.open(db_path) as b:
+        w = watcher(b, vault, said)
+        ev = closing_events(w, vault) if closes else Events(vault)
+        monkeypatch.setattr(engmod, "YOUNG_NS", 3600 * 10**9)  # (no load outruns the window)
+        monkeypatch.setattr(engmod, "settle_pause", pauses.append)
+        try:
+            t = 100.0
+            note.write_text("hello, saved\n", encoding="utf-8")
+            ev.feed(w, t, closed="note.md")
+            w._file_round(t + 0.15, {})
+            assert b.get_text("note") == "hello, saved\n", said
+            assert pauses == ([] if closes else [engmod.READ_SETTLE_S]), pauses
+            assert not w.pending.closed and equal(b, vault)
         finally:
             ev.stop()
             w.engine.close()

@@ -94,8 +94,9 @@ Order of a reconciliation, chosen so that a crash at any point loses nothing:
    A path whose DB hash changed since step 1 is skipped (a later round sees it).
 4. verification of every touched path (:mod:`gbrain.sync.verify` for a full sync).
 
-A path that cannot be read, is still being written (its stat changed while it was read), is a
-symlink or ignored, or lies in an unreadable folder is left alone on both sides and reported.
+A path that cannot be read, is still being written (its stat changed while it was read, or, for a
+file changed within :data:`YOUNG_NS` of the read, in the :data:`READ_SETTLE_S` after it:
+:meth:`SyncEngine._settle_young`; read again, up to three looks), is a symlink or ignored, or lies in an unreadable folder is left alone on both sides and reported.
 A vanished or unreadable root raises :class:`~gbrain.errors.GBrainError`; so does a round that
 would trash :data:`MASS_TRASH` or more notes from one folder (or the root) with no markdown left
 in it (an unmounted drive or sub-volume looks like that), or that are :data:`MASS_SHARE` or more
@@ -152,6 +153,18 @@ TOUCH_S = 600
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
+#: a file a round read whose change stamp was this recent (ns) may be a save still being written
+#: in pieces: it is looked at again after ``SyncEngine.read_settle`` (:data:`READ_SETTLE_S`)
+YOUNG_NS = 1_000_000_000
+#: the pause before that second look (s), one per round that read such files
+READ_SETTLE_S = 0.05
+
+
+def settle_pause(seconds: float) -> None:
+    """The pause before a round looks again at the files it read young (tests replace it)."""
+    time.sleep(seconds)
+
+
 #: why a path is left to a later round: its file changed between the plan and the write
 CHANGED_MEANWHILE = "changed on disk while syncing; will retry"
 #: what a folder that refuses writes says: a read-only mount (EROFS), no permission (EACCES),
@@ -448,6 +461,11 @@ class SyncEngine:
         self._warn = warn or (lambda s: None)
         #: import a file whose bytes are exactly a purged version's too (``--include-purged``)
         self.include_purged = False
+        #: seconds before a round looks again at the files it read young (:meth:`_settle_young`); 0: never
+        self.read_settle = READ_SETTLE_S
+        #: paths whose writer is known to have closed them since its last write (watch, on an
+        #: observer that reports closes: ``watch.Pending.closed``): read without that second look
+        self.closed: set[str] = frozenset()
         self._lock_fd: int | None = None
         self.spec: pathspec.PathSpec | None = None
         self.ignored: Callable[[str], bool] = ignore_matcher(None)  # self.spec.match_file, fast
@@ -776,6 +794,56 @@ class SyncEngine:
         except OSError as e:
             return None, f"cannot read: {e.strerror}"
         return (data, None) if settled else (None, "changed while being read (half-written?)")
+
+    def _young(self, f: DiskFile, st: tuple | None) -> bool:
+        """Whether ``f``, just read, gets a second look (:meth:`_settle_young`): its change stamp
+        is within :data:`YOUNG_NS` of now, no close of its writer was seen since (:attr:`closed`),
+        and its stat moved from ``st``, its ``sync_state`` row (not only re-read as racy, the
+        size as recorded)."""
+        return bool(self.read_settle) and time.time_ns() - f.mtime_ns < YOUNG_NS and f.path not in self.closed \
+            and not (st and not st[1] and st[0] == f.size)
+
+    def _settle_young(self, young: list[DiskFile]) -> list[tuple[str, str]]:
+        """Look again at the files of ``young`` (read this round, their change stamp within
+        :data:`YOUNG_NS` of the read) after :attr:`read_settle` seconds (:func:`settle_pause`,
+        once for them all): an editor saving in pieces (truncate, a first piece, a pause, the rest)
+        leaves a file whose stat agrees before and after a read made between two pieces, so only
+        a second look a moment later tells a save still being written. A file whose stat moved is
+        read again (its new hash and bytes replace the first read's) and looked at again, up to
+        :data:`~gbrain.sync.scan.READ_TRIES` pauses; one still moving at the last is returned as
+        ``(path, reason)``: left to the next round, never taken half written."""
+        left: list[tuple[str, str]] = []
+        for attempt in range(READ_TRIES):
+            if not young:
+                break
+            settle_pause(self.read_settle)
+            moved = []
+            for f in young:
+                try:
+                    st = os.lstat(self._abs(f.path))
+                except OSError:
+                    left.append((f.path, Why("vanished while being read", VANISHED)))
+                    continue
+                if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
+                    continue
+                if attempt == READ_TRIES - 1:
+                    left.append((f.path, f"still being written (it changed within {self.read_settle * 1000:g} ms of each of {READ_TRIES} reads)"))
+                    continue
+                f.size, f.mtime_ns, f.fid, f.data = st.st_size, change_stamp(st), None, None
+                if blobs.is_big(f.size):
+                    hx, why = self.hash_stable(f)
+                else:
+                    data, why = self.read_stable(f)
+                    hx = None if data is None else sha256(data)
+                    if data is not None and len(data) <= KEEP_BYTES:
+                        f.data = data
+                if hx is None:
+                    left.append((f.path, why or "unreadable"))
+                    continue
+                f.hash = hx
+                moved.append(f)
+            young = moved
+        return left
 
     def scanned_bytes(self, f: DiskFile) -> bytes | None:
         """The bytes of ``f`` as the scan hashed them (``f.data``, or read now: :meth:`read_stable`),
@@ -1140,6 +1208,7 @@ class SyncEngine:
             self._evicted_said.difference_update(disk)  # back: said again if evicted again
         # 1. hash what changed since it was last hashed
         kept = 0
+        young: list[DiskFile] = []  # read, but changed within YOUNG_NS: looked at again below
         for p in sorted(paths):
             f = disk.get(p)
             if f is None:
@@ -1156,6 +1225,8 @@ class SyncEngine:
                     self._warn(f"{p}: {why}; left as it is, will retry")
                     continue
                 f.hash = hx
+                if self._young(f, st):
+                    young.append(f)
                 continue
             data, why = self.read_stable(f)
             if data is None:
@@ -1167,6 +1238,12 @@ class SyncEngine:
             if len(data) <= KEEP_BYTES and kept + len(data) <= KEEP_TOTAL:
                 f.data = data  # saves a second read when it is imported; re-read beyond the budget
                 kept += len(data)
+            if self._young(f, st):
+                young.append(f)
+        for p, why in self._settle_young(young):
+            paths.discard(p)
+            out.unreadable.append((p, why))
+            self._warn(f"{p}: {why}; left as it is, will retry")
         # a file holding exactly the bytes of a version `gbrain purge` removed, other than the
         # folder's last synced bytes (those go as the plan says: a page deleted in the brain, its
         # file removed without a copy), is not imported (an old copy put back, a teammate's):

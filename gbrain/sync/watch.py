@@ -23,8 +23,11 @@ paths):
   last event is a write with no close since (its writer still has it open: a save in pieces, a
   slow one) waits for the close, at most :data:`SETTLE_MAX_S`; brain → file rounds leave such a
   note alone meanwhile (:meth:`Pending.writing`), so they never replace, by rename, a file being
-  written into; they and retried paths hand a note found emptied or shrunk whose events have not
-  come yet to :class:`Pending` (:meth:`Watcher._unsettled`). A batch offers the
+  written into; they and retried paths hand a note written on disk since it was last synced (its
+  stat: a save maybe still under way) whose events have not come yet to :class:`Pending`
+  (:meth:`Watcher._unsettled`). A note whose last event is its writer's close is read at once;
+  any other file a round reads that changed within the last second gets a second look a moment
+  later (``SyncEngine.read_settle``). A batch offers the
   deletions held back to its round as the old paths of moves only (``maybe_moved``), so a note a
   checkout deleted and created again elsewhere, edited, is still a move; one created only after the
   deletion was carried out (the page in the trash) pairs with the page the engine trashed
@@ -145,11 +148,13 @@ class Pending:
     for it meanwhile puts it back with the changes.
 
     ``closes``: the observer reports a file's close after a write (inotify's IN_CLOSE_WRITE,
-    :func:`reports_closes`; sent as ``file``). Then a file whose last event is ``writing`` is one
-    a writer still has open (a save in progress, in pieces or slow): it waits for its close
-    (which brings it back at once, the emptied rule above then counting from the close) or at
-    most ``settle_max`` seconds after it was first seen written, and is in :meth:`writing`
-    meanwhile. Without ``closes`` (FSEvents, Windows, polling) ``writing`` is ``file``."""
+    :func:`reports_closes`; sent as ``closed``, a change). Then a file whose last event is
+    ``writing`` is one a writer still has open (a save in progress, in pieces or slow): it waits
+    for its close (which brings it back at once, the emptied rule above then counting from the
+    close) or at most ``settle_max`` seconds after it was first seen written, and is in
+    :meth:`writing` meanwhile; one whose last event is its close is in :attr:`closed` (its
+    round needs no second look at it: ``SyncEngine.read_settle``). Without ``closes`` (FSEvents,
+    Windows, polling) ``writing`` and ``closed`` are ``file``."""
 
     def __init__(self, debounce: float, max_wait: float, settle: float = SETTLE_S, settle_max: float = SETTLE_MAX_S,
                  closes: bool = False):
@@ -167,6 +172,7 @@ class Pending:
         self.empty_held: dict[str, float] = {}  # held back: emptied, path → time of its last event
         self.open_since: dict[str, float] = {}  # closes: last event a write, path → time of the first such
         self.open_held: set[str] = set()  # held back: still open (keys of open_since)
+        self.closed: set[str] = set()  # closes: paths whose last event is a close after a write
 
     def __bool__(self) -> bool:
         return bool(self.paths or self.dirs or self.gone_paths or self.gone_dirs or self.empty_held or self.open_held)
@@ -179,6 +185,12 @@ class Pending:
 
     def add(self, kind: str, rel: str, t: float) -> None:
         """One event (see the class)."""
+        if kind == "closed":  # a change, the writer done with it
+            kind = "file"
+            if self.closes:
+                self.closed.add(rel)
+        else:
+            self.closed.discard(rel)
         if not self.paths and not self.dirs:
             self.first = t
         self.last = max(self.last, t)
@@ -206,6 +218,7 @@ class Pending:
             self.paths[p] = t
         self.open_since.clear()
         self.open_held.clear()
+        self.closed.clear()
 
     def take(self, now: float, exists: Callable[[str, bool], bool],
              emptied: Callable[[str], bool] | None = None) -> tuple[set[str], set[str]] | None:
@@ -444,8 +457,8 @@ class _Handler:
                 if is_temp_name(rel.rsplit("/", 1)[-1]):
                     continue
                 # a write (IN_MODIFY) tells apart from the close after it (``closed``: the save is
-                # done); only an observer that reports closes makes the difference (Pending.closes)
-                self.q.put(("gone" if gone else "writing" if et == "modified" else "file", rel, now))
+                # done); only an observer that reports closes sends closes (Pending.closes)
+                self.q.put(("gone" if gone else "writing" if et == "modified" else "closed" if et == "closed" else "file", rel, now))
 
 
 class Watcher:
@@ -1017,13 +1030,15 @@ class Watcher:
         batch = pending.take(now, self._exists, self._emptied)
         if batch is not None:
             paths, dirs = batch
+            closed = paths & pending.closed  # (their writer closed them: no second look)
+            pending.closed -= paths
             for p in due_retry:
                 retry.pop(p, None)
-            due_retry -= self._unsettled(due_retry - paths, now)
+            due_retry -= self._unsettled_retry(due_retry - paths, now)
             # deletions held back may be the old paths of notes this batch sees created (a
             # checkout deletes and creates a moved and edited note): offered as moves only
             held_gone = set(pending.gone_paths)
-            if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry, maybe_moved=held_gone):
+            if (paths or dirs or due_retry) and not self._safe_batch(paths | due_retry, dirs, retry=retry, maybe_moved=held_gone, closed=closed - due_retry):
                 for p in paths | due_retry:
                     retry[p] = now + RETRY_S
                 for d in dirs:
@@ -1031,10 +1046,22 @@ class Watcher:
         elif due_retry and not pending.paths and not pending.dirs:
             for p in due_retry:
                 retry.pop(p, None)
-            due_retry -= self._unsettled(due_retry, now)
+            due_retry -= self._unsettled_retry(due_retry, now)
             if due_retry and not self._safe_batch(due_retry, set(), retry=retry):
                 for p in due_retry:
                     retry[p] = now + RETRY_S
+
+    def _unsettled_retry(self, due: set[str], now: float) -> set[str]:
+        """:meth:`_unsettled` of the retried paths ``due``; a path retried together with a held
+        one (the two ends of a move a round left, :attr:`_together`) goes to Pending with it, so
+        the two still meet in one round."""
+        held = self._unsettled(due, now)
+        if held & self._together:
+            for p in (due & self._together) - held:
+                held.add(p)
+                if p not in self.pending.paths:
+                    self.pending.add("file", p, now)
+        return held
 
     def _brain_file_id(self) -> tuple[int, int] | None:
         """The device and inode of the SQLite brain file at its path (None on Postgres, or when
@@ -1102,46 +1129,65 @@ class Watcher:
         warning), while the version last synced from or to it had them (``sync_state``):
         :meth:`Pending.take` holds it back a moment (a save that truncates, then writes, at
         once or in pieces). One stat and one indexed query."""
-        return rel in self._emptied_among({rel})
-
-    def _emptied_among(self, rels: set[str]) -> set[str]:
-        """The files of ``rels`` that :meth:`_emptied` says are emptied or shrunk: one stat each,
-        the sizes last synced read together (none is read for a path with no file)."""
         from ..core.history import COLLAPSE_MIN_BYTES
 
-        sizes = {}
+        found = self._on_disk({rel})
+        if rel not in found:
+            return False
+        st, row = found[rel]
+        old = row[0] if row and row[0] else 0
+        return bool(old) and (st.st_size == 0 or (old >= COLLAPSE_MIN_BYTES and st.st_size * 2 < old))
+
+    def _on_disk(self, rels: set[str]) -> dict[str, tuple[os.stat_result, tuple | None]]:
+        """``rel → (lstat now, its sync_state row or None)`` for the files of ``rels`` on disk (one
+        lstat each, the rows read together); {} when the brain cannot be read (the round finds out
+        what is wrong with it)."""
+        stats = {}
         for rel in rels:
             try:
-                sizes[rel] = os.stat(os.path.join(str(self.engine.root), *rel.split("/"))).st_size
+                stats[rel] = os.lstat(os.path.join(str(self.engine.root), *rel.split("/")))
             except OSError:
                 continue
-        if not sizes:
-            return set()
+        if not stats:
+            return {}
         try:
-            state = self.engine._state(sizes)
+            state = self.engine._state(stats)
         except (sqlite3.Error, GBrainError):
-            return set()  # the batch finds out what is wrong with the brain
+            return {}
+        return {rel: (st, state.get(rel)) for rel, st in stats.items()}
+
+    def _changed_on_disk(self, rels: set[str]) -> set[str]:
+        """The files of ``rels`` whose stat is not the one ``sync_state`` recorded when they were
+        last synced (size, change stamp unless recorded racy, device and inode): written since,
+        by a save that may not be over. One lstat each and one query; a path with no file or no
+        row is none (a new file's round pairs moves: Pending's batch or the retry takes it)."""
+        from .scan import change_stamp, file_id
+
         out = set()
-        for rel, size in sizes.items():
-            old = state[rel][0] if rel in state and state[rel][0] else 0
-            if old and (size == 0 or (old >= COLLAPSE_MIN_BYTES and size * 2 < old)):
+        for rel, (st, row) in self._on_disk(rels).items():
+            if row is None:
+                continue
+            size, mtime_ns, fid = row[0], row[1], row[4]
+            if size != st.st_size or (mtime_ns and mtime_ns != change_stamp(st)) or (fid is not None and fid != file_id(st)):
                 out.add(rel)
         return out
 
     def _unsettled(self, paths: set[str], now: float) -> set[str]:
         """The notes of ``paths`` that a round not started by :meth:`Pending.take` (the change
         log's brain → file round, a retry) must leave alone: those Pending holds as a save still
-        being written (:meth:`Pending.writing`), and those found emptied or shrunk on disk
-        (:meth:`_emptied`) though Pending has no event of theirs yet: the observer's thread runs
-        behind the log's rounds under load, and a round reading a note between a save's truncation
-        and its write took the empty file for the person's version (the three-way plan: base, the
-        brain's edit, empty; a conflict, the page emptied, then the save's text without the
-        brain's edit). Those are handed to Pending as changed at ``now``: the file round decides
-        them once the save is written (or, really emptied, after the wait)."""
+        being written (:meth:`Pending.writing`), and those written on disk since they were last
+        synced (:meth:`_changed_on_disk`) though Pending has no event of theirs yet: the
+        observer's thread runs behind the log's rounds under load, and a round reading a note
+        between a save's truncation and its write took the empty file (or the first piece of a
+        save in pieces: any size) for the person's version (the three-way plan: base, the
+        brain's edit, the part; a conflict, or a merge written to the file by rename, the
+        editor's next write then going to the old, unlinked file). Those are handed to Pending
+        as changed at ``now``: the file round decides them once their events settle (with
+        closes: once the file is closed), both sides from their hashes."""
         held = self.pending.writing() & paths
-        for p in self._emptied_among(paths - held):
+        for p in self._changed_on_disk(paths - held):
             held.add(p)
-            if p not in self.pending.paths:
+            if p not in self.pending.paths:  # (its events came: their batch is due soon)
                 self.pending.add("file", p, now)
         return held
 
@@ -1227,15 +1273,23 @@ class Watcher:
                  "Watching goes on; those notes stay in the brain, and a file that comes back is synced again")
 
     def _batch(self, paths: set[str], dirs: set[str], *, log_paths: set[str] = frozenset(), consumed_seq: int | None = None, retry: dict,
-               maybe_moved: set[str] = frozenset()) -> Outcome:
+               maybe_moved: set[str] = frozenset(), closed: set[str] = frozenset()) -> Outcome:
+        """One round of the engine over ``paths`` and ``dirs`` (file events), or the change log's
+        ``log_paths`` up to ``consumed_seq``; ``closed``: paths whose last event was their
+        writer's close (Pending.closed), read without the second look at a young file
+        (``SyncEngine.closed``). Paths to try again go in ``retry``."""
         eng = self.engine
         if not os.path.isdir(eng.root):
             raise SyncError(f"the folder {eng.root} vanished; watch stopped and nothing was deleted")
         # a round driven by the change log alone holds back a page deleted on disk but edited in
         # the brain: the file may have been renamed, its events not yet in a batch; the retry
         # (a file round, after them) makes it a move, or puts the file back
-        out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs,
-                            maybe_moved=maybe_moved - paths)
+        eng.closed = closed
+        try:
+            out = eng.reconcile(paths, dirs, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=not paths and not dirs,
+                                maybe_moved=maybe_moved - paths)
+        finally:
+            eng.closed = frozenset()
         self._add(out)
         if out.own_moves() or (self._hint_at and out.changed()):  # (a move that only followed another folder's rename: not this watch's to mend)
             self._hint_at = time.monotonic() + HINT_SETTLE_S  # said once the changes settle
