@@ -826,6 +826,9 @@ class SyncEngine:
                     continue
                 if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
                     continue
+                if not stat.S_ISREG(st.st_mode):  # (replaced meanwhile by a symlink, a folder: the next round's walk judges it)
+                    left.append((f.path, CHANGED_MEANWHILE))
+                    continue
                 if attempt == READ_TRIES - 1:
                     left.append((f.path, f"still being written (it changed within {self.read_settle * 1000:g} ms of each of {READ_TRIES} reads)"))
                     continue
