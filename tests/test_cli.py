@@ -1155,3 +1155,25 @@ def test_version_gives_the_schema_of_the_sqlite_file_named_not_only_its_own(tmp_
     assert f"schema v{SCHEMA_VERSION + 75}" in text and f"v{SCHEMA_VERSION}" in text, text
     assert js(gbrain("version", "--db", str(tmp_path / "none.db"), "--json"))["schema_version"] == SCHEMA_VERSION
     assert not (tmp_path / "none.db").exists()
+
+
+def test_config_get_says_the_init_size_as_a_note_for_a_server_model(db_path):
+    """trial39: with only `embedding_base_url` and `embedding_model hashbow` set (a model of an
+    OpenAI-compatible server), `config get` warned `stored 1536: not in effect` for the size
+    `init` wrote and nobody set. Only OpenAI's text-embedding-3 models take a size (1536 is "the
+    model's own size" to every other: `embeddings._openai`), so it is a note, as the README says."""
+    db = str(db_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL") and not k.startswith("GBRAIN_EMBEDDING")}
+    run = lambda *a, **k: subprocess.run([sys.executable, "-m", "gbrain", "--db", db, *a], capture_output=True, env=env, **k)
+    run("init", check=True)
+    run("config", "set", "embedding_base_url", "http://127.0.0.1:9/v1", check=True)
+    run("config", "set", "embedding_model", "hashbow", check=True)
+    r = run("config", "get")
+    lines = dict(ln.split(" = ", 1) for ln in r.stdout.decode().splitlines() if " = " in ln)
+    assert r.returncode == 0 and b"warning" not in r.stderr and b"not in effect" not in r.stderr, r.stderr
+    assert lines["embedding_dimensions"] == "its own size (in effect: hashbow's own size)", lines
+    r = run("config", "get", "embedding_dimensions")
+    assert r.stdout == b"1536\n" and r.stderr.decode().startswith("note: embedding_dimensions 1536 is the default (never set)"), r
+    run("config", "set", "embedding_dimensions", "512", check=True)  # a size a person set is still warned of
+    r = run("config", "get", "embedding_dimensions")
+    assert b"warning: embedding_dimensions 512 is stored but not in effect" in r.stderr, r

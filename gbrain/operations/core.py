@@ -1623,8 +1623,8 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
     ``dims`` not known before a server answers (a model of an OpenAI-compatible server) is "the
     model's own size". ``chosen``: a person set the value (``config set``; ``embedding_model``:
     config ``embedding_model_chosen`` or a value other than the default); False for a default
-    ``init`` wrote (the model, or the size 1536 where the model in use takes no size or was not
-    chosen either): such a value is said as what is in effect, not as a setting overruled. Empty
+    ``init`` wrote (the model, or the size 1536 where the model in use takes no size, i.e. is not
+    OpenAI's text-embedding-3, or was not chosen either): such a value is said as what is in effect, not as a setting overruled. Empty
     when every stored value is in effect. Reads the brain's counts of vectors per model (one query)."""
     from ..search import embeddings as emb
     from ..search.vectors import active_model
@@ -1648,7 +1648,9 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
     d = str(config.get("embedding_dimensions") or "").strip()
     if d and str(model.dims or "") != d:
         size = str(model.dims) if model.dims else "its own size"
-        if d == DEFAULT_CONFIG["embedding_dimensions"] and (not model_chosen or not emb.is_openai_name(used)):
+        # 1536 is "the model's own size" to every model but text-embedding-3-* (embeddings._openai): a
+        # default nobody set unless the model in use takes a size and was chosen
+        if d == DEFAULT_CONFIG["embedding_dimensions"] and (not model_chosen or not used.startswith("text-embedding-3")):
             out["embedding_dimensions"] = (size, f"{used}'s own size", False)
         else:
             why = (f"{used}'s vectors have {model.dims} dimensions" if model.dims else f"{used}'s vectors have the model's own size")
