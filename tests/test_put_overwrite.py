@@ -163,3 +163,30 @@ def test_a_save_in_the_folder_under_the_agents_own_login_is_named_too(db_path, t
     # the agent's own put replaced by its own put: still nothing to say
     r = gbrain("--db", db, "call", "put", json.dumps({"slug": "notes/plan", "content": START + "- agent: only this\n"}), env=_as("ana"))
     assert json.loads(r.stdout)["warnings"] == [], r.stdout
+
+
+def test_a_cli_put_that_drops_a_fresh_save_warns_on_stderr_and_writes(db_path, tmp_path):
+    """Trial 38: Claude Code runs `gbrain put` through Bash; an agent that forgot --if-hash and
+    overwrote the person's fresh save in the folder was told nothing (the check was the agent
+    surfaces' only). Now a CLI put warns the same way on stderr: exit 0, the text written."""
+    db = str(db_path)
+    vault = tmp_path / "vault"
+    (vault / "notes").mkdir(parents=True)
+    note = vault / "notes" / "plan.md"
+    note.write_text(START)
+    assert gbrain("--db", db, "sync", str(vault), env=_as("ana")).returncode == 0
+    read = gbrain("--db", db, "get", "notes/plan", env=_as("ana")).stdout.decode()
+    note.write_text(START + "- ask Maria for the sample emails\n")
+    assert gbrain("--db", db, "sync", str(vault), env=_as("ana")).returncode == 0
+    r = gbrain("--db", db, "put", "notes/plan", input=read + "- agent: draft the notes\n", env=_as("ana"))
+    err = r.stderr.decode()
+    assert r.returncode == 0 and "sample emails" in err and "in the folder" in err, err
+    assert "gbrain diff notes/plan 2" in err and "gbrain revert notes/plan --to 2" in err and "--if-hash" in err, err
+    assert gbrain("--db", db, "get", "notes/plan").stdout.decode() == read + "- agent: draft the notes\n"
+    # a teammate's line, and a put keeping it: said, then not
+    bobs = read + "- bob: test the Windows installer first\n"
+    assert gbrain("--db", db, "put", "notes/plan", input=bobs, env=_as("bob")).returncode == 0
+    r = gbrain("--db", db, "put", "notes/plan", input=read + "- mine\n", env=_as("ana"))
+    assert r.returncode == 0 and "Windows installer" in r.stderr.decode(), r.stderr
+    r = gbrain("--db", db, "put", "notes/plan", input=read + "- mine\n- again\n", env=_as("ana"))
+    assert r.returncode == 0 and b"removed" not in r.stderr, r.stderr

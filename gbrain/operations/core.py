@@ -603,6 +603,16 @@ def _spelling(name: str) -> str:
     return _SEPARATORS.sub("-", nfc(name).casefold()).strip("-")
 
 
+def _cli_old(b, a):
+    """The page a CLI whole put replaces (its row), for the overwrite warning alone
+    (:func:`_overwrote`: Claude Code runs `gbrain put` through Bash, trial 38), or None; a name
+    put itself refuses is left to it."""
+    try:
+        return b.resolve_for_write(a["slug"])
+    except GBrainError:
+        return None
+
+
 def _read_as_words(slug: str, read: str, ctx) -> str:
     """What a put refused for ``slug``, a name that reads as the page ``read``, says (trial 26:
     brain_get "Ana Lima" read people/ana-lima, and a put to "Ana Lima" made a second page)."""
@@ -623,7 +633,7 @@ def _put_page(b, a, ctx):
             raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in ('compiled_truth', 'timeline_append', 'frontmatter'))}, not both")
         if ctx.agent and a.get("if_hash") is None:
             _check_part_put_back(b, a, ctx)
-        old = b.resolve_for_write(a["slug"]) if ctx.agent else None
+        old = b.resolve_for_write(a["slug"]) if ctx.agent else _cli_old(b, a)
         last = _last_version(b, old["slug"]) if old is not None and a.get("if_hash") is None else None
         read = (ctx.reads or {}).get(old["id"]) if old is not None and a.get("if_hash") is None else None
         merge = _merge_read(b, old, read, a["content"]) if read and read != old["content_hash"] else None
@@ -639,7 +649,7 @@ def _put_page(b, a, ctx):
         if out.get("created") and not a["content"].strip():  # allowed (an empty note is a page), but said: a script's input gone missing (cron's /dev/null) made it (trial 32)
             out["warnings"] = [*out.get("warnings", []), f"{out['slug']}: created as an empty page: the text given was empty"
                                + ("" if ctx.agent else " (was standard input empty?)")]
-        dropped = _dropped(b, old, text, ctx) if old is not None and out.get("changed") else None
+        dropped = _dropped(b, old, text, ctx) if ctx.agent and old is not None and out.get("changed") else None
         if dropped:
             out["warnings"] = [*out.get("warnings", []), dropped]
         over = _overwrote(b, last, text, ctx) if last is not None and out.get("changed") else None
