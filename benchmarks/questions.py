@@ -2,6 +2,7 @@
 
     python benchmarks/questions.py benchmarks/questions_msdocs_ad.jsonl --corpus ../shared/corpora/msdocs-ad-identity
            [--keep BRAIN.db [--reuse]] [--model wordllama] [--no-query] [--baseline OTHER/gbrain/search/keyword.py]
+           [--engine sqlite|postgres|both [--pg postgresql://ADMIN]]
 
 A set is a JSONL file, one question a line: ``{"q": …, "kind": …, "gold": {path: grade}}`` (grade 2
 the answer, 1 related; paths relative to the corpus folder). trial37 (2026-12-04) wrote
@@ -14,6 +15,9 @@ typos. The corpus is imported whole (its SOURCE.md left out) and embedded with `
 
 Every question whose first gold page is not first is printed with its rank and the top 3.
 ``--baseline`` ranks ``search`` with another checkout's keyword.py over the same brain, same run.
+``--engine postgres`` (or ``both``: the same sets on each engine, same run, then every question
+whose first gold page stands at another rank on each) builds the brain in a new database of the
+server ``--pg`` names (its admin URL), else of a private ``pgserver`` started here.
 """
 from __future__ import annotations
 
@@ -66,8 +70,14 @@ def report(name: str, rows: list[tuple], quiet: bool = False) -> dict[str, float
     return m
 
 
-def build(corpus: Path, db: Path, reuse: bool, model_name: str | None) -> Brain:
-    if db.exists() and reuse:
+def build(corpus: Path, db, reuse: bool, model_name: str | None) -> Brain:
+    if not isinstance(db, Path):  # a new Postgres database
+        tree = Path(tempfile.mkdtemp(prefix="gbrain-questions-")) / "tree"
+        shutil.copytree(corpus, tree, ignore=lambda d, names: ["SOURCE.md"] if Path(d) == corpus else [])
+        b = Brain.open(db)
+        import_tree(b, tree)
+        shutil.rmtree(tree.parent, ignore_errors=True)
+    elif db.exists() and reuse:
         b = Brain.open(db, create=False)
     else:
         if db.exists():
@@ -88,6 +98,27 @@ def build(corpus: Path, db: Path, reuse: bool, model_name: str | None) -> Brain:
     return b
 
 
+def pg_databases(admin: str | None, tmp: Path):
+    """A function making a new empty database (its URL) on the server ``admin`` names, else on a
+    private pgserver (stopped when this process ends)."""
+    import psycopg
+
+    if admin is None:
+        import pgserver
+
+        os.chmod(tmp, 0o755)  # pgserver's own user (when root) must reach its data folder
+        srv = pgserver.get_server(tmp / "pg", cleanup_mode="stop")
+        admin = srv.get_uri()
+        pg_databases.server = srv  # kept alive with the process
+
+    def new(name: str) -> str:
+        with psycopg.connect(admin, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {name}")
+            c.execute(f"CREATE DATABASE {name}")
+        return admin.replace("/postgres?", f"/{name}?", 1)
+    return new
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("set", nargs="+", help="question files (JSONL); with several, --corpus and --keep take as many, in order")
@@ -98,6 +129,8 @@ def main() -> None:
     ap.add_argument("--no-query", action="store_true", help="only `search`")
     ap.add_argument("--quiet", action="store_true", help="figures only")
     ap.add_argument("--baseline", metavar="KEYWORD_PY", help="another checkout's gbrain/search/keyword.py: its search ranks the same brain too")
+    ap.add_argument("--engine", choices=("sqlite", "postgres", "both"), default="sqlite")
+    ap.add_argument("--pg", metavar="URL", help="admin URL of a Postgres server for --engine postgres/both (default: a private pgserver started here)")
     args = ap.parse_args()
     if len(args.corpus) != len(args.set) or (args.keep and len(args.keep) != len(args.set)):
         ap.error("give one --corpus (and one --keep) per set")
@@ -116,19 +149,37 @@ def main() -> None:
         rankers["search, --baseline"] = lambda b, q: base(b.conn, q, limit=DEPTH)
     if model:
         rankers[f"query ({model.model_id})"] = lambda b, q: hybrid.query(b, q, limit=DEPTH, model=model)["hits"]
-    every: dict[str, list] = {name: [] for name in rankers}
+    engines = ["sqlite", "postgres"] if args.engine == "both" else [args.engine]
+    new_pg = pg_databases(args.pg, tmp) if "postgres" in engines else None
+    every: dict[str, list] = {}
+    brains: dict[tuple, Brain] = {}
     for i, qfile in enumerate(args.set):
-        db = Path(args.keep[i]) if args.keep else tmp / f"b{i}.db"
-        b = build(Path(args.corpus[i]), db, args.reuse, None if args.no_query else args.model)
         qs = [json.loads(line) for line in Path(qfile).read_text(encoding="utf-8").splitlines() if line.strip()]
-        path_of = {r[0]: r[1] for r in b.conn.execute("SELECT slug, path FROM pages")}
-        for name, rank in rankers.items():
-            rows = []
-            for item in qs:
-                top = [path_of.get(h.get("slug"), "?") for h in rank(b, item["q"])]
-                rows.append((item["q"], item["kind"], *measure(top, item["gold"]), top))
-            report(f"{Path(qfile).stem} {name}", rows, args.quiet)
-            every[name] += rows
+        firsts: dict[str, list] = {}
+        for engine in engines:
+            tag = f" [{engine}]" if len(engines) > 1 or engine != "sqlite" else ""
+            key = (Path(args.corpus[i]).resolve(), engine)
+            if key not in brains:  # sets over one corpus share its brain
+                db = new_pg(f"gbq{os.getpid()}_{i}") if engine == "postgres" else (Path(args.keep[i]) if args.keep else tmp / f"b{i}.db")
+                brains[key] = build(Path(args.corpus[i]), db, args.reuse, None if args.no_query else args.model)
+            b = brains[key]
+            path_of = {r[0]: r[1] for r in b.conn.execute("SELECT slug, path FROM pages")}
+            for name, rank in rankers.items():
+                rows = []
+                for item in qs:
+                    top = [path_of.get(h.get("slug"), "?") for h in rank(b, item["q"])]
+                    rows.append((item["q"], item["kind"], *measure(top, item["gold"]), top))
+                report(f"{Path(qfile).stem} {name}{tag}", rows, args.quiet)
+                every.setdefault(name + tag, []).extend(rows)
+                firsts.setdefault(name, []).append(rows)
+        if len(engines) > 1:
+            for name, (lite, pg) in firsts.items():
+                diff = [(a, c) for a, c in zip(lite, pg) if a[2] != c[2]]
+                print(f"\n{Path(qfile).stem} {name}: {len(diff)} question(s) ranked otherwise (sqlite rank / postgres rank)")
+                for a, c in diff:
+                    print(f"  {a[2] or '-':>4} / {c[2] or '-':<4} [{a[1]}] {a[0]!r}")
+                    print(f"        sqlite {a[4][:2]}\n        postgres {c[4][:2]}")
+    for b in brains.values():
         b.close() if hasattr(b, "close") else None
     if len(args.set) > 1:
         for name, rows in every.items():

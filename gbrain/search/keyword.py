@@ -2133,6 +2133,16 @@ _PG_TF_WEIGHTS = "'{0.2,0.2,0.4,1.0}'::float4[]"
 _PG_TF_SCALE = 5.0
 
 
+#: Postgres: the 'english' stems of a page's aliases, beside search_names_tsv's A weight (which holds
+#: them in 'simple': as written), so an alias names the page by a query word sharing its stem as on
+#: SQLite, whose FTS5 stems every column (``positions`` → alias "Rotary Position Embedding"):
+#: computed for the ranked candidates only, no schema change. (Their BM25 still reads the aliases
+#: as written: A holds no stem of them.)
+#: Postgres takes SQLite's headings evidence (HEADING_WEIGHT) too (2026-12-04)
+PG_HEADINGS = True
+_PG_ALIAS_STEMS = "to_tsvector('english', gb_fold(coalesce(p.search_aliases, '')))"
+
+
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
              coordinate: bool = True, facts: dict | None = None) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
@@ -2142,7 +2152,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     name evidence (share of the query's words in the title, an alias or the path, weighted by
     IDF, times the name's precision: :func:`_precision` of :func:`_name_len`; a folder's word
     of many pages' paths names none: :func:`_folder_names` over :func:`_paths_holding_pg`) and
-    exact-name bonus as on SQLite (the headings evidence is SQLite's only). As on SQLite
+    exact-name bonus and headings evidence as on SQLite (an alias's 'english' stems: :data:`_PG_ALIAS_STEMS`). As on SQLite
     (:data:`NAME_AS_WRITTEN`), a word names a page only when the title, an alias or the path
     holds it as written (:func:`names_word`, not by a shared 'english' stem), and a weight
     (A, B) whose fields hold the query's words only by their stem
@@ -2332,7 +2342,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
            f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
-           f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
+           f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') || {_PG_ALIAS_STEMS} AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
     args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
@@ -2347,6 +2357,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     unweigh: dict[int, str] = {}  # page → the tsvector weights ("A", "B") holding query words only by their stem
     flags: dict[int, tuple] = {}  # page → (its A flag per query word, its B flag, its B flag per query word)
     hits: dict[int, int] = {}  # page → the query words naming it (its name's precision: _precision)
+    head: dict[int, float] = {}  # page → the IDF of the query words its headings hold as written (SQLite's headings evidence)
     copies: dict[int, str] = {}  # the candidates that may be conflict copies, with their paths (_best_first)
     texts = []  # the names (title, aliases, path, headings) of the pages a name field matched
     for r in conn.execute(sql, args):
@@ -2383,6 +2394,10 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             for j, word in enumerate(words):
                 if b_words[j] and not named[j] and (folded[j] in held or names_word(word, held, word in prefixes)):
                     named[j] = not folder_name(path, word, word in prefixes)
+        if PG_HEADINGS and any(b_words) and headings:  # the headings evidence, as on SQLite: each query word a heading holds as written
+            held = name_words(headings)
+            head[pid] = sum(w for j, (w, word) in enumerate(zip(widf, words))
+                            if b_words[j] and (folded[j] in held or names_word(word, held, word in prefixes)))
         if b_on:  # B (path, headings) matched a query term: stem-only when it holds no query word as written
             held = name_words(path) | name_words(headings or "")
             if held.isdisjoint(folded) and not any(names_word(word, held, word in prefixes) for word in words):
@@ -2406,7 +2421,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         ex = pid in exact
         if ex:
             sig.add(exact[pid])
-        score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
+        score = cbm[pid] / top + ((NAME_WEIGHT * name[pid] + HEADING_WEIGHT * head.get(pid, 0.0)) / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
