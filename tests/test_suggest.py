@@ -86,3 +86,28 @@ def test_a_name_as_a_wiki_link_writes_it_finds_the_page(tmp_path, db_path):
         assert e.value.suggestions == ["a/notes", "b/weekly"], e.value.suggestions
         assert miss(b, "Claude")  # a part of a name is no name: still a miss
         assert b.resolve_for_write("Claude Code") is None  # put still names a new page as given
+
+
+def test_a_deleted_page_is_said_deleted_and_look_alikes_are_no_suggestion(tmp_path, db_path):
+    """Trial 38: `get "Thomas Becker"` after the note was deleted suggested
+    `ai-game-devtools/storymaker` (difflib's ratio alone): only real near misses are suggested,
+    and a near miss of a deleted page's name says it is in the trash, with the restore command."""
+    root = tmp_path / "v"
+    for rel, text in {"ai-game-devtools/storymaker.md": "# StoryMaker\n", "people/Alice Smith.md": "# A. Smith\n",
+                      "people/Thomas Becker.md": "# Thomas Becker\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Brain.open(db_path) as b:
+        import_tree(b, root)
+        b.delete_page("people/Thomas Becker")
+        for asked in ("Thomas Becker", "people/Thomas Becker", "Thomas Beker", "Tomas Becker"):
+            with pytest.raises(NotFound) as e:
+                b.resolve_slug(asked)
+            assert e.value.suggestions == [], (asked, str(e.value))
+            assert "people/Thomas Becker" in str(e.value) or "it was deleted" in str(e.value), str(e.value)
+            assert "in the trash" in str(e.value) and "gbrain restore 'people/Thomas Becker'" in str(e.value), str(e.value)
+        assert miss(b, "storymakr") == ["ai-game-devtools/storymaker"]
+        assert miss(b, "people/alice") == ["people/Alice Smith"]
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("Tom Baker")
+        assert e.value.suggestions == [] and "trash" not in str(e.value), str(e.value)

@@ -200,6 +200,23 @@ def _near_key(name: str) -> str:
 
 
 
+def _near_miss(asked: str, name: str) -> bool:
+    """Whether ``name`` is a real near miss of ``asked`` (both :func:`_near_key` forms, ``/``
+    between segments), not a look-alike difflib's ratio alone lets through (``storymaker`` for
+    ``thomas-becker``, trial 38): a few letters off (OSA edit distance, a swap counting one: one
+    up to 7 characters, two up to 11, three from 12), or the same words but for the longer
+    one's extra ones (``alice`` for ``alice-smith``; the last segments' words), a word a letter off from 4 characters."""
+    from rapidfuzz.distance import OSA
+
+    n = len(asked)
+    bound = 1 if n <= 7 else 2 if n <= 11 else 3
+    if OSA.distance(asked, name, score_cutoff=bound) <= bound:
+        return True
+    a, b = [w for w in asked.rsplit("/", 1)[-1].split("-") if w], [w for w in name.rsplit("/", 1)[-1].split("-") if w]  # (file names' words)
+    few, many = (a, b) if len(a) <= len(b) else (b, a)
+    return bool(few) and all(any(w == v or (len(w) >= 4 and OSA.distance(w, v, score_cutoff=1) <= 1) for v in many) for w in few)
+
+
 def rule_as_separator_note(page, base, heading: bool) -> str | None:
     """The note of an entry added (``timeline-add``, ``put --timeline-append``) to a page whose
     first ``---`` reads as its timeline separator under ``timeline_split rule`` although the text
@@ -811,9 +828,28 @@ class Brain:
             if d is not None and d["op"] == "delete":
                 who = "it" if gone == s else gone
                 msg += f": {who} was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
+            elif d is None:  # a near miss of a deleted page's name (`Thomas Beker`)
+                for gone, at in self._trashed_near(s)[:2]:
+                    msg += f"; {gone} was deleted on {at[:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)
+
+    def _trashed_near(self, slug: str) -> list[tuple[str, str]]:
+        """``[(name, deleted at)]`` of the deleted pages in the trash (the newest history row of
+        their name a deletion, no page of that name now) whose name or file name is a near miss
+        (:func:`_near_miss`) of ``slug``'s; read only on a miss, from the history's deletions."""
+        key = "/".join(map(_near_key, slug.split("/")))
+        base = _near_key(posixpath.basename(slug))
+        out = []
+        for (name,) in self.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'delete' ORDER BY name"):
+            nk = "/".join(map(_near_key, name.split("/")))
+            if not (_near_miss(key, nk) or (base and _near_miss(base, _near_key(posixpath.basename(name))))):
+                continue
+            r = self.conn.execute("SELECT op, at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
+            if r is not None and r[0] == "delete" and self.page_row(name) is None:
+                out.append((name, r[1]))
+        return out
 
     def renamed(self, slug: str) -> dict | None:
         """Where the page that had the name ``slug`` went, when no page has it now and the
@@ -906,13 +942,16 @@ class Brain:
             by_key.setdefault("/".join(map(_near_key, s.split("/"))), s)
             names.setdefault(_near_key(posixpath.basename(s)), []).append(s)
         key = "/".join(map(_near_key, slug.split("/")))
-        out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6)]
+        out = [by_key[k] for k in difflib.get_close_matches(key, list(by_key), n=n, cutoff=0.6) if _near_miss(key, k)]
         base = _near_key(posixpath.basename(slug))
         # (a name of no letter or digit, `★`, keys as '': near every other such name, `📚📚📚`)
         for k in difflib.get_close_matches(base, [k for k in names if k], n=n, cutoff=0.6) if base else []:
-            out += [s for s in names[k] if s not in out]
+            if _near_miss(base, k):
+                out += [s for s in names[k] if s not in out]
         aliases = {r[0]: (r[1], r[2]) for r in self.conn.execute("SELECT a.alias_key, a.alias, p.slug FROM aliases a JOIN pages p ON p.id = a.page_id ORDER BY a.id DESC")}
         for k in difflib.get_close_matches(identity_key(slug), list(aliases), n=n, cutoff=0.6):
+            if not _near_miss(_near_key(identity_key(slug)), _near_key(k)):
+                continue
             alias, s = aliases[k]
             try:  # an alias is suggested only where it names its page; else the page's slug
                 named = self.resolve_slug(alias)["slug"] == s
