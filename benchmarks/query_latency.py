@@ -17,6 +17,12 @@
 4. Cold CLI: embeds the real pages with the offline default (``minilm`` when installed, else
    ``wordllama``; ``--model`` to choose) and times
    ``python -m gbrain query QUESTION`` end to end (median of 5), beside ``gbrain search``.
+
+Cold-process A/B (``--cold-ab BASE --db BRAIN``): on an existing brain (e.g. ``make_brain --pages
+8000``, imported, ``embed``), alternates this tree and the checkout BASE (``git archive main | tar
+-x -C BASE``), ``--rounds`` times each: the CPU (user+sys, ``RUSAGE_CHILDREN``) and wall of a cold
+``python -m gbrain query``, and of loading the active model's vectors alone in a fresh process
+(``VectorIndex.get``, after the imports). Medians.
 """
 from __future__ import annotations
 
@@ -83,6 +89,44 @@ def baseline_query(b: Brain, model: str, q: np.ndarray, k: int = 10) -> list:
     return [rows[i][0] for i in top]
 
 
+LOAD_ONLY = """
+import resource, sqlite3, sys, time
+from gbrain.search.vectors import VectorIndex, active_model
+conn = sqlite3.connect(sys.argv[1])
+model = active_model(conn, dict(conn.execute("SELECT key, value FROM config")))[0].model_id
+r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+idx = VectorIndex.get(conn, sys.argv[1], model)
+r1, t1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+print(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime, t1 - t0, idx.n)
+"""
+
+
+def cold_ab(base: Path, db: Path, rounds: int) -> None:
+    """This tree vs ``base``, alternated: a cold ``gbrain query`` and a cold vector load (CPU-s, wall s)."""
+    trees = {"this": ROOT, "base": base.resolve()}
+    # bytecode of both trees written first (PYTHONDONTWRITEBYTECODE would compile a tree in every run)
+    env0 = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GBRAIN_DB", "PYTHONDONTWRITEBYTECODE")}
+    for t in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(t / "gbrain")], env=env0, check=True, capture_output=True)
+    res: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    n = 0
+    for r in range(rounds):
+        for name in (("this", "base") if r % 2 else ("base", "this")):
+            env = {**env0, "PYTHONPATH": str(trees[name])}
+            c0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            subprocess.run([sys.executable, "-m", "gbrain", "--db", str(db), "query", f"plans of {r} river budget"], cwd=trees[name], env=env, check=True, capture_output=True)
+            c1, t1 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            res.setdefault((name, "query"), []).append((c1.ru_utime - c0.ru_utime + c1.ru_stime - c0.ru_stime, t1 - t0))
+            out = subprocess.run([sys.executable, "-c", LOAD_ONLY, str(db)], cwd=trees[name], env=env, check=True, capture_output=True, text=True).stdout.split()
+            res.setdefault((name, "load"), []).append((float(out[0]), float(out[1])))
+            n = int(out[2])
+    print(f"cold process on {db} ({n:,} vectors), median of {rounds}, alternated; load avg {os.getloadavg()[0]:.1f}")
+    for what in ("query", "load"):
+        for name in ("base", "this"):
+            xs = res[(name, what)]
+            print(f"  {what:5} {name:4}  CPU {statistics.median(x[0] for x in xs):.3f} s   wall {statistics.median(x[1] for x in xs):.3f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pages", type=int, default=7471)
@@ -92,7 +136,13 @@ def main() -> None:
     ap.add_argument("--real-only", action="store_true", help="skip the synthetic-vector part")
     ap.add_argument("--model", default=offline_model(), help="model for the cold CLI part (default: the offline default)")
     ap.add_argument("--synthetic-real", type=int, metavar="N", help="instead of embedding the pages with the real model, store N synthetic vectors under its id (its warm and cold query latency without hours of embedding on a busy machine; the doc's brain has 54,172 minilm chunks)")
+    ap.add_argument("--cold-ab", metavar="BASE", help="cold-process A/B against the checkout BASE (needs --db)")
+    ap.add_argument("--db", help="the brain for --cold-ab")
+    ap.add_argument("--rounds", type=int, default=7)
     args = ap.parse_args()
+    if args.cold_ab:
+        cold_ab(Path(args.cold_ab), Path(args.db), args.rounds)
+        return
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="gbrain-latency-"))
     work.mkdir(parents=True, exist_ok=True)
     tree, db = work / "tree", work / "brain.db"

@@ -1194,3 +1194,29 @@ def test_embed_estimate_times_the_model_after_its_warm_up(fixture_db, monkeypatc
     assert n >= 2 and len(chunks) >= n
     fewest, most = min(c.tokens for c in chunks.values()), max(c.tokens for c in chunks.values())
     assert fewest / 0.01 <= rate <= most / 0.01, (rate, fewest, most)  # 10 ms a chunk: the 100 s load is not in it
+
+
+def test_vector_index_loads_in_blocks_as_row_by_row(tmp_path, monkeypatch):
+    """The index reads its rows a block at a time (`vectors.LOAD_BLOCK`, one join per block: a cold
+    `query` loaded 58,000 vectors with one numpy call each). Across block edges, and with a row of
+    another size under the same model (skipped), it holds every other row, in id order, with its
+    page: the vectors as stored."""
+    from gbrain.search import vectors
+
+    monkeypatch.setattr(vectors, "LOAD_BLOCK", 2)
+    VectorIndex.forget()
+    b = make(tmp_path, model="fake-32")
+    embed(b)
+    pid, n = b.conn.execute("SELECT page_id, COUNT(*) FROM page_embeddings WHERE model = 'fake-32'").fetchone()
+    assert n >= 4, n
+    with b.transaction():  # a row of another size, mid-table
+        b.conn.execute("INSERT INTO page_embeddings (page_id, chunk_index, chunk_text, embedding, model, dims) VALUES (?, 99, 'odd', ?, 'fake-32', 16)",
+                       (pid, emb.to_blob(np.ones(16, dtype=np.float32))))
+    b.save_page("people/cara.md", "# Cara\n\nNew person.\n")
+    embed(b, slug="cara")
+    rows = b.conn.execute("SELECT id, page_id, embedding FROM page_embeddings WHERE model = 'fake-32' ORDER BY id").fetchall()
+    good = [r for r in rows if len(r[2]) == 32 * 4]
+    assert len(good) == len(rows) - 1
+    idx = VectorIndex.get(b.conn, str(b.path.resolve()), "fake-32")
+    assert idx.n == len(good) and idx.ids[: idx.n].tolist() == [r[0] for r in good] and idx.page_ids[: idx.n].tolist() == [r[1] for r in good]
+    assert np.array_equal(idx.mat[: idx.n], np.stack([np.frombuffer(r[2], dtype="<f4") for r in good]))
