@@ -1115,3 +1115,28 @@ def test_stopping_watch_embed_while_a_request_hangs_says_what_it_waits_for(srv, 
     finally:
         srv.release.set()
     assert any(ln.startswith("stopping: waiting up to ") and "embedding request in flight" in ln for ln in lines), lines
+
+
+def test_the_time_samples_vectors_count_as_new_not_from_cache(srv, run, monkeypatch):
+    """Trial 39: `embed`'s summary said `47,186 new, 526 from cache` where the run had sent every
+    one of those texts (no input sent twice): the time sample's vectors, sent by this run and kept
+    in `embedding_cache` for it, were counted as reused. Counted as sent: `new` is what the server
+    embedded in this run; `from cache` only a vector an earlier run paid for."""
+    from gbrain.operations import search as ops_search
+
+    monkeypatch.setattr(ops_search, "ANNOUNCE_CHUNKS", 0)  # a long run: the sample comes first
+    setup_brain(run, srv.url)
+    for i in range(12):
+        put(run, f"notes/p{i}", f"# P{i}\n\nplain text number {i} about topic {i * 7}\n")
+    r = run("--json", "embed")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    sent = [t for q in srv.requests for t in q["input"]]
+    assert len(sent) == len(set(sent)) and "timed on" in r.stderr.decode(), r.stderr  # a sample was taken; nothing sent twice
+    assert out["embedded"] == len(sent) and out["cached"] == 0, (out, len(sent))
+    # a second run after a change: the unchanged pages' vectors are stored ones, the new text is new
+    put(run, "notes/p3", "# P3\n\nplain text number 3, rewritten\n")
+    srv.requests.clear()
+    out = json.loads(run("--json", "embed", "--all").stdout)
+    sent = [t for q in srv.requests for t in q["input"]]
+    assert out["embedded"] == len(sent) >= 1 and out["cached"] == out["chunks"] - len(sent), (out, sent)

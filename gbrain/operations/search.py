@@ -186,6 +186,7 @@ def _embed(b, a, ctx):
         return {**out, "needs_confirm": True, "message": (
             f"this would send {plan.to_embed:,} chunks (~{plan.tokens:,} tokens) to {model.model_id}, estimated "
             f"${plan.cost:.2f}, above config embed_confirm_usd ${limit_usd:.2f}; call brain_embed again with confirm: true to go ahead")}
+    sampled: set[str] = set()  # the time sample's texts: sent by this run, counted as new
     if plan.paid and plan.to_embed > ANNOUNCE_CHUNKS:
         _say(ctx, f"embedding {plan.chunks:,} chunks (" + (f"{plan.to_embed:,} to embed, " if plan.to_embed != plan.chunks else "")
              + f"~{plan.tokens:,} tokens) with {model.model_id}: estimated cost ${plan.cost:.2f}")
@@ -195,7 +196,7 @@ def _embed(b, a, ctx):
         # were silent, 35 s of a 500 storm, 7 minutes of a hung server)
         _note_retries(model, ctx)
         try:
-            rate, n = sample_rate(b.conn, model, work, transaction=kept)
+            rate, n = sample_rate(b.conn, model, work, transaction=kept, sent=sampled)
         finally:
             _note_retries(model, None)
         if rate > 0:
@@ -219,7 +220,7 @@ def _embed(b, a, ctx):
     _note_retries(model, ctx)  # a provider waiting to retry says so (trial 28: 24 s silent, up to minutes)
     try:
         stats = embed_pages(b.conn, model, work, on_progress=ctx.on_progress, transaction=kept, check_stop=ctx.check_cancel, force=force,
-                            until=until)
+                            until=until, sampled=sampled)
     except (Cancelled, DimsChanged):
         raise
     except GBrainError as e:

@@ -311,6 +311,7 @@ def embed_pages(
     check_stop: Callable[[], None] | None = None,
     force: bool = False,
     until: float | None = None,
+    sampled: set[str] | None = None,
 ) -> dict:
     """Embed the chunks of ``work`` and store them in groups, one write transaction per group
     (so a killed run keeps every finished group and ``embed --stale`` continues after it). A
@@ -329,7 +330,8 @@ def embed_pages(
     each group and may raise to stop the run (a cancelled MCP call); finished groups stay.
     ``until``: a time on :func:`_clock`; the run stops after the first group that ends past it
     (an agent's call within its client's request timeout) and ``unreached`` counts the pages of
-    ``work`` it did not come to (no such key when it finished).
+    ``work`` it did not come to (no such key when it finished). ``sampled``: the hashes of texts this
+    run sent before (:func:`sample_rate`'s, kept in the cache): counted as new, not from cache.
 
     A chunk the provider refuses (:class:`~gbrain.errors.InputRefused`: too long for a local
     server's context) is found by halving its batch; its page is skipped (it stays stale) and
@@ -443,14 +445,19 @@ def embed_pages(
                 )
         # counted over the chunks stored: a skipped page's are neither new nor from cache
         used = [c.hash for w in stored_w for c in w.chunks]
-        new = len({h for h in used if h in fresh})
+        sent_now = set(fresh)
+        if sampled:  # the time sample's texts, sent by this run: new (once), not from cache (trial 39)
+            took = {h for h in used if h in sampled and h not in sent_now}
+            sampled -= took
+            sent_now |= took
+        new = len({h for h in used if h in sent_now})
         stats["embedded"] += new
         n = sum(len(w.chunks) for w in group)
         # the next group: about GROUP_SECONDS of work at this group's speed (all cached: the cap)
         dt = _clock() - t0
         size[0] = cap if not todo or dt <= 0 else min(cap, max(GROUP_MIN, int(n * GROUP_SECONDS / dt)))
         # a text repeated within the run is embedded once: its other copies are not "from cache"
-        repeated = sum(1 for h in used if h in fresh) - new
+        repeated = sum(1 for h in used if h in sent_now) - new
         stats["repeated"] += repeated
         stats["cached"] += len(used) - new - repeated
         done += n
@@ -468,7 +475,8 @@ def embed_pages(
     return stats
 
 
-def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_PageWork], n: int | None = None, transaction: Callable | None = None) -> tuple[float, int]:
+def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_PageWork], n: int | None = None, transaction: Callable | None = None,
+                sent: set[str] | None = None) -> tuple[float, int]:
     """Time the embedding of up to ``n`` (:data:`SAMPLE_CHUNKS`) chunks of ``work`` that need the
     provider, spread over the run, on this machine now, after one more chunk embedded untimed to
     warm the model up (its load is paid once per run, not per chunk); a sample that took less than
@@ -477,7 +485,8 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
     whose time alone is the rate. ``(approx tokens per second, chunks timed)``; ``(0.0, 0)``
     when nothing needs embedding, or when the provider refused a chunk of the sample
     (:class:`~gbrain.errors.InputRefused`: the run bisects and skips it). The vectors are kept in
-    ``embedding_cache``, so the run that follows reuses them (nothing is embedded twice). Other
+    ``embedding_cache``, so the run that follows reuses them (nothing is embedded twice); their
+    hashes are added to ``sent`` (give it to :func:`embed_pages` as ``sampled``: counted as new). Other
     provider errors propagate."""
     n = n or SAMPLE_CHUNKS
     known = _known_hashes(conn, model.model_id)
@@ -523,6 +532,8 @@ def sample_rate(conn: sqlite3.Connection, model: EmbeddingModel, work: list[_Pag
             "INSERT OR IGNORE INTO embedding_cache(model, text_hash, dims, embedding) VALUES (?, ?, ?, ?)",
             [(model.model_id, c.hash, len(v), to_blob(v)) for c, v in zip(done, vecs)],
         )
+    if sent is not None:
+        sent.update(c.hash for c in done)
     return sum(c.tokens for c in timed) / dt, len(timed)
 
 
