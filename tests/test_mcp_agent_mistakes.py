@@ -307,3 +307,30 @@ def test_query_and_question_are_suggested_for_each_other():
         with pytest.raises(BadInput) as e:
             reg.check_args(reg.REGISTRY[tool], {given: "mixture of experts"}, tool=True)
         assert f"did you mean: {meant}; " in str(e.value) and e.value.suggestions == [meant], (str(e.value), e.value.suggestions)
+
+
+def test_a_put_to_a_name_spelled_without_its_accents_makes_no_second_page(fixture_db):
+    """Trial 40: a transcript says "Zoe Kim", "Lukasz Novak", "Soren Iyer"; the brain has
+    people/zoë-kim, people/łukasz-novak, people/søren-iyer (brain_search "Soren Iyer" did not
+    even list søren-iyer in its first five). The ingest skill's slug rule made people/zoe-kim and
+    the put created a second page of the person beside the first, silently, though `people/zoe_kim`
+    beside `people/zoe-kim` is refused. Now the put names the page and writes nothing;
+    `if_hash ''` still makes a new page of that name on purpose."""
+    async def main():
+        async with connect(fixture_db) as c:
+            for s, t in (("people/zoë-kim", "Zoë Kim"), ("people/łukasz-novak", "Łukasz Novak"), ("people/søren-iyer", "Søren Iyer")):
+                ok(await c.call_tool("brain_put", {"slug": s, "content": f"---\ntitle: {t}\ntype: person\n---\n\n# {t}\n\n> CEO.\n"}))
+            refused = [await c.call_tool("brain_put", {"slug": s, "content": "---\ntype: person\n---\n\n# X\n\n> New.\n"})
+                       for s in ("people/zoe-kim", "people/lukasz-novak", "People/Soren Iyer", "Zoe Kim")]
+            listed = [i["slug"] for i in ok(await c.call_tool("brain_list", {"type": "person", "limit": 500}))["items"]]
+            forced = ok(await c.call_tool("brain_put", {"slug": "people/zoe-kim", "if_hash": "", "content": "# Zoe Kim\n"}))
+            other = ok(await c.call_tool("brain_put", {"slug": "people/zoe-kimura", "content": "# Zoe Kimura\n"}))
+            return refused, listed, forced, other
+
+    refused, listed, forced, other = anyio.run(main)
+    for r, page in zip(refused, ("people/zoë-kim", "people/łukasz-novak", "people/søren-iyer", "people/zoë-kim"), strict=True):
+        assert r.is_error, text_of(r)
+        err = r.structured_content["error"]
+        assert f"give '{page}'" in err and "nothing was written" in err and "if_hash ''" in err, err
+    assert not {"people/zoe-kim", "people/lukasz-novak", "People/Soren Iyer", "Zoe Kim"} & set(listed)
+    assert forced["created"] and other["created"]

@@ -538,7 +538,8 @@ def _check_spelling_twin(b, a, ctx) -> None:
     """Refuse a put that would create ``a['slug']`` beside a page whose name is the same but for
     case and separators (white space, ``_``, ``-``, ``.``) in each folder and the file name (``people/priya_raman``,
     ``People/Priya Raman`` beside ``people/priya-raman``: the skills' slug rule makes both that
-    name, and an agent's put made a second page of the person). ``if_hash ''`` (only a new page)
+    name, and an agent's put made a second page of the person), or but for accents
+    (:func:`_accent_twins`). ``if_hash ''`` (only a new page)
     creates it anyway. A name a page has (exact, suffix, alias) writes that page as before."""
     from ..page.slugs import loose_key, nfc
 
@@ -554,12 +555,75 @@ def _check_spelling_twin(b, a, ctx) -> None:
     twins = [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE loose_key = ? ORDER BY slug LIMIT 50", (loose_key(slug),))
              if s != slug and spelling(s) == want]
     how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
+
+    def refuse(twins: list[str]) -> BadInput:
+        return BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case, accents or separators: spaces, _, -, .): "
+                        f"give '{twins[0]}' to write that page; nothing was written (to make a new page '{slug}' beside it, put with {how})",
+                        suggestions=twins)
+
     if twins:
-        raise BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case or separators: spaces, _, -, .): "
-                       f"give '{twins[0]}' to write that page; nothing was written (to make a new page '{slug}' beside it, put with {how})")
+        raise refuse(twins)
     read = _read_as(b, slug)
     if read:
         raise BadInput(_read_as_words(slug, read, ctx) + f" (to make a new page '{slug}' beside it, put with {how})", suggestions=[read])
+    twins = _accent_twins(b, slug, want)
+    if twins:
+        raise refuse(twins)
+
+
+#: letters Unicode does not decompose into a base letter and a mark (NFKD keeps them whole)
+_UNMARKED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ı": "i", "ŀ": "l", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ð": "d"})
+
+
+def _unaccented(name: str) -> str:
+    """``name`` casefolded without its accents: NFKD with the combining marks dropped, and the
+    letters that do not decompose (``ł``, ``ø``, ``ß``…) as their plain spelling."""
+    import unicodedata
+
+    base = "".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c))
+    return base.translate(_UNMARKED)
+
+
+def _accent_twins(b, slug: str, want: list[str]) -> list[str]:
+    """The pages in ``slug``'s folder whose name is ``want`` (:func:`_check_spelling_twin`'s
+    spelling) but for accents: ``people/zoe-kim`` beside ``people/zoë-kim``, ``people/lukasz-novak``
+    beside ``people/łukasz-novak`` (trial 40: a transcript's "Zoe Kim" made a second page of the
+    person). Reads the folder's slugs, or every page's slug and title for a bare name (a new page's
+    put only: 2,000 pages, a few ms)."""
+    import posixpath
+
+    from ..page.slugs import nfc
+
+    folder = posixpath.dirname(slug.strip().strip("/"))
+    key = [_unaccented(p) for p in want]
+    pre = (folder.casefold() + "/") if folder else ""
+    # a bare name (no folder) is read as the page whose file name or title it is (`_read_as`):
+    # any folder's page, by either
+    # a twin's name is no longer than its unaccented spelling (`ß` → `ss` makes that longer) and
+    # keys (SQL's length of loose_key, title_key) about as long: others are no candidates
+    n = len(key[-1])
+    near = "(length(loose_key) BETWEEN ? AND ? OR length(title_key) BETWEEN ? AND ?)"
+    span = (n // 2 - 1, n + 1) * 2
+    rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE lower(substr(slug, 1, ?)) = ? AND {near} ORDER BY slug", (len(pre), pre, *span)) if pre else \
+        b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span)
+    out = []
+
+    def twin(name: str) -> bool:  # the same name but for accents (a spelling as written is `_read_as`'s)
+        plain = [_SEPARATORS.sub("-", nfc(p).casefold()).strip("-") for p in name.split("/")]
+        return plain != want and [_unaccented(p) for p in plain] == key
+
+    for s, title in rows:
+        if s == slug:
+            continue
+        if pre:
+            same = s.count("/") == slug.strip().strip("/").count("/") and twin(s)
+        else:
+            same = twin(posixpath.basename(s)) or ("/" not in (title or "") and twin(title or ""))
+        if same:
+            out.append(s)
+            if len(out) == 5:
+                break
+    return out
 
 
 def _read_as(b, slug: str) -> str | None:
