@@ -334,3 +334,20 @@ def test_a_put_to_a_name_spelled_without_its_accents_makes_no_second_page(fixtur
         assert f"give '{page}'" in err and "nothing was written" in err and "if_hash ''" in err, err
     assert not {"people/zoe-kim", "people/lukasz-novak", "People/Soren Iyer", "Zoe Kim"} & set(listed)
     assert forced["created"] and other["created"]
+
+
+def test_lints_stale_compiled_truth_action_puts_with_the_hash_read(fixture_db):
+    """Trial 40: the skills insist a compiled-truth rewrite is put with the content_hash read
+    (`if_hash`: the person may be editing the note), but brain_lint's stale_compiled_truth action
+    offered `brain_put {"slug", "compiled_truth", "frontmatter"}` without it, and an agent that
+    follows the action overwrites an edit saved after its read. It now carries `if_hash` and says
+    where the hash comes from (brain_get)."""
+    async def main():
+        async with connect(fixture_db) as c:
+            ok(await c.call_tool("brain_timeline_add", {"slug": "people/ana-lima", "date": "2099-01-02", "source": "meeting", "summary": "Later news"}))
+            return ok(await c.call_tool("brain_lint", {"check": "stale_compiled_truth", "slug": ["people/ana-lima"]}))
+
+    items = anyio.run(main)["items"]
+    assert items and items[0]["slug"] == "people/ana-lima", items
+    action = items[0]["action"]
+    assert '"if_hash": HASH' in action and 'brain_get {"slug": "people/ana-lima"}' in action and "gbrain" not in action, action
