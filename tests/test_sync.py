@@ -1169,12 +1169,13 @@ def test_a_file_gone_right_after_sync_wrote_it_is_a_delete_not_a_crash(env, monk
     real = engmod.atomic_write
 
     def write_then_gone(target, data, **kw):
-        real(target, data, **kw)
+        done = real(target, data, **kw)
         if target.name == "fresh.md":
             if how == "deleted":
                 target.unlink()
             else:
                 target.rename(target.with_name("moved.md"))
+        return done
 
     monkeypatch.setattr(engmod, "atomic_write", write_then_gone)
     out = eng.reconcile(log_paths=["notes/fresh.md"], consumed_seq=brain.conn.execute("SELECT MAX(seq) FROM change_log").fetchone()[0])

@@ -1439,7 +1439,9 @@ class SyncEngine:
             merged = merges[p][1]
             assert merged is not None
             try:
-                atomic_write(Path(self._abs(p)), merged)
+                if not atomic_write(Path(self._abs(p)), merged, unchanged=self._planned(disk.get(p))):
+                    out.unreadable.append((p, CHANGED_MEANWHILE))  # a save since: merged again next round
+                    continue
             except OSError as e:
                 # a read-only folder: the merge becomes the page all the same (the file's edit
                 # reaches the brain), the file keeps its bytes and is their base, so the merge
@@ -1460,7 +1462,7 @@ class SyncEngine:
                 except OSError:
                     pass
             try:
-                f = self._write_out(p, p, S[p])
+                f = self._write_out(p, p, S[p], out, disk.get(p))
             except OSError as e:
                 # a read-only folder: the brain keeps its version, the file stays as it is (its
                 # base too, so the next round tries again)
@@ -1479,7 +1481,7 @@ class SyncEngine:
             if not self._still_as_planned(out, dst, disk.get(dst), absent=src):
                 continue
             try:
-                f = self._write_out(src, dst, S[src])
+                f = self._write_out(src, dst, S[src], out, disk.get(dst))
             except OSError as e:
                 note_refused(out, dst, e)
                 continue
@@ -1828,7 +1830,7 @@ class SyncEngine:
                     continue
                 left = cp
             try:
-                w = self._write_out(p, p, S[p])
+                w = self._write_out(p, p, S[p], out, f)
             except OSError as e:
                 note_refused(out, p, e)
                 w = None
@@ -2398,22 +2400,37 @@ class SyncEngine:
                 out[r[0]] = r[1]
         return out, seq
 
-    def _write_out(self, src: str, dst: str, hx: str) -> DiskFile | None:
+    def _write_out(self, src: str, dst: str, hx: str, out: Outcome, f: DiskFile | None) -> DiskFile | None:
         """Write the brain's bytes at ``src`` to the file ``dst`` atomically (a big file streamed
-        from its pieces) when they still have the hash ``hx`` the round planned with; the
-        written file's :class:`DiskFile`, or None (nothing written) when the brain changed since."""
+        from its pieces) when they still have the hash ``hx`` the round planned with and ``dst``
+        still holds the file ``f`` the round planned from (None: no file); the written file's
+        :class:`DiskFile`, or None (nothing written) when the brain changed since, or the file
+        did (noted as :data:`CHANGED_MEANWHILE`: a save the round has not read is never
+        written over, :func:`exporter._swap_in`)."""
         big = self._db_pieces(src)
         if big is not None:
             if big[0] != hx:
                 return None
-            atomic_write(Path(self._abs(dst)), blobs.iter_pieces(self.conn, big[0]))
+            if not atomic_write(Path(self._abs(dst)), blobs.iter_pieces(self.conn, big[0]), unchanged=self._planned(f)):
+                out.unreadable.append((dst, CHANGED_MEANWHILE))
+                return None
             st = self._lstat_written(dst)
             return DiskFile(dst, st.st_size if st else 0, change_stamp(st) if st else 0, big[0], None)
         data = self.db_bytes(src)
         if data is None or sha256(data) != hx:
             return None
-        atomic_write(Path(self._abs(dst)), data)
+        if not atomic_write(Path(self._abs(dst)), data, unchanged=self._planned(f)):
+            out.unreadable.append((dst, CHANGED_MEANWHILE))
+            return None
         return self._stat_written(dst, data)
+
+    @staticmethod
+    def _planned(f: DiskFile | None) -> Callable[[os.stat_result | None], bool]:
+        """The test a write gives :func:`atomic_write`: the file is still ``f`` (size and change
+        stamp, as :meth:`_stat_is`; None: still no file)."""
+        if f is None:
+            return lambda st: st is None
+        return lambda st: st is not None and st.st_size == f.size and change_stamp(st) == f.mtime_ns
 
     def _still_as_planned(self, out: Outcome, p: str, f: DiskFile | None, *, absent: str | None = None) -> bool:
         """Whether the file at ``p`` still has the stat (size and change stamp) the round was
