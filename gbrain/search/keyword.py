@@ -151,17 +151,37 @@ _PLAIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
 
 
+#: Latin letters with no Unicode decomposition (so neither unicode61 nor ``gb_fold`` folds them),
+#: read as Lucene's ASCIIFoldingFilter reads them, so an English keyboard's ``Lukasz`` finds
+#: ``Łukasz`` and ``Soren`` finds ``Søren`` (trial 40): the query's words are read so
+#: (:func:`search_form`) and a page's words holding one are indexed so beside them
+#: (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56)
+LETTER_FOLD = {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "ẞ": "SS", "æ": "ae",
+               "Æ": "AE", "œ": "oe", "Œ": "OE", "ı": "i", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D",
+               "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŀ": "l", "Ŀ": "L"}
+_LETTER_TABLE = str.maketrans(LETTER_FOLD)
+#: a character :func:`fold_letters` changes
+_LETTERS = re.compile("[" + "".join(LETTER_FOLD) + "]")
+
+
+def fold_letters(text: str) -> str:
+    """``text`` with the letters of :data:`LETTER_FOLD` spelled in ASCII (``Łukasz Søren Straße``
+    → ``Lukasz Soren Strasse``); every other character as it is."""
+    return text if text.isascii() or not _LETTERS.search(text) else text.translate(_LETTER_TABLE)
+
+
 def search_form(text: str) -> str:
     """``text`` in the form keyword search reads a query in: Unicode NFKC (compatibility
     composition: ``ﬁ`` → ``fi``, ``ＧＰＴ４`` → ``GPT4``, ``x²`` → ``x2``, ``①`` → ``1``, a
-    no-break or ideographic space → a space; NFD accents composed, as NFC does). Pages are
-    indexed in this form too (:func:`compat_words`). Case is folded later, word by word."""
-    return unicodedata.normalize("NFKC", text or "")
+    no-break or ideographic space → a space; NFD accents composed, as NFC does), and the letters
+    no decomposition folds spelled in ASCII (:func:`fold_letters`). Pages are indexed in this
+    form too (:func:`compat_words`). Case is folded later, word by word."""
+    return fold_letters(unicodedata.normalize("NFKC", text or ""))
 
 
 def _compat_free(text: str) -> bool:
-    """Whether ``text`` is its own NFKC form (ASCII always is: O(1) for an ASCII ``str``)."""
-    return text.isascii() or unicodedata.is_normalized("NFKC", text)
+    """Whether ``text`` is its own :func:`search_form` (ASCII always is: O(1) for an ASCII ``str``)."""
+    return text.isascii() or (not _LETTERS.search(text) and unicodedata.is_normalized("NFKC", text))
 
 
 @functools.lru_cache(maxsize=1)
@@ -187,10 +207,12 @@ def _wordless() -> re.Pattern:
 
 
 def _no_compat_words(text: str) -> bool:
-    """Whether ``text``'s NFKC form has the same words as ``text`` for certain: it is NFKC, or
-    it is once its :func:`_wordless` characters are removed (a page with no-break spaces or
-    full-width punctuation only: most non-NFKC pages of real vaults, 95–99%)."""
-    return _compat_free(text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text))
+    """Whether ``text``'s :func:`search_form` has the same words as ``text`` for certain: it
+    holds no letter :func:`fold_letters` changes and is NFKC, or is once its :func:`_wordless`
+    characters are removed (a page with no-break spaces or full-width punctuation only: most
+    non-NFKC pages of real vaults, 95–99%)."""
+    return text.isascii() or (not _LETTERS.search(text) and (
+        unicodedata.is_normalized("NFKC", text) or unicodedata.is_normalized("NFKC", _wordless().sub("", text))))
 
 
 def compat_words(text: str) -> list[str]:
@@ -235,7 +257,7 @@ def _fold_map(text: str) -> tuple[str, list[int], list[int]]:
             j = i + 1
             while j < n and unicodedata.combining(run[j]):
                 j += 1
-            f = fold_accents(unicodedata.normalize("NFKC", run[i:j])).casefold()
+            f = fold_letters(fold_accents(unicodedata.normalize("NFKC", run[i:j]))).casefold()
             out.append(f)
             starts.extend([a + i] * len(f))
             ends.extend([a + j] * len(f))
@@ -2642,7 +2664,9 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         meta = {}
         for r in conn.execute(sql, targs):
             meta[r["id"]] = r
-            if r["head"] is not None and HIT_ON in r["head"] and not cjk:
+            # (a text holding a letter fold_letters spells in ASCII is marked in Python: the
+            # engine's marks miss `Łukasz` found as `lukasz`)
+            if r["head"] is not None and HIT_ON in r["head"] and not cjk and not _LETTERS.search(r["head"]):
                 snip[int(r["id"])] = snippet_of(r["head"])
         small = []
     else:
@@ -2668,7 +2692,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         body_of = body or (_body_only(q), math.inf, 1)
         for i, text in _body_rows(conn, body_of, small, marked=True):
             found.add(i)
-            if HIT_ON in text:
+            if HIT_ON in text and not _LETTERS.search(text):  # (as on Postgres, above)
                 snip[i] = snippet_of(text)
     if body is not None:
         _with_body_signal(conn, ranked, body, set(small), found)

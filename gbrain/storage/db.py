@@ -703,6 +703,26 @@ def rederive_compat_words(conn) -> int:
     return _rewrite_search_words(conn, rows)
 
 
+def rederive_letter_words(conn) -> int:
+    """Recompute ``search_words`` of the pages whose compiled truth, timeline, frontmatter JSON,
+    title or path holds a letter :func:`gbrain.search.keyword.fold_letters` spells in ASCII
+    (``Łukasz`` → ``Lukasz``, ``Søren`` → ``Soren``: their ASCII words join the page's
+    compatibility words), writing the ones that differ, in the caller's transaction. Postgres
+    selects those pages in the server. For SQLite v54 / Postgres v56. Returns how many changed."""
+    from ..search.keyword import LETTER_FOLD, _LETTERS
+
+    cols = "id, compiled_truth, timeline, frontmatter, title, path, search_words"
+    if is_postgres(conn):
+        cls = "[" + "".join(LETTER_FOLD) + "]"
+        rows = conn.execute(f"SELECT {cols} FROM pages WHERE concat_ws(' ', compiled_truth, timeline, frontmatter::text, title, path) ~ ?",
+                            (cls,)).fetchall()
+    else:
+        ids = [r[0] for r in conn.execute("SELECT id, compiled_truth, timeline, frontmatter, title, path FROM pages")
+               if any(x and not x.isascii() and _LETTERS.search(x) for x in r[1:])]
+        rows = [conn.execute(f"SELECT {cols} FROM pages WHERE id = ?", (pid,)).fetchone() for pid in ids]
+    return _rewrite_search_words(conn, rows)
+
+
 def _m15_compat_words(conn: sqlite3.Connection) -> None:
     """Keyword search folds Unicode compatibility characters (NFKC): a page whose text has
     ligatures (``ﬁnancial``), full-width letters (``ＧＰＴ４``), superscripts… is indexed under
@@ -1850,7 +1870,16 @@ def _m53_graphless_journals(conn: sqlite3.Connection) -> None:
     rederive_graphless_journals(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals]
+def _m54_letter_fold(conn: sqlite3.Connection) -> None:
+    """Keyword search spells the letters no decomposition folds in ASCII (``ł ø đ ß æ œ ı þ ð ħ
+    ŧ``: ``Lukasz`` finds ``Łukasz``, ``Soren`` finds ``Søren``, as Lucene's ASCIIFoldingFilter;
+    trial 40): the query's words (``search_form``) and the words of a page holding one, beside
+    them in ``pages.search_words`` (:func:`rederive_letter_words`, only those pages; the FTS5
+    trigger re-indexes the pages that change)."""
+    rederive_letter_words(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
