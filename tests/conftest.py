@@ -401,16 +401,19 @@ def drop_test_databases() -> None:
 def writable_by_this_gbrain(conn) -> None:
     """A brain held at an older schema (a test that sets ``pg.PG_SCHEMA_VERSION`` or
     ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
-    version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``), so the test
+    version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``, v51's ``h1_key``), so the test
     can put pages there; those versions add a column only if missing."""
     if getattr(conn, "dialect", "sqlite") == "postgres":
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
+        conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS h1_key TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         for col in ("search_body", "search_timeline"):
             conn.execute(f"ALTER TABLE pages ADD COLUMN IF NOT EXISTS {col} TEXT COLLATE \"C\"")
         return
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
     if "search_cjk" not in have:
         conn.execute("ALTER TABLE pages ADD COLUMN search_cjk TEXT NOT NULL DEFAULT ''")
+    if "h1_key" not in have:
+        conn.execute("ALTER TABLE pages ADD COLUMN h1_key TEXT NOT NULL DEFAULT ''")
     for col in ("search_body", "search_timeline"):
         if col not in have:
             conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT")
