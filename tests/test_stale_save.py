@@ -616,3 +616,60 @@ def test_a_second_save_within_one_swap_is_kept_beside_the_note(tmp_path, swap_wa
     exporter._put_back(str(aside), str(tmp_path / "x.md"), mine)
     assert (tmp_path / "x.md").read_bytes() == b"a save\n"
     assert sorted(os.listdir(tmp_path)) == ["note.md", "note.unseen-1.md", "ours", "x.md"]
+
+
+KILLED_IN_THE_SWAP = r"""
+import os, sys
+from gbrain.sync import exporter
+target, brain_text, save = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()
+def hook(t):  # the editor's save lands between the check and the swap
+    tmp = t + ".swp-tmp"
+    open(tmp, "wb").write(save)
+    os.rename(tmp, t)
+exporter.before_swap = hook
+exporter._put_back = lambda *a: os._exit(9)  # killed before the save is put back
+if exporter._renameat2 is None:
+    exporter.os.link = lambda *a: os._exit(9)  # rename-aside way: killed with the save aside
+exporter._replace_file(target, brain_text, None, unchanged=lambda st: True)
+"""
+
+
+def killed_in_the_swap(f: Path, brain_text: bytes, save: bytes) -> None:
+    """Leave what a sync/watch process killed in the swap's window leaves: the note holding the
+    brain's text (or missing, the rename-aside way), the editor's save under the dead process's
+    temp name."""
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-c", KILLED_IN_THE_SWAP, str(f), brain_text.decode(), save.decode()],
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert r.returncode == 9
+    assert [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
+
+
+def test_a_save_left_under_a_killed_rounds_temp_name_is_kept_and_imported(env):
+    """A process killed between the swap and putting a save back left the save under its
+    ``.gbrain-tmp-<pid>-…`` name; the next run's cleanup removed it as a partial temp of its own:
+    the typed line was lost. A dead temp holding bytes the brain lacks is now kept beside the
+    note (``NAME.unseen-N.md``) and imported; the brain's own dead temps are still removed."""
+    brain, eng, root = env
+    f = root / PATH
+    page = text_of(brain, SLUG).encode("utf-8")
+    saved = page + b"user typed this\n"
+    killed_in_the_swap(f, page, saved)
+    # and a partial temp of an interrupted write of gbrain's own, from another dead process
+    partial = f.parent / ".gbrain-tmp-999999999-123"
+    partial.write_bytes(page[:10])
+    # a whole swap temp holding the brain's text (killed just before its swap): removed too
+    from gbrain.sync.scan import _name_hash
+
+    (f.parent / f".gbrain-tmp-999999998-swap-{_name_hash(f.name)}.md").write_bytes(page)
+    rep = eng.sync()
+    assert rep["ok"], rep
+    assert sha(saved) in all_versions(brain, root), "the save was lost"
+    kept = f.parent / "ana-lima.unseen-1.md"
+    assert kept.read_bytes() == saved
+    assert text_of(brain, "people/ana-lima.unseen-1").encode("utf-8") == saved  # imported
+    assert f.read_bytes() == page
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)

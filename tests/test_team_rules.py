@@ -654,3 +654,40 @@ def test_only_the_sync_of_the_folder_that_renamed_the_note_counts_the_links_left
     rep = json.loads(r.stdout)
     assert r.returncode == 0 and rep["moved"] == [{"from": old, "to": new, "follows_rename": True}], r.stdout
     assert "renamed_links" not in rep, rep["renamed_links"]
+
+
+@pytest.mark.engine_free
+def test_a_late_save_never_replaces_a_save_landing_at_the_new_name_after_the_check(tmp_path, brain_tree, pg_url, monkeypatch):
+    """The late save followed the rename with a plain ``os.replace`` after hashing the new name's
+    file: a save landing there between the hash and the replace was clobbered unseen. Now the
+    move goes in only over the file hashed (``exporter._swap_in``): the save landing meanwhile
+    stays at the new name, bob's late save at the old one, and neither is lost."""
+    from gbrain.sync import exporter
+
+    a, b, old, new, buffer = _renamed_under_bobs_editor(tmp_path, brain_tree, pg_url)
+    late = buffer + b"\nbob's line from the open buffer\n"
+    (b / old).write_bytes(late)
+    other = (b / new).read_bytes() + b"\nsaved at the new name meanwhile\n"
+    hit: list = []
+
+    def hook(target: str) -> None:
+        if target == str(b / new) and not hit:
+            hit.append(target)
+            t = b / "people" / ".swp-tmp"
+            t.write_bytes(other)
+            t.rename(b / new)
+    monkeypatch.setattr(exporter, "before_swap", hook)
+    with Brain.open(pg_url) as br:
+        eng = SyncEngine(br, b)
+        eng.bind()
+        eng.sync()
+        assert hit, "the late save did not go through the checked move"
+        assert (b / new).read_bytes() == other and (b / old).read_bytes() == late
+        assert not [p for p in (b / "people").iterdir() if p.name.startswith(".gbrain-tmp-")]
+        eng.sync()
+        eng.sync()
+        held = [p.read_bytes() for p in (b / "people").iterdir() if p.is_file()]
+        held += [r[0].encode() if isinstance(r[0], str) else bytes(r[0]) for r in br.conn.execute("SELECT compiled_truth FROM pages")]
+        assert any(b"saved at the new name meanwhile" in t for t in held)
+        assert any(b"bob's line from the open buffer" in t for t in held)
+        eng.close()

@@ -135,7 +135,7 @@ from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown,
 from ..page.links import title_names
 from ..errors import BadInput, GBrainError
 from . import verify
-from .exporter import atomic_write, safe_join
+from .exporter import atomic_write, brain_holds, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
@@ -426,6 +426,36 @@ def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[st
 # ---------------------------------------------------------------------------
 # the engine
 # ---------------------------------------------------------------------------
+
+
+def _move_over_checked(src: str, dst: str, checked: os.stat_result) -> bool:
+    """Move the file at ``src`` to ``dst`` only over the file ``checked`` (the one whose bytes a
+    round hashed), never over a save landing at ``dst`` after that check: a swap temp linked to
+    ``src`` goes in with :func:`~gbrain.sync.exporter._swap_in` (a save made meanwhile stays at
+    ``dst``, ``src`` stays too). True: moved (``src`` gone)."""
+    from . import exporter
+    from .scan import swap_temp
+
+    folder, _, name = dst.rpartition("/")
+    tmp = swap_temp(folder, name)
+    try:
+        os.link(src, tmp)
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links here: a copy (``src`` stays until the move is done)
+        with open(src, "rb") as f:
+            exporter._replace_file(tmp, f.read(), None)
+    mine = os.lstat(tmp)
+    try:
+        ok = exporter._swap_in(tmp, dst, lambda st: st is not None and exporter._same_file(st, checked), mine)
+    except BaseException:
+        exporter._drop_ours(tmp, dst, mine)
+        raise
+    if not ok:
+        exporter._drop_ours(tmp, dst, mine)
+        return False
+    os.unlink(src)
+    return True
 
 
 def _follows_next_round(p: str, tp: str, paths: set[str], maps: tuple, out: Outcome) -> None:
@@ -778,10 +808,11 @@ class SyncEngine:
         self.leftover_temps = w.temps
         return Scan(root=self.root, stats=w.files, skipped=w.reported())
 
-    def clean_temp_files(self, temps: list[tuple[str, str]]) -> list[str]:
+    def clean_temp_files(self, temps: list[tuple[str, str]], kept: list[tuple[str, str]] | None = None) -> list[str]:
         """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
-        writer's are left alone). Returns the relative paths removed."""
-        return remove_dead_temps(temps)
+        writer's are left alone; a dead swap temp holding bytes the brain lacks, a save, is kept
+        beside its note: ``kept``). Returns the relative paths removed."""
+        return remove_dead_temps(temps, own=lambda p: brain_holds(self.brain, p), kept=kept)
 
     def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
@@ -977,7 +1008,15 @@ class SyncEngine:
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
             self._purged_said.update(rep0.get("purged_skipped") or [])  # (said by the import)
             self._log(f"+ {first:,} files imported into the empty brain")
-        cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps)]
+        saves: list[tuple[str, str]] = []
+        cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps, saves)]
+        for at, note in saves:  # a save a killed round's swap held: imported this round
+            cleaned.append(f"{at} (a save to {note} left under the temp name of a gbrain run killed while writing it; kept)")
+            try:
+                st = os.lstat(self.root / at)
+                stats.append((at, st.st_size, change_stamp(st)))
+            except OSError:
+                pass
         for c in cleaned:
             self._log(f"- cleaned {c}")
         clean, db, state_paths, seq_now = self._unchanged(stats)
@@ -2871,13 +2910,15 @@ class SyncEngine:
             src, dst = self._abs(p), self._abs(tp)
             try:
                 try:
+                    checked = os.lstat(dst)
                     with open(dst, "rb") as fh:
                         held = sha256(fh.read())
                 except FileNotFoundError:
                     held = None
                 if held is None or held != st[3]:
                     continue  # edited here since it was synced (or gone): the plain rules
-                os.replace(src, dst)
+                if not _move_over_checked(src, dst, checked):
+                    continue  # a save landed at the new name since the check: the plain rules next round
             except OSError as e:
                 self._warn(f"{p}: saved at the old name of {tp}, but the file could not follow ({e.strerror}); left as it is")
                 continue

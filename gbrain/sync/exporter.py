@@ -29,7 +29,7 @@ from ..page.slugs import cmd_arg
 from ..storage import blobs
 from . import verify
 from .folders import make_folders
-from .scan import TMP_PREFIX, change_stamp, db_excludes, remove_dead_temps, scan_tree
+from .scan import TMP_PREFIX, change_stamp, db_excludes, keep_beside, remove_dead_temps, scan_tree, swap_temp
 
 
 #: errnos of a full disk or an exhausted quota
@@ -157,6 +157,11 @@ def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, 
             os.chmod(tmp, mode)
         if unchanged is not None:
             assert mine is not None
+            # whole now: renamed to its swap name, so a cleanup after a kill within the swap
+            # knows it may hold a save and never removes one (scan.remove_dead_temps)
+            swap = swap_temp(folder, name)
+            os.rename(tmp, swap)
+            tmp = swap
             if not _swap_in(tmp, target, unchanged, mine):
                 _drop_ours(tmp, target, mine)
                 return False
@@ -336,26 +341,7 @@ def _settle_aside(aside: str, before: os.stat_result, target: str) -> None:
 def _keep_aside(path: str, target: str) -> None:
     """Keep the save at ``path`` (two saves within one swap: one is at ``target``) as a file of
     the folder next to ``target``, ``NAME.unseen-N.EXT``, which the next round imports."""
-    folder, _, name = target.rpartition("/")
-    stem, dot, ext = name.rpartition(".")
-    if not stem:
-        stem, dot, ext = name, "", ""
-    n = 1
-    while True:
-        keep = f"{folder}/{stem}.unseen-{n}{dot}{ext}"
-        try:
-            os.link(path, keep)
-        except FileExistsError:
-            n += 1
-            continue
-        except OSError:
-            if os.path.lexists(keep):
-                n += 1
-                continue
-            os.rename(path, keep)
-            return
-        os.unlink(path)
-        return
+    keep_beside(path, target)
 
 
 def _name_target(e: OSError, tmp: str, target: str) -> None:
@@ -427,6 +413,27 @@ def synced_folder(brain: Brain, root: Path) -> str | None:
         if r[0] and os.path.realpath(r[0]) == real:
             return str(r[0])
     return None
+
+
+def brain_holds(brain: Brain, path: str) -> bool:
+    """Whether the bytes of the file at ``path`` are a text the brain holds (a page's or file's,
+    now or in the history, by sha256): a dead temp file that is gbrain's own, never a save."""
+    import hashlib
+
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for piece in iter(lambda: f.read(1 << 20), b""):
+                h.update(piece)
+    except OSError:
+        return False
+    hx = h.hexdigest()
+    try:
+        return any(brain.conn.execute(q, (hx,)).fetchone() is not None for q in (
+            "SELECT 1 FROM history_bodies WHERE hash = ?", "SELECT 1 FROM pages WHERE content_hash = ?",
+            "SELECT 1 FROM files WHERE content_hash = ?"))
+    except sqlite3.DatabaseError:
+        return False
 
 
 def _in_history(brain: Brain, rel: str, hx: str) -> bool:
@@ -901,7 +908,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         return {"ok": True, "counts": counts, "root": str(root), **made}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     # the partial temp files of an export (or sync) killed mid-write: never left for a `git add -A`
-    cleaned = remove_dead_temps(scan.temps)
+    cleaned = remove_dead_temps(scan.temps, own=lambda p: brain_holds(brain, p))
     disk, errors = verify.hash_tree(scan, known=known)
     pruned: list[str] = []
     not_pruned: list[str] = []

@@ -627,17 +627,90 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_dead_temps(temps: list[tuple[str, str]]) -> list[str]:
+#: the part of a temp file's name (``.gbrain-tmp-<pid>-swap-<hash>[.EXT]``) saying it is whole and
+#: about to be swapped with the note: after the swap it may hold an editor's save (:func:`swap_temp`)
+SWAP_MARK = "swap-"
+_SWAP_RE = re.compile(re.escape(TMP_PREFIX) + r"\d+-" + SWAP_MARK + r"([0-9a-f]{16})(\.[A-Za-z0-9]{1,16})?")
+
+
+def _name_hash(name: str) -> str:
+    import hashlib
+
+    return hashlib.blake2b(name.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+
+def swap_temp(folder: str, name: str) -> str:
+    """The name a whole temp file takes before it is swapped with ``folder/name``: it names its
+    note by a stable hash of ``name`` (and keeps a short extension), so the cleanup after a
+    process killed within the swap finds the note of a save left there (:func:`remove_dead_temps`)."""
+    _, dot, ext = name.rpartition(".")
+    ext = "." + ext if dot and 0 < len(ext) <= 16 and ext.isascii() and ext.isalnum() else ""
+    return f"{folder}/{TMP_PREFIX}{os.getpid()}-{SWAP_MARK}{_name_hash(name)}{ext}"
+
+
+def keep_beside(path: str, target: str) -> str:
+    """Keep the save at ``path`` as a file of the folder next to ``target``, ``NAME.unseen-N.EXT``
+    (a new name: never over a file), which a round imports. Returns its path."""
+    folder, _, name = target.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    if not stem:
+        stem, dot, ext = name, "", ""
+    n = 1
+    while True:
+        keep = f"{folder}/{stem}.unseen-{n}{dot}{ext}"
+        try:
+            os.link(path, keep)
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError:
+            if os.path.lexists(keep):
+                n += 1
+                continue
+            os.rename(path, keep)
+            return keep
+        os.unlink(path)
+        return keep
+
+
+def _swap_note(full: str, h: str, ext: str) -> str:
+    """The note a dead swap temp was for: the file of its folder whose name hashes to ``h``
+    (else a made-up name there, so the save is still kept)."""
+    folder = os.path.dirname(full)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    for n in names:
+        if not n.startswith(TMP_PREFIX) and _name_hash(n) == h:
+            return f"{folder}/{n}"
+    return f"{folder}/saved-during-gbrain-write{ext}"
+
+
+def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] | None = None,
+                      kept: list[tuple[str, str]] | None = None) -> list[str]:
     """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``, ``(absolute,
     relative)`` pairs) left by a process that died mid-write (its pid is gone): partial copies
     of bytes the brain still holds (sync's folder, an export's). A live writer's temp file is
-    left alone. Returns the relative paths removed."""
+    left alone. A dead swap temp (:func:`swap_temp`) may hold an editor's save the swap took
+    from the note (the process killed before putting it back): removed only when ``own`` says
+    the brain holds its bytes, else kept beside its note (:func:`keep_beside`; ``(relative
+    path, note's relative path)`` appended to ``kept``). Returns the relative paths removed."""
     removed = []
     for full, rel in temps:
-        m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", os.path.basename(full))
+        base = os.path.basename(full)
+        m = re.match(re.escape(TMP_PREFIX) + r"(\d+)-", base)
         if not m or pid_alive(int(m.group(1))):
             continue
         try:
+            s = _SWAP_RE.match(base)
+            if s is not None and not (own is not None and own(full)):
+                note = _swap_note(full, s.group(1), s.group(2) or "")
+                at = keep_beside(full, note)
+                if kept is not None:
+                    d = rel.rpartition("/")[0]
+                    kept.append(((d + "/" if d else "") + os.path.basename(at), (d + "/" if d else "") + os.path.basename(note)))
+                continue
             os.unlink(full)
             removed.append(rel)
         except OSError:
