@@ -22,6 +22,8 @@ from gbrain.sync.exporter import export_tree
 from gbrain.sync.importer import import_tree
 from gbrain.sync.verify import fresh_import_differences
 
+from conftest import writable_by_this_gbrain
+
 SIDECARS = {
     "people/.raw/ana.json": '{\n  "sources": {\n    "crustdata": {"name": "Ana", "n": 1.50, "e": "\\u00e9"},\n    "linkedin": [1, 2, 3]\n  }\n}\n',
     "people/.raw/bo.json": '{"a": "é ü 漢字", "b": {"sources": 1}, "a": [true, null], "c": "x\\"y"}',  # top level, a key twice
@@ -116,6 +118,7 @@ def test_a_brain_made_before_raw_spans_upgrades_with_the_same_reads(db_path, tmp
         m.setattr(dbmod, "SCHEMA_VERSION", 39)
         m.setattr(pg, "PG_SCHEMA_VERSION", 40)
         with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)  # (v51's h1_key, which this code's saves write)
             assert import_tree(b, src)["ok"]
             assert not dbmod.has_table(b.conn, "raw_spans")
             before = _reads(b)

@@ -841,9 +841,13 @@ def rederive_pages(conn, select: str, args: tuple) -> int:
     return rederive_page_ids(conn, [r[0] for r in conn.execute(select, args).fetchall()])
 
 
-def rederive_page_ids(conn, ids: list[int]) -> int:
+def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[str, ...] | None = None) -> int:
     """:func:`rederive_pages` of the pages ``ids`` (in that order; ids no page has are skipped):
-    for migrations that pick their pages in Python (a pattern SQL's ``LIKE`` cannot say)."""
+    for migrations that pick their pages in Python (a pattern SQL's ``LIKE`` cannot say).
+    ``rows=False``: only the ``pages`` columns that differ are written, not the derived rows
+    (tags, aliases, links, timeline entries keep their ids), for a migration whose rule cannot
+    change those rows; ``only``: the ``pages`` columns the migration's rule can change, the
+    others left as stored (a migration derives what its rule says, nothing an older rule left)."""
     from ..core.brain import Brain
     from ..page.links import graph_roots, title_names
     from ..page.markdown import page_property_syntax, parse_page
@@ -856,6 +860,8 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
     cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline", "h1_key") if c in have)  # (v21, v39, v51; earlier migrations run before them)
+    if only is not None:
+        cols = tuple(c for c in cols if c in only)
     q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
     names: set[str] = set()  # loose keys of titles and aliases that came or went
     for pid in ids:
@@ -870,6 +876,8 @@ def rederive_page_ids(conn, ids: list[int]) -> int:
             conn.execute(f"UPDATE pages SET {', '.join(f'{c} = ?' for c in sets)} WHERE id = ?", (*sets.values(), pid))
         if "title_key" in sets:  # the links named by the old key, and those the new title may take
             names |= {r[9]} | title_names(r[8]) | title_names(page.title)
+        if not rows:
+            continue
         old = {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
         write_rows(conn, pid, page, None)
         names |= old ^ {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
@@ -1803,11 +1811,15 @@ def rederive_h1_pages(conn) -> int:
     """Re-derive, from their stored text, the pages whose compiled truth or timeline holds a line
     that may open an H1 (:data:`_H1_LINE`; a page's first H1 other than its title is a name search
     weighs as an alias: :func:`gbrain.search.keyword.h1_name`, ``pages.h1_key``)
-    (:func:`rederive_page_ids`, which writes only the columns that differ). For SQLite v51 /
+    (:func:`rederive_page_ids`, which writes only the columns that differ; an H1 name is no
+    alias, tag, link or timeline entry, so those rows are left as they are: a brain of 7,000
+    pages would otherwise get every such row again under a new id), and of the page's columns
+    only ``search_aliases`` and ``h1_key`` are its rule's. For SQLite v51 /
     Postgres v53, in the caller's transaction. Returns how many pages were parsed."""
     rows = conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR compiled_truth LIKE ? "
                         "OR timeline LIKE ? OR timeline LIKE ? ORDER BY id", ("%#%", "%=%", "%#%", "%=%"))
-    return rederive_page_ids(conn, [r[0] for r in rows if _H1_LINE.search(r[1] or "") or _H1_LINE.search(r[2] or "")])
+    return rederive_page_ids(conn, [r[0] for r in rows if _H1_LINE.search(r[1] or "") or _H1_LINE.search(r[2] or "")],
+                             rows=False, only=("search_aliases", "h1_key"))
 
 
 def _m51_h1_names(conn: sqlite3.Connection) -> None:
