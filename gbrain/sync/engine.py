@@ -135,7 +135,7 @@ from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown,
 from ..page.links import title_names
 from ..errors import BadInput, GBrainError
 from . import verify
-from .exporter import atomic_write, brain_holds, safe_join
+from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
@@ -812,7 +812,7 @@ class SyncEngine:
         """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
         writer's are left alone; a dead swap temp holding bytes the brain lacks, a save, is kept
         beside its note: ``kept``). Returns the relative paths removed."""
-        return remove_dead_temps(temps, own=lambda p: brain_holds(self.brain, p), kept=kept)
+        return remove_dead_temps(temps, own=lambda p: holds_bytes_of(self.brain, p), kept=kept)
 
     def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat

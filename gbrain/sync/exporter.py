@@ -415,7 +415,7 @@ def synced_folder(brain: Brain, root: Path) -> str | None:
     return None
 
 
-def brain_holds(brain: Brain, path: str) -> bool:
+def holds_bytes_of(brain: Brain, path: str) -> bool:
     """Whether the bytes of the file at ``path`` are a text the brain holds (a page's or file's,
     now or in the history, by sha256): a dead temp file that is gbrain's own, never a save."""
     import hashlib
@@ -908,7 +908,7 @@ def export_tree(brain: Brain, out: str | os.PathLike, *, on_progress: Callable[[
         return {"ok": True, "counts": counts, "root": str(root), **made}
     scan = scan_tree(root, exclude_abs=db_excludes(brain.path))
     # the partial temp files of an export (or sync) killed mid-write: never left for a `git add -A`
-    cleaned = remove_dead_temps(scan.temps, own=lambda p: brain_holds(brain, p))
+    cleaned = remove_dead_temps(scan.temps, own=lambda p: holds_bytes_of(brain, p))
     disk, errors = verify.hash_tree(scan, known=known)
     pruned: list[str] = []
     not_pruned: list[str] = []
