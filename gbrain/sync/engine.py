@@ -2506,10 +2506,8 @@ class SyncEngine:
         try:
             st = os.lstat(self._abs(p))
         except FileNotFoundError:
-            return f is None
-        if f is None:
-            return False
-        return st.st_size == f.size and change_stamp(st) == f.mtime_ns
+            st = None
+        return self._planned(f)(st)
 
     def _stale_view(self, p: str, f: DiskFile, s: str) -> tuple[bytes, bytes | None] | None:
         """Whether the file change at ``p`` (brain and base both ``s``) is a stale save: the file

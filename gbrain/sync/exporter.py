@@ -183,7 +183,7 @@ def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, 
 
 def _drop_ours(tmp: str, target: str, mine: os.stat_result) -> None:
     """Remove ``tmp`` when it is still our own file ``mine`` (the brain has its bytes); any other
-    file there (a save a swap took from ``target``) is kept (:func:`_keep_aside`)."""
+    file there (a save a swap took from ``target``) is kept (:func:`~gbrain.sync.scan.keep_beside`)."""
     try:
         st = os.lstat(tmp)
     except FileNotFoundError:
@@ -191,7 +191,7 @@ def _drop_ours(tmp: str, target: str, mine: os.stat_result) -> None:
     if (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino):
         os.unlink(tmp)
     else:
-        _keep_aside(tmp, target)
+        keep_beside(tmp, target)
 
 
 #: called with the target between :func:`_swap_in`'s last look at the file and its swap (tests
@@ -302,7 +302,7 @@ def _swap_in(tmp: str, target: str, unchanged: Callable[[os.stat_result | None],
 def _put_back(aside: str, target: str, mine: os.stat_result) -> None:
     """Put the file at ``aside`` (a save that our swap took from ``target``) back at ``target``,
     where our own file ``mine`` now is; a save newer still found there is kept too
-    (:func:`_keep_aside`)."""
+    (:func:`~gbrain.sync.scan.keep_beside`)."""
     err = _renameat2(aside, target, _RENAME_EXCHANGE) if _renameat2 is not None else errno.ENOSYS
     if err == 0:
         left = aside
@@ -316,17 +316,9 @@ def _put_back(aside: str, target: str, mine: os.stat_result) -> None:
             os.link(aside, target)
             os.unlink(aside)
         except FileExistsError:  # yet another save at target: both stay
-            _keep_aside(aside, target)
-    if left is None:
-        return
-    try:
-        st = os.lstat(left)
-    except FileNotFoundError:
-        return
-    if (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino):
-        os.unlink(left)  # our bytes: the brain has them
-    else:
-        _keep_aside(left, target)
+            keep_beside(aside, target)
+    if left is not None:
+        _drop_ours(left, target, mine)  # our bytes (the brain has them) removed, a save kept
 
 
 def _settle_aside(aside: str, before: os.stat_result, target: str) -> None:
@@ -335,13 +327,8 @@ def _settle_aside(aside: str, before: os.stat_result, target: str) -> None:
     if _same_file(os.lstat(aside), before):
         os.unlink(aside)
     else:
-        _keep_aside(aside, target)
+        keep_beside(aside, target)
 
-
-def _keep_aside(path: str, target: str) -> None:
-    """Keep the save at ``path`` (two saves within one swap: one is at ``target``) as a file of
-    the folder next to ``target``, ``NAME.unseen-N.EXT``, which the next round imports."""
-    keep_beside(path, target)
 
 
 def _name_target(e: OSError, tmp: str, target: str) -> None:
@@ -418,16 +405,10 @@ def synced_folder(brain: Brain, root: Path) -> str | None:
 def holds_bytes_of(brain: Brain, path: str) -> bool:
     """Whether the bytes of the file at ``path`` are a text the brain holds (a page's or file's,
     now or in the history, by sha256): a dead temp file that is gbrain's own, never a save."""
-    import hashlib
-
-    h = hashlib.sha256()
     try:
-        with open(path, "rb") as f:
-            for piece in iter(lambda: f.read(1 << 20), b""):
-                h.update(piece)
+        hx = verify.sha256_file(path)
     except OSError:
         return False
-    hx = h.hexdigest()
     try:
         return any(brain.conn.execute(q, (hx,)).fetchone() is not None for q in (
             "SELECT 1 FROM history_bodies WHERE hash = ?", "SELECT 1 FROM pages WHERE content_hash = ?",
