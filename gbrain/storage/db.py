@@ -23,7 +23,7 @@ import re
 import sqlite3
 import time
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from ..errors import BadInput, GBrainError
 from ..page.slugs import cmd_arg
@@ -851,7 +851,7 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     from ..core.brain import Brain
     from ..page.links import graph_roots, title_names
     from ..page.markdown import page_property_syntax, parse_page
-    from .derive import parse_settings, relink_updates, update_links, write_rows
+    from .derive import parse_settings, write_rows
 
     if not ids:
         return 0
@@ -882,14 +882,23 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
         write_rows(conn, pid, page, None)
         names |= old ^ {a[0] for a in conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))}
     # the selected pages' links (written dangling) and the links a changed name may now resolve
+    relink_where(conn, (("l.from_page_id", ids), ("l.target_name", sorted(n for n in names if n))))
+    return len(ids)
+
+
+def relink_where(conn, by: Iterable[tuple[str, list]]) -> None:
+    """Resolve again the links whose column (``l.from_page_id``, ``l.to_page_id``,
+    ``l.target_name``) holds one of the keys given for it in ``by`` (``(column, keys)`` pairs,
+    asked 500 keys at a time), in the order of their page's slug and id (:func:`relink_updates`)."""
+    from .derive import relink_updates, update_links
+
     sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id"
     found: dict[int, tuple] = {}
-    for col, keys in (("l.from_page_id", ids), ("l.target_name", sorted(n for n in names if n))):
+    for col, keys in by:
         for i in range(0, len(keys), 500):
             part = keys[i : i + 500]
             found.update((x[0], tuple(x)) for x in conn.execute(f"{sel} WHERE {col} IN ({', '.join('?' * len(part))})", part))
     update_links(conn, relink_updates(conn, sorted(found.values(), key=lambda x: (x[4], x[0]))))
-    return len(ids)
 
 
 def _m17_obsidian_trial(conn: sqlite3.Connection) -> None:
@@ -1855,7 +1864,7 @@ def rederive_graphless_journals(conn) -> int:
     Postgres v55, in the caller's transaction. Returns how many pages were parsed."""
     from ..page.links import graph_roots
     from ..page.markdown import journal_name, page_property_syntax
-    from .derive import parse_settings, relink_updates, update_links
+    from .derive import parse_settings
 
     setting = parse_settings(conn)[2]
     if setting == "logseq":
@@ -1866,12 +1875,7 @@ def rederive_graphless_journals(conn) -> int:
     if not ids:
         return 0
     rederive_page_ids(conn, ids)
-    sel = "SELECT l.id, l.kind, l.target, l.to_page_id, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id"
-    rows = []
-    for i in range(0, len(ids), 500):
-        part = ids[i : i + 500]
-        rows += [tuple(x) for x in conn.execute(f"{sel} WHERE l.to_page_id IN ({', '.join('?' * len(part))})", part)]
-    update_links(conn, relink_updates(conn, sorted(rows, key=lambda x: (x[4], x[0]))))
+    relink_where(conn, (("l.to_page_id", ids),))
     return len(ids)
 
 
