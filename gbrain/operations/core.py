@@ -571,17 +571,15 @@ def _check_spelling_twin(b, a, ctx) -> None:
         raise refuse(twins)
 
 
-#: letters Unicode does not decompose into a base letter and a mark (NFKD keeps them whole)
-_UNMARKED = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ı": "i", "ŀ": "l", "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ð": "d"})
-
-
 def _unaccented(name: str) -> str:
     """``name`` casefolded without its accents: NFKD with the combining marks dropped, and the
-    letters that do not decompose (``ł``, ``ø``, ``ß``…) as their plain spelling."""
+    letters that do not decompose (``ł``, ``ø``, ``ß``…) as search spells them
+    (:func:`gbrain.search.keyword.fold_letters`)."""
     import unicodedata
 
-    base = "".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c))
-    return base.translate(_UNMARKED)
+    from ..search.keyword import fold_letters
+
+    return fold_letters("".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c)))
 
 
 def _accent_twins(b, slug: str, want: list[str]) -> list[str]:
@@ -1738,16 +1736,19 @@ def config_not_in_effect(b) -> dict[str, tuple[str, str, bool]]:
     elif not budget:
         # unset: the budget the server's cached window gives (embeddings.server_budget), else the model's
         # own (minilm's window, gbrain's chunk size): a value nobody set
-        src = emb.server_budget_source(config, used) or emb.own_budget_source(config, model)
+        src = _budget_source(config, model)
         out["embedding_chunk_tokens"] = (str(src[0]), src[1], False)
     return out
 
 
-def _model_in_effect(b) -> str:
-    """The name of the model ``embed`` and ``query`` use for brain ``b`` (no network)."""
-    from ..search.vectors import active_model
+def _budget_source(config: dict, model) -> tuple[int, str, str]:
+    """``(budget, short, long)``: the chunk budget ``model`` (the one in effect,
+    :func:`~gbrain.search.vectors.active_model`) is cut at when the brain set none, and where it
+    comes from: a server's cached window (``embeddings.server_budget_source``), else the model's
+    own (``embeddings.own_budget_source``). Reads the config alone (no network)."""
+    from ..search import embeddings as emb
 
-    return active_model(b.conn, b.config())[0].model_id.split("@", 1)[0]
+    return emb.server_budget_source(config, model.model_id.split("@", 1)[0]) or emb.own_budget_source(config, model)
 
 
 def _not_in_effect_said(key: str, stored: str, value: str, why: str) -> str:
@@ -1806,12 +1807,10 @@ def _config_get(b, a, ctx):
     v = b.get_config(key)
     if v is None and key == "embedding_chunk_tokens" and key in eff:
         # nobody set it: the budget the server's cached window gives is in effect (said, from the cache)
-        from ..search import embeddings as emb
-
         from ..search.vectors import active_model
 
         cfg = b.config()
-        src = emb.server_budget_source(cfg, _model_in_effect(b)) or emb.own_budget_source(cfg, active_model(b.conn, cfg)[0])
+        src = _budget_source(cfg, active_model(b.conn, cfg)[0])
         if src:
             v = ConfigValue(str(src[0]))
             v.note = (f"note: {key} is not set: {src[0]} is in effect, {src[2]}; "
