@@ -16,6 +16,7 @@ from gbrain import operations as ops
 from gbrain.core import history as h
 from gbrain.core.brain import Brain, render_row
 from gbrain.errors import BadInput, NotFound
+from gbrain.storage.blobs import file_bytes
 from gbrain.sync.engine import SyncEngine
 
 from conftest import SHARED, gbrain_in_process, writable_by_this_gbrain
@@ -343,6 +344,34 @@ def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_
         assert r["slug"] == "coffee-shops" and r["moved_from"] == "cafe" and r["changed"], r
         assert b.page_row("cafe") is None and b.get_text("coffee-shops") == "---\naliases: [Coffee log]\n---\none\n"
         assert b.resolve_slug("Coffee log")["slug"] == "coffee-shops"  # one page has the alias
+        eng.close()
+
+
+def test_revert_of_a_moved_attachment_by_its_old_path_goes_onto_the_file_not_into_a_copy(tmp_path, db_path):
+    """Trial 41: `assets/` renamed to `media/` under watch, then `revert assets/big.bin --to 1`
+    wrote a second copy at `assets/big.bin` (the renamed-away folder came back). A file's old
+    path, like a page's old name, now brings its version back onto the file where it is now."""
+    root = tmp_path / "vault"
+    (root / "assets").mkdir(parents=True)
+    (root / "assets" / "big.bin").write_bytes(b"\x00\xffone")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "assets" / "big.bin").write_bytes(b"\x00\xfftwo")
+        eng.sync()
+        (root / "assets").rename(root / "media")
+        eng.sync()
+        (root / "media").rename(root / "Media Files")
+        eng.sync()
+        r = ops.run("revert", {"slug": "assets/big.bin", "to": 1}, brain=b)
+        assert r["path"] == "Media Files/big.bin" and r["moved_from"] == "assets/big.bin" and r["changed"], r
+        assert [x[0] for x in b.conn.execute("SELECT path FROM files")] == ["Media Files/big.bin"]
+        assert file_bytes(b.conn, "Media Files/big.bin") == b"\x00\xffone"
+        assert "version 1 of assets/big.bin (renamed to this file since)" in ops.find("revert").text(r, {})
+        eng.sync()
+        assert not (root / "assets").exists() and not (root / "media").exists()
+        assert (root / "Media Files" / "big.bin").read_bytes() == b"\x00\xffone"
         eng.close()
 
 

@@ -1246,7 +1246,8 @@ def trash_migration(conn: sqlite3.Connection) -> int:
 
 def revert(brain, name: str, n: int) -> dict:
     """Make version ``n``'s exact bytes the current version again (a new version; the history
-    keeps everything). A deleted page is created again at its path. Under ``sync``/``watch``
+    keeps everything). A deleted page is created again at its path; a page or file moved away
+    since gets it where it is now (``moved_from``: the old name). Under ``sync``/``watch``
     the file follows (the change log sees the write). Returns ``{kind, name, path, version,
     reverted_to, changed}``; raises NotFound, BadInput (no such text, the path is taken)."""
     from .brain import Brain
@@ -1283,6 +1284,12 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
             res = brain.save_page(path, text)
             changed = res.changed
         else:
+            if not c.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
+                # an attachment moved away (its folder renamed, under watch or sync) likewise goes
+                # back onto the file where it is now, not into a copy that brings the old folder back
+                moved_to = _moved_to(c, key, "file")
+                if moved_to is not None:
+                    key = moved_to
             path = key
             if c.execute("SELECT 1 FROM pages WHERE path = ?", (path,)).fetchone():
                 raise BadInput(f"{path} is a page in the brain now; delete it before reverting the file")

@@ -154,7 +154,7 @@ def _diff(b, a, ctx):
 
 
 def _revert_text(r: dict) -> str:
-    which = f"version {r['reverted_to']}" + (f" of {r['moved_from']} (renamed to this page since)" if r.get("moved_from") else "")
+    which = f"version {r['reverted_to']}" + (f" of {r['moved_from']} (renamed to this {'file' if r.get('kind') == 'file' else 'page'} since)" if r.get("moved_from") else "")
     if not r["changed"]:
         return f"{r.get('slug') or r.get('path')}: already equal to {which}; nothing written"
     return f"{r.get('slug') or r.get('path')}: {which} brought back as version {r['version']}"
