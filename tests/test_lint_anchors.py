@@ -103,6 +103,36 @@ def test_backlinks_of_an_attachment_lists_the_notes_that_cite_it(tmp_path, db_pa
             ops.run("backlinks", {"slug": "smith2024.pdf"}, brain=b)
 
 
+def test_backlinks_of_an_attachment_linked_with_only_its_blanks_encoded(tmp_path, db_path):
+    """Trial 41: Obsidian writes a markdown link to `Smith et al (2024).pdf` as
+    `[Smith](../papers/Smith%20et%20al%20(2024).pdf)` (only the blanks encoded); dead_attachments
+    resolved it, but `backlinks` of the PDF said "(no backlinks)": its SQL prefilter tried the
+    name as written and fully quoted (`%28…%29`), never the way Obsidian (or encodeURI) spells it,
+    and the link scan lint and backlinks read took no parentheses in a URL (CommonMark takes a
+    balanced pair), so such a link was no link: a dead one was not reported either."""
+    notes = {
+        "notes/a.md": "# A\n\n[Smith](../papers/Smith%20et%20al%20(2024).pdf) and [gone](../papers/Gone%20(1).pdf)\n",
+        "notes/b.md": "# B\n\n![](../papers/caf%C3%A9%20(v2).png)\n",  # encodeURI: the accent too, the parentheses not
+        "notes/c.md": "# C\n\n[x](../papers/Smith%20et%20al%20%282024%29.pdf) [[café (v2).png]]\n",
+    }
+    root = tmp_path / "v"
+    for rel, text in notes.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    for rel in ("papers/Smith et al (2024).pdf", "papers/café (v2).png"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(b"%PDF-1.4\n\xe2\xe3" + rel.encode())
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, root)["ok"]
+        pdf = ops.run("backlinks", {"slug": "papers/Smith et al (2024).pdf"}, brain=b)
+        png = ops.run("backlinks", {"slug": "café (v2).png"}, brain=b)
+        dead = ops.run("lint", {"check": "dead_attachments", "limit": 0}, brain=b)["items"]
+    assert [x["slug"] for x in pdf] == ["notes/a", "notes/c"], pdf
+    # the parentheses were no link at all to the scan lint reads: a dead one went unreported
+    assert [(f["slug"], f["target"]) for f in dead] == [("notes/a", "../papers/Gone (1).pdf")], dead
+    assert [x["slug"] for x in png] == ["notes/b", "notes/c"], png
+
+
 def test_a_dead_attachment_whose_file_moved_names_where_it_went(tmp_path, db_path):
     """Researcher trial: `mv figures img` under watch paired every figure as a move (history rows
     `move` "to img/…"), and lint's dead_attachments then said only "embeds '../figures/a b.png',

@@ -1495,7 +1495,9 @@ class Brain:
         target = unicodedata.normalize("NFC", path).casefold()
         base = posixpath.basename(path)
         names = {base, unicodedata.normalize("NFC", base), unicodedata.normalize("NFD", base)}
-        names |= {urlquote(n) for n in list(names)}
+        # the spellings a link writer gives it: fully quoted, as encodeURI / encodeURIComponent
+        # (`(`, `)`, `'` kept), or only the blanks encoded (Obsidian: `Smith%20et%20al%20(2024).pdf`)
+        names |= {q for n in list(names) for q in (urlquote(n), urlquote(n, safe="/;,?:@&=+$!*'()#"), urlquote(n, safe="!*'()"), n.replace(" ", "%20"))}
         like = sorted({"%" + _like_escape(n) + "%" for n in names})
         cond = " OR ".join("compiled_truth LIKE ? ESCAPE '!' OR timeline LIKE ? ESCAPE '!'" for _ in like)
         out = []
@@ -2282,11 +2284,12 @@ def _like_escape(text: str) -> str:
     return text.replace("!", "!!").replace("%", "!%").replace("_", "!_")
 
 
-def urlquote(name: str) -> str:
-    """``name`` as a markdown link writes it percent-encoded (``a b.png`` → ``a%20b.png``)."""
+def urlquote(name: str, safe: str = "/") -> str:
+    """``name`` as a markdown link writes it percent-encoded (``a b.png`` → ``a%20b.png``),
+    keeping ``safe``'s characters."""
     from urllib.parse import quote
 
-    return quote(name, safe="/")
+    return quote(name, safe=safe)
 
 
 def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dict]:

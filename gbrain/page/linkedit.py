@@ -24,9 +24,11 @@ from urllib.parse import unquote
 from .markdown import BOM, PROPERTY, _link_from_url, _page_target, link_family, parse_page, split_frontmatter, split_lines, unread_spans
 from .slugs import identity_key
 
+#: a markdown link's URL may hold one level of balanced parentheses, as CommonMark reads it
+#: (`Smith%20et%20al%20(2024).pdf`, `wiki/Rust_(lang)`): Obsidian encodes only the blanks
 _LINK_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
-    r"|(?P<md>(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<url>[^()\s]+|<[^<>\n]+>)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))"
+    r"|(?P<md>(?<!!)\[(?P<label>[^\[\]\n]*)\]\((?P<url>(?:[^()\s]++|\([^()\s]*+\))++|<[^<>\n]+>)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))"
 )
 #: what hides a link from the parser within a line: code spans, HTML comments (closed or not)
 _HIDDEN_RE = re.compile(r"`+[^`]*?`+|<!--.*?(?:-->|$)", re.S)
@@ -77,7 +79,7 @@ def link_spans(text: str) -> list[LinkSpan]:
 #: every link form, markdown images too (``![alt](img.png)``): :func:`written_links`
 _ANY_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])"
-    r"|(?P<md>(?P<img>!?)\[[^\[\]\n]*\]\((?P<url>[^()\s]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\))"
+    r"|(?P<md>(?P<img>!?)\[[^\[\]\n]*\]\((?P<url>(?:[^()\s]++|\([^()\s]*+\))++|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\))"
 )
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
