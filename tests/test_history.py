@@ -375,6 +375,28 @@ def test_revert_of_a_moved_attachment_by_its_old_path_goes_onto_the_file_not_int
         eng.close()
 
 
+def test_restore_of_a_deleted_attachment_by_its_file_name_or_a_path_end(db_path):
+    """Trial 41: a PDF deleted in the vault (Obsidian's trash) was listed by `gbrain trash` as
+    media/papers/hermes-agent.pdf, but `gbrain restore hermes-agent.pdf` (the name `backlinks`
+    takes) and `restore papers/hermes-agent.pdf` said "nothing named … in the trash", while a
+    page's unique suffix restores. A file's unique name or path end restores it too; a name
+    two deleted files have is refused naming both."""
+    with Brain.open(db_path) as b:
+        b.save_file("media/papers/hermes-agent.pdf", b"%PDF-1.4\n\xe2one")
+        b.save_file("a/fig.png", b"\x89PNG1")
+        b.save_file("b/fig.png", b"\x89PNG2")
+        for p in ("media/papers/hermes-agent.pdf", "a/fig.png", "b/fig.png"):
+            b.delete_file(p)
+        assert run(b, "restore", slug="hermes-agent.pdf")["path"] == "media/papers/hermes-agent.pdf"
+        b.delete_file("media/papers/hermes-agent.pdf")
+        assert run(b, "restore", slug="Papers/Hermes-Agent.pdf")["restored"] == ["media/papers/hermes-agent.pdf"]
+        assert file_bytes(b.conn, "media/papers/hermes-agent.pdf") == b"%PDF-1.4\n\xe2one"
+        with pytest.raises(NotFound, match="a/fig.png, b/fig.png"):
+            run(b, "restore", slug="fig.png")
+        with pytest.raises(NotFound, match="nothing named 'agent.pdf'"):  # a path end, not a part of a name
+            run(b, "restore", slug="agent.pdf")
+
+
 @pytest.mark.engine_free
 def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
     with Brain.open(tmp_path / "brain.db") as b:

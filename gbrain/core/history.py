@@ -1157,6 +1157,7 @@ def _find_deleted(c: sqlite3.Connection, name: str):
     """The deleted key ``name`` names (slug or path; exactly, then case-insensitively or by a
     unique suffix), as its deletion row, or None."""
     from ..page.slugs import nfc
+    from .brain import _like_escape
 
     raw = nfc(name.strip())
     s = raw.strip("/")
@@ -1164,13 +1165,16 @@ def _find_deleted(c: sqlite3.Connection, name: str):
         s = s[:-3]
     newest = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
     for cond, args in (("d.kind = 'page' AND d.name = ?", (s,)), ("d.kind = 'file' AND d.name = ?", (raw,)), ("d.path = ? OR d.path = ?", (raw, s + ".md")),
-                       ("d.kind = 'page' AND (lower(d.name) = lower(?) OR lower(d.name) LIKE '%/' || lower(?))", (s, s))):
+                       ("d.kind = 'page' AND (lower(d.name) = lower(?) OR lower(d.name) LIKE '%/' || lower(?))", (s, s)),
+                       # a file by its name or a path end, any case (`hermes-agent.pdf`, as `backlinks` takes it)
+                       ("d.kind = 'file' AND (lower(d.name) = lower(?) OR lower(d.name) LIKE ? ESCAPE '!')", (raw.strip("/"), "%/" + _like_escape(raw.strip("/").lower())))):
         rows = c.execute(f"SELECT d.* FROM history d WHERE {newest} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
         if len({(r["kind"], r["name"]) for r in rows}) == 1:
             return rows[0]
         if len(rows) > 1:
             names = sorted({r["name"] for r in rows})[:10]
-            raise NotFound(f"'{name}' matches {len(names)} deleted pages: " + ", ".join(names), names)
+            what = "files" if all(r["kind"] == "file" for r in rows) else "pages"
+            raise NotFound(f"'{name}' matches {len(names)} deleted {what}: " + ", ".join(names), names)
     return None
 
 
