@@ -375,6 +375,41 @@ def test_revert_of_a_moved_attachment_by_its_old_path_goes_onto_the_file_not_int
         eng.close()
 
 
+def test_revert_to_a_version_whose_links_name_nothing_now_says_so(tmp_path, db_path):
+    """Trial 41: a note moved into a subfolder (Obsidian rewrote its `../assets/…` embed) and its
+    attachments' folder renamed; `revert OLD --to 1` brought back the old text (byte for byte, as
+    it must), whose relative embed and renamed `![[Pasted image …]]` name no file now, and said
+    nothing: only `lint --check dead_attachments` showed them. The revert now warns of the links
+    it brought back that name nothing (not those the replaced text had too)."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "assets").mkdir()
+    (root / "assets" / "x.png").write_bytes(b"\x89PNGx")
+    (root / "Pasted image 1.png").write_bytes(b"\x89PNGp")
+    (root / "notes" / "a.md").write_text("# A\n\n![](../assets/x.png)\n![[Pasted image 1.png]]\n[[nowhere]]\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "assets").rename(root / "media")
+        (root / "Pasted image 1.png").rename(root / "sketch.png")
+        (root / "notes" / "sub").mkdir()
+        (root / "notes" / "a.md").rename(root / "notes" / "sub" / "a.md")
+        (root / "notes" / "sub" / "a.md").write_text("# A\n\n![](../../media/x.png)\n![[sketch.png]]\n[[nowhere]]\n")
+        eng.sync()
+        warned: list[str] = []
+        r = ops.run("revert", {"slug": "notes/a", "to": 1}, ops.Context(surface="cli", on_warning=warned.append), brain=b)
+        assert r["slug"] == "notes/sub/a" and r["changed"], r
+        assert len(warned) == 1, warned
+        w = warned[0]
+        assert "2 link(s)" in w and "'../assets/x.png' (moved to media/x.png)" in w and "Pasted image 1.png" in w and "nowhere" not in w, w
+        assert "sketch.png" in w and "gbrain lint --check dead_links,dead_attachments --slug notes/sub/a" in w, w
+        warned.clear()  # reverting back: its links all name files
+        ops.run("revert", {"slug": "notes/sub/a", "to": 2}, ops.Context(surface="cli", on_warning=warned.append), brain=b)
+        assert warned == [], warned
+        eng.close()
+
+
 def test_restore_of_a_deleted_attachment_by_its_file_name_or_a_path_end(db_path):
     """Trial 41: a PDF deleted in the vault (Obsidian's trash) was listed by `gbrain trash` as
     media/papers/hermes-agent.pdf, but `gbrain restore hermes-agent.pdf` (the name `backlinks`

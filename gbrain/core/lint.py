@@ -557,6 +557,9 @@ def _body_rows(brain, only: "set[str] | None", like: tuple[str, ...]):
     """Pages (id, slug, path, body) whose body holds one of the ``like`` patterns (SQL LIKE)."""
     cond = " OR ".join(f"p.{col} LIKE ?" for _ in like for col in ("compiled_truth", "timeline"))
     args = [x for x in like for _c in (0, 1)]
+    if only is not None and len(only) <= 500:  # a few pages (`--slug`, a revert's check): read those alone
+        cond = f"({cond}) AND p.slug IN ({', '.join('?' for _ in only)})"
+        args += sorted(only)
     for r in brain.conn.execute(f"SELECT p.id, p.slug, p.path, p.compiled_truth, p.separator, p.timeline FROM pages p WHERE {cond} ORDER BY p.slug", args):
         brain.check_stop()  # page by page: the slowest checks (a cancelled call stops here)
         if only is None or r["slug"] in only:

@@ -175,7 +175,46 @@ def _revert_text(r: dict) -> str:
 def _revert(b, a, ctx):
     from ..core import history as h
 
-    return h.revert(b, a["slug"], a["to"])
+    r = h.revert(b, a["slug"], a["to"])
+    if r["kind"] == "page" and r["changed"] and ctx.on_warning is not None:
+        note = _dead_brought_back(b, r)
+        if note:
+            ctx.on_warning(note)
+    return r
+
+
+def _dead_brought_back(b, r: dict) -> str | None:
+    """A revert brings a version back byte for byte, links and all: written in another folder or
+    before a rename, its relative links and old names may name nothing now (trial 41). The
+    links of the page's new text that name no page or file and that the text it replaced did
+    not hold, said with where a moved file went; None when there are none."""
+    from ..core import history as h
+    from ..core import lint as L
+
+    slug = r["slug"]
+    c = b.conn
+    before = c.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND version < ? AND body_id IS NOT NULL "
+                       "ORDER BY version DESC LIMIT 1", (slug, r["version"])).fetchone()
+    old = h.body(c, before["body_id"]).decode("utf-8", "replace") if before else ""
+    had = {link.target for link in b.parse_text(old, r["path"]).links} if old else set()
+    new: list[str] = []
+    # the page's links no page answers (its rows, as resolved on save: cheap), then its attachments
+    for (target,) in c.execute("SELECT l.target FROM links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = ? AND l.to_page_id IS NULL "
+                               "ORDER BY l.id", (slug,)):
+        if target not in had and not L.has_placeholder(target) and f"'{target}'" not in new:
+            new.append(f"'{target}'")
+    # the version's own place: a relative link written in another folder is found from there
+    at = c.execute("SELECT path FROM history WHERE kind = 'page' AND name = ? AND version = ?", (r.get("moved_from") or slug, r["reverted_to"])).fetchone()
+    for f in L._dead_attachments(b, {slug}):
+        went = f.get("moved_to") or (L._attachment_moved(c, at["path"], f["target"]) if at and at["path"] and at["path"] != r["path"] else None)
+        shown = f"'{f['target']}'" + (f" (moved to {went})" if went else "")
+        if f["form"] not in old and shown not in new:
+            new.append(shown)
+    if not new:
+        return None
+    return (f"the version brought back has {len(new)} link(s) naming no page or file now, which the replaced text did not have: "
+            + ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
+            + f"; `gbrain lint --check dead_links,dead_attachments --slug {cmd_arg(slug)}` lists them")
 
 
 def _changes_text(r: list, a: dict) -> str:
