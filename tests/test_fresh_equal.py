@@ -82,6 +82,11 @@ BLOBS = [b"\x89PNG one \x00\xff", b"\x89PNG one \x00\xff", b"%PDF " + bytes(rang
 CANVASES = [b'{"nodes":[{"id":"t","type":"text","text":"roadmap [[a]]"},{"id":"g","type":"group","label":"team"}]}',
             b'{"nodes":[{"id":"f","type":"file","file":"a.md"},{"id":"t","type":"text","text":"harvest"}]}', b"{not json"]
 
+#: docs trees' nav files (their entries: nav_links, read from the bytes), one that does not load
+NAVS = [("people/TOC.yml", b"- name: People\n  items:\n  - name: Ana\n    href: ana.md\n  - href: ../notes/soren.md\n"),
+        ("mkdocs.yml", b"docs_dir: .\nnav:\n  - Soren: Soren.md\n  - Notes: [notes/log-1.md, people/Soren-2.md]\n"),
+        ("people/TOC.yml", b"- name: [unclosed\n")]
+
 
 def sidecar(name: str) -> str:
     d, _, n = name.rpartition("/")
@@ -179,6 +184,16 @@ class FreshEqual(RuleBasedStateMachine):
         p.parent.mkdir(parents=True, exist_ok=True)
         if n < len(CANVASES):
             p.write_bytes(CANVASES[n])
+        elif p.exists():
+            p.unlink()
+
+    @rule(n=st.integers(0, len(NAVS)), top=st.booleans())
+    def disk_nav(self, n, top):
+        """A docs tree's nav file comes, changes or goes: the pages it lists gain or lose it as a backlink."""
+        p = self.v / (NAVS[n][0] if n < len(NAVS) else ("mkdocs.yml" if top else "people/TOC.yml"))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if n < len(NAVS):
+            p.write_bytes(NAVS[n][1])
         elif p.exists():
             p.unlink()
 

@@ -31,6 +31,7 @@ from ..page.links import MemoryIndex, SqlIndex, graph_formats, graphs_of, is_gra
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
+from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries
 from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields, write_canvas_cards
@@ -148,6 +149,9 @@ def render_row(row: sqlite3.Row | dict) -> str:
 #: what a canvas's bytes hold, parsed (:meth:`Brain.canvas_links`): (path, content hash, timeline_split,
 #: tag_syntax) → ((kind, target, context, count, forms), …); cleared when it holds 512
 _CANVAS_PARSED: dict[tuple, list[tuple]] = {}
+#: what a nav file's bytes hold, parsed (:meth:`Brain.nav_links`): (path, content hash) → (base
+#: folder, ((href, target, context, form), …)); cleared when it holds 512
+_NAV_PARSED: dict[tuple, tuple[str, list[tuple]]] = {}
 
 
 def file_kind(path: str) -> str:
@@ -1374,7 +1378,7 @@ class Brain:
             "WHERE l.to_page_id = ? ORDER BY p.slug, l.id"
         )
         out = _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
-        return out + self.canvas_backlinks(row["id"])
+        return out + self.canvas_backlinks(row["id"]) + self.nav_backlinks(row["id"])
 
     def canvases(self) -> list[str]:
         """The paths of the stored canvases (``.canvas`` files), in path order."""
@@ -1441,17 +1445,21 @@ class Brain:
     def canvas_backlinks(self, page_id: int) -> list[dict]:
         """The canvases linking to page ``page_id`` (:meth:`canvas_links`), each once, in path
         order, as :meth:`backlinks` gives a page: ``slug`` is the canvas's path, ``type`` ``canvas``."""
-        paths = self.canvases()
+        return self._file_backlinks(page_id, self.canvases(), self.canvas_links, "canvas", lambda p: posixpath.basename(p)[: -len(".canvas")])
+
+    def _file_backlinks(self, page_id: int, paths: list[str], links_of, kind: str, title_of) -> list[dict]:
+        """The stored files ``paths`` whose links (``links_of(path, index)``) reach page
+        ``page_id``, each once, in path order, as :meth:`backlinks` gives a page."""
         if not paths:
             return []
         r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (page_id,)).fetchone()
         index = self._canvas_index(paths)
         out = []
         for path in paths:
-            hits = [x for x in self.canvas_links(path, index) if x["to_slug"] == r[0]]
+            hits = [x for x in links_of(path, index) if x["to_slug"] == r[0]]
             if hits:
                 forms = list(dict.fromkeys(f for x in hits for f in x["forms"]))
-                out.append({"slug": path, "title": posixpath.basename(path)[: -len(".canvas")], "type": "canvas", "context": hits[0]["context"],
+                out.append({"slug": path, "title": title_of(path), "type": kind, "context": hits[0]["context"],
                             "count": sum(x["count"] for x in hits), "forms": forms})
         return out
 
@@ -1460,6 +1468,68 @@ class Brain:
         paths = self.canvases()
         index = self._canvas_index(paths) if paths else None
         return {x["to_slug"] for p in paths for x in self.canvas_links(p, index) if x["to_slug"]}
+
+    def nav_files(self) -> list[str]:
+        """The paths of the stored nav files (``TOC.yml``, ``_toc.yml``, ``mkdocs.yml``:
+        :mod:`gbrain.page.navfile`), in path order."""
+        rows = self.conn.execute("SELECT path FROM files WHERE " + " OR ".join(["path LIKE ?"] * len(NAV_LIKE)) + " ORDER BY path", NAV_LIKE)
+        return [r[0] for r in rows if is_nav_file(r[0])]
+
+    def nav_links(self, path: str, index=None) -> list[dict]:
+        """The entries of the stored nav file ``path`` naming a page, in its order, read from its
+        bytes (no ``links`` rows: docs/storage.md "Navigation files"): ``{target (the href as
+        written), to_slug, kind 'nav', context (the entry's section path), count 1, forms}`` as
+        :meth:`links` gives. A target is the page at that path from the entry's base folder
+        (:func:`~gbrain.page.navfile.nav_entries`: the nav file's folder, an ``mkdocs.yml``'s
+        ``docs_dir``), exactly, else in another case (one such page); else none. A nav file that
+        does not load has none. Parsed once per process per path and content hash
+        (``_NAV_PARSED``); resolved now."""
+        row = self.conn.execute("SELECT content_hash, pieces FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[1]:  # a nav file over blobs.BIG (16 MiB) is read as none
+            return []
+        key = (path, row[0])
+        parsed = _NAV_PARSED.get(key)
+        if parsed is None:
+            data = blobs.file_bytes(self.conn, path)
+            if data is None:
+                return []
+            base, entries, _ = nav_entries(data, path)
+            parsed = (base, [(e.href, e.target, SECTION_SEP.join(e.section)[:200], e.form[:200]) for e in entries])
+            if len(_NAV_PARSED) >= 512:
+                _NAV_PARSED.clear()
+            _NAV_PARSED[key] = parsed
+        base, written = parsed
+        index = index or SqlIndex(self.conn)
+        ids: dict[str, int | None] = {}
+        slugs: dict[int, str] = {}
+        out = []
+        for href, target, context, form in written:
+            c = posixpath.normpath(target.lstrip("/") if target.startswith("/") else posixpath.join(base, target))
+            if c not in ids:
+                pid = None
+                if not (c.startswith("..") or c == "."):
+                    rows = index.lookup("slug", nfc(c))
+                    if not rows:
+                        rows = index.lookup("slug_key", slug_key(c))
+                        rows = rows if len(rows) == 1 else []
+                    if rows:
+                        pid, slugs[rows[0][0]] = rows[0][0], rows[0][1]
+                ids[c] = pid
+            pid = ids[c]
+            out.append({"target": href, "to_slug": slugs[pid] if pid is not None else None, "kind": "nav", "context": context, "count": 1, "forms": [form]})
+        return out
+
+    def nav_backlinks(self, page_id: int) -> list[dict]:
+        """The nav files listing page ``page_id`` (:meth:`nav_links`), each once, in path order,
+        as :meth:`backlinks` gives a page: ``slug`` is the nav file's path, ``type`` ``nav``,
+        ``context`` the first entry's section path."""
+        return self._file_backlinks(page_id, self.nav_files(), self.nav_links, "nav", posixpath.basename)
+
+    def nav_reached(self) -> set[str]:
+        """The slugs of the pages some stored nav file lists."""
+        paths = self.nav_files()
+        index = self._canvas_index(paths) if paths else None
+        return {x["to_slug"] for p in paths for x in self.nav_links(p, index) if x["to_slug"]}
 
     def stored_file_path(self, name: str) -> str | None:
         """The path of the stored non-page file ``name`` names (an attachment, a sidecar): that
@@ -2003,6 +2073,8 @@ class Brain:
             self.graph_config_changed(path, existed=row is not None)
         if is_canvas(path):  # its links are read from these bytes when asked; bad ones are kept as they are
             warnings += [f"{path}: {w}" for w in [canvas_nodes(data)[1]] if w]
+        elif is_nav_file(path):  # likewise a nav file's (docs/storage.md "Navigation files")
+            warnings += [f"{path}: nav file not read: {w} (kept as it is)" for w in [nav_entries(data, path)[2]] if w]
         return warnings
 
     def save_file_from(self, path: str, source: str | os.PathLike, kind: str | None = None, known_hash: str | None = None) -> tuple[list[str] | None, str]:

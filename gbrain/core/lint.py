@@ -717,7 +717,8 @@ def _orphans(brain) -> list[dict]:
         "SELECT slug, path, title, type FROM pages p WHERE p.type NOT IN (?, ?) AND NOT EXISTS "
         "(SELECT 1 FROM links l WHERE l.to_page_id = p.id AND l.from_page_id != p.id) ORDER BY slug", RECORD_TYPES
     )
-    reached = brain.canvas_reached() if rows else set()  # a note a canvas holds is no orphan (Obsidian's backlinks list the canvas)
+    # a note a canvas holds is no orphan (Obsidian's backlinks list the canvas), nor a page a docs tree's nav lists
+    reached = (brain.canvas_reached() | brain.nav_reached()) if rows else set()
     rows = [r for r in rows if not is_copy(r["path"]) and r["slug"] not in reached]  # a conflict copy: the conflicts check's
     return [
         {

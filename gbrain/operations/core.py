@@ -17,6 +17,7 @@ from ..search.keyword import empty_query, search as fts_search
 from ..search.spell import suggest
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..page.slugs import cmd_arg
+from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
     LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
@@ -1468,16 +1469,19 @@ def _links(b, a, ctx):
     try:
         out = b.links(read_slug(b, a["slug"], ctx)[0])
     except NotFound:
-        path = b.stored_file_path(a["slug"])  # a canvas: its file nodes and its text cards' links
-        if path is None or not path.lower().endswith(".canvas"):
+        path = b.stored_file_path(a["slug"])  # a canvas: its file nodes and its text cards' links; a nav file: its entries
+        if path is not None and is_nav_file(path):
+            out = b.nav_links(path)
+        elif path is None or not path.lower().endswith(".canvas"):
             raise
-        out = b.canvas_links(path)
+        else:
+            out = b.canvas_links(path)
     return out[: a["limit"]] if a.get("limit") else out
 
 
 @op(
     "backlinks",
-    "Pages (and canvases) linking to a page or file, each once, with count and forms (body or frontmatter value).",
+    "Pages (canvases, TOCs) linking to a page or file, each once, with count and forms (body or frontmatter value).",
     [SLUG, limit_param(100, "maximum number of pages (0: all)")],
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),

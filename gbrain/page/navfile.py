@@ -1,0 +1,216 @@
+"""Docs trees' navigation files, read, never rewritten: DocFX / Microsoft Learn ``TOC.yml``
+(``toc.yml``), Jupyter Book ``_toc.yml`` and MkDocs ``mkdocs.yml`` (its ``nav:``).
+
+Such a file is a stored file (its bytes exact); the pages it lists are read from those bytes
+when asked (:meth:`gbrain.core.brain.Brain.nav_links`), as a canvas's links are
+(docs/storage.md "Navigation files"): each entry naming a page is a link of kind ``nav`` from
+the nav file, its context the entry's section path (``Identity › AD DS › Plan``). Where a target
+is relative to (:func:`nav_entries`' base folder): a TOC's ``href``/``topicHref`` and a Jupyter
+Book's ``file`` (extension optional) to the nav file's folder; an MkDocs ``nav`` path to
+``docs_dir`` (default ``docs``) beside ``mkdocs.yml``. An external URL, a nested TOC (``href:
+x/toc.yml``, ``href: x/``), a landing ``.yml`` page, a glob and an ``.ipynb`` name no page.
+
+The YAML is read by ruamel's safe loaders with every tag it does not know read as the plain
+value (``mkdocs.yml`` holds ``!!python/name:…`` and ``!ENV``), under the frontmatter's bounds
+(:data:`~gbrain.page.markdown.FM_MAX_DEPTH`, the alias budget): a nav file that does not load
+is a warning and no entries, never a failure; its bytes are kept as they are."""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import Any
+
+from .markdown import FM_BUDGET_BASE, FrontmatterUnloadable, _constructor, _link_from_url, _too_deep, to_json_value
+
+#: the file names (any case) read as nav files
+NAV_NAMES = frozenset({"toc.yml", "toc.yaml", "_toc.yml", "_toc.yaml", "mkdocs.yml", "mkdocs.yaml"})
+#: SQL ``LIKE`` patterns (any case on both engines) a nav file's path matches; :func:`is_nav_file` decides
+NAV_LIKE = ("%toc.y%ml", "%mkdocs.y%ml")
+#: the separator of a section path in a nav link's context
+SECTION_SEP = " › "
+#: the keys of a Jupyter Book ``_toc.yml`` entry holding its children, in the order they are read
+_JB_CHILDREN = ("parts", "chapters", "sections", "entries", "subtrees")
+#: a nav entry's file of these kinds is no page (a notebook, reStructuredText)
+_NOT_PAGES = frozenset({".ipynb", ".rst"})
+
+
+def is_nav_file(path: str) -> bool:
+    return posixpath.basename(path).lower() in NAV_NAMES
+
+
+def _mkdocs(path: str) -> bool:
+    return posixpath.basename(path).lower().startswith("mkdocs.")
+
+
+@dataclass(frozen=True)
+class NavEntry:
+    """One entry of a nav file naming a page, in the file's order."""
+
+    href: str  # as written
+    target: str  # the page path it names, without ``.md``, relative to the base folder
+    section: tuple[str, ...]  # the names of the entries above it, then its own (else its path)
+    form: str  # as written: ``href: x.md``, ``file: intro``, ``Install: guide/install.md``
+
+
+_TOLERANT: list[Any] = []
+
+
+def _tolerant() -> Any:
+    """The frontmatter's safe constructor (impossible dates kept as text) reading a node of a
+    tag it does not know as the plain scalar, list or mapping."""
+    if _TOLERANT:
+        return _TOLERANT[0]
+    from ruamel.yaml.nodes import MappingNode, SequenceNode
+
+    class Tolerant(_constructor()):  # type: ignore[misc,valid-type]
+        def construct_unknown(self, node: Any) -> Any:
+            if isinstance(node, SequenceNode):
+                return self.construct_yaml_seq(node)
+            if isinstance(node, MappingNode):
+                return self.construct_yaml_map(node)
+            return self.construct_scalar(node)
+
+    Tolerant.add_constructor(None, Tolerant.construct_unknown)
+    _TOLERANT.append(Tolerant)
+    return Tolerant
+
+
+def load_nav(data: bytes) -> tuple[Any, str | None]:
+    """The JSON data of a nav file's YAML, or ``(None, warning)``: not UTF-8, YAML that does not
+    load (C loader, then the pure one), nests deeper than ``FM_MAX_DEPTH``, holds an alias that
+    contains itself or expands past ``FM_BUDGET_BASE + 2 × len``."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    text = text.removeprefix("\ufeff")
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    if _too_deep(text):
+        return None, "YAML does not load: it nests too deep"
+    try:
+        try:
+            y = YAML(typ="safe")
+            y.Constructor = _tolerant()
+            loaded = y.load(text)
+        except YAMLError:
+            y = YAML(typ="safe", pure=True)
+            y.Constructor = _tolerant()
+            loaded = y.load(text)
+        return to_json_value(loaded, budget=FM_BUDGET_BASE + 2 * len(text)), None
+    except RecursionError:
+        return None, "YAML does not load: it nests too deep"
+    except FrontmatterUnloadable as e:
+        return None, "YAML does not load: " + str(e).replace("frontmatter ", "")
+    except (YAMLError, ValueError, TypeError, AttributeError, LookupError) as e:
+        problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
+        mark = getattr(e, "problem_mark", None)
+        return None, f"YAML does not load: {problem}" + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else "")
+
+
+def _entry(out: list[NavEntry], href: Any, section: tuple[str, ...], form: str) -> None:
+    if not isinstance(href, str):
+        return
+    h = href.strip()
+    if not h or h.endswith("/") or is_nav_file(h.split("#", 1)[0].split("?", 1)[0]):
+        return  # a nested TOC names no page
+    target = _link_from_url(h)
+    if target is not None and posixpath.splitext(target)[1].lower() not in _NOT_PAGES:
+        out.append(NavEntry(href, target, section, form))
+
+
+def _name(x: Any) -> str:
+    return x.strip() if isinstance(x, str) else ""
+
+
+def _docfx(items: list, out: list[NavEntry]) -> None:
+    stack: list[tuple[Any, tuple[str, ...]]] = [(x, ()) for x in reversed(items)]
+    while stack:
+        item, above = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        name = _name(item.get("name")) or _name(item.get("displayName"))
+        here = above + ((name,) if name else ())
+        for key in ("href", "topicHref"):
+            _entry(out, item.get(key), here or (str(item.get(key)),), f"{key}: {item.get(key)}")
+        kids = item.get("items")
+        if isinstance(kids, list):
+            stack += [(x, here) for x in reversed(kids)]
+
+
+def _jb_kids(item: dict, here: tuple[str, ...]) -> list:
+    return [(x, here) for key in _JB_CHILDREN if isinstance(item.get(key), list) for x in item[key]]
+
+
+def _jupyter_book(top: Any, out: list[NavEntry]) -> None:
+    if isinstance(top, dict):
+        if isinstance(top.get("root"), str):
+            _entry(out, top["root"], (_name(top.get("title")) or top["root"].strip(),), f"root: {top['root']}")
+        stack = _jb_kids(top, ())[::-1]
+    else:
+        stack = [(x, ()) for x in reversed(top)]
+    while stack:
+        item, above = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        name = _name(item.get("title")) or _name(item.get("caption")) or _name(item.get("part")) or _name(item.get("file"))
+        here = above + ((name,) if name else ())
+        if isinstance(item.get("file"), str):
+            _entry(out, item["file"], here, f"file: {item['file']}")
+        stack += _jb_kids(item, here)[::-1]
+
+
+def _mkdocs_nav(nav: list, out: list[NavEntry]) -> None:
+    stack: list[tuple[Any, tuple[str, ...]]] = [(x, ()) for x in reversed(nav)]
+    while stack:
+        item, above = stack.pop()
+        if isinstance(item, str):
+            _entry(out, item, above + (item.strip(),), item)
+        elif isinstance(item, dict):
+            kids = []
+            for title, value in item.items():
+                here = above + ((title.strip(),) if title.strip() else ())
+                if isinstance(value, str):
+                    _entry(out, value, here, f"{title}: {value}")
+                elif isinstance(value, list):
+                    kids += [(x, here) for x in value]
+            stack += reversed(kids)
+
+
+def nav_entries(data: bytes, path: str) -> tuple[str, list[NavEntry], str | None]:
+    """``(base folder, entries naming a page, warning)`` of the nav file stored at ``path``: the
+    folder the entries' targets are relative to (the nav file's; an ``mkdocs.yml``'s
+    ``docs_dir``), the entries in the file's order, and a warning (None: the file loads and has
+    the shape of its kind; an empty file or an ``mkdocs.yml`` without ``nav`` has no entries and
+    no warning)."""
+    folder = posixpath.dirname(path)
+    top, warning = load_nav(data)
+    if warning:
+        return folder, [], warning
+    out: list[NavEntry] = []
+    if top is None:
+        return folder, out, None
+    name = posixpath.basename(path).lower()
+    if _mkdocs(path):
+        if not isinstance(top, dict):
+            return folder, out, f"an mkdocs.yml is a mapping, not a {type(top).__name__}"
+        docs = top.get("docs_dir") if isinstance(top.get("docs_dir"), str) and top.get("docs_dir").strip() else "docs"
+        base = posixpath.normpath(posixpath.join(folder, docs.strip()))
+        nav = top.get("nav", top.get("pages"))
+        if nav is None:
+            return base, out, None
+        if not isinstance(nav, list):
+            return base, out, f"its nav is a {type(nav).__name__}, not a list"
+        _mkdocs_nav(nav, out)
+        return base, out, None
+    if name.startswith("_toc."):
+        if not isinstance(top, (dict, list)):
+            return folder, out, f"a _toc.yml is a mapping, not a {type(top).__name__}"
+        _jupyter_book(top, out)
+        return folder, out, None
+    items = top.get("items") if isinstance(top, dict) else top
+    if not isinstance(items, list):
+        return folder, out, f"a TOC is a list of entries (or a mapping with items), not a {type(top).__name__}"
+    _docfx(items, out)
+    return folder, out, None

@@ -1,0 +1,192 @@
+"""Docs trees keep their navigation in a nav file: DocFX / Microsoft Learn ``TOC.yml`` (``href:``
+relative to the TOC), Jupyter Book ``_toc.yml`` (``file:`` relative to the book root, no
+extension needed) and MkDocs ``mkdocs.yml`` ``nav:`` (relative to ``docs_dir``, default
+``docs``). gbrain keeps such a file as a stored file, byte for byte, and reads its links from its
+bytes when asked (``Brain.nav_links``), as it reads a canvas's: ``backlinks PAGE`` lists the nav
+file with the entry's section path as context, lint's ``orphans`` spares a page only the nav
+lists, ``links TOC.yml`` lists its entries. A nav file that does not load is a warning, never a
+failure, and is kept as it is."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.core.lint import _orphans
+from gbrain.page.navfile import is_nav_file, nav_entries
+
+from conftest import gbrain_in_process
+
+TOC = b"""\
+- name: Identity
+  href: index.md
+  items:
+  - name: AD DS
+    items:
+    - name: Plan
+      href: ad-ds/plan/Plan.md
+      items:
+      - name: Forest design
+        href: ad-ds/plan/forest-Design.md#BKMK_1
+    - name: Elsewhere
+      href: ../get-started/whats-new.md
+    - name: Landing
+      href: Identity-and-Access.yml
+    - name: Learn
+      href: https://learn.microsoft.com/x
+    - name: Sub TOC
+      href: laps/toc.yml
+    - name: Gone
+      href: ad-ds/gone.md
+"""
+
+JB_TOC = b"""\
+format: jb-book
+root: intro
+parts:
+  - caption: Basics
+    chapters:
+    - file: chapters/one
+      sections:
+      - file: chapters/one-a.md
+    - url: https://jupyterbook.org
+    - file: notebooks/nb.ipynb
+"""
+
+MKDOCS = b"""\
+site_name: Demo
+docs_dir: site-src
+theme:
+  name: material
+markdown_extensions:
+  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+extra:
+  analytics: !ENV [GA, none]
+nav:
+  - index.md
+  - User guide:
+    - Install: guide/install.md
+    - guide/usage.md
+  - External: https://example.com/
+"""
+
+
+def _pages(b: Brain, *slugs: str) -> None:
+    for s in slugs:
+        b.put(s, f"# {s.rsplit('/', 1)[-1]}\n\nText.\n")
+
+
+@pytest.mark.engine_free
+def test_is_nav_file():
+    for p in ("TOC.yml", "docs/toc.yml", "a/b/toc.yaml", "book/_toc.yml", "mkdocs.yml", "x/mkdocs.yaml"):
+        assert is_nav_file(p), p
+    for p in ("index.yml", "toc.md", "a/mytoc.yml", "mkdocs.yml.bak", "TOC.yml/x.md"):
+        assert not is_nav_file(p), p
+
+
+@pytest.mark.engine_free
+def test_docfx_entries_keep_their_section_path():
+    base, entries, warning = nav_entries(TOC, "identity/TOC.yml")
+    assert warning is None and base == "identity"
+    got = [(e.href, e.target, " › ".join(e.section)) for e in entries]
+    assert got == [
+        ("index.md", "index", "Identity"),
+        ("ad-ds/plan/Plan.md", "ad-ds/plan/Plan", "Identity › AD DS › Plan"),
+        ("ad-ds/plan/forest-Design.md#BKMK_1", "ad-ds/plan/forest-Design", "Identity › AD DS › Plan › Forest design"),
+        ("../get-started/whats-new.md", "../get-started/whats-new", "Identity › AD DS › Elsewhere"),
+        ("ad-ds/gone.md", "ad-ds/gone", "Identity › AD DS › Gone"),
+    ]
+    assert [e.form for e in entries][:1] == ["href: index.md"]
+
+
+@pytest.mark.engine_free
+def test_jupyter_book_and_mkdocs_entries():
+    base, entries, warning = nav_entries(JB_TOC, "book/_toc.yml")
+    assert warning is None and base == "book"
+    assert [(e.target, e.section) for e in entries] == [
+        ("intro", ("intro",)), ("chapters/one", ("Basics", "chapters/one")), ("chapters/one-a", ("Basics", "chapters/one", "chapters/one-a.md"))]
+    base, entries, warning = nav_entries(MKDOCS, "site/mkdocs.yml")
+    assert warning is None and base == "site/site-src"  # docs_dir, relative to mkdocs.yml's folder
+    assert [(e.target, e.section, e.form) for e in entries] == [
+        ("index", ("index.md",), "index.md"),
+        ("guide/install", ("User guide", "Install"), "Install: guide/install.md"),
+        ("guide/usage", ("User guide", "guide/usage.md"), "guide/usage.md"),
+    ]
+    assert nav_entries(b"site_name: x\nnav:\n  - a.md\n", "mkdocs.yml")[0] == "docs"  # the default docs_dir
+
+
+@pytest.mark.engine_free
+def test_a_malformed_nav_file_is_a_warning_and_no_entries():
+    for data in (b"- name: x\n  href: [unclosed\n", b"\xff\xfe not utf-8", b"just a string\n",
+                 b"- &a [*a]\n", b"[" * 300 + b"]" * 300, b"a: &x [1]\nb: *x\n---\nsecond: doc\n"):
+        base, entries, warning = nav_entries(data, "docs/TOC.yml")
+        assert entries == [] and warning, data
+    assert nav_entries(b"", "TOC.yml")[1:] == ([], None)  # an empty TOC: nothing to say
+    assert nav_entries(b"site_name: x\n", "mkdocs.yml")[1:] == ([], None)  # no nav: key
+
+
+def test_backlinks_list_the_toc_with_its_section(db_path):
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "identity/index", "identity/ad-ds/plan/Plan", "identity/ad-ds/plan/Forest-Design", "get-started/whats-new", "Lonely")
+        assert b.save_file("identity/TOC.yml", TOC) == []
+        got = b.backlinks("identity/ad-ds/plan/Forest-Design")  # the TOC writes another case: found as a markdown link is
+        assert got == [{"slug": "identity/TOC.yml", "title": "TOC.yml", "type": "nav", "context": "Identity › AD DS › Plan › Forest design",
+                        "count": 1, "forms": ["href: ad-ds/plan/forest-Design.md#BKMK_1"]}]
+        assert [x["slug"] for x in b.backlinks("get-started/whats-new")] == ["identity/TOC.yml"]
+        assert [(x["to_slug"], x["kind"]) for x in b.nav_links("identity/TOC.yml")] == [
+            ("identity/index", "nav"), ("identity/ad-ds/plan/Plan", "nav"), ("identity/ad-ds/plan/Forest-Design", "nav"),
+            ("get-started/whats-new", "nav"), (None, "nav")]
+        assert [o["slug"] for o in _orphans(b)] == ["Lonely"]
+
+
+def test_mkdocs_nav_is_relative_to_docs_dir(db_path):
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "site/site-src/index", "site/site-src/guide/install", "site/site-src/guide/usage", "site/guide/usage")
+        b.save_file("site/mkdocs.yml", MKDOCS)
+        assert [x["to_slug"] for x in b.nav_links("site/mkdocs.yml")] == ["site/site-src/index", "site/site-src/guide/install", "site/site-src/guide/usage"]
+        assert [o["slug"] for o in _orphans(b)] == ["site/guide/usage"]
+
+
+def test_nav_links_follow_a_move_and_an_edit(db_path):
+    """No link is stored: a page moved away leaves its entry dangling as a markdown link's, a page
+    coming to the entry's path is reached at once, an edited TOC moves its backlinks."""
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "identity/ad-ds/gone")
+        b.save_file("identity/TOC.yml", TOC)
+        assert [x["slug"] for x in b.backlinks("identity/ad-ds/gone")] == ["identity/TOC.yml"]
+        b.delete_page("identity/ad-ds/gone")
+        _pages(b, "identity/ad-ds/elsewhere")
+        assert "identity/ad-ds/elsewhere" in [o["slug"] for o in _orphans(b)]
+        b.save_file("identity/TOC.yml", TOC.replace(b"ad-ds/gone.md", b"ad-ds/elsewhere.md"))
+        assert [x["slug"] for x in b.backlinks("identity/ad-ds/elsewhere")] == ["identity/TOC.yml"]
+        assert _orphans(b) == []
+
+
+def test_a_malformed_toc_imports_with_a_warning_and_comes_back_exact(tmp_path, db_path):
+    tree = tmp_path / "docs"
+    (tree / "a").mkdir(parents=True)
+    (tree / "a" / "page.md").write_bytes(b"# Page\r\n")
+    bad = b"- name: x\r\n  href: [unclosed\r\n"
+    (tree / "a" / "TOC.yml").write_bytes(bad)
+    (tree / "mkdocs.yml").write_bytes(b"nav:\n  - a/page.md\n")
+    r = gbrain_in_process("import", str(tree), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    assert b"a/TOC.yml" in r.stderr and b"does not load" in r.stderr
+    out = tmp_path / "out"
+    r = gbrain_in_process("export", str(out), "--db", str(db_path))
+    assert r.returncode == 0, r.stderr
+    assert (out / "a" / "TOC.yml").read_bytes() == bad and (out / "mkdocs.yml").read_bytes() == b"nav:\n  - a/page.md\n"
+    r = gbrain_in_process("backlinks", "a/page", "--db", str(db_path), "--json")
+    assert r.returncode == 0 and b'"slug": "docs/mkdocs.yml"' not in r.stdout  # mkdocs.yml at the top: docs_dir docs/ holds no a/page
+    r = gbrain_in_process("links", "a/TOC.yml", "--db", str(db_path), "--json")
+    assert r.returncode == 0 and r.stdout.strip() == b"[]", (r.stdout, r.stderr)
+
+
+def test_links_and_backlinks_cli(db_path):
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "identity/index")
+        b.save_file("identity/TOC.yml", TOC)
+    r = gbrain_in_process("backlinks", "identity/index", "--db", str(db_path))
+    assert r.returncode == 0 and r.stdout.decode().startswith("identity/TOC.yml  x1 href: index.md  Identity"), r.stdout
+    r = gbrain_in_process("links", "identity/TOC.yml", "--db", str(db_path), "--json")
+    assert r.returncode == 0 and b'"to_slug": "identity/index"' in r.stdout, (r.stdout, r.stderr)
