@@ -190,3 +190,24 @@ def test_links_and_backlinks_cli(db_path):
     assert r.returncode == 0 and r.stdout.decode().startswith("identity/TOC.yml  x1 href: index.md  Identity"), r.stdout
     r = gbrain_in_process("links", "identity/TOC.yml", "--db", str(db_path), "--json")
     assert r.returncode == 0 and b'"to_slug": "identity/index"' in r.stdout, (r.stdout, r.stderr)
+
+
+def test_backlinks_parse_only_the_nav_files_naming_the_page(db_path, monkeypatch):
+    """A docs repo holds hundreds of TOCs: ``backlinks`` of a page parses only those whose bytes
+    hold the page's file name (any case); a name of other characters (``Foo Bar``, written
+    ``Foo%20Bar.md``) parses them all."""
+    import gbrain.core.brain as brain_mod
+
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "docs/Site-Functions", "docs/Foo Bar")
+        b.save_file("docs/TOC.yml", b"- name: Site\n  href: site-functions.md\n- name: Foo\n  href: Foo%20Bar.md\n")
+        for i in range(5):
+            b.save_file(f"other{i}/TOC.yml", b"- name: X\n  href: x.md\n")
+        parsed = []
+        real = brain_mod.nav_entries
+        monkeypatch.setattr(brain_mod, "nav_entries", lambda data, path: parsed.append(path) or real(data, path))
+        brain_mod._NAV_PARSED.clear()
+        assert [x["slug"] for x in b.backlinks("docs/Site-Functions")] == ["docs/TOC.yml"]
+        assert parsed == ["docs/TOC.yml"]
+        assert [x["slug"] for x in b.backlinks("docs/Foo Bar")] == ["docs/TOC.yml"]
+        assert sorted(parsed) == ["docs/TOC.yml"] + [f"other{i}/TOC.yml" for i in range(5)]

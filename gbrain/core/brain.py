@@ -152,6 +152,9 @@ _CANVAS_PARSED: dict[tuple, list[tuple]] = {}
 #: what a nav file's bytes hold, parsed (:meth:`Brain.nav_links`): (path, content hash) → (base
 #: folder, ((href, target, context, form), …)); cleared when it holds 512
 _NAV_PARSED: dict[tuple, tuple[str, list[tuple]]] = {}
+#: a file name a nav entry can only write as it is (no escape, no percent-encoding, no folding):
+#: :meth:`Brain.nav_backlinks` parses only the nav files whose bytes hold it
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def file_kind(path: str) -> str:
@@ -1523,7 +1526,21 @@ class Brain:
         """The nav files listing page ``page_id`` (:meth:`nav_links`), each once, in path order,
         as :meth:`backlinks` gives a page: ``slug`` is the nav file's path, ``type`` ``nav``,
         ``context`` the first entry's section path."""
-        return self._file_backlinks(page_id, self.nav_files(), self.nav_links, "nav", posixpath.basename)
+        paths = self.nav_files()
+        r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (page_id,)).fetchone() if paths else None
+        stem = posixpath.basename(r[0]) if r else ""
+        if _PLAIN_NAME.fullmatch(stem):  # an entry naming it holds its file name as written, in some case
+            needle = stem.lower().encode()
+            paths = [p for p in paths if self._nav_holds(p, needle)]
+        return self._file_backlinks(page_id, paths, self.nav_links, "nav", posixpath.basename)
+
+    def _nav_holds(self, path: str, needle: bytes) -> bool:
+        """Whether the stored nav file ``path`` may list a page whose file name is ``needle``
+        (lowercase ASCII): parsed already, or its bytes hold it in any case."""
+        row = self.conn.execute("SELECT content_hash, pieces FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[1] or (path, row[0]) in _NAV_PARSED:
+            return row is not None and not row[1]
+        return needle in (blobs.file_bytes(self.conn, path) or b"").lower()
 
     def nav_reached(self) -> set[str]:
         """The slugs of the pages some stored nav file lists."""
