@@ -1,9 +1,10 @@
 """Postgres ranks a page by its names and headings as SQLite does (measured: trial37's "how does
 RoPE encode token positions" put *Rotary Embedding*, whose H1 is "Rotary Position Embedding (RoPE)",
-first on SQLite and 6th on Postgres, docs/search.md "Both engines"). Postgres indexes aliases (an
+first on SQLite and 6th on Postgres, docs/search.md "Both engines"). Postgres indexed aliases (an
 H1 other than the title is one) in the 'simple' configuration, as written, where SQLite's FTS5
-stems them: ``positions`` named the page by its H1 on SQLite only; and the headings evidence
-(``keyword.HEADING_WEIGHT``) was SQLite's only. Both engines (``--engine postgres``)."""
+stems them (until Postgres v57: their 'english' stems): ``positions`` named the page by its H1 on
+SQLite only; and the headings evidence (``keyword.HEADING_WEIGHT``) was SQLite's only. Both
+engines (``--engine postgres``)."""
 from __future__ import annotations
 
 import pytest
@@ -39,3 +40,88 @@ def test_an_h1_names_its_page_by_a_plural(brain):
     # (Qwen's body holds both words three times: its BM25 is the best; the H1 names the other page)
     hits = _hits(brain, "RoPE positions")
     assert hits[0]["slug"] == "concepts/rotary-embedding", [(h["slug"], h["score"]) for h in hits]
+
+
+
+ALIAS_NOTES = {
+    "journal/log.md": "---\naliases: [Running Notes]\n---\n# Log\n\nDaily entries about the garden and the weather.\n",
+    "scripts/sync.md": "# Sync\n\nThe sync script keeps notes of each pass; a pass can run long.\n",
+    "scripts/backup.md": "# Backup\n\nBackup runs nightly; its notes go to the log.\n",
+    "bands/who.md": "---\naliases: [The Who]\n---\n# Band\n\nA rock band from London.\n",
+    "people/who-is-who.md": "# People\n\nWho wrote which page, and who edits it.\n",
+}
+ALIAS_NOTES.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing.\n" for i in range(20)})
+
+
+@pytest.fixture
+def alias_brain(tmp_path, db_path):
+    tree = write_tree(tmp_path / "vault", ALIAS_NOTES)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_an_alias_names_its_page_by_a_stem(alias_brain):
+    """SQLite's FTS5 stems the aliases column (porter): "run notes" holds both words of the
+    alias "Running Notes" (weight 5 each), so the page comes first; Postgres indexed aliases as
+    written ('simple') and matched only "notes" there: the page came 3rd, under two pages
+    holding both words once in their text."""
+    hits = _hits(alias_brain, "run notes")
+    assert hits[0]["slug"] == "journal/log", [(h["slug"], h["score"]) for h in hits]
+
+
+def test_an_alias_is_matched_by_a_word_of_its_stem(alias_brain):
+    """"runs" matches the alias "Running Notes" by its stem on both engines (the page is listed;
+    a name holding the word only by its stem weighs nothing, ``STEM_FIELDS_UNWEIGHTED``, so
+    it comes after the pages holding "runs" in their text); Postgres did not list it."""
+    for q in ("runs", "run"):
+        slugs = [h["slug"] for h in _hits(alias_brain, q)]
+        assert "journal/log" in slugs, (q, slugs)
+        assert slugs[0] != "journal/log", (q, slugs)
+    assert _hits(alias_brain, "running")[0]["slug"] == "journal/log"
+
+
+def test_an_alias_of_stop_words_still_names_its_page(alias_brain):
+    """An alias's stop words stay words ('english' drops "the" and "who"; SQLite's porter keeps
+    every word): "the who" names the band by its alias."""
+    hits = _hits(alias_brain, "the who")
+    assert hits[0]["slug"] == "bands/who", [(h["slug"], h["score"]) for h in hits]
+
+
+@pytest.mark.engine_free
+def test_postgres_v57_indexes_the_aliases_of_an_existing_brain_only(tmp_path, pg_url, monkeypatch):
+    """A brain made before v57 (aliases indexed as written) finds the page by "run notes" after the
+    upgrade; only the pages holding an alias are written again (no table rewrite: every other row
+    keeps its version and its vectors), every page's vectors are what a write gives them now, and
+    the BM25 totals follow."""
+    from gbrain.storage import pg
+
+    def rows(c) -> dict:
+        return {r[0]: r[1:] for r in c.execute("SELECT slug, xmin::text, search_tsv::text, search_names_tsv::text, search_aliases FROM pages")}
+
+    def node(c) -> int:
+        return int(c.execute("SELECT relfilenode FROM pg_class WHERE relname = 'pages'").fetchone()[0])
+
+    tree = write_tree(tmp_path / "vault", ALIAS_NOTES)
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 56)
+    with Brain.open(pg_url, create=True) as b:
+        import_tree(b, tree)
+        assert pg.schema_version(b.conn) == 56
+        assert _hits(b, "run notes")[0]["slug"] != "journal/log"
+        before, file = rows(b.conn), node(b.conn)
+    monkeypatch.undo()
+    with Brain.open(pg_url) as b:
+        c = b.conn
+        assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 57
+        assert _hits(b, "run notes")[0]["slug"] == "journal/log"
+        assert "journal/log" in [h["slug"] for h in _hits(b, "runs")]
+        after = rows(c)
+        aliased = {s for s, r in before.items() if r[3]}
+        assert aliased == {"journal/log", "bands/who"}
+        assert {s for s in before if before[s] != after[s]} == aliased  # the others: same row version, same vectors
+        assert node(c) == file
+        with b.transaction():  # what a write gives every page now
+            c.execute("UPDATE pages SET title = title")
+        assert {s: r[1:] for s, r in rows(c).items()} == {s: r[1:] for s, r in after.items()}
+        fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
+        assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_totals").fetchone())) == fresh

@@ -2155,14 +2155,8 @@ _PG_TF_WEIGHTS = "'{0.2,0.2,0.4,1.0}'::float4[]"
 _PG_TF_SCALE = 5.0
 
 
-#: Postgres: the 'english' stems of a page's aliases, beside search_names_tsv's A weight (which holds
-#: them in 'simple': as written), so an alias names the page by a query word sharing its stem as on
-#: SQLite, whose FTS5 stems every column (``positions`` → alias "Rotary Position Embedding"):
-#: computed for the ranked candidates only, no schema change. (Their BM25 still reads the aliases
-#: as written: A holds no stem of them.)
 #: Postgres takes SQLite's headings evidence (HEADING_WEIGHT) too (2026-12-04)
 PG_HEADINGS = True
-_PG_ALIAS_STEMS = "to_tsvector('english', gb_fold(coalesce(p.search_aliases, '')))"
 
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
@@ -2174,7 +2168,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     name evidence (share of the query's words in the title, an alias or the path, weighted by
     IDF, times the name's precision: :func:`_precision` of :func:`_name_len`; a folder's word
     of many pages' paths names none: :func:`_folder_names` over :func:`_paths_holding_pg`) and
-    exact-name bonus and headings evidence as on SQLite (an alias's 'english' stems: :data:`_PG_ALIAS_STEMS`). As on SQLite
+    exact-name bonus and headings evidence as on SQLite (an alias by its 'english' stems: schema v57). As on SQLite
     (:data:`NAME_AS_WRITTEN`), a word names a page only when the title, an alias or the path
     holds it as written (:func:`names_word`, not by a shared 'english' stem), and a weight
     (A, B) whose fields hold the query's words only by their stem
@@ -2364,7 +2358,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
            f"bool_or(nf.nb @@ q), bool_or(p.search_tsv @@ qcd OR top.id = ANY(?::bigint[])){names_cols}, "
            f"max(CASE WHEN p.path LIKE '{COPY_LIKE}' THEN p.path END), p.title, p.search_aliases, p.path, p.search_headings "
            f"FROM top JOIN pages p ON p.id = top.id, (SELECT q, {_PG_CD} AS qcd FROM (SELECT {tsq} AS q) AS q0) AS qq, "
-           f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') || {_PG_ALIAS_STEMS} AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
+           f"LATERAL (SELECT ts_filter(p.search_names_tsv, '{{a}}') AS na, ts_filter(p.search_names_tsv, '{{b}}') AS nb OFFSET 0) AS nf "
            f"GROUP BY top.id, p.id ORDER BY max(top.r) DESC, top.id")
     args = [*hargs, depth, sorted(exact), sorted({x for ids_ in far.values() for x in ids_}), *wargs, *wargs, *targs]
     widf = [math.log(1 + (n_pages - df + 0.5) / (df + 0.5)) if df else 0.0 for df in wdfs]
