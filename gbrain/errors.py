@@ -127,9 +127,9 @@ def error_fields(e: BaseException) -> dict:
 #: conforms too (the TypeScript SDK's 1.x client validates it even on ``isError`` results).
 #: No descriptions: it is repeated in all ~36 tools' schemas of every ``tools/list`` (with them it
 #: was 18 KB of a 75 KB answer); what the fields mean is :func:`error_fields`' docstring and
-#: README's, and the error's text content says it all to an agent
+#: README's, and the error's text content says it all to an agent. No ``type`` either: the arm sits
+#: under the outputSchema's own ``"type": "object"`` (16 bytes × 36 tools of every tools/list)
 ERROR_SCHEMA: dict = {
-    "type": "object",
     "properties": {
         "error": {"type": "string"},
         "exit_code": {"type": "integer"},

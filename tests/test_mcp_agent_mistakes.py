@@ -336,6 +336,36 @@ def test_a_put_to_a_name_spelled_without_its_accents_makes_no_second_page(fixtur
     assert forced["created"] and other["created"]
 
 
+def test_a_put_to_a_name_that_breaks_an_apostrophe_otherwise_makes_no_second_page(fixture_db):
+    """Trial 40: people/gus-o-brien is "Gus O'Brien"; the transcript says "Gus OBrien" and the
+    slug rule made people/gus-obrien: a second page of the person (an apostrophe is no accent).
+    Names that differ only in where words break are one name when a title (the page's, or the
+    new text's) has a mark inside a word there, both ways; a break no title explains is another
+    name (`tools/re-act` beside `tools/react`)."""
+    pages = (("people/gus-o-brien", "Gus O'Brien"), ("people/dara-obrien", "Dara O’Brien"), ("people/sam-oneil", "Sam ONeil"),
+             ("tools/react", "React"), ("tools/re-act", "Re-Act"))
+
+    async def main():
+        async with connect(fixture_db) as c:
+            for s, t in pages:
+                ok(await c.call_tool("brain_put", {"slug": s, "content": f"---\ntitle: {t}\n---\n\n# {t}\n"}))
+            refused = [await c.call_tool("brain_put", {"slug": s, "content": text}) for s, text in (
+                ("people/gus-obrien", "# Gus\n"), ("Gus OBrien", "# Gus\n"), ("people/dara-o-brien", "# Dara\n"),
+                ("people/sam-o-neil", "# Sam O'Neil\n"))]
+            made = [await c.call_tool("brain_put", {"slug": s, "content": text}) for s, text in (
+                ("people/sam-o-neil-2", "# Sam O'Neil\n"), ("tools/re-act-2", "# ReAct\n"), ("tools/reac-t", "# Reac T\n"))]
+            forced = await c.call_tool("brain_put", {"slug": "people/gus-obrien", "if_hash": "", "content": "# Gus\n"})
+            return refused, made, forced
+
+    refused, made, forced = anyio.run(main)
+    for r, page in zip(refused, ("people/gus-o-brien", "people/gus-o-brien", "people/dara-obrien", "people/sam-oneil"), strict=True):
+        assert r.is_error, text_of(r)
+        err = r.structured_content["error"]
+        assert f"give '{page}'" in err and "nothing was written" in err and "if_hash ''" in err, err
+    for r in [*made, forced]:
+        assert ok(r)["created"], r
+
+
 def test_lints_stale_compiled_truth_action_puts_with_the_hash_read(fixture_db):
     """Trial 40: the skills insist a compiled-truth rewrite is put with the content_hash read
     (`if_hash`: the person may be editing the note), but brain_lint's stale_compiled_truth action

@@ -111,3 +111,19 @@ def test_a_deleted_page_is_said_deleted_and_look_alikes_are_no_suggestion(tmp_pa
         with pytest.raises(NotFound) as e:
             b.resolve_slug("Tom Baker")
         assert e.value.suggestions == [] and "trash" not in str(e.value), str(e.value)
+
+
+def test_a_name_with_a_folder_suggests_that_folders_pages_first(db_path):
+    """did-you-mean listed near names of every folder in difflib's order of the whole path, so a
+    look-alike in another folder (`notes/bob-smyth`) came before the page of the very file name
+    that moved (`archive/people/bob-smith`), and another folder's near name before the asked
+    folder's own. Now the asked folder's pages and those of the same file name come first."""
+    with Brain.open(db_path) as b:
+        for s in ("companies/bob", "notes/bob-smyth", "archive/people/bob-smith", "archive/people/rob-smith", "notes/smith",
+                  "people/mario-lopez-garcia", "deals/mario-lopes", "people/maria-lopez"):
+            b.put(s, "# x\n")
+        got = miss(b, "companies/bob-smith")
+        assert got[:2] == ["companies/bob", "archive/people/bob-smith"] and "notes/bob-smyth" in got[2:], got
+        got = miss(b, "people/mario-lopez")
+        assert set(got[:2]) == {"people/maria-lopez", "people/mario-lopez-garcia"} and "deals/mario-lopes" in got[2:], got
+        assert miss(b, "bob-smyht")[0] == "notes/bob-smyth"  # a bare name: no folder to prefer

@@ -10,6 +10,7 @@ from gbrain import operations as ops
 from gbrain.core import history as h
 from gbrain.core.brain import Brain
 from gbrain.errors import BadInput
+from gbrain.storage.origin import identity, origin
 
 from conftest import gbrain
 
@@ -90,6 +91,36 @@ def test_undo_skips_a_page_someone_else_wrote_since_and_keeps_their_text(db_path
         assert alpha["action"] == "skip" and "another origin" in alpha["reason"] and "cli" in alpha["reason"]
         assert b.get_text("projects/alpha").endswith("Fixed by hand.\n")
         assert b.get_text("projects/beta") == "Beta, as written.\n"  # the rest was undone
+
+
+def test_undo_says_a_write_by_another_between_the_undone_ones_lies_between_them(db_path):
+    """Trial 38: "written again since by another origin (… version 4)" for a version between the
+    agent's v3 and v5 read as a write after them all. The reason says where it lies, and names
+    a writer, not an origin, when the undo selects by writer."""
+    with Brain.open(db_path) as b:
+        setup(b)
+        past_last_change(b)
+        since_first = h._now()
+        run(b, "put", surface="mcp", slug="projects/alpha", content="---\ntitle: Alpha\n---\nBROKEN\n")
+        run(b, "put", surface="cli", slug="projects/alpha", content="---\ntitle: Alpha\n---\nFixed by hand.\n")
+        run(b, "put", surface="mcp", slug="projects/alpha", content="---\ntitle: Alpha\n---\nBROKEN again\n")
+        run(b, "put", surface="cli", slug="people/ana", content="Ana, by hand.\n")
+        run(b, "put", surface="mcp", slug="people/ana", content="Ana, BROKEN.\n")
+        run(b, "put", surface="cli", slug="people/ana", content="Ana, by hand again.\n")
+        vs = [v["version"] for v in h.versions(b, "projects/alpha")["versions"]]
+        plan = {it["name"]: it for it in run(b, "undo", since=since_first, origin="mcp")["plan"]}
+        alpha, ana = plan["projects/alpha"], plan["people/ana"]
+        assert alpha["action"] == ana["action"] == "skip", plan
+        assert f"in between (cli put, version {sorted(vs)[-2]} " in alpha["reason"] and "another origin" in alpha["reason"], alpha["reason"]
+        assert f"between versions {sorted(vs)[-3]} and {sorted(vs)[-1]} of these writes" in alpha["reason"], alpha["reason"]
+        assert "since (cli put, version" in ana["reason"] and "in between" not in ana["reason"], ana["reason"]
+        with origin(user="bob"):
+            run(b, "put", slug="projects/beta", content="Beta, by bob.\n")
+        run(b, "put", slug="projects/beta", content="Beta, mine.\n")
+        with origin(user="bob"):
+            run(b, "put", slug="projects/beta", content="Beta, by bob again.\n")
+        beta = next(it for it in run(b, "undo", since=since_first, by=identity())["plan"] if it["name"] == "projects/beta")
+        assert beta["action"] == "skip" and "written by another writer since (cli put, version" in beta["reason"], beta
 
 
 def test_undo_of_a_folder_only_and_of_a_deleted_folder(db_path):

@@ -177,9 +177,14 @@ class SaveResult:
     counts: tuple[int, int, int] | None = None  # (links, timeline entries, tags) parsed from the text
     names: set[str] = field(default_factory=set)  # link-target keys whose resolution may have changed
     note: str | None = None  # why nothing changed (e.g. the timeline entry is already there)
+    #: the page's content_hash after the write (a put's ``if_hash`` for the next edit): every
+    #: surface's answer of put, tag, untag, link, unlink and timeline-add carries it
+    content_hash: str | None = None
 
     def as_dict(self) -> dict:
         d = {"slug": self.slug, "path": self.path, "changed": self.changed, "created": self.created, "warnings": self.warnings}
+        if self.content_hash:
+            d["content_hash"] = self.content_hash
         if self.note:
             d["note"] = self.note
         return d
@@ -933,8 +938,9 @@ class Brain:
         """Up to ``n`` names near ``slug``, each one a page can be named by: slugs near the whole
         slug, then every page whose file name is near its last segment (several folders may hold
         one name: all of them, by slug), then aliases (as written) near it — an alias that names
-        another page or several pages is given as its page's slug. Near: difflib ratio >= 0.6 on
-        :func:`_near_key` (case, accents and separators ignored)."""
+        another page or several pages is given as its page's slug; for a name with a folder, the
+        ones in that folder and those of the same file name come before the rest. Near: difflib
+        ratio >= 0.6 on :func:`_near_key` (case, accents and separators ignored)."""
         self._suggesting = True  # resolve_slug of an alias below never suggests in turn
         try:
             return self._suggest(slug, n)
@@ -967,6 +973,16 @@ class Brain:
             name = alias if named else s
             if s not in out and name not in out:
                 out.append(name)
+        if "/" in slug.strip("/"):
+            # a name with a folder: that folder's pages first, and a page of the same file name
+            # elsewhere (moved); near names in other folders after them, each group in its order
+            folder = key.rsplit("/", 1)[0]
+
+            def later(s: str) -> bool:
+                here = "/" in s and "/".join(map(_near_key, s.split("/"))).rsplit("/", 1)[0] == folder
+                return not (here or _near_key(posixpath.basename(s)) == base)
+
+            out.sort(key=later)
         return out[:n]
 
     def get_text(self, slug: str) -> str:
@@ -1028,7 +1044,7 @@ class Brain:
         h = sha256(data)
         row = self.conn.execute("SELECT id, content_hash, path, title FROM pages WHERE slug = ?", (slug,)).fetchone()
         if row and row["content_hash"] == h and row["path"] == path and not force:
-            return SaveResult(slug, path, row["id"], False, False, page.warnings)
+            return SaveResult(slug, path, row["id"], False, False, page.warnings, content_hash=h)
         vals = self._page_vals(slug, path, page, data, h, now_iso())
         with self.transaction():
             if row:
@@ -1054,7 +1070,7 @@ class Brain:
                     f = self.conn.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(slug),)).fetchone()
                     if f:
                         self._load_raw_rows(f["path"])
-        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names)
+        return SaveResult(slug, path, pid, True, not row, page.warnings, (len(page.links), len(page.timeline_entries), len(page.all_tags)), names, content_hash=h)
 
     @staticmethod
     def _page_vals(slug: str, path: str, page: Page, data: bytes, h: str, ts: str) -> dict[str, Any]:
@@ -1627,7 +1643,7 @@ class Brain:
         ctx = " ".join((context or "").split())
         if have:
             note = f"{src['slug']} already links to {dst['slug']}; nothing added" + (" (the context was not written: edit the page to add it)" if ctx else "")
-            return SaveResult(src["slug"], src["path"], src["id"], False, False, note=note)
+            return SaveResult(src["slug"], src["path"], src["id"], False, False, note=note, content_hash=src["content_hash"])
         line = (self._wiki_link(src, dst) if self._writes_wiki_links(src["id"]) else self._markdown_link(src, dst)) + (f" — {ctx}" if ctx else "")
         page = self.parsed(src)
         return self._edit(src, append_link_line(page, line), lambda o, n: len(n.links) > len(o.links), "link")
@@ -1766,7 +1782,7 @@ class Brain:
         row = self.resolve_slug(slug)
         page = self.parsed(row)
         if identity_key(tag) in {identity_key(t) for t in page.all_tags}:
-            return SaveResult(row["slug"], row["path"], row["id"], False, False)
+            return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"])
         return self._set_tags(row, page.tags + [tag])
 
     def _spaced_tag(self, tag: str) -> str:
@@ -1805,7 +1821,8 @@ class Brain:
                 raise BadInput(f"{row['slug']}: tag '{tag}' is written {where}, not in its frontmatter tags; untag changes only frontmatter, so nothing was written. Edit the text to remove it")
             near = difflib.get_close_matches(key, [identity_key(t) for t in page.all_tags], n=3, cutoff=0.6)
             hint = f"; its tags: {', '.join(page.all_tags)}" if near else ""
-            return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}")
+            return SaveResult(row["slug"], row["path"], row["id"], False, False, note=f"{row['slug']} has no tag '{tag}': nothing removed{hint}",
+                              content_hash=row["content_hash"])
         return self._set_tags(row, keep)
 
     # ---- timeline ---------------------------------------------------------------
@@ -1858,7 +1875,7 @@ class Brain:
         base = timeline_target(page, heading)
         if (date, source, summary) in {entry_key(e) for e in base.timeline_entries}:
             # a retried call: the entry is there already, so nothing is added
-            return SaveResult(row["slug"], row["path"], row["id"], changed=False, created=False,
+            return SaveResult(row["slug"], row["path"], row["id"], changed=False, created=False, content_hash=row["content_hash"],
                               note=f"the timeline already has this entry ({date} | {source or 'no source'} — {summary}); nothing added")
         entry = timeline_line(date, summary, source, detail or "", nl=page.newline)
 

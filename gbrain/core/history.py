@@ -1373,7 +1373,14 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         other = c.execute(f"SELECT version, at, surface, client, operation FROM history WHERE kind = ? AND name = ? AND version > ? "
                           f"AND NOT ({cond}) ORDER BY version LIMIT 1", [kind, key, v0, *fargs]).fetchone() if cond != "1=1" else None
         if other is not None:
-            item["reason"] = (f"written again since by another origin ({_origin_of(other)}, version {other['version']} at {other['at']}): "
+            # a selected write after the other's: it lies between them (trial 38 read "written again
+            # since" of a version between two of the agent's writes as coming after them all)
+            later = c.execute(f"SELECT version FROM history WHERE kind = ? AND name = ? AND version > ? AND {cond} ORDER BY version LIMIT 1",
+                              [kind, key, other["version"], *fargs]).fetchone()
+            who = "another writer" if not origin else "another origin" if by is None else "another origin or writer"
+            when = (f"in between ({_origin_of(other)}, version {other['version']} at {other['at']}, between versions {v0} and {later[0]} of these writes)"
+                    if later is not None else f"since ({_origin_of(other)}, version {other['version']} at {other['at']})")
+            item["reason"] = (f"written by {who} {when}: undoing would take it back too; "
                               f"`gbrain history {cmd_arg(key)}` and `gbrain revert {cmd_arg(key)} --to N` by hand")
             continue
         moved = next((r for r in window if r["op"] == "move"), None)

@@ -423,7 +423,7 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
         Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
         Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'", joins="\n"),
         Param("frontmatter", "object", "frontmatter keys to set (null removes a key)"),
-        Param("if_hash", description="write only if the page is still as read: the content_hash brain_get gave ('': only if there is "
+        Param("if_hash", description="write only if the page is still as read: the content_hash brain_get or the last write gave ('': only if there is "
               "no such page); else a conflict error, nothing written",
               details="a conflict means another writer or an edit in the synced folder changed the page: read it again and redo "
               "the edit. A part token from a read of part of a page "
@@ -439,8 +439,14 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
     output=SAVED,
 )
 def _put(b, a, ctx):
+    seen = None
     with b.transaction():  # read, edit and write the page with no other writer in between
         out = _put_locked(b, a, ctx)
+        if ctx.reads is not None and a.get("content") is not None and isinstance(out, dict) and out.get("content_hash"):
+            r = b.conn.execute("SELECT id FROM pages WHERE slug = ?", (out["slug"],)).fetchone()
+            seen = (r[0], out["content_hash"]) if r is not None else None
+    if seen:  # a whole put is the session's read of the page, once committed (a cancelled put wrote nothing)
+        _remember(ctx, *seen)
     return _name_warnings(out)
 
 
@@ -539,8 +545,8 @@ def _check_spelling_twin(b, a, ctx) -> None:
     """Refuse a put that would create ``a['slug']`` beside a page whose name is the same but for
     case and separators (white space, ``_``, ``-``, ``.``) in each folder and the file name (``people/priya_raman``,
     ``People/Priya Raman`` beside ``people/priya-raman``: the skills' slug rule makes both that
-    name, and an agent's put made a second page of the person), or but for accents
-    (:func:`_accent_twins`). ``if_hash ''`` (only a new page)
+    name, and an agent's put made a second page of the person), or but for accents or a word
+    break at a mark inside a word of a title (:func:`_letter_twins`). ``if_hash ''`` (only a new page)
     creates it anyway. A name a page has (exact, suffix, alias) writes that page as before."""
     from ..page.slugs import loose_key, nfc
 
@@ -558,7 +564,8 @@ def _check_spelling_twin(b, a, ctx) -> None:
     how = "if_hash ''" if ctx.agent else f"{ctx.flag('if_hash')} ''"
 
     def refuse(twins: list[str]) -> BadInput:
-        return BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case, accents or separators: spaces, _, -, .): "
+        return BadInput(f"'{slug}' is a new name for the page {twins[0]} (the same name but for case, accents, separators: spaces, _, -, ., "
+                        f"or a break at a mark inside a word: O'Brien): "
                         f"give '{twins[0]}' to write that page; nothing was written (to make a new page '{slug}' beside it, put with {how})",
                         suggestions=twins)
 
@@ -567,7 +574,7 @@ def _check_spelling_twin(b, a, ctx) -> None:
     read = _read_as(b, slug)
     if read:
         raise BadInput(_read_as_words(slug, read, ctx) + f" (to make a new page '{slug}' beside it, put with {how})", suggestions=[read])
-    twins = _accent_twins(b, slug, want)
+    twins = _letter_twins(b, slug, want, a.get("content") if a.get("content") is not None else a.get("compiled_truth"))
     if twins:
         raise refuse(twins)
 
@@ -583,15 +590,58 @@ def _unaccented(name: str) -> str:
     return fold_letters("".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c)))
 
 
-def _accent_twins(b, slug: str, want: list[str]) -> list[str]:
+def _breaks(name: str) -> tuple[str, frozenset[int], frozenset[int]]:
+    """``(letters, breaks, marks)`` of a name: its letters and digits (:func:`_unaccented`), the
+    places (counted in letters) where a word breaks (any other character between two of them:
+    white space, a separator, a symbol), and of those the places of a mark inside a word, a
+    character other than white space and the separators ``_ . -`` (``O'Brien``'s ``'``,
+    ``AT&T``'s ``&``): a slug maker reads such a mark as a break (``gus-o-brien``) or as nothing
+    (``gus-obrien``)."""
+    letters: list[str] = []
+    breaks, marks = set(), set()
+    pending = None  # the characters since the last letter or digit
+    for ch in _unaccented(name):
+        if ch.isalnum():
+            if pending and letters:
+                breaks.add(len(letters))
+                if not any(c.isspace() or c in "_.-" for c in pending):
+                    marks.add(len(letters))
+            pending = None
+            letters.append(ch)
+        else:
+            pending = (pending or "") + ch
+    return "".join(letters), frozenset(breaks), frozenset(marks)
+
+
+def _break_twin(new: str, old: str, titles) -> bool:
+    """Whether the names ``new`` and ``old`` (file names, or a bare name and a title) are one
+    name but for where words break, and each break only one of them has sits at a mark inside a
+    word of one of ``titles`` (the pages' titles: ``gus-obrien`` beside ``gus-o-brien`` titled
+    "Gus O'Brien"; ``titles()`` gives them, asked only then). Breaks no title explains make
+    another name: ``re-act`` beside ``react``."""
+    ln, bn, _ = _breaks(new)
+    lo, bo, _ = _breaks(old)
+    if not ln or ln != lo or bn == bo:
+        return False
+    marks: set[int] = set()
+    for t in titles():
+        lt, _, mt = _breaks(t or "")
+        if lt == ln:
+            marks |= mt
+    return (bn ^ bo) <= marks
+
+
+def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> list[str]:
     """The pages in ``slug``'s folder whose name is ``want`` (:func:`_check_spelling_twin`'s
     spelling) but for accents: ``people/zoe-kim`` beside ``people/zoë-kim``, ``people/lukasz-novak``
     beside ``people/łukasz-novak`` (trial 40: a transcript's "Zoe Kim" made a second page of the
-    person). Reads the folder's slugs, or every page's slug and title for a bare name (a new page's
-    put only: 2,000 pages, a few ms)."""
+    person); or but for a word break at a mark inside a word of the page's title or of the new
+    page's (``text``'s) (:func:`_break_twin`: ``people/gus-obrien`` beside ``people/gus-o-brien``,
+    "Gus O'Brien", trial 40). Reads the folder's slugs, or every page's slug and title for a bare
+    name (a new page's put only: 2,000 pages, a few ms)."""
     import posixpath
 
-    from ..page.slugs import nfc
+    from ..page.slugs import loose_key, nfc
 
     folder = posixpath.dirname(slug.strip().strip("/"))
     key = [_unaccented(p) for p in want]
@@ -599,25 +649,42 @@ def _accent_twins(b, slug: str, want: list[str]) -> list[str]:
     # a bare name (no folder) is read as the page whose file name or title it is (`_read_as`):
     # any folder's page, by either
     # a twin's name is no longer than its unaccented spelling (`ß` → `ss` makes that longer) and
-    # keys (SQL's length of loose_key, title_key) about as long: others are no candidates
+    # keys (SQL's length of loose_key, title_key) about as long, or has the same letters and
+    # digits (a break more or less): others are no candidates
     n = len(key[-1])
-    near = "(length(loose_key) BETWEEN ? AND ? OR length(title_key) BETWEEN ? AND ?)"
-    span = (n // 2 - 1, n + 1) * 2
+    letters = loose_key(posixpath.basename(slug.strip().strip("/"))).replace("-", "")
+    near = ("(length(loose_key) BETWEEN ? AND ? OR length(title_key) BETWEEN ? AND ? "
+            "OR replace(loose_key, '-', '') = ? OR replace(title_key, '-', '') = ?)")
+    span = (*(n // 2 - 1, n + 1) * 2, letters, letters)
     rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE lower(substr(slug, 1, ?)) = ? AND {near} ORDER BY slug", (len(pre), pre, *span)) if pre else \
         b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span)
     out = []
+    new_title: list[str] = []
+    alnum = "".join(c for c in key[-1] if c.isalnum())  # the new name's letters and digits, as _breaks counts them
 
-    def twin(name: str) -> bool:  # the same name but for accents (a spelling as written is `_read_as`'s)
+    def titles(title: str | None) -> list[str]:  # the page's title, and the new text's (parsed once, when needed)
+        if text is not None and not new_title:
+            new_title.append(b.parse_text(text, posixpath.basename(slug) + ".md").title or "")
+        return [title or "", *new_title]
+
+    def twin(name: str, title: str | None) -> bool:  # the same name but for accents or breaks (a spelling as written is `_read_as`'s)
         plain = [_SEPARATORS.sub("-", nfc(p).casefold()).strip("-") for p in name.split("/")]
-        return plain != want and [_unaccented(p) for p in plain] == key
+        if plain == want or len(plain) != len(key):
+            return False
+        if [_unaccented(p) for p in plain[:-1]] != key[:-1]:
+            return False
+        last = _unaccented(plain[-1])
+        if last == key[-1]:
+            return True
+        return "".join(c for c in last if c.isalnum()) == alnum and _break_twin(want[-1], plain[-1], lambda: titles(title))
 
     for s, title in rows:
         if s == slug:
             continue
         if pre:
-            same = s.count("/") == slug.strip().strip("/").count("/") and twin(s)
+            same = s.count("/") == slug.strip().strip("/").count("/") and twin(s, title)
         else:
-            same = twin(posixpath.basename(s)) or ("/" not in (title or "") and twin(title or ""))
+            same = twin(posixpath.basename(s), title) or ("/" not in (title or "") and twin(title or "", title))
         if same:
             out.append(s)
             if len(out) == 5:
@@ -705,10 +772,6 @@ def _put_page(b, a, ctx):
         if merge:
             out.update(_merge_said(b, old, merge, out, ctx))
             last = None  # said above: kept, or in the conflict copy
-        if ctx.reads is not None and out.get("changed") is not None:
-            r = b.conn.execute("SELECT id, content_hash FROM pages WHERE slug = ?", (out["slug"],)).fetchone()
-            if r is not None:
-                _remember(ctx, r[0], r[1])
         if out.get("created") and not a["content"].strip():  # allowed (an empty note is a page), but said: a script's input gone missing (cron's /dev/null) made it (trial 32)
             out["warnings"] = [*out.get("warnings", []), f"{out['slug']}: created as an empty page: the text given was empty"
                                + ("" if ctx.agent else " (was standard input empty?)")]

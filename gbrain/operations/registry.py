@@ -1255,7 +1255,7 @@ def obj(*required: str, **props: str | dict) -> dict:
 HIT_STYLE = ("\ue000", "\ue001")
 
 #: what a page write returns (``SaveResult.as_dict``)
-SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", warnings="array", note="string")
+SAVED = obj("slug", "changed", slug="string", path="string", changed="boolean", created="boolean", content_hash="string", warnings="array", note="string")
 PAGE_REF = dict(slug="string", title="string?", type="string?")
 
 SLUG = Param("slug", description="page slug (people/ana-lima) or a unique suffix (ana-lima)", required=True, positional=True)
