@@ -77,3 +77,18 @@ def test_a_cancelled_put_is_no_read_of_the_page(db_path):
         text = b.get_text("notes/plan")
     assert mine.get("merged") is True, mine
     assert "# Plan (v2)" in text and "bob: test the installer" in text, text
+
+
+def test_revert_and_ingest_answer_with_the_pages_content_hash_too(fixture_db):
+    ctx = ops.Context(db=str(fixture_db), surface="call")
+    with Brain.open(fixture_db) as b:
+        ops.run("put", {"slug": "notes/rev", "content": "# One\n"}, ctx, brain=b)
+        ops.run("put", {"slug": "notes/rev", "content": "# Two\n"}, ctx, brain=b)
+        back = ops.run("revert", {"slug": "notes/rev", "to": 1}, ctx, brain=b)
+        assert back["changed"] and back["content_hash"] == b.page_row("notes/rev")["content_hash"], back
+        again = ops.run("put", {"slug": "notes/rev", "if_hash": back["content_hash"], "compiled_truth": "# Three\n"}, ctx, brain=b)
+        assert again["changed"], again
+        src = {"content": "# Call with Ana\n\nNotes.\n", "source_type": "meeting", "source_ref": "call-42"}
+        first, same = (ops.run("ingest", dict(src), ctx, brain=b) for _ in range(2))
+        assert first["changed"] and not same["changed"], (first, same)
+        assert first["content_hash"] == same["content_hash"] == b.page_row(first["slug"])["content_hash"], (first, same)

@@ -178,7 +178,8 @@ class SaveResult:
     names: set[str] = field(default_factory=set)  # link-target keys whose resolution may have changed
     note: str | None = None  # why nothing changed (e.g. the timeline entry is already there)
     #: the page's content_hash after the write (a put's ``if_hash`` for the next edit): every
-    #: surface's answer of put, tag, untag, link, unlink and timeline-add carries it
+    #: surface's answer of put, tag, untag, link, unlink and timeline-add carries it (revert's
+    #: and ingest's too)
     content_hash: str | None = None
 
     def as_dict(self) -> dict:

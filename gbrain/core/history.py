@@ -1286,7 +1286,7 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
             except UnicodeDecodeError as e:
                 raise BadInput(f"version {n} of {key} is not UTF-8 text") from e
             res = brain.save_page(path, text)
-            changed = res.changed
+            changed, page_hash = res.changed, res.content_hash
         else:
             if not c.execute("SELECT 1 FROM files WHERE path = ?", (key,)).fetchone():
                 # an attachment moved away (its folder renamed, under watch or sync) likewise goes
@@ -1300,6 +1300,8 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
             changed = brain.save_file(path, data) is not None
         v = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
     out = {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
+    if kind == "page":
+        out["content_hash"] = page_hash  # a put's if_hash for the next edit, as every page write answers
     if moved_to is not None:
         out["moved_from"] = r["name"]
     return out

@@ -185,7 +185,7 @@ def _made_from(row, text: str, content: str, *, title: str, source_type: str, so
     "(the date part of a timestamp), else today, with a warning when `date` is no date; the title is the frontmatter title, else the first heading, else the first line. The source_ref defaults to the "
     "file's path; the same text again writes nothing, and a changed text's old text stays in the page's history. A write also "
     "logs a row in the ingest log (logged: true; the table ingest_log, not the vault's log.md).",
-    output=obj("slug", slug="string", path="string", title="string?", source_type="string", source_ref="string", created="boolean", changed="boolean", logged="boolean", warnings="array"),
+    output=obj("slug", slug="string", path="string", title="string?", source_type="string", source_ref="string", created="boolean", changed="boolean", content_hash="string", logged="boolean", warnings="array"),
     text=lambda r, a: r["slug"],  # warnings go to stderr, so `slug=$(gbrain ingest …)` gets the slug alone
     mutating=True,
 )
@@ -250,7 +250,8 @@ def _ingest_source(b: Brain, a: dict, ctx: Context) -> dict:
         raise GBrainError(f"too many sources named {base}")  # pragma: no cover - a thousand sources with one title on one day
 
     def found(row, t: str) -> dict:
-        return {"slug": row["slug"], "path": row["path"], "title": t, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False, "logged": False, "warnings": warnings}
+        return {"slug": row["slug"], "path": row["path"], "title": t, "source_type": source_type, "source_ref": source_ref, "created": False, "changed": False,
+                "content_hash": row["content_hash"], "logged": False, "warnings": warnings}
 
     with b.transaction():
         slug = None
@@ -276,4 +277,5 @@ def _ingest_source(b: Brain, a: dict, ctx: Context) -> dict:
     for w in warnings + res.warnings:
         if ctx.on_warning:
             ctx.on_warning(w)
-    return {"slug": slug, "path": res.path, "title": title, "source_type": source_type, "source_ref": source_ref, "created": res.created, "changed": res.changed, "logged": True, "warnings": warnings + res.warnings}
+    return {"slug": slug, "path": res.path, "title": title, "source_type": source_type, "source_ref": source_ref, "created": res.created, "changed": res.changed,
+            "content_hash": res.content_hash, "logged": True, "warnings": warnings + res.warnings}
