@@ -85,6 +85,22 @@ class OutputError(OSError):
     went away is ``BrokenPipeError`` instead."""
 
 
+def write_all(f, data: bytes) -> None:
+    """Write every byte of ``data`` to the binary stream ``f``. A pipe's write returns a short count
+    when its reader goes away mid-write (``| head -1`` after 64 KiB) or a signal lands: the rest is
+    written again, so the reader's going is ``BrokenPipeError`` (exit 1), never a silent cut (trial 42)."""
+    view = memoryview(data)
+    while view:
+        n = f.write(view)
+        if n is None or n >= len(view):
+            return
+        if n <= 0:
+            import errno
+
+            raise OutputError(errno.EIO, "the output took no bytes")
+        view = view[n:]
+
+
 def _out(text: str) -> None:
     """Write text to stdout as UTF-8 bytes, whatever the locale; no newline translation.
     Raises :class:`OutputError` when stdout cannot take them (``BrokenPipeError`` as it is)."""
@@ -95,7 +111,7 @@ def _out(text: str) -> None:
         raise OutputError(errno.EBADF, os.strerror(errno.EBADF))
     try:
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)
+        write_all(sys.stdout.buffer, data)
         sys.stdout.buffer.flush()
     except AttributeError:  # captured streams in tests
         sys.stdout.write(text)

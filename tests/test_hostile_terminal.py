@@ -106,6 +106,24 @@ def test_a_reader_gone_before_the_output_ends_the_command_quietly(tmp_path, args
     assert err == b""
 
 
+@pytest.mark.parametrize("args", [["get", "notes/big"], ["get", "notes/big", "--output", "-"], ["list", "--limit", "0"]])
+def test_a_reader_gone_in_the_middle_of_the_output_ends_the_command_with_1(tmp_path, args):
+    # trial 42: `gbrain list --limit 0 | head -1` on a 1,780-page vault (114 KB of output) ended 0:
+    # the pipe took 64 KiB, the write returned that short count and the rest was dropped unsaid
+    tree = _tree(tmp_path)
+    (tree / "notes" / "big.md").write_text("# Big\n\n" + "A line of the big page.\n" * 40_000, encoding="utf-8")
+    for i in range(3000):
+        (tree / "notes" / f"page-{i:04d}-with-a-long-enough-name.md").write_text(f"# Page {i}\n", encoding="utf-8")
+    db = str(tmp_path / "brain.db")
+    assert gbrain("--db", db, "import", str(tree)).returncode == 0
+    p = subprocess.Popen([sys.executable, "-m", "gbrain", "--db", db, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout.read(10)  # the command has begun writing, more than the pipe holds
+    p.stdout.close()  # and the reader goes (`| head -1`)
+    err = p.stderr.read()
+    assert p.wait(timeout=120) == 1
+    assert err == b""
+
+
 def _on_a_terminal(args: list[str], env: dict) -> bytes:
     """What the command writes to stdout when stdout is a terminal (a pseudo-terminal here)."""
     import pty

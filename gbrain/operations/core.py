@@ -3,6 +3,7 @@ config, and the tree operations import/export/verify/check. Area operations live
 module (``agents``, ``search``, ``lint``, ``sync``, ``graph``, ``skills``, ``history``)."""
 from __future__ import annotations
 
+import errno
 import json
 import os
 import posixpath
@@ -247,7 +248,12 @@ def _get_to_file(b, a) -> dict:
         try:
             with contextlib.nullcontext(sys.stdout.buffer) if to_stdout else open(os.open(dest, os.O_WRONLY), "wb") as f:
                 for piece in pieces:
-                    f.write(piece)
+                    view = memoryview(piece)
+                    while view:  # a pipe's short count (its reader gone, a signal): the rest again
+                        w = f.write(view)
+                        if w is not None and w <= 0:
+                            raise OSError(errno.EIO, "the output took no bytes")
+                        view = view[len(view) if w is None else w :]
                     n += len(piece)
                 f.flush()
         except BrokenPipeError:
