@@ -140,3 +140,11 @@ def test_read_only_server_lints_and_fixing_is_a_tool_of_its_own(tmp_path, db_pat
     assert p.returncode == 0 and b"fixed p/b" in p.stdout, p.stdout
     with Brain.open(db_path) as b:
         assert "yc_alum" not in b.get_text("p/b")
+
+
+@pytest.mark.engine_free
+def test_lint_help_names_every_check():
+    # trial 42: `gbrain lint --help`'s list of what each check finds left out portable_names
+    from gbrain.core import lint as lintmod
+    details = ops.find("lint").details
+    assert [c for c in lintmod.CHECKS if c not in details] == []

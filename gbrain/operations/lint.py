@@ -25,7 +25,8 @@ _LINT_DETAILS = (
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
     "copies are no orphans or duplicate titles; nor are pages of type briefing or report), conflict_markers (git's <<<<<<< / ======= / >>>>>>> "
-    "left in a page by a merge, pull, rebase or stash pop that conflicted). "
+    "left in a page by a merge, pull, rebase or stash pop that conflicted), portable_names (names one name on macOS/Windows: "
+    "Note.md beside note.md, or a name Windows cannot hold). "
     "A dead link to a renamed page has moved_to and rewrites (old and new link). Exit 1 when anything is found; "
     "`findings` holds the same list as items for one release, then goes."
 )
