@@ -432,6 +432,28 @@ def test_restore_of_a_deleted_attachment_by_its_file_name_or_a_path_end(db_path)
             run(b, "restore", slug="agent.pdf")
 
 
+def test_restore_by_another_case_of_a_non_ascii_name_and_no_wildcards(db_path):
+    """Review of 500ce5e: "any case" was SQL's lower(), which on SQLite folds ASCII letters
+    only (Postgres folds every letter): `restore été.pdf` of a deleted `media/Été.pdf` found
+    nothing on SQLite and restored it on Postgres; and a page's name went into LIKE unescaped,
+    so `restore a_b` restored the deleted page notes/a-b (``_`` is any one character there)."""
+    with Brain.open(db_path) as b:
+        b.save_file("media/Été Notes.pdf", b"%PDF-1.4 ete")
+        b.delete_file("media/Été Notes.pdf")
+        assert run(b, "restore", slug="été notes.pdf")["restored"] == ["media/Été Notes.pdf"]
+        b.delete_file("media/Été Notes.pdf")
+        assert run(b, "restore", slug="MEDIA/ÉTÉ NOTES.PDF")["restored"] == ["media/Été Notes.pdf"]
+        b.put("notes/Ørsted", "# Ørsted\n")
+        b.delete_page("notes/Ørsted")
+        assert run(b, "restore", slug="ørsted")["slug"] == "notes/Ørsted"
+        b.put("notes/a-b", "# A b\n")
+        b.delete_page("notes/a-b")
+        for wild in ("a_b", "a%", "%"):
+            with pytest.raises(NotFound, match="nothing named"):
+                run(b, "restore", slug=wild)
+        assert run(b, "restore", slug="A-B")["slug"] == "notes/a-b"
+
+
 @pytest.mark.engine_free
 def test_prune_dry_run_then_apply_keeps_current_and_deleted_last_text(tmp_path):
     with Brain.open(tmp_path / "brain.db") as b:

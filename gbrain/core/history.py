@@ -1154,27 +1154,35 @@ def trash_sql(writer: bool = True, limit: int = 0) -> str:
 
 
 def _find_deleted(c: sqlite3.Connection, name: str):
-    """The deleted key ``name`` names (slug or path; exactly, then case-insensitively or by a
-    unique suffix), as its deletion row, or None."""
-    from ..page.slugs import nfc
-    from .brain import _like_escape
+    """The deleted key ``name`` names (slug or path; exactly, then in any case (``slug_key``:
+    every letter, not SQL's ``lower``, which folds ASCII alone on SQLite) or by a unique path end
+    (a page's suffix, a file's name)), as its deletion row, or None."""
+    from ..page.slugs import nfc, slug_key
 
     raw = nfc(name.strip())
     s = raw.strip("/")
     if s.endswith(".md"):
         s = s[:-3]
     newest = "d.op = 'delete' AND d.version = (SELECT MAX(version) FROM history m WHERE m.kind = d.kind AND m.name = d.name)"
-    for cond, args in (("d.kind = 'page' AND d.name = ?", (s,)), ("d.kind = 'file' AND d.name = ?", (raw,)), ("d.path = ? OR d.path = ?", (raw, s + ".md")),
-                       ("d.kind = 'page' AND (lower(d.name) = lower(?) OR lower(d.name) LIKE '%/' || lower(?))", (s, s)),
-                       # a file by its name or a path end, any case (`hermes-agent.pdf`, as `backlinks` takes it)
-                       ("d.kind = 'file' AND (lower(d.name) = lower(?) OR lower(d.name) LIKE ? ESCAPE '!')", (raw.strip("/"), "%/" + _like_escape(raw.strip("/").lower())))):
-        rows = c.execute(f"SELECT d.* FROM history d WHERE {newest} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
+
+    def sql(cond: str, *args) -> list:
+        return c.execute(f"SELECT d.* FROM history d WHERE {newest} AND ({cond}) ORDER BY d.id DESC", args).fetchall()
+
+    def loose(kind: str, want: str) -> list:  # the deleted keys of that kind equal to ``want`` or ending in ``/want``, in any case
+        key = slug_key(want)
+        rows = sql("d.kind = ?", kind) if key else []
+        return [r for r in rows if (k := slug_key(r["name"])) == key or k.endswith("/" + key)]
+
+    for rows_of in (lambda: sql("d.kind = 'page' AND d.name = ?", s), lambda: sql("d.kind = 'file' AND d.name = ?", raw),
+                    lambda: sql("d.path = ? OR d.path = ?", raw, s + ".md"), lambda: loose("page", s),
+                    lambda: loose("file", raw.strip("/"))):  # a file by its name or a path end (`hermes-agent.pdf`, as `backlinks` takes it)
+        rows = rows_of()
         if len({(r["kind"], r["name"]) for r in rows}) == 1:
             return rows[0]
         if len(rows) > 1:
-            names = sorted({r["name"] for r in rows})[:10]
+            names = sorted({r["name"] for r in rows})
             what = "files" if all(r["kind"] == "file" for r in rows) else "pages"
-            raise NotFound(f"'{name}' matches {len(names)} deleted {what}: " + ", ".join(names), names)
+            raise NotFound(f"'{name}' matches {len(names)} deleted {what}: " + ", ".join(names[:10]), names[:10])
     return None
 
 
