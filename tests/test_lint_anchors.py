@@ -133,6 +133,21 @@ def test_backlinks_of_an_attachment_linked_with_only_its_blanks_encoded(tmp_path
     assert [x["slug"] for x in png] == ["notes/b", "notes/c"], png
 
 
+def test_an_accented_attachment_linked_with_only_its_blanks_encoded_and_unlink_of_a_url_in_parentheses(db_path):
+    """Review of ff2dec9: Obsidian encodes only the blanks of a link's URL, accents kept
+    (`café%20notes.pdf`): no other spelling backlinks tries gives that one (encodeURI quotes the
+    accent); and the link scan `unlink` edits with took no parentheses in a URL either: unlink of
+    `[Rust](../wiki/Rust_(lang).md)` said it could not find the link text."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("media/Café notes.pdf", b"%PDF-1.4 cafe")
+        b.put("notes/a", "# A\n\nSee [paper](../media/Café%20notes.pdf) here.\n")
+        b.put("wiki/Rust_(lang)", "# Rust\n\nA language.\n")
+        b.put("notes/b", "# B\n\nSee [Rust](../wiki/Rust_(lang).md) and more.\n")
+        assert [x["slug"] for x in ops.run("backlinks", {"slug": "media/Café notes.pdf"}, brain=b)] == ["notes/a"]
+        assert ops.run("unlink", {"from": "notes/b", "to": "wiki/Rust_(lang)"}, brain=b)["changed"]
+        assert b.get_text("notes/b") == "# B\n\nSee Rust and more.\n"
+
+
 def test_a_dead_attachment_whose_file_moved_names_where_it_went(tmp_path, db_path):
     """Researcher trial: `mv figures img` under watch paired every figure as a move (history rows
     `move` "to img/…"), and lint's dead_attachments then said only "embeds '../figures/a b.png',
