@@ -125,3 +125,32 @@ def test_postgres_v57_indexes_the_aliases_of_an_existing_brain_only(tmp_path, pg
         assert {s: r[1:] for s, r in rows(c).items()} == {s: r[1:] for s, r in after.items()}
         fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
         assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_totals").fetchone())) == fresh
+
+
+@pytest.mark.engine_free
+def test_postgres_copy_gives_the_search_vectors_an_import_gives(tmp_path, pg_url, pg_server):
+    """Review of v57: search_tsv/search_names_tsv are plain columns kept by a BEFORE trigger;
+    `gbrain copy` leaves them out (storage/copy.py COMPUTED) and inserts the rows: a copy
+    SQLite → Postgres and Postgres → Postgres holds the vectors (and BM25 totals) an import into
+    Postgres gives, and back to SQLite it is the same brain."""
+    from conftest import new_pg_database
+    from gbrain import operations as ops
+
+    tree = write_tree(tmp_path / "vault", ALIAS_NOTES)
+    lite, direct, again = str(tmp_path / "a.db"), new_pg_database(pg_server), new_pg_database(pg_server)
+    for db in (lite, direct):
+        with Brain.open(db, create=True) as b:
+            import_tree(b, tree)
+
+    def vectors(url) -> dict:
+        with Brain.open(url) as b:
+            rows = {r[0]: r[1:] for r in b.conn.execute("SELECT slug, search_tsv::text, search_names_tsv::text FROM pages")}
+            totals = tuple(map(int, b.conn.execute("SELECT pages, lexemes FROM search_totals").fetchone()))
+            return {"rows": rows, "totals": totals, "first": _hits(b, "run notes")[0]["slug"]}
+
+    for src, dst in ((lite, pg_url), (pg_url, again), (again, str(tmp_path / "back.db"))):
+        res = ops.run("copy", {"from": src, "to": dst}, ops.Context(surface="cli"))
+        assert res["equal"], res["differences"]
+    want = vectors(direct)
+    assert want["first"] == "journal/log" and all(r[0] and r[1] for r in want["rows"].values())
+    assert vectors(pg_url) == want and vectors(again) == want

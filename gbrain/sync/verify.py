@@ -318,7 +318,8 @@ def derived_counts(brain: Brain) -> dict:
 
 def fts_state(c) -> list[tuple]:
     """``[("ok",)]`` when FTS5's integrity check finds the search index equal to the pages (Postgres:
-    a generated column, always), else ``[("corrupt", message)]``. The check is a write statement
+    ``search_tsv`` is the row's own column, kept by the trigger ``pages_search_tsv`` since v57, a
+    generated column before: always), else ``[("corrupt", message)]``. The check is a write statement
     on SQLite: run it outside a read snapshot (:func:`gbrain.storage.copy.read_snapshot`)."""
     try:
         if getattr(c, "dialect", "sqlite") != "postgres":
