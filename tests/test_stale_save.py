@@ -646,11 +646,13 @@ def killed_in_the_swap(f: Path, brain_text: bytes, save: bytes) -> None:
     assert [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
 
 
-def test_a_save_left_under_a_killed_rounds_temp_name_is_kept_and_imported(env):
+def test_a_save_left_under_a_killed_rounds_temp_name_goes_back_into_the_untouched_note(env):
     """A process killed between the swap and putting a save back left the save under its
     ``.gbrain-tmp-<pid>-…`` name; the next run's cleanup removed it as a partial temp of its own:
-    the typed line was lost. A dead temp holding bytes the brain lacks is now kept beside the
-    note (``NAME.unseen-N.md``) and imported; the brain's own dead temps are still removed."""
+    the typed line was lost. Then it was kept beside the note as ``NAME.unseen-N.md``, a page of
+    its own. The note still holds exactly the brain's text (nobody touched it since), so the save
+    now goes back into the note and the round imports it there: no stray page. The brain's own
+    dead temps are still removed."""
     brain, eng, root = env
     f = root / PATH
     page = text_of(brain, SLUG).encode("utf-8")
@@ -666,10 +668,54 @@ def test_a_save_left_under_a_killed_rounds_temp_name_is_kept_and_imported(env):
     rep = eng.sync()
     assert rep["ok"], rep
     assert sha(saved) in all_versions(brain, root), "the save was lost"
+    assert f.read_bytes() == saved
+    assert text_of(brain, SLUG).encode("utf-8") == saved
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-") or ".unseen-" in n]
+    assert brain.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE '%unseen%'").fetchone()[0] == 0
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
+
+
+def test_a_killed_rounds_save_of_an_older_buffer_is_merged_into_the_note(env):
+    """The round killed in the swap was writing an agent's entry; the save it took was made from
+    the buffer before it. Put back into the note (which still holds the agent's write), it is
+    merged as any stale save: the agent's entry and the typed line both in the note."""
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    brain.timeline_add(SLUG, "2026-12-02", "AGENT-ENTRY", "agent")
+    agent = text_of(brain, SLUG).encode("utf-8")
+    saved = buf + b"user typed this\n"
+    killed_in_the_swap(f, agent, saved)
+    assert f.read_bytes() == agent
+    rep = eng.sync()
+    assert rep["ok"] and rep["conflicts"] == [], rep
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"AGENT-ENTRY" in page and b"user typed this" in page, (rep, page)
+    assert f.read_bytes() == page
+    assert sha(saved) in all_versions(brain, root)
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-") or ".unseen-" in n]
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+
+
+def test_a_killed_rounds_save_is_kept_beside_a_note_saved_again_since(env):
+    """When the note moved on after the killed round (the person saved again), the save the
+    swap took stays beside it as ``NAME.unseen-1.md`` and is imported: nothing is lost."""
+    brain, eng, root = env
+    f = root / PATH
+    page = text_of(brain, SLUG).encode("utf-8")
+    saved = page + b"user typed this\n"
+    killed_in_the_swap(f, page, saved)
+    later = page + b"saved again since\n"
+    editor_save(f, later)
+    rep = eng.sync()
+    assert rep["ok"], rep
     kept = f.parent / "ana-lima.unseen-1.md"
     assert kept.read_bytes() == saved
     assert text_of(brain, "people/ana-lima.unseen-1").encode("utf-8") == saved  # imported
-    assert f.read_bytes() == page
+    assert f.read_bytes() == later and text_of(brain, SLUG).encode("utf-8") == later
     assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
     assert eng.sync()["exit_code"] == 0
     verify_equal(brain, root)

@@ -814,6 +814,38 @@ class SyncEngine:
         beside its note: ``kept``). Returns the relative paths removed."""
         return remove_dead_temps(temps, own=lambda p: holds_bytes_of(self.brain, p), kept=kept)
 
+    def _take_back(self, at: str, note: str) -> os.stat_result | None:
+        """Put the save kept at ``at`` (a killed round's swap took it from ``note``) back into
+        ``note`` when the note still holds exactly the brain's text of it (nobody touched it since
+        that round wrote it): the round then finds the note changed and merges the save as any
+        stale save (base: the version it saw), and no ``NAME.unseen-N`` page is made of it. The
+        note goes in only over the file hashed (:func:`~gbrain.sync.exporter._swap_in`). Returns
+        the note's new stat, None when the save stays where it is (the note moved on, is gone,
+        or the save is over :data:`KEEP_BYTES`)."""
+        from . import exporter
+
+        full, nfull = self._abs(at), self._abs(note)
+        try:
+            st = os.lstat(nfull)
+            if not stat.S_ISREG(st.st_mode) or os.path.getsize(full) > KEEP_BYTES:
+                return None
+            hx = verify.sha256_file(nfull)
+            row = self.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?",
+                                    (note, note)).fetchone()
+            if row is None or row[0] != hx:
+                return None
+            with open(full, "rb") as fh:
+                save = fh.read()
+            if not exporter._replace_file(nfull, save, stat.S_IMODE(st.st_mode), unchanged=lambda s: s is not None and exporter._same_file(s, st)):
+                return None
+            try:
+                os.unlink(full)
+            except OSError:
+                pass
+            return os.lstat(nfull)
+        except OSError:
+            return None
+
     def read_stable(self, f: DiskFile) -> tuple[bytes | None, str | None]:
         """Read a file whose stat was taken; ``(data, None)`` when the bytes match that stat
         before and after the read, else retry up to :data:`READ_TRIES` times and give
@@ -1010,7 +1042,12 @@ class SyncEngine:
             self._log(f"+ {first:,} files imported into the empty brain")
         saves: list[tuple[str, str]] = []
         cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps, saves)]
-        for at, note in saves:  # a save a killed round's swap held: imported this round
+        for at, note in saves:  # a save a killed round's swap held: into its note, else imported beside it this round
+            back = self._take_back(at, note)
+            if back is not None:
+                cleaned.append(f"{at} (a save to {note} left under the temp name of a gbrain run killed while writing it; put back into {note})")
+                stats = [t for t in stats if t[0] != note] + [(note, back.st_size, change_stamp(back))]
+                continue
             cleaned.append(f"{at} (a save to {note} left under the temp name of a gbrain run killed while writing it; kept)")
             try:
                 st = os.lstat(self.root / at)
