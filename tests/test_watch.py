@@ -994,3 +994,27 @@ def test_a_canvas_edited_under_watch_moves_its_backlinks_as_a_fresh_import_has_t
     assert [x for x in brain.backlinks("people/ana-lima") if x["type"] == "canvas"] == []
     assert fresh_import_differences(brain) == {}
     stop_ok(w)
+
+
+def test_a_saved_sidecar_that_is_not_json_warns_once_per_save(watch, brain, brain_tree):
+    """`gbrain raw` warns of a `.raw/*.json` sidecar that is not valid JSON (its bytes are kept);
+    watch imported such a save silently. Now its log says so, once per save (not again each
+    round: the file is imported once)."""
+    w = watch()
+    f = brain_tree / "people" / ".raw" / "ana-lima.json"
+    bad = b'{"crm": {"stage": "lead",}\n'
+    tmp = f.with_name("x.tmp")
+    tmp.write_bytes(bad)
+    os.rename(tmp, f)
+    wait_for(lambda: w.saw("people/.raw/ana-lima.json: not valid JSON"), "the invalid JSON warning")
+    settle(brain, brain_tree)
+    assert sum("not valid JSON" in x for x in w.lines) == 1, w.lines
+    # a second bad save (another error: the same line again within a minute is said once, as
+    # every watch warning)
+    f.write_bytes(b'{"crm": [1, 2,, 3]}\n')
+    wait_for(lambda: sum("not valid JSON" in x for x in w.lines) == 2, "the second warning")
+    f.write_bytes(b'{"crm": {"stage": "lead"}}\n')  # fixed: no warning
+    wait_for(lambda: brain.raw_get("people/ana-lima").get("crm") == {"stage": "lead"}, "the fixed sidecar to be read")
+    settle(brain, brain_tree)
+    assert sum("not valid JSON" in x for x in w.lines) == 2, w.lines
+    stop_ok(w)

@@ -3171,7 +3171,9 @@ class SyncEngine:
                 out.parsed_counts[res.slug] = res.counts
         else:
             self.brain.remove_page_row(p)
-            out.warnings += self.brain.save_file(p, data, kind) or []
+            for fw in self.brain.save_file(p, data, kind) or []:  # (a sidecar that is not JSON: kept as bytes)
+                out.warnings.append(fw)
+                self._warn(fw)
         self._record(p, f, f.hash)
         return True
 
