@@ -42,6 +42,37 @@ def test_dead_anchors_and_attachments_flag_only_what_is_missing(tmp_path, db_pat
     assert only["counts"] == {"dead_attachments": 0}
 
 
+def test_lint_of_named_pages_runs_the_opt_in_checks_too(tmp_path, db_path):
+    """`lint --slug X` left out dead_anchors and dead_attachments (opt-in: brain-wide they read
+    every page with a link); for a few named pages they read only those, so they run by default
+    there. A folder of more than OPT_IN_NAMED pages, `--since` alone or the whole brain still
+    leave them out; naming `check` still runs only what is named."""
+    from gbrain.core import lint as lintmod
+
+    root = tmp_path / "v"
+    for rel, text in PAGES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    with Brain.open(db_path, create=True) as b:
+        assert import_tree(b, root)["ok"]
+        named = ops.run("lint", {"slug": "notes/src", "limit": 0}, brain=b)
+        whole = ops.run("lint", {"limit": 0}, brain=b)
+        folder = ops.run("lint", {"slug": "notes/", "limit": 0}, brain=b)
+        only = ops.run("lint", {"slug": "notes/src", "check": "dead_links", "limit": 0}, brain=b)
+        lintmod_max = lintmod.OPT_IN_NAMED
+        lintmod.OPT_IN_NAMED = 1
+        try:
+            many = ops.run("lint", {"slug": "notes/", "limit": 0}, brain=b)
+        finally:
+            lintmod.OPT_IN_NAMED = lintmod_max
+    assert set(lintmod.OPT_IN) <= set(named["checks"]), named["checks"]
+    assert named["counts"]["dead_anchors"] == 4 and named["counts"]["dead_attachments"] > 0, named["counts"]
+    assert set(lintmod.OPT_IN) <= set(folder["checks"])
+    assert not set(lintmod.OPT_IN) & set(whole["checks"])
+    assert not set(lintmod.OPT_IN) & set(many["checks"])
+    assert only["checks"] == ["dead_links"]
+
+
 def test_a_block_id_right_after_an_embed_is_an_anchor(tmp_path, db_path):
     """Trial5 (obsidian-help, en "Collaborate on a shared vault": ``![[version-history-collaboration.png]]^version-history-image``,
     embedded by "Version history" as ``![[Collaborate on a shared vault#^version-history-image]]``; 8 such ids in the vault):

@@ -104,6 +104,9 @@ CHECKS = (
 #: checks run only when named (``--check dead_anchors,dead_attachments``): each re-reads every
 #: page body holding a link (6-16 CPU-s on obsidian-hub, against ~1 s for the default set)
 OPT_IN = ("dead_anchors", "dead_attachments")
+#: ``slugs`` selecting at most this many pages run :data:`OPT_IN` too when no check is named: their
+#: body scan then reads those pages alone (:func:`_body_rows`)
+OPT_IN_NAMED = 500
 
 DEFAULT_THREAD_DAYS = 30
 #: dead links that get "did you mean" suggestions (difflib over all slugs is the slow part)
@@ -557,7 +560,7 @@ def _body_rows(brain, only: "set[str] | None", like: tuple[str, ...]):
     """Pages (id, slug, path, body) whose body holds one of the ``like`` patterns (SQL LIKE)."""
     cond = " OR ".join(f"p.{col} LIKE ?" for _ in like for col in ("compiled_truth", "timeline"))
     args = [x for x in like for _c in (0, 1)]
-    if only is not None and len(only) <= 500:  # a few pages (`--slug`, a revert's check): read those alone
+    if only is not None and len(only) <= OPT_IN_NAMED:  # a few pages (`--slug`, a revert's check): read those alone
         cond = f"({cond}) AND p.slug IN ({', '.join('?' for _ in only)})"
         args += sorted(only)
     for r in brain.conn.execute(f"SELECT p.id, p.slug, p.path, p.compiled_truth, p.separator, p.timeline FROM pages p WHERE {cond} ORDER BY p.slug", args):
@@ -1821,7 +1824,8 @@ def _in_scope(f: dict, only: "set[str] | None") -> bool:
 
 def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, thread_days: int = DEFAULT_THREAD_DAYS, limit: int | None = 100, fix_safe: bool = False, dry_run: bool = False,
          slugs: "str | list[str] | None" = None, since: str | None = None) -> dict:
-    """Run the checks (all but :data:`OPT_IN`, or those named in ``checks``) over ``brain``.
+    """Run the checks (all but :data:`OPT_IN`, or those named in ``checks``) over ``brain``;
+    :data:`OPT_IN` too when ``slugs`` selects at most :data:`OPT_IN_NAMED` pages and no check is named.
 
     Returns ``{"ok", "as_of", "pages", "checks", "counts", "items", "truncated", "fixed",
     "skipped", "notes"}``: ``items`` (the findings) is a list of dicts each with ``check``, ``slug`` (None
@@ -1854,6 +1858,8 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
     day = as_of_date(as_of).isoformat()
     followed: list[str] = []
     only = select_pages(brain, slugs, since, followed)
+    if not checks and slugs is not None and only is not None and len(only) <= OPT_IN_NAMED:
+        wanted = [c for c in CHECKS if c in wanted or c in OPT_IN]  # named pages: cheap, so by default
     fixed: list[dict] = []
     skipped: list[dict] = []
     if fix_safe and "tag_duplicates" in wanted:
