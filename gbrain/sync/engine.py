@@ -143,7 +143,7 @@ from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYT
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
-from .scan import evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import YOUNG_NS, READ_SETTLE_S, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -153,16 +153,9 @@ TOUCH_S = 600
 RACY_NS = 1_000_000_000  # a file modified less than 1 s before it was recorded is re-hashed next time
 KEEP_BYTES = 4 * 1024 * 1024  # bytes read while hashing are kept for the import up to this size…
 KEEP_TOTAL = 128 * 1024 * 1024  # …and up to this much in all per round
-#: a file a round read whose change stamp was this recent (ns) may be a save still being written
-#: in pieces: it is looked at again after ``SyncEngine.read_settle`` (:data:`READ_SETTLE_S`)
-YOUNG_NS = 1_000_000_000
-#: the pause before that second look (s), one per round that read such files
-READ_SETTLE_S = 0.05
-
-
-def settle_pause(seconds: float) -> None:
-    """The pause before a round looks again at the files it read young (tests replace it)."""
-    time.sleep(seconds)
+# YOUNG_NS, READ_SETTLE_S, settle_pause (from .scan): a file a round read whose change stamp was
+# that recent is looked at again after ``SyncEngine.read_settle`` (tests replace
+# engine.settle_pause; import's own second look calls scan.settle_pause)
 
 
 #: why a path is left to a later round: its file changed between the plan and the write
@@ -1036,7 +1029,8 @@ class SyncEngine:
             from .importer import import_tree
 
             with origin(client=self.client or None):  # the folder's versions name their sync client
-                rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface, include_purged=self.include_purged)
+                rep0 = import_tree(self.brain, self.root, on_warning=self._warn, surface=self.surface, include_purged=self.include_purged,
+                                  settle=self.read_settle)
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
             self._purged_said.update(rep0.get("purged_skipped") or [])  # (said by the import)
             self._log(f"+ {first:,} files imported into the empty brain")

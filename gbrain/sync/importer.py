@@ -37,7 +37,8 @@ from ..page.slugs import nfc as slugs_nfc
 from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
-from .scan import PURGED, change_stamp, db_excludes, file_id, read_settled, scan_tree
+from . import scan as scan_mod
+from .scan import PURGED, READ_SETTLE_S, READ_TRIES, change_stamp, db_excludes, file_id, read_settled, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
@@ -283,6 +284,62 @@ def _read_stable(f) -> tuple[bytes, bool]:
     return data, not settled
 
 
+def _read_or_hash(f, page_path: bool, warn) -> tuple[bytes | None, str]:
+    """``(bytes, sha256)`` of a page file ``f`` read whole, ``(None, sha256)`` of any other
+    (hashed only: read again when stored). Raises ``OSError``."""
+    if page_path and f.size <= MAX_PAGE_BYTES:
+        data, moving = _read_stable(f)
+        if moving:
+            warn(f"{f.path}: changed while being read (an editor saving it?); stored as last read; "
+                 f"run `gbrain import` again once it is saved")
+        return data, sha256(data)
+    return None, (verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size))
+
+
+def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, str | None]]:
+    """Look again at the files of ``young`` (``[i, f, old, page_path, data, h]`` entries, read
+    with a change stamp within ``scan.YOUNG_NS`` of the read) after ``settle`` seconds
+    (``scan.settle_pause``, once for them all), as sync's rounds do
+    (``SyncEngine._settle_young``): an editor saving in pieces leaves a file whose stat agrees
+    before and after a read made between two pieces. A file whose stat moved is read again (its
+    entry takes the new bytes and hash) and looked at again, up to ``READ_TRIES`` pauses; one
+    still moving at the last is stored as last read, recorded racy (the next import reads it
+    again), and said. Returns the entries to drop: ``(entry, None)`` gone, ``(entry, reason)``
+    unreadable."""
+    drop: list[tuple[list, str | None]] = []
+    for attempt in range(READ_TRIES):
+        if not young:
+            break
+        scan_mod.settle_pause(settle)
+        moved = []
+        for e in young:
+            f = e[1]
+            try:
+                st = os.lstat(f.abspath)
+            except OSError:
+                drop.append((e, None))
+                continue
+            if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
+                continue
+            if attempt == READ_TRIES - 1:
+                f.mtime_ns = 0  # racy: read again by the next import
+                warn(f"{f.path}: still being written (it changed within {settle * 1000:g} ms of each of {READ_TRIES} reads); "
+                     f"stored as last read; run `gbrain import` again once it is saved")
+                continue
+            f.size, f.mtime_ns = st.st_size, change_stamp(st)
+            try:
+                e[4], e[5] = _read_or_hash(f, e[3], warn)
+            except FileNotFoundError:
+                drop.append((e, None))
+                continue
+            except OSError as err:
+                drop.append((e, err.strerror or str(err)))
+                continue
+            moved.append(e)
+        young = moved
+    return drop
+
+
 def import_tree(
     brain: Brain,
     root: str | os.PathLike,
@@ -291,9 +348,13 @@ def import_tree(
     on_warning: Callable[[str], None] | None = None,
     surface: str = "import",
     include_purged: bool = False,
+    settle: float = READ_SETTLE_S,
 ) -> dict:
     """Import ``root`` into ``brain``; return the validation report (``ok`` false on mismatch).
 
+    A file read with a change stamp within ``scan.YOUNG_NS`` of its read (maybe a save still being
+    written in pieces) is looked at again after ``settle`` seconds (:func:`_settle_young`, once
+    per window of files; 0: never), as sync's rounds do.
     ``surface`` is recorded as the origin of the versions written (``sync`` passes its own).
     A file whose bytes are exactly a version ``gbrain purge`` removed is not imported (named in
     a warning and the report's ``purged_skipped``: it would undo the purge) unless
@@ -301,7 +362,7 @@ def import_tree(
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
     with origin(surface=surface), few_collections():
-        return _import_tree(brain, root, on_progress, on_warning, surface, include_purged)
+        return _import_tree(brain, root, on_progress, on_warning, surface, include_purged, settle)
 
 
 #: portability warnings an import gives one by one; the rest are counted in one more line
@@ -410,7 +471,8 @@ def portability_warnings(brain: Brain, new_paths: set[str]) -> list[str]:
     return found
 
 
-def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "import", include_purged: bool = False) -> dict:
+def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "import", include_purged: bool = False,
+                 settle: float = READ_SETTLE_S) -> dict:
     from ..core.purge import PurgedBytes, skip_warning
 
     rootp = Path(root)
@@ -547,30 +609,26 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         for w0 in range(0, n, WINDOW):
             # 1. read and hash a window of files; keep the changed ones
             changed: list[tuple[str, str | None, bytes | None, str, str | None]] = []  # path, text, data, kind, old kind
+            got: list[list] = []  # [i, f, old, page_path, data, h] of the files read (or trusted)
+            young: list[list] = []  # those read with a change stamp within YOUNG_NS: looked at again
+            now = time.time_ns()
             for i, f in enumerate(scan.files[w0 : w0 + WINDOW], w0):
                 path = f.path
                 old = stored.get(path)
+                page_path = False
                 trusted = known_hash[path] if old is not None and f.mtime_ns and (path, f.size, f.mtime_ns) in known else None
                 if trusted is not None and (old[0] == trusted or trusted == base.get(path)):
                     # the file's stat is as recorded when it was last hashed: its hash is the
                     # recorded one, taken without a read where the file needs no writing
                     # (unchanged, or a brain edit kept below); any other file is read
-                    h = trusted
+                    h, data = trusted, None
                 else:
                     # a page is read whole (it is parsed); any other file is only hashed here (in
                     # pieces when big) and read again when it is stored: a window of attachments
                     # is never held in memory
                     page_path = is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path
                     try:
-                        if page_path and f.size <= MAX_PAGE_BYTES:
-                            data, moving = _read_stable(f)
-                            if moving:
-                                warn(f"{path}: changed while being read (an editor saving it?); stored as last read; "
-                                     f"run `gbrain import` again once it is saved")
-                            h = sha256(data)
-                        else:
-                            data = None
-                            h = verify.sha256_file(f.abspath) if f.size > verify.WHOLE_READ else verify._sha256_sized(f.abspath, f.size)
+                        data, h = _read_or_hash(f, page_path, warn)
                     except FileNotFoundError:
                         gone(path, old is not None)
                         continue
@@ -578,6 +636,24 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                         read_errors.append((path, e.strerror or str(e)))
                         warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
                         continue
+                    if settle and f.mtime_ns and now - f.mtime_ns < scan_mod.YOUNG_NS:
+                        young.append([i, f, old, page_path, data, h])
+                        got.append(young[-1])
+                        continue
+                got.append([i, f, old, page_path, data, h])
+            if young:
+                dropped = set()
+                for e, why in _settle_young(young, settle, warn):
+                    dropped.add(e[0])
+                    if why is None:
+                        gone(e[1].path, e[2] is not None)
+                    else:
+                        read_errors.append((e[1].path, why))
+                        warn(f"{e[1].path}: cannot read ({why}); left as it was in the DB")
+                if dropped:
+                    got = [e for e in got if e[0] not in dropped]
+            for i, f, old, page_path, data, h in got:
+                path = f.path
                 if purged and h in purged:
                     purged_skipped.append(path)
                     warn(skip_warning(path, again))

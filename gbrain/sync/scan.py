@@ -586,6 +586,18 @@ def scan_tree(root: str | os.PathLike, *, exclude_abs: set[str] | None = None, s
 
 #: reads of a file whose stat moves while it is read (sync's rounds and import alike)
 READ_TRIES = 3
+#: a file read whose change stamp was this recent (ns) may be a save still being written in
+#: pieces (a stat that agrees before and after a read made between two pieces): it is looked at
+#: again after :data:`READ_SETTLE_S` (sync's rounds: ``SyncEngine._settle_young``; import:
+#: ``importer._settle_young``)
+YOUNG_NS = 1_000_000_000
+#: the pause before that second look (s), once per round (import: per window of files) that read such files
+READ_SETTLE_S = 0.05
+
+
+def settle_pause(seconds: float) -> None:
+    """The pause before a round (or an import) looks again at the files it read young (tests replace it)."""
+    time.sleep(seconds)
 
 
 def read_settled(full: str, f) -> tuple[bytes, bool]:

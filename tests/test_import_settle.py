@@ -1,0 +1,107 @@
+"""Import's second look at a file read young: an editor saving in pieces (truncate, a first piece,
+a pause, the rest) leaves a file whose stat agrees before and after a read made between the two
+pieces, so `gbrain import` (and a first `gbrain sync` into an empty brain, which imports) took the
+first piece for the note. Now a file whose change stamp is within ``scan.YOUNG_NS`` of its read
+is looked at again after ``scan.READ_SETTLE_S`` (once per window of files), as watch's and sync's
+rounds do (``SyncEngine._settle_young``). Both engines (``db_path``)."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync import scan
+from gbrain.sync.importer import import_tree
+from gbrain.core.brain import sha256
+
+
+class PieceWriter:
+    """A writer thread saving ``new`` to ``note`` in two pieces with a pause between them: the
+    pause lasts until the import's second look begins (no timing luck)."""
+
+    def __init__(self, note, new: str):
+        self.note, self.new = note, new
+        self.piece = new[: int(len(new) * 0.6)]
+        self.first, self.go, self.done = threading.Event(), threading.Event(), threading.Event()
+        self.t = threading.Thread(target=self._write, daemon=True)
+
+    def _write(self):
+        with open(self.note, "w", encoding="utf-8") as fh:
+            fh.write(self.piece)
+            fh.flush()
+            self.first.set()
+            self.go.wait(30)  # the editor's pause between two pieces
+            fh.write(self.new[len(self.piece):])
+        self.done.set()
+
+    def start(self):
+        self.t.start()
+        assert self.first.wait(30)
+
+    def pause(self, seconds):  # scan.settle_pause: the rest lands while the import waits
+        self.go.set()
+        assert self.done.wait(30)
+
+
+@pytest.mark.parametrize("how", ["import", "reimport", "first sync"])
+def test_an_import_never_takes_the_first_piece_of_a_save_for_the_note(brain_tree, db_path, monkeypatch, how):
+    from gbrain.sync.engine import SyncEngine
+
+    note = brain_tree / "people" / "ana-lima.md"
+    old = note.read_text(encoding="utf-8")
+    new = old + "\nA paragraph the person added, long enough to be cut in two.\n"
+    monkeypatch.setattr(scan, "YOUNG_NS", 3600 * 10**9)  # (no load outruns the window)
+    pauses: list[float] = []
+    with Brain.open(db_path) as brain:
+        if how == "reimport":
+            assert import_tree(brain, brain_tree)["ok"]
+        w = PieceWriter(note, new)
+        monkeypatch.setattr(scan, "settle_pause", lambda s: (pauses.append(s), w.pause(s)))
+        w.start()
+        if how == "first sync":
+            eng = SyncEngine(brain, brain_tree)
+            try:
+                eng.bind()
+                rep = eng.sync()
+            finally:
+                eng.close()
+        else:
+            rep = import_tree(brain, brain_tree)
+        w.t.join(30)
+        assert brain.get_text("people/ana-lima") == new, rep
+        assert rep["ok"], rep
+        assert pauses == [scan.READ_SETTLE_S] * 2  # the look that saw it move, then one that saw it still
+        torn = sha256(w.piece.encode("utf-8"))
+        assert not brain.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (torn,)).fetchone()  # no torn version
+
+
+def test_an_import_reading_no_young_file_pauses_not_at_all_and_one_still_changing_is_said(brain_tree, db_path, monkeypatch):
+    note = brain_tree / "people" / "ana-lima.md"
+    pauses: list[float] = []
+    monkeypatch.setattr(scan, "settle_pause", pauses.append)
+    monkeypatch.setattr(scan, "YOUNG_NS", 0)
+    with Brain.open(db_path) as brain:
+        assert import_tree(brain, brain_tree)["ok"] and pauses == []
+        monkeypatch.setattr(scan, "YOUNG_NS", 3600 * 10**9)
+        fh = open(note, "ab")
+        fh.write(b"a first piece\n")
+        fh.flush()
+
+        def more(s):  # a writer that writes again at every look
+            pauses.append(s)
+            fh.write(b"more\n")
+            fh.flush()
+
+        monkeypatch.setattr(scan, "settle_pause", more)
+        warned: list[str] = []
+        try:
+            import_tree(brain, brain_tree, on_warning=warned.append)
+        finally:
+            fh.close()
+        assert len(pauses) == scan.READ_TRIES, pauses
+        assert any("people/ana-lima.md" in x and "still being written" in x for x in warned), warned
+        # stored as last read, recorded racy: the next import reads it again and takes the rest
+        monkeypatch.setattr(scan, "settle_pause", pauses.append)
+        assert import_tree(brain, brain_tree)["ok"]
+        assert brain.get_text("people/ana-lima").encode("utf-8") == note.read_bytes()
