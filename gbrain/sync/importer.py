@@ -316,8 +316,11 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
             f = e[1]
             try:
                 st = os.lstat(f.abspath)
-            except OSError:
+            except FileNotFoundError:
                 drop.append((e, None))
+                continue
+            except OSError as err:
+                drop.append((e, err.strerror or str(err)))
                 continue
             if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
                 continue
