@@ -375,6 +375,15 @@ def test_config_set_refuses_unknown_and_readonly_keys(imported):
     assert gbrain("config", "get", "version").stdout.strip() == b"1"
 
 
+def test_config_set_chunk_strategy_takes_only_the_chunking_gbrain_does(imported):
+    # trial 42: `config set chunk_strategy paragraph` (or page) was stored and listed as the
+    # setting, but nothing reads it: embed always chunks by section
+    r = gbrain_in_process("config", "set", "chunk_strategy", "paragraph")
+    assert r.returncode == 2 and b"expected section" in r.stderr, r.stderr
+    assert gbrain_in_process("config", "get", "chunk_strategy").stdout.strip() == b"section"
+    assert gbrain_in_process("config", "set", "chunk_strategy", "section").returncode == 0
+
+
 def test_emoji_and_symbols_are_found_as_substrings(imported):
     gbrain("put", "notes/games", input="# 🎮 Video games\n\nDone ✅ today.\n")
     assert [h["slug"] for h in js(gbrain("search", "🎮", "--json"))] == ["notes/games"]

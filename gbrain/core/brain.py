@@ -108,7 +108,9 @@ SETTABLE_CONFIG = {
     # an agent's `brain_embed` with a local model and no limit stops after about this many seconds
     # (empty: 30; 0: no bound): operations/search.py AGENT_SECONDS
     "embed_agent_seconds": (lambda v: v.strip() == "" or bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "a number of seconds (0: no bound), or empty"),
-    "chunk_strategy": (lambda v: v in ("page", "section", "paragraph"), "page, section or paragraph"),
+    # the spec's key: gbrain chunks by section (search/chunking.py), the only value it takes (trial 42:
+    # page and paragraph were stored and listed as set, read by nothing)
+    "chunk_strategy": (lambda v: v == "section", "section (gbrain chunks pages by section only)"),
     # `history --prune` defaults (empty: keep everything)
     "history_keep_days": (lambda v: v == "" or _is_int(v), "a whole number of days, or empty"),
     "history_keep_last": (lambda v: v == "" or _is_int(v), "a whole number of versions, or empty"),
