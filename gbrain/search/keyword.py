@@ -1284,7 +1284,8 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
     pairs = phrase_pairs(query) if PHRASE_WEIGHT else []
     if len(pairs) < max(1, PHRASE_MIN_PAIRS):
         pairs = []
-    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(query_words(query)) <= FORM_MAX_WORDS else []
+    # (one candidate gains nothing: the one holding a word only by its stem is the one not holding it)
+    forms = [w for w in form_words(query) if (idf or {}).get(w)] if FORM_WEIGHT and len(out) > 1 and len(query_words(query)) <= FORM_MAX_WORDS else []
     if not pairs and not forms:
         return
     top = sorted(out, key=lambda h: -h["score"])[: max(PHRASE_DEPTH if pairs else 0, FORM_DEPTH if forms else 0)]
@@ -1346,11 +1347,11 @@ def form_words(query: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=512)
-def _form_regexes(word: str) -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
+def _form_regexes(word: str) -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str], str]:
     """For ``word`` (folded: :func:`_fold`): the regular expressions (any case) of its forms
     (itself, a plural ``s``/``es`` more or less: :func:`_plural_forms`' spellings) as whole words,
     of the other words beginning as it does without its ending (:data:`_FORM_SUFFIXES`), and of
-    every word so beginning; and its forms."""
+    every word so beginning; its forms; and that beginning (each expression's literal start)."""
     w = _fold(word)
     head = w
     for suffix in _FORM_SUFFIXES:
@@ -1370,7 +1371,7 @@ def _form_regexes(word: str) -> tuple[re.Pattern, re.Pattern, re.Pattern, frozen
     end = r"(?![^\W_])"
     h = re.escape(head)
     return (re.compile(f"{h}(?:{alt}){end}"), re.compile(f"{h}(?!(?:{alt}){end})"),
-            re.compile(f"{h}[^\\W_]*"), frozenset(forms))
+            re.compile(f"{h}[^\\W_]*"), frozenset(forms), head)
 
 
 def form_holding(text: str, word: str) -> tuple[bool, bool]:
@@ -1392,9 +1393,13 @@ def _at_start(low: str, rx: re.Pattern) -> bool:
     return False
 
 
-def _form_held(text: str, word: str) -> tuple[bool, bool]:
-    rx_form, rx_other, rx_words, forms = _form_regexes(word)
-    low = text.lower()
+def _form_held(text: str, word: str, low: str | None = None) -> tuple[bool, bool]:
+    """:func:`form_holding` of a text in NFKC; ``low``: ``text.lower()`` when the caller has it
+    (one per text, whatever the number of words)."""
+    rx_form, rx_other, rx_words, forms, head = _form_regexes(word)
+    low = text.lower() if low is None else low
+    if head not in low:  # (every expression begins with it: neither held; a plain find, not two scans)
+        return False, False
     form = _at_start(low, rx_form)
     other = _at_start(low, rx_other)
     if (form and not other) or text.isascii():
@@ -1423,10 +1428,13 @@ def _form_gain(texts: dict[int, str], words: list[str], idf: dict[str, float]) -
     total = sum(idf.values())
     if not total or not texts:
         return {}
-    texts = {pid: t if _compat_free(t) else search_form(t) for pid, t in texts.items()}
+    # (a text whose search_form has the same words, _no_compat_words: no-break spaces, full-width
+    # punctuation, is read as it is: the words and what stands between them are all the check sees)
+    texts = {pid: t if _no_compat_words(t) else search_form(t) for pid, t in texts.items()}
+    lows = {pid: t.lower() for pid, t in texts.items()}
     gain: dict[int, float] = {}
     for w in words:
-        held = {pid: _form_held(t, w) for pid, t in texts.items()}
+        held = {pid: _form_held(t, w, lows[pid]) for pid, t in texts.items()}
         if not any(other and not form for form, other in held.values()):
             continue  # (no candidate holds the word by its stem only: its form tells none apart)
         for pid, (form, _other) in held.items():
