@@ -660,7 +660,11 @@ class OpenAIEmbedding(EmbeddingModel):
       (``backoff · 2^attempt`` seconds, ×0.5–1 jitter, at most ``max_backoff``; a
       ``Retry-After`` header wins up to ``max_retry_after`` seconds; a longer one stops at once
       with its figure), ``max_retries`` times; then a :class:`~gbrain.errors.ProviderError`
-      naming the server, the last status and the server's error text. ``wait_s`` bounds the
+      naming the server, the last status and the server's error text. Until the server has
+      answered once (any HTTP answer, an error too), the first request is one input alone (the
+      batch's others wait for it) with ``first_timeout`` (:data:`FIRST_TIMEOUT`), and no answer
+      in time is tried :data:`FIRST_ATTEMPTS` times: a hung server fails in ~30 s, not
+      ``timeout`` × ``max_retries + 1`` (7 minutes); then whole batches with ``timeout``. ``wait_s`` bounds the
       whole (``query``). HTTP 400/413/422 fail at once as :class:`~gbrain.errors.InputRefused`
       (``embed`` bisects the batch to find the refused chunk); other HTTP errors and answers that
       are not embeddings (not JSON, vectors of several sizes) as ``ProviderError``.
@@ -693,6 +697,7 @@ class OpenAIEmbedding(EmbeddingModel):
         max_retry_after: float = 120.0,
         foreign: bool = False,
         config_note: str | None = None,
+        first_timeout: float | None = None,
     ):
         if encoding_format not in ("base64", "float"):
             raise BadInput("embedding encoding must be base64 or float")
@@ -716,6 +721,11 @@ class OpenAIEmbedding(EmbeddingModel):
         self.max_backoff = max_backoff
         self.encoding_format = encoding_format
         self.timeout = timeout
+        #: the timeout of a request until the server has answered once (:meth:`request_timeout`)
+        self.first_timeout = FIRST_TIMEOUT if first_timeout is None else first_timeout
+        #: the server has answered a request (any HTTP answer) in this process
+        self.answered = False
+        self._first_lock = threading.Lock()
         self.max_request_tokens = max_request_tokens
         #: a bound on the whole of one :meth:`embed_batch`, retries included (None: retries as
         #: above); ``query`` sets it (config ``query_embed_timeout``) so a dead server costs seconds
@@ -805,11 +815,26 @@ class OpenAIEmbedding(EmbeddingModel):
             raise ProviderError(f"{where} answered vectors of {len(sizes)} sizes in one batch ({', '.join(map(str, sizes))} dims)")
         return vecs
 
+    def request_timeout(self) -> float:
+        """The timeout of the next request: ``first_timeout`` until the server has answered once
+        (a hung server fails fast), then ``timeout``."""
+        return self.timeout if self.answered else min(self.first_timeout, self.timeout)
+
     def embed_batch(self, texts: list[str]) -> list:
         """One vector per text (see the class docstring for retries). Raises
         :class:`~gbrain.errors.InputRefused` when the server refuses the input (HTTP 400, 413,
         422), :class:`~gbrain.errors.ProviderError` for any other failure: other HTTP errors,
-        retries used up, ``wait_s`` passed, an answer that is not embeddings."""
+        retries used up, ``wait_s`` passed, an answer that is not embeddings. Until the server has
+        answered once, its first input goes alone first (class docstring)."""
+        if not self.answered and len(texts) > 1:
+            with self._first_lock:  # (one first request at a time; the others then find it answered)
+                first = None if self.answered else self._request(texts[:1])
+            if first is not None:
+                return [*first, *self._request(texts[1:])]
+        return self._request(texts)
+
+    def _request(self, texts: list[str]) -> list:
+        """One request's vectors, retried as the class docstring says."""
         import openai
 
         inputs = [t if approx_tokens(t) <= OPENAI_MAX_INPUT_TOKENS else t[: OPENAI_MAX_INPUT_TOKENS * 3] for t in texts]
@@ -822,23 +847,31 @@ class OpenAIEmbedding(EmbeddingModel):
         deadline = None if self.wait_s is None else time.monotonic() + self.wait_s
         out_of_time = False
         stop = getattr(_STOP, "event", None)  # the run this request belongs to has ended (embed_multi)
+        attempts = 0
         for attempt in range(self.max_retries + 1):
             if stop is not None and stop.is_set():
                 raise ProviderError(f"embedding request to {where} stopped: the run ended")
             client = self.client
+            timeout = self.request_timeout()
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     out_of_time = True
                     break
-                client = client.with_options(timeout=min(self.timeout, left))
+                timeout = min(timeout, left)
+            if timeout != self.timeout:
+                client = client.with_options(timeout=timeout)
             try:
                 with self._count_lock:
                     self.requests += 1
+                attempts += 1
                 resp = client.embeddings.create(**kw, extra_headers=self._omit or None)
+                self.answered = True
                 return self._vectors(resp, len(texts), where)
             except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError) as e:
                 status = getattr(e, "status_code", None)
+                if status:
+                    self.answered = True
                 if status == 500 and length_refusal(_error_message(e)):
                     # llama.cpp answers an input longer than its physical batch with HTTP 500: no busy
                     # server, a refusal (retried, it ended the whole run after the retries' minute)
@@ -848,6 +881,9 @@ class OpenAIEmbedding(EmbeddingModel):
                 said = _error_message(e) if status else ""
                 if attempt >= self.max_retries:
                     break
+                if isinstance(e, openai.APITimeoutError) and not self.answered and attempts >= FIRST_ATTEMPTS:
+                    tail = f"; the server never answered ({timeout:g} s a request until it first does)"
+                    raise ProviderError(f"embedding request to {where} failed after {attempts} attempts (last: {last}){tail}; check the server") from e
                 delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
                 ra = _retry_after(getattr(e, "response", None))
                 if ra is not None and ra > self.max_retry_after:
@@ -858,12 +894,14 @@ class OpenAIEmbedding(EmbeddingModel):
                 if deadline is not None and time.monotonic() + delay >= deadline:
                     out_of_time = True
                     break
-                self._note_retry(where, last, said, delay, attempt)
+                hung = isinstance(e, openai.APITimeoutError) and not self.answered
+                self._note_retry(where, last, said, delay, attempt, min(FIRST_ATTEMPTS, self.max_retries + 1) if hung else self.max_retries + 1)
                 if stop is not None:
                     stop.wait(delay)
                 else:
                     time.sleep(delay)
             except openai.APIStatusError as e:
+                self.answered = True
                 msg = f"embedding request to {where} failed: HTTP {e.status_code}: {_error_message(e)}"
                 if e.status_code in (401, 403):
                     msg += f" ({self.key_note or self._key_hint()})"
@@ -871,14 +909,15 @@ class OpenAIEmbedding(EmbeddingModel):
                     raise InputRefused(msg, e.status_code) from e
                 raise ProviderError(msg) from e
             except (ValueError, TypeError, AttributeError, KeyError, openai.APIError) as e:
+                self.answered = True
                 # not JSON (JSONDecodeError is a ValueError), bad base64, a body of another shape
                 raise ProviderError(f"{where} answered something that is not an embeddings response ({type(e).__name__}: {str(e)[:120]})") from e
         tail = f"; the server said: {said}" if said else ""
         if out_of_time or (deadline is not None and last == "no answer in time"):
             raise ProviderError(f"no embedding from {where} within {self.wait_s:g} s (last: {last or 'no answer'}){tail}")
-        raise ProviderError(f"embedding request to {where} failed after {self.max_retries + 1} attempts (last: {last}){tail}; try again later or check the server")
+        raise ProviderError(f"embedding request to {where} failed after {attempts} attempts (last: {last}){tail}; try again later or check the server")
 
-    def _note_retry(self, where: str, last: str, said: str, delay: float, attempt: int) -> None:
+    def _note_retry(self, where: str, last: str, said: str, delay: float, attempt: int, of: int) -> None:
         """Tell :attr:`on_retry` that a request waits ``delay`` s to retry (trial 28: a 429 storm
         or a server gone away held `embed` silent for its whole retry budget)."""
         if self.on_retry is None or self.wait_s is not None:
@@ -891,7 +930,7 @@ class OpenAIEmbedding(EmbeddingModel):
         what = f"{where} answered {last}" + (f" ({said})" if said else "") if last.startswith("HTTP") else f"{where}: {last}"
         wait = f"{delay:.0f} s" if delay >= 1 else f"{delay:.1f} s"
         try:
-            self.on_retry(f"{what}; retrying in {wait} (attempt {attempt + 2} of {self.max_retries + 1})")
+            self.on_retry(f"{what}; retrying in {wait} (attempt {attempt + 2} of {of})")
         except Exception:  # noqa: BLE001 - a note that cannot be shown never fails the request
             pass
 
@@ -1050,6 +1089,12 @@ KEY_ENV = "GBRAIN_EMBEDDING_API_KEY"
 #: the stop event of the :meth:`OpenAIEmbedding.embed_multi` run a worker thread serves: set when
 #: the run ended (Ctrl-C, another batch failed), so its requests are not retried
 _STOP = threading.local()
+#: seconds a request waits for an answer until the server has answered once (then the model's
+#: ``timeout``, 60 s): a server that accepts and never answers fails in about 2 × this
+FIRST_TIMEOUT = 15.0
+#: tries of a request that gets no answer in time before the server has ever answered (a server
+#: loading its model on the first request gets a second chance; a hung one is not tried 7 times)
+FIRST_ATTEMPTS = 2
 
 #: seconds between two retry notes of one model (:meth:`OpenAIEmbedding._note_retry`)
 RETRY_NOTE_S = 2.0
