@@ -54,6 +54,23 @@ def test_query_and_search_on_a_brain_with_no_vectors_import_no_numpy(fixture_db,
         assert imported_by(["--db", str(fixture_db), *argv], modules=pg) == set(), argv
 
 
+@pytest.mark.parametrize("model", ["fake-16", "minilm"])
+def test_query_with_a_local_model_imports_no_openai(fixture_db, model, request):
+    """The openai package costs a cold `query` 0.6–0.7 CPU-s to import (its ``__init__`` builds
+    every API type's pydantic model): a brain whose model runs here (``minilm``, ``fake-N``)
+    never loads it (nor pydantic), only a server model does, when it sends the question."""
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+
+    if model == "minilm":
+        request.getfixturevalue("minilm")  # (skipped without its weights)
+    with Brain.open(fixture_db) as b:
+        b.set_config("embedding_model", model)
+        assert ops.run("embed", {}, brain=b)["pages"] > 0
+    got = imported_by(["--db", str(fixture_db), "--json", "query", "who raised a seed round", "--limit", "3"])
+    assert got == {"numpy"}, got
+
+
 def test_call_and_pipe_import_no_cli_framework(fixture_db):
     """Trial 32 (a scripter looping over `gbrain call`): `call` and `pipe` went through typer,
     whose import (pydantic with it) doubled a call's start-up (0.50 CPU-s against 0.25 for
