@@ -401,9 +401,10 @@ def drop_test_databases() -> None:
 def writable_by_this_gbrain(conn) -> None:
     """A brain held at an older schema (a test that sets ``pg.PG_SCHEMA_VERSION`` or
     ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
-    version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``, v51's ``h1_key``), so the test
-    can put pages there; those versions add a column only if missing."""
+    version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``, v51's ``h1_key``;
+    v55's ``links.label``), so the test can put pages there; those versions add a column only if missing."""
     if getattr(conn, "dialect", "sqlite") == "postgres":
+        conn.execute("ALTER TABLE links ADD COLUMN IF NOT EXISTS label TEXT NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS h1_key TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         for col in ("search_body", "search_timeline"):
@@ -417,6 +418,8 @@ def writable_by_this_gbrain(conn) -> None:
     for col in ("search_body", "search_timeline"):
         if col not in have:
             conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT")
+    if "label" not in {r[1] for r in conn.execute("PRAGMA table_info(links)")}:
+        conn.execute("ALTER TABLE links ADD COLUMN label TEXT NOT NULL DEFAULT ''")
 
 
 def new_pg_database(admin_url: str, template: str | None = None) -> str:

@@ -41,7 +41,7 @@ STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana"]
 # (compatibility characters: search_words' NFKC words; CJK: search_cjk's bigrams)
 TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "ＧＰＴ４ ﬁnance"]
-LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]"]
+LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]", "[[Ana|the lead]]", "[Soren](soren.md)"]
 TAGS = ["alpha", "beta"]
 MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
 DATES = ["2025-01-02", "2025-03-04"]

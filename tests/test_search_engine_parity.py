@@ -13,7 +13,7 @@ from gbrain.core.brain import Brain
 from gbrain.search import keyword
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import writable_by_this_gbrain, write_tree
 
 
 @pytest.fixture
@@ -105,6 +105,7 @@ def test_postgres_v57_indexes_the_aliases_of_an_existing_brain_only(tmp_path, pg
     tree = write_tree(tmp_path / "vault", ALIAS_NOTES)
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 56)
     with Brain.open(pg_url, create=True) as b:
+        writable_by_this_gbrain(b.conn)  # (v58's links.label, which this code's saves and search read)
         import_tree(b, tree)
         assert pg.schema_version(b.conn) == 56
         assert _hits(b, "run notes")[0]["slug"] != "journal/log"

@@ -56,7 +56,9 @@ def test_a_link_address_is_no_hit(brain):
 
 def test_the_label_words_are_hits(brain):
     assert slugs(brain, "contract") == {"deals/acme", "notes/md-link"}
-    assert slugs(brain, "agreement") == {"notes/wiki-alias"}
+    # (and the page it links so, by its link's label: keyword.anchor_evidence, signal link_text)
+    assert slugs(brain, "agreement") == {"notes/wiki-alias", "deals/acme"}
+    assert [h["signals"] for h in keyword.search(brain.conn, "agreement") if h["slug"] == "deals/acme"] == [["link_text"]]
     assert slugs(brain, "whiteboard") == {"notes/image"}
     assert slugs(brain, "setup guide") >= {"notes/url"}
     assert slugs(brain, "receipt") == {"notes/embed"}  # the embed's alt text, not its file name
@@ -98,7 +100,7 @@ def test_the_stored_text_is_untouched_and_snippets_read_as_before(brain):
     (hit,) = keyword.search(brain.conn, "contract signed", limit=5)[:1]
     assert hit["slug"] == "notes/md-link"
     assert "Signed the Acme contract today." in hit["snippet"]
-    (hit,) = [h for h in keyword.search(brain.conn, "agreement", limit=5)]
+    (hit,) = [h for h in keyword.search(brain.conn, "agreement", limit=5) if h["slug"] == "notes/wiki-alias"]
     assert "Talked about the Acme agreement." in hit["snippet"]
 
 
@@ -169,7 +171,7 @@ def test_v39_indexes_the_label_text_of_a_brain_imported_before(tmp_path, db_path
         assert "notes/a" in slugs(b, "deals")  # (the old state, as the index then read it)
     with Brain.open(db_path) as b:
         assert slugs(b, "deals") == {"deals/acme"}
-        assert slugs(b, "contract") == {"notes/a"}
+        assert slugs(b, "contract") == {"notes/a", "deals/acme"}  # (deals/acme by its link's label: anchor_evidence)
         assert fresh_import_differences(b) == {}
         if getattr(b.conn, "dialect", "sqlite") != "postgres":
             b.conn.execute("INSERT INTO page_fts(page_fts, rank) VALUES ('integrity-check', 1)")

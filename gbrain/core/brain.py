@@ -1381,22 +1381,24 @@ class Brain:
 
     def links(self, slug: str) -> list[dict]:
         """Outbound links of a page, one per linked page (a dangling target: one per target as
-        written): ``{target, to_slug (None: dangling), kind, context, count, forms}``. ``count``
+        written): ``{target, to_slug (None: dangling), kind, context, count, forms, labels}``. ``count``
         is how many times the page links there, ``forms`` each form written (``[[Note#Heading]]``,
-        ``![[Note]]``, ``(note.md)``), ``target``/``kind``/``context`` those of the first link."""
+        ``![[Note]]``, ``(note.md)``), ``labels`` each text shown for it other than its name
+        (``links.label``: ``[[acme|the seed fund]]``), ``target``/``kind``/``context`` those of the first link."""
         row = self.resolve_slug(slug)
         q = (
-            "SELECT l.target, p.slug AS to_slug, l.kind, l.context, l.count, l.forms, l.to_page_id FROM links l "
+            "SELECT l.target, p.slug AS to_slug, l.kind, l.context, l.count, l.forms, l.label, l.to_page_id FROM links l "
             "LEFT JOIN pages p ON p.id = l.to_page_id WHERE l.from_page_id = ? ORDER BY l.id"
         )
         return _group_links(self.conn.execute(q, (row["id"],)), lambda r: ("page", r["to_page_id"]) if r["to_page_id"] is not None else ("dead", r["target"]))
 
     def backlinks(self, slug: str) -> list[dict]:
-        """Pages linking to ``slug``, each once: ``{slug, title, type, context, count, forms}``
-        (``count``: links from that page, ``forms``: the forms it writes them in)."""
+        """Pages linking to ``slug``, each once: ``{slug, title, type, context, count, forms, labels}``
+        (``count``: links from that page, ``forms``: the forms it writes them in, ``labels``: what
+        it calls the page where that is not its name)."""
         row = self.resolve_slug(slug)
         q = (
-            "SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, p.id AS from_id FROM links l JOIN pages p ON p.id = l.from_page_id "
+            "SELECT p.slug, p.title, p.type, l.context, l.count, l.forms, l.label, p.id AS from_id FROM links l JOIN pages p ON p.id = l.from_page_id "
             "WHERE l.to_page_id = ? ORDER BY p.slug, l.id"
         )
         out = _group_links(self.conn.execute(q, (row["id"],)), lambda r: r["from_id"], drop=("from_id",))
@@ -2402,18 +2404,20 @@ def urlquote(name: str, safe: str = "/") -> str:
 
 
 def _group_links(rows, key, drop: tuple[str, ...] = ("to_page_id",)) -> list[dict]:
-    """Merge link rows with the same ``key(row)``: counts add up, forms join (first seen first);
-    the other fields are the first row's. Keeps the rows' order."""
+    """Merge link rows with the same ``key(row)``: counts add up, forms and labels (``label``,
+    one per line) join (first seen first); the other fields are the first row's. Keeps the rows' order."""
     out: dict[Any, dict] = {}
     for r in rows:
         k = key(r)
         forms = json.loads(r["forms"] or "[]")
+        labels = r["label"].split("\n") if r["label"] else []
         if k in out:
             g = out[k]
             g["count"] += r["count"]
             g["forms"] += [f for f in forms if f not in g["forms"]]
+            g["labels"] += [x for x in labels if x not in g["labels"]]
         else:
-            out[k] = {**{c: r[c] for c in r.keys() if c not in drop and c != "forms"}, "forms": forms}
+            out[k] = {**{c: r[c] for c in r.keys() if c not in drop and c not in ("forms", "label")}, "forms": forms, "labels": labels}
     return list(out.values())
 
 

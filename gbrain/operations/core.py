@@ -1524,6 +1524,11 @@ def _unlink(b, a, ctx):
     return _follow(b, a, write, ("from",))
 
 
+def _as_labels(x: dict) -> str:
+    """A link's labels (``links.label``) for the text of ``links``/``backlinks``: `` as "the seed fund"``."""
+    return " as " + ", ".join(json.dumps(v, ensure_ascii=False) for v in x["labels"]) if x.get("labels") else ""
+
+
 @op(
     "links",
     "Outbound links of a page, one per linked page (resolved or dangling), with count and forms; a wiki link in a frontmatter value has kind property.",
@@ -1531,7 +1536,7 @@ def _unlink(b, a, ctx):
     title="Links from a page",
     item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
     page="limit",
-    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no links)",
+    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or "(no links)",
     note=cut_note,
 )
 def _links(b, a, ctx):
@@ -1555,7 +1560,7 @@ def _links(b, a, ctx):
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
     page="limit",
-    text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}  {x['context']}" for x in r) or "(no backlinks)",
+    text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or "(no backlinks)",
     note=cut_note,
 )
 def _backlinks(b, a, ctx):

@@ -36,7 +36,7 @@ from typing import Any, Callable
 from urllib.parse import unquote
 
 from ..errors import BadInput
-from .slugs import identity_key
+from .slugs import identity_key, loose_key, title_key
 
 # mistune and ruamel.yaml are imported on first use (`_markdown`, `_SafeYAML`): a command that
 # only reads stored pages (`gbrain get`) starts without them
@@ -336,6 +336,15 @@ class Link:
     context: str = ""
     count: int = 1  # times the page links this target in this family (after dedupe)
     forms: list[str] = field(default_factory=list)  # each distinct form written: [[x#h]], ![[x]], (x.md)
+    #: each distinct label shown for the target other than its name (``[[acme|Acme, the seed
+    #: fund]]``, ``[Sarah's fund](acme.md)``), in the order written, at most :data:`LABELS_MAX`
+    #: (:func:`link_label`): what other pages call the target, ``links.label`` (v55)
+    labels: list[str] = field(default_factory=list)
+
+    def add_label(self, label: str) -> None:
+        """Gather ``label`` (already :func:`link_label`'s) when new and room is left."""
+        if label and label not in self.labels and len(self.labels) < LABELS_MAX:
+            self.labels.append(label)
 
     def key(self) -> str:
         """Dedupe key within a page: kind family (:func:`link_family`) + normalised target
@@ -345,6 +354,25 @@ class Link:
 
 #: the kind of a link written in a frontmatter value (an Obsidian property)
 PROPERTY = "property"
+
+
+#: labels kept per link (:attr:`Link.labels`) and characters kept per label
+LABELS_MAX = 8
+LABEL_MAX = 200
+
+
+def link_label(label: str, target: str) -> str:
+    """A link's visible text as a label of its target (:attr:`Link.labels`): white space runs as
+    one space, at most :data:`LABEL_MAX` characters; '' when it is only the target's name (its
+    file name's :func:`~gbrain.page.slugs.loose_key`: ``[Acme](acme.md)``, ``[[acme]]``) or
+    holds no letter or digit."""
+    if not label:
+        return ""
+    label = " ".join(label.split())[:LABEL_MAX]
+    key = title_key(label)
+    if not key or key == loose_key(target) or key == title_key(target):
+        return ""
+    return label
 
 
 def link_family(kind: str) -> str:
@@ -994,7 +1022,8 @@ def notion_relation_links(body: str, path: str) -> list["Link"]:
                     value = _NOTION_RELATION_RE.sub(lambda x: x.group(1) if _link_from_url(x.group(2)) else x.group(0), p.group(2).strip())
                     context = " ".join((p.group(1) + ": " + value).split())
                     shown = context if len(context) <= CONTEXT_MAX else context[: CONTEXT_MAX - 3] + "..."
-                out.append(Link(kind="markdown", target=target, text=r.group(1).strip(), context=shown, forms=["(" + r.group(2) + ")"]))
+                label = link_label(r.group(1), target)
+                out.append(Link(kind="markdown", target=target, text=r.group(1).strip(), context=shown, forms=["(" + r.group(2) + ")"], labels=[label] if label else []))
     return out
 
 
@@ -1338,14 +1367,17 @@ class _LinkSet:
             k = self.keys[(fam, target)] = _family_key(fam, target)
         return k
 
-    def repeat(self, kind: str, target: str, form: str) -> str | None:
-        """Count an occurrence of a link already seen (``None``); for a first one, the key to
-        pass to :meth:`add` with its :class:`Link`."""
+    def repeat(self, kind: str, target: str, form: str, label: str = "") -> str | None:
+        """Count an occurrence of a link already seen (``None``; its ``label``, as written,
+        gathered: :meth:`Link.add_label`); for a first one, the key to pass to :meth:`add` with
+        its :class:`Link`."""
         k = self.key(kind, target)
         first = self.seen.get(k)
         if first is None:
             return k
         first.count += 1
+        if label and len(first.labels) < LABELS_MAX:
+            first.add_label(link_label(label, target))
         forms = self.forms[k]
         if form not in forms:
             forms.add(form)
@@ -1407,10 +1439,11 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
                         continue
                     kind = "embed" if a["embed"] else "wiki"
                     form = ("![[" if a["embed"] else "[[") + written + "]]"
-                    key = links.repeat(kind, target, form)
+                    alias = a["alias"]
+                    key = links.repeat(kind, target, form, alias)
                     if key is None:
                         continue
-                    label = a["alias"] or written
+                    label = alias or written
                 else:
                     url = ltok.get("attrs", {}).get("url", "")
                     target = _link_from_url(url)
@@ -1418,12 +1451,13 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
                         continue
                     kind = "markdown"
                     form = "(" + url + ")"
-                    key = links.repeat(kind, target, form)
+                    key = links.repeat(kind, target, form, text[s:e])
                     if key is None:
                         continue
                     label = text[s:e]
                 context = _context_of_one(ctx_text, s, e) if sentences is None else sentences.around(s, e)
-                links.add(key, Link(kind, target, label, context, 1, [form]))
+                shown = link_label(label, target) if kind == "markdown" or alias else ""
+                links.add(key, Link(kind, target, label, context, 1, [form], [shown] if shown else []))
         elif "children" in tok:
             _walk(tok["children"], links, headings)
 
@@ -1490,7 +1524,8 @@ def property_links(fm: dict) -> list[Link]:
                     if len(context) > CONTEXT_MAX:
                         context = context[: CONTEXT_MAX - 3] + "..."
                 form = m.group(1) + "[[" + written + "]]"
-                out.append(Link(kind=PROPERTY, target=target, text=alias.strip() or written, context=context, forms=[form]))
+                shown = link_label(alias, target)
+                out.append(Link(kind=PROPERTY, target=target, text=alias.strip() or written, context=context, forms=[form], labels=[shown] if shown else []))
         elif isinstance(v, list):
             stack.extend((name, x) for x in reversed(v))
         elif isinstance(v, dict):
@@ -1537,7 +1572,7 @@ def bear_heading_links(links: list[Link]) -> list[Link]:
         if ln.kind != "markdown" and "/" in ln.target:
             note = bear_note(ln.target)
             if note != ln.target:
-                ln = _dc_replace(ln, target=note, forms=list(ln.forms))
+                ln = _dc_replace(ln, target=note, forms=list(ln.forms), labels=list(ln.labels))
         key = out.key(ln.kind, ln.target)
         first = out.seen.get(key)
         if first is None:
@@ -1548,6 +1583,8 @@ def bear_heading_links(links: list[Link]) -> list[Link]:
             if f not in out.forms[key]:
                 out.forms[key].add(f)
                 first.forms.append(f)
+        for x in ln.labels:
+            first.add_label(x)
     return out.links
 
 
@@ -1567,6 +1604,8 @@ def dedupe_links(links: list[Link]) -> list[Link]:
             if f not in forms:
                 forms.add(f)
                 first.forms.append(f)
+        for x in ln.labels:
+            first.add_label(x)
     return out.links
 
 

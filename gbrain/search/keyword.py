@@ -1159,6 +1159,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf)
+        ids += anchor_evidence(conn, out, word_idf, only)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
 
@@ -1308,6 +1309,92 @@ def _phrase_evidence(conn, query: str, out: list[dict], idf: dict[str, float] | 
                 h["signals"] = sorted([*sig, "phrase"])
     for h in top[:FORM_DEPTH] if gain else ():
         h["score"] += gain.get(int(h["id"]), 0.0)
+
+
+#: link text as evidence for its target (anchor text: Craswell, Hawking & Robertson, SIGIR 2001;
+#: docs/search.md, step 5): the best :data:`ANCHOR_DEPTH` hits gain ``ANCHOR_WEIGHT`` times the
+#: IDF-weighted share of the query's words the labels of the links to them hold (``links.label``:
+#: ``[[acme|Sarah's fund]]``; a label that is one of the page's names left out; :func:`anchor_evidence`).
+#: 0: off, the ranking before v55. Measured (2026-12-05, benchmarks/questions.py, SQLite): 0.5 the
+#: largest weight tried (0.25, 0.5, 0.75, 1) that lowered no figure of any set; the labels' share of
+#: the words a page's names do not hold (the offline re-rank measured before) did worse on every set
+ANCHOR_WEIGHT = 0.5
+ANCHOR_DEPTH = 100
+
+
+def _anchor_forms(word: str) -> frozenset[str]:
+    """The :func:`name_words` forms that hold the query ``word`` for :func:`anchor_evidence`: the
+    word folded (:func:`_fold`), with ``s``/``es`` added, and without a plural ``s``/``es``."""
+    w = _fold(word)
+    out = {w, w + "s", w + "es"}
+    if len(w) > 3 and w.endswith("s"):
+        out.add(w[:-1])
+        if w.endswith("es"):
+            out.add(w[:-2])
+    return frozenset(out)
+
+
+def anchor_evidence(conn, out: list[dict], idf: dict[str, float], only: PageFilter | None = None) -> list[int]:
+    """Add ``ANCHOR_WEIGHT · share`` to the score of each of the best :data:`ANCHOR_DEPTH` hits
+    of ``out`` (by their score so far) that other pages link with a label (``links.label``, read
+    by ``idx_links_to``; a page's links to itself left out), ``share`` the
+    IDF (``idf``: the query's words) of the query words the labels hold (:func:`_anchor_forms`) over
+    the query's, a label that is one of the page's names (title, alias, H1 name:
+    :func:`~gbrain.page.slugs.title_key`) left out; ``link_text`` joins its ``signals``. A page those best hits link with a label
+    holding a query word is a hit too, with that evidence alone (``bm25`` 0), when ``only``
+    selects it: what other pages call a page finds it (``[Sarah's fund](acme.md)`` finds
+    ``acme`` for "Sarah's fund"). Returns the ids of the hits it added. Both engines alike: the
+    same reads by id, the same Python check."""
+    total = sum(idf.values())
+    if not ANCHOR_WEIGHT or not out or not total:
+        return []
+    top = sorted(out, key=lambda h: -h["score"])[:ANCHOR_DEPTH]
+    have = {int(h["id"]) for h in out}
+    # each query word's forms a label may hold it in: folded (case, accents, NFKC), a plural
+    # s/es more or less (names_word's rule without its shared-prefix test: a set look-up each)
+    forms = {w: _anchor_forms(w) for w in idf}
+    every = frozenset().union(*forms.values())
+    # (an ASCII label holds a query word only if its lower case holds the word's shortest form:
+    # one substring test in C spares most labels the word split)
+    least = [min(f, key=len) for f in forms.values()]
+
+    def may_hold(label: str) -> bool:
+        return not label.isascii() or any(x in label.lower() for x in least)
+
+    def share(labels: list[str]) -> float:
+        held = name_words("\n".join(x for x in labels if may_hold(x)))
+        return sum(x for w, x in idf.items() if not held.isdisjoint(forms[w])) / total
+
+    # the pages the best hits link with a label holding a query word, not hits yet
+    more = {int(t) for t, label in conn.execute(
+        f"SELECT to_page_id, label FROM links WHERE from_page_id IN ({','.join(str(int(h['id'])) for h in top)}) AND label <> '' "
+        "AND to_page_id IS NOT NULL AND to_page_id <> from_page_id") if int(t) not in have and may_hold(label) and not every.isdisjoint(name_words(label))}
+    if more:
+        fsql, fargs = (only or PageFilter()).sql("p")
+        more = {int(r[0]) for r in conn.execute(f"SELECT p.id FROM pages p WHERE p.id IN ({','.join(map(str, more))}){fsql}", fargs)}
+    as_set = isinstance(top[0]["signals"], set)
+    new = [{"id": pid, "score": 0.0, "bm25": 0.0, "signals": set() if as_set else [], "top": top[0].get("top", 1.0)} for pid in sorted(more)]
+    labels: dict[int, list[str]] = {}
+    for pid, label in conn.execute(f"SELECT to_page_id, label FROM links WHERE to_page_id IN "
+                                   f"({','.join(str(int(h['id'])) for h in top + new)}) AND label <> '' AND from_page_id <> to_page_id"):
+        labels.setdefault(int(pid), []).extend(label.split("\n"))
+    if labels:  # a label that is one of the page's names (its title, an alias, its H1 name) says nothing new
+        for pid, title, aliases in conn.execute(f"SELECT id, title, search_aliases FROM pages WHERE id IN ({','.join(map(str, labels))})"):
+            names = {title_key(x) for x in (title, *(aliases or "").split("\n"))}
+            labels[int(pid)] = [x for x in labels[int(pid)] if title_key(x) not in names]
+    for h in top + new:
+        got = labels.get(int(h["id"]))
+        gain = ANCHOR_WEIGHT * share(got) if got else 0.0
+        if not gain:
+            continue
+        h["score"] += gain
+        sig = h["signals"]  # a set while SQLite's ranking runs (sorted later), a sorted list on Postgres
+        if isinstance(sig, set):
+            sig.add("link_text")
+        elif "link_text" not in sig:
+            h["signals"] = sorted([*sig, "link_text"])
+    out += [h for h in new if h["score"]]
+    return [int(h["id"]) for h in new if h["score"]]
 
 
 #: exact-form evidence (docs/search.md, step 4): porter (SQLite) and 'english' (Postgres) index
@@ -2449,6 +2536,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
+        ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
     _best_first(conn, out, ids, copies)
     return out[: int(limit)]
 

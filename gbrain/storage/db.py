@@ -1895,7 +1895,58 @@ def _m54_letter_fold(conn: sqlite3.Connection) -> None:
     rederive_letter_words(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold]
+def fill_link_labels(conn) -> int:
+    """Set ``links.label`` (:attr:`gbrain.page.markdown.Link.labels`, one per line) of the stored
+    links, parsing again only the pages that may hold a labelled link: those with a markdown link
+    (its text) and those with another link whose text holds a ``|`` (a wiki link's alias). Only
+    the ``label`` of a row that has one is written: every link row keeps its id, no other column
+    or row is touched. For SQLite v55 / Postgres v58, in the caller's transaction. Returns how
+    many links got a label."""
+    from ..page.links import graph_roots
+    from ..page.markdown import page_property_syntax, parse_page
+    from .derive import derived_rows, parse_settings
+
+    ids = {r[0] for r in conn.execute("SELECT DISTINCT from_page_id FROM links WHERE kind = 'markdown'")}
+    ids |= {r[0] for r in conn.execute(
+        "SELECT DISTINCT l.from_page_id FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.kind <> 'markdown' "
+        "AND (p.compiled_truth LIKE ? OR p.frontmatter_raw LIKE ? OR p.timeline LIKE ?)", ("%|%",) * 3)}
+    if not ids:
+        return 0
+    split, tag_syntax, property_syntax = parse_settings(conn)
+    graphs = graph_roots(conn)
+    q = "SELECT id, path, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?"
+    updates: list[tuple[str, int, str, str]] = []
+    for pid in sorted(ids):
+        r = conn.execute(q, (pid,)).fetchone()
+        if r is None:
+            continue
+        text = ("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6]
+        page = parse_page(text, r[1], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[1], property_syntax, graphs))
+        seen: set[tuple[str, str]] = set()
+        for kind, target, _name, _context, _count, _forms, label in derived_rows(page)["links"]:
+            if (kind, target) not in seen:  # (the first row of a kind and target is the one stored: INSERT OR IGNORE)
+                seen.add((kind, target))
+                if label:
+                    updates.append((label, pid, kind, target))
+    conn.executemany("UPDATE links SET label = ? WHERE from_page_id = ? AND kind = ? AND target = ?", updates)
+    return len(updates)
+
+
+def _m55_link_labels(conn: sqlite3.Connection) -> None:
+    """A link's label, what the linking page calls its target when that is not the target's name
+    (``[[acme|Acme, the seed fund]]``, ``[Sarah's fund](acme.md)``): ``links.label``, each
+    distinct one per line (:attr:`gbrain.page.markdown.Link.labels`); search weighs a page's
+    incoming labels as evidence (anchor text: :func:`gbrain.search.keyword.anchor_evidence`).
+    Filled from the pages that may hold one (:func:`fill_link_labels`). No index of its own: a
+    partial one on ``(to_page_id, label)`` cost a 10,000-page import's link rows +25% CPU for no
+    search gain measured (the labels of the best 100 hits' links are read by ``idx_links_to``).
+    Re-runnable."""
+    if "label" not in {r[1] for r in conn.execute("PRAGMA table_info(links)")}:
+        conn.execute("ALTER TABLE links ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+    fill_link_labels(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

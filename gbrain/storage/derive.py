@@ -20,7 +20,8 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
     """The rows a page's text gives, as written by :func:`write_rows` (links without their
     resolved page): ``{"tags": [(tag, tag_key, inline)], "aliases": [(alias, alias_key,
     loose_key)], "timeline": [(date, source, summary, detail)], "links": [(kind, target,
-    target_name, context, count, forms_json)]}``, each in the order written. ``verify`` compares
+    target_name, context, count, forms_json, label)]}`` (``label``: the link's
+    :attr:`~gbrain.page.markdown.Link.labels`, one per line), each in the order written. ``verify`` compares
     them with the stored rows."""
     # page.all_tags (merge_tags) with each tag's key taken once: a frontmatter tag is not inline,
     # an inline tag is unless a frontmatter tag has its key
@@ -36,7 +37,7 @@ def derived_rows(page: Page) -> dict[str, list[tuple]]:
         "tags": tags,
         "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
         "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
-        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms))) for ln in page.links],
+        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms)), "\n".join(ln.labels)) for ln in page.links],
     }
 
 
@@ -70,7 +71,7 @@ _INSERTS = {
     "tags": "INSERT OR IGNORE INTO tags(page_id, tag, tag_key, inline) VALUES (?, ?, ?, ?)",
     "aliases": "INSERT OR IGNORE INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, ?, ?, ?)",
     "timeline": "INSERT INTO timeline_entries(page_id, date, source, summary, detail) VALUES (?, ?, ?, ?, ?)",
-    "links": "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "links": "INSERT OR IGNORE INTO links(from_page_id, to_page_id, kind, target, target_name, context, count, forms, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 }
 
 

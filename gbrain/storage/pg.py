@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 57
+PG_SCHEMA_VERSION = 58
 
 
 def is_url(db: object) -> bool:
@@ -1013,6 +1013,12 @@ def _letter_fold(conn: "PgConnection") -> None:
     rederive_letter_words(conn)
 
 
+def _link_labels(conn: "PgConnection") -> None:
+    from .db import fill_link_labels
+
+    fill_link_labels(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -1045,7 +1051,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              52: _blank_tag_pages,  # v52: a tags item holding a blank (Nested Folder) is no tag (SQLite v50)
              53: _h1_names,  # v53: a page's first H1 other than its title is a name search weighs as an alias (SQLite v51)
              55: _graphless_journals,  # v55: a vault's journals/ folder (no logseq/config.edn) has no Logseq journal titles (SQLite v53)
-             56: _letter_fold}  # v56: ł ø ß æ… spelled in ASCII for search: Lukasz finds Łukasz (SQLite v54)
+             56: _letter_fold,  # v56: ł ø ß æ… spelled in ASCII for search: Lukasz finds Łukasz (SQLite v54)
+             58: _link_labels}  # v58: links.label, what the linking page calls its target (SQLite v55)
 
 
 def migrate(conn: PgConnection) -> int:

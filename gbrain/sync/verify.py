@@ -238,7 +238,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
         "tags": grouped("SELECT page_id, tag, tag_key, inline FROM tags WHERE page_id = ?"),
         "aliases": grouped("SELECT page_id, alias, alias_key, loose_key FROM aliases WHERE page_id = ?"),
         "timeline": grouped("SELECT page_id, date, source, summary, detail FROM timeline_entries WHERE page_id = ?"),
-        "links": grouped("SELECT from_page_id, kind, target, target_name, context, count, forms, to_page_id FROM links WHERE from_page_id = ?"),
+        "links": grouped("SELECT from_page_id, kind, target, target_name, context, count, forms, label, to_page_id FROM links WHERE from_page_id = ?"),
     }
     # raw rows as (source, sha256 of data), sorted, per page: stored, and as each page's sidecar
     # gives them (a page whose sidecar is stored in pieces is left to --deep); rows and sidecars
@@ -365,7 +365,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
         "tags": q("SELECT p.slug, t.tag, t.tag_key, t.inline FROM tags t JOIN pages p ON p.id = t.page_id"),
         "aliases": q("SELECT p.slug, a.alias, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"),
-        "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context, l.count, l.forms FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
+        "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context, l.count, l.forms, l.label FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
         "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
         "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),
         "files": q("SELECT f.path, f.kind, f.content_hash, p.slug FROM files f LEFT JOIN pages p ON p.id = f.page_id"),
