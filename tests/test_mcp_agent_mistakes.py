@@ -381,3 +381,25 @@ def test_lints_stale_compiled_truth_action_puts_with_the_hash_read(fixture_db):
     assert items and items[0]["slug"] == "people/ana-lima", items
     action = items[0]["action"]
     assert '"if_hash": HASH' in action and 'brain_get {"slug": "people/ana-lima"}' in action and "gbrain" not in action, action
+
+
+def test_an_accent_twin_in_a_folder_named_with_a_capital_accent_is_refused_on_both_engines(db_path):
+    """Review: the twin check read the folder's pages by SQL's lower(), which on SQLite folds
+    ASCII letters only: in `Équipe/` (`lower` keeps the `É`) it read no page, so `Équipe/zoe-kim`
+    was made beside `Équipe/zoë-kim` on SQLite and refused on Postgres, whose lower() folds every
+    letter."""
+    import pytest
+
+    from gbrain import operations as ops
+    from gbrain.core.brain import Brain
+    from gbrain.errors import BadInput
+
+    with Brain.open(db_path) as b:
+        b.put("Équipe/zoë-kim", "# Zoë Kim\n")
+        b.put("Ünits/gus-o-brien", "# Gus O'Brien\n")
+        ctx = ops.Context(surface="mcp")
+        for slug, page in (("Équipe/zoe-kim", "Équipe/zoë-kim"), ("Ünits/gus-obrien", "Ünits/gus-o-brien")):
+            with pytest.raises(BadInput, match=f"give '{page}'"):
+                ops.run("put", {"slug": slug, "content": "# New\n"}, ctx, brain=b)
+            assert b.page_row(slug) is None
+        assert ops.run("put", {"slug": "Équipe/zoe-kimura", "content": "# Zoe Kimura\n"}, ctx, brain=b)["created"]

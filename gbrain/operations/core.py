@@ -647,11 +647,11 @@ def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> lis
     name (a new page's put only: 2,000 pages, a few ms)."""
     import posixpath
 
-    from ..page.slugs import loose_key, nfc
+    from ..page.slugs import loose_key, nfc, slug_key
 
     folder = posixpath.dirname(slug.strip().strip("/"))
     key = [_unaccented(p) for p in want]
-    pre = (folder.casefold() + "/") if folder else ""
+    pre = (slug_key(folder) + "/") if folder else ""
     # a bare name (no folder) is read as the page whose file name or title it is (`_read_as`):
     # any folder's page, by either
     # a twin's name is no longer than its unaccented spelling (`ß` → `ss` makes that longer) and
@@ -662,8 +662,11 @@ def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> lis
     near = ("(length(loose_key) BETWEEN ? AND ? OR length(title_key) BETWEEN ? AND ? "
             "OR replace(loose_key, '-', '') = ? OR replace(title_key, '-', '') = ?)")
     span = (*(n // 2 - 1, n + 1) * 2, letters, letters)
-    rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE lower(substr(slug, 1, ?)) = ? AND {near} ORDER BY slug", (len(pre), pre, *span)) if pre else \
-        b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span)
+    if pre.isascii():  # (SQL's lower() folds ASCII letters alone on SQLite, every letter on Postgres)
+        rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE lower(substr(slug, 1, ?)) = ? AND {near} ORDER BY slug", (len(pre), pre, *span)) if pre else \
+            b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span)
+    else:  # a folder of other letters (`Équipe/`): its pages picked here, on both engines alike
+        rows = [r for r in b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span) if slug_key(r[0]).startswith(pre)]
     out = []
     new_title: list[str] = []
     alnum = "".join(c for c in key[-1] if c.isalnum())  # the new name's letters and digits, as _breaks counts them
