@@ -930,13 +930,14 @@ def _bm25_reference(c, words: list[str]) -> dict[int, float]:
     """BM25 of every page for ``words`` as FTS5 computes it (k1 1.2, b 0.75, IDF
     ``ln((N - df + 0.5) / (df + 0.5))`` floored at 1e-6), from the tsvectors' own lexemes: a word's
     frequency is the weights (title/aliases 5, path/headings 2, body/timeline 1) of the positions of
-    its 'english' and 'simple' lexemes, a page's length its distinct lexemes (FTS5 counts tokens)."""
+    its 'english' and 'simple' lexemes, a page's length its tokens (``search_len``, schema v59: FTS5's
+    count, tests/test_pg_page_length.py)."""
     weight = {"A": 5.0, "B": 2.0, "C": 1.0, "D": 1.0}
     lex = [{r[0] for r in c.execute("SELECT unnest(tsvector_to_array(to_tsvector('english', ?) || to_tsvector('simple', ?)))", [w, w])} for w in words]
     tf: dict[int, list[float]] = {}
     dl: dict[int, int] = {}
+    dl = {int(r[0]): int(r[1]) for r in c.execute("SELECT id, search_len FROM pages")}
     for pid, lexeme, positions, weights in c.execute("SELECT p.id, u.lexeme, u.positions, u.weights FROM pages p, unnest(p.search_tsv) u"):
-        dl[pid] = dl.get(pid, 0) + 1
         f = tf.setdefault(pid, [0.0] * len(words))
         for i, ls in enumerate(lex):
             if lexeme in ls:
@@ -976,18 +977,18 @@ def test_search_scores_equal_bm25_computed_from_the_tsvectors(pg_url):
 
 
 def test_search_stats_after_edits_equal_a_fresh_count(pg_url):
-    """``search_totals`` (pages, lexemes: BM25's average length) is kept by triggers in the writer's
+    """``search_totals`` (pages, lexemes, tokens: BM25's average length since v59) is kept by triggers in the writer's
     transaction: after creates, edits, a rename and deletes it equals a count over every page."""
     with Brain.open(pg_url) as b:
         c = b.conn
 
         def fresh():
-            return tuple(int(x) for x in c.execute("SELECT count(*), coalesce(sum(length(search_tsv)), 0) FROM pages").fetchone())
+            return tuple(int(x) for x in c.execute("SELECT count(*), coalesce(sum(length(search_tsv)), 0), coalesce(sum(gb_page_tokens(pages)), 0) FROM pages").fetchone())
 
         def kept():
-            return tuple(int(x) for x in c.execute("SELECT pages, lexemes FROM search_totals").fetchone())
+            return tuple(int(x) for x in c.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone())
 
-        assert kept() == fresh() == (0, 0)
+        assert kept() == fresh() == (0, 0, 0)
         for i in range(5):
             b.put(f"notes/n{i}", f"# Note {i}\n\nSome words about note {i}.\n")
         b.put("notes/n1", "# Note one\n\nA longer text now, with many more words than it had before.\n")
@@ -1041,6 +1042,7 @@ def test_v19_keeps_the_search_stats_and_the_ranking(pg_url, monkeypatch):
     from gbrain.search import keyword
 
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 18)
+    monkeypatch.setattr(keyword, "PG_TOKEN_LENGTH", False)  # (v19's ranking: a page's length in lexemes; tokens since v59)
     with Brain.open(pg_url) as b:
         writable_by_this_gbrain(b.conn)
         for i in range(12):

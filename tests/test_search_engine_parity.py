@@ -3,8 +3,9 @@ RoPE encode token positions" put *Rotary Embedding*, whose H1 is "Rotary Positio
 first on SQLite and 6th on Postgres, docs/search.md "Both engines"). Postgres indexed aliases (an
 H1 other than the title is one) in the 'simple' configuration, as written, where SQLite's FTS5
 stems them (until Postgres v57: their 'english' stems): ``positions`` named the page by its H1 on
-SQLite only; and the headings evidence (``keyword.HEADING_WEIGHT``) was SQLite's only. Both
-engines (``--engine postgres``)."""
+SQLite only; and the headings evidence (``keyword.HEADING_WEIGHT``) was SQLite's only. And
+BM25 measures a page's length in tokens on both (Postgres counted distinct lexemes until v59: a
+short page lost to a long one repeating its words). Both engines (``--engine postgres``)."""
 from __future__ import annotations
 
 import pytest
@@ -108,14 +109,11 @@ def test_postgres_v57_indexes_the_aliases_of_an_existing_brain_only(tmp_path, pg
         writable_by_this_gbrain(b.conn)  # (v58's links.label, which this code's saves and search read)
         import_tree(b, tree)
         assert pg.schema_version(b.conn) == 56
-        assert _hits(b, "run notes")[0]["slug"] != "journal/log"
         before, file = rows(b.conn), node(b.conn)
-    monkeypatch.undo()
+    monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 57)  # (v59 writes every row's token count: tests/test_pg_page_length.py)
     with Brain.open(pg_url) as b:
         c = b.conn
-        assert pg.schema_version(c) == pg.PG_SCHEMA_VERSION >= 57
-        assert _hits(b, "run notes")[0]["slug"] == "journal/log"
-        assert "journal/log" in [h["slug"] for h in _hits(b, "runs")]
+        assert pg.schema_version(c) == 57
         after = rows(c)
         aliased = {s for s, r in before.items() if r[3]}
         assert aliased == {"journal/log", "bands/who"}
@@ -126,6 +124,10 @@ def test_postgres_v57_indexes_the_aliases_of_an_existing_brain_only(tmp_path, pg
         assert {s: r[1:] for s, r in rows(c).items()} == {s: r[1:] for s, r in after.items()}
         fresh = tuple(map(int, c.execute("SELECT count(*), sum(length(search_tsv)) FROM pages").fetchone()))
         assert tuple(map(int, c.execute("SELECT pages, lexemes FROM search_totals").fetchone())) == fresh
+    monkeypatch.undo()  # (this search reads v59's token counts)
+    with Brain.open(pg_url) as b:
+        assert _hits(b, "run notes")[0]["slug"] == "journal/log"
+        assert "journal/log" in [h["slug"] for h in _hits(b, "runs")]
 
 
 @pytest.mark.engine_free
@@ -133,7 +135,7 @@ def test_postgres_copy_gives_the_search_vectors_an_import_gives(tmp_path, pg_url
     """Review of v57: search_tsv/search_names_tsv are plain columns kept by a BEFORE trigger;
     `gbrain copy` leaves them out (storage/copy.py COMPUTED) and inserts the rows: a copy
     SQLite → Postgres and Postgres → Postgres holds the vectors (and BM25 totals) an import into
-    Postgres gives, and back to SQLite it is the same brain."""
+    Postgres gives (and the pages' tokens, v59), and back to SQLite it is the same brain."""
     from conftest import new_pg_database
     from gbrain import operations as ops
 
@@ -145,13 +147,40 @@ def test_postgres_copy_gives_the_search_vectors_an_import_gives(tmp_path, pg_url
 
     def vectors(url) -> dict:
         with Brain.open(url) as b:
-            rows = {r[0]: r[1:] for r in b.conn.execute("SELECT slug, search_tsv::text, search_names_tsv::text FROM pages")}
-            totals = tuple(map(int, b.conn.execute("SELECT pages, lexemes FROM search_totals").fetchone()))
+            rows = {r[0]: r[1:] for r in b.conn.execute("SELECT slug, search_tsv::text, search_names_tsv::text, search_len FROM pages")}
+            totals = tuple(map(int, b.conn.execute("SELECT pages, lexemes, tokens FROM search_totals").fetchone()))
             return {"rows": rows, "totals": totals, "first": _hits(b, "run notes")[0]["slug"]}
 
     for src, dst in ((lite, pg_url), (pg_url, again), (again, str(tmp_path / "back.db"))):
         res = ops.run("copy", {"from": src, "to": dst}, ops.Context(surface="cli"))
         assert res["equal"], res["differences"]
     want = vectors(direct)
-    assert want["first"] == "journal/log" and all(r[0] and r[1] for r in want["rows"].values())
+    assert want["first"] == "journal/log" and all(r[0] and r[1] and r[2] for r in want["rows"].values())
     assert vectors(pg_url) == want and vectors(again) == want
+
+
+LENGTH_NOTES = {
+    # the same query words once each; the short page says little else, the long one repeats a
+    # few words many times: 12 tokens against 300, but 10 distinct lexemes against 6
+    "notes/short.md": "# Alpha\n\nZebra quagga grazing beside calm rivers today.\n",
+    "notes/long.md": "# Beta\n\nZebra quagga. " + "Herd herd herd moves. " * 70 + "\n",
+}
+LENGTH_NOTES.update({f"f{i}.md": f"# Filler {i}\n\nfiller text number {i} about nothing in particular at all.\n" for i in range(20)})
+
+
+@pytest.fixture
+def length_brain(tmp_path, db_path):
+    tree = write_tree(tmp_path / "vault", LENGTH_NOTES)
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def test_a_short_page_outranks_a_long_one_repeating_its_words(length_brain):
+    """BM25 discounts a term in a long page: FTS5 measures a page's length in tokens, so the short
+    page (12 tokens) beats the long one (300 tokens) holding the query's words as often. Postgres
+    measured it in distinct lexemes (10 and 6: the long page looked shorter) and put the long one
+    first (measured: "what file types does Obsidian support?" 1st on SQLite, 5th on Postgres)."""
+    hits = _hits(length_brain, "zebra quagga")
+    assert [h["slug"] for h in hits[:2]] == ["notes/short", "notes/long"], [(h["slug"], h["score"]) for h in hits]
+    assert hits[0]["score"] > hits[1]["score"]

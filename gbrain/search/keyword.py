@@ -2252,6 +2252,19 @@ _PG_TF_SCALE = 5.0
 
 #: Postgres takes SQLite's headings evidence (HEADING_WEIGHT) too (2026-12-04)
 PG_HEADINGS = True
+#: Postgres measures a page's length for BM25 in tokens as FTS5 does (``pages.search_len``, schema
+#: v59; its average from ``search_totals.tokens``); False: in distinct lexemes, ``length(search_tsv)``,
+#: the ranking before (2026-12-05, docs/search.md "Page length")
+PG_TOKEN_LENGTH = True
+
+
+def _pg_len_sql() -> tuple[str, str, str]:
+    """Postgres: a page's length for BM25 (:data:`PG_TOKEN_LENGTH`) as (the column of the inner
+    SELECT that reads ``search_tsv`` into ``v``, the outer ``dl`` expression, the ``search_totals``
+    column of the brain's length)."""
+    if PG_TOKEN_LENGTH:
+        return "p.search_len AS dl, ", "dl", "tokens"
+    return "", "length((v).f1) AS dl", "lexemes"
 
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
@@ -2272,8 +2285,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
 
     Each term's weighted frequency in a page is ``ts_rank_cd`` of that term alone with weights
     :data:`_PG_TF_WEIGHTS` (cover density of a one-term query sums the weights of its
-    occurrences: tsrank.c), a page's length is its distinct lexemes (``length(search_tsv)``,
-    where FTS5 counts tokens: read from the tsvector's header), the brain's pages and lexemes
+    occurrences: tsrank.c), a page's length is its tokens as FTS5 counts them (``pages.search_len``,
+    schema v59, kept by the trigger that computes ``search_tsv``), the brain's pages and tokens
     come from ``search_totals`` (schema v19: the sums of per-statement rows kept by triggers) and each term's pages from the GIN
     index (``gb_match_count``). So a common word adds almost nothing and a rare one decides.
     Each candidate is read once, by id; when the rare terms' pages number at least ``depth``
@@ -2335,7 +2348,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     same_sql, same_args = (f", {andq} = {tsq}", [*aargs, *targs]) if len(terms) == 1 else ("", [])
     # (the canvas column only when the caller asked: a brain set back before pg_v44 has no canvas_cards)
     canvas_sql = "EXISTS (SELECT 1 FROM canvas_cards)" if facts is not None else "NULL"
-    sql = (f"SELECT s.pages, s.lexemes, {canvas_sql}, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
+    in_dl, out_dl, total_col = _pg_len_sql()
+    sql = (f"SELECT s.pages, s.{total_col}, {canvas_sql}, " + ", ".join(f"gb_match_count({q})" for q, _ in counted)
            + f"{ex_sql}{same_sql}{far_sql} FROM search_totals s")
     r = conn.execute(sql, [*(x for _, a in counted for x in a), *ex_args, *same_args, *(x for _i, _f, a in far_q for x in a)]).fetchone()
     far: dict[int, list[int]] = {}  # term → the pages holding it only past the position limit
@@ -2345,7 +2359,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
                 far[i] = sorted(int(x) for x in ids_)
         r = r[: len(r) - len(far_q)]
     same = bool(same_sql and r[-1])
-    n_pages, lexemes = max(1, int(r[0])), max(0, int(r[1]))
+    n_pages, total_len = max(1, int(r[0])), max(0, int(r[1]))
     if facts is not None:
         facts["canvas"] = bool(r[2])
     dfs = [int(x) + len(far.get(i, ())) for i, x in enumerate(r[3 : 3 + len(terms)])]
@@ -2396,7 +2410,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     cw = [_coord_idf(n_pages, df) if df else 0.0 for df in dfs]
     total_cw = sum(cw)
     coord = bool(coordinate and COORD_POWER and sum(1 for x in cw if x > 0) > 1)
-    avgdl = lexemes / n_pages if lexemes else 1.0
+    avgdl = total_len / n_pages if total_len else 1.0
     a_len, b_len = _K1 * (1 - _B), _K1 * _B / avgdl
     fcols = "".join(f", ts_rank_cd({_PG_TF_WEIGHTS}, (v).f1, {q})::float8 * {_PG_TF_SCALE!r}"
                     + (" + CASE WHEN id = ANY(?::bigint[]) THEN 1.0 ELSE 0 END" if i in far else "") + f" AS f{i}"
@@ -2417,11 +2431,11 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         """A SELECT of the pages of ``lists`` (``also``: a further condition) with their id,
         length, terms' weighted frequencies (``f{i}``), BM25 (``bm``) and coordinated BM25
         (``r``), and its arguments."""
-        return (f"SELECT *, bm * {factor} AS r FROM (SELECT *, {bm25} AS bm FROM (SELECT id, length((v).f1) AS dl{fcols} "
-                f"FROM (SELECT p.id, ROW(p.search_tsv) AS v FROM pages p WHERE p.id = ANY(ARRAY({' UNION '.join(lists)})){osql}{check}{also} "
+        return (f"SELECT *, bm * {factor} AS r FROM (SELECT *, {bm25} AS bm FROM (SELECT id, {out_dl}{fcols} "
+                f"FROM (SELECT p.id, {in_dl}ROW(p.search_tsv) AS v FROM pages p WHERE p.id = ANY(ARRAY({' UNION '.join(lists)})){osql}{check}{also} "
                 f"OFFSET 0) AS x OFFSET 0) AS y OFFSET 0) AS z"), [*fargs, *largs, *oargs, *cargs]
 
-    # a page's length: its distinct lexemes (length(): the tsvector's header, no lexeme read).
+    # a page's length: its tokens (search_len, v59; distinct lexemes, length(), until v57).
     # The candidates are read by their ids (an index probe each: a join let the planner scan
     # every page), and a page's search_tsv is read once: a tsvector over ~2 KB is stored out of
     # line (TOAST), and every function reading the column fetches it again (length and one
@@ -2563,7 +2577,8 @@ def _unweigh_pg(conn, unweigh: dict[int, str], terms: list[tuple[int, tuple[str,
     ws = {"A": "{0.2,0.2,0.4,0}", "B": "{0.2,0.2,0,1.0}", "AB": "{0.2,0.2,0,0}"}
     ids = sorted(unweigh)
     fcols = "".join(f", ts_rank_cd(x.w, (x.v).f1, {q})::float8 * {_PG_TF_SCALE!r}" for _i, (q, _a) in terms)
-    sql = (f"SELECT x.id, length((x.v).f1){fcols} FROM (SELECT p.id, u.w::float4[] AS w, ROW(p.search_tsv) AS v "
+    in_dl, out_dl, _total = _pg_len_sql()
+    sql = (f"SELECT x.id, {out_dl.replace('(v)', '(x.v)')}{fcols} FROM (SELECT p.id, {in_dl}u.w::float4[] AS w, ROW(p.search_tsv) AS v "
            "FROM unnest(?::bigint[], ?::text[]) AS u(id, w) JOIN pages p ON p.id = u.id OFFSET 0) AS x")
     args = [x for _i, (_q, a) in terms for x in a] + [ids, [ws[unweigh[i]] for i in ids]]
     for r in conn.execute(sql, args):

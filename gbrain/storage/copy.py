@@ -27,9 +27,9 @@ TABLES = [
     "page_embeddings", "embed_state", "embedding_cache",
     "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_conflicts",
 ]
-#: columns each engine computes itself (Postgres: the tsvectors, ``canvas_cards.tsv`` too; pgvector's column is filled from
-#: the float32 bytes)
-COMPUTED = {"search_tsv", "search_names_tsv", "tsv", "vec"}
+#: columns each engine computes itself (Postgres: the tsvectors and a page's tokens, ``search_len``, ``canvas_cards.tsv`` too;
+#: pgvector's column is filled from the float32 bytes)
+COMPUTED = {"search_tsv", "search_names_tsv", "search_len", "tsv", "vec"}
 BATCH = 500
 #: rows per round trip of tables with big values (a ``blob_data`` piece is up to 1 MiB; a file row
 #: up to 16 MiB): read by id ranges, so neither engine's cursor holds more than this many
