@@ -211,3 +211,33 @@ def test_backlinks_parse_only_the_nav_files_naming_the_page(db_path, monkeypatch
         assert parsed == ["docs/TOC.yml"]
         assert [x["slug"] for x in b.backlinks("docs/Foo Bar")] == ["docs/TOC.yml"]
         assert sorted(parsed) == ["docs/TOC.yml"] + [f"other{i}/TOC.yml" for i in range(5)]
+
+
+def test_a_nav_file_over_nav_max_bytes_is_never_parsed(db_path, monkeypatch):
+    """A generated 4 MB TOC.yml cost 7 CPU-s per parse (25 s when its YAML does not load), paid by
+    every process's first ``backlinks`` of a page it names: a nav file over ``NAV_MAX_BYTES`` is
+    read as listing no page, said at its save, and never parsed again (nor its bytes read by
+    ``backlinks``); one at the bound is read as before."""
+    import gbrain.core.brain as brain_mod
+    from gbrain.page import navfile
+
+    big = b"- name: Index\n  href: index.md\n" + b"- name: Other\n  href: other.md\n" * 20
+    monkeypatch.setattr(navfile, "NAV_MAX_BYTES", len(big) - 1)
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "docs/index", "small/index")
+        (warning,) = b.save_file("docs/TOC.yml", big)
+        assert "nav file not read" in warning and "NAV_MAX_BYTES" in warning, warning
+        assert b.save_file("small/TOC.yml", b"- name: Index\n  href: index.md\n") == []
+        parsed, read = [], []
+        real_load, real_bytes = navfile.load_nav, brain_mod.blobs.file_bytes
+        monkeypatch.setattr(navfile, "load_nav", lambda data: parsed.append(len(data)) or real_load(data))
+        monkeypatch.setattr(brain_mod.blobs, "file_bytes", lambda conn, path: read.append(path) or real_bytes(conn, path))
+        brain_mod._NAV_PARSED.clear()
+        assert b.backlinks("docs/index") == [] and b.nav_links("docs/TOC.yml") == []
+        assert [x["slug"] for x in b.backlinks("small/index")] == ["small/TOC.yml"]
+        assert [o["slug"] for o in _orphans(b)] == ["docs/index"]
+        assert len(big) not in parsed and "docs/TOC.yml" not in read, (parsed, read)
+        monkeypatch.setattr(navfile, "NAV_MAX_BYTES", len(big))  # at the bound: parsed as before
+        brain_mod._NAV_PARSED.clear()
+        assert [x["slug"] for x in b.backlinks("docs/index")] == ["docs/TOC.yml"]
+        assert nav_entries(big, "docs/TOC.yml")[2] is None

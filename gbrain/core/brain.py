@@ -31,6 +31,7 @@ from ..page.links import MemoryIndex, SqlIndex, graph_formats, graphs_of, is_gra
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
+from ..page import navfile
 from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries
 from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
 from ..page.jsonsplice import set_member
@@ -1506,10 +1507,10 @@ class Brain:
         :meth:`links` gives. A target is the page at that path from the entry's base folder
         (:func:`~gbrain.page.navfile.nav_entries`: the nav file's folder, an ``mkdocs.yml``'s
         ``docs_dir``), exactly, else in another case (one such page); else none. A nav file that
-        does not load has none. Parsed once per process per path and content hash
-        (``_NAV_PARSED``); resolved now."""
-        row = self.conn.execute("SELECT content_hash, pieces FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None or row[1]:  # a nav file over blobs.BIG (16 MiB) is read as none
+        does not load has none, nor one over ``navfile.NAV_MAX_BYTES`` (2 MiB: never read). Parsed once
+        per process per path and content hash (``_NAV_PARSED``); resolved now."""
+        row = self.conn.execute("SELECT content_hash, pieces, size FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[1] or row[2] > navfile.NAV_MAX_BYTES:  # a nav file that big is read as none, unread
             return []
         key = (path, row[0])
         parsed = _NAV_PARSED.get(key)
@@ -1558,9 +1559,11 @@ class Brain:
     def _nav_holds(self, path: str, needle: bytes) -> bool:
         """Whether the stored nav file ``path`` may list a page whose file name is ``needle``
         (lowercase ASCII): parsed already, or its bytes hold it in any case."""
-        row = self.conn.execute("SELECT content_hash, pieces FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None or row[1] or (path, row[0]) in _NAV_PARSED:
-            return row is not None and not row[1]
+        row = self.conn.execute("SELECT content_hash, pieces, size FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[1] or row[2] > navfile.NAV_MAX_BYTES:
+            return False
+        if (path, row[0]) in _NAV_PARSED:
+            return True
         return needle in (blobs.file_bytes(self.conn, path) or b"").lower()
 
     def nav_reached(self) -> set[str]:

@@ -32,6 +32,12 @@ SECTION_SEP = " › "
 _JB_CHILDREN = ("parts", "chapters", "sections", "entries", "subtrees")
 #: a nav entry's file of these kinds is no page (a notebook, reStructuredText)
 _NOT_PAGES = frozenset({".ipynb", ".rst"})
+#: a nav file over this many bytes is read as listing no page (its save's warning says so): its
+#: YAML costs ~1.3 CPU-s per MB to parse, ~5 s when it does not load (C, then the pure loader),
+#: paid by each process's first ``backlinks``/``links``/lint that reads it (a 4.0 MB generated
+#: TOC.yml: 7.0 s, 25.4 s). Twice MicrosoftDocs/sql-docs' docs/toc.yml (1.05 MB), the largest real
+#: one seen
+NAV_MAX_BYTES = 2 << 20
 
 
 def is_nav_file(path: str) -> bool:
@@ -183,8 +189,10 @@ def nav_entries(data: bytes, path: str) -> tuple[str, list[NavEntry], str | None
     folder the entries' targets are relative to (the nav file's; an ``mkdocs.yml``'s
     ``docs_dir``), the entries in the file's order, and a warning (None: the file loads and has
     the shape of its kind; an empty file or an ``mkdocs.yml`` without ``nav`` has no entries and
-    no warning)."""
+    no warning). A file over :data:`NAV_MAX_BYTES` is not parsed: no entries, a warning."""
     folder = posixpath.dirname(path)
+    if len(data) > NAV_MAX_BYTES:
+        return folder, [], f"{len(data):,} bytes, over {NAV_MAX_BYTES:,} (navfile.NAV_MAX_BYTES): its entries are no links"
     top, warning = load_nav(data)
     if warning:
         return folder, [], warning
