@@ -97,3 +97,13 @@ def test_the_length_switch_gives_the_lexeme_ranking_back(tmp_path, pg_url, monke
             monkeypatch.setattr(keyword, "PG_TOKEN_LENGTH", on)
             first[on] = keyword.search(b.conn, "zebra quagga", limit=5)[0]["slug"]
     assert first == {True: "notes/short", False: "notes/long"}
+
+
+def test_gb_tokens_portable_counts_as_gb_tokens(pg_url):
+    """Postgres before 15 has no regexp_count: v59 then defines gb_tokens by gb_tokens_portable
+    (regexp_matches). Both count the same tokens (checked here on a server that has both)."""
+    with Brain.open(pg_url, create=True) as b:
+        for t in TEXTS + [None, "x" * 5000 + " y"]:
+            one, two = b.conn.execute("SELECT gb_tokens(?), gb_tokens_portable(?)", (t, t)).fetchone()
+            assert (int(one), int(two)) == (int(one), int(one)), t
+            assert int(one) == (_fts5_tokens(t) if t else 0)

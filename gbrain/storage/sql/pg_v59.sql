@@ -15,9 +15,24 @@
 -- no vector is computed again, and search_stats_au is off meanwhile (it would read every page's
 -- vector twice to find no change) and the totals' tokens are counted once after.
 -- Re-runnable.
-CREATE OR REPLACE FUNCTION gb_tokens(t text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(regexp_count(t, '[^\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u00bf\u00d7\u00f7\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+'), 0)
+-- gb_tokens_portable counts with regexp_matches (any Postgres gbrain runs on); gb_tokens is
+-- regexp_count's one pass (Postgres 15+) where the server has it, else the portable
+-- count: the same number either way (tests/test_pg_page_length.py compares them)
+CREATE OR REPLACE FUNCTION gb_tokens_portable(t text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT count(*)::integer FROM regexp_matches(coalesce(t, ''), '[^\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u00bf\u00d7\u00f7\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+', 'g')
 $$;
+DO $do$
+BEGIN
+  IF current_setting('server_version_num')::integer >= 150000 THEN
+    EXECUTE $f$CREATE OR REPLACE FUNCTION gb_tokens(t text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $b$
+      SELECT coalesce(regexp_count(t, '[^\u0001-\u002f\u003a-\u0040\u005b-\u0060\u007b-\u00bf\u00d7\u00f7\u2000-\u206f\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+'), 0)
+    $b$$f$;
+  ELSE
+    EXECUTE $f$CREATE OR REPLACE FUNCTION gb_tokens(t text) RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $b$
+      SELECT gb_tokens_portable(t)
+    $b$$f$;
+  END IF;
+END $do$;
 CREATE OR REPLACE FUNCTION gb_page_tokens(p pages) RETURNS integer LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT gb_tokens(p.title) + gb_tokens(p.search_aliases) + gb_tokens(p.path) + gb_tokens(p.search_headings)
     + gb_tokens(coalesce(p.search_body, p.compiled_truth)) + gb_tokens(coalesce(p.search_timeline, p.timeline))
