@@ -402,14 +402,20 @@ def writable_by_this_gbrain(conn) -> None:
     """A brain held at an older schema (a test that sets ``pg.PG_SCHEMA_VERSION`` or
     ``db.MIGRATIONS`` back) gets the ``pages`` columns this gbrain's saves write that a later
     version adds (v21's ``search_cjk``, v39's ``search_body``/``search_timeline``, v51's ``h1_key``;
-    v55's ``links.label``), so the test can put pages there; those versions add a column only if missing."""
+    v55's ``links.label``), so the test can put pages there (and v56's ``name_folds`` table, which saves
+    write too); those versions add a column or the table only if missing."""
+    from gbrain.storage import db as dbmod
+
     if getattr(conn, "dialect", "sqlite") == "postgres":
         conn.execute("ALTER TABLE links ADD COLUMN IF NOT EXISTS label TEXT NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS h1_key TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         for col in ("search_body", "search_timeline"):
             conn.execute(f"ALTER TABLE pages ADD COLUMN IF NOT EXISTS {col} TEXT COLLATE \"C\"")
+        conn.execute("CREATE TABLE IF NOT EXISTS name_folds (page_id BIGINT NOT NULL REFERENCES pages(id) ON DELETE CASCADE, "
+                     "kind TEXT COLLATE \"C\" NOT NULL, key TEXT COLLATE \"C\" NOT NULL, PRIMARY KEY (page_id, kind, key))")
         return
+    dbmod._exec_script(conn, dbmod._NAME_FOLDS_SQL)
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
     if "search_cjk" not in have:
         conn.execute("ALTER TABLE pages ADD COLUMN search_cjk TEXT NOT NULL DEFAULT ''")

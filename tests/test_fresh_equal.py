@@ -38,9 +38,10 @@ STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
 # (a CJK folder and file name: the path's folders and the title are in search_cjk's bigrams)
 # (a Logseq graph's pages folder: its opening key:: lines are page properties under property_syntax auto
 # while the graph's logseq/config.edn is there: disk_graph_config)
-NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana"]
+# (a file name and a title with accents: name_folds, the names keyed but for them)
+NAMES = ["people/ana", "people/soren", "people/soren-2", "notes/soren", "notes/log-1", "Soren", "会議/データ同期", "pages/ana", "people/søren"]
 # (compatibility characters: search_words' NFKC words; CJK: search_cjk's bigrams)
-TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "ＧＰＴ４ ﬁnance"]
+TITLES = [None, "Soren", "Ana", "Log 1", "同期メモ", "Zoë Łuk", "ＧＰＴ４ ﬁnance"]
 LINKS = ["[S](soren.md)", "[[Soren]]", "[[Ana]]", "[a](../people/ana.md)", "[[people/soren-2]]", "[x](/notes/soren.md)", "![[soren]]", "[[Logbook]]", "[[Ana|the lead]]", "[Soren](soren.md)"]
 TAGS = ["alpha", "beta"]
 MODELS = ["fake-16", "fake-24"]  # deterministic offline models (gbrain.search.embeddings)
@@ -52,11 +53,11 @@ bodies = st.builds(
     # footnote whose text links, three links add inline math holding a #tag; a page titled Soren
     # links Ana from a property, one with one tag links two pages from a list property, one without
     # links holds Bear's closed tag #to read# (config tag_syntax); a page
-    # titled ＧＰＴ４ ﬁnance has the aliases Logbook and 日誌 and links it itself (other pages may link it too);
+    # titled ＧＰＴ４ ﬁnance has the aliases Logbook, 日誌 and Zoë and links it itself (other pages may link it too);
     # one without a title and with one timeline entry opens with key:: lines (Logseq properties in a
     # pages folder or under property_syntax logseq, else Dataview fields)
     lambda title, links, tags, tl: (
-        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook, 日誌]\n" if title == TITLES[-1] else "")
+        (("---\n" + (f"title: {title}\n" if title else "") + ("created: 2024-02-30\n" if title == "Log 1" else "") + ("aliases: [Logbook, 日誌, Zoë]\n" if title == TITLES[-1] else "")
           + (f"{'tag' if title == 'Ana' else 'tags'}: [{', '.join(tags)}]\n" if tags else "")
           + ("related: \"[[Ana]]\"\n" if title == "Soren" else "")
           + ("people:\n  - \"[[Soren]]\"\n  - \"[[notes/soren|N]]\"\n" if len(tags) == 1 else "") + "---\n") if (title or tags) else "")

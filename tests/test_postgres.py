@@ -445,6 +445,8 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
     out(cli("tag", "people/ana-lima", "angel", "--db", a))
     out(cli("config", "set", "embedding_model", "fake-64", "--db", a))
     out(cli("embed", "--db", a))
+    with Brain.open(a) as b:  # (a name with accents: its name_folds rows are copied too)
+        b.put("people/zoë-kim", "# Zoë Kim\n\nEngineer.\n")
     secret = pg_url.replace("postgres:@", "postgres:Pw0rd-Secret@", 1)  # the test server trusts local users
     r = cli("copy", "--from", a, "--to", secret)
     assert r.returncode == 0 and "the same brain" in r.stdout.decode(), r.stderr.decode()
@@ -465,6 +467,8 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
     with sqlite3.connect(a) as x, sqlite3.connect(c) as y:
         q = "SELECT page_id, chunk_index, embedding, model FROM page_embeddings ORDER BY id"
         assert x.execute(q).fetchall() == y.execute(q).fetchall()
+        q = "SELECT page_id, kind, key FROM name_folds ORDER BY 1, 2, 3"
+        assert x.execute(q).fetchall() == y.execute(q).fetchall() != []
     r = cli("copy", "--from", a, "--to", pg_url)
     assert r.returncode == 2 and "already holds a brain" in r.stderr.decode()
 

@@ -106,7 +106,7 @@ def test_postgres_v57_indexes_the_aliases_of_an_existing_brain_only(tmp_path, pg
     tree = write_tree(tmp_path / "vault", ALIAS_NOTES)
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 56)
     with Brain.open(pg_url, create=True) as b:
-        writable_by_this_gbrain(b.conn)  # (v58's links.label, which this code's saves and search read)
+        writable_by_this_gbrain(b.conn)  # (v58's links.label and v60's name_folds, which this code's saves and searches read)
         import_tree(b, tree)
         assert pg.schema_version(b.conn) == 56
         before, file = rows(b.conn), node(b.conn)

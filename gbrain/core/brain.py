@@ -26,7 +26,7 @@ from ..storage import blobs, rawspans
 from ..storage import db as dbmod
 from ..storage.db import EMBEDDING_MODEL_CHOSEN, tuple_rows
 from ..storage.filters import PageFilter, folder_key, tag_filter_key
-from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_rows, write_rows_many
+from ..storage.derive import PendingLinks, derived_rows, identity_key, insert_many, relink_all, relink_updates, update_links, write_name_folds, write_rows, write_rows_many
 from ..page.links import MemoryIndex, SqlIndex, graph_formats, graphs_of, is_graph_config, journal_page_title, notion_titled, resolve, title_names
 from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import graph_root
@@ -1062,6 +1062,7 @@ class Brain:
                 pid = self.conn.execute(f"INSERT INTO pages ({cols}, created_at) VALUES ({ph}, :updated_at) RETURNING id", ins).fetchone()[0]
             old_aliases = {r[0] for r in self.conn.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} if row else set()
             write_rows(self.conn, pid, page, (lambda kind, target: self.resolve_link(slug, kind, target)) if resolve_links else None, new=not row)
+            write_name_folds(self.conn, [(pid, slug, vals["title"], vals["search_aliases"], vals["h1_key"])], new=not row)
             # names other pages' links may now resolve by (a new page, a changed title or alias)
             names = {loose_key(slug)} | title_names(page.title) if not row else (title_names(row["title"]) | title_names(page.title) if row["title"] != page.title else set())
             if not row:
@@ -1131,6 +1132,7 @@ class Brain:
             ids.update({r[0]: r[1] for r in self.conn.execute(f"SELECT slug, id FROM pages WHERE slug IN ({', '.join('?' * len(part))})", part)})
         pids = [ids[s] for s in slugs]
         write_rows_many(self.conn, [(pid, page) for pid, (_, _, page) in zip(pids, items)], defer=defer_links)
+        write_name_folds(self.conn, [(pid, r["slug"], r["title"], r["search_aliases"], r["h1_key"]) for pid, r in zip(pids, rows)], new=True)
         out = []
         formats = None  # (the brain's Logseq graphs, read once when a journal is among the pages)
         for pid, r, (path, _, page) in zip(pids, rows, items):

@@ -586,14 +586,12 @@ def _check_spelling_twin(b, a, ctx) -> None:
 
 
 def _unaccented(name: str) -> str:
-    """``name`` casefolded without its accents: NFKD with the combining marks dropped, and the
-    letters that do not decompose (``ł``, ``ø``, ``ß``…) as search spells them
-    (:func:`gbrain.search.keyword.fold_letters`)."""
-    import unicodedata
+    """``name`` casefolded without its accents and with the letters that do not decompose
+    (``ł``, ``ø``, ``ß``…) as search spells them: :func:`gbrain.page.slugs.fold_name`, the fold of
+    the name keys search's exact names and ``name_folds`` read."""
+    from ..page.slugs import fold_name
 
-    from ..search.keyword import fold_letters
-
-    return fold_letters("".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c)))
+    return fold_name(name)
 
 
 def _breaks(name: str) -> tuple[str, frozenset[int], frozenset[int]]:
@@ -639,34 +637,41 @@ def _break_twin(new: str, old: str, titles) -> bool:
 
 def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> list[str]:
     """The pages in ``slug``'s folder whose name is ``want`` (:func:`_check_spelling_twin`'s
-    spelling) but for accents: ``people/zoe-kim`` beside ``people/zoë-kim``, ``people/lukasz-novak``
-    beside ``people/łukasz-novak`` (trial 40: a transcript's "Zoe Kim" made a second page of the
+    spelling) but for accents and the letters no decomposition folds (:func:`_unaccented`):
+    ``people/zoe-kim`` beside ``people/zoë-kim``, ``people/lukasz-novak`` beside
+    ``people/łukasz-novak`` (trial 40: a transcript's "Zoe Kim" made a second page of the
     person); or but for a word break at a mark inside a word of the page's title or of the new
     page's (``text``'s) (:func:`_break_twin`: ``people/gus-obrien`` beside ``people/gus-o-brien``,
-    "Gus O'Brien", trial 40). Reads the folder's slugs, or every page's slug and title for a bare
-    name (a new page's put only: 2,000 pages, a few ms)."""
+    "Gus O'Brien", trial 40). A bare name (a new page's put) is read as any folder's page whose
+    file name or title it is so. Accents: one indexed lookup of the name's folded key
+    (:func:`~gbrain.page.slugs.fold_loose_key`) among the pages' own keys and ``name_folds``
+    (search's exact names read the same keys); breaks: the pages (of the folder) whose key holds
+    the same letters and digits (a scan: no index holds them; 2,000 pages, a few ms)."""
     import posixpath
 
-    from ..page.slugs import loose_key, nfc, slug_key
+    from ..page.slugs import fold_loose_key, loose_key, nfc, slug_key
 
-    folder = posixpath.dirname(slug.strip().strip("/"))
+    name = slug.strip().strip("/")
+    folder = posixpath.dirname(name)
     key = [_unaccented(p) for p in want]
+    fk = fold_loose_key(posixpath.basename(name))
     pre = (slug_key(folder) + "/") if folder else ""
-    # a bare name (no folder) is read as the page whose file name or title it is (`_read_as`):
-    # any folder's page, by either
-    # a twin's name is no longer than its unaccented spelling (`ß` → `ss` makes that longer) and
-    # keys (SQL's length of loose_key, title_key) about as long, or has the same letters and
-    # digits (a break more or less): others are no candidates
-    n = len(key[-1])
-    letters = loose_key(posixpath.basename(slug.strip().strip("/"))).replace("-", "")
-    near = ("(length(loose_key) BETWEEN ? AND ? OR length(title_key) BETWEEN ? AND ? "
-            "OR replace(loose_key, '-', '') = ? OR replace(title_key, '-', '') = ?)")
-    span = (*(n // 2 - 1, n + 1) * 2, letters, letters)
-    if pre.isascii():  # (SQL's lower() folds ASCII letters alone on SQLite, every letter on Postgres)
-        rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE lower(substr(slug, 1, ?)) = ? AND {near} ORDER BY slug", (len(pre), pre, *span)) if pre else \
-            b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span)
-    else:  # a folder of other letters (`Équipe/`): its pages picked here, on both engines alike
-        rows = [r for r in b.conn.execute(f"SELECT slug, title FROM pages WHERE {near} ORDER BY slug", span) if slug_key(r[0]).startswith(pre)]
+    letters = loose_key(posixpath.basename(name)).replace("-", "")
+    # the folder's pages: SQL's lower() folds ASCII letters alone on SQLite, every letter on
+    # Postgres, so a folder of other letters (`Équipe/`) is picked here, on both engines alike
+    in_folder = " AND lower(substr(slug, 1, ?)) = ?" if pre and pre.isascii() else ""
+    fargs = (len(pre), pre) if in_folder else ()
+    if pre:  # the folder's pages of that file name but for accents
+        accents = "(loose_key = ? OR id IN (SELECT page_id FROM name_folds WHERE key = ? AND kind = 'path'))"
+        aargs: tuple = (fk, fk)
+    else:  # a bare name is read as the page whose file name or title it is (`_read_as`): any folder's page, by either
+        accents = "(loose_key = ? OR title_key = ? OR id IN (SELECT page_id FROM name_folds WHERE key = ? AND kind IN ('path', 'title')))"
+        aargs = (fk, fk, fk)
+    rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE {accents}{in_folder}", (*aargs, *fargs)).fetchall() if fk else []
+    if letters:  # (a break more or less: the same letters and digits)
+        seen = {r[0] for r in rows}
+        rows += [r for r in b.conn.execute(f"SELECT slug, title FROM pages WHERE (replace(loose_key, '-', '') = ? OR replace(title_key, '-', '') = ?){in_folder}",
+                                           (letters, letters, *fargs)) if r[0] not in seen]
     out = []
     new_title: list[str] = []
     alnum = "".join(c for c in key[-1] if c.isalnum())  # the new name's letters and digits, as _breaks counts them
@@ -687,11 +692,11 @@ def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> lis
             return True
         return "".join(c for c in last if c.isalnum()) == alnum and _break_twin(want[-1], plain[-1], lambda: titles(title))
 
-    for s, title in rows:
-        if s == slug:
+    for s, title in sorted(rows, key=lambda r: r[0]):
+        if s == slug or (pre and not in_folder and not slug_key(s).startswith(pre)):
             continue
         if pre:
-            same = s.count("/") == slug.strip().strip("/").count("/") and twin(s, title)
+            same = s.count("/") == name.count("/") and twin(s, title)
         else:
             same = twin(posixpath.basename(s), title) or ("/" not in (title or "") and twin(title or "", title))
         if same:

@@ -188,6 +188,49 @@ def title_key(title: str) -> str:
     return _NOT_ALNUM.sub("-", t).strip("-")
 
 
+#: Latin letters with no Unicode decomposition (so neither NFKD, unicode61 nor ``gb_fold`` folds
+#: them), read as Lucene's ASCIIFoldingFilter reads them, so an English keyboard's ``Lukasz`` finds
+#: ``Łukasz`` and ``Soren`` finds ``Søren`` (trial 40): search's words
+#: (``search/keyword.py: search_form``, ``compat_words``) and the folded name keys (:func:`fold_name`)
+LETTER_FOLD = {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "ẞ": "SS", "æ": "ae",
+               "Æ": "AE", "œ": "oe", "Œ": "OE", "ı": "i", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D",
+               "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŀ": "l", "Ŀ": "L"}
+_LETTER_TABLE = str.maketrans(LETTER_FOLD)
+#: a character :func:`fold_letters` changes
+LETTERS = re.compile("[" + "".join(LETTER_FOLD) + "]")
+
+
+def fold_letters(text: str) -> str:
+    """``text`` with the letters of :data:`LETTER_FOLD` spelled in ASCII (``Łukasz Søren Straße``
+    → ``Lukasz Soren Strasse``); every other character as it is."""
+    return text if text.isascii() or not LETTERS.search(text) else text.translate(_LETTER_TABLE)
+
+
+def fold_name(text: str) -> str:
+    """``text`` as a name is compared but for accents and case: casefolded, NFKD without its
+    combining marks, the letters no decomposition folds spelled in ASCII (:func:`fold_letters`),
+    casefolded (``Zoë Kim`` → ``zoe kim``, ``Łukasz Straße`` → ``lukasz strasse``). ASCII text is
+    its lower case."""
+    if text.isascii():
+        return text.lower()
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
+    return fold_letters(plain).casefold()
+
+
+def fold_title_key(title: str) -> str:
+    """:func:`title_key` of :func:`fold_name`: the key a title (or an H1 name) is named by but for
+    accents (``Zoë Kim`` → ``zoe-kim``; ``name_folds``, search's exact names)."""
+    return title_key(fold_name(title)) if not title.isascii() else title_key(title)
+
+
+def fold_loose_key(name: str) -> str:
+    """:func:`loose_key` of :func:`fold_name` of the last segment: the key a file name or an
+    alias is named by but for accents (``people/Søren Iyer.md`` → ``soren-iyer``)."""
+    if name.isascii():
+        return loose_key(name)
+    return title_key(fold_name(posixpath.basename(name.rstrip("/") if name.endswith("/") else name)))
+
+
 def slug_problem(slug: str) -> str | None:
     """Why ``slug`` (already normalised: no ``.md``, NFC) cannot name a page, or None when it can.
 

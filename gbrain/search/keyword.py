@@ -86,7 +86,7 @@ import unicodedata
 
 from ..errors import BadInput
 from ..page.linkedit import address_spans
-from ..page.slugs import copy_original, loose_key, title_key
+from ..page.slugs import LETTER_FOLD, LETTERS, copy_original, fold_letters, fold_loose_key, fold_title_key, loose_key, title_key
 from ..storage.db import is_postgres
 from ..storage.filters import PageFilter
 
@@ -151,23 +151,10 @@ _PLAIN_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]+")
 
 
-#: Latin letters with no Unicode decomposition (so neither unicode61 nor ``gb_fold`` folds them),
-#: read as Lucene's ASCIIFoldingFilter reads them, so an English keyboard's ``Lukasz`` finds
-#: ``Łukasz`` and ``Soren`` finds ``Søren`` (trial 40): the query's words are read so
-#: (:func:`search_form`) and a page's words holding one are indexed so beside them
-#: (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56)
-LETTER_FOLD = {"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "đ": "d", "Đ": "D", "ß": "ss", "ẞ": "SS", "æ": "ae",
-               "Æ": "AE", "œ": "oe", "Œ": "OE", "ı": "i", "þ": "th", "Þ": "TH", "ð": "d", "Ð": "D",
-               "ħ": "h", "Ħ": "H", "ŧ": "t", "Ŧ": "T", "ŀ": "l", "Ŀ": "L"}
-_LETTER_TABLE = str.maketrans(LETTER_FOLD)
-#: a character :func:`fold_letters` changes
-_LETTERS = re.compile("[" + "".join(LETTER_FOLD) + "]")
-
-
-def fold_letters(text: str) -> str:
-    """``text`` with the letters of :data:`LETTER_FOLD` spelled in ASCII (``Łukasz Søren Straße``
-    → ``Lukasz Soren Strasse``); every other character as it is."""
-    return text if text.isascii() or not _LETTERS.search(text) else text.translate(_LETTER_TABLE)
+#: Latin letters with no Unicode decomposition, spelled in ASCII (``page/slugs.py``: the name keys
+#: fold them too): the query's words are read so (:func:`search_form`) and a page's words holding
+#: one are indexed so beside them (:func:`compat_words`, in ``search_words``; SQLite v54, Postgres v56)
+_LETTERS = LETTERS
 
 
 def search_form(text: str) -> str:
@@ -1014,13 +1001,13 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     bm = dict(ranked)
     # the BM25 part, coordinated: times the page's share of the query's terms (_bm25_top ranks by it)
     cbm = {pid: v * _coord(cover[pid]) if pid in cover else v for pid, v in ranked}
-    exact = _exact_names(conn, names, only)
+    exact, near = _exact_names(conn, names, only, typed)
     for pid in exact:
         bm.setdefault(pid, 0.0)
         cbm.setdefault(pid, 0.0)
     if not bm:
         return [], None
-    exact_w = _exact_weights(conn, exact, names, typed)
+    exact_w = _exact_weights(exact, near)
     ids = list(bm)
     signals: dict[int, set[str]] = {pid: set() for pid in ids}
     name = {pid: 0.0 for pid in ids}
@@ -2339,7 +2326,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     # 1. one round trip, from the GIN index and one row: the pages and their tokens, whether any
     #    canvas card is stored, each term's pages (its IDF; each word's too when terms are phrases
     #    or prefixes) and the pages named exactly by the query (_exact_names)
-    ex_sql, ex_args = _exact_names_pg(names or [query], only)
+    ex_sql, ex_args = _exact_names_pg(names or [query], only, typed)
     counted = per_term + (per if syntax else [])
     # (the pages of a phrase past the tsvector's position limit: _pg_far_phrases)
     far_q = _pg_far_phrases(terms, osql, oargs) if syntax else []
@@ -2365,12 +2352,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     dfs = [int(x) + len(far.get(i, ())) for i, x in enumerate(r[3 : 3 + len(terms)])]
     wdfs = [int(x) for x in r[3 + len(terms) : 3 + len(counted)]] if syntax else dfs
     k = 3 + len(counted)
-    exact: dict[int, str] = {}
-    if ex_sql:
-        for pid, kind in r[k]:  # (1 the title, 0 the file name, 2 an H1 name: _exact_names_pg)
-            exact[int(pid)] = "title" if kind == 1 else "path" if kind == 0 else "alias"
-        for pid in r[k + 1]:
-            exact.setdefault(int(pid), "alias")
+    exact, near = _exact_pg_rows(r[k], r[k + 1], r[k + 2]) if ex_sql else ({}, set())
     live = [i for i, df in enumerate(dfs) if df]
     if not live and not exact:
         return []
@@ -2539,7 +2521,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         return []
     ids = list(bm)
     top = max(cbm.values()) or 1.0
-    exact_w = _exact_weights(conn, exact, names or [query], typed)
+    exact_w = _exact_weights(exact, near)
     out = []
     for pid in ids:
         sig = signals.get(pid, set())
@@ -2595,74 +2577,129 @@ def _body_only(q: str) -> str:
     return f"{_BODY_FILTER} : (" + q.replace(f"{_BODY_FILTER} : ", "") + ")"
 
 
-def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter) -> dict[int, str]:
-    """``{page_id: signal}`` of pages whose title (``title``), file name (``path``) or an alias
-    (``alias``) is one of ``names`` (the query's spellings: as typed, NFC, and its
-    :func:`search_form` when that differs), compared by :func:`~gbrain.page.slugs.title_key`
-    (the whole title: "TCP/IP" names the page titled so, "IP" does not) with titles and by
-    :func:`~gbrain.page.slugs.loose_key` with file names and aliases; pages ``only`` selects."""
-    keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
-    tkeys = list(dict.fromkeys(k for k in map(title_key, names) if k))
-    if not keys:
-        return {}
+class _NameKeys:
+    """The keys the query's spellings ``names`` name a page by (:func:`_exact_names`): ``tkeys``
+    (:func:`~gbrain.page.slugs.title_key`, a title or an H1 name) and ``keys``
+    (:func:`~gbrain.page.slugs.loose_key`, a file name or an alias) of every spelling, each with
+    its folded key (:func:`~gbrain.page.slugs.fold_title_key`, ``fold_loose_key``: ``Zoe Kim``
+    and ``Zoë Kim`` alike), the folded keys alone (``ftkeys``, ``fkeys``: ``name_folds``), and
+    the keys of the first ``typed`` spellings as typed (``typed_t``, ``typed_k``: a page they
+    name gets the whole bonus)."""
+
+    def __init__(self, names: list[str], typed: int | None) -> None:
+        typed = len(names) if typed is None else typed
+        self.ftkeys = list(dict.fromkeys(k for k in map(fold_title_key, names) if k))
+        self.fkeys = list(dict.fromkeys(k for k in map(fold_loose_key, names) if k))
+        self.tkeys = list(dict.fromkeys([*(k for k in map(title_key, names) if k), *self.ftkeys]))
+        self.keys = list(dict.fromkeys([*(k for k in map(loose_key, names) if k), *self.fkeys]))
+        self.typed_t = {k for k in map(title_key, names[:typed]) if k}
+        self.typed_k = {k for k in map(loose_key, names[:typed]) if k}
+
+
+#: ``name_folds.kind`` → the signal of an exact name (an H1 name is weighed as an alias)
+_FOLD_SIGNAL = {"title": "title", "path": "path", "h1": "alias", "alias": "alias"}
+#: the ``name_folds`` rows naming a page by the query's folded keys (a title or an H1 name by its
+#: whole title key, a file name or an alias by its last segment's)
+_FOLD_MATCH = "((f.kind IN ('title', 'h1') AND f.key IN ({t})) OR (f.kind IN ('path', 'alias') AND f.key IN ({k})))"
+
+
+def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter, typed: int | None = None) -> tuple[dict[int, str], set[int]]:
+    """``({page_id: signal}, near)``: the pages whose title (``title``), file name (``path``),
+    an alias or H1 name (``alias``) is one of ``names`` (the query's spellings: as typed, NFC,
+    its :func:`search_form` when that differs, then those but for a plural s/es), compared by
+    :func:`~gbrain.page.slugs.title_key` (the whole title: "TCP/IP" names the page titled so,
+    "IP" does not) with titles and H1 names and by :func:`~gbrain.page.slugs.loose_key` with
+    file names and aliases, or but for accents and case (:class:`_NameKeys`: a folded key of
+    the query against a page's own key, or against ``name_folds``: "Zoe Kim" names "Zoë Kim",
+    "Zoë Kim" names "Zoe Kim"); ``near`` the pages of them no spelling of the first ``typed``
+    names as typed (named only but for a plural or accents: :func:`_exact_weights`). Pages
+    ``only`` selects. Indexed lookups only (pages' keys, ``aliases.loose_key``, ``name_folds.key``)."""
+    nk = _NameKeys(names, typed)
+    if not nk.keys:
+        return {}, set()
     t, targs = only.sql()
-    marks, tmarks = ", ".join("?" * len(keys)), ", ".join("?" * len(tkeys))
+    marks, tmarks = ", ".join("?" * len(nk.keys)), ", ".join("?" * len(nk.tkeys))
     out: dict[int, str] = {}
+    as_typed: set[int] = set()
     # (an H1 name, ``h1_key``: keyed whole as a title; signal ``alias``, the field search weighs it in)
-    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks}) "
-                          f"OR p.h1_key IN ({tmarks})){t} LIMIT 20", (*tkeys, *keys, *tkeys, *targs)):
-        out[int(r[0])] = "title" if r[1] in tkeys else "path" if r[2] in keys else "alias"
+    for r in conn.execute(f"SELECT p.id, p.title_key, p.loose_key, p.h1_key FROM pages p WHERE (p.title_key IN ({tmarks}) OR p.loose_key IN ({marks}) "
+                          f"OR p.h1_key IN ({tmarks})){t} LIMIT 20", (*nk.tkeys, *nk.keys, *nk.tkeys, *targs)):
+        out[int(r[0])] = "title" if r[1] in nk.tkeys else "path" if r[2] in nk.keys else "alias"
+        if r[1] in nk.typed_t or r[2] in nk.typed_k or r[3] in nk.typed_t:
+            as_typed.add(int(r[0]))
+    # a name whose folded key differs from its own (``Zoë Kim``): its ``name_folds`` row
+    folded = [*nk.ftkeys, *nk.fkeys]
+    if folded:
+        fm, ftm, fkm = ", ".join("?" * len(folded)), ", ".join("?" * len(nk.ftkeys) or "?"), ", ".join("?" * len(nk.fkeys) or "?")
+        sql = "SELECT f.page_id, f.kind FROM name_folds f" + (" JOIN pages p ON p.id = f.page_id" if only else "")
+        sql += f" WHERE f.key IN ({fm}) AND {_FOLD_MATCH.format(t=ftm, k=fkm)}{t} LIMIT 200"
+        for pid, kind in conn.execute(sql, (*folded, *(nk.ftkeys or [""]), *(nk.fkeys or [""]), *targs)):
+            out.setdefault(int(pid), _FOLD_SIGNAL[kind])
     # aliases: the page model's alias rows (the frontmatter's names of ``search_aliases``), keyed by
     # loose_key and indexed, so an exact alias costs one index probe, not a scan of every page
-    sql = "SELECT a.page_id FROM aliases a"
+    sql = "SELECT a.page_id, a.loose_key FROM aliases a"
     sql += f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key IN ({marks}){t}" if only else f" WHERE a.loose_key IN ({marks})"
-    for (pid,) in conn.execute(sql + " LIMIT 200", (*keys, *targs)):
+    for pid, key in conn.execute(sql + " LIMIT 200", (*nk.keys, *targs)):
         out.setdefault(int(pid), "alias")
-    return out
+        if key in nk.typed_k:
+            as_typed.add(int(pid))
+    return out, set(out) - as_typed
 
 
 #: the exact-name bonus of a page named by the query only but for a plural s/es
-#: (:func:`plural_names`), as a share of :data:`EXACT_WEIGHT`: below a page named as typed
-#: (``boxes`` puts *Boxes* above *Box*), above every other name evidence
+#: (:func:`plural_names`) or but for accents and case (:class:`_NameKeys`: "Zoe Kim" for "Zoë
+#: Kim"), as a share of :data:`EXACT_WEIGHT`: below a page named as typed (``boxes`` puts
+#: *Boxes* above *Box*, "Zoe Kim" *Zoe Kim* above *Zoë Kim*), above every other name evidence
 PLURAL_EXACT_SHARE = 0.9
 
 
-def _exact_weights(conn, exact: dict[int, str], names: list[str], typed: int | None) -> dict[int, float]:
+def _exact_weights(exact: dict[int, str], near: set[int]) -> dict[int, float]:
     """The exact-name bonus of each page of ``exact``: :data:`EXACT_WEIGHT`, or its
-    :data:`PLURAL_EXACT_SHARE` for a page whose title, file name and aliases are none of the
-    first ``typed`` spellings of ``names`` (the query as typed: it was named only by a plural
-    spelling). Both engines (two indexed lookups of the few exact pages, only when a plural
-    spelling was looked up)."""
-    if not exact or typed is None or typed >= len(names):
-        return dict.fromkeys(exact, EXACT_WEIGHT)
-    keys = list(dict.fromkeys(k for k in map(loose_key, names[:typed]) if k))
-    tkeys = list(dict.fromkeys(k for k in map(title_key, names[:typed]) if k))
-    ids = sorted(exact)
-    as_typed: set[int] = set()
-    if keys:
-        im, km, tm = ",".join("?" * len(ids)), ",".join("?" * len(keys)), ",".join("?" * len(tkeys) or "?")
-        as_typed = {int(r[0]) for r in conn.execute(
-            f"SELECT id FROM pages WHERE id IN ({im}) AND (title_key IN ({tm}) OR loose_key IN ({km}) OR h1_key IN ({tm})) "
-            f"UNION SELECT page_id FROM aliases WHERE page_id IN ({im}) AND loose_key IN ({km})",
-            (*ids, *(tkeys or [""]), *keys, *(tkeys or [""]), *ids, *keys))}
-    return {pid: EXACT_WEIGHT if pid in as_typed else EXACT_WEIGHT * PLURAL_EXACT_SHARE for pid in exact}
+    :data:`PLURAL_EXACT_SHARE` for a page of ``near`` (named only by a plural spelling of the
+    query, or but for accents: :func:`_exact_names`). Both engines."""
+    return {pid: EXACT_WEIGHT * PLURAL_EXACT_SHARE if pid in near else EXACT_WEIGHT for pid in exact}
 
 
-def _exact_names_pg(names: list[str], only: PageFilter) -> tuple[str, list]:
-    """:func:`_exact_names` on Postgres as two more columns of a ``SELECT`` (leading comma) and
-    their arguments: ``[[page_id, 1 if the title else 0 (the file name) else 2 (an H1 name)]]`` (at most 20) and the
-    alias matches' page ids (at most 200); ``("", [])`` for a query with no name key. Pages
-    ``only`` selects."""
-    keys = list(dict.fromkeys(k for k in map(loose_key, names) if k))
-    tkeys = list(dict.fromkeys(k for k in map(title_key, names) if k))
-    if not keys:
+def _exact_names_pg(names: list[str], only: PageFilter, typed: int | None = None) -> tuple[str, list]:
+    """:func:`_exact_names` on Postgres as three more columns of a ``SELECT`` (leading comma) and
+    their arguments: ``[[page_id, 1 if the title else 0 (the file name) else 2 (an H1 name), 1 if
+    named as typed]]`` (at most 20), the alias matches ``[[page_id, 1 if as typed]]`` (at most
+    200) and the ``name_folds`` matches ``[[page_id, kind as in the first]]`` (at most 200);
+    ``("", [])`` for a query with no name key. Pages ``only`` selects (:func:`_exact_pg_rows`
+    reads them)."""
+    nk = _NameKeys(names, typed)
+    if not nk.keys:
         return "", []
     t, targs = only.sql()
     a = f" JOIN pages p ON p.id = a.page_id WHERE a.loose_key = ANY(?){t}" if only else " WHERE a.loose_key = ANY(?)"
-    sql = (f", ARRAY(SELECT ARRAY[p.id, CASE WHEN p.title_key = ANY(?) THEN 1 WHEN p.loose_key = ANY(?) THEN 0 ELSE 2 END] FROM pages p "
+    f = " JOIN pages p ON p.id = f.page_id" if only else ""
+    tt, tk = sorted(nk.typed_t), sorted(nk.typed_k)
+    fold = _FOLD_MATCH.replace("IN ({t})", "= ANY(?)").replace("IN ({k})", "= ANY(?)")
+    sql = (f", ARRAY(SELECT ARRAY[p.id, CASE WHEN p.title_key = ANY(?) THEN 1 WHEN p.loose_key = ANY(?) THEN 0 ELSE 2 END, "
+           f"CASE WHEN p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?) THEN 1 ELSE 0 END] FROM pages p "
            f"WHERE (p.title_key = ANY(?) OR p.loose_key = ANY(?) OR p.h1_key = ANY(?)){t} LIMIT 20)"
-           f", ARRAY(SELECT a.page_id FROM aliases a{a} LIMIT 200)")
-    return sql, [tkeys, keys, tkeys, keys, tkeys, *targs, keys, *targs]
+           f", ARRAY(SELECT ARRAY[a.page_id, CASE WHEN a.loose_key = ANY(?) THEN 1 ELSE 0 END] FROM aliases a{a} LIMIT 200)"
+           f", ARRAY(SELECT ARRAY[f.page_id, CASE f.kind WHEN 'title' THEN 1 WHEN 'path' THEN 0 ELSE 2 END] FROM name_folds f{f} "
+           f"WHERE f.key = ANY(?) AND {fold}{t} LIMIT 200)")
+    return sql, [nk.tkeys, nk.keys, tt, tk, tt, nk.tkeys, nk.keys, nk.tkeys, *targs, tk, nk.keys, *targs,
+                 [*nk.ftkeys, *nk.fkeys], nk.ftkeys, nk.fkeys, *targs]
+
+
+def _exact_pg_rows(pages, aliases, folds) -> tuple[dict[int, str], set[int]]:
+    """:func:`_exact_names`' answer from the three columns of :func:`_exact_names_pg`."""
+    out: dict[int, str] = {}
+    as_typed: set[int] = set()
+    for pid, kind, typed in pages:  # (1 the title, 0 the file name, 2 an H1 name)
+        out[int(pid)] = "title" if kind == 1 else "path" if kind == 0 else "alias"
+        if typed:
+            as_typed.add(int(pid))
+    for pid, kind in folds:
+        out.setdefault(int(pid), "title" if kind == 1 else "path" if kind == 0 else "alias")
+    for pid, typed in aliases:
+        out.setdefault(int(pid), "alias")
+        if typed:
+            as_typed.add(int(pid))
+    return out, set(out) - as_typed
 
 
 def stale_index_warning(n: int) -> str:

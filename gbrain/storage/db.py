@@ -847,14 +847,17 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     ``rows=False``: only the ``pages`` columns that differ are written, not the derived rows
     (tags, aliases, links, timeline entries keep their ids), for a migration whose rule cannot
     change those rows; ``only``: the ``pages`` columns the migration's rule can change, the
-    others left as stored (a migration derives what its rule says, nothing an older rule left)."""
+    others left as stored (a migration derives what its rule says, nothing an older rule left).
+    A page whose title, ``search_aliases`` or ``h1_key`` changes gets its ``name_folds`` rows
+    again (v55: a function of those columns; not before the table exists)."""
     from ..core.brain import Brain
     from ..page.links import graph_roots, title_names
     from ..page.markdown import page_property_syntax, parse_page
-    from .derive import parse_settings, write_rows
+    from .derive import has_name_folds, parse_settings, write_name_folds, write_rows
 
     if not ids:
         return 0
+    folds = has_name_folds(conn)  # (v56: a migration before it runs without the table)
     split, tag_syntax, property_syntax = parse_settings(conn)
     graphs = graph_roots(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
@@ -874,6 +877,9 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
         sets = {c: vals[c] for i, c in enumerate(cols) if vals[c] != r[8 + i]}
         if sets:
             conn.execute(f"UPDATE pages SET {', '.join(f'{c} = ?' for c in sets)} WHERE id = ?", (*sets.values(), pid))
+            if folds and {"title", "search_aliases", "h1_key"} & set(sets):  # (the names keyed but for accents follow them)
+                f = conn.execute("SELECT slug, title, search_aliases, h1_key FROM pages WHERE id = ?", (pid,)).fetchone()
+                write_name_folds(conn, [(pid, f[0], f[1], f[2] or "", f[3] or "")])
         if "title_key" in sets:  # the links named by the old key, and those the new title may take
             names |= {r[9]} | title_names(r[8]) | title_names(page.title)
         if not rows:
@@ -1945,8 +1951,45 @@ def _m55_link_labels(conn: sqlite3.Connection) -> None:
         conn.execute("ALTER TABLE links ADD COLUMN label TEXT NOT NULL DEFAULT ''")
     fill_link_labels(conn)
 
+#: a page's names keyed but for accents (v56; Postgres ``pg_v60.sql``): one row per name whose
+#: folded key differs from its own (:func:`gbrain.storage.derive.name_folds`), kind ``title``,
+#: ``path`` (the file name), ``h1`` (an H1 name) or ``alias``; written with the page's columns
+#: (``derive.write_name_folds``), read by search's exact names and the put's accent-twin check
+_NAME_FOLDS_SQL = """
+CREATE TABLE IF NOT EXISTS name_folds (
+  page_id INTEGER NOT NULL REFERENCES pages(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  PRIMARY KEY (page_id, kind, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_name_folds_key ON name_folds(key);
+"""
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels]
+
+def fill_name_folds(conn) -> int:
+    """Write every page's ``name_folds`` rows afresh from its stored ``slug``, ``title``,
+    ``search_aliases`` and ``h1_key`` (:func:`gbrain.storage.derive.name_folds`: no parse, and no
+    other row or column is touched), in the caller's transaction (SQLite v56 / Postgres v60).
+    Returns how many pages have a row."""
+    from .derive import write_name_folds
+
+    pages = [(r[0], r[1], r[2], r[3] or "", r[4] or "") for r in conn.execute("SELECT id, slug, title, search_aliases, h1_key FROM pages ORDER BY id")
+             if not (r[1].isascii() and r[2].isascii() and (r[3] or "").isascii())]
+    conn.execute("DELETE FROM name_folds")
+    write_name_folds(conn, pages, new=True)
+    return conn.execute("SELECT count(DISTINCT page_id) FROM name_folds").fetchone()[0]
+
+
+def _m56_name_folds(conn: sqlite3.Connection) -> None:
+    """A name typed without its accents or its own letters is the page's name in search's
+    exact-name bonus ("Zoe Kim" names the page titled "Zoë Kim", "Lukasz Nowak" "Łukasz Nowak")
+    and in the put's accent-twin check: ``name_folds`` (:data:`_NAME_FOLDS_SQL`), filled for
+    every page from its stored columns (:func:`fill_name_folds`). Re-runnable."""
+    _exec_script(conn, _NAME_FOLDS_SQL)
+    fill_name_folds(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

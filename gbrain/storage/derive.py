@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..page.markdown import PROPERTY_SYNTAXES, TAG_SYNTAXES, Page, parse_page
-from ..page.slugs import identity_key, loose_key, title_key
+from ..page.slugs import fold_loose_key, fold_title_key, identity_key, loose_key, title_key
 
 
 def derived_rows(page: Page) -> dict[str, list[tuple]]:
@@ -101,6 +101,60 @@ def write_rows_many(conn: sqlite3.Connection, pages: list[tuple[int, Page]], res
                 continue
             acc[k] = [(pid, resolve(r[0], r[1]) if resolve else None, *r) for pid, r in links]
         insert_many(conn, q, acc[k])
+
+
+def name_folds(slug: str, title: str, search_aliases: str, h1_key: str) -> list[tuple[str, str]]:
+    """A page's names keyed but for accents, ``[(kind, key)]`` sorted, from its ``pages`` columns
+    (``slug``, ``title``, ``search_aliases``: its aliases, then its H1 name when ``h1_key``):
+    ``title`` and ``h1`` by :func:`~gbrain.page.slugs.fold_title_key`, ``path`` (the file name)
+    and ``alias`` by :func:`~gbrain.page.slugs.fold_loose_key`, each only where it differs from
+    the name's own key (``pages.title_key``, ``loose_key``, ``h1_key``, ``aliases.loose_key``): a
+    name without accents (every ASCII name) has none, and a lookup of a folded key reads those
+    keys too. The ``name_folds`` rows (SQLite v56, Postgres v60): search's exact-name bonus and
+    the put's accent-twin check find "Zoë Kim" by "Zoe Kim" in one indexed lookup."""
+    out: set[tuple[str, str]] = set()
+
+    def add(kind: str, key: str, own: str) -> None:
+        if key and key != own:
+            out.add((kind, key))
+
+    if not title.isascii():
+        add("title", fold_title_key(title), title_key(title))
+    base = slug.rsplit("/", 1)[-1]
+    if not base.isascii():
+        add("path", fold_loose_key(slug), loose_key(slug))
+    if search_aliases and not search_aliases.isascii():
+        lines = search_aliases.split("\n")
+        if h1_key:  # (the last line: keyword.search_fields)
+            h1 = lines.pop()
+            if not h1.isascii():
+                add("h1", fold_title_key(h1), h1_key)
+        for a in lines:
+            if not a.isascii():
+                add("alias", fold_loose_key(a), loose_key(a))
+    return sorted(out)
+
+
+_FOLDS_INSERT = "INSERT OR IGNORE INTO name_folds(page_id, kind, key) VALUES (?, ?, ?)"
+
+
+def write_name_folds(conn, pages: list[tuple[int, str, str, str, str]], *, new: bool = False) -> None:
+    """Replace the ``name_folds`` rows (:func:`name_folds`) of each ``(page id, slug, title,
+    search_aliases, h1_key)`` of ``pages`` (``new``: the pages were just inserted and have none),
+    in the caller's transaction; one statement for all their rows."""
+    if not new:
+        for i in range(0, len(pages), 500):
+            part = [p[0] for p in pages[i : i + 500]]
+            conn.execute(f"DELETE FROM name_folds WHERE page_id IN ({', '.join('?' * len(part))})", part)
+    insert_many(conn, _FOLDS_INSERT, [(p[0], *r) for p in pages for r in name_folds(*p[1:])])
+
+
+def has_name_folds(conn) -> bool:
+    """Whether the brain has the ``name_folds`` table yet (a migration before SQLite v56 /
+    Postgres v60 runs without it)."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return conn.execute("SELECT to_regclass('name_folds') IS NOT NULL").fetchone()[0]
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'name_folds'").fetchone() is not None
 
 
 class PendingLinks:
@@ -194,11 +248,15 @@ def rederive_all(conn: sqlite3.Connection) -> int:
     graphs = graph_roots(conn)
     q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     n = 0
+    folds = has_name_folds(conn)
     for r in conn.execute(q).fetchall():
         text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
         page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
         if (page.title, page.type) != (r[3], r[4]):
             conn.execute("UPDATE pages SET title = ?, title_key = ?, type = ? WHERE id = ?", (page.title, title_key(page.title), page.type, r[0]))
+            if folds:
+                f = conn.execute("SELECT slug, title, search_aliases, h1_key FROM pages WHERE id = ?", (r[0],)).fetchone()
+                write_name_folds(conn, [(r[0], f[0], f[1], f[2] or "", f[3] or "")])
         write_rows(conn, r[0], page, None)
         n += 1
     relink_all(conn)

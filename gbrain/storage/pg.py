@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 59
+PG_SCHEMA_VERSION = 60
 
 
 def is_url(db: object) -> bool:
@@ -1018,6 +1018,11 @@ def _link_labels(conn: "PgConnection") -> None:
 
     fill_link_labels(conn)
 
+def _name_folds(conn: "PgConnection") -> None:
+    from .db import fill_name_folds
+
+    fill_name_folds(conn)
+
 
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
@@ -1052,7 +1057,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              53: _h1_names,  # v53: a page's first H1 other than its title is a name search weighs as an alias (SQLite v51)
              55: _graphless_journals,  # v55: a vault's journals/ folder (no logseq/config.edn) has no Logseq journal titles (SQLite v53)
              56: _letter_fold,  # v56: ł ø ß æ… spelled in ASCII for search: Lukasz finds Łukasz (SQLite v54)
-             58: _link_labels}  # v58: links.label, what the linking page calls its target (SQLite v55)
+             58: _link_labels,  # v58: links.label, what the linking page calls its target (SQLite v55)
+             60: _name_folds}  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -129,7 +129,7 @@ from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
 from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
-from ..storage.derive import derived_rows, write_rows
+from ..storage.derive import derived_rows, write_name_folds, write_rows
 from ..storage.origin import origin
 from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
 from ..page.links import title_names
@@ -3234,6 +3234,7 @@ class SyncEngine:
             sf = search_fields(moved)
             c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, h1_key = ?, search_words = ?, search_cjk = ? WHERE id = ?",
                       (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["h1_key"], sf["search_words"], sf["search_cjk"], pid))
+            write_name_folds(c, [(pid, new_slug, moved.title, sf["search_aliases"], sf["h1_key"])])
             # outbound links (relative ones depend on the folder) and inbound ones, resolved again
             for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
                 c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))

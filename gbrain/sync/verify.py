@@ -176,7 +176,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     from ..page.links import SqlIndex, graph_roots
     from ..page.markdown import page_property_syntax
     from ..search.keyword import search_fields
-    from ..storage.derive import derived_rows
+    from ..storage.derive import derived_rows, name_folds
 
     c = brain.conn
     split, tag_syntax, property_syntax = brain.timeline_split, brain.tag_syntax, brain.property_syntax
@@ -237,6 +237,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     stored = {
         "tags": grouped("SELECT page_id, tag, tag_key, inline FROM tags WHERE page_id = ?"),
         "aliases": grouped("SELECT page_id, alias, alias_key, loose_key FROM aliases WHERE page_id = ?"),
+        "name folds": grouped("SELECT page_id, kind, key FROM name_folds WHERE page_id = ?"),
         "timeline": grouped("SELECT page_id, date, source, summary, detail FROM timeline_entries WHERE page_id = ?"),
         "links": grouped("SELECT from_page_id, kind, target, target_name, context, count, forms, label, to_page_id FROM links WHERE from_page_id = ?"),
     }
@@ -290,6 +291,8 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
         f = search_fields(page)
         if tuple(f[k] for k in _SEARCH_FIELDS) != tuple(r[k] for k in _SEARCH_FIELDS):
             bad.append("search fields")
+        if name_folds(r["slug"], page.title, f["search_aliases"], f["h1_key"]) != sorted(have["name folds"]):
+            bad.append("name folds")
         for k in ("tags", "aliases", "timeline"):
             if sorted(want[k], key=repr) != sorted(have[k], key=repr):
                 bad.append(k)
@@ -341,7 +344,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     ``search_headings``, ``search_words``, ``search_cjk``, hash of the compiled truth / timeline split, the
     lookup keys ``slug_key``, ``name_key``, ``loose_key``, ``title_key``, the indexed text
     ``search_body``, ``search_timeline``, an H1 name's key ``h1_key``), tags
-    (with identity key and inline flag), aliases, links (from, kind, target, resolved slug,
+    (with identity key and inline flag), aliases, the names keyed but for accents (``name_folds``), links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), a canvas's searchable cards
     (``canvas_cards``: path, node, kind, text, indexed text, extra words, place), the search index
@@ -365,6 +368,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
         "tags": q("SELECT p.slug, t.tag, t.tag_key, t.inline FROM tags t JOIN pages p ON p.id = t.page_id"),
         "aliases": q("SELECT p.slug, a.alias, a.alias_key, a.loose_key FROM aliases a JOIN pages p ON p.id = a.page_id"),
+        "name_folds": q("SELECT p.slug, f.kind, f.key FROM name_folds f JOIN pages p ON p.id = f.page_id"),
         "links": q("SELECT f.slug, l.kind, l.target, l.target_name, t.slug, l.context, l.count, l.forms, l.label FROM links l JOIN pages f ON f.id = l.from_page_id LEFT JOIN pages t ON t.id = l.to_page_id"),
         "timeline": q("SELECT p.slug, e.date, e.source, e.summary, e.detail FROM timeline_entries e JOIN pages p ON p.id = e.page_id"),
         "raw": q("SELECT p.slug, r.source, r.data FROM raw_data r JOIN pages p ON p.id = r.page_id"),

@@ -1,0 +1,169 @@
+"""A name typed without its accents or its own letters is still the page's exact name: "Zoe Kim"
+names the page titled "Zoë Kim" and "Lukasz Nowak" the page "Łukasz Nowak" (the exact-name bonus,
+at :data:`~gbrain.search.keyword.PLURAL_EXACT_SHARE` of it: a page named as typed comes first),
+by its title, file name, aliases and H1 name, through the indexed folded keys of ``name_folds``
+(``slugs.fold_name``: NFKD without marks, ``fold_letters``, casefold; SQLite v56, Postgres v60).
+The put's accent-twin check reads the same keys. Both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.page.slugs import fold_loose_key, fold_name, fold_title_key
+from gbrain.search import keyword
+from gbrain.sync.importer import import_tree
+from gbrain.sync.verify import fresh_import_differences
+
+from conftest import write_tree
+
+NOTES = {
+    "people/zoë-kim.md": "# Zoë Kim\n\nEngineer at Chip Pay.\n",
+    # close competitors: the name's words in their titles, and many times in their text
+    "notes/kim-zoe.md": "# Kim and Zoe sync\n\nZoe Kim and Kim Lee. Zoe Kim again.\n",
+    "notes/zoe-kimball-notes.md": "# Zoe Kimball notes\n\n" + "Zoe Kim said the launch slips. Kim agreed with Zoe Kim.\n" * 6,
+    "people/łukasz-nowak.md": "# Łukasz Nowak\n\nPartner.\n",
+    "notes/lukasz-nowak-calls.md": "# Lukasz Nowak calls\n\n" + "Lukasz Nowak called about the Nowak Lukasz deal.\n" * 6,
+    # an alias and an H1 name with accents, a file name with one
+    "people/ss.md": "---\naliases: [Søren Iyer]\n---\n# Sam S\n\nSoren Iyer met Soren Iyer at Soren Iyer's.\n",
+    "notes/d-hal.md": "---\ntitle: DH\n---\n# Đorđe Hal\n\nDorde Hal visits.\n",
+    "notes/dorde-hal-visits.md": "# Dorde Hal visits\n\n" + "Dorde Hal came; Dorde Hal left.\n" * 5,
+    "places/straße.md": "---\ntitle: Office\n---\nWhere the office is.\n",
+    "notes/strasse-notes.md": "# Strasse notes\n\nstrasse strasse strasse\n",
+    # trial 42: a note writing "Wroclaw" three times ranked above the page titled Wrocław
+    "places/Wrocław.md": "A city in Poland.\n",
+    "notes/trip.md": "# Trip\n\nWroclaw, then Wroclaw again, and Wroclaw.\n",
+}
+
+
+@pytest.fixture
+def brain(tmp_path, db_path):
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", NOTES))
+        yield b
+
+
+def hits(b, query: str, limit: int = 5) -> list[dict]:
+    return keyword.search(b.conn, query, limit=limit)
+
+
+def slugs(b, query: str, limit: int = 5) -> list[str]:
+    return [h["slug"] for h in hits(b, query, limit)]
+
+
+def score(b, query: str, slug: str) -> float:
+    return next(h["score"] for h in hits(b, query, 10) if h["slug"] == slug)
+
+
+@pytest.mark.engine_free
+def test_the_folded_keys():
+    assert fold_name("Zoë Kim") == "zoe kim" and fold_name("Łukasz Straße Æther") == "lukasz strasse aether"
+    assert fold_title_key("Zoë Kim") == "zoe-kim" == fold_title_key("ZOE KIM")
+    assert fold_title_key("TCP/ÏP") == "tcp-ip" and fold_loose_key("TCP/ÏP") == "ip"
+    assert fold_loose_key("people/Søren Iyer.md") == "soren-iyer"
+
+
+def test_a_name_typed_without_its_accents_is_the_pages_exact_name(brain):
+    assert slugs(brain, "Zoe Kim")[0] == "people/zoë-kim"
+    # the bonus at PLURAL_EXACT_SHARE: the rest of the score is the same as the accented query's
+    shortfall = (1 - keyword.PLURAL_EXACT_SHARE) * keyword.EXACT_WEIGHT
+    assert score(brain, "Zoe Kim", "people/zoë-kim") == pytest.approx(score(brain, "Zoë Kim", "people/zoë-kim") - shortfall, abs=1e-6)
+    assert "title" in hits(brain, "zoe kim")[0]["signals"]
+
+
+def test_letters_no_decomposition_folds_too(brain):
+    """Lost before: "Lukasz Nowak calls" (its words in the title and six times in the text) ranked first."""
+    assert slugs(brain, "Lukasz Nowak")[0] == "people/łukasz-nowak"
+    assert slugs(brain, "Łukasz Nowak")[0] == "people/łukasz-nowak"
+    assert slugs(brain, "Wroclaw")[:2] == ["places/Wrocław", "notes/trip"]
+
+
+def test_an_alias_an_h1_name_and_a_file_name_fold(brain):
+    top = hits(brain, "Soren Iyer")[0]
+    assert top["slug"] == "people/ss" and "alias" in top["signals"]
+    top = hits(brain, "Dorde Hal")[0]
+    assert top["slug"] == "notes/d-hal" and "alias" in top["signals"]
+    top = hits(brain, "strasse")[0]
+    assert top["slug"] == "places/straße" and "path" in top["signals"]
+
+
+def test_a_page_named_as_typed_comes_before_its_accent_twin(brain):
+    brain.put("people/zoe-kim", "# Zoe Kim\n\nEngineer at Chip Pay.\n")
+    assert slugs(brain, "Zoe Kim")[:2] == ["people/zoe-kim", "people/zoë-kim"]
+    assert slugs(brain, "Zoë Kim")[:2] == ["people/zoë-kim", "people/zoe-kim"]
+
+
+def test_saves_renames_and_deletes_keep_the_keys(brain):
+    def folds(slug: str) -> list[tuple]:
+        return sorted(tuple(r) for r in brain.conn.execute("SELECT f.kind, f.key FROM name_folds f JOIN pages p ON p.id = f.page_id WHERE p.slug = ?", (slug,)))
+
+    assert folds("people/zoë-kim") == [("path", "zoe-kim"), ("title", "zoe-kim")]
+    brain.put("people/zoë-kim", "---\ntitle: Zoë Park\naliases: [Zoë P, Zoe Q]\n---\n\n# Zoë Kim-Park\n\nEngineer.\n")
+    assert folds("people/zoë-kim") == [("alias", "zoe-p"), ("h1", "zoe-kim-park"), ("path", "zoe-kim"), ("title", "zoe-park")]
+    assert slugs(brain, "Zoe Park")[0] == "people/zoë-kim" and slugs(brain, "zoe p")[0] == "people/zoë-kim"
+    brain.put("people/zoë-kim", "# Zoe Kim\n")
+    assert folds("people/zoë-kim") == [("path", "zoe-kim")]
+    brain.delete_page("people/łukasz-nowak")
+    assert "people/łukasz-nowak" not in slugs(brain, "Lukasz Nowak")
+    assert not brain.conn.execute("SELECT 1 FROM name_folds f LEFT JOIN pages p ON p.id = f.page_id WHERE p.id IS NULL").fetchall()
+    assert fresh_import_differences(brain) == {}
+
+
+def test_an_upgraded_brain_fills_the_keys_and_equals_a_fresh_import(tmp_path, db_path):
+    """A brain made before (SQLite v55 / Postgres v59) has no ``name_folds``: on open they are
+    filled for every page (only that table: the other rows keep their ids), and the brain equals
+    a fresh import of its tree."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "v", NOTES))
+        ids = b.conn.execute("SELECT max(id) FROM tags").fetchone()[0], b.conn.execute("SELECT max(id) FROM links").fetchone()[0]
+        with b.transaction():
+            b.conn.execute("DROP TABLE name_folds")
+            _rewind(b.conn, pg._name_folds, dbmod._m56_name_folds)
+    with Brain.open(db_path) as b:
+        assert slugs(b, "Lukasz Nowak")[0] == "people/łukasz-nowak"
+        assert b.conn.execute("SELECT count(*) FROM name_folds").fetchone()[0] >= 5
+        assert (b.conn.execute("SELECT max(id) FROM tags").fetchone()[0], b.conn.execute("SELECT max(id) FROM links").fetchone()[0]) == ids
+        assert fresh_import_differences(b) == {}
+
+
+def test_the_put_twin_check_reads_the_folded_keys(brain):
+    """A put to a name that is a page's but for accents or letters is refused naming the page
+    (``operations/core.py: _letter_twins``), by file name in a folder and by title for a bare name."""
+    from gbrain.errors import BadInput
+    from gbrain.operations.core import _letter_twins, _check_spelling_twin
+
+    class Ctx:
+        agent = True
+
+        def flag(self, name):
+            return name
+
+    for slug, page in (("people/zoe-kim", "people/zoë-kim"), ("people/lukasz-nowak", "people/łukasz-nowak"),
+                       ("Zoe Kim", "people/zoë-kim"), ("places/strasse", "places/straße"), ("Dorde Hal", None)):
+        if page is None:
+            _check_spelling_twin(brain, {"slug": slug}, Ctx())  # an H1 name is no name a put writes to
+            continue
+        with pytest.raises(BadInput) as e:
+            _check_spelling_twin(brain, {"slug": slug}, Ctx())
+        assert f"give '{page}'" in str(e.value), str(e.value)
+    brain.put("people/zoe-kim", "# Zoe Kim\n")
+    with pytest.raises(BadInput) as e:  # the ASCII page is the accented name's twin too
+        _check_spelling_twin(brain, {"slug": "people/zoé-kim"}, Ctx())
+    assert "people/zoe-kim" in e.value.suggestions and "people/zoë-kim" in e.value.suggestions
+    assert _letter_twins(brain, "people/zoe-kimura", ["people", "zoe-kimura"]) == []
+
+
+def test_verify_compares_the_keys_with_the_text(brain):
+    """``verify`` (``derived_check``) re-derives a page's ``name_folds`` rows and names a page
+    whose stored rows differ (view ``name folds``)."""
+    from gbrain.sync.verify import derived_check
+
+    assert derived_check(brain)["views_differing"] == {}
+    with brain.transaction():
+        brain.conn.execute("DELETE FROM name_folds WHERE page_id = (SELECT id FROM pages WHERE slug = 'people/zoë-kim')")
+    res = derived_check(brain)
+    assert res["views_differing"] == {"name folds": 1} and res["mismatched_pages"] == ["people/zoë-kim"]
