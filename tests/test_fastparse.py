@@ -34,7 +34,7 @@ def views(page) -> tuple:
         page.inline_tags,
         page.aliases,
         page.headings,
-        [(ln.kind, ln.target, ln.text, ln.context, ln.count, ln.forms) for ln in page.links],
+        [(ln.kind, ln.target, ln.text, ln.context, ln.count, ln.forms, ln.labels) for ln in page.links],
         [(t.date, t.source, t.summary, t.detail) for t in page.timeline_entries],
         page.warnings,
         search_fields(page),
