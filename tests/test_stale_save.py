@@ -719,3 +719,39 @@ def test_a_killed_rounds_save_is_kept_beside_a_note_saved_again_since(env):
     assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
     assert eng.sync()["exit_code"] == 0
     verify_equal(brain, root)
+
+
+
+@pytest.mark.parametrize("when", ["after_the_hash", "in_the_swap"])
+def test_a_note_saved_while_a_killed_rounds_save_goes_back_keeps_both(env, monkeypatch, swap_way, when):
+    """The save a killed round's swap took goes back into its note only over the file it hashed
+    (the brain's text): a save of the note landing after that hash (before or inside the
+    put-back's swap) stays in the note, and the killed round's save is kept beside it as
+    ``NAME.unseen-1.md`` and imported: nothing lost."""
+    from gbrain.sync import verify as verify_mod
+
+    brain, eng, root = env
+    f = root / PATH
+    page = text_of(brain, SLUG).encode("utf-8")
+    saved = page + b"user typed this\n"
+    killed_in_the_swap(f, page, saved)
+    later = page + b"saved in the window\n"
+    if when == "in_the_swap":
+        hit = save_in_the_window(monkeypatch, f, later)
+    else:
+        hit, real = [], verify_mod.sha256_file
+
+        def hash_then_save(path, *a, **k):
+            h = real(path, *a, **k)
+            if str(path) == str(f) and not hit:
+                hit.append(path)
+                editor_save(f, later)
+            return h
+        monkeypatch.setattr(verify_mod, "sha256_file", hash_then_save)
+    rep = eng.sync()
+    assert hit and rep["ok"], rep
+    assert f.read_bytes() == later and text_of(brain, SLUG).encode("utf-8") == later
+    assert sha(saved) in all_versions(brain, root), "the killed round's save was lost"
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
