@@ -105,3 +105,33 @@ def test_an_import_reading_no_young_file_pauses_not_at_all_and_one_still_changin
         monkeypatch.setattr(scan, "settle_pause", pauses.append)
         assert import_tree(brain, brain_tree)["ok"]
         assert brain.get_text("people/ana-lima").encode("utf-8") == note.read_bytes()
+
+
+def test_a_file_replaced_by_a_symlink_during_the_second_look_is_not_followed(brain_tree, db_path, monkeypatch, tmp_path):
+    """A symlink is never followed (scan.NOT_FOLLOWED): a note replaced by one during the pause
+    before the second look (an editor's or a script's link to a file elsewhere) is no longer read
+    through it: its bytes (a secret outside the tree) never reach the brain, and the note is left
+    as it was stored (sync's rounds: ``SyncEngine._settle_young`` checks ``S_ISREG`` likewise)."""
+    import os
+
+    note = brain_tree / "people" / "ana-lima.md"
+    secret = tmp_path / "outside-secret.md"
+    secret.write_text("# Secret\n\nAPI key 0xDEADBEEF and much more text to differ in size.\n", encoding="utf-8")
+    monkeypatch.setattr(scan, "YOUNG_NS", 3600 * 10**9)
+
+    def relink(s):
+        if note.is_symlink():
+            return
+        note.unlink()
+        os.symlink(secret, note)
+
+    with Brain.open(db_path) as brain:
+        monkeypatch.setattr(scan, "settle_pause", lambda s: None)
+        assert import_tree(brain, brain_tree)["ok"]
+        before = brain.get_text("people/ana-lima")
+        note.write_text(before + "\nEdited.\n", encoding="utf-8")
+        monkeypatch.setattr(scan, "settle_pause", relink)
+        import_tree(brain, brain_tree)
+        assert note.is_symlink()
+        assert "0xDEADBEEF" not in (brain.get_text("people/ana-lima") or "")
+        assert not brain.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (sha256(secret.read_bytes()),)).fetchone()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Callable, Iterable
@@ -304,7 +305,8 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
     before and after a read made between two pieces. A file whose stat moved is read again (its
     entry takes the new bytes and hash) and looked at again, up to ``READ_TRIES`` pauses; one
     still moving at the last is stored as last read, recorded racy (the next import reads it
-    again), and said. Returns the entries to drop: ``(entry, None)`` gone, ``(entry, reason)``
+    again), and said. Returns the entries to drop: ``(entry, None)`` gone (or no longer a regular
+    file: a symlink is never followed), ``(entry, reason)``
     unreadable."""
     drop: list[tuple[list, str | None]] = []
     for attempt in range(READ_TRIES):
@@ -321,6 +323,9 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
                 continue
             except OSError as err:
                 drop.append((e, err.strerror or str(err)))
+                continue
+            if not stat.S_ISREG(st.st_mode):  # replaced meanwhile by a symlink (never followed), a folder: not read
+                drop.append((e, None))
                 continue
             if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
                 continue
