@@ -8,6 +8,11 @@ a new database and running the same embeds gives. Staleness is also checked agai
 kept by the test: a page is fresh for a model exactly when it was embedded with that model and
 its title, compiled truth and timeline have not changed since. A hypothesis rule-based state machine drives random sequences; CI runs a
 bounded number of examples, ``GBRAIN_STATEFUL_EXAMPLES=500`` runs more.
+
+Both engines: under ``--engine postgres`` the incremental brain and every fresh import are
+Postgres databases (copies of the session's new brain, dropped at once), and the comparison
+holds Postgres' own derived state too (:func:`gbrain.sync.verify.engine_snapshot`: the
+trigger-kept tsvectors, the BM25 totals), with fewer examples (``GBRAIN_STATEFUL_PG_EXAMPLES``).
 """
 from __future__ import annotations
 
@@ -22,17 +27,65 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
 from gbrain import operations as ops
 from gbrain.core.brain import Brain
 from gbrain.errors import GBrainError
 from gbrain.sync.verify import fresh_import_differences
 
-pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
-
 EXAMPLES = int(os.environ.get("GBRAIN_STATEFUL_EXAMPLES", "12"))
 STEPS = int(os.environ.get("GBRAIN_STATEFUL_STEPS", "25"))
+# Postgres: each fresh import is a new database (a template copy) and its writes cost more
+PG_EXAMPLES = int(os.environ.get("GBRAIN_STATEFUL_PG_EXAMPLES", "4"))
+
+
+class Stores:
+    """New brains on the run's engine: a SQLite file in a folder, or an empty Postgres database
+    copied from the session's new brain (``pg_brain_template``), dropped when left."""
+
+    def __init__(self, engine: str, request):
+        self.pg = engine == "postgres"
+        if self.pg:
+            self.admin = request.getfixturevalue("pg_server")
+            self.template = request.getfixturevalue("pg_brain_template")
+
+    @contextlib.contextmanager
+    def new(self, folder: Path, name: str):
+        if not self.pg:
+            try:
+                yield str(folder / name)
+            finally:
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(folder / (name + suffix))
+            return
+        import psycopg
+        from conftest import new_pg_database
+
+        from gbrain.storage.pg import close_pool
+
+        url = new_pg_database(self.admin, self.template)
+        try:
+            yield url
+        finally:
+            close_pool(url)
+            with psycopg.connect(self.admin, autocommit=True) as c:
+                c.execute(f"DROP DATABASE IF EXISTS {url.split('?', 1)[0].rsplit('/', 1)[1]} WITH (FORCE)")
+
+
+@pytest.fixture
+def stores(engine, request) -> Stores:
+    return Stores(engine, request)
+
+
+@pytest.fixture
+def fresh_diff(stores, tmp_path):
+    """``fresh_diff(brain)``: :func:`fresh_import_differences` with the fresh import on the run's engine."""
+    def diff(b: Brain) -> dict:
+        with stores.new(tmp_path, "fresh.db") as where:
+            return fresh_import_differences(b, fresh_db=where)
+    return diff
 
 # a few names in two folders, so titles, file names and relative paths collide
 # (a CJK folder and file name: the path's folders and the title are in search_cjk's bigrams)
@@ -95,14 +148,18 @@ def sidecar(name: str) -> str:
 
 
 class FreshEqual(RuleBasedStateMachine):
-    """State: a folder ``v`` bound to ``b.db``. Rules change either side; invariants compare."""
+    """State: a folder ``v`` bound to a brain (``b.db``, or a Postgres database). Rules change
+    either side; invariants compare."""
+
+    stores: Stores  # set by the test: the run's engine
 
     @initialize(start=st.lists(st.tuples(names, bodies), max_size=4))
     def setup(self, start):
         self.tmp = Path(tempfile.mkdtemp(prefix="gbrain-sm-"))
         self.v = self.tmp / "v"
         self.v.mkdir()
-        self.db = str(self.tmp / "b.db")
+        self.exit = contextlib.ExitStack()
+        self.db = self.exit.enter_context(self.stores.new(self.tmp, "b.db"))
         for name, body in start:
             self._write(name, body)
         self.brain = Brain.open(self.db)
@@ -115,6 +172,7 @@ class FreshEqual(RuleBasedStateMachine):
     def teardown(self):
         if hasattr(self, "brain"):
             self.brain.close()
+            self.exit.close()
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     # ---- helpers --------------------------------------------------------------
@@ -329,9 +387,9 @@ class FreshEqual(RuleBasedStateMachine):
         self.synced = True
         # after a sync the folder and the brain are equal: a fresh import of the folder itself
         # must give the same brain
-        with Brain.open(self.tmp / "check.db") as fresh:
+        with self.stores.new(self.tmp, "check.db") as where, Brain.open(where) as fresh:
             from gbrain.sync.importer import import_tree
-            from gbrain.sync.verify import derived_snapshot, embed_like
+            from gbrain.sync.verify import derived_snapshot, embed_like, engine_snapshot
 
             self.brain._config_cache = None
             if self.brain.timeline_split != fresh.timeline_split:  # a brain setting, not in the tree
@@ -343,7 +401,7 @@ class FreshEqual(RuleBasedStateMachine):
             import_tree(fresh, self.v)
             assert embed_like(fresh, self.brain) == []
             assert derived_snapshot(fresh) == derived_snapshot(self.brain)
-        os.unlink(self.tmp / "check.db")
+            assert engine_snapshot(fresh) == engine_snapshot(self.brain)
 
     @rule()
     def import_(self):
@@ -356,7 +414,8 @@ class FreshEqual(RuleBasedStateMachine):
     def equals_fresh_import(self):
         if not hasattr(self, "brain"):
             return
-        diff = fresh_import_differences(self.brain)
+        with self.stores.new(self.tmp, "fresh.db") as where:
+            diff = fresh_import_differences(self.brain, fresh_db=where)
         assert not diff, diff
 
     @precondition(lambda self: hasattr(self, "brain"))
@@ -397,16 +456,17 @@ class FreshEqual(RuleBasedStateMachine):
         assert not d["mismatched_pages"], d["mismatched_pages"]
 
 
-FreshEqual.TestCase.settings = settings(
-    max_examples=EXAMPLES,
-    stateful_step_count=STEPS,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-test_incremental_brain_equals_fresh_import = FreshEqual.TestCase
+def test_incremental_brain_equals_fresh_import(engine, stores):
+    FreshEqual.stores = stores
+    run_state_machine_as_test(FreshEqual, settings=settings(
+        max_examples=PG_EXAMPLES if stores.pg else EXAMPLES,
+        stateful_step_count=STEPS,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    ))
 
 
-def test_delete_of_a_link_target_resolves_to_the_other_page_with_that_title(tmp_path):
+def test_delete_of_a_link_target_resolves_to_the_other_page_with_that_title(tmp_path, db_path, fresh_diff):
     """Issue 11 item 1: `ana` links [Soren](soren.md); soren.md and soren-2.md are both titled
     Soren. Deleting soren.md and syncing must point the link at soren-2 (as a fresh import
     does), and verify must stay clean."""
@@ -415,7 +475,7 @@ def test_delete_of_a_link_target_resolves_to_the_other_page_with_that_title(tmp_
     (v / "people/ana.md").write_text("---\ntitle: Ana\n---\nSee [Soren](soren.md).\n")
     (v / "people/soren.md").write_text("---\ntitle: Soren\n---\nS1\n")
     (v / "people/soren-2.md").write_text("---\ntitle: Soren\n---\nS2\n")
-    db = str(tmp_path / "b.db")
+    db = str(db_path)
     assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
     (v / "people/soren.md").unlink()
     r = ops.run("sync", {"dir": str(v)}, ops.Context(db=db))
@@ -423,12 +483,12 @@ def test_delete_of_a_link_target_resolves_to_the_other_page_with_that_title(tmp_
     assert ops.run("verify", {"dir": str(v)}, ops.Context(db=db))["ok"]
     with Brain.open(db) as b:
         assert [x["to_slug"] for x in b.links("people/ana")] == ["people/soren-2"]
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
 
 
 @pytest.mark.parametrize("how", ["delete", "file-becomes-blob"])
-def test_removing_a_page_any_way_re_resolves_its_inbound_links(tmp_path, how):
-    db = str(tmp_path / "b.db")
+def test_removing_a_page_any_way_re_resolves_its_inbound_links(tmp_path, how, db_path, fresh_diff):
+    db = str(db_path)
     with Brain.open(db) as b:
         b.put("people/ana", "See [[Soren]].\n")
         b.put("people/soren", "---\ntitle: Soren\n---\nS1\n")
@@ -442,7 +502,7 @@ def test_removing_a_page_any_way_re_resolves_its_inbound_links(tmp_path, how):
             (v / "people/soren.md").write_bytes(b"\xff\xfe not utf-8")
             ops.run("import", {"dir": str(v)}, ops.Context(db=db))
         assert [x["to_slug"] for x in b.links("people/ana")] == ["notes/zed"]
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
 
 
 def _fresh_pairs(b: Brain) -> set[tuple[str, str]]:
@@ -458,7 +518,7 @@ def _fresh_pairs(b: Brain) -> set[tuple[str, str]]:
     return out
 
 
-def test_embeddings_go_stale_when_the_text_they_were_made_from_changes(tmp_path):
+def test_embeddings_go_stale_when_the_text_they_were_made_from_changes(tmp_path, db_path, fresh_diff):
     """Issue 11 item 1 (embeddings' staleness): a page's chunks carry its title. A move that
     changes the title (taken from the file name) leaves the page text (content hash) equal but
     the embedded text old: the page must be stale, and after `embed` its chunks must equal what
@@ -466,7 +526,7 @@ def test_embeddings_go_stale_when_the_text_they_were_made_from_changes(tmp_path)
     v = tmp_path / "v"
     (v / "people").mkdir(parents=True)
     (v / "people/ana.md").write_text("Body about Ana.\n\n---\n\n## Timeline\n\n- **2025-01-02** | x — y\n")
-    db = str(tmp_path / "b.db")
+    db = str(db_path)
     ctx = lambda: ops.Context(db=db)  # noqa: E731
     assert ops.run("sync", {"dir": str(v)}, ctx())["ok"]
     ops.run("config-set", {"key": "embedding_model", "value": "fake-16"}, ctx())
@@ -478,16 +538,16 @@ def test_embeddings_go_stale_when_the_text_they_were_made_from_changes(tmp_path)
     assert r["ok"] and r["counts"]["moved"] == 1, r
     with Brain.open(db) as b:
         assert _fresh_pairs(b) == set()  # the chunks still say "ana"
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
     ops.run("embed", {}, ctx())
     with Brain.open(db) as b:
         assert _fresh_pairs(b) == {("people/bob", "fake-16")}
         texts = [r[0] for r in b.conn.execute("SELECT chunk_text FROM page_embeddings ORDER BY chunk_index")]
         assert texts and all(t.startswith("bob") for t in texts), texts
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
 
 
-def test_a_page_changed_while_embed_works_stays_stale(tmp_path):
+def test_a_page_changed_while_embed_works_stays_stale(tmp_path, db_path):
     """The chunk source check: an embed run that read a page before a move (same content hash,
     new title) must not store the old chunks as the page's fresh embedding."""
     from gbrain.search.embeddings import get_model
@@ -496,7 +556,7 @@ def test_a_page_changed_while_embed_works_stays_stale(tmp_path):
     v = tmp_path / "v"
     (v / "people").mkdir(parents=True)
     (v / "people/ana.md").write_text("Body about Ana.\n")
-    db = str(tmp_path / "b.db")
+    db = str(db_path)
     assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
     with Brain.open(db) as b:
         model = get_model("fake-16")
@@ -507,8 +567,8 @@ def test_a_page_changed_while_embed_works_stays_stale(tmp_path):
         assert _fresh_pairs(b) == set()
 
 
-def test_timeline_split_change_makes_embeddings_stale(tmp_path):
-    db = str(tmp_path / "b.db")
+def test_timeline_split_change_makes_embeddings_stale(tmp_path, db_path, fresh_diff):
+    db = str(db_path)
     with Brain.open(db) as b:
         b.put("notes/x", "Lead text.\n\n---\n\nMore.\n\n## Timeline\n\n- **2025-01-02** | x — entry\n")
         before = b.conn.execute("SELECT timeline FROM pages").fetchone()[0]
@@ -518,13 +578,13 @@ def test_timeline_split_change_makes_embeddings_stale(tmp_path):
     with Brain.open(db) as b:
         assert b.conn.execute("SELECT timeline FROM pages").fetchone()[0] != before  # the split moved
         assert _fresh_pairs(b) == set()
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
 
 
-def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path):
+def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path, db_path, fresh_diff):
     """Found by the state machine: tagging a page changes its bytes (content hash) but not the
     text its chunks are made from; a fresh import + the same embed has it fresh, so must we."""
-    db = str(tmp_path / "b.db")
+    db = str(db_path)
     with Brain.open(db) as b:
         b.put("people/ana", "Body about Ana.\n")
         b.set_config("embedding_model", "fake-16")
@@ -532,7 +592,7 @@ def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path):
     ops.run("tag", {"slug": "people/ana", "tag": "alpha"}, ops.Context(db=db))
     with Brain.open(db) as b:
         assert _fresh_pairs(b) == {("people/ana", "fake-16")}
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
     ops.run("put", {"slug": "people/ana", "content": "---\ntitle: Ana\ntags: [alpha]\n---\nBody about Ana.\n"}, ops.Context(db=db))
     with Brain.open(db) as b:
         assert _fresh_pairs(b) == set()  # the title is in every chunk
@@ -544,14 +604,14 @@ def test_a_frontmatter_only_edit_keeps_embeddings_fresh(tmp_path):
     ("Ｇ４ plan.md", "G4 plan.md"),  # a full-width name: its NFKC words leave search_words
     ("notes/draft.md", "会議/同期.md"),  # a CJK folder: its bigrams join search_cjk
 ])
-def test_a_moved_page_gets_the_search_fields_its_new_path_gives(tmp_path, old, new):
+def test_a_moved_page_gets_the_search_fields_its_new_path_gives(tmp_path, old, new, db_path, fresh_diff):
     """An Obsidian trial: after an NFD name was renamed to its NFC spelling, `sync` said OK but
     `verify` found the page's search fields differing from its text (the move kept the words
     derived from the old path, and the headings derived against the old title)."""
     v = tmp_path / "v"
     (v / old).parent.mkdir(parents=True, exist_ok=True)
     (v / old).write_text("# Weekly Review\n\nhello\n")
-    db = str(tmp_path / "b.db")
+    db = str(db_path)
     assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
     (v / new).parent.mkdir(parents=True, exist_ok=True)
     os.rename(v / old, v / new)
@@ -559,4 +619,64 @@ def test_a_moved_page_gets_the_search_fields_its_new_path_gives(tmp_path, old, n
     assert r["ok"] and r["counts"]["moved"] == 1, r
     assert ops.run("verify", {"dir": str(v)}, ops.Context(db=db))["ok"]
     with Brain.open(db) as b:
-        assert fresh_import_differences(b) == {}
+        assert fresh_diff(b) == {}
+
+
+@pytest.mark.engine_free
+def test_postgres_own_derived_state_is_compared(tmp_path, pg_url, pg_server):
+    """The comparison holds what Postgres alone derives (verify.engine_snapshot): a page's
+    trigger-kept search vectors, the BM25 totals, a canvas card's vector; a brain whose copy of
+    them went wrong differs from a fresh import into Postgres, one that did not is equal."""
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v/ana.md").write_text("---\ntitle: Ana\naliases: [Running Notes]\n---\nSee [[Soren|the lead]].\n")
+    (tmp_path / "v/soren.md").write_text("# Soren\n\nBody.\n")
+    (tmp_path / "v/map.canvas").write_bytes(CANVASES[0])
+    stores = Stores("sqlite", None)
+    stores.pg, stores.admin, stores.template = True, pg_server, None
+    with Brain.open(pg_url) as b:
+        from gbrain.sync.importer import import_tree
+
+        import_tree(b, tmp_path / "v")
+        with stores.new(tmp_path, "f") as where:
+            assert fresh_import_differences(b, fresh_db=where) == {}
+        for sql, view in [("UPDATE pages SET search_tsv = to_tsvector('simple', 'x') WHERE slug = 'ana'", "pg_pages"),
+                          ("UPDATE pages SET search_names_tsv = ''::tsvector WHERE slug = 'soren'", "pg_pages"),
+                          ("INSERT INTO search_stats_part (pages, lexemes) VALUES (0, 1)", "pg_totals"),
+                          ("ALTER TABLE canvas_cards DISABLE TRIGGER canvas_cards_tsv; UPDATE canvas_cards SET tsv = ''::tsvector; "
+                           "ALTER TABLE canvas_cards ENABLE TRIGGER canvas_cards_tsv", "pg_cards")]:
+            with b.transaction():
+                for one in sql.split("; "):
+                    b.conn.execute(one)
+            with stores.new(tmp_path, "f") as where:
+                assert set(fresh_import_differences(b, fresh_db=where)) >= {view}, sql
+
+
+def test_moves_label_and_alias_changes_and_deletes_equal_a_fresh_import(tmp_path, db_path, fresh_diff):
+    """The state machine's Postgres run draws few examples: these steps run on both engines every
+    time, each synced and compared with a fresh import of the run's engine (Postgres: its
+    trigger-kept vectors and BM25 totals too)."""
+    v = tmp_path / "v"
+    (v / "people").mkdir(parents=True)
+    (v / "people/ana.md").write_text("---\ntitle: Ana\naliases: [Running Notes]\n---\nSee [[Soren|the lead]] and [S](soren.md).\n")
+    (v / "people/soren.md").write_text("---\ntitle: Soren\n---\nS1 [[Ana]]\n")
+    (v / "notes").mkdir()
+    (v / "notes/log.md").write_text("# Log\n\nRuns [[Running Notes]].\n")
+    db = str(db_path)
+    steps = [
+        lambda: (v / "people/ana.md").write_text("---\ntitle: Ana\naliases: [Running Notes]\n---\nSee [[Soren|the boss]] and [Sor](soren.md).\n"),
+        lambda: (v / "people/ana.md").write_text("---\ntitle: Ana\naliases: [Walking Notes, Logbook]\n---\nSee [[Soren]] and [Sor](soren.md).\n"),
+        lambda: os.rename(v / "people/soren.md", v / "notes/soren.md"),
+        lambda: os.rename(v / "people/ana.md", v / "people/anna.md"),
+        lambda: ops.run("lint", {"check": "dead_links", "fix_safe": True}, ops.Context(db=db)),
+        lambda: ops.run("link", {"from": "notes/log", "to": "notes/soren"}, ops.Context(db=db)),
+        lambda: ops.run("delete", {"slug": "notes/soren"}, ops.Context(db=db)),
+        lambda: (v / "people/anna.md").unlink(),
+    ]
+    assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"]
+    for i, step in enumerate(steps):
+        step()
+        assert ops.run("sync", {"dir": str(v)}, ops.Context(db=db))["ok"], i
+        with Brain.open(db) as b:
+            assert fresh_diff(b) == {}, i
+    with Brain.open(db) as b:
+        assert [r[0] for r in b.conn.execute("SELECT slug FROM pages ORDER BY slug")] == ["notes/log"]

@@ -2106,7 +2106,7 @@ def _copy_text(r: dict, a: dict) -> str:
 def _copy(_b, a, ctx):
     from ..storage.copy import copy_tables, is_empty, read_snapshot
     from ..storage.db import resolve_db_path
-    from ..sync.verify import derived_snapshot, fts_state
+    from ..sync.verify import derived_snapshot, engine_snapshot, fts_state
 
     src_p, dst_p = resolve_db_path(a["from"]), resolve_db_path(a["to"])
     if str(src_p) == str(dst_p) and getattr(src_p, "url", None) == getattr(dst_p, "url", None):
@@ -2119,8 +2119,11 @@ def _copy(_b, a, ctx):
         with read_snapshot(src.conn):  # the copy and its check read the source at one moment
             counts = copy_tables(src.conn, dst.conn, on_progress=ctx.on_progress)
             a_snap = derived_snapshot(src, fts=False)
+            same = getattr(src.conn, "dialect", "sqlite") == getattr(dst.conn, "dialect", "sqlite")
+            if same:  # what one engine alone derives (Postgres: its search vectors, BM25 totals)
+                a_snap |= engine_snapshot(src)
         a_snap["fts"] = fts_state(src.conn)  # (a write statement on SQLite: after the snapshot)
-        b_snap = derived_snapshot(dst)
+        b_snap = derived_snapshot(dst) | (engine_snapshot(dst) if same else {})
         diff = sorted(k for k in a_snap if a_snap[k] != b_snap.get(k))
     return {"from": str(src_p), "to": str(dst_p), "tables": counts, "pages": counts["pages"], "files": counts["files"],
             "history": counts["history"], "equal": not diff, "differences": diff}

@@ -417,6 +417,18 @@ def close_pools() -> None:
             pass
 
 
+def close_pool(url: str) -> None:
+    """Close this process's pool for ``url`` (its idle connections end at once), if it has one:
+    before the database is dropped."""
+    with _POOLS_LOCK:
+        p = _POOLS.pop(url, None)
+    if p is not None:
+        try:
+            p.close(timeout=2)
+        except Exception:
+            pass
+
+
 import atexit  # noqa: E402
 
 atexit.register(close_pools)

@@ -387,6 +387,31 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     }
 
 
+def engine_snapshot(brain: Brain) -> dict[str, list[tuple]]:
+    """The derived state one engine alone keeps, for comparing two brains of the same engine
+    (:func:`derived_snapshot` holds what both engines keep, so a copy between engines compares
+    it). SQLite: none beyond :func:`fts_state` (FTS5's check compares its index with the rows).
+    Postgres: ``pg_pages`` (slug and every ``pages`` column named ``search_*`` that
+    :func:`derived_snapshot` does not read, as text: the tsvectors ``search_tsv`` and
+    ``search_names_tsv`` the BEFORE trigger ``pages_search_tsv`` keeps since v57, and any later
+    one), ``pg_totals`` (the BM25 totals, the view ``search_totals``, every column) and
+    ``pg_cards`` (a canvas card's ``tsv``, by its trigger)."""
+    c = brain.conn
+    if getattr(c, "dialect", "sqlite") != "postgres":
+        return {}
+    have = set(_SEARCH_FIELDS)
+    cols = [r[0] for r in c.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'pages' "
+        "AND column_name LIKE 'search\\_%' ORDER BY column_name") if r[0] not in have]
+    pages = sorted(tuple(r) for r in c.execute("SELECT slug" + "".join(f", {x}::text" for x in cols) + " FROM pages"))
+    return {
+        "pg_pages": [("columns", *cols)] + pages,
+        "pg_totals": [tuple(int(x) for x in c.execute("SELECT * FROM search_totals").fetchone())],
+        "pg_cards": sorted((tuple(r) for r in c.execute(
+            "SELECT f.path, c.node, c.tsv::text FROM canvas_cards c JOIN files f ON f.id = c.file_id")), key=repr),
+    }
+
+
 def embedding_view(brain: Brain) -> list[tuple]:
     """Which pages' embeddings are fresh, per model: ``(slug, model, chunks)`` for every page
     whose embedding with ``model`` is not stale (``embed --stale`` would leave it alone), with
@@ -457,12 +482,15 @@ def embed_like(fresh: Brain, brain: Brain) -> list[str]:
     return problems
 
 
-def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict[str, list[tuple]]]:
-    """Export ``brain`` to a temporary folder, import that into a new temporary database and
-    run the same embeds there (:func:`embed_like`) and compare :func:`derived_snapshot` of both:
+def fresh_import_differences(brain: Brain, *, limit: int = 10, fresh_db=None) -> dict[str, dict[str, list[tuple]]]:
+    """Export ``brain`` to a temporary folder, import that into a new database and
+    run the same embeds there (:func:`embed_like`) and compare :func:`derived_snapshot` of both
+    (and :func:`engine_snapshot` when both are of one engine):
     ``{view: {"only_here": rows, "only_fresh": rows}}``
     for each view that differs (at most ``limit`` rows each); empty when the incremental brain
-    equals a fresh import of its own tree. Reads ``brain`` only; costs one export and one import."""
+    equals a fresh import of its own tree. ``fresh_db``: where to import (a new SQLite path or an
+    empty ``postgresql://`` database, the caller's to drop); None: a temporary SQLite file. Reads
+    ``brain`` only; costs one export and one import."""
     import tempfile
     from pathlib import Path
 
@@ -472,7 +500,7 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
     with tempfile.TemporaryDirectory(prefix="gbrain-fresh-") as tmp:
         tree, db = Path(tmp) / "tree", Path(tmp) / "fresh.db"
         export_tree(brain, tree, check=False)
-        with Brain.open(db) as fresh:
+        with Brain.open(db if fresh_db is None else fresh_db) as fresh:
             split = brain.timeline_split
             if split != fresh.timeline_split:
                 fresh.set_config("timeline_split", split)
@@ -487,7 +515,10 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10) -> dict[str, dict
             import_tree(fresh, tree)
             problems = embed_like(fresh, brain)
             theirs = derived_snapshot(fresh)
-    ours = derived_snapshot(brain)
+            same = getattr(fresh.conn, "dialect", "sqlite") == getattr(brain.conn, "dialect", "sqlite")
+            if same:
+                theirs |= engine_snapshot(fresh)
+    ours = derived_snapshot(brain) | (engine_snapshot(brain) if same else {})
     out: dict[str, dict[str, list[tuple]]] = {}
     for k in ours:
         a, b = set(ours[k]), set(theirs[k])
