@@ -197,3 +197,29 @@ def test_the_labels_of_the_best_hits_links_are_read_by_their_own_index(tmp_path,
     with Brain.open(db_path) as b:
         assert has_index(b)
         assert fresh_import_differences(b) == {}
+
+
+def test_a_brain_before_v55_whose_earlier_migrations_derive_links_again_upgrades(tmp_path, db_path):
+    """A migration before v55 (Postgres v58) that re-derives pages (v53's graphless journals:
+    :func:`~gbrain.storage.db.rederive_page_ids`, rows and all) writes their link rows while
+    ``links`` has no ``label`` yet: the upgrade of such a brain failed (``table links has no
+    column named label``). Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    pages = {**TREE, "vault/journals/2026_11_28.md": "- met [[Sarah|our Sarah]] about the fund\n",
+             "vault/notes/a.md": "# A\n\nSee [[2026_11_28|that day]].\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, _tree(tmp_path, pages))
+        want = sorted(tuple(r) for r in b.conn.execute("SELECT id, kind, target, label FROM links"))
+        with b.transaction():  # as a brain before v53 (Postgres v55): no label, no name_folds yet
+            b.conn.execute("DROP INDEX idx_links_labelled")
+            b.conn.execute("ALTER TABLE links DROP COLUMN label")
+            _rewind(b.conn, pg._graphless_journals, dbmod._m53_graphless_journals)
+    with Brain.open(db_path) as b:
+        got = sorted(tuple(r) for r in b.conn.execute("SELECT id, kind, target, label FROM links"))
+        assert sorted(r[1:] for r in got) == sorted(r[1:] for r in want)  # (v53 wrote the journal page's links again: new ids)
+        assert ("wiki", "Sarah", "our Sarah") in [r[1:] for r in got]
+        assert fresh_import_differences(b) == {}

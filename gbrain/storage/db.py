@@ -853,11 +853,13 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     from ..core.brain import Brain
     from ..page.links import graph_roots, title_names
     from ..page.markdown import page_property_syntax, parse_page
-    from .derive import has_name_folds, parse_settings, write_name_folds, write_rows
+    from .derive import ensure_link_label, has_name_folds, parse_settings, write_name_folds, write_rows
 
     if not ids:
         return 0
     folds = has_name_folds(conn)  # (v56: a migration before it runs without the table)
+    if rows:
+        ensure_link_label(conn)  # (a migration before v55 writes this code's link rows)
     split, tag_syntax, property_syntax = parse_settings(conn)
     graphs = graph_roots(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")

@@ -157,6 +157,18 @@ def has_name_folds(conn) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'name_folds'").fetchone() is not None
 
 
+def ensure_link_label(conn) -> None:
+    """Add ``links.label`` (SQLite v55 / Postgres v58) when the brain has no such column yet: a
+    migration before it that writes link rows again (:func:`write_rows`: ``rederive_page_ids``,
+    :func:`rederive_all`) writes this code's rows, labels and all (the upgrade of such a brain
+    failed: ``table links has no column named label``); v55 / v58 then find the column and fill
+    the labels of the other links."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        conn.execute("ALTER TABLE links ADD COLUMN IF NOT EXISTS label text NOT NULL DEFAULT ''")
+    elif "label" not in {r[1] for r in conn.execute("PRAGMA table_info(links)")}:
+        conn.execute("ALTER TABLE links ADD COLUMN label TEXT NOT NULL DEFAULT ''")
+
+
 class PendingLinks:
     """The link rows of the new pages of a bulk import (:meth:`Brain.save_new_pages`), kept
     back and written once at its end, each resolved against every page then stored (:func:`link_resolver`), instead of
@@ -249,6 +261,7 @@ def rederive_all(conn: sqlite3.Connection) -> int:
     q = "SELECT id, slug, path, title, type, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages"
     n = 0
     folds = has_name_folds(conn)
+    ensure_link_label(conn)  # (a migration before v55 writes this code's link rows)
     for r in conn.execute(q).fetchall():
         text = ("\ufeff" if r[5] else "") + r[6] + r[7] + r[8] + r[9]
         page = parse_page(text, r[2], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[2], property_syntax, graphs))
