@@ -408,6 +408,23 @@ def test_a_hung_server_fails_after_two_short_first_attempts_not_seven_full_ones(
     assert len(srv.requests) == 4 and m.request_timeout() == 60
 
 
+def test_the_first_answer_timeout_is_a_setting_the_hung_error_names(srv, run):
+    """A server that loads a big model on its first request (Ollama, llama.cpp from a slow disk)
+    may need longer than the 15 s first-answer timeout: `config set embedding_first_timeout`
+    gives it, and the error of a server that never answered says so."""
+    setup_brain(run, srv.url)
+    assert run("config", "set", "embedding_first_timeout", "0").returncode == 2  # above 0
+    assert run("config", "set", "embedding_first_timeout", "0.3").returncode == 0
+    srv.mode = "hang"
+    try:
+        r = run("embed")
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "never answered (0.3 s a request" in err and "embedding_first_timeout" in err, err
+    finally:
+        srv.release.set()
+    assert len(srv.requests) == 2
+
+
 @pytest.mark.engine_free
 def test_once_the_server_answered_its_batches_have_the_normal_timeout_and_retries(srv):
     """After the first answer the batches go whole, with ``timeout`` (a big batch on a CPU server

@@ -100,6 +100,8 @@ SETTABLE_CONFIG = {
     "embedding_concurrency": (_is_int, "a whole number"),
     "embedding_encoding": (lambda v: v in ("float", "base64"), "float or base64"),
     "embedding_batch_size": (_is_int, "a whole number"),
+    # seconds a request waits until the server has answered once (empty: 15): search/embeddings.py FIRST_TIMEOUT
+    "embedding_first_timeout": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0), "a number of seconds above 0, or empty"),
     # the chunk budget for the brain's model (a local server whose model reads 512 tokens): search/embeddings.py
     "embedding_chunk_tokens": (chunk_tokens_ok, CHUNK_TOKENS_SAID),
     "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),

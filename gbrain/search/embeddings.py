@@ -883,7 +883,9 @@ class OpenAIEmbedding(EmbeddingModel):
                     break
                 if isinstance(e, openai.APITimeoutError) and not self.answered and attempts >= FIRST_ATTEMPTS:
                     tail = f"; the server never answered ({timeout:g} s a request until it first does)"
-                    raise ProviderError(f"embedding request to {where} failed after {attempts} attempts (last: {last}){tail}; check the server") from e
+                    raise ProviderError(f"embedding request to {where} failed after {attempts} attempts (last: {last}){tail}; check the server "
+                                        "(one that loads a big model on its first request may need longer: "
+                                        "`gbrain config set embedding_first_timeout 120`)") from e
                 delay = min(self.max_backoff, self.backoff * 2**attempt) * (0.5 + random.random() / 2)
                 ra = _retry_after(getattr(e, "response", None))
                 if ra is not None and ra > self.max_retry_after:
@@ -1206,6 +1208,7 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
         paid=_bool_config(cfg, "embedding_paid"),
         batch_size=_int_config(cfg, "embedding_batch_size", 0) or None,
+        first_timeout=float(str(cfg.get("embedding_first_timeout") or "").strip() or FIRST_TIMEOUT),
     )
     if key:
         m.key_source = KEY_ENV if key == os.environ.get(KEY_ENV) else "OPENAI_API_KEY"
