@@ -156,7 +156,7 @@ def test_link_unlink_links_backlinks(imported):
 
 def test_dangling_link_resolves_when_page_appears(imported):
     links = js(gbrain("links", "concepts/hybrid-retrieval", "--json"))
-    assert links == [{"target": "Agent memory", "to_slug": None, "kind": "wiki", "context": links[0]["context"], "count": 1, "forms": ["[[Agent memory]]"]}]
+    assert links == [{"target": "Agent memory", "to_slug": None, "kind": "wiki", "context": links[0]["context"], "count": 1, "forms": ["[[Agent memory]]"], "labels": []}]
     gbrain("put", "concepts/agent-memory", input="# Agent memory\n")
     assert js(gbrain("links", "concepts/hybrid-retrieval", "--json"))[0]["to_slug"] == "concepts/agent-memory"
 
