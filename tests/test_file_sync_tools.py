@@ -266,3 +266,18 @@ def test_lint_and_gbrain_conflicts_list_the_same_copies_and_say_how_to_resolve_e
             assert f"CONFLICT: {path}: " in said and action in said, said
         if page is not None:
             assert f"gbrain raw {page}" in action or f"gbrain put {page}" in action, action
+
+
+def test_a_round_that_looks_for_a_moves_old_path_leaves_an_evicted_note_alone(synced):
+    """Watch's round over a new note looks for the synced path it may have moved from (same file
+    id, or same base bytes, gone from disk) and took an evicted note for one: CI under load saw
+    ``test_watch_keeps_an_evicted_note`` trash the evicted page when the marker note reused the
+    note's freed inode. A copy of the evicted note's bytes at a new path is a new page; the
+    evicted page stays as it was (not moved, not trashed)."""
+    b, eng, root = synced
+    data = evict(root, "people/ana-lima.md")
+    (root / "people" / "ana-copy.md").write_bytes(data)  # same bytes: the base-hash lookup
+    out = eng.reconcile(["people/ana-copy.md"])
+    assert not out.moved and not out.trashed, (out.moved, out.trashed)
+    assert b.get_text("people/ana-lima") == data.decode() and trash(b) == []
+    assert b.page_row("people/ana-copy") is not None

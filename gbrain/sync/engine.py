@@ -2415,7 +2415,7 @@ class SyncEngine:
         into a folder created a moment earlier reaches watchdog as a delete plus a create, in
         different batches). For each new path, look up a synced path whose recorded file id
         (device, inode) is the new file's, else one whose base hash is the new file's, that is
-        gone from disk while the brain still has it (unchanged, or edited: then the plan's
+        gone from disk (not evicted by iCloud Drive, not excluded) while the brain still has it (unchanged, or edited: then the plan's
         ``edited_moves`` writes the brain's text to the new path), and add it."""
         for p in sorted(paths):
             h = D.get(p)
@@ -2430,8 +2430,8 @@ class SyncEngine:
                 if src in paths:
                     continue
                 f, why = self.stat_path(src)
-                if f is not None or why is not None:
-                    continue
+                if f is not None or why is not None or self.excluded(src) or evicted(self.root, src):
+                    continue  # (an evicted note, iCloud's placeholder in its place, went nowhere)
                 r = self.conn.execute("SELECT content_hash, 'page' FROM pages WHERE path = ? UNION ALL SELECT content_hash, 'file' FROM files WHERE path = ?", (src, src)).fetchone()
                 if r is None:
                     continue
