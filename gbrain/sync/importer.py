@@ -318,24 +318,17 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
             f = e[1]
             try:
                 st = os.lstat(f.abspath)
-            except FileNotFoundError:
-                drop.append((e, None))
-                continue
-            except OSError as err:
-                drop.append((e, err.strerror or str(err)))
-                continue
-            if not stat.S_ISREG(st.st_mode):  # replaced meanwhile by a symlink (never followed), a folder: not read
-                drop.append((e, None))
-                continue
-            if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
-                continue
-            if attempt == READ_TRIES - 1:
-                f.mtime_ns = 0  # racy: read again by the next import
-                warn(f"{f.path}: still being written (it changed within {settle * 1000:g} ms of each of {READ_TRIES} reads); "
-                     f"stored as last read; run `gbrain import` again once it is saved")
-                continue
-            f.size, f.mtime_ns = st.st_size, change_stamp(st)
-            try:
+                if not stat.S_ISREG(st.st_mode):  # replaced meanwhile by a symlink (never followed), a folder: not read
+                    drop.append((e, None))
+                    continue
+                if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
+                    continue
+                if attempt == READ_TRIES - 1:
+                    f.mtime_ns = 0  # racy: read again by the next import
+                    warn(f"{f.path}: still being written (it changed within {settle * 1000:g} ms of each of {READ_TRIES} reads); "
+                         f"stored as last read; run `gbrain import` again once it is saved")
+                    continue
+                f.size, f.mtime_ns = st.st_size, change_stamp(st)
                 e[4], e[5] = _read_or_hash(f, e[3], warn)
             except FileNotFoundError:
                 drop.append((e, None))
