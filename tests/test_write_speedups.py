@@ -84,7 +84,7 @@ def ref_derived_rows(page) -> dict[str, list[tuple]]:
         "tags": [(t, k, int(k not in fm)) for t, k in ((t, identity_key(t)) for t in page.all_tags)],
         "aliases": [(a, identity_key(a), loose_key(a)) for a in page.aliases],
         "timeline": [(e.date, e.source, e.summary, e.detail) for e in page.timeline_entries],
-        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms))) for ln in page.links],
+        "links": [(ln.kind, ln.target, loose_key(ln.target), ln.context, ln.count, _forms_json(tuple(ln.forms)), "\n".join(ln.labels)) for ln in page.links],
     }
 
 

@@ -50,7 +50,7 @@ from typing import Collection, Sequence
 from .lazynumpy import np
 
 from ..errors import BadInput, ModelUnavailable, ProviderError
-from ..storage.db import is_postgres
+from ..storage.db import is_postgres, refuse_if_damaged
 from ..storage.filters import PageFilter
 from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, chunking_of, minilm_dir
 from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
@@ -463,6 +463,8 @@ def query(
     gone = [pid for pid, _ in ranked if pid not in meta and pid not in canv]
     if gone:  # an index (keyword or vector) names a page row that is not there
         from .keyword import stale_index_warning
+
+        refuse_if_damaged(conn)  # (rows of a damaged pages table go missing without an error)
 
         notes.append(stale_index_warning(len(gone)))
     for pid, s in ranked:

@@ -87,7 +87,7 @@ import unicodedata
 from ..errors import BadInput
 from ..page.linkedit import address_spans
 from ..page.slugs import LETTER_FOLD, LETTERS, copy_original, fold_letters, fold_loose_key, fold_title_key, loose_key, title_key
-from ..storage.db import is_postgres
+from ..storage.db import is_postgres, refuse_if_damaged
 from ..storage.filters import PageFilter
 
 TITLE_WEIGHT = 5.0
@@ -2817,6 +2817,7 @@ def _with_snippets(conn, query: str, q: str, ranked: list[dict], warn=None, body
         # the index names a page row that is not there (the index is damaged, the pages are not):
         # those hits are left out, and said once
         missing = [i for i in ids if i not in meta]
+        refuse_if_damaged(conn)  # (rows of a damaged pages table go missing without an error)
         if warn is not None:
             warn(stale_index_warning(len(missing)))
         ranked = [h for h in ranked if h["id"] in meta]

@@ -2657,6 +2657,19 @@ def _quick_check_but_pieces(conn: sqlite3.Connection) -> list[str]:
 CHECK_CACHE_PAGES = 32
 
 
+def refuse_if_damaged(conn) -> None:
+    """Raise ``sqlite3.DatabaseError`` ("database disk image is malformed: …", which the surfaces
+    turn into the one "is damaged" line, exit 1) when :func:`quick_check` finds the SQLite file
+    damaged; nothing on Postgres or a sound file. For a read that found the search index naming a
+    page row that is not there: a stale index (warned, the hit left out) or a damaged pages table,
+    whose rows then go missing without an error (tests/test_faults.py)."""
+    if is_postgres(conn):
+        return
+    problem = quick_check(conn)
+    if problem:
+        raise sqlite3.DatabaseError(f"database disk image is malformed ({problem})")
+
+
 def quick_check(conn: sqlite3.Connection) -> str | None:
     """SQLite's ``PRAGMA quick_check`` (O(database size): 43 ms for a 2,000-page, 19 MB brain):
     None when the file is sound, else the first problem it names. A brain holding big files in

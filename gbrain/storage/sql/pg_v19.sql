@@ -18,7 +18,9 @@ CREATE TABLE IF NOT EXISTS search_stats_part (
 DELETE FROM search_stats_part;
 INSERT INTO search_stats_part (pages, lexemes)
 SELECT count(*), coalesce(sum(length(search_tsv)), 0) FROM pages;
-CREATE OR REPLACE VIEW search_totals AS
+-- (dropped first: a re-run after v59, whose view adds tokens, cannot narrow it in place)
+DROP VIEW IF EXISTS search_totals;
+CREATE VIEW search_totals AS
 SELECT coalesce(sum(pages), 0)::bigint AS pages, coalesce(sum(lexemes), 0)::bigint AS lexemes FROM search_stats_part;
 
 -- adds one change of the totals and folds every row no other open transaction holds into one
