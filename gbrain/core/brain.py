@@ -87,6 +87,7 @@ SPECIAL_FILES = {"index.md": "original_index", "schema.md": "original_schema", "
 MAX_PAGE_CHARS = 16 * 1024 * 1024  # the importer keeps larger markdown as a file, so put refuses it
 
 _is_int = lambda v: v.strip().isdigit()  # noqa: E731
+_seconds_or_empty = lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0)  # noqa: E731
 
 #: config keys a user may set: a value check, and what it takes (for the error when a value fails it)
 SETTABLE_CONFIG = {
@@ -101,12 +102,12 @@ SETTABLE_CONFIG = {
     "embedding_encoding": (lambda v: v in ("float", "base64"), "float or base64"),
     "embedding_batch_size": (_is_int, "a whole number"),
     # seconds a request waits until the server has answered once (empty: 15): search/embeddings.py FIRST_TIMEOUT
-    "embedding_first_timeout": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0), "a number of seconds above 0, or empty"),
+    "embedding_first_timeout": (_seconds_or_empty, "a number of seconds above 0, or empty"),
     # the chunk budget for the brain's model (a local server whose model reads 512 tokens): search/embeddings.py
     "embedding_chunk_tokens": (chunk_tokens_ok, CHUNK_TOKENS_SAID),
     "embedding_paid": (lambda v: v.strip().lower() in ("", "true", "false", "yes", "no", "1", "0"), "true or false"),
     # seconds `query` waits for the question's embedding from a server, then keyword results (empty: 5)
-    "query_embed_timeout": (lambda v: v.strip() == "" or (bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)) and float(v) > 0), "a number of seconds above 0, or empty"),
+    "query_embed_timeout": (_seconds_or_empty, "a number of seconds above 0, or empty"),
     "embed_confirm_usd": (lambda v: bool(re.fullmatch(r"\s*\d+(\.\d+)?\s*", v)), "an amount in US dollars, e.g. 5 or 2.50"),
     # an agent's `brain_embed` with a local model and no limit stops after about this many seconds
     # (empty: 30; 0: no bound): operations/search.py AGENT_SECONDS

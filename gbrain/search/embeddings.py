@@ -1208,7 +1208,7 @@ def _openai(name: str, cfg: dict) -> EmbeddingModel:
         max_in_flight=_int_config(cfg, "embedding_concurrency", 4),
         paid=_bool_config(cfg, "embedding_paid"),
         batch_size=_int_config(cfg, "embedding_batch_size", 0) or None,
-        first_timeout=float(str(cfg.get("embedding_first_timeout") or "").strip() or FIRST_TIMEOUT),
+        first_timeout=seconds_config(cfg, "embedding_first_timeout", FIRST_TIMEOUT),
     )
     if key:
         m.key_source = KEY_ENV if key == os.environ.get(KEY_ENV) else "OPENAI_API_KEY"
@@ -1224,6 +1224,21 @@ def _bool_config(cfg: dict, key: str) -> bool | None:
     if v in ("false", "no", "0"):
         return False
     raise BadInput(f"config {key} must be true or false, got {v!r}")
+
+
+def seconds_config(cfg: dict, key: str, default: float) -> float:
+    """Config ``key`` as seconds (a number above 0), ``default`` when unset or empty. Raises
+    :class:`BadInput` for a value that is not a positive number."""
+    v = cfg.get(key)
+    if v in (None, ""):
+        return default
+    try:
+        f = float(v)
+    except ValueError as e:
+        raise BadInput(f"config {key} must be a number of seconds, got {v!r}") from e
+    if not f > 0:
+        raise BadInput(f"config {key} must be above 0 seconds")
+    return f
 
 
 def _int_config(cfg: dict, key: str, default: int) -> int:

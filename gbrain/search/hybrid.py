@@ -52,7 +52,7 @@ from .lazynumpy import np
 from ..errors import BadInput, ModelUnavailable, ProviderError
 from ..storage.db import is_postgres, refuse_if_damaged
 from ..storage.filters import PageFilter
-from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, chunking_of, minilm_dir
+from .embeddings import MINILM_INSTALL, MINILM_MODEL, EmbeddingModel, chunking_of, minilm_dir, seconds_config
 from .keyword import copies_below_originals, empty_query, keyword_candidates, search as keyword_search
 from .vectors import VectorIndex, active_model, stale_count, stored_dims
 
@@ -141,16 +141,7 @@ def embed_wait(config: dict) -> float:
     """Seconds ``query`` waits for the question's embedding from a server (config
     ``query_embed_timeout``, default :data:`EMBED_WAIT_S`), retries included; then keyword results.
     Raises :class:`BadInput` for a value that is not a positive number."""
-    v = config.get("query_embed_timeout")
-    if v in (None, ""):
-        return EMBED_WAIT_S
-    try:
-        f = float(v)
-    except ValueError as e:
-        raise BadInput(f"config query_embed_timeout must be a number of seconds, got {v!r}") from e
-    if not f > 0:
-        raise BadInput("config query_embed_timeout must be above 0 seconds")
-    return f
+    return seconds_config(config, "query_embed_timeout", EMBED_WAIT_S)
 
 
 def has_vectors(conn: sqlite3.Connection, model: str) -> bool:
