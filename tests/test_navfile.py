@@ -241,3 +241,88 @@ def test_a_nav_file_over_nav_max_bytes_is_never_parsed(db_path, monkeypatch):
         brain_mod._NAV_PARSED.clear()
         assert [x["slug"] for x in b.backlinks("docs/index")] == ["docs/TOC.yml"]
         assert nav_entries(big, "docs/TOC.yml")[2] is None
+
+
+def test_lint_reports_a_dead_nav_entry_with_its_line_and_a_fix(db_path):
+    """A TOC entry naming no page is a ``dead_nav_entries`` finding (default lint): the nav file,
+    the entry as written, its line and section, the page path it names, and what to do (gbrain
+    never rewrites a nav file). An entry above the brain's top names nothing the brain could hold:
+    spared; an entry naming a stored non-page file too."""
+    from gbrain.core.lint import lint
+
+    toc = TOC + b"    - name: Above\n      href: ../../outside.md\n    - name: Data\n      href: notes.markdown\n"
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "identity/index", "identity/ad-ds/plan/Plan", "identity/ad-ds/plan/Forest-Design")
+        b.save_file("identity/notes.markdown", b"kept as a file\n")
+        b.save_file("identity/TOC.yml", toc)
+        r = lint(b)
+        assert "dead_nav_entries" in r["checks"]
+        got = [x for x in r["items"] if x["check"] == "dead_nav_entries"]
+        assert [(x["slug"], x["target"], x["missing_slug"], x["line"], x["context"]) for x in got] == [
+            ("identity/TOC.yml", "../get-started/whats-new.md", "get-started/whats-new", 12, "Identity › AD DS › Elsewhere"),
+            ("identity/TOC.yml", "ad-ds/gone.md", "identity/ad-ds/gone", 20, "Identity › AD DS › Gone")]
+        assert "line 20" in got[1]["message"] and "no page" in got[1]["message"]
+        assert "`gbrain put identity/ad-ds/gone`" in got[1]["action"] and "identity/TOC.yml" in got[1]["action"]
+        assert r["counts"]["dead_nav_entries"] == 2
+        _pages(b, "identity/ad-ds/gone")  # a page created at the entry's path: no longer dead
+        assert [x["target"] for x in lint(b, checks=["dead_nav_entries"])["items"]] == ["../get-started/whats-new.md"]
+
+
+def test_a_dead_nav_entry_of_a_moved_page_names_its_new_place(tmp_path, db_path):
+    import json
+
+    tree = tmp_path / "docs"
+    (tree / "guide").mkdir(parents=True)
+    (tree / "guide" / "install.md").write_text("# Install\n")
+    (tree / "mkdocs.yml").write_bytes(b"site_name: x\ndocs_dir: .\nnav:\n  - Home: guide/install.md\n")
+    assert gbrain_in_process("import", str(tree), "--db", str(db_path)).returncode == 0
+    (tree / "guide" / "install.md").rename(tree / "guide" / "setup.md")
+    assert gbrain_in_process("sync", str(tree), "--db", str(db_path)).returncode == 0
+    r = gbrain_in_process("lint", "--check", "dead_nav_entries", "--json", "--db", str(db_path))
+    (f,) = json.loads(r.stdout)["items"]
+    assert (f["slug"], f["target"], f["line"], f["suggestions"]) == ("mkdocs.yml", "guide/install.md", 4, ["guide/setup"]), f
+    assert "guide/setup" in f["message"] and "guide/setup.md" in f["action"]
+
+
+def test_an_mkdocs_yml_without_nav_reaches_every_page_under_docs_dir(db_path):
+    """MkDocs without ``nav:`` lists every page under ``docs_dir`` in its navigation: none of them is
+    an orphan; a page outside docs_dir still is, and so is one under a docs_dir an mkdocs.yml with a
+    ``nav:`` leaves out (MkDocs warns about it)."""
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "site/docs/index", "site/docs/guide/deep", "site/README", "other/src/a", "other/src/b")
+        b.save_file("site/mkdocs.yml", b"site_name: x\ntheme: material\n")
+        b.save_file("other/mkdocs.yml", b"site_name: y\ndocs_dir: src\nnav:\n  - a.md\n")
+        assert [o["slug"] for o in _orphans(b)] == ["other/src/b", "site/README"]
+        assert b.backlinks("site/docs/index") == []  # no entry names it: no backlink
+        b.save_file("site/mkdocs.yml", b"site_name: x\nnav:\n  - index.md\n")
+        assert [o["slug"] for o in _orphans(b)] == ["other/src/b", "site/README", "site/docs/guide/deep"]
+
+
+def test_graph_and_path_follow_nav_and_canvas_links(db_path):
+    """``graph`` and ``path`` walk a nav file's entries and a canvas's nodes as ``backlinks`` lists
+    them: the file is a node (its path, type ``nav``/``canvas``), linking to each page it names."""
+    import json
+
+    from gbrain import operations as ops
+
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "identity/index", "identity/ad-ds/plan/Plan", "Notes/Alone", "Notes/Other")
+        b.save_file("identity/TOC.yml", TOC)
+        b.save_file("Board.canvas", json.dumps({"nodes": [{"id": "a", "type": "file", "file": "identity/index.md"},
+                                                          {"id": "b", "type": "text", "text": "see [[Alone]]"}]}).encode())
+    ctx = ops.Context(db=str(db_path))
+    r = ops.run("graph", {"slug": "identity/ad-ds/plan/Plan", "depth": 1}, ctx)
+    assert [(n["slug"], n["type"], n["distance"]) for n in r["nodes"]] == [
+        ("identity/ad-ds/plan/Plan", "note", 0), ("identity/TOC.yml", "nav", 1)]
+    assert [(e["from"], e["to"], e["kind"], e["context"]) for e in r["edges"]] == [
+        ("identity/TOC.yml", "identity/ad-ds/plan/Plan", "nav", "Identity › AD DS › Plan")]
+    r = ops.run("graph", {"slug": "identity/ad-ds/plan/Plan", "depth": 3}, ctx)
+    assert [(n["slug"], n["distance"]) for n in r["nodes"]] == [
+        ("identity/ad-ds/plan/Plan", 0), ("identity/TOC.yml", 1), ("identity/index", 2), ("Board.canvas", 3)]
+    r = ops.run("graph", {"slug": "identity/TOC.yml", "depth": 1, "direction": "out"}, ctx)
+    assert [n["slug"] for n in r["nodes"]] == ["identity/TOC.yml", "identity/ad-ds/plan/Plan", "identity/index"]
+    assert ops.run("graph", {"slug": "identity/index", "depth": 1, "direction": "out"}, ctx)["nodes"][1:] == []
+    r = ops.run("path", {"from": "identity/ad-ds/plan/Plan", "to": "Notes/Alone"}, ctx)
+    assert [p["slug"] for p in r["path"]] == ["identity/ad-ds/plan/Plan", "identity/TOC.yml", "identity/index", "Board.canvas", "Notes/Alone"]
+    assert [(x["kind"], x["forward"]) for x in r["links"]] == [("nav", False), ("nav", True), ("file", False), ("wiki", True)]
+    assert ops.run("path", {"from": "identity/index", "to": "Notes/Other"}, ctx)["found"] is False

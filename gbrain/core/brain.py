@@ -32,7 +32,7 @@ from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
 from ..page import navfile
-from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries
+from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries, nav_path
 from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields, write_canvas_cards
@@ -1514,27 +1514,16 @@ class Brain:
         ``docs_dir``), exactly, else in another case (one such page); else none. A nav file that
         does not load has none, nor one over ``navfile.NAV_MAX_BYTES`` (2 MiB: never read). Parsed once
         per process per path and content hash (``_NAV_PARSED``); resolved now."""
-        row = self.conn.execute("SELECT content_hash, pieces, size FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None or row[1] or row[2] > navfile.NAV_MAX_BYTES:  # a nav file that big is read as none, unread
-            return []
-        key = (path, row[0])
-        parsed = _NAV_PARSED.get(key)
+        parsed = self.nav_read(path)
         if parsed is None:
-            data = blobs.file_bytes(self.conn, path)
-            if data is None:
-                return []
-            base, entries, _ = nav_entries(data, path)
-            parsed = (base, [(e.href, e.target, SECTION_SEP.join(e.section)[:200], e.form[:200]) for e in entries])
-            if len(_NAV_PARSED) >= 512:
-                _NAV_PARSED.clear()
-            _NAV_PARSED[key] = parsed
-        base, written = parsed
+            return []
+        base, written, _every = parsed
         index = index or SqlIndex(self.conn)
         ids: dict[str, int | None] = {}
         slugs: dict[int, str] = {}
         out = []
         for href, target, context, form in written:
-            c = posixpath.normpath(target.lstrip("/") if target.startswith("/") else posixpath.join(base, target))
+            c = nav_path(base, target)
             if c not in ids:
                 pid = None
                 if not (c.startswith("..") or c == "."):
@@ -1547,6 +1536,41 @@ class Brain:
                 ids[c] = pid
             pid = ids[c]
             out.append({"target": href, "to_slug": slugs[pid] if pid is not None else None, "kind": "nav", "context": context, "count": 1, "forms": [form]})
+        return out
+
+    def nav_read(self, path: str) -> "tuple[str, list[tuple[str, str, str, str]], bool] | None":
+        """What the stored nav file ``path`` holds, parsed (once per process per path and content
+        hash, ``_NAV_PARSED``): ``(base folder, [(href, target, context, form)], lists_all)``;
+        ``lists_all``: an ``mkdocs.yml`` without ``nav:``, whose site lists every page under its
+        ``docs_dir`` (:func:`~gbrain.page.navfile.lists_every_page`). None: no such file, or one over
+        ``navfile.NAV_MAX_BYTES`` (never read)."""
+        row = self.conn.execute("SELECT content_hash, pieces, size FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None or row[1] or row[2] > navfile.NAV_MAX_BYTES:  # a nav file that big is read as none, unread
+            return None
+        key = (path, row[0])
+        parsed = _NAV_PARSED.get(key)
+        if parsed is None:
+            data = blobs.file_bytes(self.conn, path)
+            if data is None:
+                return None
+            base, entries, warning = nav_entries(data, path)
+            every = not entries and warning is None and navfile.lists_every_page(data, path)
+            parsed = (base, [(e.href, e.target, SECTION_SEP.join(e.section)[:200], e.form[:200]) for e in entries], every)
+            if len(_NAV_PARSED) >= 512:
+                _NAV_PARSED.clear()
+            _NAV_PARSED[key] = parsed
+        return parsed
+
+    def nav_folders(self) -> list[str]:
+        """The folders whose every page a docs site lists without naming it: the ``docs_dir`` of
+        each stored ``mkdocs.yml`` without ``nav:`` (MkDocs then builds its navigation from every
+        page under that folder); '' for the brain's top."""
+        out = []
+        for p in self.nav_files():
+            if posixpath.basename(p).lower().startswith("mkdocs."):
+                parsed = self.nav_read(p)
+                if parsed is not None and parsed[2]:
+                    out.append("" if parsed[0] in (".", "") else parsed[0])
         return out
 
     def nav_backlinks(self, page_id: int) -> list[dict]:

@@ -89,6 +89,7 @@ CHECKS = (
     "dead_links",
     "dead_anchors",
     "dead_attachments",
+    "dead_nav_entries",
     "orphans",
     "stale_compiled_truth",
     "open_threads",
@@ -511,6 +512,54 @@ def _dead_canvas_links(brain, only: "set[str] | None" = None) -> list[dict]:
     return out
 
 
+def _dead_nav_entries(brain, only: "set[str] | None" = None) -> list[dict]:
+    """An entry of a docs tree's nav file (``TOC.yml``, ``_toc.yml``, ``mkdocs.yml`` ``nav:``:
+    :mod:`gbrain.page.navfile`) naming a page path no page has, with its line, the path it names
+    and, when the history knows it, the page's new name. Spared: an entry above the brain's top
+    (a docs repo's other doc sets) and one naming a stored file that is no page. Reported, not
+    fixed: gbrain never rewrites a nav file."""
+    from ..page.navfile import entry_lines, nav_path
+
+    out = []
+    navs = brain.nav_files()
+    index = brain._canvas_index(navs) if navs else None
+    for path in navs:
+        if only is not None and path not in only:
+            continue
+        parsed = brain.nav_read(path)
+        if parsed is None:
+            continue
+        base, written, _every = parsed
+        dead = [(w, x) for w, x in zip(written, brain.nav_links(path, index)) if x["to_slug"] is None]
+        dead = [(w, x, c) for w, x in dead if not (c := nav_path(base, w[1])).startswith("..") and c != "."]
+        dead = [(w, x, c) for w, x, c in dead if not brain.conn.execute(
+            "SELECT 1 FROM files WHERE path = ? OR lower(path) = lower(?)", (c, c)).fetchone()]
+        if not dead:
+            continue
+        from ..storage import blobs
+
+        text = (blobs.file_bytes(brain.conn, path) or b"").decode("utf-8", "replace")
+        lines = dict(zip((w for w in written), entry_lines(text, [w[0] for w in written])))
+        for w, x, c in dead:
+            href, _target, context, form = w
+            line = lines.get(w)
+            moved = (brain.renamed(c) or {}).get("slug")
+            where = f"{path}" + (f" line {line}" if line else "")
+            unnamable = bool(slug_problem(c))
+            if moved:
+                new_href = posixpath.relpath(moved, base or ".") + (".md" if href.split("#", 1)[0].lower().endswith(".md") else "")
+                message = f"entry '{form}' ({where}, {context}) names {c}, the old name of {moved} (renamed or moved)"
+                action = f"point the entry at {new_href} in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)"
+            else:
+                message = f"entry '{form}' ({where}, {context}) names {c}, which is no page"
+                action = (("" if unnamable else f"create the page (`gbrain put {cmd_arg(c)}`), or ")
+                          + f"correct or drop the entry in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)")
+            out.append({"check": "dead_nav_entries", "slug": path, "target": href, "missing_slug": None if unnamable else c,
+                        "line": line, "form": form, "context": context, "suggestions": [moved] if moved else [],
+                        **({"moved_to": moved} if moved else {}), "message": message, "action": action})
+    return out
+
+
 def _named_by(conn, target: str) -> list[str]:
     """The pages whose title, alias or slugified name is the last segment of a dead link's
     ``target`` (``../people/ana`` → the page titled "Ana"), by slug: what a path link no file
@@ -723,6 +772,10 @@ def _orphans(brain) -> list[dict]:
     # a note a canvas holds is no orphan (Obsidian's backlinks list the canvas), nor a page a docs tree's nav lists
     reached = (brain.canvas_reached() | brain.nav_reached()) if rows else set()
     rows = [r for r in rows if not is_copy(r["path"]) and r["slug"] not in reached]  # a conflict copy: the conflicts check's
+    # an mkdocs.yml without nav: lists every page under its docs_dir (MkDocs builds the nav from them)
+    listed = brain.nav_folders() if rows else []
+    if listed:
+        rows = [r for r in rows if not any(f == "" or r["path"].startswith(f + "/") for f in listed)]
     return [
         {
             "check": "orphans",
@@ -1890,7 +1943,7 @@ def lint(brain, *, checks: list[str] | None = None, as_of: str | None = None, th
             notes.update(extra)
         elif c == "open_threads":
             found = _open_threads(brain, day, thread_days)
-        elif c in ("dead_links", "dead_anchors", "dead_attachments"):
+        elif c in ("dead_links", "dead_anchors", "dead_attachments", "dead_nav_entries"):
             found = globals()["_" + c](brain, only)
             if c == "dead_links":
                 site = [s for s in site_path_links(brain.conn) if only is None or s[1] in only]

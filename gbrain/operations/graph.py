@@ -7,7 +7,13 @@ indexes, so the cost grows with the pages reached, not with the brain.
 """
 from __future__ import annotations
 
+import posixpath
+
+from ..core.brain import _PLAIN_NAME
 from ..errors import BadInput
+from ..page import navfile
+from ..page.navfile import is_nav_file
+from ..storage import blobs
 from .registry import Param, obj, op, read_slug
 
 DIRECTIONS = ["both", "out", "in"]
@@ -16,27 +22,130 @@ NODE = obj("slug", "distance", slug="string", title="string?", type="string?", d
 EDGE = obj("from", "to", **{"from": "string", "to": "string", "kind": "string", "context": "string"})
 
 
-def _neighbours(conn, ids: list[int], direction: str) -> list[tuple[int, int, str, str]]:
-    """Resolved links touching ``ids``: ``(from_id, to_id, kind, context)``."""
-    out: list[tuple[int, int, str, str]] = []
-    for i in range(0, len(ids), 500):
-        part = ids[i : i + 500]
+class _Files:
+    """The links of the stored canvases and nav files to pages, as ``backlinks`` lists them (a
+    file is a node keyed by its path, a page by its id): read as a walk reaches them. Into a page:
+    every canvas, and only the nav files whose bytes hold the page's file name in some case (as
+    :meth:`Brain.nav_backlinks`; a name of other characters than ``[A-Za-z0-9_.-]`` reads them
+    all); out of a file: that file's."""
+
+    def __init__(self, b):
+        self.b = b
+        self.kinds: dict[str, str] = {}
+        self._out: dict[str, list] = {}
+        self._in: dict[int, list] = {}
+        self._loaded: set[str] = set()
+        self._navs: list[str] | None = None
+        self._bytes: dict[str, bytes] = {}
+        self._ids: dict[str, int | None] = {}
+
+    def _load(self, path: str) -> None:
+        if path in self._loaded:
+            return
+        self._loaded.add(path)
+        nav = is_nav_file(path)
+        self.kinds[path] = "nav" if nav else "canvas"
+        seen = set()
+        for x in (self.b.nav_links(path) if nav else self.b.canvas_links(path)):
+            slug = x["to_slug"]
+            if not slug or slug in seen:
+                continue
+            seen.add(slug)
+            if slug not in self._ids:
+                r = self.b.conn.execute("SELECT id FROM pages WHERE slug = ?", (slug,)).fetchone()
+                self._ids[slug] = r[0] if r else None
+            if self._ids[slug] is not None:
+                e = (path, self._ids[slug], x["kind"], x["context"])
+                self._out.setdefault(path, []).append(e)
+                self._in.setdefault(self._ids[slug], []).append(e)
+
+    def out_of(self, path: str) -> list:
+        self._load(path)
+        return self._out.get(path, [])
+
+    def into(self, ids: list[int]) -> list:
+        if self._navs is None:
+            for c in self.b.canvases():
+                self._load(c)
+            self._navs = self.b.nav_files()
+        todo = [p for p in self._navs if p not in self._loaded]
+        if todo and ids:
+            stems = set()
+            for i in range(0, len(ids), 500):
+                part = ids[i : i + 500]
+                stems |= {posixpath.basename(s) for (s,) in self.b.conn.execute(f"SELECT slug FROM pages WHERE id IN ({','.join('?' * len(part))})", part)}
+            plain = all(_PLAIN_NAME.fullmatch(s) for s in stems)
+            needles = [s.lower().encode() for s in stems]
+            for p in todo:
+                if plain:
+                    if p not in self._bytes:
+                        r = self.b.conn.execute("SELECT pieces, size FROM files WHERE path = ?", (p,)).fetchone()
+                        small = r is not None and not r[0] and r[1] <= navfile.NAV_MAX_BYTES  # a bigger one is read as none, unread
+                        self._bytes[p] = (blobs.file_bytes(self.b.conn, p) or b"").lower() if small else b""
+                    if not any(n in self._bytes[p] for n in needles):
+                        continue
+                self._load(p)
+        return [e for i in ids for e in self._in.get(i, [])]
+
+
+def _key(x) -> tuple:
+    """A node's sort key: pages (ids) first, then files (paths)."""
+    return (isinstance(x, str), x)
+
+
+def _edge_key(e) -> tuple:
+    return (_key(e[0]), _key(e[1]), e[2], e[3] or "")
+
+
+def _neighbours(conn, ids: list, direction: str, files: "_Files | None" = None) -> list[tuple]:
+    """Links touching the nodes ``ids`` (page ids; a stored canvas's or nav file's path):
+    ``(from, to, kind, context)``; a resolved page link, or a file's link to a page (``files``)."""
+    out: list[tuple] = []
+    pages = [i for i in ids if not isinstance(i, str)]
+    for i in range(0, len(pages), 500):
+        part = pages[i : i + 500]
         marks = ",".join("?" * len(part))
         if direction in ("out", "both"):
             out += conn.execute(f"SELECT from_page_id, to_page_id, kind, context FROM links WHERE to_page_id IS NOT NULL AND from_page_id IN ({marks})", part).fetchall()
         if direction in ("in", "both"):
             out += conn.execute(f"SELECT from_page_id, to_page_id, kind, context FROM links WHERE to_page_id IS NOT NULL AND to_page_id IN ({marks})", part).fetchall()
-    return [tuple(r) for r in out]
+    out = [tuple(r) for r in out]
+    if files is not None:
+        if direction in ("out", "both"):
+            out += [e for i in ids if isinstance(i, str) for e in files.out_of(i)]
+        if direction in ("in", "both") and pages:
+            out += files.into(pages)
+    return out
 
 
-def _pages(conn, ids) -> dict[int, dict]:
+def _pages(conn, ids, files: "_Files | None" = None) -> dict:
     ids = list(ids)
-    out: dict[int, dict] = {}
+    out: dict = {}
+    for x in ids:
+        if isinstance(x, str):  # a canvas or nav file: its path, its name, its kind
+            out[x] = {"slug": x, "title": x.rsplit("/", 1)[-1], "type": files.kinds.get(x) if files is not None else None}
+    ids = [x for x in ids if not isinstance(x, str)]
     for i in range(0, len(ids), 500):
         part = ids[i : i + 500]
         for r in conn.execute(f"SELECT id, slug, title, type FROM pages WHERE id IN ({','.join('?' * len(part))})", part):
             out[r["id"]] = {"slug": r["slug"], "title": r["title"], "type": r["type"]}
     return out
+
+
+def _start(b, slug: str, ctx, files: _Files):
+    """The node a walk starts from: the page ``slug`` names (a renamed page's old name: its page,
+    with a warning), else a stored canvas or nav file by its path."""
+    from ..errors import NotFound
+
+    try:
+        row = b.resolve_slug(read_slug(b, slug, ctx)[0], suggest=not (is_nav_file(slug) or slug.lower().endswith(".canvas")))
+        return row["id"], row["slug"]
+    except NotFound:
+        path = b.stored_file_path(slug)
+        if path is None or not (is_nav_file(path) or path.lower().endswith(".canvas")):
+            raise
+        files.kinds[path] = "nav" if is_nav_file(path) else "canvas"
+        return path, path
 
 
 def _graph_text(r: dict, a: dict) -> str:
@@ -115,15 +224,16 @@ def _graph_cut(r: dict, offset: int, budget: int) -> tuple[dict, int | None]:
     cut=_graph_cut,
 )
 def _graph(b, a, ctx):
-    root = b.resolve_slug(read_slug(b, a["slug"], ctx)[0])  # a renamed page's old name: its page, with a warning
+    files = _Files(b)
+    root_id, root_slug = _start(b, a["slug"], ctx, files)
     depth, direction, limit = a["depth"] or 1, a.get("direction") or "both", a["limit"] or 100
-    dist = {root["id"]: 0}
-    edges: set[tuple[int, int, str, str]] = set()
-    came: dict[int, tuple[int, tuple[int, int, str, str]]] = {}  # page → (the page it was reached from, that link)
-    frontier = [root["id"]]
+    dist = {root_id: 0}
+    edges: set[tuple] = set()
+    came: dict = {}  # node → (the node it was reached from, that link)
+    frontier = [root_id]
     for d in range(1, depth + 1):
         nxt = []
-        for e in sorted(_neighbours(b.conn, frontier, direction), key=lambda e: (e[0], e[1], e[2], e[3] or "")):
+        for e in sorted(_neighbours(b.conn, frontier, direction, files), key=_edge_key):
             f, t = e[0], e[1]
             edges.add(e)
             for n, other in ((f, t), (t, f)):
@@ -134,8 +244,8 @@ def _graph(b, a, ctx):
         frontier = nxt
         if not frontier:
             break
-    pages = _pages(b.conn, dist)
-    keep = [i for i in dist if i == root["id"] or not a.get("type") or pages[i]["type"] == a["type"]]
+    pages = _pages(b.conn, dist, files)
+    keep = [i for i in dist if i == root_id or not a.get("type") or pages[i]["type"] == a["type"]]
     if len(keep) == 1 and len(dist) > 1:
         b.check_type(a.get("type"), ctx.on_warning)
     keep.sort(key=lambda i: (dist[i], pages[i]["slug"]))
@@ -149,7 +259,7 @@ def _graph(b, a, ctx):
         while n in came:
             n, e = came[n]
             chain_edges.add(e)
-            if n != root["id"]:
+            if n != root_id:
                 via.append(pages[n]["slug"])
         if via:
             node["via"] = via[::-1]
@@ -159,7 +269,7 @@ def _graph(b, a, ctx):
         key=lambda e: (e[0], e[1], e[2], e[3] or ""),
     )
     out_edges = [{"from": f, "to": t, "kind": k, "context": c} for f, t, k, c in out_edges]
-    return {"root": root["slug"], "depth": depth, "direction": direction, "nodes": nodes, "edges": out_edges, "more": more}
+    return {"root": root_slug, "depth": depth, "direction": direction, "nodes": nodes, "edges": out_edges, "more": more}
 
 
 def _path_text(r: dict, a: dict) -> str:
@@ -187,36 +297,37 @@ def _path_text(r: dict, a: dict) -> str:
                links={"type": "array", "items": obj("from", "to", "forward", **{"from": "string", "to": "string", "forward": "boolean", "kind": "string", "context": "string"})}),
 )
 def _path(b, a, ctx):
-    src, dst = (b.resolve_slug(read_slug(b, a[k], ctx)[0]) for k in ("from", "to"))  # each end follows a rename, as graph's start
+    files = _Files(b)
+    (src, src_slug), (dst, dst_slug) = (_start(b, a[k], ctx, files) for k in ("from", "to"))  # each end follows a rename, as graph's start
     max_depth = a["max_depth"] or 6
-    base = {"from": src["slug"], "to": dst["slug"], "max_depth": max_depth}
-    if src["id"] == dst["id"]:
-        raise BadInput(f"{ctx.flag('from')} and {ctx.flag('to')} are the same page ({src['slug']})")
-    prev: dict[int, tuple[int, tuple[int, int, str, str]]] = {}
-    seen = {src["id"]}
-    frontier = [src["id"]]
+    base = {"from": src_slug, "to": dst_slug, "max_depth": max_depth}
+    if src == dst:
+        raise BadInput(f"{ctx.flag('from')} and {ctx.flag('to')} are the same page ({src_slug})")
+    prev: dict = {}
+    seen = {src}
+    frontier = [src]
     for _ in range(max_depth):
         nxt = []
         here_set = set(frontier)
-        for e in sorted(_neighbours(b.conn, frontier, "both")):
+        for e in sorted(_neighbours(b.conn, frontier, "both", files), key=_edge_key):
             f, t = e[0], e[1]
             for here, there in ((f, t), (t, f)):
                 if here in here_set and there not in seen:
                     seen.add(there)
                     prev[there] = (here, e)
                     nxt.append(there)
-        if dst["id"] in seen or not nxt:
+        if dst in seen or not nxt:
             break
         frontier = nxt
-    if dst["id"] not in seen:
+    if dst not in seen:
         return {**base, "found": False, "hops": None, "path": [], "links": []}
-    chain, hops = [dst["id"]], []
-    while chain[-1] != src["id"]:
+    chain, hops = [dst], []
+    while chain[-1] != src:
         here, e = prev[chain[-1]]
         hops.append(e)
         chain.append(here)
     chain.reverse()
     hops.reverse()
-    pages = _pages(b.conn, chain)
+    pages = _pages(b.conn, chain, files)
     links = [{"from": pages[f]["slug"], "to": pages[t]["slug"], "forward": f == chain[i], "kind": k, "context": c} for i, (f, t, k, c) in enumerate(hops)]
     return {**base, "found": True, "hops": len(hops), "path": [pages[i] for i in chain], "links": links}

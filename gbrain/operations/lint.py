@@ -21,7 +21,8 @@ def _checks_arg(v: str | None) -> list[str] | None:
 #: description names none: the `check` parameter lists them and each finding says what is wrong
 _LINT_DETAILS = (
     "Checks: dead_links, dead_anchors (a [[Page#Heading]] / #^block the page lacks) and dead_attachments (![[image.png]], [pdf](x.pdf) "
-    "naming no file in the brain; these two only when named in `check` or when slug names a few pages: brain-wide they read every page with a link), orphans, stale_compiled_truth (timeline newer than "
+    "naming no file in the brain; these two only when named in `check` or when slug names a few pages: brain-wide they read every page with a link), "
+    "dead_nav_entries (a TOC.yml / _toc.yml / mkdocs.yml entry naming no page, with its line), orphans (a page a canvas or nav file lists is none), stale_compiled_truth (timeline newer than "
     "the frontmatter updated: date), open_threads (older than thread_days, or ticked done), tag_duplicates "
     "(yc-alum / yc_alum / YC Alum), embeddings (missing or stale), frontmatter_errors, duplicate_titles, conflicts (a sync's conflict copy still to merge and delete; "
     "copies are no orphans or duplicate titles; nor are pages of type briefing or report), conflict_markers (git's <<<<<<< / ======= / >>>>>>> "
@@ -34,8 +35,8 @@ _LINT_DETAILS = (
 
 def _scope_params() -> list[Param]:
     return [
-        Param("check", description="comma-separated: " + ",".join(lintmod.CHECKS) + "; default all but " + ",".join(lintmod.OPT_IN), joins=",",
-              details=f"(those too when slug selects at most {lintmod.OPT_IN_NAMED} pages)"),
+        Param("check", description="comma-separated: " + ",".join(c + "*" * (c in lintmod.OPT_IN) for c in lintmod.CHECKS) + "; *: only when named", joins=",",
+              details=f"(or when slug selects at most {lintmod.OPT_IN_NAMED} pages)"),
         Param("slug", "array", "only findings that touch these pages: slugs (a list or one comma-separated string); a folder "
               "ending in / means every page under it", details="applied before the limit"),
         Param("since", description="only findings that touch pages updated since: an ISO date/time or a span like 24h, 7d",

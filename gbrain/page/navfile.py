@@ -222,3 +222,39 @@ def nav_entries(data: bytes, path: str) -> tuple[str, list[NavEntry], str | None
         return folder, out, f"a TOC is a list of entries (or a mapping with items), not a {type(top).__name__}"
     _docfx(items, out)
     return folder, out, None
+
+
+def nav_path(base: str, target: str) -> str:
+    """The brain path (no ``.md``) a nav entry's ``target`` names from its ``base`` folder
+    (:func:`nav_entries`); a leading ``/`` from the brain's top. Starts with ``..`` (or is
+    ``.``) when it is above the top: no page."""
+    return posixpath.normpath(target.lstrip("/") if target.startswith("/") else posixpath.join(base, target))
+
+
+def lists_every_page(data: bytes, path: str) -> bool:
+    """Whether the nav file stored at ``path`` is an ``mkdocs.yml`` without ``nav:`` (nor the old
+    ``pages:``) that loads: MkDocs then lists every page under its ``docs_dir``
+    (docs/storage.md "Navigation files")."""
+    if not _mkdocs(path) or len(data) > NAV_MAX_BYTES:
+        return False
+    top, warning = load_nav(data)
+    return warning is None and isinstance(top, dict) and "nav" not in top and "pages" not in top
+
+
+def entry_lines(text: str, hrefs: list[str]) -> list[int | None]:
+    """The 1-based line of each entry (its ``href`` as loaded, in the file's order) in the nav
+    file's ``text``: its first whole occurrence after the previous entry's, else anywhere; None
+    where the text does not hold it as loaded (an escaped or folded YAML scalar)."""
+    import re
+
+    out: list[int | None] = []
+    at = 0
+    for h in hrefs:
+        pat = re.compile(r"(?<![^\s\"':\[{,])" + re.escape(h) + r"(?![^\s\"',\]}])")
+        m = pat.search(text, at) or pat.search(text)
+        if m is None:
+            out.append(None)
+            continue
+        out.append(text.count("\n", 0, m.start()) + 1)
+        at = m.end()
+    return out
