@@ -326,3 +326,13 @@ def test_graph_and_path_follow_nav_and_canvas_links(db_path):
     assert [p["slug"] for p in r["path"]] == ["identity/ad-ds/plan/Plan", "identity/TOC.yml", "identity/index", "Board.canvas", "Notes/Alone"]
     assert [(x["kind"], x["forward"]) for x in r["links"]] == [("nav", False), ("nav", True), ("file", False), ("wiki", True)]
     assert ops.run("path", {"from": "identity/index", "to": "Notes/Other"}, ctx)["found"] is False
+
+
+@pytest.mark.engine_free
+def test_entry_lines_find_each_href_whole_and_in_order():
+    from gbrain.page.navfile import entry_lines
+
+    text = "- name: a\n  href: a.md\n- name: b\n  href: \"data.md\"\n- name: c\n  href: a.md\n- name: d\n  href: 'x%20y.md'\n"
+    assert entry_lines(text, ["a.md", "data.md", "a.md", "x%20y.md", "ta.md"]) == [2, 4, 6, 8, None]
+    _base, entries, _w = nav_entries(MKDOCS, "site/mkdocs.yml")
+    assert entry_lines(MKDOCS.decode(), [e.href for e in entries]) == [11, 13, 14]

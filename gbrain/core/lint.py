@@ -545,13 +545,14 @@ def _dead_nav_entries(brain, only: "set[str] | None" = None) -> list[dict]:
             line = lines.get(w)
             moved = (brain.renamed(c) or {}).get("slug")
             where = f"{path}" + (f" line {line}" if line else "")
+            at = (f"line {line}, " if line else "") + context
             unnamable = bool(slug_problem(c))
             if moved:
                 new_href = posixpath.relpath(moved, base or ".") + (".md" if href.split("#", 1)[0].lower().endswith(".md") else "")
-                message = f"entry '{form}' ({where}, {context}) names {c}, the old name of {moved} (renamed or moved)"
+                message = f"entry '{form}' ({at}) names {c}, the old name of {moved} (renamed or moved)"
                 action = f"point the entry at {new_href} in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)"
             else:
-                message = f"entry '{form}' ({where}, {context}) names {c}, which is no page"
+                message = f"entry '{form}' ({at}) names {c}, which is no page"
                 action = (("" if unnamable else f"create the page (`gbrain put {cmd_arg(c)}`), or ")
                           + f"correct or drop the entry in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)")
             out.append({"check": "dead_nav_entries", "slug": path, "target": href, "missing_slug": None if unnamable else c,
