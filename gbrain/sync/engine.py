@@ -528,6 +528,8 @@ class SyncEngine:
         #: that completed, recorded outside the folder (:meth:`bind` reads it): deletions made
         #: while git moved since are git's (:meth:`_by_git`); None: no git, or not known
         self.git_base: dict | None = None
+        #: git's index as last read by :meth:`_git_wrote`: (its stat, the object id per path)
+        self._git_index: tuple[tuple, dict[bytes, bytes] | None] | None = None
 
     # ---- binding and locking ------------------------------------------------
 
@@ -2584,6 +2586,8 @@ class SyncEngine:
             data.decode("utf-8")
         except UnicodeDecodeError:  # not a page any more: the plain rules (import as a file)
             return None
+        if self._git_wrote(p, data):  # `git stash`/`checkout -f`/`reset --hard`/`restore`: the user's
+            return None
         from ..core.history import body
 
         brain_bytes = self.db_bytes(p)
@@ -2593,6 +2597,33 @@ class SyncEngine:
         if view is None:
             return None
         return data, view.merged
+
+    def _git_wrote(self, p: str, data: bytes) -> bool:
+        """Whether ``data``, the file at ``p``, is byte for byte the blob git's index holds for
+        it (:func:`gitstate.index_blobs`; CRLF read as LF too, ``core.autocrlf``): git wrote it
+        (``git stash``, ``checkout -f``, ``reset --hard``, ``restore``, a checkout or pull), so
+        an older version there is the user discarding uncommitted changes, writes through gbrain
+        among them, not an editor saving an old buffer: no stale save (trial 44: watch merged an
+        agent's stashed lines back, and ``git stash pop`` then failed). False without git, for a
+        path git does not track, or an index gbrain cannot read. The index is read again only
+        when its stat changed."""
+        g = gitstate.find(self.root)
+        if g is None:
+            return False
+        try:
+            st = os.stat(g.gitdir / "index")
+        except OSError:
+            return False
+        stamp = (str(g.gitdir), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if self._git_index is None or self._git_index[0] != stamp:
+            self._git_index = (stamp, gitstate.index_blobs(g))
+        blobs = self._git_index[1]
+        if not blobs:
+            return False
+        rel = os.path.relpath(os.path.realpath(self.root), g.top)
+        pre = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        oid = blobs.get((pre + p).encode("utf-8", "surrogateescape"))
+        return oid is not None and oid in gitstate.blob_ids(g, data)
 
     def _both_merge(self, p: str, f: DiskFile, b: str) -> tuple[bytes, bytes] | None:
         """Whether the page (or page's ``.raw`` sidecar) at ``p``, changed in the brain and in its

@@ -16,6 +16,9 @@ module tells them apart:
 * :func:`index_paths`: the paths git's index lists (versions 2, 3 and 4), so a caller can check
   that git no longer tracks the notes gone (a checkout took them away; an ``rm -rf`` leaves them
   in the index);
+* :func:`index_blobs` / :func:`blob_ids`: the object id git's index holds per path, and a text's
+  ids as a blob, so a caller can tell a file git just wrote (``stash``, ``checkout``, ``reset
+  --hard``, ``restore``: byte for byte what the index holds) from an editor's save;
 * :func:`describe`: a few words for the log (``git checkout main → other``);
 * :func:`load` / :func:`save`: the fingerprint a sync recorded, kept per brain and folder
   outside the folder (``$GBRAIN_CACHE_DIR/git/``).
@@ -183,10 +186,10 @@ def _object_id_size(g: GitDir) -> int:
     return 32 if re.search(rb"(?im)^\s*objectformat\s*=\s*sha256\s*$", cfg) else 20
 
 
-def index_paths(g: GitDir) -> set[bytes] | None:
-    """The paths (bytes, relative to ``g.top``) git's index lists as in the work tree: entries
-    with the skip-worktree bit (sparse checkout) left out. None when the index is missing or
-    not read: an unknown version, a split index (``link`` extension), a truncated file."""
+def _index_entries(g: GitDir) -> list[tuple[bytes, bytes, int, int]] | None:
+    """git's index as ``(path, object id, flags, extended flags)`` per entry (paths in bytes,
+    relative to ``g.top``). None when the index is missing or not read: an unknown version, a
+    split index (``link`` extension), a truncated file."""
     try:
         with open(g.gitdir / "index", "rb") as fh:
             data = fh.read()
@@ -198,12 +201,13 @@ def index_paths(g: GitDir) -> set[bytes] | None:
     if version not in (2, 3, 4):
         return None
     hl = _object_id_size(g)
-    out: set[bytes] = set()
+    out: list[tuple[bytes, bytes, int, int]] = []
     pos = 12
     prev = b""
     try:
         for _ in range(count):
             # ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each), object id, flags (2)
+            oid = data[pos + 40 : pos + 40 + hl]
             (flags,) = struct.unpack(">H", data[pos + 40 + hl : pos + 42 + hl])
             p = pos + 42 + hl
             ext = 0
@@ -228,12 +232,44 @@ def index_paths(g: GitDir) -> set[bytes] | None:
                 name = data[p:end]
                 pos += ((p - pos) + len(name) + 8) & ~7
             prev = name
-            if not ext & 0x4000:  # skip-worktree: git keeps it out of the work tree
-                out.add(name)
+            if len(oid) != hl:
+                return None
+            out.append((name, oid, flags, ext))
     except (struct.error, ValueError, IndexError):
         return None
     if data[pos : pos + 4] == b"link":  # split index: the entries live in a shared index too
         return None
+    return out
+
+
+def index_paths(g: GitDir) -> set[bytes] | None:
+    """The paths (bytes, relative to ``g.top``) git's index lists as in the work tree: entries
+    with the skip-worktree bit (sparse checkout) left out. None when the index is missing or
+    not read: an unknown version, a split index (``link`` extension), a truncated file."""
+    entries = _index_entries(g)
+    if entries is None:
+        return None
+    return {name for name, _oid, _flags, ext in entries if not ext & 0x4000}  # skip-worktree: kept out of the work tree
+
+
+def index_blobs(g: GitDir) -> dict[bytes, bytes] | None:
+    """The object id git's index holds for each path it keeps in the work tree, merged (stage
+    0: a path mid-conflict has none) and not skip-worktree; None as :func:`index_paths`."""
+    entries = _index_entries(g)
+    if entries is None:
+        return None
+    return {name: oid for name, oid, flags, ext in entries if not ext & 0x4000 and not flags & 0x3000}
+
+
+def blob_ids(g: GitDir, data: bytes) -> set[bytes]:
+    """The object ids ``data`` has as a git blob (``git hash-object``: SHA-1, or SHA-256 in a
+    repository of that object format), and, when it holds CRLF line ends, the id of its text
+    with LF ends too (what ``core.autocrlf`` checks out as CRLF is stored with LF)."""
+    algo = hashlib.sha256 if _object_id_size(g) == 32 else hashlib.sha1
+    out = {algo(b"blob %d\0" % len(data) + data).digest()}
+    if b"\r\n" in data:
+        lf = data.replace(b"\r\n", b"\n")
+        out.add(algo(b"blob %d\0" % len(lf) + lf).digest())
     return out
 
 
@@ -272,4 +308,4 @@ def save(k: str, fp: dict | None) -> None:
         pass
 
 
-__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "key", "load", "save"]
+__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "blob_ids", "key", "load", "save"]

@@ -1,0 +1,168 @@
+"""A brain folder kept in git while an agent writes through gbrain (trial 44).
+
+git's own ways of discarding uncommitted changes (``git stash``, ``git checkout -f``, ``git reset
+--hard``, ``git restore``) rewrite a note with an older version: byte for byte the blob git's
+index holds. When the changes discarded were writes through gbrain (an agent's puts, which watch
+had written to the file), the stale-save rule took git's rewrite for an editor saving an old
+buffer and merged the agent's lines back: the tree was dirty again at once, and ``git stash pop``
+failed ("Your local changes … would be overwritten"). A file equal to git's index blob is git's
+write, taken as the user's (the brain's replaced version stays in the history); an editor's stale
+save (the buffer plus typed lines) is still merged.
+
+Real ``git`` makes the repositories; the engine runs on both engines (``--engine postgres``),
+and one scenario runs ``gbrain watch`` as a real process with a real observer.
+"""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine
+from gbrain.sync.gitstate import blob_ids, find, index_blobs
+
+from test_git_folder import GIT_ENV, equal, git, pytestmark  # noqa: F401  (skips without git)
+from test_watch import Watch, wait_for
+
+PATH = "notes/a.md"
+SLUG = "notes/a"
+HEAD_TEXT = "# A\n\nA note kept in git.\n\n## Timeline\n\n- **2026-12-01** | user | committed\n"
+
+
+def repo(root: Path) -> None:
+    (root / "notes").mkdir(parents=True)
+    (root / PATH).write_text(HEAD_TEXT, encoding="utf-8")
+    (root / "notes" / "b.md").write_text("# B\n\nanother note\n", encoding="utf-8")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "init")
+
+
+def agent_writes(b: Brain, n: int = 2) -> list[str]:
+    """``n`` writes through gbrain (an agent's timeline entries); returns their lines."""
+    lines = []
+    for i in range(n):
+        summary = f"agent entry number {i} about the quarterly plan"
+        b.timeline_add(SLUG, f"2026-12-0{2 + i}", summary, "agent")
+        lines.append(summary)
+    return lines
+
+
+def git_ok(root: Path, *args: str) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run(["git", "-c", "core.autocrlf=false", *args], cwd=root, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV})
+
+
+def versions(b: Brain) -> list[str]:
+    from gbrain.core.history import version_bytes
+
+    n = b.conn.execute("SELECT MAX(version) FROM history WHERE kind = 'page' AND name = ?", (SLUG,)).fetchone()[0]
+    return [version_bytes(b, "page", SLUG, v).decode("utf-8") for v in range(1, n + 1)
+            if b.conn.execute("SELECT body_id FROM history WHERE kind = 'page' AND name = ? AND version = ?", (SLUG, v)).fetchone()[0]]
+
+
+@pytest.mark.engine_free
+def test_blob_ids_are_git_s_object_ids(tmp_path):
+    root = tmp_path / "r"
+    repo(root)
+    g = find(root)
+    blobs = index_blobs(g)
+    assert blobs[PATH.encode()].hex() == git(root, "rev-parse", f"HEAD:{PATH}").strip()
+    assert blobs[PATH.encode()] in blob_ids(g, HEAD_TEXT.encode())
+    assert blobs[PATH.encode()] in blob_ids(g, HEAD_TEXT.replace("\n", "\r\n").encode())  # autocrlf's checkout
+    assert blobs[PATH.encode()] not in blob_ids(g, HEAD_TEXT.encode() + b"x")
+
+
+@pytest.mark.parametrize("how", ["stash", "reset", "restore", "checkout-f"])
+def test_git_discarding_an_agent_s_writes_is_the_user_s_edit(tmp_path, db_path, how):
+    """Two writes through gbrain reach the file; git puts back the committed text: the page is
+    git's text (not merged with the agent's lines), the tree stays clean, the agent's versions
+    stay in the history, and ``git stash pop`` brings them back."""
+    root = tmp_path / "brain"
+    repo(root)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            lines = agent_writes(b)
+            rep = eng.sync()
+            assert rep["changed"]["exported"] == [PATH], rep
+            agent_text = (root / PATH).read_text(encoding="utf-8")
+            assert all(x in agent_text for x in lines)
+            if how == "stash":
+                git(root, "stash", "-q")
+            elif how == "reset":
+                git(root, "reset", "-q", "--hard")
+            elif how == "restore":
+                git(root, "restore", PATH)
+            else:
+                git(root, "checkout", "-q", "-f", "HEAD")
+            assert (root / PATH).read_text(encoding="utf-8") == HEAD_TEXT
+            rep = eng.sync()
+            assert rep["merged"] == [] and rep["conflicts"] == [], rep
+            assert (root / PATH).read_text(encoding="utf-8") == HEAD_TEXT
+            assert b.get_text(SLUG) == HEAD_TEXT
+            assert git(root, "status", "--porcelain") == ""
+            assert agent_text in versions(b)  # the discarded text is kept
+            assert equal(b, root)
+            if how == "stash":
+                r = git_ok(root, "stash", "pop")
+                assert r.returncode == 0, r.stderr
+                eng.sync()
+                assert b.get_text(SLUG) == agent_text
+        finally:
+            eng.close()
+
+
+def test_an_editor_s_stale_save_in_a_git_folder_is_still_merged(tmp_path, db_path):
+    """The rule above is git's blob only: an editor's old buffer plus a typed line (not what git
+    holds) is a stale save, merged with the agent's writes as anywhere else."""
+    root = tmp_path / "brain"
+    repo(root)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            lines = agent_writes(b)
+            eng.sync()
+            (root / PATH).write_text(HEAD_TEXT + "typed by the person\n", encoding="utf-8")
+            rep = eng.sync()
+            assert rep["merged"] == [PATH], rep
+            page = b.get_text(SLUG)
+            assert all(x in page for x in lines) and "typed by the person" in page
+        finally:
+            eng.close()
+
+
+def test_git_stash_and_pop_of_an_agent_s_writes_under_a_running_watch(tmp_path, db_path):
+    """`gbrain watch` as a real process with a real observer: an agent's two puts reach the
+    note, `git stash` leaves the tree at HEAD (not merged back: the trial's `stash pop` failed
+    with "Your local changes … would be overwritten"), `git stash pop` brings them back."""
+    root = tmp_path / "brain"
+    repo(root)
+    w = Watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.get_text(SLUG) == HEAD_TEXT, "the first sync")
+            lines = agent_writes(b)
+            wait_for(lambda: all(x in (root / PATH).read_text(encoding="utf-8") for x in lines), "the agent's writes to reach the note")
+            agent_text = b.get_text(SLUG)
+            git(root, "stash", "-q")
+            wait_for(lambda: b.get_text(SLUG) == HEAD_TEXT, "the stash to reach the brain")
+            wait_for(lambda: equal(b, root), "the tree and the brain to verify equal")
+            assert (root / PATH).read_text(encoding="utf-8") == HEAD_TEXT
+            assert not w.saw("merged your save")
+            r = git_ok(root, "stash", "pop")
+            assert r.returncode == 0, r.stderr
+            wait_for(lambda: b.get_text(SLUG) == agent_text, "the popped writes to reach the brain")
+            wait_for(lambda: equal(b, root), "the tree and the brain to verify equal")
+        code, _ = w.stop()
+        assert code == 0, "\n".join(w.lines)
+    finally:
+        w.kill()
