@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from gbrain.core.brain import Brain
+from gbrain.core.history import trash_list
 from gbrain.sync.engine import SyncEngine
 from gbrain.sync.gitstate import blob_ids, find, index_blobs
 
@@ -166,3 +167,37 @@ def test_git_stash_and_pop_of_an_agent_s_writes_under_a_running_watch(tmp_path, 
         assert code == 0, "\n".join(w.lines)
     finally:
         w.kill()
+
+
+def test_the_git_line_names_what_git_did_last_not_the_checkout_of_the_recorded_state(tmp_path, db_path):
+    """Watch judges git's deletions against the git state of its start-up sync, maybe hours old:
+    the trial's `git reset --hard HEAD~3` on `feature` (and a `git pull`) were said as `git
+    checkout reorg → feature`, the checkout of that old state. The line now names the newest entry
+    of HEAD's reflog when it moved HEAD where it is (`gitstate.last_reflog`)."""
+    from gbrain.sync.engine import MASS_TRASH
+    from gbrain.sync.gitstate import fingerprint
+
+    from test_git_folder import notes
+
+    root = tmp_path / "brain"
+    repo(root)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            started = eng.git_base  # a watch started here, on main
+            assert started and fingerprint(root)["head"] == "ref: refs/heads/main"
+            git(root, "checkout", "-qb", "feature")
+            gone = notes(root, "journal", MASS_TRASH + 5)
+            git(root, "add", "-A")
+            git(root, "commit", "-qm", "journal")
+            eng.sync()
+            eng.git_base = started  # as under watch: no whole-tree sync since its start
+            git(root, "reset", "-q", "--hard", "HEAD~1")
+            rep = eng.sync()
+            assert sorted(t["path"] for t in trash_list(b, limit=0)) == sorted(gone)
+            assert len(rep["git"]) == 1 and rep["git"][0].startswith("git reset: moving to HEAD~1: "), rep["git"]
+            assert "checkout" not in rep["git"][0]
+        finally:
+            eng.close()

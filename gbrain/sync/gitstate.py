@@ -165,11 +165,45 @@ def _branch(head: str) -> str:
     return head[:10]
 
 
+def last_reflog(gitdir: str | os.PathLike, commit: str | None) -> str | None:
+    """The message of the newest entry of HEAD's reflog (``logs/HEAD``: ``checkout: moving from
+    main to other``, ``reset: moving to HEAD~3``, ``pull: Fast-forward``), when that entry moved
+    HEAD to ``commit`` (the commit HEAD names now); else None (no reflog, or not that entry)."""
+    try:
+        with open(Path(gitdir) / "logs" / "HEAD", "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 8192))
+            tail = fh.read()
+    except OSError:
+        return None
+    lines = tail.rstrip(b"\n").split(b"\n")
+    if not lines or b"\t" not in lines[-1]:
+        return None
+    head, msg = lines[-1].split(b"\t", 1)
+    ids = head.split(b" ")
+    if not commit or len(ids) < 2 or ids[1].decode("ascii", "replace") != commit:
+        return None
+    text = msg.decode("utf-8", "replace").strip()
+    text = "".join(c if c.isprintable() else " " for c in text)
+    return text[:120] or None
+
+
 def describe(old: dict, new: dict) -> str:
-    """A few words naming what git did between ``old`` and ``new`` (:func:`fingerprint`s):
-    ``git checkout main → other`` (HEAD names another branch or commit), ``git reset/rebase/merge
-    on main`` (ORIG_HEAD rewritten: git wrote it before moving the branch), ``git commit on main``
-    (the branch moved), else ``git (the index changed)`` (``git rm``, ``git stash``)."""
+    """A few words naming what git did between ``old`` and ``new`` (:func:`fingerprint`s): the
+    newest entry of HEAD's reflog when it moved HEAD to ``new``'s commit (:func:`last_reflog`:
+    ``git checkout main → other``, ``git reset: moving to HEAD~3``, ``git pull: Fast-forward``;
+    under watch ``old`` may be hours old, so comparing the two named a checkout of then for a
+    reset or pull of now: trial 44); else from the fingerprints: ``git checkout main → other``
+    (HEAD names another branch or commit), ``git reset/rebase/merge on main`` (ORIG_HEAD
+    rewritten: git wrote it before moving the branch), ``git commit on main`` (the branch moved),
+    else ``git (the index changed)`` (``git rm``, ``git stash``)."""
+    msg = last_reflog(new.get("gitdir") or "", new.get("commit"))
+    if msg:
+        m = re.fullmatch(r"checkout: moving from (.+) to (.+)", msg)
+        if m:
+            a, b = (x[:10] if re.fullmatch(r"[0-9a-f]{40,64}", x) else x for x in m.groups())
+            return f"git checkout {a} → {b}"
+        return f"git {msg}"
     oh, nh = old.get("head") or "", new.get("head") or ""
     if oh != nh:
         return f"git checkout {_branch(oh)} → {_branch(nh)}"
@@ -308,4 +342,4 @@ def save(k: str, fp: dict | None) -> None:
         pass
 
 
-__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "blob_ids", "key", "load", "save"]
+__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "blob_ids", "last_reflog", "key", "load", "save"]
