@@ -26,6 +26,7 @@ from gbrain.sync.gitstate import blob_ids, find, index_blobs
 
 from test_git_folder import GIT_ENV, equal, git, pytestmark  # noqa: F401  (skips without git)
 from test_watch import Watch, wait_for
+from conftest import gbrain
 
 PATH = "notes/a.md"
 SLUG = "notes/a"
@@ -201,3 +202,34 @@ def test_the_git_line_names_what_git_did_last_not_the_checkout_of_the_recorded_s
             assert "checkout" not in rep["git"][0]
         finally:
             eng.close()
+
+
+def test_gitignore_is_not_read_and_gbrainignore_takes_its_lines(tmp_path, db_path):
+    """README "Brains in git": a gitignored note is imported (git's history is not the brain);
+    the same lines in `.gbrainignore` leave it out."""
+    root = tmp_path / "brain"
+    repo(root)
+    (root / ".gitignore").write_text("private/\nnode_modules/\n", encoding="utf-8")
+    (root / "private").mkdir()
+    (root / "private" / "diary.md").write_text("# Diary\n", encoding="utf-8")
+    (root / "node_modules" / "pkg").mkdir(parents=True)
+    (root / "node_modules" / "pkg" / "README.md").write_text("# pkg\n", encoding="utf-8")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            slugs = {r[0] for r in b.conn.execute("SELECT slug FROM pages")}
+            assert {"private/diary", "node_modules/pkg/README"} <= slugs
+        finally:
+            eng.close()
+    other = tmp_path / "other"
+    repo(other)
+    (other / ".gitignore").write_text("private/\n", encoding="utf-8")
+    (other / ".gbrainignore").write_text((other / ".gitignore").read_text())
+    (other / "private").mkdir()
+    (other / "private" / "diary.md").write_text("# Diary\n", encoding="utf-8")
+    r = gbrain("import", str(other), "--db", str(tmp_path / "other.db"))
+    assert r.returncode == 0, r.stderr
+    with Brain.open(tmp_path / "other.db") as b2:
+        assert b2.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE 'private/%'").fetchone()[0] == 0
