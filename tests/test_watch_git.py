@@ -14,6 +14,7 @@ and one scenario runs ``gbrain watch`` as a real process with a real observer.
 """
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -233,3 +234,61 @@ def test_gitignore_is_not_read_and_gbrainignore_takes_its_lines(tmp_path, db_pat
     assert r.returncode == 0, r.stderr
     with Brain.open(tmp_path / "other.db") as b2:
         assert b2.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE 'private/%'").fetchone()[0] == 0
+
+
+def test_a_linked_worktree_inside_the_folder_is_left_out(tmp_path, db_path):
+    """`git worktree add wt other` inside the brain folder is a second checkout of the same notes
+    (the trial's made 1,516 second pages): import and sync leave it out, said as a worktree;
+    `!wt/` in `.gbrainignore` brings it in."""
+    root = tmp_path / "brain"
+    repo(root)
+    git(root, "branch", "other")
+    git(root, "worktree", "add", "-q", "wt", "other")
+    git(root, "worktree", "add", "-q", str(tmp_path / "beside"), "-b", "beside")  # outside: nothing to leave out
+    assert (root / "wt" / PATH).is_file()
+    r = gbrain("import", str(root), "--json", env={"GBRAIN_DB": str(db_path)})
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout)
+    skipped = {s["path"]: s["reason"] for s in rep["skipped"]} if isinstance(rep["skipped"][0], dict) else dict(rep["skipped"])
+    assert "linked git worktree" in skipped.get("wt/", ""), rep["skipped"]
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE 'wt/%'").fetchone()[0] == 0
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            rep = eng.sync()
+            assert rep["ok"] and rep["counts"]["imported"] == 0, rep
+            assert eng.excluded("wt/notes/a.md").startswith("a linked git worktree")
+            (root / ".gbrainignore").write_text("!wt/\n", encoding="utf-8")
+            eng.reload_ignore()
+            eng.sync()
+            assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE 'wt/%'").fetchone()[0] == 2
+        finally:
+            eng.close()
+
+
+def test_a_worktree_added_under_a_running_watch_is_left_out(tmp_path, db_path):
+    """`gbrain watch` as a real process: `git worktree add` inside the folder while it runs; the
+    worktree's notes never become pages (a note written after it does), and `git worktree
+    remove` trashes nothing."""
+    root = tmp_path / "brain"
+    repo(root)
+    git(root, "branch", "other")
+    w = Watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.get_text(SLUG) == HEAD_TEXT, "the first sync")
+            git(root, "worktree", "add", "-q", "wt", "other")
+            (root / "after.md").write_text("# After\n", encoding="utf-8")
+            wait_for(lambda: b.get_text("after") is not None, "the note written after the worktree")
+            wait_for(lambda: equal(b, root), "the tree and the brain to verify equal")
+            assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE 'wt/%'").fetchone()[0] == 0
+            git(root, "worktree", "remove", "wt")
+            (root / "later.md").write_text("# Later\n", encoding="utf-8")
+            wait_for(lambda: b.get_text("later") is not None, "a note written after the removal")
+            assert trash_list(b, limit=0) == []
+        code, _ = w.stop()
+        assert code == 0, "\n".join(w.lines)
+        assert not any("wt/" in line for line in w.lines), w.lines
+    finally:
+        w.kill()

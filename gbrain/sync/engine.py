@@ -681,6 +681,20 @@ class SyncEngine:
         self.spec = load_ignore(self.root)
         self.ignored = ignore_matcher(self.spec)
 
+    def worktrees_moved(self) -> bool:
+        """Whether a linked git worktree was added or removed since the rules were read (the
+        stamp of ``<common>/worktrees``: :func:`gitstate.worktrees_inside`); then the rules are
+        read again. Watch asks before each batch: git makes a worktree's admin folder before
+        it checks the files out, so they are left out from their first event."""
+        if self.spec is None:
+            return False
+        g = gitstate.find(self.root)
+        now = gitstate._stamp(g.common / "worktrees") if g is not None else None
+        if now == getattr(self.spec, "worktrees_stamp", None):
+            return False
+        self.reload_ignore()
+        return True
+
     def touch(self) -> None:
         """Record that this client is alive (``sync_root.synced_at`` = now) when the last record is
         older than :data:`TOUCH_S`, so a folder that is synced but sees no change is not expired
@@ -712,11 +726,12 @@ class SyncEngine:
         if is_temp_name(parts[-1]):
             return "editor temp file"
         if self.spec is not None:
+            trees = getattr(self.spec, "worktrees", ())
             if self.spec.match_file(rel):
-                return ignore_reason(rel)
+                return ignore_reason(rel, trees)
             d = next(("/".join(parts[:i]) + "/" for i in range(1, len(parts)) if self.spec.match_file("/".join(parts[:i]) + "/")), None)
             if d:
-                return ignore_reason(d)
+                return ignore_reason(d, trees)
         return None
 
     def _listdir(self, reldir: str) -> set[str] | None:

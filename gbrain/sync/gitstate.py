@@ -100,6 +100,41 @@ def find(folder: str | os.PathLike) -> GitDir | None:
         d = parent
 
 
+def worktrees_inside(folder: str | os.PathLike) -> tuple[list[str], list[int] | None]:
+    """The linked worktrees (``git worktree add``) of the repository holding ``folder`` that lie
+    inside it, as folder paths relative to it (``wt/``, ``.worktrees/fix/``): each is a second
+    checkout of the same notes, not notes of its own (a trial's ``git worktree add wt-b3 b3``
+    inside the watched folder made 1,516 second pages). Read from ``<common>/worktrees/*/gitdir``
+    (the path of each worktree's ``.git`` file), no walk. Also the stamp of ``<common>/worktrees``
+    (None without one), which changes when a worktree is added or removed."""
+    g = find(folder)
+    if g is None:
+        return [], None
+    admin = g.common / "worktrees"
+    stamp = _stamp(admin)
+    if stamp is None:
+        return [], None
+    top = os.path.realpath(folder)
+    out = []
+    try:
+        names = sorted(os.listdir(admin))
+    except OSError:
+        return [], stamp
+    for name in names:
+        raw = _read(admin / name / "gitdir")
+        if not raw or not raw.strip():
+            continue
+        dot = Path(os.fsdecode(raw.strip()))
+        if not dot.is_absolute():
+            dot = admin / name / dot
+        wt = os.path.realpath(os.path.dirname(os.path.normpath(dot)))
+        rel = os.path.relpath(wt, top)
+        if rel == "." or rel.startswith("..") or os.path.isabs(rel):
+            continue
+        out.append(rel.replace(os.sep, "/") + "/")
+    return out, stamp
+
+
 def _stamp(p: Path) -> list[int] | None:
     try:
         st = os.stat(p)
@@ -342,4 +377,4 @@ def save(k: str, fp: dict | None) -> None:
         pass
 
 
-__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "blob_ids", "last_reflog", "key", "load", "save"]
+__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "blob_ids", "last_reflog", "worktrees_inside", "key", "load", "save"]

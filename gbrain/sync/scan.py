@@ -257,13 +257,33 @@ def is_evicted(why: str) -> bool:
 
 
 def load_ignore(root: Path) -> pathspec.PathSpec:
-    """The ignore rules of ``root``: :data:`DEFAULT_IGNORE`, then ``root/.gbrainignore``
-    (gitignore syntax, via ``pathspec``)."""
+    """The ignore rules of ``root``: :data:`DEFAULT_IGNORE`, the linked git worktrees inside it
+    (:func:`gitstate.worktrees_inside`: a second checkout of the same notes), then
+    ``root/.gbrainignore`` (gitignore syntax, via ``pathspec``; ``!wt/`` brings a worktree in).
+    The spec carries ``worktrees`` (those folders) and ``worktrees_stamp``."""
+    from .gitstate import worktrees_inside
+
     lines = list(DEFAULT_IGNORE)
+    trees, stamp = worktrees_inside(root)
+    lines += ["/" + glob_escape(t) for t in trees]
     f = root / IGNORE_FILE
     if f.is_file():
         lines += f.read_text(encoding="utf-8", errors="replace").splitlines()
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    spec.worktrees = frozenset(trees)
+    spec.worktrees_stamp = stamp
+    return spec
+
+
+def glob_escape(rel: str) -> str:
+    """``rel`` as a gitignore pattern that matches only itself (``*?[\\`` and a leading ``#``/``!``
+    escaped, trailing blanks kept)."""
+    out = re.sub(r"([*?\[\\])", r"\\\1", rel)
+    if out[:1] in ("#", "!"):
+        out = "\\" + out
+    if out.rstrip(" ") != out:
+        out = out.rstrip(" ") + "\\ " * (len(out) - len(out.rstrip(" ")))
+    return out
 
 
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
@@ -284,6 +304,19 @@ def ignore_matcher(spec: pathspec.PathSpec | None) -> Callable[[str], bool]:
     :func:`walk_tree` asks about each file instead (:func:`_file_names`)."""
     if spec is None:
         return _file_names(lambda rel: False, [], 0)
+    m = _ignore_matcher(spec)
+    trees = getattr(spec, "worktrees", None)
+    if trees:
+        try:
+            m.worktrees = trees
+        except AttributeError:  # a bound method (spec.match_file): wrap it
+            inner = m
+            m = lambda rel: inner(rel)  # noqa: E731
+            m.worktrees = trees
+    return m
+
+
+def _ignore_matcher(spec: pathspec.PathSpec) -> Callable[[str], bool]:
     match_file = spec.match_file
     parts, anywhere, flags, names = [], [], set(), []
     screenable = True
@@ -358,8 +391,12 @@ def _file_names(matcher: Callable[[str], bool], names: list[str], flags: int) ->
     return matcher
 
 
-def ignore_reason(rel: str) -> Why:
-    """Why an ignored path is skipped, for the report (``rel`` ends with ``/`` for a folder)."""
+def ignore_reason(rel: str, worktrees: frozenset[str] | tuple = ()) -> Why:
+    """Why an ignored path is skipped, for the report (``rel`` ends with ``/`` for a folder;
+    ``worktrees``: the linked git worktrees the rules leave out, :func:`load_ignore`)."""
+    if worktrees and any(rel.startswith(t) for t in worktrees):
+        t = next(t for t in worktrees if rel.startswith(t))
+        return Why(f"a linked git worktree (a second checkout of this repository; `!{t}` in .gbrainignore syncs it)", IGNORED)
     name = rel.rstrip("/").rsplit("/", 1)[-1] + "/"
     if name in SYNC_TOOL_DIRS:
         return Why(f"ignored by default ({SYNC_TOOL_DIRS[name]}; `!{name}` in .gbrainignore syncs it)", IGNORED)
@@ -485,7 +522,7 @@ def walk_tree(
                     skipped.append((escaped(rel) + "/", NOT_UTF8))
                 elif ignored(rel + "/"):
                     if report_ignored:
-                        skipped.append((rel + "/", ignore_reason(rel + "/")))
+                        skipped.append((rel + "/", ignore_reason(rel + "/", getattr(ignored, "worktrees", ()))))
                 else:
                     subdirs.append((entry.path, rel + "/"))
                 continue
@@ -516,7 +553,7 @@ def walk_tree(
                     continue
                 if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
                     if report_ignored and not is_system_metadata(name):  # as below
-                        skipped.append((rel, ignore_reason(rel)))
+                        skipped.append((rel, ignore_reason(rel, getattr(ignored, "worktrees", ()))))
                     continue
                 add((rel, NOT_TAKEN, NOT_TAKEN))
                 continue
@@ -534,7 +571,7 @@ def walk_tree(
                 continue
             if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
                 if report_ignored and not is_system_metadata(name):  # one per folder: no news
-                    skipped.append((rel, ignore_reason(rel)))
+                    skipped.append((rel, ignore_reason(rel, getattr(ignored, "worktrees", ()))))
                 continue
             m, c = st.st_mtime_ns, st.st_ctime_ns
             add((rel, st.st_size, m if m > c else c))  # change_stamp(st), inlined

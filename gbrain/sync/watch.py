@@ -919,6 +919,10 @@ class Watcher:
                     # own, so a full sync follows once the events settle
                     eng.reload_ignore()
                     rules_changed = True
+            if items and eng.worktrees_moved():
+                # `git worktree add` inside the folder: its checkout is left out from its first
+                # event (`gitstate.worktrees_inside`); removed: a full sync as for new rules
+                rules_changed = True
             now = time.monotonic()
             # 2. the root must still be there, and the brain file the one watch has open
             if now >= next_root_check:
