@@ -167,3 +167,22 @@ def test_verify_compares_the_keys_with_the_text(brain):
         brain.conn.execute("DELETE FROM name_folds WHERE page_id = (SELECT id FROM pages WHERE slug = 'people/zoë-kim')")
     res = derived_check(brain)
     assert res["views_differing"] == {"name folds": 1} and res["mismatched_pages"] == ["people/zoë-kim"]
+
+
+def test_the_fold_weighs_alike_both_ways(brain):
+    """A page named by the query only but for its accents or its own letters gets the bonus at
+    PLURAL_EXACT_SHARE whichever side has them: "Łukasz Nowak" gave the ASCII page *Lukasz
+    Nowak* the whole bonus (the query's search_form, ``ł`` spelled ``l``, counted as typed) while
+    "Lukasz Nowak" gave *Łukasz Nowak* 0.9. A page named exactly as typed stays first."""
+    shortfall = (1 - keyword.PLURAL_EXACT_SHARE) * keyword.EXACT_WEIGHT
+    brain.delete_page("people/łukasz-nowak")
+    brain.put("people/lukasz-nowak", "# Lukasz Nowak\n\nPartner.\n")
+    assert slugs(brain, "Łukasz Nowak")[0] == "people/lukasz-nowak"
+    assert score(brain, "Łukasz Nowak", "people/lukasz-nowak") == pytest.approx(score(brain, "Lukasz Nowak", "people/lukasz-nowak") - shortfall, abs=1e-6)
+    brain.put("people/łukasz-nowak", "# Łukasz Nowak\n\nPartner.\n")
+    assert slugs(brain, "Łukasz Nowak")[:2] == ["people/łukasz-nowak", "people/lukasz-nowak"]
+    assert slugs(brain, "Lukasz Nowak")[:2] == ["people/lukasz-nowak", "people/łukasz-nowak"]
+    # (an accent that decomposes was alike both ways already)
+    brain.delete_page("people/zoë-kim")
+    brain.put("people/zoe-kim", "# Zoe Kim\n\nEngineer at Chip Pay.\n")
+    assert score(brain, "Zoë Kim", "people/zoe-kim") == pytest.approx(score(brain, "Zoe Kim", "people/zoe-kim") - shortfall, abs=1e-6)

@@ -971,12 +971,18 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     its terms (:func:`_body_rows`); ``None`` on Postgres, whose hits are complete (signals
     sorted lists)."""
     # the query's compatibility form (search_form): ``ＧＰＴ`` ranks as ``GPT``; an exact name is
-    # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``)
+    # looked up in both forms (a title written ``ＧＰＴ４`` is still named by ``ＧＰＴ４``). Its
+    # NFKC form is a spelling as typed; the letters search_form spells in ASCII (``Łukasz`` →
+    # ``Lukasz``) are a fold, as accents are: the page *Lukasz Nowak* is named by "Łukasz Nowak"
+    # but for a letter (PLURAL_EXACT_SHARE), as *Łukasz Nowak* is by "Lukasz Nowak"
     names = [unicodedata.normalize("NFC", query or "")]
+    nfkc = unicodedata.normalize("NFKC", names[0])
+    if nfkc != names[0]:
+        names.append(nfkc)
+    typed = len(names)  # (the spellings as typed; then the folded one and those but for a plural s/es)
     query = search_form(query)
-    if query != names[0]:
+    if query not in names:
         names.append(query)
-    typed = len(names)  # (the spellings as typed; then those but for a plural s/es)
     names += [v for n in list(names) for v in plural_names(n) if v not in names]
     q = fts_query(query or "")
     if not q or limit <= 0:
@@ -1147,6 +1153,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf)
         ids += anchor_evidence(conn, out, word_idf, only)
+    _typed_names_first(out, exact, near)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
 
@@ -2533,6 +2540,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
         ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
+    _typed_names_first(out, exact, near)
     _best_first(conn, out, ids, copies)
     return out[: int(limit)]
 
@@ -2648,8 +2656,9 @@ def _exact_names(conn: sqlite3.Connection, names: list[str], only: PageFilter, t
 
 #: the exact-name bonus of a page named by the query only but for a plural s/es
 #: (:func:`plural_names`) or but for accents and case (:class:`_NameKeys`: "Zoe Kim" for "Zoë
-#: Kim"), as a share of :data:`EXACT_WEIGHT`: below a page named as typed (``boxes`` puts
-#: *Boxes* above *Box*, "Zoe Kim" *Zoe Kim* above *Zoë Kim*), above every other name evidence
+#: Kim", or "Łukasz Nowak" for *Lukasz Nowak*: alike both ways), as a share of :data:`EXACT_WEIGHT`:
+#: below a page named as typed (``boxes`` puts *Boxes* above *Box*, "Zoe Kim" *Zoe Kim* above
+#: *Zoë Kim*; :func:`_typed_names_first` keeps it so), above every other name evidence
 PLURAL_EXACT_SHARE = 0.9
 
 
@@ -2658,6 +2667,23 @@ def _exact_weights(exact: dict[int, str], near: set[int]) -> dict[int, float]:
     :data:`PLURAL_EXACT_SHARE` for a page of ``near`` (named only by a plural spelling of the
     query, or but for accents: :func:`_exact_names`). Both engines."""
     return {pid: EXACT_WEIGHT * PLURAL_EXACT_SHARE if pid in near else EXACT_WEIGHT for pid in exact}
+
+
+def _typed_names_first(out: list[dict], exact: dict[int, str], near: set[int]) -> None:
+    """Lower the score of each hit of ``out`` named by the query only but for a fold or a plural
+    (``near``) that scores at least as high as a hit it names as typed (``exact`` less ``near``)
+    to the lowest such hit's less :data:`COPY_GAP`: a page named exactly as typed stays first.
+    The bonus alone (:data:`PLURAL_EXACT_SHARE`) cannot keep it so: BM25 reads the query in its
+    :func:`search_form`, ``Łukasz`` as ``lukasz``, which the title *Łukasz Nowak* holds only
+    among its compatibility words (unicode61 folds no ``ł``), so "Łukasz Nowak" put *Lukasz
+    Nowak* first by BM25 alone. Both engines."""
+    typed = [h["score"] for h in out if h["id"] in exact and h["id"] not in near]
+    if not typed or not near:
+        return
+    floor = min(typed) - COPY_GAP
+    for h in out:
+        if h["id"] in near and h["score"] > floor:
+            h["score"] = floor
 
 
 def _exact_names_pg(names: list[str], only: PageFilter, typed: int | None = None) -> tuple[str, list]:
