@@ -646,7 +646,9 @@ def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> lis
     file name or title it is so. Accents: one indexed lookup of the name's folded key
     (:func:`~gbrain.page.slugs.fold_loose_key`) among the pages' own keys and ``name_folds``
     (search's exact names read the same keys); breaks: the pages (of the folder) whose key holds
-    the same letters and digits (a scan: no index holds them; 2,000 pages, a few ms)."""
+    the same letters and digits (the indexes of the keys without ``-``, SQLite v58 / Postgres
+    v62: a scan of every page's keys before, 25 → 0.02 ms CPU a put on 20,000 pages). One
+    statement of indexed lookups."""
     import posixpath
 
     from ..page.slugs import fold_loose_key, loose_key, nfc, slug_key
@@ -661,17 +663,22 @@ def _letter_twins(b, slug: str, want: list[str], text: str | None = None) -> lis
     # Postgres, so a folder of other letters (`Équipe/`) is picked here, on both engines alike
     in_folder = " AND lower(substr(slug, 1, ?)) = ?" if pre and pre.isascii() else ""
     fargs = (len(pre), pre) if in_folder else ()
-    if pre:  # the folder's pages of that file name but for accents
-        accents = "(loose_key = ? OR id IN (SELECT page_id FROM name_folds WHERE key = ? AND kind = 'path'))"
-        aargs: tuple = (fk, fk)
-    else:  # a bare name is read as the page whose file name or title it is (`_read_as`): any folder's page, by either
-        accents = "(loose_key = ? OR title_key = ? OR id IN (SELECT page_id FROM name_folds WHERE key = ? AND kind IN ('path', 'title')))"
-        aargs = (fk, fk, fk)
-    rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE {accents}{in_folder}", (*aargs, *fargs)).fetchall() if fk else []
-    if letters:  # (a break more or less: the same letters and digits)
-        seen = {r[0] for r in rows}
-        rows += [r for r in b.conn.execute(f"SELECT slug, title FROM pages WHERE (replace(loose_key, '-', '') = ? OR replace(title_key, '-', '') = ?){in_folder}",
-                                           (letters, letters, *fargs)) if r[0] not in seen]
+    # the candidates' ids, each part an indexed lookup (a UNION: an OR beside a subquery was a
+    # scan on Postgres): the folder's pages (a bare name: any folder's, by its file name or title,
+    # as `_read_as` reads it) of that name but for accents (the pages' keys and `name_folds`),
+    # and of the same letters and digits, a break more or less (the expression indexes of the
+    # keys without '-': `storage/db.py: LETTERS_KEYS_SQL`, SQLite v58 / Postgres v62)
+    parts: list[str] = []
+    args: list = []
+    if fk:
+        parts.append("SELECT id FROM pages WHERE loose_key = ?")
+        parts += [] if pre else ["SELECT id FROM pages WHERE title_key = ?"]
+        parts.append("SELECT page_id FROM name_folds WHERE key = ? AND kind " + ("= 'path'" if pre else "IN ('path', 'title')"))
+        args += [fk] * (2 if pre else 3)
+    if letters:
+        parts += ["SELECT id FROM pages WHERE replace(loose_key, '-', '') = ?", "SELECT id FROM pages WHERE replace(title_key, '-', '') = ?"]
+        args += [letters, letters]
+    rows = b.conn.execute(f"SELECT slug, title FROM pages WHERE id IN ({' UNION '.join(parts)}){in_folder}", (*args, *fargs)).fetchall() if parts else []
     out = []
     new_title: list[str] = []
     alnum = "".join(c for c in key[-1] if c.isalnum())  # the new name's letters and digits, as _breaks counts them

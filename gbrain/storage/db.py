@@ -2001,7 +2001,33 @@ def _m57_labelled_links(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS idx_links_labelled ON links(to_page_id) WHERE label <> ''")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links]
+#: the indexes of a page's keys with their breaks taken out (SQLite v58 / Postgres v62): the put's
+#: break-twin check (``operations/core.py: _letter_twins``) looks a name's letters and digits up
+#: in them; its statement must spell these expressions as written here
+LETTERS_KEYS_SQL = """
+CREATE INDEX IF NOT EXISTS idx_pages_loose_letters ON pages((replace(loose_key, '-', '')));
+CREATE INDEX IF NOT EXISTS idx_pages_title_letters ON pages((replace(title_key, '-', '')));
+"""
+#: the pages whose name has a space around a segment (``notes/Draft plan /x``), rare: a partial
+#: index, so a name no page has (every put of a new page) lists them without a scan
+#: (``Brain.resolve_slug``, whose statement must spell this condition as written here)
+SPACED_WHERE = "slug_key != trim(slug_key) OR slug_key LIKE '% /%' OR slug_key LIKE '%/ %'"
+
+
+def _m58_put_lookups(conn: sqlite3.Connection) -> None:
+    """(SQLite v58 / Postgres v62) the lookups of a put of a new name, indexed:
+    ``idx_pages_loose_letters``, ``idx_pages_title_letters``, the pages' file-name and title keys
+    without their ``-`` (:data:`LETTERS_KEYS_SQL`, indexes of expressions: no column, no derived
+    row, every writer keeps them), read by the break-twin check (``people/gus-obrien`` beside
+    *Gus O'Brien*), which compared every page's keys so; and ``idx_pages_spaced``, the pages with
+    a space around a segment of their name (:data:`SPACED_WHERE`, partial), which
+    ``Brain.resolve_slug`` listed by a scan for every name no page has. On a 20,000-page
+    make_brain brain the put's twin check took 48 ms CPU, 25 of them the break scan and 23 the
+    spaced one."""
+    _exec_script(conn, LETTERS_KEYS_SQL + f"CREATE INDEX IF NOT EXISTS idx_pages_spaced ON pages(slug) WHERE {SPACED_WHERE};\n")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
