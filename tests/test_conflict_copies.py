@@ -136,13 +136,15 @@ def test_postgres_search_reads_copies_and_names_with_its_ranking(brain, monkeypa
     # typed or by a plural spelling (4e08045, keyword._exact_weights); for a short query, the best
     # FORM_DEPTH candidates' text by id, read once for the exact-form evidence (ed2c810,
     # keyword._phrase_evidence, the read phrase evidence already made for longer queries); and
-    # the labels of the links from and to the best hits, for the link-text evidence (51129b7,
-    # keyword.anchor_evidence: two statements, through idx_links_labelled)
+    # the labels of the links from and to the best hits, with the names of the pages they reach,
+    # for the link-text evidence (51129b7, keyword.anchor_evidence: one statement,
+    # _anchor_reads_pg; it was two, and two more where labels were found)
     since = ("SELECT id FROM pages WHERE id IN (", "SELECT id, title, compiled_truth, timeline, search_aliases, path, search_words FROM pages WHERE id IN (",
-             "SELECT to_page_id, label FROM links WHERE from_page_id IN (", "SELECT to_page_id, label FROM links WHERE to_page_id IN (")
+             "WITH f AS (SELECT l.to_page_id AS id, l.label FROM links l WHERE")
     assert [s[:60] for s in sent if not s.startswith(known + since)] == []
-    assert sum(s.startswith(known[:3]) for s in sent) == 3
+    assert sum(s.startswith(known[:3]) and not s.startswith(since[2]) for s in sent) == 3
     assert all(sum(s.startswith(x) for s in sent) <= 1 for x in since)
+    assert sum(s.startswith(since[2]) for s in sent) == 1
 
 
 #: a note beside the conflict copies file-sync tools made of it (two machines edited it before

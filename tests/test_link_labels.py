@@ -223,3 +223,29 @@ def test_a_brain_before_v55_whose_earlier_migrations_derive_links_again_upgrades
         assert sorted(r[1:] for r in got) == sorted(r[1:] for r in want)  # (v53 wrote the journal page's links again: new ids)
         assert ("wiki", "Sarah", "our Sarah") in [r[1:] for r in got]
         assert fresh_import_differences(b) == {}
+
+
+def test_postgres_reads_the_labels_in_one_statement_as_the_reads_by_id(tmp_path, db_path, monkeypatch):
+    """On Postgres the link-text evidence's reads (the labels from and to the best hits, the
+    names of the pages they reach, the filter) are one statement (``keyword._anchor_reads_pg``:
+    two to four round trips before), the links from the hits narrowed in SQL as ``may_hold``
+    narrows them (a non-ASCII label, or one holding a word's shortest form in any case; a ``_``
+    or ``%`` in a word is no wildcard): the same hits and scores as the reads by id."""
+    pages = {**TREE, "notes/jo.md": "# Jo\n\nJo likes [[other|Sarah's old fund]], [[acme-ventures|the Łódź fund_x]], [[x9|100% FUND]].\n",
+             "notes/x9.md": "# X9\n\nPlain.\n", "notes/y.md": "# Y\n\n[[x9|fundx]] [[other|fu_d]] [[notes/jo|a Fund of jo]]\n"}
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, _tree(tmp_path, pages))
+        if getattr(b.conn, "dialect", "sqlite") != "postgres":
+            pytest.skip("Postgres' one statement (SQLite reads by id in the process)")
+        queries = [("Sarah's fund", {}), ("fund", {}), ("FUND", {}), ("łódź", {}), ("fund_x", {}), ("100% fund", {}), ("fu_d", {}),
+                   ("fund", {"prefix": "notes"}), ("seed fund", {"type": "company"})]
+        sent: list[str] = []
+        execute = b.conn.execute
+        monkeypatch.setattr(b.conn, "execute", lambda sql, *a: sent.append(sql) or execute(sql, *a))
+        got = {q: [(h["slug"], h["score"], h["signals"]) for h in keyword.search(b.conn, q, limit=10, **kw)] for q, kw in queries}
+        assert sum(s.startswith("WITH f AS (SELECT l.to_page_id") for s in sent) == len(queries)
+        assert not [s for s in sent if " FROM links WHERE " in s]
+        monkeypatch.setattr(keyword, "_anchor_reads_pg", keyword._anchor_reads)
+        want = {q: [(h["slug"], h["score"], h["signals"]) for h in keyword.search(b.conn, q, limit=10, **kw)] for q, kw in queries}
+        assert got == want
+        assert any("link_text" in sig for hits in got.values() for _, _, sig in hits)

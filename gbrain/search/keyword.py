@@ -1338,7 +1338,8 @@ def anchor_evidence(conn, out: list[dict], idf: dict[str, float], only: PageFilt
     holding a query word is a hit too, with that evidence alone (``bm25`` 0), when ``only``
     selects it: what other pages call a page finds it (``[Sarah's fund](acme.md)`` finds
     ``acme`` for "Sarah's fund"). Returns the ids of the hits it added. Both engines alike: the
-    same reads by id, the same Python check."""
+    same rows (:func:`_anchor_reads`; on Postgres one statement, :func:`_anchor_reads_pg`), the
+    same Python check."""
     total = sum(idf.values())
     if not ANCHOR_WEIGHT or not out or not total:
         return []
@@ -1359,23 +1360,15 @@ def anchor_evidence(conn, out: list[dict], idf: dict[str, float], only: PageFilt
         held = name_words("\n".join(x for x in labels if may_hold(x)))
         return sum(x for w, x in idf.items() if not held.isdisjoint(forms[w])) / total
 
-    # the pages the best hits link with a label holding a query word, not hits yet
-    more = {int(t) for t, label in conn.execute(
-        f"SELECT to_page_id, label FROM links WHERE from_page_id IN ({','.join(str(int(h['id'])) for h in top)}) AND label <> '' "
-        "AND to_page_id IS NOT NULL AND to_page_id <> from_page_id") if int(t) not in have and may_hold(label) and not every.isdisjoint(name_words(label))}
-    if more:
-        fsql, fargs = (only or PageFilter()).sql("p")
-        more = {int(r[0]) for r in conn.execute(f"SELECT p.id FROM pages p WHERE p.id IN ({','.join(map(str, more))}){fsql}", fargs)}
+    def holds(label: str) -> bool:  # a label of a link from a best hit that makes its target a hit
+        return may_hold(label) and not every.isdisjoint(name_words(label))
+
+    more, labels, names_of = (_anchor_reads_pg if is_postgres(conn) else _anchor_reads)(conn, [int(h["id"]) for h in top], have, holds, least, only)
     as_set = isinstance(top[0]["signals"], set)
     new = [{"id": pid, "score": 0.0, "bm25": 0.0, "signals": set() if as_set else [], "top": top[0].get("top", 1.0)} for pid in sorted(more)]
-    labels: dict[int, list[str]] = {}
-    for pid, label in conn.execute(f"SELECT to_page_id, label FROM links WHERE to_page_id IN "
-                                   f"({','.join(str(int(h['id'])) for h in top + new)}) AND label <> '' AND from_page_id <> to_page_id"):
-        labels.setdefault(int(pid), []).extend(label.split("\n"))
-    if labels:  # a label that is one of the page's names (its title, an alias, its H1 name) says nothing new
-        for pid, title, aliases in conn.execute(f"SELECT id, title, search_aliases FROM pages WHERE id IN ({','.join(map(str, labels))})"):
-            names = {title_key(x) for x in (title, *(aliases or "").split("\n"))}
-            labels[int(pid)] = [x for x in labels[int(pid)] if title_key(x) not in names]
+    for pid, (title, aliases) in names_of.items():  # a label that is one of the page's names (its title, an alias, its H1 name) says nothing new
+        names = {title_key(x) for x in (title, *(aliases or "").split("\n"))}
+        labels[pid] = [x for x in labels[pid] if title_key(x) not in names]
     for h in top + new:
         got = labels.get(int(h["id"]))
         gain = ANCHOR_WEIGHT * share(got) if got else 0.0
@@ -1389,6 +1382,64 @@ def anchor_evidence(conn, out: list[dict], idf: dict[str, float], only: PageFilt
             h["signals"] = sorted([*sig, "link_text"])
     out += [h for h in new if h["score"]]
     return [int(h["id"]) for h in new if h["score"]]
+
+
+def _anchor_reads(conn, top: list[int], have: set[int], holds, least: list[str], only: PageFilter | None) -> tuple[set[int], dict[int, list[str]], dict[int, tuple]]:
+    """:func:`anchor_evidence`'s reads (SQLite: statements in the process, by id): ``(more,
+    labels, names)``: the pages ``only`` selects, not in ``have``, that the pages ``top`` link
+    with a label ``holds`` accepts; the labels (one a line) of the links to ``top`` and those
+    (``{page_id: [label]}``, a page's links to itself left out); and ``{page_id: (title,
+    search_aliases)}`` of the pages with labels."""
+    more = {int(t) for t, label in conn.execute(
+        f"SELECT to_page_id, label FROM links WHERE from_page_id IN ({','.join(map(str, top))}) AND label <> '' "
+        "AND to_page_id IS NOT NULL AND to_page_id <> from_page_id") if int(t) not in have and holds(label)}
+    if more:
+        fsql, fargs = (only or PageFilter()).sql("p")
+        more = {int(r[0]) for r in conn.execute(f"SELECT p.id FROM pages p WHERE p.id IN ({','.join(map(str, more))}){fsql}", fargs)}
+    labels: dict[int, list[str]] = {}
+    for pid, label in conn.execute(f"SELECT to_page_id, label FROM links WHERE to_page_id IN "
+                                   f"({','.join(map(str, [*top, *sorted(more)]))}) AND label <> '' AND from_page_id <> to_page_id"):
+        labels.setdefault(int(pid), []).extend(label.split("\n"))
+    names = {int(pid): (title, aliases) for pid, title, aliases in conn.execute(
+        f"SELECT id, title, search_aliases FROM pages WHERE id IN ({','.join(map(str, labels))})")} if labels else {}
+    return more, labels, names
+
+
+def _anchor_reads_pg(conn, top: list[int], have: set[int], holds, least: list[str], only: PageFilter | None) -> tuple[set[int], dict[int, list[str]], dict[int, tuple]]:
+    """:func:`_anchor_reads` on Postgres in one statement (each read a round trip: the labels
+    from and to the best hits were two more statements of every search). The links from ``top``
+    are narrowed in SQL to the labels that may hold a query word (non-ASCII, or holding a word's
+    shortest form ``least`` in any case: ``may_hold``'s test), so the labels and names read
+    beside them are those of few pages more than the ones ``holds`` then takes."""
+    fsql, fargs = (only or PageFilter()).sql("p")
+    pats = ["%" + x.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for x in least]
+    sql = ("WITH f AS (SELECT l.to_page_id AS id, l.label FROM links l WHERE l.from_page_id = ANY(?::bigint[]) AND l.label <> '' "
+           "AND l.to_page_id IS NOT NULL AND l.to_page_id <> l.from_page_id AND NOT l.to_page_id = ANY(?::bigint[]) "
+           "AND (octet_length(l.label) <> char_length(l.label) OR l.label LIKE ANY(?::text[]))), "
+           "ids AS (SELECT unnest(?::bigint[]) AS id UNION SELECT id FROM f) "
+           "SELECT 0, f.id, f.label, NULL::text, NULL::text, NULL::boolean FROM f "
+           "UNION ALL SELECT 1, l.to_page_id, l.label, NULL, NULL, NULL FROM ids JOIN links l ON l.to_page_id = ids.id "
+           "AND l.label <> '' AND l.from_page_id <> l.to_page_id "
+           f"UNION ALL SELECT 2, p.id, NULL, p.title, p.search_aliases, (TRUE{fsql}) FROM ids JOIN pages p ON p.id = ids.id")
+    cand: set[int] = set()
+    got: dict[int, list[str]] = {}
+    pages: dict[int, tuple] = {}
+    selected: set[int] = set()
+    for kind, pid, label, title, aliases, ok in conn.execute(sql, [top, sorted(have), pats, top, *fargs]):
+        pid = int(pid)
+        if kind == 0:
+            if holds(label):
+                cand.add(pid)
+        elif kind == 1:
+            got.setdefault(pid, []).extend(label.split("\n"))
+        else:
+            pages[pid] = (title, aliases)
+            if ok:
+                selected.add(pid)
+    more = cand & selected
+    keep = set(top) | more
+    labels = {pid: x for pid, x in got.items() if pid in keep}
+    return more, labels, {pid: pages[pid] for pid in labels if pid in pages}
 
 
 #: exact-form evidence (docs/search.md, step 4): porter (SQLite) and 'english' (Postgres) index
