@@ -139,3 +139,15 @@ def test_a_read_only_brain_offers_it_too(brain):
     assert slugs[0] == "concepts/obsidian" and said[0].startswith('no page holds "obsdian"')
     if getattr(brain.conn, "dialect", "sqlite") == "postgres":  # read from the index: no cache was made
         assert brain.conn.execute("SELECT count(*) FROM search_vocab_state").fetchone()[0] == 0
+
+
+def test_a_stem_no_page_writes_is_never_offered(tmp_path, db_path):
+    # trial 43: "Qui s'occupe de l'énergie ?" was offered "Qui s'occurr …": "occurr" is porter's stem of the
+    # page's "occurrences", 2 edits from "occupe", but no page writes it (the written word is 5 away)
+    tree = write_tree(tmp_path / "v", {"fonctions.md": "# Fonctions\n\nCompte les occurrences d'une valeur.\n",
+                                       "energie.md": "# Énergie\n\nL'énergie solaire.\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        assert spell.suggest(b.conn, "occupe") is None
+        slugs, said = _search(b, "Qui s'occupe de l'énergie ?")
+        assert not any("occurr" in s for s in said) and slugs[0] == "energie"

@@ -277,7 +277,8 @@ def _pages_of(conn, term: str) -> list[int]:
 def _surface(conn, typed: str, term: str) -> str | None:
     """A word written in a page holding index term ``term`` that the index reads as ``term``
     (folded), the one closest to ``typed``, then the most written; None when the term is in
-    no page now."""
+    no page now, or no word of its length give or take :func:`max_edits` is written so (the
+    stem alone, ``occurr`` of ``occurrences``, is no word to offer)."""
     from rapidfuzz.distance import OSA
 
     ids = _pages_of(conn, term)
@@ -295,8 +296,8 @@ def _surface(conn, typed: str, term: str) -> str | None:
         return term
     st = stems(conn, list(counts))
     same = [w for w in counts if st.get(w) == term]
-    if not same:
-        return term
+    if not same:  # no word written near the typed one reads as the term: never offer the stem itself (trial 43: "occurr")
+        return None
     return min(same, key=lambda w: (OSA.distance(typed, w), -counts[w], w))
 
 
