@@ -89,6 +89,7 @@ from ..page.linkedit import address_spans
 from ..page.slugs import LETTER_FOLD, LETTERS, copy_original, fold_letters, fold_loose_key, fold_title_key, loose_key, title_key
 from ..storage.db import is_postgres, refuse_if_damaged
 from ..storage.filters import PageFilter
+from . import russian
 
 TITLE_WEIGHT = 5.0
 #: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
@@ -134,6 +135,19 @@ STOP_WORDS = frozenset(
     of to in on at by for from with about into onto over under as up down out off s t
     all any some each every both either neither few more most much many other such own same
     too very just also only""".split()
+) | frozenset(
+    # the function words of Russian (Snowball's list, the commonest), German and French questions
+    # (``Wer kümmert sich um …``, ``Qui s'occupe de l'…``, ``Кто занимается …``) that no English
+    # word spells but in names and loans (``de``, ``des``, ``um``); ``die``, ``war``, ``also``,
+    # ``son``, ``plus``, ``pour`` stay words
+    """и в во не что он на я с со как а то все всё она так его но да ты к у же вы за бы по ее её мне было
+    от меня еще ещё нет о об из ему когда ли если уже или ни быть был него до вас там себя ей может они тут
+    где есть для мы тебя их чем была сам без чего себе под будет тогда кто этот того потому этого какой
+    здесь этом почти мой тем чтобы нее сейчас были куда зачем всех можно при про какая это эти эта
+    der das dem ein eine einer eines einem einen und oder ist sind wer wie warum sich nicht auch um
+    ich du wir ihr sie zu zum zur mit von für auf bei aus nach dass wird werden wurde sein
+    le la les de des du un une et est sont qui que quoi où dans avec en sur au aux ce cette ces il elle ils elles
+    nous vous je tu ne pas leur leurs qu l d c j n m""".split()
 )
 _BODY_FILTER = "{compiled_truth timeline search_words search_cjk}"
 STOP_WORDS_DROPPED = True
@@ -588,6 +602,11 @@ def _terms(text: str) -> list[str]:
         if not w.isascii() and _CJK_RUN.search(w):
             out += _cjk_terms(w, prefix)
             continue
+        if not prefix and not w.isascii() and w.casefold() not in STOP_WORDS:
+            stem = russian.prefix(w)  # a Russian word: every form of it (``Москвы`` → ``"москв"*``)
+            if stem:
+                out.append(_quote(stem) + "*")
+                continue
         out.append(_quote(w) + ("*" if prefix else ""))
     return out
 

@@ -32,6 +32,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from ..storage.db import is_postgres
+from . import russian
 from .keyword import STOP_WORDS, _CJK_RUN, _PHRASE, _WORD, _fold, _quote
 
 #: the shortest word corrected (a word of 3 letters has too many neighbours to guess from)
@@ -91,14 +92,17 @@ def _candidate_words(query: str) -> list[tuple[int, int, str]]:
 
 def holds(conn, word: str) -> bool:
     """Whether some page, or a stored canvas's card (``canvas_cards``), holds ``word`` as search
-    matches it (its stem or, on Postgres, its 'simple' form too)."""
+    matches it (its stem or, on Postgres, its 'simple' form too; a Russian word by its stem's
+    prefix, :func:`russian.prefix`: ``сетями`` is held by a page writing ``сетях``)."""
+    pre = russian.prefix(word)
     if is_postgres(conn):
-        from .keyword import _PG_WORD
-        if conn.execute(f"SELECT EXISTS (SELECT 1 FROM gb_match_ids({_PG_WORD}, 1))", [word, word]).fetchone()[0]:
+        from .keyword import _PG_PART, _PG_WORD
+        term, args = (_PG_PART["prefix"], [pre, pre]) if pre else (_PG_WORD, [word, word])
+        if conn.execute(f"SELECT EXISTS (SELECT 1 FROM gb_match_ids({term}, 1))", args).fetchone()[0]:
             return True
-        canvas = (f"SELECT EXISTS (SELECT 1 FROM canvas_cards WHERE tsv @@ {_PG_WORD})", [word, word])
+        canvas = (f"SELECT EXISTS (SELECT 1 FROM canvas_cards WHERE tsv @@ {term})", args)
     else:
-        q = _quote(word)
+        q = _quote(pre) + "*" if pre else _quote(word)
         if conn.execute("SELECT 1 FROM page_fts WHERE page_fts MATCH ? LIMIT 1", [q]).fetchone() is not None:
             return True
         canvas = ("SELECT EXISTS (SELECT 1 FROM canvas_fts WHERE canvas_fts MATCH ?)", [q])

@@ -1,0 +1,107 @@
+"""Keyword search in other languages than English (trial 43): a Russian word finds every case
+form of it (its Snowball stem searched as a prefix: ``search/russian.py``), and the function
+words of German, French and Russian questions count for nothing, as English stop words do.
+English queries read exactly the terms they did. Both engines (``--engine postgres``)."""
+from __future__ import annotations
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.search import keyword, russian, spell
+from gbrain.sync.importer import import_tree
+
+from conftest import write_tree
+
+_HELP = ("# Ansichten\n\n" + "Wer eine Ansicht anlegt, kann sich um die Filter sorgen; um sie zu sortieren, "
+         "wähle wer sie sieht und wie sie sich verhält. " * 6 + "\n")
+
+
+def _notes() -> dict[str, str]:
+    return {
+        "Orte/Москва.md": "# Москва\n\nСтолица России. В Москве находится Кремль.\n",
+        "Темы/Морфология.md": "# Морфология\n\nСлово «Москва»: Москвы, Москве, Москву, Москвой. Книга, книги, книгой.\n",
+        "Темы/Нейронные сети.md": "# Нейронные сети\n\nАнна писала о нейронных сетях для перевода.\n",
+        "Personen/Анна.md": "# Анна\n\nИсследовательница из Петербурга, занимается переводом.\n",
+        "Firmen/Müller.md": "# Müller GmbH\n\nLogistik seit 1952. Versicherungen: Haftpflicht, Rechtsschutz.\n",
+        "Hilfe/Ansichten.md": _HELP,
+        "Hilfe/Filter.md": "# Filter\n\nWer filtert, sorgt sich um Ordnung; sich um alles sorgen, wer will.\n",
+        "Sujets/Énergie.md": "# L'énergie renouvelable\n\nL'énergie solaire et l'éolien.\n",
+        "Sujets/Fonctions.md": "# Fonctions\n\nQui veut compter les occurrences de la valeur qui s'affiche : de la liste, de la table.\n",
+        "en/neural.md": "# Neural networks\n\nNeural networks learn from data.\n",
+    }
+
+
+@pytest.fixture
+def brain(tmp_path, db_path):
+    tree = write_tree(tmp_path / "vault", _notes())
+    with Brain.open(db_path) as b:
+        import_tree(b, tree)
+        yield b
+
+
+def _search(brain, query: str) -> tuple[list[str], list[str]]:
+    said: list[str] = []
+    r = ops.run_tool("search", {"query": query, "limit": 5}, ops.Context(surface="mcp", on_warning=said.append), brain=brain)
+    return [h["slug"] for h in r["items"]], said
+
+
+@pytest.mark.parametrize("query", ["Москва", "Москвы", "Москве", "Москвой", "москву"])
+def test_a_russian_word_in_any_case_finds_the_page(brain, query):
+    slugs, said = _search(brain, query)
+    assert slugs[0] == "Orte/Москва" and said == []  # before: Москвы → the morphology page only (the form as written)
+
+
+def test_a_russian_phrase_in_another_case_finds_its_page_first(brain):
+    slugs, said = _search(brain, "нейронными сетями")
+    assert slugs[0] == "Темы/Нейронные сети" and said == []  # before: "no page holds сетями" and another case swapped in
+    assert spell.suggest(brain.conn, "сетями") is None and spell.holds(brain.conn, "сетями")
+
+
+def test_a_misspelled_russian_word_is_still_corrected(brain):
+    s = spell.suggest(brain.conn, "Моксва")
+    assert s is not None and s.query == "москва"
+
+
+def test_a_quoted_russian_word_is_the_form_as_written(brain):
+    assert _search(brain, '"Москвы"')[0] == ["Темы/Морфология"]
+
+
+def test_german_and_french_questions_count_their_function_words_for_nothing(brain):
+    # before: the help pages holding "wer", "sich", "um" many times came first
+    assert _search(brain, "Wer kümmert sich um Versicherungen?")[0][0] == "Firmen/Müller"
+    assert _search(brain, "Qui s'occupe de l'énergie ?")[0][0] == "Sujets/Énergie"
+
+
+def test_a_russian_question_drops_its_function_words(brain):
+    assert _search(brain, "Где находится Кремль?")[0][0] == "Orte/Москва"
+
+
+def test_english_is_unchanged(brain):
+    assert _search(brain, "neural networks")[0][0] == "en/neural"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("word, stem", [("Москва", "москв"), ("Москвой", "москв"), ("нейронными", "нейрон"), ("сетях", "сет"),
+                                        ("книгой", "книг"), ("машинного", "машин"), ("искусственного", "искусствен"),
+                                        ("находится", "наход"), ("Кремль", "кремл"), ("перевод", "перевод"), ("ещё", "ещ")])
+def test_snowball_russian_stems(word, stem):
+    assert russian.stem(word) == stem
+
+
+@pytest.mark.engine_free
+def test_only_russian_words_get_a_prefix():
+    assert russian.prefix("Москвы") == "москв" and russian.prefix("ёлкой") == "ёлк"
+    assert [russian.prefix(w) for w in ("перевод", "дом", "Анной", "Tokyo", "Müller", "Москва2", "東京")] == [None] * 7
+
+
+@pytest.mark.engine_free
+def test_the_fts_terms():
+    assert keyword.fts_query("Москвы") == '"москв"*'
+    assert keyword.fts_query('"Москвы" москв*') == '"Москвы" OR "москв"*'
+    assert keyword.fts_query("Где находится Кремль?") == '"наход"* OR "кремл"*'
+    assert keyword.fts_query("Wer kümmert sich um Versicherungen?") == '"kümmert" OR "Versicherungen"'
+    assert keyword.fts_query("Qui s'occupe de l'énergie ?") == '"occupe" OR "énergie"'
+    # English reads exactly the terms it did (die, war, also, son, plus, pour are English words)
+    assert keyword.fts_query("how do neural networks die in war") == '"neural" OR "networks" OR "die" OR "war"'
+    assert keyword.fts_query("son plus pour") == '"son" OR "plus" OR "pour"'
