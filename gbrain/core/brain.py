@@ -1808,12 +1808,13 @@ class Brain:
 
     @atomic
     def tag(self, slug: str, tag: str) -> SaveResult:
-        """Add ``tag`` to the page's frontmatter ``tags``. No change when the page already has
-        the tag in any spelling (case, Unicode normalisation), in its frontmatter or inline.
+        """Add ``tag`` to the page's frontmatter ``tags`` (in its composed Unicode form, NFC). No
+        change when the page already has the tag in any spelling (case, Unicode normalisation), in
+        its frontmatter or inline.
         Raises :class:`BadInput` for a tag holding white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
         matches (``yc-alum``, with its page count)."""
-        tag = _check_tag(tag)
+        tag = nfc(_check_tag(tag))  # (a tag typed decomposed is written composed, as put names a page: trial 43)
         if any(ch.isspace() for ch in tag):
             raise BadInput(self._spaced_tag(tag))
         row = self.resolve_slug(slug)

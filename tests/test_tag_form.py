@@ -1,0 +1,24 @@
+"""``gbrain tag`` writes a tag typed decomposed (NFD: pasted from a macOS file name, some
+keyboards) in the composed form (NFC), as ``put`` names a page (trial 43: ``tag X économie``
+typed NFD wrote a second spelling of the tag three pages had, which Obsidian's tag pane lists
+apart). Both engines."""
+from __future__ import annotations
+
+import unicodedata
+
+from conftest import write_tree
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.sync.importer import import_tree
+
+
+def test_a_decomposed_tag_is_written_composed(tmp_path, db_path):
+    write_tree(tmp_path / "v", {"a.md": "---\ntags: [économie]\n---\nx\n", "b.md": "---\ntags: [ville]\n---\ny\n"})
+    nfd = unicodedata.normalize("NFD", "économie")
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        ops.run("tag", {"slug": "b", "tag": nfd}, ops.Context(), brain=b)
+        text = ops.run("get", {"slug": "b"}, ops.Context(), brain=b)["content"]
+        assert text == "---\ntags: [ville, économie]\n---\ny\n" and nfd not in text
+        tags = {t["tag"]: t for t in ops.run("tags", {}, ops.Context(), brain=b)}
+        assert tags["économie"]["pages"] == 2 and list(tags["économie"]["spellings"]) == ["économie"]
