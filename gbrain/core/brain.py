@@ -757,7 +757,9 @@ class Brain:
         ``pedro-franceschi`` finds ``people/pedro-franceschi`` when no other page ends that way;
         ``Templater`` finds the page whose frontmatter ``aliases`` hold it (case-insensitive, NFC);
         ``Claude Code`` finds ``entities/claude-code`` (its slugified file name, else its title,
-        else an alias written another way: :func:`gbrain.page.links.resolve`'s step 3).
+        else an alias written another way: :func:`gbrain.page.links.resolve`'s step 3); a name
+        no page has that holds a ``#`` (``loose``) finds the page of what comes before it, as the
+        wiki link ``[[東京#歴史]]`` points at ``東京``.
         Raises :class:`BadInput` for an unsafe slug, :class:`Ambiguous` (a :class:`NotFound`;
         the matches in ``suggestions``) for a suffix or an alias several pages share and
         :class:`NotFound` (with near names in ``suggestions``, aliases included) for a miss;
@@ -828,6 +830,16 @@ class Brain:
                 return self.page_row(names[0])
             if names:
                 raise Ambiguous(f"'{slug}' names the journals of {len(names)} Logseq graphs: " + ", ".join(names[:10]) + "; give the full slug", names[:10])
+        if loose and "#" in slug.strip().strip("#"):
+            # a wiki link's target with its heading or block (`東京#歴史`, `Note#^id`), as an agent
+            # copies it from `[[東京#歴史]]`: the page the link points at (split at its first `#`, as
+            # Obsidian splits it; trial 43)
+            try:
+                return self.resolve_slug(slug.split("#", 1)[0], suggest=False, loose=True)
+            except Ambiguous:
+                raise
+            except (NotFound, BadInput):
+                pass
         if self._suggesting or not suggest:
             raise NotFound(f"no page '{slug}'", [])
         sugg = self.suggest(s)
