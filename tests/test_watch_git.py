@@ -292,3 +292,46 @@ def test_a_worktree_added_under_a_running_watch_is_left_out(tmp_path, db_path):
         assert not any("wt/" in line for line in w.lines), w.lines
     finally:
         w.kill()
+
+
+def test_a_file_git_wrote_before_its_index_is_judged_on_the_index_git_then_writes(tmp_path, db_path, monkeypatch):
+    """git writes the work tree first and its index last (under `index.lock`): a round that runs
+    in between (a checkout longer than watch's 2 s batch wait) met the old index, took the file
+    git had just written for an editor's stale save and merged the agent's lines back. While
+    `index.lock` is there the round waits for git (`gitstate.lock_pause`, a hook: here it lets git
+    finish at its first call, so no clock is involved)."""
+    import gbrain.sync.gitstate as gs
+
+    root = tmp_path / "brain"
+    repo(root)
+    git(root, "checkout", "-qb", "other")
+    other_text = HEAD_TEXT.replace("A note kept in git.", "A note kept in git, as branch other has it.")
+    (root / PATH).write_text(other_text, encoding="utf-8")
+    git(root, "commit", "-qam", "other")
+    git(root, "checkout", "-q", "main")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            agent_writes(b)
+            eng.sync()
+            # git mid-checkout of `other`: the file written, the index not yet (its lock held)
+            lock = root / ".git" / "index.lock"
+            lock.write_bytes(b"")
+            (root / PATH).write_text(other_text, encoding="utf-8")
+            calls = []
+
+            def git_finishes(seconds):
+                calls.append(seconds)
+                lock.unlink()
+                git(root, "checkout", "-q", "-f", "other")
+
+            monkeypatch.setattr(gs, "lock_pause", git_finishes, raising=False)
+            rep = eng.sync()
+            assert calls, "the round did not wait for git's index"
+            assert rep["merged"] == [] and rep["conflicts"] == [], rep
+            assert b.get_text(SLUG) == other_text == (root / PATH).read_text(encoding="utf-8")
+            assert git(root, "status", "--porcelain") == ""
+        finally:
+            eng.close()

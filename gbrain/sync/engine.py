@@ -530,6 +530,8 @@ class SyncEngine:
         self.git_base: dict | None = None
         #: git's index as last read by :meth:`_git_wrote`: (its stat, the object id per path)
         self._git_index: tuple[tuple, dict[bytes, bytes] | None] | None = None
+        #: the ``index.lock`` files (by stat) :func:`gitstate.wait_index` waited out: not again
+        self._git_lock_given_up: set = set()
 
     # ---- binding and locking ------------------------------------------------
 
@@ -2621,10 +2623,13 @@ class SyncEngine:
         among them, not an editor saving an old buffer: no stale save (trial 44: watch merged an
         agent's stashed lines back, and ``git stash pop`` then failed). False without git, for a
         path git does not track, or an index gbrain cannot read. The index is read again only
-        when its stat changed."""
+        when its stat changed, and after git let go of ``index.lock`` (:func:`gitstate.wait_index`:
+        git writes the files first and its index last, so a round between them met the old
+        index and merged the agent's lines back into a long checkout's files)."""
         g = gitstate.find(self.root)
         if g is None:
             return False
+        gitstate.wait_index(g, self._git_lock_given_up)  # git mid-operation: its new index comes last
         try:
             st = os.stat(g.gitdir / "index")
         except OSError:

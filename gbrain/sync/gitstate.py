@@ -311,6 +311,36 @@ def _index_entries(g: GitDir) -> list[tuple[bytes, bytes, int, int]] | None:
     return out
 
 
+#: how long a reader waits for git to write its index (``index.lock`` held: git writes the
+#: work tree first, the index last) before reading the old one: :data:`LOCK_TRIES` pauses of
+#: :data:`LOCK_PAUSE_S`
+LOCK_PAUSE_S = 0.05
+LOCK_TRIES = 60
+
+
+def lock_pause(seconds: float) -> None:
+    """Sleep ``seconds`` while git holds ``index.lock`` (a hook: tests let git finish here)."""
+    import time
+
+    time.sleep(seconds)
+
+
+def wait_index(g: GitDir, given_up: set) -> None:
+    """Wait (at most :data:`LOCK_TRIES` × :data:`LOCK_PAUSE_S`, 3 s) while ``index.lock`` is there:
+    git is writing the work tree and will write its index when done. A lock still there after
+    that (git killed, a lock left) is recorded in ``given_up`` by its stat and not waited for
+    again."""
+    lock = g.gitdir / "index.lock"
+    for _ in range(LOCK_TRIES):
+        st = _stamp(lock)
+        if st is None or tuple(st) in given_up:
+            return
+        lock_pause(LOCK_PAUSE_S)
+    st = _stamp(lock)
+    if st is not None:
+        given_up.add(tuple(st))
+
+
 def index_paths(g: GitDir) -> set[bytes] | None:
     """The paths (bytes, relative to ``g.top``) git's index lists as in the work tree: entries
     with the skip-worktree bit (sparse checkout) left out. None when the index is missing or
