@@ -38,6 +38,20 @@ def test_a_link_label_is_its_text_when_that_is_not_the_target_name():
     assert _labels("[[Roadmap/Q3|the plan]]", tag_syntax="bear") == {("wiki", "Roadmap"): ["the plan"]}
 
 
+@pytest.mark.engine_free
+def test_a_link_label_is_its_visible_text():
+    """A label is the text a reader sees: emphasis, strikethrough and highlight marks and inline
+    HTML tags dropped, character references read, NFKC-folded (``[**Sarah** fund](acme.md)``
+    stored ``**Sarah** fund``); a label that is then the target's name is none."""
+    got = _labels("See [**Sarah** fund](acme.md), [[b|the _seed_ ~~old~~ ==new== fund]], [<b>Big</b> &amp; co](c.md),\n"
+                  "[ｆｕｌｌ　ｗｉｄｔｈ](d.md), [**E**](e.md), [<i>F</i>](f.md), [snake_case_name](g.md), [a * b](h.md), [[i|x < y]].\n")
+    assert got == {("markdown", "acme"): ["Sarah fund"], ("wiki", "b"): ["the seed old new fund"], ("markdown", "c"): ["Big & co"],
+                   ("markdown", "d"): ["full width"], ("markdown", "e"): [], ("markdown", "f"): [],
+                   ("markdown", "g"): ["snake_case_name"], ("markdown", "h"): ["a * b"], ("wiki", "i"): ["x < y"]}
+    # a heading's link (read by the full inline parser) gives the same label
+    assert _labels("# See [**Sarah** fund](acme.md)\n") == {("markdown", "acme"): ["Sarah fund"]}
+
+
 TREE = {
     "companies/acme-ventures.md": "# Acme Ventures\n\nA seed-stage investor based in Lisbon.\n",
     "companies/other.md": "# Other Capital\n\nAnother investor in Porto.\n",
@@ -119,7 +133,11 @@ def test_the_labels_weigh_the_query_words_they_hold(tmp_path, db_path):
             base = {h["slug"]: h["score"] for h in keyword.search(b.conn, "acme corp", limit=5)}
         finally:
             keyword.ANCHOR_WEIGHT = old
-        assert got["companies/acme"]["score"] == pytest.approx(base["companies/acme"] + keyword.ANCHOR_WEIGHT)  # (both words: share 1)
+        # both words: share 1, over the floor ANCHOR_REF_IDF when the query's IDF is less (here:
+        # each word in 2 of 3 pages, IDF 0.47: the words tell little which page a label means)
+        idf = 2 * keyword.math.log(1 + 1.5 / 2.5)
+        assert got["companies/acme"]["score"] == pytest.approx(base["companies/acme"] + keyword.ANCHOR_WEIGHT * idf / max(idf, keyword.ANCHOR_REF_IDF), abs=1e-3)
+        assert keyword.ANCHOR_REF_IDF > idf
         assert got["people/jo"]["score"] == pytest.approx(base["people/jo"])
 
 
@@ -249,3 +267,39 @@ def test_postgres_reads_the_labels_in_one_statement_as_the_reads_by_id(tmp_path,
         want = {q: [(h["slug"], h["score"], h["signals"]) for h in keyword.search(b.conn, q, limit=10, **kw)] for q, kw in queries}
         assert got == want
         assert any("link_text" in sig for hits in got.values() for _, _, sig in hits)
+
+
+def test_v59_writes_the_stored_labels_again_as_visible_text(tmp_path, db_path):
+    """A brain before v59 (Postgres v63) stored a label as the link parser gave it, markup and
+    all (``**Sarah** fund``, ``<b>Big</b> &amp; co``, fullwidth letters; a compatibility
+    character of no letter's own, ``①``, made none): on open those labels are written again as
+    their visible text, every link row keeping its id, and the brain equals a fresh import.
+    Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    pages = {**TREE, "notes/md.md": "# Md\n\nSee [**Sarah** fund](../companies/acme-ventures.md) and [<b>Big</b> &amp; co](other.md).\n",
+             "notes/wide.md": "# Wide\n\n[ｌｉｓｂｏｎ　ｆｕｎｄ](../companies/acme-ventures.md), [①](../companies/other.md), [[Sarah|_our_ Sarah]]\n"}
+    old = {("notes/md", "markdown", "../companies/acme-ventures"): "**Sarah** fund", ("notes/md", "markdown", "other"): "<b>Big</b> &amp; co",
+           ("notes/wide", "markdown", "../companies/acme-ventures"): "ｌｉｓｂｏｎ ｆｕｎｄ", ("notes/wide", "markdown", "../companies/other"): "",
+           ("notes/wide", "wiki", "Sarah"): "_our_ Sarah"}
+    q = "SELECT l.id, p.slug, l.kind, l.target, l.label FROM links l JOIN pages p ON p.id = l.from_page_id"
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, _tree(tmp_path, pages))
+        want = sorted(tuple(r) for r in b.conn.execute(q))
+        got = {r[1:4]: r[4] for r in want}
+        assert {k: got[k] for k in old} == {("notes/md", "markdown", "../companies/acme-ventures"): "Sarah fund",
+                                            ("notes/md", "markdown", "other"): "Big & co",
+                                            ("notes/wide", "markdown", "../companies/acme-ventures"): "lisbon fund",
+                                            ("notes/wide", "markdown", "../companies/other"): "1", ("notes/wide", "wiki", "Sarah"): "our Sarah"}
+        with b.transaction():  # as a brain before v59 / Postgres v63: the labels as written
+            for (slug, kind, target), label in old.items():
+                b.conn.execute("UPDATE links SET label = ? WHERE kind = ? AND target = ? AND from_page_id = (SELECT id FROM pages WHERE slug = ?)",
+                               (label, kind, target, slug))
+            _rewind(b.conn, pg._visible_labels, dbmod._m59_visible_labels)
+        assert fresh_import_differences(b) != {}
+    with Brain.open(db_path) as b:
+        assert sorted(tuple(r) for r in b.conn.execute(q)) == want
+        assert fresh_import_differences(b) == {}

@@ -361,14 +361,60 @@ LABELS_MAX = 8
 LABEL_MAX = 200
 
 
+#: a character that may open inline markup a label's text token still holds (the link parser
+#: reads no emphasis: :class:`~gbrain.page.mdparse._LinkMarkdown`), or a character reference
+_LABEL_MARKUP_RE = re.compile(r"[*_~=<&]")
+_label_inline_parser = None
+
+
+def _label_inline():
+    """mistune's inline parser with only the rules whose marks a reader does not see: emphasis,
+    strikethrough, highlight and raw HTML (escapes and code spans were read by the link parser)."""
+    global _label_inline_parser
+    if _label_inline_parser is None:
+        import mistune
+
+        md = mistune.create_markdown(renderer=None, plugins=["strikethrough", "mark"])
+        md.inline.rules = [r for r in ("emphasis", "strikethrough", "mark", "inline_html") if r in md.inline._methods]
+        _label_inline_parser = md.inline
+    return _label_inline_parser
+
+
+def _label_pieces(tokens: list, out: list[str]) -> None:
+    for tok in tokens:
+        if "children" in tok:
+            _label_pieces(tok["children"], out)
+        elif tok.get("type") != "inline_html":  # (a tag is not shown)
+            out.append(tok.get("raw", ""))
+
+
+def visible_label(label: str) -> str:
+    """The text a reader sees of a link's ``label`` as the link parser gives it: emphasis,
+    strikethrough (``~~``) and highlight (``==``) marks and inline HTML tags dropped, character
+    references read (``&amp;`` → ``&``), NFKC-folded (``ｆｕｌｌ`` → ``full``), white space runs
+    one space (``[**Sarah** fund](acme.md)`` → ``Sarah fund``)."""
+    if _LABEL_MARKUP_RE.search(label):
+        tokens = _label_inline()(label, {})  # (state is per call, as the page parsers')
+        out: list[str] = []
+        _label_pieces(tokens, out)
+        label = "".join(out)
+        if "&" in label:
+            import html
+
+            label = html.unescape(label)
+    if not label.isascii():
+        label = unicodedata.normalize("NFKC", label)
+    return " ".join(label.split())
+
+
 def link_label(label: str, target: str) -> str:
-    """A link's visible text as a label of its target (:attr:`Link.labels`): white space runs as
-    one space, at most :data:`LABEL_MAX` characters; '' when it is only the target's name (its
+    """A link's visible text as a label of its target (:attr:`Link.labels`): :func:`visible_label`,
+    at most :data:`LABEL_MAX` characters; '' when it is only the target's name (its
     file name's :func:`~gbrain.page.slugs.loose_key`: ``[Acme](acme.md)``, ``[[acme]]``) or
     holds no letter or digit."""
     if not label:
         return ""
-    label = " ".join(label.split())[:LABEL_MAX]
+    label = visible_label(label)[:LABEL_MAX]
     key = title_key(label)
     if not key or key == loose_key(target) or key == title_key(target):
         return ""

@@ -1903,21 +1903,23 @@ def _m54_letter_fold(conn: sqlite3.Connection) -> None:
     rederive_letter_words(conn)
 
 
-def fill_link_labels(conn) -> int:
+def fill_link_labels(conn, ids: "set[int] | None" = None) -> int:
     """Set ``links.label`` (:attr:`gbrain.page.markdown.Link.labels`, one per line) of the stored
-    links, parsing again only the pages that may hold a labelled link: those with a markdown link
-    (its text) and those with another link whose text holds a ``|`` (a wiki link's alias). Only
-    the ``label`` of a row that has one is written: every link row keeps its id, no other column
-    or row is touched. For SQLite v55 / Postgres v58, in the caller's transaction. Returns how
-    many links got a label."""
+    links of the pages ``ids``, parsing them again; by default the pages that may hold a labelled
+    link: those with a markdown link (its text) and those with another link whose text holds a
+    ``|`` (a wiki link's alias). Only the ``label`` of a row whose label differs is written:
+    every link row keeps its id, no other column or row is touched. For SQLite v55 / Postgres v58
+    and v59 / ``pg_v63.sql`` (:func:`relabel_visible`), in the caller's transaction. Returns how
+    many links' labels were written."""
     from ..page.links import graph_roots
     from ..page.markdown import page_property_syntax, parse_page
     from .derive import derived_rows, parse_settings
 
-    ids = {r[0] for r in conn.execute("SELECT DISTINCT from_page_id FROM links WHERE kind = 'markdown'")}
-    ids |= {r[0] for r in conn.execute(
-        "SELECT DISTINCT l.from_page_id FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.kind <> 'markdown' "
-        "AND (p.compiled_truth LIKE ? OR p.frontmatter_raw LIKE ? OR p.timeline LIKE ?)", ("%|%",) * 3)}
+    if ids is None:
+        ids = {r[0] for r in conn.execute("SELECT DISTINCT from_page_id FROM links WHERE kind = 'markdown'")}
+        ids |= {r[0] for r in conn.execute(
+            "SELECT DISTINCT l.from_page_id FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.kind <> 'markdown' "
+            "AND (p.compiled_truth LIKE ? OR p.frontmatter_raw LIKE ? OR p.timeline LIKE ?)", ("%|%",) * 3)}
     if not ids:
         return 0
     split, tag_syntax, property_syntax = parse_settings(conn)
@@ -1928,16 +1930,45 @@ def fill_link_labels(conn) -> int:
         r = conn.execute(q, (pid,)).fetchone()
         if r is None:
             continue
+        have = {(k, t): label for k, t, label in conn.execute("SELECT kind, target, label FROM links WHERE from_page_id = ?", (pid,))}
         text = ("\ufeff" if r[2] else "") + r[3] + r[4] + r[5] + r[6]
         page = parse_page(text, r[1], timeline_split=split, tag_syntax=tag_syntax, property_syntax=page_property_syntax(r[1], property_syntax, graphs))
         seen: set[tuple[str, str]] = set()
         for kind, target, _name, _context, _count, _forms, label in derived_rows(page)["links"]:
             if (kind, target) not in seen:  # (the first row of a kind and target is the one stored: INSERT OR IGNORE)
                 seen.add((kind, target))
-                if label:
+                if (kind, target) in have and have[(kind, target)] != label:
                     updates.append((label, pid, kind, target))
     conn.executemany("UPDATE links SET label = ? WHERE from_page_id = ? AND kind = ? AND target = ?", updates)
     return len(updates)
+
+
+def relabel_visible(conn) -> int:
+    """Write again the labels of the links whose stored label may not be its visible text
+    (:func:`gbrain.page.markdown.visible_label`: markup marks and HTML tags dropped, character
+    references read, NFKC): the pages holding a label with ``* _ ~ = < &`` or a character outside
+    printable ASCII, and the pages with links whose text is not ASCII (a compatibility character
+    may now make a label: ``[①](x.md)``); :func:`fill_link_labels` over them. For SQLite v59 /
+    Postgres v63, in the caller's transaction. Returns how many labels changed."""
+    import unicodedata
+
+    pos = "strpos" if is_postgres(conn) else "instr"
+    ids = {r[0] for r in conn.execute(
+        "SELECT DISTINCT from_page_id FROM links WHERE label <> '' AND ("
+        + " OR ".join(f"{pos}(label, ?) > 0" for _ in "*_~=<&") + ")", tuple("*_~=<&"))}
+    if is_postgres(conn):
+        ids |= {r[0] for r in conn.execute(
+            "SELECT DISTINCT from_page_id FROM links WHERE label <> '' AND NOT label IS NFKC NORMALIZED")}
+        ids |= {r[0] for r in conn.execute(
+            "SELECT p.id FROM pages p WHERE EXISTS (SELECT 1 FROM links l WHERE l.from_page_id = p.id) AND NOT "
+            "(compiled_truth IS NFKC NORMALIZED AND timeline IS NFKC NORMALIZED AND frontmatter_raw IS NFKC NORMALIZED)")}
+    else:
+        ids |= {pid for pid, label in conn.execute("SELECT from_page_id, label FROM links WHERE label <> ''")
+                if not label.isascii() and not unicodedata.is_normalized("NFKC", label)}
+        ids |= {r[0] for r in conn.execute("SELECT id, compiled_truth, timeline, frontmatter_raw FROM pages p "
+                                           "WHERE EXISTS (SELECT 1 FROM links l WHERE l.from_page_id = p.id)")
+                if not all(x.isascii() or unicodedata.is_normalized("NFKC", x) for x in r[1:])}
+    return fill_link_labels(conn, ids) if ids else 0
 
 
 def _m55_link_labels(conn: sqlite3.Connection) -> None:
@@ -2027,7 +2058,14 @@ def _m58_put_lookups(conn: sqlite3.Connection) -> None:
     _exec_script(conn, LETTERS_KEYS_SQL + f"CREATE INDEX IF NOT EXISTS idx_pages_spaced ON pages(slug) WHERE {SPACED_WHERE};\n")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups]
+def _m59_visible_labels(conn: sqlite3.Connection) -> None:
+    """A link's label is the text a reader sees (:func:`gbrain.page.markdown.visible_label`):
+    ``[**Sarah** fund](acme.md)`` stored ``**Sarah** fund``, now ``Sarah fund``; the labels that
+    may change written again (:func:`relabel_visible`), every link row keeping its id."""
+    relabel_visible(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 62
+PG_SCHEMA_VERSION = 63
 
 
 def is_url(db: object) -> bool:
@@ -1030,6 +1030,13 @@ def _link_labels(conn: "PgConnection") -> None:
 
     fill_link_labels(conn)
 
+
+def _visible_labels(conn: "PgConnection") -> None:
+    from .db import relabel_visible
+
+    relabel_visible(conn)
+
+
 def _name_folds(conn: "PgConnection") -> None:
     from .db import fill_name_folds
 
@@ -1070,7 +1077,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              55: _graphless_journals,  # v55: a vault's journals/ folder (no logseq/config.edn) has no Logseq journal titles (SQLite v53)
              56: _letter_fold,  # v56: ł ø ß æ… spelled in ASCII for search: Lukasz finds Łukasz (SQLite v54)
              58: _link_labels,  # v58: links.label, what the linking page calls its target (SQLite v55)
-             60: _name_folds}  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
+             60: _name_folds,  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
+             63: _visible_labels}  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
 
 
 def migrate(conn: PgConnection) -> int:
