@@ -269,9 +269,12 @@ def run_and_print(o: "ops.Operation", args: dict, as_json: bool, surface: str = 
         _out(ops.dumps(result) + "\n")
     elif o.text is not None:
         text = o.text(shown_result, shown)
-        if not o.text_exact:
-            text = styled(terminal_safe(text), sys.stdout.isatty())
-        _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
+        if isinstance(text, ops.Nothing):  # an empty answer: said on stderr, stdout empty (`| wc -l` counts 0), exit 0
+            _err(text)
+        else:
+            if not o.text_exact:
+                text = styled(terminal_safe(text), sys.stdout.isatty())
+            _out(text if (o.name == "get" or text.endswith("\n")) else text + "\n")
     else:
         _out(terminal_safe(json.dumps(result, ensure_ascii=False, indent=2, default=str)) + "\n")
     if isinstance(result, dict) and result.get("ok") is False:

@@ -169,7 +169,7 @@ def test_gbrain_conflicts_lists_a_sync_tools_copy_until_it_is_deleted(db_path, b
     (brain_tree / "assets").mkdir(exist_ok=True)
     (brain_tree / "assets/photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 a photo")
     assert run("sync", str(brain_tree), "--db", db).returncode == 0
-    assert run("conflicts", "--db", db).stdout.decode().strip() == "no open conflicts"
+    assert run("conflicts", "--db", db).stderr.decode().strip() == "no open conflicts"
     note = (brain_tree / "people/ana-lima.md").read_bytes()
     for path, _ in TOOL_COPIES[:3]:
         (brain_tree / path).write_bytes(note + b"\nEdited on the phone.\n")

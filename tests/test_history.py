@@ -142,7 +142,7 @@ def test_history_diff_and_cli(tmp_path):
     assert [c["operation"] for c in ch] == ["revert", "tag", "put"]
     assert cli("--db", db, "changes", "--since", "soon").returncode == 2
     none = cli("--db", db, "changes", "--origin", "mcp")
-    assert none.returncode == 0 and none.stdout.decode().strip() == "no changes by mcp since 24h"
+    assert none.returncode == 0 and none.stdout == b"" and none.stderr.decode().strip() == "no changes by mcp since 24h"
     tree = tmp_path / "t"
     tree.mkdir()
     (tree / "x.md").write_text("# X\n")

@@ -192,7 +192,7 @@ def test_a_page_deleted_in_the_brain_while_its_file_changed_is_reported_as_what_
     assert r.returncode == 3
     assert "conflicts 0, put back 1," in out and "PUT BACK: people/ana-lima.md: deleted in the brain, edited on disk" in out
     assert "CONFLICT" not in out
-    assert gbrain("--db", db, "conflicts").stdout.decode().strip() == "no open conflicts"
+    assert gbrain("--db", db, "conflicts").stderr.decode().strip() == "no open conflicts"
     noted = json.loads(gbrain("--db", db, "conflicts", "--all", "--json").stdout)
     assert [(c["path"], c["kind"], c["status"]) for c in noted] == [("people/ana-lima.md", "deleted-in-brain", "noted")]
     assert f.read_bytes().endswith(b"more\n") and gbrain("--db", db, "get", "people/ana-lima").stdout == f.read_bytes()

@@ -73,7 +73,7 @@ def test_since_and_until_are_inclusive_dates_months_or_years(tmp_path, db_path):
     # one page between dates
     assert keys(js(cli(db, "people/bruno", "--since", "2025-02", "--json"))) == [(None, "2025-03-04"), (None, "2025-02-30")]
     r = cli(db, "--since", "2026-01-01")
-    assert r.returncode == 0 and r.stdout == b"(no timeline entries)\n"
+    assert r.returncode == 0 and r.stdout == b"" and r.stderr == b"(no timeline entries)\n"
 
 
 def test_a_span_back_from_today(tmp_path, db_path):

@@ -128,7 +128,8 @@ def test_two_writers_of_one_page_are_told_apart(tmp_path, db_path):
     assert [c["version"] for c in js("changes", "--origin", "put", "--by", "alice", db=db_path)] == [1]
     lines = out(gbrain("changes", "--by", "bob@desk", "--db", str(db_path))).splitlines()
     assert len(lines) == 1 and lines[0].endswith("cli put  by bob@desk")
-    assert "no changes by writer carol" in out(gbrain("changes", "--by", "carol", "--db", str(db_path)))
+    none = gbrain("changes", "--by", "carol", "--db", str(db_path))  # an empty answer: said on stderr, stdout empty
+    assert none.returncode == 0 and none.stdout == b"" and "no changes by writer carol" in none.stderr.decode()
     # the agent surfaces: the same operation through `call` (MCP brain_changes' arguments)
     items = json.loads(out(gbrain("call", "brain_changes", json.dumps({"by": "alice"}), "--db", str(db_path))))
     assert [(c["version"], c["by"]) for c in items] == [(3, "alice@laptop"), (1, "alice@laptop")]

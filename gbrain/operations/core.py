@@ -21,7 +21,7 @@ from ..page.slugs import cmd_arg
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
 )
 
 
@@ -1348,7 +1348,7 @@ def _hits_text(hits: list[dict]) -> str:
     """Search hits as text, with the score (comparable within one search: the best keyword
     match alone scores 1, a page named by the query more) and the fields that matched."""
     if not hits:
-        return "no matches"
+        return Nothing("no matches")
     return "\n".join(
         f"{h['slug']}  ({score_text(h['score'])}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "") + f")  {h['title']}\n    {_marked(h)}"
         for h in hits
@@ -1551,7 +1551,7 @@ def _as_labels(x: dict) -> str:
     title="Links from a page",
     item=obj("target", target="string", to_slug="string?", kind="string", context="string", count="integer", forms="array"),
     page="limit",
-    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or "(no links)",
+    text=lambda r, a: "\n".join(f"{x['to_slug'] or '(dangling) ' + x['target']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or Nothing("(no links)"),
     note=cut_note,
 )
 def _links(b, a, ctx):
@@ -1575,7 +1575,7 @@ def _links(b, a, ctx):
     title="Backlinks of a page",
     item=obj("slug", **PAGE_REF, context="string", count="integer", forms="array"),
     page="limit",
-    text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or "(no backlinks)",
+    text=lambda r, a: "\n".join(f"{x['slug']}  x{x['count']} {' '.join(x['forms'])}{_as_labels(x)}  {x['context']}" for x in r) or Nothing("(no backlinks)"),
     note=cut_note,
 )
 def _backlinks(b, a, ctx):
@@ -1590,7 +1590,7 @@ def _backlinks(b, a, ctx):
 
 
 def _timeline_text(r: list, a: dict) -> str:
-    return "\n".join(f"{e['date']}  {e['slug'] + '  ' if 'slug' in e else ''}{e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or "(no timeline entries)"
+    return "\n".join(f"{e['date']}  {e['slug'] + '  ' if 'slug' in e else ''}{e['source'] + ' — ' if e['source'] else ''}{e['summary']}" for e in r) or Nothing("(no timeline entries)")
 
 
 @op(

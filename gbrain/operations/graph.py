@@ -14,7 +14,7 @@ from ..errors import BadInput
 from ..page import navfile
 from ..page.navfile import is_nav_file
 from ..storage import blobs
-from .registry import Param, obj, op, read_slug
+from .registry import Nothing, Param, obj, op, read_slug
 
 DIRECTIONS = ["both", "out", "in"]
 NODE = obj("slug", "distance", slug="string", title="string?", type="string?", distance="integer",
@@ -150,7 +150,7 @@ def _start(b, slug: str, ctx, files: _Files):
 
 def _graph_text(r: dict, a: dict) -> str:
     if not r["nodes"]:
-        return "(no page)"
+        return Nothing("(no page)")
     lines = [f"{r['root']}  (depth {r['depth']}, {len(r['nodes']) - 1} page(s) linked)"]
     for n in r["nodes"][1:]:
         via = f", via {' → '.join(n['via'])}" if n.get("via") else ""
@@ -274,7 +274,7 @@ def _graph(b, a, ctx):
 
 def _path_text(r: dict, a: dict) -> str:
     if not r["found"]:
-        return f"no link chain between {r['from']} and {r['to']} within {r['max_depth']} hops"
+        return Nothing(f"no link chain between {r['from']} and {r['to']} within {r['max_depth']} hops")
     out = [r["path"][0]["slug"]]
     for e in r["links"]:
         out.append(f"  {'→' if e['forward'] else '←'} {e['to'] if e['forward'] else e['from']}" + (f"  — {e['context']}" if e["context"] else ""))

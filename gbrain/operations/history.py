@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..errors import BadInput
 from ..page.slugs import cmd_arg, shown
-from .registry import SLUG, Param, _since, cut_note, limit_param, obj, op, run
+from .registry import SLUG, Nothing, Param, _since, cut_note, limit_param, obj, op, run
 
 
 def _history_text(r: dict, a: dict) -> str:
@@ -219,7 +219,7 @@ def _dead_brought_back(b, r: dict) -> str | None:
 
 def _changes_text(r: list, a: dict) -> str:
     if not r:
-        return ("no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "")
+        return Nothing("no changes" + (f" by {a['origin']}" if a.get("origin") else "") + (f" by writer {a['by']}" if a.get("by") else "")
                 + (f" since {a['since']}" if a.get("since") else "") + (f" until {a['until']}" if a.get("until") else ""))
     return "\n".join(f"{c['at']}  {shown(c['name'])}" + (f" ({c['type']})" if c.get("type") else "") + f"  v{c['version']} {c['op']}  {c['origin']}" + (f"  by {c['by']}" if c.get("by") else "")
                      + (f"  {c['detail']}" if c.get("detail") else "") for c in r)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..core import lint as lintmod
 from ..errors import BadInput
-from .registry import Param, _since, cut_note, limit_param, obj, op
+from .registry import Nothing, Param, _since, cut_note, limit_param, obj, op
 
 
 def _checks_arg(v: str | None) -> list[str] | None:
@@ -121,7 +121,7 @@ def _lint_fix(b, a, ctx):
 
 def _threads_text(r: list, a: dict) -> str:
     if not r:
-        return "(no open threads)"
+        return Nothing("(no open threads)")
     out = []
     for t in r:
         when = f"{t['date']} ({t['age_days']}d)" if t["date"] else "undated"

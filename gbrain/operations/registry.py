@@ -1066,9 +1066,15 @@ def tools_json() -> list[dict]:
 # ---------------------------------------------------------------------------
 
 
+class Nothing(str):
+    """What a text renderer answers for an empty answer (``(none)``, ``no matches``, ``the trash
+    is empty``): the CLI says it on stderr and prints nothing on stdout, so a script counting lines
+    (``gbrain list --tag x | wc -l``) counts 0; the exit code stays 0 (``entry.run_and_print``)."""
+
+
 def _rows(rows: list[dict], cols: list[str]) -> str:
     if not rows:
-        return "(none)"
+        return Nothing("(none)")
     lines = []
     for r in rows:
         vals = [str(r.get(c, "")) for c in cols]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BadInput, GBrainError
-from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Param, limit_param, obj, op, read_slug
+from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Nothing, Param, limit_param, obj, op, read_slug
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -295,7 +295,7 @@ def _embed_drop(b, a, ctx):
 
 def _query_text(r: dict, a: dict) -> str:
     if not r["items"]:
-        return "no matches"
+        return Nothing("no matches")
     return "\n".join(f"{h['slug']}  ({h['score']:.3f}" + (f"; {', '.join(h['signals'])}" if h.get("signals") else "")
                      + f")  {h['title']}\n    {_shorten(h['passage'], 240)}" for h in r["items"])
 

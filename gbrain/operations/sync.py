@@ -12,7 +12,7 @@ import sys
 from ..core.conflicts import RESOLVE
 from ..errors import BadInput, GBrainError
 from ..page.slugs import cmd_arg, is_markdown, move_text, shown, slug_for_path
-from .registry import Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
+from .registry import Nothing, Param, _dir_arg, _report_text, cut_note, limit_param, obj, op
 
 
 #: how many trashed files the text report of ``sync`` names (then "… and N more")
@@ -254,7 +254,7 @@ def _side_of(orig: str | None) -> str:
 
 def _conflicts_text(r: list, a: dict) -> str:
     if not r:
-        return "no open conflicts"
+        return Nothing("no open conflicts")
     out = []
     for c in r:
         if c.get("tool"):  # a copy a file-sync tool made: its note says which, its action how to resolve it
@@ -312,7 +312,7 @@ def _conflicts(b, a, ctx):
 def _restore_text(r, a: dict) -> str:
     if isinstance(r, list):
         return "\n".join(f"{t['deleted_at']}  {shown(t['slug'] or t['path'])}  v{t['version']}  ({t['reason']}" + (f" by {t['by']}" if t.get("by") else "")
-                         + f", {t['size']:,} bytes)" for t in r) or "the trash is empty"
+                         + f", {t['size']:,} bytes)" for t in r) or Nothing("the trash is empty")
     if "restored_all" in r:
         return (f"restored {len(r['restored_all']):,} item(s) from the trash" + (f"; {len(r['skipped'])} left (a page lives there again)" if r["skipped"] else "")
                 + (f"; {r['replaced']:,} replaced version(s) of live pages stay in it (`gbrain revert SLUG --to VERSION` brings one back)" if r.get("replaced") else ""))
