@@ -898,6 +898,31 @@ def test_get_output_writes_through_a_symlink_and_into_a_pipe(tmp_path, db_path, 
     assert f"wrote {len(data):,} bytes of papers/x.pdf to -".encode() in r.stderr, r.stderr
 
 
+def test_get_output_writes_a_raw_sidecar_as_it_writes_an_attachment(tmp_path, db_path, monkeypatch):
+    """README: `get --output` writes the bytes of "the current page or file"; `gbrain get
+    x/.raw/y.json --output -` was refused (`it points into .raw/: … no page`, exit 2) before the
+    stored files were looked at, though a sidecar is a stored file as an attachment is. Its bytes
+    (current, or a version) go to the output; a plain `get` of it says how to read it (exit 1,
+    as an attachment's), naming `raw` and `--output`."""
+    db = str(db_path)
+    assert cli("--db", db, "put", "people/ana", input="# Ana\n").returncode == 0
+    assert cli("--db", db, "raw-put", "people/ana", "--source", "crm", "--data", '{"x": 1}').returncode == 0
+    first = cli("--db", db, "get", "people/.raw/ana.json", "--output", "-")
+    assert first.returncode == 0 and json.loads(first.stdout) == {"sources": {"crm": {"x": 1}}}, (first.stdout, first.stderr)
+    assert b"wrote " in first.stderr and b"people/.raw/ana.json to -" in first.stderr, first.stderr
+    out = tmp_path / "ana.json"
+    r = cli("--db", db, "get", "people/.raw/ana.json", "--output", str(out))
+    assert r.returncode == 0 and out.read_bytes() == first.stdout, r.stderr
+    assert cli("--db", db, "raw-put", "people/ana", "--source", "web", "--data", '{"y": 2}').returncode == 0
+    r = cli("--db", db, "get", "people/.raw/ana.json", "--version", "1", "--output", "-")
+    assert r.returncode == 0 and r.stdout == first.stdout, (r.stdout, r.stderr)
+    r = cli("--db", db, "get", "people/.raw/ana.json")  # text: what it is and how to read it
+    err = r.stderr.decode()
+    assert r.returncode == 1 and "raw-data sidecar" in err and "--output" in err and "gbrain raw people/ana" in err, err
+    r = cli("--db", db, "get", "people/.raw/bob.json", "--output", "-")  # no such sidecar: as before
+    assert r.returncode == 2 and "points into .raw/" in r.stderr.decode() and r.stdout == b"", r.stderr
+
+
 def test_prune_counts_the_pieces_of_a_big_file_version_it_frees(db_path, monkeypatch):
     """Researcher trial: a 80 MB PDF replaced by a new version under watch, then
     `gbrain history papers/smith2024.pdf --prune --keep-last 1 --keep-days 0` said "would remove 1

@@ -17,7 +17,7 @@ from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
 from ..search.spell import suggest
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
-from ..page.slugs import cmd_arg
+from ..page.slugs import cmd_arg, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
@@ -102,8 +102,8 @@ PART_CHARS = 60_000
         Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
         Param("offset", "integer", "start at this character (a part's next_offset, or a section's offset)", default=0, minimum=0, cli=False),
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
-        Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment or other "
-              "file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named; "
+        Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment, a .raw "
+              "sidecar or other file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named; "
               "a symlink is written through; a pipe, /dev/stdout or - (stdout) gets the bytes", in_schema=False),
         Param("force", "boolean", "with --output: replace an existing file", default=False, in_schema=False),
     ],
@@ -128,20 +128,26 @@ def _get(b, a, ctx):
     else:
         try:
             row = b.resolve_slug(a["slug"])
-        except NotFound:
-            f = b.stored_text_file(a["slug"])  # the root's index.md, schema.md, log.md: files, not pages
+        except (NotFound, BadInput) as e:
+            f = None if isinstance(e, BadInput) else b.stored_text_file(a["slug"])  # the root's index.md, schema.md, log.md: files, not pages
             if f is None:
                 # the slug as a path, or the page path it names (``bin`` -> ``bin.md``, kept as a
-                # file: not UTF-8 text, or a name no command could give as a slug)
+                # file: not UTF-8 text, or a name no command could give as a slug); a sidecar's
+                # path (``people/.raw/ana.json``) is no slug (BadInput) but a stored file
                 other = None
                 for path in (a["slug"], a["slug"] + ".md"):
                     other = other or b.conn.execute("SELECT path, kind, size FROM files WHERE path = ?", (path,)).fetchone()
                 if other is not None:  # an attachment or a sidecar: say what it is, not "did you mean"
+                    page = page_slug_for_sidecar(other["path"]) if other["kind"] == "raw" else None
                     what = ("a raw-data sidecar" if other["kind"] == "raw"
                             else "a file (markdown kept as a file: not UTF-8 text, or an unusable name)" if other["path"].lower().endswith(".md")
                             else "a file (an attachment)")
-                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: `gbrain get {cmd_arg(other['path'])} --output FILE` "
+                    raise NotFound(f"{other['path']} is {what} of {other['size']:,} bytes, not a page: "
+                                   + (f"`gbrain raw {cmd_arg(page)}` reads its data, " if page else "")
+                                   + f"`gbrain get {cmd_arg(other['path'])} --output FILE` "
                                    f"(the CLI) writes its bytes, `gbrain history {cmd_arg(other['path'])}` lists its versions") from None
+                if isinstance(e, BadInput):
+                    raise
                 slug, note = read_slug(b, a["slug"])  # a renamed page's old name: the page, as the writes follow it
                 if note is None:
                     raise
@@ -222,10 +228,12 @@ def _get_to_file(b, a) -> dict:
         row = None
         try:
             row = b.resolve_slug(a["slug"])
-        except NotFound:
+        except (NotFound, BadInput) as e:  # a sidecar's path (`people/.raw/ana.json`) is no slug, but a stored file as an attachment is
             path = next((p for p in (a["slug"], a["slug"] + ".md")
                          if b.conn.execute("SELECT 1 FROM files WHERE path = ?", (p,)).fetchone()), None)
             if path is None:
+                if isinstance(e, BadInput):
+                    raise
                 slug, note = read_slug(b, a["slug"])  # a renamed page's old name: the page, as get without --output
                 if note is None:
                     raise
