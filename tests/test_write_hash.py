@@ -92,3 +92,29 @@ def test_revert_and_ingest_answer_with_the_pages_content_hash_too(fixture_db):
         first, same = (ops.run("ingest", dict(src), ctx, brain=b) for _ in range(2))
         assert first["changed"] and not same["changed"], (first, same)
         assert first["content_hash"] == same["content_hash"] == b.page_row(first["slug"])["content_hash"], (first, same)
+
+
+def test_restore_answers_with_each_restored_pages_content_hash(db_path):
+    """`restore` (one page, or `--all`) answered no `content_hash`, where every other page write
+    does: an agent restoring pages had to read each again before an `if_hash` put. One page's
+    restore gives its `content_hash`; `--all` gives `content_hashes`, slug → hash, per page (a
+    file restored has none)."""
+    import json
+
+    from conftest import gbrain
+
+    db = str(db_path)
+    for slug in ("notes/one", "notes/two", "notes/three"):
+        assert gbrain("--db", db, "put", slug, input=f"# {slug}\n").returncode == 0
+        assert gbrain("--db", db, "delete", slug).returncode == 0
+    r = gbrain("--db", db, "restore", "notes/one", "--json")
+    one = json.loads(r.stdout)
+    assert r.returncode == 0 and one["content_hash"] == _hash(db_path, "notes/one"), (one, r.stderr)
+    r = gbrain("--db", db, "restore", "--all", "--json")
+    every = json.loads(r.stdout)
+    assert r.returncode == 0 and sorted(every["restored_all"]) == ["notes/three.md", "notes/two.md"], (every, r.stderr)
+    assert every["content_hashes"] == {s: _hash(db_path, s) for s in ("notes/two", "notes/three")}, every
+    r = gbrain("--db", db, "put", "notes/two", "--if-hash", every["content_hashes"]["notes/two"], input="# two, edited\n")
+    assert r.returncode == 0, r.stderr
+    props = ops.REGISTRY["restore"].output["properties"]
+    assert "content_hash" in props and "content_hashes" in props, props

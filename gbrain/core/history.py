@@ -1190,7 +1190,7 @@ def restore(brain, name: str) -> dict:
     """Bring back a deleted page (or file) from its history: its last text becomes a new
     version at its path, with its ``.raw`` sidecar when that was deleted too. Under sync/watch
     the file follows (the change log sees the write). Returns ``{slug, path, restored: [paths],
-    deleted_at, reason, version}``. Raises NotFound (nothing deleted under that name),
+    deleted_at, reason, version, content_hash}`` (the page's new hash; None for a file). Raises NotFound (nothing deleted under that name),
     Conflict (the page lives; ``revert`` brings back an older version) or BadInput (its path
     is taken by another kind)."""
     from ..errors import Conflict
@@ -1213,7 +1213,7 @@ def restore(brain, name: str) -> dict:
                 raise NotFound(f"nothing named '{name}' in the trash (`gbrain trash` lists it)")
             r = _revert_key(brain, kind, key, t["version"])
             return {"slug": r.get("slug"), "path": r["path"], "restored": [r["path"]], "deleted_at": "", "reason": t["trashed"],
-                    "version": t["version"], "moved_from": key}
+                    "version": t["version"], "moved_from": key, "content_hash": r.get("content_hash")}
         kind, key = d["kind"], d["name"]
         last = _version_row(brain, kind, key, None)
         path = last["path"]
@@ -1228,7 +1228,8 @@ def restore(brain, name: str) -> dict:
                 t = _version_row(brain, "file", sp, None)
                 brain.save_file(sp, body(c, t["body_id"]), "raw")
                 restored.append(sp)
-    return {"slug": key if kind == "page" else None, "path": r["path"], "restored": restored, "deleted_at": d["at"], "reason": _deleted_reason(d), "version": last["version"]}
+    return {"slug": key if kind == "page" else None, "path": r["path"], "restored": restored, "deleted_at": d["at"], "reason": _deleted_reason(d), "version": last["version"],
+            "content_hash": r.get("content_hash")}  # the page's new one (None: a file), a put's if_hash as every page write answers
 
 
 def trash_migration(conn: sqlite3.Connection) -> int:

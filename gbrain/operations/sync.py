@@ -353,7 +353,7 @@ def _trash(b, a, ctx):
     title="Restore from the trash",
     details="Its last version in the history becomes the page again. Under sync/watch the file follows.",
     destructive=True,  # restoring over a page that came back would replace it; restore refuses that, but be safe
-    output=obj(slug="string?", path="string", restored="array", restored_all="array", skipped="array", replaced="integer"),
+    output=obj(slug="string?", path="string", restored="array", content_hash="string?", restored_all="array", content_hashes="object", skipped="array", replaced="integer"),
 )
 def _restore(b, a, ctx):
     from ..core.history import restore, trash_list
@@ -363,7 +363,7 @@ def _restore(b, a, ctx):
     if a.get("all"):
         if a.get("slug"):
             raise BadInput(f"give a slug or {ctx.flag('all')}, not both")
-        done, skipped, replaced = [], [], 0
+        done, skipped, replaced, hashes = [], [], 0, {}
         for t in trash_list(b, limit=0):
             if not t["deleted"]:
                 replaced += 1  # a replaced version of a live page: `revert` brings it back
@@ -374,9 +374,11 @@ def _restore(b, a, ctx):
             try:
                 r = restore(b, name)
                 done += r["restored"]
+                if r.get("slug") and r.get("content_hash"):
+                    hashes[r["slug"]] = r["content_hash"]  # each page's new one: a put's if_hash, as every page write answers
             except GBrainError:
                 skipped.append(name)
-        return {"restored_all": done, "skipped": skipped, "replaced": replaced}
+        return {"restored_all": done, "content_hashes": hashes, "skipped": skipped, "replaced": replaced}
     if not a.get("slug"):
         return trash_list(b, limit=a.get("limit") if a.get("limit") is not None else 100)
     return restore(b, a["slug"])
