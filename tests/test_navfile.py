@@ -336,3 +336,75 @@ def test_entry_lines_find_each_href_whole_and_in_order():
     assert entry_lines(text, ["a.md", "data.md", "a.md", "x%20y.md", "ta.md"]) == [2, 4, 6, 8, None]
     _base, entries, _w = nav_entries(MKDOCS, "site/mkdocs.yml")
     assert entry_lines(MKDOCS.decode(), [e.href for e in entries]) == [11, 13, 14]
+
+
+def _big_toc(sections: int) -> bytes:
+    out = []
+    for i in range(sections):
+        out.append(f"- name: Section {i}\n  href: sec{i}/index.md\n  items:\n")
+        out += [f"  - name: Topic {i}.{j}\n    href: sec{i}/topic-{j}.md\n" for j in range(5)]
+    return "".join(out).encode()
+
+
+def _count_loads(monkeypatch) -> tuple[list[tuple[bool, int]], list[int]]:
+    """Each YAML load the nav reader starts: (pure, characters); and the tokens the pure-Python
+    scanner read (a list of one count: what the pure loader's work is proportional to)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.scanner import Scanner
+
+    seen: list[tuple[bool, int]] = []
+    tokens = [0]
+    real, real_fetch = YAML.load, Scanner.fetch_more_tokens
+
+    def load(self, stream):
+        seen.append((bool(self.pure), len(stream)))
+        return real(self, stream)
+
+    def fetch(self):
+        tokens[0] += 1
+        return real_fetch(self)
+
+    monkeypatch.setattr(YAML, "load", load)
+    monkeypatch.setattr(Scanner, "fetch_more_tokens", fetch)
+    return seen, tokens
+
+
+@pytest.mark.engine_free
+def test_a_broken_toc_costs_one_whole_parse_and_is_read_once_per_content(monkeypatch):
+    """A nav file whose YAML does not load was parsed whole by the C loader, then whole again by
+    the pure-Python one (which reads a few things libyaml refuses): a 1 MB TOC broken at its end
+    cost ~4.3 CPU-s instead of ~0.7, and again at each read (its save's warning, then each
+    process's backlinks/lint). The pure loader now reads only the entries around the C loader's
+    error (the entries before it at each level dropped); it reads the whole text only when that
+    part loads (a construct only libyaml refuses), and a text's result is kept per content."""
+    from gbrain.page import navfile
+
+    good = _big_toc(300)
+    navfile._PARSED.clear()
+    seen, tokens = _count_loads(monkeypatch)
+    assert navfile.load_nav(good)[1] is None and seen == [(False, len(good))] and tokens == [0]  # C alone
+    seen.clear()
+    y = __import__("ruamel.yaml", fromlist=["YAML"]).YAML(typ="safe", pure=True)
+    y.load(good.decode())
+    whole_tokens = tokens[0]  # what the pure loader reads of the whole text
+    monkeypatch.undo()
+    for bad, where in ((good + b"- name: x\n  href: [unclosed\n", 3903),
+                       (good[: len(good) // 2] + b"- name: x\n  href: [unclosed\n" + good[len(good) // 2:], None),
+                       (b"- name: Root\n  items:\n" + b"".join(b"  " + line + b"\n" for line in (good + b"- name: x\n  href: [bad\n").splitlines()), None)):
+        seen, tokens = _count_loads(monkeypatch)
+        base, entries, warning = nav_entries(bad, "docs/TOC.yml")
+        assert entries == [] and warning.startswith("YAML does not load:"), warning
+        if where:
+            assert f"(line {where}, " in warning, warning
+        whole = [n for pure, n in seen if n >= len(bad) - 1]
+        assert len(whole) == 1 and not seen[0][0], seen  # the C loader's attempt alone read it whole
+        assert tokens[0] < whole_tokens // 20, (tokens, whole_tokens)  # the pure loader: a small part
+        seen.clear()
+        assert nav_entries(bad, "docs/TOC.yml")[2] == warning and seen == []  # the same bytes: not parsed again
+        monkeypatch.undo()
+    # what only libyaml refuses is still read by the pure loader: the whole text, as before
+    odd = good + b"- name: x\n  href: [web:https://example.com/a.md]\n"
+    seen, tokens = _count_loads(monkeypatch)
+    base, entries, warning = nav_entries(odd, "docs/TOC.yml")
+    assert warning is None and len(entries) == 300 * 6, (warning, len(entries))
+    assert [pure for pure, n in seen if n >= len(odd) - 1] == [False, True], seen

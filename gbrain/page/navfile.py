@@ -10,13 +10,14 @@ Book's ``file`` (extension optional) to the nav file's folder; an MkDocs ``nav``
 ``docs_dir`` (default ``docs``) beside ``mkdocs.yml``. An external URL, a nested TOC (``href:
 x/toc.yml``, ``href: x/``), a landing ``.yml`` page, a glob and an ``.ipynb`` name no page.
 
-The YAML is read by ruamel's safe loaders with every tag it does not know read as the plain
-value (``mkdocs.yml`` holds ``!!python/name:…`` and ``!ENV``), under the frontmatter's bounds
+The YAML is read by ruamel's safe loaders (C; on its error the pure one, :func:`_pure_fails_too`)
+with every tag it does not know read as the plain value (``mkdocs.yml`` holds ``!!python/name:…`` and ``!ENV``), under the frontmatter's bounds
 (:data:`~gbrain.page.markdown.FM_MAX_DEPTH`, the alias budget): a nav file that does not load
 is a warning and no entries, never a failure; its bytes are kept as they are."""
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,7 @@ _JB_CHILDREN = ("parts", "chapters", "sections", "entries", "subtrees")
 #: a nav entry's file of these kinds is no page (a notebook, reStructuredText)
 _NOT_PAGES = frozenset({".ipynb", ".rst"})
 #: a nav file over this many bytes is read as listing no page (its save's warning says so): its
-#: YAML costs ~1.3 CPU-s per MB to parse, ~5 s when it does not load (C, then the pure loader),
+#: YAML costs ~1.3 CPU-s per MB to parse (~5 s when it did not load before ``_pure_fails_too``),
 #: paid by each process's first ``backlinks``/``links``/lint that reads it (a 4.0 MB generated
 #: TOC.yml: 7.0 s, 25.4 s). Twice MicrosoftDocs/sql-docs' docs/toc.yml (1.05 MB), the largest real
 #: one seen
@@ -100,7 +101,9 @@ def load_nav(data: bytes) -> tuple[Any, str | None]:
             y = YAML(typ="safe")
             y.Constructor = _tolerant()
             loaded = y.load(text)
-        except YAMLError:
+        except YAMLError as e:
+            if _pure_fails_too(text, e):
+                raise
             y = YAML(typ="safe", pure=True)
             y.Constructor = _tolerant()
             loaded = y.load(text)
@@ -113,6 +116,93 @@ def load_nav(data: bytes) -> tuple[Any, str | None]:
         problem = getattr(e, "problem", None) or (str(e).strip().splitlines() or [type(e).__name__])[0]
         mark = getattr(e, "problem_mark", None)
         return None, f"YAML does not load: {problem}" + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else "")
+
+
+#: YAML's line breaks (libyaml's: NEL, LS, PS too), as the loaders count lines
+_BREAK_RE = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+#: what may stand on a line before a block collection's entry: its indentation, and a sequence's `- `
+_ENTRY_PREFIX_RE = re.compile(r" *(?:- +)?")
+
+
+def _pure_fails_too(text: str, c_error: Exception) -> bool:
+    """Whether the pure-Python loader refuses ``text`` too, which the C loader (libyaml) refused
+    with ``c_error``, judged without reading the whole text again: the pure loader reads what
+    libyaml refuses only in a token or two (``[web:https://x]``, an anchor of other characters, a
+    line opening with ``: ``), so it reads the text with the entries before the error dropped at
+    each level of block collections that holds it (a block collection with fewer entries before
+    the one that holds the error: the same state there; the collections found by the C parser's
+    events, ~0.1 CPU-s per MB) and stops at its own error, near the start of what is left. True
+    only when it refuses that text in its scanner or parser; False (read the whole text) when it
+    loads it, refuses it otherwise (an alias of a dropped anchor), or nothing was dropped: a 1 MB
+    TOC broken at its end cost 4.3 CPU-s (C 0.7, then pure 3.2), now ~0.8."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml import events as ev
+    from ruamel.yaml.cyaml import CParser
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.parser import ParserError
+    from ruamel.yaml.scanner import ScannerError
+
+    if (not isinstance(c_error, (ScannerError, ParserError)) or "\n%" in text or text.startswith("%")
+            or any(c in text for c in "\x85\u2028\u2029")):
+        # a composer's or constructor's error; a directive (%TAG) the dropped part may hold; a
+        # line break of YAML 1.1's (libyaml's) that is none to the pure loader's YAML 1.2
+        return False
+    # per open collection: [block, mapping, nodes seen, (line, column) of each entry, line it starts on]
+    open_: list[list] = []
+    parser = CParser(text)
+    try:
+        while True:
+            e = parser.get_event()
+            if isinstance(e, (ev.ScalarEvent, ev.AliasEvent, ev.SequenceStartEvent, ev.MappingStartEvent)) and open_:
+                c = open_[-1]
+                if not c[1] or c[2] % 2 == 0:  # a sequence's item, a mapping's key
+                    c[3].append((e.start_mark.line, e.start_mark.column))
+                c[2] += 1
+            if isinstance(e, (ev.SequenceStartEvent, ev.MappingStartEvent)):
+                parent = open_[-1][3][-1][0] if open_ and open_[-1][3] else -1
+                open_.append([not e.flow_style, isinstance(e, ev.MappingStartEvent), 0, [], parent])
+            elif isinstance(e, (ev.SequenceEndEvent, ev.MappingEndEvent)):
+                open_.pop()
+            elif isinstance(e, ev.StreamEndEvent):
+                return False  # libyaml parsed it all this time: not what c_error said
+    except YAMLError:
+        pass
+    except Exception:
+        return False
+    lines = _BREAK_RE.split(text)
+    starts = [0]
+    for m in _BREAK_RE.finditer(text):
+        starts.append(m.end())
+    drops: list[tuple[int, int]] = []
+    for block, _mapping, _n, entries, parent_line in open_:
+        if not block:
+            break  # inside a flow collection: its entries are no lines
+        # the first entry goes too when it opens its own line (not the parent entry's: `- name: x`)
+        first = 0 if entries and entries[0][0] > parent_line else 1
+        keep = entries[first:]
+        if len(keep) < 2 or any(not _ENTRY_PREFIX_RE.fullmatch(lines[ln][:col]) for ln, col in (keep[0], keep[-1]) if ln < len(lines)):
+            continue
+        a, b = keep[0][0], keep[-1][0]
+        if a < b and b < len(starts):
+            drops.append((starts[a], starts[b]))
+    if not drops:
+        return False
+    kept, at = [], 0
+    for a, b in sorted(drops):
+        if a < at:
+            return False
+        kept.append(text[at:a])
+        at = b
+    kept.append(text[at:])
+    y = YAML(typ="safe", pure=True)
+    y.Constructor = _tolerant()
+    try:
+        y.load("".join(kept))
+    except (ScannerError, ParserError):
+        return True
+    except (MarkedYAMLError, YAMLError, RecursionError, ValueError, TypeError, AttributeError, LookupError):
+        return False
+    return False
 
 
 def _entry(out: list[NavEntry], href: Any, section: tuple[str, ...], form: str) -> None:
@@ -184,15 +274,35 @@ def _mkdocs_nav(nav: list, out: list[NavEntry]) -> None:
             stack += reversed(kids)
 
 
+#: :func:`nav_entries`' answers by (sha256 of the bytes, path), so a process reads a nav file's
+#: bytes once (its save's warning, then backlinks/lint; a watch or serve many times); bounded
+_PARSED: dict[tuple[str, str], tuple[str, list[NavEntry], str | None]] = {}
+_PARSED_MAX = 64
+
+
 def nav_entries(data: bytes, path: str) -> tuple[str, list[NavEntry], str | None]:
     """``(base folder, entries naming a page, warning)`` of the nav file stored at ``path``: the
     folder the entries' targets are relative to (the nav file's; an ``mkdocs.yml``'s
     ``docs_dir``), the entries in the file's order, and a warning (None: the file loads and has
     the shape of its kind; an empty file or an ``mkdocs.yml`` without ``nav`` has no entries and
-    no warning). A file over :data:`NAV_MAX_BYTES` is not parsed: no entries, a warning."""
-    folder = posixpath.dirname(path)
+    no warning). A file over :data:`NAV_MAX_BYTES` is not parsed: no entries, a warning. Parsed
+    once per process per content and path (``_PARSED``)."""
     if len(data) > NAV_MAX_BYTES:
-        return folder, [], f"{len(data):,} bytes, over {NAV_MAX_BYTES:,} (navfile.NAV_MAX_BYTES): its entries are no links"
+        return posixpath.dirname(path), [], f"{len(data):,} bytes, over {NAV_MAX_BYTES:,} (navfile.NAV_MAX_BYTES): its entries are no links"
+    import hashlib
+
+    key = (hashlib.sha256(data).hexdigest(), path)
+    got = _PARSED.get(key)
+    if got is None:
+        got = _nav_entries(data, path)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[key] = got
+    return got[0], list(got[1]), got[2]
+
+
+def _nav_entries(data: bytes, path: str) -> tuple[str, list[NavEntry], str | None]:
+    folder = posixpath.dirname(path)
     top, warning = load_nav(data)
     if warning:
         return folder, [], warning
