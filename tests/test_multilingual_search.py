@@ -1,6 +1,8 @@
 """Keyword search in other languages than English (trial 43): a Russian word finds every case
-form of it (its Snowball stem searched as a prefix: ``search/russian.py``), and the function
-words of German, French and Russian questions count for nothing, as English stop words do.
+form of it (its Snowball stem searched as a prefix: ``search/russian.py``), the function
+words of German, French and Russian questions count for nothing, as English stop words do, and
+a word no page holds as a word is searched inside the longer words holding it (a German
+compound's part: ``spell.inside``).
 English queries read exactly the terms they did. Both engines (``--engine postgres``)."""
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ def _notes() -> dict[str, str]:
         "Sujets/Énergie.md": "# L'énergie renouvelable\n\nL'énergie solaire et l'éolien.\n",
         "Sujets/Fonctions.md": "# Fonctions\n\nQui veut compter les occurrences de la valeur qui s'affiche : de la liste, de la table.\n",
         "en/neural.md": "# Neural networks\n\nNeural networks learn from data.\n",
+        "Orte/Köln.md": "# Köln\n\nDer Hauptbahnhof liegt neben dem Dom.\n",
+        "Orte/Zürich.md": "# Zürich\n\nDie Bahnhofstrasse und der Zürichsee.\n",
     }
 
 
@@ -105,3 +109,18 @@ def test_the_fts_terms():
     # English reads exactly the terms it did (die, war, also, son, plus, pour are English words)
     assert keyword.fts_query("how do neural networks die in war") == '"neural" OR "networks" OR "die" OR "war"'
     assert keyword.fts_query("son plus pour") == '"son" OR "plus" OR "pour"'
+
+
+def test_a_compound_part_no_page_holds_as_a_word_is_searched_inside_words(brain):
+    slugs, said = _search(brain, "Bahnhof")  # before: no hit
+    assert set(slugs) == {"Orte/Köln", "Orte/Zürich"}
+    assert said == ['no page holds "Bahnhof" as a word: searched inside the words holding it (Bahnhofstrasse, Hauptbahnhof)']
+    slugs, said = _search(brain, "Bahnhof Dom")
+    assert slugs[0] == "Orte/Köln" and said[0].startswith('no page holds "Bahnhof" as a word')
+
+
+def test_a_typo_is_corrected_not_searched_inside_words(brain):
+    slugs, said = _search(brain, "Hauptbahnhf")
+    assert slugs == ["Orte/Köln"] and said == ['no page holds "Hauptbahnhf": showing the hits for "hauptbahnhof" (did you mean it?)']
+    assert spell.inside(brain.conn, "Dom Zürichsee") is None  # words some page holds
+    assert spell.inside(brain.conn, "Bahn") is None  # under INSIDE_MIN letters

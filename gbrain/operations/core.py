@@ -15,7 +15,7 @@ from typing import Any
 from .. import __version__
 from ..core.brain import Brain
 from ..search.keyword import empty_query, search as fts_search
-from ..search.spell import suggest
+from ..search.spell import inside, suggest
 from ..errors import Ambiguous, BadInput, Conflict, GBrainError, NotFound
 from ..page.slugs import cmd_arg, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
@@ -1446,8 +1446,18 @@ def _stats(b, a, ctx):
 def _search(b, a, ctx):
     if empty_query(a["query"]):
         raise BadInput("the query is empty")  # as query's "the question is empty": bad input, exit 2
-    hits = fts_search(b.conn, a["query"], type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
-    fix = suggest(b.conn, a["query"])  # typo tolerance: the words no page holds (search/spell.py)
+    held: dict = {}  # (each word looked up once)
+    fix = suggest(b.conn, a["query"], held)  # typo tolerance: the words no page holds (search/spell.py)
+    # a word no page holds as a word, no typo of one, that the index holds inside longer words (a
+    # compound's part, German ``Haftpflicht``): those words are searched instead, said so (spell.inside)
+    ins = inside(b.conn, a["query"], skip={w for w, _ in fix.words} if fix else set(), memo=held)
+    query = a["query"]
+    if ins:
+        query = ins.query
+        fix = fix and suggest(b.conn, query, held)
+        if ctx.on_warning:
+            ctx.on_warning(ins.note())
+    hits = fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
     searched = bool(fix) and not hits  # the query as typed found nothing: the corrected one's hits
     if searched:
         hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)

@@ -323,10 +323,97 @@ def _correct(conn, f: str, stem: str, ranges: _Vocab) -> str | None:
     return None
 
 
-def suggest(conn, query: str) -> Suggestion | None:
+#: the shortest word looked for inside the brain's longer words (:func:`inside`)
+INSIDE_MIN = 5
+#: at most this many of the words holding it are searched, those in the most pages first
+INSIDE_TERMS = 8
+
+
+@dataclass
+class Inside:
+    """``words``: (typed, [index words holding it]) pairs; ``query``: the query with each such
+    word replaced by those words as prefixes (``Haftpflicht`` → ``haftpflichtversicherung*
+    betriebshaftpflichtversicherung*``)."""
+    words: list[tuple[str, list[str]]] = field(default_factory=list)
+    query: str = ""
+
+    def note(self) -> str:
+        return "; ".join(f'no page holds "{w}" as a word: searched inside the words holding it ({", ".join(t[:INSIDE_TERMS])})'
+                         for w, t in self.words)
+
+
+def _written_form(conn, term: str) -> str:
+    """A word written in a page holding index term ``term`` that begins with it (folded), the
+    most written (``bahnhofstrass``, a stem, → ``bahnhofstrasse``); the term when none does."""
+    counts: dict[str, int] = {}
+    for i in _pages_of(conn, term):
+        r = conn.execute("SELECT title, search_aliases, search_headings, compiled_truth, timeline FROM pages WHERE id = ?", [i]).fetchone()
+        for w in _LETTERS.findall("\n".join(x for x in r if x)[:SURFACE_CHARS]):
+            if len(w) >= len(term) and _fold(w).startswith(term):
+                counts[w] = counts.get(w, 0) + 1
+    return max(counts, key=lambda w: (counts[w], -len(w), w)) if counts else term
+
+
+def inside(conn, query: str, skip: frozenset[str] | set[str] = frozenset(), memo: dict | None = None) -> Inside | None:
+    """The words of ``query`` no page holds as a word (:func:`holds`) that the brain's index
+    holds inside longer words, and the query searching those instead: a part of a compound
+    (German ``Haftpflicht`` in ``Betriebshaftpflichtversicherung``, ``Bahnhof`` in
+    ``Hauptbahnhof``, as Obsidian's substring search finds them; trial 43); None when no word
+    is so. Words of :data:`INSIDE_MIN` letters or more, as :func:`_candidate_words` picks them
+    (no phrase, prefix, digit, stop word, CJK); the index's words (their stems, folded) holding
+    the folded word, the :data:`INSIDE_TERMS` in the most pages. Read from the vocabulary as
+    typos are (one scan of it per such word, only for a word no page holds: on SQLite ~50 ms CPU
+    on obsidian-help's 1,780 pages, as fts5vocab reads every term's pages; the caller skips the
+    words :func:`suggest` corrects, ``skip``, so a typo costs no scan)."""
+    missing = [(a, b, w) for a, b, w in _candidate_words(query) if len(w) >= INSIDE_MIN and w not in skip and not _held(conn, w, memo)]
+    if not missing:
+        return None
+    if is_postgres(conn):
+        vc = conn
+        sql = "SELECT term FROM search_vocab WHERE strpos(term, ?) > 0 AND term <> ? ORDER BY pages DESC, term LIMIT ?"
+        if not _pg_vocab_fresh(conn):
+            sql = ("SELECT word FROM ts_stat('SELECT search_tsv FROM pages') WHERE strpos(word, ?) > 0 AND word <> ? "
+                   "ORDER BY ndoc DESC, word LIMIT ?")
+    else:
+        vc = _sqlite_vocab(conn)
+        if vc is None:
+            return None
+        sql = "SELECT term FROM temp.gb_vocab WHERE instr(term, ?) > 0 AND term <> ? ORDER BY doc DESC, term LIMIT ?"
+    out = Inside()
+    text, shift = query, 0
+    try:
+        for a, b, w in missing:
+            f = _fold(w)
+            terms = [r[0] for r in vc.execute(sql, [f, f, INSIDE_TERMS]).fetchall() if _LETTERS.fullmatch(r[0])]
+            if not terms:
+                continue
+            out.words.append((w, [_written_form(vc, t) for t in terms]))
+            s = " ".join(t + "*" for t in terms)
+            text = text[: a + shift] + s + text[b + shift:]
+            shift += len(s) - (b - a)
+    finally:
+        if vc is not conn:
+            vc.close()
+    if not out.words:
+        return None
+    out.query = text
+    return out
+
+
+def _held(conn, word: str, memo: dict | None) -> bool:
+    """:func:`holds`, remembered in ``memo`` (one look-up per word when a search asks twice)."""
+    if memo is None:
+        return holds(conn, word)
+    if word not in memo:
+        memo[word] = holds(conn, word)
+    return memo[word]
+
+
+def suggest(conn, query: str, memo: dict | None = None) -> Suggestion | None:
     """The corrections of ``query``'s words that no page holds (module docstring), and the
-    query with them; None when every word is held or none has a near term."""
-    missing = [(a, b, w) for a, b, w in _candidate_words(query) if not holds(conn, w)]
+    query with them; None when every word is held or none has a near term. ``memo``: the
+    :func:`holds` answers already read (shared with :func:`inside`)."""
+    missing = [(a, b, w) for a, b, w in _candidate_words(query) if not _held(conn, w, memo)]
     if not missing:
         return None
     if is_postgres(conn):
