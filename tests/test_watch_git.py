@@ -80,6 +80,31 @@ def test_blob_ids_are_git_s_object_ids(tmp_path):
     assert blobs[PATH.encode()] not in blob_ids(g, HEAD_TEXT.encode() + b"x")
 
 
+@pytest.mark.engine_free
+def test_the_index_caches_the_stat_of_the_file_git_wrote(tmp_path):
+    """`gitstate.stat_cached`: the stat git's index entry holds is the file's after git wrote it
+    (here `checkout -f`), not after an editor rewrote the same bytes; a git command that
+    refreshes the index (`git status`) caches the new stat (the rule's known limit)."""
+    import os
+
+    from gbrain.sync.gitstate import index_cache, stat_cached
+
+    root = tmp_path / "r"
+    repo(root)
+    (root / PATH).write_text(HEAD_TEXT + "agent\n", encoding="utf-8")
+    git(root, "checkout", "-q", "-f", "HEAD")
+    oid, cached = index_cache(find(root))[PATH.encode()]
+    assert oid in blob_ids(find(root), HEAD_TEXT.encode())
+    assert stat_cached(cached, os.stat(root / PATH))
+    (root / PATH).write_text(HEAD_TEXT + "agent\n", encoding="utf-8")
+    save_buffer(root / PATH, HEAD_TEXT, "inplace")
+    assert not stat_cached(index_cache(find(root))[PATH.encode()][1], os.stat(root / PATH))
+    save_buffer(root / PATH, HEAD_TEXT, "rename")  # a new inode: git's own check sees it (an in-place
+    assert not stat_cached(index_cache(find(root))[PATH.encode()][1], os.stat(root / PATH))  # write
+    git(root, "status", "--porcelain")  # in the same second may not be, git built without USE_NSEC)
+    assert stat_cached(index_cache(find(root))[PATH.encode()][1], os.stat(root / PATH))
+
+
 @pytest.mark.parametrize("how", ["stash", "reset", "restore", "checkout-f"])
 def test_git_discarding_an_agent_s_writes_is_the_user_s_edit(tmp_path, db_path, how):
     """Two writes through gbrain reach the file; git puts back the committed text: the page is
@@ -333,5 +358,153 @@ def test_a_file_git_wrote_before_its_index_is_judged_on_the_index_git_then_write
             assert rep["merged"] == [] and rep["conflicts"] == [], rep
             assert b.get_text(SLUG) == other_text == (root / PATH).read_text(encoding="utf-8")
             assert git(root, "status", "--porcelain") == ""
+        finally:
+            eng.close()
+
+
+def save_buffer(path: Path, text: str, how: str) -> None:
+    """An editor saving its buffer: ``rename`` writes a new file and renames it over the note (vim
+    with ``backupcopy=auto``, most editors), ``inplace`` rewrites the note's own inode (vim with
+    ``backupcopy=yes``)."""
+    if how == "rename":
+        tmp = path.with_name(path.name + ".swp-save")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    else:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+
+@pytest.mark.parametrize("how", ["rename", "inplace"])
+def test_an_editor_s_unchanged_buffer_of_the_committed_text_is_still_a_stale_save(tmp_path, db_path, how):
+    """The user commits, opens the note in vim (the committed text), an agent appends timeline
+    lines through gbrain (the note follows), and the user saves the unchanged buffer (`:w`): the
+    save is byte for byte git's index blob, but git did not write it (the index entry's cached
+    stat, the file's mtime/inode/size as git last wrote or refreshed it, is not the file's), so it
+    is an editor's stale save, merged: the agent's lines stay in the page and the note."""
+    root = tmp_path / "brain"
+    repo(root)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            buffer = (root / PATH).read_text(encoding="utf-8")  # vim opens the committed note
+            lines = agent_writes(b)
+            rep = eng.sync()
+            assert rep["changed"]["exported"] == [PATH], rep
+            save_buffer(root / PATH, buffer, how)  # `:w` of the unchanged buffer
+            rep = eng.sync()
+            assert rep["merged"] == [PATH], rep
+            page = b.get_text(SLUG)
+            assert all(x in page for x in lines), page
+            assert (root / PATH).read_text(encoding="utf-8") == page
+        finally:
+            eng.close()
+
+
+def test_an_editor_s_unchanged_buffer_under_a_running_watch_keeps_the_agent_s_lines(tmp_path, db_path):
+    """The case above with `gbrain watch` as a real process and a real observer."""
+    root = tmp_path / "brain"
+    repo(root)
+    w = Watch(root, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            wait_for(lambda: b.get_text(SLUG) == HEAD_TEXT, "the first sync")
+            buffer = (root / PATH).read_text(encoding="utf-8")
+            lines = agent_writes(b)
+            wait_for(lambda: all(x in (root / PATH).read_text(encoding="utf-8") for x in lines), "the agent's writes to reach the note")
+            save_buffer(root / PATH, buffer, "rename")
+            wait_for(lambda: w.saw("merged your save"), "watch to merge the stale save")
+            wait_for(lambda: equal(b, root), "the tree and the brain to verify equal")
+            page = b.get_text(SLUG)
+            assert all(x in page for x in lines), page
+        code, _ = w.stop()
+        assert code == 0, "\n".join(w.lines)
+    finally:
+        w.kill()
+
+
+@pytest.mark.parametrize("age_s", [0, 3600])
+def test_a_lock_git_left_stalls_no_round(tmp_path, db_path, monkeypatch, age_s):
+    """An `index.lock` that never goes away (git killed mid-operation; or `git commit` holding it
+    while its editor is open) must not make every round wait: a lock an hour old is not waited
+    for at all (git's checkout would have ended), a fresh one once per lock (`gitstate.wait_index`'s
+    pauses counted by its hook, no clock), and the editor's stale save is still merged."""
+    import os
+
+    import gbrain.sync.gitstate as gs
+
+    root = tmp_path / "brain"
+    repo(root)
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    if age_s:
+        old = lock.stat().st_mtime - age_s
+        os.utime(lock, (old, old))
+    calls = []
+    monkeypatch.setattr(gs, "lock_pause", lambda seconds: calls.append(seconds), raising=False)
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            for round_ in range(2):
+                buffer = (root / PATH).read_text(encoding="utf-8")
+                lines = [f"agent entry of round {round_}"]
+                b.timeline_add(SLUG, f"2026-12-0{2 + round_}", lines[0], "agent")
+                eng.sync()
+                save_buffer(root / PATH, buffer + f"typed in round {round_}\n", "rename")
+                rep = eng.sync()
+                assert rep["merged"] == [PATH], rep
+                assert all(x in b.get_text(SLUG) for x in lines)
+                if round_ == 0:
+                    assert len(calls) == (0 if age_s else gs.LOCK_TRIES), len(calls)
+            assert len(calls) == (0 if age_s else gs.LOCK_TRIES), "a lock waited for again"
+        finally:
+            eng.close()
+
+
+def test_worktree_rules_follow_git_s_admin_entries(tmp_path, db_path):
+    """`.git/worktrees/*` as git leaves it, read for the default ignore rule
+    (`gitstate.worktrees_inside`): a worktree named `..wt` inside the folder is inside it; an
+    admin entry met before git wrote its `gitdir` (`git worktree add` makes the entry first) is
+    read again once git has (watch asks `worktrees_moved` before each batch); a worktree folder
+    deleted without `git worktree prune` (its entry left, prunable) leaves nothing out, so notes
+    made there later are synced."""
+    import shutil
+
+    root = tmp_path / "brain"
+    repo(root)
+    git(root, "branch", "other")
+    git(root, "branch", "third")
+    git(root, "worktree", "add", "-q", "..wt", "other")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            rep = eng.sync()
+            assert (eng.excluded("..wt/notes/a.md") or "").startswith("a linked git worktree"), rep
+            assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE '%wt/%'").fetchone()[0] == 0
+            # git mid-`worktree add`: the admin entry made, its gitdir not yet written
+            admin = root / ".git" / "worktrees" / "late"
+            admin.mkdir()
+            eng.worktrees_moved()
+            (admin / "gitdir").write_text(str(root / "late" / ".git") + "\n", encoding="utf-8")
+            (root / "late").mkdir()
+            (root / "late" / ".git").write_text(f"gitdir: {admin}\n", encoding="utf-8")
+            (root / "late" / "x.md").write_text("# X\n", encoding="utf-8")
+            assert eng.worktrees_moved()
+            assert (eng.excluded("late/x.md") or "").startswith("a linked git worktree")
+            eng.sync()
+            assert b.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE 'late/%'").fetchone()[0] == 0
+            # the worktree folder deleted, its admin entry left (prunable): a folder made there later is notes
+            shutil.rmtree(root / "late")
+            assert eng.worktrees_moved()
+            (root / "late").mkdir()
+            (root / "late" / "y.md").write_text("# Y\n", encoding="utf-8")
+            assert eng.excluded("late/y.md") is None
+            eng.sync()
+            assert b.get_text("late/y") == "# Y\n"
         finally:
             eng.close()

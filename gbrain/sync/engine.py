@@ -528,8 +528,8 @@ class SyncEngine:
         #: that completed, recorded outside the folder (:meth:`bind` reads it): deletions made
         #: while git moved since are git's (:meth:`_by_git`); None: no git, or not known
         self.git_base: dict | None = None
-        #: git's index as last read by :meth:`_git_wrote`: (its stat, the object id per path)
-        self._git_index: tuple[tuple, dict[bytes, bytes] | None] | None = None
+        #: git's index as last read by :meth:`_git_wrote`: (its stat, (object id, cached stat) per path)
+        self._git_index: tuple[tuple, dict[bytes, tuple[bytes, tuple[int, ...]]] | None] | None = None
         #: the ``index.lock`` files (by stat) :func:`gitstate.wait_index` waited out: not again
         self._git_lock_given_up: set = set()
 
@@ -684,14 +684,14 @@ class SyncEngine:
         self.ignored = ignore_matcher(self.spec)
 
     def worktrees_moved(self) -> bool:
-        """Whether a linked git worktree was added or removed since the rules were read (the
-        stamp of ``<common>/worktrees``: :func:`gitstate.worktrees_inside`); then the rules are
-        read again. Watch asks before each batch: git makes a worktree's admin folder before
-        it checks the files out, so they are left out from their first event."""
+        """Whether a linked git worktree was added, removed or deleted since the rules were read
+        (the stamp of ``<common>/worktrees`` and its entries: :func:`gitstate.worktrees_inside`);
+        then the rules are read again. Watch asks before each batch: git makes a worktree's
+        admin folder and ``.git`` file before it checks the files out, so they are left out from
+        their first event."""
         if self.spec is None:
             return False
-        g = gitstate.find(self.root)
-        now = gitstate._stamp(g.common / "worktrees") if g is not None else None
+        now = gitstate.worktrees_inside(self.root)[1]
         if now == getattr(self.spec, "worktrees_stamp", None):
             return False
         self.reload_ignore()
@@ -2616,16 +2616,23 @@ class SyncEngine:
         return data, view.merged
 
     def _git_wrote(self, p: str, data: bytes) -> bool:
-        """Whether ``data``, the file at ``p``, is byte for byte the blob git's index holds for
-        it (:func:`gitstate.index_blobs`; CRLF read as LF too, ``core.autocrlf``): git wrote it
-        (``git stash``, ``checkout -f``, ``reset --hard``, ``restore``, a checkout or pull), so
-        an older version there is the user discarding uncommitted changes, writes through gbrain
-        among them, not an editor saving an old buffer: no stale save (trial 44: watch merged an
-        agent's stashed lines back, and ``git stash pop`` then failed). False without git, for a
-        path git does not track, or an index gbrain cannot read. The index is read again only
-        when its stat changed, and after git let go of ``index.lock`` (:func:`gitstate.wait_index`:
-        git writes the files first and its index last, so a round between them met the old
-        index and merged the agent's lines back into a long checkout's files)."""
+        """Whether ``data``, the file at ``p``, is what git wrote there: byte for byte the blob
+        git's index holds for it (:func:`gitstate.index_cache`; CRLF read as LF too,
+        ``core.autocrlf``) AND the file's stat the one the index entry cached
+        (:func:`gitstate.stat_cached`: git records the stat of each file it writes). Then git
+        wrote it (``git stash``, ``checkout -f``, ``reset --hard``, ``restore``, a checkout or
+        pull), so an older version there is the user discarding uncommitted changes, writes
+        through gbrain among them, not an editor saving an old buffer: no stale save (trial 44:
+        watch merged an agent's stashed lines back, and ``git stash pop`` then failed). An
+        editor's save of the committed bytes (vim's ``:w`` of a buffer opened before an agent's
+        write) has the blob's bytes but a new mtime (and often inode): a stale save, merged as
+        anywhere (a git command that refreshes the index, ``status``/``diff``/``add``, run
+        between that save and the round caches its stat too: then it is taken as git's).
+        False without git, for a path git does not track, or an index gbrain cannot read. The
+        index is read again only when its stat changed, and after git let go of ``index.lock``
+        (:func:`gitstate.wait_index`: git writes the files first and its index last, so a round
+        between them met the old index and merged the agent's lines back into a long checkout's
+        files)."""
         g = gitstate.find(self.root)
         if g is None:
             return False
@@ -2636,14 +2643,20 @@ class SyncEngine:
             return False
         stamp = (str(g.gitdir), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if self._git_index is None or self._git_index[0] != stamp:
-            self._git_index = (stamp, gitstate.index_blobs(g))
-        blobs = self._git_index[1]
-        if not blobs:
+            self._git_index = (stamp, gitstate.index_cache(g))
+        cache = self._git_index[1]
+        if not cache:
             return False
         rel = os.path.relpath(os.path.realpath(self.root), g.top)
         pre = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-        oid = blobs.get((pre + p).encode("utf-8", "surrogateescape"))
-        return oid is not None and oid in gitstate.blob_ids(g, data)
+        entry = cache.get((pre + p).encode("utf-8", "surrogateescape"))
+        if entry is None or entry[0] not in gitstate.blob_ids(g, data):
+            return False
+        try:
+            fst = os.stat(self._abs(p))
+        except OSError:
+            return False
+        return gitstate.stat_cached(entry[1], fst)
 
     def _both_merge(self, p: str, f: DiskFile, b: str) -> tuple[bytes, bytes] | None:
         """Whether the page (or page's ``.raw`` sidecar) at ``p``, changed in the brain and in its

@@ -16,9 +16,11 @@ module tells them apart:
 * :func:`index_paths`: the paths git's index lists (versions 2, 3 and 4), so a caller can check
   that git no longer tracks the notes gone (a checkout took them away; an ``rm -rf`` leaves them
   in the index);
-* :func:`index_blobs` / :func:`blob_ids`: the object id git's index holds per path, and a text's
-  ids as a blob, so a caller can tell a file git just wrote (``stash``, ``checkout``, ``reset
-  --hard``, ``restore``: byte for byte what the index holds) from an editor's save;
+* :func:`index_blobs` / :func:`index_cache` / :func:`blob_ids` / :func:`stat_cached`: the object
+  id (and the file stat) git's index holds per path, and a text's ids as a blob, so a caller can
+  tell a file git just wrote (``stash``, ``checkout``, ``reset --hard``, ``restore``: byte for
+  byte what the index holds, with the stat git recorded writing it) from an editor's save (of
+  the same bytes, maybe: a new mtime);
 * :func:`describe`: a few words for the log (``git checkout main → other``);
 * :func:`load` / :func:`save`: the fingerprint a sync recorded, kept per brain and folder
   outside the folder (``$GBRAIN_CACHE_DIR/git/``).
@@ -100,13 +102,16 @@ def find(folder: str | os.PathLike) -> GitDir | None:
         d = parent
 
 
-def worktrees_inside(folder: str | os.PathLike) -> tuple[list[str], list[int] | None]:
+def worktrees_inside(folder: str | os.PathLike) -> tuple[list[str], tuple | None]:
     """The linked worktrees (``git worktree add``) of the repository holding ``folder`` that lie
     inside it, as folder paths relative to it (``wt/``, ``.worktrees/fix/``): each is a second
     checkout of the same notes, not notes of its own (a trial's ``git worktree add wt-b3 b3``
     inside the watched folder made 1,516 second pages). Read from ``<common>/worktrees/*/gitdir``
-    (the path of each worktree's ``.git`` file), no walk. Also the stamp of ``<common>/worktrees``
-    (None without one), which changes when a worktree is added or removed."""
+    (the path of each worktree's ``.git`` file), no walk; a worktree whose ``.git`` is gone (its
+    folder deleted, the entry not pruned yet) leaves nothing out. Also a stamp (None without
+    ``<common>/worktrees``) that changes when a worktree is added, removed or deleted, and when
+    git writes the ``gitdir`` of an entry it made a moment before (``git worktree add`` makes the
+    entry first)."""
     g = find(folder)
     if g is None:
         return [], None
@@ -119,20 +124,25 @@ def worktrees_inside(folder: str | os.PathLike) -> tuple[list[str], list[int] | 
     try:
         names = sorted(os.listdir(admin))
     except OSError:
-        return [], stamp
+        return [], tuple(stamp)
+    seen = []
     for name in names:
         raw = _read(admin / name / "gitdir")
         if not raw or not raw.strip():
+            seen.append((name, None))
             continue
         dot = Path(os.fsdecode(raw.strip()))
         if not dot.is_absolute():
             dot = admin / name / dot
         wt = os.path.realpath(os.path.dirname(os.path.normpath(dot)))
         rel = os.path.relpath(wt, top)
-        if rel == "." or rel.startswith("..") or os.path.isabs(rel):
-            continue
-        out.append(rel.replace(os.sep, "/") + "/")
-    return out, stamp
+        if rel in (".", os.pardir) or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+            continue  # the folder itself, or outside it
+        there = os.path.lexists(dot)
+        seen.append((name, there))
+        if there:
+            out.append(rel.replace(os.sep, "/") + "/")
+    return out, (*stamp, tuple(seen))
 
 
 def _stamp(p: Path) -> list[int] | None:
@@ -255,10 +265,11 @@ def _object_id_size(g: GitDir) -> int:
     return 32 if re.search(rb"(?im)^\s*objectformat\s*=\s*sha256\s*$", cfg) else 20
 
 
-def _index_entries(g: GitDir) -> list[tuple[bytes, bytes, int, int]] | None:
-    """git's index as ``(path, object id, flags, extended flags)`` per entry (paths in bytes,
-    relative to ``g.top``). None when the index is missing or not read: an unknown version, a
-    split index (``link`` extension), a truncated file."""
+def _index_entries(g: GitDir) -> list[tuple[bytes, bytes, int, int, tuple[int, ...]]] | None:
+    """git's index as ``(path, object id, flags, extended flags, cached stat)`` per entry (paths
+    in bytes, relative to ``g.top``; the stat as git stores it, ten 32-bit fields: ctime s, ns,
+    mtime s, ns, dev, ino, mode, uid, gid, size). None when the index is missing or not read: an
+    unknown version, a split index (``link`` extension), a truncated file."""
     try:
         with open(g.gitdir / "index", "rb") as fh:
             data = fh.read()
@@ -270,12 +281,13 @@ def _index_entries(g: GitDir) -> list[tuple[bytes, bytes, int, int]] | None:
     if version not in (2, 3, 4):
         return None
     hl = _object_id_size(g)
-    out: list[tuple[bytes, bytes, int, int]] = []
+    out: list[tuple[bytes, bytes, int, int, tuple[int, ...]]] = []
     pos = 12
     prev = b""
     try:
         for _ in range(count):
             # ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each), object id, flags (2)
+            cached = struct.unpack(">10I", data[pos : pos + 40])
             oid = data[pos + 40 : pos + 40 + hl]
             (flags,) = struct.unpack(">H", data[pos + 40 + hl : pos + 42 + hl])
             p = pos + 42 + hl
@@ -303,7 +315,7 @@ def _index_entries(g: GitDir) -> list[tuple[bytes, bytes, int, int]] | None:
             prev = name
             if len(oid) != hl:
                 return None
-            out.append((name, oid, flags, ext))
+            out.append((name, oid, flags, ext, cached))
     except (struct.error, ValueError, IndexError):
         return None
     if data[pos : pos + 4] == b"link":  # split index: the entries live in a shared index too
@@ -325,15 +337,27 @@ def lock_pause(seconds: float) -> None:
     time.sleep(seconds)
 
 
+#: an ``index.lock`` last written longer ago than this is not waited for: git writes it when it
+#: takes the lock (and the new index into it at the end), so a lock that old is left by a git
+#: killed mid-operation, or held by a ``git commit`` whose editor is open: neither writes files
+LOCK_OLD_S = 60.0
+
+
 def wait_index(g: GitDir, given_up: set) -> None:
     """Wait (at most :data:`LOCK_TRIES` × :data:`LOCK_PAUSE_S`, 3 s) while ``index.lock`` is there:
-    git is writing the work tree and will write its index when done. A lock still there after
-    that (git killed, a lock left) is recorded in ``given_up`` by its stat and not waited for
-    again."""
+    git is writing the work tree and will write its index when done. A lock last written over
+    :data:`LOCK_OLD_S` ago is not waited for; one still there after the wait (git killed, a lock
+    left, ``git commit``'s editor open) is recorded in ``given_up`` by its stat and not waited
+    for again."""
+    import time
+
     lock = g.gitdir / "index.lock"
     for _ in range(LOCK_TRIES):
         st = _stamp(lock)
         if st is None or tuple(st) in given_up:
+            return
+        if time.time() - st[2] / 1e9 > LOCK_OLD_S:
+            given_up.add(tuple(st))
             return
         lock_pause(LOCK_PAUSE_S)
     st = _stamp(lock)
@@ -348,16 +372,40 @@ def index_paths(g: GitDir) -> set[bytes] | None:
     entries = _index_entries(g)
     if entries is None:
         return None
-    return {name for name, _oid, _flags, ext in entries if not ext & 0x4000}  # skip-worktree: kept out of the work tree
+    return {e[0] for e in entries if not e[3] & 0x4000}  # skip-worktree: kept out of the work tree
 
 
 def index_blobs(g: GitDir) -> dict[bytes, bytes] | None:
     """The object id git's index holds for each path it keeps in the work tree, merged (stage
     0: a path mid-conflict has none) and not skip-worktree; None as :func:`index_paths`."""
+    cache = index_cache(g)
+    return None if cache is None else {name: oid for name, (oid, _st) in cache.items()}
+
+
+def index_cache(g: GitDir) -> dict[bytes, tuple[bytes, tuple[int, ...]]] | None:
+    """:func:`index_blobs` with each entry's cached stat (:func:`_index_entries`): ``path →
+    (object id, stat)``; None as :func:`index_paths`."""
     entries = _index_entries(g)
     if entries is None:
         return None
-    return {name: oid for name, oid, flags, ext in entries if not ext & 0x4000 and not flags & 0x3000}
+    return {name: (oid, st) for name, oid, flags, ext, st in entries if not ext & 0x4000 and not flags & 0x3000}
+
+
+def stat_cached(cached: tuple[int, ...], st: os.stat_result) -> bool:
+    """Whether ``st``, a work tree file's stat, is the one git's index entry cached for it (what
+    git recorded when it last wrote the file, ``checkout``/``stash``/``reset --hard``/
+    ``restore``, or found it equal to the blob, ``add``/``status``): mtime seconds and
+    nanoseconds, size and inode, each as git keeps it (the low 32 bits; nanoseconds 0 when git
+    was built without them, inode 0 where it has none: then not compared). An editor's save of
+    the same bytes is a new file or a new write, with another mtime (and often inode). ctime and
+    device are not compared (``core.trustctime``, network file systems)."""
+    _cs, _cn, ms, mn, _dev, ino, _mode, _uid, _gid, size = cached
+    m32 = 0xFFFFFFFF
+    if (st.st_mtime_ns // 1_000_000_000) & m32 != ms or st.st_size & m32 != size:
+        return False
+    if mn and st.st_mtime_ns % 1_000_000_000 != mn:
+        return False
+    return not ino or st.st_ino & m32 == ino
 
 
 def blob_ids(g: GitDir, data: bytes) -> set[bytes]:
@@ -407,4 +455,4 @@ def save(k: str, fp: dict | None) -> None:
         pass
 
 
-__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "blob_ids", "last_reflog", "worktrees_inside", "key", "load", "save"]
+__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "index_cache", "stat_cached", "blob_ids", "last_reflog", "worktrees_inside", "key", "load", "save"]
