@@ -508,3 +508,28 @@ def test_worktree_rules_follow_git_s_admin_entries(tmp_path, db_path):
             assert b.get_text("late/y") == "# Y\n"
         finally:
             eng.close()
+
+
+def test_the_git_line_of_an_index_change_names_no_old_reflog_entry(tmp_path, db_path):
+    """`git rm -r journal` moves no HEAD: the newest reflog entry (`commit: journal`, maybe a week
+    old) is not what git did now; the line says the index changed."""
+    from gbrain.sync.engine import MASS_TRASH
+
+    from test_git_folder import notes
+
+    root = tmp_path / "brain"
+    repo(root)
+    gone = notes(root, "journal", MASS_TRASH + 5)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "journal")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        try:
+            eng.sync()
+            git(root, "rm", "-rq", "journal")
+            rep = eng.sync()
+            assert sorted(t["path"] for t in trash_list(b, limit=0)) == sorted(gone)
+            assert len(rep["git"]) == 1 and rep["git"][0].startswith("git (the index changed)"), rep["git"]
+        finally:
+            eng.close()

@@ -241,8 +241,13 @@ def describe(old: dict, new: dict) -> str:
     reset or pull of now: trial 44); else from the fingerprints: ``git checkout main → other``
     (HEAD names another branch or commit), ``git reset/rebase/merge on main`` (ORIG_HEAD
     rewritten: git wrote it before moving the branch), ``git commit on main`` (the branch moved),
-    else ``git (the index changed)`` (``git rm``, ``git stash``)."""
-    msg = last_reflog(new.get("gitdir") or "", new.get("commit"))
+    else ``git (the index changed)`` (``git rm``, ``git stash``). The reflog is read only when
+    HEAD, its commit or ``ORIG_HEAD`` changed: an index change moves no HEAD, and the newest entry
+    (``commit: …``, maybe a week old) would name what git did then."""
+    om, nm = old.get("markers") or {}, new.get("markers") or {}
+    head_moved = (old.get("head") != new.get("head") or old.get("commit") != new.get("commit")
+                  or om.get("ORIG_HEAD") != nm.get("ORIG_HEAD"))
+    msg = last_reflog(new.get("gitdir") or "", new.get("commit")) if head_moved else None
     if msg:
         m = re.fullmatch(r"checkout: moving from (.+) to (.+)", msg)
         if m:
@@ -252,7 +257,6 @@ def describe(old: dict, new: dict) -> str:
     oh, nh = old.get("head") or "", new.get("head") or ""
     if oh != nh:
         return f"git checkout {_branch(oh)} → {_branch(nh)}"
-    om, nm = old.get("markers") or {}, new.get("markers") or {}
     if om.get("ORIG_HEAD") != nm.get("ORIG_HEAD"):
         return f"git reset/rebase/merge on {_branch(nh)}"
     if old.get("commit") != new.get("commit"):
