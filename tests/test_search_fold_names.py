@@ -186,3 +186,28 @@ def test_the_fold_weighs_alike_both_ways(brain):
     brain.delete_page("people/zoë-kim")
     brain.put("people/zoe-kim", "# Zoe Kim\n\nEngineer at Chip Pay.\n")
     assert score(brain, "Zoë Kim", "people/zoe-kim") == pytest.approx(score(brain, "Zoe Kim", "people/zoe-kim") - shortfall, abs=1e-6)
+
+
+def test_pages_named_but_for_a_fold_keep_their_order_below_the_typed_name(tmp_path, db_path):
+    """:func:`keyword._typed_names_first` lowers each fold/plural twin scoring above the page
+    named as typed to just below it, keeping the twins' own order: it gave them all one score,
+    so they came back in BM25's order (*Lukasz Nowaks* above *Lukasz Nowak*, which pages link as
+    "Łukasz Nowak" and which scored higher). Pages and offsets alike."""
+    notes = {"people/łukasz-nowak.md": "# Łukasz Nowak\n\nPartner.\n",
+             "people/lukasz-nowak.md": "# Lukasz Nowak\n\nA partner at a fund, with a long text about many other things, deals, calls and meetings.\n",
+             "people/lukasz-nowaks.md": "# Lukasz Nowaks\n\nLukasz Nowak.\n",
+             "notes/a.md": "# A\n\nMet [[people/lukasz-nowak|Łukasz Nowak]] today.\n",
+             **{f"filler/f{i}.md": f"# Filler {i}\n\nNothing here {i}.\n" for i in range(60)}}
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", notes))
+        first = keyword._typed_names_first
+        try:
+            keyword._typed_names_first = lambda *a: None
+            before = slugs(b, "Łukasz Nowak")
+        finally:
+            keyword._typed_names_first = first
+        assert before[:3] == ["people/lukasz-nowak", "people/lukasz-nowaks", "people/łukasz-nowak"]
+        got = hits(b, "Łukasz Nowak")
+        assert [h["slug"] for h in got][:3] == ["people/łukasz-nowak", "people/lukasz-nowak", "people/lukasz-nowaks"]
+        assert got[0]["score"] >= got[1]["score"] >= got[2]["score"]
+        assert [h["slug"] for i in range(3) for h in keyword.search(b.conn, "Łukasz Nowak", limit=1, offset=i)] == [h["slug"] for h in got[:3]]

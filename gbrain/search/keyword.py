@@ -2754,14 +2754,16 @@ def _typed_names_first(out: list[dict], exact: dict[int, str], near: set[int]) -
     The bonus alone (:data:`PLURAL_EXACT_SHARE`) cannot keep it so: BM25 reads the query in its
     :func:`search_form`, ``Łukasz`` as ``lukasz``, which the title *Łukasz Nowak* holds only
     among its compatibility words (unicode61 folds no ``ł``), so "Łukasz Nowak" put *Lukasz
-    Nowak* first by BM25 alone. Both engines."""
+    Nowak* first by BM25 alone. The twins so lowered keep their order among themselves (best
+    first, a tie in the order of ``out``), each a share of :data:`COPY_GAP` below the one
+    before: one score for all put them back in candidate (BM25) order. Both engines."""
     typed = [h["score"] for h in out if h["id"] in exact and h["id"] not in near]
     if not typed or not near:
         return
     floor = min(typed) - COPY_GAP
-    for h in out:
-        if h["id"] in near and h["score"] > floor:
-            h["score"] = floor
+    above = sorted((h for h in out if h["id"] in near and h["score"] > floor), key=lambda h: -h["score"])
+    for i, h in enumerate(above):
+        h["score"] = floor - COPY_GAP * i / len(above)
 
 
 def _exact_names_pg(names: list[str], only: PageFilter, typed: int | None = None) -> tuple[str, list]:
