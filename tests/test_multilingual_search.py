@@ -124,3 +124,11 @@ def test_a_typo_is_corrected_not_searched_inside_words(brain):
     assert slugs == ["Orte/Köln"] and said == ['no page holds "Hauptbahnhf": showing the hits for "hauptbahnhof" (did you mean it?)']
     assert spell.inside(brain.conn, "Dom Zürichsee") is None  # words some page holds
     assert spell.inside(brain.conn, "Bahn") is None  # under INSIDE_MIN letters
+
+
+def test_query_searches_a_compound_part_inside_words_too(brain):
+    r = ops.run("query", {"question": "Bahnhof", "mode": "keyword"}, ops.Context(), brain=brain)
+    assert {h["slug"] for h in r["items"]} == {"Orte/Köln", "Orte/Zürich"}
+    assert r["notes"][0] == 'no page holds "Bahnhof" as a word: searched inside the words holding it (Bahnhofstrasse, Hauptbahnhof)'
+    r = ops.run("query", {"question": "Hauptbahnhf", "mode": "keyword"}, ops.Context(), brain=brain)  # a typo: corrected, as before
+    assert [h["slug"] for h in r["items"]] == ["Orte/Köln"] and "did you mean" in r["notes"][0]

@@ -335,23 +335,30 @@ def _shorten(text: str, width: int) -> str:
 def _query(b, a, ctx):
     from ..search.hybrid import query as hybrid_query  # numpy loads only when used
 
-    from ..search.spell import suggest
+    from ..search.spell import inside, suggest
 
-    def ask(question: str) -> dict:
+    def ask(question: str, keywords: str | None = None) -> dict:
         return hybrid_query(b, question, limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
-                            prefix=a.get("prefix"), mode=a.get("mode") or "hybrid")
+                            prefix=a.get("prefix"), mode=a.get("mode") or "hybrid", keywords=keywords)
 
-    r = ask(a["question"])
-    fix = suggest(b.conn, a["question"]) if (a.get("mode") or "hybrid") != "vector" else None  # typo tolerance (search/spell.py)
+    words = (a.get("mode") or "hybrid") != "vector"
+    held: dict = {}  # (each word looked up once)
+    fix = suggest(b.conn, a["question"], held) if words else None  # typo tolerance (search/spell.py)
+    # a compound's part no page holds as a word: the keyword side searches the words holding it (spell.inside, as search)
+    ins = inside(b.conn, a["question"], skip={w for w, _ in fix.words} if fix else set(), memo=held) if words else None
+    kfix = suggest(b.conn, ins.query, held) if ins and fix else None
+    r = ask(a["question"], ins.query if ins else None)
     if fix and not any(set(h.get("signals") or ()) - {"vector"} for h in r["hits"]):
         # no hit holds a word of the question as typed: the corrected question's, said so
-        again = ask(fix.query)
+        again = ask(fix.query, kfix.query if kfix else None)
         if again["hits"]:
             r = again
             r["notes"].insert(0, fix.note(searched=True))
             fix = None
     if fix:
         r["notes"].insert(0, fix.note(searched=False))
+    if ins:
+        r["notes"].insert(0, ins.note())
     hits = r.pop("hits")
     r = {"items": hits, **r}  # `hits`, the old name of `items`: Operation.page_alias (registry.with_alias)
     if not hits:

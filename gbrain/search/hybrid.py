@@ -304,6 +304,7 @@ def query(
     boosts: bool = True,
     mode: str = "hybrid",
     feedback: bool = True,
+    keywords: str | None = None,
 ) -> dict:
     """Answer ``question`` with pages ranked by keyword and vector evidence.
 
@@ -314,6 +315,8 @@ def query(
     it, and keywords + the new vector scores are fused at ``feedback_weight`` (boosts again).
     When none of those pages has a vector (or the vector side found nothing) the first ranking
     stands. ``feedback=False`` skips it (one vector search, as for every other model).
+    ``keywords``: the text the keyword side ranks, when not the question (the question with a
+    compound's part searched inside words: ``spell.inside``); the vectors read the question.
 
     Returns ``{"hits": [{slug, title, type, score, passage, signals}], "mode", "model", "notes"}``;
     ``signals`` lists what found the hit: keyword fields (``title``, ``alias``, ``path``,
@@ -357,8 +360,9 @@ def query(
             msg += f" The stored {MINILM_MODEL} vectors need its weights: {MINILM_INSTALL}."
         notes.append(msg)
         mode = "keyword"
+    kwq = keywords or question  # (the keyword side's text)
     if mode == "keyword":
-        hits = keyword_search(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, warn=notes.append)
+        hits = keyword_search(conn, kwq, type=type, tag=tag, prefix=prefix, limit=limit, warn=notes.append)
         return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", []),
                           **({"node": h["node"]} if "node" in h else {})} for h in hits], "mode": "keyword", "model": None, "notes": notes}
 
@@ -381,12 +385,12 @@ def query(
         notes.append(f"{stale:,} page(s) not embedded yet (new, changed since, or cut by an older chunking): query ranks them by their "
                      "words only; run `gbrain embed --stale`")
     facts: dict = {}  # (whether any canvas card is stored, read with the keyword side's statistics)
-    kw = keyword_side(conn, question, type=type, tag=tag, prefix=prefix, limit=k, facts=facts) if mode != "vector" else []
+    kw = keyword_side(conn, kwq, type=type, tag=tag, prefix=prefix, limit=k, facts=facts) if mode != "vector" else []
     # a canvas's cards (no vectors: docs/search.md "Canvases"): keyword candidates under negative
     # ids, scored for the vector side by their keyword evidence (fuse's unscored), as a page not embedded yet
     from .keyword import canvas_hits
 
-    canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, question, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None,
+    canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, kwq, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None,
                                                                           present=facts.get("canvas")))} \
         if mode != "vector" and not (type or tag) else {}
     try:
@@ -395,7 +399,7 @@ def query(
         # the vectors are there but the model to embed the question is not (not installed, its
         # server down, hung or answering nonsense): keywords still work
         notes.append(f"{e}; showing keyword results" + (" (config query_embed_timeout: how long a question waits for its embedding)" if isinstance(e, ProviderError) and "now answers" not in str(e) else ""))
-        return query(brain, question, limit=limit, type=type, tag=tag, prefix=prefix, model=model, mode="keyword") | {"notes": notes}
+        return query(brain, question, limit=limit, type=type, tag=tag, prefix=prefix, model=model, mode="keyword", keywords=keywords) | {"notes": notes}
     kw_signals: dict[int, list[str]] = {}
     pinfo: dict[int, tuple] = {}  # pages the boosts looked up: (type, updated_at, slug, title)
     best_rows: dict[int, int] | None = None  # the question's own best chunks, when feedback ranked again
@@ -473,7 +477,7 @@ def query(
         from .keyword import _cut_snippet
 
         q = f"SELECT slug, compiled_truth || ' ' || timeline FROM pages WHERE slug IN ({','.join('?' * len(bare))})"
-        cut = {slug: _cut_snippet(body, question)["snippet"] for slug, body in conn.execute(q, bare)}
+        cut = {slug: _cut_snippet(body, kwq)["snippet"] for slug, body in conn.execute(q, bare)}
         for h in hits:
             if not h["passage"]:
                 h["passage"] = cut.get(h["slug"], "")
