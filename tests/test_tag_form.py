@@ -1,7 +1,7 @@
 """``gbrain tag`` writes a tag typed decomposed (NFD: pasted from a macOS file name, some
 keyboards) in the composed form (NFC), as ``put`` names a page (trial 43: ``tag X économie``
 typed NFD wrote a second spelling of the tag three pages had, which Obsidian's tag pane lists
-apart). Both engines."""
+apart); lint's ``tag_duplicates`` names the Unicode form of spellings that look alike. Both engines."""
 from __future__ import annotations
 
 import unicodedata
@@ -22,3 +22,13 @@ def test_a_decomposed_tag_is_written_composed(tmp_path, db_path):
         assert text == "---\ntags: [ville, économie]\n---\ny\n" and nfd not in text
         tags = {t["tag"]: t for t in ops.run("tags", {}, ops.Context(), brain=b)}
         assert tags["économie"]["pages"] == 2 and list(tags["économie"]["spellings"]) == ["économie"]
+
+
+def test_lint_names_the_unicode_form_of_spellings_that_look_alike(tmp_path, db_path):
+    nfd = unicodedata.normalize("NFD", "économie")
+    write_tree(tmp_path / "v", {"a.md": "---\ntags: [économie]\n---\nx\n", "b.md": f"---\ntags: [{nfd}]\n---\ny\n", "c.md": "z #Économie\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        f = [x for x in ops.run("lint", {"check": "tag_duplicates"}, ops.Context(), brain=b)["findings"] if x["check"] == "tag_duplicates"]
+        # before: "'économie' (1), 'Économie' (1), 'économie' (1)": two of them look the same
+        assert f[0]["message"] == (f"one tag spelled 3 ways: '{nfd}' (NFD: e + U+0301) (1), 'Économie' (1), 'économie' (NFC: U+00E9) (1)")

@@ -893,7 +893,11 @@ def tag_groups(conn) -> list[dict]:
 def _tag_duplicates(brain) -> list[dict]:
     out = []
     for g in tag_groups(brain.conn):
-        spell = ", ".join(f"{v!r} ({n})" for v, n in g["variants"].items())
+        # spellings that differ only in Unicode form look the same: each says which it is (trial 43)
+        forms: dict[str, int] = {}
+        for v in g["variants"]:
+            forms[nfc(v)] = forms.get(nfc(v), 0) + 1
+        spell = ", ".join(f"{v!r}{unicode_form(v) if forms[nfc(v)] > 1 else ''} ({n})" for v, n in g["variants"].items())
         blank = [v for v in g["variants"] if any(c.isspace() for c in v)]
         out.append(
             {
