@@ -17,20 +17,20 @@ from gbrain.sync.scan import change_stamp, scan_tree
 
 @pytest.fixture
 def reads(monkeypatch):
-    """The relative paths import read or hashed (pages through ``open``, in scan.read_settled; other files through
-    verify's hashers), in order."""
+    """The relative paths import read or hashed (pages through ``open_nofollow``, in scan.read_settled; other files
+    through verify's hashers), in order."""
     seen: list[str] = []
 
     def note(path) -> None:
         seen.append(os.fspath(path))
 
-    real_open, sized, whole = open, verify._sha256_sized, verify.sha256_file
+    real_open, sized, whole = scan.open_nofollow, verify._sha256_sized, verify.sha256_file
 
     def counting_open(path, *a, **k):
         note(path)
         return real_open(path, *a, **k)
 
-    monkeypatch.setattr(scan, "open", counting_open, raising=False)
+    monkeypatch.setattr(scan, "open_nofollow", counting_open)
     monkeypatch.setattr(verify, "_sha256_sized", lambda path, size, *a: (note(path), sized(path, size, *a))[1])
     monkeypatch.setattr(verify, "sha256_file", lambda path: (note(path), whole(path))[1])
     return seen
@@ -213,7 +213,7 @@ def test_a_note_written_while_import_reads_it_is_read_again_not_stored_half(tmp_
     note = tree / "note.md"
     first, rest = b"# Note\n\nfirst half\n", b"second half, saved while import read the first\n"
     note.write_bytes(first)
-    real_open = open
+    real_open = scan.open_nofollow
     armed = [True]
 
     def editing_open(path, *a, **k):
@@ -223,13 +223,13 @@ def test_a_note_written_while_import_reads_it_is_read_again_not_stored_half(tmp_
             return _WrittenDuringRead(fh, note, rest)
         return fh
 
-    monkeypatch.setattr(scan, "open", editing_open, raising=False)
+    monkeypatch.setattr(scan, "open_nofollow", editing_open)
     with Brain.open(db_path) as b:
         rep = import_tree(b, tree)
         assert not armed[0]  # the editor did write during the read
         assert rep["ok"]
         assert b.get_text("note").encode("utf-8") == first + rest
-        monkeypatch.setattr(scan, "open", real_open, raising=False)
+        monkeypatch.setattr(scan, "open_nofollow", real_open)
         assert verify.verify_tree(b, scan_tree(tree))["ok"]
 
 

@@ -2166,15 +2166,17 @@ class Brain:
         (over ``blobs.BIG``) into pieces, one piece in memory at a time. ``known_hash`` (its
         sha256 from a scan) lets an unchanged file, or bytes already stored in pieces, skip the
         read. Returns ``(save_file's result, sha256 of the bytes stored)``; the hash differs from
-        ``known_hash`` when the file changed since it was hashed. Raises ``OSError``."""
+        ``known_hash`` when the file changed since it was hashed. ``source`` is never read through
+        a symlink (``blobs.open_nofollow``: sync and import read a folder's files; a file swapped
+        for a link after their walk raises ``OSError``, ``blobs.is_symlink_refusal``). Raises ``OSError``."""
         kind = kind or file_kind(path)
         size = os.path.getsize(source) if kind == "blob" else 0  # only a blob may be stored in pieces
         if kind != "blob" or not blobs.is_big(size):
-            with open(source, "rb") as fh:
+            with blobs.open_nofollow(source) as fh:
                 data = fh.read()
             h = sha256(data)
             return self._store_file(path, data, kind, h), h
-        return self._save_pieces(path, kind, lambda: open(source, "rb"), known_hash, size)
+        return self._save_pieces(path, kind, lambda: blobs.open_nofollow(source), known_hash, size)
 
     def _save_pieces(self, path: str, kind: str, opener, known_hash: str | None, size: int) -> tuple[list[str] | None, str]:
         row = self.conn.execute("SELECT content_hash, kind FROM files WHERE path = ?", (path,)).fetchone()

@@ -20,6 +20,7 @@ engine's cursor ever holds more than one piece.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
@@ -51,11 +52,41 @@ def is_big(size: int) -> bool:
     return size > BIG
 
 
+#: the flags of every read of a file in a folder sync or import reads (:func:`open_nofollow`):
+#: never through a symlink, where the platform has ``O_NOFOLLOW``
+O_READ_NOFOLLOW = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
+#: what an ``O_NOFOLLOW`` open of a symlink fails with: ELOOP (Linux, macOS), EMLINK (FreeBSD),
+#: EFTYPE (NetBSD)
+_LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", errno.ELOOP)})
+
+
+def open_nofollow(path: str | os.PathLike) -> BinaryIO:
+    """Open the file at ``path`` to read its bytes, never through a symlink: a walk lstat-s a
+    folder's files and leaves a symlink alone (``scan.NOT_FOLLOWED``), but a file swapped for a
+    link to a file elsewhere between the walk and the read was read through it (the outside
+    file's bytes imported). The open of a symlink fails instead (:func:`is_symlink_refusal`);
+    only the last part of the path is checked (a walk never goes into a symlinked folder).
+    Raises ``OSError``."""
+    fd = os.open(path, O_READ_NOFOLLOW)
+    try:
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def is_symlink_refusal(e: OSError) -> bool:
+    """Whether ``e``, from :func:`open_nofollow` (or any ``O_NOFOLLOW`` open), says the path is
+    a symlink: the file became one after the walk, and is left alone as the walk leaves one."""
+    return e.errno in _LINK_ERRNOS
+
+
 def hash_file(path: str | os.PathLike) -> tuple[str, int]:
-    """``(sha256 hex, size)`` of a file, read :data:`READ` bytes at a time."""
+    """``(sha256 hex, size)`` of a file, read :data:`READ` bytes at a time; never through a
+    symlink (:func:`open_nofollow`)."""
     h = hashlib.sha256()
     n = 0
-    with open(path, "rb") as fh:
+    with open_nofollow(path) as fh:
         while True:
             b = fh.read(READ)
             if not b:

@@ -421,6 +421,14 @@ def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[st
 # ---------------------------------------------------------------------------
 
 
+def _unread_why(e: OSError) -> str:
+    """Why a file of the folder could not be read: a symlink now (the file was swapped for one
+    after the walk; the open refused to follow it, ``blobs.is_symlink_refusal``) is left alone as
+    the walk leaves one (:data:`~gbrain.sync.scan.NOT_FOLLOWED`: named, its page kept, exit 0);
+    any other error is a failure to read."""
+    return NOT_FOLLOWED if blobs.is_symlink_refusal(e) else f"cannot read: {e.strerror}"
+
+
 def _move_over_checked(src: str, dst: str, checked: os.stat_result) -> bool:
     """Move the file at ``src`` to ``dst`` only over the file ``checked`` (the one whose bytes a
     round hashed), never over a save landing at ``dst`` after that check: a swap temp linked to
@@ -846,7 +854,7 @@ class SyncEngine:
                                     (note, note)).fetchone()
             if row is None or row[0] != hx:
                 return None
-            with open(full, "rb") as fh:
+            with blobs.open_nofollow(full) as fh:
                 save = fh.read()
             if not exporter._replace_file(nfull, save, stat.S_IMODE(st.st_mode), unchanged=lambda s: s is not None and exporter._same_file(s, st)):
                 return None
@@ -867,7 +875,7 @@ class SyncEngine:
         except FileNotFoundError:
             return None, Why("vanished while being read", VANISHED)
         except OSError as e:
-            return None, f"cannot read: {e.strerror}"
+            return None, _unread_why(e)
         return (data, None) if settled else (None, "changed while being read (half-written?)")
 
     def _young(self, f: DiskFile, st: tuple | None) -> bool:
@@ -901,8 +909,8 @@ class SyncEngine:
                     continue
                 if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
                     continue
-                if not stat.S_ISREG(st.st_mode):  # (replaced meanwhile by a symlink, a folder: the next round's walk judges it)
-                    left.append((f.path, CHANGED_MEANWHILE))
+                if not stat.S_ISREG(st.st_mode):  # replaced meanwhile by a symlink (left alone, as the walk leaves one), a folder
+                    left.append((f.path, NOT_FOLLOWED if stat.S_ISLNK(st.st_mode) else CHANGED_MEANWHILE))
                     continue
                 if attempt == READ_TRIES - 1:
                     left.append((f.path, f"still being written (it changed within {self.read_settle * 1000:g} ms of each of {READ_TRIES} reads)"))
@@ -942,7 +950,7 @@ class SyncEngine:
             except FileNotFoundError:
                 return None, Why("vanished while being read", VANISHED)
             except OSError as e:
-                return None, f"cannot read: {e.strerror}"
+                return None, _unread_why(e)
             if st.st_size == n == f.size and change_stamp(st) == f.mtime_ns:
                 return hx, None
             f.size, f.mtime_ns = st.st_size, change_stamp(st)
@@ -1546,7 +1554,7 @@ class SyncEngine:
                 continue
             if p in echoes:  # keep the replaced bytes anyway (a deliberate revert stays recoverable)
                 try:
-                    with open(self._abs(p), "rb") as fh:
+                    with blobs.open_nofollow(self._abs(p)) as fh:
                         echo_saved[p] = fh.read()
                 except OSError:
                     pass
@@ -1948,7 +1956,7 @@ class SyncEngine:
             return self._stat_written(dst, data)
 
         def pieces():
-            with open(self._abs(f.path), "rb") as fh:
+            with blobs.open_nofollow(self._abs(f.path)) as fh:
                 while chunk := fh.read(1 << 20):
                     yield chunk
 
@@ -2325,7 +2333,7 @@ class SyncEngine:
         if f is None:
             return False
         try:
-            with open(self._abs(new), "rb") as fh:
+            with blobs.open_nofollow(self._abs(new)) as fh:
                 data = fh.read()
         except OSError:
             return False
@@ -3004,7 +3012,7 @@ class SyncEngine:
             try:
                 try:
                     checked = os.lstat(dst)
-                    with open(dst, "rb") as fh:
+                    with blobs.open_nofollow(dst) as fh:
                         held = sha256(fh.read())
                 except FileNotFoundError:
                     held = None
@@ -3197,7 +3205,7 @@ class SyncEngine:
             try:
                 res, got = self.brain.save_file_from(p, self._abs(p), "blob", f.hash)
             except OSError as e:
-                out.unreadable.append((p, f"cannot read: {e.strerror}"))
+                out.unreadable.append((p, _unread_why(e)))
                 return False
             if got != f.hash:  # changed since it was hashed: the brain has what was read; next round settles it
                 out.unreadable.append((p, "changed while syncing; will retry"))
@@ -3375,7 +3383,7 @@ class SyncEngine:
             self.brain._load_raw_rows(new)
             return
         try:
-            with open(a_old, "rb") as fh:
+            with blobs.open_nofollow(a_old) as fh:
                 if sha256(fh.read()) != row[0]:
                     return
             os.makedirs(os.path.dirname(a_new), exist_ok=True)

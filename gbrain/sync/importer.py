@@ -39,7 +39,8 @@ from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
 from . import scan as scan_mod
-from .scan import PURGED, READ_SETTLE_S, READ_TRIES, change_stamp, db_excludes, file_id, read_settled, scan_tree
+from ..storage.blobs import is_symlink_refusal
+from .scan import NOT_FOLLOWED, PURGED, READ_SETTLE_S, READ_TRIES, change_stamp, db_excludes, file_id, read_settled, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
@@ -306,8 +307,8 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
     entry takes the new bytes and hash) and looked at again, up to ``READ_TRIES`` pauses; one
     still moving at the last is stored as last read, recorded racy (the next import reads it
     again), and said. Returns the entries to drop: ``(entry, None)`` gone (or no longer a regular
-    file: a symlink is never followed), ``(entry, reason)``
-    unreadable."""
+    file), ``(entry, scan.NOT_FOLLOWED)`` a symlink now (never followed: left alone as the walk
+    leaves one), ``(entry, reason)`` unreadable."""
     drop: list[tuple[list, str | None]] = []
     for attempt in range(READ_TRIES):
         if not young:
@@ -319,7 +320,7 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
             try:
                 st = os.lstat(f.abspath)
                 if not stat.S_ISREG(st.st_mode):  # replaced meanwhile by a symlink (never followed), a folder: not read
-                    drop.append((e, None))
+                    drop.append((e, NOT_FOLLOWED if stat.S_ISLNK(st.st_mode) else None))
                     continue
                 if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
                     continue
@@ -334,7 +335,7 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
                 drop.append((e, None))
                 continue
             except OSError as err:
-                drop.append((e, err.strerror or str(err)))
+                drop.append((e, NOT_FOLLOWED if is_symlink_refusal(err) else err.strerror or str(err)))
                 continue
             moved.append(e)
         young = moved
@@ -500,6 +501,11 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     purged_skipped: list[str] = []
     again = f"gbrain {'import' if surface == 'import' else 'sync'} {cmd_arg(str(root))}"
 
+    def linked(path: str) -> None:
+        # swapped for a symlink after the walk (the open refused it: blobs.open_nofollow): left
+        # alone, its page kept, as the walk leaves a symlink (scan.NOT_FOLLOWED)
+        scan.skipped.append((path, NOT_FOLLOWED))
+
     def gone(path: str, held: bool) -> None:
         # deleted or renamed in the folder after the scan listed it: the person's change, not a
         # failure (as sync's "deleted or moved while read"); `gbrain sync` takes the deletion
@@ -634,6 +640,9 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                         gone(path, old is not None)
                         continue
                     except OSError as e:
+                        if is_symlink_refusal(e):
+                            linked(path)
+                            continue
                         read_errors.append((path, e.strerror or str(e)))
                         warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
                         continue
@@ -648,6 +657,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     dropped.add(e[0])
                     if why is None:
                         gone(e[1].path, e[2] is not None)
+                    elif why is NOT_FOLLOWED:
+                        linked(e[1].path)
                     else:
                         read_errors.append((e[1].path, why))
                         warn(f"{e[1].path}: cannot read ({why}); left as it was in the DB")
@@ -742,6 +753,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
             except OSError as e:
                 if isinstance(e, FileNotFoundError):
                     gone(path, stored.get(path) is not None)
+                elif is_symlink_refusal(e):
+                    linked(path)
                 else:
                     read_errors.append((path, e.strerror or str(e)))
                     warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")

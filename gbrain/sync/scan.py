@@ -19,6 +19,8 @@ from typing import Callable
 
 import pathspec
 
+from ..storage.blobs import open_nofollow
+
 IGNORE_FILE = ".gbrainignore"
 VCS_DIRS = {".git", ".hg", ".svn"}
 TMP_PREFIX = ".gbrain-tmp-"
@@ -644,10 +646,12 @@ def read_settled(full: str, f) -> tuple[bytes, bool]:
     later, a fresh ``lstat``'s) and it is read again, up to :data:`READ_TRIES` times, then
     ``(bytes of the last read, False)``. An editor saving in place (truncate, then write) leaves
     half a note, or none, for a moment: the caller never takes such a read for the file (sync
-    leaves the path to a later round, import records it as racy). Raises ``OSError`` from the
-    open or the read, and ``FileNotFoundError`` when the file is gone between reads."""
+    leaves the path to a later round, import records it as racy). Never read through a symlink
+    (``blobs.open_nofollow``: a file swapped for one after the walk raises ``OSError``,
+    ``blobs.is_symlink_refusal``). Raises ``OSError`` from the open or the read, and
+    ``FileNotFoundError`` when the file is gone between reads."""
     for attempt in range(READ_TRIES):
-        with open(full, "rb") as fh:
+        with open_nofollow(full) as fh:
             data = fh.read()
             st = os.fstat(fh.fileno())
         if st.st_size == len(data) == f.size and change_stamp(st) == f.mtime_ns:

@@ -28,7 +28,7 @@ from typing import Callable
 
 from ..core.brain import SERVER_WINDOW, Brain, raw_sources, render_row
 from ..core.lint import site_path_links
-from ..storage import rawspans
+from ..storage import blobs, rawspans
 from ..page.links import MemoryIndex, resolve
 from .parallel import parse_all
 from .scan import UNREADABLE, Scan, evicted, report_kind
@@ -47,10 +47,12 @@ HASHERS = 2
 def sha256_file(path: str) -> str:
     """sha256 hex of the file at ``path``, read :data:`HASH_CHUNK` bytes at a time into one
     buffer (no new bytes object per read); the kernel is told the reads are sequential."""
-    return _sha256_rest(os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0)), hashlib.sha256())
+    return _sha256_rest(os.open(path, _O_READ), hashlib.sha256())
 
 
-_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+#: never through a symlink (``blobs.O_READ_NOFOLLOW``): a file swapped for one after the walk
+#: fails to open (``blobs.is_symlink_refusal``) instead of hashing a file elsewhere
+_O_READ = blobs.O_READ_NOFOLLOW
 _readv = getattr(os, "readv", None)  # POSIX; elsewhere each small file is one os.read
 
 

@@ -1,0 +1,177 @@
+"""A file swapped for a symlink between a walk and its read is never read through the link.
+
+The walk lstat-s every path and leaves a symlink alone (``scan.NOT_FOLLOWED``), but the reads
+came later with a plain ``open``: a note (or an attachment) replaced by a link to a file outside
+the folder in between was read through it, so `gbrain import` stored the outside file's bytes
+(its stat never matched the walk's, and import keeps a file still changing as last read) and a
+sync round called the note unreadable (exit 1) where the walk calls it a symlink (exit 0). Now
+every read of sync and import opens with ``O_NOFOLLOW`` (``blobs.open_nofollow``): the open
+fails (ELOOP) and the path is a symlink left alone, as the walk leaves one. The swap happens
+in a hook run right after the walk (no timing luck). Both engines (``db_path``)."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from gbrain.core.brain import Brain, sha256
+from gbrain.storage import blobs
+from gbrain.sync import engine as engine_mod
+from gbrain.sync import importer
+from gbrain.sync.importer import import_tree
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_sync import all_versions  # noqa: E402
+
+NOTE = "people/ana-lima.md"
+ATTACHMENT = "assets/photo.bin"
+
+pytestmark = pytest.mark.skipif(not getattr(os, "O_NOFOLLOW", 0), reason="no O_NOFOLLOW on this platform")
+
+
+@pytest.fixture(autouse=True)
+def no_second_look(monkeypatch):
+    """The second look at a file read young (``scan.YOUNG_NS``) lstat-s it again and would drop a
+    symlink by itself: off here, so the read alone is tested."""
+    from gbrain.sync import scan
+
+    monkeypatch.setattr(scan, "YOUNG_NS", 0)
+    monkeypatch.setattr(engine_mod, "YOUNG_NS", 0)
+
+
+def secret_file(tmp_path: Path, page: bool, big: bool = False) -> Path:
+    """A file outside the folder: a page-like text or bytes, of another size than the file it
+    stands in for."""
+    s = tmp_path / ("outside-secret.md" if page else "outside-secret.bin")
+    body = b"# Secret\n\nAPI key 0xDEADBEEF and much more text to differ in size.\n" if page else b"\x00SECRET\xff" * 40
+    s.write_bytes(body * (300 if big else 1))
+    return s
+
+
+def relink_after(monkeypatch, module, name: str, path: Path, target: Path) -> list:
+    """Wrap ``module.name`` (the walk) so that right after it ran, ``path`` becomes a symlink to
+    ``target`` (once)."""
+    real = getattr(module, name)
+    done: list = []
+
+    def walk(*a, **k):
+        r = real(*a, **k)
+        if not done:
+            done.append(path)
+            path.unlink()
+            os.symlink(target, path)
+        return r
+    walk.__wrapped__ = real
+    monkeypatch.setattr(module, name, walk)
+    return done
+
+
+def never_stored(brain: Brain, secret: Path) -> None:
+    h = sha256(secret.read_bytes())
+    assert not brain.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (h,)).fetchone()
+    assert not brain.conn.execute("SELECT 1 FROM pages WHERE content_hash = ? UNION ALL SELECT 1 FROM files WHERE content_hash = ?",
+                                  (h, h)).fetchone()
+
+
+@pytest.mark.parametrize("what", ["page", "attachment", "big attachment"])
+def test_import_never_reads_a_file_swapped_for_a_symlink_after_the_walk(brain_tree, db_path, monkeypatch, tmp_path, what):
+    page = what == "page"
+    if what == "big attachment":
+        monkeypatch.setattr(blobs, "BIG", 1024)  # streamed into pieces (save_file_from's other read)
+    rel = NOTE if page else ATTACHMENT
+    f = brain_tree / rel
+    if not page:
+        f.parent.mkdir(exist_ok=True)
+        f.write_bytes(b"\x89PNG first\n" * 200)
+    secret = secret_file(tmp_path, page, big=what == "big attachment")
+    with Brain.open(db_path) as brain:
+        assert import_tree(brain, brain_tree)["ok"]
+        before = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?",
+                                    (rel, rel)).fetchone()[0]
+        edited = f.read_bytes() + (b"\nEdited.\n" if page else b"edited\n")
+        f.write_bytes(edited)
+        hit = relink_after(monkeypatch, importer, "scan_tree", f, secret)
+        rep = import_tree(brain, brain_tree)
+        assert hit and f.is_symlink()
+        never_stored(brain, secret)
+        now = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?",
+                                 (rel, rel)).fetchone()[0]
+        assert now == before  # kept as it was stored, as the walk leaves a symlink
+        # left alone as a symlink is (the walk's), never a read error
+        assert "read_errors" not in rep and rep["ok"], rep
+        assert before in all_versions(brain, brain_tree)  # nothing lost
+
+
+@pytest.mark.parametrize("what", ["page", "attachment", "big attachment"])
+def test_a_sync_round_never_reads_a_file_swapped_for_a_symlink_after_the_walk(synced, monkeypatch, tmp_path, what):
+    brain, eng, root = synced
+    page = what == "page"
+    if what == "big attachment":
+        monkeypatch.setattr(blobs, "BIG", 1024)
+    rel = NOTE if page else ATTACHMENT
+    f = root / rel
+    if not page:
+        f.parent.mkdir(exist_ok=True)
+        f.write_bytes(b"\x89PNG first\n" * 200)
+        assert eng.sync()["exit_code"] == 0
+    secret = secret_file(tmp_path, page, big=what == "big attachment")
+    before = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?",
+                                (rel, rel)).fetchone()[0]
+    f.write_bytes(f.read_bytes() + (b"\nEdited.\n" if page else b"edited\n"))
+    hit = relink_after(monkeypatch, engine_mod, "walk_tree", f, secret)
+    rep = eng.sync()
+    assert hit and f.is_symlink()
+    never_stored(brain, secret)
+    now = brain.conn.execute("SELECT content_hash FROM pages WHERE path = ? UNION ALL SELECT content_hash FROM files WHERE path = ?",
+                             (rel, rel)).fetchone()[0]
+    assert now == before
+    # what the walk says of a symlink: named, the page kept, exit 0 (never "could not read", exit 1)
+    assert [s["path"] for s in rep.get("symlinked", [])] == [rel], rep
+    assert rep["exit_code"] == 0 and "unreadable" not in rep, rep
+    assert before in all_versions(brain, root)
+    monkeypatch.setattr(engine_mod, "walk_tree", hit and engine_mod.walk_tree.__wrapped__)
+    rep = eng.sync()  # the next round's walk finds the symlink itself: the same
+    assert [s["path"] for s in rep["symlinked"]] == [rel] and rep["exit_code"] == 0, rep
+    never_stored(brain, secret)
+
+
+@pytest.mark.engine_free
+def test_open_nofollow_refuses_a_symlink_and_reads_a_file(tmp_path):
+    f, link = tmp_path / "f", tmp_path / "l"
+    f.write_bytes(b"bytes\n")
+    os.symlink(f, link)
+    with blobs.open_nofollow(f) as fh:
+        assert fh.read() == b"bytes\n"
+    with pytest.raises(OSError) as e:
+        blobs.open_nofollow(link)
+    assert blobs.is_symlink_refusal(e.value)
+    assert blobs.hash_file(f) == (sha256(b"bytes\n"), 6)
+    with pytest.raises(OSError) as e:
+        blobs.hash_file(link)
+    assert blobs.is_symlink_refusal(e.value)
+
+
+def test_a_sync_rounds_second_look_finding_a_symlink_leaves_it_alone(synced, monkeypatch, tmp_path):
+    """A note read young (``engine.YOUNG_NS``) and replaced by a symlink during the pause before
+    the round's second look (``SyncEngine._settle_young``) is a symlink left alone, as the walk
+    leaves one (named, the page kept, exit 0), no longer "changed meanwhile" (exit 1)."""
+    brain, eng, root = synced
+    monkeypatch.setattr(engine_mod, "YOUNG_NS", 3600 * 10**9)
+    f = root / NOTE
+    secret = secret_file(tmp_path, True)
+    before = brain.page_row("people/ana-lima")["content_hash"]
+    f.write_bytes(f.read_bytes() + b"\nEdited.\n")
+
+    def relink(s):
+        if not f.is_symlink():
+            f.unlink()
+            os.symlink(secret, f)
+    monkeypatch.setattr(engine_mod, "settle_pause", relink)
+    rep = eng.sync()
+    assert f.is_symlink()
+    never_stored(brain, secret)
+    assert brain.page_row("people/ana-lima")["content_hash"] == before
+    assert [s["path"] for s in rep.get("symlinked", [])] == [NOTE] and rep["exit_code"] == 0, rep
+    assert before in all_versions(brain, root)
