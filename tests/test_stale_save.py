@@ -594,21 +594,39 @@ def test_swap_in_leaves_a_save_made_after_the_check(tmp_path, monkeypatch, swap_
 
 
 @pytest.mark.engine_free
-def test_a_second_save_within_one_swap_is_kept_beside_the_note(tmp_path, swap_way):
-    """Two saves around one swap: the one the swap took goes back to the note, and the other
-    one found there (not our file) is kept as ``note.unseen-1.md``, never removed."""
+@pytest.mark.parametrize("when", ["before_the_put_back", "in_its_exchange"])
+def test_the_newer_of_two_saves_within_one_swap_stays_in_the_note(tmp_path, monkeypatch, swap_way, when):
+    """Two saves around one swap: the swap took the first from the note (our file now there),
+    and the second landed on our file before the put-back. The second is the newer one (it
+    landed after the first was taken): it stays in the note and the first is kept beside it as
+    ``note.unseen-1.md``. The put-back put the first back over the second, leaving the older save
+    in the note and the newer one beside it. A second save landing inside the put-back's
+    exchange is swapped back in the same way. Nothing is removed but our own file."""
     from gbrain.sync import exporter
 
     if swap_way == "no-link":
         pytest.skip("the put-back links only where hard links work")
+    if when == "in_its_exchange" and swap_way != "exchange":
+        pytest.skip("the exchange's window")
     f, aside, ours = tmp_path / "note.md", tmp_path / ".gbrain-tmp-1-aside", tmp_path / "ours"
     ours.write_bytes(b"brain\n")
     mine = os.lstat(ours)
-    f.write_bytes(b"second save\n")
     aside.write_bytes(b"first save\n")
+    if when == "before_the_put_back":
+        f.write_bytes(b"second save\n")
+    else:
+        os.link(ours, f)  # our file in the note at the put-back's look
+        real, hit = exporter._renameat2, []
+
+        def exchange(src, dst, flags):  # the second save lands between the look and the exchange
+            if not hit:
+                hit.append(dst)
+                editor_save(f, b"second save\n")
+            return real(src, dst, flags)
+        monkeypatch.setattr(exporter, "_renameat2", exchange)
     exporter._put_back(str(aside), str(f), mine)
-    assert f.read_bytes() == b"first save\n"
-    assert (tmp_path / "note.unseen-1.md").read_bytes() == b"second save\n"
+    assert f.read_bytes() == b"second save\n"
+    assert (tmp_path / "note.unseen-1.md").read_bytes() == b"first save\n"
     assert sorted(os.listdir(tmp_path)) == ["note.md", "note.unseen-1.md", "ours"]
     # the usual case: our file was there, it is removed
     os.link(ours, tmp_path / "x.md")
@@ -616,6 +634,94 @@ def test_a_second_save_within_one_swap_is_kept_beside_the_note(tmp_path, swap_wa
     exporter._put_back(str(aside), str(tmp_path / "x.md"), mine)
     assert (tmp_path / "x.md").read_bytes() == b"a save\n"
     assert sorted(os.listdir(tmp_path)) == ["note.md", "note.unseen-1.md", "ours", "x.md"]
+
+
+def test_two_saves_within_a_rounds_swap_leave_the_newer_in_the_note_and_lose_neither(env, monkeypatch, swap_way):
+    """A round writing an agent's entry swaps the note; the editor saved once before the swap
+    (the swap took that save) and once more before the save was put back (over our file). The
+    put-back left the first save in the note and the second, newer one as ``NAME.unseen-1.md``,
+    a page of its own. Now the newer stays in the note and is merged with the agent's entry by
+    the next round; the older is kept beside it (imported); every version is kept."""
+    from gbrain.sync import exporter
+
+    if swap_way == "no-link":
+        pytest.skip("the put-back links only where hard links work")
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()  # the editor opens the file
+    brain.timeline_add(SLUG, "2026-12-02", "AGENT-ENTRY", "agent")
+    agent = text_of(brain, SLUG).encode("utf-8")
+    first, second = buf + b"typed first\n", buf + b"typed first\ntyped second\n"
+    hit = save_in_the_window(monkeypatch, f, first)
+    real, later = exporter._put_back, []
+
+    def put_back(aside, target, mine):  # the second save lands on our file before the put-back
+        if target == str(f) and not later:
+            later.append(target)
+            editor_save(f, second)
+        return real(aside, target, mine)
+    monkeypatch.setattr(exporter, "_put_back", put_back)
+    rep = eng.sync()
+    assert hit and later, "the round did not write the file"
+    assert f.read_bytes() == second  # the newest save is in the note
+    kept = f.parent / "ana-lima.unseen-1.md"
+    assert kept.read_bytes() == first
+    monkeypatch.undo()
+    rep = eng.sync()
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"AGENT-ENTRY" in page and b"typed second" in page, (rep, page)
+    assert f.read_bytes() == page
+    assert text_of(brain, "people/ana-lima.unseen-1").encode("utf-8") == first  # imported beside
+    versions = all_versions(brain, root)
+    assert {sha(first), sha(second), sha(agent)} <= versions, "a version was lost"
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, PermissionError])
+def test_a_save_a_failing_rounds_swap_took_goes_back_into_the_note(env, monkeypatch, swap_way, error):
+    """A round whose write fails after its swap took an editor's save (Ctrl-C of watch or sync,
+    a write refused between the swap and the put-back) kept the save beside the note as
+    ``NAME.unseen-1.md``, a page of its own, and left the brain's text in the note: the save
+    never went back into it, as a killed round's does (``SyncEngine._take_back``). Now the error
+    path puts it back into the note (our file there is removed, as on the normal path), and the
+    next round merges it with the agent's entry as any stale save; every version is kept."""
+    from gbrain.sync import exporter
+
+    if swap_way == "no-link":
+        pytest.skip("no swap where hard links fail: a plain rename after a last look")
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    brain.timeline_add(SLUG, "2026-12-02", "AGENT-ENTRY", "agent")
+    agent = text_of(brain, SLUG).encode("utf-8")
+    saved = buf + b"user typed this\n"
+    hit = save_in_the_window(monkeypatch, f, saved)
+    failed: list = []
+
+    def fail(target: str) -> None:  # the swap is done, the save not yet put back
+        if target == str(f) and not failed:
+            failed.append(target)
+            raise error(13, "Permission denied") if error is PermissionError else error()
+    monkeypatch.setattr(exporter, "after_swap", fail)
+    if error is PermissionError:  # (a write the folder refused: the round goes on without it)
+        eng.sync()
+    else:
+        with pytest.raises(KeyboardInterrupt):
+            eng.sync()
+    assert hit and failed
+    assert f.read_bytes() == saved  # back in the note
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-") or ".unseen-" in n]
+    monkeypatch.undo()
+    rep = eng.sync()
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"AGENT-ENTRY" in page and b"user typed this" in page, (rep, page)
+    assert f.read_bytes() == page
+    assert {sha(saved), sha(agent)} <= all_versions(brain, root), "a version was lost"
+    assert brain.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE '%unseen%'").fetchone()[0] == 0
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
 
 
 KILLED_IN_THE_SWAP = r"""
@@ -720,6 +826,42 @@ def test_a_killed_rounds_save_is_kept_beside_a_note_saved_again_since(env):
     assert eng.sync()["exit_code"] == 0
     verify_equal(brain, root)
 
+
+
+def test_a_killed_rounds_save_goes_back_into_the_note_even_after_a_round_failing_before_the_take_back(env, monkeypatch):
+    """The cleanup renamed a killed round's save to ``NAME.unseen-1.md`` first and put it back
+    into its note after (``SyncEngine._take_back``): a round failing in between (the take-back's
+    read of the brain cut, a Postgres server restarting; watch runs the round again) left it under
+    that name, no swap temp any more, so the next round imported it as a page of its own instead
+    of merging it into the note. Now the save goes back from its temp name, and is kept beside
+    only when it cannot: the round after the failure puts it back; nothing is lost."""
+    from gbrain.sync import verify as verify_mod
+
+    brain, eng, root = env
+    f = root / PATH
+    page = text_of(brain, SLUG).encode("utf-8")
+    saved = page + b"user typed this\n"
+    killed_in_the_swap(f, page, saved)
+    real, cut = verify_mod.sha256_file, []
+
+    def failing(path, *a, **k):  # the take-back's look at the note fails once
+        if str(path) == str(f) and not cut:
+            cut.append(path)
+            raise RuntimeError("connection to the brain lost")
+        return real(path, *a, **k)
+    monkeypatch.setattr(verify_mod, "sha256_file", failing)
+    with pytest.raises(RuntimeError):
+        eng.sync()
+    assert cut
+    assert sha(saved) in all_versions(brain, root), "the save was lost"
+    monkeypatch.undo()
+    rep = eng.sync()
+    assert rep["ok"], rep
+    assert f.read_bytes() == saved and text_of(brain, SLUG).encode("utf-8") == saved
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-") or ".unseen-" in n]
+    assert brain.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE '%unseen%'").fetchone()[0] == 0
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
 
 
 @pytest.mark.parametrize("when", ["after_the_hash", "in_the_swap"])

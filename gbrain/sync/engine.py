@@ -444,13 +444,13 @@ def _move_over_checked(src: str, dst: str, checked: os.stat_result) -> bool:
     except FileExistsError:
         return False
     except OSError:  # no hard links here: a copy (``src`` stays until the move is done)
-        with open(src, "rb") as f:
+        with blobs.open_nofollow(src) as f:
             exporter._replace_file(tmp, f.read(), None)
     mine = os.lstat(tmp)
     try:
         ok = exporter._swap_in(tmp, dst, lambda st: st is not None and exporter._same_file(st, checked), mine)
     except BaseException:
-        exporter._drop_ours(tmp, dst, mine)
+        exporter._restore(tmp, dst, mine)
         raise
     if not ok:
         exporter._drop_ours(tmp, dst, mine)
@@ -828,23 +828,26 @@ class SyncEngine:
         self.leftover_temps = w.temps
         return Scan(root=self.root, stats=w.files, skipped=w.reported())
 
-    def clean_temp_files(self, temps: list[tuple[str, str]], kept: list[tuple[str, str]] | None = None) -> list[str]:
+    def clean_temp_files(self, temps: list[tuple[str, str]], kept: list[tuple[str, str, os.stat_result | None]] | None = None) -> list[str]:
         """:func:`~gbrain.sync.scan.remove_dead_temps` of the folder's temp files (a live
-        writer's are left alone; a dead swap temp holding bytes the brain lacks, a save, is kept
-        beside its note: ``kept``). Returns the relative paths removed."""
-        return remove_dead_temps(temps, own=lambda p: holds_bytes_of(self.brain, p), kept=kept)
+        writer's are left alone; a dead swap temp holding bytes the brain lacks, a save, goes
+        back into its note from its temp name, :meth:`_take_back`, else is kept beside it:
+        ``kept``). Returns the relative paths removed."""
+        return remove_dead_temps(temps, own=lambda p: holds_bytes_of(self.brain, p), kept=kept, take_back=self._take_back)
 
-    def _take_back(self, at: str, note: str) -> os.stat_result | None:
-        """Put the save kept at ``at`` (a killed round's swap took it from ``note``) back into
-        ``note`` when the note still holds exactly the brain's text of it (nobody touched it since
-        that round wrote it): the round then finds the note changed and merges the save as any
-        stale save (base: the version it saw), and no ``NAME.unseen-N`` page is made of it. The
-        note goes in only over the file hashed (:func:`~gbrain.sync.exporter._swap_in`). Returns
-        the note's new stat, None when the save stays where it is (the note moved on, is gone,
-        or the save is over :data:`KEEP_BYTES`)."""
+    def _take_back(self, full: str, nfull: str) -> os.stat_result | None:
+        """Put the save at ``full`` (a dead swap temp: a killed round's swap took it from the
+        note ``nfull``; absolute paths) back into the note when the note still holds exactly the
+        brain's text of it (nobody touched it since that round wrote it): the round then finds the
+        note changed and merges the save as any stale save (base: the version it saw), and no
+        ``NAME.unseen-N`` page is made of it. It goes straight from the temp name (a round failing
+        before this, or in it, leaves it there for the next run), and the note goes in only over
+        the file hashed (:func:`~gbrain.sync.exporter._swap_in`). Returns the note's new stat,
+        None when the save is to be kept beside the note (the note moved on, is gone, or the save
+        is over :data:`KEEP_BYTES`)."""
         from . import exporter
 
-        full, nfull = self._abs(at), self._abs(note)
+        note = os.path.relpath(nfull, self.root).replace(os.sep, "/")
         try:
             st = os.lstat(nfull)
             if not stat.S_ISREG(st.st_mode) or os.path.getsize(full) > KEEP_BYTES:
@@ -1061,10 +1064,9 @@ class SyncEngine:
             first = rep0["counts"]["pages_written"] + rep0["counts"]["files_written"]
             self._purged_said.update(rep0.get("purged_skipped") or [])  # (said by the import)
             self._log(f"+ {first:,} files imported into the empty brain")
-        saves: list[tuple[str, str]] = []
+        saves: list[tuple[str, str, os.stat_result | None]] = []
         cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps, saves)]
-        for at, note in saves:  # a save a killed round's swap held: into its note, else imported beside it this round
-            back = self._take_back(at, note)
+        for at, note, back in saves:  # a save a killed round's swap held: into its note, else imported beside it this round
             if back is not None:
                 cleaned.append(f"{at} (a save to {note} left under the temp name of a gbrain run killed while writing it; put back into {note})")
                 stats = [t for t in stats if t[0] != note] + [(note, back.st_size, change_stamp(back))]

@@ -173,12 +173,34 @@ def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, 
                 os.unlink(tmp)
             except FileNotFoundError:
                 pass
-        else:  # after a swap ``tmp`` may hold the file taken from ``target``: never removed
-            _drop_ours(tmp, target, mine)
+        else:  # after a swap ``tmp`` may hold the file taken from ``target``: back into it, never removed
+            _restore(tmp, target, mine)
         if isinstance(e, OSError):
             _name_target(e, tmp, target)
         raise
     return True
+
+
+def _restore(tmp: str, target: str, mine: os.stat_result) -> None:
+    """The error path of a write whose swap (:func:`_swap_in`) may have begun: a file it took
+    from ``target`` (an editor's save, or the file checked), at ``tmp`` or renamed aside
+    (``tmp~was``, ``…~ours``), goes back into ``target`` while our own file ``mine`` is there
+    (:func:`_put_back`: a newer save found there stays, the older one is kept beside it), as the
+    normal path does: the note holds it, not ``NAME.unseen-N`` (a stray page; a killed round's
+    save likewise goes back: ``SyncEngine._take_back``). Our own file is removed. Raises
+    nothing: what cannot be put back stays under its temp name (a dead process's is kept by the
+    next run's cleanup, ``scan.remove_dead_temps``)."""
+    for p in (tmp, tmp + "~was", tmp + "~ours", tmp + "~was~ours"):
+        try:
+            st = _lstat(p)
+            if st is None:
+                continue
+            if _is_ours(st, mine):
+                os.unlink(p)
+            else:
+                _put_back(p, target, mine)
+        except OSError:
+            pass
 
 
 def _drop_ours(tmp: str, target: str, mine: os.stat_result) -> None:
@@ -197,6 +219,9 @@ def _drop_ours(tmp: str, target: str, mine: os.stat_result) -> None:
 #: called with the target between :func:`_swap_in`'s last look at the file and its swap (tests
 #: put an editor's save there: the window a round's check leaves before its write)
 before_swap: Callable[[str], None] | None = None
+#: called with the target right after :func:`_swap_in`'s swap, before it looks at what the swap
+#: took (tests raise there: a round failing with an editor's save in its hands)
+after_swap: Callable[[str], None] | None = None
 
 _RENAME_NOREPLACE, _RENAME_EXCHANGE, _AT_FDCWD = 1, 2, -100
 
@@ -290,6 +315,8 @@ def _swap_in(tmp: str, target: str, unchanged: Callable[[os.stat_result | None],
             os.replace(tmp, target)
             return True
         os.unlink(tmp)
+    if after_swap is not None:
+        after_swap(target)
     old = os.lstat(aside)
     if _same_file(old, before):
         os.unlink(aside)
@@ -299,13 +326,38 @@ def _swap_in(tmp: str, target: str, unchanged: Callable[[os.stat_result | None],
     return False
 
 
+def _is_ours(st: os.stat_result | None, mine: os.stat_result) -> bool:
+    """Whether ``st`` (an lstat) is our own file ``mine``."""
+    return st is not None and (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
 def _put_back(aside: str, target: str, mine: os.stat_result) -> None:
     """Put the file at ``aside`` (a save that our swap took from ``target``) back at ``target``,
-    where our own file ``mine`` now is; a save newer still found there is kept too
-    (:func:`~gbrain.sync.scan.keep_beside`)."""
+    where our own file ``mine`` now is. A save found at ``target`` instead of our file landed
+    after the one at ``aside`` (our swap took that one first): the newest, it stays in the note
+    and the older save is kept beside it (:func:`~gbrain.sync.scan.keep_beside`), as a killed
+    round's save is beside a note saved again since (``SyncEngine._take_back``); one landing
+    between that look and the exchange is swapped back in once more. Nothing is removed but our
+    own file."""
+    cur = _lstat(target)
+    if cur is not None and not _is_ours(cur, mine):
+        keep_beside(aside, target)  # a newer save is in the note already
+        return
     err = _renameat2(aside, target, _RENAME_EXCHANGE) if _renameat2 is not None else errno.ENOSYS
     if err == 0:
         left = aside
+        came = _lstat(left)
+        if came is not None and not _is_ours(came, mine):
+            # a newer save landed between the look and the exchange: it goes back into the note,
+            # the older one comes out to ``left`` (kept beside below; should this fail, both stay)
+            _renameat2(left, target, _RENAME_EXCHANGE)
     else:
         left = aside + "~ours"
         try:

@@ -741,14 +741,19 @@ def _swap_note(full: str, h: str, ext: str) -> str:
 
 
 def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] | None = None,
-                      kept: list[tuple[str, str]] | None = None) -> list[str]:
+                      kept: list[tuple[str, str, object]] | None = None,
+                      take_back: Callable[[str, str], object] | None = None) -> list[str]:
     """Remove gbrain's own atomic-write temp files (``.gbrain-tmp-<pid>-…``, ``(absolute,
     relative)`` pairs) left by a process that died mid-write (its pid is gone): partial copies
     of bytes the brain still holds (sync's folder, an export's). A live writer's temp file is
     left alone. A dead swap temp (:func:`swap_temp`) may hold an editor's save the swap took
     from the note (the process killed before putting it back): removed only when ``own`` says
-    the brain holds its bytes, else kept beside its note (:func:`keep_beside`; ``(relative
-    path, note's relative path)`` appended to ``kept``). Returns the relative paths removed."""
+    the brain holds its bytes; else ``take_back(temp, note)`` (absolute paths) may put it back
+    into its note straight from its temp name (a true answer: done), and it is kept beside its
+    note otherwise (:func:`keep_beside`). Either way ``(relative path: the kept file's, or the
+    temp's when taken back, the note's relative path, take_back's answer or None)`` is appended
+    to ``kept``. An error of ``take_back`` other than ``OSError`` is raised with the save still
+    under its temp name (the next run takes it back). Returns the relative paths removed."""
     removed = []
     for full, rel in temps:
         base = os.path.basename(full)
@@ -759,10 +764,12 @@ def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] |
             s = _SWAP_RE.match(base)
             if s is not None and not (own is not None and own(full)):
                 note = _swap_note(full, s.group(1), s.group(2) or "")
-                at = keep_beside(full, note)
+                d = rel.rpartition("/")[0]
+                d = d + "/" if d else ""
+                back = take_back(full, note) if take_back is not None else None
+                at = full if back else keep_beside(full, note)
                 if kept is not None:
-                    d = rel.rpartition("/")[0]
-                    kept.append(((d + "/" if d else "") + os.path.basename(at), (d + "/" if d else "") + os.path.basename(note)))
+                    kept.append((d + os.path.basename(at), d + os.path.basename(note), back or None))
                 continue
             os.unlink(full)
             removed.append(rel)
