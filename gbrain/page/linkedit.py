@@ -449,14 +449,14 @@ _SCHEME_ADDR = r"(?P<scheme>\b(?i:https?|ftp)://(?i:www\.)?)"
 #: ``wiki/Rust_(lang)``), a link reference definition's URL, a URL's scheme
 _ADDR_RE = re.compile(
     r"(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]+?)\]\])|" + _MD_ADDR
-    + r"|(?P<def>^[ ]{0,3}\[[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))|" + _SCHEME_ADDR)
+    + r"|(?P<def>^[ ]{0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))|" + _SCHEME_ADDR)
 #: :data:`_ADDR_RE` over a whole text (``^``: a line's start; no match crosses a line end): :func:`_scan`'s ``whole``
 _ADDR_RE_M = re.compile(r"(?=[!\[ hHfF])(?:" + _ADDR_RE.pattern + ")", re.M)
 #: the same in three passes over a whole text (no code, comments or math in it:
 #: :func:`address_spans`), each asked only when the text holds its mark: links, then
 #: definitions (``]:``), then schemes (``://``); a scheme inside a link's URL is blanked twice
 _LINKS_RE_M = re.compile(r"(?=[!\[])(?:(?P<wiki>(?P<bang>!?)\[\[(?P<body>[^\[\]\n]++)\]\])|" + _MD_ADDR + ")")  # (the look-ahead lets the engine skip to a candidate: 3× faster)
-_DEF_RE_M = re.compile(r"(?P<def>^[ ]{0,3}\[[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))", re.M)
+_DEF_RE_M = re.compile(r"(?P<def>^[ ]{0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))", re.M)
 _SCHEME_RE = re.compile(_SCHEME_ADDR)
 #: what a label may hold besides its words: an image (a badge), a URL's scheme
 _LABEL_ADDR_RE = re.compile(_MD_ADDR + "|" + _SCHEME_ADDR)

@@ -943,7 +943,10 @@ def aliases_from_frontmatter(fm: dict) -> list[str]:
     """A page's aliases, as Obsidian reads them: frontmatter ``aliases`` (or ``alias``).
 
     ``fm`` is the page's frontmatter as loaded (:func:`load_frontmatter`). Each key may hold a
-    list or a single string; both keys are read (``aliases`` first). Items are stripped; empty
+    list or a single string, which is split at its commas as Obsidian splits it
+    (``aliases: Apollo, Project Apollo`` is two aliases, ``alias: Draft,`` one; blanks split
+    nothing, and a list item is one alias whatever it holds); both keys are read (``aliases``
+    first). Items are stripped; empty
     items and items that are not strings (numbers, mappings, nested lists, null) are skipped, as
     are repeats that differ only in case or Unicode normalisation (first spelling wins).
     Returns ``list[str]`` in written order, each alias exactly as written (stripped); never raises.
@@ -952,7 +955,7 @@ def aliases_from_frontmatter(fm: dict) -> list[str]:
     seen: set[str] = set()
     for key in ("aliases", "alias"):
         raw = fm.get(key) if isinstance(fm, dict) else None
-        items = raw if isinstance(raw, list) else [raw]
+        items = raw if isinstance(raw, list) else raw.split(",") if isinstance(raw, str) else [raw]
         for item in items:
             if not isinstance(item, str):
                 continue

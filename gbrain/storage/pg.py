@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 63
+PG_SCHEMA_VERSION = 64
 
 
 def is_url(db: object) -> bool:
@@ -1037,6 +1037,12 @@ def _visible_labels(conn: "PgConnection") -> None:
     relabel_visible(conn)
 
 
+def _comma_alias_pages(conn: "PgConnection") -> None:
+    from .db import rederive_comma_alias_pages
+
+    rederive_comma_alias_pages(conn)
+
+
 def _name_folds(conn: "PgConnection") -> None:
     from .db import fill_name_folds
 
@@ -1078,7 +1084,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              56: _letter_fold,  # v56: ł ø ß æ… spelled in ASCII for search: Lukasz finds Łukasz (SQLite v54)
              58: _link_labels,  # v58: links.label, what the linking page calls its target (SQLite v55)
              60: _name_folds,  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
-             63: _visible_labels}  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
+             63: _visible_labels,  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
+             64: _comma_alias_pages}  # v64: aliases: a, b is two aliases; [^1]: a footnote's first word is searched (SQLite v60)
 
 
 def migrate(conn: PgConnection) -> int:

@@ -1,0 +1,78 @@
+"""Trial 45 (an Obsidian power user's vault): a string of aliases is split at its commas, as
+Obsidian reads it, and a footnote definition's first word is searched text, not an address."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import write_tree
+from gbrain.core.brain import Brain
+from gbrain.page.markdown import aliases_from_frontmatter, parse_page
+from gbrain.search import keyword
+from gbrain.sync.importer import import_tree
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize(
+    "fm, want",
+    [
+        ({"aliases": "Apollo, Project Apollo"}, ["Apollo", "Project Apollo"]),
+        ({"alias": "SomeTitle,"}, ["SomeTitle"]),  # a trailing comma adds nothing
+        ({"aliases": "Vault Home"}, ["Vault Home"]),  # blanks do not split an alias
+        ({"aliases": ["a, b"]}, ["a, b"]),  # a list item is one alias as written
+        ({"aliases": "x,,X , y"}, ["x", "y"]),
+    ],
+)
+def test_a_string_of_aliases_is_split_at_commas(fm, want):
+    assert aliases_from_frontmatter(fm) == want
+
+
+@pytest.mark.engine_free
+def test_a_footnote_definition_is_no_link_reference_definition_for_search():
+    from gbrain.search.keyword import search_fields
+
+    page = parse_page("Cheap.[^1]\n\n[^1]: Measured on staging, see [[Bench]].\n[ref]: https://x.org\n", path="a.md")
+    body = search_fields(page)["search_body"]
+    assert "Measured on staging" in body
+    assert "https://x.org" not in body  # a real link reference definition's URL stays unread
+
+
+VAULT = {
+    "Projects/Apollo.md": "---\naliases: Apollo, Project Apollo\n---\n# Apollo\n\nCheap.[^1]\n\n[^1]: Kittenmeasured on staging.\n",
+    "People/Dev.md": "Reviewer for [[Project Apollo|the migration]].\n",
+}
+
+
+def test_a_comma_alias_names_the_page_and_resolves_links(tmp_path, db_path):
+    write_tree(tmp_path / "v", VAULT)
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        assert b.resolve_slug("Project Apollo")["slug"] == "Projects/Apollo"
+        assert [r["slug"] for r in b.backlinks("Projects/Apollo")] == ["People/Dev"]
+        assert [h["slug"] for h in keyword.search(b.conn, "Kittenmeasured")] == ["Projects/Apollo"]
+
+
+def test_an_upgraded_brain_splits_its_alias_strings_and_reads_its_footnotes(tmp_path, db_path):
+    """A brain made before (SQLite v60 / Postgres v64) holds one alias and a blanked word: on open
+    those pages are derived again, equal to a fresh import."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    write_tree(tmp_path / "v", VAULT)
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        with b.transaction():  # as the old page model left it
+            pid = b.conn.execute("SELECT id FROM pages WHERE slug = 'Projects/Apollo'").fetchone()[0]
+            b.conn.execute("DELETE FROM aliases WHERE page_id = ?", (pid,))
+            b.conn.execute("INSERT INTO aliases(page_id, alias, alias_key, loose_key) VALUES (?, 'Apollo, Project Apollo', 'apollo, project apollo', 'apollo-project-apollo')", (pid,))
+            b.conn.execute("UPDATE links SET to_page_id = NULL WHERE target = 'Project Apollo'")
+            b.conn.execute("UPDATE pages SET search_body = replace(compiled_truth, 'Kittenmeasured', '              '), "
+                           "search_aliases = 'Apollo, Project Apollo' WHERE id = ?", (pid,))
+            _rewind(b.conn, pg._comma_alias_pages, dbmod._m60_comma_aliases)
+    with Brain.open(db_path) as b:
+        assert b.resolve_slug("Project Apollo")["slug"] == "Projects/Apollo"
+        assert [r["slug"] for r in b.backlinks("Projects/Apollo")] == ["People/Dev"]
+        assert [h["slug"] for h in keyword.search(b.conn, "Kittenmeasured")] == ["Projects/Apollo"]
+        assert fresh_import_differences(b) == {}
