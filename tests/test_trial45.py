@@ -70,9 +70,74 @@ def test_an_upgraded_brain_splits_its_alias_strings_and_reads_its_footnotes(tmp_
             b.conn.execute("UPDATE links SET to_page_id = NULL WHERE target = 'Project Apollo'")
             b.conn.execute("UPDATE pages SET search_body = replace(compiled_truth, 'Kittenmeasured', '              '), "
                            "search_aliases = 'Apollo, Project Apollo' WHERE id = ?", (pid,))
-            _rewind(b.conn, pg._comma_alias_pages, dbmod._m60_comma_aliases)
+            _rewind(b.conn, pg._obsidian_key_pages, dbmod._m60_obsidian_keys)
     with Brain.open(db_path) as b:
         assert b.resolve_slug("Project Apollo")["slug"] == "Projects/Apollo"
         assert [r["slug"] for r in b.backlinks("Projects/Apollo")] == ["People/Dev"]
         assert [h["slug"] for h in keyword.search(b.conn, "Kittenmeasured")] == ["Projects/Apollo"]
         assert fresh_import_differences(b) == {}
+
+
+# ---- property names Obsidian reads ignoring case: Tags, TAGS, Aliases ----------------------------
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize(
+    "text, tags, aliases",
+    [
+        ("---\nTags: [alpha, beta]\nAliases: [Foo Bar]\n---\nx\n", ["alpha", "beta"], ["Foo Bar"]),
+        ("---\nTAGS: gamma delta\nALIAS: One, Two\n---\nx\n", ["gamma", "delta"], ["One", "Two"]),
+        ("---\nTag: solo\n---\nx\n", ["solo"], []),
+    ],
+)
+def test_tags_and_aliases_keys_are_read_ignoring_case(text, tags, aliases):
+    page = parse_page(text, path="a.md")
+    assert page.tags == tags
+    assert page.aliases == aliases
+
+
+def test_tag_and_untag_edit_the_key_as_written(tmp_path, db_path):
+    from gbrain import operations as ops
+
+    write_tree(tmp_path / "v", {"a.md": "---\nTags:\n  - alpha\n---\nx\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        assert b.tags("a") == ["alpha"]
+    ctx = ops.Context(db=str(db_path))
+    ops.run("tag", {"slug": "a", "tag": "beta"}, ctx)
+    with Brain.open(db_path) as b:
+        assert b.get_text("a") == "---\nTags:\n  - alpha\n  - beta\n---\nx\n"
+    ops.run("untag", {"slug": "a", "tag": "alpha"}, ctx)
+    with Brain.open(db_path) as b:
+        assert b.get_text("a") == "---\nTags:\n  - beta\n---\nx\n"
+        assert b.tags("a") == ["beta"]
+
+
+def test_an_upgraded_brain_reads_its_capitalised_keys(tmp_path, db_path):
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    write_tree(tmp_path / "v", {"a.md": "---\nTags: [alpha]\nAliases: [Foo Bar]\n---\nx\n", "b.md": "See [[Foo Bar]].\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        with b.transaction():  # as the old page model left it
+            b.conn.execute("DELETE FROM tags")
+            b.conn.execute("DELETE FROM aliases")
+            b.conn.execute("UPDATE links SET to_page_id = NULL")
+            b.conn.execute("UPDATE pages SET search_aliases = ''")
+            _rewind(b.conn, pg._obsidian_key_pages, dbmod._m60_obsidian_keys)
+    with Brain.open(db_path) as b:
+        assert b.tags("a") == ["alpha"]
+        assert [r["slug"] for r in b.backlinks("a")] == ["b"]
+        assert fresh_import_differences(b) == {}
+
+
+@pytest.mark.engine_free
+def test_lint_fix_respells_a_capitalised_tags_key():
+    from gbrain.core.lint import rename_tags_text
+
+    page = parse_page("---\nTags: [Founder, ops]\n---\nx\n", path="a.md")
+    assert rename_tags_text(page, {"Founder": "founder"}) == "---\nTags: [founder, ops]\n---\nx\n"

@@ -82,7 +82,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
-from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, has_placeholder, split_lines, tag_items, to_lf
+from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, split_lines, tag_items, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
 CHECKS = (
@@ -854,7 +854,7 @@ def blank_tag_items(conn) -> dict[str, list[str]]:
             continue
         if not isinstance(data, dict):
             continue
-        for k in TAG_KEYS:
+        for k in [k for name in TAG_KEYS for k in fm_keys(data, name)]:
             v = data.get(k)
             for item in (tag_items(v, blanks=True) if isinstance(v, list) else []):
                 if any(c.isspace() for c in item) and slug not in out.setdefault(item, []):
@@ -1170,23 +1170,23 @@ def _portable_names(brain) -> list[dict]:
 
 def rename_tags_text(page, rename: dict[str, str]) -> str | None:
     """New page text with tag spellings renamed by a *text* edit of the frontmatter's ``tags``
-    value only (flow list, block list, comma or blank-separated string; plain or quoted), so every other byte
+    (``Tags``: any letter case) value only (flow list, block list, comma or blank-separated string; plain or quoted), so every other byte
     stays as it was. None when there is nothing to rename this way."""
     if not page.frontmatter_raw or not rename:
         return None
     lines = split_lines(page.frontmatter_raw)
-    start = next((i for i in range(1, len(lines) - 1) if re.match(r"tags[ \t]*:", lines[i])), None)
+    start = next((i for i in range(1, len(lines) - 1) if re.match(r"(?i:tags)[ \t]*:", lines[i])), None)
     if start is None:
         return None
     end = start + 1
     while end < len(lines) - 1 and (lines[end][:1] in (" ", "\t", "-") or not lines[end].strip()):
         end += 1
     alts = "|".join(re.escape(v) for v in sorted(rename, key=len, reverse=True))
-    tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^tags[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?=[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
+    tok = re.compile(r"(?P<pre>(?:^[ \t]*-|^(?i:tags)[ \t]*:|[\[,])[ \t]*)(?P<q>['\"]?)(?P<tag>" + alts + r")(?P=q)(?=[ \t]*(?:,|\]|#|\r\n|\r|\n|$))")
     # a plain tags string on the key's line separates its tags by blanks too (``tags: journal
     # daily``, two tags): its words, renamed in place, so the blanks stay (a `` #`` starts a comment)
-    plain = re.match(r"tags[ \t]*:[ \t]*[^\s\[\]{}'\"|>&*!%@`#,-]", lines[start])
-    word = re.compile(r"(?P<pre>(?:^tags[ \t]*:|,|(?<=\S)[ \t])[ \t]*)(?P<q>)(?P<tag>" + alts + r")(?=[ \t]*(?:,|[ \t]#|\r\n|\r|\n|$)|[ \t]+[^\s#,])")
+    plain = re.match(r"(?i:tags)[ \t]*:[ \t]*[^\s\[\]{}'\"|>&*!%@`#,-]", lines[start])
+    word = re.compile(r"(?P<pre>(?:^(?i:tags)[ \t]*:|,|(?<=\S)[ \t])[ \t]*)(?P<q>)(?P<tag>" + alts + r")(?=[ \t]*(?:,|[ \t]#|\r\n|\r|\n|$)|[ \t]+[^\s#,])")
     n = 0
 
     def sub(m: re.Match) -> str:
@@ -1240,7 +1240,7 @@ def _fix_tags(brain, write: bool = True, only: "set[str] | None" = None) -> tupl
                 return False
             after = brain.parse_text(text, row["path"])
             n_items = 0
-            for k in TAG_KEYS:
+            for k in [k for name in TAG_KEYS for k in fm_keys(after.frontmatter, name)]:
                 raw = after.frontmatter.get(k)
                 n_items += len(tag_items(raw))  # (a number or placeholder kept in the list is no tag)
             return after.tags == new and n_items == len(new) and not after.frontmatter_error and others(after.frontmatter) == others(page.frontmatter) and after.body == page.body

@@ -868,6 +868,16 @@ def load_frontmatter(frontmatter_raw: str, not_dates: list[str] | None = None) -
 TAG_KEYS = ("tags", "tag")
 
 
+def fm_keys(fm: Any, name: str) -> list:
+    """The keys of the loaded frontmatter ``fm`` that are the property ``name`` (lowercase:
+    ``tags``, ``tag``, ``aliases``, ``alias``) as Obsidian reads them, ignoring case (``Tags``,
+    ``TAGS``): ``name`` itself first, then the other spellings in written order; ``[]`` for no
+    mapping."""
+    if not isinstance(fm, dict):
+        return []
+    return ([name] if name in fm else []) + [k for k in fm if k != name and isinstance(k, str) and k.casefold() == name]
+
+
 #: what separates the tags of a tags string: a comma or white space, as Obsidian splits
 #: ``tags: journal daily`` and ``tags: "#a #b"`` (a tag holds no blank)
 _TAG_STRING_SEP = re.compile(r"[,\s]+")
@@ -915,14 +925,16 @@ _BLANK_RE = re.compile(r"\s")
 
 
 def tags_from_frontmatter(fm: dict) -> list[str]:
-    """Tags from ``tags:`` and then the singular ``tag:`` (:data:`TAG_KEYS`), each as a list, a
+    """Tags from ``tags:`` and then the singular ``tag:`` (:data:`TAG_KEYS`; each key ignoring
+    case, as Obsidian reads it: ``Tags:``, :func:`fm_keys`), each as a list, a
     block list or a string separated by commas or white space (:func:`tag_items`; ``#``
     stripped); each spelling once, first first."""
     out: list[str] = []
-    for key in TAG_KEYS:
-        for t in tag_items(fm.get(key)):
-            if t not in out:
-                out.append(t)
+    for name in TAG_KEYS:
+        for key in fm_keys(fm, name):  # (``Tags``, ``TAGS``: Obsidian reads the key ignoring case)
+            for t in tag_items(fm.get(key)):
+                if t not in out:
+                    out.append(t)
     return out
 
 
@@ -946,15 +958,15 @@ def aliases_from_frontmatter(fm: dict) -> list[str]:
     list or a single string, which is split at its commas as Obsidian splits it
     (``aliases: Apollo, Project Apollo`` is two aliases, ``alias: Draft,`` one; blanks split
     nothing, and a list item is one alias whatever it holds); both keys are read (``aliases``
-    first). Items are stripped; empty
+    first; each ignoring case, ``Aliases``). Items are stripped; empty
     items and items that are not strings (numbers, mappings, nested lists, null) are skipped, as
     are repeats that differ only in case or Unicode normalisation (first spelling wins).
     Returns ``list[str]`` in written order, each alias exactly as written (stripped); never raises.
     """
     out: list[str] = []
     seen: set[str] = set()
-    for key in ("aliases", "alias"):
-        raw = fm.get(key) if isinstance(fm, dict) else None
+    for key in [k for name in ("aliases", "alias") for k in fm_keys(fm, name)]:  # (``Aliases`` too)
+        raw = fm.get(key)
         items = raw if isinstance(raw, list) else raw.split(",") if isinstance(raw, str) else [raw]
         for item in items:
             if not isinstance(item, str):
@@ -2108,18 +2120,21 @@ def edit_frontmatter(page: Page, update: dict | None = None, *, tags: list[str] 
             data[k] = _yaml_date(v, data.get(k))
     tag_keys: list[str] = []
     if tags is not None:
-        present = [k for k in TAG_KEYS if data.get(k) is not None]
+        # each key as written (``Tags:``: Obsidian reads it ignoring case; the first holding a
+        # value), ``tags`` if none is written
+        names = {c: next((k for k in fm_keys(data, c) if data.get(k) is not None), None) for c in TAG_KEYS}
+        present = [c for c in TAG_KEYS if names[c] is not None]
         if present == ["tag"] or len(present) == 2:
             # the singular key is edited where it is written; with both keys, ``tags`` keeps
             # the wanted tags it holds and ``tag`` (read second) the rest, new ones appended
-            first = set(tag_items(data["tags"])) if len(present) == 2 else set()
+            first = set(tag_items(data[names["tags"]])) if len(present) == 2 else set()
             split = {"tags": [t for t in tags if t in first], "tag": [t for t in tags if t not in first]}
-            tag_keys = present
+            tag_keys = [names[c] for c in present]
+            for c in present:
+                _set_tag_key(data, names[c], split[c])
         else:
-            split = {"tags": list(tags)}
-            tag_keys = ["tags"]
-        for key in tag_keys:
-            _set_tag_key(data, key, split[key])
+            tag_keys = [names["tags"] or "tags"]
+            _set_tag_key(data, tag_keys[0], list(tags))
     buf = io.StringIO()
     if len(data):
         y.dump(data, buf)

@@ -2070,24 +2070,30 @@ def _m59_visible_labels(conn: sqlite3.Connection) -> None:
 _FOOTNOTE_DEF = re.compile(r"(?m)^[ ]{0,3}\[\^[^\[\]\n]+\]:")
 
 
-def rederive_comma_alias_pages(conn) -> int:
+def rederive_obsidian_key_pages(conn) -> int:
     """Re-derive, from their stored text, the pages a string of aliases with a comma names
-    (``aliases: Apollo, Project Apollo``: two aliases, as Obsidian splits it; one before), every
-    row again (their aliases resolve links), and of the pages holding a footnote definition
-    (``[^1]: Measured on…``, whose first word search blanked as a link reference definition's
-    URL) only ``search_body``/``search_timeline``. For SQLite v60 / Postgres v64, in the caller's
-    transaction. Returns how many pages were parsed."""
+    (``aliases: Apollo, Project Apollo``: two aliases, as Obsidian splits it; one before) or whose
+    frontmatter spells a tags/aliases key in other letter case (``Tags:``, ``Aliases:``: Obsidian
+    reads them ignoring case; none before), every row again (their aliases resolve links), and of
+    the pages holding a footnote definition (``[^1]: Measured on…``, whose first word search
+    blanked as a link reference definition's URL) only ``search_body``/``search_timeline``. For
+    SQLite v60 / Postgres v64, in the caller's transaction. Returns how many pages were parsed."""
     import json
 
-    def comma_alias(fm: str) -> bool:
+    names = ("aliases", "alias", "tags", "tag")
+
+    def changed(fm: str) -> bool:
         try:
             d = json.loads(fm)
         except ValueError:
             return False
-        return isinstance(d, dict) and any(isinstance(d.get(k), str) and "," in d[k] for k in ("aliases", "alias"))
+        if not isinstance(d, dict):
+            return False
+        return (any(isinstance(d.get(k), str) and "," in d[k] for k in ("aliases", "alias"))
+                or any(k not in names and k.casefold() in names for k in d))
 
-    ids = [r[0] for r in conn.execute("SELECT id, frontmatter FROM pages WHERE frontmatter LIKE ? ORDER BY id", ('%"alias%',))
-           if comma_alias(r[1] or "")]
+    ids = [r[0] for r in conn.execute("SELECT id, frontmatter FROM pages WHERE frontmatter LIKE ? OR frontmatter LIKE ? ORDER BY id",
+                                      ('%"alias%', '%"tag%')) if changed(r[1] or "")]
     done = set(ids)
     rows = conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE compiled_truth LIKE ? OR timeline LIKE ? ORDER BY id",
                         ("%[^%]:%", "%[^%]:%"))
@@ -2095,14 +2101,14 @@ def rederive_comma_alias_pages(conn) -> int:
     return rederive_page_ids(conn, ids) + rederive_page_ids(conn, notes, rows=False, only=("search_body", "search_timeline"))
 
 
-def _m60_comma_aliases(conn: sqlite3.Connection) -> None:
-    """A string of aliases is split at its commas, as Obsidian reads it, and a footnote
-    definition's first word is searched text (trial 45): those pages derived again
-    (:func:`rederive_comma_alias_pages`)."""
-    rederive_comma_alias_pages(conn)
+def _m60_obsidian_keys(conn: sqlite3.Connection) -> None:
+    """A string of aliases is split at its commas and the tags/aliases keys are read ignoring case
+    (``Tags:``), as Obsidian reads them, and a footnote definition's first word is searched text
+    (trial 45): those pages derived again (:func:`rederive_obsidian_key_pages`)."""
+    rederive_obsidian_key_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_comma_aliases]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

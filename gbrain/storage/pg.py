@@ -1037,10 +1037,10 @@ def _visible_labels(conn: "PgConnection") -> None:
     relabel_visible(conn)
 
 
-def _comma_alias_pages(conn: "PgConnection") -> None:
-    from .db import rederive_comma_alias_pages
+def _obsidian_key_pages(conn: "PgConnection") -> None:
+    from .db import rederive_obsidian_key_pages
 
-    rederive_comma_alias_pages(conn)
+    rederive_obsidian_key_pages(conn)
 
 
 def _name_folds(conn: "PgConnection") -> None:
@@ -1085,7 +1085,7 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              58: _link_labels,  # v58: links.label, what the linking page calls its target (SQLite v55)
              60: _name_folds,  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
              63: _visible_labels,  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
-             64: _comma_alias_pages}  # v64: aliases: a, b is two aliases; [^1]: a footnote's first word is searched (SQLite v60)
+             64: _obsidian_key_pages}  # v64: aliases: a, b is two aliases, Tags:/Aliases: read, [^1]: a footnote's first word searched (SQLite v60)
 
 
 def migrate(conn: PgConnection) -> int:
