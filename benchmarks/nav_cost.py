@@ -29,6 +29,7 @@ from gbrain import operations as ops  # noqa: E402
 from gbrain.core import brain as brainmod  # noqa: E402
 from gbrain.core import lint as lintmod  # noqa: E402
 from gbrain.core.brain import Brain  # noqa: E402
+from gbrain.page import navfile  # noqa: E402
 from gbrain.sync.importer import import_tree  # noqa: E402
 
 
@@ -55,6 +56,7 @@ def cpu(fn, cold: bool) -> float:
     if cold:
         brainmod._NAV_PARSED.clear()
         brainmod._CANVAS_PARSED.clear()
+        getattr(navfile, "_PARSED", {}).clear()
     t = time.process_time()
     fn()
     return (time.process_time() - t) * 1000

@@ -1,8 +1,8 @@
 """Docs trees keep their navigation in a nav file: DocFX / Microsoft Learn ``TOC.yml`` (``href:``
 relative to the TOC), Jupyter Book ``_toc.yml`` (``file:`` relative to the book root, no
 extension needed) and MkDocs ``mkdocs.yml`` ``nav:`` (relative to ``docs_dir``, default
-``docs``). gbrain keeps such a file as a stored file, byte for byte, and reads its links from its
-bytes when asked (``Brain.nav_links``), as it reads a canvas's: ``backlinks PAGE`` lists the nav
+``docs``). gbrain keeps such a file as a stored file, byte for byte, and stores its entries at its
+save (``nav_entries``, v61), resolved when read (``Brain.nav_links``): ``backlinks PAGE`` lists the nav
 file with the entry's section path as context, lint's ``orphans`` spares a page only the nav
 lists, ``links TOC.yml`` lists its entries. A nav file that does not load is a warning, never a
 failure, and is kept as it is."""
@@ -192,11 +192,14 @@ def test_links_and_backlinks_cli(db_path):
     assert r.returncode == 0 and b'"to_slug": "identity/index"' in r.stdout, (r.stdout, r.stderr)
 
 
-def test_backlinks_parse_only_the_nav_files_naming_the_page(db_path, monkeypatch):
-    """A docs repo holds hundreds of TOCs: ``backlinks`` of a page parses only those whose bytes
-    hold the page's file name (any case); a name of other characters (``Foo Bar``, written
-    ``Foo%20Bar.md``) parses them all."""
+def test_backlinks_parse_no_nav_file(db_path, monkeypatch):
+    """A docs repo holds hundreds of TOCs: a nav file's entries are stored at its save
+    (``nav_entries``, SQLite v61 / Postgres v65), so ``backlinks`` of a page, lint's orphans and
+    ``graph`` parse none (a CLI ``backlinks`` of a page 300 TOCs list parsed all 300: 436 ms);
+    a name of other characters (``Foo Bar``, written ``Foo%20Bar.md``) is found alike."""
     import gbrain.core.brain as brain_mod
+    from gbrain import operations as ops
+    from gbrain.page import navfile
 
     with Brain.open(db_path, create=True) as b:
         _pages(b, "docs/Site-Functions", "docs/Foo Bar")
@@ -204,13 +207,17 @@ def test_backlinks_parse_only_the_nav_files_naming_the_page(db_path, monkeypatch
         for i in range(5):
             b.save_file(f"other{i}/TOC.yml", b"- name: X\n  href: x.md\n")
         parsed = []
-        real = brain_mod.nav_entries
-        monkeypatch.setattr(brain_mod, "nav_entries", lambda data, path: parsed.append(path) or real(data, path))
+        real = navfile.load_nav
+        monkeypatch.setattr(navfile, "load_nav", lambda data: parsed.append(data) or real(data))
         brain_mod._NAV_PARSED.clear()
+        navfile._PARSED.clear()
         assert [x["slug"] for x in b.backlinks("docs/Site-Functions")] == ["docs/TOC.yml"]
-        assert parsed == ["docs/TOC.yml"]
         assert [x["slug"] for x in b.backlinks("docs/Foo Bar")] == ["docs/TOC.yml"]
-        assert sorted(parsed) == ["docs/TOC.yml"] + [f"other{i}/TOC.yml" for i in range(5)]
+        assert _orphans(b) == []
+        assert [x["to_slug"] for x in b.nav_links("docs/TOC.yml")] == ["docs/Site-Functions", "docs/Foo Bar"]
+        assert [n["slug"] for n in ops.run("graph", {"slug": "docs/Foo Bar", "depth": 2}, ops.Context(db=str(db_path)), brain=b)["nodes"]] == [
+            "docs/Foo Bar", "docs/TOC.yml", "docs/Site-Functions"]
+        assert parsed == []
 
 
 def test_a_nav_file_over_nav_max_bytes_is_never_parsed(db_path, monkeypatch):
@@ -237,8 +244,11 @@ def test_a_nav_file_over_nav_max_bytes_is_never_parsed(db_path, monkeypatch):
         assert [x["slug"] for x in b.backlinks("small/index")] == ["small/TOC.yml"]
         assert [o["slug"] for o in _orphans(b)] == ["docs/index"]
         assert len(big) not in parsed and "docs/TOC.yml" not in read, (parsed, read)
-        monkeypatch.setattr(navfile, "NAV_MAX_BYTES", len(big))  # at the bound: parsed as before
-        brain_mod._NAV_PARSED.clear()
+        monkeypatch.setattr(navfile, "NAV_MAX_BYTES", len(big))  # at the bound: parsed as before (its rows written again)
+        from gbrain.storage.db import fill_nav_entries
+
+        with b.transaction():
+            fill_nav_entries(b.conn)
         assert [x["slug"] for x in b.backlinks("docs/index")] == ["docs/TOC.yml"]
         assert nav_entries(big, "docs/TOC.yml")[2] is None
 
@@ -408,3 +418,35 @@ def test_a_broken_toc_costs_one_whole_parse_and_is_read_once_per_content(monkeyp
     base, entries, warning = nav_entries(odd, "docs/TOC.yml")
     assert warning is None and len(entries) == 300 * 6, (warning, len(entries))
     assert [pure for pure, n in seen if n >= len(odd) - 1] == [False, True], seen
+
+
+def test_v61_fills_the_nav_entries_of_stored_nav_files(tmp_path, db_path):
+    """A brain made before v61 (Postgres v65) stored its nav files without ``nav_entries`` rows:
+    on open they are written from the stored bytes (a file in pieces or over ``NAV_MAX_BYTES``
+    has none), and the brain equals a fresh import. Both engines."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.importer import import_tree
+    from gbrain.sync.verify import fresh_import_differences
+
+    tree = tmp_path / "docs"
+    (tree / "identity" / "ad-ds" / "plan").mkdir(parents=True)
+    (tree / "identity" / "index.md").write_text("# Index\n")
+    (tree / "identity" / "ad-ds" / "plan" / "Plan.md").write_text("# Plan\n")
+    (tree / "identity" / "TOC.yml").write_bytes(TOC)
+    (tree / "mkdocs.yml").write_bytes(b"docs_dir: identity\nnav:\n  - index.md\n")
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+        want = sorted(tuple(r) for r in b.conn.execute("SELECT file_id, ord, path, path_key, href, context, form, line FROM nav_entries"))
+        assert len(want) == 6
+        with b.transaction():
+            b.conn.execute("DELETE FROM nav_entries")
+            _rewind(b.conn, pg._nav_entries, dbmod._m61_nav_entries)
+    with Brain.open(db_path) as b:
+        assert sorted(tuple(r) for r in b.conn.execute("SELECT file_id, ord, path, path_key, href, context, form, line FROM nav_entries")) == want
+        assert [x["slug"] for x in b.backlinks("identity/index")] == ["identity/TOC.yml", "mkdocs.yml"]
+        assert fresh_import_differences(b) == {}
+        b.delete_file("identity/TOC.yml")  # its rows go with it
+        assert b.conn.execute("SELECT count(*) FROM nav_entries").fetchone()[0] == 1

@@ -32,7 +32,7 @@ from ..page.journals import CONFIG as JOURNAL_CONFIG
 from ..page.journals import graph_root
 from ..page.canvas import canvas_nodes, is_canvas
 from ..page import navfile
-from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries, nav_path
+from ..page.navfile import NAV_LIKE, SECTION_SEP, is_nav_file, nav_entries
 from ..search.chunking import CHUNK_TOKENS_SAID, chunk_tokens_ok
 from ..page.jsonsplice import set_member
 from ..search.keyword import search_fields, write_canvas_cards
@@ -155,12 +155,10 @@ def render_row(row: sqlite3.Row | dict) -> str:
 #: what a canvas's bytes hold, parsed (:meth:`Brain.canvas_links`): (path, content hash, timeline_split,
 #: tag_syntax) → ((kind, target, context, count, forms), …); cleared when it holds 512
 _CANVAS_PARSED: dict[tuple, list[tuple]] = {}
-#: what a nav file's bytes hold, parsed (:meth:`Brain.nav_links`): (path, content hash) → (base
-#: folder, ((href, target, context, form), …)); cleared when it holds 512
-_NAV_PARSED: dict[tuple, tuple[str, list[tuple]]] = {}
-#: a file name a nav entry can only write as it is (no escape, no percent-encoding, no folding):
-#: :meth:`Brain.nav_backlinks` parses only the nav files whose bytes hold it
-_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+#: what a nav file's bytes hold, parsed (:meth:`Brain.nav_read`: an ``mkdocs.yml`` without entries,
+#: lint's moved-page advice; the entries themselves are stored, ``nav_entries``): (path, content
+#: hash) → (base folder, ((href, target, context, form), …), lists_all); cleared when it holds 512
+_NAV_PARSED: dict[tuple, tuple[str, list[tuple], bool]] = {}
 
 
 def file_kind(path: str) -> str:
@@ -1517,38 +1515,44 @@ class Brain:
         rows = self.conn.execute("SELECT path FROM files WHERE " + " OR ".join(["path LIKE ?"] * len(NAV_LIKE)) + " ORDER BY path", NAV_LIKE)
         return [r[0] for r in rows if is_nav_file(r[0])]
 
-    def nav_links(self, path: str, index=None) -> list[dict]:
-        """The entries of the stored nav file ``path`` naming a page, in its order, read from its
-        bytes (no ``links`` rows: docs/storage.md "Navigation files"): ``{target (the href as
-        written), to_slug, kind 'nav', context (the entry's section path), count 1, forms}`` as
-        :meth:`links` gives. A target is the page at that path from the entry's base folder
-        (:func:`~gbrain.page.navfile.nav_entries`: the nav file's folder, an ``mkdocs.yml``'s
-        ``docs_dir``), exactly, else in another case (one such page); else none. A nav file that
-        does not load has none, nor one over ``navfile.NAV_MAX_BYTES`` (2 MiB: never read). Parsed once
-        per process per path and content hash (``_NAV_PARSED``); resolved now."""
-        parsed = self.nav_read(path)
-        if parsed is None:
+    def nav_links(self, path: str, index=None, full: bool = False) -> list[dict]:
+        """The entries of the stored nav file ``path`` naming a page, in its order, from its
+        ``nav_entries`` rows (SQLite v61 / Postgres v65: parsed from its bytes at its save,
+        :func:`~gbrain.page.navfile.nav_rows`; no ``links`` rows: docs/storage.md "Navigation
+        files"): ``{target (the href as written), to_slug, kind 'nav', context (the entry's
+        section path), count 1, forms}`` as :meth:`links` gives (``full``: also ``path``, the page
+        path it names, and ``line``). A target is the page at that path from the entry's base
+        folder (the nav file's folder, an ``mkdocs.yml``'s ``docs_dir``), exactly, else in another
+        case (one such page); else none, resolved now. A nav file that does not load has none, nor
+        one over ``navfile.NAV_MAX_BYTES`` (2 MiB: never parsed)."""
+        rows = self.conn.execute(
+            "SELECT n.path, n.path_key, n.href, n.context, n.form, n.line FROM nav_entries n JOIN files f ON f.id = n.file_id "
+            "WHERE f.path = ? ORDER BY n.ord", (path,)).fetchall()
+        if not rows:
             return []
-        base, written, _every = parsed
         index = index or SqlIndex(self.conn)
-        ids: dict[str, int | None] = {}
-        slugs: dict[int, str] = {}
+        found: dict[str, str | None] = {}
         out = []
-        for href, target, context, form in written:
-            c = nav_path(base, target)
-            if c not in ids:
-                pid = None
-                if not (c.startswith("..") or c == "."):
-                    rows = index.lookup("slug", nfc(c))
-                    if not rows:
-                        rows = index.lookup("slug_key", slug_key(c))
-                        rows = rows if len(rows) == 1 else []
-                    if rows:
-                        pid, slugs[rows[0][0]] = rows[0][0], rows[0][1]
-                ids[c] = pid
-            pid = ids[c]
-            out.append({"target": href, "to_slug": slugs[pid] if pid is not None else None, "kind": "nav", "context": context, "count": 1, "forms": [form]})
+        for c, key, href, context, form, line in rows:
+            if c not in found:
+                found[c] = self._nav_target(index, c, key)
+            x = {"target": href, "to_slug": found[c], "kind": "nav", "context": context, "count": 1, "forms": [form]}
+            if full:
+                x.update(path=c, line=line)
+            out.append(x)
         return out
+
+    @staticmethod
+    def _nav_target(index, c: str, key: str) -> str | None:
+        """The slug of the page a nav entry naming path ``c`` (its ``slug_key`` ``key``) reaches:
+        the page at that path, else the one page whose path is that in another case."""
+        if c.startswith("..") or c == ".":
+            return None
+        rows = index.lookup("slug", c)
+        if not rows:
+            rows = index.lookup("slug_key", key)
+            rows = rows if len(rows) == 1 else []
+        return rows[0][1] if rows else None
 
     def nav_read(self, path: str) -> "tuple[str, list[tuple[str, str, str, str]], bool] | None":
         """What the stored nav file ``path`` holds, parsed (once per process per path and content
@@ -1576,42 +1580,56 @@ class Brain:
     def nav_folders(self) -> list[str]:
         """The folders whose every page a docs site lists without naming it: the ``docs_dir`` of
         each stored ``mkdocs.yml`` without ``nav:`` (MkDocs then builds its navigation from every
-        page under that folder); '' for the brain's top."""
+        page under that folder); '' for the brain's top. Parses only the ``mkdocs.yml`` files
+        that have no ``nav_entries`` row."""
         out = []
+        listed = {p for (p,) in self.conn.execute("SELECT DISTINCT f.path FROM nav_entries n JOIN files f ON f.id = n.file_id")}
         for p in self.nav_files():
-            if posixpath.basename(p).lower().startswith("mkdocs."):
+            if posixpath.basename(p).lower().startswith("mkdocs.") and p not in listed:
                 parsed = self.nav_read(p)
                 if parsed is not None and parsed[2]:
                     out.append("" if parsed[0] in (".", "") else parsed[0])
         return out
 
+    def nav_listing(self, page_ids: list[int]) -> list[tuple[str, int, str, str]]:
+        """The nav entries reaching the pages ``page_ids``: ``(nav file path, page id, context,
+        form)``, in nav file path order, then the file's order; found by the ``nav_entries``
+        indexes (the page's path, or its ``slug_key`` when that names it alone)."""
+        out = []
+        for i in range(0, len(page_ids), 500):
+            part = page_ids[i : i + 500]
+            pages = self.conn.execute(f"SELECT id, slug, slug_key FROM pages WHERE id IN ({','.join('?' * len(part))})", part).fetchall()
+            for pid, slug, key in pages:
+                q = ("SELECT f.path, n.ord, n.path, n.path_key, n.context, n.form FROM nav_entries n JOIN files f ON f.id = n.file_id "
+                     "WHERE n.path = ? OR n.path_key = ?")
+                index = None
+                for fpath, ord_, c, k, context, form in self.conn.execute(q, (slug, key)).fetchall():
+                    if c != slug:  # by its slug_key: only where no page has that path and this page alone has that key
+                        index = index or SqlIndex(self.conn)
+                        if self._nav_target(index, c, k) != slug:
+                            continue
+                    out.append((fpath, ord_, pid, context, form))
+        out.sort(key=lambda e: (e[0], e[1]))
+        return [(f, pid, context, form) for f, _o, pid, context, form in out]
+
     def nav_backlinks(self, page_id: int) -> list[dict]:
         """The nav files listing page ``page_id`` (:meth:`nav_links`), each once, in path order,
         as :meth:`backlinks` gives a page: ``slug`` is the nav file's path, ``type`` ``nav``,
-        ``context`` the first entry's section path."""
-        paths = self.nav_files()
-        r = self.conn.execute("SELECT slug FROM pages WHERE id = ?", (page_id,)).fetchone() if paths else None
-        stem = posixpath.basename(r[0]) if r else ""
-        if _PLAIN_NAME.fullmatch(stem):  # an entry naming it holds its file name as written, in some case
-            needle = stem.lower().encode()
-            paths = [p for p in paths if self._nav_holds(p, needle)]
-        return self._file_backlinks(page_id, paths, self.nav_links, "nav", posixpath.basename)
-
-    def _nav_holds(self, path: str, needle: bytes) -> bool:
-        """Whether the stored nav file ``path`` may list a page whose file name is ``needle``
-        (lowercase ASCII): parsed already, or its bytes hold it in any case."""
-        row = self.conn.execute("SELECT content_hash, pieces, size FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None or row[1] or row[2] > navfile.NAV_MAX_BYTES:
-            return False
-        if (path, row[0]) in _NAV_PARSED:
-            return True
-        return needle in (blobs.file_bytes(self.conn, path) or b"").lower()
+        ``context`` the first entry's section path. Read from ``nav_entries`` by index: no nav file
+        is parsed."""
+        by: dict[str, list[tuple[str, str]]] = {}
+        for f, _pid, context, form in self.nav_listing([page_id]):
+            by.setdefault(f, []).append((context, form))
+        return [{"slug": f, "title": posixpath.basename(f), "type": "nav", "context": hits[0][0], "count": len(hits),
+                 "forms": list(dict.fromkeys(form for _c, form in hits))} for f, hits in by.items()]
 
     def nav_reached(self) -> set[str]:
         """The slugs of the pages some stored nav file lists."""
-        paths = self.nav_files()
-        index = self._canvas_index(paths) if paths else None
-        return {x["to_slug"] for p in paths for x in self.nav_links(p, index) if x["to_slug"]}
+        rows = self.conn.execute("SELECT DISTINCT path, path_key FROM nav_entries").fetchall()
+        if not rows:
+            return set()
+        index = MemoryIndex(self.conn) if len(rows) > 50 else SqlIndex(self.conn)
+        return {t for c, k in rows if (t := self._nav_target(index, c, k))}
 
     def stored_file_path(self, name: str) -> str | None:
         """The path of the stored non-page file ``name`` names (an attachment, a sidecar): that
@@ -2154,11 +2172,12 @@ class Brain:
                 self._load_special(path, data)
             if is_canvas(path):  # its searchable cards, as Python reads them (docs/storage.md "Canvases")
                 self._canvas_cards(path, data)
+            nav_warning = self._nav_entries(path, data) if is_nav_file(path) else None
             self.graph_config_changed(path, existed=row is not None)
         if is_canvas(path):  # its links are read from these bytes when asked; bad ones are kept as they are
             warnings += [f"{path}: {w}" for w in [canvas_nodes(data)[1]] if w]
-        elif is_nav_file(path):  # likewise a nav file's (docs/storage.md "Navigation files")
-            warnings += [f"{path}: nav file not read: {w} (kept as it is)" for w in [nav_entries(data, path)[2]] if w]
+        elif is_nav_file(path):  # its entries are stored (docs/storage.md "Navigation files")
+            warnings += [f"{path}: nav file not read: {w} (kept as it is)" for w in [nav_warning] if w]
         return warnings
 
     def save_file_from(self, path: str, source: str | os.PathLike, kind: str | None = None, known_hash: str | None = None) -> tuple[list[str] | None, str]:
@@ -2199,6 +2218,8 @@ class Brain:
             )
             if is_canvas(path):  # a canvas in pieces is never read whole: no cards
                 self._canvas_cards(path, None)
+            if is_nav_file(path):  # nor a nav file's entries
+                self._nav_entries(path, None)
             self.graph_config_changed(path, existed=row is not None)
         return [], hx
 
@@ -2208,6 +2229,13 @@ class Brain:
         (:func:`gbrain.search.keyword.write_canvas_cards`)."""
         fid = self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
         write_canvas_cards(self.conn, fid, bytes(data) if data is not None else None)
+
+    def _nav_entries(self, path: str, data: bytes | None) -> str | None:
+        """The ``nav_entries`` rows of the nav file stored at ``path`` replaced by those of its bytes
+        ``data`` (None: stored in pieces, none), in the writer's transaction
+        (:func:`gbrain.storage.db.write_nav_entries`); returns the parse's warning."""
+        fid = self.conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()[0]
+        return dbmod.write_nav_entries(self.conn, fid, path, bytes(data) if data is not None else None)
 
     def _load_raw_rows(self, path: str, fdata: bytes | None = None) -> list[str]:
         """(Re)build raw_data rows of the page a ``.raw/<name>.json`` sidecar belongs to.

@@ -518,36 +518,24 @@ def _dead_nav_entries(brain, only: "set[str] | None" = None) -> list[dict]:
     and, when the history knows it, the page's new name. Spared: an entry above the brain's top
     (a docs repo's other doc sets) and one naming a stored file that is no page. Reported, not
     fixed: gbrain never rewrites a nav file."""
-    from ..page.navfile import entry_lines, nav_path
-
     out = []
     navs = brain.nav_files()
     index = brain._canvas_index(navs) if navs else None
     for path in navs:
         if only is not None and path not in only:
             continue
-        parsed = brain.nav_read(path)
-        if parsed is None:
-            continue
-        base, written, _every = parsed
-        dead = [(w, x) for w, x in zip(written, brain.nav_links(path, index)) if x["to_slug"] is None]
-        dead = [(w, x, c) for w, x in dead if not (c := nav_path(base, w[1])).startswith("..") and c != "."]
-        dead = [(w, x, c) for w, x, c in dead if not brain.conn.execute(
-            "SELECT 1 FROM files WHERE path = ? OR lower(path) = lower(?)", (c, c)).fetchone()]
-        if not dead:
-            continue
-        from ..storage import blobs
-
-        text = (blobs.file_bytes(brain.conn, path) or b"").decode("utf-8", "replace")
-        lines = dict(zip((w for w in written), entry_lines(text, [w[0] for w in written])))
-        for w, x, c in dead:
-            href, _target, context, form = w
-            line = lines.get(w)
+        dead = [x for x in brain.nav_links(path, index, full=True) if x["to_slug"] is None and not x["path"].startswith("..") and x["path"] != "."]
+        dead = [x for x in dead if not brain.conn.execute("SELECT 1 FROM files WHERE path = ? OR lower(path) = lower(?)", (x["path"], x["path"])).fetchone()]
+        base = None
+        for x in dead:
+            href, c, line, context, form = x["target"], x["path"], x["line"], x["context"], x["forms"][0]
             moved = (brain.renamed(c) or {}).get("slug")
             where = f"{path}" + (f" line {line}" if line else "")
             at = (f"line {line}, " if line else "") + context
             unnamable = bool(slug_problem(c))
             if moved:
+                if base is None:  # the folder the entries are relative to (an mkdocs.yml's docs_dir)
+                    base = (brain.nav_read(path) or (posixpath.dirname(path),))[0]
                 new_href = posixpath.relpath(moved, base or ".") + (".md" if href.split("#", 1)[0].lower().endswith(".md") else "")
                 message = f"entry '{form}' ({at}) names {c}, the old name of {moved} (renamed or moved)"
                 action = f"point the entry at {new_href} in {where} (edit the file in its folder, then `gbrain sync`: gbrain never rewrites a nav file)"

@@ -7,13 +7,8 @@ indexes, so the cost grows with the pages reached, not with the brain.
 """
 from __future__ import annotations
 
-import posixpath
-
-from ..core.brain import _PLAIN_NAME
 from ..errors import BadInput
-from ..page import navfile
 from ..page.navfile import is_nav_file
-from ..storage import blobs
 from .registry import Nothing, Param, obj, op, read_slug
 
 DIRECTIONS = ["both", "out", "in"]
@@ -24,10 +19,9 @@ EDGE = obj("from", "to", **{"from": "string", "to": "string", "kind": "string", 
 
 class _Files:
     """The links of the stored canvases and nav files to pages, as ``backlinks`` lists them (a
-    file is a node keyed by its path, a page by its id): read as a walk reaches them. Into a page:
-    every canvas, and only the nav files whose bytes hold the page's file name in some case (as
-    :meth:`Brain.nav_backlinks`; a name of other characters than ``[A-Za-z0-9_.-]`` reads them
-    all); out of a file: that file's."""
+    file is a node keyed by its path, a page by its id), read as a walk reaches them. Into a page:
+    every canvas (parsed once per call) and the nav entries naming it (``nav_entries``, by index:
+    :meth:`Brain.nav_listing`); out of a file: that file's links."""
 
     def __init__(self, b):
         self.b = b
@@ -35,8 +29,7 @@ class _Files:
         self._out: dict[str, list] = {}
         self._in: dict[int, list] = {}
         self._loaded: set[str] = set()
-        self._navs: list[str] | None = None
-        self._bytes: dict[str, bytes] = {}
+        self._canvases = False
         self._ids: dict[str, int | None] = {}
 
     def _load(self, path: str) -> None:
@@ -57,35 +50,26 @@ class _Files:
             if self._ids[slug] is not None:
                 e = (path, self._ids[slug], x["kind"], x["context"])
                 self._out.setdefault(path, []).append(e)
-                self._in.setdefault(self._ids[slug], []).append(e)
+                if not nav:
+                    self._in.setdefault(self._ids[slug], []).append(e)
 
     def out_of(self, path: str) -> list:
         self._load(path)
         return self._out.get(path, [])
 
     def into(self, ids: list[int]) -> list:
-        if self._navs is None:
+        if not self._canvases:
+            self._canvases = True
             for c in self.b.canvases():
                 self._load(c)
-            self._navs = self.b.nav_files()
-        todo = [p for p in self._navs if p not in self._loaded]
-        if todo and ids:
-            stems = set()
-            for i in range(0, len(ids), 500):
-                part = ids[i : i + 500]
-                stems |= {posixpath.basename(s) for (s,) in self.b.conn.execute(f"SELECT slug FROM pages WHERE id IN ({','.join('?' * len(part))})", part)}
-            plain = all(_PLAIN_NAME.fullmatch(s) for s in stems)
-            needles = [s.lower().encode() for s in stems]
-            for p in todo:
-                if plain:
-                    if p not in self._bytes:
-                        r = self.b.conn.execute("SELECT pieces, size FROM files WHERE path = ?", (p,)).fetchone()
-                        small = r is not None and not r[0] and r[1] <= navfile.NAV_MAX_BYTES  # a bigger one is read as none, unread
-                        self._bytes[p] = (blobs.file_bytes(self.b.conn, p) or b"").lower() if small else b""
-                    if not any(n in self._bytes[p] for n in needles):
-                        continue
-                self._load(p)
-        return [e for i in ids for e in self._in.get(i, [])]
+        out = [e for i in ids for e in self._in.get(i, [])]
+        seen = set()
+        for path, pid, context, _form in self.b.nav_listing(ids):
+            if (path, pid) not in seen:  # a nav file and a page: one link, its first entry's context
+                seen.add((path, pid))
+                self.kinds[path] = "nav"
+                out.append((path, pid, "nav", context))
+        return out
 
 
 def _key(x) -> tuple:

@@ -1,9 +1,10 @@
 """Docs trees' navigation files, read, never rewritten: DocFX / Microsoft Learn ``TOC.yml``
 (``toc.yml``), Jupyter Book ``_toc.yml`` and MkDocs ``mkdocs.yml`` (its ``nav:``).
 
-Such a file is a stored file (its bytes exact); the pages it lists are read from those bytes
-when asked (:meth:`gbrain.core.brain.Brain.nav_links`), as a canvas's links are
-(docs/storage.md "Navigation files"): each entry naming a page is a link of kind ``nav`` from
+Such a file is a stored file (its bytes exact); the entries naming a page are stored at its save
+(:func:`nav_rows`, table ``nav_entries``, SQLite v61 / Postgres v65) and resolved against the pages
+when read (:meth:`gbrain.core.brain.Brain.nav_links`; docs/storage.md "Navigation files"): each
+entry naming a page is a link of kind ``nav`` from
 the nav file, its context the entry's section path (``Identity › AD DS › Plan``). Where a target
 is relative to (:func:`nav_entries`' base folder): a TOC's ``href``/``topicHref`` and a Jupyter
 Book's ``file`` (extension optional) to the nav file's folder; an MkDocs ``nav`` path to
@@ -368,3 +369,24 @@ def entry_lines(text: str, hrefs: list[str]) -> list[int | None]:
         out.append(text.count("\n", 0, m.start()) + 1)
         at = m.end()
     return out
+
+
+def nav_rows(data: bytes, path: str) -> tuple[list[tuple[int, str, str, str, str, str, int | None]], str | None]:
+    """The ``nav_entries`` rows of the nav file stored at ``path`` (SQLite v61 / Postgres v65), a
+    function of its bytes and path alone: ``(ord, path named (NFC), its slug_key, href as
+    written, context (the section path), form, line)`` per entry naming a page, in the file's
+    order, and :func:`nav_entries`' warning. Resolved against the pages when read
+    (:meth:`gbrain.core.brain.Brain.nav_links`), so no page write changes them."""
+    import unicodedata
+
+    from .slugs import slug_key
+
+    base, entries, warning = nav_entries(data, path)
+    if not entries:
+        return [], warning
+    lines = entry_lines(data.decode("utf-8", "replace").removeprefix("\ufeff"), [e.href for e in entries])
+    out = []
+    for i, (e, line) in enumerate(zip(entries, lines)):
+        c = unicodedata.normalize("NFC", nav_path(base, e.target))
+        out.append((i, c, slug_key(c), e.href, SECTION_SEP.join(e.section)[:200], e.form[:200], line))
+    return out, warning

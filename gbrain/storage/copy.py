@@ -23,7 +23,7 @@ from .db import begin_write, commit, vacuum_after_bulk
 #: tables in the order they are filled (a row's parents first); history and sync state after
 #: the pages and files whose triggers would otherwise write them
 TABLES = [
-    "config", "pages", "blob_data", "blob_pieces", "files", "canvas_cards", "links", "tags", "aliases", "name_folds", "raw_spans", "timeline_entries", "ingest_log",
+    "config", "pages", "blob_data", "blob_pieces", "files", "canvas_cards", "nav_entries", "links", "tags", "aliases", "name_folds", "raw_spans", "timeline_entries", "ingest_log",
     "page_embeddings", "embed_state", "embedding_cache",
     "history_bodies", "history", "change_log", "sync_root", "sync_state", "sync_conflicts",
 ]

@@ -2108,7 +2108,74 @@ def _m60_obsidian_keys(conn: sqlite3.Connection) -> None:
     rederive_obsidian_key_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys]
+#: a docs tree's nav file's entries (v61, docs/storage.md "Navigation files"): a function of the
+#: file's bytes and path (:func:`gbrain.page.navfile.nav_rows`), written by ``Brain.save_file``;
+#: the trigger on ``files`` only deletes
+_NAV_ENTRIES_SQL = """
+CREATE TABLE IF NOT EXISTS nav_entries (
+  file_id INTEGER NOT NULL,
+  ord INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  path_key TEXT NOT NULL,
+  href TEXT NOT NULL,
+  context TEXT NOT NULL,
+  form TEXT NOT NULL,
+  line INTEGER,
+  PRIMARY KEY (file_id, ord)
+);
+CREATE INDEX IF NOT EXISTS idx_nav_entries_path ON nav_entries(path);
+CREATE INDEX IF NOT EXISTS idx_nav_entries_key ON nav_entries(path_key);
+"""
+
+
+def fill_nav_entries(conn) -> int:
+    """Write every stored nav file's ``nav_entries`` rows afresh from its bytes
+    (:func:`gbrain.page.navfile.nav_rows`; a file in pieces or over ``NAV_MAX_BYTES`` has none), in
+    the caller's transaction (SQLite v61 / Postgres v65). Returns how many rows were written."""
+    from ..page import navfile
+
+    conn.execute("DELETE FROM nav_entries")
+    q = "SELECT id, path FROM files WHERE pieces = 0 AND size <= ? AND (" + " OR ".join(["path LIKE ?"] * len(navfile.NAV_LIKE)) + ") ORDER BY id"
+    for fid, path in conn.execute(q, (navfile.NAV_MAX_BYTES, *navfile.NAV_LIKE)).fetchall():
+        if navfile.is_nav_file(path):
+            data = conn.execute("SELECT data FROM files WHERE id = ?", (fid,)).fetchone()[0]
+            write_nav_entries(conn, fid, path, bytes(data))
+    return conn.execute("SELECT count(*) FROM nav_entries").fetchone()[0]
+
+
+def write_nav_entries(conn, file_id: int, path: str, data: bytes | None) -> str | None:
+    """Replace the ``nav_entries`` rows of stored file ``file_id`` (at ``path``) by those of its
+    bytes ``data`` (None, or a file that is no nav file: none), in the caller's transaction.
+    Returns the parse's warning (:func:`gbrain.page.navfile.nav_entries`: YAML that does not load,
+    a file over ``NAV_MAX_BYTES``)."""
+    from ..page import navfile
+
+    conn.execute("DELETE FROM nav_entries WHERE file_id = ?", (file_id,))
+    if data is None or not navfile.is_nav_file(path):
+        return None
+    rows, warning = navfile.nav_rows(data, path)
+    if rows:
+        conn.executemany("INSERT INTO nav_entries(file_id, ord, path, path_key, href, context, form, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         [(file_id, *r) for r in rows])
+    return warning
+
+
+def _m61_nav_entries(conn: sqlite3.Connection) -> None:
+    """(SQLite v61 / Postgres v65) ``nav_entries``: the entries of each stored nav file (``TOC.yml``,
+    ``_toc.yml``, ``mkdocs.yml``) naming a page, stored instead of parsed at every read: a CLI
+    ``backlinks`` of a page 300 TOCs name parsed all 300 (436 ms CPU, ``benchmarks/nav_cost.py``).
+    Rows are a function of the file's bytes and path, resolved against the pages when read, so no
+    page write touches them; ``Brain.save_file`` writes them, the trigger ``files_nav_ad`` deletes
+    them with the file. Filled here from the nav files already stored. Re-runnable."""
+    _exec_script(conn, _NAV_ENTRIES_SQL + """
+CREATE TRIGGER IF NOT EXISTS files_nav_ad AFTER DELETE ON files BEGIN
+  DELETE FROM nav_entries WHERE file_id = old.id;
+END;
+""")
+    fill_nav_entries(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

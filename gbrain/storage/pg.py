@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 64
+PG_SCHEMA_VERSION = 65
 
 
 def is_url(db: object) -> bool:
@@ -1049,6 +1049,12 @@ def _name_folds(conn: "PgConnection") -> None:
     fill_name_folds(conn)
 
 
+def _nav_entries(conn: "PgConnection") -> None:
+    from .db import fill_nav_entries
+
+    fill_nav_entries(conn)
+
+
 #: schema versions whose SQL is followed by a Python step, in the same transaction
 _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared name (SQLite v12)
              11: _search_words,  # v11: search reads the frontmatter's words (SQLite v14)
@@ -1085,7 +1091,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              58: _link_labels,  # v58: links.label, what the linking page calls its target (SQLite v55)
              60: _name_folds,  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
              63: _visible_labels,  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
-             64: _obsidian_key_pages}  # v64: aliases: a, b is two aliases, Tags:/Aliases: read, [^1]: a footnote's first word searched (SQLite v60)
+             64: _obsidian_key_pages,  # v64: aliases: a, b is two aliases, Tags:/Aliases: read, [^1]: a footnote's first word searched (SQLite v60)
+             65: _nav_entries}  # v65: a nav file's entries stored, not parsed at every backlinks (SQLite v61)
 
 
 def migrate(conn: PgConnection) -> int:

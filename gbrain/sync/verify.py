@@ -378,9 +378,11 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         # a canvas's links, read from its bytes when asked (no rows): resolved against the pages as they are now
         "canvas_links": sorted(((path, x["kind"], x["target"], x["to_slug"], x["context"], x["count"], json.dumps(x["forms"]))
                                 for path in brain.canvases() for x in brain.canvas_links(path)), key=repr),
-        # a nav file's entries (TOC.yml, _toc.yml, mkdocs.yml), read from its bytes likewise
+        # a nav file's entries (TOC.yml, _toc.yml, mkdocs.yml): stored rows (nav_entries, v61),
+        # a function of its bytes and path, resolved against the pages as they are now
         "nav_links": sorted(((path, x["target"], x["to_slug"], x["context"], json.dumps(x["forms"]))
                              for path in brain.nav_files() for x in brain.nav_links(path)), key=repr),
+        "nav_entries": q("SELECT f.path, n.ord, n.path, n.path_key, n.href, n.context, n.form, n.line FROM nav_entries n JOIN files f ON f.id = n.file_id"),
         # a canvas's searchable text (canvas_cards: a text card's markdown, a group's label), in its order
         "canvas_cards": q("SELECT f.path, c.node, c.kind, c.text, c.search, c.words, (SELECT count(*) FROM canvas_cards e WHERE e.file_id = c.file_id AND e.id < c.id) "
                           "FROM canvas_cards c JOIN files f ON f.id = c.file_id"),
