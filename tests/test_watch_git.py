@@ -533,3 +533,43 @@ def test_the_git_line_of_an_index_change_names_no_old_reflog_entry(tmp_path, db_
             assert len(rep["git"]) == 1 and rep["git"][0].startswith("git (the index changed)"), rep["git"]
         finally:
             eng.close()
+
+
+def test_the_git_line_of_a_git_rm_after_a_reset_under_watch_names_no_reset(tmp_path, db_path):
+    """Trial 46: under watch (the recorded state its start-up sync's), a `git reset --hard HEAD~1`
+    was said rightly, and a `git rm -r meetings` a while later was said as that reset again: HEAD
+    had moved since the recorded state, and the reflog's newest entry still moved HEAD where it
+    is. An entry a round already saw longer than SETTLE_MAX_S ago names nothing done now."""
+    from gbrain.sync.engine import MASS_TRASH
+
+    from test_git_folder import notes
+
+    root = tmp_path / "brain"
+    repo(root)
+    meetings = notes(root, "meetings", MASS_TRASH + 5)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "meetings")
+    now = [1000.0]
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.clock = lambda: now[0]
+        eng.bind()
+        try:
+            eng.sync()
+            started = eng.git_base  # a watch started here
+            later = notes(root, "later", MASS_TRASH + 2)
+            git(root, "add", "-A")
+            git(root, "commit", "-qm", "later")
+            eng.sync()
+            eng.git_base = started  # as under watch: no whole-tree sync since its start
+            git(root, "reset", "-q", "--hard", "HEAD~1")
+            rep = eng.sync()
+            assert len(rep["git"]) == 1 and rep["git"][0].startswith("git reset: moving to HEAD~1: "), rep["git"]
+            eng.git_base = started
+            now[0] += 120.0  # the user's next git command, two minutes later
+            git(root, "rm", "-rq", "meetings")
+            rep = eng.sync()
+            assert sorted(t["path"] for t in trash_list(b, limit=0)) == sorted(later + meetings)
+            assert len(rep["git"]) == 1 and rep["git"][0].startswith("git (the index changed): "), rep["git"]
+        finally:
+            eng.close()

@@ -213,6 +213,10 @@ SIMILAR_MAX_BYTES = 1024 * 1024
 #: slow network drive); twice that covers them, and a note written anew a minute after its
 #: deletion is taken for what it looks like, a new page (``gbrain restore`` brings the old back)
 RECENT_TRASH_S = 60.0
+#: HEAD's newest reflog entry that a round already saw this long ago names no deletion found now
+#: (:meth:`SyncEngine._by_git`): one git command's deletions reach watch's round within its
+#: ``SETTLE_MAX_S`` (30 s) of that command; a later ``git rm`` moved no HEAD (trial 46)
+REFLOG_OLD_S = 60.0
 
 
 # ---------------------------------------------------------------------------
@@ -538,6 +542,8 @@ class SyncEngine:
         self.git_base: dict | None = None
         #: git's index as last read by :meth:`_git_wrote`: (its stat, (object id, cached stat) per path)
         self._git_index: tuple[tuple, dict[bytes, tuple[bytes, tuple[int, ...]]] | None] | None = None
+        #: (the stat of HEAD's reflog, :attr:`clock` time) when a round first ended with it (:meth:`_finish`)
+        self._reflog_seen: tuple[list[int] | None, float] | None = None
         #: the ``index.lock`` files (by stat) :func:`gitstate.wait_index` waited out: not again
         self._git_lock_given_up: set = set()
 
@@ -618,6 +624,7 @@ class SyncEngine:
         if fp != self.git_base:
             self.git_base = fp
             gitstate.save(self._git_key(), fp)
+            self._see_reflog()
 
     def lock_path(self) -> str:
         """The lock file of this brain's sync: in the temp folder, named after the database's real
@@ -2139,7 +2146,22 @@ class SyncEngine:
         pre = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         if any((pre + p).encode("utf-8", "surrogateescape") in tracked for p in paths):
             return None
-        return gitstate.describe(self.git_base, now)
+        return gitstate.describe(self.git_base, now, reflog_old=self._reflog_old(now["gitdir"]))
+
+    def _reflog_old(self, gitdir: str) -> bool:
+        """Whether HEAD's reflog is as an earlier round, over :data:`REFLOG_OLD_S` ago, first saw it
+        at its end: its newest entry is no git command of these deletions."""
+        seen = self._reflog_seen
+        return (seen is not None and seen[0] is not None and seen[0] == gitstate.reflog_stamp(gitdir)
+                and self.clock() - seen[1] > REFLOG_OLD_S)
+
+    def _see_reflog(self) -> None:
+        """A round ended: note HEAD's reflog's stat and when it was first seen (:meth:`_reflog_old`)."""
+        if not self.git_base or not self.git_base.get("gitdir"):
+            return
+        st = gitstate.reflog_stamp(self.git_base["gitdir"])
+        if self._reflog_seen is None or self._reflog_seen[0] != st:
+            self._reflog_seen = (st, self.clock())
 
     def _fid(self, f: DiskFile) -> int | None:
         """``f``'s file id (:func:`~gbrain.sync.scan.file_id`), from an lstat when not known yet
@@ -2475,6 +2497,7 @@ class SyncEngine:
     def _finish(self, out: Outcome, paths: set[str], disk: dict[str, DiskFile], removed: set[str], copies: dict) -> None:
         """Fill ``out.disk_hashes`` with the final disk hash of every path considered (``removed``:
         paths whose file this round removed)."""
+        self._see_reflog()
         for p in paths:
             if p in out.disk_hashes or p in removed:
                 continue

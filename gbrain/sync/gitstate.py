@@ -233,7 +233,13 @@ def last_reflog(gitdir: str | os.PathLike, commit: str | None) -> str | None:
     return text[:120] or None
 
 
-def describe(old: dict, new: dict) -> str:
+def reflog_stamp(gitdir: str | os.PathLike) -> list[int] | None:
+    """The stat (inode, size, mtime) of HEAD's reflog, ``logs/HEAD``: it changes with every entry
+    git adds (None without one)."""
+    return _stamp(Path(gitdir) / "logs" / "HEAD")
+
+
+def describe(old: dict, new: dict, *, reflog_old: bool = False) -> str:
     """A few words naming what git did between ``old`` and ``new`` (:func:`fingerprint`s): the
     newest entry of HEAD's reflog when it moved HEAD to ``new``'s commit (:func:`last_reflog`:
     ``git checkout main → other``, ``git reset: moving to HEAD~3``, ``git pull: Fast-forward``;
@@ -243,11 +249,16 @@ def describe(old: dict, new: dict) -> str:
     rewritten: git wrote it before moving the branch), ``git commit on main`` (the branch moved),
     else ``git (the index changed)`` (``git rm``, ``git stash``). The reflog is read only when
     HEAD, its commit or ``ORIG_HEAD`` changed: an index change moves no HEAD, and the newest entry
-    (``commit: …``, maybe a week old) would name what git did then."""
+    (``commit: …``, maybe a week old) would name what git did then. ``reflog_old``: the caller saw
+    that entry long before these deletions (a watch's earlier round, :data:`engine.REFLOG_OLD_S`):
+    when it still moved HEAD where it is, git did not move HEAD now, so the index changed (trial
+    46: a ``git rm`` two minutes after a ``git reset`` under watch was said as the reset)."""
     om, nm = old.get("markers") or {}, new.get("markers") or {}
     head_moved = (old.get("head") != new.get("head") or old.get("commit") != new.get("commit")
                   or om.get("ORIG_HEAD") != nm.get("ORIG_HEAD"))
     msg = last_reflog(new.get("gitdir") or "", new.get("commit")) if head_moved else None
+    if msg and reflog_old:
+        return "git (the index changed)"
     if msg:
         m = re.fullmatch(r"checkout: moving from (.+) to (.+)", msg)
         if m:
@@ -459,4 +470,4 @@ def save(k: str, fp: dict | None) -> None:
         pass
 
 
-__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "index_cache", "stat_cached", "blob_ids", "last_reflog", "worktrees_inside", "key", "load", "save"]
+__all__ = ["GitDir", "find", "fingerprint", "moved", "describe", "index_paths", "index_blobs", "index_cache", "stat_cached", "blob_ids", "last_reflog", "reflog_stamp", "worktrees_inside", "key", "load", "save"]
