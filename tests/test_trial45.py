@@ -141,3 +141,9 @@ def test_lint_fix_respells_a_capitalised_tags_key():
 
     page = parse_page("---\nTags: [Founder, ops]\n---\nx\n", path="a.md")
     assert rename_tags_text(page, {"Founder": "founder"}) == "---\nTags: [founder, ops]\n---\nx\n"
+
+
+@pytest.mark.engine_free
+def test_a_snippet_shows_no_embed_size():
+    """``![[Architecture.png|300]]``: the 300 is the image's width, no text Obsidian shows."""
+    assert keyword.readable("See ![[Architecture.png|300]] and ![[b.png|640x480]] or [[Note|300]].") == "See Architecture.png and b.png or 300."

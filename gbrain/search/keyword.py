@@ -286,6 +286,8 @@ _COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.S)
 _MD_LINK = re.compile(r"(?:!\[|\[)([^\]\n]*)\]\(([^()\n]*)\)")
 _WIKI_LINK = re.compile(r"(?:!\[\[|\[\[)([^\]|\n]*)(?:\|([^\]\n]*))?\]\]")
 #: ``**``, ``~~``, ``==``, and ``__`` not after a word character or ``\``, or not before a word character
+#: an embed's size in place of its alias (``![[img.png|300]]``, ``|640x480``): no text, the file's name shows
+_EMBED_SIZE = re.compile(r"\s*\d+(?:\s*x\s*\d+)?\s*")
 _EMPH_RUN = re.compile(r"\*\*|~~|==|__(?:(?<![\w\\]__)|(?!\w))")
 #: a pair of ``*`` or ``_`` (the first not after a word character, ``*`` or ``\``) around text
 #: that neither begins nor ends with white space, ``*`` or ``_``, the second not before a word character or ``*``
@@ -324,7 +326,8 @@ def _shown(name: str, hidden: str) -> str:
 
 def readable(marked: str) -> str:
     """Page text (hits between :data:`HIT_ON` and :data:`HIT_OFF`) as it reads: Obsidian ``%% %%``
-    and HTML comments and block ids (`` ^id`` ending a line) dropped, a wiki link shown as its alias or else its target as written, a
+    and HTML comments and block ids (`` ^id`` ending a line) dropped, a wiki link shown as its alias or else its target as written (an
+    embed's size, ``![[img.png|300]]``, is no alias), a
     markdown link or image as its label (a hit inside a URL or an aliased target is dropped with
     it, and the name is marked instead), emphasis marks (``**``, ``__``, ``~~``, ``==``, a pair of
     ``*``/``_``), heading and quote marks dropped, character references read (``&#40;`` → ``(``,
@@ -332,7 +335,8 @@ def readable(marked: str) -> str:
     s = _COMMENT.sub(" ", marked) if "%%" in marked or "<!--" in marked else marked
     if "^" in s:
         s = _BLOCK_ID.sub("", s)
-    s = _WIKI_LINK.sub(lambda m: m.group(1) if m.group(2) is None else _shown(m.group(2), m.group(1)), s)
+    s = _WIKI_LINK.sub(lambda m: m.group(1) if m.group(2) is None or (m.group(0)[0] == "!" and _EMBED_SIZE.fullmatch(m.group(2)))
+                       else _shown(m.group(2), m.group(1)), s)
     s = _MD_LINK.sub(lambda m: _shown(m.group(1), m.group(2)), s)
     if "#" in s:
         s = _HEADING.sub("", s)
