@@ -147,3 +147,40 @@ def test_lint_fix_respells_a_capitalised_tags_key():
 def test_a_snippet_shows_no_embed_size():
     """``![[Architecture.png|300]]``: the 300 is the image's width, no text Obsidian shows."""
     assert keyword.readable("See ![[Architecture.png|300]] and ![[b.png|640x480]] or [[Note|300]].") == "See Architecture.png and b.png or 300."
+
+
+# ---- a link's context is what a reader reads: no %% comment, block id or callout marker ----------
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize(
+    "text, context",
+    [
+        ("Linearizability is expensive. ^lin\nSee [[Ledger]] and %% [[Secret]] hushword %%.\n", "See Ledger and ."),
+        ("> [!warning]- Risk\n> The ledger is big; see [[Ledger]].\n", "Risk The ledger is big; see Ledger."),
+        ("Leads [[Apollo]]. Writes runbooks. ^bio\n", "Leads Apollo."),
+        ("Spec ^a1\nper [[Ledger]] ^b2\nnext line\n", "Spec per Ledger next line"),
+        ("%% open\nstill hidden %% shown [[Ledger]] x\n", "shown Ledger x"),
+    ],
+)
+def test_a_links_context_is_read_text(text, context):
+    page = parse_page(text, path="a.md")
+    assert [ln.context for ln in page.links] == [context]
+
+
+def test_an_upgraded_brain_gets_the_read_contexts(tmp_path, db_path):
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+    from gbrain.sync.verify import fresh_import_differences
+
+    write_tree(tmp_path / "v", {"a.md": "Expensive. ^lin\nSee [[b]] %% hushword %%.\n", "b.md": "b\n"})
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tmp_path / "v")
+        with b.transaction():  # as the old page model left it
+            b.conn.execute("UPDATE links SET context = 'Expensive. ^lin See b %% hushword %%.'")
+            _rewind(b.conn, pg._read_context_pages, dbmod._m62_read_contexts)
+    with Brain.open(db_path) as b:
+        assert [r["context"] for r in b.backlinks("b")] == ["See b ."]
+        assert fresh_import_differences(b) == {}

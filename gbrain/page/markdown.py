@@ -1481,11 +1481,14 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
             text = "".join(out)
             if t == "heading":
                 headings.append((tok["attrs"]["level"], text.strip()))
+            was_comment = links.comment
             if marks or links.comment:
                 found = _outside_comments(found, marks, links)
             if not found:
                 continue
             ctx_text = _with_breaks(text, breaks) if breaks and "|" in text else text
+            if marks or was_comment or "^" in text or "[!" in text:
+                ctx_text = _read_text(ctx_text, marks, was_comment, breaks)
             # one link (most paragraphs): its sentence read directly; more: every end found once
             sentences = _Sentences(ctx_text) if len(found) > 1 else None
             for ltok, s, e in found:
@@ -1524,6 +1527,28 @@ def _walk(tokens: list, links: _LinkSet, headings: list[tuple[int, str]]) -> Non
 
 
 _PCT_RE = re.compile("%%")
+#: what a reader of a paragraph does not read, on its lines: an Obsidian block id (`` ^id``
+#: ending a line, or alone on it) and a callout's marker opening one (``[!warning]-``)
+_UNREAD_IN_LINE_RE = re.compile(r"(?m)(?:(?<=[ \t])|^)\^[A-Za-z0-9-]+(?=[ \t]*$)|^[ \t]*\[![^\]\n]*\][+-]?")
+
+
+def _read_text(text: str, marks: list[int], comment: bool, breaks: list[int]) -> str:
+    """A paragraph's plain ``text`` as a link's context reads it (trial 45): its inline ``%%``
+    comments (``marks``; ``comment``: one open from an earlier block) and, on its lines
+    (``breaks``), block ids and a callout's marker blanked, each character a space, so every
+    span stays where it is."""
+    chars = list(text)
+    if marks or comment:
+        at = 0
+        for m in [*marks, len(text)]:
+            if comment:
+                chars[at:m] = " " * (m - at)
+            chars[m:m + 2] = " " * len(chars[m:m + 2])
+            at, comment = m + 2, not comment
+    lined = _with_breaks(text, breaks) if breaks else text
+    for m in _UNREAD_IN_LINE_RE.finditer(lined):
+        chars[m.start():m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
 
 
 def _outside_comments(found: list[tuple[dict, int, int]], marks: list[int], links: _LinkSet) -> list[tuple[dict, int, int]]:

@@ -2175,7 +2175,27 @@ END;
     fill_nav_entries(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries]
+#: a block id ending a line (`` ^id``), for :func:`rederive_read_context_pages`
+_BLOCK_ID_LINE = re.compile(r"(?m)(?:(?<=[ \t])|^)\^[A-Za-z0-9-]+[ \t]*\r?$")
+
+
+def rederive_read_context_pages(conn) -> int:
+    """Re-derive, from their stored text, the pages with links whose text holds an inline ``%%``
+    comment, a callout (``[!``) or a block id ending a line: a link's context is the text a reader
+    reads, those blanked (``markdown._read_text``; it held ``^lin See Ledger %% hushword %%``).
+    For SQLite v62 / Postgres v66, in the caller's transaction. Returns how many pages were parsed."""
+    rows = conn.execute("SELECT id, compiled_truth, timeline FROM pages WHERE id IN (SELECT from_page_id FROM links) ORDER BY id")
+    ids = [r[0] for r in rows if any("%%" in t or "[!" in t or ("^" in t and _BLOCK_ID_LINE.search(t)) for t in (r[1] or "", r[2] or ""))]
+    return rederive_page_ids(conn, ids)
+
+
+def _m62_read_contexts(conn: sqlite3.Connection) -> None:
+    """A link's context is the text a reader reads: no inline ``%%`` comment, block id or
+    callout marker (trial 45): those pages derived again (:func:`rederive_read_context_pages`)."""
+    rederive_read_context_pages(conn)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

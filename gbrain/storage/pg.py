@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 65
+PG_SCHEMA_VERSION = 66
 
 
 def is_url(db: object) -> bool:
@@ -1037,6 +1037,12 @@ def _visible_labels(conn: "PgConnection") -> None:
     relabel_visible(conn)
 
 
+def _read_context_pages(conn: "PgConnection") -> None:
+    from .db import rederive_read_context_pages
+
+    rederive_read_context_pages(conn)
+
+
 def _obsidian_key_pages(conn: "PgConnection") -> None:
     from .db import rederive_obsidian_key_pages
 
@@ -1092,7 +1098,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              60: _name_folds,  # v60: names keyed but for accents: "Zoe Kim" is the exact name of "Zoë Kim" (SQLite v56)
              63: _visible_labels,  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
              64: _obsidian_key_pages,  # v64: aliases: a, b is two aliases, Tags:/Aliases: read, [^1]: a footnote's first word searched (SQLite v60)
-             65: _nav_entries}  # v65: a nav file's entries stored, not parsed at every backlinks (SQLite v61)
+             65: _nav_entries,  # v65: a nav file's entries stored, not parsed at every backlinks (SQLite v61)
+             66: _read_context_pages}  # v66: a link's context has no %% comment, block id or callout marker (SQLite v62)
 
 
 def migrate(conn: PgConnection) -> int:
