@@ -450,3 +450,39 @@ def test_v61_fills_the_nav_entries_of_stored_nav_files(tmp_path, db_path):
         assert fresh_import_differences(b) == {}
         b.delete_file("identity/TOC.yml")  # its rows go with it
         assert b.conn.execute("SELECT count(*) FROM nav_entries").fetchone()[0] == 1
+
+
+def test_check_and_verify_deep_report_nav_entries_unlike_the_file_bytes(tmp_path, db_path):
+    """``nav_entries`` rows are derived state, a function of the nav file's bytes and path:
+    ``gbrain check`` and ``verify --deep`` re-read every stored nav file and report a row damaged,
+    missing or left over as they report other derived rows unlike their source; ``reindex``
+    writes them again from the bytes. Both engines."""
+    import json
+
+    from gbrain.sync.importer import import_tree
+
+    tree = tmp_path / "docs"
+    (tree / "identity").mkdir(parents=True)
+    (tree / "identity" / "index.md").write_text("# Index\n")
+    (tree / "identity" / "TOC.yml").write_bytes(TOC)
+    (tree / "mkdocs.yml").write_bytes(b"docs_dir: identity\nnav:\n  - index.md\n")
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, tree)
+    ok = gbrain_in_process("--db", str(db_path), "check")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    with Brain.open(db_path) as b, b.transaction():
+        b.conn.execute("UPDATE nav_entries SET href = 'elsewhere.md' WHERE ord = 0 AND file_id = (SELECT id FROM files WHERE path = 'identity/TOC.yml')")
+        b.conn.execute("DELETE FROM nav_entries WHERE file_id = (SELECT id FROM files WHERE path = 'mkdocs.yml')")
+    r = gbrain_in_process("--db", str(db_path), "check")
+    assert r.returncode == 1
+    out = r.stdout.decode()
+    assert "2 nav file(s) whose stored entries differ from their bytes: identity/TOC.yml, mkdocs.yml" in out, out
+    assert "gbrain reindex" in out
+    v = gbrain_in_process("--db", str(db_path), "verify", str(tree), "--deep", "--json")
+    assert v.returncode == 1
+    assert any("nav file(s) whose stored entries differ" in p for p in json.loads(v.stdout)["problems"]), v.stdout
+    assert gbrain_in_process("--db", str(db_path), "reindex").returncode == 0
+    r = gbrain_in_process("--db", str(db_path), "check")
+    assert r.returncode == 0, r.stdout + r.stderr
+    with Brain.open(db_path) as b:
+        assert [x["slug"] for x in b.backlinks("identity/index")] == ["identity/TOC.yml", "mkdocs.yml"]

@@ -2074,11 +2074,11 @@ def _check(b, a, ctx):
     else:
         checked = ["integrity_check", "search index", "foreign keys", "page hashes", "file hashes"]
     advice = recovery_advice(b.path) if problems else ""
-    if problems and all(p.startswith("search index:") for p in problems):
-        # only the derived keyword index: the pages are sound, writes go on, and it is rebuilt
-        # from them in one command (no export or re-import needed)
-        advice = (f"only the search index is damaged (the pages and their texts are sound; writes still work): "
-                  f"rebuild it with `gbrain reindex --db {cmd_arg(b.path)}`")
+    if problems and all(p.startswith("search index:") or " nav file(s) whose stored entries differ" in p for p in problems):
+        # only derived rows (the keyword index, nav files' entries): the pages are sound, writes
+        # go on, and they are rebuilt from the stored texts in one command (no export or re-import)
+        advice = (f"only the search index or nav entries are damaged (the pages and their texts are sound; writes still work): "
+                  f"rebuild them with `gbrain reindex --db {cmd_arg(b.path)}`")
     from ..search.vectors import mixed_dims
 
     mixed = mixed_dims(b.conn)  # not damage, but `query` cannot use such a model's vectors
@@ -2099,10 +2099,17 @@ def _check(b, a, ctx):
                                              "message": {"type": "string"}}, "required": ["rebuilt", "message"]})
 def _reindex(b, a, ctx):
     """``{rebuilt, message}``: SQLite rebuilds FTS5's ``page_fts`` from ``pages`` in one write
-    transaction ('rebuild'); Postgres has nothing to rebuild."""
+    transaction ('rebuild'); Postgres has no index to rebuild. Both write every nav file's
+    ``nav_entries`` again from its stored bytes (``db.fill_nav_entries``: what ``check`` reports
+    as nav entries unlike their bytes)."""
+    from ..storage.db import fill_nav_entries
+
     if getattr(b.conn, "dialect", "sqlite") == "postgres":
-        return {"rebuilt": False, "message": "Postgres keeps its search index itself; nothing to rebuild"}
+        with b.transaction():
+            fill_nav_entries(b.conn)
+        return {"rebuilt": False, "message": "Postgres keeps its search index itself; nothing to rebuild (nav entries written again)"}
     with b.transaction():  # a call cancelled before the commit leaves the old index, whole
+        fill_nav_entries(b.conn)
         b.conn.execute("INSERT INTO page_fts(page_fts) VALUES ('rebuild')")
         b.conn.execute("INSERT INTO canvas_fts(canvas_fts) VALUES ('rebuild')")  # canvases' cards (docs/storage.md "Canvases")
     n = b.conn.execute("SELECT COUNT(*) FROM pages").fetchone()[0]

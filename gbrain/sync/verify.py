@@ -751,6 +751,8 @@ def report(
         problems.append(f"raw data: {raw['raw_rows_expected']} sources in sidecars but {raw['raw_rows_stored']} rows")
     if raw.get("raw_rows_without_sidecar"):
         problems.append(f"raw data: {raw['raw_rows_without_sidecar']} row(s) of pages that have no sidecar")
+    if deep:  # a nav file's entries against its stored bytes (check does the same)
+        problems += damaged_nav_entries(brain)
     if problems and brain.get_config(_resolve_pending()) is not None:
         # an import was killed or stopped before its last step (the links it resolves at the end):
         # what differs is what it had left to do, so the advice is to run it again, not sync
@@ -1106,12 +1108,54 @@ def damaged_files(brain: Brain, listed: int = 10) -> list[str]:
                        "copy each from your markdown folder or a backup and `gbrain sync` or `gbrain import` it")
 
 
+def damaged_nav_entries(brain: Brain, listed: int = 10) -> list[str]:
+    """Problems for stored nav files (``TOC.yml``, ``_toc.yml``, ``mkdocs.yml``) whose
+    ``nav_entries`` rows (SQLite v61 / Postgres v65) differ from the rows their stored bytes and
+    path give (:func:`gbrain.storage.db.write_nav_entries`: a row changed, missing or left over;
+    a file in pieces has none), and rows of a file that is no nav file; one line naming up to
+    ``listed`` paths, ``[]`` when every row matches. Costs a parse of every stored nav file (each
+    at most ``navfile.NAV_MAX_BYTES``; a parse is kept per content hash). ``gbrain reindex``
+    writes them again (:func:`gbrain.storage.db.fill_nav_entries`)."""
+    import sqlite3
+
+    from ..page import navfile
+
+    c = brain.conn
+    cols = "ord, path, path_key, href, context, form, line"
+    bad: list[str] = []
+    try:
+        stored: dict[int, list[tuple]] = {}
+        for r in c.execute(f"SELECT file_id, {cols} FROM nav_entries ORDER BY file_id, ord"):
+            stored.setdefault(r[0], []).append(tuple(r[1:]))
+        q = "SELECT id, path, pieces FROM files WHERE " + " OR ".join(["path LIKE ?"] * len(navfile.NAV_LIKE)) + " ORDER BY path"
+        seen: set[int] = set()
+        for fid, path, pieces in c.execute(q, navfile.NAV_LIKE).fetchall():
+            if not navfile.is_nav_file(path):
+                continue
+            seen.add(fid)
+            want: list[tuple] = []
+            if not pieces:
+                data = bytes(c.execute("SELECT data FROM files WHERE id = ?", (fid,)).fetchone()[0])
+                want = [tuple(x) for x in navfile.nav_rows(data, path)[0]]
+            if want != stored.get(fid, []):
+                bad.append(path)
+        left = sorted(set(stored) - seen)
+        if left:
+            names = dict((r[0], r[1]) for r in c.execute("SELECT id, path FROM files"))
+            bad += sorted(names.get(fid, f"file id {fid}") for fid in left)
+    except sqlite3.DatabaseError as e:
+        return [f"nav entries: {e}"]
+    return _mismatches(bad, listed, "nav file(s) whose stored entries differ from their bytes",
+                       "write them again from the stored files with `gbrain reindex`")
+
+
 def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
     """Problems with the database file itself (empty when sound): SQLite's ``quick_check``
     (``integrity_check`` with ``full``, which also compares indexes with their tables), FTS5's
     integrity check of the search index against the pages, and (``full``) foreign keys, every
-    page's stored text against its ``content_hash`` (:func:`damaged_pages`) and every stored
-    file's bytes against theirs (:func:`damaged_files`)."""
+    page's stored text against its ``content_hash`` (:func:`damaged_pages`), every stored
+    file's bytes against theirs (:func:`damaged_files`) and every nav file's ``nav_entries`` rows
+    against its bytes (:func:`damaged_nav_entries`)."""
     import sqlite3
 
     c = brain.conn
@@ -1139,6 +1183,7 @@ def db_integrity(brain: Brain, *, full: bool = False) -> list[str]:
             out.append(f"foreign keys: {e}")
         out += damaged_pages(brain)
         out += damaged_files(brain)
+        out += damaged_nav_entries(brain)
     if out:
         brain.damaged = brain.damaged or out[0]
     return out
