@@ -70,3 +70,44 @@ def test_a_brain_from_before_the_link_labels_upgrades_through_every_search_versi
         with pytest.raises(BadInput, match="people/gus-o-brien"):
             ops.run("put", {"slug": "people/gus-obrien", "content": "# Gus OBrien\n"}, ctx, brain=b)
         assert b.resolve_slug("notes/Draft plan/x")["slug"] == "notes/Draft plan /x"
+
+
+NAV = {
+    "docs/index.md": "# Docs\n\nStart here.\n",
+    "docs/guide/Install.md": "# Install\n\nSteps.\n",
+    "docs/TOC.yml": "- name: Docs\n  href: index.md\n  items:\n  - name: Install\n    href: guide/install.md\n  - name: Gone\n    href: gone.md\n",
+    "mkdocs.yml": "docs_dir: docs\nnav:\n  - index.md\n  - Guide:\n    - guide/Install.md\n",
+}
+
+
+@pytest.mark.pg_empty  # made at the older schema by this test, not a copy of a migrated brain
+@pytest.mark.parametrize("sqlite_v, pg_v", [(39, 40), (60, 64)])
+def test_a_brain_from_before_nav_entries_upgrades_to_the_rows_a_fresh_import_gives(tmp_path, db_path, monkeypatch, sqlite_v, pg_v):
+    """A brain of a gbrain before v61 / Postgres v65 holds its nav files with no ``nav_entries``
+    table: the upgrade writes the rows a fresh import writes (backlinks, lint's orphans read them),
+    and ``check`` finds them equal to the files' bytes. Both engines."""
+    from gbrain.sync.verify import damaged_nav_entries
+
+    tree = write_tree(tmp_path / "vault", NAV)
+    cols = "f.path, n.ord, n.path, n.path_key, n.href, n.context, n.form, n.line"
+    q = f"SELECT {cols} FROM nav_entries n JOIN files f ON f.id = n.file_id"
+    with Brain.open(tmp_path / "fresh.db", create=True) as b:
+        import_tree(b, tree)
+        want = sorted(tuple(r) for r in b.conn.execute(q))
+    assert len(want) == 5
+    with monkeypatch.context() as m:
+        m.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:sqlite_v])
+        m.setattr(dbmod, "SCHEMA_VERSION", sqlite_v)
+        m.setattr(pg, "PG_SCHEMA_VERSION", pg_v)
+        with Brain.open(db_path, create=True) as b:
+            writable_by_this_gbrain(b.conn)
+            assert import_tree(b, tree)["ok"]
+            with b.transaction():  # (that gbrain had no such table)
+                b.conn.execute("DROP TABLE nav_entries")
+    with Brain.open(db_path) as b:
+        assert sorted(tuple(r) for r in b.conn.execute(q)) == want
+        assert damaged_nav_entries(b) == []
+        assert [x["slug"] for x in b.backlinks("docs/guide/Install")] == ["docs/TOC.yml", "mkdocs.yml"]
+        assert fresh_import_differences(b) == {}
+        b.delete_file("docs/TOC.yml")  # the trigger came with the upgrade
+        assert b.conn.execute("SELECT count(*) FROM nav_entries").fetchone()[0] == 2
