@@ -175,3 +175,29 @@ def test_a_sync_rounds_second_look_finding_a_symlink_leaves_it_alone(synced, mon
     assert brain.page_row("people/ana-lima")["content_hash"] == before
     assert [s["path"] for s in rep.get("symlinked", [])] == [NOTE] and rep["exit_code"] == 0, rep
     assert before in all_versions(brain, root)
+
+
+@pytest.mark.engine_free
+def test_without_o_nofollow_a_symlink_is_refused_by_a_look_after_the_open(tmp_path, monkeypatch):
+    """Where the platform has no ``O_NOFOLLOW`` (Windows) the open follows a link: the path is
+    looked at after the open (``blobs.os_open``: an lstat naming a symlink, or another file than
+    the one opened, refuses it as ``O_NOFOLLOW`` would, ``is_symlink_refusal``), for
+    ``open_nofollow`` and verify's hashing alike. Run here with ``O_NOFOLLOW`` taken out."""
+    from gbrain.sync import verify
+
+    outside = secret_file(tmp_path, page=True)
+    link = tmp_path / "note.md"
+    os.symlink(outside, link)
+    plain = tmp_path / "plain.md"
+    plain.write_bytes(b"# Plain\n")
+    monkeypatch.setattr(blobs, "O_READ_NOFOLLOW", os.O_RDONLY)
+    monkeypatch.setattr(blobs, "os_open", blobs._open_looked_at)
+    with pytest.raises(OSError) as e:
+        blobs.open_nofollow(link)
+    assert blobs.is_symlink_refusal(e.value)
+    with blobs.open_nofollow(plain) as fh:
+        assert fh.read() == b"# Plain\n"
+    with pytest.raises(OSError) as e:
+        verify.sha256_file(str(link))
+    assert blobs.is_symlink_refusal(e.value)
+    assert verify.sha256_file(str(plain)) == sha256(b"# Plain\n")

@@ -24,6 +24,7 @@ import errno
 import hashlib
 import io
 import os
+import stat
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
@@ -60,14 +61,36 @@ O_READ_NOFOLLOW = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFO
 _LINK_ERRNOS = frozenset({errno.ELOOP, errno.EMLINK, getattr(errno, "EFTYPE", errno.ELOOP)})
 
 
+def _open_looked_at(path: str | os.PathLike, flags: int) -> int:
+    """``os.open`` where the platform has no ``O_NOFOLLOW`` (Windows), which follows a link: the
+    path is looked at after the open, and a symlink there, or another file than the one opened
+    (swapped between the open and the look), is refused as ``O_NOFOLLOW`` refuses it (ELOOP,
+    :func:`is_symlink_refusal`). Returns the descriptor."""
+    fd = os.open(path, flags)
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode) or not os.path.samestat(st, os.fstat(fd)):
+            raise OSError(errno.ELOOP, "the file is a symbolic link (not followed)", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+#: the open of every read of a folder's file (:func:`open_nofollow`, verify's hashing) with
+#: :data:`O_READ_NOFOLLOW`: ``os.open``, or where ``O_NOFOLLOW`` is missing :func:`_open_looked_at`
+os_open = os.open if getattr(os, "O_NOFOLLOW", 0) else _open_looked_at
+
+
 def open_nofollow(path: str | os.PathLike) -> BinaryIO:
     """Open the file at ``path`` to read its bytes, never through a symlink: a walk lstat-s a
     folder's files and leaves a symlink alone (``scan.NOT_FOLLOWED``), but a file swapped for a
     link to a file elsewhere between the walk and the read was read through it (the outside
     file's bytes imported). The open of a symlink fails instead (:func:`is_symlink_refusal`);
-    only the last part of the path is checked (a walk never goes into a symlinked folder).
+    only the last part of the path is checked (a walk never goes into a symlinked folder; without
+    ``O_NOFOLLOW``, Windows, the path is looked at after the open: :data:`os_open`).
     Raises ``OSError``."""
-    fd = os.open(path, O_READ_NOFOLLOW)
+    fd = os_open(path, O_READ_NOFOLLOW)
     try:
         return open(fd, "rb")
     except BaseException:

@@ -47,10 +47,10 @@ HASHERS = 2
 def sha256_file(path: str) -> str:
     """sha256 hex of the file at ``path``, read :data:`HASH_CHUNK` bytes at a time into one
     buffer (no new bytes object per read); the kernel is told the reads are sequential."""
-    return _sha256_rest(os.open(path, _O_READ), hashlib.sha256())
+    return _sha256_rest(blobs.os_open(path, _O_READ), hashlib.sha256())
 
 
-#: never through a symlink (``blobs.O_READ_NOFOLLOW``): a file swapped for one after the walk
+#: never through a symlink (``blobs.O_READ_NOFOLLOW``, opened by ``blobs.os_open``): a file swapped for one after the walk
 #: fails to open (``blobs.is_symlink_refusal``) instead of hashing a file elsewhere
 _O_READ = blobs.O_READ_NOFOLLOW
 _readv = getattr(os, "readv", None)  # POSIX; elsewhere each small file is one os.read
@@ -65,7 +65,7 @@ def _sha256_sized(path: str, size: int, buf: memoryview | None = None) -> str:
     cost is most of hashing them)."""
     if size > WHOLE_READ:
         return sha256_file(path)
-    fd = os.open(path, _O_READ)
+    fd = blobs.os_open(path, _O_READ)
     try:
         if buf is not None and _readv is not None:
             data = buf[: _readv(fd, [buf[: size + 1]])]
@@ -894,7 +894,7 @@ class TreeHashes:
         records its size in :attr:`read_sizes`. Returns the hex digest, None when handed over,
         or ``_VANISHED``. ``big``: one int, the bytes of the large files met so far."""
         try:
-            fd = os.open(path, _O_READ)
+            fd = blobs.os_open(path, _O_READ)
         except FileNotFoundError:
             return _VANISHED
         handed = False
@@ -938,7 +938,7 @@ class TreeHashes:
         it fills the buffer. The same answers as :meth:`_unsized`, without a call per file."""
         sizes, whole, big = self.read_sizes, WHOLE_READ, [0]
         view = [buf[: whole + 1]]
-        sha, op, readv, close, flags = hashlib.sha256, os.open, _readv, os.close, _O_READ
+        sha, op, readv, close, flags = hashlib.sha256, blobs.os_open, _readv, os.close, _O_READ
         total, futures = len(files), self._futures
         for i, f in enumerate(files):
             if progress and i % 200 == 1:
