@@ -447,6 +447,7 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
     out(cli("embed", "--db", a))
     with Brain.open(a) as b:  # (a name with accents: its name_folds rows are copied too)
         b.put("people/zoë-kim", "# Zoë Kim\n\nEngineer.\n")
+        b.save_file("people/TOC.yml", b"- name: People\n  items:\n  - name: Ana\n    href: ana-lima.md\n")  # (its nav_entries rows too)
     secret = pg_url.replace("postgres:@", "postgres:Pw0rd-Secret@", 1)  # the test server trusts local users
     r = cli("copy", "--from", a, "--to", secret)
     assert r.returncode == 0 and "the same brain" in r.stdout.decode(), r.stderr.decode()
@@ -469,6 +470,10 @@ def test_copy_sqlite_to_postgres_and_back_is_the_same_brain(pg_url, tmp_path, br
         assert x.execute(q).fetchall() == y.execute(q).fetchall()
         q = "SELECT page_id, kind, key FROM name_folds ORDER BY 1, 2, 3"
         assert x.execute(q).fetchall() == y.execute(q).fetchall() != []
+        q = "SELECT file_id, ord, path, path_key, href, context, form, line FROM nav_entries ORDER BY 1, 2"
+        assert x.execute(q).fetchall() == y.execute(q).fetchall() != []
+    with Brain.open(pg_url) as b:
+        assert [x["type"] for x in b.backlinks("people/ana-lima") if x["slug"] == "people/TOC.yml"] == ["nav"]
     r = cli("copy", "--from", a, "--to", pg_url)
     assert r.returncode == 2 and "already holds a brain" in r.stderr.decode()
 
