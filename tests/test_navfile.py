@@ -486,3 +486,20 @@ def test_check_and_verify_deep_report_nav_entries_unlike_the_file_bytes(tmp_path
     assert r.returncode == 0, r.stdout + r.stderr
     with Brain.open(db_path) as b:
         assert [x["slug"] for x in b.backlinks("identity/index")] == ["identity/TOC.yml", "mkdocs.yml"]
+
+
+def test_nav_entries_unlike_their_bytes_do_not_make_the_brain_refuse_writes(db_path):
+    """Damaged ``nav_entries`` rows are derived rows (``reindex`` writes them again), not a damaged
+    file: ``check`` (``db_integrity``) reports them but leaves the brain writable in the same
+    process (a ``pipe`` session runs check, then reindex)."""
+    from gbrain.sync.verify import db_integrity
+
+    with Brain.open(db_path, create=True) as b:
+        _pages(b, "identity/index")
+        b.save_file("identity/TOC.yml", TOC)
+        with b.transaction():
+            b.conn.execute("DELETE FROM nav_entries")
+        probs = db_integrity(b, full=True)
+        assert len(probs) == 1 and "nav file(s) whose stored entries differ" in probs[0]
+        assert b.damaged is None
+        b.put("identity/other", "# Other\n")
