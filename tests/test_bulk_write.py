@@ -13,7 +13,8 @@ from gbrain.core import brain as brainmod
 from gbrain.core.brain import Brain
 from gbrain.sync import importer
 from gbrain.sync.importer import import_tree
-from gbrain.sync.verify import derived_snapshot
+from gbrain.sync import verify
+from gbrain.sync.verify import derived_snapshot, engine_snapshot
 
 EDGE_PAGES = {
     # a title that is another page's file name, aliases, inline + frontmatter tags (one twice)
@@ -49,7 +50,7 @@ def _rows(b: Brain) -> dict[str, list]:
     def q(sql):
         return [tuple(r) for r in c.execute(sql)]
 
-    out = derived_snapshot(b)
+    out = derived_snapshot(b) | engine_snapshot(b)  # (Postgres: its trigger-kept vectors and totals too)
     out.pop("embeddings")
     keep = [k for k in (cols or []) if k not in ("id", "created_at", "updated_at")]
     if keep:
@@ -73,11 +74,12 @@ def test_bulk_import_equals_saving_page_by_page(tmp_path, db_path, monkeypatch):
         rep = import_tree(a, src)
         assert rep["ok"], rep["problems"]
         bulk = _rows(a)
+        # page by page, each resolving its links as it goes, in a new brain of the same engine
+        with verify.FRESH_STORE(a, tmp_path) as where, Brain.open(where) as b:
+            for p in sorted(src.rglob("*.md"), key=lambda p: p.relative_to(src).as_posix()):
+                b.save_page(p.relative_to(src).as_posix(), p.read_bytes().decode("utf-8"))
+            one = _rows(b)
     assert sum(calls) == rep["counts"]["pages_written"] == len(bulk["pages"]) and max(calls) == 7  # the bulk path wrote them all
-    with Brain.open(tmp_path / "one.db") as b:  # page by page, each resolving its links as it goes
-        for p in sorted(src.rglob("*.md"), key=lambda p: p.relative_to(src).as_posix()):
-            b.save_page(p.relative_to(src).as_posix(), p.read_bytes().decode("utf-8"))
-        one = _rows(b)
     if "pages_all" not in bulk:
         one.pop("pages_all", None)
     for k in one:

@@ -60,18 +60,10 @@ class Stores:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(folder / (name + suffix))
             return
-        import psycopg
-        from conftest import new_pg_database
+        from conftest import new_pg_brain
 
-        from gbrain.storage.pg import close_pool
-
-        url = new_pg_database(self.admin, self.template)
-        try:
+        with new_pg_brain(self.admin, self.template) as url:
             yield url
-        finally:
-            close_pool(url)
-            with psycopg.connect(self.admin, autocommit=True) as c:
-                c.execute(f"DROP DATABASE IF EXISTS {url.split('?', 1)[0].rsplit('/', 1)[1]} WITH (FORCE)")
 
 
 @pytest.fixture
@@ -652,6 +644,28 @@ def test_postgres_own_derived_state_is_compared(tmp_path, pg_url, pg_server):
                     b.conn.execute(one)
             with stores.new(tmp_path, "f") as where:
                 assert set(fresh_import_differences(b, fresh_db=where)) == set(view.split()), sql
+
+
+def test_a_plain_fresh_import_differences_imports_into_the_brains_own_engine(tmp_path, db_path, engine):
+    """The other test files call ``fresh_import_differences(b)`` with no ``fresh_db``: under
+    ``--engine postgres`` that fresh import is a new Postgres database too (tests/conftest.py sets
+    ``verify.FRESH_STORE``: ``fresh_store``), so a Postgres-only derived value gone wrong (here
+    BM25's page length, ``search_len``) fails them; on SQLite it is a SQLite file, the default."""
+    from gbrain.sync import verify
+    from gbrain.sync.importer import import_tree
+
+    (tmp_path / "v").mkdir()
+    (tmp_path / "v/ana.md").write_text("# Ana\n\nBody text.\n")
+    with Brain.open(str(db_path)) as b:
+        import_tree(b, tmp_path / "v")
+        assert fresh_import_differences(b) == {}
+        with verify.FRESH_STORE(b, tmp_path) as where:
+            assert str(where).startswith("postgresql://") == (engine == "postgres")
+        if engine != "postgres":
+            return
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET search_len = search_len + 1")
+        assert set(fresh_import_differences(b)) == {"pg_pages", "pg_totals"}
 
 
 def test_moves_label_and_alias_changes_and_deletes_equal_a_fresh_import(tmp_path, db_path, fresh_diff):

@@ -486,6 +486,22 @@ def embed_like(fresh: Brain, brain: Brain) -> list[str]:
     return problems
 
 
+def _fresh_sqlite(brain: Brain, folder: Path):
+    """The default :data:`FRESH_STORE`: a new SQLite file in ``folder`` (a temporary folder)."""
+    import contextlib
+
+    return contextlib.nullcontext(folder / "fresh.db")
+
+
+#: where :func:`fresh_import_differences` imports when given no ``fresh_db``: ``FRESH_STORE(brain,
+#: folder)``, a context manager yielding a new brain's place (``folder`` is a temporary folder it may
+#: use); by default a SQLite file there, whatever ``brain``'s engine (a SQLite import compares what
+#: both engines keep). The tests under ``--engine postgres`` set it to a new Postgres database for a
+#: Postgres brain (tests/conftest.py: ``fresh_store``), so every comparison holds
+#: :func:`engine_snapshot` too.
+FRESH_STORE: Callable = _fresh_sqlite
+
+
 def fresh_import_differences(brain: Brain, *, limit: int = 10, fresh_db=None) -> dict[str, dict[str, list[tuple]]]:
     """Export ``brain`` to a temporary folder, import that into a new database and
     run the same embeds there (:func:`embed_like`) and compare :func:`derived_snapshot` of both
@@ -493,18 +509,20 @@ def fresh_import_differences(brain: Brain, *, limit: int = 10, fresh_db=None) ->
     ``{view: {"only_here": rows, "only_fresh": rows}}``
     for each view that differs (at most ``limit`` rows each); empty when the incremental brain
     equals a fresh import of its own tree. ``fresh_db``: where to import (a new SQLite path or an
-    empty ``postgresql://`` database, the caller's to drop); None: a temporary SQLite file. Reads
-    ``brain`` only; costs one export and one import."""
+    empty ``postgresql://`` database, the caller's to drop); None: where :data:`FRESH_STORE` says
+    (a temporary SQLite file). Reads ``brain`` only; costs one export and one import."""
+    import contextlib
     import tempfile
-    from pathlib import Path
 
     from .exporter import export_tree
     from .importer import import_tree
 
-    with tempfile.TemporaryDirectory(prefix="gbrain-fresh-") as tmp:
-        tree, db = Path(tmp) / "tree", Path(tmp) / "fresh.db"
+    with tempfile.TemporaryDirectory(prefix="gbrain-fresh-") as tmp, contextlib.ExitStack() as stack:
+        tree = Path(tmp) / "tree"
         export_tree(brain, tree, check=False)
-        with Brain.open(db if fresh_db is None else fresh_db) as fresh:
+        if fresh_db is None:
+            fresh_db = stack.enter_context(FRESH_STORE(brain, Path(tmp)))
+        with Brain.open(fresh_db) as fresh:
             split = brain.timeline_split
             if split != fresh.timeline_split:
                 fresh.set_config("timeline_split", split)
