@@ -1293,3 +1293,26 @@ def test_a_write_ahead_log_of_another_database_beside_the_brain_never_overwrites
     with Brain.open(db) as b:
         assert b.stats()["pages"] == 30
     assert len(db.read_bytes()) >= len(before)
+
+
+@pytest.mark.engine_free
+def test_a_search_index_whose_tables_will_not_open_says_the_brain_is_damaged(tmp_path, clean_closed):
+    """Bytes over the root page of the search index's config table: SQLite answers a search
+    with "vtable constructor failed: page_fts", which said "database error" (the CI run of
+    2026-12-05, random bytes at 60% after v62's layout); the file fails quick_check, so the
+    search exits 1 with the one "is damaged" line and how to recover."""
+    import sqlite3
+
+    _tree, clean, _ = clean_closed
+    db = tmp_path / "d.db"
+    shutil.copy(clean, db)
+    c = sqlite3.connect(db)
+    page = c.execute("PRAGMA page_size").fetchone()[0]
+    root = c.execute("SELECT rootpage FROM sqlite_master WHERE name = 'page_fts_config'").fetchone()[0]
+    c.close()
+    with open(db, "r+b") as f:
+        f.seek((root - 1) * page + 8)
+        f.write(bytes(range(256)) * ((page - 16) // 256))
+    r = gbrain("search", "robotics", "--db", str(db))
+    line = one_line_error(r)
+    assert r.returncode == 1 and "is damaged" in line and "gbrain export" in line, line

@@ -2347,6 +2347,13 @@ def db_error(e: sqlite3.Error, p: Path | str, *, wrote: bool = True, opening: bo
         if opening:
             return Damaged(f"{p} is damaged and cannot be opened (SQLite: {msg}){cut_short(p)}; {recovery_advice(p, readable=False)}")
         return Damaged(f"{p} is damaged (SQLite: {msg}); writes are refused; {recovery_advice(p)}")
+    if ("vtable constructor failed" in low or "fts5 file format" in low) and not is_url(str(p)):
+        # the search index's tables would not open or read: their rows (config, shadow tables)
+        # damaged when SQLite's quick_check finds the file so (tests/test_faults.py, random bytes
+        # at 60% after v62's layout)
+        problem = _file_quick_check(p)
+        if problem:
+            return Damaged(f"{p} is damaged (SQLite: {msg}; {problem}); writes are refused; {recovery_advice(p)}")
     if "disk is full" in low or "database or disk is full" in low:
         return GBrainError(f"the disk holding {p} is full (SQLite: {msg}){rolled}; free some space and run it again")
     if ("readonly" in low or "read-only" in low or "disk i/o error" in low) and not is_url(str(p)) and disk_full(p):
@@ -2862,6 +2869,22 @@ def refuse_if_damaged(conn) -> None:
     problem = quick_check(conn)
     if problem:
         raise sqlite3.DatabaseError(f"database disk image is malformed ({problem})")
+
+
+def _file_quick_check(p: Path | str) -> str | None:
+    """:func:`quick_check` of SQLite file ``p`` on a read-only connection of its own (an error
+    path's look at a file whose own connection is mid-failure); None when sound or when it
+    cannot be opened to tell."""
+    try:
+        c = _connect_read_only(Path(p))
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        return quick_check(c)
+    except sqlite3.Error:
+        return None
+    finally:
+        c.close()
 
 
 def quick_check(conn: sqlite3.Connection) -> str | None:
