@@ -71,7 +71,9 @@ def test_an_import_never_takes_the_first_piece_of_a_save_for_the_note(brain_tree
         w.t.join(30)
         assert brain.get_text("people/ana-lima") == new, rep
         assert rep["ok"], rep
-        assert pauses == [scan.READ_SETTLE_S] * 2  # the look that saw it move, then one that saw it still
+        # the look that saw it move, then one that saw it still; each pause what is left of
+        # READ_SETTLE_S since the file's newest stamp (scan.settle_left)
+        assert len(pauses) == 2 and all(0 <= p <= scan.READ_SETTLE_S for p in pauses), pauses
         torn = sha256(w.piece.encode("utf-8"))
         assert not brain.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (torn,)).fetchone()  # no torn version
 
@@ -135,3 +137,63 @@ def test_a_file_replaced_by_a_symlink_during_the_second_look_is_not_followed(bra
         assert note.is_symlink()
         assert "0xDEADBEEF" not in (brain.get_text("people/ana-lima") or "")
         assert not brain.conn.execute("SELECT 1 FROM history_bodies WHERE hash = ?", (sha256(secret.read_bytes()),)).fetchone()
+
+
+NOW = 1_700_000_000_123_456_789  # a clock reading (ns) that is no multiple of 10 ms
+
+
+@pytest.mark.parametrize("ages_ms, want", [
+    ([0.5], 0.05),  # written just now: the whole settle (capped: never more than before)
+    ([30.5], 0.0295),  # 50 ms + 10 ms of the coarse clock's slack - 30.5 ms
+    ([2000.5], 0.0),  # quiet long enough already: the look at once
+    ([2000.5, 30.5], 0.0295),  # the newest stamp counts
+    ([-500.5], 0.05),  # a stamp ahead of the clock: the whole settle
+])
+def test_the_pause_before_the_second_look_is_what_is_left_of_the_settle_since_the_newest_stamp(monkeypatch, ages_ms, want):
+    monkeypatch.setattr(scan.time, "time_ns", lambda: NOW)
+    got = scan.settle_left([NOW - int(a * 1e6) for a in ages_ms], 0.05)
+    assert got == pytest.approx(want, abs=1e-9)
+
+
+def test_a_coarse_stamp_gets_the_whole_settle(monkeypatch):
+    """A stamp that is a multiple of 10 ms (FAT, some network file systems) may lie a whole tick
+    before the write: the pause is the whole settle after the read, as before."""
+    monkeypatch.setattr(scan.time, "time_ns", lambda: NOW)
+    assert scan.settle_left([NOW - NOW % 10_000_000 - 2_000_000_000], 0.05) == 0.05
+    assert scan.settle_left([], 0.05) == 0.05 and scan.settle_left([NOW - 10**9 - 1], 0) == 0
+
+
+@pytest.mark.parametrize("how", ["import", "first sync"])
+def test_a_file_quiet_for_the_settle_already_is_looked_at_again_without_a_pause(brain_tree, db_path, monkeypatch, how):
+    """One changed file re-imported (issue 14's "≤ 0.2 s"): its second look came after a fixed
+    50 ms pause even when the file had been quiet that long before it was read. The look (a fresh
+    stat) still comes, with no pause."""
+    import os
+    import time
+
+    from gbrain.sync.engine import SyncEngine
+
+    note = brain_tree / "people" / "ana-lima.md"
+    monkeypatch.setattr(scan, "YOUNG_NS", 3600 * 10**9)
+    pauses: list[float] = []
+    with Brain.open(db_path) as brain:
+        new = note.read_text(encoding="utf-8") + "\nQuiet since.\n"
+        note.write_text(new, encoding="utf-8")
+        st = os.stat(note)
+        stamp = max(st.st_mtime_ns, st.st_ctime_ns)
+        while time.time_ns() < stamp + scan.STAMP_SLACK_NS + int(scan.READ_SETTLE_S * 1e9) + 5_000_000:
+            time.sleep(0.005)
+        monkeypatch.setattr(scan, "settle_pause", pauses.append)
+        if how == "first sync":
+            eng = SyncEngine(brain, brain_tree)
+            try:
+                eng.bind()
+                rep = eng.sync()
+            finally:
+                eng.close()
+        else:
+            rep = import_tree(brain, brain_tree)
+        assert rep["ok"], rep
+        assert brain.get_text("people/ana-lima") == new
+        coarse = stamp % 10_000_000 == 0
+        assert pauses and all(p == (scan.READ_SETTLE_S if coarse else 0.0) for p in pauses), pauses

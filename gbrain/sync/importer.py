@@ -313,7 +313,7 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
     for attempt in range(READ_TRIES):
         if not young:
             break
-        scan_mod.settle_pause(settle)
+        scan_mod.settle_pause(scan_mod.settle_left([e[1].mtime_ns for e in young], settle))
         moved = []
         for e in young:
             f = e[1]
@@ -814,7 +814,6 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
     brain._config_cache = None
     # the search indexes' pending entries merged, the planner's statistics (Postgres: autovacuum's come a minute later)
     vacuum_after_bulk(brain.conn, counts["pages_written"], pages_before)
-    brain.record_writes(vouch, "import")
     new_paths = set(hashes) - set(stored)
     for w in portability_warnings(brain, new_paths) + other_markdown_warning(new_paths) + property_syntax_hint(brain, hashes, new_paths):
         warn(w)
@@ -844,6 +843,9 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         rep["ok"] = False
         rep["problems"].append(f"{len(read_errors)} file(s) could not be read")
         rep["read_errors"] = [{"path": p, "error": e} for p, e in read_errors[:50]]
+    # last, after the report's reads (which write nothing): the pause db.settled_state may need
+    # (20 ms past the last commit's stamp) has mostly passed by then
+    brain.record_writes(vouch, "import")
     return rep
 
 

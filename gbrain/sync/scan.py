@@ -634,6 +634,24 @@ YOUNG_NS = 1_000_000_000
 READ_SETTLE_S = 0.05
 
 
+#: a file's change stamp comes from the kernel's coarse clock, which ticks at least this often
+#: (ns): the write it records may be up to this much later than the stamp
+STAMP_SLACK_NS = 10_000_000
+
+
+def settle_left(stamps, settle: float) -> float:
+    """The pause (s) before the second look at files read with change stamps ``stamps`` (ns):
+    what is left of ``settle`` seconds after the newest stamp (+ :data:`STAMP_SLACK_NS`), so that
+    the look, finding a stat unmoved, has seen each file quiet ``settle`` seconds at least; never
+    more than ``settle``. A stamp that is a multiple of 10 ms (FAT, some network file systems: the
+    write may lie anywhere in its tick) gets the whole ``settle`` after the read, as before."""
+    stamps = [s for s in stamps if s]
+    if not stamps or not settle or any(s % 10_000_000 == 0 for s in stamps):
+        return settle
+    left = (max(stamps) + STAMP_SLACK_NS - time.time_ns()) / 1e9 + settle
+    return min(settle, max(0.0, left))
+
+
 def settle_pause(seconds: float) -> None:
     """The pause before a round (or an import) looks again at the files it read young (tests replace it)."""
     time.sleep(seconds)
