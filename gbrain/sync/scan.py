@@ -396,8 +396,8 @@ def _file_names(matcher: Callable[[str], bool], names: list[str], flags: int) ->
 def ignore_reason(rel: str, worktrees: frozenset[str] | tuple = ()) -> Why:
     """Why an ignored path is skipped, for the report (``rel`` ends with ``/`` for a folder;
     ``worktrees``: the linked git worktrees the rules leave out, :func:`load_ignore`)."""
-    if worktrees and any(rel.startswith(t) for t in worktrees):
-        t = next(t for t in worktrees if rel.startswith(t))
+    t = next((t for t in worktrees if rel.startswith(t)), None)
+    if t is not None:
         return Why(f"a linked git worktree (a second checkout of this repository; `!{t}` in .gbrainignore syncs it)", IGNORED)
     name = rel.rstrip("/").rsplit("/", 1)[-1] + "/"
     if name in SYNC_TOOL_DIRS:
@@ -493,6 +493,7 @@ def walk_tree(
         parts = reldir.rstrip("/").split("/")
         screened = not any(ignored("/".join(parts[: i + 1]) + "/") for i in range(len(parts)))
     names = getattr(ignored, "file_names", None) if screened else None
+    trees = getattr(ignored, "worktrees", ())  # the linked git worktrees the rules leave out (ignore_reason)
     excl_inos = {ino for _, ino in excl} if excl else set()
     S_ISREG, S_ISLNK = stat.S_ISREG, stat.S_ISLNK
     top = os.path.join(root, *reldir.rstrip("/").split("/")) if reldir else root
@@ -524,7 +525,7 @@ def walk_tree(
                     skipped.append((escaped(rel) + "/", NOT_UTF8))
                 elif ignored(rel + "/"):
                     if report_ignored:
-                        skipped.append((rel + "/", ignore_reason(rel + "/", getattr(ignored, "worktrees", ()))))
+                        skipped.append((rel + "/", ignore_reason(rel + "/", trees)))
                 else:
                     subdirs.append((entry.path, rel + "/"))
                 continue
@@ -555,7 +556,7 @@ def walk_tree(
                     continue
                 if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
                     if report_ignored and not is_system_metadata(name):  # as below
-                        skipped.append((rel, ignore_reason(rel, getattr(ignored, "worktrees", ()))))
+                        skipped.append((rel, ignore_reason(rel, trees)))
                     continue
                 add((rel, NOT_TAKEN, NOT_TAKEN))
                 continue
@@ -573,7 +574,7 @@ def walk_tree(
                 continue
             if (not screened or (names is not None and names(name) is not None)) and ignored(rel):
                 if report_ignored and not is_system_metadata(name):  # one per folder: no news
-                    skipped.append((rel, ignore_reason(rel, getattr(ignored, "worktrees", ()))))
+                    skipped.append((rel, ignore_reason(rel, trees)))
                 continue
             m, c = st.st_mtime_ns, st.st_ctime_ns
             add((rel, st.st_size, m if m > c else c))  # change_stamp(st), inlined
