@@ -513,6 +513,20 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
         warn(f"{path}: deleted or moved in the folder while this import read it; "
              + ("the brain keeps its version as it was" if held else "not imported"))
 
+    def cannot_read(path: str, why: str) -> None:
+        # a file the scan listed that could not be read: said, its page kept as it was
+        read_errors.append((path, why))
+        warn(f"{path}: cannot read ({why}); left as it was in the DB")
+
+    def unread(path: str, e: OSError, held: bool) -> None:
+        # a read of a listed file that failed: gone since the scan, a symlink now, or unreadable
+        if isinstance(e, FileNotFoundError):
+            gone(path, held)
+        elif is_symlink_refusal(e):
+            linked(path)
+        else:
+            cannot_read(path, e.strerror or str(e))
+
     other = _bound_elsewhere(brain, client, bound, rootp)
     if other:
         there = f"the next `gbrain sync {cmd_arg(other[0])}` writes them there too" if not client else "every folder synced with this brain gets them on its next sync"
@@ -636,15 +650,8 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     page_path = is_markdown(path) and path not in SPECIAL_FILES and "/.raw/" not in "/" + path
                     try:
                         data, h = _read_or_hash(f, page_path, warn)
-                    except FileNotFoundError:
-                        gone(path, old is not None)
-                        continue
                     except OSError as e:
-                        if is_symlink_refusal(e):
-                            linked(path)
-                            continue
-                        read_errors.append((path, e.strerror or str(e)))
-                        warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
+                        unread(path, e, old is not None)
                         continue
                     if settle and f.mtime_ns and now - f.mtime_ns < scan_mod.YOUNG_NS:
                         young.append([i, f, old, page_path, data, h])
@@ -660,8 +667,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
                     elif why is NOT_FOLLOWED:
                         linked(e[1].path)
                     else:
-                        read_errors.append((e[1].path, why))
-                        warn(f"{e[1].path}: cannot read ({why}); left as it was in the DB")
+                        cannot_read(e[1].path, why)
                 if dropped:
                     got = [e for e in got if e[0] not in dropped]
             for i, f, old, page_path, data, h in got:
@@ -751,13 +757,7 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
             try:
                 res, got = brain.save_file_from(path, abspath, kind, hashes[path])
             except OSError as e:
-                if isinstance(e, FileNotFoundError):
-                    gone(path, stored.get(path) is not None)
-                elif is_symlink_refusal(e):
-                    linked(path)
-                else:
-                    read_errors.append((path, e.strerror or str(e)))
-                    warn(f"{path}: cannot read ({e.strerror}); left as it was in the DB")
+                unread(path, e, stored.get(path) is not None)
                 hashes.pop(path, None)
                 counts["files_written"] -= 1
                 continue
