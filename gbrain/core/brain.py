@@ -1213,6 +1213,68 @@ class Brain:
         if self.conn.execute(q, (len(pre), pre, len(pre), pre)).fetchone():
             raise BadInput(f"{path} is a folder of files in the brain, so it cannot also be a page")
 
+    def rename_page_row(self, pid: int, src: str, dst: str) -> None:
+        """Give page ``pid`` (stored at ``src``) the path ``dst`` and its slug, keeping its row,
+        text and history (the page triggers record the move): what sync does when a note moved on
+        disk, and ``move``. Title (when it comes from the file name), type (from the folder) and
+        the search fields follow the path, as a fresh import of the moved file derives them; its
+        own links and the links to it (and to its old and new names) are resolved again. The
+        caller checked that ``dst`` is a page path no other page has; a ``.raw`` sidecar is the
+        caller's."""
+        c = self.conn
+        new_slug = slug_for_path(dst)
+        old_title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
+        c.execute(
+            "UPDATE pages SET slug = ?, slug_key = ?, name_key = ?, loose_key = ?, path = ? WHERE id = ?",
+            (new_slug, slug_key(new_slug), name_key(new_slug), loose_key(new_slug), dst, pid),
+        )
+        row = c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
+        moved = self.parsed(row)
+        alias_keys: set[str] = set()
+        if derived_rows(moved) != derived_rows(self.parse_text(render_row(row), src)):
+            # the new folder reads the same text otherwise (into or out of a Logseq graph's
+            # pages/: its tags:: and alias:: lines, its #tags as links): its rows as a save writes them
+            alias_keys = {r[0] for r in c.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} ^ {loose_key(a) for a in moved.aliases}
+            write_rows(c, pid, moved, lambda kind, target: self.resolve_link(new_slug, kind, target))
+        sf = search_fields(moved)
+        c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, h1_key = ?, search_words = ?, search_cjk = ? WHERE id = ?",
+                  (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["h1_key"], sf["search_words"], sf["search_cjk"], pid))
+        write_name_folds(c, [(pid, new_slug, moved.title, sf["search_aliases"], sf["h1_key"])])
+        # outbound links (relative ones depend on the folder) and inbound ones, resolved again
+        for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
+            c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
+        for r in c.execute("SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id = ?", (pid,)).fetchall():
+            c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.resolve_link(r["slug"], r["kind"], r["target"]), r["id"]))
+        old_slug = slug_for_path(src)
+        self.re_resolve({loose_key(new_slug), loose_key(old_slug)} | title_names(moved.title) | title_names(old_title) | alias_keys
+                        | self.journal_names(new_slug) | self.journal_names(old_slug))
+
+    @atomic
+    def move_page(self, slug: str, new: str) -> tuple[sqlite3.Row, str]:
+        """Rename the page ``slug`` (as :meth:`resolve_slug` finds it) to the slug ``new``, or move
+        it to another folder (:meth:`rename_page_row`), its ``.raw`` sidecar with it (unless the
+        new name has one). Returns ``(the page row before, its new slug)``. Raises
+        :class:`Conflict` when another page has the new name (any case) and :class:`BadInput`
+        when the name is no page slug or its path clashes with a stored file or folder."""
+        row = self.resolve_slug(slug)
+        new = check_slug(new)
+        dst = path_for_slug(new)
+        if dst == row["path"]:
+            return row, row["slug"]
+        other = self.conn.execute("SELECT slug FROM pages WHERE slug_key = ? AND id != ?", (slug_key(new), row["id"])).fetchone()
+        if other:
+            raise Conflict(f"{other[0]} exists: move {row['slug']} to a free name, or merge the two pages and delete one")
+        if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (dst,)).fetchone():
+            raise BadInput(f"{dst} is a stored file: move {row['slug']} to a free name")
+        self._check_path_free(dst)
+        self.rename_page_row(row["id"], row["path"], dst)
+        old_sc, new_sc = sidecar_path(row["slug"]), sidecar_path(new)
+        if old_sc != new_sc and not self.conn.execute("SELECT 1 FROM files WHERE path = ?", (new_sc,)).fetchone() \
+                and self.conn.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+            self.conn.execute("UPDATE files SET path = ? WHERE path = ?", (new_sc, old_sc))
+            self._load_raw_rows(new_sc)
+        return row, new
+
     @atomic
     def delete_page(self, slug: str) -> str:
         row = self.resolve_slug(slug)

@@ -1327,6 +1327,47 @@ def _delete(b, a, ctx):
                         f"as a fresh import makes it; delete {cmd_arg(gone)} again to remove that one too"}
 
 
+def _move_text(r: dict, a: dict) -> str:
+    if not r["changed"]:
+        return f"{r['slug']}: already there"
+    out = f"moved {r['from']} → {r['slug']}"
+    if r["relinked"]:
+        out += f"; links to it rewritten in {', '.join(r['relinked'])}"
+    return out + "".join(f"\n  left as written: {s['slug']}: {s['reason']}" for s in r.get("skipped") or [])
+
+
+@op(
+    "move",
+    "Rename a page or move it to another folder (`to`: its new slug), keeping its history and .raw sidecar; the links to it "
+    "(and its own relative links) are rewritten. Returns `relinked`, the pages edited.",
+    [SLUG, Param("to", required=True, positional=True, description="the new slug (meetings/2026/sync)")],
+    text=_move_text,
+    mutating=True,
+    title="Move or rename a page",
+    details="A link is rewritten in the style it was written in, as `gbrain lint-fix` rewrites links to a moved page; one it cannot "
+            "rewrite losslessly is left as written and listed under skipped. A synced folder's next sync moves the file.",
+    output=obj("slug", "changed", slug="string", **{"from": "string"}, path="string", changed="boolean", content_hash="string", relinked="array", skipped="array"),
+)
+def _move(b, a, ctx):
+    from ..core import lint as lintmod
+
+    with b.transaction():
+        before = b.resolve_slug(a["slug"])
+        linking = {r[0] for r in b.conn.execute("SELECT DISTINCT p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
+                                                "WHERE l.to_page_id = ? AND l.from_page_id != ?", (before["id"], before["id"]))}
+        row, new = b.move_page(before["slug"], a["to"])
+        if new == row["slug"]:
+            return {"slug": new, "from": new, "path": row["path"], "changed": False, "content_hash": row["content_hash"], "relinked": []}
+        plan = lintmod.plan_link_fixes(b, only=linking | {new}, to=new)
+        fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
+        cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()
+    out = {"slug": new, "from": row["slug"], "path": cur["path"], "changed": True, "content_hash": cur["content_hash"],
+           "relinked": sorted(f["slug"] for f in fixed if f["slug"] != new)}
+    if skipped or plan["skipped"]:
+        out["skipped"] = [{"slug": s["slug"], "reason": s["reason"]} for s in plan["skipped"] + skipped]
+    return out
+
+
 @op(
     "list",
     "List pages with filters, sorted by slug, last update (newest first), creation (newest first) or title.",

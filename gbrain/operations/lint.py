@@ -33,8 +33,10 @@ _LINT_DETAILS = (
 )
 
 
-def _scope_params() -> list[Param]:
-    return [
+def _scope_params(fix: bool = False) -> list[Param]:
+    """brain_lint's scope parameters; for brain_lint_fix (``fix``) each tool description says "as
+    brain_lint's" (the same texts twice cost the tool list ~600 bytes), the CLI's help the whole text."""
+    ps = [
         Param("check", description="comma-separated: " + ",".join(c + "*" * (c in lintmod.OPT_IN) for c in lintmod.CHECKS) + "; *: only when named", joins=",",
               details=f"(or when slug selects at most {lintmod.OPT_IN_NAMED} pages)"),
         Param("slug", "array", "only findings that touch these pages: slugs (a list or one comma-separated string); a folder "
@@ -45,6 +47,11 @@ def _scope_params() -> list[Param]:
         Param("thread_days", "integer", "an open thread is old after this many days", default=lintmod.DEFAULT_THREAD_DAYS, minimum=0),
         limit_param(100, "maximum findings listed per check, and fixes (0: all; counts are always complete)"),
     ]
+    if fix:
+        for q in ps:
+            q.details = q.description + ("" if not q.details else f" {q.details}" if q.details.startswith("(") else f"; {q.details}")
+            q.description = "as brain_lint's"
+    return ps
 
 
 _LINT_OUTPUT = obj("ok", "counts", ok="boolean", as_of="string", pages="integer", selected="integer?", checks="array", counts="object", truncated="object",
@@ -101,7 +108,7 @@ def _run_lint(b, a, ctx, fix_safe: bool) -> dict:
     "Apply brain_lint's lossless fixes (tag spellings to the canonical one; links to a renamed or moved page to its new name), "
     "then lint: brain_lint's report with each fix under fixed. Each page saved is a new version; one changed since it was read is "
     "skipped. `dry_run` only lists the fixes; `check`, `slug` and `since` limit them as they limit brain_lint.",
-    _scope_params() + [
+    _scope_params(fix=True) + [
         Param("dry_run", "boolean", "list the fixes (page, old link, new link) without writing anything", default=False),
     ],
     text=lambda r, a: lintmod.render_text(r),

@@ -126,13 +126,10 @@ from typing import Callable, Iterable
 import pathspec
 
 from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
-from ..search.keyword import search_fields
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
-from ..storage.derive import derived_rows, write_name_folds, write_rows
 from ..storage.origin import origin
-from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, loose_key, name_key, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, title_key, twin_warning
-from ..page.links import title_names
+from ..page.slugs import CONFLICT_MARK, cmd_arg, conflict_original, is_markdown, move_text, nfc, sync_tool_copy, page_slug_for_sidecar, shown, sidecar_path, slug_for_path, slug_key, twin_warning
 from ..errors import BadInput, GBrainError
 from . import verify
 from .exporter import atomic_write, holds_bytes_of, safe_join
@@ -3312,31 +3309,7 @@ class SyncEngine:
         new_slug = slug_for_path(dst)
         if page and not c.execute("SELECT 1 FROM pages WHERE slug = ? AND id != ?", (new_slug, page["id"])).fetchone() and classify(dst, b"")[0] == "page":
             pid = page["id"]
-            old_title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-            c.execute(
-                "UPDATE pages SET slug = ?, slug_key = ?, name_key = ?, loose_key = ?, path = ? WHERE id = ?",
-                (new_slug, slug_key(new_slug), name_key(new_slug), loose_key(new_slug), dst, pid),
-            )
-            # title (when it comes from the file name), type (from the folder) and the search
-            # fields (the path's and title's compatibility words; the headings but the title)
-            # follow the path, as a fresh import of the moved file derives them
-            row = c.execute("SELECT * FROM pages WHERE id = ?", (pid,)).fetchone()
-            moved = self.brain.parsed(row)
-            alias_keys: set[str] = set()
-            if derived_rows(moved) != derived_rows(self.brain.parse_text(render_row(row), src)):
-                # the new folder reads the same text otherwise (into or out of a Logseq graph's
-                # pages/: its tags:: and alias:: lines, its #tags as links): its rows as a save writes them
-                alias_keys = {r[0] for r in c.execute("SELECT loose_key FROM aliases WHERE page_id = ?", (pid,))} ^ {loose_key(a) for a in moved.aliases}
-                write_rows(c, pid, moved, lambda kind, target: self.brain.resolve_link(new_slug, kind, target))
-            sf = search_fields(moved)
-            c.execute("UPDATE pages SET title = ?, type = ?, title_key = ?, search_aliases = ?, search_headings = ?, h1_key = ?, search_words = ?, search_cjk = ? WHERE id = ?",
-                      (moved.title, moved.type, title_key(moved.title), sf["search_aliases"], sf["search_headings"], sf["h1_key"], sf["search_words"], sf["search_cjk"], pid))
-            write_name_folds(c, [(pid, new_slug, moved.title, sf["search_aliases"], sf["h1_key"])])
-            # outbound links (relative ones depend on the folder) and inbound ones, resolved again
-            for r in c.execute("SELECT id, kind, target FROM links WHERE from_page_id = ?", (pid,)).fetchall():
-                c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(new_slug, r["kind"], r["target"]), r["id"]))
-            for r in c.execute("SELECT l.id, l.kind, l.target, p.slug FROM links l JOIN pages p ON p.id = l.from_page_id WHERE l.to_page_id = ?", (pid,)).fetchall():
-                c.execute("UPDATE links SET to_page_id = ? WHERE id = ?", (self.brain.resolve_link(r["slug"], r["kind"], r["target"]), r["id"]))
+            self.brain.rename_page_row(pid, src, dst)
             sc = c.execute("SELECT path FROM files WHERE path = ? AND kind = 'raw'", (sidecar_path(new_slug),)).fetchone()
             if sc:
                 self.brain._load_raw_rows(sc["path"])
@@ -3344,9 +3317,6 @@ class SyncEngine:
                 old_sc = sidecar_path(slug_for_path(src))
                 if old_sc != sidecar_path(new_slug) and c.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
                     out.sidecar_moves.append((old_sc, sidecar_path(new_slug), pid))
-            title = c.execute("SELECT title FROM pages WHERE id = ?", (pid,)).fetchone()[0]
-            self.brain.re_resolve({loose_key(new_slug), loose_key(slug_for_path(src))} | title_names(title) | title_names(old_title) | alias_keys
-                                  | self.brain.journal_names(new_slug) | self.brain.journal_names(slug_for_path(src)))
             if base is not None:
                 self._record(dst, f, base)
                 self._forget(src)

@@ -1,0 +1,105 @@
+"""`move` (MCP `brain_move`): an agent renames a page or moves it to another folder (trial 48: an
+agent used to a memory server's move_note had only put-new + delete-old, which split the page's
+history, sent the old name to the trash and left the links to it dead, lint-fix unable to mend
+them: a delete and a create is no move). The page keeps its row and history (a `move` in it),
+its .raw sidecar follows it, and the links to it in other pages (and its own relative links)
+are rewritten as lint-fix rewrites links to a moved page. Both engines (``db_path``).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput, Conflict, NotFound
+from gbrain import operations as ops
+from gbrain.sync.engine import SyncEngine
+from gbrain.sync.verify import fresh_import_differences
+
+from conftest import gbrain_in_process
+
+
+def _brain(db_path) -> Brain:
+    b = Brain.open(db_path, create=True)
+    b.put("meetings/sync", "---\ntitle: Sync\ntype: meeting\n---\n\n# Sync\n\nWith [Ana](../people/ana.md) and [[Bo]].\n")
+    b.put("people/ana", "# Ana\n\nSee [the sync](../meetings/sync.md) and [[meetings/sync|notes]].\n\n---\n\n- **2026-01-02** | meeting — [[sync]]\n")
+    b.put("people/bo", "# Bo\n\nNo links here.\n")
+    b.raw_put("meetings/sync", "crm", {"id": 7})
+    return b
+
+
+def test_move_renames_the_page_with_its_history_sidecar_and_links(db_path):
+    with _brain(db_path) as b:
+        pid = b.page_row("meetings/sync")["id"]
+        text = b.get_text("meetings/sync")
+        r = ops.run("move", {"slug": "meetings/sync", "to": "meetings/2026/sync"}, brain=b)
+        assert r["slug"] == "meetings/2026/sync" and r["from"] == "meetings/sync" and r["path"] == "meetings/2026/sync.md"
+        assert b.page_row("meetings/sync") is None and b.page_row("meetings/2026/sync")["id"] == pid
+        # its own relative link follows the new folder; the wiki link by name is unchanged
+        assert b.get_text("meetings/2026/sync") == text.replace("(../people/ana.md)", "(../../people/ana.md)")
+        assert r["content_hash"] == b.page_row("meetings/2026/sync")["content_hash"]
+        # the links to it from other pages are rewritten, each in its own style
+        assert b.get_text("people/ana") == ("# Ana\n\nSee [the sync](../meetings/2026/sync.md) and [[meetings/2026/sync|notes]].\n\n"
+                                            "---\n\n- **2026-01-02** | meeting — [[sync]]\n")
+        assert r["relinked"] == ["people/ana"]
+        assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
+        # the sidecar went with it
+        assert b.raw_get("meetings/2026/sync") == {"crm": {"id": 7}}
+        assert b.conn.execute("SELECT path FROM files WHERE kind = 'raw'").fetchall()[0][0] == "meetings/2026/.raw/sync.json"
+        # one history: its creation, the move, then the edit of its own relative link; no deletion in the trash
+        h = ops.run("history", {"slug": "meetings/2026/sync"}, brain=b)
+        assert [v["op"] for v in h["versions"]] == ["update", "move", "create"], h
+        assert ops.run("trash", {}, brain=b) == []
+        # the old name is the history's: a read of it says where the page went
+        assert fresh_import_differences(b) == {}
+
+
+def test_move_refuses_a_taken_name_and_changes_nothing(db_path):
+    with _brain(db_path) as b:
+        before = {s: b.get_text(s) for s in ("meetings/sync", "people/ana", "people/bo")}
+        with pytest.raises(Conflict) as e:
+            ops.run("move", {"slug": "meetings/sync", "to": "people/bo"}, brain=b)
+        assert "people/bo" in str(e.value)
+        with pytest.raises(NotFound):
+            ops.run("move", {"slug": "meetings/nope", "to": "x/y"}, brain=b)
+        with pytest.raises(BadInput):
+            ops.run("move", {"slug": "meetings/sync", "to": "../out"}, brain=b)
+        assert {s: b.get_text(s) for s in before} == before
+
+
+def test_move_by_suffix_and_a_case_only_rename(db_path):
+    with _brain(db_path) as b:
+        r = ops.run("move", {"slug": "bo", "to": "people/Bo"}, brain=b)
+        assert r["slug"] == "people/Bo" and b.page_row("people/Bo")["path"] == "people/Bo.md"
+        r = ops.run("move", {"slug": "people/Bo", "to": "people/Bo"}, brain=b)
+        assert r["changed"] is False
+
+
+def test_a_synced_folder_follows_the_move(tmp_path, db_path):
+    root = tmp_path / "v"
+    root.mkdir()
+    with _brain(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        assert eng.sync()["ok"]
+        ops.run("move", {"slug": "meetings/sync", "to": "archive/sync"}, brain=b)
+        out = eng.sync()
+        assert out["ok"]
+        eng.close()
+        assert not (root / "meetings" / "sync.md").exists()
+        assert (root / "archive" / "sync.md").read_text(encoding="utf-8") == b.get_text("archive/sync")
+        assert (root / "archive" / ".raw" / "sync.json").exists() and not (root / "meetings" / ".raw" / "sync.json").exists()
+        assert "(../archive/sync.md)" in (root / "people" / "ana.md").read_text(encoding="utf-8")
+        assert ops.run("trash", {}, brain=b) == []
+
+
+def test_move_on_every_surface(db_path):
+    _brain(db_path).close()
+    r = gbrain_in_process("--db", str(db_path), "move", "meetings/sync", "done/sync")
+    assert r.returncode == 0, r.stderr
+    assert b"meetings/sync" in r.stdout and b"done/sync" in r.stdout
+    r = gbrain_in_process("--db", str(db_path), "call", "move", json.dumps({"slug": "done/sync", "to": "meetings/sync"}))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["slug"] == "meetings/sync"
+    assert "brain_move" in {t["name"] for t in ops.tools_json()}
