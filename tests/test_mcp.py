@@ -100,8 +100,10 @@ def test_lists_tools_resources_prompts_from_the_registry(fixture_db):
 SAMPLES: dict[str, list[dict]] = {
     "brain_get": [{"slug": "ana-lima"}],
     "brain_put": [{"slug": "people/zoe-new", "content": "---\ntitle: Zoë New\ntype: person\n---\n# Zoë New\n\nMet at the fair.\n"}, {"slug": "zoe-new", "frontmatter": {"status": "warm"}},
-                  {"slug": "notes/scratch", "content": "# Scratch\n"}],
+                  {"slug": "notes/scratch", "content": "# Scratch\n"}, {"slug": "notes/to-move", "content": "# To move\n\nfixd\n"},
+                  {"slug": "notes/to-move", "replace": {"fixd": "fixed"}}],
     "brain_delete": [{"slug": "notes/scratch"}, {"slug": "notes/scratch"}],  # the second: in the trash already, no change
+    "brain_move": [{"slug": "notes/to-move", "to": "notes/moved"}],
     "brain_list": [{"type": "person"}],
     "brain_stats": [{}],
     "brain_search": [{"query": "Series A"}],

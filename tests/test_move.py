@@ -103,3 +103,18 @@ def test_move_on_every_surface(db_path):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["slug"] == "meetings/sync"
     assert "brain_move" in {t["name"] for t in ops.tools_json()}
+
+
+def test_a_link_the_move_did_not_break_stays_as_written(db_path):
+    """A link by the page's title (`[[Ana Lima]]`, its file `ana-lima.md`) found it before the move and
+    after; no file of that name opened it before either: moving the page to another folder leaves it
+    as written (the trial's move rewrote `[[Ana Yilmaz]]` to `[[ana-yilmaz]]`). A link by the old
+    file name does change on a rename (`[[bo]]` → `[[robert]]`)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana-lima", "---\ntitle: Ana Lima\n---\n# Ana Lima\n")
+        b.put("people/bo", "# Bo\n")
+        b.put("notes/x", "Met [[Ana Lima]] and [[bo]].\n")
+        r = ops.run("move", {"slug": "people/ana-lima", "to": "people/team/ana-lima"}, brain=b)
+        assert r["relinked"] == [] and b.get_text("notes/x") == "Met [[Ana Lima]] and [[bo]].\n"
+        r = ops.run("move", {"slug": "people/bo", "to": "people/robert"}, brain=b)
+        assert r["relinked"] == ["notes/x"] and b.get_text("notes/x") == "Met [[Ana Lima]] and [[robert]].\n"

@@ -557,7 +557,7 @@ def _origin_of(r) -> str:
 
 #: the parts of a page a put may write alone (``put``'s compiled_truth, timeline_append and
 #: frontmatter), in the order :func:`put_operation` names them
-PUT_PARTS = ("compiled_truth", "timeline_append", "frontmatter")
+PUT_PARTS = ("compiled_truth", "timeline_append", "frontmatter", "replace")
 
 
 def put_operation(parts) -> str:

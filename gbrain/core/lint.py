@@ -1530,7 +1530,8 @@ def _opened_moved(index, moves: "Moves", r, opens: int) -> bool:
     return False
 
 
-def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | None" = None, to: str | None = None) -> dict:
+def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | None" = None, to: str | None = None,
+                    moved_from: str | None = None) -> dict:
     """The rewrites that point links a move broke at the page their target became (a page renamed
     or moved, per the history: :class:`Moves`), without writing anything: dangling links, and
     links that still resolve by a title or alias though their file name is gone
@@ -1553,8 +1554,12 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     new text), "page" (it parsed), "links": [{"from", "to", "target", "moved_to", "opens"?}]}],
     "skipped": [{"slug", "reason", …}]}`` (``opens``: the other page with that file name the link
     opens now, :func:`_misnamed_links`); :func:`apply_link_fixes` writes the pages. ``only``: the
-    links of these pages (slugs) only. ``to``: a page just moved (``move``): only the links to it,
-    and its own (its relative links, written from its old folder)."""
+    links of these pages (slugs) only. ``to``: a page just moved (``move``) from ``moved_from``: only
+    the links to it, and its own (its relative links, written from its old folder); a link to it
+    gbrain still resolves is rewritten only when its name opened the page's old file (a rename:
+    ``[[bo]]`` after ``bo.md`` became ``robert.md``), not one by a title no file had
+    (``[[Ana Lima]]`` of ``ana-lima.md`` moved to another folder: trial 48)."""
+    from ..page.links import resolve
     from ..page.links import SqlIndex
 
     conn = brain.conn
@@ -1565,8 +1570,12 @@ def plan_link_fixes(brain, *, moves: "Moves | None" = None, only: "set[str] | No
     for r, dests, style in _dangling_destinations(conn, moves, index):
         if only is not None and r["slug"] not in only:
             continue
-        if to is not None and r["slug"] != to and to not in dests:
-            continue
+        if to is not None and r["slug"] != to:
+            if to not in dests:
+                continue
+            if isinstance(r, dict) and moved_from is not None and \
+                    resolve(_Before(index, moved_from), r["slug"], r["kind"], r["target"], by_file=True) != -1:
+                continue  # found by gbrain before and after; no file of its name opened the page: the move broke nothing
         if len(dests) == 1:
             want.setdefault(r["from_page_id"], {})[(_family(r["kind"]), identity_key(r["target"]))] = (r["kind"], r["target"], style, dests[0], r.get("opens") if isinstance(r, dict) else None)
         elif dests:

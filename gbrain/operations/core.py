@@ -428,15 +428,16 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
 
 @op(
     "put",
-    "Create or update a page: its whole markdown (`content`), or parts: `compiled_truth` (the text above the --- line), "
-    "`timeline_append` (timeline lines; an entry already there is skipped), `frontmatter` (keys to set; null removes one). "
+    "Create or update a page: its whole markdown (`content`), or parts: `compiled_truth`, `timeline_append`, `frontmatter`, `replace`. "
     "What is not named stays byte-exact. A new page needs `content` or `compiled_truth`.",
     [
         SLUG,
         Param("content", description="full page markdown", details="read from standard input or a file when it is not given", stdin=True),
         Param("compiled_truth", description="new compiled truth (text above the --- separator)"),
-        Param("timeline_append", description="timeline lines to add, e.g. '- **2025-03-04** | meeting — Met Ana'", joins="\n"),
+        Param("timeline_append", description="timeline lines to add (one there is skipped), e.g. '- **2025-03-04** | meeting — Met Ana'", joins="\n"),
         Param("frontmatter", "object", "frontmatter keys to set (null removes a key)"),
+        Param("replace", "object", "{old text: new text}: find and replace in the page, each old text there exactly once",
+              details="several pairs are found in the text as it was, never overlapping; applied before the other parts"),
         Param("if_hash", description="write only if the page is still as read: the content_hash brain_get or the last write gave ('': only if there is "
               "no such page); else a conflict error, nothing written",
               details="a conflict means another writer or an edit in the synced folder changed the page: read it again and redo "
@@ -781,7 +782,7 @@ def _read_as_words(slug: str, read: str, ctx) -> str:
 
 
 def _put_page(b, a, ctx):
-    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter") if a.get(k) is not None]
+    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter", "replace") if a.get(k) is not None]
     if a.get("if_hash") is not None:
         _check_if_hash(b, a, ctx)
     else:
@@ -789,7 +790,7 @@ def _put_page(b, a, ctx):
     if a.get("content") is not None:
         if parts:
             whole = ctx.flag("content") + ("" if ctx.agent else " (or the text from --file or standard input)")
-            raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in ('compiled_truth', 'timeline_append', 'frontmatter'))}, not both")
+            raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in ('compiled_truth', 'timeline_append', 'frontmatter', 'replace'))}, not both")
         if ctx.agent and a.get("if_hash") is None:
             _check_part_put_back(b, a, ctx)
         old = b.resolve_for_write(a["slug"]) if ctx.agent else _cli_old(b, a)
@@ -813,7 +814,7 @@ def _put_page(b, a, ctx):
         return out
     if not parts:
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
-                       else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter")
+                       else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter / replace")
     from ..core.history import put_operation
     from ..storage.origin import origin
 
@@ -834,6 +835,9 @@ def _put_part(b, a, ctx, parts: list[str]):
     text = b.check_text(row) if row else ""  # a partial update of a damaged text is refused
     page = b.parse_text(text, row["path"] if row else slug + ".md")
     nl = page.newline
+    if a.get("replace") is not None:
+        text = _replaced(text, a["replace"], nl, slug, ctx)
+        page = b.parse_text(text, page.path)
     if a.get("frontmatter") is not None:
         try:
             text = edit_frontmatter(page, a["frontmatter"])
@@ -897,6 +901,41 @@ def _put_part(b, a, ctx, parts: list[str]):
     if a.get("compiled_truth") is not None and lost_section and out.get("changed"):
         out["warnings"] = [*out.get("warnings", []), _heading_section_words(b, out["slug"], *lost_section, ctx)]
     return out
+
+
+def _replaced(text: str, pairs, nl: str, slug: str, ctx) -> str:
+    """``text`` with each old text of ``pairs`` ({old: new}) replaced by its new one: put's
+    ``replace`` (trial 48: a typo fixed without sending the page back whole). Each old text must
+    occur exactly once in ``text`` (:class:`BadInput` naming the count: give more of the text
+    around it); all are found in ``text`` as it was, so their order does not matter, and two that
+    overlap are refused. A page whose lines end in ``\r\n`` takes ``\n`` in both as its line end."""
+    flag = ctx.flag("replace")
+    if not isinstance(pairs, dict) or not pairs:
+        raise BadInput(f"{flag}: give an object of old text → new text, e.g. {{\"enery\": \"energy\"}}")
+    spans = []
+    for old, new in pairs.items():
+        if not isinstance(new, str):
+            raise BadInput(f"{flag}: the new text for {old[:60]!r} is not a string")
+        if not old:
+            raise BadInput(f"{flag}: an old text is empty; give the exact text to replace")
+        if nl != "\n":
+            old, new = old.replace("\r\n", "\n").replace("\n", nl), new.replace("\r\n", "\n").replace("\n", nl)
+        n = text.count(old)
+        if n != 1:
+            read = "brain_get" if ctx.agent else f"`gbrain get {cmd_arg(slug)}`"
+            raise BadInput(f"{flag}: {old[:80]!r} is not in {slug} ({read} shows its text as stored); nothing was written" if n == 0 else
+                           f"{flag}: {old[:80]!r} occurs {n} times in {slug}; give more of the text around it, so it occurs once; nothing was written")
+        i = text.index(old)
+        spans.append((i, i + len(old), new))
+    spans.sort()
+    for (a0, a1, _), (b0, _b1, _n) in zip(spans, spans[1:]):
+        if b0 < a1:
+            raise BadInput(f"{flag}: {text[a0:a1][:60]!r} and {text[b0:_b1][:60]!r} overlap; give them as one old text; nothing was written")
+    out, at = [], 0
+    for s0, s1, new in spans:
+        out += [text[at:s0], new]
+        at = s1
+    return "".join(out) + text[at:]
 
 
 _DATED_LINE = re.compile(r"^\s*[-*+]\s.*\b\d{4}-\d{2}-\d{2}\b")
@@ -1339,7 +1378,7 @@ def _move_text(r: dict, a: dict) -> str:
 @op(
     "move",
     "Rename a page or move it to another folder (`to`: its new slug), keeping its history and .raw sidecar; the links to it "
-    "(and its own relative links) are rewritten. Returns `relinked`, the pages edited.",
+    "(and its own relative links) are rewritten (`relinked`).",
     [SLUG, Param("to", required=True, positional=True, description="the new slug (meetings/2026/sync)")],
     text=_move_text,
     mutating=True,
@@ -1358,7 +1397,7 @@ def _move(b, a, ctx):
         row, new = b.move_page(before["slug"], a["to"])
         if new == row["slug"]:
             return {"slug": new, "from": new, "path": row["path"], "changed": False, "content_hash": row["content_hash"], "relinked": []}
-        plan = lintmod.plan_link_fixes(b, only=linking | {new}, to=new)
+        plan = lintmod.plan_link_fixes(b, only=linking | {new}, to=new, moved_from=row["slug"])
         fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
         cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()
     out = {"slug": new, "from": row["slug"], "path": cur["path"], "changed": True, "content_hash": cur["content_hash"],

@@ -3537,7 +3537,9 @@ _STAT_OF, _PATH_OF, _HASH_OF = operator.itemgetter(0, 1, 2), operator.itemgetter
 #: version one of them wrote over a folder's save read that save (:meth:`SyncEngine._save_dropped`)
 TARGETED_EDITS = frozenset({"tag", "untag", "link", "unlink", "timeline-add", "lint-fix", "raw-put",
                             # a put of timeline lines or frontmatter keys alone (core/history.py: put_operation)
-                            "put timeline_append", "put frontmatter", "put timeline_append+frontmatter"})
+                            "put timeline_append", "put frontmatter", "put timeline_append+frontmatter",
+                            # a find-and-replace put and a move's link rewrites edit the current text in place
+                            "put replace", "put frontmatter+replace", "put timeline_append+replace", "put timeline_append+frontmatter+replace", "move"})
 #: the history operation of a merged stale save (a write through gbrain, not from the file)
 MERGED_OP = "stale save merged"
 #: the history operation of the merge of a page both sides changed (not from the file either: a

@@ -1,0 +1,81 @@
+"""put's `replace` (MCP `brain_put {"slug", "replace": {OLD: NEW}}`): find-and-replace in place
+(trial 48: an agent used to a memory server's find_replace edit fixed a one-letter typo by reading
+the whole page and putting it all back; on a long page that is the page twice through the
+context, and a whole put races other writers). Each OLD must occur exactly once in the page's
+text, all are found in the text as it was (order-independent, never overlapping), every other byte
+stays. Both engines (``db_path``).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput, Conflict, NotFound
+from gbrain import operations as ops
+
+from conftest import gbrain_in_process
+
+PAGE = ("---\ntitle: Sync\ntags: [meeting]\n---\n\n# Sync\n\n- Decision: pilot the enery benchmark with two utilities.\n"
+        "- Aoife sends numbers.\n- Aoife sends more numbers.\n\n---\n\n- **2026-12-05** | meeting — Sync\n")
+
+
+def test_replace_fixes_a_typo_in_place(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", PAGE)
+        r = ops.run("put", {"slug": "meetings/sync", "replace": {"enery": "energy"}}, brain=b)
+        assert r["changed"] and b.get_text("meetings/sync") == PAGE.replace("enery", "energy")
+        assert r["content_hash"] == b.page_row("meetings/sync")["content_hash"]
+        h = ops.run("history", {"slug": "meetings/sync"}, brain=b)
+        assert h["versions"][0]["operation"] == "put replace"
+        # several at once, each found in the text as it was; a frontmatter key in the same put
+        r = ops.run("put", {"slug": "sync", "replace": {"two utilities": "three utilities", "# Sync": "# Sync with Aoife"},
+                            "frontmatter": {"status": "done"}}, brain=b)
+        text = b.get_text("meetings/sync")
+        assert "three utilities" in text and "# Sync with Aoife\n" in text and "status: done\n" in text
+        assert b.page_row("meetings/sync")["title"] == "Sync"
+        assert [e.summary for e in b.parse_text(text, "meetings/sync.md").timeline_entries] == ["Sync"]
+
+
+def test_replace_refuses_a_text_not_found_once_and_writes_nothing(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", PAGE)
+        h0 = b.page_row("meetings/sync")["content_hash"]
+        with pytest.raises(BadInput, match="not in meetings/sync"):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"enerrgy": "energy"}}, brain=b)
+        with pytest.raises(BadInput, match="2 times"):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"Aoife sends": "Ana sends"}}, brain=b)
+        with pytest.raises(BadInput, match="overlap"):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"enery bench": "x", "benchmark": "y"}}, brain=b)
+        with pytest.raises(BadInput, match="empty"):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"": "x"}}, brain=b)
+        with pytest.raises(BadInput):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"enery": 3}}, brain=b)
+        with pytest.raises(BadInput, match="not both"):
+            ops.run("put", {"slug": "meetings/sync", "content": "x", "replace": {"enery": "energy"}}, brain=b)
+        with pytest.raises(NotFound):
+            ops.run("put", {"slug": "meetings/nope", "replace": {"a": "b"}}, brain=b)
+        with pytest.raises(Conflict):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"enery": "energy"}, "if_hash": "0" * 64}, brain=b)
+        assert b.page_row("meetings/sync")["content_hash"] == h0 and b.get_text("meetings/sync") == PAGE
+        assert b.page_row("meetings/nope") is None
+
+
+def test_replace_keeps_a_crlf_page_s_line_ends(db_path):
+    crlf = PAGE.replace("\n", "\r\n")
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", crlf)
+        ops.run("put", {"slug": "meetings/sync", "replace": {"enery benchmark with two utilities.\n- Aoife sends numbers.": "energy pilot.\n- Aoife: numbers."}}, brain=b)
+        assert b.get_text("meetings/sync") == crlf.replace("enery benchmark with two utilities.\r\n- Aoife sends numbers.", "energy pilot.\r\n- Aoife: numbers.")
+
+
+def test_replace_on_the_command_line_and_call(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", PAGE)
+    r = gbrain_in_process("--db", str(db_path), "put", "meetings/sync", "--replace", json.dumps({"enery": "energy"}))
+    assert r.returncode == 0, r.stderr
+    r = gbrain_in_process("--db", str(db_path), "call", "put", json.dumps({"slug": "meetings/sync", "replace": {"energy benchmark": "energy test"}}))
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert b.get_text("meetings/sync") == PAGE.replace("enery benchmark", "energy test")
