@@ -367,6 +367,24 @@ def test_threads_dated_leaves_out_the_undated_items(tmp_path, run):
 
 
 @pytest.mark.engine_free
+def test_threads_dated_keeps_an_item_whose_date_is_still_ahead(tmp_path):
+    """A meeting's action item with a due date (`- [ ] Aoife: send the numbers (2025-03-09)`, after
+    as_of) has a date written in it, as `dated` says, but was dropped as undated (trial 48: the
+    time-sensitive items were the ones lost). It is kept; it has no age yet (`date` None: the
+    newest date not after as_of), so it comes after the aged ones, before the undated."""
+    pages = dict(SEEDED)
+    pages["people/ana-lima.md"] = CLEAN["people/ana-lima.md"].replace(
+        "- Intro to Bruno", "- [ ] Aoife: send the numbers (2099-03-09)\n- Undated idea\n- Intro to Bruno")
+    db = build(tmp_path, pages)
+    every = ops.run("threads", {"as_of": AS_OF}, ops.Context(db=str(db)))
+    dated = ops.run("threads", {"as_of": AS_OF, "dated": True}, ops.Context(db=str(db)))
+    due = [t for t in dated if "2099-03-09" in t["text"]]
+    assert len(due) == 1 and due[0]["date"] is None and due[0]["age_days"] is None
+    assert not any(t["text"] == "Undated idea" for t in dated) and any(t["text"] == "Undated idea" for t in every)
+    assert dated[-1]["text"].endswith("(2099-03-09)")
+
+
+@pytest.mark.engine_free
 def test_open_thread_items_parsing():
     ct = """# X
 

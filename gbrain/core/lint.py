@@ -222,7 +222,8 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
     Each item: ``slug``, ``title``, ``type``, ``text``, ``done``, ``line`` (its line in the page
     file, from 1), ``date`` (newest date in the item that is not after ``as_of``, or None) and
     ``age_days`` (days from ``date`` to ``as_of``). ``older_than`` keeps dated items at least that
-    many days old (and ticked ones); ``dated`` keeps the dated items (and ticked ones).
+    many days old (and ticked ones); ``dated`` keeps the items with a date written in them, one still
+    ahead too (a due date: no age yet), and ticked ones.
     Only pages whose text mentions "open thread" (or, with ``tasks``, holds ``[ ]``) are read.
     """
     from ..page.markdown import open_tasks
@@ -250,8 +251,8 @@ def open_threads(conn, *, as_of: str | None = None, type: str | None = None, tag
             age = (day - _dt.date.fromisoformat(date)).days if date else None
             if older_than is not None and not it["done"] and (age is None or age < older_than):
                 continue
-            if dated and not it["done"] and date is None:
-                continue
+            if dated and not it["done"] and not it["dates"]:
+                continue  # (a date still ahead, a due date, is written in it: kept, with no age yet; trial 48)
             out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "text": it["text"], "done": it["done"], "line": above + it["line"],
                         "date": date, "age_days": age})
     out.sort(key=lambda x: (x["date"] is None, x["date"] or "", x["slug"], x["line"]))

@@ -231,6 +231,10 @@ def fold_loose_key(name: str) -> str:
     return title_key(fold_name(posixpath.basename(name.rstrip("/") if name.endswith("/") else name)))
 
 
+#: a URL's scheme and ``//`` (``memory://``, ``https://``): :func:`slug_problem` names the slug after it
+_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def slug_problem(slug: str) -> str | None:
     """Why ``slug`` (already normalised: no ``.md``, NFC) cannot name a page, or None when it can.
 
@@ -253,6 +257,9 @@ def slug_problem(slug: str) -> str | None:
         return "it is an absolute path; slugs are relative to the brain, e.g. people/ana-lima"
     for part in slug.split("/"):
         if part.strip() in ("", ".", ".."):
+            url = _URL_RE.match(slug)
+            if url and url.end() < len(slug):  # memory://people/ana (another memory server's URLs: trial 48)
+                return f"it is a URL; a slug has no scheme: give {slug[url.end():]}"
             return "it has an empty, blank, '.' or '..' segment"
         if part == ".raw":
             return _raw_problem(slug)
