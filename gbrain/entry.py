@@ -691,12 +691,35 @@ def _plain_value_error(e: Exception) -> None:
         e.message = f"'{first.get('input')}' is not {want}"  # type: ignore[attr-defined]  (_err escapes controls)
 
 
+#: unknown command names that mean a command whose name does not end with them
+_COMMAND_SYNONYMS = {"gc": "history-prune"}
+
+
+def _name_the_command_it_ends(e: Exception) -> None:
+    """An unknown command (typer's ``No such command 'NAME'.`` usage error, ``e``) that is the end
+    of a command's name, ``prune`` of ``history-prune``, is offered that command first: typer's
+    spelling guess alone offered ``purge``, which removes a text from every version for good
+    (trial 47)."""
+    m = re.match(r"No such command '([^']*)'\.(?: Did you mean (.*)\?)?$", str(getattr(e, "message", "")))
+    ctx = getattr(e, "ctx", None)
+    if not m or ctx is None:
+        return
+    name = m.group(1)
+    names = list(getattr(ctx.command, "commands", {}) or {})
+    ends = [c for c in names if c.endswith("-" + name)] + [c for c in [_COMMAND_SYNONYMS.get(name)] if c in names]
+    if ends:
+        guesses = re.findall(r"'([^']*)'", m.group(2) or "")
+        offer = ", ".join(repr(c) for c in dict.fromkeys(ends + guesses))
+        e.message = f"No such command {name!r}. Did you mean {offer}?"  # type: ignore[attr-defined]
+
+
 def usage_error_text(e: Exception) -> str:
     """One line for a usage error of typer's click (``e``: a ``ClickException``): its message
     with the first letter lowered and whitespace runs as one space, then the help to read
     (``(gbrain search --help)``); an unknown one-dash option (``search -revenue``) of a command
     that takes an argument also says that an argument starting with ``-`` goes after ``--``."""
     _plain_value_error(e)
+    _name_the_command_it_ends(e)
     msg = " ".join(str(e.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
     if type(e).__name__ == "NoArgsIsHelpError":  # `gbrain`, `gbrain config`: typer's help printed itself, its message is ''
         msg = "missing command"

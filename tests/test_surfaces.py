@@ -504,3 +504,17 @@ def test_pipe_says_the_embedding_model_note_once(fixture_db):
     assert r.returncode == 0 and [o["ok"] for o in out] == [True] * 3, r.stderr
     assert all("no OPENAI_API_KEY" in o["result"]["note"] for o in out), out
     assert r.stderr.decode().count("no OPENAI_API_KEY") == 1, r.stderr.decode()
+
+
+@pytest.mark.engine_free
+def test_an_unknown_command_that_ends_a_commands_name_is_pointed_at_it():
+    """Trial 47: `gbrain prune` (a founder trimming the history) answered "Did you mean 'purge'?",
+    the command that removes a text from every version for good, and never named `history-prune`.
+    A command whose name ends with `-NAME` comes first; the spelling guesses follow."""
+    r = gbrain_in_process("prune")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "'history-prune'" in err and err.index("history-prune") < err.find("purge") % 10**6, err
+    r = gbrain_in_process("gc")
+    assert r.returncode == 2 and "'history-prune'" in r.stderr.decode(), r.stderr.decode()
+    r = gbrain_in_process("serach")  # a misspelling keeps click's guess
+    assert r.returncode == 2 and "'search'" in r.stderr.decode(), r.stderr.decode()
