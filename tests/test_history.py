@@ -205,6 +205,90 @@ def test_zero_byte_save_is_loud_and_one_revert_away(tmp_path):
     assert ana.read_bytes() == before  # the file follows the revert
 
 
+def test_a_restored_page_leaves_the_trash_for_good(tmp_path, db_path):
+    """Trial 47: `gbrain delete` of a watched page, watch removed its file (keeping the file's bytes:
+    the last text, marked trashed 'deleted in brain'), then `restore` and an edit: `gbrain trash`
+    listed the page again (`deleted in brain`, `deleted: false`) while `restore` said it is in the
+    brain. A trashed version whose bytes a later version holds (a restore, a revert) was brought
+    back: it is no longer only in the history."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "ana.md").write_text(ANA)
+    (root / "bo.md").write_text("# Bo\n\nfirst\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        run(b, "delete", slug="ana")
+        eng.sync()  # the file goes: its bytes (the deleted text) are kept, marked for the trash
+        assert not (root / "ana.md").exists()
+        assert [(t["slug"], t["deleted"]) for t in run(b, "trash")] == [("ana", True)]
+        run(b, "restore", slug="ana")
+        assert run(b, "trash") == []
+        run(b, "tag", slug="ana", tag="later")  # an edit after the restore
+        assert run(b, "trash") == [], run(b, "trash")
+        # a replaced version is listed until a revert brings its bytes back
+        (root / "bo.md").write_text("# Bo\n\nsecond\n")
+        eng.sync()
+        with b.transaction():
+            h.keep_version(b.conn, "page", "bo", "bo.md", b"# Bo\n\nfirst\n", "replaced by import")
+        assert [(t["slug"], t["deleted"]) for t in run(b, "trash")] == [("bo", False)]
+        run(b, "revert", slug="bo", to=1)
+        run(b, "tag", slug="bo", tag="again")
+        assert run(b, "trash") == []
+        eng.close()
+
+
+def test_a_note_written_again_at_its_path_is_no_move_in_the_history(tmp_path, db_path):
+    """Trial 47: a note deleted in the folder and saved again at the same path from an editor's
+    buffer came back (its page from the trash, history continued) as `watch file moved`,
+    though nothing moved. Saved at its own path it is the file changed; at another path, moved."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "ana.md").write_text(ANA)
+    (root / "bo.md").write_text("# Bo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        (root / "ana.md").unlink()
+        eng.sync()
+        (root / "ana.md").write_text(ANA + "typed after the delete\n")
+        rep = eng.sync()
+        assert rep["ok"] and b.get_text("ana") == ANA + "typed after the delete\n"
+        newest = h.versions(b, "ana")["versions"][0]
+        assert (newest["op"], newest["operation"], newest.get("detail")) == ("create", "file changed", None), newest
+        eng.close()
+
+
+def test_history_gives_each_versions_hash_and_a_revert_says_which_version(tmp_path, db_path):
+    """Trial 47: checking that no version was lost took a `get --version N --json` per version
+    (history gave no hash), and `history` showed a revert as `cli revert` alone, not which version
+    it brought back (nor which of two reverts undid the other)."""
+    import hashlib
+
+    with Brain.open(db_path) as b:
+        run(b, "put", slug="people/ana", content=ANA)
+        run(b, "tag", slug="people/ana", tag="t1")
+        run(b, "revert", slug="people/ana", to=1)
+        run(b, "revert", slug="people/ana", to=2)  # the revert of the revert
+        run(b, "revert", slug="people/ana", to=4)  # the same text: no new version, nothing said
+        run(b, "delete", slug="people/ana")
+        hist = run(b, "history", slug="people/ana", limit=0)
+        assert [(v["version"], v["op"], v.get("detail")) for v in hist["versions"]] == [
+            (5, "delete", None), (4, "update", "to v2"), (3, "update", "to v1"), (2, "update", None), (1, "create", None)]
+        for v in hist["versions"]:
+            if v["op"] == "delete":
+                assert v["content_hash"] is None
+            else:
+                data = h.version_bytes(b, "page", "people/ana", v["version"])
+                assert v["content_hash"] == hashlib.sha256(data).hexdigest() == run(b, "get", slug="people/ana", version=v["version"])["content_hash"]
+        run(b, "restore", slug="people/ana")
+    if not isinstance(db_path, str):
+        out = cli("history", "people/ana", "--db", str(db_path)).stdout.decode()
+        assert re.search(r"\n   4  \S+  update .* cli revert  to v2\n", out), out
+
+
 @pytest.mark.engine_free
 def test_a_page_that_lost_most_of_its_bytes_is_reported(tmp_path):
     root = tmp_path / "notes"
@@ -321,6 +405,30 @@ def test_diff_after_a_move_compares_with_the_version_before_it_and_old_numbers_a
         r = cli("--db", db, *args)
         err = r.stderr.decode()
         assert r.returncode != 0 and "pruned" not in err and "`gbrain get a --version 2`" in err and "a has versions 1 to 2" in err, err
+
+
+def test_a_version_no_name_of_a_moved_page_has_is_not_sent_to_an_old_name(tmp_path, db_path):
+    """Trial 47: `get team/ana --version 999` (and brain_revert's `to: 999`) answered "the versions
+    before it moved are numbered under the name it had then …: `gbrain get people/ana-lima-souza
+    --version 999`", an old name that has versions 1 to 2: the hint sent the user to a second
+    error. A number no name has is said to be none of them."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nx\n")
+    db = str(db_path)
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    assert cli("--db", db, "tag", "a", "t1").returncode == 0
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub").mkdir()
+    (root / "a.md").rename(root / "sub" / "a.md")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    for args in (("get", "sub/a", "--version", "9"), ("diff", "sub/a", "1", "9"), ("revert", "sub/a", "--to", "9")):
+        r = cli("--db", db, *args)
+        err = r.stderr.decode()
+        assert r.returncode == 1 and "--version 9`" not in err and "`gbrain diff a N M`" not in err, err
+        assert "sub/a has no version 9 (its own versions: 1 to 1; nor has a, the name it had before: versions 1 to 2" in err, err
+    err = cli("--db", db, "get", "sub/a", "--version", "2").stderr.decode()  # a number an old name has: sent there, as before
+    assert "`gbrain get a --version 2`" in err, err
 
 
 def test_revert_of_a_renamed_page_by_its_old_name_goes_onto_the_page_not_into_a_copy(tmp_path, db_path):

@@ -687,8 +687,9 @@ def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: b
 
 def versions(brain, name: str, limit: int = 20) -> dict:
     """The history of a page (or file), newest first: ``{kind, name, live, total, versions:
-    [{version, at, op, size, surface, operation, client, origin, path, by, added, removed}]}``
-    (``by``: who wrote it, :func:`gbrain.storage.origin.identity`; '' unknown).
+    [{version, at, op, size, surface, operation, client, origin, path, by, added, removed,
+    content_hash}]}`` (``by``: who wrote it, :func:`gbrain.storage.origin.identity`; '' unknown;
+    ``content_hash``: the sha256 of the version's bytes, None for a deletion or a move away).
     ``added`` / ``removed`` count lines against the version before (None for binary files).
     The history follows the page's moves (:func:`lineage`): versions written under an older
     name come after its own, each with ``name`` (the slug or path they are numbered under)."""
@@ -733,12 +734,20 @@ def versions(brain, name: str, limit: int = 20) -> dict:
             continue
         deltas[r["name"], r["version"]] = _line_delta(get(prev_bid), get(bid)) if (prev_bid != bid or prev_bid is None) and r["size"] <= 4 * 1024 * 1024 else (0, 0)
         prev_bid = bid
+    # each version's sha256, as `get --version N --json` gives it: a version checked against a
+    # file or a backup without reading every text (trial 47)
+    hashes = {}
+    bids = sorted({r["body_id"] for r in rows if r["body_id"] is not None})
+    for i in range(0, len(bids), 500):
+        part = bids[i:i + 500]
+        hashes.update((x[0], x[1]) for x in c.execute(f"SELECT id, hash FROM history_bodies WHERE id IN ({','.join('?' * len(part))})", part))
     for r in rows:
         d = _version_dict(r)
         if r["name"] != key:
             d["name"] = r["name"]
         dl = deltas.get((r["name"], r["version"]))
         d["added"], d["removed"] = dl if dl else (None, None)
+        d["content_hash"] = hashes.get(r["body_id"])
         out.append(d)
     live = _live_hash(brain, kind, key) is not None
     return {"kind": kind, "name": key, "live": live, "total": total, "versions": out}
@@ -782,8 +791,15 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
     lo, hi = c.execute("SELECT MIN(version), MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()
     older = lineage(c, kind, key)[1:]
     if older:
-        hint = "; ".join(f"{nm} has {'version 1' if upto == 1 else f'versions 1 to {upto}'}" for nm, upto in older)
-        where = next((nm for nm, upto in older if upto is not None and n <= upto), older[0][0])
+        span = lambda upto: 'version 1' if upto == 1 else f'versions 1 to {upto}'  # noqa: E731
+        where = next((nm for nm, upto in older if upto is None or n <= upto), None)
+        if where is None:  # no name it had has that number either: never send the user to a second error (trial 47)
+            if len(older) == 1:
+                nor = f"nor has {older[0][0]}, the name it had before: {span(older[0][1])}"
+            else:
+                nor = "nor has any name it had before: " + "; ".join(f"{nm}: {span(upto)}" for nm, upto in older)
+            return f"{key} has no version {n} (its own versions: 1 to {hi}; {nor}); `gbrain history {cmd_arg(key)}` lists them all"
+        hint = "; ".join(f"{nm} has {span(upto)}" for nm, upto in older)
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
                 f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`; `gbrain history {cmd_arg(key)}` lists them all")
     if lo is not None and n < lo:
@@ -1148,6 +1164,8 @@ def trash_sql(writer: bool = True, limit: int = 0) -> str:
       WHERE r.trashed != ''
         -- not the current text, nor a deleted page's last text (listed as the deletion)
         AND r.body_id IS NOT (SELECT body_id FROM history m WHERE m.kind = r.kind AND m.name = r.name ORDER BY version DESC LIMIT 1)
+        -- nor bytes a later version holds again: a restore or revert brought them back (trial 47)
+        AND NOT EXISTS (SELECT 1 FROM history m WHERE m.kind = r.kind AND m.name = r.name AND m.version > r.version AND m.body_id = r.body_id)
         AND (EXISTS (SELECT 1 FROM history m WHERE m.kind = r.kind AND m.name = r.name AND m.version > r.version AND m.body_id IS NOT NULL)
              OR (SELECT op FROM history m WHERE m.kind = r.kind AND m.name = r.name ORDER BY version DESC LIMIT 1) != 'delete')
     ) trash ORDER BY id DESC, version DESC{lim}"""
@@ -1308,6 +1326,9 @@ def _revert_key(brain, kind: str, key: str, n: int) -> dict:
                 raise BadInput(f"{path} is a page in the brain now; delete it before reverting the file")
             changed = brain.save_file(path, data) is not None
         v = c.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()[0]
+        if changed:  # which version it brought back, in `history` (trial 47: `cli revert` alone did not say)
+            to = f"to v{r['version']}" if r["name"] == key else f"to v{r['version']} of an older name"
+            c.execute("UPDATE history SET detail = ? WHERE kind = ? AND name = ? AND version = ? AND detail = ''", (to, kind, key, v))
     out = {"kind": kind, "slug" if kind == "page" else "path": key, "path": path, "version": v, "reverted_to": r["version"], "changed": changed}
     if kind == "page":
         out["content_hash"] = page_hash  # a put's if_hash for the next edit, as every page write answers

@@ -2443,7 +2443,8 @@ class SyncEngine:
             self.recent_trash.pop(old, None)
             return None
         pid = ent[1]
-        with origin(operation="file moved"):
+        # saved again at its own path (an editor's buffer after the delete): no move (trial 47)
+        with origin(operation="file moved" if new != old else "file changed"):
             if not self._import(new, f, out, page_id=pid):
                 return False
         del self.recent_trash[old]
