@@ -748,11 +748,11 @@ def test_export_refuses_every_file_under_a_symlinked_folder_deep_in_the_path(tmp
 
 
 def _lock_files(db) -> list[str]:
-    import hashlib
-    import tempfile
+    """The open lock's file beside ``db`` (``Brain.open``'s ``_open_lock``), if any."""
+    from gbrain.storage.db import OPEN_LOCK_SUFFIX
 
-    key = hashlib.sha256(os.path.realpath(str(db)).encode()).hexdigest()[:16]
-    return [n for n in os.listdir(tempfile.gettempdir()) if n == f"gbrain-open-{key}.lock"]
+    name = os.path.basename(os.path.realpath(str(db))) + OPEN_LOCK_SUFFIX
+    return [n for n in os.listdir(os.path.dirname(os.path.realpath(str(db)))) if n == name]
 
 
 HOLDER = """
@@ -1316,3 +1316,110 @@ def test_a_search_index_whose_tables_will_not_open_says_the_brain_is_damaged(tmp
     r = gbrain("search", "robotics", "--db", str(db))
     line = one_line_error(r)
     assert r.returncode == 1 and "is damaged" in line and "gbrain export" in line, line
+
+
+SERVER_LIKE = """
+import sys
+from gbrain.core.brain import Brain
+b = Brain.open(sys.argv[1])
+b.put("notes/h1", "# H1\\n")
+b.put("notes/h2", "# H2\\n")
+print("open", flush=True)
+for line in sys.stdin:
+    if line.startswith("checkpoint"):
+        b.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    elif line.startswith("list"):
+        print(" ".join(r[0] for r in b.conn.execute("SELECT slug FROM pages ORDER BY slug")))
+    else:
+        break
+    print("done", flush=True)
+b.close()
+"""
+
+
+@pytest.mark.engine_free
+def test_an_open_beside_a_process_with_another_temp_folder_leaves_its_log_alone(tmp_path, monkeypatch):
+    """A brain open in a process whose TMPDIR differs (an MCP server started by an agent, the CLI
+    from a shell: `tests/test_mcp.py` runs exactly that) is open: another process's open takes
+    no unclean-shutdown look at the live write-ahead log. That look, made while the server
+    checkpointed (a commit past 1,000 log pages), read the checkpointed file as another state of
+    the brain, renamed the live log aside, and the two processes then wrote to two logs: the
+    server never saw the CLI's pages (the flaky `test_server_and_cli_write_at_the_same_time`)."""
+    import sys
+
+    from gbrain.storage import db as dbmod
+
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        b.put("notes/first", "# First\n")
+    other_tmp = tmp_path / "server-tmp"
+    other_tmp.mkdir()
+    server = subprocess.Popen([sys.executable, "-c", SERVER_LIKE, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              env={**os.environ, "TMPDIR": str(other_tmp)})
+
+    def ask(cmd: str) -> list[bytes]:
+        server.stdin.write(cmd.encode() + b"\n")
+        server.stdin.flush()
+        out = [server.stdout.readline()]
+        while out[-1] not in (b"done\n", b""):
+            out.append(server.stdout.readline())
+        return out[:-1]
+
+    try:
+        assert server.stdout.readline() == b"open\n"
+        assert os.path.getsize(str(db) + "-wal") > 0
+        real = dbmod.wal_first_stamp
+
+        def first_stamp_then_the_server_checkpoints(path):
+            got = real(path)
+            ask("checkpoint")  # the server's commit checkpoints now, in the middle of the look
+            return got
+
+        monkeypatch.setattr(dbmod, "wal_first_stamp", first_stamp_then_the_server_checkpoints)
+        with Brain.open(db) as b:
+            assert not b._checked  # the brain is open elsewhere: no unclean-shutdown check
+            b.put("notes/cli", "# CLI\n")
+        assert not [n for n in os.listdir(tmp_path) if ".misfit-" in n]
+        assert ask("list") == [b"notes/cli notes/first notes/h1 notes/h2\n"]  # the server sees the CLI's page
+    finally:
+        server.communicate(b"quit\n", timeout=60)
+    assert server.returncode == 0
+
+
+@pytest.mark.engine_free
+def test_the_look_at_a_log_left_by_a_dead_process_holds_the_open_lock_alone(tmp_path, monkeypatch):
+    """An unclean open looks at the log left (and may set it aside) before any other gbrain
+    process opens the brain: one that opened meanwhile would write that log (a checkpoint there
+    made the look take the live log for another state's and rename it)."""
+    import fcntl
+    import sys
+
+    from gbrain.storage import db as dbmod
+
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        b.put("notes/first", "# First\n")
+    r = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db)], capture_output=True)
+    assert r.returncode == -9 and os.path.getsize(str(db) + "-wal") > 0
+    real, others = dbmod.wal_first_stamp, []
+
+    def another_opener_tries(path):
+        fd = os.open(str(db) + dbmod.OPEN_LOCK_SUFFIX, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # what another process's open takes
+            others.append("got in")
+        except OSError:
+            others.append("waits")
+        finally:
+            os.close(fd)
+        return real(path)
+
+    monkeypatch.setattr(dbmod, "wal_first_stamp", another_opener_tries)
+    with Brain.open(db) as b:
+        assert b._checked and b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/last'").fetchone()
+        fd = os.open(str(db) + dbmod.OPEN_LOCK_SUFFIX, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)  # once open, the lock is shared again
+        finally:
+            os.close(fd)
+    assert others == ["waits"]

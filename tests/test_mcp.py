@@ -510,7 +510,11 @@ def test_tool_results_equal_in_process_results(fixture_db):
 
 def test_server_and_cli_write_at_the_same_time(fixture_db):
     """25 concurrent MCP writes while CLI processes write the same DB: WAL plus the busy timeout
-    let every write through, and each side then sees all of them."""
+    let every write through, and each side then sees all of them. The server runs with another
+    TMPDIR than the CLI (server_env): its open lock must still be seen, or a CLI's open took the
+    live log for a dead process's and, meeting the server's checkpoint (the 25 writes pass the
+    1,000-page autocheckpoint), renamed it aside: the server then never saw cli-1 and cli-2
+    (tests/test_faults.py: test_an_open_beside_a_process_with_another_temp_folder_leaves_its_log_alone)."""
 
     async def main():
         async with connect(fixture_db) as c:
@@ -535,6 +539,8 @@ def test_server_and_cli_write_at_the_same_time(fixture_db):
     cli_results, listing = anyio.run(main)
     assert all(r.returncode == 0 for r in cli_results), [r.stderr for r in cli_results]
     assert {f"notes/cli-{i}" for i in range(3)} <= {x["slug"] for x in listing}
+    if isinstance(fixture_db, Path):
+        assert not [n for n in os.listdir(fixture_db.parent) if ".misfit-" in n]  # no live log set aside
     with Brain.open(fixture_db) as b:
         summaries = {e["summary"] for e in b.timeline("ana-lima")}
     assert {f"MCP entry {i}" for i in range(25)} <= summaries

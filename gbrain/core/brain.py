@@ -326,8 +326,11 @@ class Brain:
             return cls(dbmod.connect(path, create=create), path)  # type: ignore[arg-type]
         unclean, lock = _open_lock(path)
         try:
-            # a log of another file's (another brain's, another state's) is never replayed into the brain
+            # a log of another file's (another brain's, another state's) is never replayed into the
+            # brain; looked at under the exclusive lock: no gbrain process writes the log meanwhile
             look = dbmod.set_aside_misfit_wal(path) if unclean else None
+            if unclean and lock is not None:
+                _share_lock(lock)
             b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
         except BaseException:
             if lock is not None:
@@ -2457,49 +2460,73 @@ class Brain:
             )
 
 
-def _open_lock(path: Path) -> tuple[bool, tuple[int, str] | None]:
-    """Take a shared lock that says "a gbrain process has this brain open" (a file in the temp
-    folder named after the database's real path, released by the kernel when the process dies;
-    :func:`_close_lock` removes the file when the last process closes the brain).
-    Returns ``(unclean, (fd, lock path))``: unclean is True when no other gbrain process holds it
-    and a non-empty ``-wal`` file is left, i.e. the last process died without closing the
-    database. ``(False, None)`` when the temp folder cannot hold the file."""
-    import fcntl
+def open_lock_names(path: Path) -> list[str]:
+    """Where :func:`_open_lock` may put its file, first choice first: beside the database (every
+    process that can open the brain sees that folder, whatever its ``TMPDIR``: an MCP server an
+    agent started and the CLI run from a shell or a sandbox often have different ones), else,
+    when that folder cannot hold it (a read-only mount), the temp folder, named after the
+    database's real path."""
     import hashlib
     import tempfile
 
+    real = os.path.realpath(str(path))
+    key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return [real + dbmod.OPEN_LOCK_SUFFIX, os.path.join(tempfile.gettempdir(), f"gbrain-open-{key}.lock")]
+
+
+def _open_lock(path: Path) -> tuple[bool, tuple[int, str] | None]:
+    """Take a shared lock that says "a gbrain process has this brain open" (a file beside the
+    database, :func:`open_lock_names`, released by the kernel when the process dies;
+    :func:`_close_lock` removes the file when the last process closes the brain).
+    Returns ``(unclean, (fd, lock path))``: unclean is True when no other gbrain process holds it
+    and a non-empty ``-wal`` file is left, i.e. the last process died without closing the
+    database; the lock is then still held exclusively, so no other gbrain process opens the
+    brain (and writes its log) while the opener looks at the log left (``db.set_aside_misfit_wal``):
+    :func:`_share_lock` when done. ``(False, None)`` when no folder can hold the file."""
+    import fcntl
+
     try:
         real = os.path.realpath(str(path))
-        key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-        name = os.path.join(tempfile.gettempdir(), f"gbrain-open-{key}.lock")
+        names = open_lock_names(path)
     except OSError:
         return False, None
-    for _ in range(100):
-        try:
-            fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError:
+    for name in names:
+        for _ in range(100):
+            try:
+                fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:
+                break  # this folder cannot hold it: the next one
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                exclusive = True
+            except OSError:
+                exclusive = False
+                fcntl.flock(fd, fcntl.LOCK_SH)
+            # a closing process may have removed the file between our open and our lock: then the
+            # lock is on a file nobody else will find, so take the one at the path now
+            if _same_file(fd, name):
+                unclean = False
+                if exclusive:
+                    try:
+                        unclean = os.path.getsize(real + "-wal") > 0
+                    except OSError:
+                        pass
+                    if not unclean:
+                        fcntl.flock(fd, fcntl.LOCK_SH)
+                return unclean, (fd, name)
+            os.close(fd)
+        else:  # pragma: no cover - 100 closes racing one open
             return False, None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            exclusive = True
-        except OSError:
-            exclusive = False
-            fcntl.flock(fd, fcntl.LOCK_SH)
-        # a closing process may have removed the file between our open and our lock: then the
-        # lock is on a file nobody else will find, so take the one at the path now
-        if _same_file(fd, name):
-            break
-        os.close(fd)
-    else:  # pragma: no cover - 100 closes racing one open
-        return False, None
-    unclean = False
-    if exclusive:
-        try:
-            unclean = os.path.getsize(real + "-wal") > 0
-        except OSError:
-            pass
-        fcntl.flock(fd, fcntl.LOCK_SH)
-    return unclean, (fd, name)
+    return False, None
+
+
+def _share_lock(lock: tuple[int, str]) -> None:
+    """Turn :func:`_open_lock`'s exclusive lock (an unclean open's look at the log is done)
+    into the shared one every open process holds. flock's conversion is not atomic: an opener
+    that takes the lock in between finds the log as this look left it and looks again."""
+    import fcntl
+
+    fcntl.flock(lock[0], fcntl.LOCK_SH)
 
 
 def _same_file(fd: int, name: str) -> bool:

@@ -2379,6 +2379,11 @@ def where(p: Path) -> str:
         return str(p)
 
 
+#: the file beside the database whose shared lock says "a gbrain process has the brain open"
+#: (``core/brain.py: _open_lock``): ``brain.db`` + this; sync and watch leave it out like ``-wal``
+OPEN_LOCK_SUFFIX = "-gbrain.lock"
+
+
 def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: bool = False) -> sqlite3.Connection:
     """Open (and migrate) a brain database.
 

@@ -800,5 +800,7 @@ def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] |
 def db_excludes(db_path: str | os.PathLike | None) -> set[str]:
     if not db_path or str(db_path).startswith(("postgresql://", "postgres://")):
         return set()
+    from ..storage.db import OPEN_LOCK_SUFFIX
+
     p = os.path.realpath(str(db_path))
-    return {p, p + "-wal", p + "-shm", p + "-journal"}
+    return {p, p + "-wal", p + "-shm", p + "-journal", p + OPEN_LOCK_SUFFIX}

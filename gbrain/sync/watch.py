@@ -78,6 +78,7 @@ from ..core.brain import Brain
 from ..errors import GBrainError
 from ..page.slugs import is_markdown, shown
 from ..storage.pg import Disconnected
+from ..storage.db import OPEN_LOCK_SUFFIX
 from .engine import TOUCH_S, MassDeleteRefused, Outcome, SyncEngine, SyncError, unwritable_problem
 from .scan import IGNORE_FILE, NOT_UTF8, UNREADABLE, UNWRITABLE, VANISHED, VCS_DIRS, escaped, is_temp_name, kind_of, undecodable
 
@@ -734,7 +735,7 @@ class Watcher:
             self._listen = True
         self.started = time.monotonic()
         root = str(eng.root)
-        ignore_abs = set(eng.excl) | {os.path.abspath(str(self.brain.path)) + s for s in ("", "-wal", "-shm", "-journal")}
+        ignore_abs = set(eng.excl) | {os.path.abspath(str(self.brain.path)) + s for s in ("", "-wal", "-shm", "-journal", OPEN_LOCK_SUFFIX)}
         handler = _Handler(root, self.q, ignore_abs)
         old = {}
         self._masked = False
