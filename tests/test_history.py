@@ -289,6 +289,35 @@ def test_history_gives_each_versions_hash_and_a_revert_says_which_version(tmp_pa
         assert re.search(r"\n   4  \S+  update .* cli revert  to v2\n", out), out
 
 
+def test_history_names_the_open_conflict_copy_that_holds_a_version(tmp_path, db_path):
+    """Trial 47: an editor's stale save that conflicted with a newer write was kept in
+    `aoife-sato.conflict-….md`, but `history people/aoife-sato` (where one looks for a lost
+    save) listed nothing of it: only `gbrain conflicts` knew. History now names the page's open
+    conflict copies; once the copy is deleted (merged) it is no longer named."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "ana.md").write_text("one\ntwo\n")
+    (root / "bo.md").write_text("# Bo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("ana", "one\nbrain two\n")
+        (root / "ana.md").write_text("one\nfile two\n")
+        rep = eng.sync()
+        cp = rep["conflicts"][0]["copy_path"]
+        r = run(b, "history", slug="ana")
+        assert r["conflict_copies"] == [cp], r
+        assert "conflict_copies" not in run(b, "history", slug="bo")
+        if not isinstance(db_path, str):
+            out = cli("history", "ana", "--db", str(db_path)).stdout.decode()
+            assert f"open conflict copy: {cp} (another version of this note" in out, out
+        (root / cp).unlink()
+        eng.sync()
+        assert "conflict_copies" not in run(b, "history", slug="ana")
+        eng.close()
+
+
 @pytest.mark.engine_free
 def test_a_page_that_lost_most_of_its_bytes_is_reported(tmp_path):
     root = tmp_path / "notes"

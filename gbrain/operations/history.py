@@ -24,6 +24,8 @@ def _history_text(r: dict, a: dict) -> str:
             lines.append(f"  as {shown(shown_name)}, before it moved (`gbrain get {cmd_arg(shown_name)} --version N`):")
         who = f"{v.get('by') or '?':<{width}}  " if width else ""
         lines.append(f"{v['version']:>4}  {v['at']}  {v['op']:<8} {v['size']:>9,} B  {delta:<10} {who}{v['origin']}{extra}")
+    for cp in r.get("conflict_copies") or ():
+        lines.append(f"  open conflict copy: {shown(cp)} (another version of this note, kept by a sync conflict: `gbrain conflicts`)")
     return "\n".join(lines)
 
 
@@ -82,7 +84,33 @@ def _history(b, a, ctx):
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
-    return h.versions(b, a["slug"], limit=20 if limit is None else limit)
+    r = h.versions(b, a["slug"], limit=20 if limit is None else limit)
+    copies = _open_copies(b, r)
+    if copies:
+        r["conflict_copies"] = copies
+    return r
+
+
+def _open_copies(b, r: dict) -> list[str]:
+    """The open conflict copies of the page ``r`` lists (a copy still in the brain of a conflict
+    recorded at its path, or at the path of a name it had): another version of the note, kept
+    there by sync or watch; `history` names them, where one looks for a save gone missing (trial 47)."""
+    if r["kind"] != "page":
+        return []
+    from ..core import history as h
+
+    paths: set[str] = set()
+    for nm, _upto in h.lineage(b.conn, "page", r["name"]):  # the paths of every name it had
+        paths |= {x[0] for x in b.conn.execute("SELECT DISTINCT path FROM history WHERE kind = 'page' AND name = ?", (nm,)).fetchall() if x[0]}
+    row = b.conn.execute("SELECT path FROM pages WHERE slug = ?", (r["name"],)).fetchone()
+    if row:
+        paths.add(row[0])
+    out: list[str] = []
+    for p in sorted(paths):
+        for (cp,) in b.conn.execute("SELECT copy_path FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC", (p,)).fetchall():
+            if cp not in out and b.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
+                out.append(cp)
+    return out
 
 
 def _prune_text(r: dict, a: dict) -> str:
