@@ -897,3 +897,83 @@ def test_a_note_saved_while_a_killed_rounds_save_goes_back_keeps_both(env, monke
     assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
     assert eng.sync()["exit_code"] == 0
     verify_equal(brain, root)
+
+
+RAW = "people/.raw/ana-lima.json"
+
+
+def test_an_editors_stale_save_of_a_sidecar_keeps_the_agents_raw_put(env):
+    """Trial 47: an editor held a page's `.raw` sidecar; an agent's `raw-put` reached the file;
+    the editor saved its buffer plus a source of its own: the agent's source left the sidecar
+    with no conflict, no merge, no word (only the history kept it). A sidecar's stale save is
+    merged by source, as a page's is by line; one changing the agent's own source conflicts."""
+    import json as _json
+
+    brain, eng, root = env
+    f = root / RAW
+    buf = f.read_bytes()  # the editor opens the sidecar
+    brain.raw_put(SLUG, "agentsrc", {"k": "agent"})
+    rep = eng.sync()
+    assert rep["changed"]["exported"] == [RAW], rep["changed"]
+    agent = f.read_bytes()
+    obj = _json.loads(buf)
+    obj["sources"]["mine"] = {"typed": True}
+    saved = (_json.dumps(obj, indent=2) + "\n").encode()
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0 and rep["merged"] == [RAW] and rep["conflicts"] == [], rep
+    now = _json.loads(f.read_bytes())["sources"]
+    assert now["agentsrc"] == {"k": "agent"} and now["mine"] == {"typed": True} and set(now) >= {"crustdata", "happenstance"}
+    assert brain.raw_get(SLUG)["agentsrc"] == {"k": "agent"} and brain.raw_get(SLUG)["mine"] == {"typed": True}
+    assert sha(saved) in all_versions(brain, root)  # the save itself is a version
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+    # an edit of the newest version (the editor reloaded: it holds the agent's source) wins as before
+    obj = _json.loads(f.read_bytes())
+    obj["sources"]["agentsrc"] = {"k": "fixed by hand"}
+    editor_save(f, (_json.dumps(obj, indent=2) + "\n").encode())
+    rep = eng.sync()
+    assert rep["merged"] == [] and rep["conflicts"] == [] and brain.raw_get(SLUG)["agentsrc"] == {"k": "fixed by hand"}
+    # a stale buffer that changed a source the agent changed since: a conflict, the brain's stays, the save is the copy
+    buf = f.read_bytes()
+    brain.raw_put(SLUG, "crustdata", {"name": "Ana Lima", "title": "CFO"})
+    assert eng.sync()["changed"]["exported"] == [RAW]
+    kept = f.read_bytes()
+    obj = _json.loads(buf)
+    obj["sources"]["crustdata"] = {"name": "Ana Lima", "title": "COO"}
+    saved = (_json.dumps(obj, indent=2) + "\n").encode()
+    editor_save(f, saved)
+    rep = eng.sync()
+    [c] = rep["conflicts"]
+    assert c["kind"] == "stale-save" and c["path"] == RAW and f.read_bytes() == kept
+    assert (root / c["copy_path"]).read_bytes() == saved
+    assert agent  # (the agent's first version stays in the history too)
+
+
+@pytest.mark.engine_free
+def test_stale_sidecar_takes_the_ancestor_the_save_saw():
+    from gbrain.sync.merge import stale_sidecar
+
+    def js(**sources) -> bytes:
+        import json as _json
+        return (_json.dumps({"sources": sources}, indent=2) + "\n").encode()
+
+    v0 = js(a=1)
+    v1 = js(a=1, b=2)  # an agent's raw-put
+    v2 = js(a=1, b=2, c=3)  # another
+    # saw neither write: based on v0, both sources kept, the save's own added
+    view = stale_sidecar(js(a=1, d=4), v2, [v1, v0])
+    assert view is not None and view.ancestor == 1
+    import json as _json
+    assert _json.loads(view.merged)["sources"] == {"a": 1, "b": 2, "c": 3, "d": 4}
+    # saw the first (holds b) but not the second: based on v1
+    view = stale_sidecar(js(a=1, b=2, d=4), v2, [v1, v0])
+    assert view.ancestor == 0 and _json.loads(view.merged)["sources"] == {"a": 1, "b": 2, "c": 3, "d": 4}
+    # saw the newest (holds c): an edit of the brain's version, the plain rules
+    assert stale_sidecar(js(a=1, c=3, d=4), v2, [v1, v0]) is None
+    # only undid the newest write, having seen the one before: taken as meant
+    assert stale_sidecar(v1, v2, [v1, v0]) is None
+    # both changed one source differently: a conflict
+    assert stale_sidecar(js(a=9), js(a=5), [v0]).merged is None
+    # not JSON: the plain rules
+    assert stale_sidecar(b"not json", v2, [v1]) is None

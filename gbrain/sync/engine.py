@@ -136,7 +136,7 @@ from .exporter import atomic_write, holds_bytes_of, safe_join
 from ..core.conflicts import copies, copy_at, resolve_how, tool_copy_made, tool_copy_said
 from ..core.history import body as history_body, has_writer, key_for_path, keep_version, moved_away, record_move, record_page_move, version_origin, version_writer
 from .importer import classify
-from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_view
+from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYTES, alike, keeps, merge_edits, stale_sidecar, stale_view
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
@@ -1397,8 +1397,9 @@ class SyncEngine:
         hist = self._disk_history({p: (D[p], db[p][1] if p in db else None) for p in paths if p in D and p not in B and D[p] != S.get(p)})
         for p in paths:
             d, s, b = D.get(p), S.get(p), B.get(p)
-            if d is not None and s is not None and s == b and d != b and db[p][1] == "page" and p in disk and is_markdown(p):
-                sv = self._stale_view(p, disk[p], s)
+            if d is not None and s is not None and s == b and d != b and p in disk and (
+                    db[p][1] == "page" and is_markdown(p) or db[p][1] == "file" and page_slug_for_sidecar(p) is not None):
+                sv = self._stale_view(p, disk[p], s)  # a page, or a page's .raw sidecar (by source: merge.stale_sidecar)
                 if sv is not None:
                     stale[p] = sv
             # only asked where the three sides all differ: it reads history
@@ -2603,13 +2604,17 @@ class SyncEngine:
         merge conflicts)``, or None (not a stale save: the plain rules apply)."""
         if f.size > MERGE_MAX_BYTES:
             return None
-        r = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
-        if r is None:
-            return None
-        name = r[0]
+        sidecar = not is_markdown(p) and page_slug_for_sidecar(p) is not None  # a .raw sidecar: its history is the file's (trial 47)
+        if sidecar:
+            kind, name = "file", p
+        else:
+            r = self.conn.execute("SELECT slug FROM pages WHERE path = ?", (p,)).fetchone()
+            if r is None:
+                return None
+            kind, name = "page", r[0]
         rows = self.conn.execute(
             "SELECT h.body_id, h.surface, h.operation, h.at, b.hash, h.client FROM history h LEFT JOIN history_bodies b ON b.id = h.body_id "
-            "WHERE h.kind = 'page' AND h.name = ? ORDER BY h.version DESC LIMIT ?", (name, STALE_VERSIONS + 4)).fetchall()
+            "WHERE h.kind = ? AND h.name = ? ORDER BY h.version DESC LIMIT ?", (kind, name, STALE_VERSIONS + 4)).fetchall()
         if not rows or rows[0][4] != s or _from_file(rows[0][1], rows[0][2], rows[0][5], self.client):
             return None
         now = self.conn.execute("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')").fetchone()[0]
@@ -2641,7 +2646,7 @@ class SyncEngine:
         brain_bytes = self.db_bytes(p)
         if brain_bytes is None:
             return None
-        view = stale_view(data, brain_bytes, [body(self.conn, i) for i in older_ids])
+        view = (stale_sidecar if sidecar else stale_view)(data, brain_bytes, [body(self.conn, i) for i in older_ids])
         if view is None:
             return None
         return data, view.merged

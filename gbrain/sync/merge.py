@@ -471,6 +471,61 @@ def _merge_members(text: str, path: list[str], base: dict, brain: dict, disk: di
     return text
 
 
+def _sidecar_members(data: bytes) -> dict | None:
+    """A ``.raw`` sidecar's members as :func:`merge_sidecar` merges them: ``("sources", name)``
+    for each source of a ``sources`` object, ``("", key)`` for each other top-level member (every
+    one when there is no ``sources`` object). None when it is not a UTF-8 JSON object."""
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    out = {("", k): v for k, v in obj.items() if not (k == "sources" and isinstance(v, dict))}
+    if isinstance(obj.get("sources"), dict):
+        out.update({("sources", k): v for k, v in obj["sources"].items()})
+    return out
+
+
+def stale_sidecar(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView | None:
+    """:func:`stale_view` for a ``.raw/<name>.json`` sidecar, by member rather than by line: the
+    save saw a write when it holds a member (a source) that write changed, with the value the
+    write gave it, or one that write added (with any value: an edit of it); the ancestor is the newest version whose write it saw (the oldest
+    of ``older`` when it saw none), and the merge is :func:`merge_sidecar` (ancestor, brain,
+    file): each source from the side that changed it, a conflict (``merged`` None) when both
+    changed one differently. None (the plain rules: an edit of the newest version) when the save
+    saw ``brain``'s own write, only undid it (it equals ``older[0]``, having seen the write
+    before, or that is the only one), a side is not a JSON object or is bigger than
+    :data:`MAX_BYTES`, or the merge gives back the save unchanged. Trial 47: an editor's save of
+    a sidecar it held since before an agent's ``raw-put`` dropped that source, unsaid. Pure."""
+    if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
+        return None
+    versions = [brain, *older]
+    members = [_sidecar_members(v) for v in versions]
+    mine = _sidecar_members(disk)
+    if mine is None or any(m is None for m in members):
+        return None
+
+    def saw(k: int) -> bool:  # the save shows the write that turned versions[k + 1] into versions[k]:
+        after, before = members[k], members[k + 1]  # it holds a member that write changed, as written,
+        return any(not _same(v, before.get(key, _ABSENT)) and (_same(mine.get(key, _ABSENT), v)  # or one it added
+                                                                 or key not in before and key in mine) for key, v in after.items())
+
+    if disk == older[0] and (len(older) == 1 or saw(1)):
+        return None  # undid the newest write, having seen the one before: taken as meant
+    best = len(older) - 1
+    for k in range(len(older)):
+        if saw(k):
+            best = k - 1
+            break
+    if best < 0:
+        return None  # saw the newest write: an edit of the brain's version
+    merged = merge_sidecar(older[best], brain, disk)
+    if merged == disk:
+        return None
+    return StaleView(best, merged)
+
+
 def merge_sidecar(base: bytes, brain: bytes, disk: bytes) -> bytes | None:
     """The ``both-changed`` merge of a ``.raw/<name>.json`` sidecar: each of its sources (the
     members of its ``sources`` object, or of the top-level object when no side has one, as
