@@ -82,6 +82,7 @@ from typing import Any
 from ..errors import BadInput, GBrainError
 from ..storage.filters import folder_sql, page_filter
 from .history import _moved_to
+from ..page.sections import anchor_key
 from ..page.markdown import BOM, TAG_KEYS, edit_frontmatter, fm_keys, has_placeholder, split_lines, tag_items, to_lf
 from ..page.slugs import cmd_arg, identity_key, is_copy, loose_key, name_key, nfc, portability_problems, shown, slug_key, slug_problem, unicode_form
 
@@ -580,7 +581,6 @@ def _guessed_path_links(conn, index) -> list[dict]:
     return out
 
 
-_WORD_RE = re.compile(r"[\W_]+")
 #: a block id ending a line: after white space, alone, or right after an embed or link's ``]]``
 #: (``![[img.png]]^id``, as the Obsidian Help vault writes it)
 _BLOCK_ID_RE = re.compile(r"(?:^|\s|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*$", re.M)
@@ -589,10 +589,11 @@ _HTML_ID_RE = re.compile(r"""\b(?:id|name)\s*=\s*["']([^"']+)["']""")
 
 
 def _loose(s: str) -> str:
-    """A heading or anchor compared loosely: NFC, casefolded, letters and digits only, so Obsidian's
+    """A heading or anchor compared loosely (:func:`gbrain.page.sections.anchor_key`, as ``get
+    --section`` finds a heading): NFC, casefolded, letters and digits only, so Obsidian's
     ``[[P#Use: links]]`` (``:`` written as a space), its heading text with or without markup and
     a GitHub-style ``#use-links`` all meet."""
-    return _WORD_RE.sub("", nfc(s).casefold())
+    return anchor_key(s)
 
 
 def _body_rows(brain, only: "set[str] | None", like: tuple[str, ...]):

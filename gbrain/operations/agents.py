@@ -169,7 +169,7 @@ def _made_from(row, text: str, content: str, *, title: str, source_type: str, so
 
 @op(
     "ingest",
-    "Store a source document (meeting transcript, article, doc, conversation) as a page sources/<date>-<title>: its text byte "
+    "Store a source document (a transcript, article, doc, chat) as a page sources/<date>-<title>: its text byte "
     "for byte below a frontmatter block of title, type: source, source_type, source_ref and ingested (today, UTC), its own "
     "frontmatter kept. The same source_ref (else the same text) finds the same page again; a changed text updates it. Then "
     "update the pages it mentions (brain_put, brain_timeline_add, brain_link).",

@@ -94,14 +94,16 @@ PART_CHARS = 60_000
 
 @op(
     "get",
-    "Read a page: its markdown exactly as stored (`version`: as it was then) and its content_hash, for brain_put's if_hash. "
-    "A long page comes in parts: `truncated` is true, `next_offset` is where the rest starts (pass it as `offset`), `sections` "
-    "lists the headings with their offsets. A part's content_hash is a part token, good for a partial put only; `max_chars` 0 reads it whole.",
+    "Read a page: its markdown exactly as stored (`version`: as it was then) and content_hash, for brain_put's if_hash. "
+    "A long page comes in parts: `truncated` true, `next_offset` where the rest starts (pass it as `offset`), `sections` "
+    "its headings' offsets. A part's content_hash is a part token, for a partial put only; `max_chars` 0 reads it whole.",
     [
         SLUG,
         Param("version", "integer", "a version number from `history` (a deleted page's too)", minimum=1),
         Param("offset", "integer", "start at this character (a part's next_offset, or a section's offset)", default=0, minimum=0, cli=False),
         Param("max_chars", "integer", "at most this many characters, cut at a line end (0: the whole page)", minimum=0, cli=False),
+        Param("section", description="just a heading's section (`A#B`: B in A) or block (`^id`); `#`: the slug's (`Note#Heading`)",
+              details="as [[Note#Heading]] points at it: from its line to the next heading of its level or a higher one"),
         Param("output", description="write the exact bytes to this file instead of printing them (a page, an attachment, a .raw "
               "sidecar or other file, a binary version: streamed); refuses an existing file unless --force; missing folders on the way are created and named; "
               "a symlink is written through; a pipe, /dev/stdout or - (stdout) gets the bytes", in_schema=False),
@@ -111,13 +113,15 @@ PART_CHARS = 60_000
     text_exact=True,
     title="Read a page",
     output=obj("slug", "content", **PAGE_REF, content="string", content_hash="string?", truncated="boolean", offset="integer", next_offset="integer?", total_chars="integer", sections="array",
-               sections_total="integer", note="string"),
+               sections_total="integer", note="string", section="object"),
     tool_defaults={"max_chars": PART_CHARS},
     # a renamed page's old name (stderr: stdout is the page); a pipe's "wrote" line (stdout may be that pipe)
     note=lambda r, a: "\n".join(x for x in (r.get("note"), r.get("stream") and _wrote(r)) if x) or None if isinstance(r, dict) else None,
 )
 def _get(b, a, ctx):
     if a.get("output"):
+        if a.get("section") is not None:
+            raise BadInput(f"{ctx.flag('section')} prints the section; --output writes the whole page: give one")
         return _get_to_file(b, a)
     if a.get("force"):
         raise BadInput(f"{ctx.flag('force')} only with --output")
@@ -171,6 +175,11 @@ def _get(b, a, ctx):
                 out["note"] = note
     offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
     text = out["content"]
+    if a.get("section") is not None:
+        return _section(out, a, ctx)
+    anchor = _name_anchor(a["slug"], out["slug"], out.get("title"))
+    if anchor:  # `Note#Heading` read whole, as asked; say how to read only that part
+        out["note"] = "; ".join(x for x in (out.get("note"), f"this is all of {out['slug']}: {ctx.flag('section')} '#' reads only its '{anchor}'") if x)
     if offset > len(text):
         raise BadInput(f"offset {offset:,} is past the end of {out['slug']} ({len(text):,} characters)")
     if offset == 0 and (not cap or len(text) <= cap):
@@ -181,6 +190,61 @@ def _get(b, a, ctx):
     if out.get("content_hash"):  # never the whole page's hash beside a part of it (see part_token)
         part["content_hash"] = part_token(offset, offset + len(part["content"]), out["content_hash"])
     return {**out, **part}
+
+
+def _name_anchor(name: str, slug: str, title: str | None) -> str | None:
+    """What follows the ``#`` of ``name`` when it is a link's target with a heading or block
+    (``Note#Heading``, ``Note#^id``: :meth:`~gbrain.core.brain.Brain.resolve_slug` read the page
+    it names), not a page's own name (``C#``, a slug ending in it, a title); else None."""
+    n = name.strip()
+    if "#" not in n.strip("#"):
+        return None
+    low = n.casefold()
+    if slug.casefold() == low or slug.casefold().endswith("/" + low) or (title or "").strip().casefold() == low:
+        return None
+    return n.split("#", 1)[1].strip() or None
+
+
+#: at most this many of a page's headings (or block ids) named when a section is not found
+SECTION_NAMES = 12
+
+
+def _section(out: dict, a: dict, ctx) -> dict:
+    """``get`` with ``section``: the part of the page ``out`` a link's ``#…`` points at
+    (:mod:`gbrain.page.sections`), as a part read: its ``content_hash`` a :func:`part_token`
+    (put refuses it for whole ``content``), ``section`` its heading line (or ``^id``) and its
+    first and last line. BadInput (exit 2) naming the page's headings (or block ids) when it
+    has no such one; ``#`` takes the heading the name carries (``Note#Heading``)."""
+    from ..page import sections
+
+    text, want = out["content"], a["section"].strip()
+    if want in ("", "#"):
+        want = _name_anchor(a["slug"], out["slug"], out.get("title")) or ""
+        if not want:
+            raise BadInput(f"{ctx.flag('section')} '#' reads the heading or block the name carries ('Note#Heading'), and "
+                           f"'{a['slug']}' carries none; name one: {ctx.flag('section')} HEADING (or ^BLOCK-ID)")
+    found = sections.find(text, want)
+    if found is None:
+        block = want.lstrip("#").strip().startswith("^")
+        names = ["^" + n for n in sections.block_ids(text)] if block else [h.line for h in sections.headings(text)]
+        shown = ", ".join(names[:SECTION_NAMES]) + (f" (and {len(names) - SECTION_NAMES} more)" if len(names) > SECTION_NAMES else "")
+        what = "block ids" if block else "headings"
+        raise BadInput(f"{out['slug']} has no {'block' if block else 'heading'} '{want.lstrip('#').strip()}'"
+                       + (f"; its {what}: {shown}" if names else f"; it has no {what}"), suggestions=names[:SECTION_NAMES])
+    offset, cap = a.get("offset") or 0, a.get("max_chars") or 0
+    start = found.start
+    if offset:
+        if not found.start <= offset < found.end:
+            raise BadInput(f"offset {offset:,} is outside the section ({found.start:,} to {found.end:,})")
+        start = offset
+    end = part_end(text[:found.end], start, cap)
+    res = {k: out[k] for k in ("slug", "title", "type", "note") if k in out}
+    res.update(content=text[start:end], section={"block" if found.kind == "block" else "heading": found.name,
+                                                 "lines": [text.count("\n", 0, found.start) + 1, text.count("\n", 0, max(found.start, found.end - 1)) + 1]},
+               offset=start, total_chars=len(text), truncated=end < found.end, next_offset=end if end < found.end else None)
+    if out.get("content_hash"):  # the page's hash in a part token: a partial put takes it, a whole one is refused
+        res["content_hash"] = part_token(start, end, out["content_hash"])
+    return res
 
 
 def _wrote(r: dict) -> str:
@@ -1812,7 +1876,7 @@ def _entry_words(a: dict, ctx) -> list[str]:
 @op(
     "raw",
     "Read a page's raw enrichment JSON (.raw sidecar) as {source: data}: every source, or one (`source`). Over `max_chars` it comes in "
-    "parts as brain_get's do: {content (a part of the JSON text), next_offset, total_chars, sources (each one's length)}; join the parts' content.",
+    "parts as brain_get's: {content (part of the JSON text), next_offset, total_chars, sources (each one's length)}; join their content.",
     [
         SLUG,
         Param("source", description="source name, e.g. crustdata"),

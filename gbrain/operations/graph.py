@@ -190,7 +190,7 @@ def _graph_cut(r: dict, offset: int, budget: int) -> tuple[dict, int | None]:
 
 @op(
     "graph",
-    "Pages within `depth` link hops of a page, with each link's direction and context (the sentence it sits in). `type` keeps only "
+    "Pages within `depth` link hops of a page, with each link's direction and context (its sentence). `type` keeps only "
     "pages of that type (the walk passes through others); a page two or more hops away names the pages between (`via`), and "
     "`edges` holds that chain's links too.",
     [

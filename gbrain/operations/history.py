@@ -48,7 +48,7 @@ _PRUNE_FLAGS = ("keep_days", "keep_last", "include_deleted", "apply")
 @op(
     "history",
     "Versions of a page or file (a deleted one's too), newest first: number, time, writer (`by`), origin, size, lines "
-    "added/removed. brain_get reads one (its version), brain_diff compares two, brain_revert brings one back.",
+    "added/removed. brain_get reads one (`version`), brain_diff compares two, brain_revert brings one back.",
     [
         # required of agents (the schema's `required`): only the command line's CLI-only --prune runs without it
         Param("slug", positional=True, tool_required=True, description="page slug (a deleted page's too) or a file path"),

@@ -61,8 +61,8 @@ _LINT_ITEM = obj("check", "message", check="string", slug="string?", message="st
 
 @op(
     "lint",
-    "Check the brain for problems to fix (changes nothing; `check` picks the checks). Returns findings as `items`, each with check, "
-    "slug, message and a suggested action; ok is false when anything is found. `slug` / `since` narrow it to the pages you touched. "
+    "Check the brain for problems to fix (changes nothing; `check` picks the checks). Findings are `items`: check, slug, "
+    "message, a suggested action; ok is false when any. `slug` / `since` narrow it to the pages you touched. "
     "brain_lint_fix applies the lossless fixes.",
     _scope_params() + [
         Param("fix_safe", "boolean", "apply the lossless fixes first and report them (the same as `gbrain lint-fix`)", default=False, in_schema=False),

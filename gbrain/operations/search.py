@@ -122,7 +122,7 @@ def _note_retries(model, ctx) -> None:
     "embed",
     "Embed pages for semantic search (brain_query) with the active model: with no argument the pages changed since their last "
     "embedding (`stale`). Unchanged chunks are never embedded again. A page whose chunk the server refuses is named in `skipped`. "
-    "With an unpaid (local) model and no `limit` a call stops after about 30 s: `left` pages remain, call again.",
+    "With a local model and no `limit` a call stops after ~30 s: `left` pages remain, call again.",
     [
         Param("slug", description="embed this page only", positional=True),
         Param("all", "boolean", "every page (re-chunked; cached vectors are reused)", default=False),
@@ -313,7 +313,7 @@ def _shorten(text: str, width: int) -> str:
 @op(
     "query",
     "Semantic search: pages ranked by meaning and keywords (vector and keyword search fused; keyword only when the brain has no "
-    "embeddings), as `items` with slug, title, score and the best matching passage. type, tag and prefix filter before the ranking.",
+    "embeddings), as `items`: slug, title, score, the best matching passage. type, tag and prefix filter before the ranking.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
         limit_param(10, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1),

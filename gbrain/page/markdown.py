@@ -1704,6 +1704,14 @@ def extract_links(tokens: list) -> tuple[list[Link], list[tuple[int, str]]]:
     return links.links, headings
 
 
+def heading_text(raw: str) -> str:
+    """The text of a heading written ``raw`` (its inline markdown, ``[[Publish]] sites``) as the
+    page model reads it into :attr:`Page.headings`: link labels, no emphasis marks (``Publish
+    sites``). One parse of that line."""
+    _links, heads = extract_links(_parse_ast("# " + raw.replace("\n", " ") + "\n")[0])
+    return heads[0][1] if heads else raw.strip()
+
+
 # ---- inline tags ------------------------------------------------------------
 
 #: a ``#`` at the start of a line or after whitespace, then tag characters (ASCII punctuation

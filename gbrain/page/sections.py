@@ -1,0 +1,253 @@
+"""The part of a page a link's ``#…`` points at: ``[[Note#Heading]]`` (the heading's section: its
+line to the line before the next heading of the same or a higher level), ``[[Note#A#B]]`` (the
+heading B inside A's section), ``[[Note#^id]]`` (the block ending in ``^id``: its paragraph, list
+item with the items under it, or, for an id alone on its line, the block just above). ``get
+--section`` reads it (:func:`gbrain.operations.core._get`).
+
+Blocks and headings come from pulldown-cmark's events (the ``pyromark`` wheel, the page model's
+fast block parse, :mod:`gbrain.page.fastparse`), over the body with the page model's Obsidian
+``%%`` comment and ``$$`` math blocks blanked (:func:`gbrain.page.markdown.unread_spans`): a
+``#`` line in fenced code, an HTML block, a comment or math is no heading. Headings are matched as
+lint's ``dead_anchors`` judges a link's (:func:`anchor_key`: the text as written, then by case,
+then by letters and digits alone, as Obsidian writes ``[[P#Use links]]`` for ``## Use: links``).
+Offsets are characters of the whole page text (BOM and frontmatter included). Pure."""
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .markdown import BOM, heading_text, split_frontmatter, unread_spans
+
+_WORD_RE = re.compile(r"[\W_]+")
+#: a block id ending a line: after white space, alone, or right after an embed or link's ``]]``
+#: (``![[img.png]]^id``, as the Obsidian Help vault writes it)
+BLOCK_ID_RE = re.compile(r"(?:^|(?<=\s)|(?<=\]\]))\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)
+_ATX_OPEN = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
+_ATX_CLOSE = re.compile(r"(?:[ \t]+|^)#+[ \t]*$")
+_MARKUP = re.compile(r"[\[\]*_~=<&`\\$%]")  # a heading whose text the page model may read otherwise
+_LEVELS = {"H1": 1, "H2": 2, "H3": 3, "H4": 4, "H5": 5, "H6": 6}
+
+
+def anchor_key(s: str) -> str:
+    """A heading or anchor compared loosely: NFC, casefolded, letters and digits only, so Obsidian's
+    ``[[P#Use: links]]`` (``:`` written as a space), its heading text with or without markup and
+    a GitHub-style ``#use-links`` all meet."""
+    return _WORD_RE.sub("", unicodedata.normalize("NFC", s).casefold())
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str  # as written, without its ``#`` marks (ATX) or underline (setext)
+    line: str  # its first line, stripped (``## Install``), at most 200 characters
+    start: int  # where its line starts
+    end: int = 0  # where its section ends: the next heading of its level or a higher one, or the text's end
+
+    @property
+    def plain(self) -> str:
+        """Its text as the page model reads it (:attr:`Page.headings`: ``[[Publish]] sites`` is
+        ``Publish sites``): one parse of the line, where it holds a mark that may change it."""
+        return _plain(self.text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain(text: str) -> str:
+    return heading_text(text) if _MARKUP.search(text) else text
+
+
+@dataclass(frozen=True)
+class Section:
+    kind: str  # "heading" or "block"
+    name: str  # the heading's line, or ``^id``
+    start: int  # a line start
+    end: int  # past a line end (or the text's end)
+
+
+@dataclass(frozen=True)
+class _Parse:
+    headings: list[Heading]
+    blocks: list[tuple[int, int, str, int]]  # (start, end, kind, depth) of each block, in document order
+
+
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
+
+
+def _line_end(text: str, at: int) -> int:
+    """Past the end of the line holding ``at`` (its ``\\n`` included), or the text's end."""
+    nl = text.find("\n", at)
+    return len(text) if nl < 0 else nl + 1
+
+
+def _body(text: str) -> tuple[int, str]:
+    """Where the body of the page text ``text`` starts (after a BOM and the frontmatter), and the body."""
+    bom = 1 if text.startswith(BOM) else 0
+    fm, body, _w = split_frontmatter(text[bom:])
+    return bom + len(fm), body
+
+
+@functools.lru_cache(maxsize=2)  # find, then headings or block_ids for a miss's message: one parse
+def _opaque(body: str) -> list[tuple[int, int]]:
+    return unread_spans(body)
+
+
+@functools.lru_cache(maxsize=2)
+def _parse(text: str) -> _Parse:
+    import pyromark
+
+    base, body = _body(text)
+    opaque = _opaque(body)
+    pieces, at = [], 0
+    for a, z in opaque:  # Obsidian's %% comments and $$ math, unknown to pulldown-cmark: blanked, line ends kept
+        if body[a:z].lstrip(" \t").startswith(("%%", "$$")):
+            pieces += [body[at:a], re.sub(r"[^\r\n]", " ", body[a:z])]
+            at = z
+    src = "".join(pieces) + body[at:] if pieces else body
+    starts = [a for a, _ in opaque]
+
+    def hidden(at: int) -> bool:
+        j = bisect.bisect_right(starts, at) - 1
+        return j >= 0 and at < opaque[j][1]
+
+    raw = src.encode("utf-8")
+    ascii_ = len(raw) == len(src)
+    events = list(pyromark.events_with_range(src if src.endswith("\n") else src + "\n"))
+    chars: dict[int, int] = {}
+    if not ascii_:  # byte offsets to characters, in one pass over the offsets used
+        offs = sorted({r[k] for ev, r in events if isinstance(ev, dict) and ("Start" in ev or "End" in ev) for k in ("start", "end")})
+        at_b = at_c = 0
+        for o in offs:
+            o2 = min(o, len(raw))
+            at_c += len(raw[at_b:o2].decode("utf-8", "surrogatepass"))
+            at_b = o2
+            chars[o] = at_c
+    ch = (lambda o: min(o, len(body))) if ascii_ else (lambda o: min(chars[o], len(body)))
+    heads: list[Heading] = []
+    blocks: list[tuple[int, int, str, int]] = []
+    depth = 0
+    for ev, r in events:
+        if not isinstance(ev, dict):
+            continue
+        if "Start" in ev:
+            kind = ev["Start"]
+            name = kind if isinstance(kind, str) else next(iter(kind))
+            if name in ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"):
+                continue
+            a, z = ch(r["start"]), ch(r["end"])
+            depth += 1
+            if hidden(a):
+                continue
+            blocks.append((base + a, base + z, name, depth))
+            if name == "Heading":
+                lines = body[a:z].rstrip("\r\n").split("\n")
+                first = lines[0].rstrip("\r")
+                if len(lines) > 1 and re.fullmatch(r"[ \t>]*[=-]+[ \t]*\r?", lines[-1]):  # setext: the lines above its underline
+                    words = " ".join(ln.strip().lstrip(">").strip() if i else ln.strip() for i, ln in enumerate(lines[:-1]))
+                else:
+                    words = _ATX_CLOSE.sub("", _ATX_OPEN.sub("", first, count=1)).strip() if _ATX_OPEN.match(first) else first.strip()
+                lvl = kind["Heading"]["level"] if isinstance(kind, dict) else "H1"
+                heads.append(Heading(_LEVELS.get(lvl, 1), words, first.strip()[:200], base + _line_start(body, a)))
+        elif "End" in ev:
+            kind = ev["End"]
+            name = kind if isinstance(kind, str) else next(iter(kind))
+            if name not in ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"):
+                depth -= 1
+    ends = [len(text)] * len(heads)
+    open_: list[int] = []  # the headings whose section is still open, by rising level
+    for i, h in enumerate(heads):
+        while open_ and heads[open_[-1]].level >= h.level:
+            ends[open_.pop()] = h.start
+        open_.append(i)
+    return _Parse([Heading(h.level, h.text, h.line, h.start, e) for h, e in zip(heads, ends)], blocks)
+
+
+def headings(text: str) -> list[Heading]:
+    """The headings of the page text ``text`` with their sections, in order."""
+    return _parse(text).headings
+
+
+def block_ids(text: str) -> list[str]:
+    """The block ids (``^id``, as written) of the page text ``text``, in order."""
+    return [m.group(1) for _a, m in _ids(text)]
+
+
+def _ids(text: str):
+    base, body = _body(text)
+    found = list(BLOCK_ID_RE.finditer(body))
+    if not found:
+        return []
+    opaque = _opaque(body)
+    starts = [a for a, _ in opaque]
+    out = []
+    for m in found:
+        j = bisect.bisect_right(starts, m.start()) - 1
+        if j < 0 or m.start() >= opaque[j][1]:
+            out.append((base + m.start(), m))
+    return out
+
+
+def _match(heads: list[Heading], part: str, loose: bool = True) -> Heading | None:
+    """The first of ``heads`` whose text, as written or else as the page model reads it
+    (:attr:`Heading.plain`, parsed only when needed), is ``part``: exactly, else by case, else
+    (``loose``) by :func:`anchor_key` (letters and digits only)."""
+    key = anchor_key(part) if loose else ""
+    tests = [lambda t: t == part, lambda t: t.casefold() == part.casefold()] + ([lambda t: anchor_key(t) == key] if key else [])
+    for same in tests:
+        for form in (lambda h: h.text, lambda h: h.plain):
+            h = next((h for h in heads if form(h) and same(unicodedata.normalize("NFC", form(h)).strip())), None)
+            if h is not None:
+                return h
+    return None
+
+
+def find(text: str, anchor: str) -> Section | None:
+    """The section of the page text ``text`` that ``anchor`` (what follows a link's ``#``:
+    ``Heading``, ``A#B``, ``^id``; a leading ``#`` or ``#^`` is taken off) names, or None when
+    the page has no such heading or block."""
+    a = unicodedata.normalize("NFC", anchor).strip().lstrip("#").strip()
+    if not a:
+        return None
+    if a.startswith("^"):
+        return _block(text, a[1:].strip())
+    p = _parse(text)
+    h = _match(p.headings, a, loose="#" not in a)  # (a heading that holds a ``#``: ``## C#``)
+    if h is None and "#" in a:  # a heading path, each inside the one before (``[[Note#A#B]]``)
+        scope = p.headings
+        for part in (x.strip() for x in a.split("#")):
+            if not part:
+                continue
+            h = _match(scope, part)
+            if h is None:
+                return None
+            scope = [x for x in scope if h.start < x.start < h.end and x.level > h.level]
+    if h is None:
+        return None
+    return Section("heading", h.line, h.start, h.end)
+
+
+def _block(text: str, bid: str) -> Section | None:
+    """The block carrying ``^bid`` (compared by case as lint does): the list item it ends (with
+    the items nested under it), else the paragraph or heading; an id alone on its line the
+    block above it (a list, a quote, a table, code), that line included. Whole lines."""
+    m_at = next((at for at, m in _ids(text) if m.group(1).casefold() == bid.casefold()), None)
+    if m_at is None:
+        return None
+    p = _parse(text)
+    holding = [b for b in p.blocks if b[0] <= m_at < b[1]]
+    item = [b for b in holding if b[2] == "Item"]
+    leaf = [b for b in holding if b[2] in ("Paragraph", "Heading")]
+    if item:
+        a, z = item[-1][0], item[-1][1]
+    elif leaf:
+        a, z, _k, d = leaf[-1]
+        if text[a:z].strip() == text[m_at:z].strip():  # the id alone: the block just above, at its depth
+            above = [b for b in p.blocks if b[3] == d and b[1] <= a and b[2] not in ("Item",)]
+            if above:
+                a = max(above, key=lambda b: b[1])[0]
+    else:
+        a, z = m_at, m_at
+    a, z = _line_start(text, a), _line_end(text, max(a, z - 1))
+    return Section("block", "^" + text[m_at:].split("\n", 1)[0].strip().lstrip("^").strip(), a, z)

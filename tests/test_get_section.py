@@ -1,0 +1,217 @@
+"""``get --section``: the part of a page a wiki link's ``#…`` points at (``[[Note#Heading]]``,
+``[[Note#A#B]]``, ``[[Note#^id]]``), not the whole page an agent would spend its tokens on.
+A heading's section runs from its line to the line before the next heading of its level or a
+higher one (a ``#`` line in fenced code or a ``%%`` comment is no heading); a block id's is its
+paragraph or list item (with the items under it), or the block above an id alone on its line.
+Without ``section`` get still prints the whole page (a name with ``#…`` says the section read
+exists). The section's ``content_hash`` is a part token: a whole put of it is refused. Through
+the one registry: the operation, the CLI, ``call`` and MCP. Both engines."""
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+
+from conftest import gbrain, gbrain_in_process, write_tree
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput
+from gbrain.sync.importer import import_tree
+
+GUIDE = (
+    "---\ntitle: Guide\naliases: [Handbook]\n---\n"
+    "# Guide\n\nIntro ^intro\n\n"
+    "## Install\n\nRun it.\n\n```sh\n# not a heading\n## nor this\n```\n\n"
+    "### Linux\n\napt install x\n\n"
+    "## Use: links\n\n- one ^li\n  - under one\n- two\n\n"
+    "%%\n## Hidden\n%%\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\n^tbl\n\n"
+    "Setext Heading\n--------------\n\nlast words\n"
+)
+
+
+@pytest.fixture
+def brain(tmp_path, db_path):
+    write_tree(tmp_path / "v", {
+        "docs/Guide.md": GUIDE,
+        "links.md": "See [[Guide#Install]], [[Guide#Install#Linux]] and [[Guide#^li]].\n",
+        "crlf.md": GUIDE.replace("Handbook", "Windows").replace("title: Guide", "title: CRLF").replace("\n", "\r\n"),
+    })
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        yield b
+
+
+def get(b, **a) -> dict:
+    return ops.run("get", a, ops.Context(), brain=b)
+
+
+def section_of(heading_line: str, upto: str | None) -> str:
+    start = GUIDE.index(heading_line)
+    return GUIDE[start: GUIDE.index(upto, start + 1) if upto else len(GUIDE)]
+
+
+@pytest.mark.parametrize("want, first, upto", [
+    ("Install", "## Install\n", "## Use: links"),  # to the next heading of its level, its ### included
+    ("install", "## Install\n", "## Use: links"),  # by case
+    ("#Install", "## Install\n", "## Use: links"),
+    ("Use links", "## Use: links", "Setext Heading"),  # as Obsidian writes [[Guide#Use links]]; the %% heading is none
+    ("Install#Linux", "### Linux", "## Use: links"),  # a heading path: Linux inside Install
+    ("Guide", "# Guide", None),  # the H1: all of the body
+    ("Setext Heading", "Setext Heading\n", None),
+])
+def test_a_heading_reads_its_section(brain, want, first, upto):
+    r = get(brain, slug="Guide", section=want)
+    assert r["content"] == section_of(first, upto)
+    assert r["slug"] == "docs/Guide" and r["section"]["heading"] == first.strip()
+    lines = r["section"]["lines"]
+    assert GUIDE.splitlines()[lines[0] - 1] == first.strip() and lines[1] - lines[0] + 1 == r["content"].count("\n")
+    assert r["offset"] == GUIDE.index(first) and r["total_chars"] == len(GUIDE) and r["truncated"] is False
+
+
+@pytest.mark.parametrize("want, text", [
+    ("^intro", "Intro ^intro\n"),  # a paragraph
+    ("^li", "- one ^li\n  - under one\n"),  # a list item with the items under it
+    ("^LI", "- one ^li\n  - under one\n"),
+    ("^tbl", "| a | b |\n|---|---|\n| 1 | 2 |\n\n^tbl\n"),  # alone on its line: the block above
+])
+def test_a_block_id_reads_its_block(brain, want, text):
+    r = get(brain, slug="Guide", section=want)
+    assert r["content"] == text and r["section"]["block"] == "^" + want[1:].lower()
+
+
+def test_the_name_may_carry_the_section(brain):
+    assert get(brain, slug="Guide#Install", section="#")["content"] == section_of("## Install\n", "## Use: links")
+    assert get(brain, slug="Handbook#^li", section="#")["content"] == "- one ^li\n  - under one\n"
+    with pytest.raises(BadInput, match="carries none"):
+        get(brain, slug="Guide", section="#")
+
+
+def test_a_crlf_page_keeps_its_bytes(brain):
+    r = get(brain, slug="crlf", section="Install")
+    assert r["content"] == section_of("## Install\n", "## Use: links").replace("\n", "\r\n")
+
+
+def test_a_missing_heading_or_block_is_bad_input_naming_them(brain):
+    with pytest.raises(BadInput) as e:
+        get(brain, slug="Guide", section="Uninstall")
+    assert "docs/Guide has no heading 'Uninstall'; its headings: # Guide, ## Install, ### Linux, ## Use: links, Setext Heading" in str(e.value)
+    assert "Hidden" not in str(e.value) and "nor this" not in str(e.value) and e.value.exit_code == 2
+    with pytest.raises(BadInput, match=r"no block '\^nope'; its block ids: \^intro, \^li, \^tbl"):
+        get(brain, slug="Guide", section="^nope")
+    with pytest.raises(BadInput, match="no heading 'Hidden'"):  # in a %% comment
+        get(brain, slug="Guide", section="Hidden")
+    with pytest.raises(BadInput, match="no heading 'Linux#Install'"):  # Install is not inside Linux
+        get(brain, slug="Guide", section="Linux#Install")
+
+
+def test_a_whole_read_stays_whole_and_says_a_section_read_exists(brain):
+    r = get(brain, slug="Guide#Install")
+    assert r["content"] == GUIDE and "'#' reads only its 'Install'" in r["note"]
+    assert "note" not in get(brain, slug="Guide")
+
+
+def test_a_section_is_no_base_for_a_whole_put(brain):
+    r = get(brain, slug="Guide", section="Install")
+    page_hash = get(brain, slug="Guide")["content_hash"]
+    assert r["content_hash"].startswith("part:") and r["content_hash"].endswith(page_hash)
+    with pytest.raises(BadInput, match="rest of the page would be cut"):
+        ops.run("put", {"slug": "Guide", "content": r["content"] + "more\n", "if_hash": r["content_hash"]}, ops.Context(surface="mcp"), brain=brain)
+    assert get(brain, slug="Guide")["content"] == GUIDE
+    done = ops.run("put", {"slug": "docs/Guide", "frontmatter": {"status": "read"}, "if_hash": r["content_hash"]}, ops.Context(surface="mcp"), brain=brain)
+    assert done["changed"]
+    with pytest.raises(BadInput, match="unknown parameter"):  # writes take no section
+        ops.run("put", {"slug": "docs/Guide", "content": "x\n", "section": "Install"}, ops.Context(surface="mcp"), brain=brain)
+
+
+def test_a_long_section_comes_in_parts(brain):
+    r = get(brain, slug="Guide", section="Install", max_chars=20)
+    assert r["truncated"] is True and r["content"] == "## Install\n\nRun it.\n"
+    rest = get(brain, slug="Guide", section="Install", offset=r["next_offset"])
+    assert r["content"] + rest["content"] == section_of("## Install\n", "## Use: links") and rest["next_offset"] is None
+    with pytest.raises(BadInput, match="outside the section"):
+        get(brain, slug="Guide", section="Install", offset=1)
+
+
+def test_a_version_reads_its_section(brain):
+    ops.run("put", {"slug": "docs/Guide", "content": "# Guide\n\n## Install\n\nNew.\n"}, ops.Context(), brain=brain)
+    assert get(brain, slug="docs/Guide", version=1, section="Linux")["content"] == "### Linux\n\napt install x\n\n"
+    assert get(brain, slug="docs/Guide", section="Install")["content"] == "## Install\n\nNew.\n"
+
+
+def test_the_cli_prints_the_section_and_exits_2_on_a_miss(brain, db_path):
+    db = str(db_path)
+    r = gbrain_in_process("--db", db, "get", "Guide", "--section", "Install")
+    assert r.returncode == 0 and r.stdout.decode() == section_of("## Install\n", "## Use: links"), r.stderr
+    r = gbrain_in_process("--db", db, "get", "Guide#Install#Linux", "--section", "#", "--json")
+    got = json.loads(r.stdout)
+    assert got["content"] == "### Linux\n\napt install x\n\n" and got["section"] == {"heading": "### Linux", "lines": [18, 21]}
+    r = gbrain_in_process("--db", db, "get", "Guide", "--section", "Nope")
+    assert r.returncode == 2 and b"no heading 'Nope'; its headings: # Guide, ## Install" in r.stderr and not r.stdout
+    r = gbrain_in_process("--db", db, "get", "Guide#Install")
+    assert r.returncode == 0 and r.stdout.decode() == GUIDE and b"--section '#' reads only its 'Install'" in r.stderr
+    r = gbrain_in_process("--db", db, "get", "Guide", "--section", "Install", "--output", "x.md")
+    assert r.returncode == 2 and b"give one" in r.stderr
+
+
+def test_call_and_mcp_take_a_section(brain, db_path):
+    r = gbrain_in_process("--db", str(db_path), "call", "brain_get", json.dumps({"slug": "Guide#^li", "section": "#"}))
+    assert r.returncode == 0 and json.loads(r.stdout)["content"] == "- one ^li\n  - under one\n", r.stderr
+    brain.close()
+    from test_mcp import connect, ok
+
+    async def main():
+        async with connect(db_path) as c:
+            tool = next(t for t in (await c.list_tools()).tools if t.name == "brain_get")
+            got = ok(await c.call_tool("brain_get", {"slug": "Guide", "section": "Install#Linux"}))
+            whole = ok(await c.call_tool("brain_get", {"slug": "Guide#Linux"}))
+            miss = await c.call_tool("brain_get", {"slug": "Guide", "section": "Nope"})
+            return tool, got, whole, miss
+
+    tool, got, whole, miss = anyio.run(main)
+    assert "section" in tool.input_schema["properties"]
+    assert got["content"] == "### Linux\n\napt install x\n\n" and got["section"]["heading"] == "### Linux" and got["content_hash"].startswith("part:")
+    assert whole["content"] == GUIDE and "section '#' reads only its 'Linux'" in whole["note"]
+    assert miss.is_error and miss.structured_content["kind"] == "bad_input" and "its headings: # Guide" in miss.structured_content["error"]
+
+
+@pytest.mark.engine_free
+def test_cli_help_names_the_option():
+    r = gbrain("get", "--help")
+    assert r.returncode == 0 and b"--section" in r.stdout
+
+
+@pytest.mark.engine_free
+def test_a_heading_with_a_link_is_found_as_the_page_model_reads_it():
+    from gbrain.page import sections
+
+    text = "# [[Obsidian Publish|Publish]] sites\n\nx\n\n## **Bold** move\n\ny\n"
+    assert sections.find(text, "Publish sites").name == "# [[Obsidian Publish|Publish]] sites"
+    assert sections.find(text, "Obsidian Publish Publish sites") is not None  # Obsidian's own spelling of the link
+    got = sections.find(text, "Bold move")
+    assert text[got.start:got.end] == "## **Bold** move\n\ny\n"
+
+
+@pytest.mark.engine_free
+@pytest.mark.parametrize("corpus", ["obsidian-help"])
+def test_headings_are_the_page_models_and_each_is_found(corpus):
+    """Over a real vault: the section reader's headings are :attr:`Page.headings` (as the page
+    model reads them), and each heading's own text finds a section that starts at a heading of
+    that text (the first one: a page may repeat a heading)."""
+    from conftest import CORPORA, tree_pages
+    from gbrain.page import sections
+    from gbrain.page.markdown import parse_page
+
+    root = CORPORA / corpus
+    if not root.is_dir():
+        pytest.skip(f"{root} not available")
+    pages = tree_pages(root)[::3]  # a third of them: ~3 CPU-s (all of the five corpora, 10,505 pages: no difference)
+    assert pages
+    for path, text in pages:
+        heads = sections.headings(text)
+        assert [h.plain for h in heads if h.plain] == parse_page(text, path).headings, path
+        for h in heads:
+            if h.text:
+                got = sections.find(text, h.text)
+                assert got is not None and got.start == next(x.start for x in heads if x.text == h.text), (path, h)
