@@ -121,6 +121,9 @@ def test_a_section_is_no_base_for_a_whole_put(brain):
     assert get(brain, slug="Guide")["content"] == GUIDE
     done = ops.run("put", {"slug": "docs/Guide", "frontmatter": {"status": "read"}, "if_hash": r["content_hash"]}, ops.Context(surface="mcp"), brain=brain)
     assert done["changed"]
+    r = get(brain, slug="Guide", section="Install")  # read a section, fix a word of it in place
+    done = ops.run("put", {"slug": "docs/Guide", "replace": {"Run it.": "Run it twice."}, "if_hash": r["content_hash"]}, ops.Context(surface="mcp"), brain=brain)
+    assert done["changed"] and get(brain, slug="Guide", section="Install")["content"].startswith("## Install\n\nRun it twice.\n")
     with pytest.raises(BadInput, match="unknown parameter"):  # writes take no section
         ops.run("put", {"slug": "docs/Guide", "content": "x\n", "section": "Install"}, ops.Context(surface="mcp"), brain=brain)
 
