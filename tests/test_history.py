@@ -318,6 +318,36 @@ def test_history_names_the_open_conflict_copy_that_holds_a_version(tmp_path, db_
         eng.close()
 
 
+def test_diff_compares_a_version_of_an_old_name_with_one_of_the_new_name(tmp_path, db_path):
+    """Trial 47: after a rename, `diff NEW N M` numbers NEW's own versions and `diff OLD N M`
+    OLD's: a version written under the old name could not be compared with one written under
+    the new name in one command (two `get --version` and diff(1)). `--from-name OLD` (CLI)
+    reads FROM_VERSION under a name the page had."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nx\n")
+    db = str(db_path)
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    assert cli("--db", db, "tag", "a", "t1").returncode == 0
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub").mkdir()
+    (root / "a.md").rename(root / "sub" / "a.md")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub" / "a.md").write_text((root / "sub" / "a.md").read_text() + "y\n")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    r = cli("--db", db, "diff", "sub/a", "1", "--from-name", "a", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert (d["from_name"], d["from"], d["to"], d["added"], d["removed"]) == ("a", 1, 2, 5, 0), d
+    assert d["diff"].startswith("--- a@v1\t") and "\n+++ sub/a@v2\t" in d["diff"] and "+y" in d["diff"] and "+- t1" in d["diff"], d["diff"]
+    d = json.loads(cli("--db", db, "diff", "sub/a", "2", "1", "--from-name", "a", "--json").stdout)  # both numbers: TO is NEW's
+    assert (d["from"], d["to"], d["diff"]) == (2, 1, ""), d
+    r = cli("--db", db, "diff", "sub/a", "1", "--from-name", "zzz")
+    assert r.returncode == 2 and "zzz is no name sub/a had (its names: sub/a, a;" in r.stderr.decode(), r.stderr
+    r = cli("--db", db, "diff", "sub/a", "--from-name", "a")
+    assert r.returncode == 2 and "--from-name needs FROM_VERSION" in r.stderr.decode(), r.stderr
+
+
 @pytest.mark.engine_free
 def test_a_page_that_lost_most_of_its_bytes_is_reported(tmp_path):
     root = tmp_path / "notes"

@@ -832,12 +832,24 @@ def get_version(brain, name: str, n: int) -> dict:
             "content_hash": hx[0] if hx else None, "current_hash": _live_hash(brain, kind, key)}
 
 
-def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3) -> dict:
+def diff(brain, name: str, a: int | None = None, b: int | None = None, context: int = 3, from_name: str | None = None) -> dict:
     """Unified diff of two versions: none given, the version before the newest against the
-    newest; one, that version against the newest; two, ``a`` against ``b``. Returns
-    ``{name, from, to, diff, added, removed}``."""
+    newest; one, that version against the newest; two, ``a`` against ``b``. ``from_name``: an
+    older name of the page (:func:`lineage`) whose version ``a`` is the first side (a version
+    written before a rename against one after it). Returns ``{name, from, to, diff, added,
+    removed}`` (+ ``from_name`` when the first side is an older name's)."""
     kind, key = resolve_key(brain, name)
-    ra = _version_row(brain, kind, key, a if a is not None else -1)
+    if from_name is not None:
+        names = [nm for nm, _upto in lineage(brain.conn, kind, key)]
+        want = from_name.strip().strip("/")
+        want = want[:-3] if kind == "page" and want.endswith(".md") else want
+        if want not in names:
+            raise BadInput(f"{from_name} is no name {key} had (its names: {', '.join(names)}; `gbrain history {cmd_arg(key)}` lists their versions)")
+        if a is None:
+            raise BadInput(f"--from-name needs FROM_VERSION, the version of {want} to compare (`gbrain diff {cmd_arg(key)} N --from-name {cmd_arg(want)}`)")
+        ra = _version_row(brain, kind, want, a)
+    else:
+        ra = _version_row(brain, kind, key, a if a is not None else -1)
     rb = _version_row(brain, kind, key, b)
     da, db_ = body(brain.conn, ra["body_id"]), body(brain.conn, rb["body_id"])
     try:
