@@ -202,10 +202,23 @@ def unmount(mnt) -> None:
     something still holds it; fails the test if it is still mounted (a mount left behind makes
     pytest's later clean-up of old temp folders fail with "Device or resource busy")."""
     for args in (["umount", str(mnt)], ["umount", "-l", str(mnt)]):
-        if not os.path.ismount(mnt):
+        if not _mounted(mnt):
             return
         subprocess.run(args, capture_output=True)
-    assert not os.path.ismount(mnt), f"{mnt} is still mounted"
+    assert not _mounted(mnt), f"{mnt} is still mounted"
+
+
+def _mounted(mnt) -> bool:
+    """Whether ``mnt`` is a mount point: ``os.path.ismount`` misses a bind mount of a folder of
+    the same file system (same device, another inode), so /proc/self/mounts says it on Linux."""
+    if os.path.ismount(mnt):
+        return True
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="surrogateescape") as f:
+            points = {ln.split()[1].replace("\\040", " ") for ln in f if len(ln.split()) > 1}
+    except OSError:
+        return False
+    return os.path.realpath(str(mnt)) in points
 
 
 @pytest.fixture
