@@ -1423,3 +1423,197 @@ def test_the_look_at_a_log_left_by_a_dead_process_holds_the_open_lock_alone(tmp_
         finally:
             os.close(fd)
     assert others == ["waits"]
+
+
+def _killed_writer_left_a_log(db) -> None:
+    import sys
+
+    with Brain.open(db) as b:
+        b.put("notes/first", "# First\n")
+    r = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db)], capture_output=True)
+    assert r.returncode == -9 and os.path.getsize(str(db) + "-wal") > 0
+
+
+def _holder(db, tmpdir) -> subprocess.Popen:
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-c", HOLDER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         env={**os.environ, "TMPDIR": str(tmpdir)})
+    assert p.stdout.readline() == b"open\n"
+    return p
+
+
+def _other_temp_folder(monkeypatch, tmpdir) -> None:
+    import tempfile
+
+    monkeypatch.setenv("TMPDIR", str(tmpdir))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+
+
+@pytest.mark.engine_free
+def test_two_processes_on_a_brain_in_a_read_only_folder_see_each_other_whatever_their_temp_folders(tmp_path, monkeypatch):
+    """Where the database's folder cannot hold the open lock (a read-only mount) it lies in a
+    temp folder named after the database: a fixed one (/tmp), not each process's $TMPDIR, or a
+    server and a CLI with different TMPDIRs do not see each other there either."""
+    db_dir = tmp_path / "d"
+    db_dir.mkdir()
+    db = db_dir / "b.db"
+    _killed_writer_left_a_log(db)
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if not _mount(["--bind", str(db_dir), str(mnt)]):
+        pytest.skip("needs root for a read-only bind mount")
+    try:
+        if not _mount(["-o", "remount,ro,bind", str(mnt)]):
+            pytest.skip("cannot remount read-only")
+        tmp_a, tmp_b = tmp_path / "tmp-a", tmp_path / "tmp-b"
+        tmp_a.mkdir(), tmp_b.mkdir()
+        p = _holder(mnt / "b.db", tmp_a)
+        try:
+            _other_temp_folder(monkeypatch, tmp_b)
+            with Brain.open(mnt / "b.db") as b:
+                assert not b._checked  # the holder has it open: no unclean-shutdown look
+                assert b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/last'").fetchone()
+        finally:
+            p.communicate(b"\n", timeout=60)
+        assert p.returncode == 0
+    finally:
+        unmount(mnt)
+
+
+OLD_GBRAIN = """
+import fcntl, hashlib, os, sys, tempfile
+real = os.path.realpath(sys.argv[1])
+name = os.path.join(tempfile.gettempdir(), "gbrain-open-" + hashlib.sha256(real.encode()).hexdigest()[:16] + ".lock")
+fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    print("alone", flush=True)
+except OSError:
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    print("shared", flush=True)
+fcntl.flock(fd, fcntl.LOCK_SH)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.engine_free
+def test_an_open_beside_an_older_gbrain_that_locks_in_the_temp_folder_sees_it(tmp_path, monkeypatch):
+    """gbrain before 2026-12 took the open lock in the temp folder only: for a release an open
+    takes that one too, so an older server's live log is not looked at (and set aside) as a dead
+    process's, and an older CLI sees a newer server."""
+    import sys
+
+    db = tmp_path / "b.db"
+    _killed_writer_left_a_log(db)
+    tmp_a = tmp_path / "tmp-a"
+    tmp_a.mkdir()
+    _other_temp_folder(monkeypatch, tmp_a)
+    old = subprocess.Popen([sys.executable, "-c", OLD_GBRAIN, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert old.stdout.readline() == b"alone\n"
+        with Brain.open(db) as b:
+            assert not b._checked  # the older process has it open
+    finally:
+        old.communicate(b"\n", timeout=60)
+    with Brain.open(db) as b:  # the newer one open: the older one sees it
+        old = subprocess.Popen([sys.executable, "-c", OLD_GBRAIN, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            assert old.stdout.readline() == b"shared\n"
+        finally:
+            old.communicate(b"\n", timeout=60)
+    assert not os.listdir(tmp_a)  # the last to close removes the temp folder's file too
+
+
+@pytest.mark.engine_free
+def test_a_symlink_at_the_open_lock_path_is_not_followed(tmp_path):
+    """A symlink at ``brain.db-gbrain.lock`` (a folder synced in, a planted link) is not
+    followed: the open creates no file where it points."""
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        b.put("notes/a", "# A\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(outside / "made", str(db) + "-gbrain.lock")
+    with Brain.open(db) as b:
+        b.put("notes/b", "# B\n")
+    assert not (outside / "made").exists() and os.path.islink(str(db) + "-gbrain.lock")
+    os.unlink(str(db) + "-gbrain.lock")
+    os.mkdir(str(db) + "-gbrain.lock")  # a folder there: the brain still opens
+    assert gbrain("get", "notes/b", "--db", str(db)).stdout == b"# B\n"
+
+
+SLOW_LOOKER = """
+import sys, time
+from gbrain.storage import db as dbmod
+def stuck(path):
+    print("looking", flush=True)
+    time.sleep(600)
+dbmod.wal_first_stamp = stuck
+from gbrain.core.brain import Brain
+Brain.open(sys.argv[1])
+"""
+
+OPENER = """
+import sys
+from gbrain.core.brain import Brain
+b = Brain.open(sys.argv[1])
+print("checked" if b._checked else "not checked", b.conn.execute("SELECT count(*) FROM pages WHERE slug = 'notes/last'").fetchone()[0], flush=True)
+b.close()
+"""
+
+
+def _waiting_for_flock(path) -> bool:
+    """True when a process waits for a flock on ``path`` (a ``->`` line of /proc/locks)."""
+    ino = os.stat(path).st_ino
+    with open("/proc/locks") as f:
+        return any(ln.split()[1:3] == ["->", "FLOCK"] and ln.split()[6].endswith(f":{ino}") for ln in f)
+
+
+@pytest.mark.engine_free
+def test_an_opener_that_waited_for_a_look_killed_midway_looks_itself(tmp_path):
+    """A process killed -9 during an unclean open's look at the log (holding the open lock
+    exclusively) releases it, and the opener that waited for it takes the look itself: it
+    is alone with a dead process's log (it opened with no look and no check)."""
+    import signal
+    import sys
+    import time
+
+    if not os.path.exists("/proc/locks"):
+        pytest.skip("needs /proc/locks")
+    db = tmp_path / "b.db"
+    _killed_writer_left_a_log(db)
+    looker = subprocess.Popen([sys.executable, "-c", SLOW_LOOKER, str(db)], stdout=subprocess.PIPE)
+    opener = None
+    try:
+        assert looker.stdout.readline() == b"looking\n"
+        opener = subprocess.Popen([sys.executable, "-c", OPENER, str(db)], stdout=subprocess.PIPE)
+        lock = str(db) + "-gbrain.lock"
+        while not _waiting_for_flock(lock):
+            assert opener.poll() is None
+            time.sleep(0.05)
+        os.kill(looker.pid, signal.SIGKILL)
+        out, _ = opener.communicate(timeout=120)
+        assert out == b"checked 1\n"
+    finally:
+        if looker.poll() is None:
+            looker.kill()
+        looker.wait()
+        if opener is not None and opener.poll() is None:
+            opener.kill()
+            opener.wait()
+
+
+@pytest.mark.engine_free
+def test_a_brain_whose_name_is_another_brains_open_lock_path_is_left_alone(tmp_path):
+    """The open lock is an empty file: a file with content at its path (another brain whose name
+    happens to be ``b.db-gbrain.lock``) is neither locked as it nor removed by the last close."""
+    db = tmp_path / "b.db"
+    other = tmp_path / "b.db-gbrain.lock"
+    with Brain.open(other) as b:
+        b.put("notes/other", "# Other\n")
+    size = other.stat().st_size
+    with Brain.open(db) as b:
+        b.put("notes/a", "# A\n")
+    assert other.stat().st_size == size
+    assert gbrain("get", "notes/other", "--db", str(other)).stdout == b"# Other\n"

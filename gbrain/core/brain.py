@@ -301,7 +301,7 @@ class Brain:
         #: that check's record (db.check_record: its time ``at`` and ``by``) when :attr:`vouched`
         self.vouched_record: dict | None = None
         self._vouch_age: float | None = None  # the age bound the record was taken with
-        self._open_lock: tuple[int, str] | None = None
+        self._open_lock: list[tuple[int, str]] = []
         self._suggesting = False  # suggest() is running: a lookup inside it does not suggest in turn
         #: why the brain is not open (:meth:`offline`: its disk is full), else None
         self.offline_reason: str | None = None
@@ -329,12 +329,11 @@ class Brain:
             # a log of another file's (another brain's, another state's) is never replayed into the
             # brain; looked at under the exclusive lock: no gbrain process writes the log meanwhile
             look = dbmod.set_aside_misfit_wal(path) if unclean else None
-            if unclean and lock is not None:
+            if unclean:
                 _share_lock(lock)
             b = cls(dbmod.connect(path, create=create, allow_empty_file=allow_empty_file), path)
         except BaseException:
-            if lock is not None:
-                _close_lock(lock)
+            _close_lock(lock)
             raise
         b._open_lock = lock
         if unclean:
@@ -389,9 +388,9 @@ class Brain:
             state = dbmod.settled_state(self.path)
             if state and state != self._sound_state:
                 dbmod.record_sound(self.path, state, at=vouched[0], by=vouched[1])
-        if self._open_lock is not None:
+        if self._open_lock:
             _close_lock(self._open_lock)
-            self._open_lock = None
+            self._open_lock = []
 
     def check_sound(self, *, raise_: bool = True) -> None:
         """Run SQLite's quick_check once per process (43 ms for a 2,000-page brain, ~0.5 CPU-s for
@@ -2460,98 +2459,157 @@ class Brain:
             )
 
 
+#: the temp folder the open lock falls back to: a fixed one, not ``$TMPDIR``, so processes with
+#: different temp folders (an agent's MCP server, a shell's CLI) still find one file
+LOCK_TEMP = "/tmp"
+
+
 def open_lock_names(path: Path) -> list[str]:
     """Where :func:`_open_lock` may put its file, first choice first: beside the database (every
     process that can open the brain sees that folder, whatever its ``TMPDIR``: an MCP server an
     agent started and the CLI run from a shell or a sandbox often have different ones), else,
-    when that folder cannot hold it (a read-only mount), the temp folder, named after the
-    database's real path."""
+    when that folder cannot hold it (a read-only mount), :data:`LOCK_TEMP` (not ``$TMPDIR``),
+    else the process's temp folder, both named after the database's real path. The last is also
+    where gbrain before 2026-12 took it alone: :func:`_open_lock` takes it too, for a release."""
     import hashlib
     import tempfile
 
     real = os.path.realpath(str(path))
     key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return [real + dbmod.OPEN_LOCK_SUFFIX, os.path.join(tempfile.gettempdir(), f"gbrain-open-{key}.lock")]
+    base = f"gbrain-open-{key}.lock"
+    return [real + dbmod.OPEN_LOCK_SUFFIX, os.path.join(LOCK_TEMP, base), os.path.join(tempfile.gettempdir(), base)]
 
 
-def _open_lock(path: Path) -> tuple[bool, tuple[int, str] | None]:
-    """Take a shared lock that says "a gbrain process has this brain open" (a file beside the
-    database, :func:`open_lock_names`, released by the kernel when the process dies;
-    :func:`_close_lock` removes the file when the last process closes the brain).
-    Returns ``(unclean, (fd, lock path))``: unclean is True when no other gbrain process holds it
-    and a non-empty ``-wal`` file is left, i.e. the last process died without closing the
-    database; the lock is then still held exclusively, so no other gbrain process opens the
-    brain (and writes its log) while the opener looks at the log left (``db.set_aside_misfit_wal``):
-    :func:`_share_lock` when done. ``(False, None)`` when no folder can hold the file."""
+def _take_lock(name: str, held: list[tuple[int, str]]) -> tuple[int, bool] | None:
+    """Open ``name`` (never through a symlink) and flock it: exclusively when nobody else holds
+    it, else shared (waiting for an exclusive holder). ``(fd, exclusive)``, or None when the file
+    cannot be opened, is no empty regular file, or is one of ``held`` (the same file by another
+    name: a second flock of it by this process would wait on its own)."""
+    import fcntl
+    import stat
+
+    for _ in range(100):
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return None  # this folder cannot hold it (read-only, a folder or a symlink there)
+        try:
+            st = os.fstat(fd)
+            # the lock is an empty file: one with content there is not gbrain's (another brain
+            # named so: never flocked as the lock, never removed by the last close)
+            if not stat.S_ISREG(st.st_mode) or st.st_size or any(_same_file(h, name) for h, _ in held):
+                os.close(fd)
+                return None
+            exclusive = _try_alone(fd)
+            if not exclusive:
+                fcntl.flock(fd, fcntl.LOCK_SH)  # waits while an unclean open looks at the log
+                # the process waited for may have been killed in its look: alone now, the log
+                # left is a dead process's and this opener looks at it
+                exclusive = _try_alone(fd)
+                if not exclusive:
+                    fcntl.flock(fd, fcntl.LOCK_SH)  # (a failed conversion may drop the lock)
+        except BaseException:
+            os.close(fd)
+            raise
+        # a closing process may have removed the file between our open and our lock: then the
+        # lock is on a file nobody else will find, so take the one at the path now
+        if _same_file(fd, name):
+            return fd, exclusive
+        os.close(fd)
+    return None  # pragma: no cover - 100 closes racing one open
+
+
+def _try_alone(fd: int) -> bool:
+    """Take ``fd``'s flock exclusively if no other process holds it."""
     import fcntl
 
     try:
-        real = os.path.realpath(str(path))
-        names = open_lock_names(path)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
     except OSError:
-        return False, None
-    for name in names:
-        for _ in range(100):
-            try:
-                fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError:
-                break  # this folder cannot hold it: the next one
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                exclusive = True
-            except OSError:
-                exclusive = False
-                fcntl.flock(fd, fcntl.LOCK_SH)
-            # a closing process may have removed the file between our open and our lock: then the
-            # lock is on a file nobody else will find, so take the one at the path now
-            if _same_file(fd, name):
-                unclean = False
-                if exclusive:
-                    try:
-                        unclean = os.path.getsize(real + "-wal") > 0
-                    except OSError:
-                        pass
-                    if not unclean:
-                        fcntl.flock(fd, fcntl.LOCK_SH)
-                return unclean, (fd, name)
-            os.close(fd)
-        else:  # pragma: no cover - 100 closes racing one open
-            return False, None
-    return False, None
+        return False
 
 
-def _share_lock(lock: tuple[int, str]) -> None:
-    """Turn :func:`_open_lock`'s exclusive lock (an unclean open's look at the log is done)
-    into the shared one every open process holds. flock's conversion is not atomic: an opener
-    that takes the lock in between finds the log as this look left it and looks again."""
+def _open_lock(path: Path) -> tuple[bool, list[tuple[int, str]]]:
+    """Take a shared lock that says "a gbrain process has this brain open" (a file beside the
+    database, else in a temp folder: :func:`open_lock_names`, released by the kernel when the
+    process dies; :func:`_close_lock` removes the file when the last process closes the brain),
+    and, for a release, the lock gbrain before 2026-12 took in the process's temp folder (so an
+    older process and a newer one see each other).
+    Returns ``(unclean, [(fd, lock path), ...])``: unclean is True when no other gbrain process
+    holds any and a non-empty ``-wal`` file is left, i.e. the last process died without closing
+    the database; the locks are then still held exclusively, so no other gbrain process opens the
+    brain (and writes its log) while the opener looks at the log left (``db.set_aside_misfit_wal``):
+    :func:`_share_lock` when done. ``(False, [])`` when no folder can hold the file."""
+    try:
+        real = os.path.realpath(str(path))
+        *first, legacy = open_lock_names(path)
+    except OSError:
+        return False, []
+    held: list[tuple[int, str]] = []
+    alone = True
+    try:
+        for name in first:
+            got = _take_lock(name, held)
+            if got is not None:
+                held.append((got[0], name))
+                alone = got[1]
+                break
+        got = _take_lock(legacy, held)  # (None when it is the file just taken)
+        if got is not None:
+            held.append((got[0], legacy))
+            alone = alone and got[1]
+    except BaseException:
+        _close_lock(held)
+        raise
+    if not held:
+        return False, []
+    unclean = False
+    if alone:
+        try:
+            unclean = os.path.getsize(real + "-wal") > 0
+        except OSError:
+            pass
+    if not unclean:
+        _share_lock(held)
+    return unclean, held
+
+
+def _share_lock(locks: list[tuple[int, str]]) -> None:
+    """Turn :func:`_open_lock`'s exclusive locks (an unclean open's look at the log is done)
+    into the shared ones every open process holds. flock's conversion is not atomic: an opener
+    that takes the lock in between finds the log as this look left it and looks again.
+    Last taken first: an opener holding the first exclusively while it waits for the second
+    never waits on a process that holds the second exclusively and waits for the first."""
     import fcntl
 
-    fcntl.flock(lock[0], fcntl.LOCK_SH)
+    for fd, _ in reversed(locks):
+        fcntl.flock(fd, fcntl.LOCK_SH)
 
 
 def _same_file(fd: int, name: str) -> bool:
     """True when the open file ``fd`` is the file now at path ``name``."""
     try:
-        a, b = os.fstat(fd), os.stat(name)
+        a, b = os.fstat(fd), os.stat(name, follow_symlinks=False)
     except OSError:
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _close_lock(lock: tuple[int, str]) -> None:
-    """Release :func:`_open_lock`'s lock; the last holder removes its file (it holds the lock
+def _close_lock(locks: list[tuple[int, str]]) -> None:
+    """Release :func:`_open_lock`'s locks; the last holder removes each file (it holds the lock
     exclusively while it does, and an opener checks that its lock is on the file at the path)."""
     import fcntl
 
-    fd, name = lock
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if _same_file(fd, name):
-            os.unlink(name)
-    except OSError:
-        pass  # another process has the brain open: the file stays
-    finally:
-        os.close(fd)
+    for fd, name in locks:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if _same_file(fd, name) and not os.fstat(fd).st_size:
+                os.unlink(name)
+        except OSError:
+            pass  # another process has the brain open: the file stays
+        finally:
+            os.close(fd)
 
 
 def _like_escape(text: str) -> str:
