@@ -118,3 +118,84 @@ def test_a_link_the_move_did_not_break_stays_as_written(db_path):
         assert r["relinked"] == [] and b.get_text("notes/x") == "Met [[Ana Lima]] and [[bo]].\n"
         r = ops.run("move", {"slug": "people/bo", "to": "people/robert"}, brain=b)
         assert r["relinked"] == ["notes/x"] and b.get_text("notes/x") == "Met [[Ana Lima]] and [[robert]].\n"
+
+
+def test_a_move_under_watch_moves_the_file_and_trashes_nothing(brain_tree, db_path, run):
+    """`gbrain move` while `gbrain watch` runs on the folder: the file (and its sidecar) follow,
+    the old file's disappearance is no deletion (nothing in the trash, no second page), and the
+    tree then equals the brain and a fresh import of it."""
+    from test_watch import Watch, settle, stop_ok, trash, wait_for
+
+    r = run("import", str(brain_tree))
+    assert r.returncode == 0, r.stderr
+    r = run("raw", "people/ana-lima", "--source", "crm", "--data", '{"id": 3}')
+    assert r.returncode == 0, r.stderr
+    w = Watch(brain_tree, db_path)
+    try:
+        with Brain.open(db_path) as b:
+            pid = b.page_row("people/ana-lima")["id"]
+        r = run("move", "people/ana-lima", "team/ana-lima")
+        assert r.returncode == 0, r.stderr
+        old, new = brain_tree / "people" / "ana-lima.md", brain_tree / "team" / "ana-lima.md"
+        wait_for(lambda: new.exists() and not old.exists() and (brain_tree / "team" / ".raw" / "ana-lima.json").exists(), "the files to follow the move")
+        with Brain.open(db_path) as b:
+            settle(b, brain_tree)
+            assert b.page_row("people/ana-lima") is None and b.page_row("team/ana-lima")["id"] == pid
+            assert trash(b) == []
+            assert [s for (s,) in b.conn.execute("SELECT slug FROM pages WHERE slug LIKE '%/ana-lima'")] == ["team/ana-lima"]
+            assert not (brain_tree / "people" / ".raw" / "ana-lima.json").exists()
+            assert fresh_import_differences(b) == {}
+        assert not any(line.startswith("- ") for line in w.lines), w.lines
+    finally:
+        stop_ok(w)
+
+
+def test_a_sidecar_already_at_the_new_name_is_refused_not_mixed(db_path):
+    """The new name's `.raw/` sidecar is stored already (a sidecar whose page is gone): the move
+    would leave the page's own sidecar behind, its raw data then another file's than a fresh
+    import reads. Refused; nothing changes."""
+    with _brain(db_path) as b:
+        b.save_file("archive/.raw/sync.json", b'{"sources": {"crm": {"id": 99}}}\n')
+        before = b.get_text("meetings/sync")
+        with pytest.raises(Conflict, match=r"archive/\.raw/sync\.json"):
+            ops.run("move", {"slug": "meetings/sync", "to": "archive/sync"}, brain=b)
+        assert b.get_text("meetings/sync") == before and b.page_row("archive/sync") is None
+        assert b.raw_get("meetings/sync") == {"crm": {"id": 7}}
+        # a page without a sidecar of its own would take that one's data: refused too
+        with pytest.raises(Conflict):
+            ops.run("move", {"slug": "people/bo", "to": "archive/sync"}, brain=b)
+        assert fresh_import_differences(b) == {}
+
+
+def test_the_moved_page_s_own_relative_links_to_files_follow_it(db_path):
+    """A relative path the moved page wrote to an attachment (an image, a PDF) or a page names it
+    from the page's new folder after the move (`../img/a.png` → `../../img/a.png`); a bare file
+    name (found in any folder), a path from the root, an external URL and a link in code stay."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("img/a.png", b"\x89PNG\r\n")
+        b.save_file("people/files/cv 1.pdf", b"%PDF-1.4\n")
+        b.put("people/ana", "# Ana\n")
+        text = ("# Bo\n\n![a](../img/a.png) [cv](files/cv%201.pdf#page=2) [cv2](<./files/cv 1.pdf>) ![[a.png]] [top](/img/a.png)\n"
+                "[ana](./ana.md) [web](https://x.org/a.png)\n\n```\n![a](../img/a.png)\n```\n")
+        b.put("people/bo", text)
+        r = ops.run("move", {"slug": "people/bo", "to": "team/x/bo"}, brain=b)
+        assert b.get_text("team/x/bo") == text.replace("(../img/a.png) [cv](files/cv%201.pdf", "(../../img/a.png) [cv](../../people/files/cv%201.pdf") \
+            .replace("(<./files/cv 1.pdf>)", "(<../../people/files/cv 1.pdf>)").replace("(./ana.md)", "(../../people/ana.md)")
+        assert r["content_hash"] == b.page_row("team/x/bo")["content_hash"]
+        assert ops.run("lint", {"check": "dead_links,dead_attachments"}, brain=b)["counts"] == {"dead_links": 0, "dead_attachments": 0}
+        assert [v["op"] for v in ops.run("history", {"slug": "team/x/bo"}, brain=b)["versions"]] == ["update", "move", "create"]
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_move_onto_another_spelling_of_a_page_s_name_is_refused(db_path):
+    """`people/ana_lima` beside `people/ana-lima` is the same name to the skills' slug rule (put
+    refuses to create it); a move there is refused too, but a re-spelling of the page's own name
+    is its own business."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana-lima", "# Ana Lima\n")
+        b.put("people/x", "# X\n")
+        with pytest.raises(Conflict, match="people/ana-lima"):
+            ops.run("move", {"slug": "people/x", "to": "people/Ana_Lima"}, brain=b)
+        assert b.page_row("people/x") is not None
+        r = ops.run("move", {"slug": "people/ana-lima", "to": "people/ana_lima"}, brain=b)
+        assert r["slug"] == "people/ana_lima"

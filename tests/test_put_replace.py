@@ -79,3 +79,41 @@ def test_replace_on_the_command_line_and_call(db_path):
     assert r.returncode == 0, r.stderr
     with Brain.open(db_path) as b:
         assert b.get_text("meetings/sync") == PAGE.replace("enery benchmark", "energy test")
+
+
+def test_replace_with_compiled_truth_is_refused_not_lost(db_path):
+    """compiled_truth writes the text above the --- line whole: a replace beside it was applied
+    first and then overwritten, its edit silently lost while the put said changed (review48)."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", PAGE)
+        with pytest.raises(BadInput, match="compiled"):
+            ops.run("put", {"slug": "meetings/sync", "replace": {"enery": "energy"}, "compiled_truth": "# Sync\n\nNew.\n"}, brain=b)
+        assert b.get_text("meetings/sync") == PAGE
+
+
+def test_replace_finds_the_old_text_in_the_page_s_unicode_form(db_path):
+    """A page written in NFD (text pasted from a PDF, a Mac) and an old text sent in NFC (what an
+    agent's JSON carries), or the other way round: the same text, found, and the new text
+    written in the page's form."""
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "# Café\n\nRené's enery café.\n")
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/cafe", nfd)
+        ops.run("put", {"slug": "notes/cafe", "replace": {"René's enery": "René's energy"}}, brain=b)
+        assert b.get_text("notes/cafe") == nfd.replace(unicodedata.normalize("NFD", "René's enery"), unicodedata.normalize("NFD", "René's energy"))
+        b.put("notes/nfc", "Zoë said hi.\n")
+        ops.run("put", {"slug": "notes/nfc", "replace": {unicodedata.normalize("NFD", "Zoë said"): "Zoë says"}}, brain=b)
+        assert b.get_text("notes/nfc") == "Zoë says hi.\n"
+
+
+def test_replace_never_splits_a_crlf(db_path):
+    """On a CRLF page an old text ending in the CR of a line end would leave a lone LF in the
+    page: refused, nothing written."""
+    crlf = PAGE.replace("\n", "\r\n")
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", crlf)
+        for old in ("utilities.\r", "Aoife sends numbers.\r"):
+            with pytest.raises(BadInput, match="line end"):
+                ops.run("put", {"slug": "meetings/sync", "replace": {old: "x"}}, brain=b)
+        assert b.get_text("meetings/sync") == crlf

@@ -1254,9 +1254,9 @@ class Brain:
     @atomic
     def move_page(self, slug: str, new: str) -> tuple[sqlite3.Row, str]:
         """Rename the page ``slug`` (as :meth:`resolve_slug` finds it) to the slug ``new``, or move
-        it to another folder (:meth:`rename_page_row`), its ``.raw`` sidecar with it (unless the
-        new name has one). Returns ``(the page row before, its new slug)``. Raises
-        :class:`Conflict` when another page has the new name (any case) and :class:`BadInput`
+        it to another folder (:meth:`rename_page_row`), its ``.raw`` sidecar with it. Returns
+        ``(the page row before, its new slug)``. Raises :class:`Conflict` when another page has
+        the new name (any case) or a file is stored at its sidecar's path, and :class:`BadInput`
         when the name is no page slug or its path clashes with a stored file or folder."""
         row = self.resolve_slug(slug)
         new = check_slug(new)
@@ -1269,10 +1269,13 @@ class Brain:
         if self.conn.execute("SELECT 1 FROM files WHERE path = ?", (dst,)).fetchone():
             raise BadInput(f"{dst} is a stored file: move {row['slug']} to a free name")
         self._check_path_free(dst)
-        self.rename_page_row(row["id"], row["path"], dst)
         old_sc, new_sc = sidecar_path(row["slug"]), sidecar_path(new)
-        if old_sc != new_sc and not self.conn.execute("SELECT 1 FROM files WHERE path = ?", (new_sc,)).fetchone() \
-                and self.conn.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
+        if old_sc != new_sc and self.conn.execute("SELECT 1 FROM files WHERE path = ?", (new_sc,)).fetchone():
+            # a sidecar whose page is gone: the page would read its raw data (as a fresh import
+            # would), its own left behind (review48)
+            raise Conflict(f"{new_sc} is stored already (raw data of no page): move {row['slug']} to a free name, or delete that file first")
+        self.rename_page_row(row["id"], row["path"], dst)
+        if old_sc != new_sc and self.conn.execute("SELECT 1 FROM files WHERE path = ? AND kind = 'raw'", (old_sc,)).fetchone():
             self.conn.execute("UPDATE files SET path = ? WHERE path = ?", (new_sc, old_sc))
             self._load_raw_rows(new_sc)
         return row, new

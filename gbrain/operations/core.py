@@ -900,6 +900,8 @@ def _put_part(b, a, ctx, parts: list[str]):
     page = b.parse_text(text, row["path"] if row else slug + ".md")
     nl = page.newline
     if a.get("replace") is not None:
+        if a.get("compiled_truth") is not None:  # (it would write over what replace changed there)
+            raise BadInput(f"give {ctx.flag('replace')} or {ctx.flag('compiled_truth')}, not both: put the change in the new compiled truth; nothing was written")
         text = _replaced(text, a["replace"], nl, slug, ctx)
         page = b.parse_text(text, page.path)
     if a.get("frontmatter") is not None:
@@ -972,7 +974,13 @@ def _replaced(text: str, pairs, nl: str, slug: str, ctx) -> str:
     ``replace`` (trial 48: a typo fixed without sending the page back whole). Each old text must
     occur exactly once in ``text`` (:class:`BadInput` naming the count: give more of the text
     around it); all are found in ``text`` as it was, so their order does not matter, and two that
-    overlap are refused. A page whose lines end in ``\r\n`` takes ``\n`` in both as its line end."""
+    overlap are refused. A page whose lines end in ``\r\n`` takes ``\n`` in both as its line end;
+    one that cuts a ``\r\n`` is refused. An old text not found as sent is looked for in the other
+    Unicode form (NFC, NFD), its new text written in the form found (review48)."""
+    import unicodedata
+
+    from ..page.slugs import nfc
+
     flag = ctx.flag("replace")
     if not isinstance(pairs, dict) or not pairs:
         raise BadInput(f"{flag}: give an object of old text → new text, e.g. {{\"enery\": \"energy\"}}")
@@ -985,11 +993,19 @@ def _replaced(text: str, pairs, nl: str, slug: str, ctx) -> str:
         if nl != "\n":
             old, new = old.replace("\r\n", "\n").replace("\n", nl), new.replace("\r\n", "\n").replace("\n", nl)
         n = text.count(old)
+        if n == 0 and nfc(old) != unicodedata.normalize("NFD", old):  # the page's Unicode form (an NFD page, an NFC old text)
+            forms = [f for f in ("NFC", "NFD") if unicodedata.normalize(f, old) in text]
+            if len(forms) == 1:  # the new text in that form too: one page, one form
+                old, new = unicodedata.normalize(forms[0], old), unicodedata.normalize(forms[0], new)
+                n = text.count(old)
         if n != 1:
             read = "brain_get" if ctx.agent else f"`gbrain get {cmd_arg(slug)}`"
             raise BadInput(f"{flag}: {old[:80]!r} is not in {slug} ({read} shows its text as stored); nothing was written" if n == 0 else
                            f"{flag}: {old[:80]!r} occurs {n} times in {slug}; give more of the text around it, so it occurs once; nothing was written")
         i = text.index(old)
+        if text[i - 1 : i + 1] == "\r\n" or text[i + len(old) - 1 : i + len(old) + 1] == "\r\n":
+            raise BadInput(f"{flag}: {old[:80]!r} begins or ends inside a line end (between its \\r and \\n): "
+                           "end it before the \\r or after the \\n; nothing was written")
         spans.append((i, i + len(old), new))
     spans.sort()
     for (a0, a1, _), (b0, _b1, _n) in zip(spans, spans[1:]):
@@ -1430,6 +1446,20 @@ def _delete(b, a, ctx):
                         f"as a fresh import makes it; delete {cmd_arg(gone)} again to remove that one too"}
 
 
+def _check_move_twin(b, row, new: str, ctx) -> None:
+    """Refuse a move of page ``row`` to ``new`` when ``new`` is another spelling of another
+    page's name, as put refuses to create it (:func:`_check_spelling_twin`: case, accents,
+    separators, a title a read finds by it); a re-spelling of the page's own name moves."""
+    try:
+        _check_spelling_twin(b, {"slug": new, "content": b.get_text(row["slug"])}, ctx)
+    except BadInput as e:
+        others = [s for s in e.suggestions if s != row["slug"]]
+        if others:
+            raise Conflict(f"'{new}' is another spelling of the name of the page {others[0]} (case, accents, separators: "
+                           f"spaces, _, -, .; or its title): move {row['slug']} to a name of its own; nothing was changed",
+                           suggestions=others) from None
+
+
 def _move_text(r: dict, a: dict) -> str:
     if not r["changed"]:
         return f"{r['slug']}: already there"
@@ -1454,13 +1484,31 @@ def _move_text(r: dict, a: dict) -> str:
 def _move(b, a, ctx):
     from ..core import lint as lintmod
 
+    from ..page.linkedit import repointed_path_links
+    from ..page.slugs import check_slug
+
     with b.transaction():
         before = b.resolve_slug(a["slug"])
+        _check_move_twin(b, before, check_slug(a["to"]), ctx)
         linking = {r[0] for r in b.conn.execute("SELECT DISTINCT p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                                                 "WHERE l.to_page_id = ? AND l.from_page_id != ?", (before["id"], before["id"]))}
         row, new = b.move_page(before["slug"], a["to"])
         if new == row["slug"]:
             return {"slug": new, "from": new, "path": row["path"], "changed": False, "content_hash": row["content_hash"], "relinked": []}
+        # its own relative paths to files and pages (an image, a PDF: no link row follows them)
+        now = b.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone()
+
+        def where(path: str) -> str | None:
+            if path == row["path"]:
+                return now["path"]
+            hit = b.conn.execute("SELECT path FROM files WHERE path = ? UNION ALL SELECT path FROM pages WHERE path IN (?, ?)",
+                                 (path, path, path + ".md")).fetchone()
+            return hit[0] if hit else None
+
+        text = b.check_text(now)
+        own = repointed_path_links(text, row["path"], now["path"], where)
+        if own != text:
+            b.save_page(now["path"], own)
         plan = lintmod.plan_link_fixes(b, only=linking | {new}, to=new, moved_from=row["slug"])
         fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
         cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()

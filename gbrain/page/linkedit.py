@@ -434,6 +434,39 @@ def markdown_url(sp: LinkSpan, path: str) -> str | None:
     return _MUST_ENCODE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode("utf-8")), path) + suffix
 
 
+def repointed_path_links(text: str, old_path: str, new_path: str, where: Callable[[str], "str | None"]) -> str:
+    """Page ``text`` (moved from file ``old_path`` to ``new_path``) with each markdown link or
+    image of its body written as a relative path with a folder in it (``../img/a.png``,
+    ``files/cv.pdf``, ``./ana.md``) that named a file or page from ``old_path``'s folder
+    (``where(path)``: that file's or page's path now, or None) written to name it from
+    ``new_path``'s folder, in its style (:func:`markdown_url`): ``move``'s own links (review48:
+    the attachments a page embedded were dead after a move to another folder). A bare file name
+    (found in any folder), a path from the root, a URL and a link in code stay as written."""
+
+    def make(m: re.Match, pos: int):
+        return (pos + m.start("url"), pos + m.end("url"), m.group("url")) if m.group("md") else None
+
+    lead = 1 if text.startswith(BOM) else 0
+    head = lead + len(split_frontmatter(text[lead:])[0])
+    old_dir, new_dir = posixpath.dirname(old_path), posixpath.dirname(new_path)
+    new: list[tuple[LinkSpan, str]] = []
+    for start, end, url in _scan(text[head:], _ANY_RE, make):
+        inner = url[1:-1] if url.startswith("<") and url.endswith(">") else url
+        cut = min([i for i in (inner.find("#"), inner.find("?")) if i >= 0], default=len(inner))
+        p = unquote(inner[:cut]).strip()
+        if "/" not in p or p.startswith("/") or _SCHEME.match(p):
+            continue
+        was = posixpath.normpath(posixpath.join(old_dir, p))
+        dest = None if was.startswith("..") or was == "." else where(was)
+        if dest is None or posixpath.normpath(posixpath.join(new_dir, p)) == dest:
+            continue
+        sp = LinkSpan("markdown", "", "(" + url + ")", head + start, head + end, url)
+        u = markdown_url(sp, relative_path(dest, new_path))
+        if u is not None and u != url:
+            new.append((sp, u))
+    return replace_spans(text, new) if new else text
+
+
 def relative_path(to_path: str, from_path: str) -> str:
     """``to_path`` relative to the folder of ``from_path`` (both brain-relative file paths)."""
     return posixpath.relpath(to_path, posixpath.dirname(from_path) or ".")
