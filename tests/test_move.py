@@ -199,3 +199,38 @@ def test_a_move_onto_another_spelling_of_a_page_s_name_is_refused(db_path):
         assert b.page_row("people/x") is not None
         r = ops.run("move", {"slug": "people/ana-lima", "to": "people/ana_lima"}, brain=b)
         assert r["slug"] == "people/ana_lima"
+
+
+def test_a_canvas_or_nav_file_that_named_the_page_is_said_not_silently_left_dead(db_path):
+    """gbrain never rewrites a canvas or a nav file; a move of a page one lists by path left it
+    pointing at nothing while `relinked` was empty and nothing said so (review48): the answer
+    names each, with where to point it."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/bo", "# Bo\n")
+        b.put("docs/index", "# Index\n")
+        b.save_file("board.canvas", json.dumps({"nodes": [{"id": "1", "type": "file", "file": "people/bo.md", "x": 0, "y": 0, "width": 9, "height": 9}],
+                                                "edges": []}).encode())
+        b.save_file("mkdocs.yml", b"site_name: x\ndocs_dir: .\nnav:\n  - Bo: people/bo.md\n  - Index: docs/index.md\n")
+        r = ops.run("move", {"slug": "people/bo", "to": "team/bo"}, brain=b)
+        assert [(s["slug"], "team/bo.md" in s["reason"]) for s in r["skipped"]] == [("board.canvas", True), ("mkdocs.yml", True)]
+        r = ops.run("move", {"slug": "docs/index", "to": "docs/start"}, brain=b)
+        assert [s["slug"] for s in r["skipped"]] == ["mkdocs.yml"]
+    out = gbrain_in_process("--db", str(db_path), "move", "team/bo", "team/robert")
+    assert out.returncode == 0 and b"left as written: board.canvas" not in out.stdout  # (it named people/bo.md: dead since the first move)
+
+
+def test_reference_style_links_to_and_from_the_moved_page_follow_it(db_path):
+    """`[Bo][r]` with `[r]: ../people/bo.md`: lint-fix's rewrites do not read a link reference
+    definition, so the move left it dead and said only 'left as written' (review48); the
+    definition is a path like any other: repointed, in the linking pages and in the moved one."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("img/a.png", b"\x89PNG\r\n")
+        b.put("people/bo", "# Bo\n\n![photo][p]\n\n[p]: ../img/a.png\n")
+        b.put("notes/x", "# X\n\nSee [Bob][r] and [Bo][s].\n\n[r]: ../people/bo.md\n[s]: <../people/bo.md> \"Bo\"\n\n    [q]: ../people/bo.md\n")
+        r = ops.run("move", {"slug": "people/bo", "to": "team/x/robert"}, brain=b)
+        assert r["relinked"] == ["notes/x"] and "skipped" not in r, r
+        assert b.get_text("notes/x") == ("# X\n\nSee [Bob][r] and [Bo][s].\n\n[r]: ../team/x/robert.md\n[s]: <../team/x/robert.md> \"Bo\"\n\n"
+                                         "    [q]: ../people/bo.md\n")
+        assert b.get_text("team/x/robert") == "# Bo\n\n![photo][p]\n\n[p]: ../../img/a.png\n"
+        assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
+        assert fresh_import_differences(b) == {}

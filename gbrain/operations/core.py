@@ -1492,28 +1492,44 @@ def _move(b, a, ctx):
         _check_move_twin(b, before, check_slug(a["to"]), ctx)
         linking = {r[0] for r in b.conn.execute("SELECT DISTINCT p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                                                 "WHERE l.to_page_id = ? AND l.from_page_id != ?", (before["id"], before["id"]))}
+        held = b.canvas_backlinks(before["id"]) + b.nav_backlinks(before["id"])
         row, new = b.move_page(before["slug"], a["to"])
         if new == row["slug"]:
             return {"slug": new, "from": new, "path": row["path"], "changed": False, "content_hash": row["content_hash"], "relinked": []}
         # its own relative paths to files and pages (an image, a PDF: no link row follows them)
         now = b.conn.execute("SELECT * FROM pages WHERE id = ?", (row["id"],)).fetchone()
 
+        def moved(path: str) -> str | None:
+            return now["path"] if row["path"] in (path, path + ".md") else None
+
         def where(path: str) -> str | None:
-            if path == row["path"]:
-                return now["path"]
-            hit = b.conn.execute("SELECT path FROM files WHERE path = ? UNION ALL SELECT path FROM pages WHERE path IN (?, ?)",
-                                 (path, path, path + ".md")).fetchone()
-            return hit[0] if hit else None
+            hit = moved(path) or b.conn.execute("SELECT path FROM files WHERE path = ? UNION ALL SELECT path FROM pages WHERE path IN (?, ?)",
+                                                (path, path, path + ".md")).fetchone()
+            return hit if isinstance(hit, str) else hit[0] if hit else None
 
         text = b.check_text(now)
         own = repointed_path_links(text, row["path"], now["path"], where)
         if own != text:
             b.save_page(now["path"], own)
+        # the other pages' relative paths to it that lint-fix does not rewrite (a reference definition)
+        repointed = []
+        for p in b.conn.execute(f"SELECT * FROM pages WHERE slug IN ({','.join('?' * len(linking))})", sorted(linking)).fetchall() if linking else []:
+            text = b.check_text(p)
+            to_it = repointed_path_links(text, p["path"], p["path"], moved, definitions=True)
+            if to_it != text:
+                b.save_page(p["path"], to_it)
+                repointed.append(p["slug"])
         plan = lintmod.plan_link_fixes(b, only=linking | {new}, to=new, moved_from=row["slug"])
         fixed, skipped = lintmod.apply_link_fixes(b, plan["pages"])
         cur = b.conn.execute("SELECT path, content_hash FROM pages WHERE id = ?", (row["id"],)).fetchone()
+        # a canvas or nav file that listed it by path (gbrain never rewrites one): said, with where to point it
+        if held:
+            still = {x["slug"] for x in b.canvas_backlinks(row["id"]) + b.nav_backlinks(row["id"])}
+            skipped += [{"slug": x["slug"], "reason": f"{x['forms'][0]} still names {row['path']} (gbrain never rewrites a "
+                         f"{'canvas' if x['type'] == 'canvas' else 'nav file'}): point it at {cur['path']} in the file"}
+                        for x in held if x["slug"] not in still]
     out = {"slug": new, "from": row["slug"], "path": cur["path"], "changed": True, "content_hash": cur["content_hash"],
-           "relinked": sorted(f["slug"] for f in fixed if f["slug"] != new)}
+           "relinked": sorted({f["slug"] for f in fixed if f["slug"] != new} | set(repointed))}
     if skipped or plan["skipped"]:
         out["skipped"] = [{"slug": s["slug"], "reason": s["reason"]} for s in plan["skipped"] + skipped]
     return out

@@ -434,23 +434,31 @@ def markdown_url(sp: LinkSpan, path: str) -> str | None:
     return _MUST_ENCODE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode("utf-8")), path) + suffix
 
 
-def repointed_path_links(text: str, old_path: str, new_path: str, where: Callable[[str], "str | None"]) -> str:
-    """Page ``text`` (moved from file ``old_path`` to ``new_path``) with each markdown link or
-    image of its body written as a relative path with a folder in it (``../img/a.png``,
+#: :data:`_ANY_RE` and a link reference definition (``[ref]: ../img/a.png``): :func:`repointed_path_links`
+_REPOINT_RE = re.compile(_ANY_RE.pattern + r"|(?P<def>^[ ]{0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))")
+
+
+def repointed_path_links(text: str, old_path: str, new_path: str, where: Callable[[str], "str | None"], *, definitions: bool = False) -> str:
+    """Page ``text`` (moved from file ``old_path`` to ``new_path``) with each markdown link,
+    image or link reference definition of its body written as a relative path with a folder in it (``../img/a.png``,
     ``files/cv.pdf``, ``./ana.md``) that named a file or page from ``old_path``'s folder
     (``where(path)``: that file's or page's path now, or None) written to name it from
     ``new_path``'s folder, in its style (:func:`markdown_url`): ``move``'s own links (review48:
     the attachments a page embedded were dead after a move to another folder). A bare file name
-    (found in any folder), a path from the root, a URL and a link in code stay as written."""
+    (found in any folder), a path from the root, a URL and a link in code stay as written. A page
+    that did not move (``old_path == new_path``) and links to one that did (``where``) gets its
+    links to it repointed; ``definitions``: only the link reference definitions (which lint-fix's
+    rewrites do not read; its other links are theirs: they check each against the parser)."""
 
     def make(m: re.Match, pos: int):
-        return (pos + m.start("url"), pos + m.end("url"), m.group("url")) if m.group("md") else None
+        g = "url" if m.group("md") and not definitions else "defurl" if m.group("def") else None
+        return (pos + m.start(g), pos + m.end(g), m.group(g)) if g else None
 
     lead = 1 if text.startswith(BOM) else 0
     head = lead + len(split_frontmatter(text[lead:])[0])
     old_dir, new_dir = posixpath.dirname(old_path), posixpath.dirname(new_path)
     new: list[tuple[LinkSpan, str]] = []
-    for start, end, url in _scan(text[head:], _ANY_RE, make):
+    for start, end, url in _scan(text[head:], _REPOINT_RE, make):
         inner = url[1:-1] if url.startswith("<") and url.endswith(">") else url
         cut = min([i for i in (inner.find("#"), inner.find("?")) if i >= 0], default=len(inner))
         p = unquote(inner[:cut]).strip()
