@@ -1397,7 +1397,8 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
     before: it goes to the trash, its versions stay in the history), ``none`` (already as it
     was) or ``skip`` with a ``reason``: a later write by someone the filters do not select
     (undoing would take theirs back too: ``revert`` it by hand), or a move in the window
-    (moves are not undone here: move it back, then undo again). ``writes`` counts the selected
+    (moves are not undone here: move it back, then undo again), or ``move``'s rewrite of its links
+    to a page it moved (undone alone, they would be dead). ``writes`` counts the selected
     writes. Raises BadInput for a blank ``by``."""
     c = brain.conn
     cond, fargs = _writer_filter(origin, by)
@@ -1430,6 +1431,10 @@ def undo_plan(brain, since: str, origin: str | None = None, by: str | None = Non
         moved = next((r for r in window if r["op"] == "move"), None)
         if moved is not None:
             item["reason"] = f"moved in this window ({moved['detail']}): move it back first, then undo again"
+            continue
+        if any(r["operation"] == "move" for r in window):  # `move`'s rewrites of its links to the page it moved (review48)
+            item["reason"] = ("its links to a page moved in this window were rewritten by that move: undoing them would leave them dead; "
+                              "move that page back first (that rewrites them), then undo again")
             continue
         live = _live_hash(brain, kind, key)
         if prev is None or prev["body_id"] is None:  # it did not exist before the first selected write
