@@ -724,6 +724,56 @@ def test_a_save_a_failing_rounds_swap_took_goes_back_into_the_note(env, monkeypa
     verify_equal(brain, root)
 
 
+@pytest.mark.parametrize("next_round", ["sync", "watch"])
+def test_a_save_a_failing_put_back_left_under_the_live_processs_temp_name_is_told_and_put_back_next_round(env, monkeypatch, swap_way, next_round):
+    """A round whose write failed after its swap took an editor's save, and whose put-back of
+    that save failed too (the folder refusing the rename, an I/O error): ``exporter._restore``
+    swallowed the error and left the save under the live process's temp name, which no cleanup
+    takes while that process lives (watch): the typed line was out of the note, out of the brain,
+    and nobody was told. Now the round warns naming the note and where its bytes are, and the
+    next round of the same process puts the save back into the note (merged with the agent's
+    entry); nothing is lost."""
+    from gbrain.sync import exporter
+
+    if swap_way == "no-link":
+        pytest.skip("no swap where hard links fail: a plain rename after a last look")
+    brain, eng, root = env
+    f = root / PATH
+    buf = f.read_bytes()
+    brain.timeline_add(SLUG, "2026-12-02", "AGENT-ENTRY", "agent")
+    saved = buf + b"user typed this\n"
+    hit = save_in_the_window(monkeypatch, f, saved)
+    failed: list = []
+
+    def fail(target: str) -> None:  # the swap is done, the save not yet put back
+        if target == str(f) and not failed:
+            failed.append(target)
+            raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(exporter, "after_swap", fail)
+
+    def put_back_fails(*a, **k):
+        raise OSError(5, "Input/output error")
+    monkeypatch.setattr(exporter, "_put_back", put_back_fails)
+    rep = eng.sync()
+    assert hit and failed
+    temps = [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-")]
+    assert len(temps) == 1 and (f.parent / temps[0]).read_bytes() == saved, temps
+    said = [w for w in rep["warnings"] if PATH in w and temps[0] in w]
+    assert said, rep["warnings"]
+    monkeypatch.undo()
+    if next_round == "watch":  # a watch round over some other event: the save goes back all the same
+        out = eng.reconcile(paths=["notes/nothing-here.md"])
+        assert not out.warnings, out.warnings
+    rep = eng.sync()  # the same (live) process: its own temp is not a dead one
+    page = text_of(brain, SLUG).encode("utf-8")
+    assert b"AGENT-ENTRY" in page and b"user typed this" in page, (rep, page)
+    assert f.read_bytes() == page
+    assert not [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-") or ".unseen-" in n]
+    assert sha(saved) in all_versions(brain, root), "the save was lost"
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
+
+
 KILLED_IN_THE_SWAP = r"""
 import os, sys
 from gbrain.sync import exporter

@@ -140,7 +140,7 @@ from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYT
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
-from .scan import YOUNG_NS, READ_SETTLE_S, settle_left, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import YOUNG_NS, READ_SETTLE_S, settle_left, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, keep_beside, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -839,6 +839,61 @@ class SyncEngine:
         ``kept``). Returns the relative paths removed."""
         return remove_dead_temps(temps, own=lambda p: holds_bytes_of(self.brain, p), kept=kept, take_back=self._take_back)
 
+    def _mine(self, full: str) -> str | None:
+        """``full`` (an absolute path) relative to the folder, or None when it is not inside it."""
+        root = str(self.root)
+        if not full.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+        return os.path.relpath(full, root).replace(os.sep, "/")
+
+    def _retry_left_saves(self) -> list[str]:
+        """Put back the saves a failed write of this process left under its temp names in this
+        folder (:data:`~gbrain.sync.exporter.left_saves`: the swap took them, the put-back failed
+        too): into the note while it holds the brain's text (:meth:`_take_back`), into its place
+        when the note is gone, else kept beside it (``NAME.unseen-N``). Done first in a round, so
+        the round reads the note (or the kept file) as any save. Returns the relative paths
+        written; a save that still cannot move stays listed (:meth:`_say_left_saves` warns)."""
+        from . import exporter
+
+        done = []
+        for full, (nfull, _) in list(exporter.left_saves.items()):
+            note = self._mine(nfull)
+            if note is None or self._mine(full) is None:
+                continue
+            try:
+                if not os.path.lexists(full):
+                    del exporter.left_saves[full]
+                    continue
+                if self._take_back(full, nfull) is not None:
+                    at, how = note, f"put back into {note}"
+                elif exporter._into_place(full, nfull):
+                    at, how = note, f"put back at {note} (the note was gone)"
+                else:
+                    at = self._mine(keep_beside(full, nfull)) or note
+                    how = f"kept as {at}"
+            except OSError as e:
+                exporter.left_saves[full] = (nfull, e.strerror or str(e))
+                continue
+            del exporter.left_saves[full]
+            self._log(f"- cleaned {self._mine(full)} (a save to {note} a failed write left under its temp name; {how})")
+            done.append(at)
+        return done
+
+    def _say_left_saves(self, out: Outcome) -> None:
+        """Warn (``out.warnings`` and watch's log) of each save of this folder a failed write left
+        under this process's temp name (:data:`~gbrain.sync.exporter.left_saves`), naming the note
+        and where its bytes are: the next round puts it back (:meth:`_retry_left_saves`)."""
+        from . import exporter
+
+        for full, (nfull, err) in list(exporter.left_saves.items()):
+            at, note = self._mine(full), self._mine(nfull)
+            if at is None or note is None or not os.path.lexists(full):
+                continue
+            w = (f"{note}: a save gbrain's write took from it could not be put back ({err}); its bytes are at {at} "
+                 f"(nothing is lost: the next round puts them back)")
+            out.warnings.append(w)
+            self._warn(w)
+
     def _take_back(self, full: str, nfull: str) -> os.stat_result | None:
         """Put the save at ``full`` (a dead swap temp: a killed round's swap took it from the
         note ``nfull``; absolute paths) back into the note when the note still holds exactly the
@@ -1040,6 +1095,7 @@ class SyncEngine:
         self.reload_ignore()
         self._dir_cache = {}
         git_now = gitstate.fingerprint(self.root)  # before the scan: git moving during it is seen next time
+        self._retry_left_saves()  # (before the scan: it reads the note, or the file kept beside, as any save)
         try:
             scan = self.scan()
         except FileNotFoundError:
@@ -1092,6 +1148,7 @@ class SyncEngine:
         out = self._run(disk, unknown, bad_prefixes, cand, None, full=True, db=db, seq_now=seq_now, settled_hashes=clean,
                         all_disk=[t[0] for t in stats])
         self._portable(out)
+        self._say_left_saves(out)
         out = self._then_both(out)
         out.cleaned[:0] = cleaned
         self._git_settled(git_now)
@@ -1180,6 +1237,7 @@ class SyncEngine:
         round); no second round runs for ``both_moved``.
         """
         self._dir_cache = {}
+        paths = set(paths) | set(self._retry_left_saves())
         cand: set[str] = set()
         disk: dict[str, DiskFile] = {}
         unknown: dict[str, str] = {}
@@ -1222,6 +1280,7 @@ class SyncEngine:
         out = self._run(disk, unknown, bad_prefixes, cand, None, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
                         only_moves=only_moves, moves_only=moves_only)
         self._portable(out)
+        self._say_left_saves(out)
         return out if moves_only else self._then_both(out)
 
     def _portable(self, out: Outcome) -> None:

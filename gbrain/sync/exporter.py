@@ -188,8 +188,10 @@ def _restore(tmp: str, target: str, mine: os.stat_result) -> None:
     (:func:`_put_back`: a newer save found there stays, the older one is kept beside it), as the
     normal path does: the note holds it, not ``NAME.unseen-N`` (a stray page; a killed round's
     save likewise goes back: ``SyncEngine._take_back``). Our own file is removed. Raises
-    nothing: what cannot be put back stays under its temp name (a dead process's is kept by the
-    next run's cleanup, ``scan.remove_dead_temps``)."""
+    nothing: a save that cannot be put back stays under its temp name, listed in
+    :data:`left_saves` (the engine warns of it, naming where its bytes are, and puts it back in
+    its next round: ``SyncEngine._left_saves``; a dead process's is the next run's cleanup's,
+    ``scan.remove_dead_temps``)."""
     for p in (tmp, tmp + "~was", tmp + "~ours", tmp + "~was~ours"):
         try:
             st = _lstat(p)
@@ -199,8 +201,22 @@ def _restore(tmp: str, target: str, mine: os.stat_result) -> None:
                 os.unlink(p)
             else:
                 _put_back(p, target, mine)
-        except OSError:
-            pass
+        except OSError as e:
+            try:
+                st = os.lstat(p)
+            except FileNotFoundError:
+                continue
+            except OSError:
+                st = None
+            if not _is_ours(st, mine):
+                left_saves[p] = (target, e.strerror or str(e))
+
+
+#: saves a failed write could not put back into their note (:func:`_restore`): the absolute path
+#: holding the save → (the note's absolute path, the error). The engine of the note's folder
+#: warns of each and puts it back in its next round (``SyncEngine._left_saves``): a live
+#: process's temp is no dead one for ``scan.remove_dead_temps``, so none else would.
+left_saves: dict[str, tuple[str, str]] = {}
 
 
 def _drop_ours(tmp: str, target: str, mine: os.stat_result) -> None:
@@ -371,6 +387,31 @@ def _put_back(aside: str, target: str, mine: os.stat_result) -> None:
             keep_beside(aside, target)
     if left is not None:
         _drop_ours(left, target, mine)  # our bytes (the brain has them) removed, a save kept
+
+
+def _into_place(path: str, target: str) -> bool:
+    """Move the file at ``path`` to ``target`` when no file is there, never over one (a save
+    landing meanwhile stays). True: moved."""
+    if os.path.lexists(target):
+        return False
+    err = _renameat2(path, target, _RENAME_NOREPLACE) if _renameat2 is not None else errno.ENOSYS
+    if err == 0:
+        return True
+    if err == errno.EEXIST:
+        return False
+    if err not in _NO_FLAG:
+        raise OSError(err, os.strerror(err), target)
+    try:
+        os.link(path, target)
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links here: a last look, then the plain rename
+        if os.path.lexists(target):
+            return False
+        os.rename(path, target)
+        return True
+    os.unlink(path)
+    return True
 
 
 def _settle_aside(aside: str, before: os.stat_result, target: str) -> None:
