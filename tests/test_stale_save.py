@@ -914,6 +914,68 @@ def test_a_killed_rounds_save_goes_back_into_the_note_even_after_a_round_failing
     verify_equal(brain, root)
 
 
+KILLED_IN_THE_TAKE_BACK = r"""
+import os, sys
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine
+db, root, temp = sys.argv[1:4]
+real = os.unlink
+def unlink(p, *a, **k):  # killed once the save is in place, before its temp name is removed
+    if os.path.basename(str(p)) == temp:
+        os._exit(9)
+    return real(p, *a, **k)
+os.unlink = unlink
+brain = Brain.open(db)
+eng = SyncEngine(brain, root)
+eng.bind()
+eng.sync()
+"""
+
+
+@pytest.mark.parametrize("note", ["untouched", "saved_again"])
+def test_a_run_killed_after_putting_a_save_back_leaves_no_second_copy(env, db_path, note):
+    """The next run puts a killed round's save back into its note (or keeps it beside a note
+    saved again since, ``NAME.unseen-1.md``); a run killed after that write and before removing
+    the save's temp name left the temp for the run after, which took it for a save nobody had
+    placed and kept it beside the note: a second copy (``NAME.unseen-1.md`` of the bytes the note
+    already held, or ``NAME.unseen-2.md`` beside ``unseen-1``), a stray page. Now a dead temp
+    whose bytes are already in the note or in a copy kept beside it is removed: one copy."""
+    import subprocess
+
+    brain, eng, root = env
+    f = root / PATH
+    page = text_of(brain, SLUG).encode("utf-8")
+    saved = page + b"user typed this\n"
+    killed_in_the_swap(f, page, saved)
+    later = page + b"saved again since\n"
+    if note == "saved_again":
+        editor_save(f, later)
+    temps = [n for n in os.listdir(f.parent) if n.startswith(".gbrain-tmp-") and (f.parent / n).read_bytes() == saved]
+    assert len(temps) == 1, temps
+    eng.close()  # (the sync lock: the killed run takes it)
+    r = subprocess.run([sys.executable, "-c", KILLED_IN_THE_TAKE_BACK, str(db_path), str(root), temps[0]],
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert r.returncode == 9
+    assert (f.parent / temps[0]).read_bytes() == saved  # the temp outlived the kill
+    eng.prepare()
+    rep = eng.sync()
+    assert rep["ok"], rep
+    names = sorted(os.listdir(f.parent))
+    assert not [n for n in names if n.startswith(".gbrain-tmp-")], names
+    copies = [n for n in names if ".unseen-" in n]
+    if note == "untouched":
+        assert f.read_bytes() == saved and text_of(brain, SLUG).encode("utf-8") == saved
+        assert copies == [], names
+    else:
+        assert f.read_bytes() == later
+        assert copies == ["ana-lima.unseen-1.md"], names
+        assert (f.parent / copies[0]).read_bytes() == saved
+    assert brain.conn.execute("SELECT COUNT(*) FROM pages WHERE slug LIKE '%unseen%'").fetchone()[0] == len(copies)
+    assert sha(saved) in all_versions(brain, root), "the save was lost"
+    assert eng.sync()["exit_code"] == 0
+    verify_equal(brain, root)
+
+
 @pytest.mark.parametrize("when", ["after_the_hash", "in_the_swap"])
 def test_a_note_saved_while_a_killed_rounds_save_goes_back_keeps_both(env, monkeypatch, swap_way, when):
     """The save a killed round's swap took goes back into its note only over the file it hashed

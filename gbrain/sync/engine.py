@@ -1126,12 +1126,15 @@ class SyncEngine:
             self._log(f"+ {first:,} files imported into the empty brain")
         saves: list[tuple[str, str, os.stat_result | None]] = []
         cleaned = [f"{p} (partial temp file of a gbrain run that died)" for p in self.clean_temp_files(self.leftover_temps, saves)]
+        listed = {t[0] for t in stats} if saves else set()
         for at, note, back in saves:  # a save a killed round's swap held: into its note, else imported beside it this round
             if back is not None:
                 cleaned.append(f"{at} (a save to {note} left under the temp name of a gbrain run killed while writing it; put back into {note})")
                 stats = [t for t in stats if t[0] != note] + [(note, back.st_size, change_stamp(back))]
                 continue
             cleaned.append(f"{at} (a save to {note} left under the temp name of a gbrain run killed while writing it; kept)")
+            if at in listed:  # kept beside by a run killed before it removed the temp: scanned already
+                continue
             try:
                 st = os.lstat(self.root / at)
                 stats.append((at, st.st_size, change_stamp(st)))

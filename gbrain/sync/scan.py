@@ -759,6 +759,50 @@ def _swap_note(full: str, h: str, ext: str) -> str:
     return f"{folder}/saved-during-gbrain-write{ext}"
 
 
+def _same_bytes(a: str, b: str, size: int) -> bool:
+    """Whether the regular files ``a`` and ``b`` (both ``size`` bytes) hold the same bytes."""
+    with open_nofollow(a) as fa, open_nofollow(b) as fb:
+        left = size
+        while left > 0:
+            x, y = fa.read(min(left, 1 << 20)), fb.read(min(left, 1 << 20))
+            if x != y or not x:
+                return False
+            left -= len(x)
+        return fa.read(1) == fb.read(1) == b""
+
+
+def _kept_already(full: str, note: str) -> str | None:
+    """The file beside the dead swap temp ``full`` that holds its save already: its note, or a
+    copy kept beside the note (``NAME.unseen-N.EXT``, :func:`keep_beside`), the same file or the
+    same bytes: a run killed after putting the save there and before removing ``full``. None
+    when none does (the save is nowhere else)."""
+    try:
+        st = os.lstat(full)
+    except OSError:
+        return None
+    folder, name = os.path.split(note)
+    stem, dot, ext = name.rpartition(".")
+    if not stem:
+        stem, dot, ext = name, "", ""
+    pre, post = stem + ".unseen-", dot + ext
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        names = []
+    copies = [os.path.join(folder, n) for n in names
+              if n.startswith(pre) and n.endswith(post) and n[len(pre):len(n) - len(post)].isdigit()]
+    for c in [note] + sorted(copies):
+        try:
+            cs = os.lstat(c)
+            if not stat.S_ISREG(cs.st_mode) or cs.st_size != st.st_size:
+                continue
+            if (cs.st_dev, cs.st_ino) == (st.st_dev, st.st_ino) or _same_bytes(full, c, st.st_size):
+                return c
+        except OSError:
+            continue
+    return None
+
+
 def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] | None = None,
                       kept: list[tuple[str, str, object]] | None = None,
                       take_back: Callable[[str, str], object] | None = None) -> list[str]:
@@ -771,7 +815,10 @@ def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] |
     into its note straight from its temp name (a true answer: done), and it is kept beside its
     note otherwise (:func:`keep_beside`). Either way ``(relative path: the kept file's, or the
     temp's when taken back, the note's relative path, take_back's answer or None)`` is appended
-    to ``kept``. An error of ``take_back`` other than ``OSError`` is raised with the save still
+    to ``kept``. A dead swap temp whose save is in its note or a copy kept beside it already (a
+    run killed after putting it there, before removing the temp: :func:`_kept_already`) is
+    removed, listed in ``kept`` as put back (the note's lstat) or kept (that copy), never kept
+    a second time. An error of ``take_back`` other than ``OSError`` is raised with the save still
     under its temp name (the next run takes it back). Returns the relative paths removed."""
     removed = []
     for full, rel in temps:
@@ -785,6 +832,13 @@ def remove_dead_temps(temps: list[tuple[str, str]], own: Callable[[str], bool] |
                 note = _swap_note(full, s.group(1), s.group(2) or "")
                 d = rel.rpartition("/")[0]
                 d = d + "/" if d else ""
+                there = _kept_already(full, note)
+                if there is not None:
+                    os.unlink(full)
+                    back = os.lstat(note) if there == note else None
+                    if kept is not None:
+                        kept.append((d + os.path.basename(there), d + os.path.basename(note), back))
+                    continue
                 back = take_back(full, note) if take_back is not None else None
                 at = full if back else keep_beside(full, note)
                 if kept is not None:
