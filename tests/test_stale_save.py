@@ -774,6 +774,47 @@ def test_a_save_a_failing_put_back_left_under_the_live_processs_temp_name_is_tol
     verify_equal(brain, root)
 
 
+@pytest.mark.engine_free
+def test_the_temp_and_kept_names_beside_a_note_split_its_path_as_the_system_does(monkeypatch):
+    """``_replace_file``'s temp name, the swap name (``scan.swap_temp``) and the copy kept beside
+    a note (``scan.keep_beside``) split the note's path at ``/`` only: a Windows path
+    (``C:\\vault\\notes\\a.md``) gave the temp ``/.gbrain-tmp-…`` (the drive's root) and the kept
+    copy ``/C:\\vault\\notes\\a.unseen-1.md``. They now split and join with ``os.path`` (here
+    Windows' ``ntpath``, swapped in for the calls alone: no file is made)."""
+    import ntpath
+
+    from gbrain.sync import exporter, scan
+
+    note, save = "C:\\vault\\notes\\a.md", "C:\\vault\\notes\\.gbrain-tmp-7-swap-0123456789abcdef.md"
+    made: list = []
+
+    def link(src, dst, *a, **k):
+        made.append(dst)
+        raise FileExistsError(17, "exists") if len(made) == 1 else PermissionError(1, "no links")
+
+    def rename(src, dst, *a, **k):
+        made.append(dst)
+
+    def opened(path, *a, **k):
+        made.append(path)
+        raise PermissionError(13, "Permission denied")
+    with monkeypatch.context() as m:
+        m.setattr(os, "path", ntpath)
+        m.setattr(os, "sep", "\\")
+        m.setattr(os, "link", link)
+        m.setattr(os, "rename", rename)
+        m.setattr(os, "open", opened)
+        kept = scan.keep_beside(save, note)
+        swap = scan.swap_temp("C:\\vault\\notes", "a.md")
+        with pytest.raises(PermissionError):
+            exporter._replace_file(note, b"x", None)
+    assert kept == "C:\\vault\\notes\\a.unseen-2.md", made
+    assert made[:2] == ["C:\\vault\\notes\\a.unseen-1.md", "C:\\vault\\notes\\a.unseen-2.md"]
+    assert swap.startswith("C:\\vault\\notes\\.gbrain-tmp-") and swap.endswith(".md") and "/" not in swap, swap
+    tmp = made[-1]
+    assert tmp.startswith("C:\\vault\\notes\\.gbrain-tmp-") and "/" not in tmp, tmp
+
+
 KILLED_IN_THE_SWAP = r"""
 import os, sys
 from gbrain.sync import exporter

@@ -438,7 +438,7 @@ def _move_over_checked(src: str, dst: str, checked: os.stat_result) -> bool:
     from . import exporter
     from .scan import swap_temp
 
-    folder, _, name = dst.rpartition("/")
+    folder, name = os.path.split(dst)
     tmp = swap_temp(folder, name)
     try:
         os.link(src, tmp)

@@ -132,9 +132,9 @@ def _replace_file(target: str, data: bytes | Iterable[bytes], mode: int | None, 
     file) that says it is still the one the round planned from; the new bytes then go in with
     :func:`_swap_in`, never over a save made meanwhile (False returned: nothing written, the
     file as the editor left it)."""
-    folder, _, name = target.rpartition("/")
+    folder, name = os.path.split(target)
     # a short temp name: a 250-byte file name plus a prefix would exceed the 255-byte limit
-    tmp = f"{folder}/{TMP_PREFIX}{os.getpid()}-{abs(hash(name)) % 10**10}"
+    tmp = os.path.join(folder, f"{TMP_PREFIX}{os.getpid()}-{abs(hash(name)) % 10**10}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     except OSError as e:

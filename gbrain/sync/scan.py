@@ -717,19 +717,20 @@ def swap_temp(folder: str, name: str) -> str:
     process killed within the swap finds the note of a save left there (:func:`remove_dead_temps`)."""
     _, dot, ext = name.rpartition(".")
     ext = "." + ext if dot and 0 < len(ext) <= 16 and ext.isascii() and ext.isalnum() else ""
-    return f"{folder}/{TMP_PREFIX}{os.getpid()}-{SWAP_MARK}{_name_hash(name)}{ext}"
+    return os.path.join(folder, f"{TMP_PREFIX}{os.getpid()}-{SWAP_MARK}{_name_hash(name)}{ext}")
 
 
 def keep_beside(path: str, target: str) -> str:
     """Keep the save at ``path`` as a file of the folder next to ``target``, ``NAME.unseen-N.EXT``
-    (a new name: never over a file), which a round imports. Returns its path."""
-    folder, _, name = target.rpartition("/")
+    (a new name: never over a file), which a round imports. Returns its path (paths split and
+    joined by ``os.path``: the system's separators)."""
+    folder, name = os.path.split(target)
     stem, dot, ext = name.rpartition(".")
     if not stem:
         stem, dot, ext = name, "", ""
     n = 1
     while True:
-        keep = f"{folder}/{stem}.unseen-{n}{dot}{ext}"
+        keep = os.path.join(folder, f"{stem}.unseen-{n}{dot}{ext}")
         try:
             os.link(path, keep)
         except FileExistsError:
@@ -755,8 +756,8 @@ def _swap_note(full: str, h: str, ext: str) -> str:
         names = []
     for n in names:
         if not n.startswith(TMP_PREFIX) and _name_hash(n) == h:
-            return f"{folder}/{n}"
-    return f"{folder}/saved-during-gbrain-write{ext}"
+            return os.path.join(folder, n)
+    return os.path.join(folder, f"saved-during-gbrain-write{ext}")
 
 
 def _same_bytes(a: str, b: str, size: int) -> bool:
