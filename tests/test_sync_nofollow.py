@@ -201,3 +201,111 @@ def test_without_o_nofollow_a_symlink_is_refused_by_a_look_after_the_open(tmp_pa
         verify.sha256_file(str(link))
     assert blobs.is_symlink_refusal(e.value)
     assert verify.sha256_file(str(plain)) == sha256(b"# Plain\n")
+
+
+def folder_relinked_after(monkeypatch, module, name: str, folder: Path, away: Path, target: Path) -> list:
+    """Wrap ``module.name`` (the walk) so that right after it ran, ``folder`` is moved to
+    ``away`` and becomes a symlink to the folder ``target`` (once)."""
+    real = getattr(module, name)
+    done: list = []
+
+    def walk(*a, **k):
+        r = real(*a, **k)
+        if not done:
+            done.append(folder)
+            os.rename(folder, away)
+            os.symlink(target, folder)
+        return r
+    walk.__wrapped__ = real
+    monkeypatch.setattr(module, name, walk)
+    return done
+
+
+def outside_folder(tmp_path: Path) -> Path:
+    """A folder outside the brain's holding a note of the same name as NOTE's, other bytes."""
+    d = tmp_path / "outside-folder"
+    d.mkdir()
+    (d / os.path.basename(NOTE)).write_bytes(b"# Secret\n\nAPI key 0xDEADBEEF, a folder away, of another size.\n")
+    return d
+
+
+def test_import_never_reads_through_a_folder_swapped_for_a_symlink_after_the_walk(brain_tree, db_path, monkeypatch, tmp_path):
+    """Each read opened the file with ``O_NOFOLLOW``, which looks at the last part of the path
+    only: a folder of the tree swapped for a symlink to a folder outside it between the walk and
+    the reads was read through (its file's stat differed from the walk's, the read was tried
+    again and the outside file's bytes stored). Now a read under the folder being imported opens
+    each folder on the way without following a link (``blobs.confined``): refused, the page kept
+    as stored, the path left alone as a symlink is."""
+    f = brain_tree / NOTE
+    outside = outside_folder(tmp_path)
+    secret = outside / f.name
+    with Brain.open(db_path) as brain:
+        assert import_tree(brain, brain_tree)["ok"]
+        before = brain.page_row("people/ana-lima")["content_hash"]
+        f.write_bytes(f.read_bytes() + b"\nEdited.\n")
+        hit = folder_relinked_after(monkeypatch, importer, "scan_tree", f.parent, tmp_path / "people-away", outside)
+        rep = import_tree(brain, brain_tree)
+        assert hit and f.parent.is_symlink()
+        never_stored(brain, secret)
+        assert brain.page_row("people/ana-lima")["content_hash"] == before
+        assert "read_errors" not in rep and rep["ok"], rep
+
+
+def test_a_sync_round_never_reads_through_a_folder_swapped_for_a_symlink_after_the_walk(synced, monkeypatch, tmp_path):
+    """As import: a round reads no file through a folder of the tree swapped for a symlink after
+    its walk; the note is a symlink left alone (named, its page kept, exit 0), and the next
+    round's walk finds the symlinked folder itself."""
+    brain, eng, root = synced
+    f = root / NOTE
+    outside = outside_folder(tmp_path)
+    secret = outside / f.name
+    before = brain.page_row("people/ana-lima")["content_hash"]
+    f.write_bytes(f.read_bytes() + b"\nEdited.\n")
+    hit = folder_relinked_after(monkeypatch, engine_mod, "walk_tree", f.parent, tmp_path / "people-away", outside)
+    rep = eng.sync()
+    assert hit and f.parent.is_symlink()
+    never_stored(brain, secret)
+    assert brain.page_row("people/ana-lima")["content_hash"] == before
+    assert NOTE in [s["path"] for s in rep.get("symlinked", [])] and rep["exit_code"] == 0, rep
+    assert before in all_versions(brain, root)
+    monkeypatch.setattr(engine_mod, "walk_tree", engine_mod.walk_tree.__wrapped__)
+    rep = eng.sync()
+    assert rep["exit_code"] == 0, rep
+    never_stored(brain, secret)
+    assert brain.page_row("people/ana-lima")["content_hash"] == before
+
+
+@pytest.mark.engine_free
+def test_a_confined_read_refuses_a_symlinked_folder_on_the_way_and_only_under_its_root(tmp_path):
+    """``blobs.confined(root)``: a read of a file under ``root`` (``open_nofollow``, ``os_open``:
+    every read of sync, import and verify) opens each folder below ``root`` without following a
+    link; ``root`` itself may be a link (the user's choice), and a path outside it reads as before."""
+    from gbrain.sync import verify
+
+    real = tmp_path / "real"
+    (real / "a" / "b").mkdir(parents=True)
+    (real / "a" / "b" / "n.md").write_bytes(b"inside\n")
+    (real / "top.md").write_bytes(b"top\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "n.md").write_bytes(b"outside\n")
+    os.symlink(real, tmp_path / "root")  # the folder reached through a link: the user's choice
+    root = tmp_path / "root"
+    os.symlink(outside, real / "a" / "c")
+    with blobs.confined(root):
+        with blobs.open_nofollow(root / "a" / "b" / "n.md") as fh:
+            assert fh.read() == b"inside\n"
+        with blobs.open_nofollow(root / "top.md") as fh:
+            assert fh.read() == b"top\n"
+        with pytest.raises(OSError) as e:
+            blobs.open_nofollow(root / "a" / "c" / "n.md")
+        assert blobs.is_symlink_refusal(e.value), e.value
+        with pytest.raises(OSError) as e:
+            verify.sha256_file(str(root / "a" / "c" / "n.md"))
+        assert blobs.is_symlink_refusal(e.value)
+        with pytest.raises(FileNotFoundError):
+            blobs.open_nofollow(root / "a" / "none" / "n.md")
+        with blobs.open_nofollow(outside / "n.md") as fh:  # not under the root: as before
+            assert fh.read() == b"outside\n"
+    with blobs.open_nofollow(root / "a" / "c" / "n.md") as fh:  # no longer confined
+        assert fh.read() == b"outside\n"

@@ -25,6 +25,7 @@ import hashlib
 import io
 import os
 import stat
+import threading
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
@@ -77,9 +78,109 @@ def _open_looked_at(path: str | os.PathLike, flags: int) -> int:
     return fd
 
 
-#: the open of every read of a folder's file (:func:`open_nofollow`, verify's hashing) with
-#: :data:`O_READ_NOFOLLOW`: ``os.open``, or where ``O_NOFOLLOW`` is missing :func:`_open_looked_at`
-os_open = os.open if getattr(os, "O_NOFOLLOW", 0) else _open_looked_at
+#: the open of a file by its path: ``os.open``, or where ``O_NOFOLLOW`` is missing :func:`_open_looked_at`
+_plain_open = os.open if getattr(os, "O_NOFOLLOW", 0) else _open_looked_at
+#: the open of each folder below a confined root (:func:`_open_below`): never through a link
+_O_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+#: folders whose files are read one folder at a time (:func:`confined`): ``(root + separator,
+#: descriptor of root)``; a tuple replaced whole, so a reading thread never sees it half made
+_confined: tuple[tuple[str, int], ...] = ()
+_confined_count: dict[str, int] = {}
+_confined_lock = threading.Lock()
+#: where a descriptor relative open of folders is possible (not Windows)
+_CAN_CONFINE = bool(getattr(os, "O_NOFOLLOW", 0)) and os.open in os.supports_dir_fd
+
+
+class confined:
+    """``with confined(root):`` every read of a file under ``root`` (:func:`os_open`, so
+    :func:`open_nofollow` and verify's hashing) opens the folders below ``root`` one at a time,
+    none through a symlink (``O_NOFOLLOW`` on each, relative to the one above), then the file
+    with ``O_NOFOLLOW``: a folder of the tree swapped for a symlink between a walk and a read
+    (the walk never goes into one) is refused as a symlinked file is (ELOOP,
+    :func:`is_symlink_refusal`), never read through out of the folder. ``root`` itself is the
+    user's choice (it may be reached through a link); it is opened once here. Sync's rounds,
+    import and verify read their folder within it; nested uses of one root share it. Without
+    ``O_NOFOLLOW`` or descriptor-relative opens (Windows) it does nothing."""
+
+    def __init__(self, root: str | os.PathLike):
+        self.key = os.path.join(str(Path(os.fspath(root))), "")  # as a scan joins its paths
+        self.fd: int | None = None
+
+    def __enter__(self) -> "confined":
+        if _CAN_CONFINE:
+            with _confined_lock:
+                self._enter()
+        return self
+
+    def _enter(self) -> None:
+        global _confined
+        n = _confined_count.get(self.key, 0)
+        if n == 0:
+            try:
+                self.fd = os.open(self.key, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+            except OSError:  # an unusable root: its reads fail as before
+                return
+            _confined = _confined + ((self.key, self.fd),)
+        _confined_count[self.key] = n + 1
+        self.entered = True
+
+    def __exit__(self, *exc) -> None:
+        if getattr(self, "entered", False):
+            with _confined_lock:
+                self._exit()
+
+    def _exit(self) -> None:
+        global _confined
+        n = _confined_count.get(self.key, 0)
+        if n == 0:
+            return
+        if n > 1:
+            _confined_count[self.key] = n - 1
+            return
+        del _confined_count[self.key]
+        fd = next(f for k, f in _confined if k == self.key)
+        _confined = tuple(c for c in _confined if c[0] != self.key)
+        os.close(fd)
+
+
+def _open_below(rootfd: int, rel: str, flags: int) -> int:
+    """Open ``rel`` (``/``-separated, below the folder open at ``rootfd``) with ``flags``, each
+    folder on the way opened without following a link (:class:`confined`). A symlinked folder
+    raises ELOOP (Linux says ENOTDIR for a link opened with ``O_DIRECTORY``: looked at again)."""
+    parts = rel.split(os.sep)
+    d = rootfd
+    try:
+        for part in parts[:-1]:
+            try:
+                nd = os.open(part, _O_DIR, dir_fd=d)
+            except NotADirectoryError:
+                if stat.S_ISLNK(os.lstat(part, dir_fd=d).st_mode):
+                    raise OSError(errno.ELOOP, "a folder on the way is a symbolic link (not followed)", part) from None
+                raise
+            if d != rootfd:
+                os.close(d)
+            d = nd
+        return os.open(parts[-1], flags, dir_fd=d)
+    finally:
+        if d != rootfd:
+            os.close(d)
+
+
+def os_open(path: str | os.PathLike, flags: int) -> int:
+    """The open of every read of a folder's file (:func:`open_nofollow`, verify's hashing) with
+    :data:`O_READ_NOFOLLOW`: below a :class:`confined` root, folder by folder (:func:`_open_below`),
+    else by its path (:data:`_plain_open`)."""
+    if _confined:
+        p = os.fspath(path)
+        for key, fd in _confined:
+            if p.startswith(key):
+                try:
+                    return _open_below(fd, p[len(key):], flags)
+                except OSError as e:
+                    if e.filename is not None:
+                        e.filename = p
+                    raise
+    return _plain_open(path, flags)
 
 
 def open_nofollow(path: str | os.PathLike) -> BinaryIO:

@@ -1083,6 +1083,11 @@ class SyncEngine:
     # ---- public entry points ----------------------------------------------------------
 
     def sync(self) -> dict:
+        """:meth:`_sync`, reading the folder's files through no symlinked folder (``blobs.confined``)."""
+        with blobs.confined(self.root):
+            return self._sync()
+
+    def _sync(self) -> dict:
         """Reconcile the whole tree; return the verification report (a dict, see :func:`report`).
 
         Only the paths that may have changed are planned: the scan's ``(path, size, change
@@ -1221,6 +1226,13 @@ class SyncEngine:
 
     def reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
                   maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
+        """:meth:`_reconcile`, reading the folder's files through no symlinked folder (``blobs.confined``)."""
+        with blobs.confined(self.root):
+            return self._reconcile(paths, folders, log_paths=log_paths, consumed_seq=consumed_seq, hold_gone_edits=hold_gone_edits,
+                                   maybe_moved=maybe_moved, moves_only=moves_only)
+
+    def _reconcile(self, paths: Iterable[str] = (), folders: Iterable[str] = (), *, log_paths: Iterable[str] = (), consumed_seq: int | None = None, hold_gone_edits: bool = False,
+                   maybe_moved: Iterable[str] = (), moves_only: bool = False) -> Outcome:
         """Reconcile some paths (file events) and folders (folder events) with the same rules.
 
         ``log_paths`` are paths named by the change log up to ``consumed_seq``; the cursor moves

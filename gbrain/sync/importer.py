@@ -39,6 +39,7 @@ from . import verify
 from ..storage.origin import origin
 from .parallel import PageParser, few_collections
 from . import scan as scan_mod
+from ..storage import blobs
 from ..storage.blobs import is_symlink_refusal
 from .scan import NOT_FOLLOWED, PURGED, READ_SETTLE_S, READ_TRIES, change_stamp, db_excludes, file_id, read_settled, scan_tree
 
@@ -363,7 +364,7 @@ def import_tree(
     ``include_purged``.
     Raises ``FileNotFoundError`` / ``NotADirectoryError`` / ``PermissionError`` for a bad root.
     """
-    with origin(surface=surface), few_collections():
+    with origin(surface=surface), few_collections(), blobs.confined(root):  # (no read through a symlinked folder)
         return _import_tree(brain, root, on_progress, on_warning, surface, include_purged, settle)
 
 

@@ -1301,6 +1301,12 @@ class _LeftAlone:
 
 
 def verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int | None = None, check_db: bool = False) -> dict:
+    """:func:`_verify_tree`, reading the tree's files through no symlinked folder (``blobs.confined``)."""
+    with blobs.confined(scan.root):
+        return _verify_tree(brain, scan, on_progress, deep=deep, sample=sample, check_db=check_db)
+
+
+def _verify_tree(brain: Brain, scan: Scan, on_progress=None, *, deep: bool = False, sample: int | None = None, check_db: bool = False) -> dict:
     """``gbrain verify DIR``: hash every file of the tree and compare it with the content hash
     stored for its path (a changed, missing or extra file is a mismatch), then re-parse pages
     drawn at random from their stored text (:func:`sample_budget`'s characters of it, or
