@@ -1587,6 +1587,37 @@ def test_a_note_deleted_while_the_sync_reads_it_is_no_failure(tmp_path, brain_tr
     brain.close()
 
 
+def test_a_big_file_deleted_between_its_hash_and_its_store_is_no_failure_either(tmp_path, brain_tree, db_path, monkeypatch):
+    """Sync read a failed read two ways: the hash's (``read_stable``/``hash_stable``: gone is
+    "vanished while being read", exit 0) and the store's of a big file streamed from disk
+    (``_store``: every error "cannot read: …", so a big attachment the person deleted between the
+    round's hash and its store made sync exit 1, "No such file or directory"); import a third
+    way. One classifier now (``scan.read_failure``): gone, a symlink now, or unreadable."""
+    from gbrain.storage import blobs
+
+    monkeypatch.setattr(blobs, "BIG", 1024)
+    brain = Brain.open(db_path)
+    eng = SyncEngine(brain, brain_tree)
+    eng.bind()
+    assert eng.sync()["ok"]
+    big = brain_tree / "assets" / "film.bin"
+    big.parent.mkdir(exist_ok=True)
+    big.write_bytes(b"\x00frame\xff" * 400)
+    real = brain.save_file_from
+
+    def deleted_meanwhile(path, source, *a, **k):
+        if path == "assets/film.bin" and os.path.exists(source):
+            os.remove(source)  # the person deletes it right after the round hashed it
+        return real(path, source, *a, **k)
+
+    monkeypatch.setattr(brain, "save_file_from", deleted_meanwhile)
+    rep = eng.sync()
+    assert rep["ok"] and rep["exit_code"] == 0, rep["problems"]
+    assert rep["vanished_during"] == ["assets/film.bin"] and "unreadable" not in rep, rep
+    eng.close()
+    brain.close()
+
+
 def test_sync_text_names_the_trashed_files(db_path, brain_tree):
     """trial10: after a `git clean -fd` the sync report said "trashed 1" and not which note (watch
     names each). The text report names each file trashed, sorted, up to `TRASHED_SHOWN`, then

@@ -140,7 +140,7 @@ from .merge import EDITED_LINE_MIN, EDITED_PAIRS_MAX, MAX_BYTES as MERGE_MAX_BYT
 from .plan import Created, PathState, Trashed, decide
 from . import gitstate
 from . import similar as sim
-from .scan import YOUNG_NS, READ_SETTLE_S, settle_left, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, keep_beside, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
+from .scan import YOUNG_NS, READ_SETTLE_S, settle_left, settle_pause, evicted, is_evicted, IGNORED, PURGED, UNWRITABLE, IN_LINKED_FOLDER, VANISHED, Why, keep_beside, read_failure, GONE_WHILE_READ, NOT_FOLLOWED, NOT_REGULAR, NOT_UTF8, SYMLINK, inside, kind_of, READ_TRIES, TMP_PREFIX, read_settled, remove_dead_temps, VCS_DIRS, Scan, change_stamp, db_excludes, escaped, excluded_ids, file_id, ignore_matcher, ignore_reason, is_temp_name, load_ignore, undecodable, walk_tree
 
 MASS_TRASH = 20  # trashing this many files from a now-empty folder needs a human…
 MASS_SHARE = 0.5  # …and so does trashing this many of a folder's synced notes (markdown left or not)
@@ -420,14 +420,6 @@ def conflict_copy_path(path: str, when: float | None = None, taken: Callable[[st
 # ---------------------------------------------------------------------------
 # the engine
 # ---------------------------------------------------------------------------
-
-
-def _unread_why(e: OSError) -> str:
-    """Why a file of the folder could not be read: a symlink now (the file was swapped for one
-    after the walk; the open refused to follow it, ``blobs.is_symlink_refusal``) is left alone as
-    the walk leaves one (:data:`~gbrain.sync.scan.NOT_FOLLOWED`: named, its page kept, exit 0);
-    any other error is a failure to read."""
-    return NOT_FOLLOWED if blobs.is_symlink_refusal(e) else f"cannot read: {e.strerror}"
 
 
 def _move_over_checked(src: str, dst: str, checked: os.stat_result) -> bool:
@@ -934,10 +926,8 @@ class SyncEngine:
         ``(None, reason)`` (half-written, or unreadable). Updates ``f``'s stat on a retry."""
         try:
             data, settled = read_settled(self._abs(f.path), f)  # (the import's read too)
-        except FileNotFoundError:
-            return None, Why("vanished while being read", VANISHED)
         except OSError as e:
-            return None, _unread_why(e)
+            return None, read_failure(e)
         return (data, None) if settled else (None, "changed while being read (half-written?)")
 
     def _young(self, f: DiskFile, st: tuple | None) -> bool:
@@ -967,7 +957,7 @@ class SyncEngine:
                 try:
                     st = os.lstat(self._abs(f.path))
                 except OSError:
-                    left.append((f.path, Why("vanished while being read", VANISHED)))
+                    left.append((f.path, GONE_WHILE_READ))
                     continue
                 if st.st_size == f.size and change_stamp(st) == f.mtime_ns:
                     continue
@@ -1009,10 +999,8 @@ class SyncEngine:
             try:
                 hx, n = blobs.hash_file(full)
                 st = os.lstat(full)
-            except FileNotFoundError:
-                return None, Why("vanished while being read", VANISHED)
             except OSError as e:
-                return None, _unread_why(e)
+                return None, read_failure(e)
             if st.st_size == n == f.size and change_stamp(st) == f.mtime_ns:
                 return hx, None
             f.size, f.mtime_ns = st.st_size, change_stamp(st)
@@ -3307,7 +3295,7 @@ class SyncEngine:
             try:
                 res, got = self.brain.save_file_from(p, self._abs(p), "blob", f.hash)
             except OSError as e:
-                out.unreadable.append((p, _unread_why(e)))
+                out.unreadable.append((p, read_failure(e)))
                 return False
             if got != f.hash:  # changed since it was hashed: the brain has what was read; next round settles it
                 out.unreadable.append((p, "changed while syncing; will retry"))

@@ -40,8 +40,7 @@ from ..storage.origin import origin
 from .parallel import PageParser, few_collections
 from . import scan as scan_mod
 from ..storage import blobs
-from ..storage.blobs import is_symlink_refusal
-from .scan import NOT_FOLLOWED, PURGED, READ_SETTLE_S, READ_TRIES, change_stamp, db_excludes, file_id, read_settled, scan_tree
+from .scan import GONE_WHILE_READ, NOT_FOLLOWED, PURGED, READ_SETTLE_S, READ_TRIES, change_stamp, db_excludes, file_id, read_failure, read_settled, scan_tree
 
 RACY_NS = 1_000_000_000  # as in the sync engine: a file this fresh is re-hashed by the next sync
 BATCH = 500  # files per commit
@@ -332,11 +331,9 @@ def _settle_young(young: list[list], settle: float, warn) -> list[tuple[list, st
                     continue
                 f.size, f.mtime_ns = st.st_size, change_stamp(st)
                 e[4], e[5] = _read_or_hash(f, e[3], warn)
-            except FileNotFoundError:
-                drop.append((e, None))
-                continue
             except OSError as err:
-                drop.append((e, NOT_FOLLOWED if is_symlink_refusal(err) else err.strerror or str(err)))
+                why = read_failure(err)
+                drop.append((e, None if why is GONE_WHILE_READ else why if why is NOT_FOLLOWED else why.error))
                 continue
             moved.append(e)
         young = moved
@@ -521,12 +518,14 @@ def _import_tree(brain: Brain, root, on_progress, on_warning, surface: str = "im
 
     def unread(path: str, e: OSError, held: bool) -> None:
         # a read of a listed file that failed: gone since the scan, a symlink now, or unreadable
-        if isinstance(e, FileNotFoundError):
+        # (scan.read_failure: sync's reading of it too)
+        why = read_failure(e)
+        if why is GONE_WHILE_READ:
             gone(path, held)
-        elif is_symlink_refusal(e):
+        elif why is NOT_FOLLOWED:
             linked(path)
         else:
-            cannot_read(path, e.strerror or str(e))
+            cannot_read(path, why.error)
 
     other = _bound_elsewhere(brain, client, bound, rootp)
     if other:

@@ -19,7 +19,7 @@ from typing import Callable
 
 import pathspec
 
-from ..storage.blobs import open_nofollow
+from ..storage.blobs import is_symlink_refusal, open_nofollow
 
 IGNORE_FILE = ".gbrainignore"
 VCS_DIRS = {".git", ".hg", ".svn"}
@@ -131,6 +131,25 @@ NOT_REGULAR = Why("not a regular file", UNREADABLE, shown="not-regular")
 NOT_FOLLOWED = Why("symlink (not followed)", SYMLINK)
 #: a path under a symlinked folder
 IN_LINKED_FOLDER = Why("inside a symlinked folder (not followed)", SYMLINK)
+#: a file the walk listed, deleted or moved away before (or while) it was read: the person's
+#: change, no failure (the next round takes the deletion or pairs the move)
+GONE_WHILE_READ = Why("vanished while being read", VANISHED)
+
+
+def read_failure(e: OSError) -> Why:
+    """What a failed read of a file the walk listed is, the one reading of it for sync's rounds,
+    watch's and import: :data:`GONE_WHILE_READ` (``FileNotFoundError``), :data:`NOT_FOLLOWED` (a
+    symlink now, or a folder on the way one: the open refused to follow it,
+    ``blobs.is_symlink_refusal``; left alone as the walk leaves one), else a failure to read,
+    kind :data:`UNREADABLE`: ``cannot read: ERROR``, the bare error in ``.error``."""
+    if isinstance(e, FileNotFoundError):
+        return GONE_WHILE_READ
+    if is_symlink_refusal(e):
+        return NOT_FOLLOWED
+    err = e.strerror or str(e)
+    why = Why(f"cannot read: {err}", UNREADABLE)
+    why.error = err
+    return why
 #: why a file or folder whose name is not valid UTF-8 is skipped (old zip or Samba trees)
 NOT_UTF8 = Why("name is not valid UTF-8 (skipped; rename the file to bring it in)", BAD_NAME)
 
