@@ -890,6 +890,6 @@ def test_import_text_report_names_the_skipped_paths_with_their_reasons(tmp_path,
         os.symlink("a.md", v / f"s{i:02}.md")
     r = gbrain("--db", str(db_path), "import", str(v))
     out = r.stdout.decode()
-    assert r.returncode == 0 and "Skipped: 12 (12 symlinks)" in out, out
+    assert r.returncode == 0 and "Not read in the folder: 12 (12 symlinks)" in out, out
     assert "  link.md: symlink (not followed)" in out and "  s00.md: symlink (not followed)" in out, out
     assert "  s09.md: symlink" not in out and "  … and 2 more (--json lists 12)" in out, out

@@ -485,7 +485,7 @@ def test_the_skipped_line_counts_each_kind_and_json_names_the_kind(tmp_path, how
     db = tmp_path / "brain.db"
     r = gbrain(how, str(tree), "--db", str(db))
     assert r.returncode == 0, r.stderr
-    assert b"Skipped: 4 (2 symlinks, 1 ignored, 1 name not UTF-8)\n" in r.stdout, r.stdout
+    assert b"Not read in the folder: 4 (2 symlinks, 1 ignored, 1 name not UTF-8)\n" in r.stdout, r.stdout
     r = gbrain(how, str(tree), "--db", str(db), "--json")
     rep = json.loads(r.stdout)
     assert {s["path"]: s["kind"] for s in rep["skipped"]} == {"link.md": "symlink", "link2.md": "symlink", "n/secret.md": "ignored", "caf\\xe9.md": "bad-name"}
@@ -508,7 +508,7 @@ def test_a_pipe_or_socket_is_counted_as_a_special_file_not_as_unreadable(tmp_pat
         db = tmp_path / "brain.db"
         r = gbrain(how, str(tree), "--db", str(db))
         assert r.returncode == 0, r.stderr
-        assert b"Skipped: 2 (2 special files)\n" in r.stdout, r.stdout
+        assert b"Not read in the folder: 2 (2 special files)\n" in r.stdout, r.stdout
         assert b"  pipe.md: not a regular file\n" in r.stdout
         rep = json.loads(gbrain(how, str(tree), "--db", str(db), "--json").stdout)
         assert {x["path"]: x["kind"] for x in rep["skipped"]} == {"pipe.md": "not-regular", "sock": "not-regular"}

@@ -429,10 +429,33 @@ def test_the_sync_summary_counts_add_up_with_the_files_left_alone(db_path, brain
     assert seen == stored and int(stored) + int(left) == int(holds) == int(pages) + int(other), out
     assert left == "2" and why == "1 symlink, 1 ignored", out
     counts = re.search(r"^Files: (.*)$", out, re.M).group(1)
-    assert "unreadable 0" in counts and "symlinked 1" in counts and "ignored 1" in counts, counts
+    assert "unreadable 0" in counts and "kept while symlinked 1" in counts and "kept while ignored 1" in counts, counts
     rep = json.loads(gbrain("sync", str(root), "--json").stdout)
     assert rep["left_alone"] == {"symlink": 1, "ignored": 1} and rep["comparison"]["left_alone"] == 2
     assert rep["comparison"]["in_brain"] == rep["comparison"]["same"] + rep["comparison"]["different"] + rep["comparison"]["only_in_brain"] + 2
+
+
+def test_the_sync_report_says_what_its_ignored_counts_count(db_path, brain_tree):
+    """``Files: … ignored 3`` beside ``Skipped: 2 (2 ignored)`` read as a contradiction: the first
+    counts the brain's files left alone under an ignored path (people/'s two notes and a
+    sidecar), the second the folder's paths the walk did not read (the folders people/ and
+    drafts/). The labels now say so: ``kept while ignored 3`` and ``Not read in the folder: 2
+    (2 ignored)``; the JSON keys are unchanged."""
+    from conftest import gbrain
+
+    root = brain_tree
+    assert gbrain("sync", str(root)).returncode == 0
+    (root / "drafts").mkdir()
+    (root / "drafts" / "a.md").write_text("# draft\n")
+    (root / ".gbrainignore").write_text("people/\ndrafts/\n")
+    r = gbrain("sync", str(root))
+    out = r.stdout.decode()
+    assert r.returncode == 0, out + r.stderr.decode()
+    counts = re.search(r"^Files: (.*)$", out, re.M).group(1)
+    assert "kept while ignored 3" in counts and ", ignored" not in counts and "kept while symlinked 0" in counts, counts
+    assert "\nNot read in the folder: 2 (2 ignored)\n" in out and "Skipped:" not in out, out
+    rep = json.loads(gbrain("sync", str(root), "--json").stdout)
+    assert rep["counts"]["ignored"] == 3 and rep["skipped_count"] == 2, rep
 
 
 @pytest.mark.engine_free

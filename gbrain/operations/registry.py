@@ -1134,6 +1134,15 @@ _COUNTED_NOUNS = frozenset(("symlink", "not-regular", "purged"))
 _LEFT_ORDER = {k: i for i, k in enumerate(LEFT_ALONE_WORDS)}
 
 
+#: the words of a report's ``counts`` keys where the key alone misleads: sync's ``symlinked`` and
+#: ``ignored`` count the brain's files it left alone as they were (their path a symlink, or under
+#: an ignore rule, now), never the folder's paths its walk did not read (:data:`NOT_READ`): "ignored
+#: 3" beside "Skipped: 2 (2 ignored)" read as a contradiction
+COUNT_WORDS = {"symlinked": "kept while symlinked", "ignored": "kept while ignored"}
+#: the label of the folder's paths a walk did not read (``skipped_count``, by kind)
+NOT_READ = "Not read in the folder:"
+
+
 def _by_kind(counts: dict[str, int]) -> str:
     """``{"symlink": 2, "bad-name": 1}`` → ``"2 symlinks, 1 name not UTF-8"``: paths left alone
     counted by their kind (``scan.report_kind``: a pipe or socket is a ``special file``), in :data:`LEFT_ALONE_WORDS`' order."""
@@ -1152,7 +1161,7 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
         lines.append("Created " + created_folders_text(r["created_folders"]))
     c = r.get("counts")
     if c:
-        lines.append("Files: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in c.items()))
+        lines.append("Files: " + ", ".join(f"{COUNT_WORDS.get(k) or k.replace('_', ' ')} {v:,}" for k, v in c.items()))
     compare = compare and "comparison" in r
     if compare:
         lines += _comparison_lines(r)
@@ -1194,7 +1203,7 @@ def _report_text(r: dict, a: dict, compare: bool = False) -> str:
         lines.append(f"Frontmatter kept raw (YAML did not load): {_count(r['frontmatter_errors'], 'page')}")
     if r.get("skipped_count"):
         kinds = r.get("skipped_kinds") or {}
-        lines.append(f"Skipped: {r['skipped_count']:,} ({_by_kind(kinds)})" if kinds else f"Skipped: {r['skipped_count']:,}")
+        lines.append(f"{NOT_READ} {r['skipped_count']:,} ({_by_kind(kinds)})" if kinds else f"{NOT_READ} {r['skipped_count']:,}")
         from ..sync.scan import NOT_UTF8
 
         listed = [s for s in r.get("skipped") or [] if isinstance(s, dict)]
