@@ -8,7 +8,7 @@ import os
 
 from gbrain.core.brain import Brain
 from gbrain.sync.engine import SyncEngine
-from gbrain.sync.scan import NOT_UTF8, scan_tree, walk_tree
+from gbrain.sync.scan import NOT_UTF8, db_excludes, scan_tree, walk_tree
 import pytest
 
 pytestmark = pytest.mark.engine_free  # the same on both engines: runs in the SQLite run only (conftest)
@@ -41,7 +41,7 @@ def test_scan_sync_and_watch_walks_agree(tmp_path):
     with Brain.open(db) as b:
         eng = SyncEngine(b, root)
         eng.bind()
-        s = scan_tree(root, exclude_abs={str(db), str(db) + "-wal", str(db) + "-shm"})
+        s = scan_tree(root, exclude_abs=db_excludes(db))
         e = eng.scan()
         files, skipped, bad = eng.walk("")
     want = [".gbrainignore", "a.md", "b/c.md", "b/img.png", "b/d/e.md"]  # a folder's files by name, then its folders
@@ -134,7 +134,7 @@ def test_a_scan_without_sizes_lists_and_skips_exactly_what_a_scan_with_sizes_doe
     with Brain.open(db):
         pass
     os.link(db, root / "b" / "same-inode.md")  # the database under another name
-    excl = {str(db), str(db) + "-wal", str(db) + "-shm"}
+    excl = db_excludes(db)
     sized = scan_tree(root, exclude_abs=excl)
     bare = scan_tree(root, exclude_abs=excl, sizes=False)
     assert [(f.path, f.abspath) for f in bare.files] == [(f.path, f.abspath) for f in sized.files]
@@ -218,7 +218,7 @@ def test_verify_scans_without_sorting_and_sees_the_same_files_and_skips(tmp_path
     for i in range(40):  # enough names that a directory's own order is not the sorted one
         (root / "b" / f"n{(i * 7919) % 97:03d}.md").write_bytes(b"# n\n")
     db = tmp_path / "brain.db"
-    excl = {str(db), str(db) + "-wal", str(db) + "-shm"}
+    excl = db_excludes(db)
     for sizes in (True, False):
         ordered = scan_tree(root, exclude_abs=excl, sizes=sizes)
         loose = scan_tree(root, exclude_abs=excl, sizes=sizes, ordered=False)
