@@ -1745,3 +1745,68 @@ def test_sync_text_names_a_file_removed_because_its_page_was_renamed_in_the_brai
     assert not (brain_tree / "people" / "bruno-okafor.md").exists()
     assert [x for x in out if x.startswith("Removed")] == ["Removed (renamed in the brain): people/bruno-okafor.md → people/bruno-okafor-moved.md"], out
     assert not [x for x in out if "In the trash" in x or "gbrain restore" in x], out
+
+
+SYNC_HOLDER = """
+import sys
+from gbrain.core.brain import Brain
+from gbrain.sync.engine import SyncEngine
+b = Brain.open(sys.argv[1])
+e = SyncEngine(b, sys.argv[2])
+e._lock()
+print("locked", flush=True)
+sys.stdin.readline()
+e.close()
+b.close()
+"""
+
+
+def test_a_sync_beside_a_watch_with_another_temp_folder_is_refused(tmp_path, db_path, brain_tree):
+    """The sync lock lies in /tmp (``engine.LOCK_TEMP``), not each process's $TMPDIR: a `watch`
+    a service or an agent started (another TMPDIR) and a `sync` from a shell did not see each
+    other, and both synced the folder at once. For a release the $TMPDIR one is taken too (an
+    older gbrain takes only that)."""
+    import subprocess
+    import sys
+
+    from conftest import gbrain
+
+    tmp_a, tmp_b = tmp_path / "tmp-a", tmp_path / "tmp-b"
+    tmp_a.mkdir(), tmp_b.mkdir()
+    with Brain.open(db_path):
+        pass
+    p = subprocess.Popen([sys.executable, "-c", SYNC_HOLDER, str(db_path), str(brain_tree)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, env={**os.environ, "TMPDIR": str(tmp_a)})
+    try:
+        assert p.stdout.readline() == b"locked\n"
+        assert [n for n in os.listdir(tmp_a) if n.startswith("gbrain-sync-")]  # the older place too
+        r = gbrain("sync", str(brain_tree), "--db", str(db_path), env={"TMPDIR": str(tmp_b)})
+        assert r.returncode == 1 and b"already syncing" in r.stderr, r.stderr
+    finally:
+        p.communicate(b"\n", timeout=60)
+    assert p.returncode == 0 and not os.listdir(tmp_a)
+
+
+def test_a_sync_beside_an_older_gbrain_syncing_is_refused_and_leaves_no_lock_file(tmp_path, db_path, brain_tree):
+    """An older gbrain holds the sync lock in $TMPDIR only: a sync sees it there, and the lock
+    it had taken in /tmp meanwhile is removed, not left for nobody."""
+    import fcntl
+
+    from gbrain.sync.engine import SyncEngine, SyncError
+
+    with Brain.open(db_path) as b:
+        e = SyncEngine(b, brain_tree)
+        first, legacy = e.lock_paths()
+        assert first != legacy
+        fd = os.open(legacy, os.O_RDWR | os.O_CREAT, 0o600)  # what the older gbrain holds
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with pytest.raises(SyncError, match="already syncing"):
+                e._lock()
+            assert not os.path.exists(first)
+        finally:
+            os.close(fd)
+            os.unlink(legacy)
+        e._lock()
+        e.close()
+        assert not os.path.exists(first) and not os.path.exists(legacy)

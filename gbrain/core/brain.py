@@ -2462,16 +2462,11 @@ class Brain:
             )
 
 
-#: the temp folder the open lock falls back to: a fixed one, not ``$TMPDIR``, so processes with
-#: different temp folders (an agent's MCP server, a shell's CLI) still find one file
-LOCK_TEMP = "/tmp"
-
-
 def open_lock_names(path: Path) -> list[str]:
     """Where :func:`_open_lock` may put its file, first choice first: beside the database (every
     process that can open the brain sees that folder, whatever its ``TMPDIR``: an MCP server an
     agent started and the CLI run from a shell or a sandbox often have different ones), else,
-    when that folder cannot hold it (a read-only mount), :data:`LOCK_TEMP` (not ``$TMPDIR``),
+    when that folder cannot hold it (a read-only mount), ``db.LOCK_TEMP`` (/tmp, not ``$TMPDIR``),
     else the process's temp folder, both named after the database's real path. The last is also
     where gbrain before 2026-12 took it alone: :func:`_open_lock` takes it too, for a release."""
     import hashlib
@@ -2480,7 +2475,7 @@ def open_lock_names(path: Path) -> list[str]:
     real = os.path.realpath(str(path))
     key = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
     base = f"gbrain-open-{key}.lock"
-    return [real + dbmod.OPEN_LOCK_SUFFIX, os.path.join(LOCK_TEMP, base), os.path.join(tempfile.gettempdir(), base)]
+    return [real + dbmod.OPEN_LOCK_SUFFIX, os.path.join(dbmod.LOCK_TEMP, base), os.path.join(tempfile.gettempdir(), base)]
 
 
 def _take_lock(name: str, held: list[tuple[int, str]]) -> tuple[int, bool] | None:

@@ -2383,6 +2383,11 @@ def where(p: Path) -> str:
 #: (``core/brain.py: _open_lock``): ``brain.db`` + this; sync and watch leave it out like ``-wal``
 OPEN_LOCK_SUFFIX = "-gbrain.lock"
 
+#: the temp folder of gbrain's lock files that cannot lie beside the database (the sync lock; the
+#: open lock in a folder it cannot write): a fixed one, not ``$TMPDIR``, so processes with
+#: different temp folders (an agent's MCP server or a service's watch, a shell's CLI) find one file
+LOCK_TEMP = "/tmp"
+
 
 def connect(path: str | os.PathLike, *, create: bool = True, allow_empty_file: bool = False) -> sqlite3.Connection:
     """Open (and migrate) a brain database.

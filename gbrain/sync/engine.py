@@ -126,6 +126,7 @@ from typing import Callable, Iterable
 import pathspec
 
 from ..core.brain import Brain, _same_file, file_kind, render_row, sha256
+from ..storage.db import LOCK_TEMP
 from ..storage import blobs
 from ..storage.db import bind_client, expire_sync_clients, sync_client, tuple_rows
 from ..storage.origin import origin
@@ -491,6 +492,7 @@ class SyncEngine:
         #: observer that reports closes: ``watch.Pending.closed``): read without that second look
         self.closed: set[str] = frozenset()
         self._lock_fd: int | None = None
+        self._locks: list[tuple[int, str]] = []  # (fd, path) of each sync lock held (:meth:`_lock`)
         self.spec: pathspec.PathSpec | None = None
         self.ignored: Callable[[str], bool] = ignore_matcher(None)  # self.spec.match_file, fast
         self.excl: set[str] = set()  # the database and its -wal/-shm/-journal, when inside the root
@@ -615,43 +617,60 @@ class SyncEngine:
             gitstate.save(self._git_key(), fp)
             self._see_reflog()
 
-    def lock_path(self) -> str:
-        """The lock file of this brain's sync: in the temp folder, named after the database's real
-        path. (Never a descriptor on the database itself: closing one would drop SQLite's own
-        POSIX locks held by this process.)"""
+    def lock_paths(self) -> list[str]:
+        """The lock files of this brain's sync, named after the database's real path: in
+        ``storage/db.py: LOCK_TEMP`` (/tmp), never in ``$TMPDIR`` alone (a `watch` a service or
+        an agent started and a `sync` from a shell often have different ones, and did not see
+        each other), and, for a release, in ``$TMPDIR`` too, where gbrain before 2026-12 took it.
+        (Never a descriptor on the database itself: closing one would drop SQLite's own POSIX
+        locks held by this process.)"""
         import hashlib
         import tempfile
 
         name = self._brain_name()  # Postgres: one lock per database and folder (other folders sync at will)
         key = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-        return os.path.join(tempfile.gettempdir(), f"gbrain-sync-{key}.lock")
+        base = f"gbrain-sync-{key}.lock"
+        return [os.path.join(LOCK_TEMP, base), os.path.join(tempfile.gettempdir(), base)]
+
+    def lock_path(self) -> str:
+        """The first of :meth:`lock_paths`."""
+        return self.lock_paths()[0]
 
     def _lock(self) -> None:
-        """Take the sync lock (:meth:`lock_path`, exclusive) or raise :class:`SyncError`. The lock
-        counts only on the file now at the path: :meth:`close` removes the file, so a lock taken
-        on a file opened just before that is let go and the path opened again."""
+        """Take the sync locks (:meth:`lock_paths`, exclusive; one a folder cannot hold is left
+        out) or raise :class:`SyncError`. A lock counts only on the file now at the path:
+        :meth:`close` removes the file, so a lock taken on a file opened just before that is let
+        go and the path opened again."""
         if self._lock_fd is not None:
             return
-        path = self.lock_path()
-        for _ in range(100):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = _lock_holder(fd)
+        held: list[tuple[int, str]] = []
+        paths = self.lock_paths()
+        try:
+            for path in paths:
+                fd, busy = _take_sync_lock(path, held)
+                if busy:
+                    raise SyncError(self._busy_message(busy[0]))
+                if fd is not None:
+                    held.append((fd, path))
+        except BaseException:
+            for fd, path in held:  # taken alone: removed as close() does
+                try:
+                    if _same_file(fd, path):
+                        os.unlink(path)
+                except OSError:
+                    pass
                 os.close(fd)
-                raise SyncError(self._busy_message(holder)) from None
-            if _same_file(fd, path):
-                break
-            os.close(fd)
-        else:  # pragma: no cover - 100 closes racing one sync
-            raise SyncError(f"could not take the sync lock {path}")
-        self._lock_fd, self._lock_name = fd, path
-        try:  # who holds it, for the message another sync or watch gives (best effort)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps({"pid": os.getpid(), "surface": self.surface, "root": str(self.root)}).encode("utf-8", "surrogateescape"), 0)
-        except (OSError, ValueError):
-            pass
+            raise
+        if not held:
+            raise SyncError(f"could not take the sync lock {paths[0]}")
+        self._locks = held
+        self._lock_fd, self._lock_name = held[0]
+        for fd, _ in held:
+            try:  # who holds it, for the message another sync or watch gives (best effort)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, json.dumps({"pid": os.getpid(), "surface": self.surface, "root": str(self.root)}).encode("utf-8", "surrogateescape"), 0)
+            except (OSError, ValueError):
+                pass
 
     def _busy_message(self, holder: dict | None) -> str:
         """The one-line error when another process holds this brain's sync lock: which command
@@ -670,13 +689,14 @@ class SyncEngine:
         """Release the sync lock and remove its file (still holding the lock, so a process that
         opened the file meanwhile sees it is no longer at the path: :meth:`_lock`)."""
         if self._lock_fd is not None:
-            try:
-                if _same_file(self._lock_fd, self._lock_name):
-                    os.unlink(self._lock_name)
-            except OSError:
-                pass
-            os.close(self._lock_fd)
-            self._lock_fd = None
+            for fd, name in self._locks:
+                try:
+                    if _same_file(fd, name):
+                        os.unlink(name)
+                except OSError:
+                    pass
+                os.close(fd)
+            self._lock_fd, self._locks = None, []
 
     def _excl_ids(self) -> set[tuple[int, int]]:
         """(device, inode) of the database files inside the root."""
@@ -3767,6 +3787,30 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
 
 
 __all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "SYNC_TOOL"]
+
+
+def _take_sync_lock(path: str, held: list[tuple[int, str]]) -> tuple[int | None, list]:
+    """Take the sync lock file ``path`` exclusively (never through a symlink): ``(fd, [])``;
+    ``(None, [holder])`` when another process holds it (:func:`_lock_holder`); ``(None, [])``
+    when its folder cannot hold it, or it is one of ``held`` (the same file by another name)."""
+    for _ in range(100):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return None, []
+        if any(_same_file(h, path) for h, _ in held):
+            os.close(fd)
+            return None, []
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _lock_holder(fd)
+            os.close(fd)
+            return None, [holder]
+        if _same_file(fd, path):
+            return fd, []
+        os.close(fd)
+    raise SyncError(f"could not take the sync lock {path}")  # pragma: no cover - 100 closes racing one sync
 
 
 def _lock_holder(fd: int) -> dict | None:
