@@ -5,7 +5,9 @@
            [--engine sqlite|postgres|both [--pg postgresql://ADMIN]]
 
 A set is a JSONL file, one question a line: ``{"q": …, "kind": …, "gold": {path: grade}}`` (grade 2
-the answer, 1 related; paths relative to the corpus folder). trial37 (2026-12-04) wrote
+the answer, 1 related; paths relative to the corpus folder), and optionally ``"order": [path, …]``:
+the pages expected first, in that order (figure ``order``: the share of such questions whose
+ranking opens so; hit@1 counts any gold page first). trial37 (2026-12-04) wrote
 ``questions_llm_wiki.jsonl`` (20, over llm-wiki-ob-vault, 3 in Chinese) and
 ``questions_msdocs_ad.jsonl`` (21, over msdocs-ad-identity) from reading ~40 pages with cat/grep
 before any search ran, and did not change them after seeing a ranking: a researcher's questions in
@@ -50,21 +52,31 @@ def measure(paths: list[str], gold: dict[str, int]) -> tuple[int | None, float]:
     return first, dcg([gold.get(p, 0) for p in paths[:10]]) / dcg(sorted(gold.values(), reverse=True)[:10])
 
 
+def in_order(paths: list[str], order: list[str] | None) -> bool | None:
+    """Whether the ranking opens with ``order`` (a question's ``"order"``: the pages expected
+    first, in that order; None for a question without one)."""
+    return None if not order else paths[: len(order)] == order
+
+
 def figures(rows: list[tuple]) -> dict[str, float]:
     n = len(rows)
-    return {"hit@1": sum(1 for r in rows if r[2] == 1) / n,
-            "hit@5": sum(1 for r in rows if r[2] and r[2] <= 5) / n,
-            "MRR@10": sum(1 / r[2] for r in rows if r[2] and r[2] <= 10) / n,
-            "nDCG@10": sum(r[3] for r in rows) / n}
+    out = {"hit@1": sum(1 for r in rows if r[2] == 1) / n,
+           "hit@5": sum(1 for r in rows if r[2] and r[2] <= 5) / n,
+           "MRR@10": sum(1 / r[2] for r in rows if r[2] and r[2] <= 10) / n,
+           "nDCG@10": sum(r[3] for r in rows) / n}
+    ordered = [r[5] for r in rows if r[5] is not None]
+    if ordered:  # (sets whose questions say the order of their first pages)
+        out["order"] = sum(ordered) / len(ordered)
+    return out
 
 
 def report(name: str, rows: list[tuple], quiet: bool = False) -> dict[str, float]:
     m = figures(rows)
     print(f"\n{name}: {len(rows)} questions  " + "  ".join(f"{k} {v:.3f}" for k, v in m.items()))
     if not quiet:
-        for q, kind, r, nd, top in rows:
-            if r != 1:
-                print(f"  rank {r if r else '>' + str(DEPTH):>5}  nDCG {nd:.2f}  [{kind}] {q!r}")
+        for q, kind, r, nd, top, ok in rows:
+            if r != 1 or ok is False:
+                print(f"  rank {r if r else '>' + str(DEPTH):>5}  nDCG {nd:.2f}{'  out of order' if ok is False else ''}  [{kind}] {q!r}")
                 for p in top[:3]:
                     print(f"        {p}")
     return m
@@ -168,13 +180,13 @@ def main() -> None:
                 rows = []
                 for item in qs:
                     top = [path_of.get(h.get("slug"), "?") for h in rank(b, item["q"])]
-                    rows.append((item["q"], item["kind"], *measure(top, item["gold"]), top))
+                    rows.append((item["q"], item["kind"], *measure(top, item["gold"]), top, in_order(top, item.get("order"))))
                 report(f"{Path(qfile).stem} {name}{tag}", rows, args.quiet)
                 every.setdefault(name + tag, []).extend(rows)
                 firsts.setdefault(name, []).append(rows)
         if len(engines) > 1:
             for name, (lite, pg) in firsts.items():
-                diff = [(a, c) for a, c in zip(lite, pg) if a[2] != c[2]]
+                diff = [(a, c) for a, c in zip(lite, pg) if a[2] != c[2] or a[5] != c[5]]
                 print(f"\n{Path(qfile).stem} {name}: {len(diff)} question(s) ranked otherwise (sqlite rank / postgres rank)")
                 for a, c in diff:
                     print(f"  {a[2] or '-':>4} / {c[2] or '-':<4} [{a[1]}] {a[0]!r}")
