@@ -432,6 +432,7 @@ def writable_by_this_gbrain(conn) -> None:
         conn.execute("ALTER TABLE links ADD COLUMN IF NOT EXISTS label TEXT NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_cjk TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
         conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS h1_key TEXT COLLATE \"C\" NOT NULL DEFAULT ''")
+        conn.execute("ALTER TABLE pages ADD COLUMN IF NOT EXISTS search_fold_names text NOT NULL DEFAULT ''")
         for col in ("search_body", "search_timeline"):
             conn.execute(f"ALTER TABLE pages ADD COLUMN IF NOT EXISTS {col} TEXT COLLATE \"C\"")
         conn.execute("CREATE TABLE IF NOT EXISTS name_folds (page_id BIGINT NOT NULL REFERENCES pages(id) ON DELETE CASCADE, "
@@ -445,6 +446,8 @@ def writable_by_this_gbrain(conn) -> None:
         conn.execute("ALTER TABLE pages ADD COLUMN search_cjk TEXT NOT NULL DEFAULT ''")
     if "h1_key" not in have:
         conn.execute("ALTER TABLE pages ADD COLUMN h1_key TEXT NOT NULL DEFAULT ''")
+    if "search_fold_names" not in have:
+        conn.execute("ALTER TABLE pages ADD COLUMN search_fold_names TEXT NOT NULL DEFAULT ''")
     for col in ("search_body", "search_timeline"):
         if col not in have:
             conn.execute(f"ALTER TABLE pages ADD COLUMN {col} TEXT")

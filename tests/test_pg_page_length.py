@@ -10,7 +10,7 @@ import pytest
 from gbrain.core.brain import Brain
 from gbrain.sync.importer import import_tree
 
-from conftest import write_tree
+from conftest import writable_by_this_gbrain, write_tree
 
 pytestmark = pytest.mark.engine_free
 
@@ -62,6 +62,7 @@ def test_postgres_v59_counts_every_page_and_keeps_the_totals(tmp_path, pg_url, m
     tree = write_tree(tmp_path / "vault", NOTES)
     monkeypatch.setattr(pg, "PG_SCHEMA_VERSION", 58)
     with Brain.open(pg_url, create=True) as b:
+        writable_by_this_gbrain(b.conn)  # (v67's column, which this gbrain's saves write)
         import_tree(b, tree)
         vectors = {r[0]: r[1] for r in b.conn.execute("SELECT slug, search_tsv::text FROM pages")}
     monkeypatch.undo()

@@ -193,7 +193,10 @@ def test_pages_named_but_for_a_fold_keep_their_order_below_the_typed_name(tmp_pa
     named as typed to just below it, keeping the twins' own order: it gave them all one score,
     so they came back in BM25's order (*Lukasz Nowaks* above *Lukasz Nowak*, which pages link as
     "Łukasz Nowak" and which scored higher). Pages and offsets alike."""
-    notes = {"people/łukasz-nowak.md": "# Łukasz Nowak\n\nPartner.\n",
+    # (a longer text than the twins': since v63 its name's folded word is at title weight, so a
+    # short page named *Łukasz Nowak* scored above *Lukasz Nowaks* without the rule already)
+    notes = {"people/łukasz-nowak.md": "# Łukasz Nowak\n\nPartner at a fund, with a long text about many other things, deals, calls and meetings, "
+                                       "and more of the same words here.\n",
              "people/lukasz-nowak.md": "# Lukasz Nowak\n\nA partner at a fund, with a long text about many other things, deals, calls and meetings.\n",
              "people/lukasz-nowaks.md": "# Lukasz Nowaks\n\nLukasz Nowak.\n",
              "notes/a.md": "# A\n\nMet [[people/lukasz-nowak|Łukasz Nowak]] today.\n",
@@ -211,3 +214,90 @@ def test_pages_named_but_for_a_fold_keep_their_order_below_the_typed_name(tmp_pa
         assert [h["slug"] for h in got][:3] == ["people/łukasz-nowak", "people/lukasz-nowak", "people/lukasz-nowaks"]
         assert got[0]["score"] >= got[1]["score"] >= got[2]["score"]
         assert [h["slug"] for i in range(3) for h in keyword.search(b.conn, "Łukasz Nowak", limit=1, offset=i)] == [h["slug"] for h in got[:3]]
+
+
+WORDS = {
+    "people/Łukasz Nowak.md": "---\ntags: [investor]\n---\n# Łukasz Nowak\n\nPartner at Vistula Ventures in Warsaw. Leads seed rounds in Polish fintech.\n",
+    "people/Lukasz Nowak.md": "# Lukasz Nowak\n\nPlumber in Chicago.\n",
+    # the word as typed, five times in a note's text
+    "notes/fund calls.md": "# Calls with the fund\n\nLukasz asked about the runway. Lukasz wants the memo; I told Lukasz.\nLukasz again: Lukasz is fine.\n",
+    "people/Søren Kierkegaard.md": "# Søren Kierkegaard\n\nDanish philosopher.\n",
+    "people/Soren Lund.md": "# Soren Lund\n\nDesigner on the mobile team.\n",
+    "people/Bjørn Dæhlie.md": "# Bjørn Dæhlie\n\nNorwegian skier.\n",
+    "people/Björn Borg.md": "# Björn Borg\n\nSwedish tennis player.\n",
+    "notes/ski notes.md": "# Ski notes\n\nBjorn Daehlie races. Daehlie skated; Bjorn Daehlie trained.\n",
+    "people/lstrzepek.md": "---\naliases: [Łucja Strzępek]\n---\n# lstrzepek\n\nAuthor of a plugin.\n",
+    **{f"filler/f{i}.md": f"# Filler {i}\n\nNothing here {i}, a memo and a call.\n" for i in range(40)},
+}
+
+
+@pytest.fixture
+def words_brain(tmp_path, db_path):
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", WORDS))
+        yield b
+
+
+def test_a_word_typed_with_or_without_its_letters_ranks_both_names_typed_first(words_brain):
+    """Where no page is named exactly, `Łukasz` put *Lukasz Nowak* first and *Łukasz Nowak* third
+    (1.125 to 0.66: ``lukasz`` was in its body-weight ``search_words`` only), below a note saying
+    Lukasz five times; `Søren` did not list *Søren Kierkegaard* in its first 3. The names' folded
+    words are indexed at title weight (``search_fold_names``, v63 / Postgres v67) and the page
+    whose name holds the word as typed comes first (:func:`keyword._typed_words_first`)."""
+    b = words_brain
+    assert slugs(b, "Łukasz")[:2] == ["people/Łukasz Nowak", "people/Lukasz Nowak"]
+    assert slugs(b, "Lukasz")[:2] == ["people/Lukasz Nowak", "people/Łukasz Nowak"]
+    assert slugs(b, "Søren")[:2] == ["people/Søren Kierkegaard", "people/Soren Lund"]
+    assert slugs(b, "Soren")[:2] == ["people/Soren Lund", "people/Søren Kierkegaard"]
+    assert slugs(b, "Bjørn")[:2] == ["people/Bjørn Dæhlie", "people/Björn Borg"]
+    assert slugs(b, "Daehlie")[0] == "people/Bjørn Dæhlie"  # (above the note saying it three times)
+    assert slugs(b, "Łukasz partner")[0] == "people/Łukasz Nowak"
+    assert "title" in next(h for h in hits(b, "Lukasz", 5) if h["slug"] == "people/Łukasz Nowak")["signals"]
+    # an alias's folded word: a name too (signal alias; Postgres says title for either, its weight A)
+    top = hits(b, "Lucja", 3)[0]
+    assert top["slug"] == "people/lstrzepek" and {"alias", "title"} & set(top["signals"])
+    assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'people/Mærsk'").fetchone() is None
+    assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'people/Bjørn Dæhlie'").fetchone()[0] == "Bjorn Daehlie"
+    assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'people/lstrzepek'").fetchone()[0] == "Lucja"
+    assert fresh_import_differences(b) == {}
+
+
+def test_the_typed_rule_off_gives_the_fold_order(words_brain, monkeypatch):
+    """Without :data:`keyword.TYPED_WORDS_FIRST` both names still rank as names (title weight),
+    in BM25's order: the short *Lukasz Nowak* first for `Łukasz` too."""
+    monkeypatch.setattr(keyword, "TYPED_WORDS_FIRST", False)
+    assert slugs(words_brain, "Łukasz")[:2] == ["people/Lukasz Nowak", "people/Łukasz Nowak"]
+
+
+def test_an_upgraded_brain_indexes_the_folded_name_words_as_a_fresh_import(tmp_path, db_path):
+    """A brain made before (SQLite v62 / Postgres v66) has no ``search_fold_names``: on open it is
+    filled for the pages whose names are not ASCII and indexed (SQLite: ``page_fts`` made again
+    with its ninth column), and the brain equals a fresh import and ranks as one."""
+    from test_obsidian_trial import _rewind
+
+    from gbrain.storage import db as dbmod
+    from gbrain.storage import pg
+
+    with Brain.open(db_path, create=True) as b:
+        import_tree(b, write_tree(tmp_path / "v", WORDS))
+        want = {q: slugs(b, q) for q in ("Łukasz", "Lukasz", "Søren", "Daehlie")}
+        with b.transaction():
+            b.conn.execute("UPDATE pages SET search_fold_names = ''")
+            _rewind(b.conn, pg._fold_names, dbmod._m63_fold_names)
+        assert slugs(b, "Łukasz")[0] == "people/Lukasz Nowak"  # (as before v63)
+    with Brain.open(db_path) as b:
+        assert b.conn.execute("SELECT count(*) FROM pages WHERE search_fold_names <> ''").fetchone()[0] == 4
+        assert {q: slugs(b, q) for q in want} == want
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_moved_page_takes_its_new_names_folded_words(tmp_path, db_path):
+    """A page titled by its file name moved to a name with such a letter (``Brain.move_page``,
+    ``rename_page_row``: the search fields follow the path) is found by the new name's folded
+    word at title weight, and equals a fresh import."""
+    with Brain.open(db_path) as b:
+        import_tree(b, write_tree(tmp_path / "vault", {"people/Soren Lund.md": "Designer.\n", **{f"f/n{i}.md": f"# N{i}\n\nSoren said {i}.\n" for i in range(8)}}))
+        b.move_page("people/Soren Lund", "people/Søren Lund")
+        assert b.conn.execute("SELECT search_fold_names FROM pages WHERE slug = 'people/Søren Lund'").fetchone()[0] == "Soren"
+        assert slugs(b, "Soren")[0] == "people/Søren Lund"
+        assert fresh_import_differences(b) == {}

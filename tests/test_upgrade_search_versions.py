@@ -1,7 +1,7 @@
 """A brain made by a much older gbrain (before v55 / Postgres v58, the link labels) upgrades
 through every later search and schema version on open: the labels (v55, written as visible text
 since v59 / Postgres v63), the folded names (v56 / v60), the labelled links' index (v57 / v61),
-the put's lookups (v58 / v62): the brain then equals a fresh import, and search, the put's twin
+the put's lookups (v58 / v62), the names' folded words at title weight (v63 / v67): the brain then equals a fresh import, and search, the put's twin
 check and the spaced-name read work as on a new brain. Both engines (``--engine postgres``)."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _state(b) -> dict:
     links = sorted((s, k, t, label) for s, k, t, label in b.conn.execute(
         "SELECT p.slug, l.kind, l.target, l.label FROM links l JOIN pages p ON p.id = l.from_page_id"))
     search = {q: [(h["slug"], round(h["score"], 6)) for h in keyword.search(b.conn, q, limit=5)]
-              for q in ("Sarah fund", "porto fund", "Łukasz Nowak", "Lukasz Nowak", "our Łukasz")}
+              for q in ("Sarah fund", "porto fund", "Łukasz Nowak", "Lukasz Nowak", "our Łukasz", "Łukasz", "Lukasz")}
     return {"links": links, "search": search}
 
 
@@ -54,6 +54,7 @@ def test_a_brain_from_before_the_link_labels_upgrades_through_every_search_versi
             with b.transaction():  # (as that gbrain stored them: no labels, no folded names)
                 b.conn.execute("UPDATE links SET label = ''")
                 b.conn.execute("DELETE FROM name_folds")
+                b.conn.execute("UPDATE pages SET search_fold_names = ''")  # (v63 / Postgres v67)
     with Brain.open(db_path) as b:
         if getattr(b.conn, "dialect", "sqlite") == "postgres":
             assert pg.schema_version(b.conn) == pg.PG_SCHEMA_VERSION
@@ -66,6 +67,8 @@ def test_a_brain_from_before_the_link_labels_upgrades_through_every_search_versi
         assert {q: [s for s, _ in hits] for q, hits in got["search"].items()} == {q: [s for s, _ in hits] for q, hits in want["search"].items()}
         assert "companies/acme-ventures" in [s for s, _ in got["search"]["Sarah fund"]]
         assert [h[0] for h in got["search"]["Łukasz Nowak"]][:2] == ["people/łukasz-nowak", "people/lukasz-nowak"]
+        assert [h[0] for h in got["search"]["Łukasz"]][:2] == ["people/łukasz-nowak", "people/lukasz-nowak"]  # (v63 / Postgres v67)
+        assert [h[0] for h in got["search"]["Lukasz"]][:2] == ["people/lukasz-nowak", "people/łukasz-nowak"]
         ctx = ops.Context(surface="mcp")
         with pytest.raises(BadInput, match="people/gus-o-brien"):
             ops.run("put", {"slug": "people/gus-obrien", "content": "# Gus OBrien\n"}, ctx, brain=b)

@@ -93,11 +93,16 @@ from . import russian
 
 TITLE_WEIGHT = 5.0
 #: bm25 column weights, in page_fts order: title, aliases, path, headings, compiled_truth,
-#: timeline, glued words, CJK bigrams
-WEIGHTS = (TITLE_WEIGHT, TITLE_WEIGHT, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0)
-COLUMNS = ("title", "search_aliases", "path", "search_headings", "compiled_truth", "timeline", "search_words", "search_cjk")
+#: timeline, glued words, CJK bigrams, the names' folded words (:func:`fold_name_words`, v63:
+#: weighed as the title)
+WEIGHTS = (TITLE_WEIGHT, TITLE_WEIGHT, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, TITLE_WEIGHT)
+COLUMNS = ("title", "search_aliases", "path", "search_headings", "compiled_truth", "timeline", "search_words", "search_cjk", "search_fold_names")
 #: known-item re-scoring (module docstring)
 NAME_WEIGHT = 0.5
+#: the name evidence's share is the IDF of the query words a name holds over the query's, or over
+#: this when that is less (as the link text's :data:`ANCHOR_REF_IDF`): a one-word query of a common
+#: word would name a page as fully as a rare one. 0: off (measured 2026-12-05, docs/search.md)
+NAME_REF_IDF = 0.0
 HEADING_WEIGHT = 0.25
 EXACT_WEIGHT = 1.0
 #: exponent on the name's precision (matched words / words of the shortest name holding a query word)
@@ -152,7 +157,8 @@ STOP_WORDS = frozenset(
 _BODY_FILTER = "{compiled_truth timeline search_words search_cjk}"
 STOP_WORDS_DROPPED = True
 #: (column, signal) of the name fields
-_NAME_COLUMNS = (("title", "title"), ("search_aliases", "alias"), ("path", "path"), ("search_headings", "headings"))
+_NAME_COLUMNS = (("title", "title"), ("search_aliases", "alias"), ("path", "path"), ("search_headings", "headings"),
+                 ("search_fold_names", "folds"))
 #: their positions in :data:`COLUMNS`
 _NAME_INDEX = tuple(COLUMNS.index(c) for c, _ in _NAME_COLUMNS)
 #: their FTS5 column filter
@@ -760,7 +766,8 @@ def h1_name(page) -> str:
 
 def search_fields(page) -> dict[str, str]:
     """The derived ``pages`` columns the FTS index reads besides title, path and text:
-    ``{search_body, search_timeline, search_aliases, search_headings, h1_key, search_words, search_cjk}``
+    ``{search_body, search_timeline, search_aliases, search_headings, h1_key, search_words, search_cjk,
+    search_fold_names}``
     (strings, one item per line / space). An H1 name (:func:`h1_name`) is the last line of
     ``search_aliases`` (not of ``search_headings``) and keyed in ``h1_key`` (``''``: none).
 
@@ -775,19 +782,38 @@ def search_fields(page) -> dict[str, str]:
     h1 = h1_name(page)
     h1k = title_key(h1) if h1 else ""
     words = search_words(page.compiled_truth, page.timeline, page.frontmatter, (page.title, page.path))
+    names = aliases + ("\n" if aliases else "") + h1 if h1 else aliases
     return {
         # the text indexed in place of the compiled truth / timeline, None where it is that text
         "search_body": search_text(page.compiled_truth, page.part_unread("compiled_truth"), notion_relation_spans(page.compiled_truth, page.path)),
         "search_timeline": search_text(page.timeline, page.part_unread("timeline")),
         # the frontmatter's aliases, then the first H1 when it names the page otherwise (h1_name)
-        "search_aliases": aliases + ("\n" if aliases else "") + h1 if h1 else aliases,
+        "search_aliases": names,
         # the heading that is the title is indexed as the title already (an H1 name stays a heading
         # too: out of the headings it lost their evidence, and a page its title names gained nothing)
         "search_headings": "\n".join(h for h in page.headings if h != page.title),
         "h1_key": h1k,
         "search_words": words,
         "search_cjk": search_cjk(page.title, aliases, page.path, page.compiled_truth, page.timeline, words),
+        # the title's and aliases' words in their search form where it differs (Łukasz → Lukasz): title weight
+        "search_fold_names": fold_name_words(page.title, names),
     }
+
+
+def fold_name_words(title: str, aliases: str) -> str:
+    """The ``search_fold_names`` column (SQLite v63 / Postgres v67; title weight in the FTS
+    index, weight A on Postgres): the words of the title and of ``aliases`` (``search_aliases``:
+    the aliases and an H1 name) whose :func:`search_form` differs, in that form, each once, space
+    separated (``Łukasz Nowak`` → ``Lukasz``, ``Mærsk Mc-Kinney Møller`` → ``Maersk Moller``,
+    ``ＧＰＴ４`` → ``GPT4``); ``''`` for names already in that form (nearly every page). unicode61
+    folds no ``ł`` and ``search_form`` spells the query ``Łukasz`` as ``Lukasz``: before, a page
+    named *Łukasz Nowak* held ``lukasz`` only among its body-weight ``search_words``, so `Łukasz`
+    put *Lukasz Nowak* first (1.125 to 0.66). A function of the stored columns alone."""
+    out: list[str] = []
+    for text in (title, aliases):
+        if text and not text.isascii():
+            out += compat_words(text)
+    return " ".join(dict.fromkeys(out))
 
 
 #: a page's body as the index reads it (:func:`search_text`), its two parts joined by ``sep`` (SQL)
@@ -1003,6 +1029,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if nfkc != names[0]:
         names.append(nfkc)
     typed = len(names)  # (the spellings as typed; then the folded one and those but for a plural s/es)
+    typed_words = _typed_words(names)
     query = search_form(query)
     if query not in names:
         names.append(query)
@@ -1011,7 +1038,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     if not q or limit <= 0:
         return [], None
     if is_postgres(conn):
-        return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts), None
+        return _rank_pg(conn, query, only=only, limit=limit, names=names, typed=typed, coordinate=coordinate, facts=facts,
+                        typed_words=typed_words), None
     w = ", ".join(str(x) for x in (weights or WEIGHTS))
     depth = max(int(limit), RERANK)
     parts = fts_parts(query or "")
@@ -1054,10 +1082,10 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     # the name: how much of the page's shortest name (title or alias) the matched words make
     # up, so a long title sharing a few words with a long question counts little
     name_len: dict[int, int] = {}
-    texts: dict[int, tuple[str, str, str, str]] = {}
+    texts: dict[int, tuple[str, str, str, str, str]] = {}
     name_rows = []
-    for r in conn.execute(f"SELECT id, title, search_aliases, path, search_headings FROM pages WHERE id IN ({','.join(map(str, ids))})"):
-        texts[r[0]] = (r[1], r[2] or "", r[3], r[4] or "")
+    for r in conn.execute(f"SELECT id, title, search_aliases, path, search_headings, search_fold_names FROM pages WHERE id IN ({','.join(map(str, ids))})"):
+        texts[r[0]] = (r[1], r[2] or "", r[3], r[4] or "", r[5] or "")
         name_rows.append(tuple(r))
     written: dict[tuple[int, str], set[str]] = {}
 
@@ -1080,6 +1108,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
     as_written: dict[int, set[str]] = {}
     index = _names_index(name_rows) if word_idf and len(name_rows) == len(ids) else None
     passed: set[tuple[str, int, str]] = set()  # (word, page, name field) the pass below found
+    titled: dict[int, set[str]] = {}  # page → the query words its title or an alias holds as written (or folded)
     for word, idf in word_idf.items():
         named: set[int] = set()
         matched[word] = named
@@ -1092,7 +1121,9 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             pid = int(r[0])
             for (_col, sig), v in zip(_NAME_COLUMNS, r[1:]):
                 if v:
-                    signals[pid].add(sig)
+                    # (the names' folded words: the title's or an alias's, whichever holds the word)
+                    shown = sig if sig != "folds" else "title" if pid not in texts or names_word(word, written_of(pid, "title"), word in prefixes) else "alias"
+                    signals[pid].add(shown)
                     passed.add((word, pid, sig))
                     if NAME_AS_WRITTEN and pid in texts and not names_word(word, written_of(pid, sig), word in prefixes):
                         stem_only.setdefault(pid, set()).add(sig)
@@ -1100,7 +1131,10 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
                     as_written.setdefault(pid, set()).add(sig)
                     if sig == "headings":
                         head[pid] += idf
-                    elif pid not in named and not (sig == "path" and pid in texts and folder_only(pid, word)):
+                        continue
+                    if sig != "path":  # (the names _typed_words_first compares: a title, an alias)
+                        titled.setdefault(pid, set()).add(word)
+                    if pid not in named and not (sig == "path" and pid in texts and folder_only(pid, word)):
                         named.add(pid)
                         name[pid] += idf
     # a name field (title, alias, path, headings) that holds query words only by their porter
@@ -1143,7 +1177,7 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             if pid in named or pid not in texts:
                 continue
             for i, sig in enumerate(_NAME_SIGNALS):
-                if (word, pid, sig) in passed:  # found (and weighed) by the pass above
+                if (word, pid, sig) in passed or sig == "folds":  # found (and weighed) by the pass above
                     continue
                 field = texts[pid][i]
                 if sig == "path":
@@ -1151,6 +1185,8 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
                 if not field or field.isascii() or w not in search_form(field).casefold():
                     continue
                 signals[pid].add(sig)
+                if sig in ("title", "alias"):
+                    titled.setdefault(pid, set()).add(word)
                 if sig == "headings":
                     head[pid] += idf
                 elif pid not in named:
@@ -1171,11 +1207,12 @@ def _rank(conn: sqlite3.Connection, query: str, *, only: PageFilter, limit: int,
             precision = _cjk_precision(texts[pid][0], texts[pid][1], [w for w in words if pid in matched.get(w, ())])
         else:
             precision = _precision(hits_in_name[pid], name_len.get(pid, 1))
-        score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / total + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
+        score = cbm[pid] / top + (NAME_WEIGHT * precision * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head[pid] / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": signals[pid], "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, word_idf)
         ids += anchor_evidence(conn, out, word_idf, only)
+    _typed_words_first(out, {pid: frozenset(ws) for pid, ws in titled.items()}, {pid: t[:2] for pid, t in texts.items()}, typed_words, exact_w)
     _typed_names_first(out, exact, near)
     _best_first(conn, out, ids)
     return out[: int(limit)], (_body_only(q), sum(_match_count(conn, p, counts) for p in parts), len(parts))
@@ -1716,7 +1753,7 @@ _names_local = threading.local()
 def _names_index(rows: list[tuple]) -> sqlite3.Connection | None:
     """A private in-memory SQLite connection (one per thread) whose FTS5 table ``names`` holds
     the name columns of the candidates ``rows`` (``(id, title, search_aliases, path,
-    search_headings)``, the texts ``page_fts`` indexed: storage/db.py's triggers copy the page
+    search_headings, search_fold_names)``, the texts ``page_fts`` indexed: storage/db.py's triggers copy the page
     row's columns as they are) under ``page_fts``'s tokenizer, rowid = page id.
 
     The name-evidence pass of :func:`_rank` asks it which name columns of the candidates hold a
@@ -1740,7 +1777,7 @@ def _names_index(rows: list[tuple]) -> sqlite3.Connection | None:
             _names_local.conn = mem
         mem.execute("BEGIN")
         mem.execute("INSERT INTO names(names) VALUES('delete-all')")
-        mem.executemany(f"INSERT INTO names(rowid, {', '.join(c for c, _ in _NAME_COLUMNS)}) VALUES (?, ?, ?, ?, ?)", rows)
+        mem.executemany(f"INSERT INTO names(rowid, {', '.join(c for c, _ in _NAME_COLUMNS)}) VALUES (?{', ?' * len(_NAME_COLUMNS)})", rows)
         mem.execute("COMMIT")
         return mem
     except sqlite3.Error:
@@ -2344,7 +2381,7 @@ def _pg_len_sql() -> tuple[str, str, str]:
 
 
 def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str] | None = None, typed: int | None = None,
-             coordinate: bool = True, facts: dict | None = None) -> list[dict]:
+             coordinate: bool = True, facts: dict | None = None, typed_words: set[str] | None = None) -> list[dict]:
     """:func:`rank` on Postgres: BM25 as FTS5 computes it (k1 1.2, b 0.75, FTS5's IDF over the
     brain's pages) over the weighted ``pages.search_tsv`` (A title and aliases ×5, B path and
     headings ×2, C body and D timeline ×1: :data:`WEIGHTS`), times the same coordination factor
@@ -2556,6 +2593,8 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
     head: dict[int, float] = {}  # page → the IDF of the query words its headings hold as written (SQLite's headings evidence)
     copies: dict[int, str] = {}  # the candidates that may be conflict copies, with their paths (_best_first)
     texts = []  # the names (title, aliases, path, headings) of the pages a name field matched
+    named_by: dict[int, frozenset] = {}  # page → the query words naming it (_typed_words_first)
+    fields: dict[int, tuple] = {}
     for r in conn.execute(sql, args):
         r = tuple(r)
         pid = int(r[0])
@@ -2585,6 +2624,7 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             for j, word in enumerate(words):
                 named[j] = bool(a_on[j] and (not NAME_AS_WRITTEN or folded[j] in held or names_word(word, held, word in prefixes)))
             stem += "" if any(named) else "A"
+        named_by_a = list(named)
         if any(b_words):  # the path names the page by a word it holds as written, but a folder's
             held = name_words(path)
             for j, word in enumerate(words):
@@ -2598,6 +2638,9 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
             held = name_words(path) | name_words(headings or "")
             if held.isdisjoint(folded) and not any(names_word(word, held, word in prefixes) for word in words):
                 stem += "B"
+        if any(named[:nw]) and any(a_on):  # (the words the title or an alias names it by: _typed_words_first)
+            named_by[pid] = frozenset(word for j, word in enumerate(words) if a_on[j] and named_by_a[j])
+            fields[pid] = (title, aliases or "")
         if any(named):
             name[pid] = sum(w for w, on in zip(widf, named) if on)
             hits[pid] = sum(named)
@@ -2617,11 +2660,12 @@ def _rank_pg(conn, query: str, *, only: PageFilter, limit: int, names: list[str]
         ex = pid in exact
         if ex:
             sig.add(exact[pid])
-        score = cbm[pid] / top + ((NAME_WEIGHT * name[pid] + HEADING_WEIGHT * head.get(pid, 0.0)) / total if total else 0.0) + exact_w.get(pid, 0.0)
+        score = cbm[pid] / top + (NAME_WEIGHT * name[pid] / max(total, NAME_REF_IDF) + HEADING_WEIGHT * head.get(pid, 0.0) / total if total else 0.0) + exact_w.get(pid, 0.0)
         out.append({"id": pid, "score": score, "bm25": bm[pid], "signals": sorted(sig), "top": top})
     if coordinate:  # (search; hybrid query's keyword side stays plain BM25: its fusion was tuned on it)
         _phrase_evidence(conn, query, out, {w: x for w, x in zip(words, widf) if x})
         ids += anchor_evidence(conn, out, {w: x for w, x in zip(words, widf) if x}, only)
+    _typed_words_first(out, named_by, fields, typed_words or set(), exact_w)
     _typed_names_first(out, exact, near)
     _best_first(conn, out, ids, copies)
     return out[: int(limit)]
@@ -2749,6 +2793,61 @@ def _exact_weights(exact: dict[int, str], near: set[int]) -> dict[int, float]:
     :data:`PLURAL_EXACT_SHARE` for a page of ``near`` (named only by a plural spelling of the
     query, or but for accents: :func:`_exact_names`). Both engines."""
     return {pid: EXACT_WEIGHT * PLURAL_EXACT_SHARE if pid in near else EXACT_WEIGHT for pid in exact}
+
+
+def _typed_words(names: list[str]) -> set[str]:
+    """The words of the query's spellings as typed (``names`` up to its NFKC form: :func:`_rank`),
+    NFC and casefolded, not folded: ``Łukasz`` is ``łukasz``, not ``lukasz``."""
+    return {unicodedata.normalize("NFC", w.casefold()) for n in names for w in _PLAIN_WORD.findall(n)}
+
+
+#: a page whose names hold a query word as typed comes before one holding it only but for a fold
+#: (accents, ``ł ø ß…``: :func:`_typed_words_first`); False: the ranking before (2026-12-05)
+TYPED_WORDS_FIRST = True
+
+
+def _typed_words_first(out: list[dict], named_by: dict[int, frozenset], fields: dict[int, tuple], typed: set[str],
+                       exact_w: dict[int, float]) -> None:
+    """Among the hits of ``out`` named by the same query words (``named_by``: the words the
+    title or an alias names the page by, :func:`names_word`; a file name is left out: a note's
+    file name ``calls with lukasz`` is no name of a person) and of the same exact-name bonus,
+    one whose names (``fields``: title, aliases) hold more of those words as typed
+    (``typed``: :func:`_typed_words`) comes first: raised, where it scores no more, to
+    :data:`COPY_GAP` above the next. ``Łukasz`` names *Łukasz Nowak* as typed and *Lukasz
+    Nowak* but for a letter; ``Lukasz`` the other way; both rank as names (the folded words of a
+    name are indexed at title weight, ``search_fold_names``), the one typed so first, as
+    :func:`_typed_names_first` does for a whole name. A query whose words name no page but as
+    typed (an ASCII query over ASCII names) is left as it is. Both engines."""
+    if not TYPED_WORDS_FIRST or not typed or not named_by:
+        return
+    groups: dict[tuple, list[dict]] = {}
+    for h in out:
+        ws = named_by.get(h["id"])
+        if ws:
+            groups.setdefault((ws, exact_w.get(h["id"], 0.0)), []).append(h)
+    for (ws, _ex), hs in groups.items():
+        if len(hs) < 2:
+            continue
+        spelled = {w: {t for t in typed if _fold(t) == _fold(w)} for w in ws}
+
+        def as_typed(h: dict) -> int | None:
+            # how many of the words its names hold as typed; None when one is held only by a
+            # plural, a stem or a prefix (names_word): no fold to tell apart, left as it is
+            held = {unicodedata.normalize("NFC", x.casefold()) for f in fields[h["id"]] for x in _PLAIN_WORD.findall(f or "")}
+            folds = {_fold(x) for x in held}
+            if any(_fold(w) not in folds for w in ws):
+                return None
+            return sum(1 for w in ws if spelled[w] & held)
+
+        n = {h["id"]: as_typed(h) for h in hs}
+        hs = [h for h in hs if n[h["id"]] is not None]
+        if len({n[h["id"]] for h in hs}) < 2:
+            continue
+        after = None
+        for h in reversed(sorted(hs, key=lambda h: (-n[h["id"]], -h["score"]))):
+            if after is not None and h["score"] <= after:
+                h["score"] = after + COPY_GAP
+            after = h["score"]
 
 
 def _typed_names_first(out: list[dict], exact: dict[int, str], near: set[int]) -> None:

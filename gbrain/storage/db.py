@@ -395,6 +395,8 @@ ALTER TABLE links ADD COLUMN forms TEXT NOT NULL DEFAULT '[]';
 _FTS_COLS_V6 = "title, search_aliases, path, search_headings, compiled_truth, timeline, search_words"
 #: the columns of ``page_fts`` (``search/keyword.py: COLUMNS``, in this order)
 _FTS_COLS = _FTS_COLS_V6 + ", search_cjk"
+#: the columns of ``page_fts`` since v63 (``search_fold_names``: the names' folded words, title weight)
+_FTS_COLS_V63 = _FTS_COLS + ", search_fold_names"
 
 
 def _m6_fields(conn: sqlite3.Connection) -> None:
@@ -864,7 +866,7 @@ def rederive_page_ids(conn, ids: list[int], *, rows: bool = True, only: tuple[st
     graphs = graph_roots(conn)
     cols = ("title", "title_key", "type", "frontmatter", "frontmatter_error", "search_aliases", "search_headings", "search_words")
     have = {r[1] for r in conn.execute("PRAGMA table_info(pages)")}
-    cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline", "h1_key") if c in have)  # (v21, v39, v51; earlier migrations run before them)
+    cols += tuple(c for c in ("search_cjk", "search_body", "search_timeline", "h1_key", "search_fold_names") if c in have)  # (v21, v39, v51, v63; earlier migrations run before them)
     if only is not None:
         cols = tuple(c for c in cols if c in only)
     q = f"SELECT id, slug, path, bom, frontmatter_raw, compiled_truth, separator, timeline, {', '.join(cols)} FROM pages WHERE id = ?"
@@ -1528,7 +1530,14 @@ DROP VIEW IF EXISTS page_fts_src;
 """
     )
     rederive_search_text(conn)
-    cols = [c.strip() for c in _FTS_COLS.split(",")]
+    _create_fts_view(conn, _FTS_COLS)
+
+
+def _create_fts_view(conn, fts_cols: str) -> None:
+    """``page_fts`` over its content view ``page_fts_src`` (v39) with the columns ``fts_cols``
+    (:data:`_FTS_SRC` read in place of the text), its three triggers, and the index built
+    ('rebuild'). The caller dropped the ones before."""
+    cols = [c.strip() for c in fts_cols.split(",")]
 
     def vals(t: str) -> str:
         return ", ".join(_FTS_SRC[c].format(t=t) if c in _FTS_SRC else t + c for c in cols)
@@ -2195,7 +2204,48 @@ def _m62_read_contexts(conn: sqlite3.Connection) -> None:
     rederive_read_context_pages(conn)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts]
+def fill_fold_names(conn) -> int:
+    """Set ``pages.search_fold_names`` (:func:`gbrain.search.keyword.fold_name_words`: the
+    title's and aliases' words in their search form where it differs, ``Łukasz`` → ``Lukasz``)
+    from the stored title and ``search_aliases`` (no parse), writing only the rows that differ
+    (ASCII names, nearly every page, have none). For SQLite v63 / Postgres v67 (whose trigger
+    indexes the rows written), in the caller's transaction. Returns how many rows were written."""
+    from ..search.keyword import fold_name_words
+
+    updates = []
+    for pid, title, aliases, have in conn.execute("SELECT id, title, search_aliases, search_fold_names FROM pages").fetchall():
+        if (title or "").isascii() and (aliases or "").isascii():
+            continue
+        new = fold_name_words(title or "", aliases or "")
+        if new != (have or ""):
+            updates.append((new, pid))
+    for i in range(0, len(updates), 500):
+        conn.executemany("UPDATE pages SET search_fold_names = ? WHERE id = ?", updates[i : i + 500])
+    return len(updates)
+
+
+def _m63_fold_names(conn: sqlite3.Connection) -> None:
+    """A name's words with letters no decomposition folds (``Łukasz``, ``Søren``, ``Straße``) are
+    indexed in their search form at title weight (``pages.search_fold_names``, a ninth
+    ``page_fts`` column: :func:`gbrain.search.keyword.fold_name_words`): `Łukasz` put *Lukasz
+    Nowak* first (1.125 to 0.66), *Łukasz Nowak* holding ``lukasz`` only at body weight.
+    ``page_fts`` is made again over the view with the new column and rebuilt."""
+    if "search_fold_names" not in {r[1] for r in conn.execute("PRAGMA table_info(pages)")}:
+        conn.execute("ALTER TABLE pages ADD COLUMN search_fold_names TEXT NOT NULL DEFAULT ''")
+    _exec_script(conn,
+        """
+DROP TRIGGER IF EXISTS pages_ai;
+DROP TRIGGER IF EXISTS pages_ad;
+DROP TRIGGER IF EXISTS pages_au;
+DROP TABLE IF EXISTS page_fts;
+DROP VIEW IF EXISTS page_fts_src;
+"""
+    )
+    fill_fold_names(conn)
+    _create_fts_view(conn, _FTS_COLS_V63)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

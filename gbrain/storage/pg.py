@@ -44,7 +44,7 @@ from ..errors import GBrainError
 #: the advisory lock key of a brain's writers (BEGIN IMMEDIATE) and of its migrations
 WRITE_LOCK = 0x6762_7261  # 'gbra'
 MIGRATE_LOCK = 0x6762_7269
-PG_SCHEMA_VERSION = 66
+PG_SCHEMA_VERSION = 67
 
 
 def is_url(db: object) -> bool:
@@ -1055,6 +1055,12 @@ def _name_folds(conn: "PgConnection") -> None:
     fill_name_folds(conn)
 
 
+def _fold_names(conn: "PgConnection") -> None:
+    from .db import fill_fold_names
+
+    fill_fold_names(conn)
+
+
 def _nav_entries(conn: "PgConnection") -> None:
     from .db import fill_nav_entries
 
@@ -1099,7 +1105,8 @@ _PY_STEPS = {9: _relink,  # v9: links resolve to the nearest page of a shared na
              63: _visible_labels,  # v63: a link's label is its visible text, [**Sarah** fund] Sarah fund (SQLite v59)
              64: _obsidian_key_pages,  # v64: aliases: a, b is two aliases, Tags:/Aliases: read, [^1]: a footnote's first word searched (SQLite v60)
              65: _nav_entries,  # v65: a nav file's entries stored, not parsed at every backlinks (SQLite v61)
-             66: _read_context_pages}  # v66: a link's context has no %% comment, block id or callout marker (SQLite v62)
+             66: _read_context_pages,  # v66: a link's context has no %% comment, block id or callout marker (SQLite v62)
+             67: _fold_names}  # v67: a name's folded words (Łukasz → Lukasz) at the title's weight (SQLite v63)
 
 
 def migrate(conn: PgConnection) -> int:

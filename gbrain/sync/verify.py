@@ -190,7 +190,7 @@ def derived_check(brain: Brain, *, sample: int | None = None, budget: int | None
     total = len(ids)
     rng = rng or random.SystemRandom()
     page_sql = ("SELECT id, slug, path, title, type, frontmatter, frontmatter_error, search_aliases, search_headings, search_words, search_cjk, "
-                "search_body, search_timeline, h1_key, "
+                "search_body, search_timeline, h1_key, search_fold_names, "
                 "content_hash, bom, frontmatter_raw, compiled_truth, separator, timeline FROM pages WHERE id = ?")
     drawn: list | None = None  # the budget's pages, in the order drawn
     if budget is not None and sample is None:
@@ -336,7 +336,8 @@ def fts_state(c) -> list[tuple]:
 
 
 #: the ``pages`` columns of :func:`gbrain.search.keyword.search_fields` a derived check compares
-_SEARCH_FIELDS = ("search_aliases", "search_headings", "search_words", "search_cjk", "search_body", "search_timeline", "h1_key")
+_SEARCH_FIELDS = ("search_aliases", "search_headings", "search_words", "search_cjk", "search_body", "search_timeline", "h1_key",
+                  "search_fold_names")
 
 
 def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
@@ -345,7 +346,8 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
     frontmatter error, content hash, separator, the search fields ``search_aliases``,
     ``search_headings``, ``search_words``, ``search_cjk``, hash of the compiled truth / timeline split, the
     lookup keys ``slug_key``, ``name_key``, ``loose_key``, ``title_key``, the indexed text
-    ``search_body``, ``search_timeline``, an H1 name's key ``h1_key``), tags
+    ``search_body``, ``search_timeline``, an H1 name's key ``h1_key``, the names' folded words
+    ``search_fold_names``), tags
     (with identity key and inline flag), aliases, the names keyed but for accents (``name_folds``), links (from, kind, target, resolved slug,
     context, count, forms),
     timeline entries, raw data, files (path, kind, hash, owning page), a canvas's searchable cards
@@ -364,7 +366,7 @@ def derived_snapshot(brain: Brain, fts: bool = True) -> dict[str, list[tuple]]:
         (*tuple(r[:12]), hashlib.sha256((r[12] + "\0" + r[13]).encode("utf-8", "surrogatepass")).hexdigest(), *tuple(r[14:]))
         for r in c.execute("SELECT slug, path, type, title, frontmatter, frontmatter_error, content_hash, separator, "
                            "search_aliases, search_headings, search_words, search_cjk, compiled_truth, timeline, "
-                           "slug_key, name_key, loose_key, title_key, search_body, search_timeline, h1_key FROM pages")
+                           "slug_key, name_key, loose_key, title_key, search_body, search_timeline, h1_key, search_fold_names FROM pages")
     )
     return {
         "pages": pages,  # the compiled truth / timeline split as a hash of both parts
