@@ -1617,3 +1617,29 @@ def test_a_brain_whose_name_is_another_brains_open_lock_path_is_left_alone(tmp_p
         b.put("notes/a", "# A\n")
     assert other.stat().st_size == size
     assert gbrain("get", "notes/other", "--db", str(other)).stdout == b"# Other\n"
+
+
+@pytest.mark.engine_free
+def test_a_folder_whose_file_system_refuses_flock_still_opens_the_brain(tmp_path, monkeypatch):
+    """A database on a file system whose locks fail (NFS without its lock daemon: ENOLCK) opens:
+    its open lock goes to the next place (/tmp), as where the folder cannot hold the file. Since
+    the lock moved beside the database, every command failed there with "No locks available"."""
+    import errno
+    import fcntl
+
+    from gbrain.storage.db import OPEN_LOCK_SUFFIX
+
+    db = tmp_path / "b.db"
+    real = fcntl.flock
+
+    def no_locks_beside_the_db(fd, op):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(OPEN_LOCK_SUFFIX):
+            raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+        return real(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", no_locks_beside_the_db)
+    with Brain.open(db) as b:
+        b.put("notes/a", "# A\n")
+    with Brain.open(db) as b:
+        assert b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/a'").fetchone()
+    assert not _lock_files(db)

@@ -2500,14 +2500,23 @@ def _take_lock(name: str, held: list[tuple[int, str]]) -> tuple[int, bool] | Non
             if not stat.S_ISREG(st.st_mode) or st.st_size or any(_same_file(h, name) for h, _ in held):
                 os.close(fd)
                 return None
-            exclusive = _try_alone(fd)
-            if not exclusive:
-                fcntl.flock(fd, fcntl.LOCK_SH)  # waits while an unclean open looks at the log
-                # the process waited for may have been killed in its look: alone now, the log
-                # left is a dead process's and this opener looks at it
+            try:
                 exclusive = _try_alone(fd)
                 if not exclusive:
-                    fcntl.flock(fd, fcntl.LOCK_SH)  # (a failed conversion may drop the lock)
+                    fcntl.flock(fd, fcntl.LOCK_SH)  # waits while an unclean open looks at the log
+                    # the process waited for may have been killed in its look: alone now, the log
+                    # left is a dead process's and this opener looks at it
+                    exclusive = _try_alone(fd)
+                    if not exclusive:
+                        fcntl.flock(fd, fcntl.LOCK_SH)  # (a failed conversion may drop the lock)
+            except OSError:
+                # this file system does not lock (NFS without its lock daemon: ENOLCK): nobody
+                # holds the file, which is no lock here: the next place
+                with contextlib.suppress(OSError):
+                    if _same_file(fd, name):
+                        os.unlink(name)
+                os.close(fd)
+                return None
         except BaseException:
             os.close(fd)
             raise
@@ -2526,7 +2535,7 @@ def _try_alone(fd: int) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return True
-    except OSError:
+    except BlockingIOError:
         return False
 
 
