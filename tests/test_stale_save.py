@@ -1130,3 +1130,60 @@ def test_stale_sidecar_takes_the_ancestor_the_save_saw():
     assert stale_sidecar(js(a=9), js(a=5), [v0]).merged is None
     # not JSON: the plain rules
     assert stale_sidecar(b"not json", v2, [v1]) is None
+
+
+def test_a_hand_edit_of_a_sidecar_the_agent_just_wrote_is_no_stale_save(env):
+    """Review of trial 47's sidecar merge: an editor that reloaded a sidecar after an agent's
+    `raw-put` changed a source, then edited that source (one field of it), was taken as a stale
+    save (it lacked the source's value as written): a `stale-save` conflict, exit 3, the hand
+    edit only a copy, for an hour after every raw-put. It holds the field the write changed, as
+    written: it saw the write. And one that deleted the agent's new source, its editor
+    re-formatting the file (members those of the version before, bytes not), had the source put
+    back (a merge): an undo of the newest write, as a page's byte-equal one is."""
+    import json as _json
+
+    brain, eng, root = env
+    f = root / RAW
+    brain.raw_put(SLUG, "crustdata", {"name": "Ana Lima", "title": "CFO", "connections": 812})
+    assert eng.sync()["changed"]["exported"] == [RAW]
+    obj = _json.loads(f.read_bytes())
+    obj["sources"]["crustdata"]["connections"] = 900
+    saved = (_json.dumps(obj, indent=2) + "\n").encode()
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["exit_code"] == 0 and rep["conflicts"] == [] and rep["merged"] == [], rep
+    assert f.read_bytes() == saved and brain.raw_get(SLUG)["crustdata"]["connections"] == 900
+    # the editor deletes an agent's new source it sees, and its formatter re-dumps the file
+    brain.raw_put(SLUG, "agentsrc", {"k": "agent"})
+    assert eng.sync()["changed"]["exported"] == [RAW]
+    obj = _json.loads(f.read_bytes())
+    del obj["sources"]["agentsrc"]
+    saved = (_json.dumps(obj, indent=4) + "\n").encode()
+    editor_save(f, saved)
+    rep = eng.sync()
+    assert rep["exit_code"] == 0 and rep["conflicts"] == [] and rep["merged"] == [], rep
+    assert f.read_bytes() == saved and "agentsrc" not in brain.raw_get(SLUG)
+    verify_equal(brain, root)
+    assert fresh_import_differences(brain) == {}
+
+
+@pytest.mark.engine_free
+def test_stale_sidecar_reads_a_sources_fields():
+    """A save holding a field an agent's write changed inside a source, as written, saw that
+    write; one holding none of them did not (still merged or a conflict)."""
+    import json as _json
+
+    from gbrain.sync.merge import stale_sidecar
+
+    def js(indent=2, **sources) -> bytes:
+        return (_json.dumps({"sources": sources}, indent=indent) + "\n").encode()
+
+    v0 = js(c={"title": "CEO", "n": 1}, h=[1])
+    v1 = js(c={"title": "CFO", "n": 1}, h=[1])  # the agent's write changed one field
+    assert stale_sidecar(js(c={"title": "CFO", "n": 2}, h=[1]), v1, [v0]) is None  # edited the newest
+    v = stale_sidecar(js(c={"title": "CEO", "n": 2}, h=[1]), v1, [v0])  # a stale buffer's edit
+    assert v is not None and v.merged is None
+    v = stale_sidecar(js(c={"title": "CEO", "n": 1}, h=[1], mine=3), v1, [v0])
+    assert v is not None and _json.loads(v.merged)["sources"] == {"c": {"title": "CFO", "n": 1}, "h": [1], "mine": 3}
+    # an undo by members (re-formatted) is taken as meant, as a byte-equal one
+    assert stale_sidecar(js(indent=4, c={"title": "CEO", "n": 1}, h=[1]), v1, [v0]) is None

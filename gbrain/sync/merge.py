@@ -487,15 +487,33 @@ def _sidecar_members(data: bytes) -> dict | None:
     return out
 
 
+def _holds_field(before, after, mine) -> bool:
+    """Whether ``mine`` (a source's value in a save) holds a field, at any depth of objects,
+    that the write turning ``before`` into ``after`` changed or added, with the value that write
+    gave it: a save that edits one field of a source an agent's ``raw-put`` changed saw that
+    write (review of trial 47: it was taken as a stale save and conflicted)."""
+    if not (isinstance(before, dict) and isinstance(after, dict) and isinstance(mine, dict)):
+        return False
+    return any(not _same(v, before.get(k, _ABSENT)) and k in mine and (_same(mine[k], v) or _holds_field(before.get(k), v, mine[k]))
+               for k, v in after.items())
+
+
+def _same_members(a: dict, b: dict) -> bool:
+    """Whether two :func:`_sidecar_members` results hold the same members with the same values."""
+    return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+
+
 def stale_sidecar(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleView | None:
     """:func:`stale_view` for a ``.raw/<name>.json`` sidecar, by member rather than by line: the
     save saw a write when it holds a member (a source) that write changed, with the value the
-    write gave it, or one that write added (with any value: an edit of it); the ancestor is the newest version whose write it saw (the oldest
+    write gave it, or one that write added (with any value: an edit of it), or a field inside a
+    source that write changed, as written (:func:`_holds_field`: a hand edit of another field of
+    the source an agent just changed); the ancestor is the newest version whose write it saw (the oldest
     of ``older`` when it saw none), and the merge is :func:`merge_sidecar` (ancestor, brain,
     file): each source from the side that changed it, a conflict (``merged`` None) when both
     changed one differently. None (the plain rules: an edit of the newest version) when the save
-    saw ``brain``'s own write, only undid it (it equals ``older[0]``, having seen the write
-    before, or that is the only one), a side is not a JSON object or is bigger than
+    saw ``brain``'s own write, only undid it (it equals ``older[0]``, or holds its members, an
+    editor having re-formatted it, having seen the write before, or that is the only one), a side is not a JSON object or is bigger than
     :data:`MAX_BYTES`, or the merge gives back the save unchanged. Trial 47: an editor's save of
     a sidecar it held since before an agent's ``raw-put`` dropped that source, unsaid. Pure."""
     if not older or max(len(disk), len(brain), *(len(o) for o in older)) > MAX_BYTES:
@@ -508,11 +526,13 @@ def stale_sidecar(disk: bytes, brain: bytes, older: Sequence[bytes]) -> StaleVie
 
     def saw(k: int) -> bool:  # the save shows the write that turned versions[k + 1] into versions[k]:
         after, before = members[k], members[k + 1]  # it holds a member that write changed, as written,
-        return any(not _same(v, before.get(key, _ABSENT)) and (_same(mine.get(key, _ABSENT), v)  # or one it added
-                                                                 or key not in before and key in mine) for key, v in after.items())
+        return any(not _same(v, before.get(key, _ABSENT)) and (_same(mine.get(key, _ABSENT), v)  # or one it added,
+                                                                 or key not in before and key in mine  # or a field the write
+                                                                 or _holds_field(before.get(key), v, mine.get(key)))  # changed in it
+                   for key, v in after.items())
 
-    if disk == older[0] and (len(older) == 1 or saw(1)):
-        return None  # undid the newest write, having seen the one before: taken as meant
+    if (disk == older[0] or _same_members(mine, members[1])) and (len(older) == 1 or saw(1)):
+        return None  # undid the newest write (by member: an editor may re-format), having seen the one before: taken as meant
     best = len(older) - 1
     for k in range(len(older)):
         if saw(k):
