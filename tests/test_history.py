@@ -1436,3 +1436,28 @@ def test_diff_counts_a_line_that_begins_with_dashes_or_pluses(tmp_path, db_path)
         b.put("notes/rule", "text\n\n- **2026-01-02** | a\n++ x\n")
         d = h.diff(b, "notes/rule")
         assert (d["added"], d["removed"]) == (1, 3), d
+
+
+def test_diff_from_name_refuses_a_version_another_page_wrote_under_that_name_later(tmp_path, db_path):
+    """Review of trial 47's `diff --from-name`: after `a` moved to `sub/a`, a new page written
+    at `a` numbers its versions on after the move; `diff sub/a N --from-name a` with such an N
+    compared another page's text with sub/a's, as if it were sub/a's own past. Only the
+    versions `a` wrote before it moved away are the page's (`history sub/a` lists those)."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nx\n")
+    db = str(db_path)
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub").mkdir()
+    (root / "a.md").rename(root / "sub" / "a.md")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "a.md").write_text("# Another page\n\nunrelated\n")  # the old name taken by another page
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    h = json.loads(cli("--db", db, "history", "a", "--json").stdout)
+    mine = [v["version"] for v in json.loads(cli("--db", db, "history", "sub/a", "--json").stdout)["versions"] if v.get("name") == "a"]
+    theirs = [v["version"] for v in h["versions"] if v["version"] not in mine and v["content_hash"]]
+    assert mine and theirs, (mine, h)
+    r = cli("--db", db, "diff", "sub/a", str(max(theirs)), "--from-name", "a", "--json")
+    assert r.returncode != 0 and "unrelated" not in r.stdout.decode(), r.stdout
+    assert f"versions 1 to {max(v for v in mine)}" in r.stderr.decode() or f"version {max(mine)}" in r.stderr.decode(), r.stderr
+    assert cli("--db", db, "diff", "sub/a", str(max(mine)), "--from-name", "a").returncode == 0

@@ -840,13 +840,19 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     removed}`` (+ ``from_name`` when the first side is an older name's)."""
     kind, key = resolve_key(brain, name)
     if from_name is not None:
-        names = [nm for nm, _upto in lineage(brain.conn, kind, key)]
+        line = dict(lineage(brain.conn, kind, key))
+        names = list(line)
         want = from_name.strip().strip("/")
         want = want[:-3] if kind == "page" and want.endswith(".md") else want
         if want not in names:
             raise BadInput(f"{from_name} is no name {key} had (its names: {', '.join(names)}; `gbrain history {cmd_arg(key)}` lists their versions)")
         if a is None:
             raise BadInput(f"--from-name needs FROM_VERSION, the version of {want} to compare (`gbrain diff {cmd_arg(key)} N --from-name {cmd_arg(want)}`)")
+        upto = line[want]
+        if upto is not None and a > upto:  # a later version of that name is another page's (the name taken again since)
+            span = "version 1" if upto == 1 else f"versions 1 to {upto}"
+            raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (later ones are "
+                           f"another page's, written at that name since: `gbrain history {cmd_arg(want)}`)")
         ra = _version_row(brain, kind, want, a)
     else:
         ra = _version_row(brain, kind, key, a if a is not None else -1)
