@@ -1461,3 +1461,34 @@ def test_diff_from_name_refuses_a_version_another_page_wrote_under_that_name_lat
     assert r.returncode != 0 and "unrelated" not in r.stdout.decode(), r.stdout
     assert f"versions 1 to {max(v for v in mine)}" in r.stderr.decode() or f"version {max(mine)}" in r.stderr.decode(), r.stderr
     assert cli("--db", db, "diff", "sub/a", str(max(mine)), "--from-name", "a").returncode == 0
+
+
+def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name_is_reused(tmp_path, db_path):
+    """Review of trial 47: `history` names the conflict copies recorded at the path of any name
+    the page had. After `ana` moved to `team/ana` and another page was written at `ana.md`, that
+    other page's conflict copy was named in `history team/ana` as "another version of this
+    note", and the moved page's own copy (from before the move) in the new `ana`'s history. A
+    conflict belongs to the page whose versions hold its brain (or file) text."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "ana.md").write_text("one\ntwo\n")
+    with Brain.open(db_path) as b:
+        eng = SyncEngine(b, root)
+        eng.bind()
+        eng.sync()
+        b.put("ana", "one\nbrain two\n")
+        (root / "ana.md").write_text("one\nfile two\n")
+        mine = eng.sync()["conflicts"][0]["copy_path"]
+        (root / "team").mkdir()
+        (root / "ana.md").rename(root / "team" / "ana.md")
+        eng.sync()
+        assert b.get_text("team/ana") is not None
+        (root / "ana.md").write_text("# Another Ana\nalpha\n")
+        eng.sync()
+        b.put("ana", "# Another Ana\nbrain alpha\n")
+        (root / "ana.md").write_text("# Another Ana\nfile alpha\n")
+        theirs = eng.sync()["conflicts"][0]["copy_path"]
+        assert mine != theirs
+        assert run(b, "history", slug="team/ana")["conflict_copies"] == [mine]
+        assert run(b, "history", slug="ana")["conflict_copies"] == [theirs]
+        eng.close()

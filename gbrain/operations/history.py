@@ -100,14 +100,27 @@ def _open_copies(b, r: dict) -> list[str]:
     from ..core import history as h
 
     paths: set[str] = set()
-    for nm, _upto in h.lineage(b.conn, "page", r["name"]):  # the paths of every name it had
-        paths |= {x[0] for x in b.conn.execute("SELECT DISTINCT path FROM history WHERE kind = 'page' AND name = ?", (nm,)).fetchall() if x[0]}
-    row = b.conn.execute("SELECT path FROM pages WHERE slug = ?", (r["name"],)).fetchone()
+    hashes: set[str] = set()
+    for nm, upto in h.lineage(b.conn, "page", r["name"]):  # the paths and texts of every name it had, while it had it:
+        # from its last move away before (a page written at a name another page left is another page: review of trial 47)
+        hi, args = ("", (nm,)) if upto is None else (" AND version <= ?", (nm, upto))
+        lo = b.conn.execute("SELECT MAX(version) FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND body_id IS NULL" + hi, args).fetchone()[0] or 0
+        for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
+                                       "WHERE h.kind = 'page' AND h.name = ? AND h.version > ?" + hi, (nm, lo, *args[1:])).fetchall():
+            if path:
+                paths.add(path)
+            if hx:
+                hashes.add(hx)
+    row = b.conn.execute("SELECT path, content_hash FROM pages WHERE slug = ?", (r["name"],)).fetchone()
     if row:
         paths.add(row[0])
+        hashes.add(row[1])
     out: list[str] = []
     for p in sorted(paths):
-        for (cp,) in b.conn.execute("SELECT copy_path FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC", (p,)).fetchall():
+        for cp, fh, dh in b.conn.execute("SELECT copy_path, file_hash, db_hash FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC", (p,)).fetchall():
+            if fh is not None or dh is not None:
+                if fh not in hashes and dh not in hashes:
+                    continue  # a conflict of another page once at that path: neither side's text is a version of this one
             if cp not in out and b.conn.execute("SELECT 1 FROM pages WHERE path = ? UNION ALL SELECT 1 FROM files WHERE path = ?", (cp, cp)).fetchone():
                 out.append(cp)
     return out
