@@ -518,3 +518,18 @@ def test_an_unknown_command_that_ends_a_commands_name_is_pointed_at_it():
     assert r.returncode == 2 and "'history-prune'" in r.stderr.decode(), r.stderr.decode()
     r = gbrain_in_process("serach")  # a misspelling keeps click's guess
     assert r.returncode == 2 and "'search'" in r.stderr.decode(), r.stderr.decode()
+
+
+@pytest.mark.engine_free
+def test_an_unknown_tool_that_ends_a_tools_name_is_pointed_at_it():
+    """Review of trial 47: the CLI's `prune` was fixed to offer `history-prune` first, but an
+    agent's `pipe`/`call` tool `prune` still got "did you mean: purge" alone (and `gc` nothing)."""
+    with pytest.raises(ops.BadInput) as e:
+        ops.find("prune")
+    assert e.value.suggestions[0] == "history-prune", e.value.suggestions
+    with pytest.raises(ops.BadInput) as e:
+        ops.find("brain_gc")
+    assert e.value.suggestions == ["brain_history_prune"], e.value.suggestions
+    with pytest.raises(ops.BadInput) as e:
+        ops.find("serach")  # a misspelling keeps the spelling guess
+    assert e.value.suggestions[0] == "search", e.value.suggestions

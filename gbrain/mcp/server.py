@@ -556,7 +556,7 @@ class _Server(MCPServer):
                              "so it offers only the tools that change nothing")
             else:
                 # compared without the `brain_` every tool name shares, as ops.find compares
-                near = ["brain_" + x for x in ops.near_names(str(name).removeprefix("brain_"), [t.removeprefix("brain_") for t in served])]
+                near = ["brain_" + x for x in ops.tool_near(str(name).removeprefix("brain_"), [t.removeprefix("brain_") for t in served])]
                 e = BadInput(f"Unknown tool: {name}; {ops.did_you_mean(near)}tools/list lists the tools", suggestions=near)
             return error_result(e)
         return await super().call_tool(name, arguments, context)

@@ -343,7 +343,7 @@ def find(name: str) -> Operation:
             return o
     # compared without the ``brain_`` every tool name shares; named as the caller named it
     shown = {o.tool_name.removeprefix("brain_"): o.tool_name if name.startswith("brain_") else o.name for o in REGISTRY.values()}
-    near = [shown[x] for x in near_names(name.removeprefix("brain_").replace("-", "_"), list(shown))]
+    near = [shown[x] for x in tool_near(name.removeprefix("brain_").replace("-", "_"), list(shown))]
     raise BadInput(f"unknown tool '{name}'; {did_you_mean(near)}see `gbrain --tools-json`", suggestions=near)
 
 
@@ -361,6 +361,20 @@ def near_names(name: str, names: list[str], n: int = 3) -> list[str]:
         parts = [x for k, x in by_key.items() if "_" in k and str(name).lower() in k.split("_")]
         near = parts[:n] if len(parts) == 1 else []
     return near
+
+
+#: unknown tool names that mean a tool whose name does not end with them (as the CLI's ``gc``)
+TOOL_SYNONYMS = {"gc": "history_prune"}
+
+
+def tool_near(name: str, names: list[str], n: int = 3) -> list[str]:
+    """:func:`near_names` of an unknown tool, after the tools whose name ends with ``_NAME``
+    (``prune`` → ``history_prune``) and its synonym (``gc``): the spelling guess alone offered
+    ``purge``, which removes a text from every version for good (trial 47's CLI fix, for
+    ``pipe``, ``call`` and MCP too)."""
+    key = str(name).lower().replace("-", "_")
+    ends = [x for x in names if x.lower().endswith("_" + key) or x.lower() == TOOL_SYNONYMS.get(key)]
+    return list(dict.fromkeys(ends + near_names(name, names, n)))[:n]
 
 
 def did_you_mean(near: list[str]) -> str:
