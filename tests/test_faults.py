@@ -1643,3 +1643,91 @@ def test_a_folder_whose_file_system_refuses_flock_still_opens_the_brain(tmp_path
     with Brain.open(db) as b:
         assert b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/a'").fetchone()
     assert not _lock_files(db)
+
+
+OPEN_AS = """
+import sys
+from gbrain.core.brain import Brain
+b = Brain.open(sys.argv[1])
+b.put("notes/" + sys.argv[2], "# Live\\n")  # its log is live
+print("open", flush=True)
+sys.stdin.readline()
+b.close()
+"""
+
+
+@pytest.mark.engine_free
+def test_root_and_the_brains_owner_see_each_others_open_lock(tmp_path):
+    """The open lock file beside the database gets the database's owner and mode (as SQLite
+    gives its -wal and -shm): a lock file root made (a `sudo gbrain check` killed, or running)
+    shut the brain's owner out of it, whose processes then held no lock root could see, and root's
+    next open took the owner's live log for a dead process's."""
+    import pwd
+    import signal
+    import sys
+    import tempfile
+
+    from conftest import SYSTEM_TMP
+    from gbrain.core.brain import open_lock_names
+
+    if os.geteuid() != 0 or not shutil.which("runuser"):
+        pytest.skip("needs root and runuser")
+    nobody = pwd.getpwnam("nobody")
+    d = Path(tempfile.mkdtemp(dir=SYSTEM_TMP, prefix="gbrain-test-owner-"))
+    procs = []
+    try:
+        os.chmod(d, 0o755)
+        os.chown(d, nobody.pw_uid, nobody.pw_gid)
+        db = d / "b.db"
+        import gbrain
+
+        src = os.path.dirname(os.path.dirname(os.path.abspath(gbrain.__file__)))  # this checkout, not an installed one
+        env_n = {**os.environ, "TMPDIR": str(d), "GBRAIN_CACHE_DIR": str(d / "cache"), "HOME": str(d), "PYTHONPATH": src}
+
+        def as_nobody(*args):
+            p = subprocess.Popen(["runuser", "-u", "nobody", "--", sys.executable, *args], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, env=env_n, cwd=str(d))
+            procs.append(p)
+            return p
+
+        first = as_nobody("-c", OPEN_AS, str(db), "first")
+        assert first.stdout.readline() == b"open\n"
+        first.communicate(b"\n", timeout=60)
+        assert db.stat().st_uid == nobody.pw_uid
+        root_holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        procs.append(root_holder)
+        assert root_holder.stdout.readline() == b"open\n"
+        os.kill(root_holder.pid, signal.SIGKILL)  # leaves its lock file beside the database
+        root_holder.wait()
+        owner = as_nobody("-c", OPEN_AS, str(db), "live")  # the owner's server: its log is live
+        assert owner.stdout.readline() == b"open\n"
+        assert os.path.getsize(str(db) + "-wal") > 0
+        with Brain.open(db) as b:  # root again
+            assert not b._checked  # the owner has it open
+        owner.communicate(b"\n", timeout=60)
+        assert owner.returncode == 0
+        assert not [n for n in os.listdir(d) if ".misfit-" in n]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for name in open_lock_names(d / "b.db")[1:]:
+            if os.path.exists(name) and os.path.dirname(name) != str(d):
+                os.unlink(name)
+        shutil.rmtree(d)
+
+
+@pytest.mark.engine_free
+def test_the_open_lock_file_is_writable_by_those_who_may_write_the_brain(tmp_path):
+    """A brain its group may write (0660) gets a lock file its group may open; a brain others may
+    only read (0644) does not give them its lock (one holding it exclusively would stall every open)."""
+    import stat
+
+    db = tmp_path / "b.db"
+    with Brain.open(db) as b:
+        b.put("notes/a", "# A\n")
+    for mode, want in ((0o660, 0o660), (0o644, 0o600), (0o600, 0o600)):
+        os.chmod(db, mode)
+        with Brain.open(db):
+            assert stat.S_IMODE(os.stat(str(db) + "-gbrain.lock").st_mode) == want, oct(mode)

@@ -2480,11 +2480,13 @@ def open_lock_names(path: Path) -> list[str]:
     return [real + dbmod.OPEN_LOCK_SUFFIX, os.path.join(dbmod.LOCK_TEMP, base), os.path.join(tempfile.gettempdir(), base)]
 
 
-def _take_lock(name: str, held: list[tuple[int, str]]) -> tuple[int, bool] | None:
+def _take_lock(name: str, held: list[tuple[int, str]], like: str | None = None) -> tuple[int, bool] | None:
     """Open ``name`` (never through a symlink) and flock it: exclusively when nobody else holds
     it, else shared (waiting for an exclusive holder). ``(fd, exclusive)``, or None when the file
     cannot be opened, is no empty regular file, or is one of ``held`` (the same file by another
-    name: a second flock of it by this process would wait on its own)."""
+    name: a second flock of it by this process would wait on its own). ``like``: the database
+    beside which the file lies: a file this process owns gets its owner and mode (as SQLite
+    gives its ``-wal`` and ``-shm``), so root's lock file does not shut the brain's owner out."""
     import fcntl
     import stat
 
@@ -2500,6 +2502,8 @@ def _take_lock(name: str, held: list[tuple[int, str]]) -> tuple[int, bool] | Non
             if not stat.S_ISREG(st.st_mode) or st.st_size or any(_same_file(h, name) for h, _ in held):
                 os.close(fd)
                 return None
+            if like is not None and st.st_uid == os.geteuid():
+                _like_database(fd, st, like)
             try:
                 exclusive = _try_alone(fd)
                 if not exclusive:
@@ -2526,6 +2530,28 @@ def _take_lock(name: str, held: list[tuple[int, str]]) -> tuple[int, bool] | Non
             return fd, exclusive
         os.close(fd)
     return None  # pragma: no cover - 100 closes racing one open
+
+
+def _like_database(fd: int, st: os.stat_result, db: str) -> None:
+    """Give the lock file ``fd`` (``st``, owned by this process) the database ``db``'s owner
+    (when this process is root) and group, readable and writable by those who may write the
+    database (one who may only read it could hold the lock exclusively: every open would wait),
+    best effort."""
+    try:
+        dst = os.stat(db)
+    except OSError:
+        return  # a new brain: its creator's lock, its creator's database
+    mode = 0o600 | (0o060 if dst.st_mode & 0o020 else 0) | (0o006 if dst.st_mode & 0o002 else 0)
+    try:
+        if (st.st_uid, st.st_gid) != (dst.st_uid, dst.st_gid):
+            os.fchown(fd, dst.st_uid if os.geteuid() == 0 else -1, dst.st_gid)
+    except OSError:
+        pass  # not root, not of the database's group
+    try:
+        if st.st_mode & 0o777 != mode:
+            os.fchmod(fd, mode)
+    except OSError:
+        pass
 
 
 def _try_alone(fd: int) -> bool:
@@ -2559,7 +2585,7 @@ def _open_lock(path: Path) -> tuple[bool, list[tuple[int, str]]]:
     alone = True
     try:
         for name in first:
-            got = _take_lock(name, held)
+            got = _take_lock(name, held, like=real if name == first[0] else None)
             if got is not None:
                 held.append((got[0], name))
                 alone = got[1]
