@@ -674,3 +674,25 @@ def test_a_path_suffix_two_moved_pages_shared_is_reported_not_guessed(tmp_path, 
     assert f["target"] == "Plugins/style" and f["candidates"] == ["a/Ext/style", "b/Ext/style"], f
     eng.close()
     b.close()
+
+
+def test_a_title_link_a_folder_move_did_not_break_stays_as_written(tmp_path, db_path):
+    """Trial 48: ``people/ana-yilmaz.md`` (title "Ana Yilmaz") moved to another folder in the synced
+    folder; ``[[Ana Yilmaz]]`` found it by its title before the move and after, and no file of that
+    name ever opened it (in Obsidian it was as broken before as after): lint does not call it a
+    dead link and lint-fix leaves it as written (it rewrote it to ``[[ana-yilmaz]]``), as ``move``
+    does (``plan_link_fixes(moved_from=)``). A link by the old file name still follows the move."""
+    root = tmp_path / "v"
+    b, eng = synced(root, db_path, {"people/ana-yilmaz.md": "---\ntitle: Ana Yilmaz\n---\n# Ana Yilmaz\n",
+                                    "people/bo.md": "# Bo\n",
+                                    "notes/x.md": "Met [[Ana Yilmaz]] and [[bo]].\n"})
+    rename(eng, root, {"people/ana-yilmaz.md": "people/team/ana-yilmaz.md", "people/bo.md": "people/robert.md"})
+    assert lintmod.renamed_links(b) == {"links": 1, "pages": 1}
+    (f,) = ops.run("lint", {"check": "dead_links"}, brain=b)["items"]
+    assert f["target"] == "bo" and f["moved_to"] == "people/robert", f
+    r = ops.run("lint-fix", {"check": "dead_links"}, brain=b)
+    assert [x["slug"] for x in r["fixed"]] == ["notes/x"], r
+    assert text_of(b, "notes/x") == "Met [[Ana Yilmaz]] and [[robert]].\n"
+    assert ops.run("lint", {"check": "dead_links"}, brain=b)["items"] == []
+    eng.close()
+    b.close()
