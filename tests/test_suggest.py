@@ -127,3 +127,25 @@ def test_a_name_with_a_folder_suggests_that_folders_pages_first(db_path):
         got = miss(b, "people/mario-lopez")
         assert set(got[:2]) == {"people/maria-lopez", "people/mario-lopez-garcia"} and "deals/mario-lopes" in got[2:], got
         assert miss(b, "bob-smyht")[0] == "notes/bob-smyth"  # a bare name: no folder to prefer
+
+
+def test_a_miss_names_only_trashed_pages_spelled_near_it_after_the_did_you_mean(db_path):
+    """Trial 48: `get people/ana-yilmas` first named an unrelated trashed page
+    (`meetings/2026-12-05-ana-yilmaz-sync`: its file name's words hold the asked ones) before the
+    right did-you-mean. The trash note names only a deleted page spelled near the asked name (a few
+    letters off, its path or its file name), and comes after the did-you-mean."""
+    with Brain.open(db_path) as b:
+        for s in ("people/ana-yilmaz", "meetings/2026-12-05-ana-yilmaz-sync", "people/ana-yilmak"):
+            b.put(s, "# x\n")
+        b.delete_page("meetings/2026-12-05-ana-yilmaz-sync")
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("people/ana-yilmas")
+        msg = str(e.value)
+        assert e.value.suggestions[0] == "people/ana-yilmaz", msg
+        assert "meetings/2026-12-05-ana-yilmaz-sync" not in msg and "trash" not in msg, msg
+        b.delete_page("people/ana-yilmak")
+        with pytest.raises(NotFound) as e:
+            b.resolve_slug("people/ana-yilmas")
+        msg = str(e.value)
+        assert msg.startswith("no page 'people/ana-yilmas'; did you mean: people/ana-yilmaz"), msg
+        assert "people/ana-yilmak was deleted on" in msg and "sync" not in msg, msg

@@ -217,6 +217,16 @@ def _near_key(name: str) -> str:
 
 
 
+def _near_spelling(asked: str, name: str) -> bool:
+    """Whether ``name`` is ``asked`` a few letters off (both :func:`_near_key` forms): OSA edit
+    distance, a swap counting one, one up to 7 characters, two up to 11, three from 12."""
+    from rapidfuzz.distance import OSA
+
+    n = len(asked)
+    bound = 1 if n <= 7 else 2 if n <= 11 else 3
+    return OSA.distance(asked, name, score_cutoff=bound) <= bound
+
+
 def _near_miss(asked: str, name: str) -> bool:
     """Whether ``name`` is a real near miss of ``asked`` (both :func:`_near_key` forms, ``/``
     between segments), not a look-alike difflib's ratio alone lets through (``storymaker`` for
@@ -225,9 +235,7 @@ def _near_miss(asked: str, name: str) -> bool:
     one's extra ones (``alice`` for ``alice-smith``; the last segments' words), a word a letter off from 4 characters."""
     from rapidfuzz.distance import OSA
 
-    n = len(asked)
-    bound = 1 if n <= 7 else 2 if n <= 11 else 3
-    if OSA.distance(asked, name, score_cutoff=bound) <= bound:
+    if _near_spelling(asked, name):
         return True
     a, b = [w for w in asked.rsplit("/", 1)[-1].split("-") if w], [w for w in name.rsplit("/", 1)[-1].split("-") if w]  # (file names' words)
     few, many = (a, b) if len(a) <= len(b) else (b, a)
@@ -859,23 +867,28 @@ class Brain:
             if d is not None and d["op"] == "delete":
                 who = "it" if gone == s else gone
                 msg += f": {who} was deleted on {d['at'][:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
-            elif d is None:  # a near miss of a deleted page's name (`Thomas Beker`)
-                for gone, at in self._trashed_near(s)[:2]:
-                    msg += f"; {gone} was deleted on {at[:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
+            elif d is None:  # a near miss of a deleted page's name (`Thomas Beker`): after the did-you-mean (trial 48)
+                near = "".join(f"; {gone} was deleted on {at[:10]} and is in the trash (`gbrain restore {cmd_arg(gone)}` brings it back)"
+                               for gone, at in self._trashed_near(s)[:2])
+                if sugg:
+                    msg += "; did you mean: " + ", ".join(sugg)
+                raise NotFound(msg + near, sugg)
         if sugg:
             msg += "; did you mean: " + ", ".join(sugg)
         raise NotFound(msg, sugg)
 
     def _trashed_near(self, slug: str) -> list[tuple[str, str]]:
         """``[(name, deleted at)]`` of the deleted pages in the trash (the newest history row of
-        their name a deletion, no page of that name now) whose name or file name is a near miss
-        (:func:`_near_miss`) of ``slug``'s; read only on a miss, from the history's deletions."""
+        their name a deletion, no page of that name now) whose name or file name is spelled a few letters off
+        ``slug``'s (:func:`_near_spelling`: not :func:`_near_miss`'s shared words, which named
+        ``meetings/2026-12-05-ana-yilmaz-sync`` for ``people/ana-yilmas``, trial 48); read only on a
+        miss, from the history's deletions."""
         key = "/".join(map(_near_key, slug.split("/")))
         base = _near_key(posixpath.basename(slug))
         out = []
         for (name,) in self.conn.execute("SELECT DISTINCT name FROM history WHERE kind = 'page' AND op = 'delete' ORDER BY name"):
             nk = "/".join(map(_near_key, name.split("/")))
-            if not (_near_miss(key, nk) or (base and _near_miss(base, _near_key(posixpath.basename(name))))):
+            if not (_near_spelling(key, nk) or (base and _near_spelling(base, _near_key(posixpath.basename(name))))):
                 continue
             r = self.conn.execute("SELECT op, at FROM history WHERE kind = 'page' AND name = ? ORDER BY version DESC LIMIT 1", (name,)).fetchone()
             if r is not None and r[0] == "delete" and self.page_row(name) is None:
