@@ -32,3 +32,23 @@ def test_lint_names_the_unicode_form_of_spellings_that_look_alike(tmp_path, db_p
         f = [x for x in ops.run("lint", {"check": "tag_duplicates"}, ops.Context(), brain=b)["findings"] if x["check"] == "tag_duplicates"]
         # before: "'économie' (1), 'Économie' (1), 'économie' (1)": two of them look the same
         assert f[0]["message"] == (f"one tag spelled 3 ways: '{nfd}' (NFD: e + U+0301) (1), 'Économie' (1), 'économie' (NFC: U+00E9) (1)")
+
+
+def test_a_tag_the_brain_spells_otherwise_follows_the_brains_spelling(tmp_path, db_path):
+    """Trial 48: `brain_tag "Energy"` beside pages tagged `energy` was added as written, silently
+    (Obsidian, whose tags match in any case, lists one tag; lint's tag_duplicates flagged it later).
+    tag writes the spelling most of the brain's pages use and says so in `note`; a tag no page
+    has, or a spelling some page already uses, is written as given."""
+    write_tree(tmp_path / "v", {"a.md": "---\ntags: [energy]\n---\nx\n", "b.md": "---\ntags: [energy, Solar]\n---\ny\n",
+                                "c.md": "z\n", "d.md": "w #ENERGY\n"})
+    with Brain.open(db_path) as b:
+        import_tree(b, tmp_path / "v")
+        r = ops.run("tag", {"slug": "c", "tag": "Energy"}, ops.Context(), brain=b)
+        assert r["changed"] and "'energy'" in r["note"] and "2 pages" in r["note"], r
+        assert b.tags("c") == ["energy"] and "Energy" not in b.get_text("c"), b.get_text("c")
+        r = ops.run("tag", {"slug": "c", "tag": "ENERGY"}, ops.Context(), brain=b)
+        assert not r["changed"]  # it has the tag now, in any spelling
+        r = ops.run("tag", {"slug": "a", "tag": "Solar"}, ops.Context(), brain=b)
+        assert r["changed"] and "note" not in r and "Solar" in b.get_text("a"), r
+        r = ops.run("tag", {"slug": "a", "tag": "Wind"}, ops.Context(), brain=b)
+        assert r["changed"] and "note" not in r and "Wind" in b.get_text("a"), r

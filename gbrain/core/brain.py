@@ -1922,7 +1922,8 @@ class Brain:
     def tag(self, slug: str, tag: str) -> SaveResult:
         """Add ``tag`` to the page's frontmatter ``tags`` (in its composed Unicode form, NFC). No
         change when the page already has the tag in any spelling (case, Unicode normalisation), in
-        its frontmatter or inline.
+        its frontmatter or inline. A tag other pages spell otherwise (``Energy`` where they have
+        ``energy``) and none as given is written as most of them spell it, with a ``note`` saying so.
         Raises :class:`BadInput` for a tag holding white space (Obsidian reads ``#YC Alum`` as
         the tag ``YC``): the message offers the dashed spelling, or the brain's tag that spelling
         matches (``yc-alum``, with its page count)."""
@@ -1933,7 +1934,17 @@ class Brain:
         page = self.parsed(row)
         if identity_key(tag) in {identity_key(t) for t in page.all_tags}:
             return SaveResult(row["slug"], row["path"], row["id"], False, False, content_hash=row["content_hash"])
-        return self._set_tags(row, page.tags + [tag])
+        spellings = self.conn.execute("SELECT tag, COUNT(DISTINCT page_id) AS n FROM tags WHERE tag_key = ? GROUP BY tag ORDER BY n DESC, tag",
+                                      (identity_key(tag),)).fetchall()
+        note = None
+        if spellings and tag not in {r[0] for r in spellings}:
+            # the brain spells it otherwise (case, Unicode form): Obsidian matches tags in any case and lists
+            # one; write the spelling most pages use, and say so (trial 48: `Energy` beside `energy`)
+            tag, n = spellings[0][0], spellings[0][1]
+            note = f"wrote '{tag}', the spelling {n:,} page{'' if n == 1 else 's'} use (tags match in any case, as in Obsidian)"
+        res = self._set_tags(row, page.tags + [tag])
+        res.note = res.note or note
+        return res
 
     def _spaced_tag(self, tag: str) -> str:
         """The refusal of a tag with white space in it, naming the tag to use instead."""

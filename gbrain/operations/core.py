@@ -1706,6 +1706,8 @@ def _tags(b, a, ctx):
     text=_saved,
     mutating=True,
     title="Add a tag",
+    details="A tag other pages spell otherwise but for case or Unicode form (Energy beside energy) is written as most of them spell it, "
+            "as Obsidian matches tags in any case; the answer's note says so.",
     idempotent=True,
     output=SAVED,
 )
