@@ -171,7 +171,7 @@ def test_mcp_writes_carry_the_client_name(fixture_db):
             return json.loads(ch.content[0].text)["items"], json.loads(hist.content[0].text), json.loads(rev.content[0].text)
 
     ch, hist, rev = anyio.run(main)
-    assert ch[0]["name"] == "people/ana-lima" and ch[0]["surface"] == "mcp" and ch[0]["operation"] == "put compiled_truth"
+    assert ch[0]["name"] == "people/ana-lima" and ch[0]["origin"] == "mcp(claude-code) put compiled_truth"  # (an agent's row: origin holds surface, client, operation)
     assert hist["versions"][0]["client"] == "claude-code" and hist["versions"][-1]["op"] == "create"
     assert rev["reverted_to"] == 1 and rev["changed"]
     with Brain.open(fixture_db) as b:

@@ -555,9 +555,9 @@ def _origin_of(r) -> str:
     return o
 
 
-#: the parts of a page a put may write alone (``put``'s compiled_truth, timeline_append and
-#: frontmatter), in the order :func:`put_operation` names them
-PUT_PARTS = ("compiled_truth", "timeline_append", "frontmatter", "replace")
+#: the parts of a page a put may write alone (``put``'s compiled_truth, append, timeline_append,
+#: frontmatter and replace), in the order :func:`put_operation` names them
+PUT_PARTS = ("compiled_truth", "append", "timeline_append", "frontmatter", "replace")
 
 
 def put_operation(parts) -> str:

@@ -502,6 +502,9 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
         Param("frontmatter", "object", "frontmatter keys to set (null removes a key)"),
         Param("replace", "object", "{old text: new text}: find and replace in the page, each old text there exactly once",
               details="several pairs are found in the text as it was, never overlapping; applied before the other parts"),
+        Param("append", description="text to add as a paragraph at the end of the compiled truth",
+              details="above the timeline's --- separator (in an Excalidraw drawing note, above its drawing data); "
+              "to add at the top, replace the first line"),
         Param("if_hash", description="write only if the page is still as read: the content_hash brain_get or the last write gave ('': only if there is "
               "no such page); else a conflict error, nothing written",
               details="a conflict means another writer or an edit in the synced folder changed the page: read it again and redo "
@@ -846,7 +849,9 @@ def _read_as_words(slug: str, read: str, ctx) -> str:
 
 
 def _put_page(b, a, ctx):
-    parts = [k for k in ("compiled_truth", "timeline_append", "frontmatter", "replace") if a.get(k) is not None]
+    from ..core.history import PUT_PARTS
+
+    parts = [k for k in PUT_PARTS if a.get(k) is not None]
     if a.get("if_hash") is not None:
         _check_if_hash(b, a, ctx)
     else:
@@ -854,7 +859,7 @@ def _put_page(b, a, ctx):
     if a.get("content") is not None:
         if parts:
             whole = ctx.flag("content") + ("" if ctx.agent else " (or the text from --file or standard input)")
-            raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in ('compiled_truth', 'timeline_append', 'frontmatter', 'replace'))}, not both")
+            raise BadInput(f"give either {whole} or {'/'.join(ctx.flag(k) for k in PUT_PARTS)}, not both")
         if ctx.agent and a.get("if_hash") is None:
             _check_part_put_back(b, a, ctx)
         old = b.resolve_for_write(a["slug"]) if ctx.agent else _cli_old(b, a)
@@ -878,7 +883,7 @@ def _put_page(b, a, ctx):
         return out
     if not parts:
         raise BadInput("nothing to write: give content (CLI: on standard input or --file) or a partial update" if not ctx.agent
-                       else "brain_put: nothing to write: give content, or compiled_truth / timeline_append / frontmatter / replace")
+                       else "brain_put: nothing to write: give content, or " + " / ".join(PUT_PARTS))
     from ..core.history import put_operation
     from ..storage.origin import origin
 
@@ -926,6 +931,17 @@ def _put_part(b, a, ctx, parts: list[str]):
             raise BadInput("compiled_truth has a line that is exactly '---', which would start the timeline; "
                            "use another rule (***) or rewrite the whole page with content")
         lost_section = _heading_section_lost(old, ct)
+    if a.get("append") is not None:
+        from ..page.markdown import append_to_compiled_truth
+
+        add = a["append"].replace("\r\n", "\n").strip("\n").replace("\n", nl)
+        if add.strip():
+            timeline = page.timeline
+            text = append_to_compiled_truth(page, add)
+            page = b.parse_text(text, page.path)
+            if page.timeline != timeline:
+                raise BadInput(f"{ctx.flag('append')} has a line that is exactly '---', which would start the timeline; "
+                               "use another rule (***); nothing was written")
     rule_note = None  # (timeline_append into a plain rule's section: Brain.timeline_add's note)
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
@@ -1640,7 +1656,8 @@ def _stats(b, a, ctx):
     "name) comes first. Any text is safe: \"a quoted phrase\" matches the words in order, word* matches word starts, nothing else is "
     "syntax. Each hit has a `snippet` with `highlights` ([start, end) offsets into it). type, tag and prefix filter before the limit.",
     [Param("query", description="search words (any text)", required=True, positional=True),
-     TYPE, TAG, PREFIX, LIMIT],
+     TYPE, TAG, PREFIX, LIMIT, Param("since", description="only pages updated since (as brain_list's)",
+                                     details="an ISO date/time or a span like 24h, 7d; today, yesterday")],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
     details="Ranked by BM25 (FTS5 on SQLite; Postgres alike); a page needs one of the words (more rank higher), and a typed or pasted "
@@ -1665,10 +1682,11 @@ def _search(b, a, ctx):
         fix = fix and suggest(b.conn, query, held)
         if ctx.on_warning:
             ctx.on_warning(ins.note())
-    hits = fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
+    since = _since(a.get("since"), ctx.flag("since"))
+    hits = fts_search(b.conn, query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning, since=since)
     searched = bool(fix) and not hits  # the query as typed found nothing: the corrected one's hits
     if searched:
-        hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning)
+        hits = fts_search(b.conn, fix.query, type=a.get("type"), tag=a.get("tag"), prefix=a.get("prefix"), limit=a["limit"], warn=ctx.on_warning, since=since)
     if fix and ctx.on_warning:
         ctx.on_warning(fix.note(searched=searched and bool(hits)))
     if not hits:
@@ -1685,17 +1703,19 @@ def _tags_text(r, a) -> str:
 
 @op(
     "tags",
-    "The tags of a page (frontmatter and inline #tags); no slug: every tag of the brain once (any case), with its page count and spellings, most used first.",
+    "The tags of a page (frontmatter and inline #tags); no slug: every tag of the brain once (any case), with its page count and spellings (when several), most used first.",
     [Param("slug", description="page slug", positional=True)],
     title="List tags",
     item={"type": ["string", "object"]},
     text=_tags_text,
-    page="slice",  # an agent's page: the 200 most used tags, then next_cursor (a vault had 524 tags, 34 KB)
-    page_size=200,
+    page="slice",  # an agent's page: the 100 most used tags, then next_cursor (a vault had 524 tags, 34 KB; trial 48: 200 were 12,858 B)
+    page_size=100,
 )
 def _tags(b, a, ctx):
     if a.get("slug"):
         return b.tags(read_slug(b, a["slug"], ctx)[0])
+    if ctx.agent:  # `spellings` only where there are several (trial 48: most rows repeated the tag and its count)
+        return [t if len(t["spellings"]) > 1 else {"tag": t["tag"], "pages": t["pages"]} for t in b.all_tags()]
     return b.all_tags()
 
 

@@ -268,6 +268,10 @@ def _changes_text(r: list, a: dict) -> str:
                      + (f"  {c['detail']}" if c.get("detail") else "") for c in r)
 
 
+#: an agent's default `limit` of brain_changes (trial 48: 100 rows of the day's import, 28,768 B)
+CHANGES_AGENT_LIMIT = 20
+
+
 @op(
     "changes",
     "What changed across the brain, newest first: page or file, version, operation, origin (cli, mcp with the client's name, "
@@ -289,6 +293,7 @@ def _changes_text(r: list, a: dict) -> str:
     item=obj("kind", "name", "type", "version", "at", "op", kind="string", name="string", type="string?", version="integer", at="string",
              op="string", origin="string", path="string", by="string"),
     page="limit",
+    tool_defaults={"limit": CHANGES_AGENT_LIMIT},
 )
 def _changes(b, a, ctx):
     from ..core import history as h
@@ -296,8 +301,20 @@ def _changes(b, a, ctx):
     limit = a.get("limit")
     if limit is not None and limit < 0:
         raise BadInput("limit must be 0 (all) or more")
-    return h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
+    rows = h.changes(b, since=_since(a.get("since"), ctx.flag("since")), origin=a.get("origin"), limit=100 if limit is None else limit, by=a.get("by"),
                      until=_since(a.get("until"), ctx.flag("until")), exclude_origin=a.get("exclude_origin"))
+    return [_compact_change(r) for r in rows] if ctx.agent else rows
+
+
+
+def _compact_change(r: dict) -> dict:
+    """An agent's row of ``changes``: without ``surface``/``operation``/``client`` (``origin`` holds
+    them: ``mcp(claude-code) put``) and without ``path`` where it is the name (a file) or the name
+    and ``.md`` (trial 48: ~290 B a row, most of it repeated)."""
+    out = {k: v for k, v in r.items() if k not in ("surface", "operation", "client")}
+    if out.get("path") in (r.get("name"), f"{r.get('name')}.md"):
+        del out["path"]
+    return out
 
 
 #: plan lines `undo`'s text lists (`--json` has them all)

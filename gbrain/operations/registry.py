@@ -1005,12 +1005,15 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     ctx = ctx or Context(surface="mcp")
     args = dict(args) if isinstance(args, dict) else args
     cursor = None
+    defaulted: set[str] = set()  # the tool_defaults the caller did not give (a cut by one is said: note)
     if isinstance(args, dict):
         if o.page:
             cursor = args.pop("cursor", None)
             if cursor is not None and not isinstance(cursor, str):
                 raise BadInput(f"{o.tool_name}: parameter 'cursor' must be string, got {type(cursor).__name__}")
         for k, v in o.tool_defaults.items():
+            if args.get(k) is None:
+                defaulted.add(k)
             args.setdefault(k, v)
     if not o.page:
         result = run(name, args, ctx, brain)
@@ -1065,6 +1068,8 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
                              "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
     if sized and not cut:
         cut = {"note": sized}
+    if nxt and not cut and "limit" in defaulted:  # an agent's default limit cut the list (brain_changes: 20)
+        cut = {"note": f"the first {len(page):,} (`limit` {a['limit']} by default); pass next_cursor as cursor for more, or a larger `limit`"}
     if o.page_key:
         return {**result, o.page_key: page, **({alias: page} if alias else {}), "next_cursor": nxt, **({} if "note" in result else cut)}
     return {"items": page, "next_cursor": nxt, **cut}

@@ -2926,7 +2926,7 @@ def score_value(x: float) -> float:
 
 
 def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, offset: int = 0,
-           warn=None, tag: str | None = None, prefix: str | None = None) -> list[dict]:
+           warn=None, tag: str | None = None, prefix: str | None = None, since: str | None = None) -> list[dict]:
     """Rank pages for ``query`` (:func:`rank`: BM25 over weighted fields, known-item re-scoring).
 
     Returns ``[{slug, title, type, score, snippet, highlights, signals}]``, best first; ``score`` is
@@ -2935,7 +2935,8 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     hits in it as ``[start, end)`` code-point offsets, ``signals`` the fields that matched. Raises :class:`BadInput` for a non-positive limit.
     A hit of the search index whose page row does not exist is left out, and ``warn`` (a
     callable taking one line) is told once (:func:`stale_index_warning`). ``type``, ``tag``,
-    ``prefix``: only the pages that filter selects (:func:`rank`), the substring fallback too.
+    ``prefix``, ``since`` (an ISO time: pages updated since): only the pages that filter selects
+    (:func:`rank`), the substring fallback too.
     A canvas whose cards hold the words is a hit too (:func:`canvas_hits`: ``type`` ``canvas``,
     ``node``), merged by score; ``prefix`` selects canvases as well, ``type`` or ``tag`` none.
     """
@@ -2948,7 +2949,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
     query = unicodedata.normalize("NFC", query or "")
     folded = search_form(query)
     q = fts_query(folded)
-    only = PageFilter(type, tag, prefix)
+    only = PageFilter(type, tag, prefix, since)
     if not q or task_box_query(query):
         # no indexable word (emoji, symbols): unicode61 drops them, so match them as substrings
         # (a query of only `*`, quotes or separators is empty and finds nothing: empty_query);
@@ -2965,7 +2966,7 @@ def search(conn: sqlite3.Connection, query: str, *, type: str | None = None, lim
             query, folded, q = loose, loose, fts_query(loose)
     # a canvas's cards (docs/storage.md "Canvases"): ranked beside the pages by score; a type or
     # tag selects pages only, a folder canvases too
-    canvases = [] if only.type or only.tag else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
+    canvases = [] if only.type or only.tag or only.since else canvas_hits(conn, query, limit=int(limit) + offset, prefix=prefix,
                                                             top=ranked[0].get("top") if ranked else None, present=facts.get("canvas"))
     if canvases:
         both = sorted([(h["score"], 0, i, h) for i, h in enumerate(ranked)] + [(h["score"], 1, i, h) for i, h in enumerate(canvases)],

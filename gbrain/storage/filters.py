@@ -39,19 +39,21 @@ def folder_sql(folder: str, alias: str = "p") -> tuple[str, list]:
 
 @dataclass(frozen=True)
 class PageFilter:
-    """Pages of a type, with a tag and/or under a folder (each None: no such condition)."""
+    """Pages of a type, with a tag and/or under a folder, and/or updated since an ISO time (``since``,
+    search's: as ``list`` compares ``updated_at``) (each None: no such condition)."""
 
     type: str | None = None
     tag: str | None = None
     prefix: str | None = None
+    since: str | None = None
 
     def __bool__(self) -> bool:
-        return bool(self.type or self.tag or self.prefix)
+        return bool(self.type or self.tag or self.prefix or self.since)
 
     @property
     def beyond_type(self) -> bool:
-        """Whether a tag or folder condition is set (more than a type)."""
-        return bool(self.tag or self.prefix)
+        """Whether a tag, folder or time condition is set (more than a type)."""
+        return bool(self.tag or self.prefix or self.since)
 
     def where(self, alias: str = "p") -> tuple[list[str], list]:
         """The conditions on ``alias`` (a ``pages`` row) and their arguments. ``tag`` matches by
@@ -70,6 +72,9 @@ class PageFilter:
         if self.type:
             where.append(f"{alias}.type = ?")
             args.append(self.type)
+        if self.since:
+            where.append(f"{alias}.updated_at >= ?")
+            args.append(self.since)
         return where, args
 
     def sql(self, alias: str = "p") -> tuple[str, list]:

@@ -3623,11 +3623,21 @@ _KEEP_BRAIN = ("no-base", "stale-save")
 _STAT_OF, _PATH_OF, _HASH_OF = operator.itemgetter(0, 1, 2), operator.itemgetter(0), operator.itemgetter(3)
 #: operations that edit part of a page's current text (or sidecar) in their own transaction: a
 #: version one of them wrote over a folder's save read that save (:meth:`SyncEngine._save_dropped`)
+def _targeted_puts() -> set[str]:
+    """The history operations of a put of parts that edit the current text in place (timeline
+    lines, frontmatter keys, an appended paragraph, a find and replace; not a new compiled truth),
+    alone or together (core/history.py: put_operation)."""
+    from itertools import combinations
+
+    from ..core.history import PUT_PARTS, put_operation
+
+    parts = [p for p in PUT_PARTS if p != "compiled_truth"]
+    return {put_operation(c) for n in range(1, len(parts) + 1) for c in combinations(parts, n)}
+
+
 TARGETED_EDITS = frozenset({"tag", "untag", "link", "unlink", "timeline-add", "lint-fix", "raw-put",
-                            # a put of timeline lines or frontmatter keys alone (core/history.py: put_operation)
-                            "put timeline_append", "put frontmatter", "put timeline_append+frontmatter",
-                            # a find-and-replace put and a move's link rewrites edit the current text in place
-                            "put replace", "put frontmatter+replace", "put timeline_append+replace", "put timeline_append+frontmatter+replace", "move"})
+                            # a move's link rewrites edit the current text in place
+                            "move", *_targeted_puts()})
 #: the history operation of a merged stale save (a write through gbrain, not from the file)
 MERGED_OP = "stale save merged"
 #: the history operation of the merge of a page both sides changed (not from the file either: a

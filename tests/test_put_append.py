@@ -1,0 +1,69 @@
+"""put's `append` (MCP `brain_put {"slug", "append": TEXT}`): add a paragraph at the end of the
+compiled truth, above the timeline's `---`, without reading or sending the page (trial 48: an agent
+used to a memory server's edit_note append asked for `compiled_truth_append`; the only ways were a
+whole get + put or a `replace` of the last line). Every other byte stays. Both engines (``db_path``).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput, NotFound
+from gbrain import operations as ops
+
+from conftest import gbrain_in_process
+
+PAGE = "---\ntitle: Ana\n---\n\n# Ana\n\nPartner.\n\n---\n\n- **2026-12-05** | meeting — Sync\n"
+
+
+def test_append_adds_a_paragraph_above_the_timeline(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", PAGE)
+        r = ops.run("put", {"slug": "ana", "append": "Prefers async updates."}, brain=b)
+        assert r["changed"] and r["content_hash"] == b.page_row("people/ana")["content_hash"]
+        assert b.get_text("people/ana") == PAGE.replace("Partner.\n", "Partner.\n\nPrefers async updates.\n")
+        h = ops.run("history", {"slug": "people/ana"}, brain=b)
+        assert h["versions"][0]["operation"] == "put append"
+        # several lines, with a timeline line and a frontmatter key in the same put
+        r = ops.run("put", {"slug": "ana", "append": "- a\n- b\n", "timeline_append": "- **2026-12-06** | call — Call",
+                            "frontmatter": {"score": 4}}, brain=b)
+        text = b.get_text("people/ana")
+        assert "Prefers async updates.\n\n- a\n- b\n\n---\n" in text and "score: 4\n" in text
+        assert [e.summary for e in b.parse_text(text, "people/ana.md").timeline_entries] == ["Call", "Sync"]
+
+
+def test_append_to_a_page_without_a_timeline_and_a_crlf_page(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "# A\n\nText.\n")
+        ops.run("put", {"slug": "a", "append": "More."}, brain=b)
+        assert b.get_text("a") == "# A\n\nText.\n\nMore.\n"
+        b.put("c", "# C\r\n\r\nText.\r\n\r\n---\r\n\r\n- **2026-01-01** | x — y\r\n")
+        ops.run("put", {"slug": "c", "append": "One\ntwo"}, brain=b)
+        assert b.get_text("c") == "# C\r\n\r\nText.\r\n\r\nOne\r\ntwo\r\n\r\n---\r\n\r\n- **2026-01-01** | x — y\r\n"
+
+
+def test_append_refuses_a_rule_line_no_page_and_content(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", PAGE)
+        with pytest.raises(BadInput, match="---"):
+            ops.run("put", {"slug": "ana", "append": "x\n\n---\n\ny"}, brain=b)
+        with pytest.raises(NotFound):
+            ops.run("put", {"slug": "people/anna-b", "append": "x"}, brain=b)
+        with pytest.raises(BadInput):
+            ops.run("put", {"slug": "ana", "append": "x", "content": "y"}, brain=b)
+        assert b.get_text("people/ana") == PAGE
+
+
+def test_append_on_every_surface(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/ana", PAGE)
+    r = gbrain_in_process("--db", str(db_path), "put", "ana", "--append", "From the CLI.")
+    assert r.returncode == 0, r.stderr
+    r = gbrain_in_process("--db", str(db_path), "call", "put", json.dumps({"slug": "ana", "append": "From call."}))
+    assert r.returncode == 0, r.stderr
+    with Brain.open(db_path) as b:
+        assert "Partner.\n\nFrom the CLI.\n\nFrom call.\n\n---\n" in b.get_text("people/ana")
+    (put,) = [t for t in ops.tools_json() if t["name"] == "brain_put"]
+    assert "append" in put["input_schema"]["properties"]

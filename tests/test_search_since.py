@@ -1,0 +1,42 @@
+"""search's `since` (trial 48: `brain_search {"query": "utilities", "since": "1d"}` was an unknown
+parameter, though brain_list has it): only pages updated since then, applied inside the ranking
+before the limit, as type/tag/prefix are (storage/filters.PageFilter). Both engines."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gbrain import operations as ops
+from gbrain.core.brain import Brain
+from gbrain.errors import BadInput
+
+from conftest import gbrain_in_process
+
+
+def _brain(db_path) -> Brain:
+    b = Brain.open(db_path, create=True)
+    for i in range(30):
+        b.put(f"old/u{i:02}", f"# Utilities {i}\n\nutilities utilities pilot\n")
+    b.put("new/pilot", "# Pilot\n\nA pilot with two utilities.\n")
+    with b.transaction():
+        b.conn.execute("UPDATE pages SET updated_at = '2020-01-01T00:00:00Z' WHERE slug LIKE 'old/%'")
+    return b
+
+
+def test_search_since_keeps_only_pages_updated_since(db_path):
+    with _brain(db_path) as b:
+        hits = ops.run("search", {"query": "utilities", "limit": 5}, brain=b)
+        assert "new/pilot" not in [h["slug"] for h in hits]  # the old pages rank higher
+        hits = ops.run("search", {"query": "utilities", "limit": 5, "since": "1d"}, brain=b)
+        assert [h["slug"] for h in hits] == ["new/pilot"], hits
+        hits = ops.run("search", {"query": "utilities", "since": "2019-06-01", "prefix": "old/", "limit": 50}, brain=b)
+        assert len(hits) == 30
+        assert ops.run("search", {"query": "utilities", "since": "2030-01-01"}, brain=b) == []
+        with pytest.raises(BadInput, match="since"):
+            ops.run("search", {"query": "utilities", "since": "last week"}, brain=b)
+        r = ops.run_tool("search", {"query": "utilities", "since": "24h"}, ops.Context(surface="mcp"), brain=b)
+        assert [h["slug"] for h in r["items"]] == ["new/pilot"]
+    p = gbrain_in_process("--db", str(db_path), "--json", "search", "utilities", "--since", "7d")
+    assert p.returncode == 0, p.stderr
+    assert [h["slug"] for h in json.loads(p.stdout)] == ["new/pilot"]
