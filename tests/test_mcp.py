@@ -502,7 +502,7 @@ def test_tool_results_equal_in_process_results(fixture_db):
     with Brain.open(fixture_db) as b:
         for (name, args), r in zip(reads, served):
             assert text_of(r) == ops.dumps(ops.run_tool(name, args, brain=b)), name
-            res = ops.run(name, args, brain=b)
+            res = ops.run(name, args, ops.Context(surface="mcp"), brain=b)  # (an agent's rows: tags' spellings only where several)
             got = ok(r)
             got.pop("next_cursor", None)
             assert got == (res if isinstance(res, dict) else {"items": res}), name
@@ -1194,7 +1194,7 @@ def test_brain_tags_pages_a_brain_with_many_tags(db_path):
     with Brain.open(db_path, create=True) as b:
         for i in range(40):
             b.put(f"notes/n{i}", "---\ntags: [" + ", ".join(f"topic-{i}-{k}-" + "x" * 60 for k in range(20)) + "]\n---\n# N\n")
-        every = ops.run("tags", {}, brain=b)
+        every = ops.run("tags", {}, ops.Context(surface="mcp"), brain=b)  # (an agent's rows: spellings only where several)
         pages, cursor = [], None
         while True:
             p = ops.run_tool("tags", {"cursor": cursor} if cursor else {}, ops.Context(surface="mcp"), brain=b)

@@ -169,10 +169,9 @@ def _made_from(row, text: str, content: str, *, title: str, source_type: str, so
 
 @op(
     "ingest",
-    "Store a source document (a transcript, article, doc, chat) as a page sources/<date>-<title>: its text byte "
-    "for byte below a frontmatter block of title, type: source, source_type, source_ref and ingested (today, UTC), its own "
-    "frontmatter kept. The same source_ref (else the same text) finds the same page again; a changed text updates it. Then "
-    "update the pages it mentions (brain_put, brain_timeline_add, brain_link).",
+    "Store a source document (transcript, article, conversation) as page sources/<date>-<title>: its text byte for byte "
+    "under a frontmatter of title, type: source, source_type, source_ref, ingested (today, UTC); its own frontmatter kept. "
+    "The same source_ref (else text) finds the same page again; a changed text updates it. Then update the pages it mentions.",
     [
         Param("file", positional=True, in_schema=False, description="the source file to ingest (- reads standard input)"),
         Param("content", cli=False, tool_required=True, description="the source text (markdown or plain text)"),

@@ -492,8 +492,8 @@ def outline(heads: list[tuple[int, str, int]], offset: int, budget: int) -> list
 
 @op(
     "put",
-    "Create or update a page: its whole markdown (`content`), or parts: `compiled_truth`, `timeline_append`, `frontmatter`, `replace`. "
-    "What is not named stays byte-exact. A new page needs `content` or `compiled_truth`.",
+    "Create or update a page: its whole markdown (`content`), or the parts given; the rest stays byte-exact. "
+    "A new page needs `content` or `compiled_truth`.",
     [
         SLUG,
         Param("content", description="full page markdown", details="read from standard input or a file when it is not given", stdin=True),
@@ -1654,7 +1654,7 @@ def _stats(b, a, ctx):
     "search",
     "Keyword search over title, aliases, path, headings, text and frontmatter values; a page the query names (title, alias, file "
     "name) comes first. Any text is safe: \"a quoted phrase\" matches the words in order, word* matches word starts, nothing else is "
-    "syntax. Each hit has a `snippet` with `highlights` ([start, end) offsets into it). type, tag and prefix filter before the limit.",
+    "syntax. Each hit has a `snippet` with `highlights` ([start, end) offsets into it). type, tag, prefix, since filter before the limit.",
     [Param("query", description="search words (any text)", required=True, positional=True),
      TYPE, TAG, PREFIX, LIMIT, Param("since", description="only pages updated since (as brain_list's)",
                                      details="an ISO date/time or a span like 24h, 7d; today, yesterday")],

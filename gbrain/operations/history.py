@@ -274,13 +274,13 @@ CHANGES_AGENT_LIMIT = 20
 
 @op(
     "changes",
-    "What changed across the brain, newest first: page or file, version, operation, origin (cli, mcp with the client's name, "
-    "pipe, call, sync, watch, import) and writer (`by`). Review your own writes with it; brain_revert undoes one.",
+    "What changed across the brain, newest first: page or file, version, op, `origin` (cli, mcp(client), pipe, call, sync, watch, "
+    "import; then the operation) and writer (`by`). brain_revert undoes one.",
     [
         Param("since", description="only changes since: a span like 24h / 7d, today, yesterday or an ISO date", default="24h"),
         Param("until", description="only changes before: the same forms as since", details="since yesterday, until today: yesterday's changes"),
-        Param("origin", description="only changes from this surface (cli, mcp, pipe, call, sync, watch, import), MCP client name or operation"),
-        Param("exclude_origin", description="leave out the changes from this surface, MCP client name or operation",
+        Param("origin", description="only changes of this surface (cli, mcp, sync, …), MCP client or operation"),
+        Param("exclude_origin", description="leave out the changes of this surface, MCP client or operation",
               details="import: the day's edits without the rows of an import, which records every page it stored"),
         Param("by", description="only changes by this writer: alice@laptop, a login (alice) or a host (@laptop)"),
         limit_param(100, "maximum number of changes (0: all)"),

@@ -290,7 +290,7 @@ def _conflicts_text(r: list, a: dict) -> str:
     "conflicts",
     "List sync conflicts: a path whose folder and brain edits overlap, or a file-sync tool's copy (`tool`). "
     "The file's version was kept, the brain's is the copy (`copy_path`); kinds no-base, stale-save: the other way round. "
-    "`kept_by`/`copy_by`: their writers. `action`: how: " + RESOLVE + " (brain_delete; a .raw or attachment's: in the folder).",
+    "`action`: how: " + RESOLVE + " (brain_delete; a .raw or attachment's: in the folder).",
     [Param("all", "boolean", "also list resolved and noted conflicts", default=False)],
     title="Sync conflicts",
     details="Edits that do not overlap were merged and are not listed. no-base: a folder that never synced the path; stale-save: "
