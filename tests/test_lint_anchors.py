@@ -246,3 +246,27 @@ def test_a_dead_attachment_by_file_name_whose_file_was_renamed_names_where_it_we
     assert "`picture 1.png`" in got["pic.png"]["action"], got["pic.png"]
     assert "`Assets 📎/picture 1.png`" in got["Assets 📎/pic.png"]["action"], got["Assets 📎/pic.png"]
     assert got["dup.png"].get("moved_to") is None, got["dup.png"]
+
+
+def test_links_in_code_the_text_scan_misses_are_not_reported(db_path):
+    """An indented code block (4 spaces, a tab) and a fence inside a quote hide their links from
+    the parser, but the text scan written_links reads them: dead_attachments (and dead_anchors)
+    reported a dead file or heading in code (review48). Each finding is now checked against
+    what the parser reads; the real dead links beside them are still reported."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("notes/target", "# Target\n\n## H\n")
+        b.put("notes/src", "# Src\n\n    ![x](nope.png) [[target#No Code]]\n\n\t[p](gone.pdf)\n\n"
+                           "> ```\n> ![[lost-in-quote.png]]\n> ```\n\nReal: ![[lost.png]] [[target#Nope]]\n")
+        r = ops.run("lint", {"check": "dead_anchors,dead_attachments", "limit": 0}, brain=b)
+    assert sorted((f["check"], f["form"]) for f in r["items"]) == [("dead_anchors", "[[target#Nope]]"), ("dead_attachments", "![[lost.png]]")], r["items"]
+
+
+def test_backlinks_of_a_file_leave_out_a_link_in_code_the_text_scan_misses(db_path):
+    """backlinks of an attachment read links as dead_attachments does: one in an indented code
+    block or a fence inside a quote counted as a citation (review48); only the parser's links count."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("img/a.png", b"\x89PNG\r\n")
+        b.put("notes/code", "# Code\n\n    ![x](../img/a.png)\n\n> ```\n> ![[a.png]]\n> ```\n")
+        b.put("notes/real", "# Real\n\n![x](../img/a.png)\n\n    ![x](../img/a.png)\n")
+        got = ops.run("backlinks", {"slug": "img/a.png"}, brain=b)
+    assert [(x["slug"], x["count"]) for x in got] == [("notes/real", 1)], got

@@ -247,3 +247,67 @@ def test_undo_leaves_the_links_a_move_rewrote_while_the_move_stands(db_path):
         ops.run("undo", {"since": since, "apply": True}, brain=b)
         assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
         assert fresh_import_differences(b) == {}
+
+
+def test_links_in_code_the_text_scan_misses_are_never_rewritten(db_path):
+    """The moved page's relative paths and the reference definitions to it were found by a text
+    scan that does not see an indented code block (4 spaces, a tab) or a fence inside a quote:
+    a link written there as an example was rewritten, a change of the page nobody asked for
+    (review48). Only the links the parser reads move; code keeps every byte."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("img/a.png", b"\x89PNG\r\n")
+        b.put("people/bo", "# Bo\n")
+        own = ("# Ana\n\n![a](../img/a.png) ![[../img/a.png]]\n\n    ![a](../img/a.png) [r]: ../img/a.png\n\n\t![[../img/a.png]]\n\n"
+               "> ```\n> ![a](../img/a.png)\n> ```\n")
+        b.put("people/ana", own)
+        other = ("# X\n\nSee [Bo](../people/bo.md) and [B][r].\n\n[r]: ../people/bo.md\n\n    [Bo](../people/bo.md)\n\n"
+                 "\t[Bo](../people/bo.md)\n\n> ```\n> [Bo](../people/bo.md)\n> ```\n")
+        b.put("notes/x", other)
+        ops.run("move", {"slug": "people/ana", "to": "team/x/ana"}, brain=b)
+        assert b.get_text("team/x/ana") == own.replace("![a](../img/a.png) ![[../img/a.png]]", "![a](../../img/a.png) ![[../../img/a.png]]", 1)
+        r = ops.run("move", {"slug": "people/bo", "to": "team/bo"}, brain=b)
+        assert r["relinked"] == ["notes/x"], r
+        assert b.get_text("notes/x") == other.replace("See [Bo](../people/bo.md)", "See [Bo](../team/bo.md)").replace(
+            "[r]: ../people/bo.md", "[r]: ../team/bo.md")
+        assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
+        assert fresh_import_differences(b) == {}
+
+
+def test_a_relative_link_by_bare_name_follows_the_page_to_another_folder(db_path):
+    """`[Bo](bo.md)` in people/ana.md names people/bo.md by its relative path: gbrain and Obsidian
+    still find bo by name after bo moved to team/, so nothing rewrote it, but on GitHub or in any
+    markdown viewer the path was simply wrong (review48). A relative path (markdown or a wiki
+    link written with ../ or ./) that named the moved file is rewritten in its style."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("people/bo", "# Bo\n\n## Work\n")
+        b.put("people/ann lee", "# Ann\n")
+        text = ("# Ana\n\n[Bo](bo.md) [B2](./bo.md#work) [B3](<bo.md>) [B4](bo) [[../people/bo|Bo]] [[./bo#Work]] [[bo]] "
+                "[Ann](ann%20lee.md) [A2](<./ann lee.md>)\n")
+        b.put("people/ana", text)
+        r = ops.run("move", {"slug": "people/bo", "to": "team/bo"}, brain=b)
+        assert r["relinked"] == ["people/ana"], r
+        assert b.get_text("people/ana") == text.replace("[Bo](bo.md) [B2](./bo.md#work) [B3](<bo.md>) [B4](bo) [[../people/bo|Bo]] [[./bo#Work]]",
+                                                        "[Bo](../team/bo.md) [B2](../team/bo.md#work) [B3](<../team/bo.md>) [B4](../team/bo) "
+                                                        "[[../team/bo|Bo]] [[../team/bo#Work]]")
+        r = ops.run("move", {"slug": "people/ann lee", "to": "team/ann lee"}, brain=b)
+        assert b.get_text("people/ana").endswith("[Ann](../team/ann%20lee.md) [A2](<../team/ann lee.md>)\n")
+        assert not b.conn.execute("SELECT 1 FROM links WHERE to_page_id IS NULL").fetchall()
+        assert fresh_import_differences(b) == {}
+
+
+def test_move_with_if_hash_moves_only_the_page_as_read(db_path):
+    """An agent that read a page and moves it could not be sure it moved what it read (review48):
+    `if_hash` (the content_hash of its read, or a part token's) moves only that version; a page
+    changed since is a conflict, nothing moved, the links as they were."""
+    with _brain(db_path) as b:
+        read = ops.run("get", {"slug": "meetings/sync"}, brain=b)["content_hash"]
+        b.put("meetings/sync", b.get_text("meetings/sync") + "\nMore.\n")
+        ana = b.get_text("people/ana")
+        with pytest.raises(Conflict, match="changed since it was read"):
+            ops.run("move", {"slug": "meetings/sync", "to": "archive/sync", "if_hash": read}, brain=b)
+        assert b.page_row("archive/sync") is None and b.get_text("people/ana") == ana
+        now = b.page_row("meetings/sync")["content_hash"]
+        r = ops.run("move", {"slug": "meetings/sync", "to": "archive/sync", "if_hash": now.upper()}, brain=b)
+        assert r["slug"] == "archive/sync"
+    out = gbrain_in_process("--db", str(db_path), "move", "archive/sync", "meetings/sync", "--if-hash", read)
+    assert out.returncode != 0 and b"changed since it was read" in out.stderr, out

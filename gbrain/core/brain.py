@@ -1741,8 +1741,9 @@ class Brain:
         as lint's ``dead_attachments`` finds one (:func:`gbrain.page.linkedit.written_links`,
         case-insensitively, NFC): the path relative to the linking page, from the root, a path
         ending in it, or a bare file name (any file of that name). Attachments are no page links
-        (no ``links`` rows): only the pages whose text holds the file's name (SQL LIKE) are read."""
-        from ..page.linkedit import written_links
+        (no ``links`` rows): only the pages whose text holds the file's name (SQL LIKE) are read; a
+        link the page parser does not read (in code: :func:`gbrain.page.linkedit.parser_reads`) is none."""
+        from ..page.linkedit import parser_reads, written_links
 
         target = unicodedata.normalize("NFC", path).casefold()
         base = posixpath.basename(path)
@@ -1758,7 +1759,7 @@ class Brain:
         for r in rows:
             body = r["compiled_truth"] + r["separator"] + r["timeline"]
             forms: list[str] = []
-            count = 0
+            hits = []
             for w in written_links(body):
                 key = unicodedata.normalize("NFC", w.name.strip()).casefold()
                 if not key or posixpath.basename(key) != posixpath.basename(target):
@@ -1766,9 +1767,14 @@ class Brain:
                 rel = posixpath.normpath(posixpath.join(posixpath.dirname(r["path"]), key))
                 root = posixpath.normpath(key.lstrip("/"))
                 if rel == target or root == target or "/" not in key.strip("/") or target.endswith("/" + root):
-                    count += 1
-                    if w.form not in forms:
-                        forms.append(w.form)
+                    hits.append(w)
+            if hits:  # (one in code the text scan does not see, an indented block: no link)
+                read = parser_reads(body, [w.probe for w in hits])
+                hits = [w for i, w in enumerate(hits) if i in read]
+            count = len(hits)
+            for w in hits:
+                if w.form not in forms:
+                    forms.append(w.form)
             if count:
                 line = next((ln for ln in body.splitlines() if forms[0] in ln), "")
                 out.append({"slug": r["slug"], "title": r["title"], "type": r["type"], "context": " ".join(line.split())[:200],

@@ -633,11 +633,16 @@ def _dead_anchors(brain, only: "set[str] | None" = None) -> list[dict]:
 
     out = []
     for r, body in _body_rows(brain, only, ("%[[%#%", "%](%#%")):
-        seen = set()
+        seen: dict[str, "dict | None"] = {}
+        found = []
         for w in written_links(body):
-            if w.anchor is None or not w.anchor.strip() or w.form in seen:
+            if w.anchor is None or not w.anchor.strip():
                 continue
-            seen.add(w.form)
+            if w.form in seen:
+                if seen[w.form] is not None:
+                    found.append((w, seen[w.form]))
+                continue
+            seen[w.form] = None
             if w.name:
                 target = _page_target(w.name)
                 if target is None:  # an attachment: pdf#page=3 is not a heading
@@ -660,10 +665,31 @@ def _dead_anchors(brain, only: "set[str] | None" = None) -> list[dict]:
                 continue
             to = brain.conn.execute("SELECT slug FROM pages WHERE id = ?", (pid,)).fetchone()["slug"]
             where = "this page" if pid == r["id"] else to
-            out.append({"check": "dead_anchors", "slug": r["slug"], "target": to, "anchor": a, "kind": w.kind, "form": w.form,
-                        "message": f"{w.form} points at the {what} of {where}, which it does not have",
-                        "action": f"point the link at a heading or block {where} has (`gbrain get {cmd_arg(to)}`), or drop the anchor "
-                                  f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"})
+            seen[w.form] = {"check": "dead_anchors", "slug": r["slug"], "target": to, "anchor": a, "kind": w.kind, "form": w.form,
+                            "message": f"{w.form} points at the {what} of {where}, which it does not have",
+                            "action": f"point the link at a heading or block {where} has (`gbrain get {cmd_arg(to)}`), or drop the anchor "
+                                      f"(`gbrain get {cmd_arg(r['slug'])}`, edit, `gbrain put {cmd_arg(r['slug'])}`)"}
+            found.append((w, seen[w.form]))
+        out += _parser_read(body, found)
+    return out
+
+
+def _parser_read(body: str, found: list) -> list[dict]:
+    """The findings of ``found`` (``(written link, finding)`` pairs of one page ``body``, from
+    :func:`gbrain.page.linkedit.written_links`, a text scan) whose link the page parser reads,
+    once per form: a link in an indented code block or a fence inside a quote is no link
+    (:func:`gbrain.page.linkedit.parser_reads`; review48). One parse of the page, only when it
+    has a finding."""
+    from ..page.linkedit import parser_reads
+
+    if not found:
+        return []
+    read = parser_reads(body, [w.probe for w, _f in found])
+    out, said = [], set()
+    for i, (w, f) in enumerate(found):
+        if i in read and w.form not in said:
+            said.add(w.form)
+            out.append(f)
     return out
 
 
@@ -684,13 +710,18 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
         folded = body.casefold()
         if not any(("." + e) in folded for e in ATTACHMENT_EXTS):
             continue
-        seen = set()
+        seen: dict[str, "dict | None"] = {}
+        found = []
         for w in written_links(body):
             name = w.name.strip()
             ext = posixpath.basename(name).rsplit(".", 1)[1].casefold() if "." in posixpath.basename(name) else ""
-            if ext not in ATTACHMENT_EXTS or w.form in seen:
+            if ext not in ATTACHMENT_EXTS:
                 continue
-            seen.add(w.form)
+            if w.form in seen:
+                if seen[w.form] is not None:
+                    found.append((w, seen[w.form]))
+                continue
+            seen[w.form] = None
             if paths is None:
                 paths = {nfc(p).casefold() for (p,) in brain.conn.execute("SELECT path FROM files")}
                 names = {posixpath.basename(p) for p in paths}
@@ -710,14 +741,16 @@ def _dead_attachments(brain, only: "set[str] | None" = None) -> list[dict]:
                     from .brain import urlquote
 
                     link = urlquote(link)
-                out.append({"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
-                            "moved_to": moved, "suggestions": [moved],
-                            "message": f"{what} '{name}', which moved to {moved} ({w.form})",
-                            "action": f"point the link at its new place, `{link}` {edit}"})
-                continue
-            out.append({"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
-                        "message": f"{what} '{name}', which is no file in the brain ({w.form})",
-                        "action": f"put the file in the brain's folder (then `gbrain sync`), correct the path, or drop the link {edit}"})
+                seen[w.form] = {"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
+                                "moved_to": moved, "suggestions": [moved],
+                                "message": f"{what} '{name}', which moved to {moved} ({w.form})",
+                                "action": f"point the link at its new place, `{link}` {edit}"}
+            else:
+                seen[w.form] = {"check": "dead_attachments", "slug": r["slug"], "target": name, "kind": w.kind, "form": w.form,
+                                "message": f"{what} '{name}', which is no file in the brain ({w.form})",
+                                "action": f"put the file in the brain's folder (then `gbrain sync`), correct the path, or drop the link {edit}"}
+            found.append((w, seen[w.form]))
+        out += _parser_read(body, found)
     return out
 
 

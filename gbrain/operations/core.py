@@ -1487,9 +1487,10 @@ def _move_text(r: dict, a: dict) -> str:
 
 @op(
     "move",
-    "Rename a page or move it to another folder (`to`: its new slug), keeping its history and .raw sidecar; the links to it "
-    "(and its own relative links) are rewritten (`relinked`).",
-    [SLUG, Param("to", required=True, positional=True, description="the new slug (meetings/2026/sync)")],
+    "Rename or move a page (`to`: its new slug, e.g. meetings/2026/sync), keeping history and .raw sidecar; links to it "
+    "and its relative links are rewritten (`relinked`).",
+    [SLUG, Param("to", required=True, positional=True, description="the new slug"),
+     Param("if_hash", description="only if its content_hash is still this")],
     text=_move_text,
     mutating=True,
     title="Move or rename a page",
@@ -1505,6 +1506,13 @@ def _move(b, a, ctx):
 
     with b.transaction():
         before = b.resolve_slug(a["slug"])
+        if a.get("if_hash") is not None:
+            part = parse_part_token(a["if_hash"])
+            want = part[2] if part else a["if_hash"].strip().lower()
+            if want != before["content_hash"]:
+                how = "read it again with brain_get" if ctx.agent else f"read it again (`gbrain get {cmd_arg(before['slug'])} --json`)"
+                raise Conflict(f"{before['slug']} changed since it was read (content_hash {before['content_hash'][:12]}…, not {want[:12]}…); "
+                               f"nothing was moved: {how}, then move it with its new content_hash")
         _check_move_twin(b, before, check_slug(a["to"]), ctx)
         linking = {r[0] for r in b.conn.execute("SELECT DISTINCT p.slug FROM links l JOIN pages p ON p.id = l.from_page_id "
                                                 "WHERE l.to_page_id = ? AND l.from_page_id != ?", (before["id"], before["id"]))}
@@ -1527,11 +1535,12 @@ def _move(b, a, ctx):
         own = repointed_path_links(text, row["path"], now["path"], where)
         if own != text:
             b.save_page(now["path"], own)
-        # the other pages' relative paths to it that lint-fix does not rewrite (a reference definition)
+        # the other pages' relative paths to it (`bo.md`, `../people/bo.md`, `[[../people/bo]]`, a reference definition), in
+        # their style, before lint-fix mends the links by name: a bare `bo.md` still found by name is wrong on GitHub
         repointed = []
         for p in b.conn.execute(f"SELECT * FROM pages WHERE slug IN ({','.join('?' * len(linking))})", sorted(linking)).fetchall() if linking else []:
             text = b.check_text(p)
-            to_it = repointed_path_links(text, p["path"], p["path"], moved, definitions=True)
+            to_it = repointed_path_links(text, p["path"], p["path"], moved, bare=True)
             if to_it != text:
                 b.save_page(p["path"], to_it)
                 repointed.append(p["slug"])

@@ -96,6 +96,7 @@ class WrittenLink:
     name: str
     anchor: str | None
     form: str
+    probe: "Probe | None" = None  #: where it stands in the scanned text: :func:`parser_reads` tells whether the parser reads it
 
 
 def _written(m: re.Match, pos: int) -> WrittenLink | None:
@@ -104,7 +105,9 @@ def _written(m: re.Match, pos: int) -> WrittenLink | None:
         if bar and head.endswith("\\"):
             head = head[:-1]
         name, hash_, anchor = head.strip().partition("#")
-        return WrittenLink("embed" if m.group("bang") else "wiki", name.strip(), anchor.strip() if hash_ else None, m.group("wiki"))
+        a = pos + m.start("body")
+        return WrittenLink("embed" if m.group("bang") else "wiki", name.strip(), anchor.strip() if hash_ else None, m.group("wiki"),
+                           Probe("wiki", a, a + len(head)))
     url = m.group("url").strip()
     if url.startswith("<") and url.endswith(">"):
         url = url[1:-1].strip()
@@ -112,7 +115,63 @@ def _written(m: re.Match, pos: int) -> WrittenLink | None:
         return None  # an external URL
     path, hash_, anchor = url.partition("#")
     path = path.split("?", 1)[0]
-    return WrittenLink("image" if m.group("img") else "markdown", unquote(path), unquote(anchor) if hash_ else None, m.group("md"))
+    img = bool(m.group("img"))
+    return WrittenLink("image" if img else "markdown", unquote(path), unquote(anchor) if hash_ else None, m.group("md"),
+                       Probe("image" if img else "markdown", pos + m.start("url"), pos + m.end("url"), pos + m.start("md") if img else -1))
+
+
+@dataclass
+class Probe:
+    """Where a link found by a text scan stands in the scanned text, for :func:`parser_reads`:
+    ``kind`` ``markdown``, ``image``, ``wiki`` (an embed too) or ``def`` (a link reference
+    definition); ``start``/``end`` its URL's (a wiki link's name part's) offsets; ``bang`` an
+    image's ``!``; ``label`` a definition's label."""
+
+    kind: str
+    start: int
+    end: int
+    bang: int = -1
+    label: str = ""
+
+
+_PROBE = "gbrain-probe-{}-q7"
+
+
+def parser_reads(body: str, probes: "list[Probe]") -> set[int]:
+    """The indices of ``probes`` (links a text scan found in page body ``body``) that the page
+    parser reads as links: a text scan does not see every block the parser reads no link in (an
+    indented code block, a fence inside a quote or a list item), so a rewrite or a finding of a
+    scanned link asks this first (review48). Each probe's URL (name) is swapped for a page name
+    of its own and the body parsed once (twice with images: an image is read as the link it
+    would be without its ``!``, apart from the other links; a definition through a reference to
+    its label added at the end): a probe is read when its name comes out as a link target."""
+    from .markdown import _parse_ast, extract_links, to_lf
+
+    out: set[int] = set()
+    for images in (False, True):
+        idx = [i for i, p in enumerate(probes) if (p.kind == "image") == images]
+        if not idx:
+            continue
+        parts, last, refs = [], 0, []
+        cuts = []
+        for i in idx:
+            p = probes[i]
+            name = _PROBE.format(i)
+            cuts.append((p.start, p.end, name if p.kind == "wiki" else name + ".md"))
+            if p.bang >= 0:
+                cuts.append((p.bang, p.bang + 1, " "))
+            if p.kind == "def":
+                refs.append("[" + p.label + "]")
+        for a, z, s in sorted(cuts):
+            parts += [body[last:a], s]
+            last = z
+        parts.append(body[last:])
+        if refs:
+            parts.append("\n\n" + "\n\n".join(refs) + "\n")
+        text = to_lf("".join(parts))
+        found = {ln.target for ln in extract_links(_parse_ast(text)[0])[0]}
+        out.update(i for i in idx if _PROBE.format(i) in found)
+    return out
 
 
 def written_links(text: str) -> list[WrittenLink]:
@@ -438,41 +497,79 @@ def markdown_url(sp: LinkSpan, path: str) -> str | None:
 _REPOINT_RE = re.compile(_ANY_RE.pattern + r"|(?P<def>^[ ]{0,3}\[(?!\^)[^\[\]\n]+\]:[ \t]*(?P<defurl><[^<>\n]*>|[^\s<>]+))")
 
 
-def repointed_path_links(text: str, old_path: str, new_path: str, where: Callable[[str], "str | None"], *, definitions: bool = False) -> str:
+def repointed_path_links(text: str, old_path: str, new_path: str, where: Callable[[str], "str | None"], *, bare: bool = False) -> str:
     """Page ``text`` (moved from file ``old_path`` to ``new_path``) with each markdown link,
-    image or link reference definition of its body written as a relative path with a folder in it (``../img/a.png``,
-    ``files/cv.pdf``, ``./ana.md``) that named a file or page from ``old_path``'s folder
-    (``where(path)``: that file's or page's path now, or None) written to name it from
-    ``new_path``'s folder, in its style (:func:`markdown_url`): ``move``'s own links (review48:
-    the attachments a page embedded were dead after a move to another folder). A bare file name
-    (found in any folder), a path from the root, a URL and a link in code stay as written. A page
-    that did not move (``old_path == new_path``) and links to one that did (``where``) gets its
-    links to it repointed; ``definitions``: only the link reference definitions (which lint-fix's
-    rewrites do not read; its other links are theirs: they check each against the parser)."""
+    image, link reference definition or wiki link/embed written as a relative path
+    (``../img/a.png``, ``files/cv.pdf``, ``./ana.md``, ``![[../img/a.png]]``, ``[[../people/bo]]``)
+    that named a file or page from ``old_path``'s folder (``where(path)``: that file's or page's
+    path now, or None) written to name it from ``new_path``'s folder, in its style
+    (:func:`markdown_url`: ``./``, ``<…>``, ``%20``, ``#anchor`` kept; a wiki name keeps ``./``
+    or becomes one, ``.md`` only as written): ``move``'s own links (review48: the attachments a
+    page embedded were dead after a move to another folder). A page that did not move
+    (``old_path == new_path``) and links to one that did (``where``) gets its links to it
+    repointed. A markdown path without a folder (``bo.md``) only with ``bare`` (a page linking
+    the moved one: the path is wrong on GitHub though Obsidian finds the name in any folder); a
+    wiki name not starting ``./`` or ``../``, a path from the root, a URL stay as written, and
+    so does a link the page parser does not read (code, even the kinds the text scan does not
+    tell: :func:`parser_reads`)."""
 
     def make(m: re.Match, pos: int):
-        g = "url" if m.group("md") and not definitions else "defurl" if m.group("def") else None
-        return (pos + m.start(g), pos + m.end(g), m.group(g)) if g else None
+        if m.group("def"):
+            label = m.group("def").lstrip(" ")[1:].split("]", 1)[0]
+            return Probe("def", pos + m.start("defurl"), pos + m.end("defurl"), label=label)
+        if m.group("md"):
+            return Probe("image" if m.group("img") else "markdown", pos + m.start("url"), pos + m.end("url"),
+                         pos + m.start("md") if m.group("img") else -1)
+        body = m.group("body")
+        head = body.partition("|")[0]
+        if head.endswith("\\") and "|" in body:
+            head = head[:-1]
+        name = head.split("#", 1)[0]
+        name_s = name.strip()
+        if not name_s.startswith(("./", "../")):
+            return None
+        a = pos + m.start("body") + len(name) - len(name.lstrip())
+        return Probe("wiki", a, a + len(name_s))
 
     lead = 1 if text.startswith(BOM) else 0
     head = lead + len(split_frontmatter(text[lead:])[0])
+    body = text[head:]
     old_dir, new_dir = posixpath.dirname(old_path), posixpath.dirname(new_path)
-    new: list[tuple[LinkSpan, str]] = []
-    for start, end, url in _scan(text[head:], _REPOINT_RE, make):
-        inner = url[1:-1] if url.startswith("<") and url.endswith(">") else url
-        cut = min([i for i in (inner.find("#"), inner.find("?")) if i >= 0], default=len(inner))
-        p = unquote(inner[:cut]).strip()
-        if "/" not in p or p.startswith("/") or _SCHEME.match(p):
+    new: list[tuple[Probe, str]] = []
+    for pr in _scan(body, _REPOINT_RE, make):
+        url = body[pr.start : pr.end]
+        if pr.kind == "wiki":
+            p = url
+        else:
+            inner = url[1:-1] if url.startswith("<") and url.endswith(">") else url
+            cut = min([i for i in (inner.find("#"), inner.find("?")) if i >= 0], default=len(inner))
+            p = unquote(inner[:cut]).strip()
+        if not p or p.startswith("/") or _SCHEME.match(p) or ("/" not in p and not bare):
             continue
         was = posixpath.normpath(posixpath.join(old_dir, p))
         dest = None if was.startswith("..") or was == "." else where(was)
-        if dest is None or posixpath.normpath(posixpath.join(new_dir, p)) == dest:
+        if dest is None or posixpath.normpath(posixpath.join(new_dir, p)) in (dest, dest[:-3] if dest.endswith(".md") else dest):
             continue
-        sp = LinkSpan("markdown", "", "(" + url + ")", head + start, head + end, url)
-        u = markdown_url(sp, relative_path(dest, new_path))
+        rel = relative_path(dest, new_path)
+        if pr.kind == "wiki":
+            u = rel if p.lower().endswith(".md") or not rel.lower().endswith(".md") else rel[:-3]
+            if not u.startswith(("./", "../")):
+                u = "./" + u
+            if any(c in u for c in "[]|#^\\\n\r"):
+                continue
+        else:
+            u = markdown_url(LinkSpan("markdown", "", "(" + url + ")", 0, 0, url), rel)
         if u is not None and u != url:
-            new.append((sp, u))
-    return replace_spans(text, new) if new else text
+            new.append((pr, u))
+    if not new:
+        return text
+    read = parser_reads(body, [pr for pr, _u in new])
+    new = [(pr, u) for i, (pr, u) in enumerate(new) if i in read]
+    out, last = [], 0
+    for pr, u in sorted(new, key=lambda x: x[0].start):
+        out += [body[last : pr.start], u]
+        last = pr.end
+    return text[:head] + "".join(out) + body[last:]
 
 
 def relative_path(to_path: str, from_path: str) -> str:
