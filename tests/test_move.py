@@ -295,6 +295,22 @@ def test_a_relative_link_by_bare_name_follows_the_page_to_another_folder(db_path
         assert fresh_import_differences(b) == {}
 
 
+def test_the_moved_page_s_own_bare_relative_links_follow_it(db_path):
+    """`[Ana](ana.md)` and `![p](p.png)` in people/bo.md named people/ana.md and people/p.png by
+    relative path; after bo moves to team/ the same text names team/ana.md, a file that is not
+    there (GitHub, any markdown viewer), so the move rewrites them from the new folder. A wiki
+    name (`[[ana]]`, found by name in any folder), a self-link and a bare name that named no
+    file before the move stay as written."""
+    with Brain.open(db_path, create=True) as b:
+        b.save_file("people/p.png", b"\x89PNG\r\n")
+        b.put("people/ana", "# Ana\n")
+        text = "# Bo\n\n[Ana](ana.md) ![p](p.png) [[ana]] [me](bo.md#top) [gone](nobody.md)\n"
+        b.put("people/bo", text)
+        ops.run("move", {"slug": "people/bo", "to": "team/bo"}, brain=b)
+        assert b.get_text("team/bo") == text.replace("(ana.md)", "(../people/ana.md)").replace("(p.png)", "(../people/p.png)")
+        assert fresh_import_differences(b) == {}
+
+
 def test_move_with_if_hash_moves_only_the_page_as_read(db_path):
     """An agent that read a page and moves it could not be sure it moved what it read (review48):
     `if_hash` (the content_hash of its read, or a part token's) moves only that version; a page

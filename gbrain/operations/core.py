@@ -1532,7 +1532,7 @@ def _move(b, a, ctx):
             return hit if isinstance(hit, str) else hit[0] if hit else None
 
         text = b.check_text(now)
-        own = repointed_path_links(text, row["path"], now["path"], where)
+        own = repointed_path_links(text, row["path"], now["path"], where, bare=True)
         if own != text:
             b.save_page(now["path"], own)
         # the other pages' relative paths to it (`bo.md`, `../people/bo.md`, `[[../people/bo]]`, a reference definition), in
