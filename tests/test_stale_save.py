@@ -1187,3 +1187,23 @@ def test_stale_sidecar_reads_a_sources_fields():
     assert v is not None and _json.loads(v.merged)["sources"] == {"c": {"title": "CFO", "n": 1}, "h": [1], "mine": 3}
     # an undo by members (re-formatted) is taken as meant, as a byte-equal one
     assert stale_sidecar(js(indent=4, c={"title": "CEO", "n": 1}, h=[1]), v1, [v0]) is None
+
+
+def test_history_of_a_sidecar_names_its_stale_saves_conflict_copy(env):
+    """Review of trial 47: a sidecar's stale save that conflicted is kept as
+    `ana-lima.json.conflict-…`, but `history people/.raw/ana-lima.json` (where one looks for a
+    save gone missing) named it not: conflict_copies was for pages only."""
+    import json as _json
+
+    from gbrain import operations as ops
+
+    brain, eng, root = env
+    f = root / RAW
+    buf = f.read_bytes()
+    brain.raw_put(SLUG, "crustdata", {"name": "Ana Lima", "title": "CFO"})
+    assert eng.sync()["changed"]["exported"] == [RAW]
+    obj = _json.loads(buf)
+    obj["sources"]["crustdata"] = {"name": "Ana Lima", "title": "COO"}
+    editor_save(f, (_json.dumps(obj, indent=2) + "\n").encode())
+    [c] = eng.sync()["conflicts"]
+    assert ops.run("history", {"slug": RAW}, ops.Context(surface="cli"), brain=brain)["conflict_copies"] == [c["copy_path"]]

@@ -92,29 +92,33 @@ def _history(b, a, ctx):
 
 
 def _open_copies(b, r: dict) -> list[str]:
-    """The open conflict copies of the page ``r`` lists (a copy still in the brain of a conflict
+    """The open conflict copies of the page (or file) ``r`` lists (a copy still in the brain of a conflict
     recorded at its path, or at the path of a name it had): another version of the note, kept
     there by sync or watch; `history` names them, where one looks for a save gone missing (trial 47)."""
-    if r["kind"] != "page":
-        return []
+    kind = r["kind"]  # a page, or a file (a `.raw` sidecar's stale save kept as `name.json.conflict-…`: review of trial 47)
     from ..core import history as h
 
     paths: set[str] = set()
     hashes: set[str] = set()
-    for nm, upto in h.lineage(b.conn, "page", r["name"]):  # the paths and texts of every name it had, while it had it:
+    for nm, upto in h.lineage(b.conn, kind, r["name"]):  # the paths and texts of every name it had, while it had it:
         # from its last move away before (a page written at a name another page left is another page: review of trial 47)
         hi, args = ("", (nm,)) if upto is None else (" AND version <= ?", (nm, upto))
-        lo = b.conn.execute("SELECT MAX(version) FROM history WHERE kind = 'page' AND name = ? AND op = 'move' AND body_id IS NULL" + hi, args).fetchone()[0] or 0
+        lo = b.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + hi, (kind, *args)).fetchone()[0] or 0
         for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
-                                       "WHERE h.kind = 'page' AND h.name = ? AND h.version > ?" + hi, (nm, lo, *args[1:])).fetchall():
+                                       "WHERE h.kind = ? AND h.name = ? AND h.version > ?" + hi, (kind, nm, lo, *args[1:])).fetchall():
             if path:
                 paths.add(path)
             if hx:
                 hashes.add(hx)
-    row = b.conn.execute("SELECT path, content_hash FROM pages WHERE slug = ?", (r["name"],)).fetchone()
+    row = b.conn.execute("SELECT path, content_hash FROM pages WHERE slug = ?", (r["name"],)).fetchone() if kind == "page" else None
     if row:
         paths.add(row[0])
         hashes.add(row[1])
+    if kind == "file":
+        paths.add(r["name"])
+        live = h._live_hash(b, "file", r["name"])
+        if live:
+            hashes.add(live)
     out: list[str] = []
     for p in sorted(paths):
         for cp, fh, dh in b.conn.execute("SELECT copy_path, file_hash, db_hash FROM sync_conflicts WHERE path = ? AND copy_path IS NOT NULL ORDER BY id DESC", (p,)).fetchall():
