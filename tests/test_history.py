@@ -1492,3 +1492,30 @@ def test_history_names_only_the_conflict_copies_of_its_own_page_when_an_old_name
         assert run(b, "history", slug="team/ana")["conflict_copies"] == [mine]
         assert run(b, "history", slug="ana")["conflict_copies"] == [theirs]
         eng.close()
+
+
+def test_history_of_a_moved_page_leaves_out_an_earlier_page_that_left_its_old_name(tmp_path, db_path):
+    """Review of trial 47: `a.md` moved to `x.md`; a new note written at `a.md` later moved to
+    `sub/a.md`. `history sub/a` listed, as versions written under its old name `a`, those of
+    the first page (which lives at `x`), and `diff sub/a 1 --from-name a` compared that other
+    page's text. The old name's versions count from its last move away."""
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "a.md").write_text("# First\n\nfirst page\n")
+    db = str(db_path)
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "a.md").rename(root / "x.md")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "a.md").write_text("# Second\n\nsecond page\n")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    (root / "sub").mkdir()
+    (root / "a.md").rename(root / "sub" / "a.md")
+    assert cli("--db", db, "sync", str(root)).returncode == 0
+    h = json.loads(cli("--db", db, "history", "sub/a", "--json").stdout)
+    old = [v for v in h["versions"] if v.get("name") == "a"]
+    assert old and all(v["version"] > 2 for v in old), h  # a's v1 (first page) and v2 (its move away) are x's
+    x = json.loads(cli("--db", db, "history", "x", "--json").stdout)
+    assert any(v.get("name") == "a" and v["version"] == 1 for v in x["versions"]), x
+    r = cli("--db", db, "diff", "sub/a", "1", "--from-name", "a", "--json")
+    assert r.returncode != 0 and "first page" not in r.stdout.decode(), r.stdout
+    assert cli("--db", db, "diff", "sub/a", str(old[-1]["version"]), "--from-name", "a").returncode == 0

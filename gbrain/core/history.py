@@ -657,14 +657,31 @@ def lineage(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[str, in
     return out
 
 
+def lineage_spans(conn: sqlite3.Connection, kind: str, key: str) -> list[tuple[str, int, int | None]]:
+    """:func:`lineage` with each older name's first version: ``[(name, after, upto)]``, the
+    versions ``after < version <= upto`` (``upto`` None: every one after). An older name's span
+    starts after its last move away below ``upto``: a page that left the name earlier (moved on
+    to live elsewhere) is another page, whose versions are that page's history, not this one's
+    (review of trial 47: `a` moved to `x`, a new note at `a` moved to `sub/a`: `history sub/a`
+    listed the first page's versions). The key itself keeps every version (a name's history)."""
+    out: list[tuple[str, int, int | None]] = []
+    for name, upto in lineage(conn, kind, key):
+        after = 0
+        if upto is not None:
+            after = conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL AND version <= ?",
+                                 (kind, name, upto)).fetchone()[0] or 0
+        out.append((name, after, upto))
+    return out
+
+
 def _lineage_rows(conn: sqlite3.Connection, kind: str, key: str, *, with_body: bool = False, limit: int = 0, dedupe: bool = False) -> list:
     """History rows of ``key`` and the names it moved from (:func:`lineage`), newest first;
     ``with_body``: only versions with text; ``limit`` > 0: at most that many; ``dedupe``: the
     older name's last text, when the move carried it unchanged, is left out (counted once)."""
     rows: list = []
-    for name, upto in lineage(conn, kind, key):
-        q = "SELECT * FROM history WHERE kind = ? AND name = ?"
-        args: tuple = (kind, name)
+    for name, after, upto in lineage_spans(conn, kind, key):
+        q = "SELECT * FROM history WHERE kind = ? AND name = ? AND version > ?"
+        args: tuple = (kind, name, after)
         if upto is not None:
             q += " AND version <= ?"
             args += (upto,)
@@ -697,9 +714,9 @@ def versions(brain, name: str, limit: int = 20) -> dict:
     c = brain.conn
     rows = _lineage_rows(c, kind, key, limit=limit if limit and limit > 0 else 0)
     total = 0
-    for nm, upto in lineage(c, kind, key):
-        total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ?" + ("" if upto is None else " AND version <= ?"),
-                           (kind, nm) if upto is None else (kind, nm, upto)).fetchone()[0]
+    for nm, after, upto in lineage_spans(c, kind, key):
+        total += c.execute("SELECT COUNT(*) FROM history WHERE kind = ? AND name = ? AND version > ?" + ("" if upto is None else " AND version <= ?"),
+                           (kind, nm, after) if upto is None else (kind, nm, after, upto)).fetchone()[0]
     out = []
     # the body each listed version replaced: the nearest older version that has one
     older = None
@@ -789,17 +806,20 @@ def _no_version(c, kind: str, key: str, n: int) -> str:
     moved, numbered under the name it moved from (:func:`lineage`: named, with the command that
     reaches them); or pruned ones."""
     lo, hi = c.execute("SELECT MIN(version), MAX(version) FROM history WHERE kind = ? AND name = ?", (kind, key)).fetchone()
-    older = lineage(c, kind, key)[1:]
+    spans = {nm: (after, upto) for nm, after, upto in lineage_spans(c, kind, key)[1:]}  # (another page's versions of a name: not this one's)
+    older = list(spans.items())
     if older:
-        span = lambda upto: 'version 1' if upto == 1 else f'versions 1 to {upto}'  # noqa: E731
-        where = next((nm for nm, upto in older if upto is None or n <= upto), None)
+        def span(nm: str) -> str:
+            after, upto = spans[nm]
+            return f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
+        where = next((nm for nm, (after, upto) in older if upto is None or after < n <= upto), None)
         if where is None:  # no name it had has that number either: never send the user to a second error (trial 47)
             if len(older) == 1:
-                nor = f"nor has {older[0][0]}, the name it had before: {span(older[0][1])}"
+                nor = f"nor has {older[0][0]}, the name it had before: {span(older[0][0])}"
             else:
-                nor = "nor has any name it had before: " + "; ".join(f"{nm}: {span(upto)}" for nm, upto in older)
+                nor = "nor has any name it had before: " + "; ".join(f"{nm}: {span(nm)}" for nm, _ in older)
             return f"{key} has no version {n} (its own versions: 1 to {hi}; {nor}); `gbrain history {cmd_arg(key)}` lists them all"
-        hint = "; ".join(f"{nm} has {span(upto)}" for nm, upto in older)
+        hint = "; ".join(f"{nm} has {span(nm)}" for nm, _ in older)
         return (f"{key} has no version {n} (its own versions: 1 to {hi}): the versions before it moved are numbered under the name "
                 f"it had then ({hint}): `gbrain get {cmd_arg(where)} --version {n}`, `gbrain diff {cmd_arg(where)} N M`; `gbrain history {cmd_arg(key)}` lists them all")
     if lo is not None and n < lo:
@@ -840,7 +860,7 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
     removed}`` (+ ``from_name`` when the first side is an older name's)."""
     kind, key = resolve_key(brain, name)
     if from_name is not None:
-        line = dict(lineage(brain.conn, kind, key))
+        line = {nm: (after, upto) for nm, after, upto in lineage_spans(brain.conn, kind, key)}
         names = list(line)
         want = from_name.strip().strip("/")
         want = want[:-3] if kind == "page" and want.endswith(".md") else want
@@ -848,11 +868,11 @@ def diff(brain, name: str, a: int | None = None, b: int | None = None, context: 
             raise BadInput(f"{from_name} is no name {key} had (its names: {', '.join(names)}; `gbrain history {cmd_arg(key)}` lists their versions)")
         if a is None:
             raise BadInput(f"--from-name needs FROM_VERSION, the version of {want} to compare (`gbrain diff {cmd_arg(key)} N --from-name {cmd_arg(want)}`)")
-        upto = line[want]
-        if upto is not None and a > upto:  # a later version of that name is another page's (the name taken again since)
-            span = "version 1" if upto == 1 else f"versions 1 to {upto}"
-            raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (later ones are "
-                           f"another page's, written at that name since: `gbrain history {cmd_arg(want)}`)")
+        after, upto = line[want]
+        if upto is not None and not after < a <= upto:  # another page's version of that name (before or after this page had it)
+            span = f"version {upto}" if upto == after + 1 else f"versions {after + 1} to {upto}"
+            raise NotFound(f"{want} has no version {a} of {key}: it wrote {span} before it moved away (the others are "
+                           f"another page's, written at that name before or since: `gbrain history {cmd_arg(want)}`)")
         ra = _version_row(brain, kind, want, a)
     else:
         ra = _version_row(brain, kind, key, a if a is not None else -1)

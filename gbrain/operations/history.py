@@ -100,12 +100,13 @@ def _open_copies(b, r: dict) -> list[str]:
 
     paths: set[str] = set()
     hashes: set[str] = set()
-    for nm, upto in h.lineage(b.conn, kind, r["name"]):  # the paths and texts of every name it had, while it had it:
-        # from its last move away before (a page written at a name another page left is another page: review of trial 47)
-        hi, args = ("", (nm,)) if upto is None else (" AND version <= ?", (nm, upto))
-        lo = b.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL" + hi, (kind, *args)).fetchone()[0] or 0
+    for nm, lo, upto in h.lineage_spans(b.conn, kind, r["name"]):  # the paths and texts of every name it had, while it had it
+        # (a page written at a name another page left is another page: review of trial 47)
+        lo = lo if upto is not None else (b.conn.execute("SELECT MAX(version) FROM history WHERE kind = ? AND name = ? AND op = 'move' AND body_id IS NULL",
+                                                         (kind, nm)).fetchone()[0] or 0)  # (the key itself: since its last move away)
+        hi, args = ("", ()) if upto is None else (" AND version <= ?", (upto,))
         for path, hx in b.conn.execute("SELECT h.path, hb.hash FROM history h LEFT JOIN history_bodies hb ON hb.id = h.body_id "
-                                       "WHERE h.kind = ? AND h.name = ? AND h.version > ?" + hi, (kind, nm, lo, *args[1:])).fetchall():
+                                       "WHERE h.kind = ? AND h.name = ? AND h.version > ?" + hi, (kind, nm, lo, *args)).fetchall():
             if path:
                 paths.add(path)
             if hx:
