@@ -1187,6 +1187,11 @@ def test_stale_sidecar_reads_a_sources_fields():
     assert v is not None and _json.loads(v.merged)["sources"] == {"c": {"title": "CFO", "n": 1}, "h": [1], "mine": 3}
     # an undo by members (re-formatted) is taken as meant, as a byte-equal one
     assert stale_sidecar(js(indent=4, c={"title": "CEO", "n": 1}, h=[1]), v1, [v0]) is None
+    # a list the write added items to: a save holding them (and more) saw it; one lacking them did not
+    v2 = js(c={"title": "CFO", "n": 1}, h=[1, {"job": "River AI"}])
+    assert stale_sidecar(js(c={"title": "CFO", "n": 1}, h=[1, {"job": "River AI"}, {"job": "mine"}]), v2, [v1]) is None
+    v = stale_sidecar(js(c={"title": "CFO", "n": 1}, h=[1, {"job": "mine"}]), v2, [v1])
+    assert v is not None and v.merged is None
 
 
 def test_history_of_a_sidecar_names_its_stale_saves_conflict_copy(env):

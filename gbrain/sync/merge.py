@@ -490,8 +490,14 @@ def _sidecar_members(data: bytes) -> dict | None:
 def _holds_field(before, after, mine) -> bool:
     """Whether ``mine`` (a source's value in a save) holds a field, at any depth of objects,
     that the write turning ``before`` into ``after`` changed or added, with the value that write
-    gave it: a save that edits one field of a source an agent's ``raw-put`` changed saw that
+    gave it, or every item the write added to a list: a save that edits one field of a source an agent's ``raw-put`` changed saw that
     write (review of trial 47: it was taken as a stale save and conflicted)."""
+    if isinstance(before, list) and isinstance(after, list) and isinstance(mine, list):
+        # a list the write added items to (a career, a list of posts): the save holds every one
+        was = [json.dumps(x, sort_keys=True) for x in before]
+        added = [x for x in (json.dumps(y, sort_keys=True) for y in after) if x not in was]
+        has = {json.dumps(y, sort_keys=True) for y in mine}
+        return bool(added) and all(x in has for x in added)
     if not (isinstance(before, dict) and isinstance(after, dict) and isinstance(mine, dict)):
         return False
     return any(not _same(v, before.get(k, _ABSENT)) and k in mine and (_same(mine[k], v) or _holds_field(before.get(k), v, mine[k]))
