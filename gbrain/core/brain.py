@@ -2544,11 +2544,8 @@ def _take_lock(name: str, held: list[tuple[int, str]], like: str | None = None) 
                     if not exclusive:
                         fcntl.flock(fd, fcntl.LOCK_SH)  # (a failed conversion may drop the lock)
             except OSError:
-                # this file system does not lock (NFS without its lock daemon: ENOLCK): nobody
-                # holds the file, which is no lock here: the next place
-                with contextlib.suppress(OSError):
-                    if _same_file(fd, name):
-                        os.unlink(name)
+                # this file system does not lock (NFS without its lock daemon: ENOLCK): the next
+                # place. The file stays: a process whose locks work there may hold it
                 os.close(fd)
                 return None
         except BaseException:
