@@ -2529,20 +2529,28 @@ def append_to_compiled_truth(page: Page, line: str) -> str:
     above its drawing data (:func:`excalidraw_data_at`), which the plugin keeps."""
     nl = page.newline
     ct = page.compiled_truth
+
+    def lead(core: str) -> str:
+        # a paragraph after text; a line of its own after white space (`    More.` is indented code) or
+        # after frontmatter whose closing `---` ends the page (`---More.` would open it again)
+        if core.strip():
+            return nl + nl
+        open_fm = not core and page.frontmatter_raw and not page.frontmatter_raw.endswith(("\n", "\r"))
+        return nl if core or open_fm else ""
+
     at = excalidraw_data_at(page)
     if at is not None:
         core = ct[:at].rstrip("\r\n")
         tail = ct[len(core):at]
         if core.strip():
             tail = tail if tail.count("\n") >= 2 else nl + nl
-            add = nl + nl + line
         else:
-            add = line
             tail = nl + nl
+        add = lead(core) + line
         return (BOM if page.bom else "") + page.frontmatter_raw + core + add + tail + ct[at:] + page.separator + page.timeline
     trail = len(ct) - len(ct.rstrip("\r\n"))
     core, tail = ct[: len(ct) - trail], ct[len(ct) - trail :]
-    add = (nl + nl if core.strip() else "") + line
+    add = lead(core) + line
     new_ct = core + add + (tail if tail else (nl if page.separator else ""))
     if page.separator and not new_ct.endswith(nl + nl):
         new_ct = new_ct.rstrip("\r\n") + nl + nl

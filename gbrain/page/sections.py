@@ -138,8 +138,8 @@ def _parse(text: str) -> _Parse:
                 continue
             a, z = ch(r["start"]), ch(r["end"])
             depth += 1
-            if hidden(a):
-                continue
+            if hidden(a) and name not in ("CodeBlock", "HtmlBlock"):
+                continue  # (fenced code and HTML, the page model's opaque blocks too, are blocks an ``^id`` under them names)
             blocks.append((base + a, base + z, name, depth))
             if name == "Heading":
                 lines = body[a:z].rstrip("\r\n").split("\n")

@@ -1,0 +1,59 @@
+"""Reviewer's edge cases for trial 48's UX commits: put append, tag spelling follow, get --section."""
+from __future__ import annotations
+
+from gbrain.core.brain import Brain
+from gbrain import operations as ops
+
+
+def test_tag_follow_tie_is_the_same_on_both_engines(db_path):
+    """Two spellings used by as many pages: the one written must not depend on the engine's collation."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "---\ntags: [Energy]\n---\nx\n")
+        b.put("b", "---\ntags: [energy]\n---\ny\n")
+        b.put("c", "z\n")
+        r = ops.run("tag", {"slug": "c", "tag": "ENERGY"}, ops.Context(), brain=b)
+        assert b.tags("c") == ["Energy"], (b.tags("c"), r)
+
+
+def test_append_to_a_frontmatter_only_page_without_a_line_end_keeps_the_frontmatter(db_path):
+    """`---\\ntitle: X\\n---` (no line end) + append wrote `---More.`: the closing fence gone, the title lost."""
+    with Brain.open(db_path, create=True) as b:
+        for slug, text in (("a", "---\ntitle: X\n---"), ("c", "---\r\ntitle: X\r\n---")):
+            b.put(slug, text)
+            ops.run("put", {"slug": slug, "append": "More."}, brain=b)
+            new = b.get_text(slug)
+            assert new.startswith(text), new
+            page = b.parse_text(new, slug + ".md")
+            assert page.frontmatter_raw == text + page.newline and page.frontmatter.get("title") == "X"
+            assert page.compiled_truth.strip() == "More."
+        from gbrain.sync.verify import fresh_import_differences
+        assert not fresh_import_differences(b)
+
+
+def test_append_to_a_page_of_white_space_is_no_code_block(db_path):
+    """A compiled truth of spaces or a tab: the appended text went on that line (`    More.`: indented code)."""
+    with Brain.open(db_path, create=True) as b:
+        for slug, text in (("s", "    \n"), ("t", "\t\n"), ("f", "---\ntitle: X\n---\n    ")):
+            b.put(slug, text)
+            ops.run("put", {"slug": slug, "append": "More."}, brain=b)
+            new = b.get_text(slug)
+            assert new.startswith(text) and "\nMore." in new, repr(new)
+
+
+def test_a_block_id_under_fenced_code_or_html_is_that_block():
+    """`^id` alone on the line under a fenced code block (or an HTML block) is that block, as
+    Obsidian reads it: the blocks of fenced code and HTML were left out (they are the page model's
+    opaque spans), so the section began at the heading above, or at an earlier paragraph."""
+    from gbrain.page import sections as S
+
+    t = "# A\n\nIntro.\n\n```py\ncode\n```\n^cb\n\nafter\n"
+    s = S.find(t, "^cb")
+    assert t[s.start:s.end] == "```py\ncode\n```\n^cb\n"
+    t = "# A\n\nIntro.\n\n<div>x</div>\n\n^hb\n"
+    s = S.find(t, "^hb")
+    assert t[s.start:s.end] == "<div>x</div>\n\n^hb\n"
+    # a heading in fenced code or an HTML block is still no heading
+    from gbrain.page.markdown import parse_page
+
+    t = "# A\n\n```\n# C\n```\n<div>\n# D\n</div>\n\n%%\n# E\n%%\n"
+    assert [h.text for h in S.headings(t)] == parse_page(t).headings == ["A"]
