@@ -57,3 +57,24 @@ def test_a_block_id_under_fenced_code_or_html_is_that_block():
 
     t = "# A\n\n```\n# C\n```\n<div>\n# D\n</div>\n\n%%\n# E\n%%\n"
     assert [h.text for h in S.headings(t)] == parse_page(t).headings == ["A"]
+
+
+def test_changes_pages_give_every_row_once_when_writes_come_between(db_path):
+    """brain_changes is newest first and now 20 rows a page by default: a next_cursor was an offset, so
+    rows written between two pages pushed the rows down and the next page repeated the last ones."""
+    from gbrain.operations.registry import run_tool
+
+    with Brain.open(db_path, create=True) as b:
+        for i in range(45):
+            b.put(f"p{i}", f"# P{i}\n")
+        ctx = ops.Context(surface="mcp")
+        r = run_tool("changes", {}, ctx, brain=b)
+        seen = [x["name"] for x in r["items"]]
+        n = 0
+        while r.get("next_cursor"):
+            n += 1
+            for k in range(n * 3):  # more rows than are left on the next page, the second time
+                b.put(f"new{n}-{k}", "x\n")
+            r = run_tool("changes", {"cursor": r["next_cursor"]}, ctx, brain=b)
+            seen += [x["name"] for x in r["items"]]
+        assert seen == [f"p{i}" for i in reversed(range(45))]

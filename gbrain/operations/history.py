@@ -298,6 +298,7 @@ CHANGES_AGENT_LIMIT = 20
     item=obj("kind", "name", "type", "version", "at", "op", kind="string", name="string", type="string?", version="integer", at="string",
              op="string", origin="string", path="string", by="string"),
     page="limit",
+    page_anchor=lambda r: "\0".join(str(r.get(k)) for k in ("kind", "name", "version", "at", "op")),
     tool_defaults={"limit": CHANGES_AGENT_LIMIT},
 )
 def _changes(b, a, ctx):

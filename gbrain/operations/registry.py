@@ -220,6 +220,10 @@ class Operation:
     #: one ranking of at most ``max(rank_depth, limit)`` items, so an agent following
     #: ``next_cursor`` sees each hit once and none skipped; the pages end there. 0: not ranked.
     rank_depth: int = 0
+    #: a log listed newest first (``page="limit"``: changes): the identity of one of its items. A
+    #: cursor carries the last item's, and the next page starts after that item wherever it stands
+    #: now (rows written between two pages come before it), so each item is seen once
+    page_anchor: Callable[[dict], str] | None = None
     #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
     tool_defaults: dict = field(default_factory=dict)
     #: CLI-only boolean flags that run another operation with the other arguments
@@ -967,6 +971,13 @@ def answer_print(result) -> str:
     return hashlib.sha1(dumps(result).encode()).hexdigest()[:12]
 
 
+def _anchor_print(o: Operation, item) -> str:
+    """A short fingerprint of ``item``'s identity (:attr:`Operation.page_anchor`) for a cursor."""
+    import hashlib
+
+    return hashlib.sha1(o.page_anchor(item).encode()).hexdigest()[:12]  # type: ignore[misc]
+
+
 def _cursor_answer(cursor: str) -> str | None:
     """The answer fingerprint a cursor carries (None: none; a cursor :func:`decode_cursor` took)."""
     import base64
@@ -1043,8 +1054,21 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
         ranked = depth
     elif o.page == "limit":
         want = a.get("limit") or 0  # 0: all (bounded by PAGE_CHARS below)
-        fetch = dict(a, limit=offset + want + 1 if want else 0)
-        result = run(name, fetch, ctx, brain)
+        n = offset + want + 1 if want else 0
+        result = run(name, dict(a, limit=n), ctx, brain)
+        anchor = o.page_anchor and cursor and _cursor_answer(cursor)
+        while anchor:  # start after the last item shown, where it stands now
+            got = result[o.page_key] if o.page_key else result
+            j = next((i for i, it in enumerate(got) if _anchor_print(o, it) == anchor), None)
+            whole = not n or len(got) < n
+            if j is not None and (whole or j + want + 2 <= n):
+                offset = j + 1
+                break
+            if j is None and whole:
+                raise Conflict(f"{o.tool_name}: the item this cursor's page ended with is gone (history pruned meanwhile?); "
+                               "call again without cursor to read it from the start")
+            n = max(n * 2, j + want + 2 if j is not None else 0)
+            result = run(name, dict(a, limit=n), ctx, brain)
     else:
         want = o.page_size
         result = run(name, a, ctx, brain)
@@ -1062,7 +1086,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
             page = page[:i]
             break
     more = offset + len(page) < len(items)
-    nxt = encode_cursor(o, key_args, offset + len(page)) if more else None
+    nxt = encode_cursor(o, key_args, offset + len(page), _anchor_print(o, page[-1]) if o.page_anchor and page else "") if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
                              "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
