@@ -78,3 +78,26 @@ def test_changes_pages_give_every_row_once_when_writes_come_between(db_path):
             r = run_tool("changes", {"cursor": r["next_cursor"]}, ctx, brain=b)
             seen += [x["name"] for x in r["items"]]
         assert seen == [f"p{i}" for i in reversed(range(45))]
+
+
+def test_since_refuses_a_date_that_is_none_and_takes_a_utc_offset(db_path):
+    """search/list/changes `since`: `2025-13-45` (and `2025-02-30`) were compared as text and found
+    whatever sorted after them, silently; `2026-12-05T09:00:00+02:00` was refused though ISO."""
+    import pytest
+
+    from gbrain.errors import BadInput
+    from gbrain.operations.registry import _since
+
+    for bad in ("2025-13-45", "2025-02-30", "2025-03-01T25:00"):
+        with pytest.raises(BadInput, match="since"):
+            _since(bad)
+    assert _since("2026-12-05T09:30:00+02:00") == "2026-12-05T07:30:00Z"
+    assert _since("2026-12-05T09:30:00.250-01:00") == "2026-12-05T10:30:00.250Z"
+    assert _since("2026-12-05 09:30z") == "2026-12-05T09:30Z"
+    assert _since("2026-12-05T09:30:00Z") == "2026-12-05T09:30:00Z" and _since("2026-12-05") == "2026-12-05"
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "# A\n\nutilities\n")
+        with pytest.raises(BadInput, match="since"):
+            ops.run("search", {"query": "utilities", "since": "2025-13-45"}, brain=b)
+        assert ops.run("search", {"query": "utilities", "since": "2000-01-01T00:00:00+05:00"}, brain=b)
+        assert not ops.run("search", {"query": "utilities", "since": "2999-01-01T00:00:00+05:00"}, brain=b)

@@ -1341,8 +1341,20 @@ def _since(v: str | None, name: str = "since") -> str | None:
     if m:
         secs = int(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - secs))
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?Z?)?", v.strip()):  # a time as `changes --json` prints it too
-        return v.strip()
+    s = v.strip()
+    iso = re.fullmatch(r"(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}(?::\d{2}(?::\d{2}(?:\.\d+)?)?)?))?([Zz]|[+-]\d{2}(?::?\d{2})?)?", s)
+    if iso:  # a time as `changes --json` prints it too; compared as text with the stored UTC times
+        from datetime import datetime, timezone
+
+        day, clock, zone = iso.groups()
+        try:
+            dt = datetime.fromisoformat(day + (f"T{clock}" if clock else "") + (zone.upper() if zone else ""))
+        except ValueError:
+            raise BadInput(f"{name} {v!r} is no date and time (month 01-12, a day the month has, hour 00-23)") from None
+        if zone and zone not in "Zz":  # another time zone's time: the UTC instant
+            u = dt.astimezone(timezone.utc)
+            return u.strftime("%Y-%m-%dT%H:%M:%S") + (f".{u.microsecond // 1000:03d}" if u.microsecond else "") + "Z"
+        return day + (f"T{clock}" if clock else "") + ("Z" if zone else "")
     raise BadInput(f"{name} must be a span like 24h / 7d, today, yesterday or an ISO date, got {v!r}")
 
 
