@@ -101,3 +101,11 @@ def test_since_refuses_a_date_that_is_none_and_takes_a_utc_offset(db_path):
             ops.run("search", {"query": "utilities", "since": "2025-13-45"}, brain=b)
         assert ops.run("search", {"query": "utilities", "since": "2000-01-01T00:00:00+05:00"}, brain=b)
         assert not ops.run("search", {"query": "utilities", "since": "2999-01-01T00:00:00+05:00"}, brain=b)
+
+
+def test_tag_follow_note_of_one_page_reads_right(db_path):
+    with Brain.open(db_path, create=True) as b:
+        b.put("a", "---\ntags: [Energy]\n---\nx\n")
+        b.put("c", "z\n")
+        r = ops.run("tag", {"slug": "c", "tag": "energy"}, ops.Context(), brain=b)
+        assert "the spelling 1 page uses" in r["note"], r["note"]

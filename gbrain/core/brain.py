@@ -1947,7 +1947,7 @@ class Brain:
             # the brain spells it otherwise (case, Unicode form): Obsidian matches tags in any case and lists
             # one; write the spelling most pages use, and say so (trial 48: `Energy` beside `energy`)
             tag, n = spellings[0][0], spellings[0][1]
-            note = f"wrote '{tag}', the spelling {n:,} page{'' if n == 1 else 's'} use (tags match in any case, as in Obsidian)"
+            note = f"wrote '{tag}', the spelling {n:,} {'page uses' if n == 1 else 'pages use'} (tags match in any case, as in Obsidian)"
         res = self._set_tags(row, page.tags + [tag])
         res.note = res.note or note
         return res
