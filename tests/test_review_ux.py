@@ -109,3 +109,28 @@ def test_tag_follow_note_of_one_page_reads_right(db_path):
         b.put("c", "z\n")
         r = ops.run("tag", {"slug": "c", "tag": "energy"}, ops.Context(), brain=b)
         assert "the spelling 1 page uses" in r["note"], r["note"]
+
+
+def test_append_that_would_be_hidden_or_hide_the_timeline_says_why(db_path):
+    """An appended text with an unclosed fence hid the timeline's `---` and was refused as 'a line
+    that is exactly ---' (it has none); a compiled truth ending in an unclosed fence or `<!--`
+    comment took the appended paragraph into it, where nothing reads it (search, links, Obsidian)."""
+    import pytest
+
+    from gbrain.errors import BadInput
+
+    page = "# Ana\n\nPartner.\n\n---\n\n- **2026-12-05** | meeting — Sync\n"
+    with Brain.open(db_path, create=True) as b:
+        b.put("ana", page)
+        with pytest.raises(BadInput, match="does not close") as e:
+            ops.run("put", {"slug": "ana", "append": "```\nopen fence"}, brain=b)
+        assert "exactly '---'" not in str(e.value)
+        for slug, text in (("f", "# F\n\n```\ncode\n"), ("h", "# H\n\n<!--\nx\n")):
+            b.put(slug, text)
+            with pytest.raises(BadInput, match="unclosed"):
+                ops.run("put", {"slug": slug, "append": "Seen?"}, brain=b)
+            assert b.get_text(slug) == text
+        b.put("ok", "# OK\n\n```\ncode\n```\n")  # closed: the paragraph goes under it
+        ops.run("put", {"slug": "ok", "append": "```\nmore code\n```"}, brain=b)
+        assert b.get_text("ok") == "# OK\n\n```\ncode\n```\n\n```\nmore code\n```\n"
+        assert b.get_text("ana") == page

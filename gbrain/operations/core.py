@@ -936,12 +936,23 @@ def _put_part(b, a, ctx, parts: list[str]):
 
         add = a["append"].replace("\r\n", "\n").strip("\n").replace("\n", nl)
         if add.strip():
+            from ..page.markdown import unread_spans
+
             timeline = page.timeline
             text = append_to_compiled_truth(page, add)
             page = b.parse_text(text, page.path)
             if page.timeline != timeline:
-                raise BadInput(f"{ctx.flag('append')} has a line that is exactly '---', which would start the timeline; "
-                               "use another rule (***); nothing was written")
+                if any(ln.strip() == "---" for ln in add.splitlines()):
+                    raise BadInput(f"{ctx.flag('append')} has a line that is exactly '---', which would start the timeline; "
+                                   "use another rule (***); nothing was written")
+                raise BadInput(f"{ctx.flag('append')} opens a block it does not close (a ``` fence or <!-- comment), "
+                               "which would hide the timeline below it: close it; nothing was written")
+            at = page.compiled_truth.rfind(add)
+            if any(x < at < z for x, z in unread_spans(page.compiled_truth)):
+                # (the compiled truth ends in an unclosed fence or HTML comment: the paragraph would go into it, unread)
+                raise BadInput(f"the compiled truth of {slug} ends inside an unclosed block (a ``` fence or "
+                               f"<!-- comment), which would hide {ctx.flag('append')}'s text; close it first ({ctx.flag('replace')}) or "
+                               "rewrite the page with content; nothing was written")
     rule_note = None  # (timeline_append into a plain rule's section: Brain.timeline_add's note)
     if a.get("timeline_append") is not None:
         lines = a["timeline_append"].replace("\r\n", "\n").strip("\n")
