@@ -134,3 +134,30 @@ def test_append_that_would_be_hidden_or_hide_the_timeline_says_why(db_path):
         ops.run("put", {"slug": "ok", "append": "```\nmore code\n```"}, brain=b)
         assert b.get_text("ok") == "# OK\n\n```\ncode\n```\n\n```\nmore code\n```\n"
         assert b.get_text("ana") == page
+
+
+def test_tags_pages_never_skip_a_tag_a_write_moved_up(db_path):
+    """brain_tags pages by 100, most used first; a next_cursor was an offset into a list a write
+    reorders: a tag tagged between two pages rose into the first page's range and was on neither
+    page (and another shown twice). The next page of a list that changed is refused (Conflict), as
+    brain_graph's is; unchanged, the pages give every tag once."""
+    import pytest
+
+    from gbrain.errors import Conflict
+    from gbrain.operations.registry import run_tool
+
+    with Brain.open(db_path, create=True) as b:
+        for i in range(150):  # tag t000 on 150 pages ... t149 on 1: most used first
+            b.put(f"p{i}", "---\ntags: [" + ", ".join(f"t{k:03}" for k in range(i + 1)) + "]\n---\nx\n")
+        ctx = ops.Context(surface="mcp")
+        r = run_tool("tags", {}, ctx, brain=b)
+        seen = [t["tag"] for t in r["items"]]
+        while r.get("next_cursor"):
+            r = run_tool("tags", {"cursor": r["next_cursor"]}, ctx, brain=b)
+            seen += [t["tag"] for t in r["items"]]
+        assert sorted(seen) == [f"t{k:03}" for k in range(150)]
+        r = run_tool("tags", {}, ctx, brain=b)
+        for i in range(60):  # t120 (on 30 pages) rises above t060
+            ops.run("tag", {"slug": f"p{i}", "tag": "t120"}, ops.Context(), brain=b)
+        with pytest.raises(Conflict, match="cursor"):
+            run_tool("tags", {"cursor": r["next_cursor"]}, ctx, brain=b)

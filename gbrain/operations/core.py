@@ -1730,6 +1730,7 @@ def _tags_text(r, a) -> str:
     text=_tags_text,
     page="slice",  # an agent's page: the 100 most used tags, then next_cursor (a vault had 524 tags, 34 KB; trial 48: 200 were 12,858 B)
     page_size=100,
+    page_pin=True,  # most used first: a write between two pages reorders it
 )
 def _tags(b, a, ctx):
     if a.get("slug"):

@@ -224,6 +224,10 @@ class Operation:
     #: cursor carries the last item's, and the next page starts after that item wherever it stands
     #: now (rows written between two pages come before it), so each item is seen once
     page_anchor: Callable[[dict], str] | None = None
+    #: ``page="slice"`` of a list a write reorders (tags, most used first): its cursor carries the
+    #: whole list's :func:`answer_print`, and a next page of a list that changed is refused
+    #: (Conflict), as ``page="cut"``'s is: an offset into it would skip or repeat items
+    page_pin: bool = False
     #: defaults that differ for agents (MCP, call, pipe) from the CLI's, e.g. get's max_chars
     tool_defaults: dict = field(default_factory=dict)
     #: CLI-only boolean flags that run another operation with the other arguments
@@ -1072,6 +1076,10 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
     else:
         want = o.page_size
         result = run(name, a, ctx, brain)
+    pin = answer_print(result) if o.page_pin else ""
+    if pin and cursor and _cursor_answer(cursor) not in (None, pin):
+        raise Conflict(f"{o.tool_name}: the list changed since the page this cursor came from (a page written meanwhile): "
+                       f"its next page would repeat or skip items; call again without cursor to read it from the start")
     items = result[o.page_key] if o.page_key else result
     page = items[offset : offset + want] if want else items[offset:]
     alias = o.page_alias if o.page_key and o.page_alias in result else None  # with_alias: not for MCP
@@ -1086,7 +1094,7 @@ def run_tool(name: str, args: dict | None, ctx: Context | None = None, brain: Br
             page = page[:i]
             break
     more = offset + len(page) < len(items)
-    nxt = encode_cursor(o, key_args, offset + len(page), _anchor_print(o, page[-1]) if o.page_anchor and page else "") if more else None
+    nxt = encode_cursor(o, key_args, offset + len(page), _anchor_print(o, page[-1]) if o.page_anchor and page else pin) if more else None
     # the last page of a ranking that reached its depth: more pages may match than it ranked
     cut = {"note": tool_text(f"the best {ranked} hits end here (the ranking's depth); more pages may match: narrow the search "
                              "(`type`, `tag`, `prefix`, other words) or rank deeper with a larger `limit`", o)} if ranked and not more and len(items) >= ranked else {}
