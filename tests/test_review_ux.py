@@ -49,6 +49,10 @@ def test_a_block_id_under_fenced_code_or_html_is_that_block():
     t = "# A\n\nIntro.\n\n```py\ncode\n```\n^cb\n\nafter\n"
     s = S.find(t, "^cb")
     assert t[s.start:s.end] == "```py\ncode\n```\n^cb\n"
+    for fence, bid in (("$$", "^mb"), ("%%", "^pb")):  # $$ math, a %% comment: blanked for the parser, blocks all the same
+        t = f"# A\n\nIntro.\n\n{fence}\nx\n{fence}\n{bid}\n"
+        s = S.find(t, bid)
+        assert t[s.start:s.end] == f"{fence}\nx\n{fence}\n{bid}\n", (t, bid)
     t = "# A\n\nIntro.\n\n<div>x</div>\n\n^hb\n"
     s = S.find(t, "^hb")
     assert t[s.start:s.end] == "<div>x</div>\n\n^hb\n"

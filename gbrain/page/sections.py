@@ -155,6 +155,11 @@ def _parse(text: str) -> _Parse:
             name = kind if isinstance(kind, str) else next(iter(kind))
             if name not in ("Emphasis", "Strong", "Strikethrough", "Link", "Image", "Superscript", "Subscript"):
                 depth -= 1
+    for a, z in opaque:  # a %% comment or $$ math, blanked above: a block an ``^id`` under it names
+        lead = body[a:z].lstrip(" \t")
+        if lead.startswith(("%%", "$$")):
+            blocks.append((base + a, base + z, "Comment" if lead.startswith("%%") else "Math", 1))
+    blocks.sort(key=lambda b: (b[0], -b[1], b[3]))
     ends = [len(text)] * len(heads)
     open_: list[int] = []  # the headings whose section is still open, by rising level
     for i, h in enumerate(heads):
