@@ -1810,3 +1810,49 @@ def test_a_sync_beside_an_older_gbrain_syncing_is_refused_and_leaves_no_lock_fil
         e._lock()
         e.close()
         assert not os.path.exists(first) and not os.path.exists(legacy)
+
+
+def _flock_failing(monkeypatch, err, where):
+    """Make ``flock`` of the sync lock files ``where`` picks fail with ``err``."""
+    import errno as _errno  # noqa: F401
+    import fcntl
+
+    real = fcntl.flock
+
+    def flock(fd, op):
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        if os.path.basename(name).startswith("gbrain-sync-") and where(name):
+            raise OSError(err, os.strerror(err))
+        return real(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+
+
+@pytest.mark.parametrize("err", ["ENOLCK", "EACCES", "EROFS"])
+def test_a_sync_lock_that_cannot_be_taken_is_not_another_sync(tmp_path, db_path, brain_tree, monkeypatch, err):
+    """A flock that fails otherwise than EWOULDBLOCK (NFS without its lock daemon: ENOLCK) is no
+    sync running: that place is left out, as one the folder cannot hold, and the sync locks the
+    next one; with none left it says why, never "another sync is already syncing"."""
+    import errno
+    import tempfile
+
+    from gbrain.storage.db import LOCK_TEMP
+    from gbrain.sync.engine import SyncEngine, SyncError
+
+    code = getattr(errno, err)
+    other = tmp_path / "tmp"
+    other.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(other))
+    with Brain.open(db_path) as b:
+        _flock_failing(monkeypatch, code, lambda name: os.path.dirname(name) == LOCK_TEMP)
+        e = SyncEngine(b, brain_tree)
+        e._lock()  # /tmp refuses: the $TMPDIR one is held
+        assert e._lock_name.startswith(str(other))
+        e.close()
+        _flock_failing(monkeypatch, code, lambda name: True)
+        e = SyncEngine(b, brain_tree)
+        with pytest.raises(SyncError) as got:
+            e._lock()
+        msg = str(got.value)
+        assert "already syncing" not in msg and os.strerror(code) in msg and "TMPDIR" in msg, msg
+        assert e._lock_fd is None

@@ -645,9 +645,10 @@ class SyncEngine:
             return
         held: list[tuple[int, str]] = []
         paths = self.lock_paths()
+        failed: list[str] = []
         try:
             for path in paths:
-                fd, busy = _take_sync_lock(path, held)
+                fd, busy = _take_sync_lock(path, held, failed)
                 if busy:
                     raise SyncError(self._busy_message(busy[0]))
                 if fd is not None:
@@ -662,7 +663,8 @@ class SyncEngine:
                 os.close(fd)
             raise
         if not held:
-            raise SyncError(f"could not take the sync lock {paths[0]}")
+            why = f" ({'; '.join(failed)})" if failed else ""
+            raise SyncError(f"could not take the sync lock {paths[0]}{why}; set TMPDIR to a folder on a local file system that can lock files")
         self._locks = held
         self._lock_fd, self._lock_name = held[0]
         for fd, _ in held:
@@ -3799,21 +3801,31 @@ def conflict_list(brain: Brain, all: bool = False) -> list[dict]:
 __all__ = ["SyncEngine", "SyncError", "MassDeleteRefused", "Outcome", "conflict_copy_path", "restore", "trash_list", "conflict_list", "SYNC_TOOL"]
 
 
-def _take_sync_lock(path: str, held: list[tuple[int, str]]) -> tuple[int | None, list]:
+def _take_sync_lock(path: str, held: list[tuple[int, str]], failed: list[str] | None = None) -> tuple[int | None, list]:
     """Take the sync lock file ``path`` exclusively (never through a symlink): ``(fd, [])``;
-    ``(None, [holder])`` when another process holds it (:func:`_lock_holder`); ``(None, [])``
-    when its folder cannot hold it, or it is one of ``held`` (the same file by another name)."""
+    ``(None, [holder])`` when another process holds it (flock's EWOULDBLOCK only:
+    :func:`_lock_holder`); ``(None, [])`` when its folder cannot hold it (the file cannot be
+    opened, or its file system refuses flock otherwise: NFS without its lock daemon, ENOLCK; the
+    file is left, a process whose locks work there may hold it; the reason appended to
+    ``failed``), or it is one of ``held`` (the same file by another name)."""
     for _ in range(100):
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        except OSError:
+        except OSError as e:
+            if failed is not None:
+                failed.append(f"{path}: {e.strerror or e}")
             return None, []
         if any(_same_file(h, path) for h, _ in held):
             os.close(fd)
             return None, []
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except OSError as e:
+            if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                os.close(fd)
+                if failed is not None:
+                    failed.append(f"{path}: flock: {e.strerror or e}")
+                return None, []
             holder = _lock_holder(fd)
             os.close(fd)
             return None, [holder]
