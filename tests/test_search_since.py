@@ -40,3 +40,25 @@ def test_search_since_keeps_only_pages_updated_since(db_path):
     p = gbrain_in_process("--db", str(db_path), "--json", "search", "utilities", "--since", "7d")
     assert p.returncode == 0, p.stderr
     assert [h["slug"] for h in json.loads(p.stdout)] == ["new/pilot"]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "keyword"])
+def test_query_since_filters_both_sides_before_the_limit(db_path, mode):
+    """brain_query's `since` (review: search had it, query not): a PageFilter condition on the
+    keyword and the vector side alike, so the new page comes back though 30 older ones rank higher."""
+    with _brain(db_path) as b:
+        b.set_config("embedding_model", "fake-16")
+        assert ops.run("embed", {}, brain=b)["pages"] == 31
+        r = ops.run("query", {"question": "utilities", "limit": 3, "mode": mode}, brain=b)
+        assert "new/pilot" not in [h["slug"] for h in r["items"]]
+        r = ops.run("query", {"question": "utilities", "limit": 3, "mode": mode, "since": "1d"}, brain=b)
+        assert [h["slug"] for h in r["items"]] == ["new/pilot"], r
+        r = ops.run_tool("query", {"question": "utilities", "limit": 3, "mode": mode, "since": "24h"}, ops.Context(surface="mcp"), brain=b)
+        assert [h["slug"] for h in r["items"]] == ["new/pilot"], r
+        r = ops.run("query", {"question": "utilities", "mode": mode, "since": "2019-06-01", "prefix": "old/", "limit": 50}, brain=b)
+        assert len(r["items"]) == 30
+        with pytest.raises(BadInput, match="since"):
+            ops.run("query", {"question": "utilities", "since": "last week"}, brain=b)
+    p = gbrain_in_process("--db", str(db_path), "--json", "query", "utilities", "--since", "7d", "--mode", mode)
+    assert p.returncode == 0, p.stderr
+    assert [h["slug"] for h in json.loads(p.stdout)["items"]] == ["new/pilot"]

@@ -21,7 +21,7 @@ from ..page.slugs import cmd_arg, page_slug_for_sidecar
 from ..page.navfile import is_nav_file
 from .registry import (
     REGISTRY, HIT_STYLE,
-    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
+    LIMIT, PAGE_CHARS, PAGE_REF, PREFIX, RANK_DEPTH, SINCE, Nothing, Param, SAVED, SLUG, TAG, TYPE, _dir_arg, _report_text, _compare_text, created_folders_text, cut_note, _rows, _saved, _since, limit_param, obj, op, read_slug,
 )
 
 
@@ -1674,10 +1674,9 @@ def _stats(b, a, ctx):
     "search",
     "Keyword search over title, aliases, path, headings, text and frontmatter values; a page the query names (title, alias, file "
     "name) comes first. Any text is safe: \"a quoted phrase\" matches the words in order, word* matches word starts, nothing else is "
-    "syntax. Each hit has a `snippet` with `highlights` ([start, end) offsets into it). type, tag, prefix, since filter before the limit.",
+    "syntax. Each hit has a `snippet` with `highlights` ([start, end) offsets into it). Filters apply before the limit.",
     [Param("query", description="search words (any text)", required=True, positional=True),
-     TYPE, TAG, PREFIX, LIMIT, Param("since", description="only pages updated since (as brain_list's)",
-                                     details="an ISO date/time or a span like 24h, 7d; today, yesterday")],
+     TYPE, TAG, PREFIX, LIMIT, SINCE],
     text=lambda r, a: _hits_text(r),
     title="Keyword search",
     details="Ranked by BM25 (FTS5 on SQLite; Postgres alike); a page needs one of the words (more rank higher), and a typed or pasted "

@@ -1330,6 +1330,8 @@ TYPE = Param("type", description="only pages of this type (person, company, deal
 TAG = Param("tag", description="only pages with this tag (any case; a parent tag selects its nested tags: area finds area/sub)", details="any Unicode form too")
 #: a folder filter (``storage/filters.py: folder_sql``, the folders lint takes)
 PREFIX = Param("prefix", description="only pages under this folder (people/; subfolders included)", details="people/ or people, any case")
+#: search's and query's time filter (``PageFilter.since``: ``updated_at``), as ``list``'s
+SINCE = Param("since", description="only pages updated since: 24h, 7d, a date", details="an ISO date/time or a span like 24h, 7d; today, yesterday")
 
 
 

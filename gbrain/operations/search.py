@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import BadInput, GBrainError
-from .registry import PREFIX, RANK_DEPTH, TAG, TYPE, Cancelled, Context, Nothing, Param, limit_param, obj, op, read_slug
+from .registry import PREFIX, RANK_DEPTH, SINCE, TAG, TYPE, Cancelled, _since, Context, Nothing, Param, limit_param, obj, op, read_slug
 
 #: default for config ``embed_confirm_usd``: an agent's embed run estimated above this many US
 #: dollars on a paid endpoint needs ``confirm: true``
@@ -312,14 +312,15 @@ def _shorten(text: str, width: int) -> str:
 
 @op(
     "query",
-    "Semantic search: pages ranked by meaning and keywords (vector and keyword search fused; keyword only when the brain has no "
-    "embeddings), as `items`: slug, title, score, the best matching passage. type, tag and prefix filter before the ranking.",
+    "Semantic search: pages ranked by meaning and keywords (vectors and keywords fused; keywords alone without "
+    "embeddings), as `items`: slug, title, score, best passage. Filters apply before the ranking.",
     [
         Param("question", description="a question or description in plain words, e.g. 'who knows Jensen Huang?'", required=True, positional=True),
         limit_param(10, "maximum number of results (1 or more: a ranking has no 'all')", minimum=1),
         TYPE,
         TAG,
         PREFIX,
+        SINCE,
         Param("mode", description="hybrid (default), vector (vectors only) or keyword", default="hybrid", enum=["hybrid", "vector", "keyword"]),
     ],
     title="Semantic search",
@@ -337,9 +338,11 @@ def _query(b, a, ctx):
 
     from ..search.spell import inside, suggest
 
+    since = _since(a.get("since"), ctx.flag("since"))
+
     def ask(question: str, keywords: str | None = None) -> dict:
         return hybrid_query(b, question, limit=10 if a.get("limit") is None else a["limit"], type=a.get("type"), tag=a.get("tag"),
-                            prefix=a.get("prefix"), mode=a.get("mode") or "hybrid", keywords=keywords)
+                            prefix=a.get("prefix"), mode=a.get("mode") or "hybrid", keywords=keywords, since=since)
 
     words = (a.get("mode") or "hybrid") != "vector"
     held: dict = {}  # (each word looked up once)

@@ -185,13 +185,13 @@ KEYWORD_COORDINATE = False
 
 
 def keyword_side(conn: sqlite3.Connection, question: str, *, type: str | None = None, tag: str | None = None, prefix: str | None = None,
-                 limit: int = 100, facts: dict | None = None) -> list[dict]:
+                 limit: int = 100, facts: dict | None = None, since: str | None = None) -> list[dict]:
     """``query``'s keyword candidates (``[{id, score, signals}]``, best first): plain BM25, without
     the coordination factor of ``search``'s ranking (``keyword_candidates(coordinate=False)``): the
     fusion weights were tuned on it, and with the factor `query` fell 0.7430 → 0.7378 nDCG@10 on
     SciFact (docs/search.md, "Coordination"). ``benchmarks/scifact_vectors.py`` measures this.
     ``facts``: :func:`~.keyword.rank`'s."""
-    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=KEYWORD_COORDINATE, facts=facts)
+    return keyword_candidates(conn, question, type=type, tag=tag, prefix=prefix, limit=limit, coordinate=KEYWORD_COORDINATE, facts=facts, since=since)
 
 
 def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, only: PageFilter) -> tuple[list[tuple[int, float, int]], str]:
@@ -210,15 +210,15 @@ def _pg_top_pages(url: str, model_id: str, vec: np.ndarray, k: int, only: PageFi
 
 
 def vector_search(conn: sqlite3.Connection, db_key: str, model: EmbeddingModel, question: str, *, limit: int = 10, type: str | None = None, embedding: _Embedding | None = None,
-                  dims: int | None = None, tag: str | None = None, prefix: str | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
+                  dims: int | None = None, tag: str | None = None, prefix: str | None = None, since: str | None = None) -> tuple[VectorIndex, np.ndarray, list[tuple[int, float, int]]]:
     """Vector-only ranking: ``(index, all chunk scores, [(page_id, cosine, row_id)])``, of the
-    pages ``type``, ``tag`` and ``prefix`` select (:class:`~gbrain.storage.filters.PageFilter`;
+    pages ``type``, ``tag``, ``prefix`` and ``since`` select (:class:`~gbrain.storage.filters.PageFilter`;
     the filter comes before the ``limit``).
     ``embedding``: the question's vector already being computed (else it is started here);
     ``dims``: the model's stored vector size when already read (:func:`~.vectors.stored_dims`)."""
     # embed the question (a cold process loads the model) while the index loads
     emb = embedding or _Embedding(model, question)
-    only = PageFilter(type, tag, prefix)
+    only = PageFilter(type, tag, prefix, since)
     if is_postgres(conn):  # pgvector's HNSW index, no numpy copy
         from .vectors import PgVectors
 
@@ -305,6 +305,7 @@ def query(
     mode: str = "hybrid",
     feedback: bool = True,
     keywords: str | None = None,
+    since: str | None = None,
 ) -> dict:
     """Answer ``question`` with pages ranked by keyword and vector evidence.
 
@@ -324,7 +325,7 @@ def query(
     ``mode``: ``hybrid`` (default), ``vector`` (vectors only) or ``keyword``. ``mode`` in the
     result is ``keyword`` when the brain has no vectors of the active model (a note says so).
     ``score`` is the fused score (``minmax``: 0–1 plus boosts). ``passage`` is the page's best
-    chunk for the question. ``type``, ``tag``, ``prefix``: only the pages that filter selects
+    chunk for the question. ``type``, ``tag``, ``prefix``, ``since`` (an ISO time: pages updated since): only the pages that filter selects
     (:class:`~gbrain.storage.filters.PageFilter`), on the keyword and the vector side alike,
     each applied before its candidate bound. Raises :class:`~gbrain.errors.BadInput` for a bad limit.
     """
@@ -362,12 +363,12 @@ def query(
         mode = "keyword"
     kwq = keywords or question  # (the keyword side's text)
     if mode == "keyword":
-        hits = keyword_search(conn, kwq, type=type, tag=tag, prefix=prefix, limit=limit, warn=notes.append)
+        hits = keyword_search(conn, kwq, type=type, tag=tag, prefix=prefix, limit=limit, warn=notes.append, since=since)
         return {"hits": [{"slug": h["slug"], "title": h["title"], "type": h["type"], "score": h["score"], "passage": h["snippet"], "signals": h.get("signals", []),
                           **({"node": h["node"]} if "node" in h else {})} for h in hits], "mode": "keyword", "model": None, "notes": notes}
 
     db_key = _db_key(brain)
-    only = PageFilter(type, tag, prefix)
+    only = PageFilter(type, tag, prefix, since)
     k = max(int(limit), candidates)
     # the question is encoded in a thread while this one ranks the keyword side (the database
     # works, or releases the GIL, meanwhile): the two sides overlap instead of adding up. On
@@ -385,21 +386,21 @@ def query(
         notes.append(f"{stale:,} page(s) not embedded yet (new, changed since, or cut by an older chunking): query ranks them by their "
                      "words only; run `gbrain embed --stale`")
     facts: dict = {}  # (whether any canvas card is stored, read with the keyword side's statistics)
-    kw = keyword_side(conn, kwq, type=type, tag=tag, prefix=prefix, limit=k, facts=facts) if mode != "vector" else []
+    kw = keyword_side(conn, kwq, type=type, tag=tag, prefix=prefix, limit=k, facts=facts, since=since) if mode != "vector" else []
     # a canvas's cards (no vectors: docs/search.md "Canvases"): keyword candidates under negative
     # ids, scored for the vector side by their keyword evidence (fuse's unscored), as a page not embedded yet
     from .keyword import canvas_hits
 
     canv = {-(i + 1): h for i, h in enumerate(canvas_hits(conn, kwq, limit=k, prefix=prefix, top=kw[0].get("top") if kw else None,
                                                                           present=facts.get("canvas")))} \
-        if mode != "vector" and not (type or tag) else {}
+        if mode != "vector" and not (type or tag or since) else {}
     try:
-        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims)
+        idx, scores, vec = vector_search(conn, db_key, model, question, limit=k, type=type, tag=tag, prefix=prefix, embedding=emb, dims=dims, since=since)
     except (ModelUnavailable, ProviderError) as e:
         # the vectors are there but the model to embed the question is not (not installed, its
         # server down, hung or answering nonsense): keywords still work
         notes.append(f"{e}; showing keyword results" + (" (config query_embed_timeout: how long a question waits for its embedding)" if isinstance(e, ProviderError) and "now answers" not in str(e) else ""))
-        return query(brain, question, limit=limit, type=type, tag=tag, prefix=prefix, model=model, mode="keyword", keywords=keywords) | {"notes": notes}
+        return query(brain, question, limit=limit, type=type, tag=tag, prefix=prefix, model=model, mode="keyword", keywords=keywords, since=since) | {"notes": notes}
     kw_signals: dict[int, list[str]] = {}
     pinfo: dict[int, tuple] = {}  # pages the boosts looked up: (type, updated_at, slug, title)
     best_rows: dict[int, int] | None = None  # the question's own best chunks, when feedback ranked again

@@ -987,7 +987,7 @@ def query_words(query: str) -> list[str]:
 
 
 def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 20, weights: tuple[float, ...] | None = None,
-         coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None) -> list[dict]:
+         coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None, since: str | None = None) -> list[dict]:
     """Known-item ranking of pages for ``query`` (module docstring).
 
     Returns ``[{id, score, bm25, signals}]``, best first, at most ``limit``: ``score`` the
@@ -1006,7 +1006,7 @@ def rank(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit
     ``facts``: a dict given ``"canvas"``, whether any canvas card is stored, when the ranking read
     it with its statistics (no statement of its own: :func:`canvas_hits`'s ``present``).
     """
-    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix), limit=limit, weights=weights, coordinate=coordinate, facts=facts)
+    out, body = _rank(conn, query, only=PageFilter(type, tag, prefix, since), limit=limit, weights=weights, coordinate=coordinate, facts=facts)
     if body is not None:
         _with_body_signal(conn, out, body)
     return out
@@ -3182,23 +3182,24 @@ def _substring_search(conn: sqlite3.Connection, query: str, only: PageFilter, li
 
 
 def keyword_candidates(conn: sqlite3.Connection, query: str, *, type: str | None = None, limit: int = 100, weights: tuple[float, ...] | None = None,
-                       coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None) -> list[dict]:
+                       coordinate: bool = True, tag: str | None = None, prefix: str | None = None, facts: dict | None = None,
+                       since: str | None = None) -> list[dict]:
     """``[{id, score, signals}]`` of the best ``limit`` pages for ``query``, best first: the same
     ranking as :func:`search` (:func:`rank`), without snippets, and the same substring fallback
     for CJK text and symbols (``score``: occurrences, ``signals``: ``["body"]``);
     ``coordinate=False``: without the coordination factor (:func:`rank`); ``type``, ``tag``,
-    ``prefix``, ``facts``: those of :func:`rank`."""
+    ``prefix``, ``facts``, ``since``: those of :func:`rank`."""
     if limit <= 0 or empty_query(query):
         return []
     query = unicodedata.normalize("NFC", query or "")  # the form pages are indexed in (see search)
     has_words = bool(fts_query(search_form(query))) and not task_box_query(query)  # (rank reads the query's search_form)
-    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts) if has_words else []
+    out = rank(conn, query, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since) if has_words else []
     loose = cjk_loosened(search_form(query)) if has_words and not out else None
     if loose:  # as in search(): a CJK run no page holds as written, its words apart
-        out = rank(conn, loose, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts)
+        out = rank(conn, loose, type=type, limit=int(limit), weights=weights, coordinate=coordinate, tag=tag, prefix=prefix, facts=facts, since=since)
     if not out and (not has_words or _UNSPACED.search(search_form(query))):
         # as in search(): a word inside a CJK run is no FTS5 token; symbols are no word at all
-        return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", PageFilter(type, tag, prefix), int(limit))]
+        return [{"id": int(r["id"]), "score": sc, "signals": ["body"]} for r, sc in _substring_rows(conn, query or "", PageFilter(type, tag, prefix, since), int(limit))]
     return out
 
 
