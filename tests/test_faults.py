@@ -1730,3 +1730,27 @@ def test_the_open_lock_file_is_writable_by_those_who_may_write_the_brain(tmp_pat
         os.chmod(db, mode)
         with Brain.open(db):
             assert stat.S_IMODE(os.stat(str(db) + "-gbrain.lock").st_mode) == want, oct(mode)
+
+
+@pytest.mark.engine_free
+def test_a_brain_file_with_two_hard_linked_names_warns_once(tmp_path, monkeypatch):
+    """Two hard-linked names of one brain.db each get their own open lock and SQLite its own
+    -wal: processes using the two names would not see each other's log. An open warns (once per
+    process, on stderr) to use one name; a file of one name says nothing."""
+    import gbrain.storage.db as dbmod
+
+    db, other = tmp_path / "brain.db", tmp_path / "same.db"
+    said: list[str] = []
+    monkeypatch.setattr(dbmod, "on_warning", said.append)
+    monkeypatch.setattr(dbmod, "_LINKS_WARNED", set())
+    with Brain.open(db) as b:
+        b.put("notes/a", "# A\n")
+    assert said == []
+    os.link(db, other)
+    for name in (db, other, db):
+        with Brain.open(name) as b:
+            assert b.conn.execute("SELECT 1 FROM pages WHERE slug = 'notes/a'").fetchone()
+    assert len(said) == 1 and "2 names" in said[0] and "hard link" in said[0], said
+    r = gbrain("stats", "--db", str(other))
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count(b"hard link") == 1 and b"warning:" in r.stderr and b"hard link" not in r.stdout, r.stderr

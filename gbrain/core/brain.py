@@ -344,6 +344,7 @@ class Brain:
             _close_lock(lock)
             raise
         b._open_lock = lock
+        dbmod.warn_hard_links(path)
         if unclean:
             if look is not None and look.checked and dbmod.same_content(dbmod.file_state(path), look.state):
                 b._take_check(look)  # the file as that check read it: its answer stands

@@ -2975,6 +2975,25 @@ def quick_check(conn: sqlite3.Connection) -> str | None:
 #: it (a warning on stderr), None says nothing
 on_warning: Callable[[str], None] | None = None
 
+#: (device, inode) of the database files :func:`warn_hard_links` warned of in this process
+_LINKS_WARNED: set[tuple[int, int]] = set()
+
+
+def warn_hard_links(path) -> None:
+    """Warn (:data:`on_warning`, once per file and process) when the database file ``path`` has
+    more than one name (hard links): each name gets its own open lock and SQLite its own ``-wal``
+    and ``-shm``, so processes opening it by different names do not see each other's log."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if st.st_nlink < 2 or (st.st_dev, st.st_ino) in _LINKS_WARNED:
+        return
+    _LINKS_WARNED.add((st.st_dev, st.st_ino))
+    if on_warning is not None:
+        on_warning(f"{path} has {st.st_nlink} names (hard links): open it by one name only; each name has its own lock and "
+                   "write-ahead log, so processes using different names do not see each other's writes under way")
+
 
 #: :func:`_read_only_look`'s version when the file could not be read read-only at all
 NOT_LOOKED = -2
