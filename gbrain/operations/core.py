@@ -1377,8 +1377,8 @@ def _check_part_token(row, name: str, part: tuple[int, int, str], a: dict, ctx) 
     held = ct is not None and start <= ct[0] and end >= ct[1]
     whole = ("to rewrite the whole page, read it whole (brain_get with `max_chars` 0) and put with that read's content_hash"
              if agent else f"to rewrite the whole page, read it whole (`gbrain get {cmd_arg(name)} --json`) and put with its content_hash")
-    parts = ["timeline_append", "frontmatter"] + (["compiled_truth"] if held else [])
-    partial = (f"to change a part, put {' or '.join(q(p) for p in parts)} with this content_hash"
+    parts = [q(p) for p in ["replace", "append", "timeline_append", "frontmatter"] + (["compiled_truth"] if held else [])]
+    partial = (f"to change a part, put {', '.join(parts[:-1])} or {parts[-1]} with this content_hash"
                + ("" if held or ct is None else f" (a {q('compiled_truth')} too once a read holds all of it: characters {ct[0]:,} to {ct[1]:,})"))
     what = f"{q('if_hash')} is the content_hash of a part of {name} (characters {start:,} to {end:,}"
     if row is not None:
