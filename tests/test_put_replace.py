@@ -117,3 +117,28 @@ def test_replace_never_splits_a_crlf(db_path):
             with pytest.raises(BadInput, match="line end"):
                 ops.run("put", {"slug": "meetings/sync", "replace": {old: "x"}}, brain=b)
         assert b.get_text("meetings/sync") == crlf
+
+
+def test_replace_never_moves_where_the_timeline_starts(db_path):
+    """trial 50: a replace whose new text held a `---` line ({"- Aoife sends numbers.": "---\\n\\n- Aoife
+    sends numbers."}) moved the timeline's start up: the compiled truth below it became timeline,
+    silently, where `append` and `compiled_truth` refuse such a line. Refused (nothing written);
+    a `---` inside a code fence, or one below the timeline's start, stays a replace like any other."""
+    with Brain.open(db_path, create=True) as b:
+        b.put("meetings/sync", PAGE)
+        for pairs in ({"- Aoife sends numbers.": "---\n\n- Aoife sends numbers."},
+                      {"# Sync\n": "# Sync\n\n---\n"}):
+            with pytest.raises(BadInput, match="timeline"):
+                ops.run("put", {"slug": "meetings/sync", "replace": pairs}, brain=b)
+        assert b.get_text("meetings/sync") == PAGE
+        b.put("notes/plain", "# Plain\n\nNo timeline here.\n")
+        with pytest.raises(BadInput, match="timeline"):  # a page with none gets none from a replace
+            ops.run("put", {"slug": "notes/plain", "replace": {"No timeline": "---\n\nNo timeline"}}, brain=b)
+        fenced = {"- Aoife sends numbers.": "```\n---\n```\n- Aoife sends numbers."}
+        assert ops.run("put", {"slug": "meetings/sync", "replace": fenced}, brain=b)["changed"]
+        below = {"| meeting — Sync": "| meeting — Sync\n\n---\n"}
+        assert ops.run("put", {"slug": "meetings/sync", "replace": below}, brain=b)["changed"]
+        text = b.get_text("meetings/sync")
+        assert "```\n---\n```\n" in text and b.parse_text(text, "meetings/sync.md").compiled_truth.endswith("more numbers.\n\n")
+        # a replace across the separator itself is the user's own edit of it
+        assert ops.run("put", {"slug": "meetings/sync", "replace": {"more numbers.\n\n---\n": "more numbers.\n\n***\n"}}, brain=b)["changed"]

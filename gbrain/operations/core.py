@@ -907,8 +907,10 @@ def _put_part(b, a, ctx, parts: list[str]):
     if a.get("replace") is not None:
         if a.get("compiled_truth") is not None:  # (it would write over what replace changed there)
             raise BadInput(f"give {ctx.flag('replace')} or {ctx.flag('compiled_truth')}, not both: put the change in the new compiled truth; nothing was written")
-        text = _replaced(text, a["replace"], nl, slug, ctx)
+        before = page
+        text, spans = _replaced(text, a["replace"], nl, slug, ctx)
         page = b.parse_text(text, page.path)
+        _check_timeline_start(before, page, spans, ctx)
     if a.get("frontmatter") is not None:
         try:
             text = edit_frontmatter(page, a["frontmatter"])
@@ -1042,7 +1044,31 @@ def _replaced(text: str, pairs, nl: str, slug: str, ctx) -> str:
     for s0, s1, new in spans:
         out += [text[at:s0], new]
         at = s1
-    return "".join(out) + text[at:]
+    return "".join(out) + text[at:], spans
+
+
+def _timeline_at(page) -> int:
+    """Where ``page``'s separator (the timeline's start) begins in its text."""
+    return (1 if page.bom else 0) + len(page.frontmatter_raw) + len(page.compiled_truth)
+
+
+def _check_timeline_start(before, after, spans, ctx) -> None:
+    """Refuse (BadInput, nothing written) a ``replace`` that moves where the timeline starts: a new
+    text holding a ``---`` line above it (or on a page with none) made compiled truth timeline,
+    silently, where ``append`` and ``compiled_truth`` refuse such a line (trial 50). A replace of
+    the separator itself is the writer's own edit of it; a ``---`` in code or below the timeline's
+    start moves nothing."""
+    at = _timeline_at(before)
+    if before.separator and any(s0 < at + len(before.separator) and s1 > at for s0, s1, _ in spans):
+        return
+    want = at + sum(len(new) - (s1 - s0) for s0, s1, new in spans if s1 <= at)
+    if before.separator and after.separator and _timeline_at(after) == want:
+        return
+    if not before.separator and not after.separator:
+        return
+    raise BadInput(f"{ctx.flag('replace')}: this would {'move where the timeline starts' if before.separator else 'start a timeline'} "
+                   "(a line that is exactly '---', outside code, starts it); use another rule (***), or "
+                   f"{ctx.flag('timeline_append')} for timeline lines; nothing was written")
 
 
 _DATED_LINE = re.compile(r"^\s*[-*+]\s.*\b\d{4}-\d{2}-\d{2}\b")
