@@ -2370,7 +2370,7 @@ class Brain:
         rows = rawspans.sidecar_rows(fdata)
         if rows is None:
             try:
-                json.loads(fdata.decode("utf-8"))
+                rawspans.loads(fdata)
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 return [f"{path}: not valid JSON ({e}); kept as bytes"]
         if not spans:  # (a brain held at a schema before v40: tests of older migrations)
@@ -2379,11 +2379,7 @@ class Brain:
             return []
         f = self.conn.execute("SELECT id, pieces FROM files WHERE path = ?", (path,)).fetchone()
         fid = f[0] if f is not None and not f[1] else None  # (spans of bytes in files.data only)
-        self.conn.executemany(
-            "INSERT INTO raw_spans(page_id, source, file_id, start, len, data) VALUES (?, ?, ?, ?, ?, ?)",
-            [(pid, k, fid, a, n, t) if fid is not None or t is not None else (pid, k, None, 0, 0, rawspans.row_text(fdata, a, n, None))
-             for k, a, n, t in rows or ()],
-        )
+        rawspans.insert_rows(self.conn, pid, fid, fdata, rows)
         return []
 
     def _load_special(self, path: str, data: bytes) -> None:
@@ -2436,7 +2432,7 @@ class Brain:
         if data is None:
             return None
         try:
-            obj = json.loads(data.decode("utf-8"))
+            obj = rawspans.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             return f"{path} is not valid JSON ({e}); kept as bytes (export writes them): fix the file and import it again"
         return None if isinstance(obj, dict) else f"{path} is not a JSON object; kept as bytes (export writes them)"
@@ -2459,9 +2455,11 @@ class Brain:
         path = f["path"] if f else sidecar_path(row["path"][:-3] if is_markdown(row["path"]) else row["path"])
         fdata = blobs.file_bytes(self.conn, path)
         obj: dict = {"sources": {}}
+        bom = ""  # (a byte order mark the file starts with: kept, as a page keeps its bom)
         if fdata is not None:
             try:
-                obj = json.loads(fdata.decode("utf-8"))
+                bom, old_text = rawspans.json_text(fdata)
+                obj = json.loads(old_text)
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 raise Conflict(f"{path} is not valid JSON; refusing to overwrite it ({e})") from e
             if not isinstance(obj, dict):
@@ -2475,14 +2473,14 @@ class Brain:
             # the other sources keep their bytes (number spellings, escapes, repeated keys,
             # layout): only this source's value is written into the file's text
             try:
-                spliced = set_member(fdata.decode("utf-8"), ["sources"] if target is not obj else [], source, data)
+                spliced = set_member(old_text, ["sources"] if target is not obj else [], source, data)
                 if json.loads(spliced) == obj:
                     text = spliced
             except (ValueError, RecursionError):
                 pass
         if text is None:  # a new sidecar, or a splice that would not read back the same
             text = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
-        self.save_file(path, text.encode("utf-8"), "raw")
+        self.save_file(path, (bom + text).encode("utf-8"), "raw")
         return {"slug": row["slug"], "source": source, "path": path, "changed": True}
 
     # ---- ingest log -------------------------------------------------------------

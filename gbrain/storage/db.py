@@ -2137,6 +2137,39 @@ CREATE INDEX IF NOT EXISTS idx_nav_entries_key ON nav_entries(path_key);
 """
 
 
+def fill_bom_sidecars(conn) -> int:
+    """Derive the raw rows of each ``.raw`` sidecar whose bytes start with a UTF-8 byte order
+    mark (SQLite v64 / Postgres v68): before, its JSON was not read past the mark (no rows:
+    ``raw`` showed no sources). Only those sidecars, each the one sidecar of its page (as
+    :func:`rawspans.to_spans`; a page's rows come from the sidecar saved last); the page's rows
+    replaced as ``Brain._raw_rows`` writes them. Both engines; returns the rows written."""
+    from . import blobs, rawspans
+
+    n = 0
+    files = conn.execute(
+        "SELECT f.id, f.path, f.page_id, f.pieces FROM files f WHERE f.kind = 'raw' AND f.page_id IS NOT NULL "
+        "AND (f.pieces > 0 OR substr(f.data, 1, 3) = ?) "
+        "AND (SELECT COUNT(*) FROM files g WHERE g.kind = 'raw' AND g.page_id = f.page_id) = 1", (rawspans.BOM_BYTES,)).fetchall()
+    for fid, path, pid, pieces in files:
+        data = blobs.file_bytes(conn, path)
+        if data is None or not bytes(data[:3]) == rawspans.BOM_BYTES:
+            continue
+        rows = rawspans.sidecar_rows(data)
+        if rows is None:
+            continue  # (not JSON past the mark either: no rows, as before)
+        conn.execute("DELETE FROM raw_spans WHERE page_id = ?", (pid,))
+        rawspans.insert_rows(conn, pid, None if pieces else fid, data, rows)
+        n += len(rows)
+    return n
+
+
+def _m64_bom_sidecars(conn: sqlite3.Connection) -> None:
+    """(SQLite v64 / Postgres v68) a ``.raw`` sidecar starting with a UTF-8 byte order mark
+    (Windows editors write one) is read as JSON past it: the rows of those stored before
+    (:func:`fill_bom_sidecars`)."""
+    fill_bom_sidecars(conn)
+
+
 def fill_nav_entries(conn) -> int:
     """Write every stored nav file's ``nav_entries`` rows afresh from its bytes
     (:func:`gbrain.page.navfile.nav_rows`; a file in pieces or over ``NAV_MAX_BYTES`` has none), in
@@ -2245,7 +2278,7 @@ DROP VIEW IF EXISTS page_fts_src;
     _create_fts_view(conn, _FTS_COLS_V63)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names]
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_m1_initial, _m2_search, _m3_sync, _m4_history, _m5_obsidian, _m6_fields, _m7_trash, _m8_clients, _m9_pieces, _m10_embed_stale, _m11_client_expiry, _m12_nearest_links, _m13_chunking, _m14_frontmatter_words, _m15_compat_words, _m16_writer, _m17_obsidian_trial, _m18_file_ids, _m19_property_links, _m20_source_refs, _m21_cjk_bigrams, _m22_inline_comments, _m23_table_rows, _m24_history_refs, _m25_lean_derived, _m26_logseq_properties, _m27_whole_titles, _m28_schema_guard, _m29_journal_vaults, _m30_template_tags, _m31_migrants, _m32_template_names, _m33_block_order, _m34_numeric_tags, _m35_file_refs, _m36_history_at, _m37_mixed_underlines, _m38_migrant_leftovers, _m39_search_text, _m40_raw_spans, _m41_dataview_fields, _m42_symbol_links, _m43_canvas_text, _m44_caret_links, _m45_notion_relation_text, _m46_canvas_cards_python, _m47_logseq_tag_links, _m48_window_splits, _m49_logseq_graphs, _m50_blank_tags, _m51_h1_names, _m52_brain_stamp, _m53_graphless_journals, _m54_letter_fold, _m55_link_labels, _m56_name_folds, _m57_labelled_links, _m58_put_lookups, _m59_visible_labels, _m60_obsidian_keys, _m61_nav_entries, _m62_read_contexts, _m63_fold_names, _m64_bom_sidecars]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

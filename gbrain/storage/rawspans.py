@@ -15,6 +15,25 @@ from json.decoder import scanstring
 from typing import Any
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+#: a UTF-8 byte order mark, as Windows editors start a file: a sidecar's JSON is read past it
+#: (:func:`json_text`), its bytes kept (export), a rewrite of the file keeps it (``raw_put``, the
+#: sidecar merge), as a page keeps its ``bom``
+BOM = "\ufeff"
+BOM_BYTES = BOM.encode("utf-8")
+
+
+def json_text(data: bytes) -> tuple[str, str]:
+    """``(mark, JSON text)`` of a sidecar's bytes: the text past a leading byte order mark
+    (``mark`` is :data:`BOM` then, else ''). Raises UnicodeDecodeError for bytes not UTF-8."""
+    text = bytes(data).decode("utf-8")
+    return (BOM, text[1:]) if text.startswith(BOM) else ("", text)
+
+
+def loads(data: bytes) -> Any:
+    """A sidecar's JSON value, read past a byte order mark (:func:`json_text`). Raises
+    UnicodeDecodeError or json.JSONDecodeError."""
+    return json.loads(json_text(data)[1])
 _SCAN = json.JSONDecoder().scan_once  # the C scanner json.loads uses (strict)
 
 
@@ -61,9 +80,10 @@ def _members(s: str, i: int, nested: bool) -> tuple[dict, dict | None, int]:
 def sidecar_rows(data: bytes) -> list[tuple[str, int, int, str | None]] | None:
     """The ``raw_spans`` rows a sidecar's bytes give: ``(source, start, len, text)``, ``text``
     None where the value is the slice ``data[start - 1 : start - 1 + len]``, else its JSON text
-    (``start`` = ``len`` = 0). None: the bytes are not UTF-8 JSON (no rows; kept as bytes)."""
+    (``start`` = ``len`` = 0). None: the bytes are not UTF-8 JSON (no rows; kept as bytes). A
+    leading byte order mark is no part of the JSON: the spans start past its 3 bytes."""
     try:
-        text = bytes(data).decode("utf-8")
+        bom, text = json_text(data)
         obj = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
@@ -79,14 +99,25 @@ def sidecar_rows(data: bytes) -> list[tuple[str, int, int, str | None]] | None:
             raise ValueError("keys")
     except (ValueError, IndexError, StopIteration):  # (never seen: json.loads read it) the texts
         return [(k, 0, 0, json.dumps(v, ensure_ascii=False)) for k, v in sources.items()]
+    skip = len(bom.encode("utf-8"))
     if text.isascii():
-        return [(k, a + 1, b - a, None) for k, (a, b) in spans.items()]
+        return [(k, skip + a + 1, b - a, None) for k, (a, b) in spans.items()]
     cuts = sorted({p for ab in spans.values() for p in ab})
-    at, pos, prev = {}, 0, 0
+    at, pos, prev = {}, skip, 0
     for p in cuts:
         pos += len(text[prev:p].encode("utf-8"))
         at[p], prev = pos, p
     return [(k, at[a] + 1, at[b] - at[a], None) for k, (a, b) in spans.items()]
+
+
+def insert_rows(conn, pid: int, fid: int | None, data: bytes, rows) -> None:
+    """Write page ``pid``'s ``raw_spans`` rows of :func:`sidecar_rows` (``rows``) of the sidecar
+    ``data``: spans of the file row ``fid`` (a sidecar stored whole), else the texts."""
+    conn.executemany(
+        "INSERT INTO raw_spans(page_id, source, file_id, start, len, data) VALUES (?, ?, ?, ?, ?, ?)",
+        [(pid, k, fid, a, n, t) if fid is not None or t is not None else (pid, k, None, 0, 0, row_text(data, a, n, None))
+         for k, a, n, t in rows or ()],
+    )
 
 
 def row_text(data: bytes, start: int, length: int, text: str | None) -> str:

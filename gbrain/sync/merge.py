@@ -44,6 +44,7 @@ from typing import Callable, Sequence
 from ..page.jsonsplice import set_member
 from ..page.markdown import parse_page, parse_timeline_entries
 from ..page.slugs import page_slug_for_sidecar
+from ..storage import rawspans
 
 #: pages bigger than this (bytes, any side) are not examined: the plain rules apply
 MAX_BYTES = 512 * 1024
@@ -476,7 +477,7 @@ def _sidecar_members(data: bytes) -> dict | None:
     for each source of a ``sources`` object, ``("", key)`` for each other top-level member (every
     one when there is no ``sources`` object). None when it is not a UTF-8 JSON object."""
     try:
-        obj = json.loads(data.decode("utf-8"))
+        obj = rawspans.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(obj, dict):
@@ -563,7 +564,8 @@ def merge_sidecar(base: bytes, brain: bytes, disk: bytes) -> bytes | None:
     the sides disagree on having a ``sources`` object), or the result would not read back as
     the merged value. Pure; raises nothing."""
     try:
-        texts = [x.decode("utf-8") for x in (base, brain, disk)]
+        marked = [rawspans.json_text(x) for x in (base, brain, disk)]  # (read past a byte order mark; the file's kept)
+        texts = [t for _, t in marked]
         objs = [json.loads(t) for t in texts]
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
@@ -597,7 +599,7 @@ def merge_sidecar(base: bytes, brain: bytes, disk: bytes) -> bytes | None:
     for k, v in mine.items():
         if (k != "sources" or not nested[0]) and not _same(v, b0.get(k, _ABSENT)):
             want[k] = v
-    return text.encode("utf-8") if _same(got, want) else None
+    return (marked[2][0] + text).encode("utf-8") if _same(got, want) else None
 
 
 __all__ = ["MAX_BYTES", "THEIRS_FIRST", "StaleView", "alike", "distance", "keeps", "merge3", "merge_edits", "merge_sidecar", "saw_write", "stale_view"]

@@ -593,7 +593,7 @@ def raw_counts(brain: Brain) -> dict:
             orphans.append(r["path"])
             continue
         try:
-            expected += len(raw_sources(json.loads(bytes(r["data"]).decode("utf-8"))))
+            expected += len(raw_sources(rawspans.loads(r["data"])))
         except (UnicodeDecodeError, json.JSONDecodeError):
             bad.append(r["path"])
     stored = brain.conn.execute("SELECT COUNT(*) FROM raw_data").fetchone()[0]
