@@ -9,6 +9,7 @@ must both follow (issue found by a new-user team trial on Postgres):
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 
@@ -691,3 +692,27 @@ def test_a_late_save_never_replaces_a_save_landing_at_the_new_name_after_the_che
         assert any(b"saved at the new name meanwhile" in t for t in held)
         assert any(b"bob's line from the open buffer" in t for t in held)
         eng.close()
+
+
+def test_an_edit_held_back_while_the_move_reached_the_folder_follows_the_move(synced):
+    """Trial 49: bob kept typing into a note while alice ran ``gbrain move`` on it. watch's
+    brain → file round leaves a note written since it was synced alone (``Watcher._unsettled``)
+    and wrote the renamed page at its new path as a new file; the held note's own round then
+    found its page gone ("deleted in the brain but changed on disk") and put it back under the
+    old name: two pages, bob's later lines in one, the move in the other. Now the edit follows
+    the move as an edit made offline does (the new path's file still held what the round wrote)."""
+    brain, eng, tree = synced
+    old, new = "people/ana-lima.md", "people/ana-lima-moved.md"
+    base = (tree / old).read_bytes()
+    (tree / old).write_bytes(base + b"\nbob's line typed while the move ran\n")
+    brain.move_page("people/ana-lima", "people/ana-lima-moved")
+    eng.reconcile(log_paths={new})  # the log's round, the held note left out (watch's _log_round)
+    assert (tree / new).read_bytes() == base and (tree / old).exists()
+    out = eng.reconcile(paths={old})  # the held note's round once its events settle
+    assert not out.conflicts, out.conflicts
+    assert not (tree / old).exists(), sorted(p.name for p in (tree / "people").iterdir())
+    text = (tree / new).read_bytes()
+    assert text == base + b"\nbob's line typed while the move ran\n", text
+    assert brain.page_row("people/ana-lima") is None
+    assert brain.page_row("people/ana-lima-moved")["content_hash"] == hashlib.sha256(text).hexdigest()
+    assert eng.sync()["exit_code"] == 0

@@ -3067,7 +3067,8 @@ class SyncEngine:
         changed since it (a merge, or the both-changed conflict) instead of putting the old name
         back as a second page. Only when the history says the old name moved away holding the
         base's bytes, the new page exists, and this folder has no file and no base at the new
-        path. The paths leave this round; ``out.both_moved`` runs the next (:meth:`_then_both`)."""
+        path, or (the rename reached this folder while the note was held back as being written,
+        trial 49) its file there still holds the bytes last synced there, unchanged this round. The paths leave this round; ``out.both_moved`` runs the next (:meth:`_then_both`)."""
         for p in sorted(paths):
             d, b = D.get(p), B.get(p)
             if d is None or b is None or d == b or p in S or not is_markdown(p):
@@ -3076,21 +3077,45 @@ class SyncEngine:
             if moved is None or moved[1] is None:
                 continue
             tp = moved[1]
-            if tp == p or tp in D or self.excluded(tp) or self.conn.execute(
-                    "SELECT 1 FROM sync_state WHERE client = ? AND path = ?", (self.client, tp)).fetchone():
+            if tp == p or self.excluded(tp):
                 continue
             src, dst = self._abs(p), self._abs(tp)
-            if os.path.lexists(dst):
-                continue
-            try:
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
-                os.link(src, dst)  # never over a file that appeared meanwhile
-                os.unlink(src)
-            except OSError as e:
-                self._warn(f"{p}: renamed in the brain to {tp}, but the file could not follow ({e.strerror}); left as it is")
-                continue
-            with self.brain.transaction():
-                self.conn.execute("UPDATE sync_state SET path = ? WHERE client = ? AND path = ?", (tp, self.client, p))
+            st = self._state([tp]).get(tp)
+            if st is not None:
+                # the rename reached this folder while this note was held back (watch's brain →
+                # file round leaves a note written since its sync alone, and wrote the renamed
+                # page at its new path, trial 49): the note replaces that file only while it
+                # still holds what the round wrote there (nothing of this folder's is lost)
+                if tp in paths and (tp not in D or D.get(tp) != B.get(tp)):
+                    continue
+                try:
+                    checked = os.lstat(dst)
+                    with blobs.open_nofollow(dst) as fh:
+                        if sha256(fh.read()) != st[2]:
+                            continue
+                    if not _move_over_checked(src, dst, checked):
+                        continue
+                except OSError as e:
+                    if not isinstance(e, FileNotFoundError):
+                        self._warn(f"{p}: renamed in the brain to {tp}, but the file could not follow ({e.strerror}); left as it is")
+                    continue
+                with self.brain.transaction():
+                    self.conn.execute("DELETE FROM sync_state WHERE client = ? AND path = ?", (self.client, tp))
+                    self.conn.execute("UPDATE sync_state SET path = ?, size = 0, mtime_ns = 0, file_id = NULL WHERE client = ? AND path = ?",
+                                      (tp, self.client, p))
+                self._prune_dirs(p)
+            else:
+                if tp in D or os.path.lexists(dst):
+                    continue
+                try:
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    os.link(src, dst)  # never over a file that appeared meanwhile
+                    os.unlink(src)
+                except OSError as e:
+                    self._warn(f"{p}: renamed in the brain to {tp}, but the file could not follow ({e.strerror}); left as it is")
+                    continue
+                with self.brain.transaction():
+                    self.conn.execute("UPDATE sync_state SET path = ? WHERE client = ? AND path = ?", (tp, self.client, p))
             _follows_next_round(p, tp, paths, (D, S, B), out)
             self._log(f"> {p} → {tp} (renamed in the brain; your edit follows it)")
 
